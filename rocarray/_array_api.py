@@ -1,0 +1,61 @@
+"""Moving data between host and device: ``ra.asarray`` and ``ra.asnumpy``."""
+
+from rocarray._core import backend
+
+
+def asarray(a, dtype=None, order=None, *, copy=None):
+    """Convert the input to a device array (``cupy.ndarray``).
+
+    Parameters
+    ----------
+    a : array_like
+        NumPy arrays, CuPy arrays, nested sequences, scalars, or objects exposing DLPack or
+        ``__cuda_array_interface__``.
+    dtype : data-type, optional
+        Result dtype; default: inferred as NumPy would.
+    order : {'C', 'F', 'A', 'K'}, optional
+        Memory layout of the result.
+    copy : bool, optional
+        ``True`` always copies; ``None`` (default) copies only when needed.
+
+    Returns
+    -------
+    cupy.ndarray
+
+    Raises
+    ------
+    NoDeviceError
+        Without CuPy or a GPU.
+
+    Examples
+    --------
+    >>> import numpy as np, rocarray as ra
+    >>> x = ra.asarray(np.arange(3.0))   # doctest: +SKIP
+    """
+    cupy = backend.require_cupy()
+    backend.device_info()  # a clear NoDeviceError before CuPy's own error
+    if copy:
+        return cupy.array(a, dtype=dtype, order=order or "K", copy=True)
+    return cupy.asarray(a, dtype=dtype, order=order)
+
+
+def asnumpy(a, stream=None, order="C", out=None):
+    """Copy a device array to a host ``numpy.ndarray`` (host inputs are returned as arrays).
+
+    Parameters
+    ----------
+    a : array_like
+    stream : cupy.cuda.Stream, optional
+    order : {'C', 'F', 'A'}, optional
+    out : numpy.ndarray, optional
+
+    Returns
+    -------
+    numpy.ndarray
+    """
+    cupy = backend.cupy_module()
+    if cupy is None:
+        import numpy
+
+        return numpy.asarray(a, order=order)
+    return cupy.asnumpy(a, stream=stream, order=order, out=out)

@@ -1,0 +1,1 @@
+"""Core services: device facts, the one compile path, tuning, errors and settings."""

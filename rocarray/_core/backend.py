@@ -1,0 +1,166 @@
+"""Per-device facts: vendor, architecture, warp width, multiprocessor count, memories.
+
+Nothing here touches a GPU at import time, so ``import rocarray`` works on a machine with no driver.
+The first call that needs a device goes through :func:`device_info` (or :func:`require_cupy`) and
+raises :class:`~rocarray.NoDeviceError` with a message that says what is missing.
+"""
+
+import functools
+from dataclasses import dataclass
+
+from rocarray._core.errors import NoDeviceError
+
+_INSTALL_HINT = (
+    "install the CuPy build that matches your GPU stack: `pip install rocarray[cuda13]` "
+    "(cupy-cuda13x), `rocarray[cuda12]` (cupy-cuda12x) or `rocarray[rocm]` (cupy-rocm-7-0)"
+)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a kernel is compiled for.
+
+    Parameters
+    ----------
+    vendor : {'cuda', 'hip'}
+        ``'cuda'`` compiles with NVRTC, ``'hip'`` with hiprtc (or hipcc offline).
+    arch : str
+        ``'sm_90'`` style for NVIDIA, ``'gfx942'`` style for AMD (features such as ``:xnack-`` dropped).
+    warp_size : int
+        Lanes per warp/wavefront: 32 on NVIDIA and RDNA, 64 on CDNA (gfx9).
+    """
+
+    vendor: str
+    arch: str
+    warp_size: int
+
+    @property
+    def is_hip(self):
+        return self.vendor == "hip"
+
+    def __str__(self):
+        return f"{self.arch} ({self.vendor}, warp {self.warp_size})"
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """Facts about one GPU, read once from the runtime."""
+
+    id: int
+    name: str
+    is_hip: bool
+    arch: str
+    warp_size: int
+    multiprocessors: int
+    shared_mem_per_block: int
+    l2_bytes: int
+    total_memory: int
+    compute_capability: str
+
+    @property
+    def target(self):
+        """The :class:`Target` kernels are built for on this device."""
+        return Target("hip" if self.is_hip else "cuda", self.arch, self.warp_size)
+
+
+def cupy_module():
+    """The ``cupy`` module, or ``None`` when it cannot be imported."""
+    try:
+        import cupy
+    except Exception:  # ImportError, or a CuPy build that fails to load its libraries
+        return None
+    return cupy
+
+
+def require_cupy():
+    """Return ``cupy`` or raise :class:`NoDeviceError` saying how to install it."""
+    cupy = cupy_module()
+    if cupy is None:
+        raise NoDeviceError(f"rocarray needs CuPy and a GPU, but CuPy is not installed: {_INSTALL_HINT}")
+    return cupy
+
+
+def is_hip_build():
+    """``True`` for a ROCm build of CuPy, ``False`` for CUDA, ``None`` without CuPy."""
+    cupy = cupy_module()
+    if cupy is None:
+        return None
+    return bool(cupy.cuda.runtime.is_hip)
+
+
+def device_count():
+    """Number of visible GPUs; 0 when there is no CuPy, driver or device."""
+    cupy = cupy_module()
+    if cupy is None:
+        return 0
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:
+        return 0
+
+
+def is_available():
+    """Whether a GPU can be used right now."""
+    return device_count() > 0
+
+
+def _arch_name(props, is_hip):
+    if is_hip:
+        raw = props.get("gcnArchName", b"")
+        raw = raw.decode() if isinstance(raw, bytes) else str(raw)
+        name = raw.split(":")[0]
+        if not name:  # very old ROCm: gcnArch is an int like 906
+            name = f"gfx{props.get('gcnArch', 0)}"
+        return name
+    return f"sm_{props['major']}{props['minor']}"
+
+
+@functools.lru_cache(maxsize=None)
+def _read_device_info(device_id):
+    cupy = require_cupy()
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        raise NoDeviceError(
+            f"CuPy is installed but no GPU runtime could be reached ({exc}); check the driver "
+            f"(nvidia-smi / rocm-smi) or {_INSTALL_HINT}"
+        ) from None
+    if count == 0:
+        raise NoDeviceError("CuPy is installed but no GPU is visible (check CUDA/HIP_VISIBLE_DEVICES)")
+    if not 0 <= device_id < count:
+        raise NoDeviceError(f"device {device_id} does not exist ({count} visible)")
+    is_hip = bool(cupy.cuda.runtime.is_hip)
+    props = cupy.cuda.runtime.getDeviceProperties(device_id)
+    name = props.get("name", b"")
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    return DeviceInfo(
+        id=device_id,
+        name=name,
+        is_hip=is_hip,
+        arch=_arch_name(props, is_hip),
+        warp_size=int(props["warpSize"]),
+        multiprocessors=int(props["multiProcessorCount"]),
+        shared_mem_per_block=int(props["sharedMemPerBlock"]),
+        l2_bytes=int(props.get("l2CacheSize", 0)),
+        total_memory=int(props.get("totalGlobalMem", 0)),
+        compute_capability=f"{props['major']}.{props['minor']}",
+    )
+
+
+def device_info(device_id=None):
+    """Facts about a GPU (default: CuPy's current device).
+
+    Raises
+    ------
+    NoDeviceError
+        When CuPy, the driver or the device is missing.
+    """
+    if device_id is None:
+        cupy = require_cupy()
+        try:
+            device_id = cupy.cuda.runtime.getDevice()
+        except Exception as exc:
+            raise NoDeviceError(
+                f"no GPU runtime could be reached ({exc}); check the driver or {_INSTALL_HINT}"
+            ) from None
+    return _read_device_info(int(device_id))

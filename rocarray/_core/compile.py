@@ -1,0 +1,224 @@
+"""The one place that turns HIP kernel sources into launchable kernels.
+
+A kernel source is a ``.hip`` file under ``rocarray/_kernels/<library>/``. It never ``#include``\\ s
+anything (CuPy's hiprtc path drops such lines): this module pastes the headers of
+``_kernels/include/`` in front of it as text, adds the ``-D`` defines that describe the target
+(``RA_WARP_SIZE``, ``RA_HIP``/``RA_CUDA``, arch flags) and builds one ``cupy.RawModule`` per source
+file and device, with every registered template instantiation as a name expression. Modules are
+memoized in-process per device; CuPy's own disk cache stays on underneath.
+
+Libraries declare the template instantiations they launch with :func:`register` at import time,
+so the offline compile matrix (:mod:`rocarray._core.offline`) builds exactly what runs.
+"""
+
+import importlib
+import importlib.resources
+import pkgutil
+import threading
+
+from rocarray._core import backend, config
+from rocarray._core.errors import KernelCompileError
+
+# Headers in the order they are pasted; every file of _kernels/include/ must be listed here.
+HEADER_ORDER = (
+    "ra_prelude.cuh",
+    "ra_types.cuh",
+    "ra_math.cuh",
+    "ra_warp.cuh",
+)
+
+# AMD architectures with matrix-core (MFMA) instructions, and the CDNA3+ subset.
+_MFMA_ARCHS = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
+_CDNA3_ARCHS = ("gfx940", "gfx941", "gfx942", "gfx950")
+
+_registry = {}  # source path -> set of name expressions
+_registry_lock = threading.Lock()
+_modules = {}  # (source path, device id) -> cupy.RawModule
+_modules_lock = threading.Lock()
+
+
+# --------------------------------------------------------------------------------------------
+# sources
+# --------------------------------------------------------------------------------------------
+
+def _kernels_root():
+    return importlib.resources.files("rocarray._kernels")
+
+
+def read_text(relative_path):
+    """Text of a file under ``rocarray/_kernels/`` (e.g. ``'rocblas/level1.hip'``)."""
+    node = _kernels_root()
+    for part in relative_path.split("/"):
+        node = node / part
+    return node.read_text(encoding="utf-8")
+
+
+def source_files():
+    """Every ``.hip`` source under ``_kernels/`` as ``'<library>/<file>.hip'``, sorted."""
+    found = []
+    for library in _kernels_root().iterdir():
+        if library.is_dir() and library.name not in ("include", "__pycache__"):
+            found.extend(f"{library.name}/{f.name}" for f in library.iterdir() if f.name.endswith(".hip"))
+    return sorted(found)
+
+
+def header_files():
+    """Every ``.cuh`` header under ``_kernels/include/``, sorted."""
+    return sorted(f.name for f in (_kernels_root() / "include").iterdir() if f.name.endswith(".cuh"))
+
+
+def _strip_pragma_once(text):
+    return "\n".join(line for line in text.splitlines() if line.strip() != "#pragma once")
+
+
+def header_text():
+    """All headers of ``_kernels/include/`` pasted together in :data:`HEADER_ORDER`."""
+    parts = []
+    for name in HEADER_ORDER:
+        parts.append(f"// ---- rocarray header {name} ----")
+        parts.append(_strip_pragma_once(read_text(f"include/{name}")))
+    return "\n".join(parts) + "\n"
+
+
+def full_source(relative_path):
+    """The text a compiler sees for one source file: headers, then the source."""
+    return f"{header_text()}// ---- {relative_path} ----\n{read_text(relative_path)}"
+
+
+def options(target):
+    """Compiler options (``-std`` and ``-D`` defines) describing ``target``.
+
+    Parameters
+    ----------
+    target : rocarray._core.backend.Target
+    """
+    opts = ["-std=c++17", f"-DRA_WARP_SIZE={int(target.warp_size)}"]
+    arch = target.arch
+    opts.append(f"-DRA_ARCH_{arch.upper()}=1")
+    if target.is_hip:
+        opts.append("-DRA_HIP=1")
+        if arch in _MFMA_ARCHS:
+            opts.append("-DRA_AMD_MFMA=1")
+        if arch in _CDNA3_ARCHS:
+            opts.append("-DRA_AMD_CDNA3=1")
+    else:
+        opts.append("-DRA_CUDA=1")
+        opts.append(f"-DRA_CUDA_ARCH={int(arch.split('_')[1]) * 10}")
+    return tuple(opts)
+
+
+# --------------------------------------------------------------------------------------------
+# registry of template instantiations
+# --------------------------------------------------------------------------------------------
+
+def register(source, names):
+    """Declare the template instantiations of ``source`` that a library launches.
+
+    Parameters
+    ----------
+    source : str
+        Path under ``_kernels/``, e.g. ``'rocblas/level1.hip'``.
+    names : iterable of str
+        Name expressions such as ``'ra_rocblas_dot<float, float>'``. ``extern "C"`` kernels need
+        no registration.
+    """
+    names = [str(n) for n in names]
+    with _registry_lock:
+        _registry.setdefault(source, set()).update(names)
+
+
+def registered(source=None):
+    """Registered name expressions: a sorted tuple for ``source``, or a dict of all sources."""
+    with _registry_lock:
+        if source is not None:
+            return tuple(sorted(_registry.get(source, ())))
+        return {path: tuple(sorted(names)) for path, names in _registry.items()}
+
+
+def import_all_libraries():
+    """Import every rocarray module, so every library has registered its instantiations."""
+    import rocarray
+
+    for info in pkgutil.walk_packages(rocarray.__path__, prefix="rocarray."):
+        if ".tests" in info.name or info.name.endswith("__main__"):
+            continue
+        importlib.import_module(info.name)
+    return registered()
+
+
+# --------------------------------------------------------------------------------------------
+# runtime compilation
+# --------------------------------------------------------------------------------------------
+
+def _dump_source(relative_path, target, text):
+    folder = config.cache_dir() / "failed-sources"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{relative_path.replace('/', '_')}.{target.arch}.hip"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def compile_error(relative_path, name, target, log, text):
+    """Build the :class:`KernelCompileError` for a failed compile (dumping the source if asked)."""
+    where = _dump_source(relative_path, target, text) if config.dump_source_on_error() else None
+    return KernelCompileError(f"{name} ({relative_path})", target.arch, log, where)
+
+
+def _build_module(relative_path, info):
+    cupy = backend.require_cupy()
+    target = info.target
+    text = full_source(relative_path)
+    names = registered(relative_path)
+    module = cupy.RawModule(
+        code=text,
+        options=options(target),
+        name_expressions=names if names else None,
+    )
+    try:
+        with cupy.cuda.Device(info.id):
+            module.compile()
+    except cupy.cuda.compiler.CompileException as exc:
+        log = getattr(exc, "get_message", lambda: str(exc))()
+        raise compile_error(relative_path, ", ".join(names) or "module", target, log, text) from None
+    return module
+
+
+def get_module(relative_path, device_id=None):
+    """The compiled ``cupy.RawModule`` of one source file on one device (memoized)."""
+    info = backend.device_info(device_id)
+    key = (relative_path, info.id)
+    module = _modules.get(key)
+    if module is None:
+        with _modules_lock:
+            module = _modules.get(key)
+            if module is None:
+                module = _modules[key] = _build_module(relative_path, info)
+    return module
+
+
+def get_kernel(relative_path, name, device_id=None):
+    """A launchable kernel: ``kernel(grid, block, args, shared_mem=0)``.
+
+    Parameters
+    ----------
+    relative_path : str
+        Source under ``_kernels/``, e.g. ``'rocblas/level1.hip'``.
+    name : str
+        An ``extern "C"`` kernel name, or a registered template name expression.
+    device_id : int, optional
+        Default: CuPy's current device.
+
+    Returns
+    -------
+    cupy.RawKernel
+    """
+    if "<" in name and name not in registered(relative_path):
+        raise LookupError(
+            f"{name} is not registered for {relative_path}; call rocarray._core.compile.register()"
+        )
+    return get_module(relative_path, device_id).get_function(name)
+
+
+def compiled_modules():
+    """``(source, device id)`` pairs built so far in this process."""
+    return sorted(_modules)

@@ -1,0 +1,174 @@
+"""Compile kernel sources without a GPU: NVRTC for ``sm_90`` and hipcc for ``gfx90a``/``gfx940``.
+
+This is how AMD support and every template instantiation are proven on machines with no GPU (CI,
+``python -m rocarray`` without a device). Each source file is one translation unit per target with
+all its registered instantiations; targets compile in parallel processes.
+
+* NVRTC comes from CuPy's bindings (``cupy_backends.cuda.libs.nvrtc``) and the
+  ``nvidia-cuda-nvrtc`` wheel; it needs no driver. Options match what CuPy adds at run time.
+* hipcc is Debian's (``hipcc libamdhip64-dev rocm-device-libs``) run with ``HIP_PLATFORM=amd``;
+  the text is prefixed with ``#include <hip/hip_runtime.h>`` (what hiprtc provides implicitly),
+  and each name expression is instantiated by taking its address, as hiprtc's name expressions do.
+"""
+
+import os
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from rocarray._core import compile as _compile
+from rocarray._core import config
+from rocarray._core.backend import Target
+from rocarray._core.errors import KernelCompileError
+
+OFFLINE_TARGETS = (
+    Target("cuda", "sm_90", 32),
+    Target("hip", "gfx90a", 64),
+    Target("hip", "gfx940", 64),
+)
+
+
+@dataclass
+class CompileResult:
+    """Outcome of compiling one source file for one target."""
+
+    source: str
+    target: Target
+    names: tuple
+    lowered: dict = field(default_factory=dict)  # name expression -> mangled symbol (NVRTC)
+    binary: bytes = b""
+    seconds: float = 0.0
+
+
+def _nvrtc():
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+    except Exception as exc:  # CuPy missing, or its NVRTC library could not be loaded
+        return None, f"NVRTC unavailable ({exc.__class__.__name__}: {exc})"
+    try:
+        nvrtc.getVersion()
+    except Exception as exc:
+        return None, f"NVRTC library not found ({exc}); pip install nvidia-cuda-nvrtc"
+    return nvrtc, None
+
+
+def _hipcc():
+    path = config.hipcc_path()
+    if not path:
+        return None, "hipcc not found (Debian: apt-get install hipcc libamdhip64-dev rocm-device-libs)"
+    return path, None
+
+
+def missing_compiler(target):
+    """Why ``target`` cannot be compiled here, or ``None`` when its compiler is present."""
+    if target.is_hip:
+        return _hipcc()[1]
+    return _nvrtc()[1]
+
+
+def _compile_nvrtc(source, target, text, names):
+    nvrtc, why = _nvrtc()
+    if nvrtc is None:
+        raise RuntimeError(why)
+    opts = list(_compile.options(target)) + [f"--gpu-architecture={target.arch}", "-ftz=true"]
+    extra = config.extra_cuda_include()
+    if extra:
+        opts.append(f"-I{extra}")
+    prog = nvrtc.createProgram(text, source.replace("/", "_") + ".cu", [], [])
+    try:
+        for name in names:
+            nvrtc.addNameExpression(prog, name)
+        try:
+            nvrtc.compileProgram(prog, opts)
+        except nvrtc.NVRTCError:
+            log = nvrtc.getProgramLog(prog)
+            raise _compile.compile_error(source, ", ".join(names) or "module", target, log, text) from None
+        lowered = {name: nvrtc.getLoweredName(prog, name) for name in names}
+        binary = nvrtc.getCUBIN(prog)
+    finally:
+        nvrtc.destroyProgram(prog)
+    return lowered, binary
+
+
+def _hip_text(text, names):
+    lines = ["#include <hip/hip_runtime.h>", text]
+    for i, name in enumerate(names):
+        lines.append(f"static void* ra_offline_instance_{i} = (void*)&{name};")
+    return "\n".join(lines) + "\n"
+
+
+def _compile_hipcc(source, target, text, names):
+    path, why = _hipcc()
+    if path is None:
+        raise RuntimeError(why)
+    env = dict(os.environ, HIP_PLATFORM="amd")
+    with tempfile.TemporaryDirectory(prefix="rocarray-hipcc-") as tmp:
+        src = os.path.join(tmp, source.replace("/", "_"))
+        obj = src + ".o"
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(_hip_text(text, names))
+        cmd = [path, "-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", "-O3",
+               "-fcuda-flush-denormals-to-zero", *_compile.options(target), src, "-o", obj]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            log = (proc.stdout + proc.stderr).strip()
+            raise _compile.compile_error(source, ", ".join(names) or "module", target, log, text)
+        with open(obj, "rb") as f:
+            return f.read()
+
+
+def compile_source(source, target):
+    """Compile one ``.hip`` file with all its registered instantiations for ``target``.
+
+    Raises
+    ------
+    KernelCompileError
+        With the compiler's log when compilation fails.
+    RuntimeError
+        When the target's compiler is not installed (see :func:`missing_compiler`).
+    """
+    import time
+
+    names = _compile.registered(source)
+    text = _compile.full_source(source)
+    start = time.perf_counter()
+    result = CompileResult(source, target, names)
+    if target.is_hip:
+        result.binary = _compile_hipcc(source, target, text, names)
+    else:
+        result.lowered, result.binary = _compile_nvrtc(source, target, text, names)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None):
+    """Compile every source for every target whose compiler is present.
+
+    Returns
+    -------
+    results : list of CompileResult
+    failures : list of (source, Target, KernelCompileError)
+    skipped : list of (Target, reason)
+    """
+    _compile.import_all_libraries()
+    sources = list(sources) if sources is not None else _compile.source_files()
+    skipped = [(t, missing_compiler(t)) for t in targets if missing_compiler(t)]
+    usable = [t for t in targets if not missing_compiler(t)]
+    jobs = [(s, t) for t in usable for s in sources]
+    results, failures = [], []
+
+    def run(job):
+        try:
+            return compile_source(*job), None
+        except KernelCompileError as exc:
+            return None, (job[0], job[1], exc)
+
+    workers = workers or max(2, min(len(jobs), (os.cpu_count() or 2) + 1))
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for result, failure in pool.map(run, jobs):
+            if failure:
+                failures.append(failure)
+            else:
+                results.append(result)
+    return results, failures, skipped

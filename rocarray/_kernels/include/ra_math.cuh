@@ -1,0 +1,22 @@
+// Small math helpers with one spelling on both vendors.
+#pragma once
+
+RA_DEVICE float ra_abs(float x) { return fabsf(x); }
+RA_DEVICE double ra_abs(double x) { return fabs(x); }
+RA_DEVICE float ra_sqrt(float x) { return sqrtf(x); }
+RA_DEVICE double ra_sqrt(double x) { return sqrt(x); }
+RA_DEVICE float ra_fma(float a, float b, float c) { return fmaf(a, b, c); }
+RA_DEVICE double ra_fma(double a, double b, double c) { return fma(a, b, c); }
+RA_DEVICE bool ra_isnan(float x) { return x != x; }
+RA_DEVICE bool ra_isnan(double x) { return x != x; }
+template <typename T> RA_DEVICE T ra_min(T a, T b) { return b < a ? b : a; }
+template <typename T> RA_DEVICE T ra_max(T a, T b) { return a < b ? b : a; }
+
+// |re| + |im|: the magnitude BLAS uses for complex iamax/iamin/asum.
+template <typename R> RA_DEVICE R ra_abs1(ra_complex<R> z) { return ra_abs(z.re) + ra_abs(z.im); }
+RA_DEVICE float ra_abs1(float x) { return fabsf(x); }
+RA_DEVICE double ra_abs1(double x) { return fabs(x); }
+
+// Real type of a (possibly complex) element type.
+template <typename T> struct ra_real_of { typedef T type; };
+template <typename R> struct ra_real_of<ra_complex<R> > { typedef R type; };

@@ -1,0 +1,1 @@
+"""numpy.linalg names (placeholder until level 1 lands)."""

@@ -1,0 +1,1 @@
+"""rocBLAS-style dense linear algebra kernels (placeholder until level 1 lands)."""

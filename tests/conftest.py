@@ -1,0 +1,62 @@
+"""Shared fixtures: the ``gpu`` marker skip, seeded-per-test RNGs, random data, tolerances."""
+
+import os
+
+import numpy as np
+import pytest
+
+from rocarray._core import backend
+
+HAVE_GPU = backend.is_available()
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAVE_GPU:
+        return
+    reason = "no GPU: CuPy with a visible CUDA/ROCm device is needed (run scripts/gpu-check on one)"
+    skip = pytest.mark.skip(reason=reason)
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def rng(request):
+    """A fresh generator per test; the seed is printed on failure for reproduction."""
+    seed = int.from_bytes(os.urandom(4), "little")
+    request.node.user_properties.append(("seed", seed))
+    return np.random.default_rng(seed)
+
+
+def random_array(rng, shape, dtype):
+    """Random host data of any numeric dtype (never zeros), values in a well-scaled range."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        part = np.float32 if dtype == np.complex64 else np.float64
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    info = np.iinfo(dtype)
+    low, high = max(info.min, -100), min(info.max, 100)
+    return rng.integers(low, high, size=shape, endpoint=True).astype(dtype)
+
+
+def tolerance(dtype, n=1):
+    """Relative tolerance for a result accumulated over ``n`` terms in ``dtype``."""
+    dtype = np.dtype(dtype)
+    eps = {"e": 2.0**-10, "f": 2.0**-23, "d": 2.0**-52}[dtype.char.lower() if dtype.kind != "c" else ("f" if dtype == np.complex64 else "d")]
+    return 8 * eps * max(1.0, np.sqrt(max(n, 1)))
+
+
+def assert_close(actual, expected, dtype, n=1, atol_scale=None):
+    """Compare a device or host result to a float64/complex128 reference with a dtype tolerance."""
+    from rocarray import asnumpy
+
+    actual = np.asarray(asnumpy(actual))
+    expected = np.asarray(expected)
+    rtol = tolerance(dtype, n)
+    scale = atol_scale if atol_scale is not None else (np.max(np.abs(expected)) if expected.size else 0.0)
+    np.testing.assert_allclose(actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64),
+                               expected, rtol=rtol, atol=rtol * float(scale))
