@@ -34,18 +34,92 @@ __all__ = [
 ]
 
 
+def _device_errors(cupy):
+    """The exception types CuPy raises when the GPU runtime or driver cannot be reached."""
+    errors = []
+    for module, name in ((cupy.cuda.runtime, "CUDARuntimeError"), (cupy.cuda.driver, "CUDADriverError")):
+        error = getattr(module, name, None)
+        if isinstance(error, type):
+            errors.append(error)
+    return tuple(errors)
+
+
+def _needs_device(obj, name):
+    """Wrap a CuPy callable so that a missing GPU raises NoDeviceError instead of a runtime error."""
+    import functools
+
+    from rocarray._core import backend
+
+    def call(*args, **kwargs):
+        cupy = backend.cupy_module()
+        if cupy is None:
+            backend.require_cupy()  # NoDeviceError saying what to install
+        try:
+            return obj(*args, **kwargs)
+        except _device_errors(cupy) as exc:
+            if backend.device_count() == 0:
+                backend.device_info()  # raises NoDeviceError with the driver/install hint
+            raise
+
+    try:
+        functools.update_wrapper(call, obj)
+    except AttributeError:  # pragma: no cover - objects without __name__ and friends
+        call.__name__ = name
+    return call
+
+
+class _DeviceUfunc:
+    """A CuPy ufunc seen without a GPU: calls raise NoDeviceError, attributes are CuPy's."""
+
+    def __init__(self, ufunc, name):
+        self.__wrapped__ = ufunc
+        self._call = _needs_device(ufunc, name)
+        self.__name__ = name
+        self.__doc__ = getattr(ufunc, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        return getattr(self.__wrapped__, attr)
+
+    def __repr__(self):
+        return repr(self.__wrapped__)
+
+
 def __getattr__(name):
-    """Fall through to CuPy for NumPy names rocarray has no kernel for."""
+    """Fall through to CuPy for NumPy names rocarray has no kernel for.
+
+    With a GPU the result is CuPy's own object (``ra.zeros is cupy.zeros``). Without one, callables
+    are wrapped so that calling them raises :class:`NoDeviceError` (saying what is missing) instead
+    of a raw CUDA/HIP runtime error; types, modules and constants are always returned unwrapped.
+    """
     if name.startswith("__"):
         raise AttributeError(name)
+    import inspect
+    import types
+
     from rocarray._core import backend
 
     cupy = backend.cupy_module()
-    if cupy is not None and hasattr(cupy, name):
-        return getattr(cupy, name)
-    if cupy is None and hasattr(_numpy, name):
-        backend.require_cupy()  # raises NoDeviceError with the install hint
-    raise AttributeError(f"module 'rocarray' has no attribute '{name}'")
+    if cupy is None:
+        target = getattr(_numpy, name, None)
+        if callable(target) and not isinstance(target, type):
+            return _needs_device(target, name)  # calling it raises NoDeviceError (install CuPy)
+        raise AttributeError(
+            f"module 'rocarray' has no attribute '{name}'"
+            + (" (CuPy is not installed: pip install rocarray[cuda13] | [cuda12] | [rocm])"
+               if hasattr(_numpy, name) else "")
+        )
+    if not hasattr(cupy, name):
+        raise AttributeError(f"module 'rocarray' has no attribute '{name}'")
+    obj = getattr(cupy, name)
+    if (not callable(obj) or isinstance(obj, (type, types.ModuleType))
+            or backend.device_count() > 0):
+        return obj
+    if inspect.isroutine(obj):
+        return _needs_device(obj, name)
+    return _DeviceUfunc(obj, name)
 
 
 def __dir__():

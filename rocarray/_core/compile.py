@@ -13,6 +13,7 @@ so the offline compile matrix (:mod:`rocarray._core.offline`) builds exactly wha
 
 import importlib
 import importlib.resources
+import os
 import pkgutil
 import threading
 
@@ -46,7 +47,14 @@ def _kernels_root():
 
 
 def read_text(relative_path):
-    """Text of a file under ``rocarray/_kernels/`` (e.g. ``'rocblas/level1.hip'``)."""
+    """Text of a file under ``rocarray/_kernels/`` (e.g. ``'rocblas/level1.hip'``).
+
+    A source outside the package (a test-only kernel) is named by its absolute path; it then goes
+    through exactly the same paste/register/compile path as the package's own sources.
+    """
+    if os.path.isabs(relative_path):
+        with open(relative_path, encoding="utf-8") as f:
+            return f.read()
     node = _kernels_root()
     for part in relative_path.split("/"):
         node = node / part
@@ -117,7 +125,8 @@ def register(source, names):
     Parameters
     ----------
     source : str
-        Path under ``_kernels/``, e.g. ``'rocblas/level1.hip'``.
+        Path under ``_kernels/``, e.g. ``'rocblas/level1.hip'`` (or the absolute path of a
+        test-only source, see :func:`read_text`).
     names : iterable of str
         Name expressions such as ``'ra_rocblas_dot<float, float>'``. ``extern "C"`` kernels need
         no registration.
@@ -160,7 +169,12 @@ def _dump_source(relative_path, target, text):
 
 def compile_error(relative_path, name, target, log, text):
     """Build the :class:`KernelCompileError` for a failed compile (dumping the source if asked)."""
-    where = _dump_source(relative_path, target, text) if config.dump_source_on_error() else None
+    where = None
+    if config.dump_source_on_error():
+        try:
+            where = _dump_source(relative_path, target, text)
+        except OSError as exc:  # an unwritable cache dir must not hide the compiler's log
+            log = f"{log}\n(could not write the source to the cache dir: {exc})"
     return KernelCompileError(f"{name} ({relative_path})", target.arch, log, where)
 
 

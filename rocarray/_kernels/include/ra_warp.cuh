@@ -6,7 +6,7 @@ typedef ra_u64 ra_lane_mask;
 
 #if defined(RA_HIP)
 RA_DEVICE ra_lane_mask ra_ballot(int predicate) { return (ra_lane_mask)__ballot(predicate); }
-template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return __shfl(v, src, RA_WARP_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_prim(T v, int src) { return __shfl(v, src, RA_WARP_SIZE); }
 template <typename T> RA_DEVICE T ra_shfl_xor_prim(T v, int m) { return __shfl_xor(v, m, RA_WARP_SIZE); }
 template <typename T> RA_DEVICE T ra_shfl_down_prim(T v, unsigned d) { return __shfl_down(v, d, RA_WARP_SIZE); }
 template <typename T> RA_DEVICE T ra_shfl_up_prim(T v, unsigned d) { return __shfl_up(v, d, RA_WARP_SIZE); }
@@ -16,7 +16,9 @@ RA_DEVICE void ra_warp_sync() { __builtin_amdgcn_wave_barrier(); }
 RA_DEVICE ra_lane_mask ra_ballot(int predicate) {
     return (ra_lane_mask)__ballot_sync(RA_FULL_WARP_MASK, predicate);
 }
-template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return __shfl_sync(RA_FULL_WARP_MASK, v, src, RA_WARP_SIZE); }
+template <typename T> RA_DEVICE T ra_shfl_prim(T v, int src) {
+    return __shfl_sync(RA_FULL_WARP_MASK, v, src, RA_WARP_SIZE);
+}
 template <typename T> RA_DEVICE T ra_shfl_xor_prim(T v, int m) {
     return __shfl_xor_sync(RA_FULL_WARP_MASK, v, m, RA_WARP_SIZE);
 }
@@ -32,9 +34,14 @@ RA_DEVICE void ra_warp_sync() { __syncwarp(); }
 RA_DEVICE int ra_popc64(ra_lane_mask m) { return __popcll(m); }
 
 // Shuffles for every element type: scalars go straight through, complex numbers lane by lane.
+// ra_shfl reads lane src (0 <= src < RA_WARP_SIZE: HIP does not wrap larger values).
+template <typename T> RA_DEVICE T ra_shfl(T v, int src) { return ra_shfl_prim(v, src); }
 template <typename T> RA_DEVICE T ra_shfl_xor(T v, int m) { return ra_shfl_xor_prim(v, m); }
 template <typename T> RA_DEVICE T ra_shfl_down(T v, unsigned d) { return ra_shfl_down_prim(v, d); }
 template <typename T> RA_DEVICE T ra_shfl_up(T v, unsigned d) { return ra_shfl_up_prim(v, d); }
+template <typename R> RA_DEVICE ra_complex<R> ra_shfl(ra_complex<R> v, int src) {
+    return ra_make_complex<R>(ra_shfl_prim(v.re, src), ra_shfl_prim(v.im, src));
+}
 template <typename R> RA_DEVICE ra_complex<R> ra_shfl_xor(ra_complex<R> v, int m) {
     return ra_make_complex<R>(ra_shfl_xor_prim(v.re, m), ra_shfl_xor_prim(v.im, m));
 }

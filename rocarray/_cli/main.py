@@ -1,0 +1,213 @@
+"""``python -m rocarray``: device report, self-checks, vendor-ratio table, warm-up, compile check.
+
+Commands
+--------
+(none)          With a GPU: report, every self-check, then the bench table. Without one: the
+                report, a message saying no device was found and what to install, then the
+                offline compile check for the targets whose compilers are present.
+report          The device and configuration report (works without a GPU).
+self-check      Every registered self-check on fresh random data: one PASS/FAIL line each.
+bench           The vendor-ratio table (``--filter``, ``--repeat``, ``--json``).
+warmup          Compile every kernel source for this device (tqdm bar when installed).
+compile-check   Offline compile of every source: NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
+
+Exit status
+-----------
+0  success (also the no-GPU default run when every present compiler succeeds)
+1  a self-check failed, a benchmark case raised, or a kernel failed to compile
+2  bad command line (argparse)
+3  the command needs a GPU and none is usable (``self-check``, ``bench``, ``warmup``); the
+   message says what is missing. A CPU-only CI should run ``python -m rocarray`` or
+   ``compile-check``, which never need a device.
+"""
+
+import argparse
+import sys
+
+from rocarray._cli import bench as _bench
+from rocarray._cli import checks as _checks
+from rocarray._cli import compile_check as _cc
+from rocarray._core import backend, report
+from rocarray._core.errors import NoDeviceError
+from rocarray._version import __version__
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NO_DEVICE = 0, 1, 2, 3
+
+_INSTALL = ("to use a GPU, install the CuPy build of your stack: pip install rocarray[cuda13] "
+            "(cupy-cuda13x), rocarray[cuda12] or rocarray[rocm] (cupy-rocm-7-0), with a working "
+            "NVIDIA or ROCm driver")
+
+
+def _out(line=""):
+    print(line, flush=True)
+
+
+def _device_problem():
+    """``None`` when a GPU is usable, else the :class:`NoDeviceError` message."""
+    try:
+        backend.device_info()
+    except NoDeviceError as exc:
+        return str(exc)
+    return None
+
+
+def _no_device(command, why):
+    _out(f"{command}: no GPU device found: {why}")
+    if "install" not in why:
+        _out(_INSTALL)
+    return EXIT_NO_DEVICE
+
+
+def _targets(args, parser):
+    try:
+        return _cc.parse_targets(getattr(args, "targets", None))
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def _print_report():
+    for line in report.report_lines():
+        _out(line)
+
+
+# --------------------------------------------------------------------------------------------
+# commands
+# --------------------------------------------------------------------------------------------
+
+def cmd_default(args, parser):
+    """Everything this machine can check: GPU checks and bench, or the offline compile check."""
+    targets = _targets(args, parser)
+    _print_report()
+    why = _device_problem()
+    if why is not None:
+        _out("")
+        _out(f"no GPU device found: {why}")
+        if "install" not in why:
+            _out(_INSTALL)
+        _out("self-check and bench need a GPU; running the offline compile check instead")
+        _out("")
+        return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None))
+    _out("")
+    _, failed = _checks.run_self_checks(_checks.registered_checks(getattr(args, "filter", None)), _out)
+    _out("")
+    rc = _bench.run_bench(_bench.registered_cases(getattr(args, "filter", None)), _out,
+                          repeat=getattr(args, "repeat", 7), json_path=getattr(args, "json", None))
+    return EXIT_FAIL if failed or rc else EXIT_OK
+
+
+def cmd_report(args, parser):
+    """Print the device and configuration report."""
+    _print_report()
+    return EXIT_OK
+
+
+def cmd_self_check(args, parser):
+    """Run the registered self-checks; non-zero if any fails."""
+    why = _device_problem()
+    if why is not None:
+        return _no_device("self-check", why)
+    _, failed = _checks.run_self_checks(_checks.registered_checks(getattr(args, "filter", None)), _out)
+    return EXIT_FAIL if failed else EXIT_OK
+
+
+def cmd_bench(args, parser):
+    """Print the vendor-ratio table; non-zero if a case raised."""
+    why = _device_problem()
+    if why is not None:
+        return _no_device("bench", why)
+    return _bench.run_bench(_bench.registered_cases(getattr(args, "filter", None)), _out,
+                            repeat=getattr(args, "repeat", 7), json_path=getattr(args, "json", None))
+
+
+def cmd_warmup(args, parser):
+    """Compile every kernel source for the current device."""
+    why = _device_problem()
+    if why is not None:
+        return _no_device("warmup", why)
+    return _cc.run_warmup(_out)
+
+
+def cmd_compile_check(args, parser):
+    """Offline compile of every source for the targets whose compilers are present."""
+    return _cc.run_compile_check(_targets(args, parser), _out, getattr(args, "jobs", None))
+
+
+# --------------------------------------------------------------------------------------------
+# parser
+# --------------------------------------------------------------------------------------------
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def build_parser():
+    """The ``argparse`` parser of ``python -m rocarray``.
+
+    Options are declared with ``default=SUPPRESS`` so they may be given before or after the
+    command (``python -m rocarray --filter dot`` filters the default run); commands read them
+    with ``getattr(args, name, default)``.
+    """
+    S = argparse.SUPPRESS
+    compile_opts = argparse.ArgumentParser(add_help=False)
+    compile_opts.add_argument("--targets", default=S, metavar="LIST",
+                              help="offline targets, comma-separated: sm_90,gfx90a,gfx940 or all (default)")
+    compile_opts.add_argument("--jobs", type=_positive_int, default=S, metavar="N",
+                              help="parallel offline compiles (default: cores + 1)")
+    filter_opts = argparse.ArgumentParser(add_help=False)
+    filter_opts.add_argument("--filter", default=S, metavar="SUBSTR",
+                             help="only checks/cases whose name contains SUBSTR")
+    bench_opts = argparse.ArgumentParser(add_help=False)
+    bench_opts.add_argument("--repeat", type=_positive_int, default=S, metavar="N",
+                            help="timed samples per function, median reported (default 7)")
+    bench_opts.add_argument("--json", default=S, metavar="PATH", help="write the bench numbers to PATH")
+
+    parser = argparse.ArgumentParser(
+        prog="python -m rocarray",
+        description="rocarray device report, self-checks, vendor-ratio benchmarks and compile checks. "
+                    "Without a command: everything this machine can run (with a GPU: report, "
+                    "self-check, bench; without: report and the offline compile check).",
+        epilog="exit status: 0 ok; 1 a check, case or compile failed; 2 bad usage; "
+               "3 the command needs a GPU and none is usable",
+        parents=[compile_opts, filter_opts, bench_opts],
+    )
+    parser.add_argument("--version", action="version", version=f"rocarray {__version__}")
+    parser.set_defaults(func=cmd_default)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("report", help="device and configuration report").set_defaults(func=cmd_report)
+    sub.add_parser("self-check", parents=[filter_opts],
+                   help="run every registered self-check (needs a GPU)").set_defaults(func=cmd_self_check)
+    sub.add_parser("bench", parents=[filter_opts, bench_opts],
+                   help="rocarray vs vendor ratio table (needs a GPU)").set_defaults(func=cmd_bench)
+    sub.add_parser("warmup", help="compile every kernel for this device (needs a GPU)"
+                   ).set_defaults(func=cmd_warmup)
+    sub.add_parser("compile-check", parents=[compile_opts],
+                   help="offline compile for sm_90 / gfx90a / gfx940 (no GPU needed)"
+                   ).set_defaults(func=cmd_compile_check)
+    return parser
+
+
+def main(argv=None):
+    """Run ``python -m rocarray`` with ``argv`` (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status (see the module docstring).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args, parser)
+    except NoDeviceError as exc:  # a device vanished mid-run, or a check needed one unexpectedly
+        _out(f"no GPU device: {exc}")
+        return EXIT_NO_DEVICE
+    except KeyboardInterrupt:
+        _out("interrupted")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

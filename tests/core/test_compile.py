@@ -1,0 +1,256 @@
+"""The compile layer: target options, header pasting, the instantiation registry, compile errors.
+
+CPU tests, except the last two (a real device build and a real device compile error).
+"""
+
+import os
+import re
+
+import pytest
+
+from rocarray import KernelCompileError
+from rocarray._core import compile as ra_compile
+from rocarray._core import offline
+from rocarray._core.backend import Target
+
+SM90 = Target("cuda", "sm_90", 32)
+GFX90A = Target("hip", "gfx90a", 64)
+GFX940 = Target("hip", "gfx940", 64)
+GFX942 = Target("hip", "gfx942", 64)
+GFX1100 = Target("hip", "gfx1100", 32)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEST_KERNEL = os.path.join(HERE, "kernels", "prelude_check.hip")
+
+BROKEN = """
+RA_KERNEL void ra_test_broken(float* out) {
+    out[0] = ra_no_such_helper_xyz(1.0f);
+}
+"""
+
+
+def defines(target):
+    """``{'RA_WARP_SIZE': '32', ...}`` from the ``-D`` options of ``target``."""
+    out = {}
+    for opt in ra_compile.options(target):
+        if opt.startswith("-D"):
+            name, _, value = opt[2:].partition("=")
+            out[name] = value
+    return out
+
+
+@pytest.fixture
+def clean_registry(monkeypatch):
+    """A private, empty instantiation registry (the real one is process-wide)."""
+    monkeypatch.setattr(ra_compile, "_registry", {})
+    return ra_compile
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+# --------------------------------------------------------------------------------------------
+# options(target)
+# --------------------------------------------------------------------------------------------
+
+def test_options_for_sm90_describe_cuda_warp32_arch900():
+    d = defines(SM90)
+    assert d["RA_WARP_SIZE"] == "32"
+    assert d["RA_CUDA"] == "1" and "RA_HIP" not in d
+    assert d["RA_CUDA_ARCH"] == "900"
+    assert d["RA_ARCH_SM_90"] == "1"
+    assert "RA_AMD_MFMA" not in d and "RA_AMD_CDNA3" not in d
+    assert "-std=c++17" in ra_compile.options(SM90)
+
+
+@pytest.mark.parametrize("target", [GFX90A, GFX940, GFX942], ids=lambda t: t.arch)
+def test_options_for_cdna_describe_hip_wave64_with_mfma(target):
+    d = defines(target)
+    assert d["RA_WARP_SIZE"] == "64"
+    assert d["RA_HIP"] == "1" and "RA_CUDA" not in d and "RA_CUDA_ARCH" not in d
+    assert d["RA_AMD_MFMA"] == "1"
+    assert d[f"RA_ARCH_{target.arch.upper()}"] == "1"
+    assert ("RA_AMD_CDNA3" in d) == (target.arch != "gfx90a")
+
+
+def test_options_for_rdna_have_warp32_and_no_mfma():
+    d = defines(GFX1100)
+    assert d["RA_WARP_SIZE"] == "32" and d["RA_HIP"] == "1"
+    assert "RA_AMD_MFMA" not in d and "RA_AMD_CDNA3" not in d
+
+
+def test_options_take_the_warp_size_from_the_target_not_the_vendor():
+    assert defines(Target("hip", "gfx942", 64))["RA_WARP_SIZE"] == "64"
+    assert defines(Target("hip", "gfx942", 32))["RA_WARP_SIZE"] == "32"
+
+
+# --------------------------------------------------------------------------------------------
+# sources and header pasting
+# --------------------------------------------------------------------------------------------
+
+def test_header_text_pastes_every_header_in_header_order():
+    text = ra_compile.header_text()
+    positions = [text.index(f"// ---- rocarray header {name} ----") for name in ra_compile.HEADER_ORDER]
+    assert positions == sorted(positions)
+    assert ra_compile.HEADER_ORDER[0] == "ra_prelude.cuh"  # defines what the others use
+    for name in ra_compile.HEADER_ORDER:
+        body = ra_compile.read_text(f"include/{name}").replace("#pragma once\n", "")
+        assert body.strip() in text
+    assert "#pragma once" not in text
+
+
+@pytest.mark.parametrize("source", ra_compile.source_files() + [TEST_KERNEL], ids=os.path.basename)
+def test_full_source_is_headers_then_source_without_includes(source):
+    text = ra_compile.full_source(source)
+    assert text.startswith(ra_compile.header_text())
+    assert text.endswith(ra_compile.read_text(source))
+    assert not re.search(r"^\s*#\s*include\b", text, re.M)
+
+
+def test_source_and_header_listings():
+    for source in ra_compile.source_files():
+        library, _, name = source.partition("/")
+        assert library and library != "include" and name.endswith(".hip") and "/" not in name
+    assert ra_compile.header_files() == sorted(ra_compile.HEADER_ORDER)
+
+
+def test_read_text_takes_an_absolute_path_for_sources_outside_the_package(tmp_path):
+    path = tmp_path / "k.hip"
+    path.write_text("// hello\n", encoding="utf-8")
+    assert ra_compile.read_text(str(path)) == "// hello\n"
+    assert ra_compile.full_source(str(path)).endswith("// hello\n")
+
+
+# --------------------------------------------------------------------------------------------
+# registry
+# --------------------------------------------------------------------------------------------
+
+def test_register_and_registered(clean_registry):
+    clean_registry.register("rocblas/fake.hip", ["ra_rocblas_f<float>", "ra_rocblas_f<double>"])
+    clean_registry.register("rocblas/fake.hip", ("ra_rocblas_f<float>",))  # duplicates collapse
+    clean_registry.register("prim/fake.hip", iter(["ra_prim_g<int, 4>"]))
+    assert clean_registry.registered("rocblas/fake.hip") == ("ra_rocblas_f<double>", "ra_rocblas_f<float>")
+    assert clean_registry.registered("nothing/here.hip") == ()
+    assert clean_registry.registered() == {
+        "rocblas/fake.hip": ("ra_rocblas_f<double>", "ra_rocblas_f<float>"),
+        "prim/fake.hip": ("ra_prim_g<int, 4>",),
+    }
+
+
+def test_get_kernel_refuses_an_unregistered_template_before_touching_a_device(clean_registry):
+    clean_registry.register("rocblas/fake.hip", ["ra_rocblas_f<float>"])
+    with pytest.raises(LookupError, match=r"ra_rocblas_f<double> is not registered for rocblas/fake.hip"):
+        clean_registry.get_kernel("rocblas/fake.hip", "ra_rocblas_f<double>")
+
+
+def test_import_all_libraries_returns_the_registry():
+    assert ra_compile.import_all_libraries() == ra_compile.registered()
+
+
+# --------------------------------------------------------------------------------------------
+# compile errors
+# --------------------------------------------------------------------------------------------
+
+def test_compile_error_carries_kernel_target_and_log(cache_dir, monkeypatch):
+    monkeypatch.delenv("ROCARRAY_DUMP_SOURCE_ON_ERROR", raising=False)
+    err = ra_compile.compile_error("rocblas/level1.hip", "ra_rocblas_dot<float>", GFX942, "error: boom", "src")
+    assert isinstance(err, KernelCompileError) and isinstance(err, RuntimeError)
+    assert err.kernel == "ra_rocblas_dot<float> (rocblas/level1.hip)"
+    assert err.target == "gfx942"
+    assert err.log == "error: boom"
+    assert err.source_path is None
+    assert "ra_rocblas_dot<float>" in str(err) and "gfx942" in str(err) and "error: boom" in str(err)
+    assert not (cache_dir / "failed-sources").exists()
+
+
+def test_dump_source_on_error_writes_the_full_source(cache_dir, monkeypatch):
+    monkeypatch.setenv("ROCARRAY_DUMP_SOURCE_ON_ERROR", "1")
+    err = ra_compile.compile_error("rocblas/level1.hip", "ra_rocblas_dot<float>", SM90, "log", "the source")
+    assert err.source_path is not None
+    path = os.path.realpath(err.source_path)
+    assert path.startswith(os.path.realpath(cache_dir / "failed-sources"))
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == "the source"
+    assert "sm_90" in os.path.basename(path)
+    assert err.source_path in str(err)
+
+
+def test_an_unwritable_dump_folder_does_not_hide_the_compile_log(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(blocker))
+    monkeypatch.setenv("ROCARRAY_DUMP_SOURCE_ON_ERROR", "1")
+    err = ra_compile.compile_error("rocblas/level1.hip", "k", SM90, "error: the real one", "src")
+    assert err.source_path is None
+    assert err.log.startswith("error: the real one") and "could not write the source" in err.log
+
+
+@pytest.fixture
+def broken_source(tmp_path):
+    path = tmp_path / "broken.hip"
+    path.write_text(BROKEN, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("target", offline.OFFLINE_TARGETS, ids=lambda t: t.arch)
+def test_broken_source_compiled_offline_raises_with_the_compiler_log(target, broken_source, cache_dir,
+                                                                     monkeypatch):
+    why = offline.missing_compiler(target)
+    if why:
+        pytest.skip(f"{target.arch}: compiler absent: {why}")
+    monkeypatch.setenv("ROCARRAY_DUMP_SOURCE_ON_ERROR", "1")
+    with pytest.raises(KernelCompileError) as info:
+        offline.compile_source(broken_source, target)
+    err = info.value
+    assert err.target == target.arch
+    assert broken_source in err.kernel
+    assert "ra_no_such_helper_xyz" in err.log
+    with open(err.source_path, encoding="utf-8") as f:
+        assert f.read() == ra_compile.full_source(broken_source)
+
+
+@pytest.mark.parametrize("target", offline.OFFLINE_TARGETS, ids=lambda t: t.arch)
+def test_offline_compile_all_reports_failures_instead_of_raising(target, broken_source):
+    if offline.missing_compiler(target):
+        pytest.skip(f"{target.arch}: compiler absent: {offline.missing_compiler(target)}")
+    results, failures, skipped = offline.compile_all(targets=[target], sources=[broken_source])
+    assert results == [] and skipped == []
+    [(source, failed_target, err)] = failures
+    assert source == broken_source and failed_target == target and "ra_no_such_helper_xyz" in err.log
+
+
+# --------------------------------------------------------------------------------------------
+# the runtime path on a device
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_runtime_compile_error_is_a_kernel_compile_error(broken_source, cache_dir, monkeypatch):
+    from rocarray._core import backend
+
+    monkeypatch.setenv("ROCARRAY_DUMP_SOURCE_ON_ERROR", "1")
+    info = backend.device_info()
+    with pytest.raises(KernelCompileError) as exc:
+        ra_compile.get_kernel(broken_source, "ra_test_broken")
+    assert exc.value.target == info.arch
+    assert "ra_no_such_helper_xyz" in exc.value.log
+    assert os.path.exists(exc.value.source_path)
+    assert (broken_source, info.id) not in ra_compile.compiled_modules()  # failures are not memoized
+
+
+@pytest.mark.gpu
+def test_runtime_modules_are_memoized_per_source_and_device(tmp_path):
+    from rocarray._core import backend
+
+    path = tmp_path / "ok.hip"
+    path.write_text("RA_KERNEL void ra_test_ok(float* out) { out[0] = (float)RA_WARP_SIZE; }\n")
+    first = ra_compile.get_module(str(path))
+    assert ra_compile.get_module(str(path)) is first
+    assert (str(path), backend.device_info().id) in ra_compile.compiled_modules()
+    import cupy
+
+    out = cupy.zeros(1, cupy.float32)
+    ra_compile.get_kernel(str(path), "ra_test_ok")((1,), (1,), (out,))
+    assert float(out[0]) == backend.device_info().warp_size

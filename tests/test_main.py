@@ -1,0 +1,438 @@
+"""``python -m rocarray``: commands, output format, exit codes (CPU), plus a few GPU-only runs.
+
+The subprocess tests hide every device (``CUDA_VISIBLE_DEVICES=-1``, ``HIP_VISIBLE_DEVICES=-1``), so
+they exercise the no-GPU paths on the GPU machine too. The default-run test compiles only the
+``sm_90`` target (NVRTC is the fastest); the full offline matrix is tests/core's job.
+"""
+
+import dataclasses
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from rocarray._cli import bench as cli_bench
+from rocarray._cli import checks as cli_checks
+from rocarray._cli import compile_check as cli_cc
+from rocarray._cli import main as cli_main
+from rocarray._core import backend, harness, offline
+from rocarray._core.errors import KernelCompileError
+from rocarray._version import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check"]
+
+
+def run_cli(*args, hide_gpu=True, timeout=300):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
+    if hide_gpu:
+        env["CUDA_VISIBLE_DEVICES"] = "-1"
+        env["HIP_VISIBLE_DEVICES"] = "-1"
+    proc = subprocess.run([sys.executable, "-m", "rocarray", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def lines_of(capsys):
+    return capsys.readouterr().out.splitlines()
+
+
+# --------------------------------------------------------------------------------------------
+# subprocess: the real entry point, no GPU
+# --------------------------------------------------------------------------------------------
+
+def test_default_run_without_gpu_says_so_and_runs_the_compile_check():
+    rc, out = run_cli("--targets", "sm_90")
+    assert rc == 0, out
+    assert f"rocarray      {__version__}" in out
+    assert "no GPU device found" in out
+    assert "install" in out
+    assert "offline compile check:" in out
+    assert ("source" in out and "sm_90" in out) or "skipped sm_90" in out or "no kernel sources" in out
+
+
+def test_report_command_works_without_gpu():
+    rc, out = run_cli("report")
+    assert rc == 0, out
+    assert "rocarray" in out and "cache dir" in out and "device" in out
+
+
+@pytest.mark.parametrize("command", ["self-check", "bench", "warmup"])
+def test_gpu_commands_without_gpu_exit_3_with_the_reason(command):
+    rc, out = run_cli(command)
+    assert rc == cli_main.EXIT_NO_DEVICE, out
+    assert f"{command}: no GPU device found" in out
+    assert "Traceback" not in out
+
+
+def test_version_flag():
+    rc, out = run_cli("--version")
+    assert rc == 0 and out.strip() == f"rocarray {__version__}"
+
+
+# --------------------------------------------------------------------------------------------
+# argparse
+# --------------------------------------------------------------------------------------------
+
+def test_parser_has_every_command():
+    parser = cli_main.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted(COMMANDS)
+    assert "COMMAND" in parser.format_help()
+
+
+def test_options_go_before_or_after_the_command():
+    parser = cli_main.build_parser()
+    a = parser.parse_args(["bench", "--filter", "dot", "--repeat", "3", "--json", "x.json"])
+    b = parser.parse_args(["--filter", "dot", "--repeat", "3", "--json", "x.json", "bench"])
+    for args in (a, b):
+        assert (args.filter, args.repeat, args.json, args.func) == ("dot", 3, "x.json", cli_main.cmd_bench)
+    assert parser.parse_args([]).func is cli_main.cmd_default
+    assert not hasattr(parser.parse_args(["bench"]), "repeat")  # default filled in by the command
+
+
+@pytest.mark.parametrize("argv", [["compile-check", "--targets", "sm_9"], ["bench", "--repeat", "0"],
+                                  ["nope"]])
+def test_bad_usage_exits_2(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        cli_main.main(argv)
+    assert info.value.code == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_parse_targets():
+    assert cli_cc.parse_targets(None) == list(offline.OFFLINE_TARGETS)
+    assert cli_cc.parse_targets("all") == list(offline.OFFLINE_TARGETS)
+    assert [t.arch for t in cli_cc.parse_targets("gfx940, sm_90,gfx940")] == ["gfx940", "sm_90"]
+    with pytest.raises(ValueError, match="unknown target"):
+        cli_cc.parse_targets("gfx942")
+
+
+# --------------------------------------------------------------------------------------------
+# compile-check output (compile_all faked: fast, deterministic)
+# --------------------------------------------------------------------------------------------
+
+def fake_compile_all(fail=False, skip_hip=False):
+    sm90, gfx90a, gfx940 = offline.OFFLINE_TARGETS
+
+    def compile_all(targets, workers=None):
+        skipped = [(t, "hipcc not found") for t in targets if t.is_hip and skip_hip]
+        used = [t for t in targets if not (t.is_hip and skip_hip)]
+        results, failures = [], []
+        for t in used:
+            for s in ("demo/a.hip", "demo/b.hip"):
+                if fail and s == "demo/b.hip" and t.is_hip:
+                    failures.append((s, t, KernelCompileError("ra_demo_b", t.arch, "error: bad thing\nline 2")))
+                else:
+                    results.append(offline.CompileResult(s, t, (), seconds=0.25))
+        return results, failures, skipped
+
+    return compile_all
+
+
+@pytest.fixture
+def two_sources(monkeypatch):
+    monkeypatch.setattr(cli_cc._compile, "source_files", lambda: ["demo/a.hip", "demo/b.hip"])
+
+
+def test_compile_check_table(monkeypatch, capsys, two_sources):
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all())
+    assert cli_main.main(["compile-check"]) == 0
+    out = lines_of(capsys)
+    assert out[0].startswith("offline compile check: 2 source(s) x 3 target(s)")
+    assert out[1].split() == ["source", "templates", "sm_90", "gfx90a", "gfx940"]
+    assert out[2].split() == ["demo/a.hip", "0", "ok", "0.2s", "ok", "0.2s", "ok", "0.2s"]
+    assert out[-1] == "compile check: all compiled"
+
+
+def test_compile_check_failure_is_exit_1_with_the_log(monkeypatch, capsys, two_sources):
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all(fail=True))
+    assert cli_main.main(["compile-check"]) == 1
+    out = "\n".join(lines_of(capsys))
+    assert "FAIL demo/b.hip for gfx90a:" in out and "error: bad thing" in out
+    assert out.endswith("compile check: 2 failure(s)")
+
+
+def test_compile_check_says_which_targets_are_skipped(monkeypatch, capsys, two_sources):
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all(skip_hip=True))
+    assert cli_main.main(["compile-check"]) == 0
+    out = lines_of(capsys)
+    assert out[1].split() == ["source", "templates", "sm_90"]
+    assert "  skipped gfx90a: hipcc not found" in out and "  skipped gfx940: hipcc not found" in out
+
+
+def test_compile_check_with_no_sources(monkeypatch, capsys):
+    monkeypatch.setattr(cli_cc._compile, "source_files", lambda: [])
+    monkeypatch.setattr(offline, "compile_all", lambda targets, workers=None: ([], [], []))
+    assert cli_main.main(["compile-check"]) == 0
+    assert any("nothing to compile" in line for line in lines_of(capsys))
+
+
+def test_default_run_without_gpu_compiles_all_targets_by_default(monkeypatch, capsys, two_sources):
+    seen = {}
+
+    def compile_all(targets, workers=None):
+        seen["targets"] = targets
+        return fake_compile_all()(targets, workers)
+
+    monkeypatch.setattr(offline, "compile_all", compile_all)
+    monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
+    assert cli_main.main([]) == 0
+    assert seen["targets"] == offline.OFFLINE_TARGETS
+    out = "\n".join(lines_of(capsys))
+    assert "no GPU device found: no GPU is visible" in out and "pip install rocarray[cuda13]" in out
+
+
+# --------------------------------------------------------------------------------------------
+# self-check (checks faked; no device needed)
+# --------------------------------------------------------------------------------------------
+
+def _ok(rng):
+    rng.standard_normal(3)
+
+
+def _bad(rng):
+    raise AssertionError("dot: 1.0 != 2.0")
+
+
+def test_self_check_lines_and_counts(monkeypatch, capsys):
+    monkeypatch.setattr(cli_checks, "_sync", lambda: None)
+    checks = [harness.SelfCheck("demo.ok", "demo", _ok), harness.SelfCheck("demo.bad", "demo", _bad)]
+    assert cli_checks.run_self_checks(checks, print) == (1, 1)
+    out = lines_of(capsys)
+    assert out[0].startswith("PASS  demo.ok")
+    assert out[1].startswith("FAIL  demo.bad") and "(seed " in out[1]
+    assert out[2].strip() == "AssertionError: dot: 1.0 != 2.0"
+    assert out[-1] == "self-check: 1 passed, 1 failed"
+
+
+def test_self_check_with_no_registered_checks(capsys):
+    assert cli_checks.run_self_checks([], print) == (0, 0)
+    assert "no self-checks registered" in capsys.readouterr().out
+
+
+def test_self_check_each_check_gets_a_fresh_generator(monkeypatch, capsys):
+    monkeypatch.setattr(cli_checks, "_sync", lambda: None)
+    draws = []
+    check = harness.SelfCheck("demo.draw", "demo", lambda rng: draws.append(rng.integers(2**62)))
+    cli_checks.run_self_checks([check, check], print)
+    assert len(draws) == 2 and draws[0] != draws[1]
+
+
+def test_self_check_command_exit_status(monkeypatch, capsys):
+    monkeypatch.setattr(cli_main, "_device_problem", lambda: None)
+    monkeypatch.setattr(cli_checks, "_sync", lambda: None)
+    bad = [harness.SelfCheck("demo.bad", "demo", _bad)]
+    monkeypatch.setattr(cli_checks, "registered_checks", lambda name_filter=None: bad)
+    assert cli_main.main(["self-check"]) == 1
+    monkeypatch.setattr(cli_checks, "registered_checks", lambda name_filter=None: [])
+    assert cli_main.main(["self-check"]) == 0
+
+
+def test_default_run_with_gpu_runs_checks_then_bench(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(cli_main, "_device_problem", lambda: None)
+    monkeypatch.setattr(cli_checks, "_sync", lambda: None)
+    monkeypatch.setattr(cli_checks, "registered_checks",
+                        lambda name_filter=None: [harness.SelfCheck("demo.bad", "demo", _bad)])
+    monkeypatch.setattr(cli_bench, "registered_cases", lambda name_filter=None: calls.append(name_filter) or [])
+    monkeypatch.setattr(cli_bench, "run_bench", lambda cases, out, repeat, json_path: calls.append(repeat) or 0)
+    assert cli_main.main(["--filter", "dot", "--repeat", "4"]) == 1  # the failing check
+    assert calls == ["dot", 4]
+    out = capsys.readouterr().out
+    assert out.index("rocarray ") < out.index("FAIL  demo.bad")
+
+
+# --------------------------------------------------------------------------------------------
+# bench (CuPy and the device faked)
+# --------------------------------------------------------------------------------------------
+
+class _FakeEvent:
+    def record(self, stream=None):
+        self.t = time.perf_counter()
+
+    def synchronize(self):
+        pass
+
+
+class _FakeArray:
+    def __init__(self, n):
+        self.nbytes = 8 * n
+        self.data = SimpleNamespace(copy_from_device_async=lambda src, size, stream=None: None)
+
+
+FAKE_CUPY = SimpleNamespace(
+    cuda=SimpleNamespace(
+        Event=_FakeEvent,
+        get_elapsed_time=lambda a, b: (b.t - a.t) * 1e3 + 1e-3,
+        Device=lambda *a: SimpleNamespace(synchronize=lambda: None),
+        runtime=SimpleNamespace(memGetInfo=lambda: (8 << 30, 16 << 30)),
+    ),
+    random=SimpleNamespace(random=_FakeArray),
+    empty_like=lambda a: _FakeArray(a.nbytes // 8),
+    get_default_memory_pool=lambda: SimpleNamespace(free_all_blocks=lambda: None),
+)
+FAKE_INFO = backend.DeviceInfo(id=0, name="Fake GPU", is_hip=False, arch="sm_90", warp_size=32,
+                               multiprocessors=132, shared_mem_per_block=49152, l2_bytes=50 << 20,
+                               total_memory=141 << 30, compute_capability="9.0")
+
+
+@pytest.fixture
+def fake_device(monkeypatch):
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: FAKE_INFO)
+    monkeypatch.setattr(backend, "require_cupy", lambda: FAKE_CUPY)
+    monkeypatch.setattr(cli_bench, "copy_bandwidth", lambda cupy: (4.0e12, 1 << 30))
+    monkeypatch.setattr(cli_bench, "time_pair", lambda cupy, r, v, args, repeat: (1e-3, 2e-3))
+
+
+def _case(name, **kw):
+    return harness.BenchCase(name=name, library="demo", setup=lambda: (1, 2),
+                             rocarray=lambda a, b: None, vendor=lambda a, b: None, **kw)
+
+
+def test_bench_table_and_json(fake_device, tmp_path, capsys):
+    cases = [_case("demo.copy", bytes_moved=2 * 10**9),
+             _case("demo.gemm", flops=10**12, memory_bound=False),
+             _case("demo.plain")]
+    path = tmp_path / "sub" / "bench.json"
+    assert cli_bench.run_bench(cases, print, repeat=3, json_path=str(path)) == 0
+    out = lines_of(capsys)
+    assert out[0].startswith("bench on Fake GPU (sm_90): copy bandwidth 4000 GB/s")
+    assert out[2].split() == ["case", "rocarray", "vendor", "speedup", "GB/s", "%copy", "TFLOP/s"]
+    assert out[3].split() == ["demo.copy", "1", "ms", "2", "ms", "2.00x", "2000", "50%", "-"]
+    assert out[4].split() == ["demo.gemm", "1", "ms", "2", "ms", "2.00x", "-", "-", "1000.0"]
+    assert out[5].split() == ["demo.plain", "1", "ms", "2", "ms", "2.00x", "-", "-", "-"]
+    data = json.loads(path.read_text())
+    assert data["copy_gbs"] == 4000.0 and data["repeat"] == 3 and data["device"]["arch"] == "sm_90"
+    row = data["cases"][0]
+    assert (row["name"], row["rocarray_s"], row["vendor_s"], row["speedup"]) == ("demo.copy", 1e-3, 2e-3, 2.0)
+    assert row["gbs"] == pytest.approx(2000.0) and row["copy_fraction"] == pytest.approx(0.5)
+
+
+def test_bench_case_error_is_reported_and_exit_1(fake_device, capsys):
+    def broken():
+        raise RuntimeError("out of memory")
+
+    bad = harness.BenchCase("demo.broken", "demo", broken, print, print)
+    assert cli_bench.run_bench([_case("demo.ok"), bad], print, repeat=3) == 1
+    out = lines_of(capsys)
+    assert any(line.split()[:2] == ["demo.broken", "ERROR"] for line in out)
+    assert "    RuntimeError: out of memory" in out
+
+
+def test_bench_with_no_cases(fake_device, capsys):
+    assert cli_bench.run_bench([], print) == 0
+    assert "no benchmark cases registered" in capsys.readouterr().out
+
+
+def test_time_pair_and_copy_bandwidth_mechanics():
+    calls = {"r": 0, "v": 0}
+    t_r, t_v = cli_bench.time_pair(FAKE_CUPY, lambda: calls.__setitem__("r", calls["r"] + 1),
+                                   lambda: calls.__setitem__("v", calls["v"] + 1), (), repeat=3)
+    assert t_r > 0 and t_v > 0
+    assert calls["r"] > 3 + 3 and calls["v"] > 3 + 3  # warm-up, calibration, then 3 samples
+    rate, nbytes = cli_bench.copy_bandwidth(FAKE_CUPY)
+    assert nbytes == 1 << 30 and rate > 0
+
+
+# --------------------------------------------------------------------------------------------
+# asv base (the interface bench_<library>.py files import)
+# --------------------------------------------------------------------------------------------
+
+def _load_asv_base():
+    spec = importlib.util.spec_from_file_location("_ra_asv_base", ROOT / "asv_bench/benchmarks/_base.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_asv_base_interface_without_gpu(monkeypatch):
+    base = _load_asv_base()
+    assert {"GpuBenchmark", "random_device", "sync"} <= set(dir(base))
+    assert base.GpuBenchmark.timeout > 0 and base.GpuBenchmark.warmup_time >= 0
+    monkeypatch.setattr(base, "_gpu", False)
+
+    class Bench(base.GpuBenchmark):
+        params = [[1]]
+
+        def setup(self, n):
+            raise AssertionError("must not run without a GPU")
+
+        def time_rocarray(self, n):
+            pass
+
+    with pytest.raises(NotImplementedError):
+        Bench().setup(1)
+    with pytest.raises(NotImplementedError):
+        base.random_device(4, "float32")
+
+
+def test_asv_base_setup_warms_every_time_method(monkeypatch):
+    base = _load_asv_base()
+    monkeypatch.setattr(base, "_gpu", True)
+    monkeypatch.setattr(base, "sync", lambda: None)
+    ran = []
+
+    class Parent(base.GpuBenchmark):
+        def setup(self, n):
+            self.data = n
+
+    class Child(Parent):
+        def setup(self, n):
+            super().setup(n)
+            self.more = n
+
+        def time_rocarray(self, n):
+            ran.append(("rocarray", self.data, self.more))
+
+        def time_vendor(self, n):
+            ran.append(("vendor", self.data, self.more))
+
+    Child().setup(5)
+    assert ran == [("rocarray", 5, 5), ("vendor", 5, 5)]
+
+
+# --------------------------------------------------------------------------------------------
+# GPU: the real thing (run by scripts/gpu-check)
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_bench_json_on_gpu(tmp_path):
+    path = tmp_path / "bench.json"
+    rc, out = run_cli("bench", "--filter", "no-such-case", "--repeat", "3", "--json", str(path),
+                      hide_gpu=False)
+    assert rc == 0, out
+    data = json.loads(path.read_text())
+    assert data["cases"] == [] and data["copy_gbs"] > 50
+
+
+@pytest.mark.gpu
+def test_bench_timing_of_a_real_pair():
+    import cupy
+
+    x = cupy.random.standard_normal(1 << 22, dtype=cupy.float32)
+    t_a, t_b = cli_bench.time_pair(cupy, cupy.dot, cupy.dot, (x, x), repeat=5)
+    assert 0 < t_a < 1e-2 and 0 < t_b < 1e-2
+    assert 0.5 < t_a / t_b < 2.0  # the same function timed twice
+
+
+@pytest.mark.gpu
+def test_warmup_and_self_check_on_gpu():
+    rc, out = run_cli("warmup", hide_gpu=False)
+    assert rc == 0, out
+    assert "warmup:" in out
+    rc, out = run_cli("self-check", hide_gpu=False)
+    assert "self-check:" in out
+    assert rc in (0, 1), out  # 1 means a library check failed: that library's bug, shown in its tests
+
+
+@pytest.mark.gpu
+def test_dataclass_device_info_is_json_serializable():
+    json.dumps(dataclasses.asdict(backend.device_info()))
