@@ -1,1 +1,34 @@
-"""numpy.linalg names (placeholder until level 1 lands)."""
+"""``numpy.linalg`` names on the device.
+
+:func:`norm` runs vector and Frobenius norms on rocarray's rocblas kernels. Every other
+``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
+until rocarray has its own kernel for it; without CuPy, such a name raises
+:class:`~rocarray.NoDeviceError`.
+"""
+
+from rocarray.linalg._norm import norm
+
+__all__ = ["norm"]
+
+
+def __getattr__(name):
+    """Fall through to ``cupy.linalg`` for names rocarray does not implement yet."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from rocarray._core import backend
+
+    cupy = backend.require_cupy()  # NoDeviceError with the install hint when CuPy is missing
+    linalg = cupy.linalg
+    if hasattr(linalg, name):
+        return getattr(linalg, name)
+    raise AttributeError(f"module 'rocarray.linalg' has no attribute '{name}'")
+
+
+def __dir__():
+    names = set(globals()) | set(__all__)
+    from rocarray._core import backend
+
+    cupy = backend.cupy_module()
+    if cupy is not None:
+        names |= {n for n in dir(cupy.linalg) if not n.startswith("_")}
+    return sorted(names)

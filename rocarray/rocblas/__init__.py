@@ -1,1 +1,13 @@
-"""rocBLAS-style dense linear algebra kernels (placeholder until level 1 lands)."""
+"""rocBLAS-style dense linear algebra on hand-written HIP kernels.
+
+Functions take rocBLAS's arguments in rocBLAS's order, without the handle, on ``cupy.ndarray``
+buffers; reductions return 0-d device arrays (rocBLAS's device pointer mode).
+
+Level 1: :func:`axpy`, :func:`scal`, :func:`copy`, :func:`swap`, :func:`rot`, :func:`dot`,
+:func:`dotc`, :func:`nrm2`, :func:`asum`, :func:`iamax`, :func:`iamin`.
+"""
+
+from rocarray.rocblas._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap
+from rocarray.rocblas import _checks  # noqa: F401  (registers self-checks and benchmark cases)
+
+__all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin"]

@@ -1,0 +1,115 @@
+"""rocblas level 1: rocarray's kernels against the vendor path CuPy takes, on the same device data.
+
+Every class times ``time_rocarray`` and ``time_vendor`` on fresh random data of ``n`` elements;
+both synchronize so asv measures the device work. The vendor is cuBLAS (``cupy.dot``,
+``cupy.cublas``) where CuPy uses it, else CuPy's own kernels (``cupy.linalg.norm``,
+``abs(x).sum()``, ``argmax(abs(x))``, ``y[...] = x``).
+"""
+
+import cupy
+
+import rocarray as ra
+
+from ._base import GpuBenchmark, random_device, sync
+
+_PARAMS = ([2**20, 2**26], ["float32", "float64"])
+_NAMES = ["n", "dtype"]
+
+
+class _Level1(GpuBenchmark):
+    params = _PARAMS
+    param_names = _NAMES
+    vectors = 1
+
+    def setup(self, n, dtype):
+        self.x = random_device(n, dtype)
+        self.y = random_device(n, dtype) if self.vectors == 2 else None
+        sync()
+
+
+class Dot(_Level1):
+    vectors = 2
+
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.dot(n, self.x, 1, self.y, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.dot(self.x, self.y)
+        sync()
+
+
+class Axpy(_Level1):
+    vectors = 2
+
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.axpy(n, 0.5, self.x, 1, self.y, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.cublas.axpy(0.5, self.x, self.y)
+        sync()
+
+
+class Scal(_Level1):
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.scal(n, 0.999, self.x, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.cublas.scal(0.999, self.x)
+        sync()
+
+
+class Copy(_Level1):
+    vectors = 2
+
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.copy(n, self.x, 1, self.y, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        self.y[...] = self.x
+        sync()
+
+
+class Nrm2(_Level1):
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.nrm2(n, self.x, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.linalg.norm(self.x)
+        sync()
+
+
+class Asum(_Level1):
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.asum(n, self.x, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.abs(self.x).sum()
+        sync()
+
+
+class Iamax(_Level1):
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.iamax(n, self.x, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.argmax(cupy.abs(self.x))
+        sync()
+
+
+class Norm(_Level1):
+    """The façade: ``ra.linalg.norm`` against ``cupy.linalg.norm``."""
+
+    def time_rocarray(self, n, dtype):
+        ra.linalg.norm(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.linalg.norm(self.x)
+        sync()

@@ -1,0 +1,256 @@
+"""Self-checks and vendor-ratio benchmark cases of rocblas level 1 (walked by ``python -m rocarray``).
+
+Self-checks run every level-1 operation on small fresh random inputs (unit and non-unit, negative
+increments) and compare with NumPy in float64/complex128; they raise ``AssertionError`` on a
+mismatch. Benchmark cases time rocarray against the path CuPy takes for the same operation
+(cuBLAS through ``cupy.cublas``/``cupy.dot``, or CuPy's element-wise kernels) on the same data.
+"""
+
+import numpy
+
+from rocarray._core import harness
+from rocarray._core.harness import BenchCase
+from rocarray.rocblas import _level1
+
+_LIB = "rocblas"
+_N = 1000
+_BENCH_N = 1 << 26
+_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
+# --------------------------------------------------------------------------------------------
+# helpers (host references)
+# --------------------------------------------------------------------------------------------
+
+def _cupy():
+    from rocarray._core import backend
+
+    return backend.require_cupy()
+
+
+def _host(rng, n, dtype):
+    dtype = numpy.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    return rng.standard_normal(n).astype(dtype)
+
+
+def _index(n, inc):
+    """Buffer positions of a BLAS vector's elements 0..n-1 (negative inc walks from the far end)."""
+    i = numpy.arange(n)
+    return i * inc if inc >= 0 else (n - 1 - i) * (-inc)
+
+
+def _rtol(dtype, n=1):
+    eps = numpy.finfo(numpy.dtype(dtype)).eps
+    return 16 * eps * max(1.0, numpy.sqrt(n))
+
+
+def _check(name, got, want, dtype, n=1, scale=None):
+    got = numpy.asarray(got, dtype=numpy.complex128)
+    want = numpy.asarray(want, dtype=numpy.complex128)
+    rtol = _rtol(dtype, n)
+    scale = float(numpy.max(numpy.abs(want))) if scale is None and want.size else (scale or 0.0)
+    if not numpy.allclose(got, want, rtol=rtol, atol=rtol * scale):
+        raise AssertionError(f"{name}: rocarray {got} != reference {want} (rtol {rtol:.1e})")
+
+
+def _cases():
+    return ((_N, 1, 1), (_N // 3, 3, -2), (_N // 2, -1, -1))
+
+
+# --------------------------------------------------------------------------------------------
+# self-checks
+# --------------------------------------------------------------------------------------------
+
+@harness.self_check(_LIB, "axpy")
+def check_axpy(rng):
+    cupy = _cupy()
+    for dtype in ("float16",) + _DTYPES:
+        for n, incx, incy in _cases():
+            x = _host(rng, _N, dtype)
+            y = _host(rng, _N, dtype)
+            alpha = 0.75 - 0.5j if numpy.dtype(dtype).kind == "c" else 0.75
+            want = y.astype(numpy.complex128)
+            ix, iy = _index(n, incx), _index(n, incy)
+            want[iy] = want[iy] + alpha * x[ix].astype(numpy.complex128)
+            dy = cupy.asarray(y)
+            _level1.axpy(n, alpha, cupy.asarray(x), incx, dy, incy)
+            _check(f"axpy {dtype} inc {incx},{incy}", cupy.asnumpy(dy), want, dtype)
+
+
+@harness.self_check(_LIB, "scal")
+def check_scal(rng):
+    cupy = _cupy()
+    for dtype in ("float16",) + _DTYPES:
+        alphas = (1.5, 0.5 + 2j) if numpy.dtype(dtype).kind == "c" else (1.5,)
+        for alpha in alphas:
+            for n, inc in ((_N, 1), (_N // 3, 3)):
+                x = _host(rng, _N, dtype)
+                want = x.astype(numpy.complex128)
+                ix = _index(n, inc)
+                want[ix] *= alpha
+                dx = cupy.asarray(x)
+                _level1.scal(n, alpha, dx, inc)
+                _check(f"scal {dtype} alpha {alpha} inc {inc}", cupy.asnumpy(dx), want, dtype)
+
+
+@harness.self_check(_LIB, "copy_swap")
+def check_copy_swap(rng):
+    cupy = _cupy()
+    for dtype in _DTYPES:
+        for n, incx, incy in _cases():
+            x, y = _host(rng, _N, dtype), _host(rng, _N, dtype)
+            ix, iy = _index(n, incx), _index(n, incy)
+            want = y.copy()
+            want[iy] = x[ix]
+            dy = cupy.asarray(y)
+            _level1.copy(n, cupy.asarray(x), incx, dy, incy)
+            if not numpy.array_equal(cupy.asnumpy(dy), want):
+                raise AssertionError(f"copy {dtype} inc {incx},{incy}: mismatch")
+            wx, wy = x.copy(), y.copy()
+            wx[ix], wy[iy] = y[iy], x[ix]
+            dx, dy = cupy.asarray(x), cupy.asarray(y)
+            _level1.swap(n, dx, incx, dy, incy)
+            if not (numpy.array_equal(cupy.asnumpy(dx), wx) and numpy.array_equal(cupy.asnumpy(dy), wy)):
+                raise AssertionError(f"swap {dtype} inc {incx},{incy}: mismatch")
+
+
+@harness.self_check(_LIB, "rot")
+def check_rot(rng):
+    cupy = _cupy()
+    c = 0.6
+    for dtype in _DTYPES:
+        ss = (0.8, 0.48 + 0.64j) if numpy.dtype(dtype).kind == "c" else (0.8,)
+        for s in ss:
+            for n, incx, incy in _cases():
+                x, y = _host(rng, _N, dtype), _host(rng, _N, dtype)
+                ix, iy = _index(n, incx), _index(n, incy)
+                xs, ys = x[ix].astype(numpy.complex128), y[iy].astype(numpy.complex128)
+                wx, wy = x.astype(numpy.complex128), y.astype(numpy.complex128)
+                wx[ix] = c * xs + s * ys
+                wy[iy] = c * ys - numpy.conj(s) * xs
+                dx, dy = cupy.asarray(x), cupy.asarray(y)
+                _level1.rot(n, dx, incx, dy, incy, c, s)
+                _check(f"rot {dtype} s {s}", cupy.asnumpy(dx), wx, dtype)
+                _check(f"rot {dtype} s {s}", cupy.asnumpy(dy), wy, dtype)
+
+
+@harness.self_check(_LIB, "dot")
+def check_dot(rng):
+    cupy = _cupy()
+    for dtype in ("float16",) + _DTYPES:
+        for n, incx, incy in _cases():
+            x, y = _host(rng, _N, dtype), _host(rng, _N, dtype)
+            xs = x[_index(n, incx)].astype(numpy.complex128)
+            ys = y[_index(n, incy)].astype(numpy.complex128)
+            scale = float(numpy.sum(numpy.abs(xs * ys)))
+            got = _level1.dot(n, cupy.asarray(x), incx, cupy.asarray(y), incy)
+            _check(f"dot {dtype}", cupy.asnumpy(got), numpy.sum(xs * ys), dtype, n, scale)
+            if dtype != "float16":
+                got = _level1.dotc(n, cupy.asarray(x), incx, cupy.asarray(y), incy)
+                _check(f"dotc {dtype}", cupy.asnumpy(got), numpy.sum(numpy.conj(xs) * ys), dtype, n, scale)
+
+
+def _nrm2_scales(dtype):
+    """Magnitudes where a naive sum of squares overflows or underflows (kept normal, not subnormal)."""
+    if numpy.dtype(dtype) in (numpy.dtype(numpy.float64), numpy.dtype(numpy.complex128)):
+        return (1.0, 1e300, 1e-300)
+    return (1.0, 1e36, 1e-30)  # 1e36: the norm of 2000 such values still fits in float32
+
+
+@harness.self_check(_LIB, "nrm2_asum")
+def check_nrm2_asum(rng):
+    cupy = _cupy()
+    for dtype in _DTYPES:
+        for n, inc, _ in _cases():
+            for scale in _nrm2_scales(dtype):
+                x = (_host(rng, _N, dtype) * scale).astype(dtype)
+                xs = x[_index(n, abs(inc))].astype(numpy.complex128)
+                m = float(numpy.max(numpy.abs(xs)))
+                want = m * numpy.sqrt(numpy.sum(numpy.abs(xs / m) ** 2))
+                got = _level1.nrm2(n, cupy.asarray(x), inc)
+                _check(f"nrm2 {dtype} scale {scale:g}", cupy.asnumpy(got), want, dtype, n)
+            x = _host(rng, _N, dtype)
+            xs = x[_index(n, inc)] if inc > 0 else x[:0]
+            want = numpy.sum(numpy.abs(xs.real.astype(numpy.float64)) + numpy.abs(xs.imag.astype(numpy.float64)))
+            got = _level1.asum(n, cupy.asarray(x), inc)
+            _check(f"asum {dtype} inc {inc}", cupy.asnumpy(got), want, dtype, n)
+
+
+def iamax_reference(x, n, inc, largest=True):
+    """1-based BLAS index of the first max (min) of |re|+|im| over x's BLAS vector; NaNs skipped.
+
+    Computes the magnitudes in x's real precision, as the kernel does. 0 for ``n < 1`` or
+    ``inc <= 0``; 1 when every element is NaN.
+    """
+    if n < 1 or inc <= 0:
+        return 0
+    v = x[_index(n, inc)]
+    mag = numpy.abs(v.real) + numpy.abs(v.imag) if v.dtype.kind == "c" else numpy.abs(v)
+    ok = ~numpy.isnan(mag)
+    if not ok.any():
+        return 1
+    best = mag[ok].max() if largest else mag[ok].min()
+    return int(numpy.flatnonzero(ok & (mag == best))[0]) + 1
+
+
+@harness.self_check(_LIB, "iamax_iamin")
+def check_iamax(rng):
+    cupy = _cupy()
+    for dtype in _DTYPES:
+        for n, inc in ((_N, 1), (_N // 3, 3)):
+            x = _host(rng, _N, dtype)
+            x[rng.integers(0, _N, 3)] = numpy.nan
+            dx = cupy.asarray(x)
+            for fn, largest in ((_level1.iamax, True), (_level1.iamin, False)):
+                got = int(cupy.asnumpy(fn(n, dx, inc)))
+                want = iamax_reference(x, n, inc, largest)
+                if got != want:
+                    raise AssertionError(f"{fn.__name__} {dtype} inc {inc}: {got} != {want}")
+
+
+# --------------------------------------------------------------------------------------------
+# benchmark cases: rocarray vs the path CuPy takes, at 2^26 elements
+# --------------------------------------------------------------------------------------------
+
+def _random(n, dtype):
+    """Fresh standard-normal float32/float64 device data."""
+    return _cupy().random.standard_normal(n, dtype=numpy.dtype(dtype))
+
+
+def _bench(name, setup, ours, vendor, bytes_moved):
+    harness.bench_case(BenchCase(name=f"{_LIB}.{name}", library=_LIB, setup=setup, rocarray=ours,
+                                 vendor=vendor, bytes_moved=bytes_moved))
+
+
+def _register_benchmarks():
+    n = _BENCH_N
+
+    def vendor_axpy(x, y):
+        _cupy().cublas.axpy(0.5, x, y)
+
+    def vendor_scal(x):
+        _cupy().cublas.scal(0.999, x)
+
+    for dtype in ("float32", "float64"):
+        size = numpy.dtype(dtype).itemsize
+        _bench(f"dot_{dtype}", lambda d=dtype: (_random(n, d), _random(n, d)),
+               lambda x, y: _level1.dot(n, x, 1, y, 1), lambda x, y: _cupy().dot(x, y), 2 * n * size)
+        _bench(f"axpy_{dtype}", lambda d=dtype: (_random(n, d), _random(n, d)),
+               lambda x, y: _level1.axpy(n, 0.5, x, 1, y, 1), vendor_axpy, 3 * n * size)
+
+    size = 4
+    one = lambda: (_random(n, "float32"),)  # noqa: E731
+    two = lambda: (_random(n, "float32"), _random(n, "float32"))  # noqa: E731
+    _bench("nrm2_float32", one, lambda x: _level1.nrm2(n, x, 1), lambda x: _cupy().linalg.norm(x), n * size)
+    _bench("asum_float32", one, lambda x: _level1.asum(n, x, 1), lambda x: _cupy().abs(x).sum(), n * size)
+    _bench("iamax_float32", one, lambda x: _level1.iamax(n, x, 1),
+           lambda x: _cupy().argmax(_cupy().abs(x)), n * size)
+    # 0.999 (not 1.0, which a library may skip) keeps repeated runs finite and normal.
+    _bench("scal_float32", one, lambda x: _level1.scal(n, 0.999, x, 1), vendor_scal, 2 * n * size)
+    _bench("copy_float32", two, lambda x, y: _level1.copy(n, x, 1, y, 1), lambda x, y: y.__setitem__(Ellipsis, x),
+           2 * n * size)
+
+
+_register_benchmarks()

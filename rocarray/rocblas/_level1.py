@@ -1,0 +1,946 @@
+"""rocBLAS level 1 on hand-written HIP kernels (``rocarray/_kernels/rocblas/level1.hip``).
+
+The functions take rocBLAS's arguments in rocBLAS's order, without the handle:
+``axpy(n, alpha, x, incx, y, incy)`` and so on. ``x`` and ``y`` are ``cupy.ndarray`` buffers and
+the semantics are the reference BLAS's:
+
+* the array's data pointer is the BLAS pointer; element ``i`` of the BLAS vector is buffer element
+  ``i * inc`` for ``inc >= 0`` and ``(n - 1 - i) * |inc|`` for ``inc < 0`` (a negative increment
+  walks the vector from its far end);
+* ``n <= 0`` is a no-op, and reductions then return 0;
+* a buffer may be any 1-D CuPy view (strided, reversed, offset): buffer element ``k`` is the view's
+  element ``k``, so a view with a stride of ``s`` elements behaves as a contiguous buffer walked with
+  increment ``inc * s``. Nothing is copied.
+
+Reductions (``dot``, ``dotc``, ``nrm2``, ``asum``, ``iamax``, ``iamin``) return 0-d device arrays:
+the result stays on the device, like rocBLAS's device pointer mode, and no call synchronizes.
+
+Every public function checks its arguments cheaply before it touches the device: ``TypeError`` for
+non-CuPy buffers, unsupported or mismatched dtypes and non-integer ``n``/``inc``; ``ValueError`` for
+buffers that are not 1-D, misaligned, or too short for ``(n - 1) * |inc| + 1`` elements (nothing
+is ever read or written out of bounds), and for a zero increment on a vector that is written.
+"""
+
+import numbers
+import operator
+import threading
+
+import numpy
+
+from rocarray._core import backend, compile as _compile
+
+SOURCE = "rocblas/level1.hip"
+
+#: Threads per block of every level-1 kernel (``RA_ROCBLAS_BLOCK`` in the source).
+BLOCK = 256
+#: 16-byte packs (or elements, on the strided path) per thread per loop trip (``RA_ROCBLAS_UNROLL``).
+UNROLL = 4
+#: Resident blocks per multiprocessor aimed for: 2048 threads per SM/CU on every target we support.
+BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+#: Byte offset of the partials in a reduction workspace (``RA_ROCBLAS_PARTIALS_OFFSET``).
+PARTIALS_OFFSET = 256
+#: Largest partial a reduction stores per block (nrm2 of float64: 3 x 8 bytes; iamax: 16).
+PARTIAL_BYTES = 32
+
+_F16 = numpy.dtype(numpy.float16)
+_F32 = numpy.dtype(numpy.float32)
+_F64 = numpy.dtype(numpy.float64)
+_C64 = numpy.dtype(numpy.complex64)
+_C128 = numpy.dtype(numpy.complex128)
+
+#: Kernel element type of each supported dtype.
+CTYPES = {_F16: "ra_half", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128"}
+#: Kernel type of the accumulation/scalar type of each dtype (float for float16).
+ACC_CTYPES = {_F16: "float", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128"}
+#: Kernel type of the real part of each dtype.
+REAL_CTYPES = {_F32: "float", _F64: "double", _C64: "float", _C128: "double"}
+#: copy and swap move bits: one kernel per element size.
+BITS_CTYPES = {4: "ra_u32", 8: "ra_u64", 16: "ra_rocblas_b128"}
+#: Required alignment of a buffer's data pointer, in bytes (ra_c64/ra_c128 are aligned structs).
+ALIGNMENT = {_F16: 2, _F32: 4, _F64: 8, _C64: 8, _C128: 16}
+
+_STANDARD = (_F32, _F64, _C64, _C128)
+_WITH_HALF = (_F16, _F32, _F64, _C64, _C128)
+_COMPLEX = (_C64, _C128)
+
+#: Supported dtypes per operation.
+SUPPORTED = {
+    "axpy": _WITH_HALF,
+    "scal": _WITH_HALF,
+    "dot": _WITH_HALF,
+    "copy": _STANDARD,
+    "swap": _STANDARD,
+    "rot": _STANDARD,
+    "dotc": _STANDARD,
+    "nrm2": _STANDARD,
+    "asum": _STANDARD,
+    "iamax": _STANDARD,
+    "iamin": _STANDARD,
+}
+
+
+def real_dtype(dtype):
+    """The real dtype of ``dtype`` (``complex64`` -> ``float32``; real dtypes map to themselves)."""
+    dtype = numpy.dtype(dtype)
+    return {_C64: _F32, _C128: _F64}.get(dtype, dtype)
+
+
+def kernel_name(op, dtype, scalar=None):
+    """Name expression of the kernel running ``op`` on ``dtype``.
+
+    Parameters
+    ----------
+    op : str
+        One of the keys of :data:`SUPPORTED`.
+    dtype : numpy.dtype
+        Element dtype (assumed supported).
+    scalar : {'real', 'complex'}, optional
+        For ``scal`` and ``rot`` on complex vectors: whether ``alpha``/``s`` is real or complex.
+
+    Returns
+    -------
+    str
+        E.g. ``'ra_rocblas_axpy<ra_half, float>'``.
+    """
+    dtype = numpy.dtype(dtype)
+    t = CTYPES[dtype]
+    if op == "axpy":
+        return f"ra_rocblas_axpy<{t}, {ACC_CTYPES[dtype]}>"
+    if op in ("scal", "rot"):
+        s = REAL_CTYPES.get(dtype, "float") if scalar == "real" else ACC_CTYPES[dtype]
+        return f"ra_rocblas_{op}<{t}, {s}>"
+    if op in ("copy", "swap"):
+        return f"ra_rocblas_{op}<{BITS_CTYPES[dtype.itemsize]}>"
+    return f"ra_rocblas_{op}<{t}>"
+
+
+def instantiations():
+    """Every name expression this module launches (registered with the compile layer)."""
+    names = set()
+    for op, dtypes in SUPPORTED.items():
+        for dtype in dtypes:
+            if op in ("scal", "rot") and dtype in _COMPLEX:
+                names.add(kernel_name(op, dtype, "real"))
+                names.add(kernel_name(op, dtype, "complex"))
+            elif op == "dotc" and dtype not in _COMPLEX:
+                continue  # dotc of real vectors is dot
+            else:
+                names.add(kernel_name(op, dtype, "real"))
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+
+# --------------------------------------------------------------------------------------------
+# argument checks (no device access)
+# --------------------------------------------------------------------------------------------
+
+def _cupy():
+    return backend.require_cupy()
+
+
+def _as_int(value, name, fn):
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"rocblas.{fn}: {name} must be an integer, not {type(value).__name__}") from None
+
+
+def _dtype_names(dtypes):
+    return ", ".join(d.name for d in dtypes)
+
+
+def check_dtype(fn, dtype):
+    """Raise ``TypeError`` unless ``fn`` supports ``dtype``; returns the ``numpy.dtype``."""
+    dtype = numpy.dtype(dtype)
+    supported = SUPPORTED[fn]
+    if dtype not in supported:
+        raise TypeError(
+            f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {_dtype_names(supported)}"
+            " (bfloat16 is unavailable: CuPy has no bfloat16 dtype)"
+        )
+    return dtype
+
+
+def _check_buffer(x, name, fn):
+    cupy = _cupy()
+    if not isinstance(x, cupy.ndarray):
+        if isinstance(x, numpy.ndarray):
+            raise TypeError(
+                f"rocblas.{fn}: {name} is a host (NumPy) array; rocblas takes device arrays "
+                "(move it with ra.asarray() first)"
+            )
+        raise TypeError(f"rocblas.{fn}: {name} must be a cupy.ndarray, not {type(x).__name__}")
+    if x.ndim != 1:
+        raise ValueError(f"rocblas.{fn}: {name} must be a 1-D buffer, got {x.ndim}-D shape {x.shape}")
+    return x
+
+
+class Vector:
+    """A checked BLAS vector: ``n`` elements at ``ptr + i * step * itemsize`` (bytes), i in [0, n).
+
+    ``ptr`` is a ``cupy.cuda.MemoryPointer`` to element 0 (it keeps the allocation alive) and
+    ``step`` the signed distance between consecutive elements, in elements.
+    """
+
+    __slots__ = ("array", "ptr", "step", "n", "dtype")
+
+    def __init__(self, array, ptr, step, n):
+        self.array = array
+        self.ptr = ptr
+        self.step = step
+        self.n = n
+        self.dtype = array.dtype
+
+    @property
+    def address(self):
+        return int(self.ptr.ptr)
+
+    def reversed(self):
+        """The same elements in the opposite order (for order-independent operations)."""
+        if self.n <= 1:
+            return Vector(self.array, self.ptr, 1, self.n)
+        return Vector(self.array, self.ptr + (self.n - 1) * self.step * self.dtype.itemsize, -self.step, self.n)
+
+
+def vector(x, n, inc, name, fn, write=False):
+    """Check a BLAS (buffer, n, inc) triple and return its :class:`Vector` (``n > 0``).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        1-D device buffer (any view), already checked by the caller.
+    n : int
+        Number of elements, > 0.
+    inc : int
+        BLAS increment (negative walks from the far end).
+    name, fn : str
+        Argument and function names for messages.
+    write : bool
+        The vector is written: a zero increment (or a zero-stride view) is rejected, because
+        parallel writes to one element have no defined order.
+
+    Raises
+    ------
+    ValueError
+        Misaligned buffer, stride not a multiple of the item size, zero increment on an output, or
+        ``(n - 1) * |inc|`` past the end of the buffer.
+    """
+    itemsize = x.dtype.itemsize
+    stride = x.strides[0]
+    if stride % itemsize:
+        raise ValueError(
+            f"rocblas.{fn}: {name} has a stride of {stride} bytes, not a multiple of its "
+            f"item size {itemsize}"
+        )
+    view_step = stride // itemsize if x.size > 1 else 1
+    if write and n > 1 and (inc == 0 or view_step == 0):
+        raise ValueError(
+            f"rocblas.{fn}: {name} is written, so its increment (and view stride) must be nonzero, "
+            f"got inc={inc}"
+        )
+    span = (n - 1) * abs(inc)
+    if span >= x.size:
+        raise ValueError(
+            f"rocblas.{fn}: n={n} with inc{name}={inc} needs {span + 1} elements of {name}, "
+            f"but the buffer has {x.size}"
+        )
+    ptr = x.data
+    if ptr.ptr % ALIGNMENT[x.dtype]:
+        raise ValueError(
+            f"rocblas.{fn}: {name} is not aligned to {ALIGNMENT[x.dtype]} bytes "
+            f"(data pointer 0x{ptr.ptr:x})"
+        )
+    if inc < 0:
+        ptr = ptr + span * stride
+    return Vector(x, ptr, inc * view_step, n)
+
+
+def _check_pair(fn, x, y):
+    _check_buffer(x, "x", fn)
+    _check_buffer(y, "y", fn)
+    dtype = check_dtype(fn, x.dtype)
+    if y.dtype != dtype:
+        raise TypeError(f"rocblas.{fn}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
+    if x.data.device_id != y.data.device_id:
+        raise ValueError(
+            f"rocblas.{fn}: x is on device {x.data.device_id} but y is on device {y.data.device_id}"
+        )
+    return dtype
+
+
+def _any_scalar(value, name, fn):
+    if not isinstance(value, (numbers.Number, numpy.number, numpy.bool_)):
+        raise TypeError(
+            f"rocblas.{fn}: {name} must be a host (Python or NumPy) number, not {type(value).__name__}"
+        )
+    return value
+
+
+def _real_scalar(value, name, fn):
+    _any_scalar(value, name, fn)
+    if _is_complex_scalar(value):
+        raise TypeError(f"rocblas.{fn}: {name} must be real, got complex {value!r}")
+    return value
+
+
+def _is_complex_scalar(value):
+    return isinstance(value, (complex, numpy.complexfloating)) or (
+        isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real)
+    )
+
+
+def scalar_arg(value, dtype, real=False):
+    """The NumPy scalar passed to a kernel for a host scalar and an element dtype."""
+    dtype = numpy.dtype(dtype)
+    if real or dtype.kind != "c":
+        t = numpy.float32 if dtype in (_F16, _F32, _C64) else numpy.float64
+    else:
+        t = numpy.complex64 if dtype == _C64 else numpy.complex128
+    return t(value)
+
+
+# --------------------------------------------------------------------------------------------
+# launching
+# --------------------------------------------------------------------------------------------
+
+_kernels = {}
+_workspaces = {}
+_workspace_lock = threading.Lock()
+
+
+def _occupancy(kernel):
+    """Resident blocks of BLOCK threads per multiprocessor for ``kernel`` (1..BLOCKS_PER_MULTIPROCESSOR)."""
+    try:
+        from cupy.cuda import driver
+
+        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, BLOCK, 0))
+    except Exception:  # an old CuPy or a runtime without the occupancy API: assume full occupancy
+        per_mp = BLOCKS_PER_MULTIPROCESSOR
+    return max(1, min(per_mp, BLOCKS_PER_MULTIPROCESSOR))
+
+
+def _kernel(name, device_id):
+    """``(cupy.RawKernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
+    key = (name, device_id)
+    entry = _kernels.get(key)
+    if entry is None:
+        kernel = _compile.get_kernel(SOURCE, name, device_id)
+        wave = backend.device_info(device_id).multiprocessors * _occupancy(kernel)
+        entry = _kernels[key] = (kernel, max(1, wave))
+    return entry
+
+
+def workspace_blocks(device_id):
+    """Partials a reduction workspace holds: the largest grid any level-1 kernel uses."""
+    return max(1, backend.device_info(device_id).multiprocessors * BLOCKS_PER_MULTIPROCESSOR)
+
+
+def is_unit(a, b=None):
+    """Whether the kernels take their 16-byte vector path for these vectors (mirrors the source)."""
+    if a.step != 1:
+        return False
+    return b is None or (b.step == 1 and (a.address - b.address) % 16 == 0)
+
+
+def grid_size(n, itemsize, unit, wave):
+    """Blocks for ``n`` elements: UNROLL packs (or elements) per thread, at most one full wave.
+
+    Every loop in the kernels is grid-stride, so one wave of resident blocks (multiprocessors x
+    occupancy) covers any ``n`` with equal work per block and no tail wave.
+    """
+    work = -(-n // (16 // itemsize)) if unit else n
+    blocks = -(-work // (BLOCK * UNROLL))
+    return max(1, min(blocks, wave))
+
+
+def _workspace(device_id):
+    """Per (device, stream) reduction workspace: ticket counter at 0, partials at PARTIALS_OFFSET."""
+    cupy = _cupy()
+    stream = cupy.cuda.get_current_stream().ptr
+    key = (device_id, stream)
+    ws = _workspaces.get(key)
+    if ws is None:
+        with _workspace_lock:
+            ws = _workspaces.get(key)
+            if ws is None:
+                nbytes = PARTIALS_OFFSET + workspace_blocks(device_id) * PARTIAL_BYTES
+                ws = _workspaces[key] = cupy.zeros(nbytes, dtype=numpy.uint8)
+    return ws
+
+
+class _on_device:
+    """Make ``device_id`` current for a launch when it is not already."""
+
+    __slots__ = ("device_id", "ctx")
+
+    def __init__(self, device_id):
+        self.device_id = device_id
+        self.ctx = None
+
+    def __enter__(self):
+        cupy = _cupy()
+        if cupy.cuda.runtime.getDevice() != self.device_id:
+            self.ctx = cupy.cuda.Device(self.device_id)
+            self.ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.ctx is not None:
+            self.ctx.__exit__(*exc)
+        return False
+
+
+def _launch(name, device_id, n, itemsize, unit, args):
+    with _on_device(device_id):
+        kernel, wave = _kernel(name, device_id)
+        kernel((grid_size(n, itemsize, unit, wave),), (BLOCK,), args)
+
+
+def _result(result, dtype, fn):
+    """The 0-d device array a reduction writes (``result`` checked, or a new one)."""
+    cupy = _cupy()
+    if result is None:
+        return cupy.empty((), dtype=dtype)
+    if not isinstance(result, cupy.ndarray):
+        raise TypeError(f"rocblas.{fn}: result must be a cupy.ndarray, not {type(result).__name__}")
+    if result.shape != () or result.dtype != dtype:
+        raise ValueError(
+            f"rocblas.{fn}: result must be a 0-d {numpy.dtype(dtype).name} device array, "
+            f"got shape {result.shape} dtype {result.dtype.name}"
+        )
+    return result
+
+
+def _zero_result(result, dtype, fn):
+    out = _result(result, dtype, fn)
+    out.fill(0)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# element-wise operations
+# --------------------------------------------------------------------------------------------
+
+def axpy(n, alpha, x, incx, y, incy):
+    """``y := alpha * x + y`` (rocblas_?axpy).
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` does nothing.
+    alpha : scalar
+        Host scalar (Python or NumPy number); complex only for complex vectors. ``alpha == 0``
+        leaves ``y`` untouched, as in the reference BLAS. float16 vectors compute in float32.
+    x : cupy.ndarray
+        1-D buffer, float16, float32, float64, complex64 or complex128.
+    incx : int
+        Increment of x (negative walks from the far end; 0 repeats ``x[0]``).
+    y : cupy.ndarray
+        1-D buffer of x's dtype, updated in place.
+    incy : int
+        Increment of y, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or different dtypes, complex alpha for real vectors.
+    ValueError
+        Buffers not 1-D, too short for ``n``/``inc``, or ``incy == 0``.
+
+    Examples
+    --------
+    >>> import cupy, rocarray as ra
+    >>> x = cupy.arange(4.0); y = cupy.ones(4)
+    >>> ra.rocblas.axpy(4, 2.0, x, 1, y, 1)   # doctest: +SKIP
+    >>> y                                      # doctest: +SKIP
+    array([1., 3., 5., 7.])
+    """
+    fn = "axpy"
+    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    dtype = _check_pair(fn, x, y)
+    _any_scalar(alpha, "alpha", fn)
+    if dtype.kind != "c" and _is_complex_scalar(alpha):
+        raise TypeError(f"rocblas.{fn}: complex alpha needs complex vectors, got {dtype.name}")
+    if n <= 0:
+        return None
+    vx = vector(x, n, incx, "x", fn)
+    vy = vector(y, n, incy, "y", fn, write=True)
+    if alpha == 0:
+        return None
+    if vx.step == vy.step and vx.step < 0:
+        vx, vy = vx.reversed(), vy.reversed()
+    _launch(kernel_name(fn, dtype), x.data.device_id, n, dtype.itemsize, is_unit(vx, vy),
+            (numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step), vy.ptr,
+             numpy.int64(vy.step)))
+    return None
+
+
+def scal(n, alpha, x, incx):
+    """``x := alpha * x`` (rocblas_?scal, and csscal/zdscal for a real alpha on complex x).
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` does nothing.
+    alpha : scalar
+        Host scalar; real or complex for complex x, real for real x.
+    x : cupy.ndarray
+        1-D buffer (float16, float32, float64, complex64, complex128), scaled in place.
+    incx : int
+        Increment; ``incx <= 0`` does nothing, as in the reference BLAS.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffer, unsupported dtype, complex alpha for a real x.
+    ValueError
+        Buffer not 1-D or too short for ``n``/``incx``.
+
+    Examples
+    --------
+    >>> x = cupy.arange(3.0)
+    >>> ra.rocblas.scal(3, 2.0, x, 1)   # doctest: +SKIP
+    >>> x                                # doctest: +SKIP
+    array([0., 2., 4.])
+    """
+    fn = "scal"
+    n, incx = _as_int(n, "n", fn), _as_int(incx, "incx", fn)
+    _check_buffer(x, "x", fn)
+    dtype = check_dtype(fn, x.dtype)
+    _any_scalar(alpha, "alpha", fn)
+    complex_alpha = _is_complex_scalar(alpha)
+    if dtype.kind != "c" and complex_alpha:
+        raise TypeError(f"rocblas.{fn}: complex alpha needs a complex x, got {dtype.name}")
+    if n <= 0 or incx <= 0:
+        return None
+    vx = vector(x, n, incx, "x", fn, write=True)
+    if vx.step < 0:
+        vx = vx.reversed()
+    kind = "complex" if complex_alpha else "real"
+    _launch(kernel_name(fn, dtype, kind), x.data.device_id, n, dtype.itemsize, is_unit(vx),
+            (numpy.int64(n), scalar_arg(alpha, dtype, real=not complex_alpha), vx.ptr,
+             numpy.int64(vx.step)))
+    return None
+
+
+def _copy_or_swap(fn, n, x, incx, y, incy):
+    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    dtype = _check_pair(fn, x, y)
+    if n <= 0:
+        return None
+    vx = vector(x, n, incx, "x", fn, write=(fn == "swap"))
+    vy = vector(y, n, incy, "y", fn, write=True)
+    if vx.step == vy.step and vx.step < 0:
+        vx, vy = vx.reversed(), vy.reversed()
+    _launch(kernel_name(fn, dtype), x.data.device_id, n, dtype.itemsize, is_unit(vx, vy),
+            (numpy.int64(n), vx.ptr, numpy.int64(vx.step), vy.ptr, numpy.int64(vy.step)))
+    return None
+
+
+def copy(n, x, incx, y, incy):
+    """``y := x`` (rocblas_?copy); bits are copied exactly.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` does nothing.
+    x : cupy.ndarray
+        1-D source buffer (float32, float64, complex64, complex128).
+    incx : int
+        Increment of x (0 repeats ``x[0]``).
+    y : cupy.ndarray
+        1-D destination buffer of x's dtype.
+    incy : int
+        Increment of y, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or different dtypes.
+    ValueError
+        Buffers not 1-D, too short, or ``incy == 0``.
+
+    Examples
+    --------
+    >>> x = cupy.arange(4.0); y = cupy.zeros(2)
+    >>> ra.rocblas.copy(2, x, 2, y, 1)   # doctest: +SKIP
+    >>> y                                 # doctest: +SKIP
+    array([0., 2.])
+    """
+    return _copy_or_swap("copy", n, x, incx, y, incy)
+
+
+def swap(n, x, incx, y, incy):
+    """Exchange x and y (rocblas_?swap).
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` does nothing.
+    x, y : cupy.ndarray
+        1-D buffers of one dtype (float32, float64, complex64, complex128), both updated.
+    incx, incy : int
+        Increments, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or different dtypes.
+    ValueError
+        Buffers not 1-D, too short, or a zero increment.
+
+    Examples
+    --------
+    >>> x = cupy.zeros(3); y = cupy.ones(3)
+    >>> ra.rocblas.swap(3, x, 1, y, 1)   # doctest: +SKIP
+    >>> x                                 # doctest: +SKIP
+    array([1., 1., 1.])
+    """
+    return _copy_or_swap("swap", n, x, incx, y, incy)
+
+
+def rot(n, x, incx, y, incy, c, s):
+    """Apply a plane rotation (rocblas_?rot, csrot/zdrot and crot/zrot).
+
+    ``x_i := c * x_i + s * y_i`` and ``y_i := c * y_i - conj(s) * x_i`` for every i.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` does nothing.
+    x, y : cupy.ndarray
+        1-D buffers of one dtype (float32, float64, complex64, complex128), both updated.
+    incx, incy : int
+        Increments, nonzero.
+    c : real scalar
+        Host scalar.
+    s : scalar
+        Host scalar; real, or complex for complex vectors.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or different dtypes, complex ``c``, complex ``s`` for real
+        vectors.
+    ValueError
+        Buffers not 1-D, too short, or a zero increment.
+
+    Examples
+    --------
+    >>> x = cupy.ones(2); y = cupy.zeros(2)
+    >>> ra.rocblas.rot(2, x, 1, y, 1, 0.0, 1.0)   # doctest: +SKIP
+    >>> y                                          # doctest: +SKIP
+    array([-1., -1.])
+    """
+    fn = "rot"
+    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    dtype = _check_pair(fn, x, y)
+    _real_scalar(c, "c", fn)
+    _any_scalar(s, "s", fn)
+    complex_s = _is_complex_scalar(s)
+    if dtype.kind != "c" and complex_s:
+        raise TypeError(f"rocblas.{fn}: complex s needs complex vectors, got {dtype.name}")
+    if n <= 0:
+        return None
+    vx = vector(x, n, incx, "x", fn, write=True)
+    vy = vector(y, n, incy, "y", fn, write=True)
+    if vx.step == vy.step and vx.step < 0:
+        vx, vy = vx.reversed(), vy.reversed()
+    kind = "complex" if complex_s else "real"
+    _launch(kernel_name(fn, dtype, kind), x.data.device_id, n, dtype.itemsize, is_unit(vx, vy),
+            (numpy.int64(n), vx.ptr, numpy.int64(vx.step), vy.ptr, numpy.int64(vy.step),
+             scalar_arg(c, dtype, real=True), scalar_arg(s, dtype, real=not complex_s)))
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# reductions
+# --------------------------------------------------------------------------------------------
+
+def _dot(fn, n, x, incx, y, incy, result):
+    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    dtype = _check_pair(fn, x, y)
+    device_id = x.data.device_id
+    if n <= 0:
+        with _on_device(device_id):
+            return _zero_result(result, dtype, fn)
+    vx = vector(x, n, incx, "x", fn)
+    vy = vector(y, n, incy, "y", fn)
+    if vx.step == vy.step and vx.step < 0:
+        vx, vy = vx.reversed(), vy.reversed()
+    name = kernel_name("dotc" if fn == "dotc" and dtype.kind == "c" else "dot", dtype)
+    with _on_device(device_id):
+        out = _result(result, dtype, fn)
+        ws = _workspace(device_id)
+        _launch(name, device_id, n, dtype.itemsize, is_unit(vx, vy),
+                (numpy.int64(n), vx.ptr, numpy.int64(vx.step), vy.ptr, numpy.int64(vy.step), ws, out))
+    return out
+
+
+def dot(n, x, incx, y, incy, *, result=None):
+    """Dot product ``sum_i x_i * y_i`` (rocblas_?dot, ?dotu for complex), on the device.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` gives 0.
+    x, y : cupy.ndarray
+        1-D buffers of one dtype: float16 (accumulated in float32), float32, float64, complex64,
+        complex128.
+    incx, incy : int
+        Increments (negative walks from the far end; 0 repeats element 0).
+    result : cupy.ndarray, optional
+        0-d device array of x's dtype to write into (rocBLAS's result pointer).
+
+    Returns
+    -------
+    cupy.ndarray
+        0-d array of x's dtype (``result`` when given). The call does not synchronize.
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or different dtypes.
+    ValueError
+        Buffers not 1-D or too short for ``n``/``inc``; ``result`` of the wrong shape/dtype.
+
+    Examples
+    --------
+    >>> x = cupy.arange(3.0)
+    >>> ra.rocblas.dot(3, x, 1, x, 1)   # doctest: +SKIP
+    array(5.)
+    """
+    return _dot("dot", n, x, incx, y, incy, result)
+
+
+def dotc(n, x, incx, y, incy, *, result=None):
+    """Conjugated dot product ``sum_i conj(x_i) * y_i`` (rocblas_?dotc), on the device.
+
+    Real vectors give the plain dot product.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` gives 0.
+    x, y : cupy.ndarray
+        1-D buffers of one dtype (float32, float64, complex64, complex128).
+    incx, incy : int
+        Increments.
+    result : cupy.ndarray, optional
+        0-d device array of x's dtype to write into.
+
+    Returns
+    -------
+    cupy.ndarray
+        0-d array of x's dtype.
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or different dtypes.
+    ValueError
+        Buffers not 1-D or too short for ``n``/``inc``.
+
+    Examples
+    --------
+    >>> z = cupy.array([1j, 2])
+    >>> ra.rocblas.dotc(2, z, 1, z, 1)   # doctest: +SKIP
+    array(5.+0.j)
+    """
+    return _dot("dotc", n, x, incx, y, incy, result)
+
+
+def _reduce_one(fn, n, x, incx, result, out_dtype, nonpositive_inc_is_zero):
+    n, incx = _as_int(n, "n", fn), _as_int(incx, "incx", fn)
+    _check_buffer(x, "x", fn)
+    dtype = check_dtype(fn, x.dtype)
+    out_dtype = out_dtype(dtype)
+    device_id = x.data.device_id
+    if n <= 0 or (nonpositive_inc_is_zero and incx <= 0):
+        with _on_device(device_id):
+            return _zero_result(result, out_dtype, fn)
+    vx = vector(x, n, incx, "x", fn)
+    if vx.step < 0 and fn in ("nrm2", "asum"):
+        vx = vx.reversed()
+    with _on_device(device_id):
+        out = _result(result, out_dtype, fn)
+        ws = _workspace(device_id)
+        _launch(kernel_name(fn, dtype), device_id, n, dtype.itemsize, is_unit(vx),
+                (numpy.int64(n), vx.ptr, numpy.int64(vx.step), ws, out))
+    return out
+
+
+def nrm2(n, x, incx, *, result=None):
+    """Euclidean norm ``sqrt(sum_i |x_i|^2)`` without overflow or underflow (rocblas_?nrm2).
+
+    Uses Blue's algorithm with LAPACK 3.10's fixed scaling constants (three accumulators for
+    small, medium and big magnitudes), so values near the overflow and underflow thresholds give
+    accurate norms. As in LAPACK 3.10, a negative ``incx`` walks from the far end and ``incx = 0``
+    gives ``sqrt(n) * |x[0]|``. NaN anywhere gives NaN; otherwise an infinity gives inf.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` gives 0.
+    x : cupy.ndarray
+        1-D buffer (float32, float64, complex64, complex128).
+    incx : int
+        Increment.
+    result : cupy.ndarray, optional
+        0-d device array of the real dtype to write into.
+
+    Returns
+    -------
+    cupy.ndarray
+        0-d array of the real dtype of x.
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffer or unsupported dtype.
+    ValueError
+        Buffer not 1-D or too short.
+
+    Examples
+    --------
+    >>> x = cupy.array([3.0, 4.0])
+    >>> ra.rocblas.nrm2(2, x, 1)   # doctest: +SKIP
+    array(5.)
+    """
+    return _reduce_one("nrm2", n, x, incx, result, real_dtype, False)
+
+
+def asum(n, x, incx, *, result=None):
+    """Sum of magnitudes ``sum_i |re(x_i)| + |im(x_i)|`` (rocblas_?asum).
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n <= 0`` gives 0.
+    x : cupy.ndarray
+        1-D buffer (float32, float64, complex64, complex128).
+    incx : int
+        Increment; ``incx <= 0`` gives 0, as in the reference BLAS.
+    result : cupy.ndarray, optional
+        0-d device array of the real dtype to write into.
+
+    Returns
+    -------
+    cupy.ndarray
+        0-d array of the real dtype of x.
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffer or unsupported dtype.
+    ValueError
+        Buffer not 1-D or too short.
+
+    Examples
+    --------
+    >>> x = cupy.array([1.0, -2.0])
+    >>> ra.rocblas.asum(2, x, 1)   # doctest: +SKIP
+    array(3.)
+    """
+    return _reduce_one("asum", n, x, incx, result, real_dtype, True)
+
+
+def _index_dtype(_dtype):
+    return numpy.dtype(numpy.int64)
+
+
+def iamax(n, x, incx, *, result=None):
+    """1-based index of the first element of largest ``|re| + |im|`` (rocblas_i?amax).
+
+    NaN elements are skipped (never selected); when every element is NaN the result is 1. This
+    matches the reference BLAS except when ``x[0]`` is NaN, where the reference returns 1.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n < 1`` gives 0.
+    x : cupy.ndarray
+        1-D buffer (float32, float64, complex64, complex128).
+    incx : int
+        Increment; ``incx <= 0`` gives 0.
+    result : cupy.ndarray, optional
+        0-d int64 device array to write into.
+
+    Returns
+    -------
+    cupy.ndarray
+        0-d int64 array.
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffer or unsupported dtype.
+    ValueError
+        Buffer not 1-D or too short.
+
+    Examples
+    --------
+    >>> x = cupy.array([1.0, -3.0, 3.0])
+    >>> ra.rocblas.iamax(3, x, 1)   # doctest: +SKIP
+    array(2)
+    """
+    return _reduce_one("iamax", n, x, incx, result, _index_dtype, True)
+
+
+def iamin(n, x, incx, *, result=None):
+    """1-based index of the first element of smallest ``|re| + |im|`` (rocblas_i?amin).
+
+    NaN elements are skipped; when every element is NaN the result is 1.
+
+    Parameters
+    ----------
+    n : int
+        Number of elements; ``n < 1`` gives 0.
+    x : cupy.ndarray
+        1-D buffer (float32, float64, complex64, complex128).
+    incx : int
+        Increment; ``incx <= 0`` gives 0.
+    result : cupy.ndarray, optional
+        0-d int64 device array to write into.
+
+    Returns
+    -------
+    cupy.ndarray
+        0-d int64 array.
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffer or unsupported dtype.
+    ValueError
+        Buffer not 1-D or too short.
+
+    Examples
+    --------
+    >>> x = cupy.array([2.0, -1.0, 1.0])
+    >>> ra.rocblas.iamin(3, x, 1)   # doctest: +SKIP
+    array(2)
+    """
+    return _reduce_one("iamin", n, x, incx, result, _index_dtype, True)
