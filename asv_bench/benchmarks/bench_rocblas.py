@@ -7,6 +7,7 @@ both synchronize so asv measures the device work. The vendor is cuBLAS (``cupy.d
 """
 
 import cupy
+import cupy.cublas
 
 import rocarray as ra
 

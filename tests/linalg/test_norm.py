@@ -117,8 +117,11 @@ def test_integer_bool_and_half_inputs(rng, dtype):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype,scale", [("float64", 1e300), ("float64", 1e-300), ("complex128", 1e300),
-                                         ("float32", 1e36), ("float32", 1.2e-37), ("complex64", 1e36)])
+                                         ("float32", 1e36), ("float32", 1e-30), ("complex64", 1e36)])
 def test_norm_does_not_overflow_or_underflow(rng, dtype, scale):
+    # Squares of these magnitudes overflow or underflow; the inputs themselves stay normal numbers,
+    # because float32 kernels flush subnormal inputs to zero (CuPy compiles with -ftz=true on CUDA
+    # and flush-denormals on HIP; see docs/core.rst).
     x = (wide(random_array(rng, 1000, dtype)) * scale).astype(dtype)
     x[0] = scale * (1 + 1j if np.dtype(dtype).kind == "c" else 1)  # never a subnormal-only vector
     got = ra.linalg.norm(to_device(x))

@@ -788,8 +788,12 @@ def test_scalar_arguments_match_kernel_types():
     assert type(_level1.scalar_arg(2.0, np.complex128, real=True)) is np.float64
 
 
-def test_grid_size_fills_one_wave_at_most():
+def test_grid_size_reductions_fill_one_wave_at_most_maps_cover_the_work():
     wave = 132 * 6
+    assert _level1.grid_size(1 << 26, 4, True, wave, reduction=False) == (1 << 24) // (256 * 4)
+    assert _level1.grid_size(1 << 26, 8, False, wave, reduction=False) == (1 << 26) // (256 * 4)
+    assert _level1.grid_size(1 << 40, 8, False, wave, reduction=False) == _level1.MAX_MAP_BLOCKS
+    assert _level1.grid_size(1, 4, True, wave, reduction=False) == 1
     assert _level1.grid_size(1, 4, True, wave) == 1
     assert _level1.grid_size(4 * 256 * 4, 4, True, wave) == 1
     assert _level1.grid_size(4 * 256 * 4 + 1, 4, True, wave) == 2
@@ -938,3 +942,38 @@ def test_bench_cases_run():
         case.vendor(*args)
         cupy.cuda.Device().synchronize()
         del args
+
+
+# --------------------------------------------------------------------------------------------
+# beyond 2^31 elements: 64-bit indexing end to end (about 17 GB of device memory)
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_more_than_2_31_elements(rng):
+    import cupy
+
+    n = 2**31 + 17
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    if free < 3 * n * 4:
+        pytest.skip(f"needs {3 * n * 4 / 2**30:.0f} GiB of free device memory")
+    x = cupy.full(n, 0.5, dtype=np.float32)
+    far = n - 5 - int(rng.integers(0, 10))  # an index past 2^31
+    x[far] = -3.0
+    x[7] = 2.0
+    # iamax must report the element past 2^31, 1-based
+    assert int(rocblas.iamax(n, x, 1)) == far + 1
+    assert int(rocblas.iamin(n, x, 1)) == 1
+    want = 0.5 * (n - 2) + 3.0 + 2.0
+    np.testing.assert_allclose(float(rocblas.asum(n, x, 1)), want, rtol=1e-5)
+    y = cupy.ones(n, dtype=np.float32)
+    rocblas.axpy(n, 2.0, x, 1, y, 1)
+    for i in (0, 7, 2**31 - 1, 2**31, far, n - 1):
+        assert float(y[i]) == 1.0 + 2.0 * float(x[i]), i
+    np.testing.assert_allclose(float(rocblas.dot(n, x, 1, y, 1)),
+                               float(cupy.dot(x.astype(np.float64), y.astype(np.float64))), rtol=1e-5)
+    del y
+    # a strided view whose last element sits past 2^31
+    m = (n + 1) // 2
+    np.testing.assert_allclose(float(rocblas.asum(m, x, 2)),
+                               float(cupy.abs(x[::2].astype(np.float64)).sum()), rtol=1e-5)
