@@ -28,6 +28,20 @@ def _not_aligned(a, b):
     )
 
 
+def _operands(a, b):
+    """Device operands of dot/inner and the kernel dtype when both are 1-D vectors a kernel takes.
+
+    Returns ``(a, b, dtype)`` with ``dtype`` None when the case goes to CuPy; raises NumPy's
+    "not aligned" ValueError for kernel-eligible vectors of different lengths.
+    """
+    a = as_device_array(a, "a", allow_scalar=True)
+    b = as_device_array(b, "b", allow_scalar=True)
+    dtype = _kernel_dtype(a, b) if a.ndim == 1 and b.ndim == 1 else None
+    if dtype is not None and a.shape[0] != b.shape[0]:
+        raise _not_aligned(a, b)
+    return a, b, dtype
+
+
 def _check_out(out, dtype):
     """NumPy's rule for ``dot(..., out=)`` with a 0-d result: exact dtype, 0-d, C-contiguous."""
     cupy = backend.require_cupy()
@@ -94,16 +108,11 @@ def dot(a, b, out=None):
     array(14.)
     """
     cupy = backend.require_cupy()
-    a = as_device_array(a, "a", allow_scalar=True)
-    b = as_device_array(b, "b", allow_scalar=True)
-    if a.ndim == 1 and b.ndim == 1:
-        dtype = _kernel_dtype(a, b)
-        if dtype is not None:
-            if a.shape[0] != b.shape[0]:
-                raise _not_aligned(a, b)
-            if out is not None:
-                _check_out(out, dtype)
-            return _vector_dot(a, b, dtype, conjugate=False, result=out)
+    a, b, dtype = _operands(a, b)
+    if dtype is not None:
+        if out is not None:
+            _check_out(out, dtype)
+        return _vector_dot(a, b, dtype, conjugate=False, result=out)
     if out is not None and not isinstance(out, cupy.ndarray):
         _check_out(out, None)
     return cupy.dot(a, b, out=out)
@@ -192,12 +201,7 @@ def inner(a, b):
     array(5.)
     """
     cupy = backend.require_cupy()
-    a = as_device_array(a, "a", allow_scalar=True)
-    b = as_device_array(b, "b", allow_scalar=True)
-    if a.ndim == 1 and b.ndim == 1:
-        dtype = _kernel_dtype(a, b)
-        if dtype is not None:
-            if a.shape[0] != b.shape[0]:
-                raise _not_aligned(a, b)
-            return _vector_dot(a, b, dtype, conjugate=False)
+    a, b, dtype = _operands(a, b)
+    if dtype is not None:
+        return _vector_dot(a, b, dtype, conjugate=False)
     return cupy.inner(a, b)
