@@ -136,8 +136,15 @@ _compile.register(SOURCE, instantiations())
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
 
+_cupy_module = None
+
+
 def _cupy():
-    return backend.require_cupy()
+    """``cupy`` (NoDeviceError without it); cached, since every call of every op asks for it."""
+    global _cupy_module
+    if _cupy_module is None:
+        _cupy_module = backend.require_cupy()
+    return _cupy_module
 
 
 def _as_int(value, name, fn):
@@ -400,6 +407,14 @@ class _on_device:
 
 
 def _launch(name, device_id, n, itemsize, unit, args, reduction=False):
+    # Hot path for small vectors, where host time is the cost: a dict hit and a launch on the
+    # current device; the first launch (compile, occupancy query) and other devices take the
+    # general path.
+    entry = _kernels.get((name, device_id))
+    if entry is not None and _cupy().cuda.runtime.getDevice() == device_id:
+        kernel, wave = entry
+        kernel((grid_size(n, itemsize, unit, wave, reduction),), (BLOCK,), args)
+        return
     with _on_device(device_id):
         kernel, wave = _kernel(name, device_id)
         kernel((grid_size(n, itemsize, unit, wave, reduction),), (BLOCK,), args)
