@@ -16,7 +16,9 @@ from rocarray._core.backend import is_available
 from rocarray._core.report import show_config
 from rocarray._array_api import asarray, asnumpy
 from rocarray._blas_api import dot, inner, vdot
-from rocarray import linalg, rocblas
+from rocarray._scan_api import cumprod, cumsum, nancumprod, nancumsum
+from rocarray._histogram_api import bincount, histogram
+from rocarray import linalg, prim, rocblas
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
 from numpy import (  # noqa: E402
@@ -27,7 +29,8 @@ from numpy import (  # noqa: E402
 
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
-    "show_config", "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas",
+    "show_config", "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "prim",
+    "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128", "intp", "uintp",
     "dtype", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis", "euler_gamma",

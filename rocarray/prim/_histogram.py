@@ -1,0 +1,415 @@
+"""Histograms on hand-written HIP kernels (``rocarray/_kernels/prim/histogram.hip``).
+
+hipCUB-style entry points with NumPy's bin rules:
+
+* :func:`histogram_even` -- ``num_levels - 1`` uniform bins between ``lower`` and ``upper``
+  (hipCUB's ``HistogramEven``), but with ``numpy.histogram``'s rules: the last bin is closed on
+  the right and the bin index is computed exactly as NumPy computes it (``int((x - first) / (last -
+  first) * bins)`` followed by NumPy's comparisons against the edge array), so counts equal
+  NumPy's bit for bit, values exactly on edges included;
+* :func:`histogram_range` -- bins given by a non-decreasing edge array (hipCUB's
+  ``HistogramRange``): bin ``b`` holds ``edges[b] <= x < edges[b + 1]``, the last bin also
+  ``x == edges[-1]``, compared in float64;
+* :func:`bincount_counts` (one fused pass: counts into a guessed size plus ``max(x)`` and the
+  negative flag), :func:`bincount` (exact size, optionally weighted) and :func:`bincount_bounds`
+  (``max(x)`` and the negative flag alone) -- the pieces of ``numpy.bincount``.
+
+Counts are int64 (64-bit atomics merge per-block shared-memory histograms); weighted results are
+float64 and deterministic (no floating-point atomics; see the kernel source). Data are 1-D CuPy
+arrays of any element stride; weights are 1-D float64 CuPy arrays of the same length. Nothing here
+validates user input beyond what the kernels need: the façade (:mod:`rocarray._histogram_api`)
+does that once.
+"""
+
+import threading
+
+import numpy
+
+from rocarray._core import backend, compile as _compile
+
+SOURCE = "prim/histogram.hip"
+
+#: Threads per block (``RA_PRIM_HIST_BLOCK``).
+BLOCK = 256
+#: 16-byte packs per thread per loop trip (``RA_PRIM_HIST_UNROLL``).
+UNROLL = 4
+#: Blocks per multiprocessor aimed for (2048 resident threads per SM/CU).
+BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+#: Partials budget (float64 values) of the weighted kernels' global-memory mode.
+PARTIALS_BUDGET = 1 << 24
+
+
+def smem_words(is_hip):
+    """32-bit words of shared memory per block for private histograms (``RA_PRIM_HIST_SMEM_WORDS``)."""
+    return 4096 if is_hip else 8192
+
+
+_D = numpy.dtype
+#: Kernel element type of each data dtype.
+CTYPES = {
+    _D("int8"): "ra_i8", _D("uint8"): "ra_u8", _D("int16"): "ra_i16", _D("uint16"): "ra_u16",
+    _D("int32"): "ra_i32", _D("uint32"): "ra_u32", _D("int64"): "ra_i64", _D("uint64"): "ra_u64",
+    _D("float16"): "ra_half", _D("float32"): "float", _D("float64"): "double",
+}
+INT_DTYPES = tuple(d for d in CTYPES if d.kind in "iu")
+FLOAT_DTYPES = (_D("float16"), _D("float32"), _D("float64"))
+#: (data dtype, comparison dtype) pairs of the uniform-bin kernels.
+EVEN_PAIRS = tuple(
+    [(_D("float16"), _D("float32")), (_D("float16"), _D("float64")), (_D("float32"), _D("float32")),
+     (_D("float32"), _D("float64")), (_D("float64"), _D("float64"))]
+    + [(d, _D("float64")) for d in INT_DTYPES]
+)
+_F64 = _D("float64")
+
+
+def instantiations():
+    """Every name expression this module launches (registered with the compile layer)."""
+    names = []
+    for d in INT_DTYPES:
+        t = CTYPES[d]
+        names += [f"ra_prim_bincount_max<{t}>", f"ra_prim_bincount<{t}>", f"ra_prim_bincount_weighted<{t}>"]
+    for d, c in EVEN_PAIRS:
+        names += [f"ra_prim_histogram_even<{CTYPES[d]}, {CTYPES[c]}>",
+                  f"ra_prim_histogram_even_weighted<{CTYPES[d]}, {CTYPES[c]}>"]
+    for d in CTYPES:
+        names += [f"ra_prim_histogram_range<{CTYPES[d]}, double>",
+                  f"ra_prim_histogram_range_weighted<{CTYPES[d]}, double>"]
+    return sorted(set(names))
+
+
+_compile.register(SOURCE, instantiations())
+
+
+# --------------------------------------------------------------------------------------------
+# launching
+# --------------------------------------------------------------------------------------------
+
+_cupy_module = None
+_kernels = {}
+_lock = threading.Lock()
+
+
+def _cupy():
+    global _cupy_module
+    if _cupy_module is None:
+        _cupy_module = backend.require_cupy()
+    return _cupy_module
+
+
+def _occupancy(kernel):
+    try:
+        from cupy.cuda import driver
+
+        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, BLOCK, 0))
+    except Exception:  # an old CuPy or no occupancy API: assume full occupancy
+        per_mp = BLOCKS_PER_MULTIPROCESSOR
+    return max(1, min(per_mp, BLOCKS_PER_MULTIPROCESSOR))
+
+
+def _device_facts(device_id):
+    """``(is_hip, warp size)`` of a device."""
+    info = backend.device_info(device_id)
+    return info.is_hip, info.warp_size
+
+
+def _kernel(name, device_id):
+    """``(cupy.RawKernel, blocks in one full wave)`` (memoized per device)."""
+    key = (name, device_id)
+    entry = _kernels.get(key)
+    if entry is None:
+        with _lock:
+            entry = _kernels.get(key)
+            if entry is None:
+                kernel = _compile.get_kernel(SOURCE, name, device_id)
+                wave = backend.device_info(device_id).multiprocessors * _occupancy(kernel)
+                entry = _kernels[key] = (kernel, max(1, wave))
+    return entry
+
+
+def _launch(name, device_id, grid, args):
+    cupy = _cupy()
+    kernel, _ = _kernel(name, device_id)
+    if cupy.cuda.runtime.getDevice() == device_id:
+        kernel((grid,), (BLOCK,), args)
+    else:
+        with cupy.cuda.Device(device_id):
+            kernel((grid,), (BLOCK,), args)
+
+
+def grid_size(n, itemsize, unit, wave):
+    """Blocks for ``n`` elements: at most one wave, UNROLL packs (or elements) per thread."""
+    work = -(-n // (16 // itemsize)) if unit else n
+    return max(1, min(-(-work // (BLOCK * UNROLL)), wave))
+
+
+def replicas_for(nbins, is_hip, warp_size):
+    """Private shared-memory copies per block for ``nbins`` counters (0: global atomics)."""
+    return min(BLOCK // warp_size, smem_words(is_hip) // max(nbins, 1))
+
+
+def weighted_layout(nbins, is_hip, warp_size, blocks):
+    """``(in_shared, grid, rows)`` of the deterministic weighted kernels for ``blocks`` wanted."""
+    warps = BLOCK // warp_size
+    if warps * nbins <= smem_words(is_hip) // 2:
+        return 1, blocks, blocks
+    grid = max(1, min(blocks, PARTIALS_BUDGET // (warps * nbins)))
+    return 0, grid, grid * warps
+
+
+def merge_plan(nbins, rows):
+    """``(kernel, grid)`` summing ``rows`` partial histograms: a block per bin for few bins and many
+    rows (``ra_prim_hist_merge_wide``), else a thread per bin (``ra_prim_hist_merge``)."""
+    if nbins <= 2048 and rows >= 64:
+        return "ra_prim_hist_merge_wide", nbins
+    return "ra_prim_hist_merge", max(1, min(-(-nbins // BLOCK), 4096))
+
+
+def _step(x):
+    """Element step of a 1-D device array (its stride must be a multiple of its item size)."""
+    if x.size <= 1:
+        return 1
+    stride = x.strides[0]
+    if stride % x.dtype.itemsize:
+        raise ValueError(f"stride of {stride} bytes is not a multiple of the item size {x.dtype.itemsize}")
+    return stride // x.dtype.itemsize
+
+
+def _data(x):
+    """The kernel's view of 1-D data: bool is read as uint8."""
+    if x.dtype == numpy.bool_:
+        x = x.view(numpy.uint8)
+    if x.dtype not in CTYPES:
+        raise TypeError(f"prim histograms: unsupported dtype {x.dtype.name}")
+    return x
+
+
+def _run(kind, tname, x, nbins, extra, weights, tail=()):
+    """Launch a counting or weighted histogram over x; returns int64 counts or float64 sums."""
+    cupy = _cupy()
+    device_id = x.data.device_id
+    n = x.size
+    step = _step(x)
+    is_hip, warp = _device_facts(device_id)
+    if weights is None:
+        out = cupy.zeros(nbins, dtype=numpy.uint64)
+        if n == 0 or nbins == 0:
+            return out.view(numpy.int64)
+        name = f"ra_prim_{kind}<{tname}>"
+        _, wave = _kernel(name, device_id)
+        grid = grid_size(n, x.dtype.itemsize, step == 1, wave)
+        replicas = replicas_for(nbins, is_hip, warp)
+        _launch(name, device_id, grid,
+                (x.data, numpy.int64(n), numpy.int64(step)) + extra
+                + (numpy.int64(nbins), numpy.int32(replicas), out) + tail)
+        return out.view(numpy.int64)
+    out = cupy.zeros(nbins, dtype=numpy.float64)
+    if n == 0 or nbins == 0:
+        return out
+    name = f"ra_prim_{kind}_weighted<{tname}>"
+    _, wave = _kernel(name, device_id)
+    blocks = grid_size(n, 1, False, wave)
+    in_shared, grid, rows = weighted_layout(nbins, is_hip, warp, blocks)
+    partials = (cupy.empty if in_shared else cupy.zeros)(rows * nbins, dtype=numpy.float64)
+    _launch(name, device_id, grid,
+            (x.data, numpy.int64(n), numpy.int64(step), weights.data, numpy.int64(_step(weights))) + extra
+            + (numpy.int64(nbins), numpy.int32(in_shared), partials))
+    merge, merge_grid = merge_plan(nbins, rows)
+    _launch(merge, device_id, merge_grid, (partials, numpy.int64(rows), numpy.int64(nbins), out))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# bincount
+# --------------------------------------------------------------------------------------------
+
+def bincount_bounds(x):
+    """``(max(x), any(x < 0))`` of 1-D integer device data, in one pass and one device sync.
+
+    Returns ``(-1, False)`` for empty ``x``. uint64 values of 2**63 and more count as negative
+    (they are not valid ``intp`` bin numbers).
+    """
+    cupy = _cupy()
+    x = _data(x)
+    if x.size == 0:
+        return -1, False
+    result = cupy.zeros(2, dtype=numpy.uint64)
+    name = f"ra_prim_bincount_max<{CTYPES[x.dtype]}>"
+    device_id = x.data.device_id
+    _, wave = _kernel(name, device_id)
+    step = _step(x)
+    _launch(name, device_id, grid_size(x.size, x.dtype.itemsize, step == 1, wave),
+            (x.data, numpy.int64(x.size), numpy.int64(step), result))
+    host = cupy.asnumpy(result)
+    return int(host[0]), bool(host[1])
+
+
+#: Bins the fused bincount pass guesses when minlength is smaller (shared-memory path).
+GUESS_BINS = 1024
+
+
+def bincount_counts(x, num_bins):
+    """One fused pass: int64 counts of the values of ``x`` in ``[0, num_bins)``, plus the bounds.
+
+    Returns ``(counts, max(x), any(x < 0))`` after one device sync (the bounds are read back).
+    When ``max(x) < num_bins`` and nothing is negative, ``counts[:max(x) + 1]`` is
+    ``numpy.bincount(x)``; otherwise call :func:`bincount` with the exact size.
+    """
+    cupy = _cupy()
+    x = _data(x)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"prim.bincount: integer data required, got {x.dtype.name}")
+    if x.size == 0:
+        return cupy.zeros(num_bins, dtype=numpy.int64), -1, False
+    bounds = cupy.zeros(2, dtype=numpy.uint64)
+    counts = _run("bincount", CTYPES[x.dtype], x, int(num_bins), (), None, (bounds,))
+    host = cupy.asnumpy(bounds)
+    return counts, int(host[0]), bool(host[1])
+
+
+def bincount(x, num_bins, weights=None):
+    """Count (or sum ``weights`` over) each value of ``x`` in ``[0, num_bins)``.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        1-D integer (or bool) device data; values outside ``[0, num_bins)`` are not counted.
+    num_bins : int
+        Output length.
+    weights : cupy.ndarray, optional
+        1-D float64 device array of x's length.
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 counts, or float64 sums (deterministic) when ``weights`` is given.
+    """
+    cupy = _cupy()
+    x = _data(x)
+    if x.dtype.kind not in "iu":
+        raise TypeError(f"prim.bincount: integer data required, got {x.dtype.name}")
+    tail = (cupy.zeros(2, dtype=numpy.uint64),) if weights is None else ()
+    return _run("bincount", CTYPES[x.dtype], x, int(num_bins), (), weights, tail)
+
+
+# --------------------------------------------------------------------------------------------
+# histogram
+# --------------------------------------------------------------------------------------------
+
+def unsigned_subtract(a, b):
+    """``numpy.histogram``'s ``last - first`` (integers subtract as unsigned, without overflow)."""
+    signed_to_unsigned = {
+        numpy.byte: numpy.ubyte, numpy.short: numpy.ushort, numpy.intc: numpy.uintc,
+        numpy.int_: numpy.uint, numpy.longlong: numpy.ulonglong,
+    }
+    dt = numpy.result_type(a, b)
+    unsigned = signed_to_unsigned.get(dt.type)
+    if unsigned is None:
+        return numpy.subtract(a, b, dtype=dt)
+    return numpy.subtract(numpy.asarray(a, dtype=dt), numpy.asarray(b, dtype=dt), casting="unsafe",
+                          dtype=unsigned)
+
+
+def edge_dtype(lower, upper, dtype):
+    """``numpy.histogram``'s edge dtype for uniform bins on data of ``dtype``."""
+    bin_type = numpy.result_type(lower, upper, numpy.dtype(dtype))
+    if numpy.issubdtype(bin_type, numpy.integer) or bin_type == numpy.bool_:
+        bin_type = numpy.result_type(bin_type, float)
+    return bin_type
+
+
+def even_edges(lower, upper, num_bins, dtype):
+    """Host edges of ``num_bins`` uniform bins, exactly ``numpy.histogram_bin_edges``'s."""
+    return numpy.linspace(lower, upper, num_bins + 1, endpoint=True, dtype=edge_dtype(lower, upper, dtype))
+
+
+_Q_MODES = {numpy.dtype(numpy.float64): 0, numpy.dtype(numpy.float32): 1, numpy.dtype(numpy.float16): 2}
+
+
+def even_plan(lower, upper, num_bins, dtype):
+    """How ``numpy.histogram`` bins data of ``dtype`` into ``num_bins`` uniform bins.
+
+    Returns a dict: ``edges`` (host, NumPy's edge array), ``cmp`` (the kernel's comparison dtype,
+    float32 or float64), ``sub_half`` (``x - first`` rounds to float16), ``q_mode`` (dtype of
+    ``(x - first) / (last - first) * bins``: 0 float64, 1 float32, 2 float16), ``denom`` and
+    ``nbins_q`` (``last - first`` and ``bins`` as NumPy holds them in that dtype).
+    """
+    edges = even_edges(lower, upper, num_bins, dtype)
+    bin_type = edges.dtype
+    with numpy.errstate(all="ignore"):
+        d_dt = unsigned_subtract(numpy.zeros(1, bin_type), lower).dtype
+        denom = unsigned_subtract(upper, lower)
+        q_dt = (numpy.zeros(1, d_dt) / denom).dtype
+        if q_dt not in _Q_MODES:
+            q_dt = _F64
+        nbins_q = float(numpy.asarray(num_bins).astype(q_dt))
+        denom_q = float(numpy.asarray(denom).astype(q_dt))
+    cmp = numpy.dtype(numpy.float32) if bin_type.itemsize <= 4 and bin_type.kind == "f" else _F64
+    return {"edges": edges, "cmp": cmp, "sub_half": d_dt == numpy.float16, "q_mode": _Q_MODES[q_dt],
+            "denom": denom_q, "nbins_q": nbins_q}
+
+
+def histogram_even(x, num_levels, lower, upper, *, weights=None):
+    """Histogram of ``x`` over ``num_levels - 1`` uniform bins from ``lower`` to ``upper``.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        1-D device data (int8..uint64, bool, float16, float32, float64; any stride).
+    num_levels : int
+        Number of bin edges (bins + 1), at least 2.
+    lower, upper : scalar
+        Host numbers, ``lower < upper`` (NumPy's ``first_edge``/``last_edge``, after its
+        ``lower == upper`` widening). Their types matter exactly as in ``numpy.histogram``: NumPy
+        scalars of x's dtype (what NumPy's range autodetection yields) keep float32/float16 data
+        in float32/float16 arithmetic; Python floats (a user ``range``) compute the quotient in
+        float64.
+    weights : cupy.ndarray, optional
+        1-D float64 device array of x's length.
+
+    Returns
+    -------
+    hist : cupy.ndarray
+        int64 counts, or float64 sums when weighted.
+    edges : cupy.ndarray
+        The ``num_levels`` edges (dtype: NumPy's edge dtype for ``x``).
+    """
+    cupy = _cupy()
+    x = _data(x)
+    nbins = int(num_levels) - 1
+    plan = even_plan(lower, upper, nbins, x.dtype)
+    edges = plan["edges"]
+    cdt = plan["cmp"]
+    if (x.dtype, cdt) not in EVEN_PAIRS:
+        x = x.astype(edges.dtype)  # what NumPy does before indexing; the pair then exists
+    ctype = cdt.type
+    extra = (cupy.asarray(edges.astype(cdt)), ctype(edges[0]), ctype(edges[-1]),
+             numpy.float64(plan["denom"]), numpy.float64(plan["nbins_q"]), numpy.int32(plan["sub_half"]),
+             numpy.int32(plan["q_mode"]))
+    hist = _run("histogram_even", f"{CTYPES[x.dtype]}, {CTYPES[cdt]}", x, nbins, extra, weights)
+    return hist, cupy.asarray(edges)
+
+
+def histogram_range(x, edges, *, weights=None):
+    """Histogram of ``x`` over the bins of a non-decreasing edge array.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        1-D device data (int8..uint64, bool, float16, float32, float64; any stride).
+    edges : array_like
+        1-D non-decreasing edges (host or device), at least 2; compared with x in float64.
+    weights : cupy.ndarray, optional
+        1-D float64 device array of x's length.
+
+    Returns
+    -------
+    cupy.ndarray
+        ``len(edges) - 1`` int64 counts, or float64 sums when weighted.
+    """
+    cupy = _cupy()
+    x = _data(x)
+    edges64 = cupy.asarray(edges).astype(numpy.float64) if not isinstance(edges, numpy.ndarray) \
+        else cupy.asarray(edges.astype(numpy.float64))
+    nbins = int(edges64.size) - 1
+    extra = (edges64,)
+    return _run("histogram_range", f"{CTYPES[x.dtype]}, double", x, nbins, extra, weights)

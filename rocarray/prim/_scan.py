@@ -1,0 +1,525 @@
+"""Scans (prefix sums/products/minima/maxima) on hand-written HIP kernels (``_kernels/prim/scan.hip``).
+
+Public functions
+----------------
+``inclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False)``
+    ``out[..., i, ...] = x[..., 0, ...] op ... op x[..., i, ...]`` along ``axis``.
+``exclusive_scan(...)``
+    Same arguments; the identity comes first: ``out[0] = identity``, ``out[i] = x[0] op ... op x[i-1]``.
+``segmented_inclusive_scan(x, heads, *, op="add", dtype=None, out=None)``
+    1-D ``x`` and a 1-D bool ``heads`` array of the same length: ``heads[i]`` true starts a new
+    segment at ``i`` (element 0 always starts one); the scan restarts at every segment.
+
+``op`` is ``"add"``, ``"mul"``, ``"min"`` or ``"max"`` (min/max not for complex; they propagate NaN
+like ``numpy.minimum``/``numpy.maximum``). ``dtype`` is the result dtype; by default NumPy's
+``cumsum``/``cumprod`` rule for add/mul (:func:`accumulation_dtype`: bool and signed integers
+narrower than 64 bits accumulate in int64, unsigned ones in uint64) and ``x.dtype`` for min/max.
+Integer results wrap on overflow like NumPy. float16 accumulates in float32 internally and rounds
+once per output element (more accurate than NumPy, which rounds to float16 at every step).
+
+Design
+------
+* Kernels: ``ra_prim_scan_rows<TIn, TOut, Op>`` scans a batch of rows in one launch with a
+  single-pass decoupled look-back (Merrill & Garland 2016), 256 threads per block and ``ITEMS``
+  (:func:`tile_items`) elements per thread: 16 (8 for 16-byte accumulators), at least one 16-byte
+  vector per lane. ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
+  ``(outer, n, inner)`` array with one thread per line (coalesced across lines); with too few
+  lines to fill the device, each line is cut into segments scanned in two passes (segment totals,
+  then the scan from the left fold of the earlier totals: 3 memory passes, deterministic).
+* Layout: a scan along the last axis (``inner == 1``) of C-contiguous data, or of a 2-D array whose
+  rows are contiguous but padded, runs the row kernel on the data in place. A scan along another
+  axis runs the line kernel when ``inner >= 8`` or there are at least :data:`MIN_LINES` lines;
+  otherwise (a handful of long, narrow-strided columns) the axis is moved last with a copy,
+  scanned as rows and moved back. Other
+  non-contiguous inputs are first copied C-contiguous. Very short rows (``n <= SHORT_ROW``) use
+  the line kernel with ``inner == 1`` (one thread per row).
+* Kernel dtypes: the row/line kernels exist for (bool|int8..int64 -> int64), (uint8..uint64 ->
+  uint64), and float16/32/64, complex64/128 to themselves (min/max: int64, uint64, float16/32/64).
+  Any other (input, result) pair casts the input to the result's kernel dtype first (a copy, as
+  NumPy's own loop does); integer results narrower than 64 bits are computed in 64 bits and cast
+  down (exact modulo 2**k, so wrap-around matches NumPy); bool results are ``scan(x != 0) != 0``.
+* Workspace: the tile status lives in one buffer per (device, stream), grown on demand and zeroed
+  only when allocated: each launch gets a new epoch number, so stale status words read as "not
+  yet published", and the ticket counter resets itself in the kernel. No memset per launch.
+* Determinism: results are bitwise identical run to run (the look-back folds strictly in tile
+  order; no floating-point atomics).
+"""
+
+import threading
+
+import numpy
+
+from rocarray._core import backend, compile as _compile
+
+SOURCE = "prim/scan.hip"
+
+#: Threads per block (``RA_PRIM_SCAN_BLOCK``).
+BLOCK = 256
+#: Byte offset of the tile status in the workspace (``RA_PRIM_STATUS_OFFSET``).
+STATUS_OFFSET = 256
+#: Fewest lines for the column-parallel kernel; fewer lines move the axis last (a copy).
+MIN_LINES = 8192
+#: Fewest elements per segment of a line in the column kernel.
+MIN_SEGMENT = 64
+#: Rows of at most this many elements are scanned one thread per row.
+SHORT_ROW = 16
+#: Epochs run 1 .. EPOCH_LIMIT - 1 (30 bits in the status words); on wrap the workspace is zeroed.
+EPOCH_LIMIT = 1 << 30
+#: Most tiles one launch takes (grid limit), rows are batched past it.
+MAX_TILES = (1 << 31) - 1
+
+OPS = ("add", "mul", "min", "max")
+_OP_TAGS = {op: f"ra_prim_op_{op}" for op in OPS}
+
+_B = numpy.dtype(numpy.bool_)
+_I64 = numpy.dtype(numpy.int64)
+_U64 = numpy.dtype(numpy.uint64)
+_F16 = numpy.dtype(numpy.float16)
+_F32 = numpy.dtype(numpy.float32)
+_F64 = numpy.dtype(numpy.float64)
+_C64 = numpy.dtype(numpy.complex64)
+_C128 = numpy.dtype(numpy.complex128)
+
+#: Kernel element type of each dtype.
+CTYPES = {
+    _B: "bool", numpy.dtype(numpy.int8): "ra_i8", numpy.dtype(numpy.int16): "ra_i16",
+    numpy.dtype(numpy.int32): "ra_i32", _I64: "ra_i64", numpy.dtype(numpy.uint8): "ra_u8",
+    numpy.dtype(numpy.uint16): "ra_u16", numpy.dtype(numpy.uint32): "ra_u32", _U64: "ra_u64",
+    _F16: "ra_half", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128",
+}
+_SIGNED_IN = tuple(numpy.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64"))
+_UNSIGNED_IN = tuple(numpy.dtype(d) for d in ("uint8", "uint16", "uint32", "uint64"))
+_FLOATS = (_F16, _F32, _F64, _C64, _C128)
+
+#: (input dtype, kernel result dtype) pairs with a kernel, per op.
+PAIRS = {
+    "add": tuple((d, _I64) for d in _SIGNED_IN) + tuple((d, _U64) for d in _UNSIGNED_IN)
+    + tuple((d, d) for d in _FLOATS),
+}
+PAIRS["mul"] = PAIRS["add"]
+PAIRS["min"] = tuple((d, d) for d in (_I64, _U64, _F16, _F32, _F64))
+PAIRS["max"] = PAIRS["min"]
+
+ALL_DTYPES = tuple(CTYPES)
+
+
+# --------------------------------------------------------------------------------------------
+# dtype rules and kernel names (pure Python)
+# --------------------------------------------------------------------------------------------
+
+def accumulation_dtype(in_dtype, dtype=None):
+    """NumPy's result dtype of ``cumsum``/``cumprod``: ``dtype`` if given, else int64 (``numpy.int_``)
+    for bool and signed integers narrower than it, uint64 (``numpy.uint``) for narrower unsigned
+    integers, and ``in_dtype`` otherwise."""
+    if dtype is not None:
+        return numpy.dtype(dtype)
+    in_dtype = numpy.dtype(in_dtype)
+    if in_dtype.kind == "b" or (in_dtype.kind == "i" and in_dtype.itemsize < numpy.dtype(numpy.int_).itemsize):
+        return numpy.dtype(numpy.int_)
+    if in_dtype.kind == "u" and in_dtype.itemsize < numpy.dtype(numpy.uint).itemsize:
+        return numpy.dtype(numpy.uint)
+    return in_dtype
+
+
+def kernel_result_dtype(dtype):
+    """The dtype a kernel computes ``dtype`` results in (64-bit for integers and bool)."""
+    dtype = numpy.dtype(dtype)
+    if dtype.kind in "bi":
+        return _I64
+    if dtype.kind == "u":
+        return _U64
+    if dtype in _FLOATS:
+        return dtype
+    raise TypeError(f"prim scan: unsupported dtype {dtype.name}")
+
+
+def kernel_input_dtype(in_dtype, result_dtype, op):
+    """The input dtype the kernel reads: ``in_dtype`` when a kernel pair exists, else the kernel
+    result dtype (the input is cast first)."""
+    in_dtype, kout = numpy.dtype(in_dtype), kernel_result_dtype(result_dtype)
+    if numpy.dtype(result_dtype).kind == "b":
+        return _B if (_B, kout) in PAIRS[op] else kout
+    return in_dtype if (in_dtype, kout) in PAIRS[op] else kout
+
+
+def tile_items(in_dtype, result_dtype):
+    """Elements per thread of the row kernel (``ra_prim_items<TIn, A>::ITEMS`` in the source)."""
+    in_size = numpy.dtype(in_dtype).itemsize
+    acc_size = 4 if numpy.dtype(result_dtype) == _F16 else numpy.dtype(result_dtype).itemsize
+    v = 1 if in_size >= 16 else 16 // in_size
+    target = 8 if acc_size >= 16 else 16
+    return max(v, target)
+
+
+def tile_size(in_dtype, result_dtype):
+    """Elements per tile (one block) of the row kernel."""
+    return BLOCK * tile_items(in_dtype, result_dtype)
+
+
+def kernel_name(kind, op, in_dtype, result_dtype):
+    """Name expression, e.g. ``'ra_prim_scan_rows<float, float, ra_prim_op_add>'``.
+
+    ``kind`` is ``'rows'``, ``'rows_seg'``, ``'lines'`` or ``'lines_totals'``.
+    """
+    return (f"ra_prim_scan_{kind}<{CTYPES[numpy.dtype(in_dtype)]}, {CTYPES[numpy.dtype(result_dtype)]}, "
+            f"{_OP_TAGS[op]}>")
+
+
+def instantiations():
+    """Every name expression this module launches."""
+    names = set()
+    for op, pairs in PAIRS.items():
+        for a, b in pairs:
+            names.add(kernel_name("rows", op, a, b))
+            names.add(kernel_name("lines", op, a, b))
+            names.add(kernel_name("lines_totals", op, a, b))
+            if op in ("add", "mul"):
+                names.add(kernel_name("rows_seg", op, a, b))
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+
+def normalize_axis(axis, ndim):
+    """``axis`` as a non-negative int, or ``numpy.exceptions.AxisError`` (``TypeError`` for non-ints)."""
+    import operator
+
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
+    if not -ndim <= axis < ndim:
+        raise numpy.exceptions.AxisError(axis, ndim)
+    return axis % ndim
+
+
+def check_op(op, dtype):
+    """Raise ValueError/TypeError for an unknown op or min/max on complex."""
+    if op not in OPS:
+        raise ValueError(f"prim scan: op must be one of {OPS}, got {op!r}")
+    if op in ("min", "max") and numpy.dtype(dtype).kind == "c":
+        raise TypeError(f"prim scan: op {op!r} is not defined for complex dtype {numpy.dtype(dtype).name}")
+
+
+# --------------------------------------------------------------------------------------------
+# device side
+# --------------------------------------------------------------------------------------------
+
+_cupy_module = None
+
+
+def _cupy():
+    global _cupy_module
+    if _cupy_module is None:
+        _cupy_module = backend.require_cupy()
+    return _cupy_module
+
+
+_kernels = {}
+
+
+def _kernel(name, device_id):
+    key = (name, device_id)
+    k = _kernels.get(key)
+    if k is None:
+        k = _kernels[key] = _compile.get_kernel(SOURCE, name, device_id)
+    return k
+
+
+class _Workspace:
+    __slots__ = ("buf", "capacity", "epoch")
+
+    def __init__(self, buf, capacity):
+        self.buf = buf
+        self.capacity = capacity
+        self.epoch = 0
+
+
+_workspaces = {}
+_ws_lock = threading.Lock()
+
+
+def workspace_bytes(capacity):
+    """Bytes of a workspace for ``capacity`` tiles (packed words, flags, aggregates, prefixes)."""
+    return STATUS_OFFSET + capacity * 8 + -(-capacity * 4 // 16) * 16 + 2 * capacity * 16
+
+
+def _workspace(device_id, tiles):
+    """``(buffer, capacity, epoch)`` for a launch of ``tiles`` tiles on the current stream."""
+    cupy = _cupy()
+    key = (device_id, cupy.cuda.get_current_stream().ptr)
+    with _ws_lock:
+        ws = _workspaces.get(key)
+        if ws is None or ws.capacity < tiles:
+            cap = max(tiles, 1024, 2 * ws.capacity if ws is not None else 0)
+            ws = _workspaces[key] = _Workspace(cupy.zeros(workspace_bytes(cap), dtype=numpy.uint8), cap)
+        ws.epoch += 1
+        if ws.epoch >= EPOCH_LIMIT:
+            ws.buf.fill(0)
+            ws.epoch = 1
+        return ws.buf, ws.capacity, ws.epoch
+
+
+def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=None):
+    """Row kernel over ``rows`` rows of ``n``: x2/out2 are arrays whose data pointers are row 0."""
+    kind = "rows" if heads is None else "rows_seg"
+    name = kernel_name(kind, op, x2.dtype, out2.dtype)
+    device_id = x2.data.device_id
+    kernel = _kernel(name, device_id)
+    tile = tile_size(x2.dtype, out2.dtype)
+    tiles_per_row = -(-n // tile)
+    batch = max(1, MAX_TILES // tiles_per_row)
+    isz, osz = x2.dtype.itemsize, out2.dtype.itemsize
+    for r0 in range(0, rows, batch):
+        r = min(batch, rows - r0)
+        ntiles = r * tiles_per_row
+        buf, cap, epoch = _workspace(device_id, ntiles)
+        xp = x2.data + r0 * in_row_stride * isz
+        op_ = out2.data + r0 * n * osz
+        if heads is None:
+            args = (xp, numpy.int64(in_row_stride), op_, numpy.int64(r), numpy.int64(n),
+                    numpy.uint32(tiles_per_row), buf, numpy.uint32(cap), numpy.uint32(epoch),
+                    numpy.int32(exclusive), numpy.int32(nan))
+        else:
+            args = (xp, numpy.int64(in_row_stride), heads.data + r0 * n, op_, numpy.int64(r),
+                    numpy.int64(n), numpy.uint32(tiles_per_row), buf, numpy.uint32(cap),
+                    numpy.uint32(epoch), numpy.int32(nan))
+        kernel((ntiles,), (BLOCK,), args)
+
+
+def _multiprocessors(device_id):
+    return backend.device_info(device_id).multiprocessors
+
+
+def lines_segments(lines, length, multiprocessors):
+    """Segments per line for the column kernel: enough threads to fill the device (about 4096
+    per multiprocessor), segments of at least :data:`MIN_SEGMENT` elements."""
+    want = -(-4096 * max(1, multiprocessors) // max(1, lines))
+    return int(max(1, min(want, length // MIN_SEGMENT)))
+
+
+def _launch_lines(op, x, out, outer, n, inner, exclusive, nan):
+    cupy = _cupy()
+    device_id = x.data.device_id
+    kernel = _kernel(kernel_name("lines", op, x.dtype, out.dtype), device_id)
+    lines = outer * inner
+    segs = lines_segments(lines, n, _multiprocessors(device_id))
+    seg_len = -(-n // segs)
+    segs = -(-n // seg_len)
+    blocks = max(1, min(-(-(lines * segs) // BLOCK), 1 << 20))
+    totals = None
+    if segs > 1:
+        acc = _F32 if out.dtype == _F16 else out.dtype
+        totals = cupy.empty(lines * segs, dtype=acc)
+        tk = _kernel(kernel_name("lines_totals", op, x.dtype, out.dtype), device_id)
+        tk((blocks,), (BLOCK,), (x, totals, numpy.int64(outer), numpy.int64(n), numpy.int64(inner),
+                                 numpy.int64(seg_len), numpy.int64(segs), numpy.int32(nan)))
+    kernel((blocks,), (BLOCK,), (x, out, totals if totals is not None else numpy.uint64(0), numpy.int64(outer),
+                                 numpy.int64(n), numpy.int64(inner), numpy.int64(seg_len), numpy.int64(segs),
+                                 numpy.int32(exclusive), numpy.int32(nan)))
+
+
+def _row_stride(x):
+    """Element stride between rows if ``x`` (axis last) can be read as rows in place, else None."""
+    if x.flags.c_contiguous:
+        return x.shape[-1] if x.ndim else 1
+    if x.ndim == 2 and x.strides[1] == x.itemsize and x.strides[0] > 0 and x.strides[0] % x.itemsize == 0:
+        return x.strides[0] // x.itemsize
+    return None
+
+
+def _scan_into(x, axis, op, res, exclusive, nan):
+    """Scan ``x`` (kernel input dtype) along ``axis`` into ``res``: C-contiguous, x's shape, kernel
+    result dtype, not overlapping ``x`` unless it is ``x`` itself."""
+    cupy = _cupy()
+    shape = x.shape
+    n = shape[axis]
+    outer = int(numpy.prod(shape[:axis], dtype=numpy.int64))
+    inner = int(numpy.prod(shape[axis + 1:], dtype=numpy.int64))
+    if inner == 1:
+        rows = outer
+        if n <= SHORT_ROW and rows > 1:
+            xc = x if x.flags.c_contiguous else cupy.ascontiguousarray(x)
+            _launch_lines(op, xc, res, rows, n, 1, exclusive, nan)
+            return
+        x2 = x.reshape(rows, n) if x.flags.c_contiguous else x
+        stride = _row_stride(x2)
+        if stride is None:
+            x2, stride = cupy.ascontiguousarray(x).reshape(rows, n), n
+        _launch_rows(op, x2, stride, res, rows, n, exclusive, nan)
+        return
+    if inner >= 8 or outer * inner >= MIN_LINES or n <= SHORT_ROW:
+        xc = x if x.flags.c_contiguous else cupy.ascontiguousarray(x)
+        _launch_lines(op, xc, res, outer, n, inner, exclusive, nan)
+        return
+    # Few long lines: move the axis last (a copy), scan rows, move back (a copy).
+    xm = cupy.ascontiguousarray(cupy.moveaxis(x, axis, -1))
+    tmp = cupy.empty(xm.shape, dtype=res.dtype)
+    rows = outer * inner
+    _launch_rows(op, xm.reshape(rows, n), n, tmp.reshape(rows, n), rows, n, exclusive, nan)
+    cupy.copyto(res, cupy.moveaxis(tmp, -1, axis))
+
+
+def _check_x(x, name="x"):
+    cupy = _cupy()
+    if not isinstance(x, cupy.ndarray):
+        if isinstance(x, numpy.ndarray):
+            raise TypeError(f"prim scan: {name} is a host (NumPy) array; move it with ra.asarray() first")
+        raise TypeError(f"prim scan: {name} must be a cupy.ndarray, not {type(x).__name__}")
+    if x.dtype not in CTYPES:
+        raise TypeError(f"prim scan: unsupported dtype {x.dtype.name}")
+    return x
+
+
+def _astype(x, dtype):
+    """``x`` in ``dtype`` (no copy when it already is)."""
+    return x.astype(dtype, copy=False)
+
+
+def _nonzero(x):
+    """``x != 0`` as a bool array (bool results: NumPy's logical add/multiply)."""
+    return x != 0
+
+
+def _scan(x, axis, op, dtype, out, exclusive, nan):
+    cupy = _cupy()
+    _check_x(x)
+    if dtype is None:
+        dtype = x.dtype if op in ("min", "max") else accumulation_dtype(x.dtype)
+    dtype = numpy.dtype(dtype)
+    check_op(op, dtype)
+    check_op(op, x.dtype) if op in ("min", "max") else None
+    if x.ndim == 0:
+        x = x.reshape(1)
+        if out is not None and out.ndim == 0:
+            out = out.reshape(1)
+    axis = normalize_axis(axis, x.ndim)
+    if out is not None:
+        if not isinstance(out, cupy.ndarray):
+            raise TypeError(f"prim scan: out must be a cupy.ndarray, not {type(out).__name__}")
+        if out.shape != x.shape:
+            raise ValueError(f"prim scan: out has shape {out.shape}, expected {x.shape}")
+    kout = kernel_result_dtype(dtype)
+    if op in ("min", "max") and kout not in (_I64, _U64, _F16, _F32, _F64):
+        raise TypeError(f"prim scan: op {op!r} is not defined for dtype {dtype.name}")
+    kin = kernel_input_dtype(x.dtype, dtype, op)
+    if x.size == 0:
+        res = cupy.empty(x.shape, dtype=dtype) if out is None else out
+        return res
+    xin = _astype(_nonzero(x), kin) if dtype.kind == "b" else _astype(x, kin)
+    direct = (out is not None and out.dtype == kout and out.flags.c_contiguous
+              and (out is xin or not cupy.may_share_memory(out, xin)))
+    if out is not None and out is xin and not out.flags.c_contiguous:
+        direct = False
+    res = out if direct else cupy.empty(x.shape, dtype=kout)
+    _scan_into(xin, axis, op, res, exclusive, nan)
+    if dtype.kind == "b":
+        res = _nonzero(res)
+    elif res.dtype != dtype:
+        res = _astype(res, dtype)
+    if out is None:
+        return res
+    if res is not out:
+        cupy.copyto(out, res, casting="unsafe")
+    return out
+
+
+def inclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False):
+    """Inclusive scan of ``x`` along ``axis`` (see the module docstring for dtypes and layout).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Any shape (0-d is treated as shape ``(1,)``), any supported dtype, any strides.
+    axis : int
+        Axis to scan along (negative counts from the end).
+    op : {'add', 'mul', 'min', 'max'}
+    dtype : dtype, optional
+        Result dtype (default: :func:`accumulation_dtype` for add/mul, ``x.dtype`` for min/max).
+    out : cupy.ndarray, optional
+        Result array of x's shape; any dtype (cast into, like NumPy), any strides.
+    nan_as_identity : bool
+        Treat NaN inputs as the identity (``nancumsum``/``nancumprod``).
+
+    Returns
+    -------
+    cupy.ndarray
+
+    Examples
+    --------
+    >>> ra.prim.inclusive_scan(cupy.arange(5), axis=0)   # doctest: +SKIP
+    array([ 0,  1,  3,  6, 10])
+    """
+    return _scan(x, axis, op, dtype, out, False, bool(nan_as_identity))
+
+
+def exclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False):
+    """Exclusive scan: ``out[0] = identity`` (0, 1, +inf/max, -inf/min), ``out[i] = x[0] op ... op
+    x[i-1]``. Arguments as :func:`inclusive_scan`.
+
+    Examples
+    --------
+    >>> ra.prim.exclusive_scan(cupy.arange(1, 5), axis=0)   # doctest: +SKIP
+    array([0, 1, 3, 6])
+    """
+    return _scan(x, axis, op, dtype, out, True, bool(nan_as_identity))
+
+
+def segmented_inclusive_scan(x, heads, *, op="add", dtype=None, out=None):
+    """Inclusive scan of 1-D ``x`` restarting at every segment head.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        1-D.
+    heads : cupy.ndarray
+        1-D bool of ``x``'s length; ``heads[i]`` true starts a new segment at ``i`` (``x[0]`` always
+        starts one).
+    op : {'add', 'mul'}
+    dtype, out
+        As :func:`inclusive_scan`.
+
+    Returns
+    -------
+    cupy.ndarray
+
+    Examples
+    --------
+    >>> x = cupy.ones(6); h = cupy.array([1, 0, 0, 1, 0, 0], bool)
+    >>> ra.prim.segmented_inclusive_scan(x, h)   # doctest: +SKIP
+    array([1., 2., 3., 1., 2., 3.])
+    """
+    cupy = _cupy()
+    _check_x(x)
+    _check_x(heads, "heads")
+    if op not in ("add", "mul"):
+        raise ValueError(f"prim scan: segmented scans take op 'add' or 'mul', got {op!r}")
+    if x.ndim != 1 or heads.ndim != 1 or heads.shape != x.shape or heads.dtype != _B:
+        raise ValueError(f"prim scan: x and heads must be 1-D of one length and heads bool, "
+                         f"got {x.shape} and {heads.shape} {heads.dtype.name}")
+    dtype = accumulation_dtype(x.dtype, dtype)
+    check_op(op, dtype)
+    if out is not None:
+        if not isinstance(out, cupy.ndarray):
+            raise TypeError(f"prim scan: out must be a cupy.ndarray, not {type(out).__name__}")
+        if out.shape != x.shape:
+            raise ValueError(f"prim scan: out has shape {out.shape}, expected {x.shape}")
+    n = x.shape[0]
+    if n == 0:
+        return cupy.empty(0, dtype=dtype) if out is None else out
+    kout = kernel_result_dtype(dtype)
+    kin = kernel_input_dtype(x.dtype, dtype, op)
+    xin = _astype(_nonzero(x), kin) if dtype.kind == "b" else _astype(x, kin)
+    xin = cupy.ascontiguousarray(xin)
+    h = cupy.ascontiguousarray(heads)
+    res = cupy.empty(n, dtype=kout)
+    _launch_rows(op, xin, n, res, 1, n, False, False, heads=h)
+    if dtype.kind == "b":
+        res = _nonzero(res)
+    elif res.dtype != dtype:
+        res = _astype(res, dtype)
+    if out is None:
+        return res
+    cupy.copyto(out, res, casting="unsafe")
+    return out
