@@ -59,7 +59,7 @@ def _needs_device(obj, name):
             backend.require_cupy()  # NoDeviceError saying what to install
         try:
             return obj(*args, **kwargs)
-        except _device_errors(cupy) as exc:
+        except _device_errors(cupy):
             if backend.device_count() == 0:
                 backend.device_info()  # raises NoDeviceError with the driver/install hint
             raise

@@ -192,7 +192,7 @@ def _build_module(relative_path, info):
         with cupy.cuda.Device(info.id):
             module.compile()
     except cupy.cuda.compiler.CompileException as exc:
-        log = getattr(exc, "get_message", lambda: str(exc))()
+        log = exc.get_message() if hasattr(exc, "get_message") else str(exc)
         raise compile_error(relative_path, ", ".join(names) or "module", target, log, text) from None
     return module
 

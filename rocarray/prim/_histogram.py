@@ -21,11 +21,10 @@ validates user input beyond what the kernels need: the façade (:mod:`rocarray._
 does that once.
 """
 
-import threading
 
 import numpy
 
-from rocarray._core import backend, compile as _compile
+from rocarray._core import backend, compile as _compile, launch
 
 SOURCE = "prim/histogram.hip"
 
@@ -84,26 +83,8 @@ _compile.register(SOURCE, instantiations())
 # launching
 # --------------------------------------------------------------------------------------------
 
-_cupy_module = None
-_kernels = {}
-_lock = threading.Lock()
-
-
-def _cupy():
-    global _cupy_module
-    if _cupy_module is None:
-        _cupy_module = backend.require_cupy()
-    return _cupy_module
-
-
-def _occupancy(kernel):
-    try:
-        from cupy.cuda import driver
-
-        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, BLOCK, 0))
-    except Exception:  # an old CuPy or no occupancy API: assume full occupancy
-        per_mp = BLOCKS_PER_MULTIPROCESSOR
-    return max(1, min(per_mp, BLOCKS_PER_MULTIPROCESSOR))
+_cupy = launch.cupy
+_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
 def _device_facts(device_id):
@@ -114,16 +95,7 @@ def _device_facts(device_id):
 
 def _kernel(name, device_id):
     """``(cupy.RawKernel, blocks in one full wave)`` (memoized per device)."""
-    key = (name, device_id)
-    entry = _kernels.get(key)
-    if entry is None:
-        with _lock:
-            entry = _kernels.get(key)
-            if entry is None:
-                kernel = _compile.get_kernel(SOURCE, name, device_id)
-                wave = backend.device_info(device_id).multiprocessors * _occupancy(kernel)
-                entry = _kernels[key] = (kernel, max(1, wave))
-    return entry
+    return _kernel_table.get(name, device_id)
 
 
 def _launch(name, device_id, grid, args):

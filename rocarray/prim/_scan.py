@@ -49,7 +49,7 @@ import threading
 
 import numpy
 
-from rocarray._core import backend, compile as _compile
+from rocarray._core import backend, compile as _compile, launch
 
 SOURCE = "prim/scan.hip"
 
@@ -206,14 +206,7 @@ def check_op(op, dtype):
 # device side
 # --------------------------------------------------------------------------------------------
 
-_cupy_module = None
-
-
-def _cupy():
-    global _cupy_module
-    if _cupy_module is None:
-        _cupy_module = backend.require_cupy()
-    return _cupy_module
+_cupy = launch.cupy
 
 
 _kernels = {}

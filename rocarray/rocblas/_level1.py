@@ -27,7 +27,7 @@ import threading
 
 import numpy
 
-from rocarray._core import backend, compile as _compile
+from rocarray._core import backend, compile as _compile, launch
 
 SOURCE = "rocblas/level1.hip"
 
@@ -136,15 +136,7 @@ _compile.register(SOURCE, instantiations())
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
 
-_cupy_module = None
-
-
-def _cupy():
-    """``cupy`` (NoDeviceError without it); cached, since every call of every op asks for it."""
-    global _cupy_module
-    if _cupy_module is None:
-        _cupy_module = backend.require_cupy()
-    return _cupy_module
+_cupy = launch.cupy
 
 
 def _as_int(value, name, fn):
@@ -312,31 +304,17 @@ def scalar_arg(value, dtype, real=False):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_kernels = {}
 _workspaces = {}
 _workspace_lock = threading.Lock()
 
 
-def _occupancy(kernel):
-    """Resident blocks of BLOCK threads per multiprocessor for ``kernel`` (1..BLOCKS_PER_MULTIPROCESSOR)."""
-    try:
-        from cupy.cuda import driver
-
-        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, BLOCK, 0))
-    except Exception:  # an old CuPy or a runtime without the occupancy API: assume full occupancy
-        per_mp = BLOCKS_PER_MULTIPROCESSOR
-    return max(1, min(per_mp, BLOCKS_PER_MULTIPROCESSOR))
+_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+_kernels = _kernel_table.entries  # (name, device id) -> (kernel, wave); read by the hot launch path
 
 
 def _kernel(name, device_id):
     """``(cupy.RawKernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    key = (name, device_id)
-    entry = _kernels.get(key)
-    if entry is None:
-        kernel = _compile.get_kernel(SOURCE, name, device_id)
-        wave = backend.device_info(device_id).multiprocessors * _occupancy(kernel)
-        entry = _kernels[key] = (kernel, max(1, wave))
-    return entry
+    return _kernel_table.get(name, device_id)
 
 
 def workspace_blocks(device_id):

@@ -1,0 +1,71 @@
+"""Launch facts every library needs: the cached ``cupy`` module and kernel handles with the size
+of one full wave of resident blocks on their device (from the occupancy API)."""
+
+import threading
+
+from rocarray._core import backend
+from rocarray._core import compile as _compile
+
+_cupy_module = None
+
+
+def cupy():
+    """``cupy``, cached after the first call (``NoDeviceError`` without it): every op asks for it."""
+    global _cupy_module
+    if _cupy_module is None:
+        _cupy_module = backend.require_cupy()
+    return _cupy_module
+
+
+def occupancy(kernel, block, limit):
+    """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
+
+    ``kernel`` is a ``cupy.RawKernel`` on the current device. Without the occupancy API (an old
+    CuPy or runtime) full occupancy (``limit``) is assumed.
+    """
+    try:
+        from cupy.cuda import driver
+
+        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
+    except Exception:
+        per_mp = limit
+    return max(1, min(per_mp, limit))
+
+
+class KernelTable:
+    """The kernels of one source file, memoized per (name, device) as ``(kernel, wave)``.
+
+    ``wave`` is the number of blocks of ``block`` threads resident at once on the whole device
+    (multiprocessors x occupancy, at most ``max_blocks_per_multiprocessor`` each): the grid of a
+    grid-stride kernel that fills the device once.
+
+    Parameters
+    ----------
+    source : str
+        Path under ``_kernels/``, e.g. ``'rocblas/level1.hip'``.
+    block : int
+        Threads per block the library launches with.
+    max_blocks_per_multiprocessor : int
+        Upper bound on the occupancy used for ``wave``.
+    """
+
+    def __init__(self, source, block, max_blocks_per_multiprocessor):
+        self.source = source
+        self.block = block
+        self.limit = max_blocks_per_multiprocessor
+        self.entries = {}
+        self._lock = threading.Lock()
+
+    def get(self, name, device_id):
+        """``(cupy.RawKernel, wave)`` for a registered name; call with ``device_id`` current."""
+        key = (name, device_id)
+        entry = self.entries.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self.entries.get(key)
+                if entry is None:
+                    kernel = _compile.get_kernel(self.source, name, device_id)
+                    per_mp = occupancy(kernel, self.block, self.limit)
+                    wave = backend.device_info(device_id).multiprocessors * per_mp
+                    entry = self.entries[key] = (kernel, max(1, wave))
+        return entry
