@@ -59,3 +59,33 @@ def assert_close(actual, expected, dtype, n=1, atol_scale=None):
     scale = atol_scale if atol_scale is not None else (np.max(np.abs(expected)) if expected.size else 0.0)
     np.testing.assert_allclose(actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64),
                                expected, rtol=rtol, atol=rtol * float(scale))
+
+
+def to_device(a):
+    """Host -> device (the one place tests create device arrays)."""
+    import cupy
+
+    return cupy.asarray(a)
+
+
+def to_host(x):
+    """Device -> host."""
+    import cupy
+
+    return cupy.asnumpy(x)
+
+
+def wide(a):
+    """float64/complex128 copy of host data (the reference precision)."""
+    a = np.asarray(a)
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def fake(shape, dtype, order="C", address=1 << 20):
+    """A cupy.ndarray over a made-up device address: fine for argument checks, never launched."""
+    import cupy
+
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    mem = cupy.cuda.UnownedMemory(address, max(nbytes, 1), None, device_id=0)
+    return cupy.ndarray(shape, dtype, memptr=cupy.cuda.MemoryPointer(mem, 0), order=order)

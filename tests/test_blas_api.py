@@ -8,7 +8,7 @@ NumPy's values, dtypes and errors.
 import numpy as np
 import pytest
 
-from conftest import assert_close, random_array
+from conftest import assert_close, fake, random_array, to_device, to_host, wide
 
 import rocarray as ra
 from rocarray import _blas_api
@@ -27,19 +27,6 @@ MIXED = [
     ("float16", "float32"), ("float32", "float64"), ("float32", "complex64"), ("complex64", "float64"),
     ("int32", "float32"), ("int64", "complex64"), ("float16", "float64"), ("bool", "float32"),
 ]
-
-
-def to_device(a):
-    return cupy.asarray(a)
-
-
-def to_host(x):
-    return cupy.asnumpy(x)
-
-
-def wide(a):
-    a = np.asarray(a)
-    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
 
 
 def check_product(got, a, b, want_fn, conj=False):
@@ -169,14 +156,6 @@ def test_errors_on_device_arrays():
 # --------------------------------------------------------------------------------------------
 # CPU: façade logic that needs no device
 # --------------------------------------------------------------------------------------------
-
-def fake(shape, dtype, address=1 << 20):
-    """A cupy.ndarray over a made-up device address: fine for argument checks, never launched."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    mem = cupy.cuda.UnownedMemory(address, max(nbytes, 1), None, device_id=0)
-    return cupy.ndarray(shape, dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
-
 
 @pytest.fixture
 def no_device(monkeypatch):

@@ -20,6 +20,8 @@ import pytest
 from rocarray._core import backend
 from rocarray._core import compile as ra_compile
 
+from conftest import to_device, to_host
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEST_KERNEL = os.path.join(HERE, "kernels", "prelude_check.hip")
 
@@ -61,18 +63,6 @@ def warp():
 
 def kernel(name):
     return ra_compile.get_kernel(TEST_KERNEL, name)
-
-
-def to_device(x):
-    import cupy
-
-    return cupy.asarray(x)
-
-
-def to_host(x):
-    import cupy
-
-    return cupy.asnumpy(x)
 
 
 def integer_valued(rng, n, dtype, low=-50, high=50):

@@ -4,7 +4,7 @@ real 1-norm), the CuPy fallback for everything else, overflow safety, and errors
 import numpy as np
 import pytest
 
-from conftest import assert_close, random_array
+from conftest import assert_close, fake, random_array, to_device, to_host, wide
 
 import rocarray as ra
 from rocarray.linalg import _norm
@@ -19,19 +19,6 @@ needs_cupy = pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
 
 ALL = ["float32", "float64", "complex64", "complex128"]
 SIZES = [0, 1, 2, 31, 32, 33, 63, 64, 65, 1009, 1_000_003]
-
-
-def to_device(a):
-    return cupy.asarray(a)
-
-
-def to_host(x):
-    return cupy.asnumpy(x)
-
-
-def wide(a):
-    a = np.asarray(a)
-    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
 
 
 def check_norm(got, x, n=None, **kwargs):
@@ -144,14 +131,6 @@ def test_errors():
 # --------------------------------------------------------------------------------------------
 # CPU
 # --------------------------------------------------------------------------------------------
-
-def fake(shape, dtype, order="C", address=1 << 20):
-    """A cupy.ndarray over a made-up device address (never launched on)."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    mem = cupy.cuda.UnownedMemory(address, max(nbytes, 1), None, device_id=0)
-    return cupy.ndarray(shape, dtype, memptr=cupy.cuda.MemoryPointer(mem, 0), order=order)
-
 
 @needs_cupy
 def test_plan_picks_rocblas_for_vector_and_frobenius_norms():

@@ -15,6 +15,8 @@ from rocarray._core import compile as _compile
 from rocarray.prim import _histogram
 from rocarray import _histogram_api as api
 
+from conftest import fake, to_device, to_host
+
 try:
     import cupy
 except Exception:  # pragma: no cover - CuPy is a test dependency
@@ -26,16 +28,6 @@ INT_DTYPES = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "ui
 DATA_DTYPES = ["float16", "float32", "float64", "int8", "uint8", "int16", "int32", "uint32", "int64"]
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1_000_003, 1 << 24]
 NBINS = [1, 7, 256, 1024, 100_000]
-
-
-def to_device(a):
-    """Host -> device (the one place tests create device arrays)."""
-    return cupy.asarray(a)
-
-
-def to_host(x):
-    """Device -> host."""
-    return cupy.asnumpy(x)
 
 
 def random_bins_data(rng, n, nbins, dtype):
@@ -319,14 +311,6 @@ def test_histogram_host_data_is_type_error():
 # --------------------------------------------------------------------------------------------
 # CPU: pure-Python layer
 # --------------------------------------------------------------------------------------------
-
-def fake(shape, dtype, address=1 << 20):
-    """A cupy.ndarray over a made-up device address: fine for argument checks, never launched."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    mem = cupy.cuda.UnownedMemory(address, max(nbytes, 1), None, device_id=0)
-    return cupy.ndarray(shape, dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
-
 
 @pytest.fixture
 def no_launch(monkeypatch):

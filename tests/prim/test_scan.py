@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import random_array
+from conftest import random_array, to_device, to_host
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _scan
@@ -27,16 +27,6 @@ except Exception:  # pragma: no cover - CuPy is a test dependency
 ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64", "complex64", "complex128"]
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 4095, 4096, 4097, 1_000_003]
-
-
-def to_device(a):
-    """Host -> device (the one place tests create device arrays)."""
-    return cupy.asarray(a)
-
-
-def to_host(x):
-    """Device -> host."""
-    return cupy.asnumpy(x)
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import assert_close, random_array
+from conftest import assert_close, fake, random_array, to_device, to_host, wide
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level1
@@ -35,16 +35,6 @@ LAYOUT_SIZES = [1, 33, 1009, 65537]
 BIG = 1 << 26
 
 
-def to_device(a):
-    """Host -> device (the one place tests create device arrays)."""
-    return cupy.asarray(a)
-
-
-def to_host(x):
-    """Device -> host."""
-    return cupy.asnumpy(x)
-
-
 # --------------------------------------------------------------------------------------------
 # host references
 # --------------------------------------------------------------------------------------------
@@ -53,12 +43,6 @@ def blas_index(n, inc):
     """Buffer positions of BLAS elements 0..n-1 (a negative inc walks from the far end)."""
     i = np.arange(max(n, 0))
     return i * inc if inc >= 0 else (n - 1 - i) * (-inc)
-
-
-def wide(a):
-    """float64/complex128 copy of host data."""
-    a = np.asarray(a)
-    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
 
 
 def ref_nrm2(v):
@@ -709,14 +693,6 @@ def test_errors_on_device_arrays():
 # --------------------------------------------------------------------------------------------
 # CPU: the pure-Python layer, on fake device arrays (never launched)
 # --------------------------------------------------------------------------------------------
-
-def fake(shape, dtype, address=1 << 20):
-    """A cupy.ndarray over a made-up device address: fine for argument checks, never launched."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    mem = cupy.cuda.UnownedMemory(address, max(nbytes, 1), None, device_id=0)
-    return cupy.ndarray(shape, dtype, memptr=cupy.cuda.MemoryPointer(mem, 0))
-
 
 @pytest.fixture
 def no_launch(monkeypatch):
