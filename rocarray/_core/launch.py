@@ -20,7 +20,7 @@ def cupy():
 def occupancy(kernel, block, limit):
     """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
 
-    ``kernel`` is a ``cupy.RawKernel`` on the current device. Without the occupancy API (an old
+    ``kernel`` is a kernel handle from :func:`rocarray._core.compile.get_kernel` on the current device. Without the occupancy API (an old
     CuPy or runtime) full occupancy (``limit``) is assumed.
     """
     try:
@@ -57,7 +57,7 @@ class KernelTable:
         self._lock = threading.Lock()
 
     def get(self, name, device_id):
-        """``(cupy.RawKernel, wave)`` for a registered name; call with ``device_id`` current."""
+        """``(kernel, wave)`` for a registered name; call with ``device_id`` current."""
         key = (name, device_id)
         entry = self.entries.get(key)
         if entry is None:

@@ -94,7 +94,7 @@ def _device_facts(device_id):
 
 
 def _kernel(name, device_id):
-    """``(cupy.RawKernel, blocks in one full wave)`` (memoized per device)."""
+    """``(kernel, blocks in one full wave)`` (memoized per device)."""
     return _kernel_table.get(name, device_id)
 
 

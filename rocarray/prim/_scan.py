@@ -209,6 +209,19 @@ def check_op(op, dtype):
 _cupy = launch.cupy
 
 
+def _finish(res, dtype, out):
+    """Kernel result ``res`` as the requested ``dtype`` (bool: nonzero; others: cast), in ``out``."""
+    if dtype.kind == "b":
+        res = _nonzero(res)
+    elif res.dtype != dtype:
+        res = _astype(res, dtype)
+    if out is None:
+        return res
+    if res is not out:
+        _cupy().copyto(out, res, casting="unsafe")
+    return out
+
+
 _kernels = {}
 
 
@@ -407,15 +420,7 @@ def _scan(x, axis, op, dtype, out, exclusive, nan):
         direct = False
     res = out if direct else cupy.empty(x.shape, dtype=kout)
     _scan_into(xin, axis, op, res, exclusive, nan)
-    if dtype.kind == "b":
-        res = _nonzero(res)
-    elif res.dtype != dtype:
-        res = _astype(res, dtype)
-    if out is None:
-        return res
-    if res is not out:
-        cupy.copyto(out, res, casting="unsafe")
-    return out
+    return _finish(res, dtype, out)
 
 
 def inclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False):
@@ -508,11 +513,4 @@ def segmented_inclusive_scan(x, heads, *, op="add", dtype=None, out=None):
     h = cupy.ascontiguousarray(heads)
     res = cupy.empty(n, dtype=kout)
     _launch_rows(op, xin, n, res, 1, n, False, False, heads=h)
-    if dtype.kind == "b":
-        res = _nonzero(res)
-    elif res.dtype != dtype:
-        res = _astype(res, dtype)
-    if out is None:
-        return res
-    cupy.copyto(out, res, casting="unsafe")
-    return out
+    return _finish(res, dtype, out)

@@ -313,7 +313,7 @@ _kernels = _kernel_table.entries  # (name, device id) -> (kernel, wave); read by
 
 
 def _kernel(name, device_id):
-    """``(cupy.RawKernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
+    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
     return _kernel_table.get(name, device_id)
 
 
