@@ -3,8 +3,10 @@
 A kernel source is a ``.hip`` file under ``rocarray/_kernels/<library>/``. It never ``#include``\\ s
 anything (CuPy's hiprtc path drops such lines): this module pastes the headers of
 ``_kernels/include/`` in front of it as text, adds the ``-D`` defines that describe the target
-(``RA_WARP_SIZE``, ``RA_HIP``/``RA_CUDA``, arch flags) and builds one ``cupy.RawModule`` per source
-file and device, with every registered template instantiation as a name expression. Modules are
+(``RA_WARP_SIZE``, ``RA_HIP``/``RA_CUDA``, arch flags) and builds ``cupy.RawModule``\\ s on demand:
+one per template instantiation (the name expression alone) and one per source for its ``extern "C"``
+kernels, per device. A source with a hundred registered instantiations thus costs a user only the
+ones they call (about 0.3 s each with NVRTC, against a minute for the whole set). Modules are
 memoized in-process per device; CuPy's own disk cache stays on underneath.
 
 Libraries declare the template instantiations they launch with :func:`register` at import time,
@@ -34,7 +36,7 @@ _CDNA3_ARCHS = ("gfx940", "gfx941", "gfx942", "gfx950")
 
 _registry = {}  # source path -> set of name expressions
 _registry_lock = threading.Lock()
-_modules = {}  # (source path, device id) -> cupy.RawModule
+_modules = {}  # (source path, name expression or None, device id) -> cupy.RawModule
 _modules_lock = threading.Lock()
 
 
@@ -178,35 +180,47 @@ def compile_error(relative_path, name, target, log, text):
     return KernelCompileError(f"{name} ({relative_path})", target.arch, log, where)
 
 
-def _build_module(relative_path, info):
+def _build_module(relative_path, info, name=None):
+    """Compile ``relative_path`` for ``info``'s device: with ``name`` (a template name expression)
+    only that instantiation, else the source's ``extern "C"`` kernels."""
     cupy = backend.require_cupy()
     target = info.target
     text = full_source(relative_path)
-    names = registered(relative_path)
     module = cupy.RawModule(
         code=text,
         options=options(target),
-        name_expressions=names if names else None,
+        name_expressions=[name] if name else None,
     )
     try:
         with cupy.cuda.Device(info.id):
             module.compile()
     except cupy.cuda.compiler.CompileException as exc:
         log = exc.get_message() if hasattr(exc, "get_message") else str(exc)
-        raise compile_error(relative_path, ", ".join(names) or "module", target, log, text) from None
+        raise compile_error(relative_path, name or "module", target, log, text) from None
     return module
 
 
-def get_module(relative_path, device_id=None):
-    """The compiled ``cupy.RawModule`` of one source file on one device (memoized)."""
+def get_module(relative_path, device_id=None, name=None):
+    """The compiled ``cupy.RawModule`` holding one kernel of a source file on one device (memoized).
+
+    Parameters
+    ----------
+    relative_path : str
+        Source under ``_kernels/``.
+    device_id : int, optional
+        Default: CuPy's current device.
+    name : str, optional
+        A registered template name expression: the module holds that instantiation. ``None``:
+        the module of the source's ``extern "C"`` kernels.
+    """
     info = backend.device_info(device_id)
-    key = (relative_path, info.id)
+    key = (relative_path, name, info.id)
     module = _modules.get(key)
     if module is None:
         with _modules_lock:
             module = _modules.get(key)
             if module is None:
-                module = _modules[key] = _build_module(relative_path, info)
+                module = _modules[key] = _build_module(relative_path, info, name)
     return module
 
 
@@ -226,13 +240,14 @@ def get_kernel(relative_path, name, device_id=None):
     -------
     cupy.RawKernel
     """
-    if "<" in name and name not in registered(relative_path):
+    template = "<" in name
+    if template and name not in registered(relative_path):
         raise LookupError(
             f"{name} is not registered for {relative_path}; call rocarray._core.compile.register()"
         )
-    return get_module(relative_path, device_id).get_function(name)
+    return get_module(relative_path, device_id, name if template else None).get_function(name)
 
 
 def compiled_modules():
-    """``(source, device id)`` pairs built so far in this process."""
-    return sorted(_modules)
+    """``(source, device id)`` pairs with at least one module built in this process."""
+    return sorted({(source, device) for source, _, device in _modules})
