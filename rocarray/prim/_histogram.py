@@ -320,6 +320,39 @@ def even_plan(lower, upper, num_bins, dtype):
             "denom": denom_q, "nbins_q": nbins_q}
 
 
+#: ``q_mode`` of the kernel's estimate-and-step binning (no division).
+FAST_Q_MODE = 3
+#: Most bins for the fast form: float32 rounding keeps NumPy's estimate within a bin below this.
+FAST_MAX_BINS = 1 << 20
+
+
+def kernel_binning(plan, num_bins):
+    """``(q_mode, nbins_q)`` the kernel gets: the fast form (:data:`FAST_Q_MODE`, with the float64
+    scale ``bins / (last - first)``) when :func:`estimate_is_exact`, else NumPy's own steps."""
+    if estimate_is_exact(plan, num_bins):
+        c = plan["edges"].astype(plan["cmp"])
+        return FAST_Q_MODE, num_bins / (float(c[-1]) - float(c[0]))
+    return plan["q_mode"], plan["nbins_q"]
+
+
+def estimate_is_exact(plan, num_bins):
+    """Whether the estimate-and-step binning gives NumPy's bins for this plan.
+
+    NumPy computes a bin estimate and corrects it by at most one bin in each direction against the
+    edges; when its estimate is within one bin of the true bin (``edges[b] <= x < edges[b + 1]``)
+    the result is the true bin. That holds for float32/float64 quotients and at most
+    :data:`FAST_MAX_BINS` bins (rounding moves the estimate by < 2^-22 * bins), with strictly
+    increasing finite edges (so the true bin is unique). float16 steps can miss by more: those
+    keep NumPy's arithmetic step for step.
+    """
+    if plan["sub_half"] or plan["q_mode"] not in (0, 1) or not 1 <= num_bins <= FAST_MAX_BINS:
+        return False
+    c = plan["edges"].astype(plan["cmp"])
+    with numpy.errstate(all="ignore"):
+        return bool(numpy.all(numpy.isfinite(c)) and numpy.all(c[1:] > c[:-1])
+                    and numpy.isfinite(float(c[-1]) - float(c[0])))
+
+
 def histogram_even(x, num_levels, lower, upper, *, weights=None):
     """Histogram of ``x`` over ``num_levels - 1`` uniform bins from ``lower`` to ``upper``.
 
@@ -354,9 +387,10 @@ def histogram_even(x, num_levels, lower, upper, *, weights=None):
     if (x.dtype, cdt) not in EVEN_PAIRS:
         x = x.astype(edges.dtype)  # what NumPy does before indexing; the pair then exists
     ctype = cdt.type
+    q_mode, nbins_q = kernel_binning(plan, nbins)
     extra = (cupy.asarray(edges.astype(cdt)), ctype(edges[0]), ctype(edges[-1]),
-             numpy.float64(plan["denom"]), numpy.float64(plan["nbins_q"]), numpy.int32(plan["sub_half"]),
-             numpy.int32(plan["q_mode"]))
+             numpy.float64(plan["denom"]), numpy.float64(nbins_q), numpy.int32(plan["sub_half"]),
+             numpy.int32(q_mode))
     hist = _run("histogram_even", f"{CTYPES[x.dtype]}, {CTYPES[cdt]}", x, nbins, extra, weights)
     return hist, cupy.asarray(edges)
 

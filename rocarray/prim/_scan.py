@@ -21,7 +21,8 @@ Design
 ------
 * Kernels: ``ra_prim_scan_rows<TIn, TOut, Op>`` scans a batch of rows in one launch with a
   single-pass decoupled look-back (Merrill & Garland 2016), 256 threads per block and ``ITEMS``
-  (:func:`tile_items`) elements per thread: 16 (8 for 16-byte accumulators), at least one 16-byte
+  (:func:`tile_items`) elements per thread: 32 for 4-byte accumulators, 16 for 8-byte ones, 8 for
+  16-byte ones, at least one 16-byte
   vector per lane. ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
   ``(outer, n, inner)`` array with one thread per line (coalesced across lines); with too few
   lines to fill the device, each line is cut into segments scanned in two passes (segment totals,
@@ -147,7 +148,7 @@ def tile_items(in_dtype, result_dtype):
     in_size = numpy.dtype(in_dtype).itemsize
     acc_size = 4 if numpy.dtype(result_dtype) == _F16 else numpy.dtype(result_dtype).itemsize
     v = 1 if in_size >= 16 else 16 // in_size
-    target = 8 if acc_size >= 16 else 16
+    target = 8 if acc_size >= 16 else (32 if acc_size <= 4 else 16)
     return max(v, target)
 
 

@@ -450,3 +450,45 @@ def test_histogram_argument_errors(no_launch):
         api.histogram(fake((10,), np.complex64), bins=4, range=(0, 1))
     with pytest.raises(NotImplementedError):
         api.histogram(a, bins="auto")
+
+
+def test_kernel_binning_takes_the_fast_form_only_where_it_is_exact():
+    f32, f16 = np.float32, np.float16
+    plan = _histogram.even_plan(-4.0, 4.0, 1024, np.dtype(f32))
+    mode, scale = _histogram.kernel_binning(plan, 1024)
+    assert mode == _histogram.FAST_Q_MODE and scale == pytest.approx(128.0)
+    plan = _histogram.even_plan(f16(-1), f16(2), 10, np.dtype(f16))  # float16 steps: NumPy's own
+    assert _histogram.kernel_binning(plan, 10) == (plan["q_mode"], plan["nbins_q"])
+    many = _histogram.FAST_MAX_BINS + 1
+    plan = _histogram.even_plan(0.0, 1.0, many, np.dtype(np.float64))
+    assert _histogram.kernel_binning(plan, many)[0] == plan["q_mode"]
+    # float32 edges that collapse (a range narrower than the bins can resolve) are not strictly
+    # increasing: the true bin is ambiguous, so NumPy's steps are kept.
+    plan = _histogram.even_plan(f32(1), f32(1.0000001), 64, np.dtype(f32))
+    assert not _histogram.estimate_is_exact(plan, 64)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("bins", [1, 7, 1024, 4099])
+def test_fast_binning_matches_numpy_on_edges_and_neighbours(rng, dtype, bins):
+    """Values on every edge and one ulp either side: where an estimate would be off by one.
+
+    Subnormal neighbours of a 0.0 edge are left out: float32 kernels flush them to zero (CuPy's
+    -ftz=true, documented), so they land in the bin of 0.0 where NumPy keeps their sign.
+    """
+    import rocarray as ra
+
+    lo, hi = -3.0, 5.0
+    if np.dtype(dtype).kind in "iu":
+        lo, hi = 0.0, 200.0
+        x = rng.integers(0, 201, 100_003).astype(dtype)
+    else:
+        edges = np.linspace(lo, hi, bins + 1).astype(dtype)
+        x = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf),
+                            rng.uniform(lo - 1, hi + 1, 100_003).astype(dtype)]).astype(dtype)
+        x = x[(x == 0) | (np.abs(x) >= np.finfo(dtype).tiny)]
+    got, got_edges = ra.histogram(to_device(x), bins=bins, range=(lo, hi))
+    want, want_edges = np.histogram(x, bins=bins, range=(lo, hi))
+    np.testing.assert_array_equal(to_host(got), want)
+    np.testing.assert_array_equal(to_host(got_edges), want_edges)

@@ -133,11 +133,12 @@ def test_kernel_names_are_registered_and_follow_the_rules():
 
 
 def test_tile_items_match_the_source_rule():
-    assert _scan.tile_items("float32", "float32") == 16
+    assert _scan.tile_items("float32", "float32") == 32
+    assert _scan.tile_items("float16", "float16") == 32  # accumulates in float32
     assert _scan.tile_items("int8", "int64") == 16
+    assert _scan.tile_items("float64", "float64") == 16
     assert _scan.tile_items("complex128", "complex128") == 8
-    assert _scan.tile_items("float16", "float16") == 16
-    assert _scan.tile_size("float32", "float32") == 4096
+    assert _scan.tile_size("float32", "float32") == 8192
 
 
 @pytest.mark.parametrize("lines, length, mps, want", [(16384, 16384, 132, 33), (1, 10, 132, 1),

@@ -53,19 +53,23 @@ template <> RA_DEVICE double ra_prim_hist_to<double, ra_half>(ra_half x) { retur
 // 64-bit unsigned atomic max (atomicMax has this overload on both vendors).
 RA_DEVICE void ra_prim_hist_atomic_max_u64(ra_u64* p, ra_u64 v) { atomicMax((unsigned long long*)p, (unsigned long long)v); }
 
-// Visit every element of a (pointer, step) vector: f(value, index). 16-byte packs when step == 1.
+// Visit every element of a (pointer, step) vector: f.post(x, f.pre(x)) for each x. The vector
+// loop calls pre() for a batch of up to 16 elements before any post(), so the bin computations of
+// a batch (divisions, edge loads) overlap instead of queueing behind each element's atomic.
+// 16-byte packs when step == 1.
 template <typename T, typename F>
 RA_DEVICE void ra_prim_hist_for_each(const T* RA_RESTRICT x, ra_i64 n, ra_i64 step, F& f) {
     typedef ra_prim_hist_pack<T> P;
     constexpr int V = P::N;
     constexpr int U = RA_PRIM_HIST_UNROLL;
+    constexpr int B = U * V <= 16 ? U : 1;  // packs per pre() batch
     const ra_i64 tid = ra_global_thread_id();
     const ra_i64 nthreads = ra_grid_threads();
     if (step == 1) {
         const ra_i64 head = ra_prim_hist_head(x, n);
         const ra_i64 nvec = (n - head) / V;
         const ra_i64 tail = head + nvec * V;
-        if (tid < head) f(x[tid]);
+        if (tid < head) f.post(x[tid], f.pre(x[tid]));
         const P* xv = (const P*)(x + head);
         ra_i64 i = tid;
         for (; i + (U - 1) * nthreads < nvec; i += U * nthreads) {
@@ -73,19 +77,34 @@ RA_DEVICE void ra_prim_hist_for_each(const T* RA_RESTRICT x, ra_i64 n, ra_i64 st
 #pragma unroll
             for (int u = 0; u < U; ++u) a[u] = xv[i + u * nthreads];
 #pragma unroll
-            for (int u = 0; u < U; ++u) {
+            for (int u0 = 0; u0 < U; u0 += B) {
+                ra_i64 key[B][V];
 #pragma unroll
-                for (int k = 0; k < V; ++k) f(a[u].v[k]);
+                for (int u = 0; u < B; ++u) {
+#pragma unroll
+                    for (int k = 0; k < V; ++k) key[u][k] = f.pre(a[u0 + u].v[k]);
+                }
+#pragma unroll
+                for (int u = 0; u < B; ++u) {
+#pragma unroll
+                    for (int k = 0; k < V; ++k) f.post(a[u0 + u].v[k], key[u][k]);
+                }
             }
         }
         for (; i < nvec; i += nthreads) {
             P a = xv[i];
+            ra_i64 key[V];
 #pragma unroll
-            for (int k = 0; k < V; ++k) f(a.v[k]);
+            for (int k = 0; k < V; ++k) key[k] = f.pre(a.v[k]);
+#pragma unroll
+            for (int k = 0; k < V; ++k) f.post(a.v[k], key[k]);
         }
-        if (tid < n - tail) f(x[tail + tid]);
+        if (tid < n - tail) f.post(x[tail + tid], f.pre(x[tail + tid]));
     } else {
-        for (ra_i64 i = tid; i < n; i += nthreads) f(x[i * step]);
+        for (ra_i64 i = tid; i < n; i += nthreads) {
+            const T v = x[i * step];
+            f.post(v, f.pre(v));
+        }
     }
 }
 
@@ -111,6 +130,11 @@ RA_DEVICE float ra_prim_hist_round_half(float v) { return ra_half_to_float(ra_fl
 //                               every operation rounded to Q);
 //   i = int(f); i -= (i == nbins); i -= (x < edges[i]); i += (i != nbins - 1 && x >= edges[i + 1]).
 // denom and nbins_q are last - first and nbins as NumPy holds them in Q (exact in Q).
+// q_mode 3 is the fast form the host picks when it gives the same bins (_histogram.even_plan):
+// float32/float64 quotients, at most 2^20 bins, strictly increasing edges. Then NumPy's estimate
+// is within one bin of the true bin (edges[b] <= x < edges[b + 1], the last bin closed) and its two
+// fix-ups land on the true bin; so does an estimate (x - first) * (nbins / (last - first)) in
+// float64 followed by one step against the edges (nbins_q holds that scale). No division.
 template <typename T, typename C> struct ra_prim_bin_even {
     const C* edges;  // nbins + 1 edges, in C
     C first, last;
@@ -120,6 +144,14 @@ template <typename T, typename C> struct ra_prim_bin_even {
     RA_DEVICE ra_i64 operator()(T xt) const {
         const C x = ra_prim_hist_to<C>(xt);
         if (!(x >= first && x <= last)) return -1;  // NaN fails both
+        if (q_mode == 3) {
+            // Estimate, then one step against the edges: the true bin. See the comment above.
+            ra_i64 i = (ra_i64)(((double)x - (double)first) * nbins_q);
+            i = i < 0 ? 0 : (i >= nbins ? nbins - 1 : i);
+            if (x < edges[i]) i -= 1;
+            else if (i + 1 < nbins && x >= edges[i + 1]) i += 1;
+            return i;
+        }
         C d = x - first;
         if (sub_half) d = (C)ra_prim_hist_round_half((float)d);
         double f;
@@ -172,7 +204,8 @@ RA_DEVICE bool ra_prim_hist_negative(ra_u64 x) { return x >= (1ull << 63); }  //
 
 template <typename T> struct ra_prim_hist_maxneg_f {
     ra_u64 mx, neg;
-    RA_DEVICE void operator()(T x) {
+    RA_DEVICE ra_i64 pre(T) const { return 0; }
+    RA_DEVICE void post(T x, ra_i64) {
         if (ra_prim_hist_negative(x)) {
             neg = 1;
         } else {
@@ -210,8 +243,8 @@ template <typename T, typename Bin> struct ra_prim_hist_count_f {
     Bin bin;
     ra_u32* mine;   // this warp's shared copy, or null for global atomics
     ra_u64* out;
-    RA_DEVICE void operator()(T x) {
-        const ra_i64 b = bin(x);
+    RA_DEVICE ra_i64 pre(T x) const { return bin(x); }
+    RA_DEVICE void post(T, ra_i64 b) {
         if (b >= 0) {
             if (mine) ra_atomic_add_u32(mine + b, 1u);
             else ra_atomic_add_u64(out + b, 1ull);
@@ -219,18 +252,20 @@ template <typename T, typename Bin> struct ra_prim_hist_count_f {
     }
 };
 
-// Calls extra(x) and then count(x) for every element.
+// Calls extra and then count for every element.
 template <typename T, typename Count, typename Extra> struct ra_prim_hist_pair_f {
     Count count;
     Extra* extra;
-    RA_DEVICE void operator()(T x) {
-        (*extra)(x);
-        count(x);
+    RA_DEVICE ra_i64 pre(T x) const { return count.pre(x); }
+    RA_DEVICE void post(T x, ra_i64 b) {
+        extra->post(x, 0);
+        count.post(x, b);
     }
 };
 
 template <typename T> struct ra_prim_hist_nothing_f {
-    RA_DEVICE void operator()(T) {}
+    RA_DEVICE ra_i64 pre(T) const { return 0; }
+    RA_DEVICE void post(T, ra_i64) {}
 };
 
 // out[b] += count of x in bin b (out: nbins 64-bit counters, zeroed by the caller once); extra(x)
