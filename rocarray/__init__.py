@@ -18,6 +18,12 @@ from rocarray._array_api import asarray, asnumpy
 from rocarray._blas_api import dot, inner, vdot
 from rocarray._scan_api import cumprod, cumsum, nancumprod, nancumsum
 from rocarray._histogram_api import bincount, histogram
+from rocarray._reduce_api import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
+    all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min, nanargmax, nanargmin, nanmax,
+    nanmean, nanmin, nanprod, nansum, prod, sum,
+)
+from rocarray._sort_api import argpartition, argsort, lexsort, partition, sort, sort_complex
+from rocarray._select_api import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
 from rocarray import linalg, prim, rocblas
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
@@ -31,6 +37,10 @@ __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
     "show_config", "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "prim",
     "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",
+    "sum", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "mean", "all", "any", "nansum",
+    "nanprod", "nanmin", "nanmax", "nanargmin", "nanargmax", "nanmean", "count_nonzero",
+    "sort", "argsort", "lexsort", "partition", "argpartition", "sort_complex",
+    "nonzero", "flatnonzero", "argwhere", "extract", "compress", "searchsorted", "unique",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128", "intp", "uintp",
     "dtype", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis", "euler_gamma",

@@ -1,0 +1,125 @@
+"""Self-checks and vendor-ratio benchmark cases of the prim reductions (walked by ``python -m rocarray``).
+
+Self-checks run the reductions on small fresh random inputs (every dtype, N-D over every axis,
+NaN variants, arg reductions) and compare with NumPy (float64/complex128 references, exact for
+integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time ``ra.sum``/``ra.min``/
+``ra.max``/``ra.argmax`` of 2^28 float32 and axis sums of a 16384 x 16384 float32 matrix against
+CuPy (CUB) on the same data; bytes moved = one read of the input.
+"""
+
+import numpy
+
+from rocarray._core import harness
+from rocarray._core.harness import BenchCase
+
+_LIB = "prim"
+_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "float32", "float64", "complex64", "complex128")
+
+
+def _cupy():
+    from rocarray._core import backend
+
+    return backend.require_cupy()
+
+
+def _api():
+    from rocarray import _reduce_api
+
+    return _reduce_api
+
+
+def _host(rng, shape, dtype):
+    dtype = numpy.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind in "iu":
+        return rng.integers(0, 100, size=shape).astype(dtype)
+    if dtype.kind == "f":
+        return rng.random(shape).astype(dtype)
+    return (rng.random(shape) + 1j * rng.random(shape)).astype(dtype)
+
+
+def _compare(name, got, want, n):
+    got = numpy.asarray(got)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise AssertionError(f"{name}: shape/dtype {got.shape} {got.dtype} != {want.shape} {want.dtype}")
+    if want.dtype.kind in "biu":
+        if not numpy.array_equal(got, want):
+            raise AssertionError(f"{name}: differs from NumPy")
+        return
+    eps = 2.0**-10 if want.dtype == numpy.float16 else numpy.finfo(want.dtype).eps
+    rtol = 8 * eps * max(1.0, numpy.log2(max(n, 2)))
+    if not numpy.allclose(got.astype(numpy.complex128), want.astype(numpy.complex128), rtol=rtol, atol=rtol,
+                          equal_nan=True):
+        raise AssertionError(f"{name}: max error {numpy.max(numpy.abs(got - want)):.3g} (rtol {rtol:.1e})")
+
+
+@harness.self_check(_LIB, "reduce_dtypes")
+def check_reduce_dtypes(rng):
+    cupy, api = _cupy(), _api()
+    for dtype in _DTYPES:
+        for n in (1, 65, 10_007):
+            x = _host(rng, n, dtype)
+            dx = cupy.asarray(x)
+            for name in ("sum", "prod", "min", "max", "argmin", "argmax", "all", "any"):
+                if name == "prod":
+                    xs = x[:20]
+                    _compare(f"prod {dtype} n={n}", cupy.asnumpy(api.prod(cupy.asarray(xs))), numpy.prod(xs), 20)
+                    continue
+                want = getattr(numpy, name)(x)
+                _compare(f"{name} {dtype} n={n}", cupy.asnumpy(getattr(api, name)(dx)), numpy.asarray(want), n)
+
+
+@harness.self_check(_LIB, "reduce_axes")
+def check_reduce_axes(rng):
+    cupy, api = _cupy(), _api()
+    for shape in ((7, 300, 5), (9000, 3), (3, 9000), (20, 17), (64, 2048)):
+        x = _host(rng, shape, "float32")
+        for view in (x, x.T):
+            dx = cupy.asarray(x)
+            dv = dx if view is x else dx.T
+            for axis in list(range(view.ndim)) + [None, (0, view.ndim - 1)]:
+                want = numpy.sum(view.astype(numpy.float64), axis=axis).astype(numpy.float32)
+                _compare(f"sum {view.shape} axis {axis}", cupy.asnumpy(api.sum(dv, axis=axis)), numpy.asarray(want),
+                         view.size)
+                if not isinstance(axis, tuple):
+                    _compare(f"argmax {view.shape} axis {axis}", cupy.asnumpy(api.argmax(dv, axis=axis)),
+                             numpy.asarray(numpy.argmax(view, axis=axis)), 1)
+
+
+@harness.self_check(_LIB, "reduce_nan")
+def check_reduce_nan(rng):
+    cupy, api = _cupy(), _api()
+    for dtype in ("float16", "float32", "float64", "complex64", "complex128"):
+        x = _host(rng, 5000, dtype)
+        x[rng.random(5000) < 0.02] = numpy.nan
+        dx = cupy.asarray(x)
+        for name in ("nansum", "nanmax", "nanmin", "nanargmin", "nanargmax", "max", "argmin", "nanmean"):
+            _compare(f"{name} {dtype}", cupy.asnumpy(getattr(api, name)(dx)), numpy.asarray(getattr(numpy, name)(x)),
+                     5000)
+
+
+def _register_benchmarks():
+    n = 1 << 28
+    side = 16384
+
+    def setup_flat():
+        return (_cupy().random.random(n, dtype=numpy.float32),)
+
+    def setup_matrix():
+        return (_cupy().random.random((side, side), dtype=numpy.float32),)
+
+    for name in ("sum", "min", "max", "argmax"):
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}_float32_2^28", library=_LIB, setup=setup_flat,
+                                     rocarray=(lambda f: lambda x: getattr(_api(), f)(x))(name),
+                                     vendor=(lambda f: lambda x: getattr(_cupy(), f)(x))(name),
+                                     bytes_moved=n * 4))
+    for axis in (0, 1):
+        harness.bench_case(BenchCase(name=f"{_LIB}.sum_axis{axis}_float32_16384^2", library=_LIB, setup=setup_matrix,
+                                     rocarray=(lambda a: lambda x: _api().sum(x, axis=a))(axis),
+                                     vendor=(lambda a: lambda x: _cupy().sum(x, axis=a))(axis),
+                                     bytes_moved=side * side * 4))
+
+
+_register_benchmarks()

@@ -1,0 +1,140 @@
+"""Self-checks and vendor-ratio benchmark cases of the prim radix sort (walked by ``python -m rocarray``).
+
+Self-checks sort small fresh random inputs (every key dtype, NaN/-0.0/inf, duplicate-heavy data,
+descending, segmented, N-D along every axis, complex, lexsort) and compare with NumPy's stable
+sort exactly (bit for bit for keys, equal indices for argsorts); they raise ``AssertionError`` on a
+mismatch. Benchmark cases time ``ra.sort``/``ra.argsort`` against ``cupy.sort``/``cupy.argsort``
+(CUB radix sort underneath) on the same data.
+"""
+
+import numpy
+
+from rocarray._core import harness
+from rocarray._core.harness import BenchCase
+from rocarray.prim import _sort
+
+_LIB = "prim"
+_KEY_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+               "float16", "float32", "float64")
+
+
+def _cupy():
+    from rocarray._core import backend
+
+    return backend.require_cupy()
+
+
+def _api():
+    from rocarray import _sort_api
+
+    return _sort_api
+
+
+def host_keys(rng, shape, dtype, distinct=None):
+    """Random keys; floats include NaN (both signs), +-0.0 and +-inf; ``distinct`` limits the
+    number of distinct values (duplicate-heavy data where stability shows)."""
+    dtype = numpy.dtype(dtype)
+    size = int(numpy.prod(shape))
+    if dtype.kind == "b":
+        return rng.random(shape) < 0.5
+    if dtype.kind == "c":
+        part = numpy.float32 if dtype == numpy.complex64 else numpy.float64
+        with numpy.errstate(invalid="ignore"):
+            return (host_keys(rng, shape, part, distinct) + 1j * host_keys(rng, shape, part, distinct)).astype(dtype)
+    if distinct is not None:
+        pool = host_keys(rng, distinct, dtype)
+        return pool[rng.integers(0, distinct, size)].reshape(shape)
+    if dtype.kind == "f":
+        x = (rng.standard_normal(size) * 100).astype(dtype)
+        specials = numpy.array([numpy.nan, -numpy.nan, 0.0, -0.0, numpy.inf, -numpy.inf], dtype)
+        pick = rng.random(size) < 0.05
+        x[pick] = specials[rng.integers(0, len(specials), int(pick.sum()))]
+        return x.reshape(shape)
+    info = numpy.iinfo(dtype)
+    return rng.integers(int(info.min), int(info.max), size=size, endpoint=True, dtype=dtype).reshape(shape)
+
+
+def _same(name, got, want):
+    got = numpy.asarray(got)
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise AssertionError(f"{name}: shape/dtype {got.shape} {got.dtype} != {want.shape} {want.dtype}")
+    if not numpy.array_equal(got.view(numpy.uint8), numpy.ascontiguousarray(want).view(numpy.uint8)):
+        raise AssertionError(f"{name}: differs from NumPy's stable sort")
+
+
+@harness.self_check(_LIB, "sort_argsort")
+def check_sort_argsort(rng):
+    cupy, api = _cupy(), _api()
+    for dtype in _KEY_DTYPES + ("complex64", "complex128"):
+        for n in (1, 65, 10_007):
+            for distinct in (None, 3):
+                x = host_keys(rng, n, dtype, distinct)
+                dx = cupy.asarray(x)
+                _same(f"sort {dtype} n={n}", cupy.asnumpy(api.sort(dx)), numpy.sort(x, kind="stable"))
+                _same(f"argsort {dtype} n={n}", cupy.asnumpy(api.argsort(dx)), numpy.argsort(x, kind="stable"))
+
+
+@harness.self_check(_LIB, "radix_sort_prim")
+def check_prim(rng):
+    cupy = _cupy()
+    for dtype in ("int32", "float32", "uint64"):
+        x = host_keys(rng, 20_001, dtype, 50)
+        dx = cupy.asarray(x)
+        perm = numpy.argsort(x, kind="stable")
+        v = rng.integers(0, 1 << 40, x.size)
+        k2, v2 = _sort.radix_sort_pairs(dx, cupy.asarray(v))
+        _same(f"radix_sort_pairs {dtype}", cupy.asnumpy(k2), x[perm])
+        _same(f"radix_sort_pairs values {dtype}", cupy.asnumpy(v2), v[perm])
+        # descending: reverse order of distinct keys, ties in input order
+        want = numpy.lexsort((numpy.arange(x.size), -_sort.key_image(x).astype(numpy.float64)))
+        if dtype != "uint64":
+            _same(f"radix_argsort descending {dtype}", cupy.asnumpy(_sort.radix_argsort(dx, descending=True)), want)
+        offs = numpy.unique(numpy.concatenate([[0, x.size], rng.integers(0, x.size, 30)]))
+        offs = numpy.insert(offs, 3, offs[2])  # an empty segment
+        want = numpy.concatenate([numpy.sort(x[a:b], kind="stable") for a, b in zip(offs[:-1], offs[1:])])
+        got = _sort.segmented_radix_sort_keys(dx, cupy.asarray(offs))
+        _same(f"segmented_radix_sort_keys {dtype}", cupy.asnumpy(got), want)
+
+
+@harness.self_check(_LIB, "sort_axes_lexsort")
+def check_axes(rng):
+    cupy, api = _cupy(), _api()
+    for shape in ((7, 300, 5), (3000, 3), (20, 17)):
+        x = host_keys(rng, shape, "float32", 20)
+        dx = cupy.asarray(x)
+        for axis in list(range(len(shape))) + [None]:
+            _same(f"sort {shape} axis {axis}", cupy.asnumpy(api.sort(dx, axis=axis)),
+                  numpy.sort(x, axis=axis, kind="stable"))
+            _same(f"argsort {shape} axis {axis}", cupy.asnumpy(api.argsort(dx, axis=axis)),
+                  numpy.argsort(x, axis=axis, kind="stable"))
+    keys = [host_keys(rng, (4, 500), d, 4) for d in ("int8", "float64", "uint16")]
+    _same("lexsort", cupy.asnumpy(api.lexsort([cupy.asarray(k) for k in keys])), numpy.lexsort(keys))
+
+
+# --------------------------------------------------------------------------------------------
+# benchmark cases: ra.sort / ra.argsort against cupy.sort / cupy.argsort on the same data
+# --------------------------------------------------------------------------------------------
+
+def _register_benchmarks():
+    n = 1 << 28
+
+    def setup(dtype):
+        def make():
+            cupy = _cupy()
+            if dtype == "float32":
+                return (cupy.random.random(n, dtype=numpy.float32),)
+            info = numpy.iinfo(dtype)
+            return (cupy.random.randint(int(info.min), int(info.max), n, dtype=numpy.int64).astype(dtype),)
+        return make
+
+    for dtype in ("float32", "int32", "uint8", "uint16"):
+        size = numpy.dtype(dtype).itemsize
+        harness.bench_case(BenchCase(name=f"{_LIB}.sort_{dtype}", library=_LIB, setup=setup(dtype),
+                                     rocarray=lambda x: _api().sort(x), vendor=lambda x: _cupy().sort(x),
+                                     bytes_moved=2 * n * size))
+    harness.bench_case(BenchCase(name=f"{_LIB}.argsort_int32", library=_LIB, setup=setup("int32"),
+                                 rocarray=lambda x: _api().argsort(x), vendor=lambda x: _cupy().argsort(x),
+                                 bytes_moved=n * (4 + 8)))
+
+
+_register_benchmarks()

@@ -1,0 +1,615 @@
+"""Radix sort on hand-written HIP kernels (``_kernels/prim/radix_sort.hip``), hipCUB-style.
+
+Public functions
+----------------
+``radix_sort_keys(keys, *, descending=False, begin_bit=0, end_bit=None, out=None)``
+    Sorted copy of 1-D ``keys``.
+``radix_sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None)``
+    ``(sorted_keys, values permuted alike)``; stable.
+``radix_argsort(keys, *, descending=False)``
+    int64 indices of the stable sort (``numpy.argsort(kind='stable')``).
+``segmented_radix_sort_keys(keys, offsets, ...)`` / ``segmented_radix_sort_pairs(keys, offsets, values, ...)``
+    Every segment ``keys[offsets[s]:offsets[s + 1]]`` sorted on its own.
+``sort_rows(x, *, indices=False)``
+    Every row of a C-contiguous 2-D array sorted (or its stable argsort), for the façade.
+
+Keys: every integer dtype, bool, float16/32/64. Order: NumPy's -- integers by value, floats with
+-0.0 == 0.0 and every NaN last (whatever its sign or payload), ties in input order (stable). Keys
+come back bit for bit (a -0.0 stays -0.0). ``descending=True`` reverses the order of distinct keys
+(NaNs first) and still keeps ties in input order. ``begin_bit``/``end_bit`` restrict the sort to
+those bits of the order-preserving unsigned image of the key (hipCUB's meaning).
+
+Design
+------
+* LSD radix sort, 8 bits per pass, after Onesweep (Adinets & Merrill 2022): one upsweep launch
+  reads the keys once and builds the histograms of every digit place; the host reads them (one
+  small copy: the only synchronization) and plans the passes (:func:`plan_passes`): a pass whose
+  digit is the same for every key is skipped, so 8/16-bit keys and narrow-range data take fewer
+  passes. Each pass is one launch that ranks tiles of 4096 keys (8192 for keys-only 8/16-bit keys) in shared memory (warp multisplit
+  by ballots) and finds its global offsets by decoupled look-back on per-tile digit counts, then
+  writes keys (and values) once.
+* Kernels exist per unsigned key width (8/16/32/64 bits) x value width (none, 4, 8 bytes); the
+  signed/float/descending image is applied when the first pass loads the keys and undone when the
+  last pass stores them (a runtime ``mode``), so no transform pass and few instantiations.
+* float keys: the image maps -0.0 to +0.0 and every NaN to one pattern; if the upsweep sees a key
+  that the inverse would not restore bit for bit (-0.0, a non-canonical NaN), the keys are
+  argsorted and gathered instead (an extra gather, only then).
+* argsort carries 32-bit indices through the passes (below 2**32 keys) and widens them to int64 in
+  the last pass; its last pass does not store keys.
+* Workspace: per pass, ``256 + tiles * 256`` status words (4 bytes below 2**30 keys, else 8), zeroed
+  by one memset before the pass.
+* Segmented sorts and row sorts: a stable sort by key, then a stable sort by segment (row) id whose
+  passes are limited to the id's bits (two sorts and gathers; a shared-memory per-row sort for
+  short rows is future work).
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, launch
+
+SOURCE = "prim/radix_sort.hip"
+
+#: Threads per block (``RA_PRIM_SORT_BLOCK``) and keys per tile (``ra_prim_sort_tile`` in the source:
+#: 16 keys per thread, 32 for keys-only sorts of 8/16-bit keys).
+BLOCK = 256
+TILE = 256 * 16
+TILE_NARROW = 256 * 32
+RADIX = 256
+#: Byte offset of the status words in a pass workspace (``RA_PRIM_SORT_STATUS_OFFSET``).
+STATUS_OFFSET = 256
+#: Elements per thread of the upsweep's first wave (grid sizing only).
+UP_ITEMS = 16
+#: Status words are 64-bit from this many keys on (30-bit prefixes in 32-bit words below).
+WIDE_STATUS_N = 1 << 30
+
+MODE_SIGNED, MODE_FLOAT, MODE_DESC = 1, 2, 4
+F_TIN, F_TOUT, F_KEYS, F_VIOTA, F_VWIDE = 1, 2, 4, 8, 16
+
+UNSIGNED = {1: numpy.dtype(numpy.uint8), 2: numpy.dtype(numpy.uint16), 4: numpy.dtype(numpy.uint32),
+            8: numpy.dtype(numpy.uint64)}
+CTYPES = {1: "ra_u8", 2: "ra_u16", 4: "ra_u32", 8: "ra_u64"}
+VALUE_BYTES = (0, 4, 8)
+
+#: Key dtypes the kernels sort.
+KEY_DTYPES = tuple(numpy.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                             "uint32", "uint64", "float16", "float32", "float64"))
+_I64 = numpy.dtype(numpy.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# pure-Python rules (kernel names, key images, pass planning)
+# --------------------------------------------------------------------------------------------
+
+def upsweep_name(key_bytes):
+    return f"ra_prim_radix_upsweep<{CTYPES[key_bytes]}>"
+
+
+def onesweep_name(key_bytes, value_bytes):
+    return f"ra_prim_radix_onesweep<{CTYPES[key_bytes]}, {int(value_bytes)}>"
+
+
+SEGMENT_IDS_NAME = "ra_prim_radix_segment_ids<ra_u32>"
+
+
+def instantiations():
+    """Every name expression this module launches."""
+    names = [upsweep_name(b) for b in CTYPES]
+    names += [onesweep_name(b, v) for b in CTYPES for v in VALUE_BYTES]
+    names.append(SEGMENT_IDS_NAME)
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+
+def check_key_dtype(dtype):
+    """``dtype`` as a numpy dtype, or ``TypeError`` when the radix sort has no kernel for it."""
+    dtype = numpy.dtype(dtype)
+    if dtype not in KEY_DTYPES:
+        raise TypeError(f"prim radix sort: unsupported key dtype {dtype.name} "
+                        f"(integers, bool, float16/32/64)")
+    return dtype
+
+
+def key_mode(dtype, descending=False):
+    """The kernel's ``mode`` bits for keys of ``dtype``."""
+    dtype = check_key_dtype(dtype)
+    mode = MODE_FLOAT if dtype.kind == "f" else MODE_SIGNED if dtype.kind == "i" else 0
+    return mode | (MODE_DESC if descending else 0)
+
+
+def key_image(x, descending=False):
+    """The kernel's order-preserving unsigned image of host keys ``x`` (NumPy model of
+    ``ra_prim_sort_key::forward``; for tests and documentation)."""
+    x = numpy.asarray(x)
+    dtype = check_key_dtype(x.dtype)
+    u = UNSIGNED[dtype.itemsize]
+    bits = x.view(u).copy() if dtype.kind != "b" else x.view(numpy.uint8).copy()
+    top = u.type(1) << u.type(8 * u.itemsize - 1)
+    ones = u.type(~u.type(0))
+    if dtype.kind == "f":
+        inf = numpy.array(numpy.inf, dtype).view(u)
+        nan = (bits & ~top) > inf
+        bits[bits == top] = 0
+        neg = (bits & top) != 0
+        bits = numpy.where(neg, ~bits, bits | top).astype(u)
+        bits[nan] = ones
+    elif dtype.kind == "i":
+        bits ^= top
+    if descending:
+        bits = ~bits
+    return bits.astype(u)
+
+
+def key_from_image(k, dtype, descending=False):
+    """Inverse of :func:`key_image` (NaNs come back as the canonical quiet NaN)."""
+    dtype = check_key_dtype(dtype)
+    u = UNSIGNED[dtype.itemsize]
+    k = numpy.asarray(k, dtype=u).copy()
+    top = u.type(1) << u.type(8 * u.itemsize - 1)
+    if descending:
+        k = ~k
+    if dtype.kind == "f":
+        ones = u.type(~u.type(0))
+        qnan = numpy.array(numpy.nan, dtype).view(u)
+        out = numpy.where((k & top) != 0, k ^ top, ~k).astype(u)
+        out[k == ones] = qnan
+        k = out
+    elif dtype.kind == "i":
+        k ^= top
+    return k.view(dtype) if dtype.kind != "b" else k.astype(bool)
+
+
+def image_is_lossy(x):
+    """Host model of ``ra_prim_sort_key::lossy``: keys the inverse image would not restore."""
+    x = numpy.asarray(x)
+    if x.dtype.kind != "f":
+        return numpy.zeros(x.shape, bool)
+    u = UNSIGNED[x.dtype.itemsize]
+    bits = x.view(u)
+    top = u.type(1) << u.type(8 * u.itemsize - 1)
+    qnan = numpy.array(numpy.nan, x.dtype).view(u)
+    inf = numpy.array(numpy.inf, x.dtype).view(u)
+    return (bits == top) | (((bits & ~top) > inf) & (bits != qnan))
+
+
+def check_bits(begin_bit, end_bit, key_bytes):
+    """``(begin_bit, end_bit)`` validated for keys of ``key_bytes`` bytes (``end_bit=None``: all)."""
+    total = 8 * key_bytes
+    end_bit = total if end_bit is None else int(end_bit)
+    begin_bit = int(begin_bit)
+    if not 0 <= begin_bit <= end_bit <= total:
+        raise ValueError(f"prim radix sort: need 0 <= begin_bit <= end_bit <= {total}, "
+                         f"got begin_bit={begin_bit}, end_bit={end_bit}")
+    return begin_bit, end_bit
+
+
+def digit_places(begin_bit, end_bit):
+    """``[(shift, nbits), ...]``: the digit places from the least significant one, 8 bits each
+    (fewer in the top one)."""
+    return [(s, min(8, end_bit - s)) for s in range(begin_bit, end_bit, 8)]
+
+
+def plan_passes(hist, begin_bit, end_bit):
+    """The passes to run: ``[(place, shift, nbits), ...]`` for the digit places whose histogram
+    row (``hist[place]``, 256 counts) has more than one nonzero bin."""
+    hist = numpy.asarray(hist)
+    plan = []
+    for p, (shift, nbits) in enumerate(digit_places(begin_bit, end_bit)):
+        if numpy.count_nonzero(hist[p]) > 1:
+            plan.append((p, shift, nbits))
+    return plan
+
+
+def value_plan(n, values_itemsize, iota):
+    """``(kernel value bytes, widen in the last pass)`` for ``n`` keys: iota indices are 32-bit
+    below 2**32 keys (widened to int64 when stored), values of 4 or 8 bytes go as they are, other
+    value sizes (0 = none) are not carried by the kernels."""
+    if iota:
+        return (4, True) if n < (1 << 32) else (8, False)
+    if values_itemsize in (4, 8):
+        return values_itemsize, False
+    return 0, False
+
+
+def tile_size(key_bytes, value_bytes):
+    """Keys per tile of ``ra_prim_radix_onesweep<U, VB>``."""
+    return TILE_NARROW if key_bytes <= 2 and value_bytes == 0 else TILE
+
+
+def workspace_bytes(n, tile=TILE):
+    """Bytes of one pass's workspace: ticket, then one status word per tile and digit."""
+    tiles = -(-n // tile)
+    return STATUS_OFFSET + tiles * RADIX * (8 if n >= WIDE_STATUS_N else 4)
+
+
+# --------------------------------------------------------------------------------------------
+# device side
+# --------------------------------------------------------------------------------------------
+
+_cupy = launch.cupy
+_kernel_table = launch.KernelTable(SOURCE, BLOCK, 8)
+
+
+def _kernel(name, device_id):
+    """``(kernel, wave)``."""
+    return _kernel_table.get(name, device_id)
+
+
+def _memset0(buf, nbytes):
+    cupy = _cupy()
+    cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, int(nbytes), cupy.cuda.get_current_stream().ptr)
+
+
+def _to_host(x):
+    return _cupy().asnumpy(x)
+
+
+def _take(x, idx):
+    return x.take(idx)
+
+
+def _check_1d(x, name):
+    cupy = _cupy()
+    if not isinstance(x, cupy.ndarray):
+        raise TypeError(f"prim radix sort: {name} must be a cupy.ndarray, not {type(x).__name__}")
+    if x.ndim != 1:
+        raise ValueError(f"prim radix sort: {name} must be 1-D, got shape {x.shape}")
+
+
+def _histograms(kbits, mode, begin_bit, end_bit):
+    """Upsweep: ``(hist (places, 256) on the host, lossy flag)``."""
+    cupy = _cupy()
+    n = kbits.size
+    places = len(digit_places(begin_bit, end_bit))
+    buf = cupy.zeros(places * RADIX + 1, dtype=numpy.uint64)
+    name = upsweep_name(kbits.dtype.itemsize)
+    kernel, wave = _kernel(name, kbits.data.device_id)
+    grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), wave))
+    kernel((grid,), (BLOCK,), (kbits, numpy.int64(n), numpy.int32(mode), numpy.int32(begin_bit),
+                               numpy.int32(end_bit), buf, buf.data + places * RADIX * 8))
+    host = _to_host(buf)
+    return host[:places * RADIX].reshape(places, RADIX), bool(host[-1])
+
+
+def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_keys=None):
+    """The sort engine. ``keys``: 1-D device keys; ``values``: 1-D device values or None;
+    ``iota``: sort the indices 0..n-1 as values (int64 result). Returns ``(keys or None,
+    values or None)``; keys only when ``want_keys`` (into ``out_keys`` if given)."""
+    cupy = _cupy()
+    dtype = check_key_dtype(keys.dtype)
+    n = keys.size
+    begin_bit, end_bit = check_bits(begin_bit, end_bit, dtype.itemsize)
+    vdtype = _I64 if iota else (values.dtype if values is not None else None)
+    if want_keys and out_keys is None:
+        out_keys = cupy.empty(n, dtype=dtype)
+    if n == 0:
+        return (out_keys if want_keys else None), (cupy.empty(0, vdtype) if vdtype is not None else None)
+    keys = cupy.ascontiguousarray(keys)
+    if values is not None:
+        values = cupy.ascontiguousarray(values)
+    kb = dtype.itemsize
+    u = UNSIGNED[kb]
+    mode = key_mode(dtype, descending)
+    kbits = keys.view(u)
+    hist, lossy = _histograms(kbits, mode, begin_bit, end_bit)
+
+    vb, widen = value_plan(n, 0 if values is None else values.dtype.itemsize, iota)
+    if (want_keys and lossy) or (values is not None and vb == 0):
+        # Keys the image does not restore bit for bit, or values the kernels do not carry:
+        # sort indices, then gather.
+        _, perm = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit,
+                       iota=True, want_keys=False)
+        ko = None
+        if want_keys:
+            ko = _take(keys, perm)
+            if out_keys is not None:
+                _copy(out_keys, ko)
+                ko = out_keys
+        return ko, (_take(values, perm) if values is not None else None)
+
+    plan = plan_passes(hist, begin_bit, end_bit)
+    if not plan:  # every digit constant: the input order is the sorted order
+        ko = None
+        if want_keys:
+            _copy(out_keys, keys)
+            ko = out_keys
+        if iota:
+            vo = cupy.arange(n, dtype=_I64)
+        else:
+            vo = _clone(values) if values is not None else None
+        return ko, vo
+
+    starts = numpy.zeros((len(plan), RADIX), dtype=numpy.uint64)
+    for i, (p, _, _) in enumerate(plan):
+        starts[i, 1:] = numpy.cumsum(hist[p], dtype=numpy.uint64)[:-1]
+    dstarts = cupy.asarray(starts.ravel())
+
+    device_id = keys.data.device_id
+    kernel, _ = _kernel(onesweep_name(kb, vb), device_id)
+    npass = len(plan)
+    wide = n >= WIDE_STATUS_N
+    tile = tile_size(kb, vb)
+    ws_bytes = workspace_bytes(n, tile)
+    ws = cupy.empty(ws_bytes, dtype=numpy.uint8)
+    ntiles = -(-n // tile)
+
+    # Final destinations (a fresh array when out_keys overlaps the input).
+    kfinal = None
+    if want_keys:
+        kfinal = out_keys
+        if _may_share(kfinal, keys):
+            kfinal = cupy.empty(n, dtype=dtype)
+    vfinal = None
+    vu = UNSIGNED[vb] if vb else None
+    if vb:
+        vfinal = cupy.empty(n, dtype=_I64 if iota else values.dtype)
+    ktmp = [cupy.empty(n, dtype=u) for _ in range(min(2, npass - 1))]
+    vtmp = [cupy.empty(n, dtype=vu) for _ in range(min(2, npass - 1))] if vb else []
+    dummy = ktmp[0] if ktmp else kbits  # key destination of an argsort's last pass (not written)
+
+    src_k = kbits
+    src_v = values.view(vu) if (vb and not iota) else None
+    for i, (p, shift, nbits) in enumerate(plan):
+        last = i == npass - 1
+        flags = 0
+        if i == 0:
+            flags |= F_TIN
+        if last:
+            flags |= F_TOUT
+            if want_keys:
+                flags |= F_KEYS
+        else:
+            flags |= F_KEYS
+        if iota and i == 0:
+            flags |= F_VIOTA
+        if last and widen:
+            flags |= F_VWIDE
+        if last:
+            dst_k = kfinal.view(u) if want_keys else dummy
+            dst_v = vfinal.view(vu) if (vb and not widen) else vfinal
+        else:
+            dst_k = ktmp[i % 2]
+            dst_v = vtmp[i % 2] if vb else None
+        _memset0(ws, ws_bytes)
+        kernel((ntiles,), (BLOCK,),
+               (src_k, dst_k, src_v if src_v is not None else numpy.uint64(0),
+                dst_v if dst_v is not None else numpy.uint64(0), numpy.int64(n), numpy.int32(shift),
+                numpy.int32(nbits), numpy.int32(mode), numpy.int32(flags), dstarts.data + i * RADIX * 8,
+                ws, numpy.int32(wide)))
+        src_k, src_v = dst_k, dst_v
+    ko = None
+    if want_keys:
+        if kfinal is not out_keys:
+            _copy(out_keys, kfinal)
+        ko = out_keys
+    return ko, vfinal
+
+
+def _copy(dst, src):
+    _cupy().copyto(dst, src)
+
+
+def _clone(x):
+    return x.copy()
+
+
+def _div(perm, n):
+    return perm // n
+
+
+def _mod(perm, n):
+    return perm % n
+
+
+def _ends(offsets):
+    """``(offsets[0], offsets[-1])`` on the host."""
+    return int(_to_host(offsets[:1])[0]), int(_to_host(offsets[-1:])[0])
+
+
+def _astype(x, dtype):
+    return x.astype(dtype, copy=False)
+
+
+def _may_share(a, b):
+    return bool(_cupy().may_share_memory(a, b))
+
+
+# --------------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------------
+
+def radix_sort_keys(keys, *, descending=False, begin_bit=0, end_bit=None, out=None):
+    """Sort 1-D device keys (stable LSD radix sort).
+
+    Parameters
+    ----------
+    keys : cupy.ndarray
+        1-D; bool, any integer dtype, float16/32/64.
+    descending : bool
+        Largest first (NaNs first); ties keep their input order.
+    begin_bit, end_bit : int
+        Sort only on bits ``[begin_bit, end_bit)`` of the keys' order-preserving unsigned image
+        (default: all bits).
+    out : cupy.ndarray, optional
+        1-D result of keys' shape and dtype (may be ``keys`` itself).
+
+    Returns
+    -------
+    cupy.ndarray
+        The sorted keys (bit for bit the input keys, -0.0 and NaN payloads included).
+
+    Examples
+    --------
+    >>> ra.prim.radix_sort_keys(cupy.array([3.0, float("nan"), -1.0, 0.0]))   # doctest: +SKIP
+    array([-1.,  0.,  3., nan])
+    """
+    _check_1d(keys, "keys")
+    check_key_dtype(keys.dtype)
+    if out is not None:
+        _check_1d(out, "out")
+        if out.shape != keys.shape or out.dtype != keys.dtype:
+            raise ValueError(f"prim radix sort: out must have shape {keys.shape} and dtype {keys.dtype}, "
+                             f"got {out.shape} {out.dtype}")
+        if not out.flags.c_contiguous:
+            res, _ = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit,
+                          iota=False, want_keys=True)
+            _copy(out, res)
+            return out
+    res, _ = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=False,
+                  want_keys=True, out_keys=out)
+    return res
+
+
+def radix_sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=None):
+    """Sort 1-D device keys and carry values along (stable).
+
+    Parameters
+    ----------
+    keys : cupy.ndarray
+        1-D keys as in :func:`radix_sort_keys`.
+    values : cupy.ndarray
+        1-D, same length, any dtype.
+    descending, begin_bit, end_bit
+        As :func:`radix_sort_keys`.
+
+    Returns
+    -------
+    sorted_keys, sorted_values : cupy.ndarray
+        ``sorted_values[i]`` is the value that came with ``sorted_keys[i]``; ties keep input order.
+
+    Examples
+    --------
+    >>> ra.prim.radix_sort_pairs(cupy.array([2, 1, 2]), cupy.array([0, 1, 2]))   # doctest: +SKIP
+    (array([1, 2, 2]), array([1, 0, 2]))
+    """
+    _check_1d(keys, "keys")
+    _check_1d(values, "values")
+    check_key_dtype(keys.dtype)
+    if values.shape != keys.shape:
+        raise ValueError(f"prim radix sort: keys and values must have one length, got {keys.shape} and "
+                         f"{values.shape}")
+    return _run(keys, values, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=False,
+                want_keys=True)
+
+
+def radix_argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
+    """int64 indices that sort 1-D device keys stably (``numpy.argsort(kind='stable')``).
+
+    Examples
+    --------
+    >>> ra.prim.radix_argsort(cupy.array([2, 1, 2]))   # doctest: +SKIP
+    array([1, 0, 2])
+    """
+    _check_1d(keys, "keys")
+    check_key_dtype(keys.dtype)
+    return _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=True,
+                want_keys=False)[1]
+
+
+def _segment_ids(offsets, n):
+    """uint32 id of each element's segment: the number of offsets <= its index."""
+    cupy = _cupy()
+    nseg = offsets.size - 1
+    ids = cupy.empty(n, dtype=numpy.uint32)
+    if n:
+        kernel, wave = _kernel(SEGMENT_IDS_NAME, offsets.data.device_id)
+        grid = max(1, min(-(-n // BLOCK), 4 * wave))
+        kernel((grid,), (BLOCK,), (offsets, numpy.int64(nseg), ids, numpy.int64(n)))
+    return ids
+
+
+def _check_offsets(offsets, n):
+    cupy = _cupy()
+    _check_1d(offsets, "offsets")
+    if offsets.dtype.kind not in "iu" or offsets.size < 1:
+        raise ValueError("prim radix sort: offsets must be a non-empty 1-D integer array (nseg + 1 entries)")
+    first, last = _ends(offsets)
+    if first != 0 or last != n:
+        raise ValueError(f"prim radix sort: offsets must start at 0 and end at len(keys) = {n}, "
+                         f"got {first} .. {last}")
+    return cupy.ascontiguousarray(_astype(offsets, _I64))
+
+
+def _by_segment(ids, perm, nseg):
+    """Stable re-sort of ``perm`` by ``ids[perm]`` (ids < nseg + 2): the second LSD key."""
+    end_bit = max(1, int(nseg + 1).bit_length())
+    _, p2 = _run(_take(ids, perm), perm, descending=False, begin_bit=0, end_bit=end_bit, iota=False,
+                 want_keys=False)
+    return p2
+
+
+def segmented_radix_sort_keys(keys, offsets, *, descending=False, begin_bit=0, end_bit=None):
+    """Sort every segment ``keys[offsets[s]:offsets[s + 1]]`` of 1-D keys on its own.
+
+    Parameters
+    ----------
+    keys : cupy.ndarray
+        1-D keys as in :func:`radix_sort_keys`.
+    offsets : cupy.ndarray
+        1-D integers, ``nseg + 1`` non-decreasing entries from 0 to ``len(keys)`` (segments may be
+        empty).
+    descending, begin_bit, end_bit
+        As :func:`radix_sort_keys`.
+
+    Returns
+    -------
+    cupy.ndarray
+
+    Examples
+    --------
+    >>> ra.prim.segmented_radix_sort_keys(cupy.array([3, 1, 2, 9, 0]), cupy.array([0, 3, 3, 5]))  # doctest: +SKIP
+    array([1, 2, 3, 0, 9])
+    """
+    return segmented_radix_sort_pairs(keys, offsets, None, descending=descending, begin_bit=begin_bit,
+                                      end_bit=end_bit)[0]
+
+
+def segmented_radix_sort_pairs(keys, offsets, values, *, descending=False, begin_bit=0, end_bit=None):
+    """Segmented sort of keys with values carried along (stable within each segment).
+
+    Parameters as :func:`segmented_radix_sort_keys`; ``values`` is 1-D of keys' length (or None).
+
+    Returns
+    -------
+    sorted_keys, sorted_values : cupy.ndarray (``sorted_values`` is None without values)
+    """
+    _check_1d(keys, "keys")
+    check_key_dtype(keys.dtype)
+    if values is not None:
+        _check_1d(values, "values")
+        if values.shape != keys.shape:
+            raise ValueError("prim radix sort: keys and values must have one length")
+    n = keys.size
+    offs = _check_offsets(offsets, n)
+    if n == 0:
+        return _clone(keys), (_clone(values) if values is not None else None)
+    _, perm = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=True,
+                   want_keys=False)
+    nseg = offs.size - 1
+    if nseg > 1:
+        perm = _by_segment(_segment_ids(offs, n), perm, nseg)
+    return _take(keys, perm), (_take(values, perm) if values is not None else None)
+
+
+def sort_rows(x, *, indices=False):
+    """Stable sort of every row of a C-contiguous 2-D device array (or the int64 argsort of every row).
+
+    Rows are sorted together: a stable sort of all keys, then a stable sort by row id limited to
+    the row id's bits.
+    """
+    cupy = _cupy()
+    rows, n = x.shape
+    flat = x.reshape(-1)
+    if rows == 1 or n <= 1:
+        if n <= 1:
+            return cupy.zeros(x.shape, _I64) if indices else _clone(x)
+        res = (radix_argsort(flat) if indices else radix_sort_keys(flat))
+        return res.reshape(x.shape)
+    perm = radix_argsort(flat)
+    rid = _div(perm, n)
+    end_bit = max(1, int(rows - 1).bit_length())
+    _, perm = _run(rid, perm, descending=False, begin_bit=0, end_bit=end_bit, iota=False, want_keys=False)
+    if indices:
+        return _mod(perm, n).reshape(x.shape)
+    return _take(flat, perm).reshape(x.shape)

@@ -1,0 +1,476 @@
+"""Radix sort (rocarray.prim radix_sort_*, ra.sort/argsort/lexsort/partition/argpartition/sort_complex)
+against NumPy's stable sort.
+
+GPU tests (``@pytest.mark.gpu``) compare exactly with ``numpy.sort(kind='stable')`` /
+``numpy.argsort(kind='stable')`` (keys bit for bit, so -0.0 and NaN payloads must come back as they
+went in), over sizes that cross warp and tile boundaries, every dtype, NaN/-0.0/inf, duplicate-heavy
+data (stability), descending order, N-D arrays along every axis, non-contiguous views, segmented
+sorts with empty segments, lexsort, partition contracts, a 2**28 case and a > 2**31-key case, and
+the argument errors. CPU tests check the key images (bit logic modelled in NumPy), pass planning,
+value plans, the registered kernel names and the façade's argument rules.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from conftest import to_device, to_host
+
+from rocarray._core import compile as _compile
+from rocarray.prim import _sort
+from rocarray.prim._checks_sort import host_keys
+import rocarray._sort_api as api
+
+KEY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "float16", "float32", "float64"]
+ALL_DTYPES = KEY_DTYPES + ["complex64", "complex128"]
+SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 4095, 4096, 4097, 1_000_003]
+
+
+def assert_same(got, want):
+    """Equal shape, dtype and bits."""
+    got = to_host(got)
+    want = np.ascontiguousarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, got.dtype, want.shape, want.dtype)
+    if not np.array_equal(np.ascontiguousarray(got).view(np.uint8), want.view(np.uint8)):
+        bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))[:5]
+        raise AssertionError(f"differs at {bad}: {got.reshape(-1)[bad]} != {want.reshape(-1)[bad]}")
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: key images, plans, names, argument rules
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+def test_key_image_orders_like_numpy(dtype, descending, rng):
+    x = host_keys(rng, 5000, dtype, None)
+    x = np.concatenate([x, host_keys(rng, 2000, dtype, 5)])
+    img = _sort.key_image(x, descending)
+    assert img.dtype == _sort.UNSIGNED[np.dtype(dtype).itemsize]
+    got = np.argsort(img, kind="stable")
+    if not descending:
+        np.testing.assert_array_equal(got, np.argsort(x, kind="stable"))
+    else:  # reverse order of distinct keys, ties in input order
+        inv = np.unique(_sort.key_image(x), return_inverse=True)[1]
+        np.testing.assert_array_equal(got, np.lexsort((np.arange(x.size), -inv.astype(np.int64))))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_image_specials(dtype):
+    d = np.dtype(dtype)
+    u = _sort.UNSIGNED[d.itemsize]
+    x = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], d)
+    payload = np.array([np.nan], d).view(u) | u.type(1)  # a NaN with another payload
+    x = np.concatenate([x, payload.view(d)])
+    img = _sort.key_image(x)
+    nan = np.isnan(x)
+    assert (img[nan] == u.type(~u.type(0))).all()  # every NaN is all ones
+    assert img[2] == img[3]  # -0.0 == 0.0
+    assert img[5] < img[7] < img[2] < img[6] < img[4] < img[0]
+    assert _sort.image_is_lossy(x).tolist() == [False, True, False, True, False, False, False, False, True]
+    back = _sort.key_from_image(img, d)
+    keep = ~_sort.image_is_lossy(x)
+    np.testing.assert_array_equal(back[keep].view(u), x[keep].view(u))
+
+
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+def test_key_image_round_trip(dtype, descending, rng):
+    x = host_keys(rng, 3000, dtype, None)
+    keep = ~_sort.image_is_lossy(x)
+    back = _sort.key_from_image(_sort.key_image(x, descending), dtype, descending)
+    assert back.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(back[keep], x[keep])
+
+
+def test_digit_places_and_plan():
+    assert _sort.digit_places(0, 32) == [(0, 8), (8, 8), (16, 8), (24, 8)]
+    assert _sort.digit_places(3, 16) == [(3, 8), (11, 5)]
+    assert _sort.digit_places(5, 5) == []
+    hist = np.zeros((4, 256), np.uint64)
+    hist[0, [1, 7]] = [3, 4]
+    hist[1, 9] = 7          # constant digit: skipped
+    hist[2, [0, 255]] = 1
+    hist[3, 0] = 7
+    assert _sort.plan_passes(hist, 0, 32) == [(0, 0, 8), (2, 16, 8)]
+
+
+def test_plan_from_real_histograms(rng):
+    # uint16 keys below 256 need one pass; int32 keys in a narrow range need the low passes only
+    for x, want_places in ((rng.integers(0, 256, 1000).astype(np.uint16), [0]),
+                           (rng.integers(-100, 100, 1000).astype(np.int32), [0, 1, 2, 3]),
+                           (rng.integers(0, 1000, 1000).astype(np.int32), [0, 1])):
+        img = _sort.key_image(x)
+        bits = 8 * x.dtype.itemsize
+        hist = np.array([np.bincount((img >> np.uint64(s)).astype(np.uint64) & np.uint64(255), minlength=256)
+                         for s, _ in _sort.digit_places(0, bits)])
+        assert [p for p, _, _ in _sort.plan_passes(hist, 0, bits)] == want_places
+
+
+def test_value_plan():
+    assert _sort.value_plan(10, 0, True) == (4, True)
+    assert _sort.value_plan(1 << 32, 0, True) == (8, False)
+    assert _sort.value_plan(10, 4, False) == (4, False)
+    assert _sort.value_plan(10, 8, False) == (8, False)
+    assert _sort.value_plan(10, 2, False) == (0, False)
+    assert _sort.value_plan(10, 16, False) == (0, False)
+
+
+def test_workspace_bytes():
+    assert _sort.workspace_bytes(1) == 256 + 256 * 4
+    assert _sort.workspace_bytes(_sort.TILE + 1) == 256 + 2 * 256 * 4
+    assert _sort.workspace_bytes(1 << 30) == 256 + (1 << 30) // _sort.TILE * 256 * 8
+    assert _sort.workspace_bytes(_sort.TILE + 1, _sort.tile_size(1, 0)) == 256 + 256 * 4
+    assert _sort.tile_size(1, 0) == _sort.tile_size(2, 0) == 8192
+    assert _sort.tile_size(1, 4) == _sort.tile_size(4, 0) == _sort.tile_size(8, 8) == 4096
+
+
+def test_check_bits():
+    assert _sort.check_bits(0, None, 4) == (0, 32)
+    assert _sort.check_bits(4, 12, 2) == (4, 12)
+    for b, e in ((-1, 8), (9, 8), (0, 33)):
+        with pytest.raises(ValueError):
+            _sort.check_bits(b, e, 4)
+
+
+def test_key_dtypes_and_modes():
+    for d in KEY_DTYPES:
+        _sort.check_key_dtype(d)
+    for d in ("complex64", "object", "U3"):
+        with pytest.raises(TypeError):
+            _sort.check_key_dtype(d)
+    assert _sort.key_mode("float16") == _sort.MODE_FLOAT
+    assert _sort.key_mode("int8", True) == _sort.MODE_SIGNED | _sort.MODE_DESC
+    assert _sort.key_mode("bool") == 0 and _sort.key_mode("uint64") == 0
+
+
+def test_kernel_names_are_registered_and_follow_the_rules():
+    names = _compile.registered(_sort.SOURCE)
+    assert names == tuple(_sort.instantiations())
+    assert len(names) == 17
+    assert all(re.match(r"ra_prim_radix_(upsweep|onesweep|segment_ids)<", n) for n in names)
+
+
+@pytest.mark.parametrize("kind", [None, "quicksort", "mergesort", "heapsort", "stable", "q", "S", "stablex"])
+def test_check_kind_accepts_numpy_kinds(kind):
+    np.sort(np.arange(3), kind=kind)  # NumPy accepts it too
+    api.check_kind(kind)
+
+
+def test_check_kind_errors_like_numpy():
+    for kind in ("x", ""):
+        with pytest.raises(ValueError):
+            api.check_kind(kind)
+    with pytest.raises(ValueError):
+        np.sort(np.arange(3), kind="stable", stable=True)
+    with pytest.raises(ValueError):
+        api.check_kind("stable", True)
+    with pytest.raises(ValueError):
+        api.check_order("a")
+    with pytest.raises(ValueError):
+        api.check_select_kind("quicksort")
+
+
+@pytest.mark.parametrize("kth, n, want", [(0, 3, [0]), (-1, 3, [2]), ([0, -1], 5, [0, 4]),
+                                          (np.int64(2), 3, [2]), ((), 3, []), ([5, -3], 0, [])])
+def test_normalize_kth(kth, n, want):
+    assert api.normalize_kth(kth, n) == want
+
+
+@pytest.mark.parametrize("kth, n, exc", [(3, 3, ValueError), (-4, 3, ValueError), ([0, 5], 3, ValueError),
+                                         (1.5, 3, TypeError), (True, 3, ValueError), (1.5, 0, TypeError)])
+def test_normalize_kth_errors_match_numpy(kth, n, exc):
+    with pytest.raises(exc):
+        np.partition(np.zeros(n), kth)
+    with pytest.raises(exc):
+        api.normalize_kth(kth, n)
+
+
+def test_host_arrays_are_rejected():
+    pytest.importorskip("cupy")
+    for fn in (api.sort, api.argsort, api.sort_complex):
+        with pytest.raises(TypeError, match="host"):
+            fn(np.arange(3))
+    with pytest.raises(TypeError, match="host"):
+        api.partition(np.arange(3), 1)
+    with pytest.raises(TypeError):
+        api.lexsort(np.ones((2, 3)))
+
+
+# --------------------------------------------------------------------------------------------
+# GPU: prim layer
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "float16"])
+def test_radix_sort_keys_sizes(n, dtype, rng):
+    x = host_keys(rng, n, dtype)
+    assert_same(_sort.radix_sort_keys(to_device(x)), np.sort(x, kind="stable"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("distinct", [None, 3])
+def test_radix_sort_every_dtype(dtype, distinct, rng):
+    x = host_keys(rng, 70_001, dtype, distinct)
+    dx = to_device(x)
+    perm = np.argsort(x, kind="stable")
+    assert_same(_sort.radix_sort_keys(dx), x[perm])
+    assert_same(_sort.radix_argsort(dx), perm)
+    for vdtype in ("float32", "int64", "int16", "complex128"):
+        v = host_keys(rng, x.size, vdtype)
+        k2, v2 = _sort.radix_sort_pairs(dx, to_device(v))
+        assert_same(k2, x[perm])
+        assert_same(v2, v[perm])
+    assert_same(dx, x)  # the input is untouched
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+def test_radix_sort_descending_is_stable(dtype, rng):
+    x = host_keys(rng, 30_000, dtype, 7)
+    inv = np.unique(_sort.key_image(x), return_inverse=True)[1]
+    want = np.lexsort((np.arange(x.size), -inv.astype(np.int64)))
+    dx = to_device(x)
+    assert_same(_sort.radix_argsort(dx, descending=True), want)
+    assert_same(_sort.radix_sort_keys(dx, descending=True), x[want])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_specials(dtype, rng):
+    d = np.dtype(dtype)
+    u = _sort.UNSIGNED[d.itemsize]
+    base = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 0.0, -0.0], d)
+    odd_nan = (np.array([np.nan], d).view(u) | u.type(1)).view(d)
+    for x in (base, np.concatenate([base, odd_nan]), rng.permutation(np.tile(base, 1000)),
+              np.array([-0.0, 0.0, 1.0], d), np.array([np.nan, 2.0, np.nan], d)):
+        dx = to_device(x)
+        assert_same(_sort.radix_sort_keys(dx), np.sort(x, kind="stable"))
+        assert_same(api.sort(dx), np.sort(x, kind="stable"))
+        assert_same(api.argsort(dx), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.gpu
+def test_radix_sort_bits_and_out(rng):
+    x = rng.integers(0, 1 << 16, 50_000).astype(np.uint32)
+    got = _sort.radix_sort_keys(to_device(x), begin_bit=4, end_bit=12)
+    assert_same(got, x[np.argsort((x >> 4) & 255, kind="stable")])
+    out = to_device(np.full(x.size, 7, np.uint32))
+    res = _sort.radix_sort_keys(to_device(x), out=out)
+    assert res is out
+    assert_same(out, np.sort(x))
+    dx = to_device(x)
+    _sort.radix_sort_keys(dx, out=dx)  # in place
+    assert_same(dx, np.sort(x))
+    same = np.full(10_000, 5, np.int32)  # every digit constant: no pass at all
+    assert_same(_sort.radix_argsort(to_device(same)), np.arange(same.size))
+    assert_same(_sort.radix_sort_keys(to_device(same)), same)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int32", "float64", "uint8"])
+def test_segmented_sort_with_empty_segments(dtype, rng):
+    x = host_keys(rng, 100_003, dtype, 40)
+    cuts = np.sort(rng.integers(0, x.size, 200))
+    offs = np.concatenate([[0, 0], cuts, cuts[:10], [x.size, x.size]])
+    offs.sort()
+    v = np.arange(x.size, dtype=np.int64)
+    want_p = np.concatenate([a + np.argsort(x[a:b], kind="stable") for a, b in zip(offs[:-1], offs[1:])])
+    k, vv = _sort.segmented_radix_sort_pairs(to_device(x), to_device(offs), to_device(v))
+    assert_same(k, x[want_p])
+    assert_same(vv, want_p)
+    assert_same(_sort.segmented_radix_sort_keys(to_device(x), to_device(offs)), x[want_p])
+    with pytest.raises(ValueError):
+        _sort.segmented_radix_sort_keys(to_device(x), to_device(np.array([0, 5])))
+
+
+@pytest.mark.gpu
+def test_prim_argument_errors():
+    x = to_device(np.arange(10, dtype=np.int32))
+    with pytest.raises(ValueError):
+        _sort.radix_sort_keys(to_device(np.zeros((2, 2))))
+    with pytest.raises(TypeError):
+        _sort.radix_sort_keys(to_device(np.zeros(3, np.complex64)))
+    with pytest.raises(TypeError):
+        _sort.radix_sort_keys(np.arange(3))
+    with pytest.raises(ValueError):
+        _sort.radix_sort_pairs(x, to_device(np.arange(3)))
+    with pytest.raises(ValueError):
+        _sort.radix_sort_keys(x, begin_bit=0, end_bit=40)
+    with pytest.raises(ValueError):
+        _sort.radix_sort_keys(x, out=to_device(np.zeros(10, np.int64)))
+
+
+# --------------------------------------------------------------------------------------------
+# GPU: façade
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("n", [0, 1, 33, 65, 4097, 1_000_003])
+def test_sort_argsort_match_numpy(dtype, n, rng):
+    if n == 1_000_003 and dtype not in ("float32", "int32", "complex64", "bool"):
+        pytest.skip("large size on a subset of dtypes")
+    x = host_keys(rng, n, dtype, 50 if n > 100 else None)
+    dx = to_device(x)
+    assert_same(api.sort(dx), np.sort(x, kind="stable"))
+    assert_same(api.argsort(dx), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_nan_order(dtype, rng):
+    vals = np.array([1 + 1j, 1 + np.nan * 1j, np.nan + 1j, np.nan + np.nan * 1j, -1 + 2j, 1 - 1j,
+                     complex(np.nan, -5), complex(-3, np.nan), 0 + 0j, complex(-0.0, 0.0)], dtype)
+    x = vals[rng.integers(0, vals.size, 20_000)]
+    dx = to_device(x)
+    assert_same(api.argsort(dx), np.argsort(x, kind="stable"))
+    np.testing.assert_array_equal(to_host(api.sort(dx)), np.sort(x, kind="stable"))
+    np.testing.assert_array_equal(to_host(api.sort_complex(dx)), np.sort_complex(x))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kind", [None, "quicksort", "mergesort", "heapsort", "stable"])
+def test_every_kind_is_the_stable_sort(kind, rng):
+    x = host_keys(rng, 20_000, "int16", 5)
+    assert_same(api.argsort(to_device(x), kind=kind), np.argsort(x, kind="stable"))
+    assert_same(api.sort(to_device(x), stable=True), np.sort(x, kind="stable"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(7, 300, 5), (3000, 3), (3, 5000), (40, 1, 33), (1, 4097)])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "complex64"])
+def test_sort_nd_every_axis(shape, dtype, rng):
+    x = host_keys(rng, shape, dtype, 30)
+    dx = to_device(x)
+    for axis in list(range(-len(shape), len(shape))) + [None]:
+        assert_same(api.sort(dx, axis=axis), np.sort(x, axis=axis, kind="stable"))
+        assert_same(api.argsort(dx, axis=axis), np.argsort(x, axis=axis, kind="stable"))
+
+
+@pytest.mark.gpu
+def test_sort_many_short_rows(rng):
+    x = host_keys(rng, (100_000, 7), "float64", 4)
+    assert_same(api.sort(to_device(x)), np.sort(x, kind="stable"))
+    assert_same(api.argsort(to_device(x)), np.argsort(x, kind="stable"))
+
+
+@pytest.mark.gpu
+def test_sort_non_contiguous_views(rng):
+    x = host_keys(rng, (300, 200), "int32", 100)
+    dx = to_device(x)
+    for view, hview in ((dx[::2, 1::3], x[::2, 1::3]), (dx.T, x.T), (dx[::-1, ::-2], x[::-1, ::-2])):
+        for axis in (0, 1, None):
+            assert_same(api.sort(view, axis=axis), np.sort(hview, axis=axis, kind="stable"))
+            assert_same(api.argsort(view, axis=axis), np.argsort(hview, axis=axis, kind="stable"))
+    assert_same(dx, x)
+
+
+@pytest.mark.gpu
+def test_lexsort_matches_numpy(rng):
+    a = host_keys(rng, 50_000, "int8", 3)
+    b = host_keys(rng, 50_000, "float32", 5)
+    c = host_keys(rng, 50_000, "uint16", 4)
+    assert_same(api.lexsort((to_device(a), to_device(b), to_device(c))), np.lexsort((a, b, c)))
+    assert_same(api.lexsort([to_device(c)]), np.lexsort([c]))
+    k = host_keys(rng, (3, 20, 30), "int16", 3)
+    assert_same(api.lexsort(to_device(k)), np.lexsort(k))
+    assert_same(api.lexsort(to_device(k), axis=0), np.lexsort(k, axis=0))
+    z = (host_keys(rng, 5000, "complex64", 3), host_keys(rng, 5000, "bool"))
+    assert_same(api.lexsort([to_device(t) for t in z]), np.lexsort(z))
+
+
+@pytest.mark.gpu
+def test_lexsort_errors():
+    with pytest.raises(TypeError):
+        api.lexsort([])
+    with pytest.raises(ValueError):
+        api.lexsort([to_device(np.arange(3)), to_device(np.arange(4))])
+
+
+def _check_partition(got, x, kth, axis):
+    got = to_host(got)
+    s = np.sort(x, axis=axis, kind="stable")
+    for k in np.atleast_1d(kth):
+        k = int(k) % x.shape[axis]
+        gk = np.take(got, [k], axis=axis)
+        np.testing.assert_array_equal(gk, np.take(s, [k], axis=axis))
+        assert (np.take(got, range(k), axis=axis) <= gk).all()
+        assert (np.take(got, range(k + 1, x.shape[axis]), axis=axis) >= gk).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kth", [0, 5, -1, [1, 17, 40], (3, -3)])
+def test_partition_contract(kth, rng):
+    x = host_keys(rng, (6, 50), "int32", 20)
+    dx = to_device(x)
+    for axis in (1, 0):
+        k = kth if axis == 1 else np.asarray(kth) % 6  # axis 0 has 6 entries
+        _check_partition(api.partition(dx, k, axis=axis), x, k, axis)
+        idx = to_host(api.argpartition(dx, k, axis=axis))
+        assert idx.dtype == np.int64
+        _check_partition(np.take_along_axis(x, idx, axis=axis), x, k, axis)
+    assert_same(api.partition(dx, kth, axis=None), np.sort(x, axis=None, kind="stable"))
+
+
+@pytest.mark.gpu
+def test_facade_errors_match_numpy():
+    x = to_device(np.arange(12.0).reshape(3, 4))
+    with pytest.raises(np.exceptions.AxisError):
+        api.sort(x, axis=2)
+    with pytest.raises(np.exceptions.AxisError):
+        api.argsort(to_device(np.float64(1.0)))
+    with pytest.raises(ValueError):
+        api.sort(x, kind="bogus")
+    with pytest.raises(ValueError):
+        api.sort(x, kind="stable", stable=True)
+    with pytest.raises(ValueError):
+        api.argsort(x, order="f")
+    with pytest.raises(ValueError):
+        api.partition(x, 4)
+    with pytest.raises(ValueError):
+        api.argpartition(x, -5)
+    with pytest.raises(TypeError):
+        api.partition(x, 1.5)
+    with pytest.raises(ValueError):
+        api.partition(x, 1, kind="quicksort")
+    assert_same(api.sort(to_device(np.float64(3.0)), axis=None), np.sort(np.float64(3.0), axis=None))
+
+
+@pytest.mark.gpu
+def test_sort_2_28_float32(rng):
+    import cupy
+
+    n = 1 << 28
+    if cupy.cuda.Device().mem_info[0] < 12 * n * 4:
+        pytest.skip("not enough free device memory")
+    x = cupy.random.random(n, dtype=np.float32)
+    got = api.sort(x)
+    assert bool((got[1:] >= got[:-1]).all())
+    np.testing.assert_array_equal(to_host(got), np.sort(to_host(x)))
+    idx = api.argsort(x)
+    np.testing.assert_array_equal(to_host(idx), np.argsort(to_host(x), kind="stable"))
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_sort_more_than_2_31_keys(rng):
+    import cupy
+
+    n = (1 << 31) + 5
+    if cupy.cuda.Device().mem_info[0] < 6 * n + (1 << 30):
+        pytest.skip("not enough free device memory")
+    x = cupy.random.randint(-128, 128, n, dtype=np.int16).astype(np.int8)
+    got = _sort.radix_sort_keys(x)
+    counts = cupy.bincount((x.astype(np.int16) + 128).astype(np.int32), minlength=256)
+    want = cupy.repeat(cupy.arange(-128, 128, dtype=np.int8), counts)
+    assert bool((got == want).all())
+    del got, want
+    u = x.view(np.uint8)
+    tail = int(u[-1]) if n else 0
+    got = api.sort(u)
+    assert bool((got[1:] >= got[:-1]).all()) and int(got[-1]) >= tail
