@@ -7,6 +7,7 @@ Python scalars are accepted where NumPy accepts them.
 """
 
 import numbers
+import operator
 
 import numpy
 
@@ -41,3 +42,17 @@ def as_device_array(x, name, allow_scalar=False):
             f"argument '{name}' is a host (NumPy) array; move it to the GPU with ra.asarray() first"
         )
     raise TypeError(f"argument '{name}' must be a device array (cupy.ndarray), not {type(x).__name__}")
+
+
+def normalize_axis(axis, ndim):
+    """``axis`` as a non-negative int below ``ndim``, as NumPy normalizes it.
+
+    Raises ``numpy.exceptions.AxisError`` when out of range and ``TypeError`` for a non-integer.
+    """
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
+    if not -ndim <= axis < ndim:
+        raise numpy.exceptions.AxisError(axis, ndim)
+    return axis % ndim

@@ -13,12 +13,11 @@ project rule, see :mod:`rocarray._facade_util`); Python scalars are accepted whe
 them.
 """
 
-import operator
 
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._facade_util import as_device_array, normalize_axis
 from rocarray.prim import _search, _select
 
 
@@ -166,7 +165,7 @@ def compress(condition, a, axis=None, out=None):
         a = a.reshape(-1)
         axis = 0
     else:
-        axis = _select_axis(axis, a.ndim)
+        axis = normalize_axis(axis, a.ndim)
     length = a.shape[axis]
     if c.size > length:
         _out_of_bounds(c, length, axis)
@@ -186,14 +185,6 @@ def compress(condition, a, axis=None, out=None):
     return out
 
 
-def _select_axis(axis, ndim):
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
-    if not -ndim <= axis < ndim:
-        raise numpy.exceptions.AxisError(axis, ndim)
-    return axis % ndim
 
 
 def searchsorted(a, v, side="left", sorter=None):

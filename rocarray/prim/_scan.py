@@ -46,11 +46,11 @@ Design
   order; no floating-point atomics).
 """
 
-import threading
-
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch
+from rocarray.prim._workspace import EpochWorkspaces
+from rocarray._facade_util import normalize_axis  # noqa: F401  (re-exported: the scan façade uses it)
 
 SOURCE = "prim/scan.hip"
 
@@ -182,17 +182,6 @@ def instantiations():
 _compile.register(SOURCE, instantiations())
 
 
-def normalize_axis(axis, ndim):
-    """``axis`` as a non-negative int, or ``numpy.exceptions.AxisError`` (``TypeError`` for non-ints)."""
-    import operator
-
-    try:
-        axis = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
-    if not -ndim <= axis < ndim:
-        raise numpy.exceptions.AxisError(axis, ndim)
-    return axis % ndim
 
 
 def check_op(op, dtype):
@@ -223,28 +212,11 @@ def _finish(res, dtype, out):
     return out
 
 
-_kernels = {}
+_kernel_table = launch.KernelTable(SOURCE, BLOCK, 8)
 
 
 def _kernel(name, device_id):
-    key = (name, device_id)
-    k = _kernels.get(key)
-    if k is None:
-        k = _kernels[key] = _compile.get_kernel(SOURCE, name, device_id)
-    return k
-
-
-class _Workspace:
-    __slots__ = ("buf", "capacity", "epoch")
-
-    def __init__(self, buf, capacity):
-        self.buf = buf
-        self.capacity = capacity
-        self.epoch = 0
-
-
-_workspaces = {}
-_ws_lock = threading.Lock()
+    return _kernel_table.get(name, device_id)[0]
 
 
 def workspace_bytes(capacity):
@@ -252,20 +224,12 @@ def workspace_bytes(capacity):
     return STATUS_OFFSET + capacity * 8 + -(-capacity * 4 // 16) * 16 + 2 * capacity * 16
 
 
+_workspaces = EpochWorkspaces(workspace_bytes, EPOCH_LIMIT)
+
+
 def _workspace(device_id, tiles):
     """``(buffer, capacity, epoch)`` for a launch of ``tiles`` tiles on the current stream."""
-    cupy = _cupy()
-    key = (device_id, cupy.cuda.get_current_stream().ptr)
-    with _ws_lock:
-        ws = _workspaces.get(key)
-        if ws is None or ws.capacity < tiles:
-            cap = max(tiles, 1024, 2 * ws.capacity if ws is not None else 0)
-            ws = _workspaces[key] = _Workspace(cupy.zeros(workspace_bytes(cap), dtype=numpy.uint8), cap)
-        ws.epoch += 1
-        if ws.epoch >= EPOCH_LIMIT:
-            ws.buf.fill(0)
-            ws.epoch = 1
-        return ws.buf, ws.capacity, ws.epoch
+    return _workspaces.get(device_id, tiles)
 
 
 def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=None):

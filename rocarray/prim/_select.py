@@ -43,11 +43,10 @@ Design
   64-bit status words carry a per-launch epoch, the ticket counter resets itself.
 """
 
-import threading
-
 import numpy
 
 from rocarray._core import compile as _compile, launch
+from rocarray.prim._workspace import EpochWorkspaces
 
 SOURCE = "prim/select.hip"
 
@@ -163,37 +162,18 @@ def _kernel(name, device_id):
     return _table.get(name, device_id)
 
 
-class _Workspace:
-    __slots__ = ("buf", "capacity", "epoch")
-
-    def __init__(self, buf, capacity):
-        self.buf = buf
-        self.capacity = capacity
-        self.epoch = 0
-
-
-_workspaces = {}
-_ws_lock = threading.Lock()
-
-
 def workspace_bytes(capacity):
     """Bytes of a workspace for ``capacity`` tiles (ticket counter, 64-bit status words)."""
     return STATUS_OFFSET + capacity * 8
 
 
+_workspaces = EpochWorkspaces(workspace_bytes, EPOCH_LIMIT)
+
+
 def _workspace(device_id, tiles):
-    cupy = _cupy()
-    key = (device_id, cupy.cuda.get_current_stream().ptr)
-    with _ws_lock:
-        ws = _workspaces.get(key)
-        if ws is None or ws.capacity < tiles:
-            cap = max(tiles, 1024, 2 * ws.capacity if ws is not None else 0)
-            ws = _workspaces[key] = _Workspace(cupy.zeros(workspace_bytes(cap), dtype=numpy.uint8), cap)
-        ws.epoch += 1
-        if ws.epoch >= EPOCH_LIMIT:
-            ws.buf.fill(0)
-            ws.epoch = 1
-        return ws.buf, ws.epoch
+    """``(buffer, epoch)`` for a launch of ``tiles`` tiles on the current stream."""
+    buf, _, epoch = _workspaces.get(device_id, tiles)
+    return buf, epoch
 
 
 def _flat(x):
