@@ -11,6 +11,7 @@ edge fix-ups, in NumPy's dtypes), weighted sums to rounding (accumulated in floa
 deterministically, then cast to the weights' dtype).
 """
 
+import math
 import operator
 import warnings
 
@@ -119,10 +120,16 @@ def bincount(x, weights=None, minlength=0):
 
 def _host_scalar(v):
     """A ``range`` entry as a host number (device 0-d arrays are read back)."""
+    if type(v) is float or type(v) is int:
+        return v
     cupy = backend.cupy_module()
     if cupy is not None and isinstance(v, cupy.ndarray):
         return v.get()[()]
     return v
+
+
+def _isfinite(v):
+    return math.isfinite(v) if type(v) is float else numpy.isfinite(v)
 
 
 def outer_edges(range, minmax=None, size=1):
@@ -143,7 +150,7 @@ def outer_edges(range, minmax=None, size=1):
         first_edge, last_edge = _host_scalar(first_edge), _host_scalar(last_edge)
         if first_edge > last_edge:
             raise ValueError("max must be larger than min in range parameter.")
-        if not (numpy.isfinite(first_edge) and numpy.isfinite(last_edge)):
+        if not (_isfinite(first_edge) and _isfinite(last_edge)):
             raise ValueError(f"supplied range of [{first_edge}, {last_edge}] is not finite")
     elif size == 0:
         first_edge, last_edge = 0, 1
@@ -199,10 +206,12 @@ def _count(a, bins, range, w64):
     if isinstance(bins, str):
         raise NotImplementedError(f"rocarray.histogram: bin estimator strings ({bins!r}) are not supported; "
                                   "pass a number of bins or an edge array")
-    if numpy.ndim(bins) == 0:
+    if type(bins) is int or numpy.ndim(bins) == 0:
         n = bin_count_arg(bins)
         first, last = outer_edges(range, _minmax(a), a.size)
-        check_uniform_edges(_prim.even_edges(first, last, n, a.dtype), n)
+        even = _prim.even_setup(first, last, n, a.dtype)  # cached NumPy edges (read-only)
+        if not even.increasing:
+            check_uniform_edges(even.edges, n)
         return _prim.histogram_even(a, n + 1, first, last, weights=w64)
     edges = edges_arg(bins)
     cupy = backend.require_cupy()

@@ -20,6 +20,7 @@ Results are bitwise identical run to run (no floating-point atomics). Host (NumP
 ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
 """
 
+import math
 import operator
 import warnings
 
@@ -41,7 +42,9 @@ def normalize_axes(axis, ndim):
     ``TypeError`` for non-integers, ``numpy.exceptions.AxisError`` out of range, ``ValueError`` for
     a duplicate."""
     if axis is None:
-        return tuple(range(ndim))
+        return _red._normalize_axes(ndim, None)
+    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without the general checks
+        return (axis % ndim,)
     if isinstance(axis, (tuple, list)) and not isinstance(axis, numpy.ndarray):
         items = tuple(axis)
     else:
@@ -125,15 +128,16 @@ def _check_out(out, shape):
 
 
 def _input(a):
-    a = as_device_array(a, "a", allow_scalar=True)
+    if not isinstance(a, _red._cupy().ndarray):
+        a = as_device_array(a, "a", allow_scalar=True)
     if a.dtype not in _red.CTYPES:
         raise TypeError(f"unsupported dtype {a.dtype.name}")
     return a
 
 
 def _lines_and_n(shape, axes):
-    lines = int(numpy.prod([d for i, d in enumerate(shape) if i not in axes], dtype=numpy.int64))
-    n = int(numpy.prod([shape[i] for i in axes], dtype=numpy.int64))
+    lines = math.prod([d for i, d in enumerate(shape) if i not in axes])
+    n = math.prod([shape[i] for i in axes])
     return lines, n
 
 
@@ -146,20 +150,23 @@ def _reduce(name, op, a, axis, dtype, out, keepdims, initial, where, nan):
     a = _input(a)
     axes = normalize_axes(axis, a.ndim)
     dtype = _check_dtype(dtype, name)
-    shape = result_shape(a.shape, axes, keepdims)
-    _check_out(out, shape)
-    if op in ("add", "mul"):
-        rdtype = sum_result_dtype(a.dtype, dtype)
-    else:
+    if out is not None:
+        _check_out(out, result_shape(a.shape, axes, keepdims))
+    minmax = op == "min" or op == "max"
+    if minmax:
         rdtype = a.dtype
-    lines, n = _lines_and_n(a.shape, axes)
+    else:
+        rdtype = sum_result_dtype(a.dtype, dtype)
     has_initial = initial is not None and initial is not _NO_VALUE
-    if op in ("min", "max") and n == 0 and lines > 0 and not has_initial:
+    lines = n = 1  # only min/max need the sizes (empty reductions, the all-NaN check)
+    if minmax:
+        lines, n = _lines_and_n(a.shape, axes)
+    if minmax and n == 0 and lines > 0 and not has_initial:
         ufunc = {"min": "fmin" if nan else "minimum", "max": "fmax" if nan else "maximum"}[op]
         raise ValueError(f"zero-size array to reduction operation {ufunc} which has no identity")
-    cupy = backend.require_cupy()
-    if op in ("min", "max") and n == 0:
-        res = cupy.full(shape, initial, dtype=rdtype)
+    cupy = _red._cupy()
+    if minmax and n == 0:
+        res = cupy.full(result_shape(a.shape, axes, keepdims), initial, dtype=rdtype)
     else:
         res = _red.reduce(a, op=op, axis=axes, dtype=rdtype, keepdims=keepdims, nan=nan)
         if has_initial:
@@ -320,20 +327,25 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True
 
 def _arg(name, op, a, axis, out, keepdims, nan):
     a = _input(a)
-    if a.ndim == 0:
+    was_0d = a.ndim == 0
+    if was_0d:
         normalize_arg_axis(axis, 0) if axis is not None else None
         a = a.reshape(1)
         axis = None if axis is None else 0
         shape = ()
     else:
         axis = normalize_arg_axis(axis, a.ndim)
-        shape = ((1,) * a.ndim if keepdims else ()) if axis is None else result_shape(a.shape, (axis,), keepdims)
-    _check_out(out, shape)
+        shape = None
+    if out is not None:
+        if shape is None:
+            shape = ((1,) * a.ndim if keepdims else ()) if axis is None else result_shape(a.shape, (axis,), keepdims)
+        _check_out(out, shape)
     n = a.size if axis is None else a.shape[axis]
     if n == 0:
         raise ValueError(f"attempt to get {name.replace('nan', '')} of an empty sequence")
-    cupy = backend.require_cupy()
-    res = _red.argreduce(a, op=op, axis=axis, keepdims=False, nan=nan).reshape(shape)
+    cupy = _red._cupy()
+    # the result comes in the shape computed above (0-d input: never with size-1 axes)
+    res = _red.argreduce(a, op=op, axis=axis, keepdims=keepdims and not was_0d, nan=nan)
     if nan and a.dtype.kind in "fc" and res.size:
         if axis is None:
             picked = a.reshape(-1)[res.reshape(())]

@@ -16,8 +16,6 @@ Arguments are checked here, once, in NumPy's words; the work is the stable LSD r
   ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
 """
 
-import numbers
-import operator
 
 import numpy
 

@@ -21,6 +21,8 @@ validates user input beyond what the kernels need: the façade (:mod:`rocarray._
 does that once.
 """
 
+import math
+import threading
 
 import numpy
 
@@ -353,6 +355,88 @@ def estimate_is_exact(plan, num_bins):
                     and numpy.isfinite(float(c[-1]) - float(c[0])))
 
 
+class _Even:
+    """The uniform-bin setup of one (lower, upper, bins, dtype): NumPy's host edges (read-only),
+    the kernel's scalar arguments, and its device edge arrays per device."""
+
+    __slots__ = ("edges", "increasing", "convert", "tname", "cmp", "extra", "device")
+
+    def __init__(self, lower, upper, num_bins, dtype):
+        plan = even_plan(lower, upper, num_bins, dtype)
+        edges = self.edges = plan["edges"]
+        edges.flags.writeable = False
+        with numpy.errstate(invalid="ignore"):
+            self.increasing = not numpy.any(edges[:-1] >= edges[1:])
+        cdt = self.cmp = plan["cmp"]
+        dtype = _D(dtype)
+        self.convert = None
+        if (dtype, cdt) not in EVEN_PAIRS:
+            self.convert = dtype = edges.dtype  # what NumPy does before indexing; the pair then exists
+        self.tname = f"{CTYPES[dtype]}, {CTYPES[cdt]}"
+        q_mode, nbins_q = kernel_binning(plan, num_bins)
+        ctype = cdt.type
+        self.extra = (ctype(edges[0]), ctype(edges[-1]), numpy.float64(plan["denom"]), numpy.float64(nbins_q),
+                      numpy.int32(plan["sub_half"]), numpy.int32(q_mode))
+        self.device = {}
+
+    def device_edges(self, device_id):
+        """``(edges in the comparison dtype, edges)`` on ``device_id`` (one array when the dtypes
+        agree); never handed to users, who get copies."""
+        pair = self.device.get(device_id)
+        if pair is None:
+            cupy = _cupy()
+            if cupy.cuda.runtime.getDevice() == device_id:
+                pair = self._upload(cupy)
+            else:
+                with cupy.cuda.Device(device_id):
+                    pair = self._upload(cupy)
+            self.device[device_id] = pair
+        return pair
+
+    def _upload(self, cupy):
+        cmp = cupy.asarray(self.edges.astype(self.cmp))
+        return cmp, (cmp if self.edges.dtype == self.cmp else cupy.asarray(self.edges))
+
+
+#: Uniform-bin setups kept (oldest dropped first), and the most bins a kept one may have (its
+#: device edges take up to 16 bytes a bin).
+EVEN_CACHE_SIZE = 32
+EVEN_CACHE_BINS = 1 << 16
+_even_cache = {}
+_even_lock = threading.Lock()
+
+
+def _scalar_key(v):
+    """A range endpoint for a cache key: type and value (NumPy's edge dtypes depend on the type),
+    and the sign of a zero (-0.0 == 0.0, but the last edge keeps its sign)."""
+    return type(v), v, bool(v == 0) and math.copysign(1.0, v) < 0
+
+
+def even_setup(lower, upper, num_bins, dtype):
+    """The cached :class:`_Even` of ``num_bins`` uniform bins from ``lower`` to ``upper`` for data of
+    ``dtype`` (built afresh for many bins or unhashable endpoints)."""
+    if num_bins > EVEN_CACHE_BINS:
+        return _Even(lower, upper, num_bins, dtype)
+    try:
+        key = (_scalar_key(lower), _scalar_key(upper), num_bins, _D(dtype))
+        hash(key)
+    except (TypeError, ValueError):
+        return _Even(lower, upper, num_bins, dtype)
+    even = _even_cache.get(key)
+    if even is None:
+        even = _Even(lower, upper, num_bins, dtype)
+        with _even_lock:
+            while len(_even_cache) >= EVEN_CACHE_SIZE:
+                del _even_cache[next(iter(_even_cache))]
+            _even_cache[key] = even
+    return even
+
+
+def _copy(a):
+    """A fresh device copy (returned edges must not alias the cache)."""
+    return a.copy()
+
+
 def histogram_even(x, num_levels, lower, upper, *, weights=None):
     """Histogram of ``x`` over ``num_levels - 1`` uniform bins from ``lower`` to ``upper``.
 
@@ -376,23 +460,22 @@ def histogram_even(x, num_levels, lower, upper, *, weights=None):
     hist : cupy.ndarray
         int64 counts, or float64 sums when weighted.
     edges : cupy.ndarray
-        The ``num_levels`` edges (dtype: NumPy's edge dtype for ``x``).
+        The ``num_levels`` edges (dtype: NumPy's edge dtype for ``x``): a fresh array each call.
+
+    Notes
+    -----
+    The host work (NumPy's edges, the binning plan) and the device edges are cached per
+    (``lower``, ``upper`` with their types, bins, dtype, device) for up to :data:`EVEN_CACHE_BINS`
+    bins, :data:`EVEN_CACHE_SIZE` entries.
     """
-    cupy = _cupy()
     x = _data(x)
     nbins = int(num_levels) - 1
-    plan = even_plan(lower, upper, nbins, x.dtype)
-    edges = plan["edges"]
-    cdt = plan["cmp"]
-    if (x.dtype, cdt) not in EVEN_PAIRS:
-        x = x.astype(edges.dtype)  # what NumPy does before indexing; the pair then exists
-    ctype = cdt.type
-    q_mode, nbins_q = kernel_binning(plan, nbins)
-    extra = (cupy.asarray(edges.astype(cdt)), ctype(edges[0]), ctype(edges[-1]),
-             numpy.float64(plan["denom"]), numpy.float64(nbins_q), numpy.int32(plan["sub_half"]),
-             numpy.int32(q_mode))
-    hist = _run("histogram_even", f"{CTYPES[x.dtype]}, {CTYPES[cdt]}", x, nbins, extra, weights)
-    return hist, cupy.asarray(edges)
+    even = even_setup(lower, upper, nbins, x.dtype)
+    if even.convert is not None:
+        x = x.astype(even.convert)
+    cmp_edges, edges = even.device_edges(x.data.device_id)
+    hist = _run("histogram_even", even.tname, x, nbins, (cmp_edges,) + even.extra, weights)
+    return hist, _copy(edges)
 
 
 def histogram_range(x, edges, *, weights=None):

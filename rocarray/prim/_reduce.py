@@ -51,8 +51,14 @@ F-contiguous data, transposes, and most step-sliced views. Then:
 Determinism: one launch per reduction; partial results are combined by the last block of each
 row/column tile (integer ticket) in a fixed order, never with floating-point atomics, so results
 are bitwise identical run to run on a given device (the grid depends only on the device and shape).
+
+Host overhead: everything but the launch (dtype rules, shapes, layout, kernel handle, grid, scalar
+kernel arguments) is memoized per call signature and input layout (:func:`_prepare`,
+:func:`_launch_plan`); split reductions reuse per-(device, stream) partials and ticket buffers.
 """
 
+import functools
+import math
 import threading
 
 import numpy
@@ -129,12 +135,19 @@ _compile.register(SOURCE, instantiations())
 def sum_dtype(in_dtype):
     """NumPy's default result dtype of ``sum``/``prod``: int64 for bool and narrower signed
     integers, uint64 for narrower unsigned ones, the input dtype otherwise."""
+    d = _SUM_DTYPES.get(in_dtype)
+    if d is not None:
+        return d
     d = _D(in_dtype)
     if d.kind == "b" or (d.kind == "i" and d.itemsize < 8):
         return _I64
     if d.kind == "u" and d.itemsize < 8:
         return _U64
     return d
+
+
+_SUM_DTYPES = {}
+_SUM_DTYPES.update((d, sum_dtype(d)) for d in ALL_DTYPES)
 
 
 def kernel_dtypes(op, in_dtype, result_dtype):
@@ -313,20 +326,37 @@ def _kernel(name, device_id):
 
 
 _tickets = {}
-_tickets_lock = threading.Lock()
+_partials = {}
+_scratch_lock = threading.Lock()
+#: Largest partials buffer kept per (device, stream) between calls (bigger ones come from the pool).
+PARTIALS_KEEP_BYTES = 1 << 22
 
 
-def _ticket_buffer(device_id, count):
-    """A zeroed uint32 buffer of at least ``count`` tickets for the current stream (kernels leave
-    it zeroed)."""
-    cupy = _cupy()
-    key = (device_id, cupy.cuda.get_current_stream().ptr)
-    with _tickets_lock:
-        buf = _tickets.get(key)
+def _grow(table, key, count, dtype, zero):
+    """``table[key]``, replaced by a buffer of at least ``count`` elements when smaller."""
+    with _scratch_lock:
+        buf = table.get(key)
         if buf is None or buf.size < count:
-            buf = _tickets[key] = cupy.zeros(max(count, 4096, 2 * (buf.size if buf is not None else 0)),
-                                             dtype=numpy.uint32)
+            size = max(count, 4096, 2 * (buf.size if buf is not None else 0))
+            buf = table[key] = (_cupy().zeros if zero else _cupy().empty)(size, dtype=dtype)
         return buf
+
+
+def _scratch(device_id, ticket_count, partial_bytes):
+    """``(partials, tickets)`` for a split reduction on the current stream: ``partial_bytes`` of
+    uninitialized scratch (the kernel writes before it reads) and a zeroed uint32 buffer of at least
+    ``ticket_count`` tickets (kernels leave it zeroed). Both are kept per (device, stream): kernels
+    on one stream run in order, so one buffer serves every launch on it."""
+    key = (device_id, _cupy().cuda.get_current_stream().ptr)
+    tickets = _tickets.get(key)
+    if tickets is None or tickets.size < ticket_count:
+        tickets = _grow(_tickets, key, ticket_count, numpy.uint32, True)
+    if partial_bytes > PARTIALS_KEEP_BYTES:
+        return _cupy().empty(partial_bytes, dtype=numpy.uint8), tickets
+    partials = _partials.get(key)
+    if partials is None or partials.size < partial_bytes:
+        partials = _grow(_partials, key, partial_bytes, numpy.uint8, False)
+    return partials, tickets
 
 
 def _state_bytes(op, kin, kout):
@@ -351,86 +381,203 @@ def _nonzero(x):
     return x != 0
 
 
-def _launch(op, x, p, res, aux):
-    """Run plan ``p`` over ``x`` (kernel input dtype) into C-contiguous ``res`` (kernel result dtype)."""
-    cupy = _cupy()
-    device_id = x.data.device_id
-    kernel, wave = _kernel(kernel_name(p.kind, op, x.dtype, res.dtype), device_id)
-    base = x.data + p.offset * x.itemsize
-    aux = numpy.uint64(aux)
+class _Launch:
+    """One kernel launch of a :class:`Plan`, with its grid and scalar arguments built once (see
+    :func:`_launch_plan`); called with the input (kernel input dtype) and the C-contiguous result."""
+
+    __slots__ = ("kernel", "grid", "offset", "head", "tail", "tail_vec", "align", "device_id",
+                 "partial_bytes", "ticket_count")
+
+    def __call__(self, x, res):
+        base = x.data
+        if self.offset:
+            base = base + self.offset
+        tail = self.tail
+        if self.align and base.ptr % self.align == 0:
+            tail = self.tail_vec
+        if self.partial_bytes:
+            partials, tickets = _scratch(self.device_id, self.ticket_count, self.partial_bytes)
+            args = (base,) + self.head + (res, partials, tickets) + tail
+        else:
+            args = (base,) + self.head + (res,) + tail
+        self.kernel((self.grid,), (BLOCK,), args)
+
+
+@functools.lru_cache(maxsize=1024)
+def _launch_plan(op, kin, kout, shape, strides, axes, ordered, aux, device_id):
+    """The :class:`_Launch` reducing ``axes`` of data of ``shape`` and byte ``strides`` (kernel
+    input dtype ``kin``) into ``kout`` results, or None when the data must be copied first."""
+    itemsize = kin.itemsize
+    if any(s % itemsize for s in strides):
+        return None
+    p = plan(shape, tuple(s // itemsize for s in strides), axes, ordered)
+    if p.kind == "copy":
+        return None
+    kernel, wave = _kernel(kernel_name(p.kind, op, kin, kout), device_id)
+    i64, u64 = numpy.int64, numpy.uint64
+    aux = u64(aux)
+    zero = u64(0)
+    run = _Launch()
+    run.kernel, run.offset, run.device_id = kernel, p.offset * itemsize, device_id
+    run.align = run.partial_bytes = run.ticket_count = 0
+    run.tail_vec = None
     if p.kind == "lines":
         lines = p.outer * p.inner
-        grid = max(1, min(-(-lines // BLOCK), 1 << 20))
-        kernel((grid,), (BLOCK,), (base, numpy.int64(p.so), numpy.int64(p.sk), numpy.int64(p.si),
-                                   numpy.int64(p.outer), numpy.int64(p.n), numpy.int64(p.inner), res, aux))
-        return
-    sbytes = _state_bytes(op, x.dtype, res.dtype)
+        run.grid = max(1, min(-(-lines // BLOCK), 1 << 20))
+        run.head = (i64(p.so), i64(p.sk), i64(p.si), i64(p.outer), i64(p.n), i64(p.inner))
+        run.tail = (aux,)
+        return run
+    sbytes = _state_bytes(op, kin, kout)
     if p.kind == "rows":
-        grid, splits, warp_mode = rows_launch(p.outer, p.n, wave, _warp_size(device_id))
-        partials = tickets = numpy.uint64(0)
+        run.grid, splits, warp_mode = rows_launch(p.outer, p.n, wave, _warp_size(device_id))
+        run.head = (i64(p.so), i64(p.outer), i64(p.n))
+        run.tail = (numpy.uint32(splits), numpy.int32(warp_mode), aux)
         if splits > 1:
-            partials = cupy.empty(p.outer * splits * sbytes, dtype=numpy.uint8)
-            tickets = _ticket_buffer(device_id, p.outer)
-        kernel((grid,), (BLOCK,), (base, numpy.int64(p.so), numpy.int64(p.outer), numpy.int64(p.n), res,
-                                   partials, tickets, numpy.uint32(splits), numpy.int32(warp_mode), aux))
-        return
-    vc = _colvec(x.dtype, op)
-    grid, ct, splits, chunk, tx_log2 = cols_launch(p.outer, p.n, p.inner, vc, wave)
-    align = vc * x.itemsize
-    vec = int(p.inner % vc == 0 and p.so % vc == 0 and p.sk % vc == 0 and base.ptr % align == 0)
-    partials = tickets = numpy.uint64(0)
+            run.partial_bytes, run.ticket_count = p.outer * splits * sbytes, p.outer
+        else:
+            run.tail = (zero, zero) + run.tail
+        return run
+    vc = _colvec(kin, op)
+    run.grid, ct, splits, chunk, tx_log2 = cols_launch(p.outer, p.n, p.inner, vc, wave)
+    run.head = (i64(p.so), i64(p.sk), i64(p.outer), i64(p.n), i64(p.inner))
+    pre = (i64(ct), numpy.uint32(splits), i64(chunk), numpy.int32(tx_log2))
+    run.tail = pre + (numpy.int32(0), aux)
+    if p.inner % vc == 0 and p.so % vc == 0 and p.sk % vc == 0:
+        run.align = vc * itemsize  # vectors when the base pointer is aligned too (checked per call)
+        run.tail_vec = pre + (numpy.int32(1), aux)
     if splits > 1:
-        partials = cupy.empty(p.outer * ct * splits * (vc << tx_log2) * sbytes, dtype=numpy.uint8)
-        tickets = _ticket_buffer(device_id, p.outer * ct)
-    kernel((grid,), (BLOCK,), (base, numpy.int64(p.so), numpy.int64(p.sk), numpy.int64(p.outer), numpy.int64(p.n),
-                               numpy.int64(p.inner), res, partials, tickets, numpy.int64(ct), numpy.uint32(splits),
-                               numpy.int64(chunk), numpy.int32(tx_log2), numpy.int32(vec), aux))
-
-
-def _elem_strides(x):
-    return tuple(s // x.itemsize for s in x.strides)
+        run.partial_bytes = p.outer * ct * splits * (vc << tx_log2) * sbytes
+        run.ticket_count = p.outer * ct
+    else:
+        run.tail, run.tail_vec = (zero, zero) + run.tail, run.tail_vec and (zero, zero) + run.tail_vec
+    return run
 
 
 def _run(op, x, axes, res, aux, ordered):
     """Reduce ``axes`` of ``x`` into ``res`` (C-contiguous, kept shape, kernel result dtype)."""
-    cupy = _cupy()
-    p = plan(x.shape, _elem_strides(x), axes, ordered)
-    if p.kind == "copy" or any(s % x.itemsize for s in x.strides):
+    device_id = x.data.device_id
+    run = _launch_plan(op, x.dtype, res.dtype, x.shape, x.strides, axes, ordered, aux, device_id)
+    if run is None:
         kept = [a for a in range(x.ndim) if a not in axes]
-        xc = cupy.ascontiguousarray(x.transpose(kept + sorted(axes)))
-        nk = len(kept)
-        p = plan(xc.shape, _elem_strides(xc), tuple(range(nk, xc.ndim)), ordered)
-        x = xc
-    _launch(op, x, p, res, aux)
+        x = _cupy().ascontiguousarray(x.transpose(kept + sorted(axes)))
+        run = _launch_plan(op, x.dtype, res.dtype, x.shape, x.strides, tuple(range(len(kept), x.ndim)),
+                           ordered, aux, device_id)
+    run(x, res)
+
+
+_ALL_AXES = tuple(tuple(range(n)) for n in range(65))
 
 
 def _normalize_axes(ndim, axis):
     if axis is None:
-        return tuple(range(ndim))
+        return _ALL_AXES[ndim] if ndim < len(_ALL_AXES) else tuple(range(ndim))
     if isinstance(axis, tuple):
         return tuple(a % ndim if ndim else a for a in axis)
     return (axis % ndim if ndim else axis,)
 
 
-def _result(res, kept_shape, full_shape, axes, keepdims, dtype, out):
+def _identity_fill(op, shape, kout):
     cupy = _cupy()
-    if keepdims:
-        res = res.reshape(tuple(1 if a in axes else d for a, d in enumerate(full_shape)))
+    return cupy.full(shape, 1 if op == "mul" else 0, dtype=kout)
+
+
+# How a call turns into a launch, memoized per input layout (:func:`_prepare`).
+_EMPTY, _FILL, _LAUNCH = 0, 1, 2  # mode: nothing to reduce, identity fill, a kernel
+_AS_IS, _VIEW, _CAST = 0, 1, 2  # kernel input: x itself, x viewed as kin, x cast to kin (a copy)
+_KEEP, _NONZERO, _ASTYPE = 0, 1, 2  # result: as computed, != 0 (bool), cast
+
+
+class _Prepared:
+    """Everything about a reduction call that depends only on its arguments' metadata."""
+
+    __slots__ = ("mode", "op", "kin", "kout", "dtype", "shape", "axes", "aux", "conv", "post", "run")
+
+
+def _finish(p, shape, axes, dtype, kout, lines, n):
+    p.shape, p.axes, p.dtype, p.kout = shape, axes, dtype, kout
+    p.mode = _EMPTY if lines == 0 else (_FILL if n == 0 else _LAUNCH)
+    if dtype.kind == "b" and kout.kind != "b":
+        p.post = _NONZERO
     else:
-        res = res.reshape(kept_shape)
-    if dtype.kind == "b" and res.dtype.kind != "b":
+        p.post = _ASTYPE if kout != dtype else _KEEP
+    p.run = None
+    return p
+
+
+@functools.lru_cache(maxsize=1024)
+def _prepare(op, shape, strides, in_dtype, axis, dtype, keepdims, nan, device_id):
+    """The :class:`_Prepared` form of ``reduce(x, op=op, axis=axis, dtype=dtype, ...)`` for ``x``
+    of ``shape``, byte ``strides`` and ``in_dtype`` on ``device_id``."""
+    ndim = len(shape)
+    axes = _normalize_axes(ndim, axis)
+    if dtype is None:
+        dtype = sum_dtype(in_dtype) if op in ("add", "mul") else (_I64 if op == "nnz" else in_dtype)
+    dtype = _D(dtype)
+    kop, kin, kout = kernel_dtypes(op, in_dtype, dtype)
+    kept_shape = tuple(d for a, d in enumerate(shape) if a not in axes)
+    out_shape = tuple(1 if a in axes else d for a, d in enumerate(shape)) if keepdims else kept_shape
+    p = _finish(_Prepared(), out_shape, axes, dtype, kout, math.prod(kept_shape), math.prod(shape[a] for a in axes))
+    p.op, p.kin = kop, kin
+    if kop == "nnz":
+        p.aux = nnz_mask(in_dtype)
+        p.conv = _AS_IS if kin == _C128 or kin == in_dtype else _VIEW
+    else:
+        p.aux = int(nan and in_dtype.kind in "fc")
+        p.conv = _AS_IS if kin == in_dtype else _CAST
+    if p.mode == _LAUNCH and p.conv != _CAST:
+        p.run = _launch_plan(kop, kin, kout, shape, strides, axes, False, p.aux, device_id)
+    return p
+
+
+@functools.lru_cache(maxsize=1024)
+def _prepare_arg(op, shape, strides, in_dtype, axis, keepdims, nan, device_id):
+    """:func:`_prepare` for :func:`argreduce`."""
+    ndim = len(shape)
+    axes = _normalize_axes(ndim, axis)
+    kop, kin, kout = kernel_dtypes(op, in_dtype, _I64)
+    kept_shape = tuple(d for a, d in enumerate(shape) if a not in axes)
+    out_shape = tuple(1 if a in axes else d for a, d in enumerate(shape)) if keepdims else kept_shape
+    lines = math.prod(kept_shape)
+    p = _finish(_Prepared(), out_shape, axes, _I64, _I64, lines, 1 if lines else 0)
+    p.op, p.kin = kop, kin
+    p.aux = int(nan and in_dtype.kind in "fc")
+    p.conv = _AS_IS if kin == in_dtype else _CAST
+    if p.mode == _LAUNCH and p.conv != _CAST:
+        p.run = _launch_plan(kop, kin, kout, shape, strides, axes, True, p.aux, device_id)
+    return p
+
+
+def _execute(p, x, out, ordered):
+    """Run a :class:`_Prepared` reduction of ``x``; the result, or ``out`` with it copied in."""
+    cupy = _cupy()
+    mode = p.mode
+    if mode == _LAUNCH:
+        res = cupy.empty(p.shape, dtype=p.kout)
+        if p.run is not None:
+            p.run(x if p.conv == _AS_IS else x.view(p.kin), res)
+        else:
+            xin = x if p.conv == _AS_IS else (x.view(p.kin) if p.conv == _VIEW else _astype(x, p.kin))
+            _run(p.op, xin, p.axes, res, p.aux, ordered)
+    elif mode == _EMPTY:
+        res = cupy.empty(p.shape, dtype=p.kout)
+    else:
+        res = _identity_fill(p.op, p.shape, p.kout)
+    if p.post == _NONZERO:
         res = _nonzero(res)
-    elif res.dtype != dtype:
-        res = _astype(res, dtype)
+    elif p.post == _ASTYPE:
+        res = _astype(res, p.dtype)
     if out is None:
         return res
     cupy.copyto(out, res, casting="unsafe")
     return out
 
 
-def _identity_fill(op, shape, kout):
-    cupy = _cupy()
-    return cupy.full(shape, 1 if op == "mul" else 0, dtype=kout)
+def _prepared(fn, *key):
+    """``fn(*key)`` memoized, or computed afresh when the key is not hashable (a list axis)."""
+    try:
+        return fn(*key)
+    except TypeError:
+        return fn.__wrapped__(*key)
 
 
 def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False):
@@ -454,35 +601,19 @@ def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False)
     -------
     cupy.ndarray
 
+    Notes
+    -----
+    Everything but the launch itself (dtypes, shapes, layout, grid, scalar arguments) is memoized
+    per (op, shape, strides, dtype, axis, result dtype, keepdims, nan, device).
+
     Examples
     --------
     >>> ra.prim.reduce(cupy.arange(10), op="add")   # doctest: +SKIP
     array(45)
     """
-    cupy = _cupy()
-    axes = _normalize_axes(x.ndim, axis)
-    if dtype is None:
-        dtype = sum_dtype(x.dtype) if op in ("add", "mul") else (_I64 if op == "nnz" else x.dtype)
-    dtype = _D(dtype)
-    op, kin, kout = kernel_dtypes(op, x.dtype, dtype)
-    kept_shape = tuple(d for a, d in enumerate(x.shape) if a not in axes)
-    lines = int(numpy.prod(kept_shape, dtype=numpy.int64))
-    n = int(numpy.prod([x.shape[a] for a in axes], dtype=numpy.int64))
-    if lines == 0:
-        res = cupy.empty(kept_shape, dtype=kout)
-    elif n == 0:
-        res = _identity_fill(op, kept_shape, kout)
-    else:
-        aux = 0
-        if op == "nnz":
-            aux = nnz_mask(x.dtype)
-            xin = x if kin == _C128 else x.view(kin)
-        else:
-            aux = int(bool(nan) and x.dtype.kind in "fc")
-            xin = _astype(x, kin)
-        res = cupy.empty(kept_shape, dtype=kout)
-        _run(op, xin, axes, res, aux, False)
-    return _result(res, kept_shape, x.shape, axes, keepdims, dtype, out)
+    p = _prepared(_prepare, op, x.shape, x.strides, x.dtype, axis, dtype, bool(keepdims), bool(nan),
+                  x.data.device_id)
+    return _execute(p, x, out, False)
 
 
 def argreduce(x, *, op, axis=None, keepdims=False, nan=False, out=None):
@@ -499,19 +630,6 @@ def argreduce(x, *, op, axis=None, keepdims=False, nan=False, out=None):
     >>> ra.prim.argreduce(cupy.asarray([3, 1, 1]), op="argmin")   # doctest: +SKIP
     array(1)
     """
-    cupy = _cupy()
-    if axis is None:
-        axes = tuple(range(x.ndim))
-    else:
-        axes = _normalize_axes(x.ndim, axis)
-    op, kin, kout = kernel_dtypes(op, x.dtype, _I64)
-    kept_shape = tuple(d for a, d in enumerate(x.shape) if a not in axes)
-    lines = int(numpy.prod(kept_shape, dtype=numpy.int64))
-    res = cupy.empty(kept_shape, dtype=_I64)
-    if lines:
-        aux = int(bool(nan) and x.dtype.kind in "fc")
-        _run(op, _astype(x, kin), axes, res, aux, True)
-    if axis is None and keepdims:
-        res = res.reshape((1,) * x.ndim)
-        return _result(res, res.shape, res.shape, (), False, _I64, out)
-    return _result(res, kept_shape, x.shape, axes, keepdims, _I64, out)
+    p = _prepared(_prepare_arg, op, x.shape, x.strides, x.dtype, axis, bool(keepdims), bool(nan),
+                  x.data.device_id)
+    return _execute(p, x, out, True)

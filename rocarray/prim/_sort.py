@@ -45,7 +45,7 @@ Design
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import compile as _compile, launch
 
 SOURCE = "prim/radix_sort.hip"
 

@@ -492,3 +492,40 @@ def test_fast_binning_matches_numpy_on_edges_and_neighbours(rng, dtype, bins):
     want, want_edges = np.histogram(x, bins=bins, range=(lo, hi))
     np.testing.assert_array_equal(to_host(got), want)
     np.testing.assert_array_equal(to_host(got_edges), want_edges)
+
+
+def test_even_setup_cache_keys_and_bounds():
+    """The uniform-bin cache keys on the endpoints' types and zero signs, is bounded, and its host
+    edges are read-only."""
+    f32 = np.dtype(np.float32)
+    neg = _histogram.even_setup(-1.0, -0.0, 8, f32)
+    pos = _histogram.even_setup(-1.0, 0.0, 8, f32)
+    assert neg is not pos and np.signbit(neg.edges[-1]) and not np.signbit(pos.edges[-1])
+    assert _histogram.even_setup(-1.0, 0.0, 8, f32) is pos
+    typed = _histogram.even_setup(np.float32(-1), np.float32(0), 8, f32)  # NumPy scalars: other dtypes
+    assert typed is not pos
+    for even, rg in ((neg, (-1.0, -0.0)), (typed, (np.float32(-1), np.float32(0)))):
+        want = np.histogram_bin_edges(np.zeros(1, f32), 8, rg)
+        assert even.edges.dtype == want.dtype
+        np.testing.assert_array_equal(even.edges, want)
+        assert np.array_equal(np.signbit(even.edges), np.signbit(want))
+    assert not pos.edges.flags.writeable
+    for i in range(2 * _histogram.EVEN_CACHE_SIZE):
+        _histogram.even_setup(float(i), i + 1.0, 4, f32)
+    assert len(_histogram._even_cache) <= _histogram.EVEN_CACHE_SIZE
+    many = _histogram.EVEN_CACHE_BINS + 1
+    assert _histogram.even_setup(0.0, 1.0, many, f32) is not _histogram.even_setup(0.0, 1.0, many, f32)
+
+
+@pytest.mark.gpu
+def test_histogram_edges_are_fresh_copies(rng):
+    """Edges come from a per-(range, bins, dtype) device cache: each call returns its own copy."""
+    x = rng.standard_normal(10_001).astype(np.float32)
+    d = to_device(x)
+    want_hist, want_edges = np.histogram(x, bins=1024, range=(-4.0, 4.0))
+    _, e1 = api.histogram(d, bins=1024, range=(-4.0, 4.0))
+    e1[...] = 7  # a user write must not reach the cache
+    hist, e2 = api.histogram(d, bins=1024, range=(-4.0, 4.0))
+    np.testing.assert_array_equal(to_host(hist), want_hist)
+    np.testing.assert_array_equal(to_host(e2), want_edges)
+    assert e2.data.ptr != e1.data.ptr

@@ -68,7 +68,7 @@ def test_side_check():
 def test_search_dtype_is_numpys_common_type():
     for a in ALL_DTYPES:
         for v in ("int64", "float64", "int8", "uint64", "float16"):
-            want = np.searchsorted(np.zeros(2, a), np.zeros(1, v))  # noqa: F841 - NumPy accepts the pair
+            np.searchsorted(np.zeros(2, a), np.zeros(1, v))  # NumPy accepts the pair
             assert api.search_dtype(a, v) == np.result_type(np.dtype(a), np.dtype(v))
 
 
