@@ -2,8 +2,8 @@
 
 The test-only source ``kernels/prelude_check.hip`` calls every helper of the headers. It is built
 through the runtime path every library uses (``rocarray._core.compile.get_kernel``: headers pasted
-in front, ``compile.options`` of the device's target, one ``cupy.RawModule`` with the registered
-template instantiations) and each result is compared with NumPy: exactly wherever the arithmetic
+in front, ``compile.options`` of the device's target, one module per registered template
+instantiation and one for the ``extern "C"`` kernels) and each result is compared with NumPy: exactly wherever the arithmetic
 is exact (integer data, data movement, conversions), with a tolerance only for transcendental and
 fast-math wrappers. The same source is compiled for sm_90, gfx90a and gfx940 by the CPU compile
 matrix (``test_compile_matrix.py``).
