@@ -104,7 +104,7 @@ template <> struct ra_prim_red_lim<ra_i32> {
     static RA_DEVICE ra_i32 nan() { return hi(); }
 };
 template <> struct ra_prim_red_lim<ra_u32> {
-    static RA_DEVICE ra_u32 hi() { return 0xffffffffu; }
+    static RA_DEVICE ra_u32 hi() { return ~(ra_u32)0; }
     static RA_DEVICE ra_u32 lo() { return 0u; }
     static RA_DEVICE ra_u32 nan() { return hi(); }
 };
