@@ -8,17 +8,14 @@ exactly, weighted sums to rounding. Benchmark cases time rocarray against CuPy's
 
 import numpy
 
-from rocarray._core import harness
+from rocarray._core import harness, launch
 from rocarray._core.harness import BenchCase
 
 _LIB = "prim"
 _BENCH_N = 1 << 28
 
 
-def _cupy():
-    from rocarray._core import backend
-
-    return backend.require_cupy()
+_cupy = launch.cupy
 
 
 def _api():

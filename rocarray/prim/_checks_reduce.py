@@ -9,18 +9,13 @@ CuPy (CUB) on the same data; bytes moved = one read of the input.
 
 import numpy
 
-from rocarray._core import harness
+from rocarray._core import harness, launch
 from rocarray._core.harness import BenchCase
+from rocarray.prim._args import ALL_DTYPES
 
 _LIB = "prim"
-_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-           "float16", "float32", "float64", "complex64", "complex128")
-
-
-def _cupy():
-    from rocarray._core import backend
-
-    return backend.require_cupy()
+_DTYPES = ALL_DTYPES
+_cupy = launch.cupy
 
 
 def _api():

@@ -9,7 +9,7 @@ mismatch. Benchmark cases time ``ra.sort``/``ra.argsort`` against ``cupy.sort``/
 
 import numpy
 
-from rocarray._core import harness
+from rocarray._core import harness, launch
 from rocarray._core.harness import BenchCase
 from rocarray.prim import _sort
 
@@ -18,10 +18,7 @@ _KEY_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "ui
                "float16", "float32", "float64")
 
 
-def _cupy():
-    from rocarray._core import backend
-
-    return backend.require_cupy()
+_cupy = launch.cupy
 
 
 def _api():

@@ -49,6 +49,7 @@ Design
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch
+from rocarray.prim._args import device_array
 from rocarray.prim._workspace import EpochWorkspaces
 from rocarray._facade_util import normalize_axis  # noqa: F401  (re-exported: the scan façade uses it)
 
@@ -333,14 +334,7 @@ def _scan_into(x, axis, op, res, exclusive, nan):
 
 
 def _check_x(x, name="x"):
-    cupy = _cupy()
-    if not isinstance(x, cupy.ndarray):
-        if isinstance(x, numpy.ndarray):
-            raise TypeError(f"prim scan: {name} is a host (NumPy) array; move it with ra.asarray() first")
-        raise TypeError(f"prim scan: {name} must be a cupy.ndarray, not {type(x).__name__}")
-    if x.dtype not in CTYPES:
-        raise TypeError(f"prim scan: unsupported dtype {x.dtype.name}")
-    return x
+    return device_array(x, name, "prim scan", CTYPES)
 
 
 def _astype(x, dtype):

@@ -21,6 +21,7 @@ memory, so a query makes ~log2(n / 1024) dependent global loads instead of log2(
 import numpy
 
 from rocarray._core import compile as _compile, launch
+from rocarray.prim._args import device_array
 
 SOURCE = "prim/search.hip"
 
@@ -61,13 +62,7 @@ def grid_blocks(m, wave):
 
 
 def _check(x, name):
-    cupy = _cupy()
-    if not isinstance(x, cupy.ndarray):
-        if isinstance(x, numpy.ndarray):
-            raise TypeError(f"prim search: {name} is a host (NumPy) array; move it with ra.asarray() first")
-        raise TypeError(f"prim search: {name} must be a cupy.ndarray, not {type(x).__name__}")
-    if x.dtype not in _CTYPES:
-        raise TypeError(f"prim search: unsupported dtype {x.dtype.name}")
+    device_array(x, name, "prim search", _CTYPES)
 
 
 def search_sorted(a, v, *, right=False, sorter=None):

@@ -46,6 +46,7 @@ Design
 import numpy
 
 from rocarray._core import compile as _compile, launch
+from rocarray.prim._args import device_array
 from rocarray.prim._workspace import EpochWorkspaces
 
 SOURCE = "prim/select.hip"
@@ -222,14 +223,7 @@ def _trim(a, count):
 
 
 def _check(x, name="x"):
-    cupy = _cupy()
-    if not isinstance(x, cupy.ndarray):
-        if isinstance(x, numpy.ndarray):
-            raise TypeError(f"prim select: {name} is a host (NumPy) array; move it with ra.asarray() first")
-        raise TypeError(f"prim select: {name} must be a cupy.ndarray, not {type(x).__name__}")
-    if x.dtype not in _DTYPES:
-        raise TypeError(f"prim select: unsupported dtype {x.dtype.name}")
-    return x
+    return device_array(x, name, "prim select", _DTYPES)
 
 
 def _as_bool_flags(flags):

@@ -46,6 +46,7 @@ Design
 import numpy
 
 from rocarray._core import compile as _compile, launch
+from rocarray.prim._args import device_array
 
 SOURCE = "prim/radix_sort.hip"
 
@@ -250,9 +251,7 @@ def _take(x, idx):
 
 
 def _check_1d(x, name):
-    cupy = _cupy()
-    if not isinstance(x, cupy.ndarray):
-        raise TypeError(f"prim radix sort: {name} must be a cupy.ndarray, not {type(x).__name__}")
+    device_array(x, name, "prim radix sort")
     if x.ndim != 1:
         raise ValueError(f"prim radix sort: {name} must be 1-D, got shape {x.shape}")
 
