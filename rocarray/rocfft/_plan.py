@@ -1,0 +1,169 @@
+"""rocFFT-style plan objects over the cached schedules of :mod:`rocarray.rocfft._transforms`."""
+
+import numpy
+
+from rocarray._core import launch
+from rocarray.rocfft import _transforms
+
+TRANSFORMS = ("c2c", "r2c", "c2r")
+DIRECTIONS = ("forward", "inverse")
+PRECISIONS = ("single", "double")
+PLACEMENTS = ("inplace", "notinplace")
+
+
+def _contiguous_strides(lengths):
+    strides = []
+    step = 1
+    for n in reversed(lengths):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides)), step
+
+
+class Plan:
+    """A planned FFT: lengths, batch, layout, precision, direction and transform type.
+
+    Like ``rocfft_plan_create``: ``lengths`` are row-major (the last one is contiguous by default);
+    strides and distances count elements of the input/output type (real elements on the real side
+    of r2c/c2r, complex elements otherwise).
+
+    Parameters
+    ----------
+    lengths : int or sequence of int
+        Transform lengths (1, 2 or 3 dimensions; any rank works).
+    transform : {"c2c", "r2c", "c2r"}
+    direction : {"forward", "inverse"}
+        r2c is always forward and c2r always inverse.
+    precision : {"single", "double"}
+    batch : int
+        Number of transforms.
+    in_strides, out_strides : sequence of int, optional
+        Element strides per dimension; default C-contiguous. For r2c the complex side's default
+        last length is ``lengths[-1] // 2 + 1``.
+    in_distance, out_distance : int, optional
+        Elements between consecutive batches; default the size of one (strided) transform.
+    placement : {"notinplace", "inplace"}
+        ``inplace`` writes the result into the input buffer (c2c only).
+
+    Notes
+    -----
+    The plan holds no device state; :meth:`execute` looks its schedules up in the process-wide
+    cache (``rocarray.fft.config.get_plan_cache()``), keyed by the plan and the device.
+    """
+
+    def __init__(self, lengths, *, transform="c2c", direction="forward", precision="single", batch=1,
+                 in_strides=None, in_distance=None, out_strides=None, out_distance=None,
+                 placement="notinplace"):
+        lengths = (int(lengths),) if numpy.ndim(lengths) == 0 else tuple(int(n) for n in lengths)
+        if not lengths or any(n < 1 for n in lengths):
+            raise ValueError(f"lengths must be positive, got {lengths}")
+        if transform not in TRANSFORMS:
+            raise ValueError(f"transform must be one of {TRANSFORMS}, got {transform!r}")
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        if transform == "r2c" and direction != "forward" or transform == "c2r" and direction != "inverse":
+            raise ValueError(f"{transform} runs only {'forward' if transform == 'r2c' else 'inverse'}")
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        if placement not in PLACEMENTS:
+            raise ValueError(f"placement must be one of {PLACEMENTS}, got {placement!r}")
+        if placement == "inplace" and transform != "c2c":
+            raise ValueError("in-place real transforms are not supported; use placement='notinplace'")
+        batch = int(batch)
+        if batch < 1:
+            raise ValueError(f"batch must be positive, got {batch}")
+        self.lengths, self.transform, self.direction = lengths, transform, direction
+        self.precision, self.batch, self.placement = precision, batch, placement
+        in_shape = lengths if transform != "c2r" else lengths[:-1] + (lengths[-1] // 2 + 1,)
+        out_shape = lengths if transform != "r2c" else lengths[:-1] + (lengths[-1] // 2 + 1,)
+        self.in_shape, self.out_shape = (batch,) + in_shape, (batch,) + out_shape
+        self.in_strides, default_in = self._strides(in_strides, in_shape, "in_strides")
+        self.out_strides, default_out = self._strides(out_strides, out_shape, "out_strides")
+        self.in_distance = default_in if in_distance is None else int(in_distance)
+        self.out_distance = default_out if out_distance is None else int(out_distance)
+
+    @staticmethod
+    def _strides(strides, shape, name):
+        default, size = _contiguous_strides(shape)
+        if strides is None:
+            return default, size
+        strides = tuple(int(s) for s in strides)
+        if len(strides) != len(shape):
+            raise ValueError(f"{name} needs {len(shape)} entries, got {len(strides)}")
+        extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
+        return strides, extent
+
+    @property
+    def in_dtype(self):
+        real = self.transform == "r2c"
+        return numpy.dtype({("single", False): numpy.complex64, ("double", False): numpy.complex128,
+                            ("single", True): numpy.float32, ("double", True): numpy.float64}
+                           [(self.precision, real)])
+
+    @property
+    def out_dtype(self):
+        real = self.transform == "c2r"
+        return numpy.dtype({("single", False): numpy.complex64, ("double", False): numpy.complex128,
+                            ("single", True): numpy.float32, ("double", True): numpy.float64}
+                           [(self.precision, real)])
+
+    def _view(self, buf, dtype, shape, strides, distance, name):
+        cupy = launch.cupy()
+        if not isinstance(buf, cupy.ndarray):
+            raise TypeError(f"{name} must be a device (cupy) array, got {type(buf).__name__}")
+        if buf.dtype != dtype:
+            raise TypeError(f"{name} must have dtype {dtype}, got {buf.dtype}")
+        if not (buf.flags.c_contiguous or buf.flags.f_contiguous):
+            raise ValueError(f"{name} must be a contiguous buffer (the plan's strides describe its layout)")
+        need = (shape[0] - 1) * distance + 1 + sum((n - 1) * s for n, s in zip(shape[1:], strides))
+        if buf.size < need:
+            raise ValueError(f"{name} holds {buf.size} elements; the plan's layout needs {need}")
+        item = dtype.itemsize
+        return cupy.ndarray(shape, dtype, memptr=buf.data,
+                            strides=(distance * item,) + tuple(s * item for s in strides))
+
+    def execute(self, x, out=None, *, scale=1.0):
+        """Run the plan.
+
+        Parameters
+        ----------
+        x : cupy.ndarray
+            Input buffer of :attr:`in_dtype` laid out as the plan says.
+        out : cupy.ndarray, optional
+            Output buffer (``notinplace``); allocated C-contiguous when omitted. Ignored for
+            ``inplace`` plans, which write into ``x``.
+        scale : float
+            Factor applied to the result (rocFFT's ``scale_factor``).
+
+        Returns
+        -------
+        cupy.ndarray
+            The output buffer.
+        """
+        cupy = launch.cupy()
+        xin = self._view(x, self.in_dtype, self.in_shape, self.in_strides, self.in_distance, "x")
+        if self.placement == "inplace":
+            out = x
+            dst_strides, dst_distance = self.in_strides, self.in_distance
+        else:
+            if out is None:
+                out = cupy.empty(int(numpy.prod(self.out_shape)), self.out_dtype)
+                dst_strides, dst_distance = _contiguous_strides(self.out_shape[1:])[0], int(numpy.prod(self.out_shape[1:]))
+            else:
+                dst_strides, dst_distance = self.out_strides, self.out_distance
+        yout = self._view(out, self.out_dtype, self.out_shape, dst_strides, dst_distance, "out")
+        axes = tuple(range(1, len(self.in_shape)))
+        if self.transform == "c2c":
+            forward = self.direction == "forward"
+            if self.placement == "inplace":
+                for i, axis in enumerate(sorted(axes, reverse=True)):
+                    _transforms.transform_axis(xin, xin, axis, forward=forward,
+                                               scale=scale if i == len(axes) - 1 else 1.0)
+                return out
+            result = _transforms.c2c(xin, axes, forward=forward, scale=scale)
+        elif self.transform == "r2c":
+            result = _transforms.r2c(xin, axes, scale=scale)
+        else:
+            result = _transforms.c2r(xin, axes, self.lengths[-1], scale=scale)
+        yout[...] = result
+        return out

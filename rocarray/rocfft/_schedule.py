@@ -1,0 +1,439 @@
+"""FFT schedules: one 1-D complex transform over strided batches, lowered to kernel launches.
+
+A *problem* is a length ``n``, batch dimensions ``sizes`` and, for each side, an element stride
+and the batch strides (all in complex elements, relative to a base pointer). :func:`build` turns
+it into a :class:`Schedule`: work-buffer sizes, device tables and a list of launches whose
+pointer arguments are :class:`Ref` placeholders, resolved per call by :meth:`Schedule.run`.
+Schedules are cached by :mod:`rocarray.rocfft._plan`, so a warm call only fills in pointers.
+
+Methods, by length:
+
+* smooth ``n`` (prime factors 2..13) that fits in shared memory with enough transforms per block
+  for coalescing: one Stockham kernel (``ra_rocfft_stockham``).
+* larger smooth ``n``: the four-step split ``n = inner * outer`` (Bailey 1990; ``n = n1 + inner*n2``,
+  ``k = outer*k1 + k2``): the length-``outer`` transforms along stride ``inner`` first
+  (recursively), then the length-``inner`` transforms of contiguous rows with the twiddle
+  ``W_n^(n1*k2)`` applied as they load, written to stride ``outer``. Every pass is one kernel.
+* any other ``n``: Bluestein's chirp-z algorithm with a smooth convolution length ``m >= 2n-1``
+  (chirp multiply, FFT, pointwise product with the transformed chirp filter, inverse FFT, chirp).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, launch
+from rocarray.rocfft import _factor
+
+STOCKHAM = "rocfft/stockham.hip"
+POINTWISE = "rocfft/pointwise.hip"
+#: Threads per block of every FFT kernel (the Stockham kernel's launch bound).
+BLOCK = 256
+#: Blocks per element-wise launch at most (grid-stride loops).
+POINTWISE_GRID = 65536
+#: Most blocks one Stockham launch takes; longer batches are cut into launches.
+MAX_GRID = (1 << 31) - 1
+#: Batch dimensions the Stockham kernel addresses; more are looped over on the host.
+KERNEL_DIMS = 3
+#: Batch dimensions the element-wise Bluestein and real-transform kernels address.
+POINTWISE_DIMS = 2
+
+_REAL = {"single": "float", "double": "double"}
+_COMPLEX_DTYPE = {"single": numpy.dtype(numpy.complex64), "double": numpy.dtype(numpy.complex128)}
+_REAL_SCALAR = {"single": numpy.float32, "double": numpy.float64}
+
+
+def complex_dtype(precision):
+    """complex64 for ``'single'``, complex128 for ``'double'``."""
+    return _COMPLEX_DTYPE[precision]
+
+
+def _dir(forward):
+    return -1 if forward else 1
+
+
+def stockham_name(precision, forward):
+    return f"ra_rocfft_stockham<{_REAL[precision]}, {_dir(forward)}>"
+
+
+def pointwise_name(kernel, precision, forward=None):
+    if forward is None:
+        return f"ra_rocfft_{kernel}<{_REAL[precision]}>"
+    return f"ra_rocfft_{kernel}<{_REAL[precision]}, {_dir(forward)}>"
+
+
+def _register():
+    names = []
+    for precision in _REAL:
+        for forward in (True, False):
+            names.append(stockham_name(precision, forward))
+        for kernel in ("twiddles", "chirp", "multiply", "r2c_post", "c2r_pre"):
+            names.append(pointwise_name(kernel, precision))
+        for kernel in ("chirp_pad", "chirp_filter", "chirp_extract"):
+            for forward in (True, False):
+                names.append(pointwise_name(kernel, precision, forward))
+    _compile.register(STOCKHAM, [n for n in names if "stockham" in n])
+    _compile.register(POINTWISE, [n for n in names if "stockham" not in n])
+
+
+_register()
+
+_stockham_table = launch.KernelTable(STOCKHAM, BLOCK, 8)
+_pointwise_table = launch.KernelTable(POINTWISE, BLOCK, 8)
+
+
+def stockham_kernel(precision, forward, device_id):
+    return _stockham_table.get(stockham_name(precision, forward), device_id)[0]
+
+
+def pointwise_kernel(kernel, precision, device_id, forward=None):
+    return _pointwise_table.get(pointwise_name(kernel, precision, forward), device_id)[0]
+
+
+# --------------------------------------------------------------------------------------------
+# shared-memory budget
+# --------------------------------------------------------------------------------------------
+
+_smem_limits = {}
+
+
+def shared_memory_limit(device_id):
+    """Bytes of dynamic shared memory one block may use on ``device_id`` (the opt-in maximum)."""
+    limit = _smem_limits.get(device_id)
+    if limit is None:
+        info = backend.device_info(device_id)
+        limit = int(info.shared_mem_per_block)
+        try:
+            cupy = launch.cupy()
+            attrs = cupy.cuda.Device(device_id).attributes
+            limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
+        except Exception:
+            pass
+        _smem_limits[device_id] = limit
+    return limit
+
+
+def block_bytes(n, per_block, itemsize):
+    """Dynamic shared memory of one Stockham block: two buffers plus per-transform offsets."""
+    pitch = n + (1 if per_block > 1 else 0)
+    return 2 * per_block * pitch * itemsize + 3 * 8 * per_block
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What fits in one Stockham block on a device, for one precision."""
+
+    limit: int          # opt-in maximum of dynamic shared memory
+    itemsize: int       # bytes per complex element
+
+    @property
+    def rows_bytes(self):
+        # Transforms contiguous on both sides, one per block: at most 80 KiB keeps several
+        # blocks resident per multiprocessor.
+        return min(self.limit, 80 * 1024)
+
+    @property
+    def strided_bytes(self):
+        return self.limit // 2
+
+    @property
+    def min_strided_per_block(self):
+        # 64 bytes of consecutive transforms per row of a strided load or store.
+        return max(1, 64 // self.itemsize)
+
+    def fits(self, n, rows):
+        if rows:
+            return block_bytes(n, 1, self.itemsize) <= self.rows_bytes
+        return block_bytes(n, self.min_strided_per_block, self.itemsize) <= self.strided_bytes
+
+    def per_block(self, n, rows, batch):
+        """Transforms per block: enough work per block for contiguous rows, enough
+        consecutive transforms for coalescing when a side is strided."""
+        if rows:
+            want = max(1, 2048 // n)
+            limit = self.rows_bytes
+        else:
+            want = 2 * self.min_strided_per_block
+            limit = self.strided_bytes
+        want = max(1, min(want, batch))
+        while want > 1 and block_bytes(n, want, self.itemsize) > limit:
+            want = want - 1 if rows else want // 2  # strided: keep whole 32-byte sectors
+        return want
+
+    def inner_limit(self):
+        """Longest final pass of a four-step split (strided store, several transforms per block)."""
+        per_block = self.min_strided_per_block
+        return (self.strided_bytes - 24 * per_block) // (2 * per_block * self.itemsize) - 1
+
+
+# --------------------------------------------------------------------------------------------
+# schedules
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Ref:
+    """A pointer argument: ``buffer`` (``'src'``, ``'dst'`` or a work-buffer index) plus an
+    element offset."""
+
+    buffer: object
+    offset: int = 0
+
+    def shifted(self, elements):
+        return Ref(self.buffer, self.offset + int(elements))
+
+
+#: Placeholder for the scale argument of the launch that applies the caller's scale.
+SCALE = "scale"
+
+
+@dataclass
+class Launch:
+    kernel: object
+    grid: int
+    shared: int
+    args: tuple
+
+
+@dataclass
+class Schedule:
+    """Kernel launches of one transform; ``work`` holds the element counts of its work buffers."""
+
+    precision: str
+    work: list = field(default_factory=list)
+    launches: list = field(default_factory=list)
+    tables: list = field(default_factory=list)   # device arrays the launches point into
+
+    def add_work(self, elements):
+        self.work.append(int(elements))
+        return len(self.work) - 1
+
+    def run(self, src_ptr, dst_ptr, scale=1.0):
+        """Launch on the current stream; ``src_ptr``/``dst_ptr`` are device addresses. Work
+        buffers come from CuPy's pool and go back to it when this returns (stream-ordered)."""
+        cupy = launch.cupy()
+        dtype = complex_dtype(self.precision)
+        itemsize = dtype.itemsize
+        buffers = [cupy.empty(max(1, w), dtype) for w in self.work]
+        bases = {"src": src_ptr, "dst": dst_ptr}
+        for i, buf in enumerate(buffers):
+            bases[i] = buf.data.ptr
+        real = _REAL_SCALAR[self.precision]
+        scale_arg = real(scale)
+        for item in self.launches:
+            args = []
+            for a in item.args:
+                if isinstance(a, Ref):
+                    args.append(numpy.uint64((bases[a.buffer] + a.offset * itemsize) % (1 << 64)))
+                elif isinstance(a, str):
+                    args.append(scale_arg)
+                else:
+                    args.append(a)
+            item.kernel((item.grid,), (BLOCK,), tuple(args), shared_mem=item.shared)
+
+
+@dataclass(frozen=True)
+class Side:
+    """Where one side of a batched transform lives: ``ref`` + ``j*stride`` + batch offsets."""
+
+    ref: Ref
+    stride: int
+    batch_strides: tuple
+
+
+def collapse(sizes, src, dst):
+    """Drop size-1 batch dimensions and merge ones that are contiguous on both sides.
+
+    Returns ``(sizes, src_strides, dst_strides)`` ordered for coalescing: by the destination's
+    batch strides when the source's elements are contiguous (a strided store gathers across
+    transforms), else by the source's.
+    """
+    dims = [(s, a, b) for s, a, b in zip(sizes, src.batch_strides, dst.batch_strides) if s != 1]
+    key = (lambda d: abs(d[2])) if src.stride == 1 else (lambda d: abs(d[1]))
+    dims.sort(key=key)
+    merged = []
+    for s, a, b in dims:
+        if merged:
+            ps, pa, pb = merged[-1]
+            if a == ps * pa and b == ps * pb:
+                merged[-1] = (ps * s, pa, pb)
+                continue
+        merged.append((s, a, b))
+    return (tuple(d[0] for d in merged), tuple(d[1] for d in merged), tuple(d[2] for d in merged))
+
+
+def _host_loop(sizes, src_strides, dst_strides, keep):
+    """Split batch dimensions beyond ``keep`` into host-side offsets: yields
+    ``(src_offset, dst_offset, sizes, src_strides, dst_strides)`` per launch."""
+    inner = (sizes[:keep], src_strides[:keep], dst_strides[:keep])
+    outer = list(zip(sizes[keep:], src_strides[keep:], dst_strides[keep:]))
+    index = [0] * len(outer)
+    while True:
+        so = sum(i * a for i, (_, a, _) in zip(index, outer))
+        do = sum(i * b for i, (_, _, b) in zip(index, outer))
+        yield (so, do) + inner
+        for d in range(len(outer)):
+            index[d] += 1
+            if index[d] < outer[d][0]:
+                break
+            index[d] = 0
+        else:
+            return
+
+
+class _Builder:
+    def __init__(self, precision, forward, device_id, tables):
+        self.precision = precision
+        self.forward = forward
+        self.device_id = device_id
+        self.tables = tables
+        self.itemsize = complex_dtype(precision).itemsize
+        self.budget = Budget(shared_memory_limit(device_id), self.itemsize)
+        self.schedule = Schedule(precision)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _table(self, array):
+        self.schedule.tables.append(array)
+        return numpy.uint64(array.data.ptr)
+
+    def work_side(self, n, sizes):
+        """A fresh contiguous work buffer for ``sizes`` batches of ``n`` (batch dim 0 fastest)."""
+        total = n
+        strides = []
+        for s in sizes:
+            strides.append(total)
+            total *= s
+        index = self.schedule.add_work(total)
+        return Side(Ref(index), 1, tuple(strides))
+
+    # -- methods ---------------------------------------------------------------------------
+    def transform(self, n, sizes, src, dst, scaled):
+        sizes, ss, ds = collapse(sizes, src, dst)
+        src = Side(src.ref, src.stride, ss)
+        dst = Side(dst.ref, dst.stride, ds)
+        if not _factor.is_smooth(n):
+            return self.bluestein(n, sizes, src, dst, scaled)
+        rows = (src.stride == 1 and dst.stride == 1) or not sizes
+        if self.budget.fits(n, rows):
+            return self.stockham(n, sizes, src, dst, scaled)
+        return self.four_step(n, sizes, src, dst, scaled)
+
+    def stockham(self, n, sizes, src, dst, scaled, twiddle=None):
+        rows = (src.stride == 1 and dst.stride == 1) or not sizes
+        batch_all = int(numpy.prod(sizes)) if sizes else 1
+        per_block = self.budget.per_block(n, rows, batch_all)
+        radices = _factor.radix_passes(n) if n > 1 else ()
+        tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
+        shared = block_bytes(n, per_block, self.itemsize)
+        kernel = stockham_kernel(self.precision, self.forward, self.device_id)
+        _allow_shared(kernel, shared)
+        real = _REAL_SCALAR[self.precision]
+        if twiddle is not None:
+            tw_n, tw_dim_index = twiddle
+            hi, lo, split = self.tables.split_twiddles(self.precision, tw_n, self.device_id)
+            hi, lo = self._table(hi), self._table(lo)
+        for so, do, sz, ss, ds in _host_loop(sizes, src.batch_strides, dst.batch_strides, KERNEL_DIMS):
+            sz = tuple(sz) + (1,) * (KERNEL_DIMS - len(sz))
+            ss = tuple(ss) + (0,) * (KERNEL_DIMS - len(ss))
+            ds = tuple(ds) + (0,) * (KERNEL_DIMS - len(ds))
+            batch = int(numpy.prod(sz))
+            tw_args = (numpy.uint64(0), numpy.uint64(0), numpy.int64(0), numpy.int64(1), numpy.int32(0))
+            if twiddle is not None:
+                tw_args = (hi, lo, numpy.int64(tw_n), numpy.int64(split), numpy.int32(tw_dim_index))
+            blocks = -(-batch // per_block)
+            for first in range(0, blocks, MAX_GRID):
+                grid = min(MAX_GRID, blocks - first)
+                args = (src.ref.shifted(so), dst.ref.shifted(do), tw, numpy.int32(n),
+                        numpy.uint64(_factor.pack_radices(radices)), numpy.int32(len(radices)),
+                        numpy.int64(batch), numpy.int64(first * per_block), numpy.int32(per_block),
+                        numpy.int64(sz[0]), numpy.int64(sz[1]),
+                        numpy.int64(ss[0]), numpy.int64(ss[1]), numpy.int64(ss[2]), numpy.int64(src.stride),
+                        numpy.int64(ds[0]), numpy.int64(ds[1]), numpy.int64(ds[2]), numpy.int64(dst.stride),
+                        ) + tw_args + ((SCALE if scaled else real(1.0)),)
+                self.schedule.launches.append(Launch(kernel, grid, shared, args))
+
+    def four_step(self, n, sizes, src, dst, scaled):
+        inner, outer = _factor.four_step_split(n, self.budget.inner_limit())
+        # Pass 1 (recursive): length-outer transforms of x[n1 + inner*n2] for every n1, in place
+        # positions of a work buffer laid out (batch..., n2, n1).
+        work = self.work_side(n, sizes)
+        src1 = Side(src.ref, src.stride * inner, (src.stride,) + tuple(src.batch_strides))
+        dst1 = Side(work.ref, inner, (1,) + tuple(work.batch_strides))
+        self.transform(outer, (inner,) + tuple(sizes), src1, dst1, scaled=False)
+        # Pass 2: length-inner transforms of the contiguous rows (fixed k2), twiddled by
+        # W_n^(n1*k2) on load, written to k = outer*k1 + k2.
+        src2 = Side(work.ref, 1, (inner,) + tuple(work.batch_strides))
+        dst2 = Side(dst.ref, dst.stride * outer, (dst.stride,) + tuple(dst.batch_strides))
+        self.pass_with_twiddle(inner, (outer,) + tuple(sizes), src2, dst2, scaled, n)
+
+    def pass_with_twiddle(self, n, sizes, src, dst, scaled, tw_n):
+        # The twiddle multiplies by the index along batch dimension 0 (k2); collapse must not
+        # move or merge that dimension, so order the rest by hand.
+        rest_sizes, rest_src, rest_dst = collapse(sizes[1:], Side(src.ref, src.stride, src.batch_strides[1:]),
+                                                  Side(dst.ref, dst.stride, dst.batch_strides[1:]))
+        sizes = (sizes[0],) + rest_sizes
+        src = Side(src.ref, src.stride, (src.batch_strides[0],) + rest_src)
+        dst = Side(dst.ref, dst.stride, (dst.batch_strides[0],) + rest_dst)
+        self.stockham(n, sizes, src, dst, scaled, twiddle=(tw_n, 0))
+
+    def bluestein(self, n, sizes, src, dst, scaled):
+        m = _factor.bluestein_length(n)
+        chirp = self._table(self.tables.chirp(self.precision, n, self.device_id))
+        filt = self._table(self.tables.bluestein_filter(self.precision, n, m, self.forward, self.device_id))
+        batch = int(numpy.prod(sizes)) if sizes else 1
+        work = self.work_side(m, (batch,))
+        grid = min(POINTWISE_GRID, max(1, -(-batch * m // BLOCK)))
+        real = _REAL_SCALAR[self.precision]
+        pad = pointwise_kernel("chirp_pad", self.precision, self.device_id, self.forward)
+        extract = pointwise_kernel("chirp_extract", self.precision, self.device_id, self.forward)
+        multiply = pointwise_kernel("multiply", self.precision, self.device_id)
+        # chirp-multiply the rows into the work buffer (batch flattened in source order)
+        row = 0
+        loops = list(_host_loop(sizes, src.batch_strides, dst.batch_strides, POINTWISE_DIMS))
+        for so, do, sz, ss, ds in loops:
+            sz = tuple(sz) + (1,) * (POINTWISE_DIMS - len(sz))
+            ss = tuple(ss) + (0,) * (POINTWISE_DIMS - len(ss))
+            b = int(numpy.prod(sz))
+            self.schedule.launches.append(Launch(pad, grid, 0, (
+                src.ref.shifted(so), work.ref.shifted(row * m), chirp, numpy.int64(n), numpy.int64(m),
+                numpy.int64(b), numpy.int64(sz[0]), numpy.int64(ss[0]), numpy.int64(ss[1]),
+                numpy.int64(src.stride))))
+            row += b
+        # convolution: forward FFT, product with the transformed filter, inverse FFT (the
+        # inner transforms run in place on the work rows)
+        rows = Side(work.ref, 1, (m,))
+        sub = _Builder(self.precision, True, self.device_id, self.tables)
+        sub.schedule = self.schedule
+        sub.transform(m, (batch,), rows, rows, scaled=False)
+        self.schedule.launches.append(Launch(multiply, grid, 0, (
+            work.ref, filt, numpy.int64(m), numpy.int64(batch * m))))
+        inv = _Builder(self.precision, False, self.device_id, self.tables)
+        inv.schedule = self.schedule
+        inv.transform(m, (batch,), rows, rows, scaled=False)
+        row = 0
+        for so, do, sz, ss, ds in loops:
+            sz = tuple(sz) + (1,) * (POINTWISE_DIMS - len(sz))
+            ds = tuple(ds) + (0,) * (POINTWISE_DIMS - len(ds))
+            b = int(numpy.prod(sz))
+            self.schedule.launches.append(Launch(extract, grid, 0, (
+                work.ref.shifted(row * m), dst.ref.shifted(do), chirp, numpy.int64(n), numpy.int64(m),
+                numpy.int64(b), numpy.int64(sz[0]), numpy.int64(ds[0]), numpy.int64(ds[1]),
+                numpy.int64(dst.stride), SCALE if scaled else real(1.0))))
+            row += b
+
+
+def _allow_shared(kernel, nbytes):
+    """Raise the kernel's dynamic shared-memory cap when a block needs more than the default."""
+    if nbytes <= 48 * 1024:
+        return
+    try:
+        if kernel.max_dynamic_shared_size_bytes < nbytes:
+            kernel.max_dynamic_shared_size_bytes = nbytes
+    except Exception:  # ROCm: the limit is the hardware's, nothing to raise
+        pass
+
+
+def build(n, sizes, src, dst, *, precision, forward, device_id, tables):
+    """The :class:`Schedule` of a 1-D complex transform (see the module docstring)."""
+    builder = _Builder(precision, forward, device_id, tables)
+    builder.transform(n, sizes, src, dst, scaled=True)
+    return builder.schedule

@@ -1,0 +1,121 @@
+"""Device tables of the FFT kernels, computed on the device in double precision and cached.
+
+* ``twiddles(n)``: ``W_n^k = exp(-2 pi i k / n)`` for ``k < n`` (the Stockham passes).
+* ``split_twiddles(n)``: two tables ``hi[q] = W_n^(q*split)`` and ``lo[r] = W_n^r`` with
+  ``split = ceil(sqrt(n))``, so any ``W_n^k = hi[k // split] * lo[k % split]`` from about
+  ``2 sqrt(n)`` entries (four-step twiddles and the real-transform passes).
+* ``chirp(n)``: ``exp(-i pi m^2 / n)`` for ``m < n`` (Bluestein).
+* ``bluestein_filter(n, m, forward)``: the length-``m`` FFT of the chirp filter, divided by ``m``.
+
+The cache is bounded in bytes and drops the least recently used tables first.
+"""
+
+import math
+import threading
+from collections import OrderedDict
+
+import numpy
+
+from rocarray._core import launch
+
+#: Bytes of tables kept per process before the least recently used are dropped.
+CACHE_BYTES = 512 << 20
+
+
+class TableCache:
+    """Bounded LRU of device tables keyed by ``(kind, precision, parameters..., device)``."""
+
+    def __init__(self, limit=CACHE_BYTES):
+        self.limit = limit
+        self._entries = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.RLock()
+
+    def clear(self):
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    @property
+    def nbytes(self):
+        return self._bytes
+
+    def _get(self, key, make):
+        with self._lock:
+            value = self._entries.get(key)
+            if value is not None:
+                self._entries.move_to_end(key)
+                return value
+        value = make()
+        size = sum(a.nbytes for a in (value if isinstance(value, tuple) else (value,))
+                   if hasattr(a, "nbytes"))
+        with self._lock:
+            self._entries[key] = value
+            self._bytes += size
+            while self._bytes > self.limit and len(self._entries) > 1:
+                _, old = self._entries.popitem(last=False)
+                self._bytes -= sum(a.nbytes for a in (old if isinstance(old, tuple) else (old,))
+                                   if hasattr(a, "nbytes"))
+        return value
+
+    # -- tables --------------------------------------------------------------------------------
+    def twiddles(self, precision, n, device_id):
+        return self._get(("twiddles", precision, n, device_id),
+                         lambda: _twiddle_table(precision, n, n, 1, device_id))
+
+    def split_twiddles(self, precision, n, device_id):
+        """``(hi, lo, split)`` for ``W_n^k``, ``0 <= k < n``."""
+        def make():
+            split = max(1, math.isqrt(n - 1) + 1) if n > 1 else 1
+            hi = _twiddle_table(precision, -(-n // split), n, split, device_id)
+            lo = _twiddle_table(precision, split, n, 1, device_id)
+            return hi, lo, split
+        return self._get(("split", precision, n, device_id), make)
+
+    def chirp(self, precision, n, device_id):
+        def make():
+            from rocarray.rocfft import _schedule as S
+
+            cupy = launch.cupy()
+            out = cupy.empty(n, S.complex_dtype(precision))
+            kernel = S.pointwise_kernel("chirp", precision, device_id)
+            kernel((_grid(n),), (S.BLOCK,), (out, numpy.int64(n)))
+            return out
+        return self._get(("chirp", precision, n, device_id), make)
+
+    def bluestein_filter(self, precision, n, m, forward, device_id):
+        def make():
+            from rocarray.rocfft import _schedule as S
+
+            cupy = launch.cupy()
+            chirp = self.chirp(precision, n, device_id)
+            filt = cupy.empty(m, S.complex_dtype(precision))
+            real = numpy.float32 if precision == "single" else numpy.float64
+            kernel = S.pointwise_kernel("chirp_filter", precision, device_id, forward)
+            kernel((_grid(m),), (S.BLOCK,), (filt, chirp, numpy.int64(n), numpy.int64(m), real(1.0 / m)))
+            side = S.Side(S.Ref("src"), 1, ())
+            plan = S.build(m, (), side, S.Side(S.Ref("dst"), 1, ()), precision=precision, forward=True,
+                           device_id=device_id, tables=self)
+            plan.run(filt.data.ptr, filt.data.ptr)
+            return filt
+        return self._get(("bluestein", precision, n, m, forward, device_id), make)
+
+
+def _grid(count):
+    from rocarray.rocfft import _schedule as S
+
+    return max(1, min(S.POINTWISE_GRID, -(-count // S.BLOCK)))
+
+
+def _twiddle_table(precision, count, n, step, device_id):
+    from rocarray.rocfft import _schedule as S
+
+    cupy = launch.cupy()
+    out = cupy.empty(max(1, count), S.complex_dtype(precision))
+    kernel = S.pointwise_kernel("twiddles", precision, device_id)
+    kernel((_grid(count),), (S.BLOCK,), (out, numpy.int64(count), numpy.int64(n), numpy.int64(step)))
+    return out
+
+
+#: The process-wide table cache.
+tables = TableCache()

@@ -1,0 +1,280 @@
+"""Complex and real FFTs of device arrays along given axes, on cached schedules.
+
+``c2c(x, axes, forward=..., scale=...)``
+    complex64/complex128 ``x``; unnormalized transform along every axis in ``axes`` times ``scale``.
+``r2c(x, axes, scale=...)``
+    float32/float64 ``x``; real-to-complex along ``axes[-1]`` (``n // 2 + 1`` outputs), then
+    forward complex transforms along the other axes.
+``c2r(x, axes, n, scale=...)``
+    complex ``x`` whose ``axes[-1]`` holds ``n // 2 + 1`` Hermitian coefficients; inverse complex
+    transforms along the other axes, then complex-to-real of length ``n`` along ``axes[-1]``.
+
+Results are new C-contiguous arrays. Arguments are assumed checked (the ``numpy.fft`` façade
+does it); these functions raise ``ValueError``/``TypeError`` only for what they cannot take.
+
+Real transforms of even length ``n`` view the real row as ``n/2`` complex pairs, transform those and
+untangle the spectrum in one element-wise pass (``ra_rocfft_r2c_post``; ``ra_rocfft_c2r_pre`` is its
+inverse). Odd lengths transform the row as complex.
+"""
+
+import threading
+from collections import OrderedDict
+
+import numpy
+
+from rocarray._core import launch
+from rocarray.rocfft import _schedule as S
+from rocarray.rocfft._tables import tables
+
+#: Schedules kept per process by default (each holds references to its device tables).
+DEFAULT_CACHE_SIZE = 64
+
+_PRECISION = {numpy.dtype(numpy.complex64): "single", numpy.dtype(numpy.complex128): "double",
+              numpy.dtype(numpy.float32): "single", numpy.dtype(numpy.float64): "double"}
+_REAL_DTYPE = {"single": numpy.dtype(numpy.float32), "double": numpy.dtype(numpy.float64)}
+
+
+class PlanCache:
+    """Least-recently-used cache of FFT schedules, keyed by the transform and layout and device.
+
+    Like ``cupy.fft.config.get_plan_cache()``: :meth:`get_size`, :meth:`set_size`,
+    :meth:`get_curr_size`, :meth:`clear`, :meth:`show_info`.
+    """
+
+    def __init__(self, size=DEFAULT_CACHE_SIZE):
+        self._size = int(size)
+        self._entries = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get_size(self):
+        """Most schedules kept."""
+        return self._size
+
+    def set_size(self, size):
+        """Keep at most ``size`` schedules (0 disables caching)."""
+        size = int(size)
+        if size < 0:
+            raise ValueError("plan cache size must be non-negative")
+        with self._lock:
+            self._size = size
+            while len(self._entries) > size:
+                self._entries.popitem(last=False)
+
+    def get_curr_size(self):
+        """Schedules held now."""
+        return len(self._entries)
+
+    def clear(self):
+        """Drop every schedule (and the device tables cache)."""
+        with self._lock:
+            self._entries.clear()
+        tables.clear()
+
+    def show_info(self):
+        """Print the cache's size, use and hit counts."""
+        print(f"rocfft plan cache: {len(self._entries)} / {self._size} schedules, "
+              f"{self.hits} hits, {self.misses} misses, tables {tables.nbytes / 2**20:.1f} MiB")
+
+    def get(self, key, make):
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return entry
+        entry = make()
+        with self._lock:
+            self.misses += 1
+            if self._size > 0:
+                self._entries[key] = entry
+                while len(self._entries) > self._size:
+                    self._entries.popitem(last=False)
+        return entry
+
+
+#: The process-wide schedule cache.
+plan_cache = PlanCache()
+
+
+def _element_strides(a):
+    """Strides of ``a`` in elements, or None when a stride is not a whole number of elements."""
+    item = a.dtype.itemsize
+    if any(s % item for s in a.strides):
+        return None
+    return tuple(s // item for s in a.strides)
+
+
+def _device_id(a):
+    return a.data.device_id
+
+
+def transform_axis(src, dst, axis, *, forward, scale=1.0):
+    """One 1-D complex transform of ``src`` along ``axis`` into ``dst`` (same shape and dtype).
+
+    ``dst`` may be ``src`` itself (in place); otherwise they must not overlap.
+    """
+    cupy = launch.cupy()
+    if src.size == 0:
+        return dst
+    if _element_strides(src) is None:
+        src = cupy.ascontiguousarray(src)
+    ss, ds = _element_strides(src), _element_strides(dst)
+    precision = _PRECISION[src.dtype]
+    n = src.shape[axis]
+    others = [d for d in range(src.ndim) if d != axis]
+    sizes = tuple(src.shape[d] for d in others)
+    src_side = S.Side(S.Ref("src"), ss[axis], tuple(ss[d] for d in others))
+    dst_side = S.Side(S.Ref("dst"), ds[axis], tuple(ds[d] for d in others))
+    device_id = _device_id(src)
+    key = ("c2c", precision, forward, n, sizes, src_side.stride, src_side.batch_strides,
+           dst_side.stride, dst_side.batch_strides, device_id)
+    schedule = plan_cache.get(key, lambda: S.build(n, sizes, src_side, dst_side, precision=precision,
+                                                   forward=forward, device_id=device_id, tables=tables))
+    schedule.run(src.data.ptr, dst.data.ptr, scale)
+    return dst
+
+
+def c2c(x, axes, *, forward, scale=1.0):
+    """Complex transform of ``x`` along ``axes`` (see the module docstring)."""
+    cupy = launch.cupy()
+    out = cupy.empty(x.shape, x.dtype)
+    if x.size == 0:
+        return out
+    if not axes:
+        out[...] = x * x.real.dtype.type(scale) if scale != 1 else x
+        return out
+    src = x
+    order = sorted(axes, key=lambda a: -a)  # the contiguous (last) axis first
+    for i, axis in enumerate(order):
+        transform_axis(src, out, axis, forward=forward, scale=scale if i == len(order) - 1 else 1.0)
+        src = out
+    return out
+
+
+def _moved_last(shape, axis):
+    return tuple(s for d, s in enumerate(shape) if d != axis) + (shape[axis],)
+
+
+def _real_pairs(x, axis):
+    """``x`` (real, even length along ``axis``) seen as complex pairs along ``axis`` without a copy
+    when its layout allows, else after one."""
+    cupy = launch.cupy()
+    item = x.dtype.itemsize
+    ok = (x.strides[axis] == item and x.data.ptr % (2 * item) == 0
+          and all(s % (2 * item) == 0 for d, s in enumerate(x.strides) if d != axis))
+    if not ok:  # a copy with ``axis`` last and contiguous (n even keeps every stride even)
+        x = cupy.moveaxis(cupy.ascontiguousarray(cupy.moveaxis(x, axis, -1)), -1, axis)
+    shape = list(x.shape)
+    shape[axis] //= 2
+    strides = list(x.strides)
+    strides[axis] = 2 * item
+    ctype = numpy.dtype(numpy.complex64 if item == 4 else numpy.complex128)
+    return cupy.ndarray(tuple(shape), ctype, memptr=x.data, strides=tuple(strides))
+
+
+def _pointwise_real(kind, src, dst, axis, n, precision, scale):
+    """The r2c post-pass (``kind='post'``: ``src`` rows of ``n/2`` complex -> ``dst`` along ``axis``)
+    or the c2r pre-pass (``kind='pre'``: ``src`` along ``axis`` -> ``dst`` rows)."""
+    h = n // 2
+    device_id = _device_id(src)
+    strided = dst if kind == "post" else src
+    st = _element_strides(strided)
+    others = [d for d in range(strided.ndim) if d != axis]
+    # rows are in C order of the other axes: the fastest batch dimension is the last other axis
+    dims = [(strided.shape[d], st[d]) for d in reversed(others)]
+    key = ("real-" + kind, precision, n, tuple(dims), st[axis], device_id)
+
+    def make():
+        hi, lo, split = tables.split_twiddles(precision, n, device_id)
+        name = "r2c_post" if kind == "post" else "c2r_pre"
+        kernel = S.pointwise_kernel(name, precision, device_id)
+        sched = S.Schedule(precision)
+        sched.tables += [hi, lo]
+        sizes = tuple(d[0] for d in dims)
+        strides = tuple(d[1] for d in dims)
+        width = h + 1 if kind == "post" else h
+        row = 0
+        for off, _, sz, ss, _ in S._host_loop(sizes, strides, strides, S.POINTWISE_DIMS):
+            sz = tuple(sz) + (1,) * (S.POINTWISE_DIMS - len(sz))
+            ss = tuple(ss) + (0,) * (S.POINTWISE_DIMS - len(ss))
+            b = int(numpy.prod(sz))
+            grid = max(1, min(S.POINTWISE_GRID, -(-b * width // S.BLOCK)))
+            rows_ref = S.Ref("src" if kind == "post" else "dst", row * h)
+            strided_ref = S.Ref("dst" if kind == "post" else "src", off)
+            common = (numpy.uint64(hi.data.ptr), numpy.uint64(lo.data.ptr), numpy.int64(split),
+                      numpy.int64(h), numpy.int64(b), numpy.int64(sz[0]), numpy.int64(ss[0]),
+                      numpy.int64(ss[1]), numpy.int64(st[axis]))
+            if kind == "post":
+                args = (rows_ref, strided_ref) + common + (S.SCALE,)
+            else:
+                args = (strided_ref, rows_ref) + common
+            sched.launches.append(S.Launch(kernel, grid, 0, args))
+            row += b
+        return sched
+
+    plan_cache.get(key, make).run(src.data.ptr, dst.data.ptr, scale)
+
+
+def r2c(x, axes, *, scale=1.0):
+    """Real-to-complex transform (see the module docstring)."""
+    cupy = launch.cupy()
+    precision = _PRECISION[x.dtype]
+    ctype = S.complex_dtype(precision)
+    axis = axes[-1]
+    n = x.shape[axis]
+    out_shape = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1:]
+    rest = tuple(axes[:-1])
+    last_scale = 1.0 if rest else scale
+    if x.size == 0:
+        return cupy.zeros(out_shape, ctype)
+    if n % 2 == 0:
+        pairs = _real_pairs(x, axis)
+        # the half-length transform, into rows contiguous along ``axis``
+        rows = cupy.empty(_moved_last(pairs.shape, axis), ctype)
+        rows_view = cupy.moveaxis(rows, -1, axis)
+        transform_axis(pairs, rows_view, axis, forward=True)
+        out = cupy.empty(out_shape, ctype)
+        _pointwise_real("post", rows, out, axis, n, precision, last_scale)
+    else:
+        full = c2c(x.astype(ctype), (axis,), forward=True, scale=last_scale)
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(0, n // 2 + 1)
+        out = cupy.ascontiguousarray(full[tuple(index)])
+    if rest:
+        for i, a in enumerate(sorted(rest, key=lambda a: -a)):
+            transform_axis(out, out, a, forward=True, scale=scale if i == len(rest) - 1 else 1.0)
+    return out
+
+
+def c2r(x, axes, n, *, scale=1.0):
+    """Complex-to-real transform (see the module docstring)."""
+    cupy = launch.cupy()
+    precision = _PRECISION[x.dtype]
+    rtype = _REAL_DTYPE[precision]
+    axis = axes[-1]
+    out_shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
+    if x.size == 0 or n == 0:
+        return cupy.zeros(out_shape, rtype)
+    if x.shape[axis] != n // 2 + 1:
+        raise ValueError(f"c2r of length {n} needs {n // 2 + 1} coefficients along axis {axis}, "
+                         f"got {x.shape[axis]}")
+    rest = tuple(axes[:-1])
+    if rest:
+        x = c2c(x, rest, forward=False)
+    h = n // 2
+    if n % 2 == 0:
+        rows = cupy.empty(_moved_last(x.shape[:axis] + (h,) + x.shape[axis + 1:], axis), x.dtype)
+        _pointwise_real("pre", x, rows, axis, n, precision, 1.0)
+        transform_axis(rows, rows, rows.ndim - 1, forward=False, scale=scale)
+        real_rows = rows.view(rtype)  # (..., n): interleaved even/odd samples
+        out = cupy.moveaxis(real_rows, -1, axis)
+        return cupy.ascontiguousarray(out)
+    # odd n: rebuild the full Hermitian spectrum and transform it as complex
+    head = cupy.moveaxis(x, axis, -1).copy()
+    head[..., 0] = head[..., 0].real
+    tail = cupy.conj(head[..., h:0:-1])
+    full = cupy.concatenate([head, tail], axis=-1)
+    res = c2c(full, (full.ndim - 1,), forward=False, scale=scale).real
+    return cupy.ascontiguousarray(cupy.moveaxis(res, -1, axis))
