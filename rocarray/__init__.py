@@ -24,7 +24,7 @@ from rocarray._reduce_api import (  # noqa: A004  (NumPy names shadow builtins, 
 )
 from rocarray._sort_api import argpartition, argsort, lexsort, partition, sort, sort_complex
 from rocarray._select_api import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
-from rocarray import linalg, prim, rocblas
+from rocarray import fft, linalg, prim, rocblas
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
 from numpy import (  # noqa: E402
@@ -36,6 +36,7 @@ from numpy import (  # noqa: E402
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
     "show_config", "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "prim",
+    "fft",
     "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",
     "sum", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "mean", "all", "any", "nansum",
     "nanprod", "nanmin", "nanmax", "nanargmin", "nanargmax", "nanmean", "count_nonzero",

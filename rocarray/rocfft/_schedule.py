@@ -52,8 +52,9 @@ def _dir(forward):
     return -1 if forward else 1
 
 
-def stockham_name(precision, forward):
-    return f"ra_rocfft_stockham<{_REAL[precision]}, {_dir(forward)}>"
+def stockham_name(precision, forward, pow2=False):
+    kernel = "stockham_pow2" if pow2 else "stockham"
+    return f"ra_rocfft_{kernel}<{_REAL[precision]}, {_dir(forward)}>"
 
 
 def pointwise_name(kernel, precision, forward=None):
@@ -67,6 +68,7 @@ def _register():
     for precision in _REAL:
         for forward in (True, False):
             names.append(stockham_name(precision, forward))
+            names.append(stockham_name(precision, forward, pow2=True))
         for kernel in ("twiddles", "chirp", "multiply", "r2c_post", "c2r_pre"):
             names.append(pointwise_name(kernel, precision))
         for kernel in ("chirp_pad", "chirp_filter", "chirp_extract"):
@@ -82,8 +84,8 @@ _stockham_table = launch.KernelTable(STOCKHAM, BLOCK, 8)
 _pointwise_table = launch.KernelTable(POINTWISE, BLOCK, 8)
 
 
-def stockham_kernel(precision, forward, device_id):
-    return _stockham_table.get(stockham_name(precision, forward), device_id)[0]
+def stockham_kernel(precision, forward, device_id, pow2=False):
+    return _stockham_table.get(stockham_name(precision, forward, pow2), device_id)[0]
 
 
 def pointwise_kernel(kernel, precision, device_id, forward=None):
@@ -113,10 +115,21 @@ def shared_memory_limit(device_id):
     return limit
 
 
-def block_bytes(n, per_block, itemsize):
-    """Dynamic shared memory of one Stockham block: two buffers plus per-transform offsets."""
-    pitch = n + (1 if per_block > 1 else 0)
-    return 2 * per_block * pitch * itemsize + 3 * 8 * per_block
+#: Elements each thread of the power-of-two kernel keeps in registers (``RA_FFT_E``).
+POW2_ELEMENTS = 16
+#: Lengths the power-of-two kernel takes: 16 .. 16 * BLOCK.
+POW2_MIN, POW2_MAX = POW2_ELEMENTS, POW2_ELEMENTS * BLOCK
+
+
+def is_pow2_length(n):
+    return POW2_MIN <= n <= POW2_MAX and n & (n - 1) == 0
+
+
+def block_bytes(n, per_block, itemsize, buffers=2):
+    """Dynamic shared memory of one Stockham block: the skewed rows (``buffers`` copies) plus
+    per-transform offsets (``ra_fft_pitch`` in the kernel)."""
+    pitch = n + (n >> 4) + (1 if per_block > 1 else 0)
+    return buffers * per_block * pitch * itemsize + 3 * 8 * per_block
 
 
 @dataclass(frozen=True)
@@ -146,6 +159,21 @@ class Budget:
             return block_bytes(n, 1, self.itemsize) <= self.rows_bytes
         return block_bytes(n, self.min_strided_per_block, self.itemsize) <= self.strided_bytes
 
+    def pow2_per_block(self, n, rows, batch):
+        """Transforms per block of the power-of-two kernel (a team of n/16 threads each), or 0
+        when it cannot take ``n`` with this layout."""
+        if not is_pow2_length(n):
+            return 0
+        per_block = max(1, min(BLOCK // (n // POW2_ELEMENTS), batch))
+        limit = self.rows_bytes if rows else self.strided_bytes
+        while per_block > 1 and block_bytes(n, per_block, self.itemsize, 1) > limit:
+            per_block //= 2
+        if block_bytes(n, per_block, self.itemsize, 1) > limit:
+            return 0
+        if not rows and per_block < min(batch, self.min_strided_per_block):
+            return 0
+        return per_block
+
     def per_block(self, n, rows, batch):
         """Transforms per block: enough work per block for contiguous rows, enough
         consecutive transforms for coalescing when a side is strided."""
@@ -153,17 +181,27 @@ class Budget:
             want = max(1, 2048 // n)
             limit = self.rows_bytes
         else:
-            want = 2 * self.min_strided_per_block
+            want = max(2 * self.min_strided_per_block, 2048 // n)
             limit = self.strided_bytes
         want = max(1, min(want, batch))
         while want > 1 and block_bytes(n, want, self.itemsize) > limit:
             want = want - 1 if rows else want // 2  # strided: keep whole 32-byte sectors
         return want
 
-    def inner_limit(self):
-        """Longest final pass of a four-step split (strided store, several transforms per block)."""
+    def inner_limit(self, n):
+        """Longest final pass of a four-step split of ``n`` (strided store, several transforms
+        per block): the power-of-two kernel's limit for powers of two."""
+        if n & (n - 1) == 0:
+            best = 0
+            m = POW2_MIN
+            while m <= POW2_MAX:
+                if self.pow2_per_block(m, False, 1 << 30):
+                    best = m
+                m *= 2
+            if best:
+                return best
         per_block = self.min_strided_per_block
-        return (self.strided_bytes - 24 * per_block) // (2 * per_block * self.itemsize) - 1
+        return (self.strided_bytes - 24 * per_block) // (2 * per_block * self.itemsize) * 16 // 17 - 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -192,6 +230,7 @@ class Launch:
     grid: int
     shared: int
     args: tuple
+    block: int = BLOCK
 
 
 @dataclass
@@ -228,7 +267,7 @@ class Schedule:
                     args.append(scale_arg)
                 else:
                     args.append(a)
-            item.kernel((item.grid,), (BLOCK,), tuple(args), shared_mem=item.shared)
+            item.kernel((item.grid,), (item.block,), tuple(args), shared_mem=item.shared)
 
 
 @dataclass(frozen=True)
@@ -313,18 +352,29 @@ class _Builder:
         if not _factor.is_smooth(n):
             return self.bluestein(n, sizes, src, dst, scaled)
         rows = (src.stride == 1 and dst.stride == 1) or not sizes
-        if self.budget.fits(n, rows):
+        batch = int(numpy.prod(sizes)) if sizes else 1
+        if self.budget.pow2_per_block(n, rows, batch) or self.budget.fits(n, rows):
             return self.stockham(n, sizes, src, dst, scaled)
         return self.four_step(n, sizes, src, dst, scaled)
 
     def stockham(self, n, sizes, src, dst, scaled, twiddle=None):
         rows = (src.stride == 1 and dst.stride == 1) or not sizes
         batch_all = int(numpy.prod(sizes)) if sizes else 1
-        per_block = self.budget.per_block(n, rows, batch_all)
+        per_block = self.budget.pow2_per_block(n, rows, batch_all)
+        pow2 = per_block > 0
+        if pow2:
+            block = (n // POW2_ELEMENTS) * per_block
+            shared = block_bytes(n, per_block, self.itemsize, 1)
+        else:
+            per_block = self.budget.per_block(n, rows, batch_all)
+            block = BLOCK
+            shared = block_bytes(n, per_block, self.itemsize)
         radices = _factor.radix_passes(n) if n > 1 else ()
-        tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
-        shared = block_bytes(n, per_block, self.itemsize)
-        kernel = stockham_kernel(self.precision, self.forward, self.device_id)
+        if pow2:
+            tw = self._table(self.tables.pass_twiddles(self.precision, n, self.device_id))
+        else:
+            tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
+        kernel = stockham_kernel(self.precision, self.forward, self.device_id, pow2)
         _allow_shared(kernel, shared)
         real = _REAL_SCALAR[self.precision]
         if twiddle is not None:
@@ -349,31 +399,46 @@ class _Builder:
                         numpy.int64(ss[0]), numpy.int64(ss[1]), numpy.int64(ss[2]), numpy.int64(src.stride),
                         numpy.int64(ds[0]), numpy.int64(ds[1]), numpy.int64(ds[2]), numpy.int64(dst.stride),
                         ) + tw_args + ((SCALE if scaled else real(1.0)),)
-                self.schedule.launches.append(Launch(kernel, grid, shared, args))
+                self.schedule.launches.append(Launch(kernel, grid, shared, args, block))
 
     def four_step(self, n, sizes, src, dst, scaled):
-        inner, outer = _factor.four_step_split(n, self.budget.inner_limit())
-        # Pass 1 (recursive): length-outer transforms of x[n1 + inner*n2] for every n1, in place
-        # positions of a work buffer laid out (batch..., n2, n1).
-        work = self.work_side(n, sizes)
+        inner, outer = _factor.four_step_split(n, self.budget.inner_limit(n))
+        sizes = tuple(sizes)
+        # Element n1 + inner*n2 of each transform; the work buffer is dense in the order of the
+        # source's strides, so that pass 1 keeps the source's unit-stride dimension on both sides.
+        dims = [(inner, src.stride)] + list(zip(sizes, src.batch_strides)) + [(outer, src.stride * inner)]
+        work_strides = [0] * len(dims)
+        total = 1
+        for i in sorted(range(len(dims)), key=lambda i: abs(dims[i][1])):
+            work_strides[i] = total
+            total *= dims[i][0]
+        work = Ref(self.schedule.add_work(total))
+        w_n1, w_batch, w_n2 = work_strides[0], tuple(work_strides[1:-1]), work_strides[-1]
+        # Pass 1 (recursive): the length-outer transforms along n2, for every n1 and batch.
         src1 = Side(src.ref, src.stride * inner, (src.stride,) + tuple(src.batch_strides))
-        dst1 = Side(work.ref, inner, (1,) + tuple(work.batch_strides))
-        self.transform(outer, (inner,) + tuple(sizes), src1, dst1, scaled=False)
-        # Pass 2: length-inner transforms of the contiguous rows (fixed k2), twiddled by
-        # W_n^(n1*k2) on load, written to k = outer*k1 + k2.
-        src2 = Side(work.ref, 1, (inner,) + tuple(work.batch_strides))
+        dst1 = Side(work, w_n2, (w_n1,) + w_batch)
+        self.transform(outer, (inner,) + sizes, src1, dst1, scaled=False)
+        # Pass 2: the length-inner transforms along n1 (fixed k2), twiddled by W_n^(n1*k2) on
+        # load, written to k = outer*k1 + k2.
+        src2 = Side(work, w_n1, (w_n2,) + w_batch)
         dst2 = Side(dst.ref, dst.stride * outer, (dst.stride,) + tuple(dst.batch_strides))
-        self.pass_with_twiddle(inner, (outer,) + tuple(sizes), src2, dst2, scaled, n)
+        self.pass_with_twiddle(inner, (outer,) + sizes, src2, dst2, scaled, n)
 
     def pass_with_twiddle(self, n, sizes, src, dst, scaled, tw_n):
-        # The twiddle multiplies by the index along batch dimension 0 (k2); collapse must not
-        # move or merge that dimension, so order the rest by hand.
+        """A Stockham pass whose input j of the transform at index i of batch dimension 0 is
+        multiplied by W_tw_n^(i*j). That dimension is never merged; it is ordered with the
+        others for coalescing and its final position is passed to the kernel."""
         rest_sizes, rest_src, rest_dst = collapse(sizes[1:], Side(src.ref, src.stride, src.batch_strides[1:]),
                                                   Side(dst.ref, dst.stride, dst.batch_strides[1:]))
-        sizes = (sizes[0],) + rest_sizes
-        src = Side(src.ref, src.stride, (src.batch_strides[0],) + rest_src)
-        dst = Side(dst.ref, dst.stride, (dst.batch_strides[0],) + rest_dst)
-        self.stockham(n, sizes, src, dst, scaled, twiddle=(tw_n, 0))
+        dims = [(sizes[0], src.batch_strides[0], dst.batch_strides[0], True)]
+        dims += [(s, a, b, False) for s, a, b in zip(rest_sizes, rest_src, rest_dst)]
+        dims.sort(key=(lambda d: abs(d[2])) if src.stride == 1 else (lambda d: abs(d[1])))
+        tw_dim = next(i for i, d in enumerate(dims) if d[3])
+        if tw_dim >= KERNEL_DIMS:  # keep the twiddle dimension inside the kernel's three
+            dims.insert(KERNEL_DIMS - 1, dims.pop(tw_dim))
+            tw_dim = KERNEL_DIMS - 1
+        self.stockham(n, tuple(d[0] for d in dims), Side(src.ref, src.stride, tuple(d[1] for d in dims)),
+                      Side(dst.ref, dst.stride, tuple(d[2] for d in dims)), scaled, twiddle=(tw_n, tw_dim))
 
     def bluestein(self, n, sizes, src, dst, scaled):
         m = _factor.bluestein_length(n)

@@ -63,10 +63,36 @@ class TableCache:
         return self._get(("twiddles", precision, n, device_id),
                          lambda: _twiddle_table(precision, n, n, 1, device_id))
 
+    def pass_twiddles(self, precision, n, device_id):
+        """Per-pass table of the power-of-two kernel: for each pass with ``ns > 1`` (``ns`` the
+        product of the earlier radices), ``W_{ns R}^(r jm)`` at ``base + (r-1) ns + jm``."""
+        def make():
+            from rocarray.rocfft import _factor
+
+            radices = _factor.radix_passes(n)
+            parts = []
+            ns = 1
+            for radix in radices:
+                if ns > 1:
+                    for r in range(1, radix):
+                        parts.append((ns, r * (n // (ns * radix))))
+                ns *= radix
+            total = sum(count for count, _ in parts)
+            out = launch.cupy().empty(max(1, total), _complex(precision))
+            offset = 0
+            for count, step in parts:
+                _twiddle_table(precision, count, n, step, device_id, out=out, offset=offset)
+                offset += count
+            return out
+        return self._get(("pass", precision, n, device_id), make)
+
     def split_twiddles(self, precision, n, device_id):
         """``(hi, lo, split)`` for ``W_n^k``, ``0 <= k < n``."""
         def make():
-            split = max(1, math.isqrt(n - 1) + 1) if n > 1 else 1
+            if n & (n - 1) == 0:  # powers of two: a power-of-two split (the kernels mask and shift)
+                split = 1 << ((n.bit_length()) // 2)
+            else:
+                split = max(1, math.isqrt(n - 1) + 1) if n > 1 else 1
             hi = _twiddle_table(precision, -(-n // split), n, split, device_id)
             lo = _twiddle_table(precision, split, n, 1, device_id)
             return hi, lo, split
@@ -107,13 +133,21 @@ def _grid(count):
     return max(1, min(S.POINTWISE_GRID, -(-count // S.BLOCK)))
 
 
-def _twiddle_table(precision, count, n, step, device_id):
+def _complex(precision):
     from rocarray.rocfft import _schedule as S
 
-    cupy = launch.cupy()
-    out = cupy.empty(max(1, count), S.complex_dtype(precision))
+    return S.complex_dtype(precision)
+
+
+def _twiddle_table(precision, count, n, step, device_id, out=None, offset=0):
+    """``W_n^(k*step)`` for ``k < count``, into ``out[offset:]`` (a new array when ``out`` is None)."""
+    from rocarray.rocfft import _schedule as S
+
+    if out is None:
+        out = launch.cupy().empty(max(1, count), _complex(precision))
     kernel = S.pointwise_kernel("twiddles", precision, device_id)
-    kernel((_grid(count),), (S.BLOCK,), (out, numpy.int64(count), numpy.int64(n), numpy.int64(step)))
+    ptr = numpy.uint64(out.data.ptr + offset * out.dtype.itemsize)
+    kernel((_grid(count),), (S.BLOCK,), (ptr, numpy.int64(count), numpy.int64(n), numpy.int64(step)))
     return out
 
 

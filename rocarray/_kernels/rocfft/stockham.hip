@@ -124,7 +124,16 @@ RA_DEVICE void ra_fft_odd(ra_complex<R>* v, const ra_complex<R>* wr) {
     for (int m = 1; m < P; ++m) v[m] = y[m];
 }
 
-// One Stockham pass of radix RADIX over `count` transforms of length n held at stride `np` in
+// Shared-memory position of element e of a transform: one spare slot after every 16 elements
+// makes the power-of-two Stockham strides (writes at stride R, reads at stride n/R) hit distinct
+// banks for 8-byte elements (and at most 2-way conflicts for 16-byte ones).
+RA_DEVICE int ra_fft_skew(int e) { return e + (e >> 4); }
+
+// Row pitch of one transform of length n in shared memory (skew slots, and one more slot when a
+// block holds several transforms so that their rows start in different banks).
+RA_DEVICE int ra_fft_pitch(int n, int per_block) { return n + (n >> 4) + (per_block > 1 ? 1 : 0); }
+
+// One Stockham pass of radix RADIX over `count` transforms of length n held at pitch `np` in
 // shared memory (src -> dst).
 template <typename R, int DIR, int RADIX>
 RA_DEVICE void ra_fft_pass(const ra_complex<R>* src, ra_complex<R>* dst, const ra_complex<R>* RA_RESTRICT tw,
@@ -144,7 +153,7 @@ RA_DEVICE void ra_fft_pass(const ra_complex<R>* src, ra_complex<R>* dst, const r
         ra_complex<R>* d = dst + c * np;
         ra_complex<R> v[RADIX];
 #pragma unroll
-        for (int r = 0; r < RADIX; ++r) v[r] = s[j + r * nbf];
+        for (int r = 0; r < RADIX; ++r) v[r] = s[ra_fft_skew(j + r * nbf)];
         if (jm != 0) {
 #pragma unroll
             for (int r = 1; r < RADIX; ++r) v[r] = v[r] * ra_fft_dir<R, DIR>(tw[r * jm * twstride]);
@@ -156,7 +165,7 @@ RA_DEVICE void ra_fft_pass(const ra_complex<R>* src, ra_complex<R>* dst, const r
         }
         const int base = (j - jm) * RADIX + jm;
 #pragma unroll
-        for (int r = 0; r < RADIX; ++r) d[base + r * ns] = v[r];
+        for (int r = 0; r < RADIX; ++r) d[ra_fft_skew(base + r * ns)] = v[r];
     }
 }
 
@@ -177,57 +186,120 @@ RA_DEVICE void ra_fft_pass_any(int radix, const ra_complex<R>* src, ra_complex<R
     }
 }
 
-template <typename R, int DIR>
-__global__ void RA_LAUNCH_BOUNDS(256)
-ra_rocfft_stockham(const ra_complex<R>* in, ra_complex<R>* out, const ra_complex<R>* RA_RESTRICT tw,
-                   int n, ra_u64 radices, int passes, ra_i64 batch, ra_i64 first_batch, int per_block,
-                   ra_i64 d0, ra_i64 d1, ra_i64 is0, ra_i64 is1, ra_i64 is2, ra_i64 isn,
-                   ra_i64 os0, ra_i64 os1, ra_i64 os2, ra_i64 osn,
-                   const ra_complex<R>* RA_RESTRICT tw_hi, const ra_complex<R>* RA_RESTRICT tw_lo,
-                   ra_i64 tw_n, ra_i64 tw_split, int tw_dim, R scale) {
-    // One declaration type for every instantiation (16-byte aligned), viewed as R's complex.
-    extern __shared__ ra_c128 ra_fft_smem[];
-    const int np = n + (per_block > 1 ? 1 : 0);  // pad rows of several transforms against bank conflicts
-    ra_complex<R>* buf0 = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
-    ra_complex<R>* buf1 = buf0 + per_block * np;
-    ra_i64* in_off = reinterpret_cast<ra_i64*>(buf1 + per_block * np);
-    ra_i64* out_off = in_off + per_block;
-    ra_i64* tw_mul = out_off + per_block;
+// Per-transform offsets of the block's transforms (in shared memory after the data).
+struct ra_fft_block {
+    ra_i64* in_off;
+    ra_i64* out_off;
+    ra_i64* tw_mul;
+    int count;
+};
 
+RA_DEVICE ra_fft_block ra_fft_block_setup(void* after_data, ra_i64 batch, ra_i64 first_batch, int per_block,
+                                          ra_i64 d0, ra_i64 d1, ra_i64 is0, ra_i64 is1, ra_i64 is2,
+                                          ra_i64 os0, ra_i64 os1, ra_i64 os2, int tw_dim) {
+    ra_fft_block blk;
+    blk.in_off = reinterpret_cast<ra_i64*>(after_data);
+    blk.out_off = blk.in_off + per_block;
+    blk.tw_mul = blk.out_off + per_block;
     const ra_i64 b0 = first_batch + (ra_i64)blockIdx.x * per_block;
     const ra_i64 left = batch - b0;
-    const int count = left < per_block ? (int)left : per_block;
-    for (int c = threadIdx.x; c < count; c += blockDim.x) {
+    blk.count = left < per_block ? (int)left : per_block;
+    for (int c = threadIdx.x; c < blk.count; c += blockDim.x) {
         const ra_i64 b = b0 + c;
         const ra_i64 i0 = b % d0;
         const ra_i64 rest = b / d0;
         const ra_i64 i1 = rest % d1;
         const ra_i64 i2 = rest / d1;
-        in_off[c] = i0 * is0 + i1 * is1 + i2 * is2;
-        out_off[c] = i0 * os0 + i1 * os1 + i2 * os2;
-        tw_mul[c] = tw_dim == 0 ? i0 : (tw_dim == 1 ? i1 : i2);
+        blk.in_off[c] = i0 * is0 + i1 * is1 + i2 * is2;
+        blk.out_off[c] = i0 * os0 + i1 * os1 + i2 * os2;
+        blk.tw_mul[c] = tw_dim == 0 ? i0 : (tw_dim == 1 ? i1 : i2);
     }
     __syncthreads();
+    return blk;
+}
 
-    const int total = count * n;
-    const bool rows_in = isn == 1 || count == 1;
-    for (int e = threadIdx.x; e < total; e += blockDim.x) {
-        int c, j;
-        if (rows_in) {
-            c = e / n;
-            j = e - c * n;
-        } else {
-            j = e / count;
-            c = e - j * count;
+// Global -> shared for all of the block's elements; the walk is coalesced for either layout and
+// each thread issues 8 loads before it uses any.
+template <typename R, int DIR>
+RA_DEVICE void ra_fft_stage_in(ra_complex<R>* buf, int np, const ra_complex<R>* in, const ra_fft_block& blk, int n,
+                               ra_i64 isn, const ra_complex<R>* RA_RESTRICT tw_hi,
+                               const ra_complex<R>* RA_RESTRICT tw_lo, ra_i64 tw_n, ra_i64 tw_split) {
+    const int total = blk.count * n;
+    const bool rows = isn == 1 || blk.count == 1;
+    for (int base = 0; base < total; base += 8 * (int)blockDim.x) {
+        ra_complex<R> v[8];
+        int cs[8], js[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            const int e = base + threadIdx.x + q * blockDim.x;
+            int c = 0, j = 0;
+            if (e < total) {
+                if (rows) {
+                    c = e / n;
+                    j = e - c * n;
+                } else {
+                    j = e / blk.count;
+                    c = e - j * blk.count;
+                }
+                v[q] = in[blk.in_off[c] + (ra_i64)j * isn];
+            }
+            cs[q] = c;
+            js[q] = j;
         }
-        ra_complex<R> v = in[in_off[c] + (ra_i64)j * isn];
-        if (tw_n != 0) {
-            const ra_i64 m = (tw_mul[c] * (ra_i64)j) % tw_n;
-            const ra_i64 hi = m / tw_split;
-            v = v * ra_fft_dir<R, DIR>(tw_hi[hi] * tw_lo[m - hi * tw_split]);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            const int e = base + threadIdx.x + q * blockDim.x;
+            if (e < total) {
+                ra_complex<R> x = v[q];
+                if (tw_n != 0) {
+                    const ra_i64 m = (blk.tw_mul[cs[q]] * (ra_i64)js[q]) % tw_n;
+                    const ra_i64 hi = m / tw_split;
+                    x = x * ra_fft_dir<R, DIR>(tw_hi[hi] * tw_lo[m - hi * tw_split]);
+                }
+                buf[cs[q] * np + ra_fft_skew(js[q])] = x;
+            }
         }
-        buf0[c * np + j] = v;
     }
+}
+
+// Shared -> global (times scale) for all of the block's elements.
+template <typename R>
+RA_DEVICE void ra_fft_stage_out(const ra_complex<R>* buf, int np, ra_complex<R>* out, const ra_fft_block& blk, int n,
+                                ra_i64 osn, R scale) {
+    const int total = blk.count * n;
+    const bool rows = osn == 1 || blk.count == 1;
+    for (int e = threadIdx.x; e < total; e += blockDim.x) {
+        int c, k;
+        if (rows) {
+            c = e / n;
+            k = e - c * n;
+        } else {
+            k = e / blk.count;
+            c = e - k * blk.count;
+        }
+        out[blk.out_off[c] + (ra_i64)k * osn] = scale * buf[c * np + ra_fft_skew(k)];
+    }
+}
+
+// The kernels' common arguments.
+#define RA_FFT_ARGS                                                                                     \
+    const ra_complex<R>*in, ra_complex<R>*out, const ra_complex<R>*RA_RESTRICT tw, int n, ra_u64 radices, \
+        int passes, ra_i64 batch, ra_i64 first_batch, int per_block, ra_i64 d0, ra_i64 d1, ra_i64 is0,     \
+        ra_i64 is1, ra_i64 is2, ra_i64 isn, ra_i64 os0, ra_i64 os1, ra_i64 os2, ra_i64 osn,                  \
+        const ra_complex<R>*RA_RESTRICT tw_hi, const ra_complex<R>*RA_RESTRICT tw_lo, ra_i64 tw_n,          \
+        ra_i64 tw_split, int tw_dim, R scale
+
+// Any smooth length: every pass reads one shared buffer and writes the other.
+template <typename R, int DIR>
+__global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham(RA_FFT_ARGS) {
+    // One declaration type for every instantiation (16-byte aligned), viewed as R's complex.
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int np = ra_fft_pitch(n, per_block);
+    ra_complex<R>* buf0 = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    ra_complex<R>* buf1 = buf0 + per_block * np;
+    const ra_fft_block blk = ra_fft_block_setup(buf1 + per_block * np, batch, first_batch, per_block, d0, d1,
+                                                is0, is1, is2, os0, os1, os2, tw_dim);
+    ra_fft_stage_in<R, DIR>(buf0, np, in, blk, n, isn, tw_hi, tw_lo, tw_n, tw_split);
     __syncthreads();
 
     ra_complex<R>* src = buf0;
@@ -235,24 +307,210 @@ ra_rocfft_stockham(const ra_complex<R>* in, ra_complex<R>* out, const ra_complex
     int ns = 1;
     for (int p = 0; p < passes; ++p) {
         const int radix = (int)((radices >> (4 * p)) & 15u) + 1;
-        ra_fft_pass_any<R, DIR>(radix, src, dst, tw, n, ns, count, np);
+        ra_fft_pass_any<R, DIR>(radix, src, dst, tw, n, ns, blk.count, np);
         __syncthreads();
         ra_complex<R>* t = src;
         src = dst;
         dst = t;
         ns *= radix;
     }
+    ra_fft_stage_out<R>(src, np, out, blk, n, osn, scale);
+}
 
-    const bool rows = osn == 1 || count == 1;
-    for (int e = threadIdx.x; e < total; e += blockDim.x) {
-        int c, k;
-        if (rows) {
-            c = e / n;
-            k = e - c * n;
-        } else {
-            k = e / count;
-            c = e - k * count;
+// Powers of two from 16 to 16 * 256: each thread keeps RA_FFT_E elements in registers, one
+// thread team of n / RA_FFT_E threads per transform, `per_block` teams per block. Every pass
+// runs RA_FFT_E / R butterflies per thread from registers and exchanges through one shared
+// buffer (no second buffer: all of a pass's reads finish before its writes). With unit-stride
+// rows the first pass reads global memory and the last writes it directly; a strided side goes
+// through shared memory with a walk across the block's transforms. All of a thread's global
+// loads are issued before any is used, so each thread keeps RA_FFT_E loads in flight.
+//
+// Twiddles come from a per-pass table (`ra_rocfft_pass_twiddles` layout): pass p with ns > 1
+// holds W_{ns*R}^(r*jm) at base_p + (r-1)*ns + jm, so a warp's twiddle loads are contiguous.
+#define RA_FFT_E 16
+
+template <typename R, int DIR, int RADIX>
+RA_DEVICE void ra_fft_reg_pass(ra_complex<R>* v, const ra_complex<R>* RA_RESTRICT ptw, int ns, int t, int team) {
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E / RADIX; ++q) {
+        const int j = t + q * team;
+        const int jm = j & (ns - 1);
+        ra_complex<R>* u = v + q * RADIX;
+        if (ns > 1) {
+#pragma unroll
+            for (int r = 1; r < RADIX; ++r) u[r] = u[r] * ra_fft_dir<R, DIR>(ptw[(r - 1) * ns + jm]);
         }
-        out[out_off[c] + (ra_i64)k * osn] = scale * src[c * np + k];
+        ra_fft_pow2<R, DIR, RADIX>::run(u);
+    }
+}
+
+// Position of v[q*R + r]: a pass's input (write == false) or its output.
+template <int RADIX>
+RA_DEVICE int ra_fft_reg_pos(bool write, int n, int ns, int t, int team, int q, int r) {
+    const int j = t + q * team;
+    if (!write) return j + r * (n / RADIX);
+    const int jm = j & (ns - 1);
+    return (j - jm) * RADIX + jm + r * ns;
+}
+
+template <typename R, int RADIX>
+RA_DEVICE void ra_fft_reg_exchange(ra_complex<R>* v, ra_complex<R>* row, bool write, int n, int ns, int t, int team) {
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E / RADIX; ++q) {
+#pragma unroll
+        for (int r = 0; r < RADIX; ++r) {
+            const int pos = ra_fft_skew(ra_fft_reg_pos<RADIX>(write, n, ns, t, team, q, r));
+            if (write) {
+                row[pos] = v[q * RADIX + r];
+            } else {
+                v[q * RADIX + r] = row[pos];
+            }
+        }
+    }
+}
+
+template <typename R>
+RA_DEVICE void ra_fft_reg_exchange_any(int radix, ra_complex<R>* v, ra_complex<R>* row, bool write, int n, int ns,
+                                       int t, int team) {
+    switch (radix) {
+        case 2: ra_fft_reg_exchange<R, 2>(v, row, write, n, ns, t, team); break;
+        case 4: ra_fft_reg_exchange<R, 4>(v, row, write, n, ns, t, team); break;
+        case 8: ra_fft_reg_exchange<R, 8>(v, row, write, n, ns, t, team); break;
+        default: ra_fft_reg_exchange<R, 16>(v, row, write, n, ns, t, team); break;
+    }
+}
+
+RA_DEVICE int ra_fft_log2(int n) { return 31 - __clz(n); }
+
+// The four-step twiddle W_tw_n^(mul*j) (tw_n a power of two: masks and shifts, else divisions).
+template <typename R, int DIR>
+RA_DEVICE ra_complex<R> ra_fft_step_twiddle(ra_i64 mul, int j, const ra_complex<R>* RA_RESTRICT tw_hi,
+                                            const ra_complex<R>* RA_RESTRICT tw_lo, ra_i64 tw_n, ra_i64 tw_split) {
+    ra_i64 m = mul * (ra_i64)j;
+    ra_i64 hi, lo;
+    if ((tw_n & (tw_n - 1)) == 0 && (tw_split & (tw_split - 1)) == 0) {
+        m &= tw_n - 1;
+        hi = m >> ra_fft_log2((int)tw_split);
+        lo = m & (tw_split - 1);
+    } else {
+        m %= tw_n;
+        hi = m / tw_split;
+        lo = m - hi * tw_split;
+    }
+    return ra_fft_dir<R, DIR>(tw_hi[hi] * tw_lo[lo]);
+}
+
+template <typename R, int DIR>
+__global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int np = ra_fft_pitch(n, per_block);
+    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, batch, first_batch, per_block, d0, d1,
+                                                is0, is1, is2, os0, os1, os2, tw_dim);
+    const int log_n = ra_fft_log2(n);
+    const int team = n / RA_FFT_E;
+    const int c = threadIdx.x >> (log_n - ra_fft_log2(RA_FFT_E));
+    const int t = threadIdx.x - c * team;
+    const bool active = c < blk.count;
+    ra_complex<R>* row = buf + c * np;
+    const bool rows_in = isn == 1 || blk.count == 1;
+    const bool rows_out = osn == 1 || blk.count == 1;
+    const bool full = blk.count == per_block;  // per_block is a power of two
+    ra_complex<R> v[RA_FFT_E];
+
+    int radix = (int)(radices & 15u) + 1;
+    const int log_r = ra_fft_log2(radix);
+    if (rows_in) {
+        // straight into pass 1's layout: v[q] is leg q % R of butterfly t + (q / R) * team
+        if (active) {
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) {
+                const int j = t + (q >> log_r) * team + (q & (radix - 1)) * (n >> log_r);
+                v[q] = in[blk.in_off[c] + (ra_i64)j * isn];
+            }
+            if (tw_n != 0) {
+#pragma unroll
+                for (int q = 0; q < RA_FFT_E; ++q) {
+                    const int j = t + (q >> log_r) * team + (q & (radix - 1)) * (n >> log_r);
+                    v[q] = v[q] * ra_fft_step_twiddle<R, DIR>(blk.tw_mul[c], j, tw_hi, tw_lo, tw_n, tw_split);
+                }
+            }
+        }
+    } else {
+        // strided: walk consecutive transforms fastest (element e -> j = e / count, c = e % count)
+        const int total = blk.count * n;
+        const int log_c = ra_fft_log2(per_block);
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) {
+            const int e = threadIdx.x + q * blockDim.x;
+            if (e < total) {
+                const int j = full ? e >> log_c : e / blk.count;
+                const int cc = e - j * blk.count;
+                v[q] = in[blk.in_off[cc] + (ra_i64)j * isn];
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) {
+            const int e = threadIdx.x + q * blockDim.x;
+            if (e < total) {
+                const int j = full ? e >> log_c : e / blk.count;
+                const int cc = e - j * blk.count;
+                ra_complex<R> x = v[q];
+                if (tw_n != 0) x = x * ra_fft_step_twiddle<R, DIR>(blk.tw_mul[cc], j, tw_hi, tw_lo, tw_n, tw_split);
+                buf[cc * np + ra_fft_skew(j)] = x;
+            }
+        }
+        __syncthreads();
+        if (active) ra_fft_reg_exchange_any<R>(radix, v, row, false, n, 1, t, team);
+    }
+
+    int ns = 1;
+    const ra_complex<R>* ptw = tw;
+    for (int p = 0; p < passes; ++p) {
+        radix = (int)((radices >> (4 * p)) & 15u) + 1;
+        if (active) {
+            switch (radix) {
+                case 2: ra_fft_reg_pass<R, DIR, 2>(v, ptw, ns, t, team); break;
+                case 4: ra_fft_reg_pass<R, DIR, 4>(v, ptw, ns, t, team); break;
+                case 8: ra_fft_reg_pass<R, DIR, 8>(v, ptw, ns, t, team); break;
+                default: ra_fft_reg_pass<R, DIR, 16>(v, ptw, ns, t, team); break;
+            }
+        }
+        if (ns > 1) ptw += (radix - 1) * ns;
+        const bool last = p == passes - 1;
+        if (last && rows_out) break;
+        if (p > 0 || !rows_in) __syncthreads();  // every read of this pass's inputs is done
+        if (active) ra_fft_reg_exchange_any<R>(radix, v, row, true, n, ns, t, team);
+        __syncthreads();
+        if (!last) {
+            const int next = (int)((radices >> (4 * (p + 1))) & 15u) + 1;
+            if (active) ra_fft_reg_exchange_any<R>(next, v, row, false, n, ns * radix, t, team);
+        }
+        ns *= radix;
+    }
+
+    if (rows_out) {
+        if (active) {
+            // last pass: ns * radix == n, so output leg r of butterfly j lands at j + r * n / radix
+            const int lr = ra_fft_log2(radix);
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) {
+                const int k = t + (q >> lr) * team + (q & (radix - 1)) * (n >> lr);
+                out[blk.out_off[c] + (ra_i64)k * osn] = scale * v[q];
+            }
+        }
+    } else {
+        // strided: walk consecutive transforms fastest, as the strided load does
+        const int total = blk.count * n;
+        const int log_c = ra_fft_log2(per_block);
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) {
+            const int e = threadIdx.x + q * blockDim.x;
+            if (e < total) {
+                const int k = full ? e >> log_c : e / blk.count;
+                const int cc = e - k * blk.count;
+                out[blk.out_off[cc] + (ra_i64)k * osn] = scale * buf[cc * np + ra_fft_skew(k)];
+            }
+        }
     }
 }

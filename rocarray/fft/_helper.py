@@ -1,0 +1,166 @@
+"""``numpy.fft`` helpers on the device: ``fftfreq``, ``rfftfreq``, ``fftshift``, ``ifftshift``.
+
+Same arguments, dtypes and errors as NumPy 2.x; the arrays are built on the device (CuPy
+``arange``/``roll``). ``device`` accepts None or ``"cpu"`` (NumPy's only value; either gives a
+device array), anything else raises NumPy's ``ValueError``. Host (NumPy) arrays passed to the
+shifts raise ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
+"""
+
+import numbers
+import operator
+
+import numpy
+
+from rocarray._core import backend
+from rocarray._facade_util import as_device_array
+
+
+def _xp():
+    """The array module (``cupy``); the CPU tests swap in ``numpy``."""
+    return backend.require_cupy()
+
+
+def _check_device(device):
+    if device is not None and device != "cpu":
+        raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
+
+
+def _check_int(n):
+    if isinstance(n, (bool, numpy.bool_)):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{n}'")
+    if not isinstance(n, (numbers.Integral, numpy.integer)):
+        raise ValueError("n should be an integer")
+    return operator.index(n)
+
+
+def _frequencies(k, val):
+    """``k * val`` in NumPy's dtype for an integer array times ``val`` (float64, complex128 for
+    complex ``val``), with the same rounding (``val`` is widened first, then one multiply)."""
+    dtype = numpy.result_type(numpy.empty(0, numpy.int_), val)
+    return k.astype(dtype) * dtype.type(val)
+
+
+def fftfreq(n, d=1.0, device=None):
+    """Sample frequencies of a length-``n`` DFT (``numpy.fft.fftfreq``).
+
+    ``[0, 1, ..., ceil(n/2) - 1, -floor(n/2), ..., -1] / (d * n)``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : scalar, optional
+        Sample spacing (default 1.0).
+    device : None or "cpu", optional
+        NumPy's argument, accepted for compatibility; the result is always a device array.
+
+    Returns
+    -------
+    cupy.ndarray
+        Length ``n``, float64 (complex128 for a complex ``d``).
+
+    Examples
+    --------
+    >>> ra.fft.fftfreq(4)   # doctest: +SKIP
+    array([ 0.  ,  0.25, -0.5 , -0.25])
+    """
+    _check_device(device)
+    size = _check_int(n)
+    if size < 0:
+        raise ValueError("negative dimensions are not allowed")
+    val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
+    k = _xp().arange(size, dtype=numpy.int_)
+    k[(size + 1) // 2:] -= size
+    return _frequencies(k, val)
+
+
+def rfftfreq(n, d=1.0, device=None):
+    """Sample frequencies of :func:`~rocarray.fft.rfft` of length ``n`` (``numpy.fft.rfftfreq``).
+
+    ``[0, 1, ..., n // 2] / (d * n)``.
+
+    Parameters
+    ----------
+    n : int
+        Window length.
+    d : scalar, optional
+        Sample spacing (default 1.0).
+    device : None or "cpu", optional
+        NumPy's argument, accepted for compatibility; the result is always a device array.
+
+    Returns
+    -------
+    cupy.ndarray
+        Length ``n // 2 + 1``, float64 (complex128 for a complex ``d``).
+
+    Examples
+    --------
+    >>> ra.fft.rfftfreq(4)   # doctest: +SKIP
+    array([0.  , 0.25, 0.5 ])
+    """
+    _check_device(device)
+    size = _check_int(n)
+    val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
+    k = _xp().arange(max(size // 2 + 1, 0), dtype=numpy.int_)
+    return _frequencies(k, val)
+
+
+def _shifts(x, axes, sign):
+    if axes is None:
+        axes = tuple(range(x.ndim))
+        shift = [sign * (dim // 2) for dim in x.shape]
+    elif isinstance(axes, (numbers.Integral, numpy.integer)):
+        shift = sign * (x.shape[axes] // 2)
+    else:
+        shift = [sign * (x.shape[ax] // 2) for ax in axes]
+    return shift, axes
+
+
+def fftshift(x, axes=None):
+    """Move the zero-frequency term to the centre (``numpy.fft.fftshift``).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Input.
+    axes : int or sequence of int, optional
+        Axes to shift (default all).
+
+    Returns
+    -------
+    cupy.ndarray
+        ``x`` rolled by ``x.shape[ax] // 2`` along each axis.
+
+    Examples
+    --------
+    >>> ra.fft.fftshift(ra.fft.fftfreq(5))   # doctest: +SKIP
+    array([-0.4, -0.2,  0. ,  0.2,  0.4])
+    """
+    x = as_device_array(x, "x", allow_scalar=True)
+    shift, axes = _shifts(x, axes, 1)
+    return _xp().roll(x, shift, axes)
+
+
+def ifftshift(x, axes=None):
+    """Inverse of :func:`fftshift` (``numpy.fft.ifftshift``); the same for even lengths.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Input.
+    axes : int or sequence of int, optional
+        Axes to shift (default all).
+
+    Returns
+    -------
+    cupy.ndarray
+        ``x`` rolled by ``-(x.shape[ax] // 2)`` along each axis.
+
+    Examples
+    --------
+    >>> ra.fft.ifftshift(ra.fft.fftshift(ra.arange(5)))   # doctest: +SKIP
+    array([0, 1, 2, 3, 4])
+    """
+    x = as_device_array(x, "x", allow_scalar=True)
+    shift, axes = _shifts(x, axes, -1)
+    return _xp().roll(x, shift, axes)
