@@ -52,9 +52,14 @@ def _dir(forward):
     return -1 if forward else 1
 
 
-def stockham_name(precision, forward, pow2=False):
-    kernel = "stockham_pow2" if pow2 else "stockham"
-    return f"ra_rocfft_{kernel}<{_REAL[precision]}, {_dir(forward)}>"
+#: Stockham kernel variants: any smooth length (two shared buffers), powers of two with unit-stride
+#: rows on both sides (registers, direct global access), powers of two in any layout (persistent,
+#: prefetching the next tile).
+KERNELS = ("stockham", "stockham_pow2_rows", "stockham_pow2")
+
+
+def stockham_name(precision, forward, variant="stockham"):
+    return f"ra_rocfft_{variant}<{_REAL[precision]}, {_dir(forward)}>"
 
 
 def pointwise_name(kernel, precision, forward=None):
@@ -67,8 +72,8 @@ def _register():
     names = []
     for precision in _REAL:
         for forward in (True, False):
-            names.append(stockham_name(precision, forward))
-            names.append(stockham_name(precision, forward, pow2=True))
+            for variant in KERNELS:
+                names.append(stockham_name(precision, forward, variant))
         for kernel in ("twiddles", "chirp", "multiply", "r2c_post", "c2r_pre"):
             names.append(pointwise_name(kernel, precision))
         for kernel in ("chirp_pad", "chirp_filter", "chirp_extract"):
@@ -84,8 +89,8 @@ _stockham_table = launch.KernelTable(STOCKHAM, BLOCK, 8)
 _pointwise_table = launch.KernelTable(POINTWISE, BLOCK, 8)
 
 
-def stockham_kernel(precision, forward, device_id, pow2=False):
-    return _stockham_table.get(stockham_name(precision, forward, pow2), device_id)[0]
+def stockham_kernel(precision, forward, device_id, variant="stockham"):
+    return _stockham_table.get(stockham_name(precision, forward, variant), device_id)[0]
 
 
 def pointwise_kernel(kernel, precision, device_id, forward=None):
@@ -125,11 +130,19 @@ def is_pow2_length(n):
     return POW2_MIN <= n <= POW2_MAX and n & (n - 1) == 0
 
 
-def block_bytes(n, per_block, itemsize, buffers=2):
-    """Dynamic shared memory of one Stockham block: the skewed rows (``buffers`` copies) plus
-    per-transform offsets (``ra_fft_pitch`` in the kernel)."""
+def pow2_variant(rows):
+    """The power-of-two kernel for a layout: unit-stride rows on both sides, or any."""
+    return "stockham_pow2_rows" if rows else "stockham_pow2"
+
+
+def block_bytes(n, per_block, itemsize, variant="stockham"):
+    """Dynamic shared memory of one Stockham block: skewed rows (``ra_fft_pitch`` in the
+    kernel) and per-transform offsets; two row buffers except for ``stockham_pow2_rows``, two
+    slots of offsets for ``stockham_pow2`` (it prefetches the next tile)."""
     pitch = n + (n >> 4) + (1 if per_block > 1 else 0)
-    return buffers * per_block * pitch * itemsize + 3 * 8 * per_block
+    buffers = 1 if variant == "stockham_pow2_rows" else 2
+    slots = 2 if variant == "stockham_pow2" else 1
+    return buffers * per_block * pitch * itemsize + slots * 3 * 8 * per_block
 
 
 @dataclass(frozen=True)
@@ -141,9 +154,9 @@ class Budget:
 
     @property
     def rows_bytes(self):
-        # Transforms contiguous on both sides, one per block: at most 80 KiB keeps several
-        # blocks resident per multiprocessor.
-        return min(self.limit, 80 * 1024)
+        # Transforms contiguous on both sides: up to about 60 % of the opt-in maximum (a
+        # complex128 length-4096 block with its prefetch tile, 139 KiB, on an H200).
+        return min(self.limit, 144 * 1024)
 
     @property
     def strided_bytes(self):
@@ -166,9 +179,10 @@ class Budget:
             return 0
         per_block = max(1, min(BLOCK // (n // POW2_ELEMENTS), batch))
         limit = self.rows_bytes if rows else self.strided_bytes
-        while per_block > 1 and block_bytes(n, per_block, self.itemsize, 1) > limit:
+        variant = pow2_variant(rows)
+        while per_block > 1 and block_bytes(n, per_block, self.itemsize, variant) > limit:
             per_block //= 2
-        if block_bytes(n, per_block, self.itemsize, 1) > limit:
+        if block_bytes(n, per_block, self.itemsize, variant) > limit:
             return 0
         if not rows and per_block < min(batch, self.min_strided_per_block):
             return 0
@@ -362,19 +376,19 @@ class _Builder:
         batch_all = int(numpy.prod(sizes)) if sizes else 1
         per_block = self.budget.pow2_per_block(n, rows, batch_all)
         pow2 = per_block > 0
+        variant = pow2_variant(rows) if pow2 else "stockham"
         if pow2:
             block = (n // POW2_ELEMENTS) * per_block
-            shared = block_bytes(n, per_block, self.itemsize, 1)
         else:
             per_block = self.budget.per_block(n, rows, batch_all)
             block = BLOCK
-            shared = block_bytes(n, per_block, self.itemsize)
+        shared = block_bytes(n, per_block, self.itemsize, variant)
         radices = _factor.radix_passes(n) if n > 1 else ()
         if pow2:
             tw = self._table(self.tables.pass_twiddles(self.precision, n, self.device_id))
         else:
             tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
-        kernel = stockham_kernel(self.precision, self.forward, self.device_id, pow2)
+        kernel = stockham_kernel(self.precision, self.forward, self.device_id, variant)
         _allow_shared(kernel, shared)
         real = _REAL_SCALAR[self.precision]
         if twiddle is not None:
@@ -390,6 +404,8 @@ class _Builder:
             if twiddle is not None:
                 tw_args = (hi, lo, numpy.int64(tw_n), numpy.int64(split), numpy.int32(tw_dim_index))
             blocks = -(-batch // per_block)
+            if variant == "stockham_pow2":  # persistent blocks: one launch, one resident wave
+                blocks = min(blocks, resident_blocks(kernel, block, shared, self.device_id))
             for first in range(0, blocks, MAX_GRID):
                 grid = min(MAX_GRID, blocks - first)
                 args = (src.ref.shifted(so), dst.ref.shifted(do), tw, numpy.int32(n),
@@ -484,6 +500,18 @@ class _Builder:
                 numpy.int64(b), numpy.int64(sz[0]), numpy.int64(ds[0]), numpy.int64(ds[1]),
                 numpy.int64(dst.stride), SCALE if scaled else real(1.0))))
             row += b
+
+
+def resident_blocks(kernel, block, shared, device_id):
+    """Blocks of ``block`` threads and ``shared`` bytes resident at once on the whole device."""
+    per_mp = 1
+    try:
+        from cupy.cuda import driver
+
+        per_mp = max(1, int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, shared)))
+    except Exception:
+        pass
+    return per_mp * backend.device_info(device_id).multiprocessors
 
 
 def _allow_shared(kernel, nbytes):

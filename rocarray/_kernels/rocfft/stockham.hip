@@ -400,71 +400,79 @@ RA_DEVICE ra_complex<R> ra_fft_step_twiddle(ra_i64 mul, int j, const ra_complex<
     return ra_fft_dir<R, DIR>(tw_hi[hi] * tw_lo[lo]);
 }
 
-template <typename R, int DIR>
-__global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
-    extern __shared__ ra_c128 ra_fft_smem[];
-    const int np = ra_fft_pitch(n, per_block);
-    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
-    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, batch, first_batch, per_block, d0, d1,
-                                                is0, is1, is2, os0, os1, os2, tw_dim);
-    const int log_n = ra_fft_log2(n);
-    const int team = n / RA_FFT_E;
-    const int c = threadIdx.x >> (log_n - ra_fft_log2(RA_FFT_E));
-    const int t = threadIdx.x - c * team;
-    const bool active = c < blk.count;
-    ra_complex<R>* row = buf + c * np;
-    const bool rows_in = isn == 1 || blk.count == 1;
-    const bool rows_out = osn == 1 || blk.count == 1;
-    const bool full = blk.count == per_block;  // per_block is a power of two
-    ra_complex<R> v[RA_FFT_E];
+// Asynchronous global -> shared copy of one element (cp.async on sm_80 and later, so the next
+// tile's loads overlap this tile's arithmetic); elsewhere a plain load and store, complete when
+// issued. The wait makes all but the newest committed group of this thread complete.
+template <typename T>
+RA_DEVICE void ra_fft_copy_async(T* smem_dst, const T* src) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(smem_dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(addr), "l"(src), "n"(sizeof(T)));
+#else
+    *smem_dst = *src;
+#endif
+}
+RA_DEVICE void ra_fft_async_commit() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+RA_DEVICE void ra_fft_async_wait_all_but_newest() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.wait_group 1;\n" ::);
+#endif
+}
 
-    int radix = (int)(radices & 15u) + 1;
-    const int log_r = ra_fft_log2(radix);
-    if (rows_in) {
-        // straight into pass 1's layout: v[q] is leg q % R of butterfly t + (q / R) * team
-        if (active) {
-#pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) {
-                const int j = t + (q >> log_r) * team + (q & (radix - 1)) * (n >> log_r);
-                v[q] = in[blk.in_off[c] + (ra_i64)j * isn];
-            }
-            if (tw_n != 0) {
-#pragma unroll
-                for (int q = 0; q < RA_FFT_E; ++q) {
-                    const int j = t + (q >> log_r) * team + (q & (radix - 1)) * (n >> log_r);
-                    v[q] = v[q] * ra_fft_step_twiddle<R, DIR>(blk.tw_mul[c], j, tw_hi, tw_lo, tw_n, tw_split);
-                }
-            }
-        }
-    } else {
-        // strided: walk consecutive transforms fastest (element e -> j = e / count, c = e % count)
-        const int total = blk.count * n;
-        const int log_c = ra_fft_log2(per_block);
-#pragma unroll
-        for (int q = 0; q < RA_FFT_E; ++q) {
-            const int e = threadIdx.x + q * blockDim.x;
-            if (e < total) {
-                const int j = full ? e >> log_c : e / blk.count;
-                const int cc = e - j * blk.count;
-                v[q] = in[blk.in_off[cc] + (ra_i64)j * isn];
-            }
-        }
-#pragma unroll
-        for (int q = 0; q < RA_FFT_E; ++q) {
-            const int e = threadIdx.x + q * blockDim.x;
-            if (e < total) {
-                const int j = full ? e >> log_c : e / blk.count;
-                const int cc = e - j * blk.count;
-                ra_complex<R> x = v[q];
-                if (tw_n != 0) x = x * ra_fft_step_twiddle<R, DIR>(blk.tw_mul[cc], j, tw_hi, tw_lo, tw_n, tw_split);
-                buf[cc * np + ra_fft_skew(j)] = x;
-            }
-        }
-        __syncthreads();
-        if (active) ra_fft_reg_exchange_any<R>(radix, v, row, false, n, 1, t, team);
+// Offsets of the `count` transforms of a tile starting at batch index b0: off[c] (input),
+// off[per_block + c] (output), off[2 * per_block + c] (four-step twiddle multiplier).
+RA_DEVICE void ra_fft_tile_offsets(ra_i64* off, int per_block, ra_i64 b0, int count, ra_i64 d0, ra_i64 d1,
+                                   ra_i64 is0, ra_i64 is1, ra_i64 is2, ra_i64 os0, ra_i64 os1, ra_i64 os2,
+                                   int tw_dim) {
+    for (int c = threadIdx.x; c < count; c += blockDim.x) {
+        const ra_i64 b = b0 + c;
+        const ra_i64 i0 = b % d0;
+        const ra_i64 rest = b / d0;
+        const ra_i64 i1 = rest % d1;
+        const ra_i64 i2 = rest / d1;
+        off[c] = i0 * is0 + i1 * is1 + i2 * is2;
+        off[per_block + c] = i0 * os0 + i1 * os1 + i2 * os2;
+        off[2 * per_block + c] = tw_dim == 0 ? i0 : (tw_dim == 1 ? i1 : i2);
     }
+}
 
+// Start copying a tile's elements into its (skewed) shared rows; consecutive threads take
+// consecutive addresses of whichever side is unit-stride.
+template <typename R>
+RA_DEVICE void ra_fft_prefetch(ra_complex<R>* buf, int np, const ra_complex<R>* in, const ra_i64* in_off, int count,
+                               int per_block, int n, ra_i64 isn) {
+    const int total = count * n;
+    const int log_n = ra_fft_log2(n);
+    const int log_c = ra_fft_log2(per_block);
+    const bool rows = isn == 1 || count == 1;
+    for (int e = threadIdx.x; e < total; e += blockDim.x) {
+        int c, j;
+        if (rows) {
+            c = e >> log_n;
+            j = e & (n - 1);
+        } else {
+            j = count == per_block ? e >> log_c : e / count;
+            c = e - j * count;
+        }
+        ra_fft_copy_async(buf + c * np + ra_fft_skew(j), in + in_off[c] + (ra_i64)j * isn);
+    }
+}
+
+// All radix passes of one transform team on registers: `v` holds the first pass's inputs (leg
+// q % R of butterfly t + (q / R) * team). The last pass's outputs stay in `v` when `keep_last`
+// (leg r of butterfly j is element j + r * n / R_last), else they are written to the skewed `row`
+// (a barrier follows). Returns the last radix. `inputs_in_shared`: v was read from `row`, so a
+// barrier must separate those reads from the first writes.
+template <typename R, int DIR>
+RA_DEVICE int ra_fft_reg_passes(ra_complex<R>* v, ra_complex<R>* row, const ra_complex<R>* RA_RESTRICT tw, int n,
+                                ra_u64 radices, int passes, int t, int team, bool active, bool keep_last,
+                                bool inputs_in_shared) {
     int ns = 1;
+    int radix = 1;
     const ra_complex<R>* ptw = tw;
     for (int p = 0; p < passes; ++p) {
         radix = (int)((radices >> (4 * p)) & 15u) + 1;
@@ -478,8 +486,8 @@ __global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
         }
         if (ns > 1) ptw += (radix - 1) * ns;
         const bool last = p == passes - 1;
-        if (last && rows_out) break;
-        if (p > 0 || !rows_in) __syncthreads();  // every read of this pass's inputs is done
+        if (last && keep_last) break;
+        if (p > 0 || inputs_in_shared) __syncthreads();  // every read of this pass's inputs is done
         if (active) ra_fft_reg_exchange_any<R>(radix, v, row, true, n, ns, t, team);
         __syncthreads();
         if (!last) {
@@ -488,29 +496,147 @@ __global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
         }
         ns *= radix;
     }
+    return radix;
+}
 
-    if (rows_out) {
-        if (active) {
-            // last pass: ns * radix == n, so output leg r of butterfly j lands at j + r * n / radix
-            const int lr = ra_fft_log2(radix);
-#pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) {
-                const int k = t + (q >> lr) * team + (q & (radix - 1)) * (n >> lr);
-                out[blk.out_off[c] + (ra_i64)k * osn] = scale * v[q];
-            }
-        }
-    } else {
-        // strided: walk consecutive transforms fastest, as the strided load does
-        const int total = blk.count * n;
-        const int log_c = ra_fft_log2(per_block);
+// Element index of v[q] in a pass of radix `radix` (log2 `log_r`): leg q % R of butterfly
+// t + (q / R) * team.
+RA_DEVICE int ra_fft_reg_element(int q, int t, int team, int n, int radix, int log_r) {
+    return t + (q >> log_r) * team + (q & (radix - 1)) * (n >> log_r);
+}
+
+// Unit-stride rows on both sides: one tile of `per_block` transforms per block; the first pass
+// reads global memory straight into registers and the last writes it from registers.
+template <typename R, int DIR>
+__global__ void __launch_bounds__(256, sizeof(R) == 4 ? 2 : 1) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int np = ra_fft_pitch(n, per_block);
+    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, batch, first_batch, per_block, d0, d1,
+                                                is0, is1, is2, os0, os1, os2, tw_dim);
+    const int log_n = ra_fft_log2(n);
+    const int team = n / RA_FFT_E;
+    const int c = threadIdx.x >> (log_n - ra_fft_log2(RA_FFT_E));
+    const int t = threadIdx.x - c * team;
+    const bool active = c < blk.count;
+    const int r1 = (int)(radices & 15u) + 1;
+    const int log_r1 = ra_fft_log2(r1);
+    ra_complex<R> v[RA_FFT_E];
+    if (active) {
 #pragma unroll
         for (int q = 0; q < RA_FFT_E; ++q) {
-            const int e = threadIdx.x + q * blockDim.x;
-            if (e < total) {
-                const int k = full ? e >> log_c : e / blk.count;
-                const int cc = e - k * blk.count;
-                out[blk.out_off[cc] + (ra_i64)k * osn] = scale * buf[cc * np + ra_fft_skew(k)];
+            v[q] = in[blk.in_off[c] + (ra_i64)ra_fft_reg_element(q, t, team, n, r1, log_r1) * isn];
+        }
+        if (tw_n != 0) {
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) {
+                const int j = ra_fft_reg_element(q, t, team, n, r1, log_r1);
+                v[q] = v[q] * ra_fft_step_twiddle<R, DIR>(blk.tw_mul[c], j, tw_hi, tw_lo, tw_n, tw_split);
             }
         }
+    }
+    const int radix = ra_fft_reg_passes<R, DIR>(v, buf + c * np, tw, n, radices, passes, t, team, active, true, false);
+    if (active) {
+        const int log_r = ra_fft_log2(radix);
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) {
+            const int k = ra_fft_reg_element(q, t, team, n, radix, log_r);
+            out[blk.out_off[c] + (ra_i64)k * osn] = scale * v[q];
+        }
+    }
+}
+
+// Any layout: persistent blocks take tiles b, b + gridDim.x, ... of `per_block` transforms and
+// prefetch the next tile into the second shared buffer while transforming the current one, so
+// strided loads overlap arithmetic. Single precision asks for two blocks per multiprocessor (at
+// most 128 registers per thread); double precision would spill there.
+template <typename R, int DIR>
+__global__ void __launch_bounds__(256, sizeof(R) == 4 ? 2 : 1) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int np = ra_fft_pitch(n, per_block);
+    ra_complex<R>* bufs = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);  // two tiles
+    ra_i64* offs = reinterpret_cast<ra_i64*>(bufs + 2 * per_block * np);   // two slots of 3 * per_block
+    const ra_i64 tiles = (batch - first_batch + per_block - 1) / per_block;
+    const int log_n = ra_fft_log2(n);
+    const int team = n / RA_FFT_E;
+    const int c = threadIdx.x >> (log_n - ra_fft_log2(RA_FFT_E));
+    const int t = threadIdx.x - c * team;
+    const int r1 = (int)(radices & 15u) + 1;
+    const int log_r1 = ra_fft_log2(r1);
+    ra_complex<R> v[RA_FFT_E];
+
+    ra_i64 tile = blockIdx.x;
+    int slot = 0;
+    if (tile < tiles) {
+        const ra_i64 b0 = first_batch + tile * per_block;
+        const int count = batch - b0 < per_block ? (int)(batch - b0) : per_block;
+        ra_fft_tile_offsets(offs, per_block, b0, count, d0, d1, is0, is1, is2, os0, os1, os2, tw_dim);
+        __syncthreads();
+        ra_fft_prefetch<R>(bufs, np, in, offs, count, per_block, n, isn);
+    }
+    ra_fft_async_commit();
+
+    for (; tile < tiles; tile += gridDim.x) {
+        ra_complex<R>* buf = bufs + slot * per_block * np;
+        const ra_i64* off = offs + slot * 3 * per_block;
+        const ra_i64 b0 = first_batch + tile * per_block;
+        const int count = batch - b0 < per_block ? (int)(batch - b0) : per_block;
+        const ra_i64 next = tile + gridDim.x;
+        int next_count = 0;
+        if (next < tiles) {
+            const ra_i64 nb0 = first_batch + next * per_block;
+            next_count = batch - nb0 < per_block ? (int)(batch - nb0) : per_block;
+            ra_fft_tile_offsets(offs + (slot ^ 1) * 3 * per_block, per_block, nb0, next_count, d0, d1, is0, is1, is2,
+                                os0, os1, os2, tw_dim);
+        }
+        __syncthreads();  // the next tile's offsets are visible
+        if (next_count > 0) {
+            ra_fft_prefetch<R>(bufs + (slot ^ 1) * per_block * np, np, in, offs + (slot ^ 1) * 3 * per_block,
+                               next_count, per_block, n, isn);
+        }
+        ra_fft_async_commit();
+        ra_fft_async_wait_all_but_newest();
+        __syncthreads();  // this tile's elements are in shared memory
+
+        const bool active = c < count;
+        const bool rows_out = osn == 1 || count == 1;
+        ra_complex<R>* row = buf + c * np;
+        if (active) {
+            ra_fft_reg_exchange_any<R>(r1, v, row, false, n, 1, t, team);
+            if (tw_n != 0) {
+#pragma unroll
+                for (int q = 0; q < RA_FFT_E; ++q) {
+                    const int j = ra_fft_reg_element(q, t, team, n, r1, log_r1);
+                    v[q] = v[q] * ra_fft_step_twiddle<R, DIR>(off[2 * per_block + c], j, tw_hi, tw_lo, tw_n, tw_split);
+                }
+            }
+        }
+        const int radix = ra_fft_reg_passes<R, DIR>(v, row, tw, n, radices, passes, t, team, active, rows_out, true);
+        if (rows_out) {
+            if (active) {
+                const int log_r = ra_fft_log2(radix);
+#pragma unroll
+                for (int q = 0; q < RA_FFT_E; ++q) {
+                    const int k = ra_fft_reg_element(q, t, team, n, radix, log_r);
+                    out[off[per_block + c] + (ra_i64)k * osn] = scale * v[q];
+                }
+            }
+        } else {
+            // strided: walk consecutive transforms fastest
+            const int total = count * n;
+            const int log_c = ra_fft_log2(per_block);
+            const bool full = count == per_block;
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) {
+                const int e = threadIdx.x + q * blockDim.x;
+                if (e < total) {
+                    const int k = full ? e >> log_c : e / count;
+                    const int cc = e - k * count;
+                    out[off[per_block + cc] + (ra_i64)k * osn] = scale * buf[cc * np + ra_fft_skew(k)];
+                }
+            }
+        }
+        __syncthreads();  // this tile's buffer and offsets are free for the tile after next
+        slot ^= 1;
     }
 }
