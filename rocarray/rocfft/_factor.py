@@ -32,6 +32,8 @@ def prime_factors(n):
 def is_smooth(n):
     """True when every prime factor of ``n`` is a radix prime (2, 3, 5, 7, 11, 13)."""
     n = int(n)
+    if n < 1:
+        return False
     for p in SMOOTH_PRIMES:
         while n % p == 0:
             n //= p
@@ -84,17 +86,11 @@ def bluestein_length(n):
 
 
 def smooth_divisors(n, limit):
-    """Divisors ``d`` of ``n`` with ``1 < d <= limit``, ascending (every divisor of a smooth n is smooth)."""
-    n = int(n)
-    out = set()
-    d = 1
-    while d * d <= n:
-        if n % d == 0:
-            for e in (d, n // d):
-                if 1 < e <= limit:
-                    out.add(e)
-        d += 1
-    return sorted(out)
+    """Divisors ``d`` of ``n`` with ``1 < d <= limit``, ascending, built from the prime factors."""
+    divisors = {1}
+    for p in prime_factors(n):
+        divisors |= {d * p for d in divisors if d * p <= limit}
+    return sorted(d for d in divisors if d > 1)
 
 
 def four_step_split(n, inner_limit):

@@ -32,8 +32,8 @@ class Plan:
     lengths : int or sequence of int
         Transform lengths (1, 2 or 3 dimensions; any rank works).
     transform : {"c2c", "r2c", "c2r"}
-    direction : {"forward", "inverse"}
-        r2c is always forward and c2r always inverse.
+    direction : {"forward", "inverse"}, optional
+        Default: inverse for c2r, forward otherwise (r2c is always forward, c2r always inverse).
     precision : {"single", "double"}
     batch : int
         Number of transforms.
@@ -51,7 +51,7 @@ class Plan:
     cache (``rocarray.fft.config.get_plan_cache()``), keyed by the plan and the device.
     """
 
-    def __init__(self, lengths, *, transform="c2c", direction="forward", precision="single", batch=1,
+    def __init__(self, lengths, *, transform="c2c", direction=None, precision="single", batch=1,
                  in_strides=None, in_distance=None, out_strides=None, out_distance=None,
                  placement="notinplace"):
         lengths = (int(lengths),) if numpy.ndim(lengths) == 0 else tuple(int(n) for n in lengths)
@@ -59,6 +59,8 @@ class Plan:
             raise ValueError(f"lengths must be positive, got {lengths}")
         if transform not in TRANSFORMS:
             raise ValueError(f"transform must be one of {TRANSFORMS}, got {transform!r}")
+        if direction is None:
+            direction = "inverse" if transform == "c2r" else "forward"
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
         if transform == "r2c" and direction != "forward" or transform == "c2r" and direction != "inverse":
@@ -81,6 +83,10 @@ class Plan:
         self.out_strides, default_out = self._strides(out_strides, out_shape, "out_strides")
         self.in_distance = default_in if in_distance is None else int(in_distance)
         self.out_distance = default_out if out_distance is None else int(out_distance)
+        if self.in_distance < 0 or self.out_distance < 0:
+            raise ValueError("in_distance and out_distance must be non-negative")
+        if batch > 1 and self.out_distance == 0:
+            raise ValueError("out_distance must be positive when batch > 1 (batches would overlap)")
 
     @staticmethod
     def _strides(strides, shape, name):
@@ -90,6 +96,8 @@ class Plan:
         strides = tuple(int(s) for s in strides)
         if len(strides) != len(shape):
             raise ValueError(f"{name} needs {len(shape)} entries, got {len(strides)}")
+        if any(s < 0 for s in strides):
+            raise ValueError(f"{name} must be non-negative, got {strides}")
         extent = 1 + sum((n - 1) * abs(s) for n, s in zip(shape, strides))
         return strides, extent
 
@@ -130,8 +138,9 @@ class Plan:
         x : cupy.ndarray
             Input buffer of :attr:`in_dtype` laid out as the plan says.
         out : cupy.ndarray, optional
-            Output buffer (``notinplace``); allocated C-contiguous when omitted. Ignored for
-            ``inplace`` plans, which write into ``x``.
+            Output buffer (``notinplace``); when omitted, a 1-D buffer just large enough for the
+            plan's output layout is allocated (elements outside the layout are uninitialized).
+            Ignored for ``inplace`` plans, which write into ``x``.
         scale : float
             Factor applied to the result (rocFFT's ``scale_factor``).
 
@@ -146,11 +155,11 @@ class Plan:
             out = x
             dst_strides, dst_distance = self.in_strides, self.in_distance
         else:
-            if out is None:
-                out = cupy.empty(int(numpy.prod(self.out_shape)), self.out_dtype)
-                dst_strides, dst_distance = _contiguous_strides(self.out_shape[1:])[0], int(numpy.prod(self.out_shape[1:]))
-            else:
-                dst_strides, dst_distance = self.out_strides, self.out_distance
+            dst_strides, dst_distance = self.out_strides, self.out_distance
+            if out is None:  # a buffer just large enough for the plan's output layout
+                need = (self.batch - 1) * dst_distance + 1 + sum(
+                    (n - 1) * st for n, st in zip(self.out_shape[1:], dst_strides))
+                out = cupy.empty(need, self.out_dtype)
         yout = self._view(out, self.out_dtype, self.out_shape, dst_strides, dst_distance, "out")
         axes = tuple(range(1, len(self.in_shape)))
         if self.transform == "c2c":

@@ -178,6 +178,7 @@ class Budget:
         if not is_pow2_length(n):
             return 0
         per_block = max(1, min(BLOCK // (n // POW2_ELEMENTS), batch))
+        per_block = 1 << (per_block.bit_length() - 1)  # the kernels index transforms by shifts
         limit = self.rows_bytes if rows else self.strided_bytes
         variant = pow2_variant(rows)
         while per_block > 1 and block_bytes(n, per_block, self.itemsize, variant) > limit:
@@ -198,6 +199,8 @@ class Budget:
             want = max(2 * self.min_strided_per_block, 2048 // n)
             limit = self.strided_bytes
         want = max(1, min(want, batch))
+        if not rows:  # whole 32-byte sectors: a power of two of consecutive transforms
+            want = 1 << (want.bit_length() - 1)
         while want > 1 and block_bytes(n, want, self.itemsize) > limit:
             want = want - 1 if rows else want // 2  # strided: keep whole 32-byte sectors
         return want
@@ -240,11 +243,17 @@ SCALE = "scale"
 
 @dataclass
 class Launch:
+    """One kernel launch; ``args`` may hold :class:`Ref` pointers and the :data:`SCALE` slot."""
+
     kernel: object
     grid: int
     shared: int
     args: tuple
     block: int = BLOCK
+
+    def __post_init__(self):
+        self.refs = tuple((i, a) for i, a in enumerate(self.args) if isinstance(a, Ref))
+        self.scale_slots = tuple(i for i, a in enumerate(self.args) if isinstance(a, str))
 
 
 @dataclass
@@ -270,17 +279,14 @@ class Schedule:
         bases = {"src": src_ptr, "dst": dst_ptr}
         for i, buf in enumerate(buffers):
             bases[i] = buf.data.ptr
-        real = _REAL_SCALAR[self.precision]
-        scale_arg = real(scale)
+        scale_arg = _REAL_SCALAR[self.precision](scale)
+        uint64 = numpy.uint64
         for item in self.launches:
-            args = []
-            for a in item.args:
-                if isinstance(a, Ref):
-                    args.append(numpy.uint64((bases[a.buffer] + a.offset * itemsize) % (1 << 64)))
-                elif isinstance(a, str):
-                    args.append(scale_arg)
-                else:
-                    args.append(a)
+            args = list(item.args)
+            for i, ref in item.refs:
+                args[i] = uint64((bases[ref.buffer] + ref.offset * itemsize) & 0xFFFFFFFFFFFFFFFF)
+            for i in item.scale_slots:
+                args[i] = scale_arg
             item.kernel((item.grid,), (item.block,), tuple(args), shared_mem=item.shared)
 
 

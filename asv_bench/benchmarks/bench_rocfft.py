@@ -1,0 +1,117 @@
+"""rocfft: ``rocarray.fft`` (Stockham, four-step and Bluestein kernels) against ``cupy.fft`` (cuFFT/hipFFT)
+on the same data.
+
+Every class times ``time_rocarray`` and ``time_vendor`` on fresh random data; both synchronize so
+asv measures the device work. Bytes moved by one call: one read of the input and one write of the
+result (for the 4096 x 4096 complex64 cases 256 MiB; for the 512^3 case 2 GiB).
+"""
+
+try:  # discovery must work without CuPy; every setup then skips (see _base.py)
+    import cupy
+except Exception:  # pragma: no cover - machines without CuPy
+    cupy = None
+
+import rocarray as ra
+
+from ._base import GpuBenchmark, random_device, sync
+
+COMPLEX = ["complex64", "complex128"]
+
+
+class FFTRows(GpuBenchmark):
+    """4096 transforms of length 4096 along the last (contiguous) axis."""
+
+    params = ([4096], COMPLEX)
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        self.x = random_device((n, n), dtype)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.fft.fft(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.fft.fft(self.x)
+        sync()
+
+
+
+class FFT1D(GpuBenchmark):
+    """One long transform: a power of two (four-step) and a prime (Bluestein)."""
+
+    params = ([2**24, 1_000_003], COMPLEX)
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        self.x = random_device(n, dtype)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.fft.fft(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.fft.fft(self.x)
+        sync()
+
+
+
+class RFFT1D(GpuBenchmark):
+    """Real-to-complex transform of one long real signal (the half-length complex transform)."""
+
+    params = ([2**24], ["float32", "float64"])
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        self.x = random_device(n, dtype)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.fft.rfft(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.fft.rfft(self.x)
+        sync()
+
+
+
+class FFT2(GpuBenchmark):
+    """A 4096 x 4096 2-D transform (rows, then strided columns)."""
+
+    params = ([4096], COMPLEX)
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        self.x = random_device((n, n), dtype)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.fft.fft2(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.fft.fft2(self.x)
+        sync()
+
+
+
+class FFTN3D(GpuBenchmark):
+    """A 512^3 complex64 3-D transform (1 GiB in, 1 GiB out)."""
+
+    params = ([512], ["complex64"])
+    param_names = ["n", "dtype"]
+
+    def setup(self, n, dtype):
+        self.x = random_device((n, n, n), dtype)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.fft.fftn(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.fft.fftn(self.x)
+        sync()

@@ -1,0 +1,397 @@
+"""Kernel-schedule decisions of ``rocarray.rocfft._schedule`` on the CPU (pure Python, no device).
+
+* :class:`Budget`: what one Stockham block takes for 8-byte (complex64) and 16-byte (complex128)
+  elements under an H200's opt-in shared-memory limit (232448 bytes) and an AMD LDS (65536). Every
+  choice must fit its limit, never exceed the batch, and keep enough consecutive transforms per
+  block for coalescing when a side is strided.
+* :func:`collapse`: size-1 batch dimensions go, dimensions contiguous on both sides merge, the order
+  follows the strided side; the set of (source, destination) batch offsets never changes.
+* :func:`_host_loop`: the host-side offsets enumerate every outer batch index exactly once.
+* :func:`build` with the device pieces replaced by stand-ins: every launch of the plan of a
+  Stockham, four-step or Bluestein length fits the block and shared-memory limits.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from rocarray.rocfft import _factor
+from rocarray.rocfft import _schedule as S
+
+H200_OPTIN = 232448
+AMD_LDS = 65536
+LIMITS = [H200_OPTIN, AMD_LDS]
+ITEMSIZES = [8, 16]
+BATCHES = [1, 2, 3, 7, 8, 64, 1000, 1 << 20]
+LENGTHS = sorted(set([1, 2, 3, 5, 7, 8, 11, 13, 16, 17, 32, 60, 64, 100, 128, 243, 256, 500, 512, 1000, 1024,
+                      1331, 2048, 2197, 3000, 4096, 6561, 8192, 10000, 16384, 2**15, 2**16, 2**18]))
+
+
+def budgets():
+    return [S.Budget(limit, itemsize) for limit in LIMITS for itemsize in ITEMSIZES]
+
+
+def _bid(b):
+    return f"limit{b.limit}-item{b.itemsize}"
+
+
+BUDGETS = pytest.mark.parametrize("budget", budgets(), ids=_bid)
+
+
+# --------------------------------------------------------------------------------------------
+# Budget
+# --------------------------------------------------------------------------------------------
+
+@BUDGETS
+def test_budget_limits(budget):
+    assert 0 < budget.rows_bytes <= budget.limit
+    assert 0 < budget.strided_bytes <= budget.limit
+    assert budget.min_strided_per_block * budget.itemsize >= 32  # at least one 32-byte sector
+    assert budget.min_strided_per_block == 64 // budget.itemsize
+
+
+def test_block_bytes_grows_with_length_and_transforms():
+    for item in ITEMSIZES:
+        for n in LENGTHS:
+            assert S.block_bytes(n + 1, 1, item) >= S.block_bytes(n, 1, item)
+            assert S.block_bytes(n, 2, item) > S.block_bytes(n, 1, item)
+            assert S.block_bytes(n, 1, item) >= 2 * n * item
+            for variant in S.KERNELS:
+                assert S.block_bytes(n, 4, item, variant) >= 4 * n * item
+            # the persistent kernel's prefetch slots; the rows kernel's single buffer
+            assert S.block_bytes(n, 4, item, "stockham_pow2") > S.block_bytes(n, 4, item)
+            assert S.block_bytes(n, 4, item, "stockham_pow2_rows") < S.block_bytes(n, 4, item)
+
+
+@BUDGETS
+def test_fits_is_the_block_bytes_test(budget):
+    for rows in (True, False):
+        last = True
+        for n in range(1, 20000, 37):
+            fits = budget.fits(n, rows)
+            per = 1 if rows else budget.min_strided_per_block
+            limit = budget.rows_bytes if rows else budget.strided_bytes
+            assert fits == (S.block_bytes(n, per, budget.itemsize) <= limit)
+            assert last or not fits, "fits must be monotone in n"
+            last = fits
+
+
+@BUDGETS
+@pytest.mark.parametrize("rows", [True, False])
+def test_per_block_fits_and_never_exceeds_batch(budget, rows):
+    limit = budget.rows_bytes if rows else budget.strided_bytes
+    for n in LENGTHS:
+        if not budget.fits(n, rows):
+            continue
+        for batch in BATCHES:
+            per = budget.per_block(n, rows, batch)
+            assert 1 <= per <= batch, (n, batch, per)
+            assert S.block_bytes(n, per, budget.itemsize) <= limit, (n, batch, per)
+            pow2_or_large = batch & (batch - 1) == 0 or batch >= 2 * budget.min_strided_per_block
+            if not rows and pow2_or_large:  # coalescing: whole sectors of transforms, or the whole batch
+                # (odd batches below 2x the minimum: see the odd-batch test below)
+                assert per >= min(batch, budget.min_strided_per_block), (n, batch, per)
+
+
+def test_per_block_gives_short_rows_several_transforms():
+    for item in ITEMSIZES:
+        b = S.Budget(H200_OPTIN, item)
+        assert b.per_block(16, True, 1 << 20) == 2048 // 16
+        assert b.per_block(16, False, 1 << 20) >= 2 * b.min_strided_per_block
+        assert b.per_block(4, True, 3) == 3
+
+
+@BUDGETS
+@pytest.mark.parametrize("rows", [True, False])
+def test_pow2_per_block_invariants(budget, rows):
+    limit = budget.rows_bytes if rows else budget.strided_bytes
+    for n in LENGTHS:
+        for batch in BATCHES:
+            per = budget.pow2_per_block(n, rows, batch)
+            if not S.is_pow2_length(n):
+                assert per == 0, (n, batch)
+                continue
+            if per == 0:
+                continue
+            assert 1 <= per <= batch
+            assert per & (per - 1) == 0, (n, batch, per)  # the kernels find a transform by shifts
+            assert (n // S.POW2_ELEMENTS) * per <= S.BLOCK  # one team of n/16 threads per transform
+            assert S.block_bytes(n, per, budget.itemsize, S.pow2_variant(rows)) <= limit
+            if not rows:
+                assert per >= min(batch, budget.min_strided_per_block), (n, batch, per)
+
+
+def test_pow2_lengths():
+    assert [n for n in range(1, 10000) if S.is_pow2_length(n)] == [2**e for e in range(4, 13)]
+    assert S.POW2_MAX == S.POW2_ELEMENTS * S.BLOCK
+
+
+def test_pow2_per_block_on_the_h200_takes_every_pow2_length_as_rows():
+    for item in ITEMSIZES:
+        b = S.Budget(H200_OPTIN, item)
+        for e in range(4, 13):
+            assert b.pow2_per_block(2**e, True, 1 << 20) >= 1, (item, e)
+
+
+@BUDGETS
+def test_inner_limit_of_powers_of_two_is_a_pow2_kernel_length(budget):
+    for e in range(13, 31):
+        n = 2**e
+        inner = budget.inner_limit(n)
+        assert S.is_pow2_length(inner), inner
+        assert budget.pow2_per_block(inner, False, 1 << 30) > 0
+        assert inner == S.POW2_MAX or budget.pow2_per_block(inner * 2, False, 1 << 30) == 0
+
+
+@BUDGETS
+def test_inner_limit_of_other_lengths_fits_a_strided_block(budget):
+    for n in (3**13, 1000 * 1000, 12**6, 2**10 * 3**5 * 5**2 * 7 * 11 * 13, 10000 * 3):
+        limit = budget.inner_limit(n)
+        assert limit > 16
+        assert budget.fits(limit, False)
+        assert not budget.fits(int(limit * 1.1) + 2, False)  # and it is close to the largest that does
+        inner, outer = _factor.four_step_split(n, limit)
+        assert budget.fits(inner, False)
+        for batch in BATCHES:
+            per = budget.per_block(inner, False, batch)
+            assert S.block_bytes(inner, per, budget.itemsize) <= budget.strided_bytes
+
+
+def test_per_block_strided_keeps_the_coalescing_minimum_for_an_odd_batch():
+    budget = S.Budget(H200_OPTIN, 16)
+    for n in (500, 512):
+        assert budget.fits(n, False)
+        assert S.block_bytes(n, budget.min_strided_per_block, 16) <= budget.strided_bytes
+        assert budget.per_block(n, False, 7) >= budget.min_strided_per_block, n
+
+
+# --------------------------------------------------------------------------------------------
+# collapse
+# --------------------------------------------------------------------------------------------
+
+def side(stride, batch_strides):
+    return S.Side(S.Ref("src"), stride, tuple(batch_strides))
+
+
+def offsets(sizes, src_strides, dst_strides):
+    """Sorted (source, destination) offsets of every batch index."""
+    out = []
+    for index in itertools.product(*[range(s) for s in sizes]):
+        out.append((sum(i * a for i, a in zip(index, src_strides)), sum(i * b for i, b in zip(index, dst_strides))))
+    return sorted(out)
+
+
+def test_collapse_merges_dimensions_contiguous_on_both_sides():
+    n = 16
+    sizes, ss, ds = S.collapse((4, 5), side(1, (n, 4 * n)), side(1, (n, 4 * n)))
+    assert (sizes, ss, ds) == ((20,), (n,), (n,))
+
+
+def test_collapse_merges_in_either_given_order():
+    n = 16
+    sizes, ss, ds = S.collapse((5, 4), side(1, (4 * n, n)), side(1, (4 * n, n)))
+    assert (sizes, ss, ds) == ((20,), (n,), (n,))
+
+
+def test_collapse_keeps_dimensions_contiguous_on_one_side_only():
+    n = 16
+    sizes, ss, ds = S.collapse((4, 5), side(1, (n, 4 * n)), side(1, (n, 8 * n)))
+    assert sizes == (4, 5) and ss == (n, 4 * n) and ds == (n, 8 * n)
+
+
+def test_collapse_drops_size_one_dimensions():
+    assert S.collapse((1, 7, 1), side(1, (999, 3, 5)), side(1, (123, 3, 4))) == ((7,), (3,), (3,))
+    assert S.collapse((1, 1), side(1, (5, 6)), side(1, (7, 8))) == ((), (), ())
+    assert S.collapse((), side(1, ()), side(1, ())) == ((), (), ())
+
+
+def test_collapse_orders_by_destination_when_the_source_is_contiguous():
+    # source elements contiguous (stride 1): order by the destination's batch strides
+    sizes, ss, ds = S.collapse((3, 5), side(1, (8, 24)), side(7, (5, 1)))
+    assert ds == (1, 5) and sizes == (5, 3) and ss == (24, 8)
+
+
+def test_collapse_orders_by_source_when_the_source_is_strided():
+    sizes, ss, ds = S.collapse((3, 5), side(15, (5, 1)), side(1, (8, 24)))
+    assert ss == (1, 5) and sizes == (5, 3) and ds == (24, 8)
+
+
+def test_collapse_preserves_the_batch_offsets(rng):
+    for _ in range(300):
+        ndim = int(rng.integers(0, 5))
+        sizes = tuple(int(s) for s in rng.integers(1, 5, ndim))
+        n = int(rng.integers(1, 9))
+        # source and destination: dense layouts in random dimension orders, sometimes padded
+        layouts = []
+        for _side in range(2):
+            order = rng.permutation(ndim)
+            step = n * int(rng.integers(1, 3))
+            strides = [0] * ndim
+            for d in order:
+                strides[d] = step
+                step *= sizes[d] + int(rng.integers(0, 2))
+            layouts.append(tuple(strides))
+        elem = int(rng.integers(1, 3))
+        src, dst = side(1 if elem == 1 else n * 100, layouts[0]), side(1, layouts[1])
+        got = S.collapse(sizes, src, dst)
+        assert math.prod(got[0]) == math.prod(sizes)
+        assert all(s > 1 for s in got[0])
+        assert len(got[0]) == len(got[1]) == len(got[2]) <= ndim
+        assert offsets(*got) == offsets(sizes, layouts[0], layouts[1]), (sizes, layouts)
+        key = [abs(b) for b in (got[2] if src.stride == 1 else got[1])]
+        assert key == sorted(key)
+
+
+# --------------------------------------------------------------------------------------------
+# _host_loop
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sizes", [(), (5,), (2, 3), (2, 3, 4), (2, 3, 4, 5), (3, 1, 2, 2, 3)])
+@pytest.mark.parametrize("keep", [0, 1, 2, 3, 8])
+def test_host_loop_enumerates_every_outer_index_once(sizes, keep):
+    ss = tuple(int(np.prod(sizes[:i])) * 2 for i in range(len(sizes)))       # distinct, dense (x2)
+    ds = tuple(int(np.prod(sizes[i + 1:])) * 3 for i in range(len(sizes)))   # reversed order
+    loops = list(S._host_loop(sizes, ss, ds, keep))
+    outer = sizes[keep:]
+    assert len(loops) == int(np.prod(outer))
+    for so, do, sz, s_in, d_in in loops:
+        assert tuple(sz) == sizes[:keep] and tuple(s_in) == ss[:keep] and tuple(d_in) == ds[:keep]
+    got = sorted((so, do) for so, do, *_ in loops)
+    want = offsets(outer, ss[keep:], ds[keep:])
+    assert got == want
+    assert len(set(got)) == len(got)
+    # inner launches over the kept dimensions plus host offsets cover every batch index once
+    every = sorted((so + a, do + b) for so, do, sz, s_in, d_in in loops for a, b in offsets(sz, s_in, d_in))
+    assert every == offsets(sizes, ss, ds)
+
+
+def test_host_loop_first_offset_is_zero():
+    first = next(iter(S._host_loop((4, 5, 6), (1, 4, 20), (1, 4, 20), 1)))
+    assert first[:2] == (0, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# build, with stand-ins for the device pieces
+# --------------------------------------------------------------------------------------------
+
+class _Array:
+    """A device table stand-in: only ``data.ptr`` is read when a schedule is built."""
+
+    _next = 1 << 20
+
+    def __init__(self):
+        type(self)._next += 1 << 12
+        self.data = type("Data", (), {"ptr": type(self)._next})()
+
+
+class _Tables:
+    def twiddles(self, precision, n, device_id):
+        return _Array()
+
+    def pass_twiddles(self, precision, n, device_id):
+        return _Array()
+
+    def split_twiddles(self, precision, n, device_id):
+        return _Array(), _Array(), max(1, math.isqrt(n))
+
+    def chirp(self, precision, n, device_id):
+        return _Array()
+
+    def bluestein_filter(self, precision, n, m, forward, device_id):
+        return _Array()
+
+
+class _Kernel:
+    def __init__(self, name):
+        self.name = name
+        self.max_dynamic_shared_size_bytes = 48 * 1024
+
+
+@pytest.fixture(params=[(H200_OPTIN, "single"), (H200_OPTIN, "double"), (AMD_LDS, "double")],
+                ids=["h200-single", "h200-double", "lds-double"])
+def offline_build(request, monkeypatch):
+    limit, precision = request.param
+    kernels = {}
+
+    def stockham_kernel(precision, forward, device_id, variant="stockham"):
+        assert variant in S.KERNELS
+        return kernels.setdefault(variant, _Kernel(variant))
+
+    def pointwise_kernel(kernel, precision, device_id, forward=None):
+        return kernels.setdefault(kernel, _Kernel(kernel))
+
+    monkeypatch.setattr(S, "shared_memory_limit", lambda device_id: limit)
+    monkeypatch.setattr(S, "stockham_kernel", stockham_kernel)
+    monkeypatch.setattr(S, "pointwise_kernel", pointwise_kernel)
+    # persistent-block launches ask the device how many blocks are resident: 132 SMs x 2
+    monkeypatch.setattr(S, "resident_blocks", lambda kernel, block, shared, device_id: 264, raising=False)
+
+    def build(n, sizes, src, dst, forward=True):
+        return S.build(n, sizes, src, dst, precision=precision, forward=forward, device_id=0, tables=_Tables())
+
+    return build, S.Budget(limit, S.complex_dtype(precision).itemsize)
+
+
+@pytest.mark.parametrize("n", [1, 16, 100, 1000, 4096, 4097, 2**16, 3**10, 1000003, 2**20, 2**24])
+@pytest.mark.parametrize("layout", ["rows", "columns"])
+def test_build_launches_fit_the_device(offline_build, n, layout):
+    build, budget = offline_build
+    batch = 3
+    if layout == "rows":
+        src = S.Side(S.Ref("src"), 1, (n,))
+    else:
+        src = S.Side(S.Ref("src"), batch, (1,))
+    dst = S.Side(S.Ref("dst"), 1, (n,))
+    sched = build(n, (batch,), src, dst)
+    assert sched.launches
+    stockham = [item for item in sched.launches if item.kernel.name.startswith("stockham")]
+    assert stockham
+    for item in sched.launches:
+        assert 1 <= item.grid <= S.MAX_GRID
+        assert 1 <= item.block <= 1024
+        assert 0 <= item.shared <= budget.limit
+        for a in item.args:
+            if isinstance(a, S.Ref):
+                assert a.buffer in ("src", "dst") or 0 <= a.buffer < len(sched.work)
+                assert a.offset >= 0
+        assert sum(1 for a in item.args if a is S.SCALE) <= 1
+    for item in stockham:
+        length, word, passes, batch_k, first, per = (int(v) for v in item.args[3:9])
+        radices = _factor.radix_passes(length) if length > 1 else ()
+        assert word == _factor.pack_radices(radices) and passes == len(radices)
+        assert 1 <= per <= max(1, batch_k) and first == 0
+        variant = item.kernel.name
+        pow2 = variant != "stockham"
+        assert item.grid <= -(-batch_k // per)
+        assert variant == "stockham_pow2" or item.grid == -(-batch_k // per)  # that one is persistent
+        assert item.shared == S.block_bytes(length, per, budget.itemsize, variant)
+        if pow2:
+            assert S.is_pow2_length(length)
+            assert item.block == (length // S.POW2_ELEMENTS) * per
+        else:
+            assert item.block == S.BLOCK
+    # the caller's scale is applied exactly once, by the last launch that writes the destination
+    scaled = [item for item in sched.launches if S.SCALE in item.args]
+    assert len(scaled) == 1
+
+
+@pytest.mark.parametrize("n, kind", [(64, "stockham"), (4096, "stockham"), (2**16, "four-step"),
+                                     (3**10, "four-step"), (17, "bluestein"), (1000003, "bluestein")])
+def test_build_picks_the_method_by_length(offline_build, n, kind):
+    build, budget = offline_build
+    if kind == "stockham" and not (budget.pow2_per_block(n, True, 1) or budget.fits(n, True)):
+        kind = "four-step"  # complex128 4096 exceeds a 64 KiB LDS
+    sched = build(n, (), S.Side(S.Ref("src"), 1, ()), S.Side(S.Ref("dst"), 1, ()))
+    names = [item.kernel.name for item in sched.launches]
+    stockham = [k for k in names if k.startswith("stockham")]
+    if kind == "stockham":
+        assert names == stockham and len(stockham) == 1 and not sched.work
+    elif kind == "four-step":
+        assert names == stockham and len(stockham) >= 2 and sched.work
+    else:
+        assert "chirp_pad" in names and "chirp_extract" in names and "multiply" in names
+        assert names[0] == "chirp_pad" and names[-1] == "chirp_extract"
+        m = _factor.bluestein_length(n)
+        assert sched.work[0] == m
