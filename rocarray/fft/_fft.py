@@ -390,10 +390,29 @@ def _check_out_array(out):
     return out
 
 
+#: Plans of 1-D calls without ``out``, by (function, shape, dtype, n, axis, norm): a warm call
+#: skips the argument normalization (1-D plans raise no warnings, so nothing is lost).
+_ONE_D_PLANS = {}
+_ONE_D_LIMIT = 512
+
+
 def _one_d(func, a, n, axis, norm, out):
     a = as_device_array(a, "a", allow_scalar=True)
     out = _check_out_array(out)
+    key = None
+    if out is None:
+        key = (func, a.shape, a.dtype.char, type(n), n, type(axis), axis, norm)  # 2.0 == 2, but not for NumPy
+        try:
+            p = _ONE_D_PLANS.get(key)
+        except TypeError:  # an unhashable argument: plan() says what is wrong with it
+            p = key = None
+        if p is not None:
+            return execute(p, a, out)
     p = plan(func, a.shape, a.dtype, n, axis, norm, out=out, stacklevel=4)
+    if key is not None:
+        if len(_ONE_D_PLANS) >= _ONE_D_LIMIT:
+            _ONE_D_PLANS.clear()
+        _ONE_D_PLANS[key] = p
     return execute(p, a, out)
 
 

@@ -660,3 +660,18 @@ def test_show_and_clear_plan_cache(capsys):
     assert "plan cache" in capsys.readouterr().out
     config.clear_plan_cache()
     assert config.get_plan_cache().get_curr_size() == 0
+
+
+def test_warm_one_d_calls_reuse_the_plan_but_still_reject_bad_arguments(lib, rng):
+    import rocarray.fft as rfft
+    from rocarray.fft import _fft
+
+    x = data(rng, (3, 8), np.complex128)
+    same(rfft.fft(x, n=4), np.fft.fft(x, n=4))
+    same(rfft.fft(x, n=4), np.fft.fft(x, n=4))  # from the plan memo
+    assert any(key[0] == "fft" and key[4] == 4 for key in _fft._ONE_D_PLANS)
+    for kwargs in ({"n": 4.0}, {"n": True}, {"axis": 1.0}):  # equal to a memo key, still NumPy's errors
+        with pytest.raises(TypeError):
+            np.fft.fft(x, **kwargs)
+        with pytest.raises(TypeError):
+            rfft.fft(x, **kwargs)

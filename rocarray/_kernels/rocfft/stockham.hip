@@ -499,6 +499,12 @@ RA_DEVICE int ra_fft_reg_passes(ra_complex<R>* v, ra_complex<R>* row, const ra_c
     return radix;
 }
 
+// Resident blocks the power-of-two kernels ask for: two in single precision (at most 128
+// registers per thread, so one block's arithmetic overlaps the other's barriers); one in double
+// precision, which would spill at 128.
+template <typename R>
+constexpr int ra_fft_min_blocks = sizeof(R) == 4 ? 2 : 1;
+
 // Element index of v[q] in a pass of radix `radix` (log2 `log_r`): leg q % R of butterfly
 // t + (q / R) * team.
 RA_DEVICE int ra_fft_reg_element(int q, int t, int team, int n, int radix, int log_r) {
@@ -508,7 +514,7 @@ RA_DEVICE int ra_fft_reg_element(int q, int t, int team, int n, int radix, int l
 // Unit-stride rows on both sides: one tile of `per_block` transforms per block; the first pass
 // reads global memory straight into registers and the last writes it from registers.
 template <typename R, int DIR>
-__global__ void __launch_bounds__(256, sizeof(R) == 4 ? 2 : 1) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
+__global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
     extern __shared__ ra_c128 ra_fft_smem[];
     const int np = ra_fft_pitch(n, per_block);
     ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
@@ -548,10 +554,9 @@ __global__ void __launch_bounds__(256, sizeof(R) == 4 ? 2 : 1) ra_rocfft_stockha
 
 // Any layout: persistent blocks take tiles b, b + gridDim.x, ... of `per_block` transforms and
 // prefetch the next tile into the second shared buffer while transforming the current one, so
-// strided loads overlap arithmetic. Single precision asks for two blocks per multiprocessor (at
-// most 128 registers per thread); double precision would spill there.
+// strided loads overlap arithmetic.
 template <typename R, int DIR>
-__global__ void __launch_bounds__(256, sizeof(R) == 4 ? 2 : 1) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
+__global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
     extern __shared__ ra_c128 ra_fft_smem[];
     const int np = ra_fft_pitch(n, per_block);
     ra_complex<R>* bufs = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);  // two tiles
