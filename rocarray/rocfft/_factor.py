@@ -106,3 +106,12 @@ def four_step_split(n, inner_limit):
         raise ValueError(f"no four-step split of {n} with a pass of at most {inner_limit}")
     inner = divisors[-1]
     return inner, n // inner
+
+
+def pass_count(n, limit):
+    """Passes of a four-step plan of smooth ``n`` with passes of at most ``limit``."""
+    count = 1
+    while n > limit:
+        inner, n = four_step_split(n, limit)
+        count += 1
+    return count

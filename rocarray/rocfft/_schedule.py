@@ -120,6 +120,9 @@ def shared_memory_limit(device_id):
     return limit
 
 
+#: Four-step passes prefer lengths whose strided side moves this many bytes of consecutive
+#: transforms per row (whole 128-byte lines), when that costs no extra pass.
+WIDE_PASS_BYTES = 128
 #: Elements each thread of the power-of-two kernel keeps in registers (``RA_FFT_E``).
 POW2_ELEMENTS = 16
 #: Lengths the power-of-two kernel takes: 16 .. 16 * BLOCK.
@@ -219,6 +222,18 @@ class Budget:
                 return best
         per_block = self.min_strided_per_block
         return (self.strided_bytes - 24 * per_block) // (2 * per_block * self.itemsize) * 16 // 17 - 1
+
+    def wide_limit(self):
+        """Longest power-of-two strided pass that still moves :data:`WIDE_PASS_BYTES` of
+        consecutive transforms per row (0 when none does)."""
+        best = 0
+        m = POW2_MIN
+        while m <= POW2_MAX and WIDE_PASS_BYTES:
+            per_block = self.pow2_per_block(m, False, 1 << 30)
+            if per_block * self.itemsize >= WIDE_PASS_BYTES:
+                best = m
+            m *= 2
+        return best
 
 
 # --------------------------------------------------------------------------------------------
@@ -424,7 +439,13 @@ class _Builder:
                 self.schedule.launches.append(Launch(kernel, grid, shared, args, block))
 
     def four_step(self, n, sizes, src, dst, scaled):
-        inner, outer = _factor.four_step_split(n, self.budget.inner_limit(n))
+        limit = self.budget.inner_limit(n)
+        inner, outer = _factor.four_step_split(n, limit)
+        wide = self.budget.wide_limit() if n & (n - 1) == 0 else 0
+        if wide and inner > wide:
+            w_inner, w_outer = _factor.four_step_split(n, wide)
+            if _factor.pass_count(w_outer, limit) == _factor.pass_count(outer, limit):
+                inner, outer = w_inner, w_outer
         sizes = tuple(sizes)
         # Element n1 + inner*n2 of each transform; the work buffer is dense in the order of the
         # source's strides, so that pass 1 keeps the source's unit-stride dimension on both sides.

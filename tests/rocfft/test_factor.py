@@ -209,3 +209,9 @@ def test_four_step_split_of_powers_of_two_keeps_powers_of_two():
 def test_four_step_split_without_a_divisor_raises(n, limit):
     with pytest.raises(ValueError):
         _factor.four_step_split(n, limit)
+
+
+@pytest.mark.parametrize("n, limit, passes", [(512, 512, 1), (1024, 512, 2), (1 << 18, 512, 2), (1 << 19, 512, 3),
+                                              (1 << 24, 256, 3), (1 << 27, 512, 3), (3 ** 12, 729, 2)])
+def test_pass_count(n, limit, passes):
+    assert _factor.pass_count(n, limit) == passes

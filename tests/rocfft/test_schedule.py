@@ -395,3 +395,14 @@ def test_build_picks_the_method_by_length(offline_build, n, kind):
         assert names[0] == "chirp_pad" and names[-1] == "chirp_extract"
         m = _factor.bluestein_length(n)
         assert sched.work[0] == m
+
+
+def test_wide_limit_moves_whole_lines_and_can_be_switched_off(monkeypatch):
+    for item in ITEMSIZES:
+        budget = S.Budget(H200_OPTIN, item)
+        wide = budget.wide_limit()
+        assert S.is_pow2_length(wide) and wide <= budget.inner_limit(1 << 20)
+        assert budget.pow2_per_block(wide, False, 1 << 30) * item >= S.WIDE_PASS_BYTES
+        monkeypatch.setattr(S, "WIDE_PASS_BYTES", 0)
+        assert budget.wide_limit() == 0
+        monkeypatch.undo()
