@@ -18,100 +18,71 @@ from ._base import GpuBenchmark, random_device, sync
 COMPLEX = ["complex64", "complex128"]
 
 
-class FFTRows(GpuBenchmark):
+class _FFTCase(GpuBenchmark):
+    """One ``numpy.fft`` function (``function``) on an input of ``shape(n)``, rocarray vs CuPy."""
+
+    param_names = ["n", "dtype"]
+    function = "fft"
+
+    @staticmethod
+    def shape(n):
+        return n
+
+    def setup(self, n, dtype):
+        self.x = random_device(self.shape(n), dtype)
+        self.ours = getattr(ra.fft, self.function)
+        self.theirs = getattr(cupy.fft, self.function)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        self.ours(self.x)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        self.theirs(self.x)
+        sync()
+
+
+class FFTRows(_FFTCase):
     """4096 transforms of length 4096 along the last (contiguous) axis."""
 
     params = ([4096], COMPLEX)
-    param_names = ["n", "dtype"]
 
-    def setup(self, n, dtype):
-        self.x = random_device((n, n), dtype)
-        sync()
-
-    def time_rocarray(self, n, dtype):
-        ra.fft.fft(self.x)
-        sync()
-
-    def time_vendor(self, n, dtype):
-        cupy.fft.fft(self.x)
-        sync()
+    @staticmethod
+    def shape(n):
+        return (n, n)
 
 
-
-class FFT1D(GpuBenchmark):
+class FFT1D(_FFTCase):
     """One long transform: a power of two (four-step) and a prime (Bluestein)."""
 
     params = ([2**24, 1_000_003], COMPLEX)
-    param_names = ["n", "dtype"]
-
-    def setup(self, n, dtype):
-        self.x = random_device(n, dtype)
-        sync()
-
-    def time_rocarray(self, n, dtype):
-        ra.fft.fft(self.x)
-        sync()
-
-    def time_vendor(self, n, dtype):
-        cupy.fft.fft(self.x)
-        sync()
 
 
-
-class RFFT1D(GpuBenchmark):
+class RFFT1D(_FFTCase):
     """Real-to-complex transform of one long real signal (the half-length complex transform)."""
 
     params = ([2**24], ["float32", "float64"])
-    param_names = ["n", "dtype"]
-
-    def setup(self, n, dtype):
-        self.x = random_device(n, dtype)
-        sync()
-
-    def time_rocarray(self, n, dtype):
-        ra.fft.rfft(self.x)
-        sync()
-
-    def time_vendor(self, n, dtype):
-        cupy.fft.rfft(self.x)
-        sync()
+    function = "rfft"
 
 
-
-class FFT2(GpuBenchmark):
+class FFT2(_FFTCase):
     """A 4096 x 4096 2-D transform (rows, then strided columns)."""
 
     params = ([4096], COMPLEX)
-    param_names = ["n", "dtype"]
+    function = "fft2"
 
-    def setup(self, n, dtype):
-        self.x = random_device((n, n), dtype)
-        sync()
-
-    def time_rocarray(self, n, dtype):
-        ra.fft.fft2(self.x)
-        sync()
-
-    def time_vendor(self, n, dtype):
-        cupy.fft.fft2(self.x)
-        sync()
+    @staticmethod
+    def shape(n):
+        return (n, n)
 
 
-
-class FFTN3D(GpuBenchmark):
+class FFTN3D(_FFTCase):
     """A 512^3 complex64 3-D transform (1 GiB in, 1 GiB out)."""
 
     params = ([512], ["complex64"])
-    param_names = ["n", "dtype"]
+    function = "fftn"
 
-    def setup(self, n, dtype):
-        self.x = random_device((n, n, n), dtype)
-        sync()
-
-    def time_rocarray(self, n, dtype):
-        ra.fft.fftn(self.x)
-        sync()
-
-    def time_vendor(self, n, dtype):
-        cupy.fft.fftn(self.x)
-        sync()
+    @staticmethod
+    def shape(n):
+        return (n, n, n)

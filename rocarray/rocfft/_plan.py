@@ -9,6 +9,9 @@ TRANSFORMS = ("c2c", "r2c", "c2r")
 DIRECTIONS = ("forward", "inverse")
 PRECISIONS = ("single", "double")
 PLACEMENTS = ("inplace", "notinplace")
+#: Buffer dtype by (precision, real side).
+_DTYPES = {("single", False): numpy.dtype(numpy.complex64), ("double", False): numpy.dtype(numpy.complex128),
+           ("single", True): numpy.dtype(numpy.float32), ("double", True): numpy.dtype(numpy.float64)}
 
 
 def _contiguous_strides(lengths):
@@ -103,17 +106,13 @@ class Plan:
 
     @property
     def in_dtype(self):
-        real = self.transform == "r2c"
-        return numpy.dtype({("single", False): numpy.complex64, ("double", False): numpy.complex128,
-                            ("single", True): numpy.float32, ("double", True): numpy.float64}
-                           [(self.precision, real)])
+        """dtype of the input buffer (real for r2c)."""
+        return _DTYPES[(self.precision, self.transform == "r2c")]
 
     @property
     def out_dtype(self):
-        real = self.transform == "c2r"
-        return numpy.dtype({("single", False): numpy.complex64, ("double", False): numpy.complex128,
-                            ("single", True): numpy.float32, ("double", True): numpy.float64}
-                           [(self.precision, real)])
+        """dtype of the output buffer (real for c2r)."""
+        return _DTYPES[(self.precision, self.transform == "c2r")]
 
     def _view(self, buf, dtype, shape, strides, distance, name):
         cupy = launch.cupy()
