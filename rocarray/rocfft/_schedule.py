@@ -35,6 +35,8 @@ POINTWISE_GRID = 65536
 MAX_GRID = (1 << 31) - 1
 #: Batch dimensions the Stockham kernel addresses; more are looped over on the host.
 KERNEL_DIMS = 3
+#: Bluestein lengths must stay below this (the chirp kernel squares indices in 64 bits).
+MAX_BLUESTEIN = 1 << 31
 #: Batch dimensions the element-wise Bluestein and real-transform kernels address.
 POINTWISE_DIMS = 2
 
@@ -484,6 +486,9 @@ class _Builder:
                       Side(dst.ref, dst.stride, tuple(d[2] for d in dims)), scaled, twiddle=(tw_n, tw_dim))
 
     def bluestein(self, n, sizes, src, dst, scaled):
+        if n >= MAX_BLUESTEIN:
+            raise ValueError(f"FFT length {n} has a prime factor above 13 and is too long for Bluestein's "
+                             f"algorithm here (lengths below 2**31 only)")
         m = _factor.bluestein_length(n)
         chirp = self._table(self.tables.chirp(self.precision, n, self.device_id))
         filt = self._table(self.tables.bluestein_filter(self.precision, n, m, self.forward, self.device_id))

@@ -350,3 +350,36 @@ def test_large_3d(rng, name, dtype):
         check(name, data(rng, (512, 512, 33), dtype), s=(512, 512, 64), axes=(0, 1, 2))
     else:
         check(name, data(rng, (512, 512, 64), dtype))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_every_length_up_to_4096(rng, dtype):
+    """Every length 1..4096 (radix passes, four-step and Bluestein all appear), two batches."""
+    worst = 0.0
+    for n in range(1, 4097):
+        host = data(rng, (2, n), dtype)
+        got = to_host(ra.fft.fft(to_device(host)))
+        err = rel_l2(got, np.fft.fft(wide(host), axis=-1)) / bound(dtype, n)
+        worst = max(worst, err)
+        assert err <= 1.0, (n, err)
+    assert worst > 0.0  # the comparison ran
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_real_length_up_to_4096(rng, dtype):
+    for n in range(1, 4097):
+        host = data(rng, (2, n), dtype)
+        spectrum = ra.fft.rfft(to_device(host))
+        assert rel_l2(to_host(spectrum), np.fft.rfft(wide(host), axis=-1)) <= bound(dtype, n), n
+        back = to_host(ra.fft.irfft(spectrum, n))
+        assert rel_l2(back, wide(host)) <= 2 * bound(dtype, n), n
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2**k for k in range(1, 28)] + [65537, 1009 * 1013, 3 * 65537, 17 * 19 * 23 * 29])
+def test_powers_of_two_to_2_27_and_products_of_large_primes(rng, n):
+    dtype = "complex64" if n >= 2**26 else "complex128"
+    host = data(rng, (n,), dtype)
+    check("fft", host)

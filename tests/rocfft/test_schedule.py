@@ -406,3 +406,11 @@ def test_wide_limit_moves_whole_lines_and_can_be_switched_off(monkeypatch):
         monkeypatch.setattr(S, "WIDE_PASS_BYTES", 0)
         assert budget.wide_limit() == 0
         monkeypatch.undo()
+
+
+def test_bluestein_beyond_2_31_is_a_clear_error(offline_build):
+    build, _ = offline_build
+    n = (1 << 31) + 11  # prime factors above 13
+    assert not _factor.is_smooth(n)
+    with pytest.raises(ValueError, match="Bluestein"):
+        build(n, (), S.Side(S.Ref("src"), 1, ()), S.Side(S.Ref("dst"), 1, ()))
