@@ -17,6 +17,20 @@ def cupy():
     return _cupy_module
 
 
+#: The handle value of the per-thread default stream (``cudaStreamPerThread``/``hipStreamPerThread``):
+#: CuPy reports it for every host thread, though each thread's stream is a different one.
+PER_THREAD_STREAM = 2
+
+
+def stream_key():
+    """A key naming the current stream for per-stream buffers: its handle, plus the host thread
+    for the per-thread default stream (one handle value, one stream per thread)."""
+    ptr = cupy().cuda.get_current_stream().ptr
+    if ptr == PER_THREAD_STREAM:
+        return (ptr, threading.get_ident())
+    return ptr
+
+
 def occupancy(kernel, block, limit):
     """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
 

@@ -347,7 +347,7 @@ def _scratch(device_id, ticket_count, partial_bytes):
     uninitialized scratch (the kernel writes before it reads) and a zeroed uint32 buffer of at least
     ``ticket_count`` tickets (kernels leave it zeroed). Both are kept per (device, stream): kernels
     on one stream run in order, so one buffer serves every launch on it."""
-    key = (device_id, _cupy().cuda.get_current_stream().ptr)
+    key = (device_id, launch.stream_key())
     tickets = _tickets.get(key)
     if tickets is None or tickets.size < ticket_count:
         tickets = _grow(_tickets, key, ticket_count, numpy.uint32, True)

@@ -43,7 +43,7 @@ class EpochWorkspaces:
     def get(self, device_id, tiles):
         """``(buffer, capacity, epoch)`` for a launch of ``tiles`` tiles on the current stream."""
         cupy = launch.cupy()
-        key = (device_id, cupy.cuda.get_current_stream().ptr)
+        key = (device_id, launch.stream_key())
         with self._lock:
             ws = self.entries.get(key)
             if ws is None or ws.capacity < tiles:

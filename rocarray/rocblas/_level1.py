@@ -350,8 +350,7 @@ def grid_size(n, itemsize, unit, wave, reduction=True):
 def _workspace(device_id):
     """Per (device, stream) reduction workspace: ticket counter at 0, partials at PARTIALS_OFFSET."""
     cupy = _cupy()
-    stream = cupy.cuda.get_current_stream().ptr
-    key = (device_id, stream)
+    key = (device_id, launch.stream_key())
     ws = _workspaces.get(key)
     if ws is None:
         with _workspace_lock:
