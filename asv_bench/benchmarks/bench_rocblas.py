@@ -117,3 +117,35 @@ class Norm(_Level1):
     def time_vendor(self, n, dtype):
         cupy.linalg.norm(self.x)
         sync()
+
+
+class _Gemv(GpuBenchmark):
+    """gemv on a column-major n x n float32 buffer (lda = n) against cuBLAS through ``cupy.matmul``
+    on the same memory seen row-major (M = A^T: 'N' is ``M.T @ x``, 'T' is ``M @ x``)."""
+
+    params = ([4096, 16384], ["float32"])
+    param_names = ["n", "dtype"]
+    trans = "N"
+
+    def setup(self, n, dtype):
+        self.a = random_device(n * n, dtype)
+        self.x = random_device(n, dtype)
+        self.y = cupy.zeros(n, dtype)
+        self.m = self.a.reshape(n, n)
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.gemv(self.trans, n, n, 1.0, self.a, n, self.x, 1, 0.0, self.y, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.matmul(self.m.T if self.trans == "N" else self.m, self.x, out=self.y)
+        sync()
+
+
+class GemvN(_Gemv):
+    trans = "N"
+
+
+class GemvT(_Gemv):
+    trans = "T"

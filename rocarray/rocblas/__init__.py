@@ -5,9 +5,14 @@ buffers; reductions return 0-d device arrays (rocBLAS's device pointer mode).
 
 Level 1: :func:`axpy`, :func:`scal`, :func:`copy`, :func:`swap`, :func:`rot`, :func:`dot`,
 :func:`dotc`, :func:`nrm2`, :func:`asum`, :func:`iamax`, :func:`iamin`.
+
+Level 2 (column-major matrices, element (i, j) at ``A[i + j * lda]``): :func:`gemv`, :func:`ger`,
+:func:`geru`, :func:`gerc`, :func:`symv`, :func:`hemv`, :func:`trmv`, :func:`trsv`.
 """
 
 from rocarray.rocblas._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap
+from rocarray.rocblas._level2 import gemv, ger, gerc, geru, hemv, symv, trmv, trsv
 from rocarray.rocblas import _checks  # noqa: F401  (registers self-checks and benchmark cases)
 
-__all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin"]
+__all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin",
+           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv"]

@@ -10,7 +10,7 @@ import numpy
 
 from rocarray._core import harness
 from rocarray._core.harness import BenchCase
-from rocarray.rocblas import _level1
+from rocarray.rocblas import _level1, _level2
 
 _LIB = "rocblas"
 _N = 1000
@@ -261,3 +261,136 @@ def _register_benchmarks():
 
 
 _register_benchmarks()
+
+
+# --------------------------------------------------------------------------------------------
+# level 2: self-checks on small column-major matrices, benchmark cases at 16384^2
+# --------------------------------------------------------------------------------------------
+
+_M2, _N2 = 67, 45  # small, odd, crossing warp and pack boundaries
+
+
+def _matrix_host(rng, m, n, lda, dtype):
+    """A column-major buffer (lda * n elements) and its m x n complex128 matrix."""
+    buf = _host(rng, lda * n, dtype)
+    return buf, buf.reshape(n, lda).T[:m].astype(numpy.complex128)
+
+
+def _scalars2(dtype):
+    return (1.5 - 0.5j, 0.25 + 1j) if numpy.dtype(dtype).kind == "c" else (1.5, -0.75)
+
+
+@harness.self_check(_LIB, "gemv")
+def check_gemv(rng):
+    cupy = _cupy()
+    for dtype in _DTYPES:
+        alpha, beta = _scalars2(dtype)
+        for trans, incx, incy in (("N", 1, 1), ("T", -2, 1), ("C", 1, -3)):
+            lda = _M2 + 3
+            buf, a = _matrix_host(rng, _M2, _N2, lda, dtype)
+            op = a if trans == "N" else (a.T if trans == "T" else a.conj().T)
+            lx, ly = op.shape[1], op.shape[0]
+            x, y = _host(rng, lx * abs(incx), dtype), _host(rng, ly * abs(incy), dtype)
+            want = y.astype(numpy.complex128)
+            iy = _index(ly, incy)
+            xs = x[_index(lx, incx)].astype(numpy.complex128)
+            want[iy] = alpha * (op @ xs) + beta * want[iy]
+            dy = cupy.asarray(y)
+            _level2.gemv(trans, _M2, _N2, alpha, cupy.asarray(buf), lda, cupy.asarray(x), incx, beta, dy, incy)
+            _check(f"gemv {trans} {dtype}", cupy.asnumpy(dy), want, dtype, lx,
+                   scale=float(numpy.max(numpy.abs(op) @ numpy.abs(xs))) * 2)
+
+
+@harness.self_check(_LIB, "ger")
+def check_ger(rng):
+    cupy = _cupy()
+    for dtype in _DTYPES:
+        fns = ("geru", "gerc") if numpy.dtype(dtype).kind == "c" else ("ger",)
+        for fn in fns:
+            buf, a = _matrix_host(rng, _M2, _N2, _M2, dtype)
+            x, y = _host(rng, _M2, dtype), _host(rng, 2 * _N2, dtype)
+            ys = y[_index(_N2, -2)].astype(numpy.complex128)
+            if fn == "gerc":
+                ys = ys.conj()
+            alpha = _scalars2(dtype)[0]
+            want = (a + alpha * numpy.outer(x.astype(numpy.complex128), ys)).T.ravel()
+            da = cupy.asarray(buf)
+            getattr(_level2, fn)(_M2, _N2, alpha, cupy.asarray(x), 1, cupy.asarray(y), -2, da, _M2)
+            _check(f"{fn} {dtype}", cupy.asnumpy(da), want, dtype, 2)
+
+
+@harness.self_check(_LIB, "symv_hemv")
+def check_symv(rng):
+    cupy = _cupy()
+    n = _M2
+    for dtype in _DTYPES:
+        fns = ("symv", "hemv") if numpy.dtype(dtype).kind == "c" else ("symv",)
+        alpha, beta = _scalars2(dtype)
+        for fn in fns:
+            for uplo in "UL":
+                buf, a = _matrix_host(rng, n, n, n, dtype)
+                t = numpy.triu(a) if uplo == "U" else numpy.tril(a)
+                s = t - numpy.diag(numpy.diag(t))
+                d = numpy.diag(a).real if fn == "hemv" else numpy.diag(a)
+                full = s + (s.conj().T if fn == "hemv" else s.T) + numpy.diag(d)
+                x, y = _host(rng, n, dtype), _host(rng, n, dtype)
+                want = alpha * (full @ x.astype(numpy.complex128)) + beta * y.astype(numpy.complex128)
+                dy = cupy.asarray(y)
+                getattr(_level2, fn)(uplo, n, alpha, cupy.asarray(buf), n, cupy.asarray(x), 1, beta, dy, 1)
+                _check(f"{fn} {uplo} {dtype}", cupy.asnumpy(dy), want, dtype, n,
+                       scale=float(numpy.max(numpy.abs(full) @ numpy.abs(x))) * 2)
+
+
+@harness.self_check(_LIB, "trmv_trsv")
+def check_trmv_trsv(rng):
+    cupy = _cupy()
+    n = 2 * _level2.TRSV_NB + 5  # three diagonal blocks
+    for dtype in _DTYPES:
+        for uplo, trans, diag in (("U", "N", "N"), ("L", "T", "U"), ("U", "C", "N"), ("L", "N", "N")):
+            buf, a = _matrix_host(rng, n, n, n, dtype)
+            buf = buf / n  # small off-diagonal part: well conditioned with either diagonal
+            k = numpy.arange(n)
+            buf[k + k * n] = 2.0
+            a = buf.reshape(n, n).T.astype(numpy.complex128)
+            t = numpy.triu(a) if uplo == "U" else numpy.tril(a)
+            if diag == "U":
+                numpy.fill_diagonal(t, 1)
+            op = t if trans == "N" else (t.T if trans == "T" else t.conj().T)
+            x = _host(rng, n, dtype)
+            dx = cupy.asarray(x)
+            _level2.trmv(uplo, trans, diag, n, cupy.asarray(buf), n, dx, 1)
+            _check(f"trmv {uplo}{trans}{diag} {dtype}", cupy.asnumpy(dx), op @ x.astype(numpy.complex128),
+                   dtype, n)
+            dx = cupy.asarray(x)
+            _level2.trsv(uplo, trans, diag, n, cupy.asarray(buf), n, dx, -1)
+            xs = x[::-1].astype(numpy.complex128)
+            _check(f"trsv {uplo}{trans}{diag} {dtype}", cupy.asnumpy(dx)[::-1], numpy.linalg.solve(op, xs),
+                   dtype, n)
+
+
+_GEMV_N = 16384
+
+
+def _register_level2_benchmarks():
+    # A is one 16384 x 16384 float32 column-major buffer (lda = m). CuPy sees the same memory as
+    # the row-major (n, m) array M = A^T: gemv 'N' (y = A x) is M.T @ x and 'T' (y = A^T x) is
+    # M @ x, so the vendor (cuBLAS sgemv through cupy.matmul) reads exactly the same bytes.
+    n = _GEMV_N
+    size = 4
+
+    def setup():
+        return _random(n * n, "float32"), _random(n, "float32"), _cupy().zeros(n, numpy.float32)
+
+    def vendor_n(a, x, y):
+        _cupy().matmul(a.reshape(n, n).T, x, out=y)
+
+    def vendor_t(a, x, y):
+        _cupy().matmul(a.reshape(n, n), x, out=y)
+
+    _bench("gemv_n_float32", setup, lambda a, x, y: _level2.gemv("N", n, n, 1.0, a, n, x, 1, 0.0, y, 1),
+           vendor_n, n * n * size)
+    _bench("gemv_t_float32", setup, lambda a, x, y: _level2.gemv("T", n, n, 1.0, a, n, x, 1, 0.0, y, 1),
+           vendor_t, n * n * size)
+
+
+_register_level2_benchmarks()

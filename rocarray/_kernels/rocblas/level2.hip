@@ -1,0 +1,476 @@
+// rocBLAS level 2: gemv (N, T, C), ger/geru/gerc, symv/hemv, trmv and trsv building blocks.
+//
+// Matrices are column-major as in the reference BLAS: element (i, j) of A is A[i + j * lda], with
+// 64-bit offsets. Vectors arrive as (pointer to element 0, signed element step), exactly as in
+// level1.hip: the Python layer (rocarray/rocblas/_level2.py) has resolved negative increments and
+// checked every bound, so kernels never see a buffer length.
+//
+// Two gemv kernels do all the matrix-vector work; symv/hemv/trmv/trsv reuse them with a triangle
+// mask (the MASKED instantiations; see the flags below):
+//  * ra_rocblas_gemv_n  y_i = alpha * sum_j A(i, j) x_j + beta * y_i. Consecutive threads take
+//    consecutive rows (coalesced along the contiguous dimension); a block owns a slab of rows
+//    (BLOCK rows, or BLOCK 16-byte packs of rows when lda and A allow vector loads) and, when the
+//    grid has splits along y, one range of columns. x of the current column chunk is staged in
+//    shared memory; every thread issues RA_ROCBLAS2_UNROLL independent column loads before it uses
+//    them. With splits > 1 each block stores its partial sums, takes a ticket (integer atomic) and
+//    the block that draws the slab's last ticket adds the partials in split order and writes y
+//    (the last-block finish of prim/reduce.hip): deterministic, no floating-point atomics.
+//  * ra_rocblas_gemv_t  y_j = alpha * op(sum_i A(i, j) x_i) + beta * y_j. Each column is
+//    contiguous: a block owns RA_ROCBLAS2_TCOLS columns, every warp RA_ROCBLAS2_TCOLS / warps of
+//    them, lanes stride down the rows (16-byte packs when possible) against the x chunk staged in
+//    shared memory, and the warp reduces each column with ra_warp_reduce. Splits along y cut the
+//    rows into ranges finished by the last block as above. 'C' conjugates x while staging it and
+//    the finished sum: sum conj(a) x = conj(sum a conj(x)), so the inner loop is the same.
+// beta == 0 never reads y (NaN in y does not propagate), as in the reference BLAS.
+
+#define RA_ROCBLAS2_BLOCK 256
+#define RA_ROCBLAS2_UNROLL 8
+#define RA_ROCBLAS2_TCOLS 16
+#define RA_ROCBLAS2_FINISH_BATCH 16
+#define RA_ROCBLAS2_TRSV_NB 128
+#define RA_ROCBLAS2_TRSV_PANEL 16
+
+// flags (bit values mirrored in _level2.py)
+#define RA_ROCBLAS2_VEC 0x01      // 16-byte loads along columns are allowed (A and lda aligned)
+#define RA_ROCBLAS2_UPPER 0x02    // masked: the upper triangle (i <= j) is referenced, else lower
+#define RA_ROCBLAS2_STRICT 0x04   // masked: the diagonal is excluded
+#define RA_ROCBLAS2_UNIT 0x08     // masked: the diagonal is 1 and never read
+#define RA_ROCBLAS2_HERM 0x10     // masked: the diagonal's imaginary part is taken as zero
+#define RA_ROCBLAS2_CONJ 0x20     // gemv_t: conjugate A; ger: conjugate y; trsv: conjugate A
+#define RA_ROCBLAS2_TRANS 0x40    // trsv: solve with A^T (A^H with CONJ)
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------------------------
+
+template <typename T> struct alignas(16) ra_rocblas2_pack {
+    static constexpr int N = 16 / (int)sizeof(T);
+    T v[N];
+};
+
+RA_DEVICE float ra_rocblas2_madd(float a, float b, float c) { return ra_fma(a, b, c); }
+RA_DEVICE double ra_rocblas2_madd(double a, double b, double c) { return ra_fma(a, b, c); }
+template <typename R>
+RA_DEVICE ra_complex<R> ra_rocblas2_madd(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(a.re, b.re, ra_fma(-a.im, b.im, c.re)),
+                              ra_fma(a.re, b.im, ra_fma(a.im, b.re, c.im)));
+}
+
+RA_DEVICE float ra_rocblas2_conj(float a) { return a; }
+RA_DEVICE double ra_rocblas2_conj(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rocblas2_conj(ra_complex<R> a) { return ra_conj(a); }
+
+RA_DEVICE float ra_rocblas2_real(float a) { return a; }
+RA_DEVICE double ra_rocblas2_real(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rocblas2_real(ra_complex<R> a) {
+    return ra_make_complex<R>(a.re, R(0));
+}
+
+RA_DEVICE bool ra_rocblas2_is_zero(float a) { return a == 0.0f; }
+RA_DEVICE bool ra_rocblas2_is_zero(double a) { return a == 0.0; }
+template <typename R> RA_DEVICE bool ra_rocblas2_is_zero(ra_complex<R> a) { return a.re == R(0) && a.im == R(0); }
+
+template <typename T> RA_DEVICE T ra_rocblas2_zero() { return ra_traits<T>::zero(); }
+RA_DEVICE float ra_rocblas2_one(float) { return 1.0f; }
+RA_DEVICE double ra_rocblas2_one(double) { return 1.0; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rocblas2_one(ra_complex<R>) { return ra_make_complex<R>(R(1), R(0)); }
+
+// a / b; complex division by Smith's algorithm (no overflow for moderate magnitudes).
+RA_DEVICE float ra_rocblas2_div(float a, float b) { return a / b; }
+RA_DEVICE double ra_rocblas2_div(double a, double b) { return a / b; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rocblas2_div(ra_complex<R> a, ra_complex<R> b) {
+    if (ra_abs(b.re) >= ra_abs(b.im)) {
+        const R r = b.im / b.re, d = b.re + b.im * r;
+        return ra_make_complex<R>((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+    }
+    const R r = b.re / b.im, d = b.im + b.re * r;
+    return ra_make_complex<R>((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+}
+
+// Loads that bypass non-coherent caches, for partials written by other blocks of the same launch.
+RA_DEVICE float ra_rocblas2_vload(const float* p) { return *(const volatile float*)p; }
+RA_DEVICE double ra_rocblas2_vload(const double* p) { return *(const volatile double*)p; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rocblas2_vload(const ra_complex<R>* p) {
+    const volatile R* q = (const volatile R*)p;
+    return ra_make_complex<R>(q[0], q[1]);
+}
+
+// Element (i, j) of a masked (triangular/symmetric/Hermitian) matrix, or false when (i, j) is
+// outside the referenced part (then A is not read).
+template <typename T>
+RA_DEVICE bool ra_rocblas2_masked(const T* A, ra_i64 lda, ra_i64 i, ra_i64 j, int flags, T& a) {
+    const bool upper = (flags & RA_ROCBLAS2_UPPER) != 0;
+    if (upper ? i > j : i < j) return false;
+    if (i == j) {
+        if (flags & RA_ROCBLAS2_STRICT) return false;
+        if (flags & RA_ROCBLAS2_UNIT) {
+            a = ra_rocblas2_one(T());
+            return true;
+        }
+        a = A[i + j * lda];
+        if (flags & RA_ROCBLAS2_HERM) a = ra_rocblas2_real(a);
+        return true;
+    }
+    a = A[i + j * lda];
+    return true;
+}
+
+// sum_b p[b * stride] for b in [0, count), added in index order; the loads of a batch are all
+// issued before the first add (the last block's finish is on the critical path of the launch).
+template <typename T> RA_DEVICE T ra_rocblas2_sum_splits(const T* p, ra_i64 stride, unsigned int count) {
+    constexpr int K = RA_ROCBLAS2_FINISH_BATCH;
+    T s = ra_rocblas2_zero<T>();
+    unsigned int b = 0;
+    for (; b + K <= count; b += K) {
+        T v[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) v[k] = ra_rocblas2_vload(p + (ra_i64)(b + k) * stride);
+#pragma unroll
+        for (int k = 0; k < K; ++k) s = s + v[k];
+    }
+    for (; b < count; ++b) s = s + ra_rocblas2_vload(p + (ra_i64)b * stride);
+    return s;
+}
+
+// y := alpha * s + beta * y (y not read when beta == 0).
+template <typename T> RA_DEVICE void ra_rocblas2_finish(T* y, T s, T alpha, T beta) {
+    T r = alpha * s;
+    if (!ra_rocblas2_is_zero(beta)) r = r + beta * *y;
+    *y = r;
+}
+
+// The last-block ticket: true in the block that draws ticket count - 1 (after a fence, so all
+// partials are visible); that block resets the ticket to 0 for the next launch on the workspace.
+RA_DEVICE bool ra_rocblas2_last_block(unsigned int* ticket, unsigned int count, int* flag) {
+    ra_threadfence();  // this thread's partials are visible device-wide before the ticket
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const bool last = ra_atomic_inc_u32(ticket) == count - 1;
+        if (last) *ticket = 0u;
+        *flag = last ? 1 : 0;
+    }
+    __syncthreads();
+    const bool last = *flag != 0;
+    if (last) ra_threadfence();
+    return last;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemv 'N': y_i = alpha * sum_j A(i, j) x_j + beta * y_i
+// ---------------------------------------------------------------------------------------------
+// Grid: x = row slabs, y = column splits of cols_per_split columns. ws: tickets[gridDim.x] at
+// offset 0, partials[gridDim.y * m] at byte offset part_offset (used only when gridDim.y > 1).
+template <typename T, bool MASKED>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCBLAS2_BLOCK)
+ra_rocblas_gemv_n(ra_i64 m, ra_i64 n, T alpha, const T* A, ra_i64 lda, const T* x, ra_i64 incx,
+                  T beta, T* y, ra_i64 incy, int flags, ra_i64 cols_per_split, void* ws,
+                  ra_i64 part_offset) {
+    typedef ra_rocblas2_pack<T> P;
+    constexpr int V = P::N;
+    constexpr int U = RA_ROCBLAS2_UNROLL;
+    constexpr int B = RA_ROCBLAS2_BLOCK;
+    __shared__ T xs[B];
+    __shared__ int last_flag;
+
+    const int t = threadIdx.x;
+    const bool vec = !MASKED && (flags & RA_ROCBLAS2_VEC) != 0;
+    const int rpt = vec ? V : 1;
+    const ra_i64 r0 = (ra_i64)blockIdx.x * B * rpt;
+    const ra_i64 r1 = ra_min(r0 + (ra_i64)B * rpt, m);
+    ra_i64 j0 = (ra_i64)blockIdx.y * cols_per_split;
+    ra_i64 j1 = ra_min(j0 + cols_per_split, n);
+    if (MASKED) {
+        if (flags & RA_ROCBLAS2_UPPER) j0 = ra_max(j0, r0);  // i <= j needs j >= r0
+        else j1 = ra_min(j1, r1);                              // i >= j needs j < r1
+    }
+    const ra_i64 i0 = r0 + (ra_i64)t * rpt;
+    const int cnt = (int)ra_max((ra_i64)0, ra_min((ra_i64)rpt, m - i0));
+
+    T acc[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] = ra_rocblas2_zero<T>();
+
+    for (ra_i64 c0 = j0; c0 < j1; c0 += B) {
+        const int len = (int)ra_min((ra_i64)B, j1 - c0);
+        __syncthreads();  // the previous chunk's x is consumed
+        if (t < len) xs[t] = x[(c0 + t) * incx];
+        __syncthreads();
+        if (cnt == 0) continue;
+        const T* col = A + i0 + c0 * lda;  // A(i0, c0)
+        if (vec && cnt == V) {
+            int jj = 0;
+            for (; jj + U <= len; jj += U) {
+                P a[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) a[u] = *(const P*)(col + (ra_i64)(jj + u) * lda);
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    const T xj = xs[jj + u];
+#pragma unroll
+                    for (int k = 0; k < V; ++k) acc[k] = ra_rocblas2_madd(a[u].v[k], xj, acc[k]);
+                }
+            }
+            for (; jj < len; ++jj) {
+                const P a = *(const P*)(col + (ra_i64)jj * lda);
+                const T xj = xs[jj];
+#pragma unroll
+                for (int k = 0; k < V; ++k) acc[k] = ra_rocblas2_madd(a.v[k], xj, acc[k]);
+            }
+        } else if (!MASKED) {
+            int jj = 0;
+            for (; jj + U <= len; jj += U) {
+                T a[U][V];
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+#pragma unroll
+                    for (int k = 0; k < V; ++k)
+                        if (k < cnt) a[u][k] = col[k + (ra_i64)(jj + u) * lda];
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+#pragma unroll
+                    for (int k = 0; k < V; ++k)
+                        if (k < cnt) acc[k] = ra_rocblas2_madd(a[u][k], xs[jj + u], acc[k]);
+            }
+            for (; jj < len; ++jj) {
+#pragma unroll
+                for (int k = 0; k < V; ++k)
+                    if (k < cnt) acc[k] = ra_rocblas2_madd(col[k + (ra_i64)jj * lda], xs[jj], acc[k]);
+            }
+        } else {
+            // masked: one row per thread (rpt == 1), unreferenced elements are never read
+            for (int jj = 0; jj < len; ++jj) {
+                T a;
+                if (ra_rocblas2_masked(A, lda, i0, c0 + jj, flags, a)) acc[0] = ra_rocblas2_madd(a, xs[jj], acc[0]);
+            }
+        }
+    }
+
+    if (gridDim.y == 1) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+            if (k < cnt) ra_rocblas2_finish(y + (i0 + k) * incy, acc[k], alpha, beta);
+        return;
+    }
+    T* partials = (T*)((char*)ws + part_offset);
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+        if (k < cnt) partials[(ra_i64)blockIdx.y * m + i0 + k] = acc[k];
+    if (!ra_rocblas2_last_block((unsigned int*)ws + blockIdx.x, gridDim.y, &last_flag)) return;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+        if (k < cnt) {
+            const T s = ra_rocblas2_sum_splits(partials + i0 + k, m, gridDim.y);
+            ra_rocblas2_finish(y + (i0 + k) * incy, s, alpha, beta);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemv 'T' / 'C': y_j = alpha * op(sum_i A(i, j) x_i) + beta * y_j
+// ---------------------------------------------------------------------------------------------
+// Grid: x = groups of RA_ROCBLAS2_TCOLS columns, y = row splits of rows_per_split rows (a multiple
+// of BLOCK * 16 / sizeof(T), so packs stay aligned). ws as for gemv_n with partials[gridDim.y * n].
+template <typename T, bool MASKED>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCBLAS2_BLOCK)
+ra_rocblas_gemv_t(ra_i64 m, ra_i64 n, T alpha, const T* A, ra_i64 lda, const T* x, ra_i64 incx,
+                  T beta, T* y, ra_i64 incy, int flags, ra_i64 rows_per_split, void* ws,
+                  ra_i64 part_offset) {
+    typedef ra_rocblas2_pack<T> P;
+    constexpr int V = P::N;
+    constexpr int B = RA_ROCBLAS2_BLOCK;
+    constexpr int WARPS = B / RA_WARP_SIZE;
+    constexpr int CPW = RA_ROCBLAS2_TCOLS / WARPS;  // columns per warp
+    constexpr int KN = B / RA_WARP_SIZE;            // packs per lane per chunk
+    static_assert(RA_ROCBLAS2_TCOLS % WARPS == 0, "columns must split evenly over the warps");
+    __shared__ P xsp[B];
+    __shared__ int last_flag;
+    T* xs = (T*)xsp;
+
+    const int t = threadIdx.x;
+    const int lane = ra_lane_id();
+    const bool vec = !MASKED && (flags & RA_ROCBLAS2_VEC) != 0;
+    const bool conj = (flags & RA_ROCBLAS2_CONJ) != 0;
+    const int rpt = vec ? V : 1;
+    const ra_i64 chunk = (ra_i64)B * rpt;
+    const ra_i64 c0 = (ra_i64)blockIdx.x * RA_ROCBLAS2_TCOLS;
+    const ra_i64 cw = c0 + (ra_i64)ra_warp_id() * CPW;  // this warp's first column
+    ra_i64 rb = (ra_i64)blockIdx.y * rows_per_split;
+    ra_i64 re = ra_min(rb + rows_per_split, m);
+    if (MASKED) {
+        if (flags & RA_ROCBLAS2_UPPER) re = ra_min(re, c0 + RA_ROCBLAS2_TCOLS);  // i <= j
+        else rb = ra_max(rb, c0);                                                 // i >= j
+    }
+    // Columns past n read column n - 1 (a valid column) and are never written.
+    const T* cols[CPW];
+#pragma unroll
+    for (int q = 0; q < CPW; ++q) cols[q] = A + ra_min(cw + q, n - 1) * lda;
+
+    T acc[CPW];
+#pragma unroll
+    for (int q = 0; q < CPW; ++q) acc[q] = ra_rocblas2_zero<T>();
+
+    for (ra_i64 r = rb; r < re; r += chunk) {
+        const int len = (int)ra_min(chunk, re - r);
+        __syncthreads();  // the previous chunk's x is consumed
+        for (int e = t; e < len; e += B) {
+            const T v = x[(r + e) * incx];
+            xs[e] = conj ? ra_rocblas2_conj(v) : v;
+        }
+        __syncthreads();
+        if (vec && len == chunk) {
+            P a[KN][CPW];
+#pragma unroll
+            for (int k = 0; k < KN; ++k)
+#pragma unroll
+                for (int q = 0; q < CPW; ++q) a[k][q] = ((const P*)(cols[q] + r))[lane + k * RA_WARP_SIZE];
+#pragma unroll
+            for (int k = 0; k < KN; ++k) {
+                const P xv = xsp[lane + k * RA_WARP_SIZE];
+#pragma unroll
+                for (int q = 0; q < CPW; ++q)
+#pragma unroll
+                    for (int v = 0; v < V; ++v) acc[q] = ra_rocblas2_madd(a[k][q].v[v], xv.v[v], acc[q]);
+            }
+        } else if (!MASKED) {
+            // element by element (no 16-byte loads, or the last partial chunk)
+            for (int e = lane; e < len; e += RA_WARP_SIZE) {
+                const T xe = xs[e];
+#pragma unroll
+                for (int q = 0; q < CPW; ++q) acc[q] = ra_rocblas2_madd(cols[q][r + e], xe, acc[q]);
+            }
+        } else {
+            for (int e = lane; e < len; e += RA_WARP_SIZE) {
+                const T xe = xs[e];
+#pragma unroll
+                for (int q = 0; q < CPW; ++q) {
+                    T a;
+                    if (cw + q < n && ra_rocblas2_masked(A, lda, r + e, cw + q, flags, a))
+                        acc[q] = ra_rocblas2_madd(a, xe, acc[q]);
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int q = 0; q < CPW; ++q) acc[q] = ra_warp_reduce(acc[q], ra_op_sum());
+
+    if (gridDim.y == 1) {
+        if (lane == 0) {
+#pragma unroll
+            for (int q = 0; q < CPW; ++q) {
+                if (cw + q < n) {
+                    const T s = conj ? ra_rocblas2_conj(acc[q]) : acc[q];
+                    ra_rocblas2_finish(y + (cw + q) * incy, s, alpha, beta);
+                }
+            }
+        }
+        return;
+    }
+    T* partials = (T*)((char*)ws + part_offset);
+    if (lane == 0) {
+#pragma unroll
+        for (int q = 0; q < CPW; ++q)
+            if (cw + q < n) partials[(ra_i64)blockIdx.y * n + cw + q] = acc[q];
+    }
+    if (!ra_rocblas2_last_block((unsigned int*)ws + blockIdx.x, gridDim.y, &last_flag)) return;
+    const ra_i64 c = c0 + t;
+    if (t < RA_ROCBLAS2_TCOLS && c < n) {
+        T s = ra_rocblas2_sum_splits(partials + c, n, gridDim.y);
+        if (conj) s = ra_rocblas2_conj(s);
+        ra_rocblas2_finish(y + c * incy, s, alpha, beta);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// ger / geru / gerc: A := A + alpha * x * op(y)^T (op = conj with CONJ)
+// ---------------------------------------------------------------------------------------------
+// Grid: x = row slabs (BLOCK rows, or BLOCK packs with VEC), y = groups of cols_per_block columns
+// (grid-stride over the groups). As in the reference BLAS, a column with y_j == 0 is not touched.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCBLAS2_BLOCK)
+ra_rocblas_ger(ra_i64 m, ra_i64 n, T alpha, const T* x, ra_i64 incx, const T* y, ra_i64 incy, T* A,
+               ra_i64 lda, int flags, ra_i64 cols_per_block) {
+    typedef ra_rocblas2_pack<T> P;
+    constexpr int V = P::N;
+    constexpr int B = RA_ROCBLAS2_BLOCK;
+    const bool vec = (flags & RA_ROCBLAS2_VEC) != 0;
+    const bool conj = (flags & RA_ROCBLAS2_CONJ) != 0;
+    const int rpt = vec ? V : 1;
+    const ra_i64 i0 = (ra_i64)blockIdx.x * B * rpt + (ra_i64)threadIdx.x * rpt;
+    const int cnt = (int)ra_max((ra_i64)0, ra_min((ra_i64)rpt, m - i0));
+    if (cnt == 0) return;  // no barrier below
+    T xv[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) xv[k] = k < cnt ? x[(i0 + k) * incx] : ra_rocblas2_zero<T>();
+    for (ra_i64 g = blockIdx.y; g * cols_per_block < n; g += gridDim.y) {
+        const ra_i64 j1 = ra_min((g + 1) * cols_per_block, n);
+        for (ra_i64 j = g * cols_per_block; j < j1; ++j) {
+            T yj = y[j * incy];
+            if (ra_rocblas2_is_zero(yj)) continue;
+            if (conj) yj = ra_rocblas2_conj(yj);
+            const T temp = alpha * yj;
+            T* col = A + i0 + j * lda;
+            if (vec && cnt == V) {
+                P a = *(P*)col;
+#pragma unroll
+                for (int k = 0; k < V; ++k) a.v[k] = ra_rocblas2_madd(xv[k], temp, a.v[k]);
+                *(P*)col = a;
+            } else {
+#pragma unroll
+                for (int k = 0; k < V; ++k)
+                    if (k < cnt) col[k] = ra_rocblas2_madd(xv[k], temp, col[k]);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// trsv: one diagonal block, op(A_kk) x_k = b_k, solved in place by one thread block
+// ---------------------------------------------------------------------------------------------
+// nb <= RA_ROCBLAS2_TRSV_NB rows; A points at the block's A(0, 0), x at its first element. Thread
+// i holds x_i; step s solves the next unknown j (forward or backward) and every later row
+// subtracts op(A)(i, j) x_j: one barrier per step. The op(A) columns of RA_ROCBLAS2_TRSV_PANEL
+// steps are staged in shared memory together (one memory latency per panel, not per step); only
+// the referenced triangle is loaded. The off-diagonal updates between blocks are gemv launches
+// (see _level2.py).
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCBLAS2_BLOCK)
+ra_rocblas_trsv_block(ra_i64 nb, const T* A, ra_i64 lda, T* x, ra_i64 incx, int flags) {
+    constexpr int PW = RA_ROCBLAS2_TRSV_PANEL;
+    constexpr int NB = RA_ROCBLAS2_TRSV_NB;
+    static_assert(NB <= RA_ROCBLAS2_BLOCK, "one thread per row of the diagonal block");
+    __shared__ T xs[NB];
+    __shared__ T panel[PW][NB];
+    const int t = threadIdx.x;
+    const int n = (int)nb;
+    const bool upper = (flags & RA_ROCBLAS2_UPPER) != 0;
+    const bool trans = (flags & RA_ROCBLAS2_TRANS) != 0;
+    const bool conj = (flags & RA_ROCBLAS2_CONJ) != 0;
+    const bool unit = (flags & RA_ROCBLAS2_UNIT) != 0;
+    // op(A) is lower triangular (forward substitution) for lower 'N' and upper 'T'/'C'.
+    const bool forward = upper == trans;
+    const bool mine = t < n;
+    T xi = mine ? x[(ra_i64)t * incx] : ra_rocblas2_zero<T>();
+    for (int p = 0; p < n; p += PW) {
+        const int w = ra_min(PW, n - p);
+        __syncthreads();  // the previous panel is consumed
+        for (int e = t; e < w * n; e += RA_ROCBLAS2_BLOCK) {
+            const int q = e / n, i = e % n;
+            const int j = forward ? p + q : n - 1 - (p + q);
+            if ((forward ? i > j : i < j) || (i == j && !unit)) {
+                T a = trans ? A[(ra_i64)j + (ra_i64)i * lda] : A[(ra_i64)i + (ra_i64)j * lda];
+                panel[q][i] = conj ? ra_rocblas2_conj(a) : a;
+            }
+        }
+        __syncthreads();
+        for (int q = 0; q < w; ++q) {
+            const int j = forward ? p + q : n - 1 - (p + q);
+            if (t == j) {
+                if (!unit) xi = ra_rocblas2_div(xi, panel[q][j]);
+                xs[j] = xi;
+            }
+            __syncthreads();
+            if (mine && (forward ? t > j : t < j)) xi = xi - panel[q][t] * xs[j];
+        }
+    }
+    if (mine) x[(ra_i64)t * incx] = xi;
+}

@@ -1,0 +1,830 @@
+"""rocBLAS level 2 on hand-written HIP kernels (``rocarray/_kernels/rocblas/level2.hip``).
+
+The functions take rocBLAS's arguments in rocBLAS's order, without the handle:
+``gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy)`` and so on, with the reference BLAS's
+semantics:
+
+* ``A`` is column-major: element ``(i, j)`` is buffer element ``i + j * lda`` with
+  ``lda >= max(1, m)``. The buffer is a contiguous ``cupy.ndarray``: a 1-D buffer, or a 2-D
+  Fortran-ordered array (``cupy.asfortranarray(M)`` with ``lda = M.shape[0]``), taken as its flat
+  memory. Nothing is copied.
+* vectors follow level 1 (:mod:`rocarray.rocblas._level1`): element ``i`` is buffer element
+  ``i * inc`` for ``inc > 0`` and ``(len - 1 - i) * |inc|`` for ``inc < 0``; any 1-D view works;
+  a zero increment is an error, as in the reference BLAS.
+* ``m == 0`` or ``n == 0`` does nothing; ``alpha == 0`` does not read ``A`` or ``x`` (``y`` is
+  scaled by ``beta``; ``alpha == 0, beta == 1`` is a no-op); ``beta == 0`` never reads ``y``, so
+  NaN or garbage in ``y`` does not propagate.
+* argument errors raise before the device is touched: ``ValueError`` for an invalid
+  ``trans``/``uplo``/``diag`` (naming it), negative sizes, ``lda`` too small, zero increments,
+  buffers too short or misaligned; ``TypeError`` for non-CuPy buffers, unsupported (float16) or
+  mismatched dtypes and complex scalars with real data.
+
+Design (and the speed it is built for)
+--------------------------------------
+gemv is memory-bound: it reads the ``m x n`` matrix once, so its floor on an H200 is
+``m * n * itemsize / 4.3 TB/s`` (16384^2 float32: 1 GiB, 0.25 ms). Two kernels do all of level 2's
+matrix-vector work:
+
+* ``gemv_n`` (``y_i = sum_j A[i + j*lda] x_j``): consecutive threads take consecutive rows, so
+  every warp reads contiguous memory; when ``A`` is 16-byte aligned and ``lda * itemsize`` is a
+  multiple of 16, each thread owns one 16-byte pack of rows (4 float32) and loads it with one
+  vector load per column, issuing 8 columns' loads before using them. A block owns a slab of
+  256 threads' rows; the columns are cut into splits (grid y) so that the grid fills about one
+  wave of resident blocks even for few slabs (16384 rows of float32 are only 16 slabs; with
+  ``W`` resident blocks on the device there are ``W // 16`` splits, e.g. 41 splits of 400
+  columns for 5 blocks on each of 132 SMs). x of the current column chunk is staged in shared
+  memory. Splits store partial sums; the last block of each slab (integer ticket, as
+  ``prim/reduce.hip``'s last-block finish) adds them in split order: deterministic, no float
+  atomics, and the extra traffic is ``2 * splits * m * itemsize`` (5 MB against 1 GiB, 0.5%).
+* ``gemv_t`` (``y_j = sum_i A[i + j*lda] x_i``, ``'C'`` conjugated): each column is contiguous. A
+  block owns 16 columns, each warp 16 / warps of them; lanes stride down the rows with 16-byte
+  packs against the x chunk in shared memory (one x pack feeds every column of the warp), then
+  ``ra_warp_reduce`` sums each column. Row splits (grid y) with the same last-block finish cover
+  short-and-wide shapes. 16384 columns make 1024 blocks: about one wave, no splits.
+
+Both thus read ``A`` once with full-width coalesced loads, which is what it takes to reach
+>= 0.85 of copy bandwidth. The masked instantiations serve the other routines, one row (or
+element) per thread, never reading the unreferenced triangle:
+
+* ``symv``/``hemv``: ``gemv_n`` over the referenced triangle with the diagonal, then ``gemv_t``
+  over the strict triangle (conjugated for hemv; the Hermitian diagonal's imaginary part is
+  ignored) accumulating into y. Each pass reads half the matrix: one matrix of traffic in all.
+* ``trmv``: x is copied to a workspace (level 1 ``copy``) and ``x := op(A) tmp`` is one masked
+  gemv with ``beta = 0`` (unit diagonal: 1, never read).
+* ``trsv``: blocked substitution. Diagonal blocks of :data:`TRSV_NB` rows are solved by one
+  thread block (``ra_rocblas_trsv_block``: one unknown per step, one barrier per step, the
+  triangle's columns staged in shared memory 16 steps at a time), and each solved block updates
+  the rest of x with one gemv (``alpha = -1, beta = 1``) on the off-diagonal panel. The triangle
+  is read once, but ``n / TRSV_NB`` diagonal solves run one after another: for n = 16384 that is
+  128 solve + 128 gemv launches (about 20 us of solve and a few us of launch each), so trsv is
+  bound by latency (a few ms), not by bandwidth (0.5 GiB of float32 triangle: 0.13 ms).
+* ``ger``/``geru``/``gerc``: one pass over A (read and write), 16-byte packs along columns when
+  aligned, 8 columns per block.
+"""
+
+import threading
+
+import numpy
+
+from rocarray._core import compile as _compile, launch
+from rocarray.rocblas import _level1
+from rocarray.rocblas._level1 import _any_scalar, _as_int, _check_buffer, _is_complex_scalar, scalar_arg
+
+SOURCE = "rocblas/level2.hip"
+
+#: Threads per block of every level-2 kernel (``RA_ROCBLAS2_BLOCK`` in the source).
+BLOCK = 256
+#: Columns a gemv 'T' block owns (``RA_ROCBLAS2_TCOLS``).
+TCOLS = 16
+#: Columns each ger block updates (per group of its grid-stride loop).
+GER_COLS = 8
+#: Rows of a trsv diagonal block, solved by one thread block (``RA_ROCBLAS2_TRSV_NB``, <= BLOCK).
+TRSV_NB = 128
+#: Fewest columns (gemv 'N') a split is given; fewer splits than that would only add traffic.
+MIN_SPLIT_COLS = 64
+#: Resident blocks per multiprocessor aimed for (2048 threads per SM/CU).
+BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+#: Largest grid y dimension.
+MAX_GRID_Y = 65535
+
+# flag bits (``RA_ROCBLAS2_*`` in the source)
+VEC, UPPER, STRICT, UNIT, HERM, CONJ, TRANS = 1, 2, 4, 8, 16, 32, 64
+
+_F32 = numpy.dtype(numpy.float32)
+_F64 = numpy.dtype(numpy.float64)
+_C64 = numpy.dtype(numpy.complex64)
+_C128 = numpy.dtype(numpy.complex128)
+_STANDARD = (_F32, _F64, _C64, _C128)
+_REAL = (_F32, _F64)
+_COMPLEX = (_C64, _C128)
+
+#: Kernel element type of each supported dtype.
+CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
+
+#: Supported dtypes per operation.
+SUPPORTED = {
+    "gemv": _STANDARD,
+    "ger": _REAL,
+    "geru": _COMPLEX,
+    "gerc": _COMPLEX,
+    "symv": _STANDARD,
+    "hemv": _COMPLEX,
+    "trmv": _STANDARD,
+    "trsv": _STANDARD,
+}
+
+
+def kernel_name(kernel, dtype, masked=False):
+    """Name expression of a level-2 kernel.
+
+    Parameters
+    ----------
+    kernel : {'gemv_n', 'gemv_t', 'ger', 'trsv_block'}
+        Kernel template.
+    dtype : numpy.dtype
+        Element dtype (float32, float64, complex64, complex128).
+    masked : bool
+        For ``gemv_n``/``gemv_t``: the triangle-masked instantiation (symv, hemv, trmv).
+
+    Returns
+    -------
+    str
+        E.g. ``'ra_rocblas_gemv_n<float, false>'``.
+    """
+    t = CTYPES[numpy.dtype(dtype)]
+    if kernel in ("gemv_n", "gemv_t"):
+        return f"ra_rocblas_{kernel}<{t}, {'true' if masked else 'false'}>"
+    return f"ra_rocblas_{kernel}<{t}>"
+
+
+def instantiations():
+    """Every name expression this module launches (registered with the compile layer)."""
+    names = set()
+    for dtype in _STANDARD:
+        for masked in (False, True):
+            names.add(kernel_name("gemv_n", dtype, masked))
+            names.add(kernel_name("gemv_t", dtype, masked))
+        names.add(kernel_name("ger", dtype))
+        names.add(kernel_name("trsv_block", dtype))
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+
+# --------------------------------------------------------------------------------------------
+# argument checks (no device access)
+# --------------------------------------------------------------------------------------------
+
+_cupy = launch.cupy
+
+_OPTIONS = {
+    "trans": ("N", "T", "C"),
+    "transA": ("N", "T", "C"),
+    "uplo": ("U", "L"),
+    "diag": ("N", "U"),
+}
+
+
+def option(value, name, fn):
+    """A BLAS character option, upper-cased (``'n'`` and ``'N'`` alike); ``ValueError`` if invalid."""
+    allowed = _OPTIONS[name]
+    if isinstance(value, str) and value.upper() in allowed:
+        return value.upper()
+    raise ValueError(f"rocblas.{fn}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+
+
+def check_dtype(fn, dtype):
+    """Raise ``TypeError`` unless ``fn`` supports ``dtype``; returns the ``numpy.dtype``."""
+    dtype = numpy.dtype(dtype)
+    supported = SUPPORTED[fn]
+    if dtype not in supported:
+        hint = ""
+        if fn == "ger" and dtype in _COMPLEX:
+            hint = " (use geru or gerc for complex data)"
+        elif fn in ("geru", "gerc", "hemv") and dtype in _REAL:
+            hint = " (use ger or symv for real data)" if fn != "hemv" else " (use symv for real data)"
+        raise TypeError(
+            f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "
+            f"{_level1._dtype_names(supported)}{hint}"
+        )
+    return dtype
+
+
+def _size(value, name, fn):
+    value = _as_int(value, name, fn)
+    if value < 0:
+        raise ValueError(f"rocblas.{fn}: {name} must be >= 0, got {value}")
+    return value
+
+
+def _inc(value, name, fn):
+    value = _as_int(value, name, fn)
+    if value == 0:
+        raise ValueError(f"rocblas.{fn}: {name} must be nonzero, got 0")
+    return value
+
+
+def _check_matrix_buffer(A, fn):
+    cupy = _cupy()
+    if not isinstance(A, cupy.ndarray):
+        if isinstance(A, numpy.ndarray):
+            raise TypeError(
+                f"rocblas.{fn}: A is a host (NumPy) array; rocblas takes device arrays "
+                "(move it with ra.asarray() first)"
+            )
+        raise TypeError(f"rocblas.{fn}: A must be a cupy.ndarray, not {type(A).__name__}")
+    flat = A.ndim <= 1 and (A.size <= 1 or A.strides[0] == A.dtype.itemsize)
+    if not (flat or (A.ndim == 2 and A.flags.f_contiguous)):
+        raise ValueError(
+            f"rocblas.{fn}: A must be a contiguous 1-D buffer or a Fortran-ordered 2-D array, "
+            f"got shape {A.shape} with strides {A.strides}"
+        )
+    return A
+
+
+def _check_operands(fn, A, vectors):
+    """Types, dtype and device of A (or None) and the named vectors; returns the dtype."""
+    if A is not None:
+        _check_matrix_buffer(A, fn)
+    for name, v in vectors:
+        _check_buffer(v, name, fn)
+    first = A if A is not None else vectors[0][1]
+    dtype = check_dtype(fn, first.dtype)
+    device = first.data.device_id
+    for name, v in vectors:
+        if v.dtype != dtype:
+            raise TypeError(f"rocblas.{fn}: {name} must have the dtype of A ({dtype.name}), got {v.dtype.name}"
+                            if A is not None else
+                            f"rocblas.{fn}: x and {name} must have the same dtype, got {dtype.name} and {v.dtype.name}")
+        if v.data.device_id != device:
+            raise ValueError(f"rocblas.{fn}: {name} is on device {v.data.device_id} but A is on device {device}")
+    return dtype
+
+
+def _check_lda(lda, m, fn):
+    lda = _as_int(lda, "lda", fn)
+    if lda < max(1, m):
+        raise ValueError(f"rocblas.{fn}: lda must be >= max(1, {m}), got {lda}")
+    return lda
+
+
+class Matrix:
+    """A checked column-major matrix: ``ptr`` (``cupy.cuda.MemoryPointer``) to element (0, 0), ``lda``."""
+
+    __slots__ = ("ptr", "lda", "dtype")
+
+    def __init__(self, ptr, lda, dtype):
+        self.ptr = ptr
+        self.lda = lda
+        self.dtype = dtype
+
+    @property
+    def address(self):
+        return int(self.ptr.ptr)
+
+    def at(self, i, j):
+        """The matrix whose element (0, 0) is this one's (i, j)."""
+        return Matrix(self.ptr + (i + j * self.lda) * self.dtype.itemsize, self.lda, self.dtype)
+
+
+def matrix(A, m, n, lda, fn):
+    """Bounds and alignment of an ``m x n`` column-major matrix in A (``m, n > 0``)."""
+    need = (n - 1) * lda + m
+    if need > A.size:
+        raise ValueError(
+            f"rocblas.{fn}: an {m} x {n} matrix with lda={lda} needs {need} elements of A, "
+            f"but the buffer has {A.size}"
+        )
+    if A.data.ptr % _level1.ALIGNMENT[A.dtype]:
+        raise ValueError(
+            f"rocblas.{fn}: A is not aligned to {_level1.ALIGNMENT[A.dtype]} bytes (data pointer 0x{A.data.ptr:x})"
+        )
+    return Matrix(A.data, lda, A.dtype)
+
+
+def _vector(v, n, inc, name, fn, write=False):
+    return _level1.vector(v, n, inc, name, fn, write=write)
+
+
+def _scalars(fn, dtype, **values):
+    for name, value in values.items():
+        _any_scalar(value, name, fn)
+        if dtype.kind != "c" and _is_complex_scalar(value):
+            raise TypeError(f"rocblas.{fn}: complex {name} needs complex data, got {dtype.name}")
+
+
+def _sub(v, start, count):
+    """Elements ``[start, start + count)`` of a :class:`_level1.Vector`."""
+    return _level1.Vector(v.array, v.ptr + start * v.step * v.dtype.itemsize, v.step, count)
+
+
+# --------------------------------------------------------------------------------------------
+# launching
+# --------------------------------------------------------------------------------------------
+
+_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+_workspaces = {}
+_workspace_lock = threading.Lock()
+
+#: Byte alignment of the partials after the tickets in a workspace.
+_WS_ALIGN = 256
+
+
+def _kernel(name, device_id):
+    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
+    return _kernel_table.get(name, device_id)
+
+
+def _workspace(device_id, nbytes):
+    """Per (device, stream) workspace of at least ``nbytes``, tickets zero (kernels leave them 0)."""
+    cupy = _cupy()
+    key = (device_id, cupy.cuda.get_current_stream().ptr)
+    ws = _workspaces.get(key)
+    if ws is None or ws.size < nbytes:
+        with _workspace_lock:
+            ws = _workspaces.get(key)
+            if ws is None or ws.size < nbytes:
+                ws = _workspaces[key] = cupy.zeros(max(nbytes, 1 << 16), dtype=numpy.uint8)
+    return ws
+
+
+def pack(dtype):
+    """Elements per 16-byte pack."""
+    return 16 // numpy.dtype(dtype).itemsize
+
+
+def is_vec(a, dtype):
+    """Whether the kernels may load 16-byte packs down the columns of matrix ``a``."""
+    return a.address % 16 == 0 and (a.lda * numpy.dtype(dtype).itemsize) % 16 == 0
+
+
+def gemv_n_grid(m, n, vec, itemsize, wave):
+    """``(row slabs, splits, columns per split)`` of a gemv 'N' launch (see the module docstring)."""
+    rows = BLOCK * (16 // itemsize if vec else 1)
+    tiles = -(-m // rows)
+    if n <= 0:
+        return tiles, 1, 0
+    splits = max(1, min(wave // tiles, -(-n // MIN_SPLIT_COLS), MAX_GRID_Y))
+    cols = -(-n // splits)
+    return tiles, -(-n // cols), cols
+
+
+def gemv_t_grid(m, n, itemsize, wave):
+    """``(column groups, splits, rows per split)`` of a gemv 'T' launch."""
+    chunk = BLOCK * (16 // itemsize)
+    tiles = -(-n // TCOLS)
+    splits = max(1, min(wave // tiles, -(-m // chunk), MAX_GRID_Y))
+    rows = -(-(-(-m // splits)) // chunk) * chunk
+    return tiles, max(1, -(-m // rows)), rows
+
+
+def _launch_gemv(device_id, trans, m, n, alpha, a, vx, beta, vy, flags=0, masked=False, conj=False):
+    """One gemv kernel on checked operands (no checks): ``y := alpha op(A) x + beta y``.
+
+    ``trans`` is ``'N'`` (x has n elements, y m) or ``'T'`` (x m, y n); ``alpha``/``beta`` are
+    kernel scalars; ``flags`` carries the mask bits for the masked instantiations.
+    """
+    dtype = a.dtype
+    itemsize = dtype.itemsize
+    if not masked and is_vec(a, dtype):
+        flags |= VEC
+    if conj:
+        flags |= CONJ
+    name = kernel_name("gemv_n" if trans == "N" else "gemv_t", dtype, masked)
+    with _level1._on_device(device_id):
+        kernel, wave = _kernel(name, device_id)
+        if trans == "N":
+            tiles, splits, per_split = gemv_n_grid(m, n, bool(flags & VEC), itemsize, wave)
+            out_len = m
+        else:
+            tiles, splits, per_split = gemv_t_grid(m, n, itemsize, wave)
+            out_len = n
+        part_offset = -(-(tiles * 4) // _WS_ALIGN) * _WS_ALIGN
+        need = part_offset + (splits * out_len * itemsize if splits > 1 else 0)
+        ws = _workspace(device_id, need)
+        kernel((tiles, splits), (BLOCK,),
+               (numpy.int64(m), numpy.int64(n), alpha, a.ptr, numpy.int64(a.lda), vx.ptr,
+                numpy.int64(vx.step), beta, vy.ptr, numpy.int64(vy.step), numpy.int32(flags),
+                numpy.int64(per_split), ws, numpy.int64(part_offset)))
+
+
+def _scale_y(device_id, length, beta, a, vy):
+    """``y := beta * y`` (zero fill for ``beta == 0``, y not read): a gemv 'N' with no columns."""
+    dtype = a.dtype
+    zero = scalar_arg(0, dtype)
+    _launch_gemv(device_id, "N", length, 0, zero, a, vy, scalar_arg(beta, dtype), vy, masked=False)
+
+
+# --------------------------------------------------------------------------------------------
+# gemv
+# --------------------------------------------------------------------------------------------
+
+def gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
+    """``y := alpha * op(A) x + beta * y`` (rocblas_?gemv), op(A) = A, A^T or A^H.
+
+    Parameters
+    ----------
+    trans : {'N', 'T', 'C'}
+        op(A) = A, A^T, or A^H (conjugate transpose; A^T for real data). Case-insensitive.
+    m, n : int
+        Rows and columns of A (>= 0); either 0 does nothing.
+    alpha, beta : scalar
+        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or x;
+        ``beta == 0`` does not read y.
+    A : cupy.ndarray
+        Column-major matrix: element (i, j) at ``A[i + j * lda]`` (1-D contiguous buffer or 2-D
+        Fortran-ordered array), float32, float64, complex64 or complex128.
+    lda : int
+        Leading dimension, ``>= max(1, m)``.
+    x : cupy.ndarray
+        1-D buffer of A's dtype: n elements for 'N', m for 'T'/'C'.
+    incx : int
+        Increment of x, nonzero (negative walks from the far end).
+    y : cupy.ndarray
+        1-D buffer of A's dtype, updated in place: m elements for 'N', n for 'T'/'C'.
+    incy : int
+        Increment of y, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported (float16) or mismatched dtypes, complex scalars with real data.
+    ValueError
+        Invalid ``trans``, negative ``m``/``n``, ``lda`` too small, zero increments, buffers too
+        short or misaligned.
+
+    Examples
+    --------
+    >>> A = cupy.asfortranarray(cupy.arange(6.0).reshape(2, 3))   # [[0, 1, 2], [3, 4, 5]]
+    >>> x = cupy.ones(3); y = cupy.zeros(2)
+    >>> ra.rocblas.gemv('N', 2, 3, 1.0, A, 2, x, 1, 0.0, y, 1)     # doctest: +SKIP
+    >>> y                                                           # doctest: +SKIP
+    array([ 3., 12.])
+    """
+    fn = "gemv"
+    trans = option(trans, "trans", fn)
+    m, n = _size(m, "m", fn), _size(n, "n", fn)
+    dtype = _check_operands(fn, A, (("x", x), ("y", y)))
+    lda = _check_lda(lda, m, fn)
+    incx, incy = _inc(incx, "incx", fn), _inc(incy, "incy", fn)
+    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    if m == 0 or n == 0:
+        return None
+    lenx, leny = (n, m) if trans == "N" else (m, n)
+    a = matrix(A, m, n, lda, fn)
+    vx = _vector(x, lenx, incx, "x", fn)
+    vy = _vector(y, leny, incy, "y", fn, write=True)
+    device_id = A.data.device_id
+    if alpha == 0:
+        if beta != 1:
+            _scale_y(device_id, leny, beta, a, vy)
+        return None
+    _launch_gemv(device_id, "N" if trans == "N" else "T", m, n, scalar_arg(alpha, dtype), a, vx,
+                 scalar_arg(beta, dtype), vy, conj=(trans == "C" and dtype.kind == "c"))
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# ger, geru, gerc
+# --------------------------------------------------------------------------------------------
+
+def _ger(fn, m, n, alpha, x, incx, y, incy, A, lda, conj):
+    m, n = _size(m, "m", fn), _size(n, "n", fn)
+    dtype = _check_operands(fn, A, (("x", x), ("y", y)))
+    lda = _check_lda(lda, m, fn)
+    incx, incy = _inc(incx, "incx", fn), _inc(incy, "incy", fn)
+    _scalars(fn, dtype, alpha=alpha)
+    if m == 0 or n == 0:
+        return None
+    a = matrix(A, m, n, lda, fn)
+    vx = _vector(x, m, incx, "x", fn)
+    vy = _vector(y, n, incy, "y", fn)
+    if alpha == 0:
+        return None
+    device_id = A.data.device_id
+    vec = is_vec(a, dtype)
+    flags = (VEC if vec else 0) | (CONJ if conj else 0)
+    rows = BLOCK * (pack(dtype) if vec else 1)
+    groups = -(-n // GER_COLS)
+    with _level1._on_device(device_id):
+        kernel, _ = _kernel(kernel_name("ger", dtype), device_id)
+        kernel((-(-m // rows), min(groups, MAX_GRID_Y)), (BLOCK,),
+               (numpy.int64(m), numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step),
+                vy.ptr, numpy.int64(vy.step), a.ptr, numpy.int64(lda), numpy.int32(flags),
+                numpy.int64(GER_COLS)))
+    return None
+
+
+_GER_DOC = """``A := A + alpha * x * {op}`` (rocblas_{name}).
+
+    Parameters
+    ----------
+    m, n : int
+        Rows and columns of A (>= 0); either 0 does nothing.
+    alpha : scalar
+        Host scalar{alpha_note}; ``alpha == 0`` does nothing.
+    x : cupy.ndarray
+        1-D buffer of m elements ({dtypes}).
+    incx : int
+        Increment of x, nonzero.
+    y : cupy.ndarray
+        1-D buffer of n elements, x's dtype.
+    incy : int
+        Increment of y, nonzero.
+    A : cupy.ndarray
+        Column-major matrix (element (i, j) at ``A[i + j * lda]``), updated in place.
+    lda : int
+        Leading dimension, ``>= max(1, m)``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or mismatched dtypes{type_note}.
+    ValueError
+        Negative sizes, ``lda`` too small, zero increments, buffers too short or misaligned.
+
+    Examples
+    --------
+    >>> A = cupy.zeros(4); x = cupy.array([1.0, 2.0]); y = cupy.array([3.0, 4.0])
+    >>> ra.rocblas.{example}(2, 2, 1.0, x, 1, y, 1, A, 2)   # doctest: +SKIP
+    >>> A                                                 # doctest: +SKIP
+    array({result})
+    """
+
+
+def ger(m, n, alpha, x, incx, y, incy, A, lda):
+    return _ger("ger", m, n, alpha, x, incx, y, incy, A, lda, False)
+
+
+def geru(m, n, alpha, x, incx, y, incy, A, lda):
+    return _ger("geru", m, n, alpha, x, incx, y, incy, A, lda, False)
+
+
+def gerc(m, n, alpha, x, incx, y, incy, A, lda):
+    return _ger("gerc", m, n, alpha, x, incx, y, incy, A, lda, True)
+
+
+ger.__doc__ = _GER_DOC.format(op="y^T", name="?ger, real data", alpha_note="", dtypes="float32 or float64",
+                              type_note=" (complex data: use geru or gerc)", example="ger",
+                              result="[3., 6., 4., 8.]")
+geru.__doc__ = _GER_DOC.format(op="y^T", name="?geru, complex data", alpha_note=", real or complex",
+                               dtypes="complex64 or complex128", type_note="", example="geru",
+                               result="[3.+0.j, 6.+0.j, 4.+0.j, 8.+0.j]").replace(
+    "cupy.array([1.0, 2.0])", "cupy.array([1.0, 2.0], complex)").replace(
+    "cupy.array([3.0, 4.0])", "cupy.array([3.0, 4.0], complex)").replace("cupy.zeros(4)", "cupy.zeros(4, complex)")
+gerc.__doc__ = _GER_DOC.format(op="y^H (conjugated y)", name="?gerc, complex data",
+                               alpha_note=", real or complex", dtypes="complex64 or complex128", type_note="",
+                               example="gerc", result="[3.+0.j, 6.+0.j, 4.+0.j, 8.+0.j]").replace(
+    "cupy.array([1.0, 2.0])", "cupy.array([1.0, 2.0], complex)").replace(
+    "cupy.array([3.0, 4.0])", "cupy.array([3.0, 4.0], complex)").replace("cupy.zeros(4)", "cupy.zeros(4, complex)")
+
+
+# --------------------------------------------------------------------------------------------
+# symv, hemv
+# --------------------------------------------------------------------------------------------
+
+def _symv(fn, uplo, n, alpha, A, lda, x, incx, beta, y, incy, herm):
+    uplo = option(uplo, "uplo", fn)
+    n = _size(n, "n", fn)
+    dtype = _check_operands(fn, A, (("x", x), ("y", y)))
+    lda = _check_lda(lda, n, fn)
+    incx, incy = _inc(incx, "incx", fn), _inc(incy, "incy", fn)
+    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    if n == 0:
+        return None
+    a = matrix(A, n, n, lda, fn)
+    vx = _vector(x, n, incx, "x", fn)
+    vy = _vector(y, n, incy, "y", fn, write=True)
+    device_id = A.data.device_id
+    if alpha == 0:
+        if beta != 1:
+            _scale_y(device_id, n, beta, a, vy)
+        return None
+    tri = UPPER if uplo == "U" else 0
+    al = scalar_arg(alpha, dtype)
+    # the referenced triangle with its diagonal, then the strict triangle transposed into y
+    _launch_gemv(device_id, "N", n, n, al, a, vx, scalar_arg(beta, dtype), vy,
+                 flags=tri | (HERM if herm else 0), masked=True)
+    if n > 1:
+        _launch_gemv(device_id, "T", n, n, al, a, vx, scalar_arg(1, dtype), vy, flags=tri | STRICT,
+                     masked=True, conj=herm)
+    return None
+
+
+_SYMV_DOC = """``y := alpha * A x + beta * y`` with A {kind} (rocblas_?{name}).
+
+    Only the ``uplo`` triangle of A is read{diag_note}.
+
+    Parameters
+    ----------
+    uplo : {{'U', 'L'}}
+        Which triangle of A is stored and referenced. Case-insensitive.
+    n : int
+        Order of A (>= 0); 0 does nothing.
+    alpha, beta : scalar
+        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or x;
+        ``beta == 0`` does not read y.
+    A : cupy.ndarray
+        Column-major matrix (element (i, j) at ``A[i + j * lda]``), {dtypes}.
+    lda : int
+        Leading dimension, ``>= max(1, n)``.
+    x : cupy.ndarray
+        1-D buffer of n elements, A's dtype.
+    incx : int
+        Increment of x, nonzero.
+    y : cupy.ndarray
+        1-D buffer of n elements, A's dtype, updated in place.
+    incy : int
+        Increment of y, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or mismatched dtypes, complex scalars with real data.
+    ValueError
+        Invalid ``uplo``, negative ``n``, ``lda`` too small, zero increments, buffers too short.
+
+    Examples
+    --------
+    >>> A = cupy.array([2.0, 99.0, 1.0, 3.0])   # upper triangle of [[2, 1], [1, 3]]; 99 unread
+    >>> x = cupy.ones(2); y = cupy.zeros(2)
+    >>> ra.rocblas.symv('U', 2, 1.0, A, 2, x, 1, 0.0, y, 1)   # doctest: +SKIP
+    >>> y                                                      # doctest: +SKIP
+    array([3., 4.])
+    """
+
+
+def symv(uplo, n, alpha, A, lda, x, incx, beta, y, incy):
+    return _symv("symv", uplo, n, alpha, A, lda, x, incx, beta, y, incy, False)
+
+
+def hemv(uplo, n, alpha, A, lda, x, incx, beta, y, incy):
+    return _symv("hemv", uplo, n, alpha, A, lda, x, incx, beta, y, incy, True)
+
+
+symv.__doc__ = _SYMV_DOC.format(kind="symmetric (complex symmetric too: no conjugation)", name="symv",
+                                diag_note="", dtypes="float32, float64, complex64 or complex128")
+hemv.__doc__ = _SYMV_DOC.format(kind="Hermitian", name="hemv",
+                                diag_note="; the imaginary parts of its diagonal are taken as zero",
+                                dtypes="complex64 or complex128").replace("cupy.array([2.0, 99.0, 1.0, 3.0])",
+                                                                          "cupy.array([2, 99, 1, 3], complex)")
+
+
+# --------------------------------------------------------------------------------------------
+# trmv, trsv
+# --------------------------------------------------------------------------------------------
+
+def _triangular_args(fn, uplo, transA, diag, n, A, lda, x, incx):
+    uplo = option(uplo, "uplo", fn)
+    transA = option(transA, "transA", fn)
+    diag = option(diag, "diag", fn)
+    n = _size(n, "n", fn)
+    dtype = _check_operands(fn, A, (("x", x),))
+    lda = _check_lda(lda, n, fn)
+    incx = _inc(incx, "incx", fn)
+    if n == 0:
+        return None
+    a = matrix(A, n, n, lda, fn)
+    vx = _vector(x, n, incx, "x", fn, write=True)
+    conj = transA == "C" and dtype.kind == "c"
+    return uplo, transA, diag, n, dtype, a, vx, conj
+
+
+def trmv(uplo, transA, diag, n, A, lda, x, incx):
+    """``x := op(A) x`` with A triangular (rocblas_?trmv), op(A) = A, A^T or A^H.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        A is upper or lower triangular; the other triangle is never read.
+    transA : {'N', 'T', 'C'}
+        op(A) = A, A^T, A^H.
+    diag : {'N', 'U'}
+        Non-unit diagonal, or unit diagonal (taken as 1 and never read).
+    n : int
+        Order of A (>= 0); 0 does nothing.
+    A : cupy.ndarray
+        Column-major matrix (element (i, j) at ``A[i + j * lda]``), float32, float64, complex64
+        or complex128.
+    lda : int
+        Leading dimension, ``>= max(1, n)``.
+    x : cupy.ndarray
+        1-D buffer of n elements, A's dtype, overwritten with the product.
+    incx : int
+        Increment of x, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or mismatched dtypes.
+    ValueError
+        Invalid ``uplo``/``transA``/``diag``, negative ``n``, ``lda`` too small, ``incx == 0``,
+        buffers too short.
+
+    Examples
+    --------
+    >>> A = cupy.array([1.0, 0.0, 2.0, 3.0])   # [[1, 2], [0, 3]]
+    >>> x = cupy.ones(2)
+    >>> ra.rocblas.trmv('U', 'N', 'N', 2, A, 2, x, 1)   # doctest: +SKIP
+    >>> x                                               # doctest: +SKIP
+    array([3., 3.])
+    """
+    fn = "trmv"
+    args = _triangular_args(fn, uplo, transA, diag, n, A, lda, x, incx)
+    if args is None:
+        return None
+    uplo, transA, diag, n, dtype, a, vx, conj = args
+    device_id = A.data.device_id
+    cupy = _cupy()
+    with _level1._on_device(device_id):
+        tmp = cupy.empty(n, dtype=dtype)
+        _level1.copy(n, x, incx, tmp, 1)
+        vt = _level1.vector(tmp, n, 1, "x", fn)
+        flags = (UPPER if uplo == "U" else 0) | (UNIT if diag == "U" else 0)
+        _launch_gemv(device_id, "N" if transA == "N" else "T", n, n, scalar_arg(1, dtype), a, vt,
+                     scalar_arg(0, dtype), vx, flags=flags, masked=True, conj=conj)
+    return None
+
+
+def trsv(uplo, transA, diag, n, A, lda, x, incx):
+    """Solve ``op(A) z = x`` in place (``x := z``) with A triangular (rocblas_?trsv).
+
+    No test for singularity is made (as in the reference BLAS): a zero on a non-unit diagonal
+    gives inf/NaN. Blocked substitution (see the module docstring): diagonal blocks of
+    :data:`TRSV_NB` are solved by one thread block each, the rest of x is updated by gemv.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        A is upper or lower triangular; the other triangle is never read.
+    transA : {'N', 'T', 'C'}
+        op(A) = A, A^T, A^H.
+    diag : {'N', 'U'}
+        Non-unit diagonal, or unit diagonal (taken as 1 and never read).
+    n : int
+        Order of A (>= 0); 0 does nothing.
+    A : cupy.ndarray
+        Column-major matrix (element (i, j) at ``A[i + j * lda]``), float32, float64, complex64
+        or complex128.
+    lda : int
+        Leading dimension, ``>= max(1, n)``.
+    x : cupy.ndarray
+        1-D buffer of n elements, A's dtype: the right-hand side, overwritten with the solution.
+    incx : int
+        Increment of x, nonzero.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy buffers, unsupported or mismatched dtypes.
+    ValueError
+        Invalid ``uplo``/``transA``/``diag``, negative ``n``, ``lda`` too small, ``incx == 0``,
+        buffers too short.
+
+    Examples
+    --------
+    >>> A = cupy.array([2.0, 0.0, 1.0, 4.0])   # [[2, 1], [0, 4]]
+    >>> x = cupy.array([4.0, 8.0])
+    >>> ra.rocblas.trsv('U', 'N', 'N', 2, A, 2, x, 1)   # doctest: +SKIP
+    >>> x                                               # doctest: +SKIP
+    array([1., 2.])
+    """
+    fn = "trsv"
+    args = _triangular_args(fn, uplo, transA, diag, n, A, lda, x, incx)
+    if args is None:
+        return None
+    uplo, transA, diag, n, dtype, a, vx, conj = args
+    upper, trans = uplo == "U", transA != "N"
+    forward = upper == trans
+    flags = (UPPER if upper else 0) | (UNIT if diag == "U" else 0) | (TRANS if trans else 0)
+    flags |= CONJ if conj else 0
+    device_id = A.data.device_id
+    minus_one, one = scalar_arg(-1, dtype), scalar_arg(1, dtype)
+    nblocks = -(-n // TRSV_NB)
+    order = range(nblocks) if forward else range(nblocks - 1, -1, -1)
+    with _level1._on_device(device_id):
+        solve, _ = _kernel(kernel_name("trsv_block", dtype), device_id)
+        for k in order:
+            k0 = k * TRSV_NB
+            k1 = min(n, k0 + TRSV_NB)
+            nb = k1 - k0
+            xk = _sub(vx, k0, nb)
+            solve((1,), (BLOCK,), (numpy.int64(nb), a.at(k0, k0).ptr, numpy.int64(lda), xk.ptr,
+                                   numpy.int64(xk.step), numpy.int32(flags)))
+            # the solved block updates the unknowns still to come
+            if forward and k1 < n:
+                rest = _sub(vx, k1, n - k1)
+                if not trans:   # lower 'N': x[k1:] -= A[k1:, k0:k1] x_k
+                    _launch_gemv(device_id, "N", n - k1, nb, minus_one, a.at(k1, k0), xk, one, rest)
+                else:           # upper 'T'/'C': x[k1:] -= A[k0:k1, k1:]^T x_k
+                    _launch_gemv(device_id, "T", nb, n - k1, minus_one, a.at(k0, k1), xk, one, rest,
+                                 conj=conj)
+            elif not forward and k0 > 0:
+                rest = _sub(vx, 0, k0)
+                if not trans:   # upper 'N': x[:k0] -= A[:k0, k0:k1] x_k
+                    _launch_gemv(device_id, "N", k0, nb, minus_one, a.at(0, k0), xk, one, rest)
+                else:           # lower 'T'/'C': x[:k0] -= A[k0:k1, :k0]^T x_k
+                    _launch_gemv(device_id, "T", nb, k0, minus_one, a.at(k0, 0), xk, one, rest,
+                                 conj=conj)
+    return None
