@@ -8,11 +8,14 @@ Level 1: :func:`axpy`, :func:`scal`, :func:`copy`, :func:`swap`, :func:`rot`, :f
 
 Level 2 (column-major matrices, element (i, j) at ``A[i + j * lda]``): :func:`gemv`, :func:`ger`,
 :func:`geru`, :func:`gerc`, :func:`symv`, :func:`hemv`, :func:`trmv`, :func:`trsv`.
+
+Level 3 (column-major, as level 2): :func:`gemm`.
 """
 
 from rocarray.rocblas._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap
 from rocarray.rocblas._level2 import gemv, ger, gerc, geru, hemv, symv, trmv, trsv
+from rocarray.rocblas._level3 import gemm
 from rocarray.rocblas import _checks  # noqa: F401  (registers self-checks and benchmark cases)
 
 __all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin",
-           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv"]
+           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gemm"]

@@ -394,3 +394,29 @@ def _register_level2_benchmarks():
 
 
 _register_level2_benchmarks()
+
+
+_GEMM_N = 8192
+
+
+def _register_gemm_benchmarks():
+    # C = A B on 8192^3 column-major buffers. CuPy sees each buffer as the row-major transpose,
+    # so the vendor computes C^T = B^T A^T with cupy.matmul (cuBLAS) on the same bytes.
+    n = _GEMM_N
+    for dtype in ("float32", "float64"):
+        def setup(dtype=dtype):
+            return _random(n * n, dtype), _random(n * n, dtype), _cupy().zeros(n * n, dtype)
+
+        def ours(a, b, c):
+            from rocarray.rocblas import _level3
+
+            _level3.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n)
+
+        def vendor(a, b, c):
+            _cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
+
+        harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_{dtype}", library=_LIB, setup=setup, rocarray=ours,
+                                     vendor=vendor, flops=2 * n ** 3, memory_bound=False))
+
+
+_register_gemm_benchmarks()

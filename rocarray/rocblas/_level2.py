@@ -205,19 +205,20 @@ def _inc(value, name, fn):
     return value
 
 
-def _check_matrix_buffer(A, fn):
+def _check_matrix_buffer(A, fn, name="A"):
+    """``A`` if it is a contiguous 1-D device buffer or a Fortran-ordered 2-D device array."""
     cupy = _cupy()
     if not isinstance(A, cupy.ndarray):
         if isinstance(A, numpy.ndarray):
             raise TypeError(
-                f"rocblas.{fn}: A is a host (NumPy) array; rocblas takes device arrays "
+                f"rocblas.{fn}: {name} is a host (NumPy) array; rocblas takes device arrays "
                 "(move it with ra.asarray() first)"
             )
-        raise TypeError(f"rocblas.{fn}: A must be a cupy.ndarray, not {type(A).__name__}")
+        raise TypeError(f"rocblas.{fn}: {name} must be a cupy.ndarray, not {type(A).__name__}")
     flat = A.ndim <= 1 and (A.size <= 1 or A.strides[0] == A.dtype.itemsize)
     if not (flat or (A.ndim == 2 and A.flags.f_contiguous)):
         raise ValueError(
-            f"rocblas.{fn}: A must be a contiguous 1-D buffer or a Fortran-ordered 2-D array, "
+            f"rocblas.{fn}: {name} must be a contiguous 1-D buffer or a Fortran-ordered 2-D array, "
             f"got shape {A.shape} with strides {A.strides}"
         )
     return A

@@ -1,0 +1,354 @@
+"""rocblas level 3 (gemm) against NumPy references (float64/complex128) and the reference BLAS rules.
+
+GPU tests (``@pytest.mark.gpu``) store A, B and C column-major in 1-D device buffers (leading
+dimensions at or above the minimum, a few spare elements at the end), run one gemm, and compare the
+whole C buffer with a host twin: the m x n elements to a tolerance scaled by
+``|alpha| |op(A)| |op(B)| + |beta| |C|`` and k, every other element exactly (writes out of place
+show up); A and B must be unchanged. beta == 0 runs on a NaN-poisoned C. CPU tests cover the
+pure-Python layer: option parsing, kernel names and registration, flags and grid, and every
+argument error, on fake device arrays never launched on.
+"""
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+from conftest import assert_close, fake, random_array, to_device, to_host, wide
+
+from rocarray._core import compile as _compile
+from rocarray.rocblas import _level3
+import rocarray.rocblas as rocblas
+
+try:
+    import cupy
+except Exception:  # pragma: no cover - CuPy is a test dependency
+    cupy = None
+
+needs_cupy = pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
+
+ALL = ["float32", "float64", "complex64", "complex128"]
+TRANS = [a + b for a, b in itertools.product("NTC", "NTC")]
+
+
+def _ids(v):
+    return str(v)
+
+
+# --------------------------------------------------------------------------------------------
+# host references and buffers
+# --------------------------------------------------------------------------------------------
+
+class Mat:
+    """A column-major rows x cols matrix in a 1-D device buffer with leading dimension ld."""
+
+    def __init__(self, rng, rows, cols, ld, dtype, fill=None):
+        size = (max(cols, 1) - 1) * ld + max(rows, 1) + 3
+        self.host = random_array(rng, size, dtype) if fill is None else np.full(size, fill, dtype)
+        self.rows, self.cols, self.ld = rows, cols, ld
+        self.pos = np.arange(rows)[:, None] + np.arange(cols)[None, :] * ld
+        self.dev = to_device(self.host)
+
+    def matrix(self):
+        return wide(self.host[self.pos]) if self.pos.size else np.zeros((self.rows, self.cols))
+
+    def unchanged(self):
+        np.testing.assert_array_equal(to_host(self.dev), self.host)
+
+
+def _scalar(dtype, value, imag):
+    return complex(value, imag) if np.dtype(dtype).kind == "c" and value not in (0, 1) else value
+
+
+def as_passed(value, dtype):
+    """A host scalar rounded to the kernel's precision, widened."""
+    v = _level3.scalar_arg(value, dtype)
+    return complex(v) if np.iscomplexobj(v) else float(v)
+
+
+def _op(a, trans):
+    return a if trans == "N" else (a.T if trans == "T" else a.conj().T)
+
+
+def run_gemm(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=None, beta=None, poison=False):
+    """One gemm on fresh random buffers, checked against the host reference."""
+    ta, tb = trans
+    alpha = _scalar(dtype, 1.5, 0.25) if alpha is None else alpha
+    beta = _scalar(dtype, -0.5, 0.75) if beta is None else beta
+    ar, ac = (m, k) if ta == "N" else (k, m)
+    br, bc = (k, n) if tb == "N" else (n, k)
+    lda, ldb, ldc = max(1, ar) + extra[0], max(1, br) + extra[1], max(1, m) + extra[2]
+    a = Mat(rng, ar, ac, lda, dtype)
+    b = Mat(rng, br, bc, ldb, dtype)
+    c = Mat(rng, m, n, ldc, dtype, fill=np.nan if poison else None)
+    assert rocblas.gemm(ta, tb, m, n, k, alpha, a.dev, lda, b.dev, ldb, beta, c.dev, ldc) is None
+    a.unchanged()
+    b.unchanged()
+    got = to_host(c.dev)
+    rest = np.ones(got.shape, bool)
+    rest[c.pos] = False
+    np.testing.assert_array_equal(got[rest], c.host[rest], err_msg="elements outside C changed")
+    al, be = as_passed(alpha, dtype), as_passed(beta, dtype)
+    if m == 0 or n == 0 or ((al == 0 or k == 0) and be == 1):
+        c.unchanged()
+        return
+    cm = c.matrix()
+    want = np.zeros((m, n), cm.dtype if be != 0 else np.float64)
+    scale = np.zeros((m, n))
+    if al != 0 and k > 0:
+        oa, ob = _op(a.matrix(), ta), _op(b.matrix(), tb)
+        want = al * (oa @ ob)
+        scale = abs(al) * (np.abs(oa) @ np.abs(ob))
+    if be != 0:
+        want = want + be * cm
+        scale = scale + abs(be) * np.abs(cm)
+    assert_close(got[c.pos], want, dtype, max(k, 1), atol_scale=float(np.max(scale)))
+
+
+# --------------------------------------------------------------------------------------------
+# GPU: gemm against NumPy
+# --------------------------------------------------------------------------------------------
+
+# (m, n, k, (lda, ldb, ldc) above the minimum): 1x1, sizes crossing the 64-tile and the k-tile
+# (16 real, 8 complex) boundaries, a non-square shape with every leading dimension padded
+GEMM_SHAPES = [(1, 1, 1, (0, 0, 0)), (7, 7, 7, (0, 0, 0)), (63, 64, 65, (0, 1, 0)),
+               (100, 37, 129, (3, 5, 2))]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", GEMM_SHAPES, ids=_ids)
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_matches_numpy(rng, dtype, trans, shape):
+    m, n, k, extra = shape
+    run_gemm(rng, dtype, trans, m, n, k, extra)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("size", [63, 64, 65])
+@pytest.mark.parametrize("trans", ["NN", "TC"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_square_tile_boundaries(rng, dtype, trans, size):
+    run_gemm(rng, dtype, trans, size, size, size)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "TC", "CT"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_beta_zero_does_not_read_c(rng, dtype, trans):
+    run_gemm(rng, dtype, trans, 65, 33, 20, (1, 0, 3), beta=0, poison=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_alpha_zero_and_k_zero_scale_c(rng, dtype):
+    beta = _scalar(dtype, 2.0, -1.0)
+    run_gemm(rng, dtype, "NT", 65, 33, 20, alpha=0, beta=beta)          # A, B not read
+    run_gemm(rng, dtype, "NT", 65, 33, 20, alpha=0, beta=0, poison=True)  # zero fill
+    run_gemm(rng, dtype, "CN", 65, 33, 0, beta=beta)                    # k == 0
+    run_gemm(rng, dtype, "CN", 65, 33, 0, beta=0, poison=True)
+    run_gemm(rng, dtype, "NN", 65, 33, 20, alpha=0, beta=1, poison=True)  # no-op: C untouched
+    run_gemm(rng, dtype, "NN", 0, 33, 20)
+    run_gemm(rng, dtype, "TN", 33, 0, 20)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "TC"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_1000_cubed(rng, dtype, trans):
+    run_gemm(rng, dtype, trans, 1000, 1000, 1000, (0, 0, 0))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "CT"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_tall_non_square(rng, dtype, trans):
+    run_gemm(rng, dtype, trans, 4097, 64, 129, (1, 0, 5))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_fortran_arrays(rng, dtype):
+    a = random_array(rng, (70, 30), dtype)
+    b = random_array(rng, (30, 50), dtype)
+    c = np.asfortranarray(random_array(rng, (70, 50), dtype))
+    dc = cupy.asfortranarray(to_device(c))
+    rocblas.gemm("N", "N", 70, 50, 30, 1.0, cupy.asfortranarray(to_device(a)), 70,
+                 cupy.asfortranarray(to_device(b)), 30, 1.0, dc, 70)
+    want = wide(a) @ wide(b) + wide(c)
+    scale = float(np.max(np.abs(wide(a)) @ np.abs(wide(b)) + np.abs(wide(c))))
+    assert_close(to_host(dc), want, dtype, 30, atol_scale=scale)
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the pure-Python layer, on fake device arrays (never launched)
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    """Fail (instead of launching on fake memory) if anything reaches a kernel or the device."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a kernel launch was attempted")
+
+    monkeypatch.setattr(_level3, "_launch", refuse)
+    monkeypatch.setattr(_level3, "_kernel", refuse)
+
+
+def test_kernel_names():
+    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float>"
+    assert _level3.kernel_name(np.float64) == "ra_rocblas_gemm<double>"
+    assert _level3.kernel_name(np.complex64) == "ra_rocblas_gemm<ra_c64>"
+    assert _level3.kernel_name(np.complex128) == "ra_rocblas_gemm<ra_c128>"
+
+
+def test_every_launched_kernel_is_registered_and_exists():
+    registered = set(_compile.registered(_level3.SOURCE))
+    assert registered == set(_level3.instantiations())
+    assert len(registered) == 4  # one per dtype: the transposes are runtime flags
+    source = _compile.read_text(_level3.SOURCE)
+    assert "ra_rocblas_gemm(" in source
+    assert "#include" not in source
+    assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
+    assert "__shfl" not in source and "__ballot" not in source
+
+
+def test_flag_bits_and_geometry_match_the_source():
+    source = _compile.read_text(_level3.SOURCE)
+    for name, value in [("TRANS_A", 1), ("CONJ_A", 2), ("TRANS_B", 4), ("CONJ_B", 8)]:
+        assert re.search(rf"#define RA_ROCBLAS3_{name} 0x{value:02x}\b", source), name
+        assert getattr(_level3, name) == value
+    assert re.search(rf"#define RA_ROCBLAS3_BLOCK {_level3.BLOCK}\b", source)
+    assert re.search(rf"#define RA_ROCBLAS3_TILE {_level3.TILE}\b", source)
+
+
+def test_flags_conjugate_only_complex_data():
+    assert _level3.flags("N", "N", np.float32) == 0
+    assert _level3.flags("C", "C", np.float64) == _level3.TRANS_A | _level3.TRANS_B
+    assert _level3.flags("C", "T", np.complex64) == _level3.TRANS_A | _level3.CONJ_A | _level3.TRANS_B
+    assert _level3.flags("N", "C", np.complex128) == _level3.TRANS_B | _level3.CONJ_B
+
+
+def test_grid_is_one_block_per_tile():
+    assert _level3.grid(1, 1) == 1
+    assert _level3.grid(64, 64) == 1
+    assert _level3.grid(65, 64) == 2
+    assert _level3.grid(4097, 64) == 65
+    assert _level3.grid(1000, 1000) == 16 * 16
+
+
+def test_options_are_case_insensitive_and_named_when_invalid():
+    assert _level3.option("n", "transA", "gemm") == "N"
+    assert _level3.option("c", "transB", "gemm") == "C"
+    for value, name in [("X", "transA"), ("", "transB"), ("H", "transB"), (None, "transA"), (1, "transB")]:
+        with pytest.raises(ValueError, match=f"rocblas.gemm: {name} must be one of 'N', 'T', 'C'"):
+            _level3.option(value, name, "gemm")
+
+
+@needs_cupy
+def test_argument_errors_raise_before_the_device(no_launch):
+    A = fake((100,), np.float32)
+    B = fake((100,), np.float32, address=1 << 21)
+    C = fake((100,), np.float32, address=1 << 22)
+    gemm = rocblas.gemm
+    with pytest.raises(ValueError, match="transA must be one of 'N', 'T', 'C'"):
+        gemm("X", "N", 10, 10, 10, 1.0, A, 10, B, 10, 0.0, C, 10)
+    with pytest.raises(ValueError, match="transB must be one of"):
+        gemm("N", "H", 10, 10, 10, 1.0, A, 10, B, 10, 0.0, C, 10)
+    with pytest.raises(ValueError, match="m must be >= 0"):
+        gemm("N", "N", -1, 10, 10, 1.0, A, 10, B, 10, 0.0, C, 10)
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        gemm("N", "N", 10, -1, 10, 1.0, A, 10, B, 10, 0.0, C, 10)
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        gemm("N", "N", 10, 10, -3, 1.0, A, 10, B, 10, 0.0, C, 10)
+    # leading dimensions: rows of each matrix as stored
+    with pytest.raises(ValueError, match=r"lda must be >= max\(1, 10\)"):
+        gemm("N", "N", 10, 5, 4, 1.0, A, 9, B, 4, 0.0, C, 10)
+    with pytest.raises(ValueError, match=r"lda must be >= max\(1, 4\)"):
+        gemm("T", "N", 10, 5, 4, 1.0, A, 3, B, 4, 0.0, C, 10)
+    assert_launches(lambda: gemm("T", "N", 10, 5, 4, 1.0, A, 4, B, 4, 0.0, C, 10))
+    with pytest.raises(ValueError, match=r"ldb must be >= max\(1, 4\)"):
+        gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 3, 0.0, C, 10)
+    with pytest.raises(ValueError, match=r"ldb must be >= max\(1, 5\)"):
+        gemm("N", "C", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    with pytest.raises(ValueError, match=r"ldc must be >= max\(1, 10\)"):
+        gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 9)
+    with pytest.raises(ValueError, match=r"lda must be >= max\(1, 0\)"):
+        gemm("N", "N", 0, 5, 4, 1.0, A, 0, B, 4, 0.0, C, 1)
+    # buffers too short (A: 10 x 11 needs 110 elements)
+    with pytest.raises(ValueError, match="needs 110 elements of A"):
+        gemm("N", "N", 10, 5, 11, 1.0, A, 10, B, 11, 0.0, C, 10)
+    with pytest.raises(ValueError, match="needs 110 elements of B"):
+        gemm("N", "T", 10, 11, 10, 1.0, A, 10, B, 11, 0.0, C, 10)
+    with pytest.raises(ValueError, match="needs 110 elements of C"):
+        gemm("N", "N", 10, 11, 5, 1.0, A, 10, B, 5, 0.0, C, 10)
+    # types
+    with pytest.raises(TypeError, match="A is a host"):
+        gemm("N", "N", 3, 3, 3, 1.0, np.ones(9, np.float32), 3, B, 3, 0.0, C, 3)
+    with pytest.raises(TypeError, match="C is a host"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, B, 3, 0.0, np.ones(9, np.float32), 3)
+    with pytest.raises(TypeError, match="B must be a cupy.ndarray"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, [1.0] * 9, 3, 0.0, C, 3)
+    for half in ("float16", "bfloat16"):
+        try:
+            dt = np.dtype(half)
+        except TypeError:
+            continue  # NumPy without a bfloat16 dtype
+        with pytest.raises(TypeError, match=f"{half} is not supported yet"):
+            gemm("N", "N", 3, 3, 3, 1.0, fake((9,), dt), 3, fake((9,), dt, address=1 << 21), 3, 0.0,
+                 fake((9,), dt, address=1 << 22), 3)
+    with pytest.raises(TypeError, match="unsupported dtype int32"):
+        gemm("N", "N", 3, 3, 3, 1.0, fake((9,), np.int32), 3, fake((9,), np.int32, address=1 << 21), 3,
+             0.0, fake((9,), np.int32, address=1 << 22), 3)
+    with pytest.raises(TypeError, match=r"B must have the dtype of A \(float32\), got float64"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, fake((9,), np.float64, address=1 << 21), 3, 0.0, C, 3)
+    with pytest.raises(TypeError, match="C must have the dtype of A"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, B, 3, 0.0, fake((9,), np.complex64, address=1 << 22), 3)
+    with pytest.raises(TypeError, match="complex alpha"):
+        gemm("N", "N", 3, 3, 3, 1j, A, 3, B, 3, 0.0, C, 3)
+    with pytest.raises(TypeError, match="complex beta"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, B, 3, 1j, C, 3)
+    with pytest.raises(TypeError, match="integer"):
+        gemm("N", "N", 3.0, 3, 3, 1.0, A, 3, B, 3, 0.0, C, 3)
+    with pytest.raises(TypeError, match="integer"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, B, 3.5, 0.0, C, 3)
+    # layout and alignment
+    with pytest.raises(ValueError, match="A must be a contiguous"):
+        gemm("N", "N", 3, 3, 3, 1.0, A[::2], 3, B, 3, 0.0, C, 3)
+    with pytest.raises(ValueError, match="C must be a contiguous"):
+        gemm("N", "N", 3, 3, 3, 1.0, A, 3, B, 3, 0.0, fake((10, 10), np.float32, address=1 << 22), 10)
+    with pytest.raises(ValueError, match="B is not aligned"):
+        c128 = np.complex128
+        gemm("N", "N", 2, 2, 2, 1.0, fake((20,), c128), 2, fake((20,), c128, address=(1 << 21) + 8), 2, 0.0,
+             fake((20,), c128, address=1 << 22), 2)
+
+
+def assert_launches(call):
+    """The checks pass and the call reaches the (refused) launch."""
+    with pytest.raises(AssertionError, match="kernel launch"):
+        call()
+
+
+@needs_cupy
+def test_complex_scalars_with_complex_data_and_fortran_arrays_pass_the_checks(no_launch):
+    a = fake((10, 10), np.complex64, order="F")
+    b = fake((10, 10), np.complex64, order="F", address=1 << 21)
+    c = fake((10, 10), np.complex64, order="F", address=1 << 22)
+    assert_launches(lambda: rocblas.gemm("c", "t", 10, 10, 10, 1 + 2j, a, 10, b, 10, 0.5j, c, 10))
+
+
+@needs_cupy
+def test_noops_never_reach_the_device(no_launch):
+    A = fake((100,), np.float32)
+    B = fake((100,), np.float32, address=1 << 21)
+    C = fake((100,), np.float32, address=1 << 22)
+    assert rocblas.gemm("N", "N", 0, 10, 10, 1.0, A, 1, B, 10, 0.0, C, 1) is None
+    assert rocblas.gemm("N", "N", 10, 0, 10, 1.0, A, 10, B, 10, 0.0, C, 10) is None
+    assert rocblas.gemm("N", "N", 10, 10, 10, 0.0, A, 10, B, 10, 1.0, C, 10) is None  # alpha 0, beta 1
+    assert rocblas.gemm("T", "C", 10, 10, 0, 2.0, A, 1, B, 10, 1.0, C, 10) is None    # k 0, beta 1
+    # k == 0 or alpha == 0 with beta != 1 still scales C
+    assert_launches(lambda: rocblas.gemm("N", "N", 10, 10, 0, 1.0, A, 10, B, 1, 0.0, C, 10))
+    # even a no-op rejects a buffer that is too short once the sizes are positive
+    with pytest.raises(ValueError, match="needs 110 elements"):
+        rocblas.gemm("N", "N", 10, 11, 10, 0.0, A, 10, B, 10, 1.0, C, 10)
