@@ -67,3 +67,14 @@ def self_checks():
 def bench_cases():
     """All registered benchmark cases, sorted by name."""
     return [_bench_cases[k] for k in sorted(_bench_cases)]
+
+
+def standard_normal(rng, shape, dtype):
+    """Host data for self-checks and benchmarks: standard normal values (real and imaginary parts
+    for complex dtypes) in ``dtype``; never zeros."""
+    import numpy
+
+    dtype = numpy.dtype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import fake
+from conftest import fake, random_array
 
 import rocarray as ra
 import rocarray.fft._fft as _fft
@@ -100,15 +100,7 @@ def lib(monkeypatch):
     return doubles
 
 
-def data(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    if dtype.kind == "f":
-        return rng.standard_normal(shape).astype(dtype)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    return rng.integers(-50, 50, size=shape).astype(dtype)
+data = random_array
 
 
 def rtol_for(dtype):

@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import fake, to_device, to_host
+from conftest import fake, random_array, to_device, to_host
 
 from rocarray.rocfft import Plan, PlanCache
 from rocarray.rocfft import _transforms
@@ -298,11 +298,7 @@ def touched(size, shape, strides, distance):
     return mask
 
 
-def fill(rng, size, dtype):
-    dtype = np.dtype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(size) + 1j * rng.standard_normal(size)).astype(dtype)
-    return rng.standard_normal(size).astype(dtype)
+fill = random_array
 
 
 def reference(plan, logical):
