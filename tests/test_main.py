@@ -418,9 +418,14 @@ def test_bench_timing_of_a_real_pair():
     import cupy
 
     x = cupy.random.standard_normal(1 << 22, dtype=cupy.float32)
-    t_a, t_b = cli_bench.time_pair(cupy, cupy.dot, cupy.dot, (x, x), repeat=5)
-    assert 0 < t_a < 1e-2 and 0 < t_b < 1e-2
-    assert 0.5 < t_a / t_b < 2.0  # the same function timed twice
+    ratios = []
+    for _ in range(3):  # other test processes may share the GPU: one quiet pair is enough
+        t_a, t_b = cli_bench.time_pair(cupy, cupy.dot, cupy.dot, (x, x), repeat=5)
+        assert 0 < t_a < 1e-2 and 0 < t_b < 1e-2
+        ratios.append(t_a / t_b)
+        if 0.5 < ratios[-1] < 2.0:  # the same function timed twice
+            break
+    assert 0.5 < ratios[-1] < 2.0, ratios
 
 
 @pytest.mark.gpu

@@ -317,17 +317,26 @@ def _kernel(name, device_id):
     return _kernel_table.get(name, device_id)
 
 
-def _workspace(device_id, nbytes):
-    """Per (device, stream) workspace of at least ``nbytes``, tickets zero (kernels leave them 0)."""
+def _workspace(device_id, tickets, partial_bytes):
+    """``(buffer, partials byte offset)``: the per (device, stream) workspace of a split launch.
+
+    The buffer starts with a ticket area of at least ``tickets`` counters (zero; every launch
+    leaves its counters zero) and has at least ``partial_bytes`` after it. The ticket area never
+    shrinks and partials never overlap it, so one launch's partials cannot leave a later launch
+    with more tickets non-zero counters.
+    """
     cupy = _cupy()
-    key = (device_id, cupy.cuda.get_current_stream().ptr)
-    ws = _workspaces.get(key)
-    if ws is None or ws.size < nbytes:
+    key = (device_id, launch.stream_key())
+    entry = _workspaces.get(key)
+    if entry is None or entry[1] < tickets * 4 or entry[0].size - entry[1] < partial_bytes:
         with _workspace_lock:
-            ws = _workspaces.get(key)
-            if ws is None or ws.size < nbytes:
-                ws = _workspaces[key] = cupy.zeros(max(nbytes, 1 << 16), dtype=numpy.uint8)
-    return ws
+            entry = _workspaces.get(key)
+            if entry is None or entry[1] < tickets * 4 or entry[0].size - entry[1] < partial_bytes:
+                old_tickets, old_partials = (entry[1], entry[0].size - entry[1]) if entry else (0, 0)
+                ticket_bytes = -(-max(tickets * 4, old_tickets, 1 << 12) // _WS_ALIGN) * _WS_ALIGN
+                nbytes = ticket_bytes + max(partial_bytes, old_partials, 1 << 16)
+                entry = _workspaces[key] = (cupy.zeros(nbytes, dtype=numpy.uint8), ticket_bytes)
+    return entry
 
 
 def pack(dtype):
@@ -381,9 +390,7 @@ def _launch_gemv(device_id, trans, m, n, alpha, a, vx, beta, vy, flags=0, masked
         else:
             tiles, splits, per_split = gemv_t_grid(m, n, itemsize, wave)
             out_len = n
-        part_offset = -(-(tiles * 4) // _WS_ALIGN) * _WS_ALIGN
-        need = part_offset + (splits * out_len * itemsize if splits > 1 else 0)
-        ws = _workspace(device_id, need)
+        ws, part_offset = _workspace(device_id, tiles, splits * out_len * itemsize if splits > 1 else 0)
         kernel((tiles, splits), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), alpha, a.ptr, numpy.int64(a.lda), vx.ptr,
                 numpy.int64(vx.step), beta, vy.ptr, numpy.int64(vy.step), numpy.int32(flags),

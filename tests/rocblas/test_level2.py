@@ -213,6 +213,25 @@ def test_gemv_fortran_matrix_and_is_deterministic(rng, dtype):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_split_launches_with_growing_ticket_counts(rng, dtype):
+    # A split 'N' launch over few row slabs writes many partials; a split 'T' launch right after
+    # needs many more tickets. Partials must never land on tickets: 2049 columns are 129 'T'
+    # column groups, and every one of them must finish.
+    m, n = 777, 2049
+    host = random_array(rng, (m, n), dtype)
+    a = to_device(np.asfortranarray(host).ravel(order="F"))
+    xn, xt = to_device(random_array(rng, n, dtype)), to_device(random_array(rng, m, dtype))
+    for _ in range(2):
+        yn, yt = cupy.full(m, np.nan, dtype), cupy.full(n, np.nan, dtype)
+        rocblas.gemv("N", m, n, 1.0, a, m, xn, 1, 0.0, yn, 1)
+        rocblas.gemv("T", m, n, 1.0, a, m, xt, 1, 0.0, yt, 1)
+        for y, op, x in ((yn, wide(host), xn), (yt, wide(host).T, xt)):
+            assert_close(y, op @ wide(to_host(x)), dtype, op.shape[1],
+                         atol_scale=float(np.max(np.abs(op) @ np.abs(wide(to_host(x))))))
+
+
+@pytest.mark.gpu
 @pytest.mark.slow
 @pytest.mark.parametrize("trans", ["N", "T"])
 def test_gemv_16384_float32(rng, trans):
