@@ -20,28 +20,29 @@ in rocBLAS's order, without the handle, with the reference BLAS's semantics (as 
 
 Design (and the speed it is built for)
 --------------------------------------
-This is the portable SIMT path: one kernel template per dtype (float32, float64, complex64,
-complex128; the transposes are runtime flags), which compiles and runs everywhere. The
-matrix-core paths (MFMA, mma.sync/wgmma) and the tuning DB's tile choice come later.
+This is the portable SIMT path: one kernel template (``gemm.hip``) instantiated per dtype and tile
+shape; the transposes are runtime flags. A block of 256 threads owns a ``BM x BN`` tile of C and
+each thread a ``TM x TN`` register micro-tile whose rows and columns are 16-byte vectors in shared
+memory; the operand tiles are double-buffered in shared memory and the next k tile is loaded into
+registers while the current one is multiplied. Tile shapes (:data:`TILES`): float32 128 x 128 of
+8 x 8 (64 FMAs per four 16-byte shared loads), float64 128 x 64 of 8 x 4 or 64 x 64 of 4 x 4,
+complex 64 x 64 of 4 x 4. The grid's y dimension runs strided batches and z split-K parts
+(partials in a per-stream workspace, added in order by a finish kernel: deterministic).
 
-A block of 256 threads owns a 64 x 64 tile of C; each thread accumulates a 4 x 4 register
-micro-tile (rows ``tx + 16 r``, columns ``ty + 16 c``) over k tiles of 16 (8 for complex) held in
-double-buffered shared memory. Both operand tiles are read from global memory along their
-contiguous dimension (for 'T'/'C' A and 'N' B the tile is transposed while it is stored) and the
-next k tile is loaded into registers while the current one is multiplied. Registers (no spills):
-sm_90 48-144 per thread; gfx90a 102-174 VGPRs (the k loop is unrolled by 4, not fully: a full
-unroll took float to 246 VGPRs there).
+Which tile and how many split-K parts (:func:`plan`): a heuristic fills the device (the largest
+tile that still gives about a wave of blocks; split-K when even the small tile leaves most
+multiprocessors idle and k is long, e.g. 256 x 256 x 65536); for large problems (``2mnk`` of at
+least :data:`TUNE_MIN_FLOPS`) the candidates are timed once per problem class and architecture
+through :func:`rocarray._core.tuning.choose` and the winner is kept in the tuning DB.
 
-Expected speed on an H200 (a prediction, to be measured): the tile reuses each loaded element
-64 times, so global traffic is ``2 m n k / 64 * itemsize`` (8192^3 float32: 69 GB, 16 ms at
-4.3 TB/s, mostly L2 hits) — not the bound. The bound is the inner loop: per k step a warp issues
-16 FMA instructions and 8 shared-memory loads; the SM issues 4 FP32 FMA warp-instructions per clock
-but about 1 shared-memory load, so float32 is held to about half the SIMT peak (67 TFLOP/s):
-expect 15-25 TFLOP/s, 0.3-0.5x cuBLAS's 50.8 (the >= 0.9x target needs larger micro-tiles with
-vector shared loads or the tensor-core path). float64: cuBLAS's 56 TFLOP/s uses the FP64 tensor
-cores; the SIMT FP64 peak is 34, and this kernel should reach 10-20 TFLOP/s (0.2-0.35x).
-Complex types do 4 FMAs per multiply-add for the same loads, so they come closer to the SIMT peak.
-Small problems are bound by the number of 64 x 64 tiles: 1000^3 makes 256 blocks on 132 SMs.
+Optional fused epilogue: ``C := act(alpha op(A) op(B) + beta C + bias)`` with a bias per row of C
+and ``act`` one of :data:`ACTIVATIONS` (real data).
+
+Speed on an H200 (measured 2026-11-30, see ``docs/performance.md``): the first 64 x 64 kernel ran
+8192^3 float32 at 23.6 TFLOP/s (cuBLAS 50.8) and float64 at 13.4 (cuBLAS 56.2 with the FP64
+tensor cores). The SIMT float32 peak is about 67 TFLOP/s; the 8 x 8 micro-tile halves the shared
+loads per FMA, which is what limited the 4 x 4 tile. float64 on SIMT peaks at about 34 TFLOP/s, so
+0.8x cuBLAS needs the FP64 matrix path.
 """
 
 import numpy
@@ -55,15 +56,17 @@ SOURCE = "rocblas/gemm.hip"
 
 #: Threads per block (``RA_ROCBLAS3_BLOCK`` in the source).
 BLOCK = 256
-#: Rows and columns of C one block computes (``RA_ROCBLAS3_TILE``).
-TILE = 64
 #: Resident blocks per multiprocessor assumed for the occupancy query.
 BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
-#: Largest 1-D grid.
+#: Largest 1-D grid, and the largest grid y (batch) and z (split-K) dimensions.
 MAX_GRID = 2**31 - 1
+MAX_GRID_YZ = 65535
 
 # flag bits (``RA_ROCBLAS3_*`` in the source)
-TRANS_A, CONJ_A, TRANS_B, CONJ_B = 1, 2, 4, 8
+TRANS_A, CONJ_A, TRANS_B, CONJ_B, BIAS = 1, 2, 4, 8, 16
+ACT_SHIFT = 8
+#: Fused activations and their codes (``RA_ROCBLAS3_ACT_*``).
+ACTIVATIONS = {"relu": 1, "gelu": 2, "silu": 3, "sigmoid": 4, "tanh": 5}
 
 #: Kernel element type of each supported dtype.
 CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
@@ -71,14 +74,87 @@ CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
 _NOT_YET = ("float16", "bfloat16")
 
 
-def kernel_name(dtype):
-    """Name expression of the gemm kernel for ``dtype``, e.g. ``'ra_rocblas_gemm<float>'``."""
-    return f"ra_rocblas_gemm<{CTYPES[numpy.dtype(dtype)]}>"
+class Tile(tuple):
+    """A tile shape ``(BM, BN, BK, TM, TN)`` of the SIMT kernel template, named ``'BMxBN'``."""
+
+    __slots__ = ()
+    mma = False
+
+    def __new__(cls, bm, bn, bk, tm, tn):
+        return super().__new__(cls, (bm, bn, bk, tm, tn))
+
+    @property
+    def name(self):
+        return f"{self[0]}x{self[1]}"
+
+
+class MmaTile(tuple):
+    """A tile shape ``(BM, BN, BK)`` of the float64 matrix-instruction kernel, named ``'mmaBMxBN'``."""
+
+    __slots__ = ()
+    mma = True
+
+    def __new__(cls, bm, bn, bk):
+        return super().__new__(cls, (bm, bn, bk))
+
+    @property
+    def name(self):
+        return f"mma{self[0]}x{self[1]}"
+
+
+#: SIMT tile shapes per dtype, the largest first (the heuristic's preference order).
+TILES = {
+    numpy.dtype("float32"): (Tile(128, 128, 8, 8, 8), Tile(64, 64, 16, 4, 4)),
+    numpy.dtype("float64"): (Tile(128, 64, 8, 8, 4), Tile(64, 64, 16, 4, 4)),
+    numpy.dtype("complex64"): (Tile(64, 64, 8, 4, 4),),
+    numpy.dtype("complex128"): (Tile(64, 64, 8, 4, 4),),
+}
+#: float64 matrix-instruction tiles (NVIDIA sm_80+ DMMA, AMD gfx90a/gfx94x MFMA), largest first.
+MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 8), MmaTile(128, 64, 8), MmaTile(64, 64, 16))}
+
+
+def has_f64_mma(info):
+    """Whether a device (:class:`rocarray._core.backend.DeviceInfo`) has float64 matrix instructions."""
+    if info.is_hip:
+        return info.arch.startswith(("gfx90a", "gfx94"))
+    try:
+        return int(str(info.compute_capability).replace(".", "")) >= 80
+    except ValueError:
+        return False
+
+
+def tiles_for(dtype, mma):
+    """The tile shapes for ``dtype`` in preference order (matrix-instruction tiles first when ``mma``)."""
+    dtype = numpy.dtype(dtype)
+    return (MMA_TILES.get(dtype, ()) if mma else ()) + TILES[dtype]
+
+
+#: Problems of at least this many flops (2 m n k) are tuned (timed once per class and arch).
+TUNE_MIN_FLOPS = 2**33
+#: Split-K only when one part still has at least this much k.
+MIN_SPLIT_K = 256
+#: Most split-K parts.
+MAX_SPLITS = 32
+
+
+def kernel_name(dtype, tile=None):
+    """Name expression of the gemm kernel, e.g. ``'ra_rocblas_gemm<float, 128, 128, 8, 8, 8>'``."""
+    dtype = numpy.dtype(dtype)
+    tile = TILES[dtype][0] if tile is None else tile
+    if tile.mma:
+        return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in tile)}>"
+    return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in tile)}>"
+
+
+def finish_name(dtype):
+    """Name expression of the split-K finish kernel for ``dtype``."""
+    return f"ra_rocblas_gemm_splitk_finish<{CTYPES[numpy.dtype(dtype)]}>"
 
 
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
-    return sorted(kernel_name(d) for d in _STANDARD)
+    names = [kernel_name(d, t) for d in _STANDARD for t in tiles_for(d, True)]
+    return sorted(names + [finish_name(d) for d in _STANDARD])
 
 
 _compile.register(SOURCE, instantiations())
@@ -140,12 +216,67 @@ def flags(transA, transB, dtype):
     return f
 
 
-def grid(m, n):
-    """Blocks of the 1-D launch: one per 64 x 64 tile of C (tiles of m fastest)."""
-    blocks = -(-m // TILE) * -(-n // TILE)
+def tiles_of(m, n, tile):
+    """Blocks of C's tiles for one matrix (tiles of m fastest)."""
+    blocks = -(-m // tile[0]) * -(-n // tile[1])
     if blocks > MAX_GRID:
         raise ValueError(f"rocblas.gemm: C of {m} x {n} needs {blocks} tiles, more than one launch takes")
     return blocks
+
+
+def grid(m, n, tile=None):
+    """Blocks of the 1-D tile grid of one m x n C (default: the float32 large tile)."""
+    return tiles_of(m, n, TILES[numpy.dtype("float32")][0] if tile is None else tile)
+
+
+class Plan(tuple):
+    """``(tile, splits)``: a tile shape and the number of split-K parts."""
+
+    __slots__ = ()
+
+    def __new__(cls, tile, splits):
+        return super().__new__(cls, (tile, splits))
+
+    @property
+    def name(self):
+        return f"{self[0].name}.s{self[1]}"
+
+
+def split_count(m, n, k, tile, multiprocessors):
+    """Split-K parts for a problem whose tiles leave the device mostly idle (1 = no split)."""
+    blocks = tiles_of(m, n, tile)
+    if blocks * 2 >= multiprocessors or k < 2 * MIN_SPLIT_K:
+        return 1
+    want = -(-2 * multiprocessors // blocks)  # about two blocks per multiprocessor
+    return max(1, min(want, k // MIN_SPLIT_K, MAX_SPLITS))
+
+
+def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False):
+    """The untuned choice: the largest tile giving about a wave of blocks, then split-K."""
+    tiles = tiles_for(dtype, mma)
+    tile = tiles[-1]
+    for t in tiles:
+        if tiles_of(m, n, t) * batch >= multiprocessors:
+            tile = t
+            break
+    splits = split_count(m, n, k, tile, multiprocessors) if batch == 1 else 1
+    return Plan(tile, splits)
+
+
+def candidates(dtype, m, n, k, multiprocessors, mma=False):
+    """Every plan worth timing for a single (unbatched) problem."""
+    plans = []
+    for t in tiles_for(dtype, mma):
+        s = split_count(m, n, k, t, multiprocessors)
+        plans.append(Plan(t, s))
+        if s > 1:
+            plans.append(Plan(t, 1))
+    return plans
+
+
+def size_class(v):
+    """The power-of-two class of a size (the tuning DB keys problems by class, not exact size)."""
+    return max(0, int(v) - 1).bit_length()
 
 
 # --------------------------------------------------------------------------------------------
@@ -153,6 +284,9 @@ def grid(m, n):
 # --------------------------------------------------------------------------------------------
 
 _kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+_workspaces = {}
+#: A null device pointer argument.
+_NULL = numpy.uint64(0)
 
 
 def _kernel(name, device_id):
@@ -160,21 +294,111 @@ def _kernel(name, device_id):
     return _kernel_table.get(name, device_id)
 
 
-def _launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits):
-    """One gemm launch on checked operands (no checks); ``k == 0``: ``C := beta C``."""
-    with _level1._on_device(device_id):
-        kernel, _ = _kernel(kernel_name(dtype), device_id)
-        kernel((grid(m, n),), (BLOCK,),
+def _workspace(device_id, nbytes):
+    """Per (device, stream) split-K partials buffer of at least ``nbytes``."""
+    key = (device_id, launch.stream_key())
+    ws = _workspaces.get(key)
+    if ws is None or ws.size < nbytes:
+        ws = _workspaces[key] = _cupy().empty(max(nbytes, 1 << 20), dtype=numpy.uint8)
+    return ws
+
+
+def _device_facts(device_id):
+    """``(multiprocessors, has float64 matrix instructions)`` of a device."""
+    from rocarray._core import backend
+
+    info = backend.device_info(device_id)
+    return info.multiprocessors, has_f64_mma(info)
+
+
+def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
+         batch, strides, bias):
+    """Launch one plan (no checks); ``batch`` matrices of the grid's y dimension at a time."""
+    tile, splits = plan
+    itemsize = numpy.dtype(dtype).itemsize
+    kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+    blocks = tiles_of(m, n, tile)
+    stride_a, stride_b, stride_c = strides
+    bias_ptr = bias if bias is not None else _NULL
+    if splits > 1 and k > 0 and batch == 1:
+        per = -(-k // splits)
+        per = -(-per // tile[2]) * tile[2]  # whole k tiles per part
+        parts = -(-k // per)
+        ws = _workspace(device_id, parts * m * n * itemsize)
+        kernel((blocks, 1, parts), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha, A, numpy.int64(lda), B,
-                numpy.int64(ldb), beta, C, numpy.int64(ldc), numpy.int32(flag_bits)))
+                numpy.int64(ldb), beta, C, numpy.int64(ldc), numpy.int32(flag_bits), numpy.int64(0),
+                numpy.int64(0), numpy.int64(0), numpy.int64(per), ws.data, bias_ptr))
+        finish, wave = _kernel(finish_name(dtype), device_id)
+        finish((min(wave, -(-m * n // BLOCK)),), (BLOCK,),
+               (numpy.int64(m), numpy.int64(n), numpy.int32(parts), ws.data, beta, C, numpy.int64(ldc),
+                numpy.int32(flag_bits), bias_ptr))
+        return
+    for first in range(0, batch, MAX_GRID_YZ):
+        count = min(MAX_GRID_YZ, batch - first)
+        kernel((blocks, count, 1), (BLOCK,),
+               (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha, A + first * stride_a * itemsize,
+                numpy.int64(lda), B + first * stride_b * itemsize, numpy.int64(ldb), beta,
+                C + first * stride_c * itemsize, numpy.int64(ldc), numpy.int32(flag_bits),
+                numpy.int64(stride_a), numpy.int64(stride_b), numpy.int64(stride_c),
+                numpy.int64(max(k, 1)), _NULL, bias_ptr))
+
+
+def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits):
+    """Seconds of one plan on the caller's A and B and a scratch C (median of three runs)."""
+    cupy = _cupy()
+    scratch = cupy.empty(m * n, dtype=dtype)
+    zero = scalar_arg(0, dtype)
+    args = (device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, zero, scratch.data, m, flag_bits,
+            1, (0, 0, 0), None)
+    _run(*args)  # warm-up (and compile)
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    times = []
+    for _ in range(3):
+        start.record()
+        _run(*args)
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3)
+    return sorted(times)[1]
+
+
+def choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch=1):
+    """The plan for one launch: the heuristic, or for large problems the tuning DB's choice."""
+    from rocarray._core import tuning
+
+    sms, mma = _device_facts(device_id)
+    default = heuristic(dtype, m, n, k, sms, batch, mma)
+    if batch > 1 or k == 0 or 2 * m * n * k < TUNE_MIN_FLOPS:
+        return default
+    plans = candidates(dtype, m, n, k, sms, mma)
+    if len(plans) == 1:
+        return plans[0]
+    key = (numpy.dtype(dtype), flag_bits & (TRANS_A | TRANS_B), size_class(m), size_class(n), size_class(k), mma)
+    return tuning.choose("rocblas.gemm", key, plans,
+                         lambda p: _time_plan(device_id, dtype, p, m, n, k, alpha, A, lda, B, ldb, flag_bits),
+                         default.name)
+
+
+def _launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
+            batch=1, stride_a=0, stride_b=0, stride_c=0, bias=None):
+    """gemm launches on checked operands (no checks); ``k == 0``: ``C := beta C`` (+ epilogue).
+
+    ``A``, ``B``, ``C`` (and ``bias``) are device pointers (``x.data``); ``batch`` matrices, each
+    ``stride_*`` elements after the previous one, run in the grid's y dimension.
+    """
+    with _level1._on_device(device_id):
+        plan = choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch)
+        _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits, batch,
+             (stride_a, stride_b, stride_c), bias)
 
 
 # --------------------------------------------------------------------------------------------
 # gemm
 # --------------------------------------------------------------------------------------------
 
-def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
-    """``C := alpha * op(A) op(B) + beta * C`` (rocblas_?gemm), op(X) = X, X^T or X^H.
+def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=None, activation=None):
+    """``C := act(alpha * op(A) op(B) + beta * C + bias)`` (rocblas_?gemm), op(X) = X, X^T or X^H.
 
     Parameters
     ----------
@@ -201,6 +425,13 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
         Column-major m x n matrix of A's dtype, updated in place; must not overlap A or B.
     ldc : int
         Leading dimension of C, ``>= max(1, m)``.
+    bias : cupy.ndarray, optional
+        Contiguous 1-D vector of ``m`` elements of A's dtype added to every column of C (one value
+        per row of C: per output feature when C holds a layer's outputs column by column), fused
+        into the kernel's epilogue.
+    activation : {None, 'relu', 'gelu', 'silu', 'sigmoid', 'tanh'}, optional
+        Applied last, element-wise, fused into the epilogue (real dtypes only). ``'gelu'`` is the
+        exact form ``x / 2 * (1 + erf(x / sqrt(2)))``.
 
     Returns
     -------
@@ -213,12 +444,13 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
         dtypes, complex scalars with real data, non-integer sizes.
     ValueError
         Invalid ``transA``/``transB``, negative sizes, a leading dimension too small, buffers too
-        short or misaligned.
+        short or misaligned, an unknown activation, an activation with complex data, or a bias
+        that is not a contiguous vector of m elements.
 
     Notes
     -----
-    The portable tiled SIMT kernel (64 x 64 tiles of C, 4 x 4 per thread); see
-    :mod:`rocarray.rocblas._level3` for its design and expected speed.
+    The portable tiled SIMT kernel (128 x 128 or 64 x 64 tiles of C, split-K for long k and few
+    tiles); see :mod:`rocarray.rocblas._level3` for its design, the tile choice and its speed.
 
     Examples
     --------
@@ -249,6 +481,7 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
     ldb = _check_ld(ldb, b_rows, "ldb", fn)
     ldc = _check_ld(ldc, m, "ldc", fn)
     _scalars(fn, dtype, alpha=alpha, beta=beta)
+    epilogue = epilogue_flags(fn, dtype, m, device, bias, activation)
     if m == 0 or n == 0:
         return None
     if k > 0:
@@ -256,8 +489,32 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
         _check_bounds(B, b_rows, b_cols, ldb, "B", fn)
     _check_bounds(C, m, n, ldc, "C", fn)
     scale_only = alpha == 0 or k == 0
-    if scale_only and beta == 1:
+    if scale_only and beta == 1 and not epilogue:
         return None
     _launch(device, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype), A.data, lda, B.data, ldb,
-            scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype))
+            scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype) | epilogue,
+            bias=None if bias is None else bias.data)
     return None
+
+
+def epilogue_flags(fn, dtype, m, device, bias, activation):
+    """Flag bits of a fused epilogue after checking ``bias`` and ``activation`` (0: none)."""
+    bits = 0
+    if activation is not None:
+        if not isinstance(activation, str) or activation.lower() not in ACTIVATIONS:
+            raise ValueError(f"rocblas.{fn}: activation must be None or one of {sorted(ACTIVATIONS)}, "
+                             f"got {activation!r}")
+        if numpy.dtype(dtype).kind == "c":
+            raise ValueError(f"rocblas.{fn}: activation {activation!r} needs real data, got {numpy.dtype(dtype).name}")
+        bits |= ACTIVATIONS[activation.lower()] << ACT_SHIFT
+    if bias is not None:
+        _check_matrix_buffer(bias, fn, "bias")
+        if bias.dtype != dtype:
+            raise TypeError(f"rocblas.{fn}: bias must have the dtype of A ({numpy.dtype(dtype).name}), "
+                            f"got {bias.dtype.name}")
+        if bias.ndim != 1 or bias.size != m:
+            raise ValueError(f"rocblas.{fn}: bias must be a 1-D vector of m={m} elements, got shape {bias.shape}")
+        if bias.data.device_id != device:
+            raise ValueError(f"rocblas.{fn}: bias is on device {bias.data.device_id} but A is on device {device}")
+        bits |= BIAS
+    return bits

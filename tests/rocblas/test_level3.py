@@ -181,6 +181,116 @@ def test_gemm_fortran_arrays(rng, dtype):
     assert_close(to_host(dc), want, dtype, 30, atol_scale=scale)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(127, 129, 9), (128, 128, 8), (129, 257, 31), (257, 130, 250)], ids=_ids)
+@pytest.mark.parametrize("trans", ["NN", "TN", "NT", "CC"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_large_tile_boundaries(rng, dtype, trans, shape):
+    # 128 x 128 (float32) and 128 x 64 (float64) tiles, k tiles of 8 and 16
+    m, n, k = shape
+    run_gemm(rng, dtype, trans, m, n, k, (1, 2, 3))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "TC"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_split_k(rng, dtype, trans):
+    # few tiles and a long k: split-K parts, finished in order by the finish kernel
+    m, n, k = 70, 65, 5000
+    assert _level3.heuristic(dtype, m, n, k, 132)[1] > 1
+    run_gemm(rng, dtype, trans, m, n, k, (0, 1, 2))
+    run_gemm(rng, dtype, trans, m, n, k, beta=0, poison=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(64, 8192, 8192), (256, 256, 65536)], ids=_ids)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemm_awkward_shapes(rng, dtype, shape):
+    m, n, k = shape
+    run_gemm(rng, dtype, "NN", m, n, k)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_4097_cubed(rng, dtype):
+    run_gemm(rng, dtype, "NT", 4097, 4097, 4097)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_gemm_split_k_is_deterministic(rng, dtype):
+    m, n, k = 40, 40, 8000
+    a, b = to_device(random_array(rng, m * k, dtype)), to_device(random_array(rng, k * n, dtype))
+    outs = []
+    for _ in range(3):
+        c = cupy.full(m * n, np.nan, dtype)
+        rocblas.gemm("N", "N", m, n, k, 1.0, a, m, b, k, 0.0, c, m)
+        outs.append(to_host(c).tobytes())
+    assert outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_launch_runs_strided_batches(rng, dtype):
+    # the batch grid dimension: A advances by stride_a, B is shared (stride 0), C has gaps
+    m, n, k, batch = 13, 5, 7, 70000  # more matrices than one grid dimension takes
+    sa, sc = m * k + 3, m * n + 5
+    a = random_array(rng, sa * batch, dtype)
+    b = random_array(rng, k * n, dtype)
+    c = random_array(rng, sc * batch, dtype)
+    dc = to_device(c)
+    _level3._launch(dc.data.device_id, np.dtype(dtype), m, n, k, _level3.scalar_arg(1.0, dtype),
+                    to_device(a).data, m, to_device(b).data, k, _level3.scalar_arg(0.5, dtype), dc.data, m, 0,
+                    batch=batch, stride_a=sa, stride_b=0, stride_c=sc)
+    got = to_host(dc)
+    bm = wide(b).reshape(n, k).T
+    for i in [0, 1, 65534, 65535, 65536, batch - 1]:
+        am = wide(a[i * sa:i * sa + m * k]).reshape(k, m).T
+        cm = wide(c[i * sc:i * sc + m * n]).reshape(n, m).T
+        want = am @ bm + 0.5 * cm
+        assert_close(wide(got[i * sc:i * sc + m * n]).reshape(n, m).T, want, dtype, k,
+                     atol_scale=float(np.max(np.abs(am) @ np.abs(bm) + 0.5 * np.abs(cm))))
+        np.testing.assert_array_equal(got[i * sc + m * n:(i + 1) * sc], c[i * sc + m * n:(i + 1) * sc])
+
+
+def _activation(name, x):
+    from scipy.special import erf
+
+    return {"relu": lambda v: np.maximum(v, 0), "gelu": lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))),
+            "silu": lambda v: v / (1 + np.exp(-v)), "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+            "tanh": np.tanh, None: lambda v: v}[name](x)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "silu", "sigmoid", "tanh"])
+@pytest.mark.parametrize("shape", [(70, 33, 45), (300, 70, 5000)], ids=_ids)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gemm_fused_bias_and_activation(rng, dtype, shape, activation):
+    m, n, k = shape  # the second shape splits k: the epilogue runs in the finish kernel
+    a, b = random_array(rng, m * k, dtype), random_array(rng, k * n, dtype)
+    c, bias = random_array(rng, m * n, dtype), random_array(rng, m, dtype)
+    dc = to_device(c)
+    rocblas.gemm("N", "N", m, n, k, 0.5, to_device(a), m, to_device(b), k, -1.0, dc, m,
+                 bias=to_device(bias), activation=activation)
+    am, bm, cm = wide(a).reshape(k, m).T, wide(b).reshape(n, k).T, wide(c).reshape(n, m).T
+    pre = 0.5 * am @ bm - cm + wide(bias)[:, None]
+    scale = float(np.max(0.5 * np.abs(am) @ np.abs(bm) + np.abs(cm) + np.abs(wide(bias))[:, None]))
+    # every activation here has a derivative of at most about 1.13 in magnitude
+    assert_close(wide(to_host(dc)).reshape(n, m).T, _activation(activation, pre), dtype, k,
+                 atol_scale=1.2 * scale)
+
+
+@pytest.mark.gpu
+def test_gemm_bias_with_complex_data_and_k_zero(rng):
+    m, n = 9, 4
+    c, bias = random_array(rng, m * n, "complex64"), random_array(rng, m, "complex64")
+    dc = to_device(c)
+    a = to_device(random_array(rng, m, "complex64"))
+    rocblas.gemm("N", "N", m, n, 0, 1.0, a, m, a, 1, 1.0, dc, m, bias=to_device(bias))  # beta 1, k 0
+    assert_close(to_host(dc), (wide(c).reshape(n, m) + wide(bias)[None, :]).ravel(), "complex64", 1)
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: the pure-Python layer, on fake device arrays (never launched)
 # --------------------------------------------------------------------------------------------
@@ -197,30 +307,67 @@ def no_launch(monkeypatch):
 
 
 def test_kernel_names():
-    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float>"
-    assert _level3.kernel_name(np.float64) == "ra_rocblas_gemm<double>"
-    assert _level3.kernel_name(np.complex64) == "ra_rocblas_gemm<ra_c64>"
-    assert _level3.kernel_name(np.complex128) == "ra_rocblas_gemm<ra_c128>"
+    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float, 128, 128, 8, 8, 8>"
+    assert _level3.kernel_name(np.float64, _level3.Tile(64, 64, 16, 4, 4)) == "ra_rocblas_gemm<double, 64, 64, 16, 4, 4>"
+    assert _level3.kernel_name(np.complex64) == "ra_rocblas_gemm<ra_c64, 64, 64, 8, 4, 4>"
+    assert _level3.kernel_name(np.complex128) == "ra_rocblas_gemm<ra_c128, 64, 64, 8, 4, 4>"
+    assert _level3.finish_name(np.float32) == "ra_rocblas_gemm_splitk_finish<float>"
 
 
 def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_level3.SOURCE))
     assert registered == set(_level3.instantiations())
-    assert len(registered) == 4  # one per dtype: the transposes are runtime flags
+    # one per dtype and tile shape plus one split-K finish per dtype: the transposes are flags
+    assert len(registered) == sum(len(_level3.tiles_for(d, True)) for d in _level3.TILES) + 4
+    assert "ra_rocblas_gemm_f64mma(" in _compile.read_text(_level3.SOURCE)
     source = _compile.read_text(_level3.SOURCE)
-    assert "ra_rocblas_gemm(" in source
+    assert "ra_rocblas_gemm(" in source and "ra_rocblas_gemm_splitk_finish(" in source
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
     assert "__shfl" not in source and "__ballot" not in source
 
 
+def test_tile_shapes_fit_the_kernel_constraints():
+    for dtype, tiles in _level3.TILES.items():
+        for bm, bn, bk, tm, tn in tiles:
+            assert (bm // tm) * (bn // tn) == _level3.BLOCK
+            assert bm * bk % _level3.BLOCK == 0 and bn * bk % _level3.BLOCK == 0
+            assert _level3.BLOCK % bm == 0 and _level3.BLOCK % bn == 0 and _level3.BLOCK % bk == 0
+            vec = max(1, 16 // dtype.itemsize)
+            # double-buffered shared tiles within the 48 KB static limit
+            shared = 2 * bk * ((bm + min(vec, tm)) + (bn + min(vec, tn))) * dtype.itemsize
+            assert shared <= 48 * 1024, (dtype, bm, bn, shared)
+
+
+def test_f64_matrix_tiles_and_devices():
+    from types import SimpleNamespace as NS
+
+    for bm, bn, bk in _level3.MMA_TILES[np.dtype("float64")]:
+        for warp, (fm, fn) in ((32, (8, 8)), (64, (16, 16))):  # DMMA 8x8x4, MFMA 16x16x4
+            wm, wn = _level3.BLOCK // warp // 2, 2
+            assert bm % (wm * fm) == 0 and bn % (wn * fn) == 0 and bk % 4 == 0
+        assert 2 * bk * (bm + 4 + bn + 4) * 8 <= 48 * 1024
+    assert _level3.has_f64_mma(NS(is_hip=False, arch="sm_90", compute_capability="90"))
+    assert not _level3.has_f64_mma(NS(is_hip=False, arch="sm_75", compute_capability="75"))
+    assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx90a:sramecc+:xnack-", compute_capability=""))
+    assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx942", compute_capability=""))
+    assert not _level3.has_f64_mma(NS(is_hip=True, arch="gfx1100", compute_capability=""))
+    assert _level3.tiles_for("float64", False) == _level3.TILES[np.dtype("float64")]
+    assert _level3.tiles_for("float64", True)[0].mma
+    assert _level3.tiles_for("float32", True) == _level3.TILES[np.dtype("float32")]
+    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma=True)[0].name == "mma128x128"
+    assert _level3.kernel_name("float64", _level3.MmaTile(128, 64, 8)) == "ra_rocblas_gemm_f64mma<128, 64, 8>"
+
+
 def test_flag_bits_and_geometry_match_the_source():
     source = _compile.read_text(_level3.SOURCE)
-    for name, value in [("TRANS_A", 1), ("CONJ_A", 2), ("TRANS_B", 4), ("CONJ_B", 8)]:
+    for name, value in [("TRANS_A", 1), ("CONJ_A", 2), ("TRANS_B", 4), ("CONJ_B", 8), ("BIAS", 16)]:
         assert re.search(rf"#define RA_ROCBLAS3_{name} 0x{value:02x}\b", source), name
         assert getattr(_level3, name) == value
     assert re.search(rf"#define RA_ROCBLAS3_BLOCK {_level3.BLOCK}\b", source)
-    assert re.search(rf"#define RA_ROCBLAS3_TILE {_level3.TILE}\b", source)
+    assert re.search(rf"#define RA_ROCBLAS3_ACT_SHIFT {_level3.ACT_SHIFT}\b", source)
+    for name, code in _level3.ACTIVATIONS.items():
+        assert re.search(rf"#define RA_ROCBLAS3_ACT_{name.upper()} {code}\b", source), name
 
 
 def test_flags_conjugate_only_complex_data():
@@ -231,11 +378,31 @@ def test_flags_conjugate_only_complex_data():
 
 
 def test_grid_is_one_block_per_tile():
+    small = _level3.Tile(64, 64, 16, 4, 4)
     assert _level3.grid(1, 1) == 1
-    assert _level3.grid(64, 64) == 1
-    assert _level3.grid(65, 64) == 2
-    assert _level3.grid(4097, 64) == 65
-    assert _level3.grid(1000, 1000) == 16 * 16
+    assert _level3.grid(128, 128) == 1
+    assert _level3.grid(129, 128) == 2
+    assert _level3.grid(64, 64, small) == 1
+    assert _level3.grid(65, 64, small) == 2
+    assert _level3.grid(4097, 64, small) == 65
+    assert _level3.grid(1000, 1000, small) == 16 * 16
+
+
+def test_heuristic_fills_the_device_then_splits_k():
+    big, small = _level3.TILES[np.dtype("float32")]
+    sms = 132
+    assert _level3.heuristic("float32", 8192, 8192, 8192, sms) == (big, 1)
+    assert _level3.heuristic("float32", 1000, 1000, 1000, sms) == (small, 1)  # 64 big tiles < 132
+    # 256 x 256 x 65536: 16 small tiles; split k into parts of at least MIN_SPLIT_K
+    tile, splits = _level3.heuristic("float32", 256, 256, 65536, sms)
+    assert tile == small and 8 <= splits <= _level3.MAX_SPLITS
+    assert _level3.heuristic("float32", 256, 256, 300, sms) == (small, 1)  # k too short to split
+    assert _level3.heuristic("float32", 32, 32, 32, sms, batch=100000) == (big, 1)  # batches fill
+    assert _level3.heuristic("complex128", 8192, 8192, 8192, sms) == (_level3.TILES[np.dtype("complex128")][0], 1)
+    plans = _level3.candidates("float32", 256, 256, 65536, sms)
+    assert {p.name for p in plans} >= {f"64x64.s{splits}", "64x64.s1"}
+    assert len({p.name for p in plans}) == len(plans)
+    assert _level3.size_class(1) == 0 and _level3.size_class(8192) == 13 and _level3.size_class(8193) == 14
 
 
 def test_options_are_case_insensitive_and_named_when_invalid():
@@ -352,3 +519,19 @@ def test_noops_never_reach_the_device(no_launch):
     # even a no-op rejects a buffer that is too short once the sizes are positive
     with pytest.raises(ValueError, match="needs 110 elements"):
         rocblas.gemm("N", "N", 10, 11, 10, 0.0, A, 10, B, 10, 1.0, C, 10)
+
+
+def test_epilogue_argument_errors(no_launch):
+    a = fake((64,), np.float32)
+    c = fake((64,), np.float32)
+    with pytest.raises(ValueError, match="activation must be None or one of"):
+        rocblas.gemm("N", "N", 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8, activation="softmax")
+    with pytest.raises(ValueError, match="needs real data"):
+        cz = fake((64,), np.complex64)
+        rocblas.gemm("N", "N", 8, 8, 8, 1.0, cz, 8, cz, 8, 0.0, cz, 8, activation="relu")
+    with pytest.raises(TypeError, match="bias must have the dtype of A"):
+        rocblas.gemm("N", "N", 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8, bias=fake((8,), np.float64))
+    with pytest.raises(ValueError, match="bias must be a 1-D vector of m=8"):
+        rocblas.gemm("N", "N", 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8, bias=fake((9,), np.float32))
+    with pytest.raises(TypeError, match="host"):
+        rocblas.gemm("N", "N", 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8, bias=np.zeros(8, np.float32))
