@@ -15,7 +15,9 @@ from rocarray._core.errors import KernelCompileError, NoDeviceError, RocArrayErr
 from rocarray._core.backend import is_available
 from rocarray._core.report import show_config
 from rocarray._array_api import asarray, asnumpy
-from rocarray._blas_api import dot, inner, vdot
+from rocarray._blas_api import inner, vdot
+from rocarray._matmul_api import dot, kron, matmul, outer, tensordot, trace
+from rocarray._einsum_api import einsum
 from rocarray._scan_api import cumprod, cumsum, nancumprod, nancumsum
 from rocarray._histogram_api import bincount, histogram
 from rocarray._reduce_api import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
@@ -36,6 +38,7 @@ from numpy import (  # noqa: E402
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
     "show_config", "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "prim",
+    "matmul", "tensordot", "outer", "kron", "trace", "einsum",
     "fft",
     "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",
     "sum", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "mean", "all", "any", "nansum",

@@ -1,4 +1,5 @@
-"""``rocarray.linalg.norm``: vector and Frobenius norms on rocblas kernels, the rest on CuPy."""
+"""``rocarray.linalg.norm``: vector and Frobenius norms on rocblas kernels, matrix norms on prim
+reductions (and ``cupy.linalg.svd`` for the singular-value orders), other vector norms on CuPy."""
 
 import operator
 
@@ -93,6 +94,68 @@ def _plan(x, ord, axis):
     return None
 
 
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, numpy.inf, -numpy.inf)
+
+
+def matrix_axes(ord, axes, ndim):
+    """``(row_axis, col_axis)`` when NumPy computes a matrix norm, None for a vector norm (pure).
+
+    Matrix norms: a 2-tuple ``axis``, or ``axis=None`` with a 2-D input and an ``ord`` given.
+    Raises NumPy's ValueErrors (duplicate axes, more than two axes, ``ord`` with ``axis=None`` on
+    N-D input, an invalid matrix ``ord``).
+    """
+    if axes is None:
+        if ord is None or ndim == 1:
+            return None
+        if ndim != 2:
+            raise ValueError("Improper number of dimensions to norm.")
+        axes = (0, 1)
+    if len(axes) == 1:
+        return None
+    if len(axes) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    row, col = (a % ndim for a in axes)
+    if row == col:
+        raise ValueError("Duplicate axes given.")
+    if ord is not None and not any(_same_ord(ord, o) for o in _MATRIX_ORDS):
+        raise ValueError("Invalid norm order for matrices.")
+    return row, col
+
+
+def _same_ord(ord, o):
+    if isinstance(o, str) or isinstance(ord, str):
+        return isinstance(ord, str) and isinstance(o, str) and ord == o
+    try:
+        return bool(ord == o)
+    except Exception:
+        return False
+
+
+def _matrix_norm(cupy, x, ord, row, col, keepdims):
+    """Matrix norm over axes ``(row, col)``: prim reductions, or ``cupy.linalg.svd`` for 2, -2, 'nuc'."""
+    from rocarray._reduce_api import max as _max, min as _min, sum as _sum
+
+    if ord is None or _same_ord(ord, "fro"):
+        result = cupy.sqrt(_sum(cupy.square(cupy.abs(x)), axis=(row, col)))
+    elif _same_ord(ord, "nuc") or _same_ord(ord, 2) or _same_ord(ord, -2):
+        # singular values: cupy.linalg.svd(compute_uv=False) (no rocsolver SVD in rocarray yet)
+        s = cupy.linalg.svd(cupy.moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        result = _sum(s, axis=-1) if _same_ord(ord, "nuc") else (_max if ord == 2 else _min)(s, axis=-1)
+    else:  # 1, -1: column sums (sum over rows); inf, -inf: row sums (sum over columns)
+        reduce_ = _max if ord > 0 else _min
+        if _same_ord(abs(ord), 1):
+            sums = _sum(cupy.abs(x), axis=row)
+            result = reduce_(sums, axis=col - 1 if col > row else col)
+        else:
+            sums = _sum(cupy.abs(x), axis=col)
+            result = reduce_(sums, axis=row - 1 if row > col else row)
+    if keepdims:
+        shape = list(x.shape)
+        shape[row] = shape[col] = 1
+        result = result.reshape(shape)
+    return result
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """Matrix or vector norm (``numpy.linalg.norm``).
 
@@ -100,8 +163,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
     of contiguous data of any dimension, or ``'fro'`` of a 2-D array) and the 1-norm of a real
     vector run on rocarray's ``rocblas.nrm2`` / ``rocblas.asum`` kernels. ``nrm2`` scales like
     LAPACK 3.10 (Blue's algorithm), so it neither overflows nor underflows for entries near the
-    limits of the dtype. Every other case (batched norms along an axis, other orders, matrix
-    2-norms, float16 data, non-contiguous N-D data) is computed by ``cupy.linalg.norm``.
+    limits of the dtype. Matrix norms (a 2-D input with ``ord`` given, or a pair of axes:
+    ``'fro'``, ``'nuc'``, 1, -1, inf, -inf, 2, -2, batched over the other axes) are computed here:
+    'fro', +-1 and +-inf by rocarray's prim reductions (:func:`rocarray.sum`, ``max``, ``min``) of
+    ``|x|``; 2, -2 and 'nuc' from the singular values of ``cupy.linalg.svd(compute_uv=False)``
+    (largest, smallest, sum). Every other case (vector norms along an axis, other vector orders,
+    float16 data, non-contiguous N-D data) is computed by ``cupy.linalg.norm``.
     Integer and bool inputs are converted to float64 first, like NumPy.
 
     Parameters
@@ -148,6 +215,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
     axes = _normalize_axis(axis, x.ndim)
     plan = _plan(x, ord, axes)
     if plan is None:
+        pair = matrix_axes(ord, axes, x.ndim)
+        if pair is not None:
+            return _matrix_norm(cupy, x, ord, pair[0], pair[1], keepdims)
         return cupy.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     op, v = plan
     fn = _level1.nrm2 if op == "nrm2" else _level1.asum

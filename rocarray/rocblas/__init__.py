@@ -9,13 +9,24 @@ Level 1: :func:`axpy`, :func:`scal`, :func:`copy`, :func:`swap`, :func:`rot`, :f
 Level 2 (column-major matrices, element (i, j) at ``A[i + j * lda]``): :func:`gemv`, :func:`ger`,
 :func:`geru`, :func:`gerc`, :func:`symv`, :func:`hemv`, :func:`trmv`, :func:`trsv`.
 
-Level 3 (column-major, as level 2): :func:`gemm`.
+Level 3 (column-major, as level 2): :func:`gemm`; batched: :func:`gemm_strided_batched`,
+:func:`gemm_batched`; symmetric and triangular: :func:`symm`, :func:`hemm`, :func:`syrk`,
+:func:`herk`, :func:`syr2k`, :func:`her2k`, :func:`trmm`, :func:`trsm`.
 """
 
 from rocarray.rocblas._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap
 from rocarray.rocblas._level2 import gemv, ger, gerc, geru, hemv, symv, trmv, trsv
 from rocarray.rocblas._level3 import gemm
+from rocarray.rocblas._batched import gemm_batched, gemm_strided_batched
+from rocarray.rocblas._level3_sym import hemm, her2k, herk, symm, syr2k, syrk
+from rocarray.rocblas._level3_tri import trmm, trsm
 from rocarray.rocblas import _checks  # noqa: F401  (registers self-checks and benchmark cases)
+from rocarray.rocblas import _checks_batched  # noqa: F401  (batched gemm self-checks and benchmark cases)
+from rocarray.rocblas import _checks_level3x  # noqa: F401  (level 3 beyond gemm: checks and benchmarks)
+from rocarray.rocblas import _checks_mma  # noqa: F401  (matrix-core float16/bfloat16 gemm: checks and benchmarks)
+from rocarray.rocblas import _checks_products  # noqa: F401  (ra.matmul/einsum/tensordot on gemm: checks, benchmarks)
 
 __all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin",
-           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gemm"]
+           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gemm",
+           "gemm_strided_batched", "gemm_batched", "symm", "hemm", "syrk", "herk", "syr2k", "her2k",
+           "trmm", "trsm"]

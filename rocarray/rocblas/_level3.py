@@ -51,6 +51,7 @@ from rocarray._core import compile as _compile, launch
 from rocarray.rocblas import _level1
 from rocarray.rocblas._level1 import _as_int, scalar_arg
 from rocarray.rocblas._level2 import _STANDARD, _check_matrix_buffer, _scalars, _size
+from rocarray.rocblas import _level3_mma
 
 SOURCE = "rocblas/gemm.hip"
 
@@ -170,6 +171,8 @@ _cupy = launch.cupy
 def check_dtype(fn, dtype):
     """Raise ``TypeError`` unless ``dtype`` is float32/float64/complex64/complex128."""
     dtype = numpy.dtype(dtype)
+    if dtype in _level3_mma.MMA_DTYPES:
+        return dtype
     if dtype not in _STANDARD:
         supported = _level1._dtype_names(_STANDARD)
         if dtype.name in _NOT_YET:
@@ -200,7 +203,7 @@ def _check_bounds(X, rows, cols, ld, name, fn):
             f"rocblas.{fn}: a {rows} x {cols} matrix with ld{name.lower()}={ld} needs {need} elements "
             f"of {name}, but the buffer has {X.size}"
         )
-    align = _level1.ALIGNMENT[X.dtype]
+    align = _level1.ALIGNMENT.get(X.dtype, X.dtype.itemsize)
     if X.data.ptr % align:
         raise ValueError(f"rocblas.{fn}: {name} is not aligned to {align} bytes (data pointer 0x{X.data.ptr:x})")
 
@@ -413,8 +416,10 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
         ``beta == 0`` does not read C.
     A : cupy.ndarray
         Column-major matrix (element (i, j) at ``A[i + j * lda]``; 1-D contiguous buffer or 2-D
-        Fortran-ordered array), float32, float64, complex64 or complex128: m x k for
-        ``transA='N'``, k x m otherwise.
+        Fortran-ordered array), float16, bfloat16 (with ml_dtypes), float32, float64, complex64
+        or complex128: m x k for ``transA='N'``, k x m otherwise. float16 and bfloat16 run on the
+        matrix units with float32 accumulation (:mod:`rocarray.rocblas._level3_mma`; alpha and
+        beta are taken as float32; no fused epilogue yet).
     lda : int
         Leading dimension of A, ``>= max(1, m)`` for 'N', ``>= max(1, k)`` for 'T'/'C'.
     B : cupy.ndarray
@@ -440,8 +445,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     Raises
     ------
     TypeError
-        Non-CuPy buffers, unsupported (float16 and bfloat16 are not supported yet) or mismatched
-        dtypes, complex scalars with real data, non-integer sizes.
+        Non-CuPy buffers, unsupported or mismatched dtypes, complex scalars with real data,
+        non-integer sizes, a bias or activation with float16/bfloat16 data.
     ValueError
         Invalid ``transA``/``transB``, negative sizes, a leading dimension too small, buffers too
         short or misaligned, an unknown activation, an activation with complex data, or a bias
@@ -482,6 +487,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     ldc = _check_ld(ldc, m, "ldc", fn)
     _scalars(fn, dtype, alpha=alpha, beta=beta)
     epilogue = epilogue_flags(fn, dtype, m, device, bias, activation)
+    if epilogue and dtype in _level3_mma.MMA_DTYPES:
+        raise TypeError(f"rocblas.{fn}: bias and activation are not supported for {dtype.name} yet")
     if m == 0 or n == 0:
         return None
     if k > 0:
@@ -490,6 +497,10 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     _check_bounds(C, m, n, ldc, "C", fn)
     scale_only = alpha == 0 or k == 0
     if scale_only and beta == 1 and not epilogue:
+        return None
+    if dtype in _level3_mma.MMA_DTYPES:
+        _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, 0 if scale_only else k, alpha, A.data, lda,
+                             B.data, ldb, beta, C.data, ldc)
         return None
     _launch(device, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype), A.data, lda, B.data, ldb,
             scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype) | epilogue,

@@ -206,3 +206,45 @@ def test_missing_cupy_raises_no_device_error(monkeypatch):
     with pytest.raises(ra.NoDeviceError):
         ra.linalg.norm(np.ones(3))
     assert ra.linalg.norm is _norm.norm  # the re-export itself needs no device
+
+
+# --------------------------------------------------------------------------------------------
+# matrix norms (prim reductions; singular values from cupy.linalg.svd)
+# --------------------------------------------------------------------------------------------
+
+MATRIX_ORDS = [None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("ord", MATRIX_ORDS + [3, "bad", 0])
+@pytest.mark.parametrize("shape,axis", [((4, 5), None), ((3, 4, 5), (2, 0)), ((3, 4, 5), (1, 1)),
+                                        ((3, 4, 5), None), ((3, 4, 5), (0, 1, 2)), ((5,), None)], ids=str)
+def test_matrix_axes_and_errors_match_numpy(ord, shape, axis):
+    x = np.ones(shape)
+    try:
+        np.linalg.norm(x, ord=ord, axis=axis)
+        err = None
+    except Exception as e:  # noqa: BLE001 - NumPy's exact type and message
+        err = (type(e), str(e))
+    axes = _norm._normalize_axis(axis, len(shape))
+    if err is not None and "for vectors" not in err[1]:  # a matrix-norm error: raised by rocarray itself
+        with pytest.raises(err[0], match=err[1].replace(".", r"\.")):
+            _norm.matrix_axes(ord, axes, len(shape))
+    elif err is None:
+        is_matrix = (axis is not None and len(axis) == 2) or (axis is None and ord is not None and len(shape) == 2)
+        assert (_norm.matrix_axes(ord, axes, len(shape)) is not None) == is_matrix
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("ord", MATRIX_ORDS)
+@pytest.mark.parametrize("dtype", ALL + ["int32"])
+def test_matrix_norms_match_numpy(rng, dtype, ord):
+    x = random_array(rng, (7, 5), dtype)
+    dx = to_device(x)
+    check_norm(ra.linalg.norm(dx, ord), x, 35, ord=ord)
+    check_norm(ra.linalg.norm(dx.T, ord, keepdims=True), x.T, 35, ord=ord, keepdims=True)
+    s = random_array(rng, (3, 6, 4), dtype)
+    ds = to_device(s)
+    for axis in [(1, 2), (2, 0), (-1, -3)]:
+        check_norm(ra.linalg.norm(ds, ord, axis), s, 24, ord=ord, axis=axis)
+    check_norm(ra.linalg.norm(ds[:, ::2], ord, (0, 2), keepdims=True), s[:, ::2], 12, ord=ord, axis=(0, 2),
+               keepdims=True)

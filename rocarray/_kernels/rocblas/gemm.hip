@@ -141,8 +141,14 @@ template <typename T, int ROWS, int BK> struct ra_rocblas3_loader {
     }
 };
 
+// Two resident blocks for the 8 x 8 float micro-tile (at most 128 registers per thread on
+// NVIDIA: 64 accumulators, 16 operands, 8 prefetched elements and addresses fit); one block of
+// 158 registers ran 8192^3 at 28 TFLOP/s on the H200.
+template <typename T, int TM, int TN>
+constexpr int ra_rocblas3_min_blocks = sizeof(T) == 4 && TM * TN == 64 ? 2 : 1;
+
 template <typename T, int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK)
+__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK, ra_rocblas3_min_blocks<T, TM, TN>)
 ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, ra_i64 lda,
                 const T* __restrict__ B, ra_i64 ldb, T beta, T* __restrict__ C, ra_i64 ldc, int flags,
                 ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c, ra_i64 k_per_split,
@@ -202,9 +208,13 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
                 la.load(A, lda, a_rows, a_conj, m0, M, kb + (kt + 1) * BK, ke);
                 lb.load(B, ldb, b_rows, b_conj, n0, N, kb + (kt + 1) * BK, ke);
             }
-            // unrolled by 4, not fully: a full unroll lets AMD's scheduler hoist every shared
+            // AMD: unrolled by 4, not fully: a full unroll lets its scheduler hoist every shared
             // load of the tile (gfx90a, 64 x 64 float tiles: 246 VGPRs; by 4: 102)
+#if defined(RA_HIP)
 #pragma unroll 4
+#else
+#pragma unroll
+#endif
             for (int kk = 0; kk < BK; ++kk) {
                 PA a[GA];
                 PB b[GB];
@@ -262,12 +272,15 @@ ra_rocblas_gemm_splitk_finish(ra_i64 M, ra_i64 N, int parts, const T* __restrict
 // ---------------------------------------------------------------------------------------------
 // float64 on the matrix units: ra_rocblas_gemm_f64mma<BM, BN, BK>
 // ---------------------------------------------------------------------------------------------
-// One matrix instruction multiplies an M x 4 fragment of op(A) by a 4 x N fragment of op(B) into
-// an M x N accumulator spread over the lanes of one warp:
-//  * NVIDIA sm_80+: mma.sync.aligned.m8n8k4.row.col.f64 (PTX ISA, "Matrix fragments for mma.m8n8k4
-//    with .f64": lane l holds A(l / 4, l % 4), B(l % 4, l / 4) and C(l / 4, 2 (l % 4) + {0, 1}));
+// One matrix instruction multiplies an M x K fragment of op(A) by a K x N fragment of op(B) into
+// an M x N accumulator spread over the lanes of one warp; lane l holds AR elements of A, BR of B
+// and ACC of C at the coordinates below (g = l / 4, t = l % 4 on NVIDIA):
+//  * NVIDIA sm_90: mma.sync.aligned.m16n8k8.row.col.f64 (PTX ISA, "Matrix fragments for
+//    mma.m16n8k8" with .f64): A(g + 8 (r & 1), t + 4 (r >> 1)), B(t + 4 r, g),
+//    C(g + 8 (i >> 1), 2 t + (i & 1)); four times the work of the sm_80 shape per instruction;
+//  * NVIDIA sm_80..sm_89: mma.sync.aligned.m8n8k4.row.col.f64: A(g, t), B(t, g), C(g, 2 t + i);
 //  * AMD CDNA2/CDNA3 (gfx90a, gfx94x; wave64): v_mfma_f64_16x16x4f64 (AMD matrix instruction
-//    layout: lane l holds A(l % 16, l / 16), B(l / 16, l % 16) and C(4 (l / 16) + {0..3}, l % 16)).
+//    layout): A(l % 16, l / 16), B(l / 16, l % 16), C(4 (l / 16) + i, l % 16).
 // Other targets have no float64 matrix instruction: the kernel traps there, and the Python layer
 // never launches it on them (it runs the SIMT kernel).
 // The block's 256 threads are (256 / warp size) warps in a (W / 2) x 2 grid over the BM x BN tile;
@@ -275,49 +288,61 @@ ra_rocblas_gemm_splitk_finish(ra_i64 M, ra_i64 N, int parts, const T* __restrict
 // double buffering, the grid (tiles, batches, split-K parts) and the epilogue are those of the
 // SIMT kernel above. Shared rows are padded by 4 elements: with a row length of 4 mod 16 doubles
 // the fragment loads (4 k rows x 8 or 16 consecutive elements) hit distinct banks.
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-#define RA_ROCBLAS3_MMA_PTX 1
-#elif defined(RA_HIP) && (defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__))
-#define RA_ROCBLAS3_MMA_MFMA 1
-#endif
-
+#if defined(RA_HIP) && (defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__))
 struct ra_rocblas3_f64mma {
-#if defined(RA_ROCBLAS3_MMA_MFMA)
-    static constexpr int M = 16, N = 16, ACC = 4;
-    RA_DEVICE static int a_row(int l) { return l % 16; }
-    RA_DEVICE static int a_k(int l) { return l / 16; }
-    RA_DEVICE static int b_k(int l) { return l / 16; }
-    RA_DEVICE static int b_col(int l) { return l % 16; }
+    static constexpr int M = 16, N = 16, K = 4, AR = 1, BR = 1, ACC = 4;
+    RA_DEVICE static int a_row(int l, int) { return l % 16; }
+    RA_DEVICE static int a_k(int l, int) { return l / 16; }
+    RA_DEVICE static int b_k(int l, int) { return l / 16; }
+    RA_DEVICE static int b_col(int l, int) { return l % 16; }
     RA_DEVICE static int c_row(int l, int i) { return 4 * (l / 16) + i; }
     RA_DEVICE static int c_col(int l, int) { return l % 16; }
-    RA_DEVICE static void mma(double a, double b, double* c) {
+    RA_DEVICE static void mma(const double* a, const double* b, double* c) {
         typedef double ra_v4d __attribute__((ext_vector_type(4)));
         ra_v4d acc = {c[0], c[1], c[2], c[3]};
-        acc = __builtin_amdgcn_mfma_f64_16x16x4f64(a, b, acc, 0, 0, 0);
+        acc = __builtin_amdgcn_mfma_f64_16x16x4f64(a[0], b[0], acc, 0, 0, 0);
         c[0] = acc[0];
         c[1] = acc[1];
         c[2] = acc[2];
         c[3] = acc[3];
     }
+};
+#elif defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+struct ra_rocblas3_f64mma {
+    static constexpr int M = 16, N = 8, K = 8, AR = 4, BR = 2, ACC = 4;
+    RA_DEVICE static int a_row(int l, int r) { return l / 4 + 8 * (r & 1); }
+    RA_DEVICE static int a_k(int l, int r) { return l % 4 + 4 * (r >> 1); }
+    RA_DEVICE static int b_k(int l, int r) { return l % 4 + 4 * r; }
+    RA_DEVICE static int b_col(int l, int) { return l / 4; }
+    RA_DEVICE static int c_row(int l, int i) { return l / 4 + 8 * (i >> 1); }
+    RA_DEVICE static int c_col(int l, int i) { return 2 * (l % 4) + (i & 1); }
+    RA_DEVICE static void mma(const double* a, const double* b, double* c) {
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                     "{%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+                     : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
+    }
+};
 #else
-    static constexpr int M = 8, N = 8, ACC = 2;
-    RA_DEVICE static int a_row(int l) { return l / 4; }
-    RA_DEVICE static int a_k(int l) { return l % 4; }
-    RA_DEVICE static int b_k(int l) { return l % 4; }
-    RA_DEVICE static int b_col(int l) { return l / 4; }
+struct ra_rocblas3_f64mma {
+    static constexpr int M = 8, N = 8, K = 4, AR = 1, BR = 1, ACC = 2;
+    RA_DEVICE static int a_row(int l, int) { return l / 4; }
+    RA_DEVICE static int a_k(int l, int) { return l % 4; }
+    RA_DEVICE static int b_k(int l, int) { return l % 4; }
+    RA_DEVICE static int b_col(int l, int) { return l / 4; }
     RA_DEVICE static int c_row(int l, int) { return l / 4; }
     RA_DEVICE static int c_col(int l, int i) { return 2 * (l % 4) + i; }
-    RA_DEVICE static void mma(double a, double b, double* c) {
-#if defined(RA_ROCBLAS3_MMA_PTX)
+    RA_DEVICE static void mma(const double* a, const double* b, double* c) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
         asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
                      : "+d"(c[0]), "+d"(c[1])
-                     : "d"(a), "d"(b));
+                     : "d"(a[0]), "d"(b[0]));
 #else
         __builtin_trap();  // no float64 matrix instruction here; never launched
 #endif
     }
-#endif
 };
+#endif
 
 template <int BM, int BN, int BK>
 __global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK)
@@ -331,7 +356,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     constexpr int WTM = BM / WM, WTN = BN / WN;  // a warp's part of the tile
     constexpr int FM = WTM / MMA::M, FN = WTN / MMA::N;
     static_assert(FM * MMA::M == WTM && FN * MMA::N == WTN && FM > 0 && FN > 0, "warp tiling");
-    static_assert(BK % 4 == 0, "k steps of 4");
+    static_assert(BK % MMA::K == 0, "whole instruction k steps per tile");
     constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
 
     __shared__ double sA[2][BK][LDA_S];
@@ -361,8 +386,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
 #pragma unroll
             for (int i = 0; i < MMA::ACC; ++i) acc[f][g][i] = 0.0;
 
-    const int ar = wm * WTM + MMA::a_row(lane), ak = MMA::a_k(lane);
-    const int bc = wn * WTN + MMA::b_col(lane), bk = MMA::b_k(lane);
+    const int ar = wm * WTM, bc = wn * WTN;  // the warp's first row and column in the tile
     const ra_i64 ktiles = ke > kb ? (ke - kb + BK - 1) / BK : 0;
     if (ktiles > 0) {
         ra_rocblas3_loader<double, BM, BK> la;
@@ -380,12 +404,18 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                 lb.load(B, ldb, b_rows, false, n0, N, kb + (kt + 1) * BK, ke);
             }
 #pragma unroll
-            for (int ks = 0; ks < BK; ks += 4) {
-                double a[FM], b[FN];
+            for (int ks = 0; ks < BK; ks += MMA::K) {
+                double a[FM][MMA::AR], b[FN][MMA::BR];
 #pragma unroll
-                for (int f = 0; f < FM; ++f) a[f] = sA[cur][ks + ak][ar + f * MMA::M];
+                for (int f = 0; f < FM; ++f)
 #pragma unroll
-                for (int g = 0; g < FN; ++g) b[g] = sB[cur][ks + bk][bc + g * MMA::N];
+                    for (int r = 0; r < MMA::AR; ++r)
+                        a[f][r] = sA[cur][ks + MMA::a_k(lane, r)][ar + f * MMA::M + MMA::a_row(lane, r)];
+#pragma unroll
+                for (int g = 0; g < FN; ++g)
+#pragma unroll
+                    for (int r = 0; r < MMA::BR; ++r)
+                        b[g][r] = sB[cur][ks + MMA::b_k(lane, r)][bc + g * MMA::N + MMA::b_col(lane, r)];
 #pragma unroll
                 for (int f = 0; f < FM; ++f)
 #pragma unroll

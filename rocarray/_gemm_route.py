@@ -1,0 +1,247 @@
+"""Stacks of row-major (NumPy) matrix products mapped onto rocblas' column-major GEMM, without copies.
+
+The façade's products (``matmul``, ``dot``, ``tensordot``, ``einsum``, ``multi_dot``,
+``matrix_power``) end here once their operands are device arrays of one kernel dtype shaped
+``loop + (m, k)`` and ``loop + (k, n)`` (the loop shapes broadcast against each other).
+
+Layout mapping (the one idea in this module). rocBLAS is column-major: element ``(i, j)`` of a matrix
+with leading dimension ``ld`` is buffer element ``i + j * ld``. A NumPy matrix ``X`` (``r x c``,
+element strides ``s0, s1``) therefore *is*, without moving a byte,
+
+* the column-major ``c x r`` matrix ``X^T`` with ``ld = s0`` when ``s1 == 1`` (row-major rows), or
+* the column-major ``r x c`` matrix ``X`` with ``ld = s1`` when ``s0 == 1`` (a transposed view).
+
+The result ``C = A B`` is written C-contiguous, i.e. as the column-major ``n x m`` matrix ``C^T``
+with ``ldc = n``, so every product is computed as ``C^T = B^T A^T``: rocblas' ``A`` operand is our
+``b`` (``op = 'N'`` when ``b`` has row-major rows, ``'T'`` when it is a transposed view) and
+rocblas' ``B`` operand is our ``a`` (likewise). No conjugation is ever involved (matmul does not
+conjugate), so ``'C'`` is never used.
+
+Stacks: the loop dimensions of ``a``, ``b`` and ``C`` are merged where all three allow it (a
+constant stride across the merged dims; broadcast dims have stride 0, which rocBLAS' strided
+batched GEMM accepts); the largest merged dimension becomes ``batch_count`` of one
+``rocblas.gemm_strided_batched`` call and any other merged dimensions are looped over in Python
+(one launch each; e.g. ``(2, 1, m, k) @ (1, 3, k, n)`` runs 2 launches of batch 3, copying nothing).
+
+Copies (``cupy.ascontiguousarray``) happen only when a matrix has unit stride on neither of its
+two axes (e.g. ``x[::2, ::2]``), has a negative or a zero stride in a matrix axis (reversed or
+broadcast rows/columns), has negative loop strides, or has strides that are not a multiple of the
+itemsize; the copy is taken *before* broadcasting, so a broadcast operand is never materialized.
+"""
+
+import itertools
+
+import numpy
+
+from rocarray._core import backend
+
+#: Result dtypes the rocblas GEMM kernels always take.
+_STANDARD = frozenset(numpy.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+_F16 = numpy.dtype("float16")
+
+
+# --------------------------------------------------------------------------------------------
+# capabilities (read from the rocblas modules at call time: other engineers extend them)
+# --------------------------------------------------------------------------------------------
+
+def _accepts(check, fn, dtype):
+    try:
+        check(fn, dtype)
+    except TypeError:
+        return False
+    return True
+
+
+def gemm_takes(dtype):
+    """Whether ``rocblas.gemm`` takes ``dtype`` now (float16 once the matrix-core path lands).
+
+    Asks :func:`rocarray.rocblas._level3.check_dtype` itself, so the façade follows the library
+    without a second list of dtypes.
+    """
+    dtype = numpy.dtype(dtype)
+    if dtype in _STANDARD:
+        return True
+    if dtype != _F16:
+        return False
+    from rocarray.rocblas import _level3
+
+    return _accepts(_level3.check_dtype, "gemm", dtype)
+
+
+def _batched_module():
+    """``rocarray.rocblas._batched`` if it exists (it provides ``gemm_strided_batched``), else None."""
+    try:
+        from rocarray.rocblas import _batched
+    except ImportError:
+        return None
+    return _batched if hasattr(_batched, "gemm_strided_batched") else None
+
+
+def batched_takes(dtype):
+    """Whether ``rocblas.gemm_strided_batched`` exists and takes ``dtype``."""
+    mod = _batched_module()
+    if mod is None:
+        return False
+    check = getattr(mod, "check_dtype", None)
+    if check is None:
+        from rocarray.rocblas import _level3
+
+        check = _level3.check_dtype
+    return _accepts(check, "gemm_strided_batched", numpy.dtype(dtype))
+
+
+# --------------------------------------------------------------------------------------------
+# layout (pure Python on shapes and element strides)
+# --------------------------------------------------------------------------------------------
+
+def transposed_operand(rows, cols, s0, s1):
+    """``(trans, ld)`` such that the column-major ``op(X)`` is ``X^T``, or None if a copy is needed.
+
+    ``X`` is a NumPy ``rows x cols`` matrix with element strides ``(s0, s1)`` starting at the
+    buffer's first element. ``'N'``: the buffer read column-major as ``cols x rows`` with
+    ``ld = s0`` is ``X^T`` (needs ``s1 == 1``). ``'T'``: read as ``rows x cols`` with ``ld = s1`` it
+    is ``X``, so ``op = 'T'`` gives ``X^T`` (needs ``s0 == 1``). Size-1 axes have no stride to
+    respect (CuPy gives them any stride, often 0); ``ld`` must be at least ``max(1, stored rows)``.
+    Empty matrices (``rows`` or ``cols`` 0) are never launched; they get the minimal ``ld``.
+    """
+    if rows == 0 or cols == 0:
+        return "N", max(1, cols)
+    if s1 == 1 or cols == 1:
+        ld = s0 if rows > 1 else max(1, cols)
+        if ld >= max(1, cols):
+            return "N", ld
+    if s0 == 1 or rows == 1:
+        ld = s1 if cols > 1 else max(1, rows)
+        if ld >= max(1, rows):
+            return "T", ld
+    return None
+
+
+def element_strides(x):
+    """Strides of ``x`` in elements, or None when one is not a multiple of the itemsize."""
+    size = x.dtype.itemsize
+    if any(s % size for s in x.strides):
+        return None
+    return tuple(s // size for s in x.strides)
+
+
+def matrix_fits(x):
+    """Whether the last two axes of ``x`` map onto a GEMM operand without a copy (loop strides >= 0)."""
+    strides = element_strides(x)
+    if strides is None:
+        return False
+    if any(s < 0 and d > 1 for s, d in zip(strides[:-2], x.shape[:-2])):
+        return False
+    r, c = x.shape[-2:]
+    return transposed_operand(r, c, strides[-2], strides[-1]) is not None
+
+
+def merge_loops(shape, *strides):
+    """Merge loop dims that every operand walks with one stride: ``[(size, (s_a, s_b, ...)), ...]``.
+
+    Size-1 dims are dropped; dims ``i, i+1`` merge when ``strides[i] == strides[i+1] * shape[i+1]``
+    for every operand. Returns the merged dims outermost first (empty for a single matrix).
+    """
+    dims = [(d, tuple(s[i] for s in strides)) for i, d in enumerate(shape) if d != 1]
+    merged = []
+    for d, st in dims:
+        if merged:
+            pd, pst = merged[-1]
+            if all(p == q * d for p, q in zip(pst, st)):
+                merged[-1] = (pd * d, st)
+                continue
+        merged.append((d, st))
+    return merged
+
+
+def split_batch(merged):
+    """``(batch, outer)``: the largest merged dim runs as one batched launch, the rest are looped."""
+    if not merged:
+        return (1, None), []
+    i = max(range(len(merged)), key=lambda j: merged[j][0])
+    return merged[i], merged[:i] + merged[i + 1:]
+
+
+def _extent(shape, strides):
+    """Elements from the first to the last one of a view with non-negative strides (0 if empty)."""
+    if any(d == 0 for d in shape):
+        return 0
+    return 1 + sum((d - 1) * s for d, s in zip(shape, strides) if d > 1)
+
+
+# --------------------------------------------------------------------------------------------
+# launching
+# --------------------------------------------------------------------------------------------
+
+def _buffer(cupy, x, offset, length):
+    """1-D view of ``length`` elements of ``x``'s memory starting ``offset`` elements after x's start."""
+    ptr = x.data + offset * x.dtype.itemsize
+    return cupy.ndarray((max(length, 0),), x.dtype, memptr=ptr)
+
+
+def _gemm(cupy, dt, call, batch, a, b, c, offs):
+    """One (batched) GEMM ``C^T = B^T A^T`` for the matrices at element offsets ``offs``."""
+    from rocarray import rocblas
+
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    (ta, lda, ea), (tb, ldb, eb) = call
+    count, (sa, sb, sc) = batch
+    A = _buffer(cupy, a, offs[0], ea + (count - 1) * sa)
+    B = _buffer(cupy, b, offs[1], eb + (count - 1) * sb)
+    C = _buffer(cupy, c, offs[2], m * n + (count - 1) * sc)
+    one, zero = 1, 0
+    if count == 1:
+        rocblas.gemm(tb, ta, n, m, k, one, B, ldb, A, lda, zero, C, n)
+    elif batched_takes(dt):
+        _batched_module().gemm_strided_batched(tb, ta, n, m, k, one, B, ldb, sb, A, lda, sa, zero, C, n, sc,
+                                               count)
+    else:  # no strided-batched entry point (yet) for this dtype: one gemm per matrix
+        for i in range(count):
+            rocblas.gemm(tb, ta, n, m, k, one, _buffer(cupy, b, offs[1] + i * sb, eb), ldb,
+                         _buffer(cupy, a, offs[0] + i * sa, ea), lda, zero,
+                         _buffer(cupy, c, offs[2] + i * sc, m * n), n)
+
+
+def _operand(cupy, x):
+    """``x`` itself when its matrices map onto GEMM without a copy, else a C-contiguous copy."""
+    if matrix_fits(x):
+        return x
+    # unit stride on neither matrix axis, reversed/broadcast matrix axes or negative loop strides:
+    # one C-contiguous copy (before broadcasting, so it is the size of the operand itself)
+    return cupy.ascontiguousarray(x)
+
+
+def matmul_stack(a, b, out=None, loop=()):
+    """``a @ b`` for device arrays of one GEMM dtype, ``a``: ``la + (m, k)``, ``b``: ``lb + (k, n)``.
+
+    ``la``, ``lb`` and ``loop`` broadcast (checked by the caller). Returns a new C-contiguous array
+    of shape ``broadcast(la, lb, loop) + (m, n)``, or writes into ``out`` when given (a C-contiguous
+    array of exactly that shape and dtype that overlaps neither input: the caller checks).
+    """
+    cupy = backend.require_cupy()
+    dt = a.dtype
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    loop = tuple(numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2], tuple(loop)))
+    shape = loop + (m, n)
+    if out is None:
+        out = cupy.empty(shape, dt) if k > 0 or 0 in shape else cupy.zeros(shape, dt)
+    elif k == 0 and 0 not in shape:
+        out[...] = 0  # an empty sum: NumPy's zeros (no launch with k == 0 needed)
+    if k == 0 or 0 in shape:
+        return out
+    a = cupy.broadcast_to(_operand(cupy, a), loop + (m, k))
+    b = cupy.broadcast_to(_operand(cupy, b), loop + (k, n))
+    sa, sb, sc = element_strides(a), element_strides(b), element_strides(out)
+    call = []
+    for x, s in ((a, sa), (b, sb)):
+        r, c = x.shape[-2:]
+        trans, ld = transposed_operand(r, c, s[-2], s[-1])
+        call.append((trans, ld, _extent((r, c), (s[-2], s[-1]))))
+    merged = merge_loops(loop, sa[:-2], sb[:-2], sc[:-2])
+    batch, outer = split_batch(merged)
+    if batch[1] is None:
+        batch = (1, (0, 0, 0))
+    for index in itertools.product(*(range(d) for d, _ in outer)):
+        offs = [sum(i * st[j] for i, (_, st) in zip(index, outer)) for j in range(3)]
+        _gemm(cupy, dt, call, batch, a, b, out, offs)
+    return out

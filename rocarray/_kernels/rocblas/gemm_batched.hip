@@ -1,0 +1,301 @@
+// rocBLAS level 3: batched gemm for small matrices (and a tiled pointer-array fallback).
+//
+//   C_b := alpha * op(A_b) * op(B_b) + beta * C_b,   b = 0 .. batch-1,   op(X) = X, X^T or X^H,
+//
+// column-major as in the reference BLAS: element (i, j) of C_b is C_b[i + j * ldc] (64-bit
+// offsets); op(A_b) is M x K, op(B_b) is K x N. Matrix b of an operand is either X + b * stride_x
+// (strided-batched mode, X_ptrs == nullptr) or the device pointer X_ptrs[b] (pointer-array mode).
+// The Python layer (rocarray/rocblas/_batched.py, _batched_kernel.py) has checked every bound and
+// handles the no-op cases; it passes K = 0 when alpha == 0 (then A and B are not read and
+// C := beta * C). beta == 0 never reads C (NaN in C does not propagate), as in the reference BLAS.
+//
+// One template, ra_rocblas_gemm_batched<T, S>: a block of RA_ROCBLAS_GB_BLOCK (256) threads owns
+// an S x S tile of C in each of MB = 256 / (S/R)^2 consecutive matrices of the batch, with an
+// R x R micro-tile per thread (R = 2 for S <= 16, else 4: S = 8 takes 16 matrices a block, S = 64
+// one; _batched_kernel.py lists every configuration), so
+// a small matrix is computed by one block from start to end and the loads of many matrices are in
+// flight at once. M and N larger than S make several tiles per matrix (grid = tiles x groups of
+// MB matrices): with S = 64 this is the generic tiled kernel of the pointer-array mode.
+//  * k is walked in chunks of KC = min(S, 128 bytes / sizeof(T)) (shared memory stays under
+//    40 KB for every type). Per chunk each operand tile is read from global memory into
+//    registers (all of the thread's elements before any is stored: many loads in flight), a
+//    barrier, stored to shared memory, a barrier, multiplied.
+//  * Both operand tiles are stored k-major in shared memory, sA[kk][i] and sB[kk][j], rows padded
+//    by 16 bytes (rows stay 16-byte aligned). Thread (tx, ty) of its matrix accumulates the R x R
+//    micro-tile of rows R*tx .. R*tx+R-1 and columns R*ty .. R*ty+R-1 in registers, reading R
+//    consecutive elements of each tile row as one vector load per operand per k step.
+//  * Global loads run along the operand's contiguous dimension. When that dimension is also
+//    the tile row ('N' A, 'T'/'C' B: "direct"), consecutive lanes take consecutive elements of
+//    a stored column. When it is k ('T'/'C' A, 'N' B: "transposed" while stored), consecutive
+//    lanes take runs of one sector (2 x 16 bytes) along k and then the next columns: the global reads
+//    are still whole sectors, and with the 16-byte row padding the transposed shared stores of a
+//    float warp hit distinct banks. 'C' conjugates while loading. Out-of-range elements (past M,
+//    N or K, or matrices past the batch) load as zero, so the inner loop has no guards.
+//  * C is written (and read when beta != 0) R consecutive rows at a time, as one vector access
+//    where the address is aligned to it.
+
+#define RA_ROCBLAS_GB_BLOCK 256
+#define RA_ROCBLAS_GB_PAD_BYTES 16
+#define RA_ROCBLAS_GB_SECTOR_BYTES (2 * RA_ROCBLAS_GB_PAD_BYTES)
+#define RA_ROCBLAS_GB_CHUNK_BYTES 128
+
+// flag bits (mirrored in _batched_kernel.py; the same values as gemm.hip's)
+#define RA_ROCBLAS_GB_TRANS_A 0x01   // op(A) = A^T (or A^H with CONJ_A)
+#define RA_ROCBLAS_GB_CONJ_A 0x02
+#define RA_ROCBLAS_GB_TRANS_B 0x04   // op(B) = B^T (or B^H with CONJ_B)
+#define RA_ROCBLAS_GB_CONJ_B 0x08
+
+// Geometry of the S x S tile for element type T.
+template <typename T, int S> struct ra_rocblas_gb_cfg {
+    static constexpr int R = S <= 16 ? 2 : 4;                     // micro-tile R x R per thread
+    static constexpr int TD = S / R;                              // threads per tile dimension
+    static constexpr int TPM = TD * TD;                           // threads per matrix
+    static constexpr int MB = RA_ROCBLAS_GB_BLOCK / TPM;          // matrices per block
+    static constexpr int KC0 = RA_ROCBLAS_GB_CHUNK_BYTES / (int)sizeof(T);
+    static constexpr int KC = S < KC0 ? S : KC0;                  // k chunk
+    static constexpr int PAD = RA_ROCBLAS_GB_PAD_BYTES / (int)sizeof(T);
+    static constexpr int LD = S + PAD;                            // shared row length
+    static constexpr int SEC0 = RA_ROCBLAS_GB_SECTOR_BYTES / (int)sizeof(T);
+    static constexpr int SEC = KC < SEC0 ? KC : SEC0;             // run of lanes along k ("transposed")
+    static constexpr int ELEMS = MB * S * KC / RA_ROCBLAS_GB_BLOCK;  // per thread per operand tile
+    static constexpr int VALIGN = R * (int)sizeof(T) < 16 ? R * (int)sizeof(T) : 16;
+    static_assert(TPM * MB == RA_ROCBLAS_GB_BLOCK, "threads per block");
+    static_assert(MB * S * KC % RA_ROCBLAS_GB_BLOCK == 0, "tile loads");
+    static_assert(LD * (int)sizeof(T) % 16 == 0, "16-byte aligned shared rows");
+};
+
+// R consecutive elements of a shared tile row, read as one (or two) vector loads.
+template <typename T, int R, int ALIGN> struct alignas(ALIGN) ra_rocblas_gb_vec {
+    T v[R];
+};
+
+RA_DEVICE float ra_rocblas_gb_madd(float a, float b, float c) { return ra_fma(a, b, c); }
+RA_DEVICE double ra_rocblas_gb_madd(double a, double b, double c) { return ra_fma(a, b, c); }
+template <typename R>
+RA_DEVICE ra_complex<R> ra_rocblas_gb_madd(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(a.re, b.re, ra_fma(-a.im, b.im, c.re)),
+                              ra_fma(a.re, b.im, ra_fma(a.im, b.re, c.im)));
+}
+
+RA_DEVICE float ra_rocblas_gb_conj_if(float a, bool) { return a; }
+RA_DEVICE double ra_rocblas_gb_conj_if(double a, bool) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rocblas_gb_conj_if(ra_complex<R> a, bool conj) {
+    return conj ? ra_conj(a) : a;
+}
+
+RA_DEVICE bool ra_rocblas_gb_is_zero(float a) { return a == 0.0f; }
+RA_DEVICE bool ra_rocblas_gb_is_zero(double a) { return a == 0.0; }
+template <typename R> RA_DEVICE bool ra_rocblas_gb_is_zero(ra_complex<R> a) {
+    return a.re == R(0) && a.im == R(0);
+}
+
+// Matrix b of an operand: X_ptrs[b] in pointer-array mode, else X + b * stride.
+template <typename T>
+RA_DEVICE T* ra_rocblas_gb_matrix(T* X, ra_i64 stride, const ra_u64* __restrict__ ptrs, ra_i64 b) {
+    return ptrs != nullptr ? reinterpret_cast<T*>(ptrs[b]) : X + b * stride;
+}
+
+// The operand tiles of one k chunk for the block's MB matrices: tile (o, kk) of op(X) for o in
+// [o0, o0 + S) (rows i of op(A), or columns j of op(B)) and kk in [k0, k0 + KC), stored as
+// s[mb][kk][o]. DIRECT: X(o, k) = X[o + k * ld] (o contiguous); else X(o, k) = X[k + o * ld]
+// (k contiguous; the tile is transposed while it is stored). Stored tile: SR x SC elements with
+// rows (the contiguous dimension) SR; lanes run RUN elements down a stored column, then across
+// columns, so every warp reads whole sectors.
+template <typename T, int S, bool DIRECT> struct ra_rocblas_gb_loader {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    static constexpr int SR = DIRECT ? S : C::KC;
+    static constexpr int SC = DIRECT ? C::KC : S;
+    static constexpr int RUN = DIRECT ? S : C::SEC;
+    static_assert(SR % RUN == 0, "runs tile the stored rows");
+
+    static constexpr int NH = SR / RUN;                 // runs per stored column
+    static constexpr int LB = RA_ROCBLAS_GB_BLOCK / RUN;  // lines (one run each) a block loads per step
+    static constexpr int PL = SC * NH;                    // lines per matrix, columns fastest
+    static_assert(LB % PL == 0 || PL % LB == 0, "lines per step and per matrix nest");
+    static_assert(LB % SC == 0 || SC % LB == 0, "lines per step and columns nest");
+
+    // (mb, stored row, stored column) of this thread's element e: line q = t / RUN + LB * e, row
+    // t % RUN + RUN * h. Split into the thread's fixed part and e's compile-time part, so the
+    // unrolled loads share one address computation.
+    RA_DEVICE static void where(int e, int& mb, int& r, int& c) {
+        const unsigned t = threadIdx.x;
+        const unsigned q0 = t / RUN;
+        unsigned h;
+        if (LB >= PL) {
+            const unsigned w = q0 % PL;
+            mb = (int)(q0 / PL) + (LB / PL) * e;
+            c = (int)(w % SC);
+            h = w / SC;
+        } else {
+            const int j = e % (PL / LB);
+            mb = e / (PL / LB);
+            if (LB <= SC) {
+                c = (int)q0 + LB * (j % (SC / LB));
+                h = (unsigned)(j / (SC / LB));
+            } else {
+                c = (int)(q0 % SC);
+                h = q0 / SC + (LB / SC) * j;
+            }
+        }
+        r = (int)(t % RUN + RUN * h);
+    }
+
+    RA_DEVICE static void load(T (&v)[C::ELEMS], T* const* mats, ra_i64 ld, bool conj, ra_i64 o0,
+                               ra_i64 outer, ra_i64 k0, ra_i64 K) {
+#pragma unroll
+        for (int e = 0; e < C::ELEMS; ++e) {
+            int mb, r, c;
+            where(e, mb, r, c);
+            const T* X = mats[mb];
+            const ra_i64 o = o0 + (DIRECT ? r : c);
+            const ra_i64 k = k0 + (DIRECT ? c : r);
+            T x = ra_traits<T>::zero();
+            if (X != nullptr && o < outer && k < K)
+                x = ra_rocblas_gb_conj_if(DIRECT ? X[o + k * ld] : X[k + o * ld], conj);
+            v[e] = x;
+        }
+    }
+
+    RA_DEVICE static void store(const T (&v)[C::ELEMS], T (*s)[C::KC][C::LD]) {
+#pragma unroll
+        for (int e = 0; e < C::ELEMS; ++e) {
+            int mb, r, c;
+            where(e, mb, r, c);
+            if (DIRECT) s[mb][c][r] = v[e];
+            else s[mb][r][c] = v[e];
+        }
+    }
+};
+
+template <typename T, int S> struct alignas(16) ra_rocblas_gb_smem {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    T a[C::MB][C::KC][C::LD];
+    T b[C::MB][C::KC][C::LD];
+    T* mat_a[C::MB];
+    T* mat_b[C::MB];
+};
+
+// Both orientations of the loader, picked by a runtime (block-uniform) transpose flag.
+template <typename T, int S>
+RA_DEVICE void ra_rocblas_gb_load(bool direct, T (&v)[ra_rocblas_gb_cfg<T, S>::ELEMS], T* const* mats, ra_i64 ld,
+                                  bool conj, ra_i64 o0, ra_i64 outer, ra_i64 k0, ra_i64 K) {
+    if (direct) ra_rocblas_gb_loader<T, S, true>::load(v, mats, ld, conj, o0, outer, k0, K);
+    else ra_rocblas_gb_loader<T, S, false>::load(v, mats, ld, conj, o0, outer, k0, K);
+}
+
+template <typename T, int S>
+RA_DEVICE void ra_rocblas_gb_store(bool direct, const T (&v)[ra_rocblas_gb_cfg<T, S>::ELEMS],
+                                   T (*s)[ra_rocblas_gb_cfg<T, S>::KC][ra_rocblas_gb_cfg<T, S>::LD]) {
+    if (direct) ra_rocblas_gb_loader<T, S, true>::store(v, s);
+    else ra_rocblas_gb_loader<T, S, false>::store(v, s);
+}
+
+// C_b := alpha * op(A_b) op(B_b) + beta * C_b for an M x N C_b, b < batch; K == 0: C_b := beta C_b.
+// Grid: tiles of M fastest, then tiles of N, then groups of MB matrices.
+template <typename T, int S>
+__global__ void __launch_bounds__(RA_ROCBLAS_GB_BLOCK)
+ra_rocblas_gemm_batched(ra_i64 M, ra_i64 N, ra_i64 K, T alpha,
+                        const T* __restrict__ A, ra_i64 lda, ra_i64 stride_a, const ra_u64* __restrict__ A_ptrs,
+                        const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, const ra_u64* __restrict__ B_ptrs,
+                        T beta, T* __restrict__ Cmat, ra_i64 ldc, ra_i64 stride_c, const ra_u64* __restrict__ C_ptrs,
+                        ra_i64 batch, int flags) {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    constexpr int R = C::R;
+    constexpr int KC = C::KC;
+    typedef ra_rocblas_gb_vec<T, R, C::VALIGN> V;
+
+    __shared__ ra_rocblas_gb_smem<T, S> sm;
+
+    // unsigned int block arithmetic: the grid (tiles_m * tiles_n * groups) is below 2^31
+    const unsigned tiles_m = (unsigned)((M + S - 1) / S);
+    const unsigned tiles_n = (unsigned)((N + S - 1) / S);
+    unsigned bid = blockIdx.x;
+    const ra_i64 m0 = (ra_i64)(bid % tiles_m) * S;
+    bid /= tiles_m;
+    const ra_i64 n0 = (ra_i64)(bid % tiles_n) * S;
+    const ra_i64 b0 = (ra_i64)(bid / tiles_n) * C::MB;
+
+    // Thread (tx, ty) of matrix mb. Up to 8 threads per row of micro-tiles, a warp covers whole
+    // rows of them; with 16 (S = 64) a warp takes an 8-wide slab, so its vector loads of the A row
+    // span 128 bytes and of the B row RA_WARP_SIZE / 8 vectors (fewer shared wavefronts per FMA).
+    const int t = (int)threadIdx.x;
+    const int mb = t / C::TPM;
+    const int u = t % C::TPM;
+    constexpr int WX = C::TD < 8 ? C::TD : 8;
+    constexpr int WY = RA_WARP_SIZE / WX < C::TD ? RA_WARP_SIZE / WX : C::TD;
+    const int tx = u % WX + WX * ((u / (WX * WY)) % (C::TD / WX));
+    const int ty = (u / WX) % WY + WY * (u / (WX * WY * (C::TD / WX)));
+
+    const bool a_direct = (flags & RA_ROCBLAS_GB_TRANS_A) == 0;   // op(A)(i, k) = A[i + k*lda]
+    const bool b_direct = (flags & RA_ROCBLAS_GB_TRANS_B) != 0;   // op(B)(k, j) = B[j + k*ldb]
+    const bool a_conj = (flags & RA_ROCBLAS_GB_CONJ_A) != 0;
+    const bool b_conj = (flags & RA_ROCBLAS_GB_CONJ_B) != 0;
+
+    T acc[R][R];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int c = 0; c < R; ++c) acc[r][c] = ra_traits<T>::zero();
+
+    if (K > 0) {
+        if (t < C::MB) {
+            const bool ok = b0 + t < batch;
+            sm.mat_a[t] = ok ? ra_rocblas_gb_matrix(const_cast<T*>(A), stride_a, A_ptrs, b0 + t) : nullptr;
+            sm.mat_b[t] = ok ? ra_rocblas_gb_matrix(const_cast<T*>(B), stride_b, B_ptrs, b0 + t) : nullptr;
+        }
+        __syncthreads();
+        for (ra_i64 k0 = 0; k0 < K; k0 += KC) {
+            T va[C::ELEMS], vb[C::ELEMS];
+            // every load of both tiles before the barrier: they are in flight while the block waits
+            ra_rocblas_gb_load<T, S>(a_direct, va, sm.mat_a, lda, a_conj, m0, M, k0, K);
+            ra_rocblas_gb_load<T, S>(b_direct, vb, sm.mat_b, ldb, b_conj, n0, N, k0, K);
+            if (k0 > 0) __syncthreads();   // the previous chunk is no longer read
+            ra_rocblas_gb_store<T, S>(a_direct, va, sm.a);
+            ra_rocblas_gb_store<T, S>(b_direct, vb, sm.b);
+            __syncthreads();
+#pragma unroll 8
+            for (int kk = 0; kk < KC; ++kk) {
+                const V a = *reinterpret_cast<const V*>(&sm.a[mb][kk][R * tx]);
+                const V b = *reinterpret_cast<const V*>(&sm.b[mb][kk][R * ty]);
+#pragma unroll
+                for (int r = 0; r < R; ++r)
+#pragma unroll
+                    for (int c = 0; c < R; ++c) acc[r][c] = ra_rocblas_gb_madd(a.v[r], b.v[c], acc[r][c]);
+            }
+        }
+    }
+
+    const ra_i64 b = b0 + mb;
+    if (b >= batch) return;
+    T* Cb = ra_rocblas_gb_matrix(Cmat, stride_c, C_ptrs, b);
+    // Each thread writes R consecutive rows of R columns: one vector store per column where the
+    // address allows it (16-byte aligned for float; any ldc, checked per column), else R scalars.
+    const bool read_c = !ra_rocblas_gb_is_zero(beta);
+    const ra_i64 i0 = m0 + R * tx;
+    if (i0 >= M) return;
+#pragma unroll
+    for (int c = 0; c < R; ++c) {
+        const ra_i64 j = n0 + R * ty + c;
+        if (j >= N) continue;
+        T* p = Cb + i0 + j * ldc;
+        if (i0 + R <= M && (ra_u64)p % C::VALIGN == 0) {
+            V out;
+            if (read_c) out = *reinterpret_cast<const V*>(p);
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                T x = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
+                if (read_c) x = x + beta * out.v[r];
+                out.v[r] = x;
+            }
+            *reinterpret_cast<V*>(p) = out;
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                if (i0 + r >= M) break;
+                T x = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
+                if (read_c) x = x + beta * p[r];
+                p[r] = x;
+            }
+        }
+    }
+}

@@ -1,0 +1,241 @@
+"""Kernel choice and launches of batched gemm (``rocarray/_kernels/rocblas/gemm_batched.hip``).
+
+The public functions live in :mod:`rocarray.rocblas._batched`; this module knows the kernels:
+which one a problem takes, the geometry of each, and how it is launched. Nothing here checks
+user input.
+
+Kernel choice (:func:`choose`)
+------------------------------
+* ``'small'``: ``ra_rocblas_gemm_batched<T, S>`` with S the smallest of 8, 16, 32, 64 that holds
+  ``max(m, n)``. One block of 256 threads computes whole matrices, several at a time, so every
+  matrix is read once and written once with its operands staged in shared memory; k of any
+  length is walked in chunks. Taken for ``max(m, n) <= 64`` in both modes, except a single
+  strided product with ``k > 4096`` (:data:`LONG_K`), which the level-3 gemm splits over blocks.
+* ``'tiled'`` (strided mode, ``max(m, n) > 64`` or that long single product): the level-3 tiled
+  gemm (:func:`rocarray.rocblas._level3._launch`) with its batch grid (matrices in the grid's y
+  dimension), one launch per 65535 matrices.
+* ``'pointer-loop'`` (pointer-array mode, ``max(m, n) > 64``, at most 64 products
+  (:data:`LOOP_MAX_BATCH`) of at least ``m n k = 2^27`` (:data:`LOOP_MIN_WORK`, 512^3) each):
+  the pointers are copied to the host (synchronizing copies of at most 3 x 512 bytes) and the
+  level-3 gemm runs once per product, tuned and split like any large gemm. Each product then takes
+  several tens of microseconds, so the copy and the launches cost a few percent.
+* ``'pointer-tiled'`` (pointer-array mode, other ``max(m, n) > 64``): the S = 64 kernel with a
+  64 x 64 tile per block and several tiles per matrix: one launch, the pointer arrays stay on the
+  device, no synchronization.
+
+Why 64: above it a matrix has more than one tile and the tiled gemm's larger tiles, double
+buffering and tuning pay; at or below it a matrix fits one block of the batched kernel (S = 64:
+64 x 64 of C, 4 x 4 per thread), while the tiled gemm would also give it one block but with its
+k tiles of 8-16 elements, a barrier each. The smaller S keep small matrices from idling most of a
+block: 8 x 8 matrices go 16 to a block (2 x 2 per thread), 16 x 16 four (2 x 2), 32 x 32 four
+(4 x 4).
+
+Configurations (R x R register micro-tile per thread, MB matrices per block, KC elements of k
+per shared-memory chunk for float32 / float64 and complex64 / complex128, static shared memory
+per block in KiB for float32 / float64 and complex64 / complex128):
+
+==  ==  ==  ===========  ==================
+S   R   MB  KC           shared KiB
+==  ==  ==  ===========  ==================
+8   2   16  8 / 8 / 8    12 / 20 / 36
+16  2   4   16 / 16 / 8  10 / 18 / 17
+32  4   4   32 / 16 / 8  36 / 34 / 33
+64  4   1   32 / 16 / 8  17 / 16.5 / 16.2
+==  ==  ==  ===========  ==================
+
+Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
+once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does
+``2 m n k`` flops per product. 10^5 x 32^3 float32: 1.23 GB, 0.29 ms at 4.3 TB/s; 6.6 GFLOP,
+0.1 ms at the SIMT peak (67 TFLOP/s); the inner loop issues 2 vector shared loads per 16 FMAs.
+sm_90 registers (NVRTC): float32 S = 8/16/32/64: 40/32/76/52 (3 resident blocks of 256 threads
+for S = 32, 96 KB of loads in flight per SM, enough for the bandwidth at ~1 us latency). Expect
+0.3-0.4 ms (>= 0.8 of copy bandwidth). 10^5 x 8^3: 77 MB, 18 us at bandwidth (launch-bound).
+10^5 x 64^3: 4.9 GB (1.14 ms) against 52 GFLOP (0.78 ms at the SIMT peak; a 4 x 4 micro-tile
+with 3 shared-load wavefronts per 16 FMAs runs nearer 60% of it): both limits are close, expect
+1.4-2 ms. Large matrices run at the tiled gemm's speed.
+"""
+
+import numpy
+
+from rocarray._core import compile as _compile, launch
+from rocarray.rocblas import _level1, _level3
+
+SOURCE = "rocblas/gemm_batched.hip"
+
+#: Threads per block (``RA_ROCBLAS_GB_BLOCK`` in the source).
+BLOCK = 256
+#: Tile sizes (S) of the small kernel, smallest first.
+TILES = (8, 16, 32, 64)
+#: Largest ``max(m, n)`` the small kernel takes in strided mode (one block per matrix tile).
+SMALL_MAX = TILES[-1]
+#: Inner dimension above which a single strided product goes to the level-3 gemm (split k).
+LONG_K = 4096
+#: Most products (pointer mode) that run as one level-3 gemm each.
+LOOP_MAX_BATCH = 64
+#: Fewest ``m * n * k`` per product (pointer mode) that runs as one level-3 gemm each.
+LOOP_MIN_WORK = 1 << 27
+#: Resident blocks per multiprocessor assumed for the occupancy query.
+BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+#: Largest 1-D grid.
+MAX_GRID = 2**31 - 1
+
+# flag bits (``RA_ROCBLAS_GB_*`` in the source; the same values as the level-3 gemm's)
+TRANS_A, CONJ_A, TRANS_B, CONJ_B = _level3.TRANS_A, _level3.CONJ_A, _level3.TRANS_B, _level3.CONJ_B
+
+#: Kernel element type of each supported dtype.
+CTYPES = dict(_level3.CTYPES)
+
+flags = _level3.flags
+
+
+def micro(tile):
+    """Register micro-tile edge R of tile size S (``ra_rocblas_gb_cfg::R``)."""
+    return 2 if tile <= 16 else 4
+
+
+def matrices_per_block(tile):
+    """Matrices one block computes (``ra_rocblas_gb_cfg::MB``)."""
+    return BLOCK // (tile // micro(tile)) ** 2
+
+
+def k_chunk(tile, dtype):
+    """Elements of k per shared-memory chunk (``ra_rocblas_gb_cfg::KC``)."""
+    return min(tile, 128 // numpy.dtype(dtype).itemsize)
+
+
+def shared_bytes(tile, dtype):
+    """Static shared memory of one block (both operand tiles; the pointer table not counted)."""
+    size = numpy.dtype(dtype).itemsize
+    return 2 * matrices_per_block(tile) * k_chunk(tile, dtype) * (tile + 16 // size) * size
+
+
+def kernel_name(dtype, tile):
+    """Name expression of the batched kernel, e.g. ``'ra_rocblas_gemm_batched<float, 32>'``."""
+    return f"ra_rocblas_gemm_batched<{CTYPES[numpy.dtype(dtype)]}, {int(tile)}>"
+
+
+def instantiations():
+    """Every name expression this module launches (registered with the compile layer)."""
+    return sorted(kernel_name(d, s) for d in CTYPES for s in TILES)
+
+
+_compile.register(SOURCE, instantiations())
+
+
+def tile_for(m, n):
+    """The smallest tile S of :data:`TILES` holding ``max(m, n)``; the largest for bigger ones."""
+    edge = max(m, n)
+    for tile in TILES:
+        if edge <= tile:
+            return tile
+    return TILES[-1]
+
+
+def choose(m, n, pointers, batch=2, k=0):
+    """The path of ``batch`` products with an ``m x n`` C: ``'small'``, ``'tiled'``, ``'pointer-loop'``
+    or ``'pointer-tiled'`` (see the module docstring).
+
+    Parameters
+    ----------
+    m, n : int
+        Rows and columns of each C (> 0).
+    pointers : bool
+        Pointer-array mode (``gemm_batched``) rather than strided mode.
+    batch, k : int
+        Products and their inner dimension: one strided product with ``k > LONG_K`` goes to the
+        level-3 gemm, which splits long k over several blocks (the batched kernel would walk it
+        in one block); a few large products in pointer mode run the level-3 gemm one by one.
+    """
+    if pointers:
+        if max(m, n) <= SMALL_MAX:
+            return "small"
+        return "pointer-loop" if batch <= LOOP_MAX_BATCH and m * n * k >= LOOP_MIN_WORK else "pointer-tiled"
+    if max(m, n) > SMALL_MAX or (batch == 1 and k > LONG_K):
+        return "tiled"
+    return "small"
+
+
+def grid(m, n, batch, tile):
+    """Blocks of a batched-kernel launch: tiles of each matrix times groups of matrices."""
+    tiles = -(-m // tile) * -(-n // tile)
+    blocks = tiles * -(-batch // matrices_per_block(tile))
+    if blocks > MAX_GRID:
+        raise ValueError(f"rocblas.gemm_batched: {batch} matrices of {m} x {n} need {blocks} blocks, "
+                         "more than one launch takes")
+    return blocks
+
+
+_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+
+def _kernel(name, device_id):
+    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
+    return _kernel_table.get(name, device_id)
+
+
+_NULL = numpy.uint64(0)
+
+
+def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b, beta, c, ldc, stride_c,
+                 batch, flag_bits, tile=None):
+    """One launch of the batched kernel on checked operands (no checks).
+
+    ``a``/``b``/``c`` are ``(base, pointers)`` pairs: strided mode passes the matrix-0 memory
+    pointer and ``None``; pointer-array mode passes ``None`` and the device array of pointers
+    (strides are then ignored). ``alpha``/``beta`` are kernel scalars; ``k == 0``: C := beta C.
+    """
+    tile = tile_for(m, n) if tile is None else tile
+    blocks = grid(m, n, batch, tile)
+
+    def pair(x):
+        base, ptrs = x
+        return (_NULL if base is None else base), (_NULL if ptrs is None else ptrs.data)
+
+    (pa, qa), (pb, qb), (pc, qc) = pair(a), pair(b), pair(c)
+    with _level1._on_device(device_id):
+        kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+        kernel((blocks,), (BLOCK,),
+               (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha,
+                pa, numpy.int64(lda), numpy.int64(stride_a), qa,
+                pb, numpy.int64(ldb), numpy.int64(stride_b), qb,
+                beta, pc, numpy.int64(ldc), numpy.int64(stride_c), qc,
+                numpy.int64(batch), numpy.int32(flag_bits)))
+
+
+def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
+                   batch, flag_bits):
+    """Strided-batched gemm on checked operands (memory pointers to matrix 0), by :func:`choose`."""
+    if choose(m, n, False, batch, k) == "tiled":
+        _level3._launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
+                        batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+        return
+    launch_small(device_id, dtype, m, n, k, alpha, (A, None), lda, stride_a, (B, None), ldb, stride_b,
+                 beta, (C, None), ldc, stride_c, batch, flag_bits)
+
+
+def _pointer(address, rows, cols, ld, dtype, device_id):
+    """A ``cupy.cuda.MemoryPointer`` to a column-major matrix at a raw device address."""
+    cuda = launch.cupy().cuda
+    nbytes = ((cols - 1) * ld + rows) * numpy.dtype(dtype).itemsize
+    return cuda.MemoryPointer(cuda.UnownedMemory(int(address), max(nbytes, 1), None, device_id), 0)
+
+
+def _host_pointers(arrays, batch):
+    """The first ``batch`` pointers of each device array, on the host (synchronizing copies)."""
+    cupy = launch.cupy()
+    return [cupy.asnumpy(P[:batch]).astype(numpy.uint64) for P in arrays]
+
+
+def launch_pointers(device_id, dtype, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array, ldc, batch,
+                    flag_bits):
+    """Pointer-array batched gemm on checked operands (device arrays of 64-bit pointers), by :func:`choose`."""
+    if choose(m, n, True, batch, k) == "pointer-loop":
+        a_shape = (k, m) if flag_bits & TRANS_A else (m, k)
+        b_shape = (n, k) if flag_bits & TRANS_B else (k, n)
+        for pa, pb, pc in zip(*_host_pointers((A_array, B_array, C_array), batch)):
+            _level3._launch(device_id, dtype, m, n, k, alpha, _pointer(pa, *a_shape, lda, dtype, device_id), lda,
+                            _pointer(pb, *b_shape, ldb, dtype, device_id), ldb, beta,
+                            _pointer(pc, m, n, ldc, dtype, device_id), ldc, flag_bits)
+        return
+    launch_small(device_id, dtype, m, n, k, alpha, (None, A_array), lda, 0, (None, B_array), ldb, 0,
+                 beta, (None, C_array), ldc, 0, batch, flag_bits)

@@ -1,0 +1,366 @@
+"""The matrix-core gemm (float16, bfloat16; float32 accumulation) against NumPy float64.
+
+GPU tests store A, B and C column-major in 1-D device buffers (leading dimensions at or above the
+minimum, spare elements at the end, optional element offsets), run one launch of
+:func:`rocarray.rocblas._level3_mma.gemm_mma` (the unchecked entry :func:`rocblas.gemm` dispatches
+16-bit dtypes to) and compare the whole C buffer with a host twin: the m x n elements to
+
+    |got - want| <= eps_out |want| + (k + 4) 2^-23 (|alpha| |op(A)| |op(B)| + |beta| |C|)
+
+(one rounding of the float32 result to the output dtype, plus float32 accumulation over k terms;
+tight enough that a dropped or doubled k term fails for every k used here), every other element
+bit for bit. A and B must be unchanged. beta == 0 runs on a NaN-poisoned C, alpha == 0 and k == 0
+on NaN-poisoned A and B. CPU tests cover the pure-Python layer: kernel names and registration,
+the aligned/predicated variant choice, the grid, the dtype rules and the quick returns.
+"""
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+from conftest import to_device, to_host
+
+from rocarray._core import compile as _compile
+from rocarray.rocblas import _level1, _level3_mma
+import rocarray.rocblas as rocblas
+
+try:
+    import cupy
+except Exception:  # pragma: no cover - CuPy is a test dependency
+    cupy = None
+
+BF16 = _level3_mma.bfloat16_dtype()
+DTYPES = ["float16"] + (["bfloat16"] if BF16 is not None else [])
+TRANS = ["".join(t) for t in itertools.product("NT", "NT")]
+EPS_OUT = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
+
+
+def _dtype(name):
+    return np.dtype(np.float16) if name == "float16" else BF16
+
+
+def _ids(v):
+    return str(v)
+
+
+# --------------------------------------------------------------------------------------------
+# host twin
+# --------------------------------------------------------------------------------------------
+
+class Mat:
+    """A column-major rows x cols matrix at element ``offset`` of a 1-D device buffer."""
+
+    def __init__(self, rng, rows, cols, ld, dtype, offset=0, fill=None):
+        size = offset + (max(cols, 1) - 1) * ld + max(rows, 1) + 5
+        if fill is None:
+            self.host = rng.standard_normal(size).astype(dtype)
+        else:
+            self.host = np.full(size, fill, np.float32).astype(dtype)
+        self.rows, self.cols, self.ld, self.offset = rows, cols, ld, offset
+        self.pos = offset + np.arange(rows)[:, None] + np.arange(cols)[None, :] * ld
+        self.dev = to_device(self.host)
+
+    @property
+    def ptr(self):
+        return self.dev[self.offset:].data
+
+    def matrix(self):
+        return self.host[self.pos].astype(np.float64)
+
+    def unchanged(self):
+        np.testing.assert_array_equal(to_host(self.dev).view(np.uint16), self.host.view(np.uint16))
+
+
+def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, offsets=(0, 0, 0),
+            poison_c=False, poison_ab=False, expect_aligned=None):
+    """One matrix-core gemm on fresh random buffers, checked against the float64 reference."""
+    dt = _dtype(dtype)
+    ta, tb = trans
+    ar, ac = (m, k) if ta == "N" else (k, m)
+    br, bc = (k, n) if tb == "N" else (n, k)
+    lda, ldb, ldc = max(1, ar) + extra[0], max(1, br) + extra[1], max(1, m) + extra[2]
+    nan_ab = np.nan if poison_ab else None
+    a = Mat(rng, ar, ac, lda, dt, offsets[0], fill=nan_ab)
+    b = Mat(rng, br, bc, ldb, dt, offsets[1], fill=nan_ab)
+    c = Mat(rng, m, n, ldc, dt, offsets[2], fill=np.nan if poison_c else None)
+    if expect_aligned is not None:
+        assert _level3_mma.use_aligned(a.ptr.ptr, lda, b.ptr.ptr, ldb, k) is expect_aligned
+    device = a.dev.data.device_id
+    _level3_mma.gemm_mma(device, dt, ta, tb, m, n, k, alpha, a.ptr, lda, b.ptr, ldb, beta, c.ptr, ldc)
+    a.unchanged()
+    b.unchanged()
+    got = to_host(c.dev)
+    rest = np.ones(got.shape, bool)
+    rest[c.pos] = False
+    np.testing.assert_array_equal(got[rest].view(np.uint16), c.host[rest].view(np.uint16),
+                                  err_msg="elements outside C changed")
+    al, be = float(np.float32(alpha)), float(np.float32(beta))
+    if m == 0 or n == 0 or ((al == 0 or k == 0) and be == 1):
+        c.unchanged()
+        return
+    want = np.zeros((m, n))
+    scale = np.zeros((m, n))
+    if al != 0 and k > 0:
+        oa = a.matrix() if ta == "N" else a.matrix().T
+        ob = b.matrix() if tb == "N" else b.matrix().T
+        want = al * (oa @ ob)
+        scale = abs(al) * (np.abs(oa) @ np.abs(ob))
+    if be != 0:
+        cm = c.matrix()
+        want = want + be * cm
+        scale = scale + abs(be) * np.abs(cm)
+    g = got[c.pos].astype(np.float64)
+    tol = EPS_OUT[dtype] * np.abs(want) + (k + 4) * 2.0**-23 * scale + 1e-7
+    bad = ~(np.abs(g - want) <= tol)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise AssertionError(f"{bad.sum()} of {m * n} elements off; first ({i}, {j}): got {g[i, j]}, "
+                             f"want {want[i, j]}, tol {tol[i, j]}")
+
+
+# --------------------------------------------------------------------------------------------
+# GPU
+# --------------------------------------------------------------------------------------------
+
+# sizes crossing the 128 x 128 block tile, the 32-deep k tile and the 16/8 fragments
+SHAPES = [(1, 1, 1), (16, 16, 16), (17, 17, 17), (64, 128, 64), (130, 17, 257), (257, 130, 16),
+          (128, 257, 130)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", SHAPES, ids=_ids)
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_matches_numpy(rng, dtype, trans, shape):
+    run_mma(rng, dtype, trans, *shape)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_padded_leading_dimensions_stay_aligned(rng, dtype, trans):
+    # ld above the rows, multiples of 8: the 16-byte (cp.async) variant, with element offsets of 8
+    run_mma(rng, dtype, trans, 100, 72, 90, extra=(4, 12, 3), offsets=(8, 16, 3), expect_aligned=None)
+    run_mma(rng, dtype, trans, 96, 64, 96, extra=(8, 16, 1), offsets=(8, 0, 1), expect_aligned=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_unaligned_uses_predicated_variant(rng, dtype, trans):
+    run_mma(rng, dtype, trans, 130, 64, 70, extra=(5, 1, 2), expect_aligned=False)   # ld % 8 != 0
+    run_mma(rng, dtype, trans, 64, 64, 64, offsets=(1, 0, 0), expect_aligned=False)  # A off by 2 bytes
+    run_mma(rng, dtype, trans, 31, 33, 35, extra=(0, 0, 0), expect_aligned=False)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_beta_zero_does_not_read_c(rng, dtype):
+    for trans in ("NN", "TT"):
+        run_mma(rng, dtype, trans, 150, 70, 33, beta=0.0, poison_c=True)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_alpha_zero_and_k_zero_do_not_read_a_b(rng, dtype):
+    run_mma(rng, dtype, "NT", 150, 70, 33, alpha=0.0, beta=2.0, poison_ab=True)
+    run_mma(rng, dtype, "NT", 150, 70, 33, alpha=0.0, beta=0.0, poison_ab=True, poison_c=True)
+    run_mma(rng, dtype, "TN", 150, 70, 0, alpha=1.0, beta=0.5)
+    run_mma(rng, dtype, "TN", 150, 70, 0, alpha=float("inf"), beta=0.5)   # C := beta C still
+    run_mma(rng, dtype, "TT", 150, 70, 0, alpha=1.0, beta=0.0, poison_c=True)
+    run_mma(rng, dtype, "NN", 150, 70, 33, alpha=0.0, beta=1.0, poison_c=True)   # no-op
+    run_mma(rng, dtype, "NN", 0, 70, 33)
+    run_mma(rng, dtype, "NN", 70, 0, 33)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1024, 1024, 1024), (1000, 999, 1001), (4097, 64, 129)], ids=_ids)
+@pytest.mark.parametrize("trans", ["NN", "TN", "NT", "TT"])
+def test_gemm_mma_large(rng, trans, shape):
+    run_mma(rng, "float16", trans, *shape)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_batched(rng, dtype):
+    dt = _dtype(dtype)
+    m, n, k, batch = 70, 130, 48, 3
+    a = rng.standard_normal((batch, k, m)).astype(dt)    # each entry k x m column-major ('N', lda = m)
+    b = rng.standard_normal((batch, n, k)).astype(dt)    # each entry k x n column-major ('N', ldb = k)
+    c = rng.standard_normal((batch, n, m)).astype(dt)
+    da, db, dc = to_device(a.ravel()), to_device(b.ravel()), to_device(c.ravel())
+    _level3_mma.gemm_mma(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data, m,
+                         batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
+    got = to_host(dc).reshape(batch, n, m).astype(np.float64)
+    for i in range(batch):
+        oa = a[i].astype(np.float64).T          # m x k
+        ob = b[i].astype(np.float64).T          # k x n
+        want = (oa @ ob + c[i].astype(np.float64).T).T
+        scale = (np.abs(oa) @ np.abs(ob) + np.abs(c[i].astype(np.float64).T)).T
+        assert np.all(np.abs(got[i] - want) <= EPS_OUT[dtype] * np.abs(want) + (k + 4) * 2.0**-23 * scale + 1e-7)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_public_gemm_dispatches_16_bit(rng, dtype):
+    # rocblas.gemm checks the arguments and sends 16-bit dtypes to the matrix-core path
+    dt = _dtype(dtype)
+    a = rng.standard_normal((70, 30)).astype(dt)
+    b = rng.standard_normal((50, 30)).astype(dt)
+    c = rng.standard_normal((70, 50)).astype(dt)
+    da = to_device(a.ravel(order="F"))
+    db = to_device(b.ravel(order="F"))
+    dc = to_device(c.ravel(order="F"))
+    rocblas.gemm("N", "T", 70, 50, 30, 2.0, da, 70, db, 50, 0.5, dc, 70)
+    a64, b64, c64 = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
+    want = 2.0 * a64 @ b64.T + 0.5 * c64
+    scale = 2.0 * np.abs(a64) @ np.abs(b64.T) + 0.5 * np.abs(c64)
+    got = to_host(dc).astype(np.float64).reshape(50, 70).T
+    assert np.all(np.abs(got - want) <= EPS_OUT[dtype] * np.abs(want) + 34 * 2.0**-23 * scale + 1e-7)
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the pure-Python layer
+# --------------------------------------------------------------------------------------------
+
+def test_kernel_names_follow_transposes():
+    name = _level3_mma.kernel_name
+    assert name("float16", "N", "N") == "ra_rocblas_gemm_mma<ra_half, false, true>"
+    assert name("float16", "T", "N") == "ra_rocblas_gemm_mma<ra_half, true, true>"
+    assert name("float16", "N", "T") == "ra_rocblas_gemm_mma<ra_half, false, false>"
+    assert name("bfloat16", "T", "T") == "ra_rocblas_gemm_mma<ra_bfloat16, true, false>"
+
+
+def test_every_launched_instantiation_is_registered():
+    names = set(_compile.registered(_level3_mma.SOURCE))
+    assert names == set(_level3_mma.instantiations())
+    assert len(names) == 8
+    for d, ta, tb in itertools.product(("float16", "bfloat16"), "NT", "NT"):
+        assert _level3_mma.kernel_name(d, ta, tb) in names
+
+
+@pytest.mark.parametrize("address, ld, ok", [(0x1000, 64, True), (0x1000, 60, False), (0x1002, 64, False),
+                                             (0x1010, 8, True), (0x1008, 8, False), (0x1000, 1, False)])
+def test_operand_alignment_rule(address, ld, ok):
+    assert _level3_mma.operand_aligned(address, ld) is ok
+
+
+def test_variant_needs_both_operands_aligned_and_strides():
+    use = _level3_mma.use_aligned
+    assert use(0x1000, 64, 0x2000, 128, 32)
+    assert not use(0x1000, 64, 0x2002, 128, 32)
+    assert not use(0x1000, 63, 0x2000, 128, 32)
+    assert use(0x1002, 63, 0x2002, 3, 0)   # k == 0: nothing is read
+    assert use(0x1000, 64, 0x2000, 64, 32, stride_a=64 * 32, stride_b=64 * 32, batch=2)
+    assert not use(0x1000, 64, 0x2000, 64, 32, stride_a=64 * 32 + 1, stride_b=0, batch=2)
+    assert use(0x1000, 64, 0x2000, 64, 32, stride_a=3, stride_b=5, batch=1)  # strides unused
+
+
+def test_grid_counts_128_tiles():
+    assert _level3_mma.grid(1, 1) == (1, 1)
+    assert _level3_mma.grid(128, 128) == (1, 1)
+    assert _level3_mma.grid(129, 128) == (2, 1)
+    assert _level3_mma.grid(8192, 8192, 3) == (64 * 64, 3)
+    with pytest.raises(ValueError, match="batch"):
+        _level3_mma.grid(1, 1, 70000)
+
+
+def test_mma_dtypes_follow_ml_dtypes():
+    assert np.dtype(np.float16) in _level3_mma.MMA_DTYPES
+    try:
+        import ml_dtypes
+    except ImportError:
+        assert len(_level3_mma.MMA_DTYPES) == 1
+    else:
+        assert np.dtype(ml_dtypes.bfloat16) in _level3_mma.MMA_DTYPES
+
+
+def test_unsupported_dtype_is_type_error():
+    with pytest.raises(TypeError, match="float32"):
+        _level3_mma.gemm_mma(0, np.float32, "N", "N", 4, 4, 4, 1.0, None, 4, None, 4, 0.0, None, 4)
+    if BF16 is None:
+        with pytest.raises(TypeError, match="ml_dtypes"):
+            _level3_mma.gemm_mma(0, np.float32, "N", "N", 4, 4, 4, 1.0, None, 4, None, 4, 0.0, None, 4)
+
+
+class _Ptr:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, name, device_id):
+        def kernel(grid, block, args):
+            self.calls.append((name, grid, block, args))
+        return kernel, 1
+
+
+@pytest.fixture
+def recorder(monkeypatch):
+    rec = _Recorder()
+    monkeypatch.setattr(_level3_mma, "_kernel", rec)
+
+    class _Same:
+        def __init__(self, device_id):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(_level1, "_on_device", _Same)
+    return rec
+
+
+def test_quick_returns_launch_nothing(recorder):
+    f16 = np.float16
+    p = _Ptr(0x1000)
+    _level3_mma.gemm_mma(0, f16, "N", "N", 0, 5, 5, 1.0, p, 8, p, 8, 0.0, p, 8)
+    _level3_mma.gemm_mma(0, f16, "N", "N", 5, 0, 5, 1.0, p, 8, p, 8, 0.0, p, 8)
+    _level3_mma.gemm_mma(0, f16, "N", "N", 5, 5, 5, 0.0, p, 8, p, 8, 1.0, p, 8)   # alpha 0, beta 1
+    _level3_mma.gemm_mma(0, f16, "N", "N", 5, 5, 0, 2.0, p, 8, p, 8, 1.0, p, 8)   # k 0, beta 1
+    assert recorder.calls == []
+
+
+def test_launch_arguments(recorder):
+    f16 = np.float16
+    _level3_mma.gemm_mma(0, f16, "t", "C", 300, 200, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 200, 0.5,
+                         _Ptr(0x3000), 300)
+    name, grid, block, args = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, true, false>"
+    assert grid == (3 * 2, 1) and block == (256,)
+    assert args[0] == 300 and args[1] == 200 and args[2] == 64
+    assert args[3].dtype == np.float32 and args[3] == 2.0
+    assert args[10].dtype == np.float32 and args[10] == 0.5
+    assert len(args) == 15 and all(isinstance(args[i], np.int64) for i in (0, 1, 2, 5, 6, 8, 9, 12, 13))
+    assert args[14].dtype == np.int32 and args[14] == 1   # aligned copies
+    # alpha == 0: k passed as 0 (A and B not read), and the aligned variant whatever the pointers
+    _level3_mma.gemm_mma(0, f16, "N", "N", 300, 200, 64, 0.0, _Ptr(0x1002), 301, _Ptr(0x2000), 65, 0.5,
+                         _Ptr(0x3000), 300)
+    name, grid, block, args = recorder.calls[-1]
+    assert args[2] == 0 and args[14] == 1
+    # an odd leading dimension: the predicated variant
+    _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
+                         _Ptr(0x3000), 30)
+    name, grid, block, args = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, false, true>" and args[14] == 0
+
+
+def test_source_wraps_vendor_primitives():
+    # inline PTX and MFMA builtins only inside the wrapper block (the emulator replaces exactly it)
+    text = _compile.read_text(_level3_mma.SOURCE)
+    begin = text.index("// ---- ra-mma-primitives-begin ----")
+    end = text.index("// ---- ra-mma-primitives-end ----")
+    inside = text[begin:end]
+    code = re.sub(r"//[^\n]*", "", text[:begin] + text[end:])
+    for word in ("mma.sync.aligned.m16n8k16", "ldmatrix.sync.aligned.m8n8.x4", "cp.async.cg",
+                 "__builtin_amdgcn_mfma_f32_32x32x8f16", "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k"):
+        assert word in inside
+    assert "asm" not in code and "__builtin_amdgcn" not in code
