@@ -31,6 +31,8 @@ itemsize; the copy is taken *before* broadcasting, so a broadcast operand is nev
 
 import itertools
 
+import functools
+
 import numpy
 
 from rocarray._core import backend
@@ -87,6 +89,8 @@ def batched_takes(dtype):
         from rocarray.rocblas import _level3
 
         check = _level3.check_dtype
+    else:  # the strided entry point also takes the matrix-core (16-bit) dtypes
+        check = functools.partial(check, half=True)
     return _accepts(check, "gemm_strided_batched", numpy.dtype(dtype))
 
 

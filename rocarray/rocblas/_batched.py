@@ -30,12 +30,17 @@ once per product on host copies of the pointers.
 
 import numpy
 
-from rocarray.rocblas import _batched_kernel, _level1, _level3
+from rocarray.rocblas import _batched_kernel, _level1, _level3, _level3_mma
 from rocarray.rocblas._level1 import _as_int, scalar_arg
 from rocarray.rocblas._level2 import _scalars, _size
-from rocarray.rocblas._level3 import check_dtype, option
+from rocarray.rocblas._level3 import option
 
 _cupy = _batched_kernel.launch.cupy
+
+#: Element dtypes of the batched routines.
+SUPPORTED = tuple(_batched_kernel.CTYPES)
+#: Dtypes rocBLAS batches that these routines do not take yet (TypeError says so).
+_NOT_YET = ("float16", "bfloat16")
 
 #: Integer dtypes accepted for the pointer arrays of :func:`gemm_batched`.
 POINTER_DTYPES = (numpy.dtype(numpy.uint64), numpy.dtype(numpy.int64))
@@ -44,6 +49,24 @@ POINTER_DTYPES = (numpy.dtype(numpy.uint64), numpy.dtype(numpy.int64))
 # --------------------------------------------------------------------------------------------
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
+
+def check_dtype(fn, dtype, half=False):
+    """The ``numpy.dtype`` if it is float32/float64/complex64/complex128 (and, with ``half``,
+    float16/bfloat16 on the matrix units), else ``TypeError``.
+
+    :func:`gemm_strided_batched` takes the 16-bit types (the matrix-core kernel's batch grid);
+    :func:`gemm_batched` (pointer arrays) does not yet: ``TypeError`` says so.
+    """
+    dtype = numpy.dtype(dtype)
+    if half and dtype in _level3_mma.MMA_DTYPES:
+        return dtype
+    if dtype not in SUPPORTED:
+        supported = _level1._dtype_names(SUPPORTED)
+        if dtype.name in _NOT_YET:
+            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {supported}")
+        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {supported}")
+    return dtype
+
 
 def _check_flat_buffer(X, fn, name):
     """``X`` if it is a device array whose elements are one contiguous run (C or Fortran order)."""
@@ -164,7 +187,8 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
         ``beta == 0`` does not read C.
     A : cupy.ndarray
         Contiguous buffer (1-D, or any C- or Fortran-ordered array taken as its flat memory) of
-        float32, float64, complex64 or complex128 holding the column-major matrices A_b:
+        float16, bfloat16 (matrix units, float32 accumulation), float32, float64, complex64 or
+        complex128 holding the column-major matrices A_b:
         m x k for ``transA='N'``, k x m otherwise.
     lda : int
         Leading dimension of each A_b, ``>= max(1, m)`` for 'N', ``>= max(1, k)`` for 'T'/'C'.
@@ -194,7 +218,7 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
     Raises
     ------
     TypeError
-        Non-CuPy buffers, unsupported (float16 and bfloat16 are not supported yet) or mismatched
+        Non-CuPy buffers, unsupported or mismatched
         dtypes, complex scalars with real data, non-integer sizes, strides or batch_count.
     ValueError
         Invalid ``transA``/``transB``, negative sizes, strides or batch_count, a leading dimension
@@ -229,7 +253,7 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
                          f"(C matrices must not overlap), got {stride_c}")
     for name, X in (("A", A), ("B", B), ("C", C)):
         _check_flat_buffer(X, fn, name)
-    dtype = check_dtype(fn, A.dtype)
+    dtype = check_dtype(fn, A.dtype, half=True)
     _check_same(fn, A, (("B", B), ("C", C)), "dtype")
     _scalars(fn, dtype, alpha=alpha, beta=beta)
     skip, scale_only = _nothing_to_do(m, n, k, batch, alpha, beta)
@@ -240,6 +264,11 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
         _check_strided_bounds(B, br, bc, ldb, stride_b, batch, "B", fn)
     _check_strided_bounds(C, m, n, ldc, stride_c, batch, "C", fn)
     if skip:
+        return None
+    if dtype in _level3_mma.MMA_DTYPES:  # float32 accumulation on the matrix units
+        _level3_mma.gemm_mma(A.data.device_id, dtype, transA, transB, m, n, 0 if scale_only else k, alpha, A.data,
+                             lda, B.data, ldb, beta, C.data, ldc, batch=batch, stride_a=stride_a,
+                             stride_b=stride_b, stride_c=stride_c)
         return None
     _batched_kernel.launch_strided(
         A.data.device_id, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype),

@@ -82,8 +82,8 @@ MAX_GRID = 2**31 - 1
 # flag bits (``RA_ROCBLAS_GB_*`` in the source; the same values as the level-3 gemm's)
 TRANS_A, CONJ_A, TRANS_B, CONJ_B = _level3.TRANS_A, _level3.CONJ_A, _level3.TRANS_B, _level3.CONJ_B
 
-#: Kernel element type of each supported dtype.
-CTYPES = dict(_level3.CTYPES)
+#: Kernel element type of each supported dtype (float32, float64, complex64, complex128).
+CTYPES = {numpy.dtype(d): _level1.CTYPES[numpy.dtype(d)] for d in ("float32", "float64", "complex64", "complex128")}
 
 flags = _level3.flags
 

@@ -1,8 +1,9 @@
 """Self-check and vendor-ratio benchmark cases of the matrix-core gemm (float16, bfloat16).
 
 The self-check runs every transpose on small fresh random 16-bit matrices (sizes that cross the
-128 x 128 x 32 tiles, one padded leading dimension that is not a multiple of 8, so both kernel
-variants run) and compares with NumPy in float64. The benchmark times an 8192^3 product against
+128 x 128 x 32 tiles, one padded leading dimension that is not a multiple of 8, so both copy
+variants run), plus one product of at least 144 128 x 256 tiles (the wide tile on NVIDIA devices
+with up to 144 SMs), and compares with NumPy in float64. The benchmark times an 8192^3 product against
 ``cupy.matmul`` on the same bytes (cuBLAS with tensor cores; 738 TFLOP/s measured on the H200).
 """
 
@@ -33,6 +34,8 @@ def check_gemm_mma(rng):
             for tb in "NT":
                 for m, n, k, pad in ((130, 70, 50, 0), (33, 129, 40, 3)):
                     _check_one(rng, dtype, ta, tb, m, n, k, pad)
+        for ta, tb in (("N", "N"), ("T", "T")):
+            _check_one(rng, dtype, ta, tb, 2048, 2304, 40, 0)
 
 
 def _check_one(rng, dtype, ta, tb, m, n, k, pad):

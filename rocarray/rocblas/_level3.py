@@ -111,23 +111,37 @@ TILES = {
     numpy.dtype("complex128"): (Tile(64, 64, 8, 4, 4),),
 }
 #: float64 matrix-instruction tiles (NVIDIA sm_80+ DMMA, AMD gfx90a/gfx94x MFMA), largest first.
-MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 8), MmaTile(128, 64, 8), MmaTile(64, 64, 16))}
+MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 16), MmaTile(128, 128, 8), MmaTile(128, 64, 8),
+                                      MmaTile(64, 64, 16))}
+#: Shared memory a block may use on AMD (64 KB of LDS); NVIDIA sm_80+ takes more with the opt-in.
+HIP_SHARED_LIMIT = 64 * 1024
+
+
+def mma_shared_bytes(tile):
+    """Dynamic shared memory of the float64 matrix kernel: two k tiles of A and B, rows padded by 4."""
+    bm, bn, bk = tile
+    return 2 * bk * (bm + 4 + bn + 4) * 8
 
 
 def has_f64_mma(info):
-    """Whether a device (:class:`rocarray._core.backend.DeviceInfo`) has float64 matrix instructions."""
+    """``'cuda'`` or ``'hip'`` when a device (:class:`rocarray._core.backend.DeviceInfo`) has float64
+    matrix instructions (NVIDIA sm_80+, AMD gfx90a/gfx94x), else ``False``."""
     if info.is_hip:
-        return info.arch.startswith(("gfx90a", "gfx94"))
+        return "hip" if info.arch.startswith(("gfx90a", "gfx94")) else False
     try:
-        return int(str(info.compute_capability).replace(".", "")) >= 80
+        return "cuda" if int(str(info.compute_capability).replace(".", "")) >= 80 else False
     except ValueError:
         return False
 
 
 def tiles_for(dtype, mma):
-    """The tile shapes for ``dtype`` in preference order (matrix-instruction tiles first when ``mma``)."""
+    """The tile shapes for ``dtype`` in preference order: the matrix-instruction tiles first when
+    ``mma`` is ``'cuda'`` or ``'hip'`` (on AMD only those within its 64 KB of LDS), then SIMT."""
     dtype = numpy.dtype(dtype)
-    return (MMA_TILES.get(dtype, ()) if mma else ()) + TILES[dtype]
+    fast = MMA_TILES.get(dtype, ()) if mma else ()
+    if mma == "hip":
+        fast = tuple(t for t in fast if mma_shared_bytes(t) <= HIP_SHARED_LIMIT)
+    return fast + TILES[dtype]
 
 
 #: Problems of at least this many flops (2 m n k) are tuned (timed once per class and arch).
@@ -154,7 +168,7 @@ def finish_name(dtype):
 
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
-    names = [kernel_name(d, t) for d in _STANDARD for t in tiles_for(d, True)]
+    names = [kernel_name(d, t) for d in _STANDARD for t in tiles_for(d, "cuda")]
     return sorted(names + [finish_name(d) for d in _STANDARD])
 
 
@@ -321,6 +335,9 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
     itemsize = numpy.dtype(dtype).itemsize
     kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
     blocks = tiles_of(m, n, tile)
+    shared = mma_shared_bytes(tile) if tile.mma else 0
+    if shared > 48 * 1024 and kernel.max_dynamic_shared_size_bytes < shared:
+        kernel.max_dynamic_shared_size_bytes = shared
     stride_a, stride_b, stride_c = strides
     bias_ptr = bias if bias is not None else _NULL
     if splits > 1 and k > 0 and batch == 1:
@@ -331,7 +348,7 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
         kernel((blocks, 1, parts), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha, A, numpy.int64(lda), B,
                 numpy.int64(ldb), beta, C, numpy.int64(ldc), numpy.int32(flag_bits), numpy.int64(0),
-                numpy.int64(0), numpy.int64(0), numpy.int64(per), ws.data, bias_ptr))
+                numpy.int64(0), numpy.int64(0), numpy.int64(per), ws.data, bias_ptr), shared_mem=shared)
         finish, wave = _kernel(finish_name(dtype), device_id)
         finish((min(wave, -(-m * n // BLOCK)),), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int32(parts), ws.data, beta, C, numpy.int64(ldc),
@@ -344,7 +361,7 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
                 numpy.int64(lda), B + first * stride_b * itemsize, numpy.int64(ldb), beta,
                 C + first * stride_c * itemsize, numpy.int64(ldc), numpy.int32(flag_bits),
                 numpy.int64(stride_a), numpy.int64(stride_b), numpy.int64(stride_c),
-                numpy.int64(max(k, 1)), _NULL, bias_ptr))
+                numpy.int64(max(k, 1)), _NULL, bias_ptr), shared_mem=shared)
 
 
 def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits):

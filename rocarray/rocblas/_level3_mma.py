@@ -16,19 +16,49 @@ float16 alone (the bfloat16 kernels are still compiled by the compile matrix).
 
 Variants
 --------
-One kernel template, ``ra_rocblas_gemm_mma<T, A_KMAJOR, B_KMAJOR>`` (8 instantiations): the
+One kernel template, ``ra_rocblas_gemm_mma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations): the
 transposes decide which operand tiles are k-major in memory (``A_KMAJOR``: transA != 'N';
-``B_KMAJOR``: transB == 'N'). The last kernel argument picks the copy variant at run time (one
-uniform branch, so it costs no instantiations): aligned (16-byte chunks, ``cp.async`` on NVIDIA)
-needs both A and B 16-byte aligned with ``lda``, ``ldb`` (and the batch strides) multiples of 8
-elements; otherwise the predicated element-by-element copies run (slower, same results).
+``B_KMAJOR``: transB == 'N'); ``BN`` is the block tile's width, 128 or 256 (the height is 128).
+Two runtime arguments cost no instantiations: ``aligned`` picks the copy variant (16-byte
+chunks, ``cp.async`` on NVIDIA, need both A and B 16-byte aligned with ``lda``, ``ldb`` and the
+batch strides multiples of 8 elements; otherwise predicated element copies, slower, same
+results) and ``stages`` the depth of the shared-memory ring (dynamic shared memory of
+``stages * (128 + BN) * 32 * 2`` bytes, see :func:`shared_bytes`).
 
-Expected speed (H200, a prediction to be measured): 128 x 128 x 32 block tiles with 8 warps of
-``mma.sync.m16n8k16`` and a 3-stage ``cp.async`` pipeline. The dense FP16 tensor peak (990
-TFLOP/s) needs Hopper's ``wgmma``; ``mma.sync`` issues at about 60-70% of it, and this kernel's
-per-warp 64 x 32 tile reads 6 ldmatrix.x4 per 16 mma, so expect 350-550 TFLOP/s on 8192^3
-(0.5-0.75x of cuBLAS's 738). Global traffic per block tile: (128 + 128) x 32 x 2 bytes per
-2 x 128 x 128 x 32 FLOPs = 64 FLOP/byte of L2 traffic, far from the memory floor.
+Tile choice (:func:`choose_config`): NVIDIA sm_80+ takes the 128 x 256 tile with 4 stages (96 KB,
+one block of 256 threads per multiprocessor) when the problem has at least one such tile per
+multiprocessor (``ceil(m/128) ceil(n/256) batch >= multiprocessors``: the big tile still fills
+one wave); smaller problems take the 128 x 128 tile with 4 stages (64 KB, two blocks per
+multiprocessor), so that twice as many blocks spread over the device. AMD (64 KB of LDS per
+workgroup) and older NVIDIA always take 128 x 128 with 3 stages (48 KB).
+
+Arithmetic (per block tile of 128 x BN, one k step of 32; float16/bfloat16 = 2 bytes):
+
+============================  ======================  ======================
+                              128 x 128 (8 x 64x32)   128 x 256 (8 x 64x64)
+============================  ======================  ======================
+L2 -> shared bytes per step   (128+128)*32*2 = 16 KB  (128+256)*32*2 = 24 KB
+FLOPs per step                2*128*128*32 = 1.05 M   2*128*256*32 = 2.10 M
+FLOP per L2 byte              64                      85
+L2 bandwidth at 700 TFLOP/s   10.9 TB/s               8.2 TB/s
+shared bytes per stage        16 KB (x4 = 64 KB)      24 KB (x4 = 96 KB)
+ldmatrix.x4 per 16 mma.sync   6 per 16 (A 4, B 2)     8 per 32 (A 4, B 4)
+FLOP per shared byte read     21                      32
+accumulators per thread       64                      128 (+ 2 x 32 fragments)
+============================  ======================  ======================
+
+The 128 x 128 tile needed about 11 TB/s of L2 bandwidth and 33 TB/s of shared-memory reads
+(132 SMs x 128 B/clk x ~1.98 GHz is ~33 TB/s) to run at 700 TFLOP/s, both at or past the H200's
+limits, which is where the measured 234 TFLOP/s (0.31x cuBLAS) sat, with 2 blocks (16 warps)
+per SM to hide the latency of 3 stages. The 128 x 256 tile cuts L2 traffic by 25% and shared
+reads per FLOP by 1/3, and the register double buffering of the ldmatrix fragments and a fourth
+stage hide more latency; the rasterization (groups of 16 tile rows, ``RA_GEMM_MMA_GROUP``)
+keeps each wave's A and B panels in L2 (a 2048 x ~2100 window of C for 8192^3 instead of all
+of A). Registers: 128 accumulators + 64 fragment registers + ~30 addresses, under the 255 a
+256-thread block allows (one block per SM). Prediction for 8192^3 float16 on the H200 (a
+prediction to be measured): ``mma.sync`` issues at about 2/3 of the ``wgmma`` dense peak (990),
+so 450-600 TFLOP/s (0.6-0.8x of cuBLAS's 738); problems below one wave of big tiles stay with
+the 128 x 128 tile (4 stages now, expected somewhat above the old 234 TFLOP/s).
 """
 
 import numpy
@@ -40,16 +70,23 @@ SOURCE = "rocblas/gemm_mma.hip"
 
 #: Threads per block (``RA_GEMM_MMA_BLOCK``).
 BLOCK = 256
-#: Rows and columns of C one block computes (``RA_GEMM_MMA_BM`` = ``RA_GEMM_MMA_BN``).
+#: Rows of C one block computes (``RA_GEMM_MMA_BM``); also the narrow tile's width.
 TILE = 128
+#: Block tile widths (the ``BN`` template argument): 128 for small problems, 256 for big ones.
+TILE_WIDTHS = (128, 256)
 #: k per shared-memory stage (``RA_GEMM_MMA_BK``).
 BK = 32
 #: Elements per 16-byte chunk: aligned copies need leading dimensions (and strides) that are multiples.
 CHUNK = 8
 #: Byte alignment of A and B for aligned copies.
 CHUNK_BYTES = 16
-#: Resident blocks per multiprocessor assumed for the occupancy query (48 KB shared each).
+#: Resident blocks per multiprocessor assumed for the occupancy query.
 BLOCKS_PER_MULTIPROCESSOR = 2
+#: Shared-memory ring depth on NVIDIA sm_80+ (both tiles) and elsewhere (48 KB for 128 x 128).
+STAGES_MMA = 4
+STAGES_OTHER = 3
+#: Bytes of shared memory a block may have without opting in (CUDA's static limit).
+DEFAULT_SHARED = 48 * 1024
 #: Largest grid x and y (batch) dimensions.
 MAX_GRID = 2**31 - 1
 MAX_BATCH = 65535
@@ -78,16 +115,18 @@ MMA_DTYPES = (_F16,) if _BF16 is None else (_F16, _BF16)
 ALIGNMENT = {d: 2 for d in MMA_DTYPES}
 
 
-def kernel_name(dtype_name, transA, transB):
-    """Name expression of the kernel, e.g. ``'ra_rocblas_gemm_mma<ra_half, false, true>'`` for 'N', 'N'."""
+def kernel_name(dtype_name, transA, transB, tile_n=TILE):
+    """Name expression of the kernel, e.g. ``'ra_rocblas_gemm_mma<ra_half, false, true, 128>'`` for
+    'N', 'N' with the 128 x 128 tile."""
     a_kmajor = "true" if transA != "N" else "false"
     b_kmajor = "true" if transB == "N" else "false"
-    return f"ra_rocblas_gemm_mma<{CTYPE_BY_NAME[dtype_name]}, {a_kmajor}, {b_kmajor}>"
+    return f"ra_rocblas_gemm_mma<{CTYPE_BY_NAME[dtype_name]}, {a_kmajor}, {b_kmajor}, {int(tile_n)}>"
 
 
 def instantiations():
-    """Every name expression this module launches: 2 dtypes x 4 transposes."""
-    return sorted(kernel_name(d, ta, tb) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT")
+    """Every name expression this module launches: 2 dtypes x 4 transposes x 2 tile widths."""
+    return sorted(kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+                  for w in TILE_WIDTHS)
 
 
 _compile.register(SOURCE, instantiations())
@@ -124,9 +163,50 @@ def use_aligned(a_address, lda, b_address, ldb, k, stride_a=0, stride_b=0, batch
             and operand_aligned(b_address, ldb, stride_b, batch))
 
 
-def grid(m, n, batch=1):
-    """``(tiles, batch)``: one block per 128 x 128 tile of C (tiles of m fastest) per batch entry."""
-    blocks = -(-m // TILE) * -(-n // TILE)
+def shared_bytes(tile_n, stages):
+    """Dynamic shared memory of one block: ``stages`` x (A tile 128 x 32 + B tile ``tile_n`` x 32) x 2 bytes."""
+    return int(stages) * (TILE + int(tile_n)) * BK * 2
+
+
+def choose_config(m, n, batch, *, is_hip, cc_major, multiprocessors, shared_limit):
+    """``(tile_n, stages)`` for a launch: the block tile's width and the shared-memory ring depth.
+
+    NVIDIA sm_80+ (the ``mma.sync`` path): the 128 x 256 tile (one block per multiprocessor) when
+    the problem has at least one such tile per multiprocessor, else 128 x 128 (two blocks per
+    multiprocessor); 4 stages where the opt-in shared memory allows (else 3). AMD (64 KB of LDS
+    per workgroup, the MFMA path is written for 128 x 128) and older NVIDIA (the portable path):
+    128 x 128 with 3 stages (48 KB).
+
+    Parameters
+    ----------
+    m, n, batch : int
+        Sizes of C and the number of independent products (all >= 1).
+    is_hip : bool
+        AMD (ROCm) device.
+    cc_major : int
+        NVIDIA compute capability major (ignored for AMD).
+    multiprocessors : int
+        Multiprocessors (CUs) of the device.
+    shared_limit : int
+        Largest dynamic shared memory one block may opt into, in bytes.
+    """
+    if is_hip or cc_major < 8:
+        return TILE, STAGES_OTHER
+    big_tiles = -(-m // TILE) * -(-n // TILE_WIDTHS[1]) * max(1, batch)
+    if big_tiles >= multiprocessors:
+        for stages in (STAGES_MMA, STAGES_OTHER):
+            if shared_bytes(TILE_WIDTHS[1], stages) <= shared_limit:
+                return TILE_WIDTHS[1], stages
+    for stages in (STAGES_MMA, STAGES_OTHER):
+        if shared_bytes(TILE, stages) <= max(shared_limit, DEFAULT_SHARED):
+            return TILE, stages
+    return TILE, STAGES_OTHER  # pragma: no cover  (every CUDA device has 48 KB)
+
+
+def grid(m, n, batch=1, tile_n=TILE):
+    """``(tiles, batch)``: one block per 128 x ``tile_n`` tile of C per batch entry (the kernel orders
+    the tiles in groups of 16 tile rows, m fastest inside a group)."""
+    blocks = -(-m // TILE) * -(-n // int(tile_n))
     if blocks > MAX_GRID:
         raise ValueError(f"rocblas.gemm: C of {m} x {n} needs {blocks} tiles, more than one launch takes")
     if batch > MAX_BATCH:
@@ -149,6 +229,41 @@ _kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 def _kernel(name, device_id):
     """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
     return _kernel_table.get(name, device_id)
+
+
+_facts = {}
+_shared_allowed = {}
+
+
+def _device_facts(device_id):
+    """``dict`` of the :func:`choose_config` device arguments for ``device_id`` (memoized)."""
+    facts = _facts.get(device_id)
+    if facts is None:
+        from rocarray._core import backend
+
+        info = backend.device_info(device_id)
+        limit = int(info.shared_mem_per_block)
+        if not info.is_hip:
+            try:
+                attrs = launch.cupy().cuda.Device(device_id).attributes
+                limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
+            except Exception:  # pragma: no cover  (an old CuPy without the attribute table)
+                pass
+        try:
+            major = int(str(info.compute_capability).split(".")[0])
+        except ValueError:  # pragma: no cover
+            major = 0
+        facts = _facts[device_id] = dict(is_hip=bool(info.is_hip), cc_major=major,
+                                         multiprocessors=int(info.multiprocessors), shared_limit=limit)
+    return facts
+
+
+def _allow_shared(kernel, name, device_id, nbytes):
+    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past 48 KB, once)."""
+    if nbytes <= DEFAULT_SHARED or _shared_allowed.get((name, device_id), 0) >= nbytes:
+        return
+    kernel.max_dynamic_shared_size_bytes = nbytes
+    _shared_allowed[(name, device_id)] = nbytes
 
 
 def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -195,8 +310,14 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     aligned = use_aligned(A.ptr, lda, B.ptr, ldb, k, stride_a, stride_b, batch)
     i64 = numpy.int64
     with _level1._on_device(device_id):
-        kernel, _ = _kernel(kernel_name(name, transA, transB), device_id)
-        kernel(grid(m, n, batch), (BLOCK,),
+        tile_n, stages = choose_config(m, n, batch, **_device_facts(device_id))
+        blocks = grid(m, n, batch, tile_n)
+        kname = kernel_name(name, transA, transB, tile_n)
+        kernel, _ = _kernel(kname, device_id)
+        nbytes = shared_bytes(tile_n, stages)
+        _allow_shared(kernel, kname, device_id, nbytes)
+        kernel(blocks, (BLOCK,),
                (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
-                beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned)))
+                beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages)),
+               shared_mem=nbytes)
     return None

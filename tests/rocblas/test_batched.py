@@ -320,6 +320,21 @@ def test_configurations_fit_a_block_and_static_shared_memory():
             assert bk.shared_bytes(s, dtype) <= 40 * 1024, (dtype, s)
 
 
+def test_dtypes_are_the_four_standard_ones():
+    assert [np.dtype(d) for d in ALL] == list(_batched.SUPPORTED) == list(_batched_kernel.CTYPES)
+    for dtype in ALL:
+        assert _batched.check_dtype("gemm_strided_batched", dtype) == np.dtype(dtype)
+    for dtype in ("float16", "bfloat16"):
+        try:
+            dt = np.dtype(dtype)
+        except TypeError:
+            continue  # NumPy without a bfloat16 dtype
+        with pytest.raises(TypeError, match=f"rocblas.gemm_batched: {dtype} is not supported yet"):
+            _batched.check_dtype("gemm_batched", dt)
+    with pytest.raises(TypeError, match="unsupported dtype int64"):
+        _batched.check_dtype("gemm_batched", np.int64)
+
+
 def test_tile_choice_and_paths():
     bk = _batched_kernel
     assert bk.tile_for(1, 1) == 8
@@ -456,9 +471,7 @@ def test_strided_argument_errors_raise_before_the_device(no_launch):
         call(c=np.ones(1000, np.float32))
     with pytest.raises(TypeError, match="B must be a cupy.ndarray"):
         call(b=[1.0] * 1000)
-    with pytest.raises(TypeError, match="float16 is not supported yet"):
-        call(a=fake((1000,), np.float16), b=fake((1000,), np.float16, address=1 << 21),
-             c=fake((1000,), np.float16, address=1 << 22))
+    assert _batched.check_dtype("gemm_strided_batched", np.float16, half=True) == np.float16  # matrix units
     with pytest.raises(TypeError, match="unsupported dtype int32"):
         call(a=fake((1000,), np.int32), b=fake((1000,), np.int32, address=1 << 21),
              c=fake((1000,), np.int32, address=1 << 22))

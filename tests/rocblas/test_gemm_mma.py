@@ -11,7 +11,8 @@ minimum, spare elements at the end, optional element offsets), run one launch of
 tight enough that a dropped or doubled k term fails for every k used here), every other element
 bit for bit. A and B must be unchanged. beta == 0 runs on a NaN-poisoned C, alpha == 0 and k == 0
 on NaN-poisoned A and B. CPU tests cover the pure-Python layer: kernel names and registration,
-the aligned/predicated variant choice, the grid, the dtype rules and the quick returns.
+the aligned/predicated variant choice, the tile/stage choice, the grid, the dtype rules and the
+quick returns.
 """
 
 import itertools
@@ -182,6 +183,37 @@ def test_gemm_mma_large(rng, trans, shape):
     run_mma(rng, "float16", trans, *shape)
 
 
+# Every (tile width, stages) configuration the library can choose, forced on one device.
+CONFIGS = [(128, 3), (128, 4), (256, 3), (256, 4)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, config):
+    tile_n, stages = config
+    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    if facts["is_hip"] and tile_n != 128:
+        pytest.skip("the 128 x 256 tile is for NVIDIA only")
+    if _level3_mma.shared_bytes(tile_n, stages) > max(facts["shared_limit"], _level3_mma.DEFAULT_SHARED):
+        pytest.skip("not enough shared memory for this configuration")
+    monkeypatch.setattr(_level3_mma, "choose_config", lambda *a, **k: config)
+    run_mma(rng, dtype, trans, 300, 260, 70)
+    run_mma(rng, dtype, trans, 300, 260, 70, extra=(3, 1, 0), expect_aligned=False)
+    run_mma(rng, dtype, trans, 2100, 520, 40, beta=0.0, poison_c=True)   # 2 groups of tile rows
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", TRANS)
+def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
+    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    m, n, k = 2048, 256 * -(-facts["multiprocessors"] // 16), 64
+    tile_n, _ = _level3_mma.choose_config(m, n, 1, **facts)
+    assert tile_n == (128 if facts["is_hip"] or facts["cc_major"] < 8 else 256)
+    run_mma(rng, "float16", trans, m, n, k)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gemm_mma_batched(rng, dtype):
@@ -227,18 +259,45 @@ def test_public_gemm_dispatches_16_bit(rng, dtype):
 
 def test_kernel_names_follow_transposes():
     name = _level3_mma.kernel_name
-    assert name("float16", "N", "N") == "ra_rocblas_gemm_mma<ra_half, false, true>"
-    assert name("float16", "T", "N") == "ra_rocblas_gemm_mma<ra_half, true, true>"
-    assert name("float16", "N", "T") == "ra_rocblas_gemm_mma<ra_half, false, false>"
-    assert name("bfloat16", "T", "T") == "ra_rocblas_gemm_mma<ra_bfloat16, true, false>"
+    assert name("float16", "N", "N") == "ra_rocblas_gemm_mma<ra_half, false, true, 128>"
+    assert name("float16", "T", "N") == "ra_rocblas_gemm_mma<ra_half, true, true, 128>"
+    assert name("float16", "N", "T", 256) == "ra_rocblas_gemm_mma<ra_half, false, false, 256>"
+    assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_mma<ra_bfloat16, true, false, 256>"
 
 
 def test_every_launched_instantiation_is_registered():
     names = set(_compile.registered(_level3_mma.SOURCE))
     assert names == set(_level3_mma.instantiations())
-    assert len(names) == 8
-    for d, ta, tb in itertools.product(("float16", "bfloat16"), "NT", "NT"):
-        assert _level3_mma.kernel_name(d, ta, tb) in names
+    assert len(names) == 16
+    for d, ta, tb, w in itertools.product(("float16", "bfloat16"), "NT", "NT", (128, 256)):
+        assert _level3_mma.kernel_name(d, ta, tb, w) in names
+
+
+H200 = dict(is_hip=False, cc_major=9, multiprocessors=132, shared_limit=227 * 1024)
+MI300 = dict(is_hip=True, cc_major=0, multiprocessors=304, shared_limit=64 * 1024)
+
+
+def test_shared_bytes_per_configuration():
+    assert _level3_mma.shared_bytes(128, 3) == 48 * 1024
+    assert _level3_mma.shared_bytes(128, 4) == 64 * 1024
+    assert _level3_mma.shared_bytes(256, 4) == 96 * 1024
+
+
+def test_big_tile_only_with_a_full_wave_on_nvidia():
+    choose = _level3_mma.choose_config
+    assert choose(8192, 8192, 1, **H200) == (256, 4)          # 64 x 32 = 2048 big tiles
+    assert choose(2048, 256 * 9, 1, **H200) == (256, 4)       # 16 x 9 = 144 >= 132
+    assert choose(2048, 2048, 1, **H200) == (128, 4)          # 16 x 8 = 128 < 132
+    assert choose(1024, 1024, 1, **H200) == (128, 4)
+    assert choose(1024, 1024, 5, **H200) == (256, 4)          # 8 x 4 x 5 = 160 (batched)
+    assert choose(1, 1, 1, **H200) == (128, 4)
+    # less opt-in shared memory: fewer stages first, then the narrow tile
+    assert choose(8192, 8192, 1, **dict(H200, shared_limit=80 * 1024)) == (256, 3)
+    assert choose(8192, 8192, 1, **dict(H200, shared_limit=48 * 1024)) == (128, 3)
+    # older NVIDIA (portable path) and AMD (64 KB LDS): always 128 x 128, 3 stages (48 KB)
+    assert choose(8192, 8192, 1, **dict(H200, cc_major=7)) == (128, 3)
+    assert choose(8192, 8192, 1, **MI300) == (128, 3)
+    assert choose(8, 8, 1, **MI300) == (128, 3)
 
 
 @pytest.mark.parametrize("address, ld, ok", [(0x1000, 64, True), (0x1000, 60, False), (0x1002, 64, False),
@@ -258,11 +317,13 @@ def test_variant_needs_both_operands_aligned_and_strides():
     assert use(0x1000, 64, 0x2000, 64, 32, stride_a=3, stride_b=5, batch=1)  # strides unused
 
 
-def test_grid_counts_128_tiles():
+def test_grid_counts_tiles():
     assert _level3_mma.grid(1, 1) == (1, 1)
     assert _level3_mma.grid(128, 128) == (1, 1)
     assert _level3_mma.grid(129, 128) == (2, 1)
     assert _level3_mma.grid(8192, 8192, 3) == (64 * 64, 3)
+    assert _level3_mma.grid(8192, 8192, 1, 256) == (64 * 32, 1)
+    assert _level3_mma.grid(129, 257, 1, 256) == (4, 1)
     with pytest.raises(ValueError, match="batch"):
         _level3_mma.grid(1, 1, 70000)
 
@@ -295,8 +356,8 @@ class _Recorder:
         self.calls = []
 
     def __call__(self, name, device_id):
-        def kernel(grid, block, args):
-            self.calls.append((name, grid, block, args))
+        def kernel(grid, block, args, shared_mem=0):
+            self.calls.append((name, grid, block, args, shared_mem))
         return kernel, 1
 
 
@@ -304,6 +365,8 @@ class _Recorder:
 def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(_level3_mma, "_kernel", rec)
+    monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: H200)
+    monkeypatch.setattr(_level3_mma, "_shared_allowed", {})
 
     class _Same:
         def __init__(self, device_id):
@@ -333,24 +396,35 @@ def test_launch_arguments(recorder):
     f16 = np.float16
     _level3_mma.gemm_mma(0, f16, "t", "C", 300, 200, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 200, 0.5,
                          _Ptr(0x3000), 300)
-    name, grid, block, args = recorder.calls[-1]
-    assert name == "ra_rocblas_gemm_mma<ra_half, true, false>"
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, true, false, 128>"
     assert grid == (3 * 2, 1) and block == (256,)
     assert args[0] == 300 and args[1] == 200 and args[2] == 64
     assert args[3].dtype == np.float32 and args[3] == 2.0
     assert args[10].dtype == np.float32 and args[10] == 0.5
-    assert len(args) == 15 and all(isinstance(args[i], np.int64) for i in (0, 1, 2, 5, 6, 8, 9, 12, 13))
+    assert len(args) == 16 and all(isinstance(args[i], np.int64) for i in (0, 1, 2, 5, 6, 8, 9, 12, 13))
     assert args[14].dtype == np.int32 and args[14] == 1   # aligned copies
+    assert args[15].dtype == np.int32 and args[15] == 4   # stages
+    assert shared == 64 * 1024
     # alpha == 0: k passed as 0 (A and B not read), and the aligned variant whatever the pointers
     _level3_mma.gemm_mma(0, f16, "N", "N", 300, 200, 64, 0.0, _Ptr(0x1002), 301, _Ptr(0x2000), 65, 0.5,
                          _Ptr(0x3000), 300)
-    name, grid, block, args = recorder.calls[-1]
+    name, grid, block, args, shared = recorder.calls[-1]
     assert args[2] == 0 and args[14] == 1
     # an odd leading dimension: the predicated variant
     _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 30)
-    name, grid, block, args = recorder.calls[-1]
-    assert name == "ra_rocblas_gemm_mma<ra_half, false, true>" and args[14] == 0
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
+
+
+def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
+    f16 = np.float16
+    _level3_mma.gemm_mma(0, f16, "N", "N", 4096, 4096, 64, 1.0, _Ptr(0x1000), 4096, _Ptr(0x2000), 64, 0.0,
+                         _Ptr(0x3000), 4096)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 256>"
+    assert grid == (32 * 16, 1) and args[15] == 4 and shared == 96 * 1024
 
 
 def test_source_wraps_vendor_primitives():

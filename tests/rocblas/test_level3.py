@@ -318,7 +318,7 @@ def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_level3.SOURCE))
     assert registered == set(_level3.instantiations())
     # one per dtype and tile shape plus one split-K finish per dtype: the transposes are flags
-    assert len(registered) == sum(len(_level3.tiles_for(d, True)) for d in _level3.TILES) + 4
+    assert len(registered) == sum(len(_level3.tiles_for(d, "cuda")) for d in _level3.TILES) + 4
     assert "ra_rocblas_gemm_f64mma(" in _compile.read_text(_level3.SOURCE)
     source = _compile.read_text(_level3.SOURCE)
     assert "ra_rocblas_gemm(" in source and "ra_rocblas_gemm_splitk_finish(" in source
@@ -346,16 +346,19 @@ def test_f64_matrix_tiles_and_devices():
         for warp, (fm, fn) in ((32, (8, 8)), (64, (16, 16))):  # DMMA 8x8x4, MFMA 16x16x4
             wm, wn = _level3.BLOCK // warp // 2, 2
             assert bm % (wm * fm) == 0 and bn % (wn * fn) == 0 and bk % 4 == 0
-        assert 2 * bk * (bm + 4 + bn + 4) * 8 <= 48 * 1024
-    assert _level3.has_f64_mma(NS(is_hip=False, arch="sm_90", compute_capability="90"))
+        assert _level3.mma_shared_bytes((bm, bn, bk)) == 2 * bk * (bm + 4 + bn + 4) * 8 <= 99 * 1024
+    hip = _level3.tiles_for("float64", "hip")
+    assert all(_level3.mma_shared_bytes(t) <= 64 * 1024 for t in hip if t.mma) and hip[0].mma
+    assert len(_level3.tiles_for("float64", "cuda")) > len(hip)
+    assert _level3.has_f64_mma(NS(is_hip=False, arch="sm_90", compute_capability="90")) == "cuda"
     assert not _level3.has_f64_mma(NS(is_hip=False, arch="sm_75", compute_capability="75"))
-    assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx90a:sramecc+:xnack-", compute_capability=""))
-    assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx942", compute_capability=""))
+    assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx90a:sramecc+:xnack-", compute_capability="")) == "hip"
+    assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx942", compute_capability="")) == "hip"
     assert not _level3.has_f64_mma(NS(is_hip=True, arch="gfx1100", compute_capability=""))
     assert _level3.tiles_for("float64", False) == _level3.TILES[np.dtype("float64")]
-    assert _level3.tiles_for("float64", True)[0].mma
-    assert _level3.tiles_for("float32", True) == _level3.TILES[np.dtype("float32")]
-    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma=True)[0].name == "mma128x128"
+    assert _level3.tiles_for("float64", "cuda")[0].mma
+    assert _level3.tiles_for("float32", "cuda") == _level3.TILES[np.dtype("float32")]
+    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma="cuda")[0].name == "mma128x128"
     assert _level3.kernel_name("float64", _level3.MmaTile(128, 64, 8)) == "ra_rocblas_gemm_f64mma<128, 64, 8>"
 
 

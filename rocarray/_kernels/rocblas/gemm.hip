@@ -359,8 +359,13 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     static_assert(BK % MMA::K == 0, "whole instruction k steps per tile");
     constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
 
-    __shared__ double sA[2][BK][LDA_S];
-    __shared__ double sB[2][BK][LDB_S];
+    // dynamic: a 128 x 128 x 16 double-buffered tile pair takes 66 KB (NVIDIA's opt-in, set by
+    // the Python layer; larger than AMD's 64 KB of LDS, so that tile is launched on NVIDIA only)
+    extern __shared__ double ra_rocblas3_f64mma_smem[];
+    typedef double RowA[LDA_S];
+    typedef double RowB[LDB_S];
+    RowA* sA0 = reinterpret_cast<RowA*>(ra_rocblas3_f64mma_smem);             // [2 * BK][LDA_S]
+    RowB* sB0 = reinterpret_cast<RowB*>(ra_rocblas3_f64mma_smem + 2 * BK * LDA_S);  // [2 * BK][LDB_S]
 
     const ra_i64 tiles_m = (M + BM - 1) / BM;
     const ra_i64 bid = (ra_i64)blockIdx.x;
@@ -393,8 +398,8 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
         ra_rocblas3_loader<double, BN, BK> lb;
         la.load(A, lda, a_rows, false, m0, M, kb, ke);
         lb.load(B, ldb, b_rows, false, n0, N, kb, ke);
-        la.template store<LDA_S>(&sA[0][0][0], a_rows);
-        lb.template store<LDB_S>(&sB[0][0][0], b_rows);
+        la.template store<LDA_S>(&sA0[0][0], a_rows);
+        lb.template store<LDB_S>(&sB0[0][0], b_rows);
         __syncthreads();
         int cur = 0;
         for (ra_i64 kt = 0; kt < ktiles; ++kt) {
@@ -403,6 +408,8 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                 la.load(A, lda, a_rows, false, m0, M, kb + (kt + 1) * BK, ke);
                 lb.load(B, ldb, b_rows, false, n0, N, kb + (kt + 1) * BK, ke);
             }
+            RowA* sA = sA0 + cur * BK;
+            RowB* sB = sB0 + cur * BK;
 #pragma unroll
             for (int ks = 0; ks < BK; ks += MMA::K) {
                 double a[FM][MMA::AR], b[FN][MMA::BR];
@@ -410,20 +417,20 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                 for (int f = 0; f < FM; ++f)
 #pragma unroll
                     for (int r = 0; r < MMA::AR; ++r)
-                        a[f][r] = sA[cur][ks + MMA::a_k(lane, r)][ar + f * MMA::M + MMA::a_row(lane, r)];
+                        a[f][r] = sA[ks + MMA::a_k(lane, r)][ar + f * MMA::M + MMA::a_row(lane, r)];
 #pragma unroll
                 for (int g = 0; g < FN; ++g)
 #pragma unroll
                     for (int r = 0; r < MMA::BR; ++r)
-                        b[g][r] = sB[cur][ks + MMA::b_k(lane, r)][bc + g * MMA::N + MMA::b_col(lane, r)];
+                        b[g][r] = sB[ks + MMA::b_k(lane, r)][bc + g * MMA::N + MMA::b_col(lane, r)];
 #pragma unroll
                 for (int f = 0; f < FM; ++f)
 #pragma unroll
                     for (int g = 0; g < FN; ++g) MMA::mma(a[f], b[g], acc[f][g]);
             }
             if (more) {
-                la.template store<LDA_S>(&sA[cur ^ 1][0][0], a_rows);
-                lb.template store<LDB_S>(&sB[cur ^ 1][0][0], b_rows);
+                la.template store<LDA_S>(&sA0[(cur ^ 1) * BK][0], a_rows);
+                lb.template store<LDB_S>(&sB0[(cur ^ 1) * BK][0], b_rows);
             }
             __syncthreads();
             cur ^= 1;

@@ -12,10 +12,10 @@
 // One template, ra_rocblas_gemm_batched<T, S>: a block of RA_ROCBLAS_GB_BLOCK (256) threads owns
 // an S x S tile of C in each of MB = 256 / (S/R)^2 consecutive matrices of the batch, with an
 // R x R micro-tile per thread (R = 2 for S <= 16, else 4: S = 8 takes 16 matrices a block, S = 64
-// one; _batched_kernel.py lists every configuration), so
-// a small matrix is computed by one block from start to end and the loads of many matrices are in
-// flight at once. M and N larger than S make several tiles per matrix (grid = tiles x groups of
-// MB matrices): with S = 64 this is the generic tiled kernel of the pointer-array mode.
+// one; _batched_kernel.py lists every configuration), so a small matrix is computed by one block
+// from start to end and the loads of many matrices are in flight at once. M and N larger than S
+// make several tiles per matrix (grid = tiles x groups of MB matrices): with S = 64 this is the
+// generic tiled kernel of the pointer-array mode.
 //  * k is walked in chunks of KC = min(S, 128 bytes / sizeof(T)) (shared memory stays under
 //    40 KB for every type). Per chunk each operand tile is read from global memory into
 //    registers (all of the thread's elements before any is stored: many loads in flight), a
@@ -27,9 +27,9 @@
 //  * Global loads run along the operand's contiguous dimension. When that dimension is also
 //    the tile row ('N' A, 'T'/'C' B: "direct"), consecutive lanes take consecutive elements of
 //    a stored column. When it is k ('T'/'C' A, 'N' B: "transposed" while stored), consecutive
-//    lanes take runs of one sector (2 x 16 bytes) along k and then the next columns: the global reads
-//    are still whole sectors, and with the 16-byte row padding the transposed shared stores of a
-//    float warp hit distinct banks. 'C' conjugates while loading. Out-of-range elements (past M,
+//    lanes take runs of one sector (2 x 16 bytes) along k and then the next columns: the global
+//    reads are still whole sectors, and with the 16-byte row padding the transposed shared stores
+//    of a float warp hit distinct banks. 'C' conjugates while loading. Out-of-range elements (past M,
 //    N or K, or matrices past the batch) load as zero, so the inner loop has no guards.
 //  * C is written (and read when beta != 0) R consecutive rows at a time, as one vector access
 //    where the address is aligned to it.

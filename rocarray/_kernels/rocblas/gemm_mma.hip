@@ -8,46 +8,53 @@
 // (rocarray/rocblas/_level3_mma.py) has checked every bound and passes K = 0 when alpha == 0 or
 // k == 0: then A and B are not read and C := beta * C. beta == 0 never reads C.
 //
-// One kernel template, ra_rocblas_gemm_mma<T, A_KMAJOR, B_KMAJOR>:
+// One kernel template, ra_rocblas_gemm_mma<T, A_KMAJOR, B_KMAJOR, BN>:
 //  * T: ra_half or ra_bfloat16. A_KMAJOR: op(A) has k contiguous in memory (transA = 'T'),
-//    B_KMAJOR: op(B) has k contiguous (transB = 'N'). The runtime argument `aligned` (uniform,
-//    so one instantiation serves both): every 8-element group of a matrix column starts on 16
-//    bytes (A and B 16-byte aligned, lda, ldb and the batch strides multiples of 8), so tiles move
-//    as 16-byte chunks; otherwise every element is loaded on its own (slower, same result).
-//  * A block of 256 threads owns a 128 x 128 tile of C (1-D grid, tiles of m fastest; blockIdx.y
-//    is the batch index) and walks k in steps of 32 through a 3-stage ring of shared-memory
-//    tiles (48 KB: 3 x (128 x 32 + 32 x 128) x 2 bytes).
-//  * Each operand tile is stored as in global memory, as rows of 16-byte chunks: k-major (128 rows
-//    of 32 k, 4 chunks) or mn-major (32 rows of 128 m or n, 16 chunks). The chunk index within a
-//    row is XOR-swizzled with the row ((row >> 1) & 3, resp. row & 7) so that the 8 rows one
+//    B_KMAJOR: op(B) has k contiguous (transB = 'N'). BN: 128 or 256, the block tile's width.
+//  * Runtime arguments (uniform, so they cost no instantiations): `aligned`: every 8-element
+//    group of a matrix column starts on 16 bytes (A and B 16-byte aligned, lda, ldb and the batch
+//    strides multiples of 8), so tiles move as 16-byte chunks; otherwise every element is loaded
+//    on its own (slower, same result). `stages`: depth of the shared-memory ring (>= 2); the
+//    block's dynamic shared memory must hold stages * (128 + BN) * 32 * 2 bytes.
+//  * A block of 256 threads owns a 128 x BN tile of C and walks k in steps of 32 through a ring
+//    of `stages` shared-memory tiles (dynamic shared memory; the launch sets its size).
+//    Tile order (1-D grid, blockIdx.y is the batch index): groups of RA_GEMM_MMA_GROUP tile rows
+//    (m), m fastest inside a group, so the blocks resident at one time cover a near-square
+//    window of C and share their A and B panels in L2 (threadblock rasterization).
+//  * Each operand tile is stored as in global memory, as rows of 16-byte chunks: k-major (MN rows
+//    of 32 k, 4 chunks) or mn-major (32 rows of MN m or n, MN / 8 chunks). The chunk index within
+//    a row is XOR-swizzled with the row ((row >> 1) & 3, resp. row & 7) so that the 8 rows one
 //    ldmatrix phase (or one MFMA fragment read) touches fall in 8 different bank groups.
 //  * Partial tiles at the edges of m, n and k are zero-filled while loading (predicated copies),
 //    so the inner loop has no guards; the stores of C are guarded.
 //
 // Backends (the inner product of one k step), chosen at compile time:
-//  * NVIDIA sm_80+ (RA_CUDA): 8 warps as 2 (m) x 4 (n), warp tile 64 x 32 = 4 x 4 tiles of
+//  * NVIDIA sm_80+ (RA_CUDA): 8 warps as 2 (m) x 4 (n), warp tile 64 x BN/4 = 4 x BN/32 tiles of
 //    mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32; fragments are read from
 //    shared memory with ldmatrix.sync.aligned.m8n8.x4(.trans).shared.b16 (.trans for the
-//    mn-major tiles); global -> shared copies are cp.async.cg (16 bytes, zero-filling through
-//    the src-size operand) in commit groups, 2 tiles in flight while one is multiplied.
+//    mn-major tiles), and the fragments of the next 16-wide k step are loaded before the mma of
+//    the current one are issued (register double buffering); global -> shared copies are
+//    cp.async.cg (16 bytes, zero-filling through the src-size operand) in commit groups,
+//    stages - 1 tiles in flight while one is multiplied.
 //    Fragment layouts: PTX ISA, section "Matrix Fragments for mma.m16n8k16 with floating point
 //    type" and the ldmatrix instruction description (warp-level matrix load).
-//  * AMD CDNA2/3 (RA_HIP, gfx90a/gfx94x, wave64): 4 waves as 2 x 2, wave tile 64 x 64 = 2 x 2
-//    tiles of v_mfma_f32_32x32x8{f16,bf16_1k} (__builtin_amdgcn_mfma_*); plain copies.
+//  * AMD CDNA2/3 (RA_HIP, gfx90a/gfx94x, wave64): 4 waves as 2 x 2, wave tile 64 x BN/2 = 2 x
+//    BN/64 tiles of v_mfma_f32_32x32x8{f16,bf16_1k} (__builtin_amdgcn_mfma_*); plain copies.
 //    Operand layout (AMD CDNA3 ISA, MFMA section; AMD matrix instruction calculator): lane l
 //    holds A(i = l % 32, k = 4 (l / 32) + 0..3), B(k = 4 (l / 32) + 0..3, j = l % 32) and
 //    D(i = 8 (r / 4) + 4 (l / 32) + r % 4, j = l % 32) in accumulator register r (0..15).
-//  * anywhere else: the same tiles multiplied by scalar float FMAs (8 x 8 outputs per thread):
-//    slow, but every target compiles and computes the same result.
+//    The library launches only BN = 128 there (64 KB of LDS per workgroup); the BN = 256
+//    instantiations compile to the portable path (below), correct but never chosen.
+//  * anywhere else: the same tiles multiplied by scalar float FMAs (8 x BN/16 outputs per
+//    thread): slow, but every target compiles and computes the same result.
 // The vendor primitives are wrapped in small RA_DEVICE functions (ra_cp_async_16,
 // ra_ldmatrix_x4, ra_mma_16816, ra_mfma_32x32x8); the host emulator used for testing replaces
 // exactly the block between the ra-mma-primitives markers.
 
 #define RA_GEMM_MMA_BLOCK 256
 #define RA_GEMM_MMA_BM 128
-#define RA_GEMM_MMA_BN 128
 #define RA_GEMM_MMA_BK 32
-#define RA_GEMM_MMA_STAGES 3
+#define RA_GEMM_MMA_GROUP 16
 
 // ---- ra-mma-primitives-begin ----
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
@@ -147,13 +154,27 @@ template <> struct ra_mfma_32x32x8<ra_bfloat16> {
 #endif
 // ---- ra-mma-primitives-end ----
 
+// Wait until at most `pending` (>= 0) of this thread's committed cp.async groups are in flight;
+// a deeper ring waits for more than it must (at most 3 pending), which is always correct.
+RA_DEVICE void ra_gemm_mma_wait(int pending) {
+    if (pending >= 3) {
+        ra_cp_async_wait<3>();
+    } else if (pending == 2) {
+        ra_cp_async_wait<2>();
+    } else if (pending == 1) {
+        ra_cp_async_wait<1>();
+    } else {
+        ra_cp_async_wait<0>();
+    }
+}
+
 // One 16-byte chunk of shared memory (8 elements).
 struct alignas(16) ra_gemm_mma_chunk { ra_u32 w[4]; };
 
-// Geometry of one operand tile (128 (m or n) x 32 (k) elements) in shared memory.
-// KMAJOR: 128 rows (mn) of 4 chunks (k); else 32 rows (k) of 16 chunks (mn).
-template <bool KMAJOR> struct ra_gemm_mma_tile {
-    static constexpr int MN = RA_GEMM_MMA_BM;
+// Geometry of one operand tile (MN (m or n) x 32 (k) elements) in shared memory.
+// KMAJOR: MN rows (mn) of 4 chunks (k); else 32 rows (k) of MN / 8 chunks (mn).
+template <bool KMAJOR, int MN_> struct ra_gemm_mma_tile {
+    static constexpr int MN = MN_;
     static constexpr int K = RA_GEMM_MMA_BK;
     static constexpr int CHUNKS = KMAJOR ? K / 8 : MN / 8;  // chunks per row
     static constexpr int COUNT = MN * K / 8;                  // chunks per tile
@@ -165,12 +186,12 @@ template <bool KMAJOR> struct ra_gemm_mma_tile {
     }
 };
 
-// Load the 128 x 32 tile of op(X) at (mn0, k0) into s. op(X)(mn, k) is X[k + mn * ld] when
+// Load the MN x 32 tile of op(X) at (mn0, k0) into s. op(X)(mn, k) is X[k + mn * ld] when
 // KMAJOR and X[mn + k * ld] otherwise; elements outside MN x K read as zero.
-template <bool KMAJOR>
+template <bool KMAJOR, int MN_>
 RA_DEVICE void ra_gemm_mma_load_tile(ra_gemm_mma_chunk* s, const ra_u16* __restrict__ X, ra_i64 ld, ra_i64 mn0,
                                      ra_i64 MN, ra_i64 k0, ra_i64 K, bool aligned) {
-    typedef ra_gemm_mma_tile<KMAJOR> G;
+    typedef ra_gemm_mma_tile<KMAJOR, MN_> G;
     static_assert(G::COUNT % RA_GEMM_MMA_BLOCK == 0, "chunks per thread");
 #pragma unroll
     for (int e = 0; e < G::COUNT / RA_GEMM_MMA_BLOCK; ++e) {
@@ -217,49 +238,136 @@ RA_DEVICE void ra_gemm_mma_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64
     }
 }
 
-template <typename T, bool A_KMAJOR, bool B_KMAJOR>
+// The shared state of one block's k loop: where the tiles come from and the ring they go to.
+// Stage s of the ring holds the A tile (BM x 32) then the B tile (BN x 32).
+template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN> struct ra_gemm_mma_ctx {
+    typedef ra_gemm_mma_tile<A_KMAJOR, RA_GEMM_MMA_BM> GA;
+    typedef ra_gemm_mma_tile<B_KMAJOR, BN> GB;
+    static constexpr int STAGE_CHUNKS = GA::COUNT + GB::COUNT;
+    ra_gemm_mma_chunk* smem;
+    const ra_u16* A;
+    const ra_u16* B;
+    ra_i64 lda, ldb, M, N, K, m0, n0, ktiles;
+    int stages;
+    bool aligned;
+
+    RA_DEVICE ra_gemm_mma_chunk* stage_a(int s) const { return smem + (ra_i64)s * STAGE_CHUNKS; }
+    RA_DEVICE ra_gemm_mma_chunk* stage_b(int s) const { return smem + (ra_i64)s * STAGE_CHUNKS + GA::COUNT; }
+    // Issue the copies of k tile kt into ring slot `slot` and commit them as one group (an empty
+    // group past the end keeps the group count uniform).
+    RA_DEVICE void prefetch(ra_i64 kt, int slot) const {
+        if (kt < ktiles) {
+            const ra_i64 k0 = kt * RA_GEMM_MMA_BK;
+            ra_gemm_mma_load_tile<A_KMAJOR, RA_GEMM_MMA_BM>(stage_a(slot), A, lda, m0, M, k0, K, aligned);
+            ra_gemm_mma_load_tile<B_KMAJOR, BN>(stage_b(slot), B, ldb, n0, N, k0, K, aligned);
+        }
+        ra_cp_async_commit();
+    }
+};
+
+// The ring protocol shared by every backend: prefetch stages - 1 tiles, then per k tile: wait for
+// it, one barrier (every warp is done with the previous tile, so its slot is free), prefetch the
+// tile stages - 1 ahead into that slot, multiply the current one with step(sa, sb).
+template <typename Ctx, typename Step> RA_DEVICE void ra_gemm_mma_k_loop(const Ctx& x, Step step) {
+    const int S = x.stages;
+    for (int s = 0; s < S - 1; ++s) x.prefetch(s, s);
+    int rd = 0, wr = S - 1;
+    for (ra_i64 kt = 0; kt < x.ktiles; ++kt) {
+        ra_gemm_mma_wait(S - 2);
+        __syncthreads();
+        x.prefetch(kt + S - 1, wr);
+        step((const ra_u16*)x.stage_a(rd), (const ra_u16*)x.stage_b(rd));
+        rd = rd + 1 == S ? 0 : rd + 1;
+        wr = wr + 1 == S ? 0 : wr + 1;
+    }
+    ra_cp_async_wait<0>();
+}
+
+// Portable inner product: thread (tx, ty) computes rows tx + 16 a (8) and columns ty + 16 b
+// (BN / 16) with scalar FMAs.
+template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
+RA_DEVICE void ra_gemm_mma_portable(const ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN>& x, T* __restrict__ C,
+                                    ra_i64 ldc, float alpha_k, float beta) {
+    typedef ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN> Ctx;
+    typedef typename Ctx::GA GA;
+    typedef typename Ctx::GB GB;
+    constexpr int NB = BN / 16;
+    const int tx = (int)threadIdx.x % 16, ty = (int)threadIdx.x / 16;
+    float acc[8][NB];
+#pragma unroll
+    for (int a = 0; a < 8; ++a)
+#pragma unroll
+        for (int b = 0; b < NB; ++b) acc[a][b] = 0.0f;
+
+    ra_gemm_mma_k_loop(x, [&](const ra_u16* sa, const ra_u16* sb) {
+        for (int kk = 0; kk < RA_GEMM_MMA_BK; ++kk) {
+            float av[8], bv[NB];
+#pragma unroll
+            for (int a = 0; a < 8; ++a) av[a] = ra_gemm_mma_to_float<T>(sa[GA::offset(tx + 16 * a, kk)]);
+#pragma unroll
+            for (int b = 0; b < NB; ++b) bv[b] = ra_gemm_mma_to_float<T>(sb[GB::offset(ty + 16 * b, kk)]);
+#pragma unroll
+            for (int a = 0; a < 8; ++a)
+#pragma unroll
+                for (int b = 0; b < NB; ++b) acc[a][b] = ra_fma(av[a], bv[b], acc[a][b]);
+        }
+    });
+
+#pragma unroll
+    for (int a = 0; a < 8; ++a)
+#pragma unroll
+        for (int b = 0; b < NB; ++b)
+            ra_gemm_mma_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k, beta);
+}
+
+template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
 __global__ void __launch_bounds__(RA_GEMM_MMA_BLOCK)
 ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restrict__ A, ra_i64 lda,
                     ra_i64 stride_a, const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, float beta,
-                    T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, int aligned) {
-    constexpr int BM = RA_GEMM_MMA_BM, BN = RA_GEMM_MMA_BN, BK = RA_GEMM_MMA_BK, S = RA_GEMM_MMA_STAGES;
-    constexpr int TILE_CHUNKS = BM * BK / 8;
-    typedef ra_gemm_mma_tile<A_KMAJOR> GA;
-    typedef ra_gemm_mma_tile<B_KMAJOR> GB;
-    static_assert(BM == BN && GA::COUNT == TILE_CHUNKS && GB::COUNT == TILE_CHUNKS, "tile geometry");
+                    T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, int aligned, int stages) {
+    constexpr int BM = RA_GEMM_MMA_BM, BK = RA_GEMM_MMA_BK;
+    static_assert(BN == 128 || BN == 256, "block tile width");
+    typedef ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN> Ctx;
+    typedef typename Ctx::GA GA;
+    typedef typename Ctx::GB GB;
 
-    __shared__ ra_gemm_mma_chunk smem[S][2][TILE_CHUNKS];
+    extern __shared__ ra_gemm_mma_chunk ra_gemm_mma_smem[];
 
+    // Tile coordinates: groups of GROUP tile rows, m fastest within a group (the last group may
+    // be shorter).
     const ra_i64 tiles_m = (M + BM - 1) / BM;
+    const ra_i64 tiles_n = (N + BN - 1) / BN;
     const ra_i64 bid = (ra_i64)blockIdx.x;
-    const ra_i64 m0 = (bid % tiles_m) * BM;
-    const ra_i64 n0 = (bid / tiles_m) * BN;
+    const ra_i64 per_group = (ra_i64)RA_GEMM_MMA_GROUP * tiles_n;
+    const ra_i64 first = bid / per_group * RA_GEMM_MMA_GROUP;
+    const ra_i64 rows = tiles_m - first < RA_GEMM_MMA_GROUP ? tiles_m - first : (ra_i64)RA_GEMM_MMA_GROUP;
+    const ra_i64 in_group = bid % per_group;
     const ra_i64 batch = (ra_i64)blockIdx.y;
-    const ra_u16* Ab = (const ra_u16*)(A + batch * stride_a);
-    const ra_u16* Bb = (const ra_u16*)(B + batch * stride_b);
-    C += batch * stride_c;
-    const ra_i64 ktiles = (K + BK - 1) / BK;
 
-    // ---- the k loop: prefetch S - 1 tiles, then per k tile: wait for it, prefetch the tile S - 1
-    // ahead into the slot freed by the previous step, multiply. One barrier per k tile.
-    auto prefetch = [&](ra_i64 kt) {
-        if (kt < ktiles) {
-            ra_gemm_mma_load_tile<A_KMAJOR>(smem[kt % S][0], Ab, lda, m0, M, kt * BK, K, aligned != 0);
-            ra_gemm_mma_load_tile<B_KMAJOR>(smem[kt % S][1], Bb, ldb, n0, N, kt * BK, K, aligned != 0);
-        }
-        ra_cp_async_commit();  // an empty group past the end keeps the group count uniform
-    };
+    Ctx x;
+    x.smem = ra_gemm_mma_smem;
+    x.A = (const ra_u16*)(A + batch * stride_a);
+    x.B = (const ra_u16*)(B + batch * stride_b);
+    x.lda = lda; x.ldb = ldb; x.M = M; x.N = N; x.K = K;
+    x.m0 = (first + in_group % rows) * BM;
+    x.n0 = (in_group / rows) * BN;
+    x.ktiles = (K + BK - 1) / BK;
+    x.stages = stages;
+    x.aligned = aligned != 0;
+    C += batch * stride_c;
+    const float alpha_k = K > 0 ? alpha : 0.0f;  // K == 0: C := beta C (alpha * 0 would be NaN for inf)
 
 #if defined(RA_GEMM_MMA_NV)
-    // 8 warps: 2 along m (64 rows each) x 4 along n (32 columns each).
+    // 8 warps: 2 along m (64 rows each) x 4 along n (WN columns each).
+    constexpr int WN = BN / 4, NI = WN / 8, NJ = NI / 2;
     const int lane = (int)threadIdx.x % RA_WARP_SIZE;
     const int warp = (int)threadIdx.x / RA_WARP_SIZE;
-    const int wm = (warp % 2) * 64, wn = (warp / 2) * 32;
-    float acc[4][4][4];
+    const int wm = (warp % 2) * 64, wn = (warp / 2) * WN;
+    float acc[4][NI][4];
 #pragma unroll
     for (int a = 0; a < 4; ++a)
 #pragma unroll
-        for (int b = 0; b < 4; ++b)
+        for (int b = 0; b < NI; ++b)
 #pragma unroll
             for (int c = 0; c < 4; ++c) acc[a][b][c] = 0.0f;
     // ldmatrix row addresses: lane = 8 q + r gives row r of matrix q.
@@ -269,143 +377,110 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
     // B fragments of two n8 tiles: matrix q covers n 8 (q >> 1), k 8 (q & 1) (b0, b1 of each).
     const int b_mn = wn + 8 * (q >> 1), b_k = 8 * (q & 1);
 
-    for (int s = 0; s < S - 1; ++s) prefetch(s);
-    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-        ra_cp_async_wait<S - 2>();
-        __syncthreads();
-        prefetch(kt + S - 1);
-        const ra_u16* sa = (const ra_u16*)smem[kt % S][0];
-        const ra_u16* sb = (const ra_u16*)smem[kt % S][1];
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) {
-            ra_u32 af[4][4], bf[2][4];
+    ra_gemm_mma_k_loop(x, [&](const ra_u16* sa, const ra_u16* sb) {
+        // Two 16-wide k steps; the fragments of step 1 load while the mma of step 0 issue.
+        ra_u32 af[2][4][4], bf[2][NJ][4];
+        auto load = [&](int buf, int kk) {
 #pragma unroll
             for (int mi = 0; mi < 4; ++mi) {
                 const int o = A_KMAJOR ? GA::offset(a_mn + 16 * mi + r8, kk + a_k)
                                        : GA::offset(a_mn + 16 * mi, kk + a_k + r8);
-                ra_ldmatrix_x4<!A_KMAJOR>(af[mi], sa + o);
+                ra_ldmatrix_x4<!A_KMAJOR>(af[buf][mi], sa + o);
             }
 #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
+            for (int nj = 0; nj < NJ; ++nj) {
                 const int o = B_KMAJOR ? GB::offset(b_mn + 16 * nj + r8, kk + b_k)
                                        : GB::offset(b_mn + 16 * nj, kk + b_k + r8);
-                ra_ldmatrix_x4<!B_KMAJOR>(bf[nj], sb + o);
+                ra_ldmatrix_x4<!B_KMAJOR>(bf[buf][nj], sb + o);
             }
+        };
+        load(0, 0);
+#pragma unroll
+        for (int step = 0; step < BK / 16; ++step) {
+            if (step + 1 < BK / 16) load((step + 1) & 1, 16 * (step + 1));
+            const int cur = step & 1;
 #pragma unroll
             for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
-                for (int ni = 0; ni < 4; ++ni)
-                    ra_mma_16816<T>::run(acc[mi][ni], af[mi], bf[ni >> 1][2 * (ni & 1)],
-                                         bf[ni >> 1][2 * (ni & 1) + 1]);
+                for (int ni = 0; ni < NI; ++ni)
+                    ra_mma_16816<T>::run(acc[mi][ni], af[cur][mi], bf[cur][ni >> 1][2 * (ni & 1)],
+                                         bf[cur][ni >> 1][2 * (ni & 1) + 1]);
         }
-    }
-    ra_cp_async_wait<0>();
+    });
 
     // D fragment: register c of tile (mi, ni) is (g + 8 (c >> 1), 2 t + (c & 1)), g = lane / 4, t = lane % 4.
-    const float alpha_k = K > 0 ? alpha : 0.0f;  // K == 0: C := beta C (alpha * 0 would be NaN for inf)
     const int g = lane >> 2, t = lane & 3;
 #pragma unroll
     for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 4; ++ni)
+        for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
             for (int c = 0; c < 4; ++c)
-                ra_gemm_mma_store<T>(C, ldc, M, N, m0 + wm + 16 * mi + g + 8 * (c >> 1),
-                                     n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta);
+                ra_gemm_mma_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
+                                     x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta);
 
 #elif defined(RA_GEMM_MMA_AMD)
-    // 4 waves: 2 along m x 2 along n, 64 x 64 each = 2 x 2 tiles of 32 x 32.
-    const int lane = (int)threadIdx.x % RA_WARP_SIZE;
-    const int warp = (int)threadIdx.x / RA_WARP_SIZE;
-    const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
-    const int li = lane & 31, lk = 4 * (lane >> 5);
-    ra_f32x16 acc[2][2];
+    if constexpr (BN != 128) {
+        ra_gemm_mma_portable(x, C, ldc, alpha_k, beta);  // never launched here (see the top)
+    } else {
+        // 4 waves: 2 along m x 2 along n, 64 x 64 each = 2 x 2 tiles of 32 x 32.
+        const int lane = (int)threadIdx.x % RA_WARP_SIZE;
+        const int warp = (int)threadIdx.x / RA_WARP_SIZE;
+        const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
+        const int li = lane & 31, lk = 4 * (lane >> 5);
+        ra_f32x16 acc[2][2];
 #pragma unroll
-    for (int a = 0; a < 2; ++a)
+        for (int a = 0; a < 2; ++a)
 #pragma unroll
-        for (int b = 0; b < 2; ++b)
+            for (int b = 0; b < 2; ++b)
 #pragma unroll
-            for (int c = 0; c < 16; ++c) acc[a][b][c] = 0.0f;
+                for (int c = 0; c < 16; ++c) acc[a][b][c] = 0.0f;
 
-    for (int s = 0; s < S - 1; ++s) prefetch(s);
-    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-        __syncthreads();
-        prefetch(kt + S - 1);
-        const ra_u16* sa = (const ra_u16*)smem[kt % S][0];
-        const ra_u16* sb = (const ra_u16*)smem[kt % S][1];
+        ra_gemm_mma_k_loop(x, [&](const ra_u16* sa, const ra_u16* sb) {
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 8) {
-            ra_u64 af[2], bf[2];
+            for (int kk = 0; kk < BK; kk += 8) {
+                ra_u64 af[2], bf[2];
 #pragma unroll
-            for (int x = 0; x < 2; ++x) {
-                // 4 consecutive k of one row (k-major: one 8-byte read inside a chunk)
-                if (A_KMAJOR) {
-                    af[x] = *(const ra_u64*)(sa + GA::offset(wm + 32 * x + li, kk + lk));
-                } else {
-                    ra_u64 v = 0;
+                for (int y = 0; y < 2; ++y) {
+                    // 4 consecutive k of one row (k-major: one 8-byte read inside a chunk)
+                    if (A_KMAJOR) {
+                        af[y] = *(const ra_u64*)(sa + GA::offset(wm + 32 * y + li, kk + lk));
+                    } else {
+                        ra_u64 v = 0;
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) v |= (ra_u64)sa[GA::offset(wm + 32 * x + li, kk + lk + e)] << (16 * e);
-                    af[x] = v;
+                        for (int e = 0; e < 4; ++e)
+                            v |= (ra_u64)sa[GA::offset(wm + 32 * y + li, kk + lk + e)] << (16 * e);
+                        af[y] = v;
+                    }
+                    if (B_KMAJOR) {
+                        bf[y] = *(const ra_u64*)(sb + GB::offset(wn + 32 * y + li, kk + lk));
+                    } else {
+                        ra_u64 v = 0;
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            v |= (ra_u64)sb[GB::offset(wn + 32 * y + li, kk + lk + e)] << (16 * e);
+                        bf[y] = v;
+                    }
                 }
-                if (B_KMAJOR) {
-                    bf[x] = *(const ra_u64*)(sb + GB::offset(wn + 32 * x + li, kk + lk));
-                } else {
-                    ra_u64 v = 0;
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) v |= (ra_u64)sb[GB::offset(wn + 32 * x + li, kk + lk + e)] << (16 * e);
-                    bf[x] = v;
-                }
+                for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+                    for (int ni = 0; ni < 2; ++ni)
+                        acc[mi][ni] = ra_mfma_32x32x8<T>::run(af[mi], bf[ni], acc[mi][ni]);
             }
-#pragma unroll
-            for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < 2; ++ni) acc[mi][ni] = ra_mfma_32x32x8<T>::run(af[mi], bf[ni], acc[mi][ni]);
-        }
-    }
+        });
 
-    const float alpha_k = K > 0 ? alpha : 0.0f;  // K == 0: C := beta C (alpha * 0 would be NaN for inf)
 #pragma unroll
-    for (int mi = 0; mi < 2; ++mi)
+        for (int mi = 0; mi < 2; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < 2; ++ni)
+            for (int ni = 0; ni < 2; ++ni)
 #pragma unroll
-            for (int c = 0; c < 16; ++c)
-                ra_gemm_mma_store<T>(C, ldc, M, N, m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
-                                     n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta);
+                for (int c = 0; c < 16; ++c)
+                    ra_gemm_mma_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
+                                         x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta);
+    }
 
 #else
-    // Portable: thread (tx, ty) computes rows tx + 16 a and columns ty + 16 b (8 x 8) with FMAs.
-    const int tx = (int)threadIdx.x % 16, ty = (int)threadIdx.x / 16;
-    float acc[8][8];
-#pragma unroll
-    for (int a = 0; a < 8; ++a)
-#pragma unroll
-        for (int b = 0; b < 8; ++b) acc[a][b] = 0.0f;
-
-    for (int s = 0; s < S - 1; ++s) prefetch(s);
-    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-        __syncthreads();
-        prefetch(kt + S - 1);
-        const ra_u16* sa = (const ra_u16*)smem[kt % S][0];
-        const ra_u16* sb = (const ra_u16*)smem[kt % S][1];
-        for (int kk = 0; kk < BK; ++kk) {
-            float av[8], bv[8];
-#pragma unroll
-            for (int a = 0; a < 8; ++a) av[a] = ra_gemm_mma_to_float<T>(sa[GA::offset(tx + 16 * a, kk)]);
-#pragma unroll
-            for (int b = 0; b < 8; ++b) bv[b] = ra_gemm_mma_to_float<T>(sb[GB::offset(ty + 16 * b, kk)]);
-#pragma unroll
-            for (int a = 0; a < 8; ++a)
-#pragma unroll
-                for (int b = 0; b < 8; ++b) acc[a][b] = ra_fma(av[a], bv[b], acc[a][b]);
-        }
-    }
-
-    const float alpha_k = K > 0 ? alpha : 0.0f;  // K == 0: C := beta C (alpha * 0 would be NaN for inf)
-#pragma unroll
-    for (int a = 0; a < 8; ++a)
-#pragma unroll
-        for (int b = 0; b < 8; ++b)
-            ra_gemm_mma_store<T>(C, ldc, M, N, m0 + tx + 16 * a, n0 + ty + 16 * b, acc[a][b], alpha_k, beta);
+    ra_gemm_mma_portable(x, C, ldc, alpha_k, beta);
 #endif
 }
