@@ -90,7 +90,7 @@ class Tile(tuple):
 
 
 class MmaTile(tuple):
-    """A tile shape ``(BM, BN, BK)`` of the float64 matrix-instruction kernel, named ``'mmaBMxBN'``."""
+    """A tile shape ``(BM, BN, BK)`` of the float64 matrix-instruction kernel, named ``'mmaBMxBNxBK'``."""
 
     __slots__ = ()
     mma = True
@@ -100,7 +100,7 @@ class MmaTile(tuple):
 
     @property
     def name(self):
-        return f"mma{self[0]}x{self[1]}"
+        return f"mma{self[0]}x{self[1]}x{self[2]}"
 
 
 #: SIMT tile shapes per dtype, the largest first (the heuristic's preference order).

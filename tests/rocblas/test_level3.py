@@ -358,7 +358,7 @@ def test_f64_matrix_tiles_and_devices():
     assert _level3.tiles_for("float64", False) == _level3.TILES[np.dtype("float64")]
     assert _level3.tiles_for("float64", "cuda")[0].mma
     assert _level3.tiles_for("float32", "cuda") == _level3.TILES[np.dtype("float32")]
-    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma="cuda")[0].name == "mma128x128"
+    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma="cuda")[0].name == "mma128x128x16"
     assert _level3.kernel_name("float64", _level3.MmaTile(128, 64, 8)) == "ra_rocblas_gemm_f64mma<128, 64, 8>"
 
 
@@ -405,6 +405,10 @@ def test_heuristic_fills_the_device_then_splits_k():
     plans = _level3.candidates("float32", 256, 256, 65536, sms)
     assert {p.name for p in plans} >= {f"64x64.s{splits}", "64x64.s1"}
     assert len({p.name for p in plans}) == len(plans)
+    for mma in (False, "cuda", "hip"):  # the tuning DB needs unique candidate names
+        for dtype in _level3.TILES:
+            names = [p.name for p in _level3.candidates(dtype, 64, 8192, 8192, 132, mma)]
+            assert len(set(names)) == len(names), (dtype, mma, names)
     assert _level3.size_class(1) == 0 and _level3.size_class(8192) == 13 and _level3.size_class(8193) == 14
 
 
