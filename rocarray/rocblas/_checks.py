@@ -416,3 +416,25 @@ def _register_gemm_benchmarks():
 
 
 _register_gemm_benchmarks()
+
+
+def _register_awkward_gemm_benchmarks():
+    # The non-square and awkward shapes (C = A B, column-major; vendor as above).
+    for m, n, k in ((1000, 1000, 1000), (4097, 4097, 4097), (64, 8192, 8192), (256, 256, 65536)):
+        for dtype in ("float32", "float64"):
+            def setup(dtype=dtype, m=m, n=n, k=k):
+                return _random(m * k, dtype), _random(k * n, dtype), _cupy().zeros(m * n, dtype)
+
+            def ours(a, b, c, m=m, n=n, k=k):
+                from rocarray.rocblas import _level3
+
+                _level3.gemm("N", "N", m, n, k, 1.0, a, m, b, k, 0.0, c, m)
+
+            def vendor(a, b, c, m=m, n=n, k=k):
+                _cupy().matmul(b.reshape(n, k), a.reshape(k, m), out=c.reshape(n, m))
+
+            harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{m}x{n}x{k}_{dtype}", library=_LIB, setup=setup,
+                                         rocarray=ours, vendor=vendor, flops=2 * m * n * k, memory_bound=False))
+
+
+_register_awkward_gemm_benchmarks()
