@@ -90,8 +90,14 @@ def choice(value, name, fn, allowed=None):
 
 
 def check_dtype(fn, dtype, complex_only=False, hint=""):
-    """gemm's dtype rule; ``complex_only`` (hemm, herk, her2k) rejects real data as well."""
-    dtype = _level3.check_dtype(fn, dtype)
+    """float32/float64/complex64/complex128 (gemm's messages); ``complex_only`` (hemm, herk,
+    her2k) rejects real data as well. The 16-bit types gemm takes are not supported here yet."""
+    dtype = numpy.dtype(dtype)
+    if dtype not in _STANDARD:
+        supported = _level1._dtype_names(_STANDARD)
+        if dtype.name in ("float16", "bfloat16"):
+            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {supported}")
+        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {supported}")
     if complex_only and dtype not in _COMPLEX:
         raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "
                         f"{_level1._dtype_names(_COMPLEX)}{hint}")

@@ -41,8 +41,6 @@ Design (and the speed it is built for)
   syr2k/her2k do two gemms per rectangle (the second with ``beta = 1``).
 """
 
-import numpy
-
 from rocarray.rocblas import _level3
 from rocarray.rocblas._level2 import _scalars, _size
 from rocarray.rocblas._level3 import _check_bounds, _check_ld

@@ -38,8 +38,6 @@ gemm time of 5.5e11 flops plus about 2-3 ms of device time. Host side: about 20 
 launch (5 ms for the 255), so the deep levels are issue-bound while the big gemms hide it.
 """
 
-import numpy
-
 from rocarray.rocblas import _level3
 from rocarray.rocblas._level2 import _scalars, _size
 from rocarray.rocblas._level3 import _check_bounds, _check_ld

@@ -11,8 +11,6 @@ multi-level, ragged and multi-panel paths at small sizes. CPU tests cover every 
 on fake device arrays never launched on.
 """
 
-import itertools
-
 import numpy as np
 import pytest
 
