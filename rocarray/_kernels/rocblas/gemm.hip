@@ -104,35 +104,6 @@ template <typename T, int TM> struct ra_rocblas3_width {
     static constexpr int V = FIT < TM ? FIT : TM;
 };
 
-// Asynchronous element copy global -> shared for the real types on NVIDIA sm_80+ (cp.async with a
-// src-size of 0 writing zeros for out-of-range elements), so no registers stage the next k tile;
-// elsewhere, and for complex data (conjugated while loading), the register path below.
-template <typename T> struct ra_rocblas3_async { static constexpr bool ON = false; };
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-template <> struct ra_rocblas3_async<float> { static constexpr bool ON = true; };
-template <> struct ra_rocblas3_async<double> { static constexpr bool ON = true; };
-#endif
-
-template <typename T> RA_DEVICE void ra_rocblas3_copy_async(T* dst, const T* src, bool valid) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(addr), "l"(src), "n"(sizeof(T)),
-                 "r"(valid ? (int)sizeof(T) : 0));
-#else
-    *dst = valid ? *src : ra_traits<T>::zero();
-#endif
-}
-RA_DEVICE void ra_rocblas3_async_commit_and_wait() {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::);
-#endif
-}
-RA_DEVICE void ra_rocblas3_async_commit() {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-
 // The loader of one operand tile: element (r, kk) of the ROWS x BK tile of op(X) starting at
 // (r0, k0), where op(X)(r, k) is X[r + k * ld] when r_contiguous (the tile's rows are contiguous
 // in memory) and X[k + r * ld] otherwise. Each thread loads ELEMS elements; the thread-to-element
@@ -161,20 +132,6 @@ template <typename T, int ROWS, int BK> struct ra_rocblas3_loader {
             T x = ra_traits<T>::zero();
             if (r < rows && k < kend) x = ra_rocblas3_conj_if(r_contiguous ? X[r + k * ld] : X[k + r * ld], conj);
             v[e] = x;
-        }
-    }
-
-    // The tile straight into shared memory (row stride LD), asynchronously where the target can.
-    template <int LD>
-    RA_DEVICE static void load_async(T* s, const T* __restrict__ X, ra_i64 ld, bool r_contiguous, ra_i64 r0,
-                                     ra_i64 rows, ra_i64 k0, ra_i64 kend) {
-#pragma unroll
-        for (int e = 0; e < ELEMS; ++e) {
-            const int rr = row(r_contiguous, e), kk = kcol(r_contiguous, e);
-            const ra_i64 r = r0 + rr, k = k0 + kk;
-            const bool valid = r < rows && k < kend;
-            const T* src = valid ? (r_contiguous ? X + r + k * ld : X + k + r * ld) : X;
-            ra_rocblas3_copy_async(s + kk * LD + rr, src, valid);
         }
     }
 
@@ -235,37 +192,21 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
 #pragma unroll
         for (int c = 0; c < TN; ++c) acc[r][c] = ra_traits<T>::zero();
 
-    typedef ra_rocblas3_loader<T, BM, BK> LoaderA;
-    typedef ra_rocblas3_loader<T, BN, BK> LoaderB;
     const ra_i64 ktiles = ke > kb ? (ke - kb + BK - 1) / BK : 0;
     if (ktiles > 0) {
-        LoaderA la;
-        LoaderB lb;
-        if (ra_rocblas3_async<T>::ON) {
-            LoaderA::template load_async<LDA_S>((T*)sAv[0], A, lda, a_rows, m0, M, kb, ke);
-            LoaderB::template load_async<LDB_S>((T*)sBv[0], B, ldb, b_rows, n0, N, kb, ke);
-            ra_rocblas3_async_commit_and_wait();
-        } else {
-            la.load(A, lda, a_rows, a_conj, m0, M, kb, ke);
-            lb.load(B, ldb, b_rows, b_conj, n0, N, kb, ke);
-            la.template store<LDA_S>((T*)sAv[0], a_rows);
-            lb.template store<LDB_S>((T*)sBv[0], b_rows);
-        }
+        ra_rocblas3_loader<T, BM, BK> la;
+        ra_rocblas3_loader<T, BN, BK> lb;
+        la.load(A, lda, a_rows, a_conj, m0, M, kb, ke);
+        lb.load(B, ldb, b_rows, b_conj, n0, N, kb, ke);
+        la.template store<LDA_S>((T*)sAv[0], a_rows);
+        lb.template store<LDB_S>((T*)sBv[0], b_rows);
         __syncthreads();
         int cur = 0;
         for (ra_i64 kt = 0; kt < ktiles; ++kt) {
             const bool more = kt + 1 < ktiles;
-            if (more) {  // the next k tile, in flight while this one is multiplied; its buffer was
-                         // last read before the previous barrier
-                const ra_i64 k1 = kb + (kt + 1) * BK;
-                if (ra_rocblas3_async<T>::ON) {
-                    LoaderA::template load_async<LDA_S>((T*)sAv[cur ^ 1], A, lda, a_rows, m0, M, k1, ke);
-                    LoaderB::template load_async<LDB_S>((T*)sBv[cur ^ 1], B, ldb, b_rows, n0, N, k1, ke);
-                    ra_rocblas3_async_commit();
-                } else {
-                    la.load(A, lda, a_rows, a_conj, m0, M, k1, ke);
-                    lb.load(B, ldb, b_rows, b_conj, n0, N, k1, ke);
-                }
+            if (more) {  // the next k tile, in flight while this one is multiplied
+                la.load(A, lda, a_rows, a_conj, m0, M, kb + (kt + 1) * BK, ke);
+                lb.load(B, ldb, b_rows, b_conj, n0, N, kb + (kt + 1) * BK, ke);
             }
             // AMD: unrolled by 4, not fully: a full unroll lets its scheduler hoist every shared
             // load of the tile (gfx90a, 64 x 64 float tiles: 246 VGPRs; by 4: 102)
@@ -287,13 +228,9 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
                     for (int c = 0; c < TN; ++c)
                         acc[r][c] = ra_rocblas3_madd(a[r / VA].v[r % VA], b[c / VB].v[c % VB], acc[r][c]);
             }
-            if (more) {
-                if (ra_rocblas3_async<T>::ON) {
-                    ra_rocblas3_async_commit_and_wait();
-                } else {
-                    la.template store<LDA_S>((T*)sAv[cur ^ 1], a_rows);
-                    lb.template store<LDB_S>((T*)sBv[cur ^ 1], b_rows);
-                }
+            if (more) {  // the other buffer was last read before the previous barrier
+                la.template store<LDA_S>((T*)sAv[cur ^ 1], a_rows);
+                lb.template store<LDB_S>((T*)sBv[cur ^ 1], b_rows);
             }
             __syncthreads();
             cur ^= 1;
@@ -456,35 +393,20 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
 
     const int ar = wm * WTM, bc = wn * WTN;  // the warp's first row and column in the tile
     const ra_i64 ktiles = ke > kb ? (ke - kb + BK - 1) / BK : 0;
-    typedef ra_rocblas3_loader<double, BM, BK> LoaderA;
-    typedef ra_rocblas3_loader<double, BN, BK> LoaderB;
     if (ktiles > 0) {
-        LoaderA la;
-        LoaderB lb;
-        if (ra_rocblas3_async<double>::ON) {
-            LoaderA::template load_async<LDA_S>(&sA0[0][0], A, lda, a_rows, m0, M, kb, ke);
-            LoaderB::template load_async<LDB_S>(&sB0[0][0], B, ldb, b_rows, n0, N, kb, ke);
-            ra_rocblas3_async_commit_and_wait();
-        } else {
-            la.load(A, lda, a_rows, false, m0, M, kb, ke);
-            lb.load(B, ldb, b_rows, false, n0, N, kb, ke);
-            la.template store<LDA_S>(&sA0[0][0], a_rows);
-            lb.template store<LDB_S>(&sB0[0][0], b_rows);
-        }
+        ra_rocblas3_loader<double, BM, BK> la;
+        ra_rocblas3_loader<double, BN, BK> lb;
+        la.load(A, lda, a_rows, false, m0, M, kb, ke);
+        lb.load(B, ldb, b_rows, false, n0, N, kb, ke);
+        la.template store<LDA_S>(&sA0[0][0], a_rows);
+        lb.template store<LDB_S>(&sB0[0][0], b_rows);
         __syncthreads();
         int cur = 0;
         for (ra_i64 kt = 0; kt < ktiles; ++kt) {
             const bool more = kt + 1 < ktiles;
             if (more) {
-                const ra_i64 k1 = kb + (kt + 1) * BK;
-                if (ra_rocblas3_async<double>::ON) {
-                    LoaderA::template load_async<LDA_S>(&sA0[(cur ^ 1) * BK][0], A, lda, a_rows, m0, M, k1, ke);
-                    LoaderB::template load_async<LDB_S>(&sB0[(cur ^ 1) * BK][0], B, ldb, b_rows, n0, N, k1, ke);
-                    ra_rocblas3_async_commit();
-                } else {
-                    la.load(A, lda, a_rows, false, m0, M, k1, ke);
-                    lb.load(B, ldb, b_rows, false, n0, N, k1, ke);
-                }
+                la.load(A, lda, a_rows, false, m0, M, kb + (kt + 1) * BK, ke);
+                lb.load(B, ldb, b_rows, false, n0, N, kb + (kt + 1) * BK, ke);
             }
             RowA* sA = sA0 + cur * BK;
             RowB* sB = sB0 + cur * BK;
@@ -507,12 +429,8 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                     for (int g = 0; g < FN; ++g) MMA::mma(a[f], b[g], acc[f][g]);
             }
             if (more) {
-                if (ra_rocblas3_async<double>::ON) {
-                    ra_rocblas3_async_commit_and_wait();
-                } else {
-                    la.template store<LDA_S>(&sA0[(cur ^ 1) * BK][0], a_rows);
-                    lb.template store<LDB_S>(&sB0[(cur ^ 1) * BK][0], b_rows);
-                }
+                la.template store<LDA_S>(&sA0[(cur ^ 1) * BK][0], a_rows);
+                lb.template store<LDB_S>(&sB0[(cur ^ 1) * BK][0], b_rows);
             }
             __syncthreads();
             cur ^= 1;
