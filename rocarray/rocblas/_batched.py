@@ -33,9 +33,8 @@ import numpy
 from rocarray.rocblas import _batched_kernel, _level1, _level3, _level3_mma
 from rocarray.rocblas._level1 import _as_int, scalar_arg
 from rocarray.rocblas._level2 import _scalars, _size
-from rocarray.rocblas._level3 import option
+from rocarray.rocblas._level3 import _check_ld, option
 
-_cupy = _batched_kernel.launch.cupy
 
 #: Element dtypes of the batched routines.
 SUPPORTED = tuple(_batched_kernel.CTYPES)
@@ -70,27 +69,13 @@ def check_dtype(fn, dtype, half=False):
 
 def _check_flat_buffer(X, fn, name):
     """``X`` if it is a device array whose elements are one contiguous run (C or Fortran order)."""
-    cupy = _cupy()
-    if not isinstance(X, cupy.ndarray):
-        if isinstance(X, numpy.ndarray):
-            raise TypeError(
-                f"rocblas.{fn}: {name} is a host (NumPy) array; rocblas takes device arrays "
-                "(move it with ra.asarray() first)"
-            )
-        raise TypeError(f"rocblas.{fn}: {name} must be a cupy.ndarray, not {type(X).__name__}")
+    _level1.require_device_array(X, name, fn)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         raise ValueError(
             f"rocblas.{fn}: {name} must be a contiguous buffer (C or Fortran order), got shape {X.shape} "
             f"with strides {X.strides}"
         )
     return X
-
-
-def _check_ld(ld, rows, name, fn):
-    ld = _as_int(ld, name, fn)
-    if ld < max(1, rows):
-        raise ValueError(f"rocblas.{fn}: {name} must be >= max(1, {rows}), got {ld}")
-    return ld
 
 
 def _check_stride(stride, name, fn):
@@ -115,14 +100,9 @@ def _check_strided_bounds(X, rows, cols, ld, stride, batch, name, fn):
 
 def _check_pointer_array(P, batch, name, fn):
     """``P`` if it is a device array of at least ``batch`` 64-bit pointers with unit stride."""
-    cupy = _cupy()
-    if not isinstance(P, cupy.ndarray):
-        if isinstance(P, numpy.ndarray):
-            raise TypeError(
-                f"rocblas.{fn}: {name} is a host (NumPy) array; the pointer arrays live on the device "
-                "(cupy.asarray([x.data.ptr for x in mats], dtype=cupy.uint64))"
-            )
-        raise TypeError(f"rocblas.{fn}: {name} must be a cupy.ndarray of device pointers, not {type(P).__name__}")
+    _level1.require_device_array(
+        P, name, fn, kind="a cupy.ndarray of device pointers",
+        host_hint="the pointer arrays live on the device (cupy.asarray([x.data.ptr for x in mats], dtype=cupy.uint64))")
     if P.dtype not in POINTER_DTYPES:
         raise TypeError(f"rocblas.{fn}: {name} must hold 64-bit pointers (uint64 or int64), got {P.dtype.name}")
     if P.ndim != 1 or (P.size > 1 and P.strides[0] != P.dtype.itemsize):

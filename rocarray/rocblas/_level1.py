@@ -162,15 +162,18 @@ def check_dtype(fn, dtype):
     return dtype
 
 
-def _check_buffer(x, name, fn):
-    cupy = _cupy()
-    if not isinstance(x, cupy.ndarray):
+def require_device_array(x, name, fn, host_hint="rocblas takes device arrays (move it with ra.asarray() first)",
+                         kind="a cupy.ndarray"):
+    """``TypeError`` unless ``x`` is a ``cupy.ndarray`` (naming a host NumPy array as such)."""
+    if not isinstance(x, _cupy().ndarray):
         if isinstance(x, numpy.ndarray):
-            raise TypeError(
-                f"rocblas.{fn}: {name} is a host (NumPy) array; rocblas takes device arrays "
-                "(move it with ra.asarray() first)"
-            )
-        raise TypeError(f"rocblas.{fn}: {name} must be a cupy.ndarray, not {type(x).__name__}")
+            raise TypeError(f"rocblas.{fn}: {name} is a host (NumPy) array; {host_hint}")
+        raise TypeError(f"rocblas.{fn}: {name} must be {kind}, not {type(x).__name__}")
+    return x
+
+
+def _check_buffer(x, name, fn):
+    require_device_array(x, name, fn)
     if x.ndim != 1:
         raise ValueError(f"rocblas.{fn}: {name} must be a 1-D buffer, got {x.ndim}-D shape {x.shape}")
     return x

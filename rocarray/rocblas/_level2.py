@@ -207,14 +207,7 @@ def _inc(value, name, fn):
 
 def _check_matrix_buffer(A, fn, name="A"):
     """``A`` if it is a contiguous 1-D device buffer or a Fortran-ordered 2-D device array."""
-    cupy = _cupy()
-    if not isinstance(A, cupy.ndarray):
-        if isinstance(A, numpy.ndarray):
-            raise TypeError(
-                f"rocblas.{fn}: {name} is a host (NumPy) array; rocblas takes device arrays "
-                "(move it with ra.asarray() first)"
-            )
-        raise TypeError(f"rocblas.{fn}: {name} must be a cupy.ndarray, not {type(A).__name__}")
+    _level1.require_device_array(A, name, fn)
     flat = A.ndim <= 1 and (A.size <= 1 or A.strides[0] == A.dtype.itemsize)
     if not (flat or (A.ndim == 2 and A.flags.f_contiguous)):
         raise ValueError(
