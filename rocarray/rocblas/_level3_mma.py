@@ -232,7 +232,6 @@ def _kernel(name, device_id):
 
 
 _facts = {}
-_shared_allowed = {}
 
 
 def _device_facts(device_id):
@@ -258,12 +257,15 @@ def _device_facts(device_id):
     return facts
 
 
-def _allow_shared(kernel, name, device_id, nbytes):
-    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past 48 KB, once)."""
-    if nbytes <= DEFAULT_SHARED or _shared_allowed.get((name, device_id), 0) >= nbytes:
+def _allow_shared(kernel, nbytes):
+    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past 48 KB)."""
+    if nbytes <= DEFAULT_SHARED:
         return
-    kernel.max_dynamic_shared_size_bytes = nbytes
-    _shared_allowed[(name, device_id)] = nbytes
+    try:
+        if kernel.max_dynamic_shared_size_bytes < nbytes:
+            kernel.max_dynamic_shared_size_bytes = nbytes
+    except Exception:  # ROCm: the limit is the hardware's (64 KB of LDS), nothing to raise
+        pass
 
 
 def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -315,7 +317,7 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         kname = kernel_name(name, transA, transB, tile_n)
         kernel, _ = _kernel(kname, device_id)
         nbytes = shared_bytes(tile_n, stages)
-        _allow_shared(kernel, kname, device_id, nbytes)
+        _allow_shared(kernel, nbytes)
         kernel(blocks, (BLOCK,),
                (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
                 beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages)),

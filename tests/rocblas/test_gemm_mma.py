@@ -366,7 +366,6 @@ def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(_level3_mma, "_kernel", rec)
     monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: H200)
-    monkeypatch.setattr(_level3_mma, "_shared_allowed", {})
 
     class _Same:
         def __init__(self, device_id):
@@ -416,6 +415,18 @@ def test_launch_arguments(recorder):
                          _Ptr(0x3000), 30)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
+
+
+def test_shared_memory_opt_in_only_past_48_kb():
+    class K:
+        max_dynamic_shared_size_bytes = 48 * 1024
+    k = K()
+    _level3_mma._allow_shared(k, 48 * 1024)
+    assert k.max_dynamic_shared_size_bytes == 48 * 1024
+    _level3_mma._allow_shared(k, 96 * 1024)
+    assert k.max_dynamic_shared_size_bytes == 96 * 1024
+    _level3_mma._allow_shared(k, 64 * 1024)   # never lowered
+    assert k.max_dynamic_shared_size_bytes == 96 * 1024
 
 
 def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
