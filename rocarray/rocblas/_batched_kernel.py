@@ -43,16 +43,48 @@ S   R   MB  KC           shared KiB
 64  4   1   32 / 16 / 8  17 / 16.5 / 16.2
 ==  ==  ==  ===========  ==================
 
+Two kernels run these configurations. ``ra_rocblas_gemm_batched<T, S>`` (one-shot) gives each
+block one group of MB matrices (one tile of C): load the group's operands into registers, store
+them to shared memory, multiply, write C, exit. ``ra_rocblas_gemm_batched_stream<T, S>`` (the
+:data:`STREAM` tiles: float32 with S = 32 or 64, ``k > 0``) launches about one resident
+wave (``min(work items, multiprocessors x resident blocks)``) and each block walks the work items
+``blockIdx.x + i * gridDim.x`` and their k chunks, issuing the global loads of the NEXT step into
+registers right after the current chunk is stored to shared memory: they are in flight while the
+block multiplies and writes C.
+
+Why streaming (arithmetic for 10^5 x 32^3 float32, 132 SMs, 4.2 TB/s copy): each group of 4
+matrices moves 48 KB (16 KB of A, 16 KB of B read; 16 KB of C written), 25000 groups, 189 per
+SM; one SM's share of the bandwidth is 32 GB/s = 32 KB/us, so a group costs 1.5 us of memory
+time per SM against 0.55 us of FMA time (4 x 32^3 FMAs / 128 per clock at ~1.9 GHz). Little's
+law: 4.2 TB/s x ~700 ns latency = ~3 MB in flight device-wide, ~22 KB per SM. The one-shot kernel
+(75 registers on sm_90: 3 resident blocks, 36 KB shared each) has a block's 32 KB of loads in
+flight only between its start and its barrier; during the multiply, the C stores, the block's
+exit and the next block's start nothing of it is in flight, so the SM's in-flight bytes swing
+between ~0 and 96 KB and the average sits near the Little's-law need: measured 418 us, 70% of
+copy. The streaming kernel keeps the next group's 32 KB in flight through the multiply and the
+C stores (the gap is the store-to-shared plus two barriers), on sm_90 at 80 registers (float;
+``__launch_bounds__(256, 3)``: 3 resident blocks, ~96 KB per SM in flight nearly all the time, 4x
+the need). Prediction: 0.29 ms floor / ~0.9 = 0.31-0.33 ms for
+10^5 x 32^3 float32 (~1.4-1.5x cupy.matmul's 0.46 ms). 10^5 x 64^3 float32: a block per matrix,
+two k chunks; 48 KB and 64^3 = 262 K FMAs (1.1 us of one SM's FMA time) per matrix, 758 matrices
+per SM: memory 1.14 ms, FMA 0.83 ms; overlapped by the streaming loads, expect 1.3-1.5 ms (from
+2.23). Not streamed (yet): S = 8 (launch-bound, 3.8x); S = 16 float32 (the one-shot kernel's 34
+registers give 7 resident blocks, 56 KB of burst loads per SM, where the streaming kernel's
+kernel-argument state takes ~76 registers: 3 blocks, 24 KB continuously, too close to the
+Little's-law need to promise a gain); float64 (the streaming kernel needs 111-124 registers,
+2 blocks); complex. Each is one ``STREAM`` entry away, to be measured first; the table stays
+short because every registered name compiles for each CI target.
+
 Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
 once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does
 ``2 m n k`` flops per product. 10^5 x 32^3 float32: 1.23 GB, 0.29 ms at 4.3 TB/s; 6.6 GFLOP,
 0.1 ms at the SIMT peak (67 TFLOP/s); the inner loop issues 2 vector shared loads per 16 FMAs.
-sm_90 registers (NVRTC): float32 S = 8/16/32/64: 40/32/76/52 (3 resident blocks of 256 threads
-for S = 32, 96 KB of loads in flight per SM, enough for the bandwidth at ~1 us latency). Expect
-0.3-0.4 ms (>= 0.8 of copy bandwidth). 10^5 x 8^3: 77 MB, 18 us at bandwidth (launch-bound).
-10^5 x 64^3: 4.9 GB (1.14 ms) against 52 GFLOP (0.78 ms at the SIMT peak; a 4 x 4 micro-tile
-with 3 shared-load wavefronts per 16 FMAs runs nearer 60% of it): both limits are close, expect
-1.4-2 ms. Large matrices run at the tiled gemm's speed.
+sm_90 registers (NVRTC): float32 one-shot S = 8/16/32/64: 34/34/75/61, streaming S = 32/64:
+80/79. Measured (H200, one-shot): 0.418 ms, 70% of copy (why, and the streaming prediction of
+0.31-0.33 ms: above). 10^5 x 8^3: 77 MB, 18 us at bandwidth (launch-bound; measured 55 us, 3.8x
+cupy.matmul). 10^5 x 64^3: 4.9 GB (1.14 ms) against 52 GFLOP (0.78 ms at the SIMT peak): both
+limits are close; one-shot measured 2.23 ms, streaming expected 1.3-1.5 ms. Large matrices run
+at the tiled gemm's speed.
 """
 
 import numpy
@@ -114,9 +146,27 @@ def kernel_name(dtype, tile):
     return f"ra_rocblas_gemm_batched<{CTYPES[numpy.dtype(dtype)]}, {int(tile)}>"
 
 
+#: Tiles of each dtype that run the streaming kernel when ``k > 0`` (see the module docstring);
+#: the others, and ``k == 0``, run the one-shot kernel. Every entry is a registered (compiled)
+#: instantiation; ``STREAM.clear()`` before the first launch runs the one-shot kernel only.
+STREAM = {numpy.dtype(numpy.float32): (32, 64)}
+
+
+def stream_name(dtype, tile):
+    """Name expression of the streaming kernel, e.g. ``'ra_rocblas_gemm_batched_stream<float, 32>'``."""
+    return f"ra_rocblas_gemm_batched_stream<{CTYPES[numpy.dtype(dtype)]}, {int(tile)}>"
+
+
+def streams(dtype, tile, k):
+    """Whether a launch of ``tile`` for ``dtype`` with inner dimension ``k`` runs the streaming kernel."""
+    return k > 0 and int(tile) in STREAM.get(numpy.dtype(dtype), ())
+
+
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
-    return sorted(kernel_name(d, s) for d in CTYPES for s in TILES)
+    names = [kernel_name(d, s) for d in CTYPES for s in TILES]
+    names += [stream_name(d, s) for d, tiles in STREAM.items() for s in tiles]
+    return sorted(names)
 
 
 _compile.register(SOURCE, instantiations())
@@ -193,7 +243,11 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
 
     (pa, qa), (pb, qb), (pc, qc) = pair(a), pair(b), pair(c)
     with _level1._on_device(device_id):
-        kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+        if streams(dtype, tile, k):  # one resident wave of blocks walks the work items
+            kernel, wave = _kernel(stream_name(dtype, tile), device_id)
+            blocks = min(blocks, wave)
+        else:
+            kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
         kernel((blocks,), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha,
                 pa, numpy.int64(lda), numpy.int64(stride_a), qa,

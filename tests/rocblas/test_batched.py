@@ -215,6 +215,19 @@ def test_pointer_mode_many_matrices(rng, dtype, size):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(32, 32, 32, 4003), (32, 30, 70, 2001), (64, 33, 100, 1001),
+                                   (130, 70, 40, 3)], ids=_ids)
+@pytest.mark.parametrize("mode", ["NN", "TC", "pointers"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_streaming_kernel_walks_many_items(rng, dtype, mode, shape):
+    """More work items than one resident wave (each block walks several, k in several chunks)."""
+    m, n, k, batch = shape
+    pointers = mode == "pointers"
+    run_batched(rng, dtype, "NN" if pointers else mode, m, n, k, batch, (1, 0, 2) if mode == "TC" else (0, 0, 0),
+                pointers=pointers)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("trans", ["NN", "CT"])
 @pytest.mark.parametrize("dtype", ALL)
 def test_pointer_mode_few_large_products(rng, dtype, trans):
@@ -288,9 +301,12 @@ def test_kernel_names():
 def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_batched_kernel.SOURCE))
     assert registered == set(_batched_kernel.instantiations())
-    assert len(registered) == 4 * len(_batched_kernel.TILES)  # transposes and modes are runtime
+    streams = sum(len(tiles) for tiles in _batched_kernel.STREAM.values())
+    assert len(registered) == 4 * len(_batched_kernel.TILES) + streams  # transposes and modes are runtime
+    assert streams <= 6  # keep the module lean: every name compiles for each target in CI
     source = _compile.read_text(_batched_kernel.SOURCE)
     assert "ra_rocblas_gemm_batched(" in source
+    assert "ra_rocblas_gemm_batched_stream(" in source
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
     assert "__shfl" not in source and "__ballot" not in source
@@ -361,6 +377,48 @@ def test_tile_choice_and_paths():
     assert bk.choose(big, big, True, batch=2, k=big - 1) == "pointer-tiled"
     assert bk.choose(big, big, True, batch=2, k=0) == "pointer-tiled"
     assert bk.choose(big, big, False, batch=2, k=big) == "tiled"
+
+
+def test_streaming_kernel_choice():
+    bk = _batched_kernel
+    assert bk.stream_name(np.float32, 32) == "ra_rocblas_gemm_batched_stream<float, 32>"
+    assert bk.stream_name(np.float64, 64) == "ra_rocblas_gemm_batched_stream<double, 64>"
+    assert set(bk.STREAM) <= {np.dtype(d) for d in ALL}
+    assert all(set(tiles) <= set(bk.TILES) for tiles in bk.STREAM.values())
+    for dtype in ALL:
+        for tile in bk.TILES:
+            want = tile in bk.STREAM.get(np.dtype(dtype), ())
+            assert bk.streams(dtype, tile, 5) == want
+            assert not bk.streams(dtype, tile, 0)  # C := beta C runs the one-shot kernel
+    assert bk.streams(np.float32, 32, 32) and bk.streams(np.float32, 64, 64)
+    assert not bk.streams(np.float32, 8, 8)
+
+
+@needs_cupy
+def test_streaming_launch_grid_is_one_wave(monkeypatch):
+    """The streaming kernel runs min(work items, one resident wave) blocks; the others their grid."""
+    bk = _batched_kernel
+    launched = []
+
+    class Kernel:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args):
+            launched.append((self.name, grid, block))
+
+    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (Kernel(name), 396))
+    monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
+    one, zero = np.float32(1), np.float32(0)
+    mem = (fake((10,), np.float32).data, None)
+    bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0)
+    bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 40, 0)
+    bk.launch_small(0, np.float32, 32, 32, 0, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0)
+    bk.launch_small(0, np.float32, 8, 8, 8, one, mem, 8, 64, mem, 8, 64, zero, mem, 8, 64, 100000, 0)
+    assert launched == [("ra_rocblas_gemm_batched_stream<float, 32>", (396,), (256,)),
+                        ("ra_rocblas_gemm_batched_stream<float, 32>", (10,), (256,)),
+                        ("ra_rocblas_gemm_batched<float, 32>", (25000,), (256,)),
+                        ("ra_rocblas_gemm_batched<float, 8>", (6250,), (256,))]
 
 
 def test_grid_counts_tiles_and_groups_of_matrices():

@@ -33,6 +33,9 @@
 //    N or K, or matrices past the batch) load as zero, so the inner loop has no guards.
 //  * C is written (and read when beta != 0) R consecutive rows at a time, as one vector access
 //    where the address is aligned to it.
+// ra_rocblas_gemm_batched_stream<T, S> (at the end) runs the same configuration, loader, multiply
+// and C update as a grid-stride loop over the work items that issues the next step's global
+// loads before the current multiply (see there; _batched_kernel.py picks the kernel).
 
 #define RA_ROCBLAS_GB_BLOCK 256
 #define RA_ROCBLAS_GB_PAD_BYTES 16
@@ -190,19 +193,102 @@ RA_DEVICE void ra_rocblas_gb_store(bool direct, const T (&v)[ra_rocblas_gb_cfg<T
     else ra_rocblas_gb_loader<T, S, false>::store(v, s);
 }
 
+// Thread (tx, ty) of matrix mb of the block. Up to 8 threads per row of micro-tiles, a warp covers
+// whole rows of them; with 16 (S = 64) a warp takes an 8-wide slab, so its vector loads of the A row
+// span 128 bytes and of the B row RA_WARP_SIZE / 8 vectors (fewer shared wavefronts per FMA).
+template <typename T, int S> struct ra_rocblas_gb_thread {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    static constexpr int WX = C::TD < 8 ? C::TD : 8;
+    static constexpr int WY = RA_WARP_SIZE / WX < C::TD ? RA_WARP_SIZE / WX : C::TD;
+    int mb, tx, ty;
+    RA_DEVICE ra_rocblas_gb_thread() {
+        const int t = (int)threadIdx.x;
+        const int u = t % C::TPM;
+        mb = t / C::TPM;
+        tx = u % WX + WX * ((u / (WX * WY)) % (C::TD / WX));
+        ty = (u / WX) % WY + WY * (u / (WX * WY * (C::TD / WX)));
+    }
+};
+
+// The thread's share of the multiply and of the C update, for both kernels.
+template <typename T, int S> struct ra_rocblas_gb_ops {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    static constexpr int R = C::R;
+    typedef ra_rocblas_gb_vec<T, R, C::VALIGN> V;
+    typedef T Acc[R][R];
+    typedef const T (*Tile)[C::LD];
+
+    RA_DEVICE static void zero(Acc& acc) {
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+#pragma unroll
+            for (int c = 0; c < R; ++c) acc[r][c] = ra_traits<T>::zero();
+    }
+
+    // acc += the thread's R x R share of the staged chunk (both tiles k-major in shared memory).
+    RA_DEVICE static void multiply(Acc& acc, Tile sa, Tile sb, int tx, int ty) {
+#pragma unroll 8
+        for (int kk = 0; kk < C::KC; ++kk) {
+            const V a = *reinterpret_cast<const V*>(&sa[kk][R * tx]);
+            const V b = *reinterpret_cast<const V*>(&sb[kk][R * ty]);
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+#pragma unroll
+                for (int c = 0; c < R; ++c) acc[r][c] = ra_rocblas_gb_madd(a.v[r], b.v[c], acc[r][c]);
+        }
+    }
+
+    // C_b (rows m0 + R tx .., columns n0 + R ty ..) := alpha acc + beta C_b (alpha acc alone when
+    // beta == 0; beta C_b when K == 0). Each thread writes R consecutive rows of R columns: one vector
+    // store per column where the address allows it (16-byte aligned for float; any ldc, checked per
+    // column), else R scalars.
+    RA_DEVICE static void write(const Acc& acc, T* Cb, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 m0, ra_i64 n0,
+                                int tx, int ty, bool have_k, T alpha, T beta) {
+        const bool read_c = !ra_rocblas_gb_is_zero(beta);
+        const ra_i64 i0 = m0 + R * tx;
+        if (i0 >= M) return;
+#pragma unroll
+        for (int c = 0; c < R; ++c) {
+            const ra_i64 j = n0 + R * ty + c;
+            if (j >= N) continue;
+            T* p = Cb + i0 + j * ldc;
+            if (i0 + R <= M && (ra_u64)p % C::VALIGN == 0) {
+                V out;
+                if (read_c) out = *reinterpret_cast<const V*>(p);
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    T x = have_k ? alpha * acc[r][c] : ra_traits<T>::zero();
+                    if (read_c) x = x + beta * out.v[r];
+                    out.v[r] = x;
+                }
+                *reinterpret_cast<V*>(p) = out;
+            } else {
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    if (i0 + r >= M) break;
+                    T x = have_k ? alpha * acc[r][c] : ra_traits<T>::zero();
+                    if (read_c) x = x + beta * p[r];
+                    p[r] = x;
+                }
+            }
+        }
+    }
+};
+
+#define RA_ROCBLAS_GB_ARGS                                                                               \
+    ra_i64 M, ra_i64 N, ra_i64 K, T alpha,                                                               \
+    const T* __restrict__ A, ra_i64 lda, ra_i64 stride_a, const ra_u64* __restrict__ A_ptrs,             \
+    const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, const ra_u64* __restrict__ B_ptrs,             \
+    T beta, T* __restrict__ Cmat, ra_i64 ldc, ra_i64 stride_c, const ra_u64* __restrict__ C_ptrs,        \
+    ra_i64 batch, int flags
+
 // C_b := alpha * op(A_b) op(B_b) + beta * C_b for an M x N C_b, b < batch; K == 0: C_b := beta C_b.
 // Grid: tiles of M fastest, then tiles of N, then groups of MB matrices.
 template <typename T, int S>
-__global__ void __launch_bounds__(RA_ROCBLAS_GB_BLOCK)
-ra_rocblas_gemm_batched(ra_i64 M, ra_i64 N, ra_i64 K, T alpha,
-                        const T* __restrict__ A, ra_i64 lda, ra_i64 stride_a, const ra_u64* __restrict__ A_ptrs,
-                        const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, const ra_u64* __restrict__ B_ptrs,
-                        T beta, T* __restrict__ Cmat, ra_i64 ldc, ra_i64 stride_c, const ra_u64* __restrict__ C_ptrs,
-                        ra_i64 batch, int flags) {
+__global__ void __launch_bounds__(RA_ROCBLAS_GB_BLOCK) ra_rocblas_gemm_batched(RA_ROCBLAS_GB_ARGS) {
     typedef ra_rocblas_gb_cfg<T, S> C;
     constexpr int R = C::R;
     constexpr int KC = C::KC;
-    typedef ra_rocblas_gb_vec<T, R, C::VALIGN> V;
 
     __shared__ ra_rocblas_gb_smem<T, S> sm;
 
@@ -215,16 +301,8 @@ ra_rocblas_gemm_batched(ra_i64 M, ra_i64 N, ra_i64 K, T alpha,
     const ra_i64 n0 = (ra_i64)(bid % tiles_n) * S;
     const ra_i64 b0 = (ra_i64)(bid / tiles_n) * C::MB;
 
-    // Thread (tx, ty) of matrix mb. Up to 8 threads per row of micro-tiles, a warp covers whole
-    // rows of them; with 16 (S = 64) a warp takes an 8-wide slab, so its vector loads of the A row
-    // span 128 bytes and of the B row RA_WARP_SIZE / 8 vectors (fewer shared wavefronts per FMA).
     const int t = (int)threadIdx.x;
-    const int mb = t / C::TPM;
-    const int u = t % C::TPM;
-    constexpr int WX = C::TD < 8 ? C::TD : 8;
-    constexpr int WY = RA_WARP_SIZE / WX < C::TD ? RA_WARP_SIZE / WX : C::TD;
-    const int tx = u % WX + WX * ((u / (WX * WY)) % (C::TD / WX));
-    const int ty = (u / WX) % WY + WY * (u / (WX * WY * (C::TD / WX)));
+    const ra_rocblas_gb_thread<T, S> th;
 
     const bool a_direct = (flags & RA_ROCBLAS_GB_TRANS_A) == 0;   // op(A)(i, k) = A[i + k*lda]
     const bool b_direct = (flags & RA_ROCBLAS_GB_TRANS_B) != 0;   // op(B)(k, j) = B[j + k*ldb]
@@ -232,10 +310,7 @@ ra_rocblas_gemm_batched(ra_i64 M, ra_i64 N, ra_i64 K, T alpha,
     const bool b_conj = (flags & RA_ROCBLAS_GB_CONJ_B) != 0;
 
     T acc[R][R];
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-        for (int c = 0; c < R; ++c) acc[r][c] = ra_traits<T>::zero();
+    ra_rocblas_gb_ops<T, S>::zero(acc);
 
     if (K > 0) {
         if (t < C::MB) {
@@ -253,49 +328,120 @@ ra_rocblas_gemm_batched(ra_i64 M, ra_i64 N, ra_i64 K, T alpha,
             ra_rocblas_gb_store<T, S>(a_direct, va, sm.a);
             ra_rocblas_gb_store<T, S>(b_direct, vb, sm.b);
             __syncthreads();
-#pragma unroll 8
-            for (int kk = 0; kk < KC; ++kk) {
-                const V a = *reinterpret_cast<const V*>(&sm.a[mb][kk][R * tx]);
-                const V b = *reinterpret_cast<const V*>(&sm.b[mb][kk][R * ty]);
-#pragma unroll
-                for (int r = 0; r < R; ++r)
-#pragma unroll
-                    for (int c = 0; c < R; ++c) acc[r][c] = ra_rocblas_gb_madd(a.v[r], b.v[c], acc[r][c]);
-            }
+            ra_rocblas_gb_ops<T, S>::multiply(acc, sm.a[th.mb], sm.b[th.mb], th.tx, th.ty);
         }
     }
 
-    const ra_i64 b = b0 + mb;
+    const ra_i64 b = b0 + th.mb;
     if (b >= batch) return;
-    T* Cb = ra_rocblas_gb_matrix(Cmat, stride_c, C_ptrs, b);
-    // Each thread writes R consecutive rows of R columns: one vector store per column where the
-    // address allows it (16-byte aligned for float; any ldc, checked per column), else R scalars.
-    const bool read_c = !ra_rocblas_gb_is_zero(beta);
-    const ra_i64 i0 = m0 + R * tx;
-    if (i0 >= M) return;
-#pragma unroll
-    for (int c = 0; c < R; ++c) {
-        const ra_i64 j = n0 + R * ty + c;
-        if (j >= N) continue;
-        T* p = Cb + i0 + j * ldc;
-        if (i0 + R <= M && (ra_u64)p % C::VALIGN == 0) {
-            V out;
-            if (read_c) out = *reinterpret_cast<const V*>(p);
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                T x = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
-                if (read_c) x = x + beta * out.v[r];
-                out.v[r] = x;
-            }
-            *reinterpret_cast<V*>(p) = out;
+    ra_rocblas_gb_ops<T, S>::write(acc, ra_rocblas_gb_matrix(Cmat, stride_c, C_ptrs, b), ldc, M, N, m0, n0, th.tx,
+                                   th.ty, K > 0, alpha, beta);
+}
+
+// The streaming form (K > 0 only; the Python layer sends K == 0 to the kernel above): a grid of
+// about one resident wave, each block walking work items (tile of M, tile of N, group of MB
+// matrices; the order of the grid above) blockIdx.x, blockIdx.x + gridDim.x, ..., and in each
+// the chunks of k. The global loads of the NEXT (item, chunk) step are issued into registers
+// right after the current chunk is in shared memory, so they are in flight while the block
+// multiplies the current chunk and writes its C: every resident block keeps a whole step of
+// loads (both operand tiles of its MB matrices: 8 KB per float matrix of S = 2^5) in flight
+// nearly all the time, where the one-shot kernel has none during its multiply and C stores.
+// One shared tile buffer (two barriers a step); the per-matrix pointer tables are
+// double-buffered because the next item's table is written while the current one may be read.
+template <typename T, int S> struct alignas(16) ra_rocblas_gb_stream_smem {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    T a[C::MB][C::KC][C::LD];
+    T b[C::MB][C::KC][C::LD];
+    T* mat_a[2][C::MB];
+    T* mat_b[2][C::MB];
+};
+
+template <typename T> constexpr int ra_rocblas_gb_stream_min_blocks = sizeof(T) == 4 ? 3 : 2;
+
+template <typename T, int S>
+__global__ void __launch_bounds__(RA_ROCBLAS_GB_BLOCK, ra_rocblas_gb_stream_min_blocks<T>)
+ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
+    typedef ra_rocblas_gb_cfg<T, S> C;
+    constexpr int R = C::R;
+    constexpr int KC = C::KC;
+
+    __shared__ ra_rocblas_gb_stream_smem<T, S> sm;
+
+    const ra_i64 tiles_m = (M + S - 1) / S;
+    const ra_i64 tiles_n = (N + S - 1) / S;
+    const ra_i64 items = tiles_m * tiles_n * ((batch + C::MB - 1) / C::MB);
+    const ra_i64 chunks = (K + KC - 1) / KC;
+    const ra_i64 step = (ra_i64)gridDim.x;
+    ra_i64 item = (ra_i64)blockIdx.x;
+    if (item >= items) return;
+
+    const int t = (int)threadIdx.x;
+    const ra_rocblas_gb_thread<T, S> th;
+    const bool a_direct = (flags & RA_ROCBLAS_GB_TRANS_A) == 0;
+    const bool b_direct = (flags & RA_ROCBLAS_GB_TRANS_B) != 0;
+    const bool a_conj = (flags & RA_ROCBLAS_GB_CONJ_A) != 0;
+    const bool b_conj = (flags & RA_ROCBLAS_GB_CONJ_B) != 0;
+
+    // item -> (m0, n0, b0); the thread t < MB fills pointer table buf with its matrix of the item
+    ra_i64 m0, n0, b0;
+    const bool one_tile = tiles_m == 1 && tiles_n == 1;   // no 64-bit division per item
+    auto place = [&](ra_i64 w, int buf) {
+        if (one_tile) {
+            m0 = n0 = 0;
+            b0 = w * C::MB;
         } else {
-#pragma unroll
-            for (int r = 0; r < R; ++r) {
-                if (i0 + r >= M) break;
-                T x = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
-                if (read_c) x = x + beta * p[r];
-                p[r] = x;
-            }
+            m0 = (w % tiles_m) * S;
+            w /= tiles_m;
+            n0 = (w % tiles_n) * S;
+            b0 = (w / tiles_n) * C::MB;
         }
+        if (t < C::MB) {
+            const bool ok = b0 + t < batch;
+            sm.mat_a[buf][t] = ok ? ra_rocblas_gb_matrix(const_cast<T*>(A), stride_a, A_ptrs, b0 + t) : nullptr;
+            sm.mat_b[buf][t] = ok ? ra_rocblas_gb_matrix(const_cast<T*>(B), stride_b, B_ptrs, b0 + t) : nullptr;
+        }
+    };
+
+    int p = 0;
+    place(item, p);
+    __syncthreads();
+    T va[C::ELEMS], vb[C::ELEMS];
+    ra_rocblas_gb_load<T, S>(a_direct, va, sm.mat_a[p], lda, a_conj, m0, M, 0, K);
+    ra_rocblas_gb_load<T, S>(b_direct, vb, sm.mat_b[p], ldb, b_conj, n0, N, 0, K);
+
+    T acc[R][R];
+    ra_rocblas_gb_ops<T, S>::zero(acc);
+
+    ra_i64 chunk = 0;
+    for (;;) {
+        __syncthreads();   // the previous chunk is no longer read; this item's table is visible
+        ra_rocblas_gb_store<T, S>(a_direct, va, sm.a);
+        ra_rocblas_gb_store<T, S>(b_direct, vb, sm.b);
+        // the next step: the next chunk of this item, or the first of the block's next item
+        const ra_i64 cm0 = m0, cn0 = n0, cb0 = b0;
+        const bool last = chunk + 1 == chunks;
+        const ra_i64 next_item = last ? item + step : item;
+        const ra_i64 next_chunk = last ? 0 : chunk + 1;
+        const bool more = next_item < items;
+        if (more && last) {
+            p ^= 1;
+            place(next_item, p);
+        }
+        __syncthreads();   // the chunk is in shared memory; the next item's table is visible
+        if (more) {        // in flight during the multiply and the C stores below
+            ra_rocblas_gb_load<T, S>(a_direct, va, sm.mat_a[p], lda, a_conj, m0, M, next_chunk * KC, K);
+            ra_rocblas_gb_load<T, S>(b_direct, vb, sm.mat_b[p], ldb, b_conj, n0, N, next_chunk * KC, K);
+        }
+        ra_rocblas_gb_ops<T, S>::multiply(acc, sm.a[th.mb], sm.b[th.mb], th.tx, th.ty);
+        if (last) {
+            const ra_i64 b = cb0 + th.mb;
+            if (b < batch)
+                ra_rocblas_gb_ops<T, S>::write(acc, ra_rocblas_gb_matrix(Cmat, stride_c, C_ptrs, b), ldc, M, N,
+                                               cm0, cn0, th.tx, th.ty, true, alpha, beta);
+            ra_rocblas_gb_ops<T, S>::zero(acc);
+        }
+        if (!more) break;
+        item = next_item;
+        chunk = next_chunk;
     }
 }
