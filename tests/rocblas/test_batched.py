@@ -390,7 +390,7 @@ def test_streaming_kernel_choice():
             want = tile in bk.STREAM.get(np.dtype(dtype), ())
             assert bk.streams(dtype, tile, 5) == want
             assert not bk.streams(dtype, tile, 0)  # C := beta C runs the one-shot kernel
-    assert bk.streams(np.float32, 32, 32) and bk.streams(np.float32, 64, 64)
+    assert bk.streams(np.float32, 32, 32) and not bk.streams(np.float32, 64, 64)  # 64: measured slower
     assert not bk.streams(np.float32, 8, 8)
 
 
