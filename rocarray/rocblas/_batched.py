@@ -31,15 +31,13 @@ once per product on host copies of the pointers.
 import numpy
 
 from rocarray.rocblas import _batched_kernel, _level1, _level3, _level3_mma
-from rocarray.rocblas._level1 import _as_int, scalar_arg
+from rocarray.rocblas._level1 import scalar_arg
 from rocarray.rocblas._level2 import _scalars, _size
 from rocarray.rocblas._level3 import _check_ld, option
 
 
 #: Element dtypes of the batched routines.
 SUPPORTED = tuple(_batched_kernel.CTYPES)
-#: Dtypes rocBLAS batches that these routines do not take yet (TypeError says so).
-_NOT_YET = ("float16", "bfloat16")
 
 #: Integer dtypes accepted for the pointer arrays of :func:`gemm_batched`.
 POINTER_DTYPES = (numpy.dtype(numpy.uint64), numpy.dtype(numpy.int64))
@@ -59,12 +57,7 @@ def check_dtype(fn, dtype, half=False):
     dtype = numpy.dtype(dtype)
     if half and dtype in _level3_mma.MMA_DTYPES:
         return dtype
-    if dtype not in SUPPORTED:
-        supported = _level1._dtype_names(SUPPORTED)
-        if dtype.name in _NOT_YET:
-            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {supported}")
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {supported}")
-    return dtype
+    return _level3.check_supported(fn, dtype, SUPPORTED)
 
 
 def _check_flat_buffer(X, fn, name):
@@ -79,10 +72,7 @@ def _check_flat_buffer(X, fn, name):
 
 
 def _check_stride(stride, name, fn):
-    stride = _as_int(stride, name, fn)
-    if stride < 0:
-        raise ValueError(f"rocblas.{fn}: {name} must be >= 0, got {stride}")
-    return stride
+    return _size(stride, name, fn)  # a non-negative integer, as sizes
 
 
 def _check_strided_bounds(X, rows, cols, ld, stride, batch, name, fn):

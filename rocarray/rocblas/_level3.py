@@ -183,17 +183,25 @@ _compile.register(SOURCE, instantiations())
 _cupy = launch.cupy
 
 
+def check_supported(fn, dtype, supported):
+    """``numpy.dtype(dtype)`` if it is in ``supported``, else ``TypeError`` (saying "not supported
+    yet" for the 16-bit types rocBLAS has and this routine does not)."""
+    dtype = numpy.dtype(dtype)
+    if dtype not in supported:
+        names = _level1._dtype_names(supported)
+        if dtype.name in _NOT_YET:
+            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {names}")
+        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {names}")
+    return dtype
+
+
 def check_dtype(fn, dtype):
-    """Raise ``TypeError`` unless ``dtype`` is float32/float64/complex64/complex128."""
+    """``TypeError`` unless ``dtype`` is one gemm takes: float16/bfloat16 (matrix units) or
+    float32/float64/complex64/complex128."""
     dtype = numpy.dtype(dtype)
     if dtype in _level3_mma.MMA_DTYPES:
         return dtype
-    if dtype not in _STANDARD:
-        supported = _level1._dtype_names(_STANDARD)
-        if dtype.name in _NOT_YET:
-            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {supported}")
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {supported}")
-    return dtype
+    return check_supported(fn, dtype, _STANDARD)
 
 
 def option(value, name, fn):
