@@ -124,13 +124,22 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, sa, B, ldb, sb,
         _one(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, i * sa, i * sb, i * sc)
 
 
+def _route_to_shim(monkeypatch, backend):
+    """``cupy`` is the shim for this test only: also the module cached by the launch layer (a
+    cache filled during the test would otherwise keep the shim for every later test)."""
+    from rocarray._core import launch
+
+    monkeypatch.setattr(backend, "require_cupy", lambda: shim)
+    monkeypatch.setattr(launch, "_cupy_module", shim)
+
+
 def install(monkeypatch):
     """Route the façade to the shim and the reference gemms; returns the list of recorded calls."""
     from rocarray import rocblas
     from rocarray._core import backend
     from rocarray.rocblas import _batched
 
-    monkeypatch.setattr(backend, "require_cupy", lambda: shim)
+    _route_to_shim(monkeypatch, backend)
     monkeypatch.setattr(rocblas, "gemm", gemm)
     monkeypatch.setattr(_batched, "gemm_strided_batched", gemm_strided_batched)
     calls.clear()
@@ -176,7 +185,7 @@ def install_checked(monkeypatch):
     from rocarray._core import backend
     from rocarray.rocblas import _batched_kernel, _level3
 
-    monkeypatch.setattr(backend, "require_cupy", lambda: shim)
+    _route_to_shim(monkeypatch, backend)
     monkeypatch.setattr(_level3, "_launch", _launch_ref)
     monkeypatch.setattr(_batched_kernel, "launch_strided", _launch_strided_ref)
     calls.clear()

@@ -141,14 +141,16 @@ template <typename T, int ROWS, int BK> struct ra_rocblas3_loader {
     }
 };
 
-// Two resident blocks for the 8 x 8 float micro-tile (at most 128 registers per thread on
-// NVIDIA: 64 accumulators, 16 operands, 8 prefetched elements and addresses fit); one block of
-// 158 registers ran 8192^3 at 28 TFLOP/s on the H200.
-template <typename T, int TM, int TN>
-constexpr int ra_rocblas3_min_blocks = sizeof(T) == 4 && TM * TN == 64 ? 2 : 1;
+// Two resident blocks for float tiles (at most 128 registers per thread on NVIDIA: the 8 x 8
+// micro-tile's 64 accumulators, 16 operands, 8 prefetched elements and addresses fit; the 4 x 4
+// tile needs about 100); one 8 x 8 block of 158 registers ran 8192^3 at 28 TFLOP/s on the H200.
+// (One template argument: HIP's __launch_bounds__ is a two-parameter macro, so the bound may not
+// contain a comma.)
+template <typename T>
+constexpr int ra_rocblas3_min_blocks = sizeof(T) == 4 ? 2 : 1;
 
 template <typename T, int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK, ra_rocblas3_min_blocks<T, TM, TN>)
+__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK, ra_rocblas3_min_blocks<T>)
 ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, ra_i64 lda,
                 const T* __restrict__ B, ra_i64 ldb, T beta, T* __restrict__ C, ra_i64 ldc, int flags,
                 ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c, ra_i64 k_per_split,
