@@ -47,7 +47,7 @@ loads per FMA, which is what limited the 4 x 4 tile. float64 on SIMT peaks at ab
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import backend, compile as _compile, launch, tuning
 from rocarray.rocblas import _level1
 from rocarray.rocblas._level1 import _as_int, scalar_arg
 from rocarray.rocblas._level2 import _STANDARD, _check_matrix_buffer, _scalars, _size
@@ -331,8 +331,6 @@ def _workspace(device_id, nbytes):
 
 def _device_facts(device_id):
     """``(multiprocessors, has float64 matrix instructions)`` of a device."""
-    from rocarray._core import backend
-
     info = backend.device_info(device_id)
     return info.multiprocessors, has_f64_mma(info)
 
@@ -349,28 +347,25 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
         kernel.max_dynamic_shared_size_bytes = shared
     stride_a, stride_b, stride_c = strides
     bias_ptr = bias if bias is not None else _NULL
+    parts, per, ws = 1, max(k, 1), None
     if splits > 1 and k > 0 and batch == 1:
         per = -(-k // splits)
         per = -(-per // tile[2]) * tile[2]  # whole k tiles per part
         parts = -(-k // per)
-        ws = _workspace(device_id, parts * m * n * itemsize)
-        kernel((blocks, 1, parts), (BLOCK,),
-               (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha, A, numpy.int64(lda), B,
-                numpy.int64(ldb), beta, C, numpy.int64(ldc), numpy.int32(flag_bits), numpy.int64(0),
-                numpy.int64(0), numpy.int64(0), numpy.int64(per), ws.data, bias_ptr), shared_mem=shared)
-        finish, wave = _kernel(finish_name(dtype), device_id)
-        finish((min(wave, -(-m * n // BLOCK)),), (BLOCK,),
-               (numpy.int64(m), numpy.int64(n), numpy.int32(parts), ws.data, beta, C, numpy.int64(ldc),
-                numpy.int32(flag_bits), bias_ptr))
-        return
+        ws = _workspace(device_id, parts * m * n * itemsize).data
     for first in range(0, batch, MAX_GRID_YZ):
         count = min(MAX_GRID_YZ, batch - first)
-        kernel((blocks, count, 1), (BLOCK,),
+        kernel((blocks, count, parts), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha, A + first * stride_a * itemsize,
                 numpy.int64(lda), B + first * stride_b * itemsize, numpy.int64(ldb), beta,
                 C + first * stride_c * itemsize, numpy.int64(ldc), numpy.int32(flag_bits),
                 numpy.int64(stride_a), numpy.int64(stride_b), numpy.int64(stride_c),
-                numpy.int64(max(k, 1)), _NULL, bias_ptr), shared_mem=shared)
+                numpy.int64(per), ws if ws is not None else _NULL, bias_ptr), shared_mem=shared)
+    if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
+        finish, wave = _kernel(finish_name(dtype), device_id)
+        finish((min(wave, -(-m * n // BLOCK)),), (BLOCK,),
+               (numpy.int64(m), numpy.int64(n), numpy.int32(parts), ws, beta, C, numpy.int64(ldc),
+                numpy.int32(flag_bits), bias_ptr))
 
 
 def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits):
@@ -394,8 +389,6 @@ def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits
 
 def choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch=1):
     """The plan for one launch: the heuristic, or for large problems the tuning DB's choice."""
-    from rocarray._core import tuning
-
     sms, mma = _device_facts(device_id)
     default = heuristic(dtype, m, n, k, sms, batch, mma)
     if batch > 1 or k == 0 or 2 * m * n * k < TUNE_MIN_FLOPS:
