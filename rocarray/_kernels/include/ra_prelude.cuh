@@ -48,6 +48,8 @@ RA_DEVICE unsigned int ra_atomic_inc_u32(unsigned int* p) { return atomicAdd(p, 
 RA_DEVICE unsigned int ra_atomic_add_u32(unsigned int* p, unsigned int v) { return atomicAdd(p, v); }
 RA_DEVICE ra_u64 ra_atomic_add_u64(ra_u64* p, ra_u64 v) { return atomicAdd(p, v); }
 RA_DEVICE int ra_atomic_add_i32(int* p, int v) { return atomicAdd(p, v); }
+RA_DEVICE unsigned int ra_atomic_or_u32(unsigned int* p, unsigned int v) { return atomicOr(p, v); }
+RA_DEVICE ra_u64 ra_atomic_or_u64(ra_u64* p, ra_u64 v) { return atomicOr(p, v); }
 RA_DEVICE unsigned int ra_atomic_cas_u32(unsigned int* p, unsigned int cmp, unsigned int v) {
     return atomicCAS(p, cmp, v);
 }

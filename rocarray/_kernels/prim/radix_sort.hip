@@ -22,10 +22,13 @@
 // ra_prim_radix_onesweep: one pass over one 8-bit digit (or fewer bits at the top). A block takes
 //   a tile id from an atomic ticket (so it only ever waits on tiles whose blocks already run), loads
 //   TILE = BLOCK * ITEMS keys (and values; ra_prim_sort_tile) warp-striped, and ranks them:
-//   * warp-level multisplit (Ashkiani et al., "GPU Multisplit", PPoPP 2016): for each item, nbits
-//     ballots give every lane the set of lanes holding the same digit; the lowest such lane bumps
-//     the warp's private counter of that digit, the others read the old count by shuffle. Items
-//     are visited in input order, lanes in lane order, so ranks are stable.
+//   * warp-level multisplit (Ashkiani et al., "GPU Multisplit", PPoPP 2016): for each item, every
+//     lane learns the set of lanes holding the same digit, the lowest such lane bumps the warp's
+//     private counter of that digit, the others read the old count by shuffle. Items are visited
+//     in input order, lanes in lane order, so ranks are stable. Keys-only passes find the set with
+//     one shared atomic OR of the lane bit into a word per (warp, digit) and a read back (as the
+//     Onesweep paper's match-based ranking does); passes with values use one ballot per digit bit
+//     (fewer registers: see ra_prim_sort_rank_by_peers).
 //   * the per-warp counts become per-digit tile counts; thread d publishes tile t's count of
 //     digit d in the status word status[t][d] as an aggregate (A), looks back over the preceding
 //     tiles' words of digit d until it meets an inclusive prefix (P), and publishes its own P.
@@ -209,6 +212,19 @@ template <int VB> struct ra_prim_sort_vtype { typedef ra_u8 type; };  // VB == 0
 template <> struct ra_prim_sort_vtype<4> { typedef ra_u32 type; };
 template <> struct ra_prim_sort_vtype<8> { typedef ra_u64 type; };
 
+// A lane set of one warp in shared memory: 32-bit words for 32-lane warps (half the shared memory),
+// 64-bit ones for wave64.
+template <int W> struct ra_prim_sort_peers { typedef ra_u64 type; };
+template <> struct ra_prim_sort_peers<(int)sizeof(unsigned int) * 8> { typedef unsigned int type; };
+RA_DEVICE unsigned int ra_prim_sort_or(unsigned int* p, unsigned int v) { return ra_atomic_or_u32(p, v); }
+RA_DEVICE ra_u64 ra_prim_sort_or(ra_u64* p, ra_u64 v) { return ra_atomic_or_u64(p, v); }
+
+// Ranking through the peer words takes about 16 more registers per thread than ranking with one
+// ballot per digit bit; with values in registers too (VB > 0) that cost a resident block and made
+// argsort slower on the H200 (2^28 int32: 12.7 against 10.4 ms in the digit passes), while keys-only
+// passes gained (float32 sort 7.6 against 8.0 ms). So only keys-only passes use it.
+template <int VB> struct ra_prim_sort_rank_by_peers { static constexpr bool value = VB == 0; };
+
 template <typename U, int VB> struct ra_prim_sort_smem {
     static constexpr int EB = (int)sizeof(U) > VB ? (int)sizeof(U) : VB;
     static constexpr int WARPS = RA_PRIM_SORT_BLOCK / RA_WARP_SIZE;
@@ -217,6 +233,8 @@ template <typename U, int VB> struct ra_prim_sort_smem {
         U keys[TILE];
         typename ra_prim_sort_vtype<VB>::type vals[TILE];
         unsigned char raw[TILE * EB];
+        // Only while ranking, before keys are placed: lanes per digit, per warp.
+        typename ra_prim_sort_peers<RA_WARP_SIZE>::type peers[WARPS][RA_PRIM_SORT_RADIX];
     } buf;
     ra_u32 warp_count[WARPS][RA_PRIM_SORT_RADIX];  // counts, then exclusive prefixes over warps
     ra_i64 gbase[RA_PRIM_SORT_RADIX];              // global index of tile position 0 of each digit
@@ -263,7 +281,10 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
     void* status = (void*)(ws + RA_PRIM_SORT_STATUS_OFFSET);
 
     if (tid == 0) sm.tile = ra_atomic_inc_u32((unsigned int*)ws);
-    for (int i = tid; i < WARPS * RA_PRIM_SORT_RADIX; i += RA_PRIM_SORT_BLOCK) (&sm.warp_count[0][0])[i] = 0u;
+    for (int i = tid; i < WARPS * RA_PRIM_SORT_RADIX; i += RA_PRIM_SORT_BLOCK) {
+        (&sm.warp_count[0][0])[i] = 0u;
+        if constexpr (ra_prim_sort_rank_by_peers<VB>::value) (&sm.buf.peers[0][0])[i] = 0u;
+    }
     ra_syncthreads();
     const ra_u32 t = sm.tile;
     const ra_i64 base = (ra_i64)t * TILE;
@@ -294,25 +315,39 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
     // Warp multisplit: stable rank of every item among the warp's items of its digit.
     ra_u32 rank[ITEMS];
     ra_u32* wc = sm.warp_count[warp];
+    typedef typename ra_prim_sort_peers<RA_WARP_SIZE>::type PW;
+    PW* peers = sm.buf.peers[warp];
     const ra_lane_mask below = (((ra_lane_mask)1) << lane) - 1;
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const bool ok = wbase + j * RA_WARP_SIZE < valid;
         const ra_u32 d = ok ? K::digit(k[j], shift, mask) : 0u;
-        ra_lane_mask same = ra_ballot(ok);
-        // Always 8 ballots, unrolled: digits are masked to nbits, so higher bits are 0 in every
-        // lane and leave `same` unchanged (a loop bounded by nbits was 10 % slower on the H200).
+        ra_lane_mask same;
+        if constexpr (ra_prim_sort_rank_by_peers<VB>::value) {
+            // The lanes holding one digit find each other through a shared word per (warp, digit):
+            // each ORs in its lane bit and reads the word back; the leader clears it below.
+            if (ok) ra_prim_sort_or(peers + d, (PW)1 << lane);
+            ra_warp_sync();
+            same = ok ? (ra_lane_mask)peers[d] : ((ra_lane_mask)1 << lane);
+            ra_warp_sync();
+        } else {
+            same = ra_ballot(ok);
+            // Always 8 ballots, unrolled: digits are masked to nbits, so higher bits are 0 in every
+            // lane and leave `same` unchanged (a loop bounded by nbits was 10 % slower on the H200).
 #pragma unroll
-        for (int b = 0; b < 8; ++b) {
-            const int bit = (int)((d >> b) & 1u);
-            const ra_lane_mask m = ra_ballot(bit);
-            same &= bit ? m : ~m;
+            for (int b = 0; b < 8; ++b) {
+                const int bit = (int)((d >> b) & 1u);
+                const ra_lane_mask m = ra_ballot(bit);
+                same &= bit ? m : ~m;
+            }
+            if (!ok) same = (ra_lane_mask)1 << lane;
         }
-        const int leader = ok ? ra_popc64((same & (~same + 1)) - 1) : lane;  // lowest lane of `same`
+        const int leader = ra_popc64((same & (~same + 1)) - 1);  // lowest lane of `same`
         ra_u32 old = 0u;
         if (ok && leader == lane) {
             old = wc[d];
             wc[d] = old + (ra_u32)ra_popc64(same);
+            if constexpr (ra_prim_sort_rank_by_peers<VB>::value) peers[d] = (PW)0;
         }
         old = ra_shfl(old, leader);
         rank[j] = old + (ra_u32)ra_popc64(same & below);
