@@ -390,29 +390,73 @@ def _check_out_array(out):
     return out
 
 
-#: Plans of 1-D calls without ``out``, by (function, shape, dtype, n, axis, norm): a warm call
-#: skips the argument normalization (1-D plans raise no warnings, so nothing is lost).
+def _prepared(p, shape, dtype):
+    """:func:`execute` of ``p`` without ``out`` for inputs of one ``shape`` and ``dtype``, with
+    everything that depends only on those worked out once; ``None`` where :func:`execute` itself
+    is as fast (identity) or the case is rare (empty batch axes, repeated axes)."""
+    if p.kind == "identity" or not p.distinct:
+        return None
+    steps = p.steps
+    transformed = set(p.axes)
+    if any(shape[d] == 0 for d in range(len(shape)) if d not in transformed):
+        return None
+    target = list(shape)
+    for st in steps:
+        target[st.axis] = st.n_in
+    target = tuple(target)
+    in_dtype, dtype, scale, forward = p.compute, p.dtype, p.scale, p.forward
+    direct = target == tuple(shape)  # no crop or pad: the input goes in as it is when its dtype fits
+    if p.kind == "c2c":
+        axes = tuple(sorted(st.axis for st in steps))
+
+        def library(x):
+            return _rocfft.c2c(x, axes, forward=forward, scale=scale)
+    else:
+        def library(x):
+            return _library(p, x, steps, scale)
+    conj_in, conj_out = p.conj_in, p.conj_out
+
+    def run(a):
+        if direct and a.dtype == in_dtype:
+            x = a
+        else:
+            x = _resize(_xp(), a, target, in_dtype)
+        if conj_in:
+            x = _xp().conj(x)
+        res = library(x)
+        if conj_out:
+            res = _xp().conj(res, out=res)
+        return res if res.dtype == dtype else res.astype(dtype)
+
+    return run
+
+
+#: Prepared plans of 1-D calls without ``out``, by (function, shape, dtype, n, axis, norm): a warm
+#: call skips the argument normalization (1-D plans raise no warnings, so nothing is lost) and
+#: the shape work of :func:`execute`. Values: ``(plan, prepared run or None)``.
 _ONE_D_PLANS = {}
 _ONE_D_LIMIT = 512
 
 
 def _one_d(func, a, n, axis, norm, out):
     a = as_device_array(a, "a", allow_scalar=True)
-    out = _check_out_array(out)
+    if out is not None:
+        out = _check_out_array(out)
     key = None
     if out is None:
         key = (func, a.shape, a.dtype.char, type(n), n, type(axis), axis, norm)  # 2.0 == 2, but not for NumPy
         try:
-            p = _ONE_D_PLANS.get(key)
+            entry = _ONE_D_PLANS.get(key)
         except TypeError:  # an unhashable argument: plan() says what is wrong with it
-            p = key = None
-        if p is not None:
-            return execute(p, a, out)
+            entry = key = None
+        if entry is not None:
+            p, run = entry
+            return run(a) if run is not None else execute(p, a, out)
     p = plan(func, a.shape, a.dtype, n, axis, norm, out=out, stacklevel=4)
     if key is not None:
         if len(_ONE_D_PLANS) >= _ONE_D_LIMIT:
             _ONE_D_PLANS.clear()
-        _ONE_D_PLANS[key] = p
+        _ONE_D_PLANS[key] = (p, _prepared(p, a.shape, a.dtype))
     return execute(p, a, out)
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch
-from rocarray.rocfft import _factor
+from rocarray.rocfft import _factor, _kernel_args
 
 STOCKHAM = "rocfft/stockham.hip"
 POINTWISE = "rocfft/pointwise.hip"
@@ -260,7 +260,11 @@ SCALE = "scale"
 
 @dataclass
 class Launch:
-    """One kernel launch; ``args`` may hold :class:`Ref` pointers and the :data:`SCALE` slot."""
+    """One kernel launch; ``args`` may hold :class:`Ref` pointers and the :data:`SCALE` slot.
+
+    The other arguments are fixed when the schedule is built; ``packed`` holds them as prebuilt
+    kernel arguments (:func:`rocarray.rocfft._kernel_args.fixed`), with ``None`` in the slots a
+    call fills in."""
 
     kernel: object
     grid: int
@@ -271,6 +275,13 @@ class Launch:
     def __post_init__(self):
         self.refs = tuple((i, a) for i, a in enumerate(self.args) if isinstance(a, Ref))
         self.scale_slots = tuple(i for i, a in enumerate(self.args) if isinstance(a, str))
+        self.packed = tuple(None if isinstance(a, (Ref, str)) else _kernel_args.fixed(a) for a in self.args)
+        self.grid_dims = (int(self.grid),)
+        self.block_dims = (int(self.block),)
+
+
+#: Scale arguments kept per schedule (a schedule is normally called with one or two scales).
+_SCALES_KEPT = 8
 
 
 @dataclass
@@ -281,30 +292,40 @@ class Schedule:
     work: list = field(default_factory=list)
     launches: list = field(default_factory=list)
     tables: list = field(default_factory=list)   # device arrays the launches point into
+    scales: dict = field(default_factory=dict, repr=False, compare=False)  # scale -> kernel argument
 
     def add_work(self, elements):
         self.work.append(int(elements))
         return len(self.work) - 1
 
+    def _scale_arg(self, scale):
+        if len(self.scales) >= _SCALES_KEPT:
+            self.scales.clear()
+        arg = self.scales[scale] = _kernel_args.fixed(_REAL_SCALAR[self.precision](scale))
+        return arg
+
     def run(self, src_ptr, dst_ptr, scale=1.0):
         """Launch on the current stream; ``src_ptr``/``dst_ptr`` are device addresses. Work
         buffers come from CuPy's pool and go back to it when this returns (stream-ordered)."""
-        cupy = launch.cupy()
-        dtype = complex_dtype(self.precision)
+        dtype = _COMPLEX_DTYPE[self.precision]
         itemsize = dtype.itemsize
-        buffers = [cupy.empty(max(1, w), dtype) for w in self.work]
         bases = {"src": src_ptr, "dst": dst_ptr}
-        for i, buf in enumerate(buffers):
-            bases[i] = buf.data.ptr
-        scale_arg = _REAL_SCALAR[self.precision](scale)
-        uint64 = numpy.uint64
+        if self.work:
+            cupy = launch.cupy()
+            buffers = [cupy.empty(max(1, w), dtype) for w in self.work]
+            for i, buf in enumerate(buffers):
+                bases[i] = buf.data.ptr
+        scale_arg = self.scales.get(scale)
+        if scale_arg is None:
+            scale_arg = self._scale_arg(scale)
+        pointer = _kernel_args.pointer_factory()
         for item in self.launches:
-            args = list(item.args)
+            args = list(item.packed)
             for i, ref in item.refs:
-                args[i] = uint64((bases[ref.buffer] + ref.offset * itemsize) & 0xFFFFFFFFFFFFFFFF)
+                args[i] = pointer(bases[ref.buffer] + ref.offset * itemsize)
             for i in item.scale_slots:
                 args[i] = scale_arg
-            item.kernel((item.grid,), (item.block,), tuple(args), shared_mem=item.shared)
+            item.kernel(item.grid_dims, item.block_dims, tuple(args), shared_mem=item.shared)
 
 
 @dataclass(frozen=True)
@@ -423,21 +444,21 @@ class _Builder:
             ss = tuple(ss) + (0,) * (KERNEL_DIMS - len(ss))
             ds = tuple(ds) + (0,) * (KERNEL_DIMS - len(ds))
             batch = int(numpy.prod(sz))
-            tw_args = (numpy.uint64(0), numpy.uint64(0), numpy.int64(0), numpy.int64(1), numpy.int32(0))
+            tw_ptrs, tw_layout = (numpy.uint64(0), numpy.uint64(0)), dict(tw_n=0, tw_split=1, tw_dim=0)
             if twiddle is not None:
-                tw_args = (hi, lo, numpy.int64(tw_n), numpy.int64(split), numpy.int32(tw_dim_index))
+                tw_ptrs, tw_layout = (hi, lo), dict(tw_n=tw_n, tw_split=split, tw_dim=tw_dim_index)
             blocks = -(-batch // per_block)
             if variant == "stockham_pow2":  # persistent blocks: one launch, one resident wave
                 blocks = min(blocks, resident_blocks(kernel, block, shared, self.device_id))
             for first in range(0, blocks, MAX_GRID):
                 grid = min(MAX_GRID, blocks - first)
-                args = (src.ref.shifted(so), dst.ref.shifted(do), tw, numpy.int32(n),
-                        numpy.uint64(_factor.pack_radices(radices)), numpy.int32(len(radices)),
-                        numpy.int64(batch), numpy.int64(first * per_block), numpy.int32(per_block),
-                        numpy.int64(sz[0]), numpy.int64(sz[1]),
-                        numpy.int64(ss[0]), numpy.int64(ss[1]), numpy.int64(ss[2]), numpy.int64(src.stride),
-                        numpy.int64(ds[0]), numpy.int64(ds[1]), numpy.int64(ds[2]), numpy.int64(dst.stride),
-                        ) + tw_args + ((SCALE if scaled else real(1.0)),)
+                layout = _kernel_args.layout(
+                    n=n, radices=_factor.pack_radices(radices), passes=len(radices), batch=batch,
+                    first_batch=first * per_block, per_block=per_block, d0=sz[0], d1=sz[1],
+                    is0=ss[0], is1=ss[1], is2=ss[2], isn=src.stride, os0=ds[0], os1=ds[1], os2=ds[2],
+                    osn=dst.stride, **tw_layout)
+                args = (src.ref.shifted(so), dst.ref.shifted(do), tw) + tw_ptrs + (
+                    layout, SCALE if scaled else real(1.0))
                 self.schedule.launches.append(Launch(kernel, grid, shared, args, block))
 
     def four_step(self, n, sizes, src, dst, scaled):

@@ -175,6 +175,9 @@ def c2c(x, axes, *, forward, scale=1.0):
     if not axes:
         out[...] = x * x.real.dtype.type(scale) if scale != 1 else x
         return out
+    if len(axes) == 1:
+        transform_axis(x, out, axes[0], forward=forward, scale=scale)
+        return out
     src = x
     order = sorted(axes, key=lambda a: -a)  # the contiguous (last) axis first
     for i, axis in enumerate(order):

@@ -667,3 +667,27 @@ def test_warm_one_d_calls_reuse_the_plan_but_still_reject_bad_arguments(lib, rng
             np.fft.fft(x, **kwargs)
         with pytest.raises(TypeError):
             rfft.fft(x, **kwargs)
+
+
+@pytest.mark.parametrize("func", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"])
+@pytest.mark.parametrize("n", [None, 5, 12])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int64, np.complex64, np.complex128])
+def test_warm_one_d_calls_match_the_cold_path(lib, rng, func, n, dtype):
+    import rocarray.fft as rfft
+    from rocarray.fft import _fft
+
+    if func in ("rfft", "ihfft") and np.dtype(dtype).kind == "c":
+        pytest.skip("real transforms take real input")
+    x = data(rng, (3, 8), dtype)
+    for norm in (None, "ortho", "forward"):
+        want = getattr(np.fft, func)(x, n=n, axis=0, norm=norm)
+        cold = getattr(rfft, func)(x, n=n, axis=0, norm=norm)
+        key = next(k for k in _fft._ONE_D_PLANS if k[0] == func and k[1] == x.shape and k[4] == n
+                   and k[6] == 0 and k[7] == norm)
+        assert _fft._ONE_D_PLANS[key][1] is not None  # a prepared warm path exists
+        calls = len(lib.calls)
+        warm = getattr(rfft, func)(x, n=n, axis=0, norm=norm)
+        assert lib.calls[calls:] == lib.calls[calls - (len(lib.calls) - calls):calls]  # the same library call
+        assert warm.dtype == cold.dtype and warm.shape == cold.shape
+        np.testing.assert_array_equal(warm, cold)
+        same(warm, want, half=np.dtype(dtype) == np.float16)

@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from rocarray.rocfft import _factor
+from rocarray.rocfft import _factor, _kernel_args
 from rocarray.rocfft import _schedule as S
 
 H200_OPTIN = 232448
@@ -358,7 +358,10 @@ def test_build_launches_fit_the_device(offline_build, n, layout):
                 assert a.offset >= 0
         assert sum(1 for a in item.args if a is S.SCALE) <= 1
     for item in stockham:
-        length, word, passes, batch_k, first, per = (int(v) for v in item.args[3:9])
+        assert len(item.args) == 7 and item.args[5].dtype == _kernel_args.LAYOUT and item.args[5].size == 1
+        layout = item.args[5][0]
+        length, word, passes, batch_k, first, per = (int(layout[f]) for f in (
+            "n", "radices", "passes", "batch", "first_batch", "per_block"))
         radices = _factor.radix_passes(length) if length > 1 else ()
         assert word == _factor.pack_radices(radices) and passes == len(radices)
         assert 1 <= per <= max(1, batch_k) and first == 0
@@ -373,7 +376,7 @@ def test_build_launches_fit_the_device(offline_build, n, layout):
         else:
             assert item.block == S.BLOCK
     # the caller's scale is applied exactly once, by the last launch that writes the destination
-    scaled = [item for item in sched.launches if S.SCALE in item.args]
+    scaled = [item for item in sched.launches if any(a is S.SCALE for a in item.args)]
     assert len(scaled) == 1
 
 

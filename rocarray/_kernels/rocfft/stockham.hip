@@ -281,17 +281,51 @@ RA_DEVICE void ra_fft_stage_out(const ra_complex<R>* buf, int np, ra_complex<R>*
     }
 }
 
-// The kernels' common arguments.
+// One launch's layout, passed by value as one kernel argument (it lives in the parameter space
+// like scalar arguments; a launch passes 7 arguments instead of 25). Fixed-width fields, 8-byte
+// ones first; the offsets below are the ones of LAYOUT_FIELDS in rocarray/rocfft/_kernel_args.py
+// (a CPU test compares them).
+struct ra_fft_layout {
+    ra_u64 radices;     // radix of pass p minus one in bits 4p..4p+3
+    ra_i64 batch;       // transforms of this launch's batch dimensions
+    ra_i64 first_batch; // batch index of block 0's first transform
+    ra_i64 d0, d1;      // sizes of batch dimensions 0 and 1 (dimension 2 takes the rest)
+    ra_i64 is0, is1, is2, isn;  // input strides: batch dimensions 0..2, element
+    ra_i64 os0, os1, os2, osn;  // output strides
+    ra_i64 tw_n;        // four-step twiddle length (0: no twiddle on load)
+    ra_i64 tw_split;    // its hi/lo table split
+    ra_i32 n;           // transform length
+    ra_i32 passes;      // radix passes
+    ra_i32 per_block;   // transforms per block
+    ra_i32 tw_dim;      // batch dimension the four-step twiddle runs along
+};
+// Field offsets are not asserted here (NVRTC 13 rejects __builtin_offsetof in a constant
+// expression); the CPU tests check them with the host compiler and the declaration order.
+static_assert(sizeof(ra_fft_layout) == 136, "ra_fft_layout: 136 bytes");
+
+// The kernels' arguments: data and twiddle tables (restrict: read-only for the launch), the
+// layout, and the scale applied to the outputs.
 #define RA_FFT_ARGS                                                                                     \
-    const ra_complex<R>*in, ra_complex<R>*out, const ra_complex<R>*RA_RESTRICT tw, int n, ra_u64 radices, \
-        int passes, ra_i64 batch, ra_i64 first_batch, int per_block, ra_i64 d0, ra_i64 d1, ra_i64 is0,     \
-        ra_i64 is1, ra_i64 is2, ra_i64 isn, ra_i64 os0, ra_i64 os1, ra_i64 os2, ra_i64 osn,                  \
-        const ra_complex<R>*RA_RESTRICT tw_hi, const ra_complex<R>*RA_RESTRICT tw_lo, ra_i64 tw_n,          \
-        ra_i64 tw_split, int tw_dim, R scale
+    const ra_complex<R>*in, ra_complex<R>*out, const ra_complex<R>*RA_RESTRICT tw,                       \
+        const ra_complex<R>*RA_RESTRICT tw_hi, const ra_complex<R>*RA_RESTRICT tw_lo, ra_fft_layout L, R scale
+
+// The layout's fields under the names the kernel bodies use (reads of the parameter space).
+#define RA_FFT_LAYOUT                                                                                   \
+    const int n = L.n;                                                                                  \
+    const ra_u64 radices = L.radices;                                                                   \
+    const int passes = L.passes;                                                                        \
+    const ra_i64 batch = L.batch, first_batch = L.first_batch;                                          \
+    const int per_block = L.per_block;                                                                  \
+    const ra_i64 d0 = L.d0, d1 = L.d1;                                                                  \
+    const ra_i64 is0 = L.is0, is1 = L.is1, is2 = L.is2, isn = L.isn;                                    \
+    const ra_i64 os0 = L.os0, os1 = L.os1, os2 = L.os2, osn = L.osn;                                    \
+    const ra_i64 tw_n = L.tw_n, tw_split = L.tw_split;                                                  \
+    const int tw_dim = L.tw_dim
 
 // Any smooth length: every pass reads one shared buffer and writes the other.
 template <typename R, int DIR>
 __global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham(RA_FFT_ARGS) {
+    RA_FFT_LAYOUT;
     // One declaration type for every instantiation (16-byte aligned), viewed as R's complex.
     extern __shared__ ra_c128 ra_fft_smem[];
     const int np = ra_fft_pitch(n, per_block);
@@ -515,6 +549,7 @@ RA_DEVICE int ra_fft_reg_element(int q, int t, int team, int n, int radix, int l
 // reads global memory straight into registers and the last writes it from registers.
 template <typename R, int DIR>
 __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
+    RA_FFT_LAYOUT;
     extern __shared__ ra_c128 ra_fft_smem[];
     const int np = ra_fft_pitch(n, per_block);
     ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
@@ -557,6 +592,7 @@ __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_
 // strided loads overlap arithmetic.
 template <typename R, int DIR>
 __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
+    RA_FFT_LAYOUT;
     extern __shared__ ra_c128 ra_fft_smem[];
     const int np = ra_fft_pitch(n, per_block);
     ra_complex<R>* bufs = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);  // two tiles
