@@ -24,16 +24,20 @@ This is the portable SIMT path: one kernel template (``gemm.hip``) instantiated 
 shape; the transposes are runtime flags. A block of 256 threads owns a ``BM x BN`` tile of C and
 each thread a ``TM x TN`` register micro-tile whose rows and columns are 16-byte vectors in shared
 memory; the operand tiles are double-buffered in shared memory and the next k tile is loaded into
-registers while the current one is multiplied. Tile shapes (:data:`TILES`): float32 128 x 128 of
-8 x 8 (64 FMAs per four 16-byte shared loads), float64 128 x 64 of 8 x 4 or 64 x 64 of 4 x 4,
-complex 64 x 64 of 4 x 4. The grid's y dimension runs strided batches and z split-K parts
-(partials in a per-stream workspace, added in order by a finish kernel: deterministic).
+registers while the current one is multiplied, or (the "direct" float32 tiles, NVIDIA sm_80+)
+copied straight into shared memory with ``cp.async``. Tile shapes (:data:`TILES`): float32
+128 x 128 of 8 x 8 (64 FMAs per four 16-byte shared loads; k tiles of 8 or 16) and 64 x 64 of
+4 x 4, float64 and complex 64 x 64 of 4 x 4. The grid's y dimension runs strided batches and z
+split-K parts (partials in a per-stream workspace, added in order by a finish kernel:
+deterministic).
 
-Which tile and how many split-K parts (:func:`plan`): a heuristic fills the device (the largest
-tile that still gives about a wave of blocks; split-K when even the small tile leaves most
-multiprocessors idle and k is long, e.g. 256 x 256 x 65536); for large problems (``2mnk`` of at
-least :data:`TUNE_MIN_FLOPS`) the candidates are timed once per problem class and architecture
-through :func:`rocarray._core.tuning.choose` and the winner is kept in the tuning DB.
+Which tile and how many split-K parts (:func:`choose_plan`): a heuristic fills the device (the
+largest tile that still gives about a wave of blocks; split-K when even the small tile leaves
+multiprocessors idle and k is long, e.g. 256 x 256 x 65536 or 64 x 8192 x 8192, with as many parts
+as one wave of resident blocks holds: a grid just over a wave takes two); for problems of
+``2mnk`` at least :data:`TUNE_MIN_FLOPS` the candidates (each tile, unsplit and split to fill a
+wave at one and at two blocks per multiprocessor) are timed once per problem class and
+architecture through :func:`rocarray._core.tuning.choose` and the winner is kept in the tuning DB.
 
 Optional fused epilogue: ``C := act(alpha op(A) op(B) + beta C + bias)`` with a bias per row of C
 and ``act`` one of :data:`ACTIVATIONS` (real data).
@@ -76,17 +80,26 @@ _NOT_YET = ("float16", "bfloat16")
 
 
 class Tile(tuple):
-    """A tile shape ``(BM, BN, BK, TM, TN)`` of the SIMT kernel template, named ``'BMxBN'``."""
+    """A tile shape ``(BM, BN, BK, TM, TN, DIRECT)`` of the SIMT kernel template.
+
+    ``DIRECT = 1``: the operand tiles are copied straight into shared memory (``cp.async`` on
+    NVIDIA sm_80+, real data only) instead of being staged in registers; named ``'BMxBNxBKd'``.
+    The register-staged tiles keep their names ``'BMxBN'`` (tuning DB entries stay valid).
+    """
 
     __slots__ = ()
     mma = False
 
-    def __new__(cls, bm, bn, bk, tm, tn):
-        return super().__new__(cls, (bm, bn, bk, tm, tn))
+    def __new__(cls, bm, bn, bk, tm, tn, direct=0):
+        return super().__new__(cls, (bm, bn, bk, tm, tn, int(direct)))
+
+    @property
+    def direct(self):
+        return bool(self[5])
 
     @property
     def name(self):
-        return f"{self[0]}x{self[1]}"
+        return f"{self[0]}x{self[1]}x{self[2]}d" if self.direct else f"{self[0]}x{self[1]}"
 
 
 class MmaTile(tuple):
@@ -103,9 +116,12 @@ class MmaTile(tuple):
         return f"mma{self[0]}x{self[1]}x{self[2]}"
 
 
-#: SIMT tile shapes per dtype, the largest first (the heuristic's preference order).
+#: SIMT tile shapes per dtype, the largest first (the heuristic's preference order). float32:
+#: the direct-copy tiles first (no registers hold the next k tile: 128 x 128 fits two blocks per
+#: multiprocessor without a spill), then the register-staged ones they are compared against.
 TILES = {
-    numpy.dtype("float32"): (Tile(128, 128, 8, 8, 8), Tile(64, 64, 16, 4, 4)),
+    numpy.dtype("float32"): (Tile(128, 128, 8, 8, 8, 1), Tile(128, 128, 16, 8, 8, 1), Tile(128, 128, 8, 8, 8),
+                             Tile(64, 64, 16, 4, 4, 1), Tile(64, 64, 16, 4, 4)),
     numpy.dtype("float64"): (Tile(64, 64, 16, 4, 4),),
     numpy.dtype("complex64"): (Tile(64, 64, 8, 4, 4),),
     numpy.dtype("complex128"): (Tile(64, 64, 8, 4, 4),),
@@ -126,7 +142,8 @@ def mma_shared_bytes(tile):
 
 def has_f64_mma(info):
     """``'cuda'`` or ``'hip'`` when a device (:class:`rocarray._core.backend.DeviceInfo`) has float64
-    matrix instructions (NVIDIA sm_80+, AMD gfx90a/gfx94x), else ``False``."""
+    matrix instructions (NVIDIA sm_80+, AMD gfx90a/gfx94x), else ``False``. (``'cuda'`` also means
+    asynchronous global-to-shared copies, which the direct SIMT tiles use.)"""
     if info.is_hip:
         return "hip" if info.arch.startswith(("gfx90a", "gfx94")) else False
     try:
@@ -137,20 +154,24 @@ def has_f64_mma(info):
 
 def tiles_for(dtype, mma):
     """The tile shapes for ``dtype`` in preference order: the matrix-instruction tiles first when
-    ``mma`` is ``'cuda'`` or ``'hip'`` (on AMD only those within its 64 KB of LDS), then SIMT."""
+    ``mma`` is ``'cuda'`` or ``'hip'`` (on AMD only those within its 64 KB of LDS), then SIMT.
+    The direct-copy SIMT tiles only with ``'cuda'`` (NVIDIA sm_80+, which has ``cp.async``):
+    elsewhere their copies would be synchronous loads."""
     dtype = numpy.dtype(dtype)
     fast = MMA_TILES.get(dtype, ()) if mma else ()
     if mma == "hip":
         fast = tuple(t for t in fast if mma_shared_bytes(t) <= HIP_SHARED_LIMIT)
-    return fast + TILES[dtype]
+    simt = tuple(t for t in TILES[dtype] if mma == "cuda" or not t.direct)
+    return fast + simt
 
 
-#: Problems of at least this many flops (2 m n k) are tuned (timed once per class and arch).
-TUNE_MIN_FLOPS = 2**33
+#: Problems of at least this many flops (2 m n k) are tuned (timed once per class and arch):
+#: from about 800^3 up, where a wrong tile or split costs more than the tuning once does.
+TUNE_MIN_FLOPS = 2**30
 #: Split-K only when one part still has at least this much k.
 MIN_SPLIT_K = 256
 #: Most split-K parts.
-MAX_SPLITS = 32
+MAX_SPLITS = 64
 
 
 def kernel_name(dtype, tile=None):
@@ -159,7 +180,8 @@ def kernel_name(dtype, tile=None):
     tile = TILES[dtype][0] if tile is None else tile
     if tile.mma:
         return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in tile)}>"
-    return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in tile)}>"
+    shape = tile if tile.direct else tile[:5]  # DIRECT defaults to 0 in the template
+    return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in shape)}>"
 
 
 def finish_name(dtype):
@@ -268,35 +290,50 @@ class Plan(tuple):
         return f"{self[0].name}.s{self[1]}"
 
 
-def split_count(m, n, k, tile, multiprocessors):
-    """Split-K parts for a problem whose tiles leave the device mostly idle (1 = no split)."""
+def residency(dtype, tile):
+    """Blocks of a tile's kernel resident per multiprocessor (an estimate from its registers on
+    sm_90: float32 tiles are bound to two; float64 SIMT, complex128 and the 128 x 128 float64
+    matrix tiles need more than 128 registers a thread, so one)."""
+    dtype = numpy.dtype(dtype)
+    if tile.mma:
+        return 1 if tile[0] * tile[1] >= 128 * 128 else 2
+    return 2 if dtype in (numpy.dtype("float32"), numpy.dtype("complex64")) else 1
+
+
+def split_count(m, n, k, tile, multiprocessors, per_multiprocessor=2):
+    """Split-K parts for a problem whose tiles leave the device partly idle (1 = no split): as
+    many parts as fit in one wave of ``per_multiprocessor`` blocks on every multiprocessor (a
+    grid just over a wave would take two), each at least :data:`MIN_SPLIT_K` deep."""
     blocks = tiles_of(m, n, tile)
-    if blocks * 2 >= multiprocessors or k < 2 * MIN_SPLIT_K:
+    slots = per_multiprocessor * multiprocessors
+    if 2 * blocks > slots or k < 2 * MIN_SPLIT_K:
         return 1
-    want = -(-2 * multiprocessors // blocks)  # about two blocks per multiprocessor
-    return max(1, min(want, k // MIN_SPLIT_K, MAX_SPLITS))
+    return max(1, min(slots // blocks, k // MIN_SPLIT_K, MAX_SPLITS))
 
 
 def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False):
-    """The untuned choice: the largest tile giving about a wave of blocks, then split-K."""
+    """The untuned choice: the largest tile giving about a wave of blocks (else the first of the
+    smallest), then split-K."""
     tiles = tiles_for(dtype, mma)
-    tile = tiles[-1]
+    tile = min(tiles, key=lambda t: t[0] * t[1])
     for t in tiles:
         if tiles_of(m, n, t) * batch >= multiprocessors:
             tile = t
             break
-    splits = split_count(m, n, k, tile, multiprocessors) if batch == 1 else 1
-    return Plan(tile, splits)
+    if batch > 1:
+        return Plan(tile, 1)
+    return Plan(tile, split_count(m, n, k, tile, multiprocessors, residency(dtype, tile)))
 
 
 def candidates(dtype, m, n, k, multiprocessors, mma=False):
-    """Every plan worth timing for a single (unbatched) problem."""
+    """Every plan worth timing for a single (unbatched) problem: each tile without a split and
+    with the splits that fill one wave at one and at two blocks per multiprocessor."""
     plans = []
     for t in tiles_for(dtype, mma):
-        s = split_count(m, n, k, t, multiprocessors)
-        plans.append(Plan(t, s))
-        if s > 1:
-            plans.append(Plan(t, 1))
+        splits = {1}
+        for per in (1, 2):
+            splits.add(split_count(m, n, k, t, multiprocessors, per))
+        plans.extend(Plan(t, s) for s in sorted(splits))
     return plans
 
 

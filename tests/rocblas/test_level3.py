@@ -254,6 +254,29 @@ def test_launch_runs_strided_batches(rng, dtype):
         np.testing.assert_array_equal(got[i * sc + m * n:(i + 1) * sc], c[i * sc + m * n:(i + 1) * sc])
 
 
+def _every_plan():
+    """(dtype, plan) for every tile this module can launch on the current device, plain and split."""
+    sms, mma = _level3._device_facts(to_device(np.zeros(1)).data.device_id)
+    for dtype in ALL:
+        for tile in _level3.tiles_for(dtype, mma):
+            for splits in (1, 3):
+                yield dtype, _level3.Plan(tile, splits)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT", "CC"])
+def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
+    # each plan forced (the heuristic picks the large tiles only for large problems): sizes
+    # below, at and across the 64 and 128 tiles and the 8/16-deep k tiles, padded leading dims
+    plans = list(_every_plan())
+    for dtype, plan in plans:
+        monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
+        for m, n, k, extra in [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0)),
+                               (200, 129, 777, (3, 0, 1))]:
+            run_gemm(rng, dtype, trans, m, n, k, extra)
+        run_gemm(rng, dtype, trans, 65, 33, 20, beta=0, poison=True)
+
+
 def _activation(name, x):
     from scipy.special import erf
 
@@ -307,7 +330,10 @@ def no_launch(monkeypatch):
 
 
 def test_kernel_names():
-    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float, 128, 128, 8, 8, 8>"
+    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float, 128, 128, 8, 8, 8, 1>"
+    assert _level3.kernel_name(np.float32, _level3.Tile(128, 128, 8, 8, 8)) == "ra_rocblas_gemm<float, 128, 128, 8, 8, 8>"
+    assert _level3.Tile(128, 128, 8, 8, 8).name == "128x128" and not _level3.Tile(128, 128, 8, 8, 8).direct
+    assert _level3.Tile(128, 128, 16, 8, 8, 1).name == "128x128x16d"
     assert _level3.kernel_name(np.float64, _level3.Tile(64, 64, 16, 4, 4)) == "ra_rocblas_gemm<double, 64, 64, 16, 4, 4>"
     assert _level3.kernel_name(np.complex64) == "ra_rocblas_gemm<ra_c64, 64, 64, 8, 4, 4>"
     assert _level3.kernel_name(np.complex128) == "ra_rocblas_gemm<ra_c128, 64, 64, 8, 4, 4>"
@@ -329,7 +355,8 @@ def test_every_launched_kernel_is_registered_and_exists():
 
 def test_tile_shapes_fit_the_kernel_constraints():
     for dtype, tiles in _level3.TILES.items():
-        for bm, bn, bk, tm, tn in tiles:
+        for bm, bn, bk, tm, tn, direct in tiles:
+            assert not direct or dtype.kind == "f"  # the direct copies cannot conjugate
             assert (bm // tm) * (bn // tn) == _level3.BLOCK
             assert bm * bk % _level3.BLOCK == 0 and bn * bk % _level3.BLOCK == 0
             assert _level3.BLOCK % bm == 0 and _level3.BLOCK % bn == 0 and _level3.BLOCK % bk == 0
@@ -392,7 +419,7 @@ def test_grid_is_one_block_per_tile():
 
 
 def test_heuristic_fills_the_device_then_splits_k():
-    big, small = _level3.TILES[np.dtype("float32")]
+    big, small = _level3.tiles_for("float32", False)  # the register-staged tiles
     sms = 132
     assert _level3.heuristic("float32", 8192, 8192, 8192, sms) == (big, 1)
     assert _level3.heuristic("float32", 1000, 1000, 1000, sms) == (small, 1)  # 64 big tiles < 132
@@ -410,6 +437,48 @@ def test_heuristic_fills_the_device_then_splits_k():
             names = [p.name for p in _level3.candidates(dtype, 64, 8192, 8192, 132, mma)]
             assert len(set(names)) == len(names), (dtype, mma, names)
     assert _level3.size_class(1) == 0 and _level3.size_class(8192) == 13 and _level3.size_class(8193) == 14
+
+
+def test_direct_tiles_only_where_copies_are_asynchronous():
+    for mma in (False, "hip"):  # AMD and NVIDIA before sm_80: register-staged tiles only
+        for dtype in _level3.TILES:
+            assert not any(getattr(t, "direct", False) for t in _level3.tiles_for(dtype, mma))
+    cuda = _level3.tiles_for("float32", "cuda")
+    assert cuda == _level3.TILES[np.dtype("float32")] and cuda[0].direct
+    sms = 132
+    assert _level3.heuristic("float32", 8192, 8192, 8192, sms, mma="cuda") == (cuda[0], 1)
+    assert _level3.heuristic("float32", 1000, 1000, 1000, sms, mma="cuda")[0].name == "64x64x16d"
+    # few tiles, long k: the smallest tile, split into as many parts as one wave holds
+    tile, splits = _level3.heuristic("float32", 256, 256, 65536, sms, mma="cuda")
+    assert tile.name == "64x64x16d" and splits == 2 * sms // 16
+    tile, splits = _level3.heuristic("float64", 256, 256, 65536, sms, mma="cuda")
+    assert tile.name == "mma64x64x16" and 16 * splits <= 2 * sms
+
+
+def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
+    sms = 132
+    t64 = _level3.Tile(64, 64, 16, 4, 4)
+    for m, n, k in [(256, 256, 65536), (64, 8192, 8192), (70, 65, 5000), (1000, 1000, 1000)]:
+        for per in (1, 2):
+            s = _level3.split_count(m, n, k, t64, sms, per)
+            blocks = _level3.tiles_of(m, n, t64)
+            assert s == 1 or blocks * s <= per * sms  # never a second, nearly empty wave
+            assert s == 1 or k // s >= _level3.MIN_SPLIT_K
+    assert _level3.split_count(64, 8192, 8192, t64, sms, 2) == 2  # 128 tiles: two parts fill 264 slots
+    names = {p.name for p in _level3.candidates("float32", 64, 8192, 8192, sms, "cuda")}
+    assert {"64x64x16d.s1", "64x64x16d.s2", "128x128x8d.s2", "128x128x8d.s4", "128x128.s1"} <= names
+    names = {p.name for p in _level3.candidates("float64", 256, 256, 65536, sms, "cuda")}
+    assert {"mma64x64x16.s8", "mma64x64x16.s16", "mma128x128x16.s33", "64x64.s8"} <= names
+    assert _level3.residency("float32", t64) == 2 and _level3.residency("float64", t64) == 1
+    for mma in (False, "cuda", "hip"):  # the heuristic's plan is always a candidate (the DB's default)
+        for dtype in _level3.TILES:
+            for m, n, k in [(1000, 1000, 1000), (4097, 4097, 4097), (64, 8192, 8192), (256, 256, 65536),
+                            (8192, 8192, 8192), (70, 65, 5000), (3000, 20, 9000)]:
+                names = [p.name for p in _level3.candidates(dtype, m, n, k, sms, mma)]
+                assert _level3.heuristic(dtype, m, n, k, sms, mma=mma).name in names
+                assert len(set(names)) == len(names)
+    # 1000^3 (2e9 flops) is tuned: its tile and split are measured, not guessed
+    assert 2 * 1000**3 >= _level3.TUNE_MIN_FLOPS
 
 
 def test_options_are_case_insensitive_and_named_when_invalid():

@@ -8,9 +8,11 @@
 // (rocarray/rocblas/_level3.py) has checked every bound and handles the no-op cases; it passes
 // k = 0 when alpha == 0 (then A and B are not read and C := act(beta * C + bias)).
 //
-// One template, ra_rocblas_gemm<T, BM, BN, BK, TM, TN>: a block of RA_ROCBLAS3_BLOCK (256) threads
-// owns a BM x BN tile of C and walks k in steps of BK; the transposes are runtime flags applied
-// where a tile is loaded. The Python layer registers only the tile shapes it launches.
+// One template, ra_rocblas_gemm<T, BM, BN, BK, TM, TN, DIRECT>: a block of RA_ROCBLAS3_BLOCK (256)
+// threads owns a BM x BN tile of C and walks k in steps of BK; the transposes are runtime flags
+// applied where a tile is loaded (the k loop has one instance per pair of operand layouts, so its
+// address arithmetic is fixed at compile time). The Python layer registers only the tile shapes
+// it launches.
 //  * Thread (tx, ty) = (t % (BM / TM), t / (BM / TM)) computes a TM x TN register micro-tile.
 //    Its rows are TM / VA groups of VA consecutive rows, groups BM / (TM / VA) apart (VA = the
 //    elements of one 16-byte vector, at most TM): row g * BM * VA / TM + tx * VA + v. So each
@@ -26,7 +28,10 @@
 //    conjugates while loading. Out-of-range elements load as zero: the inner loop has no guards.
 //  * Double buffering: the next k tile is loaded from global memory into registers while the
 //    current one is multiplied from shared memory, then stored into the other buffer; one
-//    barrier per k step.
+//    barrier per k step. DIRECT = 1 (real data, NVIDIA sm_80+): the next tile is copied straight
+//    into the other buffer with cp.async instead, so no registers hold it and no shared stores
+//    are issued (float 128 x 128 of 8 x 8 then fits two blocks per SM at 128 registers without a
+//    spill); elsewhere DIRECT copies are plain loads and stores (correct, not fast).
 //  * Grid: x = tiles of C (m fastest), y = matrices of a strided batch (A, B, C advance by
 //    stride_a/b/c elements; a stride may be 0), z = split-K parts. With gridDim.z > 1 each part
 //    covers k_per_split of k and stores alpha * (its partial product) to ws[z][j][i] (m x n,
@@ -104,78 +109,238 @@ template <typename T, int TM> struct ra_rocblas3_width {
     static constexpr int V = FIT < TM ? FIT : TM;
 };
 
+// Global -> shared copy of one element for the direct (DIRECT = 1) kernels: on NVIDIA sm_80 and
+// later cp.async (asynchronous, zero-filled through its src-size operand when `ok` is false, so
+// no registers hold the next tile and no store instruction is issued); elsewhere a plain load
+// and store, complete when issued. `g` is a valid address even when `ok` is false (the copy then
+// reads nothing, but an address outside the buffer is not relied on). ra_rocblas3_copy_wait
+// completes this thread's copies.
+template <typename T> constexpr bool ra_rocblas3_real = true;
+template <typename R> constexpr bool ra_rocblas3_real<ra_complex<R>> = false;
+
+template <typename T> RA_DEVICE void ra_rocblas3_copy(T* s, const T* g, bool ok) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(addr), "l"(g), "n"(sizeof(T)),
+                 "r"(ok ? (int)sizeof(T) : 0));
+#else
+    *s = ok ? *g : ra_traits<T>::zero();
+#endif
+}
+RA_DEVICE void ra_rocblas3_copy_wait() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 // The loader of one operand tile: element (r, kk) of the ROWS x BK tile of op(X) starting at
 // (r0, k0), where op(X)(r, k) is X[r + k * ld] when r_contiguous (the tile's rows are contiguous
-// in memory) and X[k + r * ld] otherwise. Each thread loads ELEMS elements; the thread-to-element
-// map follows the contiguous dimension so that a warp's loads are consecutive addresses.
-template <typename T, int ROWS, int BK> struct ra_rocblas3_loader {
+// in memory) and X[k + r * ld] otherwise. Each thread moves ELEMS elements; the thread-to-element
+// map follows the contiguous dimension so that a warp's loads are consecutive addresses. Either
+// way a thread's elements are `estride` apart in memory and `sstep` apart in shared memory, and k
+// tiles `tstride` apart, so the index math is done once: a k step is one pointer increment.
+// Which elements exist is a bit mask: rows outside the matrix are fixed for the whole k loop,
+// and the k limit only matters in the last tile (`mask`). RC = 1 or 0 fixes r_contiguous at
+// compile time (the strides are then constant multiples of ld), RC = -1 leaves it to run time.
+template <typename T, int ROWS, int BK, int RC = -1> struct ra_rocblas3_loader {
     static constexpr int ELEMS = ROWS * BK / RA_ROCBLAS3_BLOCK;
+    static constexpr int STEP_R = RA_ROCBLAS3_BLOCK / BK;    // rows between elements, k contiguous
+    static constexpr int STEP_K = RA_ROCBLAS3_BLOCK / ROWS;  // k between elements, rows contiguous
     static_assert(ROWS * BK % RA_ROCBLAS3_BLOCK == 0 && RA_ROCBLAS3_BLOCK % ROWS == 0 &&
-                      RA_ROCBLAS3_BLOCK % BK == 0, "tile loads");
+                      RA_ROCBLAS3_BLOCK % BK == 0 && ELEMS <= 8 * (int)sizeof(unsigned), "tile loads");
+    static constexpr unsigned ALL = ELEMS == 8 * (int)sizeof(unsigned) ? ~0u : (1u << ELEMS) - 1u;
+    const T* p;       // this thread's first element in the current k tile
+    ra_i64 estride;   // elements between this thread's elements
+    ra_i64 tstride;   // elements between k tiles
+    int s0, sstep;    // shared offset of the first element (row length LD), and between elements
+    unsigned rmask;   // bit e: element e's row is inside the matrix
+    bool rc;
+    bool conj;
     T v[ELEMS];
 
-    RA_DEVICE static int row(bool r_contiguous, int e) {
+    template <int LD>
+    RA_DEVICE void init(const T* X, ra_i64 ld, bool r_contiguous, bool conj_, ra_i64 r0, ra_i64 rows, ra_i64 k0) {
         const int t = (int)threadIdx.x;
-        return r_contiguous ? t % ROWS : t / BK + (RA_ROCBLAS3_BLOCK / BK) * e;
+        rc = RC < 0 ? r_contiguous : RC == 1;
+        conj = conj_;
+        const int r = rc ? t % ROWS : t / BK;
+        const int c = rc ? t / ROWS : t % BK;
+        p = X + (rc ? (r0 + r) + (k0 + c) * ld : (k0 + c) + (r0 + r) * ld);
+        estride = (rc ? STEP_K : STEP_R) * ld;
+        tstride = rc ? BK * ld : (ra_i64)BK;
+        s0 = c * LD + r;
+        sstep = rc ? STEP_K * LD : STEP_R;
+        rmask = 0;
+#pragma unroll
+        for (int e = 0; e < ELEMS; ++e)
+            if (r0 + r + (rc ? 0 : STEP_R * e) < rows) rmask |= 1u << e;
     }
-    RA_DEVICE static int kcol(bool r_contiguous, int e) {
+    // the elements to move from a tile with klim (> 0) k columns left
+    RA_DEVICE unsigned mask(int klim) const {
+        if (klim >= BK) return rmask;
         const int t = (int)threadIdx.x;
-        return r_contiguous ? t / ROWS + (RA_ROCBLAS3_BLOCK / ROWS) * e : t % BK;
+        const int c = rc ? t / ROWS : t % BK;
+        unsigned m = 0;
+#pragma unroll
+        for (int e = 0; e < ELEMS; ++e)
+            if (c + (rc ? STEP_K * e : 0) < klim) m |= 1u << e;
+        return rmask & m;
     }
 
-    RA_DEVICE void load(const T* __restrict__ X, ra_i64 ld, bool r_contiguous, bool conj, ra_i64 r0,
-                        ra_i64 rows, ra_i64 k0, ra_i64 kend) {
+    RA_DEVICE void advance() { p += tstride; }
+
+    // the register-staged path: load this tile, later store it
+    RA_DEVICE void load(int klim) {
+        const unsigned m = mask(klim);
 #pragma unroll
         for (int e = 0; e < ELEMS; ++e) {
-            const ra_i64 r = r0 + row(r_contiguous, e);
-            const ra_i64 k = k0 + kcol(r_contiguous, e);
             T x = ra_traits<T>::zero();
-            if (r < rows && k < kend) x = ra_rocblas3_conj_if(r_contiguous ? X[r + k * ld] : X[k + r * ld], conj);
+            if ((m >> e) & 1u) x = ra_rocblas3_conj_if(p[e * estride], conj);
             v[e] = x;
         }
     }
-
-    template <int LD> RA_DEVICE void store(T* s, bool r_contiguous) const {
+    RA_DEVICE void store(T* s) const {
 #pragma unroll
-        for (int e = 0; e < ELEMS; ++e) s[kcol(r_contiguous, e) * LD + row(r_contiguous, e)] = v[e];
+        for (int e = 0; e < ELEMS; ++e) s[s0 + e * sstep] = v[e];
+    }
+    // the direct path (real data: nothing to conjugate): copies straight into shared memory;
+    // an element not moved is zero-filled, its source address replaced by `safe` (the matrix's
+    // first element)
+    RA_DEVICE void copy(T* s, int klim, const T* safe) const {
+        const unsigned m = mask(klim);
+        if (m == ALL) {  // every element (inner tiles): no address to replace
+#pragma unroll
+            for (int e = 0; e < ELEMS; ++e) ra_rocblas3_copy(s + s0 + e * sstep, p + e * estride, true);
+        } else {
+#pragma unroll
+            for (int e = 0; e < ELEMS; ++e) {
+                const bool ok = (m >> e) & 1u;
+                ra_rocblas3_copy(s + s0 + e * sstep, ok ? p + e * estride : safe, ok);
+            }
+        }
+    }
+    // stage the tile (in registers, or copies in flight) and land it in shared memory
+    template <int DIRECT> RA_DEVICE void fetch(T* s, int klim, const T* safe) {
+        if (DIRECT) copy(s, klim, safe);
+        else load(klim);
+    }
+    template <int DIRECT> RA_DEVICE void land(T* s) const {
+        if (DIRECT) ra_rocblas3_copy_wait();
+        else store(s);
     }
 };
 
 // Two resident blocks for float tiles (at most 128 registers per thread on NVIDIA: the 8 x 8
-// micro-tile's 64 accumulators, 16 operands, 8 prefetched elements and addresses fit; the 4 x 4
-// tile needs about 100); one 8 x 8 block of 158 registers ran 8192^3 at 28 TFLOP/s on the H200.
+// micro-tile's 64 accumulators, 16 operands, the next tile's 8 elements (none with DIRECT) and
+// the loaders' pointers fit without a spill on sm_90 since the layouts are compile-time; the
+// 4 x 4 tile needs 80-95); one 8 x 8 block of 158 registers ran 8192^3 at 28 TFLOP/s on the H200.
 // (One template argument: HIP's __launch_bounds__ is a two-parameter macro, so the bound may not
 // contain a comma.)
 template <typename T>
 constexpr int ra_rocblas3_min_blocks = sizeof(T) == 4 ? 2 : 1;
 
-template <typename T, int BM, int BN, int BK, int TM, int TN>
+// The geometry of one SIMT tile shape (see the top of the file).
+template <typename T, int BM, int BN, int BK, int TM, int TN> struct ra_rocblas3_geom {
+    static constexpr int TDM = BM / TM;  // threads along m
+    static constexpr int TDN = BN / TN;  // threads along n
+    static_assert(TDM * TDN == RA_ROCBLAS3_BLOCK, "micro-tile geometry");
+    static constexpr int VA = ra_rocblas3_width<T, TM>::V;
+    static constexpr int VB = ra_rocblas3_width<T, TN>::V;
+    static_assert(TM % VA == 0 && TN % VB == 0, "vector groups");
+    static constexpr int GA = TM / VA, GB = TN / VB;          // vector groups per thread
+    static constexpr int SPAN_A = TDM * VA, SPAN_B = TDN * VB;  // rows between a thread's groups
+    static constexpr int LDA_S = BM + VA, LDB_S = BN + VB;      // padded shared rows
+    static constexpr int RA_ = LDA_S / VA, RB_ = LDB_S / VB;    // vectors per shared row
+    typedef ra_rocblas3_vec<T, VA> PA;
+    typedef ra_rocblas3_vec<T, VB> PB;
+};
+
+// The k loop of one block: acc += op(A) tile rows x op(B) tile columns over [kb, ke). sA and sB
+// are the double-buffered shared tiles ([2][BK][RA_] and [2][BK][RB_] vectors). The layouts of
+// op(A) and op(B) in memory (RA, RB: rows contiguous or not) are template arguments, so the
+// loaders' strides are constant multiples of lda/ldb; the kernel runs one of four instances.
+template <typename T, int BM, int BN, int BK, int TM, int TN, int DIRECT, int RA, int RB>
+RA_DEVICE void ra_rocblas3_kloop(T (&acc)[TM][TN], typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN>::PA* sA,
+                                 typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN>::PB* sB, const T* A, ra_i64 lda,
+                                 bool a_conj, ra_i64 m0, ra_i64 M, const T* B, ra_i64 ldb, bool b_conj, ra_i64 n0,
+                                 ra_i64 N, ra_i64 kb, ra_i64 ke, int tx, int ty) {
+    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN> G;
+    typedef typename G::PA PA;
+    typedef typename G::PB PB;
+    const ra_i64 ktiles = (ke - kb + BK - 1) / BK;
+    ra_rocblas3_loader<T, BM, BK, RA> la;
+    ra_rocblas3_loader<T, BN, BK, RB> lb;
+    la.template init<G::LDA_S>(A, lda, RA == 1, a_conj, m0, M, kb);
+    lb.template init<G::LDB_S>(B, ldb, RB == 1, b_conj, n0, N, kb);
+    int klim = ke - kb < BK ? (int)(ke - kb) : BK;
+    la.template fetch<DIRECT>((T*)sA, klim, A);
+    lb.template fetch<DIRECT>((T*)sB, klim, B);
+    la.template land<DIRECT>((T*)sA);
+    lb.template land<DIRECT>((T*)sB);
+    __syncthreads();
+    int cur = 0;
+    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+        const bool more = kt + 1 < ktiles;
+        PA* nA = sA + (cur ^ 1) * BK * G::RA_;
+        PB* nB = sB + (cur ^ 1) * BK * G::RB_;
+        if (more) {  // the next k tile, in flight while this one is multiplied
+            const ra_i64 left = ke - kb - (kt + 1) * BK;
+            klim = left < BK ? (int)left : BK;
+            la.advance();
+            lb.advance();
+            la.template fetch<DIRECT>((T*)nA, klim, A);
+            lb.template fetch<DIRECT>((T*)nB, klim, B);
+        }
+        const PA* cA = sA + cur * BK * G::RA_ + tx;
+        const PB* cB = sB + cur * BK * G::RB_ + ty;
+        // AMD: unrolled by 4, not fully: a full unroll lets its scheduler hoist every shared
+        // load of the tile (gfx90a, 64 x 64 float tiles: 246 VGPRs; by 4: 102)
+#if defined(RA_HIP)
+#pragma unroll 4
+#else
+#pragma unroll
+#endif
+        for (int kk = 0; kk < BK; ++kk) {
+            PA a[G::GA];
+            PB b[G::GB];
+#pragma unroll
+            for (int g = 0; g < G::GA; ++g) a[g] = cA[kk * G::RA_ + (g * G::SPAN_A) / G::VA];
+#pragma unroll
+            for (int g = 0; g < G::GB; ++g) b[g] = cB[kk * G::RB_ + (g * G::SPAN_B) / G::VB];
+#pragma unroll
+            for (int r = 0; r < TM; ++r)
+#pragma unroll
+                for (int c = 0; c < TN; ++c)
+                    acc[r][c] = ra_rocblas3_madd(a[r / G::VA].v[r % G::VA], b[c / G::VB].v[c % G::VB], acc[r][c]);
+        }
+        if (more) {  // the other buffer was last read before the previous barrier
+            la.template land<DIRECT>((T*)nA);
+            lb.template land<DIRECT>((T*)nB);
+        }
+        __syncthreads();
+        cur ^= 1;
+    }
+}
+
+template <typename T, int BM, int BN, int BK, int TM, int TN, int DIRECT = 0>
 __global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK, ra_rocblas3_min_blocks<T>)
 ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, ra_i64 lda,
                 const T* __restrict__ B, ra_i64 ldb, T beta, T* __restrict__ C, ra_i64 ldc, int flags,
                 ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c, ra_i64 k_per_split,
                 T* __restrict__ ws, const T* __restrict__ bias) {
-    constexpr int TDM = BM / TM;  // threads along m
-    constexpr int TDN = BN / TN;  // threads along n
-    static_assert(TDM * TDN == RA_ROCBLAS3_BLOCK, "micro-tile geometry");
-    constexpr int VA = ra_rocblas3_width<T, TM>::V;
-    constexpr int VB = ra_rocblas3_width<T, TN>::V;
-    static_assert(TM % VA == 0 && TN % VB == 0, "vector groups");
-    constexpr int GA = TM / VA, GB = TN / VB;          // vector groups per thread
-    constexpr int SPAN_A = TDM * VA, SPAN_B = TDN * VB;  // rows between a thread's groups
-    constexpr int LDA_S = BM + VA, LDB_S = BN + VB;      // padded shared rows
-    typedef ra_rocblas3_vec<T, VA> PA;
-    typedef ra_rocblas3_vec<T, VB> PB;
+    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN> G;
+    constexpr int VA = G::VA, VB = G::VB, SPAN_A = G::SPAN_A, SPAN_B = G::SPAN_B;
+    static_assert(!DIRECT || ra_rocblas3_real<T>, "the direct copies cannot conjugate");
 
-    __shared__ PA sAv[2][BK][LDA_S / VA];
-    __shared__ PB sBv[2][BK][LDB_S / VB];
+    __shared__ typename G::PA sAv[2 * BK * G::RA_];
+    __shared__ typename G::PB sBv[2 * BK * G::RB_];
 
     const ra_i64 tiles_m = (M + BM - 1) / BM;
     const ra_i64 bid = (ra_i64)blockIdx.x;
     const ra_i64 m0 = (bid % tiles_m) * BM;
     const ra_i64 n0 = (bid / tiles_m) * BN;
-    const int tx = (int)threadIdx.x % TDM;
-    const int ty = (int)threadIdx.x / TDM;
+    const int tx = (int)threadIdx.x % G::TDM;
+    const int ty = (int)threadIdx.x / G::TDM;
     const ra_i64 batch = (ra_i64)blockIdx.y;
     A += batch * stride_a;
     B += batch * stride_b;
@@ -194,49 +359,19 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
 #pragma unroll
         for (int c = 0; c < TN; ++c) acc[r][c] = ra_traits<T>::zero();
 
-    const ra_i64 ktiles = ke > kb ? (ke - kb + BK - 1) / BK : 0;
-    if (ktiles > 0) {
-        ra_rocblas3_loader<T, BM, BK> la;
-        ra_rocblas3_loader<T, BN, BK> lb;
-        la.load(A, lda, a_rows, a_conj, m0, M, kb, ke);
-        lb.load(B, ldb, b_rows, b_conj, n0, N, kb, ke);
-        la.template store<LDA_S>((T*)sAv[0], a_rows);
-        lb.template store<LDB_S>((T*)sBv[0], b_rows);
-        __syncthreads();
-        int cur = 0;
-        for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-            const bool more = kt + 1 < ktiles;
-            if (more) {  // the next k tile, in flight while this one is multiplied
-                la.load(A, lda, a_rows, a_conj, m0, M, kb + (kt + 1) * BK, ke);
-                lb.load(B, ldb, b_rows, b_conj, n0, N, kb + (kt + 1) * BK, ke);
-            }
-            // AMD: unrolled by 4, not fully: a full unroll lets its scheduler hoist every shared
-            // load of the tile (gfx90a, 64 x 64 float tiles: 246 VGPRs; by 4: 102)
-#if defined(RA_HIP)
-#pragma unroll 4
-#else
-#pragma unroll
-#endif
-            for (int kk = 0; kk < BK; ++kk) {
-                PA a[GA];
-                PB b[GB];
-#pragma unroll
-                for (int g = 0; g < GA; ++g) a[g] = sAv[cur][kk][(g * SPAN_A) / VA + tx];
-#pragma unroll
-                for (int g = 0; g < GB; ++g) b[g] = sBv[cur][kk][(g * SPAN_B) / VB + ty];
-#pragma unroll
-                for (int r = 0; r < TM; ++r)
-#pragma unroll
-                    for (int c = 0; c < TN; ++c)
-                        acc[r][c] = ra_rocblas3_madd(a[r / VA].v[r % VA], b[c / VB].v[c % VB], acc[r][c]);
-            }
-            if (more) {  // the other buffer was last read before the previous barrier
-                la.template store<LDA_S>((T*)sAv[cur ^ 1], a_rows);
-                lb.template store<LDB_S>((T*)sBv[cur ^ 1], b_rows);
-            }
-            __syncthreads();
-            cur ^= 1;
-        }
+    if (ke > kb) {
+        if (a_rows && b_rows)
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 1, 1>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
+                                                                    b_conj, n0, N, kb, ke, tx, ty);
+        else if (a_rows)
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 1, 0>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
+                                                                    b_conj, n0, N, kb, ke, tx, ty);
+        else if (b_rows)
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 0, 1>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
+                                                                    b_conj, n0, N, kb, ke, tx, ty);
+        else
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 0, 0>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
+                                                                    b_conj, n0, N, kb, ke, tx, ty);
     }
 
     const bool split = gridDim.z > 1;
@@ -398,17 +533,24 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     if (ktiles > 0) {
         ra_rocblas3_loader<double, BM, BK> la;
         ra_rocblas3_loader<double, BN, BK> lb;
-        la.load(A, lda, a_rows, false, m0, M, kb, ke);
-        lb.load(B, ldb, b_rows, false, n0, N, kb, ke);
-        la.template store<LDA_S>(&sA0[0][0], a_rows);
-        lb.template store<LDB_S>(&sB0[0][0], b_rows);
+        la.template init<LDA_S>(A, lda, a_rows, false, m0, M, kb);
+        lb.template init<LDB_S>(B, ldb, b_rows, false, n0, N, kb);
+        int klim = ke - kb < BK ? (int)(ke - kb) : BK;
+        la.load(klim);
+        lb.load(klim);
+        la.store(&sA0[0][0]);
+        lb.store(&sB0[0][0]);
         __syncthreads();
         int cur = 0;
         for (ra_i64 kt = 0; kt < ktiles; ++kt) {
             const bool more = kt + 1 < ktiles;
             if (more) {
-                la.load(A, lda, a_rows, false, m0, M, kb + (kt + 1) * BK, ke);
-                lb.load(B, ldb, b_rows, false, n0, N, kb + (kt + 1) * BK, ke);
+                const ra_i64 left = ke - kb - (kt + 1) * BK;
+                klim = left < BK ? (int)left : BK;
+                la.advance();
+                lb.advance();
+                la.load(klim);
+                lb.load(klim);
             }
             RowA* sA = sA0 + cur * BK;
             RowB* sB = sB0 + cur * BK;
@@ -431,8 +573,8 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                     for (int g = 0; g < FN; ++g) MMA::mma(a[f], b[g], acc[f][g]);
             }
             if (more) {
-                la.template store<LDA_S>(&sA0[(cur ^ 1) * BK][0], a_rows);
-                lb.template store<LDB_S>(&sB0[(cur ^ 1) * BK][0], b_rows);
+                la.store(&sA0[(cur ^ 1) * BK][0]);
+                lb.store(&sB0[(cur ^ 1) * BK][0]);
             }
             __syncthreads();
             cur ^= 1;
