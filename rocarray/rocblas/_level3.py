@@ -27,9 +27,11 @@ memory; the operand tiles are double-buffered in shared memory and the next k ti
 registers while the current one is multiplied, or (the "direct" float32 tiles, NVIDIA sm_80+)
 copied straight into shared memory with ``cp.async``. Tile shapes (:data:`TILES`): float32
 128 x 128 of 8 x 8 (64 FMAs per four 16-byte shared loads; k tiles of 8 or 16) and 64 x 64 of
-4 x 4, float64 and complex 64 x 64 of 4 x 4. The grid's y dimension runs strided batches and z
-split-K parts (partials in a per-stream workspace, added in order by a finish kernel:
-deterministic).
+4 x 4, float64 and complex 64 x 64 of 4 x 4. float32 variants the tuning compares: a warp-tiled
+thread layout (each warp owns a compact 64 x 32 or 32 x 64 piece of C), a ring of three k tiles
+in flight (dynamic shared memory), a 64 x 256 tile for skinny problems and a 256 x 128 tile of
+16 x 8 (one block per multiprocessor). The grid's y dimension runs strided batches and z split-K
+parts (partials in a per-stream workspace, added in order by a finish kernel: deterministic).
 
 Which tile and how many split-K parts (:func:`choose_plan`): a heuristic fills the device (the
 largest tile that still gives about a wave of blocks; split-K when even the small tile leaves
@@ -80,48 +82,91 @@ _NOT_YET = ("float16", "bfloat16")
 
 
 class Tile(tuple):
-    """A tile shape ``(BM, BN, BK, TM, TN, DIRECT)`` of the SIMT kernel template.
+    """A tile shape ``(BM, BN, BK, TM, TN, DIRECT, LM, LN, STAGES)`` of the SIMT kernel template.
 
     ``DIRECT = 1``: the operand tiles are copied straight into shared memory (``cp.async`` on
     NVIDIA sm_80+, real data only) instead of being staged in registers; named ``'BMxBNxBKd'``.
     The register-staged tiles keep their names ``'BMxBN'`` (tuning DB entries stay valid).
+    ``LM, LN > 0``: the warp-tiled thread layout (groups of ``LM x LN`` threads own compact warp
+    tiles of C), name suffix ``'wLMxLN'``; ``STAGES >= 3`` (direct only): a ring of that many k
+    tiles in dynamic shared memory, suffix ``'rSTAGES'``. Defaults (0, 0, 2) are left out of the
+    name expression, so the existing instantiations keep their names.
     """
 
     __slots__ = ()
     mma = False
 
-    def __new__(cls, bm, bn, bk, tm, tn, direct=0):
-        return super().__new__(cls, (bm, bn, bk, tm, tn, int(direct)))
+    def __new__(cls, bm, bn, bk, tm, tn, direct=0, lm=0, ln=0, stages=2):
+        return super().__new__(cls, (bm, bn, bk, tm, tn, int(direct), int(lm), int(ln), int(stages)))
 
     @property
     def direct(self):
         return bool(self[5])
 
     @property
+    def stages(self):
+        return self[8]
+
+    @property
     def name(self):
-        return f"{self[0]}x{self[1]}x{self[2]}d" if self.direct else f"{self[0]}x{self[1]}"
+        if not self.direct:
+            return f"{self[0]}x{self[1]}"
+        warp = f"w{self[6]}x{self[7]}" if self[6] else ""
+        ring = f"r{self[8]}" if self[8] > 2 else ""
+        return f"{self[0]}x{self[1]}x{self[2]}d{warp}{ring}"
+
+    def template_args(self):
+        """The template arguments after the element type, trailing defaults left out."""
+        args = list(self)
+        defaults = (0, 0, 0, 2)  # DIRECT, LM, LN, STAGES
+        while len(args) > 5 and args[-1] == defaults[len(args) - 6]:
+            args.pop()
+        return tuple(args)
 
 
 class MmaTile(tuple):
-    """A tile shape ``(BM, BN, BK)`` of the float64 matrix-instruction kernel, named ``'mmaBMxBNxBK'``."""
+    """A tile shape ``(BM, BN, BK, STAGES, K16)`` of the float64 matrix-instruction kernel.
+
+    ``STAGES = 0``: two k tiles in shared memory, the next one staged through registers; named
+    ``'mmaBMxBNxBK'`` (tuning DB entries stay valid). ``STAGES >= 2`` (direct, NVIDIA sm_80+): a
+    ring of ``STAGES`` k tiles filled by ``cp.async`` copies, ``STAGES - 1`` ahead; named
+    ``'mmaBMxBNxBKdSTAGES'``. ``K16 = 1``: the sm_90 instruction of k 16 (m16n8k16, half the
+    issue slots of m16n8k8; elsewhere the usual one), name suffix ``'k16'``.
+    """
 
     __slots__ = ()
     mma = True
 
-    def __new__(cls, bm, bn, bk):
-        return super().__new__(cls, (bm, bn, bk))
+    def __new__(cls, bm, bn, bk, stages=0, k16=0):
+        return super().__new__(cls, (bm, bn, bk, int(stages), int(k16)))
+
+    def template_args(self):
+        """The kernel's template arguments, trailing defaults (STAGES = 0, K16 = 0) left out."""
+        args = list(self)
+        while len(args) > 3 and args[-1] == 0:
+            args.pop()
+        return tuple(args)
+
+    @property
+    def direct(self):
+        return self[3] >= 2
 
     @property
     def name(self):
-        return f"mma{self[0]}x{self[1]}x{self[2]}"
+        return f"mma{self[0]}x{self[1]}x{self[2]}" + (f"d{self[3]}" if self.direct else "") + ("k16" if self[4] else "")
 
 
 #: SIMT tile shapes per dtype, the largest first (the heuristic's preference order). float32:
 #: the direct-copy tiles first (no registers hold the next k tile: 128 x 128 fits two blocks per
-#: multiprocessor without a spill), then the register-staged ones they are compared against.
+#: multiprocessor without a spill; 128x128x16d, 42.0 TFLOP/s at 8192^3 on the H200, is the
+#: default), the register-staged ones (AMD, older NVIDIA) and a 64 x 256 tile for skinny problems
+#: (64x8192x8192 with 8 split parts: 31.5 against 24.6 for 64x64x16d). The template also takes
+#: warp-tiled layouts (LM x LN threads per warp tile) and rings of k tiles (STAGES); on the H200
+#: none beat 128x128x16d (8x4 / 4x8 warp tiles 41.2, a ring of three 42.5 with a 48-byte spill,
+#: 256 x 128 of 16 x 8 39.0), so they are not offered.
 TILES = {
-    numpy.dtype("float32"): (Tile(128, 128, 8, 8, 8, 1), Tile(128, 128, 16, 8, 8, 1), Tile(128, 128, 8, 8, 8),
-                             Tile(64, 64, 16, 4, 4, 1), Tile(64, 64, 16, 4, 4)),
+    numpy.dtype("float32"): (Tile(128, 128, 16, 8, 8, 1), Tile(128, 128, 8, 8, 8),
+                             Tile(64, 64, 16, 4, 4, 1), Tile(64, 64, 16, 4, 4), Tile(64, 256, 16, 8, 8, 1)),
     numpy.dtype("float64"): (Tile(64, 64, 16, 4, 4),),
     numpy.dtype("complex64"): (Tile(64, 64, 8, 4, 4),),
     numpy.dtype("complex128"): (Tile(64, 64, 8, 4, 4),),
@@ -129,15 +174,34 @@ TILES = {
 #: float64 matrix-instruction tiles (NVIDIA sm_80+ DMMA, AMD gfx90a/gfx94x MFMA), largest first.
 #: (On the H200 at 8192^3: 128x128x16 32.6 TFLOP/s, 128x128x8 31.4, 64x64x16 27.6; 64x64x16 is
 #: the better one for mid sizes; 128x64x8 (20.0) and a SIMT 128x64 float64 tile (14.2) never won.)
-MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 16), MmaTile(128, 128, 8), MmaTile(64, 64, 16))}
+#: The direct tiles (NVIDIA only, listed first) keep a ring of 3 k tiles copied with ``cp.async``
+#: (at most 99 KB of shared memory, the opt-in limit of every sm_80+ part); ``k16`` uses sm_90's
+#: m16n8k16 DMMA. H200, TFLOP/s: 8192^3 128x128x16d3 42.8 (the old 128x128x16 32.8), 4097^3 and
+#: 256x256x65536 128x128x16d3k16 34.2 / 31.7, 64x8192x8192 64x64x16d3 26.3; 128x128x8d4 (40.8 at
+#: 8192^3) and 64x64x16d3k16 never won. AMD keeps the register-staged tiles after them.
+MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 16, 3), MmaTile(128, 128, 16, 3, 1), MmaTile(64, 64, 16, 3),
+                                      MmaTile(128, 128, 16), MmaTile(128, 128, 8), MmaTile(64, 64, 16))}
 #: Shared memory a block may use on AMD (64 KB of LDS); NVIDIA sm_80+ takes more with the opt-in.
 HIP_SHARED_LIMIT = 64 * 1024
 
 
 def mma_shared_bytes(tile):
-    """Dynamic shared memory of the float64 matrix kernel: two k tiles of A and B, rows padded by 4."""
-    bm, bn, bk = tile
-    return 2 * bk * (bm + 4 + bn + 4) * 8
+    """Dynamic shared memory of the float64 matrix kernel: two k tiles of A and B (``STAGES`` for
+    a direct tile ``(BM, BN, BK, STAGES)``), rows padded by 4."""
+    bm, bn, bk = tile[:3]
+    stages = tile[3] if len(tile) > 3 and tile[3] >= 2 else 2
+    return stages * bk * (bm + 4 + bn + 4) * 8
+
+
+def simt_shared_bytes(dtype, tile):
+    """Dynamic shared memory of a SIMT tile: 0 (static) except for a ring of k tiles
+    (``STAGES >= 3``): ``STAGES`` k tiles of A and B, rows padded by one 16-byte vector."""
+    bm, bn, bk, tm, tn = tile[:5]
+    if tile.stages <= 2:
+        return 0
+    itemsize = numpy.dtype(dtype).itemsize
+    fit = max(1, 16 // itemsize)
+    return tile.stages * bk * (bm + min(fit, tm) + bn + min(fit, tn)) * itemsize
 
 
 def has_f64_mma(info):
@@ -159,8 +223,10 @@ def tiles_for(dtype, mma):
     elsewhere their copies would be synchronous loads."""
     dtype = numpy.dtype(dtype)
     fast = MMA_TILES.get(dtype, ()) if mma else ()
-    if mma == "hip":
-        fast = tuple(t for t in fast if mma_shared_bytes(t) <= HIP_SHARED_LIMIT)
+    if mma == "hip":  # no cp.async: the direct tiles are NVIDIA's
+        fast = tuple(t for t in fast if mma_shared_bytes(t) <= HIP_SHARED_LIMIT and not t.direct)
+    elif mma == "cuda":  # every NVIDIA matrix-unit part (sm_80+) has cp.async: the direct tiles won
+        fast = tuple(t for t in fast if t.direct)
     simt = tuple(t for t in TILES[dtype] if mma == "cuda" or not t.direct)
     return fast + simt
 
@@ -179,9 +245,8 @@ def kernel_name(dtype, tile=None):
     dtype = numpy.dtype(dtype)
     tile = TILES[dtype][0] if tile is None else tile
     if tile.mma:
-        return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in tile)}>"
-    shape = tile if tile.direct else tile[:5]  # DIRECT defaults to 0 in the template
-    return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in shape)}>"
+        return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in tile.template_args())}>"
+    return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in tile.template_args())}>"
 
 
 def finish_name(dtype):
@@ -292,11 +357,14 @@ class Plan(tuple):
 
 def residency(dtype, tile):
     """Blocks of a tile's kernel resident per multiprocessor (an estimate from its registers on
-    sm_90: float32 tiles are bound to two; float64 SIMT, complex128 and the 128 x 128 float64
-    matrix tiles need more than 128 registers a thread, so one)."""
+    sm_90: float32 tiles are bound to two, except one for a 16 x 8 micro-tile; float64 SIMT,
+    complex128 and the 128 x 128 float64 matrix tiles need more than 128 registers a thread, so
+    one)."""
     dtype = numpy.dtype(dtype)
     if tile.mma:
         return 1 if tile[0] * tile[1] >= 128 * 128 else 2
+    if tile[3] * tile[4] > 64:  # float 16 x 8: 128 accumulators, one block (ra_rocblas3_fat)
+        return 1
     return 2 if dtype in (numpy.dtype("float32"), numpy.dtype("complex64")) else 1
 
 
@@ -379,7 +447,7 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
     itemsize = numpy.dtype(dtype).itemsize
     kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
     blocks = tiles_of(m, n, tile)
-    shared = mma_shared_bytes(tile) if tile.mma else 0
+    shared = mma_shared_bytes(tile) if tile.mma else simt_shared_bytes(dtype, tile)
     if shared > 48 * 1024 and kernel.max_dynamic_shared_size_bytes < shared:
         kernel.max_dynamic_shared_size_bytes = shared
     stride_a, stride_b, stride_c = strides

@@ -330,7 +330,7 @@ def no_launch(monkeypatch):
 
 
 def test_kernel_names():
-    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float, 128, 128, 8, 8, 8, 1>"
+    assert _level3.kernel_name(np.float32) == "ra_rocblas_gemm<float, 128, 128, 16, 8, 8, 1>"
     assert _level3.kernel_name(np.float32, _level3.Tile(128, 128, 8, 8, 8)) == "ra_rocblas_gemm<float, 128, 128, 8, 8, 8>"
     assert _level3.Tile(128, 128, 8, 8, 8).name == "128x128" and not _level3.Tile(128, 128, 8, 8, 8).direct
     assert _level3.Tile(128, 128, 16, 8, 8, 1).name == "128x128x16d"
@@ -355,28 +355,101 @@ def test_every_launched_kernel_is_registered_and_exists():
 
 def test_tile_shapes_fit_the_kernel_constraints():
     for dtype, tiles in _level3.TILES.items():
-        for bm, bn, bk, tm, tn, direct in tiles:
+        for tile in tiles:
+            bm, bn, bk, tm, tn, direct, lm, ln, stages = tile
             assert not direct or dtype.kind == "f"  # the direct copies cannot conjugate
             assert (bm // tm) * (bn // tn) == _level3.BLOCK
             assert bm * bk % _level3.BLOCK == 0 and bn * bk % _level3.BLOCK == 0
             assert _level3.BLOCK % bm == 0 and _level3.BLOCK % bn == 0 and _level3.BLOCK % bk == 0
+            assert stages == 2 or (direct and stages >= 3)  # a ring only with the direct copies
             vec = max(1, 16 // dtype.itemsize)
-            # double-buffered shared tiles within the 48 KB static limit
-            shared = 2 * bk * ((bm + min(vec, tm)) + (bn + min(vec, tn))) * dtype.itemsize
-            assert shared <= 48 * 1024, (dtype, bm, bn, shared)
+            stage = bk * ((bm + min(vec, tm)) + (bn + min(vec, tn))) * dtype.itemsize
+            if stages == 2:  # double-buffered static shared tiles within the 48 KB limit
+                assert 2 * stage <= 48 * 1024 and _level3.simt_shared_bytes(dtype, tile) == 0, tile
+            else:  # a ring in dynamic shared memory, within every sm_80+ part's 99 KB opt-in
+                assert _level3.simt_shared_bytes(dtype, tile) == stages * stage <= 99 * 1024, tile
+
+
+def _simt_layout(tile, dtype):
+    """(row, col) of C's tile for each (thread, r, c) of the kernel's micro-tiles (a mirror of
+    ra_rocblas3_geom's row0/col0 and the epilogue's index math)."""
+    bm, bn, bk, tm, tn, direct, lm, ln, stages = tile
+    vec = max(1, 16 // np.dtype(dtype).itemsize)
+    va, vb = min(vec, tm), min(vec, tn)
+    tdm, tdn = bm // tm, bn // tn
+    if lm:
+        wtm, wtn = (tm // va) * lm * va, (tn // vb) * ln * vb
+        wgm = bm // wtm
+        span_a, span_b = lm * va, ln * vb
+    else:
+        span_a, span_b = tdm * va, tdn * vb
+    cells = []
+    for t in range(_level3.BLOCK):
+        if lm:
+            lane, w = t % (lm * ln), t // (lm * ln)
+            row0 = (w % wgm) * wtm + (lane % lm) * va
+            col0 = (w // wgm) * wtn + (lane // lm) * vb
+        else:
+            row0, col0 = (t % tdm) * va, (t // tdm) * vb
+        for r in range(tm):
+            for c in range(tn):
+                cells.append(((r // va) * span_a + row0 + r % va, (c // vb) * span_b + col0 + c % vb))
+    return cells
+
+
+def test_every_thread_layout_covers_its_tile_once():
+    for dtype, tiles in _level3.TILES.items():
+        for tile in tiles:
+            cells = _simt_layout(tile, dtype)
+            assert sorted(cells) == [(i, j) for i in range(tile[0]) for j in range(tile[1])], tile.name
+    # the warp-tiled layout: each group of 8 x 4 threads owns a compact 64 x 32 piece of C
+    warp = _level3.Tile(128, 128, 16, 8, 8, 1, 8, 4)
+    cells = _simt_layout(warp, "float32")[: 32 * 64]
+    assert {i // 64 for i, _ in cells} == {0} and {j // 32 for _, j in cells} == {0}
+
+
+def test_simt_variant_names_and_defaults():
+    t = _level3.Tile(128, 128, 16, 8, 8, 1, 8, 4, 3)
+    assert t.name == "128x128x16dw8x4r3" and t.stages == 3
+    assert _level3.kernel_name("float32", t) == "ra_rocblas_gemm<float, 128, 128, 16, 8, 8, 1, 8, 4, 3>"
+    ring = _level3.Tile(128, 128, 16, 8, 8, 1, 0, 0, 3)
+    assert ring.name == "128x128x16dr3"
+    assert _level3.kernel_name("float32", ring) == "ra_rocblas_gemm<float, 128, 128, 16, 8, 8, 1, 0, 0, 3>"
+    assert _level3.simt_shared_bytes("float32", ring) == 3 * 16 * (132 + 132) * 4 > 48 * 1024
+    assert _level3.kernel_name("float32", _level3.Tile(128, 128, 16, 8, 8, 1, 4, 8)) == \
+        "ra_rocblas_gemm<float, 128, 128, 16, 8, 8, 1, 4, 8>"
+    for d in _level3.TILES:
+        names = [t.name for t in _level3.TILES[d]]
+        assert len(set(names)) == len(names) and not any("." in n for n in names)
+    # the default for large float32 problems: the direct 128 x 128 x 16 tile (fastest at 8192^3)
+    assert _level3.heuristic("float32", 8192, 8192, 8192, 132, mma="cuda")[0].name == "128x128x16d"
+    fat = _level3.Tile(256, 128, 8, 16, 8, 1)  # 16 x 8 micro-tiles: one block per multiprocessor
+    assert _level3.residency("float32", fat) == 1
+    assert "ra_rocblas3_fat<TM * TN>" in _compile.read_text(_level3.SOURCE)
+    # the skinny tile is a tuning candidate (with the splits that fill a wave)
+    skinny = {p.name for p in _level3.candidates("float32", 64, 8192, 8192, 132, "cuda")}
+    assert {"64x256x16d.s4", "64x256x16d.s8"} <= skinny
 
 
 def test_f64_matrix_tiles_and_devices():
     from types import SimpleNamespace as NS
 
-    for bm, bn, bk in _level3.MMA_TILES[np.dtype("float64")]:
+    for bm, bn, bk, stages, k16 in _level3.MMA_TILES[np.dtype("float64")]:
         for warp, (fm, fn) in ((32, (8, 8)), (64, (16, 16))):  # DMMA 8x8x4, MFMA 16x16x4
             wm, wn = _level3.BLOCK // warp // 2, 2
             assert bm % (wm * fm) == 0 and bn % (wn * fn) == 0 and bk % 4 == 0
-        assert _level3.mma_shared_bytes((bm, bn, bk)) == 2 * bk * (bm + 4 + bn + 4) * 8 <= 99 * 1024
+        assert stages == 0 or stages >= 2
+        assert not k16 or (stages and bk % 16 == 0)  # m16n8k16: whole instructions per k tile
+        # every sm_80+ part opts in to 99 KB of shared memory per block
+        ring = stages if stages else 2
+        assert _level3.mma_shared_bytes((bm, bn, bk, stages, k16)) == ring * bk * (bm + 4 + bn + 4) * 8 <= 99 * 1024
+        if not stages:
+            assert _level3.mma_shared_bytes((bm, bn, bk)) == _level3.mma_shared_bytes((bm, bn, bk, stages))
     hip = _level3.tiles_for("float64", "hip")
     assert all(_level3.mma_shared_bytes(t) <= 64 * 1024 for t in hip if t.mma) and hip[0].mma
-    assert len(_level3.tiles_for("float64", "cuda")) > len(hip)
+    cuda = _level3.tiles_for("float64", "cuda")
+    assert all(t.direct for t in cuda if t.mma) and cuda[0].name == "mma128x128x16d3"
+    assert not any(t.direct for t in hip if t.mma)
     assert _level3.has_f64_mma(NS(is_hip=False, arch="sm_90", compute_capability="90")) == "cuda"
     assert not _level3.has_f64_mma(NS(is_hip=False, arch="sm_75", compute_capability="75"))
     assert _level3.has_f64_mma(NS(is_hip=True, arch="gfx90a:sramecc+:xnack-", compute_capability="")) == "hip"
@@ -385,8 +458,28 @@ def test_f64_matrix_tiles_and_devices():
     assert _level3.tiles_for("float64", False) == _level3.TILES[np.dtype("float64")]
     assert _level3.tiles_for("float64", "cuda")[0].mma
     assert _level3.tiles_for("float32", "cuda") == _level3.TILES[np.dtype("float32")]
-    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma="cuda")[0].name == "mma128x128x16"
+    assert _level3.heuristic("float64", 8192, 8192, 8192, 132, mma="cuda")[0].name == "mma128x128x16d3"
     assert _level3.kernel_name("float64", _level3.MmaTile(128, 64, 8)) == "ra_rocblas_gemm_f64mma<128, 64, 8>"
+
+
+def test_f64_direct_matrix_tiles_are_nvidia_only():
+    # the ring of cp.async copies: named with its stage count, launched only on NVIDIA sm_80+
+    direct = _level3.MmaTile(128, 128, 16, 3)
+    assert direct.direct and direct.name == "mma128x128x16d3" and direct in _level3.MMA_TILES[np.dtype("float64")]
+    assert _level3.kernel_name("float64", direct) == "ra_rocblas_gemm_f64mma<128, 128, 16, 3>"
+    k16 = _level3.MmaTile(128, 128, 16, 3, 1)
+    assert k16.name == "mma128x128x16d3k16" and k16 in _level3.MMA_TILES[np.dtype("float64")]
+    assert _level3.kernel_name("float64", k16) == "ra_rocblas_gemm_f64mma<128, 128, 16, 3, 1>"
+    assert _level3.mma_shared_bytes(k16) == _level3.mma_shared_bytes(direct)
+    assert _level3.mma_shared_bytes(direct) == 3 * 16 * (132 + 132) * 8
+    assert not _level3.MmaTile(128, 128, 16).direct and _level3.MmaTile(128, 128, 16).name == "mma128x128x16"
+    cuda, hip = _level3.tiles_for("float64", "cuda"), _level3.tiles_for("float64", "hip")
+    assert any(t.mma and t.direct for t in cuda)
+    assert not any(t.mma and t.direct for t in hip) and not any(t.mma for t in _level3.tiles_for("float64", False))
+    assert _level3.kernel_name("float64", direct) in _level3.instantiations()
+    assert _level3.residency("float64", direct) == 1 and _level3.residency("float64", _level3.MmaTile(64, 64, 16, 3)) == 2
+    source = _compile.read_text(_level3.SOURCE)
+    assert "cp.async.wait_group" in source and "cp.async.commit_group" in source
 
 
 def test_flag_bits_and_geometry_match_the_source():
@@ -452,7 +545,7 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
     tile, splits = _level3.heuristic("float32", 256, 256, 65536, sms, mma="cuda")
     assert tile.name == "64x64x16d" and splits == 2 * sms // 16
     tile, splits = _level3.heuristic("float64", 256, 256, 65536, sms, mma="cuda")
-    assert tile.name == "mma64x64x16" and 16 * splits <= 2 * sms
+    assert tile.name == "mma64x64x16d3" and 16 * splits <= 2 * sms
 
 
 def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
@@ -466,9 +559,11 @@ def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
             assert s == 1 or k // s >= _level3.MIN_SPLIT_K
     assert _level3.split_count(64, 8192, 8192, t64, sms, 2) == 2  # 128 tiles: two parts fill 264 slots
     names = {p.name for p in _level3.candidates("float32", 64, 8192, 8192, sms, "cuda")}
-    assert {"64x64x16d.s1", "64x64x16d.s2", "128x128x8d.s2", "128x128x8d.s4", "128x128.s1"} <= names
+    assert {"64x64x16d.s1", "64x64x16d.s2", "128x128x16d.s2", "128x128x16d.s4", "128x128.s1",
+            "64x256x16d.s8"} <= names
     names = {p.name for p in _level3.candidates("float64", 256, 256, 65536, sms, "cuda")}
-    assert {"mma64x64x16.s8", "mma64x64x16.s16", "mma128x128x16.s33", "64x64.s8"} <= names
+    assert {"mma64x64x16d3.s8", "mma64x64x16d3.s16", "mma128x128x16d3.s33", "mma128x128x16d3k16.s33",
+            "64x64.s8"} <= names
     assert _level3.residency("float32", t64) == 2 and _level3.residency("float64", t64) == 1
     for mma in (False, "cuda", "hip"):  # the heuristic's plan is always a candidate (the DB's default)
         for dtype in _level3.TILES:

@@ -8,11 +8,13 @@
 // (rocarray/rocblas/_level3.py) has checked every bound and handles the no-op cases; it passes
 // k = 0 when alpha == 0 (then A and B are not read and C := act(beta * C + bias)).
 //
-// One template, ra_rocblas_gemm<T, BM, BN, BK, TM, TN, DIRECT>: a block of RA_ROCBLAS3_BLOCK (256)
-// threads owns a BM x BN tile of C and walks k in steps of BK; the transposes are runtime flags
-// applied where a tile is loaded (the k loop has one instance per pair of operand layouts, so its
-// address arithmetic is fixed at compile time). The Python layer registers only the tile shapes
-// it launches.
+// One template, ra_rocblas_gemm<T, BM, BN, BK, TM, TN, DIRECT, LM, LN, STAGES> (the last four
+// default to 0, 0, 0, 2; LM x LN: the warp-tiled thread layout, see ra_rocblas3_geom; STAGES >= 3:
+// a ring of k tiles for the direct copies, see ra_rocblas3_kloop_ring): a block of
+// RA_ROCBLAS3_BLOCK (256) threads owns a BM x BN tile of C and walks k in steps of BK; the
+// transposes are runtime flags applied where a tile is loaded (the k loop has one instance per
+// pair of operand layouts, so its address arithmetic is fixed at compile time). The Python layer
+// registers only the tile shapes it launches.
 //  * Thread (tx, ty) = (t % (BM / TM), t / (BM / TM)) computes a TM x TN register micro-tile.
 //    Its rows are TM / VA groups of VA consecutive rows, groups BM / (TM / VA) apart (VA = the
 //    elements of one 16-byte vector, at most TM): row g * BM * VA / TM + tx * VA + v. So each
@@ -238,9 +240,21 @@ template <typename T, int ROWS, int BK, int RC = -1> struct ra_rocblas3_loader {
 // contain a comma.)
 template <typename T>
 constexpr int ra_rocblas3_min_blocks = sizeof(T) == 4 ? 2 : 1;
+// One block for micro-tiles of more than 64 elements (float 16 x 8: 128 accumulators need up to
+// 255 registers; six 16-byte shared loads feed 128 FMAs, three quarters of an 8 x 8's share).
+template <int TMN> constexpr int ra_rocblas3_fat = TMN > 64 ? 1 : 0;
 
-// The geometry of one SIMT tile shape (see the top of the file).
-template <typename T, int BM, int BN, int BK, int TM, int TN> struct ra_rocblas3_geom {
+// The geometry of one SIMT tile shape (see the top of the file). LM = 0: the block-wide thread
+// layout, thread (tx, ty) = (t % TDM, t / TDM). LM, LN > 0: the warp-tiled layout. Each group of
+// LM * LN consecutive threads (one NVIDIA warp for 8 x 4 or 4 x 8) owns a warp tile of
+// (GA * LM * VA) x (GB * LN * VB) elements of C, the groups laid out m fastest; lane (lm, ln) =
+// (l % LM, l / LM) of a group holds the 4 x 4 (VA x VB) blocks at rows g * LM * VA + lm * VA and
+// columns h * LN * VB + ln * VB of its warp tile (float 8 x 8: split 2 x 2). A warp's fragment
+// loads then touch LM consecutive vectors of A and LN of B (8 x 4: an 8-lane phase reads 128
+// consecutive bytes of A and broadcasts one vector of B), and a warp's micro-tiles cover a
+// compact piece of C (float 128 x 128, 8 x 4 lanes: 64 rows by half as many columns) instead of
+// a 128 x 16 strip: per k step a warp reads 96 distinct floats of shared memory instead of 144.
+template <typename T, int BM, int BN, int BK, int TM, int TN, int LM = 0, int LN = 0> struct ra_rocblas3_geom {
     static constexpr int TDM = BM / TM;  // threads along m
     static constexpr int TDN = BN / TN;  // threads along n
     static_assert(TDM * TDN == RA_ROCBLAS3_BLOCK, "micro-tile geometry");
@@ -248,23 +262,80 @@ template <typename T, int BM, int BN, int BK, int TM, int TN> struct ra_rocblas3
     static constexpr int VB = ra_rocblas3_width<T, TN>::V;
     static_assert(TM % VA == 0 && TN % VB == 0, "vector groups");
     static constexpr int GA = TM / VA, GB = TN / VB;          // vector groups per thread
-    static constexpr int SPAN_A = TDM * VA, SPAN_B = TDN * VB;  // rows between a thread's groups
+    static constexpr bool WARPED = LM > 0;
+    static constexpr int WTM = WARPED ? GA * LM * VA : BM, WTN = WARPED ? GB * LN * VB : BN;  // warp tile
+    static constexpr int WGM = BM / WTM;  // warp tiles along m
+    static_assert(!WARPED || (LN > 0 && WTM * WGM == BM && BN % WTN == 0 &&
+                              WGM * (BN / WTN) * LM * LN == RA_ROCBLAS3_BLOCK), "warp tiling");
+    // rows between a thread's groups
+    static constexpr int SPAN_A = WARPED ? LM * VA : TDM * VA, SPAN_B = WARPED ? LN * VB : TDN * VB;
+    // a thread's first row and column in the tile, in vectors
+    RA_DEVICE static int row0(int t) {
+        if (!WARPED) return t % TDM;
+        const int l = t % (WARPED ? LM * LN : 1), w = t / (WARPED ? LM * LN : 1);
+        return ((w % WGM) * WTM) / VA + l % (WARPED ? LM : 1);
+    }
+    RA_DEVICE static int col0(int t) {
+        if (!WARPED) return t / TDM;
+        const int l = t % (WARPED ? LM * LN : 1), w = t / (WARPED ? LM * LN : 1);
+        return ((w / WGM) * WTN) / VB + l / (WARPED ? LM : 1);
+    }
     static constexpr int LDA_S = BM + VA, LDB_S = BN + VB;      // padded shared rows
     static constexpr int RA_ = LDA_S / VA, RB_ = LDB_S / VB;    // vectors per shared row
     typedef ra_rocblas3_vec<T, VA> PA;
     typedef ra_rocblas3_vec<T, VB> PB;
 };
 
+// Completion of the direct copies in groups (NVIDIA sm_80+; elsewhere the copies are complete
+// when issued): a group closes this thread's copies issued since the last one, and the wait
+// returns once at most N of its newest groups are still in flight.
+RA_DEVICE void ra_rocblas3_async_commit() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N> RA_DEVICE void ra_rocblas3_async_wait() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// One k tile of the product: acc += the BK columns of op(A) at cA times the BK rows of op(B) at
+// cB (shared tiles, this thread's first vectors).
+template <typename G, int BK, typename T, int TM, int TN>
+RA_DEVICE void ra_rocblas3_tile_fma(T (&acc)[TM][TN], const typename G::PA* cA, const typename G::PB* cB) {
+    // AMD: unrolled by 4, not fully: a full unroll lets its scheduler hoist every shared
+    // load of the tile (gfx90a, 64 x 64 float tiles: 246 VGPRs; by 4: 102)
+#if defined(RA_HIP)
+#pragma unroll 4
+#else
+#pragma unroll
+#endif
+    for (int kk = 0; kk < BK; ++kk) {
+        typename G::PA a[G::GA];
+        typename G::PB b[G::GB];
+#pragma unroll
+        for (int g = 0; g < G::GA; ++g) a[g] = cA[kk * G::RA_ + (g * G::SPAN_A) / G::VA];
+#pragma unroll
+        for (int g = 0; g < G::GB; ++g) b[g] = cB[kk * G::RB_ + (g * G::SPAN_B) / G::VB];
+#pragma unroll
+        for (int r = 0; r < TM; ++r)
+#pragma unroll
+            for (int c = 0; c < TN; ++c)
+                acc[r][c] = ra_rocblas3_madd(a[r / G::VA].v[r % G::VA], b[c / G::VB].v[c % G::VB], acc[r][c]);
+    }
+}
+
 // The k loop of one block: acc += op(A) tile rows x op(B) tile columns over [kb, ke). sA and sB
 // are the double-buffered shared tiles ([2][BK][RA_] and [2][BK][RB_] vectors). The layouts of
 // op(A) and op(B) in memory (RA, RB: rows contiguous or not) are template arguments, so the
 // loaders' strides are constant multiples of lda/ldb; the kernel runs one of four instances.
-template <typename T, int BM, int BN, int BK, int TM, int TN, int DIRECT, int RA, int RB>
-RA_DEVICE void ra_rocblas3_kloop(T (&acc)[TM][TN], typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN>::PA* sA,
-                                 typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN>::PB* sB, const T* A, ra_i64 lda,
-                                 bool a_conj, ra_i64 m0, ra_i64 M, const T* B, ra_i64 ldb, bool b_conj, ra_i64 n0,
-                                 ra_i64 N, ra_i64 kb, ra_i64 ke, int tx, int ty) {
-    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN> G;
+template <typename T, int BM, int BN, int BK, int TM, int TN, int DIRECT, int RA, int RB, int LM = 0, int LN = 0>
+RA_DEVICE void ra_rocblas3_kloop(T (&acc)[TM][TN], typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN>::PA* sA,
+                                 typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN>::PB* sB, const T* A,
+                                 ra_i64 lda, bool a_conj, ra_i64 m0, ra_i64 M, const T* B, ra_i64 ldb, bool b_conj,
+                                 ra_i64 n0, ra_i64 N, ra_i64 kb, ra_i64 ke, int tx, int ty) {
+    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN> G;
     typedef typename G::PA PA;
     typedef typename G::PB PB;
     const ra_i64 ktiles = (ke - kb + BK - 1) / BK;
@@ -291,28 +362,7 @@ RA_DEVICE void ra_rocblas3_kloop(T (&acc)[TM][TN], typename ra_rocblas3_geom<T, 
             la.template fetch<DIRECT>((T*)nA, klim, A);
             lb.template fetch<DIRECT>((T*)nB, klim, B);
         }
-        const PA* cA = sA + cur * BK * G::RA_ + tx;
-        const PB* cB = sB + cur * BK * G::RB_ + ty;
-        // AMD: unrolled by 4, not fully: a full unroll lets its scheduler hoist every shared
-        // load of the tile (gfx90a, 64 x 64 float tiles: 246 VGPRs; by 4: 102)
-#if defined(RA_HIP)
-#pragma unroll 4
-#else
-#pragma unroll
-#endif
-        for (int kk = 0; kk < BK; ++kk) {
-            PA a[G::GA];
-            PB b[G::GB];
-#pragma unroll
-            for (int g = 0; g < G::GA; ++g) a[g] = cA[kk * G::RA_ + (g * G::SPAN_A) / G::VA];
-#pragma unroll
-            for (int g = 0; g < G::GB; ++g) b[g] = cB[kk * G::RB_ + (g * G::SPAN_B) / G::VB];
-#pragma unroll
-            for (int r = 0; r < TM; ++r)
-#pragma unroll
-                for (int c = 0; c < TN; ++c)
-                    acc[r][c] = ra_rocblas3_madd(a[r / G::VA].v[r % G::VA], b[c / G::VB].v[c % G::VB], acc[r][c]);
-        }
+        ra_rocblas3_tile_fma<G, BK>(acc, sA + cur * BK * G::RA_ + tx, sB + cur * BK * G::RB_ + ty);
         if (more) {  // the other buffer was last read before the previous barrier
             la.template land<DIRECT>((T*)nA);
             lb.template land<DIRECT>((T*)nB);
@@ -322,25 +372,92 @@ RA_DEVICE void ra_rocblas3_kloop(T (&acc)[TM][TN], typename ra_rocblas3_geom<T, 
     }
 }
 
-template <typename T, int BM, int BN, int BK, int TM, int TN, int DIRECT = 0>
-__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK, ra_rocblas3_min_blocks<T>)
+// The k loop of the direct tiles with a ring of STAGES (>= 3) k tiles in shared memory (sA:
+// [STAGES][BK][RA_] vectors, sB likewise): STAGES - 1 tiles are in flight while one is multiplied,
+// so a copy has STAGES - 1 tiles of arithmetic to land instead of one. One barrier per k tile: at
+// the top of step kt this thread's copies of tile kt have landed (every older group done), and
+// after the barrier every thread's have, and every thread has finished reading tile kt - 1, whose
+// stage then takes tile kt + STAGES - 1. Every step commits one group (possibly empty), so "at
+// most STAGES - 2 groups pending" always means "tile kt complete".
+template <typename T, int BM, int BN, int BK, int TM, int TN, int STAGES, int RA, int RB, int LM, int LN>
+RA_DEVICE void ra_rocblas3_kloop_ring(T (&acc)[TM][TN],
+                                      typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN>::PA* sA,
+                                      typename ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN>::PB* sB, const T* A,
+                                      ra_i64 lda, ra_i64 m0, ra_i64 M, const T* B, ra_i64 ldb, ra_i64 n0, ra_i64 N,
+                                      ra_i64 kb, ra_i64 ke, int tx, int ty) {
+    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN> G;
+    constexpr int SA = BK * G::RA_, SB = BK * G::RB_;  // vectors of one stage
+    static_assert(STAGES >= 3, "a ring of at least three k tiles");
+    const ra_i64 ktiles = (ke - kb + BK - 1) / BK;
+    ra_rocblas3_loader<T, BM, BK, RA> la;
+    ra_rocblas3_loader<T, BN, BK, RB> lb;
+    la.template init<G::LDA_S>(A, lda, RA == 1, false, m0, M, kb);
+    lb.template init<G::LDB_S>(B, ldb, RB == 1, false, n0, N, kb);
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) {
+            if (s > 0) {
+                la.advance();
+                lb.advance();
+            }
+            const ra_i64 left = ke - kb - (ra_i64)s * BK;
+            const int klim = left < BK ? (int)left : BK;
+            la.copy((T*)(sA + s * SA), klim, A);
+            lb.copy((T*)(sB + s * SB), klim, B);
+        }
+        ra_rocblas3_async_commit();
+    }
+    int cur = 0, nxt = STAGES - 1;  // the stages of tiles kt and kt + STAGES - 1
+    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+        ra_rocblas3_async_wait<STAGES - 2>();
+        __syncthreads();
+        if (kt + STAGES - 1 < ktiles) {
+            la.advance();
+            lb.advance();
+            const ra_i64 left = ke - kb - (kt + STAGES - 1) * BK;
+            const int klim = left < BK ? (int)left : BK;
+            la.copy((T*)(sA + nxt * SA), klim, A);
+            lb.copy((T*)(sB + nxt * SB), klim, B);
+        }
+        ra_rocblas3_async_commit();
+        ra_rocblas3_tile_fma<G, BK>(acc, sA + cur * SA + tx, sB + cur * SB + ty);
+        cur = cur + 1 == STAGES ? 0 : cur + 1;
+        nxt = nxt + 1 == STAGES ? 0 : nxt + 1;
+    }
+    ra_rocblas3_async_wait<0>();  // no copy outlives the block (the last groups are empty)
+}
+
+// The ring's shared memory is dynamic (three 128 x 128 x 16 float stages take 50.7 KB, over the
+// 48 KB of static shared memory; the Python layer sets NVIDIA's opt-in); 16-byte units.
+struct alignas(16) ra_rocblas3_smem_unit {
+    float v[4];
+};
+extern __shared__ ra_rocblas3_smem_unit ra_rocblas3_ring_smem[];
+
+template <typename T, int BM, int BN, int BK, int TM, int TN, int DIRECT = 0, int LM = 0, int LN = 0, int STAGES = 2>
+__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK, ra_rocblas3_min_blocks<T> - ra_rocblas3_fat<TM * TN>)
 ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, ra_i64 lda,
                 const T* __restrict__ B, ra_i64 ldb, T beta, T* __restrict__ C, ra_i64 ldc, int flags,
                 ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c, ra_i64 k_per_split,
                 T* __restrict__ ws, const T* __restrict__ bias) {
-    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN> G;
+    typedef ra_rocblas3_geom<T, BM, BN, BK, TM, TN, LM, LN> G;
     constexpr int VA = G::VA, VB = G::VB, SPAN_A = G::SPAN_A, SPAN_B = G::SPAN_B;
     static_assert(!DIRECT || ra_rocblas3_real<T>, "the direct copies cannot conjugate");
+    static_assert(STAGES == 2 || (DIRECT && STAGES >= 3), "a ring of k tiles needs the direct copies");
+    constexpr bool RING = STAGES > 2;
 
-    __shared__ typename G::PA sAv[2 * BK * G::RA_];
-    __shared__ typename G::PB sBv[2 * BK * G::RB_];
+    // two stages: static; a ring: dynamic (ra_rocblas3_ring_smem, STAGES stages of A, then of B)
+    __shared__ typename G::PA sAs[RING ? 1 : 2 * BK * G::RA_];
+    __shared__ typename G::PB sBs[RING ? 1 : 2 * BK * G::RB_];
+    typename G::PA* sAv = RING ? reinterpret_cast<typename G::PA*>(ra_rocblas3_ring_smem) : sAs;
+    typename G::PB* sBv = RING ? reinterpret_cast<typename G::PB*>(sAv + STAGES * BK * G::RA_) : sBs;
 
     const ra_i64 tiles_m = (M + BM - 1) / BM;
     const ra_i64 bid = (ra_i64)blockIdx.x;
     const ra_i64 m0 = (bid % tiles_m) * BM;
     const ra_i64 n0 = (bid / tiles_m) * BN;
-    const int tx = (int)threadIdx.x % G::TDM;
-    const int ty = (int)threadIdx.x / G::TDM;
+    const int tx = G::row0((int)threadIdx.x);  // in vectors
+    const int ty = G::col0((int)threadIdx.x);
     const ra_i64 batch = (ra_i64)blockIdx.y;
     A += batch * stride_a;
     B += batch * stride_b;
@@ -359,19 +476,35 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
 #pragma unroll
         for (int c = 0; c < TN; ++c) acc[r][c] = ra_traits<T>::zero();
 
-    if (ke > kb) {
+    if constexpr (RING) {  // one instance of each k loop per pair of operand layouts
+        if (ke > kb) {
+            constexpr int S = STAGES;
+            if (a_rows && b_rows)
+                ra_rocblas3_kloop_ring<T, BM, BN, BK, TM, TN, S, 1, 1, LM, LN>(
+                    acc, sAv, sBv, A, lda, m0, M, B, ldb, n0, N, kb, ke, tx, ty);
+            else if (a_rows)
+                ra_rocblas3_kloop_ring<T, BM, BN, BK, TM, TN, S, 1, 0, LM, LN>(
+                    acc, sAv, sBv, A, lda, m0, M, B, ldb, n0, N, kb, ke, tx, ty);
+            else if (b_rows)
+                ra_rocblas3_kloop_ring<T, BM, BN, BK, TM, TN, S, 0, 1, LM, LN>(
+                    acc, sAv, sBv, A, lda, m0, M, B, ldb, n0, N, kb, ke, tx, ty);
+            else
+                ra_rocblas3_kloop_ring<T, BM, BN, BK, TM, TN, S, 0, 0, LM, LN>(
+                    acc, sAv, sBv, A, lda, m0, M, B, ldb, n0, N, kb, ke, tx, ty);
+        }
+    } else if (ke > kb) {
         if (a_rows && b_rows)
-            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 1, 1>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
-                                                                    b_conj, n0, N, kb, ke, tx, ty);
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 1, 1, LM, LN>(
+                acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb, b_conj, n0, N, kb, ke, tx, ty);
         else if (a_rows)
-            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 1, 0>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
-                                                                    b_conj, n0, N, kb, ke, tx, ty);
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 1, 0, LM, LN>(
+                acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb, b_conj, n0, N, kb, ke, tx, ty);
         else if (b_rows)
-            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 0, 1>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
-                                                                    b_conj, n0, N, kb, ke, tx, ty);
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 0, 1, LM, LN>(
+                acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb, b_conj, n0, N, kb, ke, tx, ty);
         else
-            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 0, 0>(acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb,
-                                                                    b_conj, n0, N, kb, ke, tx, ty);
+            ra_rocblas3_kloop<T, BM, BN, BK, TM, TN, DIRECT, 0, 0, LM, LN>(
+                acc, sAv, sBv, A, lda, a_conj, m0, M, B, ldb, b_conj, n0, N, kb, ke, tx, ty);
     }
 
     const bool split = gridDim.z > 1;
@@ -481,13 +614,131 @@ struct ra_rocblas3_f64mma {
 };
 #endif
 
-template <int BM, int BN, int BK>
+// sm_90 also has mma.sync.aligned.m16n8k16.row.col.f64 (PTX ISA, "Matrix fragments for
+// mma.m16n8k16" with .f64): twice the k of m16n8k8 per instruction (half the issue slots per
+// product), A(g + 8 (r & 1), t + 4 (r >> 1)) for r < 8, B(t + 4 r, g) for r < 4, C as m16n8k8.
+// The K16 tiles use it; on other targets they run the instruction above.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+struct ra_rocblas3_f64mma_k16 {
+    static constexpr int M = 16, N = 8, K = 16, AR = 8, BR = 4, ACC = 4;
+    RA_DEVICE static int a_row(int l, int r) { return l / 4 + 8 * (r & 1); }
+    RA_DEVICE static int a_k(int l, int r) { return l % 4 + 4 * (r >> 1); }
+    RA_DEVICE static int b_k(int l, int r) { return l % 4 + 4 * r; }
+    RA_DEVICE static int b_col(int l, int) { return l / 4; }
+    RA_DEVICE static int c_row(int l, int i) { return l / 4 + 8 * (i >> 1); }
+    RA_DEVICE static int c_col(int l, int i) { return 2 * (l % 4) + (i & 1); }
+    RA_DEVICE static void mma(const double* a, const double* b, double* c) {
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                     "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+                     : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+                     : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                       "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+    }
+};
+#else
+typedef ra_rocblas3_f64mma ra_rocblas3_f64mma_k16;
+#endif
+template <int K16> struct ra_rocblas3_f64mma_pick { typedef ra_rocblas3_f64mma type; };
+template <> struct ra_rocblas3_f64mma_pick<1> { typedef ra_rocblas3_f64mma_k16 type; };
+
+// Commit groups of the asynchronous copies (NVIDIA sm_80+; elsewhere the copies are complete
+// when issued): close the group of the copies issued so far, and wait until at most N groups
+// of this thread are still in flight.
+RA_DEVICE void ra_rocblas3_copy_commit() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+template <int N> RA_DEVICE void ra_rocblas3_copy_wait_groups() {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+// The k loop of the direct float64 matrix tiles (STAGES >= 2): a ring of STAGES k tiles in
+// shared memory ([STAGES][BK][BM + 4] of op(A), then [STAGES][BK][BN + 4] of op(B)) filled by
+// asynchronous copies, STAGES - 1 tiles ahead of the one multiplied. So no registers hold the
+// next tiles, a copy has STAGES - 1 k steps to land, and one barrier per k step both publishes
+// tile kt and frees the stage read in step kt - 1, which the copies of tile kt + STAGES - 1 then
+// refill. The operand layouts (RA, RB: rows contiguous or not) are compile-time, so the loaders'
+// strides are constant multiples of lda/ldb. (ar, bc): the warp's first row and column.
+template <typename MMA, int BM, int BN, int BK, int STAGES, int FM, int FN, int RA, int RB>
+RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double* smem,
+                                        const double* A, ra_i64 lda, ra_i64 m0, ra_i64 M, const double* B,
+                                        ra_i64 ldb, ra_i64 n0, ra_i64 N, ra_i64 kb, ra_i64 ke, int ar, int bc) {
+    constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
+    constexpr int SA = BK * LDA_S, SB = BK * LDB_S;  // elements of one stage
+    static_assert(STAGES >= 2, "a ring of at least two k tiles");
+    double* sA0 = smem;
+    double* sB0 = smem + STAGES * SA;
+    const int lane = ra_lane_id();
+    const ra_i64 ktiles = (ke - kb + BK - 1) / BK;
+    ra_rocblas3_loader<double, BM, BK, RA> la;
+    ra_rocblas3_loader<double, BN, BK, RB> lb;
+    la.template init<LDA_S>(A, lda, RA == 1, false, m0, M, kb);
+    lb.template init<LDB_S>(B, ldb, RB == 1, false, n0, N, kb);
+    // tiles 0 .. STAGES - 2 in flight, one commit group per tile (empty past the last tile)
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < ktiles) {
+            if (s > 0) {
+                la.advance();
+                lb.advance();
+            }
+            const ra_i64 left = ke - kb - (ra_i64)s * BK;
+            const int klim = left < BK ? (int)left : BK;
+            la.copy(sA0 + s * SA, klim, A);
+            lb.copy(sB0 + s * SB, klim, B);
+        }
+        ra_rocblas3_copy_commit();
+    }
+    int cur = 0, nxt = STAGES - 1;  // the stages of tiles kt and kt + STAGES - 1
+    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+        ra_rocblas3_copy_wait_groups<STAGES - 2>();  // this thread's copies of tile kt landed
+        __syncthreads();
+        const double* sA = sA0 + cur * SA + ar;
+        const double* sB = sB0 + cur * SB + bc;
+#pragma unroll
+        for (int ks = 0; ks < BK; ks += MMA::K) {
+            double a[FM][MMA::AR], b[FN][MMA::BR];
+#pragma unroll
+            for (int f = 0; f < FM; ++f)
+#pragma unroll
+                for (int r = 0; r < MMA::AR; ++r)
+                    a[f][r] = sA[(ks + MMA::a_k(lane, r)) * LDA_S + f * MMA::M + MMA::a_row(lane, r)];
+#pragma unroll
+            for (int g = 0; g < FN; ++g)
+#pragma unroll
+                for (int r = 0; r < MMA::BR; ++r)
+                    b[g][r] = sB[(ks + MMA::b_k(lane, r)) * LDB_S + g * MMA::N + MMA::b_col(lane, r)];
+#pragma unroll
+            for (int f = 0; f < FM; ++f)
+#pragma unroll
+                for (int g = 0; g < FN; ++g) MMA::mma(a[f], b[g], acc[f][g]);
+            if (ks == 0) {  // refill the freed stage once the first products are under way
+                if (kt + STAGES - 1 < ktiles) {
+                    la.advance();
+                    lb.advance();
+                    const ra_i64 left = ke - kb - (kt + STAGES - 1) * BK;
+                    const int klim = left < BK ? (int)left : BK;
+                    la.copy(sA0 + nxt * SA, klim, A);
+                    lb.copy(sB0 + nxt * SB, klim, B);
+                }
+                ra_rocblas3_copy_commit();
+            }
+        }
+        cur = cur + 1 == STAGES ? 0 : cur + 1;
+        nxt = nxt + 1 == STAGES ? 0 : nxt + 1;
+    }
+}
+
+template <int BM, int BN, int BK, int STAGES = 0, int K16 = 0>
 __global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK)
 ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double* __restrict__ A, ra_i64 lda,
                        const double* __restrict__ B, ra_i64 ldb, double beta, double* __restrict__ C,
                        ra_i64 ldc, int flags, ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c,
                        ra_i64 k_per_split, double* __restrict__ ws, const double* __restrict__ bias) {
-    typedef ra_rocblas3_f64mma MMA;
+    typedef typename ra_rocblas3_f64mma_pick<K16>::type MMA;
     constexpr int WARPS = RA_ROCBLAS3_BLOCK / RA_WARP_SIZE;
     constexpr int WN = 2, WM = WARPS / WN;
     constexpr int WTM = BM / WM, WTN = BN / WN;  // a warp's part of the tile
@@ -497,7 +748,9 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
 
     // dynamic: a 128 x 128 x 16 double-buffered tile pair takes 66 KB (NVIDIA's opt-in, set by
-    // the Python layer; larger than AMD's 64 KB of LDS, so that tile is launched on NVIDIA only)
+    // the Python layer; larger than AMD's 64 KB of LDS, so that tile is launched on NVIDIA only).
+    // STAGES >= 2 (the direct tiles, NVIDIA sm_80+): a ring of STAGES k tiles instead, see
+    // ra_rocblas3_f64mma_kloop; STAGES = 0: two k tiles staged through registers, as below.
     extern __shared__ double ra_rocblas3_f64mma_smem[];
     typedef double RowA[LDA_S];
     typedef double RowB[LDB_S];
@@ -530,7 +783,23 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
 
     const int ar = wm * WTM, bc = wn * WTN;  // the warp's first row and column in the tile
     const ra_i64 ktiles = ke > kb ? (ke - kb + BK - 1) / BK : 0;
-    if (ktiles > 0) {
+    if constexpr (STAGES >= 2) {  // direct: the ring of asynchronous copies, one instance per layout
+        if (ktiles > 0) {
+            double* sm = ra_rocblas3_f64mma_smem;
+            if (a_rows && b_rows)
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 1>(acc, sm, A, lda, m0, M, B, ldb,
+                                                                                n0, N, kb, ke, ar, bc);
+            else if (a_rows)
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 0>(acc, sm, A, lda, m0, M, B, ldb,
+                                                                                n0, N, kb, ke, ar, bc);
+            else if (b_rows)
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 1>(acc, sm, A, lda, m0, M, B, ldb,
+                                                                                n0, N, kb, ke, ar, bc);
+            else
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 0>(acc, sm, A, lda, m0, M, B, ldb,
+                                                                                n0, N, kb, ke, ar, bc);
+        }
+    } else if (ktiles > 0) {
         ra_rocblas3_loader<double, BM, BK> la;
         ra_rocblas3_loader<double, BN, BK> lb;
         la.template init<LDA_S>(A, lda, a_rows, false, m0, M, kb);
