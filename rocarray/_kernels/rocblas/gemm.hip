@@ -641,20 +641,6 @@ typedef ra_rocblas3_f64mma ra_rocblas3_f64mma_k16;
 template <int K16> struct ra_rocblas3_f64mma_pick { typedef ra_rocblas3_f64mma type; };
 template <> struct ra_rocblas3_f64mma_pick<1> { typedef ra_rocblas3_f64mma_k16 type; };
 
-// Commit groups of the asynchronous copies (NVIDIA sm_80+; elsewhere the copies are complete
-// when issued): close the group of the copies issued so far, and wait until at most N groups
-// of this thread are still in flight.
-RA_DEVICE void ra_rocblas3_copy_commit() {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-template <int N> RA_DEVICE void ra_rocblas3_copy_wait_groups() {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
 // The k loop of the direct float64 matrix tiles (STAGES >= 2): a ring of STAGES k tiles in
 // shared memory ([STAGES][BK][BM + 4] of op(A), then [STAGES][BK][BN + 4] of op(B)) filled by
 // asynchronous copies, STAGES - 1 tiles ahead of the one multiplied. So no registers hold the
@@ -690,11 +676,11 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
             la.copy(sA0 + s * SA, klim, A);
             lb.copy(sB0 + s * SB, klim, B);
         }
-        ra_rocblas3_copy_commit();
+        ra_rocblas3_async_commit();
     }
     int cur = 0, nxt = STAGES - 1;  // the stages of tiles kt and kt + STAGES - 1
     for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-        ra_rocblas3_copy_wait_groups<STAGES - 2>();  // this thread's copies of tile kt landed
+        ra_rocblas3_async_wait<STAGES - 2>();  // this thread's copies of tile kt landed
         __syncthreads();
         const double* sA = sA0 + cur * SA + ar;
         const double* sB = sB0 + cur * SB + bc;
@@ -724,7 +710,7 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
                     la.copy(sA0 + nxt * SA, klim, A);
                     lb.copy(sB0 + nxt * SB, klim, B);
                 }
-                ra_rocblas3_copy_commit();
+                ra_rocblas3_async_commit();
             }
         }
         cur = cur + 1 == STAGES ? 0 : cur + 1;
