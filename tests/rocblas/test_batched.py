@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
+from level3_host import as_passed, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _batched, _batched_kernel, _level3
@@ -67,16 +68,6 @@ class Stack:
 
     def unchanged(self):
         np.testing.assert_array_equal(to_host(self.dev), self.host)
-
-
-def _scalar(dtype, value, imag):
-    return complex(value, imag) if np.dtype(dtype).kind == "c" and value not in (0, 1) else value
-
-
-def as_passed(value, dtype):
-    """A host scalar rounded to the kernel's precision, widened."""
-    v = _level3.scalar_arg(value, dtype)
-    return complex(v) if np.iscomplexobj(v) else float(v)
 
 
 def _op(a, trans):

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
+from level3_host import Mat, as_passed, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level3
@@ -39,37 +40,6 @@ def _ids(v):
 # --------------------------------------------------------------------------------------------
 # host references and buffers
 # --------------------------------------------------------------------------------------------
-
-class Mat:
-    """A column-major rows x cols matrix in a 1-D device buffer with leading dimension ld."""
-
-    def __init__(self, rng, rows, cols, ld, dtype, fill=None):
-        size = (max(cols, 1) - 1) * ld + max(rows, 1) + 3
-        self.host = random_array(rng, size, dtype) if fill is None else np.full(size, fill, dtype)
-        self.rows, self.cols, self.ld = rows, cols, ld
-        self.pos = np.arange(rows)[:, None] + np.arange(cols)[None, :] * ld
-        self.dev = to_device(self.host)
-
-    def matrix(self):
-        return wide(self.host[self.pos]) if self.pos.size else np.zeros((self.rows, self.cols))
-
-    def unchanged(self):
-        np.testing.assert_array_equal(to_host(self.dev), self.host)
-
-
-def _scalar(dtype, value, imag):
-    return complex(value, imag) if np.dtype(dtype).kind == "c" and value not in (0, 1) else value
-
-
-def as_passed(value, dtype):
-    """A host scalar rounded to the kernel's precision, widened."""
-    v = _level3.scalar_arg(value, dtype)
-    return complex(v) if np.iscomplexobj(v) else float(v)
-
-
-def _op(a, trans):
-    return a if trans == "N" else (a.T if trans == "T" else a.conj().T)
-
 
 def run_gemm(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=None, beta=None, poison=False):
     """One gemm on fresh random buffers, checked against the host reference."""

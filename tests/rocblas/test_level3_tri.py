@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
+from level3_host import as_passed, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level3, _level3_kernels, _level3_tri
@@ -36,19 +37,6 @@ needs_cupy = pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
 
 ALL = ["float32", "float64", "complex64", "complex128"]
 COMBOS = ["".join(c) for c in itertools.product("LR", "UL", "NTC", "NU")]  # side uplo transA diag
-
-
-def _scalar(dtype, value, imag):
-    return complex(value, imag) if np.dtype(dtype).kind == "c" and value not in (0, 1) else value
-
-
-def as_passed(value, dtype):
-    v = _level3.scalar_arg(value, dtype)
-    return complex(v) if np.iscomplexobj(v) else float(v)
-
-
-def _op(a, trans):
-    return a if trans == "N" else (a.T if trans == "T" else a.conj().T)
 
 
 class Tri:
