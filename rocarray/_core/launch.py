@@ -31,6 +31,41 @@ def stream_key():
     return ptr
 
 
+#: Dynamic shared memory every kernel may take without opting in (CUDA's default cap).
+DEFAULT_SHARED = 48 * 1024
+
+_shared_limits = {}
+
+
+def shared_memory_limit(device_id):
+    """Bytes of dynamic shared memory one block may use on ``device_id``: CUDA's opt-in maximum
+    where the runtime reports it, else the per-block figure (ROCm's LDS per workgroup). Memoized."""
+    limit = _shared_limits.get(device_id)
+    if limit is None:
+        info = backend.device_info(device_id)
+        limit = int(info.shared_mem_per_block)
+        if not info.is_hip:
+            try:
+                attrs = cupy().cuda.Device(device_id).attributes
+                limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
+            except Exception:  # an old CuPy without the attribute table
+                pass
+        _shared_limits[device_id] = limit
+    return limit
+
+
+def allow_shared(kernel, nbytes):
+    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past the 48 KB
+    default; ROCm has no opt-in, the limit is the hardware's)."""
+    if nbytes <= DEFAULT_SHARED:
+        return
+    try:
+        if kernel.max_dynamic_shared_size_bytes < nbytes:
+            kernel.max_dynamic_shared_size_bytes = nbytes
+    except Exception:
+        pass
+
+
 def occupancy(kernel, block, limit):
     """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
 

@@ -448,8 +448,7 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
     kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
     blocks = tiles_of(m, n, tile)
     shared = mma_shared_bytes(tile) if tile.mma else simt_shared_bytes(dtype, tile)
-    if shared > 48 * 1024 and kernel.max_dynamic_shared_size_bytes < shared:
-        kernel.max_dynamic_shared_size_bytes = shared
+    launch.allow_shared(kernel, shared)
     stride_a, stride_b, stride_c = strides
     bias_ptr = bias if bias is not None else _NULL
     parts, per, ws = 1, max(k, 1), None

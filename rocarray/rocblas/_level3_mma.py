@@ -86,7 +86,7 @@ BLOCKS_PER_MULTIPROCESSOR = 2
 STAGES_MMA = 4
 STAGES_OTHER = 3
 #: Bytes of shared memory a block may have without opting in (CUDA's static limit).
-DEFAULT_SHARED = 48 * 1024
+DEFAULT_SHARED = launch.DEFAULT_SHARED
 #: Largest grid x and y (batch) dimensions.
 MAX_GRID = 2**31 - 1
 MAX_BATCH = 65535
@@ -241,13 +241,7 @@ def _device_facts(device_id):
         from rocarray._core import backend
 
         info = backend.device_info(device_id)
-        limit = int(info.shared_mem_per_block)
-        if not info.is_hip:
-            try:
-                attrs = launch.cupy().cuda.Device(device_id).attributes
-                limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
-            except Exception:  # pragma: no cover  (an old CuPy without the attribute table)
-                pass
+        limit = launch.shared_memory_limit(device_id)
         try:
             major = int(str(info.compute_capability).split(".")[0])
         except ValueError:  # pragma: no cover
@@ -255,17 +249,6 @@ def _device_facts(device_id):
         facts = _facts[device_id] = dict(is_hip=bool(info.is_hip), cc_major=major,
                                          multiprocessors=int(info.multiprocessors), shared_limit=limit)
     return facts
-
-
-def _allow_shared(kernel, nbytes):
-    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past 48 KB)."""
-    if nbytes <= DEFAULT_SHARED:
-        return
-    try:
-        if kernel.max_dynamic_shared_size_bytes < nbytes:
-            kernel.max_dynamic_shared_size_bytes = nbytes
-    except Exception:  # ROCm: the limit is the hardware's (64 KB of LDS), nothing to raise
-        pass
 
 
 def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -317,7 +300,7 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         kname = kernel_name(name, transA, transB, tile_n)
         kernel, _ = _kernel(kname, device_id)
         nbytes = shared_bytes(tile_n, stages)
-        _allow_shared(kernel, nbytes)
+        launch.allow_shared(kernel, nbytes)
         kernel(blocks, (BLOCK,),
                (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
                 beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages)),

@@ -103,23 +103,9 @@ def pointwise_kernel(kernel, precision, device_id, forward=None):
 # shared-memory budget
 # --------------------------------------------------------------------------------------------
 
-_smem_limits = {}
-
-
 def shared_memory_limit(device_id):
     """Bytes of dynamic shared memory one block may use on ``device_id`` (the opt-in maximum)."""
-    limit = _smem_limits.get(device_id)
-    if limit is None:
-        info = backend.device_info(device_id)
-        limit = int(info.shared_mem_per_block)
-        try:
-            cupy = launch.cupy()
-            attrs = cupy.cuda.Device(device_id).attributes
-            limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
-        except Exception:
-            pass
-        _smem_limits[device_id] = limit
-    return limit
+    return launch.shared_memory_limit(device_id)
 
 
 #: Four-step passes prefer lengths whose strided side moves this many bytes of consecutive
@@ -433,7 +419,7 @@ class _Builder:
         else:
             tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
         kernel = stockham_kernel(self.precision, self.forward, self.device_id, variant)
-        _allow_shared(kernel, shared)
+        launch.allow_shared(kernel, shared)
         real = _REAL_SCALAR[self.precision]
         if twiddle is not None:
             tw_n, tw_dim_index = twiddle
@@ -565,17 +551,6 @@ def resident_blocks(kernel, block, shared, device_id):
     except Exception:
         pass
     return per_mp * backend.device_info(device_id).multiprocessors
-
-
-def _allow_shared(kernel, nbytes):
-    """Raise the kernel's dynamic shared-memory cap when a block needs more than the default."""
-    if nbytes <= 48 * 1024:
-        return
-    try:
-        if kernel.max_dynamic_shared_size_bytes < nbytes:
-            kernel.max_dynamic_shared_size_bytes = nbytes
-    except Exception:  # ROCm: the limit is the hardware's, nothing to raise
-        pass
 
 
 def build(n, sizes, src, dst, *, precision, forward, device_id, tables):

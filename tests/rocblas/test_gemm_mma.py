@@ -23,7 +23,7 @@ import pytest
 
 from conftest import to_device, to_host
 
-from rocarray._core import compile as _compile
+from rocarray._core import compile as _compile, launch
 from rocarray.rocblas import _level1, _level3_mma
 import rocarray.rocblas as rocblas
 
@@ -421,11 +421,11 @@ def test_shared_memory_opt_in_only_past_48_kb():
     class K:
         max_dynamic_shared_size_bytes = 48 * 1024
     k = K()
-    _level3_mma._allow_shared(k, 48 * 1024)
+    launch.allow_shared(k, 48 * 1024)
     assert k.max_dynamic_shared_size_bytes == 48 * 1024
-    _level3_mma._allow_shared(k, 96 * 1024)
+    launch.allow_shared(k, 96 * 1024)
     assert k.max_dynamic_shared_size_bytes == 96 * 1024
-    _level3_mma._allow_shared(k, 64 * 1024)   # never lowered
+    launch.allow_shared(k, 64 * 1024)   # never lowered
     assert k.max_dynamic_shared_size_bytes == 96 * 1024
 
 
