@@ -33,6 +33,9 @@ HEADER_ORDER = (
 # AMD architectures with matrix-core (MFMA) instructions, and the CDNA3+ subset.
 _MFMA_ARCHS = ("gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950")
 _CDNA3_ARCHS = ("gfx940", "gfx941", "gfx942", "gfx950")
+# NVIDIA architectures compiled for their architecture-specific variant (the kernels then run only
+# on that exact compute capability, which is the device they are compiled for).
+_ARCH_SPECIFIC = {"sm_90": "sm_90a"}
 
 _registry = {}  # source path -> set of name expressions
 _registry_lock = threading.Lock()
@@ -114,6 +117,10 @@ def options(target):
     else:
         opts.append("-DRA_CUDA=1")
         opts.append(f"-DRA_CUDA_ARCH={int(arch.split('_')[1]) * 10}")
+        if arch in _ARCH_SPECIFIC:
+            # sm_90a: the architecture-specific instructions (wgmma) of exactly this chip; NVRTC
+            # keeps this target when CuPy appends its generic -arch=sm_90 after these options.
+            opts.append(f"-arch={_ARCH_SPECIFIC[arch]}")
     return tuple(opts)
 
 

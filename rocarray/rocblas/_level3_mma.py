@@ -58,7 +58,20 @@ of A). Registers: 128 accumulators + 64 fragment registers + ~30 addresses, unde
 256-thread block allows (one block per SM). Prediction for 8192^3 float16 on the H200 (a
 prediction to be measured): ``mma.sync`` issues at about 2/3 of the ``wgmma`` dense peak (990),
 so 450-600 TFLOP/s (0.6-0.8x of cuBLAS's 738); problems below one wave of big tiles stay with
-the 128 x 128 tile (4 stages now, expected somewhat above the old 234 TFLOP/s).
+the 128 x 128 tile (4 stages now, expected somewhat above the old 234 TFLOP/s). Measured: 227-231
+TFLOP/s for both tiles, so ``mma.sync`` issue was the bound, not the tile.
+
+sm_90 (``rocblas/gemm_wgmma.hip``)
+----------------------------------
+On compute capability 9.0 with aligned operands the warpgroup instructions take over:
+``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), two warpgroups per
+128 x ``BN`` block tile, ``wgmma.mma_async`` m64n``BN``k16 reading both operands from shared
+memory in the 128-byte swizzled layouts, k tiles of 64 through a ring of ``stages`` slots filled by
+``cp.async`` (:func:`choose_wgmma_config`, :func:`wgmma_shared_bytes`). One m64n256k16 is 524 288
+FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense 16-bit FLOPs
+per clock against 80 clocks of its 128 bytes per clock of shared reads), so the shared reads keep
+up with the matrix units where ``mma.sync``'s register fragments could not. Prediction for 8192^3
+float16: 0.7-0.9x of cuBLAS (one block per multiprocessor, no warp specialization).
 """
 
 import numpy
@@ -130,6 +143,29 @@ def instantiations():
 
 
 _compile.register(SOURCE, instantiations())
+
+#: The sm_90a warpgroup kernels (same arguments as the mma kernel, minus ``aligned``).
+SOURCE_WGMMA = "rocblas/gemm_wgmma.hip"
+#: k per shared-memory slot of the wgmma kernel (one 128-byte swizzle row of 16-bit elements).
+BK_WGMMA = 64
+#: Slot alignment (bytes) the swizzled layouts need; the kernel aligns its dynamic shared memory up.
+ALIGN_WGMMA = 1024
+#: Ring depths of the wgmma kernel by tile width (about 192 KiB each; at least 3).
+STAGES_WGMMA = {128: 6, 256: 4}
+
+
+def wgmma_kernel_name(dtype_name, transA, transB, tile_n=TILE):
+    """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``."""
+    return kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
+
+
+def wgmma_instantiations():
+    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 2 tile widths."""
+    return sorted(wgmma_kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+                  for w in TILE_WIDTHS)
+
+
+_compile.register(SOURCE_WGMMA, wgmma_instantiations())
 
 
 # --------------------------------------------------------------------------------------------
@@ -203,6 +239,34 @@ def choose_config(m, n, batch, *, is_hip, cc_major, multiprocessors, shared_limi
     return TILE, STAGES_OTHER  # pragma: no cover  (every CUDA device has 48 KB)
 
 
+def wgmma_shared_bytes(tile_n, stages):
+    """Dynamic shared memory of one wgmma block: ``stages`` slots of (128 + ``tile_n``) x 64 x 2
+    bytes, plus the alignment slack."""
+    return int(stages) * (TILE + int(tile_n)) * BK_WGMMA * 2 + ALIGN_WGMMA
+
+
+def use_wgmma(aligned, *, is_hip, cc_major, cc_minor):
+    """Whether the sm_90a warpgroup kernel runs: compute capability 9.0 exactly (its instructions
+    exist only there) and operands that move as 16-byte chunks."""
+    return bool(aligned) and not is_hip and (cc_major, cc_minor) == (9, 0)
+
+
+def choose_wgmma_config(m, n, batch, *, multiprocessors, shared_limit):
+    """``(tile_n, stages)`` of the wgmma kernel, or ``None`` when no ring of 3 slots fits.
+
+    The 128 x 256 tile when the problem has at least one per multiprocessor (the bigger tile halves
+    the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device;
+    the deepest ring of :data:`STAGES_WGMMA` that ``shared_limit`` allows.
+    """
+    big_tiles = -(-m // TILE) * -(-n // TILE_WIDTHS[1]) * max(1, batch)
+    widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
+    for tile_n in widths:
+        for stages in range(STAGES_WGMMA[tile_n], 2, -1):
+            if wgmma_shared_bytes(tile_n, stages) <= shared_limit:
+                return tile_n, stages
+    return None
+
+
 def grid(m, n, batch=1, tile_n=TILE):
     """``(tiles, batch)``: one block per 128 x ``tile_n`` tile of C per batch entry (the kernel orders
     the tiles in groups of 16 tile rows, m fastest inside a group)."""
@@ -243,10 +307,10 @@ def _device_facts(device_id):
         info = backend.device_info(device_id)
         limit = launch.shared_memory_limit(device_id)
         try:
-            major = int(str(info.compute_capability).split(".")[0])
+            major, minor = (int(x) for x in str(info.compute_capability).split(".")[:2])
         except ValueError:  # pragma: no cover
-            major = 0
-        facts = _facts[device_id] = dict(is_hip=bool(info.is_hip), cc_major=major,
+            major, minor = 0, 0
+        facts = _facts[device_id] = dict(is_hip=bool(info.is_hip), cc_major=major, cc_minor=minor,
                                          multiprocessors=int(info.multiprocessors), shared_limit=limit)
     return facts
 
@@ -295,7 +359,17 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     aligned = use_aligned(A.ptr, lda, B.ptr, ldb, k, stride_a, stride_b, batch)
     i64 = numpy.int64
     with _level1._on_device(device_id):
-        tile_n, stages = choose_config(m, n, batch, **_device_facts(device_id))
+        facts = _device_facts(device_id)
+        if use_wgmma(aligned, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"]):
+            config = choose_wgmma_config(m, n, batch, multiprocessors=facts["multiprocessors"],
+                                         shared_limit=facts["shared_limit"])
+            if config is not None:
+                _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                              ldc, batch, stride_a, stride_b, stride_c)
+                return None
+        tile_n, stages = choose_config(m, n, batch, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
+                                       multiprocessors=facts["multiprocessors"],
+                                       shared_limit=facts["shared_limit"])
         blocks = grid(m, n, batch, tile_n)
         kname = kernel_name(name, transA, transB, tile_n)
         kernel, _ = _kernel(kname, device_id)
@@ -306,3 +380,26 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
                 beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages)),
                shared_mem=nbytes)
     return None
+
+
+_wgmma_table = launch.KernelTable(SOURCE_WGMMA, BLOCK, 1)
+
+
+def _kernel_wgmma(name, device_id):
+    """``(kernel, blocks in one full wave)`` of the sm_90 kernel ``name`` on a device (memoized)."""
+    return _wgmma_table.get(name, device_id)
+
+
+def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                  batch, stride_a, stride_b, stride_c):
+    """Launch the sm_90a kernel (device current, arguments checked and normalized)."""
+    tile_n, stages = config
+    blocks = grid(m, n, batch, tile_n)
+    kernel, _ = _kernel_wgmma(wgmma_kernel_name(name, transA, transB, tile_n), device_id)
+    nbytes = wgmma_shared_bytes(tile_n, stages)
+    launch.allow_shared(kernel, nbytes)
+    i64 = numpy.int64
+    kernel(blocks, (BLOCK,),
+           (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
+            beta, C, i64(ldc), i64(stride_c), numpy.int32(stages)),
+           shared_mem=nbytes)

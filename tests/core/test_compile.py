@@ -66,6 +66,13 @@ def test_options_for_sm90_describe_cuda_warp32_arch900():
     assert "-std=c++17" in ra_compile.options(SM90)
 
 
+def test_options_for_sm90_select_the_architecture_specific_target():
+    # wgmma exists only in sm_90a; other architectures keep CuPy's generic -arch alone
+    assert "-arch=sm_90a" in ra_compile.options(SM90)
+    assert not any(o.startswith("-arch") for o in ra_compile.options(Target("cuda", "sm_80", 32)))
+    assert not any(o.startswith("-arch") for o in ra_compile.options(GFX90A))
+
+
 @pytest.mark.parametrize("target", [GFX90A, GFX940, GFX942], ids=lambda t: t.arch)
 def test_options_for_cdna_describe_hip_wave64_with_mfma(target):
     d = defines(target)

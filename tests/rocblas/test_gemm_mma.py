@@ -125,6 +125,23 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
 # GPU
 # --------------------------------------------------------------------------------------------
 
+def _wgmma_device():
+    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    return _level3_mma.use_wgmma(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
+                                 cc_minor=facts["cc_minor"]), facts
+
+
+@pytest.fixture(params=["auto", "mma"])
+def path(request, monkeypatch):
+    """Both kernels of an sm_90 device: as dispatched (wgmma when aligned), and the mma kernel
+    forced (elsewhere the two runs take the same kernel)."""
+    if request.param == "mma":
+        if not _wgmma_device()[0]:
+            pytest.skip("the same kernel as 'auto' on this device")
+        monkeypatch.setattr(_level3_mma, "use_wgmma", lambda *a, **k: False)
+    return request.param
+
+
 # sizes crossing the 128 x 128 block tile, the 32-deep k tile and the 16/8 fragments
 SHAPES = [(1, 1, 1), (16, 16, 16), (17, 17, 17), (64, 128, 64), (130, 17, 257), (257, 130, 16),
           (128, 257, 130)]
@@ -134,14 +151,14 @@ SHAPES = [(1, 1, 1), (16, 16, 16), (17, 17, 17), (64, 128, 64), (130, 17, 257), 
 @pytest.mark.parametrize("shape", SHAPES, ids=_ids)
 @pytest.mark.parametrize("trans", TRANS)
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_gemm_mma_matches_numpy(rng, dtype, trans, shape):
+def test_gemm_mma_matches_numpy(rng, path, dtype, trans, shape):
     run_mma(rng, dtype, trans, *shape)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("trans", TRANS)
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_gemm_mma_padded_leading_dimensions_stay_aligned(rng, dtype, trans):
+def test_gemm_mma_padded_leading_dimensions_stay_aligned(rng, path, dtype, trans):
     # ld above the rows, multiples of 8: the 16-byte (cp.async) variant, with element offsets of 8
     run_mma(rng, dtype, trans, 100, 72, 90, extra=(4, 12, 3), offsets=(8, 16, 3), expect_aligned=None)
     run_mma(rng, dtype, trans, 96, 64, 96, extra=(8, 16, 1), offsets=(8, 0, 1), expect_aligned=True)
@@ -158,14 +175,14 @@ def test_gemm_mma_unaligned_uses_predicated_variant(rng, dtype, trans):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_gemm_mma_beta_zero_does_not_read_c(rng, dtype):
+def test_gemm_mma_beta_zero_does_not_read_c(rng, path, dtype):
     for trans in ("NN", "TT"):
         run_mma(rng, dtype, trans, 150, 70, 33, beta=0.0, poison_c=True)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_gemm_mma_alpha_zero_and_k_zero_do_not_read_a_b(rng, dtype):
+def test_gemm_mma_alpha_zero_and_k_zero_do_not_read_a_b(rng, path, dtype):
     run_mma(rng, dtype, "NT", 150, 70, 33, alpha=0.0, beta=2.0, poison_ab=True)
     run_mma(rng, dtype, "NT", 150, 70, 33, alpha=0.0, beta=0.0, poison_ab=True, poison_c=True)
     run_mma(rng, dtype, "TN", 150, 70, 0, alpha=1.0, beta=0.5)
@@ -179,7 +196,7 @@ def test_gemm_mma_alpha_zero_and_k_zero_do_not_read_a_b(rng, dtype):
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1024, 1024, 1024), (1000, 999, 1001), (4097, 64, 129)], ids=_ids)
 @pytest.mark.parametrize("trans", ["NN", "TN", "NT", "TT"])
-def test_gemm_mma_large(rng, trans, shape):
+def test_gemm_mma_large(rng, path, trans, shape):
     run_mma(rng, "float16", trans, *shape)
 
 
@@ -194,6 +211,7 @@ CONFIGS = [(128, 3), (128, 4), (256, 3), (256, 4)]
 def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, config):
     tile_n, stages = config
     facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    monkeypatch.setattr(_level3_mma, "use_wgmma", lambda *a, **k: False)
     if facts["is_hip"] and tile_n != 128:
         pytest.skip("the 128 x 256 tile is for NVIDIA only")
     if _level3_mma.shared_bytes(tile_n, stages) > max(facts["shared_limit"], _level3_mma.DEFAULT_SHARED):
@@ -209,14 +227,47 @@ def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, confi
 def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
     facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
     m, n, k = 2048, 256 * -(-facts["multiprocessors"] // 16), 64
-    tile_n, _ = _level3_mma.choose_config(m, n, 1, **facts)
+    tile_n, _ = _level3_mma.choose_config(m, n, 1, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
+                                          multiprocessors=facts["multiprocessors"],
+                                          shared_limit=facts["shared_limit"])
     assert tile_n == (128 if facts["is_hip"] or facts["cc_major"] < 8 else 256)
     run_mma(rng, "float16", trans, m, n, k)
 
 
+# Every (tile width, stages) configuration of the sm_90 kernel, forced: the ring wraps several
+# times (k of 1000 is 16 tiles of 64) and the edges of m, n and k are partial.
+WGMMA_CONFIGS = [(128, 3), (128, 6), (256, 3), (256, 4)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", WGMMA_CONFIGS, ids=_ids)
+@pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
+    wgmma, facts = _wgmma_device()
+    if not wgmma:
+        pytest.skip("the warpgroup kernel runs on compute capability 9.0 only")
+    if _level3_mma.wgmma_shared_bytes(*config) > facts["shared_limit"]:
+        pytest.skip("not enough shared memory for this configuration")
+    monkeypatch.setattr(_level3_mma, "choose_wgmma_config", lambda *a, **k: config)
+
+    def aligned_run(m, n, k, offsets=(0, 0, 0), **kw):
+        # leading dimensions padded to multiples of 8 (16-byte columns): the wgmma kernel's domain
+        ar = m if trans[0] == "N" else k
+        br = k if trans[1] == "N" else n
+        run_mma(rng, dtype, trans, m, n, k, extra=(-ar % 8, -br % 8, 3), offsets=offsets,
+                expect_aligned=True, **kw)
+
+    aligned_run(300, 260, 70)
+    aligned_run(130, 300, 1000, offsets=(8, 16, 1))
+    aligned_run(2100, 520, 40, beta=0.0, poison_c=True)   # 2 groups of tile rows
+    aligned_run(64, 64, 8)   # one partial k tile
+    aligned_run(1, 1, 1)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_gemm_mma_batched(rng, dtype):
+def test_gemm_mma_batched(rng, path, dtype):
     dt = _dtype(dtype)
     m, n, k, batch = 70, 130, 48, 3
     a = rng.standard_normal((batch, k, m)).astype(dt)    # each entry k x m column-major ('N', lda = m)
@@ -273,8 +324,13 @@ def test_every_launched_instantiation_is_registered():
         assert _level3_mma.kernel_name(d, ta, tb, w) in names
 
 
-H200 = dict(is_hip=False, cc_major=9, multiprocessors=132, shared_limit=227 * 1024)
-MI300 = dict(is_hip=True, cc_major=0, multiprocessors=304, shared_limit=64 * 1024)
+H200 = dict(is_hip=False, cc_major=9, cc_minor=0, multiprocessors=132, shared_limit=227 * 1024)
+A100 = dict(is_hip=False, cc_major=8, cc_minor=0, multiprocessors=108, shared_limit=163 * 1024)
+MI300 = dict(is_hip=True, cc_major=0, cc_minor=0, multiprocessors=304, shared_limit=64 * 1024)
+
+
+def _config_facts(facts):
+    return {k: v for k, v in facts.items() if k != "cc_minor"}
 
 
 def test_shared_bytes_per_configuration():
@@ -284,7 +340,8 @@ def test_shared_bytes_per_configuration():
 
 
 def test_big_tile_only_with_a_full_wave_on_nvidia():
-    choose = _level3_mma.choose_config
+    def choose(m, n, batch, **facts):
+        return _level3_mma.choose_config(m, n, batch, **_config_facts(facts))
     assert choose(8192, 8192, 1, **H200) == (256, 4)          # 64 x 32 = 2048 big tiles
     assert choose(2048, 256 * 9, 1, **H200) == (256, 4)       # 16 x 9 = 144 >= 132
     assert choose(2048, 2048, 1, **H200) == (128, 4)          # 16 x 8 = 128 < 132
@@ -298,6 +355,37 @@ def test_big_tile_only_with_a_full_wave_on_nvidia():
     assert choose(8192, 8192, 1, **dict(H200, cc_major=7)) == (128, 3)
     assert choose(8192, 8192, 1, **MI300) == (128, 3)
     assert choose(8, 8, 1, **MI300) == (128, 3)
+
+
+def test_wgmma_kernel_names_and_registration():
+    name = _level3_mma.wgmma_kernel_name
+    assert name("float16", "N", "N") == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>"
+    assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_wgmma<ra_bfloat16, true, false, 256>"
+    names = set(_compile.registered(_level3_mma.SOURCE_WGMMA))
+    assert names == set(_level3_mma.wgmma_instantiations()) and len(names) == 16
+
+
+def test_wgmma_only_on_compute_capability_9_0_with_aligned_operands():
+    use = _level3_mma.use_wgmma
+    assert use(True, is_hip=False, cc_major=9, cc_minor=0)
+    assert not use(False, is_hip=False, cc_major=9, cc_minor=0)
+    assert not use(True, is_hip=False, cc_major=8, cc_minor=0)
+    assert not use(True, is_hip=False, cc_major=10, cc_minor=0)   # sm_90a code runs on 9.0 only
+    assert not use(True, is_hip=True, cc_major=9, cc_minor=0)
+
+
+def test_wgmma_configuration():
+    choose = _level3_mma.choose_wgmma_config
+    h200 = dict(multiprocessors=132, shared_limit=227 * 1024)
+    assert _level3_mma.wgmma_shared_bytes(256, 4) == 4 * 384 * 128 + 1024
+    assert _level3_mma.wgmma_shared_bytes(128, 6) == 6 * 256 * 128 + 1024
+    assert choose(8192, 8192, 1, **h200) == (256, 4)
+    assert choose(2048, 256 * 9, 1, **h200) == (256, 4)      # 144 big tiles: one wave
+    assert choose(2048, 2048, 1, **h200) == (128, 6)
+    assert choose(1, 1, 1, **h200) == (128, 6)
+    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=150 * 1024) == (256, 3)
+    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=100 * 1024) == (128, 3)
+    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=64 * 1024) is None
 
 
 @pytest.mark.parametrize("address, ld, ok", [(0x1000, 64, True), (0x1000, 60, False), (0x1002, 64, False),
@@ -365,7 +453,9 @@ class _Recorder:
 def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(_level3_mma, "_kernel", rec)
-    monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: H200)
+    monkeypatch.setattr(_level3_mma, "_kernel_wgmma", rec)
+    rec.facts = dict(A100)
+    monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: rec.facts)
 
     class _Same:
         def __init__(self, device_id):
@@ -436,6 +526,38 @@ def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 256>"
     assert grid == (32 * 16, 1) and args[15] == 4 and shared == 96 * 1024
+
+
+def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder):
+    recorder.facts = dict(H200)
+    f16 = np.float16
+    _level3_mma.gemm_mma(0, f16, "T", "N", 4096, 4096, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
+                         _Ptr(0x3000), 4096)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
+    assert grid == (32 * 16, 1) and block == (256,)
+    assert len(args) == 15 and args[14].dtype == np.int32 and args[14] == 4   # stages, no `aligned`
+    assert args[2] == 64 and args[3] == 2.0 and args[10] == 0.5
+    assert shared == _level3_mma.wgmma_shared_bytes(256, 4)
+    # small problem: the narrow tile with the deeper ring
+    _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,
+                         _Ptr(0x3000), 100)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[14] == 6
+    # unaligned operands stay on the mma kernel's predicated variant
+    _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
+                         _Ptr(0x3000), 30)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
+
+
+def test_wgmma_source_keeps_ptx_in_the_primitives_block():
+    text = _compile.read_text(_level3_mma.SOURCE_WGMMA)
+    begin = text.index("// ---- wgmma primitives ----")
+    end = text.index("// ---- end of wgmma primitives ----")
+    code = re.sub(r"//[^\n]*", "", text[:begin] + text[end:])
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" in text[begin:end]
+    assert "asm" not in code
 
 
 def test_source_wraps_vendor_primitives():
