@@ -63,15 +63,19 @@ TFLOP/s for both tiles, so ``mma.sync`` issue was the bound, not the tile.
 
 sm_90 (``rocblas/gemm_wgmma.hip``)
 ----------------------------------
-On compute capability 9.0 with aligned operands the warpgroup instructions take over:
-``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), two warpgroups per
-128 x ``BN`` block tile, ``wgmma.mma_async`` m64n``BN``k16 reading both operands from shared
-memory in the 128-byte swizzled layouts, k tiles of 64 through a ring of ``stages`` slots filled by
-``cp.async`` (:func:`choose_wgmma_config`, :func:`wgmma_shared_bytes`). One m64n256k16 is 524 288
-FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense 16-bit FLOPs
-per clock against 80 clocks of its 128 bytes per clock of shared reads), so the shared reads keep
-up with the matrix units where ``mma.sync``'s register fragments could not. Prediction for 8192^3
-float16: 0.7-0.9x of cuBLAS (one block per multiprocessor, no warp specialization).
+On compute capability 9.0 with aligned operands and ``k >= 1`` the warpgroup instructions take
+over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), persistent blocks
+of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading both
+operands from shared memory) and one producer warp that streams k tiles of 64 through a ring of
+``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
+by mbarriers (:func:`choose_wgmma_config`, :func:`wgmma_shared_bytes`). One m64n256k16 is
+524 288 FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense
+16-bit FLOPs per clock against 80 clocks of its 128 bytes per clock of shared reads), so the
+shared reads keep up with the matrix units where ``mma.sync``'s register fragments could not.
+Measured on the H200 (8192^3 float16, before TMA): ``cp.async`` rings filled by every thread
+reached 385-470 TFLOP/s (0.51-0.64x cuBLAS); without any loads the same k loop ran at 769 TFLOP/s,
+so the copies, not the matrix units, were the bound, which is what TMA and the producer warp
+take off the consumers.
 """
 
 import numpy
@@ -152,6 +156,8 @@ BK_WGMMA = 64
 ALIGN_WGMMA = 1024
 #: Ring depths of the wgmma kernel by tile width (about 192 KiB each; at least 3).
 STAGES_WGMMA = {128: 6, 256: 4}
+#: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
+BLOCK_WGMMA = 9 * 32
 
 
 def wgmma_kernel_name(dtype_name, transA, transB, tile_n=TILE):
@@ -240,15 +246,16 @@ def choose_config(m, n, batch, *, is_hip, cc_major, multiprocessors, shared_limi
 
 
 def wgmma_shared_bytes(tile_n, stages):
-    """Dynamic shared memory of one wgmma block: ``stages`` slots of (128 + ``tile_n``) x 64 x 2
-    bytes, plus the alignment slack."""
-    return int(stages) * (TILE + int(tile_n)) * BK_WGMMA * 2 + ALIGN_WGMMA
+    """Dynamic shared memory of one wgmma block: two 8-byte mbarriers per slot, then (from the
+    next 1024-byte boundary) ``stages`` slots of (128 + ``tile_n``) x 64 x 2 bytes."""
+    return int(stages) * ((TILE + int(tile_n)) * BK_WGMMA * 2 + 16) + ALIGN_WGMMA
 
 
-def use_wgmma(aligned, *, is_hip, cc_major, cc_minor):
+def use_wgmma(aligned, *, is_hip, cc_major, cc_minor, k=1):
     """Whether the sm_90a warpgroup kernel runs: compute capability 9.0 exactly (its instructions
-    exist only there) and operands that move as 16-byte chunks."""
-    return bool(aligned) and not is_hip and (cc_major, cc_minor) == (9, 0)
+    exist only there), operands that move as 16-byte chunks, and ``k >= 1`` (a tensor map needs
+    a nonempty operand)."""
+    return bool(aligned) and k > 0 and not is_hip and (cc_major, cc_minor) == (9, 0)
 
 
 def choose_wgmma_config(m, n, batch, *, multiprocessors, shared_limit):
@@ -360,12 +367,13 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     i64 = numpy.int64
     with _level1._on_device(device_id):
         facts = _device_facts(device_id)
-        if use_wgmma(aligned, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"]):
+        if use_wgmma(aligned, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"],
+                     k=k):
             config = choose_wgmma_config(m, n, batch, multiprocessors=facts["multiprocessors"],
                                          shared_limit=facts["shared_limit"])
-            if config is not None:
-                _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C,
-                              ldc, batch, stride_a, stride_b, stride_c)
+            if config is not None and _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A,
+                                                    lda, B, ldb, beta, C, ldc, batch, stride_a, stride_b,
+                                                    stride_c, facts["multiprocessors"]):
                 return None
         tile_n, stages = choose_config(m, n, batch, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                        multiprocessors=facts["multiprocessors"],
@@ -382,7 +390,7 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     return None
 
 
-_wgmma_table = launch.KernelTable(SOURCE_WGMMA, BLOCK, 1)
+_wgmma_table = launch.KernelTable(SOURCE_WGMMA, BLOCK_WGMMA, 1)
 
 
 def _kernel_wgmma(name, device_id):
@@ -390,16 +398,31 @@ def _kernel_wgmma(name, device_id):
     return _wgmma_table.get(name, device_id)
 
 
+def wgmma_grid(m, n, batch, tile_n, multiprocessors):
+    """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer tiles."""
+    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
+    return (max(1, min(tiles, int(multiprocessors))), 1)
+
+
 def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                  batch, stride_a, stride_b, stride_c):
-    """Launch the sm_90a kernel (device current, arguments checked and normalized)."""
+                  batch, stride_a, stride_b, stride_c, multiprocessors):
+    """Launch the sm_90a kernel (device current, arguments checked and normalized); ``False``
+    when the driver refuses a tensor map (the caller takes the mma kernel)."""
+    from rocarray.rocblas import _tma
+
     tile_n, stages = config
-    blocks = grid(m, n, batch, tile_n)
+    a_kmajor, b_kmajor = transA != "N", transB == "N"
+    try:
+        map_a = _tma.operand_map(A.ptr, a_kmajor, m, k, lda, stride_a, batch, TILE)
+        map_b = _tma.operand_map(B.ptr, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
+    except _tma.TensorMapError:
+        return False
     kernel, _ = _kernel_wgmma(wgmma_kernel_name(name, transA, transB, tile_n), device_id)
     nbytes = wgmma_shared_bytes(tile_n, stages)
     launch.allow_shared(kernel, nbytes)
     i64 = numpy.int64
-    kernel(blocks, (BLOCK,),
-           (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
-            beta, C, i64(ldc), i64(stride_c), numpy.int32(stages)),
+    kernel(wgmma_grid(m, n, batch, tile_n, multiprocessors), (BLOCK_WGMMA,),
+           (map_a, map_b, i64(m), i64(n), i64(k), i64(batch), alpha, beta, C, i64(ldc), i64(stride_c),
+            numpy.int32(stages)),
            shared_mem=nbytes)
+    return True

@@ -267,9 +267,11 @@ def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_gemm_mma_batched(rng, path, dtype):
+@pytest.mark.parametrize("sizes", [(70, 130, 48, 3), (72, 136, 48, 3), (300, 260, 136, 2)], ids=_ids)
+def test_gemm_mma_batched(rng, path, dtype, sizes):
+    # odd sizes: the predicated mma variant; multiples of 8: 16-byte columns (wgmma on sm_90)
     dt = _dtype(dtype)
-    m, n, k, batch = 70, 130, 48, 3
+    m, n, k, batch = sizes
     a = rng.standard_normal((batch, k, m)).astype(dt)    # each entry k x m column-major ('N', lda = m)
     b = rng.standard_normal((batch, n, k)).astype(dt)    # each entry k x n column-major ('N', ldb = k)
     c = rng.standard_normal((batch, n, m)).astype(dt)
@@ -372,13 +374,27 @@ def test_wgmma_only_on_compute_capability_9_0_with_aligned_operands():
     assert not use(True, is_hip=False, cc_major=8, cc_minor=0)
     assert not use(True, is_hip=False, cc_major=10, cc_minor=0)   # sm_90a code runs on 9.0 only
     assert not use(True, is_hip=True, cc_major=9, cc_minor=0)
+    assert not use(True, is_hip=False, cc_major=9, cc_minor=0, k=0)   # no operand to map
+
+
+def test_tma_operand_geometry():
+    from rocarray.rocblas import _tma
+    # k-major A ('T', stored k x m, lda >= k): dims (k, m, batch), one box of 64 k x 128 rows
+    assert _tma.operand_geometry(True, 300, 70, 72, 0, 1) == ((70, 300, 1), (144, 144 * 300))
+    assert _tma.box_shape(True, 256) == (64, 256)
+    # mn-major ('N', stored m x k): dims (m, k, batch); boxes of 64 x 64
+    assert _tma.operand_geometry(False, 300, 70, 304, 304 * 70, 3) == ((300, 70, 3), (608, 608 * 70))
+    assert _tma.box_shape(False, 128) == (64, 64)
+    # one matrix: a batch stride of one whole matrix rounded up to 16 bytes
+    assert _tma.operand_geometry(False, 8, 3, 8, 0, 1) == ((8, 3, 1), (16, 48))
+    assert _tma.TENSOR_MAP.itemsize == 128
 
 
 def test_wgmma_configuration():
     choose = _level3_mma.choose_wgmma_config
     h200 = dict(multiprocessors=132, shared_limit=227 * 1024)
-    assert _level3_mma.wgmma_shared_bytes(256, 4) == 4 * 384 * 128 + 1024
-    assert _level3_mma.wgmma_shared_bytes(128, 6) == 6 * 256 * 128 + 1024
+    assert _level3_mma.wgmma_shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024
+    assert _level3_mma.wgmma_shared_bytes(128, 6) == 6 * (256 * 128 + 16) + 1024
     assert choose(8192, 8192, 1, **h200) == (256, 4)
     assert choose(2048, 256 * 9, 1, **h200) == (256, 4)      # 144 big tiles: one wave
     assert choose(2048, 2048, 1, **h200) == (128, 6)
@@ -528,27 +544,46 @@ def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
     assert grid == (32 * 16, 1) and args[15] == 4 and shared == 96 * 1024
 
 
-def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder):
+def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
+    from rocarray.rocblas import _tma
+    maps = []
+
+    def fake_map(address, kmajor, mn, k, ld, stride, batch, rows):
+        maps.append((address, kmajor, mn, k, ld, stride, batch, rows))
+        return np.zeros(1, _tma.TENSOR_MAP)
+
+    monkeypatch.setattr(_tma, "operand_map", fake_map)
     recorder.facts = dict(H200)
     f16 = np.float16
     _level3_mma.gemm_mma(0, f16, "T", "N", 4096, 4096, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 4096)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
-    assert grid == (32 * 16, 1) and block == (256,)
-    assert len(args) == 15 and args[14].dtype == np.int32 and args[14] == 4   # stages, no `aligned`
-    assert args[2] == 64 and args[3] == 2.0 and args[10] == 0.5
+    assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
+    assert maps == [(0x1000, True, 4096, 64, 64, 0, 1, 128), (0x2000, True, 4096, 64, 64, 0, 1, 256)]
+    assert len(args) == 12 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
+    assert (args[2], args[3], args[4], args[5]) == (4096, 4096, 64, 1)
+    assert args[6].dtype == np.float32 and args[6] == 2.0 and args[7] == 0.5
+    assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
     assert shared == _level3_mma.wgmma_shared_bytes(256, 4)
-    # small problem: the narrow tile with the deeper ring
+    # small problem: the narrow tile with the deeper ring, one block per tile
     _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,
                          _Ptr(0x3000), 100)
     name, grid, block, args, shared = recorder.calls[-1]
-    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[14] == 6
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[11] == 6 and grid == (1, 1)
+    assert maps[-2:] == [(0x1000, False, 100, 64, 104, 0, 1, 128), (0x2000, False, 100, 64, 104, 0, 1, 128)]
     # unaligned operands stay on the mma kernel's predicated variant
     _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 30)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
+    # a tensor map the driver refuses: the mma kernel instead
+    def refuse(*a):
+        raise _tma.TensorMapError("no")
+    monkeypatch.setattr(_tma, "operand_map", refuse)
+    _level3_mma.gemm_mma(0, f16, "N", "N", 64, 64, 64, 1.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
+                         _Ptr(0x3000), 64)
+    assert recorder.calls[-1][0] == "ra_rocblas_gemm_mma<ra_half, false, true, 128>"
 
 
 def test_wgmma_source_keeps_ptx_in_the_primitives_block():

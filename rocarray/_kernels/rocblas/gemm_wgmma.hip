@@ -1,78 +1,68 @@
 // rocBLAS level 3: gemm for 16-bit inputs (float16, bfloat16) with float32 accumulation on the
-// sm_90a warpgroup matrix instructions (wgmma), the same semantics and arguments as
-// ra_rocblas_gemm_mma (gemm_mma.hip) minus `aligned`:
+// sm_90a warpgroup matrix instructions (wgmma) fed by the tensor memory accelerator (TMA):
 //
 //   C := alpha * op(A) * op(B) + beta * C,   column-major, 64-bit offsets, alpha, beta float32,
 //
-// with every 8-element group of a matrix column on 16 bytes (A and B 16-byte aligned, lda, ldb and
-// the batch strides multiples of 8): the Python layer (rocarray/rocblas/_level3_mma.py) launches it
-// only then, only on sm_90 devices, and otherwise takes gemm_mma.hip. K = 0 means C := beta * C.
+// the semantics of ra_rocblas_gemm_mma (gemm_mma.hip). The Python layer
+// (rocarray/rocblas/_level3_mma.py) launches it only on compute capability 9.0, with k >= 1 and
+// A and B in 16-byte columns (addresses 16-byte aligned, lda, ldb and batch strides multiples of
+// 8), and passes A and B as TMA tensor maps (CUtensorMap, built by the driver's
+// cuTensorMapEncodeTiled in rocarray/rocblas/_tma.py): 3-D (contiguous dimension, leading
+// dimension, batch), 128-byte swizzle, boxes of 64 x 64 (mn-major) or 64 x rows (k-major);
+// elements outside the matrix arrive as zeros.
 //
 // ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>:
-//  * A block of two warpgroups (8 warps) owns a 128 x BN tile of C (BN = 128 or 256); warpgroup g
-//    computes rows 64 g .. 64 g + 63 with wgmma.mma_async m64nBNk16 (f32 accumulators in
-//    registers: BN / 2 per thread), 4 of them per k tile of 64.
-//  * k tiles of 64 go through a ring of `stages` (>= 3) shared-memory slots, copied with 16-byte
-//    cp.async (zero-filling past the edges of m, n and k), `stages - 1` tiles ahead; one wgmma
-//    group stays in flight while the next is issued, so a slot is refilled only after the barrier
-//    that follows every warpgroup's wait for the group that read it.
-//  * Operand tiles use the 128-byte swizzled canonical layouts the wgmma shared-memory descriptors
-//    describe (PTX ISA, "Matrix Descriptor Format" and "Shared Memory Matrix Layout" of the
-//    asynchronous warpgroup-level matrix instructions): rows of 128 bytes whose 16-byte chunk c is
-//    stored at chunk c ^ (row % 8), in 1024-byte atoms of 8 rows.
-//      k-major operand (op(X) has k contiguous): row = m (or n), 64 k per row; 8-row atoms are
-//        1024 bytes apart (stride byte offset); a k step of 16 advances the start by 32 bytes.
-//      mn-major operand: 64-wide mn blocks of 64 rows (k) x 128 bytes (8 KiB each, leading byte
-//        offset), 8-k atoms 1024 bytes apart (stride byte offset); a k step of 16 advances 2 KiB;
+//  * Persistent blocks (grid <= multiprocessors) walk the 128 x BN tiles of C (BN = 128 or 256)
+//    of every batch entry, tile blockIdx.x, + gridDim.x, ...; within one entry the tiles go in
+//    groups of RA_GEMM_WG_GROUP tile rows, m fastest, so the blocks working at one time share
+//    their A and B panels in L2.
+//  * Warp specialization: warps 0-7 are two consumer warpgroups (warpgroup g computes rows
+//    64 g .. 64 g + 63 of the tile with wgmma.mma_async m64nBNk16, BN / 2 float32 accumulators
+//    per thread, 4 instructions per k tile of 64); warp 8 is the producer: its first lane issues
+//    the TMA copies of each k tile into a ring of `stages` shared-memory slots, running ahead
+//    across tile boundaries (so the next tile's operands load during an epilogue).
+//  * Each slot has two mbarriers: `full` (the producer's arrive.expect_tx of the slot's bytes;
+//    TMA completes the transaction) and `empty` (one arrive per consumer warp once the wgmma
+//    group that read the slot has completed). Consumers keep one wgmma group in flight: the slot
+//    of k tile i - 1 is released after issuing tile i and waiting for group i - 1.
+//  * Operand tiles are the 128-byte swizzled canonical layouts of the wgmma shared-memory
+//    descriptors (PTX ISA, "Matrix Descriptor Format" and "Shared Memory Matrix Layout" of the
+//    asynchronous warpgroup-level matrix instructions), which TMA's 128-byte swizzle writes:
+//    rows of 128 bytes whose 16-byte chunk c sits at chunk c ^ (row % 8), 1024-byte atoms of
+//    8 rows, every slot on 1024 bytes.
+//      k-major operand (op(X) has k contiguous): row = m (or n), 64 k per row; atoms 1024 bytes
+//        apart (stride byte offset); a k step of 16 advances the start address by 32 bytes.
+//      mn-major operand: 64-wide mn blocks of 64 rows (k) x 128 bytes, 8 KiB apart (leading byte
+//        offset); 8-k atoms 1024 bytes apart (stride byte offset); a k step of 16 advances 2 KiB;
 //        the instruction's transpose flag is set for it.
-//    Every slot starts on 1024 bytes (the dynamic shared memory is aligned up at run time).
-//  * The same tile order as gemm_mma.hip: groups of RA_GEMM_WG_GROUP tile rows, m fastest.
 //  * Accumulator fragment of m64nNk16 (PTX ISA, "Register Fragments" of wgmma .m64nNk16, f32 D):
 //    register 4 j + c of warp w (in the warpgroup), lane l holds
 //    (row 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2).
-// Targets without sm_90a's wgmma (AMD, other NVIDIA architectures) compile an empty body: the
-// Python layer never launches the kernel there.
+// Targets without sm_90a's wgmma and TMA (AMD, other NVIDIA architectures) compile an empty
+// body: the Python layer never launches the kernel there.
 
-#define RA_GEMM_WG_BLOCK 256
 #define RA_GEMM_WG_BM 128
 #define RA_GEMM_WG_BK 64
 #define RA_GEMM_WG_GROUP 16
+// Two consumer warpgroups and one producer warp.
+#define RA_GEMM_WG_CONSUMERS (8 * RA_WARP_SIZE)
+#define RA_GEMM_WG_THREADS (9 * RA_WARP_SIZE)
 // Leading and stride byte offsets of an mn-major operand (see the top).
 #define RA_GEMM_WG_MN_LBO 8192
 #define RA_GEMM_WG_MN_SBO 1024
 
 #if defined(RA_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define RA_GEMM_WGMMA 1
+#define RA_GEMM_WG_GRID_CONSTANT __grid_constant__
+#else
+#define RA_GEMM_WG_GRID_CONSTANT
 #endif
+
+// A TMA tensor map (CUtensorMap): 128 opaque bytes the driver encodes, passed by value.
+struct alignas(64) ra_gemm_wg_tensor_map { ra_u64 words[16]; };
 
 #if defined(RA_GEMM_WGMMA)
 // ---- wgmma primitives ----
-// 16-byte global -> shared copy (shared address `dst`) of which the first src_bytes come from src
-// and the rest is zero.
-RA_DEVICE void ra_gemm_wg_copy16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_bytes));
-}
-RA_DEVICE void ra_gemm_wg_copy_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N> RA_DEVICE void ra_gemm_wg_copy_wait() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-// Wait until at most `pending` (>= 0) copy groups of this thread are in flight (at most 4 kept).
-RA_DEVICE void ra_gemm_wg_copy_wait_n(int pending) {
-    if (pending >= 4) {
-        ra_gemm_wg_copy_wait<4>();
-    } else if (pending == 3) {
-        ra_gemm_wg_copy_wait<3>();
-    } else if (pending == 2) {
-        ra_gemm_wg_copy_wait<2>();
-    } else if (pending == 1) {
-        ra_gemm_wg_copy_wait<1>();
-    } else {
-        ra_gemm_wg_copy_wait<0>();
-    }
-}
-// Shared-memory writes of this thread (cp.async goes through the generic proxy) become visible to
-// the asynchronous proxy that wgmma reads its operands through.
-RA_DEVICE void ra_gemm_wg_fence_proxy() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 RA_DEVICE void ra_gemm_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 RA_DEVICE void ra_gemm_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> RA_DEVICE void ra_gemm_wg_wait() {
@@ -82,6 +72,36 @@ template <int N> RA_DEVICE void ra_gemm_wg_wait() {
 template <int R> RA_DEVICE void ra_gemm_wg_fence_operands(float (&d)[R]) {
 #pragma unroll
     for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+// mbarrier in shared memory (shared address `bar`).
+RA_DEVICE void ra_gemm_wg_bar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+RA_DEVICE void ra_gemm_wg_bar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+RA_DEVICE void ra_gemm_wg_bar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+RA_DEVICE void ra_gemm_wg_bar_expect(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Wait for the completion of the barrier's phase of parity `parity`.
+RA_DEVICE void ra_gemm_wg_bar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    }
+}
+// TMA: the box at (c0, c1, c2) of the tensor map into shared memory at `dst`, completing bytes on `bar`.
+RA_DEVICE void ra_gemm_wg_tma_load(unsigned dst, const ra_gemm_wg_tensor_map* map, int c0, int c1, int c2,
+                                   unsigned bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
+            dst),
+        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+        : "memory");
 }
 
 // Shared-memory matrix descriptor: start address, leading and stride byte offsets (16-byte
@@ -154,40 +174,18 @@ template <> struct ra_wgmma_m64k16<ra_bfloat16, 256> {
 };
 // ---- end of wgmma primitives ----
 
-// One operand tile (R rows of m or n, 64 k) in its swizzled layout: where 16-byte chunk q (0 ..
-// R * 8 - 1, consecutive q consecutive in global memory) comes from and goes to.
+// One operand tile (R rows of m or n, 64 k) in its swizzled layout.
 template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
-    static constexpr int CHUNKS = R * RA_GEMM_WG_BK / 8;
-    static constexpr int PER_THREAD = CHUNKS / RA_GEMM_WG_BLOCK;
-    static constexpr unsigned BYTES = (unsigned)CHUNKS * 16u;
-    static_assert(CHUNKS % RA_GEMM_WG_BLOCK == 0, "chunks per thread");
-    // (outer, inner): the chunk holds elements inner .. inner + 7 of memory column outer, relative
-    // to the tile origin (k-major: outer = mn, inner = k; mn-major: outer = k, inner = mn).
-    RA_DEVICE static void place(int q, int& outer, int& inner, unsigned& offset) {
+    static constexpr unsigned BYTES = (unsigned)R * RA_GEMM_WG_BK * 2u;
+    // Copies the tile of op(X) at (mn0, k0) of batch entry b into the slot at shared address
+    // `slot`: one box of 64 k x R rows (k-major), or R / 64 boxes of 64 mn x 64 k (mn-major).
+    RA_DEVICE static void load(unsigned slot, const ra_gemm_wg_tensor_map* map, int mn0, int k0, int b,
+                               unsigned bar) {
         if (KMAJOR) {
-            const int row = q >> 3, c = q & 7;
-            outer = row; inner = 8 * c;
-            offset = (unsigned)row * 128u + (unsigned)((c ^ (row & 7)) << 4);
+            ra_gemm_wg_tma_load(slot, map, k0, mn0, b, bar);
         } else {
-            constexpr int PER_ROW = R / 8;
-            const int row = q / PER_ROW, cm = q % PER_ROW;
-            outer = row; inner = 8 * cm;
-            offset = (unsigned)(cm >> 3) * 8192u + (unsigned)row * 128u + (unsigned)(((cm & 7) ^ (row & 7)) << 4);
-        }
-    }
-    // Copies the tile of op(X) at (mn0, k0) into the slot at shared address `slot`.
-    RA_DEVICE static void load(unsigned slot, const ra_u16* __restrict__ X, ra_i64 ld, ra_i64 mn0, ra_i64 MN,
-                               ra_i64 k0, ra_i64 K) {
 #pragma unroll
-        for (int e = 0; e < PER_THREAD; ++e) {
-            int o, i;
-            unsigned offset;
-            place((int)threadIdx.x + RA_GEMM_WG_BLOCK * e, o, i, offset);
-            const ra_i64 outer = (KMAJOR ? mn0 : k0) + o, inner = (KMAJOR ? k0 : mn0) + i;
-            const ra_i64 outer_n = KMAJOR ? MN : K, left = (KMAJOR ? K : MN) - inner;
-            const int valid = outer < outer_n ? (int)(left < 0 ? 0 : (left > 8 ? 8 : left)) : 0;
-            ra_gemm_wg_copy16(slot + offset, valid > 0 ? (const void*)(X + outer * ld + inner) : (const void*)X,
-                              2 * valid);
+            for (int h = 0; h < R / 64; ++h) ra_gemm_wg_tma_load(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, b, bar);
         }
     }
     // Descriptor of the 16-deep k step s (0..3) for rows mn_first .. (a multiple of 64).
@@ -209,87 +207,124 @@ RA_DEVICE void ra_gemm_wg_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 
         *p = ra_traits<T>::from_acc(r);
     }
 }
+
+// Tile t (0 .. tiles_m * tiles_n * batch - 1) -> (batch entry, m0, n0).
+struct ra_gemm_wg_tiles {
+    ra_i64 tiles_m, tiles_n, per_entry;
+    RA_DEVICE void locate(ra_i64 t, ra_i64& b, ra_i64& m0, ra_i64& n0, int BN) const {
+        b = t / per_entry;
+        const ra_i64 in_entry = t - b * per_entry;
+        const ra_i64 per_group = (ra_i64)RA_GEMM_WG_GROUP * tiles_n;
+        const ra_i64 first = in_entry / per_group * RA_GEMM_WG_GROUP;
+        const ra_i64 rows = tiles_m - first < RA_GEMM_WG_GROUP ? tiles_m - first : (ra_i64)RA_GEMM_WG_GROUP;
+        const ra_i64 in_group = in_entry % per_group;
+        m0 = (first + in_group % rows) * RA_GEMM_WG_BM;
+        n0 = (in_group / rows) * BN;
+    }
+};
 #endif  // RA_GEMM_WGMMA
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
-__global__ void __launch_bounds__(RA_GEMM_WG_BLOCK, 1)
-ra_rocblas_gemm_wgmma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restrict__ A, ra_i64 lda,
-                      ra_i64 stride_a, const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, float beta,
-                      T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, int stages) {
+__global__ void __launch_bounds__(RA_GEMM_WG_THREADS, 1)
+ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
+                      const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
+                      ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
+                      int stages) {
     static_assert(BN == 128 || BN == 256, "block tile width");
 #if defined(RA_GEMM_WGMMA)
-    constexpr int BM = RA_GEMM_WG_BM, BK = RA_GEMM_WG_BK;
+    constexpr int BK = RA_GEMM_WG_BK;
     constexpr int WG = 4 * RA_WARP_SIZE;  // threads of one warpgroup
     constexpr int R = BN / 2;             // accumulators per thread
-    typedef ra_gemm_wg_operand<A_KMAJOR, BM> OA;
+    typedef ra_gemm_wg_operand<A_KMAJOR, RA_GEMM_WG_BM> OA;
     typedef ra_gemm_wg_operand<B_KMAJOR, BN> OB;
     constexpr unsigned SLOT = OA::BYTES + OB::BYTES;
-
-    extern __shared__ ra_u64 ra_gemm_wg_smem[];
-    const unsigned base = ((unsigned)__cvta_generic_to_shared(ra_gemm_wg_smem) + 1023u) & ~1023u;
-
-    const ra_i64 tiles_m = (M + BM - 1) / BM;
-    const ra_i64 tiles_n = (N + BN - 1) / BN;
-    const ra_i64 bid = (ra_i64)blockIdx.x;
-    const ra_i64 per_group = (ra_i64)RA_GEMM_WG_GROUP * tiles_n;
-    const ra_i64 first = bid / per_group * RA_GEMM_WG_GROUP;
-    const ra_i64 rows = tiles_m - first < RA_GEMM_WG_GROUP ? tiles_m - first : (ra_i64)RA_GEMM_WG_GROUP;
-    const ra_i64 in_group = bid % per_group;
-    const ra_i64 batch = (ra_i64)blockIdx.y;
-    const ra_i64 m0 = (first + in_group % rows) * BM;
-    const ra_i64 n0 = (in_group / rows) * BN;
-    const ra_u16* Ab = (const ra_u16*)(A + batch * stride_a);
-    const ra_u16* Bb = (const ra_u16*)(B + batch * stride_b);
-    C += batch * stride_c;
-    const float alpha_k = K > 0 ? alpha : 0.0f;  // K == 0: C := beta C (alpha * 0 would be NaN for inf)
-
-    const int g = (int)threadIdx.x / WG;  // warpgroup: rows 64 g .. 64 g + 63 of the tile
-    float d[R];
-#pragma unroll
-    for (int i = 0; i < R; ++i) d[i] = 0.0f;
-
-    const ra_i64 ktiles = (K + BK - 1) / BK;
     const int S = stages;
-    auto prefetch = [&](ra_i64 kt, int slot_index) {
-        if (kt < ktiles) {
-            const unsigned slot = base + (unsigned)slot_index * SLOT;
-            OA::load(slot, Ab, lda, m0, M, kt * BK, K);
-            OB::load(slot + OA::BYTES, Bb, ldb, n0, N, kt * BK, K);
-        }
-        ra_gemm_wg_copy_commit();  // an empty group past the end keeps the count uniform
-    };
-    for (int s = 0; s < S - 1; ++s) prefetch(s, s);
-    ra_gemm_wg_fence_operands(d);
-    int rd = 0, wr = S - 1;  // slots of tile kt and of tile kt + S - 1 (= tile kt - 1's)
-    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-        ra_gemm_wg_copy_wait_n(S - 2);  // tile kt has landed (this thread's part)
-        ra_gemm_wg_fence_proxy();
-        __syncthreads();  // every part of tile kt
-        const unsigned slot = base + (unsigned)rd * SLOT;
-        ra_gemm_wg_fence();
-#pragma unroll
-        for (int s = 0; s < BK / 16; ++s)
-            ra_wgmma_m64k16<T, BN>::template run<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(
-                d, OA::desc(slot, 64 * g, s), OB::desc(slot + OA::BYTES, 0, s));
-        ra_gemm_wg_commit();
-        ra_gemm_wg_wait<1>();  // the group of tile kt - 1 is done
-        ra_gemm_wg_fence_operands(d);
-        __syncthreads();  // ... in both warpgroups, while the group of tile kt runs
-        prefetch(kt + S - 1, wr);  // into tile kt - 1's slot
-        rd = rd + 1 == S ? 0 : rd + 1;
-        wr = wr + 1 == S ? 0 : wr + 1;
-    }
-    ra_gemm_wg_wait<0>();
-    ra_gemm_wg_fence_operands(d);
-    ra_gemm_wg_copy_wait<0>();
 
-    const int t = (int)threadIdx.x % WG, w = t / RA_WARP_SIZE, lane = t % RA_WARP_SIZE;
-    const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
-    const ra_i64 col0 = n0 + 2 * (lane % 4);
+    // Shared memory: 2 S mbarriers (full, then empty), then the ring from the next 1024 bytes.
+    extern __shared__ ra_u64 ra_gemm_wg_smem[];
+    const unsigned bars = (unsigned)__cvta_generic_to_shared(ra_gemm_wg_smem);
+    const unsigned ring = (bars + 16u * (unsigned)S + 1023u) & ~1023u;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; ++s) {
+            ra_gemm_wg_bar_init(bars + 8u * (unsigned)s, 1u);                           // full
+            ra_gemm_wg_bar_init(bars + 8u * (unsigned)(S + s), RA_GEMM_WG_CONSUMERS / RA_WARP_SIZE);  // empty
+        }
+        ra_gemm_wg_bar_init_fence();
+    }
+    __syncthreads();
+
+    ra_gemm_wg_tiles tiles;
+    tiles.tiles_m = (M + RA_GEMM_WG_BM - 1) / RA_GEMM_WG_BM;
+    tiles.tiles_n = (N + BN - 1) / BN;
+    tiles.per_entry = tiles.tiles_m * tiles.tiles_n;
+    const ra_i64 total = tiles.per_entry * batch;
+    const ra_i64 ktiles = (K + BK - 1) / BK;
+
+    if (threadIdx.x >= RA_GEMM_WG_CONSUMERS) {
+        // producer: one lane issues every copy
+        if (threadIdx.x != RA_GEMM_WG_CONSUMERS) return;
+        int slot = 0;
+        unsigned round = 0;
+        for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
+            ra_i64 b, m0, n0;
+            tiles.locate(t, b, m0, n0, BN);
+            for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+                const unsigned full = bars + 8u * (unsigned)slot;
+                if (round > 0) ra_gemm_wg_bar_wait(bars + 8u * (unsigned)(S + slot), (round - 1u) & 1u);
+                ra_gemm_wg_bar_expect(full, SLOT);
+                const unsigned dst = ring + (unsigned)slot * SLOT;
+                OA::load(dst, &tma_a, (int)m0, (int)(kt * BK), (int)b, full);
+                OB::load(dst + OA::BYTES, &tma_b, (int)n0, (int)(kt * BK), (int)b, full);
+                if (++slot == S) { slot = 0; ++round; }
+            }
+        }
+        return;
+    }
+
+    // consumers
+    const int g = (int)threadIdx.x / WG;  // warpgroup: rows 64 g .. 64 g + 63 of the tile
+    const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
+    const bool releaser = lane == 0;      // one arrive per consumer warp on `empty`
+    float d[R];
+    int slot = 0, prev = 0;
+    unsigned round = 0;
+    for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
+        ra_i64 b, m0, n0;
+        tiles.locate(t, b, m0, n0, BN);
 #pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
+        for (int i = 0; i < R; ++i) d[i] = 0.0f;
+        ra_gemm_wg_fence_operands(d);
+        for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+            ra_gemm_wg_bar_wait(bars + 8u * (unsigned)slot, round & 1u);
+            const unsigned src = ring + (unsigned)slot * SLOT;
+            ra_gemm_wg_fence();
 #pragma unroll
-        for (int c = 0; c < 4; ++c)
-            ra_gemm_wg_store<T>(C, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k, beta);
+            for (int s = 0; s < BK / 16; ++s)
+                ra_wgmma_m64k16<T, BN>::template run<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(
+                    d, OA::desc(src, 64 * g, s), OB::desc(src + OA::BYTES, 0, s));
+            ra_gemm_wg_commit();
+            if (kt > 0) {
+                ra_gemm_wg_wait<1>();  // the group of the previous k tile is done: free its slot
+                ra_gemm_wg_fence_operands(d);
+                if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+            }
+            prev = slot;
+            if (++slot == S) { slot = 0; ++round; }
+        }
+        ra_gemm_wg_wait<0>();
+        ra_gemm_wg_fence_operands(d);
+        if (ktiles > 0 && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+
+        T* Cb = C + b * stride_c;
+        const float alpha_k = K > 0 ? alpha : 0.0f;
+        const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
+        const ra_i64 col0 = n0 + 2 * (lane % 4);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                ra_gemm_wg_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k,
+                                    beta);
+    }
 #endif
 }

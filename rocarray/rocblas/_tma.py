@@ -1,0 +1,115 @@
+"""TMA tensor maps (NVIDIA sm_90+) for the warpgroup gemm kernel (``rocblas/gemm_wgmma.hip``).
+
+A tensor map (the driver's ``CUtensorMap``, 128 opaque bytes) tells the tensor memory accelerator
+how to copy a box of a strided array into shared memory. The driver builds it
+(``cuTensorMapEncodeTiled``, CUDA driver API 12.0+); CuPy does not wrap that entry point, so it is
+called through ``ctypes`` on the driver library CuPy already loaded. The kernel takes the map by
+value (``__grid_constant__``): :func:`operand_map` returns it as a size-one NumPy array of
+:data:`TENSOR_MAP` (128 bytes), the form CuPy passes by value.
+
+One map describes one gemm operand of 16-bit elements as a 3-D array (contiguous dimension,
+leading dimension, batch), with 128-byte swizzling and zero fill outside the array, which is the
+shared-memory layout the kernel's wgmma descriptors read.
+"""
+
+import ctypes
+import threading
+
+import numpy
+
+#: The NumPy twin of ``ra_gemm_wg_tensor_map`` (``CUtensorMap``: 16 64-bit words).
+TENSOR_MAP = numpy.dtype([("words", "<u8", (16,))])
+
+# CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+# CUtensorMapFloatOOBfill (cuda.h, CUDA 12): the values used here.
+_DATA_UINT16 = 1
+_INTERLEAVE_NONE = 0
+_SWIZZLE_128B = 3
+_L2_PROMOTION_256B = 3
+_OOB_FILL_ZERO = 0
+
+_lock = threading.Lock()
+_encode = None
+
+
+class TensorMapError(RuntimeError):
+    """The driver refused to encode a tensor map (the caller falls back to another kernel)."""
+
+
+def _encoder():
+    global _encode
+    if _encode is None:
+        with _lock:
+            if _encode is None:
+                lib = ctypes.CDLL("libcuda.so.1")
+                fn = lib.cuTensorMapEncodeTiled
+                fn.restype = ctypes.c_int
+                fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+                               ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                               ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+                               ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+                _encode = fn
+    return _encode
+
+
+def box_shape(kmajor, rows):
+    """``(inner, outer)`` box of one copy: 64 k x ``rows`` (k-major operand) or 64 mn x 64 k
+    (mn-major operand, ``rows / 64`` copies per tile). Inner edges are 64 two-byte elements, the
+    128-byte swizzle span."""
+    return (64, int(rows)) if kmajor else (64, 64)
+
+
+def operand_geometry(kmajor, mn, k, ld, stride, batch):
+    """``(dims, strides in bytes)`` of one operand as a 3-D array of 16-bit elements.
+
+    ``dims`` = (contiguous, leading, batch): (k, mn, batch) for a k-major operand, (mn, k, batch)
+    otherwise. ``strides`` are those of dimensions 1 and 2 (TMA needs multiples of 16 bytes, so
+    a single matrix gets a batch stride that is one whole matrix, rounded up).
+    """
+    inner, outer = (k, mn) if kmajor else (mn, k)
+    row = 2 * int(ld)
+    if batch > 1:
+        step = 2 * int(stride)
+    else:
+        step = -(-row * max(1, outer) // 16) * 16
+    return (int(inner), int(outer), int(batch)), (row, step)
+
+
+def operand_map(address, kmajor, mn, k, ld, stride, batch, rows):
+    """The tensor map of one gemm operand, as a size-one :data:`TENSOR_MAP` array.
+
+    Parameters
+    ----------
+    address : int
+        Device address of element (0, 0) of the first batch entry (16-byte aligned).
+    kmajor : bool
+        ``op(X)`` has k contiguous in memory.
+    mn, k : int
+        Rows of ``op(X)`` along m (or n) and along k (both >= 1).
+    ld, stride : int
+        Leading dimension and batch stride in elements (multiples of 8; ``stride`` unused when
+        ``batch == 1``).
+    batch : int
+        Batch entries.
+    rows : int
+        Rows of the kernel's tile along m or n (the k-major box height).
+
+    Raises
+    ------
+    TensorMapError
+        When the driver refuses the description (the caller takes another kernel).
+    """
+    dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch)
+    if strides[1] <= 0 or strides[1] % 16 or strides[0] % 16:
+        raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
+    box = box_shape(kmajor, rows) + (1,)
+    out = numpy.zeros(1, TENSOR_MAP)
+    c_dims = (ctypes.c_uint64 * 3)(*dims)
+    c_strides = (ctypes.c_uint64 * 2)(*strides)
+    c_box = (ctypes.c_uint32 * 3)(*box)
+    c_elem = (ctypes.c_uint32 * 3)(1, 1, 1)
+    rc = _encoder()(out.ctypes.data, _DATA_UINT16, 3, ctypes.c_void_p(int(address)), c_dims, c_strides, c_box,
+                    c_elem, _INTERLEAVE_NONE, _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
+    if rc != 0:
+        raise TensorMapError(f"cuTensorMapEncodeTiled returned {rc} for dims {dims}, strides {strides}, box {box}")
+    return out
