@@ -64,6 +64,8 @@ PROGRESS_MIN_CANDIDATES = 8
 _lock = threading.RLock()
 _db = {}        # Path -> {key: entry}; the in-memory copy of each file read so far
 _forced = set()  # (Path, key) re-tuned in this process under ROCARRAY_TUNE=force
+_decided = {}  # (op, key, arch, version, state_token()) -> name of the chosen candidate
+_generation = 0  # bumped by clear_cache()
 
 
 class TuningDBWarning(UserWarning):
@@ -231,9 +233,20 @@ def _entries(path):
 
 def clear_cache():
     """Forget the in-memory copies of the DB files (the files stay; the next lookup re-reads them)."""
+    global _generation
     with _lock:
         _db.clear()
         _forced.clear()
+        _decided.clear()
+        _generation += 1
+
+
+def state_token():
+    """A value that changes whenever a remembered choice may no longer hold: every
+    :func:`clear_cache`, the tuning mode and the cache location. Libraries that remember their
+    own per-problem decisions (to keep repeated calls cheap on the host) key them with it."""
+    return (_generation, config.tune_mode(), os.environ.get("ROCARRAY_CACHE_DIR"),
+            os.environ.get("XDG_CACHE_HOME"))
 
 
 def lookup(op, key, arch=None, version=None):
@@ -361,6 +374,15 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
         from rocarray._version import __version__ as version
     if arch is None:
         arch = _device_arch()
+    # A decision already read or measured in this process: no path, key or file work.
+    try:
+        memo_key = (op, key, arch, version, state_token())
+        known = _decided.get(memo_key)
+    except TypeError:  # an unhashable key: take the long way
+        memo_key = known = None
+    if known is not None and known in by_name:
+        return by_name[known]
+
     path = db_path(arch, version)
     db_key = make_key(op, key)
 
@@ -369,6 +391,8 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
         stored = entries.get(db_key)
         fresh = mode != "force" or (path, db_key) in _forced
         if stored is not None and fresh and stored["choice"] in by_name:
+            if memo_key is not None:
+                _decided[memo_key] = stored["choice"]
             return by_name[stored["choice"]]
 
         winner, seconds = _measure_all(op, candidates, measure)
@@ -385,4 +409,6 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
         _db[path] = merged
         if mode == "force":
             _forced.add((path, db_key))
+        if memo_key is not None:
+            _decided[memo_key] = winner
         return by_name[winner]

@@ -491,8 +491,26 @@ def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits
     return sorted(times)[1]
 
 
+_plans = {}  # (device, dtype, m, n, k, transposes, batch, tuning.state_token()) -> plan
+_PLANS_KEPT = 4096
+
+
 def choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch=1):
-    """The plan for one launch: the heuristic, or for large problems the tuning DB's choice."""
+    """The plan for one launch: the heuristic, or for large problems the tuning DB's choice.
+
+    Decisions are remembered per problem for the process (a repeated call costs one dictionary
+    lookup of host time instead of building the candidates and reading the DB's key)."""
+    memo = (device_id, numpy.dtype(dtype), m, n, k, flag_bits & (TRANS_A | TRANS_B), batch, tuning.state_token())
+    plan = _plans.get(memo)
+    if plan is None:
+        plan = _choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch)
+        if len(_plans) >= _PLANS_KEPT:
+            _plans.clear()
+        _plans[memo] = plan
+    return plan
+
+
+def _choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch):
     sms, mma = _device_facts(device_id)
     default = heuristic(dtype, m, n, k, sms, batch, mma)
     if batch > 1 or k == 0 or 2 * m * n * k < TUNE_MIN_FLOPS:

@@ -30,6 +30,10 @@ _OOB_FILL_ZERO = 0
 
 _lock = threading.Lock()
 _encode = None
+#: Encoded maps by description (a map holds only an address and a geometry, so a cached map stays
+#: valid for any buffer later allocated at that address); bounded, oldest dropped first.
+_cache = {}
+CACHE_SIZE = 256
 
 
 class TensorMapError(RuntimeError):
@@ -99,6 +103,11 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows):
     TensorMapError
         When the driver refuses the description (the caller takes another kernel).
     """
+    key = (int(address), bool(kmajor), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch),
+           int(rows))
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
     dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch)
     if strides[1] <= 0 or strides[1] % 16 or strides[0] % 16:
         raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
@@ -112,4 +121,8 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows):
                     c_elem, _INTERLEAVE_NONE, _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
     if rc != 0:
         raise TensorMapError(f"cuTensorMapEncodeTiled returned {rc} for dims {dims}, strides {strides}, box {box}")
+    with _lock:
+        if len(_cache) >= CACHE_SIZE:
+            _cache.pop(next(iter(_cache)))
+        _cache[key] = out
     return out

@@ -115,6 +115,29 @@ def test_force_remeasures_once_per_process(monkeypatch):
     assert tuning.lookup("prim.scan", (np.float32, "large"), arch=ARCH)["choice"] == "items1"
 
 
+def test_a_decision_is_remembered_without_the_file_until_the_cache_is_cleared(isolated_db):
+    # repeated calls skip the path and file work (host time of small launches); clear_cache,
+    # another cache dir or another mode forget the remembered decision
+    first = tuning.state_token()
+    assert choose(Recorder()) is VARIANTS[1]
+    for f in isolated_db.rglob("*.json"):
+        f.unlink()
+    rec = Recorder({"items1": 1e-9, "items4": 1.0, "items8": 1.0})
+    assert choose(rec) is VARIANTS[1] and rec.calls == []
+    tuning.clear_cache()
+    assert tuning.state_token() != first
+    assert choose(rec) is VARIANTS[0] and sorted(rec.calls) == sorted(TIMES)
+
+
+def test_state_token_follows_mode_and_cache_dir(monkeypatch, tmp_path):
+    token = tuning.state_token()
+    monkeypatch.setenv("ROCARRAY_TUNE", "force")
+    assert tuning.state_token() != token
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path / "other"))
+    assert tuning.state_token() != token
+
+
 def test_winner_persists_across_a_cleared_cache():
     choose(Recorder())
     tuning.clear_cache()
