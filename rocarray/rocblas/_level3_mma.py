@@ -80,7 +80,7 @@ take off the consumers.
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import backend, compile as _compile, launch
 from rocarray.rocblas import _level1
 
 SOURCE = "rocblas/gemm_mma.hip"
@@ -171,7 +171,15 @@ def wgmma_instantiations():
                   for w in TILE_WIDTHS)
 
 
-_compile.register(SOURCE_WGMMA, wgmma_instantiations())
+_compile.register(SOURCE_WGMMA, wgmma_instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
+                                                          for c in sorted(CTYPE_BY_NAME.values())])
+#: The padded-copy kernel of :func:`gemm_mma`'s unaligned operands (``extern "C"``).
+PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
+#: Unaligned operands are copied to padded buffers for the wgmma kernel from this many FLOPs
+#: (the copy reads and writes each operand once: small next to a gemm this size).
+PACK_MIN_FLOPS = 2**31
+#: k tiles of 64 each split of a split-k launch gets at least.
+SPLIT_MIN_KTILES = 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,6 +282,19 @@ def choose_wgmma_config(m, n, batch, *, multiprocessors, shared_limit):
     return None
 
 
+def wgmma_splits(m, n, k, batch, tile_n, multiprocessors):
+    """``(splits, k tiles per split)`` of a wgmma launch: k is split when the tiles of C fill at
+    most half the device, into as many parts as one wave of blocks takes, each of at least
+    :data:`SPLIT_MIN_KTILES` k tiles of 64 (the partial sums go to a float32 workspace)."""
+    ktiles = -(-int(k) // BK_WGMMA)
+    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
+    if 2 * tiles > multiprocessors or ktiles < 2 * SPLIT_MIN_KTILES:
+        return 1, ktiles
+    want = min(multiprocessors // tiles, ktiles // SPLIT_MIN_KTILES)
+    per = -(-ktiles // want)
+    return -(-ktiles // per), per
+
+
 def grid(m, n, batch=1, tile_n=TILE):
     """``(tiles, batch)``: one block per 128 x ``tile_n`` tile of C per batch entry (the kernel orders
     the tiles in groups of 16 tile rows, m fastest inside a group)."""
@@ -364,6 +385,15 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         return None
     transA, transB = _norm_trans(transA), _norm_trans(transB)
     aligned = use_aligned(A.ptr, lda, B.ptr, ldb, k, stride_a, stride_b, batch)
+    keep = None
+    if not aligned and 2 * m * n * k * batch >= PACK_MIN_FLOPS:
+        facts = _device_facts(device_id)
+        if use_wgmma(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k):
+            with _level1._on_device(device_id):
+                (A, lda, stride_a), (B, ldb, stride_b), keep = _pack_operands(
+                    device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"),
+                    batch)
+            aligned = True
     i64 = numpy.int64
     with _level1._on_device(device_id):
         facts = _device_facts(device_id)
@@ -398,10 +428,38 @@ def _kernel_wgmma(name, device_id):
     return _wgmma_table.get(name, device_id)
 
 
-def wgmma_grid(m, n, batch, tile_n, multiprocessors):
-    """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer tiles."""
-    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
+def wgmma_grid(m, n, batch, tile_n, multiprocessors, splits=1):
+    """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer work
+    items (tiles of C times k splits)."""
+    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch) * int(splits)
     return (max(1, min(tiles, int(multiprocessors))), 1)
+
+
+def _pack_operands(device_id, a, b, batch):
+    """Padded copies (leading dimension and batch stride multiples of 8) of the operands that are
+    not 16-byte aligned: ``((A, lda, stride_a), (B, ldb, stride_b), buffers to keep alive)``.
+
+    ``a``/``b`` are ``(pointer, ld, stride, rows of op(X), cols of op(X), op is identity)``; the
+    stored matrix is rows x cols for an identity op and cols x rows otherwise."""
+    cupy = backend.require_cupy()
+    kernel = _compile.get_kernel(SOURCE_WGMMA, PACK_KERNEL, device_id)
+    out, keep = [], []
+    for ptr, ld, stride, r, c, identity in (a, b):
+        if operand_aligned(ptr.ptr, ld, stride, batch):
+            out.append((ptr, ld, stride))
+            continue
+        rows, cols = (r, c) if identity else (c, r)
+        ld2 = -(-rows // CHUNK) * CHUNK
+        stride2 = ld2 * cols
+        buf = cupy.empty(stride2 * batch, numpy.uint16)
+        total = rows * cols * batch
+        blocks = max(1, min(-(-total // 256), 65536))
+        i64 = numpy.int64
+        kernel((blocks,), (256,), (i64(rows), i64(cols), i64(batch), ptr, i64(ld), i64(stride if batch > 1 else 0),
+                                   buf, i64(ld2), i64(stride2)))
+        out.append((buf.data, ld2, stride2))
+        keep.append(buf)
+    return out[0], out[1], keep
 
 
 def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
@@ -420,9 +478,17 @@ def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, ld
     kernel, _ = _kernel_wgmma(wgmma_kernel_name(name, transA, transB, tile_n), device_id)
     nbytes = wgmma_shared_bytes(tile_n, stages)
     launch.allow_shared(kernel, nbytes)
+    splits, per = wgmma_splits(m, n, k, batch, tile_n, multiprocessors)
+    partial = backend.require_cupy().empty(batch * splits * m * n, numpy.float32) if splits > 1 else None
     i64 = numpy.int64
-    kernel(wgmma_grid(m, n, batch, tile_n, multiprocessors), (BLOCK_WGMMA,),
+    kernel(wgmma_grid(m, n, batch, tile_n, multiprocessors, splits), (BLOCK_WGMMA,),
            (map_a, map_b, i64(m), i64(n), i64(k), i64(batch), alpha, beta, C, i64(ldc), i64(stride_c),
-            numpy.int32(stages)),
+            numpy.int32(stages), i64(splits), i64(per), partial if partial is not None else i64(0)),
            shared_mem=nbytes)
+    if partial is not None:
+        finish, wave = _kernel_wgmma(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
+        total = m * n * batch
+        finish((max(1, min(-(-total // 256), 16 * int(multiprocessors))),), (256,),
+               (i64(m), i64(n), i64(batch), i64(splits), partial, alpha, beta, C, i64(ldc), i64(stride_c)))
     return True
+

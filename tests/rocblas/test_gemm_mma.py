@@ -224,6 +224,40 @@ def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, confi
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("trans", TRANS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_unaligned_operands_get_padded_copies_on_sm90(rng, monkeypatch, dtype, trans):
+    # past PACK_MIN_FLOPS the odd-ld operands are copied to padded buffers for the wgmma kernel
+    # (elsewhere: the predicated mma variant); forced small here, then one real size
+    monkeypatch.setattr(_level3_mma, "PACK_MIN_FLOPS", 0)
+    run_mma(rng, dtype, trans, 130, 64, 70, extra=(5, 1, 2), expect_aligned=False)
+    run_mma(rng, dtype, trans, 64, 64, 64, offsets=(1, 0, 0), expect_aligned=False)
+    run_mma(rng, dtype, trans, 31, 33, 35, beta=0.0, poison_c=True, expect_aligned=False)
+    monkeypatch.undo()
+    run_mma(rng, dtype, trans, 1030, 1030, 1030, expect_aligned=False)
+
+
+@pytest.mark.gpu
+def test_gemm_batched_split_and_packed(rng, monkeypatch):
+    monkeypatch.setattr(_level3_mma, "PACK_MIN_FLOPS", 0)
+    for m, n, k, batch in [(70, 130, 600, 3), (72, 136, 3000, 2)]:   # packed; split k
+        dt = np.dtype(np.float16)
+        a = rng.standard_normal((batch, k, m)).astype(dt)
+        b = rng.standard_normal((batch, n, k)).astype(dt)
+        c = rng.standard_normal((batch, n, m)).astype(dt)
+        da, db, dc = to_device(a.ravel()), to_device(b.ravel()), to_device(c.ravel())
+        _level3_mma.gemm_mma(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data,
+                             m, batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
+        got = to_host(dc).reshape(batch, n, m).astype(np.float64)
+        for i in range(batch):
+            oa, ob = a[i].astype(np.float64).T, b[i].astype(np.float64).T
+            want = (oa @ ob + c[i].astype(np.float64).T).T
+            scale = (np.abs(oa) @ np.abs(ob) + np.abs(c[i].astype(np.float64).T)).T
+            assert np.all(np.abs(got[i] - want) <= EPS_OUT["float16"] * np.abs(want) + (k + 4) * 2.0**-23 * scale
+                          + 1e-7)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", TRANS)
 def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
     facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
     m, n, k = 2048, 256 * -(-facts["multiprocessors"] // 16), 64
@@ -259,7 +293,8 @@ def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
                 expect_aligned=True, **kw)
 
     aligned_run(300, 260, 70)
-    aligned_run(130, 300, 1000, offsets=(8, 16, 1))
+    aligned_run(130, 300, 1000, offsets=(8, 16, 1))   # 2 x 1..3 tiles: split k, float32 workspace
+    aligned_run(256, 200, 4000, beta=0.0, poison_c=True)
     aligned_run(2100, 520, 40, beta=0.0, poison_c=True)   # 2 groups of tile rows
     aligned_run(64, 64, 8)   # one partial k tile
     aligned_run(1, 1, 1)
@@ -364,7 +399,22 @@ def test_wgmma_kernel_names_and_registration():
     assert name("float16", "N", "N") == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>"
     assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_wgmma<ra_bfloat16, true, false, 256>"
     names = set(_compile.registered(_level3_mma.SOURCE_WGMMA))
-    assert names == set(_level3_mma.wgmma_instantiations()) and len(names) == 16
+    finish = {"ra_rocblas_gemm_wg_finish<ra_half>", "ra_rocblas_gemm_wg_finish<ra_bfloat16>"}
+    assert names == set(_level3_mma.wgmma_instantiations()) | finish and len(names) == 18
+
+
+def test_wgmma_splits_fill_one_wave_for_long_k():
+    splits = _level3_mma.wgmma_splits
+    assert splits(8192, 8192, 8192, 1, 256, 132) == (1, 128)        # the tiles fill the device
+    assert splits(256, 256, 65536, 1, 128, 132) == (32, 32)         # 4 tiles x 32 splits of 32 k tiles
+    assert splits(256, 256, 256, 1, 128, 132) == (1, 4)             # k too short to split
+    assert splits(256, 256, 4000, 1, 128, 132) == (13, 5)           # 63 k tiles: at least 4 per split
+    s, per = splits(64, 8192, 8192, 1, 128, 132)                     # 64 tiles: 2 splits of 64 k tiles
+    assert (s, per) == (2, 64)
+    for args in [(256, 256, 65536, 1, 128, 132), (300, 200, 5000, 3, 128, 132), (64, 64, 777, 1, 128, 132)]:
+        s, per = splits(*args)
+        ktiles = -(-args[2] // 64)
+        assert (s - 1) * per < ktiles <= s * per   # every split has work
 
 
 def test_wgmma_only_on_compute_capability_9_0_with_aligned_operands():
@@ -561,10 +611,11 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
     assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
     assert maps == [(0x1000, True, 4096, 64, 64, 0, 1, 128), (0x2000, True, 4096, 64, 64, 0, 1, 256)]
-    assert len(args) == 12 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
+    assert len(args) == 15 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
     assert (args[2], args[3], args[4], args[5]) == (4096, 4096, 64, 1)
     assert args[6].dtype == np.float32 and args[6] == 2.0 and args[7] == 0.5
     assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
+    assert (args[12], args[13], args[14]) == (1, 1, 0)   # one split of the one k tile, no workspace
     assert shared == _level3_mma.wgmma_shared_bytes(256, 4)
     # small problem: the narrow tile with the deeper ring, one block per tile
     _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,

@@ -208,12 +208,14 @@ RA_DEVICE void ra_gemm_wg_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 
     }
 }
 
-// Tile t (0 .. tiles_m * tiles_n * batch - 1) -> (batch entry, m0, n0).
+// Work item t (0 .. tiles_m * tiles_n * splits * batch - 1) -> (batch entry, k split, m0, n0).
 struct ra_gemm_wg_tiles {
-    ra_i64 tiles_m, tiles_n, per_entry;
-    RA_DEVICE void locate(ra_i64 t, ra_i64& b, ra_i64& m0, ra_i64& n0, int BN) const {
-        b = t / per_entry;
-        const ra_i64 in_entry = t - b * per_entry;
+    ra_i64 tiles_m, tiles_n, per_entry, splits;
+    RA_DEVICE void locate(ra_i64 t, ra_i64& b, ra_i64& split, ra_i64& m0, ra_i64& n0, int BN) const {
+        b = t / (per_entry * splits);
+        const ra_i64 in_batch = t - b * per_entry * splits;
+        split = in_batch / per_entry;
+        const ra_i64 in_entry = in_batch - split * per_entry;
         const ra_i64 per_group = (ra_i64)RA_GEMM_WG_GROUP * tiles_n;
         const ra_i64 first = in_entry / per_group * RA_GEMM_WG_GROUP;
         const ra_i64 rows = tiles_m - first < RA_GEMM_WG_GROUP ? tiles_m - first : (ra_i64)RA_GEMM_WG_GROUP;
@@ -229,7 +231,7 @@ __global__ void __launch_bounds__(RA_GEMM_WG_THREADS, 1)
 ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
                       const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
-                      int stages) {
+                      int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial) {
     static_assert(BN == 128 || BN == 256, "block tile width");
 #if defined(RA_GEMM_WGMMA)
     constexpr int BK = RA_GEMM_WG_BK;
@@ -257,7 +259,8 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
     tiles.tiles_m = (M + RA_GEMM_WG_BM - 1) / RA_GEMM_WG_BM;
     tiles.tiles_n = (N + BN - 1) / BN;
     tiles.per_entry = tiles.tiles_m * tiles.tiles_n;
-    const ra_i64 total = tiles.per_entry * batch;
+    tiles.splits = splits;
+    const ra_i64 total = tiles.per_entry * splits * batch;
     const ra_i64 ktiles = (K + BK - 1) / BK;
 
     if (threadIdx.x >= RA_GEMM_WG_CONSUMERS) {
@@ -266,9 +269,10 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         int slot = 0;
         unsigned round = 0;
         for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
-            ra_i64 b, m0, n0;
-            tiles.locate(t, b, m0, n0, BN);
-            for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+            ra_i64 b, split, m0, n0;
+            tiles.locate(t, b, split, m0, n0, BN);
+            const ra_i64 k_end = (split + 1) * kt_per_split < ktiles ? (split + 1) * kt_per_split : ktiles;
+            for (ra_i64 kt = split * kt_per_split; kt < k_end; ++kt) {
                 const unsigned full = bars + 8u * (unsigned)slot;
                 if (round > 0) ra_gemm_wg_bar_wait(bars + 8u * (unsigned)(S + slot), (round - 1u) & 1u);
                 ra_gemm_wg_bar_expect(full, SLOT);
@@ -289,12 +293,14 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
     int slot = 0, prev = 0;
     unsigned round = 0;
     for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
-        ra_i64 b, m0, n0;
-        tiles.locate(t, b, m0, n0, BN);
+        ra_i64 b, split, m0, n0;
+        tiles.locate(t, b, split, m0, n0, BN);
+        const ra_i64 k_begin = split * kt_per_split;
+        const ra_i64 k_end = k_begin + kt_per_split < ktiles ? k_begin + kt_per_split : ktiles;
 #pragma unroll
         for (int i = 0; i < R; ++i) d[i] = 0.0f;
         ra_gemm_wg_fence_operands(d);
-        for (ra_i64 kt = 0; kt < ktiles; ++kt) {
+        for (ra_i64 kt = k_begin; kt < k_end; ++kt) {
             ra_gemm_wg_bar_wait(bars + 8u * (unsigned)slot, round & 1u);
             const unsigned src = ring + (unsigned)slot * SLOT;
             ra_gemm_wg_fence();
@@ -303,7 +309,7 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                 ra_wgmma_m64k16<T, BN>::template run<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(
                     d, OA::desc(src, 64 * g, s), OB::desc(src + OA::BYTES, 0, s));
             ra_gemm_wg_commit();
-            if (kt > 0) {
+            if (kt > k_begin) {
                 ra_gemm_wg_wait<1>();  // the group of the previous k tile is done: free its slot
                 ra_gemm_wg_fence_operands(d);
                 if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
@@ -313,12 +319,25 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         }
         ra_gemm_wg_wait<0>();
         ra_gemm_wg_fence_operands(d);
-        if (ktiles > 0 && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+        if (k_end > k_begin && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
 
-        T* Cb = C + b * stride_c;
-        const float alpha_k = K > 0 ? alpha : 0.0f;
         const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
         const ra_i64 col0 = n0 + 2 * (lane % 4);
+        if (splits > 1) {
+            // split k: this split's float32 sum into its M x N slice; ra_rocblas_gemm_wg_finish
+            // adds the slices and applies alpha, beta
+            float* P = partial + (b * splits + split) * M * N;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    const ra_i64 i = row0 + 8 * (c >> 1), jj = col0 + 8 * j + (c & 1);
+                    if (i < M && jj < N) P[i + jj * M] = d[4 * j + c];
+                }
+            continue;
+        }
+        T* Cb = C + b * stride_c;
+        const float alpha_k = K > 0 ? alpha : 0.0f;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -327,4 +346,36 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                                     beta);
     }
 #endif
+}
+
+// Split-k finish: C(i, j) := alpha * sum_s partial[b][s](i, j) + beta * C(i, j) (beta == 0: C not
+// read) for every element of every batch entry; the slices are M x N, column-major, ld = M.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(256)
+ra_rocblas_gemm_wg_finish(ra_i64 M, ra_i64 N, ra_i64 batch, ra_i64 splits, const float* __restrict__ partial,
+                          float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c) {
+    const ra_i64 mn = M * N;
+    for (ra_i64 e = ra_global_thread_id(); e < mn * batch; e += ra_grid_threads()) {
+        const ra_i64 b = e / mn, ij = e - b * mn, j = ij / M, i = ij - j * M;
+        const float* p = partial + b * splits * mn + ij;
+        float sum = 0.0f;
+        for (ra_i64 s = 0; s < splits; ++s) sum += p[s * mn];
+        T* c = C + b * stride_c + i + j * ldc;
+        float r = alpha * sum;
+        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*c), r);
+        *c = ra_traits<T>::from_acc(r);
+    }
+}
+
+// Copy of the rows x cols column-major matrices of 16-bit elements (leading dimension ld_src,
+// batch stride stride_src) into dst with leading dimension ld_dst and batch stride stride_dst:
+// the operands whose columns do not start on 16 bytes get a padded copy that TMA can read.
+extern "C" __global__ void RA_LAUNCH_BOUNDS(256)
+ra_rocblas_gemm_wg_pack(ra_i64 rows, ra_i64 cols, ra_i64 batch, const ra_u16* __restrict__ src, ra_i64 ld_src,
+                        ra_i64 stride_src, ra_u16* __restrict__ dst, ra_i64 ld_dst, ra_i64 stride_dst) {
+    const ra_i64 per = rows * cols;
+    for (ra_i64 e = ra_global_thread_id(); e < per * batch; e += ra_grid_threads()) {
+        const ra_i64 b = e / per, rc = e - b * per, c = rc / rows, r = rc - c * rows;
+        dst[b * stride_dst + r + c * ld_dst] = src[b * stride_src + r + c * ld_src];
+    }
 }
