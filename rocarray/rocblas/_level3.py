@@ -559,8 +559,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
         Column-major matrix (element (i, j) at ``A[i + j * lda]``; 1-D contiguous buffer or 2-D
         Fortran-ordered array), float16, bfloat16 (with ml_dtypes), float32, float64, complex64
         or complex128: m x k for ``transA='N'``, k x m otherwise. float16 and bfloat16 run on the
-        matrix units with float32 accumulation (:mod:`rocarray.rocblas._level3_mma`; alpha and
-        beta are taken as float32; no fused epilogue yet).
+        matrix units with float32 accumulation (:mod:`rocarray.rocblas._level3_mma`; alpha,
+        beta, the bias and the activation are applied in float32 before the one rounding).
     lda : int
         Leading dimension of A, ``>= max(1, m)`` for 'N', ``>= max(1, k)`` for 'T'/'C'.
     B : cupy.ndarray
@@ -587,7 +587,7 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     ------
     TypeError
         Non-CuPy buffers, unsupported or mismatched dtypes, complex scalars with real data,
-        non-integer sizes, a bias or activation with float16/bfloat16 data.
+        non-integer sizes.
     ValueError
         Invalid ``transA``/``transB``, negative sizes, a leading dimension too small, buffers too
         short or misaligned, an unknown activation, an activation with complex data, or a bias
@@ -628,8 +628,6 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     ldc = _check_ld(ldc, m, "ldc", fn)
     _scalars(fn, dtype, alpha=alpha, beta=beta)
     epilogue = epilogue_flags(fn, dtype, m, device, bias, activation)
-    if epilogue and dtype in _level3_mma.MMA_DTYPES:
-        raise TypeError(f"rocblas.{fn}: bias and activation are not supported for {dtype.name} yet")
     if m == 0 or n == 0:
         return None
     if k > 0:
@@ -641,7 +639,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
         return None
     if dtype in _level3_mma.MMA_DTYPES:
         _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, 0 if scale_only else k, alpha, A.data, lda,
-                             B.data, ldb, beta, C.data, ldc)
+                             B.data, ldb, beta, C.data, ldc, bias=None if bias is None else bias.data,
+                             activation=(epilogue >> ACT_SHIFT) & 0xF)
         return None
     _launch(device, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype), A.data, lda, B.data, ldb,
             scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype) | epilogue,

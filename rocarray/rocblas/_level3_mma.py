@@ -350,8 +350,9 @@ def _device_facts(device_id):
 
 
 def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-             batch=1, stride_a=0, stride_b=0, stride_c=0):
-    """``C := alpha op(A) op(B) + beta C`` on the matrix cores, unchecked (the caller has checked).
+             batch=1, stride_a=0, stride_b=0, stride_c=0, bias=None, activation=0):
+    """``C := act(alpha op(A) op(B) + beta C + bias)`` on the matrix cores, unchecked (the caller
+    has checked).
 
     Parameters
     ----------
@@ -375,6 +376,11 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         Independent gemms in one launch; entry ``b`` uses ``A + b * stride_a`` etc. (elements).
     stride_a, stride_b, stride_c : int, optional
         Batch strides in elements.
+    bias : cupy.cuda.MemoryPointer, optional
+        ``m`` elements of ``dtype`` added to the rows of C (the same for every batch entry).
+    activation : int, optional
+        Code of the fused activation (``rocblas._level3.ACTIVATIONS``; 0: none). With a bias or an
+        activation, ``alpha == 0`` or ``k == 0`` with ``beta == 1`` still runs.
 
     Returns
     -------
@@ -387,7 +393,8 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     beta = numpy.float32(beta)
     if alpha == 0:
         k = 0
-    if k == 0 and beta == 1:
+    act = numpy.int32(activation)
+    if k == 0 and beta == 1 and bias is None and act == 0:
         return None
     transA, transB = _norm_trans(transA), _norm_trans(transB)
     aligned = use_aligned(A.ptr, lda, B.ptr, ldb, k, stride_a, stride_b, batch)
@@ -409,7 +416,7 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
                                          shared_limit=facts["shared_limit"])
             if config is not None and _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A,
                                                     lda, B, ldb, beta, C, ldc, batch, stride_a, stride_b,
-                                                    stride_c, facts["multiprocessors"]):
+                                                    stride_c, facts["multiprocessors"], bias, act):
                 return None
         tile_n, stages = choose_config(m, n, batch, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                        multiprocessors=facts["multiprocessors"],
@@ -421,7 +428,8 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         launch.allow_shared(kernel, nbytes)
         kernel(blocks, (BLOCK,),
                (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
-                beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages)),
+                beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages),
+                i64(0) if bias is None else bias, act),
                shared_mem=nbytes)
     return None
 
@@ -469,7 +477,7 @@ def _pack_operands(device_id, a, b, batch):
 
 
 def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                  batch, stride_a, stride_b, stride_c, multiprocessors):
+                  batch, stride_a, stride_b, stride_c, multiprocessors, bias=None, act=numpy.int32(0)):
     """Launch the sm_90a kernel (device current, arguments checked and normalized); ``False``
     when the driver refuses a tensor map (the caller takes the mma kernel)."""
     from rocarray.rocblas import _tma
@@ -489,12 +497,14 @@ def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, ld
     i64 = numpy.int64
     kernel(wgmma_grid(m, n, batch, tile_n, multiprocessors, splits), (BLOCK_WGMMA,),
            (map_a, map_b, i64(m), i64(n), i64(k), i64(batch), alpha, beta, C, i64(ldc), i64(stride_c),
-            numpy.int32(stages), i64(splits), i64(per), partial if partial is not None else i64(0)),
+            numpy.int32(stages), i64(splits), i64(per), partial if partial is not None else i64(0),
+            i64(0) if bias is None else bias, act),
            shared_mem=nbytes)
     if partial is not None:
         finish, wave = _kernel_wgmma(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
         total = m * n * batch
         finish((max(1, min(-(-total // 256), 16 * int(multiprocessors))),), (256,),
-               (i64(m), i64(n), i64(batch), i64(splits), partial, alpha, beta, C, i64(ldc), i64(stride_c)))
+               (i64(m), i64(n), i64(batch), i64(splits), partial, alpha, beta, C, i64(ldc), i64(stride_c),
+                i64(0) if bias is None else bias, act))
     return True
 

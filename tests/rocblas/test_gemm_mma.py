@@ -557,7 +557,8 @@ def test_launch_arguments(recorder):
     assert args[0] == 300 and args[1] == 200 and args[2] == 64
     assert args[3].dtype == np.float32 and args[3] == 2.0
     assert args[10].dtype == np.float32 and args[10] == 0.5
-    assert len(args) == 16 and all(isinstance(args[i], np.int64) for i in (0, 1, 2, 5, 6, 8, 9, 12, 13))
+    assert len(args) == 18 and all(isinstance(args[i], np.int64) for i in (0, 1, 2, 5, 6, 8, 9, 12, 13))
+    assert args[16] == 0 and args[17].dtype == np.int32 and args[17] == 0   # no bias, no activation
     assert args[14].dtype == np.int32 and args[14] == 1   # aligned copies
     assert args[15].dtype == np.int32 and args[15] == 4   # stages
     assert shared == 64 * 1024
@@ -611,11 +612,12 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
     assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
     assert maps == [(0x1000, True, 4096, 64, 64, 0, 1, 128), (0x2000, True, 4096, 64, 64, 0, 1, 256)]
-    assert len(args) == 15 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
+    assert len(args) == 17 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
     assert (args[2], args[3], args[4], args[5]) == (4096, 4096, 64, 1)
     assert args[6].dtype == np.float32 and args[6] == 2.0 and args[7] == 0.5
     assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
     assert (args[12], args[13], args[14]) == (1, 1, 0)   # one split of the one k tile, no workspace
+    assert args[15] == 0 and args[16] == 0                # no bias, no activation
     assert shared == _level3_mma.wgmma_shared_bytes(256, 4)
     # small problem: the narrow tile with the deeper ring, one block per tile
     _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,
@@ -635,6 +637,12 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     _level3_mma.gemm_mma(0, f16, "N", "N", 64, 64, 64, 1.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 64)
     assert recorder.calls[-1][0] == "ra_rocblas_gemm_mma<ra_half, false, true, 128>"
+    # a bias and an activation travel to the kernel; k == 0 with beta == 1 then still runs
+    bias = _Ptr(0x4000)
+    _level3_mma.gemm_mma(0, f16, "T", "N", 4096, 4096, 0, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 1.0,
+                         _Ptr(0x3000), 4096, bias=bias, activation=2)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] is bias and args[17] == 2
 
 
 def test_wgmma_source_keeps_ptx_in_the_primitives_block():

@@ -19,7 +19,7 @@ from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import Mat, as_passed, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
-from rocarray.rocblas import _level3
+from rocarray.rocblas import _level3, _level3_mma
 import rocarray.rocblas as rocblas
 
 try:
@@ -272,6 +272,37 @@ def test_gemm_fused_bias_and_activation(rng, dtype, shape, activation):
     # every activation here has a derivative of at most about 1.13 in magnitude
     assert_close(wide(to_host(dc)).reshape(n, m).T, _activation(activation, pre), dtype, k,
                  atol_scale=1.2 * scale)
+
+
+HALF_DTYPES = ["float16"] + (["bfloat16"] if _level3_mma.bfloat16_dtype() is not None else [])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "silu", "sigmoid", "tanh"])
+@pytest.mark.parametrize("shape", [(70, 33, 45), (256, 136, 4000), (512, 264, 320), (40, 24, 0)], ids=_ids)
+@pytest.mark.parametrize("dtype", HALF_DTYPES)
+def test_gemm_fused_bias_and_activation_16_bit(rng, dtype, shape, activation):
+    # (70, 33, 45): the mma kernel (odd leading dimensions); on sm_90 (256, 136, 4000) takes the
+    # wgmma kernel with split k (the epilogue runs in the finish kernel) and (512, 264, 320) the
+    # wgmma kernel's own epilogue; k = 0 with beta = 1: C := act(C + bias)
+    m, n, k = shape
+    dt = np.dtype(np.float16) if dtype == "float16" else _level3_mma.bfloat16_dtype()
+    a, b = rng.standard_normal(m * k).astype(dt), rng.standard_normal(k * n).astype(dt)
+    c, bias = rng.standard_normal(m * n).astype(dt), rng.standard_normal(m).astype(dt)
+    alpha, beta = (0.5, -1.0) if k else (1.0, 1.0)
+    dc = to_device(c)
+    rocblas.gemm("N", "N", m, n, k, alpha, to_device(a), max(m, 1), to_device(b), max(k, 1), beta, dc, m,
+                 bias=to_device(bias), activation=activation)
+    am, bm, cm = wide(a).reshape(k, m).T, wide(b).reshape(n, k).T, wide(c).reshape(n, m).T
+    pre = alpha * am @ bm + beta * cm + wide(bias)[:, None]
+    scale = abs(alpha) * np.abs(am) @ np.abs(bm) + np.abs(cm) + np.abs(wide(bias))[:, None]
+    want = _activation(activation, pre)
+    got = wide(to_host(dc)).reshape(n, m).T
+    # one rounding to the 16-bit output, float32 sums over k terms, activations of slope <= 1.13
+    eps = 2.0**-8 if dtype == "bfloat16" else 2.0**-11
+    tol = 1.01 * eps * np.abs(want) + 1.2 * (k + 8) * 2.0**-23 * scale + 1e-6
+    bad = ~(np.abs(got - want) <= tol)
+    assert not bad.any(), f"{bad.sum()} of {m * n} off; max error {np.max(np.abs(got - want)):.3g}"
 
 
 @pytest.mark.gpu
@@ -598,10 +629,10 @@ def test_argument_errors_raise_before_the_device(no_launch):
         gemm("N", "N", 3, 3, 3, 1.0, A, 3, B, 3, 0.0, np.ones(9, np.float32), 3)
     with pytest.raises(TypeError, match="B must be a cupy.ndarray"):
         gemm("N", "N", 3, 3, 3, 1.0, A, 3, [1.0] * 9, 3, 0.0, C, 3)
-    half = np.dtype("float16")  # runs on the matrix units, without a fused epilogue yet
-    with pytest.raises(TypeError, match="bias and activation are not supported for float16"):
+    half = np.dtype("float16")  # runs on the matrix units; a bias of another dtype is refused
+    with pytest.raises(TypeError, match="bias"):
         gemm("N", "N", 3, 3, 3, 1.0, fake((9,), half), 3, fake((9,), half, address=1 << 21), 3, 0.0,
-             fake((9,), half, address=1 << 22), 3, activation="relu")
+             fake((9,), half, address=1 << 22), 3, bias=fake((3,), np.float32, address=1 << 23))
     with pytest.raises(TypeError, match="unsupported dtype int32"):
         gemm("N", "N", 3, 3, 3, 1.0, fake((9,), np.int32), 3, fake((9,), np.int32, address=1 << 21), 3,
              0.0, fake((9,), np.int32, address=1 << 22), 3)

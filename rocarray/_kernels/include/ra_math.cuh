@@ -20,3 +20,23 @@ RA_DEVICE double ra_abs1(double x) { return fabs(x); }
 // Real type of a (possibly complex) element type.
 template <typename T> struct ra_real_of { typedef T type; };
 template <typename R> struct ra_real_of<ra_complex<R> > { typedef R type; };
+
+// Activations of the fused gemm epilogues (codes mirrored by rocarray/rocblas/_level3.py's
+// ACTIVATIONS): 0 none, 1 relu (NaN stays NaN), 2 gelu (exact: x / 2 (1 + erf(x / sqrt 2))),
+// 3 silu (x sigmoid(x)), 4 sigmoid, 5 tanh. Real data only.
+RA_DEVICE float ra_erf(float x) { return erff(x); }
+RA_DEVICE double ra_erf(double x) { return erf(x); }
+RA_DEVICE float ra_exp(float x) { return expf(x); }
+RA_DEVICE double ra_exp(double x) { return exp(x); }
+RA_DEVICE float ra_tanh(float x) { return tanhf(x); }
+RA_DEVICE double ra_tanh(double x) { return tanh(x); }
+template <typename R> RA_DEVICE R ra_activation(R x, int act) {
+    switch (act) {
+    case 1: return x < R(0) ? R(0) : x;
+    case 2: return R(0.5) * x * (R(1) + ra_erf(x * R(0.70710678118654752440)));
+    case 3: return x / (R(1) + ra_exp(-x));
+    case 4: return R(1) / (R(1) + ra_exp(-x));
+    case 5: return ra_tanh(x);
+    default: return x;
+    }
+}

@@ -74,23 +74,9 @@ RA_DEVICE bool ra_rocblas3_is_zero(float a) { return a == 0.0f; }
 RA_DEVICE bool ra_rocblas3_is_zero(double a) { return a == 0.0; }
 template <typename R> RA_DEVICE bool ra_rocblas3_is_zero(ra_complex<R> a) { return a.re == R(0) && a.im == R(0); }
 
-// The activations (real data only; the Python layer refuses them for complex data).
-RA_DEVICE float ra_rocblas3_erf(float x) { return erff(x); }
-RA_DEVICE double ra_rocblas3_erf(double x) { return erf(x); }
-RA_DEVICE float ra_rocblas3_exp(float x) { return expf(x); }
-RA_DEVICE double ra_rocblas3_exp(double x) { return exp(x); }
-RA_DEVICE float ra_rocblas3_tanh(float x) { return tanhf(x); }
-RA_DEVICE double ra_rocblas3_tanh(double x) { return tanh(x); }
-template <typename R> RA_DEVICE R ra_rocblas3_act(R x, int act) {
-    switch (act) {
-    case RA_ROCBLAS3_ACT_RELU: return x < R(0) ? R(0) : x;  // NaN stays NaN
-    case RA_ROCBLAS3_ACT_GELU: return R(0.5) * x * (R(1) + ra_rocblas3_erf(x * R(0.70710678118654752440)));
-    case RA_ROCBLAS3_ACT_SILU: return x / (R(1) + ra_rocblas3_exp(-x));
-    case RA_ROCBLAS3_ACT_SIGMOID: return R(1) / (R(1) + ra_rocblas3_exp(-x));
-    case RA_ROCBLAS3_ACT_TANH: return ra_rocblas3_tanh(x);
-    default: return x;
-    }
-}
+// The activations (real data only; the Python layer refuses them for complex data): the shared
+// ra_activation of ra_math.cuh, whose codes the RA_ROCBLAS3_ACT_* values are.
+template <typename R> RA_DEVICE R ra_rocblas3_act(R x, int act) { return ra_activation(x, act); }
 template <typename R> RA_DEVICE ra_complex<R> ra_rocblas3_act(ra_complex<R> x, int) { return x; }
 
 // C's element after the product: act(alpha_s + beta * c + bias), where alpha_s is alpha times

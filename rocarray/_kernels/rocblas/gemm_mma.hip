@@ -1,12 +1,14 @@
 // rocBLAS level 3: gemm on the matrix cores for 16-bit inputs (float16, bfloat16) with float32
 // accumulation, the semantics of rocblas_gemm_ex with compute_type f32:
 //
-//   C := alpha * op(A) * op(B) + beta * C,   op(X) = X or X^T,   alpha, beta float32,
+//   C := act(alpha * op(A) * op(B) + beta * C + bias),   op(X) = X or X^T,   alpha, beta float32,
 //
 // column-major (element (i, j) of C is C[i + j * ldc], 64-bit offsets), op(A) m x k, op(B) k x n,
 // C of the input dtype (the float32 result is rounded once, to nearest even). The Python layer
 // (rocarray/rocblas/_level3_mma.py) has checked every bound and passes K = 0 when alpha == 0 or
-// k == 0: then A and B are not read and C := beta * C. beta == 0 never reads C.
+// k == 0: then A and B are not read and C := act(beta * C + bias). beta == 0 never reads C.
+// bias (m elements of T, one per row of C; null for none) and act (ra_activation's code, 0 for
+// none) are the fused epilogue of rocblas.gemm, applied in float32 before the one rounding.
 //
 // One kernel template, ra_rocblas_gemm_mma<T, A_KMAJOR, B_KMAJOR, BN>:
 //  * T: ra_half or ra_bfloat16. A_KMAJOR: op(A) has k contiguous in memory (transA = 'T'),
@@ -226,15 +228,17 @@ template <typename T> RA_DEVICE float ra_gemm_mma_to_float(ra_u16 bits) {
     T v; v.bits = bits; return ra_traits<T>::to_acc(v);
 }
 
-// C(i, j) := alpha * v + beta * C(i, j) for one element inside the matrix (beta == 0: C not read).
+// C(i, j) := act(alpha * v + beta * C(i, j) + bias[i]) for one element inside the matrix, in
+// float32, rounded once (beta == 0: C not read; bias null: none; act: ra_activation's code).
 template <typename T>
 RA_DEVICE void ra_gemm_mma_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float v,
-                                 float alpha, float beta) {
+                                 float alpha, float beta, const T* __restrict__ bias, int act) {
     if (i < M && j < N) {
         T* p = C + i + j * ldc;
         float r = alpha * v;
         if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*p), r);
-        *p = ra_traits<T>::from_acc(r);
+        if (bias != nullptr) r += ra_traits<T>::to_acc(bias[i]);
+        *p = ra_traits<T>::from_acc(ra_activation(r, act));
     }
 }
 
@@ -287,7 +291,8 @@ template <typename Ctx, typename Step> RA_DEVICE void ra_gemm_mma_k_loop(const C
 // (BN / 16) with scalar FMAs.
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
 RA_DEVICE void ra_gemm_mma_portable(const ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN>& x, T* __restrict__ C,
-                                    ra_i64 ldc, float alpha_k, float beta) {
+                                    ra_i64 ldc, float alpha_k, float beta, const T* __restrict__ bias,
+                                    int act) {
     typedef ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN> Ctx;
     typedef typename Ctx::GA GA;
     typedef typename Ctx::GB GB;
@@ -317,14 +322,16 @@ RA_DEVICE void ra_gemm_mma_portable(const ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR,
     for (int a = 0; a < 8; ++a)
 #pragma unroll
         for (int b = 0; b < NB; ++b)
-            ra_gemm_mma_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k, beta);
+            ra_gemm_mma_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k, beta,
+                                 bias, act);
 }
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
 __global__ void __launch_bounds__(RA_GEMM_MMA_BLOCK)
 ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restrict__ A, ra_i64 lda,
                     ra_i64 stride_a, const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, float beta,
-                    T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, int aligned, int stages) {
+                    T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, int aligned, int stages,
+                    const T* __restrict__ bias, int act) {
     constexpr int BM = RA_GEMM_MMA_BM, BK = RA_GEMM_MMA_BK;
     static_assert(BN == 128 || BN == 256, "block tile width");
     typedef ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN> Ctx;
@@ -417,11 +424,12 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
 #pragma unroll
             for (int c = 0; c < 4; ++c)
                 ra_gemm_mma_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
-                                     x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta);
+                                     x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta,
+                                     bias, act);
 
 #elif defined(RA_GEMM_MMA_AMD)
     if constexpr (BN != 128) {
-        ra_gemm_mma_portable(x, C, ldc, alpha_k, beta);  // never launched here (see the top)
+        ra_gemm_mma_portable(x, C, ldc, alpha_k, beta, bias, act);  // never launched here (see the top)
     } else {
         // 4 waves: 2 along m x 2 along n, 64 x 64 each = 2 x 2 tiles of 32 x 32.
         const int lane = (int)threadIdx.x % RA_WARP_SIZE;
@@ -477,10 +485,11 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
 #pragma unroll
                 for (int c = 0; c < 16; ++c)
                     ra_gemm_mma_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
-                                         x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta);
+                                         x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta, bias,
+                                         act);
     }
 
 #else
-    ra_gemm_mma_portable(x, C, ldc, alpha_k, beta);
+    ra_gemm_mma_portable(x, C, ldc, alpha_k, beta, bias, act);
 #endif
 }

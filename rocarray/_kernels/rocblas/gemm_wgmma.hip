@@ -1,7 +1,7 @@
 // rocBLAS level 3: gemm for 16-bit inputs (float16, bfloat16) with float32 accumulation on the
 // sm_90a warpgroup matrix instructions (wgmma) fed by the tensor memory accelerator (TMA):
 //
-//   C := alpha * op(A) * op(B) + beta * C,   column-major, 64-bit offsets, alpha, beta float32,
+//   C := act(alpha * op(A) * op(B) + beta * C + bias),   column-major, 64-bit offsets,
 //
 // the semantics of ra_rocblas_gemm_mma (gemm_mma.hip). The Python layer
 // (rocarray/rocblas/_level3_mma.py) launches it only on compute capability 9.0, with k >= 1 and
@@ -88,20 +88,21 @@ RA_DEVICE void ra_gemm_wg_bar_expect(unsigned bar, unsigned bytes) {
 RA_DEVICE void ra_gemm_wg_bar_wait(unsigned bar, unsigned parity) {
     unsigned done = 0;
     while (!done) {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
                      : "=r"(done)
                      : "r"(bar), "r"(parity)
                      : "memory");
     }
 }
-// TMA: the box at (c0, c1, c2) of the tensor map into shared memory at `dst`, completing bytes on `bar`.
+// TMA: the box at (c0, c1, c2) of the tensor map into shared memory at `dst`, completing its
+// bytes on `bar`.
 RA_DEVICE void ra_gemm_wg_tma_load(unsigned dst, const ra_gemm_wg_tensor_map* map, int c0, int c1, int c2,
                                    unsigned bar) {
-    asm volatile(
-        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(
-            dst),
-        "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-        : "memory");
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
+                 :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+                 : "memory");
 }
 
 // Shared-memory matrix descriptor: start address, leading and stride byte offsets (16-byte
@@ -185,7 +186,8 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
             ra_gemm_wg_tma_load(slot, map, k0, mn0, b, bar);
         } else {
 #pragma unroll
-            for (int h = 0; h < R / 64; ++h) ra_gemm_wg_tma_load(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, b, bar);
+            for (int h = 0; h < R / 64; ++h)
+                ra_gemm_wg_tma_load(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, b, bar);
         }
     }
     // Descriptor of the 16-deep k step s (0..3) for rows mn_first .. (a multiple of 64).
@@ -196,17 +198,6 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
     }
 };
 
-// C(i, j) := alpha * v + beta * C(i, j) inside the matrix (beta == 0: C not read).
-template <typename T>
-RA_DEVICE void ra_gemm_wg_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float v,
-                                float alpha, float beta) {
-    if (i < M && j < N) {
-        T* p = C + i + j * ldc;
-        float r = alpha * v;
-        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*p), r);
-        *p = ra_traits<T>::from_acc(r);
-    }
-}
 
 // Work item t (0 .. tiles_m * tiles_n * splits * batch - 1) -> (batch entry, k split, m0, n0).
 struct ra_gemm_wg_tiles {
@@ -226,12 +217,27 @@ struct ra_gemm_wg_tiles {
 };
 #endif  // RA_GEMM_WGMMA
 
+// C(i, j) := act(alpha * v + beta * C(i, j) + bias[i]) inside the matrix, in float32, rounded once
+// (beta == 0: C not read; bias null: none; act: ra_activation's code).
+template <typename T>
+RA_DEVICE void ra_gemm_wg_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float v,
+                                float alpha, float beta, const T* __restrict__ bias, int act) {
+    if (i < M && j < N) {
+        T* p = C + i + j * ldc;
+        float r = alpha * v;
+        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*p), r);
+        if (bias != nullptr) r += ra_traits<T>::to_acc(bias[i]);
+        *p = ra_traits<T>::from_acc(ra_activation(r, act));
+    }
+}
+
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
 __global__ void __launch_bounds__(RA_GEMM_WG_THREADS, 1)
 ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
                       const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
-                      int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial) {
+                      int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
+                      const T* __restrict__ bias, int act) {
     static_assert(BN == 128 || BN == 256, "block tile width");
 #if defined(RA_GEMM_WGMMA)
     constexpr int BK = RA_GEMM_WG_BK;
@@ -343,27 +349,25 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
 #pragma unroll
             for (int c = 0; c < 4; ++c)
                 ra_gemm_wg_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k,
-                                    beta);
+                                    beta, bias, act);
     }
 #endif
 }
 
-// Split-k finish: C(i, j) := alpha * sum_s partial[b][s](i, j) + beta * C(i, j) (beta == 0: C not
-// read) for every element of every batch entry; the slices are M x N, column-major, ld = M.
+// Split-k finish: C(i, j) := act(alpha * sum_s partial[b][s](i, j) + beta * C(i, j) + bias[i])
+// for every element of every batch entry; the slices are M x N, column-major, ld = M.
 template <typename T>
 __global__ void RA_LAUNCH_BOUNDS(256)
 ra_rocblas_gemm_wg_finish(ra_i64 M, ra_i64 N, ra_i64 batch, ra_i64 splits, const float* __restrict__ partial,
-                          float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c) {
+                          float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
+                          const T* __restrict__ bias, int act) {
     const ra_i64 mn = M * N;
     for (ra_i64 e = ra_global_thread_id(); e < mn * batch; e += ra_grid_threads()) {
         const ra_i64 b = e / mn, ij = e - b * mn, j = ij / M, i = ij - j * M;
         const float* p = partial + b * splits * mn + ij;
         float sum = 0.0f;
         for (ra_i64 s = 0; s < splits; ++s) sum += p[s * mn];
-        T* c = C + b * stride_c + i + j * ldc;
-        float r = alpha * sum;
-        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*c), r);
-        *c = ra_traits<T>::from_acc(r);
+        ra_gemm_wg_store<T>(C + b * stride_c, ldc, M, N, i, j, sum, alpha, beta, bias, act);
     }
 }
 
