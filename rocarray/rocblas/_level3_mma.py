@@ -61,32 +61,14 @@ so 450-600 TFLOP/s (0.6-0.8x of cuBLAS's 738); problems below one wave of big ti
 the 128 x 128 tile (4 stages now, expected somewhat above the old 234 TFLOP/s). Measured: 227-231
 TFLOP/s for both tiles, so ``mma.sync`` issue was the bound, not the tile.
 
-sm_90 (``rocblas/gemm_wgmma.hip``)
-----------------------------------
-On compute capability 9.0 with aligned operands and ``k >= 1`` the warpgroup instructions take
-over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), persistent blocks
-of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading both
-operands from shared memory) and one producer warp that streams k tiles of 64 through a ring of
-``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
-by mbarriers (:func:`choose_wgmma_config`, :func:`wgmma_shared_bytes`). One m64n256k16 is
-524 288 FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense
-16-bit FLOPs per clock against 80 clocks of its 128 bytes per clock of shared reads), so the
-shared reads keep up with the matrix units where ``mma.sync``'s register fragments could not.
-Measured on the H200 (8192^3 float16, before TMA): ``cp.async`` rings filled by every thread
-reached 385-470 TFLOP/s (0.51-0.64x cuBLAS); without any loads the same k loop ran at 769 TFLOP/s,
-so the copies, not the matrix units, were the bound, which is what TMA and the producer warp
-take off the consumers: 697 TFLOP/s (0.93x) float16 and 695 (0.90x) bfloat16 with TMA.
-
-Long k on few tiles (the tiles fill at most half the device) is split (:func:`wgmma_splits`):
-each split writes its float32 sum to a workspace and ``ra_rocblas_gemm_wg_finish`` adds them and
-applies alpha and beta. Operands whose columns are not 16-byte aligned take the ``mma.sync``
-kernel's predicated copies, except past :data:`PACK_MIN_FLOPS`, where they are first copied into
-padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel.
+sm_90 (compute capability 9.0): aligned operands with ``k >= 1`` take the warpgroup (wgmma) kernel
+of :mod:`rocarray.rocblas._level3_wgmma` instead (TMA copies, split k, padded copies of unaligned
+operands past a size); :func:`gemm_mma` is the entry of both.
 """
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import compile as _compile, launch
 from rocarray.rocblas import _level1
 
 SOURCE = "rocblas/gemm_mma.hip"
@@ -153,39 +135,6 @@ def instantiations():
 
 
 _compile.register(SOURCE, instantiations())
-
-#: The sm_90a warpgroup kernels (same arguments as the mma kernel, minus ``aligned``).
-SOURCE_WGMMA = "rocblas/gemm_wgmma.hip"
-#: k per shared-memory slot of the wgmma kernel (one 128-byte swizzle row of 16-bit elements).
-BK_WGMMA = 64
-#: Slot alignment (bytes) the swizzled layouts need; the kernel aligns its dynamic shared memory up.
-ALIGN_WGMMA = 1024
-#: Ring depths of the wgmma kernel by tile width (about 192 KiB each; at least 3).
-STAGES_WGMMA = {128: 6, 256: 4}
-#: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
-BLOCK_WGMMA = 9 * 32
-
-
-def wgmma_kernel_name(dtype_name, transA, transB, tile_n=TILE):
-    """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``."""
-    return kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
-
-
-def wgmma_instantiations():
-    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 2 tile widths."""
-    return sorted(wgmma_kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
-                  for w in TILE_WIDTHS)
-
-
-_compile.register(SOURCE_WGMMA, wgmma_instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
-                                                          for c in sorted(CTYPE_BY_NAME.values())])
-#: The padded-copy kernel of :func:`gemm_mma`'s unaligned operands (``extern "C"``).
-PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
-#: Unaligned operands are copied to padded buffers for the wgmma kernel from this many FLOPs
-#: (the copy reads and writes each operand once: small next to a gemm this size).
-PACK_MIN_FLOPS = 2**31
-#: k tiles of 64 each split of a split-k launch gets at least.
-SPLIT_MIN_KTILES = 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,48 +206,6 @@ def choose_config(m, n, batch, *, is_hip, cc_major, multiprocessors, shared_limi
         if shared_bytes(TILE, stages) <= max(shared_limit, DEFAULT_SHARED):
             return TILE, stages
     return TILE, STAGES_OTHER  # pragma: no cover  (every CUDA device has 48 KB)
-
-
-def wgmma_shared_bytes(tile_n, stages):
-    """Dynamic shared memory of one wgmma block: two 8-byte mbarriers per slot, then (from the
-    next 1024-byte boundary) ``stages`` slots of (128 + ``tile_n``) x 64 x 2 bytes."""
-    return int(stages) * ((TILE + int(tile_n)) * BK_WGMMA * 2 + 16) + ALIGN_WGMMA
-
-
-def use_wgmma(aligned, *, is_hip, cc_major, cc_minor, k=1):
-    """Whether the sm_90a warpgroup kernel runs: compute capability 9.0 exactly (its instructions
-    exist only there), operands that move as 16-byte chunks, and ``k >= 1`` (a tensor map needs
-    a nonempty operand)."""
-    return bool(aligned) and k > 0 and not is_hip and (cc_major, cc_minor) == (9, 0)
-
-
-def choose_wgmma_config(m, n, batch, *, multiprocessors, shared_limit):
-    """``(tile_n, stages)`` of the wgmma kernel, or ``None`` when no ring of 3 slots fits.
-
-    The 128 x 256 tile when the problem has at least one per multiprocessor (the bigger tile halves
-    the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device;
-    the deepest ring of :data:`STAGES_WGMMA` that ``shared_limit`` allows.
-    """
-    big_tiles = -(-m // TILE) * -(-n // TILE_WIDTHS[1]) * max(1, batch)
-    widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
-    for tile_n in widths:
-        for stages in range(STAGES_WGMMA[tile_n], 2, -1):
-            if wgmma_shared_bytes(tile_n, stages) <= shared_limit:
-                return tile_n, stages
-    return None
-
-
-def wgmma_splits(m, n, k, batch, tile_n, multiprocessors):
-    """``(splits, k tiles per split)`` of a wgmma launch: k is split when the tiles of C fill at
-    most half the device, into as many parts as one wave of blocks takes, each of at least
-    :data:`SPLIT_MIN_KTILES` k tiles of 64 (the partial sums go to a float32 workspace)."""
-    ktiles = -(-int(k) // BK_WGMMA)
-    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
-    if 2 * tiles > multiprocessors or ktiles < 2 * SPLIT_MIN_KTILES:
-        return 1, ktiles
-    want = min(multiprocessors // tiles, ktiles // SPLIT_MIN_KTILES)
-    per = -(-ktiles // want)
-    return -(-ktiles // per), per
 
 
 def grid(m, n, batch=1, tile_n=TILE):
@@ -398,25 +305,23 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         return None
     transA, transB = _norm_trans(transA), _norm_trans(transB)
     aligned = use_aligned(A.ptr, lda, B.ptr, ldb, k, stride_a, stride_b, batch)
-    keep = None
-    if not aligned and 2 * m * n * k * batch >= PACK_MIN_FLOPS:
-        facts = _device_facts(device_id)
-        if use_wgmma(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k):
-            with _level1._on_device(device_id):
-                (A, lda, stride_a), (B, ldb, stride_b), keep = _pack_operands(
-                    device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"),
-                    batch)
-            aligned = True
+    from rocarray.rocblas import _level3_wgmma as wg  # here: it imports this module
+
+    facts = _device_facts(device_id)
+    sm90 = wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k)
     i64 = numpy.int64
     with _level1._on_device(device_id):
-        facts = _device_facts(device_id)
-        if use_wgmma(aligned, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"],
-                     k=k):
-            config = choose_wgmma_config(m, n, batch, multiprocessors=facts["multiprocessors"],
-                                         shared_limit=facts["shared_limit"])
-            if config is not None and _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A,
-                                                    lda, B, ldb, beta, C, ldc, batch, stride_a, stride_b,
-                                                    stride_c, facts["multiprocessors"], bias, act):
+        keep = None  # padded copies live until their launch is queued
+        if sm90 and not aligned and 2 * m * n * k * batch >= wg.PACK_MIN_FLOPS:
+            (A, lda, stride_a), (B, ldb, stride_b), keep = wg.pack_operands(
+                device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"), batch)
+            aligned = True
+        if sm90 and aligned:
+            config = wg.choose_config(m, n, batch, multiprocessors=facts["multiprocessors"],
+                                      shared_limit=facts["shared_limit"])
+            if config is not None and wg.run(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B,
+                                             ldb, beta, C, ldc, batch, stride_a, stride_b, stride_c,
+                                             facts["multiprocessors"], bias, act):
                 return None
         tile_n, stages = choose_config(m, n, batch, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                        multiprocessors=facts["multiprocessors"],
@@ -432,79 +337,3 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
                 i64(0) if bias is None else bias, act),
                shared_mem=nbytes)
     return None
-
-
-_wgmma_table = launch.KernelTable(SOURCE_WGMMA, BLOCK_WGMMA, 1)
-
-
-def _kernel_wgmma(name, device_id):
-    """``(kernel, blocks in one full wave)`` of the sm_90 kernel ``name`` on a device (memoized)."""
-    return _wgmma_table.get(name, device_id)
-
-
-def wgmma_grid(m, n, batch, tile_n, multiprocessors, splits=1):
-    """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer work
-    items (tiles of C times k splits)."""
-    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch) * int(splits)
-    return (max(1, min(tiles, int(multiprocessors))), 1)
-
-
-def _pack_operands(device_id, a, b, batch):
-    """Padded copies (leading dimension and batch stride multiples of 8) of the operands that are
-    not 16-byte aligned: ``((A, lda, stride_a), (B, ldb, stride_b), buffers to keep alive)``.
-
-    ``a``/``b`` are ``(pointer, ld, stride, rows of op(X), cols of op(X), op is identity)``; the
-    stored matrix is rows x cols for an identity op and cols x rows otherwise."""
-    cupy = backend.require_cupy()
-    kernel = _compile.get_kernel(SOURCE_WGMMA, PACK_KERNEL, device_id)
-    out, keep = [], []
-    for ptr, ld, stride, r, c, identity in (a, b):
-        if operand_aligned(ptr.ptr, ld, stride, batch):
-            out.append((ptr, ld, stride))
-            continue
-        rows, cols = (r, c) if identity else (c, r)
-        ld2 = -(-rows // CHUNK) * CHUNK
-        stride2 = ld2 * cols
-        buf = cupy.empty(stride2 * batch, numpy.uint16)
-        total = rows * cols * batch
-        blocks = max(1, min(-(-total // 256), 65536))
-        i64 = numpy.int64
-        kernel((blocks,), (256,), (i64(rows), i64(cols), i64(batch), ptr, i64(ld), i64(stride if batch > 1 else 0),
-                                   buf, i64(ld2), i64(stride2)))
-        out.append((buf.data, ld2, stride2))
-        keep.append(buf)
-    return out[0], out[1], keep
-
-
-def _launch_wgmma(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                  batch, stride_a, stride_b, stride_c, multiprocessors, bias=None, act=numpy.int32(0)):
-    """Launch the sm_90a kernel (device current, arguments checked and normalized); ``False``
-    when the driver refuses a tensor map (the caller takes the mma kernel)."""
-    from rocarray.rocblas import _tma
-
-    tile_n, stages = config
-    a_kmajor, b_kmajor = transA != "N", transB == "N"
-    try:
-        map_a = _tma.operand_map(A.ptr, a_kmajor, m, k, lda, stride_a, batch, TILE)
-        map_b = _tma.operand_map(B.ptr, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
-    except _tma.TensorMapError:
-        return False
-    kernel, _ = _kernel_wgmma(wgmma_kernel_name(name, transA, transB, tile_n), device_id)
-    nbytes = wgmma_shared_bytes(tile_n, stages)
-    launch.allow_shared(kernel, nbytes)
-    splits, per = wgmma_splits(m, n, k, batch, tile_n, multiprocessors)
-    partial = backend.require_cupy().empty(batch * splits * m * n, numpy.float32) if splits > 1 else None
-    i64 = numpy.int64
-    kernel(wgmma_grid(m, n, batch, tile_n, multiprocessors, splits), (BLOCK_WGMMA,),
-           (map_a, map_b, i64(m), i64(n), i64(k), i64(batch), alpha, beta, C, i64(ldc), i64(stride_c),
-            numpy.int32(stages), i64(splits), i64(per), partial if partial is not None else i64(0),
-            i64(0) if bias is None else bias, act),
-           shared_mem=nbytes)
-    if partial is not None:
-        finish, wave = _kernel_wgmma(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
-        total = m * n * batch
-        finish((max(1, min(-(-total // 256), 16 * int(multiprocessors))),), (256,),
-               (i64(m), i64(n), i64(batch), i64(splits), partial, alpha, beta, C, i64(ldc), i64(stride_c),
-                i64(0) if bias is None else bias, act))
-    return True
-

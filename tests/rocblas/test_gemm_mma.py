@@ -24,7 +24,7 @@ import pytest
 from conftest import to_device, to_host
 
 from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level1, _level3_mma
+from rocarray.rocblas import _level1, _level3_mma, _level3_wgmma
 import rocarray.rocblas as rocblas
 
 try:
@@ -127,7 +127,7 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
 
 def _wgmma_device():
     facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
-    return _level3_mma.use_wgmma(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
+    return _level3_wgmma.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                  cc_minor=facts["cc_minor"]), facts
 
 
@@ -138,7 +138,7 @@ def path(request, monkeypatch):
     if request.param == "mma":
         if not _wgmma_device()[0]:
             pytest.skip("the same kernel as 'auto' on this device")
-        monkeypatch.setattr(_level3_mma, "use_wgmma", lambda *a, **k: False)
+        monkeypatch.setattr(_level3_wgmma, "usable", lambda *a, **k: False)
     return request.param
 
 
@@ -211,7 +211,7 @@ CONFIGS = [(128, 3), (128, 4), (256, 3), (256, 4)]
 def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, config):
     tile_n, stages = config
     facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
-    monkeypatch.setattr(_level3_mma, "use_wgmma", lambda *a, **k: False)
+    monkeypatch.setattr(_level3_wgmma, "usable", lambda *a, **k: False)
     if facts["is_hip"] and tile_n != 128:
         pytest.skip("the 128 x 256 tile is for NVIDIA only")
     if _level3_mma.shared_bytes(tile_n, stages) > max(facts["shared_limit"], _level3_mma.DEFAULT_SHARED):
@@ -228,7 +228,7 @@ def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, confi
 def test_gemm_unaligned_operands_get_padded_copies_on_sm90(rng, monkeypatch, dtype, trans):
     # past PACK_MIN_FLOPS the odd-ld operands are copied to padded buffers for the wgmma kernel
     # (elsewhere: the predicated mma variant); forced small here, then one real size
-    monkeypatch.setattr(_level3_mma, "PACK_MIN_FLOPS", 0)
+    monkeypatch.setattr(_level3_wgmma, "PACK_MIN_FLOPS", 0)
     run_mma(rng, dtype, trans, 130, 64, 70, extra=(5, 1, 2), expect_aligned=False)
     run_mma(rng, dtype, trans, 64, 64, 64, offsets=(1, 0, 0), expect_aligned=False)
     run_mma(rng, dtype, trans, 31, 33, 35, beta=0.0, poison_c=True, expect_aligned=False)
@@ -238,7 +238,7 @@ def test_gemm_unaligned_operands_get_padded_copies_on_sm90(rng, monkeypatch, dty
 
 @pytest.mark.gpu
 def test_gemm_batched_split_and_packed(rng, monkeypatch):
-    monkeypatch.setattr(_level3_mma, "PACK_MIN_FLOPS", 0)
+    monkeypatch.setattr(_level3_wgmma, "PACK_MIN_FLOPS", 0)
     for m, n, k, batch in [(70, 130, 600, 3), (72, 136, 3000, 2)]:   # packed; split k
         dt = np.dtype(np.float16)
         a = rng.standard_normal((batch, k, m)).astype(dt)
@@ -281,9 +281,9 @@ def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
     wgmma, facts = _wgmma_device()
     if not wgmma:
         pytest.skip("the warpgroup kernel runs on compute capability 9.0 only")
-    if _level3_mma.wgmma_shared_bytes(*config) > facts["shared_limit"]:
+    if _level3_wgmma.shared_bytes(*config) > facts["shared_limit"]:
         pytest.skip("not enough shared memory for this configuration")
-    monkeypatch.setattr(_level3_mma, "choose_wgmma_config", lambda *a, **k: config)
+    monkeypatch.setattr(_level3_wgmma, "choose_config", lambda *a, **k: config)
 
     def aligned_run(m, n, k, offsets=(0, 0, 0), **kw):
         # leading dimensions padded to multiples of 8 (16-byte columns): the wgmma kernel's domain
@@ -395,16 +395,16 @@ def test_big_tile_only_with_a_full_wave_on_nvidia():
 
 
 def test_wgmma_kernel_names_and_registration():
-    name = _level3_mma.wgmma_kernel_name
+    name = _level3_wgmma.kernel_name
     assert name("float16", "N", "N") == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>"
     assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_wgmma<ra_bfloat16, true, false, 256>"
-    names = set(_compile.registered(_level3_mma.SOURCE_WGMMA))
+    names = set(_compile.registered(_level3_wgmma.SOURCE))
     finish = {"ra_rocblas_gemm_wg_finish<ra_half>", "ra_rocblas_gemm_wg_finish<ra_bfloat16>"}
-    assert names == set(_level3_mma.wgmma_instantiations()) | finish and len(names) == 18
+    assert names == set(_level3_wgmma.instantiations()) | finish and len(names) == 18
 
 
 def test_wgmma_splits_fill_one_wave_for_long_k():
-    splits = _level3_mma.wgmma_splits
+    splits = _level3_wgmma.splits
     assert splits(8192, 8192, 8192, 1, 256, 132) == (1, 128)        # the tiles fill the device
     assert splits(256, 256, 65536, 1, 128, 132) == (32, 32)         # 4 tiles x 32 splits of 32 k tiles
     assert splits(256, 256, 256, 1, 128, 132) == (1, 4)             # k too short to split
@@ -418,7 +418,7 @@ def test_wgmma_splits_fill_one_wave_for_long_k():
 
 
 def test_wgmma_only_on_compute_capability_9_0_with_aligned_operands():
-    use = _level3_mma.use_wgmma
+    use = _level3_wgmma.usable
     assert use(True, is_hip=False, cc_major=9, cc_minor=0)
     assert not use(False, is_hip=False, cc_major=9, cc_minor=0)
     assert not use(True, is_hip=False, cc_major=8, cc_minor=0)
@@ -441,10 +441,10 @@ def test_tma_operand_geometry():
 
 
 def test_wgmma_configuration():
-    choose = _level3_mma.choose_wgmma_config
+    choose = _level3_wgmma.choose_config
     h200 = dict(multiprocessors=132, shared_limit=227 * 1024)
-    assert _level3_mma.wgmma_shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024
-    assert _level3_mma.wgmma_shared_bytes(128, 6) == 6 * (256 * 128 + 16) + 1024
+    assert _level3_wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024
+    assert _level3_wgmma.shared_bytes(128, 6) == 6 * (256 * 128 + 16) + 1024
     assert choose(8192, 8192, 1, **h200) == (256, 4)
     assert choose(2048, 256 * 9, 1, **h200) == (256, 4)      # 144 big tiles: one wave
     assert choose(2048, 2048, 1, **h200) == (128, 6)
@@ -519,7 +519,7 @@ class _Recorder:
 def recorder(monkeypatch):
     rec = _Recorder()
     monkeypatch.setattr(_level3_mma, "_kernel", rec)
-    monkeypatch.setattr(_level3_mma, "_kernel_wgmma", rec)
+    monkeypatch.setattr(_level3_wgmma, "_kernel", rec)
     rec.facts = dict(A100)
     monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: rec.facts)
 
@@ -618,7 +618,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
     assert (args[12], args[13], args[14]) == (1, 1, 0)   # one split of the one k tile, no workspace
     assert args[15] == 0 and args[16] == 0                # no bias, no activation
-    assert shared == _level3_mma.wgmma_shared_bytes(256, 4)
+    assert shared == _level3_wgmma.shared_bytes(256, 4)
     # small problem: the narrow tile with the deeper ring, one block per tile
     _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,
                          _Ptr(0x3000), 100)
@@ -646,7 +646,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
 
 
 def test_wgmma_source_keeps_ptx_in_the_primitives_block():
-    text = _compile.read_text(_level3_mma.SOURCE_WGMMA)
+    text = _compile.read_text(_level3_wgmma.SOURCE)
     begin = text.index("// ---- wgmma primitives ----")
     end = text.index("// ---- end of wgmma primitives ----")
     code = re.sub(r"//[^\n]*", "", text[:begin] + text[end:])

@@ -1,0 +1,189 @@
+"""gemm for float16/bfloat16 on the sm_90a warpgroup instructions (``rocblas/gemm_wgmma.hip``).
+
+Reached through :func:`rocarray.rocblas._level3_mma.gemm_mma`, which checks nothing either and
+falls back to the ``mma.sync`` kernel where this one does not apply.
+
+On compute capability 9.0 with aligned operands and ``k >= 1`` the warpgroup instructions take
+over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), persistent blocks
+of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading both
+operands from shared memory) and one producer warp that streams k tiles of 64 through a ring of
+``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
+by mbarriers (:func:`choose_config`, :func:`shared_bytes`, :func:`run`). One m64n256k16 is
+524 288 FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense
+16-bit FLOPs per clock against 80 clocks of its 128 bytes per clock of shared reads), so the
+shared reads keep up with the matrix units where ``mma.sync``'s register fragments could not.
+Measured on the H200 (8192^3 float16, before TMA): ``cp.async`` rings filled by every thread
+reached 385-470 TFLOP/s (0.51-0.64x cuBLAS); without any loads the same k loop ran at 769 TFLOP/s,
+so the copies, not the matrix units, were the bound, which is what TMA and the producer warp
+take off the consumers: 697 TFLOP/s (0.93x) float16 and 695 (0.90x) bfloat16 with TMA.
+
+Long k on few tiles (the tiles fill at most half the device) is split (:func:`splits`):
+each split writes its float32 sum to a workspace and ``ra_rocblas_gemm_wg_finish`` adds them and
+applies alpha and beta. Operands whose columns are not 16-byte aligned take the ``mma.sync``
+kernel's predicated copies, except past :data:`PACK_MIN_FLOPS`, where they are first copied into
+padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, launch
+from rocarray.rocblas._level3_mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
+from rocarray.rocblas._level3_mma import kernel_name as _mma_kernel_name
+
+#: The sm_90a warpgroup kernels, the split-k finish and the padded copy.
+SOURCE = "rocblas/gemm_wgmma.hip"
+#: k per shared-memory slot of the wgmma kernel (one 128-byte swizzle row of 16-bit elements).
+BK = 64
+#: Slot alignment (bytes) the swizzled layouts need; the kernel aligns its dynamic shared memory up.
+ALIGN = 1024
+#: Ring depths of the wgmma kernel by tile width (about 192 KiB each; at least 3).
+STAGES = {128: 6, 256: 4}
+#: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
+BLOCK = 9 * 32
+
+
+def kernel_name(dtype_name, transA, transB, tile_n=TILE):
+    """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``."""
+    return _mma_kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
+
+
+def instantiations():
+    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 2 tile widths."""
+    return sorted(kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+                  for w in TILE_WIDTHS)
+
+
+_compile.register(SOURCE, instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
+                                             for c in sorted(CTYPE_BY_NAME.values())])
+#: The padded-copy kernel of unaligned operands (``extern "C"``, see :func:`pack_operands`).
+PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
+#: Unaligned operands are copied to padded buffers for the wgmma kernel from this many FLOPs
+#: (the copy reads and writes each operand once: small next to a gemm this size).
+PACK_MIN_FLOPS = 2**31
+#: k tiles of 64 each split of a split-k launch gets at least.
+SPLIT_MIN_KTILES = 4
+
+
+def shared_bytes(tile_n, stages):
+    """Dynamic shared memory of one wgmma block: two 8-byte mbarriers per slot, then (from the
+    next 1024-byte boundary) ``stages`` slots of (128 + ``tile_n``) x 64 x 2 bytes."""
+    return int(stages) * ((TILE + int(tile_n)) * BK * 2 + 16) + ALIGN
+
+
+def usable(aligned, *, is_hip, cc_major, cc_minor, k=1):
+    """Whether the sm_90a warpgroup kernel runs: compute capability 9.0 exactly (its instructions
+    exist only there), operands that move as 16-byte chunks, and ``k >= 1`` (a tensor map needs
+    a nonempty operand)."""
+    return bool(aligned) and k > 0 and not is_hip and (cc_major, cc_minor) == (9, 0)
+
+
+def choose_config(m, n, batch, *, multiprocessors, shared_limit):
+    """``(tile_n, stages)`` of the wgmma kernel, or ``None`` when no ring of 3 slots fits.
+
+    The 128 x 256 tile when the problem has at least one per multiprocessor (the bigger tile halves
+    the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device;
+    the deepest ring of :data:`STAGES` that ``shared_limit`` allows.
+    """
+    big_tiles = -(-m // TILE) * -(-n // TILE_WIDTHS[1]) * max(1, batch)
+    widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
+    for tile_n in widths:
+        for stages in range(STAGES[tile_n], 2, -1):
+            if shared_bytes(tile_n, stages) <= shared_limit:
+                return tile_n, stages
+    return None
+
+
+def splits(m, n, k, batch, tile_n, multiprocessors):
+    """``(splits, k tiles per split)`` of a wgmma launch: k is split when the tiles of C fill at
+    most half the device, into as many parts as one wave of blocks takes, each of at least
+    :data:`SPLIT_MIN_KTILES` k tiles of 64 (the partial sums go to a float32 workspace)."""
+    ktiles = -(-int(k) // BK)
+    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
+    if 2 * tiles > multiprocessors or ktiles < 2 * SPLIT_MIN_KTILES:
+        return 1, ktiles
+    want = min(multiprocessors // tiles, ktiles // SPLIT_MIN_KTILES)
+    per = -(-ktiles // want)
+    return -(-ktiles // per), per
+
+
+_table = launch.KernelTable(SOURCE, BLOCK, 1)
+
+
+def _kernel(name, device_id):
+    """``(kernel, blocks in one full wave)`` of the sm_90 kernel ``name`` on a device (memoized)."""
+    return _table.get(name, device_id)
+
+
+def grid(m, n, batch, tile_n, multiprocessors, parts=1):
+    """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer work
+    items (tiles of C times k splits)."""
+    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch) * int(parts)
+    return (max(1, min(tiles, int(multiprocessors))), 1)
+
+
+def pack_operands(device_id, a, b, batch):
+    """Padded copies (leading dimension and batch stride multiples of 8) of the operands that are
+    not 16-byte aligned: ``((A, lda, stride_a), (B, ldb, stride_b), buffers to keep alive)``.
+
+    ``a``/``b`` are ``(pointer, ld, stride, rows of op(X), cols of op(X), op is identity)``; the
+    stored matrix is rows x cols for an identity op and cols x rows otherwise."""
+    cupy = backend.require_cupy()
+    kernel = _compile.get_kernel(SOURCE, PACK_KERNEL, device_id)
+    out, keep = [], []
+    for ptr, ld, stride, r, c, identity in (a, b):
+        if operand_aligned(ptr.ptr, ld, stride, batch):
+            out.append((ptr, ld, stride))
+            continue
+        rows, cols = (r, c) if identity else (c, r)
+        ld2 = -(-rows // CHUNK) * CHUNK
+        stride2 = ld2 * cols
+        buf = cupy.empty(stride2 * batch, numpy.uint16)
+        total = rows * cols * batch
+        blocks = max(1, min(-(-total // 256), 65536))
+        i64 = numpy.int64
+        kernel((blocks,), (256,), (i64(rows), i64(cols), i64(batch), ptr, i64(ld), i64(stride if batch > 1 else 0),
+                                   buf, i64(ld2), i64(stride2)))
+        out.append((buf.data, ld2, stride2))
+        keep.append(buf)
+    return out[0], out[1], keep
+
+
+def run(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stride_a,
+        stride_b, stride_c, multiprocessors, bias=None, act=numpy.int32(0)):
+    """Launch the sm_90a kernel, and the split-k finish when k is split (device current,
+    arguments checked and normalized as :func:`rocarray.rocblas._level3_mma.gemm_mma` does).
+
+    Returns
+    -------
+    bool
+        ``False`` when the driver refuses a tensor map (nothing was launched: the caller takes the
+        mma kernel).
+    """
+    from rocarray.rocblas import _tma
+
+    tile_n, stages = config
+    a_kmajor, b_kmajor = transA != "N", transB == "N"
+    try:
+        map_a = _tma.operand_map(A.ptr, a_kmajor, m, k, lda, stride_a, batch, TILE)
+        map_b = _tma.operand_map(B.ptr, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
+    except _tma.TensorMapError:
+        return False
+    kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
+    nbytes = shared_bytes(tile_n, stages)
+    launch.allow_shared(kernel, nbytes)
+    parts, per = splits(m, n, k, batch, tile_n, multiprocessors)
+    partial = backend.require_cupy().empty(batch * parts * m * n, numpy.float32) if parts > 1 else None
+    i64 = numpy.int64
+    kernel(grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,),
+           (map_a, map_b, i64(m), i64(n), i64(k), i64(batch), alpha, beta, C, i64(ldc), i64(stride_c),
+            numpy.int32(stages), i64(parts), i64(per), partial if partial is not None else i64(0),
+            i64(0) if bias is None else bias, act),
+           shared_mem=nbytes)
+    if partial is not None:
+        finish, _ = _kernel(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
+        total = m * n * batch
+        finish((max(1, min(-(-total // 256), 16 * int(multiprocessors))),), (256,),
+               (i64(m), i64(n), i64(batch), i64(parts), partial, alpha, beta, C, i64(ldc), i64(stride_c),
+                i64(0) if bias is None else bias, act))
+    return True
+
