@@ -62,6 +62,9 @@ PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
 PACK_MIN_FLOPS = 2**31
 #: k tiles of 64 each split of a split-k launch gets at least.
 SPLIT_MIN_KTILES = 4
+#: k tiles a problem needs before it is split (shorter k: the workspace round trip and the second
+#: launch cost about what the split would save).
+SPLIT_MIN_KTILES_TOTAL = 32
 
 
 def shared_bytes(tile_n, stages):
@@ -95,11 +98,12 @@ def choose_config(m, n, batch, *, multiprocessors, shared_limit):
 
 def splits(m, n, k, batch, tile_n, multiprocessors):
     """``(splits, k tiles per split)`` of a wgmma launch: k is split when the tiles of C fill at
-    most half the device, into as many parts as one wave of blocks takes, each of at least
-    :data:`SPLIT_MIN_KTILES` k tiles of 64 (the partial sums go to a float32 workspace)."""
+    most half the device and k has at least :data:`SPLIT_MIN_KTILES_TOTAL` tiles of 64, into as
+    many parts as one wave of blocks takes, each of at least :data:`SPLIT_MIN_KTILES` k tiles (the
+    partial sums go to a float32 workspace)."""
     ktiles = -(-int(k) // BK)
     tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
-    if 2 * tiles > multiprocessors or ktiles < 2 * SPLIT_MIN_KTILES:
+    if 2 * tiles > multiprocessors or ktiles < SPLIT_MIN_KTILES_TOTAL:
         return 1, ktiles
     want = min(multiprocessors // tiles, ktiles // SPLIT_MIN_KTILES)
     per = -(-ktiles // want)
