@@ -308,7 +308,8 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     from rocarray.rocblas import _level3_wgmma as wg  # here: it imports this module
 
     facts = _device_facts(device_id)
-    sm90 = wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k)
+    sm90 = wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
+                     sizes=(m, n, k, batch))
     i64 = numpy.int64
     with _level1._on_device(device_id):
         keep = None  # padded copies live until their launch is queued

@@ -60,6 +60,8 @@ PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
 #: Unaligned operands are copied to padded buffers for the wgmma kernel from this many FLOPs
 #: (the copy reads and writes each operand once: small next to a gemm this size).
 PACK_MIN_FLOPS = 2**31
+#: Sizes (m, n, k, batch) the kernel takes: below the 32-bit TMA coordinates' limit.
+MAX_COORDINATE = 2**31
 #: k tiles of 64 each split of a split-k launch gets at least.
 SPLIT_MIN_KTILES = 4
 #: k tiles a problem needs before it is split (shorter k: the workspace round trip and the second
@@ -73,11 +75,13 @@ def shared_bytes(tile_n, stages):
     return int(stages) * ((TILE + int(tile_n)) * BK * 2 + 16) + ALIGN
 
 
-def usable(aligned, *, is_hip, cc_major, cc_minor, k=1):
+def usable(aligned, *, is_hip, cc_major, cc_minor, k=1, sizes=()):
     """Whether the sm_90a warpgroup kernel runs: compute capability 9.0 exactly (its instructions
-    exist only there), operands that move as 16-byte chunks, and ``k >= 1`` (a tensor map needs
-    a nonempty operand)."""
-    return bool(aligned) and k > 0 and not is_hip and (cc_major, cc_minor) == (9, 0)
+    exist only there), operands that move as 16-byte chunks, ``k >= 1`` (a tensor map needs a
+    nonempty operand) and every size in ``sizes`` (m, n, k, batch) below 2^31 (TMA coordinates
+    are 32-bit)."""
+    return (bool(aligned) and k > 0 and not is_hip and (cc_major, cc_minor) == (9, 0)
+            and all(int(v) < MAX_COORDINATE for v in sizes))
 
 
 def choose_config(m, n, batch, *, multiprocessors, shared_limit):

@@ -425,6 +425,8 @@ def test_wgmma_only_on_compute_capability_9_0_with_aligned_operands():
     assert not use(True, is_hip=False, cc_major=10, cc_minor=0)   # sm_90a code runs on 9.0 only
     assert not use(True, is_hip=True, cc_major=9, cc_minor=0)
     assert not use(True, is_hip=False, cc_major=9, cc_minor=0, k=0)   # no operand to map
+    assert use(True, is_hip=False, cc_major=9, cc_minor=0, sizes=(2**31 - 1, 8, 8, 1))
+    assert not use(True, is_hip=False, cc_major=9, cc_minor=0, sizes=(2**31, 8, 8, 1))   # 32-bit TMA coordinates
 
 
 def test_tma_operand_geometry():
