@@ -151,6 +151,65 @@ class GemvT(_Gemv):
     trans = "T"
 
 
+class _Gbmv(GpuBenchmark):
+    """gbmv on band storage of n columns, kl = ku = 64 (lda = 129). CuPy exposes no gbmv: the
+    vendor twin is a device memcpy moving the same bytes (band + x + y), i.e. the copy floor."""
+
+    params = ([16384], ["float32"])
+    param_names = ["n", "dtype"]
+    trans = "N"
+    k = 64
+
+    def setup(self, n, dtype):
+        rows = 2 * self.k + 1
+        self.a = random_device(rows * n, dtype)
+        self.x = random_device(n, dtype)
+        self.y = cupy.zeros(n, dtype)
+        self.scratch = cupy.empty((rows * n + 2 * n) * self.a.itemsize // 2, "uint8")
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        k = self.k
+        ra.rocblas.gbmv(self.trans, n, n, k, k, 1.0, self.a, 2 * k + 1, self.x, 1, 0.0, self.y, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        self.scratch.data.copy_from_device_async(self.a.data, self.scratch.nbytes)
+        sync()
+
+
+class GbmvN(_Gbmv):
+    trans = "N"
+
+
+class GbmvT(_Gbmv):
+    trans = "T"
+
+
+class Sbmv(GpuBenchmark):
+    """sbmv 'U' on band storage of n columns, k = 64 (lda = 65), against cuBLAS ssbmv/dsbmv
+    through ``cupy.cublas.sbmv`` on the same memory as an (lda, n) Fortran-ordered array."""
+
+    params = ([16384], ["float32"])
+    param_names = ["n", "dtype"]
+    k = 64
+
+    def setup(self, n, dtype):
+        self.a = random_device((self.k + 1) * n, dtype)
+        self.x = random_device(n, dtype)
+        self.y = cupy.zeros(n, dtype)
+        self.band = self.a.reshape(n, self.k + 1).T
+        sync()
+
+    def time_rocarray(self, n, dtype):
+        ra.rocblas.sbmv("U", n, self.k, 1.0, self.a, self.k + 1, self.x, 1, 0.0, self.y, 1)
+        sync()
+
+    def time_vendor(self, n, dtype):
+        cupy.cublas.sbmv(self.k, 1.0, self.band, self.x, 0.0, self.y)
+        sync()
+
+
 class Gemm(GpuBenchmark):
     """gemm 'N','N' on column-major buffers (C = A B) against cuBLAS through ``cupy.matmul`` on the
     same memory seen row-major (``C^T = B^T A^T``); the issue's square and awkward shapes."""

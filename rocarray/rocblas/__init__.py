@@ -7,7 +7,8 @@ Level 1: :func:`axpy`, :func:`scal`, :func:`copy`, :func:`swap`, :func:`rot`, :f
 :func:`dotc`, :func:`nrm2`, :func:`asum`, :func:`iamax`, :func:`iamin`.
 
 Level 2 (column-major matrices, element (i, j) at ``A[i + j * lda]``): :func:`gemv`, :func:`ger`,
-:func:`geru`, :func:`gerc`, :func:`symv`, :func:`hemv`, :func:`trmv`, :func:`trsv`.
+:func:`geru`, :func:`gerc`, :func:`symv`, :func:`hemv`, :func:`trmv`, :func:`trsv`; band matrices
+(band storage, element (i, j) at ``A[(ku + i - j) + j * lda]``): :func:`gbmv`, :func:`sbmv`, :func:`hbmv`.
 
 Level 3 (column-major, as level 2): :func:`gemm`; batched: :func:`gemm_strided_batched`,
 :func:`gemm_batched`; symmetric and triangular: :func:`symm`, :func:`hemm`, :func:`syrk`,
@@ -16,6 +17,7 @@ Level 3 (column-major, as level 2): :func:`gemm`; batched: :func:`gemm_strided_b
 
 from rocarray.rocblas._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap
 from rocarray.rocblas._level2 import gemv, ger, gerc, geru, hemv, symv, trmv, trsv
+from rocarray.rocblas._level2_banded import gbmv, hbmv, sbmv
 from rocarray.rocblas._level3 import gemm
 from rocarray.rocblas._batched import gemm_batched, gemm_strided_batched
 from rocarray.rocblas._level3_sym import hemm, her2k, herk, symm, syr2k, syrk
@@ -28,6 +30,6 @@ from rocarray.rocblas import _checks_mma  # noqa: F401  (matrix-core float16/bfl
 from rocarray.rocblas import _checks_products  # noqa: F401  (ra.matmul/einsum/tensordot on gemm: checks, benchmarks)
 
 __all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin",
-           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gemm",
+           "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gbmv", "sbmv", "hbmv", "gemm",
            "gemm_strided_batched", "gemm_batched", "symm", "hemm", "syrk", "herk", "syr2k", "her2k",
            "trmm", "trsm"]

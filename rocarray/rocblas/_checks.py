@@ -396,6 +396,52 @@ def _register_level2_benchmarks():
 _register_level2_benchmarks()
 
 
+_BAND_N, _BAND_K = 16384, 64
+
+
+def _register_banded_benchmarks():
+    # Band storage of n = 16384 columns, kl = ku = 64 (gbmv: 129 rows, 8.6 MB of float32) and
+    # k = 64 (sbmv: 65 rows). Bytes moved: the band once, x once, y written once.
+    # CuPy exposes no gbmv, so gbmv's "vendor" is a device memcpy moving the same bytes (reads
+    # half, writes half): its speedup column is our time against the copy-bandwidth floor.
+    # sbmv's vendor is cuBLAS ssbmv through cupy.cublas.sbmv on the same memory as an (lda, n)
+    # Fortran-ordered array.
+    from rocarray.rocblas import _level2_banded
+
+    n, k = _BAND_N, _BAND_K
+    size = 4
+    gb_rows = 2 * k + 1
+    gb_bytes = (gb_rows * n + 2 * n) * size
+
+    def gb_setup():
+        cupy = _cupy()
+        return (_random(gb_rows * n, "float32"), _random(n, "float32"), cupy.zeros(n, numpy.float32),
+                cupy.empty(gb_bytes // 2, numpy.uint8))
+
+    def copy_same_bytes(a, x, y, scratch):
+        scratch.data.copy_from_device_async(a.data, scratch.nbytes)
+
+    for trans in "NT":
+        _bench(f"gbmv_{trans.lower()}_float32", gb_setup,
+               lambda a, x, y, s, t=trans: _level2_banded.gbmv(t, n, n, k, k, 1.0, a, gb_rows, x, 1, 0.0, y, 1),
+               copy_same_bytes, gb_bytes)
+
+    sb_rows = k + 1
+
+    def sb_setup():
+        return _random(sb_rows * n, "float32"), _random(n, "float32"), _cupy().zeros(n, numpy.float32)
+
+    def vendor_sbmv(a, x, y):
+        _cublas().sbmv(k, 1.0, a.reshape(n, sb_rows).T, x, 0.0, y)  # (lda, n), Fortran order: no copy
+
+    _bench("sbmv_float32", sb_setup,
+           lambda a, x, y: _level2_banded.sbmv("U", n, k, 1.0, a, sb_rows, x, 1, 0.0, y, 1),
+           vendor_sbmv, (sb_rows * n + 2 * n) * size)
+
+
+_register_banded_benchmarks()
+
+
 _GEMM_N = 8192
 
 
