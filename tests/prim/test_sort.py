@@ -271,6 +271,50 @@ def test_radix_sort_bits_and_out(rng):
     assert_same(_sort.radix_sort_keys(to_device(same)), same)
 
 
+def _host_histograms(x, descending, begin_bit, end_bit):
+    """NumPy model of the upsweep: per digit place, the 256 counts of the key image's digit."""
+    img = _sort.key_image(x, descending).astype(np.uint64)
+    places = _sort.digit_places(begin_bit, end_bit)
+    hist = np.zeros((len(places), 256), np.uint64)
+    for p, (shift, nbits) in enumerate(places):
+        d = (img >> np.uint64(shift)) & np.uint64((1 << nbits) - 1)
+        hist[p] = np.bincount(d.astype(np.int64), minlength=256)
+    return hist
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", KEY_DTYPES)
+@pytest.mark.parametrize("descending", [False, True])
+def test_upsweep_histograms_and_lossy_flag(dtype, descending, rng):
+    bits = 8 * np.dtype(dtype).itemsize
+    for x in (host_keys(rng, 100_003, dtype), host_keys(rng, 50_001, dtype, 3)):
+        for begin_bit, end_bit in ((0, bits), (1, min(bits, 6)), (3, max(4, bits - 2))):
+            for offset in (0, 1):  # a view starting off the 16-byte boundary: scalar head keys
+                dx = to_device(np.concatenate([x[:offset], x]))[offset:]
+                kb = dx.view(np.uint8) if dx.dtype == np.bool_ else dx.view(_sort.UNSIGNED[dx.dtype.itemsize])
+                hist, lossy = _sort._histograms(kb, _sort.key_mode(dtype, descending), begin_bit, end_bit)
+                np.testing.assert_array_equal(hist, _host_histograms(x, descending, begin_bit, end_bit))
+                assert lossy == bool(_sort.image_is_lossy(x).any())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "uint32", "uint64"])
+def test_upsweep_one_block_many_equal_keys(dtype):
+    # One block counting millions of equal keys: its 16-bit shared counters must be flushed in time.
+    n = 3_000_001
+    x = np.full(n, np.iinfo(dtype).max // 3, dtype)
+    x[::7] = 5
+    dx = to_device(x)
+    bits = 8 * x.itemsize
+    places = len(_sort.digit_places(0, bits))
+    buf = to_device(np.zeros(places * 256 + 1, np.uint64))
+    kernel, _ = _sort._kernel(_sort.upsweep_name(x.itemsize), dx.data.device_id)
+    kernel((1,), (_sort.BLOCK,), (dx, np.int64(n), np.int32(0), np.int32(0), np.int32(bits), buf,
+                                  buf.data + places * 256 * 8))
+    got = to_host(buf)[:places * 256].reshape(places, 256)
+    np.testing.assert_array_equal(got, _host_histograms(x, False, 0, bits))
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["int32", "float64", "uint8"])
 def test_segmented_sort_with_empty_segments(dtype, rng):

@@ -15,7 +15,9 @@
 //   DESC    descending: complement the image (stable: equal keys keep their input order).
 //
 // ra_prim_radix_upsweep: one read of the keys builds the 256-bin histograms of every digit place
-//   (block-private shared-memory counters, one global 64-bit atomic per nonzero bin and block).
+//   (block-private shared-memory counters, one shared atomic per key and place into per-column
+//   copies of 16-bit counters, see ra_prim_sort_up; flushed with one global 64-bit atomic per
+//   nonzero bin before they can overflow and at the end).
 //   The host reads them once: it skips passes whose digit is the same for every key and turns
 //   each kept histogram into the global start of every digit.
 //
@@ -53,6 +55,7 @@
 #define RA_PRIM_SORT_RADIX 256
 static_assert(RA_PRIM_SORT_BLOCK == RA_PRIM_SORT_RADIX, "the digit pass gives thread d digit d");
 #define RA_PRIM_SORT_UP_ITEMS 16
+#define RA_PRIM_SORT_UP_UNROLL 4
 
 #define RA_PRIM_SORT_SIGNED 1
 #define RA_PRIM_SORT_FLOAT 2
@@ -134,69 +137,176 @@ template <typename U> struct alignas(16) ra_prim_sort_pack {
     U v[N];
 };
 
-// Counts one key into the block's histograms of every digit place.
-template <typename U>
-RA_DEVICE void ra_prim_radix_count_key(ra_u32 (*h)[RA_PRIM_SORT_RADIX], U x, int mode, int begin_bit,
-                                       int end_bit, int passes, bool& any_lossy) {
+// Shared-memory layout of the upsweep counters: COLS column copies of every histogram, thread t
+// counting into column t % COLS, 16-bit counters with the places 2w and 2w + 1 in the low and high
+// half of word w of a (digit, column) cell:
+//   * at most BLOCK / COLS threads share a counter, so same-address conflicts are bounded whatever
+//     the data (one block-wide histogram serialized up to 32 lanes on one bin for skewed digits,
+//     e.g. the exponent byte of floats);
+//   * cell (d, c) of word w sits at word (w * RADIX + d) * COLS + c: lanes of different columns
+//     never share a bank when COLS = 32 (8/16-bit keys), at most 32 / COLS lanes do otherwise
+//     (2 for 32-bit keys, 4 for 64-bit keys), while random bins of one histogram put about 3.5
+//     lanes of a warp on its busiest bank;
+//   * WORDS * RADIX * COLS words = 32 KiB for every key width.
+// A key costs one shared atomic per place (as before) and no per-key mode branches: only floats
+// are transformed per key; the sign flip (SIGNED) and the complement (DESC) are XORs with a
+// constant, applied to the bin index when the counters are flushed.
+template <int B> struct ra_prim_sort_up_word { typedef ra_u32 type; };
+template <> struct ra_prim_sort_up_word<8> { typedef ra_u64 type; };
+
+template <typename U> struct ra_prim_sort_up {
+    static constexpr int PLACES = (int)sizeof(U);
+    static constexpr int WORDS = PLACES > 1 ? PLACES / 2 : 1;
+    static constexpr int COLS = 32 / WORDS;
+    static constexpr int CELLS = WORDS * RA_PRIM_SORT_RADIX * COLS;
+    static constexpr int ROW_SHIFT = COLS == 32 ? 7 : COLS == 16 ? 6 : 5;  // log2 of a row's bytes
+    static constexpr int V = 16 / (int)sizeof(U);                     // keys per 16-byte pack
+    static constexpr int KEYS_PER_ROUND = RA_PRIM_SORT_UP_UNROLL * V;  // per thread
+    static constexpr int SHARERS = RA_PRIM_SORT_BLOCK / COLS;          // threads per column
+    // Full rounds between flushes: a counter then holds at most SHARERS * ((FLUSH + 1) *
+    // KEYS_PER_ROUND + 2) <= 65535 (one more partial round and a head and a tail key may follow).
+    static constexpr int FLUSH = (65535 / SHARERS - 2) / KEYS_PER_ROUND - 1;
+    static_assert(FLUSH >= 1, "16-bit upsweep counters");
+    static_assert(RA_PRIM_SORT_BLOCK == RA_PRIM_SORT_RADIX, "the flush gives thread d digit d");
+    typedef typename ra_prim_sort_up_word<(int)sizeof(U)>::type W;  // shifts of the key
+};
+
+// ra_prim_sort_key::forward(x, FLOAT) without branches, and whether x is lossy.
+template <typename U> RA_DEVICE U ra_prim_sort_float_image(U x, bool& any_lossy) {
     typedef ra_prim_sort_key<U> K;
-    any_lossy |= K::lossy(x, mode);
-    const U k = K::forward(x, mode);
-    for (int p = 0; p < passes; ++p) {
-        const int shift = begin_bit + 8 * p;
-        const int bits = end_bit - shift < 8 ? end_bit - shift : 8;
-        ra_atomic_add_u32(&h[p][K::digit(k, shift, (1u << bits) - 1u)], 1u);
+    typedef ra_prim_sort_float_bits<U> F;
+    const bool nan = (U)(x & (U)~K::top()) > F::inf();
+    const bool neg_zero = x == K::top();
+    any_lossy |= neg_zero | (nan & (x != F::qnan()));
+    U img = (U)(x ^ ((x & K::top()) ? K::ones() : K::top()));
+    img = neg_zero ? K::top() : img;
+    return nan ? K::ones() : img;
+}
+
+// Counts one key into the thread's column (byte offset `col`): the cell address of place p is
+// the digit shifted to the row stride, OR the column (one shift and one LOP3 per place).
+template <typename U, bool FLT>
+RA_DEVICE void ra_prim_radix_up_key(unsigned char* h, ra_u32 col, U x, int begin_bit,
+                                    typename ra_prim_sort_up<U>::W emask, bool& any_lossy) {
+    typedef ra_prim_sort_up<U> S;
+    typedef typename S::W W;
+    if constexpr (FLT) x = ra_prim_sort_float_image<U>(x, any_lossy);
+    const W k = ((W)x >> begin_bit) & emask;
+#pragma unroll
+    for (int p = 0; p < S::PLACES; ++p) {
+        constexpr ra_u32 ROW = 0xffu << S::ROW_SHIFT;
+        const ra_u32 at = (8 * p >= S::ROW_SHIFT ? (ra_u32)(k >> (8 * p - S::ROW_SHIFT))
+                                                 : (ra_u32)k << (S::ROW_SHIFT - 8 * p)) & ROW;
+        ra_u32* cell = (ra_u32*)(h + (p >> 1) * (RA_PRIM_SORT_RADIX * S::COLS * 4) + (at | col));
+        ra_atomic_add_u32(cell, 1u << (16 * (p & 1)));
     }
 }
 
-// hist: passes * 256 u64 (zeroed by the host); lossy: one u32 set to 1 when a lossy key exists.
-// Keys are read as 16-byte packs, RA_PRIM_SORT_UP_UNROLL packs in flight per thread (a grid-stride
-// loop of single keys is latency-bound: one 4-byte load in flight per thread); a scalar head up
-// to the first 16-byte boundary and a scalar tail are counted by the first threads.
-#define RA_PRIM_SORT_UP_UNROLL 4
+// Adds the block's counters to hist (thread d: digit d of every place) and zeroes them.
 template <typename U>
-__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
-ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_bit, int end_bit,
-                      ra_u64* RA_RESTRICT hist, ra_u32* RA_RESTRICT lossy) {
-    typedef ra_prim_sort_pack<U> P;
-    constexpr int MAXP = (int)sizeof(U);
-    constexpr int V = P::N;
-    constexpr int UN = RA_PRIM_SORT_UP_UNROLL;
-    __shared__ ra_u32 h[MAXP][RA_PRIM_SORT_RADIX];
-    const int passes = (end_bit - begin_bit + 7) / 8;
-    for (int i = threadIdx.x; i < MAXP * RA_PRIM_SORT_RADIX; i += RA_PRIM_SORT_BLOCK) (&h[0][0])[i] = 0u;
+RA_DEVICE void ra_prim_radix_up_flush(ra_u32* h, ra_u64* RA_RESTRICT hist, int begin_bit, int end_bit,
+                                      typename ra_prim_sort_up<U>::W flip) {
+    typedef ra_prim_sort_up<U> S;
     ra_syncthreads();
-    bool any_lossy = false;
+    const int row = threadIdx.x;
+    const int passes = (end_bit - begin_bit + 7) / 8;
+#pragma unroll
+    for (int w = 0; w < S::WORDS; ++w) {
+        ra_u32* cell = h + (w * RA_PRIM_SORT_RADIX + row) * S::COLS;
+        ra_u32 lo = 0u, hi = 0u;
+#pragma unroll
+        for (int c = 0; c < S::COLS; ++c) {
+            const int cc = (c + row) & (S::COLS - 1);  // rotated: neighbouring rows on other banks
+            const ra_u32 v = cell[cc];
+            cell[cc] = 0u;
+            lo += v & 0xffffu;
+            hi += v >> 16;
+        }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const int p = 2 * w + half;
+            const ra_u32 c = half ? hi : lo;
+            if (p < passes && c) {
+                const int shift = begin_bit + 8 * p;
+                const int bits = end_bit - shift < 8 ? end_bit - shift : 8;
+                const ra_u32 bin = (ra_u32)row ^ ((ra_u32)(flip >> shift) & ((1u << bits) - 1u));
+                ra_atomic_add_u64(hist + p * RA_PRIM_SORT_RADIX + bin, (ra_u64)c);
+            }
+        }
+    }
+    ra_syncthreads();
+}
+
+template <typename U, bool FLT>
+RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64 n, int begin_bit, int end_bit,
+                                    typename ra_prim_sort_up<U>::W flip, ra_u64* RA_RESTRICT hist,
+                                    bool& any_lossy) {
+    typedef ra_prim_sort_up<U> S;
+    typedef ra_prim_sort_pack<U> P;
+    typedef typename S::W W;
+    constexpr int UN = RA_PRIM_SORT_UP_UNROLL;
+    const int width = end_bit - begin_bit;
+    const W emask = width >= (int)(8 * sizeof(W)) ? (W)~(W)0 : (W)(((W)1 << width) - 1);
+    unsigned char* hb = (unsigned char*)h;
+    const ra_u32 col = (ra_u32)(threadIdx.x & (S::COLS - 1)) * 4u;
     const ra_i64 tid = ra_global_thread_id();
     const ra_i64 nthreads = ra_grid_threads();
     ra_i64 head = (ra_i64)(((16u - ((ra_u64)keys & 15u)) & 15u) / sizeof(U));
     head = head < n ? head : n;
-    const ra_i64 nvec = (n - head) / V;
-    const ra_i64 tail = head + nvec * V;
-    if (tid < head) ra_prim_radix_count_key(h, keys[tid], mode, begin_bit, end_bit, passes, any_lossy);
+    const ra_i64 nvec = (n - head) / S::V;
+    const ra_i64 tail = head + nvec * S::V;
+    if (tid < head) ra_prim_radix_up_key<U, FLT>(hb, col, keys[tid], begin_bit, emask, any_lossy);
     const P* kv = (const P*)(keys + head);
+    const ra_i64 rounds = nvec / (UN * nthreads);  // full rounds: the same count in every thread
     ra_i64 i = tid;
-    for (; i + (UN - 1) * nthreads < nvec; i += UN * nthreads) {
+    int left = S::FLUSH;
+    for (ra_i64 r = 0; r < rounds; ++r, i += UN * nthreads) {
         P a[UN];
 #pragma unroll
         for (int u = 0; u < UN; ++u) a[u] = kv[i + u * nthreads];
 #pragma unroll
         for (int u = 0; u < UN; ++u) {
 #pragma unroll
-            for (int j = 0; j < V; ++j) ra_prim_radix_count_key(h, a[u].v[j], mode, begin_bit, end_bit, passes, any_lossy);
+            for (int j = 0; j < S::V; ++j) ra_prim_radix_up_key<U, FLT>(hb, col, a[u].v[j], begin_bit, emask, any_lossy);
+        }
+        if (--left == 0) {
+            ra_prim_radix_up_flush<U>(h, hist, begin_bit, end_bit, flip);
+            left = S::FLUSH;
         }
     }
-    for (; i < nvec; i += nthreads) {
+    for (; i < nvec; i += nthreads) {  // fewer than UN packs per thread
         const P a = kv[i];
 #pragma unroll
-        for (int j = 0; j < V; ++j) ra_prim_radix_count_key(h, a.v[j], mode, begin_bit, end_bit, passes, any_lossy);
+        for (int j = 0; j < S::V; ++j) ra_prim_radix_up_key<U, FLT>(hb, col, a.v[j], begin_bit, emask, any_lossy);
     }
-    if (tid < n - tail) ra_prim_radix_count_key(h, keys[tail + tid], mode, begin_bit, end_bit, passes, any_lossy);
-    if (any_lossy) *(volatile ra_u32*)lossy = 1u;
+    if (tid < n - tail) ra_prim_radix_up_key<U, FLT>(hb, col, keys[tail + tid], begin_bit, emask, any_lossy);
+    ra_prim_radix_up_flush<U>(h, hist, begin_bit, end_bit, flip);
+}
+
+// hist: passes * 256 u64 (zeroed by the host); lossy: one u32 set to 1 when a lossy key exists.
+// Keys are read as 16-byte packs, RA_PRIM_SORT_UP_UNROLL packs in flight per thread (a grid-stride
+// loop of single keys is latency-bound: one 4-byte load in flight per thread); a scalar head up
+// to the first 16-byte boundary and a scalar tail are counted by the first threads.
+template <typename U>
+__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
+ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_bit, int end_bit,
+                      ra_u64* RA_RESTRICT hist, ra_u32* RA_RESTRICT lossy) {
+    typedef ra_prim_sort_up<U> S;
+    typedef typename S::W W;
+    __shared__ ra_u32 h[S::CELLS];
+    for (int i = threadIdx.x; i < S::CELLS; i += RA_PRIM_SORT_BLOCK) h[i] = 0u;
     ra_syncthreads();
-    for (int k = threadIdx.x; k < passes * RA_PRIM_SORT_RADIX; k += RA_PRIM_SORT_BLOCK) {
-        const ra_u32 c = (&h[0][0])[k];
-        if (c) ra_atomic_add_u64(hist + k, (ra_u64)c);
+    // Integer images are the raw bits XOR a constant: count raw digits, flip the bins at the flush.
+    W flip = (W)0;
+    if ((mode & RA_PRIM_SORT_SIGNED) && !(mode & RA_PRIM_SORT_FLOAT)) flip = (W)ra_prim_sort_key<U>::top();
+    if (mode & RA_PRIM_SORT_DESC) flip ^= (W)ra_prim_sort_key<U>::ones();
+    bool any_lossy = false;
+    if (sizeof(U) > 1 && (mode & RA_PRIM_SORT_FLOAT)) {  // no 8-bit floats
+        ra_prim_radix_up_run<U, sizeof(U) != 1>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
+    } else {
+        ra_prim_radix_up_run<U, false>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
     }
+    if (any_lossy) *(volatile ra_u32*)lossy = 1u;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,6 +329,45 @@ template <> struct ra_prim_sort_peers<(int)sizeof(unsigned int) * 8> { typedef u
 RA_DEVICE unsigned int ra_prim_sort_or(unsigned int* p, unsigned int v) { return ra_atomic_or_u32(p, v); }
 RA_DEVICE ra_u64 ra_prim_sort_or(ra_u64* p, ra_u64 v) { return ra_atomic_or_u64(p, v); }
 
+template <bool B> struct ra_prim_sort_bool { static constexpr bool value = B; };
+
+// Lane-set arithmetic in the width of a peer word (32-bit for 32-lane warps: one POPC instead of
+// two and no 64-bit carries).
+RA_DEVICE int ra_prim_sort_popc(unsigned int m) { return __popc(m); }
+RA_DEVICE int ra_prim_sort_popc(ra_u64 m) { return ra_popc64(m); }
+RA_DEVICE int ra_prim_sort_lowest(unsigned int m) { return __ffs((int)m) - 1; }
+RA_DEVICE int ra_prim_sort_lowest(ra_u64 m) { return __ffsll((long long)m) - 1; }
+
+// Keys-only ranking (see the head comment): the lanes of one digit find each other through a
+// shared word per (warp, digit): each ORs in its lane bit and reads the word back; the lowest of
+// them (the leader) bumps the warp's count of the digit and clears the word. FULL: every item
+// of the tile is valid (all but the last tile), so no per-item bounds test or branch.
+template <typename U, int ITEMS, bool FULL, typename PW>
+RA_DEVICE void ra_prim_sort_rank_peers(const U (&k)[ITEMS], ra_u32 (&rank)[ITEMS], int wbase, int valid, int shift,
+                                       ra_u32 mask, ra_u32* wc, PW* peers, int lane) {
+    const PW bit = (PW)1 << lane;
+    const PW below = bit - 1;
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+        const bool ok = FULL || wbase + j * RA_WARP_SIZE < valid;
+        const ra_u32 d = ok ? ra_prim_sort_key<U>::digit(k[j], shift, mask) : 0u;
+        if (ok) ra_prim_sort_or(peers + d, bit);
+        ra_warp_sync();
+        const PW same = ok ? peers[d] : bit;
+        ra_warp_sync();
+        const int leader = ra_prim_sort_lowest(same);
+        ra_u32 old = 0u;
+        if (ok && leader == lane) {
+            old = wc[d];
+            wc[d] = old + (ra_u32)ra_prim_sort_popc(same);
+            peers[d] = (PW)0;
+        }
+        old = ra_shfl(old, leader);
+        rank[j] = old + (ra_u32)ra_prim_sort_popc(same & below);
+        ra_warp_sync();
+    }
+}
+
 // Ranking through the peer words takes about 16 more registers per thread than ranking with one
 // ballot per digit bit; with values in registers too (VB > 0) that cost a resident block and made
 // argsort slower on the H200 (2^28 int32: 12.7 against 10.4 ms in the digit passes), while keys-only
@@ -229,17 +378,17 @@ template <typename U, int VB> struct ra_prim_sort_smem {
     static constexpr int EB = (int)sizeof(U) > VB ? (int)sizeof(U) : VB;
     static constexpr int WARPS = RA_PRIM_SORT_BLOCK / RA_WARP_SIZE;
     static constexpr int TILE = ra_prim_sort_tile<U, VB>::TILE;
-    union {
-        U keys[TILE];
-        typename ra_prim_sort_vtype<VB>::type vals[TILE];
-        unsigned char raw[TILE * EB];
+    union {  // one spare slot past the tile (placement of items past the end of the last tile)
+        U keys[TILE + 1];
+        typename ra_prim_sort_vtype<VB>::type vals[TILE + 1];
+        unsigned char raw[(TILE + 1) * EB];
         // Only while ranking, before keys are placed: lanes per digit, per warp.
         typename ra_prim_sort_peers<RA_WARP_SIZE>::type peers[WARPS][RA_PRIM_SORT_RADIX];
     } buf;
-    ra_u32 warp_count[WARPS][RA_PRIM_SORT_RADIX];  // counts, then exclusive prefixes over warps
+    ra_u32 warp_count[WARPS][RA_PRIM_SORT_RADIX];  // counts, then tile positions of each warp's first
     ra_i64 gbase[RA_PRIM_SORT_RADIX];              // global index of tile position 0 of each digit
     ra_u32 tile_start[RA_PRIM_SORT_RADIX];         // tile-local exclusive prefix over digits
-    ra_u8 digit[TILE];                              // digit of each tile-sorted position
+    ra_u8 digit[TILE + 1];                          // digit of each tile-sorted position
     ra_u32 tile;
 };
 
@@ -297,6 +446,7 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const int e = wbase + j * RA_WARP_SIZE;
+        k[j] = (U)0;  // items past the end of the last tile: defined, never counted
         if (e < valid) {
             const U x = kin[base + e];
             k[j] = (flags & RA_PRIM_SORT_TIN) ? K::forward(x, mode) : x;
@@ -317,21 +467,19 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
     ra_u32* wc = sm.warp_count[warp];
     typedef typename ra_prim_sort_peers<RA_WARP_SIZE>::type PW;
     PW* peers = sm.buf.peers[warp];
-    const ra_lane_mask below = (((ra_lane_mask)1) << lane) - 1;
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        const bool ok = wbase + j * RA_WARP_SIZE < valid;
-        const ra_u32 d = ok ? K::digit(k[j], shift, mask) : 0u;
-        ra_lane_mask same;
-        if constexpr (ra_prim_sort_rank_by_peers<VB>::value) {
-            // The lanes holding one digit find each other through a shared word per (warp, digit):
-            // each ORs in its lane bit and reads the word back; the leader clears it below.
-            if (ok) ra_prim_sort_or(peers + d, (PW)1 << lane);
-            ra_warp_sync();
-            same = ok ? (ra_lane_mask)peers[d] : ((ra_lane_mask)1 << lane);
-            ra_warp_sync();
+    if constexpr (ra_prim_sort_rank_by_peers<VB>::value) {
+        if (valid == TILE) {
+            ra_prim_sort_rank_peers<U, ITEMS, true>(k, rank, wbase, valid, shift, mask, wc, peers, lane);
         } else {
-            same = ra_ballot(ok);
+            ra_prim_sort_rank_peers<U, ITEMS, false>(k, rank, wbase, valid, shift, mask, wc, peers, lane);
+        }
+    } else {
+        const ra_lane_mask below = (((ra_lane_mask)1) << lane) - 1;
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) {
+            const bool ok = wbase + j * RA_WARP_SIZE < valid;
+            const ra_u32 d = ok ? K::digit(k[j], shift, mask) : 0u;
+            ra_lane_mask same = ra_ballot(ok);
             // Always 8 ballots, unrolled: digits are masked to nbits, so higher bits are 0 in every
             // lane and leave `same` unchanged (a loop bounded by nbits was 10 % slower on the H200).
 #pragma unroll
@@ -341,17 +489,16 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
                 same &= bit ? m : ~m;
             }
             if (!ok) same = (ra_lane_mask)1 << lane;
+            const int leader = ra_popc64((same & (~same + 1)) - 1);  // lowest lane of `same`
+            ra_u32 old = 0u;
+            if (ok && leader == lane) {
+                old = wc[d];
+                wc[d] = old + (ra_u32)ra_popc64(same);
+            }
+            old = ra_shfl(old, leader);
+            rank[j] = old + (ra_u32)ra_popc64(same & below);
+            ra_warp_sync();
         }
-        const int leader = ra_popc64((same & (~same + 1)) - 1);  // lowest lane of `same`
-        ra_u32 old = 0u;
-        if (ok && leader == lane) {
-            old = wc[d];
-            wc[d] = old + (ra_u32)ra_popc64(same);
-            if constexpr (ra_prim_sort_rank_by_peers<VB>::value) peers[d] = (PW)0;
-        }
-        old = ra_shfl(old, leader);
-        rank[j] = old + (ra_u32)ra_popc64(same & below);
-        ra_warp_sync();
     }
     ra_syncthreads();
 
@@ -381,6 +528,9 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
     }
     if (d < RA_PRIM_SORT_RADIX) {
         const ra_u32 tstart = sm.tile_start[d] - count;  // inclusive -> exclusive
+        // warp_count[w][d] becomes the tile position of warp w's first item of digit d.
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) sm.warp_count[w][d] += tstart;
         // Decoupled look-back over the preceding tiles' counts of digit d.
         ra_u64 prefix = 0u;
         if (t > 0) {
@@ -396,26 +546,39 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
             ra_prim_sort_publish(status, wide_status, (ra_i64)t * RA_PRIM_SORT_RADIX + d, 2u, prefix + count);
         }
         sm.gbase[d] = (ra_i64)(digit_start[d] + prefix) - (ra_i64)tstart;
-        sm.tile_start[d] = tstart;
     }
     ra_syncthreads();
 
-    // Keys into shared memory in tile-sorted order.
+    // Keys into shared memory in tile-sorted order, then out: position i of the tile goes to
+    // gbase[digit] + i. Full tiles (all but the last) take branch-free copies of both loops.
     ra_u32 pos[ITEMS];
+    auto place = [&](auto full) {
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-        if (wbase + j * RA_WARP_SIZE < valid) {
+        for (int j = 0; j < ITEMS; ++j) {
+            // Without branches: an item past the end of the last tile goes to the spare slot TILE.
+            const bool ok = decltype(full)::value || wbase + j * RA_WARP_SIZE < valid;
             const ra_u32 dj = K::digit(k[j], shift, mask);
-            pos[j] = sm.tile_start[dj] + sm.warp_count[warp][dj] + rank[j];
+            pos[j] = ok ? sm.warp_count[warp][dj] + rank[j] : (ra_u32)TILE;
             sm.buf.keys[pos[j]] = k[j];
             sm.digit[pos[j]] = (ra_u8)dj;
         }
-    }
-    ra_syncthreads();
-    if (flags & RA_PRIM_SORT_KEYS) {
-        for (int i = tid; i < valid; i += RA_PRIM_SORT_BLOCK) {
-            const U x = sm.buf.keys[i];
-            kout[sm.gbase[sm.digit[i]] + i] = (flags & RA_PRIM_SORT_TOUT) ? K::inverse(x, mode) : x;
+    };
+    auto store_key = [&](int i) {
+        const U x = sm.buf.keys[i];
+        kout[sm.gbase[sm.digit[i]] + i] = (flags & RA_PRIM_SORT_TOUT) ? K::inverse(x, mode) : x;
+    };
+    if (valid == TILE) {
+        place(ra_prim_sort_bool<true>());
+        ra_syncthreads();
+        if (flags & RA_PRIM_SORT_KEYS) {
+#pragma unroll
+            for (int j = 0; j < ITEMS; ++j) store_key(tid + j * RA_PRIM_SORT_BLOCK);
+        }
+    } else {
+        place(ra_prim_sort_bool<false>());
+        ra_syncthreads();
+        if (flags & RA_PRIM_SORT_KEYS) {
+            for (int i = tid; i < valid; i += RA_PRIM_SORT_BLOCK) store_key(i);
         }
     }
     if (VB) {
