@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
+from level2_host import as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level2_banded
@@ -38,12 +39,6 @@ def _ids(v):
 # --------------------------------------------------------------------------------------------
 # host references and buffers
 # --------------------------------------------------------------------------------------------
-
-def blas_index(n, inc):
-    """Buffer positions of BLAS elements 0..n-1 (a negative inc walks from the far end)."""
-    i = np.arange(max(n, 0))
-    return i * inc if inc >= 0 else (n - 1 - i) * (-inc)
-
 
 class Vec:
     """A device vector buffer for (n, inc) and its host twin; non-BLAS elements are NaN."""
@@ -98,28 +93,6 @@ class Band:
 
     def unchanged(self):
         np.testing.assert_array_equal(to_host(self.dev_parent), self.parent)
-
-
-def _scalar(dtype, value, imag):
-    return complex(value, imag) if np.dtype(dtype).kind == "c" else value
-
-
-def as_passed(value, dtype):
-    """A host scalar rounded to the kernel's precision, widened."""
-    v = _level2_banded.scalar_arg(value, dtype)
-    return complex(v) if np.iscomplexobj(v) else float(v)
-
-
-def _scale(alpha, op, xs, beta, ys):
-    """Absolute error scale: max over outputs of |alpha| |op| |x| + |beta| |y|."""
-    s = abs(alpha) * (np.abs(op) @ np.abs(xs)) if op.size else np.zeros(op.shape[0])
-    if beta != 0:
-        s = s + abs(beta) * np.abs(ys)
-    return float(np.max(s)) if s.size else 0.0
-
-
-def _op(a, trans):
-    return a if trans == "N" else (a.T if trans == "T" else a.conj().T)
 
 
 # --------------------------------------------------------------------------------------------
