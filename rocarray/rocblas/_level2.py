@@ -111,6 +111,9 @@ SUPPORTED = {
     "hemv": _COMPLEX,
     "trmv": _STANDARD,
     "trsv": _STANDARD,
+    "gbmv": _STANDARD,   # the banded products (_level2_banded.py)
+    "sbmv": _REAL,
+    "hbmv": _COMPLEX,
 }
 
 
@@ -184,6 +187,10 @@ def check_dtype(fn, dtype):
             hint = " (use geru or gerc for complex data)"
         elif fn in ("geru", "gerc", "hemv") and dtype in _REAL:
             hint = " (use ger or symv for real data)" if fn != "hemv" else " (use symv for real data)"
+        elif fn == "sbmv" and dtype in _COMPLEX:
+            hint = " (use hbmv for Hermitian complex data)"
+        elif fn == "hbmv" and dtype in _REAL:
+            hint = " (use sbmv for real data)"
         raise TypeError(
             f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "
             f"{_level1._dtype_names(supported)}{hint}"

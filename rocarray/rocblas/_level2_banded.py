@@ -65,11 +65,6 @@ UNROLL = 4
 THIN_MAX = 2 * UNROLL
 
 _STANDARD = _level2._STANDARD
-_REAL = _level2._REAL
-_COMPLEX = _level2._COMPLEX
-
-#: Supported dtypes per operation.
-SUPPORTED = {"gbmv": _STANDARD, "sbmv": _REAL, "hbmv": _COMPLEX}
 
 
 def kernel_name(kernel, dtype):
@@ -99,36 +94,6 @@ _compile.register(SOURCE, instantiations())
 # --------------------------------------------------------------------------------------------
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
-
-def check_dtype(fn, dtype):
-    """Raise ``TypeError`` unless ``fn`` supports ``dtype``; returns the ``numpy.dtype``."""
-    dtype = numpy.dtype(dtype)
-    supported = SUPPORTED[fn]
-    if dtype not in supported:
-        hint = ""
-        if fn == "sbmv" and dtype in _COMPLEX:
-            hint = " (use hbmv for Hermitian complex data)"
-        elif fn == "hbmv" and dtype in _REAL:
-            hint = " (use sbmv for real data)"
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "
-                        f"{_level1._dtype_names(supported)}{hint}")
-    return dtype
-
-
-def _operands(fn, A, x, y):
-    """Types, dtype and device of A, x and y; returns the dtype."""
-    _level2._check_matrix_buffer(A, fn)
-    for name, v in (("x", x), ("y", y)):
-        _level1._check_buffer(v, name, fn)
-    dtype = check_dtype(fn, A.dtype)
-    device = A.data.device_id
-    for name, v in (("x", x), ("y", y)):
-        if v.dtype != dtype:
-            raise TypeError(f"rocblas.{fn}: {name} must have the dtype of A ({dtype.name}), got {v.dtype.name}")
-        if v.data.device_id != device:
-            raise ValueError(f"rocblas.{fn}: {name} is on device {v.data.device_id} but A is on device {device}")
-    return dtype
-
 
 def _check_band_lda(lda, height, fn, what):
     lda = _as_int(lda, "lda", fn)
@@ -262,7 +227,7 @@ def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
     trans = _level2.option(trans, "trans", fn)
     m, n = _level2._size(m, "m", fn), _level2._size(n, "n", fn)
     kl, ku = _level2._size(kl, "kl", fn), _level2._size(ku, "ku", fn)
-    dtype = _operands(fn, A, x, y)
+    dtype = _level2._check_operands(fn, A, (("x", x), ("y", y)))
     lda = _check_band_lda(lda, kl + ku + 1, fn, "kl + ku + 1")
     incx, incy = _level2._inc(incx, "incx", fn), _level2._inc(incy, "incy", fn)
     _level2._scalars(fn, dtype, alpha=alpha, beta=beta)
@@ -290,7 +255,7 @@ def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
 def _sbmv(fn, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy, herm):
     uplo = _level2.option(uplo, "uplo", fn)
     n, k = _level2._size(n, "n", fn), _level2._size(k, "k", fn)
-    dtype = _operands(fn, A, x, y)
+    dtype = _level2._check_operands(fn, A, (("x", x), ("y", y)))
     lda = _check_band_lda(lda, k + 1, fn, "k + 1")
     incx, incy = _level2._inc(incx, "incx", fn), _level2._inc(incy, "incy", fn)
     _level2._scalars(fn, dtype, alpha=alpha, beta=beta)
