@@ -60,8 +60,18 @@ def _dir(forward):
 KERNELS = ("stockham", "stockham_pow2_rows", "stockham_pow2")
 
 
-def stockham_name(precision, forward, variant="stockham"):
-    return f"ra_rocfft_{variant}<{_REAL[precision]}, {_dir(forward)}>"
+#: log2 of the lengths the power-of-two variants are compiled for (the length is a template
+#: parameter of those kernels: every offset of a pass is then an immediate).
+POW2_LOGS = range(4, 13)
+
+
+def stockham_name(precision, forward, variant="stockham", log_n=None):
+    """Name expression of a Stockham kernel; the power-of-two variants take ``log_n``."""
+    if variant == "stockham":
+        return f"ra_rocfft_{variant}<{_REAL[precision]}, {_dir(forward)}>"
+    if log_n not in POW2_LOGS:
+        raise ValueError(f"the {variant} kernel takes lengths 2**{POW2_LOGS[0]} .. 2**{POW2_LOGS[-1]}, not 2**{log_n}")
+    return f"ra_rocfft_{variant}<{_REAL[precision]}, {_dir(forward)}, {int(log_n)}>"
 
 
 def pointwise_name(kernel, precision, forward=None):
@@ -74,8 +84,9 @@ def _register():
     names = []
     for precision in _REAL:
         for forward in (True, False):
-            for variant in KERNELS:
-                names.append(stockham_name(precision, forward, variant))
+            names.append(stockham_name(precision, forward))
+            for variant in KERNELS[1:]:
+                names.extend(stockham_name(precision, forward, variant, log_n) for log_n in POW2_LOGS)
         for kernel in ("twiddles", "chirp", "multiply", "r2c_post", "c2r_pre"):
             names.append(pointwise_name(kernel, precision))
         for kernel in ("chirp_pad", "chirp_filter", "chirp_extract"):
@@ -91,8 +102,8 @@ _stockham_table = launch.KernelTable(STOCKHAM, BLOCK, 8)
 _pointwise_table = launch.KernelTable(POINTWISE, BLOCK, 8)
 
 
-def stockham_kernel(precision, forward, device_id, variant="stockham"):
-    return _stockham_table.get(stockham_name(precision, forward, variant), device_id)[0]
+def stockham_kernel(precision, forward, device_id, variant="stockham", log_n=None):
+    return _stockham_table.get(stockham_name(precision, forward, variant, log_n), device_id)[0]
 
 
 def pointwise_kernel(kernel, precision, device_id, forward=None):
@@ -418,7 +429,8 @@ class _Builder:
             tw = self._table(self.tables.pass_twiddles(self.precision, n, self.device_id))
         else:
             tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
-        kernel = stockham_kernel(self.precision, self.forward, self.device_id, variant)
+        log_n = n.bit_length() - 1 if pow2 else None
+        kernel = stockham_kernel(self.precision, self.forward, self.device_id, variant, log_n)
         launch.allow_shared(kernel, shared)
         real = _REAL_SCALAR[self.precision]
         if twiddle is not None:

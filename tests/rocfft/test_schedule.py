@@ -315,8 +315,9 @@ def offline_build(request, monkeypatch):
     limit, precision = request.param
     kernels = {}
 
-    def stockham_kernel(precision, forward, device_id, variant="stockham"):
+    def stockham_kernel(precision, forward, device_id, variant="stockham", log_n=None):
         assert variant in S.KERNELS
+        S.stockham_name(precision, forward, variant, log_n)  # a compiled length
         return kernels.setdefault(variant, _Kernel(variant))
 
     def pointwise_kernel(kernel, precision, device_id, forward=None):

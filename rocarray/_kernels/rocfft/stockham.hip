@@ -351,87 +351,185 @@ __global__ void RA_LAUNCH_BOUNDS(256) ra_rocfft_stockham(RA_FFT_ARGS) {
     ra_fft_stage_out<R>(src, np, out, blk, n, osn, scale);
 }
 
-// Powers of two from 16 to 16 * 256: each thread keeps RA_FFT_E elements in registers, one
-// thread team of n / RA_FFT_E threads per transform, `per_block` teams per block. Every pass
-// runs RA_FFT_E / R butterflies per thread from registers and exchanges through one shared
-// buffer (no second buffer: all of a pass's reads finish before its writes). With unit-stride
-// rows the first pass reads global memory and the last writes it directly; a strided side goes
-// through shared memory with a walk across the block's transforms. All of a thread's global
-// loads are issued before any is used, so each thread keeps RA_FFT_E loads in flight.
-//
-// Twiddles come from a per-pass table (`ra_rocfft_pass_twiddles` layout): pass p with ns > 1
-// holds W_{ns*R}^(r*jm) at base_p + (r-1)*ns + jm, so a warp's twiddle loads are contiguous.
+// Powers of two N = 2^LOG_N from 16 to 16 * 256, the length fixed at compile time so that every
+// register, shared-memory and table offset of a pass is an immediate (with a run-time length the
+// index arithmetic cost more instructions than the butterflies). A team of T = N / RA_FFT_E
+// threads takes one transform, each thread keeping RA_FFT_E = 16 elements in registers, and a block
+// holds `per_block` teams. Passes follow _factor.radix_passes: radix 16 while 16 divides what is
+// left, then one radix 2, 4 or 8, so pass p has ns = 16^p. In pass p thread t runs butterflies
+// j = t + b*T (b < 16/R): v[b*R + r] holds input j + r*N/R, is multiplied by W_{ns*R}^(r*(j % ns))
+// from the per-pass table (`ra_rocfft_pass_twiddles` layout: pass p's twiddles at
+// base_p + (r-1)*ns + j % ns, so a warp's loads are contiguous) and becomes output
+// (j - j % ns)*R + j % ns + r*ns. Passes exchange through one skewed shared row per transform (no
+// second buffer: every read of a pass's inputs finishes before its writes); the last pass's outputs
+// may stay in registers, leg r of butterfly j being element j + r*N/R.
 #define RA_FFT_E 16
 
-template <typename R, int DIR, int RADIX>
-RA_DEVICE void ra_fft_reg_pass(ra_complex<R>* v, const ra_complex<R>* RA_RESTRICT ptw, int ns, int t, int team) {
-#pragma unroll
-    for (int q = 0; q < RA_FFT_E / RADIX; ++q) {
-        const int j = t + q * team;
-        const int jm = j & (ns - 1);
-        ra_complex<R>* u = v + q * RADIX;
-        if (ns > 1) {
-#pragma unroll
-            for (int r = 1; r < RADIX; ++r) u[r] = u[r] * ra_fft_dir<R, DIR>(ptw[(r - 1) * ns + jm]);
-        }
-        ra_fft_pow2<R, DIR, RADIX>::run(u);
+template <int LOG_N>
+struct ra_fft2_plan {
+    static constexpr int N = 1 << LOG_N;
+    static constexpr int LOG_T = LOG_N - 4;
+    static constexpr int T = N / RA_FFT_E;  // threads per transform
+    static constexpr int PASSES = LOG_N / 4 + (LOG_N % 4 != 0 ? 1 : 0);
+    static constexpr RA_HOST_DEVICE int log_radix(int p) { return p < LOG_N / 4 ? 4 : LOG_N % 4; }
+    // Start of pass p's twiddles in the per-pass table (passes 1 .. p-1 are radix 16, ns = 16^q).
+    static constexpr RA_HOST_DEVICE int tw_base(int p) {
+        int base = 0;
+        for (int q = 1; q < p; ++q) base += 15 << (4 * q);
+        return base;
     }
-}
+};
 
-// Position of v[q*R + r]: a pass's input (write == false) or its output.
-template <int RADIX>
-RA_DEVICE int ra_fft_reg_pos(bool write, int n, int ns, int t, int team, int q, int r) {
-    const int j = t + q * team;
-    if (!write) return j + r * (n / RADIX);
-    const int jm = j & (ns - 1);
-    return (j - jm) * RADIX + jm + r * ns;
-}
+template <int LOG_N, int P>
+struct ra_fft2_pass {
+    static constexpr int N = 1 << LOG_N;
+    static constexpr int T = ra_fft2_plan<LOG_N>::T;
+    static constexpr int RADIX = 1 << ra_fft2_plan<LOG_N>::log_radix(P);
+    static constexpr int NS = 1 << (4 * P);
+    static constexpr int BUTTERFLIES = RA_FFT_E / RADIX;  // per thread
+    static constexpr int TWIDDLES = NS > 1 ? BUTTERFLIES * (RADIX - 1) : 1;
+    static constexpr int LAST = P + 1 == ra_fft2_plan<LOG_N>::PASSES;
+};
 
-template <typename R, int RADIX>
-RA_DEVICE void ra_fft_reg_exchange(ra_complex<R>* v, ra_complex<R>* row, bool write, int n, int ns, int t, int team) {
+// Pass P's twiddles for thread t, loaded ahead of the exchange that feeds the pass so that their
+// latency hides behind it.
+template <typename R, int DIR, int LOG_N, int P>
+RA_DEVICE void ra_fft2_twiddles(ra_complex<R>* w, const ra_complex<R>* RA_RESTRICT tw, int t) {
+    using pass = ra_fft2_pass<LOG_N, P>;
+    if constexpr (pass::NS > 1) {
+        constexpr int base = ra_fft2_plan<LOG_N>::tw_base(P);
 #pragma unroll
-    for (int q = 0; q < RA_FFT_E / RADIX; ++q) {
+        for (int b = 0; b < pass::BUTTERFLIES; ++b) {
+            const ra_complex<R>* row = tw + base + ((t + b * pass::T) & (pass::NS - 1));
 #pragma unroll
-        for (int r = 0; r < RADIX; ++r) {
-            const int pos = ra_fft_skew(ra_fft_reg_pos<RADIX>(write, n, ns, t, team, q, r));
-            if (write) {
-                row[pos] = v[q * RADIX + r];
-            } else {
-                v[q * RADIX + r] = row[pos];
+            for (int r = 1; r < pass::RADIX; ++r) {
+                w[b * (pass::RADIX - 1) + r - 1] = ra_fft_dir<R, DIR>(row[(r - 1) * pass::NS]);
             }
         }
     }
 }
 
-template <typename R>
-RA_DEVICE void ra_fft_reg_exchange_any(int radix, ra_complex<R>* v, ra_complex<R>* row, bool write, int n, int ns,
-                                       int t, int team) {
-    switch (radix) {
-        case 2: ra_fft_reg_exchange<R, 2>(v, row, write, n, ns, t, team); break;
-        case 4: ra_fft_reg_exchange<R, 4>(v, row, write, n, ns, t, team); break;
-        case 8: ra_fft_reg_exchange<R, 8>(v, row, write, n, ns, t, team); break;
-        default: ra_fft_reg_exchange<R, 16>(v, row, write, n, ns, t, team); break;
+template <typename R, int DIR, int LOG_N, int P>
+RA_DEVICE void ra_fft2_butterflies(ra_complex<R>* v, const ra_complex<R>* w) {
+    using pass = ra_fft2_pass<LOG_N, P>;
+#pragma unroll
+    for (int b = 0; b < pass::BUTTERFLIES; ++b) {
+        ra_complex<R>* u = v + b * pass::RADIX;
+        if constexpr (pass::NS > 1) {
+#pragma unroll
+            for (int r = 1; r < pass::RADIX; ++r) u[r] = u[r] * w[b * (pass::RADIX - 1) + r - 1];
+        }
+        ra_fft_pow2<R, DIR, pass::RADIX>::run(u);
     }
+}
+
+// Skewed position of e + k from e's skewed position `se` (k a compile-time multiple of 16 adds its
+// own skew; anything else is recomputed).
+template <int K>
+RA_DEVICE int ra_fft_skew_plus(int se, int e) {
+    if constexpr (K % 16 == 0) {
+        return se + K + K / 16;
+    } else {
+        return ra_fft_skew(e + K);
+    }
+}
+
+// Pass P's inputs from the skewed row: v[b*R + r] = element t + b*T + r*N/R.
+template <typename R, int LOG_N, int P>
+RA_DEVICE void ra_fft2_read(ra_complex<R>* v, const ra_complex<R>* row, int t) {
+    using pass = ra_fft2_pass<LOG_N, P>;
+    constexpr int STRIDE = pass::N / pass::RADIX;
+    const int st = ra_fft_skew(t);
+#pragma unroll
+    for (int b = 0; b < pass::BUTTERFLIES; ++b) {
+        const int j = t + b * pass::T;
+        const int sj = pass::T % 16 == 0 ? st + b * (pass::T + pass::T / 16) : ra_fft_skew(j);
+#pragma unroll
+        for (int r = 0; r < pass::RADIX; ++r) {
+            const int pos = STRIDE % 16 == 0 ? sj + r * (STRIDE + STRIDE / 16) : ra_fft_skew(j + r * STRIDE);
+            v[b * pass::RADIX + r] = row[pos];
+        }
+    }
+}
+
+// Pass P's outputs to the skewed row: leg r of butterfly j goes to (j - jm)*R + jm + r*ns.
+template <typename R, int LOG_N, int P>
+RA_DEVICE void ra_fft2_write(const ra_complex<R>* v, ra_complex<R>* row, int t) {
+    using pass = ra_fft2_pass<LOG_N, P>;
+    // with ns == 1 the legs of a butterfly stay inside one 16-element skew group
+    static_assert(pass::NS >= 16 || pass::RADIX * pass::NS <= 16, "skew offsets of a pass");
+#pragma unroll
+    for (int b = 0; b < pass::BUTTERFLIES; ++b) {
+        const int j = t + b * pass::T;
+        const int jm = j & (pass::NS - 1);
+        const int sk = ra_fft_skew((j - jm) * pass::RADIX + jm);
+#pragma unroll
+        for (int r = 0; r < pass::RADIX; ++r) {
+            const int pos = pass::NS >= 16 ? sk + r * (pass::NS + pass::NS / 16) : sk + r * pass::NS;
+            row[pos] = v[b * pass::RADIX + r];
+        }
+    }
+}
+
+// Passes P .. last of one team. `v` holds pass P's inputs and `w` its twiddles. The last pass's
+// outputs stay in `v` when `keep_last`, else they go to the row (the caller syncs before reading
+// it). `row_busy`: the row is still being read when this starts (pass 0's inputs came from it),
+// so a barrier must come before the first write. Inactive teams only take part in the barriers.
+template <typename R, int DIR, int LOG_N, int P>
+RA_DEVICE void ra_fft2_run(ra_complex<R>* v, const ra_complex<R>* w, ra_complex<R>* row,
+                           const ra_complex<R>* RA_RESTRICT tw, int t, bool active, bool keep_last, bool row_busy) {
+    using pass = ra_fft2_pass<LOG_N, P>;
+    if (active) ra_fft2_butterflies<R, DIR, LOG_N, P>(v, w);
+    if constexpr (!pass::LAST) {
+        ra_complex<R> next_w[ra_fft2_pass<LOG_N, P + 1>::TWIDDLES];
+        if (active) ra_fft2_twiddles<R, DIR, LOG_N, P + 1>(next_w, tw, t);
+        if (P > 0 || row_busy) __syncthreads();  // every read of the row is done
+        if (active) ra_fft2_write<R, LOG_N, P>(v, row, t);
+        __syncthreads();
+        if (active) ra_fft2_read<R, LOG_N, P + 1>(v, row, t);
+        ra_fft2_run<R, DIR, LOG_N, P + 1>(v, next_w, row, tw, t, active, keep_last, false);
+    } else {
+        if (!keep_last) {
+            if (P > 0 || row_busy) __syncthreads();
+            if (active) ra_fft2_write<R, LOG_N, P>(v, row, t);
+        }
+    }
+}
+
+// Element index of v[q] after the last pass (leg r of butterfly b: t + b*T + r*N/R).
+template <int LOG_N>
+constexpr RA_HOST_DEVICE int ra_fft2_out_offset(int q) {
+    using pass = ra_fft2_pass<LOG_N, ra_fft2_plan<LOG_N>::PASSES - 1>;
+    return (q / pass::RADIX) * pass::T + (q % pass::RADIX) * (pass::N / pass::RADIX);
 }
 
 RA_DEVICE int ra_fft_log2(int n) { return 31 - __clz(n); }
 
-// The four-step twiddle W_tw_n^(mul*j) (tw_n a power of two: masks and shifts, else divisions).
+// Multiplies v[q], element j0 + q*step of its transform, by the four-step twiddle
+// W_tw_n^(mul * j) = hi[m / split] * lo[m % split] with m = mul * j mod tw_n (powers of two:
+// m advances by a masked add; otherwise divisions).
 template <typename R, int DIR>
-RA_DEVICE ra_complex<R> ra_fft_step_twiddle(ra_i64 mul, int j, const ra_complex<R>* RA_RESTRICT tw_hi,
-                                            const ra_complex<R>* RA_RESTRICT tw_lo, ra_i64 tw_n, ra_i64 tw_split) {
-    ra_i64 m = mul * (ra_i64)j;
-    ra_i64 hi, lo;
-    if ((tw_n & (tw_n - 1)) == 0 && (tw_split & (tw_split - 1)) == 0) {
-        m &= tw_n - 1;
-        hi = m >> ra_fft_log2((int)tw_split);
-        lo = m & (tw_split - 1);
+RA_DEVICE void ra_fft_step_twiddles(ra_complex<R>* v, ra_i64 mul, int j0, int step, const ra_complex<R>* RA_RESTRICT tw_hi,
+                                    const ra_complex<R>* RA_RESTRICT tw_lo, ra_i64 tw_n, ra_i64 tw_split) {
+    if ((tw_n & (tw_n - 1)) == 0 && (tw_split & (tw_split - 1)) == 0 && tw_n <= (1LL << 32)) {
+        const unsigned mask = (unsigned)(tw_n - 1);
+        const unsigned lo_mask = (unsigned)(tw_split - 1);
+        const int log_split = ra_fft_log2((int)tw_split);
+        unsigned m = (unsigned)(mul * j0) & mask;
+        const unsigned dm = (unsigned)(mul * step) & mask;
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) {
+            v[q] = v[q] * ra_fft_dir<R, DIR>(tw_hi[m >> log_split] * tw_lo[m & lo_mask]);
+            m = (m + dm) & mask;
+        }
     } else {
-        m %= tw_n;
-        hi = m / tw_split;
-        lo = m - hi * tw_split;
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) {
+            const ra_i64 m = (mul * (ra_i64)(j0 + q * step)) % tw_n;
+            const ra_i64 hi = m / tw_split;
+            v[q] = v[q] * ra_fft_dir<R, DIR>(tw_hi[hi] * tw_lo[m - hi * tw_split]);
+        }
     }
-    return ra_fft_dir<R, DIR>(tw_hi[hi] * tw_lo[lo]);
 }
 
 // Asynchronous global -> shared copy of one element (cp.async on sm_80 and later, so the next
@@ -457,163 +555,137 @@ RA_DEVICE void ra_fft_async_wait_all_but_newest() {
 #endif
 }
 
-// Offsets of the `count` transforms of a tile starting at batch index b0: off[c] (input),
-// off[per_block + c] (output), off[2 * per_block + c] (four-step twiddle multiplier).
-RA_DEVICE void ra_fft_tile_offsets(ra_i64* off, int per_block, ra_i64 b0, int count, ra_i64 d0, ra_i64 d1,
-                                   ra_i64 is0, ra_i64 is1, ra_i64 is2, ra_i64 os0, ra_i64 os1, ra_i64 os2,
-                                   int tw_dim) {
-    for (int c = threadIdx.x; c < count; c += blockDim.x) {
-        const ra_i64 b = b0 + c;
-        const ra_i64 i0 = b % d0;
-        const ra_i64 rest = b / d0;
-        const ra_i64 i1 = rest % d1;
-        const ra_i64 i2 = rest / d1;
-        off[c] = i0 * is0 + i1 * is1 + i2 * is2;
-        off[per_block + c] = i0 * os0 + i1 * os1 + i2 * os2;
-        off[2 * per_block + c] = tw_dim == 0 ? i0 : (tw_dim == 1 ? i1 : i2);
-    }
-}
-
-// Start copying a tile's elements into its (skewed) shared rows; consecutive threads take
-// consecutive addresses of whichever side is unit-stride.
-template <typename R>
-RA_DEVICE void ra_fft_prefetch(ra_complex<R>* buf, int np, const ra_complex<R>* in, const ra_i64* in_off, int count,
-                               int per_block, int n, ra_i64 isn) {
-    const int total = count * n;
-    const int log_n = ra_fft_log2(n);
-    const int log_c = ra_fft_log2(per_block);
-    const bool rows = isn == 1 || count == 1;
-    for (int e = threadIdx.x; e < total; e += blockDim.x) {
-        int c, j;
-        if (rows) {
-            c = e >> log_n;
-            j = e & (n - 1);
-        } else {
-            j = count == per_block ? e >> log_c : e / count;
-            c = e - j * count;
-        }
-        ra_fft_copy_async(buf + c * np + ra_fft_skew(j), in + in_off[c] + (ra_i64)j * isn);
-    }
-}
-
-// All radix passes of one transform team on registers: `v` holds the first pass's inputs (leg
-// q % R of butterfly t + (q / R) * team). The last pass's outputs stay in `v` when `keep_last`
-// (leg r of butterfly j is element j + r * n / R_last), else they are written to the skewed `row`
-// (a barrier follows). Returns the last radix. `inputs_in_shared`: v was read from `row`, so a
-// barrier must separate those reads from the first writes.
-template <typename R, int DIR>
-RA_DEVICE int ra_fft_reg_passes(ra_complex<R>* v, ra_complex<R>* row, const ra_complex<R>* RA_RESTRICT tw, int n,
-                                ra_u64 radices, int passes, int t, int team, bool active, bool keep_last,
-                                bool inputs_in_shared) {
-    int ns = 1;
-    int radix = 1;
-    const ra_complex<R>* ptw = tw;
-    for (int p = 0; p < passes; ++p) {
-        radix = (int)((radices >> (4 * p)) & 15u) + 1;
-        if (active) {
-            switch (radix) {
-                case 2: ra_fft_reg_pass<R, DIR, 2>(v, ptw, ns, t, team); break;
-                case 4: ra_fft_reg_pass<R, DIR, 4>(v, ptw, ns, t, team); break;
-                case 8: ra_fft_reg_pass<R, DIR, 8>(v, ptw, ns, t, team); break;
-                default: ra_fft_reg_pass<R, DIR, 16>(v, ptw, ns, t, team); break;
-            }
-        }
-        if (ns > 1) ptw += (radix - 1) * ns;
-        const bool last = p == passes - 1;
-        if (last && keep_last) break;
-        if (p > 0 || inputs_in_shared) __syncthreads();  // every read of this pass's inputs is done
-        if (active) ra_fft_reg_exchange_any<R>(radix, v, row, true, n, ns, t, team);
-        __syncthreads();
-        if (!last) {
-            const int next = (int)((radices >> (4 * (p + 1))) & 15u) + 1;
-            if (active) ra_fft_reg_exchange_any<R>(next, v, row, false, n, ns * radix, t, team);
-        }
-        ns *= radix;
-    }
-    return radix;
-}
-
 // Resident blocks the power-of-two kernels ask for: two in single precision (at most 128
 // registers per thread, so one block's arithmetic overlaps the other's barriers); one in double
 // precision, which would spill at 128.
 template <typename R>
 constexpr int ra_fft_min_blocks = sizeof(R) == 4 ? 2 : 1;
 
-// Element index of v[q] in a pass of radix `radix` (log2 `log_r`): leg q % R of butterfly
-// t + (q / R) * team.
-RA_DEVICE int ra_fft_reg_element(int q, int t, int team, int n, int radix, int log_r) {
-    return t + (q >> log_r) * team + (q & (radix - 1)) * (n >> log_r);
-}
-
-// Unit-stride rows on both sides: one tile of `per_block` transforms per block; the first pass
-// reads global memory straight into registers and the last writes it from registers.
-template <typename R, int DIR>
+// Unit-stride rows on both sides (or a single transform): one tile of `per_block` transforms per
+// block; the first pass reads global memory straight into registers and the last writes it from
+// registers.
+template <typename R, int DIR, int LOG_N>
 __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
-    RA_FFT_LAYOUT;
+    using plan = ra_fft2_plan<LOG_N>;
     extern __shared__ ra_c128 ra_fft_smem[];
-    const int np = ra_fft_pitch(n, per_block);
+    const int per_block = L.per_block;
+    const int np = ra_fft_pitch(plan::N, per_block);
     ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
-    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, batch, first_batch, per_block, d0, d1,
-                                                is0, is1, is2, os0, os1, os2, tw_dim);
-    const int log_n = ra_fft_log2(n);
-    const int team = n / RA_FFT_E;
-    const int c = threadIdx.x >> (log_n - ra_fft_log2(RA_FFT_E));
-    const int t = threadIdx.x - c * team;
+    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, L.batch, L.first_batch, per_block, L.d0, L.d1,
+                                                L.is0, L.is1, L.is2, L.os0, L.os1, L.os2, L.tw_dim);
+    const int c = threadIdx.x >> plan::LOG_T;
+    const int t = threadIdx.x & (plan::T - 1);
     const bool active = c < blk.count;
-    const int r1 = (int)(radices & 15u) + 1;
-    const int log_r1 = ra_fft_log2(r1);
+    const ra_i64 isn = L.isn, osn = L.osn;
     ra_complex<R> v[RA_FFT_E];
     if (active) {
+        const ra_complex<R>* src = in + blk.in_off[c];
+        if (isn == 1) {
+            src += t;
 #pragma unroll
-        for (int q = 0; q < RA_FFT_E; ++q) {
-            v[q] = in[blk.in_off[c] + (ra_i64)ra_fft_reg_element(q, t, team, n, r1, log_r1) * isn];
+            for (int q = 0; q < RA_FFT_E; ++q) v[q] = src[q * plan::T];
+        } else {
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) v[q] = src[(ra_i64)(t + q * plan::T) * isn];
         }
-        if (tw_n != 0) {
-#pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) {
-                const int j = ra_fft_reg_element(q, t, team, n, r1, log_r1);
-                v[q] = v[q] * ra_fft_step_twiddle<R, DIR>(blk.tw_mul[c], j, tw_hi, tw_lo, tw_n, tw_split);
-            }
+        if (L.tw_n != 0) {
+            ra_fft_step_twiddles<R, DIR>(v, blk.tw_mul[c], t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
         }
     }
-    const int radix = ra_fft_reg_passes<R, DIR>(v, buf + c * np, tw, n, radices, passes, t, team, active, true, false);
+    const ra_complex<R> no_twiddles[1] = {};
+    ra_fft2_run<R, DIR, LOG_N, 0>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
     if (active) {
-        const int log_r = ra_fft_log2(radix);
+        ra_complex<R>* dst = out + blk.out_off[c];
+        if (osn == 1) {
+            dst += t;
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) dst[ra_fft2_out_offset<LOG_N>(q)] = scale * v[q];
+        } else {
+#pragma unroll
+            for (int q = 0; q < RA_FFT_E; ++q) dst[(ra_i64)(t + ra_fft2_out_offset<LOG_N>(q)) * osn] = scale * v[q];
+        }
+    }
+}
+
+// Offsets of the `count` transforms of a tile starting at batch index b0: off[c] (input),
+// off[per_block + c] (output), off[2 * per_block + c] (four-step twiddle multiplier).
+RA_DEVICE void ra_fft_tile_offsets(ra_i64* off, int per_block, ra_i64 b0, int count, const ra_fft_layout& L) {
+    for (int c = threadIdx.x; c < count; c += blockDim.x) {
+        const ra_i64 b = b0 + c;
+        const ra_i64 i0 = b % L.d0;
+        const ra_i64 rest = b / L.d0;
+        const ra_i64 i1 = rest % L.d1;
+        const ra_i64 i2 = rest / L.d1;
+        off[c] = i0 * L.is0 + i1 * L.is1 + i2 * L.is2;
+        off[per_block + c] = i0 * L.os0 + i1 * L.os1 + i2 * L.os2;
+        off[2 * per_block + c] = L.tw_dim == 0 ? i0 : (L.tw_dim == 1 ? i1 : i2);
+    }
+}
+
+// Start copying a tile's elements into its skewed shared rows; consecutive threads take
+// consecutive addresses of whichever side is unit-stride (a whole tile of strided transforms:
+// each thread keeps one transform and steps along it by T elements).
+template <typename R, int LOG_N>
+RA_DEVICE void ra_fft2_prefetch(ra_complex<R>* buf, int np, const ra_complex<R>* in, const ra_i64* in_off, int count,
+                                int per_block, int log_c, ra_i64 isn) {
+    using plan = ra_fft2_plan<LOG_N>;
+    const bool rows = isn == 1 || count == 1;
+    if (!rows && count == per_block) {
+        const int c = threadIdx.x & (per_block - 1);
+        const int j0 = threadIdx.x >> log_c;
+        const ra_complex<R>* src = in + in_off[c] + (ra_i64)j0 * isn;
+        const ra_i64 step = (ra_i64)plan::T * isn;
+        ra_complex<R>* dst = buf + c * np;
+        const int s0 = ra_fft_skew(j0);
 #pragma unroll
         for (int q = 0; q < RA_FFT_E; ++q) {
-            const int k = ra_fft_reg_element(q, t, team, n, radix, log_r);
-            out[blk.out_off[c] + (ra_i64)k * osn] = scale * v[q];
+            const int pos = plan::T % 16 == 0 ? s0 + q * (plan::T + plan::T / 16) : ra_fft_skew(j0 + q * plan::T);
+            ra_fft_copy_async(dst + pos, src + q * step);
         }
+        return;
+    }
+    const int total = count * plan::N;
+    for (int e = threadIdx.x; e < total; e += blockDim.x) {
+        int c, j;
+        if (rows) {
+            c = e >> LOG_N;
+            j = e & (plan::N - 1);
+        } else {
+            j = e / count;
+            c = e - j * count;
+        }
+        ra_fft_copy_async(buf + c * np + ra_fft_skew(j), in + in_off[c] + (ra_i64)j * isn);
     }
 }
 
 // Any layout: persistent blocks take tiles b, b + gridDim.x, ... of `per_block` transforms and
 // prefetch the next tile into the second shared buffer while transforming the current one, so
 // strided loads overlap arithmetic.
-template <typename R, int DIR>
+template <typename R, int DIR, int LOG_N>
 __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
-    RA_FFT_LAYOUT;
+    using plan = ra_fft2_plan<LOG_N>;
     extern __shared__ ra_c128 ra_fft_smem[];
-    const int np = ra_fft_pitch(n, per_block);
+    const int per_block = L.per_block;
+    const int log_c = ra_fft_log2(per_block);
+    const int np = ra_fft_pitch(plan::N, per_block);
     ra_complex<R>* bufs = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);  // two tiles
     ra_i64* offs = reinterpret_cast<ra_i64*>(bufs + 2 * per_block * np);   // two slots of 3 * per_block
+    const ra_i64 batch = L.batch, first_batch = L.first_batch;
+    const ra_i64 isn = L.isn, osn = L.osn;
     const ra_i64 tiles = (batch - first_batch + per_block - 1) / per_block;
-    const int log_n = ra_fft_log2(n);
-    const int team = n / RA_FFT_E;
-    const int c = threadIdx.x >> (log_n - ra_fft_log2(RA_FFT_E));
-    const int t = threadIdx.x - c * team;
-    const int r1 = (int)(radices & 15u) + 1;
-    const int log_r1 = ra_fft_log2(r1);
+    const int c = threadIdx.x >> plan::LOG_T;
+    const int t = threadIdx.x & (plan::T - 1);
     ra_complex<R> v[RA_FFT_E];
+    const ra_complex<R> no_twiddles[1] = {};
 
     ra_i64 tile = blockIdx.x;
     int slot = 0;
     if (tile < tiles) {
         const ra_i64 b0 = first_batch + tile * per_block;
         const int count = batch - b0 < per_block ? (int)(batch - b0) : per_block;
-        ra_fft_tile_offsets(offs, per_block, b0, count, d0, d1, is0, is1, is2, os0, os1, os2, tw_dim);
+        ra_fft_tile_offsets(offs, per_block, b0, count, L);
         __syncthreads();
-        ra_fft_prefetch<R>(bufs, np, in, offs, count, per_block, n, isn);
+        ra_fft2_prefetch<R, LOG_N>(bufs, np, in, offs, count, per_block, log_c, isn);
     }
     ra_fft_async_commit();
 
@@ -627,13 +699,12 @@ __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_
         if (next < tiles) {
             const ra_i64 nb0 = first_batch + next * per_block;
             next_count = batch - nb0 < per_block ? (int)(batch - nb0) : per_block;
-            ra_fft_tile_offsets(offs + (slot ^ 1) * 3 * per_block, per_block, nb0, next_count, d0, d1, is0, is1, is2,
-                                os0, os1, os2, tw_dim);
+            ra_fft_tile_offsets(offs + (slot ^ 1) * 3 * per_block, per_block, nb0, next_count, L);
         }
         __syncthreads();  // the next tile's offsets are visible
         if (next_count > 0) {
-            ra_fft_prefetch<R>(bufs + (slot ^ 1) * per_block * np, np, in, offs + (slot ^ 1) * 3 * per_block,
-                               next_count, per_block, n, isn);
+            ra_fft2_prefetch<R, LOG_N>(bufs + (slot ^ 1) * per_block * np, np, in, offs + (slot ^ 1) * 3 * per_block,
+                                       next_count, per_block, log_c, isn);
         }
         ra_fft_async_commit();
         ra_fft_async_wait_all_but_newest();
@@ -643,35 +714,38 @@ __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_
         const bool rows_out = osn == 1 || count == 1;
         ra_complex<R>* row = buf + c * np;
         if (active) {
-            ra_fft_reg_exchange_any<R>(r1, v, row, false, n, 1, t, team);
-            if (tw_n != 0) {
-#pragma unroll
-                for (int q = 0; q < RA_FFT_E; ++q) {
-                    const int j = ra_fft_reg_element(q, t, team, n, r1, log_r1);
-                    v[q] = v[q] * ra_fft_step_twiddle<R, DIR>(off[2 * per_block + c], j, tw_hi, tw_lo, tw_n, tw_split);
-                }
+            ra_fft2_read<R, LOG_N, 0>(v, row, t);
+            if (L.tw_n != 0) {
+                ra_fft_step_twiddles<R, DIR>(v, off[2 * per_block + c], t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
             }
         }
-        const int radix = ra_fft_reg_passes<R, DIR>(v, row, tw, n, radices, passes, t, team, active, rows_out, true);
+        ra_fft2_run<R, DIR, LOG_N, 0>(v, no_twiddles, row, tw, t, active, rows_out, true);
         if (rows_out) {
             if (active) {
-                const int log_r = ra_fft_log2(radix);
+                ra_complex<R>* dst = out + off[per_block + c];
 #pragma unroll
                 for (int q = 0; q < RA_FFT_E; ++q) {
-                    const int k = ra_fft_reg_element(q, t, team, n, radix, log_r);
-                    out[off[per_block + c] + (ra_i64)k * osn] = scale * v[q];
+                    dst[(ra_i64)(t + ra_fft2_out_offset<LOG_N>(q)) * osn] = scale * v[q];
                 }
             }
         } else {
-            // strided: walk consecutive transforms fastest
-            const int total = count * n;
-            const int log_c = ra_fft_log2(per_block);
-            const bool full = count == per_block;
+            __syncthreads();  // the tile's outputs are in shared memory
+            if (count == per_block) {  // strided: walk consecutive transforms fastest
+                const int cc = threadIdx.x & (per_block - 1);
+                const int k0 = threadIdx.x >> log_c;
+                ra_complex<R>* dst = out + off[per_block + cc] + (ra_i64)k0 * osn;
+                const ra_i64 step = (ra_i64)plan::T * osn;
+                const ra_complex<R>* src = buf + cc * np;
+                const int s0 = ra_fft_skew(k0);
 #pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) {
-                const int e = threadIdx.x + q * blockDim.x;
-                if (e < total) {
-                    const int k = full ? e >> log_c : e / count;
+                for (int q = 0; q < RA_FFT_E; ++q) {
+                    const int pos = plan::T % 16 == 0 ? s0 + q * (plan::T + plan::T / 16) : ra_fft_skew(k0 + q * plan::T);
+                    dst[q * step] = scale * src[pos];
+                }
+            } else {
+                const int total = count * plan::N;
+                for (int e = threadIdx.x; e < total; e += blockDim.x) {
+                    const int k = e / count;
                     const int cc = e - k * count;
                     out[off[per_block + cc] + (ra_i64)k * osn] = scale * buf[cc * np + ra_fft_skew(k)];
                 }
