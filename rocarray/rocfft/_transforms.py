@@ -227,13 +227,13 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
         sched.tables += [hi, lo]
         sizes = tuple(d[0] for d in dims)
         strides = tuple(d[1] for d in dims)
-        width = h + 1 if kind == "post" else h
+        pairs = h // 2 + 1  # one thread per pair of mirrored elements k, h - k
         row = 0
         for off, _, sz, ss, _ in S._host_loop(sizes, strides, strides, S.POINTWISE_DIMS):
             sz = tuple(sz) + (1,) * (S.POINTWISE_DIMS - len(sz))
             ss = tuple(ss) + (0,) * (S.POINTWISE_DIMS - len(ss))
             b = int(numpy.prod(sz))
-            grid = max(1, min(S.POINTWISE_GRID, -(-b * width // S.BLOCK)))
+            grid = max(1, min(S.POINTWISE_GRID, -(-b * pairs // S.BLOCK)))
             rows_ref = S.Ref("src" if kind == "post" else "dst", row * h)
             strided_ref = S.Ref("dst" if kind == "post" else "src", off)
             common = (numpy.uint64(hi.data.ptr), numpy.uint64(lo.data.ptr), numpy.int64(split),

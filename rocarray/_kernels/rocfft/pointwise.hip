@@ -92,60 +92,96 @@ __global__ void ra_rocfft_chirp_extract(const ra_complex<R>* work, ra_complex<R>
     }
 }
 
+// q = a / d and r = a % d for a >= 0, d > 0: shifts for powers of two, else 32-bit unsigned
+// arithmetic when both fit (several times cheaper than a 64-bit division, and the common case).
+RA_DEVICE void ra_fft_divmod(ra_i64 a, ra_i64 d, ra_i64& q, ra_i64& r) {
+    if (a < d) {  // a single row
+        q = 0;
+        r = a;
+    } else if ((d & (d - 1)) == 0) {  // powers of two (the twiddle splits): shifts
+        const int shift = 63 - __clzll((long long)d);
+        q = a >> shift;
+        r = a & (d - 1);
+    } else if ((ra_u64)a <= 0xFFFFFFFFull && (ra_u64)d <= 0xFFFFFFFFull) {
+        const unsigned uq = (unsigned)a / (unsigned)d;
+        q = uq;
+        r = (unsigned)a - uq * (unsigned)d;
+    } else {
+        q = a / d;
+        r = a - q * d;
+    }
+}
+
 // W_N^k from the split tables hi[k / split] * lo[k % split].
 template <typename R>
 RA_DEVICE ra_complex<R> ra_fft_split_twiddle(const ra_complex<R>* hi, const ra_complex<R>* lo, ra_i64 k, ra_i64 split) {
-    const ra_i64 q = k / split;
-    return hi[q] * lo[k - q * split];
+    ra_i64 q, r;
+    ra_fft_divmod(k, split, q, r);
+    return hi[q] * lo[r];
 }
 
 // r2c post-pass. z: rows of h = N/2 complex values, the forward FFT of the real row viewed as
 // complex pairs. For k = 0..h: X[k] = E + W_N^k O with E = (z[k] + conj(z[h-k])) / 2 and
-// O = -i (z[k] - conj(z[h-k])) / 2 (indices mod h).
+// O = -i (z[k] - conj(z[h-k])) / 2 (indices mod h). One thread makes the pair X[k], X[h-k]
+// (k = 0 .. h/2) from z[k] and z[h-k], so each input is read once; the partner's twiddle is
+// W_N^(h-k) = -conj(W_N^k).
+template <typename R>
+RA_DEVICE ra_complex<R> ra_fft_r2c_output(ra_complex<R> a, ra_complex<R> c, ra_complex<R> w) {
+    const ra_complex<R> even = (R)0.5 * (a + c);
+    const ra_complex<R> d = (R)0.5 * (a - c);
+    return even + w * ra_make_complex<R>(d.im, -d.re);
+}
+
 template <typename R>
 __global__ void ra_rocfft_r2c_post(const ra_complex<R>* z, ra_complex<R>* out, const ra_complex<R>* RA_RESTRICT hi,
                                    const ra_complex<R>* RA_RESTRICT lo, ra_i64 split, ra_i64 h, ra_i64 batch,
                                    ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn, R scale) {
-    const ra_i64 width = h + 1;
-    const ra_i64 total = batch * width;
+    const ra_i64 pairs = h / 2 + 1;
+    const ra_i64 total = batch * pairs;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
-        const ra_i64 b = e / width;
-        const ra_i64 k = e - b * width;
+        ra_i64 b, k, i0, i1;
+        ra_fft_divmod(e, pairs, b, k);
+        ra_fft_divmod(b, d0, i1, i0);
         const ra_complex<R>* row = z + b * h;
-        const ra_complex<R> a = row[k == h ? 0 : k];
-        const ra_complex<R> c = ra_conj(row[k == 0 ? 0 : h - k]);
-        const ra_complex<R> even = (R)0.5 * (a + c);
-        const ra_complex<R> d = (R)0.5 * (a - c);
-        const ra_complex<R> odd = ra_make_complex<R>(d.im, -d.re);
+        ra_complex<R>* o = out + i0 * s0 + i1 * s1;
+        const ra_complex<R> zk = row[k];
+        const ra_complex<R> zp = row[k == 0 ? 0 : h - k];
         const ra_complex<R> w = ra_fft_split_twiddle<R>(hi, lo, k, split);
-        const ra_i64 i1 = b / d0;
-        const ra_i64 i0 = b - i1 * d0;
-        out[i0 * s0 + i1 * s1 + k * sn] = scale * (even + w * odd);
+        o[k * sn] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
+        if (h - k != k) o[(h - k) * sn] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
     }
 }
 
 // c2r pre-pass: x holds rows of h+1 Hermitian coefficients (imaginary parts of x[0] and x[h] are
 // ignored, as NumPy does). z[k] = (a + c) + i W_N^-k (a - c) with a = x[k], c = conj(x[h-k]),
-// k < h; the inverse FFT of z (length h) interleaves N times the real row.
+// k < h; the inverse FFT of z (length h) interleaves N times the real row. One thread makes z[k]
+// and z[h-k] (k = 1 .. h/2; k = 0 alone), reading x[k] and x[h-k] once; W_N^-(h-k) = -W_N^k.
+template <typename R>
+RA_DEVICE ra_complex<R> ra_fft_c2r_input(ra_complex<R> a, ra_complex<R> c, ra_complex<R> w) {
+    const ra_complex<R> d = w * (a - c);
+    return (a + c) + ra_make_complex<R>(-d.im, d.re);
+}
+
 template <typename R>
 __global__ void ra_rocfft_c2r_pre(const ra_complex<R>* x, ra_complex<R>* z, const ra_complex<R>* RA_RESTRICT hi,
                                   const ra_complex<R>* RA_RESTRICT lo, ra_i64 split, ra_i64 h, ra_i64 batch,
                                   ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn) {
-    const ra_i64 total = batch * h;
+    const ra_i64 pairs = h / 2 + 1;
+    const ra_i64 total = batch * pairs;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
-        const ra_i64 b = e / h;
-        const ra_i64 k = e - b * h;
-        const ra_i64 i1 = b / d0;
-        const ra_i64 i0 = b - i1 * d0;
+        ra_i64 b, k, i0, i1;
+        ra_fft_divmod(e, pairs, b, k);
+        ra_fft_divmod(b, d0, i1, i0);
         const ra_complex<R>* row = x + i0 * s0 + i1 * s1;
+        ra_complex<R>* zr = z + b * h;
         ra_complex<R> a = row[k * sn];
-        ra_complex<R> c = ra_conj(row[(h - k) * sn]);
+        ra_complex<R> c = row[(h - k) * sn];  // x[h-k], conjugated below
         if (k == 0) {
             a.im = 0;
             c.im = 0;
         }
         const ra_complex<R> w = ra_conj(ra_fft_split_twiddle<R>(hi, lo, k, split));
-        const ra_complex<R> d = w * (a - c);
-        z[e] = (a + c) + ra_make_complex<R>(-d.im, d.re);
+        if (k < h) zr[k] = ra_fft_c2r_input<R>(a, ra_conj(c), w);
+        if (k > 0 && h - k != k) zr[h - k] = ra_fft_c2r_input<R>(c, ra_conj(a), ra_make_complex<R>(-w.re, w.im));
     }
 }

@@ -475,19 +475,26 @@ RA_DEVICE void ra_fft2_write(const ra_complex<R>* v, ra_complex<R>* row, int t) 
 // outputs stay in `v` when `keep_last`, else they go to the row (the caller syncs before reading
 // it). `row_busy`: the row is still being read when this starts (pass 0's inputs came from it),
 // so a barrier must come before the first write. Inactive teams only take part in the barriers.
-template <typename R, int DIR, int LOG_N, int P>
+// EARLY_TW loads the next pass's twiddles before the exchange (their latency hides behind it, at
+// the cost of holding them in registers across it); otherwise after it, which leaves registers
+// for a third resident block of the single-precision rows kernel (measured faster there, slower in
+// the strided kernel and in double precision).
+template <typename R, int DIR, int LOG_N, int P, bool EARLY_TW>
 RA_DEVICE void ra_fft2_run(ra_complex<R>* v, const ra_complex<R>* w, ra_complex<R>* row,
                            const ra_complex<R>* RA_RESTRICT tw, int t, bool active, bool keep_last, bool row_busy) {
     using pass = ra_fft2_pass<LOG_N, P>;
     if (active) ra_fft2_butterflies<R, DIR, LOG_N, P>(v, w);
     if constexpr (!pass::LAST) {
         ra_complex<R> next_w[ra_fft2_pass<LOG_N, P + 1>::TWIDDLES];
-        if (active) ra_fft2_twiddles<R, DIR, LOG_N, P + 1>(next_w, tw, t);
+        if (EARLY_TW && active) ra_fft2_twiddles<R, DIR, LOG_N, P + 1>(next_w, tw, t);
         if (P > 0 || row_busy) __syncthreads();  // every read of the row is done
         if (active) ra_fft2_write<R, LOG_N, P>(v, row, t);
         __syncthreads();
-        if (active) ra_fft2_read<R, LOG_N, P + 1>(v, row, t);
-        ra_fft2_run<R, DIR, LOG_N, P + 1>(v, next_w, row, tw, t, active, keep_last, false);
+        if (active) {
+            ra_fft2_read<R, LOG_N, P + 1>(v, row, t);
+            if (!EARLY_TW) ra_fft2_twiddles<R, DIR, LOG_N, P + 1>(next_w, tw, t);
+        }
+        ra_fft2_run<R, DIR, LOG_N, P + 1, EARLY_TW>(v, next_w, row, tw, t, active, keep_last, false);
     } else {
         if (!keep_last) {
             if (P > 0 || row_busy) __syncthreads();
@@ -555,17 +562,20 @@ RA_DEVICE void ra_fft_async_wait_all_but_newest() {
 #endif
 }
 
-// Resident blocks the power-of-two kernels ask for: two in single precision (at most 128
-// registers per thread, so one block's arithmetic overlaps the other's barriers); one in double
-// precision, which would spill at 128.
+// Resident blocks the power-of-two kernels ask for: in single precision two for the strided
+// kernel (at most 128 registers per thread, so one block's arithmetic overlaps the other's
+// barriers) and three for the rows kernel (80 registers with late twiddle loads: more warps to
+// cover its global loads); one in double precision, which would spill at 128.
 template <typename R>
 constexpr int ra_fft_min_blocks = sizeof(R) == 4 ? 2 : 1;
+template <typename R>
+constexpr int ra_fft_rows_min_blocks = sizeof(R) == 4 ? 3 : 1;
 
 // Unit-stride rows on both sides (or a single transform): one tile of `per_block` transforms per
 // block; the first pass reads global memory straight into registers and the last writes it from
 // registers.
 template <typename R, int DIR, int LOG_N>
-__global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
+__global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
     using plan = ra_fft2_plan<LOG_N>;
     extern __shared__ ra_c128 ra_fft_smem[];
     const int per_block = L.per_block;
@@ -593,7 +603,7 @@ __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_
         }
     }
     const ra_complex<R> no_twiddles[1] = {};
-    ra_fft2_run<R, DIR, LOG_N, 0>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
+    ra_fft2_run<R, DIR, LOG_N, 0, sizeof(R) == 8>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
     if (active) {
         ra_complex<R>* dst = out + blk.out_off[c];
         if (osn == 1) {
@@ -719,7 +729,7 @@ __global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_
                 ra_fft_step_twiddles<R, DIR>(v, off[2 * per_block + c], t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
             }
         }
-        ra_fft2_run<R, DIR, LOG_N, 0>(v, no_twiddles, row, tw, t, active, rows_out, true);
+        ra_fft2_run<R, DIR, LOG_N, 0, true>(v, no_twiddles, row, tw, t, active, rows_out, true);
         if (rows_out) {
             if (active) {
                 ra_complex<R>* dst = out + off[per_block + c];
