@@ -117,8 +117,11 @@ def test_pow2_per_block_invariants(budget, rows):
                 continue
             assert 1 <= per <= batch
             assert per & (per - 1) == 0, (n, batch, per)  # the kernels find a transform by shifts
-            assert (n // S.POW2_ELEMENTS) * per <= S.BLOCK  # one team of n/16 threads per transform
-            assert S.block_bytes(n, per, budget.itemsize, S.pow2_variant(rows)) <= limit
+            team = n // S.POW2_ELEMENTS  # one team of n/16 threads per transform
+            wide_tile = not rows and per * budget.itemsize == S.WIDE_PASS_BYTES  # may take more
+            assert team * per <= (S.POW2_WIDE_THREADS if wide_tile else S.BLOCK)
+            assert S.block_bytes(n, per, budget.itemsize, S.pow2_variant(rows)) <= (
+                budget.limit if wide_tile else limit)
             if not rows:
                 assert per >= min(batch, budget.min_strided_per_block), (n, batch, per)
 
@@ -133,6 +136,16 @@ def test_pow2_per_block_on_the_h200_takes_every_pow2_length_as_rows():
         b = S.Budget(H200_OPTIN, item)
         for e in range(4, 13):
             assert b.pow2_per_block(2**e, True, 1 << 20) >= 1, (item, e)
+
+
+@pytest.mark.parametrize("itemsize, n, per", [(8, 256, 16), (8, 512, 16), (8, 1024, 0), (16, 256, 8),
+                                             (16, 512, 8), (16, 1024, 0), (16, 16, 128)])
+def test_strided_pow2_tiles_take_whole_128_byte_rows_on_an_h200(itemsize, n, per):
+    # 512-point strided passes are widened to 128-byte rows (512 threads or 139 KiB of shared
+    # memory, one resident block); the four-step split still sees the narrower tiles
+    budget = S.Budget(H200_OPTIN, itemsize)
+    assert budget.pow2_per_block(n, False, 1 << 20) == per
+    assert budget.wide_limit() == 256
 
 
 @BUDGETS

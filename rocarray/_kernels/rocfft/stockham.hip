@@ -477,8 +477,8 @@ RA_DEVICE void ra_fft2_write(const ra_complex<R>* v, ra_complex<R>* row, int t) 
 // so a barrier must come before the first write. Inactive teams only take part in the barriers.
 // EARLY_TW loads the next pass's twiddles before the exchange (their latency hides behind it, at
 // the cost of holding them in registers across it); otherwise after it, which leaves registers
-// for a third resident block of the single-precision rows kernel (measured faster there, slower in
-// the strided kernel and in double precision).
+// for more resident blocks of the rows kernel (measured faster there, slower in the strided
+// kernel).
 template <typename R, int DIR, int LOG_N, int P, bool EARLY_TW>
 RA_DEVICE void ra_fft2_run(ra_complex<R>* v, const ra_complex<R>* w, ra_complex<R>* row,
                            const ra_complex<R>* RA_RESTRICT tw, int t, bool active, bool keep_last, bool row_busy) {
@@ -562,14 +562,17 @@ RA_DEVICE void ra_fft_async_wait_all_but_newest() {
 #endif
 }
 
-// Resident blocks the power-of-two kernels ask for: in single precision two for the strided
-// kernel (at most 128 registers per thread, so one block's arithmetic overlaps the other's
-// barriers) and three for the rows kernel (80 registers with late twiddle loads: more warps to
-// cover its global loads); one in double precision, which would spill at 128.
+// Launch bounds of the power-of-two kernels. Strided kernel: in single precision 512 threads
+// (a tile widened to whole 128-byte rows, see Budget.pow2_per_block) at most 128 registers, so
+// that two blocks of 256 threads are resident and one block's arithmetic overlaps the other's
+// barriers; in double precision 256 threads, one block (it spills at 128 registers; three
+// blocks of 128 threads at 168 registers were slower). Rows kernel, with late twiddle loads:
+// three resident blocks in single precision (80 registers), two in double (128): more warps to
+// cover its global loads (measured faster than early loads with fewer warps).
 template <typename R>
-constexpr int ra_fft_min_blocks = sizeof(R) == 4 ? 2 : 1;
+constexpr int ra_fft_strided_threads = sizeof(R) == 4 ? 512 : 256;
 template <typename R>
-constexpr int ra_fft_rows_min_blocks = sizeof(R) == 4 ? 3 : 1;
+constexpr int ra_fft_rows_min_blocks = sizeof(R) == 4 ? 3 : 2;
 
 // Unit-stride rows on both sides (or a single transform): one tile of `per_block` transforms per
 // block; the first pass reads global memory straight into registers and the last writes it from
@@ -603,7 +606,7 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
         }
     }
     const ra_complex<R> no_twiddles[1] = {};
-    ra_fft2_run<R, DIR, LOG_N, 0, sizeof(R) == 8>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
+    ra_fft2_run<R, DIR, LOG_N, 0, false>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
     if (active) {
         ra_complex<R>* dst = out + blk.out_off[c];
         if (osn == 1) {
@@ -672,7 +675,7 @@ RA_DEVICE void ra_fft2_prefetch(ra_complex<R>* buf, int np, const ra_complex<R>*
 // prefetch the next tile into the second shared buffer while transforming the current one, so
 // strided loads overlap arithmetic.
 template <typename R, int DIR, int LOG_N>
-__global__ void __launch_bounds__(256, ra_fft_min_blocks<R>) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
+__global__ void __launch_bounds__(ra_fft_strided_threads<R>, 1) ra_rocfft_stockham_pow2(RA_FFT_ARGS) {
     using plan = ra_fft2_plan<LOG_N>;
     extern __shared__ ra_c128 ra_fft_smem[];
     const int per_block = L.per_block;
