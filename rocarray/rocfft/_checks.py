@@ -138,14 +138,16 @@ def _register_benchmarks():
                2 * n1 * item)
         _bench(f"fft2_{side}x{side}_{dtype}", (side, side), dtype, lambda x: _api().fft2(x),
                lambda x: _cupy().fft.fft2(x), 2 * side * side * item)
+        _bench(f"fft_1d_{prime}_{dtype}", (prime,), dtype, lambda x: _api().fft(x),
+               lambda x: _cupy().fft.fft(x), 2 * prime * item)
+        # 512^3 is 1 GiB (complex64) or 2 GiB in and as much out: allocated only when the case runs
+        _bench(f"fftn_{cube}x{cube}x{cube}_{dtype}", (cube, cube, cube), dtype, lambda x: _api().fftn(x),
+               lambda x: _cupy().fft.fftn(x), 2 * cube**3 * item)
     # r2c: the real input (n/2 complex values' worth) read once, n/2 + 1 complex values written
-    _bench(f"rfft_1d_{n1}_float32", (n1,), "float32", lambda x: _api().rfft(x), lambda x: _cupy().fft.rfft(x),
-           n1 * 4 + (n1 // 2 + 1) * 8)
-    _bench(f"fft_1d_{prime}_complex64", (prime,), "complex64", lambda x: _api().fft(x),
-           lambda x: _cupy().fft.fft(x), 2 * prime * 8)
-    # 512^3 complex64 is 1 GiB in and 1 GiB out: allocated only when the case runs
-    _bench(f"fftn_{cube}x{cube}x{cube}_complex64", (cube, cube, cube), "complex64", lambda x: _api().fftn(x),
-           lambda x: _cupy().fft.fftn(x), 2 * cube**3 * 8)
+    for real in ("float32", "float64"):
+        item = numpy.dtype(real).itemsize
+        _bench(f"rfft_1d_{n1}_{real}", (n1,), real, lambda x: _api().rfft(x), lambda x: _cupy().fft.rfft(x),
+               n1 * item + (n1 // 2 + 1) * 2 * item)
 
 
 _register_benchmarks()
