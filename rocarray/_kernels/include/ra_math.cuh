@@ -17,6 +17,27 @@ template <typename R> RA_DEVICE R ra_abs1(ra_complex<R> z) { return ra_abs(z.re)
 RA_DEVICE float ra_abs1(float x) { return fabsf(x); }
 RA_DEVICE double ra_abs1(double x) { return fabs(x); }
 
+// q = a / d and r = a % d for a >= 0, d > 0, avoiding the 64-bit division where it can (it costs
+// about a hundred instructions on a dependent chain): a < d, a power of two (shifts), or both in
+// 32 bits (one unsigned 32-bit division). Index arithmetic of strided batches.
+RA_DEVICE void ra_divmod_i64(ra_i64 a, ra_i64 d, ra_i64& q, ra_i64& r) {
+    if (a < d) {
+        q = 0;
+        r = a;
+    } else if ((d & (d - 1)) == 0) {
+        const int shift = 63 - __clzll((long long)d);
+        q = a >> shift;
+        r = a & (d - 1);
+    } else if ((ra_u64)a <= 0xFFFFFFFFull && (ra_u64)d <= 0xFFFFFFFFull) {
+        const unsigned uq = (unsigned)a / (unsigned)d;
+        q = uq;
+        r = (unsigned)a - uq * (unsigned)d;
+    } else {
+        q = a / d;
+        r = a - q * d;
+    }
+}
+
 // Real type of a (possibly complex) element type.
 template <typename T> struct ra_real_of { typedef T type; };
 template <typename R> struct ra_real_of<ra_complex<R> > { typedef R type; };

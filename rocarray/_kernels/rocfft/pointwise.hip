@@ -44,12 +44,11 @@ __global__ void ra_rocfft_chirp_pad(const ra_complex<R>* in, ra_complex<R>* work
                                     ra_i64 n, ra_i64 m, ra_i64 batch, ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn) {
     const ra_i64 total = batch * m;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
-        const ra_i64 b = e / m;
-        const ra_i64 k = e - b * m;
+        ra_i64 b, k, i0, i1;
+        ra_divmod_i64(e, m, b, k);
         ra_complex<R> v = ra_make_complex<R>(0, 0);
         if (k < n) {
-            const ra_i64 i1 = b / d0;
-            const ra_i64 i0 = b - i1 * d0;
+            ra_divmod_i64(b, d0, i1, i0);
             v = in[i0 * s0 + i1 * s1 + k * sn] * ra_fft_chirp_dir<R, DIR>(chirp[k]);
         }
         work[e] = v;
@@ -60,7 +59,9 @@ __global__ void ra_rocfft_chirp_pad(const ra_complex<R>* in, ra_complex<R>* work
 template <typename R>
 __global__ void ra_rocfft_multiply(ra_complex<R>* work, const ra_complex<R>* RA_RESTRICT filter, ra_i64 m, ra_i64 total) {
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
-        work[e] = work[e] * filter[e % m];
+        ra_i64 b, k;
+        ra_divmod_i64(e, m, b, k);
+        work[e] = work[e] * filter[k];
     }
 }
 
@@ -84,31 +85,10 @@ __global__ void ra_rocfft_chirp_extract(const ra_complex<R>* work, ra_complex<R>
                                         ra_i64 n, ra_i64 m, ra_i64 batch, ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn, R scale) {
     const ra_i64 total = batch * n;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
-        const ra_i64 b = e / n;
-        const ra_i64 k = e - b * n;
-        const ra_i64 i1 = b / d0;
-        const ra_i64 i0 = b - i1 * d0;
+        ra_i64 b, k, i0, i1;
+        ra_divmod_i64(e, n, b, k);
+        ra_divmod_i64(b, d0, i1, i0);
         out[i0 * s0 + i1 * s1 + k * sn] = scale * (work[b * m + k] * ra_fft_chirp_dir<R, DIR>(chirp[k]));
-    }
-}
-
-// q = a / d and r = a % d for a >= 0, d > 0: shifts for powers of two, else 32-bit unsigned
-// arithmetic when both fit (several times cheaper than a 64-bit division, and the common case).
-RA_DEVICE void ra_fft_divmod(ra_i64 a, ra_i64 d, ra_i64& q, ra_i64& r) {
-    if (a < d) {  // a single row
-        q = 0;
-        r = a;
-    } else if ((d & (d - 1)) == 0) {  // powers of two (the twiddle splits): shifts
-        const int shift = 63 - __clzll((long long)d);
-        q = a >> shift;
-        r = a & (d - 1);
-    } else if ((ra_u64)a <= 0xFFFFFFFFull && (ra_u64)d <= 0xFFFFFFFFull) {
-        const unsigned uq = (unsigned)a / (unsigned)d;
-        q = uq;
-        r = (unsigned)a - uq * (unsigned)d;
-    } else {
-        q = a / d;
-        r = a - q * d;
     }
 }
 
@@ -116,7 +96,7 @@ RA_DEVICE void ra_fft_divmod(ra_i64 a, ra_i64 d, ra_i64& q, ra_i64& r) {
 template <typename R>
 RA_DEVICE ra_complex<R> ra_fft_split_twiddle(const ra_complex<R>* hi, const ra_complex<R>* lo, ra_i64 k, ra_i64 split) {
     ra_i64 q, r;
-    ra_fft_divmod(k, split, q, r);
+    ra_divmod_i64(k, split, q, r);
     return hi[q] * lo[r];
 }
 
@@ -140,8 +120,8 @@ __global__ void ra_rocfft_r2c_post(const ra_complex<R>* z, ra_complex<R>* out, c
     const ra_i64 total = batch * pairs;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
         ra_i64 b, k, i0, i1;
-        ra_fft_divmod(e, pairs, b, k);
-        ra_fft_divmod(b, d0, i1, i0);
+        ra_divmod_i64(e, pairs, b, k);
+        ra_divmod_i64(b, d0, i1, i0);
         const ra_complex<R>* row = z + b * h;
         ra_complex<R>* o = out + i0 * s0 + i1 * s1;
         const ra_complex<R> zk = row[k];
@@ -170,8 +150,8 @@ __global__ void ra_rocfft_c2r_pre(const ra_complex<R>* x, ra_complex<R>* z, cons
     const ra_i64 total = batch * pairs;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
         ra_i64 b, k, i0, i1;
-        ra_fft_divmod(e, pairs, b, k);
-        ra_fft_divmod(b, d0, i1, i0);
+        ra_divmod_i64(e, pairs, b, k);
+        ra_divmod_i64(b, d0, i1, i0);
         const ra_complex<R>* row = x + i0 * s0 + i1 * s1;
         ra_complex<R>* zr = z + b * h;
         ra_complex<R> a = row[k * sn];
