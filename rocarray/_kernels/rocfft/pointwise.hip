@@ -100,6 +100,13 @@ RA_DEVICE ra_complex<R> ra_fft_split_twiddle(const ra_complex<R>* hi, const ra_c
     return hi[q] * lo[r];
 }
 
+// One contiguous row of a 1-D real transform, small enough for 32-bit indices (the grid-stride
+// step stays below 2^24, so k + step cannot overflow), with a power-of-two twiddle split.
+RA_DEVICE bool ra_fft_one_row(ra_i64 batch, ra_i64 sn, ra_i64 h, ra_i64 split) {
+    return batch == 1 && sn == 1 && h < (1LL << 30) && (split & (split - 1)) == 0;
+}
+RA_DEVICE int ra_fft_log2_i64(ra_i64 v) { return 63 - __clzll((long long)v); }
+
 // r2c post-pass. z: rows of h = N/2 complex values, the forward FFT of the real row viewed as
 // complex pairs. For k = 0..h: X[k] = E + W_N^k O with E = (z[k] + conj(z[h-k])) / 2 and
 // O = -i (z[k] - conj(z[h-k])) / 2 (indices mod h). One thread makes the pair X[k], X[h-k]
@@ -117,6 +124,17 @@ __global__ void ra_rocfft_r2c_post(const ra_complex<R>* z, ra_complex<R>* out, c
                                    const ra_complex<R>* RA_RESTRICT lo, ra_i64 split, ra_i64 h, ra_i64 batch,
                                    ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn, R scale) {
     const ra_i64 pairs = h / 2 + 1;
+    if (ra_fft_one_row(batch, sn, h, split)) {  // a contiguous 1-D row: 32-bit indices, shifts
+        const int n2 = (int)h, log_split = ra_fft_log2_i64(split), lo_mask = (int)split - 1;
+        for (int k = (int)ra_global_thread_id(); k < (int)pairs; k += (int)ra_grid_threads()) {
+            const ra_complex<R> zk = z[k];
+            const ra_complex<R> zp = z[k == 0 ? 0 : n2 - k];
+            const ra_complex<R> w = hi[k >> log_split] * lo[k & lo_mask];
+            out[k] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
+            if (n2 - k != k) out[n2 - k] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
+        }
+        return;
+    }
     const ra_i64 total = batch * pairs;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
         ra_i64 b, k, i0, i1;
@@ -147,6 +165,21 @@ __global__ void ra_rocfft_c2r_pre(const ra_complex<R>* x, ra_complex<R>* z, cons
                                   const ra_complex<R>* RA_RESTRICT lo, ra_i64 split, ra_i64 h, ra_i64 batch,
                                   ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn) {
     const ra_i64 pairs = h / 2 + 1;
+    if (ra_fft_one_row(batch, sn, h, split)) {  // a contiguous 1-D row: 32-bit indices, shifts
+        const int n2 = (int)h, log_split = ra_fft_log2_i64(split), lo_mask = (int)split - 1;
+        for (int k = (int)ra_global_thread_id(); k < (int)pairs; k += (int)ra_grid_threads()) {
+            ra_complex<R> a = x[k];
+            ra_complex<R> c = x[n2 - k];
+            if (k == 0) {
+                a.im = 0;
+                c.im = 0;
+            }
+            const ra_complex<R> w = ra_conj(hi[k >> log_split] * lo[k & lo_mask]);
+            if (k < n2) z[k] = ra_fft_c2r_input<R>(a, ra_conj(c), w);
+            if (k > 0 && n2 - k != k) z[n2 - k] = ra_fft_c2r_input<R>(c, ra_conj(a), ra_make_complex<R>(-w.re, w.im));
+        }
+        return;
+    }
     const ra_i64 total = batch * pairs;
     for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
         ra_i64 b, k, i0, i1;
