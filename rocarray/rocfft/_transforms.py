@@ -197,8 +197,9 @@ def _real_pairs(x, axis):
     item = x.dtype.itemsize
     ok = (x.strides[axis] == item and x.data.ptr % (2 * item) == 0
           and all(s % (2 * item) == 0 for d, s in enumerate(x.strides) if d != axis))
-    if not ok:  # a copy with ``axis`` last and contiguous (n even keeps every stride even)
-        x = cupy.moveaxis(cupy.ascontiguousarray(cupy.moveaxis(x, axis, -1)), -1, axis)
+    if not ok:  # a fresh copy with ``axis`` last and contiguous (n even keeps every stride even);
+        # copy(), not ascontiguousarray(), which returns a contiguous but misaligned view as it is
+        x = cupy.moveaxis(cupy.moveaxis(x, axis, -1).copy(order="C"), -1, axis)
     shape = list(x.shape)
     shape[axis] //= 2
     strides = list(x.strides)
@@ -247,12 +248,39 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
             row += b
         return sched
 
-    plan_cache.get(key, make).run(src.data.ptr, dst.data.ptr, scale)
+    schedule = plan_cache.get(key, make)
+    schedule.run(src.data.ptr, dst.data.ptr, scale)
+    return schedule
+
+
+class _WarmR2C:
+    """A 1-D real-to-complex transform of one input layout: the half-length complex schedule and
+    the untangling pass, run on fresh output buffers (a warm call's host path)."""
+
+    def __init__(self, first, post, rows_shape, out_shape, dtype):
+        self.first, self.post = first, post
+        self.rows_shape, self.out_shape, self.dtype = rows_shape, out_shape, dtype
+
+    def run(self, x, scale):
+        cupy = launch.cupy()
+        rows = cupy.empty(self.rows_shape, self.dtype)
+        out = cupy.empty(self.out_shape, self.dtype)
+        self.first.run(x.data.ptr, rows.data.ptr, 1.0)
+        self.post.run(rows.data.ptr, out.data.ptr, scale)
+        return out
 
 
 def r2c(x, axes, *, scale=1.0):
     """Real-to-complex transform (see the module docstring)."""
     cupy = launch.cupy()
+    fast = None
+    if len(axes) == 1 and x.size:
+        # warm path: one dict lookup by layout, then two prepared schedules
+        fast = ("r2c", x.dtype.char, x.shape, x.strides, axes[0], x.data.device_id,
+                x.data.ptr % (2 * x.dtype.itemsize))
+        warm = plan_cache.peek(fast)
+        if warm is not None:
+            return warm.run(x, scale)
     precision = _PRECISION[x.dtype]
     ctype = S.complex_dtype(precision)
     axis = axes[-1]
@@ -269,7 +297,13 @@ def r2c(x, axes, *, scale=1.0):
         rows_view = cupy.moveaxis(rows, -1, axis)
         transform_axis(pairs, rows_view, axis, forward=True)
         out = cupy.empty(out_shape, ctype)
-        _pointwise_real("post", rows, out, axis, n, precision, last_scale)
+        post = _pointwise_real("post", rows, out, axis, n, precision, last_scale)
+        first = plan_cache.peek((pairs.dtype.char, pairs.shape, pairs.strides, rows_view.strides, axis, True,
+                                 pairs.data.device_id))
+        if fast is not None and first is not None and pairs.data.ptr == x.data.ptr:  # a view: no copy
+            key = fast + ("warm",)
+            plan_cache.get(key, lambda: _WarmR2C(first, post, rows.shape, out_shape, ctype))
+            plan_cache.alias(fast, key)
     else:
         full = c2c(x.astype(ctype), (axis,), forward=True, scale=last_scale)
         index = [slice(None)] * x.ndim

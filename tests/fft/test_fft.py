@@ -383,3 +383,18 @@ def test_powers_of_two_to_2_27_and_products_of_large_primes(rng, n):
     dtype = "complex64" if n >= 2**26 else "complex128"
     host = data(rng, (n,), dtype)
     check("fft", host)
+
+
+@pytest.mark.parametrize("n", [2, 6, 64, 1000, 2**16])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rfft_warm_calls_on_fresh_data_and_offset_views(rng, n, dtype):
+    # a warm 1-D rfft reuses the prepared schedules of its input layout: repeated calls on fresh
+    # data, an odd-offset view (complex pairs misaligned: another path) and scales of every norm
+    for _ in range(3):
+        check("rfft", data(rng, (n,), dtype))
+    for norm in ("ortho", "forward", None):
+        check("rfft", data(rng, (n,), dtype), norm=norm)
+    for _ in range(2):
+        check("rfft", data(rng, (n + 1,), dtype), view=lambda a: a[1:])
+    check("rfft", data(rng, (3, n), dtype), axis=1)
+
