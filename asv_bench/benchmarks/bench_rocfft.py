@@ -67,6 +67,28 @@ class RFFT1D(_FFTCase):
     function = "rfft"
 
 
+class RFFTRows(_FFTCase):
+    """4096 real rows of 8192 points (one launch: the half-length transform and the untangling)."""
+
+    params = ([8192], ["float32", "float64"])
+    function = "rfft"
+
+    @staticmethod
+    def shape(n):
+        return (4096, n)
+
+
+class IRFFTRows(_FFTCase):
+    """The inverse: 4096 rows of 4097 Hermitian coefficients to 8192 real points each."""
+
+    params = ([4097], COMPLEX)
+    function = "irfft"
+
+    @staticmethod
+    def shape(n):
+        return (4096, n)
+
+
 class FFT2(_FFTCase):
     """A 4096 x 4096 2-D transform (rows, then strided columns)."""
 

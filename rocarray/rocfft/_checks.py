@@ -148,6 +148,13 @@ def _register_benchmarks():
         item = numpy.dtype(real).itemsize
         _bench(f"rfft_1d_{n1}_{real}", (n1,), real, lambda x: _api().rfft(x), lambda x: _cupy().fft.rfft(x),
                n1 * item + (n1 // 2 + 1) * 2 * item)
+        # rows of 8192 real points: one launch each way (the half-length transform in shared memory)
+        rows_in, rows_out = rows * 2 * side * item, rows * (side + 1) * 2 * item
+        _bench(f"rfft_rows_{rows}x{2 * side}_{real}", (rows, 2 * side), real, lambda x: _api().rfft(x),
+               lambda x: _cupy().fft.rfft(x), rows_in + rows_out)
+        cplx = "complex64" if real == "float32" else "complex128"
+        _bench(f"irfft_rows_{rows}x{side + 1}_{cplx}", (rows, side + 1), cplx, lambda x: _api().irfft(x),
+               lambda x: _cupy().fft.irfft(x), rows_in + rows_out)
 
 
 _register_benchmarks()

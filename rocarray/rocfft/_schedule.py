@@ -74,6 +74,18 @@ def stockham_name(precision, forward, variant="stockham", log_n=None):
     return f"ra_rocfft_{variant}<{_REAL[precision]}, {_dir(forward)}, {int(log_n)}>"
 
 
+#: Real transforms of power-of-two half length in one launch: the rows kernel's FFT plus the
+#: untangling (``r2c``) or folding (``c2r``) of the spectrum in shared memory.
+REAL_ROWS = ("r2c", "c2r")
+
+
+def real_rows_name(kind, precision, log_h):
+    """Name expression of the one-launch real-transform kernel of half length ``2**log_h``."""
+    if kind not in REAL_ROWS or log_h not in POW2_LOGS:
+        raise ValueError(f"no {kind} rows kernel of half length 2**{log_h}")
+    return f"ra_rocfft_stockham_pow2_{kind}<{_REAL[precision]}, {int(log_h)}>"
+
+
 def pointwise_name(kernel, precision, forward=None):
     if forward is None:
         return f"ra_rocfft_{kernel}<{_REAL[precision]}>"
@@ -87,6 +99,8 @@ def _register():
             names.append(stockham_name(precision, forward))
             for variant in KERNELS[1:]:
                 names.extend(stockham_name(precision, forward, variant, log_n) for log_n in POW2_LOGS)
+        for kind in REAL_ROWS:
+            names.extend(real_rows_name(kind, precision, log_h) for log_h in POW2_LOGS)
         for kernel in ("twiddles", "chirp", "multiply", "r2c_post", "c2r_pre"):
             names.append(pointwise_name(kernel, precision))
         for kernel in ("chirp_pad", "chirp_filter", "chirp_extract"):
@@ -104,6 +118,10 @@ _pointwise_table = launch.KernelTable(POINTWISE, BLOCK, 8)
 
 def stockham_kernel(precision, forward, device_id, variant="stockham", log_n=None):
     return _stockham_table.get(stockham_name(precision, forward, variant, log_n), device_id)[0]
+
+
+def real_rows_kernel(kind, precision, device_id, log_h):
+    return _stockham_table.get(real_rows_name(kind, precision, log_h), device_id)[0]
 
 
 def pointwise_kernel(kernel, precision, device_id, forward=None):
@@ -478,6 +496,39 @@ class _Builder:
                     layout, SCALE if scaled else real(1.0))
                 self.schedule.launches.append(Launch(kernel, grid, shared, args, block))
 
+    def real_rows(self, kind, h, sizes, src, dst):
+        """The one-launch real transform of half length ``h`` (see :func:`build_real`); False
+        when that kernel cannot take this problem."""
+        sizes, ss, ds = collapse(sizes, src, dst)
+        if not ((src.stride == 1 and dst.stride == 1) or not sizes):
+            return False
+        batch_all = int(numpy.prod(sizes)) if sizes else 1
+        per_block = self.budget.pow2_per_block(h, True, batch_all)
+        if not per_block:
+            return False
+        block = (h // POW2_ELEMENTS) * per_block
+        shared = block_bytes(h, per_block, self.itemsize, "stockham_pow2_rows")
+        kernel = real_rows_kernel(kind, self.precision, self.device_id, h.bit_length() - 1)
+        launch.allow_shared(kernel, shared)
+        tw = self._table(self.tables.pass_twiddles(self.precision, h, self.device_id))
+        real_tw = self._table(self.tables.twiddles(self.precision, 2 * h, self.device_id))
+        radices = _factor.radix_passes(h)
+        for so, do, sz, s_b, d_b in _host_loop(sizes, ss, ds, KERNEL_DIMS):
+            sz = tuple(sz) + (1,) * (KERNEL_DIMS - len(sz))
+            s_b = tuple(s_b) + (0,) * (KERNEL_DIMS - len(s_b))
+            d_b = tuple(d_b) + (0,) * (KERNEL_DIMS - len(d_b))
+            batch = int(numpy.prod(sz))
+            blocks = -(-batch // per_block)
+            for first in range(0, blocks, MAX_GRID):
+                layout = _kernel_args.layout(
+                    n=h, radices=_factor.pack_radices(radices), passes=len(radices), batch=batch,
+                    first_batch=first * per_block, per_block=per_block, d0=sz[0], d1=sz[1],
+                    is0=s_b[0], is1=s_b[1], is2=s_b[2], isn=src.stride, os0=d_b[0], os1=d_b[1], os2=d_b[2],
+                    osn=dst.stride, tw_n=0, tw_split=1, tw_dim=0)
+                args = (src.ref.shifted(so), dst.ref.shifted(do), tw, real_tw, numpy.uint64(0), layout, SCALE)
+                self.schedule.launches.append(Launch(kernel, min(MAX_GRID, blocks - first), shared, args, block))
+        return True
+
     def four_step(self, n, sizes, src, dst, scaled):
         limit = self.budget.inner_limit(n)
         inner, outer = _factor.four_step_split(n, limit)
@@ -582,6 +633,22 @@ def resident_blocks(kernel, block, shared, device_id):
     except Exception:
         pass
     return per_mp * backend.device_info(device_id).multiprocessors
+
+
+def build_real(kind, h, sizes, src, dst, *, precision, device_id, tables):
+    """The one-launch :class:`Schedule` of a real transform of length ``2 h``, or None when its
+    kernel cannot take the problem (``h`` not a power of two in :data:`POW2_LOGS`, a strided side
+    with several transforms, or too little shared memory).
+
+    ``kind='r2c'``: ``src`` holds each real row as ``h`` complex pairs, ``dst`` its ``h + 1``
+    outputs. ``kind='c2r'``: ``src`` holds ``h + 1`` Hermitian coefficients per row, ``dst`` the
+    ``2 h`` real outputs as ``h`` complex pairs. The caller's scale multiplies the outputs."""
+    if kind not in REAL_ROWS:
+        raise ValueError(f"real transform kind must be one of {REAL_ROWS}, not {kind!r}")
+    if not is_pow2_length(h):
+        return None
+    builder = _Builder(precision, kind == "r2c", device_id, tables)
+    return builder.schedule if builder.real_rows(kind, h, sizes, src, dst) else None
 
 
 def build(n, sizes, src, dst, *, precision, forward, device_id, tables):

@@ -253,18 +253,38 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
     return schedule
 
 
-class _WarmR2C:
-    """A 1-D real-to-complex transform of one input layout: the half-length complex schedule and
-    the untangling pass, run on fresh output buffers (a warm call's host path)."""
+def _real_rows(kind, src, dst, axis, h, precision):
+    """The one-launch real-transform schedule (``rocfft._schedule.build_real``) from ``src`` to
+    ``dst`` (complex views, rows along ``axis``), or None when its kernel cannot take them."""
+    ss, ds = _element_strides(src), _element_strides(dst)
+    others = [d for d in range(src.ndim) if d != axis]
+    sizes = tuple(src.shape[d] for d in others)
+    src_side = S.Side(S.Ref("src"), ss[axis], tuple(ss[d] for d in others))
+    dst_side = S.Side(S.Ref("dst"), ds[axis], tuple(ds[d] for d in others))
+    device_id = _device_id(src)
+    key = ("real-rows", kind, precision, h, sizes, src_side.stride, src_side.batch_strides,
+           dst_side.stride, dst_side.batch_strides, device_id)
+    schedule = plan_cache.get(key, lambda: S.build_real(kind, h, sizes, src_side, dst_side, precision=precision,
+                                                        device_id=device_id, tables=tables) or False)
+    return schedule or None
 
-    def __init__(self, first, post, rows_shape, out_shape, dtype):
+
+class _WarmReal:
+    """A 1-D real transform of one input layout on fresh output buffers (a warm call's host path):
+    one schedule from the input to the output, or (``post`` given) a half-length complex schedule
+    into a work row and the untangling pass from there."""
+
+    def __init__(self, first, out_shape, dtype, post=None, rows_shape=None):
         self.first, self.post = first, post
-        self.rows_shape, self.out_shape, self.dtype = rows_shape, out_shape, dtype
+        self.out_shape, self.dtype, self.rows_shape = out_shape, dtype, rows_shape
 
     def run(self, x, scale):
         cupy = launch.cupy()
-        rows = cupy.empty(self.rows_shape, self.dtype)
         out = cupy.empty(self.out_shape, self.dtype)
+        if self.post is None:
+            self.first.run(x.data.ptr, out.data.ptr, scale)
+            return out
+        rows = cupy.empty(self.rows_shape, self.dtype)
         self.first.run(x.data.ptr, rows.data.ptr, 1.0)
         self.post.run(rows.data.ptr, out.data.ptr, scale)
         return out
@@ -275,7 +295,7 @@ def r2c(x, axes, *, scale=1.0):
     cupy = launch.cupy()
     fast = None
     if len(axes) == 1 and x.size:
-        # warm path: one dict lookup by layout, then two prepared schedules
+        # warm path: one dict lookup by layout, then the prepared schedules
         fast = ("r2c", x.dtype.char, x.shape, x.strides, axes[0], x.data.device_id,
                 x.data.ptr % (2 * x.dtype.itemsize))
         warm = plan_cache.peek(fast)
@@ -292,17 +312,25 @@ def r2c(x, axes, *, scale=1.0):
         return cupy.zeros(out_shape, ctype)
     if n % 2 == 0:
         pairs = _real_pairs(x, axis)
-        # the half-length transform, into rows contiguous along ``axis``
-        rows = cupy.empty(_moved_last(pairs.shape, axis), ctype)
-        rows_view = cupy.moveaxis(rows, -1, axis)
-        transform_axis(pairs, rows_view, axis, forward=True)
         out = cupy.empty(out_shape, ctype)
-        post = _pointwise_real("post", rows, out, axis, n, precision, last_scale)
-        first = plan_cache.peek((pairs.dtype.char, pairs.shape, pairs.strides, rows_view.strides, axis, True,
-                                 pairs.data.device_id))
-        if fast is not None and first is not None and pairs.data.ptr == x.data.ptr:  # a view: no copy
+        warm = None
+        fused = _real_rows("r2c", pairs, out, axis, n // 2, precision)
+        if fused is not None:
+            fused.run(pairs.data.ptr, out.data.ptr, last_scale)
+            warm = lambda: _WarmReal(fused, out_shape, ctype)  # noqa: E731
+        else:
+            # the half-length transform, into rows contiguous along ``axis``, then the untangling
+            rows = cupy.empty(_moved_last(pairs.shape, axis), ctype)
+            rows_view = cupy.moveaxis(rows, -1, axis)
+            transform_axis(pairs, rows_view, axis, forward=True)
+            post = _pointwise_real("post", rows, out, axis, n, precision, last_scale)
+            first = plan_cache.peek((pairs.dtype.char, pairs.shape, pairs.strides, rows_view.strides, axis, True,
+                                     pairs.data.device_id))
+            if first is not None:
+                warm = lambda: _WarmReal(first, out_shape, ctype, post, rows.shape)  # noqa: E731
+        if fast is not None and warm is not None and pairs.data.ptr == x.data.ptr:  # a view: no copy
             key = fast + ("warm",)
-            plan_cache.get(key, lambda: _WarmR2C(first, post, rows.shape, out_shape, ctype))
+            plan_cache.get(key, warm)
             plan_cache.alias(fast, key)
     else:
         full = c2c(x.astype(ctype), (axis,), forward=True, scale=last_scale)
@@ -318,6 +346,12 @@ def r2c(x, axes, *, scale=1.0):
 def c2r(x, axes, n, *, scale=1.0):
     """Complex-to-real transform (see the module docstring)."""
     cupy = launch.cupy()
+    fast = None
+    if len(axes) == 1 and x.size and n:
+        fast = ("c2r", x.dtype.char, x.shape, x.strides, axes[0], n, x.data.device_id)
+        warm = plan_cache.peek(fast)
+        if warm is not None:
+            return warm.run(x, scale)
     precision = _PRECISION[x.dtype]
     rtype = _REAL_DTYPE[precision]
     axis = axes[-1]
@@ -333,8 +367,17 @@ def c2r(x, axes, n, *, scale=1.0):
     h = n // 2
     if n % 2 == 0:
         rows = cupy.empty(_moved_last(x.shape[:axis] + (h,) + x.shape[axis + 1:], axis), x.dtype)
-        _pointwise_real("pre", x, rows, axis, n, precision, 1.0)
-        transform_axis(rows, rows, rows.ndim - 1, forward=False, scale=scale)
+        rows_view = cupy.moveaxis(rows, -1, axis)
+        fused = _real_rows("c2r", x, rows_view, axis, h, precision)
+        if fused is not None:
+            fused.run(x.data.ptr, rows.data.ptr, scale)
+            if fast is not None and axis == x.ndim - 1:  # the rows are the output: no copy
+                key = fast + ("warm",)
+                plan_cache.get(key, lambda: _WarmReal(fused, out_shape, rtype))
+                plan_cache.alias(fast, key)
+        else:
+            _pointwise_real("pre", x, rows, axis, n, precision, 1.0)
+            transform_axis(rows, rows, rows.ndim - 1, forward=False, scale=scale)
         real_rows = rows.view(rtype)  # (..., n): interleaved even/odd samples
         out = cupy.moveaxis(real_rows, -1, axis)
         return cupy.ascontiguousarray(out)

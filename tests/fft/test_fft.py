@@ -398,3 +398,36 @@ def test_rfft_warm_calls_on_fresh_data_and_offset_views(rng, n, dtype):
         check("rfft", data(rng, (n + 1,), dtype), view=lambda a: a[1:])
     check("rfft", data(rng, (3, n), dtype), axis=1)
 
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, monkeypatch):
+    """rfft/irfft of even lengths 32..8192 along contiguous rows take one kernel each (the
+    half-length FFT with the untangling or folding in shared memory). Fresh buffers are poisoned
+    with NaN so an unwritten output shows; batches fill a block partly (37 rows of 32 points)
+    and step over rows (a stepped view); irfft ignores the imaginary parts of the first and last
+    coefficients, as NumPy does."""
+    import cupy
+
+    from rocarray.rocfft._transforms import plan_cache
+
+    fresh = cupy.empty
+
+    def poisoned(shape, dtype=float, order="C"):
+        a = fresh(shape, dtype, order=order)
+        a.fill(np.nan)
+        return a
+
+    monkeypatch.setattr(cupy, "empty", poisoned)
+    ctype = np.result_type(dtype, 1j)
+    for log_h in range(4, 13):
+        n = 2 << log_h
+        for shape in [(n,), (37, n), (2, 3, n)]:
+            plan_cache.clear()
+            check("rfft", data(rng, shape, dtype))
+            check("rfft", data(rng, (2 * shape[0],) + shape[1:], dtype), view=lambda a: a[::2], norm="ortho")
+            spectrum = data(rng, shape[:-1] + (n // 2 + 1,), ctype)
+            check("irfft", spectrum, n)
+            kinds = sorted(key[1] for key, entry in plan_cache._entries.items()
+                           if key[0] == "real-rows" and entry)
+            assert set(kinds) == {"c2r", "r2c"}, (n, shape, kinds)

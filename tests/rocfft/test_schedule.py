@@ -9,6 +9,7 @@
 * :func:`_host_loop`: the host-side offsets enumerate every outer batch index exactly once.
 * :func:`build` with the device pieces replaced by stand-ins: every launch of the plan of a
   Stockham, four-step or Bluestein length fits the block and shared-memory limits.
+* :func:`build_real`: one launch for power-of-two half lengths in rows, None otherwise.
 """
 
 import itertools
@@ -336,13 +337,20 @@ def offline_build(request, monkeypatch):
     def pointwise_kernel(kernel, precision, device_id, forward=None):
         return kernels.setdefault(kernel, _Kernel(kernel))
 
+    def real_rows_kernel(kind, precision, device_id, log_h):
+        S.real_rows_name(kind, precision, log_h)  # a compiled length
+        return kernels.setdefault(kind, _Kernel(kind))
+
     monkeypatch.setattr(S, "shared_memory_limit", lambda device_id: limit)
+    monkeypatch.setattr(S, "real_rows_kernel", real_rows_kernel)
     monkeypatch.setattr(S, "stockham_kernel", stockham_kernel)
     monkeypatch.setattr(S, "pointwise_kernel", pointwise_kernel)
     # persistent-block launches ask the device how many blocks are resident: 132 SMs x 2
     monkeypatch.setattr(S, "resident_blocks", lambda kernel, block, shared, device_id: 264, raising=False)
 
-    def build(n, sizes, src, dst, forward=True):
+    def build(n, sizes, src, dst, forward=True, kind=None):
+        if kind is not None:
+            return S.build_real(kind, n, sizes, src, dst, precision=precision, device_id=0, tables=_Tables())
         return S.build(n, sizes, src, dst, precision=precision, forward=forward, device_id=0, tables=_Tables())
 
     return build, S.Budget(limit, S.complex_dtype(precision).itemsize)
@@ -431,3 +439,52 @@ def test_bluestein_beyond_2_31_is_a_clear_error(offline_build):
     assert not _factor.is_smooth(n)
     with pytest.raises(ValueError, match="Bluestein"):
         build(n, (), S.Side(S.Ref("src"), 1, ()), S.Side(S.Ref("dst"), 1, ()))
+
+
+@pytest.mark.parametrize("kind", S.REAL_ROWS)
+@pytest.mark.parametrize("h", [2**k for k in S.POW2_LOGS])
+@pytest.mark.parametrize("batch", [(), (1,), (37,), (3, 5)])
+def test_build_real_is_one_launch_of_the_real_rows_kernel(offline_build, kind, h, batch):
+    build, budget = offline_build
+    in_row, out_row = (h, h + 1) if kind == "r2c" else (h + 1, h)
+    in_strides = tuple(in_row * math.prod(batch[i + 1:]) for i in range(len(batch)))
+    out_strides = tuple(out_row * math.prod(batch[i + 1:]) for i in range(len(batch)))
+    sched = build(h, batch, S.Side(S.Ref("src"), 1, in_strides), S.Side(S.Ref("dst"), 1, out_strides), kind=kind)
+    if not budget.pow2_per_block(h, True, max(1, math.prod(batch))):
+        assert sched is None  # e.g. complex128 4096 in a 64 KiB LDS: the two-pass path
+        return
+    assert len(sched.launches) == 1 and not sched.work
+    item = sched.launches[0]
+    assert item.kernel.name == kind
+    layout = item.args[5][0]
+    per = int(layout["per_block"])
+    assert int(layout["n"]) == h and int(layout["tw_n"]) == 0 and int(layout["batch"]) == max(1, math.prod(batch))
+    assert int(layout["isn"]) == 1 and int(layout["osn"]) == 1
+    assert item.grid == -(-int(layout["batch"]) // per)
+    assert item.block == (h // S.POW2_ELEMENTS) * per <= S.BLOCK
+    assert item.shared == S.block_bytes(h, per, budget.itemsize, "stockham_pow2_rows") <= budget.limit
+    # the twiddles of the untangling (W_2h^k) ride in the four-step table slot, and the scale once
+    assert isinstance(item.args[3], np.uint64) and int(item.args[3]) != 0
+    assert [a for a in item.args if a is S.SCALE] == [S.SCALE]
+
+
+@pytest.mark.parametrize("kind", S.REAL_ROWS)
+@pytest.mark.parametrize("h, layout", [(8, "rows"), (100, "rows"), (2**13, "rows"), (64, "columns")])
+def test_build_real_declines_what_its_kernel_cannot_take(offline_build, kind, h, layout):
+    build, _ = offline_build
+    if layout == "rows":
+        src, dst = S.Side(S.Ref("src"), 1, (h + 1,)), S.Side(S.Ref("dst"), 1, (h + 1,))
+    else:  # several transforms along a strided axis
+        src, dst = S.Side(S.Ref("src"), 3, (1,)), S.Side(S.Ref("dst"), 1, (h + 1,))
+    assert build(h, (3,), src, dst, kind=kind) is None
+
+
+def test_real_rows_names_and_kinds():
+    assert S.real_rows_name("r2c", "single", 5) == "ra_rocfft_stockham_pow2_r2c<float, 5>"
+    assert S.real_rows_name("c2r", "double", 12) == "ra_rocfft_stockham_pow2_c2r<double, 12>"
+    for bad in [("r2c", "single", 3), ("c2r", "double", 13), ("c2c", "single", 5)]:
+        with pytest.raises(ValueError):
+            S.real_rows_name(*bad)
+    with pytest.raises(ValueError, match="kind"):
+        S.build_real("c2c", 64, (), S.Side(S.Ref("src"), 1, ()), S.Side(S.Ref("dst"), 1, ()),
+                     precision="single", device_id=0, tables=_Tables())

@@ -17,6 +17,9 @@ template <typename R> RA_DEVICE R ra_abs1(ra_complex<R> z) { return ra_abs(z.re)
 RA_DEVICE float ra_abs1(float x) { return fabsf(x); }
 RA_DEVICE double ra_abs1(double x) { return fabs(x); }
 
+// floor(log2 v) for v > 0.
+RA_DEVICE int ra_log2_i64(ra_i64 v) { return 63 - __clzll((long long)v); }
+
 // q = a / d and r = a % d for a >= 0, d > 0, avoiding the 64-bit division where it can (it costs
 // about a hundred instructions on a dependent chain): a < d, a power of two (shifts), or both in
 // 32 bits (one unsigned 32-bit division). Index arithmetic of strided batches.
@@ -25,7 +28,7 @@ RA_DEVICE void ra_divmod_i64(ra_i64 a, ra_i64 d, ra_i64& q, ra_i64& r) {
         q = 0;
         r = a;
     } else if ((d & (d - 1)) == 0) {
-        const int shift = 63 - __clzll((long long)d);
+        const int shift = ra_log2_i64(d);
         q = a >> shift;
         r = a & (d - 1);
     } else if ((ra_u64)a <= 0xFFFFFFFFull && (ra_u64)d <= 0xFFFFFFFFull) {
@@ -36,6 +39,24 @@ RA_DEVICE void ra_divmod_i64(ra_i64 a, ra_i64 d, ra_i64& q, ra_i64& r) {
         q = a / d;
         r = a - q * d;
     }
+}
+
+// Real transforms through a half-length complex FFT (N = 2h real values seen as h complex pairs,
+// z = their length-h FFT). r2c: X[k] = E + W_N^k O with E = (z[k] + conj(z[h-k])) / 2 and
+// O = -i (z[k] - conj(z[h-k])) / 2; called as (z[k], conj(z[h-k]), W_N^k). Its partner X[h-k]
+// is the same call with the roles swapped and the twiddle W_N^(h-k) = -conj(W_N^k).
+template <typename R>
+RA_DEVICE ra_complex<R> ra_fft_r2c_output(ra_complex<R> a, ra_complex<R> c, ra_complex<R> w) {
+    const ra_complex<R> even = (R)0.5 * (a + c);
+    const ra_complex<R> d = (R)0.5 * (a - c);
+    return even + w * ra_make_complex<R>(d.im, -d.re);
+}
+// c2r, the inverse: z[k] = (a + c) + i W_N^-k (a - c) with a = X[k], c = conj(X[h-k]), called as
+// (X[k], conj(X[h-k]), W_N^-k); the inverse length-h FFT of z interleaves N times the real row.
+template <typename R>
+RA_DEVICE ra_complex<R> ra_fft_c2r_input(ra_complex<R> a, ra_complex<R> c, ra_complex<R> w) {
+    const ra_complex<R> d = w * (a - c);
+    return (a + c) + ra_make_complex<R>(-d.im, d.re);
 }
 
 // Real type of a (possibly complex) element type.

@@ -105,27 +105,17 @@ RA_DEVICE ra_complex<R> ra_fft_split_twiddle(const ra_complex<R>* hi, const ra_c
 RA_DEVICE bool ra_fft_one_row(ra_i64 batch, ra_i64 sn, ra_i64 h, ra_i64 split) {
     return batch == 1 && sn == 1 && h < (1LL << 30) && (split & (split - 1)) == 0;
 }
-RA_DEVICE int ra_fft_log2_i64(ra_i64 v) { return 63 - __clzll((long long)v); }
 
-// r2c post-pass. z: rows of h = N/2 complex values, the forward FFT of the real row viewed as
-// complex pairs. For k = 0..h: X[k] = E + W_N^k O with E = (z[k] + conj(z[h-k])) / 2 and
-// O = -i (z[k] - conj(z[h-k])) / 2 (indices mod h). One thread makes the pair X[k], X[h-k]
-// (k = 0 .. h/2) from z[k] and z[h-k], so each input is read once; the partner's twiddle is
-// W_N^(h-k) = -conj(W_N^k).
-template <typename R>
-RA_DEVICE ra_complex<R> ra_fft_r2c_output(ra_complex<R> a, ra_complex<R> c, ra_complex<R> w) {
-    const ra_complex<R> even = (R)0.5 * (a + c);
-    const ra_complex<R> d = (R)0.5 * (a - c);
-    return even + w * ra_make_complex<R>(d.im, -d.re);
-}
-
+// r2c post-pass (ra_fft_r2c_output). z: rows of h = N/2 complex values, the forward FFT of the
+// real row viewed as complex pairs; X[k] for k = 0..h. One thread makes the pair X[k], X[h-k]
+// (k = 0 .. h/2) from z[k] and z[h-k], so each input is read once.
 template <typename R>
 __global__ void ra_rocfft_r2c_post(const ra_complex<R>* z, ra_complex<R>* out, const ra_complex<R>* RA_RESTRICT hi,
                                    const ra_complex<R>* RA_RESTRICT lo, ra_i64 split, ra_i64 h, ra_i64 batch,
                                    ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn, R scale) {
     const ra_i64 pairs = h / 2 + 1;
     if (ra_fft_one_row(batch, sn, h, split)) {  // a contiguous 1-D row: 32-bit indices, shifts
-        const int n2 = (int)h, log_split = ra_fft_log2_i64(split), lo_mask = (int)split - 1;
+        const int n2 = (int)h, log_split = ra_log2_i64(split), lo_mask = (int)split - 1;
         for (int k = (int)ra_global_thread_id(); k < (int)pairs; k += (int)ra_grid_threads()) {
             const ra_complex<R> zk = z[k];
             const ra_complex<R> zp = z[k == 0 ? 0 : n2 - k];
@@ -150,23 +140,16 @@ __global__ void ra_rocfft_r2c_post(const ra_complex<R>* z, ra_complex<R>* out, c
     }
 }
 
-// c2r pre-pass: x holds rows of h+1 Hermitian coefficients (imaginary parts of x[0] and x[h] are
-// ignored, as NumPy does). z[k] = (a + c) + i W_N^-k (a - c) with a = x[k], c = conj(x[h-k]),
-// k < h; the inverse FFT of z (length h) interleaves N times the real row. One thread makes z[k]
-// and z[h-k] (k = 1 .. h/2; k = 0 alone), reading x[k] and x[h-k] once; W_N^-(h-k) = -W_N^k.
-template <typename R>
-RA_DEVICE ra_complex<R> ra_fft_c2r_input(ra_complex<R> a, ra_complex<R> c, ra_complex<R> w) {
-    const ra_complex<R> d = w * (a - c);
-    return (a + c) + ra_make_complex<R>(-d.im, d.re);
-}
-
+// c2r pre-pass (ra_fft_c2r_input): x holds rows of h+1 Hermitian coefficients (imaginary parts of
+// x[0] and x[h] are ignored, as NumPy does); z[k] for k < h. One thread makes z[k] and z[h-k]
+// (k = 1 .. h/2; k = 0 alone), reading x[k] and x[h-k] once; W_N^-(h-k) = -W_N^k.
 template <typename R>
 __global__ void ra_rocfft_c2r_pre(const ra_complex<R>* x, ra_complex<R>* z, const ra_complex<R>* RA_RESTRICT hi,
                                   const ra_complex<R>* RA_RESTRICT lo, ra_i64 split, ra_i64 h, ra_i64 batch,
                                   ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn) {
     const ra_i64 pairs = h / 2 + 1;
     if (ra_fft_one_row(batch, sn, h, split)) {  // a contiguous 1-D row: 32-bit indices, shifts
-        const int n2 = (int)h, log_split = ra_fft_log2_i64(split), lo_mask = (int)split - 1;
+        const int n2 = (int)h, log_split = ra_log2_i64(split), lo_mask = (int)split - 1;
         for (int k = (int)ra_global_thread_id(); k < (int)pairs; k += (int)ra_grid_threads()) {
             ra_complex<R> a = x[k];
             ra_complex<R> c = x[n2 - k];

@@ -572,6 +572,33 @@ constexpr int ra_fft_strided_threads = sizeof(R) == 4 ? 512 : 256;
 template <typename R>
 constexpr int ra_fft_rows_min_blocks = sizeof(R) == 4 ? 3 : 2;
 
+// Pass 0's inputs of one transform straight from global memory: v[q] = element t + q*T.
+template <typename R, int LOG_N>
+RA_DEVICE void ra_fft2_load(ra_complex<R>* v, const ra_complex<R>* src, int t, ra_i64 isn) {
+    using plan = ra_fft2_plan<LOG_N>;
+    if (isn == 1) {
+        src += t;
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) v[q] = src[q * plan::T];
+    } else {
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) v[q] = src[(ra_i64)(t + q * plan::T) * isn];
+    }
+}
+
+// The last pass's outputs kept in registers, times `scale`, to one transform in global memory.
+template <typename R, int LOG_N>
+RA_DEVICE void ra_fft2_store(const ra_complex<R>* v, ra_complex<R>* dst, int t, ra_i64 osn, R scale) {
+    if (osn == 1) {
+        dst += t;
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) dst[ra_fft2_out_offset<LOG_N>(q)] = scale * v[q];
+    } else {
+#pragma unroll
+        for (int q = 0; q < RA_FFT_E; ++q) dst[(ra_i64)(t + ra_fft2_out_offset<LOG_N>(q)) * osn] = scale * v[q];
+    }
+}
+
 // Unit-stride rows on both sides (or a single transform): one tile of `per_block` transforms per
 // block; the first pass reads global memory straight into registers and the last writes it from
 // registers.
@@ -587,35 +614,105 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     const int c = threadIdx.x >> plan::LOG_T;
     const int t = threadIdx.x & (plan::T - 1);
     const bool active = c < blk.count;
-    const ra_i64 isn = L.isn, osn = L.osn;
     ra_complex<R> v[RA_FFT_E];
     if (active) {
-        const ra_complex<R>* src = in + blk.in_off[c];
-        if (isn == 1) {
-            src += t;
-#pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) v[q] = src[q * plan::T];
-        } else {
-#pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) v[q] = src[(ra_i64)(t + q * plan::T) * isn];
-        }
+        ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
         if (L.tw_n != 0) {
             ra_fft_step_twiddles<R, DIR>(v, blk.tw_mul[c], t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
         }
     }
     const ra_complex<R> no_twiddles[1] = {};
     ra_fft2_run<R, DIR, LOG_N, 0, false>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
+    if (active) ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
+}
+
+// Real-input rows (r2c) of N = 2h real values, h = 2^LOG_N, in one launch: the rows kernel's
+// length-h forward FFT of each row seen as h complex pairs (`in`, element stride isn), then the
+// untangling of its spectrum from shared memory (ra_fft_r2c_output) into h + 1 outputs at `out`
+// (stride osn) times `scale`. `tw_hi` holds W_N^k for k <= h/2; the layout has no four-step
+// twiddle. Thread t makes the pairs k, h - k for k = t + q*T, q < 8, and thread 0 also k = h/2.
+template <typename R, int LOG_N>
+__global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stockham_pow2_r2c(RA_FFT_ARGS) {
+    using plan = ra_fft2_plan<LOG_N>;
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int per_block = L.per_block;
+    const int np = ra_fft_pitch(plan::N, per_block);
+    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, L.batch, L.first_batch, per_block, L.d0, L.d1,
+                                                L.is0, L.is1, L.is2, L.os0, L.os1, L.os2, L.tw_dim);
+    const int c = threadIdx.x >> plan::LOG_T;
+    const int t = threadIdx.x & (plan::T - 1);
+    const bool active = c < blk.count;
+    ra_complex<R>* row = buf + c * np;
+    ra_complex<R> v[RA_FFT_E];
+    if (active) ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
+    const ra_complex<R> no_twiddles[1] = {};
+    ra_fft2_run<R, -1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, false);
+    __syncthreads();  // z, the half-length spectrum, is in the row in natural order
     if (active) {
         ra_complex<R>* dst = out + blk.out_off[c];
-        if (osn == 1) {
-            dst += t;
+        const ra_i64 osn = L.osn;
 #pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) dst[ra_fft2_out_offset<LOG_N>(q)] = scale * v[q];
-        } else {
-#pragma unroll
-            for (int q = 0; q < RA_FFT_E; ++q) dst[(ra_i64)(t + ra_fft2_out_offset<LOG_N>(q)) * osn] = scale * v[q];
+        for (int q = 0; q <= RA_FFT_E / 2; ++q) {
+            const int k = t + q * plan::T;
+            if (q < RA_FFT_E / 2 || t == 0) {
+                const ra_complex<R> zk = row[ra_fft_skew(k)];
+                const ra_complex<R> zp = row[ra_fft_skew(k == 0 ? 0 : plan::N - k)];
+                const ra_complex<R> w = tw_hi[k];
+                dst[k * osn] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
+                if (q < RA_FFT_E / 2) {  // k < h/2: the partner h - k (X[h] for k = 0)
+                    dst[(plan::N - k) * osn] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
+                }
+            }
         }
     }
+}
+
+// Real-output rows (c2r), the inverse of ra_rocfft_stockham_pow2_r2c in one launch: rows of h + 1
+// Hermitian coefficients (`in`, stride isn; the imaginary parts of the first and last are
+// ignored, as NumPy does) are folded into h complex values in shared memory (ra_fft_c2r_input),
+// and their length-h inverse FFT times `scale` goes to `out` (stride osn): N = 2h real values
+// as interleaved pairs. `tw_hi` holds W_N^k for k <= h/2.
+template <typename R, int LOG_N>
+__global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stockham_pow2_c2r(RA_FFT_ARGS) {
+    using plan = ra_fft2_plan<LOG_N>;
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int per_block = L.per_block;
+    const int np = ra_fft_pitch(plan::N, per_block);
+    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    const ra_fft_block blk = ra_fft_block_setup(buf + per_block * np, L.batch, L.first_batch, per_block, L.d0, L.d1,
+                                                L.is0, L.is1, L.is2, L.os0, L.os1, L.os2, L.tw_dim);
+    const int c = threadIdx.x >> plan::LOG_T;
+    const int t = threadIdx.x & (plan::T - 1);
+    const bool active = c < blk.count;
+    ra_complex<R>* row = buf + c * np;
+    if (active) {
+        const ra_complex<R>* src = in + blk.in_off[c];
+        const ra_i64 isn = L.isn;
+#pragma unroll
+        for (int q = 0; q <= RA_FFT_E / 2; ++q) {
+            const int k = t + q * plan::T;
+            if (q < RA_FFT_E / 2 || t == 0) {
+                ra_complex<R> a = src[k * isn];
+                ra_complex<R> b = src[(plan::N - k) * isn];
+                if (k == 0) {
+                    a.im = 0;
+                    b.im = 0;
+                }
+                const ra_complex<R> w = ra_conj(tw_hi[k]);
+                row[ra_fft_skew(k)] = ra_fft_c2r_input<R>(a, ra_conj(b), w);
+                if (k > 0 && q < RA_FFT_E / 2) {  // 0 < k < h/2: the partner h - k
+                    row[ra_fft_skew(plan::N - k)] = ra_fft_c2r_input<R>(b, ra_conj(a), ra_make_complex<R>(-w.re, w.im));
+                }
+            }
+        }
+    }
+    __syncthreads();  // the folded row is complete
+    ra_complex<R> v[RA_FFT_E];
+    if (active) ra_fft2_read<R, LOG_N, 0>(v, row, t);
+    const ra_complex<R> no_twiddles[1] = {};
+    ra_fft2_run<R, 1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, true, true);
+    if (active) ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
 }
 
 // Offsets of the `count` transforms of a tile starting at batch index b0: off[c] (input),
