@@ -10,6 +10,12 @@ its two data pointers.
   few µs: it reads ``__array_interface__``); the wrapper it would build is built here once and
   reused, which CuPy accepts as is. The bytes a launch passes are the same either way.
 * :func:`pointer`: a device address as a kernel argument (per call).
+* :class:`HostArgs` and :func:`driver_launch`: a launch's arguments at fixed host addresses for
+  the driver's launch call itself (``cuLaunchKernel``/``hipModuleLaunchKernel`` through
+  ``cupy.cuda.driver.launchKernel``, which CuPy's own kernel call ends in). The plan-time values
+  are written once; the per-call pointers and the scale go into their slots before each launch.
+  CuPy's call costs 5-7 µs of host time per launch (it converts and checks every argument), the
+  direct one about 2 (H200 host, `docs/performance.md`).
 
 CuPy's wrapper classes are not public API: :func:`fixed` and :func:`pointer` check once that they
 behave as expected (the bytes behind ``.ptr``) and otherwise hand CuPy the plain values.
@@ -130,3 +136,73 @@ def pointer_factory():
 def pointer(address):
     """A device address as a kernel argument."""
     return pointer_factory()(address)
+
+
+# --------------------------------------------------------------------------------------------
+# arguments for the driver's launch call
+# --------------------------------------------------------------------------------------------
+
+_REAL_CTYPES = {4: ctypes.c_float, 8: ctypes.c_double}
+
+
+def driver_launch():
+    """``cupy.cuda.driver.launchKernel`` (the driver's kernel launch), or None without it."""
+    try:
+        from cupy.cuda import driver
+
+        return driver.launchKernel
+    except Exception:
+        return None
+
+
+class HostArgs:
+    """One launch's arguments at fixed host addresses and the array of their addresses that the
+    driver's launch call takes (it copies the values when the launch is queued).
+
+    Parameters
+    ----------
+    values : sequence
+        Plan-time arguments: NumPy scalars or size-one contiguous NumPy arrays (copied here);
+        ``None`` in the slots filled per call.
+    pointer_slots, scale_slots : sequence of int
+        Slots of the per-call device addresses (8 bytes) and of the scale.
+    scale_bytes : int
+        4 (float) or 8 (double).
+
+    Raises
+    ------
+    TypeError
+        A plan-time value of another kind (the caller then launches through CuPy).
+    """
+
+    def __init__(self, values, pointer_slots, scale_slots, scale_bytes):
+        self._keep = []
+        self.params = (ctypes.c_void_p * max(1, len(values)))()
+        self.pointers = []
+        self.scales = []
+        pointer_slots, scale_slots = set(pointer_slots), set(scale_slots)
+        for i, value in enumerate(values):
+            if i in pointer_slots:
+                slot = ctypes.c_uint64(0)
+                self.pointers.append(slot)
+                address = ctypes.addressof(slot)
+            elif i in scale_slots:
+                slot = _REAL_CTYPES[scale_bytes](0)
+                self.scales.append(slot)
+                address = ctypes.addressof(slot)
+            elif isinstance(value, numpy.generic) and value.dtype.kind in "biuf" or (
+                    isinstance(value, numpy.ndarray) and value.size == 1):
+                slot = numpy.array(value, copy=True, order="C")
+                address = slot.ctypes.data
+            else:
+                raise TypeError(f"kernel argument {i} of type {type(value).__name__} has no fixed host form")
+            self._keep.append(slot)
+            self.params[i] = address
+        self.address = ctypes.addressof(self.params)
+
+    def set(self, pointers, scale):
+        """Write this call's device addresses (in slot order) and scale."""
+        for slot, value in zip(self.pointers, pointers):
+            slot.value = value
+        for slot in self.scales:
+            slot.value = scale

@@ -18,6 +18,7 @@ Methods, by length:
   (chirp multiply, FFT, pointwise product with the transformed chirp filter, inverse FFT, chirp).
 """
 
+import threading
 from dataclasses import dataclass, field
 
 import numpy
@@ -327,6 +328,7 @@ class Schedule:
     launches: list = field(default_factory=list)
     tables: list = field(default_factory=list)   # device arrays the launches point into
     scales: dict = field(default_factory=dict, repr=False, compare=False)  # scale -> kernel argument
+    direct: object = field(default=None, repr=False, compare=False)  # DirectLaunches, False: unusable
 
     def add_work(self, elements):
         self.work.append(int(elements))
@@ -341,14 +343,19 @@ class Schedule:
     def run(self, src_ptr, dst_ptr, scale=1.0):
         """Launch on the current stream; ``src_ptr``/``dst_ptr`` are device addresses. Work
         buffers come from CuPy's pool and go back to it when this returns (stream-ordered)."""
-        dtype = _COMPLEX_DTYPE[self.precision]
-        itemsize = dtype.itemsize
+        itemsize = _COMPLEX_DTYPE[self.precision].itemsize
         bases = {"src": src_ptr, "dst": dst_ptr}
         if self.work:
-            cupy = launch.cupy()
-            buffers = [cupy.empty(max(1, w), dtype) for w in self.work]
+            alloc = launch.cupy().cuda.alloc
+            buffers = [alloc(max(1, w) * itemsize) for w in self.work]
             for i, buf in enumerate(buffers):
-                bases[i] = buf.data.ptr
+                bases[i] = buf.ptr
+        direct = self.direct
+        if direct is None:
+            direct = self._make_direct()
+        if direct and direct.on_current_device():
+            direct.run(bases, itemsize, scale)
+            return
         scale_arg = self.scales.get(scale)
         if scale_arg is None:
             scale_arg = self._scale_arg(scale)
@@ -360,6 +367,54 @@ class Schedule:
             for i in item.scale_slots:
                 args[i] = scale_arg
             item.kernel(item.grid_dims, item.block_dims, tuple(args), shared_mem=item.shared)
+
+    def _make_direct(self):
+        """The launches through the driver's call (:class:`DirectLaunches`) on the current device,
+        or False where that is not possible (no such call, a kernel without a handle, an argument
+        without a fixed host form): then CuPy's kernel call is used."""
+        self.direct = False
+        launch_fn = _kernel_args.driver_launch()
+        if launch_fn is None or not self.launches:
+            return False
+        try:
+            cuda = launch.cupy().cuda
+            device = cuda.runtime.getDevice()
+            entries = []
+            for item in self.launches:
+                values = [None if isinstance(a, (Ref, str)) else a for a in item.args]
+                args = _kernel_args.HostArgs(values, [i for i, _ in item.refs], item.scale_slots,
+                                             _REAL_SCALAR[self.precision]().itemsize)
+                entries.append((int(item.kernel.kernel.ptr), int(item.grid), int(item.block), int(item.shared),
+                                args, tuple(ref for _, ref in item.refs)))
+        except Exception:  # a stand-in kernel, an unusual argument, no device: CuPy's call
+            return False
+        self.direct = DirectLaunches(cuda, device, entries, launch_fn)
+        return self.direct
+
+
+class DirectLaunches:
+    """A schedule's launches as driver calls on one device: each launch's arguments live at fixed
+    host addresses (:class:`rocarray.rocfft._kernel_args.HostArgs`); a call writes its pointers
+    and scale there and queues the kernel on the current stream. A lock keeps concurrent callers
+    of one schedule from interleaving between writing the arguments and queueing."""
+
+    def __init__(self, cuda, device, entries, launch_fn):
+        self.cuda = cuda
+        self.device = device
+        self.entries = entries
+        self.launch_fn = launch_fn
+        self.lock = threading.Lock()
+
+    def on_current_device(self):
+        return self.cuda.runtime.getDevice() == self.device
+
+    def run(self, bases, itemsize, scale):
+        launch_fn = self.launch_fn
+        stream = self.cuda.get_current_stream().ptr
+        with self.lock:
+            for fptr, grid, block, shared, args, refs in self.entries:
+                args.set([bases[ref.buffer] + ref.offset * itemsize for ref in refs], scale)
+                launch_fn(fptr, grid, 1, 1, block, 1, 1, shared, stream, args.address, 0)
 
 
 @dataclass(frozen=True)

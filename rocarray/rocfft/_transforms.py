@@ -270,24 +270,31 @@ def _real_rows(kind, src, dst, axis, h, precision):
 
 
 class _WarmReal:
-    """A 1-D real transform of one input layout on fresh output buffers (a warm call's host path):
-    one schedule from the input to the output, or (``post`` given) a half-length complex schedule
-    into a work row and the untangling pass from there."""
+    """A 1-D real transform of one input layout on a fresh output (a warm call's host path):
+    ``steps`` of ``(schedule, source, destination, scaled)`` over the buffers ``'x'`` (the
+    input), ``'out'`` and, when ``work_bytes`` is given, a work row ``'work'``; the caller's
+    scale goes to the scaled steps."""
 
-    def __init__(self, first, out_shape, dtype, post=None, rows_shape=None):
-        self.first, self.post = first, post
-        self.out_shape, self.dtype, self.rows_shape = out_shape, dtype, rows_shape
+    def __init__(self, out_shape, dtype, steps, work_bytes=None):
+        self.out_shape, self.dtype, self.steps, self.work_bytes = out_shape, dtype, steps, work_bytes
 
     def run(self, x, scale):
         cupy = launch.cupy()
         out = cupy.empty(self.out_shape, self.dtype)
-        if self.post is None:
-            self.first.run(x.data.ptr, out.data.ptr, scale)
-            return out
-        rows = cupy.empty(self.rows_shape, self.dtype)
-        self.first.run(x.data.ptr, rows.data.ptr, 1.0)
-        self.post.run(rows.data.ptr, out.data.ptr, scale)
+        ptrs = {"x": x.data.ptr, "out": out.data.ptr}
+        if self.work_bytes is not None:
+            work = cupy.cuda.alloc(self.work_bytes)
+            ptrs["work"] = work.ptr
+        for schedule, src, dst, scaled in self.steps:
+            schedule.run(ptrs[src], ptrs[dst], scale if scaled else 1.0)
         return out
+
+
+def _remember(fast, make):
+    """Let the layout key ``fast`` find the warm path ``make()`` from now on."""
+    key = fast + ("warm",)
+    plan_cache.get(key, make)
+    plan_cache.alias(fast, key)
 
 
 def r2c(x, axes, *, scale=1.0):
@@ -317,7 +324,7 @@ def r2c(x, axes, *, scale=1.0):
         fused = _real_rows("r2c", pairs, out, axis, n // 2, precision)
         if fused is not None:
             fused.run(pairs.data.ptr, out.data.ptr, last_scale)
-            warm = lambda: _WarmReal(fused, out_shape, ctype)  # noqa: E731
+            warm = lambda: _WarmReal(out_shape, ctype, [(fused, "x", "out", True)])  # noqa: E731
         else:
             # the half-length transform, into rows contiguous along ``axis``, then the untangling
             rows = cupy.empty(_moved_last(pairs.shape, axis), ctype)
@@ -327,11 +334,10 @@ def r2c(x, axes, *, scale=1.0):
             first = plan_cache.peek((pairs.dtype.char, pairs.shape, pairs.strides, rows_view.strides, axis, True,
                                      pairs.data.device_id))
             if first is not None:
-                warm = lambda: _WarmReal(first, out_shape, ctype, post, rows.shape)  # noqa: E731
+                warm = lambda: _WarmReal(out_shape, ctype, [(first, "x", "work", False), (post, "work", "out", True)],
+                                         rows.nbytes)  # noqa: E731
         if fast is not None and warm is not None and pairs.data.ptr == x.data.ptr:  # a view: no copy
-            key = fast + ("warm",)
-            plan_cache.get(key, warm)
-            plan_cache.alias(fast, key)
+            _remember(fast, warm)
     else:
         full = c2c(x.astype(ctype), (axis,), forward=True, scale=last_scale)
         index = [slice(None)] * x.ndim
@@ -369,15 +375,20 @@ def c2r(x, axes, n, *, scale=1.0):
         rows = cupy.empty(_moved_last(x.shape[:axis] + (h,) + x.shape[axis + 1:], axis), x.dtype)
         rows_view = cupy.moveaxis(rows, -1, axis)
         fused = _real_rows("c2r", x, rows_view, axis, h, precision)
+        warm = None
         if fused is not None:
             fused.run(x.data.ptr, rows.data.ptr, scale)
-            if fast is not None and axis == x.ndim - 1:  # the rows are the output: no copy
-                key = fast + ("warm",)
-                plan_cache.get(key, lambda: _WarmReal(fused, out_shape, rtype))
-                plan_cache.alias(fast, key)
+            warm = lambda: _WarmReal(out_shape, rtype, [(fused, "x", "out", True)])  # noqa: E731
         else:
-            _pointwise_real("pre", x, rows, axis, n, precision, 1.0)
+            pre = _pointwise_real("pre", x, rows, axis, n, precision, 1.0)
             transform_axis(rows, rows, rows.ndim - 1, forward=False, scale=scale)
+            inverse = plan_cache.peek((rows.dtype.char, rows.shape, rows.strides, rows.strides, rows.ndim - 1, False,
+                                       rows.data.device_id))
+            if inverse is not None:
+                warm = lambda: _WarmReal(out_shape, rtype, [(pre, "x", "out", False),  # noqa: E731
+                                                            (inverse, "out", "out", True)])
+        if fast is not None and warm is not None and axis == x.ndim - 1:  # the rows are the output
+            _remember(fast, warm)
         real_rows = rows.view(rtype)  # (..., n): interleaved even/odd samples
         out = cupy.moveaxis(real_rows, -1, axis)
         return cupy.ascontiguousarray(out)

@@ -399,6 +399,21 @@ def test_rfft_warm_calls_on_fresh_data_and_offset_views(rng, n, dtype):
     check("rfft", data(rng, (3, n), dtype), axis=1)
 
 
+@pytest.mark.parametrize("n", [2, 6, 64, 1000, 2**16])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_irfft_warm_calls_on_fresh_data_and_views(rng, n, dtype):
+    # a warm 1-D irfft reuses the prepared schedules of its input layout (one launch, or the
+    # folding pass and the in-place inverse on the output): fresh data, every norm, views
+    for _ in range(3):
+        check("irfft", data(rng, (n // 2 + 1,), dtype), n)
+    for norm in ("ortho", "forward", None):
+        check("irfft", data(rng, (2, n // 2 + 1), dtype), n, norm=norm)
+    for _ in range(2):
+        check("irfft", data(rng, (n // 2 + 2,), dtype), n, view=lambda a: a[1:])
+        check("irfft", data(rng, (4, n // 2 + 1), dtype), n, view=lambda a: a[::2])
+    check("irfft", data(rng, (n // 2 + 1, 3), dtype), n, axis=0)
+
+
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, monkeypatch):

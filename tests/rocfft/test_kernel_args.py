@@ -165,3 +165,91 @@ def test_without_usable_cupy_wrappers_the_plain_values_go_to_cupy(monkeypatch):
     assert K.fixed(arr) is arr and K.fixed(value) is value
     ptr = K.pointer(0x7F0000001000)
     assert isinstance(ptr, np.uint64) and int(ptr) == 0x7F0000001000
+
+
+# --------------------------------------------------------------------------------------------
+# the driver's launch call
+# --------------------------------------------------------------------------------------------
+
+class _Cuda:
+    """The parts of ``cupy.cuda`` a direct launch reads: the current device and stream."""
+
+    def __init__(self):
+        self.device = 0
+        self.runtime = type("Runtime", (), {"getDevice": lambda _: self.device})()
+        self.get_current_stream = lambda: type("Stream", (), {"ptr": 0x5150})()
+
+
+def _direct_schedule(monkeypatch, precision, kernel_ptr=0xF00):
+    cuda = _Cuda()
+    monkeypatch.setattr(S.launch, "cupy", lambda: type("Cupy", (), {"cuda": cuda})())
+    calls = []
+
+    def launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        addresses = (ctypes.c_void_p * 7).from_address(params)
+        sizes = [8, 8, 8, 8, 8, K.LAYOUT_BYTES, 4 if precision == "single" else 8]
+        values = [ctypes.string_at(addresses[i], sizes[i]) for i in range(7)]
+        calls.append(((f, gx, gy, gz, bx, by, bz, shared, stream, extra), values))
+
+    monkeypatch.setattr(K, "driver_launch", lambda: launch_kernel)
+    kernel = type("K", (), {"kernel": type("F", (), {"ptr": kernel_ptr})()})()
+    sched = S.Schedule(precision)
+    arr = K.layout(**{name: 3 for name in K.LAYOUT.names})
+    sched.launches.append(S.Launch(kernel, 5, 1024, (S.Ref("src", 2), S.Ref(0, 7), np.uint64(0xABC), np.uint64(0),
+                                                     np.uint64(1), arr, S.SCALE), 128))
+    sched.work.append(16)
+    return sched, calls, cuda, arr
+
+
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_direct_launch_passes_the_bytes_cupy_would(monkeypatch, precision):
+    sched, calls, cuda, arr = _direct_schedule(monkeypatch, precision)
+    allocated = []
+
+    def alloc(nbytes):
+        allocated.append(nbytes)
+        return type("Mem", (), {"ptr": 0x100000 * len(allocated)})()
+
+    cuda.alloc = alloc
+    item = 16 if precision == "double" else 8
+    real = np.float64 if precision == "double" else np.float32
+    sched.run(1 << 24, 1 << 28, 0.1)
+    sched.run((1 << 24) + 64, 1 << 28, 2.5)
+    assert isinstance(sched.direct, S.DirectLaunches) and allocated == [16 * item, 16 * item]
+    (head, first), (_, second) = calls
+    assert head == (0xF00, 5, 1, 1, 128, 1, 1, 1024, 0x5150, 0)
+    assert first[0] == ((1 << 24) + 2 * item).to_bytes(8, "little")
+    assert first[1] == (0x100000 + 7 * item).to_bytes(8, "little")  # the work buffer, shifted
+    assert first[2] == np.uint64(0xABC).tobytes() and first[4] == np.uint64(1).tobytes()
+    assert first[5] == arr.tobytes()
+    assert first[6] == real(0.1).tobytes() and second[6] == real(2.5).tobytes()
+    assert second[0] == ((1 << 24) + 64 + 2 * item).to_bytes(8, "little")
+
+
+def test_direct_launch_falls_back_to_cupy_off_its_device_or_without_a_handle(monkeypatch):
+    sched, calls, cuda, _ = _direct_schedule(monkeypatch, "single")
+    cuda.alloc = lambda nbytes: type("Mem", (), {"ptr": 1 << 30})()
+    through_cupy = []
+    kernel = sched.launches[0].kernel
+    type(kernel).__call__ = lambda self, grid, block, args, shared_mem=0: through_cupy.append(grid)
+    sched.run(1 << 20, 1 << 21)
+    assert len(calls) == 1 and not through_cupy
+    cuda.device = 1  # another device is current: the handle belongs to device 0
+    sched.run(1 << 20, 1 << 21)
+    assert len(calls) == 1 and through_cupy == [(5,)]
+    # a kernel stand-in without a handle never goes direct
+    plain = S.Schedule("single")
+    plain.launches.append(S.Launch(lambda *a, **k: through_cupy.append("plain"), 1, 0, (S.Ref("src"), S.SCALE)))
+    plain.run(1 << 20, 1 << 21)
+    assert plain.direct is False and through_cupy[-1] == "plain"
+
+
+def test_host_args_rejects_values_without_a_fixed_form():
+    with pytest.raises(TypeError):
+        K.HostArgs([object()], [], [], 4)
+    args = K.HostArgs([None, np.int64(-5), None], [0], [2], 8)
+    args.set([0x1234], 0.5)
+    values = (ctypes.c_void_p * 3).from_address(args.address)
+    assert ctypes.string_at(values[0], 8) == (0x1234).to_bytes(8, "little")
+    assert ctypes.string_at(values[1], 8) == np.int64(-5).tobytes()
+    assert ctypes.string_at(values[2], 8) == np.float64(0.5).tobytes()
