@@ -1,7 +1,10 @@
-"""Host-side helpers shared by the level-2 tests (dense and banded): BLAS vector positions, the
-scalars as the kernels receive them, the error scale of a matrix-vector product, and op()."""
+"""Host-side helpers shared by the level-2 tests (dense and banded): BLAS vector positions, a
+poisoned device vector with its host twin, the scalars as the kernels receive them, the error
+scale of a matrix-vector product, and op()."""
 
 import numpy as np
+
+from conftest import assert_close, random_array, to_device, to_host, wide
 
 from rocarray.rocblas import _level2
 
@@ -34,3 +37,35 @@ def error_scale(alpha, op, xs, beta, ys):
 def op(a, trans):
     """op(a) for trans 'N', 'T' or 'C'."""
     return a if trans == "N" else (a.T if trans == "T" else a.conj().T)
+
+
+class Vec:
+    """A device vector buffer for (n, inc) and its host twin; non-BLAS elements are NaN."""
+
+    def __init__(self, rng, n, inc, dtype, fill=None, pad=2):
+        length = (max(n, 1) - 1) * abs(inc) + 1 + pad
+        self.host = np.full(length, np.nan, dtype)
+        pos = blas_index(n, inc)
+        if fill is None:
+            self.host[pos] = random_array(rng, len(pos), dtype)
+        else:
+            self.host[pos] = fill
+        self.dev = to_device(self.host)
+        self.n, self.inc = n, inc
+
+    def values(self):
+        return wide(self.host[blas_index(self.n, self.inc)])
+
+    def check(self, expected, dtype, scale, terms=1):
+        """BLAS elements close to ``expected``; every other element unchanged (NaN stays NaN)."""
+        got = to_host(self.dev)
+        pos = blas_index(self.n, self.inc)
+        rest = np.ones(got.shape, bool)
+        rest[pos] = False
+        np.testing.assert_array_equal(got[rest], self.host[rest], err_msg="elements outside y changed")
+        if self.n > 0:
+            assert not np.isnan(got[pos]).any(), "NaN in y: a poisoned entry was read"
+            assert_close(got[pos], expected, dtype, max(terms, 1), atol_scale=scale)
+
+    def unchanged(self):
+        np.testing.assert_array_equal(to_host(self.dev), self.host)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
-from level2_host import as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
+from level2_host import Vec, as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level2
@@ -41,32 +41,6 @@ def _ids(v):
 # --------------------------------------------------------------------------------------------
 # host references and buffers
 # --------------------------------------------------------------------------------------------
-
-class Vec:
-    """A device vector buffer for (n, inc) plus its host twin; ``fill`` poisons it."""
-
-    def __init__(self, rng, n, inc, dtype, fill=None, pad=2):
-        length = (max(n, 1) - 1) * abs(inc) + 1 + pad
-        self.host = random_array(rng, length, dtype) if fill is None else np.full(length, fill, dtype)
-        self.dev = to_device(self.host)
-        self.n, self.inc = n, inc
-
-    def values(self):
-        return wide(self.host[blas_index(self.n, self.inc)])
-
-    def check(self, expected, dtype, scale, terms=1):
-        """BLAS elements close to ``expected``; every other element unchanged."""
-        got = to_host(self.dev)
-        pos = blas_index(self.n, self.inc)
-        rest = np.ones(got.shape, bool)
-        rest[pos] = False
-        np.testing.assert_array_equal(got[rest], self.host[rest], err_msg="untouched elements changed")
-        if self.n > 0:
-            assert_close(got[pos], expected, dtype, terms, atol_scale=scale)
-
-    def unchanged(self):
-        np.testing.assert_array_equal(to_host(self.dev), self.host)
-
 
 class Mat:
     """A column-major m x n device matrix in a 1-D buffer with leading dimension lda.

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
-from level2_host import as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
+from level2_host import Vec, as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level2_banded
@@ -39,38 +39,6 @@ def _ids(v):
 # --------------------------------------------------------------------------------------------
 # host references and buffers
 # --------------------------------------------------------------------------------------------
-
-class Vec:
-    """A device vector buffer for (n, inc) and its host twin; non-BLAS elements are NaN."""
-
-    def __init__(self, rng, n, inc, dtype, fill=None, pad=2):
-        length = (max(n, 1) - 1) * abs(inc) + 1 + pad
-        self.host = np.full(length, np.nan, dtype)
-        pos = blas_index(n, inc)
-        if fill is None:
-            self.host[pos] = random_array(rng, len(pos), dtype)
-        else:
-            self.host[pos] = fill
-        self.dev = to_device(self.host)
-        self.n, self.inc = n, inc
-
-    def values(self):
-        return wide(self.host[blas_index(self.n, self.inc)])
-
-    def check(self, expected, dtype, scale, terms=1):
-        """BLAS elements close to ``expected``; every other element unchanged (NaN stays NaN)."""
-        got = to_host(self.dev)
-        pos = blas_index(self.n, self.inc)
-        rest = np.ones(got.shape, bool)
-        rest[pos] = False
-        np.testing.assert_array_equal(got[rest], self.host[rest], err_msg="elements outside y changed")
-        if self.n > 0:
-            assert not np.isnan(got[pos]).any(), "NaN in y: a poisoned entry was read"
-            assert_close(got[pos], expected, dtype, max(terms, 1), atol_scale=scale)
-
-    def unchanged(self):
-        np.testing.assert_array_equal(to_host(self.dev), self.host)
-
 
 class Band:
     """Band storage of an m x n matrix with kl sub- and ku super-diagonals at leading dimension

@@ -82,3 +82,18 @@ template <typename R> RA_DEVICE R ra_activation(R x, int act) {
     default: return x;
     }
 }
+
+// One element of a gemm epilogue in float32, rounded once: C(i, j) := act(alpha * v + beta * C(i, j)
+// + bias[i]) inside the M x N matrix (beta == 0: C not read; bias null: none; act: ra_activation's
+// code). T is a 16-bit storage type with ra_traits (the matrix-core kernels' outputs).
+template <typename T>
+RA_DEVICE void ra_gemm_epilogue_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float v,
+                                      float alpha, float beta, const T* __restrict__ bias, int act) {
+    if (i < M && j < N) {
+        T* p = C + i + j * ldc;
+        float r = alpha * v;
+        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*p), r);
+        if (bias != nullptr) r += ra_traits<T>::to_acc(bias[i]);
+        *p = ra_traits<T>::from_acc(ra_activation(r, act));
+    }
+}

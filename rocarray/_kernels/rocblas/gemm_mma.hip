@@ -228,20 +228,6 @@ template <typename T> RA_DEVICE float ra_gemm_mma_to_float(ra_u16 bits) {
     T v; v.bits = bits; return ra_traits<T>::to_acc(v);
 }
 
-// C(i, j) := act(alpha * v + beta * C(i, j) + bias[i]) for one element inside the matrix, in
-// float32, rounded once (beta == 0: C not read; bias null: none; act: ra_activation's code).
-template <typename T>
-RA_DEVICE void ra_gemm_mma_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float v,
-                                 float alpha, float beta, const T* __restrict__ bias, int act) {
-    if (i < M && j < N) {
-        T* p = C + i + j * ldc;
-        float r = alpha * v;
-        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*p), r);
-        if (bias != nullptr) r += ra_traits<T>::to_acc(bias[i]);
-        *p = ra_traits<T>::from_acc(ra_activation(r, act));
-    }
-}
-
 // The shared state of one block's k loop: where the tiles come from and the ring they go to.
 // Stage s of the ring holds the A tile (BM x 32) then the B tile (BN x 32).
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN> struct ra_gemm_mma_ctx {
@@ -322,8 +308,8 @@ RA_DEVICE void ra_gemm_mma_portable(const ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR,
     for (int a = 0; a < 8; ++a)
 #pragma unroll
         for (int b = 0; b < NB; ++b)
-            ra_gemm_mma_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k, beta,
-                                 bias, act);
+            ra_gemm_epilogue_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k, beta,
+                                      bias, act);
 }
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
@@ -423,9 +409,9 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
         for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
             for (int c = 0; c < 4; ++c)
-                ra_gemm_mma_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
-                                     x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta,
-                                     bias, act);
+                ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
+                                          x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta,
+                                          bias, act);
 
 #elif defined(RA_GEMM_MMA_AMD)
     if constexpr (BN != 128) {
@@ -484,9 +470,9 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
             for (int ni = 0; ni < 2; ++ni)
 #pragma unroll
                 for (int c = 0; c < 16; ++c)
-                    ra_gemm_mma_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
-                                         x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta, bias,
-                                         act);
+                    ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
+                                              x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta, bias,
+                                              act);
     }
 
 #else

@@ -217,20 +217,6 @@ struct ra_gemm_wg_tiles {
 };
 #endif  // RA_GEMM_WGMMA
 
-// C(i, j) := act(alpha * v + beta * C(i, j) + bias[i]) inside the matrix, in float32, rounded once
-// (beta == 0: C not read; bias null: none; act: ra_activation's code).
-template <typename T>
-RA_DEVICE void ra_gemm_wg_store(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float v,
-                                float alpha, float beta, const T* __restrict__ bias, int act) {
-    if (i < M && j < N) {
-        T* p = C + i + j * ldc;
-        float r = alpha * v;
-        if (beta != 0.0f) r = ra_fma(beta, ra_traits<T>::to_acc(*p), r);
-        if (bias != nullptr) r += ra_traits<T>::to_acc(bias[i]);
-        *p = ra_traits<T>::from_acc(ra_activation(r, act));
-    }
-}
-
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
 __global__ void __launch_bounds__(RA_GEMM_WG_THREADS, 1)
 ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
@@ -348,8 +334,8 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
             for (int c = 0; c < 4; ++c)
-                ra_gemm_wg_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k,
-                                    beta, bias, act);
+                ra_gemm_epilogue_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k,
+                                          beta, bias, act);
     }
 #endif
 }
@@ -367,7 +353,7 @@ ra_rocblas_gemm_wg_finish(ra_i64 M, ra_i64 N, ra_i64 batch, ra_i64 splits, const
         const float* p = partial + b * splits * mn + ij;
         float sum = 0.0f;
         for (ra_i64 s = 0; s < splits; ++s) sum += p[s * mn];
-        ra_gemm_wg_store<T>(C + b * stride_c, ldc, M, N, i, j, sum, alpha, beta, bias, act);
+        ra_gemm_epilogue_store<T>(C + b * stride_c, ldc, M, N, i, j, sum, alpha, beta, bias, act);
     }
 }
 
