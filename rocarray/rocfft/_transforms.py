@@ -132,6 +132,16 @@ def _device_id(a):
     return a.data.device_id
 
 
+def _sides(src, dst, axis):
+    """``(sizes, src_side, dst_side)`` of the transforms along ``axis`` from ``src`` to ``dst``:
+    the other axes' sizes and each side's strides in elements (whole elements assumed)."""
+    ss, ds = _element_strides(src), _element_strides(dst)
+    others = [d for d in range(src.ndim) if d != axis]
+    sizes = tuple(src.shape[d] for d in others)
+    return (sizes, S.Side(S.Ref("src"), ss[axis], tuple(ss[d] for d in others)),
+            S.Side(S.Ref("dst"), ds[axis], tuple(ds[d] for d in others)))
+
+
 def transform_axis(src, dst, axis, *, forward, scale=1.0):
     """One 1-D complex transform of ``src`` along ``axis`` into ``dst`` (same shape and dtype).
 
@@ -148,13 +158,9 @@ def transform_axis(src, dst, axis, *, forward, scale=1.0):
     if _element_strides(src) is None:
         src = launch.cupy().ascontiguousarray(src)
         fast = None
-    ss, ds = _element_strides(src), _element_strides(dst)
     precision = _PRECISION[src.dtype]
     n = src.shape[axis]
-    others = [d for d in range(src.ndim) if d != axis]
-    sizes = tuple(src.shape[d] for d in others)
-    src_side = S.Side(S.Ref("src"), ss[axis], tuple(ss[d] for d in others))
-    dst_side = S.Side(S.Ref("dst"), ds[axis], tuple(ds[d] for d in others))
+    sizes, src_side, dst_side = _sides(src, dst, axis)
     device_id = _device_id(src)
     key = ("c2c", precision, forward, n, sizes, src_side.stride, src_side.batch_strides,
            dst_side.stride, dst_side.batch_strides, device_id)
@@ -256,11 +262,7 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
 def _real_rows(kind, src, dst, axis, h, precision):
     """The one-launch real-transform schedule (``rocfft._schedule.build_real``) from ``src`` to
     ``dst`` (complex views, rows along ``axis``), or None when its kernel cannot take them."""
-    ss, ds = _element_strides(src), _element_strides(dst)
-    others = [d for d in range(src.ndim) if d != axis]
-    sizes = tuple(src.shape[d] for d in others)
-    src_side = S.Side(S.Ref("src"), ss[axis], tuple(ss[d] for d in others))
-    dst_side = S.Side(S.Ref("dst"), ds[axis], tuple(ds[d] for d in others))
+    sizes, src_side, dst_side = _sides(src, dst, axis)
     device_id = _device_id(src)
     key = ("real-rows", kind, precision, h, sizes, src_side.stride, src_side.batch_strides,
            dst_side.stride, dst_side.batch_strides, device_id)
@@ -370,6 +372,9 @@ def c2r(x, axes, n, *, scale=1.0):
     rest = tuple(axes[:-1])
     if rest:
         x = c2c(x, rest, forward=False)
+    if _element_strides(x) is None:  # strides that are not whole elements: the passes index elements
+        x = cupy.ascontiguousarray(x)
+        fast = None  # a warm call must not take this copy's layout for its input's
     h = n // 2
     if n % 2 == 0:
         rows = cupy.empty(_moved_last(x.shape[:axis] + (h,) + x.shape[axis + 1:], axis), x.dtype)
