@@ -446,3 +446,28 @@ def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, monkeyp
             kinds = sorted(key[1] for key, entry in plan_cache._entries.items()
                            if key[0] == "real-rows" and entry)
             assert set(kinds) == {"c2r", "r2c"}, (n, shape, kinds)
+
+
+@pytest.mark.parametrize("n", [16, 32])
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_short_rows_through_shared_memory(rng, n, dtype, monkeypatch):
+    """Transforms of 16 and 32 points move dense tiles between global and shared memory with
+    consecutive threads on consecutive addresses; partial tiles, several batch dimensions merged
+    into one, stepped and transposed rows (the direct path) must agree. Fresh buffers are
+    poisoned with NaN so an unwritten output shows."""
+    import cupy
+
+    fresh = cupy.empty
+
+    def poisoned(shape, dtype=float, order="C"):
+        a = fresh(shape, dtype, order=order)
+        a.fill(np.nan)
+        return a
+
+    monkeypatch.setattr(cupy, "empty", poisoned)
+    for shape in [(1, n), (37, n), (300, n), (2, 3, n), (4097, n)]:
+        check("fft", data(rng, shape, dtype))
+        check("ifft", data(rng, shape, dtype), norm="ortho")
+    check("fft", data(rng, (74, n), dtype), view=lambda a: a[::2])
+    check("fft", data(rng, (n, 37), dtype), axis=0)
+    check("rfft", data(rng, (37, 2 * n), "float32" if dtype == "complex64" else "float64"))

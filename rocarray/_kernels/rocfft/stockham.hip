@@ -599,9 +599,51 @@ RA_DEVICE void ra_fft2_store(const ra_complex<R>* v, ra_complex<R>* dst, int t, 
     }
 }
 
+// Short transforms (fewer than 4 threads each, n <= 32): a warp's direct loads and stores would
+// touch 8 or more transforms' rows per instruction. When a tile's transforms are consecutive dense
+// rows (one batch dimension of stride n, unit element stride), the whole tile moves between
+// global and shared memory with consecutive threads on consecutive addresses instead.
+template <int LOG_N>
+constexpr bool ra_fft2_short = ra_fft2_plan<LOG_N>::T < 4;
+
+template <int LOG_N>
+RA_DEVICE bool ra_fft2_dense_tile(ra_i64 element_stride, ra_i64 stride0, const ra_fft_layout& L) {
+    return ra_fft2_short<LOG_N> && element_stride == 1 && L.d0 >= L.batch && stride0 == ra_fft2_plan<LOG_N>::N;
+}
+
+// `count` dense rows starting at `src` into the skewed shared rows (all threads of the block).
+template <typename R, int LOG_N>
+RA_DEVICE void ra_fft2_stage_tile(ra_complex<R>* buf, int np, const ra_complex<R>* src, int count) {
+    using plan = ra_fft2_plan<LOG_N>;
+    const int total = count * plan::N;
+    ra_complex<R> v[RA_FFT_E];
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {
+        const int e = threadIdx.x + q * blockDim.x;
+        if (e < total) v[q] = src[e];
+    }
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {
+        const int e = threadIdx.x + q * blockDim.x;
+        if (e < total) buf[(e >> LOG_N) * np + ra_fft_skew(e & (plan::N - 1))] = v[q];
+    }
+}
+
+// The skewed shared rows of `count` transforms, times `scale`, to dense rows at `dst`.
+template <typename R, int LOG_N>
+RA_DEVICE void ra_fft2_unstage_tile(const ra_complex<R>* buf, int np, ra_complex<R>* dst, int count, R scale) {
+    using plan = ra_fft2_plan<LOG_N>;
+    const int total = count * plan::N;
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {
+        const int e = threadIdx.x + q * blockDim.x;
+        if (e < total) dst[e] = scale * buf[(e >> LOG_N) * np + ra_fft_skew(e & (plan::N - 1))];
+    }
+}
+
 // Unit-stride rows on both sides (or a single transform): one tile of `per_block` transforms per
 // block; the first pass reads global memory straight into registers and the last writes it from
-// registers.
+// registers (short transforms of dense tiles go through shared memory, see ra_fft2_short).
 template <typename R, int DIR, int LOG_N>
 __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stockham_pow2_rows(RA_FFT_ARGS) {
     using plan = ra_fft2_plan<LOG_N>;
@@ -615,13 +657,37 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     const int t = threadIdx.x & (plan::T - 1);
     const bool active = c < blk.count;
     ra_complex<R> v[RA_FFT_E];
+    const ra_complex<R> no_twiddles[1] = {};
+    if constexpr (ra_fft2_short<LOG_N>) {
+        const bool stage_in = ra_fft2_dense_tile<LOG_N>(L.isn, L.is0, L);
+        const bool stage_out = ra_fft2_dense_tile<LOG_N>(L.osn, L.os0, L);
+        if (stage_in || stage_out) {
+            if (stage_in) {
+                ra_fft2_stage_tile<R, LOG_N>(buf, np, in + blk.in_off[0], blk.count);
+                __syncthreads();
+                if (active) ra_fft2_read<R, LOG_N, 0>(v, buf + c * np, t);
+            } else if (active) {
+                ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
+            }
+            if (active && L.tw_n != 0) {
+                ra_fft_step_twiddles<R, DIR>(v, blk.tw_mul[c], t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
+            }
+            ra_fft2_run<R, DIR, LOG_N, 0, false>(v, no_twiddles, buf + c * np, tw, t, active, !stage_out, stage_in);
+            if (stage_out) {
+                __syncthreads();  // every transform's outputs are in its shared row
+                ra_fft2_unstage_tile<R, LOG_N>(buf, np, out + blk.out_off[0], blk.count, scale);
+            } else if (active) {
+                ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
+            }
+            return;
+        }
+    }
     if (active) {
         ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
         if (L.tw_n != 0) {
             ra_fft_step_twiddles<R, DIR>(v, blk.tw_mul[c], t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
         }
     }
-    const ra_complex<R> no_twiddles[1] = {};
     ra_fft2_run<R, DIR, LOG_N, 0, false>(v, no_twiddles, buf + c * np, tw, t, active, true, false);
     if (active) ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
 }
@@ -645,9 +711,18 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     const bool active = c < blk.count;
     ra_complex<R>* row = buf + c * np;
     ra_complex<R> v[RA_FFT_E];
-    if (active) ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
     const ra_complex<R> no_twiddles[1] = {};
-    ra_fft2_run<R, -1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, false);
+    bool staged = false;
+    if constexpr (ra_fft2_short<LOG_N>) {
+        staged = ra_fft2_dense_tile<LOG_N>(L.isn, L.is0, L);
+        if (staged) {
+            ra_fft2_stage_tile<R, LOG_N>(buf, np, in + blk.in_off[0], blk.count);
+            __syncthreads();
+            if (active) ra_fft2_read<R, LOG_N, 0>(v, row, t);
+        }
+    }
+    if (!staged && active) ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
+    ra_fft2_run<R, -1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, staged);
     __syncthreads();  // z, the half-length spectrum, is in the row in natural order
     if (active) {
         ra_complex<R>* dst = out + blk.out_off[c];
@@ -711,6 +786,14 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     ra_complex<R> v[RA_FFT_E];
     if (active) ra_fft2_read<R, LOG_N, 0>(v, row, t);
     const ra_complex<R> no_twiddles[1] = {};
+    if constexpr (ra_fft2_short<LOG_N>) {
+        if (ra_fft2_dense_tile<LOG_N>(L.osn, L.os0, L)) {
+            ra_fft2_run<R, 1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, true);
+            __syncthreads();  // every transform's outputs are in its shared row
+            ra_fft2_unstage_tile<R, LOG_N>(buf, np, out + blk.out_off[0], blk.count, scale);
+            return;
+        }
+    }
     ra_fft2_run<R, 1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, true, true);
     if (active) ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
 }
