@@ -599,16 +599,19 @@ RA_DEVICE void ra_fft2_store(const ra_complex<R>* v, ra_complex<R>* dst, int t, 
     }
 }
 
-// Short transforms (fewer than 4 threads each, n <= 32): a warp's direct loads and stores would
-// touch 8 or more transforms' rows per instruction. When a tile's transforms are consecutive dense
-// rows (one batch dimension of stride n, unit element stride), the whole tile moves between
-// global and shared memory with consecutive threads on consecutive addresses instead.
-template <int LOG_N>
-constexpr bool ra_fft2_short = ra_fft2_plan<LOG_N>::T < 4;
+// Short transforms: when the threads of one transform cover less than a 32-byte sector per
+// direct load or store (complex64 n <= 32, complex128 n = 16), a warp instruction touches 16 or
+// 32 rows and uses part of each sector. When a tile's transforms are consecutive dense rows (one
+// batch dimension of stride n, unit element stride), the whole tile moves between global and
+// shared memory with consecutive threads on consecutive addresses instead (H200, 2^22 elements:
+// complex64 n = 16 89 -> 41 us, n = 32 55 -> 48 us; complex128 n = 16 96 -> 69 us, while
+// complex128 n = 32, whose direct accesses fill whole sectors, went 58 -> 78 us and stays direct).
+template <typename R, int LOG_N>
+constexpr bool ra_fft2_short = ra_fft2_plan<LOG_N>::T * (int)sizeof(ra_complex<R>) < 32;
 
-template <int LOG_N>
+template <typename R, int LOG_N>
 RA_DEVICE bool ra_fft2_dense_tile(ra_i64 element_stride, ra_i64 stride0, const ra_fft_layout& L) {
-    return ra_fft2_short<LOG_N> && element_stride == 1 && L.d0 >= L.batch && stride0 == ra_fft2_plan<LOG_N>::N;
+    return ra_fft2_short<R, LOG_N> && element_stride == 1 && L.d0 >= L.batch && stride0 == ra_fft2_plan<LOG_N>::N;
 }
 
 // `count` dense rows starting at `src` into the skewed shared rows (all threads of the block).
@@ -658,9 +661,9 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     const bool active = c < blk.count;
     ra_complex<R> v[RA_FFT_E];
     const ra_complex<R> no_twiddles[1] = {};
-    if constexpr (ra_fft2_short<LOG_N>) {
-        const bool stage_in = ra_fft2_dense_tile<LOG_N>(L.isn, L.is0, L);
-        const bool stage_out = ra_fft2_dense_tile<LOG_N>(L.osn, L.os0, L);
+    if constexpr (ra_fft2_short<R, LOG_N>) {
+        const bool stage_in = ra_fft2_dense_tile<R, LOG_N>(L.isn, L.is0, L);
+        const bool stage_out = ra_fft2_dense_tile<R, LOG_N>(L.osn, L.os0, L);
         if (stage_in || stage_out) {
             if (stage_in) {
                 ra_fft2_stage_tile<R, LOG_N>(buf, np, in + blk.in_off[0], blk.count);
@@ -713,8 +716,8 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     ra_complex<R> v[RA_FFT_E];
     const ra_complex<R> no_twiddles[1] = {};
     bool staged = false;
-    if constexpr (ra_fft2_short<LOG_N>) {
-        staged = ra_fft2_dense_tile<LOG_N>(L.isn, L.is0, L);
+    if constexpr (ra_fft2_short<R, LOG_N>) {
+        staged = ra_fft2_dense_tile<R, LOG_N>(L.isn, L.is0, L);
         if (staged) {
             ra_fft2_stage_tile<R, LOG_N>(buf, np, in + blk.in_off[0], blk.count);
             __syncthreads();
@@ -786,8 +789,8 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     ra_complex<R> v[RA_FFT_E];
     if (active) ra_fft2_read<R, LOG_N, 0>(v, row, t);
     const ra_complex<R> no_twiddles[1] = {};
-    if constexpr (ra_fft2_short<LOG_N>) {
-        if (ra_fft2_dense_tile<LOG_N>(L.osn, L.os0, L)) {
+    if constexpr (ra_fft2_short<R, LOG_N>) {
+        if (ra_fft2_dense_tile<R, LOG_N>(L.osn, L.os0, L)) {
             ra_fft2_run<R, 1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, true);
             __syncthreads();  // every transform's outputs are in its shared row
             ra_fft2_unstage_tile<R, LOG_N>(buf, np, out + blk.out_off[0], blk.count, scale);
