@@ -727,6 +727,45 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     if (!staged && active) ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
     ra_fft2_run<R, -1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, staged);
     __syncthreads();  // z, the half-length spectrum, is in the row in natural order
+    if constexpr (ra_fft2_short<R, LOG_N>) {
+        if (L.osn == 1 && L.d0 >= L.batch && L.os0 == plan::N + 1) {  // dense output rows: staged
+            ra_complex<R> x[RA_FFT_E + 1];  // X[k], X[h-k] for q < 8; X[h/2] (thread 0)
+            if (active) {
+#pragma unroll
+                for (int q = 0; q <= RA_FFT_E / 2; ++q) {
+                    const int k = t + q * plan::T;
+                    if (q < RA_FFT_E / 2 || t == 0) {
+                        const ra_complex<R> zk = row[ra_fft_skew(k)];
+                        const ra_complex<R> zp = row[ra_fft_skew(k == 0 ? 0 : plan::N - k)];
+                        const ra_complex<R> w = tw_hi[k];
+                        x[2 * q] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
+                        if (q < RA_FFT_E / 2) {
+                            x[2 * q + 1] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
+                        }
+                    }
+                }
+            }
+            __syncthreads();  // every read of z is done: the row takes the h + 1 outputs (unskewed)
+            if (active) {
+#pragma unroll
+                for (int q = 0; q <= RA_FFT_E / 2; ++q) {
+                    const int k = t + q * plan::T;
+                    if (q < RA_FFT_E / 2 || t == 0) {
+                        row[k] = x[2 * q];
+                        if (q < RA_FFT_E / 2) row[plan::N - k] = x[2 * q + 1];
+                    }
+                }
+            }
+            __syncthreads();
+            ra_complex<R>* dst = out + blk.out_off[0];
+            const int total = blk.count * (plan::N + 1);
+            for (int e = threadIdx.x; e < total; e += blockDim.x) {
+                const int cc = e / (plan::N + 1);
+                dst[e] = buf[cc * np + (e - cc * (plan::N + 1))];
+            }
+            return;
+        }
+    }
     if (active) {
         ra_complex<R>* dst = out + blk.out_off[c];
         const ra_i64 osn = L.osn;
