@@ -415,16 +415,11 @@ def test_irfft_warm_calls_on_fresh_data_and_views(rng, n, dtype):
 
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, monkeypatch):
-    """rfft/irfft of even lengths 32..8192 along contiguous rows take one kernel each (the
-    half-length FFT with the untangling or folding in shared memory). Fresh buffers are poisoned
-    with NaN so an unwritten output shows; batches fill a block partly (37 rows of 32 points)
-    and step over rows (a stepped view); irfft ignores the imaginary parts of the first and last
-    coefficients, as NumPy does."""
+@pytest.fixture
+def poisoned_empty(monkeypatch):
+    """``cupy.empty`` filling every fresh buffer with NaN (the library's outputs and work buffers
+    included), so that an element a kernel leaves unwritten shows in the comparison."""
     import cupy
-
-    from rocarray.rocfft._transforms import plan_cache
 
     fresh = cupy.empty
 
@@ -434,6 +429,17 @@ def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, monkeyp
         return a
 
     monkeypatch.setattr(cupy, "empty", poisoned)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, poisoned_empty):
+    """rfft/irfft of even lengths 32..8192 along contiguous rows take one kernel each (the
+    half-length FFT with the untangling or folding in shared memory). Fresh buffers are poisoned
+    with NaN so an unwritten output shows; batches fill a block partly (37 rows of 32 points)
+    and step over rows (a stepped view); irfft ignores the imaginary parts of the first and last
+    coefficients, as NumPy does."""
+    from rocarray.rocfft._transforms import plan_cache
+
     ctype = np.result_type(dtype, 1j)
     for log_h in range(4, 13):
         n = 2 << log_h
@@ -450,21 +456,11 @@ def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, monkeyp
 
 @pytest.mark.parametrize("n", [16, 32])
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_short_rows_through_shared_memory(rng, n, dtype, monkeypatch):
+def test_short_rows_through_shared_memory(rng, n, dtype, poisoned_empty):
     """Transforms of 16 and 32 points move dense tiles between global and shared memory with
     consecutive threads on consecutive addresses; partial tiles, several batch dimensions merged
     into one, stepped and transposed rows (the direct path) must agree. Fresh buffers are
     poisoned with NaN so an unwritten output shows."""
-    import cupy
-
-    fresh = cupy.empty
-
-    def poisoned(shape, dtype=float, order="C"):
-        a = fresh(shape, dtype, order=order)
-        a.fill(np.nan)
-        return a
-
-    monkeypatch.setattr(cupy, "empty", poisoned)
     for shape in [(1, n), (37, n), (300, n), (2, 3, n), (4097, n)]:
         check("fft", data(rng, shape, dtype))
         check("ifft", data(rng, shape, dtype), norm="ortho")
