@@ -14,8 +14,8 @@ its two data pointers.
   the driver's launch call itself (``cuLaunchKernel``/``hipModuleLaunchKernel`` through
   ``cupy.cuda.driver.launchKernel``, which CuPy's own kernel call ends in). The plan-time values
   are written once; the per-call pointers and the scale go into their slots before each launch.
-  CuPy's call costs 5-7 µs of host time per launch (it converts and checks every argument), the
-  direct one about 2 (H200 host, `docs/performance.md`).
+  That skips CuPy's per-argument conversion and checks, about 1 µs per launch on top of the
+  driver call's own 2-3.5 µs (H200 hosts, ``docs/performance.md``).
 
 CuPy's wrapper classes are not public API: :func:`fixed` and :func:`pointer` check once that they
 behave as expected (the bytes behind ``.ptr``) and otherwise hand CuPy the plain values.
