@@ -16,6 +16,9 @@ Methods, by length:
   ``W_n^(n1*k2)`` applied as they load, written to stride ``outer``. Every pass is one kernel.
 * any other ``n``: Bluestein's chirp-z algorithm with a smooth convolution length ``m >= 2n-1``
   (chirp multiply, FFT, pointwise product with the transformed chirp filter, inverse FFT, chirp).
+
+:func:`build_real` makes the one-launch schedule of a real transform whose half length is a power
+of two the rows kernel takes (the FFT and the untangling of its spectrum in one block).
 """
 
 import threading
@@ -406,6 +409,7 @@ class DirectLaunches:
         self.lock = threading.Lock()
 
     def on_current_device(self):
+        """Whether the kernel handles belong to the current device."""
         return self.cuda.runtime.getDevice() == self.device
 
     def run(self, bases, itemsize, scale):
