@@ -520,7 +520,6 @@ class _Builder:
             per_block = self.budget.per_block(n, rows, batch_all)
             block = BLOCK
         shared = block_bytes(n, per_block, self.itemsize, variant)
-        radices = _factor.radix_passes(n) if n > 1 else ()
         if pow2:
             tw = self._table(self.tables.pass_twiddles(self.precision, n, self.device_id))
         else:
@@ -528,21 +527,28 @@ class _Builder:
         log_n = n.bit_length() - 1 if pow2 else None
         kernel = stockham_kernel(self.precision, self.forward, self.device_id, variant, log_n)
         launch.allow_shared(kernel, shared)
-        real = _REAL_SCALAR[self.precision]
+        tables, tw_layout = (tw, numpy.uint64(0), numpy.uint64(0)), dict(tw_n=0, tw_split=1, tw_dim=0)
         if twiddle is not None:
             tw_n, tw_dim_index = twiddle
             hi, lo, split = self.tables.split_twiddles(self.precision, tw_n, self.device_id)
-            hi, lo = self._table(hi), self._table(lo)
+            tables = (tw, self._table(hi), self._table(lo))
+            tw_layout = dict(tw_n=tw_n, tw_split=split, tw_dim=tw_dim_index)
+        self._launches(kernel, n, per_block, block, shared, sizes, src, dst, tables, tw_layout,
+                       SCALE if scaled else _REAL_SCALAR[self.precision](1.0), variant == "stockham_pow2")
+
+    def _launches(self, kernel, n, per_block, block, shared, sizes, src, dst, tables, tw_layout, scale, persistent):
+        """The launches of one Stockham-family kernel over the batch ``sizes`` (up to
+        :data:`KERNEL_DIMS` dimensions per launch, the rest looped here): ``tables`` are its three
+        table pointers, ``tw_layout`` the four-step twiddle fields of its layout, ``scale`` its
+        last argument; ``persistent`` blocks stop at one resident wave."""
+        radices = _factor.radix_passes(n) if n > 1 else ()
         for so, do, sz, ss, ds in _host_loop(sizes, src.batch_strides, dst.batch_strides, KERNEL_DIMS):
             sz = tuple(sz) + (1,) * (KERNEL_DIMS - len(sz))
             ss = tuple(ss) + (0,) * (KERNEL_DIMS - len(ss))
             ds = tuple(ds) + (0,) * (KERNEL_DIMS - len(ds))
             batch = int(numpy.prod(sz))
-            tw_ptrs, tw_layout = (numpy.uint64(0), numpy.uint64(0)), dict(tw_n=0, tw_split=1, tw_dim=0)
-            if twiddle is not None:
-                tw_ptrs, tw_layout = (hi, lo), dict(tw_n=tw_n, tw_split=split, tw_dim=tw_dim_index)
             blocks = -(-batch // per_block)
-            if variant == "stockham_pow2":  # persistent blocks: one launch, one resident wave
+            if persistent:
                 blocks = min(blocks, resident_blocks(kernel, block, shared, self.device_id))
             for first in range(0, blocks, MAX_GRID):
                 grid = min(MAX_GRID, blocks - first)
@@ -551,8 +557,7 @@ class _Builder:
                     first_batch=first * per_block, per_block=per_block, d0=sz[0], d1=sz[1],
                     is0=ss[0], is1=ss[1], is2=ss[2], isn=src.stride, os0=ds[0], os1=ds[1], os2=ds[2],
                     osn=dst.stride, **tw_layout)
-                args = (src.ref.shifted(so), dst.ref.shifted(do), tw) + tw_ptrs + (
-                    layout, SCALE if scaled else real(1.0))
+                args = (src.ref.shifted(so), dst.ref.shifted(do)) + tuple(tables) + (layout, scale)
                 self.schedule.launches.append(Launch(kernel, grid, shared, args, block))
 
     def real_rows(self, kind, h, sizes, src, dst):
@@ -569,23 +574,11 @@ class _Builder:
         shared = block_bytes(h, per_block, self.itemsize, "stockham_pow2_rows")
         kernel = real_rows_kernel(kind, self.precision, self.device_id, h.bit_length() - 1)
         launch.allow_shared(kernel, shared)
-        tw = self._table(self.tables.pass_twiddles(self.precision, h, self.device_id))
-        real_tw = self._table(self.tables.twiddles(self.precision, 2 * h, self.device_id))
-        radices = _factor.radix_passes(h)
-        for so, do, sz, s_b, d_b in _host_loop(sizes, ss, ds, KERNEL_DIMS):
-            sz = tuple(sz) + (1,) * (KERNEL_DIMS - len(sz))
-            s_b = tuple(s_b) + (0,) * (KERNEL_DIMS - len(s_b))
-            d_b = tuple(d_b) + (0,) * (KERNEL_DIMS - len(d_b))
-            batch = int(numpy.prod(sz))
-            blocks = -(-batch // per_block)
-            for first in range(0, blocks, MAX_GRID):
-                layout = _kernel_args.layout(
-                    n=h, radices=_factor.pack_radices(radices), passes=len(radices), batch=batch,
-                    first_batch=first * per_block, per_block=per_block, d0=sz[0], d1=sz[1],
-                    is0=s_b[0], is1=s_b[1], is2=s_b[2], isn=src.stride, os0=d_b[0], os1=d_b[1], os2=d_b[2],
-                    osn=dst.stride, tw_n=0, tw_split=1, tw_dim=0)
-                args = (src.ref.shifted(so), dst.ref.shifted(do), tw, real_tw, numpy.uint64(0), layout, SCALE)
-                self.schedule.launches.append(Launch(kernel, min(MAX_GRID, blocks - first), shared, args, block))
+        # the untangling's twiddles W_2h^k ride in the four-step table slot (no four-step twiddle)
+        tables = (self._table(self.tables.pass_twiddles(self.precision, h, self.device_id)),
+                  self._table(self.tables.twiddles(self.precision, 2 * h, self.device_id)), numpy.uint64(0))
+        self._launches(kernel, h, per_block, block, shared, sizes, Side(src.ref, src.stride, ss),
+                       Side(dst.ref, dst.stride, ds), tables, dict(tw_n=0, tw_split=1, tw_dim=0), SCALE, False)
         return True
 
     def four_step(self, n, sizes, src, dst, scaled):
