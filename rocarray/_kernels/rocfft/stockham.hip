@@ -661,6 +661,8 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     const bool active = c < blk.count;
     ra_complex<R> v[RA_FFT_E];
     const ra_complex<R> no_twiddles[1] = {};
+    // the staged path is a separate copy so that longer lengths compile exactly as without it
+    // (one shared path with compile-time-false flags changed their spills: 16 -> 288 bytes)
     if constexpr (ra_fft2_short<R, LOG_N>) {
         const bool stage_in = ra_fft2_dense_tile<R, LOG_N>(L.isn, L.is0, L);
         const bool stage_out = ra_fft2_dense_tile<R, LOG_N>(L.osn, L.os0, L);
@@ -695,6 +697,28 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     if (active) ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
 }
 
+// The untangling of thread t's share of a half-length spectrum z (in `row`, skewed, natural
+// order), times `scale`: x[2q] = X[k] and x[2q+1] = X[h-k] for k = t + q*T, q < 8 (X[h] for k = 0),
+// and x[16] = X[h/2] on thread 0. `tw` holds W_2h^k for k <= h/2.
+template <typename R, int LOG_N>
+RA_DEVICE void ra_fft2_untangle(ra_complex<R>* x, const ra_complex<R>* row, const ra_complex<R>* RA_RESTRICT tw, int t,
+                                R scale) {
+    using plan = ra_fft2_plan<LOG_N>;
+#pragma unroll
+    for (int q = 0; q <= RA_FFT_E / 2; ++q) {
+        const int k = t + q * plan::T;
+        if (q < RA_FFT_E / 2 || t == 0) {
+            const ra_complex<R> zk = row[ra_fft_skew(k)];
+            const ra_complex<R> zp = row[ra_fft_skew(k == 0 ? 0 : plan::N - k)];
+            const ra_complex<R> w = tw[k];
+            x[2 * q] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
+            if (q < RA_FFT_E / 2) {  // k < h/2: the partner h - k
+                x[2 * q + 1] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
+            }
+        }
+    }
+}
+
 // Real-input rows (r2c) of N = 2h real values, h = 2^LOG_N, in one launch: the rows kernel's
 // length-h forward FFT of each row seen as h complex pairs (`in`, element stride isn), then the
 // untangling of its spectrum from shared memory (ra_fft_r2c_output) into h + 1 outputs at `out`
@@ -727,24 +751,10 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     if (!staged && active) ra_fft2_load<R, LOG_N>(v, in + blk.in_off[c], t, L.isn);
     ra_fft2_run<R, -1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, staged);
     __syncthreads();  // z, the half-length spectrum, is in the row in natural order
+    ra_complex<R> x[RA_FFT_E + 1];
+    if (active) ra_fft2_untangle<R, LOG_N>(x, row, tw_hi, t, scale);
     if constexpr (ra_fft2_short<R, LOG_N>) {
         if (L.osn == 1 && L.d0 >= L.batch && L.os0 == plan::N + 1) {  // dense output rows: staged
-            ra_complex<R> x[RA_FFT_E + 1];  // X[k], X[h-k] for q < 8; X[h/2] (thread 0)
-            if (active) {
-#pragma unroll
-                for (int q = 0; q <= RA_FFT_E / 2; ++q) {
-                    const int k = t + q * plan::T;
-                    if (q < RA_FFT_E / 2 || t == 0) {
-                        const ra_complex<R> zk = row[ra_fft_skew(k)];
-                        const ra_complex<R> zp = row[ra_fft_skew(k == 0 ? 0 : plan::N - k)];
-                        const ra_complex<R> w = tw_hi[k];
-                        x[2 * q] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
-                        if (q < RA_FFT_E / 2) {
-                            x[2 * q + 1] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
-                        }
-                    }
-                }
-            }
             __syncthreads();  // every read of z is done: the row takes the h + 1 outputs (unskewed)
             if (active) {
 #pragma unroll
@@ -773,13 +783,8 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
         for (int q = 0; q <= RA_FFT_E / 2; ++q) {
             const int k = t + q * plan::T;
             if (q < RA_FFT_E / 2 || t == 0) {
-                const ra_complex<R> zk = row[ra_fft_skew(k)];
-                const ra_complex<R> zp = row[ra_fft_skew(k == 0 ? 0 : plan::N - k)];
-                const ra_complex<R> w = tw_hi[k];
-                dst[k * osn] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
-                if (q < RA_FFT_E / 2) {  // k < h/2: the partner h - k (X[h] for k = 0)
-                    dst[(plan::N - k) * osn] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
-                }
+                dst[k * osn] = x[2 * q];
+                if (q < RA_FFT_E / 2) dst[(plan::N - k) * osn] = x[2 * q + 1];  // X[h] for k = 0
             }
         }
     }
