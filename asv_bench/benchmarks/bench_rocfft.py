@@ -68,25 +68,27 @@ class RFFT1D(_FFTCase):
 
 
 class RFFTRows(_FFTCase):
-    """4096 real rows of 8192 points (one launch: the half-length transform and the untangling)."""
+    """Real rows: 4096 of 8192 points (one launch: the half-length transform and the untangling)
+    and 256 of 65536 (two: the untangling fused into the last four-step pass)."""
 
-    params = ([8192], ["float32", "float64"])
+    params = ([8192, 65536], ["float32", "float64"])
     function = "rfft"
 
     @staticmethod
     def shape(n):
-        return (4096, n)
+        return ({8192: 4096, 65536: 256}[n], n)
 
 
 class IRFFTRows(_FFTCase):
-    """The inverse: 4096 rows of 4097 Hermitian coefficients to 8192 real points each."""
+    """The inverse: 4096 rows of 4097 Hermitian coefficients to 8192 real points each, and 256
+    rows of 32769 to 65536 (the folding fused into the first four-step pass)."""
 
-    params = ([4097], COMPLEX)
+    params = ([4097, 32769], COMPLEX)
     function = "irfft"
 
     @staticmethod
     def shape(n):
-        return (4096, n)
+        return ({4097: 4096, 32769: 256}[n], n)
 
 
 class FFT2(_FFTCase):

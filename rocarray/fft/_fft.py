@@ -411,9 +411,16 @@ def _prepared(p, shape, dtype):
 
         def library(x):
             return _rocfft.c2c(x, axes, forward=forward, scale=scale)
-    else:
+    elif p.kind == "r2c":  # the arguments _library would work out on every call
+        axes = tuple(st.axis for st in steps[1:]) + (steps[0].axis,)
+
         def library(x):
-            return _library(p, x, steps, scale)
+            return _rocfft.r2c(x, axes, scale=scale)
+    else:
+        axes, n = tuple(st.axis for st in steps), steps[-1].n
+
+        def library(x):
+            return _rocfft.c2r(x, axes, n, scale=scale)
     conj_in, conj_out = p.conj_in, p.conj_out
 
     def run(a):

@@ -155,6 +155,14 @@ def _register_benchmarks():
         cplx = "complex64" if real == "float32" else "complex128"
         _bench(f"irfft_rows_{rows}x{side + 1}_{cplx}", (rows, side + 1), cplx, lambda x: _api().irfft(x),
                lambda x: _cupy().fft.irfft(x), rows_in + rows_out)
+        # rows of 65536 real points: two launches each way (the untangling or folding fused into
+        # a four-step pass)
+        long_rows, long_n = 256, 1 << 16
+        long_in, long_out = long_rows * long_n * item, long_rows * (long_n // 2 + 1) * 2 * item
+        _bench(f"rfft_rows_{long_rows}x{long_n}_{real}", (long_rows, long_n), real, lambda x: _api().rfft(x),
+               lambda x: _cupy().fft.rfft(x), long_in + long_out)
+        _bench(f"irfft_rows_{long_rows}x{long_n // 2 + 1}_{cplx}", (long_rows, long_n // 2 + 1), cplx,
+               lambda x: _api().irfft(x), lambda x: _cupy().fft.irfft(x), long_in + long_out)
 
 
 _register_benchmarks()

@@ -168,6 +168,9 @@ class HostArgs:
         Slots of the per-call device addresses (8 bytes) and of the scale.
     scale_bytes : int
         4 (float) or 8 (double).
+    pointer_addresses : sequence of int, optional
+        Host addresses of 8-byte slots, owned by the caller, to take the device addresses (in
+        slot order) instead of slots of this object's own; :meth:`set` then writes only the scale.
 
     Raises
     ------
@@ -175,14 +178,20 @@ class HostArgs:
         A plan-time value of another kind (the caller then launches through CuPy).
     """
 
-    def __init__(self, values, pointer_slots, scale_slots, scale_bytes):
+    def __init__(self, values, pointer_slots, scale_slots, scale_bytes, pointer_addresses=None):
         self._keep = []
         self.params = (ctypes.c_void_p * max(1, len(values)))()
         self.pointers = []
         self.scales = []
-        pointer_slots, scale_slots = set(pointer_slots), set(scale_slots)
+        external = list(pointer_addresses) if pointer_addresses is not None else None
+        pointer_slots, scale_slots = sorted(pointer_slots), set(scale_slots)
+        if external is not None and len(external) != len(pointer_slots):
+            raise ValueError("one host address per pointer slot")
         for i, value in enumerate(values):
             if i in pointer_slots:
+                if external is not None:
+                    self.params[i] = external[pointer_slots.index(i)]
+                    continue
                 slot = ctypes.c_uint64(0)
                 self.pointers.append(slot)
                 address = ctypes.addressof(slot)

@@ -17,10 +17,13 @@ Methods, by length:
 * any other ``n``: Bluestein's chirp-z algorithm with a smooth convolution length ``m >= 2n-1``
   (chirp multiply, FFT, pointwise product with the transformed chirp filter, inverse FFT, chirp).
 
-:func:`build_real` makes the one-launch schedule of a real transform whose half length is a power
-of two the rows kernel takes (the FFT and the untangling of its spectrum in one block).
+:func:`build_real` makes the schedule of a real transform whose half length is a power of two with
+the untangling of the spectrum (r2c) or the folding of the coefficients (c2r) inside a transform
+kernel: one launch when the rows kernel takes the half length, else the last (r2c) or first (c2r)
+four-step pass.
 """
 
+import ctypes
 import threading
 from dataclasses import dataclass, field
 
@@ -43,6 +46,8 @@ KERNEL_DIMS = 3
 MAX_BLUESTEIN = 1 << 31
 #: Batch dimensions the element-wise Bluestein and real-transform kernels address.
 POINTWISE_DIMS = 2
+#: Alignment of each work buffer inside a schedule's one work allocation (bytes).
+WORK_ALIGN = 256
 
 _REAL = {"single": "float", "double": "double"}
 _COMPLEX_DTYPE = {"single": numpy.dtype(numpy.complex64), "double": numpy.dtype(numpy.complex128)}
@@ -90,6 +95,20 @@ def real_rows_name(kind, precision, log_h):
     return f"ra_rocfft_stockham_pow2_{kind}<{_REAL[precision]}, {int(log_h)}>"
 
 
+#: Longer real transforms (half length ``h = inner * outer``, powers of two above the one-launch
+#: kernels' 4096) fuse the untangling into the last four-step pass (``r2c_last``, rows of
+#: ``inner = 2**8``) or the folding into the first (``c2r_first``, columns of ``outer``); log2 of
+#: the pass lengths they are compiled for.
+REAL_PASS_LOGS = {"r2c_last": (8,), "c2r_first": tuple(range(5, 10))}
+
+
+def real_pass_name(kind, precision, log_n):
+    """Name expression of a fused real-transform pass (:data:`REAL_PASS_LOGS`)."""
+    if log_n not in REAL_PASS_LOGS.get(kind, ()):
+        raise ValueError(f"no {kind} pass of length 2**{log_n}")
+    return f"ra_rocfft_stockham_pow2_{kind}<{_REAL[precision]}, {int(log_n)}>"
+
+
 def pointwise_name(kernel, precision, forward=None):
     if forward is None:
         return f"ra_rocfft_{kernel}<{_REAL[precision]}>"
@@ -105,6 +124,8 @@ def _register():
                 names.extend(stockham_name(precision, forward, variant, log_n) for log_n in POW2_LOGS)
         for kind in REAL_ROWS:
             names.extend(real_rows_name(kind, precision, log_h) for log_h in POW2_LOGS)
+        for kind, logs in REAL_PASS_LOGS.items():
+            names.extend(real_pass_name(kind, precision, log_n) for log_n in logs)
         for kernel in ("twiddles", "chirp", "multiply", "r2c_post", "c2r_pre"):
             names.append(pointwise_name(kernel, precision))
         for kernel in ("chirp_pad", "chirp_filter", "chirp_extract"):
@@ -126,6 +147,10 @@ def stockham_kernel(precision, forward, device_id, variant="stockham", log_n=Non
 
 def real_rows_kernel(kind, precision, device_id, log_h):
     return _stockham_table.get(real_rows_name(kind, precision, log_h), device_id)[0]
+
+
+def real_pass_kernel(kind, precision, device_id, log_n):
+    return _stockham_table.get(real_pass_name(kind, precision, log_n), device_id)[0]
 
 
 def pointwise_kernel(kernel, precision, device_id, forward=None):
@@ -332,10 +357,23 @@ class Schedule:
     tables: list = field(default_factory=list)   # device arrays the launches point into
     scales: dict = field(default_factory=dict, repr=False, compare=False)  # scale -> kernel argument
     direct: object = field(default=None, repr=False, compare=False)  # DirectLaunches, False: unusable
+    work_offsets: tuple = field(default=None, repr=False, compare=False)  # bytes, in one allocation
 
     def add_work(self, elements):
         self.work.append(int(elements))
+        self.work_offsets = None
         return len(self.work) - 1
+
+    def _work_layout(self):
+        """Byte offsets of the work buffers in one allocation (each 256-byte aligned) and the
+        allocation's size."""
+        itemsize = _COMPLEX_DTYPE[self.precision].itemsize
+        offsets, total = [], 0
+        for w in self.work:
+            offsets.append(total)
+            total += -(-max(1, w) * itemsize // WORK_ALIGN) * WORK_ALIGN
+        self.work_offsets = (tuple(offsets), total)
+        return self.work_offsets
 
     def _scale_arg(self, scale):
         if len(self.scales) >= _SCALES_KEPT:
@@ -344,21 +382,22 @@ class Schedule:
         return arg
 
     def run(self, src_ptr, dst_ptr, scale=1.0):
-        """Launch on the current stream; ``src_ptr``/``dst_ptr`` are device addresses. Work
-        buffers come from CuPy's pool and go back to it when this returns (stream-ordered)."""
-        itemsize = _COMPLEX_DTYPE[self.precision].itemsize
+        """Launch on the current stream; ``src_ptr``/``dst_ptr`` are device addresses. The work
+        buffers, one allocation from CuPy's pool, go back to it when this returns
+        (stream-ordered)."""
         bases = {"src": src_ptr, "dst": dst_ptr}
         if self.work:
-            alloc = launch.cupy().cuda.alloc
-            buffers = [alloc(max(1, w) * itemsize) for w in self.work]
-            for i, buf in enumerate(buffers):
-                bases[i] = buf.ptr
+            offsets, total = self.work_offsets or self._work_layout()
+            work = launch.cupy().cuda.alloc(total)  # held until the launches are queued
+            for i, offset in enumerate(offsets):
+                bases[i] = work.ptr + offset
         direct = self.direct
         if direct is None:
             direct = self._make_direct()
         if direct and direct.on_current_device():
-            direct.run(bases, itemsize, scale)
+            direct.run(bases, scale)
             return
+        itemsize = _COMPLEX_DTYPE[self.precision].itemsize
         scale_arg = self.scales.get(scale)
         if scale_arg is None:
             scale_arg = self._scale_arg(scale)
@@ -382,43 +421,57 @@ class Schedule:
         try:
             cuda = launch.cupy().cuda
             device = cuda.runtime.getDevice()
-            entries = []
-            for item in self.launches:
-                values = [None if isinstance(a, (Ref, str)) else a for a in item.args]
-                args = _kernel_args.HostArgs(values, [i for i, _ in item.refs], item.scale_slots,
-                                             _REAL_SCALAR[self.precision]().itemsize)
-                entries.append((int(item.kernel.kernel.ptr), int(item.grid), int(item.block), int(item.shared),
-                                args, tuple(ref for _, ref in item.refs)))
+            self.direct = DirectLaunches(cuda, device, self.launches, launch_fn, _REAL_SCALAR[self.precision]().itemsize,
+                                         _COMPLEX_DTYPE[self.precision].itemsize)
         except Exception:  # a stand-in kernel, an unusual argument, no device: CuPy's call
             return False
-        self.direct = DirectLaunches(cuda, device, entries, launch_fn)
         return self.direct
 
 
 class DirectLaunches:
     """A schedule's launches as driver calls on one device: each launch's arguments live at fixed
-    host addresses (:class:`rocarray.rocfft._kernel_args.HostArgs`); a call writes its pointers
-    and scale there and queues the kernel on the current stream. A lock keeps concurrent callers
-    of one schedule from interleaving between writing the arguments and queueing."""
+    host addresses (:class:`rocarray.rocfft._kernel_args.HostArgs`), the device addresses of all
+    launches in one array of slots; a call writes its pointers and scale there and queues the
+    kernels on the current stream. A lock keeps concurrent callers of one schedule from
+    interleaving between writing the arguments and queueing."""
 
-    def __init__(self, cuda, device, entries, launch_fn):
+    def __init__(self, cuda, device, launches, launch_fn, scale_bytes, itemsize):
         self.cuda = cuda
         self.device = device
-        self.entries = entries
         self.launch_fn = launch_fn
         self.lock = threading.Lock()
+        refs = [ref for item in launches for _, ref in item.refs]
+        #: (buffer, byte offset) of every pointer slot, in slot order
+        self.refs = tuple((ref.buffer, ref.offset * itemsize) for ref in refs)
+        self.pointers = (ctypes.c_uint64 * max(1, len(refs)))()
+        base = ctypes.addressof(self.pointers)
+        self.args, self.scales, self.calls = [], [], []
+        slot = 0
+        for item in launches:
+            values = [None if isinstance(a, (Ref, str)) else a for a in item.args]
+            count = len(item.refs)
+            args = _kernel_args.HostArgs(values, [i for i, _ in item.refs], item.scale_slots, scale_bytes,
+                                         pointer_addresses=[base + 8 * (slot + j) for j in range(count)])
+            slot += count
+            self.args.append(args)
+            self.scales.extend(args.scales)
+            self.calls.append((int(item.kernel.kernel.ptr), int(item.grid), int(item.block), int(item.shared),
+                               args.address))
 
     def on_current_device(self):
         """Whether the kernel handles belong to the current device."""
         return self.cuda.runtime.getDevice() == self.device
 
-    def run(self, bases, itemsize, scale):
+    def run(self, bases, scale):
         launch_fn = self.launch_fn
         stream = self.cuda.get_current_stream().ptr
         with self.lock:
-            for fptr, grid, block, shared, args, refs in self.entries:
-                args.set([bases[ref.buffer] + ref.offset * itemsize for ref in refs], scale)
-                launch_fn(fptr, grid, 1, 1, block, 1, 1, shared, stream, args.address, 0)
+            if self.refs:
+                self.pointers[:] = [bases[buffer] + offset for buffer, offset in self.refs]
+            for slot in self.scales:
+                slot.value = scale
+            for fptr, grid, block, shared, address in self.calls:
+                launch_fn(fptr, grid, 1, 1, block, 1, 1, shared, stream, address, 0)
 
 
 @dataclass(frozen=True)
@@ -581,7 +634,90 @@ class _Builder:
                        Side(dst.ref, dst.stride, ds), tables, dict(tw_n=0, tw_split=1, tw_dim=0), SCALE, False)
         return True
 
-    def four_step(self, n, sizes, src, dst, scaled):
+    def real_passes(self, kind, h, sizes, src, dst):
+        """A real transform of power-of-two half length ``h`` above the one-launch kernels as
+        four-step passes, the untangling fused into the last (``r2c``) or the folding into the
+        first (``c2r``), see :func:`build_real`; False when those kernels cannot take it."""
+        if h & (h - 1) or h <= POW2_MAX:
+            return False
+        sizes, ss, ds = collapse(sizes, src, dst)
+        if len(sizes) > 1:
+            return False
+        rows = int(sizes[0]) if sizes else 1
+        src_row, dst_row = (ss[0], ds[0]) if sizes else (0, 0)
+        hi, lo, split = self.tables.split_twiddles(self.precision, 2 * h, self.device_id)
+        if kind == "r2c":
+            return self._r2c_passes(h, rows, src, src_row, dst, dst_row, (hi, lo, split))
+        return self._c2r_passes(h, rows, src, src_row, dst, dst_row, (hi, lo, split))
+
+    def _real_pass(self, kind, log_n, blocks, block, shared, src_ref, dst_ref, twiddles, scale, **fields):
+        """The launches of one fused real-transform pass over ``blocks`` blocks."""
+        n = 1 << log_n
+        hi, lo, split = twiddles
+        kernel = real_pass_kernel(kind, self.precision, self.device_id, log_n)
+        launch.allow_shared(kernel, shared)
+        tables = (self._table(self.tables.pass_twiddles(self.precision, n, self.device_id)), self._table(hi),
+                  self._table(lo))
+        radices = _factor.radix_passes(n)
+        values = dict(n=n, radices=_factor.pack_radices(radices), passes=len(radices), batch=blocks, is0=0,
+                      is1=0, is2=0, isn=0, os0=0, os1=0, os2=0, osn=0, tw_split=split, tw_dim=0)
+        values.update(fields)  # per_block, d0, d1, tw_n and the strides the kernel reads
+        for first in range(0, blocks, MAX_GRID):
+            layout = _kernel_args.layout(first_batch=first, **values)
+            self.schedule.launches.append(Launch(kernel, min(MAX_GRID, blocks - first), shared,
+                                                 (src_ref, dst_ref) + tables + (layout, scale), block))
+
+    def _r2c_passes(self, h, rows, src, src_row, dst, dst_row, twiddles):
+        log_inner = REAL_PASS_LOGS["r2c_last"][0]
+        inner = 1 << log_inner
+        outer = h // inner
+        team = inner // POW2_ELEMENTS
+        pitch = inner + (inner >> 4) + 1
+        pairs = BLOCK // (2 * team)  # row pairs per block: 2 * pairs teams fill BLOCK threads
+        while pairs > 1 and 2 * pairs * pitch * self.itemsize > self.budget.rows_bytes:
+            pairs //= 2
+        shared = 2 * pairs * pitch * self.itemsize
+        if shared > self.budget.rows_bytes:
+            return False
+        tiles = max(1, -(-(outer // 2) // pairs))
+        # pass 1: the length-outer transforms along n2 (stride inner), for every n1 and row,
+        # into work[n1 + inner*k2 + h*row]
+        work = Ref(self.schedule.add_work(h * rows))
+        self.transform(outer, (inner, rows), Side(src.ref, src.stride * inner, (src.stride, src_row)),
+                       Side(work, inner, (1, h)), scaled=False)
+        self._real_pass("r2c_last", log_inner, rows * tiles, 2 * pairs * team, shared, work, dst.ref, twiddles,
+                        SCALE, per_block=pairs, d0=tiles, d1=outer, is0=inner, is1=h, isn=1, os1=dst_row,
+                        osn=dst.stride, tw_n=2 * h)
+        return True
+
+    def _c2r_passes(self, h, rows, src, src_row, dst, dst_row, twiddles):
+        inner, outer = self.four_step_split(h)
+        log_outer = outer.bit_length() - 1
+        if outer & (outer - 1) or log_outer not in REAL_PASS_LOGS["c2r_first"] or inner > self.budget.inner_limit(h):
+            return False
+        team = outer // POW2_ELEMENTS
+        threads = POW2_WIDE_THREADS if self.itemsize == 8 else BLOCK  # the kernel's launch bound
+        pitch = outer + (outer >> 4) + 1
+        per_block = min(inner, max(1, threads // team))
+        while per_block > 1 and per_block * pitch * self.itemsize > self.budget.strided_bytes:
+            per_block //= 2
+        if per_block * self.itemsize < 32 or per_block * pitch * self.itemsize > self.budget.strided_bytes:
+            return False  # less than a 32-byte run of columns per load
+        tiles = inner // per_block
+        # pass 1: folded columns n1 (the length-outer inverse transforms along n2) into
+        # work[n1 + inner*k2 + h*row]
+        work = Ref(self.schedule.add_work(h * rows))
+        self._real_pass("c2r_first", log_outer, rows * tiles, per_block * team, per_block * pitch * self.itemsize,
+                        src.ref, work, twiddles, _REAL_SCALAR[self.precision](1.0), per_block=per_block,
+                        d0=tiles, d1=inner, is1=src_row, isn=src.stride, os0=1, os1=h, osn=inner, tw_n=2 * h)
+        # pass 2: the length-inner transforms along n1 (fixed k2), twiddled by W_h^(n1*k2), to
+        # k = outer*k1 + k2, times the caller's scale
+        self.pass_with_twiddle(inner, (outer, rows), Side(work, 1, (inner, h)),
+                               Side(dst.ref, dst.stride * outer, (dst.stride, dst_row)), True, h)
+        return True
+
+    def four_step_split(self, n):
+        """``(inner, outer)`` of the four-step split of ``n`` (see :meth:`four_step`)."""
         limit = self.budget.inner_limit(n)
         inner, outer = _factor.four_step_split(n, limit)
         wide = self.budget.wide_limit() if n & (n - 1) == 0 else 0
@@ -589,6 +725,10 @@ class _Builder:
             w_inner, w_outer = _factor.four_step_split(n, wide)
             if _factor.pass_count(w_outer, limit) == _factor.pass_count(outer, limit):
                 inner, outer = w_inner, w_outer
+        return inner, outer
+
+    def four_step(self, n, sizes, src, dst, scaled):
+        inner, outer = self.four_step_split(n)
         sizes = tuple(sizes)
         # Element n1 + inner*n2 of each transform; the work buffer is dense in the order of the
         # source's strides, so that pass 1 keeps the source's unit-stride dimension on both sides.
@@ -688,19 +828,24 @@ def resident_blocks(kernel, block, shared, device_id):
 
 
 def build_real(kind, h, sizes, src, dst, *, precision, device_id, tables):
-    """The one-launch :class:`Schedule` of a real transform of length ``2 h``, or None when its
-    kernel cannot take the problem (``h`` not a power of two in :data:`POW2_LOGS`, a strided side
-    with several transforms, or too little shared memory).
+    """The :class:`Schedule` of a real transform of length ``2 h`` with the untangling (r2c) or
+    folding (c2r) fused into a transform pass, or None when no such kernel takes the problem.
+
+    ``h`` a power of two in :data:`POW2_LOGS`: one launch (rows on both sides, or one transform).
+    Longer powers of two: four-step passes with the untangling in the last pass, or the folding
+    in the first (rows in one batch dimension; the c2r columns pass must fit one kernel).
 
     ``kind='r2c'``: ``src`` holds each real row as ``h`` complex pairs, ``dst`` its ``h + 1``
     outputs. ``kind='c2r'``: ``src`` holds ``h + 1`` Hermitian coefficients per row, ``dst`` the
     ``2 h`` real outputs as ``h`` complex pairs. The caller's scale multiplies the outputs."""
     if kind not in REAL_ROWS:
         raise ValueError(f"real transform kind must be one of {REAL_ROWS}, not {kind!r}")
-    if not is_pow2_length(h):
-        return None
     builder = _Builder(precision, kind == "r2c", device_id, tables)
-    return builder.schedule if builder.real_rows(kind, h, sizes, src, dst) else None
+    if is_pow2_length(h):
+        done = builder.real_rows(kind, h, sizes, src, dst)
+    else:
+        done = builder.real_passes(kind, h, sizes, src, dst)
+    return builder.schedule if done else None
 
 
 def build(n, sizes, src, dst, *, precision, forward, device_id, tables):

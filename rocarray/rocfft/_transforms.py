@@ -259,12 +259,13 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
     return schedule
 
 
-def _real_rows(kind, src, dst, axis, h, precision):
-    """The one-launch real-transform schedule (``rocfft._schedule.build_real``) from ``src`` to
-    ``dst`` (complex views, rows along ``axis``), or None when its kernel cannot take them."""
+def _fused_real(kind, src, dst, axis, h, precision):
+    """The real-transform schedule with the untangling or folding fused into a transform kernel
+    (``rocfft._schedule.build_real``) from ``src`` to ``dst`` (complex views, rows along
+    ``axis``), or None when no such kernel takes them."""
     sizes, src_side, dst_side = _sides(src, dst, axis)
     device_id = _device_id(src)
-    key = ("real-rows", kind, precision, h, sizes, src_side.stride, src_side.batch_strides,
+    key = ("real-fused", kind, precision, h, sizes, src_side.stride, src_side.batch_strides,
            dst_side.stride, dst_side.batch_strides, device_id)
     schedule = plan_cache.get(key, lambda: S.build_real(kind, h, sizes, src_side, dst_side, precision=precision,
                                                         device_id=device_id, tables=tables) or False)
@@ -323,7 +324,7 @@ def r2c(x, axes, *, scale=1.0):
         pairs = _real_pairs(x, axis)
         out = cupy.empty(out_shape, ctype)
         warm = None
-        fused = _real_rows("r2c", pairs, out, axis, n // 2, precision)
+        fused = _fused_real("r2c", pairs, out, axis, n // 2, precision)
         if fused is not None:
             fused.run(pairs.data.ptr, out.data.ptr, last_scale)
             warm = lambda: _WarmReal(out_shape, ctype, [(fused, "x", "out", True)])  # noqa: E731
@@ -379,7 +380,7 @@ def c2r(x, axes, n, *, scale=1.0):
     if n % 2 == 0:
         rows = cupy.empty(_moved_last(x.shape[:axis] + (h,) + x.shape[axis + 1:], axis), x.dtype)
         rows_view = cupy.moveaxis(rows, -1, axis)
-        fused = _real_rows("c2r", x, rows_view, axis, h, precision)
+        fused = _fused_real("c2r", x, rows_view, axis, h, precision)
         warm = None
         if fused is not None:
             fused.run(x.data.ptr, rows.data.ptr, scale)

@@ -450,8 +450,32 @@ def test_one_launch_real_rows_every_power_of_two_half_length(rng, dtype, poisone
             spectrum = data(rng, shape[:-1] + (n // 2 + 1,), ctype)
             check("irfft", spectrum, n)
             kinds = sorted(key[1] for key, entry in plan_cache._entries.items()
-                           if key[0] == "real-rows" and entry)
+                           if key[0] == "real-fused" and entry)
             assert set(kinds) == {"c2r", "r2c"}, (n, shape, kinds)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_real_passes_above_the_one_launch_lengths(rng, dtype, poisoned_empty):
+    """rfft/irfft of power-of-two lengths 2^14 .. 2^20 fuse the untangling into the last
+    four-step pass (row pairs k2, outer - k2 in one block; k2 = 0 and outer/2 pair with
+    themselves) and the folding into the first (up to 2^19 points on the H200): single rows,
+    batches, stepped rows, the transformed axis first, every norm. Outputs are poisoned with
+    NaN so an unwritten element shows."""
+    from rocarray.rocfft._transforms import plan_cache
+
+    ctype = np.result_type(dtype, 1j)
+    for log_n in range(14, 21):
+        n = 1 << log_n
+        plan_cache.clear()
+        for shape, kwargs in [((n,), {}), ((3, n), {"norm": "ortho"}), ((n, 2), {"axis": 0, "norm": "forward"})]:
+            check("rfft", data(rng, shape, dtype), **kwargs)
+            spectrum_shape = list(shape)
+            spectrum_shape[kwargs.get("axis", -1)] = n // 2 + 1
+            check("irfft", data(rng, tuple(spectrum_shape), ctype), n, **kwargs)
+        check("rfft", data(rng, (4, n), dtype), view=lambda a: a[::2])
+        check("irfft", data(rng, (4, n // 2 + 1), ctype), n, view=lambda a: a[::2])
+        kinds = {key[1] for key, entry in plan_cache._entries.items() if key[0] == "real-fused" and entry}
+        assert kinds == ({"r2c", "c2r"} if log_n <= 19 else {"r2c"}), (n, kinds)
 
 
 @pytest.mark.parametrize("n", [16, 32])

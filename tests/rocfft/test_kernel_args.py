@@ -215,7 +215,7 @@ def test_direct_launch_passes_the_bytes_cupy_would(monkeypatch, precision):
     real = np.float64 if precision == "double" else np.float32
     sched.run(1 << 24, 1 << 28, 0.1)
     sched.run((1 << 24) + 64, 1 << 28, 2.5)
-    assert isinstance(sched.direct, S.DirectLaunches) and allocated == [16 * item, 16 * item]
+    assert isinstance(sched.direct, S.DirectLaunches) and allocated == [256, 256]  # one aligned allocation
     (head, first), (_, second) = calls
     assert head == (0xF00, 5, 1, 1, 128, 1, 1, 1024, 0x5150, 0)
     assert first[0] == ((1 << 24) + 2 * item).to_bytes(8, "little")
@@ -242,6 +242,34 @@ def test_direct_launch_falls_back_to_cupy_off_its_device_or_without_a_handle(mon
     plain.launches.append(S.Launch(lambda *a, **k: through_cupy.append("plain"), 1, 0, (S.Ref("src"), S.SCALE)))
     plain.run(1 << 20, 1 << 21)
     assert plain.direct is False and through_cupy[-1] == "plain"
+
+
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_work_buffers_share_one_aligned_allocation(monkeypatch, precision):
+    sched, calls, cuda, arr = _direct_schedule(monkeypatch, precision)
+    item = 16 if precision == "double" else 8
+    sched.work[:] = []
+    for elements in (16, 0, 1000):  # the middle buffer is empty: it still gets its own slot
+        sched.add_work(elements)
+    second = S.Launch(sched.launches[0].kernel, 1, 0, (S.Ref(2, 3), S.Ref(1), S.Ref("dst", 1), np.uint64(2),
+                                                       np.uint64(3), arr, S.SCALE), 32)
+    sched.launches.append(second)
+    allocated = []
+
+    def alloc(nbytes):
+        allocated.append(nbytes)
+        return type("Mem", (), {"ptr": 0x700000})()
+
+    cuda.alloc = alloc
+    sched.run(1 << 24, 1 << 28, 1.0)
+    offsets, total = sched.work_offsets
+    assert offsets == (0, 256, 512) and allocated == [total] and total >= 512 + 1000 * item
+    assert all(o % S.WORK_ALIGN == 0 for o in offsets)
+    (_, first), (head, values) = calls
+    assert head[4] == 32
+    assert first[1] == (0x700000 + 7 * item).to_bytes(8, "little")
+    pointers = [int.from_bytes(v[:8], "little") for v in values[:3]]
+    assert pointers == [0x700000 + 512 + 3 * item, 0x700000 + 256, (1 << 28) + item]
 
 
 def test_host_args_rejects_values_without_a_fixed_form():

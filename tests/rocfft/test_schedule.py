@@ -308,6 +308,8 @@ class _Tables:
         return _Array()
 
     def split_twiddles(self, precision, n, device_id):
+        if n & (n - 1) == 0:  # powers of two split at a power of two, as the real tables do
+            return _Array(), _Array(), 1 << (n.bit_length() // 2)
         return _Array(), _Array(), max(1, math.isqrt(n))
 
     def chirp(self, precision, n, device_id):
@@ -341,8 +343,13 @@ def offline_build(request, monkeypatch):
         S.real_rows_name(kind, precision, log_h)  # a compiled length
         return kernels.setdefault(kind, _Kernel(kind))
 
+    def real_pass_kernel(kind, precision, device_id, log_n):
+        S.real_pass_name(kind, precision, log_n)  # a compiled length
+        return kernels.setdefault(kind, _Kernel(kind))
+
     monkeypatch.setattr(S, "shared_memory_limit", lambda device_id: limit)
     monkeypatch.setattr(S, "real_rows_kernel", real_rows_kernel)
+    monkeypatch.setattr(S, "real_pass_kernel", real_pass_kernel)
     monkeypatch.setattr(S, "stockham_kernel", stockham_kernel)
     monkeypatch.setattr(S, "pointwise_kernel", pointwise_kernel)
     # persistent-block launches ask the device how many blocks are resident: 132 SMs x 2
@@ -469,14 +476,66 @@ def test_build_real_is_one_launch_of_the_real_rows_kernel(offline_build, kind, h
 
 
 @pytest.mark.parametrize("kind", S.REAL_ROWS)
-@pytest.mark.parametrize("h, layout", [(8, "rows"), (100, "rows"), (2**13, "rows"), (64, "columns")])
+@pytest.mark.parametrize("h, layout", [(8, "rows"), (100, "rows"), (3 * 2**12, "rows"), (64, "columns"),
+                                       (2**13, "two batch dimensions")])
 def test_build_real_declines_what_its_kernel_cannot_take(offline_build, kind, h, layout):
     build, _ = offline_build
     if layout == "rows":
         src, dst = S.Side(S.Ref("src"), 1, (h + 1,)), S.Side(S.Ref("dst"), 1, (h + 1,))
-    else:  # several transforms along a strided axis
+    elif layout == "columns":  # several transforms along a strided axis
         src, dst = S.Side(S.Ref("src"), 3, (1,)), S.Side(S.Ref("dst"), 1, (h + 1,))
+    else:  # rows in two batch dimensions that do not merge
+        src, dst = S.Side(S.Ref("src"), 1, (2 * h + 2, 7 * h)), S.Side(S.Ref("dst"), 1, (h + 1, 3 * h + 3))
+        assert build(h, (3, 2), src, dst, kind=kind) is None
+        return
     assert build(h, (3,), src, dst, kind=kind) is None
+
+
+@pytest.mark.parametrize("kind", S.REAL_ROWS)
+@pytest.mark.parametrize("log_h", [13, 15, 17, 18, 20, 23])
+@pytest.mark.parametrize("rows, strides", [(1, None), (5, "rows"), (3, "columns")])
+def test_build_real_fuses_the_untangling_into_a_four_step_pass(offline_build, kind, log_h, rows, strides):
+    """Powers of two above the one-launch kernels: r2c ends with the fused last pass (rows of 256,
+    row pairs k2 and outer - k2 per block), c2r starts with the fused columns pass when that
+    length has a kernel; one work buffer of the half-length spectrum, the scale applied once."""
+    build, budget = offline_build
+    h = 1 << log_h
+    in_row, out_row = (h, h + 1) if kind == "r2c" else (h + 1, h)
+    if strides == "columns":  # the transformed axis first: rows interleaved element by element
+        src, dst = S.Side(S.Ref("src"), rows, (1,)), S.Side(S.Ref("dst"), rows, (1,))
+    else:
+        src, dst = S.Side(S.Ref("src"), 1, (in_row,)), S.Side(S.Ref("dst"), 1, (out_row,))
+    sched = build(h, (rows,), src, dst, kind=kind)
+    if kind == "c2r":
+        precision = "single" if budget.itemsize == 8 else "double"
+        inner, outer = S._Builder(precision, False, 0, _Tables()).four_step_split(h)
+        if outer.bit_length() - 1 not in S.REAL_PASS_LOGS["c2r_first"]:
+            assert sched is None  # the folding pass would not fit one kernel: three passes instead
+            return
+    assert sched is not None and sched.work[0] == h * rows  # (a long first pass adds its own)
+    names = [item.kernel.name for item in sched.launches]
+    fused = sched.launches[-1] if kind == "r2c" else sched.launches[0]
+    assert fused.kernel.name == ("r2c_last" if kind == "r2c" else "c2r_first")
+    assert names.count(fused.kernel.name) == 1
+    assert len([a for item in sched.launches for a in item.args if a is S.SCALE]) == 1
+    layout = fused.args[5][0]
+    n, per, tiles, other = (int(layout[f]) for f in ("n", "per_block", "d0", "d1"))
+    assert n * other == h and int(layout["tw_n"]) == 2 * h and int(layout["batch"]) == rows * tiles
+    assert fused.grid == rows * tiles and int(layout["first_batch"]) == 0
+    team = n // S.POW2_ELEMENTS
+    if kind == "r2c":
+        assert n == 256 and tiles == -(-(other // 2) // per) and fused.block == 2 * per * team <= S.BLOCK
+        assert fused.shared == 2 * per * (n + n // 16 + 1) * budget.itemsize <= budget.rows_bytes
+        assert fused.args[0] == S.Ref(0) and fused.args[1] == S.Ref("dst") and fused.args[6] is S.SCALE
+        assert int(layout["osn"]) == dst.stride and int(layout["os1"]) == (dst.batch_strides[0] if rows > 1 else 0)
+    else:
+        assert tiles * per == other and per * budget.itemsize >= 32
+        assert fused.block == per * team <= (512 if budget.itemsize == 8 else 256)
+        assert fused.shared == per * (n + n // 16 + 1) * budget.itemsize <= budget.strided_bytes
+        assert fused.args[0] == S.Ref("src") and fused.args[1] == S.Ref(0) and float(fused.args[6]) == 1.0
+        assert int(layout["isn"]) == src.stride and int(layout["is1"]) == (src.batch_strides[0] if rows > 1 else 0)
+    for item in sched.launches:
+        assert 1 <= item.grid <= S.MAX_GRID and 1 <= item.block <= 1024 and item.shared <= budget.limit
 
 
 def test_real_rows_names_and_kinds():

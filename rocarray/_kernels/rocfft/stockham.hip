@@ -845,6 +845,153 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     if (active) ra_fft2_store<R, LOG_N>(v, out + blk.out_off[c], t, L.osn, scale);
 }
 
+// Real transforms longer than the one-launch kernels take (N = 2h real values, h = inner * outer,
+// powers of two): the half-length FFT is a four-step pair of passes (see _schedule.four_step)
+// with the untangling (r2c) fused into the last pass and the folding (c2r) into the first, so
+// the half-length spectrum never makes an extra round trip through global memory. Both kernels
+// index the split twiddle table of W_N (tw_hi, tw_lo, split L.tw_split): the four-step twiddle
+// W_h^m is W_N^(2m). Layout fields: n = this pass's length, batch = blocks of the launch,
+// first_batch = index of its first block, d0 = blocks per batch row, d1 = the other factor of h,
+// is1 / os1 = the batch rows' strides.
+
+// Row k2 of slot s in an r2c block of P pairs (see ra_rocfft_stockham_pow2_r2c_last); `valid`
+// says whether the slot holds a row.
+RA_DEVICE int ra_fft_pair_row(int s, int P, int tile, int outer, bool& valid) {
+    const int a = tile * P + (s < P ? s : s - P);
+    valid = 2 * a < outer;
+    if (s < P) return a;
+    return a == 0 ? outer / 2 : outer - a;
+}
+
+// r2c, the last four-step pass fused with the untangling. Input: the first pass's output, row k2
+// (0 <= k2 < outer) of batch row b at in + k2*is0 + b*is1 (unit element stride), multiplied by
+// W_h^(j*k2) as it loads; its length-inner FFT (inner = 2^LOG_N) gives the half-length spectrum
+// X[outer*k1 + k2]. X[k]'s partner X[h-k] is element inner-1-k1 of row outer-k2 (k2 > 0; k2 = 0
+// and outer/2 pair with themselves, k2 = 0 at element (inner-k1) mod inner), so a block of 2P teams
+// holds P row pairs: slot s < P row a = tile*P + s, slot P + s its partner outer - a (the slot
+// of a = 0 takes the self-paired row outer/2 instead); d0 = outer / (2P) tiles per batch row,
+// d1 = outer. Outputs Y[k] = ra_fft_r2c_output(X[k], conj X[h-k], W_N^k) times `scale` go to
+// out + b*os1 + k*osn, consecutive threads on consecutive slots (runs of P outputs), and Y[h]
+// with Y[0].
+template <typename R, int LOG_N>
+__global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stockham_pow2_r2c_last(RA_FFT_ARGS) {
+    using plan = ra_fft2_plan<LOG_N>;
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int P = L.per_block;
+    const int slots = 2 * P;
+    const int np = ra_fft_pitch(plan::N, slots);
+    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    const ra_i64 block = L.first_batch + blockIdx.x;
+    const ra_i64 b = block / L.d0;
+    const int tile = (int)(block - b * L.d0);
+    const int outer = (int)L.d1;
+    const int s = threadIdx.x >> plan::LOG_T;
+    const int t = threadIdx.x & (plan::T - 1);
+    bool active;
+    const int k2 = ra_fft_pair_row(s, P, tile, outer, active);
+    ra_complex<R>* row = buf + s * np;
+    ra_complex<R> v[RA_FFT_E];
+    if (active) {
+        ra_fft2_load<R, LOG_N>(v, in + (ra_i64)k2 * L.is0 + b * L.is1, t, 1);
+        ra_fft_step_twiddles<R, -1>(v, 2 * (ra_i64)k2, t, plan::T, tw_hi, tw_lo, L.tw_n, L.tw_split);
+    }
+    const ra_complex<R> no_twiddles[1] = {};
+    ra_fft2_run<R, -1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, active, false, false);
+    __syncthreads();  // every slot's spectrum is in its shared row, natural order
+
+    const int log_slots = ra_fft_log2(slots);
+    const int log_split = ra_fft_log2((int)L.tw_split);
+    const int lo_mask = (int)L.tw_split - 1;
+    ra_complex<R>* dst = out + b * L.os1;
+    const ra_i64 osn = L.osn;
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {
+        const int e = threadIdx.x + q * (int)blockDim.x;  // 2P * inner items, 16 per thread
+        const int es = e & (slots - 1);
+        const int k1 = e >> log_slots;
+        bool valid;
+        const int r = ra_fft_pair_row(es, P, tile, outer, valid);
+        if (valid) {
+            const bool self = r == 0 || 2 * r == outer;
+            const int ps = self ? es : (es < P ? es + P : es - P);
+            const int pk1 = r == 0 ? ((plan::N - k1) & (plan::N - 1)) : plan::N - 1 - k1;
+            const ra_complex<R> xk = buf[es * np + ra_fft_skew(k1)];
+            const ra_complex<R> xp = buf[ps * np + ra_fft_skew(pk1)];
+            const int k = outer * k1 + r;
+            const ra_complex<R> w = tw_hi[k >> log_split] * tw_lo[k & lo_mask];
+            dst[(ra_i64)k * osn] = scale * ra_fft_r2c_output<R>(xk, ra_conj(xp), w);
+            if (k == 0) {  // Y[h] = Re X[0] - Im X[0]
+                dst[(ra_i64)outer * plan::N * osn] = scale * ra_fft_r2c_output<R>(xk, ra_conj(xk), ra_make_complex<R>(-1, 0));
+            }
+        }
+    }
+}
+
+// c2r, the first four-step pass fused with the folding. Column n1 (< inner = d1) of the
+// half-length inverse transform gathers z[k] = ra_fft_c2r_input(X[k], conj X[h-k], W_N^-k),
+// k = n1 + inner*j (j < outer = 2^LOG_N), from the Hermitian coefficients of batch row b at
+// in + b*is1 (element stride isn; the imaginary parts of X[0] and X[h] are ignored, as NumPy
+// does); its length-outer inverse FFT goes unscaled to out + b*os1 + n1*os0 + k2*osn (the second
+// pass scales). A block takes `per_block` consecutive columns (d0 = inner / per_block tiles per
+// batch row); loads and stores walk the columns fastest, so X[k], X[h-k] and the outputs move in
+// runs of per_block elements.
+template <typename R, int LOG_N>
+__global__ void __launch_bounds__(ra_fft_strided_threads<R>, 1) ra_rocfft_stockham_pow2_c2r_first(RA_FFT_ARGS) {
+    using plan = ra_fft2_plan<LOG_N>;
+    extern __shared__ ra_c128 ra_fft_smem[];
+    const int per_block = L.per_block;
+    const int log_c = ra_fft_log2(per_block);
+    const int np = ra_fft_pitch(plan::N, per_block);
+    ra_complex<R>* buf = reinterpret_cast<ra_complex<R>*>(ra_fft_smem);
+    const ra_i64 block = L.first_batch + blockIdx.x;
+    const ra_i64 b = block / L.d0;
+    const int n1_0 = (int)(block - b * L.d0) * per_block;
+    const int inner = (int)L.d1;
+    const int h = inner * plan::N;
+    const ra_complex<R>* src = in + b * L.is1;
+    const ra_i64 isn = L.isn;
+    const int log_split = ra_fft_log2((int)L.tw_split);
+    const int lo_mask = (int)L.tw_split - 1;
+    ra_complex<R> a[RA_FFT_E], p[RA_FFT_E];
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {  // per_block * outer elements, 16 per thread
+        const int e = threadIdx.x + q * (int)blockDim.x;
+        const int k = n1_0 + (e & (per_block - 1)) + inner * (e >> log_c);
+        a[q] = src[(ra_i64)k * isn];
+        p[q] = src[(ra_i64)(h - k) * isn];
+    }
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {
+        const int e = threadIdx.x + q * (int)blockDim.x;
+        const int c = e & (per_block - 1);
+        const int j = e >> log_c;
+        const int k = n1_0 + c + inner * j;
+        if (k == 0) {
+            a[q].im = 0;
+            p[q].im = 0;
+        }
+        const ra_complex<R> w = ra_conj(tw_hi[k >> log_split] * tw_lo[k & lo_mask]);
+        buf[c * np + ra_fft_skew(j)] = ra_fft_c2r_input<R>(a[q], ra_conj(p[q]), w);
+    }
+    __syncthreads();  // the folded columns are complete
+    const int c = threadIdx.x >> plan::LOG_T;
+    const int t = threadIdx.x & (plan::T - 1);
+    ra_complex<R>* row = buf + c * np;
+    ra_complex<R> v[RA_FFT_E];
+    ra_fft2_read<R, LOG_N, 0>(v, row, t);
+    const ra_complex<R> no_twiddles[1] = {};
+    ra_fft2_run<R, 1, LOG_N, 0, false>(v, no_twiddles, row, tw, t, true, false, true);
+    __syncthreads();  // every column's transform is in its shared row
+    ra_complex<R>* dst = out + b * L.os1 + n1_0 * L.os0;
+#pragma unroll
+    for (int q = 0; q < RA_FFT_E; ++q) {
+        const int e = threadIdx.x + q * (int)blockDim.x;
+        const int cc = e & (per_block - 1);
+        const int k2 = e >> log_c;
+        dst[cc * L.os0 + (ra_i64)k2 * L.osn] = buf[cc * np + ra_fft_skew(k2)];
+    }
+}
+
 // Offsets of the `count` transforms of a tile starting at batch index b0: off[c] (input),
 // off[per_block + c] (output), off[2 * per_block + c] (four-step twiddle multiplier).
 RA_DEVICE void ra_fft_tile_offsets(ra_i64* off, int per_block, ra_i64 b0, int count, const ra_fft_layout& L) {
