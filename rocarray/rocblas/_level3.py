@@ -440,9 +440,16 @@ def _device_facts(device_id):
     return info.multiprocessors, has_f64_mma(info)
 
 
-def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
-         batch, strides, bias):
-    """Launch one plan (no checks); ``batch`` matrices of the grid's y dimension at a time."""
+def _address(pointer):
+    """The device address of a ``cupy.cuda.MemoryPointer`` (or of an address given as an int)."""
+    return pointer.ptr if hasattr(pointer, "ptr") else int(pointer)
+
+
+def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batch, strides):
+    """The launches of one plan with everything but the call's values worked out: returns
+    ``run(alpha, beta, A, B, C, bias)``, taking the kernel scalars ``alpha``/``beta`` and the
+    device addresses (ints) of A, B, C and the bias (0: none), on the current device. ``batch``
+    matrices go in the grid's y dimension, at most :data:`MAX_GRID_YZ` per launch."""
     tile, splits = plan
     itemsize = numpy.dtype(dtype).itemsize
     kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
@@ -450,26 +457,43 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
     shared = mma_shared_bytes(tile) if tile.mma else simt_shared_bytes(dtype, tile)
     launch.allow_shared(kernel, shared)
     stride_a, stride_b, stride_c = strides
-    bias_ptr = bias if bias is not None else _NULL
-    parts, per, ws = 1, max(k, 1), None
+    parts, per = 1, max(k, 1)
     if splits > 1 and k > 0 and batch == 1:
         per = -(-k // splits)
         per = -(-per // tile[2]) * tile[2]  # whole k tiles per part
         parts = -(-k // per)
-        ws = _workspace(device_id, parts * m * n * itemsize).data
-    for first in range(0, batch, MAX_GRID_YZ):
-        count = min(MAX_GRID_YZ, batch - first)
-        kernel((blocks, count, parts), (BLOCK,),
-               (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha, A + first * stride_a * itemsize,
-                numpy.int64(lda), B + first * stride_b * itemsize, numpy.int64(ldb), beta,
-                C + first * stride_c * itemsize, numpy.int64(ldc), numpy.int32(flag_bits),
-                numpy.int64(stride_a), numpy.int64(stride_b), numpy.int64(stride_c),
-                numpy.int64(per), ws if ws is not None else _NULL, bias_ptr), shared_mem=shared)
+    ws_bytes = parts * m * n * itemsize
+    i64, u64 = numpy.int64, numpy.uint64
+    sizes = (i64(m), i64(n), i64(k))
+    lda_, ldb_, ldc_, flags_ = i64(lda), i64(ldb), i64(ldc), numpy.int32(flag_bits)
+    tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
+    chunks = tuple(((blocks, min(MAX_GRID_YZ, batch - first), parts),
+                    first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
+                   for first in range(0, batch, MAX_GRID_YZ))
+    block = (BLOCK,)
+    finish = None
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
         finish, wave = _kernel(finish_name(dtype), device_id)
-        finish((min(wave, -(-m * n // BLOCK)),), (BLOCK,),
-               (numpy.int64(m), numpy.int64(n), numpy.int32(parts), ws, beta, C, numpy.int64(ldc),
-                numpy.int32(flag_bits), bias_ptr))
+        finish_grid = (min(wave, -(-m * n // BLOCK)),)
+        finish_sizes = (i64(m), i64(n), numpy.int32(parts))
+
+    def run(alpha, beta, A, B, C, bias):
+        ws = u64(_workspace(device_id, ws_bytes).data.ptr) if parts > 1 else _NULL
+        bias = u64(bias)
+        for grid_, off_a, off_b, off_c in chunks:
+            kernel(grid_, block, sizes + (alpha, u64(A + off_a), lda_, u64(B + off_b), ldb_, beta, u64(C + off_c),
+                                          ldc_, flags_) + tail + (ws, bias), shared_mem=shared)
+        if finish is not None:
+            finish(finish_grid, block, finish_sizes + (ws, beta, u64(C), ldc_, flags_, bias))
+    return run
+
+
+def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
+         batch, strides, bias):
+    """Launch one plan (no checks); ``A``, ``B``, ``C``, ``bias`` are device pointers
+    (``x.data``) or addresses, ``bias`` may be None."""
+    run = _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batch, strides)
+    run(alpha, beta, _address(A), _address(B), _address(C), 0 if bias is None else _address(bias))
 
 
 def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits):
@@ -529,12 +553,73 @@ def _launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag
     """gemm launches on checked operands (no checks); ``k == 0``: ``C := beta C`` (+ epilogue).
 
     ``A``, ``B``, ``C`` (and ``bias``) are device pointers (``x.data``); ``batch`` matrices, each
-    ``stride_*`` elements after the previous one, run in the grid's y dimension.
+    ``stride_*`` elements after the previous one, run in the grid's y dimension. Returns the
+    prepared launches (:func:`_prepare_run`'s ``run``) for a repeated call of the same shape.
     """
+    run = _prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_bits, batch,
+                          (stride_a, stride_b, stride_c))
     with _level1._on_device(device_id):
-        plan = choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch)
-        _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits, batch,
-             (stride_a, stride_b, stride_c), bias)
+        run(alpha, beta, _address(A), _address(B), _address(C), 0 if bias is None else _address(bias))
+    return run
+
+
+def _prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_bits, batch=1, strides=(0, 0, 0)):
+    """The plan (:func:`choose_plan`, which may time candidates on A and B) and its launches
+    (:func:`_prepare_run`) for a problem, on the current device. The plan is chosen without the
+    epilogue's bits: candidates are timed without a bias."""
+    with _level1._on_device(device_id):
+        plan = choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb,
+                           flag_bits & (TRANS_A | CONJ_A | TRANS_B | CONJ_B), batch)
+        return _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batch, strides)
+
+
+# --------------------------------------------------------------------------------------------
+# warm calls
+# --------------------------------------------------------------------------------------------
+
+#: A gemm call's signature (:func:`_warm_key`) -> its prepared launches ``run(alpha, beta, A, B,
+#: C, bias)``: a repeated call skips the checks and the launch choice, whose outcome the
+#: signature determines.
+_warm = {}
+_WARM_KEPT = 1024
+#: Host scalar types whose checks depend on the type alone.
+_WARM_SCALARS = frozenset((int, float, complex, numpy.float16, numpy.float32, numpy.float64, numpy.complex64,
+                           numpy.complex128))
+
+
+def _operand_key(X):
+    mem = X.data
+    return (X.dtype, X.shape, X.strides, mem.device_id, mem.ptr % 16)
+
+
+def _warm_key(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bias, activation):
+    """What the checks and the launch choice of a gemm call depend on besides its data
+    addresses and scalar values (types, shapes, strides, devices, 16-byte alignment, whether
+    ``alpha == 0`` and ``beta == 1``, the tuning state), or None for a call the warm path does
+    not take (subclassed arrays, other scalar or size types, unhashable options)."""
+    ndarray = _cupy().ndarray
+    if type(A) is not ndarray or type(B) is not ndarray or type(C) is not ndarray or (
+            bias is not None and type(bias) is not ndarray):
+        return None
+    if type(alpha) not in _WARM_SCALARS or type(beta) not in _WARM_SCALARS:
+        return None
+    if not (type(m) is int and type(n) is int and type(k) is int and type(lda) is int and type(ldb) is int
+            and type(ldc) is int):
+        return None
+    key = (transA, transB, m, n, k, lda, ldb, ldc, type(alpha), type(beta), alpha == 0, beta == 1, _operand_key(A),
+           _operand_key(B), _operand_key(C), None if bias is None else _operand_key(bias), activation,
+           tuning.state_token())
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _remember(key, run):
+    if len(_warm) >= _WARM_KEPT:
+        _warm.clear()
+    _warm[key] = run
 
 
 # --------------------------------------------------------------------------------------------
@@ -608,6 +693,12 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     array([[ 3.,  3.],
            [12., 12.]])
     """
+    key = _warm_key(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bias, activation)
+    if key is not None:
+        run = _warm.get(key)
+        if run is not None:
+            run(alpha, beta, A, B, C, bias)
+            return None
     fn = "gemm"
     transA = option(transA, "transA", fn)
     transB = option(transB, "transB", fn)
@@ -637,14 +728,26 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     scale_only = alpha == 0 or k == 0
     if scale_only and beta == 1 and not epilogue:
         return None
+    k = 0 if scale_only else k
     if dtype in _level3_mma.MMA_DTYPES:
-        _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, 0 if scale_only else k, alpha, A.data, lda,
-                             B.data, ldb, beta, C.data, ldc, bias=None if bias is None else bias.data,
-                             activation=(epilogue >> ACT_SHIFT) & 0xF)
+        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, alpha, A.data, lda, B.data, ldb,
+                                        beta, C.data, ldc, bias=None if bias is None else bias.data,
+                                        activation=(epilogue >> ACT_SHIFT) & 0xF)
+        if key is not None and callable(launches):  # gemm_mma switches devices itself
+            _remember(key, lambda alpha, beta, A, B, C, bias: launches(
+                alpha, beta, A.data.ptr, B.data.ptr, C.data.ptr, 0 if bias is None else bias.data.ptr))
         return None
-    _launch(device, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype), A.data, lda, B.data, ldb,
-            scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype) | epilogue,
-            bias=None if bias is None else bias.data)
+    launches = _launch(device, dtype, m, n, k, scalar_arg(alpha, dtype), A.data, lda, B.data, ldb,
+                       scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype) | epilogue,
+                       bias=None if bias is None else bias.data)
+    if key is not None and callable(launches):
+        scalar = type(scalar_arg(0, dtype))
+
+        def run(alpha, beta, A, B, C, bias):
+            with _level1._on_device(device):
+                launches(scalar(alpha), scalar(beta), A.data.ptr, B.data.ptr, C.data.ptr,
+                         0 if bias is None else bias.data.ptr)
+        _remember(key, run)
     return None
 
 

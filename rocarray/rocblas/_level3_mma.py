@@ -291,50 +291,106 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
 
     Returns
     -------
-    None
+    callable or None
+        The prepared launches (:func:`prepare_gemm_mma`'s ``run``, taking device addresses) for
+        a repeated call with the same sizes, layout and alignment; None when nothing ran or the
+        operands were first copied into padded buffers.
+    """
+    _dtype_name(dtype)  # TypeError first for a dtype the matrix cores do not take
+    if m == 0 or n == 0 or batch == 0:
+        return None
+    launches = prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta, ldc,
+                                batch, stride_a, stride_b, stride_c, bias is not None, activation)
+    bias_address = 0 if bias is None else bias.ptr
+    if launches is not None:
+        launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
+        return launches
+    # sm_90a, operands not 16-byte aligned, a large problem: padded copies for the wgmma kernel
+    from rocarray.rocblas import _level3_wgmma as wg  # here: it imports this module
+
+    transA, transB = _norm_trans(transA), _norm_trans(transB)
+    with _level1._on_device(device_id):
+        (A, lda, stride_a), (B, ldb, stride_b), keep = wg.pack_operands(
+            device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"), batch)
+        launches = prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta,
+                                    ldc, batch, stride_a, stride_b, stride_c, bias is not None, activation,
+                                    packed=True)
+        launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
+        del keep  # the padded copies live until their launches are queued
+    return None
+
+
+def _nothing(alpha, beta, A, B, C, bias):
+    return None
+
+
+def prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, a_address, lda, b_address, ldb, beta, ldc,
+                     batch=1, stride_a=0, stride_b=0, stride_c=0, has_bias=False, activation=0, packed=False):
+    """The launches of :func:`gemm_mma` with everything but the call's values worked out.
+
+    The choice depends on the sizes, the leading dimensions and strides, whether ``alpha == 0``
+    and ``beta == 1``, and the operands' 16-byte alignment (``a_address``, ``b_address``).
+
+    Returns
+    -------
+    callable or None
+        ``run(alpha, beta, A, B, C, bias)`` taking host scalars and device addresses (ints; bias
+        0: none) and launching on ``device_id``; None when the operands first need padded copies
+        (unaligned on sm_90a past :data:`rocarray.rocblas._level3_wgmma.PACK_MIN_FLOPS`), which
+        ``packed=True`` says were made.
     """
     name = _dtype_name(dtype)
     if m == 0 or n == 0 or batch == 0:
-        return None
-    alpha = numpy.float32(alpha)
-    beta = numpy.float32(beta)
+        return _nothing
     if alpha == 0:
         k = 0
     act = numpy.int32(activation)
-    if k == 0 and beta == 1 and bias is None and act == 0:
-        return None
+    if k == 0 and beta == 1 and not has_bias and act == 0:
+        return _nothing
     transA, transB = _norm_trans(transA), _norm_trans(transB)
-    aligned = use_aligned(A.ptr, lda, B.ptr, ldb, k, stride_a, stride_b, batch)
+    aligned = packed or use_aligned(a_address, lda, b_address, ldb, k, stride_a, stride_b, batch)
     from rocarray.rocblas import _level3_wgmma as wg  # here: it imports this module
 
     facts = _device_facts(device_id)
     sm90 = wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
                      sizes=(m, n, k, batch))
-    i64 = numpy.int64
-    with _level1._on_device(device_id):
-        keep = None  # padded copies live until their launch is queued
-        if sm90 and not aligned and 2 * m * n * k * batch >= wg.PACK_MIN_FLOPS:
-            (A, lda, stride_a), (B, ldb, stride_b), keep = wg.pack_operands(
-                device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"), batch)
-            aligned = True
-        if sm90 and aligned:
-            config = wg.choose_config(m, n, batch, multiprocessors=facts["multiprocessors"],
-                                      shared_limit=facts["shared_limit"])
-            if config is not None and wg.run(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B,
-                                             ldb, beta, C, ldc, batch, stride_a, stride_b, stride_c,
-                                             facts["multiprocessors"], bias, act):
-                return None
+    if sm90 and not aligned and 2 * m * n * k * batch >= wg.PACK_MIN_FLOPS:
+        return None
+    fast = None
+    if sm90 and aligned:
+        config = wg.choose_config(m, n, batch, multiprocessors=facts["multiprocessors"],
+                                  shared_limit=facts["shared_limit"])
+        if config is not None:
+            fast = wg.prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a,
+                              stride_b, stride_c, facts["multiprocessors"], act)
+    fallback = []  # the mma.sync launch, worked out when first needed
+
+    def mma_launch():
         tile_n, stages = choose_config(m, n, batch, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
-                                       multiprocessors=facts["multiprocessors"],
-                                       shared_limit=facts["shared_limit"])
+                                       multiprocessors=facts["multiprocessors"], shared_limit=facts["shared_limit"])
         blocks = grid(m, n, batch, tile_n)
-        kname = kernel_name(name, transA, transB, tile_n)
-        kernel, _ = _kernel(kname, device_id)
+        kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
         nbytes = shared_bytes(tile_n, stages)
         launch.allow_shared(kernel, nbytes)
-        kernel(blocks, (BLOCK,),
-               (i64(m), i64(n), i64(k), alpha, A, i64(lda), i64(stride_a), B, i64(ldb), i64(stride_b),
-                beta, C, i64(ldc), i64(stride_c), numpy.int32(aligned), numpy.int32(stages),
-                i64(0) if bias is None else bias, act),
-               shared_mem=nbytes)
-    return None
+        i64, u64 = numpy.int64, numpy.uint64
+        sizes = (i64(m), i64(n), i64(k))
+        a_layout, b_layout, c_layout = (i64(lda), i64(stride_a)), (i64(ldb), i64(stride_b)), (i64(ldc), i64(stride_c))
+        tail = (numpy.int32(aligned), numpy.int32(stages))
+
+        def mma(alpha, beta, A, B, C, bias):
+            kernel(blocks, (BLOCK,), sizes + (alpha, u64(A)) + a_layout + (u64(B),) + b_layout + (beta, u64(C))
+                   + c_layout + tail + (u64(bias), act), shared_mem=nbytes)
+        fallback.append(mma)
+        return mma
+
+    if fast is None:
+        mma_launch()
+    f32 = numpy.float32
+
+    def run(alpha, beta, A, B, C, bias):
+        alpha, beta = f32(alpha), f32(beta)
+        with _level1._on_device(device_id):
+            if fast is not None and fast(alpha, beta, A, B, C, bias):
+                return
+            (fallback[0] if fallback else mma_launch())(alpha, beta, A, B, C, bias)
+    return run

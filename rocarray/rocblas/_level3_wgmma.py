@@ -156,10 +156,55 @@ def pack_operands(device_id, a, b, batch):
     return out[0], out[1], keep
 
 
+def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a, stride_b, stride_c,
+            multiprocessors, act=numpy.int32(0)):
+    """The sm_90a launches (and the split-k finish when k is split) with everything but the
+    call's values worked out: returns ``run(alpha, beta, A, B, C, bias)`` taking float32
+    ``alpha``/``beta`` and the device addresses (ints) of A, B, C and the bias (0: none), on the
+    current device, arguments checked and normalized as
+    :func:`rocarray.rocblas._level3_mma.gemm_mma` does. ``run`` returns ``False`` when the driver
+    refuses a tensor map (nothing was launched: the caller takes the mma kernel)."""
+    from rocarray.rocblas import _tma
+
+    tile_n, stages = config
+    a_kmajor, b_kmajor = transA != "N", transB == "N"
+    kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
+    nbytes = shared_bytes(tile_n, stages)
+    launch.allow_shared(kernel, nbytes)
+    parts, per = splits(m, n, k, batch, tile_n, multiprocessors)
+    i64, u64 = numpy.int64, numpy.uint64
+    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,)
+    sizes = (i64(m), i64(n), i64(k), i64(batch))
+    c_layout = (i64(ldc), i64(stride_c))
+    tail = (numpy.int32(stages), i64(parts), i64(per))
+    partial_size = batch * parts * m * n
+    if parts > 1:
+        finish, _ = _kernel(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
+        total = m * n * batch
+        finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
+        finish_sizes = (i64(m), i64(n), i64(batch), i64(parts))
+    cupy = backend.require_cupy()
+
+    def run(alpha, beta, A, B, C, bias):
+        try:
+            map_a = _tma.operand_map(A, a_kmajor, m, k, lda, stride_a, batch, TILE)
+            map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
+        except _tma.TensorMapError:
+            return False
+        c, bias = u64(C), u64(bias)
+        partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
+        kernel(launch_grid, block, (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
+               + (partial if partial is not None else i64(0), bias, act), shared_mem=nbytes)
+        if partial is not None:
+            finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, act))
+        return True
+    return run
+
+
 def run(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stride_a,
         stride_b, stride_c, multiprocessors, bias=None, act=numpy.int32(0)):
-    """Launch the sm_90a kernel, and the split-k finish when k is split (device current,
-    arguments checked and normalized as :func:`rocarray.rocblas._level3_mma.gemm_mma` does).
+    """Launch the sm_90a kernel, and the split-k finish when k is split (:func:`prepare`; ``A``,
+    ``B``, ``C``, ``bias`` are device pointers, ``bias`` may be None).
 
     Returns
     -------
@@ -167,31 +212,6 @@ def run(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb,
         ``False`` when the driver refuses a tensor map (nothing was launched: the caller takes the
         mma kernel).
     """
-    from rocarray.rocblas import _tma
-
-    tile_n, stages = config
-    a_kmajor, b_kmajor = transA != "N", transB == "N"
-    try:
-        map_a = _tma.operand_map(A.ptr, a_kmajor, m, k, lda, stride_a, batch, TILE)
-        map_b = _tma.operand_map(B.ptr, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
-    except _tma.TensorMapError:
-        return False
-    kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
-    nbytes = shared_bytes(tile_n, stages)
-    launch.allow_shared(kernel, nbytes)
-    parts, per = splits(m, n, k, batch, tile_n, multiprocessors)
-    partial = backend.require_cupy().empty(batch * parts * m * n, numpy.float32) if parts > 1 else None
-    i64 = numpy.int64
-    kernel(grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,),
-           (map_a, map_b, i64(m), i64(n), i64(k), i64(batch), alpha, beta, C, i64(ldc), i64(stride_c),
-            numpy.int32(stages), i64(parts), i64(per), partial if partial is not None else i64(0),
-            i64(0) if bias is None else bias, act),
-           shared_mem=nbytes)
-    if partial is not None:
-        finish, _ = _kernel(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
-        total = m * n * batch
-        finish((max(1, min(-(-total // 256), 16 * int(multiprocessors))),), (256,),
-               (i64(m), i64(n), i64(batch), i64(parts), partial, alpha, beta, C, i64(ldc), i64(stride_c),
-                i64(0) if bias is None else bias, act))
-    return True
-
+    launches = prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a, stride_b,
+                       stride_c, multiprocessors, act)
+    return launches(alpha, beta, A.ptr, B.ptr, C.ptr, 0 if bias is None else bias.ptr)

@@ -644,7 +644,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     _level3_mma.gemm_mma(0, f16, "T", "N", 4096, 4096, 0, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 1.0,
                          _Ptr(0x3000), 4096, bias=bias, activation=2)
     name, grid, block, args, shared = recorder.calls[-1]
-    assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] is bias and args[17] == 2
+    assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] == bias.ptr and args[17] == 2
 
 
 def test_wgmma_source_keeps_ptx_in_the_primitives_block():

@@ -327,6 +327,7 @@ def no_launch(monkeypatch):
         raise AssertionError("a kernel launch was attempted")
 
     monkeypatch.setattr(_level3, "_launch", refuse)
+    monkeypatch.setattr(_level3, "_prepare_launch", refuse)
     monkeypatch.setattr(_level3, "_kernel", refuse)
 
 
@@ -703,3 +704,90 @@ def test_epilogue_argument_errors(no_launch):
         rocblas.gemm("N", "N", 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8, bias=fake((9,), np.float32))
     with pytest.raises(TypeError, match="host"):
         rocblas.gemm("N", "N", 8, 8, 8, 1.0, a, 8, a, 8, 0.0, c, 8, bias=np.zeros(8, np.float32))
+
+
+# --------------------------------------------------------------------------------------------
+# warm calls: a repeated signature skips the checks and the launch choice
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def prepared_launches(monkeypatch):
+    """``_launch`` replaced by a recorder returning a recording ``run`` (the prepared launches),
+    and the device switch by a no-op, so that gemm's warm path runs without a device."""
+    from rocarray.rocblas import _level1
+
+    record = {"launch": [], "run": []}
+
+    def run(alpha, beta, A, B, C, bias):
+        record["run"].append((alpha, beta, A, B, C, bias))
+
+    def launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits, **kw):
+        record["launch"].append((m, n, k, alpha, A.ptr, B.ptr, C.ptr, flag_bits))
+        return run
+
+    class _Same:
+        def __init__(self, device_id):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(_level3, "_launch", launch)
+    monkeypatch.setattr(_level1, "_on_device", _Same)
+    _level3._warm.clear()
+    yield record
+    _level3._warm.clear()
+
+
+@needs_cupy
+def test_a_repeated_gemm_call_takes_its_prepared_launches(prepared_launches):
+    record = prepared_launches
+    A, B, C = fake((100,), np.float32), fake((100,), np.float32, address=1 << 21), fake((100,), np.float32, address=1 << 22)
+    rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    assert len(record["launch"]) == 1 and not record["run"]
+    # new buffers of the same layout, new scalars: no checks, no plan, the prepared launches
+    A2, B2, C2 = (fake((100,), np.float32, address=a) for a in (1 << 23, 1 << 24, 1 << 25))
+    rocblas.gemm("N", "N", 10, 5, 4, 2.5, A2, 10, B2, 4, 0.5, C2, 10)
+    assert len(record["launch"]) == 1
+    alpha, beta, a, b, c, bias = record["run"][-1]
+    assert (a, b, c, bias) == (1 << 23, 1 << 24, 1 << 25, 0)
+    assert alpha.dtype == np.float32 and alpha == 2.5 and beta.dtype == np.float32 and beta == 0.5
+
+
+@needs_cupy
+def test_a_changed_signature_is_checked_again(prepared_launches):
+    record = prepared_launches
+    A, B, C = fake((100,), np.float32), fake((100,), np.float32, address=1 << 21), fake((100,), np.float32, address=1 << 22)
+    rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    short = fake((40,), np.float32, address=1 << 22)
+    with pytest.raises(ValueError, match="needs 50 elements of C"):  # another shape: checked
+        rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, short, 10)
+    with pytest.raises(TypeError, match="complex alpha needs complex data"):  # another scalar type
+        rocblas.gemm("N", "N", 10, 5, 4, 1j, A, 10, B, 4, 0.0, C, 10)
+    odd = fake((100,), np.float32, address=(1 << 23) + 2)
+    with pytest.raises(ValueError, match="not aligned"):  # another alignment
+        rocblas.gemm("N", "N", 10, 5, 4, 1.0, odd, 10, B, 4, 0.0, C, 10)
+    with pytest.raises(TypeError, match="must be an integer"):  # a float size equal to the int one
+        rocblas.gemm("N", "N", 10.0, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    rocblas.gemm("N", "N", 10, 5, 4, 0.0, A, 10, B, 4, 0.0, C, 10)  # alpha == 0: k passed as 0
+    assert record["launch"][-1][2] == 0 and len(record["launch"]) == 2
+    rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10, activation="relu")
+    assert len(record["launch"]) == 3 and record["launch"][-1][-1] & (0xF << _level3.ACT_SHIFT)
+    assert not record["run"]
+
+
+@needs_cupy
+def test_the_prepared_launches_follow_the_tuning_state(prepared_launches, monkeypatch):
+    from rocarray._core import tuning
+
+    record = prepared_launches
+    A, B, C = fake((100,), np.float32), fake((100,), np.float32, address=1 << 21), fake((100,), np.float32, address=1 << 22)
+    rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    assert len(record["launch"]) == 1 and len(record["run"]) == 1
+    monkeypatch.setenv("ROCARRAY_TUNE", "0")  # another tuning mode: the plan may differ
+    rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
+    assert len(record["launch"]) == 2
