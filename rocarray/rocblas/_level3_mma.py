@@ -299,8 +299,16 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     _dtype_name(dtype)  # TypeError first for a dtype the matrix cores do not take
     if m == 0 or n == 0 or batch == 0:
         return None
-    launches = prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta, ldc,
-                                batch, stride_a, stride_b, stride_c, bias is not None, activation)
+    key = (device_id, dtype, transA, transB, m, n, k, alpha == 0, beta == 1, lda, ldb, ldc, batch, stride_a, stride_b,
+           stride_c, bias is not None, activation, A.ptr % CHUNK_BYTES, B.ptr % CHUNK_BYTES)
+    launches = _prepared.get(key)
+    if launches is None:
+        launches = prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta,
+                                    ldc, batch, stride_a, stride_b, stride_c, bias is not None, activation)
+        if launches is not None:
+            if len(_prepared) >= _PREPARED_KEPT:
+                _prepared.clear()
+            _prepared[key] = launches
     bias_address = 0 if bias is None else bias.ptr
     if launches is not None:
         launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
@@ -318,6 +326,12 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
         launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
         del keep  # the padded copies live until their launches are queued
     return None
+
+
+#: gemm_mma's prepared launches by what :func:`prepare_gemm_mma` decides from (the sizes, layout,
+#: ``alpha == 0``, ``beta == 1``, epilogue and the operands' 16-byte alignment), per device.
+_prepared = {}
+_PREPARED_KEPT = 1024
 
 
 def _nothing(alpha, beta, A, B, C, bias):

@@ -24,8 +24,17 @@ import pytest
 from conftest import to_device, to_host
 
 from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level1, _level3_mma, _level3_wgmma
+from rocarray.rocblas import _level1, _level3, _level3_mma, _level3_wgmma
 import rocarray.rocblas as rocblas
+
+
+@pytest.fixture(autouse=True)
+def fresh_prepared_launches(monkeypatch):
+    """Launches prepared by earlier calls (gemm's warm path, gemm_mma's prepared launches) must
+    not stand in for what a test forces (plans, kernels, configurations)."""
+    monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_level3_mma, "_prepared", {})
+
 
 try:
     import cupy
@@ -524,6 +533,7 @@ def recorder(monkeypatch):
     monkeypatch.setattr(_level3_wgmma, "_kernel", rec)
     rec.facts = dict(A100)
     monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: rec.facts)
+    monkeypatch.setattr(_level3_mma, "_prepared", {})  # launches prepared against these stand-ins only
 
     class _Same:
         def __init__(self, device_id):

@@ -29,6 +29,14 @@ except Exception:  # pragma: no cover - CuPy is a test dependency
 
 needs_cupy = pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
 
+
+@pytest.fixture(autouse=True)
+def fresh_prepared_launches(monkeypatch):
+    """Launches prepared by earlier calls (gemm's warm path, gemm_mma's prepared launches) must
+    not stand in for what a test forces (plans, kernels, configurations)."""
+    monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_level3_mma, "_prepared", {})
+
 ALL = ["float32", "float64", "complex64", "complex128"]
 TRANS = [a + b for a, b in itertools.product("NTC", "NTC")]
 
@@ -241,6 +249,7 @@ def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
     plans = list(_every_plan())
     for dtype, plan in plans:
         monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
+        monkeypatch.setattr(_level3, "_warm", {})  # the calls of the previous plan prepared theirs
         for m, n, k, extra in [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0)),
                                (200, 129, 777, (3, 0, 1))]:
             run_gemm(rng, dtype, trans, m, n, k, extra)
@@ -791,3 +800,22 @@ def test_the_prepared_launches_follow_the_tuning_state(prepared_launches, monkey
     monkeypatch.setenv("ROCARRAY_TUNE", "0")  # another tuning mode: the plan may differ
     rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
     assert len(record["launch"]) == 2
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL + ["float16"])
+@pytest.mark.parametrize("m, n, k", [(130, 70, 40), (64, 64, 20000)], ids=["one-launch", "split-k"])
+def test_repeated_calls_take_the_prepared_launches_on_fresh_data(rng, monkeypatch, dtype, m, n, k):
+    # fresh buffers (new addresses) and new scalars each call; only the first call of the
+    # signature is checked and planned, the others run its prepared launches (beta == 0 on a
+    # NaN-poisoned C: C must not be read)
+    cold = []
+    for module, name in ((_level3, "_launch"), (_level3_mma, "gemm_mma")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, **kw: cold.append(1) or _f(*a, **kw))
+    passed = [(_scalar(dtype, alpha, 0.5), _scalar(dtype, beta, -0.25) if beta else 0.0)
+              for alpha, beta in [(1.5, -0.5), (2.0, 0.25), (-0.75, 3.0), (0.5, 0)]]
+    for alpha, beta in passed:
+        run_gemm(rng, dtype, "NT", m, n, k, extra=(1, 0, 2), alpha=alpha, beta=beta, poison=beta == 0)
+    signatures = {(type(alpha), type(beta)) for alpha, beta in passed}  # complex data: beta 0.0 is a float
+    assert len(cold) == len(signatures) == len(_level3._warm), (cold, signatures)
