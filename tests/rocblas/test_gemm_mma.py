@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from conftest import to_device, to_host
+from level3_host import SameDevice
 
 from rocarray._core import compile as _compile, launch
 from rocarray.rocblas import _level1, _level3, _level3_mma, _level3_wgmma
@@ -535,17 +536,7 @@ def recorder(monkeypatch):
     monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: rec.facts)
     monkeypatch.setattr(_level3_mma, "_prepared", {})  # launches prepared against these stand-ins only
 
-    class _Same:
-        def __init__(self, device_id):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
-    monkeypatch.setattr(_level1, "_on_device", _Same)
+    monkeypatch.setattr(_level1, "_on_device", SameDevice)
     return rec
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
-from level3_host import Mat, as_passed, op as _op, scalar as _scalar
+from level3_host import Mat, SameDevice, as_passed, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level3, _level3_mma
@@ -722,7 +722,8 @@ def test_epilogue_argument_errors(no_launch):
 @pytest.fixture
 def prepared_launches(monkeypatch):
     """``_launch`` replaced by a recorder returning a recording ``run`` (the prepared launches),
-    and the device switch by a no-op, so that gemm's warm path runs without a device."""
+    and the device switch by a no-op, so that gemm's warm path runs without a device (each test
+    starts without prepared launches: ``fresh_prepared_launches``)."""
     from rocarray.rocblas import _level1
 
     record = {"launch": [], "run": []}
@@ -734,21 +735,9 @@ def prepared_launches(monkeypatch):
         record["launch"].append((m, n, k, alpha, A.ptr, B.ptr, C.ptr, flag_bits))
         return run
 
-    class _Same:
-        def __init__(self, device_id):
-            pass
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return False
-
     monkeypatch.setattr(_level3, "_launch", launch)
-    monkeypatch.setattr(_level1, "_on_device", _Same)
-    _level3._warm.clear()
-    yield record
-    _level3._warm.clear()
+    monkeypatch.setattr(_level1, "_on_device", SameDevice)
+    return record
 
 
 @needs_cupy
