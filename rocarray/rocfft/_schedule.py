@@ -421,7 +421,8 @@ class Schedule:
         try:
             cuda = launch.cupy().cuda
             device = cuda.runtime.getDevice()
-            self.direct = DirectLaunches(cuda, device, self.launches, launch_fn, _REAL_SCALAR[self.precision]().itemsize,
+            self.direct = DirectLaunches(cuda, device, self.launches, launch_fn,
+                                         _REAL_SCALAR[self.precision]().itemsize,
                                          _COMPLEX_DTYPE[self.precision].itemsize)
         except Exception:  # a stand-in kernel, an unusual argument, no device: CuPy's call
             return False

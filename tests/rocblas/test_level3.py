@@ -743,7 +743,7 @@ def prepared_launches(monkeypatch):
 @needs_cupy
 def test_a_repeated_gemm_call_takes_its_prepared_launches(prepared_launches):
     record = prepared_launches
-    A, B, C = fake((100,), np.float32), fake((100,), np.float32, address=1 << 21), fake((100,), np.float32, address=1 << 22)
+    A, B, C = (fake((100,), np.float32, address=a) for a in (1 << 20, 1 << 21, 1 << 22))
     rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
     assert len(record["launch"]) == 1 and not record["run"]
     # new buffers of the same layout, new scalars: no checks, no plan, the prepared launches
@@ -758,7 +758,7 @@ def test_a_repeated_gemm_call_takes_its_prepared_launches(prepared_launches):
 @needs_cupy
 def test_a_changed_signature_is_checked_again(prepared_launches):
     record = prepared_launches
-    A, B, C = fake((100,), np.float32), fake((100,), np.float32, address=1 << 21), fake((100,), np.float32, address=1 << 22)
+    A, B, C = (fake((100,), np.float32, address=a) for a in (1 << 20, 1 << 21, 1 << 22))
     rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
     short = fake((40,), np.float32, address=1 << 22)
     with pytest.raises(ValueError, match="needs 50 elements of C"):  # another shape: checked
@@ -782,7 +782,7 @@ def test_the_prepared_launches_follow_the_tuning_state(prepared_launches, monkey
     from rocarray._core import tuning
 
     record = prepared_launches
-    A, B, C = fake((100,), np.float32), fake((100,), np.float32, address=1 << 21), fake((100,), np.float32, address=1 << 22)
+    A, B, C = (fake((100,), np.float32, address=a) for a in (1 << 20, 1 << 21, 1 << 22))
     rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
     rocblas.gemm("N", "N", 10, 5, 4, 1.0, A, 10, B, 4, 0.0, C, 10)
     assert len(record["launch"]) == 1 and len(record["run"]) == 1

@@ -921,7 +921,8 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
             const ra_complex<R> w = tw_hi[k >> log_split] * tw_lo[k & lo_mask];
             dst[(ra_i64)k * osn] = scale * ra_fft_r2c_output<R>(xk, ra_conj(xp), w);
             if (k == 0) {  // Y[h] = Re X[0] - Im X[0]
-                dst[(ra_i64)outer * plan::N * osn] = scale * ra_fft_r2c_output<R>(xk, ra_conj(xk), ra_make_complex<R>(-1, 0));
+                const ra_complex<R> minus_one = ra_make_complex<R>(-1, 0);  // W_N^h
+                dst[(ra_i64)outer * plan::N * osn] = scale * ra_fft_r2c_output<R>(xk, ra_conj(xk), minus_one);
             }
         }
     }
