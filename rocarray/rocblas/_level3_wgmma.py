@@ -8,7 +8,7 @@ over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), 
 of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading both
 operands from shared memory) and one producer warp that streams k tiles of 64 through a ring of
 ``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
-by mbarriers (:func:`choose_config`, :func:`shared_bytes`, :func:`run`). One m64n256k16 is
+by mbarriers (:func:`choose_config`, :func:`shared_bytes`, :func:`prepare`). One m64n256k16 is
 524 288 FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense
 16-bit FLOPs per clock against 80 clocks of its 128 bytes per clock of shared reads), so the
 shared reads keep up with the matrix units where ``mma.sync``'s register fragments could not.
@@ -200,18 +200,3 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
         return True
     return run
 
-
-def run(device_id, name, transA, transB, config, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, batch, stride_a,
-        stride_b, stride_c, multiprocessors, bias=None, act=numpy.int32(0)):
-    """Launch the sm_90a kernel, and the split-k finish when k is split (:func:`prepare`; ``A``,
-    ``B``, ``C``, ``bias`` are device pointers, ``bias`` may be None).
-
-    Returns
-    -------
-    bool
-        ``False`` when the driver refuses a tensor map (nothing was launched: the caller takes the
-        mma kernel).
-    """
-    launches = prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a, stride_b,
-                       stride_c, multiprocessors, act)
-    return launches(alpha, beta, A.ptr, B.ptr, C.ptr, 0 if bias is None else bias.ptr)

@@ -187,14 +187,18 @@ def pow2_variant(rows):
     return "stockham_pow2_rows" if rows else "stockham_pow2"
 
 
+def rows_bytes(n, count, itemsize):
+    """Shared memory of ``count`` skewed rows of length ``n`` (``ra_fft_pitch`` in the kernels)."""
+    return count * (n + (n >> 4) + (1 if count > 1 else 0)) * itemsize
+
+
 def block_bytes(n, per_block, itemsize, variant="stockham"):
-    """Dynamic shared memory of one Stockham block: skewed rows (``ra_fft_pitch`` in the
-    kernel) and per-transform offsets; two row buffers except for ``stockham_pow2_rows``, two
-    slots of offsets for ``stockham_pow2`` (it prefetches the next tile)."""
-    pitch = n + (n >> 4) + (1 if per_block > 1 else 0)
+    """Dynamic shared memory of one Stockham block: skewed rows (:func:`rows_bytes`) and
+    per-transform offsets; two row buffers except for ``stockham_pow2_rows``, two slots of
+    offsets for ``stockham_pow2`` (it prefetches the next tile)."""
     buffers = 1 if variant == "stockham_pow2_rows" else 2
     slots = 2 if variant == "stockham_pow2" else 1
-    return buffers * per_block * pitch * itemsize + slots * 3 * 8 * per_block
+    return buffers * rows_bytes(n, per_block, itemsize) + slots * 3 * 8 * per_block
 
 
 @dataclass(frozen=True)
@@ -673,11 +677,10 @@ class _Builder:
         inner = 1 << log_inner
         outer = h // inner
         team = inner // POW2_ELEMENTS
-        pitch = inner + (inner >> 4) + 1
         pairs = BLOCK // (2 * team)  # row pairs per block: 2 * pairs teams fill BLOCK threads
-        while pairs > 1 and 2 * pairs * pitch * self.itemsize > self.budget.rows_bytes:
+        while pairs > 1 and rows_bytes(inner, 2 * pairs, self.itemsize) > self.budget.rows_bytes:
             pairs //= 2
-        shared = 2 * pairs * pitch * self.itemsize
+        shared = rows_bytes(inner, 2 * pairs, self.itemsize)
         if shared > self.budget.rows_bytes:
             return False
         tiles = max(1, -(-(outer // 2) // pairs))
@@ -698,17 +701,17 @@ class _Builder:
             return False
         team = outer // POW2_ELEMENTS
         threads = POW2_WIDE_THREADS if self.itemsize == 8 else BLOCK  # the kernel's launch bound
-        pitch = outer + (outer >> 4) + 1
         per_block = min(inner, max(1, threads // team))
-        while per_block > 1 and per_block * pitch * self.itemsize > self.budget.strided_bytes:
+        while per_block > 1 and rows_bytes(outer, per_block, self.itemsize) > self.budget.strided_bytes:
             per_block //= 2
-        if per_block * self.itemsize < 32 or per_block * pitch * self.itemsize > self.budget.strided_bytes:
+        shared = rows_bytes(outer, per_block, self.itemsize)
+        if per_block * self.itemsize < 32 or shared > self.budget.strided_bytes:
             return False  # less than a 32-byte run of columns per load
         tiles = inner // per_block
         # pass 1: folded columns n1 (the length-outer inverse transforms along n2) into
         # work[n1 + inner*k2 + h*row]
         work = Ref(self.schedule.add_work(h * rows))
-        self._real_pass("c2r_first", log_outer, rows * tiles, per_block * team, per_block * pitch * self.itemsize,
+        self._real_pass("c2r_first", log_outer, rows * tiles, per_block * team, shared,
                         src.ref, work, twiddles, _REAL_SCALAR[self.precision](1.0), per_block=per_block,
                         d0=tiles, d1=inner, is1=src_row, isn=src.stride, os0=1, os1=h, osn=inner, tw_n=2 * h)
         # pass 2: the length-inner transforms along n1 (fixed k2), twiddled by W_h^(n1*k2), to

@@ -59,6 +59,14 @@ RA_DEVICE ra_complex<R> ra_fft_c2r_input(ra_complex<R> a, ra_complex<R> c, ra_co
     return (a + c) + ra_make_complex<R>(-d.im, d.re);
 }
 
+// W_N^k from a split twiddle table of a power-of-two N with a power-of-two split 2^log_split:
+// hi[k >> log_split] * lo[k mod 2^log_split] (rocarray/rocfft/_tables.py, split_twiddles).
+template <typename R>
+RA_DEVICE ra_complex<R> ra_fft_pow2_twiddle(const ra_complex<R>* RA_RESTRICT hi, const ra_complex<R>* RA_RESTRICT lo,
+                                            int k, int log_split) {
+    return hi[k >> log_split] * lo[k & ((1 << log_split) - 1)];
+}
+
 // Real type of a (possibly complex) element type.
 template <typename T> struct ra_real_of { typedef T type; };
 template <typename R> struct ra_real_of<ra_complex<R> > { typedef R type; };

@@ -115,11 +115,11 @@ __global__ void ra_rocfft_r2c_post(const ra_complex<R>* z, ra_complex<R>* out, c
                                    ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn, R scale) {
     const ra_i64 pairs = h / 2 + 1;
     if (ra_fft_one_row(batch, sn, h, split)) {  // a contiguous 1-D row: 32-bit indices, shifts
-        const int n2 = (int)h, log_split = ra_log2_i64(split), lo_mask = (int)split - 1;
+        const int n2 = (int)h, log_split = ra_log2_i64(split);
         for (int k = (int)ra_global_thread_id(); k < (int)pairs; k += (int)ra_grid_threads()) {
             const ra_complex<R> zk = z[k];
             const ra_complex<R> zp = z[k == 0 ? 0 : n2 - k];
-            const ra_complex<R> w = hi[k >> log_split] * lo[k & lo_mask];
+            const ra_complex<R> w = ra_fft_pow2_twiddle<R>(hi, lo, k, log_split);
             out[k] = scale * ra_fft_r2c_output<R>(zk, ra_conj(zp), w);
             if (n2 - k != k) out[n2 - k] = scale * ra_fft_r2c_output<R>(zp, ra_conj(zk), ra_make_complex<R>(-w.re, w.im));
         }
@@ -149,7 +149,7 @@ __global__ void ra_rocfft_c2r_pre(const ra_complex<R>* x, ra_complex<R>* z, cons
                                   ra_i64 d0, ra_i64 s0, ra_i64 s1, ra_i64 sn) {
     const ra_i64 pairs = h / 2 + 1;
     if (ra_fft_one_row(batch, sn, h, split)) {  // a contiguous 1-D row: 32-bit indices, shifts
-        const int n2 = (int)h, log_split = ra_log2_i64(split), lo_mask = (int)split - 1;
+        const int n2 = (int)h, log_split = ra_log2_i64(split);
         for (int k = (int)ra_global_thread_id(); k < (int)pairs; k += (int)ra_grid_threads()) {
             ra_complex<R> a = x[k];
             ra_complex<R> c = x[n2 - k];
@@ -157,7 +157,7 @@ __global__ void ra_rocfft_c2r_pre(const ra_complex<R>* x, ra_complex<R>* z, cons
                 a.im = 0;
                 c.im = 0;
             }
-            const ra_complex<R> w = ra_conj(hi[k >> log_split] * lo[k & lo_mask]);
+            const ra_complex<R> w = ra_conj(ra_fft_pow2_twiddle<R>(hi, lo, k, log_split));
             if (k < n2) z[k] = ra_fft_c2r_input<R>(a, ra_conj(c), w);
             if (k > 0 && n2 - k != k) z[n2 - k] = ra_fft_c2r_input<R>(c, ra_conj(a), ra_make_complex<R>(-w.re, w.im));
         }

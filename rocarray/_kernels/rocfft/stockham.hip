@@ -901,7 +901,6 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
 
     const int log_slots = ra_fft_log2(slots);
     const int log_split = ra_fft_log2((int)L.tw_split);
-    const int lo_mask = (int)L.tw_split - 1;
     ra_complex<R>* dst = out + b * L.os1;
     const ra_i64 osn = L.osn;
 #pragma unroll
@@ -918,7 +917,7 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
             const ra_complex<R> xk = buf[es * np + ra_fft_skew(k1)];
             const ra_complex<R> xp = buf[ps * np + ra_fft_skew(pk1)];
             const int k = outer * k1 + r;
-            const ra_complex<R> w = tw_hi[k >> log_split] * tw_lo[k & lo_mask];
+            const ra_complex<R> w = ra_fft_pow2_twiddle<R>(tw_hi, tw_lo, k, log_split);
             dst[(ra_i64)k * osn] = scale * ra_fft_r2c_output<R>(xk, ra_conj(xp), w);
             if (k == 0) {  // Y[h] = Re X[0] - Im X[0]
                 const ra_complex<R> minus_one = ra_make_complex<R>(-1, 0);  // W_N^h
@@ -952,7 +951,6 @@ __global__ void __launch_bounds__(ra_fft_strided_threads<R>, 1) ra_rocfft_stockh
     const ra_complex<R>* src = in + b * L.is1;
     const ra_i64 isn = L.isn;
     const int log_split = ra_fft_log2((int)L.tw_split);
-    const int lo_mask = (int)L.tw_split - 1;
     ra_complex<R> a[RA_FFT_E], p[RA_FFT_E];
 #pragma unroll
     for (int q = 0; q < RA_FFT_E; ++q) {  // per_block * outer elements, 16 per thread
@@ -971,7 +969,7 @@ __global__ void __launch_bounds__(ra_fft_strided_threads<R>, 1) ra_rocfft_stockh
             a[q].im = 0;
             p[q].im = 0;
         }
-        const ra_complex<R> w = ra_conj(tw_hi[k >> log_split] * tw_lo[k & lo_mask]);
+        const ra_complex<R> w = ra_conj(ra_fft_pow2_twiddle<R>(tw_hi, tw_lo, k, log_split));
         buf[c * np + ra_fft_skew(j)] = ra_fft_c2r_input<R>(a[q], ra_conj(p[q]), w);
     }
     __syncthreads();  // the folded columns are complete
