@@ -39,6 +39,15 @@ Design
   and one fused kernel (``ra_prim_unique_sorted``) flags the run heads, compacts the head values
   and positions and scatters the inverse through the sort permutation. The first index is the
   permutation at the head (the sort is stable), counts are differences of head positions.
+* Unique of many 32/64-bit integers over a wider range (at least ``BITMAP_DENSITY`` elements per
+  2^16 values on average), values only: a bitmap of the range instead of a full sort. A radix
+  sort on the key bits from 16 up (two of the four passes for 32-bit keys) orders the elements
+  by bucket of 2^16 values, so one block's keys fall into a few buckets: it sets their bits in a
+  shared-memory window of 4 buckets (32 KiB) and ORs each window into the global bitmap once,
+  with coalesced atomics. Per-chunk popcounts, their scan, and an emit kernel that writes the
+  value of every set bit in order finish it. Bytes for 2^28 int32 keys over the full range: the
+  two sort passes and their histogram read (~5 GB), the keys read once more (1 GB), the bitmap
+  (512 MiB) zeroed, ORed, read twice, and the values written.
 * Workspace: one buffer per (device, stream), grown on demand and zeroed only when allocated: the
   64-bit status words carry a per-launch epoch, the ticket counter resets itself.
 """
@@ -64,6 +73,16 @@ MAX_TILES = (1 << 31) - 1
 #: large inputs (bins of 32-bit counts: 32 MiB at most, resident in the H200's 50 MiB L2).
 COUNT_MAX_BINS = 1 << 23
 COUNT_BASE_BINS = 1 << 22
+#: The bitmap path of unique (``RA_PRIM_UNQ_*``): one bit per value, buckets of 2^16 values
+#: (2048 words of 32 bits, also the chunk of the count and emit kernels); taken from this many
+#: elements on, when they average at least ``BITMAP_DENSITY`` per bucket of their range.
+BITMAP_BUCKET_BITS = 16
+BITMAP_CHUNK_WORDS = 2048
+BITMAP_MIN_SIZE = 1 << 20
+BITMAP_DENSITY = 1024
+#: Blocks per resident wave that the bitmap marking kernel's slices aim for.
+BITMAP_SLICES_PER_WAVE = 4
+_BITMAP_DTYPES = tuple(numpy.dtype(d) for d in ("int32", "int64", "uint32", "uint64"))
 
 _B = numpy.dtype(numpy.bool_)
 _I64 = numpy.dtype(numpy.int64)
@@ -103,7 +122,8 @@ def select_name(flag_dtype, value_dtype):
 
 
 def unique_name(kind, dtype):
-    """``kind`` is ``'sorted'`` (every dtype) or ``'minmax'``/``'count'``/``'rank'`` (integers)."""
+    """``kind`` is ``'sorted'`` (every dtype), ``'minmax'``/``'count'``/``'rank'`` (integers) or
+    ``'mark'`` (32-bit integers), ``'offsets'`` (64-bit) or ``'bitemit'`` (32/64-bit)."""
     dtype = numpy.dtype(dtype)
     if kind == "sorted":
         ct = _VALUE_CTYPES.get(dtype) or _BITS[dtype.itemsize]
@@ -122,6 +142,9 @@ def instantiations():
         if d in _INT_CTYPES:
             for kind in ("minmax", "count", "rank"):
                 names.add(unique_name(kind, d))
+    for d in _BITMAP_DTYPES:
+        names.add(unique_name("bitemit", d))
+        names.add(unique_name("mark" if d.itemsize == 4 else "offsets", d))
     return sorted(names)
 
 
@@ -135,6 +158,25 @@ def use_counting(dtype, n, value_range):
         return False
     limit = min(COUNT_MAX_BINS, max(n // 4, min(n, COUNT_BASE_BINS)))
     return value_range <= limit
+
+
+def bitmap_buckets(lo_key, hi_key):
+    """Buckets of ``2**BITMAP_BUCKET_BITS`` keys the bitmap of keys ``lo_key .. hi_key`` spans
+    (aligned to a bucket, so a radix sort on the key bits from ``BITMAP_BUCKET_BITS`` on orders
+    the elements by bucket)."""
+    return (hi_key >> BITMAP_BUCKET_BITS) - (lo_key >> BITMAP_BUCKET_BITS) + 1
+
+
+def use_bitmap(dtype, n, lo_key, hi_key):
+    """Whether unique of ``n`` integers with keys ``lo_key .. hi_key`` takes the bitmap path: 32-
+    and 64-bit integers (the 32-bit sort images and keys share their bucket boundaries; 64-bit keys
+    are taken as 32-bit offsets, so their range must stay below 2^32), many elements, dense enough
+    that the bitmap (``buckets * 8 KiB``) is at most twice the bytes of 32-bit elements."""
+    dtype = numpy.dtype(dtype)
+    if dtype not in _BITMAP_DTYPES or n < BITMAP_MIN_SIZE:
+        return False
+    buckets = bitmap_buckets(lo_key, hi_key)
+    return n >= buckets * BITMAP_DENSITY and buckets <= 1 << (32 - BITMAP_BUCKET_BITS)
 
 
 def key_bounds(dtype, lo_key, hi_key):
@@ -483,6 +525,64 @@ def _unique_counting(xf, lo_key, nbins, return_index, return_inverse, return_cou
     return values, index, inverse, cnt
 
 
+def _mark_bitmap(keys, base, buckets):
+    """Bitmap (uint32 words, ``buckets * BITMAP_CHUNK_WORDS``) with bit ``key - base`` set for the key
+    of every element of the flat integers ``keys`` (right for any order; fast when ordered by bucket)."""
+    cupy = _cupy()
+    n = keys.size
+    bitmap = cupy.zeros(buckets * BITMAP_CHUNK_WORDS, dtype=_U32)
+    mark, wave = _kernel(unique_name("mark", keys.dtype), keys.data.device_id)
+    slice_ = -(-n // (wave * BITMAP_SLICES_PER_WAVE))
+    slice_ = max(TILE, -(-slice_ // TILE) * TILE)
+    mark((-(-n // slice_),), (BLOCK,), (keys, numpy.int64(n), numpy.int64(slice_), numpy.uint64(base), bitmap))
+    return bitmap
+
+
+def _emit_bitmap(bitmap, base, dtype):
+    """The values (``dtype``) of the set bits of ``bitmap`` (bit b: key ``base + b``), in order."""
+    cupy = _cupy()
+    from rocarray.prim._scan import inclusive_scan
+
+    device_id = bitmap.data.device_id
+    chunks = bitmap.size // BITMAP_CHUNK_WORDS
+    counts = cupy.empty(chunks, dtype=_I64)
+    bitcount, _ = _kernel("ra_prim_unique_bitcount", device_id)
+    bitcount((chunks,), (BLOCK,), (bitmap, counts))
+    ends = inclusive_scan(counts, axis=0)
+    out = cupy.empty(int(ends[-1].get()), dtype=dtype)
+    emit, wave = _kernel(unique_name("bitemit", dtype), device_id)
+    emit((min(chunks, wave),), (BLOCK,), (bitmap, numpy.int64(chunks), counts, ends, numpy.uint64(base), out))
+    return out
+
+
+def _key_offsets(xf, base):
+    """``key(xf) - base`` as uint32 (64-bit integers whose keys span less than 2^32 from ``base``)."""
+    cupy = _cupy()
+    n = xf.size
+    out = cupy.empty(n, dtype=_U32)
+    kernel, wave = _kernel(unique_name("offsets", xf.dtype), xf.data.device_id)
+    kernel((max(1, min(wave, -(-n // (BLOCK * 16)))),), (BLOCK,), (xf, numpy.int64(n), numpy.uint64(base), out))
+    return out
+
+
+def _unique_bitmap(xf, lo_key, hi_key):
+    """Sorted unique values of the flat integers ``xf`` through a bitmap of their key range: a
+    radix sort on the bucket bits only (two passes for 32-bit keys) orders the elements by bucket,
+    ``ra_prim_unique_mark`` sets their bits (shared-memory windows of buckets), then the set bits
+    are counted per chunk, scanned and written out as values in order. 64-bit integers go
+    through their 32-bit offsets from the first bucket (4-byte sort passes)."""
+    dtype = xf.dtype
+    sort_keys, _ = _sort_funcs()
+    base = (lo_key >> BITMAP_BUCKET_BITS) << BITMAP_BUCKET_BITS
+    mark_base = base
+    if xf.dtype.itemsize == 8:
+        xf, mark_base = _key_offsets(xf, base), 0
+    keys = sort_keys(xf, begin_bit=BITMAP_BUCKET_BITS)
+    bitmap = _mark_bitmap(keys, mark_base, bitmap_buckets(lo_key, hi_key))
+    del keys, xf
+    return _emit_bitmap(bitmap, base, dtype)
+
+
 def unique(x, *, return_index=False, return_inverse=False, return_counts=False, equal_nan=True):
     """``numpy.unique`` of the flat ``x`` (C order).
 
@@ -511,6 +611,8 @@ def unique(x, *, return_index=False, return_inverse=False, return_counts=False, 
         nbins = hi_key - lo_key + 1
         if use_counting(x.dtype, n, nbins):
             return _unique_counting(xf, lo_key, nbins, return_index, return_inverse, return_counts)
+        if not (return_index or return_inverse or return_counts) and use_bitmap(x.dtype, n, lo_key, hi_key):
+            return _unique_bitmap(xf, lo_key, hi_key), None, None, None
     need_perm = return_index or return_inverse
     perm = None
     if x.dtype.kind == "c":

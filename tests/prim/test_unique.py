@@ -82,6 +82,26 @@ def test_counting_path_choice():
     assert not _select.use_counting("int32", 0, 1)
 
 
+def test_bitmap_path_choice():
+    key = _select.BITMAP_DENSITY * (1 << _select.BITMAP_BUCKET_BITS)
+    n = 1 << 26
+    assert _select.bitmap_buckets(0, (1 << 16) - 1) == 1
+    assert _select.bitmap_buckets((1 << 16) - 1, 1 << 16) == 2          # buckets are aligned
+    assert _select.use_bitmap("int32", n, 0, (1 << 32) - 1)             # 2^26 over the int32 range
+    assert not _select.use_bitmap("int32", n - 1, 0, (1 << 32) - 1)
+    assert _select.use_bitmap("uint64", 1 << 20, 5, 5 + key // 1024 - 1)
+    assert not _select.use_bitmap("uint64", (1 << 20) - 1, 0, 10)      # small inputs sort
+    for dtype in ("int8", "int16", "uint16", "float32", "bool"):       # only 32/64-bit integers
+        assert not _select.use_bitmap(dtype, n, 0, 1 << 20)
+    assert _select.use_bitmap("int64", n, 0, (1 << 32) - 1)
+    assert not _select.use_bitmap("int64", 1 << 31, 0, 1 << 32)         # 64-bit: offsets are 32-bit
+    names = _select.instantiations()
+    for dtype in ("int32", "int64", "uint32", "uint64"):
+        assert _select.unique_name("bitemit", dtype) in names
+    assert {"ra_prim_unique_mark<ra_i32>", "ra_prim_unique_mark<ra_u32>", "ra_prim_unique_offsets<ra_i64>",
+            "ra_prim_unique_offsets<ra_u64>"} <= set(names)
+
+
 def test_key_bounds_decode():
     assert _select.key_bounds("int32", (1 << 63) - 5, (1 << 63) + 7) == (-5, 7)
     assert _select.key_bounds("uint64", 3, 9) == (3, 9)
@@ -137,6 +157,60 @@ def test_counting_and_sort_paths(dtype, span, rng):
         x[::97] = np.uint64(info.max)
     run(x, to_device(x), True, True, True)
     run(x, to_device(x), False, False, False)
+
+
+def bitmap_cases(rng, dtype, n):
+    """Inputs that take the bitmap path: wide, dense ranges across sign and digit boundaries,
+    skewed data (one value half the time, the rest spread thinly), extreme values."""
+    info = np.iinfo(dtype)
+    span = (n // 2048) << 16                      # about 2048 elements per bucket
+    lo = max(info.min, -span // 2) if info.min < 0 else 0
+    yield rng.integers(lo, lo + span, size=n, dtype=dtype)
+    mid = 1 << 40 if info.bits == 64 else 1 << 28  # a digit boundary inside the range
+    yield rng.integers(mid - span // 2, mid + span // 2, size=n, dtype=dtype)
+    x = rng.integers(info.max - span, info.max, size=n, dtype=dtype, endpoint=True)
+    x[rng.random(n) < 0.5] = info.max
+    x[::1001] = info.max - span
+    yield x
+    x = rng.integers(lo, lo + span, size=n, dtype=dtype)
+    x[: n // 2] = lo + span // 3
+    yield rng.permutation(x)
+    yield rng.integers(lo, lo + 2 * n, size=n, dtype=dtype)   # dense: chunks of more values than the stage
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32", "uint64"])
+def test_bitmap_path_matches_numpy(dtype, rng):
+    import cupy
+
+    n = (1 << 21) + 13
+    for x in bitmap_cases(rng, dtype, n):
+        dx = cupy.asarray(x)
+        lo, hi = _select._minmax_keys(dx)
+        assert _select.use_bitmap(dtype, n, lo, hi)
+        check(api.unique(dx), np.unique(x))
+        check(api.unique(dx[::-1]), np.unique(x))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("order", ["random", "sorted", "reversed"])
+def test_bitmap_marks_every_key_in_any_order(order, rng):
+    """The marking kernel alone, against a bitmap built on the host: unsorted keys (no window
+    locality), sorted, and descending order (every tile below the window)."""
+    import cupy
+
+    n = 3 * _select.TILE * 7 + 5
+    x = rng.integers(-(1 << 22), 1 << 22, size=n, dtype=np.int32)
+    x = {"random": x, "sorted": np.sort(x), "reversed": np.sort(x)[::-1].copy()}[order]
+    keys = x.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
+    base = (int(keys.min()) >> 16) << 16
+    buckets = _select.bitmap_buckets(int(keys.min()), int(keys.max()))
+    bits = (keys - np.uint64(base)).astype(np.int64)
+    want = np.zeros(buckets * _select.BITMAP_CHUNK_WORDS, np.uint32)
+    np.bitwise_or.at(want, bits >> 5, (np.uint32(1) << (bits & 31).astype(np.uint32)))
+    got = _select._mark_bitmap(cupy.asarray(x), base, buckets)
+    np.testing.assert_array_equal(cupy.asnumpy(got), want)
+    check(_select._emit_bitmap(got, base, np.dtype(np.int32)), np.unique(x))
 
 
 @pytest.mark.gpu
@@ -212,6 +286,27 @@ def test_unique_int32_2_28(span):
     want = cupy.unique(x, return_counts=True)
     for g, w in zip(got, want):
         assert g.shape == w.shape and bool((g == w).all())
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64"])
+def test_unique_2_28_full_range_bitmap(dtype):
+    import cupy
+
+    n = 1 << 28
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    if free < n * 24:
+        pytest.skip("not enough free device memory")
+    info = np.iinfo(dtype if dtype != "int64" else "int32")
+    x = cupy.random.randint(info.min, info.max, n, dtype=np.int64).astype(dtype)
+    m = x[1::3].size
+    x[0 : 3 * m : 3] = x[1::3]                         # many repeats as well
+    lo, hi = _select._minmax_keys(x)
+    assert _select.use_bitmap(dtype, n, lo, hi)
+    got = api.unique(x)
+    want = cupy.unique(x)
+    assert got.shape == want.shape and bool((got == want).all())
 
 
 def test_sort_is_the_prim_radix_sort():

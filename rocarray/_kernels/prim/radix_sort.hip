@@ -95,20 +95,9 @@ template <> struct ra_prim_sort_float_bits<ra_u64> {
 template <typename U> struct ra_prim_sort_key {
     static RA_DEVICE U top() { return (U)((U)1 << (8 * sizeof(U) - 1)); }
     static RA_DEVICE U ones() { return (U)~(U)0; }
-    static RA_DEVICE U forward(U x, int mode) {
-        if (mode & RA_PRIM_SORT_FLOAT) {
-            if ((U)(x & (U)~top()) > ra_prim_sort_float_bits<U>::inf()) {
-                x = ones();
-            } else {
-                if (x == top()) x = (U)0;
-                x = (x & top()) ? (U)~x : (U)(x | top());
-            }
-        } else if (mode & RA_PRIM_SORT_SIGNED) {
-            x = (U)(x ^ top());
-        }
-        if (mode & RA_PRIM_SORT_DESC) x = (U)~x;
-        return x;
-    }
+    // The order-preserving image of a key (without branches on the key; the mode is the same in
+    // every thread). Defined after ra_prim_sort_float_image.
+    static RA_DEVICE U forward(U x, int mode);
     static RA_DEVICE U inverse(U k, int mode) {
         if (mode & RA_PRIM_SORT_DESC) k = (U)~k;
         if (mode & RA_PRIM_SORT_FLOAT) {
@@ -181,6 +170,13 @@ template <typename U> RA_DEVICE U ra_prim_sort_float_image(U x, bool& any_lossy)
     U img = (U)(x ^ ((x & K::top()) ? K::ones() : K::top()));
     img = neg_zero ? K::top() : img;
     return nan ? K::ones() : img;
+}
+
+template <typename U> RA_DEVICE U ra_prim_sort_key<U>::forward(U x, int mode) {
+    bool lossy = false;
+    if (mode & RA_PRIM_SORT_FLOAT) x = ra_prim_sort_float_image<U>(x, lossy);
+    else if (mode & RA_PRIM_SORT_SIGNED) x = (U)(x ^ top());
+    return (mode & RA_PRIM_SORT_DESC) ? (U)~x : x;
 }
 
 // Counts one key into the thread's column (byte offset `col`): the cell address of place p is
@@ -440,17 +436,20 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
     const int valid = n - base < (ra_i64)TILE ? (int)(n - base) : TILE;
 
     // Load warp-striped: item j of lane l of warp w is tile element w * WARP * ITEMS + j * WARP + l.
+    // All loads are issued before any key is looked at: a transform that branches on the key
+    // between two loads would make each load wait for the one before it.
     U k[ITEMS];
     V v[VB ? ITEMS : 1];
     const int wbase = warp * RA_WARP_SIZE * ITEMS + lane;
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         const int e = wbase + j * RA_WARP_SIZE;
-        k[j] = (U)0;  // items past the end of the last tile: defined, never counted
-        if (e < valid) {
-            const U x = kin[base + e];
-            k[j] = (flags & RA_PRIM_SORT_TIN) ? K::forward(x, mode) : x;
-        }
+        k[j] = e < valid ? kin[base + e] : (U)0;  // items past the end of the last tile: defined, never counted
+    }
+    if (flags & RA_PRIM_SORT_TIN) {
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j)
+            if (wbase + j * RA_WARP_SIZE < valid) k[j] = K::forward(k[j], mode);
     }
     if (VB) {
 #pragma unroll

@@ -130,7 +130,8 @@ RA_DEVICE ra_u32 ra_prim_sel_ticket(unsigned char* ws, ra_u32 ntiles) {
 }
 
 // Exclusive block scan of per-thread counts; returns the thread's exclusive prefix, sets total.
-RA_DEVICE int ra_prim_sel_block_scan(int c, ra_prim_sel_smem& sm, int& total) {
+// warp_total: shared, one int per warp.
+RA_DEVICE int ra_prim_sel_block_scan(int c, int* warp_total, int& total) {
     constexpr int WARPS = RA_PRIM_SEL_BLOCK / RA_WARP_SIZE;
     const int lane = ra_lane_id();
     const int warp = ra_warp_id();
@@ -140,13 +141,13 @@ RA_DEVICE int ra_prim_sel_block_scan(int c, ra_prim_sel_smem& sm, int& total) {
         const int up = ra_shfl_up(v, (unsigned)d);
         if (lane >= d) v += up;
     }
-    if (lane == RA_WARP_SIZE - 1) sm.warp_total[warp] = v;
+    if (lane == RA_WARP_SIZE - 1) warp_total[warp] = v;
     ra_syncthreads();
     int before = 0, all = 0;
 #pragma unroll
     for (int w = 0; w < WARPS; ++w) {
-        if (w < warp) before += sm.warp_total[w];
-        all += sm.warp_total[w];
+        if (w < warp) before += warp_total[w];
+        all += warp_total[w];
     }
     total = all;
     return before + v - c;
@@ -224,7 +225,7 @@ RA_DEVICE void ra_prim_sel_run(ra_i64 n, unsigned char* ws, ra_u32 epoch, ra_i64
 #pragma unroll
     for (int j = 0; j < RA_PRIM_SEL_ITEMS; ++j) c += (f[j] && j < valid) ? 1 : 0;
     int total;
-    const int excl = ra_prim_sel_block_scan(c, sm, total);
+    const int excl = ra_prim_sel_block_scan(c, sm.warp_total, total);
     int k = excl;
 #pragma unroll
     for (int j = 0; j < RA_PRIM_SEL_ITEMS; ++j) {
@@ -484,4 +485,221 @@ ra_prim_unique_rank(const T* x, ra_i64 n, ra_u64 lo, const ra_i64* rank, ra_i64*
     fn.rank = rank;
     fn.inverse = inverse;
     ra_prim_sel_for_each<T>(x, n, fn);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sort-light unique for large inputs of 32/64-bit integers: a bitmap of the value range
+// ---------------------------------------------------------------------------------------------
+
+// Bit b of the bitmap stands for the key base + b; bucket = b >> 16 (2048 words of 32 bits).
+#define RA_PRIM_UNQ_BUCKET_SHIFT 16
+#define RA_PRIM_UNQ_BUCKET_WORDS 2048
+// Buckets of the sliding shared-memory window of ra_prim_unique_mark (32 KiB).
+#define RA_PRIM_UNQ_WINDOW 4
+#define RA_PRIM_UNQ_WINDOW_WORDS (RA_PRIM_UNQ_WINDOW * RA_PRIM_UNQ_BUCKET_WORDS)
+// Words per chunk of the count and emit kernels (one bucket; 8 per thread).
+#define RA_PRIM_UNQ_CHUNK_WORDS 2048
+#define RA_PRIM_UNQ_CHUNK_ITEMS (RA_PRIM_UNQ_CHUNK_WORDS / RA_PRIM_SEL_BLOCK)
+// Shared memory that stages one chunk's values for coalesced stores.
+#define RA_PRIM_UNQ_STAGE_BYTES 32768
+
+// Integer from its order-preserving key (the inverse of ra_prim_sel_key).
+template <typename T> RA_DEVICE T ra_prim_sel_from_key(ra_u64 k) { return (T)k; }
+template <> RA_DEVICE ra_i32 ra_prim_sel_from_key<ra_i32>(ra_u64 k) { return (ra_i32)(ra_i64)(k ^ 0x8000000000000000ull); }
+template <> RA_DEVICE ra_i64 ra_prim_sel_from_key<ra_i64>(ra_u64 k) { return (ra_i64)(k ^ 0x8000000000000000ull); }
+
+// Set bit `bit` in the window of buckets [wb, wb + WINDOW) when it falls there, straight in the
+// global bitmap when its bucket lies below the window; false (nothing set) when above.
+RA_DEVICE bool ra_prim_unq_set(ra_u64 bit, ra_u64 wb, ra_u32* win, ra_u32* bitmap) {
+    const ra_u64 bucket = bit >> RA_PRIM_UNQ_BUCKET_SHIFT;
+    const ra_u32 mask = 1u << (ra_u32)(bit & 31u);
+    if (bucket < wb) {
+        atomicOr(&bitmap[bit >> 5], mask);
+        return true;
+    }
+    if (bucket - wb < (ra_u64)RA_PRIM_UNQ_WINDOW) {
+        atomicOr(&win[((bucket - wb) << 11) + ((bit >> 5) & (RA_PRIM_UNQ_BUCKET_WORDS - 1))], mask);
+        return true;
+    }
+    return false;
+}
+
+// OR the window's nonzero words into the global bitmap and clear it (each thread its own words).
+RA_DEVICE void ra_prim_unq_flush(ra_u32* win, ra_u64 wb, ra_u32* bitmap) {
+    for (int w = (int)threadIdx.x; w < RA_PRIM_UNQ_WINDOW_WORDS; w += RA_PRIM_SEL_BLOCK) {
+        const ra_u32 word = win[w];
+        if (word) {
+            atomicOr(&bitmap[(wb << 11) + (ra_u64)w], word);
+            win[w] = 0u;
+        }
+    }
+}
+
+// Grid: ceil(n / slice) blocks of RA_PRIM_SEL_BLOCK threads; slice a multiple of the tile.
+// bitmap (zeroed by the host, one bit per key from base on) gets the bit of every element of x.
+// Any order of x gives the right bitmap; x ordered by bucket (a radix sort on the key bits from
+// RA_PRIM_UNQ_BUCKET_SHIFT up) makes almost every bit land in the block's shared-memory window:
+// a block walks its slice tile by tile, and when a tile holds keys above the window the window is
+// flushed (one coalesced atomic OR per nonzero word) and moved to the smallest such bucket. Keys
+// that still fall outside (sparse tiles) are set in the bitmap directly.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SEL_BLOCK)
+ra_prim_unique_mark(const T* x, ra_i64 n, ra_i64 slice, ra_u64 base, ra_u32* bitmap) {
+    __shared__ ra_u32 win[RA_PRIM_UNQ_WINDOW_WORDS];
+    __shared__ ra_u64 scratch[RA_PRIM_SEL_BLOCK / RA_WARP_SIZE];
+    __shared__ ra_u64 next_wb;
+    const ra_i64 s0 = (ra_i64)blockIdx.x * slice;
+    if (s0 >= n) return;
+    const ra_i64 s1 = n - s0 < slice ? n : s0 + slice;
+    for (int w = (int)threadIdx.x; w < RA_PRIM_UNQ_WINDOW_WORDS; w += RA_PRIM_SEL_BLOCK) win[w] = 0u;
+    ra_u64 wb = (ra_prim_sel_key(x[s0]) - base) >> RA_PRIM_UNQ_BUCKET_SHIFT;
+    ra_syncthreads();
+    for (ra_i64 t0 = s0; t0 < s1; t0 += RA_PRIM_SEL_TILE) {
+        const ra_i64 i0 = t0 + (ra_i64)threadIdx.x * RA_PRIM_SEL_ITEMS;
+        const ra_i64 valid = s1 - i0;
+        T v[RA_PRIM_SEL_ITEMS];
+        if (valid > 0) ra_prim_sel_load<T>(x + i0, valid, v);
+        ra_u32 pending = 0u;
+        ra_u64 low = ~0ull;  // smallest bucket of this thread's keys above the window
+#pragma unroll
+        for (int j = 0; j < RA_PRIM_SEL_ITEMS; ++j) {
+            if (j < valid) {
+                const ra_u64 bit = ra_prim_sel_key(v[j]) - base;
+                if (!ra_prim_unq_set(bit, wb, win, bitmap)) {
+                    pending |= 1u << j;
+                    const ra_u64 b = bit >> RA_PRIM_UNQ_BUCKET_SHIFT;
+                    low = b < low ? b : low;
+                }
+            }
+        }
+        low = ra_block_reduce<RA_PRIM_SEL_BLOCK>(low, ra_op_min(), scratch);
+        if (threadIdx.x == 0) next_wb = low;
+        ra_syncthreads();
+        const ra_u64 nb = next_wb;
+        if (nb != ~0ull) {  // the same branch in every thread
+            ra_prim_unq_flush(win, wb, bitmap);
+            wb = nb;
+            ra_syncthreads();
+#pragma unroll
+            for (int j = 0; j < RA_PRIM_SEL_ITEMS; ++j) {
+                if (pending & (1u << j)) {
+                    const ra_u64 bit = ra_prim_sel_key(v[j]) - base;
+                    if (!ra_prim_unq_set(bit, wb, win, bitmap)) atomicOr(&bitmap[bit >> 5], 1u << (ra_u32)(bit & 31u));
+                }
+            }
+        }
+    }
+    ra_syncthreads();
+    ra_prim_unq_flush(win, wb, bitmap);
+}
+
+template <typename T> struct ra_prim_sel_offset_fn {
+    ra_u64 base;
+    ra_u32* out;
+    RA_DEVICE void operator()(T v, ra_i64 i) const { out[i] = (ra_u32)(ra_prim_sel_key(v) - base); }
+};
+
+// out[i] = key(x[i]) - base as 32 bits (64-bit integers whose keys span less than 2^32 from base:
+// their offsets sort in 4-byte passes and only over the digits the range uses).
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SEL_BLOCK)
+ra_prim_unique_offsets(const T* x, ra_i64 n, ra_u64 base, ra_u32* out) {
+    ra_prim_sel_offset_fn<T> fn;
+    fn.base = base;
+    fn.out = out;
+    ra_prim_sel_for_each<T>(x, n, fn);
+}
+
+// counts[c] = set bits in words [c * CHUNK, (c + 1) * CHUNK) of the bitmap (nwords a multiple of
+// CHUNK, 16-byte aligned). Grid: nwords / CHUNK blocks.
+RA_KERNEL void RA_LAUNCH_BOUNDS(RA_PRIM_SEL_BLOCK)
+ra_prim_unique_bitcount(const ra_u32* RA_RESTRICT bitmap, ra_i64* counts) {
+    __shared__ ra_i64 scratch[RA_PRIM_SEL_BLOCK / RA_WARP_SIZE];
+    const ra_u32* p = bitmap + (ra_i64)blockIdx.x * RA_PRIM_UNQ_CHUNK_WORDS + threadIdx.x * RA_PRIM_UNQ_CHUNK_ITEMS;
+    ra_i64 c = 0;
+#pragma unroll
+    for (int q = 0; q < RA_PRIM_UNQ_CHUNK_ITEMS / 4; ++q) {
+        const uint4 w = ((const uint4*)p)[q];
+        c += __popc(w.x) + __popc(w.y) + __popc(w.z) + __popc(w.w);
+    }
+    c = ra_block_reduce<RA_PRIM_SEL_BLOCK>(c, ra_op_sum(), scratch);
+    if (threadIdx.x == 0) counts[blockIdx.x] = c;
+}
+
+// Thread t's words [t * ITEMS, (t + 1) * ITEMS) of chunk c (16-byte loads).
+RA_DEVICE void ra_prim_unq_load_chunk(const ra_u32* RA_RESTRICT bitmap, ra_i64 c, ra_u32 (&word)[RA_PRIM_UNQ_CHUNK_ITEMS]) {
+    const uint4* p = (const uint4*)(bitmap + c * RA_PRIM_UNQ_CHUNK_WORDS + (ra_i64)threadIdx.x * RA_PRIM_UNQ_CHUNK_ITEMS);
+#pragma unroll
+    for (int q = 0; q < RA_PRIM_UNQ_CHUNK_ITEMS / 4; ++q) {
+        const uint4 w = p[q];
+        word[4 * q] = w.x;
+        word[4 * q + 1] = w.y;
+        word[4 * q + 2] = w.z;
+        word[4 * q + 3] = w.w;
+    }
+}
+
+// Stage slot of output position p: one pad slot per 32, so the threads of a warp, whose values
+// start about the same distance apart, write to different banks.
+RA_DEVICE int ra_prim_unq_slot(int p) { return p + (p >> 5); }
+
+// out[ends[c] - counts[c] + k] = the value of the k-th set bit of chunk c (ends: inclusive scan
+// of counts), for the `chunks` chunks of the bitmap. Grid: up to one resident wave of blocks,
+// each taking chunks blockIdx.x, + gridDim.x, ... and loading the next chunk's words while it
+// writes the current one's values. Thread t takes the consecutive words [t * ITEMS, (t + 1) *
+// ITEMS) of a chunk, so its values take consecutive positions; they are staged in shared memory
+// (32 KiB) and written with consecutive threads on consecutive outputs, in windows of the stage's
+// size when the chunk holds more values than that.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SEL_BLOCK)
+ra_prim_unique_bitemit(const ra_u32* RA_RESTRICT bitmap, ra_i64 chunks, const ra_i64* counts, const ra_i64* ends,
+                       ra_u64 base, T* out) {
+    constexpr int R = RA_PRIM_UNQ_CHUNK_ITEMS;
+    constexpr int CAP = RA_PRIM_UNQ_STAGE_BYTES / (int)sizeof(T);
+    __shared__ int warp_total[RA_PRIM_SEL_BLOCK / RA_WARP_SIZE];
+    __shared__ T stage[CAP + CAP / 32];
+    ra_i64 c = blockIdx.x;
+    ra_u32 word[R], next[R];
+    if (c < chunks) ra_prim_unq_load_chunk(bitmap, c, word);
+    for (; c < chunks; c += gridDim.x) {
+        const ra_i64 pos0 = ends[c] - counts[c];
+        if (c + gridDim.x < chunks) ra_prim_unq_load_chunk(bitmap, c + gridDim.x, next);
+        int n = 0;
+#pragma unroll
+        for (int r = 0; r < R; ++r) n += __popc(word[r]);
+        int total;
+        const int excl = ra_prim_sel_block_scan(n, warp_total, total);
+        const ra_u64 k0 = base + ((ra_u64)(c * RA_PRIM_UNQ_CHUNK_WORDS + (ra_i64)threadIdx.x * R) << 5);
+        for (int win = 0; win < total; win += CAP) {
+            // This thread's positions [excl, excl + n) met with the window [win, win + CAP).
+            const int lo = excl > win ? excl : win;
+            const int hi = (excl + n < win + CAP ? excl + n : win + CAP) - win;
+            if (lo - win < hi) {
+                int skip = lo - excl;
+                int p = lo - win;
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    ra_u32 m = word[r];
+                    const int pc = __popc(m);
+                    if (skip >= pc) {
+                        skip -= pc;
+                        continue;
+                    }
+                    for (; skip > 0; --skip) m &= m - 1u;
+                    while (m && p < hi) {
+                        const int b = __ffs((int)m) - 1;
+                        m &= m - 1u;
+                        stage[ra_prim_unq_slot(p++)] = ra_prim_sel_from_key<T>(k0 + (ra_u64)(r * 32 + b));
+                    }
+                }
+            }
+            ra_syncthreads();
+            const int k = total - win < CAP ? total - win : CAP;
+            for (int q = (int)threadIdx.x; q < k; q += RA_PRIM_SEL_BLOCK) out[pos0 + win + q] = stage[ra_prim_unq_slot(q)];
+            ra_syncthreads();
+        }
+        if (total == 0) ra_syncthreads();  // warp_total is read by the scan above before reuse
+#pragma unroll
+        for (int r = 0; r < R; ++r) word[r] = next[r];
+    }
 }
