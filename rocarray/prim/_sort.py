@@ -257,18 +257,23 @@ def _check_1d(x, name):
 
 
 def _histograms(kbits, mode, begin_bit, end_bit):
-    """Upsweep: ``(hist (places, 256) on the host, lossy flag)``."""
+    """Upsweep: ``(hist (places, 256) on the host, lossy flag, digit starts on the device)``; the
+    starts (exclusive scans of the histograms, ``ra_prim_radix_starts``) are queued before the
+    histograms are read back."""
     cupy = _cupy()
     n = kbits.size
     places = len(digit_places(begin_bit, end_bit))
     buf = cupy.zeros(places * RADIX + 1, dtype=numpy.uint64)
-    name = upsweep_name(kbits.dtype.itemsize)
-    kernel, wave = _kernel(name, kbits.data.device_id)
+    device_id = kbits.data.device_id
+    kernel, wave = _kernel(upsweep_name(kbits.dtype.itemsize), device_id)
     grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), wave))
     kernel((grid,), (BLOCK,), (kbits, numpy.int64(n), numpy.int32(mode), numpy.int32(begin_bit),
                                numpy.int32(end_bit), buf, buf.data + places * RADIX * 8))
+    starts = cupy.empty(places * RADIX, dtype=numpy.uint64)
+    scan, _ = _kernel("ra_prim_radix_starts", device_id)
+    scan((places,), (RADIX,), (buf, starts))
     host = _to_host(buf)
-    return host[:places * RADIX].reshape(places, RADIX), bool(host[-1])
+    return host[:places * RADIX].reshape(places, RADIX), bool(host[-1]), starts
 
 
 def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_keys=None):
@@ -291,9 +296,13 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
     u = UNSIGNED[kb]
     mode = key_mode(dtype, descending)
     kbits = keys.view(u)
-    hist, lossy = _histograms(kbits, mode, begin_bit, end_bit)
-
     vb, widen = value_plan(n, 0 if values is None else values.dtype.itemsize, iota)
+    tile = tile_size(kb, vb)
+    ws_bytes = workspace_bytes(n, tile)
+    ws = cupy.empty(ws_bytes, dtype=numpy.uint8)
+    _memset0(ws, ws_bytes)  # for the first pass, queued before the histograms are read back
+    hist, lossy, dstarts = _histograms(kbits, mode, begin_bit, end_bit)
+
     if (want_keys and lossy) or (values is not None and vb == 0):
         # Keys the image does not restore bit for bit, or values the kernels do not carry:
         # sort indices, then gather.
@@ -319,18 +328,10 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
             vo = _clone(values) if values is not None else None
         return ko, vo
 
-    starts = numpy.zeros((len(plan), RADIX), dtype=numpy.uint64)
-    for i, (p, _, _) in enumerate(plan):
-        starts[i, 1:] = numpy.cumsum(hist[p], dtype=numpy.uint64)[:-1]
-    dstarts = cupy.asarray(starts.ravel())
-
     device_id = keys.data.device_id
     kernel, _ = _kernel(onesweep_name(kb, vb), device_id)
     npass = len(plan)
     wide = n >= WIDE_STATUS_N
-    tile = tile_size(kb, vb)
-    ws_bytes = workspace_bytes(n, tile)
-    ws = cupy.empty(ws_bytes, dtype=numpy.uint8)
     ntiles = -(-n // tile)
 
     # Final destinations (a fresh array when out_keys overlaps the input).
@@ -370,11 +371,12 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
         else:
             dst_k = ktmp[i % 2]
             dst_v = vtmp[i % 2] if vb else None
-        _memset0(ws, ws_bytes)
+        if i:
+            _memset0(ws, ws_bytes)
         kernel((ntiles,), (BLOCK,),
                (src_k, dst_k, src_v if src_v is not None else numpy.uint64(0),
                 dst_v if dst_v is not None else numpy.uint64(0), numpy.int64(n), numpy.int32(shift),
-                numpy.int32(nbits), numpy.int32(mode), numpy.int32(flags), dstarts.data + i * RADIX * 8,
+                numpy.int32(nbits), numpy.int32(mode), numpy.int32(flags), dstarts.data + p * RADIX * 8,
                 ws, numpy.int32(wide)))
         src_k, src_v = dst_k, dst_v
     ko = None

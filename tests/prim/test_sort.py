@@ -292,9 +292,12 @@ def test_upsweep_histograms_and_lossy_flag(dtype, descending, rng):
             for offset in (0, 1):  # a view starting off the 16-byte boundary: scalar head keys
                 dx = to_device(np.concatenate([x[:offset], x]))[offset:]
                 kb = dx.view(np.uint8) if dx.dtype == np.bool_ else dx.view(_sort.UNSIGNED[dx.dtype.itemsize])
-                hist, lossy = _sort._histograms(kb, _sort.key_mode(dtype, descending), begin_bit, end_bit)
-                np.testing.assert_array_equal(hist, _host_histograms(x, descending, begin_bit, end_bit))
+                hist, lossy, starts = _sort._histograms(kb, _sort.key_mode(dtype, descending), begin_bit, end_bit)
+                want = _host_histograms(x, descending, begin_bit, end_bit)
+                np.testing.assert_array_equal(hist, want)
                 assert lossy == bool(_sort.image_is_lossy(x).any())
+                want_starts = np.cumsum(want, axis=1, dtype=np.uint64) - want
+                np.testing.assert_array_equal(to_host(starts).reshape(want.shape), want_starts)
 
 
 @pytest.mark.gpu

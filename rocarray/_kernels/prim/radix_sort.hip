@@ -279,6 +279,25 @@ RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64
     ra_prim_radix_up_flush<U>(h, hist, begin_bit, end_bit, flip);
 }
 
+// starts[p * RADIX + d] = the keys of place p whose digit is below d (the exclusive scan of each
+// place's histogram: where digit d's keys start in a pass over place p). Grid: one block per
+// place. Runs on the device right after the upsweep, so the passes need no copy from the host.
+RA_KERNEL void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
+ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts) {
+    __shared__ ra_u64 s[RA_PRIM_SORT_RADIX];
+    const int d = threadIdx.x;
+    const ra_u64 h = hist[(ra_i64)blockIdx.x * RA_PRIM_SORT_RADIX + d];
+    s[d] = h;
+    ra_syncthreads();
+    for (int off = 1; off < RA_PRIM_SORT_RADIX; off <<= 1) {
+        const ra_u64 v = d >= off ? s[d - off] : 0ull;
+        ra_syncthreads();
+        s[d] += v;
+        ra_syncthreads();
+    }
+    starts[(ra_i64)blockIdx.x * RA_PRIM_SORT_RADIX + d] = s[d] - h;
+}
+
 // hist: passes * 256 u64 (zeroed by the host); lossy: one u32 set to 1 when a lossy key exists.
 // Keys are read as 16-byte packs, RA_PRIM_SORT_UP_UNROLL packs in flight per thread (a grid-stride
 // loop of single keys is latency-bound: one 4-byte load in flight per thread); a scalar head up
