@@ -336,6 +336,34 @@ def test_segmented_sort_with_empty_segments(dtype, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("case", ["low digit constant", "only the low digit", "all equal", "lossy floats"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_pass_plans_keys_values_and_indices(case, descending, rng):
+    """Keys, pairs and indices through the plans the histograms give: the lowest digit constant,
+    only the lowest digit varying, every digit constant, and lossy keys (the index sort takes
+    over)."""
+    n = 3 * _sort.TILE + 77
+    if case == "low digit constant":
+        x = (rng.integers(0, 1000, n) * 256).astype(np.int32)
+    elif case == "only the low digit":
+        x = rng.integers(0, 200, n).astype(np.uint32)
+    elif case == "all equal":
+        x = np.full(n, -7, np.int64)
+    else:
+        x = rng.standard_normal(n).astype(np.float32)
+        x[::5] = -0.0
+        x[::7] = 0.0
+    order = np.argsort(-_sort.key_image(x).astype(np.float64) if descending else x, kind="stable")
+    values = rng.standard_normal(n)
+    dx = to_device(x)
+    assert_same(_sort.radix_sort_keys(dx, descending=descending), x[order])
+    keys, vals = _sort.radix_sort_pairs(dx, to_device(values), descending=descending)
+    assert_same(keys, x[order])
+    assert_same(vals, values[order])
+    assert_same(_sort.radix_argsort(dx, descending=descending), order.astype(np.int64))
+
+
+@pytest.mark.gpu
 def test_prim_argument_errors():
     x = to_device(np.arange(10, dtype=np.int32))
     with pytest.raises(ValueError):

@@ -98,11 +98,13 @@ template <typename U> struct ra_prim_sort_key {
     // The order-preserving image of a key (without branches on the key; the mode is the same in
     // every thread). Defined after ra_prim_sort_float_image.
     static RA_DEVICE U forward(U x, int mode);
+    // The key of an image; selects only on the image (a branch on it between the shared-memory
+    // loads of the store loop would serialize them).
     static RA_DEVICE U inverse(U k, int mode) {
         if (mode & RA_PRIM_SORT_DESC) k = (U)~k;
         if (mode & RA_PRIM_SORT_FLOAT) {
-            if (k == ones()) return ra_prim_sort_float_bits<U>::qnan();
-            return (k & top()) ? (U)(k ^ top()) : (U)~k;
+            const U x = (k & top()) ? (U)(k ^ top()) : (U)~k;
+            return k == ones() ? ra_prim_sort_float_bits<U>::qnan() : x;
         }
         if (mode & RA_PRIM_SORT_SIGNED) k = (U)(k ^ top());
         return k;
