@@ -18,7 +18,8 @@ from ._base import GpuBenchmark, sync
 
 
 class UniqueInt32(GpuBenchmark):
-    """2^28 int32: full range (sort + fused head compaction) and 2^20 values (sort-free counting)."""
+    """int32 over the full range (bitmap of the range after a two-pass bucket sort) and over 2^20
+    values (sort-free counting)."""
 
     params = ([2**24, 2**28], ["full", "small"])
     param_names = ["n", "range"]
