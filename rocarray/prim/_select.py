@@ -476,13 +476,18 @@ def _sort_funcs():
     return _sort.radix_sort_keys, _sort.radix_sort_pairs
 
 
+def _for_each_grid(n, wave):
+    """Blocks of a grid-stride ``ra_prim_sel_for_each`` kernel over ``n`` elements (16 a thread,
+    at most one resident wave)."""
+    return (max(1, min(wave, -(-n // (BLOCK * 16)))),)
+
+
 def _minmax_keys(xf):
     cupy = _cupy()
     mm = cupy.asarray(numpy.array([numpy.iinfo(numpy.uint64).max, 0], dtype=numpy.uint64))
     device_id = xf.data.device_id
     kernel, wave = _kernel(unique_name("minmax", xf.dtype), device_id)
-    blocks = max(1, min(wave, -(-xf.size // (BLOCK * 16))))
-    kernel((blocks,), (BLOCK,), (xf, numpy.int64(xf.size), mm))
+    kernel(_for_each_grid(xf.size, wave), (BLOCK,), (xf, numpy.int64(xf.size), mm))
     h = cupy.asnumpy(mm)
     return int(h[0]), int(h[1])
 
@@ -504,8 +509,8 @@ def _unique_counting(xf, lo_key, nbins, return_index, return_inverse, return_cou
     counts = cupy.zeros(nbins, dtype=_U32)
     first = cupy.full(nbins, n, dtype=_U64) if return_index else None
     kernel, wave = _kernel(unique_name("count", xf.dtype), device_id)
-    blocks = max(1, min(wave, -(-n // (BLOCK * 16))))
-    kernel((blocks,), (BLOCK,), (xf, numpy.int64(n), numpy.uint64(lo_key), numpy.int64(nbins), counts,
+    grid = _for_each_grid(n, wave)
+    kernel(grid, (BLOCK,), (xf, numpy.int64(n), numpy.uint64(lo_key), numpy.int64(nbins), counts,
                                  first if first is not None else _null()))
     bins = cupy.empty(nbins, dtype=_I64)
     cvals = cupy.empty(nbins, dtype=_U32) if return_counts else None
@@ -521,7 +526,7 @@ def _unique_counting(xf, lo_key, nbins, return_index, return_inverse, return_cou
         rank = exclusive_scan(counts != 0, axis=0, dtype=_I64)
         inverse = cupy.empty(n, dtype=_I64)
         rk, _ = _kernel(unique_name("rank", xf.dtype), device_id)
-        rk((blocks,), (BLOCK,), (xf, numpy.int64(n), numpy.uint64(lo_key), rank, inverse))
+        rk(grid, (BLOCK,), (xf, numpy.int64(n), numpy.uint64(lo_key), rank, inverse))
     return values, index, inverse, cnt
 
 
@@ -561,7 +566,7 @@ def _key_offsets(xf, base):
     n = xf.size
     out = cupy.empty(n, dtype=_U32)
     kernel, wave = _kernel(unique_name("offsets", xf.dtype), xf.data.device_id)
-    kernel((max(1, min(wave, -(-n // (BLOCK * 16)))),), (BLOCK,), (xf, numpy.int64(n), numpy.uint64(base), out))
+    kernel(_for_each_grid(n, wave), (BLOCK,), (xf, numpy.int64(n), numpy.uint64(base), out))
     return out
 
 

@@ -493,12 +493,13 @@ ra_prim_unique_rank(const T* x, ra_i64 n, ra_u64 lo, const ra_i64* rank, ra_i64*
 
 // Bit b of the bitmap stands for the key base + b; bucket = b >> 16 (2048 words of 32 bits).
 #define RA_PRIM_UNQ_BUCKET_SHIFT 16
-#define RA_PRIM_UNQ_BUCKET_WORDS 2048
+#define RA_PRIM_UNQ_BUCKET_WORD_SHIFT (RA_PRIM_UNQ_BUCKET_SHIFT - 5)
+#define RA_PRIM_UNQ_BUCKET_WORDS (1 << RA_PRIM_UNQ_BUCKET_WORD_SHIFT)
 // Buckets of the sliding shared-memory window of ra_prim_unique_mark (32 KiB).
 #define RA_PRIM_UNQ_WINDOW 4
 #define RA_PRIM_UNQ_WINDOW_WORDS (RA_PRIM_UNQ_WINDOW * RA_PRIM_UNQ_BUCKET_WORDS)
 // Words per chunk of the count and emit kernels (one bucket; 8 per thread).
-#define RA_PRIM_UNQ_CHUNK_WORDS 2048
+#define RA_PRIM_UNQ_CHUNK_WORDS RA_PRIM_UNQ_BUCKET_WORDS
 #define RA_PRIM_UNQ_CHUNK_ITEMS (RA_PRIM_UNQ_CHUNK_WORDS / RA_PRIM_SEL_BLOCK)
 // Shared memory that stages one chunk's values for coalesced stores.
 #define RA_PRIM_UNQ_STAGE_BYTES 32768
@@ -508,17 +509,19 @@ template <typename T> RA_DEVICE T ra_prim_sel_from_key(ra_u64 k) { return (T)k; 
 template <> RA_DEVICE ra_i32 ra_prim_sel_from_key<ra_i32>(ra_u64 k) { return (ra_i32)(ra_i64)(k ^ 0x8000000000000000ull); }
 template <> RA_DEVICE ra_i64 ra_prim_sel_from_key<ra_i64>(ra_u64 k) { return (ra_i64)(k ^ 0x8000000000000000ull); }
 
+RA_DEVICE void ra_prim_unq_set_global(ra_u64 bit, ra_u32* bitmap) { atomicOr(&bitmap[bit >> 5], 1u << (ra_u32)(bit & 31u)); }
+
 // Set bit `bit` in the window of buckets [wb, wb + WINDOW) when it falls there, straight in the
 // global bitmap when its bucket lies below the window; false (nothing set) when above.
 RA_DEVICE bool ra_prim_unq_set(ra_u64 bit, ra_u64 wb, ra_u32* win, ra_u32* bitmap) {
     const ra_u64 bucket = bit >> RA_PRIM_UNQ_BUCKET_SHIFT;
-    const ra_u32 mask = 1u << (ra_u32)(bit & 31u);
     if (bucket < wb) {
-        atomicOr(&bitmap[bit >> 5], mask);
+        ra_prim_unq_set_global(bit, bitmap);
         return true;
     }
     if (bucket - wb < (ra_u64)RA_PRIM_UNQ_WINDOW) {
-        atomicOr(&win[((bucket - wb) << 11) + ((bit >> 5) & (RA_PRIM_UNQ_BUCKET_WORDS - 1))], mask);
+        const ra_u64 w = ((bucket - wb) << RA_PRIM_UNQ_BUCKET_WORD_SHIFT) + ((bit >> 5) & (RA_PRIM_UNQ_BUCKET_WORDS - 1));
+        atomicOr(&win[w], 1u << (ra_u32)(bit & 31u));
         return true;
     }
     return false;
@@ -529,7 +532,7 @@ RA_DEVICE void ra_prim_unq_flush(ra_u32* win, ra_u64 wb, ra_u32* bitmap) {
     for (int w = (int)threadIdx.x; w < RA_PRIM_UNQ_WINDOW_WORDS; w += RA_PRIM_SEL_BLOCK) {
         const ra_u32 word = win[w];
         if (word) {
-            atomicOr(&bitmap[(wb << 11) + (ra_u64)w], word);
+            atomicOr(&bitmap[(wb << RA_PRIM_UNQ_BUCKET_WORD_SHIFT) + (ra_u64)w], word);
             win[w] = 0u;
         }
     }
@@ -584,7 +587,7 @@ ra_prim_unique_mark(const T* x, ra_i64 n, ra_i64 slice, ra_u64 base, ra_u32* bit
             for (int j = 0; j < RA_PRIM_SEL_ITEMS; ++j) {
                 if (pending & (1u << j)) {
                     const ra_u64 bit = ra_prim_sel_key(v[j]) - base;
-                    if (!ra_prim_unq_set(bit, wb, win, bitmap)) atomicOr(&bitmap[bit >> 5], 1u << (ra_u32)(bit & 31u));
+                    if (!ra_prim_unq_set(bit, wb, win, bitmap)) ra_prim_unq_set_global(bit, bitmap);
                 }
             }
         }
@@ -610,22 +613,6 @@ ra_prim_unique_offsets(const T* x, ra_i64 n, ra_u64 base, ra_u32* out) {
     ra_prim_sel_for_each<T>(x, n, fn);
 }
 
-// counts[c] = set bits in words [c * CHUNK, (c + 1) * CHUNK) of the bitmap (nwords a multiple of
-// CHUNK, 16-byte aligned). Grid: nwords / CHUNK blocks.
-RA_KERNEL void RA_LAUNCH_BOUNDS(RA_PRIM_SEL_BLOCK)
-ra_prim_unique_bitcount(const ra_u32* RA_RESTRICT bitmap, ra_i64* counts) {
-    __shared__ ra_i64 scratch[RA_PRIM_SEL_BLOCK / RA_WARP_SIZE];
-    const ra_u32* p = bitmap + (ra_i64)blockIdx.x * RA_PRIM_UNQ_CHUNK_WORDS + threadIdx.x * RA_PRIM_UNQ_CHUNK_ITEMS;
-    ra_i64 c = 0;
-#pragma unroll
-    for (int q = 0; q < RA_PRIM_UNQ_CHUNK_ITEMS / 4; ++q) {
-        const uint4 w = ((const uint4*)p)[q];
-        c += __popc(w.x) + __popc(w.y) + __popc(w.z) + __popc(w.w);
-    }
-    c = ra_block_reduce<RA_PRIM_SEL_BLOCK>(c, ra_op_sum(), scratch);
-    if (threadIdx.x == 0) counts[blockIdx.x] = c;
-}
-
 // Thread t's words [t * ITEMS, (t + 1) * ITEMS) of chunk c (16-byte loads).
 RA_DEVICE void ra_prim_unq_load_chunk(const ra_u32* RA_RESTRICT bitmap, ra_i64 c, ra_u32 (&word)[RA_PRIM_UNQ_CHUNK_ITEMS]) {
     const uint4* p = (const uint4*)(bitmap + c * RA_PRIM_UNQ_CHUNK_WORDS + (ra_i64)threadIdx.x * RA_PRIM_UNQ_CHUNK_ITEMS);
@@ -637,6 +624,20 @@ RA_DEVICE void ra_prim_unq_load_chunk(const ra_u32* RA_RESTRICT bitmap, ra_i64 c
         word[4 * q + 2] = w.z;
         word[4 * q + 3] = w.w;
     }
+}
+
+// counts[c] = set bits in words [c * CHUNK, (c + 1) * CHUNK) of the bitmap (nwords a multiple of
+// CHUNK, 16-byte aligned). Grid: nwords / CHUNK blocks.
+RA_KERNEL void RA_LAUNCH_BOUNDS(RA_PRIM_SEL_BLOCK)
+ra_prim_unique_bitcount(const ra_u32* RA_RESTRICT bitmap, ra_i64* counts) {
+    __shared__ ra_i64 scratch[RA_PRIM_SEL_BLOCK / RA_WARP_SIZE];
+    ra_u32 word[RA_PRIM_UNQ_CHUNK_ITEMS];
+    ra_prim_unq_load_chunk(bitmap, blockIdx.x, word);
+    ra_i64 c = 0;
+#pragma unroll
+    for (int r = 0; r < RA_PRIM_UNQ_CHUNK_ITEMS; ++r) c += __popc(word[r]);
+    c = ra_block_reduce<RA_PRIM_SEL_BLOCK>(c, ra_op_sum(), scratch);
+    if (threadIdx.x == 0) counts[blockIdx.x] = c;
 }
 
 // Stage slot of output position p: one pad slot per 32, so the threads of a warp, whose values
