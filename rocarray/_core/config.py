@@ -6,6 +6,9 @@
 ``ROCARRAY_DUMP_SOURCE_ON_ERROR``  ``1``: write the full pasted kernel source next to a compile error
 ``ROCARRAY_TUNE``                  ``0`` heuristics only, ``1`` tune unseen problems (default),
                                    ``force`` re-tune everything
+``ROCARRAY_GEMM_FLOAT32``          ``tf32x3`` (default): float32 gemm may take the three-TF32-product
+                                   matrix-core kernel where the device has it (NVIDIA sm_90);
+                                   ``simt``: float32 gemm uses float32 multiply-adds only
 ``ROCARRAY_HIPCC``                 the ``hipcc`` used by the offline compile check (default: PATH)
 ``ROCARRAY_CUDA_INCLUDE``          extra include folder for offline NVRTC checks (rarely needed)
 =================================  ==========================================================
@@ -47,6 +50,15 @@ def tune_mode():
     if value == "force":
         return "force"
     return "1"
+
+
+def gemm_float32():
+    """``'tf32x3'`` (float32 gemm may take the three-TF32-product kernel, the default) or ``'simt'``
+    (``ROCARRAY_GEMM_FLOAT32``). Any other value raises ``ValueError``."""
+    value = os.environ.get("ROCARRAY_GEMM_FLOAT32", "tf32x3").strip().lower() or "tf32x3"
+    if value not in ("tf32x3", "simt"):
+        raise ValueError(f"ROCARRAY_GEMM_FLOAT32 must be 'tf32x3' or 'simt', got {value!r}")
+    return value
 
 
 def hipcc_path():

@@ -57,7 +57,7 @@ from rocarray._core import backend, compile as _compile, launch, tuning
 from rocarray.rocblas import _level1
 from rocarray.rocblas._level1 import _as_int, scalar_arg
 from rocarray.rocblas._level2 import _STANDARD, _check_matrix_buffer, _scalars, _size
-from rocarray.rocblas import _level3_mma
+from rocarray.rocblas import _level3_mma, _level3_tf32x3
 
 SOURCE = "rocblas/gemm.hip"
 
@@ -79,6 +79,7 @@ ACTIVATIONS = {"relu": 1, "gelu": 2, "silu": 3, "sigmoid": 4, "tanh": 5}
 CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
 
 _NOT_YET = ("float16", "bfloat16")
+_F32 = numpy.dtype("float32")
 
 
 class Tile(tuple):
@@ -379,9 +380,12 @@ def split_count(m, n, k, tile, multiprocessors, per_multiprocessor=2):
     return max(1, min(slots // blocks, k // MIN_SPLIT_K, MAX_SPLITS))
 
 
-def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False):
-    """The untuned choice: the largest tile giving about a wave of blocks (else the first of the
-    smallest), then split-K."""
+def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
+    """The untuned choice: the float32 three-TF32-product kernel where ``x3`` says it may run
+    (:func:`rocarray.rocblas._level3_tf32x3.usable`), else the largest tile giving about a wave
+    of blocks (else the first of the smallest), then split-K."""
+    if x3:
+        return Plan(_level3_tf32x3.heuristic_tile(m, n, batch, multiprocessors), 1)
     tiles = tiles_for(dtype, mma)
     tile = min(tiles, key=lambda t: t[0] * t[1])
     for t in tiles:
@@ -393,10 +397,11 @@ def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False):
     return Plan(tile, split_count(m, n, k, tile, multiprocessors, residency(dtype, tile)))
 
 
-def candidates(dtype, m, n, k, multiprocessors, mma=False):
-    """Every plan worth timing for a single (unbatched) problem: each tile without a split and
-    with the splits that fill one wave at one and at two blocks per multiprocessor."""
-    plans = []
+def candidates(dtype, m, n, k, multiprocessors, mma=False, x3=False):
+    """Every plan worth timing for a single (unbatched) problem: the three-TF32-product tiles
+    when ``x3`` (they split k themselves), then each SIMT or matrix tile without a split and with
+    the splits that fill one wave at one and at two blocks per multiprocessor."""
+    plans = [Plan(t, 1) for t in _level3_tf32x3.TILES] if x3 else []
     for t in tiles_for(dtype, mma):
         splits = {1}
         for per in (1, 2):
@@ -451,6 +456,9 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     device addresses (ints) of A, B, C and the bias (0: none), on the current device. ``batch``
     matrices go in the grid's y dimension, at most :data:`MAX_GRID_YZ` per launch."""
     tile, splits = plan
+    if getattr(tile, "x3", False):
+        return _level3_tf32x3.prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, bool(flag_bits & TRANS_A),
+                                          bool(flag_bits & TRANS_B), (flag_bits >> ACT_SHIFT) & 0xF, batch, strides)
     itemsize = numpy.dtype(dtype).itemsize
     kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
     blocks = tiles_of(m, n, tile)
@@ -536,13 +544,16 @@ def choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, bat
 
 def _choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch):
     sms, mma = _device_facts(device_id)
-    default = heuristic(dtype, m, n, k, sms, batch, mma)
+    x3 = numpy.dtype(dtype) == _F32 and _level3_tf32x3.usable(device_id, m, n, k, batch)
+    default = heuristic(dtype, m, n, k, sms, batch, mma, x3)
     if batch > 1 or k == 0 or 2 * m * n * k < TUNE_MIN_FLOPS:
         return default
-    plans = candidates(dtype, m, n, k, sms, mma)
+    plans = candidates(dtype, m, n, k, sms, mma, x3)
     if len(plans) == 1:
         return plans[0]
     key = (numpy.dtype(dtype), flag_bits & (TRANS_A | TRANS_B), size_class(m), size_class(n), size_class(k), mma)
+    if x3:  # a key of its own: entries tuned without the path keep their meaning
+        key += ("x3",)
     return tuning.choose("rocblas.gemm", key, plans,
                          lambda p: _time_plan(device_id, dtype, p, m, n, k, alpha, A, lda, B, ldb, flag_bits),
                          default.name)

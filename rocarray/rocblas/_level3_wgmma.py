@@ -69,10 +69,21 @@ SPLIT_MIN_KTILES = 4
 SPLIT_MIN_KTILES_TOTAL = 32
 
 
-def shared_bytes(tile_n, stages):
+#: Bytes of one operand row of a slot (its k is ``ROW_BYTES // itemsize``: 64 for 16-bit data,
+#: 32 for the float32 path's TF32 pieces).
+ROW_BYTES = 128
+
+
+def slot_k(itemsize=2):
+    """k of one shared-memory slot for elements of ``itemsize`` bytes."""
+    return ROW_BYTES // int(itemsize)
+
+
+def shared_bytes(tile_n, stages, pieces=1):
     """Dynamic shared memory of one wgmma block: two 8-byte mbarriers per slot, then (from the
-    next 1024-byte boundary) ``stages`` slots of (128 + ``tile_n``) x 64 x 2 bytes."""
-    return int(stages) * ((TILE + int(tile_n)) * BK * 2 + 16) + ALIGN
+    next 1024-byte boundary) ``stages`` slots of ``pieces`` x (128 + ``tile_n``) rows of 128
+    bytes (``pieces = 2``: the float32 path's TF32 high and low parts)."""
+    return int(stages) * (int(pieces) * (TILE + int(tile_n)) * ROW_BYTES + 16) + ALIGN
 
 
 def usable(aligned, *, is_hip, cc_major, cc_minor, k=1, sizes=()):
@@ -100,12 +111,12 @@ def choose_config(m, n, batch, *, multiprocessors, shared_limit):
     return None
 
 
-def splits(m, n, k, batch, tile_n, multiprocessors):
-    """``(splits, k tiles per split)`` of a wgmma launch: k is split when the tiles of C fill at
-    most half the device and k has at least :data:`SPLIT_MIN_KTILES_TOTAL` tiles of 64, into as
-    many parts as one wave of blocks takes, each of at least :data:`SPLIT_MIN_KTILES` k tiles (the
-    partial sums go to a float32 workspace)."""
-    ktiles = -(-int(k) // BK)
+def splits(m, n, k, batch, tile_n, multiprocessors, bk=BK):
+    """``(splits, k tiles per split)`` of a wgmma launch with k tiles of ``bk``: k is split when the
+    tiles of C fill at most half the device and k has at least :data:`SPLIT_MIN_KTILES_TOTAL`
+    tiles, into as many parts as one wave of blocks takes, each of at least
+    :data:`SPLIT_MIN_KTILES` k tiles (the partial sums go to a float32 workspace)."""
+    ktiles = -(-int(k) // int(bk))
     tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
     if 2 * tiles > multiprocessors or ktiles < SPLIT_MIN_KTILES_TOTAL:
         return 1, ktiles

@@ -7,9 +7,10 @@ called through ``ctypes`` on the driver library CuPy already loaded. The kernel 
 value (``__grid_constant__``): :func:`operand_map` returns it as a size-one NumPy array of
 :data:`TENSOR_MAP` (128 bytes), the form CuPy passes by value.
 
-One map describes one gemm operand of 16-bit elements as a 3-D array (contiguous dimension,
-leading dimension, batch), with 128-byte swizzling and zero fill outside the array, which is the
-shared-memory layout the kernel's wgmma descriptors read.
+One map describes one gemm operand of 16-bit elements (or 32-bit: the TF32 pieces of the
+float32 path) as a 3-D array (contiguous dimension, leading dimension, batch), with 128-byte
+swizzling and zero fill outside the array, which is the shared-memory layout the kernel's wgmma
+descriptors read.
 """
 
 import ctypes
@@ -23,6 +24,11 @@ TENSOR_MAP = numpy.dtype([("words", "<u8", (16,))])
 # CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
 # CUtensorMapFloatOOBfill (cuda.h, CUDA 12): the values used here.
 _DATA_UINT16 = 1
+_DATA_UINT32 = 2
+#: Data type of the map by element size in bytes (the copies move raw bits).
+_DATA_BY_ITEMSIZE = {2: _DATA_UINT16, 4: _DATA_UINT32}
+#: Bytes of the contiguous box edge: the 128-byte swizzle span.
+SWIZZLE_BYTES = 128
 _INTERLEAVE_NONE = 0
 _SWIZZLE_128B = 3
 _L2_PROMOTION_256B = 3
@@ -56,30 +62,31 @@ def _encoder():
     return _encode
 
 
-def box_shape(kmajor, rows):
-    """``(inner, outer)`` box of one copy: 64 k x ``rows`` (k-major operand) or 64 mn x 64 k
-    (mn-major operand, ``rows / 64`` copies per tile). Inner edges are 64 two-byte elements, the
-    128-byte swizzle span."""
-    return (64, int(rows)) if kmajor else (64, 64)
+def box_shape(kmajor, rows, itemsize=2):
+    """``(inner, outer)`` box of one copy: one 128-byte row of k (64 two-byte or 32 four-byte
+    elements, the swizzle span) x ``rows`` (k-major operand), or 64 mn x 64 k (mn-major operand,
+    two-byte elements only, ``rows / 64`` copies per tile)."""
+    inner = SWIZZLE_BYTES // int(itemsize)
+    return (inner, int(rows)) if kmajor else (inner, 64)
 
 
-def operand_geometry(kmajor, mn, k, ld, stride, batch):
-    """``(dims, strides in bytes)`` of one operand as a 3-D array of 16-bit elements.
+def operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize=2):
+    """``(dims, strides in bytes)`` of one operand as a 3-D array of ``itemsize``-byte elements.
 
     ``dims`` = (contiguous, leading, batch): (k, mn, batch) for a k-major operand, (mn, k, batch)
     otherwise. ``strides`` are those of dimensions 1 and 2 (TMA needs multiples of 16 bytes, so
     a single matrix gets a batch stride that is one whole matrix, rounded up).
     """
     inner, outer = (k, mn) if kmajor else (mn, k)
-    row = 2 * int(ld)
+    row = int(itemsize) * int(ld)
     if batch > 1:
-        step = 2 * int(stride)
+        step = int(itemsize) * int(stride)
     else:
         step = -(-row * max(1, outer) // 16) * 16
     return (int(inner), int(outer), int(batch)), (row, step)
 
 
-def operand_map(address, kmajor, mn, k, ld, stride, batch, rows):
+def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
     """The tensor map of one gemm operand, as a size-one :data:`TENSOR_MAP` array.
 
     Parameters
@@ -91,12 +98,14 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows):
     mn, k : int
         Rows of ``op(X)`` along m (or n) and along k (both >= 1).
     ld, stride : int
-        Leading dimension and batch stride in elements (multiples of 8; ``stride`` unused when
-        ``batch == 1``).
+        Leading dimension and batch stride in elements (multiples of 16 bytes; ``stride`` unused
+        when ``batch == 1``).
     batch : int
         Batch entries.
     rows : int
         Rows of the kernel's tile along m or n (the k-major box height).
+    itemsize : int
+        Bytes per element: 2 (float16, bfloat16) or 4 (the float32 path's TF32 pieces).
 
     Raises
     ------
@@ -104,20 +113,20 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows):
         When the driver refuses the description (the caller takes another kernel).
     """
     key = (int(address), bool(kmajor), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch),
-           int(rows))
+           int(rows), int(itemsize))
     hit = _cache.get(key)
     if hit is not None:
         return hit
-    dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch)
+    dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize)
     if strides[1] <= 0 or strides[1] % 16 or strides[0] % 16:
         raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
-    box = box_shape(kmajor, rows) + (1,)
+    box = box_shape(kmajor, rows, itemsize) + (1,)
     out = numpy.zeros(1, TENSOR_MAP)
     c_dims = (ctypes.c_uint64 * 3)(*dims)
     c_strides = (ctypes.c_uint64 * 2)(*strides)
     c_box = (ctypes.c_uint32 * 3)(*box)
     c_elem = (ctypes.c_uint32 * 3)(1, 1, 1)
-    rc = _encoder()(out.ctypes.data, _DATA_UINT16, 3, ctypes.c_void_p(int(address)), c_dims, c_strides, c_box,
+    rc = _encoder()(out.ctypes.data, _DATA_BY_ITEMSIZE[int(itemsize)], 3, ctypes.c_void_p(int(address)), c_dims, c_strides, c_box,
                     c_elem, _INTERLEAVE_NONE, _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
     if rc != 0:
         raise TensorMapError(f"cuTensorMapEncodeTiled returned {rc} for dims {dims}, strides {strides}, box {box}")

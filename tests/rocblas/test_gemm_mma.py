@@ -410,7 +410,9 @@ def test_wgmma_kernel_names_and_registration():
     assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_wgmma<ra_bfloat16, true, false, 256>"
     names = set(_compile.registered(_level3_wgmma.SOURCE))
     finish = {"ra_rocblas_gemm_wg_finish<ra_half>", "ra_rocblas_gemm_wg_finish<ra_bfloat16>"}
-    assert names == set(_level3_wgmma.instantiations()) | finish and len(names) == 18
+    # the float32 kernel and finish of the three-TF32-product path (rocblas/_level3_tf32x3.py)
+    float32 = {"ra_rocblas_gemm_wgmma<float, true, true, 128>", "ra_rocblas_gemm_wg_finish<float>"}
+    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 20
 
 
 def test_wgmma_splits_fill_one_wave_for_long_k():

@@ -1,5 +1,6 @@
-// rocBLAS level 3: gemm for 16-bit inputs (float16, bfloat16) with float32 accumulation on the
-// sm_90a warpgroup matrix instructions (wgmma) fed by the tensor memory accelerator (TMA):
+// rocBLAS level 3: gemm for 16-bit inputs (float16, bfloat16) with float32 accumulation, and
+// float32 gemm from three TF32 products, on the sm_90a warpgroup matrix instructions (wgmma) fed
+// by the tensor memory accelerator (TMA):
 //
 //   C := act(alpha * op(A) * op(B) + beta * C + bias),   column-major, 64-bit offsets,
 //
@@ -11,6 +12,14 @@
 // dimension, batch), 128-byte swizzle, boxes of 64 x 64 (mn-major) or 64 x rows (k-major);
 // elements outside the matrix arrive as zeros.
 //
+// float32 (T = float, both operands k-major): ra_rocblas_gemm_wg_split first writes op(A) and
+// op(B) as two pieces each, X = hi + lo with hi the TF32 truncation of X (its low 13 mantissa bits
+// cleared) and lo = X - hi (exact in float32, 11 significant bits at most, so TF32 holds it
+// nearly whole), k-major, piece p of batch entry b at batch index 2 b + p of the tensor map. The
+// kernel then sums A_lo B_hi + A_hi B_lo + A_hi B_hi in float32 (the "3xTF32" scheme: the dropped
+// A_lo B_lo term is below 2^-22 of |A B| per product, under float32's own accumulation error for
+// any k past a few), so each product keeps about float32's accuracy at the TF32 matrix rate.
+//
 // ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>:
 //  * Persistent blocks (grid <= multiprocessors) walk the 128 x BN tiles of C (BN = 128 or 256)
 //    of every batch entry, tile blockIdx.x, + gridDim.x, ...; within one entry the tiles go in
@@ -18,7 +27,8 @@
 //    their A and B panels in L2.
 //  * Warp specialization: warps 0-7 are two consumer warpgroups (warpgroup g computes rows
 //    64 g .. 64 g + 63 of the tile with wgmma.mma_async m64nBNk16, BN / 2 float32 accumulators
-//    per thread, 4 instructions per k tile of 64); warp 8 is the producer: its first lane issues
+//    per thread, 4 instructions per k tile of 64; float32: BN = 128, m64n128k8, 12 instructions
+//    per k tile of 32, three per 8-deep step); warp 8 is the producer: its first lane issues
 //    the TMA copies of each k tile into a ring of `stages` shared-memory slots, running ahead
 //    across tile boundaries (so the next tile's operands load during an epilogue).
 //  * Each slot has two mbarriers: `full` (the producer's arrive.expect_tx of the slot's bytes;
@@ -30,8 +40,9 @@
 //    asynchronous warpgroup-level matrix instructions), which TMA's 128-byte swizzle writes:
 //    rows of 128 bytes whose 16-byte chunk c sits at chunk c ^ (row % 8), 1024-byte atoms of
 //    8 rows, every slot on 1024 bytes.
-//      k-major operand (op(X) has k contiguous): row = m (or n), 64 k per row; atoms 1024 bytes
-//        apart (stride byte offset); a k step of 16 advances the start address by 32 bytes.
+//      k-major operand (op(X) has k contiguous): row = m (or n), 64 k per row (32 for float32);
+//        atoms 1024 bytes apart (stride byte offset); a k step of 16 (8 for float32) advances the
+//        start address by 32 bytes. A float32 slot holds A_hi, A_lo, B_hi, B_lo in that order.
 //      mn-major operand: 64-wide mn blocks of 64 rows (k) x 128 bytes, 8 KiB apart (leading byte
 //        offset); 8-k atoms 1024 bytes apart (stride byte offset); a k step of 16 advances 2 KiB;
 //        the instruction's transpose flag is set for it.
@@ -42,7 +53,9 @@
 // body: the Python layer never launches the kernel there.
 
 #define RA_GEMM_WG_BM 128
-#define RA_GEMM_WG_BK 64
+// Bytes of one swizzled operand row: the k of a slot is 128 / sizeof(T) (64 for 16-bit, 32 for
+// float32).
+#define RA_GEMM_WG_ROW_BYTES 128
 #define RA_GEMM_WG_GROUP 16
 // Two consumer warpgroups and one producer warp.
 #define RA_GEMM_WG_CONSUMERS (8 * RA_WARP_SIZE)
@@ -173,24 +186,33 @@ template <> struct ra_wgmma_m64k16<ra_bfloat16, 256> {
                      : "l"(a), "l"(b), "r"(1), "n"(TA), "n"(TB));
     }
 };
+// d (64 x 128, f32) := A (64 x 8, descriptor) B (8 x 128, descriptor) + (accumulate ? d : 0),
+// TF32 operands (both k-major: the TF32 forms have no transpose flags).
+RA_DEVICE void ra_wgmma_m64n128k8_tf32(float (&d)[64], ra_u64 a, ra_u64 b, int accumulate) {
+    asm volatile(RA_WGMMA_PRED64 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" RA_WGMMA_REGS64
+                 "}, %64, %65, p, 1, 1;\n}\n"
+                 : RA_WGMMA_OUT64
+                 : "l"(a), "l"(b), "r"(accumulate));
+}
 // ---- end of wgmma primitives ----
 
-// One operand tile (R rows of m or n, 64 k) in its swizzled layout.
+// One operand tile (R rows of m or n, one 128-byte row of k) in its swizzled layout.
 template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
-    static constexpr unsigned BYTES = (unsigned)R * RA_GEMM_WG_BK * 2u;
-    // Copies the tile of op(X) at (mn0, k0) of batch entry b into the slot at shared address
-    // `slot`: one box of 64 k x R rows (k-major), or R / 64 boxes of 64 mn x 64 k (mn-major).
-    RA_DEVICE static void load(unsigned slot, const ra_gemm_wg_tensor_map* map, int mn0, int k0, int b,
+    static constexpr unsigned BYTES = (unsigned)R * RA_GEMM_WG_ROW_BYTES;
+    // Copies the tile of op(X) at (mn0, k0) of batch index c2 into the slot at shared address
+    // `slot`: one box of one row of k x R rows (k-major), or R / 64 boxes of 64 mn x 64 k
+    // (mn-major, 16-bit only).
+    RA_DEVICE static void load(unsigned slot, const ra_gemm_wg_tensor_map* map, int mn0, int k0, int c2,
                                unsigned bar) {
         if (KMAJOR) {
-            ra_gemm_wg_tma_load(slot, map, k0, mn0, b, bar);
+            ra_gemm_wg_tma_load(slot, map, k0, mn0, c2, bar);
         } else {
 #pragma unroll
             for (int h = 0; h < R / 64; ++h)
-                ra_gemm_wg_tma_load(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, b, bar);
+                ra_gemm_wg_tma_load(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, c2, bar);
         }
     }
-    // Descriptor of the 16-deep k step s (0..3) for rows mn_first .. (a multiple of 64).
+    // Descriptor of the 32-byte k step s (0..3) for rows mn_first .. (a multiple of 64).
     RA_DEVICE static ra_u64 desc(unsigned slot, int mn_first, int s) {
         if (KMAJOR) return ra_gemm_wg_desc(slot + (unsigned)mn_first * 128u + 32u * (unsigned)s, 16u, 1024u);
         return ra_gemm_wg_desc(slot + (unsigned)(mn_first / 64) * 8192u + 2048u * (unsigned)s, RA_GEMM_WG_MN_LBO,
@@ -198,6 +220,36 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
     }
 };
 
+// The matrix instructions of one 32-byte k step s of a slot (A tiles from shared address a, B
+// tiles from b) for warpgroup g, adding to d (the first instruction starts d afresh when
+// `accumulate` is 0: float32 only). PIECES: operand tiles per operand in a slot; PROMOTE: each
+// slot's products are summed by the matrix units alone and then added to the float32
+// accumulators by the threads (see the kernel).
+template <typename T, int BN, bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_wg_step {
+    static constexpr int PIECES = 1;
+    static constexpr bool PROMOTE = false;
+    typedef ra_gemm_wg_operand<A_KMAJOR, RA_GEMM_WG_BM> OA;
+    typedef ra_gemm_wg_operand<B_KMAJOR, BN> OB;
+    static RA_DEVICE void run(float (&d)[BN / 2], unsigned a, unsigned b, int g, int s, int) {
+        ra_wgmma_m64k16<T, BN>::template run<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(d, OA::desc(a, 64 * g, s),
+                                                                                OB::desc(b, 0, s));
+    }
+};
+// float32 from TF32 pieces (A_hi, A_lo at a; B_hi, B_lo at b), 128-wide tiles: the two small
+// cross terms first, then the main one.
+template <> struct ra_gemm_wg_step<float, 128, true, true> {
+    static constexpr int PIECES = 2;
+    static constexpr bool PROMOTE = true;
+    typedef ra_gemm_wg_operand<true, RA_GEMM_WG_BM> OA;
+    typedef ra_gemm_wg_operand<true, 128> OB;
+    static RA_DEVICE void run(float (&d)[64], unsigned a, unsigned b, int g, int s, int accumulate) {
+        const ra_u64 a_hi = OA::desc(a, 64 * g, s), a_lo = OA::desc(a + OA::BYTES, 64 * g, s);
+        const ra_u64 b_hi = OB::desc(b, 0, s), b_lo = OB::desc(b + OB::BYTES, 0, s);
+        ra_wgmma_m64n128k8_tf32(d, a_lo, b_hi, accumulate);
+        ra_wgmma_m64n128k8_tf32(d, a_hi, b_lo, 1);
+        ra_wgmma_m64n128k8_tf32(d, a_hi, b_hi, 1);
+    }
+};
 
 // Work item t (0 .. tiles_m * tiles_n * splits * batch - 1) -> (batch entry, k split, m0, n0).
 struct ra_gemm_wg_tiles {
@@ -226,12 +278,15 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                       const T* __restrict__ bias, int act) {
     static_assert(BN == 128 || BN == 256, "block tile width");
 #if defined(RA_GEMM_WGMMA)
-    constexpr int BK = RA_GEMM_WG_BK;
+    constexpr int BK = RA_GEMM_WG_ROW_BYTES / (int)sizeof(T);  // k per slot
     constexpr int WG = 4 * RA_WARP_SIZE;  // threads of one warpgroup
     constexpr int R = BN / 2;             // accumulators per thread
-    typedef ra_gemm_wg_operand<A_KMAJOR, RA_GEMM_WG_BM> OA;
-    typedef ra_gemm_wg_operand<B_KMAJOR, BN> OB;
-    constexpr unsigned SLOT = OA::BYTES + OB::BYTES;
+    typedef ra_gemm_wg_step<T, BN, A_KMAJOR, B_KMAJOR> STEP;
+    typedef typename STEP::OA OA;
+    typedef typename STEP::OB OB;
+    constexpr int P = STEP::PIECES;
+    constexpr unsigned A_BYTES = P * OA::BYTES;  // the slot's A tiles, then its B tiles
+    constexpr unsigned SLOT = A_BYTES + P * OB::BYTES;
     const int S = stages;
 
     // Shared memory: 2 S mbarriers (full, then empty), then the ring from the next 1024 bytes.
@@ -269,8 +324,11 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                 if (round > 0) ra_gemm_wg_bar_wait(bars + 8u * (unsigned)(S + slot), (round - 1u) & 1u);
                 ra_gemm_wg_bar_expect(full, SLOT);
                 const unsigned dst = ring + (unsigned)slot * SLOT;
-                OA::load(dst, &tma_a, (int)m0, (int)(kt * BK), (int)b, full);
-                OB::load(dst + OA::BYTES, &tma_b, (int)n0, (int)(kt * BK), (int)b, full);
+#pragma unroll
+                for (int p = 0; p < P; ++p) {
+                    OA::load(dst + p * OA::BYTES, &tma_a, (int)m0, (int)(kt * BK), (int)(P * b + p), full);
+                    OB::load(dst + A_BYTES + p * OB::BYTES, &tma_b, (int)n0, (int)(kt * BK), (int)(P * b + p), full);
+                }
                 if (++slot == S) { slot = 0; ++round; }
             }
         }
@@ -281,7 +339,12 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
     const int g = (int)threadIdx.x / WG;  // warpgroup: rows 64 g .. 64 g + 63 of the tile
     const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
     const bool releaser = lane == 0;      // one arrive per consumer warp on `empty`
-    float d[R];
+    // PROMOTE (float32): the matrix units sum products with truncation, a bias toward zero that
+    // grows with the number of instructions adding into one accumulator (measured on the H200:
+    // a relative error of about 7e-9 per k, 6e-5 at k = 8192, against 1e-6 for float32
+    // multiply-adds); each slot's 12 instructions therefore write `part`, which the threads add
+    // to d with rounding to nearest, at the price of draining the slot's group before the next.
+    float d[R], part[R];
     int slot = 0, prev = 0;
     unsigned round = 0;
     for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
@@ -297,11 +360,18 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
             const unsigned src = ring + (unsigned)slot * SLOT;
             ra_gemm_wg_fence();
 #pragma unroll
-            for (int s = 0; s < BK / 16; ++s)
-                ra_wgmma_m64k16<T, BN>::template run<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(
-                    d, OA::desc(src, 64 * g, s), OB::desc(src + OA::BYTES, 0, s));
+            for (int s = 0; s < RA_GEMM_WG_ROW_BYTES / 32; ++s) {
+                if (STEP::PROMOTE) STEP::run(part, src, src + A_BYTES, g, s, s > 0);
+                else STEP::run(d, src, src + A_BYTES, g, s, 1);
+            }
             ra_gemm_wg_commit();
-            if (kt > k_begin) {
+            if (STEP::PROMOTE) {
+                ra_gemm_wg_wait<0>();
+                ra_gemm_wg_fence_operands(part);
+#pragma unroll
+                for (int i = 0; i < R; ++i) d[i] += part[i];
+                if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + slot));
+            } else if (kt > k_begin) {
                 ra_gemm_wg_wait<1>();  // the group of the previous k tile is done: free its slot
                 ra_gemm_wg_fence_operands(d);
                 if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
@@ -311,7 +381,7 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         }
         ra_gemm_wg_wait<0>();
         ra_gemm_wg_fence_operands(d);
-        if (k_end > k_begin && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+        if (!STEP::PROMOTE && k_end > k_begin && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
 
         const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
         const ra_i64 col0 = n0 + 2 * (lane % 4);
@@ -367,5 +437,90 @@ ra_rocblas_gemm_wg_pack(ra_i64 rows, ra_i64 cols, ra_i64 batch, const ra_u16* __
     for (ra_i64 e = ra_global_thread_id(); e < per * batch; e += ra_grid_threads()) {
         const ra_i64 b = e / per, rc = e - b * per, c = rc / rows, r = rc - c * rows;
         dst[b * stride_dst + r + c * ld_dst] = src[b * stride_src + r + c * ld_src];
+    }
+}
+
+// One float32 element as its TF32 pieces for the three-product gemm: hi = x with the low 13
+// mantissa bits cleared (truncation: |hi| <= |x|, never rounds up to infinity), lo = x - hi
+// (exact, same sign as x); +-inf gives hi = lo = x, NaN the quiet NaN in both (a NaN payload in
+// the low bits alone would read as infinity in TF32). An infinity in the other operand would
+// meet a zero lo in a cross term (inf * 0 = NaN where float32 gives +-inf), so with `guard` a
+// finite nonzero x whose lo is zero gets lo = +-2^-126 instead (the smallest normal: below half
+// an ulp of any |x| >= 2^-102, so it changes no product that float32 could tell apart).
+RA_DEVICE void ra_gemm_tf32_pieces(float x, float& hi, float& lo, bool guard) {
+    const unsigned u = __float_as_uint(x);
+    if ((u & 0x7f800000u) != 0x7f800000u) {
+        hi = __uint_as_float(u & 0xffffe000u);
+        lo = x - hi;
+        if (guard && lo == 0.0f && x != 0.0f) lo = __uint_as_float((u & 0x80000000u) | 0x00800000u);
+    } else if ((u & 0x007fffffu) == 0u) {
+        hi = lo = x;
+    } else {
+        hi = lo = __uint_as_float(0x7fc00000u);
+    }
+}
+
+RA_DEVICE bool ra_gemm_is_inf(float x) { return (__float_as_uint(x) & 0x7fffffffu) == 0x7f800000u; }
+
+#define RA_GEMM_WG_SPLIT_TILE 32
+// The TF32 pieces of op(X) (rows x k, element (r, c) at src + b * stride + r * s_r + c * s_c)
+// for the float32 path: piece p of batch entry b goes to dst + (2 b + p) * rows * ld, k-major
+// (element (r, c) at r * ld + c). 32 x 32 tiles through shared memory, read along whichever of
+// r and c is contiguous in the source (k_contiguous), written along c; a 32 x 8 block walks the
+// tiles grid-stride. *guard != 0 (the other operand holds an infinity) guards zero low pieces
+// (ra_gemm_tf32_pieces); any infinity here sets *seen_inf.
+extern "C" __global__ void RA_LAUNCH_BOUNDS(256)
+ra_rocblas_gemm_wg_split(ra_i64 rows, ra_i64 k, ra_i64 batch, const float* __restrict__ src, ra_i64 s_r,
+                         ra_i64 s_c, ra_i64 stride, int k_contiguous, float* __restrict__ dst, ra_i64 ld,
+                         const int* __restrict__ guard, int* __restrict__ seen_inf) {
+    constexpr int T = RA_GEMM_WG_SPLIT_TILE;
+    __shared__ float tile[T][T + 1];  // [r][c]
+    const int tx = (int)threadIdx.x % T, ty = (int)threadIdx.x / T;
+    const ra_i64 tiles_c = (k + T - 1) / T, tiles_r = (rows + T - 1) / T;
+    const ra_i64 per = tiles_c * tiles_r, plane = rows * ld;
+    const bool guarded = *guard != 0;
+    bool inf = false;
+    for (ra_i64 t = blockIdx.x; t < per * batch; t += gridDim.x) {
+        const ra_i64 b = t / per, in_b = t - b * per;
+        const ra_i64 r0 = in_b / tiles_c * T, c0 = in_b % tiles_c * T;
+        const float* s = src + b * stride;
+        __syncthreads();  // the previous tile's reads are done
+        for (int i = ty; i < T; i += (int)blockDim.x / T) {
+            // thread tx walks the contiguous source dimension
+            const int r = k_contiguous ? i : tx, c = k_contiguous ? tx : i;
+            const ra_i64 gr = r0 + r, gc = c0 + c;
+            if (gr < rows && gc < k) tile[r][c] = s[gr * s_r + gc * s_c];
+        }
+        __syncthreads();
+        float* hi = dst + 2 * b * plane;
+        for (int r = ty; r < T; r += (int)blockDim.x / T) {
+            const ra_i64 gr = r0 + r, gc = c0 + tx;
+            if (gr < rows && gc < k) {
+                const float x = tile[r][tx];
+                float h, l;
+                ra_gemm_tf32_pieces(x, h, l, guarded);
+                inf |= ra_gemm_is_inf(x);
+                hi[gr * ld + gc] = h;
+                hi[plane + gr * ld + gc] = l;
+            }
+        }
+    }
+    if (inf) *seen_inf = 1;
+}
+
+// The guard applied after the fact to pieces written without it (the operand split first, before
+// the other one's infinities were known): nothing unless *guard != 0, then every zero low piece
+// of a finite nonzero element becomes +-2^-126 (see ra_gemm_tf32_pieces). `count` pairs of
+// planes of `plane` elements (hi, then lo).
+extern "C" __global__ void RA_LAUNCH_BOUNDS(256)
+ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count, const int* __restrict__ guard) {
+    if (*guard == 0) return;
+    for (ra_i64 e = ra_global_thread_id(); e < plane * count; e += ra_grid_threads()) {
+        const ra_i64 b = e / plane, i = e - b * plane;
+        const float h = pieces[2 * b * plane + i];
+        float* lo = pieces + (2 * b + 1) * plane + i;
+        const unsigned u = __float_as_uint(h);
+        if (*lo == 0.0f && h != 0.0f && (u & 0x7f800000u) != 0x7f800000u)
+            *lo = __uint_as_float((u & 0x80000000u) | 0x00800000u);
     }
 }

@@ -1,0 +1,209 @@
+"""float32 gemm from three TF32 matrix products on the sm_90a warpgroup kernel.
+
+The SIMT float32 kernel is bound by the FMA pipes (about 67 TFLOP/s on an H200, cuBLAS's SGEMM
+reaches 50); the TF32 matrix units run about 7x faster but keep only 11 significant bits of
+each operand. The "3xTF32" scheme (used for float32 emulation on tensor cores, e.g. CUTLASS's
+``OpMultiplyAddFastF32``) recovers float32 accuracy from three of their products: each operand
+is split as ``X = X_hi + X_lo`` with ``X_hi`` its TF32 truncation and ``X_lo = X - X_hi`` (exact,
+at most 2^-10 |X|), and ``A B ~ A_lo B_hi + A_hi B_lo + A_hi B_hi`` summed in float32. The
+dropped ``A_lo B_lo`` and the TF32 rounding of the low parts are about 2^-21 |a b| per product at
+worst, under the accumulation error of float32 gemm itself for any k past a few dozen.
+
+Path (``rocblas/gemm_wgmma.hip``):
+
+1. ``ra_rocblas_gemm_wg_split`` writes op(B), then op(A), as their hi and lo pieces, k-major, in
+   a float32 workspace (``2 (m + n) ceil4(k)`` elements per batch entry: 1 GiB at 8192^3); any
+   transposes and leading dimensions are absorbed here, so the gemm sees one layout. Each split
+   notes whether its operand holds an infinity; where the other one does, zero low pieces are
+   guarded (``ra_rocblas_gemm_wg_guard`` for B, whose split ran first; a no-op launch otherwise).
+2. ``ra_rocblas_gemm_wgmma<float, true, true, 128>`` (the 16-bit kernel's persistent, TMA-fed,
+   warp-specialized body) loads the four pieces of each 32-deep k tile and issues three
+   ``wgmma`` m64n128k8 TF32 instructions per 8-deep step. The matrix units add with truncation
+   (a bias toward zero that grows with k: 6e-5 relative error at k = 8192 when they sum the whole
+   k), so each k tile's products are summed by them from zero and then added to the float32
+   sums by the threads, rounding to nearest: about 6e-7 at any k, below float32 SIMT gemm's.
+   k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
+
+Infinities and NaNs give float32 gemm's results (the split's special cases in the kernel
+source); without infinities the pieces are exact, so sums that float32 gets exactly (small
+integers) come out exact. float32 subnormal inputs may be flushed to zero by the matrix units.
+
+:data:`rocarray._core.config.gemm_float32` (``ROCARRAY_GEMM_FLOAT32=simt``) turns the path off.
+It runs on compute capability 9.0 only, for problems of at least :data:`MIN_FLOPS` whose
+workspace stays under :data:`MAX_WORKSPACE_BYTES`; the tuning DB then times it against the
+SIMT tiles (:func:`rocarray.rocblas._level3.candidates`).
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, config, launch
+from rocarray.rocblas import _level3_wgmma as wg
+from rocarray.rocblas._level3_mma import TILE, _device_facts
+
+#: Bytes per element of the pieces, and pieces per operand (hi, lo).
+ITEMSIZE = 4
+PIECES = 2
+#: k per shared-memory slot (one 128-byte row of float32).
+BK = wg.slot_k(ITEMSIZE)
+#: Ring depth by tile width: 3 slots of 64 KiB (128 x 128).
+STAGES = {128: 3}
+#: Smallest problem (2 m n k batch flops) the path is offered for: below it the split pass and
+#: its launch are a large part of the time.
+MIN_FLOPS = 2**30
+#: Largest pieces workspace (bytes) the path allocates; bigger problems take the SIMT kernel.
+MAX_WORKSPACE_BYTES = 2**32
+#: The split kernel (``extern "C"``) and its block.
+SPLIT_KERNEL = "ra_rocblas_gemm_wg_split"
+GUARD_KERNEL = "ra_rocblas_gemm_wg_guard"
+SPLIT_BLOCK = 256
+SPLIT_TILE = 32
+FINISH_KERNEL = "ra_rocblas_gemm_wg_finish<float>"
+
+
+def kernel_name(tile_n):
+    """Name expression of the float32 kernel with a 128 x ``tile_n`` tile."""
+    return f"ra_rocblas_gemm_wgmma<float, true, true, {int(tile_n)}>"
+
+
+#: Block tile widths: 128 only (each thread holds 64 float32 sums and the 64 of the slot being
+#: summed by the matrix units; a 256-wide tile would need 256 registers for them).
+TILE_WIDTHS_X3 = (128,)
+
+_compile.register(wg.SOURCE, [kernel_name(w) for w in TILE_WIDTHS_X3] + [FINISH_KERNEL])
+
+
+class Tf32x3Tile(tuple):
+    """The float32 three-TF32-product kernel as a gemm tile ``(128, BN, 32)``, named
+    ``'x3_128xBN'`` (the tuning DB's candidate name)."""
+
+    __slots__ = ()
+    mma = False
+    x3 = True
+    direct = False
+
+    def __new__(cls, tile_n):
+        return super().__new__(cls, (TILE, int(tile_n), BK))
+
+    @property
+    def name(self):
+        return f"x3_{self[0]}x{self[1]}"
+
+
+#: The tiles the tuning compares.
+TILES = tuple(Tf32x3Tile(w) for w in TILE_WIDTHS_X3)
+
+
+def leading(k):
+    """Leading dimension of a piece: k rounded up to 4 elements (rows of 16 bytes for TMA)."""
+    return -(-int(k) // 4) * 4
+
+
+def workspace_bytes(m, n, k, batch=1):
+    """Bytes of the pieces of op(A) and op(B)."""
+    return PIECES * ITEMSIZE * (int(m) + int(n)) * leading(k) * max(1, int(batch))
+
+
+def enabled():
+    """Whether the setting allows the path (``ROCARRAY_GEMM_FLOAT32``, default ``tf32x3``)."""
+    return config.gemm_float32() == "tf32x3"
+
+
+def usable(device_id, m, n, k, batch=1):
+    """Whether a float32 problem may take the path on ``device_id``: the setting allows it, the
+    device is NVIDIA compute capability 9.0, ``k >= 1``, ``2 m n k batch >= MIN_FLOPS``, every
+    size and the piece coordinates below 2^31, and the workspace at most
+    :data:`MAX_WORKSPACE_BYTES`."""
+    if not enabled() or k < 1 or 2 * m * n * k * max(1, batch) < MIN_FLOPS:
+        return False
+    facts = _device_facts(device_id)
+    if not wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
+                     sizes=(m, n, leading(k), PIECES * max(1, batch))):
+        return False
+    if any(wg.shared_bytes(t[1], STAGES[t[1]], PIECES) > facts["shared_limit"] for t in TILES):
+        return False
+    return workspace_bytes(m, n, k, batch) <= MAX_WORKSPACE_BYTES
+
+
+def heuristic_tile(m, n, batch, multiprocessors):
+    """The untuned tile (the only one: 128 x 128)."""
+    return TILES[0]
+
+
+def operand_strides(trans, ld, is_a):
+    """``(s_r, s_c, k contiguous)`` of op(X) read as rows x k (rows = m for A, n for B) from the
+    column-major X with leading dimension ``ld``: op(A)(i, kk) is A[i + kk ld] ('N') or
+    A[kk + i ld] ('T'); op(B)(kk, j) is B[kk + j ld] ('N') or B[j + kk ld] ('T')."""
+    k_contiguous = trans if is_a else not trans
+    return (int(ld), 1, True) if k_contiguous else (1, int(ld), False)
+
+
+def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch=1, strides=(0, 0, 0)):
+    """The launches of one float32 problem on the path, everything but the call's values worked
+    out: returns ``run(alpha, beta, A, B, C, bias)`` taking float32 ``alpha``/``beta`` and the
+    device addresses (ints) of A, B, C and the bias (0: none), on the current device.
+
+    ``trans_a``/``trans_b``: op is a transpose; ``act``: the epilogue's activation code; ``batch``
+    entries ``strides`` (elements of A, B, C) apart. The caller has checked the arguments and
+    :func:`usable`.
+    """
+    from rocarray.rocblas import _tma
+
+    cupy = backend.require_cupy()
+    tile_n = int(tile[1])
+    stages = STAGES[tile_n]
+    sms = _device_facts(device_id)["multiprocessors"]
+    kernel, _ = wg._kernel(kernel_name(tile_n), device_id)
+    nbytes = wg.shared_bytes(tile_n, stages, PIECES)
+    launch.allow_shared(kernel, nbytes)
+    split = _compile.get_kernel(wg.SOURCE, SPLIT_KERNEL, device_id)
+    guard = _compile.get_kernel(wg.SOURCE, GUARD_KERNEL, device_id)
+    parts, per = wg.splits(m, n, k, batch, tile_n, sms, BK)
+    ld = leading(k)
+    i64, u64, i32 = numpy.int64, numpy.uint64, numpy.int32
+    stride_a, stride_b, stride_c = strides
+    a_elems, b_elems = PIECES * m * ld * batch, PIECES * n * ld * batch
+
+    def split_args(rows, trans, ld_src, stride, is_a):
+        s_r, s_c, k_contiguous = operand_strides(trans, ld_src, is_a)
+        tiles = -(-rows // SPLIT_TILE) * -(-k // SPLIT_TILE) * batch
+        grid = (max(1, min(tiles, 32 * sms)),)
+        return grid, (i64(rows), i64(k), i64(batch)), (i64(s_r), i64(s_c), i64(stride if batch > 1 else 0),
+                                                        i32(k_contiguous))
+    a_split = split_args(m, trans_a, lda, stride_a, True)
+    b_split = split_args(n, trans_b, ldb, stride_b, False)
+    launch_grid = wg.grid(m, n, batch, tile_n, sms, parts)
+    sizes = (i64(m), i64(n), i64(k), i64(batch))
+    c_layout = (i64(ldc), i64(stride_c))
+    tail = (i32(stages), i64(parts), i64(per))
+    act = i32(act)
+    partial_size = batch * parts * m * n
+    if parts > 1:
+        finish, _ = wg._kernel(FINISH_KERNEL, device_id)
+        total = m * n * batch
+        finish_grid = (max(1, min(-(-total // 256), 16 * int(sms))),)
+        finish_sizes = (i64(m), i64(n), i64(batch), i64(parts))
+
+    guard_grid = (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),)
+    guard_sizes = (i64(n * ld), i64(batch))
+
+    def run(alpha, beta, A, B, C, bias):
+        # the pieces, then two flags: op(A) holds an infinity, op(B) does
+        work = cupy.empty(a_elems + b_elems + 2, numpy.float32)
+        a_pieces = work.data.ptr
+        b_pieces = a_pieces + ITEMSIZE * a_elems
+        a_inf = b_pieces + ITEMSIZE * b_elems
+        b_inf = a_inf + ITEMSIZE
+        cupy.cuda.runtime.memsetAsync(a_inf, 0, 2 * ITEMSIZE, cupy.cuda.get_current_stream().ptr)
+        for (grid, head, geometry), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
+                                                               (a_split, A, a_pieces, b_inf, a_inf)):
+            split(grid, (SPLIT_BLOCK,), head + (u64(src),) + geometry + (u64(dst), i64(ld), u64(other), u64(seen)))
+        guard(guard_grid, (SPLIT_BLOCK,), (u64(b_pieces),) + guard_sizes + (u64(a_inf),))
+        map_a = _tma.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
+        map_b = _tma.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)
+        c, bias = u64(C), u64(bias)
+        partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
+        kernel(launch_grid, (wg.BLOCK,), (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
+               + (partial if partial is not None else i64(0), bias, act), shared_mem=nbytes)
+        if partial is not None:
+            finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, act))
+    return run

@@ -1,0 +1,320 @@
+"""float32 gemm from three TF32 products (``rocblas/_level3_tf32x3.py``) against NumPy float64.
+
+GPU tests run on compute capability 9.0 only (the path's instructions exist there alone) and
+force the path's plan through :func:`rocarray.rocblas.gemm`; results are compared with
+``level3``'s float32 tolerance, and separately with a bound that only float32-grade products
+meet: the whole product's relative error must stay near float32's unit roundoff for a long k,
+where TF32 products alone (about 2^-11 per product) or sums left to the matrix units (a bias
+toward zero growing with k) are 10 to 1000 times off. Infinities and NaNs must land where
+float32 arithmetic puts them. CPU tests cover names, registration, the workspace, the layout of
+the split pass, when the path is offered, and the setting that turns it off.
+"""
+
+import numpy as np
+import pytest
+
+from conftest import assert_close, random_array, to_device, to_host, wide
+
+from rocarray._core import compile as _compile, config, tuning
+from rocarray.rocblas import _level3, _level3_mma, _level3_tf32x3 as x3, _level3_wgmma, _tma
+import rocarray.rocblas as rocblas
+
+from test_level3 import run_gemm
+
+
+@pytest.fixture(autouse=True)
+def fresh_prepared_launches(monkeypatch):
+    """Launches prepared by earlier calls must not stand in for the plans a test forces."""
+    monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_level3, "_plans", {})
+
+
+def _ids(v):
+    return str(v)
+
+
+SM90 = dict(is_hip=False, cc_major=9, cc_minor=0, multiprocessors=132, shared_limit=232448)
+
+
+# --------------------------------------------------------------------------------------------
+# CPU
+# --------------------------------------------------------------------------------------------
+
+def test_kernel_names_and_registration():
+    names = _compile.registered(_level3_wgmma.SOURCE)
+    assert x3.kernel_name(128) == "ra_rocblas_gemm_wgmma<float, true, true, 128>"
+    for tile in x3.TILES:
+        assert x3.kernel_name(tile[1]) in names
+    assert x3.FINISH_KERNEL in names
+    text = _compile.read_text(_level3_wgmma.SOURCE)
+    assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.SPLIT_KERNEL}(' in text
+    assert f"#define RA_GEMM_WG_SPLIT_TILE {x3.SPLIT_TILE}" in text
+    assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.GUARD_KERNEL}(' in text
+
+
+def test_tile_names_and_shape():
+    tile = x3.TILES[0]
+    assert tile == (128, 128, 32) and tile.name == "x3_128x128" and tile.x3 and not tile.mma
+    assert _level3.Plan(tile, 1).name == "x3_128x128.s1"
+    assert x3.BK == 32 and _level3_wgmma.slot_k(2) == 64
+
+
+def test_workspace_and_leading_dimension():
+    assert [x3.leading(k) for k in (1, 4, 5, 8, 9)] == [4, 4, 8, 8, 12]
+    assert x3.workspace_bytes(8192, 8192, 8192) == 2**30  # hi and lo of A and B
+    assert x3.workspace_bytes(10, 20, 5, batch=3) == 2 * 4 * 30 * 8 * 3
+
+
+def test_shared_memory_of_the_ring():
+    # three slots of A_hi, A_lo, B_hi, B_lo (128 rows of 128 bytes each), barriers, alignment
+    assert _level3_wgmma.shared_bytes(128, 3, x3.PIECES) == 3 * (4 * 128 * 128 + 16) + 1024
+    assert _level3_wgmma.shared_bytes(128, 3, x3.PIECES) <= SM90["shared_limit"]
+    assert _level3_wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024  # the 16-bit ring
+
+
+def test_split_pass_reads_along_the_contiguous_dimension():
+    # op(A)(i, kk) is A[i + kk lda] ('N') or A[kk + i lda] ('T'); op(B)(kk, j) is B[kk + j ldb]
+    # ('N') or B[j + kk ldb] ('T'), read as rows (i or j) x k
+    assert x3.operand_strides(False, 7, True) == (1, 7, False)
+    assert x3.operand_strides(True, 7, True) == (7, 1, True)
+    assert x3.operand_strides(False, 9, False) == (9, 1, True)
+    assert x3.operand_strides(True, 9, False) == (1, 9, False)
+
+
+def test_tma_maps_of_four_byte_pieces():
+    assert _tma.box_shape(True, 128, 4) == (32, 128)
+    assert _tma.box_shape(True, 256) == (64, 256)
+    # pieces of a 300 x 70 operand: ld 72, hi and lo of 3 batch entries as 6 planes
+    assert _tma.operand_geometry(True, 300, 70, 72, 300 * 72, 6, 4) == ((70, 300, 6), (288, 288 * 300))
+
+
+@pytest.fixture
+def sm90(monkeypatch):
+    """An sm_90 device's facts for the path's checks (nothing is launched)."""
+    monkeypatch.setattr(x3, "_device_facts", lambda device_id: dict(SM90))
+    monkeypatch.delenv("ROCARRAY_GEMM_FLOAT32", raising=False)
+    return SM90
+
+
+def test_usable_on_sm90_for_big_enough_problems(sm90, monkeypatch):
+    assert x3.usable(0, 1024, 1024, 1024)
+    assert x3.usable(0, 64, 64, 64, batch=4096)  # the flops of the whole batch count
+    assert not x3.usable(0, 512, 512, 512)  # 2^28 flops: below MIN_FLOPS
+    assert not x3.usable(0, 2**20, 2**20, 0)  # k == 0: nothing to read
+    assert not x3.usable(0, 2**31, 2, 1024)  # a size past the 32-bit TMA coordinates
+    monkeypatch.setattr(x3, "MAX_WORKSPACE_BYTES", 2**20)
+    assert not x3.usable(0, 1024, 1024, 1024)  # the pieces would not fit the workspace cap
+
+
+@pytest.mark.parametrize("facts", [dict(SM90, cc_major=8), dict(SM90, cc_minor=9), dict(SM90, is_hip=True),
+                                   dict(SM90, shared_limit=101376)], ids=["sm_80", "sm_89", "hip", "small-smem"])
+def test_not_usable_elsewhere(monkeypatch, facts):
+    monkeypatch.setattr(x3, "_device_facts", lambda device_id: facts)
+    assert not x3.usable(0, 1024, 1024, 1024)
+
+
+def test_setting_turns_the_path_off(sm90, monkeypatch):
+    monkeypatch.setenv("ROCARRAY_GEMM_FLOAT32", "simt")
+    assert config.gemm_float32() == "simt" and not x3.usable(0, 1024, 1024, 1024)
+    monkeypatch.setenv("ROCARRAY_GEMM_FLOAT32", " TF32x3 ")
+    assert config.gemm_float32() == "tf32x3" and x3.usable(0, 1024, 1024, 1024)
+    monkeypatch.setenv("ROCARRAY_GEMM_FLOAT32", "")
+    assert config.gemm_float32() == "tf32x3"
+    monkeypatch.setenv("ROCARRAY_GEMM_FLOAT32", "fast")
+    with pytest.raises(ValueError, match="ROCARRAY_GEMM_FLOAT32 must be 'tf32x3' or 'simt', got 'fast'"):
+        x3.usable(0, 1024, 1024, 1024)
+
+
+def test_remembered_choices_follow_the_setting(monkeypatch):
+    monkeypatch.delenv("ROCARRAY_GEMM_FLOAT32", raising=False)
+    before = tuning.state_token()
+    monkeypatch.setenv("ROCARRAY_GEMM_FLOAT32", "simt")
+    assert tuning.state_token() != before
+
+
+def test_heuristic_and_candidates_offer_the_path_first():
+    f32 = np.dtype("float32")
+    assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _level3.Plan(x3.TILES[0], 1)
+    assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=False)[0] in _level3.TILES[f32]
+    plans = _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda", x3=True)
+    assert plans[0] == _level3.Plan(x3.TILES[0], 1)
+    assert plans[1:] == _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda")
+    assert len({p.name for p in plans}) == len(plans)
+
+
+# --------------------------------------------------------------------------------------------
+# GPU
+# --------------------------------------------------------------------------------------------
+
+def _require_path():
+    device = to_device(np.zeros(1, np.float32)).data.device_id
+    facts = _level3_mma._device_facts(device)
+    if facts["is_hip"] or (facts["cc_major"], facts["cc_minor"]) != (9, 0):
+        pytest.skip("the three-TF32-product kernel runs on compute capability 9.0 only")
+    return device
+
+
+@pytest.fixture
+def forced(monkeypatch):
+    """Every float32 gemm of the test takes the path's plan (other dtypes their own)."""
+    _require_path()
+    plan = _level3.Plan(x3.TILES[0], 1)
+    choose = _level3.choose_plan
+
+    def choose_x3(device_id, dtype, *args, **kwargs):
+        if np.dtype(dtype) == np.float32:
+            return plan
+        return choose(device_id, dtype, *args, **kwargs)
+    monkeypatch.setattr(_level3, "choose_plan", choose_x3)
+    return plan
+
+
+# sizes below, at and across the 128-row tile and the 32-deep slot, padded leading dimensions
+SHAPES = [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0)), (200, 129, 777, (3, 0, 1)),
+          (128, 256, 64, (0, 0, 0))]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", SHAPES, ids=_ids)
+@pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT", "CC"])
+def test_matches_numpy(rng, forced, trans, shape):
+    m, n, k, extra = shape
+    run_gemm(rng, "float32", trans, m, n, k, extra)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "TT"])
+def test_beta_zero_does_not_read_c(rng, forced, trans):
+    run_gemm(rng, "float32", trans, 65, 33, 20, beta=0, poison=True)
+
+
+def _relative_error(rng, m, n, k, trans="NN"):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    sa = np.asfortranarray(a if trans[0] == "N" else a.T)
+    sb = np.asfortranarray(b if trans[1] == "N" else b.T)
+    da, db = to_device(sa.ravel(order="F")), to_device(sb.ravel(order="F"))
+    dc = to_device(np.full(m * n, np.nan, np.float32))
+    rocblas.gemm(trans[0], trans[1], m, n, k, 1.0, da, sa.shape[0], db, sb.shape[0], 0.0, dc, m)
+    got = wide(to_host(dc)).reshape(n, m).T
+    want = wide(a) @ wide(b)
+    return np.linalg.norm(got - want) / np.linalg.norm(want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "TN"])
+def test_products_have_float32_accuracy_for_long_k(rng, forced, trans):
+    # float32 multiply-adds give about 6e-7 here; TF32 products alone about 3e-4, and sums left
+    # to the matrix units over the whole k (their truncating adds) about 3e-5 at k = 4096
+    err = _relative_error(rng, 256, 256, 4096, trans)
+    assert err < 2e-6, err
+
+
+@pytest.mark.gpu
+def test_split_k_parts(rng, forced):
+    m, n, k = 130, 120, 20000
+    parts, _ = _level3_wgmma.splits(m, n, k, 1, 128, _level3_mma._device_facts(0)["multiprocessors"], x3.BK)
+    assert parts > 1
+    run_gemm(rng, "float32", "NT", m, n, k)
+    assert _relative_error(rng, m, n, k) < 2e-6
+
+
+@pytest.mark.gpu
+def test_strided_batches(rng, forced):
+    m, n, k, batch = 70, 90, 300, 3
+    sa, sb, sc = m * k + 5, k * n + 7, m * n + 3
+    a, b = random_array(rng, sa * batch, "float32"), random_array(rng, sb * batch, "float32")
+    c = random_array(rng, sc * batch, "float32")
+    dc = to_device(c)
+    device = dc.data.device_id
+    _level3._launch(device, np.dtype("float32"), m, n, k, np.float32(1.25), to_device(a).data, m, to_device(b).data, k,
+                    np.float32(0.5), dc.data, m, 0, batch, sa, sb, sc)
+    got = to_host(dc)
+    for i in range(batch):
+        am = wide(a[i * sa:i * sa + m * k]).reshape(k, m).T
+        bm = wide(b[i * sb:i * sb + k * n]).reshape(n, k).T
+        cm = wide(c[i * sc:i * sc + m * n]).reshape(n, m).T
+        want = 1.25 * am @ bm + 0.5 * cm
+        assert_close(wide(got[i * sc:i * sc + m * n]).reshape(n, m).T, want, "float32", k,
+                     atol_scale=float(np.max(1.25 * np.abs(am) @ np.abs(bm) + 0.5 * np.abs(cm))))
+        np.testing.assert_array_equal(got[i * sc + m * n:(i + 1) * sc], c[i * sc + m * n:(i + 1) * sc])
+
+
+@pytest.mark.gpu
+def test_infinities_and_nans_land_where_float32_puts_them(rng, forced):
+    m, n, k = 40, 30, 50
+    # small integers: exact in TF32, so every low piece is zero, the case the split treats apart
+    a = rng.integers(1, 4, (m, k)).astype(np.float32) * rng.choice([-1, 1], (m, k)).astype(np.float32)
+    b = rng.integers(1, 4, (k, n)).astype(np.float32) * rng.choice([-1, 1], (k, n)).astype(np.float32)
+    a[0, 3] = np.inf
+    a[1, 4] = -np.inf
+    a[2, 5] = np.nan
+    b[3, 7] = 0.0  # C(0, 7): inf * 0 -> NaN
+    b[6, 9] = -np.inf  # column 9 of C: -inf * a(i, 6), NaN in rows 0 and 1 (inf - inf) or 2
+    b[8, 11] = np.float32(1.5e-30)  # a tiny finite value against an infinity: C(0, 11) stays inf
+    a[3, 8] = np.inf
+    da, db = to_device(np.asfortranarray(a).ravel(order="F")), to_device(np.asfortranarray(b).ravel(order="F"))
+    dc = to_device(np.full(m * n, np.nan, np.float32))
+    rocblas.gemm("N", "N", m, n, k, 1.0, da, m, db, k, 0.0, dc, m)
+    got = wide(to_host(dc)).reshape(n, m).T
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = wide(a) @ wide(b)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    assert finite.sum() > m * n // 2
+    # with infinities about, zero low pieces carry 2^-126 (the guard): finite sums stay within it
+    np.testing.assert_allclose(got[finite], want[finite], rtol=0, atol=1e-30)
+
+
+@pytest.mark.gpu
+def test_sums_float32_gets_exactly_stay_exact(rng, forced):
+    # small integers with many zero sums: no infinity, so no guard and exact pieces
+    m, n, k = 96, 80, 300
+    a = rng.integers(-2, 3, (m, k)).astype(np.float32)
+    b = rng.integers(-2, 3, (k, n)).astype(np.float32)
+    b[:, :10] = 0.0
+    da, db = to_device(np.asfortranarray(a).ravel(order="F")), to_device(np.asfortranarray(b).ravel(order="F"))
+    dc = to_device(np.full(m * n, np.nan, np.float32))
+    rocblas.gemm("N", "N", m, n, k, 1.0, da, m, db, k, 0.0, dc, m)
+    got = to_host(dc).reshape(n, m).T
+    np.testing.assert_array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float32))
+    assert (got[:, :10] == 0).all() and not np.signbit(got[:, :10]).any()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("activation", [None, "relu", "gelu"])
+@pytest.mark.parametrize("shape", [(70, 33, 45), (300, 70, 5000)], ids=_ids)
+def test_fused_bias_and_activation(rng, forced, shape, activation):
+    from test_level3 import _activation
+
+    m, n, k = shape  # the second shape splits k: the epilogue runs in the finish kernel
+    a, b = random_array(rng, m * k, "float32"), random_array(rng, k * n, "float32")
+    c, bias = random_array(rng, m * n, "float32"), random_array(rng, m, "float32")
+    dc = to_device(c)
+    rocblas.gemm("N", "N", m, n, k, 0.5, to_device(a), m, to_device(b), k, -1.0, dc, m,
+                 bias=to_device(bias), activation=activation)
+    am, bm, cm = wide(a).reshape(k, m).T, wide(b).reshape(n, k).T, wide(c).reshape(n, m).T
+    pre = 0.5 * am @ bm - cm + wide(bias)[:, None]
+    scale = float(np.max(0.5 * np.abs(am) @ np.abs(bm) + np.abs(cm) + np.abs(wide(bias))[:, None]))
+    assert_close(wide(to_host(dc)).reshape(n, m).T, _activation(activation, pre), "float32", k,
+                 atol_scale=1.2 * scale)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("setting, taken", [("tf32x3", True), ("simt", False)])
+def test_public_gemm_takes_the_path_where_the_setting_allows(rng, monkeypatch, setting, taken):
+    _require_path()
+    monkeypatch.setenv("ROCARRAY_TUNE", "0")  # the heuristic, no timing
+    monkeypatch.setenv("ROCARRAY_GEMM_FLOAT32", setting)
+    calls = []
+    prepare = x3.prepare_run
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return prepare(*args, **kwargs)
+    monkeypatch.setattr(x3, "prepare_run", spy)
+    m = n = k = 1024
+    run_gemm(rng, "float32", "NN", m, n, k)
+    assert bool(calls) is taken
