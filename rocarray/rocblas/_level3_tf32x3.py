@@ -20,8 +20,8 @@ Path (``rocblas/gemm_wgmma.hip``):
    warp-specialized body) loads the four pieces of each 32-deep k tile and issues three
    ``wgmma`` m64n128k8 TF32 instructions per 8-deep step. The matrix units add with truncation
    (a bias toward zero that grows with k: 6e-5 relative error at k = 8192 when they sum the whole
-   k), so each k tile's products are summed by them from zero and then added to the float32
-   sums by the threads, rounding to nearest: about 6e-7 at any k, below float32 SIMT gemm's.
+   k), so the products of :data:`PROMOTE_SLOTS` k tiles at a time are summed by them from zero
+   and then added to the float32 sums by the threads, rounding to nearest.
    k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
 
 Infinities and NaNs give float32 gemm's results (the split's special cases in the kernel
@@ -47,6 +47,13 @@ PIECES = 2
 BK = wg.slot_k(ITEMSIZE)
 #: Ring depth by tile width: 3 slots of 64 KiB (128 x 128).
 STAGES = {128: 3}
+#: k tiles of 32 whose products the matrix units sum before the threads add that sum to the
+#: float32 accumulators (see the kernel: the units' truncating adds bias long sums). Each
+#: promotion drains the warpgroup's instructions. H200, 8192^3 (TFLOP/s, ||C - C64|| / ||C64||):
+#: 1 tile 87, 6.3e-7; 2 tiles 96, 8.1e-7; 4 tiles 109, 1.25e-6; never 109, 5.8e-5; cuBLAS's
+#: SGEMM 50, 1.6e-6 (and 4e-7 at k = 2047, where 2 tiles give 7.9e-7). The error with
+#: promotion does not grow with k.
+PROMOTE_SLOTS = 2
 #: Smallest problem (2 m n k batch flops) the path is offered for: below it the split pass and
 #: its launch are a large part of the time.
 MIN_FLOPS = 2**30
@@ -175,7 +182,7 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
     sizes = (i64(m), i64(n), i64(k), i64(batch))
     c_layout = (i64(ldc), i64(stride_c))
     tail = (i32(stages), i64(parts), i64(per))
-    act = i32(act)
+    act, promote = i32(act), i32(PROMOTE_SLOTS)
     partial_size = batch * parts * m * n
     if parts > 1:
         finish, _ = wg._kernel(FINISH_KERNEL, device_id)
@@ -203,7 +210,7 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         c, bias = u64(C), u64(bias)
         partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
         kernel(launch_grid, (wg.BLOCK,), (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
-               + (partial if partial is not None else i64(0), bias, act), shared_mem=nbytes)
+               + (partial if partial is not None else i64(0), bias, act, promote), shared_mem=nbytes)
         if partial is not None:
             finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, act))
     return run

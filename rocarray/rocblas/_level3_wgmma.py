@@ -126,6 +126,8 @@ def splits(m, n, k, batch, tile_n, multiprocessors, bk=BK):
 
 
 _table = launch.KernelTable(SOURCE, BLOCK, 1)
+#: The kernel's ``promote`` argument where the matrix units keep the whole sum (16-bit inputs).
+_NO_PROMOTE = numpy.int32(0)
 
 
 def _kernel(name, device_id):
@@ -205,7 +207,7 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
         c, bias = u64(C), u64(bias)
         partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
         kernel(launch_grid, block, (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
-               + (partial if partial is not None else i64(0), bias, act), shared_mem=nbytes)
+               + (partial if partial is not None else i64(0), bias, act, _NO_PROMOTE), shared_mem=nbytes)
         if partial is not None:
             finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, act))
         return True

@@ -617,12 +617,13 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
     assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
     assert maps == [(0x1000, True, 4096, 64, 64, 0, 1, 128), (0x2000, True, 4096, 64, 64, 0, 1, 256)]
-    assert len(args) == 17 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
+    assert len(args) == 18 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
     assert (args[2], args[3], args[4], args[5]) == (4096, 4096, 64, 1)
     assert args[6].dtype == np.float32 and args[6] == 2.0 and args[7] == 0.5
     assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
     assert (args[12], args[13], args[14]) == (1, 1, 0)   # one split of the one k tile, no workspace
     assert args[15] == 0 and args[16] == 0                # no bias, no activation
+    assert args[17].dtype == np.int32 and args[17] == 0   # 16-bit: the matrix units keep the whole sum
     assert shared == _level3_wgmma.shared_bytes(256, 4)
     # small problem: the narrow tile with the deeper ring, one block per tile
     _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,

@@ -49,6 +49,8 @@
 //  * Accumulator fragment of m64nNk16 (PTX ISA, "Register Fragments" of wgmma .m64nNk16, f32 D):
 //    register 4 j + c of warp w (in the warpgroup), lane l holds
 //    (row 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2).
+//  * float32 (the kernel's `promote` argument): see PROMOTE in the consumer loop; 16-bit data
+//    passes 0 and keeps the whole sum in the matrix units, as cuBLAS's 16-bit gemm does.
 // Targets without sm_90a's wgmma and TMA (AMD, other NVIDIA architectures) compile an empty
 // body: the Python layer never launches the kernel there.
 
@@ -275,7 +277,7 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                       const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                       int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
-                      const T* __restrict__ bias, int act) {
+                      const T* __restrict__ bias, int act, int promote) {
     static_assert(BN == 128 || BN == 256, "block tile width");
 #if defined(RA_GEMM_WGMMA)
     constexpr int BK = RA_GEMM_WG_ROW_BYTES / (int)sizeof(T);  // k per slot
@@ -342,8 +344,8 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
     // PROMOTE (float32): the matrix units sum products with truncation, a bias toward zero that
     // grows with the number of instructions adding into one accumulator (measured on the H200:
     // a relative error of about 7e-9 per k, 6e-5 at k = 8192, against 1e-6 for float32
-    // multiply-adds); each slot's 12 instructions therefore write `part`, which the threads add
-    // to d with rounding to nearest, at the price of draining the slot's group before the next.
+    // multiply-adds). So the instructions of `promote` slots at a time write a sum of their own,
+    // `part`, which the threads add to d with rounding to nearest once its groups are done.
     float d[R], part[R];
     int slot = 0, prev = 0;
     unsigned round = 0;
@@ -355,33 +357,44 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
 #pragma unroll
         for (int i = 0; i < R; ++i) d[i] = 0.0f;
         ra_gemm_wg_fence_operands(d);
+        bool held = false;  // the previous slot still waits for its release
+        int chunk = 0;      // slots summed in `part` so far
         for (ra_i64 kt = k_begin; kt < k_end; ++kt) {
             ra_gemm_wg_bar_wait(bars + 8u * (unsigned)slot, round & 1u);
             const unsigned src = ring + (unsigned)slot * SLOT;
             ra_gemm_wg_fence();
 #pragma unroll
             for (int s = 0; s < RA_GEMM_WG_ROW_BYTES / 32; ++s) {
-                if (STEP::PROMOTE) STEP::run(part, src, src + A_BYTES, g, s, s > 0);
+                if (STEP::PROMOTE) STEP::run(part, src, src + A_BYTES, g, s, s > 0 || chunk > 0);
                 else STEP::run(d, src, src + A_BYTES, g, s, 1);
             }
             ra_gemm_wg_commit();
-            if (STEP::PROMOTE) {
-                ra_gemm_wg_wait<0>();
+            if (STEP::PROMOTE && (++chunk == promote || kt + 1 == k_end)) {
+                ra_gemm_wg_wait<0>();  // part is complete: add it, free this slot and the previous
                 ra_gemm_wg_fence_operands(part);
 #pragma unroll
                 for (int i = 0; i < R; ++i) d[i] += part[i];
-                if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + slot));
-            } else if (kt > k_begin) {
-                ra_gemm_wg_wait<1>();  // the group of the previous k tile is done: free its slot
-                ra_gemm_wg_fence_operands(d);
-                if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+                chunk = 0;
+                if (releaser) {
+                    if (held) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+                    ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + slot));
+                }
+                held = false;
+            } else {
+                if (held) {
+                    ra_gemm_wg_wait<1>();  // the group of the previous k tile is done: free its slot
+                    if (STEP::PROMOTE) ra_gemm_wg_fence_operands(part);
+                    else ra_gemm_wg_fence_operands(d);
+                    if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+                }
+                held = true;
             }
             prev = slot;
             if (++slot == S) { slot = 0; ++round; }
         }
         ra_gemm_wg_wait<0>();
         ra_gemm_wg_fence_operands(d);
-        if (!STEP::PROMOTE && k_end > k_begin && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+        if (held && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
 
         const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
         const ra_i64 col0 = n0 + 2 * (lane % 4);
