@@ -41,6 +41,11 @@ as one wave of resident blocks holds: a grid just over a wave takes two); for pr
 wave at one and at two blocks per multiprocessor) are timed once per problem class and
 architecture through :func:`rocarray._core.tuning.choose` and the winner is kept in the tuning DB.
 
+float32 on NVIDIA compute capability 9.0 has one more candidate from 2^30 flops (the untuned
+choice there too): three TF32 matrix-unit products per product on the warpgroup kernel
+(:mod:`rocarray.rocblas._level3_tf32x3`, a plan whose tile has ``x3 = True``; about twice
+cuBLAS's SGEMM at 8192^3 with float32 accuracy), unless ``ROCARRAY_GEMM_FLOAT32=simt``.
+
 Optional fused epilogue: ``C := act(alpha op(A) op(B) + beta C + bias)`` with a bias per row of C
 and ``act`` one of :data:`ACTIVATIONS` (real data).
 

@@ -5,9 +5,10 @@ reaches 50); the TF32 matrix units run about 7x faster but keep only 11 signific
 each operand. The "3xTF32" scheme (used for float32 emulation on tensor cores, e.g. CUTLASS's
 ``OpMultiplyAddFastF32``) recovers float32 accuracy from three of their products: each operand
 is split as ``X = X_hi + X_lo`` with ``X_hi`` its TF32 truncation and ``X_lo = X - X_hi`` (exact,
-at most 2^-10 |X|), and ``A B ~ A_lo B_hi + A_hi B_lo + A_hi B_hi`` summed in float32. The
-dropped ``A_lo B_lo`` and the TF32 rounding of the low parts are about 2^-21 |a b| per product at
-worst, under the accumulation error of float32 gemm itself for any k past a few dozen.
+below 2^-10 |X|), and ``A B ~ A_lo B_hi + A_hi B_lo + A_hi B_hi`` summed in float32. The
+dropped ``A_lo B_lo`` and the TF32 rounding of the low parts are at most 3 * 2^-20 |a b| per
+product and of either sign, so over a sum they stay under the accumulation error of float32
+gemm itself (measured below).
 
 Path (``rocblas/gemm_wgmma.hip``):
 

@@ -19,6 +19,7 @@ from rocarray._core import compile as _compile, config, tuning
 from rocarray.rocblas import _level3, _level3_mma, _level3_tf32x3 as x3, _level3_wgmma, _tma
 import rocarray.rocblas as rocblas
 
+import test_level3 as level3_tests
 from test_level3 import run_gemm
 
 
@@ -287,19 +288,8 @@ def test_sums_float32_gets_exactly_stay_exact(rng, forced):
 @pytest.mark.parametrize("activation", [None, "relu", "gelu"])
 @pytest.mark.parametrize("shape", [(70, 33, 45), (300, 70, 5000)], ids=_ids)
 def test_fused_bias_and_activation(rng, forced, shape, activation):
-    from test_level3 import _activation
-
-    m, n, k = shape  # the second shape splits k: the epilogue runs in the finish kernel
-    a, b = random_array(rng, m * k, "float32"), random_array(rng, k * n, "float32")
-    c, bias = random_array(rng, m * n, "float32"), random_array(rng, m, "float32")
-    dc = to_device(c)
-    rocblas.gemm("N", "N", m, n, k, 0.5, to_device(a), m, to_device(b), k, -1.0, dc, m,
-                 bias=to_device(bias), activation=activation)
-    am, bm, cm = wide(a).reshape(k, m).T, wide(b).reshape(n, k).T, wide(c).reshape(n, m).T
-    pre = 0.5 * am @ bm - cm + wide(bias)[:, None]
-    scale = float(np.max(0.5 * np.abs(am) @ np.abs(bm) + np.abs(cm) + np.abs(wide(bias))[:, None]))
-    assert_close(wide(to_host(dc)).reshape(n, m).T, _activation(activation, pre), "float32", k,
-                 atol_scale=1.2 * scale)
+    # level 3's check, on the path (the second shape splits k: the epilogue runs in the finish)
+    level3_tests.test_gemm_fused_bias_and_activation(rng, "float32", shape, activation)
 
 
 @pytest.mark.gpu
