@@ -509,22 +509,31 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
     run(alpha, beta, _address(A), _address(B), _address(C), 0 if bias is None else _address(bias))
 
 
+#: Launches of one plan per timed sample when tuning: small problems are timed over several back
+#: to back, as repeated calls run (their launches' host time then overlaps the device work).
+TIME_CALLS_SMALL = 4
+#: Problems of at least this many flops are timed one call per sample.
+TIME_ONE_CALL_FLOPS = 2**34
+
+
 def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits):
-    """Seconds of one plan on the caller's A and B and a scratch C (median of three runs)."""
+    """Seconds per call of one plan's prepared launches (as a repeated gemm call runs them) on the
+    caller's A and B and a scratch C: the median of three samples."""
     cupy = _cupy()
     scratch = cupy.empty(m * n, dtype=dtype)
-    zero = scalar_arg(0, dtype)
-    args = (device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, zero, scratch.data, m, flag_bits,
-            1, (0, 0, 0), None)
-    _run(*args)  # warm-up (and compile)
+    run = _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, m, flag_bits, 1, (0, 0, 0))
+    args = (alpha, scalar_arg(0, dtype), _address(A), _address(B), scratch.data.ptr, 0)
+    calls = 1 if 2 * m * n * k >= TIME_ONE_CALL_FLOPS else TIME_CALLS_SMALL
+    run(*args)  # warm-up (and compile)
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     times = []
     for _ in range(3):
         start.record()
-        _run(*args)
+        for _ in range(calls):
+            run(*args)
         stop.record()
         stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3)
+        times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / calls)
     return sorted(times)[1]
 
 
