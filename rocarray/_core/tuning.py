@@ -243,8 +243,9 @@ def clear_cache():
 
 def state_token():
     """A value that changes whenever a remembered choice may no longer hold: every
-    :func:`clear_cache`, the tuning mode, the cache location and the float32 gemm setting. Libraries that remember their
-    own per-problem decisions (to keep repeated calls cheap on the host) key them with it."""
+    :func:`clear_cache`, the tuning mode, the cache location and the float32 gemm setting.
+    Libraries that remember their own per-problem decisions (to keep repeated calls cheap on the
+    host) key them with it."""
     return (_generation, config.tune_mode(), os.environ.get("ROCARRAY_CACHE_DIR"),
             os.environ.get("XDG_CACHE_HOME"), os.environ.get("ROCARRAY_GEMM_FLOAT32"))
 

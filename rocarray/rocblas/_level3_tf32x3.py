@@ -37,7 +37,7 @@ SIMT tiles (:func:`rocarray.rocblas._level3.candidates`).
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, config, launch
+from rocarray._core import backend, compile as _compile, config
 from rocarray.rocblas import _level3_wgmma as wg
 from rocarray.rocblas._level3_mma import TILE, _device_facts
 
@@ -158,17 +158,13 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
 
     cupy = backend.require_cupy()
     tile_n = int(tile[1])
-    stages = STAGES[tile_n]
     sms = _device_facts(device_id)["multiprocessors"]
-    kernel, _ = wg._kernel(kernel_name(tile_n), device_id)
-    nbytes = wg.shared_bytes(tile_n, stages, PIECES)
-    launch.allow_shared(kernel, nbytes)
+    product = wg.prepare_product(device_id, kernel_name(tile_n), FINISH_KERNEL, tile_n, STAGES[tile_n], PIECES, BK,
+                                 m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS)
     split = _compile.get_kernel(wg.SOURCE, SPLIT_KERNEL, device_id)
     guard = _compile.get_kernel(wg.SOURCE, GUARD_KERNEL, device_id)
-    parts, per = wg.splits(m, n, k, batch, tile_n, sms, BK)
     ld = leading(k)
     i64, u64, i32 = numpy.int64, numpy.uint64, numpy.int32
-    stride_a, stride_b, stride_c = strides
     a_elems, b_elems = PIECES * m * ld * batch, PIECES * n * ld * batch
 
     def split_args(rows, trans, ld_src, stride, is_a):
@@ -177,20 +173,8 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         grid = (max(1, min(tiles, 32 * sms)),)
         return grid, (i64(rows), i64(k), i64(batch)), (i64(s_r), i64(s_c), i64(stride if batch > 1 else 0),
                                                         i32(k_contiguous))
-    a_split = split_args(m, trans_a, lda, stride_a, True)
-    b_split = split_args(n, trans_b, ldb, stride_b, False)
-    launch_grid = wg.grid(m, n, batch, tile_n, sms, parts)
-    sizes = (i64(m), i64(n), i64(k), i64(batch))
-    c_layout = (i64(ldc), i64(stride_c))
-    tail = (i32(stages), i64(parts), i64(per))
-    act, promote = i32(act), i32(PROMOTE_SLOTS)
-    partial_size = batch * parts * m * n
-    if parts > 1:
-        finish, _ = wg._kernel(FINISH_KERNEL, device_id)
-        total = m * n * batch
-        finish_grid = (max(1, min(-(-total // 256), 16 * int(sms))),)
-        finish_sizes = (i64(m), i64(n), i64(batch), i64(parts))
-
+    a_split = split_args(m, trans_a, lda, strides[0], True)
+    b_split = split_args(n, trans_b, ldb, strides[1], False)
     guard_grid = (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),)
     guard_sizes = (i64(n * ld), i64(batch))
 
@@ -208,10 +192,5 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         guard(guard_grid, (SPLIT_BLOCK,), (u64(b_pieces),) + guard_sizes + (u64(a_inf),))
         map_a = _tma.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
         map_b = _tma.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)
-        c, bias = u64(C), u64(bias)
-        partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
-        kernel(launch_grid, (wg.BLOCK,), (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
-               + (partial if partial is not None else i64(0), bias, act, promote), shared_mem=nbytes)
-        if partial is not None:
-            finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, act))
+        product(map_a, map_b, alpha, beta, C, bias)
     return run

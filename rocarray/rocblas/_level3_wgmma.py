@@ -169,6 +169,43 @@ def pack_operands(device_id, a, b, batch):
     return out[0], out[1], keep
 
 
+def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m, n, k, ldc, batch, stride_c,
+                    multiprocessors, act, promote):
+    """The warpgroup kernel's launch and, when k is split, the finish's, everything but the call's
+    values worked out: returns ``product(map_a, map_b, alpha, beta, C, bias)`` taking the operands'
+    tensor maps, float32 scalars and the device addresses (ints) of C and the bias (0: none).
+
+    ``name``/``finish_name``: the kernel and finish instantiations; ``pieces``/``bk``: operand tiles
+    per slot and the k of a slot (:func:`shared_bytes`, :func:`splits`); ``promote``: the kernel's
+    float32 promotion argument (0 for 16-bit data)."""
+    kernel, _ = _kernel(name, device_id)
+    nbytes = shared_bytes(tile_n, stages, pieces)
+    launch.allow_shared(kernel, nbytes)
+    parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk)
+    i64, u64 = numpy.int64, numpy.uint64
+    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,)
+    sizes = (i64(m), i64(n), i64(k), i64(batch))
+    c_layout = (i64(ldc), i64(stride_c))
+    tail = (numpy.int32(stages), i64(parts), i64(per))
+    epilogue = (numpy.int32(act), numpy.int32(promote))
+    partial_size = batch * parts * m * n
+    if parts > 1:
+        finish, _ = _kernel(finish_name, device_id)
+        total = m * n * batch
+        finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
+        finish_sizes = (i64(m), i64(n), i64(batch), i64(parts))
+    cupy = backend.require_cupy()
+
+    def product(map_a, map_b, alpha, beta, C, bias):
+        c, bias = u64(C), u64(bias)
+        partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
+        kernel(launch_grid, block, (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
+               + (partial if partial is not None else i64(0), bias) + epilogue, shared_mem=nbytes)
+        if partial is not None:
+            finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, epilogue[0]))
+    return product
+
+
 def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a, stride_b, stride_c,
             multiprocessors, act=numpy.int32(0)):
     """The sm_90a launches (and the split-k finish when k is split) with everything but the
@@ -181,22 +218,9 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
 
     tile_n, stages = config
     a_kmajor, b_kmajor = transA != "N", transB == "N"
-    kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
-    nbytes = shared_bytes(tile_n, stages)
-    launch.allow_shared(kernel, nbytes)
-    parts, per = splits(m, n, k, batch, tile_n, multiprocessors)
-    i64, u64 = numpy.int64, numpy.uint64
-    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,)
-    sizes = (i64(m), i64(n), i64(k), i64(batch))
-    c_layout = (i64(ldc), i64(stride_c))
-    tail = (numpy.int32(stages), i64(parts), i64(per))
-    partial_size = batch * parts * m * n
-    if parts > 1:
-        finish, _ = _kernel(f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", device_id)
-        total = m * n * batch
-        finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
-        finish_sizes = (i64(m), i64(n), i64(batch), i64(parts))
-    cupy = backend.require_cupy()
+    product = prepare_product(device_id, kernel_name(name, transA, transB, tile_n),
+                              f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", tile_n, stages, 1, BK, m, n, k,
+                              ldc, batch, stride_c, multiprocessors, act, _NO_PROMOTE)
 
     def run(alpha, beta, A, B, C, bias):
         try:
@@ -204,12 +228,6 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
             map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
         except _tma.TensorMapError:
             return False
-        c, bias = u64(C), u64(bias)
-        partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
-        kernel(launch_grid, block, (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
-               + (partial if partial is not None else i64(0), bias, act, _NO_PROMOTE), shared_mem=nbytes)
-        if partial is not None:
-            finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, act))
+        product(map_a, map_b, alpha, beta, C, bias)
         return True
     return run
-

@@ -143,6 +143,63 @@ def test_heuristic_and_candidates_offer_the_path_first():
     assert len({p.name for p in plans}) == len(plans)
 
 
+class _FakeCupy:
+    """The two CuPy calls of a prepared run: a workspace at a fixed address and a memset."""
+
+    class _Array:
+        def __init__(self, size, dtype):
+            self.size, self.dtype = size, dtype
+            self.data = type("Pointer", (), {"ptr": 1 << 30})()
+
+    def __init__(self, record):
+        self.record = record
+        runtime = type("Runtime", (), {"memsetAsync": lambda _, *a: record.append(("memset",) + a)})()
+        stream = type("Stream", (), {"ptr": 0})()
+        self.cuda = type("Cuda", (), {"runtime": runtime, "get_current_stream": staticmethod(lambda: stream)})()
+
+    def empty(self, size, dtype):
+        self.record.append(("empty", size))
+        return self._Array(size, dtype)
+
+
+def test_prepared_run_launch_arguments(sm90, monkeypatch):
+    # the order and values of every launch's arguments, against the kernels' signatures
+    record = []
+
+    def kernel(name, device_id=0):
+        def launch(grid, block, args, shared_mem=0):
+            record.append((name, grid, block, args, shared_mem))
+        return launch
+    monkeypatch.setattr(_level3_wgmma, "_kernel", lambda name, device_id: (kernel(name), 1))
+    monkeypatch.setattr(_compile, "get_kernel", lambda source, name, device_id: kernel(name))
+    monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: dict(SM90))
+    monkeypatch.setattr(_level3_wgmma.launch, "allow_shared", lambda kernel, nbytes: None)
+    monkeypatch.setattr(_level3_wgmma.backend, "require_cupy", lambda: _FakeCupy(record))
+    monkeypatch.setattr(x3.backend, "require_cupy", lambda: _FakeCupy(record))
+    monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
+    m, n, k = 300, 200, 70  # k of 70: pieces 72 wide, 3 k tiles, one part
+    run = x3.prepare_run(0, x3.TILES[0], m, n, k, m, n, m + 1, False, True, 2, 1, (0, 0, 0))
+    run(np.float32(1.5), np.float32(0.5), 0x1000, 0x2000, 0x3000, 0x4000)
+    ld, base = 72, 1 << 30
+    a_pieces, b_pieces = base, base + 4 * 2 * m * ld
+    a_inf = b_pieces + 4 * 2 * n * ld
+    assert record[0] == ("empty", 2 * (m + n) * ld + 2)
+    assert record[1] == ("memset", a_inf, 0, 8, 0)
+    (n_split, _, _, b_args, _), (_, _, _, a_args, _) = record[2], record[3]
+    assert n_split == x3.SPLIT_KERNEL
+    # B ('T': op(B)(kk, j) = B[j + kk ldb]) first, guarded by A's flag, noting its own
+    assert b_args == (n, k, 1, 0x2000, 1, n, 0, 0, b_pieces, ld, a_inf, a_inf + 4)
+    assert a_args == (m, k, 1, 0x1000, 1, m, 0, 0, a_pieces, ld, a_inf + 4, a_inf)
+    assert record[4][0] == x3.GUARD_KERNEL and record[4][3] == (b_pieces, n * ld, 1, a_inf)
+    name, grid, block, args, shared = record[5]
+    assert name == x3.kernel_name(128) and block == (_level3_wgmma.BLOCK,) and grid == (6, 1)
+    assert shared == _level3_wgmma.shared_bytes(128, 3, x3.PIECES)
+    assert args[0] == ("map", a_pieces, True, m, k, ld, m * ld, 2, 128, 4)
+    assert args[1] == ("map", b_pieces, True, n, k, ld, n * ld, 2, 128, 4)
+    assert args[2:12] == (m, n, k, 1, 1.5, 0.5, 0x3000, m + 1, 0, 3)
+    assert args[12:] == (1, 3, 0, 0x4000, 2, x3.PROMOTE_SLOTS) and len(record) == 6
+
+
 # --------------------------------------------------------------------------------------------
 # GPU
 # --------------------------------------------------------------------------------------------
