@@ -288,12 +288,14 @@ HALF_DTYPES = ["float16"] + (["bfloat16"] if _level3_mma.bfloat16_dtype() is not
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("activation", [None, "relu", "gelu", "silu", "sigmoid", "tanh"])
-@pytest.mark.parametrize("shape", [(70, 33, 45), (256, 136, 4000), (512, 264, 320), (40, 24, 0)], ids=_ids)
+@pytest.mark.parametrize("shape", [(70, 33, 45), (256, 136, 4000), (512, 264, 320), (2048, 2312, 72), (40, 24, 0)],
+                         ids=_ids)
 @pytest.mark.parametrize("dtype", HALF_DTYPES)
 def test_gemm_fused_bias_and_activation_16_bit(rng, dtype, shape, activation):
     # (70, 33, 45): the mma kernel (odd leading dimensions); on sm_90 (256, 136, 4000) takes the
-    # wgmma kernel with split k (the epilogue runs in the finish kernel) and (512, 264, 320) the
-    # wgmma kernel's own epilogue; k = 0 with beta = 1: C := act(C + bias)
+    # wgmma kernel with split k (the epilogue runs in the finish kernel), (512, 264, 320) the
+    # wgmma kernel's own epilogue on 128 x 128 tiles and (2048, 2312, 72) on 128 x 256 tiles, the
+    # last one partly outside C; k = 0 with beta = 1: C := act(C + bias)
     m, n, k = shape
     dt = np.dtype(np.float16) if dtype == "float16" else _level3_mma.bfloat16_dtype()
     a, b = rng.standard_normal(m * k).astype(dt), rng.standard_normal(k * n).astype(dt)

@@ -81,13 +81,16 @@ template <typename R> RA_DEVICE ra_complex<R> ra_rocblas3_act(ra_complex<R> x, i
 
 // C's element after the product: act(alpha_s + beta * c + bias), where alpha_s is alpha times
 // the product (already scaled) and c is read only when beta != 0.
+// `act`: the activation code of `flags` (a compile-time 0 in the unrolled tile epilogues without
+// one, see ra_with_activation).
 template <typename T>
-RA_DEVICE T ra_rocblas3_epilogue(T alpha_s, T beta, const T* c, const T* bias, ra_i64 i, int flags) {
+RA_DEVICE T ra_rocblas3_epilogue(T alpha_s, T beta, const T* c, const T* bias, ra_i64 i, int flags, int act) {
     T out = alpha_s;
     if (!ra_rocblas3_is_zero(beta)) out = out + beta * *c;
     if (flags & RA_ROCBLAS3_BIAS) out = out + bias[i];
-    return ra_rocblas3_act(out, (flags >> RA_ROCBLAS3_ACT_SHIFT) & 0xF);
+    return ra_rocblas3_act(out, act);
 }
+RA_DEVICE int ra_rocblas3_act_code(int flags) { return (flags >> RA_ROCBLAS3_ACT_SHIFT) & 0xF; }
 
 // VW elements of T that move as one (up to 16-byte) vector.
 template <typename T, int VW> struct alignas(VW * sizeof(T)) ra_rocblas3_vec { T v[VW]; };
@@ -495,19 +498,22 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
 
     const bool split = gridDim.z > 1;
     T* part = ws + (ra_i64)blockIdx.z * M * N;
+    ra_with_activation(ra_rocblas3_act_code(flags), [&](auto code) {
 #pragma unroll
-    for (int c = 0; c < TN; ++c) {
-        const ra_i64 j = n0 + (c / VB) * SPAN_B + ty * VB + c % VB;
-        if (j >= N) continue;
+        for (int c = 0; c < TN; ++c) {
+            const ra_i64 j = n0 + (c / VB) * SPAN_B + ty * VB + c % VB;
+            if (j >= N) continue;
 #pragma unroll
-        for (int r = 0; r < TM; ++r) {
-            const ra_i64 i = m0 + (r / VA) * SPAN_A + tx * VA + r % VA;
-            if (i >= M) continue;
-            const T s = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
-            if (split) part[i + j * M] = s;
-            else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags);
+            for (int r = 0; r < TM; ++r) {
+                const ra_i64 i = m0 + (r / VA) * SPAN_A + tx * VA + r % VA;
+                if (i >= M) continue;
+                const T s = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
+                if (split) part[i + j * M] = s;
+                else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags,
+                                                           code.of(ra_rocblas3_act_code(flags)));
+            }
         }
-    }
+    });
 }
 
 // The split-K finish: C(i, j) := epilogue(sum over parts z of ws[z][j][i]), parts added in order.
@@ -521,7 +527,7 @@ ra_rocblas_gemm_splitk_finish(ra_i64 M, ra_i64 N, int parts, const T* __restrict
         const ra_i64 i = e % M, j = e / M;
         T s = ws[e];
         for (int z = 1; z < parts; ++z) s = s + ws[(ra_i64)z * mn + e];
-        C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags);
+        C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags, ra_rocblas3_act_code(flags));
     }
 }
 
@@ -824,17 +830,20 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
 
     const bool split = gridDim.z > 1;
     double* part = ws + (ra_i64)blockIdx.z * M * N;
+    ra_with_activation(ra_rocblas3_act_code(flags), [&](auto code) {
 #pragma unroll
-    for (int f = 0; f < FM; ++f)
+        for (int f = 0; f < FM; ++f)
 #pragma unroll
-        for (int g = 0; g < FN; ++g)
+            for (int g = 0; g < FN; ++g)
 #pragma unroll
-            for (int e = 0; e < MMA::ACC; ++e) {
-                const ra_i64 i = m0 + wm * WTM + f * MMA::M + MMA::c_row(lane, e);
-                const ra_i64 j = n0 + wn * WTN + g * MMA::N + MMA::c_col(lane, e);
-                if (i >= M || j >= N) continue;
-                const double s = K > 0 ? alpha * acc[f][g][e] : 0.0;
-                if (split) part[i + j * M] = s;
-                else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags);
-            }
+                for (int e = 0; e < MMA::ACC; ++e) {
+                    const ra_i64 i = m0 + wm * WTM + f * MMA::M + MMA::c_row(lane, e);
+                    const ra_i64 j = n0 + wn * WTN + g * MMA::N + MMA::c_col(lane, e);
+                    if (i >= M || j >= N) continue;
+                    const double s = K > 0 ? alpha * acc[f][g][e] : 0.0;
+                    if (split) part[i + j * M] = s;
+                    else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags,
+                                                               code.of(ra_rocblas3_act_code(flags)));
+                }
+    });
 }

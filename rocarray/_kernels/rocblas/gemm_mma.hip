@@ -304,12 +304,14 @@ RA_DEVICE void ra_gemm_mma_portable(const ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR,
         }
     });
 
+    ra_with_activation(act, [&](auto code) {
 #pragma unroll
-    for (int a = 0; a < 8; ++a)
+        for (int a = 0; a < 8; ++a)
 #pragma unroll
-        for (int b = 0; b < NB; ++b)
-            ra_gemm_epilogue_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k, beta,
-                                      bias, act);
+            for (int b = 0; b < NB; ++b)
+                ra_gemm_epilogue_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k,
+                                          beta, bias, code.of(act));
+    });
 }
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
@@ -403,15 +405,17 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
 
     // D fragment: register c of tile (mi, ni) is (g + 8 (c >> 1), 2 t + (c & 1)), g = lane / 4, t = lane % 4.
     const int g = lane >> 2, t = lane & 3;
+    ra_with_activation(act, [&](auto code) {
 #pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
+        for (int mi = 0; mi < 4; ++mi)
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni)
+            for (int ni = 0; ni < NI; ++ni)
 #pragma unroll
-            for (int c = 0; c < 4; ++c)
-                ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
-                                          x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta,
-                                          bias, act);
+                for (int c = 0; c < 4; ++c)
+                    ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
+                                              x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta,
+                                              bias, code.of(act));
+    });
 
 #elif defined(RA_GEMM_MMA_AMD)
     if constexpr (BN != 128) {
@@ -464,15 +468,17 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
             }
         });
 
+        ra_with_activation(act, [&](auto code) {
 #pragma unroll
-        for (int mi = 0; mi < 2; ++mi)
+            for (int mi = 0; mi < 2; ++mi)
 #pragma unroll
-            for (int ni = 0; ni < 2; ++ni)
+                for (int ni = 0; ni < 2; ++ni)
 #pragma unroll
-                for (int c = 0; c < 16; ++c)
-                    ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
-                                              x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta, bias,
-                                              act);
+                    for (int c = 0; c < 16; ++c)
+                        ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
+                                                  x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta, bias,
+                                                  code.of(act));
+        });
     }
 
 #else

@@ -52,6 +52,10 @@
 //    (row 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2).
 //  * float32 (the kernel's `promote` argument): see PROMOTE in the consumer loop; 16-bit data
 //    passes 0 and keeps the whole sum in the matrix units, as cuBLAS's 16-bit gemm does.
+//  * Epilogue: the BN / 2 sums of a thread go straight to C when there is no activation; with
+//    one, the activation of a group of sums is applied between their reads and their stores. An
+//    activation switch in each element's code made the kernel 38 000 instructions long and its
+//    per-tile walk through them, missing the instruction cache, took half the kernel's time.
 // Targets without sm_90a's wgmma and TMA (AMD, other NVIDIA architectures) compile an empty
 // body: the Python layer never launches the kernel there.
 
@@ -414,12 +418,36 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         }
         T* Cb = C + b * stride_c;
         const float alpha_k = K > 0 ? alpha : 0.0f;
+        // Element 4 j + c of d is C(row0 + 8 (c / 2), col0 + 8 j + c % 2). No activation: one
+        // straight pass (a compile-time 0 for ra_gemm_epilogue_store). With one, by groups of 4
+        // j (16 elements: larger groups spill): the values, the activation of the group, the
+        // stores (ra_math.cuh says why the activation stays out of each element's code).
+        if (act == 0) {
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
+            for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
-            for (int c = 0; c < 4; ++c)
-                ra_gemm_epilogue_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k,
-                                          beta, bias, act);
+                for (int c = 0; c < 4; ++c)
+                    ra_gemm_epilogue_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c],
+                                              alpha_k, beta, bias, 0);
+        } else {
+            constexpr int GROUP = 4;
+#pragma unroll
+            for (int j0 = 0; j0 < BN / 8; j0 += GROUP) {
+#pragma unroll
+                for (int j = j0; j < j0 + GROUP; ++j)
+#pragma unroll
+                    for (int c = 0; c < 4; ++c)
+                        d[4 * j + c] = ra_gemm_epilogue_value<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1),
+                                                                 col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k, beta, bias);
+                ra_activation_all<4 * GROUP>(d + 4 * j0, act);
+#pragma unroll
+                for (int j = j0; j < j0 + GROUP; ++j)
+#pragma unroll
+                    for (int c = 0; c < 4; ++c)
+                        ra_gemm_epilogue_put<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1),
+                                                d[4 * j + c]);
+            }
+        }
     }
 #endif
 }
