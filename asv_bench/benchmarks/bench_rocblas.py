@@ -240,7 +240,7 @@ class GemmBiasGelu(GpuBenchmark):
     """gemm with the fused bias + GELU epilogue against cuBLAS plus CuPy element-wise bias and
     GELU (the unfused path a NumPy-style script takes)."""
 
-    params = ([4096], ["float32"])
+    params = ([4096], ["float32", "float16"])
     param_names = ["n", "dtype"]
 
     def setup(self, n, dtype):

@@ -4,7 +4,9 @@ The self-check runs every transpose on small fresh random 16-bit matrices (sizes
 128 x 128 x 32 tiles, one padded leading dimension that is not a multiple of 8, so both copy
 variants run), plus one product of at least 144 128 x 256 tiles (the wide tile on NVIDIA devices
 with up to 144 SMs), and compares with NumPy in float64. The benchmark times an 8192^3 product against
-``cupy.matmul`` on the same bytes (cuBLAS with tensor cores; 738 TFLOP/s measured on the H200).
+``cupy.matmul`` on the same bytes (cuBLAS with tensor cores; 738 TFLOP/s measured on the H200),
+and float16 products with a fused bias and activation against cuBLAS plus CuPy's element-wise
+bias and activation.
 """
 
 import numpy
@@ -88,3 +90,43 @@ def _register_benchmarks():
 
 
 _register_benchmarks()
+
+#: Fused epilogues timed at 8192^3 float16: rocarray's bias + activation inside gemm against
+#: cuBLAS followed by CuPy's element-wise bias and activation (the unfused path a script takes).
+_EPILOGUE_ACTIVATIONS = ("relu", "gelu")
+
+
+def _vendor_activation(name, y):
+    if name == "relu":
+        return _cupy().maximum(y, 0)
+    import cupyx.scipy.special
+
+    return 0.5 * y * (1 + cupyx.scipy.special.erf(y * 0.7071067811865476))
+
+
+def _register_epilogue_benchmarks():
+    n = _GEMM_N
+    for activation in _EPILOGUE_ACTIVATIONS:
+        def setup():
+            cupy = _cupy()
+            rs = cupy.random
+            a = rs.standard_normal(n * n, dtype=numpy.float32).astype(numpy.float16)
+            b = rs.standard_normal(n * n, dtype=numpy.float32).astype(numpy.float16)
+            bias = rs.standard_normal(n, dtype=numpy.float32).astype(numpy.float16)
+            return a, b, bias, cupy.zeros(n * n, numpy.float16)
+
+        def ours(a, b, bias, c, activation=activation):
+            from rocarray.rocblas import _level3
+
+            _level3.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n, bias=bias, activation=activation)
+
+        def vendor(a, b, bias, c, activation=activation):
+            # C^T in CuPy's row-major view: the bias of C's row i runs along the last axis
+            y = _cupy().matmul(b.reshape(n, n), a.reshape(n, n)) + bias
+            c.reshape(n, n)[...] = _vendor_activation(activation, y)
+
+        harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_float16_bias_{activation}", library=_LIB, setup=setup,
+                                     rocarray=ours, vendor=vendor, flops=2 * n ** 3, memory_bound=False))
+
+
+_register_epilogue_benchmarks()
