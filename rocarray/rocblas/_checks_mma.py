@@ -66,17 +66,18 @@ def _check_one(rng, dtype, ta, tb, m, n, k, pad):
                              f"max error {float(numpy.max(numpy.abs(got - want))):.3g}")
 
 
+def _random(count, dtype):
+    """``count`` standard normal values of a 16-bit ``dtype`` on the device."""
+    return _cupy().random.standard_normal(count, dtype=numpy.float32).astype(dtype)
+
+
 def _register_benchmarks():
     # C = A B on 8192^3 column-major buffers. CuPy sees each buffer as the row-major transpose,
     # so the vendor computes C^T = B^T A^T with cupy.matmul (cuBLAS, tensor cores) on the same bytes.
     n = _GEMM_N
     for dtype in _level3_mma.MMA_DTYPES:
         def setup(dtype=dtype):
-            cupy = _cupy()
-            rs = cupy.random
-            a = rs.standard_normal(n * n, dtype=numpy.float32).astype(dtype)
-            b = rs.standard_normal(n * n, dtype=numpy.float32).astype(dtype)
-            return a, b, cupy.zeros(n * n, dtype)
+            return _random(n * n, dtype), _random(n * n, dtype), _cupy().zeros(n * n, dtype)
 
         def ours(a, b, c, dtype=dtype):
             _level3_mma.gemm_mma(a.data.device_id, numpy.dtype(dtype), "N", "N", n, n, n, 1.0, a.data, n, b.data,
@@ -108,12 +109,8 @@ def _register_epilogue_benchmarks():
     n = _GEMM_N
     for activation in _EPILOGUE_ACTIVATIONS:
         def setup():
-            cupy = _cupy()
-            rs = cupy.random
-            a = rs.standard_normal(n * n, dtype=numpy.float32).astype(numpy.float16)
-            b = rs.standard_normal(n * n, dtype=numpy.float32).astype(numpy.float16)
-            bias = rs.standard_normal(n, dtype=numpy.float32).astype(numpy.float16)
-            return a, b, bias, cupy.zeros(n * n, numpy.float16)
+            half = numpy.float16
+            return _random(n * n, half), _random(n * n, half), _random(n, half), _cupy().zeros(n * n, half)
 
         def ours(a, b, bias, c, activation=activation):
             from rocarray.rocblas import _level3
