@@ -28,6 +28,7 @@ HEADER_ORDER = (
     "ra_types.cuh",
     "ra_math.cuh",
     "ra_warp.cuh",
+    "ra_async.cuh",
 )
 
 # AMD architectures with matrix-core (MFMA) instructions, and the CDNA3+ subset.

@@ -21,9 +21,16 @@ Design
 ------
 * Kernels: ``ra_prim_scan_rows<TIn, TOut, Op>`` scans a batch of rows in one launch with a
   single-pass decoupled look-back (Merrill & Garland 2016), 256 threads per block and ``ITEMS``
-  (:func:`tile_items`) elements per thread: 32 for 4-byte accumulators, 16 for 8-byte ones, 8 for
-  16-byte ones, at least one 16-byte
-  vector per lane. ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
+  (:func:`tile_items`) elements per thread held in registers: 32 for 4-byte accumulators, 16 for
+  8-byte ones, 8 for 16-byte ones, at least one 16-byte vector per lane.
+  ``ra_prim_scan_rows_staged`` is the same scan (tickets, status words, look-back, arguments,
+  determinism) with each tile of :data:`STAGE_BYTES` input bytes in shared memory, moved there by
+  the bulk copy engine on sm_90: a thread holds one 16-byte vector at a time, five tiles stay
+  resident per multiprocessor and the loads of the others stay in flight while a block waits
+  for its look-back. Plain (not segmented) row scans take it on NVIDIA from compute capability
+  9.0 (:func:`staged_rows`; measured on the H200: 2^28 float32 in 0.66 ms against 0.93 ms for
+  the register kernel); segmented scans and other devices take the register kernel.
+  ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
   ``(outer, n, inner)`` array with one thread per line (coalesced across lines); with too few
   lines to fill the device, each line is cut into segments scanned in two passes (segment totals,
   then the scan from the left fold of the earlier totals: 3 memory passes, deterministic).
@@ -69,6 +76,8 @@ SHORT_ROW = 16
 EPOCH_LIMIT = 1 << 30
 #: Most tiles one launch takes (grid limit), rows are batched past it.
 MAX_TILES = (1 << 31) - 1
+#: Input bytes per tile of the staged row kernel (``RA_PRIM_STAGE_BYTES``).
+STAGE_BYTES = 40960
 
 OPS = ("add", "mul", "min", "max")
 _OP_TAGS = {op: f"ra_prim_op_{op}" for op in OPS}
@@ -153,15 +162,25 @@ def tile_items(in_dtype, result_dtype):
     return max(v, target)
 
 
-def tile_size(in_dtype, result_dtype):
-    """Elements per tile (one block) of the row kernel."""
+def tile_size(in_dtype, result_dtype, kind="rows"):
+    """Elements per tile (one block) of the row kernel ``kind`` (``'rows'``, ``'rows_seg'`` or
+    ``'rows_staged'``: :data:`STAGE_BYTES` of input)."""
+    if kind == "rows_staged":
+        return STAGE_BYTES // numpy.dtype(in_dtype).itemsize
     return BLOCK * tile_items(in_dtype, result_dtype)
+
+
+def staged_rows(is_hip, cc_major):
+    """Whether plain row scans take the staged kernel: NVIDIA from compute capability 9.0, where the
+    tile moves through the bulk copy engine (measured on the H200; docs/performance.md). Elsewhere
+    the register kernel, whose speed there is the one measured."""
+    return not is_hip and cc_major >= 9
 
 
 def kernel_name(kind, op, in_dtype, result_dtype):
     """Name expression, e.g. ``'ra_prim_scan_rows<float, float, ra_prim_op_add>'``.
 
-    ``kind`` is ``'rows'``, ``'rows_seg'``, ``'lines'`` or ``'lines_totals'``.
+    ``kind`` is ``'rows'``, ``'rows_staged'``, ``'rows_seg'``, ``'lines'`` or ``'lines_totals'``.
     """
     return (f"ra_prim_scan_{kind}<{CTYPES[numpy.dtype(in_dtype)]}, {CTYPES[numpy.dtype(result_dtype)]}, "
             f"{_OP_TAGS[op]}>")
@@ -173,6 +192,7 @@ def instantiations():
     for op, pairs in PAIRS.items():
         for a, b in pairs:
             names.add(kernel_name("rows", op, a, b))
+            names.add(kernel_name("rows_staged", op, a, b))
             names.add(kernel_name("lines", op, a, b))
             names.add(kernel_name("lines_totals", op, a, b))
             if op in ("add", "mul"):
@@ -233,13 +253,32 @@ def _workspace(device_id, tiles):
     return _workspaces.get(device_id, tiles)
 
 
+_staged_by_device = {}
+
+
+def _staged(device_id):
+    """:func:`staged_rows` for a device (memoized)."""
+    use = _staged_by_device.get(device_id)
+    if use is None:
+        info = backend.device_info(device_id)
+        try:
+            major = int(str(info.compute_capability).split(".")[0])
+        except ValueError:  # pragma: no cover
+            major = 0
+        use = _staged_by_device[device_id] = staged_rows(bool(info.is_hip), major)
+    return use
+
+
 def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=None):
     """Row kernel over ``rows`` rows of ``n``: x2/out2 are arrays whose data pointers are row 0."""
-    kind = "rows" if heads is None else "rows_seg"
-    name = kernel_name(kind, op, x2.dtype, out2.dtype)
     device_id = x2.data.device_id
+    if heads is not None:
+        kind = "rows_seg"
+    else:
+        kind = "rows_staged" if _staged(device_id) else "rows"
+    name = kernel_name(kind, op, x2.dtype, out2.dtype)
     kernel = _kernel(name, device_id)
-    tile = tile_size(x2.dtype, out2.dtype)
+    tile = tile_size(x2.dtype, out2.dtype, kind)
     tiles_per_row = -(-n // tile)
     batch = max(1, MAX_TILES // tiles_per_row)
     isz, osz = x2.dtype.itemsize, out2.dtype.itemsize

@@ -125,10 +125,11 @@ def test_every_dtype_has_a_kernel_pair(op, dtype):
 def test_kernel_names_are_registered_and_follow_the_rules():
     names = _compile.registered(_scan.SOURCE)
     assert names == tuple(_scan.instantiations())
-    assert all(re.match(r"ra_prim_scan_(rows|rows_seg|lines|lines_totals)<", n) for n in names)
+    assert all(re.match(r"ra_prim_scan_(rows|rows_staged|rows_seg|lines|lines_totals)<", n) for n in names)
     for op, pairs in _scan.PAIRS.items():
         for a, b in pairs:
             assert _scan.kernel_name("rows", op, a, b) in names
+            assert _scan.kernel_name("rows_staged", op, a, b) in names
             assert _scan.kernel_name("lines", op, a, b) in names
 
 
@@ -139,6 +140,19 @@ def test_tile_items_match_the_source_rule():
     assert _scan.tile_items("float64", "float64") == 16
     assert _scan.tile_items("complex128", "complex128") == 8
     assert _scan.tile_size("float32", "float32") == 8192
+    # the staged kernel's tile is RA_PRIM_STAGE_BYTES of input
+    assert _scan.tile_size("float32", "float32", "rows_staged") == 10240
+    assert _scan.tile_size("int8", "int64", "rows_staged") == 40960
+    assert _scan.tile_size("complex128", "complex128", "rows_staged") == 2560
+    source = _compile.read_text(_scan.SOURCE)
+    assert f"#define RA_PRIM_STAGE_BYTES {_scan.STAGE_BYTES}" in source
+
+
+def test_staged_row_kernel_is_chosen_on_nvidia_sm_90_and_later():
+    assert _scan.staged_rows(is_hip=False, cc_major=9)
+    assert _scan.staged_rows(is_hip=False, cc_major=10)
+    assert not _scan.staged_rows(is_hip=False, cc_major=8)
+    assert not _scan.staged_rows(is_hip=True, cc_major=9)
 
 
 @pytest.mark.parametrize("lines, length, mps, want", [(16384, 16384, 132, 33), (1, 10, 132, 1),
@@ -158,10 +172,26 @@ def test_check_op_rejects_unknown_ops_and_complex_min():
 # GPU: 1-D, every dtype and size
 # --------------------------------------------------------------------------------------------
 
+@pytest.fixture(params=["register", "staged"])
+def row_kernel(request, monkeypatch):
+    """Plain row scans forced onto one row kernel. A device takes one of them (the staged one on
+    NVIDIA from sm_90, the register one elsewhere), and both must be right on every device: on the
+    H200 the staged kernel moves aligned tiles with the bulk copy engine and unaligned ones with
+    its portable copy."""
+    staged = request.param == "staged"
+
+    class Forced(dict):
+        def get(self, key, default=None):
+            return staged
+
+    monkeypatch.setattr(_scan, "_staged_by_device", Forced())
+    return request.param
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_cumsum_matches_numpy(n, dtype, rng):
+def test_cumsum_matches_numpy(n, dtype, rng, row_kernel):
     x = scan_data(rng, n, dtype)
     assert_scan(api.cumsum(to_device(x)), reference(x, 0), _scan.accumulation_dtype(x.dtype), n)
 
@@ -169,7 +199,7 @@ def test_cumsum_matches_numpy(n, dtype, rng):
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", [0, 1, 33, 65, 4097, 100_003])
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_cumprod_matches_numpy(n, dtype, rng):
+def test_cumprod_matches_numpy(n, dtype, rng, row_kernel):
     x = scan_data(rng, n, dtype, op="mul")
     assert_scan(api.cumprod(to_device(x)), reference(x, 0, "mul"), _scan.accumulation_dtype(x.dtype), n, "mul")
 
@@ -183,7 +213,7 @@ def test_cumsum_2_24(dtype, rng):
 
 
 @pytest.mark.gpu
-def test_float32_cumsum_is_deterministic(rng):
+def test_float32_cumsum_is_deterministic(rng, row_kernel):
     x = to_device(rng.standard_normal(1 << 24).astype(np.float32))
     a = to_host(api.cumsum(x))
     b = to_host(api.cumsum(x))
@@ -192,7 +222,7 @@ def test_float32_cumsum_is_deterministic(rng):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64", "uint64"])
-def test_integer_overflow_wraps_like_numpy(dtype, rng):
+def test_integer_overflow_wraps_like_numpy(dtype, rng, row_kernel):
     info = np.iinfo(dtype)
     x = rng.integers(info.max // 2, info.max, 100_003, endpoint=True, dtype=dtype)
     assert_scan(api.cumsum(to_device(x)), np.cumsum(x), np.cumsum(x).dtype, x.size)
@@ -224,7 +254,7 @@ def test_cumsum_nd_every_axis(shape, axis, dtype, rng):
 @pytest.mark.gpu
 @pytest.mark.parametrize("view", ["step2", "transpose", "padded_rows", "reversed", "middle_slice"])
 @pytest.mark.parametrize("axis", [0, 1])
-def test_cumsum_non_contiguous_views(view, axis, rng):
+def test_cumsum_non_contiguous_views(view, axis, rng, row_kernel):
     base = scan_data(rng, (300, 500), "float64")
     d = to_device(base)
     views = {
@@ -256,7 +286,7 @@ def test_cumsum_zero_d_and_axis_rules(rng):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("layout", ["c", "strided", "other_dtype", "in_place"])
-def test_cumsum_out(layout, rng):
+def test_cumsum_out(layout, rng, row_kernel):
     x = scan_data(rng, (70, 130), "float32")
     want = reference(x, 1)
     if layout == "c":
@@ -271,6 +301,17 @@ def test_cumsum_out(layout, rng):
     r = api.cumsum(src, axis=1, out=out)
     assert r is out
     assert_scan(out, want, np.float32, 130)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "int64", "complex128"])
+def test_in_place_scan_over_many_tiles(dtype, rng, row_kernel):
+    """out is the input: every tile must be read before any block writes it."""
+    x = scan_data(rng, 1_000_003, dtype)
+    d = to_device(x)
+    r = api.cumsum(d, out=d)
+    assert r is d
+    assert_scan(d, reference(x, 0), np.dtype(dtype), x.size)
 
 
 @pytest.mark.gpu
@@ -317,7 +358,7 @@ def test_nancumsum_of_integers_is_cumsum(rng):
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", [1, 33, 4097, 100_003])
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"])
-def test_exclusive_scan(n, dtype, rng):
+def test_exclusive_scan(n, dtype, rng, row_kernel):
     x = scan_data(rng, (3, n), dtype)
     inc = reference(x, 1)
     want = np.concatenate([np.zeros((3, 1), inc.dtype), inc[:, :-1]], axis=1)
@@ -348,7 +389,7 @@ def test_segmented_inclusive_scan(n, dtype, density, rng):
 @pytest.mark.gpu
 @pytest.mark.parametrize("op", ["min", "max"])
 @pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "float16", "float32", "float64"])
-def test_min_max_scans(op, dtype, rng):
+def test_min_max_scans(op, dtype, rng, row_kernel):
     x = random_array(rng, (4, 5000), dtype)
     if np.dtype(dtype).kind == "f":
         x[1, 700] = np.nan

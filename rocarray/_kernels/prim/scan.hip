@@ -39,6 +39,7 @@
 
 #define RA_PRIM_SCAN_BLOCK 256
 #define RA_PRIM_LOOK_WINDOWS 8
+#define RA_PRIM_LOOK_BATCH 2
 // Byte offset of the tile status in the workspace; the ticket counter is the u32 at offset 0.
 #define RA_PRIM_STATUS_OFFSET 256
 #define RA_PRIM_FLAG_A 1u
@@ -217,6 +218,151 @@ template <typename A> struct ra_prim_scan_smem {
     ra_u32 tile;
 };
 
+// Thread 0's tile: tickets are handed out in the order blocks start (so a tile only ever waits on
+// tiles whose blocks already run); the block that draws the last one resets the counter for the
+// next launch (every other ticket is drawn by then).
+RA_DEVICE ra_u32 ra_prim_draw_tile(unsigned char* ws, ra_u32 ntiles) {
+    unsigned int* counter = (unsigned int*)ws;
+    const ra_u32 t = ra_atomic_inc_u32(counter);
+    if (t == ntiles - 1) *(volatile unsigned int*)counter = 0u;
+    return t;
+}
+
+// Warp `warp`'s exclusive prefix and the tile aggregate: fixed left folds over the warp totals in
+// shared memory (after the barrier that follows their stores).
+template <bool SEG, typename Op, typename A>
+RA_DEVICE void ra_prim_fold_warps(const ra_prim_scan_smem<A>& sm, int warp, A& warp_prefix, bool& warp_prefix_f,
+                                  A& agg, bool& agg_f) {
+    const Op op = Op();
+    warp_prefix = agg = ra_prim_id<Op, A>::get();
+    warp_prefix_f = agg_f = false;
+#pragma unroll
+    for (int w = 0; w < RA_PRIM_SCAN_BLOCK / RA_WARP_SIZE; ++w) {
+        if (w == warp) {
+            warp_prefix = agg;
+            warp_prefix_f = agg_f;
+        }
+        agg = ra_prim_combine<SEG>(op, agg_f, agg, sm.warp_flag[w], sm.warp_total[w]);
+    }
+}
+
+// Decoupled look-back of tile g (tile tr of its row), by one whole warp, in two steps.
+// ra_prim_publish_aggregate (once the tile's aggregate agg is known): publishes A (P for a row's
+// first tile, and with SEG for a tile holding a segment head). ra_prim_look_back_walk: reads the
+// predecessors' status RA_PRIM_LOOK_BATCH windows of RA_WARP_SIZE words per round (lane l reads
+// tiles g - 1 - l - RA_WARP_SIZE * j: independent loads, so a walk over k tiles takes about
+// k / (RA_WARP_SIZE * RA_PRIM_LOOK_BATCH) dependent round trips), until every tile after the
+// nearest P has published, folds their values strictly left to right from that P and leaves the
+// tile's exclusive prefix in sm.tile_prefix (the identity for a row's first tile; also returned in
+// lane 0). ra_prim_publish_prefix then publishes P = prefix op agg.
+// On the H200 the wait is mostly for predecessors still loading (about 3 rounds of ~1.4 us at
+// 2^28 float32); two windows per round beat one (fewer rounds) and four or eight (registers).
+template <typename A, bool SEG>
+RA_DEVICE void ra_prim_publish_aggregate(unsigned char* ws, ra_u32 capacity, ra_u32 epoch, ra_u32 g, ra_u32 tr,
+                                         A agg, bool agg_f) {
+    if (ra_lane_id() != 0) return;
+    ra_prim_status<A> st;
+    st.init(ws, capacity, epoch);
+    st.publish(g, (tr == 0 || (SEG && agg_f)) ? RA_PRIM_FLAG_P : RA_PRIM_FLAG_A, agg);
+}
+
+template <typename A, typename Op>
+RA_DEVICE A ra_prim_look_back_walk(ra_prim_scan_smem<A>& sm, unsigned char* ws, ra_u32 capacity, ra_u32 epoch,
+                                   ra_u32 g, ra_u32 tr) {
+    constexpr int B = RA_PRIM_LOOK_BATCH;
+    static_assert(RA_PRIM_LOOK_WINDOWS % B == 0, "the look-back windows are a whole number of batches");
+    const Op op = Op();
+    const A ident = ra_prim_id<Op, A>::get();
+    const int lane = ra_lane_id();
+    A prefix = ident;
+    if (tr != 0) {
+        ra_prim_status<A> st;
+        st.init(ws, capacity, epoch);
+        const ra_i64 first = (ra_i64)g - (ra_i64)tr;  // tile 0 of this row (always P)
+        ra_i64 base = (ra_i64)g - 1;
+        int w = 0;      // windows kept in sm.look before this batch
+        int found = B;  // window of the batch holding the nearest P (B: none)
+        int nearest = RA_WARP_SIZE;
+        for (;;) {
+            A v[B];
+            const bool last = w + B >= RA_PRIM_LOOK_WINDOWS;
+            for (;;) {
+                ra_lane_mask pm[B], xm[B];
+#pragma unroll
+                for (int j = 0; j < B; ++j) {
+                    const ra_i64 t = base - lane - (ra_i64)RA_WARP_SIZE * j;
+                    v[j] = ident;
+                    const ra_u32 f = t >= first ? st.read((ra_u32)t, v[j]) : RA_PRIM_FLAG_P;
+                    pm[j] = ra_ballot(f == RA_PRIM_FLAG_P);
+                    xm[j] = ra_ballot(f == 0u);
+                }
+                // The nearest P of the batch; every tile between it and g must have published.
+                found = B;
+                bool unpublished = false;
+#pragma unroll
+                for (int j = 0; j < B; ++j) {
+                    if (found == B) {
+                        if (pm[j]) {
+                            found = j;
+                            nearest = ra_popc64((pm[j] & (~pm[j] + 1)) - 1);
+                            const ra_lane_mask below =
+                                nearest >= 63 ? ~(ra_lane_mask)0 : (((ra_lane_mask)1 << (nearest + 1)) - 1);
+                            unpublished = unpublished || (xm[j] & below) != 0;
+                        } else {
+                            unpublished = unpublished || xm[j] != 0;
+                        }
+                    }
+                }
+                // On the last batch kept, wait for a P (it comes: those tiles' blocks are running).
+                if (!unpublished && (found < B || !last)) break;
+            }
+#pragma unroll
+            for (int j = 0; j < B; ++j)
+                if (j <= found) sm.look[w + j][lane] = v[j];
+            if (found < B) {
+                w += found;
+                break;
+            }
+            w += B;
+            base -= (ra_i64)RA_WARP_SIZE * B;
+        }
+        ra_warp_sync();
+        if (lane == 0) {
+            // Strict left fold from the nearest P forward, in tile order.
+            A acc = sm.look[w][nearest];
+#pragma unroll
+            for (int l = RA_WARP_SIZE - 1; l >= 0; --l)
+                if (l < nearest) acc = ra_prim_apply(op, acc, sm.look[w][l]);
+            for (int k = w - 1; k >= 0; --k) {
+#pragma unroll
+                for (int l = RA_WARP_SIZE - 1; l >= 0; --l) acc = ra_prim_apply(op, acc, sm.look[k][l]);
+            }
+            prefix = acc;
+        }
+    }
+    if (lane == 0) sm.tile_prefix = prefix;
+    return prefix;
+}
+
+// The tile's inclusive prefix P = prefix op agg (lane 0; a row's first tile published P already).
+template <typename A, typename Op>
+RA_DEVICE void ra_prim_publish_prefix(unsigned char* ws, ra_u32 capacity, ra_u32 epoch, ra_u32 g, ra_u32 tr,
+                                      A prefix, A agg) {
+    if (ra_lane_id() != 0 || tr == 0) return;
+    ra_prim_status<A> st;
+    st.init(ws, capacity, epoch);
+    st.publish(g, RA_PRIM_FLAG_P, ra_prim_apply(Op(), prefix, agg));
+}
+
+// The whole look-back by one warp after the aggregate: A, the walk, P.
+template <typename A, typename Op, bool SEG>
+RA_DEVICE void ra_prim_look_back(ra_prim_scan_smem<A>& sm, unsigned char* ws, ra_u32 capacity, ra_u32 epoch,
+                                 ra_u32 g, ra_u32 tr, A agg, bool agg_f) {
+    ra_prim_publish_aggregate<A, SEG>(ws, capacity, epoch, g, tr, agg, agg_f);
+    const A prefix = ra_prim_look_back_walk<A, Op>(sm, ws, capacity, epoch, g, tr);
+    if (!(SEG && agg_f)) ra_prim_publish_prefix<A, Op>(ws, capacity, epoch, g, tr, prefix, agg);
+}
+
 template <typename TIn, typename TOut, typename Op, bool SEG>
 RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_stride, const bool* RA_RESTRICT heads,
                                       TOut* RA_RESTRICT out, ra_i64 rows, ra_i64 length, ra_u32 tiles_per_row,
@@ -229,7 +375,6 @@ RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_s
     constexpr int V = I::V;
     constexpr int ITEMS = I::ITEMS;
     constexpr int CHUNKS = I::CHUNKS;
-    constexpr int WARPS = RA_PRIM_SCAN_BLOCK / RA_WARP_SIZE;
     constexpr ra_i64 TILE = (ra_i64)RA_PRIM_SCAN_BLOCK * ITEMS;
     const Op op = Op();
     const A ident = ra_prim_id<Op, A>::get();
@@ -239,13 +384,7 @@ RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_s
     const int warp = ra_warp_id();
 
     // Dynamic tile id: tiles are handed out in the order blocks start.
-    const ra_u32 ntiles = (ra_u32)(rows * (ra_i64)tiles_per_row);
-    if (threadIdx.x == 0) {
-        unsigned int* counter = (unsigned int*)ws;
-        const ra_u32 t = ra_atomic_inc_u32(counter);
-        if (t == ntiles - 1) *(volatile unsigned int*)counter = 0u;  // last ticket: reset for the next launch
-        sm.tile = t;
-    }
+    if (threadIdx.x == 0) sm.tile = ra_prim_draw_tile(ws, (ra_u32)(rows * (ra_i64)tiles_per_row));
     ra_syncthreads();
     const ra_u32 g = sm.tile;
     const ra_i64 row = (ra_i64)(g / tiles_per_row);
@@ -340,66 +479,12 @@ RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_s
         sm.warp_flag[warp] = carry_f;
     }
     ra_syncthreads();
-    // Warp prefix and tile aggregate: fixed left folds over the warp totals.
-    A warp_prefix = ident;
-    bool warp_prefix_f = false;
-    A agg = ident;
-    bool agg_f = false;
-#pragma unroll
-    for (int w = 0; w < WARPS; ++w) {
-        if (w == warp) {
-            warp_prefix = agg;
-            warp_prefix_f = agg_f;
-        }
-        agg = ra_prim_combine<SEG>(op, agg_f, agg, sm.warp_flag[w], sm.warp_total[w]);
-    }
+    A warp_prefix, agg;
+    bool warp_prefix_f, agg_f;
+    ra_prim_fold_warps<SEG, Op>(sm, warp, warp_prefix, warp_prefix_f, agg, agg_f);
 
     // Decoupled look-back (warp 0).
-    ra_prim_status<A> st;
-    st.init(ws, capacity, epoch);
-    if (warp == 0) {
-        A prefix = ident;
-        if (tr == 0) {
-            if (lane == 0) st.publish(g, RA_PRIM_FLAG_P, agg);
-        } else {
-            if (lane == 0) st.publish(g, (SEG && agg_f) ? RA_PRIM_FLAG_P : RA_PRIM_FLAG_A, agg);
-            const ra_i64 first = (ra_i64)g - (ra_i64)tr;  // tile 0 of this row (always P)
-            ra_i64 base = (ra_i64)g - 1;
-            int w = 0;
-            int nearest = RA_WARP_SIZE;
-            for (;;) {
-                const ra_i64 t = base - lane;
-                A v = ident;
-                ra_u32 f;
-                ra_lane_mask pm, xm;
-                for (;;) {
-                    f = t >= first ? st.read((ra_u32)t, v) : RA_PRIM_FLAG_P;
-                    pm = ra_ballot(f == RA_PRIM_FLAG_P);
-                    xm = ra_ballot(f == 0u);
-                    nearest = pm ? ra_popc64((pm & (~pm + 1)) - 1) : RA_WARP_SIZE;
-                    const ra_lane_mask below = nearest >= 63 ? ~(ra_lane_mask)0 : (((ra_lane_mask)1 << (nearest + 1)) - 1);
-                    // Go on when every tile up to the nearest P has published; on the last window
-                    // kept, wait for a P.
-                    if ((xm & below) == 0 && (pm != 0 || w < RA_PRIM_LOOK_WINDOWS - 1)) break;
-                }
-                sm.look[w][lane] = v;
-                if (pm != 0) break;
-                ++w;
-                base -= RA_WARP_SIZE;
-            }
-            ra_warp_sync();
-            if (lane == 0) {
-                // Strict left fold from the nearest P forward, in tile order.
-                A acc = sm.look[w][nearest];
-                for (int l = nearest - 1; l >= 0; --l) acc = ra_prim_apply(op, acc, sm.look[w][l]);
-                for (int k = w - 1; k >= 0; --k)
-                    for (int l = RA_WARP_SIZE - 1; l >= 0; --l) acc = ra_prim_apply(op, acc, sm.look[k][l]);
-                prefix = acc;
-                if (!(SEG && agg_f)) st.publish(g, RA_PRIM_FLAG_P, ra_prim_apply(op, acc, agg));
-            }
-        }
-        if (lane == 0) sm.tile_prefix = prefix;
-    }
+    if (warp == 0) ra_prim_look_back<A, Op, SEG>(sm, ws, capacity, epoch, g, tr, agg, agg_f);
     ra_syncthreads();
     const A tile_prefix = sm.tile_prefix;
 
@@ -455,6 +540,262 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
                       ra_u32 epoch, int nan_as_identity) {
     ra_prim_scan_rows_impl<TIn, TOut, Op, true>(in, in_row_stride, heads, out, rows, length,
                                                  tiles_per_row, ws, capacity, epoch, 0, nan_as_identity);
+}
+
+// ---------------------------------------------------------------------------------------------
+// row scan with the tile staged in shared memory
+// ---------------------------------------------------------------------------------------------
+// ra_prim_scan_rows_staged: the scan of ra_prim_scan_rows (same tickets, status words, look-back,
+// launch arguments and determinism; not segmented) with the tile of RA_PRIM_STAGE_BYTES input
+// bytes in shared memory rather than in registers. A block holding its tile in registers needs
+// 64 of them per thread, so only 4 tiles of 32 KiB fit on a multiprocessor, and while a block
+// waits for its look-back or scans, none of its memory traffic is in flight: on the H200 that
+// held the register kernel to 56 % of copy bandwidth. Here a thread keeps one 16-byte vector at a
+// time, the resident tiles are bounded by shared memory (five of 40 KiB), and on sm_90 one thread
+// moves the tile with the bulk copy engine (no registers at all), so the loads of the other
+// resident tiles stay in flight while a block waits. With the look-back removed (a bound, wrong
+// results) this kernel ran at 93 % of copy; the look-back's wait, mostly for predecessors whose
+// tiles are still loading, is the rest (docs/performance.md).
+//
+// Per tile: thread 0 draws the ticket and starts the bulk copy of the tile's 16-byte aligned head
+// (sm_90; elsewhere, or for an unaligned row, the threads copy it); the threads copy the tail.
+// Sweep 1 reads the tile from shared memory and reduces it (lane, then warp, then the fixed fold
+// of the warp totals); warp 0 looks back; sweep 2 reads the tile again, scans it chunk by chunk
+// (lane, warp shuffles) from the tile prefix and stores 16-byte vectors. The aggregate of sweep 1
+// and the values of sweep 2 are each computed in one fixed order: results are bitwise identical
+// run to run.
+//
+// In-tile layout as in the register kernel: warp w owns elements [w * TILE / WARPS, (w + 1) *
+// TILE / WARPS) in CHUNKS chunks of RA_WARP_SIZE * V elements, lane l the V consecutive elements
+// l * V .. l * V + V - 1 of each chunk (16 bytes: conflict-free shared-memory reads).
+
+#define RA_PRIM_STAGE_BYTES 40960
+
+template <typename TIn> struct alignas(128) ra_prim_stage {
+    TIn v[RA_PRIM_STAGE_BYTES / sizeof(TIn)];
+};
+
+// Copy elements [begin, valid) of a tile from global to shared memory with the block's threads:
+// 16-byte vectors where the source allows (begin, src and the stage all 16-byte aligned), else
+// element by element.
+template <typename TIn>
+RA_DEVICE void ra_prim_stage_copy(TIn* stage, const TIn* RA_RESTRICT src, ra_i64 begin, ra_i64 valid) {
+    constexpr int V = ra_prim_vec<TIn>::V;
+    ra_i64 i = begin;
+    if (((((ra_u64)(src + begin)) & 15u) == 0)) {
+        const ra_i64 vecs = (valid - begin) / V;
+        for (ra_i64 k = threadIdx.x; k < vecs; k += RA_PRIM_SCAN_BLOCK)
+            *(ra_prim_pack<TIn>*)(stage + begin + k * V) = *(const ra_prim_pack<TIn>*)(src + begin + k * V);
+        i = begin + vecs * V;
+    }
+    for (ra_i64 k = i + threadIdx.x; k < valid; k += RA_PRIM_SCAN_BLOCK) stage[k] = src[k];
+}
+
+// Thread 0 starts the bulk copy of the 16-byte aligned head of tile g into `stage`, completing on
+// the (initialized) barrier `bar`; returns the elements it moves (0: none, the threads copy the
+// whole tile). Only sm_90 and later have the copy engine.
+template <typename TIn>
+RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* in, ra_i64 in_row_stride, ra_i64 length,
+                                  ra_u32 tiles_per_row, ra_u32 g) {
+#if defined(RA_BULK_COPY)
+    constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
+    const ra_i64 row = (ra_i64)(g / tiles_per_row);
+    const ra_i64 start = (ra_i64)(g - (ra_u32)row * tiles_per_row) * TILE;
+    const TIn* src = in + row * in_row_stride + start;
+    const ra_i64 valid = length - start < TILE ? length - start : TILE;
+    const ra_i64 bytes = (valid * (ra_i64)sizeof(TIn)) & ~(ra_i64)15;
+    if (((((ra_u64)src) & 15u) == 0) && bytes > 0) {
+        const unsigned b = ra_shared_address(bar);
+        ra_mbar_expect_tx(b, (unsigned)bytes);
+        ra_bulk_load(ra_shared_address(stage), src, (unsigned)bytes, b);
+        return (int)(bytes / (ra_i64)sizeof(TIn));
+    }
+#endif
+    return 0;
+}
+
+// The V elements of lane `lane`'s part of chunk `c` (elements past `valid` read as the identity).
+template <typename TIn, typename A, typename Op, bool FULL>
+RA_DEVICE void ra_prim_stage_read(const TIn* stage, ra_i64 e0, ra_i64 valid, int nan_as_identity,
+                                  A (&a)[ra_prim_vec<TIn>::V]) {
+    constexpr int V = ra_prim_vec<TIn>::V;
+    typedef ra_prim_cvt<A, TIn> CIn;
+    const A ident = ra_prim_id<Op, A>::get();
+    TIn x[V];
+    if (FULL) {
+        const ra_prim_pack<TIn> p = *(const ra_prim_pack<TIn>*)(stage + e0);
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[j] = p.v[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) x[j] = e0 + j < valid ? stage[e0 + j] : stage[0];
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        A v = FULL || e0 + j < valid ? CIn::in(x[j]) : ident;
+        if (nan_as_identity && ra_prim_isnan(v)) v = ident;
+        a[j] = v;
+    }
+}
+
+// One chunk of a lane: its V values a[] (in element order) become their inclusive scan (exclusive:
+// the value before each element) within the warp's chunk, starting from `carry`; carry then moves
+// past the whole chunk (RA_WARP_SIZE * V elements). Warp-wide: every lane calls it.
+template <typename A, typename Op, int V>
+RA_DEVICE void ra_prim_chunk_scan(A (&a)[V], A& carry, int exclusive) {
+    const Op op = Op();
+    const A ident = ra_prim_id<Op, A>::get();
+    const int lane = ra_lane_id();
+    A run = ident;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        const A before = run;
+        run = ra_prim_apply(op, run, a[j]);
+        a[j] = exclusive ? before : run;
+    }
+    A incl = run;
+#pragma unroll
+    for (int d = 1; d < RA_WARP_SIZE; d <<= 1) {
+        const A up = ra_shfl_up(incl, (unsigned)d);
+        if (lane >= d) incl = ra_prim_apply(op, up, incl);
+    }
+    A ex = ra_shfl_up(incl, 1u);
+    if (lane == 0) ex = ident;
+    const A base = ra_prim_apply(op, carry, ex);
+    carry = ra_prim_apply(op, carry, ra_shfl(incl, RA_WARP_SIZE - 1));
+#pragma unroll
+    for (int j = 0; j < V; ++j) a[j] = ra_prim_apply(op, base, a[j]);
+}
+
+// The V converted values y of lane part e0 to global memory (16-byte vectors when `vec`).
+template <typename TOut, int V>
+RA_DEVICE void ra_prim_stage_store(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 valid, bool vec, bool full,
+                                   const TOut (&y)[V]) {
+    if (vec) {
+        constexpr int PN = ra_prim_pack<TOut>::N;
+#pragma unroll
+        for (int q = 0; q < (V + PN - 1) / PN; ++q) {
+            ra_prim_pack<TOut> p;
+#pragma unroll
+            for (int k = 0; k < PN; ++k) p.v[k] = y[(q * PN + k) < V ? q * PN + k : 0];
+            *(ra_prim_pack<TOut>*)(dst + e0 + q * PN) = p;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (full || e0 + j < valid) dst[e0 + j] = y[j];
+    }
+}
+
+// Resident blocks the staged kernel is built for (NVIDIA: registers capped at 65536 / (5 * 256) =
+// 51; 40 KiB stages fit five times in the H200's 228 KiB): fewer registers than that spilled,
+// more (the compiler's free choice) left two or four blocks resident, and both were slower.
+// (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
+#define RA_PRIM_STAGED_MIN_BLOCKS 5
+
+// One tile in shared memory (FULL: all TILE elements valid, no bounds checks): sweep 1 reduces the
+// tile (lane, warp, then the fixed fold of the warp totals); warp 0 publishes the aggregate, walks
+// back and publishes P; sweep 2 scans chunk by chunk from the tile and warp prefixes.
+// The aggregate and the values are each computed in one fixed order: bitwise identical run to run.
+template <typename TIn, typename TOut, typename Op, bool FULL>
+RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename ra_prim_acc<TOut>::type>& sm,
+                                  TOut* RA_RESTRICT dst, ra_i64 valid, unsigned char* ws, ra_u32 capacity,
+                                  ra_u32 epoch, ra_u32 g, ra_u32 tr, int exclusive, int nan_as_identity) {
+    typedef typename ra_prim_acc<TOut>::type A;
+    typedef ra_prim_cvt<A, TOut> COut;
+    constexpr int V = ra_prim_vec<TIn>::V;
+    constexpr int TILE = RA_PRIM_STAGE_BYTES / (int)sizeof(TIn);
+    constexpr int WARPS = RA_PRIM_SCAN_BLOCK / RA_WARP_SIZE;
+    constexpr int CHUNKS = TILE / (RA_PRIM_SCAN_BLOCK * V);
+    // Partial tiles (one per row at most) keep their chunk loops rolled: half the code to build.
+    constexpr int UNROLL = FULL ? CHUNKS : 1;
+    const Op op = Op();
+    const A ident = ra_prim_id<Op, A>::get();
+    const int lane = ra_lane_id();
+    const int warp = ra_warp_id();
+    const ra_i64 warp_base = (ra_i64)warp * (TILE / WARPS) + (ra_i64)lane * V;
+
+    // Sweep 1: the warp's total.
+    A lane_sum = ident;
+#pragma unroll(UNROLL)
+    for (int c = 0; c < CHUNKS; ++c) {
+        A a[V];
+        ra_prim_stage_read<TIn, A, Op, FULL>(stage, warp_base + (ra_i64)c * RA_WARP_SIZE * V, valid, nan_as_identity, a);
+#pragma unroll
+        for (int j = 0; j < V; ++j) lane_sum = ra_prim_apply(op, lane_sum, a[j]);
+    }
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) lane_sum = ra_prim_apply(op, lane_sum, ra_shfl_xor(lane_sum, m));
+    if (lane == 0) {
+        sm.warp_total[warp] = lane_sum;
+        sm.warp_flag[warp] = false;
+    }
+    ra_syncthreads();
+    A warp_prefix, agg;
+    bool warp_prefix_f, agg_f;
+    ra_prim_fold_warps<false, Op>(sm, warp, warp_prefix, warp_prefix_f, agg, agg_f);
+    if (warp == 0) ra_prim_look_back<A, Op, false>(sm, ws, capacity, epoch, g, tr, agg, agg_f);
+    ra_syncthreads();
+    const A tile_prefix = sm.tile_prefix;
+
+    // Sweep 2: chunk by chunk from the tile and warp prefixes.
+    A carry = ra_prim_apply(op, tile_prefix, warp_prefix);
+    const bool vec_out = FULL && ((((ra_u64)dst) & 15u) == 0) && ((V * sizeof(TOut)) % 16 == 0);
+#pragma unroll(UNROLL)
+    for (int c = 0; c < CHUNKS; ++c) {
+        const ra_i64 e0 = warp_base + (ra_i64)c * RA_WARP_SIZE * V;
+        A a[V];
+        ra_prim_stage_read<TIn, A, Op, FULL>(stage, e0, valid, nan_as_identity, a);
+        ra_prim_chunk_scan<A, Op, V>(a, carry, exclusive);
+        TOut y[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) y[j] = COut::out(a[j]);
+        ra_prim_stage_store<TOut, V>(dst, e0, valid, vec_out, FULL, y);
+    }
+}
+
+// Grid: rows * tiles_per_row blocks of RA_PRIM_SCAN_BLOCK threads; tiles_per_row counts tiles of
+// RA_PRIM_STAGE_BYTES / sizeof(TIn) elements.
+template <typename TIn, typename TOut, typename Op>
+__global__ void __launch_bounds__(RA_PRIM_SCAN_BLOCK, RA_PRIM_STAGED_MIN_BLOCKS)
+ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 rows, ra_i64 length,
+                         ra_u32 tiles_per_row, unsigned char* ws, ra_u32 capacity, ra_u32 epoch, int exclusive,
+                         int nan_as_identity) {
+    typedef typename ra_prim_acc<TOut>::type A;
+    constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
+    __shared__ ra_prim_stage<TIn> stage;
+    __shared__ ra_prim_scan_smem<A> sm;
+    __shared__ ra_u64 stage_bar;
+    __shared__ int stage_head;
+
+    if (threadIdx.x == 0) {
+        const ra_u32 g = ra_prim_draw_tile(ws, (ra_u32)(rows * (ra_i64)tiles_per_row));
+        sm.tile = g;
+#if defined(RA_BULK_COPY)
+        ra_mbar_init(ra_shared_address(&stage_bar), 1u);
+        ra_mbar_init_fence();
+#endif
+        stage_head = ra_prim_stage_issue<TIn>(stage.v, &stage_bar, in, in_row_stride, length, tiles_per_row, g);
+    }
+    ra_syncthreads();
+    const ra_u32 g = sm.tile;
+    const ra_i64 row = (ra_i64)(g / tiles_per_row);
+    const ra_u32 tr = g - (ra_u32)row * tiles_per_row;
+    const ra_i64 start = (ra_i64)tr * TILE;
+    const ra_i64 valid = length - start < TILE ? length - start : TILE;
+    const int head = stage_head;
+    ra_prim_stage_copy<TIn>(stage.v, in + row * in_row_stride + start, head, valid);
+#if defined(RA_BULK_COPY)
+    if (head > 0) ra_mbar_wait(ra_shared_address(&stage_bar), 0u);
+#endif
+    ra_syncthreads();
+    TOut* dst = out + row * length + start;
+    if (valid == TILE)
+        ra_prim_stage_scan<TIn, TOut, Op, true>(stage.v, sm, dst, valid, ws, capacity, epoch, g, tr, exclusive,
+                                                nan_as_identity);
+    else
+        ra_prim_stage_scan<TIn, TOut, Op, false>(stage.v, sm, dst, valid, ws, capacity, epoch, g, tr, exclusive,
+                                                 nan_as_identity);
 }
 
 // ---------------------------------------------------------------------------------------------

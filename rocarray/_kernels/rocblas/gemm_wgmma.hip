@@ -93,28 +93,6 @@ template <int R> RA_DEVICE void ra_gemm_wg_fence_operands(float (&d)[R]) {
 #pragma unroll
     for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
-// mbarrier in shared memory (shared address `bar`).
-RA_DEVICE void ra_gemm_wg_bar_init(unsigned bar, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
-}
-RA_DEVICE void ra_gemm_wg_bar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
-RA_DEVICE void ra_gemm_wg_bar_arrive(unsigned bar) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
-}
-RA_DEVICE void ra_gemm_wg_bar_expect(unsigned bar, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
-}
-// Wait for the completion of the barrier's phase of parity `parity`.
-RA_DEVICE void ra_gemm_wg_bar_wait(unsigned bar, unsigned parity) {
-    unsigned done = 0;
-    while (!done) {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    }
-}
 // TMA: the box at (c0, c1, c2) of the tensor map into shared memory at `dst`, completing its
 // bytes on `bar`.
 RA_DEVICE void ra_gemm_wg_tma_load(unsigned dst, const ra_gemm_wg_tensor_map* map, int c0, int c1, int c2,
@@ -298,14 +276,14 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
 
     // Shared memory: 2 S mbarriers (full, then empty), then the ring from the next 1024 bytes.
     extern __shared__ ra_u64 ra_gemm_wg_smem[];
-    const unsigned bars = (unsigned)__cvta_generic_to_shared(ra_gemm_wg_smem);
+    const unsigned bars = ra_shared_address(ra_gemm_wg_smem);
     const unsigned ring = (bars + 16u * (unsigned)S + 1023u) & ~1023u;
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; ++s) {
-            ra_gemm_wg_bar_init(bars + 8u * (unsigned)s, 1u);                           // full
-            ra_gemm_wg_bar_init(bars + 8u * (unsigned)(S + s), RA_GEMM_WG_CONSUMERS / RA_WARP_SIZE);  // empty
+            ra_mbar_init(bars + 8u * (unsigned)s, 1u);                           // full
+            ra_mbar_init(bars + 8u * (unsigned)(S + s), RA_GEMM_WG_CONSUMERS / RA_WARP_SIZE);  // empty
         }
-        ra_gemm_wg_bar_init_fence();
+        ra_mbar_init_fence();
     }
     __syncthreads();
 
@@ -328,8 +306,8 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
             const ra_i64 k_end = (split + 1) * kt_per_split < ktiles ? (split + 1) * kt_per_split : ktiles;
             for (ra_i64 kt = split * kt_per_split; kt < k_end; ++kt) {
                 const unsigned full = bars + 8u * (unsigned)slot;
-                if (round > 0) ra_gemm_wg_bar_wait(bars + 8u * (unsigned)(S + slot), (round - 1u) & 1u);
-                ra_gemm_wg_bar_expect(full, SLOT);
+                if (round > 0) ra_mbar_wait(bars + 8u * (unsigned)(S + slot), (round - 1u) & 1u);
+                ra_mbar_expect_tx(full, SLOT);
                 const unsigned dst = ring + (unsigned)slot * SLOT;
 #pragma unroll
                 for (int p = 0; p < P; ++p) {
@@ -365,7 +343,7 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         bool held = false;  // the previous slot still waits for its release
         int chunk = 0;      // slots summed in `part` so far
         for (ra_i64 kt = k_begin; kt < k_end; ++kt) {
-            ra_gemm_wg_bar_wait(bars + 8u * (unsigned)slot, round & 1u);
+            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
             const unsigned src = ring + (unsigned)slot * SLOT;
             ra_gemm_wg_fence();
 #pragma unroll
@@ -381,8 +359,8 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                 for (int i = 0; i < R; ++i) d[i] += part[i];
                 chunk = 0;
                 if (releaser) {
-                    if (held) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
-                    ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + slot));
+                    if (held) ra_mbar_arrive(bars + 8u * (unsigned)(S + prev));
+                    ra_mbar_arrive(bars + 8u * (unsigned)(S + slot));
                 }
                 held = false;
             } else {
@@ -390,7 +368,7 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
                     ra_gemm_wg_wait<1>();  // the group of the previous k tile is done: free its slot
                     if (STEP::PROMOTE) ra_gemm_wg_fence_operands(part);
                     else ra_gemm_wg_fence_operands(d);
-                    if (releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+                    if (releaser) ra_mbar_arrive(bars + 8u * (unsigned)(S + prev));
                 }
                 held = true;
             }
@@ -399,7 +377,7 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         }
         ra_gemm_wg_wait<0>();
         ra_gemm_wg_fence_operands(d);
-        if (held && releaser) ra_gemm_wg_bar_arrive(bars + 8u * (unsigned)(S + prev));
+        if (held && releaser) ra_mbar_arrive(bars + 8u * (unsigned)(S + prev));
 
         const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
         const ra_i64 col0 = n0 + 2 * (lane % 4);

@@ -1,0 +1,44 @@
+// Asynchronous copies into shared memory that complete on a shared-memory barrier (NVIDIA sm_90+:
+// mbarrier and the bulk copy engine). Kernels use them under `#if defined(RA_BULK_COPY)` and keep
+// a portable path (plain loads and __syncthreads) for every other target.
+#pragma once
+
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+#define RA_BULK_COPY 1
+
+// mbarrier in shared memory (shared address `bar`), expecting `count` arrivals per phase.
+RA_DEVICE void ra_mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Makes initialized barriers visible to the copy engine (and to the other threads after a barrier).
+RA_DEVICE void ra_mbar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+RA_DEVICE void ra_mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// One arrival that also expects `bytes` of asynchronous copies to complete on the barrier.
+RA_DEVICE void ra_mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+// Wait for the completion of the barrier's phase of parity `parity`.
+RA_DEVICE void ra_mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    while (!done) {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+                     "selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+    }
+}
+// Bulk copy of `bytes` (a multiple of 16, both addresses 16-byte aligned) from global memory to
+// shared address `dst`, completing its bytes on `bar`.
+RA_DEVICE void ra_bulk_load(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 ::"r"(dst), "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+// Orders this thread's earlier shared-memory accesses before later copy-engine writes (a buffer
+// the threads have read and a bulk copy refills).
+RA_DEVICE void ra_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+RA_DEVICE unsigned ra_shared_address(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+#endif
