@@ -29,7 +29,8 @@ Design
   resident per multiprocessor and the loads of the others stay in flight while a block waits
   for its look-back. Plain (not segmented) row scans take it on NVIDIA from compute capability
   9.0 (:func:`staged_rows`; measured on the H200: 2^28 float32 in 0.66 ms against 0.93 ms for
-  the register kernel); segmented scans and other devices take the register kernel.
+  the register kernel) for sums of inputs of at least 4 bytes (:func:`staged_pair`); segmented
+  scans, products, minima and maxima, narrower inputs and other devices take the register kernel.
   ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
   ``(outer, n, inner)`` array with one thread per line (coalesced across lines); with too few
   lines to fill the device, each line is cut into segments scanned in two passes (segment totals,
@@ -170,6 +171,19 @@ def tile_size(in_dtype, result_dtype, kind="rows"):
     return BLOCK * tile_items(in_dtype, result_dtype)
 
 
+#: Smallest input itemsize with a staged row kernel.
+STAGED_MIN_ITEMSIZE = 4
+
+
+def staged_pair(op, in_dtype):
+    """Whether the staged row kernel is instantiated for ``op`` on input ``in_dtype``: sums
+    (``cumsum``, ``nancumsum``, exclusive sums) of inputs of 4 bytes or more, the ones measured. Each
+    instantiation costs about a second of every build of the compile matrix, so products, minima
+    and maxima, and 1- and 2-byte inputs (whose 64-bit sums are bound by their writes) keep the
+    register kernel."""
+    return op == "add" and numpy.dtype(in_dtype).itemsize >= STAGED_MIN_ITEMSIZE
+
+
 def staged_rows(is_hip, cc_major):
     """Whether plain row scans take the staged kernel: NVIDIA from compute capability 9.0, where the
     tile moves through the bulk copy engine (measured on the H200; docs/performance.md). Elsewhere
@@ -192,7 +206,8 @@ def instantiations():
     for op, pairs in PAIRS.items():
         for a, b in pairs:
             names.add(kernel_name("rows", op, a, b))
-            names.add(kernel_name("rows_staged", op, a, b))
+            if staged_pair(op, a):
+                names.add(kernel_name("rows_staged", op, a, b))
             names.add(kernel_name("lines", op, a, b))
             names.add(kernel_name("lines_totals", op, a, b))
             if op in ("add", "mul"):
@@ -275,7 +290,7 @@ def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=Non
     if heads is not None:
         kind = "rows_seg"
     else:
-        kind = "rows_staged" if _staged(device_id) else "rows"
+        kind = "rows_staged" if staged_pair(op, x2.dtype) and _staged(device_id) else "rows"
     name = kernel_name(kind, op, x2.dtype, out2.dtype)
     kernel = _kernel(name, device_id)
     tile = tile_size(x2.dtype, out2.dtype, kind)

@@ -614,25 +614,26 @@ RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* in, ra_i64
     return 0;
 }
 
-// The V elements of lane `lane`'s part of chunk `c` (elements past `valid` read as the identity).
-template <typename TIn, typename A, typename Op, bool FULL>
-RA_DEVICE void ra_prim_stage_read(const TIn* stage, ra_i64 e0, ra_i64 valid, int nan_as_identity,
-                                  A (&a)[ra_prim_vec<TIn>::V]) {
+// Elements [valid, TILE) of a partial tile (the last of its row) set to the identity, so that every
+// read is a whole vector. The padding changes no stored value: it follows every valid element of
+// the row, and the last tile's aggregate is read by no other tile.
+template <typename TIn, typename A, typename Op>
+RA_DEVICE void ra_prim_stage_pad(TIn* stage, ra_i64 valid) {
+    constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
+    const TIn v = ra_prim_cvt<A, TIn>::out(ra_prim_id<Op, A>::get());
+    for (ra_i64 k = valid + threadIdx.x; k < TILE; k += RA_PRIM_SCAN_BLOCK) stage[k] = v;
+}
+
+// The V values of the lane part at e0 (one 16-byte vector), as accumulators.
+template <typename TIn, typename A, typename Op>
+RA_DEVICE void ra_prim_stage_read(const TIn* stage, ra_i64 e0, int nan_as_identity, A (&a)[ra_prim_vec<TIn>::V]) {
     constexpr int V = ra_prim_vec<TIn>::V;
     typedef ra_prim_cvt<A, TIn> CIn;
     const A ident = ra_prim_id<Op, A>::get();
-    TIn x[V];
-    if (FULL) {
-        const ra_prim_pack<TIn> p = *(const ra_prim_pack<TIn>*)(stage + e0);
-#pragma unroll
-        for (int j = 0; j < V; ++j) x[j] = p.v[j];
-    } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j) x[j] = e0 + j < valid ? stage[e0 + j] : stage[0];
-    }
+    const ra_prim_pack<TIn> p = *(const ra_prim_pack<TIn>*)(stage + e0);
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-        A v = FULL || e0 + j < valid ? CIn::in(x[j]) : ident;
+        A v = CIn::in(p.v[j]);
         if (nan_as_identity && ra_prim_isnan(v)) v = ident;
         a[j] = v;
     }
@@ -667,10 +668,10 @@ RA_DEVICE void ra_prim_chunk_scan(A (&a)[V], A& carry, int exclusive) {
     for (int j = 0; j < V; ++j) a[j] = ra_prim_apply(op, base, a[j]);
 }
 
-// The V converted values y of lane part e0 to global memory (16-byte vectors when `vec`).
+// The V converted values y of lane part e0 to global memory: 16-byte vectors when `vec` (a full,
+// aligned tile), else the valid ones one by one.
 template <typename TOut, int V>
-RA_DEVICE void ra_prim_stage_store(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 valid, bool vec, bool full,
-                                   const TOut (&y)[V]) {
+RA_DEVICE void ra_prim_stage_store(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 valid, bool vec, const TOut (&y)[V]) {
     if (vec) {
         constexpr int PN = ra_prim_pack<TOut>::N;
 #pragma unroll
@@ -683,7 +684,7 @@ RA_DEVICE void ra_prim_stage_store(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 vali
     } else {
 #pragma unroll
         for (int j = 0; j < V; ++j)
-            if (full || e0 + j < valid) dst[e0 + j] = y[j];
+            if (e0 + j < valid) dst[e0 + j] = y[j];
     }
 }
 
@@ -693,11 +694,11 @@ RA_DEVICE void ra_prim_stage_store(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 vali
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
 #define RA_PRIM_STAGED_MIN_BLOCKS 5
 
-// One tile in shared memory (FULL: all TILE elements valid, no bounds checks): sweep 1 reduces the
+// One tile in shared memory (a partial one padded, see ra_prim_stage_pad): sweep 1 reduces the
 // tile (lane, warp, then the fixed fold of the warp totals); warp 0 publishes the aggregate, walks
 // back and publishes P; sweep 2 scans chunk by chunk from the tile and warp prefixes.
 // The aggregate and the values are each computed in one fixed order: bitwise identical run to run.
-template <typename TIn, typename TOut, typename Op, bool FULL>
+template <typename TIn, typename TOut, typename Op>
 RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename ra_prim_acc<TOut>::type>& sm,
                                   TOut* RA_RESTRICT dst, ra_i64 valid, unsigned char* ws, ra_u32 capacity,
                                   ra_u32 epoch, ra_u32 g, ra_u32 tr, int exclusive, int nan_as_identity) {
@@ -707,8 +708,6 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
     constexpr int TILE = RA_PRIM_STAGE_BYTES / (int)sizeof(TIn);
     constexpr int WARPS = RA_PRIM_SCAN_BLOCK / RA_WARP_SIZE;
     constexpr int CHUNKS = TILE / (RA_PRIM_SCAN_BLOCK * V);
-    // Partial tiles (one per row at most) keep their chunk loops rolled: half the code to build.
-    constexpr int UNROLL = FULL ? CHUNKS : 1;
     const Op op = Op();
     const A ident = ra_prim_id<Op, A>::get();
     const int lane = ra_lane_id();
@@ -717,10 +716,10 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
 
     // Sweep 1: the warp's total.
     A lane_sum = ident;
-#pragma unroll(UNROLL)
+#pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
         A a[V];
-        ra_prim_stage_read<TIn, A, Op, FULL>(stage, warp_base + (ra_i64)c * RA_WARP_SIZE * V, valid, nan_as_identity, a);
+        ra_prim_stage_read<TIn, A, Op>(stage, warp_base + (ra_i64)c * RA_WARP_SIZE * V, nan_as_identity, a);
 #pragma unroll
         for (int j = 0; j < V; ++j) lane_sum = ra_prim_apply(op, lane_sum, a[j]);
     }
@@ -740,17 +739,17 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
 
     // Sweep 2: chunk by chunk from the tile and warp prefixes.
     A carry = ra_prim_apply(op, tile_prefix, warp_prefix);
-    const bool vec_out = FULL && ((((ra_u64)dst) & 15u) == 0) && ((V * sizeof(TOut)) % 16 == 0);
-#pragma unroll(UNROLL)
+    const bool vec_out = valid == TILE && ((((ra_u64)dst) & 15u) == 0) && ((V * sizeof(TOut)) % 16 == 0);
+#pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
         const ra_i64 e0 = warp_base + (ra_i64)c * RA_WARP_SIZE * V;
         A a[V];
-        ra_prim_stage_read<TIn, A, Op, FULL>(stage, e0, valid, nan_as_identity, a);
+        ra_prim_stage_read<TIn, A, Op>(stage, e0, nan_as_identity, a);
         ra_prim_chunk_scan<A, Op, V>(a, carry, exclusive);
         TOut y[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) y[j] = COut::out(a[j]);
-        ra_prim_stage_store<TOut, V>(dst, e0, valid, vec_out, FULL, y);
+        ra_prim_stage_store<TOut, V>(dst, e0, valid, vec_out, y);
     }
 }
 
@@ -785,17 +784,13 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
     const ra_i64 valid = length - start < TILE ? length - start : TILE;
     const int head = stage_head;
     ra_prim_stage_copy<TIn>(stage.v, in + row * in_row_stride + start, head, valid);
+    if (valid < TILE) ra_prim_stage_pad<TIn, A, Op>(stage.v, valid);
 #if defined(RA_BULK_COPY)
     if (head > 0) ra_mbar_wait(ra_shared_address(&stage_bar), 0u);
 #endif
     ra_syncthreads();
-    TOut* dst = out + row * length + start;
-    if (valid == TILE)
-        ra_prim_stage_scan<TIn, TOut, Op, true>(stage.v, sm, dst, valid, ws, capacity, epoch, g, tr, exclusive,
-                                                nan_as_identity);
-    else
-        ra_prim_stage_scan<TIn, TOut, Op, false>(stage.v, sm, dst, valid, ws, capacity, epoch, g, tr, exclusive,
-                                                 nan_as_identity);
+    ra_prim_stage_scan<TIn, TOut, Op>(stage.v, sm, out + row * length + start, valid, ws, capacity, epoch, g, tr,
+                                      exclusive, nan_as_identity);
 }
 
 // ---------------------------------------------------------------------------------------------
