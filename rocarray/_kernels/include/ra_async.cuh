@@ -37,8 +37,5 @@ RA_DEVICE void ra_bulk_load(unsigned dst, const void* src, unsigned bytes, unsig
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar)
                  : "memory");
 }
-// Orders this thread's earlier shared-memory accesses before later copy-engine writes (a buffer
-// the threads have read and a bulk copy refills).
-RA_DEVICE void ra_fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 RA_DEVICE unsigned ra_shared_address(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 #endif

@@ -363,6 +363,26 @@ RA_DEVICE void ra_prim_look_back(ra_prim_scan_smem<A>& sm, unsigned char* ws, ra
     if (!(SEG && agg_f)) ra_prim_publish_prefix<A, Op>(ws, capacity, epoch, g, tr, prefix, agg);
 }
 
+// The V converted values y of lane part e0 to global memory: 16-byte vectors when `vec` (a full,
+// aligned tile), else the valid ones one by one.
+template <typename TOut, int V>
+RA_DEVICE void ra_prim_store_part(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 valid, bool vec, const TOut (&y)[V]) {
+    if (vec) {
+        constexpr int PN = ra_prim_pack<TOut>::N;
+#pragma unroll
+        for (int q = 0; q < (V + PN - 1) / PN; ++q) {
+            ra_prim_pack<TOut> p;
+#pragma unroll
+            for (int k = 0; k < PN; ++k) p.v[k] = y[(q * PN + k) < V ? q * PN + k : 0];
+            *(ra_prim_pack<TOut>*)(dst + e0 + q * PN) = p;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (e0 + j < valid) dst[e0 + j] = y[j];
+    }
+}
+
 template <typename TIn, typename TOut, typename Op, bool SEG>
 RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_stride, const bool* RA_RESTRICT heads,
                                       TOut* RA_RESTRICT out, ra_i64 rows, ra_i64 length, ra_u32 tiles_per_row,
@@ -503,20 +523,7 @@ RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_s
             bool ef = cf;
             y[j] = COut::out(ra_prim_combine<SEG>(op, ef, chunk_prefix, locf[c * V + j], loc[c * V + j]));
         }
-        if (vec_out) {
-            constexpr int PN = ra_prim_pack<TOut>::N;
-#pragma unroll
-            for (int q = 0; q < (V + PN - 1) / PN; ++q) {
-                ra_prim_pack<TOut> p;
-#pragma unroll
-                for (int k = 0; k < PN; ++k) p.v[k] = y[(q * PN + k) < V ? q * PN + k : 0];
-                *(ra_prim_pack<TOut>*)(dst + e0 + q * PN) = p;
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < V; ++j)
-                if (e0 + j < valid) dst[e0 + j] = y[j];
-        }
+        ra_prim_store_part<TOut, V>(dst, e0, valid, vec_out, y);
     }
 }
 
@@ -591,18 +598,24 @@ RA_DEVICE void ra_prim_stage_copy(TIn* stage, const TIn* RA_RESTRICT src, ra_i64
     for (ra_i64 k = i + threadIdx.x; k < valid; k += RA_PRIM_SCAN_BLOCK) stage[k] = src[k];
 }
 
-// Thread 0 starts the bulk copy of the 16-byte aligned head of tile g into `stage`, completing on
-// the (initialized) barrier `bar`; returns the elements it moves (0: none, the threads copy the
-// whole tile). Only sm_90 and later have the copy engine.
+// Where staged tile g lies: its row, its place tr in the row, its first element and its element
+// count (TILE but for a row's last tile).
 template <typename TIn>
-RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* in, ra_i64 in_row_stride, ra_i64 length,
-                                  ra_u32 tiles_per_row, ra_u32 g) {
-#if defined(RA_BULK_COPY)
+RA_DEVICE void ra_prim_staged_tile(ra_u32 g, ra_u32 tiles_per_row, ra_i64 length, ra_i64& row, ra_u32& tr,
+                                   ra_i64& start, ra_i64& valid) {
     constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
-    const ra_i64 row = (ra_i64)(g / tiles_per_row);
-    const ra_i64 start = (ra_i64)(g - (ra_u32)row * tiles_per_row) * TILE;
-    const TIn* src = in + row * in_row_stride + start;
-    const ra_i64 valid = length - start < TILE ? length - start : TILE;
+    row = (ra_i64)(g / tiles_per_row);
+    tr = g - (ra_u32)row * tiles_per_row;
+    start = (ra_i64)tr * TILE;
+    valid = length - start < TILE ? length - start : TILE;
+}
+
+// Thread 0 starts the bulk copy of the 16-byte aligned head of the `valid` elements at src into
+// `stage`, completing on the (initialized) barrier `bar`; returns the elements it moves (0: none,
+// the threads copy the whole tile). Only sm_90 and later have the copy engine.
+template <typename TIn>
+RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* src, ra_i64 valid) {
+#if defined(RA_BULK_COPY)
     const ra_i64 bytes = (valid * (ra_i64)sizeof(TIn)) & ~(ra_i64)15;
     if (((((ra_u64)src) & 15u) == 0) && bytes > 0) {
         const unsigned b = ra_shared_address(bar);
@@ -668,26 +681,6 @@ RA_DEVICE void ra_prim_chunk_scan(A (&a)[V], A& carry, int exclusive) {
     for (int j = 0; j < V; ++j) a[j] = ra_prim_apply(op, base, a[j]);
 }
 
-// The V converted values y of lane part e0 to global memory: 16-byte vectors when `vec` (a full,
-// aligned tile), else the valid ones one by one.
-template <typename TOut, int V>
-RA_DEVICE void ra_prim_stage_store(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 valid, bool vec, const TOut (&y)[V]) {
-    if (vec) {
-        constexpr int PN = ra_prim_pack<TOut>::N;
-#pragma unroll
-        for (int q = 0; q < (V + PN - 1) / PN; ++q) {
-            ra_prim_pack<TOut> p;
-#pragma unroll
-            for (int k = 0; k < PN; ++k) p.v[k] = y[(q * PN + k) < V ? q * PN + k : 0];
-            *(ra_prim_pack<TOut>*)(dst + e0 + q * PN) = p;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < V; ++j)
-            if (e0 + j < valid) dst[e0 + j] = y[j];
-    }
-}
-
 // Resident blocks the staged kernel is built for (NVIDIA: registers capped at 65536 / (5 * 256) =
 // 51; 40 KiB stages fit five times in the H200's 228 KiB): fewer registers than that spilled,
 // more (the compiler's free choice) left two or four blocks resident, and both were slower.
@@ -749,7 +742,7 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
         TOut y[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) y[j] = COut::out(a[j]);
-        ra_prim_stage_store<TOut, V>(dst, e0, valid, vec_out, y);
+        ra_prim_store_part<TOut, V>(dst, e0, valid, vec_out, y);
     }
 }
 
@@ -767,6 +760,8 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
     __shared__ ra_u64 stage_bar;
     __shared__ int stage_head;
 
+    ra_i64 row, start, valid;
+    ra_u32 tr;
     if (threadIdx.x == 0) {
         const ra_u32 g = ra_prim_draw_tile(ws, (ra_u32)(rows * (ra_i64)tiles_per_row));
         sm.tile = g;
@@ -774,14 +769,12 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
         ra_mbar_init(ra_shared_address(&stage_bar), 1u);
         ra_mbar_init_fence();
 #endif
-        stage_head = ra_prim_stage_issue<TIn>(stage.v, &stage_bar, in, in_row_stride, length, tiles_per_row, g);
+        ra_prim_staged_tile<TIn>(g, tiles_per_row, length, row, tr, start, valid);
+        stage_head = ra_prim_stage_issue<TIn>(stage.v, &stage_bar, in + row * in_row_stride + start, valid);
     }
     ra_syncthreads();
     const ra_u32 g = sm.tile;
-    const ra_i64 row = (ra_i64)(g / tiles_per_row);
-    const ra_u32 tr = g - (ra_u32)row * tiles_per_row;
-    const ra_i64 start = (ra_i64)tr * TILE;
-    const ra_i64 valid = length - start < TILE ? length - start : TILE;
+    ra_prim_staged_tile<TIn>(g, tiles_per_row, length, row, tr, start, valid);
     const int head = stage_head;
     ra_prim_stage_copy<TIn>(stage.v, in + row * in_row_stride + start, head, valid);
     if (valid < TILE) ra_prim_stage_pad<TIn, A, Op>(stage.v, valid);
