@@ -49,13 +49,15 @@ def lines_of(capsys):
 # --------------------------------------------------------------------------------------------
 
 def test_default_run_without_gpu_says_so_and_runs_the_compile_check():
-    rc, out = run_cli("--targets", "sm_90")
+    # One small source keeps this a test of the entry point; every source is tests/core's job.
+    rc, out = run_cli("--targets", "sm_90", "--filter", "prim/search.hip")
     assert rc == 0, out
     assert f"rocarray      {__version__}" in out
     assert "no GPU device found" in out
     assert "install" in out
-    assert "offline compile check:" in out
-    assert ("source" in out and "sm_90" in out) or "skipped sm_90" in out or "no kernel sources" in out
+    assert "offline compile check: 1 source(s)" in out
+    assert ("prim/search.hip" in out and "sm_90" in out) or "skipped sm_90" in out
+    assert "rocblas/gemm.hip" not in out
 
 
 def test_report_command_works_without_gpu():
@@ -122,12 +124,12 @@ def test_parse_targets():
 def fake_compile_all(fail=False, skip_hip=False):
     sm90, gfx90a, gfx940 = offline.OFFLINE_TARGETS
 
-    def compile_all(targets, workers=None):
+    def compile_all(targets, sources=None, workers=None):
         skipped = [(t, "hipcc not found") for t in targets if t.is_hip and skip_hip]
         used = [t for t in targets if not (t.is_hip and skip_hip)]
         results, failures = [], []
         for t in used:
-            for s in ("demo/a.hip", "demo/b.hip"):
+            for s in sources:
                 if fail and s == "demo/b.hip" and t.is_hip:
                     failures.append((s, t, KernelCompileError("ra_demo_b", t.arch, "error: bad thing\nline 2")))
                 else:
@@ -170,17 +172,38 @@ def test_compile_check_says_which_targets_are_skipped(monkeypatch, capsys, two_s
 
 def test_compile_check_with_no_sources(monkeypatch, capsys):
     monkeypatch.setattr(cli_cc._compile, "source_files", lambda: [])
-    monkeypatch.setattr(offline, "compile_all", lambda targets, workers=None: ([], [], []))
+    monkeypatch.setattr(offline, "compile_all", lambda targets, sources=None, workers=None: ([], [], []))
     assert cli_main.main(["compile-check"]) == 0
     assert any("nothing to compile" in line for line in lines_of(capsys))
+
+
+def test_compile_check_filter_compiles_only_the_matching_sources(monkeypatch, capsys, two_sources):
+    seen = {}
+
+    def compile_all(targets, sources=None, workers=None):
+        seen["sources"] = sources
+        return fake_compile_all()(targets, sources, workers)
+
+    monkeypatch.setattr(offline, "compile_all", compile_all)
+    assert cli_main.main(["compile-check", "--filter", "b.hip"]) == 0
+    out = lines_of(capsys)
+    assert seen["sources"] == ["demo/b.hip"]
+    assert out[0].startswith("offline compile check: 1 source(s) x 3 target(s)")
+    assert not any(line.strip().startswith("demo/a.hip") for line in out)
+
+
+def test_compile_check_filter_that_matches_nothing_fails(monkeypatch, capsys, two_sources):
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all())
+    assert cli_main.main(["--filter", "nope.hip", "compile-check"]) == 1
+    assert lines_of(capsys) == ["offline compile check: no kernel source matches 'nope.hip'"]
 
 
 def test_default_run_without_gpu_compiles_all_targets_by_default(monkeypatch, capsys, two_sources):
     seen = {}
 
-    def compile_all(targets, workers=None):
+    def compile_all(targets, sources=None, workers=None):
         seen["targets"] = targets
-        return fake_compile_all()(targets, workers)
+        return fake_compile_all()(targets, sources, workers)
 
     monkeypatch.setattr(offline, "compile_all", compile_all)
     monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")

@@ -29,8 +29,16 @@ def parse_targets(text):
     return chosen
 
 
-def run_compile_check(targets, out, workers=None):
-    """Compile every kernel source offline for ``targets`` and print a table.
+def chosen_sources(source_filter=None):
+    """The kernel sources whose name contains ``source_filter`` (every one when it is ``None``)."""
+    sources = _compile.source_files()
+    if source_filter is None:
+        return sources
+    return [s for s in sources if source_filter in s]
+
+
+def run_compile_check(targets, out, workers=None, source_filter=None):
+    """Compile the kernel sources offline for ``targets`` and print a table.
 
     Targets whose compiler is missing are skipped (and said so); that is not a failure.
 
@@ -41,16 +49,23 @@ def run_compile_check(targets, out, workers=None):
         ``out(line)`` prints one line.
     workers : int, optional
         Parallel compiles (default: :func:`rocarray._core.offline.compile_all`'s).
+    source_filter : str, optional
+        Only the sources whose name (``'prim/scan.hip'``) contains it; a filter that matches
+        none is a failure, so a typo cannot pass as a clean check.
 
     Returns
     -------
     int
         0 when everything compiled (or nothing could be), 1 on a compile failure.
     """
+    sources = chosen_sources(source_filter)
+    if source_filter is not None and not sources:
+        out(f"offline compile check: no kernel source matches {source_filter!r}")
+        return 1
     start = time.perf_counter()
-    results, failures, skipped = offline.compile_all(targets=tuple(targets), workers=workers)
+    results, failures, skipped = offline.compile_all(targets=tuple(targets), sources=sources,
+                                                     workers=workers)
     elapsed = time.perf_counter() - start
-    sources = _compile.source_files()
     skipped_arches = {t.arch for t, _ in skipped}
     used = [t for t in targets if t.arch not in skipped_arches]
 

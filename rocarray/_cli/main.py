@@ -9,7 +9,8 @@ report          The device and configuration report (works without a GPU).
 self-check      Every registered self-check on fresh random data: one PASS/FAIL line each.
 bench           The vendor-ratio table (``--filter``, ``--repeat``, ``--json``).
 warmup          Compile every kernel source for this device (tqdm bar when installed).
-compile-check   Offline compile of every source: NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
+compile-check   Offline compile of every source (``--filter``: those whose name contains it):
+                NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
 
 Exit status
 -----------
@@ -86,7 +87,8 @@ def cmd_default(args, parser):
             _out(_INSTALL)
         _out("self-check and bench need a GPU; running the offline compile check instead")
         _out("")
-        return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None))
+        return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None),
+                                     getattr(args, "filter", None))
     _out("")
     _, failed = _checks.run_self_checks(_checks.registered_checks(getattr(args, "filter", None)), _out)
     _out("")
@@ -129,7 +131,8 @@ def cmd_warmup(args, parser):
 
 def cmd_compile_check(args, parser):
     """Offline compile of every source for the targets whose compilers are present."""
-    return _cc.run_compile_check(_targets(args, parser), _out, getattr(args, "jobs", None))
+    return _cc.run_compile_check(_targets(args, parser), _out, getattr(args, "jobs", None),
+                                 getattr(args, "filter", None))
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,7 +161,8 @@ def build_parser():
                               help="parallel offline compiles (default: cores + 1)")
     filter_opts = argparse.ArgumentParser(add_help=False)
     filter_opts.add_argument("--filter", default=S, metavar="SUBSTR",
-                             help="only checks/cases whose name contains SUBSTR")
+                             help="only checks/cases (for the compile check: kernel sources) "
+                                  "whose name contains SUBSTR")
     bench_opts = argparse.ArgumentParser(add_help=False)
     bench_opts.add_argument("--repeat", type=_positive_int, default=S, metavar="N",
                             help="timed samples per function, median reported (default 7)")
@@ -183,7 +187,7 @@ def build_parser():
                    help="rocarray vs vendor ratio table (needs a GPU)").set_defaults(func=cmd_bench)
     sub.add_parser("warmup", help="compile every kernel for this device (needs a GPU)"
                    ).set_defaults(func=cmd_warmup)
-    sub.add_parser("compile-check", parents=[compile_opts],
+    sub.add_parser("compile-check", parents=[compile_opts, filter_opts],
                    help="offline compile for sm_90 / gfx90a / gfx940 (no GPU needed)"
                    ).set_defaults(func=cmd_compile_check)
     return parser
