@@ -330,20 +330,38 @@ def test_cumsum_dtype_argument(src, dtype, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("n", [5000, 100_003])
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
-def test_nan_behaviour(dtype, rng):
-    x = scan_data(rng, 5000, dtype)
-    x[rng.random(5000) < 0.01] = np.nan
+def test_nan_behaviour(n, dtype, rng, row_kernel):
+    # 100_003 elements span many tiles of either row kernel and end in a partial one.
+    x = scan_data(rng, n, dtype)
+    x[rng.random(n) < 0.01] = np.nan
+    if x.dtype.kind == "c":
+        x[rng.random(n) < 0.005] = complex(1.0, np.nan)  # NaN in the imaginary part only
     d = to_device(x)
     got = to_host(api.cumsum(d))
     first = np.argmax(np.isnan(x))
     assert not np.isnan(got[:first]).any() and np.isnan(got[first:]).all()
     assert_scan(api.nancumsum(d), np.nancumsum(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)),
                 dtype, x.size)
-    y = scan_data(rng, 5000, dtype, op="mul")
-    y[rng.random(5000) < 0.01] = np.nan
+    y = scan_data(rng, n, dtype, op="mul")
+    y[rng.random(n) < 0.01] = np.nan
     assert_scan(api.nancumprod(to_device(y)),
                 np.nancumprod(y.astype(np.complex128 if y.dtype.kind == "c" else np.float64)), dtype, y.size, "mul")
+
+
+@pytest.mark.gpu
+def test_staged_row_kernels_keep_every_value_in_registers():
+    # Built for five resident blocks (RA_PRIM_STAGED_MIN_BLOCKS): a spill to local memory cost
+    # 20 % at 2^28 float32 on the H200 (docs/performance.md).
+    if not _scan._staged(0):
+        pytest.skip("this device takes the register row kernel")
+    names = [n for n in _scan.instantiations() if n.startswith("ra_prim_scan_rows_staged")]
+    assert len(names) == 8
+    for name in names:
+        attributes = _scan._kernel(name, 0).attributes
+        assert attributes["local_size_bytes"] == 0, (name, attributes)
+        assert attributes["num_regs"] <= 65536 // (5 * _scan.BLOCK), (name, attributes)
 
 
 @pytest.mark.gpu

@@ -364,9 +364,10 @@ RA_DEVICE void ra_prim_look_back(ra_prim_scan_smem<A>& sm, unsigned char* ws, ra
 }
 
 // The V converted values y of lane part e0 to global memory: 16-byte vectors when `vec` (a full,
-// aligned tile), else the valid ones one by one.
-template <typename TOut, int V>
-RA_DEVICE void ra_prim_store_part(TOut* RA_RESTRICT dst, ra_i64 e0, ra_i64 valid, bool vec, const TOut (&y)[V]) {
+// aligned tile), else the valid ones one by one. I: the index type (the staged kernel's in-tile
+// offsets are int, which spares it registers).
+template <typename TOut, int V, typename I>
+RA_DEVICE void ra_prim_store_part(TOut* RA_RESTRICT dst, I e0, I valid, bool vec, const TOut (&y)[V]) {
     if (vec) {
         constexpr int PN = ra_prim_pack<TOut>::N;
 #pragma unroll
@@ -523,7 +524,7 @@ RA_DEVICE void ra_prim_scan_rows_impl(const TIn* RA_RESTRICT in, ra_i64 in_row_s
             bool ef = cf;
             y[j] = COut::out(ra_prim_combine<SEG>(op, ef, chunk_prefix, locf[c * V + j], loc[c * V + j]));
         }
-        ra_prim_store_part<TOut, V>(dst, e0, valid, vec_out, y);
+        ra_prim_store_part<TOut, V, ra_i64>(dst, e0, valid, vec_out, y);
     }
 }
 
@@ -584,44 +585,47 @@ template <typename TIn> struct alignas(128) ra_prim_stage {
 
 // Copy elements [begin, valid) of a tile from global to shared memory with the block's threads:
 // 16-byte vectors where the source allows (begin, src and the stage all 16-byte aligned), else
-// element by element.
+// element by element. In-tile offsets are int and the loops stay rolled: the 64-bit, unrolled
+// form spilled registers under the kernel's five-block cap (sm_90, ptxas -v).
 template <typename TIn>
-RA_DEVICE void ra_prim_stage_copy(TIn* stage, const TIn* RA_RESTRICT src, ra_i64 begin, ra_i64 valid) {
+RA_DEVICE void ra_prim_stage_copy(TIn* stage, const TIn* RA_RESTRICT src, int begin, int valid) {
     constexpr int V = ra_prim_vec<TIn>::V;
-    ra_i64 i = begin;
+    int i = begin;
     if (((((ra_u64)(src + begin)) & 15u) == 0)) {
-        const ra_i64 vecs = (valid - begin) / V;
-        for (ra_i64 k = threadIdx.x; k < vecs; k += RA_PRIM_SCAN_BLOCK)
+        const int vecs = (valid - begin) / V;
+#pragma unroll 1
+        for (int k = threadIdx.x; k < vecs; k += RA_PRIM_SCAN_BLOCK)
             *(ra_prim_pack<TIn>*)(stage + begin + k * V) = *(const ra_prim_pack<TIn>*)(src + begin + k * V);
         i = begin + vecs * V;
     }
-    for (ra_i64 k = i + threadIdx.x; k < valid; k += RA_PRIM_SCAN_BLOCK) stage[k] = src[k];
+#pragma unroll 1
+    for (int k = i + threadIdx.x; k < valid; k += RA_PRIM_SCAN_BLOCK) stage[k] = src[k];
 }
 
 // Where staged tile g lies: its row, its place tr in the row, its first element and its element
 // count (TILE but for a row's last tile).
 template <typename TIn>
 RA_DEVICE void ra_prim_staged_tile(ra_u32 g, ra_u32 tiles_per_row, ra_i64 length, ra_i64& row, ra_u32& tr,
-                                   ra_i64& start, ra_i64& valid) {
+                                   ra_i64& start, int& valid) {
     constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
     row = (ra_i64)(g / tiles_per_row);
     tr = g - (ra_u32)row * tiles_per_row;
     start = (ra_i64)tr * TILE;
-    valid = length - start < TILE ? length - start : TILE;
+    valid = (int)(length - start < TILE ? length - start : TILE);
 }
 
 // Thread 0 starts the bulk copy of the 16-byte aligned head of the `valid` elements at src into
 // `stage`, completing on the (initialized) barrier `bar`; returns the elements it moves (0: none,
 // the threads copy the whole tile). Only sm_90 and later have the copy engine.
 template <typename TIn>
-RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* src, ra_i64 valid) {
+RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* src, int valid) {
 #if defined(RA_BULK_COPY)
-    const ra_i64 bytes = (valid * (ra_i64)sizeof(TIn)) & ~(ra_i64)15;
+    const int bytes = (valid * (int)sizeof(TIn)) & ~15;
     if (((((ra_u64)src) & 15u) == 0) && bytes > 0) {
         const unsigned b = ra_shared_address(bar);
         ra_mbar_expect_tx(b, (unsigned)bytes);
         ra_bulk_load(ra_shared_address(stage), src, (unsigned)bytes, b);
-        return (int)(bytes / (ra_i64)sizeof(TIn));
+        return bytes / (int)sizeof(TIn);
     }
 #endif
     return 0;
@@ -631,25 +635,31 @@ RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* src, ra_i6
 // read is a whole vector. The padding changes no stored value: it follows every valid element of
 // the row, and the last tile's aggregate is read by no other tile.
 template <typename TIn, typename A, typename Op>
-RA_DEVICE void ra_prim_stage_pad(TIn* stage, ra_i64 valid) {
-    constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
+RA_DEVICE void ra_prim_stage_pad(TIn* stage, int valid) {
+    constexpr int TILE = RA_PRIM_STAGE_BYTES / (int)sizeof(TIn);
     const TIn v = ra_prim_cvt<A, TIn>::out(ra_prim_id<Op, A>::get());
-    for (ra_i64 k = valid + threadIdx.x; k < TILE; k += RA_PRIM_SCAN_BLOCK) stage[k] = v;
+    for (int k = valid + threadIdx.x; k < TILE; k += RA_PRIM_SCAN_BLOCK) stage[k] = v;
+}
+
+// NaNs among the first `valid` staged elements replaced by the identity (nancumsum): one pass over
+// shared memory ahead of the sweeps, which then read plain values (a test per read in both sweeps
+// cost registers the five-block cap does not have).
+template <typename TIn, typename A, typename Op>
+RA_DEVICE void ra_prim_stage_scrub_nan(TIn* stage, int valid) {
+    const TIn v = ra_prim_cvt<A, TIn>::out(ra_prim_id<Op, A>::get());
+#pragma unroll 1
+    for (int k = threadIdx.x; k < valid; k += RA_PRIM_SCAN_BLOCK)
+        if (ra_prim_isnan(stage[k])) stage[k] = v;
 }
 
 // The V values of the lane part at e0 (one 16-byte vector), as accumulators.
-template <typename TIn, typename A, typename Op>
-RA_DEVICE void ra_prim_stage_read(const TIn* stage, ra_i64 e0, int nan_as_identity, A (&a)[ra_prim_vec<TIn>::V]) {
+template <typename TIn, typename A>
+RA_DEVICE void ra_prim_stage_read(const TIn* stage, int e0, A (&a)[ra_prim_vec<TIn>::V]) {
     constexpr int V = ra_prim_vec<TIn>::V;
     typedef ra_prim_cvt<A, TIn> CIn;
-    const A ident = ra_prim_id<Op, A>::get();
     const ra_prim_pack<TIn> p = *(const ra_prim_pack<TIn>*)(stage + e0);
 #pragma unroll
-    for (int j = 0; j < V; ++j) {
-        A v = CIn::in(p.v[j]);
-        if (nan_as_identity && ra_prim_isnan(v)) v = ident;
-        a[j] = v;
-    }
+    for (int j = 0; j < V; ++j) a[j] = CIn::in(p.v[j]);
 }
 
 // One chunk of a lane: its V values a[] (in element order) become their inclusive scan (exclusive:
@@ -693,8 +703,8 @@ RA_DEVICE void ra_prim_chunk_scan(A (&a)[V], A& carry, int exclusive) {
 // The aggregate and the values are each computed in one fixed order: bitwise identical run to run.
 template <typename TIn, typename TOut, typename Op>
 RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename ra_prim_acc<TOut>::type>& sm,
-                                  TOut* RA_RESTRICT dst, ra_i64 valid, unsigned char* ws, ra_u32 capacity,
-                                  ra_u32 epoch, ra_u32 g, ra_u32 tr, int exclusive, int nan_as_identity) {
+                                  TOut* RA_RESTRICT dst, int valid, unsigned char* ws, ra_u32 capacity,
+                                  ra_u32 epoch, ra_u32 g, ra_u32 tr, int exclusive) {
     typedef typename ra_prim_acc<TOut>::type A;
     typedef ra_prim_cvt<A, TOut> COut;
     constexpr int V = ra_prim_vec<TIn>::V;
@@ -705,14 +715,14 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
     const A ident = ra_prim_id<Op, A>::get();
     const int lane = ra_lane_id();
     const int warp = ra_warp_id();
-    const ra_i64 warp_base = (ra_i64)warp * (TILE / WARPS) + (ra_i64)lane * V;
+    const int warp_base = warp * (TILE / WARPS) + lane * V;
 
     // Sweep 1: the warp's total.
     A lane_sum = ident;
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
         A a[V];
-        ra_prim_stage_read<TIn, A, Op>(stage, warp_base + (ra_i64)c * RA_WARP_SIZE * V, nan_as_identity, a);
+        ra_prim_stage_read<TIn, A>(stage, warp_base + c * RA_WARP_SIZE * V, a);
 #pragma unroll
         for (int j = 0; j < V; ++j) lane_sum = ra_prim_apply(op, lane_sum, a[j]);
     }
@@ -735,14 +745,14 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
     const bool vec_out = valid == TILE && ((((ra_u64)dst) & 15u) == 0) && ((V * sizeof(TOut)) % 16 == 0);
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
-        const ra_i64 e0 = warp_base + (ra_i64)c * RA_WARP_SIZE * V;
+        const int e0 = warp_base + c * RA_WARP_SIZE * V;
         A a[V];
-        ra_prim_stage_read<TIn, A, Op>(stage, e0, nan_as_identity, a);
+        ra_prim_stage_read<TIn, A>(stage, e0, a);
         ra_prim_chunk_scan<A, Op, V>(a, carry, exclusive);
         TOut y[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) y[j] = COut::out(a[j]);
-        ra_prim_store_part<TOut, V>(dst, e0, valid, vec_out, y);
+        ra_prim_store_part<TOut, V, int>(dst, e0, valid, vec_out, y);
     }
 }
 
@@ -760,7 +770,8 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
     __shared__ ra_u64 stage_bar;
     __shared__ int stage_head;
 
-    ra_i64 row, start, valid;
+    ra_i64 row, start;
+    int valid;
     ra_u32 tr;
     if (threadIdx.x == 0) {
         const ra_u32 g = ra_prim_draw_tile(ws, (ra_u32)(rows * (ra_i64)tiles_per_row));
@@ -782,8 +793,12 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
     if (head > 0) ra_mbar_wait(ra_shared_address(&stage_bar), 0u);
 #endif
     ra_syncthreads();
+    if (nan_as_identity) {
+        ra_prim_stage_scrub_nan<TIn, A, Op>(stage.v, valid);
+        ra_syncthreads();
+    }
     ra_prim_stage_scan<TIn, TOut, Op>(stage.v, sm, out + row * length + start, valid, ws, capacity, epoch, g, tr,
-                                      exclusive, nan_as_identity);
+                                      exclusive);
 }
 
 // ---------------------------------------------------------------------------------------------
