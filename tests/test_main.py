@@ -121,10 +121,11 @@ def test_parse_targets():
 # compile-check output (compile_all faked: fast, deterministic)
 # --------------------------------------------------------------------------------------------
 
-def fake_compile_all(fail=False, skip_hip=False):
-    sm90, gfx90a, gfx940 = offline.OFFLINE_TARGETS
-
+def fake_compile_all(fail=False, skip_hip=False, seen=None):
+    """A fast ``offline.compile_all``; ``seen``, a dict, records the targets and sources asked for."""
     def compile_all(targets, sources=None, workers=None):
+        if seen is not None:
+            seen.update(targets=targets, sources=sources)
         skipped = [(t, "hipcc not found") for t in targets if t.is_hip and skip_hip]
         used = [t for t in targets if not (t.is_hip and skip_hip)]
         results, failures = [], []
@@ -179,12 +180,7 @@ def test_compile_check_with_no_sources(monkeypatch, capsys):
 
 def test_compile_check_filter_compiles_only_the_matching_sources(monkeypatch, capsys, two_sources):
     seen = {}
-
-    def compile_all(targets, sources=None, workers=None):
-        seen["sources"] = sources
-        return fake_compile_all()(targets, sources, workers)
-
-    monkeypatch.setattr(offline, "compile_all", compile_all)
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
     assert cli_main.main(["compile-check", "--filter", "b.hip"]) == 0
     out = lines_of(capsys)
     assert seen["sources"] == ["demo/b.hip"]
@@ -200,12 +196,7 @@ def test_compile_check_filter_that_matches_nothing_fails(monkeypatch, capsys, tw
 
 def test_default_run_without_gpu_compiles_all_targets_by_default(monkeypatch, capsys, two_sources):
     seen = {}
-
-    def compile_all(targets, sources=None, workers=None):
-        seen["targets"] = targets
-        return fake_compile_all()(targets, sources, workers)
-
-    monkeypatch.setattr(offline, "compile_all", compile_all)
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
     monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
     assert cli_main.main([]) == 0
     assert seen["targets"] == offline.OFFLINE_TARGETS
