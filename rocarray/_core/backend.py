@@ -63,6 +63,16 @@ class DeviceInfo:
         return Target("hip" if self.is_hip else "cuda", self.arch, self.warp_size)
 
 
+def compute_capability_version(info):
+    """``(major, minor)`` of a :class:`DeviceInfo`'s compute capability (``'9.0'`` → ``(9, 0)``);
+    ``(0, 0)`` when it cannot be read."""
+    try:
+        major, minor = (int(x) for x in str(info.compute_capability).split(".")[:2])
+    except ValueError:
+        return 0, 0
+    return major, minor
+
+
 def cupy_module():
     """The ``cupy`` module, or ``None`` when it cannot be imported."""
     try:

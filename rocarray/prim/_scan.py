@@ -276,10 +276,7 @@ def _staged(device_id):
     use = _staged_by_device.get(device_id)
     if use is None:
         info = backend.device_info(device_id)
-        try:
-            major = int(str(info.compute_capability).split(".")[0])
-        except ValueError:  # pragma: no cover
-            major = 0
+        major, _ = backend.compute_capability_version(info)
         use = _staged_by_device[device_id] = staged_rows(bool(info.is_hip), major)
     return use
 

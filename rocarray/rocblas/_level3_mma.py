@@ -247,10 +247,7 @@ def _device_facts(device_id):
 
         info = backend.device_info(device_id)
         limit = launch.shared_memory_limit(device_id)
-        try:
-            major, minor = (int(x) for x in str(info.compute_capability).split(".")[:2])
-        except ValueError:  # pragma: no cover
-            major, minor = 0, 0
+        major, minor = backend.compute_capability_version(info)
         facts = _facts[device_id] = dict(is_hip=bool(info.is_hip), cc_major=major, cc_minor=minor,
                                          multiprocessors=int(info.multiprocessors), shared_limit=limit)
     return facts

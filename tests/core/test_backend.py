@@ -167,3 +167,9 @@ def test_real_device_facts_are_consistent():
         assert info.arch == "sm_" + info.compute_capability.replace(".", "")
     assert info.multiprocessors > 0 and info.shared_mem_per_block >= 32 * 1024 and info.total_memory > 0
     assert info.target.warp_size == info.warp_size
+
+
+@pytest.mark.parametrize("text, want", [("9.0", (9, 0)), ("10.3", (10, 3)), ("9.4", (9, 4)), ("", (0, 0)),
+                                        ("90", (0, 0))])
+def test_compute_capability_version(text, want):
+    assert backend.compute_capability_version(SimpleNamespace(compute_capability=text)) == want
