@@ -54,14 +54,21 @@ def shared_memory_limit(device_id):
     return limit
 
 
+#: The dynamic shared memory each kernel handle has been let take (the attribute is a driver
+#: call both ways: a warm launch asks this table instead).
+_shared_granted = {}
+
+
 def allow_shared(kernel, nbytes):
     """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past the 48 KB
-    default; ROCm has no opt-in, the limit is the hardware's)."""
-    if nbytes <= DEFAULT_SHARED:
+    default; ROCm has no opt-in, the limit is the hardware's). Never lowers a grant."""
+    if nbytes <= DEFAULT_SHARED or _shared_granted.get(id(kernel), (None, 0))[1] >= nbytes:
         return
     try:
         if kernel.max_dynamic_shared_size_bytes < nbytes:
             kernel.max_dynamic_shared_size_bytes = nbytes
+        # the handle is kept with its grant, so its id cannot be reused by another object
+        _shared_granted[id(kernel)] = (kernel, max(nbytes, kernel.max_dynamic_shared_size_bytes))
     except Exception:
         pass
 

@@ -24,12 +24,13 @@ Design
   (:func:`tile_items`) elements per thread held in registers: 32 for 4-byte accumulators, 16 for
   8-byte ones, 8 for 16-byte ones, at least one 16-byte vector per lane.
   ``ra_prim_scan_rows_staged`` is the same scan (tickets, status words, look-back, arguments,
-  determinism) with each tile of :data:`STAGE_BYTES` input bytes in shared memory, moved there by
-  the bulk copy engine on sm_90: a thread holds one 16-byte vector at a time, five tiles stay
-  resident per multiprocessor and the loads of the others stay in flight while a block waits
-  for its look-back. Plain (not segmented) row scans take it on NVIDIA from compute capability
-  9.0 (:func:`staged_rows`; measured on the H200: 2^28 float32 in 0.66 ms against 0.93 ms for
-  the register kernel) for sums of inputs of at least 4 bytes (:func:`staged_pair`); segmented
+  determinism) with each tile of :func:`stage_bytes` input bytes in shared memory, moved there
+  by the bulk copy engine on sm_90 (the stage is dynamic shared memory, past the 48 KiB static
+  limit): a thread holds one 16-byte vector at a time, four or five tiles stay resident per
+  multiprocessor and the loads of the others stay in flight while a block waits for its
+  look-back. Plain (not segmented) row scans take it on NVIDIA from compute capability 9.0
+  (:func:`staged_rows`; measured on the H200: 2^28 float32 in 0.65 ms against 0.93 ms for the
+  register kernel) for sums of inputs of at least 4 bytes (:func:`staged_pair`); segmented
   scans, products, minima and maxima, narrower inputs and other devices take the register kernel.
   ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
   ``(outer, n, inner)`` array with one thread per line (coalesced across lines); with too few
@@ -54,6 +55,8 @@ Design
   order; no floating-point atomics).
 """
 
+import math
+
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch
@@ -77,8 +80,13 @@ SHORT_ROW = 16
 EPOCH_LIMIT = 1 << 30
 #: Most tiles one launch takes (grid limit), rows are batched past it.
 MAX_TILES = (1 << 31) - 1
-#: Input bytes per tile of the staged row kernel (``RA_PRIM_STAGE_BYTES``).
-STAGE_BYTES = 40960
+#: Input bytes per tile of the staged row kernel: ``RA_PRIM_STAGE_BYTES_WIDE`` (four resident
+#: blocks) where input and result elements have one width of at most 8 bytes, else
+#: ``RA_PRIM_STAGE_BYTES_NARROW`` (five); see :func:`stage_bytes`.
+STAGE_BYTES_WIDE = 53248
+STAGE_BYTES_NARROW = 40960
+#: Slack past the stage so the kernel can start it on a 128-byte boundary (``RA_PRIM_STAGE_ALIGN``).
+STAGE_ALIGN = 128
 
 OPS = ("add", "mul", "min", "max")
 _OP_TAGS = {op: f"ra_prim_op_{op}" for op in OPS}
@@ -163,11 +171,24 @@ def tile_items(in_dtype, result_dtype):
     return max(v, target)
 
 
+def stage_bytes(in_dtype, result_dtype):
+    """Input bytes per tile of the staged row kernel (``ra_prim_stage_plan<TIn, TOut>::BYTES``):
+    :data:`STAGE_BYTES_WIDE` where input and kernel result have one itemsize of at most 8 bytes,
+    else :data:`STAGE_BYTES_NARROW`."""
+    in_size, out_size = numpy.dtype(in_dtype).itemsize, numpy.dtype(result_dtype).itemsize
+    return STAGE_BYTES_WIDE if in_size == out_size <= 8 else STAGE_BYTES_NARROW
+
+
+def staged_blocks(in_dtype, result_dtype):
+    """Resident blocks per multiprocessor the staged kernel is built for (``ra_prim_stage_plan::BLOCKS``)."""
+    return 4 if stage_bytes(in_dtype, result_dtype) == STAGE_BYTES_WIDE else 5
+
+
 def tile_size(in_dtype, result_dtype, kind="rows"):
     """Elements per tile (one block) of the row kernel ``kind`` (``'rows'``, ``'rows_seg'`` or
-    ``'rows_staged'``: :data:`STAGE_BYTES` of input)."""
+    ``'rows_staged'``: :func:`stage_bytes` of input)."""
     if kind == "rows_staged":
-        return STAGE_BYTES // numpy.dtype(in_dtype).itemsize
+        return stage_bytes(in_dtype, result_dtype) // numpy.dtype(in_dtype).itemsize
     return BLOCK * tile_items(in_dtype, result_dtype)
 
 
@@ -290,6 +311,8 @@ def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=Non
         kind = "rows_staged" if staged_pair(op, x2.dtype) and _staged(device_id) else "rows"
     name = kernel_name(kind, op, x2.dtype, out2.dtype)
     kernel = _kernel(name, device_id)
+    shared = stage_bytes(x2.dtype, out2.dtype) + STAGE_ALIGN if kind == "rows_staged" else 0
+    launch.allow_shared(kernel, shared)
     tile = tile_size(x2.dtype, out2.dtype, kind)
     tiles_per_row = -(-n // tile)
     batch = max(1, MAX_TILES // tiles_per_row)
@@ -308,7 +331,7 @@ def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=Non
             args = (xp, numpy.int64(in_row_stride), heads.data + r0 * n, op_, numpy.int64(r),
                     numpy.int64(n), numpy.uint32(tiles_per_row), buf, numpy.uint32(cap),
                     numpy.uint32(epoch), numpy.int32(nan))
-        kernel((ntiles,), (BLOCK,), args)
+        kernel((ntiles,), (BLOCK,), args, shared_mem=shared)
 
 
 def _multiprocessors(device_id):
@@ -358,8 +381,8 @@ def _scan_into(x, axis, op, res, exclusive, nan):
     cupy = _cupy()
     shape = x.shape
     n = shape[axis]
-    outer = int(numpy.prod(shape[:axis], dtype=numpy.int64))
-    inner = int(numpy.prod(shape[axis + 1:], dtype=numpy.int64))
+    outer = math.prod(shape[:axis])
+    inner = math.prod(shape[axis + 1:])
     if inner == 1:
         rows = outer
         if n <= SHORT_ROW and rows > 1:

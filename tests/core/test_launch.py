@@ -1,4 +1,4 @@
-"""Launch helpers that need no device: the per-stream buffer key."""
+"""Launch helpers that need no device: the per-stream buffer key, the shared-memory grants."""
 
 import threading
 import types
@@ -32,3 +32,43 @@ def test_per_thread_default_stream_is_keyed_by_thread(monkeypatch):
     here = launch.stream_key()
     assert here == (launch.PER_THREAD_STREAM, threading.get_ident())
     assert _key_in_thread() != here  # each host thread has its own per-thread stream
+
+
+class _CountingKernel:
+    """A kernel handle whose shared-memory attribute counts its driver round trips."""
+
+    def __init__(self, granted):
+        self._granted = granted
+        self.queries = 0
+
+    @property
+    def max_dynamic_shared_size_bytes(self):
+        self.queries += 1
+        return self._granted
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, nbytes):
+        self.queries += 1
+        self._granted = nbytes
+
+
+def test_allow_shared_asks_the_driver_once_per_grant():
+    k = _CountingKernel(48 * 1024)
+    launch.allow_shared(k, 40 * 1024)          # within the default: no opt-in, no query
+    assert k.queries == 0
+    launch.allow_shared(k, 53 * 1024)
+    assert k.max_dynamic_shared_size_bytes == 53 * 1024
+    asked = k.queries
+    for _ in range(3):
+        launch.allow_shared(k, 53 * 1024)      # a warm launch: the table answers
+        launch.allow_shared(k, 50 * 1024)      # less than granted: never lowered
+    assert k.queries == asked and k._granted == 53 * 1024
+    launch.allow_shared(k, 96 * 1024)          # more: asked again
+    assert k._granted == 96 * 1024
+
+
+def test_allow_shared_keeps_a_grant_per_handle():
+    a, b = _CountingKernel(48 * 1024), _CountingKernel(48 * 1024)
+    launch.allow_shared(a, 64 * 1024)
+    launch.allow_shared(b, 60 * 1024)
+    assert a._granted == 64 * 1024 and b._granted == 60 * 1024

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import random_array, to_device, to_host
 
-from rocarray._core import compile as _compile
+from rocarray._core import compile as _compile, launch
 from rocarray.prim import _scan
 import rocarray._scan_api as api
 
@@ -141,12 +141,23 @@ def test_tile_items_match_the_source_rule():
     assert _scan.tile_items("float64", "float64") == 16
     assert _scan.tile_items("complex128", "complex128") == 8
     assert _scan.tile_size("float32", "float32") == 8192
-    # the staged kernel's tile is RA_PRIM_STAGE_BYTES of input
-    assert _scan.tile_size("float32", "float32", "rows_staged") == 10240
+    # the staged kernel's tile: 52 KiB of input where input and result have one width of at most
+    # 8 bytes, else 40 KiB (ra_prim_stage_plan)
+    assert _scan.tile_size("float32", "float32", "rows_staged") == 13312
+    assert _scan.tile_size("float64", "float64", "rows_staged") == 6656
+    assert _scan.tile_size("complex64", "complex64", "rows_staged") == 6656
+    assert _scan.tile_size("int64", "int64", "rows_staged") == 6656
     assert _scan.tile_size("int32", "int64", "rows_staged") == 10240
+    assert _scan.tile_size("uint32", "uint64", "rows_staged") == 10240
     assert _scan.tile_size("complex128", "complex128", "rows_staged") == 2560
+    assert _scan.staged_blocks("float32", "float32") == 4
+    assert _scan.staged_blocks("int32", "int64") == _scan.staged_blocks("complex128", "complex128") == 5
     source = _compile.read_text(_scan.SOURCE)
-    assert f"#define RA_PRIM_STAGE_BYTES {_scan.STAGE_BYTES}" in source
+    assert f"#define RA_PRIM_STAGE_BYTES_WIDE {_scan.STAGE_BYTES_WIDE}" in source
+    assert f"#define RA_PRIM_STAGE_BYTES_NARROW {_scan.STAGE_BYTES_NARROW}" in source
+    assert f"#define RA_PRIM_STAGE_ALIGN {_scan.STAGE_ALIGN}" in source
+    assert "sizeof(TIn) == sizeof(TOut) && sizeof(TIn) <= 8" in source
+    assert "BLOCKS = WIDE ? 4 : 5" in source
 
 
 def test_staged_row_kernel_is_chosen_on_nvidia_sm_90_and_later():
@@ -351,17 +362,29 @@ def test_nan_behaviour(n, dtype, rng, row_kernel):
 
 
 @pytest.mark.gpu
-def test_staged_row_kernels_keep_every_value_in_registers():
-    # Built for five resident blocks (RA_PRIM_STAGED_MIN_BLOCKS): a spill to local memory cost
-    # 20 % at 2^28 float32 on the H200 (docs/performance.md).
+def test_staged_row_kernels_keep_every_value_in_registers_at_their_resident_blocks():
+    from cupy.cuda import driver
+
+    # Each staged kernel is built for staged_blocks resident blocks (ra_prim_stage_plan::BLOCKS):
+    # a spill to local memory cost 20 % at 2^28 float32 on the H200 (docs/performance.md), and
+    # a block fewer than planned would leave the tile-size choice unmeasured.
     if not _scan._staged(0):
         pytest.skip("this device takes the register row kernel")
-    names = [n for n in _scan.instantiations() if n.startswith("ra_prim_scan_rows_staged")]
-    assert len(names) == 8
-    for name in names:
-        attributes = _scan._kernel(name, 0).attributes
+    pairs = sorted(((a, b) for a, b in _scan.PAIRS["add"] if _scan.staged_pair("add", a)), key=str)
+    names = {n for n in _scan.instantiations() if n.startswith("ra_prim_scan_rows_staged")}
+    assert len(pairs) == len(names) == 8
+    for a, b in pairs:
+        name = _scan.kernel_name("rows_staged", "add", a, b)
+        assert name in names
+        kernel = _scan._kernel(name, 0)
+        blocks = _scan.staged_blocks(a, b)
+        attributes = kernel.attributes
         assert attributes["local_size_bytes"] == 0, (name, attributes)
-        assert attributes["num_regs"] <= 65536 // (5 * _scan.BLOCK), (name, attributes)
+        assert attributes["num_regs"] <= 65536 // (blocks * _scan.BLOCK), (name, attributes)
+        shared = _scan.stage_bytes(a, b) + _scan.STAGE_ALIGN
+        launch.allow_shared(kernel, shared)
+        resident = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, _scan.BLOCK, shared)
+        assert resident == blocks, (name, resident)
 
 
 @pytest.mark.gpu

@@ -554,12 +554,12 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
 // row scan with the tile staged in shared memory
 // ---------------------------------------------------------------------------------------------
 // ra_prim_scan_rows_staged: the scan of ra_prim_scan_rows (same tickets, status words, look-back,
-// launch arguments and determinism; not segmented) with the tile of RA_PRIM_STAGE_BYTES input
-// bytes in shared memory rather than in registers. A block holding its tile in registers needs
+// launch arguments and determinism; not segmented) with the tile of ra_prim_stage_plan::BYTES
+// input bytes in shared memory rather than in registers. A block holding its tile in registers needs
 // 64 of them per thread, so only 4 tiles of 32 KiB fit on a multiprocessor, and while a block
 // waits for its look-back or scans, none of its memory traffic is in flight: on the H200 that
 // held the register kernel to 56 % of copy bandwidth. Here a thread keeps one 16-byte vector at a
-// time, the resident tiles are bounded by shared memory (five of 40 KiB), and on sm_90 one thread
+// time, the resident tiles are bounded by shared memory (four of 52 KiB or five of 40 KiB), and on sm_90 one thread
 // moves the tile with the bulk copy engine (no registers at all), so the loads of the other
 // resident tiles stay in flight while a block waits. With the look-back removed (a bound, wrong
 // results) this kernel ran at 93 % of copy; the look-back's wait, mostly for predecessors whose
@@ -577,16 +577,45 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
 // TILE / WARPS) in CHUNKS chunks of RA_WARP_SIZE * V elements, lane l the V consecutive elements
 // l * V .. l * V + V - 1 of each chunk (16 bytes: conflict-free shared-memory reads).
 
-#define RA_PRIM_STAGE_BYTES 40960
+// Tile bytes and the resident blocks the staged kernel is built for. NVIDIA: registers capped at
+// 65536 / (BLOCKS * 256); a tile of BYTES plus the block's 1 KiB reserve and its static shared
+// memory fits BLOCKS times in the H200's 228 KiB. 52 KiB x 4 where input and result elements have
+// one width of at most 8 bytes, 40 KiB x 5 for the rest (widening integer sums; complex128, whose
+// 4 KiB of static look-back windows would leave room for three 52 KiB tiles). Measured on the
+// H200 in one run (docs/performance.md): float32 2^28 0.647 ms at 52 KiB x 4 against 0.654 at
+// 40 KiB x 5 (64 or 72 KiB x 3: 0.67), float64 2^27 0.742 against 0.782, int32 -> int64 2^26
+// 0.349 against 0.339, complex128 2^26 (three blocks) 0.839 against 0.802. Fewer registers than
+// the cap spilled; uncapped, the compiler took 93-109 for a 40 KiB tile (two blocks, slower).
+// (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
+#define RA_PRIM_STAGE_BYTES_WIDE 53248
+#define RA_PRIM_STAGE_BYTES_NARROW 40960
 
-template <typename TIn> struct alignas(128) ra_prim_stage {
-    TIn v[RA_PRIM_STAGE_BYTES / sizeof(TIn)];
+template <typename TIn, typename TOut> struct ra_prim_stage_plan {
+    static constexpr bool WIDE = sizeof(TIn) == sizeof(TOut) && sizeof(TIn) <= 8;
+    static constexpr int BYTES = WIDE ? RA_PRIM_STAGE_BYTES_WIDE : RA_PRIM_STAGE_BYTES_NARROW;
+    static constexpr int BLOCKS = WIDE ? 4 : 5;
+    static constexpr int TILE = BYTES / (int)sizeof(TIn);
 };
+
+// The stage is dynamic shared memory (past the 48 KiB static limit): the host launches with
+// BYTES + RA_PRIM_STAGE_ALIGN of it and the kernel starts the stage at the first 128-byte
+// boundary (ra_prim_stage_base). The bulk copy needs 16 bytes; the dynamic region begins right
+// after the static shared memory, whose size differs per instantiation, and a stage 64 bytes off
+// a 128-byte line measured 12 % slower at 2^28 float32 on the H200.
+#define RA_PRIM_STAGE_ALIGN 128
+
+// The first RA_PRIM_STAGE_ALIGN-aligned address of the dynamic region (the shared window's base
+// is aligned far beyond that on both vendors, so the generic address's low bits are the offset's;
+// the pointer itself only moves forward, keeping its address space).
+template <typename TIn> RA_DEVICE TIn* ra_prim_stage_base(unsigned char* dynamic) {
+    const unsigned low = (unsigned)(reinterpret_cast<ra_u64>(dynamic) & (RA_PRIM_STAGE_ALIGN - 1));
+    return reinterpret_cast<TIn*>(dynamic + ((RA_PRIM_STAGE_ALIGN - low) & (RA_PRIM_STAGE_ALIGN - 1)));
+}
 
 // Copy elements [begin, valid) of a tile from global to shared memory with the block's threads:
 // 16-byte vectors where the source allows (begin, src and the stage all 16-byte aligned), else
 // element by element. In-tile offsets are int and the loops stay rolled: the 64-bit, unrolled
-// form spilled registers under the kernel's five-block cap (sm_90, ptxas -v).
+// form spilled registers under a five-block cap (sm_90, ptxas -v).
 template <typename TIn>
 RA_DEVICE void ra_prim_stage_copy(TIn* stage, const TIn* RA_RESTRICT src, int begin, int valid) {
     constexpr int V = ra_prim_vec<TIn>::V;
@@ -604,10 +633,9 @@ RA_DEVICE void ra_prim_stage_copy(TIn* stage, const TIn* RA_RESTRICT src, int be
 
 // Where staged tile g lies: its row, its place tr in the row, its first element and its element
 // count (TILE but for a row's last tile).
-template <typename TIn>
+template <int TILE>
 RA_DEVICE void ra_prim_staged_tile(ra_u32 g, ra_u32 tiles_per_row, ra_i64 length, ra_i64& row, ra_u32& tr,
                                    ra_i64& start, int& valid) {
-    constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
     row = (ra_i64)(g / tiles_per_row);
     tr = g - (ra_u32)row * tiles_per_row;
     start = (ra_i64)tr * TILE;
@@ -634,16 +662,15 @@ RA_DEVICE int ra_prim_stage_issue(TIn* stage, ra_u64* bar, const TIn* src, int v
 // Elements [valid, TILE) of a partial tile (the last of its row) set to the identity, so that every
 // read is a whole vector. The padding changes no stored value: it follows every valid element of
 // the row, and the last tile's aggregate is read by no other tile.
-template <typename TIn, typename A, typename Op>
+template <typename TIn, typename A, typename Op, int TILE>
 RA_DEVICE void ra_prim_stage_pad(TIn* stage, int valid) {
-    constexpr int TILE = RA_PRIM_STAGE_BYTES / (int)sizeof(TIn);
     const TIn v = ra_prim_cvt<A, TIn>::out(ra_prim_id<Op, A>::get());
     for (int k = valid + threadIdx.x; k < TILE; k += RA_PRIM_SCAN_BLOCK) stage[k] = v;
 }
 
 // NaNs among the first `valid` staged elements replaced by the identity (nancumsum): one pass over
 // shared memory ahead of the sweeps, which then read plain values (a test per read in both sweeps
-// cost registers the five-block cap does not have).
+// cost registers under a five-block cap).
 template <typename TIn, typename A, typename Op>
 RA_DEVICE void ra_prim_stage_scrub_nan(TIn* stage, int valid) {
     const TIn v = ra_prim_cvt<A, TIn>::out(ra_prim_id<Op, A>::get());
@@ -691,12 +718,6 @@ RA_DEVICE void ra_prim_chunk_scan(A (&a)[V], A& carry, int exclusive) {
     for (int j = 0; j < V; ++j) a[j] = ra_prim_apply(op, base, a[j]);
 }
 
-// Resident blocks the staged kernel is built for (NVIDIA: registers capped at 65536 / (5 * 256) =
-// 51; 40 KiB stages fit five times in the H200's 228 KiB): fewer registers than that spilled,
-// more (the compiler's free choice) left two or four blocks resident, and both were slower.
-// (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
-#define RA_PRIM_STAGED_MIN_BLOCKS 5
-
 // One tile in shared memory (a partial one padded, see ra_prim_stage_pad): sweep 1 reduces the
 // tile (lane, warp, then the fixed fold of the warp totals); warp 0 publishes the aggregate, walks
 // back and publishes P; sweep 2 scans chunk by chunk from the tile and warp prefixes.
@@ -708,9 +729,10 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
     typedef typename ra_prim_acc<TOut>::type A;
     typedef ra_prim_cvt<A, TOut> COut;
     constexpr int V = ra_prim_vec<TIn>::V;
-    constexpr int TILE = RA_PRIM_STAGE_BYTES / (int)sizeof(TIn);
+    constexpr int TILE = ra_prim_stage_plan<TIn, TOut>::TILE;
     constexpr int WARPS = RA_PRIM_SCAN_BLOCK / RA_WARP_SIZE;
     constexpr int CHUNKS = TILE / (RA_PRIM_SCAN_BLOCK * V);
+    static_assert(CHUNKS * RA_PRIM_SCAN_BLOCK * V == TILE, "a staged tile is a whole number of chunks");
     const Op op = Op();
     const A ident = ra_prim_id<Op, A>::get();
     const int lane = ra_lane_id();
@@ -757,15 +779,17 @@ RA_DEVICE void ra_prim_stage_scan(const TIn* stage, ra_prim_scan_smem<typename r
 }
 
 // Grid: rows * tiles_per_row blocks of RA_PRIM_SCAN_BLOCK threads; tiles_per_row counts tiles of
-// RA_PRIM_STAGE_BYTES / sizeof(TIn) elements.
+// ra_prim_stage_plan::TILE elements; ra_prim_stage_plan::BYTES + RA_PRIM_STAGE_ALIGN bytes of dynamic
+// shared memory.
 template <typename TIn, typename TOut, typename Op>
-__global__ void __launch_bounds__(RA_PRIM_SCAN_BLOCK, RA_PRIM_STAGED_MIN_BLOCKS)
+__global__ void __launch_bounds__(RA_PRIM_SCAN_BLOCK, (ra_prim_stage_plan<TIn, TOut>::BLOCKS))
 ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 rows, ra_i64 length,
                          ra_u32 tiles_per_row, unsigned char* ws, ra_u32 capacity, ra_u32 epoch, int exclusive,
                          int nan_as_identity) {
     typedef typename ra_prim_acc<TOut>::type A;
-    constexpr ra_i64 TILE = RA_PRIM_STAGE_BYTES / (ra_i64)sizeof(TIn);
-    __shared__ ra_prim_stage<TIn> stage;
+    constexpr int TILE = ra_prim_stage_plan<TIn, TOut>::TILE;
+    extern __shared__ unsigned char ra_prim_stage_smem[];
+    TIn* const stage = ra_prim_stage_base<TIn>(ra_prim_stage_smem);
     __shared__ ra_prim_scan_smem<A> sm;
     __shared__ ra_u64 stage_bar;
     __shared__ int stage_head;
@@ -780,24 +804,24 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
         ra_mbar_init(ra_shared_address(&stage_bar), 1u);
         ra_mbar_init_fence();
 #endif
-        ra_prim_staged_tile<TIn>(g, tiles_per_row, length, row, tr, start, valid);
-        stage_head = ra_prim_stage_issue<TIn>(stage.v, &stage_bar, in + row * in_row_stride + start, valid);
+        ra_prim_staged_tile<TILE>(g, tiles_per_row, length, row, tr, start, valid);
+        stage_head = ra_prim_stage_issue<TIn>(stage, &stage_bar, in + row * in_row_stride + start, valid);
     }
     ra_syncthreads();
     const ra_u32 g = sm.tile;
-    ra_prim_staged_tile<TIn>(g, tiles_per_row, length, row, tr, start, valid);
+    ra_prim_staged_tile<TILE>(g, tiles_per_row, length, row, tr, start, valid);
     const int head = stage_head;
-    ra_prim_stage_copy<TIn>(stage.v, in + row * in_row_stride + start, head, valid);
-    if (valid < TILE) ra_prim_stage_pad<TIn, A, Op>(stage.v, valid);
+    ra_prim_stage_copy<TIn>(stage, in + row * in_row_stride + start, head, valid);
+    if (valid < TILE) ra_prim_stage_pad<TIn, A, Op, TILE>(stage, valid);
 #if defined(RA_BULK_COPY)
     if (head > 0) ra_mbar_wait(ra_shared_address(&stage_bar), 0u);
 #endif
     ra_syncthreads();
     if (nan_as_identity) {
-        ra_prim_stage_scrub_nan<TIn, A, Op>(stage.v, valid);
+        ra_prim_stage_scrub_nan<TIn, A, Op>(stage, valid);
         ra_syncthreads();
     }
-    ra_prim_stage_scan<TIn, TOut, Op>(stage.v, sm, out + row * length + start, valid, ws, capacity, epoch, g, tr,
+    ra_prim_stage_scan<TIn, TOut, Op>(stage, sm, out + row * length + start, valid, ws, capacity, epoch, g, tr,
                                       exclusive);
 }
 
