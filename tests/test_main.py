@@ -356,6 +356,22 @@ def test_time_pair_and_copy_bandwidth_mechanics():
     assert nbytes == 1 << 30 and rate > 0
 
 
+def test_a_timed_sample_starts_behind_one_untimed_call():
+    log = []
+
+    class Event:
+        def record(self, stream=None):
+            log.append("event")
+
+        def synchronize(self):
+            pass
+
+    cupy = SimpleNamespace(cuda=SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: 1.0))
+    per_call = cli_bench._timed(cupy, lambda: log.append("call"), (), 4)
+    assert log == ["call", "event"] + ["call"] * 4 + ["event"]
+    assert per_call == 1e-3 / 4
+
+
 # --------------------------------------------------------------------------------------------
 # asv base (the interface bench_<library>.py files import)
 # --------------------------------------------------------------------------------------------
