@@ -73,16 +73,17 @@ def allow_shared(kernel, nbytes):
         pass
 
 
-def occupancy(kernel, block, limit):
+def occupancy(kernel, block, limit, dynamic_shared=0):
     """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
 
-    ``kernel`` is a kernel handle from :func:`rocarray._core.compile.get_kernel` on the current device. Without the occupancy API (an old
-    CuPy or runtime) full occupancy (``limit``) is assumed.
+    ``kernel`` is a kernel handle from :func:`rocarray._core.compile.get_kernel` on the current
+    device, launched with ``dynamic_shared`` bytes of dynamic shared memory. Without the occupancy
+    API (an old CuPy or runtime) full occupancy (``limit``) is assumed.
     """
     try:
         from cupy.cuda import driver
 
-        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, 0))
+        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, dynamic_shared))
     except Exception:
         per_mp = limit
     return max(1, min(per_mp, limit))

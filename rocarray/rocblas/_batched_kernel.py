@@ -89,7 +89,7 @@ at the tiled gemm's speed.
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import backend, compile as _compile, launch
 from rocarray.rocblas import _level1, _level3
 
 SOURCE = "rocblas/gemm_batched.hip"
@@ -164,10 +164,72 @@ def streams(dtype, tile, k):
     return k > 0 and int(tile) in STREAM.get(numpy.dtype(dtype), ())
 
 
+#: The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (``ra_rocblas_gb_bulk_cfg`` in
+#: the source): square float32 products of the tiles BULK_TILES, packed operands, on NVIDIA from
+#: compute capability 9.0. Groups of ``matrices_per_block(S)`` matrices (32 KB of operands) in a
+#: ring of :func:`bulk_stages` stages of dynamic shared memory, :func:`bulk_blocks` resident
+#: blocks per multiprocessor.
+BULK_TILES = (32, 64)
+#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``).
+BULK_ALIGN = 128
+#: Bytes of one ring stage (the A and the B matrices of a group; the same for every tile).
+BULK_STAGE_BYTES = 2 * 4 * 32 * 32 * 4
+_F32 = numpy.dtype(numpy.float32)
+
+
+def bulk_stages(tile):
+    """Ring stages of the bulk-copy kernel: 4 for groups of several matrices, 3 for one."""
+    return 4 if matrices_per_block(tile) > 1 else 3
+
+
+def bulk_blocks(tile):
+    """Resident blocks per multiprocessor the bulk-copy kernel is built for: 1 or 2."""
+    return 1 if matrices_per_block(tile) > 1 else 2
+
+
+def bulk_shared(tile):
+    """Dynamic shared memory of one block: the ring, plus the slack that aligns it to BULK_ALIGN."""
+    return bulk_stages(tile) * BULK_STAGE_BYTES + BULK_ALIGN
+
+
+def bulk_name(tile, b_trans):
+    """Name expression of the bulk-copy kernel, e.g. ``'ra_rocblas_gemm_batched_bulk<32, false>'``."""
+    return f"ra_rocblas_gemm_batched_bulk<{int(tile)}, {'true' if b_trans else 'false'}>"
+
+
+def bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, a_address, b_address):
+    """Whether a strided problem has the layout of the bulk-copy kernel: float32, m = n = k = S of
+    :data:`BULK_TILES`, op(A) = A with lda = S, op(B) = B or B^T with ldb = S, every A and B matrix
+    16-byte aligned (addresses and strides; a stride of 0 broadcasts as elsewhere). C is free (the
+    kernel's stores check their alignment)."""
+    return (numpy.dtype(dtype) == _F32 and m in BULK_TILES and m == n == k == lda == ldb
+            and not flag_bits & TRANS_A and stride_a % 4 == 0 and stride_b % 4 == 0
+            and int(a_address) % 16 == 0 and int(b_address) % 16 == 0)
+
+
+def bulk_device(is_hip, cc_major):
+    """Whether a device runs the bulk-copy kernel: NVIDIA from compute capability 9.0 (the copy
+    engine; measured on the H200, docs/performance.md)."""
+    return not is_hip and cc_major >= 9
+
+
+_bulk_by_device = {}
+
+
+def _bulk(device_id):
+    """:func:`bulk_device` for a device (memoized)."""
+    use = _bulk_by_device.get(device_id)
+    if use is None:
+        info = backend.device_info(device_id)
+        use = _bulk_by_device[device_id] = bulk_device(bool(info.is_hip), backend.compute_capability_version(info)[0])
+    return use
+
+
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = [kernel_name(d, s) for d in CTYPES for s in TILES]
     names += [stream_name(d, s) for d, tiles in STREAM.items() for s in tiles]
+    names += [bulk_name(s, t) for s in BULK_TILES for t in (False, True)]
     return sorted(names)
 
 
@@ -258,9 +320,35 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
                 numpy.int64(batch), numpy.int32(flag_bits)))
 
 
+_bulk_waves = {}
+
+
+def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
+    """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`):
+    about one resident wave of blocks walking the groups of ``matrices_per_block(tile)`` matrices."""
+    name = bulk_name(tile, b_trans)
+    kernel, _ = _kernel(name, device_id)
+    shared = bulk_shared(tile)
+    launch.allow_shared(kernel, shared)
+    wave = _bulk_waves.get((name, device_id))
+    if wave is None:
+        per_mp = launch.occupancy(kernel, BLOCK, bulk_blocks(tile), shared)
+        wave = _bulk_waves[(name, device_id)] = backend.device_info(device_id).multiprocessors * per_mp
+    blocks = min(-(-batch // matrices_per_block(tile)), wave)
+    kernel((blocks,), (BLOCK,), (alpha, A, numpy.int64(stride_a), B, numpy.int64(stride_b), beta, C,
+                                 numpy.int64(ldc), numpy.int64(stride_c), numpy.int64(batch)),
+           shared_mem=shared)
+
+
 def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
                    batch, flag_bits):
-    """Strided-batched gemm on checked operands (memory pointers to matrix 0), by :func:`choose`."""
+    """Strided-batched gemm on checked operands (memory pointers to matrix 0), by :func:`choose`
+    (packed square float32 problems of :data:`BULK_TILES` on sm_90 by the bulk-copy kernel)."""
+    if bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, A.ptr, B.ptr) and _bulk(device_id):
+        with _level1._on_device(device_id):
+            launch_bulk(device_id, m, bool(flag_bits & TRANS_B), alpha, A, stride_a, B, stride_b, beta, C, ldc,
+                        stride_c, batch)
+        return
     if choose(m, n, False, batch, k) == "tiled":
         _level3._launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
                         batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)

@@ -14,6 +14,7 @@ never launched on.
 
 import itertools
 import re
+import types
 
 import numpy as np
 import pytest
@@ -260,6 +261,78 @@ def test_c_order_stack_is_cupy_matmul(rng, dtype, shape):
     assert_close(to_host(c3), want, dtype, k, atol_scale=float(np.max(np.abs(wide(a3)) @ np.abs(wide(b3)))))
 
 
+@pytest.fixture
+def bulk_launches(monkeypatch):
+    """The tiles of the bulk-copy kernel's launches (the launches themselves run)."""
+    seen = []
+    real = _batched_kernel.launch_bulk
+
+    def spy(device_id, tile, *args):
+        seen.append(tile)
+        return real(device_id, tile, *args)
+
+    monkeypatch.setattr(_batched_kernel, "launch_bulk", spy)
+    return seen
+
+
+# (trans, batch, stride_a, stride_b, extra (ldc above S), beta): packed and gapped strides (multiples
+# of four floats), broadcast operands, partial last groups (batch not a multiple of 4), more groups
+# than one resident wave with several laps of the three-stage ring, beta == 0 on a NaN C
+BULK_CASES = [("NN", 1, None, None, 0, None), ("NT", 3, None, None, 3, None), ("NN", 5, "gap", "gap", 0, None),
+              ("NT", 4001, None, None, 0, 0.0), ("NN", 4003, 0, None, 1, None), ("NN", 9002, None, 0, 0, 0.0),
+              ("NT", 9001, "gap", None, 0, 1.0)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", BULK_CASES, ids=_ids)
+@pytest.mark.parametrize("size", _batched_kernel.BULK_TILES)
+def test_bulk_copy_kernel(rng, bulk_launches, size, case):
+    """Packed square float32 products: the bulk-copy kernel on sm_90, the other kernels elsewhere."""
+    from rocarray._core import backend
+
+    trans, batch, sa, sb, extra, beta = case
+    if size == 64:
+        batch = -(-batch // 4)   # the host reference; still several groups per block
+    packed = size * size
+    sa = packed + 4 if sa == "gap" else (packed if sa is None else sa)
+    sb = packed + 8 if sb == "gap" else (packed if sb is None else sb)
+    run_batched(rng, "float32", trans, size, size, size, batch, (0, 0, extra), beta=beta, poison=beta == 0.0,
+                stride_a=sa, stride_b=sb)
+    major, _ = backend.compute_capability_version(backend.device_info(0))
+    assert bulk_launches == ([size] if _batched_kernel.bulk_device(backend.device_info(0).is_hip, major) else [])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", [("TN", 0), ("NN", 1), ("NN", 2)], ids=_ids)
+def test_bulk_copy_kernel_declines_other_layouts(rng, bulk_launches, case):
+    """op(A) = A^T, a stride off 16 bytes, a padded lda: the other kernels, same results."""
+    trans, what = case
+    sa = 1025 if what == 1 else None
+    run_batched(rng, "float32", trans, 32, 32, 32, 37, (1 if what == 2 else 0, 0, 0),
+                stride_a=1024 if sa is None and what != 2 else sa)
+    assert bulk_launches == []
+
+
+@pytest.mark.gpu
+def test_bulk_copy_kernel_uses_its_planned_resources():
+    from cupy.cuda import driver
+
+    from rocarray._core import backend, launch
+
+    bk = _batched_kernel
+    major, _ = backend.compute_capability_version(backend.device_info(0))
+    if not bk.bulk_device(backend.device_info(0).is_hip, major):
+        pytest.skip("this device takes the other batched kernels")
+    for tile in bk.BULK_TILES:
+        for b_trans in (False, True):
+            kernel, _ = bk._kernel(bk.bulk_name(tile, b_trans), 0)
+            assert kernel.attributes["local_size_bytes"] == 0
+            shared = bk.bulk_shared(tile)
+            launch.allow_shared(kernel, shared)
+            resident = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, bk.BLOCK, shared)
+            assert resident == bk.bulk_blocks(tile), (tile, b_trans, resident)
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: the pure-Python layer, on fake device arrays (never launched)
 # --------------------------------------------------------------------------------------------
@@ -293,11 +366,13 @@ def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_batched_kernel.SOURCE))
     assert registered == set(_batched_kernel.instantiations())
     streams = sum(len(tiles) for tiles in _batched_kernel.STREAM.values())
-    assert len(registered) == 4 * len(_batched_kernel.TILES) + streams  # transposes and modes are runtime
+    bulk = 2 * len(_batched_kernel.BULK_TILES)   # op(B) = B or B^T
+    assert len(registered) == 4 * len(_batched_kernel.TILES) + streams + bulk  # transposes and modes are runtime
     assert streams <= 6  # keep the module lean: every name compiles for each target in CI
     source = _compile.read_text(_batched_kernel.SOURCE)
     assert "ra_rocblas_gemm_batched(" in source
     assert "ra_rocblas_gemm_batched_stream(" in source
+    assert "ra_rocblas_gemm_batched_bulk(" in source
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
     assert "__shfl" not in source and "__ballot" not in source
@@ -325,6 +400,84 @@ def test_configurations_fit_a_block_and_static_shared_memory():
             assert threads == bk.BLOCK
             assert (bk.matrices_per_block(s) * s * bk.k_chunk(s, dtype)) % bk.BLOCK == 0
             assert bk.shared_bytes(s, dtype) <= 40 * 1024, (dtype, s)
+
+
+def test_bulk_copy_kernel_layout_rules():
+    bk = _batched_kernel
+    assert bk.bulk_name(32, False) == "ra_rocblas_gemm_batched_bulk<32, false>"
+    assert bk.bulk_name(64, True) == "ra_rocblas_gemm_batched_bulk<64, true>"
+    source = _compile.read_text(bk.SOURCE)
+    assert re.search(rf"#define RA_ROCBLAS_GB_BULK_ALIGN {bk.BULK_ALIGN}\b", source)
+    assert "STAGES = MB > 1 ? 4 : 3;" in source and "BLOCKS = MB > 1 ? 1 : 2;" in source
+    assert [bk.bulk_stages(t) for t in bk.BULK_TILES] == [4, 3]
+    assert [bk.bulk_blocks(t) for t in bk.BULK_TILES] == [1, 2]
+    for tile in bk.BULK_TILES:
+        assert bk.micro(tile) == 4   # the kernel reads float4 micro-tile rows
+        assert 2 * bk.matrices_per_block(tile) * tile * tile * 4 == bk.BULK_STAGE_BYTES
+        assert bk.bulk_shared(tile) == bk.bulk_stages(tile) * bk.BULK_STAGE_BYTES + bk.BULK_ALIGN
+        # the planned blocks (with their static and reserved shared memory) fit an H200 multiprocessor
+        assert bk.bulk_blocks(tile) * (bk.bulk_shared(tile) + 1024 + 64) <= 228 * 1024
+    f32, T = np.float32, bk.TRANS_B
+    fits = bk.bulk_fits
+    assert fits(f32, 32, 32, 32, 32, 1024, 32, 1024, 0, 1 << 20, 1 << 21)
+    assert fits(f32, 32, 32, 32, 32, 0, 32, 1028, T, 1 << 20, 16)       # broadcast A, gapped B, B^T
+    assert fits(f32, 64, 64, 64, 64, 4096, 64, 4096, 0, 1 << 20, 1 << 21)
+    assert not fits(np.float64, 32, 32, 32, 32, 1024, 32, 1024, 0, 1 << 20, 1 << 21)
+    assert not fits(f32, 16, 16, 16, 16, 256, 16, 256, 0, 1 << 20, 1 << 21)     # not a bulk tile
+    assert not fits(f32, 32, 32, 31, 32, 1024, 31, 1024, 0, 1 << 20, 1 << 21)   # k != S
+    assert not fits(f32, 32, 31, 32, 32, 1024, 32, 1024, 0, 1 << 20, 1 << 21)   # n != S
+    assert not fits(f32, 32, 32, 32, 33, 1056, 32, 1024, 0, 1 << 20, 1 << 21)   # padded lda
+    assert not fits(f32, 32, 32, 32, 32, 1024, 32, 1024, bk.TRANS_A, 1 << 20, 1 << 21)
+    assert not fits(f32, 32, 32, 32, 32, 1026, 32, 1024, 0, 1 << 20, 1 << 21)   # stride off 16 bytes
+    assert not fits(f32, 32, 32, 32, 32, 1024, 32, 1024, 0, (1 << 20) + 4, 1 << 21)  # address off 16 bytes
+    assert bk.bulk_device(False, 9) and bk.bulk_device(False, 10)
+    assert not bk.bulk_device(False, 8) and not bk.bulk_device(True, 9)
+
+
+@needs_cupy
+def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
+    bk = _batched_kernel
+    launched = []
+
+    class Kernel:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args, shared_mem=0):
+            launched.append((self.name, grid, block, shared_mem, len(args)))
+
+    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (Kernel(name), 1056))
+    monkeypatch.setattr(bk.launch, "allow_shared", lambda kernel, nbytes: None)
+    monkeypatch.setattr(bk.launch, "occupancy", lambda kernel, block, limit, shared: 2)
+    monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
+    monkeypatch.setattr(bk, "_bulk_waves", {})
+    one, zero = np.float32(1), np.float32(0)
+    bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
+    bk.launch_bulk(0, 32, True, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 9)
+    bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)
+    assert launched == [("ra_rocblas_gemm_batched_bulk<32, false>", (264,), (256,), bk.bulk_shared(32), 10),
+                        ("ra_rocblas_gemm_batched_bulk<32, true>", (3,), (256,), bk.bulk_shared(32), 10),
+                        ("ra_rocblas_gemm_batched_bulk<64, false>", (264,), (256,), bk.bulk_shared(64), 10)]
+
+
+@needs_cupy
+def test_bulk_copy_route(monkeypatch):
+    bk = _batched_kernel
+    calls = []
+    monkeypatch.setattr(bk, "launch_bulk", lambda device_id, tile, b_trans, *a: calls.append(("bulk", tile, b_trans)))
+    monkeypatch.setattr(bk, "launch_small", lambda *a, **kw: calls.append(("small",)))
+    monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
+    A = fake((10**6,), np.float32)
+    B = fake((10**6,), np.float32, address=1 << 30)
+    C = fake((10**6,), np.float32, address=1 << 31)
+    for device in (True, False):
+        monkeypatch.setattr(bk, "_bulk", lambda device_id, device=device: device)
+        rocblas.gemm_strided_batched("N", "T", 32, 32, 32, 1.0, A, 32, 1024, B, 32, 1024, 0.0, C, 33, 1056, 10)
+        rocblas.gemm_strided_batched("N", "N", 64, 64, 64, 1.0, A, 64, 4096, B, 64, 4096, 0.0, C, 64, 4096, 10)
+        rocblas.gemm_strided_batched("T", "N", 32, 32, 32, 1.0, A, 32, 1024, B, 32, 1024, 0.0, C, 32, 1024, 10)
+        rocblas.gemm_strided_batched("N", "N", 32, 32, 32, 0.0, A, 32, 1024, B, 32, 1024, 2.0, C, 32, 1024, 10)
+    # alpha == 0 is C := beta C (k passed as 0): never the bulk kernel
+    assert calls == [("bulk", 32, True), ("bulk", 64, False), ("small",), ("small",)] + [("small",)] * 4
 
 
 def test_dtypes_are_the_four_standard_ones():

@@ -53,6 +53,15 @@ RA_DEVICE ra_u64 ra_atomic_or_u64(ra_u64* p, ra_u64 v) { return atomicOr(p, v); 
 RA_DEVICE unsigned int ra_atomic_cas_u32(unsigned int* p, unsigned int cmp, unsigned int v) {
     return atomicCAS(p, cmp, v);
 }
+// The first ALIGN-aligned shared-memory address at or after `p`. Dynamic shared memory begins right
+// after a kernel's static shared memory, so its base alignment differs per kernel; the shared
+// window's base is aligned far beyond ALIGN on both vendors, so the generic address's low bits are
+// the offset's, and the pointer only moves forward (it keeps its address space).
+template <int ALIGN> RA_DEVICE unsigned char* ra_align_shared(unsigned char* p) {
+    const unsigned low = (unsigned)(reinterpret_cast<ra_u64>(p) & (ALIGN - 1));
+    return p + ((ALIGN - low) & (ALIGN - 1));
+}
+
 RA_DEVICE void ra_threadfence() { __threadfence(); }
 RA_DEVICE void ra_syncthreads() { __syncthreads(); }
 

@@ -599,18 +599,11 @@ template <typename TIn, typename TOut> struct ra_prim_stage_plan {
 
 // The stage is dynamic shared memory (past the 48 KiB static limit): the host launches with
 // BYTES + RA_PRIM_STAGE_ALIGN of it and the kernel starts the stage at the first 128-byte
-// boundary (ra_prim_stage_base). The bulk copy needs 16 bytes; the dynamic region begins right
+// boundary (ra_align_shared). The bulk copy needs 16 bytes; the dynamic region begins right
 // after the static shared memory, whose size differs per instantiation, and a stage 64 bytes off
 // a 128-byte line measured 12 % slower at 2^28 float32 on the H200.
 #define RA_PRIM_STAGE_ALIGN 128
 
-// The first RA_PRIM_STAGE_ALIGN-aligned address of the dynamic region (the shared window's base
-// is aligned far beyond that on both vendors, so the generic address's low bits are the offset's;
-// the pointer itself only moves forward, keeping its address space).
-template <typename TIn> RA_DEVICE TIn* ra_prim_stage_base(unsigned char* dynamic) {
-    const unsigned low = (unsigned)(reinterpret_cast<ra_u64>(dynamic) & (RA_PRIM_STAGE_ALIGN - 1));
-    return reinterpret_cast<TIn*>(dynamic + ((RA_PRIM_STAGE_ALIGN - low) & (RA_PRIM_STAGE_ALIGN - 1)));
-}
 
 // Copy elements [begin, valid) of a tile from global to shared memory with the block's threads:
 // 16-byte vectors where the source allows (begin, src and the stage all 16-byte aligned), else
@@ -789,7 +782,7 @@ ra_prim_scan_rows_staged(const TIn* in, ra_i64 in_row_stride, TOut* out, ra_i64 
     typedef typename ra_prim_acc<TOut>::type A;
     constexpr int TILE = ra_prim_stage_plan<TIn, TOut>::TILE;
     extern __shared__ unsigned char ra_prim_stage_smem[];
-    TIn* const stage = ra_prim_stage_base<TIn>(ra_prim_stage_smem);
+    TIn* const stage = reinterpret_cast<TIn*>(ra_align_shared<RA_PRIM_STAGE_ALIGN>(ra_prim_stage_smem));
     __shared__ ra_prim_scan_smem<A> sm;
     __shared__ ra_u64 stage_bar;
     __shared__ int stage_head;

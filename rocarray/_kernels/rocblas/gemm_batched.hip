@@ -445,3 +445,166 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
         chunk = next_chunk;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// square float32 products with the operands moved by the bulk copy engine
+// ---------------------------------------------------------------------------------------------
+// ra_rocblas_gemm_batched_bulk<S, B_TRANS>: C_b := alpha A_b op(B_b) + beta C_b for M = N = K = S
+// (S of 4 x 4 micro-tiles, S = 2^5 and 2^6 instantiated), op(A) = A with lda = S, op(B) = B
+// (B_TRANS false) or B^T (true) with ldb = S, every A and B matrix 16-byte aligned (the Python
+// layer checks all of it; ldc and stride_c are free). Each operand matrix is then one contiguous
+// block of S * S floats, which one thread hands to the bulk copy engine (sm_90): no registers
+// hold loads, and a ring of STAGES groups of MB matrices (the configuration of
+// ra_rocblas_gb_cfg<float, S>: 4 or 1 matrices, 2^15 bytes a group) keeps the loads of the next
+// groups in flight while a block multiplies and writes C. (The streaming kernel above moves its loads
+// through registers: at 10^5 products of S = 2^5 it stayed at 70 % of copy bandwidth.)
+//
+// A grid of about one resident wave; block blk walks the groups blk, blk + gridDim.x, ...; group
+// i of the block sits in stage i % STAGES, whose barrier completes phase i / STAGES % 2 when its
+// bytes have landed. Per group: wait for the stage, multiply (thread (mb, tx, ty) of
+// ra_rocblas_gb_bulk_thread: the 4 x 4 block of C_b at rows 4 tx, columns 4 ty, k in order as in the
+// kernels above, so the results are the same), a barrier (the stage is read), thread 0 refills
+// the stage with the block's group STAGES steps ahead, then C is written from registers.
+// In shared memory A_b keeps its column-major layout (A(i, k) at i + S k: a float4 over four rows
+// of one column, consecutive lanes on consecutive rows); so does B_b: B(k, j) at k + S j, read as
+// a float4 over four k of one column (lanes that share ty share the address: a broadcast), or
+// for B^T, B(k, j) at j + S k, a float4 over four columns.
+// Without the copy engine (other targets) the block's threads copy each group in 16-byte vectors
+// through one stage, two barriers a group; the host launches this kernel on sm_90 only.
+// (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
+#define RA_ROCBLAS_GB_BULK_ALIGN 128
+
+template <int S> struct ra_rocblas_gb_bulk_cfg {
+    typedef ra_rocblas_gb_cfg<float, S> C;
+    static_assert(C::R == 4, "the bulk kernel reads float4 micro-tile rows");
+    static constexpr int MB = C::MB;
+    static constexpr int MAT = S * S;                 // floats of one operand matrix
+    static constexpr int STAGE = 2 * MB * MAT;        // a ring stage: the group's A, then its B
+    static constexpr unsigned BYTES = MAT * sizeof(float);
+    // Ring stages and resident blocks per multiprocessor, measured on the H200 (10^5 products,
+    // stages x blocks): groups of several matrices (S = 2^5) 4 x 1 310 us, 6 x 1 315, 3 x 2 322,
+    // 2 x 3 326; one matrix a group (S = 2^6) 3 x 2 1.56 ms, 2 x 3 1.55, 4 x 1 1.70, 6 x 1 1.76.
+    static constexpr int STAGES = MB > 1 ? 4 : 3;
+    static constexpr int BLOCKS = MB > 1 ? 1 : 2;
+};
+
+// Thread t: matrix mb of the group, rows 4 tx .., columns 4 ty .. of its C. Lanes run over tx
+// first, so a warp spans as few ty as the tile allows (4 for S = 2^5, 2 for 2^6): B(k, j) of the
+// untransposed B, a float4 along k of column j, is then read at as few addresses of one bank
+// group as possible (measured on the H200 with the mapping of ra_rocblas_gb_thread, 4 ty a warp:
+// 10^5 products of S = 2^6 took 1.80 ms with B, 1.51 with B^T).
+template <int S> struct ra_rocblas_gb_bulk_thread {
+    static constexpr int TD = S / 4;
+    int mb, tx, ty;
+    RA_DEVICE ra_rocblas_gb_bulk_thread() {
+        const int t = (int)threadIdx.x;
+        const int u = t % (TD * TD);
+        mb = t / (TD * TD);
+        tx = u % TD;
+        ty = u / TD;
+    }
+};
+
+template <int S, bool B_TRANS>
+RA_DEVICE void ra_rocblas_gb_bulk_multiply(float (&acc)[4][4], const float* sa, const float* sb, int tx, int ty) {
+    typedef ra_rocblas_gb_vec<float, 4, 16> V;
+#pragma unroll 4
+    for (int q = 0; q < S / 4; ++q) {   // k = 4 q .. 4 q + 3
+        V a[4], b[4];
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) a[kk] = *reinterpret_cast<const V*>(sa + (4 * q + kk) * S + 4 * tx);
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+            b[u] = B_TRANS ? *reinterpret_cast<const V*>(sb + (4 * q + u) * S + 4 * ty)    // b[kk].v[c]
+                           : *reinterpret_cast<const V*>(sb + (4 * ty + u) * S + 4 * q);   // b[c].v[kk]
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+                    acc[r][c] = ra_fma(a[kk].v[r], B_TRANS ? b[kk].v[c] : b[c].v[kk], acc[r][c]);
+    }
+}
+
+#if defined(RA_BULK_COPY)
+// Thread 0: the operands of group g (its matrices below batch) into `stage`, completing on `bar`.
+template <int S>
+RA_DEVICE void ra_rocblas_gb_bulk_issue(float* stage, unsigned bar, const float* A, ra_i64 stride_a,
+                                        const float* B, ra_i64 stride_b, ra_i64 g, ra_i64 batch) {
+    typedef ra_rocblas_gb_bulk_cfg<S> G;
+    const ra_i64 b0 = g * G::MB;
+    const int count = (int)(batch - b0 < G::MB ? batch - b0 : G::MB);
+    ra_mbar_expect_tx(bar, (unsigned)count * 2u * G::BYTES);
+    for (int m = 0; m < count; ++m) {
+        ra_bulk_load(ra_shared_address(stage + m * G::MAT), A + (b0 + m) * stride_a, G::BYTES, bar);
+        ra_bulk_load(ra_shared_address(stage + (G::MB + m) * G::MAT), B + (b0 + m) * stride_b, G::BYTES, bar);
+    }
+}
+#endif
+
+template <int S, bool B_TRANS>
+__global__ void __launch_bounds__(RA_ROCBLAS_GB_BLOCK, (ra_rocblas_gb_bulk_cfg<S>::BLOCKS))
+ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 stride_a,
+                             const float* __restrict__ B, ra_i64 stride_b, float beta, float* __restrict__ Cmat,
+                             ra_i64 ldc, ra_i64 stride_c, ra_i64 batch) {
+    typedef ra_rocblas_gb_bulk_cfg<S> G;
+    extern __shared__ unsigned char ra_rocblas_gb_bulk_smem[];
+    float* const ring = reinterpret_cast<float*>(ra_align_shared<RA_ROCBLAS_GB_BULK_ALIGN>(ra_rocblas_gb_bulk_smem));
+    const ra_i64 groups = (batch + G::MB - 1) / G::MB;
+    const ra_i64 step = (ra_i64)gridDim.x;
+    const ra_rocblas_gb_bulk_thread<S> th;
+#if defined(RA_BULK_COPY)
+    constexpr int STAGES = G::STAGES;
+    __shared__ ra_u64 bars[G::STAGES];
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) ra_mbar_init(ra_shared_address(&bars[s]), 1u);
+        ra_mbar_init_fence();
+        for (int s = 0; s < STAGES; ++s) {
+            const ra_i64 g = (ra_i64)blockIdx.x + s * step;
+            if (g < groups)
+                ra_rocblas_gb_bulk_issue<S>(ring + s * G::STAGE, ra_shared_address(&bars[s]), A, stride_a, B,
+                                            stride_b, g, batch);
+        }
+    }
+    __syncthreads();   // the barriers are initialized before anyone waits on them
+#else
+    constexpr int STAGES = 1;
+#endif
+    int i = 0;
+    for (ra_i64 g = (ra_i64)blockIdx.x; g < groups; g += step, ++i) {
+        const int s = i % STAGES;
+        float* const stage = ring + s * G::STAGE;
+#if defined(RA_BULK_COPY)
+        ra_mbar_wait(ra_shared_address(&bars[s]), (unsigned)((i / STAGES) & 1));
+#else
+        {
+            typedef ra_rocblas_gb_vec<float, 4, 16> V;
+            constexpr int VM = G::MAT / 4;   // float4 vectors per matrix
+            const ra_i64 b0 = g * G::MB;
+            for (int e = (int)threadIdx.x; e < G::STAGE / 4; e += RA_ROCBLAS_GB_BLOCK) {
+                const int op = e / (G::MB * VM), m = (e / VM) % G::MB;
+                if (b0 + m >= batch) continue;
+                const float* src = op == 0 ? A + (b0 + m) * stride_a : B + (b0 + m) * stride_b;
+                reinterpret_cast<V*>(stage)[e] = reinterpret_cast<const V*>(src)[e % VM];
+            }
+            __syncthreads();
+        }
+#endif
+        const ra_i64 b = g * G::MB + th.mb;
+        float acc[4][4];
+        ra_rocblas_gb_ops<float, S>::zero(acc);
+        if (b < batch)
+            ra_rocblas_gb_bulk_multiply<S, B_TRANS>(acc, stage + th.mb * G::MAT, stage + (G::MB + th.mb) * G::MAT,
+                                                    th.tx, th.ty);
+        __syncthreads();   // every thread is done with the stage
+#if defined(RA_BULK_COPY)
+        if (threadIdx.x == 0 && g + STAGES * step < groups)   // in flight while C is written
+            ra_rocblas_gb_bulk_issue<S>(stage, ra_shared_address(&bars[s]), A, stride_a, B, stride_b,
+                                        g + STAGES * step, batch);
+#endif
+        if (b < batch)
+            ra_rocblas_gb_ops<float, S>::write(acc, Cmat + b * stride_c, ldc, S, S, 0, 0, th.tx, th.ty, true, alpha,
+                                               beta);
+    }
+}
