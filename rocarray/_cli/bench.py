@@ -8,7 +8,7 @@ functions alternate sample by sample so clock and thermal drift hit both alike. 
 starts with one untimed call, so the device is busy while the host queues the timed ones: the
 start event then fires behind queued work and a sample measures calls back to back, not one
 call's host latency on an idle device plus the rest (with a 2 ms sample of 0.65 ms calls, that
-latency was 3 % of the per-call time; where the host is slower than the device, the host's pace
+latency was 2-4 % of the per-call time; where the host is slower than the device, the host's pace
 is what a sample measures, as it should). The reported time is the median per-call time of
 ``repeat`` samples. The copy bandwidth of the device is measured in
 the same run with a large device-to-device ``memcpy`` (read + write bytes counted).

@@ -6,6 +6,9 @@ user input.
 
 Kernel choice (:func:`choose`)
 ------------------------------
+* Packed square float32 products of 32 or 64 in strided mode on NVIDIA from compute capability
+  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>``
+  (below) whatever :func:`choose` says.
 * ``'small'``: ``ra_rocblas_gemm_batched<T, S>`` with S the smallest of 8, 16, 32, 64 that holds
   ``max(m, n)``. One block of 256 threads computes whole matrices, several at a time, so every
   matrix is read once and written once with its operands staged in shared memory; k of any
@@ -74,6 +77,19 @@ kernel-argument state takes ~76 registers: 3 blocks, 24 KB continuously, too clo
 Little's-law need to promise a gain); float64 (the streaming kernel needs 111-124 registers,
 2 blocks); complex. Each is one ``STREAM`` entry away, to be measured first; the table stays
 short because every registered name compiles for each CI target.
+
+The bulk-copy kernel (``ra_rocblas_gemm_batched_bulk<S, B_TRANS>``, float32, S = 32 or 64,
+``m = n = k = lda = ldb = S``, op(A) = A, op(B) = B or B^T, A and B matrices 16-byte aligned): each
+operand matrix is one contiguous block, which thread 0 hands to the bulk copy engine, into a ring
+of 32 KB stages (four 32^2 or one 64^2 pair) in dynamic shared memory; no registers hold loads,
+so the next groups' loads are in flight while a block multiplies (4 x 4 register tiles from
+shared memory) and writes C from registers. Measured on the H200 (docs/performance.md): 10^5 x
+32^3 310 us (93 % of copy, 1.38x cuBLAS's 428 us; the streaming kernel 370-380 us), 10^5 x 64^3
+1.52-1.60 ms (1.13-1.15x, the one-shot kernel 2.1-2.25 ms). 32^3 runs 4 stages with 1 block per
+multiprocessor, 64^3 3 stages with 2 (:func:`bulk_stages`, :func:`bulk_blocks`: the best of
+2-6 stages x 1-3 blocks). An untransposed B is read along k with the four columns a warp reads in
+one bank group; padding its columns through per-thread asynchronous copies was slower (10^5 x
+32^3 337 us, 64^3 1.89 ms).
 
 Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
 once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does

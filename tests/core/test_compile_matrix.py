@@ -56,7 +56,9 @@ def _strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-_LAUNCH_BOUNDS = r"(?:(?:__launch_bounds__|RA_LAUNCH_BOUNDS)\s*\([^)]*\)\s*)?"
+# launch bounds whose arguments may hold one level of parentheses (a template-dependent bound such
+# as ``(ra_plan<T, U>::BLOCKS)`` is parenthesized so its comma stays inside one macro argument)
+_LAUNCH_BOUNDS = r"(?:(?:__launch_bounds__|RA_LAUNCH_BOUNDS)\s*\((?:[^()]|\([^()]*\))*\)\s*)?"
 _KERNEL_RE = re.compile(
     r"(?P<head>RA_KERNEL|extern\s+\"C\"\s+__global__|__global__)\s+" + _LAUNCH_BOUNDS
     + r"void\s+" + _LAUNCH_BOUNDS + r"(?P<name>\w+)\s*\("
@@ -212,6 +214,16 @@ def test_no_raw_warp_intrinsics_or_literal_warp_size(item):
     assert not raw, f"{_label(item[1])} uses raw warp intrinsics {raw}; use the ra_warp.cuh helpers"
     literal = _LITERAL_LANES.findall(text)
     assert not literal, f"{_label(item[1])} hard-codes a warp of 32 lanes: {literal}; use RA_WARP_SIZE"
+
+
+def test_kernel_names_are_found_behind_template_dependent_launch_bounds():
+    text = (
+        "template <typename T, typename U>\n"
+        "__global__ void __launch_bounds__(256, (ra_x_plan<T, U>::BLOCKS)) ra_x_scan(const T* a) {}\n"
+        "RA_KERNEL void RA_LAUNCH_BOUNDS(128) ra_x_plain(int n) {}\n"
+        "template <int S>\n__global__ void __launch_bounds__(256, 2) ra_x_tile(float* c) {}\n"
+    )
+    assert kernels_in(text) == ({"ra_x_plain"}, {"ra_x_scan", "ra_x_tile"}, set())
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=_param_id)

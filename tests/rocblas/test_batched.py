@@ -434,19 +434,21 @@ def test_bulk_copy_kernel_layout_rules():
     assert not bk.bulk_device(False, 8) and not bk.bulk_device(True, 9)
 
 
+class _RecordingKernel:
+    """A kernel handle that records its launches: (name, grid, block, shared_mem, number of arguments)."""
+
+    def __init__(self, name, launched):
+        self.name, self.launched = name, launched
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.launched.append((self.name, grid, block, shared_mem, len(args)))
+
+
 @needs_cupy
 def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
     bk = _batched_kernel
     launched = []
-
-    class Kernel:
-        def __init__(self, name):
-            self.name = name
-
-        def __call__(self, grid, block, args, shared_mem=0):
-            launched.append((self.name, grid, block, shared_mem, len(args)))
-
-    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (Kernel(name), 1056))
+    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched), 1056))
     monkeypatch.setattr(bk.launch, "allow_shared", lambda kernel, nbytes: None)
     monkeypatch.setattr(bk.launch, "occupancy", lambda kernel, block, limit, shared: 2)
     monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
@@ -543,15 +545,7 @@ def test_streaming_launch_grid_is_one_wave(monkeypatch):
     """The streaming kernel runs min(work items, one resident wave) blocks; the others their grid."""
     bk = _batched_kernel
     launched = []
-
-    class Kernel:
-        def __init__(self, name):
-            self.name = name
-
-        def __call__(self, grid, block, args):
-            launched.append((self.name, grid, block))
-
-    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (Kernel(name), 396))
+    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched), 396))
     monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
     one, zero = np.float32(1), np.float32(0)
     mem = (fake((10,), np.float32).data, None)
@@ -559,10 +553,10 @@ def test_streaming_launch_grid_is_one_wave(monkeypatch):
     bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 40, 0)
     bk.launch_small(0, np.float32, 32, 32, 0, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0)
     bk.launch_small(0, np.float32, 8, 8, 8, one, mem, 8, 64, mem, 8, 64, zero, mem, 8, 64, 100000, 0)
-    assert launched == [("ra_rocblas_gemm_batched_stream<float, 32>", (396,), (256,)),
-                        ("ra_rocblas_gemm_batched_stream<float, 32>", (10,), (256,)),
-                        ("ra_rocblas_gemm_batched<float, 32>", (25000,), (256,)),
-                        ("ra_rocblas_gemm_batched<float, 8>", (6250,), (256,))]
+    assert launched == [("ra_rocblas_gemm_batched_stream<float, 32>", (396,), (256,), 0, 19),
+                        ("ra_rocblas_gemm_batched_stream<float, 32>", (10,), (256,), 0, 19),
+                        ("ra_rocblas_gemm_batched<float, 32>", (25000,), (256,), 0, 19),
+                        ("ra_rocblas_gemm_batched<float, 8>", (6250,), (256,), 0, 19)]
 
 
 def test_grid_counts_tiles_and_groups_of_matrices():

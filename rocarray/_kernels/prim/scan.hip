@@ -555,14 +555,14 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
 // ---------------------------------------------------------------------------------------------
 // ra_prim_scan_rows_staged: the scan of ra_prim_scan_rows (same tickets, status words, look-back,
 // launch arguments and determinism; not segmented) with the tile of ra_prim_stage_plan::BYTES
-// input bytes in shared memory rather than in registers. A block holding its tile in registers needs
-// 64 of them per thread, so only 4 tiles of 32 KiB fit on a multiprocessor, and while a block
-// waits for its look-back or scans, none of its memory traffic is in flight: on the H200 that
-// held the register kernel to 56 % of copy bandwidth. Here a thread keeps one 16-byte vector at a
-// time, the resident tiles are bounded by shared memory (four of 52 KiB or five of 40 KiB), and on sm_90 one thread
-// moves the tile with the bulk copy engine (no registers at all), so the loads of the other
-// resident tiles stay in flight while a block waits. With the look-back removed (a bound, wrong
-// results) this kernel ran at 93 % of copy; the look-back's wait, mostly for predecessors whose
+// input bytes in shared memory rather than in registers. A block holding its tile in registers
+// needs 64 of them per thread, so only 4 tiles of 32 KiB fit on a multiprocessor, and while a
+// block waits for its look-back or scans, none of its memory traffic is in flight: on the H200
+// that held the register kernel to 56 % of copy bandwidth. Here a thread keeps one 16-byte vector
+// at a time, the resident tiles are bounded by shared memory (four of 52 KiB or five of 40 KiB),
+// and on sm_90 one thread moves the tile with the bulk copy engine (no registers at all), so the
+// loads of the other resident tiles stay in flight while a block waits. With the look-back
+// removed (a bound, wrong results) this kernel ran at 93 % of copy; the look-back's wait, mostly for predecessors whose
 // tiles are still loading, is the rest (docs/performance.md).
 //
 // Per tile: thread 0 draws the ticket and starts the bulk copy of the tile's 16-byte aligned head
@@ -583,7 +583,7 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
 // one width of at most 8 bytes, 40 KiB x 5 for the rest (widening integer sums; complex128, whose
 // 4 KiB of static look-back windows would leave room for three 52 KiB tiles). Measured on the
 // H200 in one run (docs/performance.md): float32 2^28 0.647 ms at 52 KiB x 4 against 0.654 at
-// 40 KiB x 5 (64 or 72 KiB x 3: 0.67), float64 2^27 0.742 against 0.782, int32 -> int64 2^26
+// 40 KiB x 5 (an earlier run: 64 or 72 KiB x 3, 0.67), float64 2^27 0.742 against 0.782, int32 -> int64 2^26
 // 0.349 against 0.339, complex128 2^26 (three blocks) 0.839 against 0.802. Fewer registers than
 // the cap spilled; uncapped, the compiler took 93-109 for a 40 KiB tile (two blocks, slower).
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
@@ -600,10 +600,10 @@ template <typename TIn, typename TOut> struct ra_prim_stage_plan {
 // The stage is dynamic shared memory (past the 48 KiB static limit): the host launches with
 // BYTES + RA_PRIM_STAGE_ALIGN of it and the kernel starts the stage at the first 128-byte
 // boundary (ra_align_shared). The bulk copy needs 16 bytes; the dynamic region begins right
-// after the static shared memory, whose size differs per instantiation, and a stage 64 bytes off
-// a 128-byte line measured 12 % slower at 2^28 float32 on the H200.
+// after the static shared memory, whose size differs per instantiation, and a build whose stage
+// began 64 bytes off a 128-byte line ran 12 % slower at 2^28 float32 on the H200 (the cause was
+// not isolated further).
 #define RA_PRIM_STAGE_ALIGN 128
-
 
 // Copy elements [begin, valid) of a tile from global to shared memory with the block's threads:
 // 16-byte vectors where the source allows (begin, src and the stage all 16-byte aligned), else
