@@ -73,6 +73,25 @@ def allow_shared(kernel, nbytes):
         pass
 
 
+def bulk_copy_engine(is_hip, cc_major):
+    """Whether a device has the bulk copy engine and mbarriers that kernels use under
+    ``RA_BULK_COPY`` (``ra_async.cuh``): NVIDIA from compute capability 9.0."""
+    return not is_hip and cc_major >= 9
+
+
+_bulk_copy_by_device = {}
+
+
+def has_bulk_copy(device_id):
+    """:func:`bulk_copy_engine` for a device (memoized)."""
+    use = _bulk_copy_by_device.get(device_id)
+    if use is None:
+        info = backend.device_info(device_id)
+        major, _ = backend.compute_capability_version(info)
+        use = _bulk_copy_by_device[device_id] = bulk_copy_engine(bool(info.is_hip), major)
+    return use
+
+
 def occupancy(kernel, block, limit, dynamic_shared=0):
     """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
 

@@ -209,7 +209,7 @@ def staged_rows(is_hip, cc_major):
     """Whether plain row scans take the staged kernel: NVIDIA from compute capability 9.0, where the
     tile moves through the bulk copy engine (measured on the H200; docs/performance.md). Elsewhere
     the register kernel, whose speed there is the one measured."""
-    return not is_hip and cc_major >= 9
+    return launch.bulk_copy_engine(is_hip, cc_major)
 
 
 def kernel_name(kind, op, in_dtype, result_dtype):
@@ -289,17 +289,14 @@ def _workspace(device_id, tiles):
     return _workspaces.get(device_id, tiles)
 
 
+#: Per-device overrides of :func:`_staged` (tests force one row kernel here).
 _staged_by_device = {}
 
 
 def _staged(device_id):
-    """:func:`staged_rows` for a device (memoized)."""
+    """:func:`staged_rows` for a device."""
     use = _staged_by_device.get(device_id)
-    if use is None:
-        info = backend.device_info(device_id)
-        major, _ = backend.compute_capability_version(info)
-        use = _staged_by_device[device_id] = staged_rows(bool(info.is_hip), major)
-    return use
+    return launch.has_bulk_copy(device_id) if use is None else use
 
 
 def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=None):

@@ -189,7 +189,7 @@ BULK_TILES = (32, 64)
 #: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``).
 BULK_ALIGN = 128
 #: Bytes of one ring stage (the A and the B matrices of a group; the same for every tile).
-BULK_STAGE_BYTES = 2 * 4 * 32 * 32 * 4
+BULK_STAGE_BYTES = 2 * matrices_per_block(BULK_TILES[0]) * BULK_TILES[0] ** 2 * 4
 _F32 = numpy.dtype(numpy.float32)
 
 
@@ -226,19 +226,12 @@ def bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, a_address
 def bulk_device(is_hip, cc_major):
     """Whether a device runs the bulk-copy kernel: NVIDIA from compute capability 9.0 (the copy
     engine; measured on the H200, docs/performance.md)."""
-    return not is_hip and cc_major >= 9
-
-
-_bulk_by_device = {}
+    return launch.bulk_copy_engine(is_hip, cc_major)
 
 
 def _bulk(device_id):
-    """:func:`bulk_device` for a device (memoized)."""
-    use = _bulk_by_device.get(device_id)
-    if use is None:
-        info = backend.device_info(device_id)
-        use = _bulk_by_device[device_id] = bulk_device(bool(info.is_hip), backend.compute_capability_version(info)[0])
-    return use
+    """:func:`bulk_device` for a device."""
+    return launch.has_bulk_copy(device_id)
 
 
 def instantiations():

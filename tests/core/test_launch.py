@@ -72,3 +72,19 @@ def test_allow_shared_keeps_a_grant_per_handle():
     launch.allow_shared(a, 64 * 1024)
     launch.allow_shared(b, 60 * 1024)
     assert a._granted == 64 * 1024 and b._granted == 60 * 1024
+
+
+def test_bulk_copy_engine_rule_and_per_device_memo(monkeypatch):
+    assert launch.bulk_copy_engine(False, 9) and launch.bulk_copy_engine(False, 10)
+    assert not launch.bulk_copy_engine(False, 8) and not launch.bulk_copy_engine(True, 9)
+    asked = []
+
+    def info(device_id):
+        asked.append(device_id)
+        return types.SimpleNamespace(is_hip=False, compute_capability="9.0" if device_id == 0 else "8.0")
+
+    monkeypatch.setattr(launch.backend, "device_info", info)
+    monkeypatch.setattr(launch, "_bulk_copy_by_device", {})
+    assert launch.has_bulk_copy(0) and not launch.has_bulk_copy(1)
+    assert launch.has_bulk_copy(0) and not launch.has_bulk_copy(1)
+    assert asked == [0, 1]
