@@ -288,6 +288,12 @@ def test_half_and_bfloat16_conversions_round_to_nearest_even(rng):
     assert np.isnan(bb[nan]).all()
     np.testing.assert_array_equal(b[nan] & 0x8000, (x[nan].view(np.uint32) >> 16).astype(np.uint16) & 0x8000)
 
+    rn = to_device(np.zeros(n, np.uint16))
+    kernel("ra_test_bf16_rn")((32,), (128,), (to_device(x), rn, np.int64(n)))
+    rn = to_host(rn)
+    np.testing.assert_array_equal(rn[~nan], want_b[~nan])
+    assert ((rn[nan] & 0x7F80) == 0x7F80).all() and ((rn[nan] & 0x7F) != 0).all(), "bf16 NaN must stay NaN"
+
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("ctype", ["float", "ra_half", "ra_bfloat16", "ra_c64"])

@@ -122,9 +122,12 @@ RA_DEVICE float ra_gemm_epilogue_value(const T* __restrict__ C, ra_i64 ldc, ra_i
     }
     return r;
 }
+// (the one rounding: bfloat16 takes ra_float_to_bfloat16_rn, which may return any quiet NaN)
+template <typename T> RA_DEVICE T ra_gemm_round(float r) { return ra_traits<T>::from_acc(r); }
+template <> RA_DEVICE ra_bfloat16 ra_gemm_round<ra_bfloat16>(float r) { return ra_float_to_bfloat16_rn(r); }
 template <typename T>
 RA_DEVICE void ra_gemm_epilogue_put(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, ra_i64 i, ra_i64 j, float r) {
-    if (i < M && j < N) C[i + j * ldc] = ra_traits<T>::from_acc(r);
+    if (i < M && j < N) C[i + j * ldc] = ra_gemm_round<T>(r);
 }
 // ra_activation of code `act` on the R elements of a register tile from d, the switch taken once.
 template <int R> RA_DEVICE void ra_activation_all(float* d, int act) {

@@ -29,16 +29,36 @@ RA_DEVICE ra_half ra_float_to_half(float f) {
 
 RA_DEVICE float ra_bfloat16_to_float(ra_bfloat16 b) { return __uint_as_float(((ra_u32)b.bits) << 16); }
 RA_DEVICE ra_bfloat16 ra_float_to_bfloat16(float f) {
-    // Round to nearest even; NaN stays a (quiet) NaN.
-    ra_u32 u = __float_as_uint(f);
+    // Round to nearest even; NaN stays a (quiet) NaN with its sign, as NumPy's (ml_dtypes') cast.
+    const ra_u32 u = __float_as_uint(f);
     ra_bfloat16 b;
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    // The hardware conversion returns one canonical NaN, so a NaN's bits are restored by a select.
+    ra_u16 h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    b.bits = f != f ? (ra_u16)((u >> 16) | 0x40u) : h;
+#else
     if ((u & 0x7fffffffu) > 0x7f800000u) {
         b.bits = (ra_u16)((u >> 16) | 0x40u);
     } else {
-        u += 0x7fffu + ((u >> 16) & 1u);
-        b.bits = (ra_u16)(u >> 16);
+        b.bits = (ra_u16)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
     }
+#endif
     return b;
+}
+// The same rounding for results of arithmetic (the gemm epilogues), where a NaN may come back as
+// any quiet NaN (IEEE 754 leaves the sign of a computed NaN unspecified; cuBLAS returns one
+// canonical NaN too). On sm_80+ it is the bare hardware conversion: with the NaN select of
+// ra_float_to_bfloat16 the 8192^3 bfloat16 gemm took 2.0-2.07 ms on the H200, with the bare
+// conversion 1.57 ms (docs/performance.md).
+RA_DEVICE ra_bfloat16 ra_float_to_bfloat16_rn(float f) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    ra_bfloat16 b;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b.bits) : "f"(f));
+    return b;
+#else
+    return ra_float_to_bfloat16(f);
+#endif
 }
 
 // Complex numbers laid out like NumPy's complex64/complex128 (real, imaginary).

@@ -102,6 +102,11 @@ RA_KERNEL void ra_test_half_bf16(const float* RA_RESTRICT x, ra_half* RA_RESTRIC
     }
 }
 
+// b[i] = the rounding of gemm results to bfloat16 (any quiet NaN for a NaN).
+RA_KERNEL void ra_test_bf16_rn(const float* RA_RESTRICT x, ra_bfloat16* RA_RESTRICT b, ra_i64 n) {
+    for (ra_i64 i = ra_global_thread_id(); i < n; i += ra_grid_threads()) b[i] = ra_float_to_bfloat16_rn(x[i]);
+}
+
 // out[i] = from_acc(to_acc(x[i]) + to_acc(x[i])) - i.e. 2 x computed in the accumulation type.
 template <typename T>
 __global__ void ra_test_traits_roundtrip(const T* RA_RESTRICT x, T* RA_RESTRICT out, ra_i64 n) {
