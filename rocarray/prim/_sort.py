@@ -22,22 +22,29 @@ those bits of the order-preserving unsigned image of the key (hipCUB's meaning).
 Design
 ------
 * LSD radix sort, 8 bits per pass, after Onesweep (Adinets & Merrill 2022): one upsweep launch
-  reads the keys once and builds the histograms of every digit place; the host reads them (one
-  small copy: the only synchronization) and plans the passes (:func:`plan_passes`): a pass whose
-  digit is the same for every key is skipped, so 8/16-bit keys and narrow-range data take fewer
-  passes. Each pass is one launch that ranks tiles of 4096 keys (8192 for keys-only 8/16-bit keys) in shared memory (warp multisplit
-  by ballots) and finds its global offsets by decoupled look-back on per-tile digit counts, then
-  writes keys (and values) once.
+  reads the keys once and builds the histograms of every digit place; a one-block kernel turns
+  them into digit starts and a slot table: plan word s names the place that launch s sorts (the
+  places whose digit differs between keys, in order). The plan stays on the device: the host
+  queues one pass launch per digit place, and a launch past the active slots exits at once
+  (about 40 us for 2**28 keys), so 8/16-bit keys and narrow-range data take fewer passes and
+  nothing waits for the device (:func:`plan_passes` and :func:`slot_table` are its host model).
+  Each pass is one launch that ranks tiles of 4096 keys (8192 for keys-only 8/16-bit keys) in
+  shared memory (warp multisplit by ballots or peer words) and finds its global offsets by
+  decoupled look-back on per-tile digit counts, then writes keys (and values) once.
 * Kernels exist per unsigned key width (8/16/32/64 bits) x value width (none, 4, 8 bytes); the
   signed/float/descending image is applied when the first pass loads the keys and undone when the
   last pass stores them (a runtime ``mode``), so no transform pass and few instantiations.
 * float keys: the image maps -0.0 to +0.0 and every NaN to one pattern; if the upsweep sees a key
   that the inverse would not restore bit for bit (-0.0, a non-canonical NaN), the keys are
-  argsorted and gathered instead (an extra gather, only then).
+  argsorted and gathered instead. A sort that returns float keys therefore reads that one flag
+  back (into pinned memory, behind the queued passes) and waits for it after queuing them. Its
+  passes take the PLAIN image (the sign trick alone, 2 operations per key instead of about 7):
+  it orders keys exactly as the full image whenever no key is lossy, and when one is, those
+  passes' keys are dropped anyway.
 * argsort carries 32-bit indices through the passes (below 2**32 keys) and widens them to int64 in
   the last pass; its last pass does not store keys.
-* Workspace: per pass, ``256 + tiles * 256`` status words (4 bytes below 2**30 keys, else 8), zeroed
-  by one memset before the pass.
+* Workspace: two of ``256 + tiles * 256`` status words (4 bytes below 2**30 keys, else 8) that
+  the passes alternate between; the host zeroes the first once, every pass zeroes the other.
 * Segmented sorts and row sorts: a stable sort by key, then a stable sort by segment (row) id whose
   passes are limited to the id's bits (two sorts and gathers; a shared-memory per-row sort for
   short rows is future work).
@@ -63,8 +70,11 @@ UP_ITEMS = 16
 #: Status words are 64-bit from this many keys on (30-bit prefixes in 32-bit words below).
 WIDE_STATUS_N = 1 << 30
 
-MODE_SIGNED, MODE_FLOAT, MODE_DESC = 1, 2, 4
-F_TIN, F_TOUT, F_KEYS, F_VIOTA, F_VWIDE = 1, 2, 4, 8, 16
+MODE_SIGNED, MODE_FLOAT, MODE_DESC, MODE_PLAIN = 1, 2, 4, 8
+#: A launch slot's plan word: the digit place in bits 0-7, then these flags (``RA_PRIM_SORT_SLOT_*``).
+SLOT_ACTIVE, SLOT_LAST = 256, 512
+#: Host flags of a pass launch (``RA_PRIM_SORT_*`` in the source; the kernel adds TOUT itself).
+F_TIN, F_KEYS, F_VIOTA, F_VWIDE = 1, 4, 8, 16
 
 UNSIGNED = {1: numpy.dtype(numpy.uint8), 2: numpy.dtype(numpy.uint16), 4: numpy.dtype(numpy.uint32),
             8: numpy.dtype(numpy.uint64)}
@@ -81,8 +91,9 @@ _I64 = numpy.dtype(numpy.int64)
 # pure-Python rules (kernel names, key images, pass planning)
 # --------------------------------------------------------------------------------------------
 
-def upsweep_name(key_bytes):
-    return f"ra_prim_radix_upsweep<{CTYPES[key_bytes]}>"
+def upsweep_name(key_bytes, plain=False):
+    """The upsweep for keys of ``key_bytes``; ``plain``: float keys counted by the PLAIN image."""
+    return f"ra_prim_radix_upsweep<{CTYPES[key_bytes]}, {'true' if plain else 'false'}>"
 
 
 def onesweep_name(key_bytes, value_bytes):
@@ -94,7 +105,7 @@ SEGMENT_IDS_NAME = "ra_prim_radix_segment_ids<ra_u32>"
 
 def instantiations():
     """Every name expression this module launches."""
-    names = [upsweep_name(b) for b in CTYPES]
+    names = [upsweep_name(b) for b in CTYPES] + [upsweep_name(b, True) for b in CTYPES if b > 1]
     names += [onesweep_name(b, v) for b in CTYPES for v in VALUE_BYTES]
     names.append(SEGMENT_IDS_NAME)
     return sorted(names)
@@ -218,6 +229,30 @@ def tile_size(key_bytes, value_bytes):
     return TILE_NARROW if key_bytes <= 2 and value_bytes == 0 else TILE
 
 
+def meta_layout(places):
+    """Word offsets (uint64) in the upsweep's ``meta`` array: ``places * 256`` histogram counts,
+    as many digit starts, the lossy flag, then the slot table, one plan word per place (``size``
+    words in all)."""
+    starts = places * RADIX
+    lossy = 2 * places * RADIX
+    return {"hist": 0, "starts": starts, "lossy": lossy, "plan": lossy + 1, "size": lossy + 1 + places}
+
+
+def slot_table(hist, begin_bit, end_bit):
+    """Host model of the slot table ``ra_prim_radix_starts`` writes: one plan word per digit place,
+    the places of :func:`plan_passes` first (the top place when it is empty), the last marked."""
+    places = len(digit_places(begin_bit, end_bit))
+    run = [p for p, _, _ in plan_passes(hist, begin_bit, end_bit)] or [places - 1]
+    table = [p | SLOT_ACTIVE for p in run] + [0] * (places - len(run))
+    table[len(run) - 1] |= SLOT_LAST
+    return table
+
+
+def decode_plan(table):
+    """``[(place, last), ...]`` of the active slots of a slot table."""
+    return [(int(w) & 0xFF, bool(int(w) & SLOT_LAST)) for w in table if int(w) & SLOT_ACTIVE]
+
+
 def workspace_bytes(n, tile=TILE):
     """Bytes of one pass's workspace: ticket, then one status word per tile and digit."""
     tiles = -(-n // tile)
@@ -256,30 +291,63 @@ def _check_1d(x, name):
         raise ValueError(f"prim radix sort: {name} must be 1-D, got shape {x.shape}")
 
 
-def _histograms(kbits, mode, begin_bit, end_bit):
-    """Upsweep: ``(hist (places, 256) on the host, lossy flag, digit starts on the device)``; the
-    starts (exclusive scans of the histograms, ``ra_prim_radix_starts``) are queued before the
-    histograms are read back."""
+def _upsweep(kbits, mode, begin_bit, end_bit):
+    """Queue the upsweep and the plan: the device array ``meta`` of :func:`meta_layout` (histograms,
+    digit starts, lossy flag, slot table), nothing read back."""
     cupy = _cupy()
     n = kbits.size
     places = len(digit_places(begin_bit, end_bit))
-    buf = cupy.zeros(places * RADIX + 1, dtype=numpy.uint64)
+    lay = meta_layout(places)
+    meta = cupy.zeros(lay["size"], dtype=numpy.uint64)
     device_id = kbits.data.device_id
-    kernel, wave = _kernel(upsweep_name(kbits.dtype.itemsize), device_id)
+    kernel, wave = _kernel(upsweep_name(kbits.dtype.itemsize, bool(mode & MODE_PLAIN)), device_id)
     grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), wave))
     kernel((grid,), (BLOCK,), (kbits, numpy.int64(n), numpy.int32(mode), numpy.int32(begin_bit),
-                               numpy.int32(end_bit), buf, buf.data + places * RADIX * 8))
-    starts = cupy.empty(places * RADIX, dtype=numpy.uint64)
+                               numpy.int32(end_bit), meta, meta.data + lay["lossy"] * 8))
     scan, _ = _kernel("ra_prim_radix_starts", device_id)
-    scan((places,), (RADIX,), (buf, starts))
-    host = _to_host(buf)
-    return host[:places * RADIX].reshape(places, RADIX), bool(host[-1]), starts
+    scan((1,), (RADIX,), (meta, meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, numpy.int32(places)))
+    return meta
+
+
+def _histograms(kbits, mode, begin_bit, end_bit):
+    """Upsweep and plan, read back: ``(hist (places, 256), lossy flag, digit starts on the device,
+    slot table)`` (for tests; the table decoded by :func:`decode_plan`)."""
+    places = len(digit_places(begin_bit, end_bit))
+    lay = meta_layout(places)
+    meta = _upsweep(kbits, mode, begin_bit, end_bit)
+    host = _to_host(meta)
+    hist = host[:places * RADIX].reshape(places, RADIX)
+    table = decode_plan(host[lay["plan"]:lay["plan"] + places])
+    return hist, bool(host[lay["lossy"]]), meta[lay["starts"]:lay["starts"] + places * RADIX], table
+
+
+class _HostFlags:
+    """The tail of ``meta`` (lossy flag, slot table) copied to pinned host memory behind the
+    queued work; :meth:`lossy` waits for that copy only (the passes may still run)."""
+
+    def __init__(self, meta, places):
+        cupy = _cupy()
+        lay = meta_layout(places)
+        tail = meta[lay["lossy"]:]
+        self._mem = cupy.cuda.alloc_pinned_memory(tail.nbytes)
+        self._host = numpy.frombuffer(self._mem, numpy.uint64, tail.size)
+        tail.get(out=self._host, blocking=False)
+        self._done = cupy.cuda.Event(disable_timing=True)
+        self._done.record()
+
+    def lossy(self):
+        self._done.synchronize()
+        return bool(self._host[0])
 
 
 def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_keys=None):
     """The sort engine. ``keys``: 1-D device keys; ``values``: 1-D device values or None;
     ``iota``: sort the indices 0..n-1 as values (int64 result). Returns ``(keys or None,
-    values or None)``; keys only when ``want_keys`` (into ``out_keys`` if given)."""
+    values or None)``; keys only when ``want_keys`` (into ``out_keys`` if given).
+
+    Every pass is queued without waiting for the device: the passes read the plan that the
+    upsweep left on the device. Only a sort that returns float keys waits, after queuing all
+    passes, for the upsweep's lossy flag (then redoes the sort as an index sort and a gather)."""
     cupy = _cupy()
     dtype = check_key_dtype(keys.dtype)
     n = keys.size
@@ -295,42 +363,32 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
     kb = dtype.itemsize
     u = UNSIGNED[kb]
     mode = key_mode(dtype, descending)
-    kbits = keys.view(u)
     vb, widen = value_plan(n, 0 if values is None else values.dtype.itemsize, iota)
-    tile = tile_size(kb, vb)
-    ws_bytes = workspace_bytes(n, tile)
-    ws = cupy.empty(ws_bytes, dtype=numpy.uint8)
-    _memset0(ws, ws_bytes)  # for the first pass, queued before the histograms are read back
-    hist, lossy, dstarts = _histograms(kbits, mode, begin_bit, end_bit)
-
-    if (want_keys and lossy) or (values is not None and vb == 0):
-        # Keys the image does not restore bit for bit, or values the kernels do not carry:
-        # sort indices, then gather.
-        _, perm = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit,
-                       iota=True, want_keys=False)
-        ko = None
-        if want_keys:
-            ko = _take(keys, perm)
-            if out_keys is not None:
-                _copy(out_keys, ko)
-                ko = out_keys
-        return ko, (_take(values, perm) if values is not None else None)
-
-    plan = plan_passes(hist, begin_bit, end_bit)
-    if not plan:  # every digit constant: the input order is the sorted order
+    if values is not None and vb == 0:
+        # Values the kernels do not carry: sort indices, then gather.
+        return _by_index_sort(keys, values, descending, begin_bit, end_bit, want_keys, out_keys)
+    places = len(digit_places(begin_bit, end_bit))
+    if places == 0:  # no bits to sort on: the input order is the sorted order
         ko = None
         if want_keys:
             _copy(out_keys, keys)
             ko = out_keys
-        if iota:
-            vo = cupy.arange(n, dtype=_I64)
-        else:
-            vo = _clone(values) if values is not None else None
+        vo = cupy.arange(n, dtype=_I64) if iota else (_clone(values) if values is not None else None)
         return ko, vo
+
+    kbits = keys.view(u)
+    if want_keys and mode & MODE_FLOAT:
+        mode |= MODE_PLAIN  # exact unless a key is lossy, and then these passes' keys are dropped
+    tile = tile_size(kb, vb)
+    ws_bytes = workspace_bytes(n, tile)
+    ws = [cupy.empty(ws_bytes, dtype=numpy.uint8) for _ in range(min(2, places))]
+    _memset0(ws[0], ws_bytes)  # the first pass's; each pass zeroes the next one's
+    meta = _upsweep(kbits, mode, begin_bit, end_bit)
+    lay = meta_layout(places)
+    lossy_flag = _HostFlags(meta, places) if want_keys and mode & MODE_FLOAT else None
 
     device_id = keys.data.device_id
     kernel, _ = _kernel(onesweep_name(kb, vb), device_id)
-    npass = len(plan)
     wide = n >= WIDE_STATUS_N
     ntiles = -(-n // tile)
 
@@ -344,47 +402,51 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
     vu = UNSIGNED[vb] if vb else None
     if vb:
         vfinal = cupy.empty(n, dtype=_I64 if iota else values.dtype)
-    ktmp = [cupy.empty(n, dtype=u) for _ in range(min(2, npass - 1))]
-    vtmp = [cupy.empty(n, dtype=vu) for _ in range(min(2, npass - 1))] if vb else []
-    dummy = ktmp[0] if ktmp else kbits  # key destination of an argsort's last pass (not written)
+    ktmp = [cupy.empty(n, dtype=u) for _ in range(min(2, places - 1))]
+    vtmp = [cupy.empty(n, dtype=vu) for _ in range(min(2, places - 1))] if vb else []
+    klast = kfinal.view(u) if want_keys else (ktmp[0] if ktmp else kbits)  # argsort: never written
+    vlast = (vfinal.view(vu) if not widen else vfinal) if vb else None
 
+    host_flags = (F_KEYS if want_keys else 0) | (F_VWIDE if widen else 0)
     src_k = kbits
     src_v = values.view(vu) if (vb and not iota) else None
-    for i, (p, shift, nbits) in enumerate(plan):
-        last = i == npass - 1
-        flags = 0
-        if i == 0:
-            flags |= F_TIN
-        if last:
-            flags |= F_TOUT
-            if want_keys:
-                flags |= F_KEYS
-        else:
-            flags |= F_KEYS
-        if iota and i == 0:
-            flags |= F_VIOTA
-        if last and widen:
-            flags |= F_VWIDE
-        if last:
-            dst_k = kfinal.view(u) if want_keys else dummy
-            dst_v = vfinal.view(vu) if (vb and not widen) else vfinal
-        else:
-            dst_k = ktmp[i % 2]
-            dst_v = vtmp[i % 2] if vb else None
-        if i:
-            _memset0(ws, ws_bytes)
+    null = numpy.uint64(0)
+    for slot in range(places):
+        # (with one temporary, slot 1 can only be the last pass: its mid buffer is never written)
+        mid_k = ktmp[slot % len(ktmp)] if ktmp else klast
+        mid_v = (vtmp[slot % len(vtmp)] if vtmp else vlast) if vb else None
+        first = (F_TIN | (F_VIOTA if iota else 0)) if slot == 0 else 0
         kernel((ntiles,), (BLOCK,),
-               (src_k, dst_k, src_v if src_v is not None else numpy.uint64(0),
-                dst_v if dst_v is not None else numpy.uint64(0), numpy.int64(n), numpy.int32(shift),
-                numpy.int32(nbits), numpy.int32(mode), numpy.int32(flags), dstarts.data + p * RADIX * 8,
-                ws, numpy.int32(wide)))
-        src_k, src_v = dst_k, dst_v
+               (src_k, mid_k, klast, src_v if src_v is not None else null, mid_v if vb else null,
+                vlast if vb else null, numpy.int64(n), numpy.int32(begin_bit), numpy.int32(end_bit),
+                numpy.int32(slot), numpy.int32(mode), numpy.int32(host_flags | first),
+                meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, ws[slot % 2],
+                ws[(slot + 1) % len(ws)], numpy.int32(wide)))
+        src_k, src_v = mid_k, mid_v
+
+    if lossy_flag is not None and lossy_flag.lossy():
+        # Keys the image does not restore bit for bit (-0.0, NaN payloads): the passes' keys are
+        # dropped; sort indices, then gather.
+        return _by_index_sort(keys, values, descending, begin_bit, end_bit, want_keys, out_keys)
     ko = None
     if want_keys:
         if kfinal is not out_keys:
             _copy(out_keys, kfinal)
         ko = out_keys
     return ko, vfinal
+
+
+def _by_index_sort(keys, values, descending, begin_bit, end_bit, want_keys, out_keys):
+    """``(keys, values)`` sorted by an index sort and gathers (``out_keys`` filled when given)."""
+    _, perm = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=True,
+                   want_keys=False)
+    ko = None
+    if want_keys:
+        ko = _take(keys, perm)
+        if out_keys is not None:
+            _copy(out_keys, ko)
+            ko = out_keys
+    return ko, (_take(values, perm) if values is not None else None)
 
 
 def _copy(dst, src):

@@ -118,6 +118,36 @@ def test_value_plan():
     assert _sort.value_plan(10, 16, False) == (0, False)
 
 
+def test_meta_layout_and_slot_table():
+    lay = _sort.meta_layout(4)
+    assert (lay["hist"], lay["starts"], lay["lossy"], lay["plan"], lay["size"]) == (0, 1024, 2048, 2049, 2053)
+    assert _sort.meta_layout(1)["size"] == 2 * 256 + 1 + 1
+    A, L = _sort.SLOT_ACTIVE, _sort.SLOT_LAST
+    hist = np.zeros((4, 256), np.uint64)
+    hist[:, 3] = 9
+    assert _sort.slot_table(hist, 0, 32) == [3 | A | L, 0, 0, 0]  # nothing varies: the top place
+    hist[1, 4] = hist[2, 0] = 1
+    assert _sort.slot_table(hist, 0, 32) == [1 | A, 2 | A | L, 0, 0]
+    assert _sort.decode_plan(_sort.slot_table(hist, 0, 32)) == [(1, False), (2, True)]
+
+
+def test_plain_float_image_orders_like_the_full_one_without_lossy_keys(rng):
+    # The sign trick alone (the PLAIN mode of a sort returning keys) against the full image, on
+    # keys with +0.0, infinities and the canonical NaN but no -0.0 or other NaN.
+    for dtype in ("float16", "float32", "float64"):
+        x = host_keys(rng, 20_000, dtype)
+        x[np.isnan(x)] = np.nan
+        x[(x == 0) & np.signbit(x)] = 0.0
+        assert not _sort.image_is_lossy(x).any()
+        u = _sort.UNSIGNED[x.dtype.itemsize]
+        bits = x.view(u)
+        top = u.type(1) << u.type(8 * u.itemsize - 1)
+        plain = np.where(bits & top, ~bits, bits | top).astype(u)
+        np.testing.assert_array_equal(np.argsort(plain, kind="stable"),
+                                      np.argsort(_sort.key_image(x), kind="stable"))
+        np.testing.assert_array_equal(x[np.argsort(plain, kind="stable")].view(u), np.sort(x, kind="stable").view(u))
+
+
 def test_workspace_bytes():
     assert _sort.workspace_bytes(1) == 256 + 256 * 4
     assert _sort.workspace_bytes(_sort.TILE + 1) == 256 + 2 * 256 * 4
@@ -149,7 +179,7 @@ def test_key_dtypes_and_modes():
 def test_kernel_names_are_registered_and_follow_the_rules():
     names = _compile.registered(_sort.SOURCE)
     assert names == tuple(_sort.instantiations())
-    assert len(names) == 17
+    assert len(names) == 20
     assert all(re.match(r"ra_prim_radix_(upsweep|onesweep|segment_ids)<", n) for n in names)
 
 
@@ -292,9 +322,13 @@ def test_upsweep_histograms_and_lossy_flag(dtype, descending, rng):
             for offset in (0, 1):  # a view starting off the 16-byte boundary: scalar head keys
                 dx = to_device(np.concatenate([x[:offset], x]))[offset:]
                 kb = dx.view(np.uint8) if dx.dtype == np.bool_ else dx.view(_sort.UNSIGNED[dx.dtype.itemsize])
-                hist, lossy, starts = _sort._histograms(kb, _sort.key_mode(dtype, descending), begin_bit, end_bit)
+                mode = _sort.key_mode(dtype, descending)
+                hist, lossy, starts, table = _sort._histograms(kb, mode, begin_bit, end_bit)
                 want = _host_histograms(x, descending, begin_bit, end_bit)
                 np.testing.assert_array_equal(hist, want)
+                assert table == _sort.decode_plan(_sort.slot_table(want, begin_bit, end_bit))
+                if mode & _sort.MODE_FLOAT:  # the PLAIN image still finds the lossy keys
+                    assert _sort._histograms(kb, mode | _sort.MODE_PLAIN, begin_bit, end_bit)[1] == lossy
                 assert lossy == bool(_sort.image_is_lossy(x).any())
                 want_starts = np.cumsum(want, axis=1, dtype=np.uint64) - want
                 np.testing.assert_array_equal(to_host(starts).reshape(want.shape), want_starts)
@@ -361,6 +395,50 @@ def test_pass_plans_keys_values_and_indices(case, descending, rng):
     assert_same(keys, x[order])
     assert_same(vals, values[order])
     assert_same(_sort.radix_argsort(dx, descending=descending), order.astype(np.int64))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int32", "uint64", "float32", "float16"])
+def test_passes_are_queued_without_waiting(dtype, rng, monkeypatch):
+    """Nothing is read back mid-sort: only a sort returning float keys waits, for the lossy flag
+    alone, after every pass is queued (one launch per digit place)."""
+    n = 2 * _sort.TILE + 5
+    if np.dtype(dtype).kind == "f":  # no -0.0 or NaN payloads: the PLAIN passes' keys are kept
+        x = (rng.integers(-15, 15, n) + 0.5).astype(dtype)
+        x[rng.integers(0, n, 40)] = rng.choice(np.array([np.nan, 0.0, np.inf, -np.inf], dtype), 40)
+    else:
+        x = host_keys(rng, n, dtype, 30)
+    dx = to_device(x)
+    waits, launches = [], []
+    real_flags, real_kernel = _sort._HostFlags, _sort._kernel
+
+    class Flags(real_flags):
+        def lossy(self):
+            waits.append(len(launches))
+            return super().lossy()
+
+    def kernel(name, device_id):
+        k, wave = real_kernel(name, device_id)
+        def run(*args):
+            launches.append(name)
+            return k(*args)
+        return run, wave
+
+    def no_read(_):
+        raise AssertionError("the sort read device memory back")
+
+    monkeypatch.setattr(_sort, "_HostFlags", Flags)
+    monkeypatch.setattr(_sort, "_kernel", kernel)
+    monkeypatch.setattr(_sort, "_to_host", no_read)
+    got = _sort.radix_sort_keys(dx)
+    idx = _sort.radix_argsort(dx)
+    places = x.dtype.itemsize
+    passes = [n for n in launches if "onesweep" in n]
+    assert len(passes) == 2 * places
+    assert waits == ([2 + places] if x.dtype.kind == "f" else [])  # upsweep, starts, the passes
+    monkeypatch.undo()
+    assert_same(got, np.sort(x, kind="stable"))
+    assert_same(idx, np.argsort(x, kind="stable"))
 
 
 @pytest.mark.gpu

@@ -12,14 +12,21 @@
 //           The inverse maps all-ones back to the canonical quiet NaN; the upsweep flags keys the
 //           inverse would not restore bit for bit (-0.0 and non-canonical NaNs) so the host can
 //           gather the original keys instead.
+//   PLAIN   with FLOAT: the image is the sign trick alone (positives get the sign bit set,
+//           negatives are complemented), without the -0.0 and NaN rules. It orders keys exactly
+//           as the full image when no key is lossy (no -0.0, the canonical quiet NaN the only NaN:
+//           both images put it last), and it costs 2 instead of about 7 operations per key. A
+//           sort that returns keys uses it: when the upsweep finds a lossy key, the host drops
+//           those passes' keys and sorts indices with the full image instead.
 //   DESC    descending: complement the image (stable: equal keys keep their input order).
 //
 // ra_prim_radix_upsweep: one read of the keys builds the 256-bin histograms of every digit place
 //   (block-private shared-memory counters, one shared atomic per key and place into per-column
 //   copies of 16-bit counters, see ra_prim_sort_up; flushed with one global 64-bit atomic per
 //   nonzero bin before they can overflow and at the end).
-//   The host reads them once: it skips passes whose digit is the same for every key and turns
-//   each kept histogram into the global start of every digit.
+//   ra_prim_radix_starts then turns each histogram into the global start of every digit and
+//   marks the places whose digit differs between keys (more than one nonzero bin): the pass plan
+//   lives on the device, so the host queues every pass without waiting for the histograms.
 //
 // ra_prim_radix_onesweep: one pass over one 8-bit digit (or fewer bits at the top). A block takes
 //   a tile id from an atomic ticket (so it only ever waits on tiles whose blocks already run), loads
@@ -35,15 +42,23 @@
 //     digit d in the status word status[t][d] as an aggregate (A), looks back over the preceding
 //     tiles' words of digit d until it meets an inclusive prefix (P), and publishes its own P.
 //     Tile 0 publishes P at once. Status words pack flag and value in one store (32-bit words
-//     [31:30] flag [29:0] value when n < 2^30, 64-bit words [63:62] flag [61:0] value otherwise);
-//     the host zeroes them (and the ticket) before every pass (one memset).
+//     [31:30] flag [29:0] value when n < 2^30, 64-bit words [63:62] flag [61:0] value otherwise).
+//     Passes alternate between two workspaces (ticket and status words): the host zeroes the first
+//     once, and every block of a pass zeroes its tile's words (and tile 0 the ticket) of the other
+//     one, which the pass before has finished with (no memset between passes).
+//   Launch `slot` s sorts the place of plan word s (ra_prim_radix_starts: the s-th place whose
+//   digit varies, the top place when none does); a slot past the active ones exits at once. The
+//   host launches one slot per digit place and passes each slot the buffers it would use if it
+//   were the last one (kout_last, vout_last) and otherwise (kout_mid, vout_mid).
 //   * keys are placed in shared memory in tile-sorted order, then written out with consecutive
 //     threads on consecutive tile positions: position i of digit d goes to
 //     digit_start[d] + lookback[d] + (i - tile_start[d]) (runs of one digit are contiguous in
 //     global memory, so stores coalesce). Values follow through the same buffer.
-//   Values: VB = 0 (none), 4 or 8 bytes. Flag VIOTA makes the values the input positions (argsort,
-//   nothing is read); flag VWIDE stores 4-byte values as 8-byte ones (int64 indices from 32-bit
-//   ones carried through the passes). Flag KEYS off skips storing keys (argsort's last pass).
+//   Values: VB = 0 (none), 4 or 8 bytes. Host flags: TIN (the slot reads the caller's keys: slot 0),
+//   VIOTA (the values are the input positions: argsort's slot 0, nothing is read), KEYS (the last
+//   pass stores keys: off for argsort), VWIDE (the last pass stores 4-byte values as 8-byte ones:
+//   int64 indices from 32-bit ones carried through the passes). The kernel adds TOUT (undo the
+//   image) on the last pass and stores keys on every other one.
 //
 // ra_prim_radix_segment_ids: id[i] = number of offsets[0..nseg] <= i (a binary search per element).
 
@@ -60,6 +75,7 @@ static_assert(RA_PRIM_SORT_BLOCK == RA_PRIM_SORT_RADIX, "the digit pass gives th
 #define RA_PRIM_SORT_SIGNED 1
 #define RA_PRIM_SORT_FLOAT 2
 #define RA_PRIM_SORT_DESC 4
+#define RA_PRIM_SORT_PLAIN 8
 
 #define RA_PRIM_SORT_TIN 1
 #define RA_PRIM_SORT_TOUT 2
@@ -68,6 +84,9 @@ static_assert(RA_PRIM_SORT_BLOCK == RA_PRIM_SORT_RADIX, "the digit pass gives th
 #define RA_PRIM_SORT_VWIDE 16
 
 // Byte offset of the status words in the pass workspace; the ticket counter is the u32 at 0.
+// A launch slot's plan word (ra_prim_radix_starts): the digit place in bits 0-7, then these flags.
+#define RA_PRIM_SORT_SLOT_ACTIVE 256
+#define RA_PRIM_SORT_SLOT_LAST 512
 #define RA_PRIM_SORT_STATUS_OFFSET 256
 
 // ---------------------------------------------------------------------------------------------
@@ -104,6 +123,7 @@ template <typename U> struct ra_prim_sort_key {
         if (mode & RA_PRIM_SORT_DESC) k = (U)~k;
         if (mode & RA_PRIM_SORT_FLOAT) {
             const U x = (k & top()) ? (U)(k ^ top()) : (U)~k;
+            if (mode & RA_PRIM_SORT_PLAIN) return x;
             return k == ones() ? ra_prim_sort_float_bits<U>::qnan() : x;
         }
         if (mode & RA_PRIM_SORT_SIGNED) k = (U)(k ^ top());
@@ -162,33 +182,44 @@ template <typename U> struct ra_prim_sort_up {
     typedef typename ra_prim_sort_up_word<(int)sizeof(U)>::type W;  // shifts of the key
 };
 
-// ra_prim_sort_key::forward(x, FLOAT) without branches, and whether x is lossy.
-template <typename U> RA_DEVICE U ra_prim_sort_float_image(U x, bool& any_lossy) {
+// The PLAIN float image (see the head comment).
+template <typename U> RA_DEVICE U ra_prim_sort_plain_image(U x) {
+    typedef ra_prim_sort_key<U> K;
+    return (U)(x ^ ((x & K::top()) ? K::ones() : K::top()));
+}
+
+// ra_prim_sort_key::forward(x, FLOAT) without branches, and whether x is lossy. `full` (a
+// constant where it is inlined): with the -0.0 and NaN rules, else the PLAIN image.
+template <typename U> RA_DEVICE U ra_prim_sort_float_image(U x, bool& any_lossy, bool full = true) {
     typedef ra_prim_sort_key<U> K;
     typedef ra_prim_sort_float_bits<U> F;
     const bool nan = (U)(x & (U)~K::top()) > F::inf();
     const bool neg_zero = x == K::top();
     any_lossy |= neg_zero | (nan & (x != F::qnan()));
-    U img = (U)(x ^ ((x & K::top()) ? K::ones() : K::top()));
-    img = neg_zero ? K::top() : img;
-    return nan ? K::ones() : img;
+    U img = ra_prim_sort_plain_image<U>(x);
+    img = (full & neg_zero) ? K::top() : img;
+    return (full & nan) ? K::ones() : img;
 }
 
 template <typename U> RA_DEVICE U ra_prim_sort_key<U>::forward(U x, int mode) {
     bool lossy = false;
-    if (mode & RA_PRIM_SORT_FLOAT) x = ra_prim_sort_float_image<U>(x, lossy);
-    else if (mode & RA_PRIM_SORT_SIGNED) x = (U)(x ^ top());
+    if (mode & RA_PRIM_SORT_FLOAT) {
+        x = (mode & RA_PRIM_SORT_PLAIN) ? ra_prim_sort_plain_image<U>(x) : ra_prim_sort_float_image<U>(x, lossy);
+    } else if (mode & RA_PRIM_SORT_SIGNED) {
+        x = (U)(x ^ top());
+    }
     return (mode & RA_PRIM_SORT_DESC) ? (U)~x : x;
 }
 
 // Counts one key into the thread's column (byte offset `col`): the cell address of place p is
 // the digit shifted to the row stride, OR the column (one shift and one LOP3 per place).
-template <typename U, bool FLT>
+// IMG: 0 integer keys (raw digits), 1 float keys by the full image, 2 by the PLAIN one.
+template <typename U, int IMG>
 RA_DEVICE void ra_prim_radix_up_key(unsigned char* h, ra_u32 col, U x, int begin_bit,
                                     typename ra_prim_sort_up<U>::W emask, bool& any_lossy) {
     typedef ra_prim_sort_up<U> S;
     typedef typename S::W W;
-    if constexpr (FLT) x = ra_prim_sort_float_image<U>(x, any_lossy);
+    if constexpr (IMG != 0) x = ra_prim_sort_float_image<U>(x, any_lossy, IMG == 1);
     const W k = ((W)x >> begin_bit) & emask;
 #pragma unroll
     for (int p = 0; p < S::PLACES; ++p) {
@@ -235,7 +266,7 @@ RA_DEVICE void ra_prim_radix_up_flush(ra_u32* h, ra_u64* RA_RESTRICT hist, int b
     ra_syncthreads();
 }
 
-template <typename U, bool FLT>
+template <typename U, int IMG>
 RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64 n, int begin_bit, int end_bit,
                                     typename ra_prim_sort_up<U>::W flip, ra_u64* RA_RESTRICT hist,
                                     bool& any_lossy) {
@@ -253,7 +284,7 @@ RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64
     head = head < n ? head : n;
     const ra_i64 nvec = (n - head) / S::V;
     const ra_i64 tail = head + nvec * S::V;
-    if (tid < head) ra_prim_radix_up_key<U, FLT>(hb, col, keys[tid], begin_bit, emask, any_lossy);
+    if (tid < head) ra_prim_radix_up_key<U, IMG>(hb, col, keys[tid], begin_bit, emask, any_lossy);
     const P* kv = (const P*)(keys + head);
     const ra_i64 rounds = nvec / (UN * nthreads);  // full rounds: the same count in every thread
     ra_i64 i = tid;
@@ -265,7 +296,7 @@ RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64
 #pragma unroll
         for (int u = 0; u < UN; ++u) {
 #pragma unroll
-            for (int j = 0; j < S::V; ++j) ra_prim_radix_up_key<U, FLT>(hb, col, a[u].v[j], begin_bit, emask, any_lossy);
+            for (int j = 0; j < S::V; ++j) ra_prim_radix_up_key<U, IMG>(hb, col, a[u].v[j], begin_bit, emask, any_lossy);
         }
         if (--left == 0) {
             ra_prim_radix_up_flush<U>(h, hist, begin_bit, end_bit, flip);
@@ -275,36 +306,58 @@ RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64
     for (; i < nvec; i += nthreads) {  // fewer than UN packs per thread
         const P a = kv[i];
 #pragma unroll
-        for (int j = 0; j < S::V; ++j) ra_prim_radix_up_key<U, FLT>(hb, col, a.v[j], begin_bit, emask, any_lossy);
+        for (int j = 0; j < S::V; ++j) ra_prim_radix_up_key<U, IMG>(hb, col, a.v[j], begin_bit, emask, any_lossy);
     }
-    if (tid < n - tail) ra_prim_radix_up_key<U, FLT>(hb, col, keys[tail + tid], begin_bit, emask, any_lossy);
+    if (tid < n - tail) ra_prim_radix_up_key<U, IMG>(hb, col, keys[tail + tid], begin_bit, emask, any_lossy);
     ra_prim_radix_up_flush<U>(h, hist, begin_bit, end_bit, flip);
 }
 
 // starts[p * RADIX + d] = the keys of place p whose digit is below d (the exclusive scan of each
-// place's histogram: where digit d's keys start in a pass over place p). Grid: one block per
-// place. Runs on the device right after the upsweep, so the passes need no copy from the host.
+// place's histogram: where digit d's keys start in a pass over place p), and the slot table:
+// plan[s] for s < places is launch slot s's word (RA_PRIM_SORT_SLOT_*): the s-th place with more
+// than one nonzero bin (a pass over it moves keys), ACTIVE, and LAST on the last one; when no
+// place has, slot 0 takes the top place (one pass copies the keys through their image); the
+// remaining slots get 0 (a launch exits at once). One block for every place (at most 8), so the
+// table is written in one launch; runs right after the upsweep, so nothing goes to the host.
 RA_KERNEL void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
-ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts) {
+ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts, ra_u64* RA_RESTRICT plan,
+                     int places) {
     __shared__ ra_u64 s[RA_PRIM_SORT_RADIX];
+    __shared__ unsigned int nonzero[8];
     const int d = threadIdx.x;
-    const ra_u64 h = hist[(ra_i64)blockIdx.x * RA_PRIM_SORT_RADIX + d];
-    s[d] = h;
-    ra_syncthreads();
-    for (int off = 1; off < RA_PRIM_SORT_RADIX; off <<= 1) {
-        const ra_u64 v = d >= off ? s[d - off] : 0ull;
+    if (d < 8) nonzero[d] = 0u;
+    for (int p = 0; p < places; ++p) {
+        const ra_u64 h = hist[(ra_i64)p * RA_PRIM_SORT_RADIX + d];
+        s[d] = h;
         ra_syncthreads();
-        s[d] += v;
-        ra_syncthreads();
+        if (h) ra_atomic_add_u32(&nonzero[p], 1u);
+        for (int off = 1; off < RA_PRIM_SORT_RADIX; off <<= 1) {
+            const ra_u64 v = d >= off ? s[d - off] : 0ull;
+            ra_syncthreads();
+            s[d] += v;
+            ra_syncthreads();
+        }
+        starts[(ra_i64)p * RA_PRIM_SORT_RADIX + d] = s[d] - h;  // (s[d] is this thread's own word)
     }
-    starts[(ra_i64)blockIdx.x * RA_PRIM_SORT_RADIX + d] = s[d] - h;
+    ra_syncthreads();
+    if (d == 0) {
+        int count = 0;
+        for (int p = 0; p < places; ++p)
+            if (nonzero[p] > 1u) plan[count++] = (ra_u64)p | RA_PRIM_SORT_SLOT_ACTIVE;
+        if (count == 0) plan[count++] = (ra_u64)(places - 1) | RA_PRIM_SORT_SLOT_ACTIVE;
+        plan[count - 1] |= RA_PRIM_SORT_SLOT_LAST;
+        for (int q = count; q < places; ++q) plan[q] = 0ull;
+    }
 }
 
 // hist: passes * 256 u64 (zeroed by the host); lossy: one u32 set to 1 when a lossy key exists.
 // Keys are read as 16-byte packs, RA_PRIM_SORT_UP_UNROLL packs in flight per thread (a grid-stride
 // loop of single keys is latency-bound: one 4-byte load in flight per thread); a scalar head up
 // to the first 16-byte boundary and a scalar tail are counted by the first threads.
-template <typename U>
+// PLAIN: float keys (mode FLOAT | PLAIN) only, counted by the PLAIN image; its own kernel, as a
+// third inlined copy of the counting loop raised the others' registers (sm_90: 48 -> 61 for
+// 32-bit keys, 48 -> 79 for 16-bit keys with a runtime choice).
+template <typename U, bool PLAIN>
 __global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
 ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_bit, int end_bit,
                       ra_u64* RA_RESTRICT hist, ra_u32* RA_RESTRICT lossy) {
@@ -318,10 +371,13 @@ ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_b
     if ((mode & RA_PRIM_SORT_SIGNED) && !(mode & RA_PRIM_SORT_FLOAT)) flip = (W)ra_prim_sort_key<U>::top();
     if (mode & RA_PRIM_SORT_DESC) flip ^= (W)ra_prim_sort_key<U>::ones();
     bool any_lossy = false;
-    if (sizeof(U) > 1 && (mode & RA_PRIM_SORT_FLOAT)) {  // no 8-bit floats
-        ra_prim_radix_up_run<U, sizeof(U) != 1>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
+    if constexpr (PLAIN) {
+        static_assert(sizeof(U) > 1, "no 8-bit floats");
+        ra_prim_radix_up_run<U, 2>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
+    } else if (sizeof(U) > 1 && (mode & RA_PRIM_SORT_FLOAT)) {  // no 8-bit floats
+        ra_prim_radix_up_run<U, sizeof(U) != 1 ? 1 : 0>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
     } else {
-        ra_prim_radix_up_run<U, false>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
+        ra_prim_radix_up_run<U, 0>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
     }
     if (any_lossy) *(volatile ra_u32*)lossy = 1u;
 }
@@ -407,6 +463,7 @@ template <typename U, int VB> struct ra_prim_sort_smem {
     ra_u32 tile_start[RA_PRIM_SORT_RADIX];         // tile-local exclusive prefix over digits
     ra_u8 digit[TILE + 1];                          // digit of each tile-sorted position
     ra_u32 tile;
+    ra_u32 plan;                                    // the launch slot's plan word
 };
 
 // Status words of one pass.
@@ -430,9 +487,11 @@ RA_DEVICE ra_u32 ra_prim_sort_read(const void* status, int wide, ra_i64 idx, ra_
 
 template <typename U, int VB>
 __global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
-ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void* RA_RESTRICT vin,
-                       void* RA_RESTRICT vout, ra_i64 n, int shift, int nbits, int mode, int flags,
-                       const ra_u64* RA_RESTRICT digit_start, unsigned char* ws, int wide_status) {
+ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout_mid, U* RA_RESTRICT kout_last,
+                       const void* RA_RESTRICT vin, void* RA_RESTRICT vout_mid, void* RA_RESTRICT vout_last,
+                       ra_i64 n, int begin_bit, int end_bit, int slot, int mode, int host_flags,
+                       const ra_u64* RA_RESTRICT digit_starts, const ra_u64* RA_RESTRICT plan,
+                       unsigned char* ws, unsigned char* ws_next, int wide_status) {
     typedef ra_prim_sort_key<U> K;
     typedef typename ra_prim_sort_vtype<VB>::type V;
     constexpr int ITEMS = ra_prim_sort_tile<U, VB>::ITEMS;
@@ -443,15 +502,35 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
     const int tid = threadIdx.x;
     const int lane = ra_lane_id();
     const int warp = ra_warp_id();
-    const ra_u32 mask = (1u << nbits) - 1u;
-    void* status = (void*)(ws + RA_PRIM_SORT_STATUS_OFFSET);
 
-    if (tid == 0) sm.tile = ra_atomic_inc_u32((unsigned int*)ws);
+    // Thread 0 reads the slot's plan word and takes a tile ticket together (one latency; an idle
+    // slot's ticket is taken too, harmlessly: no later pass uses that workspace).
+    if (tid == 0) {
+        sm.plan = (ra_u32)plan[slot];
+        sm.tile = ra_atomic_inc_u32((unsigned int*)ws);
+    }
     for (int i = tid; i < WARPS * RA_PRIM_SORT_RADIX; i += RA_PRIM_SORT_BLOCK) {
         (&sm.warp_count[0][0])[i] = 0u;
         if constexpr (ra_prim_sort_rank_by_peers<VB>::value) (&sm.buf.peers[0][0])[i] = 0u;
     }
     ra_syncthreads();
+    const ra_u32 word = sm.plan;
+    if (!(word & RA_PRIM_SORT_SLOT_ACTIVE)) return;  // fewer active places than launches
+    const bool last = (word & RA_PRIM_SORT_SLOT_LAST) != 0;
+    const int digit_place = (int)(word & 0xffu);
+    const int shift = begin_bit + 8 * digit_place;
+    const int nbits = end_bit - shift < 8 ? end_bit - shift : 8;
+    const ra_u64* RA_RESTRICT digit_start = digit_starts + digit_place * RA_PRIM_SORT_RADIX;
+    U* RA_RESTRICT kout = last ? kout_last : kout_mid;
+    void* RA_RESTRICT vout = last ? vout_last : vout_mid;
+    int flags = host_flags & (RA_PRIM_SORT_TIN | RA_PRIM_SORT_VIOTA);
+    if (last) {
+        flags |= RA_PRIM_SORT_TOUT | (host_flags & (RA_PRIM_SORT_KEYS | RA_PRIM_SORT_VWIDE));
+    } else {
+        flags |= RA_PRIM_SORT_KEYS;
+    }
+    const ra_u32 mask = (1u << nbits) - 1u;
+    void* status = (void*)(ws + RA_PRIM_SORT_STATUS_OFFSET);
     const ra_u32 t = sm.tile;
     const ra_i64 base = (ra_i64)t * TILE;
     const int valid = n - base < (ra_i64)TILE ? (int)(n - base) : TILE;
@@ -467,7 +546,16 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout, const void
         const int e = wbase + j * RA_WARP_SIZE;
         k[j] = e < valid ? kin[base + e] : (U)0;  // items past the end of the last tile: defined, never counted
     }
-    if (flags & RA_PRIM_SORT_TIN) {
+    if (!last) {  // (behind the loads) the next pass's workspace: this tile's status words, and tile 0 the ticket
+        ra_prim_sort_publish(ws_next + RA_PRIM_SORT_STATUS_OFFSET, wide_status,
+                             (ra_i64)t * RA_PRIM_SORT_RADIX + tid, 0u, 0ull);
+        if (t == 0 && tid == 0) *(volatile unsigned int*)ws_next = 0u;
+    }
+    if ((flags & RA_PRIM_SORT_TIN) && mode == (RA_PRIM_SORT_FLOAT | RA_PRIM_SORT_PLAIN)) {
+        // The common float sort, unswitched: items past the end (0) are transformed harmlessly.
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) k[j] = ra_prim_sort_plain_image<U>(k[j]);
+    } else if (flags & RA_PRIM_SORT_TIN) {
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j)
             if (wbase + j * RA_WARP_SIZE < valid) k[j] = K::forward(k[j], mode);
