@@ -96,6 +96,11 @@ def upsweep_name(key_bytes, plain=False):
     return f"ra_prim_radix_upsweep<{CTYPES[key_bytes]}, {'true' if plain else 'false'}>"
 
 
+def lossy_name(key_bytes):
+    """The lossy-key check that follows a PLAIN upsweep of float keys of ``key_bytes``."""
+    return f"ra_prim_radix_lossy<{CTYPES[key_bytes]}>"
+
+
 def onesweep_name(key_bytes, value_bytes):
     return f"ra_prim_radix_onesweep<{CTYPES[key_bytes]}, {int(value_bytes)}>"
 
@@ -106,6 +111,7 @@ SEGMENT_IDS_NAME = "ra_prim_radix_segment_ids<ra_u32>"
 def instantiations():
     """Every name expression this module launches."""
     names = [upsweep_name(b) for b in CTYPES] + [upsweep_name(b, True) for b in CTYPES if b > 1]
+    names += [lossy_name(b) for b in CTYPES if b > 1]
     names += [onesweep_name(b, v) for b in CTYPES for v in VALUE_BYTES]
     names.append(SEGMENT_IDS_NAME)
     return sorted(names)
@@ -231,11 +237,36 @@ def tile_size(key_bytes, value_bytes):
 
 def meta_layout(places):
     """Word offsets (uint64) in the upsweep's ``meta`` array: ``places * 256`` histogram counts,
-    as many digit starts, the lossy flag, then the slot table, one plan word per place (``size``
-    words in all)."""
+    as many digit starts, the "maybe lossy" flag, the lossy flag, then the slot table, one plan
+    word per place (``size`` words in all)."""
     starts = places * RADIX
-    lossy = 2 * places * RADIX
-    return {"hist": 0, "starts": starts, "lossy": lossy, "plan": lossy + 1, "size": lossy + 1 + places}
+    lossy = 2 * places * RADIX + 1
+    return {"hist": 0, "starts": starts, "maybe": lossy - 1, "lossy": lossy, "plan": lossy + 1,
+            "size": lossy + 1 + places}
+
+
+def lossy_bins(key_bytes, descending, begin_bit, end_bit):
+    """The top-place bins (a sorted list) where the PLAIN image of a lossy float key can fall:
+    ``-0.0`` gives 0x7f and NaNs the ends 0x00.. and ..0xff (four bins each for float16, whose top
+    byte holds two mantissa bits); mirrored when descending. Every bin when the top place is not
+    the image's top byte (``begin_bit``/``end_bit`` cut it)."""
+    total = 8 * key_bytes
+    places = digit_places(begin_bit, end_bit)
+    if not places or end_bit != total or places[-1][0] != total - 8:
+        return list(range(RADIX))
+    r = 3 if key_bytes == 2 else 0
+    bins = {0x7F} | set(range(r + 1)) | set(range(0xFF - r, 0x100))
+    if descending:
+        bins = {0xFF - b for b in bins}
+    return sorted(bins)
+
+
+def bin_mask_words(bins):
+    """``bins`` as the four 64-bit words of a 256-bit mask (bin d: bit d % 64 of word d // 64)."""
+    words = [0, 0, 0, 0]
+    for b in bins:
+        words[b // 64] |= 1 << (b % 64)
+    return words
 
 
 def slot_table(hist, begin_bit, end_bit):
@@ -304,8 +335,17 @@ def _upsweep(kbits, mode, begin_bit, end_bit):
     grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), wave))
     kernel((grid,), (BLOCK,), (kbits, numpy.int64(n), numpy.int32(mode), numpy.int32(begin_bit),
                                numpy.int32(end_bit), meta, meta.data + lay["lossy"] * 8))
+    plain = bool(mode & MODE_PLAIN)
+    kb = kbits.dtype.itemsize
+    mask = bin_mask_words(lossy_bins(kb, bool(mode & MODE_DESC), begin_bit, end_bit) if plain else [])
     scan, _ = _kernel("ra_prim_radix_starts", device_id)
-    scan((1,), (RADIX,), (meta, meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, numpy.int32(places)))
+    scan((1,), (RADIX,), (meta, meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, numpy.int32(places),
+                          meta.data + lay["maybe"] * 8, *(numpy.uint64(w) for w in mask)))
+    if plain:  # the PLAIN upsweep leaves the lossy keys to this check (a launch that exits at once
+        # unless the histograms show keys in the bins of lossy_bins)
+        check, wave = _kernel(lossy_name(kb), device_id)
+        check((max(1, min(-(-n // (4 * BLOCK)), wave)),), (BLOCK,),
+              (kbits, numpy.int64(n), meta.data + lay["maybe"] * 8, meta.data + lay["lossy"] * 8))
     return meta
 
 

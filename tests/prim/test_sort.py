@@ -120,8 +120,9 @@ def test_value_plan():
 
 def test_meta_layout_and_slot_table():
     lay = _sort.meta_layout(4)
-    assert (lay["hist"], lay["starts"], lay["lossy"], lay["plan"], lay["size"]) == (0, 1024, 2048, 2049, 2053)
-    assert _sort.meta_layout(1)["size"] == 2 * 256 + 1 + 1
+    assert (lay["hist"], lay["starts"], lay["maybe"], lay["lossy"], lay["plan"], lay["size"]) == \
+        (0, 1024, 2048, 2049, 2050, 2054)
+    assert _sort.meta_layout(1)["size"] == 2 * 256 + 2 + 1
     A, L = _sort.SLOT_ACTIVE, _sort.SLOT_LAST
     hist = np.zeros((4, 256), np.uint64)
     hist[:, 3] = 9
@@ -129,6 +130,39 @@ def test_meta_layout_and_slot_table():
     hist[1, 4] = hist[2, 0] = 1
     assert _sort.slot_table(hist, 0, 32) == [1 | A, 2 | A | L, 0, 0]
     assert _sort.decode_plan(_sort.slot_table(hist, 0, 32)) == [(1, False), (2, True)]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_lossy_bins_hold_every_lossy_key(dtype, descending, rng):
+    """The PLAIN upsweep skips the lossy check when the top place's lossy bins are empty: every
+    lossy key (-0.0, NaNs of either sign and any payload) must land in them; ordinary keys
+    mostly must not."""
+    u = _sort.UNSIGNED[np.dtype(dtype).itemsize]
+    bits = 8 * u.itemsize
+    m = bits - (11 if bits == 64 else 8 if bits == 32 else 5) - 1  # mantissa bits
+    payload = rng.integers(1, 1 << m, 2000, dtype=np.uint64) if m < 63 else None
+    exp_ones = ((1 << (bits - 1 - m)) - 1) << m
+    nans = np.concatenate([(exp_ones | payload), (exp_ones | payload) | (1 << (bits - 1))]).astype(u)
+    lossy = np.concatenate([nans, np.array([1 << (bits - 1)], u)]).view(dtype)
+    lossy = lossy[_sort.image_is_lossy(lossy)]  # (a drawn payload may be the canonical NaN's)
+    assert lossy.size > 3000
+    top = u.type(1) << u.type(bits - 1)
+    plain = lambda x: np.where(x.view(u) & top, ~x.view(u), x.view(u) | top).astype(u)
+    img = plain(lossy)
+    if descending:
+        img = ~img
+    bins = set(_sort.lossy_bins(u.itemsize, descending, 0, bits))
+    assert set((img >> u.type(bits - 8)).astype(int)) <= bins
+    ordinary = (rng.standard_normal(5000) * 10).astype(dtype)
+    top_of = plain(ordinary)
+    if descending:
+        top_of = ~top_of
+    assert not set((top_of >> u.type(bits - 8)).astype(int)) & bins
+    assert _sort.lossy_bins(u.itemsize, descending, 1, bits) == list(range(256))  # cut top place
+    assert _sort.lossy_bins(u.itemsize, descending, 0, bits - 1) == list(range(256))
+    words = _sort.bin_mask_words(sorted(bins))
+    assert [b for b in range(256) if words[b // 64] >> (b % 64) & 1] == sorted(bins)
 
 
 def test_plain_float_image_orders_like_the_full_one_without_lossy_keys(rng):
@@ -179,8 +213,8 @@ def test_key_dtypes_and_modes():
 def test_kernel_names_are_registered_and_follow_the_rules():
     names = _compile.registered(_sort.SOURCE)
     assert names == tuple(_sort.instantiations())
-    assert len(names) == 20
-    assert all(re.match(r"ra_prim_radix_(upsweep|onesweep|segment_ids)<", n) for n in names)
+    assert len(names) == 23
+    assert all(re.match(r"ra_prim_radix_(upsweep|onesweep|lossy|segment_ids)<", n) for n in names)
 
 
 @pytest.mark.parametrize("kind", [None, "quicksort", "mergesort", "heapsort", "stable", "q", "S", "stablex"])
@@ -435,7 +469,8 @@ def test_passes_are_queued_without_waiting(dtype, rng, monkeypatch):
     places = x.dtype.itemsize
     passes = [n for n in launches if "onesweep" in n]
     assert len(passes) == 2 * places
-    assert waits == ([2 + places] if x.dtype.kind == "f" else [])  # upsweep, starts, the passes
+    # (upsweep, starts, the float keys' lossy check, then the passes)
+    assert waits == ([3 + places] if x.dtype.kind == "f" else [])
     monkeypatch.undo()
     assert_same(got, np.sort(x, kind="stable"))
     assert_same(idx, np.argsort(x, kind="stable"))

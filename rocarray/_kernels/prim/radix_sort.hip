@@ -188,17 +188,15 @@ template <typename U> RA_DEVICE U ra_prim_sort_plain_image(U x) {
     return (U)(x ^ ((x & K::top()) ? K::ones() : K::top()));
 }
 
-// ra_prim_sort_key::forward(x, FLOAT) without branches, and whether x is lossy. `full` (a
-// constant where it is inlined): with the -0.0 and NaN rules, else the PLAIN image.
-template <typename U> RA_DEVICE U ra_prim_sort_float_image(U x, bool& any_lossy, bool full = true) {
+// ra_prim_sort_key::forward(x, FLOAT) without branches, and whether x is lossy.
+template <typename U> RA_DEVICE U ra_prim_sort_float_image(U x, bool& any_lossy) {
     typedef ra_prim_sort_key<U> K;
     typedef ra_prim_sort_float_bits<U> F;
     const bool nan = (U)(x & (U)~K::top()) > F::inf();
     const bool neg_zero = x == K::top();
     any_lossy |= neg_zero | (nan & (x != F::qnan()));
-    U img = ra_prim_sort_plain_image<U>(x);
-    img = (full & neg_zero) ? K::top() : img;
-    return (full & nan) ? K::ones() : img;
+    const U img = neg_zero ? K::top() : ra_prim_sort_plain_image<U>(x);
+    return nan ? K::ones() : img;
 }
 
 template <typename U> RA_DEVICE U ra_prim_sort_key<U>::forward(U x, int mode) {
@@ -213,13 +211,15 @@ template <typename U> RA_DEVICE U ra_prim_sort_key<U>::forward(U x, int mode) {
 
 // Counts one key into the thread's column (byte offset `col`): the cell address of place p is
 // the digit shifted to the row stride, OR the column (one shift and one LOP3 per place).
-// IMG: 0 integer keys (raw digits), 1 float keys by the full image, 2 by the PLAIN one.
+// IMG: 0 integer keys (raw digits), 1 float keys by the full image, 2 by the PLAIN one (which
+// leaves finding lossy keys to ra_prim_radix_lossy: see there).
 template <typename U, int IMG>
 RA_DEVICE void ra_prim_radix_up_key(unsigned char* h, ra_u32 col, U x, int begin_bit,
                                     typename ra_prim_sort_up<U>::W emask, bool& any_lossy) {
     typedef ra_prim_sort_up<U> S;
     typedef typename S::W W;
-    if constexpr (IMG != 0) x = ra_prim_sort_float_image<U>(x, any_lossy, IMG == 1);
+    if constexpr (IMG == 1) x = ra_prim_sort_float_image<U>(x, any_lossy);
+    if constexpr (IMG == 2) x = ra_prim_sort_plain_image<U>(x);
     const W k = ((W)x >> begin_bit) & emask;
 #pragma unroll
     for (int p = 0; p < S::PLACES; ++p) {
@@ -317,15 +317,22 @@ RA_DEVICE void ra_prim_radix_up_run(ra_u32* h, const U* RA_RESTRICT keys, ra_i64
 // plan[s] for s < places is launch slot s's word (RA_PRIM_SORT_SLOT_*): the s-th place with more
 // than one nonzero bin (a pass over it moves keys), ACTIVE, and LAST on the last one; when no
 // place has, slot 0 takes the top place (one pass copies the keys through their image); the
-// remaining slots get 0 (a launch exits at once). One block for every place (at most 8), so the
-// table is written in one launch; runs right after the upsweep, so nothing goes to the host.
+// remaining slots get 0 (a launch exits at once). maybe := 1 when a bin of the top place that is
+// set in the 256-bit mask (m0..m3, bin d at bit d % 64 of word d / 64) holds keys: the bins where
+// a lossy float key's PLAIN image may fall (ra_prim_radix_lossy). One block for every place (at
+// most 8), so the table is written in one launch; runs right after the upsweep, so nothing goes
+// to the host.
 RA_KERNEL void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
 ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts, ra_u64* RA_RESTRICT plan,
-                     int places) {
+                     int places, ra_u64* RA_RESTRICT maybe, ra_u64 m0, ra_u64 m1, ra_u64 m2, ra_u64 m3) {
     __shared__ ra_u64 s[RA_PRIM_SORT_RADIX];
     __shared__ unsigned int nonzero[8];
     const int d = threadIdx.x;
     if (d < 8) nonzero[d] = 0u;
+    {
+        const ra_u64 m = d < 64 ? m0 : d < 128 ? m1 : d < 192 ? m2 : m3;
+        if (((m >> (d & 63)) & 1ull) && hist[(ra_i64)(places - 1) * RA_PRIM_SORT_RADIX + d]) *maybe = 1ull;
+    }
     for (int p = 0; p < places; ++p) {
         const ra_u64 h = hist[(ra_i64)p * RA_PRIM_SORT_RADIX + d];
         s[d] = h;
@@ -354,9 +361,11 @@ ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts,
 // Keys are read as 16-byte packs, RA_PRIM_SORT_UP_UNROLL packs in flight per thread (a grid-stride
 // loop of single keys is latency-bound: one 4-byte load in flight per thread); a scalar head up
 // to the first 16-byte boundary and a scalar tail are counted by the first threads.
-// PLAIN: float keys (mode FLOAT | PLAIN) only, counted by the PLAIN image; its own kernel, as a
-// third inlined copy of the counting loop raised the others' registers (sm_90: 48 -> 61 for
-// 32-bit keys, 48 -> 79 for 16-bit keys with a runtime choice).
+// PLAIN: float keys (mode FLOAT | PLAIN) only, counted by the PLAIN image and not checked for
+// lossy keys (ra_prim_radix_lossy does, when the histograms leave the question open: the check
+// cost about 0.1 of 0.44 ms for 2^28 float32 keys on the H200); its own kernel, as a third
+// inlined copy of the counting loop raised the others' registers (sm_90: 48 -> 61 for 32-bit
+// keys, 48 -> 79 for 16-bit keys with a runtime choice).
 template <typename U, bool PLAIN>
 __global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
 ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_bit, int end_bit,
@@ -380,6 +389,28 @@ ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_b
         ra_prim_radix_up_run<U, 0>(h, keys, n, begin_bit, end_bit, flip, hist, any_lossy);
     }
     if (any_lossy) *(volatile ra_u32*)lossy = 1u;
+}
+
+// Lossy float keys after a PLAIN upsweep: when maybe != 0 (ra_prim_radix_starts found keys in a
+// top-place bin where a lossy key's image may fall: -0.0, NaNs, but also infinities, the largest
+// finite values and the smallest negative ones), the keys are read again and lossy set to 1 if
+// one is lossy (ra_prim_sort_key::lossy); otherwise the launch exits at once. Grid-stride, four
+// keys in flight per thread.
+template <typename U>
+__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
+ra_prim_radix_lossy(const U* RA_RESTRICT keys, ra_i64 n, const ra_u64* RA_RESTRICT maybe, ra_u32* RA_RESTRICT lossy) {
+    typedef ra_prim_sort_key<U> K;
+    if (*maybe == 0ull) return;
+    const ra_i64 stride = ra_grid_threads();
+    ra_i64 i = ra_global_thread_id();
+    bool any = false;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        const U a = keys[i], b = keys[i + stride], c = keys[i + 2 * stride], e = keys[i + 3 * stride];
+        any |= K::lossy(a, RA_PRIM_SORT_FLOAT) | K::lossy(b, RA_PRIM_SORT_FLOAT) | K::lossy(c, RA_PRIM_SORT_FLOAT) |
+               K::lossy(e, RA_PRIM_SORT_FLOAT);
+    }
+    for (; i < n; i += stride) any |= K::lossy(keys[i], RA_PRIM_SORT_FLOAT);
+    if (any) *(volatile ra_u32*)lossy = 1u;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -485,8 +516,27 @@ RA_DEVICE ra_u32 ra_prim_sort_read(const void* status, int wide, ra_i64 idx, ra_
     return w >> 30;
 }
 
+// Resident blocks per SM the register allocation must allow (the second launch bound; on AMD the
+// same number is waves per SIMD, which for 256-thread blocks of wave64 on 4-SIMD CUs is blocks
+// per CU too). Keys-only passes are bound by latency more than by the few spilled words this
+// costs: on the H200, 32-bit keys at 5 blocks (48 registers, 40 bytes spilled; 4 blocks at 64
+// before) took the 2^28 float32 sort from 6.93 to 6.79 ms, 8/16-bit keys at 3 blocks (80
+// registers; 2 at 106) the uint16 sort from 3.25 to 2.81 ms and uint8 from 1.64 to 1.41 ms.
+// The other passes keep the compiler's choice: RA_PRIM_SORT_ANY_BLOCKS, which is 0 for NVRTC (an
+// explicit 1 let ptxas give the argsort pass 124 registers instead of 80, and it ran 17.2 instead
+// of 9.7 ms) and 1 for HIP (at least one wave per SIMD: no constraint).
+#if defined(RA_HIP)
+#define RA_PRIM_SORT_ANY_BLOCKS 1
+#else
+#define RA_PRIM_SORT_ANY_BLOCKS 0
+#endif
+template <typename U, int VB> struct ra_prim_sort_min_blocks {
+    static constexpr int value = VB != 0 ? RA_PRIM_SORT_ANY_BLOCKS
+                               : sizeof(U) == 4 ? 5 : sizeof(U) <= 2 ? 3 : RA_PRIM_SORT_ANY_BLOCKS;
+};
+
 template <typename U, int VB>
-__global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
+__global__ void __launch_bounds__(RA_PRIM_SORT_BLOCK, (ra_prim_sort_min_blocks<U, VB>::value))
 ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout_mid, U* RA_RESTRICT kout_last,
                        const void* RA_RESTRICT vin, void* RA_RESTRICT vout_mid, void* RA_RESTRICT vout_last,
                        ra_i64 n, int begin_bit, int end_bit, int slot, int mode, int host_flags,
