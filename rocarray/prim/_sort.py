@@ -323,8 +323,8 @@ def _check_1d(x, name):
 
 
 def _upsweep(kbits, mode, begin_bit, end_bit):
-    """Queue the upsweep and the plan: the device array ``meta`` of :func:`meta_layout` (histograms,
-    digit starts, lossy flag, slot table), nothing read back."""
+    """Queue the upsweep, the plan and (PLAIN mode) the lossy check: the device array ``meta`` of
+    :func:`meta_layout` (histograms, digit starts, flags, slot table), nothing read back."""
     cupy = _cupy()
     n = kbits.size
     places = len(digit_places(begin_bit, end_bit))

@@ -16,8 +16,8 @@
 //           negatives are complemented), without the -0.0 and NaN rules. It orders keys exactly
 //           as the full image when no key is lossy (no -0.0, the canonical quiet NaN the only NaN:
 //           both images put it last), and it costs 2 instead of about 7 operations per key. A
-//           sort that returns keys uses it: when the upsweep finds a lossy key, the host drops
-//           those passes' keys and sorts indices with the full image instead.
+//           sort that returns keys uses it: when a lossy key turns up (ra_prim_radix_lossy), the
+//           host drops those passes' keys and sorts indices with the full image instead.
 //   DESC    descending: complement the image (stable: equal keys keep their input order).
 //
 // ra_prim_radix_upsweep: one read of the keys builds the 256-bin histograms of every digit place
@@ -25,8 +25,8 @@
 //   copies of 16-bit counters, see ra_prim_sort_up; flushed with one global 64-bit atomic per
 //   nonzero bin before they can overflow and at the end).
 //   ra_prim_radix_starts then turns each histogram into the global start of every digit and
-//   marks the places whose digit differs between keys (more than one nonzero bin): the pass plan
-//   lives on the device, so the host queues every pass without waiting for the histograms.
+//   writes the slot table of the places whose digit differs between keys (more than one nonzero
+//   bin): the pass plan lives on the device, so the host queues every pass without waiting.
 //
 // ra_prim_radix_onesweep: one pass over one 8-bit digit (or fewer bits at the top). A block takes
 //   a tile id from an atomic ticket (so it only ever waits on tiles whose blocks already run), loads
@@ -84,10 +84,10 @@ static_assert(RA_PRIM_SORT_BLOCK == RA_PRIM_SORT_RADIX, "the digit pass gives th
 #define RA_PRIM_SORT_VWIDE 16
 
 // Byte offset of the status words in the pass workspace; the ticket counter is the u32 at 0.
+#define RA_PRIM_SORT_STATUS_OFFSET 256
 // A launch slot's plan word (ra_prim_radix_starts): the digit place in bits 0-7, then these flags.
 #define RA_PRIM_SORT_SLOT_ACTIVE 256
 #define RA_PRIM_SORT_SLOT_LAST 512
-#define RA_PRIM_SORT_STATUS_OFFSET 256
 
 // ---------------------------------------------------------------------------------------------
 // key images
@@ -327,6 +327,7 @@ ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts,
                      int places, ra_u64* RA_RESTRICT maybe, ra_u64 m0, ra_u64 m1, ra_u64 m2, ra_u64 m3) {
     __shared__ ra_u64 s[RA_PRIM_SORT_RADIX];
     __shared__ unsigned int nonzero[8];
+    if (places <= 0) return;  // no digit place: nothing to plan (the host sorts nothing then)
     const int d = threadIdx.x;
     if (d < 8) nonzero[d] = 0u;
     {
