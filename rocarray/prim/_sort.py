@@ -50,6 +50,8 @@ Design
   short rows is future work).
 """
 
+import functools
+
 import numpy
 
 from rocarray._core import compile as _compile, launch
@@ -331,22 +333,29 @@ def _upsweep(kbits, mode, begin_bit, end_bit):
     lay = meta_layout(places)
     meta = cupy.zeros(lay["size"], dtype=numpy.uint64)
     device_id = kbits.data.device_id
-    kernel, wave = _kernel(upsweep_name(kbits.dtype.itemsize, bool(mode & MODE_PLAIN)), device_id)
+    plain = bool(mode & MODE_PLAIN)
+    kb = kbits.dtype.itemsize
+    kernel, wave = _kernel(upsweep_name(kb, plain), device_id)
     grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), wave))
     kernel((grid,), (BLOCK,), (kbits, numpy.int64(n), numpy.int32(mode), numpy.int32(begin_bit),
                                numpy.int32(end_bit), meta, meta.data + lay["lossy"] * 8))
-    plain = bool(mode & MODE_PLAIN)
-    kb = kbits.dtype.itemsize
-    mask = bin_mask_words(lossy_bins(kb, bool(mode & MODE_DESC), begin_bit, end_bit) if plain else [])
+    mask = _lossy_mask(kb, bool(mode & MODE_DESC), begin_bit, end_bit) if plain else (0, 0, 0, 0)
     scan, _ = _kernel("ra_prim_radix_starts", device_id)
     scan((1,), (RADIX,), (meta, meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, numpy.int32(places),
-                          meta.data + lay["maybe"] * 8, *(numpy.uint64(w) for w in mask)))
+                          meta.data + lay["maybe"] * 8, *mask))
     if plain:  # the PLAIN upsweep leaves the lossy keys to this check (a launch that exits at once
         # unless the histograms show keys in the bins of lossy_bins)
         check, wave = _kernel(lossy_name(kb), device_id)
         check((max(1, min(-(-n // (4 * BLOCK)), wave)),), (BLOCK,),
               (kbits, numpy.int64(n), meta.data + lay["maybe"] * 8, meta.data + lay["lossy"] * 8))
     return meta
+
+
+@functools.lru_cache(maxsize=None)
+def _lossy_mask(key_bytes, descending, begin_bit, end_bit):
+    """The starts kernel's mask arguments for :func:`lossy_bins` (a few per process, cached: this
+    is on every float sort's host path)."""
+    return tuple(numpy.uint64(w) for w in bin_mask_words(lossy_bins(key_bytes, descending, begin_bit, end_bit)))
 
 
 def _histograms(kbits, mode, begin_bit, end_bit):
@@ -362,16 +371,16 @@ def _histograms(kbits, mode, begin_bit, end_bit):
 
 
 class _HostFlags:
-    """The tail of ``meta`` (lossy flag, slot table) copied to pinned host memory behind the
-    queued work; :meth:`lossy` waits for that copy only (the passes may still run)."""
+    """The lossy flag of ``meta`` copied to pinned host memory behind the queued work;
+    :meth:`lossy` waits for that copy only (the passes may still run)."""
 
     def __init__(self, meta, places):
         cupy = _cupy()
-        lay = meta_layout(places)
-        tail = meta[lay["lossy"]:]
-        self._mem = cupy.cuda.alloc_pinned_memory(tail.nbytes)
-        self._host = numpy.frombuffer(self._mem, numpy.uint64, tail.size)
-        tail.get(out=self._host, blocking=False)
+        at = meta_layout(places)["lossy"]
+        word = meta[at:at + 1]
+        self._mem = cupy.cuda.alloc_pinned_memory(word.nbytes)
+        self._host = numpy.frombuffer(self._mem, numpy.uint64, 1)
+        word.get(out=self._host, blocking=False)
         self._done = cupy.cuda.Event(disable_timing=True)
         self._done.record()
 
@@ -425,7 +434,7 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
     _memset0(ws[0], ws_bytes)  # the first pass's; each pass zeroes the next one's
     meta = _upsweep(kbits, mode, begin_bit, end_bit)
     lay = meta_layout(places)
-    lossy_flag = _HostFlags(meta, places) if want_keys and mode & MODE_FLOAT else None
+    lossy_flag = _HostFlags(meta, places) if mode & MODE_PLAIN else None  # (float keys returned)
 
     device_id = keys.data.device_id
     kernel, _ = _kernel(onesweep_name(kb, vb), device_id)
