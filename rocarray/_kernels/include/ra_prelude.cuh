@@ -62,6 +62,29 @@ template <int ALIGN> RA_DEVICE unsigned char* ra_align_shared(unsigned char* p) 
     return p + ((ALIGN - low) & (ALIGN - 1));
 }
 
+// One 16-byte load of read-only data streamed once (reductions): on NVIDIA sm_70+ through the
+// non-coherent path without allocating in L1, which the data would only pass through (measured on
+// the H200: 0.2-0.4 % more read bandwidth for a 1 GB sum). Elsewhere a plain load. P is any
+// 16-byte, 16-byte aligned type.
+template <typename P> RA_DEVICE P ra_load_stream16(const P* p) {
+    static_assert(sizeof(P) == 16, "ra_load_stream16 moves 16 bytes");
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700
+    unsigned w0, w1, w2, w3;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3)
+        : "l"(p));
+    P r;  // (NVRTC has no memcpy builtin; the words go in through the 16-aligned object)
+    unsigned* q = reinterpret_cast<unsigned*>(&r);
+    q[0] = w0;
+    q[1] = w1;
+    q[2] = w2;
+    q[3] = w3;
+    return r;
+#else
+    return *p;
+#endif
+}
+
 RA_DEVICE void ra_threadfence() { __threadfence(); }
 RA_DEVICE void ra_syncthreads() { __syncthreads(); }
 

@@ -417,7 +417,7 @@ ra_prim_reduce_rows(const TIn* RA_RESTRICT x, ra_i64 so, ra_i64 rows, ra_i64 n, 
     for (; k + (U - 1) * step < nvec; k += U * step) {
         P a[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) a[u] = pv[k + u * step];
+        for (int u = 0; u < U; ++u) a[u] = ra_load_stream16(pv + k + u * step);
 #pragma unroll
         for (int u = 0; u < U; ++u) {
 #pragma unroll
