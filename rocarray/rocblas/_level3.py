@@ -385,6 +385,45 @@ def split_count(m, n, k, tile, multiprocessors, per_multiprocessor=2):
     return max(1, min(slots // blocks, k // MIN_SPLIT_K, MAX_SPLITS))
 
 
+#: A last wave of tiles that would fill at most this share of the device's block slots is split
+#: along k instead (:func:`tail_split`).
+TAIL_MAX_SHARE = 0.25
+
+
+def tail_split(blocks, slots, k):
+    """``(first, parts)`` for a grid of ``blocks`` equal tiles on ``slots`` resident blocks: the
+    first ``first`` tiles run as whole tiles and the rest, when they would make a last wave that
+    leaves most of the device idle (at most :data:`TAIL_MAX_SHARE` of ``slots``, after at least one
+    full wave), in ``parts`` split-K parts each (at most ``slots`` blocks in all, each part at least
+    :data:`MIN_SPLIT_K` deep). ``(blocks, 1)``: no tail split. At 8192^3 with 128 x 128 tiles on
+    132 multiprocessors, 4096 tiles are 31 waves and 4 tiles: the 4 tiles alone would take a
+    32nd tile time (3 % of the run)."""
+    waves, rest = divmod(blocks, slots)
+    if waves == 0 or rest == 0 or rest > TAIL_MAX_SHARE * slots or k < 2 * MIN_SPLIT_K:
+        return blocks, 1
+    parts = min(slots // rest, k // MIN_SPLIT_K, MAX_SPLITS)
+    return (waves * slots, parts) if parts > 1 else (blocks, 1)
+
+
+def tile_rectangles(tiles_m, first, blocks):
+    """Tiles ``first .. blocks - 1`` of a grid numbered with m fastest (``tiles_m`` tiles per
+    column), as rectangles ``(tm0, tm1, tn0, tn1)`` of whole tiles: the end of one tile column
+    and the whole columns after it (a grid of ``tiles_m x tiles_n`` ends with a whole column)."""
+    rects = []
+    b = first
+    while b < blocks:
+        tn, tm = divmod(b, tiles_m)
+        if tm == 0 and blocks - b >= tiles_m:
+            cols = (blocks - b) // tiles_m
+            rects.append((0, tiles_m, tn, tn + cols))
+            b += cols * tiles_m
+        else:
+            end = min(blocks, (tn + 1) * tiles_m)
+            rects.append((tm, tm + end - b, tn, tn + 1))
+            b = end
+    return rects
+
+
 def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
     """The untuned choice: the float32 three-TF32-product kernel where ``x3`` says it may run
     (:func:`rocarray.rocblas._level3_tf32x3.usable`), else the largest tile giving about a wave
@@ -467,6 +506,14 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     itemsize = numpy.dtype(dtype).itemsize
     kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
     blocks = tiles_of(m, n, tile)
+    tail_runs = ()  # the last wave's tiles split along k, launched first (tail_split)
+    if splits == 1 and batch == 1:
+        slots = residency(dtype, tile) * _device_facts(device_id)[0]
+        whole, tail_parts = tail_split(blocks, slots, k)
+        if tail_parts > 1:
+            tail_runs = _prepare_tail(device_id, dtype, tile, tail_parts, m, n, k, lda, ldb, ldc, flag_bits,
+                                      tile_rectangles(-(-m // tile[0]), whole, blocks))
+            blocks = whole
     shared = mma_shared_bytes(tile) if tile.mma else simt_shared_bytes(dtype, tile)
     launch.allow_shared(kernel, shared)
     stride_a, stride_b, stride_c = strides
@@ -491,6 +538,8 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
         finish_sizes = (i64(m), i64(n), numpy.int32(parts))
 
     def run(alpha, beta, A, B, C, bias):
+        for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
+            run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
         ws = u64(_workspace(device_id, ws_bytes).data.ptr) if parts > 1 else _NULL
         bias = u64(bias)
         for grid_, off_a, off_b, off_c in chunks:
@@ -499,6 +548,22 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
         if finish is not None:
             finish(finish_grid, block, finish_sizes + (ws, beta, u64(C), ldc_, flags_, bias))
     return run
+
+
+def _prepare_tail(device_id, dtype, tile, parts, m, n, k, lda, ldb, ldc, flag_bits, rects):
+    """The split-K launches of the tail tiles (:func:`tail_split`): one sub-problem per rectangle
+    of tiles, as ``(run, A, B, C and bias byte offsets)``."""
+    itemsize = numpy.dtype(dtype).itemsize
+    out = []
+    for tm0, tm1, tn0, tn1 in rects:
+        i0, j0 = tm0 * tile[0], tn0 * tile[1]
+        sub_m, sub_n = min(m, tm1 * tile[0]) - i0, min(n, tn1 * tile[1]) - j0
+        run = _prepare_run(device_id, dtype, Plan(tile, parts), sub_m, sub_n, k, lda, ldb, ldc, flag_bits, 1,
+                           (0, 0, 0))
+        off_a = i0 * (lda if flag_bits & TRANS_A else 1) * itemsize
+        off_b = j0 * (1 if flag_bits & TRANS_B else ldb) * itemsize
+        out.append((run, off_a, off_b, (i0 + j0 * ldc) * itemsize, i0 * itemsize))
+    return tuple(out)
 
 
 def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,

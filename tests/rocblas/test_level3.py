@@ -256,6 +256,52 @@ def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
         run_gemm(rng, dtype, trans, 65, 33, 20, beta=0, poison=True)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "TC", "CT"])
+def test_last_wave_split_along_k_matches_numpy(rng, monkeypatch, trans):
+    # a few block slots (a fake device of `sms` multiprocessors, one block each) make small grids
+    # end in a nearly empty wave, split along k: (3 x 3 tiles, 4 slots) gives one tail tile in 3
+    # parts, (2 x 8 tiles, 13 slots) the end of a tile column and a whole column in 2 parts
+    real = _level3._device_facts
+    tails = []
+    prepare_tail = _level3._prepare_tail
+
+    def spy(*args):
+        tails.append(args[-1])
+        return prepare_tail(*args)
+
+    monkeypatch.setattr(_level3, "_prepare_tail", spy)
+    monkeypatch.setattr(_level3, "residency", lambda dtype, tile: 1)
+    for dtype, plan in _every_plan():
+        if plan[1] != 1:
+            continue
+        tile = plan[0]
+        if getattr(tile, "x3", False):
+            continue
+        monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
+        for sms, m, n, k, want in [(4, 2 * tile[0] + 5, 2 * tile[1] + 7, 777, [(2, 3, 2, 3)]),
+                                   (13, tile[0] + 3, 7 * tile[1] + 1, 600, [(1, 2, 6, 7), (0, 2, 7, 8)])]:
+            monkeypatch.setattr(_level3, "_device_facts", lambda device_id, sms=sms: (sms, real(device_id)[1]))
+            for beta, poison in ((None, False), (0, True)):
+                monkeypatch.setattr(_level3, "_warm", {})
+                del tails[:]
+                run_gemm(rng, dtype, trans, m, n, k, (1, 2, 3), beta=beta, poison=poison)
+                assert tails == [want], (dtype, plan.name, m, n, k)
+        if dtype in ("float32", "float64"):  # the bias and activation reach the tail's finish kernel
+            m, n, k = 2 * tile[0] + 5, 2 * tile[1] + 7, 777
+            monkeypatch.setattr(_level3, "_device_facts", lambda device_id: (4, real(device_id)[1]))
+            monkeypatch.setattr(_level3, "_warm", {})
+            a, b = random_array(rng, m * k, dtype), random_array(rng, k * n, dtype)
+            c, bias = random_array(rng, m * n, dtype), random_array(rng, m, dtype)
+            dc = to_device(c)
+            rocblas.gemm("N", "N", m, n, k, 0.5, to_device(a), m, to_device(b), k, -1.0, dc, m,
+                         bias=to_device(bias), activation="silu")
+            am, bm, cm = wide(a).reshape(k, m).T, wide(b).reshape(n, k).T, wide(c).reshape(n, m).T
+            pre = 0.5 * am @ bm - cm + wide(bias)[:, None]
+            scale = float(np.max(0.5 * np.abs(am) @ np.abs(bm) + np.abs(cm) + np.abs(wide(bias))[:, None]))
+            assert_close(wide(to_host(dc)).reshape(n, m).T, _activation("silu", pre), dtype, k, atol_scale=1.2 * scale)
+
+
 def _activation(name, x):
     from scipy.special import erf
 
@@ -587,6 +633,38 @@ def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
                 assert len(set(names)) == len(names)
     # 1000^3 (2e9 flops) is tuned: its tile and split are measured, not guessed
     assert 2 * 1000**3 >= _level3.TUNE_MIN_FLOPS
+
+
+def test_tail_split_takes_a_nearly_empty_last_wave_along_k():
+    # 8192^3 with 128 x 128 tiles on 132 multiprocessors: 31 waves and 4 tiles
+    assert _level3.tail_split(4096, 132, 8192) == (4092, 32)
+    assert _level3.tail_split(1089, 132, 4097) == (1056, 4)  # 4097^3: 33 tiles over 8 waves
+    assert _level3.tail_split(4096, 128, 8192) == (4096, 1)  # whole waves
+    assert _level3.tail_split(100, 132, 8192) == (100, 1)  # less than one wave: split_count's case
+    assert _level3.tail_split(132 + 34, 132, 8192) == (166, 1)  # a last wave over a quarter full
+    assert _level3.tail_split(132 + 33, 132, 8192) == (132, 4)
+    assert _level3.tail_split(133, 132, 511) == (133, 1)  # k too short to split
+    assert _level3.tail_split(133, 132, 512) == (132, 2)  # parts at least MIN_SPLIT_K deep
+    assert _level3.tail_split(133, 132, 1 << 20) == (132, _level3.MAX_SPLITS)
+    for blocks in range(1, 600):
+        for slots in (4, 13, 132, 264):
+            first, parts = _level3.tail_split(blocks, slots, 4096)
+            assert (first, parts) == (blocks, 1) or (
+                first % slots == 0 and 0 < first < blocks and (blocks - first) * parts <= slots and parts > 1)
+
+
+def test_tile_rectangles_cover_the_tail_once():
+    assert _level3.tile_rectangles(64, 4092, 4096) == [(60, 64, 63, 64)]
+    assert _level3.tile_rectangles(2, 13, 16) == [(1, 2, 6, 7), (0, 2, 7, 8)]
+    assert _level3.tile_rectangles(3, 6, 12) == [(0, 3, 2, 4)]
+    assert _level3.tile_rectangles(5, 7, 7) == []
+    for tiles_m in (1, 2, 3, 7, 64):
+        for tiles_n in (1, 2, 5):
+            blocks = tiles_m * tiles_n
+            for first in range(blocks + 1):
+                covered = [tm + tn * tiles_m for tm0, tm1, tn0, tn1 in _level3.tile_rectangles(tiles_m, first, blocks)
+                           for tn in range(tn0, tn1) for tm in range(tm0, tm1)]
+                assert sorted(covered) == list(range(first, blocks))
 
 
 def test_options_are_case_insensitive_and_named_when_invalid():
