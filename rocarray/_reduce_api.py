@@ -15,7 +15,8 @@ give the first index; integer sums and products wrap like NumPy.
 Differences, documented: float16 sums accumulate in float32 and round once (as or more accurate than
 NumPy); ``mean`` of float16 is computed in float32 and rounded once (as NumPy does). ``where=``
 other than True raises ``NotImplementedError``. ``count_nonzero(a)`` with ``axis=None`` returns a
-Python int (it synchronizes); the other functions return device arrays (0-d for full reductions).
+0-d int64 device array (as CuPy does; NumPy returns a host scalar), so it does not synchronize; like
+every function here it returns device arrays (0-d for full reductions).
 Results are bitwise identical run to run (no floating-point atomics). Host (NumPy) arrays raise
 ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
 """
@@ -447,7 +448,8 @@ def _mean(name, a, axis, dtype, out, keepdims, where, nan):
     else:
         if n == 0 and lines:
             warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
-        res = total / acc.type(n) if n else cupy.full(total.shape, numpy.nan, dtype=acc)
+        empty = complex(numpy.nan, numpy.nan) if acc.kind == "c" else numpy.nan  # NumPy's 0 / 0
+        res = total / acc.type(n) if n else cupy.full(total.shape, empty, dtype=acc)
     res = res.astype(rdtype, copy=False)
     if out is not None:
         cupy.copyto(out, res, casting="unsafe")

@@ -2,9 +2,11 @@
 
 Self-checks run the reductions on small fresh random inputs (every dtype, N-D over every axis,
 NaN variants, arg reductions) and compare with NumPy (float64/complex128 references, exact for
-integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time ``ra.sum``/``ra.min``/
-``ra.max``/``ra.argmax`` of 2^28 float32 and axis sums of a 16384 x 16384 float32 matrix against
-CuPy (CUB) on the same data; bytes moved = one read of the input.
+integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time the full reductions
+(``ra.sum``/``prod``/``min``/``max``/``argmin``/``argmax``/``mean``, the NaN-aware ``nansum``/``nanmin``/
+``nanmax`` on data with NaNs, ``all``/``any`` of a bool mask, ``count_nonzero``) of 2^28 elements and
+axis sums of a 16384 x 16384 float32 matrix against the CuPy call of the same name on the same data;
+bytes moved = one read of the input.
 """
 
 import numpy
@@ -105,11 +107,31 @@ def _register_benchmarks():
     def setup_matrix():
         return (_cupy().random.random((side, side), dtype=numpy.float32),)
 
-    for name in ("sum", "min", "max", "argmax"):
-        harness.bench_case(BenchCase(name=f"{_LIB}.{name}_float32_2^28", library=_LIB, setup=setup_flat,
+    def setup_nan():
+        # about 1 % NaNs, which the NaN-aware reductions skip
+        x = _cupy().random.random(n, dtype=numpy.float32)
+        x[x < 0.01] = numpy.nan
+        return (x,)
+
+    def setup_mask():
+        return (_cupy().random.random(n, dtype=numpy.float32) < 0.5,)
+
+    def setup_sparse():
+        # half the values are exact zeros
+        x = _cupy().random.random(n, dtype=numpy.float32)
+        x[x < 0.5] = 0
+        return (x,)
+
+    flat = [(name, "float32", setup_flat) for name in ("sum", "prod", "min", "max", "argmin", "argmax", "mean")]
+    # nanmin/nanmax read the result back on both sides (the all-NaN warning), one sync per call
+    flat += [(name, "float32", setup_nan) for name in ("nansum", "nanmin", "nanmax")]
+    flat += [(name, "bool", setup_mask) for name in ("all", "any")]
+    flat += [("count_nonzero", "float32", setup_sparse)]
+    for name, dtype, setup in flat:
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}_{dtype}_2^28", library=_LIB, setup=setup,
                                      rocarray=(lambda f: lambda x: getattr(_api(), f)(x))(name),
                                      vendor=(lambda f: lambda x: getattr(_cupy(), f)(x))(name),
-                                     bytes_moved=n * 4))
+                                     bytes_moved=n * numpy.dtype(dtype).itemsize))
     for axis in (0, 1):
         harness.bench_case(BenchCase(name=f"{_LIB}.sum_axis{axis}_float32_16384^2", library=_LIB, setup=setup_matrix,
                                      rocarray=(lambda a: lambda x: _api().sum(x, axis=a))(axis),

@@ -2,8 +2,10 @@
 
 Self-checks run the scans on small fresh random inputs (every dtype, N-D along every axis,
 exclusive and segmented forms, NaN variants) and compare with NumPy in float64/complex128 (exactly
-for integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time ``ra.cumsum``
-against ``cupy.cumsum`` (CUB underneath) on the same data.
+for integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time ``ra.cumsum``,
+``ra.cumprod`` and ``ra.nancumsum`` against the CuPy call of the same name (CUB underneath), and the
+exclusive and segmented scans of :mod:`rocarray.prim` against the nearest CuPy formulation, on the
+same data.
 """
 
 import numpy
@@ -116,7 +118,7 @@ def check_exclusive_segmented(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# benchmark cases: ra.cumsum against cupy.cumsum (CUB) on the same data
+# benchmark cases: rocarray's scans against cupy.cumsum/cumprod/nancumsum (CUB) on the same data
 # --------------------------------------------------------------------------------------------
 
 def _register_benchmarks():
@@ -129,12 +131,53 @@ def _register_benchmarks():
     def setup_i32():
         return (_cupy().random.randint(-1000, 1000, n26, dtype=numpy.int32),)
 
+    def setup_mul():
+        # factors near 1, so the running product stays in range
+        return (0.99 + 0.02 * _cupy().random.random(n32, dtype=numpy.float32),)
+
+    def setup_nan():
+        x = _cupy().random.random(n32, dtype=numpy.float32)
+        x[x < 0.01] = numpy.nan
+        return (x,)
+
+    def setup_segments():
+        # a segment head about every 1000 elements; x[0] starts a segment anyway, and its head is
+        # set so the CuPy formulation below sees the same segments
+        cupy = _cupy()
+        heads = cupy.random.random(n26, dtype=numpy.float32) < 0.001
+        heads[0] = True
+        return (cupy.random.randint(-1000, 1000, n26, dtype=numpy.int32), heads)
+
+    def segmented_vendor(x, heads):
+        # CuPy has no segmented scan: scan everything, then subtract from every element the total
+        # before its segment's head (found through the segment number, a scan of the heads)
+        cupy = _cupy()
+        total = cupy.cumsum(x, dtype=numpy.int64)
+        starts = cupy.flatnonzero(heads)
+        before = total[starts] - x[starts]
+        return total - before[cupy.cumsum(heads, dtype=numpy.int32) - 1]
+
     harness.bench_case(BenchCase(name=f"{_LIB}.cumsum_float32", library=_LIB, setup=setup_f32,
                                  rocarray=lambda x: _api().cumsum(x), vendor=lambda x: _cupy().cumsum(x),
                                  bytes_moved=2 * n32 * 4))
     harness.bench_case(BenchCase(name=f"{_LIB}.cumsum_int32_int64", library=_LIB, setup=setup_i32,
                                  rocarray=lambda x: _api().cumsum(x), vendor=lambda x: _cupy().cumsum(x),
                                  bytes_moved=n26 * (4 + 8)))
+    harness.bench_case(BenchCase(name=f"{_LIB}.cumprod_float32", library=_LIB, setup=setup_mul,
+                                 rocarray=lambda x: _api().cumprod(x), vendor=lambda x: _cupy().cumprod(x),
+                                 bytes_moved=2 * n32 * 4))
+    harness.bench_case(BenchCase(name=f"{_LIB}.nancumsum_float32", library=_LIB, setup=setup_nan,
+                                 rocarray=lambda x: _api().nancumsum(x), vendor=lambda x: _cupy().nancumsum(x),
+                                 bytes_moved=2 * n32 * 4))
+    # CuPy has no exclusive scan; its inclusive cumsum reads and writes the same bytes
+    harness.bench_case(BenchCase(name=f"{_LIB}.exclusive_scan_float32", library=_LIB, setup=setup_f32,
+                                 rocarray=lambda x: _scan.exclusive_scan(x, axis=0),
+                                 vendor=lambda x: _cupy().cumsum(x),
+                                 bytes_moved=2 * n32 * 4))
+    harness.bench_case(BenchCase(name=f"{_LIB}.segmented_inclusive_scan_int32_int64", library=_LIB,
+                                 setup=setup_segments,
+                                 rocarray=lambda x, h: _scan.segmented_inclusive_scan(x, h),
+                                 vendor=segmented_vendor, bytes_moved=n26 * (4 + 1 + 8)))
 
 
 _register_benchmarks()

@@ -4,13 +4,15 @@
 Self-checks run ``nonzero``/``argwhere``/``extract``/``searchsorted``/``unique`` on small fresh
 random inputs (every dtype, NaN and signed zeros, multi-tile sizes) and compare with NumPy exactly;
 they raise ``AssertionError`` on a mismatch. Benchmark cases time the rocarray call against the
-CuPy call on the same data.
+CuPy call on the same data (``x[mask]`` for the boolean-mask helper
+:func:`rocarray.prim.mask_select`).
 """
 
 import numpy
 
 from rocarray._core import harness, launch
 from rocarray._core.harness import BenchCase
+from rocarray.prim import _select
 from rocarray.prim._args import ALL_DTYPES
 
 _LIB = "prim"
@@ -96,6 +98,7 @@ def check_unique(rng):
 def _register_benchmarks():
     n28 = 1 << 28
     n24 = 1 << 24
+    side = 1 << 14
 
     def setup_unique_full():
         return (_cupy().random.randint(-(1 << 31), (1 << 31) - 1, n28, dtype=numpy.int32),)
@@ -105,6 +108,9 @@ def _register_benchmarks():
 
     def setup_mask():
         return (_cupy().random.random(n28, dtype=numpy.float32) < 0.5,)
+
+    def setup_mask_2d():
+        return (_cupy().random.random((side, side), dtype=numpy.float32) < 0.5,)
 
     def setup_extract():
         cupy = _cupy()
@@ -131,6 +137,18 @@ def _register_benchmarks():
                                  bytes_moved=n28 + (n28 // 2) * 8))
     harness.bench_case(BenchCase(name=f"{_LIB}.extract_float32", library=_LIB, setup=setup_extract,
                                  rocarray=lambda c, x: ra().extract(c, x), vendor=lambda c, x: _cupy().extract(c, x),
+                                 bytes_moved=n28 * (1 + 4 + 2)))
+    harness.bench_case(BenchCase(name=f"{_LIB}.flatnonzero_bool", library=_LIB, setup=setup_mask,
+                                 rocarray=lambda m: ra().flatnonzero(m), vendor=lambda m: _cupy().flatnonzero(m),
+                                 bytes_moved=n28 + (n28 // 2) * 8))
+    harness.bench_case(BenchCase(name=f"{_LIB}.argwhere_bool_16384^2", library=_LIB, setup=setup_mask_2d,
+                                 rocarray=lambda m: ra().argwhere(m), vendor=lambda m: _cupy().argwhere(m),
+                                 bytes_moved=n28 + (n28 // 2) * 2 * 8))
+    harness.bench_case(BenchCase(name=f"{_LIB}.compress_float32", library=_LIB, setup=setup_extract,
+                                 rocarray=lambda c, x: ra().compress(c, x), vendor=lambda c, x: _cupy().compress(c, x),
+                                 bytes_moved=n28 * (1 + 4 + 2)))
+    harness.bench_case(BenchCase(name=f"{_LIB}.mask_select_float32", library=_LIB, setup=setup_extract,
+                                 rocarray=lambda c, x: _select.mask_select(x, c), vendor=lambda c, x: x[c],
                                  bytes_moved=n28 * (1 + 4 + 2)))
     harness.bench_case(BenchCase(name=f"{_LIB}.searchsorted_float32", library=_LIB, setup=setup_search,
                                  rocarray=lambda a, v: ra().searchsorted(a, v),

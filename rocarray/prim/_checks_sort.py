@@ -3,8 +3,9 @@
 Self-checks sort small fresh random inputs (every key dtype, NaN/-0.0/inf, duplicate-heavy data,
 descending, segmented, N-D along every axis, complex, lexsort) and compare with NumPy's stable
 sort exactly (bit for bit for keys, equal indices for argsorts); they raise ``AssertionError`` on a
-mismatch. Benchmark cases time ``ra.sort``/``ra.argsort`` against ``cupy.sort``/``cupy.argsort``
-(CUB radix sort underneath) on the same data.
+mismatch. Benchmark cases time ``ra.sort``/``ra.argsort``/``ra.lexsort``/``ra.partition`` against
+the CuPy call of the same name (CUB/Thrust radix sort underneath), and the key-value and segmented
+sorts of :mod:`rocarray.prim` against the nearest CuPy formulation, on the same data.
 """
 
 import numpy
@@ -109,11 +110,13 @@ def check_axes(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# benchmark cases: ra.sort / ra.argsort against cupy.sort / cupy.argsort on the same data
+# benchmark cases: rocarray's sorts against cupy.sort / argsort / lexsort / partition on the same data
 # --------------------------------------------------------------------------------------------
 
 def _register_benchmarks():
     n = 1 << 28
+    n26 = 1 << 26
+    seg = 1 << 10  # segment length of the segmented sort: 2^26 keys in 2^16 segments
 
     def setup(dtype):
         def make():
@@ -132,6 +135,50 @@ def _register_benchmarks():
     harness.bench_case(BenchCase(name=f"{_LIB}.argsort_int32", library=_LIB, setup=setup("int32"),
                                  rocarray=lambda x: _api().argsort(x), vendor=lambda x: _cupy().argsort(x),
                                  bytes_moved=n * (4 + 8)))
+
+    def setup_pairs():
+        keys, = setup("int32")()
+        return keys, _cupy().random.random(n, dtype=numpy.float32)
+
+    def pairs_vendor(keys, values):
+        # CuPy has no key-value sort: the argsort of the keys, then keys and values gathered through it
+        perm = _cupy().argsort(keys)
+        return keys[perm], values[perm]
+
+    def setup_segments():
+        cupy = _cupy()
+        return cupy.random.random(n26, dtype=numpy.float32), cupy.arange(0, n26 + 1, seg, dtype=numpy.int64)
+
+    def setup_lexsort():
+        # two int32 keys as one (2, n) array; the primary (last) one takes 1024 values, so ties are
+        # common and the secondary key decides among them
+        cupy = _cupy()
+        keys = cupy.empty((2, n26), dtype=numpy.int32)
+        keys[0] = cupy.random.randint(-(1 << 31), (1 << 31) - 1, n26, dtype=numpy.int32)
+        keys[1] = cupy.random.randint(0, 1024, n26, dtype=numpy.int32)
+        return (keys,)
+
+    def setup_partition():
+        return (_cupy().random.random(n26, dtype=numpy.float32),)
+
+    harness.bench_case(BenchCase(name=f"{_LIB}.radix_sort_pairs_int32_float32", library=_LIB, setup=setup_pairs,
+                                 rocarray=lambda k, v: _sort.radix_sort_pairs(k, v), vendor=pairs_vendor,
+                                 bytes_moved=2 * n * (4 + 4)))
+    # equal segments, so CuPy's sort along the last axis of the (segments, length) view is the same sort
+    harness.bench_case(BenchCase(name=f"{_LIB}.segmented_radix_sort_keys_float32_2^26", library=_LIB,
+                                 setup=setup_segments,
+                                 rocarray=lambda x, offs: _sort.segmented_radix_sort_keys(x, offs),
+                                 vendor=lambda x, offs: _cupy().sort(x.reshape(-1, seg), axis=-1),
+                                 bytes_moved=2 * n26 * 4))
+    harness.bench_case(BenchCase(name=f"{_LIB}.lexsort_int32_2^26", library=_LIB, setup=setup_lexsort,
+                                 rocarray=lambda k: _api().lexsort(k), vendor=lambda k: _cupy().lexsort(k),
+                                 bytes_moved=n26 * (2 * 4 + 8)))
+    # kth at the middle: CuPy's partition then sorts the whole array (its selection kernel is for a
+    # small kth), as rocarray's always does
+    harness.bench_case(BenchCase(name=f"{_LIB}.partition_float32_2^26", library=_LIB, setup=setup_partition,
+                                 rocarray=lambda x: _api().partition(x, n26 // 2),
+                                 vendor=lambda x: _cupy().partition(x, n26 // 2),
+                                 bytes_moved=2 * n26 * 4))
 
 
 _register_benchmarks()

@@ -25,7 +25,8 @@ except Exception:  # pragma: no cover - CuPy is a test dependency
 needs_cupy = pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
 
 INT_DTYPES = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64"]
-DATA_DTYPES = ["float16", "float32", "float64", "int8", "uint8", "int16", "int32", "uint32", "int64"]
+DATA_DTYPES = ["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+               "uint64"]
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1_000_003, 1 << 24]
 NBINS = [1, 7, 256, 1024, 100_000]
 
@@ -63,11 +64,16 @@ def assert_weighted(got, want, n):
 # GPU: bincount
 # --------------------------------------------------------------------------------------------
 
+def size_cases(first, others):
+    """``(n, dtype)``: ``first`` over every size, ``others`` over the sizes up to a million."""
+    return [(n, first) for n in SIZES] + [(n, d) for d in others for n in SIZES if n <= 1_000_003]
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n, dtype", size_cases("int32", ["uint8", "int64"]))
 @pytest.mark.parametrize("nbins", NBINS)
-def test_bincount_matches_numpy(n, nbins, rng):
-    x = random_bins_data(rng, n, nbins, np.int32)
+def test_bincount_matches_numpy(n, nbins, dtype, rng):
+    x = random_bins_data(rng, n, nbins, dtype)
     assert_equal_exact(api.bincount(to_device(x)), np.bincount(x))
 
 
@@ -149,10 +155,10 @@ def test_bincount_errors_like_numpy():
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("n, dtype", size_cases("float32", ["float64", "int32"]))
 @pytest.mark.parametrize("nbins", NBINS)
-def test_histogram_int_bins_matches_numpy(n, nbins, rng):
-    a = random_floats(rng, n, np.float32)
+def test_histogram_int_bins_matches_numpy(n, nbins, dtype, rng):
+    a = random_floats(rng, n, dtype)
     hist, edges = api.histogram(to_device(a), bins=nbins)
     want, want_edges = np.histogram(a, bins=nbins)
     assert_equal_exact(hist, want)

@@ -58,6 +58,77 @@ def _ref_sum(x, axis=None, keepdims=False):
     return np.asarray(np.sum(x, axis=axis, keepdims=keepdims))
 
 
+def _prod_data(rng, shape, dtype):
+    """Host data whose product stays finite and accurate at any size: floats within 5e-4 of +-1
+    (float16: 1 and its neighbours 1 +- 2**-10, any sign), complex ones with a small imaginary
+    part, signed integers +-1 and unsigned 1 with at most 30 twos, bool all True but at most one."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape))
+    if dtype.kind == "b":
+        x = np.ones(size, bool)
+        if size and rng.random() < 0.5:
+            x[rng.integers(size)] = False
+        return x.reshape(shape)
+    if dtype.kind in "iu":
+        x = np.ones(size, dtype) if dtype.kind == "u" else rng.choice(np.array([-1, 1], dtype), size)
+        x[rng.choice(size, rng.integers(0, min(size, 30), endpoint=True), replace=False)] *= 2
+        return x.reshape(shape)
+    if dtype == np.float16:
+        re = 1 + 2.0**-10 * rng.integers(-1, 1, size=size, endpoint=True)
+    else:
+        re = 1 + 1e-3 * (rng.random(size) - 0.5)
+    re = np.where(rng.random(size) < 0.01, -re, re)
+    x = re + 1e-3j * (rng.random(size) - 0.5) if dtype.kind == "c" else re
+    return x.astype(dtype).reshape(shape)
+
+
+def _ref_prod(x, axis=None, keepdims=False, dtype=None):
+    """NumPy's prod (exact for integer results; floating ones in the reference precision, cast to
+    NumPy's result dtype)."""
+    want = np.asarray(np.prod(x, axis=axis, keepdims=keepdims, dtype=dtype))
+    if want.dtype.kind in "fc":
+        return np.asarray(np.prod(wide(x), axis=axis, keepdims=keepdims)).astype(want.dtype)
+    return want
+
+
+def _prod_exact_data(rng, n, dtype):
+    """Floats +-1 (complex: 1, -1, 1j, -1j) of random sign, with a few factors 2 and 1/2
+    (complex: 1 + 1j and 1 - 1j) among them, so every partial product is exact in the dtype."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        x = rng.choice(np.array([1, -1, 1j, -1j]), n)
+        special = np.array([1 + 1j, 1 - 1j])
+        count = 20
+    else:
+        x = rng.choice(np.array([1.0, -1.0]), n)
+        special = np.array([2.0, 0.5, -2.0])
+        count = 10 if dtype == np.float16 else 40
+    where = rng.choice(n, min(n, count), replace=False)
+    x[where] = rng.choice(special, where.size)
+    return x.astype(dtype)
+
+
+def _prod_rtol(dtype, n):
+    """Relative error bound of a product of ``n`` factors multiplied in any order in the
+    accumulation dtype (float32 for float16 data, then one rounding to float16): gamma_(n-1) =
+    (n - 1) u / (1 - (n - 1) u) (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+    section 3.1), with a complex product's error of at most 2 sqrt(2) u each. A tree of products
+    of factors near 1 does drift by a good part of it: its rounding errors are not independent
+    (a blocked product of 10^6 float32 factors within 5e-4 of 1 is off by about 4e-4 in NumPy too,
+    against 1e-5 for a sequential one)."""
+    dtype = np.dtype(dtype)
+    u = {"e": 2.0**-24, "f": 2.0**-24, "d": 2.0**-53}[dtype.char.lower()]
+    per = 2 * np.sqrt(2) * u if dtype.kind == "c" else u
+    gamma = max(n - 1, 1) * per / (1 - max(n - 1, 1) * per)
+    return gamma + (2.0**-11 if dtype == np.float16 else 0.0)
+
+
+def _ref_mean(x, axis=None, keepdims=False, dtype=None):
+    """NumPy's mean in the reference precision, cast to NumPy's result dtype."""
+    rd = np.asarray(np.mean(x, axis=axis, keepdims=keepdims, dtype=dtype)).dtype
+    return np.asarray(np.mean(wide(x), axis=axis, keepdims=keepdims)).astype(rd)
+
+
 # ------------------------------------------------------------------------------------------
 # CPU: dtype rules, axes, layout, registration
 # ------------------------------------------------------------------------------------------
@@ -158,14 +229,22 @@ def test_host_arrays_are_rejected():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
-@pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "uint16", "int64", "float16", "float32",
-                                   "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_full_reductions_match_numpy(n, dtype, rng):
     x = random_array(rng, n, dtype)
     d = to_device(x)
     _check(api.sum(d), _ref_sum(x), n, dtype)
-    _check(api.mean(d), np.asarray(np.mean(wide(x))).astype(np.mean(x[:1]).dtype) if n else np.asarray(np.nan), n,
-           dtype) if n else None
+    if n:
+        _check(api.mean(d), np.asarray(np.mean(wide(x))).astype(np.mean(x[:1]).dtype), n, dtype)
+    else:
+        # NumPy: NaN of the result dtype (in both parts for complex) and a RuntimeWarning
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            want = np.asarray(np.mean(x))
+        with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+            got = to_host(api.mean(d))
+        assert got.shape == () and got.dtype == want.dtype, (got.dtype, want.dtype)
+        assert (np.isnan(got.real), np.isnan(got.imag)) == (np.isnan(want.real), np.isnan(want.imag)), got
     _check(api.count_nonzero(d), np.asarray(np.count_nonzero(x)))
     _check(api.all(d), np.asarray(np.all(x)))
     _check(api.any(d), np.asarray(np.any(x)))
@@ -175,6 +254,56 @@ def test_full_reductions_match_numpy(n, dtype, rng):
         xs = x[:16]
         _check(api.prod(to_device(xs)), np.asarray(np.prod(xs)) if x.dtype.kind not in "fc"
                else np.asarray(np.prod(wide(xs))).astype(np.prod(xs).dtype), 16, dtype)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_prod_whole_arrays(n, dtype, rng):
+    x = _prod_data(rng, n, dtype)
+    got = to_host(api.prod(to_device(x)))
+    assert got.shape == () and got.dtype == np.prod(x[:0]).dtype, got.dtype
+    if x.dtype.kind not in "fc":
+        np.testing.assert_array_equal(got, np.prod(x))
+        return
+    np.testing.assert_allclose(wide(got), np.prod(wide(x)), rtol=_prod_rtol(dtype, n))
+    # factors whose products are exact in any order: a lost or repeated factor shows exactly
+    e = _prod_exact_data(rng, n, dtype)
+    np.testing.assert_array_equal(to_host(api.prod(to_device(e))), np.prod(wide(e)).astype(got.dtype))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_prod_and_mean_axes_dtype_out(dtype, rng):
+    kind = np.dtype(dtype).kind
+    wider = np.complex128 if kind == "c" else np.float64
+    narrower = np.complex64 if kind == "c" else np.float32
+    p = _prod_data(rng, (4, 5, 6), dtype)
+    x = random_array(rng, (4, 5, 6), dtype)
+    dp, dx = to_device(p), to_device(x)
+    for axis in [None, 0, -1, (0, 2), (1, 2), (0, 1, 2), ()]:
+        for keepdims in (False, True):
+            # prod of bool/integers accumulates in int64/uint64 (int8 wraps when asked for)
+            for dt in (None, wider, np.int8 if kind in "biu" else narrower):
+                _check(api.prod(dp, axis=axis, keepdims=keepdims, dtype=dt), _ref_prod(p, axis, keepdims, dt), p.size)
+            # mean of bool/integers is float64
+            for dt in (None, wider, narrower):
+                _check(api.mean(dx, axis=axis, keepdims=keepdims, dtype=dt), _ref_mean(x, axis, keepdims, dt), x.size)
+    # out= is poisoned; the result (in its own dtype) is cast into it, so compare at the coarser one
+    coarse = np.prod(p[:0]).dtype if kind in "fc" else None
+    out = cupy.full((4, 6), np.nan, dtype=wider)
+    assert api.prod(dp, axis=1, out=out) is out
+    _check(out, _ref_prod(p, 1, False, wider), 5, coarse)
+    if kind in "biu":
+        out = cupy.full((1, 5, 1), -5, dtype=np.int8)
+        assert api.prod(dp, axis=(0, 2), keepdims=True, out=out) is out
+        _check(out, np.prod(p, axis=(0, 2), keepdims=True).astype(np.int8))
+    out = cupy.full((1, 5, 1), np.nan, dtype=narrower)
+    assert api.mean(dx, axis=(0, 2), keepdims=True, out=out) is out
+    _check(out, _ref_mean(x, (0, 2), True, narrower), 24, "float16" if dtype == "float16" else None)
+    out = cupy.full((), np.nan, dtype=wider)
+    assert api.mean(dx, out=out) is out
+    _check(out, _ref_mean(x, None, False, wider), x.size, np.mean(x).dtype if kind in "fc" else None)
 
 
 @pytest.mark.gpu
@@ -242,6 +371,58 @@ def test_nan_semantics(dtype, rng):
     _check(api.nanargmax(d[4:], axis=1), np.asarray(np.nanargmax(x[4:], axis=1)))
     with pytest.raises(ValueError, match="All-NaN"):
         api.nanargmin(d, axis=1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64"])
+def test_nan_functions_over_axes(dtype, rng):
+    x = random_array(rng, (6, 35, 40), dtype)
+    x[1:][rng.random((5, 35, 40)) < 0.05] = np.nan  # x[0] stays finite: no all-NaN slice through axis 0
+    x[2, 3] = np.nan  # one all-NaN line along the last axis
+    d = to_device(x)
+    for axis, keepdims in [(None, False), (0, True), ((0, 2), False), ((1, 0), True), ((0, 1, 2), False)]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _check(api.nansum(d, axis=axis, keepdims=keepdims),
+                   np.asarray(np.nansum(wide(x), axis=axis, keepdims=keepdims)).astype(x.dtype), x.size, dtype)
+            for f in ("nanmin", "nanmax"):
+                _check(getattr(api, f)(d, axis=axis, keepdims=keepdims),
+                       np.asarray(getattr(np, f)(x, axis=axis, keepdims=keepdims)))
+            _check(api.nanmean(d, axis=axis, keepdims=keepdims),
+                   np.asarray(np.nanmean(wide(x), axis=axis, keepdims=keepdims)).astype(x.dtype), x.size, dtype)
+        assert not [w for w in caught if issubclass(w.category, RuntimeWarning)], axis
+    # the all-NaN line: NaN from nanmin/nanmax/nanmean (with NumPy's warnings), zero from nansum
+    with pytest.warns(RuntimeWarning, match="All-NaN"):
+        got = api.nanmin(d, axis=-1, keepdims=True)
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        mean = api.nanmean(d, axis=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        _check(got, np.asarray(np.nanmin(x, axis=-1, keepdims=True)))
+        _check(mean, np.asarray(np.nanmean(wide(x), axis=2)).astype(x.dtype), 40, dtype)
+    _check(api.nansum(d, axis=-1), np.asarray(np.nansum(wide(x), axis=-1)).astype(x.dtype), 40, dtype)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint8", "uint32", "int64", "uint64"])
+def test_nan_functions_on_integers_and_bool(dtype, rng):
+    # no NaN to skip: NumPy gives the plain reductions' values and dtypes, and no warning
+    x = random_array(rng, (6, 35, 40), dtype)
+    d = to_device(x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for axis in [None, 0, -1, (0, 2)]:
+            for keepdims in (False, True):
+                for f in ("nansum", "nanprod", "nanmin", "nanmax"):
+                    _check(getattr(api, f)(d, axis=axis, keepdims=keepdims),
+                           np.asarray(getattr(np, f)(x, axis=axis, keepdims=keepdims)))
+                want = np.asarray(np.nanmean(x, axis=axis, keepdims=keepdims))
+                _check(api.nanmean(d, axis=axis, keepdims=keepdims),
+                       np.asarray(np.mean(wide(x), axis=axis, keepdims=keepdims)).astype(want.dtype), x.size)
+        for axis in (None, 1):
+            for f in ("nanargmin", "nanargmax"):
+                _check(getattr(api, f)(d, axis=axis), np.asarray(getattr(np, f)(x, axis=axis)))
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
 
 
 @pytest.mark.gpu
@@ -343,6 +524,30 @@ def test_argument_errors():
         api.sum(np.ones(3))
 
 
+_AXIS_FUNCS = ["sum", "prod", "mean", "all", "any", "min", "max", "argmin", "argmax", "nansum", "nanprod",
+               "nanmin", "nanmax", "nanmean", "nanargmin", "nanargmax", "count_nonzero"]
+_DTYPE_FUNCS = ["sum", "prod", "mean", "nansum", "nanprod", "nanmean"]
+
+
+@pytest.mark.gpu
+def test_bad_axis_and_dtype_errors():
+    # every case is checked against NumPy first: only NumPy's own errors are asserted
+    x = np.ones((3, 4), np.float32)
+    d = to_device(x)
+    for name in _AXIS_FUNCS:
+        bad = [2, 3, -3] + ([] if "arg" in name else [(0, 3), (-3, 1)])  # arg* take one axis
+        for axis in bad:
+            with pytest.raises(np.exceptions.AxisError):
+                getattr(np, name)(x, axis=axis)
+            with pytest.raises(np.exceptions.AxisError):
+                getattr(api, name)(d, axis=axis)
+    for name in _DTYPE_FUNCS:
+        with pytest.raises(TypeError):
+            getattr(np, name)(x, dtype="not-a-dtype")
+        with pytest.raises(TypeError):
+            getattr(api, name)(d, dtype="not-a-dtype")
+
+
 @pytest.mark.gpu
 def test_deterministic_bitwise(rng):
     x = to_device(random_array(rng, 3_000_017, "float32"))
@@ -351,6 +556,19 @@ def test_deterministic_bitwise(rng):
     m = to_device(random_array(rng, (4000, 3000), "float32"))
     b = [to_host(api.sum(m, axis=0)) for _ in range(2)]
     assert b[0].tobytes() == b[1].tobytes()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_deterministic_bitwise_wide(dtype, rng):
+    x = to_device(random_array(rng, 3_000_017, dtype))
+    a = [to_host(api.sum(x)).tobytes() for _ in range(3)]
+    assert a[0] == a[1] == a[2]
+    # columns (split along the reduced axis) and a few long rows (split across blocks)
+    for shape, axis in [((3000, 2000), 0), ((8, 400_003), 1)]:
+        m = to_device(random_array(rng, shape, dtype))
+        b = [to_host(api.sum(m, axis=axis)).tobytes() for _ in range(3)]
+        assert b[0] == b[1] == b[2], (shape, axis)
 
 
 @pytest.mark.gpu

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import random_array, to_device, to_host
+from conftest import fake, random_array, to_device, to_host
 
 from rocarray._core import compile as _compile, launch
 from rocarray.prim import _scan
@@ -173,6 +173,28 @@ def test_lines_segments(lines, length, mps, want):
     assert _scan.lines_segments(lines, length, mps) == want
 
 
+FACADE_ERRORS = [(fn, kwargs, exc) for fn in ("cumsum", "cumprod", "nancumsum", "nancumprod")
+                 for kwargs, exc in (({"dtype": "not-a-dtype"}, TypeError), ({"dtype": "U3"}, TypeError),
+                                     ({"axis": 2}, np.exceptions.AxisError),
+                                     ({"axis": -3}, np.exceptions.AxisError), ({"axis": 1.0}, TypeError))]
+
+
+@pytest.mark.parametrize("fn, kwargs, exc", FACADE_ERRORS)
+def test_facade_argument_errors_match_numpy(fn, kwargs, exc, monkeypatch):
+    """Bad dtypes and axes raise NumPy's exception before any launch (on an array over a made-up
+    address, which the refusing scan stub guards)."""
+    pytest.importorskip("cupy")
+    with pytest.raises(exc):
+        getattr(np, fn)(np.ones((3, 4), np.float32), **kwargs)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the scan was launched")
+
+    monkeypatch.setattr(_scan, "inclusive_scan", refuse)
+    with pytest.raises(exc):
+        getattr(api, fn)(fake((3, 4), np.float32), **kwargs)
+
+
 def test_check_op_rejects_unknown_ops_and_complex_min():
     with pytest.raises(ValueError):
         _scan.check_op("sub", np.float32)
@@ -208,9 +230,15 @@ def test_cumsum_matches_numpy(n, dtype, rng, row_kernel):
     assert_scan(api.cumsum(to_device(x)), reference(x, 0), _scan.accumulation_dtype(x.dtype), n)
 
 
+# Every dtype over the tile-crossing sizes; the float dtypes and one integer dtype also at the warp
+# edges and over many tiles (the near-1 data keeps a product of a million terms finite and normal).
+CUMPROD_CASES = ([(n, d) for d in ALL_DTYPES for n in (0, 1, 33, 65, 4097, 100_003)]
+                 + [(n, d) for d in ("float16", "float32", "float64", "complex64", "complex128", "int32")
+                    for n in (31, 32, 63, 64, 1_000_003)])
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [0, 1, 33, 65, 4097, 100_003])
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("n, dtype", CUMPROD_CASES)
 def test_cumprod_matches_numpy(n, dtype, rng, row_kernel):
     x = scan_data(rng, n, dtype, op="mul")
     assert_scan(api.cumprod(to_device(x)), reference(x, 0, "mul"), _scan.accumulation_dtype(x.dtype), n, "mul")
@@ -362,6 +390,27 @@ def test_nan_behaviour(n, dtype, rng, row_kernel):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_nancumsum_and_nancumprod_sizes(n, dtype, rng, row_kernel):
+    # NaN at the first element, the last one, every seventh and at random (complex: also NaN in
+    # the imaginary part alone), at every size: the identity must replace it in every tile.
+    def with_nans(x):
+        x[rng.random(n) < 0.01] = np.nan
+        x[::7] = np.nan
+        x[-1:] = np.nan
+        if x.dtype.kind == "c":
+            x[3::11] = complex(1.0, np.nan)
+        return x
+
+    acc = _scan.accumulation_dtype(np.dtype(dtype))
+    x = with_nans(scan_data(rng, n, dtype))
+    assert_scan(api.nancumsum(to_device(x)), reference(x, 0, nan=True), acc, n)
+    y = with_nans(scan_data(rng, n, dtype, op="mul"))
+    assert_scan(api.nancumprod(to_device(y)), reference(y, 0, "mul", nan=True), acc, n, "mul")
+
+
+@pytest.mark.gpu
 def test_staged_row_kernels_keep_every_value_in_registers_at_their_resident_blocks():
     from cupy.cuda import driver
 
@@ -398,12 +447,12 @@ def test_nancumsum_of_integers_is_cumsum(rng):
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [1, 33, 4097, 100_003])
+@pytest.mark.parametrize("n", [0, 1, 33, 4097, 100_003])
 @pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"])
 def test_exclusive_scan(n, dtype, rng, row_kernel):
     x = scan_data(rng, (3, n), dtype)
     inc = reference(x, 1)
-    want = np.concatenate([np.zeros((3, 1), inc.dtype), inc[:, :-1]], axis=1)
+    want = np.concatenate([np.zeros((3, 1), inc.dtype), inc[:, :-1]], axis=1)[:, :n]  # (3, 0) at n = 0
     assert_scan(_scan.exclusive_scan(to_device(x), axis=1), want, _scan.accumulation_dtype(x.dtype), n)
     wantc = np.concatenate([np.zeros((1, n), inc.dtype), reference(x, 0)[:-1]], axis=0)
     assert_scan(_scan.exclusive_scan(to_device(x), axis=0), wantc, _scan.accumulation_dtype(x.dtype), 3)

@@ -167,6 +167,19 @@ def test_compress_matches_numpy(axis, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape, axis", [((0,), None), ((1,), 0), ((4097,), None), ((4097,), -1),
+                                         ((33, 65), None), ((33, 65), 0), ((33, 65), 1), ((3, 4097), -1)])
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_compress_every_dtype(dtype, shape, axis, rng):
+    # Full-length, short and integer (nonzero selects) conditions; 1-D inputs go through the
+    # select kernel, N-D ones along an axis through the take of the nonzero indices.
+    a = sparse_data(rng, shape, dtype)
+    length = a.size if axis is None else a.shape[axis]
+    for cond in (rng.random(length) < 0.4, rng.random(length // 2) < 0.4, rng.integers(0, 3, length)):
+        same(api.compress(to_device(cond), to_device(a), axis=axis), np.compress(cond, a, axis=axis))
+
+
+@pytest.mark.gpu
 def test_compress_out_and_errors(rng):
     a = rng.standard_normal(100)
     cond = rng.random(100) < 0.5

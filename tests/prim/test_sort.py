@@ -293,6 +293,25 @@ def test_radix_sort_every_dtype(dtype, distinct, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8"])
+@pytest.mark.parametrize("distinct", [None, 7])
+def test_radix_argsort_and_pairs_sizes(n, dtype, distinct, rng):
+    # Indices and carried values (4- and 8-byte values ride the passes, 2-byte ones go through the
+    # index sort) at every size; with 7 distinct keys ties show whether the order is stable.
+    x = host_keys(rng, n, dtype, distinct)
+    dx = to_device(x)
+    perm = np.argsort(x, kind="stable")
+    assert_same(_sort.radix_argsort(dx), perm)
+    for vdtype in ("int32", "float64", "int16"):
+        v = host_keys(rng, n, vdtype)
+        k2, v2 = _sort.radix_sort_pairs(dx, to_device(v))
+        assert_same(k2, x[perm])
+        assert_same(v2, v[perm])
+    assert_same(dx, x)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", KEY_DTYPES)
 def test_radix_sort_descending_is_stable(dtype, rng):
     x = host_keys(rng, 30_000, dtype, 7)
@@ -387,7 +406,7 @@ def test_upsweep_one_block_many_equal_keys(dtype):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ["int32", "float64", "uint8"])
+@pytest.mark.parametrize("dtype", ["int32", "float64", "uint8", "float32", "int64", "float16"])
 def test_segmented_sort_with_empty_segments(dtype, rng):
     x = host_keys(rng, 100_003, dtype, 40)
     cuts = np.sort(rng.integers(0, x.size, 200))
@@ -401,6 +420,46 @@ def test_segmented_sort_with_empty_segments(dtype, rng):
     assert_same(_sort.segmented_radix_sort_keys(to_device(x), to_device(offs)), x[want_p])
     with pytest.raises(ValueError):
         _sort.segmented_radix_sort_keys(to_device(x), to_device(np.array([0, 5])))
+
+
+def segment_offsets(rng, n, layout):
+    """``nseg + 1`` non-decreasing offsets from 0 to ``n`` in one layout: a single segment, one
+    segment per key, empty segments at both ends, lengths around the warp and tile sizes (with
+    empty ones among them), or random cuts (some repeated)."""
+    if layout == "one":
+        return np.array([0, n])
+    if layout == "singletons":
+        return np.arange(n + 1)
+    if layout == "empty ends":
+        return np.array([0, 0, 0, n // 2, n, n, n])
+    if layout == "warp edges":
+        ends = np.cumsum(np.resize([31, 32, 33, 0, 63, 64, 65, 1, 4095, 4097], n + 1))
+        return np.concatenate([[0], ends[ends < n], [n]])
+    cuts = np.sort(rng.integers(0, n + 1, 50))
+    return np.sort(np.concatenate([[0, n], cuts, cuts[:5]]))
+
+
+def segmented_order(x, offsets):
+    """Stable argsort within every segment: a stable sort by key, then a stable one by segment."""
+    seg = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    perm = np.argsort(x, kind="stable")
+    return perm[np.argsort(seg[perm], kind="stable")]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("layout", ["one", "singletons", "empty ends", "warp edges", "random cuts"])
+@pytest.mark.parametrize("n", [0, 1, 33, 4097, 100_003])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint16"])
+def test_segmented_sort_layouts(dtype, n, layout, rng):
+    x = host_keys(rng, n, dtype, 40 if n > 100 else None)
+    layouts = [segment_offsets(rng, n, layout)] + ([np.array([0])] if n == 0 else [])  # n = 0: no segment
+    for offs in layouts:
+        want_p = segmented_order(x, offs)
+        v = np.arange(n, dtype=np.int64)
+        k, vv = _sort.segmented_radix_sort_pairs(to_device(x), to_device(offs), to_device(v))
+        assert_same(k, x[want_p])
+        assert_same(vv, want_p)
+        assert_same(_sort.segmented_radix_sort_keys(to_device(x), to_device(offs)), x[want_p])
 
 
 @pytest.mark.gpu
@@ -499,7 +558,7 @@ def test_prim_argument_errors():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-@pytest.mark.parametrize("n", [0, 1, 33, 65, 4097, 1_000_003])
+@pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 63, 64, 65, 4097, 1_000_003])
 def test_sort_argsort_match_numpy(dtype, n, rng):
     if n == 1_000_003 and dtype not in ("float32", "int32", "complex64", "bool"):
         pytest.skip("large size on a subset of dtypes")
@@ -581,26 +640,37 @@ def test_lexsort_errors():
 
 
 def _check_partition(got, x, kth, axis):
+    """NumPy's contract, NaN sorting last: a permutation of each line with the kth element in its
+    sorted place, nothing larger before it (anything, when it is NaN) and nothing smaller after it
+    (NaN may follow anything)."""
     got = to_host(got)
     s = np.sort(x, axis=axis, kind="stable")
+    np.testing.assert_array_equal(np.sort(got, axis=axis, kind="stable"), s)
     for k in np.atleast_1d(kth):
         k = int(k) % x.shape[axis]
         gk = np.take(got, [k], axis=axis)
         np.testing.assert_array_equal(gk, np.take(s, [k], axis=axis))
-        assert (np.take(got, range(k), axis=axis) <= gk).all()
-        assert (np.take(got, range(k + 1, x.shape[axis]), axis=axis) >= gk).all()
+        assert ((np.take(got, range(k), axis=axis) <= gk) | np.isnan(gk)).all()
+        after = np.take(got, range(k + 1, x.shape[axis]), axis=axis)
+        assert ((after >= gk) | np.isnan(after)).all()
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("kth", [0, 5, -1, [1, 17, 40], (3, -3)])
-def test_partition_contract(kth, rng):
-    x = host_keys(rng, (6, 50), "int32", 20)
+@pytest.mark.parametrize("dtype", ["int32", "float32", "uint8"])
+def test_partition_contract(kth, dtype, rng):
+    x = host_keys(rng, (6, 50), dtype, 20)
+    if x.dtype.kind == "f":  # NaNs of both signs, a row ending in them and one that is all NaN
+        x[:, ::9] = np.nan
+        x[1, 40:] = -np.nan
+        x[4] = np.nan
     dx = to_device(x)
     for axis in (1, 0):
         k = kth if axis == 1 else np.asarray(kth) % 6  # axis 0 has 6 entries
         _check_partition(api.partition(dx, k, axis=axis), x, k, axis)
         idx = to_host(api.argpartition(dx, k, axis=axis))
         assert idx.dtype == np.int64
+        np.testing.assert_array_equal(np.sort(idx, axis=axis), np.indices(x.shape)[axis])  # a permutation
         _check_partition(np.take_along_axis(x, idx, axis=axis), x, k, axis)
     assert_same(api.partition(dx, kth, axis=None), np.sort(x, axis=None, kind="stable"))
 

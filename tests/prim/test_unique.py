@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-from conftest import to_device, to_host
+from conftest import fake, to_device, to_host
 
 from rocarray.prim import _select
 import rocarray._select_api as api
@@ -111,6 +111,23 @@ def test_result_form():
     assert api.unique_result("v", "i", "r", "c", False, False, False) == "v"
     assert api.unique_result("v", "i", "r", "c", True, False, True) == ("v", "i", "c")
     assert api.unique_result("v", "i", "r", "c", False, True, False) == ("v", "r")
+
+
+@pytest.mark.parametrize("shape, axis, exc", [((3, 4), 2, np.exceptions.AxisError),
+                                              ((3, 4), -3, np.exceptions.AxisError),
+                                              ((5,), 1, np.exceptions.AxisError),
+                                              ((), 0, np.exceptions.AxisError),
+                                              ((3, 4), 1.5, TypeError)])
+def test_axis_errors_match_numpy(shape, axis, exc):
+    """A bad ``axis`` raises NumPy's exception (from the axis route) before anything is launched:
+    the array lies over a made-up address."""
+    pytest.importorskip("cupy")
+    with pytest.raises(exc):
+        np.unique(np.zeros(shape, np.int32), axis=axis)
+    with pytest.raises(exc):
+        api.unique(fake(shape, np.int32), axis=axis)
+    with pytest.raises(exc):
+        api.unique(fake(shape, np.int32), return_index=True, return_inverse=True, return_counts=True, axis=axis)
 
 
 def test_unique_registered_names():

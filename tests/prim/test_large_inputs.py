@@ -1,0 +1,146 @@
+"""2^28-element inputs for the primitives that other files test only at smaller sizes.
+
+Each test draws fresh random data on the host, copies it to the device once and compares the
+whole result with NumPy (float64 references where rounding matters). They need about 8 GiB of
+free device memory and a few seconds of host time each for NumPy, hence ``slow``.
+"""
+
+import numpy as np
+import pytest
+
+from conftest import to_device, to_host
+
+import rocarray as ra
+
+N = 1 << 28
+
+pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+
+
+def _need(bytes_):
+    import cupy
+
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    if free < bytes_:
+        pytest.skip(f"needs {bytes_ / 2**30:.0f} GiB free on the device, {free / 2**30:.0f} GiB free")
+
+
+@pytest.fixture(scope="module")
+def floats():
+    """2^28 float32 values in [0, 1) with repeats of the extremes (ties for argmin/argmax)."""
+    _need(6 * N * 4)
+    rng = np.random.default_rng(0x2_28)
+    x = rng.random(N, dtype=np.float32)
+    x[rng.integers(0, N, 5)] = x.max()
+    x[rng.integers(0, N, 5)] = x.min()
+    return x, to_device(x)
+
+
+def test_min_max_argmin_argmax_mean(floats):
+    x, d = floats
+    for f in ("min", "max", "argmin", "argmax"):
+        assert to_host(getattr(ra, f)(d)) == getattr(np, f)(x), f
+    want = np.mean(x, dtype=np.float64)
+    got = to_host(ra.mean(d))
+    assert got.dtype == np.float32
+    assert abs(float(got) - want) <= 1e-6 * want
+
+
+def test_prod_float64_near_one():
+    _need(3 * N * 8)
+    rng = np.random.default_rng(1)
+    x = 1.0 + 1e-8 * (rng.random(N) - 0.5)
+    got = float(to_host(ra.prod(to_device(x))))
+    want = float(np.exp(np.sum(np.log(x))))
+    # within the bound of any multiplication order, (N - 1) 2^-53 = 3e-8 (a tree of products of
+    # factors near 1 drifts by a good part of it: 1.8e-9 measured on the H200)
+    assert abs(got - want) <= (N - 1) * 2.0**-53 * abs(want)
+
+
+def test_all_any_one_odd_element():
+    _need(4 * N)
+    rng = np.random.default_rng(2)
+    for pos in (0, N - 1, int(rng.integers(1, N - 1))):
+        ones = np.ones(N, bool)
+        ones[pos] = False
+        d = to_device(ones)
+        assert not bool(to_host(ra.all(d))) and bool(to_host(ra.any(d)))
+        del d
+        zeros = np.zeros(N, bool)
+        zeros[pos] = True
+        d = to_device(zeros)
+        assert bool(to_host(ra.any(d))) and not bool(to_host(ra.all(d)))
+        assert int(to_host(ra.count_nonzero(d))) == 1
+        del d
+
+
+def test_cumprod_signs_are_exact():
+    _need(3 * N * 4)
+    rng = np.random.default_rng(3)
+    x = np.where(rng.random(N) < 0.5, -1.0, 1.0).astype(np.float32)
+    got = to_host(ra.cumprod(to_device(x)))
+    np.testing.assert_array_equal(got, np.cumprod(x))
+
+
+def test_compress_and_argwhere(floats):
+    x, d = floats
+    keep = x < 0.5
+    np.testing.assert_array_equal(to_host(ra.compress(to_device(keep), d)), np.compress(keep, x))
+    m = (x < 0.01).reshape(1 << 14, 1 << 14)
+    np.testing.assert_array_equal(to_host(ra.argwhere(to_device(m))), np.argwhere(m))
+
+
+def test_bincount_and_histogram(floats):
+    x, d = floats
+    rng = np.random.default_rng(4)
+    v = rng.integers(0, 256, N, dtype=np.int32)
+    np.testing.assert_array_equal(to_host(ra.bincount(to_device(v), minlength=300)), np.bincount(v, minlength=300))
+    counts, edges = ra.histogram(d, bins=1024, range=(0.0, 1.0))
+    want_counts, want_edges = np.histogram(x, bins=1024, range=(0.0, 1.0))
+    np.testing.assert_array_equal(to_host(counts), want_counts)
+    np.testing.assert_array_equal(to_host(edges), want_edges)
+
+
+def test_searchsorted_into_2_28(floats):
+    import cupy
+
+    x, d = floats
+    hay = to_host(cupy.sort(d))  # any sorted haystack will do (NumPy's sort takes ~20 s here)
+    rng = np.random.default_rng(5)
+    needles = np.concatenate([rng.random(1 << 20, dtype=np.float32), x[rng.integers(0, N, 1 << 10)]])
+    dh, dn = to_device(hay), to_device(needles)
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(to_host(ra.searchsorted(dh, dn, side=side)),
+                                      np.searchsorted(hay, needles, side=side))
+
+
+def test_nan_reductions(floats):
+    x, _ = floats
+    y = x.copy()
+    y[np.random.default_rng(6).integers(0, N, N // 100)] = np.nan
+    d = to_device(y)
+    want = np.nansum(y, dtype=np.float64)
+    assert abs(float(to_host(ra.nansum(d))) - want) <= 1e-5 * want
+    assert to_host(ra.nanmax(d)) == np.nanmax(y) and to_host(ra.nanmin(d)) == np.nanmin(y)
+    assert np.isnan(to_host(ra.max(d)))
+
+
+def test_extract_and_flatnonzero(floats):
+    x, d = floats
+    keep = x > 0.75
+    dk = to_device(keep)
+    np.testing.assert_array_equal(to_host(ra.extract(dk, d)), np.extract(keep, x))
+    np.testing.assert_array_equal(to_host(ra.flatnonzero(dk)), np.flatnonzero(keep))
+
+
+def test_partition_middle(floats):
+    import cupy
+
+    x, d = floats
+    kth = N // 2 + 12345
+    part = ra.partition(d, kth)
+    assert bool(cupy.array_equal(cupy.sort(part), cupy.sort(d)))  # a permutation of the input
+    got = to_host(part)
+    pivot = np.partition(x, kth)[kth]
+    assert got[kth] == pivot
+    assert np.all(got[:kth] <= pivot) and np.all(got[kth + 1:] >= pivot)
