@@ -33,44 +33,22 @@ class ReduceFull(GpuBenchmark):
         sync()
 
 
-class ReduceNan(GpuBenchmark):
+class ReduceNan(ReduceFull):
     """NaN-aware reductions of data with about 1 % NaNs (nanmin/nanmax read the result back on both
     sides, for the all-NaN warning)."""
 
     params = ([2**20, 2**24, 2**28], ["nansum", "nanmin", "nanmax"], ["float32", "float64"])
-    param_names = ["n", "op", "dtype"]
 
     def setup(self, n, op, dtype):
         self.x = random_device(n, dtype)
         self.x[cupy.random.random(n, dtype="float32") < 0.01] = float("nan")
         sync()
 
-    def time_rocarray(self, n, op, dtype):
-        getattr(ra, op)(self.x)
-        sync()
 
-    def time_vendor(self, n, op, dtype):
-        getattr(cupy, op)(self.x)
-        sync()
-
-
-class ReduceLogical(GpuBenchmark):
+class ReduceLogical(ReduceFull):
     """``all``/``any``/``count_nonzero`` of a bool mask (fair coin flips) and of float32 data (never zero)."""
 
     params = ([2**20, 2**24, 2**28], ["all", "any", "count_nonzero"], ["bool", "float32"])
-    param_names = ["n", "op", "dtype"]
-
-    def setup(self, n, op, dtype):
-        self.x = random_device(n, dtype)
-        sync()
-
-    def time_rocarray(self, n, op, dtype):
-        getattr(ra, op)(self.x)
-        sync()
-
-    def time_vendor(self, n, op, dtype):
-        getattr(cupy, op)(self.x)
-        sync()
 
 
 class ReduceAxis(GpuBenchmark):

@@ -42,18 +42,23 @@ class UniqueInt32(GpuBenchmark):
 class NonzeroBool(GpuBenchmark):
     params = ([2**24, 2**28],)
     param_names = ["n"]
+    function = "nonzero"
 
     def setup(self, n):
         self.m = cupy.random.random(n, dtype=numpy.float32) < 0.5
         sync()
 
     def time_rocarray(self, n):
-        ra.nonzero(self.m)
+        getattr(ra, self.function)(self.m)
         sync()
 
     def time_vendor(self, n):
-        cupy.nonzero(self.m)
+        getattr(cupy, self.function)(self.m)
         sync()
+
+
+class FlatnonzeroBool(NonzeroBool):
+    function = "flatnonzero"
 
 
 class ExtractFloat32(GpuBenchmark):
@@ -91,23 +96,6 @@ class SearchsortedFloat32(GpuBenchmark):
 
     def time_vendor(self, n):
         cupy.searchsorted(self.a, self.v)
-        sync()
-
-
-class FlatnonzeroBool(GpuBenchmark):
-    params = ([2**24, 2**28],)
-    param_names = ["n"]
-
-    def setup(self, n):
-        self.m = cupy.random.random(n, dtype=numpy.float32) < 0.5
-        sync()
-
-    def time_rocarray(self, n):
-        ra.flatnonzero(self.m)
-        sync()
-
-    def time_vendor(self, n):
-        cupy.flatnonzero(self.m)
         sync()
 
 
