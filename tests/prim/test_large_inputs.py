@@ -1,7 +1,11 @@
 """2^28-element inputs for the primitives that other files test only at smaller sizes.
 
 Each test draws fresh random data on the host, copies it to the device once and compares the
-whole result with NumPy (float64 references where rounding matters). They need about 8 GiB of
+whole result with NumPy (float64 references where rounding matters). The every-dtype tests at the
+end (sum, min/max, argmin/argmax, sort, argsort for each dtype of the reductions and the sort) make
+their data on the device and compare with references whose result does not depend on the order
+of the operations: exact sums of integer-valued data, first indices of the extremes, CuPy's stable
+sort on keys mapped so that its order is NumPy's. They need about 8 GiB of
 free device memory and a few seconds of host time each for NumPy, hence ``slow``.
 """
 
@@ -144,3 +148,105 @@ def test_partition_middle(floats):
     pivot = np.partition(x, kth)[kth]
     assert got[kth] == pivot
     assert np.all(got[:kth] <= pivot) and np.all(got[kth + 1:] >= pivot)
+
+
+# ---- every dtype at 2^28: sums that must come out exact, extremes, sort and argsort ----------
+# (data and references on the device: CuPy generates the inputs and computes what NumPy would
+# give through operations whose result does not depend on their order)
+
+ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "float16", "float32", "float64", "complex64", "complex128"]
+SORTABLE = [d for d in ALL_DTYPES if not d.startswith("complex")]
+
+
+def _small_integers(dtype, seed):
+    """2^28 integer values of ``dtype``: 0/1 for bool, -1..1 for float16 (its sum must fit float16),
+    0..100 unsigned, else -100..100 (complex: both parts)."""
+    import cupy
+
+    cupy.random.seed(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return cupy.random.randint(0, 2, N).astype(dtype)
+    low, high = (0, 101) if dtype.kind == "u" else (-1, 2) if dtype == np.float16 else (-100, 101)
+    x = cupy.random.randint(low, high, N).astype(dtype)
+    if dtype.kind == "c":
+        x.imag = cupy.random.randint(low, high, N)
+    return x
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_sum_and_extremes_every_dtype(dtype):
+    # integer-valued data: every partial sum is an integer below 2^24 in magnitude (the walk's
+    # spread is 58 * 2^14 = 1e6), exact in every accumulation type, so the sum must equal the
+    # int64 sum exactly, whatever the order of the adds; float16 accumulates in float32 and
+    # rounds once (its values are -1..1 so the sum, about 1.3e4, fits)
+    import cupy
+
+    _need(6 * N * np.dtype(dtype).itemsize + N * 8)
+    x = _small_integers(dtype, 28)
+    got = to_host(ra.sum(x))
+    want_dtype = np.sum(np.zeros(1, dtype)).dtype
+    assert got.dtype == want_dtype
+    if np.dtype(dtype).kind == "c":
+        want = complex(int(x.real.astype(np.int64).sum()), int(x.imag.astype(np.int64).sum()))
+    else:
+        want = int(x.astype(np.int64).sum())
+    assert got == np.asarray(want).astype(want_dtype), (got, want)
+    if np.dtype(dtype).kind == "c":
+        return
+    lo, hi = x.min(), x.max()
+    assert to_host(ra.min(x)) == to_host(lo) and to_host(ra.max(x)) == to_host(hi)
+    # NumPy's tie-break: the first index of the extreme (about N / 201 ties here)
+    assert int(ra.argmin(x)) == int(cupy.flatnonzero(x == lo)[0])
+    assert int(ra.argmax(x)) == int(cupy.flatnonzero(x == hi)[0])
+
+
+def _sort_input(dtype, seed):
+    """2^28 keys of ``dtype`` with many repeats; floats: normal values (float16: about 2^14
+    distinct) with NaNs, -0.0 and 0.0 planted; integers: the full range, and a narrow one in
+    the second half (repeats)."""
+    import cupy
+
+    cupy.random.seed(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        x = cupy.random.standard_normal(N, dtype=np.float32 if dtype == np.float16 else dtype).astype(dtype)
+        x[cupy.random.randint(0, N, 1000)] = np.nan
+        x[cupy.random.randint(0, N, 1000)] = -0.0
+        x[cupy.random.randint(0, N, 1000)] = 0.0
+        return x
+    if dtype.kind == "b":
+        return cupy.random.randint(0, 2, N).astype(dtype)
+    bits = cupy.random.randint(0, 2**62, N, dtype=np.int64) * 3  # every bit random enough, wraps
+    x = bits.astype(dtype)
+    x[N // 2:] = cupy.random.randint(0, 50, N - N // 2).astype(dtype)
+    return x
+
+
+@pytest.mark.parametrize("dtype", SORTABLE)
+def test_sort_and_argsort_every_dtype(dtype):
+    # reference: CuPy's stable sort on keys for which its order is NumPy's (NaN -> +inf, the data
+    # holding no infinity, and -0.0 -> 0.0), so NaN last and -0.0 == 0.0 in input order
+    import cupy
+
+    _need(8 * N * max(np.dtype(dtype).itemsize, 4) + 3 * N * 8)
+    x = _sort_input(dtype, 31)
+    key = x
+    if x.dtype.kind == "f":
+        assert not bool(cupy.isinf(x).any())
+        key = x.astype(np.float32) if x.dtype == np.float16 else x  # exact, same order
+        key = cupy.where(cupy.isnan(key), np.inf, key).astype(key.dtype)
+        key = cupy.where(key == 0, 0, key).astype(key.dtype)
+    want_idx = cupy.argsort(key)
+    idx = ra.argsort(x)
+    assert idx.dtype == np.int64 and idx.shape == (N,)
+    assert bool(cupy.array_equal(idx, want_idx))
+    del idx
+    got = ra.sort(x)
+    want = x[want_idx]
+    del want_idx
+    same = (got == want) | (cupy.isnan(got) & cupy.isnan(want)) if x.dtype.kind == "f" else got == want
+    assert bool(same.all())
+    if x.dtype.kind == "f":  # -0.0 and 0.0 keep their input order: the sign bits match too
+        assert bool((cupy.signbit(got) == cupy.signbit(want)).all())
