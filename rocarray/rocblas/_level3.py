@@ -424,18 +424,46 @@ def tile_rectangles(tiles_m, first, blocks):
     return rects
 
 
+#: The untuned choice takes the three-TF32-product path only when ``m n / (m + n)`` is at least
+#: this: its split pass moves about 12 (m + n) k bytes for 2 m n k flops, so skinny products
+#: spend their time there (H200: 1000^3 75 us against 81 for the best SIMT tile, 256 x 256 x 65536
+#: 283 against 246, 64 x 8192^2 529 against 259).
+X3_MIN_HARMONIC = 256
+#: A tile whose grid covers less than this share of the best-covering tile's useful fraction of
+#: its elements (m n over the grid's elements) is not the untuned choice for a problem no tile
+#: fills a wave of (128-row tiles on m = 64 compute as much padding as data).
+MIN_COVERAGE = 0.9
+
+
+def coverage(m, n, tile):
+    """The share of a tile grid's elements inside the ``m x n`` result."""
+    return m * n / (tiles_of(m, n, tile) * tile[0] * tile[1])
+
+
 def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
     """The untuned choice: the float32 three-TF32-product kernel where ``x3`` says it may run
-    (:func:`rocarray.rocblas._level3_tf32x3.usable`), else the largest tile giving about a wave
-    of blocks (else the first of the smallest), then split-K."""
-    if x3:
+    (:func:`rocarray.rocblas._level3_tf32x3.usable`) and the product is not skinny
+    (:data:`X3_MIN_HARMONIC`), else the largest tile giving about a wave of blocks, then split-K.
+    When no tile gives a wave, the largest tile that covers the result about as tightly as any
+    (:data:`MIN_COVERAGE`) and whose split-K parts fill a wave (H200, 256 x 256 x 65536: 128 x
+    128 tiles in 64 / 33 parts 246 / 218 us for float32 / float64, 64 x 64 in 16 parts 330 /
+    272 us; 64 x 8192^2 float32: 64 x 256 in 8 parts 259 us, 64 x 64 in 2 parts 333), else the
+    smallest."""
+    if x3 and m * n >= X3_MIN_HARMONIC * (m + n):
         return Plan(_level3_tf32x3.heuristic_tile(m, n, batch, multiprocessors), 1)
     tiles = tiles_for(dtype, mma)
-    tile = min(tiles, key=lambda t: t[0] * t[1])
-    for t in tiles:
-        if tiles_of(m, n, t) * batch >= multiprocessors:
-            tile = t
+    area = lambda t: t[0] * t[1]
+    for tile in tiles:
+        if tiles_of(m, n, tile) * batch >= multiprocessors:
             break
+    else:
+        tile = min(tiles, key=area)
+        if batch == 1:
+            best = max(coverage(m, n, t) for t in tiles)
+            fill = [t for t in tiles if coverage(m, n, t) >= MIN_COVERAGE * best and
+                    tiles_of(m, n, t) * split_count(m, n, k, t, multiprocessors, residency(dtype, t)) >= multiprocessors]
+            if fill:
+                tile = max(fill, key=area)  # the first of the largest: the preference order
     if batch > 1:
         return Plan(tile, 1)
     return Plan(tile, split_count(m, n, k, tile, multiprocessors, residency(dtype, tile)))

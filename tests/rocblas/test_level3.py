@@ -572,14 +572,17 @@ def test_heuristic_fills_the_device_then_splits_k():
     sms = 132
     assert _level3.heuristic("float32", 8192, 8192, 8192, sms) == (big, 1)
     assert _level3.heuristic("float32", 1000, 1000, 1000, sms) == (small, 1)  # 64 big tiles < 132
-    # 256 x 256 x 65536: 16 small tiles; split k into parts of at least MIN_SPLIT_K
-    tile, splits = _level3.heuristic("float32", 256, 256, 65536, sms)
-    assert tile == small and 8 <= splits <= _level3.MAX_SPLITS
+    # 256 x 256 x 65536: no tile fills a wave; the 4 big tiles split along k into 64 parts fill
+    # the 264 slots of two blocks per multiprocessor (parts of at least MIN_SPLIT_K)
+    assert _level3.heuristic("float32", 256, 256, 65536, sms) == (big, 64)
     assert _level3.heuristic("float32", 256, 256, 300, sms) == (small, 1)  # k too short to split
+    assert _level3.heuristic("float32", 100, 100, 100, sms) == (small, 1)  # nothing fills: smallest
+    # m = 64: 128-row tiles would be half padding, so the 64-row tile, in 2 parts
+    assert _level3.heuristic("float32", 64, 8192, 8192, sms) == (small, 2)
     assert _level3.heuristic("float32", 32, 32, 32, sms, batch=100000) == (big, 1)  # batches fill
     assert _level3.heuristic("complex128", 8192, 8192, 8192, sms) == (_level3.TILES[np.dtype("complex128")][0], 1)
     plans = _level3.candidates("float32", 256, 256, 65536, sms)
-    assert {p.name for p in plans} >= {f"64x64.s{splits}", "64x64.s1"}
+    assert {p.name for p in plans} >= {"128x128.s64", "64x64.s16", "64x64.s1"}
     assert len({p.name for p in plans}) == len(plans)
     for mma in (False, "cuda", "hip"):  # the tuning DB needs unique candidate names
         for dtype in _level3.TILES:
@@ -597,11 +600,19 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
     sms = 132
     assert _level3.heuristic("float32", 8192, 8192, 8192, sms, mma="cuda") == (cuda[0], 1)
     assert _level3.heuristic("float32", 1000, 1000, 1000, sms, mma="cuda")[0].name == "64x64x16d"
-    # few tiles, long k: the smallest tile, split into as many parts as one wave holds
-    tile, splits = _level3.heuristic("float32", 256, 256, 65536, sms, mma="cuda")
-    assert tile.name == "64x64x16d" and splits == 2 * sms // 16
-    tile, splits = _level3.heuristic("float64", 256, 256, 65536, sms, mma="cuda")
-    assert tile.name == "mma64x64x16d3" and 16 * splits <= 2 * sms
+    # few tiles, long k: the largest tile that covers the result as tightly as any, split into
+    # as many parts as one wave holds (H200: 246 / 218 us against 330 / 272 for 64 x 64 tiles)
+    assert _level3.heuristic("float32", 256, 256, 65536, sms, mma="cuda").name == "128x128x16d.s64"
+    assert _level3.heuristic("float64", 256, 256, 65536, sms, mma="cuda").name == "mma128x128x16d3.s33"
+    # m = 64: the 64 x 256 tile in 8 parts (259 us; 64 x 64 in 2 parts 333), float64's 64 x 64
+    assert _level3.heuristic("float32", 64, 8192, 8192, sms, mma="cuda").name == "64x256x16d.s8"
+    assert _level3.heuristic("float64", 64, 8192, 8192, sms, mma="cuda").name == "mma64x64x16d3.s2"
+    assert _level3.coverage(64, 8192, _level3.Tile(128, 128, 8, 8, 8)) == 0.5
+    # the three-product path is the untuned choice unless the product is skinny (its split pass)
+    x3 = "x3_128x128.s1"
+    assert _level3.heuristic("float32", 1000, 1000, 1000, sms, mma="cuda", x3=True).name == x3
+    assert _level3.heuristic("float32", 256, 256, 65536, sms, mma="cuda", x3=True).name == "128x128x16d.s64"
+    assert _level3.heuristic("float32", 64, 8192, 8192, sms, mma="cuda", x3=True).name == "64x256x16d.s8"
 
 
 def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
