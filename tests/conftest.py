@@ -28,6 +28,11 @@ def rng(request):
     return np.random.default_rng(seed)
 
 
+#: Every numeric dtype of NumPy's that the libraries take (the prim tests sweep them all).
+NUMERIC_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                  "float16", "float32", "float64", "complex64", "complex128"]
+
+
 def random_array(rng, shape, dtype):
     """Random host data of any numeric dtype (never zeros), values in a well-scaled range."""
     dtype = np.dtype(dtype)

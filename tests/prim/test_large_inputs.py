@@ -12,7 +12,7 @@ free device memory and a few seconds of host time each for NumPy, hence ``slow``
 import numpy as np
 import pytest
 
-from conftest import to_device, to_host
+from conftest import NUMERIC_DTYPES, to_device, to_host
 
 import rocarray as ra
 
@@ -154,8 +154,7 @@ def test_partition_middle(floats):
 # (data and references on the device: CuPy generates the inputs and computes what NumPy would
 # give through operations whose result does not depend on their order)
 
-ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128"]
+ALL_DTYPES = NUMERIC_DTYPES
 SORTABLE = [d for d in ALL_DTYPES if not d.startswith("complex")]
 
 

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from conftest import random_array, to_device, to_host, wide
+from conftest import NUMERIC_DTYPES, random_array, to_device, to_host, wide
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _reduce
@@ -27,8 +27,7 @@ try:
 except Exception:  # pragma: no cover - CuPy is a test dependency
     cupy = None
 
-ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128"]
+ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1_000_003]
 
 

@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from conftest import fake, random_array, to_device, to_host
+from conftest import NUMERIC_DTYPES, fake, random_array, to_device, to_host
 
 from rocarray._core import compile as _compile, launch
 from rocarray.prim import _scan
@@ -24,8 +24,7 @@ try:
 except Exception:  # pragma: no cover - CuPy is a test dependency
     cupy = None
 
-ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128"]
+ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 4095, 4096, 4097, 1_000_003]
 
 

@@ -9,14 +9,13 @@ dtype) and NumPy's errors. CPU tests cover the side check, the comparison dtype 
 import numpy as np
 import pytest
 
-from conftest import to_device, to_host
+from conftest import NUMERIC_DTYPES, to_device, to_host
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _search
 import rocarray._select_api as api
 
-ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128"]
+ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 1_000_003]
 
 

@@ -13,13 +13,12 @@ import itertools
 import numpy as np
 import pytest
 
-from conftest import fake, to_device, to_host
+from conftest import NUMERIC_DTYPES, fake, to_device, to_host
 
 from rocarray.prim import _select
 import rocarray._select_api as api
 
-ALL_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "float16", "float32", "float64", "complex64", "complex128"]
+ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 4097, 1_000_003]
 FLAGS = list(itertools.product([False, True], repeat=3))
 
