@@ -20,6 +20,27 @@ import os
 from pathlib import Path
 
 
+def _environ_reader():
+    """A function reading one environment variable (None when unset) as ``os.environ.get``
+    does, only faster: on POSIX it looks up the mapping ``os.environ`` keeps its bytes in (the
+    same one ``os.environ``'s reads and writes go through; ``os.environ.get`` costs about a
+    microsecond for its key and value encoding, which hot paths that key decisions on the
+    environment pay on every call)."""
+    data = getattr(os.environ, "_data", None)
+    if os.name != "posix" or not isinstance(data, dict):
+        return os.environ.get
+    encoding = __import__("sys").getfilesystemencoding()
+
+    def read(name):
+        value = data.get(name.encode(encoding, "surrogateescape"))
+        return None if value is None else value.decode(encoding, "surrogateescape")
+    return read
+
+
+#: ``environ_get(name)``: ``os.environ.get(name)``, faster (see :func:`_environ_reader`).
+environ_get = _environ_reader()
+
+
 def _flag(name, default=False):
     value = os.environ.get(name)
     if value is None or value == "":

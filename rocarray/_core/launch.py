@@ -31,6 +31,22 @@ def stream_key():
     return ptr
 
 
+_partials = {}
+
+
+def partials_buffer(device_id, nbytes):
+    """A per (device, stream) scratch buffer (``uint8``, at least ``nbytes``, at least 1 MiB) for
+    the partial sums of one split-k product, reused by the next call on the same stream: the
+    stream's order keeps a later call's writes after this call's reads (and a buffer replaced by a
+    larger one goes back to CuPy's pool, which hands it out again on this stream only). One call
+    must not hold it for two purposes at once."""
+    key = (device_id, stream_key())
+    buffer = _partials.get(key)
+    if buffer is None or buffer.size < nbytes:
+        buffer = _partials[key] = cupy().empty(max(int(nbytes), 1 << 20), dtype="uint8")
+    return buffer
+
+
 #: Dynamic shared memory every kernel may take without opting in (CUDA's default cap).
 DEFAULT_SHARED = 48 * 1024
 

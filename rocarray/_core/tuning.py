@@ -246,8 +246,9 @@ def state_token():
     :func:`clear_cache`, the tuning mode, the cache location and the float32 gemm setting.
     Libraries that remember their own per-problem decisions (to keep repeated calls cheap on the
     host) key them with it."""
-    return (_generation, config.tune_mode(), os.environ.get("ROCARRAY_CACHE_DIR"),
-            os.environ.get("XDG_CACHE_HOME"), os.environ.get("ROCARRAY_GEMM_FLOAT32"))
+    read = config.environ_get  # the raw values: a token may change more often than the state, never less
+    return (_generation, read("ROCARRAY_TUNE"), read("ROCARRAY_CACHE_DIR"), read("XDG_CACHE_HOME"),
+            read("ROCARRAY_GEMM_FLOAT32"))
 
 
 def lookup(op, key, arch=None, version=None):

@@ -58,7 +58,7 @@ loads per FMA, which is what limited the 4 x 4 tile. float64 on SIMT peaks at ab
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch, tuning
+from rocarray._core import backend, compile as _compile, launch, prepared_launch, tuning
 from rocarray.rocblas import _level1
 from rocarray.rocblas._level1 import _as_int, scalar_arg
 from rocarray.rocblas._level2 import _STANDARD, _check_matrix_buffer, _scalars, _size
@@ -492,7 +492,6 @@ def size_class(v):
 # --------------------------------------------------------------------------------------------
 
 _kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-_workspaces = {}
 #: A null device pointer argument.
 _NULL = numpy.uint64(0)
 
@@ -504,11 +503,7 @@ def _kernel(name, device_id):
 
 def _workspace(device_id, nbytes):
     """Per (device, stream) split-K partials buffer of at least ``nbytes``."""
-    key = (device_id, launch.stream_key())
-    ws = _workspaces.get(key)
-    if ws is None or ws.size < nbytes:
-        ws = _workspaces[key] = _cupy().empty(max(nbytes, 1 << 20), dtype=numpy.uint8)
-    return ws
+    return launch.partials_buffer(device_id, nbytes)
 
 
 def _device_facts(device_id):
@@ -551,30 +546,37 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
         per = -(-per // tile[2]) * tile[2]  # whole k tiles per part
         parts = -(-k // per)
     ws_bytes = parts * m * n * itemsize
-    i64, u64 = numpy.int64, numpy.uint64
+    i64 = numpy.int64
     sizes = (i64(m), i64(n), i64(k))
     lda_, ldb_, ldc_, flags_ = i64(lda), i64(ldb), i64(ldc), numpy.int32(flag_bits)
     tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
-    chunks = tuple(((blocks, min(MAX_GRID_YZ, batch - first), parts),
-                    first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
-                   for first in range(0, batch, MAX_GRID_YZ))
+    SCALAR, POINTER = prepared_launch.scalar(type(scalar_arg(0, dtype))), prepared_launch.POINTER
     block = (BLOCK,)
-    finish = None
+    chunks = tuple((prepared_launch.PreparedLaunch(
+        kernel, (blocks, min(MAX_GRID_YZ, batch - first), parts), block,
+        sizes + (SCALAR, POINTER, lda_, POINTER, ldb_, SCALAR, POINTER, ldc_, flags_) + tail
+        + (POINTER if parts > 1 else _NULL, POINTER), shared_mem=shared),
+        first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
+        for first in range(0, batch, MAX_GRID_YZ))
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
-        finish, wave = _kernel(finish_name(dtype), device_id)
-        finish_grid = (min(wave, -(-m * n // BLOCK)),)
-        finish_sizes = (i64(m), i64(n), numpy.int32(parts))
+        finish_kernel, wave = _kernel(finish_name(dtype), device_id)
+        finish = prepared_launch.PreparedLaunch(
+            finish_kernel, (min(wave, -(-m * n // BLOCK)),), block,
+            (i64(m), i64(n), numpy.int32(parts), POINTER, SCALAR, POINTER, ldc_, flags_, POINTER))
 
-    def run(alpha, beta, A, B, C, bias):
-        for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
-            run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
-        ws = u64(_workspace(device_id, ws_bytes).data.ptr) if parts > 1 else _NULL
-        bias = u64(bias)
-        for grid_, off_a, off_b, off_c in chunks:
-            kernel(grid_, block, sizes + (alpha, u64(A + off_a), lda_, u64(B + off_b), ldb_, beta, u64(C + off_c),
-                                          ldc_, flags_) + tail + (ws, bias), shared_mem=shared)
-        if finish is not None:
-            finish(finish_grid, block, finish_sizes + (ws, beta, u64(C), ldc_, flags_, bias))
+        def run(alpha, beta, A, B, C, bias):
+            for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
+                run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
+            ws = _workspace(device_id, ws_bytes).data.ptr
+            for go, off_a, off_b, off_c in chunks:
+                go(alpha, A + off_a, B + off_b, beta, C + off_c, ws, bias)
+            finish(ws, beta, C, bias)
+    else:
+        def run(alpha, beta, A, B, C, bias):
+            for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
+                run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
+            for go, off_a, off_b, off_c in chunks:
+                go(alpha, A + off_a, B + off_b, beta, C + off_c, bias)
     return run
 
 

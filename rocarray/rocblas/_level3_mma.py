@@ -68,7 +68,7 @@ operands past a size); :func:`gemm_mma` is the entry of both.
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import compile as _compile, launch, prepared_launch
 from rocarray.rocblas import _level1
 
 SOURCE = "rocblas/gemm_mma.hip"
@@ -383,14 +383,17 @@ def prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, a_address
         kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
         nbytes = shared_bytes(tile_n, stages)
         launch.allow_shared(kernel, nbytes)
-        i64, u64 = numpy.int64, numpy.uint64
+        i64 = numpy.int64
         sizes = (i64(m), i64(n), i64(k))
         a_layout, b_layout, c_layout = (i64(lda), i64(stride_a)), (i64(ldb), i64(stride_b)), (i64(ldc), i64(stride_c))
         tail = (numpy.int32(aligned), numpy.int32(stages))
+        F32, POINTER = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER
+        prepared = prepared_launch.PreparedLaunch(
+            kernel, blocks, (BLOCK,), sizes + (F32, POINTER) + a_layout + (POINTER,) + b_layout + (F32, POINTER)
+            + c_layout + tail + (POINTER, act), shared_mem=nbytes)
 
         def mma(alpha, beta, A, B, C, bias):
-            kernel(blocks, (BLOCK,), sizes + (alpha, u64(A)) + a_layout + (u64(B),) + b_layout + (beta, u64(C))
-                   + c_layout + tail + (u64(bias), act), shared_mem=nbytes)
+            prepared(alpha, A, B, beta, C, bias)
         fallback.append(mma)
         return mma
 

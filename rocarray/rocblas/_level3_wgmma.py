@@ -28,7 +28,7 @@ padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel.
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import backend, compile as _compile, launch, prepared_launch
 from rocarray.rocblas._level3_mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
 from rocarray.rocblas._level3_mma import kernel_name as _mma_kernel_name
 
@@ -184,27 +184,31 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     nbytes = shared_bytes(tile_n, stages, pieces)
     launch.allow_shared(kernel, nbytes)
     parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk)
-    i64, u64 = numpy.int64, numpy.uint64
+    i64 = numpy.int64
     launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,)
     sizes = (i64(m), i64(n), i64(k), i64(batch))
     c_layout = (i64(ldc), i64(stride_c))
     tail = (numpy.int32(stages), i64(parts), i64(per))
     epilogue = (numpy.int32(act), numpy.int32(promote))
-    partial_size = batch * parts * m * n
-    if parts > 1:
-        finish, _ = _kernel(finish_name, device_id)
-        total = m * n * batch
-        finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
-        finish_sizes = (i64(m), i64(n), i64(batch), i64(parts))
-    cupy = backend.require_cupy()
+    F32 = prepared_launch.scalar(numpy.float32)
+    ARRAY, POINTER = prepared_launch.HOST_ARRAY, prepared_launch.POINTER
+    main = prepared_launch.PreparedLaunch(
+        kernel, launch_grid, block, (ARRAY, ARRAY) + sizes + (F32, F32, POINTER) + c_layout + tail
+        + (POINTER if parts > 1 else i64(0), POINTER) + epilogue, shared_mem=nbytes)
+    if parts == 1:
+        return main
+    finish_kernel, _ = _kernel(finish_name, device_id)
+    total = m * n * batch
+    finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
+    finish = prepared_launch.PreparedLaunch(
+        finish_kernel, finish_grid, (256,), (i64(m), i64(n), i64(batch), i64(parts), POINTER, F32, F32, POINTER)
+        + c_layout + (POINTER, epilogue[0]))
+    partial_bytes = 4 * batch * parts * m * n  # float32 partial sums
 
     def product(map_a, map_b, alpha, beta, C, bias):
-        c, bias = u64(C), u64(bias)
-        partial = cupy.empty(partial_size, numpy.float32) if parts > 1 else None
-        kernel(launch_grid, block, (map_a, map_b) + sizes + (alpha, beta, c) + c_layout + tail
-               + (partial if partial is not None else i64(0), bias) + epilogue, shared_mem=nbytes)
-        if partial is not None:
-            finish(finish_grid, (256,), finish_sizes + (partial, alpha, beta, c) + c_layout + (bias, epilogue[0]))
+        partials = launch.partials_buffer(device_id, partial_bytes).data.ptr
+        main(map_a, map_b, alpha, beta, C, partials, bias)
+        finish(partials, alpha, beta, C, bias)
     return product
 
 

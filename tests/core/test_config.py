@@ -102,3 +102,14 @@ def test_every_knob_is_documented_in_the_module_docstring():
         assert name in config.__doc__
     assert all(name.startswith("ROCARRAY_") for name in KNOBS[:-1])
     assert os.environ.get("ROCARRAY_CACHE_DIR") is None  # the autouse fixture cleaned it
+
+
+@pytest.mark.parametrize("value", ["force", "", "caf\u00e9 \u00e0 /x", "a=b"])
+def test_fast_environment_read_follows_os_environ(monkeypatch, value):
+    name = "ROCARRAY_TEST_ENVIRON_GET"
+    monkeypatch.delenv(name, raising=False)
+    assert config.environ_get(name) is None
+    monkeypatch.setenv(name, value)
+    assert config.environ_get(name) == os.environ.get(name) == value
+    monkeypatch.delenv(name)
+    assert config.environ_get(name) is None
