@@ -64,7 +64,12 @@ MAX_WORKSPACE_BYTES = 2**32
 SPLIT_KERNEL = "ra_rocblas_gemm_wg_split"
 GUARD_KERNEL = "ra_rocblas_gemm_wg_guard"
 SPLIT_BLOCK = 256
+#: Rows and k of the split's tiles (``RA_GEMM_WG_SPLIT_TILE`` and ``_TILE_K``).
 SPLIT_TILE = 32
+SPLIT_TILE_K = 64
+#: The split's ``mode`` bits: k contiguous in the source; and its rows start on 16 bytes.
+SPLIT_K_CONTIGUOUS = 1
+SPLIT_ROWS_ALIGNED = 2
 FINISH_KERNEL = "ra_rocblas_gemm_wg_finish<float>"
 
 
@@ -169,10 +174,14 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
 
     def split_args(rows, trans, ld_src, stride, is_a):
         s_r, s_c, k_contiguous = operand_strides(trans, ld_src, is_a)
-        tiles = -(-rows // SPLIT_TILE) * -(-k // SPLIT_TILE) * batch
+        tiles = -(-rows // SPLIT_TILE) * -(-k // SPLIT_TILE_K) * batch
         grid = (max(1, min(tiles, 32 * sms)),)
-        return grid, (i64(rows), i64(k), i64(batch)), (i64(s_r), i64(s_c), i64(stride if batch > 1 else 0),
-                                                        i32(k_contiguous))
+        stride = stride if batch > 1 else 0
+        # the mode for a source address on 16 bytes, and for one that is not
+        mode = SPLIT_K_CONTIGUOUS if k_contiguous else 0
+        aligned_mode = mode | SPLIT_ROWS_ALIGNED if k_contiguous and s_r % 4 == 0 and stride % 4 == 0 else mode
+        return (grid, (i64(rows), i64(k), i64(batch)), (i64(s_r), i64(s_c), i64(stride)),
+                {0: i32(aligned_mode)}, i32(mode))
     a_split = split_args(m, trans_a, lda, strides[0], True)
     b_split = split_args(n, trans_b, ldb, strides[1], False)
     guard_grid = (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),)
@@ -186,9 +195,10 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         a_inf = b_pieces + ITEMSIZE * b_elems
         b_inf = a_inf + ITEMSIZE
         cupy.cuda.runtime.memsetAsync(a_inf, 0, 2 * ITEMSIZE, cupy.cuda.get_current_stream().ptr)
-        for (grid, head, geometry), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
-                                                               (a_split, A, a_pieces, b_inf, a_inf)):
-            split(grid, (SPLIT_BLOCK,), head + (u64(src),) + geometry + (u64(dst), i64(ld), u64(other), u64(seen)))
+        for (grid, head, geometry, modes, mode), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
+                                                                            (a_split, A, a_pieces, b_inf, a_inf)):
+            split(grid, (SPLIT_BLOCK,), head + (u64(src),) + geometry + (modes.get(src % 16, mode), u64(dst), i64(ld),
+                                                                        u64(other), u64(seen)))
         guard(guard_grid, (SPLIT_BLOCK,), (u64(b_pieces),) + guard_sizes + (u64(a_inf),))
         map_a = _tma.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
         map_b = _tma.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)

@@ -198,7 +198,8 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     if parts == 1:
         return main
     finish_kernel, _ = _kernel(finish_name, device_id)
-    total = m * n * batch
+    per_thread = 4 if m * n % 4 == 0 else 1  # the finish's threads sum four elements when slices allow
+    total = m * n * batch // per_thread
     finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
     finish = prepared_launch.PreparedLaunch(
         finish_kernel, finish_grid, (256,), (i64(m), i64(n), i64(batch), i64(parts), POINTER, F32, F32, POINTER)

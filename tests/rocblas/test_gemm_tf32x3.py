@@ -162,8 +162,8 @@ class _FakeCupy:
         return self._Array(size, dtype)
 
 
-def test_prepared_run_launch_arguments(sm90, monkeypatch):
-    # the order and values of every launch's arguments, against the kernels' signatures
+def _record_launches(monkeypatch):
+    """Stand-ins for the kernels, CuPy and the tensor maps that record every launch."""
     record = []
 
     def kernel(name, device_id=0):
@@ -177,6 +177,12 @@ def test_prepared_run_launch_arguments(sm90, monkeypatch):
     monkeypatch.setattr(_level3_wgmma.backend, "require_cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(x3.backend, "require_cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
+    return record
+
+
+def test_prepared_run_launch_arguments(sm90, monkeypatch):
+    # the order and values of every launch's arguments, against the kernels' signatures
+    record = _record_launches(monkeypatch)
     m, n, k = 300, 200, 70  # k of 70: pieces 72 wide, 3 k tiles, one part
     run = x3.prepare_run(0, x3.TILES[0], m, n, k, m, n, m + 1, False, True, 2, 1, (0, 0, 0))
     run(np.float32(1.5), np.float32(0.5), 0x1000, 0x2000, 0x3000, 0x4000)
@@ -198,6 +204,30 @@ def test_prepared_run_launch_arguments(sm90, monkeypatch):
     assert args[1] == ("map", b_pieces, True, n, k, ld, n * ld, 2, 128, 4)
     assert args[2:12] == (m, n, k, 1, 1.5, 0.5, 0x3000, m + 1, 0, 3)
     assert args[12:] == (1, 3, 0, 0x4000, 2, x3.PROMOTE_SLOTS) and len(record) == 6
+    assert record[2][1] == (7 * 2,) and record[3][1] == (10 * 2,)  # tiles of 32 rows x 64 k
+
+
+@pytest.mark.parametrize("lda, a_address, aligned", [(72, 0x1000, True), (72, 0x1004, False), (73, 0x1000, False)])
+def test_split_mode_follows_layout_and_alignment(sm90, monkeypatch, lda, a_address, aligned):
+    # A 'T' and B 'N' hold k contiguously: rows of 16 bytes (address and leading dimension) take
+    # the 16-byte loads; B's leading dimension of 70 never does
+    record = _record_launches(monkeypatch)
+    m, n, k = 100, 50, 70
+    run = x3.prepare_run(0, x3.TILES[0], m, n, k, lda, 70, m, True, False, 0)
+    run(np.float32(1), np.float32(0), a_address, 0x2000, 0x3000, 0)
+    (_, _, _, b_args, _), (_, _, _, a_args, _) = record[2], record[3]
+    assert b_args[4:8] == (70, 1, 0, x3.SPLIT_K_CONTIGUOUS)
+    want = x3.SPLIT_K_CONTIGUOUS | (x3.SPLIT_ROWS_ALIGNED if aligned else 0)
+    assert a_args[3] == a_address and a_args[4:8] == (lda, 1, 0, want)
+    for args in (a_args, b_args):
+        assert args[7].dtype == np.int32
+
+
+def test_split_source_declares_the_host_constants():
+    text = _compile.read_text(_level3_wgmma.SOURCE)
+    assert f"#define RA_GEMM_WG_SPLIT_TILE_K {x3.SPLIT_TILE_K}" in text
+    assert f"#define RA_GEMM_WG_SPLIT_K_CONTIGUOUS {x3.SPLIT_K_CONTIGUOUS}" in text
+    assert f"#define RA_GEMM_WG_SPLIT_ROWS_ALIGNED {x3.SPLIT_ROWS_ALIGNED}" in text
 
 
 # --------------------------------------------------------------------------------------------

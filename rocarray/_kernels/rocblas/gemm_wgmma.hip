@@ -431,19 +431,44 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
 }
 
 // Split-k finish: C(i, j) := act(alpha * sum_s partial[b][s](i, j) + beta * C(i, j) + bias[i])
-// for every element of every batch entry; the slices are M x N, column-major, ld = M.
+// for every element of every batch entry; the slices are M x N, column-major, ld = M. The parts
+// are added in order, s = 0, 1, ...; a thread sums four consecutive elements of one batch entry
+// with 16-byte loads, several parts' loads in flight at once (the sum is short, so the loads'
+// latency is what it costs), when M N is a multiple of 4 (every slice then starts on 16 bytes),
+// else one element at a time.
 template <typename T>
 __global__ void RA_LAUNCH_BOUNDS(256)
 ra_rocblas_gemm_wg_finish(ra_i64 M, ra_i64 N, ra_i64 batch, ra_i64 splits, const float* __restrict__ partial,
                           float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                           const T* __restrict__ bias, int act) {
     const ra_i64 mn = M * N;
-    for (ra_i64 e = ra_global_thread_id(); e < mn * batch; e += ra_grid_threads()) {
-        const ra_i64 b = e / mn, ij = e - b * mn, j = ij / M, i = ij - j * M;
-        const float* p = partial + b * splits * mn + ij;
-        float sum = 0.0f;
-        for (ra_i64 s = 0; s < splits; ++s) sum += p[s * mn];
-        ra_gemm_epilogue_store<T>(C + b * stride_c, ldc, M, N, i, j, sum, alpha, beta, bias, act);
+    if (mn % 4 != 0) {
+        for (ra_i64 e = ra_global_thread_id(); e < mn * batch; e += ra_grid_threads()) {
+            const ra_i64 b = e / mn, ij = e - b * mn, j = ij / M, i = ij - j * M;
+            const float* p = partial + b * splits * mn + ij;
+            float sum = 0.0f;
+#pragma unroll 8
+            for (ra_i64 s = 0; s < splits; ++s) sum += p[s * mn];
+            ra_gemm_epilogue_store<T>(C + b * stride_c, ldc, M, N, i, j, sum, alpha, beta, bias, act);
+        }
+        return;
+    }
+    const ra_i64 quads = mn / 4;
+    for (ra_i64 e = ra_global_thread_id(); e < quads * batch; e += ra_grid_threads()) {
+        const ra_i64 b = e / quads, ij = 4 * (e - b * quads);
+        const float4* p = reinterpret_cast<const float4*>(partial + b * splits * mn + ij);
+        float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 8
+        for (ra_i64 s = 0; s < splits; ++s) {
+            const float4 v = p[s * quads];
+            sum[0] += v.x, sum[1] += v.y, sum[2] += v.z, sum[3] += v.w;
+        }
+        ra_i64 j = ij / M, i = ij - j * M;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            ra_gemm_epilogue_store<T>(C + b * stride_c, ldc, M, N, i, j, sum[q], alpha, beta, bias, act);
+            if (++i == M) i = 0, ++j;
+        }
     }
 }
 
@@ -483,45 +508,105 @@ RA_DEVICE void ra_gemm_tf32_pieces(float x, float& hi, float& lo, bool guard) {
 RA_DEVICE bool ra_gemm_is_inf(float x) { return (__float_as_uint(x) & 0x7fffffffu) == 0x7f800000u; }
 
 #define RA_GEMM_WG_SPLIT_TILE 32
+#define RA_GEMM_WG_SPLIT_TILE_K 64
+// Bit 0 of ra_rocblas_gemm_wg_split's `mode`: k is the source's contiguous dimension (s_c = 1);
+// bit 1: besides, every source row starts on 16 bytes (16-byte loads).
+#define RA_GEMM_WG_SPLIT_K_CONTIGUOUS 1
+#define RA_GEMM_WG_SPLIT_ROWS_ALIGNED 2
+
+// Four consecutive k of one row as TF32 pieces, stored as one 16-byte hi and one 16-byte lo
+// (the row's pieces start on 16 bytes: ld is a multiple of 4, and c of 4).
+RA_DEVICE bool ra_gemm_split_store4(const float (&x)[4], float* hi, float* lo, bool guarded) {
+    float h[4], l[4];
+    bool inf = false;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        ra_gemm_tf32_pieces(x[j], h[j], l[j], guarded);
+        inf |= ra_gemm_is_inf(x[j]);
+    }
+    *reinterpret_cast<float4*>(hi) = make_float4(h[0], h[1], h[2], h[3]);
+    *reinterpret_cast<float4*>(lo) = make_float4(l[0], l[1], l[2], l[3]);
+    return inf;
+}
+
 // The TF32 pieces of op(X) (rows x k, element (r, c) at src + b * stride + r * s_r + c * s_c)
 // for the float32 path: piece p of batch entry b goes to dst + (2 b + p) * rows * ld, k-major
-// (element (r, c) at r * ld + c). 32 x 32 tiles through shared memory, read along whichever of
-// r and c is contiguous in the source (k_contiguous), written along c; a 32 x 8 block walks the
-// tiles grid-stride. *guard != 0 (the other operand holds an infinity) guards zero low pieces
-// (ra_gemm_tf32_pieces); any infinity here sets *seen_inf.
+// (element (r, c) at r * ld + c; the row's padding columns k .. ld - 1 get zeros where a 16-byte
+// store covers them). The blocks walk tiles of 32 rows x 64 k grid-stride; every thread stores
+// whole 16-byte groups of four k of one row, hi and lo:
+//  * k contiguous in the source (mode bit 0): each thread reads its groups straight from memory,
+//    16 bytes at a time where the rows start on 16 bytes (mode bit 1);
+//  * otherwise the tile goes through shared memory: each warp reads columns of 32 rows (the
+//    contiguous direction), then each thread takes four k of one row (conflict-free: the row
+//    pitch is 33 words).
+// *guard != 0 (the other operand holds an infinity) guards zero low pieces (ra_gemm_tf32_pieces);
+// any infinity here sets *seen_inf. Tile counts fit 32 bits: the host caps the pieces at 2^32
+// bytes.
 extern "C" __global__ void RA_LAUNCH_BOUNDS(256)
 ra_rocblas_gemm_wg_split(ra_i64 rows, ra_i64 k, ra_i64 batch, const float* __restrict__ src, ra_i64 s_r,
-                         ra_i64 s_c, ra_i64 stride, int k_contiguous, float* __restrict__ dst, ra_i64 ld,
+                         ra_i64 s_c, ra_i64 stride, int mode, float* __restrict__ dst, ra_i64 ld,
                          const int* __restrict__ guard, int* __restrict__ seen_inf) {
-    constexpr int T = RA_GEMM_WG_SPLIT_TILE;
-    __shared__ float tile[T][T + 1];  // [r][c]
-    const int tx = (int)threadIdx.x % T, ty = (int)threadIdx.x / T;
-    const ra_i64 tiles_c = (k + T - 1) / T, tiles_r = (rows + T - 1) / T;
-    const ra_i64 per = tiles_c * tiles_r, plane = rows * ld;
-    const bool guarded = *guard != 0;
+    constexpr int TR = RA_GEMM_WG_SPLIT_TILE, TK = RA_GEMM_WG_SPLIT_TILE_K;
+    static_assert(TR == 32 && TK == 64, "the thread mappings below are for 256 threads on 32 x 64 tiles");
+    __shared__ float tile[TK][TR + 1];  // [c][r]
+    const int t = (int)threadIdx.x, lane = t % 32, warp = t / 32;
+    const unsigned tiles_c = (unsigned)((k + TK - 1) / TK), tiles_r = (unsigned)((rows + TR - 1) / TR);
+    const unsigned per = tiles_c * tiles_r, total = per * (unsigned)batch;
+    const ra_i64 plane = rows * ld;
+    const bool guarded = *guard != 0, k_contiguous = (mode & RA_GEMM_WG_SPLIT_K_CONTIGUOUS) != 0;
+    const bool vector = (mode & RA_GEMM_WG_SPLIT_ROWS_ALIGNED) != 0;
     bool inf = false;
-    for (ra_i64 t = blockIdx.x; t < per * batch; t += gridDim.x) {
-        const ra_i64 b = t / per, in_b = t - b * per;
-        const ra_i64 r0 = in_b / tiles_c * T, c0 = in_b % tiles_c * T;
-        const float* s = src + b * stride;
-        __syncthreads();  // the previous tile's reads are done
-        for (int i = ty; i < T; i += (int)blockDim.x / T) {
-            // thread tx walks the contiguous source dimension
-            const int r = k_contiguous ? i : tx, c = k_contiguous ? tx : i;
-            const ra_i64 gr = r0 + r, gc = c0 + c;
-            if (gr < rows && gc < k) tile[r][c] = s[gr * s_r + gc * s_c];
-        }
-        __syncthreads();
-        float* hi = dst + 2 * b * plane;
-        for (int r = ty; r < T; r += (int)blockDim.x / T) {
-            const ra_i64 gr = r0 + r, gc = c0 + tx;
-            if (gr < rows && gc < k) {
-                const float x = tile[r][tx];
-                float h, l;
-                ra_gemm_tf32_pieces(x, h, l, guarded);
-                inf |= ra_gemm_is_inf(x);
-                hi[gr * ld + gc] = h;
-                hi[plane + gr * ld + gc] = l;
+    for (unsigned tl = blockIdx.x; tl < total; tl += gridDim.x) {
+        const unsigned b = tl / per, in_b = tl - b * per, tr = in_b / tiles_c, tc = in_b - tr * tiles_c;
+        const ra_i64 r0 = (ra_i64)tr * TR, c0 = (ra_i64)tc * TK;
+        const float* s = src + (ra_i64)b * stride;
+        float* hi = dst + 2 * (ra_i64)b * plane;
+        if (k_contiguous) {
+            // thread: rows r0 + t / 16 and + 16, k c0 + 4 (t % 16) .. + 3
+            const int c = 4 * (t % 16);
+            const ra_i64 gc = c0 + c;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const ra_i64 gr = r0 + t / 16 + 16 * h;
+                if (gr >= rows || gc >= k) continue;
+                const float* row = s + gr * s_r + gc;
+                float x[4];
+                if (vector && gc + 4 <= k) {
+                    const float4 v = *reinterpret_cast<const float4*>(row);
+                    x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) x[j] = gc + j < k ? row[j] : 0.0f;
+                }
+                inf |= ra_gemm_split_store4(x, hi + gr * ld + gc, hi + plane + gr * ld + gc, guarded);
+            }
+        } else {
+            __syncthreads();  // the previous tile's reads of `tile` are done
+            {
+                // warp w reads k columns w, w + 8, ..., lane = row
+                const ra_i64 gr = r0 + lane;
+                const float* p = s + gr * s_r + (c0 + warp) * s_c;
+#pragma unroll
+                for (int i = 0; i < TK / 8; ++i) {
+                    const int c = warp + 8 * i;
+                    tile[c][lane] = gr < rows && c0 + c < k ? p[(ra_i64)(8 * i) * s_c] : 0.0f;
+                }
+            }
+            __syncthreads();
+            // thread: row r0 + t / 8, k c0 + 4 (t % 8) .. + 3 and 32 further
+            const int r = t / 8;
+            const ra_i64 gr = r0 + r;
+            if (gr < rows) {
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int c = 4 * (t % 8) + 32 * h;
+                    const ra_i64 gc = c0 + c;
+                    if (gc >= k) continue;
+                    float x[4];
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) x[j] = tile[c + j][r];
+                    inf |= ra_gemm_split_store4(x, hi + gr * ld + gc, hi + plane + gr * ld + gc, guarded);
+                }
             }
         }
     }
