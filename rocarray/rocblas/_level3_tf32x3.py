@@ -37,7 +37,7 @@ SIMT tiles (:func:`rocarray.rocblas._level3.candidates`).
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, config
+from rocarray._core import backend, compile as _compile, config, prepared_launch
 from rocarray.rocblas import _level3_wgmma as wg
 from rocarray.rocblas._level3_mma import TILE, _device_facts
 
@@ -169,10 +169,11 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
     split = _compile.get_kernel(wg.SOURCE, SPLIT_KERNEL, device_id)
     guard = _compile.get_kernel(wg.SOURCE, GUARD_KERNEL, device_id)
     ld = leading(k)
-    i64, u64, i32 = numpy.int64, numpy.uint64, numpy.int32
+    i64, i32 = numpy.int64, numpy.int32
+    POINTER, MODE = prepared_launch.POINTER, prepared_launch.scalar(numpy.int32)
     a_elems, b_elems = PIECES * m * ld * batch, PIECES * n * ld * batch
 
-    def split_args(rows, trans, ld_src, stride, is_a):
+    def split_launch(rows, trans, ld_src, stride, is_a):
         s_r, s_c, k_contiguous = operand_strides(trans, ld_src, is_a)
         tiles = -(-rows // SPLIT_TILE) * -(-k // SPLIT_TILE_K) * batch
         grid = (max(1, min(tiles, 32 * sms)),)
@@ -180,12 +181,15 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         # the mode for a source address on 16 bytes, and for one that is not
         mode = SPLIT_K_CONTIGUOUS if k_contiguous else 0
         aligned_mode = mode | SPLIT_ROWS_ALIGNED if k_contiguous and s_r % 4 == 0 and stride % 4 == 0 else mode
-        return (grid, (i64(rows), i64(k), i64(batch)), (i64(s_r), i64(s_c), i64(stride)),
-                {0: i32(aligned_mode)}, i32(mode))
-    a_split = split_args(m, trans_a, lda, strides[0], True)
-    b_split = split_args(n, trans_b, ldb, strides[1], False)
-    guard_grid = (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),)
-    guard_sizes = (i64(n * ld), i64(batch))
+        go = prepared_launch.PreparedLaunch(
+            split, grid, (SPLIT_BLOCK,), (i64(rows), i64(k), i64(batch), POINTER, i64(s_r), i64(s_c), i64(stride),
+                                          MODE, POINTER, i64(ld), POINTER, POINTER))
+        return go, {0: i32(aligned_mode)}, i32(mode)
+    a_split = split_launch(m, trans_a, lda, strides[0], True)
+    b_split = split_launch(n, trans_b, ldb, strides[1], False)
+    guard_launch = prepared_launch.PreparedLaunch(
+        guard, (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),), (SPLIT_BLOCK,),
+        (POINTER, i64(n * ld), i64(batch), POINTER))
 
     def run(alpha, beta, A, B, C, bias):
         # the pieces, then two flags: op(A) holds an infinity, op(B) does
@@ -195,11 +199,10 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         a_inf = b_pieces + ITEMSIZE * b_elems
         b_inf = a_inf + ITEMSIZE
         cupy.cuda.runtime.memsetAsync(a_inf, 0, 2 * ITEMSIZE, cupy.cuda.get_current_stream().ptr)
-        for (grid, head, geometry, modes, mode), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
-                                                                            (a_split, A, a_pieces, b_inf, a_inf)):
-            split(grid, (SPLIT_BLOCK,), head + (u64(src),) + geometry + (modes.get(src % 16, mode), u64(dst), i64(ld),
-                                                                        u64(other), u64(seen)))
-        guard(guard_grid, (SPLIT_BLOCK,), (u64(b_pieces),) + guard_sizes + (u64(a_inf),))
+        for (go, modes, mode), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
+                                                         (a_split, A, a_pieces, b_inf, a_inf)):
+            go(src, modes.get(src % 16, mode), dst, other, seen)
+        guard_launch(b_pieces, a_inf)
         map_a = _tma.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
         map_b = _tma.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)
         product(map_a, map_b, alpha, beta, C, bias)
