@@ -75,7 +75,8 @@ def _host_address(array):
     return entry[1]
 
 
-def _driver_launch():
+def driver_launch():
+    """``cupy.cuda.driver.launchKernel`` (the driver's kernel launch), or None without it."""
     try:
         from cupy.cuda import driver
 
@@ -97,9 +98,9 @@ class PreparedLaunch:
 
     Parameters
     ----------
-    kernel : cupy.RawKernel
-        The kernel (from :func:`rocarray._core.compile.get_kernel`); call the launch with its
-        device current.
+    kernel : kernel object
+        The kernel from :func:`rocarray._core.compile.get_kernel`; call the launch with its device
+        current.
     grid, block : int or tuple of int
         Launch dimensions (1 to 3).
     args : sequence
@@ -130,7 +131,7 @@ class PreparedLaunch:
         self._direct = self._prepare_direct()
 
     def _prepare_direct(self):
-        launch_fn = _driver_launch()
+        launch_fn = driver_launch()
         try:
             function = int(self.kernel.kernel.ptr)
         except Exception:

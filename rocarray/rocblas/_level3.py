@@ -501,11 +501,6 @@ def _kernel(name, device_id):
     return _kernel_table.get(name, device_id)
 
 
-def _workspace(device_id, nbytes):
-    """Per (device, stream) split-K partials buffer of at least ``nbytes``."""
-    return launch.partials_buffer(device_id, nbytes)
-
-
 def _device_facts(device_id):
     """``(multiprocessors, has float64 matrix instructions)`` of a device."""
     info = backend.device_info(device_id)
@@ -567,7 +562,7 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
         def run(alpha, beta, A, B, C, bias):
             for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
                 run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
-            ws = _workspace(device_id, ws_bytes).data.ptr
+            ws = launch.partials_buffer(device_id, ws_bytes).data.ptr
             for go, off_a, off_b, off_c in chunks:
                 go(alpha, A + off_a, B + off_b, beta, C + off_c, ws, bias)
             finish(ws, beta, C, bias)

@@ -29,6 +29,8 @@ import ctypes
 
 import numpy
 
+from rocarray._core import prepared_launch
+
 #: ``ra_fft_layout`` field by field: name and NumPy type, in declaration order (8-byte fields
 #: first, so the natural C layout has no padding).
 LAYOUT_FIELDS = (
@@ -145,14 +147,8 @@ def pointer(address):
 _REAL_CTYPES = {4: ctypes.c_float, 8: ctypes.c_double}
 
 
-def driver_launch():
-    """``cupy.cuda.driver.launchKernel`` (the driver's kernel launch), or None without it."""
-    try:
-        from cupy.cuda import driver
-
-        return driver.launchKernel
-    except Exception:
-        return None
+#: ``cupy.cuda.driver.launchKernel`` or None (:func:`rocarray._core.prepared_launch.driver_launch`).
+driver_launch = prepared_launch.driver_launch
 
 
 class HostArgs:

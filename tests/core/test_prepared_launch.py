@@ -42,7 +42,7 @@ def driver(monkeypatch):
         calls.append(((f, gx, gy, gz, bx, by, bz, shared, stream, extra),
                       [ctypes.string_at(addresses[i], n) for i, n in enumerate(sizes)]))
 
-    monkeypatch.setattr(P, "_driver_launch", lambda: launch_kernel)
+    monkeypatch.setattr(P, "driver_launch", lambda: launch_kernel)
     monkeypatch.setattr(P.launch, "cupy", lambda: _Cupy())
     return calls, state
 
@@ -126,7 +126,7 @@ def test_stand_in_kernel_goes_through_cupy_call_with_numpy_types():
 
 
 def test_without_the_driver_call_cupy_call_is_used(monkeypatch):
-    monkeypatch.setattr(P, "_driver_launch", lambda: None)
+    monkeypatch.setattr(P, "driver_launch", lambda: None)
     seen = []
 
     class Kernel:
