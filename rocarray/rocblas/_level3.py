@@ -246,12 +246,16 @@ MIN_SPLIT_K = 256
 MAX_SPLITS = 64
 
 
-def kernel_name(dtype, tile=None):
-    """Name expression of the gemm kernel, e.g. ``'ra_rocblas_gemm<float, 128, 128, 8, 8, 8>'``."""
+def kernel_name(dtype, tile=None, vec=False):
+    """Name expression of the gemm kernel, e.g. ``'ra_rocblas_gemm<float, 128, 128, 8, 8, 8>'``.
+
+    ``vec``: the 16-byte layout of a direct float64 matrix tile (``VEC = 1``, for operands whose
+    addresses and leading dimensions are 16-byte aligned; see :func:`vec_strides`)."""
     dtype = numpy.dtype(dtype)
     tile = TILES[dtype][0] if tile is None else tile
     if tile.mma:
-        return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in tile.template_args())}>"
+        args = tuple(tile) + (1,) if vec else tile.template_args()
+        return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in args)}>"
     return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in tile.template_args())}>"
 
 
@@ -260,9 +264,22 @@ def finish_name(dtype):
     return f"ra_rocblas_gemm_splitk_finish<{CTYPES[numpy.dtype(dtype)]}>"
 
 
+def has_vec(tile):
+    """Whether a tile has a 16-byte-layout instance (the direct float64 matrix tiles)."""
+    return tile.mma and tile.direct
+
+
+def vec_strides(itemsize, lda, ldb, strides):
+    """Whether the 16-byte copies of :func:`has_vec` tiles may read A and B at 16-byte aligned
+    addresses: every leading dimension and batch stride of A and B is a multiple of 16 bytes
+    (the addresses themselves are checked per call)."""
+    return not (((lda | ldb | strides[0] | strides[1]) * itemsize) & 15)
+
+
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = [kernel_name(d, t) for d in _STANDARD for t in tiles_for(d, "cuda")]
+    names += [kernel_name(d, t, vec=True) for d in _STANDARD for t in tiles_for(d, "cuda") if has_vec(t)]
     return sorted(names + [finish_name(d) for d in _STANDARD])
 
 
@@ -547,12 +564,20 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
     SCALAR, POINTER = prepared_launch.scalar(type(scalar_arg(0, dtype))), prepared_launch.POINTER
     block = (BLOCK,)
-    chunks = tuple((prepared_launch.PreparedLaunch(
-        kernel, (blocks, min(MAX_GRID_YZ, batch - first), parts), block,
-        sizes + (SCALAR, POINTER, lda_, POINTER, ldb_, SCALAR, POINTER, ldc_, flags_) + tail
-        + (POINTER if parts > 1 else _NULL, POINTER), shared_mem=shared),
-        first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
-        for first in range(0, batch, MAX_GRID_YZ))
+
+    def chunks_of(kernel):
+        return tuple((prepared_launch.PreparedLaunch(
+            kernel, (blocks, min(MAX_GRID_YZ, batch - first), parts), block,
+            sizes + (SCALAR, POINTER, lda_, POINTER, ldb_, SCALAR, POINTER, ldc_, flags_) + tail
+            + (POINTER if parts > 1 else _NULL, POINTER), shared_mem=shared),
+            first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
+            for first in range(0, batch, MAX_GRID_YZ))
+    plain = chunks_of(kernel)
+    vec = None  # the 16-byte layout, taken by the calls whose A and B are 16-byte aligned
+    if has_vec(tile) and vec_strides(itemsize, lda, ldb, strides):
+        vec_kernel, _ = _kernel(kernel_name(dtype, tile, vec=True), device_id)
+        launch.allow_shared(vec_kernel, shared)
+        vec = chunks_of(vec_kernel)
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
         finish_kernel, wave = _kernel(finish_name(dtype), device_id)
         finish = prepared_launch.PreparedLaunch(
@@ -563,6 +588,7 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
             for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
                 run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
             ws = launch.partials_buffer(device_id, ws_bytes).data.ptr
+            chunks = vec if vec is not None and not ((A | B) & 15) else plain
             for go, off_a, off_b, off_c in chunks:
                 go(alpha, A + off_a, B + off_b, beta, C + off_c, ws, bias)
             finish(ws, beta, C, bias)
@@ -570,6 +596,7 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
         def run(alpha, beta, A, B, C, bias):
             for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
                 run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
+            chunks = vec if vec is not None and not ((A | B) & 15) else plain
             for go, off_a, off_b, off_c in chunks:
                 go(alpha, A + off_a, B + off_b, beta, C + off_c, bias)
     return run

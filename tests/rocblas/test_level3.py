@@ -257,6 +257,49 @@ def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT"])
+def test_f64_16_byte_layout_matches_numpy(rng, monkeypatch, trans):
+    # the direct float64 tiles' 16-byte instance (even leading dimensions, 16-byte aligned A and
+    # B) on edges of every parity: rows and k that end in half a pair, tiles past the matrix,
+    # one partial k tile, split k; then the same problem with A or B 8 bytes off (the 8-byte
+    # instance), both against NumPy, C poisoned where beta = 0
+    sms, mma = _level3._device_facts(to_device(np.zeros(1)).data.device_id)
+    tiles = [t for t in _level3.tiles_for("float64", mma) if _level3.has_vec(t)]
+    if not tiles:
+        pytest.skip("no direct float64 matrix tiles on this device")
+    ta, tb = trans
+    for tile in tiles:
+        for splits in (1, 3):
+            plan = _level3.Plan(tile, splits)
+            monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
+            for m, n, k in [(1, 1, 1), (129, 67, 35), (200, 130, 777), (2 * tile[0] + 3, tile[1] + 1, 48)]:
+                for shift_a, shift_b in ((0, 0), (1, 0), (0, 1)):
+                    monkeypatch.setattr(_level3, "_warm", {})
+                    _run_shifted(rng, trans, m, n, k, shift_a, shift_b)
+
+
+def _run_shifted(rng, trans, m, n, k, shift_a, shift_b):
+    """float64 gemm with even leading dimensions on buffers whose A and B start ``shift_a`` and
+    ``shift_b`` elements into a fresh device array (16-byte aligned at 0), against NumPy."""
+    ta, tb = trans
+    ar, ac = (m, k) if ta == "N" else (k, m)
+    br, bc = (k, n) if tb == "N" else (n, k)
+    lda, ldb, ldc = ar + ar % 2, br + br % 2 + 2, m + 1  # even; B's padded
+    a = random_array(rng, shift_a + lda * ac, "float64")
+    b = random_array(rng, shift_b + ldb * bc, "float64")
+    da, db = to_device(a), to_device(b)
+    assert da.data.ptr % 16 == 0 and db.data.ptr % 16 == 0
+    dc = to_device(np.full(ldc * n, np.nan))
+    rocblas.gemm(ta, tb, m, n, k, 1.0, da[shift_a:], lda, db[shift_b:], ldb, 0.0, dc, ldc)
+    am = a[shift_a:].reshape(ac, lda).T[:ar]
+    bm = b[shift_b:].reshape(bc, ldb).T[:br]
+    oa, ob = (am if ta == "N" else am.T), (bm if tb == "N" else bm.T)
+    got = to_host(dc).reshape(n, ldc).T
+    assert_close(got[:m], oa @ ob, "float64", k, atol_scale=float(np.max(np.abs(oa) @ np.abs(ob))))
+    assert np.isnan(got[m:]).all()  # the padding rows of C untouched
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("trans", ["NN", "TC", "CT"])
 def test_last_wave_split_along_k_matches_numpy(rng, monkeypatch, trans):
     # a few block slots (a fake device of `sms` multiprocessors, one block each) make small grids
@@ -399,8 +442,11 @@ def test_kernel_names():
 def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_level3.SOURCE))
     assert registered == set(_level3.instantiations())
-    # one per dtype and tile shape plus one split-K finish per dtype: the transposes are flags
-    assert len(registered) == sum(len(_level3.tiles_for(d, "cuda")) for d in _level3.TILES) + 4
+    # one per dtype and tile shape, a 16-byte-layout one per direct float64 matrix tile, plus one
+    # split-K finish per dtype: the transposes are flags
+    vec = sum(_level3.has_vec(t) for d in _level3.TILES for t in _level3.tiles_for(d, "cuda"))
+    assert vec == 3
+    assert len(registered) == sum(len(_level3.tiles_for(d, "cuda")) for d in _level3.TILES) + vec + 4
     assert "ra_rocblas_gemm_f64mma(" in _compile.read_text(_level3.SOURCE)
     source = _compile.read_text(_level3.SOURCE)
     assert "ra_rocblas_gemm(" in source and "ra_rocblas_gemm_splitk_finish(" in source
@@ -536,6 +582,50 @@ def test_f64_direct_matrix_tiles_are_nvidia_only():
     assert _level3.residency("float64", direct) == 1 and _level3.residency("float64", _level3.MmaTile(64, 64, 16, 3)) == 2
     source = _compile.read_text(_level3.SOURCE)
     assert "cp.async.wait_group" in source and "cp.async.commit_group" in source
+
+
+def test_f64_direct_tiles_take_the_16_byte_layout_per_call(monkeypatch):
+    # the direct float64 tiles have a second instance (VEC = 1) launched only when this call's A
+    # and B addresses, both leading dimensions and the batch strides are 16-byte aligned
+    direct = _level3.MmaTile(128, 128, 16, 3)
+    assert _level3.has_vec(direct) and not _level3.has_vec(_level3.MmaTile(128, 128, 16))
+    assert not _level3.has_vec(_level3.TILES[np.dtype("float64")][0])
+    assert _level3.kernel_name("float64", direct, vec=True) == "ra_rocblas_gemm_f64mma<128, 128, 16, 3, 0, 1>"
+    k16 = _level3.MmaTile(128, 128, 16, 3, 1)
+    assert _level3.kernel_name("float64", k16, vec=True) == "ra_rocblas_gemm_f64mma<128, 128, 16, 3, 1, 1>"
+    names = _level3.instantiations()
+    for tile in _level3.MMA_TILES[np.dtype("float64")]:
+        assert (_level3.kernel_name("float64", tile, vec=True) in names) == (tile.direct and _level3.has_vec(tile))
+    assert _level3.vec_strides(8, 130, 64, (0, 0, 7))  # C's stride does not matter
+    assert not _level3.vec_strides(8, 129, 64, (0, 0, 0)) and not _level3.vec_strides(8, 130, 63, (0, 0, 0))
+    assert not _level3.vec_strides(8, 130, 64, (3, 0, 0)) and not _level3.vec_strides(8, 130, 64, (0, 5, 0))
+
+    launched = []
+
+    class Kernel:
+        def __init__(self, name):
+            self.name = name
+
+    class Launch:
+        def __init__(self, kernel, grid, block, args, shared_mem=0):
+            self.kernel = kernel
+
+        def __call__(self, *values):
+            launched.append(self.kernel.name)
+
+    monkeypatch.setattr(_level3, "_kernel", lambda name, device_id: (Kernel(name), 132))
+    monkeypatch.setattr(_level3.launch, "allow_shared", lambda kernel, nbytes: None)
+    monkeypatch.setattr(_level3.prepared_launch, "PreparedLaunch", Launch)
+    monkeypatch.setattr(_level3, "_device_facts", lambda device_id: (132, "cuda"))
+    plain, vec = _level3.kernel_name("float64", direct), _level3.kernel_name("float64", direct, vec=True)
+    for lda, ldb, a, b, want in [(512, 512, 4096, 8192, vec), (512, 512, 4096 + 8, 8192, plain),
+                                 (512, 512, 4096, 8192 + 24, plain), (511, 512, 4096, 8192, plain),
+                                 (512, 513, 4096, 8192, plain)]:
+        run = _level3._prepare_run(0, "float64", _level3.Plan(direct, 1), 512, 512, 512, lda, ldb, 512, 0, 1,
+                                   (0, 0, 0))
+        del launched[:]
+        run(1.0, 0.0, a, b, 1 << 20, 0)
+        assert launched == [want], (lda, ldb, a, b)
 
 
 def test_flag_bits_and_geometry_match_the_source():

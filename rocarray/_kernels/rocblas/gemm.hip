@@ -645,6 +645,237 @@ typedef ra_rocblas3_f64mma ra_rocblas3_f64mma_k16;
 template <int K16> struct ra_rocblas3_f64mma_pick { typedef ra_rocblas3_f64mma type; };
 template <> struct ra_rocblas3_f64mma_pick<1> { typedef ra_rocblas3_f64mma_k16 type; };
 
+// ---------------------------------------------------------------------------------------------
+// The 16-byte layout of the direct float64 tiles (VEC = 1; NVIDIA sm_90's m16n8 instructions)
+// ---------------------------------------------------------------------------------------------
+// Global to shared copies move 16 bytes (two doubles along the operand's contiguous dimension)
+// per cp.async, half the copies of the 8-byte layout; so the operands' addresses and leading
+// dimensions must be 16-byte aligned (the Python layer takes the 8-byte instance otherwise). A
+// pair straddling the matrix's edge copies 8 bytes and zero-fills the rest. A tile whose rows are
+// contiguous in memory (op(A) = A, op(B) = B^T) is stored k-major, [BK][ROWS + 2]; one whose k is
+// contiguous (op(A) = A^T, op(B) = B) row-major, [ROWS][BK], with 16-byte unit u of row r at
+// u ^ (4 ((r >> 1) & 1)).
+// The fragments are read 16 bytes at a time (LDS.128) where that fills two consecutive
+// registers of one instruction operand, which three relabellings arrange (any relabelling of k
+// shared by A and B leaves the product unchanged; one of A's rows or B's columns only moves
+// where an accumulator element is stored):
+//  * k: slot t + 4 j of an 8-deep group (the instruction's k of lane t = l % 4) is k 2 t + j of
+//    that group (j = 0, 1), so a lane's B slots t and t + 4 of one column are adjacent [n][k];
+//  * rows of A: fragment row g + 8 i (g = l / 4) is row 2 g + i of its 16 rows, so a lane's A
+//    rows g and g + 8 of one k are adjacent [k][m];
+//  * columns of B ([n][k] only): column g of fragments 2 h and 2 h + 1 is column 16 h + 2 g and
+//    16 h + 2 g + 1, which with the swizzle keeps an 8-lane phase on distinct banks.
+// A row-major op(A) is read 16 bytes at a time as well, though the pair is registers r and r + 2
+// of the operand (register moves follow; measured faster than 8-byte loads, which conflict in
+// this layout); a k-major op(B) takes 8-byte loads (its pairs would be two instructions'
+// operands: the moves made the kernel slower than the 8-byte instance). Every 8-lane phase of a
+// 16-byte load or store, and every half-warp of an 8-byte load, hits distinct banks (row lengths
+// of 2 mod 8 doubles k-major, the swizzle row-major).
+
+// one 16-byte copy of which the first `bytes` (0, 8 or 16) come from g, the rest zero-filled
+RA_DEVICE void ra_rocblas3_copy16(double* s, const double* g, int bytes) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(g), "r"(bytes));
+#else
+    s[0] = bytes >= 8 ? g[0] : 0.0;
+    s[1] = bytes >= 16 ? g[1] : 0.0;
+#endif
+}
+
+// The loader of one operand tile in the 16-byte layout (the interface of ra_rocblas3_loader's
+// direct path): element (r, kk) of the ROWS x BK tile of op(X) at (r0, k0) is X[r + k * ld]
+// (RC = 1, stored [BK][LD]) or X[k + r * ld] (RC = 0, stored [ROWS][BK] swizzled). A thread moves
+// UNITS pairs, STEP k columns (RC = 1) or rows (RC = 0) apart.
+template <int ROWS, int BK, int RC> struct ra_rocblas3_loader_vec {
+    static constexpr int LD = RC ? ROWS + 2 : BK;
+    static constexpr int STAGE = RC ? BK * LD : ROWS * LD;             // doubles of one tile
+    static constexpr int SPAN = (RC ? ROWS : BK) / 2;                  // pairs along the contiguous dimension
+    static constexpr int STEP = RA_ROCBLAS3_BLOCK / SPAN;
+    static constexpr int UNITS = (RC ? BK : ROWS) / STEP;
+    static_assert(RA_ROCBLAS3_BLOCK % SPAN == 0 && UNITS * STEP == (RC ? BK : ROWS) && UNITS >= 1 &&
+                      (RC || BK == 16), "16-byte tile copies");
+    static constexpr unsigned ALL = (1u << UNITS) - 1u;
+    const double* p;   // this thread's first pair in the current k tile
+    ra_i64 estride;    // elements between this thread's pairs
+    ra_i64 tstride;    // elements between k tiles
+    int s0, sstep;     // shared offsets of the first pair and between pairs
+    int c;             // this thread's k column (RC = 1: of its first pair)
+    int rbytes;        // RC = 1: bytes of this thread's row pair inside the matrix (16, 8, 0)
+    unsigned rmask;    // RC = 0: bit e: pair e's row is inside the matrix
+
+    template <int LD_>
+    RA_DEVICE void init(const double* X, ra_i64 ld, bool, bool, ra_i64 r0, ra_i64 rows, ra_i64 k0) {
+        static_assert(LD_ == LD, "the 16-byte layout's row length");
+        const int t = (int)threadIdx.x;
+        if (RC) {
+            const int r = 2 * (t % SPAN);
+            c = t / SPAN;
+            p = X + (r0 + r) + (k0 + c) * ld;
+            estride = STEP * ld;
+            tstride = BK * ld;
+            s0 = c * LD + r;
+            sstep = STEP * LD;
+            const ra_i64 left = rows - (r0 + r);
+            rbytes = left >= 2 ? 16 : left == 1 ? 8 : 0;
+            rmask = 0;
+        } else {
+            const int u = t % SPAN, r = t / SPAN;
+            c = 2 * u;
+            p = X + (k0 + c) + (r0 + r) * ld;
+            estride = STEP * ld;
+            tstride = BK;
+            s0 = r * LD + 2 * (u ^ (((r >> 1) & 1) << 2));  // STEP is a multiple of 4: one swizzle
+            sstep = STEP * LD;
+            rbytes = 0;
+            rmask = 0;
+#pragma unroll
+            for (int e = 0; e < UNITS; ++e)
+                if (r0 + r + STEP * e < rows) rmask |= 1u << e;
+        }
+    }
+    RA_DEVICE void advance() { p += tstride; }
+    // bytes of pair e in a tile with klim k columns left (0 moves nothing)
+    RA_DEVICE int bytes(int e, int klim) const {
+        if (RC) return c + STEP * e < klim ? rbytes : 0;
+        const int kl = klim - c;
+        return ((rmask >> e) & 1u) && kl > 0 ? (kl >= 2 ? 16 : 8) : 0;
+    }
+    RA_DEVICE bool whole_rows() const { return RC ? rbytes == 16 : rmask == ALL; }
+    RA_DEVICE void copy_predicated(double* s, int klim, const double* safe) const {
+#pragma unroll
+        for (int e = 0; e < UNITS; ++e) {
+            const int b = bytes(e, klim);
+            ra_rocblas3_copy16(s + s0 + e * sstep, b ? p + e * estride : safe, b);
+        }
+    }
+    RA_DEVICE void copy(double* s, int klim, const double* safe) const {
+        if (klim >= BK && whole_rows()) {  // inner tiles: every pair whole
+#pragma unroll
+            for (int e = 0; e < UNITS; ++e) ra_rocblas3_copy16(s + s0 + e * sstep, p + e * estride, 16);
+        } else {
+            copy_predicated(s, klim, safe);
+        }
+    }
+};
+
+// One 16-byte shared load of two doubles. NVIDIA: volatile, so that it stays in program order
+// with the (volatile) matrix instructions: the compiler then keeps one instruction k step of
+// fragments live instead of hoisting the next step's loads above this step's products (which
+// spilled the 128 x 128 tiles' registers).
+RA_DEVICE void ra_rocblas3_lds2(const double* s, double& x, double& y) {
+#if defined(RA_CUDA)
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];\n" : "=d"(x), "=d"(y) : "r"(addr));
+#else
+    typedef ra_rocblas3_vec<double, 2> V2;
+    const V2 v = *reinterpret_cast<const V2*>(s);
+    x = v.v[0];
+    y = v.v[1];
+#endif
+}
+
+RA_DEVICE void ra_rocblas3_lds1(const double* s, double& x) {
+#if defined(RA_CUDA)
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(s);
+    asm volatile("ld.shared.f64 %0, [%1];\n" : "=d"(x) : "r"(addr));
+#else
+    x = *s;
+#endif
+}
+
+// An operand's loader and shared layout in the 8-byte (VEC = 0: [BK][ROWS + 4]) or the 16-byte
+// layout.
+template <int VEC, int ROWS, int BK, int RC> struct ra_rocblas3_f64mma_operand {
+    typedef ra_rocblas3_loader<double, ROWS, BK, RC> loader;
+    static constexpr int LD = ROWS + 4, STAGE = BK * LD;
+};
+template <int ROWS, int BK, int RC> struct ra_rocblas3_f64mma_operand<1, ROWS, BK, RC> {
+    typedef ra_rocblas3_loader_vec<ROWS, BK, RC> loader;
+    static constexpr int LD = loader::LD, STAGE = loader::STAGE;
+};
+
+// The fragments of one instruction k step (ks) from one stage of each tile: a[f] of op(A)'s rows
+// ar + 16 f .., b[g] of op(B)'s columns bc + MMA::N g ..; in the 16-byte layout with the
+// relabellings above.
+template <typename MMA, int VEC, int FM, int FN, int RA, int RB, int LDA, int LDB>
+RA_DEVICE void ra_rocblas3_f64mma_frags(double (&a)[FM][MMA::AR], double (&b)[FN][MMA::BR], const double* sA,
+                                        const double* sB, int ks, int lane, int ar, int bc) {
+    if constexpr (!VEC) {
+#pragma unroll
+        for (int f = 0; f < FM; ++f)
+#pragma unroll
+            for (int r = 0; r < MMA::AR; ++r)
+                a[f][r] = sA[(ks + MMA::a_k(lane, r)) * LDA + ar + f * MMA::M + MMA::a_row(lane, r)];
+#pragma unroll
+        for (int g = 0; g < FN; ++g)
+#pragma unroll
+            for (int r = 0; r < MMA::BR; ++r)
+                b[g][r] = sB[(ks + MMA::b_k(lane, r)) * LDB + bc + g * MMA::N + MMA::b_col(lane, r)];
+    } else {
+        const int g = lane >> 2, t = lane & 3;
+        // the row swizzle of rows 2 g and 2 g + 1 (ar, bc: multiples of 4): unit u + t of such a
+        // row (u a multiple of 4, t < 4) is at (u ^ swz) + t, so each row's loads are one base
+        // address plus constants
+        const int swz = (g & 1) << 2;
+        // register r of A: row g + 8 (r & 1), slot t + 4 (r >> 1); of B: slot t + 4 r
+        if constexpr (RA) {  // [k][m]: rows 2 g, 2 g + 1 of one k
+#pragma unroll
+            for (int f = 0; f < FM; ++f)
+#pragma unroll
+                for (int j = 0; j < MMA::AR / 2; ++j) {
+                    const int k = ks + 8 * (j >> 1) + 2 * t + (j & 1);
+                    ra_rocblas3_lds2(sA + k * LDA + ar + 16 * f + 2 * g, a[f][2 * j], a[f][2 * j + 1]);
+                }
+        } else {  // [m][k]: k 2 t, 2 t + 1 of one group, one row
+#pragma unroll
+            for (int f = 0; f < FM; ++f)
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+#pragma unroll
+                    for (int q = 0; q < MMA::AR / 4; ++q) {
+                        const int row = ar + 16 * f + 2 * g + i;
+                        const int unit = (((ks >> 1) + 4 * q) ^ swz) + t;
+                        ra_rocblas3_lds2(sA + row * LDA + 2 * unit, a[f][4 * q + i], a[f][4 * q + 2 + i]);
+                    }
+        }
+        if constexpr (RB) {  // [k][n]: one 8-byte load per element, columns in the instruction's order
+#pragma unroll
+            for (int gi = 0; gi < FN; ++gi)
+#pragma unroll
+                for (int r = 0; r < MMA::BR; ++r) {
+                    const int k = ks + 8 * (r >> 1) + 2 * t + (r & 1);
+                    ra_rocblas3_lds1(sB + k * LDB + bc + 8 * gi + g, b[gi][r]);
+                }
+        } else {  // [n][k], columns relabelled
+#pragma unroll
+            for (int gi = 0; gi < FN; ++gi)
+#pragma unroll
+                for (int q = 0; q < MMA::BR / 2; ++q) {
+                    const int col = bc + 16 * (gi >> 1) + 2 * g + (gi & 1);
+                    const int unit = (((ks >> 1) + 4 * q) ^ swz) + t;
+                    ra_rocblas3_lds2(sB + col * LDB + 2 * unit, b[gi][2 * q], b[gi][2 * q + 1]);
+                }
+        }
+    }
+}
+
+// Whether a VEC instance takes the 16-byte layout for one pair of operand layouts (ra, rb: the
+// rows of op(A), op(B) contiguous): all but a row-major op(A) under m16n8k16, whose eight A
+// registers per fragment with their moves spill at 255 registers (that layout keeps the 8-byte
+// one in the instance).
+template <int K16> RA_DEVICE constexpr bool ra_rocblas3_f64mma_vec_for(bool ra, bool) { return ra || !K16; }
+
+// Where accumulator element e of fragment (f, g) lands in the warp's tile: (row, column), in the
+// 16-byte layout (`vec`, B's columns relabelled in pairs where op(B) is stored [n][k]: `pairs`)
+// or the instruction's own order.
+template <typename MMA> RA_DEVICE int ra_rocblas3_f64mma_c_row(int lane, int f, int e, bool vec) {
+    return vec ? 16 * f + 2 * (lane >> 2) + (e >> 1) : f * MMA::M + MMA::c_row(lane, e);
+}
+template <typename MMA> RA_DEVICE int ra_rocblas3_f64mma_c_col(int lane, int g, int e, bool vec, bool pairs) {
+    return vec && pairs ? 16 * (g >> 1) + 4 * (lane & 3) + 2 * (e & 1) + (g & 1) : g * MMA::N + MMA::c_col(lane, e);
+}
+
 // The k loop of the direct float64 matrix tiles (STAGES >= 2): a ring of STAGES k tiles in
 // shared memory ([STAGES][BK][BM + 4] of op(A), then [STAGES][BK][BN + 4] of op(B)) filled by
 // asynchronous copies, STAGES - 1 tiles ahead of the one multiplied. So no registers hold the
@@ -652,12 +883,14 @@ template <> struct ra_rocblas3_f64mma_pick<1> { typedef ra_rocblas3_f64mma_k16 t
 // tile kt and frees the stage read in step kt - 1, which the copies of tile kt + STAGES - 1 then
 // refill. The operand layouts (RA, RB: rows contiguous or not) are compile-time, so the loaders'
 // strides are constant multiples of lda/ldb. (ar, bc): the warp's first row and column.
-template <typename MMA, int BM, int BN, int BK, int STAGES, int FM, int FN, int RA, int RB>
+template <typename MMA, int BM, int BN, int BK, int STAGES, int FM, int FN, int RA, int RB, int VEC>
 RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double* smem,
                                         const double* A, ra_i64 lda, ra_i64 m0, ra_i64 M, const double* B,
                                         ra_i64 ldb, ra_i64 n0, ra_i64 N, ra_i64 kb, ra_i64 ke, int ar, int bc) {
-    constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
-    constexpr int SA = BK * LDA_S, SB = BK * LDB_S;  // elements of one stage
+    typedef ra_rocblas3_f64mma_operand<VEC, BM, BK, RA> OA;
+    typedef ra_rocblas3_f64mma_operand<VEC, BN, BK, RB> OB;
+    constexpr int LDA_S = OA::LD, LDB_S = OB::LD;
+    constexpr int SA = OA::STAGE, SB = OB::STAGE;  // elements of one stage
     static_assert(STAGES >= 2, "a ring of at least two k tiles");
     double* sA0 = smem;
     double* sB0 = smem + STAGES * SA;
@@ -667,8 +900,8 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
     // faster, 2000^3 5 %, 64 x 8192^2 and 256 x 256 x 65536 3 %); on 128 x 128 it takes 24 more
     // registers and measured no faster (8192^3 0-3 % slower).
     constexpr bool FLAT = FM * FN < 16;
-    ra_rocblas3_loader<double, BM, BK, RA> la;
-    ra_rocblas3_loader<double, BN, BK, RB> lb;
+    typename OA::loader la;
+    typename OB::loader lb;
     la.template init<LDA_S>(A, lda, RA == 1, false, m0, M, kb);
     lb.template init<LDB_S>(B, ldb, RB == 1, false, n0, N, kb);
     // tiles 0 .. STAGES - 2 in flight, one commit group per tile (empty past the last tile)
@@ -690,21 +923,12 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
     for (ra_i64 kt = 0; kt < ktiles; ++kt) {
         ra_rocblas3_async_wait<STAGES - 2>();  // this thread's copies of tile kt landed
         __syncthreads();
-        const double* sA = sA0 + cur * SA + ar;
-        const double* sB = sB0 + cur * SB + bc;
+        const double* sA = sA0 + cur * SA;
+        const double* sB = sB0 + cur * SB;
 #pragma unroll
         for (int ks = 0; ks < BK; ks += MMA::K) {
             double a[FM][MMA::AR], b[FN][MMA::BR];
-#pragma unroll
-            for (int f = 0; f < FM; ++f)
-#pragma unroll
-                for (int r = 0; r < MMA::AR; ++r)
-                    a[f][r] = sA[(ks + MMA::a_k(lane, r)) * LDA_S + f * MMA::M + MMA::a_row(lane, r)];
-#pragma unroll
-            for (int g = 0; g < FN; ++g)
-#pragma unroll
-                for (int r = 0; r < MMA::BR; ++r)
-                    b[g][r] = sB[(ks + MMA::b_k(lane, r)) * LDB_S + g * MMA::N + MMA::b_col(lane, r)];
+            ra_rocblas3_f64mma_frags<MMA, VEC, FM, FN, RA, RB, LDA_S, LDB_S>(a, b, sA, sB, ks, lane, ar, bc);
 #pragma unroll
             for (int f = 0; f < FM; ++f)
 #pragma unroll
@@ -735,7 +959,15 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
     }
 }
 
-template <int BM, int BN, int BK, int STAGES = 0, int K16 = 0>
+// VEC = 1: the 16-byte layout (see above) where it exists (NVIDIA sm_90, direct tiles of k 16,
+// an even number of column fragments per warp); elsewhere the instance is the 8-byte kernel.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+#define RA_ROCBLAS3_F64MMA_VEC 1
+#else
+#define RA_ROCBLAS3_F64MMA_VEC 0
+#endif
+
+template <int BM, int BN, int BK, int STAGES = 0, int K16 = 0, int VEC = 0>
 __global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK)
 ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double* __restrict__ A, ra_i64 lda,
                        const double* __restrict__ B, ra_i64 ldb, double beta, double* __restrict__ C,
@@ -749,6 +981,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     static_assert(FM * MMA::M == WTM && FN * MMA::N == WTN && FM > 0 && FN > 0, "warp tiling");
     static_assert(BK % MMA::K == 0, "whole instruction k steps per tile");
     constexpr int LDA_S = BM + 4, LDB_S = BN + 4;
+    constexpr int V = VEC && RA_ROCBLAS3_F64MMA_VEC && STAGES >= 2 && BK == 16 && FN % 2 == 0 ? 1 : 0;
 
     // dynamic: a 128 x 128 x 16 double-buffered tile pair takes 66 KB (NVIDIA's opt-in, set by
     // the Python layer; larger than AMD's 64 KB of LDS, so that tile is launched on NVIDIA only).
@@ -790,16 +1023,16 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
         if (ktiles > 0) {
             double* sm = ra_rocblas3_f64mma_smem;
             if (a_rows && b_rows)
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 1>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 1, V && ra_rocblas3_f64mma_vec_for<K16>(1, 1)>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
             else if (a_rows)
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 0>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 0, V && ra_rocblas3_f64mma_vec_for<K16>(1, 0)>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
             else if (b_rows)
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 1>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 1, V && ra_rocblas3_f64mma_vec_for<K16>(0, 1)>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
             else
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 0>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 0, V && ra_rocblas3_f64mma_vec_for<K16>(0, 0)>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
         }
     } else if (ktiles > 0) {
@@ -854,6 +1087,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     }
 
     const bool split = gridDim.z > 1;
+    const bool vec = V && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);  // the k loop's layout
     double* part = ws + (ra_i64)blockIdx.z * M * N;
     ra_with_activation(ra_rocblas3_act_code(flags), [&](auto code) {
 #pragma unroll
@@ -862,8 +1096,8 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
             for (int g = 0; g < FN; ++g)
 #pragma unroll
                 for (int e = 0; e < MMA::ACC; ++e) {
-                    const ra_i64 i = m0 + wm * WTM + f * MMA::M + MMA::c_row(lane, e);
-                    const ra_i64 j = n0 + wn * WTN + g * MMA::N + MMA::c_col(lane, e);
+                    const ra_i64 i = m0 + wm * WTM + ra_rocblas3_f64mma_c_row<MMA>(lane, f, e, vec);
+                    const ra_i64 j = n0 + wn * WTN + ra_rocblas3_f64mma_c_col<MMA>(lane, g, e, vec, !b_rows);
                     if (i >= M || j >= N) continue;
                     const double s = K > 0 ? alpha * acc[f][g][e] : 0.0;
                     if (split) part[i + j * M] = s;
