@@ -705,14 +705,28 @@ def _launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag
     return run
 
 
+#: ``(device, dtype, plan, sizes, leading dimensions, flags, batch, strides)`` -> the prepared
+#: launches of :func:`_prepare_run`: callers that launch through :func:`_launch` (trsm, trmm, the
+#: symmetric routines: hundreds of sub-matrix products per call) prepare each shape once.
+_runs = {}
+_RUNS_KEPT = 1024
+
+
 def _prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_bits, batch=1, strides=(0, 0, 0)):
     """The plan (:func:`choose_plan`, which may time candidates on A and B) and its launches
-    (:func:`_prepare_run`) for a problem, on the current device. The plan is chosen without the
-    epilogue's bits: candidates are timed without a bias."""
+    (:func:`_prepare_run`, remembered per shape) for a problem, on the current device. The plan is
+    chosen without the epilogue's bits: candidates are timed without a bias."""
     with _level1._on_device(device_id):
         plan = choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb,
                            flag_bits & (TRANS_A | CONJ_A | TRANS_B | CONJ_B), batch)
-        return _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batch, strides)
+        key = (device_id, numpy.dtype(dtype), plan, m, n, k, lda, ldb, ldc, flag_bits, batch, tuple(strides))
+        run = _runs.get(key)
+        if run is None:
+            run = _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batch, strides)
+            if len(_runs) >= _RUNS_KEPT:
+                _runs.clear()
+            _runs[key] = run
+        return run
 
 
 # --------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ def fresh_prepared_launches(monkeypatch):
     """Launches prepared by earlier calls (gemm's warm path, gemm_mma's prepared launches) must
     not stand in for what a test forces (plans, kernels, configurations)."""
     monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_level3, "_runs", {})
     monkeypatch.setattr(_level3_mma, "_prepared", {})
 
 

@@ -27,6 +27,7 @@ from test_level3 import run_gemm
 def fresh_prepared_launches(monkeypatch):
     """Launches prepared by earlier calls must not stand in for the plans a test forces."""
     monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_level3, "_runs", {})
     monkeypatch.setattr(_level3, "_plans", {})
 
 

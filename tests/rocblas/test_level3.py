@@ -9,6 +9,7 @@ pure-Python layer: option parsing, kernel names and registration, flags and grid
 argument error, on fake device arrays never launched on.
 """
 
+import contextlib
 import itertools
 import re
 
@@ -35,6 +36,7 @@ def fresh_prepared_launches(monkeypatch):
     """Launches prepared by earlier calls (gemm's warm path, gemm_mma's prepared launches) must
     not stand in for what a test forces (plans, kernels, configurations)."""
     monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_level3, "_runs", {})
     monkeypatch.setattr(_level3_mma, "_prepared", {})
 
 ALL = ["float32", "float64", "complex64", "complex128"]
@@ -250,11 +252,26 @@ def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
     for dtype, plan in plans:
         monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
         monkeypatch.setattr(_level3, "_warm", {})  # the calls of the previous plan prepared theirs
+        monkeypatch.setattr(_level3, "_runs", {})
         for m, n, k, extra in [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0)),
                                (200, 129, 777, (3, 0, 1))]:
             run_gemm(rng, dtype, trans, m, n, k, extra)
         run_gemm(rng, dtype, trans, 65, 33, 20, beta=0, poison=True)
 
+
+def test_prepared_launches_are_remembered_per_shape(monkeypatch):
+    # callers of _launch (trsm, trmm, symm: hundreds of sub-matrix products) prepare a shape once
+    prepared = []
+    plan = _level3.Plan(_level3.TILES[np.dtype("float64")][0], 1)
+    monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
+    monkeypatch.setattr(_level3, "_prepare_run", lambda *args: prepared.append(args) or (lambda *values: None))
+    monkeypatch.setattr(_level3._level1, "_on_device", lambda device_id: contextlib.nullcontext())
+    for _ in range(3):
+        _level3._prepare_launch(0, "float64", 64, 32, 16, 1.0, 0, 64, 0, 16, 64, 0)
+    assert len(prepared) == 1
+    _level3._prepare_launch(0, "float64", 64, 32, 16, 1.0, 0, 64, 0, 16, 128, 0)  # another ldc
+    _level3._prepare_launch(0, "float64", 64, 32, 16, 1.0, 0, 64, 0, 16, 64, _level3.TRANS_A)
+    assert len(prepared) == 3
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT"])
@@ -275,6 +292,7 @@ def test_f64_16_byte_layout_matches_numpy(rng, monkeypatch, trans):
             for m, n, k in [(1, 1, 1), (129, 67, 35), (200, 130, 777), (2 * tile[0] + 3, tile[1] + 1, 48)]:
                 for shift_a, shift_b in ((0, 0), (1, 0), (0, 1)):
                     monkeypatch.setattr(_level3, "_warm", {})
+                    monkeypatch.setattr(_level3, "_runs", {})
                     _run_shifted(rng, trans, m, n, k, shift_a, shift_b)
 
 
@@ -327,6 +345,7 @@ def test_last_wave_split_along_k_matches_numpy(rng, monkeypatch, trans):
             monkeypatch.setattr(_level3, "_device_facts", lambda device_id, sms=sms: (sms, real(device_id)[1]))
             for beta, poison in ((None, False), (0, True)):
                 monkeypatch.setattr(_level3, "_warm", {})
+                monkeypatch.setattr(_level3, "_runs", {})
                 del tails[:]
                 run_gemm(rng, dtype, trans, m, n, k, (1, 2, 3), beta=beta, poison=poison)
                 assert tails == [want], (dtype, plan.name, m, n, k)
@@ -334,6 +353,7 @@ def test_last_wave_split_along_k_matches_numpy(rng, monkeypatch, trans):
             m, n, k = 2 * tile[0] + 5, 2 * tile[1] + 7, 777
             monkeypatch.setattr(_level3, "_device_facts", lambda device_id: (4, real(device_id)[1]))
             monkeypatch.setattr(_level3, "_warm", {})
+            monkeypatch.setattr(_level3, "_runs", {})
             run_gemm_bias_activation(rng, dtype, m, n, k, "silu")
 
 
