@@ -664,13 +664,19 @@ def choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, bat
     Decisions are remembered per problem for the process (a repeated call costs one dictionary
     lookup of host time instead of building the candidates and reading the DB's key)."""
     memo = (device_id, numpy.dtype(dtype), m, n, k, flag_bits & (TRANS_A | TRANS_B), batch, tuning.state_token())
-    plan = _plans.get(memo)
-    if plan is None:
-        plan = _choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch)
-        if len(_plans) >= _PLANS_KEPT:
-            _plans.clear()
-        _plans[memo] = plan
-    return plan
+    return _remembered(_plans, _PLANS_KEPT, memo,
+                       lambda: _choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch))
+
+
+def _remembered(table, kept, key, make):
+    """``table[key]``, made by ``make()`` on a miss; a table past ``kept`` entries starts over."""
+    value = table.get(key)
+    if value is None:
+        value = make()
+        if len(table) >= kept:
+            table.clear()
+        table[key] = value
+    return value
 
 
 def _choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch):
@@ -720,13 +726,8 @@ def _prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_
         plan = choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb,
                            flag_bits & (TRANS_A | CONJ_A | TRANS_B | CONJ_B), batch)
         key = (device_id, numpy.dtype(dtype), plan, m, n, k, lda, ldb, ldc, flag_bits, batch, tuple(strides))
-        run = _runs.get(key)
-        if run is None:
-            run = _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batch, strides)
-            if len(_runs) >= _RUNS_KEPT:
-                _runs.clear()
-            _runs[key] = run
-        return run
+        return _remembered(_runs, _RUNS_KEPT, key, lambda: _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb,
+                                                                         ldc, flag_bits, batch, strides))
 
 
 # --------------------------------------------------------------------------------------------
