@@ -575,11 +575,17 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
             first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
             for first in range(0, batch, MAX_GRID_YZ))
     plain = chunks_of(kernel)
-    vec = None  # the 16-byte layout, taken by the calls whose A and B are 16-byte aligned
     if has_vec(tile) and vec_strides(itemsize, lda, ldb, strides):
+        # the 16-byte layout, taken by the calls whose A and B are 16-byte aligned
         vec_kernel, _ = _kernel(kernel_name(dtype, tile, vec=True), device_id)
         launch.allow_shared(vec_kernel, shared)
         vec = chunks_of(vec_kernel)
+
+        def chunks_for(A, B):
+            return plain if (A | B) & 15 else vec
+    else:
+        def chunks_for(A, B):
+            return plain
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
         finish_kernel, wave = _kernel(finish_name(dtype), device_id)
         finish = prepared_launch.PreparedLaunch(
@@ -590,16 +596,14 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
             for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
                 run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
             ws = launch.partials_buffer(device_id, ws_bytes).data.ptr
-            chunks = vec if vec is not None and not ((A | B) & 15) else plain
-            for go, off_a, off_b, off_c in chunks:
+            for go, off_a, off_b, off_c in chunks_for(A, B):
                 go(alpha, A + off_a, B + off_b, beta, C + off_c, ws, bias)
             finish(ws, beta, C, bias)
     else:
         def run(alpha, beta, A, B, C, bias):
             for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
                 run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
-            chunks = vec if vec is not None and not ((A | B) & 15) else plain
-            for go, off_a, off_b, off_c in chunks:
+            for go, off_a, off_b, off_c in chunks_for(A, B):
                 go(alpha, A + off_a, B + off_b, beta, C + off_c, bias)
     return run
 

@@ -184,7 +184,7 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         go = prepared_launch.PreparedLaunch(
             split, grid, (SPLIT_BLOCK,), (i64(rows), i64(k), i64(batch), POINTER, i64(s_r), i64(s_c), i64(stride),
                                           MODE, POINTER, i64(ld), POINTER, POINTER))
-        return go, {0: i32(aligned_mode)}, i32(mode)
+        return go, i32(aligned_mode), i32(mode)
     a_split = split_launch(m, trans_a, lda, strides[0], True)
     b_split = split_launch(n, trans_b, ldb, strides[1], False)
     guard_launch = prepared_launch.PreparedLaunch(
@@ -199,9 +199,9 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
         a_inf = b_pieces + ITEMSIZE * b_elems
         b_inf = a_inf + ITEMSIZE
         cupy.cuda.runtime.memsetAsync(a_inf, 0, 2 * ITEMSIZE, cupy.cuda.get_current_stream().ptr)
-        for (go, modes, mode), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
-                                                         (a_split, A, a_pieces, b_inf, a_inf)):
-            go(src, modes.get(src % 16, mode), dst, other, seen)
+        for (go, aligned_mode, mode), src, dst, other, seen in ((b_split, B, b_pieces, a_inf, b_inf),
+                                                                (a_split, A, a_pieces, b_inf, a_inf)):
+            go(src, mode if src % 16 else aligned_mode, dst, other, seen)
         guard_launch(b_pieces, a_inf)
         map_a = _tma.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
         map_b = _tma.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)
