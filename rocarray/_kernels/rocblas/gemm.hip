@@ -897,9 +897,11 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
     const int lane = ra_lane_id();
     const ra_i64 ktiles = (ke - kb + BK - 1) / BK;
     // The branch-free refill pays on the small warp tiles (H200, 64 x 64 tiles: 1000^3 6-9 %
-    // faster, 2000^3 5 %, 64 x 8192^2 and 256 x 256 x 65536 3 %); on 128 x 128 it takes 24 more
-    // registers and measured no faster (8192^3 0-3 % slower).
-    constexpr bool FLAT = FM * FN < 16;
+    // faster, 2000^3 5 %, 64 x 8192^2 and 256 x 256 x 65536 3 %); on the 8-byte 128 x 128 tiles
+    // it takes 24 more registers and measured no faster (8192^3 0-3 % slower). The 16-byte
+    // 128 x 128 tiles take it where op(A) is row-contiguous under m16n8k8 (8192^3 NN 23.2 ->
+    // 22.0 ms), not elsewhere (TN and m16n8k16 measured 2-3 % slower with it).
+    constexpr bool FLAT = FM * FN < 16 || (VEC && RA == 1 && MMA::K == 8);
     typename OA::loader la;
     typename OB::loader lb;
     la.template init<LDA_S>(A, lda, RA == 1, false, m0, M, kb);
