@@ -25,6 +25,13 @@ Path (``rocblas/gemm_wgmma.hip``):
    and then added to the float32 sums by the threads, rounding to nearest.
    k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
 
+The split inside the kernel (``ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR>``, the tile
+``'x3f_128x128'``): TMA copies op(A) and op(B) themselves as float32 (any transposes) and the
+block's threads split each k tile in shared memory, so the gemm moves float32 gemm's bytes, not
+the split pass's three times as many, and has no workspace; its guard is decided per k tile.
+It needs 16-byte aligned operands (addresses, leading dimensions and batch strides); a call
+whose operands are not takes the split pass (step 1) with the same results.
+
 Infinities and NaNs give float32 gemm's results (the split's special cases in the kernel
 source); without infinities the pieces are exact, so sums that float32 gets exactly (small
 integers) come out exact. float32 subnormal inputs may be flushed to zero by the matrix units.
@@ -78,32 +85,48 @@ def kernel_name(tile_n):
     return f"ra_rocblas_gemm_wgmma<float, true, true, {int(tile_n)}>"
 
 
+def fused_kernel_name(trans_a, trans_b):
+    """Name expression of the kernel that splits inside (op(A) k-major when ``trans_a``, op(B)
+    when not ``trans_b``)."""
+    return f"ra_rocblas_gemm_wgmma_x3<{str(bool(trans_a)).lower()}, {str(not trans_b).lower()}>"
+
+
 #: Block tile widths: 128 only (each thread holds 64 float32 sums and the 64 of the slot being
 #: summed by the matrix units; a 256-wide tile would need 256 registers for them).
 TILE_WIDTHS_X3 = (128,)
+#: Raw slots of the kernel that splits inside (3: 96 KiB, with its 128 KiB of pieces buffers).
+FUSED_STAGES = 3
+#: Threads of its block: two warpgroups, no producer warp.
+FUSED_BLOCK = 256
 
-_compile.register(wg.SOURCE, [kernel_name(w) for w in TILE_WIDTHS_X3] + [FINISH_KERNEL])
+_compile.register(wg.SOURCE, [kernel_name(w) for w in TILE_WIDTHS_X3] + [FINISH_KERNEL]
+                  + [fused_kernel_name(ta, tb) for ta in (False, True) for tb in (False, True)])
 
 
 class Tf32x3Tile(tuple):
-    """The float32 three-TF32-product kernel as a gemm tile ``(128, BN, 32)``, named
-    ``'x3_128xBN'`` (the tuning DB's candidate name)."""
+    """The float32 three-TF32-product kernel as a gemm tile ``(128, BN, 32, fused)``, named
+    ``'x3_128xBN'`` (the split pass, then the pieces kernel) or ``'x3f_128xBN'`` (``fused``: the
+    split inside the kernel), the tuning DB's candidate names."""
 
     __slots__ = ()
     mma = False
     x3 = True
     direct = False
 
-    def __new__(cls, tile_n):
-        return super().__new__(cls, (TILE, int(tile_n), BK))
+    def __new__(cls, tile_n, fused=False):
+        return super().__new__(cls, (TILE, int(tile_n), BK, int(bool(fused))))
+
+    @property
+    def fused(self):
+        return bool(self[3])
 
     @property
     def name(self):
-        return f"x3_{self[0]}x{self[1]}"
+        return f"x3{'f' if self.fused else ''}_{self[0]}x{self[1]}"
 
 
-#: The tiles the tuning compares.
-TILES = tuple(Tf32x3Tile(w) for w in TILE_WIDTHS_X3)
+#: The tiles the tuning compares: the split inside the kernel first.
+TILES = tuple(Tf32x3Tile(w, fused) for fused in (True, False) for w in TILE_WIDTHS_X3)
 
 
 def leading(k):
@@ -132,14 +155,28 @@ def usable(device_id, m, n, k, batch=1):
     if not wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
                      sizes=(m, n, leading(k), PIECES * max(1, batch))):
         return False
-    if any(wg.shared_bytes(t[1], STAGES[t[1]], PIECES) > facts["shared_limit"] for t in TILES):
+    if any(wg.shared_bytes(t[1], STAGES[t[1]], PIECES) > facts["shared_limit"] for t in TILES if not t.fused):
         return False
     return workspace_bytes(m, n, k, batch) <= MAX_WORKSPACE_BYTES
 
 
 def heuristic_tile(m, n, batch, multiprocessors):
-    """The untuned tile (the only one: 128 x 128)."""
+    """The untuned tile: the split inside the kernel, 128 x 128."""
     return TILES[0]
+
+
+def fused_shared_bytes(stages=FUSED_STAGES):
+    """Dynamic shared memory of the kernel that splits inside: an 8-byte mbarrier per raw slot,
+    then (from the next 1024-byte boundary) the raw slots (op(A)'s and op(B)'s 128 x 32 float32
+    tiles) and two pieces buffers (A_hi, A_lo, B_hi, B_lo)."""
+    tile = TILE * wg.ROW_BYTES
+    return int(stages) * (2 * tile + 8) + 2 * 4 * tile + wg.ALIGN
+
+
+def fused_aligned(address, ld, stride, batch):
+    """Whether TMA can copy an operand as float32: its address, leading dimension and (for
+    batches) batch stride on 16 bytes."""
+    return address % 16 == 0 and ld % 4 == 0 and (batch <= 1 or stride % 4 == 0)
 
 
 def operand_strides(trans, ld, is_a):
@@ -159,6 +196,36 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
     entries ``strides`` (elements of A, B, C) apart. The caller has checked the arguments and
     :func:`usable`.
     """
+    if tile.fused:
+        return _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
+    return _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
+
+
+def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
+    """:func:`prepare_run` for the split inside the kernel; calls whose operands TMA cannot copy
+    as float32 (:func:`fused_aligned`) take the split pass's launches instead."""
+    from rocarray.rocblas import _tma
+
+    tile_n = int(tile[1])
+    sms = _device_facts(device_id)["multiprocessors"]
+    product = wg.prepare_product(device_id, fused_kernel_name(trans_a, trans_b), FINISH_KERNEL, tile_n, FUSED_STAGES,
+                                 PIECES, BK, m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS,
+                                 block=FUSED_BLOCK, nbytes=fused_shared_bytes())
+    fallback = _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
+    a_kmajor, b_kmajor = bool(trans_a), not trans_b
+    lds_aligned = fused_aligned(0, lda, strides[0], batch) and fused_aligned(0, ldb, strides[1], batch)
+
+    def run(alpha, beta, A, B, C, bias):
+        if not (lds_aligned and A % 16 == 0 and B % 16 == 0):
+            return fallback(alpha, beta, A, B, C, bias)
+        map_a = _tma.operand_map(A, a_kmajor, m, k, lda, strides[0], batch, TILE, ITEMSIZE)
+        map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, strides[1], batch, tile_n, ITEMSIZE)
+        product(map_a, map_b, alpha, beta, C, bias)
+    return run
+
+
+def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
+    """:func:`prepare_run` for the split pass and the pieces kernel."""
     from rocarray.rocblas import _tma
 
     cupy = backend.require_cupy()

@@ -172,20 +172,21 @@ def pack_operands(device_id, a, b, batch):
 
 
 def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m, n, k, ldc, batch, stride_c,
-                    multiprocessors, act, promote):
+                    multiprocessors, act, promote, block=BLOCK, nbytes=None):
     """The warpgroup kernel's launch and, when k is split, the finish's, everything but the call's
     values worked out: returns ``product(map_a, map_b, alpha, beta, C, bias)`` taking the operands'
     tensor maps, float32 scalars and the device addresses (ints) of C and the bias (0: none).
 
     ``name``/``finish_name``: the kernel and finish instantiations; ``pieces``/``bk``: operand tiles
     per slot and the k of a slot (:func:`shared_bytes`, :func:`splits`); ``promote``: the kernel's
-    float32 promotion argument (0 for 16-bit data)."""
+    float32 promotion argument (0 for 16-bit data); ``block``/``nbytes``: the kernel's block and
+    dynamic shared memory where they are not the warpgroup kernel's (:func:`shared_bytes`)."""
     kernel, _ = _kernel(name, device_id)
-    nbytes = shared_bytes(tile_n, stages, pieces)
+    nbytes = shared_bytes(tile_n, stages, pieces) if nbytes is None else int(nbytes)
     launch.allow_shared(kernel, nbytes)
     parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk)
     i64 = numpy.int64
-    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (BLOCK,)
+    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (int(block),)
     sizes = (i64(m), i64(n), i64(k), i64(batch))
     c_layout = (i64(ldc), i64(stride_c))
     tail = (numpy.int32(stages), i64(parts), i64(per))

@@ -7,8 +7,8 @@ called through ``ctypes`` on the driver library CuPy already loaded. The kernel 
 value (``__grid_constant__``): :func:`operand_map` returns it as a size-one NumPy array of
 :data:`TENSOR_MAP` (128 bytes), the form CuPy passes by value.
 
-One map describes one gemm operand of 16-bit elements (or 32-bit: the TF32 pieces of the
-float32 path) as a 3-D array (contiguous dimension, leading dimension, batch), with 128-byte
+One map describes one gemm operand of 16-bit elements (or 32-bit: the float32 path's operands
+or their TF32 pieces) as a 3-D array (contiguous dimension, leading dimension, batch), with 128-byte
 swizzling and zero fill outside the array, which is the shared-memory layout the kernel's wgmma
 descriptors read.
 """
@@ -64,10 +64,11 @@ def _encoder():
 
 def box_shape(kmajor, rows, itemsize=2):
     """``(inner, outer)`` box of one copy: one 128-byte row of k (64 two-byte or 32 four-byte
-    elements, the swizzle span) x ``rows`` (k-major operand), or 64 mn x 64 k (mn-major operand,
-    two-byte elements only, ``rows / 64`` copies per tile)."""
+    elements, the swizzle span) x ``rows`` (k-major operand), or one 128-byte row of mn x as many
+    k (mn-major operand: 64 x 64 two-byte or 32 x 32 four-byte elements, ``rows / inner`` copies
+    per tile)."""
     inner = SWIZZLE_BYTES // int(itemsize)
-    return (inner, int(rows)) if kmajor else (inner, 64)
+    return (inner, int(rows)) if kmajor else (inner, inner)
 
 
 def operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize=2):
@@ -105,7 +106,7 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
     rows : int
         Rows of the kernel's tile along m or n (the k-major box height).
     itemsize : int
-        Bytes per element: 2 (float16, bfloat16) or 4 (the float32 path's TF32 pieces).
+        Bytes per element: 2 (float16, bfloat16) or 4 (the float32 path's operands or pieces).
 
     Raises
     ------

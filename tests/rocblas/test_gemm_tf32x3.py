@@ -36,6 +36,8 @@ def _ids(v):
 
 
 SM90 = dict(is_hip=False, cc_major=9, cc_minor=0, multiprocessors=132, shared_limit=232448)
+#: The path's two tiles: the split inside the kernel, and the split pass with the pieces kernel.
+FUSED, SPLIT = x3.TILES
 
 
 # --------------------------------------------------------------------------------------------
@@ -47,6 +49,12 @@ def test_kernel_names_and_registration():
     assert x3.kernel_name(128) == "ra_rocblas_gemm_wgmma<float, true, true, 128>"
     for tile in x3.TILES:
         assert x3.kernel_name(tile[1]) in names
+    # the split inside the kernel: op(A) k-major for 'T', op(B) for 'N'
+    assert x3.fused_kernel_name(False, False) == "ra_rocblas_gemm_wgmma_x3<false, true>"
+    assert x3.fused_kernel_name(True, True) == "ra_rocblas_gemm_wgmma_x3<true, false>"
+    for ta in (False, True):
+        for tb in (False, True):
+            assert x3.fused_kernel_name(ta, tb) in names
     assert x3.FINISH_KERNEL in names
     text = _compile.read_text(_level3_wgmma.SOURCE)
     assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.SPLIT_KERNEL}(' in text
@@ -55,9 +63,11 @@ def test_kernel_names_and_registration():
 
 
 def test_tile_names_and_shape():
-    tile = x3.TILES[0]
-    assert tile == (128, 128, 32) and tile.name == "x3_128x128" and tile.x3 and not tile.mma
-    assert _level3.Plan(tile, 1).name == "x3_128x128.s1"
+    fused, split = x3.TILES
+    assert split == (128, 128, 32, 0) and split.name == "x3_128x128" and split.x3 and not split.mma
+    assert fused == (128, 128, 32, 1) and fused.name == "x3f_128x128" and fused.fused and not split.fused
+    assert _level3.Plan(split, 1).name == "x3_128x128.s1"
+    assert _level3.Plan(fused, 1) != _level3.Plan(split, 1)  # distinct keys of the prepared runs
     assert x3.BK == 32 and _level3_wgmma.slot_k(2) == 64
 
 
@@ -72,6 +82,9 @@ def test_shared_memory_of_the_ring():
     assert _level3_wgmma.shared_bytes(128, 3, x3.PIECES) == 3 * (4 * 128 * 128 + 16) + 1024
     assert _level3_wgmma.shared_bytes(128, 3, x3.PIECES) <= SM90["shared_limit"]
     assert _level3_wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024  # the 16-bit ring
+    # the split inside the kernel: three raw slots (A and B, 16 KiB each), two pieces buffers
+    assert x3.fused_shared_bytes() == 3 * (2 * 16384 + 8) + 2 * 4 * 16384 + 1024
+    assert x3.fused_shared_bytes() <= SM90["shared_limit"] < x3.fused_shared_bytes(4)
 
 
 def test_split_pass_reads_along_the_contiguous_dimension():
@@ -86,6 +99,7 @@ def test_split_pass_reads_along_the_contiguous_dimension():
 def test_tma_maps_of_four_byte_pieces():
     assert _tma.box_shape(True, 128, 4) == (32, 128)
     assert _tma.box_shape(True, 256) == (64, 256)
+    assert _tma.box_shape(False, 128) == (64, 64) and _tma.box_shape(False, 128, 4) == (32, 32)
     # pieces of a 300 x 70 operand: ld 72, hi and lo of 3 batch entries as 6 planes
     assert _tma.operand_geometry(True, 300, 70, 72, 300 * 72, 6, 4) == ((70, 300, 6), (288, 288 * 300))
 
@@ -137,10 +151,11 @@ def test_remembered_choices_follow_the_setting(monkeypatch):
 def test_heuristic_and_candidates_offer_the_path_first():
     f32 = np.dtype("float32")
     assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _level3.Plan(x3.TILES[0], 1)
+    assert x3.TILES[0].fused
     assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=False)[0] in _level3.TILES[f32]
     plans = _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda", x3=True)
-    assert plans[0] == _level3.Plan(x3.TILES[0], 1)
-    assert plans[1:] == _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda")
+    assert plans[:2] == [_level3.Plan(x3.TILES[0], 1), _level3.Plan(x3.TILES[1], 1)]
+    assert plans[2:] == _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda")
     assert len({p.name for p in plans}) == len(plans)
 
 
@@ -185,7 +200,7 @@ def test_prepared_run_launch_arguments(sm90, monkeypatch):
     # the order and values of every launch's arguments, against the kernels' signatures
     record = _record_launches(monkeypatch)
     m, n, k = 300, 200, 70  # k of 70: pieces 72 wide, 3 k tiles, one part
-    run = x3.prepare_run(0, x3.TILES[0], m, n, k, m, n, m + 1, False, True, 2, 1, (0, 0, 0))
+    run = x3.prepare_run(0, SPLIT, m, n, k, m, n, m + 1, False, True, 2, 1, (0, 0, 0))
     run(np.float32(1.5), np.float32(0.5), 0x1000, 0x2000, 0x3000, 0x4000)
     ld, base = 72, 1 << 30
     a_pieces, b_pieces = base, base + 4 * 2 * m * ld
@@ -208,13 +223,49 @@ def test_prepared_run_launch_arguments(sm90, monkeypatch):
     assert record[2][1] == (7 * 2,) and record[3][1] == (10 * 2,)  # tiles of 32 rows x 64 k
 
 
+@pytest.mark.parametrize("trans_a, trans_b", [(False, False), (True, False), (False, True), (True, True)])
+def test_fused_run_copies_the_operands_themselves(sm90, monkeypatch, trans_a, trans_b):
+    # aligned operands: one launch of the kernel that splits inside, its tensor maps over A and B
+    # as float32 (k-major for op(A) = A^T and op(B) = B), no workspace, no split pass
+    record = _record_launches(monkeypatch)
+    m, n, k = 300, 200, 72
+    lda, ldb = (k if trans_a else m) + 4, (n if trans_b else k) + 8
+    run = x3.prepare_run(0, FUSED, m, n, k, lda, ldb, m, trans_a, trans_b, 0)
+    run(np.float32(2), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
+    assert len(record) == 1
+    name, grid, block, args, shared = record[0]
+    assert name == x3.fused_kernel_name(trans_a, trans_b)
+    assert block == (x3.FUSED_BLOCK,) and grid == (6, 1) and shared == x3.fused_shared_bytes()
+    assert args[0] == ("map", 0x1000, trans_a, m, k, lda, 0, 1, 128, 4)
+    assert args[1] == ("map", 0x2000, not trans_b, n, k, ldb, 0, 1, 128, 4)
+    assert args[2:12] == (m, n, k, 1, 2.0, 0.0, 0x3000, m, 0, x3.FUSED_STAGES)
+    assert args[12:] == (1, 3, 0, 0, 0, x3.PROMOTE_SLOTS)
+
+
+@pytest.mark.parametrize("lda, ldb, a_address, b_address", [(302, 72, 0x1004, 0x2000), (301, 72, 0x1000, 0x2000),
+                                                            (300, 72, 0x1000, 0x2008), (300, 74, 0x1000, 0x2000)])
+def test_fused_run_takes_the_split_pass_for_unaligned_operands(sm90, monkeypatch, lda, ldb, a_address, b_address):
+    record = _record_launches(monkeypatch)
+    m, n, k = 300, 200, 72
+    run = x3.prepare_run(0, FUSED, m, n, k, lda, ldb, m, False, False, 0)
+    run(np.float32(1), np.float32(0), a_address, b_address, 0x3000, 0)
+    names = [r[0] for r in record if r[0] not in ("empty", "memset")]
+    assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
+
+
+def test_fused_alignment_rule():
+    assert x3.fused_aligned(0x1000, 8, 0, 1) and x3.fused_aligned(0x1010, 4, 7, 1)  # one matrix: no stride
+    assert not x3.fused_aligned(0x1008, 8, 0, 1) and not x3.fused_aligned(0x1000, 6, 0, 1)
+    assert x3.fused_aligned(0x1000, 8, 64, 3) and not x3.fused_aligned(0x1000, 8, 66, 3)
+
+
 @pytest.mark.parametrize("lda, a_address, aligned", [(72, 0x1000, True), (72, 0x1004, False), (73, 0x1000, False)])
 def test_split_mode_follows_layout_and_alignment(sm90, monkeypatch, lda, a_address, aligned):
     # A 'T' and B 'N' hold k contiguously: rows of 16 bytes (address and leading dimension) take
     # the 16-byte loads; B's leading dimension of 70 never does
     record = _record_launches(monkeypatch)
     m, n, k = 100, 50, 70
-    run = x3.prepare_run(0, x3.TILES[0], m, n, k, lda, 70, m, True, False, 0)
+    run = x3.prepare_run(0, SPLIT, m, n, k, lda, 70, m, True, False, 0)
     run(np.float32(1), np.float32(0), a_address, 0x2000, 0x3000, 0)
     (_, _, _, b_args, _), (_, _, _, a_args, _) = record[2], record[3]
     assert b_args[4:8] == (70, 1, 0, x3.SPLIT_K_CONTIGUOUS)
@@ -243,11 +294,12 @@ def _require_path():
     return device
 
 
-@pytest.fixture
-def forced(monkeypatch):
-    """Every float32 gemm of the test takes the path's plan (other dtypes their own)."""
+@pytest.fixture(params=x3.TILES, ids=lambda t: t.name)
+def forced(request, monkeypatch):
+    """Every float32 gemm of the test takes the path's plan, for each of its two tiles (other
+    dtypes their own plans)."""
     _require_path()
-    plan = _level3.Plan(x3.TILES[0], 1)
+    plan = _level3.Plan(request.param, 1)
     choose = _level3.choose_plan
 
     def choose_x3(device_id, dtype, *args, **kwargs):
@@ -258,7 +310,29 @@ def forced(monkeypatch):
     return plan
 
 
+@pytest.fixture
+def split_pass_runs(monkeypatch):
+    """The calls that ran the split pass (the split tile's, or the fused tile's fallback)."""
+    calls = []
+    prepare = x3._prepare_split_run
+
+    def spy(*args, **kwargs):
+        run = prepare(*args, **kwargs)
+
+        def counted(*call):
+            calls.append(call)
+            return run(*call)
+        return counted
+    monkeypatch.setattr(x3, "_prepare_split_run", spy)
+    return calls
+
+
+def _took_the_forced_kernel(forced, split_pass_runs):
+    return bool(split_pass_runs) != forced[0].fused
+
+
 # sizes below, at and across the 128-row tile and the 32-deep slot, padded leading dimensions
+# (odd ones: the fused tile takes the split pass for them)
 SHAPES = [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0)), (200, 129, 777, (3, 0, 1)),
           (128, 256, 64, (0, 0, 0))]
 
@@ -269,6 +343,28 @@ SHAPES = [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0
 def test_matches_numpy(rng, forced, trans, shape):
     m, n, k, extra = shape
     run_gemm(rng, "float32", trans, m, n, k, extra)
+
+
+def _aligned_extra(trans, m, n, k, pad=0):
+    """Leading dimensions (above the minimum) that make A's and B's columns 16-byte aligned."""
+    ar = m if trans[0] == "N" else k
+    br = k if trans[1] == "N" else n
+    return (-max(1, ar) % 4 + 4 * pad, -max(1, br) % 4 + 4 * pad, pad)
+
+
+# shapes with every edge of the kernel's tiles and the raw boxes (32 rows of k, 32 of mn), with
+# aligned columns: the fused tile splits inside the kernel for all of them
+ALIGNED_SHAPES = [(1, 1, 1, 0), (7, 33, 129, 1), (129, 200, 33, 0), (200, 129, 777, 2), (132, 260, 36, 0),
+                  (33, 31, 4100, 0)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", ALIGNED_SHAPES, ids=_ids)
+@pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT"])
+def test_aligned_operands_match_numpy(rng, forced, split_pass_runs, trans, shape):
+    m, n, k, pad = shape
+    run_gemm(rng, "float32", trans, m, n, k, _aligned_extra(trans, m, n, k, pad))
+    assert _took_the_forced_kernel(forced, split_pass_runs)
 
 
 @pytest.mark.gpu
@@ -301,7 +397,7 @@ def test_products_have_float32_accuracy_for_long_k(rng, forced, trans):
 
 @pytest.mark.gpu
 def test_split_k_parts(rng, forced):
-    m, n, k = 130, 120, 20000
+    m, n, k = 132, 120, 20000
     parts, _ = _level3_wgmma.splits(m, n, k, 1, 128, _level3_mma._device_facts(0)["multiprocessors"], x3.BK)
     assert parts > 1
     run_gemm(rng, "float32", "NT", m, n, k)
@@ -309,9 +405,11 @@ def test_split_k_parts(rng, forced):
 
 
 @pytest.mark.gpu
-def test_strided_batches(rng, forced):
-    m, n, k, batch = 70, 90, 300, 3
-    sa, sb, sc = m * k + 5, k * n + 7, m * n + 3
+@pytest.mark.parametrize("m, pads", [(70, (5, 7, 3)), (72, (4, 8, 3))], ids=_ids)
+def test_strided_batches(rng, forced, m, pads):
+    # the second: 16-byte aligned batch strides (the fused tile's kernel; the first its split pass)
+    n, k, batch = 90, 300, 3
+    sa, sb, sc = m * k + pads[0], k * n + pads[1], m * n + pads[2]
     a, b = random_array(rng, sa * batch, "float32"), random_array(rng, sb * batch, "float32")
     c = random_array(rng, sc * batch, "float32")
     dc = to_device(c)
@@ -330,8 +428,8 @@ def test_strided_batches(rng, forced):
 
 
 @pytest.mark.gpu
-def test_infinities_and_nans_land_where_float32_puts_them(rng, forced):
-    m, n, k = 40, 30, 50
+def test_infinities_and_nans_land_where_float32_puts_them(rng, forced, split_pass_runs):
+    m, n, k = 40, 30, 52
     # small integers: exact in TF32, so every low piece is zero, the case the split treats apart
     a = rng.integers(1, 4, (m, k)).astype(np.float32) * rng.choice([-1, 1], (m, k)).astype(np.float32)
     b = rng.integers(1, 4, (k, n)).astype(np.float32) * rng.choice([-1, 1], (k, n)).astype(np.float32)
@@ -355,10 +453,40 @@ def test_infinities_and_nans_land_where_float32_puts_them(rng, forced):
     assert finite.sum() > m * n // 2
     # with infinities about, zero low pieces carry 2^-126 (the guard): finite sums stay within it
     np.testing.assert_allclose(got[finite], want[finite], rtol=0, atol=1e-30)
+    assert _took_the_forced_kernel(forced, split_pass_runs)
 
 
 @pytest.mark.gpu
-def test_sums_float32_gets_exactly_stay_exact(rng, forced):
+@pytest.mark.parametrize("trans", ["NN", "TN", "NT", "TT"])
+def test_infinities_in_some_k_tiles_only(rng, forced, split_pass_runs, trans):
+    # the fused tile guards per k tile (32 deep) and per 128 x 128 block: infinities of A in one
+    # k tile and of B in another, several blocks and k tiles, every transpose
+    m, n, k = 260, 132, 200
+    a = rng.integers(1, 4, (m, k)).astype(np.float32)
+    b = rng.integers(1, 4, (k, n)).astype(np.float32) * rng.choice([-1, 1], (k, n)).astype(np.float32)
+    a[5, 40] = np.inf      # k tile 1, block row 0
+    a[200, 100] = -np.inf  # k tile 3, block row 1
+    b[150, 7] = np.inf     # k tile 4
+    b[40, 9] = 0.0         # C(5, 9): inf * 0 -> NaN
+    sa = np.asfortranarray(a if trans[0] == "N" else a.T)
+    sb = np.asfortranarray(b if trans[1] == "N" else b.T)
+    da, db = to_device(sa.ravel(order="F")), to_device(sb.ravel(order="F"))
+    dc = to_device(np.full(m * n, np.nan, np.float32))
+    rocblas.gemm(trans[0], trans[1], m, n, k, 1.0, da, sa.shape[0], db, sb.shape[0], 0.0, dc, m)
+    got = wide(to_host(dc)).reshape(n, m).T
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = wide(a) @ wide(b)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    assert finite.sum() > m * n // 2
+    np.testing.assert_allclose(got[finite], want[finite], rtol=0, atol=1e-30)
+    assert _took_the_forced_kernel(forced, split_pass_runs)
+
+
+@pytest.mark.gpu
+def test_sums_float32_gets_exactly_stay_exact(rng, forced, split_pass_runs):
     # small integers with many zero sums: no infinity, so no guard and exact pieces
     m, n, k = 96, 80, 300
     a = rng.integers(-2, 3, (m, k)).astype(np.float32)
@@ -370,6 +498,7 @@ def test_sums_float32_gets_exactly_stay_exact(rng, forced):
     got = to_host(dc).reshape(n, m).T
     np.testing.assert_array_equal(got, (a.astype(np.int64) @ b.astype(np.int64)).astype(np.float32))
     assert (got[:, :10] == 0).all() and not np.signbit(got[:, :10]).any()
+    assert _took_the_forced_kernel(forced, split_pass_runs)
 
 
 @pytest.mark.gpu

@@ -252,6 +252,62 @@ struct ra_gemm_wg_tiles {
         n0 = (in_group / rows) * BN;
     }
 };
+
+// The tile's sums (warpgroup g, its warp w, lane; accumulator fragment as at the top) into C
+// through the epilogue, or, when k is split, into this split's M x N float32 slice of `partial`.
+template <typename T, int BN>
+RA_DEVICE void ra_gemm_wg_store_tile(float (&d)[BN / 2], ra_i64 b, ra_i64 split, ra_i64 m0, ra_i64 n0, int g, int w,
+                                     int lane, ra_i64 M, ra_i64 N, ra_i64 K, ra_i64 splits, float* __restrict__ partial,
+                                     float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
+                                     const T* __restrict__ bias, int act) {
+    const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
+    const ra_i64 col0 = n0 + 2 * (lane % 4);
+    if (splits > 1) {
+        // split k: this split's float32 sum into its M x N slice; ra_rocblas_gemm_wg_finish
+        // adds the slices and applies alpha, beta
+        float* P = partial + (b * splits + split) * M * N;
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const ra_i64 i = row0 + 8 * (c >> 1), jj = col0 + 8 * j + (c & 1);
+                if (i < M && jj < N) P[i + jj * M] = d[4 * j + c];
+            }
+        return;
+    }
+    T* Cb = C + b * stride_c;
+    const float alpha_k = K > 0 ? alpha : 0.0f;
+    // Element 4 j + c of d is C(row0 + 8 (c / 2), col0 + 8 j + c % 2). No activation: one
+    // straight pass (a compile-time 0 for ra_gemm_epilogue_store). With one, by groups of 4
+    // j (16 elements: larger groups spill): the values, the activation of the group, the
+    // stores (ra_math.cuh says why the activation stays out of each element's code).
+    if (act == 0) {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                ra_gemm_epilogue_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c],
+                                          alpha_k, beta, bias, 0);
+    } else {
+        constexpr int GROUP = 4;
+#pragma unroll
+        for (int j0 = 0; j0 < BN / 8; j0 += GROUP) {
+#pragma unroll
+            for (int j = j0; j < j0 + GROUP; ++j)
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+                    d[4 * j + c] = ra_gemm_epilogue_value<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1),
+                                                             col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k, beta, bias);
+            ra_activation_all<4 * GROUP>(d + 4 * j0, act);
+#pragma unroll
+            for (int j = j0; j < j0 + GROUP; ++j)
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+                    ra_gemm_epilogue_put<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1),
+                                            d[4 * j + c]);
+        }
+    }
+}
 #endif  // RA_GEMM_WGMMA
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
@@ -379,53 +435,8 @@ ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a
         ra_gemm_wg_fence_operands(d);
         if (held && releaser) ra_mbar_arrive(bars + 8u * (unsigned)(S + prev));
 
-        const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
-        const ra_i64 col0 = n0 + 2 * (lane % 4);
-        if (splits > 1) {
-            // split k: this split's float32 sum into its M x N slice; ra_rocblas_gemm_wg_finish
-            // adds the slices and applies alpha, beta
-            float* P = partial + (b * splits + split) * M * N;
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-                for (int c = 0; c < 4; ++c) {
-                    const ra_i64 i = row0 + 8 * (c >> 1), jj = col0 + 8 * j + (c & 1);
-                    if (i < M && jj < N) P[i + jj * M] = d[4 * j + c];
-                }
-            continue;
-        }
-        T* Cb = C + b * stride_c;
-        const float alpha_k = K > 0 ? alpha : 0.0f;
-        // Element 4 j + c of d is C(row0 + 8 (c / 2), col0 + 8 j + c % 2). No activation: one
-        // straight pass (a compile-time 0 for ra_gemm_epilogue_store). With one, by groups of 4
-        // j (16 elements: larger groups spill): the values, the activation of the group, the
-        // stores (ra_math.cuh says why the activation stays out of each element's code).
-        if (act == 0) {
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-                for (int c = 0; c < 4; ++c)
-                    ra_gemm_epilogue_store<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1), d[4 * j + c],
-                                              alpha_k, beta, bias, 0);
-        } else {
-            constexpr int GROUP = 4;
-#pragma unroll
-            for (int j0 = 0; j0 < BN / 8; j0 += GROUP) {
-#pragma unroll
-                for (int j = j0; j < j0 + GROUP; ++j)
-#pragma unroll
-                    for (int c = 0; c < 4; ++c)
-                        d[4 * j + c] = ra_gemm_epilogue_value<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1),
-                                                                 col0 + 8 * j + (c & 1), d[4 * j + c], alpha_k, beta, bias);
-                ra_activation_all<4 * GROUP>(d + 4 * j0, act);
-#pragma unroll
-                for (int j = j0; j < j0 + GROUP; ++j)
-#pragma unroll
-                    for (int c = 0; c < 4; ++c)
-                        ra_gemm_epilogue_put<T>(Cb, ldc, M, N, row0 + 8 * (c >> 1), col0 + 8 * j + (c & 1),
-                                                d[4 * j + c]);
-            }
-        }
+        ra_gemm_wg_store_tile<T, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, alpha, beta, C, ldc,
+                                     stride_c, bias, act);
     }
 #endif
 }
@@ -628,4 +639,278 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
         if (*lo == 0.0f && h != 0.0f && (u & 0x7f800000u) != 0x7f800000u)
             *lo = __uint_as_float((u & 0x80000000u) | 0x00800000u);
     }
+}
+
+// ---- float32 from three TF32 products, split inside the kernel ----
+// ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR>: the float32 path without the split pass. TMA
+// copies op(A) and op(B) themselves (float32, any transposes, 16-byte aligned columns) into a
+// ring of `stages` raw slots; the block's two warpgroups split each k tile into TF32 pieces in
+// shared memory and multiply those as ra_rocblas_gemm_wgmma<float, true, true, 128> does. Global
+// traffic is then that of float32 gemm (the split pass reads each operand once and writes two
+// pieces, which the pieces kernel reads back: three times the bytes). Shared memory: S
+// mbarriers, then from the next 1024 bytes the S raw slots (op(A)'s 128 x 32 tile, then
+// op(B)'s: 32 KiB) and two pieces buffers (A_hi, A_lo, B_hi, B_lo: 64 KiB, the layout of the
+// pieces kernel's slots; S = 3 fills 225 KiB).
+//  * No producer warp: the thread that releases a raw slot (thread 0, once every thread has read
+//    it) issues the copies of the k tile S further along the block's stream of k tiles into it.
+//    So the block has 8 warps, two per scheduler, and 255 registers per thread: with a ninth
+//    warp (a scheduler with three) it would have 168, and the split's values spilled.
+//  * The k loop is software pipelined: the products of tile kt run on the matrix units while the
+//    threads split tile kt + 1 into the other pieces buffer (its last readers, the products of
+//    kt - 1, are complete in both warpgroups: each waits for them before the split's first
+//    barrier).
+//  * The guard against inf * 0 in the cross terms (ra_gemm_tf32_pieces) is decided per k tile:
+//    a zero low piece of op(B)'s tile is guarded when op(A)'s tile holds an infinity, and the
+//    other way round; the products in which the infinity meets that piece are all in the tile.
+//    Without an infinity about nothing is guarded, so exact sums stay exact as on the split
+//    pass's path. One reduction over the block tells whether the k tile holds any infinity or
+//    NaN; only then do the threads take the special cases (measured: the split with them for
+//    every element took 600 instructions a warp per k tile and ran the kernel at 40 % of the
+//    pieces kernel's speed).
+// Raw tile layouts (128-byte swizzle as TMA writes it, 16-byte chunk c of a 128-byte row r at
+// chunk c ^ (r % 8)): k-major, one box of 128 rows (m or n) x 32 k, the layout of a piece, so the
+// split maps each float4 to the same offsets; mn-major, four boxes of 32 k rows x 32 mn, 4 KiB
+// apart, which the split transposes (reads conflict-free: a quarter warp reads eight k rows of one
+// chunk; writes of single floats conflict-free: a warp writes 32 k of one row of the piece).
+
+#define RA_GEMM_WG_X3_TILE_BYTES (RA_GEMM_WG_BM * RA_GEMM_WG_ROW_BYTES)
+#define RA_GEMM_WG_X3_THREADS (8 * RA_WARP_SIZE)
+
+#if defined(RA_GEMM_WGMMA)
+// Named barrier 1 over the block's threads: whether `p` holds in any of them.
+RA_DEVICE bool ra_gemm_x3_any(bool p) {
+    unsigned r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, %2, p;\nselp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r)
+                 : "r"((unsigned)p), "n"(RA_GEMM_WG_X3_THREADS)
+                 : "memory");
+    return r != 0;
+}
+RA_DEVICE void ra_gemm_x3_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(RA_GEMM_WG_X3_THREADS) : "memory"); }
+// Orders this thread's generic shared-memory accesses before later ones of the async proxy
+// (the matrix instructions' reads, TMA's writes).
+RA_DEVICE void ra_gemm_x3_fence_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// One raw operand tile: its TMA copies, and the share of thread t (0 .. 255) of its split: four
+// groups of four floats, read by `read`, written as pieces by `write` (hi at `hi`, lo one tile
+// further).
+template <bool KMAJOR> struct ra_gemm_x3_raw {
+    static constexpr unsigned BYTES = RA_GEMM_WG_X3_TILE_BYTES;
+    RA_DEVICE static void load(unsigned slot, const ra_gemm_wg_tensor_map* map, int mn0, int k0, int c2,
+                               unsigned bar) {
+        if (KMAJOR) {
+            ra_gemm_wg_tma_load(slot, map, k0, mn0, c2, bar);
+        } else {
+#pragma unroll
+            for (int h = 0; h < RA_GEMM_WG_BM / 32; ++h)
+                ra_gemm_wg_tma_load(slot + 4096u * (unsigned)h, map, mn0 + 32 * h, k0, c2, bar);
+        }
+    }
+    // k-major: float4 number t + 256 i of the tile. mn-major: lane l reads k row l, chunk w (its
+    // warp) of box i: mn 32 i + 4 w .. + 3.
+    RA_DEVICE static void read(const char* raw, int t, float (&x)[4][4]) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int off = KMAJOR ? 16 * (t + 256 * i) : 4096 * i + 128 * (t % 32) + 16 * ((t / 32) ^ (t % 8));
+            const float4 v = *reinterpret_cast<const float4*>(raw + off);
+            x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
+        }
+    }
+    // FULL: ra_gemm_tf32_pieces' rules for infinities, NaNs and the guard; otherwise (a tile
+    // without either, the common case) hi = x with its low 13 mantissa bits cleared, lo = x - hi,
+    // two instructions an element.
+    template <bool FULL> RA_DEVICE static void write(char* hi, int t, const float (&x)[4][4], bool guard) {
+        char* lo = hi + BYTES;
+        const int kk = t % 32, w = t / 32;
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            float h[4], l[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                if (FULL) {
+                    ra_gemm_tf32_pieces(x[i][j], h[j], l[j], guard);
+                } else {
+                    h[j] = __uint_as_float(__float_as_uint(x[i][j]) & 0xffffe000u);
+                    l[j] = x[i][j] - h[j];
+                }
+            }
+            if (KMAJOR) {
+                const int off = 16 * (t + 256 * i);
+                *reinterpret_cast<float4*>(hi + off) = make_float4(h[0], h[1], h[2], h[3]);
+                *reinterpret_cast<float4*>(lo + off) = make_float4(l[0], l[1], l[2], l[3]);
+            } else {
+                // piece row mn = 32 i + 4 w + j: its swizzle (mn % 8 = 4 (w % 2) + j) does not
+                // depend on i, so box i is 4 KiB further
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    const int off = 4096 * i + 128 * (4 * w + j) + 16 * ((kk / 4) ^ (4 * (w % 2) + j)) + 4 * (kk % 4);
+                    *reinterpret_cast<float*>(hi + off) = h[j];
+                    *reinterpret_cast<float*>(lo + off) = l[j];
+                }
+            }
+        }
+    }
+};
+
+// Whether any of x is an infinity or a NaN (x * 0 is NaN exactly for those: one instruction an
+// element).
+RA_DEVICE bool ra_gemm_x3_has_nonfinite(const float (&x)[4][4]) {
+    float acc = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc = __fmaf_rn(x[i][j], 0.0f, acc);
+    return acc != acc;
+}
+
+RA_DEVICE bool ra_gemm_x3_has_inf(const float (&x)[4][4]) {
+    bool inf = false;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) inf |= ra_gemm_is_inf(x[i][j]);
+    return inf;
+}
+
+// The block's stream of k tiles (work item, k tile), in the order the threads split them; thread
+// 0 walks it, S tiles ahead of the split, issuing each tile's copies into the raw slot the split
+// has just read.
+template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
+    ra_i64 t, kt, k_end, b, m0, n0;
+    RA_DEVICE void locate(const ra_gemm_wg_tiles& tiles, ra_i64 total, ra_i64 kt_per_split, ra_i64 ktiles) {
+        if (t >= total) return;
+        ra_i64 split;
+        tiles.locate(t, b, split, m0, n0, 128);
+        kt = split * kt_per_split;
+        k_end = kt + kt_per_split < ktiles ? kt + kt_per_split : ktiles;
+    }
+    // Copies the next k tile into the raw slot at `slot` (completing on `full`), if any is left.
+    RA_DEVICE void issue(unsigned slot, unsigned full, const ra_gemm_wg_tensor_map* tma_a,
+                         const ra_gemm_wg_tensor_map* tma_b, const ra_gemm_wg_tiles& tiles, ra_i64 total,
+                         ra_i64 kt_per_split, ra_i64 ktiles) {
+        if (t >= total) return;
+        constexpr int BK = RA_GEMM_WG_ROW_BYTES / 4;
+        ra_mbar_expect_tx(full, 2 * RA_GEMM_WG_X3_TILE_BYTES);
+        ra_gemm_x3_raw<A_KMAJOR>::load(slot, tma_a, (int)m0, (int)(kt * BK), (int)b, full);
+        ra_gemm_x3_raw<B_KMAJOR>::load(slot + RA_GEMM_WG_X3_TILE_BYTES, tma_b, (int)n0, (int)(kt * BK), (int)b, full);
+        if (++kt == k_end) {
+            t += gridDim.x;
+            locate(tiles, total, kt_per_split, ktiles);
+        }
+    }
+};
+#endif  // RA_GEMM_WGMMA
+
+template <bool A_KMAJOR, bool B_KMAJOR>
+__global__ void __launch_bounds__(RA_GEMM_WG_X3_THREADS, 1)
+ra_rocblas_gemm_wgmma_x3(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
+                         const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
+                         ra_i64 batch, float alpha, float beta, float* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
+                         int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
+                         const float* __restrict__ bias, int act, int promote) {
+#if defined(RA_GEMM_WGMMA)
+    constexpr int BN = 128, BK = RA_GEMM_WG_ROW_BYTES / 4, WG = 4 * RA_WARP_SIZE, R = BN / 2;
+    typedef ra_gemm_wg_step<float, BN, true, true> STEP;
+    constexpr unsigned TILE_BYTES = RA_GEMM_WG_X3_TILE_BYTES;
+    constexpr unsigned RAW = 2 * TILE_BYTES, PIECES = 4 * TILE_BYTES;
+    const int S = stages;
+
+    // shared memory: S mbarriers (`full` of each raw slot), the raw ring, the pieces buffers
+    extern __shared__ ra_u64 ra_gemm_wg_smem[];
+    const unsigned bars = ra_shared_address(ra_gemm_wg_smem);
+    const unsigned ring = (bars + 8u * (unsigned)S + 1023u) & ~1023u;
+    const unsigned pieces = ring + (unsigned)S * RAW;
+    char* const base = reinterpret_cast<char*>(ra_gemm_wg_smem) - bars;  // base + shared address
+    const int t_all = (int)threadIdx.x, g = t_all / WG;
+    const int t_in = t_all % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
+
+    ra_gemm_wg_tiles tiles;
+    tiles.tiles_m = (M + RA_GEMM_WG_BM - 1) / RA_GEMM_WG_BM;
+    tiles.tiles_n = (N + BN - 1) / BN;
+    tiles.per_entry = tiles.tiles_m * tiles.tiles_n;
+    tiles.splits = splits;
+    const ra_i64 total = tiles.per_entry * splits * batch;
+    const ra_i64 ktiles = (K + BK - 1) / BK;
+
+    ra_gemm_x3_feed<A_KMAJOR, B_KMAJOR> feed;
+    if (t_all == 0) {
+        for (int s = 0; s < S; ++s) ra_mbar_init(bars + 8u * (unsigned)s, 1u);
+        ra_mbar_init_fence();
+        feed.t = blockIdx.x;
+        feed.locate(tiles, total, kt_per_split, ktiles);
+        for (int s = 0; s < S; ++s)
+            feed.issue(ring + (unsigned)s * RAW, bars + 8u * (unsigned)s, &tma_a, &tma_b, tiles, total, kt_per_split,
+                       ktiles);
+    }
+    __syncthreads();
+
+    // The split of the next k tile (raw slot `slot`) into the pieces buffer `buffer`: wait for the
+    // copies, read, refill the slot (thread 0, once every thread has read it), write the pieces;
+    // on return every thread's pieces are visible to the matrix instructions. The caller has
+    // waited for the products that last read the buffer (the first barrier covers both
+    // warpgroups).
+    int slot = 0;
+    unsigned round = 0, buffer = 0;
+    auto split_next = [&]() {
+        const unsigned raw = ring + (unsigned)slot * RAW, full = bars + 8u * (unsigned)slot;
+        ra_mbar_wait(full, round & 1u);
+        float xa[4][4], xb[4][4];
+        ra_gemm_x3_raw<A_KMAJOR>::read(base + raw, t_all, xa);
+        ra_gemm_x3_raw<B_KMAJOR>::read(base + raw + TILE_BYTES, t_all, xb);
+        char* const p = base + pieces + buffer * PIECES;
+        // a uniform branch (every thread takes it or none): a tile with an infinity or a NaN
+        if (ra_gemm_x3_any(ra_gemm_x3_has_nonfinite(xa) || ra_gemm_x3_has_nonfinite(xb))) {
+            const bool guard_b = ra_gemm_x3_any(ra_gemm_x3_has_inf(xa));
+            const bool guard_a = ra_gemm_x3_any(ra_gemm_x3_has_inf(xb));
+            ra_gemm_x3_raw<A_KMAJOR>::template write<true>(p, t_all, xa, guard_a);
+            ra_gemm_x3_raw<B_KMAJOR>::template write<true>(p + 2 * TILE_BYTES, t_all, xb, guard_b);
+        } else {
+            ra_gemm_x3_raw<A_KMAJOR>::template write<false>(p, t_all, xa, false);
+            ra_gemm_x3_raw<B_KMAJOR>::template write<false>(p + 2 * TILE_BYTES, t_all, xb, false);
+        }
+        ra_gemm_x3_fence_async();
+        // every thread has read the raw slot (the first barrier above): refill it
+        if (t_all == 0) feed.issue(raw, full, &tma_a, &tma_b, tiles, total, kt_per_split, ktiles);
+        ra_gemm_x3_sync();
+        if (++slot == S) { slot = 0; ++round; }
+    };
+
+    float d[R], part[R];  // part: the matrix units' sum of `promote` k tiles (see the pieces kernel)
+    for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
+        ra_i64 b, split, m0, n0;
+        tiles.locate(t, b, split, m0, n0, BN);
+        const ra_i64 k_begin = split * kt_per_split;
+        const ra_i64 k_end = k_begin + kt_per_split < ktiles ? k_begin + kt_per_split : ktiles;
+#pragma unroll
+        for (int i = 0; i < R; ++i) d[i] = 0.0f;
+        ra_gemm_wg_fence_operands(d);
+        split_next();  // the tile's first k tile (the previous tile's products are all complete)
+        int chunk = 0;  // k tiles summed in `part` so far
+        for (ra_i64 kt = k_begin; kt < k_end; ++kt) {
+            const unsigned src = pieces + buffer * PIECES;
+            ra_gemm_wg_fence();
+#pragma unroll
+            for (int s = 0; s < RA_GEMM_WG_ROW_BYTES / 32; ++s)
+                STEP::run(part, src, src + 2 * TILE_BYTES, g, s, s > 0 || chunk > 0);
+            ra_gemm_wg_commit();
+            buffer ^= 1u;
+            if (kt + 1 < k_end) {
+                ra_gemm_wg_wait<1>();  // the products of kt - 1, the other buffer's readers, are done
+                ra_gemm_wg_fence_operands(part);
+                split_next();
+            }
+            if (++chunk == promote || kt + 1 == k_end) {
+                ra_gemm_wg_wait<0>();
+                ra_gemm_wg_fence_operands(part);
+#pragma unroll
+                for (int i = 0; i < R; ++i) d[i] += part[i];
+                chunk = 0;
+            }
+        }
+        ra_gemm_wg_wait<0>();  // a no-op (the last k tile waited), which tells the compiler so
+        ra_gemm_wg_fence_operands(part);
+        ra_gemm_wg_store_tile<float, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, alpha, beta, C,
+                                         ldc, stride_c, bias, act);
+    }
+#endif
 }
