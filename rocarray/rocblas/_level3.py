@@ -443,11 +443,6 @@ def tile_rectangles(tiles_m, first, blocks):
     return rects
 
 
-#: The untuned choice takes the three-TF32-product path only when ``m n / (m + n)`` is at least
-#: this: its split pass moves about 12 (m + n) k bytes for 2 m n k flops, so skinny products
-#: spend their time there (H200: 1000^3 75 us against 81 for the best SIMT tile, 256 x 256 x 65536
-#: 283 against 246, 64 x 8192^2 529 against 259).
-X3_MIN_HARMONIC = 256
 #: A tile whose grid covers less than this share of the best-covering tile's useful fraction of
 #: its elements (m n over the grid's elements) is not the untuned choice for a problem no tile
 #: fills a wave of (128-row tiles on m = 64 compute as much padding as data).
@@ -460,15 +455,17 @@ def coverage(m, n, tile):
 
 
 def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
-    """The untuned choice: the float32 three-TF32-product kernel where ``x3`` says it may run
-    (:func:`rocarray.rocblas._level3_tf32x3.usable`) and the product is not skinny
-    (:data:`X3_MIN_HARMONIC`), else the largest tile giving about a wave of blocks, then split-K.
+    """The untuned choice: the float32 three-TF32-product path where ``x3`` says it may run
+    (:func:`rocarray.rocblas._level3_tf32x3.usable`; its tile by
+    :func:`rocarray.rocblas._level3_tf32x3.heuristic_tile`: skinny products split inside the
+    kernel, H200 256 x 256 x 65536 126 us against 246 for the best SIMT plan), else the largest
+    tile giving about a wave of blocks, then split-K.
     When no tile gives a wave, the largest tile that covers the result about as tightly as any
     (:data:`MIN_COVERAGE`) and whose split-K parts fill a wave (H200, 256 x 256 x 65536: 128 x
     128 tiles in 64 / 33 parts 246 / 218 us for float32 / float64, 64 x 64 in 16 parts 330 /
     272 us; 64 x 8192^2 float32: 64 x 256 in 8 parts 259 us, 64 x 64 in 2 parts 333), else the
     smallest."""
-    if x3 and m * n >= X3_MIN_HARMONIC * (m + n):
+    if x3:
         return Plan(_level3_tf32x3.heuristic_tile(m, n, batch, multiprocessors), 1)
     tiles = tiles_for(dtype, mma)
     area = lambda t: t[0] * t[1]

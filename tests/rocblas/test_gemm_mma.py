@@ -413,7 +413,8 @@ def test_wgmma_kernel_names_and_registration():
     finish = {"ra_rocblas_gemm_wg_finish<ra_half>", "ra_rocblas_gemm_wg_finish<ra_bfloat16>"}
     # the float32 kernel and finish of the three-TF32-product path (rocblas/_level3_tf32x3.py)
     float32 = {"ra_rocblas_gemm_wgmma<float, true, true, 128>", "ra_rocblas_gemm_wg_finish<float>"}
-    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 20
+    float32 |= {f"ra_rocblas_gemm_wgmma_x3<{a}, {b}>" for a in ("false", "true") for b in ("false", "true")}
+    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 24
 
 
 def test_wgmma_splits_fill_one_wave_for_long_k():

@@ -150,8 +150,9 @@ def test_remembered_choices_follow_the_setting(monkeypatch):
 
 def test_heuristic_and_candidates_offer_the_path_first():
     f32 = np.dtype("float32")
-    assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _level3.Plan(x3.TILES[0], 1)
-    assert x3.TILES[0].fused
+    assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _level3.Plan(SPLIT, 1)
+    assert _level3.heuristic(f32, 1000, 1000, 1000, 132, 1, "cuda", x3=True) == _level3.Plan(FUSED, 1)
+    assert x3.heuristic_tile(64, 8192, 1, 132) is FUSED and x3.heuristic_tile(2048, 2048, 1, 132) is SPLIT
     assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=False)[0] in _level3.TILES[f32]
     plans = _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda", x3=True)
     assert plans[:2] == [_level3.Plan(x3.TILES[0], 1), _level3.Plan(x3.TILES[1], 1)]

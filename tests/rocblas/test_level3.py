@@ -718,11 +718,12 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
     assert _level3.heuristic("float32", 64, 8192, 8192, sms, mma="cuda").name == "64x256x16d.s8"
     assert _level3.heuristic("float64", 64, 8192, 8192, sms, mma="cuda").name == "mma64x64x16d3.s2"
     assert _level3.coverage(64, 8192, _level3.Tile(128, 128, 8, 8, 8)) == 0.5
-    # the three-product path is the untuned choice unless the product is skinny (its split pass)
-    x3 = "x3_128x128.s1"
-    assert _level3.heuristic("float32", 1000, 1000, 1000, sms, mma="cuda", x3=True).name == x3
-    assert _level3.heuristic("float32", 256, 256, 65536, sms, mma="cuda", x3=True).name == "128x128x16d.s64"
-    assert _level3.heuristic("float32", 64, 8192, 8192, sms, mma="cuda", x3=True).name == "64x256x16d.s8"
+    # the three-product path is the untuned choice where it runs: split inside the kernel for
+    # products with a short side, the split pass for the others
+    for m, n, k in [(1000, 1000, 1000), (256, 256, 65536), (64, 8192, 8192), (2047, 2047, 512)]:
+        assert _level3.heuristic("float32", m, n, k, sms, mma="cuda", x3=True).name == "x3f_128x128.s1"
+    for m, n, k in [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]:
+        assert _level3.heuristic("float32", m, n, k, sms, mma="cuda", x3=True).name == "x3_128x128.s1"
 
 
 def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():

@@ -67,6 +67,8 @@
 // Two consumer warpgroups and one producer warp.
 #define RA_GEMM_WG_CONSUMERS (8 * RA_WARP_SIZE)
 #define RA_GEMM_WG_THREADS (9 * RA_WARP_SIZE)
+// The float32 kernel that splits inside (ra_rocblas_gemm_wgmma_x3): two warpgroups, no producer.
+#define RA_GEMM_WG_X3_THREADS (8 * RA_WARP_SIZE)
 // Leading and stride byte offsets of an mn-major operand (see the top).
 #define RA_GEMM_WG_MN_LBO 8192
 #define RA_GEMM_WG_MN_SBO 1024
@@ -179,6 +181,20 @@ RA_DEVICE void ra_wgmma_m64n128k8_tf32(float (&d)[64], ra_u64 a, ra_u64 b, int a
                  : RA_WGMMA_OUT64
                  : "l"(a), "l"(b), "r"(accumulate));
 }
+// Named barrier 1 over the block's threads: whether `p` holds in any of them.
+RA_DEVICE bool ra_gemm_x3_any(bool p) {
+    unsigned r;
+    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, %2, p;\nselp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(r)
+                 : "r"((unsigned)p), "n"(RA_GEMM_WG_X3_THREADS)
+                 : "memory");
+    return r != 0;
+}
+RA_DEVICE void ra_gemm_x3_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(RA_GEMM_WG_X3_THREADS) : "memory"); }
+// Orders this thread's generic shared-memory accesses before later ones of the async proxy
+// (the matrix instructions' reads, TMA's writes).
+RA_DEVICE void ra_gemm_x3_fence_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
 // ---- end of wgmma primitives ----
 
 // One operand tile (R rows of m or n, one 128-byte row of k) in its swizzled layout.
@@ -674,23 +690,8 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
 // chunk; writes of single floats conflict-free: a warp writes 32 k of one row of the piece).
 
 #define RA_GEMM_WG_X3_TILE_BYTES (RA_GEMM_WG_BM * RA_GEMM_WG_ROW_BYTES)
-#define RA_GEMM_WG_X3_THREADS (8 * RA_WARP_SIZE)
 
 #if defined(RA_GEMM_WGMMA)
-// Named barrier 1 over the block's threads: whether `p` holds in any of them.
-RA_DEVICE bool ra_gemm_x3_any(bool p) {
-    unsigned r;
-    asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, %2, p;\nselp.u32 %0, 1, 0, q;\n}\n"
-                 : "=r"(r)
-                 : "r"((unsigned)p), "n"(RA_GEMM_WG_X3_THREADS)
-                 : "memory");
-    return r != 0;
-}
-RA_DEVICE void ra_gemm_x3_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(RA_GEMM_WG_X3_THREADS) : "memory"); }
-// Orders this thread's generic shared-memory accesses before later ones of the async proxy
-// (the matrix instructions' reads, TMA's writes).
-RA_DEVICE void ra_gemm_x3_fence_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
-
 // One raw operand tile: its TMA copies, and the share of thread t (0 .. 255) of its split: four
 // groups of four floats, read by `read`, written as pieces by `write` (hi at `hi`, lo one tile
 // further).
