@@ -428,6 +428,16 @@ def test_strided_batches(rng, forced, m, pads):
         np.testing.assert_array_equal(got[i * sc + m * n:(i + 1) * sc], c[i * sc + m * n:(i + 1) * sc])
 
 
+def _assert_special_values_match(got, want):
+    """NaNs and infinities where float64 puts them; returns where ``want`` is finite (most of it)."""
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
+    finite = np.isfinite(want)
+    assert finite.sum() > want.size // 2
+    return finite
+
+
 @pytest.mark.gpu
 def test_infinities_and_nans_land_where_float32_puts_them(rng, forced, split_pass_runs):
     m, n, k = 40, 30, 52
@@ -447,11 +457,7 @@ def test_infinities_and_nans_land_where_float32_puts_them(rng, forced, split_pas
     got = wide(to_host(dc)).reshape(n, m).T
     with np.errstate(invalid="ignore", over="ignore"):
         want = wide(a) @ wide(b)
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
-    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
-    finite = np.isfinite(want)
-    assert finite.sum() > m * n // 2
+    finite = _assert_special_values_match(got, want)
     # with infinities about, zero low pieces carry 2^-126 (the guard): finite sums stay within it
     np.testing.assert_allclose(got[finite], want[finite], rtol=0, atol=1e-30)
     assert _took_the_forced_kernel(forced, split_pass_runs)
@@ -477,11 +483,7 @@ def test_infinities_in_some_k_tiles_only(rng, forced, split_pass_runs, trans):
     got = wide(to_host(dc)).reshape(n, m).T
     with np.errstate(invalid="ignore", over="ignore"):
         want = wide(a) @ wide(b)
-    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want))
-    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want))
-    finite = np.isfinite(want)
-    assert finite.sum() > m * n // 2
+    finite = _assert_special_values_match(got, want)
     np.testing.assert_allclose(got[finite], want[finite], rtol=0, atol=1e-30)
     assert _took_the_forced_kernel(forced, split_pass_runs)
 
