@@ -374,15 +374,22 @@ def test_beta_zero_does_not_read_c(rng, forced, trans):
     run_gemm(rng, "float32", trans, 65, 33, 20, beta=0, poison=True)
 
 
-def _relative_error(rng, m, n, k, trans="NN"):
-    a = rng.standard_normal((m, k)).astype(np.float32)
-    b = rng.standard_normal((k, n)).astype(np.float32)
+def _product_on_device(a, b, trans):
+    """op(A) op(B) for the host float32 matrices a = op(A) and b = op(B), stored column-major as
+    ``trans`` says, into a NaN-poisoned C (alpha 1, beta 0), as float64 on the host."""
+    (m, k), n = a.shape, b.shape[1]
     sa = np.asfortranarray(a if trans[0] == "N" else a.T)
     sb = np.asfortranarray(b if trans[1] == "N" else b.T)
     da, db = to_device(sa.ravel(order="F")), to_device(sb.ravel(order="F"))
     dc = to_device(np.full(m * n, np.nan, np.float32))
     rocblas.gemm(trans[0], trans[1], m, n, k, 1.0, da, sa.shape[0], db, sb.shape[0], 0.0, dc, m)
-    got = wide(to_host(dc)).reshape(n, m).T
+    return wide(to_host(dc)).reshape(n, m).T
+
+
+def _relative_error(rng, m, n, k, trans="NN"):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    got = _product_on_device(a, b, trans)
     want = wide(a) @ wide(b)
     return np.linalg.norm(got - want) / np.linalg.norm(want)
 
@@ -475,12 +482,7 @@ def test_infinities_in_some_k_tiles_only(rng, forced, split_pass_runs, trans):
     a[200, 100] = -np.inf  # k tile 3, block row 1
     b[150, 7] = np.inf     # k tile 4
     b[40, 9] = 0.0         # C(5, 9): inf * 0 -> NaN
-    sa = np.asfortranarray(a if trans[0] == "N" else a.T)
-    sb = np.asfortranarray(b if trans[1] == "N" else b.T)
-    da, db = to_device(sa.ravel(order="F")), to_device(sb.ravel(order="F"))
-    dc = to_device(np.full(m * n, np.nan, np.float32))
-    rocblas.gemm(trans[0], trans[1], m, n, k, 1.0, da, sa.shape[0], db, sb.shape[0], 0.0, dc, m)
-    got = wide(to_host(dc)).reshape(n, m).T
+    got = _product_on_device(a, b, trans)
     with np.errstate(invalid="ignore", over="ignore"):
         want = wide(a) @ wide(b)
     finite = _assert_special_values_match(got, want)
