@@ -78,7 +78,7 @@ Little's-law need to promise a gain); float64 (the streaming kernel needs 111-12
 2 blocks); complex. Each is one ``STREAM`` entry away, to be measured first; the table stays
 short because every registered name compiles for each CI target.
 
-The bulk-copy kernel (``ra_rocblas_gemm_batched_bulk<S, B_TRANS>``, float32, S = 32 or 64,
+The bulk-copy kernel (``ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>``, float32, S = 32 or 64,
 ``m = n = k = lda = ldb = S``, op(A) = A, op(B) = B or B^T, A and B matrices 16-byte aligned): each
 operand matrix is one contiguous block, which thread 0 hands to the bulk copy engine, into a ring
 of 32 KB stages (four 32^2 or one 64^2 pair) in dynamic shared memory; no registers hold loads,
@@ -89,7 +89,9 @@ shared memory) and writes C from registers. Measured on the H200 (docs/performan
 multiprocessor, 64^3 3 stages with 2 (:func:`bulk_stages`, :func:`bulk_blocks`: the best of
 2-6 stages x 1-3 blocks). An untransposed B is read along k with the four columns a warp reads in
 one bank group; padding its columns through per-thread asynchronous copies was slower (10^5 x
-32^3 337 us, 64^3 1.89 ms).
+32^3 337 us, 64^3 1.89 ms). For S = 32 such a B instead arrives through a TMA tensor map with the
+128-byte swizzle (``B_TMA``, :func:`b_tensor_map`), which spreads those reads over four bank
+groups; a B the driver cannot map (a zero batch stride) takes the plain copies.
 
 Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
 once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does
@@ -180,14 +182,17 @@ def streams(dtype, tile, k):
     return k > 0 and int(tile) in STREAM.get(numpy.dtype(dtype), ())
 
 
-#: The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (``ra_rocblas_gb_bulk_cfg`` in
+#: The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>`` (``ra_rocblas_gb_bulk_cfg`` in
 #: the source): square float32 products of the tiles BULK_TILES, packed operands, on NVIDIA from
 #: compute capability 9.0. Groups of ``matrices_per_block(S)`` matrices (32 KB of operands) in a
 #: ring of :func:`bulk_stages` stages of dynamic shared memory, :func:`bulk_blocks` resident
 #: blocks per multiprocessor.
 BULK_TILES = (32, 64)
-#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``).
-BULK_ALIGN = 128
+#: The tile whose untransposed B arrives through a swizzled tensor map (one 128-byte row a column).
+BULK_TMA_TILE = 32
+#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``): the 128-byte
+#: swizzle's period, so that every matrix of a stage starts one.
+BULK_ALIGN = 1024
 #: Bytes of one ring stage (the A and the B matrices of a group; the same for every tile).
 BULK_STAGE_BYTES = 2 * matrices_per_block(BULK_TILES[0]) * BULK_TILES[0] ** 2 * 4
 _F32 = numpy.dtype(numpy.float32)
@@ -208,9 +213,35 @@ def bulk_shared(tile):
     return bulk_stages(tile) * BULK_STAGE_BYTES + BULK_ALIGN
 
 
-def bulk_name(tile, b_trans):
-    """Name expression of the bulk-copy kernel, e.g. ``'ra_rocblas_gemm_batched_bulk<32, false>'``."""
-    return f"ra_rocblas_gemm_batched_bulk<{int(tile)}, {'true' if b_trans else 'false'}>"
+def bulk_name(tile, b_trans, b_tma=False):
+    """Name expression of the bulk-copy kernel, e.g. ``'ra_rocblas_gemm_batched_bulk<32, false, true>'``."""
+    flags = ", ".join("true" if f else "false" for f in (b_trans, b_tma))
+    return f"ra_rocblas_gemm_batched_bulk<{int(tile)}, {flags}>"
+
+
+def b_tensor_map(tile, b_trans, address, stride_b, batch):
+    """The swizzled tensor map of an untransposed B for the ``B_TMA`` kernel (one box per group of
+    ``matrices_per_block(tile)`` matrices of ``tile`` k x ``tile`` columns), or ``None`` when that
+    kernel does not apply: another tile, op(B) = B^T, or a B the driver cannot map (a zero batch
+    stride, refused encodings)."""
+    from rocarray.rocblas import _tma
+
+    if int(tile) != BULK_TMA_TILE or b_trans:
+        return None
+    try:
+        return _tma.operand_map(int(address), True, tile, tile, tile, stride_b, batch, tile, itemsize=4,
+                                box_batch=matrices_per_block(tile))
+    except _tma.TensorMapError:
+        return None
+
+
+#: The kernel argument of launches without a tensor map (the kernel does not read it).
+_NO_MAP = None
+
+
+def _address(x):
+    """The device address of a memory pointer (or of an address itself)."""
+    return int(getattr(x, "ptr", x))
 
 
 def bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, a_address, b_address):
@@ -238,7 +269,7 @@ def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = [kernel_name(d, s) for d in CTYPES for s in TILES]
     names += [stream_name(d, s) for d, tiles in STREAM.items() for s in tiles]
-    names += [bulk_name(s, t) for s in BULK_TILES for t in (False, True)]
+    names += [bulk_name(s, t) for s in BULK_TILES for t in (False, True)] + [bulk_name(BULK_TMA_TILE, False, True)]
     return sorted(names)
 
 
@@ -334,8 +365,15 @@ _bulk_waves = {}
 
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
     """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`):
-    about one resident wave of blocks walking the groups of ``matrices_per_block(tile)`` matrices."""
-    name = bulk_name(tile, b_trans)
+    about one resident wave of blocks walking the groups of ``matrices_per_block(tile)`` matrices;
+    B through a swizzled tensor map where :func:`b_tensor_map` gives one."""
+    global _NO_MAP
+    tma_b = b_tensor_map(tile, b_trans, _address(B), stride_b, batch)
+    if tma_b is None and _NO_MAP is None:
+        from rocarray.rocblas import _tma
+
+        _NO_MAP = numpy.zeros(1, _tma.TENSOR_MAP)
+    name = bulk_name(tile, b_trans, tma_b is not None)
     kernel, _ = _kernel(name, device_id)
     shared = bulk_shared(tile)
     launch.allow_shared(kernel, shared)
@@ -344,8 +382,9 @@ def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta,
         per_mp = launch.occupancy(kernel, BLOCK, bulk_blocks(tile), shared)
         wave = _bulk_waves[(name, device_id)] = backend.device_info(device_id).multiprocessors * per_mp
     blocks = min(-(-batch // matrices_per_block(tile)), wave)
-    kernel((blocks,), (BLOCK,), (alpha, A, numpy.int64(stride_a), B, numpy.int64(stride_b), beta, C,
-                                 numpy.int64(ldc), numpy.int64(stride_c), numpy.int64(batch)),
+    kernel((blocks,), (BLOCK,), (alpha, A, numpy.int64(stride_a), B, numpy.int64(stride_b),
+                                 _NO_MAP if tma_b is None else tma_b, beta, C, numpy.int64(ldc),
+                                 numpy.int64(stride_c), numpy.int64(batch)),
            shared_mem=shared)
 
 

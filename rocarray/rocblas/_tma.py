@@ -18,7 +18,7 @@ import threading
 
 import numpy
 
-#: The NumPy twin of ``ra_gemm_wg_tensor_map`` (``CUtensorMap``: 16 64-bit words).
+#: The NumPy twin of ``ra_tensor_map`` (``CUtensorMap``: 16 64-bit words).
 TENSOR_MAP = numpy.dtype([("words", "<u8", (16,))])
 
 # CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
@@ -87,7 +87,7 @@ def operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize=2):
     return (int(inner), int(outer), int(batch)), (row, step)
 
 
-def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
+def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box_batch=1):
     """The tensor map of one gemm operand, as a size-one :data:`TENSOR_MAP` array.
 
     Parameters
@@ -107,6 +107,8 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
         Rows of the kernel's tile along m or n (the k-major box height).
     itemsize : int
         Bytes per element: 2 (float16, bfloat16) or 4 (the float32 path's operands or pieces).
+    box_batch : int
+        Batch entries one copy moves (the box's third edge, at most 256).
 
     Raises
     ------
@@ -114,14 +116,14 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
         When the driver refuses the description (the caller takes another kernel).
     """
     key = (int(address), bool(kmajor), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch),
-           int(rows), int(itemsize))
+           int(rows), int(itemsize), int(box_batch))
     hit = _cache.get(key)
     if hit is not None:
         return hit
     dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize)
     if strides[1] <= 0 or strides[1] % 16 or strides[0] % 16:
         raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
-    box = box_shape(kmajor, rows, itemsize) + (1,)
+    box = box_shape(kmajor, rows, itemsize) + (int(box_batch),)
     out = numpy.zeros(1, TENSOR_MAP)
     c_dims = (ctypes.c_uint64 * 3)(*dims)
     c_strides = (ctypes.c_uint64 * 2)(*strides)

@@ -23,7 +23,7 @@ from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, scalar as _scalar
 
 from rocarray._core import compile as _compile
-from rocarray.rocblas import _batched, _batched_kernel, _level3
+from rocarray.rocblas import _batched, _batched_kernel, _level3, _tma
 import rocarray.rocblas as rocblas
 
 try:
@@ -275,6 +275,21 @@ def bulk_launches(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def bulk_maps(monkeypatch):
+    """Whether each bulk-copy launch got a tensor map for B (the launches themselves run)."""
+    seen = []
+    real = _batched_kernel.b_tensor_map
+
+    def spy(*args):
+        got = real(*args)
+        seen.append(got is not None)
+        return got
+
+    monkeypatch.setattr(_batched_kernel, "b_tensor_map", spy)
+    return seen
+
+
 # (trans, batch, stride_a, stride_b, extra (ldc above S), beta): packed and gapped strides (multiples
 # of four floats), broadcast operands, partial last groups (batch not a multiple of 4), more groups
 # than one resident wave with several laps of the three-stage ring, beta == 0 on a NaN C
@@ -286,8 +301,9 @@ BULK_CASES = [("NN", 1, None, None, 0, None), ("NT", 3, None, None, 3, None), ("
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", BULK_CASES, ids=_ids)
 @pytest.mark.parametrize("size", _batched_kernel.BULK_TILES)
-def test_bulk_copy_kernel(rng, bulk_launches, size, case):
-    """Packed square float32 products: the bulk-copy kernel on sm_90, the other kernels elsewhere."""
+def test_bulk_copy_kernel(rng, bulk_launches, bulk_maps, size, case):
+    """Packed square float32 products: the bulk-copy kernel on sm_90, the other kernels elsewhere;
+    an untransposed B of 32^2 matrices through the swizzled tensor map unless it is broadcast."""
     from rocarray._core import backend
 
     trans, batch, sa, sb, extra, beta = case
@@ -299,7 +315,9 @@ def test_bulk_copy_kernel(rng, bulk_launches, size, case):
     run_batched(rng, "float32", trans, size, size, size, batch, (0, 0, extra), beta=beta, poison=beta == 0.0,
                 stride_a=sa, stride_b=sb)
     major, _ = backend.compute_capability_version(backend.device_info(0))
-    assert bulk_launches == ([size] if _batched_kernel.bulk_device(backend.device_info(0).is_hip, major) else [])
+    bulk = _batched_kernel.bulk_device(backend.device_info(0).is_hip, major)
+    assert bulk_launches == ([size] if bulk else [])
+    assert bulk_maps == ([size == _batched_kernel.BULK_TMA_TILE and trans == "NN" and sb != 0] if bulk else [])
 
 
 @pytest.mark.gpu
@@ -366,7 +384,7 @@ def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_batched_kernel.SOURCE))
     assert registered == set(_batched_kernel.instantiations())
     streams = sum(len(tiles) for tiles in _batched_kernel.STREAM.values())
-    bulk = 2 * len(_batched_kernel.BULK_TILES)   # op(B) = B or B^T
+    bulk = 2 * len(_batched_kernel.BULK_TILES) + 1   # op(B) = B or B^T; B by tensor map for one tile
     assert len(registered) == 4 * len(_batched_kernel.TILES) + streams + bulk  # transposes and modes are runtime
     assert streams <= 6  # keep the module lean: every name compiles for each target in CI
     source = _compile.read_text(_batched_kernel.SOURCE)
@@ -404,9 +422,12 @@ def test_configurations_fit_a_block_and_static_shared_memory():
 
 def test_bulk_copy_kernel_layout_rules():
     bk = _batched_kernel
-    assert bk.bulk_name(32, False) == "ra_rocblas_gemm_batched_bulk<32, false>"
-    assert bk.bulk_name(64, True) == "ra_rocblas_gemm_batched_bulk<64, true>"
+    assert bk.bulk_name(32, False) == "ra_rocblas_gemm_batched_bulk<32, false, false>"
+    assert bk.bulk_name(64, True) == "ra_rocblas_gemm_batched_bulk<64, true, false>"
+    assert bk.bulk_name(32, False, True) == "ra_rocblas_gemm_batched_bulk<32, false, true>"
     source = _compile.read_text(bk.SOURCE)
+    assert bk.BULK_TMA_TILE * 4 == 128   # one column of B is one row of the 128-byte swizzle
+    assert re.search(r"#define RA_ROCBLAS_GB_SWIZZLE_ROWS 8\b", source)
     assert re.search(rf"#define RA_ROCBLAS_GB_BULK_ALIGN {bk.BULK_ALIGN}\b", source)
     assert "STAGES = MB > 1 ? 4 : 3;" in source and "BLOCKS = MB > 1 ? 1 : 2;" in source
     assert [bk.bulk_stages(t) for t in bk.BULK_TILES] == [4, 3]
@@ -453,13 +474,27 @@ def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
     monkeypatch.setattr(bk.launch, "occupancy", lambda kernel, block, limit, shared: 2)
     monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
     monkeypatch.setattr(bk, "_bulk_waves", {})
+    maps = []
+    fake_map = np.zeros(1, [("words", "<u8", (16,))])
+
+    def encode(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box_batch=1):
+        maps.append((address, kmajor, mn, k, ld, stride, batch, rows, itemsize, box_batch))
+        if stride == 0:
+            raise _tma.TensorMapError("zero stride")
+        return fake_map
+
+    monkeypatch.setattr(_tma, "operand_map", encode)
     one, zero = np.float32(1), np.float32(0)
     bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
     bk.launch_bulk(0, 32, True, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 9)
     bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)
-    assert launched == [("ra_rocblas_gemm_batched_bulk<32, false>", (264,), (256,), bk.bulk_shared(32), 10),
-                        ("ra_rocblas_gemm_batched_bulk<32, true>", (3,), (256,), bk.bulk_shared(32), 10),
-                        ("ra_rocblas_gemm_batched_bulk<64, false>", (264,), (256,), bk.bulk_shared(64), 10)]
+    bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 0, zero, 3, 32, 1024, 7)   # broadcast B: no map
+    assert launched == [("ra_rocblas_gemm_batched_bulk<32, false, true>", (264,), (256,), bk.bulk_shared(32), 11),
+                        ("ra_rocblas_gemm_batched_bulk<32, true, false>", (3,), (256,), bk.bulk_shared(32), 11),
+                        ("ra_rocblas_gemm_batched_bulk<64, false, false>", (264,), (256,), bk.bulk_shared(64), 11),
+                        ("ra_rocblas_gemm_batched_bulk<32, false, false>", (2,), (256,), bk.bulk_shared(32), 11)]
+    # B (k-major, 32 x 32, ld 32) as 4-byte elements, one box of 4 matrices of 32 x 32 per group
+    assert maps == [(2, True, 32, 32, 32, 1024, 100000, 32, 4, 4), (2, True, 32, 32, 32, 0, 7, 32, 4, 4)]
 
 
 @needs_cupy

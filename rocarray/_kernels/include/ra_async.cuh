@@ -3,6 +3,16 @@
 // a portable path (plain loads and __syncthreads) for every other target.
 #pragma once
 
+// A TMA tensor map (the driver's CUtensorMap): 128 opaque bytes, passed to a kernel by value. Its
+// type exists on every target so that kernel signatures do; only NVIDIA sm_90+ reads it.
+struct alignas(64) ra_tensor_map { ra_u64 words[16]; };
+
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700
+#define RA_GRID_CONSTANT __grid_constant__
+#else
+#define RA_GRID_CONSTANT
+#endif
+
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
 #define RA_BULK_COPY 1
 
@@ -35,6 +45,14 @@ RA_DEVICE void ra_mbar_wait(unsigned bar, unsigned parity) {
 RA_DEVICE void ra_bulk_load(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
                  ::"r"(dst), "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+// TMA: the box at coordinates (c0, c1, c2) of a 3-D tensor map (a __grid_constant__ kernel
+// parameter) into shared memory at `dst`, completing its bytes on `bar`.
+RA_DEVICE void ra_tma_load_3d(unsigned dst, const ra_tensor_map* map, int c0, int c1, int c2, unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
+                 :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
                  : "memory");
 }
 RA_DEVICE unsigned ra_shared_address(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }

@@ -75,13 +75,7 @@
 
 #if defined(RA_CUDA) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define RA_GEMM_WGMMA 1
-#define RA_GEMM_WG_GRID_CONSTANT __grid_constant__
-#else
-#define RA_GEMM_WG_GRID_CONSTANT
 #endif
-
-// A TMA tensor map (CUtensorMap): 128 opaque bytes the driver encodes, passed by value.
-struct alignas(64) ra_gemm_wg_tensor_map { ra_u64 words[16]; };
 
 #if defined(RA_GEMM_WGMMA)
 // ---- wgmma primitives ----
@@ -95,16 +89,6 @@ template <int R> RA_DEVICE void ra_gemm_wg_fence_operands(float (&d)[R]) {
 #pragma unroll
     for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
-// TMA: the box at (c0, c1, c2) of the tensor map into shared memory at `dst`, completing its
-// bytes on `bar`.
-RA_DEVICE void ra_gemm_wg_tma_load(unsigned dst, const ra_gemm_wg_tensor_map* map, int c0, int c1, int c2,
-                                   unsigned bar) {
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                 " [%0], [%1, {%2, %3, %4}], [%5];\n"
-                 :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
-                 : "memory");
-}
-
 // Shared-memory matrix descriptor: start address, leading and stride byte offsets (16-byte
 // units, 14 bits each) and the 128-byte swizzle mode (1 in bits 62..63).
 RA_DEVICE ra_u64 ra_gemm_wg_desc(unsigned addr, unsigned lbo, unsigned sbo) {
@@ -203,14 +187,14 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
     // Copies the tile of op(X) at (mn0, k0) of batch index c2 into the slot at shared address
     // `slot`: one box of one row of k x R rows (k-major), or R / 64 boxes of 64 mn x 64 k
     // (mn-major, 16-bit only).
-    RA_DEVICE static void load(unsigned slot, const ra_gemm_wg_tensor_map* map, int mn0, int k0, int c2,
+    RA_DEVICE static void load(unsigned slot, const ra_tensor_map* map, int mn0, int k0, int c2,
                                unsigned bar) {
         if (KMAJOR) {
-            ra_gemm_wg_tma_load(slot, map, k0, mn0, c2, bar);
+            ra_tma_load_3d(slot, map, k0, mn0, c2, bar);
         } else {
 #pragma unroll
             for (int h = 0; h < R / 64; ++h)
-                ra_gemm_wg_tma_load(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, c2, bar);
+                ra_tma_load_3d(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, c2, bar);
         }
     }
     // Descriptor of the 32-byte k step s (0..3) for rows mn_first .. (a multiple of 64).
@@ -328,8 +312,8 @@ RA_DEVICE void ra_gemm_wg_store_tile(float (&d)[BN / 2], ra_i64 b, ra_i64 split,
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
 __global__ void __launch_bounds__(RA_GEMM_WG_THREADS, 1)
-ra_rocblas_gemm_wgmma(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
-                      const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
+ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
+                      const RA_GRID_CONSTANT ra_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                       int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
                       const T* __restrict__ bias, int act, int promote) {
@@ -697,14 +681,14 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
 // further).
 template <bool KMAJOR> struct ra_gemm_x3_raw {
     static constexpr unsigned BYTES = RA_GEMM_WG_X3_TILE_BYTES;
-    RA_DEVICE static void load(unsigned slot, const ra_gemm_wg_tensor_map* map, int mn0, int k0, int c2,
+    RA_DEVICE static void load(unsigned slot, const ra_tensor_map* map, int mn0, int k0, int c2,
                                unsigned bar) {
         if (KMAJOR) {
-            ra_gemm_wg_tma_load(slot, map, k0, mn0, c2, bar);
+            ra_tma_load_3d(slot, map, k0, mn0, c2, bar);
         } else {
 #pragma unroll
             for (int h = 0; h < RA_GEMM_WG_BM / 32; ++h)
-                ra_gemm_wg_tma_load(slot + 4096u * (unsigned)h, map, mn0 + 32 * h, k0, c2, bar);
+                ra_tma_load_3d(slot + 4096u * (unsigned)h, map, mn0 + 32 * h, k0, c2, bar);
         }
     }
     // k-major: float4 number t + 256 i of the tile. mn-major: lane l reads k row l, chunk w (its
@@ -786,8 +770,8 @@ template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
         k_end = kt + kt_per_split < ktiles ? kt + kt_per_split : ktiles;
     }
     // Copies the next k tile into the raw slot at `slot` (completing on `full`), if any is left.
-    RA_DEVICE void issue(unsigned slot, unsigned full, const ra_gemm_wg_tensor_map* tma_a,
-                         const ra_gemm_wg_tensor_map* tma_b, const ra_gemm_wg_tiles& tiles, ra_i64 total,
+    RA_DEVICE void issue(unsigned slot, unsigned full, const ra_tensor_map* tma_a,
+                         const ra_tensor_map* tma_b, const ra_gemm_wg_tiles& tiles, ra_i64 total,
                          ra_i64 kt_per_split, ra_i64 ktiles) {
         if (t >= total) return;
         constexpr int BK = RA_GEMM_WG_ROW_BYTES / 4;
@@ -804,8 +788,8 @@ template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
 
 template <bool A_KMAJOR, bool B_KMAJOR>
 __global__ void __launch_bounds__(RA_GEMM_WG_X3_THREADS, 1)
-ra_rocblas_gemm_wgmma_x3(const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_a,
-                         const RA_GEMM_WG_GRID_CONSTANT ra_gemm_wg_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
+ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
+                         const RA_GRID_CONSTANT ra_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                          ra_i64 batch, float alpha, float beta, float* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                          int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
                          const float* __restrict__ bias, int act, int promote) {
