@@ -7,7 +7,7 @@ user input.
 Kernel choice (:func:`choose`)
 ------------------------------
 * Packed square float32 products of 32 or 64 in strided mode on NVIDIA from compute capability
-  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>``
+  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run ``ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>``
   (below) whatever :func:`choose` says.
 * ``'small'``: ``ra_rocblas_gemm_batched<T, S>`` with S the smallest of 8, 16, 32, 64 that holds
   ``max(m, n)``. One block of 256 threads computes whole matrices, several at a time, so every
@@ -84,7 +84,8 @@ operand matrix is one contiguous block, which thread 0 hands to the bulk copy en
 of 32 KB stages (four 32^2 or one 64^2 pair) in dynamic shared memory; no registers hold loads,
 so the next groups' loads are in flight while a block multiplies (4 x 4 register tiles from
 shared memory) and writes C from registers. Measured on the H200 (docs/performance.md): 10^5 x
-32^3 310 us (93 % of copy, 1.38x cuBLAS's 428 us; the streaming kernel 370-380 us), 10^5 x 64^3
+32^3 290 us with B by tensor map (100 % of copy, 1.48-1.50x cuBLAS's 430 us; 310 us with the plain
+copies of B, the streaming kernel 370-380 us), 10^5 x 64^3
 1.52-1.60 ms (1.13-1.15x, the one-shot kernel 2.1-2.25 ms). 32^3 runs 4 stages with 1 block per
 multiprocessor, 64^3 3 stages with 2 (:func:`bulk_stages`, :func:`bulk_blocks`: the best of
 2-6 stages x 1-3 blocks). An untransposed B is read along k with the four columns a warp reads in
