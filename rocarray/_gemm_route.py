@@ -225,7 +225,11 @@ def matmul_stack(a, b, out=None, loop=()):
     cupy = backend.require_cupy()
     dt = a.dtype
     (m, k), n = a.shape[-2:], b.shape[-1]
-    loop = tuple(numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2], tuple(loop)))
+    la, lb, loop = a.shape[:-2], b.shape[:-2], tuple(loop)
+    if not (la == lb and loop in ((), la)):  # equal loops (the common stack) need no broadcasting
+        loop = tuple(numpy.broadcast_shapes(la, lb, loop))
+    else:
+        loop = la
     shape = loop + (m, n)
     if out is None:
         out = cupy.empty(shape, dt) if k > 0 or 0 in shape else cupy.zeros(shape, dt)
@@ -233,8 +237,11 @@ def matmul_stack(a, b, out=None, loop=()):
         out[...] = 0  # an empty sum: NumPy's zeros (no launch with k == 0 needed)
     if k == 0 or 0 in shape:
         return out
-    a = cupy.broadcast_to(_operand(cupy, a), loop + (m, k))
-    b = cupy.broadcast_to(_operand(cupy, b), loop + (k, n))
+    a, b = _operand(cupy, a), _operand(cupy, b)
+    if a.shape[:-2] != loop:
+        a = cupy.broadcast_to(a, loop + (m, k))
+    if b.shape[:-2] != loop:
+        b = cupy.broadcast_to(b, loop + (k, n))
     sa, sb, sc = element_strides(a), element_strides(b), element_strides(out)
     call = []
     for x, s in ((a, sa), (b, sb)):
