@@ -224,10 +224,10 @@ def b_tensor_map(tile, b_trans, address, stride_b, batch):
     """The swizzled tensor map of an untransposed B for the ``B_TMA`` kernel (one box per group of
     ``matrices_per_block(tile)`` matrices of ``tile`` k x ``tile`` columns), or ``None`` when that
     kernel does not apply: another tile, op(B) = B^T, or a B the driver cannot map (a zero batch
-    stride, refused encodings)."""
+    stride, refused encodings, a batch past the 32-bit box coordinates)."""
     from rocarray.rocblas import _tma
 
-    if int(tile) != BULK_TMA_TILE or b_trans:
+    if int(tile) != BULK_TMA_TILE or b_trans or batch >= 2**31:
         return None
     try:
         return _tma.operand_map(int(address), True, tile, tile, tile, stride_b, batch, tile, itemsize=4,

@@ -493,6 +493,7 @@ def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
                         ("ra_rocblas_gemm_batched_bulk<32, true, false>", (3,), (256,), bk.bulk_shared(32), 11),
                         ("ra_rocblas_gemm_batched_bulk<64, false, false>", (264,), (256,), bk.bulk_shared(64), 11),
                         ("ra_rocblas_gemm_batched_bulk<32, false, false>", (2,), (256,), bk.bulk_shared(32), 11)]
+    assert bk.b_tensor_map(32, False, 2, 1024, 2**31) is None   # box coordinates are 32-bit
     # B (k-major, 32 x 32, ld 32) as 4-byte elements, one box of 4 matrices of 32 x 32 per group
     assert maps == [(2, True, 32, 32, 32, 1024, 100000, 32, 4, 4), (2, True, 32, 32, 32, 0, 7, 32, 4, 4)]
 
