@@ -98,6 +98,22 @@ def batched_takes(dtype):
 # layout (pure Python on shapes and element strides)
 # --------------------------------------------------------------------------------------------
 
+#: ``_batched.launch_checked`` (or None) by dtype: decided once per process.
+_checked = {}
+
+
+def _checked_launch(dtype):
+    """``rocblas._batched.launch_checked`` when the strided entry point takes ``dtype`` and has that
+    unchecked launch, else None (the route then calls the public, checked function)."""
+    try:
+        return _checked[dtype]
+    except KeyError:
+        pass
+    fn = getattr(_batched_module(), "launch_checked", None) if batched_takes(dtype) else None
+    _checked[dtype] = fn
+    return fn
+
+
 def transposed_operand(rows, cols, s0, s1):
     """``(trans, ld)`` such that the column-major ``op(X)`` is ``X^T``, or None if a copy is needed.
 
@@ -190,10 +206,16 @@ def _gemm(cupy, dt, call, batch, a, b, c, offs):
     (m, k), n = a.shape[-2:], b.shape[-1]
     (ta, lda, ea), (tb, ldb, eb) = call
     count, (sa, sb, sc) = batch
+    one, zero = 1, 0
+    launch = _checked_launch(dt) if count > 1 else None
+    if launch is not None:  # valid by construction: no argument checks, no buffer views (host time)
+        size = dt.itemsize
+        launch(dt, tb, ta, n, m, k, one, b.data + offs[1] * size, ldb, sb, a.data + offs[0] * size, lda, sa,
+               zero, c.data + offs[2] * size, n, sc, count)
+        return
     A = _buffer(cupy, a, offs[0], ea + (count - 1) * sa)
     B = _buffer(cupy, b, offs[1], eb + (count - 1) * sb)
     C = _buffer(cupy, c, offs[2], m * n + (count - 1) * sc)
-    one, zero = 1, 0
     if count == 1:
         rocblas.gemm(tb, ta, n, m, k, one, B, ldb, A, lda, zero, C, n)
     elif batched_takes(dt):

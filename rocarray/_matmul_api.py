@@ -64,8 +64,8 @@ def matmul_shapes(a_shape, b_shape, out_shape=None):
         raise _core_mismatch(1, 0, kb, ka)
     la, lb = tuple(a_shape[:-2]), tuple(b_shape[:-2])
     core = tuple(d for d in (m, n) if d is not None)
-    try:
-        loop = tuple(numpy.broadcast_shapes(la, lb))
+    try:  # (equal loops, the common stack, skip numpy's general and slow broadcast)
+        loop = la if la == lb else tuple(numpy.broadcast_shapes(la, lb))
     except ValueError:
         raise ValueError(
             "operands could not be broadcast together with remapped shapes [original->remapped]: "
@@ -84,7 +84,7 @@ def matmul_shapes(a_shape, b_shape, out_shape=None):
                 raise _core_mismatch(0, dim, got, want, kind="Output")
         out_loop = out_shape[:len(out_shape) - len(core)]
         try:
-            full = tuple(numpy.broadcast_shapes(loop, out_loop))
+            full = out_loop if out_loop == loop else tuple(numpy.broadcast_shapes(loop, out_loop))
         except ValueError:
             full = None
         if full != out_loop:

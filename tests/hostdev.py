@@ -133,6 +133,14 @@ def _route_to_shim(monkeypatch, backend):
     monkeypatch.setattr(launch, "_cupy_module", shim)
 
 
+def public_calls_only(monkeypatch):
+    """The façade's stacks through the public ``gemm_strided_batched`` (with its checks) instead of
+    the unchecked launch it takes by default (``_gemm_route._checked_launch``)."""
+    from rocarray import _gemm_route
+
+    monkeypatch.setattr(_gemm_route, "_checked_launch", lambda dtype: None)
+
+
 def install(monkeypatch):
     """Route the façade to the shim and the reference gemms; returns the list of recorded calls."""
     from rocarray import rocblas
@@ -140,6 +148,7 @@ def install(monkeypatch):
     from rocarray.rocblas import _batched
 
     _route_to_shim(monkeypatch, backend)
+    public_calls_only(monkeypatch)
     monkeypatch.setattr(rocblas, "gemm", gemm)
     monkeypatch.setattr(_batched, "gemm_strided_batched", gemm_strided_batched)
     calls.clear()
@@ -178,14 +187,17 @@ def _launch_strided_ref(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, l
                 stride_a, stride_b, stride_c)
 
 
-def install_checked(monkeypatch):
+def install_checked(monkeypatch, public=True):
     """Like :func:`install`, but the real public ``rocblas.gemm``/``gemm_strided_batched`` run
     (every argument check: buffer kinds, leading dimensions, bounds, alignment, strides); only the
-    kernel launch underneath is replaced by a host reference."""
+    kernel launch underneath is replaced by a host reference. ``public=False`` keeps the façade's
+    unchecked launch of stacks (what runs outside the tests)."""
     from rocarray._core import backend
     from rocarray.rocblas import _batched_kernel, _level3
 
     _route_to_shim(monkeypatch, backend)
+    if public:
+        public_calls_only(monkeypatch)
     monkeypatch.setattr(_level3, "_launch", _launch_ref)
     monkeypatch.setattr(_batched_kernel, "launch_strided", _launch_strided_ref)
     calls.clear()

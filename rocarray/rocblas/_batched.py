@@ -235,16 +235,24 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
     _check_strided_bounds(C, m, n, ldc, stride_c, batch, "C", fn)
     if skip:
         return None
-    if dtype in _level3_mma.MMA_DTYPES:  # float32 accumulation on the matrix units
-        _level3_mma.gemm_mma(A.data.device_id, dtype, transA, transB, m, n, 0 if scale_only else k, alpha, A.data,
-                             lda, B.data, ldb, beta, C.data, ldc, batch=batch, stride_a=stride_a,
-                             stride_b=stride_b, stride_c=stride_c)
-        return None
-    _batched_kernel.launch_strided(
-        A.data.device_id, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype),
-        A.data, lda, stride_a, B.data, ldb, stride_b, scalar_arg(beta, dtype), C.data, ldc, stride_c,
-        batch, _batched_kernel.flags(transA, transB, dtype))
+    launch_checked(dtype, transA, transB, m, n, 0 if scale_only else k, alpha, A.data, lda, stride_a, B.data, ldb,
+                   stride_b, beta, C.data, ldc, stride_c, batch)
     return None
+
+
+def launch_checked(dtype, transA, transB, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
+                   stride_c, batch):
+    """The launches of :func:`gemm_strided_batched` for arguments that already passed its checks
+    (or that a caller built valid by construction, as the façade's layout mapping does): ``A``,
+    ``B``, ``C`` memory pointers to matrix 0, normalized options, ``m, n, batch >= 1``. Nothing is
+    checked here."""
+    if dtype in _level3_mma.MMA_DTYPES:  # float32 accumulation on the matrix units
+        _level3_mma.gemm_mma(A.device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                             batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+        return
+    _batched_kernel.launch_strided(
+        A.device_id, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, stride_a, B, ldb, stride_b,
+        scalar_arg(beta, dtype), C, ldc, stride_c, batch, _batched_kernel.flags(transA, transB, dtype))
 
 
 # --------------------------------------------------------------------------------------------
