@@ -208,7 +208,8 @@ def _gemm(cupy, dt, call, batch, a, b, c, offs):
     count, (sa, sb, sc) = batch
     one, zero = 1, 0
     launch = _checked_launch(dt) if count > 1 else None
-    if launch is not None:  # valid by construction: no argument checks, no buffer views (host time)
+    same_device = a.data.device_id == b.data.device_id == c.data.device_id  # else the public call's error
+    if launch is not None and same_device:  # valid by construction: no checks, no buffer views (host time)
         size = dt.itemsize
         launch(dt, tb, ta, n, m, k, one, b.data + offs[1] * size, ldb, sb, a.data + offs[0] * size, lda, sa,
                zero, c.data + offs[2] * size, n, sc, count)
