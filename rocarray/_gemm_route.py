@@ -208,8 +208,9 @@ def _gemm(cupy, dt, call, batch, a, b, c, offs):
     count, (sa, sb, sc) = batch
     one, zero = 1, 0
     launch = _checked_launch(dt) if count > 1 else None
-    same_device = a.data.device_id == b.data.device_id == c.data.device_id  # else the public call's error
-    if launch is not None and same_device:  # valid by construction: no checks, no buffer views (host time)
+    if launch is not None and a.data.device_id == b.data.device_id == c.data.device_id:
+        # valid by construction: no checks, no buffer views (host time); other devices: the public
+        # call's error
         size = dt.itemsize
         launch(dt, tb, ta, n, m, k, one, b.data + offs[1] * size, ldb, sb, a.data + offs[0] * size, lda, sa,
                zero, c.data + offs[2] * size, n, sc, count)
@@ -249,10 +250,8 @@ def matmul_stack(a, b, out=None, loop=()):
     dt = a.dtype
     (m, k), n = a.shape[-2:], b.shape[-1]
     la, lb, loop = a.shape[:-2], b.shape[:-2], tuple(loop)
-    if not (la == lb and loop in ((), la)):  # equal loops (the common stack) need no broadcasting
-        loop = tuple(numpy.broadcast_shapes(la, lb, loop))
-    else:
-        loop = la
+    # equal loops (the common stack) need no broadcasting
+    loop = la if la == lb and loop in ((), la) else tuple(numpy.broadcast_shapes(la, lb, loop))
     shape = loop + (m, n)
     if out is None:
         out = cupy.empty(shape, dt) if k > 0 or 0 in shape else cupy.zeros(shape, dt)

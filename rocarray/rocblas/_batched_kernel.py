@@ -109,7 +109,7 @@ at the tiled gemm's speed.
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch
-from rocarray.rocblas import _level1, _level3
+from rocarray.rocblas import _level1, _level3, _tma
 
 SOURCE = "rocblas/gemm_batched.hip"
 
@@ -225,8 +225,6 @@ def b_tensor_map(tile, b_trans, address, stride_b, batch):
     ``matrices_per_block(tile)`` matrices of ``tile`` k x ``tile`` columns), or ``None`` when that
     kernel does not apply: another tile, op(B) = B^T, or a B the driver cannot map (a zero batch
     stride, refused encodings, a batch past the 32-bit box coordinates)."""
-    from rocarray.rocblas import _tma
-
     if int(tile) != BULK_TMA_TILE or b_trans or batch >= 2**31:
         return None
     try:
@@ -237,7 +235,7 @@ def b_tensor_map(tile, b_trans, address, stride_b, batch):
 
 
 #: The kernel argument of launches without a tensor map (the kernel does not read it).
-_NO_MAP = None
+_NO_MAP = numpy.zeros(1, _tma.TENSOR_MAP)
 
 
 def _address(x):
@@ -368,12 +366,7 @@ def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta,
     """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`):
     about one resident wave of blocks walking the groups of ``matrices_per_block(tile)`` matrices;
     B through a swizzled tensor map where :func:`b_tensor_map` gives one."""
-    global _NO_MAP
     tma_b = b_tensor_map(tile, b_trans, _address(B), stride_b, batch)
-    if tma_b is None and _NO_MAP is None:
-        from rocarray.rocblas import _tma
-
-        _NO_MAP = numpy.zeros(1, _tma.TENSOR_MAP)
     name = bulk_name(tile, b_trans, tma_b is not None)
     kernel, _ = _kernel(name, device_id)
     shared = bulk_shared(tile)
