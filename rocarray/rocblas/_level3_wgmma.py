@@ -4,7 +4,7 @@ Reached through :func:`rocarray.rocblas._level3_mma.gemm_mma`, which checks noth
 falls back to the ``mma.sync`` kernel where this one does not apply.
 
 On compute capability 9.0 with aligned operands and ``k >= 1`` the warpgroup instructions take
-over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (16 instantiations), persistent blocks
+over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (24 instantiations), persistent blocks
 of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading both
 operands from shared memory) and one producer warp that streams k tiles of 64 through a ring of
 ``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
@@ -38,8 +38,11 @@ SOURCE = "rocblas/gemm_wgmma.hip"
 BK = 64
 #: Slot alignment (bytes) the swizzled layouts need; the kernel aligns its dynamic shared memory up.
 ALIGN = 1024
+#: Block tile widths of the wgmma kernel (its ``BN``): 64 for products with ``n <= 64`` (see
+#: :func:`choose_config`), 128, and 256 for big ones.
+WG_TILE_WIDTHS = (64,) + TILE_WIDTHS
 #: Ring depths of the wgmma kernel by tile width (about 192 KiB each; at least 3).
-STAGES = {128: 6, 256: 4}
+STAGES = {64: 8, 128: 6, 256: 4}
 #: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
 BLOCK = 9 * 32
 
@@ -50,9 +53,9 @@ def kernel_name(dtype_name, transA, transB, tile_n=TILE):
 
 
 def instantiations():
-    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 2 tile widths."""
+    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 3 tile widths."""
     return sorted(kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
-                  for w in TILE_WIDTHS)
+                  for w in WG_TILE_WIDTHS)
 
 
 _compile.register(SOURCE, instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
@@ -101,11 +104,17 @@ def choose_config(m, n, batch, *, multiprocessors, shared_limit):
     """``(tile_n, stages)`` of the wgmma kernel, or ``None`` when no ring of 3 slots fits.
 
     The 128 x 256 tile when the problem has at least one per multiprocessor (the bigger tile halves
-    the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device;
-    the deepest ring of :data:`STAGES` that ``shared_limit`` allows.
+    the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device, and
+    128 x 64 when ``n <= 64``: a wider tile would copy and multiply columns past n (H200, float16
+    8192 x 64 x 8192: 51.7 us with 128 x 128, 44.8 us with 128 x 64; with n > 64 the narrow tile
+    was slower: 1000^3 14.4 against 13.8 us, 64 x 8192 x 8192 58.9 against 46.9 us). The deepest
+    ring of :data:`STAGES` that ``shared_limit`` allows.
     """
     big_tiles = -(-m // TILE) * -(-n // TILE_WIDTHS[1]) * max(1, batch)
-    widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
+    if n <= WG_TILE_WIDTHS[0]:
+        widths = (WG_TILE_WIDTHS[0],)
+    else:
+        widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
     for tile_n in widths:
         for stages in range(STAGES[tile_n], 2, -1):
             if shared_bytes(tile_n, stages) <= shared_limit:

@@ -281,7 +281,7 @@ def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
 
 # Every (tile width, stages) configuration of the sm_90 kernel, forced: the ring wraps several
 # times (k of 1000 is 16 tiles of 64) and the edges of m, n and k are partial.
-WGMMA_CONFIGS = [(128, 3), (128, 6), (256, 3), (256, 4)]
+WGMMA_CONFIGS = [(64, 3), (64, 8), (128, 3), (128, 6), (256, 3), (256, 4)]
 
 
 @pytest.mark.gpu
@@ -309,6 +309,43 @@ def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
     aligned_run(2100, 520, 40, beta=0.0, poison_c=True)   # 2 groups of tile rows
     aligned_run(64, 64, 8)   # one partial k tile
     aligned_run(1, 1, 1)
+
+
+# The producer skips the 64-row boxes of an mn-major operand that lie wholly past m (A) or n (B);
+# that part of the slot keeps what an earlier tile of the block left there. With 135 tiles on
+# the H200's 132 blocks, block 2 takes tile row 2 and then the last one (5 tile rows, A side), or
+# block 0 tile column 0 and then the last (B side); the earlier tile's skipped-box rows (columns)
+# hold infinities, which must reach only sums that are not stored.
+@pytest.mark.gpu
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_gemm_wgmma_skipped_boxes_keep_stale_data_out(rng, side):
+    wgmma, facts = _wgmma_device()
+    if not wgmma:
+        pytest.skip("the warpgroup kernel runs on compute capability 9.0 only")
+    long, short, k = 128 * 27, 4 * 128 + 40, 64
+    m, n = (short, long) if side == "A" else (long, short)
+    bad = slice(320, 384) if side == "A" else slice(64, 128)   # the earlier tile's second box
+    oa = rng.standard_normal((m, k)).astype(np.float16)
+    ob = rng.standard_normal((k, n)).astype(np.float16)
+    if side == "A":
+        oa[bad] = np.inf
+    else:
+        ob[:, bad] = np.inf
+    # A 'N' (stored m x k, m contiguous: mn-major); B 'T' on the B side (stored n x k: mn-major)
+    trans_b = "N" if side == "A" else "T"
+    a = to_device(np.asfortranarray(oa).ravel(order="F"))
+    b_host = ob if trans_b == "N" else ob.T
+    b = to_device(np.asfortranarray(b_host).ravel(order="F"))
+    c = to_device(np.full(m * n, np.nan, np.float16))
+    _level3_mma.gemm_mma(a.data.device_id, np.float16, "N", trans_b, m, n, k, 1.0, a.data, m, b.data,
+                         b_host.shape[0], 0.0, c.data, m)
+    got = to_host(c).reshape(n, m).T.astype(np.float64)
+    want = oa.astype(np.float64) @ ob.astype(np.float64)
+    keep = np.ones((m, n), bool)
+    keep[bad if side == "A" else (slice(None), bad)] = False
+    assert np.isfinite(got[keep]).all()
+    scale = np.abs(oa.astype(np.float64)) @ np.abs(ob.astype(np.float64))
+    assert (np.abs(got - want)[keep] <= 2e-3 * scale[keep] + 1e-3).all()
 
 
 @pytest.mark.gpu
@@ -414,7 +451,7 @@ def test_wgmma_kernel_names_and_registration():
     # the float32 kernel and finish of the three-TF32-product path (rocblas/_level3_tf32x3.py)
     float32 = {"ra_rocblas_gemm_wgmma<float, true, true, 128>", "ra_rocblas_gemm_wg_finish<float>"}
     float32 |= {f"ra_rocblas_gemm_wgmma_x3<{a}, {b}>" for a in ("false", "true") for b in ("false", "true")}
-    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 24
+    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 32
 
 
 def test_wgmma_splits_fill_one_wave_for_long_k():
@@ -464,7 +501,12 @@ def test_wgmma_configuration():
     assert choose(8192, 8192, 1, **h200) == (256, 4)
     assert choose(2048, 256 * 9, 1, **h200) == (256, 4)      # 144 big tiles: one wave
     assert choose(2048, 2048, 1, **h200) == (128, 6)
-    assert choose(1, 1, 1, **h200) == (128, 6)
+    assert _level3_wgmma.shared_bytes(64, 8) == 8 * (192 * 128 + 16) + 1024
+    assert choose(1, 1, 1, **h200) == (64, 8)               # n <= 64: the 128 x 64 tile
+    assert choose(8192, 64, 1, **h200) == (64, 8)
+    assert choose(8192, 65, 1, **h200) == (128, 6)
+    assert choose(64, 8192, 1, **h200) == (128, 6)
+    assert choose(8192, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 4)
     assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=150 * 1024) == (256, 3)
     assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=100 * 1024) == (128, 3)
     assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=64 * 1024) is None
