@@ -114,6 +114,22 @@ def _checked_launch(dtype):
     return fn
 
 
+def _checked_single(dtype):
+    """``rocblas._level3.launch_checked`` when ``rocblas.gemm`` takes ``dtype``, else None."""
+    key = ("single", dtype)
+    try:
+        return _checked[key]
+    except KeyError:
+        pass
+    fn = None
+    if gemm_takes(dtype):
+        from rocarray.rocblas import _level3
+
+        fn = getattr(_level3, "launch_checked", None)
+    _checked[key] = fn
+    return fn
+
+
 def transposed_operand(rows, cols, s0, s1):
     """``(trans, ld)`` such that the column-major ``op(X)`` is ``X^T``, or None if a copy is needed.
 
@@ -207,13 +223,16 @@ def _gemm(cupy, dt, call, batch, a, b, c, offs):
     (ta, lda, ea), (tb, ldb, eb) = call
     count, (sa, sb, sc) = batch
     one, zero = 1, 0
-    launch = _checked_launch(dt) if count > 1 else None
+    launch = _checked_launch(dt) if count > 1 else _checked_single(dt)
     if launch is not None and a.data.device_id == b.data.device_id == c.data.device_id:
         # valid by construction: no checks, no buffer views (host time); other devices: the public
         # call's error
         size = dt.itemsize
-        launch(dt, tb, ta, n, m, k, one, b.data + offs[1] * size, ldb, sb, a.data + offs[0] * size, lda, sa,
-               zero, c.data + offs[2] * size, n, sc, count)
+        pa, pb, pc = a.data + offs[0] * size, b.data + offs[1] * size, c.data + offs[2] * size
+        if count > 1:
+            launch(dt, tb, ta, n, m, k, one, pb, ldb, sb, pa, lda, sa, zero, pc, n, sc, count)
+        else:
+            launch(dt, tb, ta, n, m, k, pb, ldb, pa, lda, pc, n)
         return
     A = _buffer(cupy, a, offs[0], ea + (count - 1) * sa)
     B = _buffer(cupy, b, offs[1], eb + (count - 1) * sb)
@@ -270,6 +289,9 @@ def matmul_stack(a, b, out=None, loop=()):
         r, c = x.shape[-2:]
         trans, ld = transposed_operand(r, c, s[-2], s[-1])
         call.append((trans, ld, _extent((r, c), (s[-2], s[-1]))))
+    if not loop:  # one product: no loops to merge or walk (host time)
+        _gemm(cupy, dt, call, (1, (0, 0, 0)), a, b, out, (0, 0, 0))
+        return out
     merged = merge_loops(loop, sa[:-2], sb[:-2], sc[:-2])
     batch, outer = split_batch(merged)
     if batch[1] is None:

@@ -452,11 +452,12 @@ def test_trace_matches_numpy(rng, dtype, offset, axes):
 
 @pytest.mark.parametrize("dtype", ["float32", "complex128"])
 @pytest.mark.parametrize("va,vb", [("C", "C"), ("T", "T"), ("rows", "cols"), ("both", "rev")])
-def test_unchecked_stack_launch_equals_the_checked_one(monkeypatch, rng, dtype, va, vb):
-    """The façade launches stacks without the public call's checks (host time): the launches it
-    makes are exactly those the checked ``gemm_strided_batched`` makes, and the products right."""
+def test_unchecked_launches_equal_the_checked_ones(monkeypatch, rng, dtype, va, vb):
+    """The façade launches stacks and single products without the public calls' checks (host
+    time): the launches it makes are exactly those the checked ``gemm_strided_batched`` and
+    ``gemm`` make, and the products right."""
     fa, fb = VIEW_CASES[va], VIEW_CASES[vb]
-    for la, lb in [((4,), ()), ((2, 1), (3,)), ((), (5,)), ((3,), (3,))]:
+    for la, lb in [((), ()), ((4,), ()), ((2, 1), (3,)), ((), (5,)), ((3,), (3,))]:
         a = random_array(rng, la + (10, 12), dtype)
         b = random_array(rng, lb + (12, 9), dtype)
         k = min(fa(a).shape[-1], fb(b).shape[-2])
@@ -468,7 +469,8 @@ def test_unchecked_stack_launch_equals_the_checked_one(monkeypatch, rng, dtype, 
                 got = ra.matmul(fa(ad)[..., :k], fb(bd)[..., :k, :])
                 _check(got, np.matmul(fa(a)[..., :k], fb(b)[..., :k, :]), dtype)
                 launches.append(list(calls))   # options, sizes, leading dims, strides, batch
-        assert launches[0] == launches[1] and any(c[-1] > 1 for c in launches[0])
+        assert launches[0] == launches[1] and launches[0]
+        assert all(c[-1] == 1 for c in launches[0]) if la == lb == () else any(c[-1] > 1 for c in launches[0])
 
 
 @pytest.mark.parametrize("dtype", ["float32", "complex128"])

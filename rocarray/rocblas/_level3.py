@@ -911,6 +911,39 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     return None
 
 
+def launch_checked(dtype, transA, transB, m, n, k, A, lda, B, ldb, C, ldc):
+    """``C := op(A) op(B)`` (alpha 1, beta 0) on operands valid by construction: the launches of
+    :func:`gemm` after its checks, for callers that build every argument themselves
+    (:mod:`rocarray._gemm_route`). No checks.
+
+    ``dtype`` is one :func:`gemm` takes; ``transA``/``transB`` are ``'N'`` or ``'T'``; ``m``, ``n``,
+    ``k`` > 0; ``A``, ``B``, ``C`` are memory pointers on one device to column-major matrices with
+    valid leading dimensions, C not overlapping A or B. The prepared launches of a repeated
+    signature (sizes, leading dimensions, the pointers' 16-byte alignment, the tuning state) are
+    remembered as :func:`gemm`'s warm path remembers them, so a repeated call costs one dictionary
+    lookup and the launches.
+    """
+    device = A.device_id
+    key = ("launch_checked", dtype, transA, transB, m, n, k, lda, ldb, ldc, device, A.ptr % 16, B.ptr % 16,
+           C.ptr % 16, tuning.state_token())
+    run = _warm.get(key)
+    if run is not None:
+        run(A.ptr, B.ptr, C.ptr)
+        return
+    if dtype in _level3_mma.MMA_DTYPES:
+        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc)
+        if callable(launches):  # gemm_mma switches devices itself
+            _remember(key, lambda a, b, c: launches(1.0, 0.0, a, b, c, 0))
+        return
+    one, zero = scalar_arg(1, dtype), scalar_arg(0, dtype)
+    launches = _launch(device, dtype, m, n, k, one, A, lda, B, ldb, zero, C, ldc, flags(transA, transB, dtype))
+    if callable(launches):
+        def run(a, b, c):
+            with _level1._on_device(device):
+                launches(one, zero, a, b, c, 0)
+        _remember(key, run)
+
+
 def epilogue_flags(fn, dtype, m, device, bias, activation):
     """Flag bits of a fused epilogue after checking ``bias`` and ``activation`` (0: none)."""
     bits = 0
