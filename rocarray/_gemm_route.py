@@ -27,6 +27,12 @@ Copies (``cupy.ascontiguousarray``) happen only when a matrix has unit stride on
 two axes (e.g. ``x[::2, ::2]``), has a negative or a zero stride in a matrix axis (reversed or
 broadcast rows/columns), has negative loop strides, or has strides that are not a multiple of the
 itemsize; the copy is taken *before* broadcasting, so a broadcast operand is never materialized.
+
+Launches: the arguments this module builds are valid by construction, so on one device it calls
+the launches underneath the public functions (``rocblas._batched.launch_checked`` for stacks,
+``rocblas._level3.launch_checked`` for single products) rather than the checked functions
+themselves: host time (the checks and three buffer views cost more than a small product's
+kernel). Operands on different devices take the public calls, which raise their error.
 """
 
 import itertools
@@ -98,7 +104,8 @@ def batched_takes(dtype):
 # layout (pure Python on shapes and element strides)
 # --------------------------------------------------------------------------------------------
 
-#: ``_batched.launch_checked`` (or None) by dtype: decided once per process.
+#: The unchecked launches (or None) by dtype: ``_batched.launch_checked`` under the dtype,
+#: ``_level3.launch_checked`` under ``("single", dtype)``; decided once per process.
 _checked = {}
 
 
