@@ -104,35 +104,25 @@ def batched_takes(dtype):
 # layout (pure Python on shapes and element strides)
 # --------------------------------------------------------------------------------------------
 
-#: The unchecked launches (or None) by dtype: ``_batched.launch_checked`` under the dtype,
-#: ``_level3.launch_checked`` under ``("single", dtype)``; decided once per process.
+#: The unchecked launches (or None) by ``(dtype, single)``: decided once per process.
 _checked = {}
 
 
-def _checked_launch(dtype):
-    """``rocblas._batched.launch_checked`` when the strided entry point takes ``dtype`` and has that
-    unchecked launch, else None (the route then calls the public, checked function)."""
-    try:
-        return _checked[dtype]
-    except KeyError:
-        pass
-    fn = getattr(_batched_module(), "launch_checked", None) if batched_takes(dtype) else None
-    _checked[dtype] = fn
-    return fn
-
-
-def _checked_single(dtype):
-    """``rocblas._level3.launch_checked`` when ``rocblas.gemm`` takes ``dtype``, else None."""
-    key = ("single", dtype)
+def _unchecked_launch(dtype, single):
+    """The launch underneath the public function of single products (``rocblas._level3.launch_checked``,
+    ``single``) or of stacks (``rocblas._batched.launch_checked``) when that function takes ``dtype``,
+    else None (the route then calls the public, checked function)."""
+    key = (dtype, single)
     try:
         return _checked[key]
     except KeyError:
         pass
-    fn = None
-    if gemm_takes(dtype):
+    if single:
         from rocarray.rocblas import _level3
 
-        fn = getattr(_level3, "launch_checked", None)
+        fn = getattr(_level3, "launch_checked", None) if gemm_takes(dtype) else None
+    else:
+        fn = getattr(_batched_module(), "launch_checked", None) if batched_takes(dtype) else None
     _checked[key] = fn
     return fn
 
@@ -230,7 +220,7 @@ def _gemm(cupy, dt, call, batch, a, b, c, offs):
     (ta, lda, ea), (tb, ldb, eb) = call
     count, (sa, sb, sc) = batch
     one, zero = 1, 0
-    launch = _checked_launch(dt) if count > 1 else _checked_single(dt)
+    launch = _unchecked_launch(dt, count == 1)
     if launch is not None and a.data.device_id == b.data.device_id == c.data.device_id:
         # valid by construction: no checks, no buffer views (host time); other devices: the public
         # call's error
