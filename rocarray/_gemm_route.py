@@ -35,9 +35,9 @@ themselves: host time (the checks and three buffer views cost more than a small 
 kernel). Operands on different devices take the public calls, which raise their error.
 """
 
-import itertools
-
 import functools
+import itertools
+import typing
 
 import numpy
 
@@ -71,9 +71,16 @@ def gemm_takes(dtype):
         return True
     if dtype != _F16:
         return False
-    from rocarray.rocblas import _level3
+    takes = _half_takes.get("gemm")
+    if takes is None:
+        from rocarray.rocblas import _level3
 
-    return _accepts(_level3.check_dtype, "gemm", dtype)
+        takes = _half_takes["gemm"] = _accepts(_level3.check_dtype, "gemm", dtype)
+    return takes
+
+
+#: Whether the rocblas entry points take float16, asked once per process.
+_half_takes = {}
 
 
 def _batched_module():
@@ -152,20 +159,27 @@ def transposed_operand(rows, cols, s0, s1):
 
 def element_strides(x):
     """Strides of ``x`` in elements, or None when one is not a multiple of the itemsize."""
-    size = x.dtype.itemsize
-    if any(s % size for s in x.strides):
+    return _in_elements(x.strides, x.dtype.itemsize)
+
+
+def _in_elements(strides, itemsize):
+    if any(s % itemsize for s in strides):
         return None
-    return tuple(s // size for s in x.strides)
+    return tuple(s // itemsize for s in strides)
 
 
 def matrix_fits(x):
     """Whether the last two axes of ``x`` map onto a GEMM operand without a copy (loop strides >= 0)."""
-    strides = element_strides(x)
+    return _fits(x.shape, element_strides(x))
+
+
+def _fits(shape, strides):
+    """:func:`matrix_fits` on a shape and its element strides (None: not whole elements)."""
     if strides is None:
         return False
-    if any(s < 0 and d > 1 for s, d in zip(strides[:-2], x.shape[:-2])):
+    if any(s < 0 and d > 1 for s, d in zip(strides[:-2], shape[:-2])):
         return False
-    r, c = x.shape[-2:]
+    r, c = shape[-2:]
     return transposed_operand(r, c, strides[-2], strides[-1]) is not None
 
 
@@ -255,6 +269,79 @@ def _operand(cupy, x):
     return cupy.ascontiguousarray(x)
 
 
+class _Layout(typing.NamedTuple):
+    """How one ``matmul_stack`` layout runs: the result's shape and sizes, and either
+    ``copies`` (an operand must be copied C-contiguous first), no launch (an empty product), or
+    the GEMM arguments (``call``, ``batch``) and the element offsets ``(a, b, c)`` of each launch
+    (``offsets`` None: more than :data:`_KEPT_OFFSETS` launches, walked from ``outer``)."""
+
+    shape: tuple
+    k: int
+    copies: bool = False
+    call: tuple = None
+    batch: tuple = None
+    offsets: tuple = ()
+    outer: tuple = ()
+
+
+#: Most launch offsets a memoized layout keeps (more are generated per call from the looped dims).
+_KEPT_OFFSETS = 4096
+
+
+def _outer_offsets(outer):
+    """Element offsets ``(a, b, c)`` of every index of the looped (not batched) dims ``outer``."""
+    for index in itertools.product(*(range(d) for d, _ in outer)):
+        yield tuple(sum(i * st[j] for i, (_, st) in zip(index, outer)) for j in range(3))
+
+
+def _c_strides(shape):
+    """Element strides of a C-contiguous array of ``shape``."""
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def _broadcast_strides(shape, strides, target):
+    """Element strides of ``shape``/``strides`` broadcast to ``target`` (0 on every broadcast axis)."""
+    pad = len(target) - len(shape)
+    return (0,) * pad + tuple(0 if d == 1 and t != 1 else s
+                              for d, s, t in zip(shape, strides, target[pad:]))
+
+
+@functools.lru_cache(maxsize=1024)
+def _layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides):
+    """The :class:`_Layout` of ``a @ b`` from shapes and byte strides (``out_strides`` None: a new
+    C-contiguous result). Pure and memoized, so a repeated product pays one lookup for it."""
+    (m, k), n = a_shape[-2:], b_shape[-1]
+    la, lb = a_shape[:-2], b_shape[:-2]
+    # equal loops (the common stack) need no broadcasting
+    loop = la if la == lb and loop in ((), la) else tuple(numpy.broadcast_shapes(la, lb, loop))
+    shape = loop + (m, n)
+    if k == 0 or 0 in shape:
+        return _Layout(shape, k)
+    sa, sb = _in_elements(a_strides, itemsize), _in_elements(b_strides, itemsize)
+    if not (_fits(a_shape, sa) and _fits(b_shape, sb)):
+        return _Layout(shape, k, copies=True)
+    sa = _broadcast_strides(a_shape, sa, loop + (m, k))
+    sb = _broadcast_strides(b_shape, sb, loop + (k, n))
+    sc = _c_strides(shape) if out_strides is None else _in_elements(out_strides, itemsize)
+    call = []
+    for (r, c), s in (((m, k), sa), ((k, n), sb)):
+        trans, ld = transposed_operand(r, c, s[-2], s[-1])
+        call.append((trans, ld, _extent((r, c), (s[-2], s[-1]))))
+    merged = merge_loops(loop, sa[:-2], sb[:-2], sc[:-2])
+    batch, outer = split_batch(merged)
+    if batch[1] is None:
+        batch = (1, (0, 0, 0))
+    launches = 1
+    for d, _ in outer:
+        launches *= d
+    offsets = tuple(_outer_offsets(outer)) if launches <= _KEPT_OFFSETS else None
+    return _Layout(shape, k, call=tuple(call), batch=batch, offsets=offsets, outer=tuple(outer))
+
+
 def matmul_stack(a, b, out=None, loop=()):
     """``a @ b`` for device arrays of one GEMM dtype, ``a``: ``la + (m, k)``, ``b``: ``lb + (k, n)``.
 
@@ -264,36 +351,19 @@ def matmul_stack(a, b, out=None, loop=()):
     """
     cupy = backend.require_cupy()
     dt = a.dtype
-    (m, k), n = a.shape[-2:], b.shape[-1]
-    la, lb, loop = a.shape[:-2], b.shape[:-2], tuple(loop)
-    # equal loops (the common stack) need no broadcasting
-    loop = la if la == lb and loop in ((), la) else tuple(numpy.broadcast_shapes(la, lb, loop))
-    shape = loop + (m, n)
+    loop = tuple(loop)
+    out_strides = None if out is None else out.strides
+    layout = _layout(dt.itemsize, a.shape, a.strides, b.shape, b.strides, loop, out_strides)
+    if layout.copies:
+        # the copy is taken before broadcasting, so it is the size of the operand itself
+        a, b = _operand(cupy, a), _operand(cupy, b)
+        layout = _layout(dt.itemsize, a.shape, a.strides, b.shape, b.strides, loop, out_strides)
+    shape, k = layout.shape, layout.k
     if out is None:
         out = cupy.empty(shape, dt) if k > 0 or 0 in shape else cupy.zeros(shape, dt)
     elif k == 0 and 0 not in shape:
         out[...] = 0  # an empty sum: NumPy's zeros (no launch with k == 0 needed)
-    if k == 0 or 0 in shape:
-        return out
-    a, b = _operand(cupy, a), _operand(cupy, b)
-    if a.shape[:-2] != loop:
-        a = cupy.broadcast_to(a, loop + (m, k))
-    if b.shape[:-2] != loop:
-        b = cupy.broadcast_to(b, loop + (k, n))
-    sa, sb, sc = element_strides(a), element_strides(b), element_strides(out)
-    call = []
-    for x, s in ((a, sa), (b, sb)):
-        r, c = x.shape[-2:]
-        trans, ld = transposed_operand(r, c, s[-2], s[-1])
-        call.append((trans, ld, _extent((r, c), (s[-2], s[-1]))))
-    if not loop:  # one product: no loops to merge or walk (host time)
-        _gemm(cupy, dt, call, (1, (0, 0, 0)), a, b, out, (0, 0, 0))
-        return out
-    merged = merge_loops(loop, sa[:-2], sb[:-2], sc[:-2])
-    batch, outer = split_batch(merged)
-    if batch[1] is None:
-        batch = (1, (0, 0, 0))
-    for index in itertools.product(*(range(d) for d, _ in outer)):
-        offs = [sum(i * st[j] for i, (_, st) in zip(index, outer)) for j in range(3)]
-        _gemm(cupy, dt, call, batch, a, b, out, offs)
+    offsets = layout.offsets if layout.offsets is not None else _outer_offsets(layout.outer)
+    for offs in offsets:
+        _gemm(cupy, dt, layout.call, layout.batch, a, b, out, offs)
     return out

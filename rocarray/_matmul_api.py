@@ -50,8 +50,14 @@ def matmul_shapes(a_shape, b_shape, out_shape=None):
 
     ``loop`` is the broadcast of the operands' loop (batch) dimensions together with those of
     ``out`` (NumPy lets ``out`` add leading loop dimensions); ``m``/``n`` are None for a 1-D
-    ``a``/``b`` (the axis is removed from the result). Raises NumPy's ValueErrors.
+    ``a``/``b`` (the axis is removed from the result). Raises NumPy's ValueErrors. Memoized per
+    shape combination (host time of repeated products; errors are not kept).
     """
+    return _matmul_shapes(tuple(a_shape), tuple(b_shape), None if out_shape is None else tuple(out_shape))
+
+
+@functools.lru_cache(maxsize=1024)
+def _matmul_shapes(a_shape, b_shape, out_shape):
     for i, shape in enumerate((a_shape, b_shape)):
         if len(shape) == 0:
             raise ValueError(
@@ -235,7 +241,8 @@ def _gemm_result(a, b, dt, out, result_shape, m, n):
         _route.matmul_stack(a2, b2, out.reshape(loop + (a2.shape[-2], b2.shape[-1])), loop=loop)
         return out
     r = _route.matmul_stack(a2, b2)  # the operands' own loop; broadcast into out by _finish
-    return r.reshape(r.shape[:-2] + core)
+    shape = r.shape[:-2] + core
+    return r if shape == r.shape else r.reshape(shape)
 
 
 def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, subok=True):

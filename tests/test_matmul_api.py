@@ -221,6 +221,28 @@ def test_matmul_maps_layouts_without_copies(monkeypatch, rng):
     assert [c[0] for c in calls] == ["batched", "batched"] and all(c[-1] == 3 for c in calls)
 
 
+def test_layout_memo_keys_on_strides_and_walks_long_loops(monkeypatch, rng):
+    """The memoized layout of a product is keyed on strides as well as shapes (a transposed view
+    of the same shape gets its own launches), and a loop with more launches than a layout keeps
+    is walked the same way, launch for launch."""
+    calls = hostdev.install(monkeypatch)
+    a, b = rng.standard_normal((6, 6)), rng.standard_normal((6, 6))
+    ad, bd = hostdev.dev(a), hostdev.dev(b)
+    for x, y, want in ((ad, bd, a @ b), (ad.T, bd, a.T @ b), (ad, bd.T, a @ b.T), (ad, bd, a @ b)):
+        _check(ra.matmul(x, y), want)
+    assert [c[1:3] for c in calls] == [("N", "N"), ("N", "T"), ("T", "N"), ("N", "N")]
+    x, y = rng.standard_normal((3, 1, 2, 4, 5)), rng.standard_normal((1, 4, 1, 5, 3))
+    runs = []
+    for kept in (route._KEPT_OFFSETS, 2):
+        monkeypatch.setattr(route, "_KEPT_OFFSETS", kept)
+        route._layout.cache_clear()
+        calls.clear()
+        _check(ra.matmul(hostdev.dev(x), hostdev.dev(y)), x @ y)
+        runs.append(list(calls))
+    route._layout.cache_clear()
+    assert runs[0] == runs[1] and len(runs[0]) > 2   # 3 x 2 launches of batch 4
+
+
 def test_matmul_writes_into_out_directly(monkeypatch, rng):
     hostdev.install(monkeypatch)
     a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((5, 2))
