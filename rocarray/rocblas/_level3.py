@@ -889,26 +889,33 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     if scale_only and beta == 1 and not epilogue:
         return None
     k = 0 if scale_only else k
-    if dtype in _level3_mma.MMA_DTYPES:
-        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, alpha, A.data, lda, B.data, ldb,
-                                        beta, C.data, ldc, bias=None if bias is None else bias.data,
-                                        activation=(epilogue >> ACT_SHIFT) & 0xF)
-        if key is not None and callable(launches):  # gemm_mma switches devices itself
-            _remember(key, lambda alpha, beta, A, B, C, bias: launches(
-                alpha, beta, A.data.ptr, B.data.ptr, C.data.ptr, 0 if bias is None else bias.data.ptr))
-        return None
-    launches = _launch(device, dtype, m, n, k, scalar_arg(alpha, dtype), A.data, lda, B.data, ldb,
-                       scalar_arg(beta, dtype), C.data, ldc, flags(transA, transB, dtype) | epilogue,
-                       bias=None if bias is None else bias.data)
-    if key is not None and callable(launches):
-        scalar = type(scalar_arg(0, dtype))
-
-        def run(alpha, beta, A, B, C, bias):
-            with _level1._on_device(device):
-                launches(scalar(alpha), scalar(beta), A.data.ptr, B.data.ptr, C.data.ptr,
-                         0 if bias is None else bias.data.ptr)
-        _remember(key, run)
+    run = _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A.data, lda, B.data, ldb, beta, C.data, ldc,
+                       epilogue, None if bias is None else bias.data)
+    if key is not None and run is not None:
+        _remember(key, lambda alpha, beta, A, B, C, bias: run(
+            alpha, beta, A.data.ptr, B.data.ptr, C.data.ptr, 0 if bias is None else bias.data.ptr))
     return None
+
+
+def _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, epilogue, bias):
+    """The launches of a checked :func:`gemm` on memory pointers (``bias`` one or None): the
+    matrix-core path for its dtypes, the SIMT kernels otherwise. Returns ``run(alpha, beta, a, b,
+    c, bias)`` that repeats them on addresses (``bias`` 0 for none) on the right device, or None
+    when they cannot be repeated that way (the call is then not remembered)."""
+    if dtype in _level3_mma.MMA_DTYPES:
+        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C,
+                                        ldc, bias=bias, activation=(epilogue >> ACT_SHIFT) & 0xF)
+        return launches if callable(launches) else None  # gemm_mma switches devices itself
+    launches = _launch(device, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, B, ldb, scalar_arg(beta, dtype),
+                       C, ldc, flags(transA, transB, dtype) | epilogue, bias=bias)
+    if not callable(launches):
+        return None
+    scalar = type(scalar_arg(0, dtype))
+
+    def run(alpha, beta, a, b, c, bias):
+        with _level1._on_device(device):
+            launches(scalar(alpha), scalar(beta), a, b, c, bias)
+    return run
 
 
 def launch_checked(dtype, transA, transB, m, n, k, A, lda, B, ldb, C, ldc):
@@ -930,18 +937,9 @@ def launch_checked(dtype, transA, transB, m, n, k, A, lda, B, ldb, C, ldc):
     if run is not None:
         run(A.ptr, B.ptr, C.ptr)
         return
-    if dtype in _level3_mma.MMA_DTYPES:
-        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc)
-        if callable(launches):  # gemm_mma switches devices itself
-            _remember(key, lambda a, b, c: launches(1.0, 0.0, a, b, c, 0))
-        return
-    one, zero = scalar_arg(1, dtype), scalar_arg(0, dtype)
-    launches = _launch(device, dtype, m, n, k, one, A, lda, B, ldb, zero, C, ldc, flags(transA, transB, dtype))
-    if callable(launches):
-        def run(a, b, c):
-            with _level1._on_device(device):
-                launches(one, zero, a, b, c, 0)
-        _remember(key, run)
+    run = _launch_gemm(device, dtype, transA, transB, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc, 0, None)
+    if run is not None:
+        _remember(key, lambda a, b, c: run(1.0, 0.0, a, b, c, 0))
 
 
 def epilogue_flags(fn, dtype, m, device, bias, activation):
