@@ -217,19 +217,21 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
         if (KMAJOR) {
             ra_tma_load_3d(slot, map, k0, mn0, c2, bar);
         } else {
+            const int copied = boxes(mn0, extent);
 #pragma unroll
             for (int h = 0; h < R / 64; ++h)
-                if (mn0 + 64 * h < extent) ra_tma_load_3d(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, c2, bar);
+                if (h < copied) ra_tma_load_3d(slot + 8192u * (unsigned)h, map, mn0 + 64 * h, k0, c2, bar);
         }
     }
     // The bytes `load` copies.
     RA_DEVICE static unsigned loaded_bytes(int mn0, ra_i64 extent) {
-        if (KMAJOR) return BYTES;
-        unsigned bytes = 0;
-#pragma unroll
-        for (int h = 0; h < R / 64; ++h)
-            if (mn0 + 64 * h < extent) bytes += 8192u;
-        return bytes;
+        return KMAJOR ? BYTES : 8192u * (unsigned)boxes(mn0, extent);
+    }
+    // The mn-major boxes `load` copies: those of the R / 64 that start below `extent` (a prefix;
+    // mn0 < extent, so at least one).
+    RA_DEVICE static int boxes(int mn0, ra_i64 extent) {
+        const ra_i64 rows = extent - mn0;
+        return rows >= R ? R / 64 : (int)((rows + 63) / 64);
     }
     // Descriptor of the 32-byte k step s (0..3) for rows mn_first .. (a multiple of 64).
     RA_DEVICE static ra_u64 desc(unsigned slot, int mn_first, int s) {
