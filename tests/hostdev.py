@@ -128,9 +128,11 @@ def _route_to_shim(monkeypatch, backend):
     """``cupy`` is the shim for this test only: also the module cached by the launch layer (a
     cache filled during the test would otherwise keep the shim for every later test)."""
     from rocarray._core import launch
+    from rocarray.rocblas import _level3
 
     monkeypatch.setattr(backend, "require_cupy", lambda: shim)
     monkeypatch.setattr(launch, "_cupy_module", shim)
+    monkeypatch.setattr(_level3, "_warm", {})  # no launch remembered on device memory stands in
 
 
 def public_calls_only(monkeypatch):

@@ -30,6 +30,7 @@ once per product on host copies of the pointers.
 
 import numpy
 
+from rocarray._core import tuning
 from rocarray.rocblas import _batched_kernel, _level1, _level3, _level3_mma
 from rocarray.rocblas._level1 import scalar_arg
 from rocarray.rocblas._level2 import _scalars, _size
@@ -245,14 +246,34 @@ def launch_checked(dtype, transA, transB, m, n, k, alpha, A, lda, stride_a, B, l
     """The launches of :func:`gemm_strided_batched` for arguments that already passed its checks
     (or that a caller built valid by construction, as the façade's layout mapping does): ``A``,
     ``B``, ``C`` memory pointers to matrix 0, normalized options, ``m, n, batch >= 1``. Nothing is
-    checked here."""
-    if dtype in _level3_mma.MMA_DTYPES:  # float32 accumulation on the matrix units
-        _level3_mma.gemm_mma(A.device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                             batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+    checked here.
+
+    The launches of a repeated signature (options, sizes, scalars, leading dimensions, strides,
+    batch, device, the pointers' 16-byte alignment, the tuning state) are remembered, as
+    :func:`rocarray.rocblas.gemm` remembers its own: a repeat costs a dictionary lookup and the
+    prepared launches."""
+    device = A.device_id
+    key = ("launch_strided", dtype, transA, transB, m, n, k, alpha, beta, lda, ldb, ldc, stride_a, stride_b, stride_c,
+           batch, device, A.ptr % 16, B.ptr % 16, C.ptr % 16, tuning.state_token())
+    try:
+        run = _level3._warm.get(key)
+    except TypeError:  # an unhashable scalar: not remembered
+        key = run = None
+    if run is not None:
+        run(A.ptr, B.ptr, C.ptr)
         return
-    _batched_kernel.launch_strided(
-        A.device_id, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, stride_a, B, ldb, stride_b,
-        scalar_arg(beta, dtype), C, ldc, stride_c, batch, _batched_kernel.flags(transA, transB, dtype))
+    if dtype in _level3_mma.MMA_DTYPES:  # float32 accumulation on the matrix units
+        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                                        batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+        if key is not None and callable(launches):  # gemm_mma switches devices itself
+            _level3._remember(key, lambda a, b, c: launches(alpha, beta, a, b, c, 0))
+        return
+    kernel_alpha, kernel_beta = scalar_arg(alpha, dtype), scalar_arg(beta, dtype)
+    again = _batched_kernel.launch_strided(
+        device, dtype, m, n, k, kernel_alpha, A, lda, stride_a, B, ldb, stride_b, kernel_beta, C, ldc, stride_c, batch,
+        _batched_kernel.flags(transA, transB, dtype))
+    if key is not None and callable(again):
+        _level3._remember(key, lambda a, b, c: again(kernel_alpha, kernel_beta, a, b, c))
 
 
 # --------------------------------------------------------------------------------------------

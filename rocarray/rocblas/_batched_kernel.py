@@ -108,7 +108,7 @@ at the tiled gemm's speed.
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import backend, compile as _compile, launch, prepared_launch
 from rocarray.rocblas import _level1, _level3, _tma
 
 SOURCE = "rocblas/gemm_batched.hip"
@@ -336,6 +336,8 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
     ``a``/``b``/``c`` are ``(base, pointers)`` pairs: strided mode passes the matrix-0 memory
     pointer and ``None``; pointer-array mode passes ``None`` and the device array of pointers
     (strides are then ignored). ``alpha``/``beta`` are kernel scalars; ``k == 0``: C := beta C.
+    Strided mode returns ``again(alpha, beta, A, B, C)`` (device addresses) that repeats the
+    launch, prepared once per signature (:func:`_small_run`); pointer mode returns None.
     """
     tile = tile_for(m, n) if tile is None else tile
     blocks = grid(m, n, batch, tile)
@@ -357,46 +359,146 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
                 pb, numpy.int64(ldb), numpy.int64(stride_b), qb,
                 beta, pc, numpy.int64(ldc), numpy.int64(stride_c), qc,
                 numpy.int64(batch), numpy.int32(flag_bits)))
+    if a[1] is not None:
+        return None
+
+    prepared = []
+
+    def again(alpha, beta, a, b, c):
+        with _level1._on_device(device_id):
+            if not prepared:
+                prepared.append(_small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c,
+                                           batch, flag_bits, tile))
+            prepared[0](alpha, beta, a, b, c)
+    return again
 
 
 _bulk_waves = {}
 
+#: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_small_run`)
+#: and the tensor maps of B by address (:func:`_cached_b_map`); bounded, cleared when full.
+_prepared = {}
+_b_maps = {}
+_KEPT = 256
+
+
+def _kept(table, key, make):
+    value = table.get(key)
+    if value is None:
+        value = make()
+        if len(table) >= _KEPT:
+            table.clear()
+        table[key] = value
+    return value
+
+
+def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch):
+    """The bulk-copy kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C,
+    tma_b)`` on device addresses (``tma_b`` the tensor map of B under ``b_tma``, else ignored), on
+    the current device."""
+    def make():
+        name = bulk_name(tile, b_trans, b_tma)
+        kernel, _ = _kernel(name, device_id)
+        shared = bulk_shared(tile)
+        launch.allow_shared(kernel, shared)
+        wave = _bulk_waves.get((name, device_id))
+        if wave is None:
+            per_mp = launch.occupancy(kernel, BLOCK, bulk_blocks(tile), shared)
+            wave = _bulk_waves[(name, device_id)] = backend.device_info(device_id).multiprocessors * per_mp
+        blocks = min(-(-batch // matrices_per_block(tile)), wave)
+        f32, ptr, i64 = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER, numpy.int64
+        prepared = prepared_launch.PreparedLaunch(
+            kernel, (blocks,), (BLOCK,),
+            (f32, ptr, i64(stride_a), ptr, i64(stride_b), prepared_launch.HOST_ARRAY if b_tma else _NO_MAP, f32, ptr,
+             i64(ldc), i64(stride_c), i64(batch)), shared_mem=shared)
+        if b_tma:
+            return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, tma_b, beta, C)
+        return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, beta, C)
+    key = ("bulk", device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch)
+    return _kept(_prepared, key, make)
+
+
+def _cached_b_map(tile, b_trans, address, stride_b, batch):
+    """:func:`b_tensor_map`, remembered per B address (a map is the bytes of its arguments)."""
+    key = (tile, b_trans, address, stride_b, batch)
+    found = _b_maps.get(key)
+    if found is None:
+        made = b_tensor_map(tile, b_trans, address, stride_b, batch)
+        found = _kept(_b_maps, key, lambda: _NO_TENSOR_MAP if made is None else made)
+    return None if found is _NO_TENSOR_MAP else found
+
+
+#: What :func:`_cached_b_map` keeps for a B without a map.
+_NO_TENSOR_MAP = object()
+
 
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
-    """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`):
-    about one resident wave of blocks walking the groups of ``matrices_per_block(tile)`` matrices;
-    B through a swizzled tensor map where :func:`b_tensor_map` gives one."""
-    tma_b = b_tensor_map(tile, b_trans, _address(B), stride_b, batch)
-    name = bulk_name(tile, b_trans, tma_b is not None)
-    kernel, _ = _kernel(name, device_id)
-    shared = bulk_shared(tile)
-    launch.allow_shared(kernel, shared)
-    wave = _bulk_waves.get((name, device_id))
-    if wave is None:
-        per_mp = launch.occupancy(kernel, BLOCK, bulk_blocks(tile), shared)
-        wave = _bulk_waves[(name, device_id)] = backend.device_info(device_id).multiprocessors * per_mp
-    blocks = min(-(-batch // matrices_per_block(tile)), wave)
-    kernel((blocks,), (BLOCK,), (alpha, A, numpy.int64(stride_a), B, numpy.int64(stride_b),
-                                 _NO_MAP if tma_b is None else tma_b, beta, C, numpy.int64(ldc),
-                                 numpy.int64(stride_c), numpy.int64(batch)),
-           shared_mem=shared)
+    """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`,
+    that device current): about one resident wave of blocks walking the groups of
+    ``matrices_per_block(tile)`` matrices; B through a swizzled tensor map where
+    :func:`b_tensor_map` gives one. Returns ``again(alpha, beta, A, B, C)`` (addresses) that
+    repeats the launch for new operands of the same signature."""
+    tma_b = _cached_b_map(tile, b_trans, _address(B), stride_b, batch)
+    b_tma = tma_b is not None
+    run = _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch)
+    run(alpha, beta, _address(A), _address(B), _address(C), tma_b)
+
+    def again(alpha, beta, a, b, c):
+        tma = _cached_b_map(tile, b_trans, b, stride_b, batch) if b_tma else None
+        with _level1._on_device(device_id):
+            if b_tma and tma is None:  # the driver would not map this B: the launch without a map
+                launch_bulk(device_id, tile, b_trans, alpha, a, stride_a, b, stride_b, beta, c, ldc, stride_c, batch)
+            else:
+                run(alpha, beta, a, b, c, tma)
+    return again
+
+
+def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch, flag_bits, tile):
+    """The batched kernel's strided launch for one signature, prepared once (the launch of
+    :func:`launch_small` with memory pointers): ``run(alpha, beta, A, B, C)`` on device addresses,
+    on the current device."""
+    def make():
+        blocks = grid(m, n, batch, tile)
+        if streams(dtype, tile, k):
+            kernel, wave = _kernel(stream_name(dtype, tile), device_id)
+            blocks = min(blocks, wave)
+        else:
+            kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+        s, ptr, i64 = prepared_launch.scalar(dtype), prepared_launch.POINTER, numpy.int64
+        prepared = prepared_launch.PreparedLaunch(
+            kernel, (blocks,), (BLOCK,),
+            (i64(m), i64(n), i64(k), s, ptr, i64(lda), i64(stride_a), _NULL, ptr, i64(ldb), i64(stride_b), _NULL,
+             s, ptr, i64(ldc), i64(stride_c), _NULL, i64(batch), numpy.int32(flag_bits)))
+        return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
+    key = ("small", device_id, numpy.dtype(dtype), m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch,
+           flag_bits, tile)
+    return _kept(_prepared, key, make)
 
 
 def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
                    batch, flag_bits):
     """Strided-batched gemm on checked operands (memory pointers to matrix 0), by :func:`choose`
-    (packed square float32 problems of :data:`BULK_TILES` on sm_90 by the bulk-copy kernel)."""
+    (packed square float32 problems of :data:`BULK_TILES` on sm_90 by the bulk-copy kernel).
+
+    Returns ``again(alpha, beta, A, B, C)`` that repeats the launches on new device addresses of
+    the same signature (sizes, leading dimensions, strides, batch, flags, the operands' 16-byte
+    alignment, the tuning state): a caller may remember it under those."""
     if bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, A.ptr, B.ptr) and _bulk(device_id):
         with _level1._on_device(device_id):
-            launch_bulk(device_id, m, bool(flag_bits & TRANS_B), alpha, A, stride_a, B, stride_b, beta, C, ldc,
-                        stride_c, batch)
-        return
+            return launch_bulk(device_id, m, bool(flag_bits & TRANS_B), alpha, A, stride_a, B, stride_b, beta, C,
+                               ldc, stride_c, batch)
     if choose(m, n, False, batch, k) == "tiled":
-        _level3._launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
-                        batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
-        return
-    launch_small(device_id, dtype, m, n, k, alpha, (A, None), lda, stride_a, (B, None), ldb, stride_b,
-                 beta, (C, None), ldc, stride_c, batch, flag_bits)
+        run = _level3._launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
+                              batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+        if not callable(run):
+            return None
+
+        def again(alpha, beta, a, b, c):
+            with _level1._on_device(device_id):
+                run(alpha, beta, a, b, c, 0)
+        return again
+    return launch_small(device_id, dtype, m, n, k, alpha, (A, None), lda, stride_a, (B, None), ldb, stride_b,
+                        beta, (C, None), ldc, stride_c, batch, flag_bits)
 
 
 def _pointer(address, rows, cols, ld, dtype, device_id):

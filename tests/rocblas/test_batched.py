@@ -37,6 +37,16 @@ ALL = ["float32", "float64", "complex64", "complex128"]
 TRANS = [a + b for a, b in itertools.product("NTC", "NTC")]
 
 
+@pytest.fixture(autouse=True)
+def fresh_prepared_launches(monkeypatch):
+    """Launches remembered or prepared by earlier calls (the strided repeats in level 3's warm
+    table, the prepared kernels and tensor maps of the batched kernels) must not stand in for
+    what a test forces or fakes."""
+    monkeypatch.setattr(_level3, "_warm", {})
+    monkeypatch.setattr(_batched_kernel, "_prepared", {})
+    monkeypatch.setattr(_batched_kernel, "_b_maps", {})
+
+
 def _ids(v):
     return str(v)
 
@@ -474,6 +484,7 @@ def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
     monkeypatch.setattr(bk.launch, "occupancy", lambda kernel, block, limit, shared: 2)
     monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
     monkeypatch.setattr(bk, "_bulk_waves", {})
+    monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
     maps = []
     fake_map = np.zeros(1, [("words", "<u8", (16,))])
 
@@ -496,6 +507,49 @@ def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
     assert bk.b_tensor_map(32, False, 2, 1024, 2**31) is None   # box coordinates are 32-bit
     # B (k-major, 32 x 32, ld 32) as 4-byte elements, one box of 4 matrices of 32 x 32 per group
     assert maps == [(2, True, 32, 32, 32, 1024, 100000, 32, 4, 4), (2, True, 32, 32, 32, 0, 7, 32, 4, 4)]
+    # the repeats: the same launches on new addresses; a new B address gets its own map, once
+    launched.clear(), maps.clear()
+    again = bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
+    assert maps == [] and len(launched) == 1
+    for b in (2, 4096, 4096):
+        again(one, zero, 1, b, 3)
+    assert launched == [launched[0]] * 4 and [m[0] for m in maps] == [4096]
+    launched.clear()
+    bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)(one, zero, 8, 16, 32)
+    assert launched == [launched[0]] * 2 and launched[0][0] == "ra_rocblas_gemm_batched_bulk<64, false, false>"
+
+
+@needs_cupy
+def test_repeated_strided_calls_take_the_remembered_launches(monkeypatch):
+    """A repeated signature runs the launches the first call returned, on the new addresses;
+    another alignment, stride or scalar is another signature."""
+    bk = _batched_kernel
+    cold, warm = [], []
+
+    def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, sa, B, ldb, sb, beta, C, ldc, sc, batch, flags):
+        cold.append((m, sa, float(alpha), A.ptr, B.ptr, C.ptr))
+        return lambda alpha, beta, a, b, c: warm.append((m, float(alpha), float(beta), a, b, c))
+
+    monkeypatch.setattr(bk, "launch_strided", launch_strided)
+    mats = [fake((10**5,), np.float32, address=(1 << 30) * (i + 1)) for i in range(6)]
+    odd = fake((10**5,), np.float32, address=(1 << 30) + 4)
+
+    def call(A, B, C, alpha=1.0, stride=64):
+        rocblas.gemm_strided_batched("N", "N", 8, 8, 8, alpha, A, 8, stride, B, 8, stride, 0.0, C, 8, stride, 100)
+
+    call(*mats[:3])
+    call(*mats[3:])
+    call(*mats[:3])
+    assert len(cold) == 1 and warm == [(8, 1.0, 0.0, mats[3].data.ptr, mats[4].data.ptr, mats[5].data.ptr),
+                                       (8, 1.0, 0.0, mats[0].data.ptr, mats[1].data.ptr, mats[2].data.ptr)]
+    call(odd, *mats[1:3])              # A 4 bytes off 16-byte alignment
+    call(*mats[:3], alpha=2.0)
+    call(*mats[:3], stride=72)
+    assert [c[1:3] for c in cold] == [(64, 1.0), (64, 1.0), (64, 2.0), (72, 1.0)] and len(warm) == 2
+    monkeypatch.setattr(bk, "launch_strided", lambda *a: cold.append(a))   # None: nothing to repeat
+    call(*mats[:3], stride=80)
+    call(*mats[:3], stride=80)
+    assert len(cold) == 6 and len(warm) == 2
 
 
 @needs_cupy
@@ -585,14 +639,26 @@ def test_streaming_launch_grid_is_one_wave(monkeypatch):
     monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
     one, zero = np.float32(1), np.float32(0)
     mem = (fake((10,), np.float32).data, None)
-    bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0)
-    bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 40, 0)
-    bk.launch_small(0, np.float32, 32, 32, 0, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0)
-    bk.launch_small(0, np.float32, 8, 8, 8, one, mem, 8, 64, mem, 8, 64, zero, mem, 8, 64, 100000, 0)
-    assert launched == [("ra_rocblas_gemm_batched_stream<float, 32>", (396,), (256,), 0, 19),
-                        ("ra_rocblas_gemm_batched_stream<float, 32>", (10,), (256,), 0, 19),
-                        ("ra_rocblas_gemm_batched<float, 32>", (25000,), (256,), 0, 19),
-                        ("ra_rocblas_gemm_batched<float, 8>", (6250,), (256,), 0, 19)]
+    repeats = [
+        bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0),
+        bk.launch_small(0, np.float32, 32, 32, 32, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 40, 0),
+        bk.launch_small(0, np.float32, 32, 32, 0, one, mem, 32, 1024, mem, 32, 1024, zero, mem, 32, 1024, 100000, 0),
+        bk.launch_small(0, np.float32, 8, 8, 8, one, mem, 8, 64, mem, 8, 64, zero, mem, 8, 64, 100000, 0)]
+    want = [("ra_rocblas_gemm_batched_stream<float, 32>", (396,), (256,), 0, 19),
+            ("ra_rocblas_gemm_batched_stream<float, 32>", (10,), (256,), 0, 19),
+            ("ra_rocblas_gemm_batched<float, 32>", (25000,), (256,), 0, 19),
+            ("ra_rocblas_gemm_batched<float, 8>", (6250,), (256,), 0, 19)]
+    assert launched == want
+    # the prepared repeats launch exactly what the first calls launched (here through the
+    # stand-in's call, as NumPy values)
+    launched.clear()
+    for again in repeats:
+        again(one, zero, 1 << 20, 1 << 21, 1 << 22)
+        again(one, zero, 1 << 23, 1 << 24, 1 << 25)
+    assert launched == [w for w in want for _ in range(2)]
+    pointer_mode = (None, fake((10,), np.uint64))
+    assert bk.launch_small(0, np.float32, 8, 8, 8, one, pointer_mode, 8, 0, pointer_mode, 8, 0, zero, pointer_mode,
+                           8, 0, 10, 0) is None
 
 
 def test_grid_counts_tiles_and_groups_of_matrices():
