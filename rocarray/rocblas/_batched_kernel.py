@@ -375,10 +375,9 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
 
 _bulk_waves = {}
 
-#: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_small_run`)
-#: and the tensor maps of B by address (:func:`_cached_b_map`); bounded, cleared when full.
+#: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_small_run`);
+#: bounded, cleared when full. (Tensor maps are remembered per address by ``_tma.operand_map``.)
 _prepared = {}
-_b_maps = {}
 _KEPT = 256
 
 
@@ -418,33 +417,19 @@ def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c
     return _kept(_prepared, key, make)
 
 
-def _cached_b_map(tile, b_trans, address, stride_b, batch):
-    """:func:`b_tensor_map`, remembered per B address (a map is the bytes of its arguments)."""
-    key = (tile, b_trans, address, stride_b, batch)
-    found = _b_maps.get(key)
-    if found is None:
-        made = b_tensor_map(tile, b_trans, address, stride_b, batch)
-        found = _kept(_b_maps, key, lambda: _NO_TENSOR_MAP if made is None else made)
-    return None if found is _NO_TENSOR_MAP else found
-
-
-#: What :func:`_cached_b_map` keeps for a B without a map.
-_NO_TENSOR_MAP = object()
-
-
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
     """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`,
     that device current): about one resident wave of blocks walking the groups of
     ``matrices_per_block(tile)`` matrices; B through a swizzled tensor map where
     :func:`b_tensor_map` gives one. Returns ``again(alpha, beta, A, B, C)`` (addresses) that
     repeats the launch for new operands of the same signature."""
-    tma_b = _cached_b_map(tile, b_trans, _address(B), stride_b, batch)
+    tma_b = b_tensor_map(tile, b_trans, _address(B), stride_b, batch)
     b_tma = tma_b is not None
     run = _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch)
     run(alpha, beta, _address(A), _address(B), _address(C), tma_b)
 
     def again(alpha, beta, a, b, c):
-        tma = _cached_b_map(tile, b_trans, b, stride_b, batch) if b_tma else None
+        tma = b_tensor_map(tile, b_trans, b, stride_b, batch) if b_tma else None
         with _level1._on_device(device_id):
             if b_tma and tma is None:  # the driver would not map this B: the launch without a map
                 launch_bulk(device_id, tile, b_trans, alpha, a, stride_a, b, stride_b, beta, c, ldc, stride_c, batch)

@@ -40,11 +40,10 @@ TRANS = [a + b for a, b in itertools.product("NTC", "NTC")]
 @pytest.fixture(autouse=True)
 def fresh_prepared_launches(monkeypatch):
     """Launches remembered or prepared by earlier calls (the strided repeats in level 3's warm
-    table, the prepared kernels and tensor maps of the batched kernels) must not stand in for
-    what a test forces or fakes."""
+    table, the prepared kernels of the batched kernels) must not stand in for what a test forces
+    or fakes."""
     monkeypatch.setattr(_level3, "_warm", {})
     monkeypatch.setattr(_batched_kernel, "_prepared", {})
-    monkeypatch.setattr(_batched_kernel, "_b_maps", {})
 
 
 def _ids(v):
@@ -468,18 +467,20 @@ def test_bulk_copy_kernel_layout_rules():
 class _RecordingKernel:
     """A kernel handle that records its launches: (name, grid, block, shared_mem, number of arguments)."""
 
-    def __init__(self, name, launched):
-        self.name, self.launched = name, launched
+    def __init__(self, name, launched, arguments=None):
+        self.name, self.launched, self.arguments = name, launched, arguments
 
     def __call__(self, grid, block, args, shared_mem=0):
         self.launched.append((self.name, grid, block, shared_mem, len(args)))
+        if self.arguments is not None:
+            self.arguments.append(args)
 
 
 @needs_cupy
 def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
     bk = _batched_kernel
-    launched = []
-    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched), 1056))
+    launched, arguments = [], []
+    monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched, arguments), 1056))
     monkeypatch.setattr(bk.launch, "allow_shared", lambda kernel, nbytes: None)
     monkeypatch.setattr(bk.launch, "occupancy", lambda kernel, block, limit, shared: 2)
     monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
@@ -492,7 +493,7 @@ def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
         maps.append((address, kmajor, mn, k, ld, stride, batch, rows, itemsize, box_batch))
         if stride == 0:
             raise _tma.TensorMapError("zero stride")
-        return fake_map
+        return np.full(1, address, fake_map.dtype)   # a map that names its B
 
     monkeypatch.setattr(_tma, "operand_map", encode)
     one, zero = np.float32(1), np.float32(0)
@@ -507,13 +508,14 @@ def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
     assert bk.b_tensor_map(32, False, 2, 1024, 2**31) is None   # box coordinates are 32-bit
     # B (k-major, 32 x 32, ld 32) as 4-byte elements, one box of 4 matrices of 32 x 32 per group
     assert maps == [(2, True, 32, 32, 32, 1024, 100000, 32, 4, 4), (2, True, 32, 32, 32, 0, 7, 32, 4, 4)]
-    # the repeats: the same launches on new addresses; a new B address gets its own map, once
+    # the repeats: the same launches on new addresses, each with the map of its own B
     launched.clear(), maps.clear()
     again = bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
-    assert maps == [] and len(launched) == 1
-    for b in (2, 4096, 4096):
+    arguments.clear()
+    for b in (2, 4096, 8192):
         again(one, zero, 1, b, 3)
-    assert launched == [launched[0]] * 4 and [m[0] for m in maps] == [4096]
+    assert launched == [launched[0]] * 4 and [m[0] for m in maps] == [2, 2, 4096, 8192]
+    assert [(int(a[3]), int(a[5]["words"][0, 0])) for a in arguments] == [(2, 2), (4096, 4096), (8192, 8192)]
     launched.clear()
     bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)(one, zero, 8, 16, 32)
     assert launched == [launched[0]] * 2 and launched[0][0] == "ra_rocblas_gemm_batched_bulk<64, false, false>"
