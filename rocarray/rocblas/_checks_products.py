@@ -5,8 +5,8 @@ Self-checks run the façade on small fresh random operands (C-ordered, transpose
 broadcast stacks, 1-D promotion, every GEMM dtype) and compare with NumPy in float64/complex128.
 Benchmark cases time the façade against the CuPy function of the same name on the same device
 arrays (cuBLAS underneath): a large square product, a stack of small products, a transposed
-operand (read in place by rocarray through the 'T' flag; a layout cuBLAS also reads in place) and
-an attention-style einsum.
+operand (read in place by rocarray through the 'T' flag; a layout cuBLAS also reads in place), an
+attention-style einsum, and two products small enough that host time per call decides.
 """
 
 import numpy
@@ -75,6 +75,11 @@ def _register_benchmarks():
     _bench(f"matmul_stack_{batch}x{e}_float32", lambda: (_random((batch, e, e), "float32"),
                                                          _random((batch, e, e), "float32")),
            lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * batch * e ** 3)
+    # small products, bound by host time per call (the façade's layout mapping and launches)
+    _bench("matmul_256_float32", lambda: (_random((256, 256), "float32"), _random((256, 256), "float32")),
+           lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * 256 ** 3)
+    _bench("matmul_stack_64x32_float32", lambda: (_random((64, 32, 32), "float32"), _random((64, 32, 32), "float32")),
+           lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * 64 * 32 ** 3)
     shape_q, shape_k = (8, 16, 1024, 64), (8, 16, 1024, 64)
     _bench("einsum_attention_float32", lambda: (_random(shape_q, "float32"), _random(shape_k, "float32")),
            lambda q, k: ra.einsum("bhqd,bhkd->bhqk", q, k), lambda q, k: _cupy().einsum("bhqd,bhkd->bhqk", q, k),
