@@ -47,20 +47,6 @@ def partials_buffer(device_id, nbytes):
     return buffer
 
 
-def arrivals_buffer(device_id, count):
-    """A per (device, stream) array of at least ``count`` zeroed ``uint32`` counters for the kernels
-    whose blocks count their arrivals (the last block of a split-k tile finishes it). Such a kernel
-    leaves every counter it used at zero again, so the next call on the stream finds them zeroed;
-    a larger request replaces the array with a new zeroed one."""
-    key = (device_id, stream_key())
-    buffer = _arrivals.get(key)
-    if buffer is None or buffer.size < count:
-        buffer = _arrivals[key] = cupy().zeros(max(int(count), 1 << 12), dtype="uint32")
-    return buffer
-
-
-_arrivals = {}
-
 #: Dynamic shared memory every kernel may take without opting in (CUDA's default cap).
 DEFAULT_SHARED = 48 * 1024
 

@@ -20,12 +20,8 @@ epilogue keeps the activation out of each element's unrolled code (see the kerne
 with it inlined per element the kernel ran at 400 TFLOP/s, bound by instruction-cache misses.
 
 Long k on few tiles (the tiles fill at most half the device) is split (:func:`splits`):
-each split writes its float32 sum to a workspace. With at most :data:`IN_KERNEL_SPLITS` splits
-each counts itself on its tile's arrival counter and the last one adds the sums in split order
-and applies the epilogue, in the same launch (a separate finish kernel cost 5 µs and a launch
-gap at float16 8192 x 64 x 8192 on the H200, a tenth of the product). More splits take
-``ra_rocblas_gemm_wg_finish``, which adds them over the whole device in a second launch (one
-block per tile reading 31 other splits would take longer than that launch). Operands whose columns are not 16-byte aligned take the ``mma.sync``
+each split writes its float32 sum to a workspace and ``ra_rocblas_gemm_wg_finish`` adds them and
+applies alpha and beta. Operands whose columns are not 16-byte aligned take the ``mma.sync``
 kernel's predicated copies, except past :data:`PACK_MIN_FLOPS`, where they are first copied into
 padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel.
 """
@@ -71,9 +67,6 @@ PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
 PACK_MIN_FLOPS = 2**31
 #: Sizes (m, n, k, batch) the kernel takes: below the 32-bit TMA coordinates' limit.
 MAX_COORDINATE = 2**31
-#: Most k splits the kernel finishes itself (the last split of a tile adds the others' sums);
-#: products split more take the finish kernel.
-IN_KERNEL_SPLITS = 4
 #: k tiles of 64 each split of a split-k launch gets at least.
 SPLIT_MIN_KTILES = 4
 #: k tiles a problem needs before it is split (shorter k: the workspace round trip and the second
@@ -189,21 +182,14 @@ def pack_operands(device_id, a, b, batch):
 
 def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m, n, k, ldc, batch, stride_c,
                     multiprocessors, act, promote, block=BLOCK, nbytes=None):
-    """The warpgroup kernel's launch, everything but the call's values worked out: returns
-    ``product(map_a, map_b, alpha, beta, C, bias)`` taking the operands' tensor maps, float32
-    scalars and the device addresses (ints) of C and the bias (0: none).
+    """The warpgroup kernel's launch and, when k is split, the finish's, everything but the call's
+    values worked out: returns ``product(map_a, map_b, alpha, beta, C, bias)`` taking the operands'
+    tensor maps, float32 scalars and the device addresses (ints) of C and the bias (0: none).
 
-    When k is split, the splits write float32 sums into the stream's workspace
-    (:func:`rocarray._core.launch.partials_buffer`). Up to :data:`IN_KERNEL_SPLITS` of them the
-    last split of each tile adds them and applies the epilogue in the same launch (counting
-    arrivals on the stream's counters, :func:`~rocarray._core.launch.arrivals_buffer`); more are
-    added by the finish kernel ``finish_name`` in a second launch.
-
-    ``name``/``finish_name``: the kernel and finish instantiations; ``pieces``/``bk``: operand
-    tiles per slot and the k of a slot (:func:`shared_bytes`, :func:`splits`); ``promote``: the
-    kernel's float32 promotion argument (0 for 16-bit data); ``block``/``nbytes``: the kernel's
-    block and dynamic shared memory where they are not the warpgroup kernel's
-    (:func:`shared_bytes`)."""
+    ``name``/``finish_name``: the kernel and finish instantiations; ``pieces``/``bk``: operand tiles
+    per slot and the k of a slot (:func:`shared_bytes`, :func:`splits`); ``promote``: the kernel's
+    float32 promotion argument (0 for 16-bit data); ``block``/``nbytes``: the kernel's block and
+    dynamic shared memory where they are not the warpgroup kernel's (:func:`shared_bytes`)."""
     kernel, _ = _kernel(name, device_id)
     nbytes = shared_bytes(tile_n, stages, pieces) if nbytes is None else int(nbytes)
     launch.allow_shared(kernel, nbytes)
@@ -216,22 +202,11 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     epilogue = (numpy.int32(act), numpy.int32(promote))
     F32 = prepared_launch.scalar(numpy.float32)
     ARRAY, POINTER = prepared_launch.HOST_ARRAY, prepared_launch.POINTER
-    in_kernel = 1 < parts <= IN_KERNEL_SPLITS
-    workspace = (POINTER if parts > 1 else i64(0), POINTER if in_kernel else i64(0))
     main = prepared_launch.PreparedLaunch(
-        kernel, launch_grid, block, (ARRAY, ARRAY) + sizes + (F32, F32, POINTER) + c_layout + tail + workspace
-        + (POINTER,) + epilogue, shared_mem=nbytes)
+        kernel, launch_grid, block, (ARRAY, ARRAY) + sizes + (F32, F32, POINTER) + c_layout + tail
+        + (POINTER if parts > 1 else i64(0), POINTER) + epilogue, shared_mem=nbytes)
     if parts == 1:
         return main
-    partial_bytes = 4 * batch * parts * m * n  # float32 partial sums
-    if in_kernel:
-        tiles = -(-m // TILE) * -(-n // int(tile_n)) * batch
-
-        def product(map_a, map_b, alpha, beta, C, bias):
-            partials = launch.partials_buffer(device_id, partial_bytes).data.ptr
-            arrivals = launch.arrivals_buffer(device_id, tiles).data.ptr
-            main(map_a, map_b, alpha, beta, C, partials, arrivals, bias)
-        return product
     finish_kernel, _ = _kernel(finish_name, device_id)
     per_thread = 4 if m * n % 4 == 0 else 1  # the finish's threads sum four elements when slices allow
     total = m * n * batch // per_thread
@@ -239,6 +214,7 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     finish = prepared_launch.PreparedLaunch(
         finish_kernel, finish_grid, (256,), (i64(m), i64(n), i64(batch), i64(parts), POINTER, F32, F32, POINTER)
         + c_layout + (POINTER, epilogue[0]))
+    partial_bytes = 4 * batch * parts * m * n  # float32 partial sums
 
     def product(map_a, map_b, alpha, beta, C, bias):
         partials = launch.partials_buffer(device_id, partial_bytes).data.ptr
@@ -249,7 +225,7 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
 
 def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a, stride_b, stride_c,
             multiprocessors, act=numpy.int32(0)):
-    """The sm_90a launch with everything but the
+    """The sm_90a launches (and the split-k finish when k is split) with everything but the
     call's values worked out: returns ``run(alpha, beta, A, B, C, bias)`` taking float32
     ``alpha``/``beta`` and the device addresses (ints) of A, B, C and the bias (0: none), on the
     current device, arguments checked and normalized as

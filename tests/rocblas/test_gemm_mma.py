@@ -17,7 +17,6 @@ quick returns.
 
 import itertools
 import re
-import types
 
 import numpy as np
 import pytest
@@ -266,43 +265,6 @@ def test_gemm_batched_split_and_packed(rng, monkeypatch):
             scale = (np.abs(oa) @ np.abs(ob) + np.abs(c[i].astype(np.float64).T)).T
             assert np.all(np.abs(got[i] - want) <= EPS_OUT["float16"] * np.abs(want) + (k + 4) * 2.0**-23 * scale
                           + 1e-7)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_split_k_finished_in_kernel_repeats_bitwise_and_leaves_counters_zero(rng, dtype):
-    """The last split of each tile adds the slices in split order: repeated calls (on two
-    streams too) give the same bits whichever split comes last, the arrival counters are all
-    zero again after each call, and no element is left unwritten (C poisoned with NaN)."""
-    import cupy
-
-    dt = BF16 if dtype == "bfloat16" else np.dtype(dtype)
-    m, n, k, batch = 1000, 60, 8192, 5   # 8 tiles of 128 x 64 per entry (the last ones partial)
-    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
-    if facts["is_hip"] or facts["cc_major"] != 9:
-        pytest.skip("the wgmma kernel runs on sm_90")
-    parts, _ = _level3_wgmma.splits(m, n, k, batch, 64, facts["multiprocessors"], _level3_wgmma.BK)
-    assert 1 < parts <= _level3_wgmma.IN_KERNEL_SPLITS   # split, and finished in the kernel
-    a = rng.standard_normal(batch * m * k).astype(np.float32).astype(dt)
-    b = rng.standard_normal(batch * k * n).astype(np.float32).astype(dt)
-    da, db = to_device(a), to_device(b)
-    results = []
-    for stream in (None, cupy.cuda.Stream(non_blocking=True), None):
-        with stream if stream is not None else cupy.cuda.Stream.null:
-            dc = to_device(np.full(batch * m * n, np.nan, np.float32).astype(dt))
-            _level3_mma.gemm_mma(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 0.0, dc.data,
-                                 m, batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
-            counters = launch.arrivals_buffer(da.data.device_id, 1)
-            cupy.cuda.get_current_stream().synchronize()
-            assert int(cupy.count_nonzero(counters)) == 0
-            results.append(to_host(dc).view(np.uint16))
-    assert all(np.array_equal(r, results[0]) for r in results)
-    got = results[0].view(dt).astype(np.float64).reshape(batch, n, m)
-    for i in range(batch):
-        oa = a[i * m * k:(i + 1) * m * k].astype(np.float64).reshape(k, m).T
-        ob = b[i * k * n:(i + 1) * k * n].astype(np.float64).reshape(n, k).T
-        want, scale = (oa @ ob).T, (np.abs(oa) @ np.abs(ob)).T
-        assert np.all(np.abs(got[i] - want) <= EPS_OUT[dtype] * np.abs(want) + (k + 4) * 2.0**-23 * scale)
 
 
 @pytest.mark.gpu
@@ -699,14 +661,13 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
     assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
     assert maps == [(0x1000, True, 4096, 64, 64, 0, 1, 128), (0x2000, True, 4096, 64, 64, 0, 1, 256)]
-    assert len(args) == 19 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
+    assert len(args) == 18 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
     assert (args[2], args[3], args[4], args[5]) == (4096, 4096, 64, 1)
     assert args[6].dtype == np.float32 and args[6] == 2.0 and args[7] == 0.5
     assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
-    # one split of the one k tile: no workspace, no arrival counters
-    assert (args[12], args[13], args[14], args[15]) == (1, 1, 0, 0)
-    assert args[16] == 0 and args[17] == 0                # no bias, no activation
-    assert args[18].dtype == np.int32 and args[18] == 0   # 16-bit: the matrix units keep the whole sum
+    assert (args[12], args[13], args[14]) == (1, 1, 0)   # one split of the one k tile, no workspace
+    assert args[15] == 0 and args[16] == 0                # no bias, no activation
+    assert args[17].dtype == np.int32 and args[17] == 0   # 16-bit: the matrix units keep the whole sum
     assert shared == _level3_wgmma.shared_bytes(256, 4)
     # small problem: the narrow tile with the deeper ring, one block per tile
     _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,
@@ -732,44 +693,6 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
                          _Ptr(0x3000), 4096, bias=bias, activation=2)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] == bias.ptr and args[17] == 2
-
-
-def test_sm90_split_k_is_one_launch_with_its_workspace_and_counters(recorder, monkeypatch):
-    """Split k in few parts: one launch of the wgmma kernel, given the stream's float32 workspace
-    (splits x m x n) and at least one arrival counter per tile, no finish kernel; in many parts:
-    no counters, and the finish kernel adds the parts."""
-    from rocarray.rocblas import _tma
-    asked = []
-
-    def buffer(kind, address):
-        def get(device_id, size):
-            asked.append((kind, size))
-            return types.SimpleNamespace(data=_Ptr(address))
-        return get
-
-    monkeypatch.setattr(_tma, "operand_map", lambda *a: np.zeros(1, _tma.TENSOR_MAP))
-    monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", buffer("partials", 0x5000))
-    monkeypatch.setattr(_level3_wgmma.launch, "arrivals_buffer", buffer("arrivals", 0x6000))
-    recorder.facts = dict(H200)
-    before = len(recorder.calls)
-    _level3_mma.gemm_mma(0, np.float16, "N", "N", 8192, 64, 8192, 1.0, _Ptr(0x1000), 8192, _Ptr(0x2000), 8192, 0.0,
-                         _Ptr(0x3000), 8192)
-    assert len(recorder.calls) == before + 1
-    name, grid, block, args, shared = recorder.calls[-1]
-    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 64>"
-    parts, per = args[12], args[13]
-    assert parts > 1 and (parts - 1) * per < 8192 // 64 <= parts * per
-    assert parts <= _level3_wgmma.IN_KERNEL_SPLITS and (args[14], args[15]) == (0x5000, 0x6000)
-    tiles = 8192 // 128   # 128 x 64 tiles of C
-    assert asked == [("partials", 4 * parts * 8192 * 64), ("arrivals", tiles)]
-    # many splits: the main launch without counters, then the finish kernel over the workspace
-    asked.clear()
-    _level3_mma.gemm_mma(0, np.float16, "N", "N", 256, 256, 65536, 1.0, _Ptr(0x1000), 256, _Ptr(0x2000), 65536,
-                         0.0, _Ptr(0x3000), 256)
-    (name, _, _, args, _), (finish, _, _, finish_args, _) = recorder.calls[-2:]
-    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and finish == "ra_rocblas_gemm_wg_finish<ra_half>"
-    assert args[12] > _level3_wgmma.IN_KERNEL_SPLITS and (args[14], args[15]) == (0x5000, 0)
-    assert finish_args[3] == args[12] and finish_args[4] == 0x5000 and asked == [("partials", 4 * args[12] * 256 * 256)]
 
 
 def test_wgmma_source_keeps_ptx_in_the_primitives_block():

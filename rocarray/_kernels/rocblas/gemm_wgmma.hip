@@ -56,10 +56,6 @@
 //    one, the activation of a group of sums is applied between their reads and their stores. An
 //    activation switch in each element's code made the kernel 38 000 instructions long and its
 //    per-tile walk through them, missing the instruction cache, took half the kernel's time.
-//  * k split in `splits` parts (few tiles, long k): with few parts the last part of a tile to
-//    finish adds the others' float32 slices and runs the epilogue (ra_gemm_wg_store_tile), so the
-//    product is one launch; the separate finish kernel that many parts take cost 5 us plus a
-//    launch gap on the H200 at float16 8192 x 64 x 8192 (39.4 us of products, 2 parts).
 // Targets without sm_90a's wgmma and TMA (AMD, other NVIDIA architectures) compile an empty
 // body: the Python layer never launches the kernel there.
 
@@ -191,17 +187,16 @@ RA_DEVICE void ra_wgmma_m64n128k8_tf32(float (&d)[64], ra_u64 a, ra_u64 b, int a
                  : RA_WGMMA_OUT64
                  : "l"(a), "l"(b), "r"(accumulate));
 }
-// Named barrier 1 over the block's 256 consumer threads (all threads of the x3 kernel; the
-// producer warp of ra_rocblas_gemm_wgmma takes no part): whether `p` holds in any of them.
-RA_DEVICE bool ra_gemm_wg_consumers_any(bool p) {
+// Named barrier 1 over the block's threads: whether `p` holds in any of them.
+RA_DEVICE bool ra_gemm_x3_any(bool p) {
     unsigned r;
     asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, 1, %2, p;\nselp.u32 %0, 1, 0, q;\n}\n"
                  : "=r"(r)
-                 : "r"((unsigned)p), "n"(RA_GEMM_WG_CONSUMERS)
+                 : "r"((unsigned)p), "n"(RA_GEMM_WG_X3_THREADS)
                  : "memory");
     return r != 0;
 }
-RA_DEVICE void ra_gemm_wg_consumers_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(RA_GEMM_WG_CONSUMERS) : "memory"); }
+RA_DEVICE void ra_gemm_x3_sync() { asm volatile("bar.sync 1, %0;\n" ::"n"(RA_GEMM_WG_X3_THREADS) : "memory"); }
 // Orders this thread's generic shared-memory accesses before later ones of the async proxy
 // (the matrix instructions' reads, TMA's writes).
 RA_DEVICE void ra_gemm_x3_fence_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
@@ -292,37 +287,21 @@ struct ra_gemm_wg_tiles {
         m0 = (first + in_group % rows) * RA_GEMM_WG_BM;
         n0 = (in_group / rows) * BN;
     }
-    // The tile at (m0, n0) of batch entry b among all tiles of all entries (one per counter).
-    RA_DEVICE ra_i64 index(ra_i64 b, ra_i64 m0, ra_i64 n0, int BN) const {
-        return b * per_entry + m0 / RA_GEMM_WG_BM + n0 / BN * tiles_m;
-    }
 };
 
 // The tile's sums (warpgroup g, its warp w, lane; accumulator fragment as at the top) into C
-// through the epilogue. When k is split, each split first writes its float32 sums into its
-// M x N slice of `partial` (batch entry b, split s at slice b * splits + s, column-major, ld = M).
-// With `arrivals` (few splits) it then counts itself on the tile's arrival counter
-// (`arrivals[tile]`, tile = the tile's index among all tiles of all batch entries); the split
-// that arrives last adds the slices in split order 0, 1, ... (its own from registers: the same
-// sum, bit for bit, whichever split is last, and the same as ra_rocblas_gemm_wg_finish's), puts
-// the result through the unsplit tile's epilogue, and sets the counter back to 0 for the next
-// launch. The writers fence before the count, the last one after it; the slices are read
-// through L2 (ld.global.cg), where the other splits' writes are. Without `arrivals` (many
-// splits, whose sums one block per tile would read too slowly) ra_rocblas_gemm_wg_finish adds
-// them in a second launch.
+// through the epilogue, or, when k is split, into this split's M x N float32 slice of `partial`.
 template <typename T, int BN>
 RA_DEVICE void ra_gemm_wg_store_tile(float (&d)[BN / 2], ra_i64 b, ra_i64 split, ra_i64 m0, ra_i64 n0, int g, int w,
                                      int lane, ra_i64 M, ra_i64 N, ra_i64 K, ra_i64 splits, float* __restrict__ partial,
-                                     unsigned* __restrict__ arrivals, ra_i64 tile, float alpha, float beta,
-                                     T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, const T* __restrict__ bias,
-                                     int act) {
+                                     float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
+                                     const T* __restrict__ bias, int act) {
     const ra_i64 row0 = m0 + 64 * g + 16 * w + lane / 4;
     const ra_i64 col0 = n0 + 2 * (lane % 4);
-    T* Cb = C + b * stride_c;
     if (splits > 1) {
-        const ra_i64 mn = M * N;
-        float* slices = partial + b * splits * mn;
-        float* P = slices + split * mn;
+        // split k: this split's float32 sum into its M x N slice; ra_rocblas_gemm_wg_finish
+        // adds the slices and applies alpha, beta
+        float* P = partial + (b * splits + split) * M * N;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -330,40 +309,9 @@ RA_DEVICE void ra_gemm_wg_store_tile(float (&d)[BN / 2], ra_i64 b, ra_i64 split,
                 const ra_i64 i = row0 + 8 * (c >> 1), jj = col0 + 8 * j + (c & 1);
                 if (i < M && jj < N) P[i + jj * M] = d[4 * j + c];
             }
-        if (arrivals == nullptr) return;  // many splits: ra_rocblas_gemm_wg_finish adds them
-        ra_threadfence();                 // this thread's slice writes, before the block counts itself
-        ra_gemm_wg_consumers_sync();
-        bool last = false;
-        if (threadIdx.x == 0) {
-            last = ra_atomic_inc_u32(arrivals + tile) == (unsigned)(splits - 1);
-            if (last) arrivals[tile] = 0u;  // every split has arrived: ready for the next launch
-        }
-        if (!ra_gemm_wg_consumers_any(last)) return;
-        ra_threadfence();
-        // each element's sum in split order into d, 32 elements at a time (their 32 loads of one
-        // split in flight together), then the epilogue below as for an unsplit tile
-        constexpr int JG = 8;
-        static_assert(BN % (8 * JG) == 0, "whole groups of 32 sums");
-#pragma unroll
-        for (int j0 = 0; j0 < BN / 8; j0 += JG) {
-            float sum[4 * JG];
-#pragma unroll
-            for (int e = 0; e < 4 * JG; ++e) sum[e] = 0.0f;
-            for (ra_i64 s = 0; s < splits; ++s) {
-                const float* Ps = slices + s * mn;
-#pragma unroll
-                for (int j = 0; j < JG; ++j)
-#pragma unroll
-                    for (int c = 0; c < 4; ++c) {
-                        const ra_i64 i = row0 + 8 * (c >> 1), jj = col0 + 8 * (j0 + j) + (c & 1);
-                        sum[4 * j + c] += s == split ? d[4 * (j0 + j) + c]
-                                                     : (i < M && jj < N ? __ldcg(Ps + i + jj * M) : 0.0f);
-                    }
-            }
-#pragma unroll
-            for (int e = 0; e < 4 * JG; ++e) d[4 * j0 + e] = sum[e];
-        }
+        return;
     }
+    T* Cb = C + b * stride_c;
     const float alpha_k = K > 0 ? alpha : 0.0f;
     // Element 4 j + c of d is C(row0 + 8 (c / 2), col0 + 8 j + c % 2). No activation: one
     // straight pass (a compile-time 0 for ra_gemm_epilogue_store). With one, by groups of 4
@@ -404,7 +352,7 @@ ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                       const RA_GRID_CONSTANT ra_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                       int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
-                      unsigned* __restrict__ arrivals, const T* __restrict__ bias, int act, int promote) {
+                      const T* __restrict__ bias, int act, int promote) {
     static_assert(BN == 64 || BN == 128 || BN == 256, "block tile width");
 #if defined(RA_GEMM_WGMMA)
     constexpr int BK = RA_GEMM_WG_ROW_BYTES / (int)sizeof(T);  // k per slot
@@ -524,8 +472,8 @@ ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
         ra_gemm_wg_fence_operands(d);
         if (held && releaser) ra_mbar_arrive(bars + 8u * (unsigned)(S + prev));
 
-        ra_gemm_wg_store_tile<T, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, arrivals,
-                                     tiles.index(b, m0, n0, BN), alpha, beta, C, ldc, stride_c, bias, act);
+        ra_gemm_wg_store_tile<T, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, alpha, beta, C, ldc,
+                                     stride_c, bias, act);
     }
 #endif
 }
@@ -881,7 +829,7 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                          const RA_GRID_CONSTANT ra_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                          ra_i64 batch, float alpha, float beta, float* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                          int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
-                         unsigned* __restrict__ arrivals, const float* __restrict__ bias, int act, int promote) {
+                         const float* __restrict__ bias, int act, int promote) {
 #if defined(RA_GEMM_WGMMA)
     constexpr int BN = 128, BK = RA_GEMM_WG_ROW_BYTES / 4, WG = 4 * RA_WARP_SIZE, R = BN / 2;
     typedef ra_gemm_wg_step<float, BN, true, true> STEP;
@@ -933,9 +881,9 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
         ra_gemm_x3_raw<B_KMAJOR>::read(base + raw + TILE_BYTES, t_all, xb);
         char* const p = base + pieces + buffer * PIECES;
         // a uniform branch (every thread takes it or none): a tile with an infinity or a NaN
-        if (ra_gemm_wg_consumers_any(ra_gemm_x3_has_nonfinite(xa) || ra_gemm_x3_has_nonfinite(xb))) {
-            const bool guard_b = ra_gemm_wg_consumers_any(ra_gemm_x3_has_inf(xa));
-            const bool guard_a = ra_gemm_wg_consumers_any(ra_gemm_x3_has_inf(xb));
+        if (ra_gemm_x3_any(ra_gemm_x3_has_nonfinite(xa) || ra_gemm_x3_has_nonfinite(xb))) {
+            const bool guard_b = ra_gemm_x3_any(ra_gemm_x3_has_inf(xa));
+            const bool guard_a = ra_gemm_x3_any(ra_gemm_x3_has_inf(xb));
             ra_gemm_x3_raw<A_KMAJOR>::template write<true>(p, t_all, xa, guard_a);
             ra_gemm_x3_raw<B_KMAJOR>::template write<true>(p + 2 * TILE_BYTES, t_all, xb, guard_b);
         } else {
@@ -945,7 +893,7 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
         ra_gemm_x3_fence_async();
         // every thread has read the raw slot (the first barrier above): refill it
         if (t_all == 0) feed.issue(raw, full, &tma_a, &tma_b, tiles, total, kt_per_split, ktiles);
-        ra_gemm_wg_consumers_sync();
+        ra_gemm_x3_sync();
         if (++slot == S) { slot = 0; ++round; }
     };
 
@@ -983,8 +931,8 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
         }
         ra_gemm_wg_wait<0>();  // a no-op (the last k tile waited), which tells the compiler so
         ra_gemm_wg_fence_operands(part);
-        ra_gemm_wg_store_tile<float, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, arrivals,
-                                         tiles.index(b, m0, n0, BN), alpha, beta, C, ldc, stride_c, bias, act);
+        ra_gemm_wg_store_tile<float, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, alpha, beta, C,
+                                         ldc, stride_c, bias, act);
     }
 #endif
 }
