@@ -381,16 +381,6 @@ _prepared = {}
 _KEPT = 256
 
 
-def _kept(table, key, make):
-    value = table.get(key)
-    if value is None:
-        value = make()
-        if len(table) >= _KEPT:
-            table.clear()
-        table[key] = value
-    return value
-
-
 def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch):
     """The bulk-copy kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C,
     tma_b)`` on device addresses (``tma_b`` the tensor map of B under ``b_tma``, else ignored), on
@@ -414,7 +404,7 @@ def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c
             return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, tma_b, beta, C)
         return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, beta, C)
     key = ("bulk", device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch)
-    return _kept(_prepared, key, make)
+    return _level3._remembered(_prepared, _KEPT, key, make)
 
 
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
@@ -457,7 +447,7 @@ def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, str
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("small", device_id, numpy.dtype(dtype), m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch,
            flag_bits, tile)
-    return _kept(_prepared, key, make)
+    return _level3._remembered(_prepared, _KEPT, key, make)
 
 
 def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
