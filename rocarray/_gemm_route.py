@@ -32,7 +32,10 @@ Launches: the arguments this module builds are valid by construction, so on one 
 the launches underneath the public functions (``rocblas._batched.launch_checked`` for stacks,
 ``rocblas._level3.launch_checked`` for single products) rather than the checked functions
 themselves: host time (the checks and three buffer views cost more than a small product's
-kernel). Operands on different devices take the public calls, which raise their error.
+kernel). Operands on different devices take the public calls, which raise their error. The
+mapping itself (copies, options, leading dimensions, merged loops, launch offsets) depends only
+on the operands' shapes and strides, so it is worked out once per signature (``_layout``,
+memoized): a repeated product pays a lookup and its launches.
 """
 
 import functools
