@@ -40,6 +40,7 @@ memoized): a repeated product pays a lookup and its launches.
 
 import functools
 import itertools
+import math
 import typing
 
 import numpy
@@ -74,16 +75,15 @@ def gemm_takes(dtype):
         return True
     if dtype != _F16:
         return False
-    takes = _half_takes.get("gemm")
-    if takes is None:
-        from rocarray.rocblas import _level3
-
-        takes = _half_takes["gemm"] = _accepts(_level3.check_dtype, "gemm", dtype)
-    return takes
+    return _gemm_takes_half()
 
 
-#: Whether the rocblas entry points take float16, asked once per process.
-_half_takes = {}
+@functools.lru_cache(maxsize=None)
+def _gemm_takes_half():
+    """Whether ``rocblas.gemm`` takes float16, asked once per process."""
+    from rocarray.rocblas import _level3
+
+    return _accepts(_level3.check_dtype, "gemm", _F16)
 
 
 def _batched_module():
@@ -338,9 +338,7 @@ def _layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides)
     batch, outer = split_batch(merged)
     if batch[1] is None:
         batch = (1, (0, 0, 0))
-    launches = 1
-    for d, _ in outer:
-        launches *= d
+    launches = math.prod(d for d, _ in outer)
     offsets = tuple(_outer_offsets(outer)) if launches <= _KEPT_OFFSETS else None
     return _Layout(shape, k, call=tuple(call), batch=batch, offsets=offsets, outer=tuple(outer))
 

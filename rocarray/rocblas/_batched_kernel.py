@@ -340,7 +340,6 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
     launch, prepared once per signature (:func:`_small_run`); pointer mode returns None.
     """
     tile = tile_for(m, n) if tile is None else tile
-    blocks = grid(m, n, batch, tile)
 
     def pair(x):
         base, ptrs = x
@@ -348,11 +347,7 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
 
     (pa, qa), (pb, qb), (pc, qc) = pair(a), pair(b), pair(c)
     with _level1._on_device(device_id):
-        if streams(dtype, tile, k):  # one resident wave of blocks walks the work items
-            kernel, wave = _kernel(stream_name(dtype, tile), device_id)
-            blocks = min(blocks, wave)
-        else:
-            kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+        kernel, blocks = _small_kernel(device_id, dtype, m, n, k, batch, tile)
         kernel((blocks,), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha,
                 pa, numpy.int64(lda), numpy.int64(stride_a), qa,
@@ -371,6 +366,18 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
                                            batch, flag_bits, tile))
             prepared[0](alpha, beta, a, b, c)
     return again
+
+
+def _small_kernel(device_id, dtype, m, n, k, batch, tile):
+    """``(kernel, blocks)`` of a batched-kernel launch: the streaming kernel on one resident wave
+    of blocks walking the work items where it applies (:func:`streams`), else the one-shot kernel
+    on its whole grid."""
+    blocks = grid(m, n, batch, tile)
+    if streams(dtype, tile, k):
+        kernel, wave = _kernel(stream_name(dtype, tile), device_id)
+        return kernel, min(blocks, wave)
+    kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+    return kernel, blocks
 
 
 _bulk_waves = {}
@@ -433,12 +440,7 @@ def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, str
     :func:`launch_small` with memory pointers): ``run(alpha, beta, A, B, C)`` on device addresses,
     on the current device."""
     def make():
-        blocks = grid(m, n, batch, tile)
-        if streams(dtype, tile, k):
-            kernel, wave = _kernel(stream_name(dtype, tile), device_id)
-            blocks = min(blocks, wave)
-        else:
-            kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+        kernel, blocks = _small_kernel(device_id, dtype, m, n, k, batch, tile)
         s, ptr, i64 = prepared_launch.scalar(dtype), prepared_launch.POINTER, numpy.int64
         prepared = prepared_launch.PreparedLaunch(
             kernel, (blocks,), (BLOCK,),
