@@ -26,6 +26,8 @@ kernel's predicated copies, except past :data:`PACK_MIN_FLOPS`, where they are f
 padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel.
 """
 
+import collections
+
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch, prepared_launch
@@ -41,21 +43,42 @@ ALIGN = 1024
 #: Block tile widths of the wgmma kernel (its ``BN``): 64 for products with ``n <= 64`` (see
 #: :func:`choose_config`), 128, and 256 for big ones.
 WG_TILE_WIDTHS = (64,) + TILE_WIDTHS
-#: Ring depths of the wgmma kernel by tile width (about 192 KiB each; at least 3).
+#: The skinny tile, 64 x 64 (the kernel's ``BM = 64``: one consumer warpgroup): more than half a
+#: wave of blocks and no k split where 128-row tiles would fill at most half the device (see
+#: :func:`choose_config`).
+SKINNY = 64
+#: Ring depths of the wgmma kernel by tile width for 128-row tiles (about 192 KiB each; at least 3).
 STAGES = {64: 8, 128: 6, 256: 4}
+#: Ring depth of the 64 x 64 tile (16 KiB slots). 8 is faster than the 13 or 14 that would fit
+#: (H200, float16 64 x 8192 x 8192: 39.9 us against 40.5 and 40.7).
+STAGES_SKINNY = 8
 #: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
 BLOCK = 9 * 32
 
 
-def kernel_name(dtype_name, transA, transB, tile_n=TILE):
-    """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``."""
-    return _mma_kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
+class Config(collections.namedtuple("Config", "tile_n stages tile_m", defaults=(TILE,))):
+    """A wgmma launch configuration: block tile ``tile_m`` x ``tile_n`` and ring depth ``stages``."""
+
+
+def block_threads(tile_m=TILE):
+    """Threads of a wgmma block: one consumer warpgroup (128 threads) per 64 rows of the tile and
+    one producer warp."""
+    return (int(tile_m) // 64) * 128 + 32
+
+
+def kernel_name(dtype_name, transA, transB, tile_n=TILE, tile_m=TILE):
+    """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``
+    (``tile_m`` 64 adds the template argument: ``'...<ra_half, false, true, 64, 64>'``)."""
+    name = _mma_kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
+    return name if int(tile_m) == TILE else f"{name[:-1]}, {int(tile_m)}>"
 
 
 def instantiations():
-    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 3 tile widths."""
-    return sorted(kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
-                  for w in WG_TILE_WIDTHS)
+    """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 4 tiles (128 x 64,
+    128 x 128, 128 x 256, 64 x 64)."""
+    return sorted([kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+                   for w in WG_TILE_WIDTHS]
+                  + [kernel_name(d, ta, tb, SKINNY, SKINNY) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"])
 
 
 _compile.register(SOURCE, instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
@@ -84,11 +107,11 @@ def slot_k(itemsize=2):
     return ROW_BYTES // int(itemsize)
 
 
-def shared_bytes(tile_n, stages, pieces=1):
+def shared_bytes(tile_n, stages, pieces=1, tile_m=TILE):
     """Dynamic shared memory of one wgmma block: two 8-byte mbarriers per slot, then (from the
-    next 1024-byte boundary) ``stages`` slots of ``pieces`` x (128 + ``tile_n``) rows of 128
+    next 1024-byte boundary) ``stages`` slots of ``pieces`` x (``tile_m`` + ``tile_n``) rows of 128
     bytes (``pieces = 2``: the float32 path's TF32 high and low parts)."""
-    return int(stages) * (int(pieces) * (TILE + int(tile_n)) * ROW_BYTES + 16) + ALIGN
+    return int(stages) * (int(pieces) * (int(tile_m) + int(tile_n)) * ROW_BYTES + 16) + ALIGN
 
 
 def usable(aligned, *, is_hip, cc_major, cc_minor, k=1, sizes=()):
@@ -100,35 +123,51 @@ def usable(aligned, *, is_hip, cc_major, cc_minor, k=1, sizes=()):
             and all(int(v) < MAX_COORDINATE for v in sizes))
 
 
+def _tiles(m, n, batch, tile_m, tile_n):
+    return -(-int(m) // int(tile_m)) * -(-int(n) // int(tile_n)) * max(1, int(batch))
+
+
 def choose_config(m, n, batch, *, multiprocessors, shared_limit):
-    """``(tile_n, stages)`` of the wgmma kernel, or ``None`` when no ring of 3 slots fits.
+    """The wgmma kernel's :class:`Config` (block tile and ring depth), or ``None`` when no ring of 3
+    slots fits.
 
     The 128 x 256 tile when the problem has at least one per multiprocessor (the bigger tile halves
     the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device, and
     128 x 64 when ``n <= 64``: a wider tile would copy and multiply columns past n (H200, float16
     8192 x 64 x 8192: 51.7 us with 128 x 128, 44.8 us with 128 x 64; with n > 64 the narrow tile
-    was slower: 1000^3 14.4 against 13.8 us, 64 x 8192 x 8192 58.9 against 46.9 us). The deepest
-    ring of :data:`STAGES` that ``shared_limit`` allows.
+    was slower: 1000^3 14.4 against 13.8 us, 64 x 8192 x 8192 58.9 against 46.9 us). Where those
+    128-row tiles fill at most half the device (so a long k would be split, with a second launch
+    to add the parts) and the 64 x 64 tiles fill more than half of it but no more than one wave,
+    the 64 x 64 tile (:data:`SKINNY`) takes over: the blocks of the split without the split's
+    partial sums and second launch (H200, float16, against cuBLAS: 64 x 8192 x 8192 44.7 -> 39.9 us,
+    0.82 -> 0.92x; 8192 x 64 x 8192 43.8 -> 38.7 us, 0.80 -> 0.91x). Where the 64 x 64 tiles
+    would need a split themselves, they lost to 128 x 128 with a deeper split (256 x 256 x 65536
+    39.8 against 30.0 us, 512 x 512 x 8192 22.6 against 16.4 us). The deepest ring
+    (:data:`STAGES`; :data:`STAGES_SKINNY`) that ``shared_limit`` allows.
     """
-    big_tiles = -(-m // TILE) * -(-n // TILE_WIDTHS[1]) * max(1, batch)
+    big_tiles = _tiles(m, n, batch, TILE, TILE_WIDTHS[1])
     if n <= WG_TILE_WIDTHS[0]:
         widths = (WG_TILE_WIDTHS[0],)
     else:
         widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
-    for tile_n in widths:
-        for stages in range(STAGES[tile_n], 2, -1):
-            if shared_bytes(tile_n, stages) <= shared_limit:
-                return tile_n, stages
+    candidates = [(tile_n, STAGES[tile_n], TILE) for tile_n in widths]
+    if (2 * _tiles(m, n, batch, TILE, widths[-1]) <= multiprocessors
+            < 2 * _tiles(m, n, batch, SKINNY, SKINNY) <= 2 * multiprocessors):
+        candidates.insert(0, (SKINNY, STAGES_SKINNY, SKINNY))
+    for tile_n, deepest, tile_m in candidates:
+        for stages in range(deepest, 2, -1):
+            if shared_bytes(tile_n, stages, tile_m=tile_m) <= shared_limit:
+                return Config(tile_n, stages, tile_m)
     return None
 
 
-def splits(m, n, k, batch, tile_n, multiprocessors, bk=BK):
+def splits(m, n, k, batch, tile_n, multiprocessors, bk=BK, tile_m=TILE):
     """``(splits, k tiles per split)`` of a wgmma launch with k tiles of ``bk``: k is split when the
-    tiles of C fill at most half the device and k has at least :data:`SPLIT_MIN_KTILES_TOTAL`
-    tiles, into as many parts as one wave of blocks takes, each of at least
-    :data:`SPLIT_MIN_KTILES` k tiles (the partial sums go to a float32 workspace)."""
+    ``tile_m`` x ``tile_n`` tiles of C fill at most half the device and k has at least
+    :data:`SPLIT_MIN_KTILES_TOTAL` tiles, into as many parts as one wave of blocks takes, each of
+    at least :data:`SPLIT_MIN_KTILES` k tiles (the partial sums go to a float32 workspace)."""
     ktiles = -(-int(k) // int(bk))
-    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch)
+    tiles = _tiles(m, n, batch, tile_m, tile_n)
     if 2 * tiles > multiprocessors or ktiles < SPLIT_MIN_KTILES_TOTAL:
         return 1, ktiles
     want = min(multiprocessors // tiles, ktiles // SPLIT_MIN_KTILES)
@@ -146,10 +185,10 @@ def _kernel(name, device_id):
     return _table.get(name, device_id)
 
 
-def grid(m, n, batch, tile_n, multiprocessors, parts=1):
+def grid(m, n, batch, tile_n, multiprocessors, parts=1, tile_m=TILE):
     """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer work
-    items (tiles of C times k splits)."""
-    tiles = -(-m // TILE) * -(-n // int(tile_n)) * max(1, batch) * int(parts)
+    items (``tile_m`` x ``tile_n`` tiles of C times k splits)."""
+    tiles = _tiles(m, n, batch, tile_m, tile_n) * int(parts)
     return (max(1, min(tiles, int(multiprocessors))), 1)
 
 
@@ -181,7 +220,7 @@ def pack_operands(device_id, a, b, batch):
 
 
 def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m, n, k, ldc, batch, stride_c,
-                    multiprocessors, act, promote, block=BLOCK, nbytes=None):
+                    multiprocessors, act, promote, block=BLOCK, nbytes=None, tile_m=TILE):
     """The warpgroup kernel's launch and, when k is split, the finish's, everything but the call's
     values worked out: returns ``product(map_a, map_b, alpha, beta, C, bias)`` taking the operands'
     tensor maps, float32 scalars and the device addresses (ints) of C and the bias (0: none).
@@ -189,13 +228,14 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     ``name``/``finish_name``: the kernel and finish instantiations; ``pieces``/``bk``: operand tiles
     per slot and the k of a slot (:func:`shared_bytes`, :func:`splits`); ``promote``: the kernel's
     float32 promotion argument (0 for 16-bit data); ``block``/``nbytes``: the kernel's block and
-    dynamic shared memory where they are not the warpgroup kernel's (:func:`shared_bytes`)."""
+    dynamic shared memory where they are not the warpgroup kernel's (:func:`shared_bytes`);
+    ``tile_m``: rows of the block tile (128, or :data:`SKINNY`)."""
     kernel, _ = _kernel(name, device_id)
-    nbytes = shared_bytes(tile_n, stages, pieces) if nbytes is None else int(nbytes)
+    nbytes = shared_bytes(tile_n, stages, pieces, tile_m) if nbytes is None else int(nbytes)
     launch.allow_shared(kernel, nbytes)
-    parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk)
+    parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk, tile_m)
     i64 = numpy.int64
-    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts), (int(block),)
+    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts, tile_m), (int(block),)
     sizes = (i64(m), i64(n), i64(k), i64(batch))
     c_layout = (i64(ldc), i64(stride_c))
     tail = (numpy.int32(stages), i64(parts), i64(per))
@@ -233,15 +273,16 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
     refuses a tensor map (nothing was launched: the caller takes the mma kernel)."""
     from rocarray.rocblas import _tma
 
-    tile_n, stages = config
+    tile_n, stages, tile_m = Config(*config)
     a_kmajor, b_kmajor = transA != "N", transB == "N"
-    product = prepare_product(device_id, kernel_name(name, transA, transB, tile_n),
+    product = prepare_product(device_id, kernel_name(name, transA, transB, tile_n, tile_m),
                               f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", tile_n, stages, 1, BK, m, n, k,
-                              ldc, batch, stride_c, multiprocessors, act, _NO_PROMOTE)
+                              ldc, batch, stride_c, multiprocessors, act, _NO_PROMOTE, block=block_threads(tile_m),
+                              tile_m=tile_m)
 
     def run(alpha, beta, A, B, C, bias):
         try:
-            map_a = _tma.operand_map(A, a_kmajor, m, k, lda, stride_a, batch, TILE)
+            map_a = _tma.operand_map(A, a_kmajor, m, k, lda, stride_a, batch, tile_m)
             map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
         except _tma.TensorMapError:
             return False

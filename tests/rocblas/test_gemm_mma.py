@@ -17,6 +17,7 @@ quick returns.
 
 import itertools
 import re
+import types
 
 import numpy as np
 import pytest
@@ -279,9 +280,10 @@ def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
     run_mma(rng, "float16", trans, m, n, k)
 
 
-# Every (tile width, stages) configuration of the sm_90 kernel, forced: the ring wraps several
-# times (k of 1000 is 16 tiles of 64) and the edges of m, n and k are partial.
-WGMMA_CONFIGS = [(64, 3), (64, 8), (128, 3), (128, 6), (256, 3), (256, 4)]
+# Every (tile width, stages[, tile height]) configuration of the sm_90 kernel, forced: the ring
+# wraps several times (k of 1000 is 16 tiles of 64) and the edges of m, n and k are partial.
+WGMMA_CONFIGS = [(64, 3), (64, 8), (128, 3), (128, 6), (256, 3), (256, 4), (64, 3, 64), (64, 8, 64),
+                 (64, 13, 64)]
 
 
 @pytest.mark.gpu
@@ -292,7 +294,8 @@ def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
     wgmma, facts = _wgmma_device()
     if not wgmma:
         pytest.skip("the warpgroup kernel runs on compute capability 9.0 only")
-    if _level3_wgmma.shared_bytes(*config) > facts["shared_limit"]:
+    tile_n, stages, tile_m = _level3_wgmma.Config(*config)
+    if _level3_wgmma.shared_bytes(tile_n, stages, tile_m=tile_m) > facts["shared_limit"]:
         pytest.skip("not enough shared memory for this configuration")
     monkeypatch.setattr(_level3_wgmma, "choose_config", lambda *a, **k: config)
 
@@ -451,7 +454,9 @@ def test_wgmma_kernel_names_and_registration():
     # the float32 kernel and finish of the three-TF32-product path (rocblas/_level3_tf32x3.py)
     float32 = {"ra_rocblas_gemm_wgmma<float, true, true, 128>", "ra_rocblas_gemm_wg_finish<float>"}
     float32 |= {f"ra_rocblas_gemm_wgmma_x3<{a}, {b}>" for a in ("false", "true") for b in ("false", "true")}
-    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 32
+    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 40
+    assert name("float16", "T", "N", 64, 64) == "ra_rocblas_gemm_wgmma<ra_half, true, true, 64, 64>"
+    assert name("float16", "T", "N", 64, 128) == "ra_rocblas_gemm_wgmma<ra_half, true, true, 64>"
 
 
 def test_wgmma_splits_fill_one_wave_for_long_k():
@@ -498,17 +503,31 @@ def test_wgmma_configuration():
     h200 = dict(multiprocessors=132, shared_limit=227 * 1024)
     assert _level3_wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024
     assert _level3_wgmma.shared_bytes(128, 6) == 6 * (256 * 128 + 16) + 1024
-    assert choose(8192, 8192, 1, **h200) == (256, 4)
-    assert choose(2048, 256 * 9, 1, **h200) == (256, 4)      # 144 big tiles: one wave
-    assert choose(2048, 2048, 1, **h200) == (128, 6)
+    assert choose(8192, 8192, 1, **h200) == (256, 4, 128)
+    assert choose(2048, 256 * 9, 1, **h200) == (256, 4, 128)      # 144 big tiles: one wave
+    assert choose(2048, 2048, 1, **h200) == (128, 6, 128)
     assert _level3_wgmma.shared_bytes(64, 8) == 8 * (192 * 128 + 16) + 1024
-    assert choose(1, 1, 1, **h200) == (64, 8)               # n <= 64: the 128 x 64 tile
-    assert choose(8192, 64, 1, **h200) == (64, 8)
-    assert choose(8192, 65, 1, **h200) == (128, 6)
-    assert choose(64, 8192, 1, **h200) == (128, 6)
-    assert choose(8192, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 4)
-    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=150 * 1024) == (256, 3)
-    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=100 * 1024) == (128, 3)
+    assert _level3_wgmma.shared_bytes(64, 8, tile_m=64) == 8 * (128 * 128 + 16) + 1024
+    assert choose(8192, 65, 1, **h200) == (128, 6, 128)     # 64 tiles of 128 x 128, 256 of 64 x 64
+    assert choose(128, 8192, 1, **h200) == (128, 6, 128)
+    assert choose(8192, 128, 1, **h200) == (128, 6, 128)
+    assert choose(16384, 64, 1, **h200) == (64, 8, 128)     # n <= 64: the 128 x 64 tile (128 of them)
+    # 128-row tiles would fill at most half the device, 64 x 64 tiles fill more than half of it
+    # and at most all of it: 64 x 64
+    assert choose(8192, 64, 1, **h200) == (64, 8, 64)       # 64 tiles of 128 x 64, 128 of 64 x 64
+    assert choose(64, 8192, 1, **h200) == (64, 8, 64)       # 64 tiles of 128 x 128
+    assert choose(4288, 64, 1, **h200) == (64, 8, 64)       # 34 tiles of 128 x 64, 67 of 64 x 64
+    assert choose(8448, 64, 1, **h200) == (64, 8, 64)       # 132 tiles of 64 x 64: one wave
+    assert choose(64, 4224, 1, **h200) == (128, 6, 128)     # 66 tiles of 64 x 64: split instead
+    assert choose(8512, 64, 1, **h200) == (64, 8, 128)      # 133 tiles of 64 x 64
+    assert choose(256, 256, 1, **h200) == (128, 6, 128)
+    assert choose(1, 1, 1, **h200) == (64, 8, 128)
+    assert choose(8192, 64, 3, **h200) == (64, 8, 128)      # 192 tiles of 128 x 64: no
+    assert choose(4096, 64, 2, **h200) == (64, 8, 64)       # 2 x 64 tiles of 64 x 64
+    assert choose(8192, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 6, 64)
+    assert choose(16384, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 4, 128)
+    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=150 * 1024) == (256, 3, 128)
+    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=100 * 1024) == (128, 3, 128)
     assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=64 * 1024) is None
 
 
@@ -669,12 +688,31 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert args[15] == 0 and args[16] == 0                # no bias, no activation
     assert args[17].dtype == np.int32 and args[17] == 0   # 16-bit: the matrix units keep the whole sum
     assert shared == _level3_wgmma.shared_bytes(256, 4)
-    # small problem: the narrow tile with the deeper ring, one block per tile
-    _level3_mma.gemm_mma(0, f16, "N", "T", 100, 100, 64, 1.0, _Ptr(0x1000), 104, _Ptr(0x2000), 104, 0.0,
-                         _Ptr(0x3000), 100)
+    # fewer tiles than multiprocessors: the narrow tile with the deeper ring, one block per tile
+    _level3_mma.gemm_mma(0, f16, "N", "T", 1000, 1000, 64, 1.0, _Ptr(0x1000), 1000, _Ptr(0x2000), 1000, 0.0,
+                         _Ptr(0x3000), 1000)
     name, grid, block, args, shared = recorder.calls[-1]
-    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[11] == 6 and grid == (1, 1)
-    assert maps[-2:] == [(0x1000, False, 100, 64, 104, 0, 1, 128), (0x2000, False, 100, 64, 104, 0, 1, 128)]
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[11] == 6 and grid == (64, 1)
+    assert block == (288,) and shared == _level3_wgmma.shared_bytes(128, 6)
+    assert maps[-2:] == [(0x1000, False, 1000, 64, 1000, 0, 1, 128), (0x2000, False, 1000, 64, 1000, 0, 1, 128)]
+    # a skinny product: 64 x 64 tiles of one consumer warpgroup (160 threads), the deepest ring, no
+    # split of k, both maps with 64-row boxes
+    _level3_mma.gemm_mma(0, f16, "N", "N", 8192, 64, 8192, 1.0, _Ptr(0x1000), 8192, _Ptr(0x2000), 8192, 0.0,
+                         _Ptr(0x3000), 8192)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 64, 64>" and args[11] == 8
+    assert grid == (128, 1) and block == (160,) and shared == _level3_wgmma.shared_bytes(64, 8, tile_m=64)
+    assert (args[12], args[13], args[14]) == (1, 128, 0)   # one split of all 128 k tiles, no workspace
+    assert maps[-2:] == [(0x1000, False, 8192, 8192, 8192, 0, 1, 64), (0x2000, True, 64, 8192, 8192, 0, 1, 64)]
+    # where 64 x 64 tiles would fill at most half the device, 128 x 128 tiles split a long k deeper
+    workspace = types.SimpleNamespace(data=_Ptr(0x5000))
+    monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", lambda device_id, nbytes: workspace)
+    _level3_mma.gemm_mma(0, f16, "N", "N", 256, 256, 65536, 1.0, _Ptr(0x1000), 256, _Ptr(0x2000), 65536, 0.0,
+                         _Ptr(0x3000), 256)
+    name, grid, block, args, shared = recorder.calls[-2]
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and grid == (128, 1) and block == (288,)
+    assert (args[12], args[13], args[14]) == (32, 32, 0x5000)   # 4 tiles x 32 splits
+    assert recorder.calls[-1][0] == "ra_rocblas_gemm_wg_finish<ra_half>"
     # unaligned operands stay on the mma kernel's predicated variant
     _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 30)

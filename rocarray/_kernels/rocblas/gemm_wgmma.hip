@@ -21,15 +21,17 @@
 // product, of either sign; summed over k they stay under float32 gemm's own accumulation error:
 // 8e-7 relative against cuBLAS's 1.6e-6 at 8192^3), at the TF32 matrix rate.
 //
-// ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>:
-//  * Persistent blocks (grid <= multiprocessors) walk the 128 x BN tiles of C (BN = 64, 128, 256)
+// ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN, BM = 128>:
+//  * Persistent blocks (grid <= multiprocessors) walk the BM x BN tiles of C (BN = 64, 128, 256;
+//    BM = 128, or 64 with BN = 64 for skinny products: one 64 x 64 tile per multiprocessor and
+//    no split of k, where 128-row tiles would need a second launch to add k splits)
 //    of every batch entry, tile blockIdx.x, + gridDim.x, ...; within one entry the tiles go in
 //    groups of RA_GEMM_WG_GROUP tile rows, m fastest, so the blocks working at one time share
 //    their A and B panels in L2.
-//  * Warp specialization: warps 0-7 are two consumer warpgroups (warpgroup g computes rows
-//    64 g .. 64 g + 63 of the tile with wgmma.mma_async m64nBNk16, BN / 2 float32 accumulators
-//    per thread, 4 instructions per k tile of 64; float32: BN = 128, m64n128k8, 12 instructions
-//    per k tile of 32, three per 8-deep step); warp 8 is the producer: its first lane issues
+//  * Warp specialization: warps 0 .. BM / 16 - 1 are BM / 64 consumer warpgroups (warpgroup g
+//    computes rows 64 g .. 64 g + 63 of the tile with wgmma.mma_async m64nBNk16, BN / 2 float32
+//    accumulators per thread, 4 instructions per k tile of 64; float32: BN = 128, m64n128k8, 12
+//    instructions per k tile of 32, three per 8-deep step); the last warp is the producer: its first lane issues
 //    the TMA copies of each k tile into a ring of `stages` shared-memory slots, running ahead
 //    across tile boundaries (so the next tile's operands load during an epilogue).
 //  * Each slot has two mbarriers: `full` (the producer's arrive.expect_tx of the slot's bytes;
@@ -59,14 +61,17 @@
 // Targets without sm_90a's wgmma and TMA (AMD, other NVIDIA architectures) compile an empty
 // body: the Python layer never launches the kernel there.
 
+// Rows of a block tile of C: 128 (two consumer warpgroups), or 64 (one) where the 128-row tiles
+// would leave half the device idle or need k split (see ra_rocblas_gemm_wgmma).
 #define RA_GEMM_WG_BM 128
 // Bytes of one swizzled operand row: the k of a slot is 128 / sizeof(T) (64 for 16-bit, 32 for
 // float32).
 #define RA_GEMM_WG_ROW_BYTES 128
 #define RA_GEMM_WG_GROUP 16
-// Two consumer warpgroups and one producer warp.
-#define RA_GEMM_WG_CONSUMERS (8 * RA_WARP_SIZE)
-#define RA_GEMM_WG_THREADS (9 * RA_WARP_SIZE)
+// Consumer threads of a BM-row tile (one warpgroup of 4 warps per 64 rows); the block adds one
+// producer warp.
+#define RA_GEMM_WG_CONSUMERS(BM) ((BM) / 16 * RA_WARP_SIZE)
+#define RA_GEMM_WG_THREADS(BM) (RA_GEMM_WG_CONSUMERS(BM) + RA_WARP_SIZE)
 // The float32 kernel that splits inside (ra_rocblas_gemm_wgmma_x3): two warpgroups, no producer.
 #define RA_GEMM_WG_X3_THREADS (8 * RA_WARP_SIZE)
 // Leading and stride byte offsets of an mn-major operand (see the top).
@@ -246,10 +251,10 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
 // `accumulate` is 0: float32 only). PIECES: operand tiles per operand in a slot; PROMOTE: the
 // products of a few slots are summed by the matrix units alone and then added to the float32
 // accumulators by the threads (see the kernel's `promote`).
-template <typename T, int BN, bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_wg_step {
+template <typename T, int BN, bool A_KMAJOR, bool B_KMAJOR, int BM = RA_GEMM_WG_BM> struct ra_gemm_wg_step {
     static constexpr int PIECES = 1;
     static constexpr bool PROMOTE = false;
-    typedef ra_gemm_wg_operand<A_KMAJOR, RA_GEMM_WG_BM> OA;
+    typedef ra_gemm_wg_operand<A_KMAJOR, BM> OA;
     typedef ra_gemm_wg_operand<B_KMAJOR, BN> OB;
     static RA_DEVICE void run(float (&d)[BN / 2], unsigned a, unsigned b, int g, int s, int) {
         ra_wgmma_m64k16<T, BN>::template run<A_KMAJOR ? 0 : 1, B_KMAJOR ? 0 : 1>(d, OA::desc(a, 64 * g, s),
@@ -258,7 +263,7 @@ template <typename T, int BN, bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_wg_st
 };
 // float32 from TF32 pieces (A_hi, A_lo at a; B_hi, B_lo at b), 128-wide tiles: the two small
 // cross terms first, then the main one.
-template <> struct ra_gemm_wg_step<float, 128, true, true> {
+template <> struct ra_gemm_wg_step<float, 128, true, true, RA_GEMM_WG_BM> {
     static constexpr int PIECES = 2;
     static constexpr bool PROMOTE = true;
     typedef ra_gemm_wg_operand<true, RA_GEMM_WG_BM> OA;
@@ -275,7 +280,7 @@ template <> struct ra_gemm_wg_step<float, 128, true, true> {
 // Work item t (0 .. tiles_m * tiles_n * splits * batch - 1) -> (batch entry, k split, m0, n0).
 struct ra_gemm_wg_tiles {
     ra_i64 tiles_m, tiles_n, per_entry, splits;
-    RA_DEVICE void locate(ra_i64 t, ra_i64& b, ra_i64& split, ra_i64& m0, ra_i64& n0, int BN) const {
+    RA_DEVICE void locate(ra_i64 t, ra_i64& b, ra_i64& split, ra_i64& m0, ra_i64& n0, int BM, int BN) const {
         b = t / (per_entry * splits);
         const ra_i64 in_batch = t - b * per_entry * splits;
         split = in_batch / per_entry;
@@ -284,7 +289,7 @@ struct ra_gemm_wg_tiles {
         const ra_i64 first = in_entry / per_group * RA_GEMM_WG_GROUP;
         const ra_i64 rows = tiles_m - first < RA_GEMM_WG_GROUP ? tiles_m - first : (ra_i64)RA_GEMM_WG_GROUP;
         const ra_i64 in_group = in_entry % per_group;
-        m0 = (first + in_group % rows) * RA_GEMM_WG_BM;
+        m0 = (first + in_group % rows) * BM;
         n0 = (in_group / rows) * BN;
     }
 };
@@ -346,19 +351,21 @@ RA_DEVICE void ra_gemm_wg_store_tile(float (&d)[BN / 2], ra_i64 b, ra_i64 split,
 }
 #endif  // RA_GEMM_WGMMA
 
-template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
-__global__ void __launch_bounds__(RA_GEMM_WG_THREADS, 1)
+template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN, int BM = RA_GEMM_WG_BM>
+__global__ void __launch_bounds__(RA_GEMM_WG_THREADS(BM), 1)
 ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                       const RA_GRID_CONSTANT ra_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                       int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
                       const T* __restrict__ bias, int act, int promote) {
     static_assert(BN == 64 || BN == 128 || BN == 256, "block tile width");
+    static_assert(BM == 64 || BM == 128, "block tile height");
 #if defined(RA_GEMM_WGMMA)
     constexpr int BK = RA_GEMM_WG_ROW_BYTES / (int)sizeof(T);  // k per slot
     constexpr int WG = 4 * RA_WARP_SIZE;  // threads of one warpgroup
     constexpr int R = BN / 2;             // accumulators per thread
-    typedef ra_gemm_wg_step<T, BN, A_KMAJOR, B_KMAJOR> STEP;
+    constexpr int CONSUMERS = RA_GEMM_WG_CONSUMERS(BM);
+    typedef ra_gemm_wg_step<T, BN, A_KMAJOR, B_KMAJOR, BM> STEP;
     typedef typename STEP::OA OA;
     typedef typename STEP::OB OB;
     constexpr int P = STEP::PIECES;
@@ -373,28 +380,28 @@ ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; ++s) {
             ra_mbar_init(bars + 8u * (unsigned)s, 1u);                           // full
-            ra_mbar_init(bars + 8u * (unsigned)(S + s), RA_GEMM_WG_CONSUMERS / RA_WARP_SIZE);  // empty
+            ra_mbar_init(bars + 8u * (unsigned)(S + s), CONSUMERS / RA_WARP_SIZE);  // empty
         }
         ra_mbar_init_fence();
     }
     __syncthreads();
 
     ra_gemm_wg_tiles tiles;
-    tiles.tiles_m = (M + RA_GEMM_WG_BM - 1) / RA_GEMM_WG_BM;
+    tiles.tiles_m = (M + BM - 1) / BM;
     tiles.tiles_n = (N + BN - 1) / BN;
     tiles.per_entry = tiles.tiles_m * tiles.tiles_n;
     tiles.splits = splits;
     const ra_i64 total = tiles.per_entry * splits * batch;
     const ra_i64 ktiles = (K + BK - 1) / BK;
 
-    if (threadIdx.x >= RA_GEMM_WG_CONSUMERS) {
+    if (threadIdx.x >= CONSUMERS) {
         // producer: one lane issues every copy
-        if (threadIdx.x != RA_GEMM_WG_CONSUMERS) return;
+        if (threadIdx.x != CONSUMERS) return;
         int slot = 0;
         unsigned round = 0;
         for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
             ra_i64 b, split, m0, n0;
-            tiles.locate(t, b, split, m0, n0, BN);
+            tiles.locate(t, b, split, m0, n0, BM, BN);
             const ra_i64 k_end = (split + 1) * kt_per_split < ktiles ? (split + 1) * kt_per_split : ktiles;
             for (ra_i64 kt = split * kt_per_split; kt < k_end; ++kt) {
                 const unsigned full = bars + 8u * (unsigned)slot;
@@ -427,7 +434,7 @@ ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     unsigned round = 0;
     for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
         ra_i64 b, split, m0, n0;
-        tiles.locate(t, b, split, m0, n0, BN);
+        tiles.locate(t, b, split, m0, n0, BM, BN);
         const ra_i64 k_begin = split * kt_per_split;
         const ra_i64 k_end = k_begin + kt_per_split < ktiles ? k_begin + kt_per_split : ktiles;
 #pragma unroll
@@ -802,7 +809,7 @@ template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
     RA_DEVICE void locate(const ra_gemm_wg_tiles& tiles, ra_i64 total, ra_i64 kt_per_split, ra_i64 ktiles) {
         if (t >= total) return;
         ra_i64 split;
-        tiles.locate(t, b, split, m0, n0, 128);
+        tiles.locate(t, b, split, m0, n0, RA_GEMM_WG_BM, 128);
         kt = split * kt_per_split;
         k_end = kt + kt_per_split < ktiles ? kt + kt_per_split : ktiles;
     }
@@ -900,7 +907,7 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     float d[R], part[R];  // part: the matrix units' sum of `promote` k tiles (see the pieces kernel)
     for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
         ra_i64 b, split, m0, n0;
-        tiles.locate(t, b, split, m0, n0, BN);
+        tiles.locate(t, b, split, m0, n0, RA_GEMM_WG_BM, BN);
         const ra_i64 k_begin = split * kt_per_split;
         const ra_i64 k_end = k_begin + kt_per_split < ktiles ? k_begin + kt_per_split : ktiles;
 #pragma unroll
