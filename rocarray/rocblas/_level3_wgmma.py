@@ -4,9 +4,10 @@ Reached through :func:`rocarray.rocblas._level3_mma.gemm_mma`, which checks noth
 falls back to the ``mma.sync`` kernel where this one does not apply.
 
 On compute capability 9.0 with aligned operands and ``k >= 1`` the warpgroup instructions take
-over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN>`` (24 instantiations), persistent blocks
-of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading both
-operands from shared memory) and one producer warp that streams k tiles of 64 through a ring of
+over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN[, BM]>`` (32 instantiations), persistent
+blocks of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading
+both operands from shared memory; ``BM = 64``: one warpgroup, a 64 x 64 tile for skinny products)
+and one producer warp that streams k tiles of 64 through a ring of
 ``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
 by mbarriers (:func:`choose_config`, :func:`shared_bytes`, :func:`prepare`). One m64n256k16 is
 524 288 FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense

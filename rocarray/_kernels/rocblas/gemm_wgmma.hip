@@ -24,16 +24,16 @@
 // ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN, BM = 128>:
 //  * Persistent blocks (grid <= multiprocessors) walk the BM x BN tiles of C (BN = 64, 128, 256;
 //    BM = 128, or 64 with BN = 64 for skinny products: one 64 x 64 tile per multiprocessor and
-//    no split of k, where 128-row tiles would need a second launch to add k splits)
-//    of every batch entry, tile blockIdx.x, + gridDim.x, ...; within one entry the tiles go in
-//    groups of RA_GEMM_WG_GROUP tile rows, m fastest, so the blocks working at one time share
-//    their A and B panels in L2.
+//    no split of k, where 128-row tiles would need a second launch to add k splits) of every
+//    batch entry, tile blockIdx.x, + gridDim.x, ...; within one entry the tiles go in groups of
+//    RA_GEMM_WG_GROUP tile rows, m fastest, so the blocks working at one time share their A and
+//    B panels in L2.
 //  * Warp specialization: warps 0 .. BM / 16 - 1 are BM / 64 consumer warpgroups (warpgroup g
 //    computes rows 64 g .. 64 g + 63 of the tile with wgmma.mma_async m64nBNk16, BN / 2 float32
 //    accumulators per thread, 4 instructions per k tile of 64; float32: BN = 128, m64n128k8, 12
-//    instructions per k tile of 32, three per 8-deep step); the last warp is the producer: its first lane issues
-//    the TMA copies of each k tile into a ring of `stages` shared-memory slots, running ahead
-//    across tile boundaries (so the next tile's operands load during an epilogue).
+//    instructions per k tile of 32, three per 8-deep step); the last warp is the producer: its
+//    first lane issues the TMA copies of each k tile into a ring of `stages` shared-memory slots,
+//    running ahead across tile boundaries (so the next tile's operands load during an epilogue).
 //  * Each slot has two mbarriers: `full` (the producer's arrive.expect_tx of the slot's bytes;
 //    TMA completes the transaction) and `empty` (one arrive per consumer warp once the wgmma
 //    group that read the slot has completed). Consumers keep one wgmma group in flight: the slot
