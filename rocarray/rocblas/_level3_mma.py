@@ -370,7 +370,7 @@ def prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, a_address
     fast = None
     if sm90 and aligned:
         config = wg.choose_config(m, n, batch, multiprocessors=facts["multiprocessors"],
-                                  shared_limit=facts["shared_limit"])
+                                  shared_limit=facts["shared_limit"], whole_lines=wg.whole_lines(lda, ldb))
         if config is not None:
             fast = wg.prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a,
                               stride_b, stride_c, facts["multiprocessors"], act)

@@ -50,8 +50,9 @@ WG_TILE_WIDTHS = (64,) + TILE_WIDTHS
 SKINNY = 64
 #: Ring depths of the wgmma kernel by tile width for 128-row tiles (about 192 KiB each; at least 3).
 STAGES = {64: 8, 128: 6, 256: 4}
-#: Ring depth of the 64 x 64 tile (16 KiB slots). 8 is faster than the 13 or 14 that would fit
-#: (H200, float16 64 x 8192 x 8192: 39.9 us against 40.5 and 40.7).
+#: Ring depth of the 64 x 64 tile (16 KiB slots). 8 is as fast as 10 and faster than 4, 6, or the
+#: 13 or 14 that would fit (H200, float16 64 x 8192 x 8192: 39.5 us at 8 and 10, 48.8 at 4, 41.0
+#: at 6; in another run 39.9 at 8, 40.5 at 13, 40.7 at 14).
 STAGES_SKINNY = 8
 #: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
 BLOCK = 9 * 32
@@ -115,6 +116,12 @@ def shared_bytes(tile_n, stages, pieces=1, tile_m=TILE):
     return int(stages) * (int(pieces) * (int(tile_m) + int(tile_n)) * ROW_BYTES + 16) + ALIGN
 
 
+def whole_lines(lda, ldb, itemsize=2):
+    """Whether both operands' columns fill whole 128-byte lines (leading dimensions in elements of
+    ``itemsize`` bytes): the 64 x 64 tile's condition (:func:`choose_config`)."""
+    return (int(lda) * int(itemsize)) % ROW_BYTES == 0 and (int(ldb) * int(itemsize)) % ROW_BYTES == 0
+
+
 def usable(aligned, *, is_hip, cc_major, cc_minor, k=1, sizes=()):
     """Whether the sm_90a warpgroup kernel runs: compute capability 9.0 exactly (its instructions
     exist only there), operands that move as 16-byte chunks, ``k >= 1`` (a tensor map needs a
@@ -128,7 +135,7 @@ def _tiles(m, n, batch, tile_m, tile_n):
     return -(-int(m) // int(tile_m)) * -(-int(n) // int(tile_n)) * max(1, int(batch))
 
 
-def choose_config(m, n, batch, *, multiprocessors, shared_limit):
+def choose_config(m, n, batch, *, multiprocessors, shared_limit, whole_lines=True):
     """The wgmma kernel's :class:`Config` (block tile and ring depth), or ``None`` when no ring of 3
     slots fits.
 
@@ -143,8 +150,12 @@ def choose_config(m, n, batch, *, multiprocessors, shared_limit):
     partial sums and second launch (H200, float16, against cuBLAS: 64 x 8192 x 8192 44.7 -> 39.9 us,
     0.82 -> 0.92x; 8192 x 64 x 8192 43.8 -> 38.7 us, 0.80 -> 0.91x). Where the 64 x 64 tiles
     would need a split themselves, they lost to 128 x 128 with a deeper split (256 x 256 x 65536
-    39.8 against 30.0 us, 512 x 512 x 8192 22.6 against 16.4 us). The deepest ring
-    (:data:`STAGES`; :data:`STAGES_SKINNY`) that ``shared_limit`` allows.
+    39.8 against 30.0 us, 512 x 512 x 8192 22.6 against 16.4 us). The 64 x 64 tile also needs
+    ``whole_lines``: both operands' columns (leading dimensions) in whole 128-byte lines. Its
+    blocks copy the small operand's boxes twice as often, and rows that straddle lines cost more
+    (H200, float16 NN, lda = m: m = 48 45.9 -> 48.8 us, m = 56 49.1 -> 55.1 us; with k-major
+    rows, TN 48 x 8192 x 8192, 57.0 -> 40.5 us). The deepest ring (:data:`STAGES`;
+    :data:`STAGES_SKINNY`) that ``shared_limit`` allows.
     """
     big_tiles = _tiles(m, n, batch, TILE, TILE_WIDTHS[1])
     if n <= WG_TILE_WIDTHS[0]:
@@ -152,7 +163,7 @@ def choose_config(m, n, batch, *, multiprocessors, shared_limit):
     else:
         widths = (TILE_WIDTHS[1], TILE) if big_tiles >= multiprocessors else (TILE,)
     candidates = [(tile_n, STAGES[tile_n], TILE) for tile_n in widths]
-    if (2 * _tiles(m, n, batch, TILE, widths[-1]) <= multiprocessors
+    if (whole_lines and 2 * _tiles(m, n, batch, TILE, widths[-1]) <= multiprocessors
             < 2 * _tiles(m, n, batch, SKINNY, SKINNY) <= 2 * multiprocessors):
         candidates.insert(0, (SKINNY, STAGES_SKINNY, SKINNY))
     for tile_n, deepest, tile_m in candidates:

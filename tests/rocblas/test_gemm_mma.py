@@ -525,6 +525,12 @@ def test_wgmma_configuration():
     assert choose(8192, 64, 3, **h200) == (64, 8, 128)      # 192 tiles of 128 x 64: no
     assert choose(4096, 64, 2, **h200) == (64, 8, 64)       # 2 x 64 tiles of 64 x 64
     assert choose(8192, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 6, 64)
+    # columns of an operand that straddle 128-byte lines: the 128-row tiles
+    assert choose(8192, 64, 1, **h200, whole_lines=False) == (64, 8, 128)
+    assert choose(64, 8192, 1, **h200, whole_lines=False) == (128, 6, 128)
+    lines = _level3_wgmma.whole_lines
+    assert lines(64, 8192) and lines(8192, 128) and lines(64, 64)
+    assert not lines(48, 8192) and not lines(8192, 56) and not lines(32, 64)
     assert choose(16384, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 4, 128)
     assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=150 * 1024) == (256, 3, 128)
     assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=100 * 1024) == (128, 3, 128)
@@ -704,9 +710,15 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert grid == (128, 1) and block == (160,) and shared == _level3_wgmma.shared_bytes(64, 8, tile_m=64)
     assert (args[12], args[13], args[14]) == (1, 128, 0)   # one split of all 128 k tiles, no workspace
     assert maps[-2:] == [(0x1000, False, 8192, 8192, 8192, 0, 1, 64), (0x2000, True, 64, 8192, 8192, 0, 1, 64)]
-    # where 64 x 64 tiles would fill at most half the device, 128 x 128 tiles split a long k deeper
+    # the small operand's columns are 96 bytes (lda = m = 48): 128 x 128 tiles and a split instead
     workspace = types.SimpleNamespace(data=_Ptr(0x5000))
     monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", lambda device_id, nbytes: workspace)
+    _level3_mma.gemm_mma(0, f16, "N", "N", 48, 8192, 8192, 1.0, _Ptr(0x1000), 48, _Ptr(0x2000), 8192, 0.0,
+                         _Ptr(0x3000), 48)
+    name, grid, block, args, shared = recorder.calls[-2]
+    assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and grid == (128, 1)
+    assert (args[12], args[13], args[14]) == (2, 64, 0x5000)   # 64 tiles x 2 splits
+    # where 64 x 64 tiles would fill at most half the device, 128 x 128 tiles split a long k deeper
     _level3_mma.gemm_mma(0, f16, "N", "N", 256, 256, 65536, 1.0, _Ptr(0x1000), 256, _Ptr(0x2000), 65536, 0.0,
                          _Ptr(0x3000), 256)
     name, grid, block, args, shared = recorder.calls[-2]
