@@ -54,8 +54,6 @@ STAGES = {64: 8, 128: 6, 256: 4}
 #: 13 or 14 that would fit (H200, float16 64 x 8192 x 8192: 39.5 us at 8 and 10, 48.8 at 4, 41.0
 #: at 6; in another run 39.9 at 8, 40.5 at 13, 40.7 at 14).
 STAGES_SKINNY = 8
-#: Threads of a wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer warp.
-BLOCK = 9 * 32
 
 
 class Config(collections.namedtuple("Config", "tile_n stages tile_m", defaults=(TILE,))):
@@ -68,6 +66,11 @@ def block_threads(tile_m=TILE):
     return (int(tile_m) // 64) * 128 + 32
 
 
+#: Threads of a 128-row wgmma block: two consumer warpgroups (4 warps of 32 each) and one producer
+#: warp.
+BLOCK = block_threads()
+
+
 def kernel_name(dtype_name, transA, transB, tile_n=TILE, tile_m=TILE):
     """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``
     (``tile_m`` 64 adds the template argument: ``'...<ra_half, false, true, 64, 64>'``)."""
@@ -78,9 +81,9 @@ def kernel_name(dtype_name, transA, transB, tile_n=TILE, tile_m=TILE):
 def instantiations():
     """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 4 tiles (128 x 64,
     128 x 128, 128 x 256, 64 x 64)."""
-    return sorted([kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
-                   for w in WG_TILE_WIDTHS]
-                  + [kernel_name(d, ta, tb, SKINNY, SKINNY) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"])
+    tiles = [(w, TILE) for w in WG_TILE_WIDTHS] + [(SKINNY, SKINNY)]
+    return sorted(kernel_name(d, ta, tb, w, h) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+                  for w, h in tiles)
 
 
 _compile.register(SOURCE, instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
@@ -232,7 +235,7 @@ def pack_operands(device_id, a, b, batch):
 
 
 def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m, n, k, ldc, batch, stride_c,
-                    multiprocessors, act, promote, block=BLOCK, nbytes=None, tile_m=TILE):
+                    multiprocessors, act, promote, block=None, nbytes=None, tile_m=TILE):
     """The warpgroup kernel's launch and, when k is split, the finish's, everything but the call's
     values worked out: returns ``product(map_a, map_b, alpha, beta, C, bias)`` taking the operands'
     tensor maps, float32 scalars and the device addresses (ints) of C and the bias (0: none).
@@ -240,9 +243,10 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     ``name``/``finish_name``: the kernel and finish instantiations; ``pieces``/``bk``: operand tiles
     per slot and the k of a slot (:func:`shared_bytes`, :func:`splits`); ``promote``: the kernel's
     float32 promotion argument (0 for 16-bit data); ``block``/``nbytes``: the kernel's block and
-    dynamic shared memory where they are not the warpgroup kernel's (:func:`shared_bytes`);
-    ``tile_m``: rows of the block tile (128, or :data:`SKINNY`)."""
+    dynamic shared memory where they are not the warpgroup kernel's (:func:`block_threads`,
+    :func:`shared_bytes`); ``tile_m``: rows of the block tile (128, or :data:`SKINNY`)."""
     kernel, _ = _kernel(name, device_id)
+    block = block_threads(tile_m) if block is None else block
     nbytes = shared_bytes(tile_n, stages, pieces, tile_m) if nbytes is None else int(nbytes)
     launch.allow_shared(kernel, nbytes)
     parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk, tile_m)
@@ -289,8 +293,7 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
     a_kmajor, b_kmajor = transA != "N", transB == "N"
     product = prepare_product(device_id, kernel_name(name, transA, transB, tile_n, tile_m),
                               f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", tile_n, stages, 1, BK, m, n, k,
-                              ldc, batch, stride_c, multiprocessors, act, _NO_PROMOTE, block=block_threads(tile_m),
-                              tile_m=tile_m)
+                              ldc, batch, stride_c, multiprocessors, act, _NO_PROMOTE, tile_m=tile_m)
 
     def run(alpha, beta, A, B, C, bias):
         try:
