@@ -131,25 +131,33 @@ class Tile(tuple):
 
 
 class MmaTile(tuple):
-    """A tile shape ``(BM, BN, BK, STAGES, K16)`` of the float64 matrix-instruction kernel.
+    """A tile shape ``(BM, BN, BK, STAGES, K16, THREADS)`` of the float64 matrix-instruction kernel.
 
     ``STAGES = 0``: two k tiles in shared memory, the next one staged through registers; named
     ``'mmaBMxBNxBK'`` (tuning DB entries stay valid). ``STAGES >= 2`` (direct, NVIDIA sm_80+): a
     ring of ``STAGES`` k tiles filled by ``cp.async`` copies, ``STAGES - 1`` ahead; named
     ``'mmaBMxBNxBKdSTAGES'``. ``K16 = 1``: the sm_90 instruction of k 16 (m16n8k16, half the
-    issue slots of m16n8k8; elsewhere the usual one), name suffix ``'k16'``.
+    issue slots of m16n8k8; elsewhere the usual one), name suffix ``'k16'``. ``THREADS``: the
+    block (:data:`BLOCK` by default; 128 gives each of four warps a quarter of a 64 x 64 tile),
+    name suffix ``'tTHREADS'`` when not the default.
     """
 
     __slots__ = ()
     mma = True
 
-    def __new__(cls, bm, bn, bk, stages=0, k16=0):
-        return super().__new__(cls, (bm, bn, bk, int(stages), int(k16)))
+    def __new__(cls, bm, bn, bk, stages=0, k16=0, threads=BLOCK):
+        return super().__new__(cls, (bm, bn, bk, int(stages), int(k16), int(threads)))
 
-    def template_args(self):
-        """The kernel's template arguments, trailing defaults (STAGES = 0, K16 = 0) left out."""
-        args = list(self)
-        while len(args) > 3 and args[-1] == 0:
+    @property
+    def threads(self):
+        return self[5]
+
+    def template_args(self, vec=False):
+        """The kernel's template arguments ``BM, BN, BK, STAGES, K16, VEC, THREADS`` with ``VEC``
+        from ``vec``, trailing defaults (0, 0, 0, :data:`BLOCK`) left out."""
+        args = list(self[:5]) + [int(vec), self.threads]
+        defaults = (0, 0, 0, BLOCK)  # STAGES, K16, VEC, THREADS
+        while len(args) > 3 and args[-1] == defaults[len(args) - 4]:
             args.pop()
         return tuple(args)
 
@@ -159,7 +167,8 @@ class MmaTile(tuple):
 
     @property
     def name(self):
-        return f"mma{self[0]}x{self[1]}x{self[2]}" + (f"d{self[3]}" if self.direct else "") + ("k16" if self[4] else "")
+        return (f"mma{self[0]}x{self[1]}x{self[2]}" + (f"d{self[3]}" if self.direct else "") + ("k16" if self[4] else "")
+                + (f"t{self.threads}" if self.threads != BLOCK else ""))
 
 
 #: SIMT tile shapes per dtype, the largest first (the heuristic's preference order). float32:
@@ -184,10 +193,14 @@ TILES = {
 #: (at most 99 KB of shared memory, the opt-in limit of every sm_80+ part); ``k16`` uses sm_90's
 #: m16n8k16 DMMA. H200, TFLOP/s: 8192^3 128x128x16d3 42.8 (the old 128x128x16 32.8), 4097^3 and
 #: 256x256x65536 128x128x16d3k16 34.2 / 31.7, 64x8192x8192 64x64x16d3 26.3; 128x128x8d4 (40.8 at
-#: 8192^3) and 64x64x16d3k16 never won. AMD keeps the register-staged tiles after them. Each
-#: direct tile also has a 16-byte-layout instance (:func:`has_vec`), taken per call for aligned
-#: operands: 64 x 64 1.05-1.6x faster than its 8-byte instance, 128 x 128 1.0-1.1x (H200).
-MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 16, 3), MmaTile(128, 128, 16, 3, 1), MmaTile(64, 64, 16, 3),
+#: 8192^3) and 64x64x16d3k16 never won. The 64 x 64 direct tile runs on 128 threads (four warps
+#: of 32 x 32, a ring of 4): 64x8192x8192 in two parts 203 us against 240 for the same tile on
+#: 256 threads (16 x 32 warp tiles; cuBLAS 231), equal at 1000^3. AMD keeps the register-staged
+#: tiles after them. Each direct tile also has a 16-byte-layout instance (:func:`has_vec`), taken
+#: per call for aligned operands: 64 x 64 1.05-1.6x faster than its 8-byte instance, 128 x 128
+#: 1.0-1.1x (H200).
+MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 16, 3), MmaTile(128, 128, 16, 3, 1),
+                                      MmaTile(64, 64, 16, 4, threads=128),
                                       MmaTile(128, 128, 16), MmaTile(128, 128, 8), MmaTile(64, 64, 16))}
 #: Shared memory a block may use on AMD (64 KB of LDS); NVIDIA sm_80+ takes more with the opt-in.
 HIP_SHARED_LIMIT = 64 * 1024
@@ -256,7 +269,7 @@ def kernel_name(dtype, tile=None, vec=False):
     dtype = numpy.dtype(dtype)
     tile = TILES[dtype][0] if tile is None else tile
     if tile.mma:
-        args = tuple(tile) + (1,) if vec else tile.template_args()
+        args = tile.template_args(vec)
         return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in args)}>"
     return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in tile.template_args())}>"
 
@@ -562,7 +575,7 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     lda_, ldb_, ldc_, flags_ = i64(lda), i64(ldb), i64(ldc), numpy.int32(flag_bits)
     tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
     SCALAR, POINTER = prepared_launch.scalar(type(scalar_arg(0, dtype))), prepared_launch.POINTER
-    block = (BLOCK,)
+    block = (tile.threads if tile.mma else BLOCK,)
 
     def chunks_of(kernel):
         return tuple((prepared_launch.PreparedLaunch(
@@ -586,7 +599,7 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
         finish_kernel, wave = _kernel(finish_name(dtype), device_id)
         finish = prepared_launch.PreparedLaunch(
-            finish_kernel, (min(wave, -(-m * n // BLOCK)),), block,
+            finish_kernel, (min(wave, -(-m * n // BLOCK)),), (BLOCK,),
             (i64(m), i64(n), numpy.int32(parts), POINTER, SCALAR, POINTER, ldc_, flags_, POINTER))
 
         def run(alpha, beta, A, B, C, bias):

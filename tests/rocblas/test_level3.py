@@ -556,15 +556,16 @@ def test_simt_variant_names_and_defaults():
 def test_f64_matrix_tiles_and_devices():
     from types import SimpleNamespace as NS
 
-    for bm, bn, bk, stages, k16 in _level3.MMA_TILES[np.dtype("float64")]:
-        for warp, (fm, fn) in ((32, (8, 8)), (64, (16, 16))):  # DMMA 8x8x4, MFMA 16x16x4
-            wm, wn = _level3.BLOCK // warp // 2, 2
-            assert bm % (wm * fm) == 0 and bn % (wn * fn) == 0 and bk % 4 == 0
+    for bm, bn, bk, stages, k16, threads in _level3.MMA_TILES[np.dtype("float64")]:
+        warps = ((32, (8, 8)),) if stages else ((32, (8, 8)), (64, (16, 16)))  # DMMA 8x8x4, MFMA 16x16x4
+        for warp, (fm, fn) in warps:
+            wm, wn = threads // warp // 2, 2
+            assert wm >= 1 and bm % (wm * fm) == 0 and bn % (wn * fn) == 0 and bk % 4 == 0
         assert stages == 0 or stages >= 2
         assert not k16 or (stages and bk % 16 == 0)  # m16n8k16: whole instructions per k tile
         # every sm_80+ part opts in to 99 KB of shared memory per block
         ring = stages if stages else 2
-        assert _level3.mma_shared_bytes((bm, bn, bk, stages, k16)) == ring * bk * (bm + 4 + bn + 4) * 8 <= 99 * 1024
+        assert _level3.mma_shared_bytes((bm, bn, bk, stages, k16, threads)) == ring * bk * (bm + 4 + bn + 4) * 8 <= 99 * 1024
         if not stages:
             assert _level3.mma_shared_bytes((bm, bn, bk)) == _level3.mma_shared_bytes((bm, bn, bk, stages))
     hip = _level3.tiles_for("float64", "hip")
@@ -602,6 +603,16 @@ def test_f64_direct_matrix_tiles_are_nvidia_only():
     assert _level3.residency("float64", direct) == 1 and _level3.residency("float64", _level3.MmaTile(64, 64, 16, 3)) == 2
     source = _compile.read_text(_level3.SOURCE)
     assert "cp.async.wait_group" in source and "cp.async.commit_group" in source
+    # the 64 x 64 tile on 128 threads (four 32 x 32 warp tiles): THREADS is the last template
+    # argument, launched as the block (VEC, before it, written out when THREADS is)
+    narrow = _level3.MmaTile(64, 64, 16, 4, threads=128)
+    assert narrow.name == "mma64x64x16d4t128" and narrow.threads == 128 and narrow in _level3.MMA_TILES[np.dtype("float64")]
+    assert _level3.residency("float64", narrow) == 2
+    assert _level3.kernel_name("float64", narrow) == "ra_rocblas_gemm_f64mma<64, 64, 16, 4, 0, 0, 128>"
+    assert _level3.kernel_name("float64", narrow, vec=True) == "ra_rocblas_gemm_f64mma<64, 64, 16, 4, 0, 1, 128>"
+    assert _level3.MmaTile(64, 64, 16, 3).template_args(vec=True) == (64, 64, 16, 3, 0, 1)
+    assert {_level3.kernel_name("float64", narrow, v) for v in (False, True)} <= set(_level3.instantiations())
+    assert "__launch_bounds__(THREADS, ra_rocblas3_f64mma_blocks<BM * BN / THREADS>)" in source
 
 
 def test_f64_direct_tiles_take_the_16_byte_layout_per_call(monkeypatch):
@@ -716,7 +727,7 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
     assert _level3.heuristic("float64", 256, 256, 65536, sms, mma="cuda").name == "mma128x128x16d3.s33"
     # m = 64: the 64 x 256 tile in 8 parts (259 us; 64 x 64 in 2 parts 333), float64's 64 x 64
     assert _level3.heuristic("float32", 64, 8192, 8192, sms, mma="cuda").name == "64x256x16d.s8"
-    assert _level3.heuristic("float64", 64, 8192, 8192, sms, mma="cuda").name == "mma64x64x16d3.s2"
+    assert _level3.heuristic("float64", 64, 8192, 8192, sms, mma="cuda").name == "mma64x64x16d4t128.s2"
     assert _level3.coverage(64, 8192, _level3.Tile(128, 128, 8, 8, 8)) == 0.5
     # the three-product path is the untuned choice where it runs: split inside the kernel for
     # products with a short side, the split pass for the others
@@ -740,7 +751,7 @@ def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
     assert {"64x64x16d.s1", "64x64x16d.s2", "128x128x16d.s2", "128x128x16d.s4", "128x128.s1",
             "64x256x16d.s8"} <= names
     names = {p.name for p in _level3.candidates("float64", 256, 256, 65536, sms, "cuda")}
-    assert {"mma64x64x16d3.s8", "mma64x64x16d3.s16", "mma128x128x16d3.s33", "mma128x128x16d3k16.s33",
+    assert {"mma64x64x16d4t128.s8", "mma64x64x16d4t128.s16", "mma128x128x16d3.s33", "mma128x128x16d3k16.s33",
             "64x64.s8"} <= names
     assert _level3.residency("float32", t64) == 2 and _level3.residency("float64", t64) == 1
     for mma in (False, "cuda", "hip"):  # the heuristic's plan is always a candidate (the DB's default)

@@ -133,12 +133,12 @@ RA_DEVICE void ra_rocblas3_copy_wait() {
 // Which elements exist is a bit mask: rows outside the matrix are fixed for the whole k loop,
 // and the k limit only matters in the last tile (`mask`). RC = 1 or 0 fixes r_contiguous at
 // compile time (the strides are then constant multiples of ld), RC = -1 leaves it to run time.
-template <typename T, int ROWS, int BK, int RC = -1> struct ra_rocblas3_loader {
-    static constexpr int ELEMS = ROWS * BK / RA_ROCBLAS3_BLOCK;
-    static constexpr int STEP_R = RA_ROCBLAS3_BLOCK / BK;    // rows between elements, k contiguous
-    static constexpr int STEP_K = RA_ROCBLAS3_BLOCK / ROWS;  // k between elements, rows contiguous
-    static_assert(ROWS * BK % RA_ROCBLAS3_BLOCK == 0 && RA_ROCBLAS3_BLOCK % ROWS == 0 &&
-                      RA_ROCBLAS3_BLOCK % BK == 0 && ELEMS <= 8 * (int)sizeof(unsigned), "tile loads");
+template <typename T, int ROWS, int BK, int RC = -1, int THREADS = RA_ROCBLAS3_BLOCK> struct ra_rocblas3_loader {
+    static constexpr int ELEMS = ROWS * BK / THREADS;
+    static constexpr int STEP_R = THREADS / BK;    // rows between elements, k contiguous
+    static constexpr int STEP_K = THREADS / ROWS;  // k between elements, rows contiguous
+    static_assert(ROWS * BK % THREADS == 0 && THREADS % ROWS == 0 && THREADS % BK == 0 &&
+                      ELEMS <= 8 * (int)sizeof(unsigned), "tile loads");
     static constexpr unsigned ALL = ELEMS == 8 * (int)sizeof(unsigned) ? ~0u : (1u << ELEMS) - 1u;
     const T* p;       // this thread's first element in the current k tile
     ra_i64 estride;   // elements between this thread's elements
@@ -198,11 +198,15 @@ template <typename T, int ROWS, int BK, int RC = -1> struct ra_rocblas3_loader {
     // the direct path (real data: nothing to conjugate): copies straight into shared memory;
     // an element not moved is zero-filled, its source address replaced by `safe` (the matrix's
     // first element)
+    // a whole tile of whole rows (the caller knows): no predicates
+    RA_DEVICE void copy_whole(T* s) const {
+#pragma unroll
+        for (int e = 0; e < ELEMS; ++e) ra_rocblas3_copy(s + s0 + e * sstep, p + e * estride, true);
+    }
     RA_DEVICE void copy(T* s, int klim, const T* safe) const {
         const unsigned m = mask(klim);
         if (m == ALL) {  // every element (inner tiles): no address to replace
-#pragma unroll
-            for (int e = 0; e < ELEMS; ++e) ra_rocblas3_copy(s + s0 + e * sstep, p + e * estride, true);
+            copy_whole(s);
         } else {
 #pragma unroll
             for (int e = 0; e < ELEMS; ++e) {
@@ -544,7 +548,7 @@ ra_rocblas_gemm_splitk_finish(ra_i64 M, ra_i64 N, int parts, const T* __restrict
 }
 
 // ---------------------------------------------------------------------------------------------
-// float64 on the matrix units: ra_rocblas_gemm_f64mma<BM, BN, BK>
+// float64 on the matrix units: ra_rocblas_gemm_f64mma<BM, BN, BK, STAGES, K16, VEC, THREADS>
 // ---------------------------------------------------------------------------------------------
 // One matrix instruction multiplies an M x K fragment of op(A) by a K x N fragment of op(B) into
 // an M x N accumulator spread over the lanes of one warp; lane l holds AR elements of A, BR of B
@@ -557,8 +561,9 @@ ra_rocblas_gemm_splitk_finish(ra_i64 M, ra_i64 N, int parts, const T* __restrict
 //    layout): A(l % 16, l / 16), B(l / 16, l % 16), C(4 (l / 16) + i, l % 16).
 // Other targets have no float64 matrix instruction: the kernel traps there, and the Python layer
 // never launches it on them (it runs the SIMT kernel).
-// The block's 256 threads are (256 / warp size) warps in a (W / 2) x 2 grid over the BM x BN tile;
-// each warp owns (BM / (W / 2)) x (BN / 2) of C as FM x FN fragments. Operand tiles, global loads,
+// The block's THREADS threads (256, or 128 for a 64 x 64 tile in four warp quarters on NVIDIA)
+// are W = THREADS / warp size warps in a (W / 2) x 2 grid over the BM x BN tile; each warp owns
+// (BM / (W / 2)) x (BN / 2) of C as FM x FN fragments. Operand tiles, global loads,
 // double buffering, the grid (tiles, batches, split-K parts) and the epilogue are those of the
 // SIMT kernel above. Shared rows are padded by 4 elements: with a row length of 4 mod 16 doubles
 // the fragment loads (4 k rows x 8 or 16 consecutive elements) hit distinct banks.
@@ -687,13 +692,13 @@ RA_DEVICE void ra_rocblas3_copy16(double* s, const double* g, int bytes) {
 // direct path): element (r, kk) of the ROWS x BK tile of op(X) at (r0, k0) is X[r + k * ld]
 // (RC = 1, stored [BK][LD]) or X[k + r * ld] (RC = 0, stored [ROWS][BK] swizzled). A thread moves
 // UNITS pairs, STEP k columns (RC = 1) or rows (RC = 0) apart.
-template <int ROWS, int BK, int RC> struct ra_rocblas3_loader_vec {
+template <int ROWS, int BK, int RC, int THREADS = RA_ROCBLAS3_BLOCK> struct ra_rocblas3_loader_vec {
     static constexpr int LD = RC ? ROWS + 2 : BK;
     static constexpr int STAGE = RC ? BK * LD : ROWS * LD;             // doubles of one tile
     static constexpr int SPAN = (RC ? ROWS : BK) / 2;                  // pairs along the contiguous dimension
-    static constexpr int STEP = RA_ROCBLAS3_BLOCK / SPAN;
+    static constexpr int STEP = THREADS / SPAN;
     static constexpr int UNITS = (RC ? BK : ROWS) / STEP;
-    static_assert(RA_ROCBLAS3_BLOCK % SPAN == 0 && UNITS * STEP == (RC ? BK : ROWS) && UNITS >= 1 &&
+    static_assert(THREADS % SPAN == 0 && UNITS * STEP == (RC ? BK : ROWS) && UNITS >= 1 &&
                       (RC || BK == 16), "16-byte tile copies");
     static constexpr unsigned ALL = (1u << UNITS) - 1u;
     const double* p;   // this thread's first pair in the current k tile
@@ -749,10 +754,14 @@ template <int ROWS, int BK, int RC> struct ra_rocblas3_loader_vec {
             ra_rocblas3_copy16(s + s0 + e * sstep, b ? p + e * estride : safe, b);
         }
     }
+    // a whole tile of whole rows (the caller knows): no predicates
+    RA_DEVICE void copy_whole(double* s) const {
+#pragma unroll
+        for (int e = 0; e < UNITS; ++e) ra_rocblas3_copy16(s + s0 + e * sstep, p + e * estride, 16);
+    }
     RA_DEVICE void copy(double* s, int klim, const double* safe) const {
         if (klim >= BK && whole_rows()) {  // inner tiles: every pair whole
-#pragma unroll
-            for (int e = 0; e < UNITS; ++e) ra_rocblas3_copy16(s + s0 + e * sstep, p + e * estride, 16);
+            copy_whole(s);
         } else {
             copy_predicated(s, klim, safe);
         }
@@ -786,12 +795,12 @@ RA_DEVICE void ra_rocblas3_lds1(const double* s, double& x) {
 
 // An operand's loader and shared layout in the 8-byte (VEC = 0: [BK][ROWS + 4]) or the 16-byte
 // layout.
-template <int VEC, int ROWS, int BK, int RC> struct ra_rocblas3_f64mma_operand {
-    typedef ra_rocblas3_loader<double, ROWS, BK, RC> loader;
+template <int VEC, int ROWS, int BK, int RC, int THREADS> struct ra_rocblas3_f64mma_operand {
+    typedef ra_rocblas3_loader<double, ROWS, BK, RC, THREADS> loader;
     static constexpr int LD = ROWS + 4, STAGE = BK * LD;
 };
-template <int ROWS, int BK, int RC> struct ra_rocblas3_f64mma_operand<1, ROWS, BK, RC> {
-    typedef ra_rocblas3_loader_vec<ROWS, BK, RC> loader;
+template <int ROWS, int BK, int RC, int THREADS> struct ra_rocblas3_f64mma_operand<1, ROWS, BK, RC, THREADS> {
+    typedef ra_rocblas3_loader_vec<ROWS, BK, RC, THREADS> loader;
     static constexpr int LD = loader::LD, STAGE = loader::STAGE;
 };
 
@@ -876,6 +885,11 @@ template <typename MMA> RA_DEVICE int ra_rocblas3_f64mma_c_col(int lane, int g, 
     return vec && pairs ? 16 * (g >> 1) + 4 * (lane & 3) + 2 * (e & 1) + (g & 1) : g * MMA::N + MMA::c_col(lane, e);
 }
 
+// A compile-time flag of one k step: its refill is a whole tile of whole rows.
+template <bool WHOLE> struct ra_rocblas3_whole {
+    static constexpr bool value = WHOLE;
+};
+
 // The k loop of the direct float64 matrix tiles (STAGES >= 2): a ring of STAGES k tiles in
 // shared memory ([STAGES][BK][BM + 4] of op(A), then [STAGES][BK][BN + 4] of op(B)) filled by
 // asynchronous copies, STAGES - 1 tiles ahead of the one multiplied. So no registers hold the
@@ -883,12 +897,12 @@ template <typename MMA> RA_DEVICE int ra_rocblas3_f64mma_c_col(int lane, int g, 
 // tile kt and frees the stage read in step kt - 1, which the copies of tile kt + STAGES - 1 then
 // refill. The operand layouts (RA, RB: rows contiguous or not) are compile-time, so the loaders'
 // strides are constant multiples of lda/ldb. (ar, bc): the warp's first row and column.
-template <typename MMA, int BM, int BN, int BK, int STAGES, int FM, int FN, int RA, int RB, int VEC>
+template <typename MMA, int BM, int BN, int BK, int STAGES, int FM, int FN, int RA, int RB, int VEC, int THREADS>
 RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double* smem,
                                         const double* A, ra_i64 lda, ra_i64 m0, ra_i64 M, const double* B,
                                         ra_i64 ldb, ra_i64 n0, ra_i64 N, ra_i64 kb, ra_i64 ke, int ar, int bc) {
-    typedef ra_rocblas3_f64mma_operand<VEC, BM, BK, RA> OA;
-    typedef ra_rocblas3_f64mma_operand<VEC, BN, BK, RB> OB;
+    typedef ra_rocblas3_f64mma_operand<VEC, BM, BK, RA, THREADS> OA;
+    typedef ra_rocblas3_f64mma_operand<VEC, BN, BK, RB, THREADS> OB;
     constexpr int LDA_S = OA::LD, LDB_S = OB::LD;
     constexpr int SA = OA::STAGE, SB = OB::STAGE;  // elements of one stage
     static_assert(STAGES >= 2, "a ring of at least two k tiles");
@@ -922,21 +936,61 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
         ra_rocblas3_async_commit();
     }
     int cur = 0, nxt = STAGES - 1;  // the stages of tiles kt and kt + STAGES - 1
-    for (ra_i64 kt = 0; kt < ktiles; ++kt) {
-        ra_rocblas3_async_wait<STAGES - 2>();  // this thread's copies of tile kt landed
+    // The fragments of one instruction k step are loaded while the products of the one before
+    // run (two register buffers, the second k step's loads issued before the first's products,
+    // the next tile's first ones before the last's): waiting on shared loads was the largest
+    // stall of the 64 x 64 tiles (H200 ncu: short scoreboard 2-3.7 cycles per instruction).
+    // That takes an even number of instruction steps per tile (the buffer of a step is then
+    // fixed at compile time); K16 tiles of k 16 (one step) load their fragments in the step.
+    // Warp tiles of one fragment row (FM = 1: 64 x 64 on 256 threads, held to 128 registers)
+    // spilled the second buffer and ran slower with it.
+    constexpr int STEPS = BK / MMA::K;
+    constexpr bool PIPE = STEPS % 2 == 0 && FM >= 2;
+    double fa[2][FM][MMA::AR], fb[2][FN][MMA::BR];
+    if constexpr (PIPE) {
+        ra_rocblas3_async_wait<STAGES - 2>();  // tile 0 landed
         __syncthreads();
+        ra_rocblas3_f64mma_frags<MMA, VEC, FM, FN, RA, RB, LDA_S, LDB_S>(fa[0], fb[0], sA0, sB0, 0, lane, ar, bc);
+    }
+    // one k tile: multiply tile kt, refill the freed stage with tile kt + STAGES - 1 (WHOLE: a
+    // whole tile of whole rows, copied without predicates)
+    auto step = [&](ra_i64 kt, auto whole) {
+        if constexpr (!PIPE) {
+            ra_rocblas3_async_wait<STAGES - 2>();  // this thread's copies of tile kt landed
+            __syncthreads();
+        }
         const double* sA = sA0 + cur * SA;
         const double* sB = sB0 + cur * SB;
 #pragma unroll
-        for (int ks = 0; ks < BK; ks += MMA::K) {
-            double a[FM][MMA::AR], b[FN][MMA::BR];
-            ra_rocblas3_f64mma_frags<MMA, VEC, FM, FN, RA, RB, LDA_S, LDB_S>(a, b, sA, sB, ks, lane, ar, bc);
+        for (int st = 0; st < STEPS; ++st) {
+            const int buf = PIPE ? st & 1 : 0;
+            if constexpr (PIPE) {
+                if (st + 1 < STEPS) {
+                    ra_rocblas3_f64mma_frags<MMA, VEC, FM, FN, RA, RB, LDA_S, LDB_S>(fa[buf ^ 1], fb[buf ^ 1], sA, sB,
+                                                                                     (st + 1) * MMA::K, lane, ar, bc);
+                } else {
+                    // tile kt + 1 (past the last tile: a stage of no use, read and dropped)
+                    ra_rocblas3_async_wait<STAGES - 2>();
+                    __syncthreads();
+                    const int next = cur + 1 == STAGES ? 0 : cur + 1;
+                    ra_rocblas3_f64mma_frags<MMA, VEC, FM, FN, RA, RB, LDA_S, LDB_S>(fa[buf ^ 1], fb[buf ^ 1], sA0 + next * SA,
+                                                                                     sB0 + next * SB, 0, lane, ar, bc);
+                }
+            } else {
+                ra_rocblas3_f64mma_frags<MMA, VEC, FM, FN, RA, RB, LDA_S, LDB_S>(fa[0], fb[0], sA, sB, st * MMA::K, lane,
+                                                                                 ar, bc);
+            }
 #pragma unroll
             for (int f = 0; f < FM; ++f)
 #pragma unroll
-                for (int g = 0; g < FN; ++g) MMA::mma(a[f], b[g], acc[f][g]);
-            if (ks == 0) {  // refill the freed stage once the first products are under way
-                if constexpr (FLAT) {
+                for (int g = 0; g < FN; ++g) MMA::mma(fa[buf][f], fb[buf][g], acc[f][g]);
+            if (st == 0) {  // refill the freed stage once the first products are under way
+                if constexpr (decltype(whole)::value) {
+                    la.advance();
+                    lb.advance();
+                    la.copy_whole(sA0 + nxt * SA);
+                    lb.copy_whole(sB0 + nxt * SB);
+                } else if constexpr (FLAT) {
                     // without a branch (past the last tile the copies move nothing): the k
                     // step stays one basic block, so the copies interleave with the products
                     const ra_i64 left = ke - kb - (kt + STAGES - 1) * BK;
@@ -958,7 +1012,15 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
         }
         cur = cur + 1 == STAGES ? 0 : cur + 1;
         nxt = nxt + 1 == STAGES ? 0 : nxt + 1;
-    }
+    };
+    // The steps whose refill is a whole tile of whole rows (every row and column of the block's
+    // tile inside the matrix: block-uniform) run first without a predicate per copy, then the
+    // rest.
+    const bool whole_rows = m0 + BM <= M && n0 + BN <= N;
+    const ra_i64 whole_steps = whole_rows ? ra_max((ke - kb) / BK - (STAGES - 1), (ra_i64)0) : 0;
+    ra_i64 kt = 0;
+    for (; kt < whole_steps; ++kt) step(kt, ra_rocblas3_whole<true>());
+    for (; kt < ktiles; ++kt) step(kt, ra_rocblas3_whole<false>());
 }
 
 // VEC = 1: the 16-byte layout (see above) where it exists (NVIDIA sm_90, direct tiles of k 16,
@@ -969,14 +1031,21 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
 #define RA_ROCBLAS3_F64MMA_VEC 0
 #endif
 
-template <int BM, int BN, int BK, int STAGES = 0, int K16 = 0, int VEC = 0>
-__global__ void __launch_bounds__(RA_ROCBLAS3_BLOCK)
+// Resident blocks per multiprocessor a tile's registers are budgeted for, by its accumulators per
+// thread (ELEMS): the 128 x 128 tiles (64) one, up to 255 registers; the 64 x 64 tiles two: 128
+// registers on 256 threads (16), 255 on 128 threads (twice that; H200: 234 without a spill, where a
+// budget of three blocks, 168, spilled 128 bytes in the 16-byte layout). (One template argument:
+// HIP's __launch_bounds__ is a two-parameter macro.)
+template <int ELEMS> constexpr int ra_rocblas3_f64mma_blocks = ELEMS >= 64 ? 1 : 2;
+
+template <int BM, int BN, int BK, int STAGES = 0, int K16 = 0, int VEC = 0, int THREADS = RA_ROCBLAS3_BLOCK>
+__global__ void __launch_bounds__(THREADS, ra_rocblas3_f64mma_blocks<BM * BN / THREADS>)
 ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double* __restrict__ A, ra_i64 lda,
                        const double* __restrict__ B, ra_i64 ldb, double beta, double* __restrict__ C,
                        ra_i64 ldc, int flags, ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c,
                        ra_i64 k_per_split, double* __restrict__ ws, const double* __restrict__ bias) {
     typedef typename ra_rocblas3_f64mma_pick<K16>::type MMA;
-    constexpr int WARPS = RA_ROCBLAS3_BLOCK / RA_WARP_SIZE;
+    constexpr int WARPS = THREADS / RA_WARP_SIZE;
     constexpr int WN = 2, WM = WARPS / WN;
     constexpr int WTM = BM / WM, WTN = BN / WN;  // a warp's part of the tile
     constexpr int FM = WTM / MMA::M, FN = WTN / MMA::N;
@@ -1025,21 +1094,21 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
         if (ktiles > 0) {
             double* sm = ra_rocblas3_f64mma_smem;
             if (a_rows && b_rows)
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 1, V && ra_rocblas3_f64mma_vec_for<K16>(1, 1)>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 1, V && ra_rocblas3_f64mma_vec_for<K16>(1, 1), THREADS>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
             else if (a_rows)
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 0, V && ra_rocblas3_f64mma_vec_for<K16>(1, 0)>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 1, 0, V && ra_rocblas3_f64mma_vec_for<K16>(1, 0), THREADS>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
             else if (b_rows)
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 1, V && ra_rocblas3_f64mma_vec_for<K16>(0, 1)>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 1, V && ra_rocblas3_f64mma_vec_for<K16>(0, 1), THREADS>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
             else
-                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 0, V && ra_rocblas3_f64mma_vec_for<K16>(0, 0)>(acc, sm, A, lda, m0, M, B, ldb,
+                ra_rocblas3_f64mma_kloop<MMA, BM, BN, BK, STAGES, FM, FN, 0, 0, V && ra_rocblas3_f64mma_vec_for<K16>(0, 0), THREADS>(acc, sm, A, lda, m0, M, B, ldb,
                                                                                 n0, N, kb, ke, ar, bc);
         }
     } else if (ktiles > 0) {
-        ra_rocblas3_loader<double, BM, BK> la;
-        ra_rocblas3_loader<double, BN, BK> lb;
+        ra_rocblas3_loader<double, BM, BK, -1, THREADS> la;
+        ra_rocblas3_loader<double, BN, BK, -1, THREADS> lb;
         la.template init<LDA_S>(A, lda, a_rows, false, m0, M, kb);
         lb.template init<LDB_S>(B, ldb, b_rows, false, n0, N, kb);
         int klim = ke - kb < BK ? (int)(ke - kb) : BK;
