@@ -612,7 +612,7 @@ def test_f64_direct_matrix_tiles_are_nvidia_only():
     assert _level3.kernel_name("float64", narrow, vec=True) == "ra_rocblas_gemm_f64mma<64, 64, 16, 4, 0, 1, 128>"
     assert _level3.MmaTile(64, 64, 16, 3).template_args(vec=True) == (64, 64, 16, 3, 0, 1)
     assert {_level3.kernel_name("float64", narrow, v) for v in (False, True)} <= set(_level3.instantiations())
-    assert "__launch_bounds__(THREADS, ra_rocblas3_f64mma_blocks<BM * BN / THREADS>)" in source
+    assert "__launch_bounds__(THREADS, (ra_rocblas3_f64mma_blocks<BM * BN / THREADS, THREADS>))" in source
 
 
 def test_f64_direct_tiles_take_the_16_byte_layout_per_call(monkeypatch):
@@ -709,7 +709,11 @@ def test_heuristic_fills_the_device_then_splits_k():
         for dtype in _level3.TILES:
             names = [p.name for p in _level3.candidates(dtype, 64, 8192, 8192, 132, mma)]
             assert len(set(names)) == len(names), (dtype, mma, names)
-    assert _level3.size_class(1) == 0 and _level3.size_class(8192) == 13 and _level3.size_class(8193) == 14
+    # half octaves: (4096, 6144] and (6144, 8192] are two classes, and classes never decrease
+    classes = [_level3.size_class(v) for v in range(1, 20000)]
+    assert classes == sorted(classes) and _level3.size_class(1) == 0
+    assert _level3.size_class(4097) == _level3.size_class(6144) != _level3.size_class(6145) == _level3.size_class(8192)
+    assert _level3.size_class(8192) != _level3.size_class(8193)
 
 
 def test_direct_tiles_only_where_copies_are_asynchronous():
