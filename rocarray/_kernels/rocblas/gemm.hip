@@ -195,14 +195,14 @@ template <typename T, int ROWS, int BK, int RC = -1, int THREADS = RA_ROCBLAS3_B
 #pragma unroll
         for (int e = 0; e < ELEMS; ++e) s[s0 + e * sstep] = v[e];
     }
-    // the direct path (real data: nothing to conjugate): copies straight into shared memory;
-    // an element not moved is zero-filled, its source address replaced by `safe` (the matrix's
-    // first element)
-    // a whole tile of whole rows (the caller knows): no predicates
+    // the direct path (real data: nothing to conjugate): copies straight into shared memory.
+    // A whole tile of whole rows (the caller knows): no predicates.
     RA_DEVICE void copy_whole(T* s) const {
 #pragma unroll
         for (int e = 0; e < ELEMS; ++e) ra_rocblas3_copy(s + s0 + e * sstep, p + e * estride, true);
     }
+    // Any tile: an element not moved is zero-filled, its source address replaced by `safe` (the
+    // matrix's first element).
     RA_DEVICE void copy(T* s, int klim, const T* safe) const {
         const unsigned m = mask(klim);
         if (m == ALL) {  // every element (inner tiles): no address to replace
