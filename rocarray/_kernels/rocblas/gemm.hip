@@ -1032,12 +1032,12 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
 #endif
 
 // Resident blocks per multiprocessor a tile's registers are budgeted for, by its accumulators per
-// thread (ELEMS) and its block: warp tiles of 32 x 32 or more (ELEMS >= 32: 128 x 128 and 128 x 64
-// on 256 threads, 64 x 64 on 128) take up to 255 registers (H200: 234-250 without a spill; a
-// budget of 168 spilled), so 256 threads per multiprocessor; 64 x 64 on 256 threads (16) two
-// blocks of 128 registers. (The arguments in parentheses: HIP's __launch_bounds__ is a
-// two-parameter macro.)
-template <int ELEMS, int THREADS> constexpr int ra_rocblas3_f64mma_blocks = ELEMS >= 32 ? (THREADS >= 256 ? 1 : 256 / THREADS) : 2;
+// thread (ELEMS) and its block: more than 16 accumulators (128 x 128 and 128 x 64 on 256 threads,
+// 64 x 64 on 128) take up to 255 registers (H200: 234-250 without a spill; a budget of 168
+// spilled), so 256 threads per multiprocessor; 64 x 64 on 256 threads (16) two blocks of 128
+// registers. (The arguments in parentheses: HIP's __launch_bounds__ is a two-parameter macro.)
+template <int ELEMS, int THREADS>
+constexpr int ra_rocblas3_f64mma_blocks = ELEMS > 16 ? (THREADS >= 256 ? 1 : 256 / THREADS) : 2;
 
 template <int BM, int BN, int BK, int STAGES = 0, int K16 = 0, int VEC = 0, int THREADS = RA_ROCBLAS3_BLOCK>
 __global__ void __launch_bounds__(THREADS, (ra_rocblas3_f64mma_blocks<BM * BN / THREADS, THREADS>))
