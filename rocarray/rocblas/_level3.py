@@ -101,6 +101,7 @@ class Tile(tuple):
 
     __slots__ = ()
     mma = False
+    threads = BLOCK  # the launch's block
 
     def __new__(cls, bm, bn, bk, tm, tn, direct=0, lm=0, ln=0, stages=2):
         return super().__new__(cls, (bm, bn, bk, tm, tn, int(direct), int(lm), int(ln), int(stages)))
@@ -395,12 +396,13 @@ class Plan(tuple):
 
 def residency(dtype, tile):
     """Blocks of a tile's kernel resident per multiprocessor (an estimate from its registers on
-    sm_90: float32 tiles are bound to two, except one for a 16 x 8 micro-tile; float64 SIMT,
-    complex128 and the 128 x 128 float64 matrix tiles need more than 128 registers a thread, so
-    one)."""
+    sm_90: float32 tiles are bound to two, except one for a 16 x 8 micro-tile; float64 SIMT and
+    complex128 need more than 128 registers a thread, so one; the float64 matrix tiles follow the
+    kernel's launch bounds, ``ra_rocblas3_f64mma_blocks``: more than 16 accumulators a thread
+    take 256 threads per multiprocessor, else two blocks)."""
     dtype = numpy.dtype(dtype)
     if tile.mma:
-        return 1 if tile[0] * tile[1] >= 128 * 128 else 2
+        return max(1, 256 // tile.threads) if tile[0] * tile[1] // tile.threads > 16 else 2
     if tile[3] * tile[4] > 64:  # float 16 x 8: 128 accumulators, one block (ra_rocblas3_fat)
         return 1
     return 2 if dtype in (numpy.dtype("float32"), numpy.dtype("complex64")) else 1
@@ -580,7 +582,7 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     lda_, ldb_, ldc_, flags_ = i64(lda), i64(ldb), i64(ldc), numpy.int32(flag_bits)
     tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
     SCALAR, POINTER = prepared_launch.scalar(type(scalar_arg(0, dtype))), prepared_launch.POINTER
-    block = (tile.threads if tile.mma else BLOCK,)
+    block = (tile.threads,)
 
     def chunks_of(kernel):
         return tuple((prepared_launch.PreparedLaunch(
