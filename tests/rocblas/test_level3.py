@@ -289,7 +289,8 @@ def test_f64_16_byte_layout_matches_numpy(rng, monkeypatch, trans):
         for splits in (1, 3):
             plan = _level3.Plan(tile, splits)
             monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
-            for m, n, k in [(1, 1, 1), (129, 67, 35), (200, 130, 777), (2 * tile[0] + 3, tile[1] + 1, 48)]:
+            for m, n, k in [(1, 1, 1), (129, 67, 35), (200, 130, 777), (2 * tile[0] + 3, tile[1] + 1, 48),
+                              (2 * tile[0] + 2, tile[1] + 6, 40)]:
                 for shift_a, shift_b in ((0, 0), (1, 0), (0, 1)):
                     monkeypatch.setattr(_level3, "_warm", {})
                     monkeypatch.setattr(_level3, "_runs", {})
@@ -465,7 +466,7 @@ def test_every_launched_kernel_is_registered_and_exists():
     # one per dtype and tile shape, a 16-byte-layout one per direct float64 matrix tile, plus one
     # split-K finish per dtype: the transposes are flags
     vec = sum(_level3.has_vec(t) for d in _level3.TILES for t in _level3.tiles_for(d, "cuda"))
-    assert vec == 3
+    assert vec == 4
     assert len(registered) == sum(len(_level3.tiles_for(d, "cuda")) for d in _level3.TILES) + vec + 4
     assert "ra_rocblas_gemm_f64mma(" in _compile.read_text(_level3.SOURCE)
     source = _compile.read_text(_level3.SOURCE)
@@ -608,6 +609,9 @@ def test_f64_direct_matrix_tiles_are_nvidia_only():
     narrow = _level3.MmaTile(64, 64, 16, 4, threads=128)
     assert narrow.name == "mma64x64x16d4t128" and narrow.threads == 128 and narrow in _level3.MMA_TILES[np.dtype("float64")]
     assert _level3.residency("float64", narrow) == 2
+    wide = _level3.MmaTile(128, 64, 16, 3)  # eight 32 x 32 warp tiles, one block a multiprocessor
+    assert wide.name == "mma128x64x16d3" and wide in _level3.MMA_TILES[np.dtype("float64")]
+    assert _level3.residency("float64", wide) == 1 and wide in _level3.tiles_for("float64", "cuda")
     assert _level3.kernel_name("float64", narrow) == "ra_rocblas_gemm_f64mma<64, 64, 16, 4, 0, 0, 128>"
     assert _level3.kernel_name("float64", narrow, vec=True) == "ra_rocblas_gemm_f64mma<64, 64, 16, 4, 0, 1, 128>"
     assert _level3.MmaTile(64, 64, 16, 3).template_args(vec=True) == (64, 64, 16, 3, 0, 1)

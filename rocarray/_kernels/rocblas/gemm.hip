@@ -1067,8 +1067,21 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
 
     const ra_i64 tiles_m = (M + BM - 1) / BM;
     const ra_i64 bid = (ra_i64)blockIdx.x;
-    const ra_i64 m0 = (bid % tiles_m) * BM;
-    const ra_i64 n0 = (bid / tiles_m) * BN;
+    const ra_i64 i0 = (bid % tiles_m) * BM;  // the block's part of C: rows i0.., columns j0..
+    const ra_i64 j0 = (bid / tiles_m) * BN;
+    const bool a_rows = (flags & RA_ROCBLAS3_TRANS_A) == 0;
+    const bool b_rows = (flags & RA_ROCBLAS3_TRANS_B) != 0;
+    // A last tile that sticks out of C is computed shifted back to end at C's last row (column),
+    // overlapping its neighbour, whose rows it then does not store: its copies are whole rows
+    // like an inner tile's (no zero-filled rows, no predicate per copy), where edge tiles ran
+    // every k step on predicated copies and were the slowest blocks of the grid (H200, 64 x 64
+    // tiles, 1000 x 1000 x 1024 6.5 us slower than 1024 x 1024 x 1000 on the same 256 blocks).
+    // Not where C is narrower than a tile, nor where the 16-byte copies move row pairs (op(A)
+    // or op(B) row-contiguous) and the shifted pairs would start at odd rows.
+    const bool a_pairs = V && a_rows && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);
+    const bool b_pairs = V && b_rows && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);
+    const ra_i64 m0 = i0 + BM > M && M >= BM && !(a_pairs && (M & 1)) ? M - BM : i0;
+    const ra_i64 n0 = j0 + BN > N && N >= BN && !(b_pairs && (N & 1)) ? N - BN : j0;
     const int lane = ra_lane_id();
     const int wm = ra_warp_id() % WM, wn = ra_warp_id() / WM;
     const ra_i64 batch = (ra_i64)blockIdx.y;
@@ -1077,9 +1090,6 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     C += batch * stride_c;
     const ra_i64 kb = (ra_i64)blockIdx.z * k_per_split;
     const ra_i64 ke = ra_min(K, kb + k_per_split);
-
-    const bool a_rows = (flags & RA_ROCBLAS3_TRANS_A) == 0;
-    const bool b_rows = (flags & RA_ROCBLAS3_TRANS_B) != 0;
 
     double acc[FM][FN][MMA::ACC];
 #pragma unroll
@@ -1170,7 +1180,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                 for (int e = 0; e < MMA::ACC; ++e) {
                     const ra_i64 i = m0 + wm * WTM + ra_rocblas3_f64mma_c_row<MMA>(lane, f, e, vec);
                     const ra_i64 j = n0 + wn * WTN + ra_rocblas3_f64mma_c_col<MMA>(lane, g, e, vec, !b_rows);
-                    if (i >= M || j >= N) continue;
+                    if (i >= M || j >= N || i < i0 || j < j0) continue;  // a shifted tile's overlap
                     const double s = K > 0 ? alpha * acc[f][g][e] : 0.0;
                     if (split) part[i + j * M] = s;
                     else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags,
