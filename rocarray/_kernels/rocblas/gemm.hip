@@ -1078,10 +1078,9 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     // tiles, 1000 x 1000 x 1024 6.5 us slower than 1024 x 1024 x 1000 on the same 256 blocks).
     // Not where C is narrower than a tile, nor where the 16-byte copies move row pairs (op(A)
     // or op(B) row-contiguous) and the shifted pairs would start at odd rows.
-    const bool a_pairs = V && a_rows && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);
-    const bool b_pairs = V && b_rows && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);
-    const ra_i64 m0 = i0 + BM > M && M >= BM && !(a_pairs && (M & 1)) ? M - BM : i0;
-    const ra_i64 n0 = j0 + BN > N && N >= BN && !(b_pairs && (N & 1)) ? N - BN : j0;
+    const bool vec = V && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);  // the k loop's layout
+    const ra_i64 m0 = i0 + BM > M && M >= BM && !(vec && a_rows && (M & 1)) ? M - BM : i0;
+    const ra_i64 n0 = j0 + BN > N && N >= BN && !(vec && b_rows && (N & 1)) ? N - BN : j0;
     const int lane = ra_lane_id();
     const int wm = ra_warp_id() % WM, wn = ra_warp_id() / WM;
     const ra_i64 batch = (ra_i64)blockIdx.y;
@@ -1169,7 +1168,6 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     }
 
     const bool split = gridDim.z > 1;
-    const bool vec = V && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);  // the k loop's layout
     double* part = ws + (ra_i64)blockIdx.z * M * N;
     ra_with_activation(ra_rocblas3_act_code(flags), [&](auto code) {
 #pragma unroll
