@@ -471,6 +471,50 @@ def coverage(m, n, tile):
     return m * n / (tiles_of(m, n, tile) * tile[0] * tile[1])
 
 
+#: The NVIDIA float64 matrix tiles of :func:`direct_f64_tile`: the big and the wide one (one block
+#: per multiprocessor) and the 64 x 64 tile on 128 threads (two blocks).
+F64_BIG, F64_WIDE, F64_SMALL = MmaTile(128, 128, 16, 3), MmaTile(128, 64, 16, 3), MmaTile(64, 64, 16, 4, threads=128)
+#: A one-block tile is the untuned choice only where its waves are this full (tiles over the
+#: wave slots they take, :func:`waves_taken`) ...
+ONE_BLOCK_MIN_FILL = 0.9
+#: ... and each multiprocessor runs at least this many steps of k (k times the waves): the
+#: tile's pipeline fill and epilogue, which no second block hides, are then a small part of the
+#: run. (H200: about 18 us a wave for the 128 x 128 tile, 7 for the 128 x 64; the 128 x 64 tile
+#: does the 64 x 64 tile's work about 5 % faster, so it needs the longer runs.)
+ONE_BLOCK_MIN_DEPTH = {F64_BIG: 3000, F64_WIDE: 6000}
+
+
+def waves_taken(blocks, slots, k, batch=1):
+    """The waves a grid of ``blocks`` tiles takes on ``slots`` resident blocks: whole waves rounded
+    up, or ``waves + 1/2`` where :func:`tail_split` splits the last one along k."""
+    if batch == 1 and tail_split(blocks, slots, k)[1] > 1:
+        return blocks // slots + 0.5
+    return -(-blocks // slots)
+
+
+def direct_f64_tile(tiles, m, n, k, multiprocessors, batch=1):
+    """The untuned float64 tile among NVIDIA's direct matrix tiles (``None`` when ``tiles`` lacks
+    them, or when even the 64 x 64 tiles leave multiprocessors idle: the coverage and split-K rule
+    of :func:`heuristic` then decides).
+
+    The 64 x 64 tile (two blocks per multiprocessor, each hiding the other's pipeline fill and
+    epilogue) unless a one-block tile, the 128 x 128 first, then the 128 x 64, fills its waves
+    (:data:`ONE_BLOCK_MIN_FILL`) over a long enough run (:data:`ONE_BLOCK_MIN_DEPTH`). Fitted to
+    58 problems timed with every tile on the H200 (docs/performance.md, 2026-12-03): within 10 %
+    of the fastest plan timed (whole tiles and splits) on each, 0.6 % on average, where the rule of the other
+    dtypes (the largest tile whose grid fills a wave) lost up to 1.6x."""
+    if not {F64_BIG, F64_WIDE, F64_SMALL} <= set(tiles):
+        return None
+    if tiles_of(m, n, F64_SMALL) * batch < multiprocessors:
+        return None
+    for tile in (F64_BIG, F64_WIDE):
+        blocks = tiles_of(m, n, tile) * batch
+        waves = waves_taken(blocks, multiprocessors, k, batch)
+        if blocks >= ONE_BLOCK_MIN_FILL * multiprocessors * waves and k * waves >= ONE_BLOCK_MIN_DEPTH[tile]:
+            return tile
+    return F64_SMALL
+
+
 def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
     """The untuned choice: the float32 three-TF32-product path where ``x3`` says it may run
     (:func:`rocarray.rocblas._level3_tf32x3.usable`; its tile by
@@ -481,10 +525,14 @@ def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
     (:data:`MIN_COVERAGE`) and whose split-K parts fill a wave (H200, 256 x 256 x 65536: 128 x
     128 tiles in 64 / 33 parts 246 / 218 us for float32 / float64, 64 x 64 in 16 parts 330 /
     272 us; 64 x 8192^2 float32: 64 x 256 in 8 parts 259 us, 64 x 64 in 2 parts 333), else the
-    smallest."""
+    smallest. float64 on NVIDIA's direct matrix tiles, where the 64 x 64 tiles fill a wave, takes
+    the measured rule of :func:`direct_f64_tile` instead."""
     if x3:
         return Plan(_level3_tf32x3.heuristic_tile(m, n, batch, multiprocessors), 1)
     tiles = tiles_for(dtype, mma)
+    direct = direct_f64_tile(tiles, m, n, k, multiprocessors, batch)
+    if direct is not None:
+        return Plan(direct, 1)
     area = lambda t: t[0] * t[1]
     for tile in tiles:
         if tiles_of(m, n, tile) * batch >= multiprocessors:

@@ -745,6 +745,48 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
         assert _level3.heuristic("float32", m, n, k, sms, mma="cuda", x3=True).name == "x3_128x128.s1"
 
 
+
+def test_float64_direct_tiles_follow_the_measured_wave_rule():
+    # H200 (132 multiprocessors), every tile timed (docs/performance.md, 2026-12-03): the untuned
+    # float64 tile on NVIDIA's direct matrix tiles
+    sms = 132
+    big, wide, small = _level3.F64_BIG, _level3.F64_WIDE, _level3.F64_SMALL
+    tiles = _level3.tiles_for("float64", "cuda")
+    assert {big, wide, small} <= set(tiles)
+    assert _level3.residency("float64", big) == _level3.residency("float64", wide) == 1
+    assert _level3.residency("float64", small) == 2
+    cases = {  # (m, n, k, batch): tile; the comment gives the times in us (chosen / the old choice)
+        (2048, 2048, 2048, 1): big,      # 256 tiles, two full waves: 335 (64 x 64 361)
+        (8192, 8192, 8192, 1): big,      # 31 waves and a split tail
+        (2800, 2800, 2800, 1): big,      # 484 tiles: 3.7 of 4 waves
+        (5000, 5000, 1000, 1): big,      # 12 waves and a split tail, 12500 k steps: 1123 (64 x 64 1393)
+        (2200, 2200, 2200, 1): wide,     # 128 x 128: 2.45 of 3 waves; 128 x 64 4.8 of 5: 476 (524)
+        (1024, 1024, 8192, 1): wide,     # one wave of 128 tiles, 8192 k steps
+        (1000, 1000, 1000, 1): small,    # too short a run for one block a multiprocessor (tuned anyway)
+        (1536, 1536, 1536, 1): small,    # 144 big tiles, a second wave of 12: 163 (198)
+        (1700, 1700, 1700, 1): small,    # 229 (292)
+        (960, 1056, 1000, 1): small,     # 136 wide tiles, just over a wave: 48.4 (74.3)
+        (4096, 1024, 1024, 1): small,    # two waves of 1024 k steps: 192 (211)
+        (2048, 2048, 256, 1): small,     # 65.9 (82.9)
+        (768, 768, 768, 4): small,       # batched: 98.6 (152)
+        (384, 384, 384, 16): small,      # 63.1 (100.3)
+    }
+    for (m, n, k, batch), tile in cases.items():
+        assert _level3.direct_f64_tile(tiles, m, n, k, sms, batch) == tile, (m, n, k, batch)
+        assert _level3.heuristic("float64", m, n, k, sms, batch, mma="cuda") == (tile, 1), (m, n, k, batch)
+    # the 64 x 64 tiles leave multiprocessors idle: the coverage and split rule decides
+    assert _level3.direct_f64_tile(tiles, 64, 8192, 8192, sms) is None
+    assert _level3.direct_f64_tile(tiles, 640, 640, 640, sms) is None
+    assert _level3.heuristic("float64", 640, 640, 640, sms, mma="cuda").name == "mma64x64x16d4t128.s2"
+    # AMD and devices without float64 matrix instructions keep the rule of the other dtypes
+    for mma in ("hip", False):
+        assert _level3.direct_f64_tile(_level3.tiles_for("float64", mma), 2048, 2048, 2048, sms) is None
+    # 256 tiles on 132 slots take two waves; 400 take three and a split tail (a batch is not split)
+    assert _level3.waves_taken(256, sms, 2048) == 2
+    assert _level3.waves_taken(400, sms, 2500) == 3.5
+    assert _level3.waves_taken(400, sms, 2500, batch=2) == 4
+    assert _level3.waves_taken(100, sms, 2048) == 1
+
 def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
     sms = 132
     t64 = _level3.Tile(64, 64, 16, 4, 4)
