@@ -745,7 +745,6 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
         assert _level3.heuristic("float32", m, n, k, sms, mma="cuda", x3=True).name == "x3_128x128.s1"
 
 
-
 def test_float64_direct_tiles_follow_the_measured_wave_rule():
     # H200 (132 multiprocessors), every tile timed (docs/performance.md, 2026-12-03): the untuned
     # float64 tile on NVIDIA's direct matrix tiles
@@ -786,6 +785,7 @@ def test_float64_direct_tiles_follow_the_measured_wave_rule():
     assert _level3.waves_taken(400, sms, 2500) == 3.5
     assert _level3.waves_taken(400, sms, 2500, batch=2) == 4
     assert _level3.waves_taken(100, sms, 2048) == 1
+
 
 def test_split_k_fills_one_wave_and_candidates_cover_skinny_shapes():
     sms = 132

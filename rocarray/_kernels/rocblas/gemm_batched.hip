@@ -499,6 +499,8 @@ template <int S> struct ra_rocblas_gb_bulk_cfg {
     // Ring stages and resident blocks per multiprocessor, measured on the H200 (10^5 products,
     // stages x blocks): groups of several matrices (S = 2^5) 4 x 1 310 us, 6 x 1 315, 3 x 2 322,
     // 2 x 3 326; one matrix a group (S = 2^6) 3 x 2 1.56 ms, 2 x 3 1.55, 4 x 1 1.70, 6 x 1 1.76.
+    // At S = 2^5 the multiply alone takes about 1.4 us a group, the whole loop 1.5 and the DRAM
+    // floor 1.45 (docs/performance.md, 2026-12-04): a faster multiply alone did not speed it up.
     static constexpr int STAGES = MB > 1 ? 4 : 3;
     static constexpr int BLOCKS = MB > 1 ? 1 : 2;
 };
