@@ -202,8 +202,9 @@ TILES = {
 #: 1.0-1.1x (H200). 128 x 64 on 256 threads (eight 32 x 32 warp tiles, one block per
 #: multiprocessor, cuBLAS's shape at 1000^3) runs 1000^3 in 48.4 us against 52.2 for the 64 x 64
 #: tile (cuBLAS 41.4) since the kernel shifts edge tiles inside C (before: 57.3).
-MMA_TILES = {numpy.dtype("float64"): (MmaTile(128, 128, 16, 3), MmaTile(128, 128, 16, 3, 1), MmaTile(128, 64, 16, 3),
-                                      MmaTile(64, 64, 16, 4, threads=128),
+#: The big, the wide and the small of these direct tiles are the choices of :func:`direct_f64_tile`.
+F64_BIG, F64_WIDE, F64_SMALL = MmaTile(128, 128, 16, 3), MmaTile(128, 64, 16, 3), MmaTile(64, 64, 16, 4, threads=128)
+MMA_TILES = {numpy.dtype("float64"): (F64_BIG, MmaTile(128, 128, 16, 3, 1), F64_WIDE, F64_SMALL,
                                       MmaTile(128, 128, 16), MmaTile(128, 128, 8), MmaTile(64, 64, 16))}
 #: Shared memory a block may use on AMD (64 KB of LDS); NVIDIA sm_80+ takes more with the opt-in.
 HIP_SHARED_LIMIT = 64 * 1024
@@ -471,9 +472,6 @@ def coverage(m, n, tile):
     return m * n / (tiles_of(m, n, tile) * tile[0] * tile[1])
 
 
-#: The NVIDIA float64 matrix tiles of :func:`direct_f64_tile`: the big and the wide one (one block
-#: per multiprocessor) and the 64 x 64 tile on 128 threads (two blocks).
-F64_BIG, F64_WIDE, F64_SMALL = MmaTile(128, 128, 16, 3), MmaTile(128, 64, 16, 3), MmaTile(64, 64, 16, 4, threads=128)
 #: A one-block tile is the untuned choice only where its waves are this full (tiles over the
 #: wave slots they take, :func:`waves_taken`) ...
 ONE_BLOCK_MIN_FILL = 0.9
@@ -501,9 +499,10 @@ def direct_f64_tile(tiles, m, n, k, multiprocessors, batch=1):
     epilogue) unless a one-block tile, the 128 x 128 first, then the 128 x 64, fills its waves
     (:data:`ONE_BLOCK_MIN_FILL`) over a long enough run (:data:`ONE_BLOCK_MIN_DEPTH`). Fitted to
     58 problems timed with every tile on the H200 (docs/performance.md, 2026-12-03): within 10 %
-    of the fastest plan timed (whole tiles and splits) on each, 0.6 % on average, where the rule of the other
-    dtypes (the largest tile whose grid fills a wave) lost up to 1.6x."""
-    if not {F64_BIG, F64_WIDE, F64_SMALL} <= set(tiles):
+    of the fastest plan timed (whole tiles and splits) on each, 0.6 % on average, where the rule
+    of the other dtypes (the largest tile whose grid fills a wave) lost up to 1.6x. The big and
+    the wide tile run one block per multiprocessor, the 64 x 64 tile (128 threads) two."""
+    if F64_SMALL not in tiles:  # tiles_for offers the three direct tiles together (NVIDIA) or none
         return None
     if tiles_of(m, n, F64_SMALL) * batch < multiprocessors:
         return None
