@@ -85,7 +85,8 @@ of 32 KB stages (four 32^2 or one 64^2 pair) in dynamic shared memory; no regist
 so the next groups' loads are in flight while a block multiplies (4 x 4 register tiles from
 shared memory) and writes C from registers. Measured on the H200 (docs/performance.md): 10^5 x
 32^3 290 us with B by tensor map (100 % of copy, 1.48-1.50x cuBLAS's 430 us; 310 us with the plain
-copies of B, the streaming kernel 370-380 us), 10^5 x 64^3
+copies of B, the streaming kernel 370-380 us; held for seconds, the board's 700 W power cap lowers
+the clocks and both slow down: 306-339 us against 439-451, 1.33-1.44x), 10^5 x 64^3
 1.52-1.60 ms (1.13-1.15x, the one-shot kernel 2.1-2.25 ms). 32^3 runs 4 stages with 1 block per
 multiprocessor, 64^3 3 stages with 2 (:func:`bulk_stages`, :func:`bulk_blocks`: the best of
 2-6 stages x 1-3 blocks). An untransposed B is read along k with the four columns a warp reads in

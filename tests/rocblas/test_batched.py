@@ -301,10 +301,11 @@ def bulk_maps(monkeypatch):
 
 # (trans, batch, stride_a, stride_b, extra (ldc above S), beta): packed and gapped strides (multiples
 # of four floats), broadcast operands, partial last groups (batch not a multiple of 4), more groups
-# than one resident wave with several laps of the three-stage ring, beta == 0 on a NaN C
+# than one resident wave with several laps of the three-stage ring, beta == 0 on a NaN C (packed or
+# with a padded ldc; B by tensor map too)
 BULK_CASES = [("NN", 1, None, None, 0, None), ("NT", 3, None, None, 3, None), ("NN", 5, "gap", "gap", 0, None),
               ("NT", 4001, None, None, 0, 0.0), ("NN", 4003, 0, None, 1, None), ("NN", 9002, None, 0, 0, 0.0),
-              ("NT", 9001, "gap", None, 0, 1.0)]
+              ("NT", 9001, "gap", None, 0, 1.0), ("NN", 4099, None, None, 0, 0.0), ("NN", 7, None, None, 1, 0.0)]
 
 
 @pytest.mark.gpu
