@@ -85,6 +85,7 @@ CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
 
 _NOT_YET = ("float16", "bfloat16")
 _F32 = numpy.dtype("float32")
+_F64 = numpy.dtype("float64")
 
 
 class Tile(tuple):
@@ -501,15 +502,17 @@ def direct_f64_tile(tiles, m, n, k, multiprocessors, batch=1):
     58 problems timed with every tile on the H200 (docs/performance.md, 2026-12-03): within 10 %
     of the fastest plan timed (whole tiles and splits) on each, 0.6 % on average, where the rule
     of the other dtypes (the largest tile whose grid fills a wave) lost up to 1.6x. The big and
-    the wide tile run one block per multiprocessor, the 64 x 64 tile (128 threads) two."""
+    the wide tile run one block per multiprocessor (their wave slots by :func:`residency`), the
+    64 x 64 tile (128 threads) two."""
     if F64_SMALL not in tiles:  # tiles_for offers the three direct tiles together (NVIDIA) or none
         return None
     if tiles_of(m, n, F64_SMALL) * batch < multiprocessors:
         return None
     for tile in (F64_BIG, F64_WIDE):
         blocks = tiles_of(m, n, tile) * batch
-        waves = waves_taken(blocks, multiprocessors, k, batch)
-        if blocks >= ONE_BLOCK_MIN_FILL * multiprocessors * waves and k * waves >= ONE_BLOCK_MIN_DEPTH[tile]:
+        slots = residency(_F64, tile) * multiprocessors
+        waves = waves_taken(blocks, slots, k, batch)
+        if blocks >= ONE_BLOCK_MIN_FILL * slots * waves and k * waves >= ONE_BLOCK_MIN_DEPTH[tile]:
             return tile
     return F64_SMALL
 
