@@ -22,7 +22,7 @@ import threading
 
 import numpy
 
-from rocarray._core import launch
+from rocarray._core import dependent_launch, launch
 
 
 class Slot:
@@ -108,6 +108,10 @@ class PreparedLaunch:
         :data:`POINTER`, :func:`scalar` and :data:`HOST_ARRAY` markers (per call).
     shared_mem : int, optional
         Dynamic shared memory in bytes (the caller has raised the kernel's limit if needed).
+    dependent : bool, optional
+        Queue the kernel as a programmatic dependent of the previous work in its stream where
+        the driver can (:mod:`rocarray._core.dependent_launch`): only for kernels that run
+        ``ra_grid_dependency_wait`` before touching global memory. Elsewhere a plain launch.
 
     Raises
     ------
@@ -115,8 +119,9 @@ class PreparedLaunch:
         An argument of another kind.
     """
 
-    def __init__(self, kernel, grid, block, args, shared_mem=0):
+    def __init__(self, kernel, grid, block, args, shared_mem=0, dependent=False):
         self.kernel = kernel
+        self.dependent = bool(dependent)
         self.grid, self.block = grid, block  # as given: CuPy's call takes them so
         self.shared_mem = int(shared_mem)
         self.args = tuple(args)
@@ -138,6 +143,8 @@ class PreparedLaunch:
             return None
         if launch_fn is None:
             return None
+        if self.dependent and dependent_launch.available():
+            launch_fn = dependent_launch.DependentLaunch(launch_fn)
         params = (ctypes.c_void_p * max(1, len(self.args)))()
         keep, setters = [], []
         for i, a in enumerate(self.args):

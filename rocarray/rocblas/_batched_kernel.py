@@ -407,7 +407,7 @@ def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c
         prepared = prepared_launch.PreparedLaunch(
             kernel, (blocks,), (BLOCK,),
             (f32, ptr, i64(stride_a), ptr, i64(stride_b), prepared_launch.HOST_ARRAY if b_tma else _NO_MAP, f32, ptr,
-             i64(ldc), i64(stride_c), i64(batch)), shared_mem=shared)
+             i64(ldc), i64(stride_c), i64(batch)), shared_mem=shared, dependent=True)
         if b_tma:
             return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, tma_b, beta, C)
         return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, beta, C)

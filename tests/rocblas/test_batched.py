@@ -361,6 +361,39 @@ def test_bulk_copy_kernel_uses_its_planned_resources():
             assert resident == bk.bulk_blocks(tile), (tile, b_trans, resident)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("trans", ["NN", "NT"])
+@pytest.mark.parametrize("size", _batched_kernel.BULK_TILES)
+def test_bulk_copy_kernel_chain_reads_each_previous_result(rng, bulk_launches, size, trans):
+    """Bulk launches queued as programmatic dependents, each reading the C its predecessor writes
+    (A of product i + 1 is C of product i): a launch that touched memory before the previous grid
+    completed would read the NaN poison or a partial C. Each result is checked in float64."""
+    from rocarray._core import backend, dependent_launch
+
+    major, _ = backend.compute_capability_version(backend.device_info(0))
+    bulk = _batched_kernel.bulk_device(backend.device_info(0).is_hip, major)
+    if bulk:
+        assert dependent_launch.available()
+    batch, links = 20011 if size == 32 else 5003, 5   # many groups per block: the grids' tails overlap
+    packed = size * size
+    b_host = (rng.standard_normal((batch, size, size)) / np.sqrt(size)).astype(np.float32)   # column-major
+    stacks = [(rng.standard_normal((batch, size, size)) / np.sqrt(size)).astype(np.float32)]
+    dev_b = to_device(b_host.reshape(-1))
+    dev = [to_device(stacks[0].reshape(-1))] + [to_device(np.full(batch * packed, np.nan, np.float32))
+                                                for _ in range(links)]
+    for i in range(links):
+        rocblas.gemm_strided_batched(trans[0], trans[1], size, size, size, np.float32(1), dev[i], size, packed,
+                                     dev_b, size, packed, np.float32(0), dev[i + 1], size, packed, batch)
+    # column-major matrices read as C-ordered arrays are transposed: C^T = op(B)^T A^T
+    b_op_t = b_host if trans[1] == "N" else np.swapaxes(b_host, 1, 2)
+    want = stacks[0].astype(np.float64)
+    for i in range(links):
+        want = np.matmul(b_op_t.astype(np.float64), want)
+        got = to_host(dev[i + 1]).reshape(batch, size, size)
+        assert_close(got, want, "float32", size * (i + 1), atol_scale=float(np.max(np.abs(want))))
+    assert bulk_launches[:1] == ([size] if bulk else [])   # repeats may take the remembered launch
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: the pure-Python layer, on fake device arrays (never launched)
 # --------------------------------------------------------------------------------------------

@@ -56,4 +56,11 @@ RA_DEVICE void ra_tma_load_3d(unsigned dst, const ra_tensor_map* map, int c0, in
                  : "memory");
 }
 RA_DEVICE unsigned ra_shared_address(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+// Programmatic dependent launch (rocarray/_core/dependent_launch.py). The wait returns once the
+// previous grid in the stream has completed and its writes are visible (at once for a plain
+// launch): a kernel launched as a dependent calls it before it touches global memory. The
+// signal lets the next kernel, if it is launched as a dependent, be scheduled before this grid
+// ends (it still waits for this grid's completion before touching memory).
+RA_DEVICE void ra_grid_dependency_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+RA_DEVICE void ra_grid_dependents_launch() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
 #endif

@@ -476,6 +476,9 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
 // chunk q ^ (j % 8) (ra_rocblas_gb_bulk_swizzled); the thread takes columns ty, ty + 8, ty + 16,
 // ty + 24, so the four ty of a warp read four different chunks: four bank groups, no conflict.
 // The k order of every sum is unchanged. The ring is aligned to the swizzle's 1024-byte period.
+// The host launches it as a programmatic dependent of the previous kernel in the stream
+// (rocarray/_core/dependent_launch.py): its blocks are placed while that kernel's last blocks
+// finish and wait for it (ra_grid_dependency_wait) before their first copy; 2 us less a launch.
 // Without the copy engine (other targets) the block's threads copy each group in 16-byte vectors
 // through one stage, two barriers a group; the host launches this kernel on sm_90 only.
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
@@ -587,6 +590,12 @@ ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 st
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) ra_mbar_init(ra_shared_address(&bars[s]), 1u);
         ra_mbar_init_fence();
+    }
+    // Launched as a programmatic dependent: wait for the previous grid before any global access,
+    // then let the next launch be scheduled as this grid's blocks leave (it waits likewise).
+    ra_grid_dependency_wait();
+    ra_grid_dependents_launch();
+    if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             const ra_i64 g = (ra_i64)blockIdx.x + s * step;
             if (g < groups)
