@@ -17,7 +17,6 @@ and where the driver lacks the entry point, :func:`available` is False and calle
 """
 
 import ctypes
-import threading
 
 from rocarray._core import launch
 
@@ -46,24 +45,20 @@ class _Config(ctypes.Structure):
                 ("attrs", ctypes.POINTER(_Attribute)), ("num_attrs", ctypes.c_uint)]
 
 
-_lock = threading.Lock()
 _entry = []  # [cuLaunchKernelEx or None], filled once
 
 
 def _driver_entry():
     """The driver's ``cuLaunchKernelEx`` (ctypes), or None: a HIP build, no CuPy, an old driver."""
     if not _entry:
-        with _lock:
-            if not _entry:
-                fn = None
-                try:
-                    if not launch.cupy().cuda.runtime.is_hip:
-                        fn = ctypes.CDLL("libcuda.so.1").cuLaunchKernelEx
-                        fn.restype = ctypes.c_int
-                        fn.argtypes = [ctypes.POINTER(_Config), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-                except Exception:
-                    fn = None
-                _entry.append(fn)
+        fn = None
+        try:
+            if not launch.cupy().cuda.runtime.is_hip:
+                fn = launch.cuda_driver_entry("cuLaunchKernelEx", (ctypes.POINTER(_Config), ctypes.c_void_p,
+                                                                   ctypes.c_void_p, ctypes.c_void_p))
+        except Exception:
+            fn = None
+        _entry[:] = [fn]
     return _entry[0]
 
 

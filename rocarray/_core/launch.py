@@ -1,6 +1,7 @@
 """Launch facts every library needs: the cached ``cupy`` module and kernel handles with the size
 of one full wave of resident blocks on their device (from the occupancy API)."""
 
+import ctypes
 import threading
 
 from rocarray._core import backend
@@ -15,6 +16,31 @@ def cupy():
     if _cupy_module is None:
         _cupy_module = backend.require_cupy()
     return _cupy_module
+
+
+_driver_lock = threading.Lock()
+_driver_entries = {}
+
+
+def cuda_driver_entry(name, argtypes):
+    """A CUDA driver API function CuPy does not wrap, through ``ctypes`` on the driver library CuPy
+    loaded (``int`` result: the ``CUresult``), looked up once per name.
+
+    Raises
+    ------
+    OSError, AttributeError
+        No CUDA driver library, or a driver without ``name``.
+    """
+    fn = _driver_entries.get(name)
+    if fn is None:
+        with _driver_lock:
+            fn = _driver_entries.get(name)
+            if fn is None:
+                fn = getattr(ctypes.CDLL("libcuda.so.1"), name)
+                fn.restype = ctypes.c_int
+                fn.argtypes = list(argtypes)
+                _driver_entries[name] = fn
+    return fn
 
 
 #: The handle value of the per-thread default stream (``cudaStreamPerThread``/``hipStreamPerThread``):

@@ -97,7 +97,7 @@ groups; a B the driver cannot map (a zero batch stride) takes the plain copies. 
 as a programmatic dependent of the previous kernel in its stream (``dependent=True``,
 :mod:`rocarray._core.dependent_launch`): its blocks are placed while that kernel's last blocks
 finish and wait for its completion before their first copy, which takes about 1 us off each
-launch (10^5 x 32^3: 288 -> 287 us, 1.49-1.50x -> 1.50x in the bench).
+launch (10^5 x 32^3: 288-290 -> 287.3-287.5 us, 1.488-1.495x unrounded).
 
 Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
 once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does

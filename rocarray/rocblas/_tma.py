@@ -18,6 +18,8 @@ import threading
 
 import numpy
 
+from rocarray._core import launch
+
 #: The NumPy twin of ``ra_tensor_map`` (``CUtensorMap``: 16 64-bit words).
 TENSOR_MAP = numpy.dtype([("words", "<u8", (16,))])
 
@@ -34,8 +36,7 @@ _SWIZZLE_128B = 3
 _L2_PROMOTION_256B = 3
 _OOB_FILL_ZERO = 0
 
-_lock = threading.Lock()
-_encode = None
+_lock = threading.Lock()  # guards _cache
 #: Encoded maps by description (a map holds only an address and a geometry, so a cached map stays
 #: valid for any buffer later allocated at that address); bounded, oldest dropped first.
 _cache = {}
@@ -46,20 +47,14 @@ class TensorMapError(RuntimeError):
     """The driver refused to encode a tensor map (the caller falls back to another kernel)."""
 
 
+_ENCODE_ARGS = (ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+                ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+                ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int)
+
+
 def _encoder():
-    global _encode
-    if _encode is None:
-        with _lock:
-            if _encode is None:
-                lib = ctypes.CDLL("libcuda.so.1")
-                fn = lib.cuTensorMapEncodeTiled
-                fn.restype = ctypes.c_int
-                fn.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
-                               ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
-                               ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
-                               ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
-                _encode = fn
-    return _encode
+    return launch.cuda_driver_entry("cuTensorMapEncodeTiled", _ENCODE_ARGS)
 
 
 def box_shape(kmajor, rows, itemsize=2):

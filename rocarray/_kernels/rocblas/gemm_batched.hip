@@ -478,7 +478,7 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
 // The k order of every sum is unchanged. The ring is aligned to the swizzle's 1024-byte period.
 // The host launches it as a programmatic dependent of the previous kernel in the stream
 // (rocarray/_core/dependent_launch.py): its blocks are placed while that kernel's last blocks
-// finish and wait for it (ra_grid_dependency_wait) before their first copy; 2 us less a launch.
+// finish and wait for it (ra_grid_dependency_wait) before their first copy: about 1 us less a launch.
 // Without the copy engine (other targets) the block's threads copy each group in 16-byte vectors
 // through one stage, two barriers a group; the host launches this kernel on sm_90 only.
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
