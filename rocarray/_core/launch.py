@@ -134,6 +134,18 @@ def has_bulk_copy(device_id):
     return use
 
 
+def grid_dependency(is_hip, cc_major):
+    """Whether a kernel that starts with ``ra_dependent_grid_enter`` (``ra_async.cuh``) may be queued
+    as a programmatic dependent on a device (``PreparedLaunch(..., dependent=True)``): where it is
+    compiled with ``griddepcontrol``, the devices of :func:`bulk_copy_engine`."""
+    return bulk_copy_engine(is_hip, cc_major)
+
+
+def dependent_launches(device_id):
+    """:func:`grid_dependency` for a device (memoized)."""
+    return has_bulk_copy(device_id)
+
+
 def occupancy(kernel, block, limit, dynamic_shared=0):
     """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
 

@@ -635,12 +635,16 @@ def _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, ldc, flag_bits, batc
     tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
     SCALAR, POINTER = prepared_launch.scalar(type(scalar_arg(0, dtype))), prepared_launch.POINTER
     block = (tile.threads,)
+    # the float64 matrix-core tiles go as programmatic dependents (launch.dependent_launches), about
+    # 1 us less a call back to back; the SIMT tiles and the finish do not: launched so, a split-k
+    # 512^3 float32 product took 25.6 us a call against 21.0 (H200, docs/performance.md 2026-12-04)
+    dependent = bool(tile.mma) and launch.dependent_launches(device_id)
 
     def chunks_of(kernel):
         return tuple((prepared_launch.PreparedLaunch(
             kernel, (blocks, min(MAX_GRID_YZ, batch - first), parts), block,
             sizes + (SCALAR, POINTER, lda_, POINTER, ldb_, SCALAR, POINTER, ldc_, flags_) + tail
-            + (POINTER if parts > 1 else _NULL, POINTER), shared_mem=shared),
+            + (POINTER if parts > 1 else _NULL, POINTER), shared_mem=shared, dependent=dependent),
             first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
             for first in range(0, batch, MAX_GRID_YZ))
     plain = chunks_of(kernel)

@@ -390,7 +390,8 @@ def prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, a_address
         F32, POINTER = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER
         prepared = prepared_launch.PreparedLaunch(
             kernel, blocks, (BLOCK,), sizes + (F32, POINTER) + a_layout + (POINTER,) + b_layout + (F32, POINTER)
-            + c_layout + tail + (POINTER, act), shared_mem=nbytes)
+            + c_layout + tail + (POINTER, act), shared_mem=nbytes,
+            dependent=launch.grid_dependency(facts["is_hip"], facts["cc_major"]))
 
         def mma(alpha, beta, A, B, C, bias):
             prepared(alpha, A, B, beta, C, bias)

@@ -200,6 +200,15 @@ def _kernel(name, device_id):
     return _table.get(name, device_id)
 
 
+def _dependent(device_id):
+    """Whether the kernel goes as a programmatic dependent on ``device_id`` (sm_90: it does), from
+    the device facts of the gemm layer (:func:`rocarray.rocblas._level3_mma._device_facts`)."""
+    from rocarray.rocblas import _level3_mma
+
+    facts = _level3_mma._device_facts(device_id)
+    return launch.grid_dependency(facts["is_hip"], facts["cc_major"])
+
+
 def grid(m, n, batch, tile_n, multiprocessors, parts=1, tile_m=TILE):
     """Persistent grid of the wgmma kernel: one block per multiprocessor, fewer for fewer work
     items (``tile_m`` x ``tile_n`` tiles of C times k splits)."""
@@ -260,7 +269,8 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     ARRAY, POINTER = prepared_launch.HOST_ARRAY, prepared_launch.POINTER
     main = prepared_launch.PreparedLaunch(
         kernel, launch_grid, block, (ARRAY, ARRAY) + sizes + (F32, F32, POINTER) + c_layout + tail
-        + (POINTER if parts > 1 else i64(0), POINTER) + epilogue, shared_mem=nbytes)
+        + (POINTER if parts > 1 else i64(0), POINTER) + epilogue, shared_mem=nbytes,
+        dependent=_dependent(device_id))
     if parts == 1:
         return main
     finish_kernel, _ = _kernel(finish_name, device_id)

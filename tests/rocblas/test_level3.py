@@ -642,14 +642,16 @@ def test_f64_direct_tiles_take_the_16_byte_layout_per_call(monkeypatch):
             self.name = name
 
     class Launch:
-        def __init__(self, kernel, grid, block, args, shared_mem=0):
+        def __init__(self, kernel, grid, block, args, shared_mem=0, dependent=False):
             self.kernel = kernel
+            assert dependent   # the matrix-core tiles go as dependents where the device has them
 
         def __call__(self, *values):
             launched.append(self.kernel.name)
 
     monkeypatch.setattr(_level3, "_kernel", lambda name, device_id: (Kernel(name), 132))
     monkeypatch.setattr(_level3.launch, "allow_shared", lambda kernel, nbytes: None)
+    monkeypatch.setattr(_level3.launch, "dependent_launches", lambda device_id: True)
     monkeypatch.setattr(_level3.prepared_launch, "PreparedLaunch", Launch)
     monkeypatch.setattr(_level3, "_device_facts", lambda device_id: (132, "cuda"))
     plain, vec = _level3.kernel_name("float64", direct), _level3.kernel_name("float64", direct, vec=True)

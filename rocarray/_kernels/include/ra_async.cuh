@@ -64,3 +64,14 @@ RA_DEVICE unsigned ra_shared_address(const void* p) { return (unsigned)__cvta_ge
 RA_DEVICE void ra_grid_dependency_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
 RA_DEVICE void ra_grid_dependents_launch() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
 #endif
+
+// The first statement of a kernel that the host may launch as a programmatic dependent
+// (PreparedLaunch(..., dependent=True)): wait for the previous grid in the stream (its writes are
+// then visible), then let the next such launch be scheduled while this grid runs. Targets without
+// griddepcontrol launch plainly and compile nothing here.
+RA_DEVICE void ra_dependent_grid_enter() {
+#if defined(RA_BULK_COPY)
+    ra_grid_dependency_wait();
+    ra_grid_dependents_launch();
+#endif
+}

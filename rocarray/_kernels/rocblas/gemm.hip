@@ -1045,6 +1045,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
                        const double* __restrict__ B, ra_i64 ldb, double beta, double* __restrict__ C,
                        ra_i64 ldc, int flags, ra_i64 stride_a, ra_i64 stride_b, ra_i64 stride_c,
                        ra_i64 k_per_split, double* __restrict__ ws, const double* __restrict__ bias) {
+    ra_dependent_grid_enter();
     typedef typename ra_rocblas3_f64mma_pick<K16>::type MMA;
     constexpr int WARPS = THREADS / RA_WARP_SIZE;
     constexpr int WN = 2, WM = WARPS / WN;

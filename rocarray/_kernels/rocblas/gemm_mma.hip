@@ -320,6 +320,7 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
                     ra_i64 stride_a, const T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, float beta,
                     T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c, int aligned, int stages,
                     const T* __restrict__ bias, int act) {
+    ra_dependent_grid_enter();
     constexpr int BM = RA_GEMM_MMA_BM, BK = RA_GEMM_MMA_BK;
     static_assert(BN == 128 || BN == 256, "block tile width");
     typedef ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR, BN> Ctx;

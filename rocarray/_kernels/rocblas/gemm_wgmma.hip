@@ -358,6 +358,7 @@ ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                       ra_i64 batch, float alpha, float beta, T* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                       int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
                       const T* __restrict__ bias, int act, int promote) {
+    ra_dependent_grid_enter();
     static_assert(BN == 64 || BN == 128 || BN == 256, "block tile width");
     static_assert(BM == 64 || BM == 128, "block tile height");
 #if defined(RA_GEMM_WGMMA)
@@ -837,6 +838,7 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                          ra_i64 batch, float alpha, float beta, float* __restrict__ C, ra_i64 ldc, ra_i64 stride_c,
                          int stages, ra_i64 splits, ra_i64 kt_per_split, float* __restrict__ partial,
                          const float* __restrict__ bias, int act, int promote) {
+    ra_dependent_grid_enter();
 #if defined(RA_GEMM_WGMMA)
     constexpr int BN = 128, BK = RA_GEMM_WG_ROW_BYTES / 4, WG = 4 * RA_WARP_SIZE, R = BN / 2;
     typedef ra_gemm_wg_step<float, BN, true, true> STEP;
