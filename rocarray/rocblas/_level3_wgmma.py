@@ -32,6 +32,7 @@ import collections
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch, prepared_launch
+from rocarray.rocblas import _level3_mma
 from rocarray.rocblas._level3_mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
 from rocarray.rocblas._level3_mma import kernel_name as _mma_kernel_name
 
@@ -203,8 +204,6 @@ def _kernel(name, device_id):
 def _dependent(device_id):
     """Whether the kernel goes as a programmatic dependent on ``device_id`` (sm_90: it does), from
     the device facts of the gemm layer (:func:`rocarray.rocblas._level3_mma._device_facts`)."""
-    from rocarray.rocblas import _level3_mma
-
     facts = _level3_mma._device_facts(device_id)
     return launch.grid_dependency(facts["is_hip"], facts["cc_major"])
 

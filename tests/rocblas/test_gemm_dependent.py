@@ -14,7 +14,7 @@ dependent launches of the matrix-unit routes are counted. CPU: every kernel the 
 with ``ra_dependent_grid_enter()``.
 """
 
-import os
+import inspect
 import re
 
 import numpy as np
@@ -23,17 +23,15 @@ import pytest
 from conftest import assert_close, to_device, to_host, wide
 from rocarray._core import compile as _compile
 from rocarray._core import dependent_launch
-from rocarray.rocblas import _level3, _level3_mma
+from rocarray.rocblas import _level3, _level3_mma, _level3_tf32x3, _level3_wgmma
 import rocarray.rocblas as rocblas
-
-KERNELS = os.path.join(os.path.dirname(_compile.__file__), os.pardir, "_kernels", "rocblas")
 
 #: (source, kernel) of every kernel the level-3 gemm layers launch with ``dependent=True``
 DEPENDENT_KERNELS = [
-    ("gemm.hip", "ra_rocblas_gemm_f64mma"),
-    ("gemm_mma.hip", "ra_rocblas_gemm_mma"),
-    ("gemm_wgmma.hip", "ra_rocblas_gemm_wgmma"),
-    ("gemm_wgmma.hip", "ra_rocblas_gemm_wgmma_x3"),
+    ("rocblas/gemm.hip", "ra_rocblas_gemm_f64mma"),
+    ("rocblas/gemm_mma.hip", "ra_rocblas_gemm_mma"),
+    ("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma"),
+    ("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma_x3"),
 ]
 
 HALF = ["float16"] + (["bfloat16"] if _level3_mma.bfloat16_dtype() is not None else [])
@@ -188,16 +186,11 @@ def _body_start(text, kernel):
 
 @pytest.mark.parametrize("source, kernel", DEPENDENT_KERNELS)
 def test_dependent_kernels_wait_before_touching_memory(source, kernel):
-    with open(os.path.join(KERNELS, source), encoding="utf-8") as f:
-        text = f.read()
-    assert _body_start(text, kernel) == "ra_dependent_grid_enter()"
+    assert _body_start(_compile.read_text(source), kernel) == "ra_dependent_grid_enter()"
 
 
 def test_every_dependent_gemm_launch_is_listed():
     """The Python layers pass ``dependent=`` only where they launch the kernels listed above."""
-    here = os.path.join(os.path.dirname(_compile.__file__), os.pardir, "rocblas")
-    sites = {}
-    for name in ("_level3.py", "_level3_mma.py", "_level3_wgmma.py", "_level3_tf32x3.py"):
-        with open(os.path.join(here, name), encoding="utf-8") as f:
-            sites[name] = len(re.findall(r"dependent=", f.read()))
+    sites = {m.__name__.rsplit(".", 1)[1] + ".py": len(re.findall(r"dependent=", inspect.getsource(m)))
+             for m in (_level3, _level3_mma, _level3_wgmma, _level3_tf32x3)}
     assert sites == {"_level3.py": 1, "_level3_mma.py": 1, "_level3_wgmma.py": 1, "_level3_tf32x3.py": 0}
