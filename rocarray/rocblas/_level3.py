@@ -556,7 +556,7 @@ def candidates(dtype, m, n, k, multiprocessors, mma=False, x3=False):
     """Every plan worth timing for a single (unbatched) problem: the three-TF32-product tiles
     when ``x3`` (they split k themselves), then each SIMT or matrix tile without a split and with
     the splits that fill one wave at one and at two blocks per multiprocessor."""
-    plans = [Plan(t, 1) for t in _level3_tf32x3.TILES] if x3 else []
+    plans = [Plan(t, 1) for t in _level3_tf32x3.candidate_tiles(m, n)] if x3 else []
     for t in tiles_for(dtype, mma):
         splits = {1}
         for per in (1, 2):

@@ -25,10 +25,11 @@ Path (``rocblas/gemm_wgmma.hip``):
    and then added to the float32 sums by the threads, rounding to nearest.
    k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
 
-The split inside the kernel (``ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR>``, the tile
-``'x3f_128x128'``): TMA copies op(A) and op(B) themselves as float32 (any transposes) and the
-block's threads split each k tile in shared memory, so the gemm moves float32 gemm's bytes, not
-the split pass's three times as many, and has no workspace; its guard is decided per k tile.
+The split inside the kernel (``ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR, BM, BN>``, the tiles
+``'x3f_128x128'``, and ``'x3f_64x128'`` / ``'x3f_128x64'`` for products with a short side): TMA
+copies op(A) and op(B) themselves as float32 (any transposes) and the block's threads split each
+k tile in shared memory, so the gemm moves float32 gemm's bytes, not the split pass's three times
+as many, and has no workspace; its guard is decided per k tile.
 It needs 16-byte aligned operands (addresses, leading dimensions and batch strides); a call
 whose operands are not takes the split pass (step 1) with the same results.
 
@@ -85,27 +86,34 @@ def kernel_name(tile_n):
     return f"ra_rocblas_gemm_wgmma<float, true, true, {int(tile_n)}>"
 
 
-def fused_kernel_name(trans_a, trans_b):
+def fused_kernel_name(trans_a, trans_b, tile_m=TILE, tile_n=TILE):
     """Name expression of the kernel that splits inside (op(A) k-major when ``trans_a``, op(B)
-    when not ``trans_b``)."""
-    return f"ra_rocblas_gemm_wgmma_x3<{str(bool(trans_a)).lower()}, {str(not trans_b).lower()}>"
+    when not ``trans_b``) with a ``tile_m`` x ``tile_n`` block tile."""
+    return (f"ra_rocblas_gemm_wgmma_x3<{str(bool(trans_a)).lower()}, {str(not trans_b).lower()}, "
+            f"{int(tile_m)}, {int(tile_n)}>")
 
 
 #: Block tile widths: 128 only (each thread holds 64 float32 sums and the 64 of the slot being
 #: summed by the matrix units; a 256-wide tile would need 256 registers for them).
 TILE_WIDTHS_X3 = (128,)
-#: Raw slots of the kernel that splits inside (3: 96 KiB, with its 128 KiB of pieces buffers).
-FUSED_STAGES = 3
+#: Block tiles ``(tile_m, tile_n)`` of the kernel that splits inside: 128 x 128, and for products
+#: with a short side 64 x 128 (m <= 64) and 128 x 64 (n <= 64), whose two warpgroups each take a
+#: 64 x 64 quarter instead of multiplying 64 rows or columns of nothing (see the kernel).
+FUSED_SHAPES = ((TILE, TILE), (64, TILE), (TILE, 64))
+#: Raw slots of the kernel that splits inside, by tile: the deepest ring that fits next to its two
+#: pieces buffers (128 x 128: 3 x 32 KiB and 128 KiB; the short tiles: 5 x 24 KiB and 96 KiB).
+FUSED_STAGES = {(TILE, TILE): 3, (64, TILE): 5, (TILE, 64): 5}
 #: Threads of its block: two warpgroups, no producer warp.
 FUSED_BLOCK = 256
 
 _compile.register(wg.SOURCE, [kernel_name(w) for w in TILE_WIDTHS_X3] + [FINISH_KERNEL]
-                  + [fused_kernel_name(ta, tb) for ta in (False, True) for tb in (False, True)])
+                  + [fused_kernel_name(ta, tb, tm, tn) for ta in (False, True) for tb in (False, True)
+                     for tm, tn in FUSED_SHAPES])
 
 
 class Tf32x3Tile(tuple):
-    """The float32 three-TF32-product kernel as a gemm tile ``(128, BN, 32, fused)``, named
-    ``'x3_128xBN'`` (the split pass, then the pieces kernel) or ``'x3f_128xBN'`` (``fused``: the
+    """The float32 three-TF32-product kernel as a gemm tile ``(BM, BN, 32, fused)``, named
+    ``'x3_128xBN'`` (the split pass, then the pieces kernel) or ``'x3f_BMxBN'`` (``fused``: the
     split inside the kernel), the tuning DB's candidate names."""
 
     __slots__ = ()
@@ -113,8 +121,8 @@ class Tf32x3Tile(tuple):
     x3 = True
     direct = False
 
-    def __new__(cls, tile_n, fused=False):
-        return super().__new__(cls, (TILE, int(tile_n), BK, int(bool(fused))))
+    def __new__(cls, tile_n, fused=False, tile_m=TILE):
+        return super().__new__(cls, (int(tile_m), int(tile_n), BK, int(bool(fused))))
 
     @property
     def fused(self):
@@ -125,8 +133,10 @@ class Tf32x3Tile(tuple):
         return f"x3{'f' if self.fused else ''}_{self[0]}x{self[1]}"
 
 
-#: The tiles the tuning compares: the split inside the kernel first.
-TILES = tuple(Tf32x3Tile(w, fused) for fused in (True, False) for w in TILE_WIDTHS_X3)
+#: The tiles the tuning compares: the square tile split inside the kernel and by the split pass,
+#: then the short tiles (split inside).
+TILES = (tuple(Tf32x3Tile(w, fused) for fused in (True, False) for w in TILE_WIDTHS_X3)
+         + tuple(Tf32x3Tile(tn, True, tm) for tm, tn in FUSED_SHAPES[1:]))
 
 
 def leading(k):
@@ -167,17 +177,40 @@ FUSED_MAX_HARMONIC = 1024
 
 
 def heuristic_tile(m, n, batch, multiprocessors):
-    """The untuned tile, 128 x 128: the split inside the kernel for products with a short side
-    (:data:`FUSED_MAX_HARMONIC`), where the split pass's traffic weighs most, else the split pass."""
-    return TILES[0] if m * n < FUSED_MAX_HARMONIC * (m + n) else TILES[1]
+    """The untuned tile: the split inside the kernel for products with a short side
+    (:data:`FUSED_MAX_HARMONIC`), where the split pass's traffic weighs most, else the split pass
+    (128 x 128). Inside the kernel the 64 x 128 tile where ``m <= 64 < n``, the 128 x 64 tile where
+    ``n <= 64 < m``, else 128 x 128."""
+    if m * n >= FUSED_MAX_HARMONIC * (m + n):
+        return TILES[1]
+    if m <= 64 < n:
+        return fused_tile(64, TILE)
+    if n <= 64 < m:
+        return fused_tile(TILE, 64)
+    return TILES[0]
 
 
-def fused_shared_bytes(stages=FUSED_STAGES):
-    """Dynamic shared memory of the kernel that splits inside: an 8-byte mbarrier per raw slot,
-    then (from the next 1024-byte boundary) the raw slots (op(A)'s and op(B)'s 128 x 32 float32
-    tiles) and two pieces buffers (A_hi, A_lo, B_hi, B_lo)."""
-    tile = TILE * wg.ROW_BYTES
-    return int(stages) * (2 * tile + 8) + 2 * 4 * tile + wg.ALIGN
+def candidate_tiles(m, n):
+    """The tiles the tuning times for an ``m`` x ``n`` product: :data:`TILES`, the 64 x 128 tile
+    only where ``m <= 128`` and the 128 x 64 only where ``n <= 128`` (one square tile covers that
+    side; past it the short tiles only add blocks that re-read the other operand)."""
+    short = {(64, TILE): m <= TILE, (TILE, 64): n <= TILE}
+    return tuple(t for t in TILES if short.get((t[0], t[1]), True))
+
+
+def fused_tile(tile_m, tile_n):
+    """The tile of :data:`TILES` that splits inside the kernel with a ``tile_m`` x ``tile_n`` block."""
+    return next(t for t in TILES if t.fused and (t[0], t[1]) == (tile_m, tile_n))
+
+
+def fused_shared_bytes(stages=None, tile_m=TILE, tile_n=TILE):
+    """Dynamic shared memory of the kernel that splits inside with a ``tile_m`` x ``tile_n`` block
+    and ``stages`` raw slots (default :data:`FUSED_STAGES`): an 8-byte mbarrier per raw slot, then
+    (from the next 1024-byte boundary) the raw slots (op(A)'s ``tile_m`` x 32 and op(B)'s
+    ``tile_n`` x 32 float32 tiles) and two pieces buffers (A_hi, A_lo, B_hi, B_lo)."""
+    stages = FUSED_STAGES[(int(tile_m), int(tile_n))] if stages is None else int(stages)
+    raw = (int(tile_m) + int(tile_n)) * wg.ROW_BYTES
+    return stages * (raw + 8) + 2 * PIECES * raw + wg.ALIGN
 
 
 def fused_aligned(address, ld, stride, batch):
@@ -213,19 +246,21 @@ def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
     as float32 (:func:`fused_aligned`) take the split pass's launches instead."""
     from rocarray.rocblas import _tma
 
-    tile_n = int(tile[1])
+    tile_m, tile_n = int(tile[0]), int(tile[1])
+    stages = FUSED_STAGES[(tile_m, tile_n)]
     sms = _device_facts(device_id)["multiprocessors"]
-    product = wg.prepare_product(device_id, fused_kernel_name(trans_a, trans_b), FINISH_KERNEL, tile_n, FUSED_STAGES,
-                                 PIECES, BK, m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS,
-                                 block=FUSED_BLOCK, nbytes=fused_shared_bytes())
-    fallback = _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
+    product = wg.prepare_product(device_id, fused_kernel_name(trans_a, trans_b, tile_m, tile_n), FINISH_KERNEL, tile_n,
+                                 stages, PIECES, BK, m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS,
+                                 block=FUSED_BLOCK, nbytes=fused_shared_bytes(stages, tile_m, tile_n), tile_m=tile_m)
+    # the split pass multiplies its pieces with the square tile's kernel
+    fallback = _prepare_split_run(device_id, TILES[1], m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
     a_kmajor, b_kmajor = bool(trans_a), not trans_b
     lds_aligned = fused_aligned(0, lda, strides[0], batch) and fused_aligned(0, ldb, strides[1], batch)
 
     def run(alpha, beta, A, B, C, bias):
         if not (lds_aligned and A % 16 == 0 and B % 16 == 0):
             return fallback(alpha, beta, A, B, C, bias)
-        map_a = _tma.operand_map(A, a_kmajor, m, k, lda, strides[0], batch, TILE, ITEMSIZE)
+        map_a = _tma.operand_map(A, a_kmajor, m, k, lda, strides[0], batch, tile_m, ITEMSIZE)
         map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, strides[1], batch, tile_n, ITEMSIZE)
         product(map_a, map_b, alpha, beta, C, bias)
     return run

@@ -36,8 +36,9 @@ def _ids(v):
 
 
 SM90 = dict(is_hip=False, cc_major=9, cc_minor=0, multiprocessors=132, shared_limit=232448)
-#: The path's two tiles: the split inside the kernel, and the split pass with the pieces kernel.
-FUSED, SPLIT = x3.TILES
+#: The path's square tiles: the split inside the kernel, and the split pass with the pieces kernel;
+#: then the short tiles (split inside), 64 x 128 and 128 x 64.
+FUSED, SPLIT, SHORT_M, SHORT_N = x3.TILES
 
 
 # --------------------------------------------------------------------------------------------
@@ -48,13 +49,16 @@ def test_kernel_names_and_registration():
     names = _compile.registered(_level3_wgmma.SOURCE)
     assert x3.kernel_name(128) == "ra_rocblas_gemm_wgmma<float, true, true, 128>"
     for tile in x3.TILES:
-        assert x3.kernel_name(tile[1]) in names
-    # the split inside the kernel: op(A) k-major for 'T', op(B) for 'N'
-    assert x3.fused_kernel_name(False, False) == "ra_rocblas_gemm_wgmma_x3<false, true>"
-    assert x3.fused_kernel_name(True, True) == "ra_rocblas_gemm_wgmma_x3<true, false>"
+        if not tile.fused:
+            assert x3.kernel_name(tile[1]) in names
+    # the split inside the kernel: op(A) k-major for 'T', op(B) for 'N'; then the block tile
+    assert x3.fused_kernel_name(False, False) == "ra_rocblas_gemm_wgmma_x3<false, true, 128, 128>"
+    assert x3.fused_kernel_name(True, True, 64, 128) == "ra_rocblas_gemm_wgmma_x3<true, false, 64, 128>"
     for ta in (False, True):
         for tb in (False, True):
-            assert x3.fused_kernel_name(ta, tb) in names
+            for tile in x3.TILES:
+                if tile.fused:
+                    assert x3.fused_kernel_name(ta, tb, tile[0], tile[1]) in names
     assert x3.FINISH_KERNEL in names
     text = _compile.read_text(_level3_wgmma.SOURCE)
     assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.SPLIT_KERNEL}(' in text
@@ -63,9 +67,13 @@ def test_kernel_names_and_registration():
 
 
 def test_tile_names_and_shape():
-    fused, split = x3.TILES
+    fused, split = x3.TILES[:2]
     assert split == (128, 128, 32, 0) and split.name == "x3_128x128" and split.x3 and not split.mma
     assert fused == (128, 128, 32, 1) and fused.name == "x3f_128x128" and fused.fused and not split.fused
+    assert SHORT_M == (64, 128, 32, 1) and SHORT_M.name == "x3f_64x128" and SHORT_M.fused
+    assert SHORT_N == (128, 64, 32, 1) and SHORT_N.name == "x3f_128x64" and SHORT_N.fused
+    assert x3.fused_tile(64, 128) is SHORT_M and x3.fused_tile(128, 128) is FUSED
+    assert x3.FUSED_SHAPES == tuple((t[0], t[1]) for t in x3.TILES if t.fused)
     assert _level3.Plan(split, 1).name == "x3_128x128.s1"
     assert _level3.Plan(fused, 1) != _level3.Plan(split, 1)  # distinct keys of the prepared runs
     assert x3.BK == 32 and _level3_wgmma.slot_k(2) == 64
@@ -85,6 +93,12 @@ def test_shared_memory_of_the_ring():
     # the split inside the kernel: three raw slots (A and B, 16 KiB each), two pieces buffers
     assert x3.fused_shared_bytes() == 3 * (2 * 16384 + 8) + 2 * 4 * 16384 + 1024
     assert x3.fused_shared_bytes() <= SM90["shared_limit"] < x3.fused_shared_bytes(4)
+    # the short tiles: raw slots of 64 + 128 rows (24 KiB), pieces buffers of 48 KiB; the
+    # deepest ring that fits
+    for tm, tn in ((64, 128), (128, 64)):
+        assert x3.fused_shared_bytes(tile_m=tm, tile_n=tn) == 5 * (24576 + 8) + 2 * 2 * 24576 + 1024
+        stages = x3.FUSED_STAGES[(tm, tn)]
+        assert x3.fused_shared_bytes(stages, tm, tn) <= SM90["shared_limit"] < x3.fused_shared_bytes(stages + 1, tm, tn)
 
 
 def test_split_pass_reads_along_the_contiguous_dimension():
@@ -152,12 +166,21 @@ def test_heuristic_and_candidates_offer_the_path_first():
     f32 = np.dtype("float32")
     assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _level3.Plan(SPLIT, 1)
     assert _level3.heuristic(f32, 1000, 1000, 1000, 132, 1, "cuda", x3=True) == _level3.Plan(FUSED, 1)
-    assert x3.heuristic_tile(64, 8192, 1, 132) is FUSED and x3.heuristic_tile(2048, 2048, 1, 132) is SPLIT
+    assert x3.heuristic_tile(200, 8192, 1, 132) is FUSED and x3.heuristic_tile(2048, 2048, 1, 132) is SPLIT
+    # a side of at most 64: the short tile along it
+    assert x3.heuristic_tile(64, 8192, 1, 132) is SHORT_M and x3.heuristic_tile(8192, 33, 1, 132) is SHORT_N
+    assert x3.heuristic_tile(64, 64, 64, 132) is FUSED and x3.heuristic_tile(65, 8192, 1, 132) is FUSED
     assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=False)[0] in _level3.TILES[f32]
     plans = _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda", x3=True)
     assert plans[:2] == [_level3.Plan(x3.TILES[0], 1), _level3.Plan(x3.TILES[1], 1)]
     assert plans[2:] == _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda")
     assert len({p.name for p in plans}) == len(plans)
+    # the short tiles where one square tile covers that side
+    for (m, n), short in {(64, 8192): [SHORT_M], (8192, 100): [SHORT_N], (128, 128): [SHORT_M, SHORT_N],
+                          (129, 4096): []}.items():
+        plans = _level3.candidates(f32, m, n, 8192, 132, "cuda", x3=True)
+        assert [p[0] for p in plans[:2 + len(short)]] == [FUSED, SPLIT] + short
+        assert plans[2 + len(short):] == _level3.candidates(f32, m, n, 8192, 132, "cuda")
 
 
 class _FakeCupy:
@@ -194,6 +217,9 @@ def _record_launches(monkeypatch):
     monkeypatch.setattr(_level3_wgmma.backend, "require_cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(x3.backend, "require_cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
+    # split k's sums: a stand-in, so that no fake buffer (nor the fake CuPy) stays cached
+    partials = type("Buffer", (), {"data": type("Pointer", (), {"ptr": 1 << 31})()})()
+    monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", lambda device_id, nbytes: partials)
     return record
 
 
@@ -239,8 +265,33 @@ def test_fused_run_copies_the_operands_themselves(sm90, monkeypatch, trans_a, tr
     assert block == (x3.FUSED_BLOCK,) and grid == (6, 1) and shared == x3.fused_shared_bytes()
     assert args[0] == ("map", 0x1000, trans_a, m, k, lda, 0, 1, 128, 4)
     assert args[1] == ("map", 0x2000, not trans_b, n, k, ldb, 0, 1, 128, 4)
-    assert args[2:12] == (m, n, k, 1, 2.0, 0.0, 0x3000, m, 0, x3.FUSED_STAGES)
+    assert args[2:12] == (m, n, k, 1, 2.0, 0.0, 0x3000, m, 0, x3.FUSED_STAGES[(128, 128)])
     assert args[12:] == (1, 3, 0, 0, 0, x3.PROMOTE_SLOTS)
+
+
+@pytest.mark.parametrize("tile", [SHORT_M, SHORT_N], ids=lambda t: t.name)
+def test_short_tiles_launch_their_kernel_with_their_boxes(sm90, monkeypatch, tile):
+    # 64 x 8192 x 8192 (and its transpose): 64 tiles of C in 2 k parts (128 blocks), the finish
+    record = _record_launches(monkeypatch)
+    tm, tn = tile[0], tile[1]
+    m, n, k = (64, 8192, 8192) if tm == 64 else (8192, 64, 8192)
+    run = x3.prepare_run(0, tile, m, n, k, m, k, m, False, False, 0)
+    run(np.float32(1), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
+    name, grid, block, args, shared = record[0]
+    assert name == x3.fused_kernel_name(False, False, tm, tn) and block == (x3.FUSED_BLOCK,)
+    assert grid == (128, 1) and shared == x3.fused_shared_bytes(x3.FUSED_STAGES[(tm, tn)], tm, tn)
+    assert args[0] == ("map", 0x1000, False, m, k, m, 0, 1, tm, 4)
+    assert args[1] == ("map", 0x2000, True, n, k, k, 0, 1, tn, 4)
+    assert args[11:14] == (x3.FUSED_STAGES[(tm, tn)], 2, 128)  # stages, parts, k tiles a part
+    assert record[1][0] == x3.FINISH_KERNEL and len(record) == 2
+
+
+def test_short_tiles_fall_back_to_the_square_pieces_kernel(sm90, monkeypatch):
+    record = _record_launches(monkeypatch)
+    run = x3.prepare_run(0, SHORT_N, 300, 50, 72, 301, 72, 300, False, False, 0)
+    run(np.float32(1), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
+    names = [r[0] for r in record if r[0] not in ("empty", "memset")]
+    assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
 
 
 @pytest.mark.parametrize("lda, ldb, a_address, b_address", [(302, 72, 0x1004, 0x2000), (301, 72, 0x1000, 0x2000),
@@ -356,7 +407,7 @@ def _aligned_extra(trans, m, n, k, pad=0):
 # shapes with every edge of the kernel's tiles and the raw boxes (32 rows of k, 32 of mn), with
 # aligned columns: the fused tile splits inside the kernel for all of them
 ALIGNED_SHAPES = [(1, 1, 1, 0), (7, 33, 129, 1), (129, 200, 33, 0), (200, 129, 777, 2), (132, 260, 36, 0),
-                  (33, 31, 4100, 0)]
+                  (33, 31, 4100, 0), (64, 392, 2000, 0), (392, 40, 3001, 1)]
 
 
 @pytest.mark.gpu

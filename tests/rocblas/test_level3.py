@@ -741,8 +741,11 @@ def test_direct_tiles_only_where_copies_are_asynchronous():
     assert _level3.coverage(64, 8192, _level3.Tile(128, 128, 8, 8, 8)) == 0.5
     # the three-product path is the untuned choice where it runs: split inside the kernel for
     # products with a short side, the split pass for the others
-    for m, n, k in [(1000, 1000, 1000), (256, 256, 65536), (64, 8192, 8192), (2047, 2047, 512)]:
+    for m, n, k in [(1000, 1000, 1000), (256, 256, 65536), (2047, 2047, 512)]:
         assert _level3.heuristic("float32", m, n, k, sms, mma="cuda", x3=True).name == "x3f_128x128.s1"
+    # with a side of at most 64, the short tile along it
+    assert _level3.heuristic("float32", 64, 8192, 8192, sms, mma="cuda", x3=True).name == "x3f_64x128.s1"
+    assert _level3.heuristic("float32", 8192, 64, 8192, sms, mma="cuda", x3=True).name == "x3f_128x64.s1"
     for m, n, k in [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]:
         assert _level3.heuristic("float32", m, n, k, sms, mma="cuda", x3=True).name == "x3_128x128.s1"
 

@@ -192,6 +192,13 @@ RA_DEVICE void ra_wgmma_m64n128k8_tf32(float (&d)[64], ra_u64 a, ra_u64 b, int a
                  : RA_WGMMA_OUT64
                  : "l"(a), "l"(b), "r"(accumulate));
 }
+// The same, 64 columns wide (d: 64 x 64).
+RA_DEVICE void ra_wgmma_m64n64k8_tf32(float (&d)[32], ra_u64 a, ra_u64 b, int accumulate) {
+    asm volatile(RA_WGMMA_PRED32 "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" RA_WGMMA_REGS32
+                 "}, %32, %33, p, 1, 1;\n}\n"
+                 : RA_WGMMA_OUT32
+                 : "l"(a), "l"(b), "r"(accumulate));
+}
 // Named barrier 1 over the block's threads: whether `p` holds in any of them.
 RA_DEVICE bool ra_gemm_x3_any(bool p) {
     unsigned r;
@@ -687,15 +694,22 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
 }
 
 // ---- float32 from three TF32 products, split inside the kernel ----
-// ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR>: the float32 path without the split pass. TMA
-// copies op(A) and op(B) themselves (float32, any transposes, 16-byte aligned columns) into a
+// ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR, BM, BN>: the float32 path without the split pass.
+// TMA copies op(A) and op(B) themselves (float32, any transposes, 16-byte aligned columns) into a
 // ring of `stages` raw slots; the block's two warpgroups split each k tile into TF32 pieces in
 // shared memory and multiply those as ra_rocblas_gemm_wgmma<float, true, true, 128> does. Global
 // traffic is then that of float32 gemm (the split pass reads each operand once and writes two
 // pieces, which the pieces kernel reads back: three times the bytes). Shared memory: S
-// mbarriers, then from the next 1024 bytes the S raw slots (op(A)'s 128 x 32 tile, then
-// op(B)'s: 32 KiB) and two pieces buffers (A_hi, A_lo, B_hi, B_lo: 64 KiB, the layout of the
-// pieces kernel's slots; S = 3 fills 225 KiB).
+// mbarriers, then from the next 1024 bytes the S raw slots (op(A)'s BM x 32 tile, then op(B)'s
+// BN x 32) and two pieces buffers (A_hi, A_lo, B_hi, B_lo, the layout of the pieces kernel's
+// slots). Block tiles (BM x BN) and ring depths:
+//    128 x 128: warpgroup g takes rows 64 g .. of the tile, all 128 columns (m64n128k8); 32 KiB
+//      raw slots, 64 KiB pieces buffers, S = 3 fills 225 KiB.
+//    64 x 128 and 128 x 64, for products with a short side (m or n at most 64, where the square
+//      tile would multiply 64 rows or columns of nothing: half its matrix-unit work and half its
+//      split): warpgroup g takes the 64 x 64 quarter g of the tile (the columns 64 g .. of a
+//      64-row tile, the rows 64 g .. of a 64-column one; m64n64k8); 24 KiB raw slots, 48 KiB
+//      pieces buffers, S = 5 fills 217 KiB.
 //  * No producer warp: the thread that releases a raw slot (thread 0, once every thread has read
 //    it) issues the copies of the k tile S further along the block's stream of k tiles into it.
 //    So the block has 8 warps, two per scheduler, and 255 registers per thread: with a ninth
@@ -713,34 +727,33 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
 //    every element took 600 instructions a warp per k tile and ran the kernel at 40 % of the
 //    pieces kernel's speed).
 // Raw tile layouts (128-byte swizzle as TMA writes it, 16-byte chunk c of a 128-byte row r at
-// chunk c ^ (r % 8)): k-major, one box of 128 rows (m or n) x 32 k, the layout of a piece, so the
-// split maps each float4 to the same offsets; mn-major, four boxes of 32 k rows x 32 mn, 4 KiB
-// apart, which the split transposes (reads conflict-free: a quarter warp reads eight k rows of one
-// chunk; writes of single floats conflict-free: a warp writes 32 k of one row of the piece).
-
-#define RA_GEMM_WG_X3_TILE_BYTES (RA_GEMM_WG_BM * RA_GEMM_WG_ROW_BYTES)
+// chunk c ^ (r % 8)): k-major, one box of ROWS rows (m or n) x 32 k, the layout of a piece, so
+// the split maps each float4 to the same offsets; mn-major, ROWS / 32 boxes of 32 k rows x 32
+// mn, 4 KiB apart, which the split transposes (reads conflict-free: a quarter warp reads eight k
+// rows of one chunk; writes of single floats conflict-free: a warp writes 32 k of one row of the
+// piece).
 
 #if defined(RA_GEMM_WGMMA)
-// One raw operand tile: its TMA copies, and the share of thread t (0 .. 255) of its split: four
-// groups of four floats, read by `read`, written as pieces by `write` (hi at `hi`, lo one tile
-// further).
-template <bool KMAJOR> struct ra_gemm_x3_raw {
-    static constexpr unsigned BYTES = RA_GEMM_WG_X3_TILE_BYTES;
+// One raw operand tile of ROWS rows (64 or 128): its TMA copies, and the share of thread t
+// (0 .. 255) of its split: ROWS / 32 groups of four floats, read by `read`, written as pieces by
+// `write` (hi at `hi`, lo one tile further).
+template <bool KMAJOR, int ROWS> struct ra_gemm_x3_raw {
+    static constexpr unsigned BYTES = (unsigned)ROWS * RA_GEMM_WG_ROW_BYTES;
+    static constexpr int PARTS = ROWS / 32;
     RA_DEVICE static void load(unsigned slot, const ra_tensor_map* map, int mn0, int k0, int c2,
                                unsigned bar) {
         if (KMAJOR) {
             ra_tma_load_3d(slot, map, k0, mn0, c2, bar);
         } else {
 #pragma unroll
-            for (int h = 0; h < RA_GEMM_WG_BM / 32; ++h)
-                ra_tma_load_3d(slot + 4096u * (unsigned)h, map, mn0 + 32 * h, k0, c2, bar);
+            for (int h = 0; h < PARTS; ++h) ra_tma_load_3d(slot + 4096u * (unsigned)h, map, mn0 + 32 * h, k0, c2, bar);
         }
     }
     // k-major: float4 number t + 256 i of the tile. mn-major: lane l reads k row l, chunk w (its
     // warp) of box i: mn 32 i + 4 w .. + 3.
-    RA_DEVICE static void read(const char* raw, int t, float (&x)[4][4]) {
+    RA_DEVICE static void read(const char* raw, int t, float (&x)[PARTS][4]) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < PARTS; ++i) {
             const int off = KMAJOR ? 16 * (t + 256 * i) : 4096 * i + 128 * (t % 32) + 16 * ((t / 32) ^ (t % 8));
             const float4 v = *reinterpret_cast<const float4*>(raw + off);
             x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
@@ -749,11 +762,11 @@ template <bool KMAJOR> struct ra_gemm_x3_raw {
     // FULL: ra_gemm_tf32_pieces' rules for infinities, NaNs and the guard; otherwise (a tile
     // without either, the common case) hi = x with its low 13 mantissa bits cleared, lo = x - hi,
     // two instructions an element.
-    template <bool FULL> RA_DEVICE static void write(char* hi, int t, const float (&x)[4][4], bool guard) {
+    template <bool FULL> RA_DEVICE static void write(char* hi, int t, const float (&x)[PARTS][4], bool guard) {
         char* lo = hi + BYTES;
         const int kk = t % 32, w = t / 32;
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 0; i < PARTS; ++i) {
             float h[4], l[4];
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
@@ -784,33 +797,57 @@ template <bool KMAJOR> struct ra_gemm_x3_raw {
 
 // Whether any of x is an infinity or a NaN (x * 0 is NaN exactly for those: one instruction an
 // element).
-RA_DEVICE bool ra_gemm_x3_has_nonfinite(const float (&x)[4][4]) {
+template <int P> RA_DEVICE bool ra_gemm_x3_has_nonfinite(const float (&x)[P][4]) {
     float acc = 0.0f;
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < P; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) acc = __fmaf_rn(x[i][j], 0.0f, acc);
     return acc != acc;
 }
 
-RA_DEVICE bool ra_gemm_x3_has_inf(const float (&x)[4][4]) {
+template <int P> RA_DEVICE bool ra_gemm_x3_has_inf(const float (&x)[P][4]) {
     bool inf = false;
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < P; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) inf |= ra_gemm_is_inf(x[i][j]);
     return inf;
 }
 
+// The products of one 8-deep k step s of a pieces buffer (A's pieces at shared address a, B's at
+// b) for warpgroup g of a BM x BN tile: its 64 x WN part of the tile (see the kernel's comment),
+// the two small cross terms first, then the main one. The first starts d afresh when
+// `accumulate` is 0.
+template <int BM, int BN> struct ra_gemm_x3_step {
+    static constexpr int WN = BM == 128 ? BN : BN / 2;
+    typedef ra_gemm_wg_operand<true, BM> OA;
+    typedef ra_gemm_wg_operand<true, BN> OB;
+    static RA_DEVICE void mma(float (&d)[64], ra_u64 a, ra_u64 b, int accumulate) {
+        ra_wgmma_m64n128k8_tf32(d, a, b, accumulate);
+    }
+    static RA_DEVICE void mma(float (&d)[32], ra_u64 a, ra_u64 b, int accumulate) {
+        ra_wgmma_m64n64k8_tf32(d, a, b, accumulate);
+    }
+    static RA_DEVICE void run(float (&d)[WN / 2], unsigned a, unsigned b, int g, int s, int accumulate) {
+        const int a_row = BM == 128 ? 64 * g : 0, b_row = BM == 128 ? 0 : 64 * g;
+        const ra_u64 a_hi = OA::desc(a, a_row, s), a_lo = OA::desc(a + OA::BYTES, a_row, s);
+        const ra_u64 b_hi = OB::desc(b, b_row, s), b_lo = OB::desc(b + OB::BYTES, b_row, s);
+        mma(d, a_lo, b_hi, accumulate);
+        mma(d, a_hi, b_lo, 1);
+        mma(d, a_hi, b_hi, 1);
+    }
+};
+
 // The block's stream of k tiles (work item, k tile), in the order the threads split them; thread
 // 0 walks it, S tiles ahead of the split, issuing each tile's copies into the raw slot the split
 // has just read.
-template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
+template <bool A_KMAJOR, bool B_KMAJOR, int BM, int BN> struct ra_gemm_x3_feed {
     ra_i64 t, kt, k_end, b, m0, n0;
     RA_DEVICE void locate(const ra_gemm_wg_tiles& tiles, ra_i64 total, ra_i64 kt_per_split, ra_i64 ktiles) {
         if (t >= total) return;
         ra_i64 split;
-        tiles.locate(t, b, split, m0, n0, RA_GEMM_WG_BM, 128);
+        tiles.locate(t, b, split, m0, n0, BM, BN);
         kt = split * kt_per_split;
         k_end = kt + kt_per_split < ktiles ? kt + kt_per_split : ktiles;
     }
@@ -820,9 +857,11 @@ template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
                          ra_i64 kt_per_split, ra_i64 ktiles) {
         if (t >= total) return;
         constexpr int BK = RA_GEMM_WG_ROW_BYTES / 4;
-        ra_mbar_expect_tx(full, 2 * RA_GEMM_WG_X3_TILE_BYTES);
-        ra_gemm_x3_raw<A_KMAJOR>::load(slot, tma_a, (int)m0, (int)(kt * BK), (int)b, full);
-        ra_gemm_x3_raw<B_KMAJOR>::load(slot + RA_GEMM_WG_X3_TILE_BYTES, tma_b, (int)n0, (int)(kt * BK), (int)b, full);
+        typedef ra_gemm_x3_raw<A_KMAJOR, BM> RA;
+        typedef ra_gemm_x3_raw<B_KMAJOR, BN> RB;
+        ra_mbar_expect_tx(full, RA::BYTES + RB::BYTES);
+        RA::load(slot, tma_a, (int)m0, (int)(kt * BK), (int)b, full);
+        RB::load(slot + RA::BYTES, tma_b, (int)n0, (int)(kt * BK), (int)b, full);
         if (++kt == k_end) {
             t += gridDim.x;
             locate(tiles, total, kt_per_split, ktiles);
@@ -831,7 +870,7 @@ template <bool A_KMAJOR, bool B_KMAJOR> struct ra_gemm_x3_feed {
 };
 #endif  // RA_GEMM_WGMMA
 
-template <bool A_KMAJOR, bool B_KMAJOR>
+template <bool A_KMAJOR, bool B_KMAJOR, int BM, int BN>
 __global__ void __launch_bounds__(RA_GEMM_WG_X3_THREADS, 1)
 ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                          const RA_GRID_CONSTANT ra_tensor_map tma_b, ra_i64 M, ra_i64 N, ra_i64 K,
@@ -840,10 +879,13 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
                          const float* __restrict__ bias, int act, int promote) {
     ra_dependent_grid_enter();
 #if defined(RA_GEMM_WGMMA)
-    constexpr int BN = 128, BK = RA_GEMM_WG_ROW_BYTES / 4, WG = 4 * RA_WARP_SIZE, R = BN / 2;
-    typedef ra_gemm_wg_step<float, BN, true, true> STEP;
-    constexpr unsigned TILE_BYTES = RA_GEMM_WG_X3_TILE_BYTES;
-    constexpr unsigned RAW = 2 * TILE_BYTES, PIECES = 4 * TILE_BYTES;
+    static_assert((BM == 128 && (BN == 128 || BN == 64)) || (BM == 64 && BN == 128), "a tile of two warpgroups");
+    constexpr int BK = RA_GEMM_WG_ROW_BYTES / 4, WG = 4 * RA_WARP_SIZE;
+    typedef ra_gemm_x3_step<BM, BN> STEP;
+    typedef ra_gemm_x3_raw<A_KMAJOR, BM> RAW_A;
+    typedef ra_gemm_x3_raw<B_KMAJOR, BN> RAW_B;
+    constexpr int R = STEP::WN / 2;  // sums of a thread
+    constexpr unsigned A_BYTES = RAW_A::BYTES, RAW = A_BYTES + RAW_B::BYTES, PIECES = 2 * RAW;
     const int S = stages;
 
     // shared memory: S mbarriers (`full` of each raw slot), the raw ring, the pieces buffers
@@ -856,14 +898,14 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     const int t_in = t_all % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
 
     ra_gemm_wg_tiles tiles;
-    tiles.tiles_m = (M + RA_GEMM_WG_BM - 1) / RA_GEMM_WG_BM;
+    tiles.tiles_m = (M + BM - 1) / BM;
     tiles.tiles_n = (N + BN - 1) / BN;
     tiles.per_entry = tiles.tiles_m * tiles.tiles_n;
     tiles.splits = splits;
     const ra_i64 total = tiles.per_entry * splits * batch;
     const ra_i64 ktiles = (K + BK - 1) / BK;
 
-    ra_gemm_x3_feed<A_KMAJOR, B_KMAJOR> feed;
+    ra_gemm_x3_feed<A_KMAJOR, B_KMAJOR, BM, BN> feed;
     if (t_all == 0) {
         for (int s = 0; s < S; ++s) ra_mbar_init(bars + 8u * (unsigned)s, 1u);
         ra_mbar_init_fence();
@@ -885,19 +927,19 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     auto split_next = [&]() {
         const unsigned raw = ring + (unsigned)slot * RAW, full = bars + 8u * (unsigned)slot;
         ra_mbar_wait(full, round & 1u);
-        float xa[4][4], xb[4][4];
-        ra_gemm_x3_raw<A_KMAJOR>::read(base + raw, t_all, xa);
-        ra_gemm_x3_raw<B_KMAJOR>::read(base + raw + TILE_BYTES, t_all, xb);
+        float xa[RAW_A::PARTS][4], xb[RAW_B::PARTS][4];
+        RAW_A::read(base + raw, t_all, xa);
+        RAW_B::read(base + raw + A_BYTES, t_all, xb);
         char* const p = base + pieces + buffer * PIECES;
         // a uniform branch (every thread takes it or none): a tile with an infinity or a NaN
         if (ra_gemm_x3_any(ra_gemm_x3_has_nonfinite(xa) || ra_gemm_x3_has_nonfinite(xb))) {
             const bool guard_b = ra_gemm_x3_any(ra_gemm_x3_has_inf(xa));
             const bool guard_a = ra_gemm_x3_any(ra_gemm_x3_has_inf(xb));
-            ra_gemm_x3_raw<A_KMAJOR>::template write<true>(p, t_all, xa, guard_a);
-            ra_gemm_x3_raw<B_KMAJOR>::template write<true>(p + 2 * TILE_BYTES, t_all, xb, guard_b);
+            RAW_A::template write<true>(p, t_all, xa, guard_a);
+            RAW_B::template write<true>(p + 2 * A_BYTES, t_all, xb, guard_b);
         } else {
-            ra_gemm_x3_raw<A_KMAJOR>::template write<false>(p, t_all, xa, false);
-            ra_gemm_x3_raw<B_KMAJOR>::template write<false>(p + 2 * TILE_BYTES, t_all, xb, false);
+            RAW_A::template write<false>(p, t_all, xa, false);
+            RAW_B::template write<false>(p + 2 * A_BYTES, t_all, xb, false);
         }
         ra_gemm_x3_fence_async();
         // every thread has read the raw slot (the first barrier above): refill it
@@ -909,7 +951,7 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     float d[R], part[R];  // part: the matrix units' sum of `promote` k tiles (see the pieces kernel)
     for (ra_i64 t = blockIdx.x; t < total; t += gridDim.x) {
         ra_i64 b, split, m0, n0;
-        tiles.locate(t, b, split, m0, n0, RA_GEMM_WG_BM, BN);
+        tiles.locate(t, b, split, m0, n0, BM, BN);
         const ra_i64 k_begin = split * kt_per_split;
         const ra_i64 k_end = k_begin + kt_per_split < ktiles ? k_begin + kt_per_split : ktiles;
 #pragma unroll
@@ -922,7 +964,7 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
             ra_gemm_wg_fence();
 #pragma unroll
             for (int s = 0; s < RA_GEMM_WG_ROW_BYTES / 32; ++s)
-                STEP::run(part, src, src + 2 * TILE_BYTES, g, s, s > 0 || chunk > 0);
+                STEP::run(part, src, src + 2 * A_BYTES, g, s, s > 0 || chunk > 0);
             ra_gemm_wg_commit();
             buffer ^= 1u;
             if (kt + 1 < k_end) {
@@ -940,8 +982,10 @@ ra_rocblas_gemm_wgmma_x3(const RA_GRID_CONSTANT ra_tensor_map tma_a,
         }
         ra_gemm_wg_wait<0>();  // a no-op (the last k tile waited), which tells the compiler so
         ra_gemm_wg_fence_operands(part);
-        ra_gemm_wg_store_tile<float, BN>(d, b, split, m0, n0, g, w, lane, M, N, K, splits, partial, alpha, beta, C,
-                                         ldc, stride_c, bias, act);
+        // warpgroup g's quarter: rows 64 g of a 128-row tile, else columns 64 g
+        const bool by_rows = BM == 128;
+        ra_gemm_wg_store_tile<float, STEP::WN>(d, b, split, m0, by_rows ? n0 : n0 + 64 * g, by_rows ? g : 0, w, lane,
+                                               M, N, K, splits, partial, alpha, beta, C, ldc, stride_c, bias, act);
     }
 #endif
 }
