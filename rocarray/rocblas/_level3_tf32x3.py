@@ -25,8 +25,8 @@ Path (``rocblas/gemm_wgmma.hip``):
    and then added to the float32 sums by the threads, rounding to nearest.
    k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
 
-The split inside the kernel (``ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR, BM, BN>``, the tiles
-``'x3f_128x128'``, and ``'x3f_64x128'`` / ``'x3f_128x64'`` for products with a short side): TMA
+The split inside the kernel (``ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR, BM, BN, BLOCKED>``,
+the tiles ``'x3f_128x128'``, and ``'x3f_64x128'`` / ``'x3f_128x64'`` for products with a short side): TMA
 copies op(A) and op(B) themselves as float32 (any transposes) and the block's threads split each
 k tile in shared memory, so the gemm moves float32 gemm's bytes, not the split pass's three times
 as many, and has no workspace; its guard is decided per k tile.
@@ -86,11 +86,19 @@ def kernel_name(tile_n):
     return f"ra_rocblas_gemm_wgmma<float, true, true, {int(tile_n)}>"
 
 
-def fused_kernel_name(trans_a, trans_b, tile_m=TILE, tile_n=TILE):
+def fused_kernel_name(trans_a, trans_b, tile_m=TILE, tile_n=TILE, blocked_maps=False):
     """Name expression of the kernel that splits inside (op(A) k-major when ``trans_a``, op(B)
-    when not ``trans_b``) with a ``tile_m`` x ``tile_n`` block tile."""
+    when not ``trans_b``) with a ``tile_m`` x ``tile_n`` block tile; ``blocked_maps``: its mn-major
+    operands come through 4-D maps (:func:`blocked`)."""
     return (f"ra_rocblas_gemm_wgmma_x3<{str(bool(trans_a)).lower()}, {str(not trans_b).lower()}, "
-            f"{int(tile_m)}, {int(tile_n)}>")
+            f"{int(tile_m)}, {int(tile_n)}, {str(bool(blocked_maps)).lower()}>")
+
+
+def fused_kernel_names():
+    """Every instantiation of the kernel that splits inside: each transpose pair and tile, and
+    the blocked form where an operand is mn-major (all but 'T', 'N')."""
+    return [fused_kernel_name(ta, tb, tm, tn, bl) for ta in (False, True) for tb in (False, True)
+            for tm, tn in FUSED_SHAPES for bl in ((False, True) if not (ta and not tb) else (False,))]
 
 
 #: Block tile widths: 128 only (each thread holds 64 float32 sums and the 64 of the slot being
@@ -109,8 +117,7 @@ FUSED_STAGES = {(TILE, TILE): 3, (64, TILE): 5, (TILE, 64): 5}
 FUSED_BLOCK = 256
 
 _compile.register(wg.SOURCE, [kernel_name(w) for w in TILE_WIDTHS_X3] + [FINISH_KERNEL]
-                  + [fused_kernel_name(ta, tb, tm, tn) for ta in (False, True) for tb in (False, True)
-                     for tm, tn in FUSED_SHAPES])
+                  + fused_kernel_names())
 
 
 class Tf32x3Tile(tuple):
@@ -246,26 +253,47 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
 def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
     """:func:`prepare_run` for the split inside the kernel; calls whose operands TMA cannot copy
     as float32 (:func:`fused_aligned`) take the split pass's launches instead."""
-    from rocarray.rocblas import _tma
-
     tile_m, tile_n = int(tile[0]), int(tile[1])
     stages = FUSED_STAGES[(tile_m, tile_n)]
     sms = _device_facts(device_id)["multiprocessors"]
-    product = wg.prepare_product(device_id, fused_kernel_name(trans_a, trans_b, tile_m, tile_n), FINISH_KERNEL, tile_n,
-                                 stages, PIECES, BK, m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS,
-                                 block=FUSED_BLOCK, nbytes=fused_shared_bytes(stages, tile_m, tile_n), tile_m=tile_m)
+    a_kmajor, b_kmajor = bool(trans_a), not trans_b
+    blocked_maps = blocked(a_kmajor, b_kmajor, m, n)
+    product = wg.prepare_product(device_id, fused_kernel_name(trans_a, trans_b, tile_m, tile_n, blocked_maps),
+                                 FINISH_KERNEL, tile_n, stages, PIECES, BK, m, n, k, ldc, batch, strides[2], sms, act,
+                                 PROMOTE_SLOTS, block=FUSED_BLOCK, nbytes=fused_shared_bytes(stages, tile_m, tile_n),
+                                 tile_m=tile_m)
     # the split pass multiplies its pieces with the square tile's kernel
     fallback = _prepare_split_run(device_id, TILES[1], m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
-    a_kmajor, b_kmajor = bool(trans_a), not trans_b
     lds_aligned = fused_aligned(0, lda, strides[0], batch) and fused_aligned(0, ldb, strides[1], batch)
 
     def run(alpha, beta, A, B, C, bias):
         if not (lds_aligned and A % 16 == 0 and B % 16 == 0):
             return fallback(alpha, beta, A, B, C, bias)
-        map_a = _tma.operand_map(A, a_kmajor, m, k, lda, strides[0], batch, tile_m, ITEMSIZE)
-        map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, strides[1], batch, tile_n, ITEMSIZE)
+        map_a = fused_operand_map(A, a_kmajor, m, k, lda, strides[0], batch, tile_m, blocked_maps)
+        map_b = fused_operand_map(B, b_kmajor, n, k, ldb, strides[1], batch, tile_n, blocked_maps)
         product(map_a, map_b, alpha, beta, C, bias)
     return run
+
+
+def blocked(a_kmajor, b_kmajor, m, n):
+    """Whether the kernel that splits inside copies its mn-major operands through 4-D maps, one
+    box a tile (the kernel's ``BLOCKED``): there is one, and each has its m (op(A)) or n (op(B)) a
+    multiple of 32. H200, float32, one box against a box per 32 rows (us): 8192 x 64 x 8192 NN
+    167 / 199, NT 164 / 190; 64 x 8192 x 8192 NN 169 / 174, NT 171 / 205."""
+    mn_major = [mn for kmajor, mn in ((a_kmajor, m), (b_kmajor, n)) if not kmajor]
+    return bool(mn_major) and all(int(mn) % 32 == 0 for mn in mn_major)
+
+
+def fused_operand_map(address, kmajor, mn, k, ld, stride, batch, rows, blocked_maps):
+    """The tensor map through which the kernel that splits inside copies an operand: for an
+    mn-major one under ``blocked_maps`` (:func:`blocked`) the 4-D map of
+    :func:`rocarray.rocblas._tma.blocked_operand_map`, else the 3-D map of
+    :func:`rocarray.rocblas._tma.operand_map`."""
+    from rocarray.rocblas import _tma
+
+    if blocked_maps and not kmajor:
+        return _tma.blocked_operand_map(address, mn, k, ld, stride, batch, rows)
+    return _tma.operand_map(address, kmajor, mn, k, ld, stride, batch, rows, ITEMSIZE)
 
 
 def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):

@@ -10,7 +10,9 @@ value (``__grid_constant__``): :func:`operand_map` returns it as a size-one NumP
 One map describes one gemm operand of 16-bit elements (or 32-bit: the float32 path's operands
 or their TF32 pieces) as a 3-D array (contiguous dimension, leading dimension, batch), with 128-byte
 swizzling and zero fill outside the array, which is the shared-memory layout the kernel's wgmma
-descriptors read.
+descriptors read. The three-TF32 kernel copies an mn-major float32 operand whose m (or n) is a
+multiple of 32 through a 4-D map instead (:func:`blocked_operand_map`): one box a tile rather
+than one per 32 rows.
 """
 
 import ctypes
@@ -116,16 +118,44 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box
     if hit is not None:
         return hit
     dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize)
-    if strides[1] <= 0 or strides[1] % 16 or strides[0] % 16:
-        raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
     box = box_shape(kmajor, rows, itemsize) + (int(box_batch),)
+    return _encoded(key, address, itemsize, dims, strides, box)
+
+
+def blocked_geometry(mn, k, ld, stride, batch, rows):
+    """``(dims, strides in bytes, box)`` of an mn-major float32 operand as a 4-D array
+    (32 mn, k, mn / 32, batch), ``mn`` a multiple of 32: one box of 32 x 32 x ``rows / 32`` is
+    the ``rows`` x 32 tile the 3-D map of :func:`operand_map` copies as ``rows / 32`` boxes, in the
+    same layout (block h of 32 mn at 4 KiB h)."""
+    (_, _, batch), (row, step) = operand_geometry(False, mn, k, ld, stride, batch, 4)
+    return (32, int(k), int(mn) // 32, batch), (row, 32 * 4, step), (32, 32, int(rows) // 32, 1)
+
+
+def blocked_operand_map(address, mn, k, ld, stride, batch, rows):
+    """The 4-D tensor map of an mn-major float32 operand whose ``mn`` is a multiple of 32
+    (:func:`blocked_geometry`), the three-TF32 kernel's one copy a tile; arguments and errors as
+    :func:`operand_map`."""
+    if int(mn) % 32:
+        raise ValueError(f"a blocked map needs mn a multiple of 32, got {mn}")
+    key = ("blocked", int(address), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch), int(rows))
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
+    dims, strides, box = blocked_geometry(mn, k, ld, stride, batch, rows)
+    return _encoded(key, address, 4, dims, strides, box)
+
+
+def _encoded(key, address, itemsize, dims, strides, box):
+    """Encodes the map of ``dims`` (elements, contiguous first), ``strides`` (bytes, of dimensions
+    1 ..) and ``box``, and remembers it under ``key``."""
+    if any(v <= 0 or v % 16 for v in strides):
+        raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
+    rank = len(dims)
     out = numpy.zeros(1, TENSOR_MAP)
-    c_dims = (ctypes.c_uint64 * 3)(*dims)
-    c_strides = (ctypes.c_uint64 * 2)(*strides)
-    c_box = (ctypes.c_uint32 * 3)(*box)
-    c_elem = (ctypes.c_uint32 * 3)(1, 1, 1)
-    rc = _encoder()(out.ctypes.data, _DATA_BY_ITEMSIZE[int(itemsize)], 3, ctypes.c_void_p(int(address)), c_dims, c_strides, c_box,
-                    c_elem, _INTERLEAVE_NONE, _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
+    rc = _encoder()(out.ctypes.data, _DATA_BY_ITEMSIZE[int(itemsize)], rank, ctypes.c_void_p(int(address)),
+                    (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * (rank - 1))(*strides),
+                    (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), _INTERLEAVE_NONE,
+                    _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
     if rc != 0:
         raise TensorMapError(f"cuTensorMapEncodeTiled returned {rc} for dims {dims}, strides {strides}, box {box}")
     with _lock:

@@ -26,7 +26,7 @@ from conftest import to_device, to_host
 from level3_host import SameDevice
 
 from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level1, _level3, _level3_mma, _level3_wgmma
+from rocarray.rocblas import _level1, _level3, _level3_mma, _level3_tf32x3, _level3_wgmma
 import rocarray.rocblas as rocblas
 
 
@@ -453,9 +453,8 @@ def test_wgmma_kernel_names_and_registration():
     finish = {"ra_rocblas_gemm_wg_finish<ra_half>", "ra_rocblas_gemm_wg_finish<ra_bfloat16>"}
     # the float32 kernel and finish of the three-TF32-product path (rocblas/_level3_tf32x3.py)
     float32 = {"ra_rocblas_gemm_wgmma<float, true, true, 128>", "ra_rocblas_gemm_wg_finish<float>"}
-    float32 |= {f"ra_rocblas_gemm_wgmma_x3<{a}, {b}, {tm}, {tn}>" for a in ("false", "true") for b in ("false", "true")
-                for tm, tn in ((128, 128), (64, 128), (128, 64))}
-    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 48
+    float32 |= set(_level3_tf32x3.fused_kernel_names())
+    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 57
     assert name("float16", "T", "N", 64, 64) == "ra_rocblas_gemm_wgmma<ra_half, true, true, 64, 64>"
     assert name("float16", "T", "N", 64, 128) == "ra_rocblas_gemm_wgmma<ra_half, true, true, 64>"
 

@@ -52,13 +52,17 @@ def test_kernel_names_and_registration():
         if not tile.fused:
             assert x3.kernel_name(tile[1]) in names
     # the split inside the kernel: op(A) k-major for 'T', op(B) for 'N'; then the block tile
-    assert x3.fused_kernel_name(False, False) == "ra_rocblas_gemm_wgmma_x3<false, true, 128, 128>"
-    assert x3.fused_kernel_name(True, True, 64, 128) == "ra_rocblas_gemm_wgmma_x3<true, false, 64, 128>"
+    assert x3.fused_kernel_name(False, False) == "ra_rocblas_gemm_wgmma_x3<false, true, 128, 128, false>"
+    assert x3.fused_kernel_name(True, True, 64, 128, True) == "ra_rocblas_gemm_wgmma_x3<true, false, 64, 128, true>"
     for ta in (False, True):
         for tb in (False, True):
             for tile in x3.TILES:
                 if tile.fused:
                     assert x3.fused_kernel_name(ta, tb, tile[0], tile[1]) in names
+                    # the blocked form where an operand is mn-major ('T', 'N' has none)
+                    blocked = x3.fused_kernel_name(ta, tb, tile[0], tile[1], True)
+                    assert (blocked in names) == (not (ta and not tb))
+    assert len(x3.fused_kernel_names()) == 3 * (4 + 3)
     assert x3.FINISH_KERNEL in names
     text = _compile.read_text(_level3_wgmma.SOURCE)
     assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.SPLIT_KERNEL}(' in text
@@ -217,6 +221,7 @@ def _record_launches(monkeypatch):
     monkeypatch.setattr(_level3_wgmma.backend, "require_cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(x3.backend, "require_cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
+    monkeypatch.setattr(_tma, "blocked_operand_map", lambda *a: ("blocked",) + a)
     # split k's sums: a stand-in, so that no fake buffer (nor the fake CuPy) stays cached
     partials = type("Buffer", (), {"data": type("Pointer", (), {"ptr": 1 << 31})()})()
     monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", lambda device_id, nbytes: partials)
@@ -278,9 +283,10 @@ def test_short_tiles_launch_their_kernel_with_their_boxes(sm90, monkeypatch, til
     run = x3.prepare_run(0, tile, m, n, k, m, k, m, False, False, 0)
     run(np.float32(1), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
     name, grid, block, args, shared = record[0]
-    assert name == x3.fused_kernel_name(False, False, tm, tn) and block == (x3.FUSED_BLOCK,)
+    assert block == (x3.FUSED_BLOCK,)
     assert grid == (128, 1) and shared == x3.fused_shared_bytes(x3.FUSED_STAGES[(tm, tn)], tm, tn)
-    assert args[0] == ("map", 0x1000, False, m, k, m, 0, 1, tm, 4)
+    assert name == x3.fused_kernel_name(False, False, tm, tn, True)  # m a multiple of 32: one box a tile
+    assert args[0] == ("blocked", 0x1000, m, k, m, 0, 1, tm)
     assert args[1] == ("map", 0x2000, True, n, k, k, 0, 1, tn, 4)
     assert args[11:14] == (x3.FUSED_STAGES[(tm, tn)], 2, 128)  # stages, parts, k tiles a part
     assert record[1][0] == x3.FINISH_KERNEL and len(record) == 2
@@ -303,6 +309,29 @@ def test_fused_run_takes_the_split_pass_for_unaligned_operands(sm90, monkeypatch
     run(np.float32(1), np.float32(0), a_address, b_address, 0x3000, 0)
     names = [r[0] for r in record if r[0] not in ("empty", "memset")]
     assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
+
+
+def test_blocked_maps_of_mn_major_operands():
+    # 4-D (32 mn, k, mn / 32, batch): the contiguous 128 bytes, then k at ld, the blocks of 32 mn
+    # at 128 bytes, the batch at its stride; the box is the whole rows x 32 tile
+    assert _tma.blocked_geometry(8192, 8192, 8192, 0, 1, 128) == (
+        (32, 8192, 256, 1), (4 * 8192, 128, 4 * 8192 * 8192), (32, 32, 4, 1))
+    assert _tma.blocked_geometry(64, 300, 68, 68 * 300 + 4, 3, 64) == (
+        (32, 300, 2, 3), (4 * 68, 128, 4 * (68 * 300 + 4)), (32, 32, 2, 1))
+    with pytest.raises(ValueError, match="multiple of 32"):
+        _tma.blocked_operand_map(0x1000, 100, 64, 100, 0, 1, 128)
+
+
+@pytest.mark.parametrize("a_kmajor, b_kmajor, m, n, blocked", [
+    (False, True, 64, 100, True), (False, True, 100, 64, False), (True, True, 64, 64, False),
+    (True, False, 100, 8192, True), (False, False, 96, 8192, True), (False, False, 96, 8200, False)])
+def test_blocked_maps_where_every_mn_major_operand_allows(monkeypatch, a_kmajor, b_kmajor, m, n, blocked):
+    monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
+    monkeypatch.setattr(_tma, "blocked_operand_map", lambda *a: ("blocked",) + a)
+    assert x3.blocked(a_kmajor, b_kmajor, m, n) == blocked
+    for kmajor, mn in ((a_kmajor, m), (b_kmajor, n)):
+        got = x3.fused_operand_map(0x1000, kmajor, mn, 96, 8192, 0, 1, 128, blocked)
+        assert got[0] == ("blocked" if blocked and not kmajor else "map")
 
 
 def test_fused_alignment_rule():
@@ -405,9 +434,10 @@ def _aligned_extra(trans, m, n, k, pad=0):
 
 
 # shapes with every edge of the kernel's tiles and the raw boxes (32 rows of k, 32 of mn), with
-# aligned columns: the fused tile splits inside the kernel for all of them
+# aligned columns: the fused tile splits inside the kernel for all of them (where m or n is a
+# multiple of 32, an mn-major operand along it comes through its 4-D map)
 ALIGNED_SHAPES = [(1, 1, 1, 0), (7, 33, 129, 1), (129, 200, 33, 0), (200, 129, 777, 2), (132, 260, 36, 0),
-                  (33, 31, 4100, 0), (64, 392, 2000, 0), (392, 40, 3001, 1)]
+                  (33, 31, 4100, 0), (64, 392, 2000, 0), (392, 40, 3001, 1), (96, 160, 1000, 1), (32, 288, 333, 0)]
 
 
 @pytest.mark.gpu
@@ -464,9 +494,10 @@ def test_split_k_parts(rng, forced):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("m, pads", [(70, (5, 7, 3)), (72, (4, 8, 3))], ids=_ids)
+@pytest.mark.parametrize("m, pads", [(70, (5, 7, 3)), (72, (4, 8, 3)), (64, (4, 8, 3))], ids=_ids)
 def test_strided_batches(rng, forced, m, pads):
-    # the second: 16-byte aligned batch strides (the fused tile's kernel; the first its split pass)
+    # the second and third: 16-byte aligned batch strides (the fused tiles' kernel, the third with
+    # op(A) through its 4-D map; the first takes the split pass)
     n, k, batch = 90, 300, 3
     sa, sb, sc = m * k + pads[0], k * n + pads[1], m * n + pads[2]
     a, b = random_array(rng, sa * batch, "float32"), random_array(rng, sb * batch, "float32")

@@ -55,6 +55,13 @@ RA_DEVICE void ra_tma_load_3d(unsigned dst, const ra_tensor_map* map, int c0, in
                  :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
                  : "memory");
 }
+// The same for a 4-D tensor map (coordinates c0 .. c3).
+RA_DEVICE void ra_tma_load_4d(unsigned dst, const ra_tensor_map* map, int c0, int c1, int c2, int c3, unsigned bar) {
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+                 :: "r"(dst), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar)
+                 : "memory");
+}
 RA_DEVICE unsigned ra_shared_address(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 // Programmatic dependent launch (rocarray/_core/dependent_launch.py). The wait returns once the
 // previous grid in the stream has completed and its writes are visible (at once for a plain
