@@ -46,7 +46,7 @@ SIMT tiles (:func:`rocarray.rocblas._level3.candidates`).
 import numpy
 
 from rocarray._core import backend, compile as _compile, config, prepared_launch
-from rocarray.rocblas import _level3_wgmma as wg
+from rocarray.rocblas import _level3_wgmma as wg, _tma
 from rocarray.rocblas._level3_mma import TILE, _device_facts
 
 #: Bytes per element of the pieces, and pieces per operand (hi, lo).
@@ -289,8 +289,6 @@ def fused_operand_map(address, kmajor, mn, k, ld, stride, batch, rows, blocked_m
     mn-major one under ``blocked_maps`` (:func:`blocked`) the 4-D map of
     :func:`rocarray.rocblas._tma.blocked_operand_map`, else the 3-D map of
     :func:`rocarray.rocblas._tma.operand_map`."""
-    from rocarray.rocblas import _tma
-
     if blocked_maps and not kmajor:
         return _tma.blocked_operand_map(address, mn, k, ld, stride, batch, rows)
     return _tma.operand_map(address, kmajor, mn, k, ld, stride, batch, rows, ITEMSIZE)
@@ -298,8 +296,6 @@ def fused_operand_map(address, kmajor, mn, k, ld, stride, batch, rows, blocked_m
 
 def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
     """:func:`prepare_run` for the split pass and the pieces kernel."""
-    from rocarray.rocblas import _tma
-
     cupy = backend.require_cupy()
     tile_n = int(tile[1])
     sms = _device_facts(device_id)["multiprocessors"]
