@@ -115,6 +115,16 @@ def allow_shared(kernel, nbytes):
         pass
 
 
+def prefer_carveout(kernel, percent):
+    """Ask the driver to give ``kernel``'s multiprocessors ``percent`` of their most shared memory
+    (the rest is L1), for kernels whose speed depends on that split. A hint the driver rounds to a
+    size it supports; targets or CuPy versions without the attribute keep their default."""
+    try:
+        kernel.preferred_shared_memory_carveout = int(percent)
+    except Exception:
+        pass
+
+
 def bulk_copy_engine(is_hip, cc_major):
     """Whether a device has the bulk copy engine and mbarriers that kernels use under
     ``RA_BULK_COPY`` (``ra_async.cuh``): NVIDIA from compute capability 9.0."""

@@ -7,8 +7,9 @@ user input.
 Kernel choice (:func:`choose`)
 ------------------------------
 * Packed square float32 products of 32 or 64 in strided mode on NVIDIA from compute capability
-  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run ``ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>``
-  (below) whatever :func:`choose` says.
+  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run whatever :func:`choose` says
+  ``ra_rocblas_gemm_batched_team<B_TRANS>`` (32, one team of 32 threads a product) or
+  ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (64, a persistent ring of bulk copies): below.
 * ``'small'``: ``ra_rocblas_gemm_batched<T, S>`` with S the smallest of 8, 16, 32, 64 that holds
   ``max(m, n)``. One block of 256 threads computes whole matrices, several at a time, so every
   matrix is read once and written once with its operands staged in shared memory; k of any
@@ -78,26 +79,31 @@ Little's-law need to promise a gain); float64 (the streaming kernel needs 111-12
 2 blocks); complex. Each is one ``STREAM`` entry away, to be measured first; the table stays
 short because every registered name compiles for each CI target.
 
-The bulk-copy kernel (``ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>``, float32, S = 32 or 64,
-``m = n = k = lda = ldb = S``, op(A) = A, op(B) = B or B^T, A and B matrices 16-byte aligned): each
-operand matrix is one contiguous block, which thread 0 hands to the bulk copy engine, into a ring
-of 32 KB stages (four 32^2 or one 64^2 pair) in dynamic shared memory; no registers hold loads,
-so the next groups' loads are in flight while a block multiplies (4 x 4 register tiles from
-shared memory) and writes C from registers. Measured on the H200 (docs/performance.md): 10^5 x
-32^3 290 us with B by tensor map (100 % of copy, 1.48-1.50x cuBLAS's 430 us; 310 us with the plain
-copies of B, the streaming kernel 370-380 us; held for seconds, the board's 700 W power cap lowers
-the clocks and both slow down: 306-339 us against 439-451, 1.33-1.44x), 10^5 x 64^3
-1.52-1.60 ms (1.13-1.15x, the one-shot kernel 2.1-2.25 ms). 32^3 runs 4 stages with 1 block per
-multiprocessor, 64^3 3 stages with 2 (:func:`bulk_stages`, :func:`bulk_blocks`: the best of
-2-6 stages x 1-3 blocks). An untransposed B is read along k with the four columns a warp reads in
-one bank group; padding its columns through per-thread asynchronous copies was slower (10^5 x
-32^3 337 us, 64^3 1.89 ms). For S = 32 such a B instead arrives through a TMA tensor map with the
-128-byte swizzle (``B_TMA``, :func:`b_tensor_map`), which spreads those reads over four bank
-groups; a B the driver cannot map (a zero batch stride) takes the plain copies. The kernel is launched
-as a programmatic dependent of the previous kernel in its stream (``dependent=True``,
-:mod:`rocarray._core.dependent_launch`): its blocks are placed while that kernel's last blocks
-finish and wait for its completion before their first copy, which takes about 1 us off each
-launch (10^5 x 32^3: 288-290 -> 287.3-287.5 us, 1.488-1.495x unrounded).
+Packed square float32 products (``m = n = k = lda = ldb = S``, op(A) = A, op(B) = B or B^T, A and
+B matrices 16-byte aligned) have two kernels of their own on sm_90, both launched as programmatic
+dependents of the previous kernel in their stream (``dependent=True``,
+:mod:`rocarray._core.dependent_launch`: about 1 us less a launch):
+
+* S = 32: ``ra_rocblas_gemm_batched_team<B_TRANS>``, one block of 32 threads a product (a grid
+  of ``batch`` blocks): load both operands into registers (eight float4 of each a thread), store
+  them to shared memory, a barrier, multiply (4 x 8 of C a thread), write C, leave. Many such
+  teams are resident on a multiprocessor and the hardware starts a new one as each leaves, so the
+  loads, multiplies and stores of different products interleave finely, with no ramp and no
+  ragged end. The loads pass through L1, which shares its 256 KB with shared memory: the launch
+  sets the carveout to :data:`TEAM_CARVEOUT` percent, which leaves room for 18 teams and keeps
+  92 KB of L1. Measured on the H200 (docs/performance.md, 2026-12-04 late night), 10^5 x 32^3:
+  282.6 us for op(B) = B and 284.0 for B^T, against 281 us for a float4 stream of the same bytes,
+  cuBLAS's 429 and the bulk ring's 287-288 that it replaced; with the default carveout (20-25
+  teams, 28-60 KB of L1) 296-310 us, with 11-14 teams 286-305 us.
+* S = 64: the bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>``: each operand matrix
+  is one contiguous block, which thread 0 hands to the bulk copy engine, into a ring of 32 KB
+  stages (one 64^2 pair) in dynamic shared memory; no registers hold loads, so the next groups'
+  loads are in flight while a block multiplies (4 x 4 register tiles from shared memory) and
+  writes C from registers. Measured on the H200: 10^5 x 64^3 1.52-1.60 ms (1.13-1.16x cuBLAS, the
+  one-shot kernel 2.1-2.25 ms), 3 stages with 2 blocks per multiprocessor (:func:`bulk_stages`,
+  :func:`bulk_blocks`: the best of 2-6 stages x 1-3 blocks). An untransposed B is read along k
+  with the four columns a warp reads in one bank group; padding its columns through per-thread
+  asynchronous copies was slower (1.89 ms).
 
 Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
 once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does
@@ -114,7 +120,7 @@ at the tiled gemm's speed.
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch, prepared_launch
-from rocarray.rocblas import _level1, _level3, _tma
+from rocarray.rocblas import _level1, _level3
 
 SOURCE = "rocblas/gemm_batched.hip"
 
@@ -188,19 +194,29 @@ def streams(dtype, tile, k):
     return k > 0 and int(tile) in STREAM.get(numpy.dtype(dtype), ())
 
 
-#: The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>`` (``ra_rocblas_gb_bulk_cfg`` in
-#: the source): square float32 products of the tiles BULK_TILES, packed operands, on NVIDIA from
-#: compute capability 9.0. Groups of ``matrices_per_block(S)`` matrices (32 KB of operands) in a
-#: ring of :func:`bulk_stages` stages of dynamic shared memory, :func:`bulk_blocks` resident
-#: blocks per multiprocessor.
+#: Square float32 tiles with kernels of their own for packed operands on NVIDIA from compute
+#: capability 9.0 (:func:`bulk_fits`, :func:`bulk_device`): :data:`TEAM_TILE` by the team kernel,
+#: the others by the bulk-copy kernel.
 BULK_TILES = (32, 64)
-#: The tile whose untransposed B arrives through a swizzled tensor map (one 128-byte row a column).
-BULK_TMA_TILE = 32
-#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``): the 128-byte
-#: swizzle's period, so that every matrix of a stage starts one.
+#: The tile of the team kernel ``ra_rocblas_gemm_batched_team<B_TRANS>``: one block of
+#: :data:`TEAM` threads a product.
+TEAM_TILE = 32
+#: Threads of the team kernel's block (``RA_ROCBLAS_GB_TEAM``).
+TEAM = 32
+#: The team kernel's preferred shared-memory carveout, in percent of the most a multiprocessor
+#: has: 164 KB on the H200, room for 18 teams (8 KB each), 92 KB left to L1 for the loads in
+#: flight (measured best; the module docstring).
+TEAM_CARVEOUT = 65
+#: Resident teams per multiprocessor under that carveout (on the H200).
+TEAM_RESIDENT = 18
+#: The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (``ra_rocblas_gb_bulk_cfg`` in
+#: the source) for the other tiles of BULK_TILES: groups of ``matrices_per_block(S)`` matrices
+#: (32 KB of operands) in a ring of :func:`bulk_stages` stages of dynamic shared memory,
+#: :func:`bulk_blocks` resident blocks per multiprocessor.
+#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``).
 BULK_ALIGN = 1024
 #: Bytes of one ring stage (the A and the B matrices of a group; the same for every tile).
-BULK_STAGE_BYTES = 2 * matrices_per_block(BULK_TILES[0]) * BULK_TILES[0] ** 2 * 4
+BULK_STAGE_BYTES = 2 * matrices_per_block(BULK_TILES[-1]) * BULK_TILES[-1] ** 2 * 4
 _F32 = numpy.dtype(numpy.float32)
 
 
@@ -219,28 +235,14 @@ def bulk_shared(tile):
     return bulk_stages(tile) * BULK_STAGE_BYTES + BULK_ALIGN
 
 
-def bulk_name(tile, b_trans, b_tma=False):
-    """Name expression of the bulk-copy kernel, e.g. ``'ra_rocblas_gemm_batched_bulk<32, false, true>'``."""
-    flags = ", ".join("true" if f else "false" for f in (b_trans, b_tma))
-    return f"ra_rocblas_gemm_batched_bulk<{int(tile)}, {flags}>"
+def bulk_name(tile, b_trans):
+    """Name expression of the bulk-copy kernel, e.g. ``'ra_rocblas_gemm_batched_bulk<64, false>'``."""
+    return f"ra_rocblas_gemm_batched_bulk<{int(tile)}, {'true' if b_trans else 'false'}>"
 
 
-def b_tensor_map(tile, b_trans, address, stride_b, batch):
-    """The swizzled tensor map of an untransposed B for the ``B_TMA`` kernel (one box per group of
-    ``matrices_per_block(tile)`` matrices of ``tile`` k x ``tile`` columns), or ``None`` when that
-    kernel does not apply: another tile, op(B) = B^T, or a B the driver cannot map (a zero batch
-    stride, refused encodings, a batch past the 32-bit box coordinates)."""
-    if int(tile) != BULK_TMA_TILE or b_trans or batch >= 2**31:
-        return None
-    try:
-        return _tma.operand_map(int(address), True, tile, tile, tile, stride_b, batch, tile, itemsize=4,
-                                box_batch=matrices_per_block(tile))
-    except _tma.TensorMapError:
-        return None
-
-
-#: The kernel argument of launches without a tensor map (the kernel does not read it).
-_NO_MAP = numpy.zeros(1, _tma.TENSOR_MAP)
+def team_name(b_trans):
+    """Name expression of the team kernel, e.g. ``'ra_rocblas_gemm_batched_team<true>'``."""
+    return f"ra_rocblas_gemm_batched_team<{'true' if b_trans else 'false'}>"
 
 
 def _address(x):
@@ -273,7 +275,8 @@ def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = [kernel_name(d, s) for d in CTYPES for s in TILES]
     names += [stream_name(d, s) for d, tiles in STREAM.items() for s in tiles]
-    names += [bulk_name(s, t) for s in BULK_TILES for t in (False, True)] + [bulk_name(BULK_TMA_TILE, False, True)]
+    names += [bulk_name(s, t) for s in BULK_TILES if s != TEAM_TILE for t in (False, True)]
+    names += [team_name(t) for t in (False, True)]
     return sorted(names)
 
 
@@ -387,18 +390,17 @@ def _small_kernel(device_id, dtype, m, n, k, batch, tile):
 
 _bulk_waves = {}
 
-#: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_small_run`);
-#: bounded, cleared when full. (Tensor maps are remembered per address by ``_tma.operand_map``.)
+#: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_team_run`,
+#: :func:`_small_run`); bounded, cleared when full.
 _prepared = {}
 _KEPT = 256
 
 
-def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch):
-    """The bulk-copy kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C,
-    tma_b)`` on device addresses (``tma_b`` the tensor map of B under ``b_tma``, else ignored), on
-    the current device."""
+def _bulk_run(device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch):
+    """The bulk-copy kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C)``
+    on device addresses, on the current device."""
     def make():
-        name = bulk_name(tile, b_trans, b_tma)
+        name = bulk_name(tile, b_trans)
         kernel, _ = _kernel(name, device_id)
         shared = bulk_shared(tile)
         launch.allow_shared(kernel, shared)
@@ -410,33 +412,45 @@ def _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c
         f32, ptr, i64 = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER, numpy.int64
         prepared = prepared_launch.PreparedLaunch(
             kernel, (blocks,), (BLOCK,),
-            (f32, ptr, i64(stride_a), ptr, i64(stride_b), prepared_launch.HOST_ARRAY if b_tma else _NO_MAP, f32, ptr,
-             i64(ldc), i64(stride_c), i64(batch)), shared_mem=shared, dependent=True)
-        if b_tma:
-            return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, tma_b, beta, C)
-        return lambda alpha, beta, A, B, C, tma_b: prepared(alpha, A, B, beta, C)
-    key = ("bulk", device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch)
+            (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c), i64(batch)),
+            shared_mem=shared, dependent=True)
+        return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
+    key = ("bulk", device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch)
+    return _level3._remembered(_prepared, _KEPT, key, make)
+
+
+def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
+    """The team kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C)`` on
+    device addresses, on the current device. One block of :data:`TEAM` threads a product; the
+    kernel's shared-memory carveout is set to :data:`TEAM_CARVEOUT` first."""
+    def make():
+        kernel, _ = _kernel(team_name(b_trans), device_id)
+        launch.prefer_carveout(kernel, TEAM_CARVEOUT)
+        f32, ptr, i64 = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER, numpy.int64
+        prepared = prepared_launch.PreparedLaunch(
+            kernel, (batch,), (TEAM,),
+            (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c), i64(batch)),
+            dependent=True)
+        return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
+    key = ("team", device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)
     return _level3._remembered(_prepared, _KEPT, key, make)
 
 
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
-    """One launch of the bulk-copy kernel (a problem :func:`bulk_fits`, on a :func:`bulk_device`,
-    that device current): about one resident wave of blocks walking the groups of
-    ``matrices_per_block(tile)`` matrices; B through a swizzled tensor map where
-    :func:`b_tensor_map` gives one. Returns ``again(alpha, beta, A, B, C)`` (addresses) that
-    repeats the launch for new operands of the same signature."""
-    tma_b = b_tensor_map(tile, b_trans, _address(B), stride_b, batch)
-    b_tma = tma_b is not None
-    run = _bulk_run(device_id, tile, b_trans, b_tma, stride_a, stride_b, ldc, stride_c, batch)
-    run(alpha, beta, _address(A), _address(B), _address(C), tma_b)
+    """One launch of a packed square float32 problem (:func:`bulk_fits`, on a :func:`bulk_device`,
+    that device current): the team kernel for :data:`TEAM_TILE` (a block a product; ``batch`` at
+    most :data:`MAX_GRID`), else the bulk-copy kernel (about one resident wave of blocks walking
+    the groups of ``matrices_per_block(tile)`` matrices). Returns ``again(alpha, beta, A, B, C)``
+    (addresses) that repeats the launch for new operands of the same signature."""
+    if int(tile) == TEAM_TILE:
+        run = _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)
+    else:
+        run = _bulk_run(device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch)
+    run(alpha, beta, _address(A), _address(B), _address(C))
 
     def again(alpha, beta, a, b, c):
-        tma = b_tensor_map(tile, b_trans, b, stride_b, batch) if b_tma else None
         with _level1._on_device(device_id):
-            if b_tma and tma is None:  # the driver would not map this B: the launch without a map
-                launch_bulk(device_id, tile, b_trans, alpha, a, stride_a, b, stride_b, beta, c, ldc, stride_c, batch)
-            else:
-                run(alpha, beta, a, b, c, tma)
+            run(alpha, beta, a, b, c)
     return again
 
 
@@ -460,12 +474,13 @@ def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, str
 def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
                    batch, flag_bits):
     """Strided-batched gemm on checked operands (memory pointers to matrix 0), by :func:`choose`
-    (packed square float32 problems of :data:`BULK_TILES` on sm_90 by the bulk-copy kernel).
+    (packed square float32 problems of :data:`BULK_TILES` on sm_90 by the team or the bulk-copy kernel).
 
     Returns ``again(alpha, beta, A, B, C)`` that repeats the launches on new device addresses of
     the same signature (sizes, leading dimensions, strides, batch, flags, the operands' 16-byte
     alignment, the tuning state): a caller may remember it under those."""
-    if bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, A.ptr, B.ptr) and _bulk(device_id):
+    if (bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, A.ptr, B.ptr) and batch <= MAX_GRID
+            and _bulk(device_id)):
         with _level1._on_device(device_id):
             return launch_bulk(device_id, m, bool(flag_bits & TRANS_B), alpha, A, stride_a, B, stride_b, beta, C,
                                ldc, stride_c, batch)

@@ -84,7 +84,7 @@ def operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize=2):
     return (int(inner), int(outer), int(batch)), (row, step)
 
 
-def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box_batch=1):
+def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
     """The tensor map of one gemm operand, as a size-one :data:`TENSOR_MAP` array.
 
     Parameters
@@ -104,8 +104,6 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box
         Rows of the kernel's tile along m or n (the k-major box height).
     itemsize : int
         Bytes per element: 2 (float16, bfloat16) or 4 (the float32 path's operands or pieces).
-    box_batch : int
-        Batch entries one copy moves (the box's third edge, at most 256).
 
     Raises
     ------
@@ -113,12 +111,12 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box
         When the driver refuses the description (the caller takes another kernel).
     """
     key = (int(address), bool(kmajor), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch),
-           int(rows), int(itemsize), int(box_batch))
+           int(rows), int(itemsize))
     hit = _cache.get(key)
     if hit is not None:
         return hit
     dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize)
-    box = box_shape(kmajor, rows, itemsize) + (int(box_batch),)
+    box = box_shape(kmajor, rows, itemsize) + (1,)
     return _encoded(key, address, itemsize, dims, strides, box)
 
 

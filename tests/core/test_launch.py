@@ -74,6 +74,18 @@ def test_allow_shared_keeps_a_grant_per_handle():
     assert a._granted == 64 * 1024 and b._granted == 60 * 1024
 
 
+def test_prefer_carveout_sets_the_attribute_or_keeps_the_default():
+    k = types.SimpleNamespace()
+    launch.prefer_carveout(k, 65.0)
+    assert k.preferred_shared_memory_carveout == 65 and isinstance(k.preferred_shared_memory_carveout, int)
+
+    class _NoAttribute:   # a target or CuPy without the attribute: the default stays, nothing raises
+        def __setattr__(self, name, value):
+            raise AttributeError(name)
+
+    launch.prefer_carveout(_NoAttribute(), 65)
+
+
 def test_bulk_copy_engine_rule_and_per_device_memo(monkeypatch):
     assert launch.bulk_copy_engine(False, 9) and launch.bulk_copy_engine(False, 10)
     assert not launch.bulk_copy_engine(False, 8) and not launch.bulk_copy_engine(True, 9)

@@ -23,7 +23,7 @@ from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, scalar as _scalar
 
 from rocarray._core import compile as _compile
-from rocarray.rocblas import _batched, _batched_kernel, _level3, _tma
+from rocarray.rocblas import _batched, _batched_kernel, _level3
 import rocarray.rocblas as rocblas
 
 try:
@@ -272,7 +272,8 @@ def test_c_order_stack_is_cupy_matmul(rng, dtype, shape):
 
 @pytest.fixture
 def bulk_launches(monkeypatch):
-    """The tiles of the bulk-copy kernel's launches (the launches themselves run)."""
+    """The tiles of the packed square float32 launches, team or bulk-copy kernel (the launches
+    themselves run)."""
     seen = []
     real = _batched_kernel.launch_bulk
 
@@ -284,25 +285,10 @@ def bulk_launches(monkeypatch):
     return seen
 
 
-@pytest.fixture
-def bulk_maps(monkeypatch):
-    """Whether each bulk-copy launch got a tensor map for B (the launches themselves run)."""
-    seen = []
-    real = _batched_kernel.b_tensor_map
-
-    def spy(*args):
-        got = real(*args)
-        seen.append(got is not None)
-        return got
-
-    monkeypatch.setattr(_batched_kernel, "b_tensor_map", spy)
-    return seen
-
-
 # (trans, batch, stride_a, stride_b, extra (ldc above S), beta): packed and gapped strides (multiples
 # of four floats), broadcast operands, partial last groups (batch not a multiple of 4), more groups
 # than one resident wave with several laps of the three-stage ring, beta == 0 on a NaN C (packed or
-# with a padded ldc; B by tensor map too)
+# with a padded ldc)
 BULK_CASES = [("NN", 1, None, None, 0, None), ("NT", 3, None, None, 3, None), ("NN", 5, "gap", "gap", 0, None),
               ("NT", 4001, None, None, 0, 0.0), ("NN", 4003, 0, None, 1, None), ("NN", 9002, None, 0, 0, 0.0),
               ("NT", 9001, "gap", None, 0, 1.0), ("NN", 4099, None, None, 0, 0.0), ("NN", 7, None, None, 1, 0.0)]
@@ -311,9 +297,9 @@ BULK_CASES = [("NN", 1, None, None, 0, None), ("NT", 3, None, None, 3, None), ("
 @pytest.mark.gpu
 @pytest.mark.parametrize("case", BULK_CASES, ids=_ids)
 @pytest.mark.parametrize("size", _batched_kernel.BULK_TILES)
-def test_bulk_copy_kernel(rng, bulk_launches, bulk_maps, size, case):
-    """Packed square float32 products: the bulk-copy kernel on sm_90, the other kernels elsewhere;
-    an untransposed B of 32^2 matrices through the swizzled tensor map unless it is broadcast."""
+def test_bulk_copy_kernel(rng, bulk_launches, size, case):
+    """Packed square float32 products: the team kernel (32) or the bulk-copy kernel (64) on sm_90,
+    the other kernels elsewhere."""
     from rocarray._core import backend
 
     trans, batch, sa, sb, extra, beta = case
@@ -327,7 +313,6 @@ def test_bulk_copy_kernel(rng, bulk_launches, bulk_maps, size, case):
     major, _ = backend.compute_capability_version(backend.device_info(0))
     bulk = _batched_kernel.bulk_device(backend.device_info(0).is_hip, major)
     assert bulk_launches == ([size] if bulk else [])
-    assert bulk_maps == ([size == _batched_kernel.BULK_TMA_TILE and trans == "NN" and sb != 0] if bulk else [])
 
 
 @pytest.mark.gpu
@@ -353,12 +338,17 @@ def test_bulk_copy_kernel_uses_its_planned_resources():
         pytest.skip("this device takes the other batched kernels")
     for tile in bk.BULK_TILES:
         for b_trans in (False, True):
-            kernel, _ = bk._kernel(bk.bulk_name(tile, b_trans), 0)
+            if tile == bk.TEAM_TILE:   # the carveout the launch asks for leaves room for TEAM_RESIDENT teams
+                kernel, _ = bk._kernel(bk.team_name(b_trans), 0)
+                launch.prefer_carveout(kernel, bk.TEAM_CARVEOUT)
+                block, shared, planned = bk.TEAM, 0, bk.TEAM_RESIDENT
+            else:
+                kernel, _ = bk._kernel(bk.bulk_name(tile, b_trans), 0)
+                block, shared, planned = bk.BLOCK, bk.bulk_shared(tile), bk.bulk_blocks(tile)
+                launch.allow_shared(kernel, shared)
             assert kernel.attributes["local_size_bytes"] == 0
-            shared = bk.bulk_shared(tile)
-            launch.allow_shared(kernel, shared)
-            resident = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, bk.BLOCK, shared)
-            assert resident == bk.bulk_blocks(tile), (tile, b_trans, resident)
+            resident = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, shared)
+            assert resident == planned, (tile, b_trans, resident)
 
 
 @pytest.mark.gpu
@@ -427,13 +417,14 @@ def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_batched_kernel.SOURCE))
     assert registered == set(_batched_kernel.instantiations())
     streams = sum(len(tiles) for tiles in _batched_kernel.STREAM.values())
-    bulk = 2 * len(_batched_kernel.BULK_TILES) + 1   # op(B) = B or B^T; B by tensor map for one tile
+    bulk = 2 * len(_batched_kernel.BULK_TILES)   # op(B) = B or B^T: the team kernel, bulk for the others
     assert len(registered) == 4 * len(_batched_kernel.TILES) + streams + bulk  # transposes and modes are runtime
     assert streams <= 6  # keep the module lean: every name compiles for each target in CI
     source = _compile.read_text(_batched_kernel.SOURCE)
     assert "ra_rocblas_gemm_batched(" in source
     assert "ra_rocblas_gemm_batched_stream(" in source
     assert "ra_rocblas_gemm_batched_bulk(" in source
+    assert "ra_rocblas_gemm_batched_team(" in source
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
     assert "__shfl" not in source and "__ballot" not in source
@@ -465,17 +456,28 @@ def test_configurations_fit_a_block_and_static_shared_memory():
 
 def test_bulk_copy_kernel_layout_rules():
     bk = _batched_kernel
-    assert bk.bulk_name(32, False) == "ra_rocblas_gemm_batched_bulk<32, false, false>"
-    assert bk.bulk_name(64, True) == "ra_rocblas_gemm_batched_bulk<64, true, false>"
-    assert bk.bulk_name(32, False, True) == "ra_rocblas_gemm_batched_bulk<32, false, true>"
+    assert bk.bulk_name(64, False) == "ra_rocblas_gemm_batched_bulk<64, false>"
+    assert bk.bulk_name(64, True) == "ra_rocblas_gemm_batched_bulk<64, true>"
+    assert bk.team_name(False) == "ra_rocblas_gemm_batched_team<false>"
+    assert bk.team_name(True) == "ra_rocblas_gemm_batched_team<true>"
     source = _compile.read_text(bk.SOURCE)
-    assert bk.BULK_TMA_TILE * 4 == 128   # one column of B is one row of the 128-byte swizzle
-    assert re.search(r"#define RA_ROCBLAS_GB_SWIZZLE_ROWS 8\b", source)
     assert re.search(rf"#define RA_ROCBLAS_GB_BULK_ALIGN {bk.BULK_ALIGN}\b", source)
     assert "STAGES = MB > 1 ? 4 : 3;" in source and "BLOCKS = MB > 1 ? 1 : 2;" in source
-    assert [bk.bulk_stages(t) for t in bk.BULK_TILES] == [4, 3]
-    assert [bk.bulk_blocks(t) for t in bk.BULK_TILES] == [1, 2]
-    for tile in bk.BULK_TILES:
+    # the team: 8 x 4 threads, four rows by eight columns of C each, one float4 per 4 k of B's column
+    assert re.search(r"#define RA_ROCBLAS_GB_TEAM_TX 8\b", source) and re.search(r"#define RA_ROCBLAS_GB_TEAM_TY 4\b", source)
+    assert bk.TEAM == 8 * 4 and bk.TEAM_TILE == 4 * 8 == 8 * 4 and bk.TEAM_TILE in bk.BULK_TILES
+    assert "constexpr int S = 4 * RA_ROCBLAS_GB_TEAM_TX;" in source
+    # The carveout asks for more than the 132 KiB size of an H200 multiprocessor (228 KiB at most), so
+    # the driver takes the next one, 164 KiB: TEAM_RESIDENT teams of 8 KiB (plus the 1 KiB the driver
+    # reserves a block) fit it, one more does not.
+    assert 132 < bk.TEAM_CARVEOUT / 100 * 228 <= 164
+    team = 2 * bk.TEAM_TILE**2 * 4 + 1024
+    assert bk.TEAM_RESIDENT * team <= 164 * 1024 < (bk.TEAM_RESIDENT + 1) * team
+    ring = [t for t in bk.BULK_TILES if t != bk.TEAM_TILE]
+    assert ring == [64]
+    assert [bk.bulk_stages(t) for t in ring] == [3]
+    assert [bk.bulk_blocks(t) for t in ring] == [2]
+    for tile in ring:
         assert bk.micro(tile) == 4   # the kernel reads float4 micro-tile rows
         assert 2 * bk.matrices_per_block(tile) * tile * tile * 4 == bk.BULK_STAGE_BYTES
         assert bk.bulk_shared(tile) == bk.bulk_stages(tile) * bk.BULK_STAGE_BYTES + bk.BULK_ALIGN
@@ -511,48 +513,41 @@ class _RecordingKernel:
 
 
 @needs_cupy
-def test_bulk_copy_launch_is_one_wave_with_its_shared_memory(monkeypatch):
+def test_packed_launches_team_and_bulk(monkeypatch):
+    """32: the team kernel, a block of TEAM threads a product, its carveout asked for; 64: the
+    bulk-copy kernel, one wave with its shared memory. The repeats launch the same on new addresses."""
     bk = _batched_kernel
-    launched, arguments = [], []
+    launched, arguments, carveouts = [], [], []
     monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched, arguments), 1056))
     monkeypatch.setattr(bk.launch, "allow_shared", lambda kernel, nbytes: None)
+    monkeypatch.setattr(bk.launch, "prefer_carveout", lambda kernel, percent: carveouts.append((kernel.name, percent)))
     monkeypatch.setattr(bk.launch, "occupancy", lambda kernel, block, limit, shared: 2)
     monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
     monkeypatch.setattr(bk, "_bulk_waves", {})
+    monkeypatch.setattr(bk, "_prepared", {})
     monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
-    maps = []
-    fake_map = np.zeros(1, [("words", "<u8", (16,))])
-
-    def encode(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2, box_batch=1):
-        maps.append((address, kmajor, mn, k, ld, stride, batch, rows, itemsize, box_batch))
-        if stride == 0:
-            raise _tma.TensorMapError("zero stride")
-        return np.full(1, address, fake_map.dtype)   # a map that names its B
-
-    monkeypatch.setattr(_tma, "operand_map", encode)
     one, zero = np.float32(1), np.float32(0)
     bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
     bk.launch_bulk(0, 32, True, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 9)
     bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)
-    bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 0, zero, 3, 32, 1024, 7)   # broadcast B: no map
-    assert launched == [("ra_rocblas_gemm_batched_bulk<32, false, true>", (264,), (256,), bk.bulk_shared(32), 11),
-                        ("ra_rocblas_gemm_batched_bulk<32, true, false>", (3,), (256,), bk.bulk_shared(32), 11),
-                        ("ra_rocblas_gemm_batched_bulk<64, false, false>", (264,), (256,), bk.bulk_shared(64), 11),
-                        ("ra_rocblas_gemm_batched_bulk<32, false, false>", (2,), (256,), bk.bulk_shared(32), 11)]
-    assert bk.b_tensor_map(32, False, 2, 1024, 2**31) is None   # box coordinates are 32-bit
-    # B (k-major, 32 x 32, ld 32) as 4-byte elements, one box of 4 matrices of 32 x 32 per group
-    assert maps == [(2, True, 32, 32, 32, 1024, 100000, 32, 4, 4), (2, True, 32, 32, 32, 0, 7, 32, 4, 4)]
-    # the repeats: the same launches on new addresses, each with the map of its own B
-    launched.clear(), maps.clear()
+    bk.launch_bulk(0, 64, True, one, 1, 4096, 2, 0, zero, 3, 64, 4096, 7)   # broadcast B
+    assert launched == [("ra_rocblas_gemm_batched_team<false>", (100000,), (32,), 0, 10),
+                        ("ra_rocblas_gemm_batched_team<true>", (9,), (32,), 0, 10),
+                        ("ra_rocblas_gemm_batched_bulk<64, false>", (264,), (256,), bk.bulk_shared(64), 10),
+                        ("ra_rocblas_gemm_batched_bulk<64, true>", (7,), (256,), bk.bulk_shared(64), 10)]
+    assert carveouts == [("ra_rocblas_gemm_batched_team<false>", bk.TEAM_CARVEOUT),
+                         ("ra_rocblas_gemm_batched_team<true>", bk.TEAM_CARVEOUT)]
+    # the arguments: alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch
+    assert [int(a) for a in arguments[3][1:5]] == [1, 4096, 2, 0] and int(arguments[3][9]) == 7
+    launched.clear(), arguments.clear()
     again = bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
-    arguments.clear()
     for b in (2, 4096, 8192):
         again(one, zero, 1, b, 3)
-    assert launched == [launched[0]] * 4 and [m[0] for m in maps] == [2, 2, 4096, 8192]
-    assert [(int(a[3]), int(a[5]["words"][0, 0])) for a in arguments] == [(2, 2), (4096, 4096), (8192, 8192)]
+    assert launched == [launched[0]] * 4 and [int(a[3]) for a in arguments] == [2, 2, 4096, 8192]
+    assert len(carveouts) == 2   # asked once, when the launch is prepared
     launched.clear()
     bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)(one, zero, 8, 16, 32)
-    assert launched == [launched[0]] * 2 and launched[0][0] == "ra_rocblas_gemm_batched_bulk<64, false, false>"
+    assert launched == [launched[0]] * 2 and launched[0][0] == "ra_rocblas_gemm_batched_bulk<64, false>"
 
 
 @needs_cupy

@@ -449,15 +449,16 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
 // ---------------------------------------------------------------------------------------------
 // square float32 products with the operands moved by the bulk copy engine
 // ---------------------------------------------------------------------------------------------
-// ra_rocblas_gemm_batched_bulk<S, B_TRANS, B_TMA>: C_b := alpha A_b op(B_b) + beta C_b for M = N = K = S
-// (S of 4 x 4 micro-tiles, S = 2^5 and 2^6 instantiated), op(A) = A with lda = S, op(B) = B
-// (B_TRANS false) or B^T (true) with ldb = S, every A and B matrix 16-byte aligned (the Python
-// layer checks all of it; ldc and stride_c are free). Each operand matrix is then one contiguous
-// block of S * S floats, which one thread hands to the bulk copy engine (sm_90): no registers
-// hold loads, and a ring of STAGES groups of MB matrices (the configuration of
-// ra_rocblas_gb_cfg<float, S>: 4 or 1 matrices, 2^15 bytes a group) keeps the loads of the next
-// groups in flight while a block multiplies and writes C. (The streaming kernel above moves its loads
-// through registers: at 10^5 products of S = 2^5 it stayed at 70 % of copy bandwidth.)
+// ra_rocblas_gemm_batched_bulk<S, B_TRANS>: C_b := alpha A_b op(B_b) + beta C_b for M = N = K = S
+// (S of 4 x 4 micro-tiles; the host launches S = 2^6, products of 2^5 run the team kernel below),
+// op(A) = A with lda = S, op(B) = B (B_TRANS false) or B^T (true) with ldb = S, every A and B
+// matrix 16-byte aligned (the Python layer checks all of it; ldc and stride_c are free). Each
+// operand matrix is then one contiguous block of S * S floats, which one thread hands to the bulk
+// copy engine (sm_90): no registers hold loads, and a ring of STAGES groups of MB matrices (the
+// configuration of ra_rocblas_gb_cfg<float, S>: one matrix of 2^6, 2^15 bytes a group) keeps the
+// loads of the next groups in flight while a block multiplies and writes C. (The streaming kernel
+// above moves its loads through registers: at 10^5 products of 2^6 it took 2.1-2.25 ms against
+// 1.52-1.60.)
 //
 // A grid of about one resident wave; block blk walks the groups blk, blk + gridDim.x, ...; group
 // i of the block sits in stage i % STAGES, whose barrier completes phase i / STAGES % 2 when its
@@ -469,28 +470,15 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
 // of one column, consecutive lanes on consecutive rows); so does B_b: B(k, j) at k + S j, read as
 // a float4 over four k of one column (lanes that share ty share the address: a broadcast), or
 // for B^T, B(k, j) at j + S k, a float4 over four columns.
-// B_TMA (S = 2^5, op(B) = B): a column of B_b is one 128-byte row, so the plain layout puts
-// B(k, j) of every column j in the same banks, and the four ty of a warp read four addresses of
-// one bank group (a 4-way conflict on every read of B). Instead B_b arrives through a tensor map
-// (one TMA box a group) with the 128-byte swizzle: chunk q (k = 4 q .. 4 q + 3) of column j at
-// chunk q ^ (j % 8) (ra_rocblas_gb_bulk_swizzled); the thread takes columns ty, ty + 8, ty + 16,
-// ty + 24, so the four ty of a warp read four different chunks: four bank groups, no conflict.
-// The k order of every sum is unchanged. The ring is aligned to the swizzle's 1024-byte period.
 // The host launches it as a programmatic dependent of the previous kernel in the stream
 // (rocarray/_core/dependent_launch.py): its blocks are placed while that kernel's last blocks
 // finish and wait for it (ra_grid_dependency_wait) before their first copy: about 1 us less a launch.
 // Without the copy engine (other targets) the block's threads copy each group in 16-byte vectors
 // through one stage, two barriers a group; the host launches this kernel on sm_90 only.
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
+// The ring's alignment in dynamic shared memory: 1024 bytes, as measured (10^5 products of 2^6:
+// 1.52-1.60 ms; with the bulk copy's 16 bytes alone, 1.69 ms).
 #define RA_ROCBLAS_GB_BULK_ALIGN 1024
-// Columns of B_b per 1024-byte swizzle period (128-byte rows): the thread's column step under B_TMA.
-#define RA_ROCBLAS_GB_SWIZZLE_ROWS 8
-
-// Float offset of chunk q (four floats) of 128-byte row j of a matrix that TMA wrote with the
-// 128-byte swizzle (the matrix 1024-byte aligned).
-RA_DEVICE int ra_rocblas_gb_bulk_swizzled(int j, int q) {
-    return (j * RA_ROCBLAS_GB_SWIZZLE_ROWS + (q ^ (j % RA_ROCBLAS_GB_SWIZZLE_ROWS))) * 4;
-}
 
 template <int S> struct ra_rocblas_gb_bulk_cfg {
     typedef ra_rocblas_gb_cfg<float, S> C;
@@ -500,10 +488,9 @@ template <int S> struct ra_rocblas_gb_bulk_cfg {
     static constexpr int STAGE = 2 * MB * MAT;        // a ring stage: the group's A, then its B
     static constexpr unsigned BYTES = MAT * sizeof(float);
     // Ring stages and resident blocks per multiprocessor, measured on the H200 (10^5 products,
-    // stages x blocks): groups of several matrices (S = 2^5) 4 x 1 310 us, 6 x 1 315, 3 x 2 322,
-    // 2 x 3 326; one matrix a group (S = 2^6) 3 x 2 1.56 ms, 2 x 3 1.55, 4 x 1 1.70, 6 x 1 1.76.
-    // At S = 2^5 the multiply alone takes about 1.4 us a group, the whole loop 1.5 and the DRAM
-    // floor 1.45 (docs/performance.md, 2026-12-04): a faster multiply alone did not speed it up.
+    // stages x blocks): groups of several matrices (S = 2^5, before the team kernel) 4 x 1 310 us,
+    // 6 x 1 315, 3 x 2 322, 2 x 3 326; one matrix a group (S = 2^6) 3 x 2 1.56 ms, 2 x 3 1.55,
+    // 4 x 1 1.70, 6 x 1 1.76.
     static constexpr int STAGES = MB > 1 ? 4 : 3;
     static constexpr int BLOCKS = MB > 1 ? 1 : 2;
 };
@@ -525,10 +512,9 @@ template <int S> struct ra_rocblas_gb_bulk_thread {
     }
 };
 
-template <int S, bool B_TRANS, bool B_TMA>
+template <int S, bool B_TRANS>
 RA_DEVICE void ra_rocblas_gb_bulk_multiply(float (&acc)[4][4], const float* sa, const float* sb, int tx, int ty) {
     typedef ra_rocblas_gb_vec<float, 4, 16> V;
-    static_assert(!B_TMA || (!B_TRANS && S * 4 == 128), "the swizzled B: 128-byte columns, op(B) = B");
 #pragma unroll 4
     for (int q = 0; q < S / 4; ++q) {   // k = 4 q .. 4 q + 3
         V a[4], b[4];
@@ -536,10 +522,8 @@ RA_DEVICE void ra_rocblas_gb_bulk_multiply(float (&acc)[4][4], const float* sa, 
         for (int kk = 0; kk < 4; ++kk) a[kk] = *reinterpret_cast<const V*>(sa + (4 * q + kk) * S + 4 * tx);
 #pragma unroll
         for (int u = 0; u < 4; ++u)
-            b[u] = B_TMA ? *reinterpret_cast<const V*>(
-                               sb + ra_rocblas_gb_bulk_swizzled(ty + RA_ROCBLAS_GB_SWIZZLE_ROWS * u, q))  // b[c].v[kk]
-                   : B_TRANS ? *reinterpret_cast<const V*>(sb + (4 * q + u) * S + 4 * ty)    // b[kk].v[c]
-                             : *reinterpret_cast<const V*>(sb + (4 * ty + u) * S + 4 * q);   // b[c].v[kk]
+            b[u] = B_TRANS ? *reinterpret_cast<const V*>(sb + (4 * q + u) * S + 4 * ty)    // b[kk].v[c]
+                           : *reinterpret_cast<const V*>(sb + (4 * ty + u) * S + 4 * q);   // b[c].v[kk]
 #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
 #pragma unroll
@@ -552,31 +536,25 @@ RA_DEVICE void ra_rocblas_gb_bulk_multiply(float (&acc)[4][4], const float* sa, 
 
 #if defined(RA_BULK_COPY)
 // Thread 0: the operands of group g (its matrices below batch) into `stage`, completing on `bar`.
-// B_TMA: the group's B matrices are one box (0, 0, b0) of the tensor map `tma_b`, MB matrices deep
-// (swizzled; matrices past the batch are TMA's zero fill, and their bytes count too). One box a
-// group ran 3 % faster than one a matrix (10^5 products on the H200: 300 against 312 us).
-template <int S, bool B_TMA>
+template <int S>
 RA_DEVICE void ra_rocblas_gb_bulk_issue(float* stage, unsigned bar, const float* A, ra_i64 stride_a,
-                                        const float* B, ra_i64 stride_b, const ra_tensor_map* tma_b, ra_i64 g,
-                                        ra_i64 batch) {
+                                        const float* B, ra_i64 stride_b, ra_i64 g, ra_i64 batch) {
     typedef ra_rocblas_gb_bulk_cfg<S> G;
     const ra_i64 b0 = g * G::MB;
     const int count = (int)(batch - b0 < G::MB ? batch - b0 : G::MB);
-    ra_mbar_expect_tx(bar, (unsigned)(count + (B_TMA ? G::MB : count)) * G::BYTES);
-    if (B_TMA) ra_tma_load_3d(ra_shared_address(stage + G::MB * G::MAT), tma_b, 0, 0, (int)b0, bar);
+    ra_mbar_expect_tx(bar, (unsigned)(2 * count) * G::BYTES);
     for (int m = 0; m < count; ++m) {
         ra_bulk_load(ra_shared_address(stage + m * G::MAT), A + (b0 + m) * stride_a, G::BYTES, bar);
-        if (!B_TMA)
-            ra_bulk_load(ra_shared_address(stage + (G::MB + m) * G::MAT), B + (b0 + m) * stride_b, G::BYTES, bar);
+        ra_bulk_load(ra_shared_address(stage + (G::MB + m) * G::MAT), B + (b0 + m) * stride_b, G::BYTES, bar);
     }
 }
 #endif
 
-template <int S, bool B_TRANS, bool B_TMA>
+template <int S, bool B_TRANS>
 __global__ void __launch_bounds__(RA_ROCBLAS_GB_BLOCK, (ra_rocblas_gb_bulk_cfg<S>::BLOCKS))
 ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 stride_a,
                              const float* __restrict__ B, ra_i64 stride_b,
-                             const RA_GRID_CONSTANT ra_tensor_map tma_b, float beta, float* __restrict__ Cmat,
+                             float beta, float* __restrict__ Cmat,
                              ra_i64 ldc, ra_i64 stride_c, ra_i64 batch) {
     typedef ra_rocblas_gb_bulk_cfg<S> G;
     extern __shared__ unsigned char ra_rocblas_gb_bulk_smem[];
@@ -599,8 +577,8 @@ ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 st
         for (int s = 0; s < STAGES; ++s) {
             const ra_i64 g = (ra_i64)blockIdx.x + s * step;
             if (g < groups)
-                ra_rocblas_gb_bulk_issue<S, B_TMA>(ring + s * G::STAGE, ra_shared_address(&bars[s]), A, stride_a,
-                                                   B, stride_b, &tma_b, g, batch);
+                ra_rocblas_gb_bulk_issue<S>(ring + s * G::STAGE, ra_shared_address(&bars[s]), A, stride_a, B,
+                                            stride_b, g, batch);
         }
     }
     __syncthreads();   // the barriers are initialized before anyone waits on them
@@ -622,9 +600,7 @@ ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 st
                 const int op = e / (G::MB * VM), m = (e / VM) % G::MB;
                 if (b0 + m >= batch) continue;
                 const float* src = op == 0 ? A + (b0 + m) * stride_a : B + (b0 + m) * stride_b;
-                int to = e % VM;   // the vector's place in the matrix (B_TMA: B in TMA's swizzle)
-                if (B_TMA && op == 1) to = ra_rocblas_gb_bulk_swizzled(to / (S / 4), to % (S / 4)) / 4;
-                reinterpret_cast<V*>(stage)[e - e % VM + to] = reinterpret_cast<const V*>(src)[e % VM];
+                reinterpret_cast<V*>(stage)[e] = reinterpret_cast<const V*>(src)[e % VM];
             }
             __syncthreads();
         }
@@ -633,16 +609,117 @@ ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 st
         float acc[4][4];
         ra_rocblas_gb_ops<float, S>::zero(acc);
         if (b < batch)
-            ra_rocblas_gb_bulk_multiply<S, B_TRANS, B_TMA>(acc, stage + th.mb * G::MAT,
+            ra_rocblas_gb_bulk_multiply<S, B_TRANS>(acc, stage + th.mb * G::MAT,
                                                            stage + (G::MB + th.mb) * G::MAT, th.tx, th.ty);
         __syncthreads();   // every thread is done with the stage
 #if defined(RA_BULK_COPY)
         if (threadIdx.x == 0 && g + STAGES * step < groups)   // in flight while C is written
-            ra_rocblas_gb_bulk_issue<S, B_TMA>(stage, ra_shared_address(&bars[s]), A, stride_a, B, stride_b, &tma_b,
-                                               g + STAGES * step, batch);
+            ra_rocblas_gb_bulk_issue<S>(stage, ra_shared_address(&bars[s]), A, stride_a, B, stride_b,
+                                        g + STAGES * step, batch);
 #endif
         if (b < batch)
             ra_rocblas_gb_ops<float, S>::write(acc, Cmat + b * stride_c, ldc, S, S, 0, 0, th.tx, th.ty, true, alpha,
-                                               beta, B_TMA ? RA_ROCBLAS_GB_SWIZZLE_ROWS : 0);
+                                               beta);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// square float32 products of 2^5, one team of threads a product
+// ---------------------------------------------------------------------------------------------
+// ra_rocblas_gemm_batched_team<B_TRANS>: C_b := alpha A_b op(B_b) + beta C_b for M = N = K = S = 2^5,
+// with the bulk kernel's layout rules: op(A) = A with lda = S, op(B) = B (B_TRANS false) or B^T
+// (true) with ldb = S, every A and B matrix 16-byte aligned (checked by the Python layer; ldc and
+// stride_c are free). A block is one team of RA_ROCBLAS_GB_TEAM (8 x 4) threads and owns product
+// blockIdx.x from start to end: its threads load both operand matrices (eight float4 of each a
+// thread, 512 contiguous bytes a load instruction) into registers, store them to the block's
+// 8 KiB of shared memory, meet at a barrier, multiply and write C. No loop and no ring: many teams
+// are resident on a multiprocessor, each with up to 8 KiB of loads in flight, and the hardware
+// starts the next product's team as soon as one leaves, so the loads, multiplies and C stores of
+// different products interleave finely and the grid has neither a ramp nor a ragged end. On the
+// H200, 10^5 products move as fast as a plain float4 stream moves the same bytes (282.6 us against
+// 281, where the persistent bulk ring took 288: docs/performance.md, 2026-12-04 late night). The
+// loads pass through L1, so the host sets the shared-memory carveout (_batched_kernel.py,
+// TEAM_CARVEOUT) for 18 resident teams: with 20-25 and the smaller L1 left beside their shared
+// memory the kernel ran at 296-310 us, with 11-14 at 286-305.
+// Thread (tx, ty) = (t % 8, t / 8): rows 4 tx .. 4 tx + 3 and eight columns, the k order of every
+// sum that of the kernels above (the results are the same). A_b keeps its column-major layout (a
+// float4 over four rows of one column: the eight tx read 128 contiguous bytes). op(B) = B: a
+// column of B_b is one 128-byte row of shared memory, stored with chunk q (k = 4 q .. 4 q + 3) of
+// column j at chunk q ^ (j % 8) (ra_rocblas_gb_team_swizzled); the thread's columns are ty + 4 c,
+// so the four ty that read one chunk of their columns at once read four different bank groups.
+// op(B) = B^T: B_b(k, j) at j + S k as loaded; the thread's columns are 4 ty .. 4 ty + 3 and
+// 16 + 4 ty .. 16 + 4 ty + 3, one float4 of a row each.
+// The host launches it on NVIDIA from sm_90, where it was measured (on a 64-wide wavefront a team
+// would fill half of one).
+// The team: RA_ROCBLAS_GB_TEAM_TX threads down the rows (four rows each) by RA_ROCBLAS_GB_TEAM_TY
+// across the columns (eight each); a thread count of the design, not of the hardware's warps.
+#define RA_ROCBLAS_GB_TEAM_TX 8
+#define RA_ROCBLAS_GB_TEAM_TY 4
+#define RA_ROCBLAS_GB_TEAM (RA_ROCBLAS_GB_TEAM_TX * RA_ROCBLAS_GB_TEAM_TY)
+
+// Float offset of chunk q (four floats) of 128-byte row j in the swizzled layout above.
+RA_DEVICE int ra_rocblas_gb_team_swizzled(int j, int q) { return (j * 8 + (q ^ (j % 8))) * 4; }
+
+template <bool B_TRANS>
+__global__ void __launch_bounds__(RA_ROCBLAS_GB_TEAM)
+ra_rocblas_gemm_batched_team(float alpha, const float* __restrict__ A, ra_i64 stride_a, const float* __restrict__ B,
+                             ra_i64 stride_b, float beta, float* __restrict__ Cmat, ra_i64 ldc, ra_i64 stride_c,
+                             ra_i64 batch) {
+    constexpr int S = 4 * RA_ROCBLAS_GB_TEAM_TX;
+    constexpr int VECS = S * S / 4 / RA_ROCBLAS_GB_TEAM;   // float4 of one operand per thread
+    typedef ra_rocblas_gb_vec<float, 4, 16> V;
+    __shared__ V sa[S * S / 4], sb[S * S / 4];
+    const int t = (int)threadIdx.x;
+    const ra_i64 b = (ra_i64)blockIdx.x;   // the grid is exactly the batch
+    // Launched as a programmatic dependent where the driver has it: wait for the previous grid.
+    ra_dependent_grid_enter();
+    {
+        const V* const a = reinterpret_cast<const V*>(A + b * stride_a);
+        const V* const bm = reinterpret_cast<const V*>(B + b * stride_b);
+        V va[VECS], vb[VECS];   // every load before the first store: all of them in flight at once
+#pragma unroll
+        for (int r = 0; r < VECS; ++r) {
+            va[r] = a[t + RA_ROCBLAS_GB_TEAM * r];
+            vb[r] = bm[t + RA_ROCBLAS_GB_TEAM * r];
+        }
+#pragma unroll
+        for (int r = 0; r < VECS; ++r) {
+            const int e = t + RA_ROCBLAS_GB_TEAM * r;   // float4 e: chunk e % 8 of column (row) e / 8
+            sa[e] = va[r];
+            sb[B_TRANS ? e : ra_rocblas_gb_team_swizzled(e / 8, e % 8) / 4] = vb[r];
+        }
+    }
+    __syncthreads();
+    const float* const fa = reinterpret_cast<const float*>(sa);
+    const float* const fb = reinterpret_cast<const float*>(sb);
+    const int tx = t % RA_ROCBLAS_GB_TEAM_TX, ty = t / RA_ROCBLAS_GB_TEAM_TX;
+    float acc[2][4][4];   // [half h][row][column]: columns 16 h + (B_TRANS ? 4 ty + c : ty + 4 c)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) ra_rocblas_gb_ops<float, S>::zero(acc[h]);
+#pragma unroll 4
+    for (int q = 0; q < S / 4; ++q) {   // k = 4 q .. 4 q + 3
+        V a[4], bv[2][4];
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk) a[kk] = *reinterpret_cast<const V*>(fa + (4 * q + kk) * S + 4 * tx);
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int u = 0; u < 4; ++u)   // B_TRANS: bv[h][kk].v[c]; else bv[h][c].v[kk]
+                bv[h][u] = *reinterpret_cast<const V*>(
+                    fb + (B_TRANS ? (4 * q + u) * S + 16 * h + 4 * ty : ra_rocblas_gb_team_swizzled(16 * h + ty + 4 * u, q)));
+#pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+#pragma unroll
+                for (int c = 0; c < 4; ++c)
+#pragma unroll
+                    for (int r = 0; r < 4; ++r)
+                        acc[h][r][c] = ra_fma(a[kk].v[r], B_TRANS ? bv[h][kk].v[c] : bv[h][c].v[kk], acc[h][r][c]);
+    }
+    float* const cb = Cmat + b * stride_c;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+        ra_rocblas_gb_ops<float, S>::write(acc[h], cb, ldc, S, S, 0, 16 * h, tx, ty, true, alpha, beta,
+                                           B_TRANS ? 0 : 4);
 }
