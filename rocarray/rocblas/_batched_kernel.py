@@ -7,9 +7,9 @@ user input.
 Kernel choice (:func:`choose`)
 ------------------------------
 * Packed square float32 products of 32 or 64 in strided mode on NVIDIA from compute capability
-  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run whatever :func:`choose` says
-  ``ra_rocblas_gemm_batched_team<B_TRANS>`` (32, one team of 32 threads a product) or
-  ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (64, a persistent ring of bulk copies): below.
+  9.0 (:func:`bulk_fits`, :func:`bulk_device`) run, whatever :func:`choose` says,
+  ``ra_rocblas_gemm_batched_team<B_TRANS>`` (32: one team of 32 threads a product) or
+  ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (64: a persistent ring of bulk copies); below.
 * ``'small'``: ``ra_rocblas_gemm_batched<T, S>`` with S the smallest of 8, 16, 32, 64 that holds
   ``max(m, n)``. One block of 256 threads computes whole matrices, several at a time, so every
   matrix is read once and written once with its operands staged in shared memory; k of any
@@ -209,11 +209,12 @@ TEAM = 32
 TEAM_CARVEOUT = 65
 #: Resident teams per multiprocessor under that carveout (on the H200).
 TEAM_RESIDENT = 18
-#: The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (``ra_rocblas_gb_bulk_cfg`` in
-#: the source) for the other tiles of BULK_TILES: groups of ``matrices_per_block(S)`` matrices
-#: (32 KB of operands) in a ring of :func:`bulk_stages` stages of dynamic shared memory,
-#: :func:`bulk_blocks` resident blocks per multiprocessor.
-#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``).
+# The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (``ra_rocblas_gb_bulk_cfg`` in
+# the source) takes the other tiles of BULK_TILES: groups of ``matrices_per_block(S)`` matrices
+# (32 KB of operands) in a ring of :func:`bulk_stages` stages of dynamic shared memory,
+# :func:`bulk_blocks` resident blocks per multiprocessor.
+
+#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``; measured).
 BULK_ALIGN = 1024
 #: Bytes of one ring stage (the A and the B matrices of a group; the same for every tile).
 BULK_STAGE_BYTES = 2 * matrices_per_block(BULK_TILES[-1]) * BULK_TILES[-1] ** 2 * 4
@@ -428,8 +429,7 @@ def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
         launch.prefer_carveout(kernel, TEAM_CARVEOUT)
         f32, ptr, i64 = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER, numpy.int64
         prepared = prepared_launch.PreparedLaunch(
-            kernel, (batch,), (TEAM,),
-            (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c), i64(batch)),
+            kernel, (batch,), (TEAM,), (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c)),
             dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("team", device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)

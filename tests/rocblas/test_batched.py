@@ -531,14 +531,15 @@ def test_packed_launches_team_and_bulk(monkeypatch):
     bk.launch_bulk(0, 32, True, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 9)
     bk.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)
     bk.launch_bulk(0, 64, True, one, 1, 4096, 2, 0, zero, 3, 64, 4096, 7)   # broadcast B
-    assert launched == [("ra_rocblas_gemm_batched_team<false>", (100000,), (32,), 0, 10),
-                        ("ra_rocblas_gemm_batched_team<true>", (9,), (32,), 0, 10),
+    assert launched == [("ra_rocblas_gemm_batched_team<false>", (100000,), (32,), 0, 9),
+                        ("ra_rocblas_gemm_batched_team<true>", (9,), (32,), 0, 9),
                         ("ra_rocblas_gemm_batched_bulk<64, false>", (264,), (256,), bk.bulk_shared(64), 10),
                         ("ra_rocblas_gemm_batched_bulk<64, true>", (7,), (256,), bk.bulk_shared(64), 10)]
     assert carveouts == [("ra_rocblas_gemm_batched_team<false>", bk.TEAM_CARVEOUT),
                          ("ra_rocblas_gemm_batched_team<true>", bk.TEAM_CARVEOUT)]
-    # the arguments: alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch
+    # the arguments: alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c (and the bulk kernel's batch)
     assert [int(a) for a in arguments[3][1:5]] == [1, 4096, 2, 0] and int(arguments[3][9]) == 7
+    assert [int(a) for a in arguments[0][1:5]] == [1, 1024, 2, 1024] and int(arguments[0][8]) == 1024
     launched.clear(), arguments.clear()
     again = bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
     for b in (2, 4096, 8192):

@@ -663,14 +663,13 @@ RA_DEVICE int ra_rocblas_gb_team_swizzled(int j, int q) { return (j * 8 + (q ^ (
 template <bool B_TRANS>
 __global__ void __launch_bounds__(RA_ROCBLAS_GB_TEAM)
 ra_rocblas_gemm_batched_team(float alpha, const float* __restrict__ A, ra_i64 stride_a, const float* __restrict__ B,
-                             ra_i64 stride_b, float beta, float* __restrict__ Cmat, ra_i64 ldc, ra_i64 stride_c,
-                             ra_i64 batch) {
+                             ra_i64 stride_b, float beta, float* __restrict__ Cmat, ra_i64 ldc, ra_i64 stride_c) {
     constexpr int S = 4 * RA_ROCBLAS_GB_TEAM_TX;
     constexpr int VECS = S * S / 4 / RA_ROCBLAS_GB_TEAM;   // float4 of one operand per thread
     typedef ra_rocblas_gb_vec<float, 4, 16> V;
     __shared__ V sa[S * S / 4], sb[S * S / 4];
     const int t = (int)threadIdx.x;
-    const ra_i64 b = (ra_i64)blockIdx.x;   // the grid is exactly the batch
+    const ra_i64 b = (ra_i64)blockIdx.x;   // the grid is the batch: one block a product
     // Launched as a programmatic dependent where the driver has it: wait for the previous grid.
     ra_dependent_grid_enter();
     {
