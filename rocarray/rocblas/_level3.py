@@ -710,27 +710,40 @@ def _run(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, f
 TIME_CALLS_SMALL = 4
 #: Problems of at least this many flops are timed one call per sample.
 TIME_ONE_CALL_FLOPS = 2**34
+#: Device seconds of untimed calls before a plan's samples. Each candidate is compiled just before
+#: it is timed, and the GPU lowers its clocks while the host compiles: a plan timed at once ran at
+#: the idle clocks (on the H200 a 1000^3 float32 plan once timed at 73.7 us against its 45, and the
+#: tuner chose a slower plan). Running the plan first lets the clocks come back up.
+TIME_WARM_SECONDS = 0.02
+#: Most untimed warm-up calls of one plan.
+TIME_WARM_CALLS_MAX = 2000
 
 
 def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits):
     """Seconds per call of one plan's prepared launches (as a repeated gemm call runs them) on the
-    caller's A and B and a scratch C: the median of three samples."""
+    caller's A and B and a scratch C: the median of three samples, after :data:`TIME_WARM_SECONDS`
+    of untimed calls. Each sample starts behind one untimed call, so its start event fires behind
+    queued work rather than on an idle device."""
     cupy = _cupy()
     scratch = cupy.empty(m * n, dtype=dtype)
     run = _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, m, flag_bits, 1, (0, 0, 0))
     args = (alpha, scalar_arg(0, dtype), _address(A), _address(B), scratch.data.ptr, 0)
     calls = 1 if 2 * m * n * k >= TIME_ONE_CALL_FLOPS else TIME_CALLS_SMALL
-    run(*args)  # warm-up (and compile)
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    times = []
-    for _ in range(3):
+
+    def sample(count):
+        run(*args)   # untimed: the device is busy while the timed calls are queued
         start.record()
-        for _ in range(calls):
+        for _ in range(count):
             run(*args)
         stop.record()
         stop.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / calls)
-    return sorted(times)[1]
+        return cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / count
+
+    once = sample(1)   # the first call also compiles
+    for _ in range(min(TIME_WARM_CALLS_MAX, int(TIME_WARM_SECONDS / max(once, 1e-7)))):
+        run(*args)
+    return sorted(sample(calls) for _ in range(3))[1]
 
 
 _plans = {}  # (device, dtype, m, n, k, transposes, batch, tuning.state_token()) -> plan

@@ -1073,3 +1073,40 @@ def test_repeated_calls_take_the_prepared_launches_on_fresh_data(rng, monkeypatc
         run_gemm(rng, dtype, "NT", m, n, k, extra=(1, 0, 2), alpha=alpha, beta=beta, poison=beta == 0)
     signatures = {(type(alpha), type(beta)) for alpha, beta in passed}  # complex data: beta 0.0 is a float
     assert len(cold) == len(signatures) == len(_level3._warm), (cold, signatures)
+
+
+def test_plan_timing_warms_the_device_before_its_samples(monkeypatch):
+    """A plan is run for TIME_WARM_SECONDS untimed before its three samples, each of which starts
+    behind one untimed call; the median sample is returned. A fake device runs a call in 1 ms
+    while cold (its first 10 calls) and in 0.25 ms after: a tuner that timed at once would see
+    the cold time."""
+    import types
+
+    clock = {"calls": 0, "now": 0.0}
+
+    def run(*args):
+        clock["now"] += 1e-3 if clock["calls"] < 10 else 0.25e-3
+        clock["calls"] += 1
+
+    class Event:
+        def record(self):
+            self.at = clock["now"]
+
+        def synchronize(self):
+            pass
+
+    cuda = types.SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: (b.at - a.at) * 1e3)
+    fake_cupy = types.SimpleNamespace(cuda=cuda, empty=lambda n, dtype: types.SimpleNamespace(
+        data=types.SimpleNamespace(ptr=1 << 20)))
+    monkeypatch.setattr(_level3, "_cupy", lambda: fake_cupy)
+    monkeypatch.setattr(_level3, "_prepare_run", lambda *a: run)
+    monkeypatch.setattr(_level3, "TIME_WARM_SECONDS", 0.02)
+    t = _level3._time_plan(0, np.float32, None, 1000, 1000, 1000, np.float32(1), 1, 1000, 2, 1000, 0)
+    assert t == pytest.approx(0.25e-3)
+    # the first timed call (1 untimed + 1, the cold 1 ms), 20 warm-up calls (0.02 / 1e-3), then
+    # three samples of TIME_CALLS_SMALL calls behind one untimed call each
+    assert clock["calls"] == 2 + 20 + 3 * (1 + _level3.TIME_CALLS_SMALL)
+    clock.update(calls=0, now=0.0)
+    monkeypatch.setattr(_level3, "TIME_WARM_SECONDS", 10.0)   # 10^4 calls: capped
+    _level3._time_plan(0, np.float32, None, 1000, 1000, 1000, np.float32(1), 1, 1000, 2, 1000, 0)
+    assert clock["calls"] == 2 + _level3.TIME_WARM_CALLS_MAX + 3 * (1 + _level3.TIME_CALLS_SMALL)
