@@ -22,7 +22,7 @@ import os
 import statistics
 
 from rocarray._cli._fmt import first_lines, seconds, table
-from rocarray._core import backend
+from rocarray._core import backend, launch
 from rocarray._core import compile as _compile
 from rocarray._core import harness
 from rocarray._version import __version__
@@ -42,15 +42,7 @@ def registered_cases(name_filter=None):
     return cases
 
 
-def _timed(cupy, fn, args, inner):
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    fn(*args)  # untimed: keeps the device busy while the timed calls are queued
-    start.record()
-    for _ in range(inner):
-        fn(*args)
-    stop.record()
-    stop.synchronize()
-    return cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / inner
+_timed = launch.per_call_seconds
 
 
 def _inner_count(cupy, fn, args):

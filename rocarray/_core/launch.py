@@ -115,6 +115,21 @@ def allow_shared(kernel, nbytes):
         pass
 
 
+def per_call_seconds(cupy, fn, args, calls):
+    """Device seconds per call of ``fn(*args)`` over ``calls`` calls back to back, timed with
+    events. One untimed call goes first, so the device is busy while the timed calls are queued:
+    the start event fires behind queued work, and the sample measures the calls, not one call's
+    host latency on an idle device."""
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    fn(*args)
+    start.record()
+    for _ in range(calls):
+        fn(*args)
+    stop.record()
+    stop.synchronize()
+    return cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / calls
+
+
 def prefer_carveout(kernel, percent):
     """Ask the driver to give ``kernel``'s multiprocessors ``percent`` of their most shared memory
     (the rest is L1), for kernels whose speed depends on that split. A hint the driver rounds to a

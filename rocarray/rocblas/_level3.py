@@ -729,21 +729,10 @@ def _time_plan(device_id, dtype, plan, m, n, k, alpha, A, lda, B, ldb, flag_bits
     run = _prepare_run(device_id, dtype, plan, m, n, k, lda, ldb, m, flag_bits, 1, (0, 0, 0))
     args = (alpha, scalar_arg(0, dtype), _address(A), _address(B), scratch.data.ptr, 0)
     calls = 1 if 2 * m * n * k >= TIME_ONE_CALL_FLOPS else TIME_CALLS_SMALL
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-
-    def sample(count):
-        run(*args)   # untimed: the device is busy while the timed calls are queued
-        start.record()
-        for _ in range(count):
-            run(*args)
-        stop.record()
-        stop.synchronize()
-        return cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / count
-
-    once = sample(1)   # the first call also compiles
+    once = launch.per_call_seconds(cupy, run, args, 1)   # the first call also compiles
     for _ in range(min(TIME_WARM_CALLS_MAX, int(TIME_WARM_SECONDS / max(once, 1e-7)))):
         run(*args)
-    return sorted(sample(calls) for _ in range(3))[1]
+    return sorted(launch.per_call_seconds(cupy, run, args, calls) for _ in range(3))[1]
 
 
 _plans = {}  # (device, dtype, m, n, k, transposes, batch, tuning.state_token()) -> plan
