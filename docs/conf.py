@@ -25,7 +25,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
     "numpydoc",
-    "myst_parser",  # docs/performance.md (Markdown) is included by performance.rst
+    "myst_parser",  # docs/performance/*.md (Markdown) are included by performance.rst
 ]
 
 autodoc_mock_imports = ["cupy", "cupy_backends", "cupyx"]
@@ -37,8 +37,8 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-# performance.md is pulled into performance.rst, not a page of its own.
-exclude_patterns = ["_build", "performance.md", "**.ipynb_checkpoints"]
+# performance/*.md are pulled into performance.rst, not pages of their own.
+exclude_patterns = ["_build", "performance/*.md", "**.ipynb_checkpoints"]
 templates_path = []
 html_theme = "alabaster"
 html_static_path = []
