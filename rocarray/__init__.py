@@ -70,7 +70,7 @@ def _needs_device(obj, name):
     def call(*args, **kwargs):
         cupy = backend.cupy_module()
         if cupy is None:
-            backend.require_cupy()  # NoDeviceError saying what to install
+            backend.cupy()  # NoDeviceError saying what to install
         try:
             return obj(*args, **kwargs)
         except _device_errors(cupy):

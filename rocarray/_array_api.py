@@ -32,7 +32,7 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     >>> import numpy as np, rocarray as ra
     >>> x = ra.asarray(np.arange(3.0))   # doctest: +SKIP
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     backend.device_info()  # a clear NoDeviceError before CuPy's own error
     if copy:
         return cupy.array(a, dtype=dtype, order=order or "K", copy=True)

@@ -44,7 +44,7 @@ def _operands(a, b):
 
 def _check_out(out, dtype):
     """NumPy's rule for ``dot(..., out=)`` with a 0-d result: exact dtype, 0-d, C-contiguous."""
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     if not isinstance(out, cupy.ndarray):
         if isinstance(out, numpy.ndarray):
             as_device_array(out, "out")  # raises the project's host-array TypeError
@@ -107,7 +107,7 @@ def dot(a, b, out=None):
     >>> ra.dot(x, x)                       # doctest: +SKIP
     array(14.)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a, b, dtype = _operands(a, b)
     if dtype is not None:
         if out is not None:
@@ -153,7 +153,7 @@ def vdot(a, b):
     >>> ra.vdot(z, z)                # doctest: +SKIP
     array(5.+0.j)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(a, "a", allow_scalar=True)
     b = as_device_array(b, "b", allow_scalar=True)
     if a.size != b.size:
@@ -200,7 +200,7 @@ def inner(a, b):
     >>> ra.inner(x, x)                # doctest: +SKIP
     array(5.)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a, b, dtype = _operands(a, b)
     if dtype is not None:
         return _vector_dot(a, b, dtype, conjugate=False)

@@ -408,7 +408,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     >>> ra.einsum('bij,bjk->bik', a, b).shape              # doctest: +SKIP
     (8, 2, 4)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     if not operands:
         raise TypeError("einsum() missing required argument 'subscripts' (pos 0)")
     if isinstance(operands[0], str):

@@ -32,7 +32,7 @@ def as_device_array(x, name, allow_scalar=False):
     allow_scalar : bool
         Accept Python/NumPy scalars, returned as 0-d device arrays.
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     if isinstance(x, cupy.ndarray):
         return x
     if allow_scalar and isinstance(x, (numbers.Number, numpy.generic)):

@@ -350,7 +350,7 @@ def matmul_stack(a, b, out=None, loop=()):
     of shape ``broadcast(la, lb, loop) + (m, n)``, or writes into ``out`` when given (a C-contiguous
     array of exactly that shape and dtype that overlaps neither input: the caller checks).
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     dt = a.dtype
     loop = tuple(loop)
     out_strides = None if out is None else out.strides

@@ -91,7 +91,7 @@ def bincount(x, weights=None, minlength=0):
     minlength = operator.index(minlength)
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     if weights is not None:
         weights = as_device_array(weights, "weights")
         _check_weights_for_bincount(weights, x.shape[0])
@@ -192,7 +192,7 @@ def edges_arg(bins):
 
 
 def _minmax(a):
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
 
     def run():
         both = cupy.stack((a.min(), a.max())).get()
@@ -214,7 +214,7 @@ def _count(a, bins, range, w64):
             check_uniform_edges(even.edges, n)
         return _prim.histogram_even(a, n + 1, first, last, weights=w64)
     edges = edges_arg(bins)
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     return _prim.histogram_range(a, edges, weights=w64), cupy.asarray(edges)
 
 
@@ -265,7 +265,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
     >>> ra.histogram(ra.asarray([1, 2, 1]), bins=[0, 1, 2, 3])   # doctest: +SKIP
     (array([0, 2, 1]), array([0, 1, 2, 3]))
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a_dev = as_device_array(a, "a")
     if weights is not None:
         weights = as_device_array(weights, "weights")

@@ -230,7 +230,7 @@ def _check_out_array(cupy, out):
 
 def _gemm_result(a, b, dt, out, result_shape, m, n):
     """``a @ b`` in ``dt`` on rocblas GEMM, written into ``out`` when possible; returns the result."""
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a2 = a if m is not None else a.reshape((1,) + a.shape)
     b2 = b if n is not None else b.reshape(b.shape + (1,))
     a2, b2 = _cast(a2, dt), _cast(b2, dt)
@@ -298,7 +298,7 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     >>> ra.matmul(a, b).shape                          # doctest: +SKIP
     (2, 3, 5)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(x1, "x1", allow_scalar=True)
     b = as_device_array(x2, "x2", allow_scalar=True)
     if out is not None:
@@ -382,7 +382,7 @@ def dot(a, b, out=None):
     """
     from rocarray import _blas_api
 
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(a, "a", allow_scalar=True)
     b = as_device_array(b, "b", allow_scalar=True)
     if a.ndim <= 1 and b.ndim <= 1 and not (a.ndim == 0 or b.ndim == 0):
@@ -444,7 +444,7 @@ def tensordot(a, b, axes=2):
     >>> ra.tensordot(ra.ones((3, 4, 5)), ra.ones((4, 3, 2)), axes=([1, 0], [0, 1])).shape  # doctest: +SKIP
     (5, 2)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(a, "a", allow_scalar=True)
     b = as_device_array(b, "b", allow_scalar=True)
     axes_a, axes_b = tensordot_axes(axes, a.ndim, b.ndim)
@@ -491,7 +491,7 @@ def outer(a, b, out=None):
     >>> ra.outer(ra.arange(3), ra.arange(2)).shape   # doctest: +SKIP
     (3, 2)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(a, "a", allow_scalar=True)
     b = as_device_array(b, "b", allow_scalar=True)
     if out is not None:
@@ -527,7 +527,7 @@ def kron(a, b):
     >>> ra.kron(ra.eye(2), ra.ones((2, 2))).shape   # doctest: +SKIP
     (4, 4)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(a, "a", allow_scalar=True)
     b = as_device_array(b, "b", allow_scalar=True)
     dt = numpy.result_type(a.dtype, b.dtype)

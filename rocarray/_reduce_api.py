@@ -117,7 +117,7 @@ def _check_where(where, name):
 def _check_out(out, shape):
     if out is None:
         return None
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     if not isinstance(out, cupy.ndarray):
         if isinstance(out, numpy.ndarray):
             as_device_array(out, "out")  # the project's host-array TypeError
@@ -434,7 +434,7 @@ def _mean(name, a, axis, dtype, out, keepdims, where, nan):
     if rdtype.kind not in "fc":
         raise TypeError(f"{name}: result dtype must be floating or complex, got {rdtype.name}")
     acc = numpy.dtype(numpy.float32) if rdtype == numpy.float16 else rdtype
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     lines, n = _lines_and_n(a.shape, axes)
     nan = nan and a.dtype.kind in "fc"
     total = _red.reduce(a, op="add", axis=axes, dtype=acc, keepdims=keepdims, nan=nan)
@@ -500,7 +500,7 @@ def _logical(name, a, axis, out, keepdims, where, want_all):
     axes = normalize_axes(axis, a.ndim)
     shape = result_shape(a.shape, axes, keepdims)
     _check_out(out, shape)
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     _, n = _lines_and_n(a.shape, axes)
     count = _red.reduce(a, op="nnz", axis=axes, keepdims=keepdims)
     res = (count == n) if want_all else (count != 0)

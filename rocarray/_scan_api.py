@@ -19,7 +19,7 @@ from rocarray.prim import _scan
 
 
 def _check_out(out, shape):
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     if not isinstance(out, cupy.ndarray):
         if isinstance(out, numpy.ndarray):
             as_device_array(out, "out")  # the project's host-array TypeError
@@ -51,7 +51,7 @@ def _accumulate(a, axis, dtype, out, op, nan):
     target = out.reshape(a.shape) if out is not None and out.shape != a.shape else out
     nan = nan and a.dtype.kind in "fc"
     if nan and dtype.kind not in "fc":  # NaN must become the identity before a cast to integers
-        cupy = backend.require_cupy()
+        cupy = backend.cupy()
         a = cupy.where(cupy.isnan(a), a.dtype.type(0 if op == "add" else 1), a)
         nan = False
     res = _scan.inclusive_scan(a, axis=axis, op=op, dtype=dtype, out=target, nan_as_identity=nan)

@@ -22,7 +22,7 @@ from rocarray.prim import _search, _select
 
 
 def _cupy():
-    return backend.require_cupy()
+    return backend.cupy()
 
 
 def check_side(side):

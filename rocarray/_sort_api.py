@@ -77,7 +77,7 @@ def normalize_kth(kth, n):
 
 
 def _cupy():
-    return backend.require_cupy()
+    return backend.cupy()
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,9 +5,32 @@ import os
 import numpy as np
 import pytest
 
-from rocarray._core import backend
+from rocarray._core import backend, config
 
 HAVE_GPU = backend.is_available()
+
+
+@pytest.fixture
+def monkeypatch(monkeypatch):
+    """pytest's ``monkeypatch`` that also starts each test with an empty CuPy accessor cache (so a
+    patched ``backend.cupy_module`` is what ``backend.cupy()`` finds) and calls
+    ``config.refresh()`` after every environment change and on undo, as a user changing a
+    setting at run time is told to."""
+    monkeypatch.setattr(backend, "_cupy", [])
+    setenv, delenv = monkeypatch.setenv, monkeypatch.delenv
+
+    def set_and_refresh(*args, **kwargs):
+        setenv(*args, **kwargs)
+        config.refresh()
+
+    def del_and_refresh(*args, **kwargs):
+        delenv(*args, **kwargs)
+        config.refresh()
+
+    monkeypatch.setenv, monkeypatch.delenv = set_and_refresh, del_and_refresh
+    yield monkeypatch
+    monkeypatch.undo()
+    config.refresh()
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,7 +1,7 @@
 """CPU stand-ins for the façade's product routing tests: CuPy arrays over host memory, a NumPy
 ``gemm``/``gemm_strided_batched`` that checks and records its arguments.
 
-``install(monkeypatch)`` makes ``backend.require_cupy()`` return a small namespace whose array
+``install(monkeypatch)`` makes ``backend.cupy()`` return a small namespace whose array
 functions run NumPy on host views, and replaces ``rocblas.gemm`` and
 ``rocblas._batched.gemm_strided_batched`` by column-major reference implementations reading the
 same host memory. The façade code runs unchanged (its views, strides, trans flags and leading
@@ -125,13 +125,11 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, sa, B, ldb, sb,
 
 
 def _route_to_shim(monkeypatch, backend):
-    """``cupy`` is the shim for this test only: also the module cached by the launch layer (a
-    cache filled during the test would otherwise keep the shim for every later test)."""
-    from rocarray._core import launch
+    """``cupy`` is the shim for this test only (the accessor's cache holds it; the test's
+    monkeypatch restores the cache afterwards)."""
     from rocarray.rocblas import _level3
 
-    monkeypatch.setattr(backend, "require_cupy", lambda: shim)
-    monkeypatch.setattr(launch, "_cupy_module", shim)
+    monkeypatch.setattr(backend, "_cupy", [shim])
     monkeypatch.setattr(_level3, "_warm", {})  # no launch remembered on device memory stands in
 
 

@@ -301,7 +301,7 @@ FAKE_INFO = backend.DeviceInfo(id=0, name="Fake GPU", is_hip=False, arch="sm_90"
 @pytest.fixture
 def fake_device(monkeypatch):
     monkeypatch.setattr(backend, "device_info", lambda device_id=None: FAKE_INFO)
-    monkeypatch.setattr(backend, "require_cupy", lambda: FAKE_CUPY)
+    monkeypatch.setattr(backend, "cupy", lambda: FAKE_CUPY)
     monkeypatch.setattr(cli_bench, "copy_bandwidth", lambda cupy: (4.0e12, 1 << 30))
     monkeypatch.setattr(cli_bench, "time_pair", lambda cupy, r, v, args, repeat: (1e-3, 2e-3))
 

@@ -181,7 +181,7 @@ def run_bench(cases, out, repeat=7, json_path=None):
         Without a usable GPU.
     """
     info = backend.device_info()
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     copy_rate, copy_bytes = copy_bandwidth(cupy)
     out(f"bench on {info.name} ({info.arch}): copy bandwidth {copy_rate / 1e9:.0f} GB/s "
         f"(D2D memcpy of {copy_bytes / 2**30:.2g} GiB, read+write); median of {repeat} after warm-up")

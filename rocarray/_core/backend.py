@@ -1,7 +1,7 @@
 """Per-device facts: vendor, architecture, warp width, multiprocessor count, memories.
 
 Nothing here touches a GPU at import time, so ``import rocarray`` works on a machine with no driver.
-The first call that needs a device goes through :func:`device_info` (or :func:`require_cupy`) and
+The first call that needs a device goes through :func:`device_info` (or :func:`cupy`) and
 raises :class:`~rocarray.NoDeviceError` with a message that says what is missing.
 """
 
@@ -82,12 +82,24 @@ def cupy_module():
     return cupy
 
 
-def require_cupy():
-    """Return ``cupy`` or raise :class:`NoDeviceError` saying how to install it."""
-    cupy = cupy_module()
-    if cupy is None:
+_cupy = []  # [the cupy module], filled by the first successful cupy()
+
+
+def cupy():
+    """The ``cupy`` module: the one way rocarray's code reaches CuPy (cached after the first call).
+
+    Raises
+    ------
+    NoDeviceError
+        When CuPy is not installed (the message says what to install).
+    """
+    if _cupy:
+        return _cupy[0]
+    module = cupy_module()
+    if module is None:
         raise NoDeviceError(f"rocarray needs CuPy and a GPU, but CuPy is not installed: {_INSTALL_HINT}")
-    return cupy
+    _cupy[:] = [module]
+    return module
 
 
 def is_hip_build():
@@ -127,9 +139,9 @@ def _arch_name(props, is_hip):
 
 @functools.lru_cache(maxsize=None)
 def _read_device_info(device_id):
-    cupy = require_cupy()
+    runtime = cupy().cuda.runtime
     try:
-        count = cupy.cuda.runtime.getDeviceCount()
+        count = runtime.getDeviceCount()
     except Exception as exc:
         raise NoDeviceError(
             f"CuPy is installed but no GPU runtime could be reached ({exc}); check the driver "
@@ -139,8 +151,8 @@ def _read_device_info(device_id):
         raise NoDeviceError("CuPy is installed but no GPU is visible (check CUDA/HIP_VISIBLE_DEVICES)")
     if not 0 <= device_id < count:
         raise NoDeviceError(f"device {device_id} does not exist ({count} visible)")
-    is_hip = bool(cupy.cuda.runtime.is_hip)
-    props = cupy.cuda.runtime.getDeviceProperties(device_id)
+    is_hip = bool(runtime.is_hip)
+    props = runtime.getDeviceProperties(device_id)
     name = props.get("name", b"")
     name = name.decode() if isinstance(name, bytes) else str(name)
     return DeviceInfo(
@@ -166,11 +178,59 @@ def device_info(device_id=None):
         When CuPy, the driver or the device is missing.
     """
     if device_id is None:
-        cupy = require_cupy()
+        runtime = cupy().cuda.runtime
         try:
-            device_id = cupy.cuda.runtime.getDevice()
+            device_id = runtime.getDevice()
         except Exception as exc:
             raise NoDeviceError(
                 f"no GPU runtime could be reached ({exc}); check the driver or {_INSTALL_HINT}"
             ) from None
     return _read_device_info(int(device_id))
+
+
+# --------------------------------------------------------------------------------------------
+# capabilities kernels depend on
+# --------------------------------------------------------------------------------------------
+
+#: Dynamic shared memory every kernel may take without opting in (CUDA's default cap).
+DEFAULT_SHARED = 48 * 1024
+
+
+@functools.lru_cache(maxsize=None)
+def shared_memory_limit(device_id):
+    """Bytes of dynamic shared memory one block may use on ``device_id``: CUDA's opt-in maximum
+    where the runtime reports it, else the per-block figure (ROCm's LDS per workgroup)."""
+    info = device_info(device_id)
+    limit = int(info.shared_mem_per_block)
+    if not info.is_hip:
+        try:
+            attrs = cupy().cuda.Device(device_id).attributes
+            limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
+        except Exception:  # an old CuPy without the attribute table
+            pass
+    return limit
+
+
+def bulk_copy_engine(is_hip, cc_major):
+    """Whether a device has the bulk copy engine and mbarriers that kernels use under
+    ``RA_BULK_COPY`` (``ra_async.cuh``): NVIDIA from compute capability 9.0."""
+    return not is_hip and cc_major >= 9
+
+
+def grid_dependency(is_hip, cc_major):
+    """Whether a kernel that starts with ``ra_dependent_grid_enter`` (``ra_async.cuh``) may be queued
+    as a programmatic dependent (:class:`rocarray._core.launch.Launch` with ``dependent=True``):
+    where it is compiled with ``griddepcontrol``, the devices of :func:`bulk_copy_engine`."""
+    return bulk_copy_engine(is_hip, cc_major)
+
+
+def has_bulk_copy(device_id):
+    """:func:`bulk_copy_engine` of a device."""
+    info = device_info(device_id)
+    return bulk_copy_engine(bool(info.is_hip), compute_capability_version(info)[0])
+
+
+def dependent_launches(device_id):
+    """:func:`grid_dependency` of a device."""
+    info = device_info(device_id)
+    return grid_dependency(bool(info.is_hip), compute_capability_version(info)[0])

@@ -191,7 +191,7 @@ def compile_error(relative_path, name, target, log, text):
 def _build_module(relative_path, info, name=None):
     """Compile ``relative_path`` for ``info``'s device: with ``name`` (a template name expression)
     only that instantiation, else the source's ``extern "C"`` kernels."""
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     target = info.target
     text = full_source(relative_path)
     module = cupy.RawModule(

@@ -14,31 +14,41 @@
 =================================  ==========================================================
 
 CuPy's own kernel disk cache (``CUPY_CACHE_DIR``) is left to CuPy and stays on.
+
+Every value is read from ``os.environ`` when it is needed, which for the settings that shape a
+call's plan (``ROCARRAY_TUNE``, ``ROCARRAY_GEMM_FLOAT32``, ``ROCARRAY_CACHE_DIR``) is when the plan
+is built: after changing one at run time, call :func:`refresh`.
 """
 
 import os
 from pathlib import Path
 
 
-def _environ_reader():
-    """A function reading one environment variable (None when unset) as ``os.environ.get``
-    does, only faster: on POSIX it looks up the mapping ``os.environ`` keeps its bytes in (the
-    same one ``os.environ``'s reads and writes go through; ``os.environ.get`` costs about a
-    microsecond for its key and value encoding, which hot paths that key decisions on the
-    environment pay on every call)."""
-    data = getattr(os.environ, "_data", None)
-    if os.name != "posix" or not isinstance(data, dict):
-        return os.environ.get
-    encoding = __import__("sys").getfilesystemencoding()
-
-    def read(name):
-        value = data.get(name.encode(encoding, "surrogateescape"))
-        return None if value is None else value.decode(encoding, "surrogateescape")
-    return read
+_generation = [0]
+_listeners = []
 
 
-#: ``environ_get(name)``: ``os.environ.get(name)``, faster (see :func:`_environ_reader`).
-environ_get = _environ_reader()
+def generation():
+    """A counter that :func:`refresh` increments: plans and remembered choices built under one
+    value of it may be reused while it stays the same."""
+    return _generation[0]
+
+
+def on_refresh(callback):
+    """Call ``callback()`` on every :func:`refresh` (the plan cache and the tuner's memos)."""
+    _listeners.append(callback)
+
+
+def refresh():
+    """Start over after changing a setting in ``os.environ`` at run time: every plan and remembered
+    tuning choice is dropped, so later calls are planned under the new settings.
+
+    Settings are read when a plan is built; a plan already built keeps the settings it was built
+    under until this is called.
+    """
+    _generation[0] += 1
+    for callback in _listeners:
+        callback()
 
 
 def _flag(name, default=False):

@@ -1,71 +1,309 @@
-"""Launch facts every library needs: the cached ``cupy`` module and kernel handles with the size
-of one full wave of resident blocks on their device (from the occupancy API)."""
+"""Kernel launches: the one path from a library to the driver.
+
+:class:`Launch` is a launch with its plan-time arguments converted once, for calls repeated with
+new data: it holds the arguments at fixed host addresses and calls the driver's launch entry point
+(``cuLaunchKernel`` / ``hipModuleLaunchKernel``, through ``cupy.cuda.driver.launchKernel``) with the
+array of their addresses; a call writes only the values that change (device addresses, scalars,
+by-value structures) into their slots. The driver copies the values when the launch is queued, so
+the slots may be rewritten by the next call at once. :func:`launch` queues a launch whose
+arguments are converted on that call, for launches no plan repeats.
+
+Arguments are given in kernel order: plan-time values as NumPy scalars or size-one contiguous
+NumPy arrays (their bytes are what the kernel receives), per-call values as the markers
+:data:`POINTER`, :func:`scalar` and :data:`HOST_ARRAY`. :func:`launch` takes NumPy scalars, size-one
+NumPy arrays and device memory (``cupy.ndarray``, ``cupy.cuda.MemoryPointer``); a Python ``int`` or
+``float`` has no size and is refused.
+
+Where the kernel has no driver handle (a stand-in in tests), the launch goes through CuPy's kernel
+call with the same values as NumPy types.
+"""
 
 import ctypes
 import threading
 
-from rocarray._core import backend
-from rocarray._core import compile as _compile
+import numpy
 
-_cupy_module = None
-
-
-def cupy():
-    """``cupy``, cached after the first call (``NoDeviceError`` without it): every op asks for it."""
-    global _cupy_module
-    if _cupy_module is None:
-        _cupy_module = backend.require_cupy()
-    return _cupy_module
+from rocarray._core import backend, driver
 
 
-_driver_lock = threading.Lock()
-_driver_entries = {}
+class Slot:
+    """A per-call kernel argument: its kind and, for scalars, the NumPy type."""
+
+    __slots__ = ("kind", "dtype")
+
+    def __init__(self, kind, dtype=None):
+        self.kind = kind
+        self.dtype = None if dtype is None else numpy.dtype(dtype)
+
+    def __repr__(self):
+        return f"Slot({self.kind!r}, {self.dtype})"
 
 
-def cuda_driver_entry(name, argtypes):
-    """A CUDA driver API function CuPy does not wrap, through ``ctypes`` on the driver library CuPy
-    loaded (``int`` result: the ``CUresult``), looked up once per name.
+#: A device address (a Python int), passed as a 64-bit pointer.
+POINTER = Slot("pointer")
+#: A size-one contiguous NumPy array (a structure passed by value; the caller keeps it unchanged
+#: until the call returns).
+HOST_ARRAY = Slot("array")
+
+
+def scalar(dtype):
+    """A per-call scalar of a real or complex NumPy type (any value it converts from)."""
+    dtype = numpy.dtype(dtype)
+    if dtype.kind not in "biufc":
+        raise TypeError(f"a scalar kernel argument must be numeric, got {dtype}")
+    return Slot("scalar", dtype)
+
+
+_C_REAL = {("f", 4): ctypes.c_float, ("f", 8): ctypes.c_double, ("i", 4): ctypes.c_int32,
+           ("i", 8): ctypes.c_int64, ("u", 4): ctypes.c_uint32, ("u", 8): ctypes.c_uint64}
+
+#: Host addresses of the by-value arrays seen lately, by ``id`` (the entry keeps its array alive,
+#: so the id stays its own); bounded, cleared when full.
+_array_addresses = {}
+_ARRAYS_KEPT = 1024
+
+_SCALAR, _COMPLEX, _ARRAY = 0, 1, 2  # how a slot is written
+
+
+def _host_address(array):
+    entry = _array_addresses.get(id(array))
+    if entry is None or entry[0] is not array:
+        if not (isinstance(array, numpy.ndarray) and array.size == 1 and array.flags.c_contiguous):
+            raise TypeError("a by-value kernel argument must be a contiguous size-one NumPy array")
+        if len(_array_addresses) >= _ARRAYS_KEPT:
+            _array_addresses.clear()
+        entry = _array_addresses[id(array)] = (array, array.ctypes.data)
+    return entry[1]
+
+
+def _dims(value):
+    dims = tuple(int(v) for v in (value if isinstance(value, tuple) else (value,)))
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"grid and block take 1 to 3 dimensions, got {value!r}")
+    return dims + (1,) * (3 - len(dims))
+
+
+def _is_fixed(a):
+    return (isinstance(a, numpy.generic) and a.dtype.kind in "biufc"
+            or isinstance(a, numpy.ndarray) and a.size == 1 and a.flags.c_contiguous)
+
+
+def current_stream():
+    """The handle of the current stream (the stream every launch is queued on)."""
+    return backend.cupy().cuda.get_current_stream().ptr
+
+
+class Launch:
+    """One kernel launch with its plan-time arguments fixed: ``launch(*values)`` queues it on the
+    current stream with one value per slot marker, in argument order.
+
+    Parameters
+    ----------
+    function : compiled kernel
+        From :meth:`rocarray._core.kernels.Kernel.function` (a ``cupy.RawKernel``); call the launch
+        with its device current.
+    grid, block : int or tuple of int
+        Launch dimensions (1 to 3).
+    args : sequence
+        Kernel arguments in order: NumPy scalars and size-one contiguous NumPy arrays (fixed), or
+        :data:`POINTER`, :func:`scalar` and :data:`HOST_ARRAY` markers (per call).
+    shared_mem : int, optional
+        Dynamic shared memory in bytes (granted by the caller: :meth:`Kernel.allow_shared`).
+    dependent : bool, optional
+        Queue the kernel as a programmatic dependent of the previous work in its stream where
+        the driver can (:mod:`rocarray._core.driver`): only for kernels that run
+        ``ra_grid_dependency_wait`` before touching global memory. Elsewhere a plain launch.
 
     Raises
     ------
-    OSError, AttributeError
-        No CUDA driver library, or a driver without ``name``.
+    TypeError
+        An argument of another kind.
     """
-    fn = _driver_entries.get(name)
-    if fn is None:
-        with _driver_lock:
-            fn = _driver_entries.get(name)
-            if fn is None:
-                fn = getattr(ctypes.CDLL("libcuda.so.1"), name)
-                fn.restype = ctypes.c_int
-                fn.argtypes = list(argtypes)
-                _driver_entries[name] = fn
-    return fn
+
+    def __init__(self, function, grid, block, args, shared_mem=0, dependent=False):
+        self.kernel = function
+        self.dependent = bool(dependent)
+        self.grid, self.block = grid, block  # as given: CuPy's call takes them so
+        self.shared_mem = int(shared_mem)
+        self.args = tuple(args)
+        self.slots = tuple(i for i, a in enumerate(self.args) if isinstance(a, Slot))
+        for i, a in enumerate(self.args):
+            if not isinstance(a, Slot) and not _is_fixed(a):
+                raise TypeError(f"kernel argument {i} of type {type(a).__name__}: give a NumPy scalar, a size-one "
+                                "NumPy array or a slot marker")
+        self._lock = threading.Lock()
+        self._direct = self._prepare_direct()
+
+    def _prepare_direct(self):
+        launch_fn = driver.launch_kernel()
+        try:
+            function = int(self.kernel.kernel.ptr)
+        except Exception:
+            return None
+        if launch_fn is None:
+            return None
+        if self.dependent and driver.dependent_launch_available():
+            launch_fn = driver.DependentLaunch(launch_fn)
+        params = (ctypes.c_void_p * max(1, len(self.args)))()
+        keep, setters = [], []
+        for i, a in enumerate(self.args):
+            if not isinstance(a, Slot):
+                host = numpy.array(a, copy=True, order="C")
+                keep.append(host)
+                params[i] = host.ctypes.data
+                continue
+            if a.kind == "pointer":
+                store = ctypes.c_uint64(0)
+                setters.append((_SCALAR, store, i))
+            elif a.kind == "array":
+                setters.append((_ARRAY, None, i))
+                continue
+            elif a.dtype.kind == "c":
+                store = (_C_REAL["f", a.dtype.itemsize // 2] * 2)()
+                setters.append((_COMPLEX, store, i))
+            else:
+                ctype = ctypes.c_bool if a.dtype.kind == "b" else _C_REAL.get((a.dtype.kind, a.dtype.itemsize))
+                if ctype is None:
+                    return None  # a rare scalar type: CuPy's call
+                store = ctype(0)
+                setters.append((_SCALAR, store, i))
+            keep.append(store)
+            params[i] = ctypes.addressof(store)
+        self._keep = keep
+        self._params = params
+        self._setters = tuple(setters)
+        self._call = (launch_fn, function) + _dims(self.grid) + _dims(self.block) + (self.shared_mem,)
+        self._address = ctypes.addressof(params)
+        self._stream = backend.cupy().cuda.get_current_stream
+        return True
+
+    def __call__(self, *values):
+        if len(values) != len(self.slots):
+            raise TypeError(f"this launch takes {len(self.slots)} per-call values, got {len(values)}")
+        if self._direct is None:
+            self._launch_through_cupy(values)
+            return
+        fn, function, gx, gy, gz, bx, by, bz, shared = self._call
+        params = self._params
+        with self._lock:
+            for (kind, store, i), value in zip(self._setters, values):
+                if kind == _SCALAR:
+                    store.value = value
+                elif kind == _ARRAY:
+                    params[i] = _host_address(value)
+                else:
+                    store[0], store[1] = value.real, value.imag
+            fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
+
+    def _launch_through_cupy(self, values):
+        args = list(self.args)
+        for i, value in zip(self.slots, values):
+            slot = args[i]
+            if slot.kind == "pointer":
+                args[i] = numpy.uint64(value)
+            elif slot.kind == "array":
+                args[i] = value
+            else:
+                args[i] = slot.dtype.type(value)
+        self.kernel(self.grid, self.block, tuple(args), shared_mem=self.shared_mem)
 
 
-#: The handle value of the per-thread default stream (``cudaStreamPerThread``/``hipStreamPerThread``):
-#: CuPy reports it for every host thread, though each thread's stream is a different one.
-PER_THREAD_STREAM = 2
+def _argument(value, keep):
+    """The host address of one :func:`launch` argument's bytes (kept alive in ``keep``)."""
+    if isinstance(value, numpy.generic):
+        if value.dtype.kind not in "biufc":
+            raise TypeError(f"a kernel argument of dtype {value.dtype} is not numeric")
+        host = numpy.array(value)
+    elif isinstance(value, numpy.ndarray):
+        if value.size != 1 or not value.flags.c_contiguous:
+            raise TypeError("a by-value kernel argument must be a contiguous size-one NumPy array")
+        host = value
+    else:
+        data = getattr(value, "data", value)  # a cupy.ndarray's MemoryPointer, or one given directly
+        try:
+            address = data.ptr
+        except AttributeError:
+            raise TypeError(f"kernel argument of type {type(value).__name__}: give a NumPy scalar, a size-one "
+                            "NumPy array or device memory") from None
+        host = ctypes.c_uint64(address)
+        keep.append(host)
+        return ctypes.addressof(host)
+    keep.append(host)
+    return host.ctypes.data
 
 
-def stream_key():
-    """A key naming the current stream for per-stream buffers: its handle, plus the host thread
-    for the per-thread default stream (one handle value, one stream per thread)."""
-    ptr = cupy().cuda.get_current_stream().ptr
-    if ptr == PER_THREAD_STREAM:
-        return (ptr, threading.get_ident())
-    return ptr
+def launch(function, grid, block, args, shared_mem=0):
+    """Queue one launch of ``function`` on the current stream now, its arguments converted on
+    this call (see the module docstring for the kinds taken).
+
+    Raises
+    ------
+    TypeError
+        An argument of another kind (a Python number, say).
+    """
+    try:
+        handle = int(function.kernel.ptr)
+    except Exception:
+        handle = None
+    launch_fn = driver.launch_kernel() if handle is not None else None
+    if launch_fn is None:
+        for value in args:
+            if not isinstance(value, (numpy.generic, numpy.ndarray)) and not hasattr(getattr(value, "data", value),
+                                                                                    "ptr"):
+                raise TypeError(f"kernel argument of type {type(value).__name__}: give a NumPy scalar, a size-one "
+                                "NumPy array or device memory")
+        function(grid, block, tuple(args), shared_mem=shared_mem)
+        return
+    keep = []
+    params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
+    launch_fn(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(), ctypes.addressof(params), 0)
+
+
+class on_device:
+    """Context manager making ``device_id`` current for launches when it is not already."""
+
+    __slots__ = ("device_id", "ctx")
+
+    def __init__(self, device_id):
+        self.device_id = device_id
+        self.ctx = None
+
+    def __enter__(self):
+        cuda = backend.cupy().cuda
+        if cuda.runtime.getDevice() != self.device_id:
+            self.ctx = cuda.Device(self.device_id)
+            self.ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.ctx is not None:
+            self.ctx.__exit__(*exc)
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# TRANSITION (removed once every library launches through kernels.Kernel and Launch)
+# --------------------------------------------------------------------------------------------
+
+from rocarray._core import workspace as _workspace  # noqa: E402
+from rocarray._core.timing import per_call_seconds  # noqa: E402,F401
+
+cupy = backend.cupy
+cuda_driver_entry = driver.cuda_entry
+PER_THREAD_STREAM = _workspace.PER_THREAD_STREAM
+stream_key = _workspace.stream_key
+DEFAULT_SHARED = backend.DEFAULT_SHARED
+shared_memory_limit = backend.shared_memory_limit
+bulk_copy_engine = backend.bulk_copy_engine
+has_bulk_copy = backend.has_bulk_copy
+grid_dependency = backend.grid_dependency
+dependent_launches = backend.dependent_launches
 
 
 _partials = {}
 
 
 def partials_buffer(device_id, nbytes):
-    """A per (device, stream) scratch buffer (``uint8``, at least ``nbytes``, at least 1 MiB) for
-    the partial sums of one split-k product, reused by the next call on the same stream: the
-    stream's order keeps a later call's writes after this call's reads (and a buffer replaced by a
-    larger one goes back to CuPy's pool, which hands it out again on this stream only). One call
-    must not hold it for two purposes at once."""
     key = (device_id, stream_key())
     buffer = _partials.get(key)
     if buffer is None or buffer.size < nbytes:
@@ -73,154 +311,44 @@ def partials_buffer(device_id, nbytes):
     return buffer
 
 
-#: Dynamic shared memory every kernel may take without opting in (CUDA's default cap).
-DEFAULT_SHARED = 48 * 1024
-
-_shared_limits = {}
-
-
-def shared_memory_limit(device_id):
-    """Bytes of dynamic shared memory one block may use on ``device_id``: CUDA's opt-in maximum
-    where the runtime reports it, else the per-block figure (ROCm's LDS per workgroup). Memoized."""
-    limit = _shared_limits.get(device_id)
-    if limit is None:
-        info = backend.device_info(device_id)
-        limit = int(info.shared_mem_per_block)
-        if not info.is_hip:
-            try:
-                attrs = cupy().cuda.Device(device_id).attributes
-                limit = max(limit, int(attrs.get("MaxSharedMemoryPerBlockOptin", 0)))
-            except Exception:  # an old CuPy without the attribute table
-                pass
-        _shared_limits[device_id] = limit
-    return limit
-
-
-#: The dynamic shared memory each kernel handle has been let take (the attribute is a driver
-#: call both ways: a warm launch asks this table instead).
 _shared_granted = {}
 
 
 def allow_shared(kernel, nbytes):
-    """Let ``kernel`` take ``nbytes`` of dynamic shared memory (CUDA: opt in past the 48 KB
-    default; ROCm has no opt-in, the limit is the hardware's). Never lowers a grant."""
     if nbytes <= DEFAULT_SHARED or _shared_granted.get(id(kernel), (None, 0))[1] >= nbytes:
         return
     try:
         if kernel.max_dynamic_shared_size_bytes < nbytes:
             kernel.max_dynamic_shared_size_bytes = nbytes
-        # the handle is kept with its grant, so its id cannot be reused by another object
         _shared_granted[id(kernel)] = (kernel, max(nbytes, kernel.max_dynamic_shared_size_bytes))
     except Exception:
         pass
 
 
-def per_call_seconds(cupy, fn, args, calls):
-    """Device seconds per call of ``fn(*args)`` over ``calls`` calls back to back, timed with
-    events. One untimed call goes first, so the device is busy while the timed calls are queued:
-    the start event fires behind queued work, and the sample measures the calls, not one call's
-    host latency on an idle device."""
-    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-    fn(*args)
-    start.record()
-    for _ in range(calls):
-        fn(*args)
-    stop.record()
-    stop.synchronize()
-    return cupy.cuda.get_elapsed_time(start, stop) * 1e-3 / calls
-
-
 def prefer_carveout(kernel, percent):
-    """Ask the driver to give ``kernel``'s multiprocessors ``percent`` of their most shared memory
-    (the rest is L1), for kernels whose speed depends on that split. A hint the driver rounds to a
-    size it supports; targets or CuPy versions without the attribute keep their default."""
     try:
         kernel.preferred_shared_memory_carveout = int(percent)
     except Exception:
         pass
 
 
-def bulk_copy_engine(is_hip, cc_major):
-    """Whether a device has the bulk copy engine and mbarriers that kernels use under
-    ``RA_BULK_COPY`` (``ra_async.cuh``): NVIDIA from compute capability 9.0."""
-    return not is_hip and cc_major >= 9
-
-
-_bulk_copy_by_device = {}
-
-
-def has_bulk_copy(device_id):
-    """:func:`bulk_copy_engine` for a device (memoized)."""
-    use = _bulk_copy_by_device.get(device_id)
-    if use is None:
-        info = backend.device_info(device_id)
-        major, _ = backend.compute_capability_version(info)
-        use = _bulk_copy_by_device[device_id] = bulk_copy_engine(bool(info.is_hip), major)
-    return use
-
-
-def grid_dependency(is_hip, cc_major):
-    """Whether a kernel that starts with ``ra_dependent_grid_enter`` (``ra_async.cuh``) may be queued
-    as a programmatic dependent on a device (``PreparedLaunch(..., dependent=True)``): where it is
-    compiled with ``griddepcontrol``, the devices of :func:`bulk_copy_engine`."""
-    return bulk_copy_engine(is_hip, cc_major)
-
-
-def dependent_launches(device_id):
-    """:func:`grid_dependency` for a device (memoized)."""
-    return has_bulk_copy(device_id)
-
-
 def occupancy(kernel, block, limit, dynamic_shared=0):
-    """Resident blocks of ``block`` threads per multiprocessor for ``kernel``, within 1..``limit``.
+    from rocarray._core import kernels
 
-    ``kernel`` is a kernel handle from :func:`rocarray._core.compile.get_kernel` on the current
-    device, launched with ``dynamic_shared`` bytes of dynamic shared memory. Without the occupancy
-    API (an old CuPy or runtime) full occupancy (``limit``) is assumed.
-    """
-    try:
-        from cupy.cuda import driver
-
-        per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, dynamic_shared))
-    except Exception:
-        per_mp = limit
-    return max(1, min(per_mp, limit))
+    return kernels.occupancy(kernel, block, limit, dynamic_shared)
 
 
 class KernelTable:
-    """The kernels of one source file, memoized per (name, device) as ``(kernel, wave)``.
-
-    ``wave`` is the number of blocks of ``block`` threads resident at once on the whole device
-    (multiprocessors x occupancy, at most ``max_blocks_per_multiprocessor`` each): the grid of a
-    grid-stride kernel that fills the device once.
-
-    Parameters
-    ----------
-    source : str
-        Path under ``_kernels/``, e.g. ``'rocblas/level1.hip'``.
-    block : int
-        Threads per block the library launches with.
-    max_blocks_per_multiprocessor : int
-        Upper bound on the occupancy used for ``wave``.
-    """
-
     def __init__(self, source, block, max_blocks_per_multiprocessor):
-        self.source = source
-        self.block = block
-        self.limit = max_blocks_per_multiprocessor
+        from rocarray._core import kernels
+
+        self._family = kernels.Family(source, block, max_blocks_per_multiprocessor)
         self.entries = {}
-        self._lock = threading.Lock()
 
     def get(self, name, device_id):
-        """``(kernel, wave)`` for a registered name; call with ``device_id`` current."""
         key = (name, device_id)
         entry = self.entries.get(key)
         if entry is None:
-            with self._lock:
-                entry = self.entries.get(key)
-                if entry is None:
-                    kernel = _compile.get_kernel(self.source, name, device_id)
-                    per_mp = occupancy(kernel, self.block, self.limit)
-                    wave = backend.device_info(device_id).multiprocessors * per_mp
-                    entry = self.entries[key] = (kernel, max(1, wave))
+            k = self._family[name]
+            entry = self.entries[key] = (k.function(device_id), k.wave(device_id))
         return entry

@@ -54,7 +54,7 @@ from pathlib import Path
 
 import numpy
 
-from rocarray._core import config
+from rocarray._core import config, plans
 
 FORMAT = 1
 
@@ -232,23 +232,25 @@ def _entries(path):
 
 
 def clear_cache():
-    """Forget the in-memory copies of the DB files (the files stay; the next lookup re-reads them)."""
+    """Forget the in-memory copies of the DB files (the files stay; the next lookup re-reads them)
+    and the plans chosen from them."""
     global _generation
     with _lock:
         _db.clear()
         _forced.clear()
         _decided.clear()
         _generation += 1
+    plans.cache.clear()
+
+
+config.on_refresh(clear_cache)
 
 
 def state_token():
     """A value that changes whenever a remembered choice may no longer hold: every
-    :func:`clear_cache`, the tuning mode, the cache location and the float32 gemm setting.
-    Libraries that remember their own per-problem decisions (to keep repeated calls cheap on the
-    host) key them with it."""
-    read = config.environ_get  # the raw values: a token may change more often than the state, never less
-    return (_generation, read("ROCARRAY_TUNE"), read("ROCARRAY_CACHE_DIR"), read("XDG_CACHE_HOME"),
-            read("ROCARRAY_GEMM_FLOAT32"))
+    :func:`clear_cache` and every :func:`rocarray._core.config.refresh` (a changed tuning mode,
+    cache location or float32 gemm setting)."""
+    return _generation
 
 
 def lookup(op, key, arch=None, version=None):

@@ -52,7 +52,7 @@ _S_NONE_WARNING = (
 
 def _xp():
     """The array module (``cupy``); the CPU tests swap in ``numpy``."""
-    return backend.require_cupy()
+    return backend.cupy()
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from rocarray._facade_util import as_device_array
 
 def _xp():
     """The array module (``cupy``); the CPU tests swap in ``numpy``."""
-    return backend.require_cupy()
+    return backend.cupy()
 
 
 def _check_device(device):

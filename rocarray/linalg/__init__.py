@@ -19,7 +19,7 @@ def __getattr__(name):
         raise AttributeError(name)
     from rocarray._core import backend
 
-    cupy = backend.require_cupy()  # NoDeviceError with the install hint when CuPy is missing
+    cupy = backend.cupy()  # NoDeviceError with the install hint when CuPy is missing
     linalg = cupy.linalg
     if hasattr(linalg, name):
         return getattr(linalg, name)

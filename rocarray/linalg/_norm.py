@@ -208,7 +208,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     >>> ra.linalg.norm(x)             # doctest: +SKIP
     array(5.)
     """
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     x = as_device_array(x, "x")
     if x.dtype.kind not in "fc":
         x = x.astype(numpy.float64)

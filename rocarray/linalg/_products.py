@@ -83,7 +83,7 @@ def matrix_power(a, n):
     """
     from rocarray._matmul_api import matmul
 
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     a = as_device_array(a, "a")
     _stacked_square(a)
     try:
@@ -173,7 +173,7 @@ def multi_dot(arrays, *, out=None):
     """
     from rocarray._matmul_api import _dot_out, dot
 
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     arrays = [as_device_array(x, f"arrays[{i}]") for i, x in enumerate(arrays)]
     n = len(arrays)
     if n < 2:

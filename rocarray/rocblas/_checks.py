@@ -25,7 +25,7 @@ _DTYPES = ("float32", "float64", "complex64", "complex128")
 def _cupy():
     from rocarray._core import backend
 
-    return backend.require_cupy()
+    return backend.cupy()
 
 
 def _cublas():

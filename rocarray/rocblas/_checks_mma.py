@@ -22,7 +22,7 @@ _GEMM_N = 8192
 def _cupy():
     from rocarray._core import backend
 
-    return backend.require_cupy()
+    return backend.cupy()
 
 
 def _device(host):

@@ -296,7 +296,7 @@ def fused_operand_map(address, kmajor, mn, k, ld, stride, batch, rows, blocked_m
 
 def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
     """:func:`prepare_run` for the split pass and the pieces kernel."""
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     tile_n = int(tile[1])
     sms = _device_facts(device_id)["multiprocessors"]
     product = wg.prepare_product(device_id, kernel_name(tile_n), FINISH_KERNEL, tile_n, STAGES[tile_n], PIECES, BK,

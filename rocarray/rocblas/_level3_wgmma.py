@@ -221,7 +221,7 @@ def pack_operands(device_id, a, b, batch):
 
     ``a``/``b`` are ``(pointer, ld, stride, rows of op(X), cols of op(X), op is identity)``; the
     stored matrix is rows x cols for an identity op and cols x rows otherwise."""
-    cupy = backend.require_cupy()
+    cupy = backend.cupy()
     kernel = _compile.get_kernel(SOURCE, PACK_KERNEL, device_id)
     out, keep = [], []
     for ptr, ld, stride, r, c, identity in (a, b):

@@ -5,6 +5,7 @@ the GPU test checks the facts of the real device.
 """
 
 import re
+import types
 from types import SimpleNamespace
 
 import pytest
@@ -115,7 +116,7 @@ def test_a_device_id_out_of_range_is_a_no_device_error(monkeypatch):
 def test_missing_cupy_raises_no_device_error_saying_what_to_install(monkeypatch):
     monkeypatch.setattr(backend, "cupy_module", lambda: None)
     with pytest.raises(NoDeviceError, match=r"CuPy is not installed.*pip install rocarray\[cuda13\]"):
-        backend.require_cupy()
+        backend.cupy()
     with pytest.raises(NoDeviceError, match="pip install"):
         backend.device_info()
     assert backend.device_count() == 0
@@ -173,3 +174,34 @@ def test_real_device_facts_are_consistent():
                                         ("90", (0, 0))])
 def test_compute_capability_version(text, want):
     assert backend.compute_capability_version(SimpleNamespace(compute_capability=text)) == want
+
+
+# --------------------------------------------------------------------------------------------
+# capabilities
+# --------------------------------------------------------------------------------------------
+
+def test_bulk_copy_and_dependent_launch_rules(monkeypatch):
+    assert backend.bulk_copy_engine(False, 9) and backend.bulk_copy_engine(False, 10)
+    assert not backend.bulk_copy_engine(False, 8) and not backend.bulk_copy_engine(True, 9)
+    assert backend.grid_dependency(False, 9) and not backend.grid_dependency(True, 9)
+    infos = {0: types.SimpleNamespace(is_hip=False, compute_capability="9.0"),
+             1: types.SimpleNamespace(is_hip=False, compute_capability="8.0"),
+             2: types.SimpleNamespace(is_hip=True, compute_capability="9.4")}
+    monkeypatch.setattr(backend, "device_info", lambda device_id: infos[device_id])
+    assert [backend.has_bulk_copy(i) for i in range(3)] == [True, False, False]
+    assert [backend.dependent_launches(i) for i in range(3)] == [True, False, False]
+
+
+def test_shared_memory_limit_is_the_opt_in_maximum_on_nvidia(monkeypatch):
+    backend.shared_memory_limit.cache_clear()
+    infos = {0: types.SimpleNamespace(is_hip=False, shared_mem_per_block=48 * 1024),
+             1: types.SimpleNamespace(is_hip=True, shared_mem_per_block=64 * 1024)}
+    monkeypatch.setattr(backend, "device_info", lambda device_id: infos[device_id])
+    device = types.SimpleNamespace(attributes={"MaxSharedMemoryPerBlockOptin": 227 * 1024})
+    monkeypatch.setattr(backend, "cupy", lambda: types.SimpleNamespace(
+        cuda=types.SimpleNamespace(Device=lambda i: device)))
+    try:
+        assert backend.shared_memory_limit(0) == 227 * 1024
+        assert backend.shared_memory_limit(1) == 64 * 1024
+    finally:
+        backend.shared_memory_limit.cache_clear()

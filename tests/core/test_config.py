@@ -104,12 +104,17 @@ def test_every_knob_is_documented_in_the_module_docstring():
     assert os.environ.get("ROCARRAY_CACHE_DIR") is None  # the autouse fixture cleaned it
 
 
-@pytest.mark.parametrize("value", ["force", "", "caf\u00e9 \u00e0 /x", "a=b"])
-def test_fast_environment_read_follows_os_environ(monkeypatch, value):
-    name = "ROCARRAY_TEST_ENVIRON_GET"
-    monkeypatch.delenv(name, raising=False)
-    assert config.environ_get(name) is None
-    monkeypatch.setenv(name, value)
-    assert config.environ_get(name) == os.environ.get(name) == value
-    monkeypatch.delenv(name)
-    assert config.environ_get(name) is None
+def test_refresh_starts_a_new_generation_and_drops_plans_and_tuning_memos():
+    from rocarray._core import plans, tuning
+
+    before, token = config.generation(), tuning.state_token()
+    plans.cache.put(("test.refresh", 1), "plan")
+    config.refresh()
+    assert config.generation() == before + 1 and tuning.state_token() != token
+    assert plans.cache.get(("test.refresh", 1)) is None
+
+
+def test_a_setting_changed_through_the_test_monkeypatch_is_refreshed(monkeypatch):
+    before = config.generation()
+    monkeypatch.setenv("ROCARRAY_TUNE", "0")
+    assert config.generation() == before + 1 and config.tune_mode() == "0"

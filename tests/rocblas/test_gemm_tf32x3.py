@@ -218,8 +218,8 @@ def _record_launches(monkeypatch):
     monkeypatch.setattr(_compile, "get_kernel", lambda source, name, device_id: kernel(name))
     monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: dict(SM90))
     monkeypatch.setattr(_level3_wgmma.launch, "allow_shared", lambda kernel, nbytes: None)
-    monkeypatch.setattr(_level3_wgmma.backend, "require_cupy", lambda: _FakeCupy(record))
-    monkeypatch.setattr(x3.backend, "require_cupy", lambda: _FakeCupy(record))
+    monkeypatch.setattr(_level3_wgmma.backend, "cupy", lambda: _FakeCupy(record))
+    monkeypatch.setattr(x3.backend, "cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
     monkeypatch.setattr(_tma, "blocked_operand_map", lambda *a: ("blocked",) + a)
     # split k's sums: a stand-in, so that no fake buffer (nor the fake CuPy) stays cached

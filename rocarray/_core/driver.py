@@ -1,0 +1,139 @@
+"""The GPU driver entry points rocarray calls that CuPy does not wrap, through ``ctypes``.
+
+* :func:`cuda_entry`: a CUDA driver API function looked up once by name on the driver library
+  CuPy loaded (``libcuda.so.1``): ``cuTensorMapEncodeTiled`` (rocBLAS's tensor maps) and
+  ``cuLaunchKernelEx``.
+* :class:`DependentLaunch`: programmatic dependent launches (NVIDIA, compute capability 9.0+). A
+  kernel queued with the driver's programmatic stream serialization attribute (``cuLaunchKernelEx``,
+  CUDA driver API 12.0+) is placed as soon as every block of the previous kernel in the stream has
+  signalled ``griddepcontrol.launch_dependents`` or exited, instead of after the previous grid has
+  drained. Such a kernel must run ``griddepcontrol.wait`` (``ra_grid_dependency_wait`` in
+  ``ra_async.cuh``) before it touches global memory: the wait returns once the previous grid has
+  completed and its writes are visible, so results are those of a plain launch (launched plainly,
+  the wait returns at once). HIP has no such launch: there, and where the driver lacks the entry
+  point, :func:`dependent_launch_available` is False and launches are plain.
+"""
+
+import ctypes
+import threading
+
+from rocarray._core import backend
+
+_lock = threading.Lock()
+_entries = {}
+
+
+def cuda_entry(name, argtypes):
+    """A CUDA driver API function (``int`` result: the ``CUresult``), looked up once per name.
+
+    Raises
+    ------
+    OSError, AttributeError
+        No CUDA driver library, or a driver without ``name``.
+    """
+    fn = _entries.get(name)
+    if fn is None:
+        with _lock:
+            fn = _entries.get(name)
+            if fn is None:
+                fn = getattr(ctypes.CDLL("libcuda.so.1"), name)
+                fn.restype = ctypes.c_int
+                fn.argtypes = list(argtypes)
+                _entries[name] = fn
+    return fn
+
+
+def launch_kernel():
+    """The driver's kernel launch as CuPy exposes it (``cupy.cuda.driver.launchKernel``:
+    ``cuLaunchKernel`` / ``hipModuleLaunchKernel``), or None without it."""
+    try:
+        return backend.cupy().cuda.driver.launchKernel
+    except Exception:  # pragma: no cover (every CuPy build has it)
+        return None
+
+
+# --------------------------------------------------------------------------------------------
+# programmatic dependent launches
+# --------------------------------------------------------------------------------------------
+
+#: ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`` (cuda.h, ``CUlaunchAttributeID``).
+PROGRAMMATIC_STREAM_SERIALIZATION = 6
+
+
+class _AttributeValue(ctypes.Union):
+    """``CUlaunchAttributeValue``: a 64-byte union; this attribute reads its first int."""
+
+    _fields_ = [("pad", ctypes.c_char * 64), ("allowed", ctypes.c_int)]
+
+
+class _Attribute(ctypes.Structure):
+    """``CUlaunchAttribute``: the id, padded to 8 bytes, then the value."""
+
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4), ("value", _AttributeValue)]
+
+
+class _Config(ctypes.Structure):
+    """``CUlaunchConfig``."""
+
+    _fields_ = [("grid_x", ctypes.c_uint), ("grid_y", ctypes.c_uint), ("grid_z", ctypes.c_uint),
+                ("block_x", ctypes.c_uint), ("block_y", ctypes.c_uint), ("block_z", ctypes.c_uint),
+                ("shared_bytes", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(_Attribute)), ("num_attrs", ctypes.c_uint)]
+
+
+_launch_ex = []  # [cuLaunchKernelEx or None], filled once
+
+
+def _launch_ex_entry():
+    """The driver's ``cuLaunchKernelEx`` (ctypes), or None: a HIP build, no CuPy, an old driver."""
+    if not _launch_ex:
+        fn = None
+        try:
+            if not backend.cupy().cuda.runtime.is_hip:
+                fn = cuda_entry("cuLaunchKernelEx", (ctypes.POINTER(_Config), ctypes.c_void_p,
+                                                     ctypes.c_void_p, ctypes.c_void_p))
+        except Exception:
+            fn = None
+        _launch_ex[:] = [fn]
+    return _launch_ex[0]
+
+
+def dependent_launch_available():
+    """Whether this process can make programmatic dependent launches."""
+    return _launch_ex_entry() is not None
+
+
+class DependentLaunch:
+    """A launch entry with the signature of ``cupy.cuda.driver.launchKernel`` that queues the kernel
+    as a programmatic dependent of the previous work in its stream.
+
+    Parameters
+    ----------
+    plain : callable
+        The plain launch (``launchKernel``'s signature): used where the driver refuses the
+        dependent launch, from then on, so that a real launch error is raised by CuPy's call.
+
+    Notes
+    -----
+    Each instance owns its configuration structures; callers serialize calls on one instance.
+    """
+
+    def __init__(self, plain):
+        self._plain = plain
+        self._entry = _launch_ex_entry()
+        self._attr = (_Attribute * 1)()
+        self._attr[0].id = PROGRAMMATIC_STREAM_SERIALIZATION
+        self._attr[0].value.allowed = 1
+        self._config = _Config()
+        self._config.attrs = self._attr
+        self._config.num_attrs = 1
+
+    def __call__(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        if self._entry is not None:
+            c = self._config
+            c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z = gx, gy, gz, bx, by, bz
+            c.shared_bytes, c.stream = shared, stream
+            if self._entry(ctypes.byref(c), function, params, extra or None) == 0:
+                return
+            self._entry = None
+        self._plain(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra)
