@@ -8,24 +8,24 @@ Importing works on a machine without a GPU; the first call that needs one raises
 :class:`NoDeviceError` saying what to install.
 """
 
-import numpy as _numpy
+import numpy as _np
 
 from rocarray._version import __version__
 from rocarray._core.errors import KernelCompileError, NoDeviceError, RocArrayError
 from rocarray._core.backend import is_available
 from rocarray._core.report import show_config
-from rocarray._array_api import asarray, asnumpy
-from rocarray._blas_api import inner, vdot
-from rocarray._matmul_api import dot, kron, matmul, outer, tensordot, trace
-from rocarray._einsum_api import einsum
-from rocarray._scan_api import cumprod, cumsum, nancumprod, nancumsum
-from rocarray._histogram_api import bincount, histogram
-from rocarray._reduce_api import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
+from rocarray._numpy.transfer import asarray, asnumpy
+from rocarray._numpy.vector_products import inner, vdot
+from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
+from rocarray._numpy.einsum import einsum
+from rocarray._numpy.scans import cumprod, cumsum, nancumprod, nancumsum
+from rocarray._numpy.histograms import bincount, histogram
+from rocarray._numpy.reductions import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
     all, amax, amin, any, argmax, argmin, count_nonzero, max, mean, min, nanargmax, nanargmin, nanmax,
     nanmean, nanmin, nanprod, nansum, prod, sum,
 )
-from rocarray._sort_api import argpartition, argsort, lexsort, partition, sort, sort_complex
-from rocarray._select_api import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
+from rocarray._numpy.sorting import argpartition, argsort, lexsort, partition, sort, sort_complex
+from rocarray._numpy.searching import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
 from rocarray import fft, linalg, prim, rocblas
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
@@ -120,13 +120,13 @@ def __getattr__(name):
 
     cupy = backend.cupy_module()
     if cupy is None:
-        target = getattr(_numpy, name, None)
+        target = getattr(_np, name, None)
         if callable(target) and not isinstance(target, type):
             return _needs_device(target, name)  # calling it raises NoDeviceError (install CuPy)
         raise AttributeError(
             f"module 'rocarray' has no attribute '{name}'"
             + (" (CuPy is not installed: pip install rocarray[cuda13] | [cuda12] | [rocm])"
-               if hasattr(_numpy, name) else "")
+               if hasattr(_np, name) else "")
         )
     if not hasattr(cupy, name):
         raise AttributeError(f"module 'rocarray' has no attribute '{name}'")

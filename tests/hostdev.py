@@ -135,10 +135,10 @@ def _route_to_shim(monkeypatch, backend):
 
 def public_calls_only(monkeypatch):
     """The façade's products through the public ``gemm``/``gemm_strided_batched`` (with their
-    checks) instead of the unchecked launches it takes by default (``_gemm_route._unchecked_launch``)."""
-    from rocarray import _gemm_route
+    checks) instead of the unchecked launches it takes by default (``gemm_route._unchecked_launch``)."""
+    from rocarray._numpy import gemm_route
 
-    monkeypatch.setattr(_gemm_route, "_unchecked_launch", lambda dtype, single: None)
+    monkeypatch.setattr(gemm_route, "_unchecked_launch", lambda dtype, single: None)
 
 
 def install(monkeypatch):

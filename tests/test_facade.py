@@ -170,7 +170,7 @@ def test_asarray_and_asnumpy_round_trip(rng):
 
 def test_host_arrays_are_rejected_with_a_type_error_naming_the_argument():
     pytest.importorskip("cupy")
-    from rocarray._facade_util import as_device_array
+    from rocarray._core.args import as_device_array
 
     with pytest.raises(TypeError, match=r"argument 'x' is a host \(NumPy\) array.*ra\.asarray"):
         as_device_array(numpy.ones(3), "x")

@@ -11,7 +11,7 @@ try:  # discovery must work without CuPy; every setup then skips (see _base.py)
 except Exception:  # pragma: no cover - machines without CuPy
     cupy = None
 
-import rocarray._histogram_api as _hist
+import rocarray._numpy.histograms as _hist
 
 from ._base import GpuBenchmark, sync
 

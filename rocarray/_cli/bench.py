@@ -23,7 +23,6 @@ import statistics
 
 from rocarray._cli._fmt import first_lines, seconds, table
 from rocarray._core import backend, launch
-from rocarray._core import compile as _compile
 from rocarray._core import harness
 from rocarray._version import __version__
 
@@ -34,8 +33,8 @@ COPY_BYTES = 1 << 30    # bytes of the copy-bandwidth buffer (less when memory i
 
 
 def registered_cases(name_filter=None):
-    """Registered benchmark cases (after importing every library), optionally filtered by substring."""
-    _compile.import_all_libraries()
+    """Registered benchmark cases (after loading :mod:`rocarray._checks`), optionally filtered by substring."""
+    harness.load_all()
     cases = harness.bench_cases()
     if name_filter:
         cases = [c for c in cases if name_filter in c.name]

@@ -7,13 +7,12 @@ import numpy
 
 from rocarray._cli._fmt import first_lines
 from rocarray._core import backend
-from rocarray._core import compile as _compile
 from rocarray._core import harness
 
 
 def registered_checks(name_filter=None):
-    """Registered self-checks (after importing every library), optionally filtered by substring."""
-    _compile.import_all_libraries()
+    """Registered self-checks (after loading :mod:`rocarray._checks`), optionally filtered by substring."""
+    harness.load_all()
     checks = harness.self_checks()
     if name_filter:
         checks = [c for c in checks if name_filter in c.name]

@@ -1,9 +1,10 @@
-"""Registries that ``python -m rocarray`` walks: self-checks and vendor-ratio benchmarks.
+"""Registries that ``python -m rocarray`` and the asv benchmarks walk: self-checks and
+vendor-ratio benchmark cases.
 
-Each library registers, next to its code (``rocarray/<library>/_checks.py``), small self-checks
+The modules of :mod:`rocarray._checks` (one per library area) register small self-checks
 (rocarray against NumPy on fresh random inputs) and benchmark cases (rocarray against the vendor
-path CuPy takes, on the same data, in the same run). :func:`rocarray._core.compile.import_all_libraries`
-imports every module, which fills these registries.
+path CuPy takes, on the same data, in the same run). ``import rocarray`` does not import them;
+:func:`load_all` does.
 """
 
 from dataclasses import dataclass
@@ -57,6 +58,17 @@ def bench_case(case):
     """Register a :class:`BenchCase` (returns it)."""
     _bench_cases[case.name] = case
     return case
+
+
+def load_all():
+    """Import every module of :mod:`rocarray._checks`, which registers the checks and cases."""
+    import importlib
+    import pkgutil
+
+    import rocarray._checks as package
+
+    for info in pkgutil.iter_modules(package.__path__, prefix=package.__name__ + "."):
+        importlib.import_module(info.name)
 
 
 def self_checks():

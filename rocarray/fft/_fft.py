@@ -23,7 +23,7 @@ NumPy 2.x semantics, kept on purpose:
 Deliberate difference: NumPy 2.4 silently ignores ``out`` in ``hfft``, ``ifft2`` and ``irfft2``;
 rocarray writes the result into it (with the same checks as ``irfft``, ``ifftn`` and ``irfftn``).
 
-Host (NumPy) arrays raise ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
+Host (NumPy) arrays raise ``TypeError`` (the project rule, see :mod:`rocarray._core.args`).
 """
 
 import math
@@ -35,7 +35,7 @@ import numpy
 
 from rocarray import rocfft as _rocfft
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array, normalize_axis
+from rocarray._core.args import as_device_array, normalize_axis
 
 _NORMS = ("backward", "ortho", "forward")
 _NORM_MESSAGE = 'Invalid norm value {}; should be "backward", "ortho" or "forward".'

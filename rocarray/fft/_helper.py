@@ -3,7 +3,7 @@
 Same arguments, dtypes and errors as NumPy 2.x; the arrays are built on the device (CuPy
 ``arange``/``roll``). ``device`` accepts None or ``"cpu"`` (NumPy's only value; either gives a
 device array), anything else raises NumPy's ``ValueError``. Host (NumPy) arrays passed to the
-shifts raise ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
+shifts raise ``TypeError`` (the project rule, see :mod:`rocarray._core.args`).
 """
 
 import numbers
@@ -12,7 +12,7 @@ import operator
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 
 
 def _xp():

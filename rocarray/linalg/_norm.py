@@ -6,7 +6,7 @@ import operator
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 from rocarray.rocblas import _level1
 
 _NRM2_DTYPES = frozenset(numpy.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
@@ -133,7 +133,7 @@ def _same_ord(ord, o):
 
 def _matrix_norm(cupy, x, ord, row, col, keepdims):
     """Matrix norm over axes ``(row, col)``: prim reductions, or ``cupy.linalg.svd`` for 2, -2, 'nuc'."""
-    from rocarray._reduce_api import max as _max, min as _min, sum as _sum
+    from rocarray._numpy.reductions import max as _max, min as _min, sum as _sum
 
     if ord is None or _same_ord(ord, "fro"):
         result = cupy.sqrt(_sum(cupy.square(cupy.abs(x)), axis=(row, col)))

@@ -5,7 +5,7 @@ import operator
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 
 
 def _stacked_square(a):
@@ -81,7 +81,7 @@ def matrix_power(a, n):
     array([[-1.,  0.],
            [ 0., -1.]])
     """
-    from rocarray._matmul_api import matmul
+    from rocarray._numpy.matrix_products import matmul
 
     cupy = backend.cupy()
     a = as_device_array(a, "a")
@@ -126,7 +126,7 @@ def chain_order(dims):
 
 
 def _chain(arrays, split, i, j):
-    from rocarray._matmul_api import dot
+    from rocarray._numpy.matrix_products import dot
 
     if i == j:
         return arrays[i]
@@ -171,7 +171,7 @@ def multi_dot(arrays, *, out=None):
     >>> ra.linalg.multi_dot([a, b, c]).shape                                # doctest: +SKIP
     (10, 50)
     """
-    from rocarray._matmul_api import _dot_out, dot
+    from rocarray._numpy.matrix_products import _dot_out, dot
 
     cupy = backend.cupy()
     arrays = [as_device_array(x, f"arrays[{i}]") for i, x in enumerate(arrays)]

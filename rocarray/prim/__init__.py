@@ -8,14 +8,10 @@ from rocarray.prim._scan import exclusive_scan, inclusive_scan, segmented_inclus
 from rocarray.prim._histogram import histogram_even, histogram_range
 from rocarray.prim._sort import (radix_argsort, radix_sort_keys, radix_sort_pairs, segmented_radix_sort_keys,
                                  segmented_radix_sort_pairs)
-from rocarray.prim import _checks_sort  # noqa: F401  (registers self-checks, bench cases)
 from rocarray.prim._select import (mask_select, nonzero_coords, nonzero_indices, run_length_encode, select_flagged,
                                    select_if_nonzero, unique_sorted)
 from rocarray.prim._search import lower_bound, upper_bound
-from rocarray.prim import _checks_select  # noqa: F401  (registers self-checks, bench cases)
-from rocarray.prim import _checks_histogram, _checks_scan  # noqa: F401  (registers self-checks, bench cases)
 from rocarray.prim._reduce import argreduce, reduce
-from rocarray.prim import _checks_reduce  # noqa: F401  (registers self-checks, bench cases)
 
 __all__ = ["inclusive_scan", "exclusive_scan", "segmented_inclusive_scan", "histogram_even", "histogram_range"]
 __all__ += ["radix_sort_keys", "radix_sort_pairs", "radix_argsort", "segmented_radix_sort_keys",

@@ -17,7 +17,7 @@ hipCUB-style entry points with NumPy's bin rules:
 Counts are int64 (64-bit atomics merge per-block shared-memory histograms); weighted results are
 float64 and deterministic (no floating-point atomics; see the kernel source). Data are 1-D CuPy
 arrays of any element stride; weights are 1-D float64 CuPy arrays of the same length. Nothing here
-validates user input beyond what the kernels need: the façade (:mod:`rocarray._histogram_api`)
+validates user input beyond what the kernels need: the façade (:mod:`rocarray._numpy.histograms`)
 does that once.
 """
 

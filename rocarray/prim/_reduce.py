@@ -14,7 +14,7 @@ Public functions
 
 Both return a new C-contiguous array of the kept axes (with size-1 axes for ``keepdims``), or
 write it into ``out`` (cast like NumPy's ``out=``, i.e. unsafely). Nothing here validates user
-input beyond what the kernels need; the façade (:mod:`rocarray._reduce_api`) does that once.
+input beyond what the kernels need; the façade (:mod:`rocarray._numpy.reductions`) does that once.
 
 Kernel dtypes (lean: kernels exist for accumulation dtypes with the op as a template tag; only
 float16 and the nonzero views are read in a narrower type):

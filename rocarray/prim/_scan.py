@@ -62,7 +62,7 @@ import numpy
 from rocarray._core import backend, compile as _compile, launch
 from rocarray.prim._args import device_array
 from rocarray.prim._workspace import EpochWorkspaces
-from rocarray._facade_util import normalize_axis  # noqa: F401  (re-exported: the scan façade uses it)
+from rocarray._core.args import normalize_axis
 
 SOURCE = "prim/scan.hip"
 

@@ -23,11 +23,6 @@ from rocarray.rocblas._batched import gemm_batched, gemm_strided_batched
 from rocarray.rocblas._level3_sym import hemm, her2k, herk, symm, syr2k, syrk
 from rocarray.rocblas._level3_tri import trmm, trsm
 from rocarray.rocblas import _level3_wgmma  # noqa: F401  (registers the sm_90 float16/bfloat16 kernels)
-from rocarray.rocblas import _checks  # noqa: F401  (registers self-checks and benchmark cases)
-from rocarray.rocblas import _checks_batched  # noqa: F401  (batched gemm self-checks and benchmark cases)
-from rocarray.rocblas import _checks_level3x  # noqa: F401  (level 3 beyond gemm: checks and benchmarks)
-from rocarray.rocblas import _checks_mma  # noqa: F401  (matrix-core float16/bfloat16 gemm: checks and benchmarks)
-from rocarray.rocblas import _checks_products  # noqa: F401  (ra.matmul/einsum/tensordot on gemm: checks, benchmarks)
 
 __all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin",
            "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gbmv", "sbmv", "hbmv", "gemm",

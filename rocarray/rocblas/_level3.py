@@ -999,7 +999,7 @@ def _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, 
 def launch_checked(dtype, transA, transB, m, n, k, A, lda, B, ldb, C, ldc):
     """``C := op(A) op(B)`` (alpha 1, beta 0) on operands valid by construction: the launches of
     :func:`gemm` after its checks, for callers that build every argument themselves
-    (:mod:`rocarray._gemm_route`). No checks.
+    (:mod:`rocarray._numpy.gemm_route`). No checks.
 
     ``dtype`` is one :func:`gemm` takes; ``transA``/``transB`` are ``'N'`` or ``'T'``; ``m``, ``n``,
     ``k`` > 0; ``A``, ``B``, ``C`` are memory pointers on one device to column-major matrices with

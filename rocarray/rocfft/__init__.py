@@ -9,6 +9,5 @@ transforms and N-d transforms. ``rocarray.fft`` puts ``numpy.fft``'s names on to
 
 from rocarray.rocfft._plan import Plan
 from rocarray.rocfft._transforms import PlanCache, c2c, c2r, plan_cache, r2c, transform_axis
-from rocarray.rocfft import _checks  # noqa: F401  (registers self-checks, bench cases)
 
 __all__ = ["Plan", "PlanCache", "c2c", "r2c", "c2r", "plan_cache", "transform_axis"]

@@ -1,4 +1,4 @@
-"""bincount and histogram against NumPy (``rocarray/_histogram_api.py``, ``rocarray/prim/_histogram.py``).
+"""bincount and histogram against NumPy (``rocarray/_numpy/histograms.py``, ``rocarray/prim/_histogram.py``).
 
 GPU tests (``@pytest.mark.gpu``) run on fresh random data of sizes that cross warp, block and
 16-byte-pack boundaries, with bin counts that take the shared-memory path (1..1024) and the
@@ -13,7 +13,7 @@ import pytest
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _histogram
-from rocarray import _histogram_api as api
+from rocarray._numpy import histograms as api
 
 from conftest import fake, to_device, to_host
 

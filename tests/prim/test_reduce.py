@@ -20,7 +20,7 @@ from conftest import NUMERIC_DTYPES, random_array, to_device, to_host, wide
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _reduce
-import rocarray._reduce_api as api
+import rocarray._numpy.reductions as api
 
 try:
     import cupy

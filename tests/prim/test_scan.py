@@ -17,7 +17,7 @@ from conftest import NUMERIC_DTYPES, fake, random_array, to_device, to_host
 
 from rocarray._core import compile as _compile, launch
 from rocarray.prim import _scan
-import rocarray._scan_api as api
+import rocarray._numpy.scans as api
 
 try:
     import cupy

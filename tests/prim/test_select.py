@@ -14,7 +14,7 @@ from conftest import NUMERIC_DTYPES, to_device, to_host
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _select
-import rocarray._select_api as api
+import rocarray._numpy.searching as api
 
 ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 4095, 4096, 4097, 1_000_003]

@@ -19,8 +19,8 @@ from conftest import to_device, to_host
 
 from rocarray._core import compile as _compile
 from rocarray.prim import _sort
-from rocarray.prim._checks_sort import host_keys
-import rocarray._sort_api as api
+from rocarray._checks.prim_sort import host_keys
+import rocarray._numpy.sorting as api
 
 KEY_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
               "float16", "float32", "float64"]

@@ -13,16 +13,16 @@ Arguments are checked here, once, in NumPy's words; the work is the stable LSD r
 * ``partition``/``argpartition`` return a full stable sort, which satisfies NumPy's contract (the
   ``kth`` element in its sorted place, no larger one before it, no smaller one after it);
 * ``order=`` raises ``ValueError`` (rocarray arrays have no fields). Host (NumPy) arrays raise
-  ``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
+  ``TypeError`` (the project rule, see :mod:`rocarray._core.args`).
 """
 
 
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 from rocarray.prim import _sort
-from rocarray.prim._scan import normalize_axis
+from rocarray._core.args import normalize_axis
 
 _KIND_LETTERS = "qhms"
 

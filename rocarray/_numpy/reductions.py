@@ -18,7 +18,7 @@ other than True raises ``NotImplementedError``. ``count_nonzero(a)`` with ``axis
 0-d int64 device array (as CuPy does; NumPy returns a host scalar), so it does not synchronize; like
 every function here it returns device arrays (0-d for full reductions).
 Results are bitwise identical run to run (no floating-point atomics). Host (NumPy) arrays raise
-``TypeError`` (the project rule, see :mod:`rocarray._facade_util`).
+``TypeError`` (the project rule, see :mod:`rocarray._core.args`).
 """
 
 import math
@@ -28,7 +28,7 @@ import warnings
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 from rocarray.prim import _reduce as _red
 
 _NO_VALUE = numpy._NoValue if hasattr(numpy, "_NoValue") else object()

@@ -21,7 +21,7 @@ _cupy = launch.cupy
 
 
 def _api():
-    from rocarray import _reduce_api
+    from rocarray._numpy import reductions as _reduce_api
 
     return _reduce_api
 

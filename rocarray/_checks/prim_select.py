@@ -21,7 +21,7 @@ _cupy = launch.cupy
 
 
 def _api():
-    from rocarray import _select_api
+    from rocarray._numpy import searching as _select_api
 
     return _select_api
 

@@ -19,7 +19,7 @@ _cupy = launch.cupy
 
 
 def _api():
-    from rocarray import _histogram_api
+    from rocarray._numpy import histograms as _histogram_api
 
     return _histogram_api
 

@@ -9,7 +9,7 @@ name, which implements NumPy's semantics for it.
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 from rocarray.rocblas import _level1
 
 #: Result dtypes that rocblas' dot kernels handle (float16 accumulates in float32).

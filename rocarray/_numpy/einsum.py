@@ -8,7 +8,7 @@ Which cases run on GEMM (float32/float64/complex64/complex128 results; float16 o
   not needed), *free in a* and *free in b*; each operand is viewed as ``batch + (free, contracted)``
   (a strided view when its axes merge, one contiguous copy otherwise) and the step is one
   ``rocblas.gemm`` (no batch labels) or ``rocblas.gemm_strided_batched`` through
-  :mod:`rocarray._gemm_route`. Matrix products, batched matrix products, tensor contractions,
+  :mod:`rocarray._numpy.gemm_route`. Matrix products, batched matrix products, tensor contractions,
   matrix-vector products, inner products and bilinear forms (``'i,ij,j'``) all take this path;
 * a step with *no* contracted label (an outer or elementwise product such as ``'i,j->ij'`` or
   ``'ij,ij->ij'``) is an elementwise multiply of broadcast views (``cupy.multiply``), not a GEMM.
@@ -37,9 +37,9 @@ import string
 
 import numpy
 
-from rocarray import _gemm_route as _route
+from rocarray._numpy import gemm_route as _route
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 
 _LETTERS = set(string.ascii_letters)
 
@@ -365,7 +365,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     sublist1, ..., [sublistout])``, with ``'...'`` and ``'->'`` as in NumPy (implicit output:
     ellipsis dimensions, then the labels that occur once, in ASCII order; size-1 dimensions
     broadcast). Which cases run on GEMM and which on ``cupy.einsum``/``cupy.multiply``/``cupy.sum``
-    is listed in :mod:`rocarray._einsum_api`: in short, every pairwise contraction of float/complex
+    is listed in :mod:`rocarray._numpy.einsum`: in short, every pairwise contraction of float/complex
     operands is one (batched) GEMM on strided views, copying only operands whose axes cannot be
     merged into a matrix view.
 

@@ -18,8 +18,8 @@ import hostdev
 from conftest import assert_close, random_array, to_device, to_host, wide
 
 import rocarray as ra
-from rocarray import _gemm_route as route
-from rocarray import _matmul_api as mm
+from rocarray._numpy import gemm_route as route
+from rocarray._numpy import matrix_products as mm
 
 FLOATS = ["float16", "float32", "float64", "complex64", "complex128"]
 ALL = FLOATS + ["int32", "bool"]

@@ -9,7 +9,7 @@ dtype of ``a`` and ``v``; ``unique`` returns the first occurrence as ``return_in
 of the input's shape (``axis=None``) and collapses NaNs when ``equal_nan``. ``unique`` with an
 ``axis`` is routed to ``cupy.unique`` (sorting whole sub-arrays lexicographically is not a prim
 kernel); its inverse is made 1-D like NumPy 2's. Host (NumPy) arrays raise ``TypeError`` (the
-project rule, see :mod:`rocarray._facade_util`); Python scalars are accepted where NumPy accepts
+project rule, see :mod:`rocarray._core.args`); Python scalars are accepted where NumPy accepts
 them.
 """
 
@@ -17,7 +17,7 @@ them.
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array, normalize_axis
+from rocarray._core.args import as_device_array, normalize_axis
 from rocarray.prim import _search, _select
 
 

@@ -1,7 +1,7 @@
 """NumPy-named histogram façade: ``bincount`` and ``histogram`` on :mod:`rocarray.prim` kernels.
 
 Data (``x``, ``a``, ``weights``) must be device arrays (``cupy.ndarray``); a NumPy array raises
-``TypeError`` (the project's host-data rule, :func:`rocarray._facade_util.as_device_array`).
+``TypeError`` (the project's host-data rule, :func:`rocarray._core.args.as_device_array`).
 ``bins`` and ``range`` are *parameters*, not data: like NumPy, they may be host numbers,
 lists, tuples or NumPy arrays (``bins`` may also be a device array; it is copied to the host to be
 checked for monotonicity, which is a small synchronizing copy).
@@ -18,7 +18,7 @@ import warnings
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array
 from rocarray.prim import _histogram as _prim
 
 __all__ = ["bincount", "histogram"]

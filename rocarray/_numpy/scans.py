@@ -8,13 +8,13 @@ NumPy's accumulation rule (bool and small signed integers -> int64, small unsign
 integer overflow wraps; ``cumsum``/``cumprod`` propagate NaN, ``nancumsum``/``nancumprod`` treat
 NaN as 0/1. float16 accumulates in float32 internally (more accurate than NumPy). Results are
 bitwise identical run to run. Host (NumPy) arrays raise ``TypeError`` (the project rule, see
-:mod:`rocarray._facade_util`).
+:mod:`rocarray._core.args`).
 """
 
 import numpy
 
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array
+from rocarray._core.args import as_device_array, normalize_axis
 from rocarray.prim import _scan
 
 
@@ -33,11 +33,11 @@ def _accumulate(a, axis, dtype, out, op, nan):
     a = as_device_array(a, "a", allow_scalar=True)
     if axis is None or a.ndim == 0:
         if axis is not None:
-            _scan.normalize_axis(axis, 1)  # a 0-d array scans as shape (1,): axis 0 or -1 only
+            normalize_axis(axis, 1)  # a 0-d array scans as shape (1,): axis 0 or -1 only
         a = a.reshape(-1)
         axis = 0
     else:
-        axis = _scan.normalize_axis(axis, a.ndim)
+        axis = normalize_axis(axis, a.ndim)
     if out is not None:
         _check_out(out, a.shape)
     if dtype is not None:

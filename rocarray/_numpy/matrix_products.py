@@ -6,13 +6,13 @@ Routing (one rule for all of them). The result dtype is NumPy's, found by asking
 casting exceptions are NumPy's). Then:
 
 * float32, float64, complex64, complex128 results (and float16 once ``rocblas.gemm`` takes it;
-  see :func:`rocarray._gemm_route.gemm_takes`) run on ``rocblas.gemm`` /
-  ``rocblas.gemm_strided_batched`` through :mod:`rocarray._gemm_route` (zero-copy layout mapping;
+  see :func:`rocarray._numpy.gemm_route.gemm_takes`) run on ``rocblas.gemm`` /
+  ``rocblas.gemm_strided_batched`` through :mod:`rocarray._numpy.gemm_route` (zero-copy layout mapping;
   operands are cast to the result dtype first when NumPy would, which copies);
 * every other result dtype (integers, bool; float16 until then) is computed by the CuPy function of
   the same name on operands cast to NumPy's result dtype — CuPy implements NumPy's semantics.
 
-1-D ``dot`` of two vectors keeps :mod:`rocarray._blas_api`'s ``rocblas.dot`` kernel. ``outer``
+1-D ``dot`` of two vectors keeps :mod:`rocarray._numpy.vector_products`'s ``rocblas.dot`` kernel. ``outer``
 and ``kron`` are elementwise products (no sum: a GEMM would add nothing), computed by
 ``cupy.multiply`` on broadcast views, exactly as NumPy defines them. ``trace`` is a strided
 diagonal view summed by rocarray's prim reduction (:func:`rocarray.sum`, NumPy's dtype rules).
@@ -23,9 +23,9 @@ import operator
 
 import numpy
 
-from rocarray import _gemm_route as _route
+from rocarray._numpy import gemm_route as _route
 from rocarray._core import backend
-from rocarray._facade_util import as_device_array, normalize_axis
+from rocarray._core.args import as_device_array, normalize_axis
 
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 
@@ -255,7 +255,7 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
 
     Float32/float64/complex64/complex128 results run on rocarray's ``rocblas.gemm`` (one matrix)
     or ``rocblas.gemm_strided_batched`` (stacks) without copying C-ordered, transposed or
-    row-/column-sliced operands (see :mod:`rocarray._gemm_route` for the layout mapping and the
+    row-/column-sliced operands (see :mod:`rocarray._numpy.gemm_route` for the layout mapping and the
     cases that copy). Integer and bool results (and float16, until rocblas' gemm takes it) are
     computed by ``cupy.matmul``.
 
@@ -345,7 +345,7 @@ def dot(a, b, out=None):
     """Dot product of two arrays (``numpy.dot``), N-D included.
 
     ``dot(a, b)[i, j, k, m] = sum(a[i, j, :] * b[k, :, m])``. Two 1-D float/complex vectors use
-    rocarray's ``rocblas.dot`` kernel (:func:`rocarray._blas_api.dot`); 2-D and N-D float/complex
+    rocarray's ``rocblas.dot`` kernel (:func:`rocarray._numpy.vector_products.dot`); 2-D and N-D float/complex
     products are one ``rocblas.gemm`` on ``a`` viewed as ``(prod a.shape[:-1], k)`` and ``b``
     viewed as ``(k, prod of b's other axes)`` — views when the axes merge (C-ordered and transposed
     2-D operands always do), one contiguous copy otherwise. A 0-d operand is an elementwise
@@ -380,13 +380,13 @@ def dot(a, b, out=None):
     >>> ra.dot(ra.ones((2, 3)), ra.ones((3, 4))).shape   # doctest: +SKIP
     (2, 4)
     """
-    from rocarray import _blas_api
+    from rocarray._numpy import vector_products
 
     cupy = backend.cupy()
     a = as_device_array(a, "a", allow_scalar=True)
     b = as_device_array(b, "b", allow_scalar=True)
     if a.ndim <= 1 and b.ndim <= 1 and not (a.ndim == 0 or b.ndim == 0):
-        return _blas_api.dot(a, b, out=out)
+        return vector_products.dot(a, b, out=out)
     dt = numpy.result_type(a.dtype, b.dtype)
     if a.ndim == 0 or b.ndim == 0:
         shape = numpy.broadcast_shapes(a.shape, b.shape)
@@ -596,7 +596,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     >>> ra.trace(ra.eye(3))   # doctest: +SKIP
     array(3.)
     """
-    from rocarray._reduce_api import sum as _sum
+    from rocarray._numpy.reductions import sum as _sum
 
     a = as_device_array(a, "a")
     if a.ndim < 2:

@@ -23,7 +23,7 @@ _cupy = launch.cupy
 
 
 def _api():
-    from rocarray import _sort_api
+    from rocarray._numpy import sorting as _sort_api
 
     return _sort_api
 

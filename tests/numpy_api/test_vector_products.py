@@ -11,7 +11,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 
 import rocarray as ra
-from rocarray import _blas_api
+from rocarray._numpy import vector_products
 from rocarray.rocblas import _level1
 
 try:
@@ -176,7 +176,7 @@ def test_kernel_dtypes_follow_numpy_result_type():
     for a in names:
         for b in names:
             want = np.result_type(np.dtype(a), np.dtype(b))
-            got = _blas_api._kernel_dtype(np.empty(0, a), np.empty(0, b))
+            got = vector_products._kernel_dtype(np.empty(0, a), np.empty(0, b))
             if want.kind in "fc":
                 assert got == want, (a, b)
             else:

@@ -21,7 +21,7 @@ _cupy = launch.cupy
 
 
 def _api():
-    from rocarray import _scan_api
+    from rocarray._numpy import scans as _scan_api
 
     return _scan_api
 

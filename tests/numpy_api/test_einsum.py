@@ -13,7 +13,7 @@ import hostdev
 from conftest import assert_close, random_array, to_device, to_host, wide
 
 import rocarray as ra
-from rocarray import _einsum_api as es
+from rocarray._numpy import einsum as es
 
 
 def numpy_error(fn, *args, **kwargs):
