@@ -3,11 +3,12 @@
 A kernel source is a ``.hip`` file under ``rocarray/_kernels/<library>/``. It never ``#include``\\ s
 anything (CuPy's hiprtc path drops such lines): this module pastes the headers of
 ``_kernels/include/`` in front of it as text, adds the ``-D`` defines that describe the target
-(``RA_WARP_SIZE``, ``RA_HIP``/``RA_CUDA``, arch flags) and builds ``cupy.RawModule``\\ s on demand:
-one per template instantiation (the name expression alone) and one per source for its ``extern "C"``
+(``RA_WARP_SIZE``, ``RA_HIP``/``RA_CUDA``, arch flags) and builds modules on demand: one per
+template instantiation (the name expression alone) and one per source for its ``extern "C"``
 kernels, per device. A source with a hundred registered instantiations thus costs a user only the
-ones they call (about 0.3 s each with NVRTC, against a minute for the whole set). Modules are
-memoized in-process per device; CuPy's own disk cache stays on underneath.
+ones they call. Modules are memoized in-process per device. On NVIDIA devices the binaries go
+through rocarray's own cache (:mod:`rocarray._core.kernel_cache`): a new process loads them
+without compiling. On ROCm devices CuPy's ``RawModule`` compiles with hiprtc.
 
 Libraries declare the template instantiations they launch with :func:`register` at import time,
 so the offline compile matrix (:mod:`rocarray._core.offline`) builds exactly what runs.
@@ -19,7 +20,7 @@ import os
 import pkgutil
 import threading
 
-from rocarray._core import backend, config
+from rocarray._core import backend, config, kernel_cache
 from rocarray._core.errors import KernelCompileError
 
 # Headers in the order they are pasted; every file of _kernels/include/ must be listed here.
@@ -188,12 +189,147 @@ def compile_error(relative_path, name, target, log, text):
     return KernelCompileError(f"{name} ({relative_path})", target.arch, log, where)
 
 
-def _build_module(relative_path, info, name=None):
-    """Compile ``relative_path`` for ``info``'s device: with ``name`` (a template name expression)
-    only that instantiation, else the source's ``extern "C"`` kernels."""
+def nvrtc():
+    """CuPy's NVRTC bindings (``cupy_backends.cuda.libs.nvrtc``), or None where they cannot be used
+    (no CuPy, no NVRTC library, a ROCm build)."""
+    try:
+        from cupy_backends.cuda.libs import nvrtc as bindings
+
+        bindings.getVersion()
+    except Exception:
+        return None
+    return bindings
+
+
+def nvrtc_compile(relative_path, target, text, opts, names):
+    """Compile ``text`` with NVRTC: ``(lowered names, binary)`` (CUBIN for an ``-arch=sm_*`` option).
+
+    Parameters
+    ----------
+    relative_path : str
+        The source's path under ``_kernels/`` (for messages and the program name).
+    target : Target
+        For messages.
+    text : str
+        The pasted source (:func:`full_source`).
+    opts : sequence of str
+        Every compiler option.
+    names : sequence of str
+        Name expressions to instantiate; their lowered names come back.
+
+    Raises
+    ------
+    KernelCompileError
+        With NVRTC's log when compilation fails.
+    """
+    bindings = nvrtc()
+    if bindings is None:
+        raise RuntimeError("NVRTC is not available (pip install nvidia-cuda-nvrtc)")
+    prog = bindings.createProgram(text, relative_path.replace("/", "_") + ".cu", [], [])
+    try:
+        for name in names:
+            bindings.addNameExpression(prog, name)
+        try:
+            bindings.compileProgram(prog, list(opts))
+        except bindings.NVRTCError:
+            log = bindings.getProgramLog(prog)
+            raise compile_error(relative_path, ", ".join(names) or "module", target, log, text) from None
+        lowered = {name: bindings.getLoweredName(prog, name) for name in names}
+        binary = bindings.getCUBIN(prog)
+    finally:
+        bindings.destroyProgram(prog)
+    return lowered, binary
+
+
+def runtime_options(info):
+    """Every NVRTC option of a run-time compile for an NVIDIA device, in the order CuPy's own
+    ``RawModule`` compile passes them (rocarray's :func:`options`, flush-to-zero, the device's
+    ``-arch=sm_*`` and CuPy's default execution space), so a cached binary is the one CuPy would
+    build; None when NVRTC cannot build a CUBIN for the device (CuPy's PTX path then compiles)."""
+    bindings = nvrtc()
+    if bindings is None:
+        return None
+    cc = str(info.compute_capability).replace(".", "")
+    try:
+        if int(cc) > max(int(a) for a in bindings.getSupportedArchs()):
+            return None
+    except Exception:
+        return None
+    return options(info.target) + ("-ftz=true", f"-arch=sm_{cc}", "--device-as-default-execution-space")
+
+
+_private_dir = []  # a temporary folder for binaries when the cache cannot be written
+_private_lock = threading.Lock()
+
+
+def _private_file(entry_key, binary):
+    import atexit
+    import shutil
+    import tempfile
+
+    with _private_lock:
+        if not _private_dir:
+            folder = tempfile.mkdtemp(prefix="rocarray-kernels-")
+            atexit.register(shutil.rmtree, folder, True)
+            _private_dir.append(folder)
+    path = os.path.join(_private_dir[0], f"{entry_key}.bin")
+    with open(path, "wb") as f:
+        f.write(binary)
+    return path
+
+
+class _BinaryModule:
+    """A module loaded from a cached binary: ``get_function(name expression)`` through the lowered
+    names recorded when it was compiled. Where the driver refuses the binary, the module compiles
+    through CuPy instead (once, with a warning) and serves every later lookup from there."""
+
+    def __init__(self, module, lowered, fallback):
+        self._module, self._lowered, self._fallback = module, lowered, fallback
+        self._lock = threading.Lock()
+
+    def get_function(self, name):
+        module = self._module
+        try:
+            return module.get_function(self._lowered.get(name, name))
+        except Exception as exc:
+            driver = backend.cupy().cuda.driver
+            if not isinstance(exc, getattr(driver, "CUDADriverError", ())):
+                raise
+            import warnings
+
+            warnings.warn(f"the cached kernel binary was refused by the driver ({exc}); compiling it again",
+                          kernel_cache.KernelCacheWarning, stacklevel=2)
+            with self._lock:
+                if self._module is module:
+                    self._module, self._lowered = self._fallback(), {}
+            return self._module.get_function(name)
+
+
+def _cached_module(relative_path, info, text, name):
+    """The module of one instantiation (or the ``extern "C"`` kernels) through rocarray's binary
+    cache, compiling with NVRTC on a miss; None where that path does not apply (a ROCm device, no
+    NVRTC, an architecture NVRTC has no CUBIN for)."""
+    opts = runtime_options(info)
+    if opts is None:
+        return None
+    names = [name] if name else []
+    entry_key = kernel_cache.key("runtime", "nvrtc", nvrtc().getVersion(), info.arch, opts, names, text)
+    found = kernel_cache.load(info.arch, entry_key)
+    if found is None:
+        lowered, binary = nvrtc_compile(relative_path, info.target, text, opts, names)
+        path = kernel_cache.store(info.arch, entry_key, binary, lowered)
+        if path is None:
+            path = _private_file(entry_key, binary)
+    else:
+        path, lowered = found
+    module = backend.cupy().RawModule(path=str(path))
+    return _BinaryModule(module, lowered, lambda: _cupy_module(relative_path, info, text, name))
+
+
+def _cupy_module(relative_path, info, text, name):
+    """The module compiled by CuPy's ``RawModule`` (hiprtc on ROCm; CuPy keeps its own disk cache)."""
     cupy = backend.cupy()
     target = info.target
-    text = full_source(relative_path)
     module = cupy.RawModule(
         code=text,
         options=options(target),
@@ -206,6 +342,19 @@ def _build_module(relative_path, info, name=None):
         log = exc.get_message() if hasattr(exc, "get_message") else str(exc)
         raise compile_error(relative_path, name or "module", target, log, text) from None
     return module
+
+
+def _build_module(relative_path, info, name=None):
+    """Compile ``relative_path`` for ``info``'s device: with ``name`` (a template name expression)
+    only that instantiation, else the source's ``extern "C"`` kernels. NVIDIA devices load from
+    rocarray's binary cache (:mod:`rocarray._core.kernel_cache`), compiling on a miss; ROCm devices
+    compile through CuPy."""
+    text = full_source(relative_path)
+    if not info.is_hip:
+        module = _cached_module(relative_path, info, text, name)
+        if module is not None:
+            return module
+    return _cupy_module(relative_path, info, text, name)
 
 
 def get_module(relative_path, device_id=None, name=None):

@@ -290,7 +290,6 @@ from rocarray._core.timing import per_call_seconds  # noqa: E402,F401
 
 cupy = backend.cupy
 cuda_driver_entry = driver.cuda_entry
-PER_THREAD_STREAM = _workspace.PER_THREAD_STREAM
 stream_key = _workspace.stream_key
 DEFAULT_SHARED = backend.DEFAULT_SHARED
 shared_memory_limit = backend.shared_memory_limit

@@ -75,20 +75,7 @@ def _compile_nvrtc(source, target, text, names):
     extra = config.extra_cuda_include()
     if extra:
         opts.append(f"-I{extra}")
-    prog = nvrtc.createProgram(text, source.replace("/", "_") + ".cu", [], [])
-    try:
-        for name in names:
-            nvrtc.addNameExpression(prog, name)
-        try:
-            nvrtc.compileProgram(prog, opts)
-        except nvrtc.NVRTCError:
-            log = nvrtc.getProgramLog(prog)
-            raise _compile.compile_error(source, ", ".join(names) or "module", target, log, text) from None
-        lowered = {name: nvrtc.getLoweredName(prog, name) for name in names}
-        binary = nvrtc.getCUBIN(prog)
-    finally:
-        nvrtc.destroyProgram(prog)
-    return lowered, binary
+    return _compile.nvrtc_compile(source, target, text, opts, names)
 
 
 def _hip_text(text, names):

@@ -54,7 +54,6 @@ class PlanCache:
     def put(self, key, plan):
         """Store ``plan`` under ``key`` (dropping the least recently used past the size)."""
         with self._lock:
-            self.misses += 1
             if self._size > 0:
                 self._entries[key] = plan
                 while len(self._entries) > self._size:
@@ -75,6 +74,7 @@ class PlanCache:
             except KeyError:
                 pass
             return plan
+        self.misses += 1
         return self.put(key, build())
 
     def get_size(self):

@@ -2,8 +2,11 @@
 
 Kernels that need scratch space (split-K partial sums, reduction partials and tickets, the status
 words of single-pass scans, FFT work rows) get it here, by a name that says what it holds. A named
-buffer belongs to one (device, stream): kernels on one stream run in order, so one buffer serves
-every launch on it, and a call never waits for memory. Buffers grow (to the larger of the request
+buffer belongs to one (device, stream, host thread): kernels on one stream run in order, so one
+buffer serves every launch a thread queues on it, and a call never waits for memory. The thread
+is part of the key because a plan of several launches (a kernel writing scratch, the next reading
+it) must not see another thread's launches, queued on the same stream in between, overwrite that
+scratch. Buffers grow (to the larger of the request
 and twice the old size) and never shrink while a call holds them; a replaced buffer goes back to
 CuPy's pool, which hands it out again on the same stream only (stream-ordered reuse).
 
@@ -35,18 +38,10 @@ KEEP_BYTES = 64 << 20
 #: Smallest buffer allocated (fewer regrowths for the many small requests).
 MIN_BYTES = 4096
 
-#: The handle value of the per-thread default stream (``cudaStreamPerThread``/``hipStreamPerThread``):
-#: CuPy reports it for every host thread, though each thread's stream is a different one.
-PER_THREAD_STREAM = 2
-
-
 def stream_key():
-    """A key naming the current stream: its handle, plus the host thread for the per-thread
-    default stream (one handle value, one stream per thread)."""
-    ptr = backend.cupy().cuda.get_current_stream().ptr
-    if ptr == PER_THREAD_STREAM:
-        return (ptr, threading.get_ident())
-    return ptr
+    """A key naming the current stream and the calling host thread (see the module docstring;
+    the per-thread default stream is one handle value for every thread, too)."""
+    return (backend.cupy().cuda.get_current_stream().ptr, threading.get_ident())
 
 
 def _capturing():

@@ -59,18 +59,22 @@ def _key_in_thread():
     return out[0]
 
 
-def test_ordinary_streams_are_keyed_by_handle(fake):
-    for ptr in (0, 0x7F00DEAD):
+def test_buffers_are_keyed_by_stream_and_thread(fake):
+    for ptr in (0, 2, 0x7F00DEAD):
         fake.stream = _Stream(ptr)
-        assert W.stream_key() == ptr
-        assert _key_in_thread() == ptr  # one stream, whichever thread launches on it
+        here = W.stream_key()
+        assert here == (ptr, threading.get_ident())
+        assert _key_in_thread() == (ptr, _key_in_thread()[1]) != here   # another thread, another buffer
 
 
-def test_per_thread_default_stream_is_keyed_by_thread(fake):
-    fake.stream = _Stream(W.PER_THREAD_STREAM)
-    here = W.stream_key()
-    assert here == (W.PER_THREAD_STREAM, threading.get_ident())
-    assert _key_in_thread() != here  # each host thread has its own per-thread stream
+def test_two_threads_on_one_stream_never_share_scratch(fake):
+    owner = fake.owner
+    mine = owner.scratch("x", 100, 0)
+    theirs = []
+    worker = threading.Thread(target=lambda: theirs.append(owner.scratch("x", 100, 0)))
+    worker.start()
+    worker.join()
+    assert theirs[0] is not mine and owner.scratch("x", 100, 0) is mine
 
 
 def test_a_name_is_one_buffer_per_stream_that_grows_and_is_reused(fake):
