@@ -280,8 +280,7 @@ RA_DEVICE void ra_fft_stage_out(const ra_complex<R>* buf, int np, ra_complex<R>*
 }
 
 // One launch's layout, passed by value as one kernel argument (it lives in the parameter space
-// like scalar arguments; a launch passes 7 arguments instead of 25). Fixed-width fields, 8-byte
-// ones first; the offsets below are the ones of LAYOUT_FIELDS in rocarray/rocfft/_kernel_args.py
+// like scalar arguments). Fixed-width fields, 8-byte ones first; the offsets below are the ones of LAYOUT_FIELDS in rocarray/rocfft/_layout.py
 // (a CPU test compares them).
 struct ra_fft_layout {
     ra_u64 radices;     // radix of pass p minus one in bits 4p..4p+3
