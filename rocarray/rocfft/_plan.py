@@ -3,7 +3,7 @@
 
 import numpy
 
-from rocarray._core import backend
+from rocarray._core import args, backend
 from rocarray.rocfft import _transforms
 
 TRANSFORMS = ("c2c", "r2c", "c2r")
@@ -122,8 +122,7 @@ class Plan:
 
     def _view(self, buf, dtype, shape, strides, distance, name):
         cupy = backend.cupy()
-        if not isinstance(buf, cupy.ndarray):
-            raise TypeError(f"{name} must be a device (cupy) array, got {type(buf).__name__}")
+        args.device_array(buf, name, "rocfft.Plan.execute")
         if buf.dtype != dtype:
             raise TypeError(f"{name} must have dtype {dtype}, got {buf.dtype}")
         if not (buf.flags.c_contiguous or buf.flags.f_contiguous):
