@@ -10,6 +10,11 @@
 * :func:`build` with the device pieces replaced by stand-ins: every launch of the plan of a
   Stockham, four-step or Bluestein length fits the block and shared-memory limits.
 * :func:`build_real`: one launch for power-of-two half lengths in rows, None otherwise.
+* :meth:`Schedule.prepare` / :meth:`Schedule.run`: one :class:`rocarray._core.launch.Launch` per
+  planned step, with pointer and scale slots; a call writes the bytes CuPy's call would pass
+  (driver path and CuPy's call), work buffers are one aligned workspace buffer reused by later
+  calls, the schedule's device is made current, and concurrent callers never interleave
+  launches that share work buffers.
 """
 
 import ctypes
