@@ -221,17 +221,14 @@ class _WarmReal:
         self.steps, self.work_bytes = steps, work_bytes
 
     def run(self, x, scale):
-        cupy = backend.cupy()
-        if cupy.cuda.runtime.getDevice() != self.device_id:
-            with launch.on_device(self.device_id):
-                return self.run(x, scale)
-        out = cupy.empty(self.out_shape, self.dtype)
+        out = backend.cupy().empty(self.out_shape, self.dtype)  # as the cold path: the current device
         ptrs = {"x": x.data.ptr, "out": out.data.ptr}
         if self.work_bytes is None:
             for schedule, src, dst, scaled in self.steps:
                 schedule.run(ptrs[src], ptrs[dst], scale if scaled else 1.0)
             return out
-        with S.work_lock():  # the work row passes data between the steps
+        # the work row passes data between the steps: the schedules' device, under the work lock
+        with launch.on_device(self.device_id), S.work_lock():
             work = workspace.workspaces.scratch(ROWS, self.work_bytes, self.device_id)
             ptrs["work"] = work.data.ptr
             for schedule, src, dst, scaled in self.steps:
