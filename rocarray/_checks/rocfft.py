@@ -13,11 +13,11 @@ import math
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 
 _LIB = "rocfft"
-_cupy = launch.cupy
+_cupy = backend.cupy
 _SINGLE = (numpy.dtype(numpy.float32), numpy.dtype(numpy.complex64))
 
 

@@ -14,16 +14,16 @@ from rocarray._core import compile as _compile
 from rocarray._core import launch as _launch
 
 
-def occupancy(function, block, limit, dynamic_shared=0):
+def occupancy(function, block, limit, dynamic_shared=0, fallback=None):
     """Resident blocks of ``block`` threads per multiprocessor for a compiled kernel, within
-    1..``limit`` (full occupancy, ``limit``, when the occupancy API is missing: an old CuPy or
-    runtime, or a stand-in kernel)."""
+    1..``limit``; ``fallback`` (default: full occupancy, ``limit``) when the occupancy API is
+    missing: an old CuPy or runtime, or a stand-in kernel."""
     try:
         from cupy.cuda import driver
 
         per_mp = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(function.kernel.ptr, block, dynamic_shared))
     except Exception:
-        per_mp = limit
+        per_mp = limit if fallback is None else fallback
     return max(1, min(per_mp, limit))
 
 
@@ -75,8 +75,9 @@ class Kernel:
 
     def resident_blocks(self, device_id, block, shared):
         """Blocks of ``block`` threads and ``shared`` bytes resident at once on the whole device
-        (occupancy not capped by :attr:`limit`; at least one per multiprocessor)."""
-        per_mp = occupancy(self.function(device_id), block, 1 << 30, shared)
+        (occupancy not capped by :attr:`limit`; at least one per multiprocessor, and one per
+        multiprocessor when the occupancy API is missing)."""
+        per_mp = occupancy(self.function(device_id), block, 1 << 30, shared, fallback=1)
         return per_mp * backend.device_info(device_id).multiprocessors
 
     def allow_shared(self, device_id, nbytes):

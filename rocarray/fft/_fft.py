@@ -1,9 +1,12 @@
 """``numpy.fft`` transforms on rocarray's rocFFT-style kernels.
 
-Arguments are checked and normalized here, once, in NumPy's words (:func:`plan` is the pure-Python
-part: it needs no device and is unit-tested against NumPy); the work is one call of
+Arguments are checked and normalized here, once, in NumPy's words (:func:`normalize` is the
+pure-Python part: it needs no device and is unit-tested against NumPy); the work is one call of
 :func:`rocarray.rocfft.c2c`, :func:`~rocarray.rocfft.r2c` or :func:`~rocarray.rocfft.c2r`, plus
-CuPy zero-padding, cropping, ``conj`` and ``astype`` around it.
+CuPy zero-padding, cropping, ``conj`` and ``astype`` around it. A 1-D call without ``out`` keeps
+its normalized :class:`Call` and prepared execution as a plan in rocarray's one plan cache
+(:data:`rocarray._core.plans.cache`, key ``('fft.<name>', shape, dtype, n, axis, norm)``), so a
+warm call skips the normalization.
 
 NumPy 2.x semantics, kept on purpose:
 
@@ -34,7 +37,7 @@ from typing import NamedTuple
 import numpy
 
 from rocarray import rocfft as _rocfft
-from rocarray._core import backend
+from rocarray._core import backend, plans
 from rocarray._core.args import as_device_array, normalize_axis
 
 _NORMS = ("backward", "ortho", "forward")
@@ -49,11 +52,6 @@ _S_NONE_WARNING = (
     "`None` entries in `s` are deprecated since NumPy 2.0 and will raise an error in a future "
     "version: pass the 1-D transform's default length instead, or omit `s`."
 )
-
-def _xp():
-    """The array module (``cupy``); the CPU tests swap in ``numpy``."""
-    return backend.cupy()
-
 
 # --------------------------------------------------------------------------------------------
 # argument normalization (pure Python, no device)
@@ -153,8 +151,8 @@ class Step(NamedTuple):
     n_out: int
 
 
-class Plan(NamedTuple):
-    """What a call computes, found without touching the device.
+class Call(NamedTuple):
+    """What a call computes, found from its arguments without touching the device.
 
     ``kind`` is ``"c2c"``, ``"r2c"`` or ``"c2r"`` (or ``"identity"``: return the input), ``steps``
     NumPy's 1-D transforms in NumPy's order (r2c: the real one first; c2r: the real one last),
@@ -211,12 +209,12 @@ def _compute_dtype(kind, dtype, out_dtype):
     return numpy.dtype(numpy.complex64 if single else numpy.complex128)
 
 
-def plan(func, shape, dtype, n=None, axis=-1, norm=None, *, s=None, axes=None, out=None,
+def normalize(func, shape, dtype, n=None, axis=-1, norm=None, *, s=None, axes=None, out=None,
          stacklevel=2):
     """Normalize the arguments of ``numpy.fft.<func>`` for an input of ``shape`` and ``dtype``.
 
     Pure Python (no device): raises what NumPy raises for bad arguments and returns a
-    :class:`Plan`. 1-D functions take ``n``/``axis``, the others ``s``/``axes``. ``out`` is
+    :class:`Call`. 1-D functions take ``n``/``axis``, the others ``s``/``axes``. ``out`` is
     anything with ``shape`` and ``dtype`` (only those are read).
     """
     shape = tuple(shape)
@@ -230,7 +228,7 @@ def plan(func, shape, dtype, n=None, axis=-1, norm=None, *, s=None, axes=None, o
         if not ax_list:
             if base in ("rfft", "irfft"):
                 raise IndexError(f"{func} needs at least one axis to transform")
-            return Plan("identity", True, (), shape, dtype, dtype, 1.0, 0)
+            return Call("identity", True, (), shape, dtype, dtype, 1.0, 0)
         check_norm(norm)
         if base == "irfft":   # NumPy: complex steps in the given order, then the real one
             kinds = ["c"] * (len(ax_list) - 1) + ["c2r"]
@@ -272,7 +270,7 @@ def plan(func, shape, dtype, n=None, axis=-1, norm=None, *, s=None, axes=None, o
             raise TypeError(f"Cannot cast {func} output from {result!r} to {out_dtype!r} with "
                             f"casting rule 'same_kind'")
     compute = _compute_dtype(kind, result, out_dtype)
-    return Plan(kind, forward, steps, final, result, compute, scale, out_from,
+    return Call(kind, forward, steps, final, result, compute, scale, out_from,
                 conj_in=base == "hfft", conj_out=base == "ihfft")
 
 
@@ -326,10 +324,10 @@ def _library(p, x, steps, scale):
 
 
 def execute(p, a, out=None):
-    """Run the plan ``p`` on the device array ``a``; write into ``out`` when given."""
+    """Run the call ``p`` on the device array ``a``; write into ``out`` when given."""
     if p.kind == "identity":
         return a
-    xp = _xp()
+    xp = backend.cupy()
     steps = p.steps
     if out is not None and p.out_from == 0:
         # NumPy hands ``out`` to the first step: the input broadcasts to it on every other axis
@@ -379,17 +377,6 @@ def execute(p, a, out=None):
     return out
 
 
-def _check_out_array(out):
-    if out is None:
-        return None
-    xp = _xp()
-    if not isinstance(out, xp.ndarray):
-        if isinstance(out, numpy.ndarray):
-            as_device_array(out, "out")  # the project's host-array TypeError
-        raise TypeError(f"argument 'out' must be a device array (cupy.ndarray), not {type(out).__name__}")
-    return out
-
-
 def _prepared(p, shape, dtype):
     """:func:`execute` of ``p`` without ``out`` for inputs of one ``shape`` and ``dtype``, with
     everything that depends only on those worked out once; ``None`` where :func:`execute` itself
@@ -427,50 +414,43 @@ def _prepared(p, shape, dtype):
         if direct and a.dtype == in_dtype:
             x = a
         else:
-            x = _resize(_xp(), a, target, in_dtype)
+            x = _resize(backend.cupy(), a, target, in_dtype)
         if conj_in:
-            x = _xp().conj(x)
+            x = backend.cupy().conj(x)
         res = library(x)
         if conj_out:
-            res = _xp().conj(res, out=res)
+            res = backend.cupy().conj(res, out=res)
         return res if res.dtype == dtype else res.astype(dtype)
 
     return run
 
 
-#: Prepared plans of 1-D calls without ``out``, by (function, shape, dtype, n, axis, norm): a warm
-#: call skips the argument normalization (1-D plans raise no warnings, so nothing is lost) and
-#: the shape work of :func:`execute`. Values: ``(plan, prepared run or None)``.
-_ONE_D_PLANS = {}
-_ONE_D_LIMIT = 512
-
-
 def _one_d(func, a, n, axis, norm, out):
     a = as_device_array(a, "a", allow_scalar=True)
     if out is not None:
-        out = _check_out_array(out)
-    key = None
-    if out is None:
-        key = (func, a.shape, a.dtype.char, type(n), n, type(axis), axis, norm)  # 2.0 == 2, but not for NumPy
-        try:
-            entry = _ONE_D_PLANS.get(key)
-        except TypeError:  # an unhashable argument: plan() says what is wrong with it
-            entry = key = None
-        if entry is not None:
-            p, run = entry
-            return run(a) if run is not None else execute(p, a, out)
-    p = plan(func, a.shape, a.dtype, n, axis, norm, out=out, stacklevel=4)
-    if key is not None:
-        if len(_ONE_D_PLANS) >= _ONE_D_LIMIT:
-            _ONE_D_PLANS.clear()
-        _ONE_D_PLANS[key] = (p, _prepared(p, a.shape, a.dtype))
-    return execute(p, a, out)
+        out = as_device_array(out, "out")
+        return execute(normalize(func, a.shape, a.dtype, n, axis, norm, out=out, stacklevel=4), a, out)
+    # the plan of a 1-D call: 1-D calls raise no warnings, so a warm call loses nothing by
+    # skipping the normalization (types are part of the key: 2.0 == 2, but not for NumPy)
+    key = ("fft." + func, a.shape, a.dtype.char, type(n), n, type(axis), axis, norm)
+    try:
+        entry = plans.cache.get(key)
+    except TypeError:  # an unhashable argument: normalize() says what is wrong with it
+        entry = key = None
+    if entry is None:
+        p = normalize(func, a.shape, a.dtype, n, axis, norm, stacklevel=4)
+        entry = (p, _prepared(p, a.shape, a.dtype))
+        if key is not None:
+            plans.cache.put(key, entry)
+    p, run = entry
+    return run(a) if run is not None else execute(p, a)
 
 
 def _n_d(func, a, s, axes, norm, out):
     a = as_device_array(a, "a", allow_scalar=True)
-    out = _check_out_array(out)
-    p = plan(func, a.shape, a.dtype, norm=norm, s=s, axes=axes, out=out, stacklevel=4)
+    if out is not None:
+        out = as_device_array(out, "out")
+    p = normalize(func, a.shape, a.dtype, norm=norm, s=s, axes=axes, out=out, stacklevel=4)
     return execute(p, a, out)
 
 

@@ -15,11 +15,6 @@ from rocarray._core import backend
 from rocarray._core.args import as_device_array
 
 
-def _xp():
-    """The array module (``cupy``); the CPU tests swap in ``numpy``."""
-    return backend.cupy()
-
-
 def _check_device(device):
     if device is not None and device != "cpu":
         raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
@@ -69,7 +64,7 @@ def fftfreq(n, d=1.0, device=None):
     if size < 0:
         raise ValueError("negative dimensions are not allowed")
     val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
-    k = _xp().arange(size, dtype=numpy.int_)
+    k = backend.cupy().arange(size, dtype=numpy.int_)
     k[(size + 1) // 2:] -= size
     return _frequencies(k, val)
 
@@ -101,7 +96,7 @@ def rfftfreq(n, d=1.0, device=None):
     _check_device(device)
     size = _check_int(n)
     val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
-    k = _xp().arange(max(size // 2 + 1, 0), dtype=numpy.int_)
+    k = backend.cupy().arange(max(size // 2 + 1, 0), dtype=numpy.int_)
     return _frequencies(k, val)
 
 
@@ -138,7 +133,7 @@ def fftshift(x, axes=None):
     """
     x = as_device_array(x, "x", allow_scalar=True)
     shift, axes = _shifts(x, axes, 1)
-    return _xp().roll(x, shift, axes)
+    return backend.cupy().roll(x, shift, axes)
 
 
 def ifftshift(x, axes=None):
@@ -163,4 +158,4 @@ def ifftshift(x, axes=None):
     """
     x = as_device_array(x, "x", allow_scalar=True)
     shift, axes = _shifts(x, axes, -1)
-    return _xp().roll(x, shift, axes)
+    return backend.cupy().roll(x, shift, axes)

@@ -1,13 +1,15 @@
-"""FFT plan-cache settings, named as in ``cupy.fft.config``.
+"""Plan-cache settings, named as in ``cupy.fft.config``.
 
-rocarray keeps one process-wide LRU cache of FFT schedules (:data:`rocarray.rocfft.plan_cache`,
-keyed by transform, layout and device; each entry holds its device twiddle tables). These
-functions are CuPy's plan-cache functions over it. The cache is bounded by entry count only:
-:func:`get_plan_cache_max_memsize` reports ``-1`` (no byte limit) and
-:func:`set_plan_cache_max_memsize` accepts only ``-1``.
+rocarray keeps one plan cache for all its libraries (:data:`rocarray._core.plans.cache`, also
+:data:`rocarray.rocfft.plan_cache`): the prepared kernel launches of each call signature, FFT
+schedules among them (keyed by transform, layout and device), least recently used first out.
+These functions are CuPy's FFT plan-cache functions over that one cache, so its size bounds the
+plans of every library, and clearing it drops them all together with rocfft's cached device
+twiddle tables. The cache is bounded by entry count only: :func:`get_plan_cache_max_memsize`
+reports ``-1`` (no byte limit) and :func:`set_plan_cache_max_memsize` accepts only ``-1``.
 """
 
-from rocarray import rocfft as _rocfft
+from rocarray._core import plans
 
 __all__ = ["get_plan_cache", "get_plan_cache_size", "set_plan_cache_size", "get_plan_cache_max_memsize",
            "set_plan_cache_max_memsize", "show_plan_cache_info", "clear_plan_cache"]
@@ -18,31 +20,33 @@ def get_plan_cache():
 
     Returns
     -------
-    rocarray.rocfft.PlanCache
-        The process-wide cache (one for all threads and devices; entries are keyed by device).
+    rocarray._core.plans.PlanCache
+        rocarray's one plan cache (one for all threads, devices and libraries; entries are keyed
+        by device).
     """
-    return _rocfft.plan_cache
+    return plans.cache
 
 
 def get_plan_cache_size():
-    """Most schedules the cache keeps.
+    """Most plans the cache keeps (of all libraries).
 
     Returns
     -------
     int
     """
-    return _rocfft.plan_cache.get_size()
+    return plans.cache.get_size()
 
 
 def set_plan_cache_size(size):
-    """Keep at most ``size`` schedules (0 disables caching); the least recently used go first.
+    """Keep at most ``size`` plans (of all libraries; 0 disables caching); the least recently
+    used go first.
 
     Parameters
     ----------
     size : int
         Non-negative; a negative size raises ``ValueError``.
     """
-    _rocfft.plan_cache.set_size(size)
+    plans.cache.set_size(size)
 
 
 def get_plan_cache_max_memsize():
@@ -64,15 +68,15 @@ def set_plan_cache_max_memsize(size):
         ``-1``; anything else raises ``NotImplementedError`` (use :func:`set_plan_cache_size`).
     """
     if int(size) != -1:
-        raise NotImplementedError("the rocarray FFT plan cache is bounded by entry count only; "
+        raise NotImplementedError("the rocarray plan cache is bounded by entry count only; "
                                   "use set_plan_cache_size()")
 
 
 def show_plan_cache_info():
     """Print the cache's size, use and hit counts."""
-    _rocfft.plan_cache.show_info()
+    plans.cache.show_info()
 
 
 def clear_plan_cache():
-    """Drop every cached schedule (and the cached device twiddle tables)."""
-    _rocfft.plan_cache.clear()
+    """Drop every cached plan (of all libraries) and rocfft's cached device twiddle tables."""
+    plans.cache.clear()

@@ -1,8 +1,9 @@
-"""rocFFT-style plan objects over the cached schedules of :mod:`rocarray.rocfft._transforms`."""
+"""rocFFT-style plan descriptions, executed through the cached schedules of
+:mod:`rocarray.rocfft._transforms`."""
 
 import numpy
 
-from rocarray._core import launch
+from rocarray._core import args, backend
 from rocarray.rocfft import _transforms
 
 TRANSFORMS = ("c2c", "r2c", "c2r")
@@ -24,7 +25,8 @@ def _contiguous_strides(lengths):
 
 
 class Plan:
-    """A planned FFT: lengths, batch, layout, precision, direction and transform type.
+    """A planned FFT as rocFFT describes one: lengths, batch, layout, precision, direction and
+    transform type.
 
     Like ``rocfft_plan_create``: ``lengths`` are row-major (the last one is contiguous by default);
     strides and distances count elements of the input/output type (real elements on the real side
@@ -50,8 +52,12 @@ class Plan:
 
     Notes
     -----
-    The plan holds no device state; :meth:`execute` looks its schedules up in the process-wide
-    cache (``rocarray.fft.config.get_plan_cache()``), keyed by the plan and the device.
+    A ``Plan`` is the user-held description of a transform (``rocfft_plan_create``'s arguments,
+    checked once); it holds no device state and is not itself kept anywhere. What rocarray calls
+    a *plan* internally, the prepared kernel launches of one call signature, lives in rocarray's
+    one plan cache (:data:`rocarray.rocfft.plan_cache`, also ``rocarray.fft.config.get_plan_cache()``):
+    :meth:`execute` finds there the schedules of the plan's layout on the buffers' device, built
+    on the first execution. Clearing that cache or resizing it affects every ``Plan``.
     """
 
     def __init__(self, lengths, *, transform="c2c", direction=None, precision="single", batch=1,
@@ -115,9 +121,8 @@ class Plan:
         return _DTYPES[(self.precision, self.transform == "c2r")]
 
     def _view(self, buf, dtype, shape, strides, distance, name):
-        cupy = launch.cupy()
-        if not isinstance(buf, cupy.ndarray):
-            raise TypeError(f"{name} must be a device (cupy) array, got {type(buf).__name__}")
+        cupy = backend.cupy()
+        args.device_array(buf, name, "rocfft.Plan.execute")
         if buf.dtype != dtype:
             raise TypeError(f"{name} must have dtype {dtype}, got {buf.dtype}")
         if not (buf.flags.c_contiguous or buf.flags.f_contiguous):
@@ -148,7 +153,7 @@ class Plan:
         cupy.ndarray
             The output buffer.
         """
-        cupy = launch.cupy()
+        cupy = backend.cupy()
         xin = self._view(x, self.in_dtype, self.in_shape, self.in_strides, self.in_distance, "x")
         if self.placement == "inplace":
             out = x

@@ -2,9 +2,12 @@
 
 A *problem* is a length ``n``, batch dimensions ``sizes`` and, for each side, an element stride
 and the batch strides (all in complex elements, relative to a base pointer). :func:`build` turns
-it into a :class:`Schedule`: work-buffer sizes, device tables and a list of launches whose
-pointer arguments are :class:`Ref` placeholders, resolved per call by :meth:`Schedule.run`.
-Schedules are cached by :mod:`rocarray.rocfft._plan`, so a warm call only fills in pointers.
+it into a :class:`Schedule`: work-buffer sizes, device tables, the planned :class:`Step` of each
+kernel launch (pointer arguments as :class:`Ref` placeholders, the caller's scale as
+:data:`SCALE`) and, prepared from them once, its :class:`rocarray._core.launch.Launch` objects.
+A schedule is the *plan* of a transform: :mod:`rocarray.rocfft._transforms` keeps schedules in
+the one plan cache (:data:`rocarray._core.plans.cache`), so a warm call only writes its device
+addresses and scale into the prepared launches (:meth:`Schedule.run`).
 
 Methods, by length:
 
@@ -23,14 +26,13 @@ kernel: one launch when the rows kernel takes the half length, else the last (r2
 four-step pass.
 """
 
-import ctypes
 import threading
 from dataclasses import dataclass, field
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
-from rocarray.rocfft import _factor, _kernel_args
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, workspace
+from rocarray.rocfft import _factor, _layout
 
 STOCKHAM = "rocfft/stockham.hip"
 POINTWISE = "rocfft/pointwise.hip"
@@ -48,10 +50,14 @@ MAX_BLUESTEIN = 1 << 31
 POINTWISE_DIMS = 2
 #: Alignment of each work buffer inside a schedule's one work allocation (bytes).
 WORK_ALIGN = 256
+#: Workspace name of a schedule's work buffers (:data:`rocarray._core.workspace.workspaces`).
+WORK = "rocfft.work"
 
-_REAL = {"single": "float", "double": "double"}
 _COMPLEX_DTYPE = {"single": numpy.dtype(numpy.complex64), "double": numpy.dtype(numpy.complex128)}
+_REAL_DTYPE = {"single": numpy.dtype(numpy.float32), "double": numpy.dtype(numpy.float64)}
 _REAL_SCALAR = {"single": numpy.float32, "double": numpy.float64}
+#: Kernel element type of each precision (the real type the kernels are instantiated with).
+_REAL = {precision: dtypes.ctype(dtype) for precision, dtype in _REAL_DTYPE.items()}
 
 
 def complex_dtype(precision):
@@ -137,34 +143,33 @@ def _register():
 
 _register()
 
-_stockham_table = launch.KernelTable(STOCKHAM, BLOCK, 8)
-_pointwise_table = launch.KernelTable(POINTWISE, BLOCK, 8)
+_stockham = kernels.Family(STOCKHAM, BLOCK, 8)
+_pointwise = kernels.Family(POINTWISE, BLOCK, 8)
 
 
-def stockham_kernel(precision, forward, device_id, variant="stockham", log_n=None):
-    return _stockham_table.get(stockham_name(precision, forward, variant, log_n), device_id)[0]
+def stockham_kernel(precision, forward, variant="stockham", log_n=None):
+    """The :class:`rocarray._core.kernels.Kernel` of :func:`stockham_name`."""
+    return _stockham[stockham_name(precision, forward, variant, log_n)]
 
 
-def real_rows_kernel(kind, precision, device_id, log_h):
-    return _stockham_table.get(real_rows_name(kind, precision, log_h), device_id)[0]
+def real_rows_kernel(kind, precision, log_h):
+    """The :class:`rocarray._core.kernels.Kernel` of :func:`real_rows_name`."""
+    return _stockham[real_rows_name(kind, precision, log_h)]
 
 
-def real_pass_kernel(kind, precision, device_id, log_n):
-    return _stockham_table.get(real_pass_name(kind, precision, log_n), device_id)[0]
+def real_pass_kernel(kind, precision, log_n):
+    """The :class:`rocarray._core.kernels.Kernel` of :func:`real_pass_name`."""
+    return _stockham[real_pass_name(kind, precision, log_n)]
 
 
-def pointwise_kernel(kernel, precision, device_id, forward=None):
-    return _pointwise_table.get(pointwise_name(kernel, precision, forward), device_id)[0]
+def pointwise_kernel(kernel, precision, forward=None):
+    """The :class:`rocarray._core.kernels.Kernel` of :func:`pointwise_name`."""
+    return _pointwise[pointwise_name(kernel, precision, forward)]
 
 
 # --------------------------------------------------------------------------------------------
 # shared-memory budget
 # --------------------------------------------------------------------------------------------
-
-def shared_memory_limit(device_id):
-    """Bytes of dynamic shared memory one block may use on ``device_id`` (the opt-in maximum)."""
-    return launch.shared_memory_limit(device_id)
-
 
 #: Four-step passes prefer lengths whose strided side moves this many bytes of consecutive
 #: transforms per row (whole 128-byte lines), when that costs no extra pass.
@@ -210,8 +215,8 @@ class Budget:
 
     @property
     def rows_bytes(self):
-        # Transforms contiguous on both sides: up to about 60 % of the opt-in maximum (a
-        # complex128 length-4096 block with its prefetch tile, 139 KiB, on an H200).
+        # Transforms contiguous on both sides: at most 144 KiB (room for a complex128
+        # length-4096 block with its prefetch tile, 139 KiB), within the opt-in maximum.
         return min(self.limit, 144 * 1024)
 
     @property
@@ -234,9 +239,8 @@ class Budget:
 
         A strided tile narrower than whole 128-byte rows (:data:`WIDE_PASS_BYTES`) is widened to
         them when that fits in :data:`POW2_WIDE_THREADS` threads and the opt-in shared memory:
-        one resident block of full lines moved the 512-point strided passes of a 512^3 transform
-        faster than two of half lines (H200: complex128 1.82 -> 1.53 ms, complex64 0.97 ->
-        0.95 ms per axis)."""
+        one resident block that moves whole lines runs these passes faster than two that move
+        half lines (``docs/performance/rocfft.md``)."""
         per_block = self._pow2_per_block(n, rows, batch)
         if per_block and not rows:
             team = n // POW2_ELEMENTS
@@ -326,12 +330,11 @@ SCALE = "scale"
 
 
 @dataclass
-class Launch:
-    """One kernel launch; ``args`` may hold :class:`Ref` pointers and the :data:`SCALE` slot.
-
-    The other arguments are fixed when the schedule is built; ``packed`` holds them as prebuilt
-    kernel arguments (:func:`rocarray.rocfft._kernel_args.fixed`), with ``None`` in the slots a
-    call fills in."""
+class Step:
+    """One kernel launch of a schedule as planned: a :class:`rocarray._core.kernels.Kernel`, its
+    grid, block and dynamic shared memory, and its arguments in kernel order, fixed values
+    (NumPy scalars, the size-one layout array) or the per-call placeholders :class:`Ref` and
+    :data:`SCALE`."""
 
     kernel: object
     grid: int
@@ -339,144 +342,104 @@ class Launch:
     args: tuple
     block: int = BLOCK
 
-    def __post_init__(self):
-        self.refs = tuple((i, a) for i, a in enumerate(self.args) if isinstance(a, Ref))
-        self.scale_slots = tuple(i for i, a in enumerate(self.args) if isinstance(a, str))
-        self.packed = tuple(None if isinstance(a, (Ref, str)) else _kernel_args.fixed(a) for a in self.args)
-        self.grid_dims = (int(self.grid),)
-        self.block_dims = (int(self.block),)
+
+#: Serializes the calls that use work buffers (see :meth:`Schedule.run`).
+_work_lock = threading.RLock()
 
 
-#: Scale arguments kept per schedule (a schedule is normally called with one or two scales).
-_SCALES_KEPT = 8
+def work_lock():
+    """The lock a call holds from taking its work buffers until its launches are queued:
+    work buffers are the workspace's, one per (name, device, stream), so two host threads queueing
+    on one stream must not interleave launches that pass data through them."""
+    return _work_lock
 
 
 @dataclass
 class Schedule:
-    """Kernel launches of one transform; ``work`` holds the element counts of its work buffers."""
+    """The kernel launches of one transform on one device.
+
+    ``work`` holds the element counts of its work buffers, ``steps`` the planned launches,
+    ``tables`` the device arrays the launches point into (kept alive here). :meth:`prepare` makes
+    ``launches``, one :class:`rocarray._core.launch.Launch` per step, with a
+    ``launch.POINTER`` slot per :class:`Ref` and a ``launch.scalar`` slot for :data:`SCALE`;
+    :meth:`run` writes only those.
+
+    Concurrent callers: a launch's slots are written and the kernel queued under that launch's
+    own lock, and the driver copies the values as it queues, so no caller's values reach
+    another's launches. Launches that pass data through work buffers run under
+    :func:`work_lock` (the buffers are shared per stream).
+    """
 
     precision: str
+    device_id: int = 0
     work: list = field(default_factory=list)
-    launches: list = field(default_factory=list)
-    tables: list = field(default_factory=list)   # device arrays the launches point into
-    scales: dict = field(default_factory=dict, repr=False, compare=False)  # scale -> kernel argument
-    direct: object = field(default=None, repr=False, compare=False)  # DirectLaunches, False: unusable
-    work_offsets: tuple = field(default=None, repr=False, compare=False)  # bytes, in one allocation
+    steps: list = field(default_factory=list)
+    tables: list = field(default_factory=list)
+    launches: tuple = ()
+    work_bytes: int = 0
+    _calls: tuple = field(default=(), repr=False, compare=False)
 
     def add_work(self, elements):
         self.work.append(int(elements))
-        self.work_offsets = None
         return len(self.work) - 1
 
-    def _work_layout(self):
-        """Byte offsets of the work buffers in one allocation (each 256-byte aligned) and the
-        allocation's size."""
+    def work_offsets(self):
+        """Byte offsets of the work buffers in the schedule's one work allocation (each
+        :data:`WORK_ALIGN`-byte aligned) and the allocation's size."""
         itemsize = _COMPLEX_DTYPE[self.precision].itemsize
         offsets, total = [], 0
         for w in self.work:
             offsets.append(total)
             total += -(-max(1, w) * itemsize // WORK_ALIGN) * WORK_ALIGN
-        self.work_offsets = (tuple(offsets), total)
-        return self.work_offsets
+        return tuple(offsets), total
 
-    def _scale_arg(self, scale):
-        if len(self.scales) >= _SCALES_KEPT:
-            self.scales.clear()
-        arg = self.scales[scale] = _kernel_args.fixed(_REAL_SCALAR[self.precision](scale))
-        return arg
+    def prepare(self):
+        """Make the prepared launches of the steps (once, when the schedule is built); returns
+        the schedule."""
+        itemsize = _COMPLEX_DTYPE[self.precision].itemsize
+        offsets, self.work_bytes = self.work_offsets()
+        scale = launch.scalar(_REAL_DTYPE[self.precision])
+        launches, calls = [], []
+        for step in self.steps:
+            args, sources = [], []
+            for a in step.args:
+                if isinstance(a, Ref):
+                    args.append(launch.POINTER)
+                    if a.buffer in ("src", "dst"):
+                        sources.append((a.buffer, a.offset * itemsize))
+                    else:
+                        sources.append((WORK, offsets[a.buffer] + a.offset * itemsize))
+                elif a is SCALE:
+                    args.append(scale)
+                    sources.append((SCALE, 0))
+                else:
+                    args.append(a)
+            go = step.kernel.prepare(self.device_id, step.grid, args, block=step.block, shared=step.shared)
+            launches.append(go)
+            calls.append((go, tuple(sources)))
+        self.launches, self._calls = tuple(launches), tuple(calls)
+        return self
 
     def run(self, src_ptr, dst_ptr, scale=1.0):
-        """Launch on the current stream; ``src_ptr``/``dst_ptr`` are device addresses. The work
-        buffers, one allocation from CuPy's pool, go back to it when this returns
-        (stream-ordered)."""
-        bases = {"src": src_ptr, "dst": dst_ptr}
-        if self.work:
-            offsets, total = self.work_offsets or self._work_layout()
-            work = launch.cupy().cuda.alloc(total)  # held until the launches are queued
-            for i, offset in enumerate(offsets):
-                bases[i] = work.ptr + offset
-        direct = self.direct
-        if direct is None:
-            direct = self._make_direct()
-        if direct and direct.on_current_device():
-            direct.run(bases, scale)
+        """Queue the launches on the current stream of the schedule's device (made current for the
+        call when another is); ``src_ptr``/``dst_ptr`` are device addresses. The work buffers
+        are the workspace's (:data:`WORK`)."""
+        if backend.cupy().cuda.runtime.getDevice() != self.device_id:
+            with launch.on_device(self.device_id):
+                self.run(src_ptr, dst_ptr, scale)
             return
-        itemsize = _COMPLEX_DTYPE[self.precision].itemsize
-        scale_arg = self.scales.get(scale)
-        if scale_arg is None:
-            scale_arg = self._scale_arg(scale)
-        pointer = _kernel_args.pointer_factory()
-        for item in self.launches:
-            args = list(item.packed)
-            for i, ref in item.refs:
-                args[i] = pointer(bases[ref.buffer] + ref.offset * itemsize)
-            for i in item.scale_slots:
-                args[i] = scale_arg
-            item.kernel(item.grid_dims, item.block_dims, tuple(args), shared_mem=item.shared)
-
-    def _make_direct(self):
-        """The launches through the driver's call (:class:`DirectLaunches`) on the current device,
-        or False where that is not possible (no such call, a kernel without a handle, an argument
-        without a fixed host form): then CuPy's kernel call is used."""
-        self.direct = False
-        launch_fn = _kernel_args.driver_launch()
-        if launch_fn is None or not self.launches:
-            return False
-        try:
-            cuda = launch.cupy().cuda
-            device = cuda.runtime.getDevice()
-            self.direct = DirectLaunches(cuda, device, self.launches, launch_fn,
-                                         _REAL_SCALAR[self.precision]().itemsize,
-                                         _COMPLEX_DTYPE[self.precision].itemsize)
-        except Exception:  # a stand-in kernel, an unusual argument, no device: CuPy's call
-            return False
-        return self.direct
-
-
-class DirectLaunches:
-    """A schedule's launches as driver calls on one device: each launch's arguments live at fixed
-    host addresses (:class:`rocarray.rocfft._kernel_args.HostArgs`), the device addresses of all
-    launches in one array of slots; a call writes its pointers and scale there and queues the
-    kernels on the current stream. A lock keeps concurrent callers of one schedule from
-    interleaving between writing the arguments and queueing."""
-
-    def __init__(self, cuda, device, launches, launch_fn, scale_bytes, itemsize):
-        self.cuda = cuda
-        self.device = device
-        self.launch_fn = launch_fn
-        self.lock = threading.Lock()
-        refs = [ref for item in launches for _, ref in item.refs]
-        #: (buffer, byte offset) of every pointer slot, in slot order
-        self.refs = tuple((ref.buffer, ref.offset * itemsize) for ref in refs)
-        self.pointers = (ctypes.c_uint64 * max(1, len(refs)))()
-        base = ctypes.addressof(self.pointers)
-        self.args, self.scales, self.calls = [], [], []
-        slot = 0
-        for item in launches:
-            values = [None if isinstance(a, (Ref, str)) else a for a in item.args]
-            count = len(item.refs)
-            args = _kernel_args.HostArgs(values, [i for i, _ in item.refs], item.scale_slots, scale_bytes,
-                                         pointer_addresses=[base + 8 * (slot + j) for j in range(count)])
-            slot += count
-            self.args.append(args)
-            self.scales.extend(args.scales)
-            self.calls.append((int(item.kernel.kernel.ptr), int(item.grid), int(item.block), int(item.shared),
-                               args.address))
-
-    def on_current_device(self):
-        """Whether the kernel handles belong to the current device."""
-        return self.cuda.runtime.getDevice() == self.device
-
-    def run(self, bases, scale):
-        launch_fn = self.launch_fn
-        stream = self.cuda.get_current_stream().ptr
-        with self.lock:
-            if self.refs:
-                self.pointers[:] = [bases[buffer] + offset for buffer, offset in self.refs]
-            for slot in self.scales:
-                slot.value = scale
-            for fptr, grid, block, shared, address in self.calls:
-                launch_fn(fptr, grid, 1, 1, block, 1, 1, shared, stream, address, 0)
+        # per slot: the value of its source plus its byte offset (the scale's offset is 0)
+        values = {"src": src_ptr, "dst": dst_ptr, SCALE: scale}
+        if not self.work_bytes:
+            for go, sources in self._calls:
+                go(*[values[b] + offset for b, offset in sources])
+            return
+        with _work_lock:
+            work = workspace.workspaces.scratch(WORK, self.work_bytes, self.device_id)
+            values[WORK] = work.data.ptr
+            for go, sources in self._calls:
+                go(*[values[b] + offset for b, offset in sources])
+        # ``work`` was held until the launches using it were queued
 
 
 @dataclass(frozen=True)
@@ -535,8 +498,8 @@ class _Builder:
         self.device_id = device_id
         self.tables = tables
         self.itemsize = complex_dtype(precision).itemsize
-        self.budget = Budget(shared_memory_limit(device_id), self.itemsize)
-        self.schedule = Schedule(precision)
+        self.budget = Budget(backend.shared_memory_limit(device_id), self.itemsize)
+        self.schedule = Schedule(precision, device_id)
 
     # -- helpers ---------------------------------------------------------------------------
     def _table(self, array):
@@ -583,8 +546,8 @@ class _Builder:
         else:
             tw = self._table(self.tables.twiddles(self.precision, n, self.device_id))
         log_n = n.bit_length() - 1 if pow2 else None
-        kernel = stockham_kernel(self.precision, self.forward, self.device_id, variant, log_n)
-        launch.allow_shared(kernel, shared)
+        kernel = stockham_kernel(self.precision, self.forward, variant, log_n)
+        kernel.allow_shared(self.device_id, shared)
         tables, tw_layout = (tw, numpy.uint64(0), numpy.uint64(0)), dict(tw_n=0, tw_split=1, tw_dim=0)
         if twiddle is not None:
             tw_n, tw_dim_index = twiddle
@@ -607,16 +570,16 @@ class _Builder:
             batch = int(numpy.prod(sz))
             blocks = -(-batch // per_block)
             if persistent:
-                blocks = min(blocks, resident_blocks(kernel, block, shared, self.device_id))
+                blocks = min(blocks, kernel.resident_blocks(self.device_id, block, shared))
             for first in range(0, blocks, MAX_GRID):
                 grid = min(MAX_GRID, blocks - first)
-                layout = _kernel_args.layout(
+                layout = _layout.layout(
                     n=n, radices=_factor.pack_radices(radices), passes=len(radices), batch=batch,
                     first_batch=first * per_block, per_block=per_block, d0=sz[0], d1=sz[1],
                     is0=ss[0], is1=ss[1], is2=ss[2], isn=src.stride, os0=ds[0], os1=ds[1], os2=ds[2],
                     osn=dst.stride, **tw_layout)
                 args = (src.ref.shifted(so), dst.ref.shifted(do)) + tuple(tables) + (layout, scale)
-                self.schedule.launches.append(Launch(kernel, grid, shared, args, block))
+                self.schedule.steps.append(Step(kernel, grid, shared, args, block))
 
     def real_rows(self, kind, h, sizes, src, dst):
         """The one-launch real transform of half length ``h`` (see :func:`build_real`); False
@@ -630,8 +593,8 @@ class _Builder:
             return False
         block = (h // POW2_ELEMENTS) * per_block
         shared = block_bytes(h, per_block, self.itemsize, "stockham_pow2_rows")
-        kernel = real_rows_kernel(kind, self.precision, self.device_id, h.bit_length() - 1)
-        launch.allow_shared(kernel, shared)
+        kernel = real_rows_kernel(kind, self.precision, h.bit_length() - 1)
+        kernel.allow_shared(self.device_id, shared)
         # the untangling's twiddles W_2h^k ride in the four-step table slot (no four-step twiddle)
         tables = (self._table(self.tables.pass_twiddles(self.precision, h, self.device_id)),
                   self._table(self.tables.twiddles(self.precision, 2 * h, self.device_id)), numpy.uint64(0))
@@ -659,8 +622,8 @@ class _Builder:
         """The launches of one fused real-transform pass over ``blocks`` blocks."""
         n = 1 << log_n
         hi, lo, split = twiddles
-        kernel = real_pass_kernel(kind, self.precision, self.device_id, log_n)
-        launch.allow_shared(kernel, shared)
+        kernel = real_pass_kernel(kind, self.precision, log_n)
+        kernel.allow_shared(self.device_id, shared)
         tables = (self._table(self.tables.pass_twiddles(self.precision, n, self.device_id)), self._table(hi),
                   self._table(lo))
         radices = _factor.radix_passes(n)
@@ -668,8 +631,8 @@ class _Builder:
                       is1=0, is2=0, isn=0, os0=0, os1=0, os2=0, osn=0, tw_split=split, tw_dim=0)
         values.update(fields)  # per_block, d0, d1, tw_n and the strides the kernel reads
         for first in range(0, blocks, MAX_GRID):
-            layout = _kernel_args.layout(first_batch=first, **values)
-            self.schedule.launches.append(Launch(kernel, min(MAX_GRID, blocks - first), shared,
+            layout = _layout.layout(first_batch=first, **values)
+            self.schedule.steps.append(Step(kernel, min(MAX_GRID, blocks - first), shared,
                                                  (src_ref, dst_ref) + tables + (layout, scale), block))
 
     def _r2c_passes(self, h, rows, src, src_row, dst, dst_row, twiddles):
@@ -781,9 +744,9 @@ class _Builder:
         work = self.work_side(m, (batch,))
         grid = min(POINTWISE_GRID, max(1, -(-batch * m // BLOCK)))
         real = _REAL_SCALAR[self.precision]
-        pad = pointwise_kernel("chirp_pad", self.precision, self.device_id, self.forward)
-        extract = pointwise_kernel("chirp_extract", self.precision, self.device_id, self.forward)
-        multiply = pointwise_kernel("multiply", self.precision, self.device_id)
+        pad = pointwise_kernel("chirp_pad", self.precision, self.forward)
+        extract = pointwise_kernel("chirp_extract", self.precision, self.forward)
+        multiply = pointwise_kernel("multiply", self.precision)
         # chirp-multiply the rows into the work buffer (batch flattened in source order)
         row = 0
         loops = list(_host_loop(sizes, src.batch_strides, dst.batch_strides, POINTWISE_DIMS))
@@ -791,7 +754,7 @@ class _Builder:
             sz = tuple(sz) + (1,) * (POINTWISE_DIMS - len(sz))
             ss = tuple(ss) + (0,) * (POINTWISE_DIMS - len(ss))
             b = int(numpy.prod(sz))
-            self.schedule.launches.append(Launch(pad, grid, 0, (
+            self.schedule.steps.append(Step(pad, grid, 0, (
                 src.ref.shifted(so), work.ref.shifted(row * m), chirp, numpy.int64(n), numpy.int64(m),
                 numpy.int64(b), numpy.int64(sz[0]), numpy.int64(ss[0]), numpy.int64(ss[1]),
                 numpy.int64(src.stride))))
@@ -802,7 +765,7 @@ class _Builder:
         sub = _Builder(self.precision, True, self.device_id, self.tables)
         sub.schedule = self.schedule
         sub.transform(m, (batch,), rows, rows, scaled=False)
-        self.schedule.launches.append(Launch(multiply, grid, 0, (
+        self.schedule.steps.append(Step(multiply, grid, 0, (
             work.ref, filt, numpy.int64(m), numpy.int64(batch * m))))
         inv = _Builder(self.precision, False, self.device_id, self.tables)
         inv.schedule = self.schedule
@@ -812,23 +775,11 @@ class _Builder:
             sz = tuple(sz) + (1,) * (POINTWISE_DIMS - len(sz))
             ds = tuple(ds) + (0,) * (POINTWISE_DIMS - len(ds))
             b = int(numpy.prod(sz))
-            self.schedule.launches.append(Launch(extract, grid, 0, (
+            self.schedule.steps.append(Step(extract, grid, 0, (
                 work.ref.shifted(row * m), dst.ref.shifted(do), chirp, numpy.int64(n), numpy.int64(m),
                 numpy.int64(b), numpy.int64(sz[0]), numpy.int64(ds[0]), numpy.int64(ds[1]),
                 numpy.int64(dst.stride), SCALE if scaled else real(1.0))))
             row += b
-
-
-def resident_blocks(kernel, block, shared, device_id):
-    """Blocks of ``block`` threads and ``shared`` bytes resident at once on the whole device."""
-    per_mp = 1
-    try:
-        from cupy.cuda import driver
-
-        per_mp = max(1, int(driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, shared)))
-    except Exception:
-        pass
-    return per_mp * backend.device_info(device_id).multiprocessors
 
 
 def build_real(kind, h, sizes, src, dst, *, precision, device_id, tables):
@@ -849,11 +800,11 @@ def build_real(kind, h, sizes, src, dst, *, precision, device_id, tables):
         done = builder.real_rows(kind, h, sizes, src, dst)
     else:
         done = builder.real_passes(kind, h, sizes, src, dst)
-    return builder.schedule if done else None
+    return builder.schedule.prepare() if done else None
 
 
 def build(n, sizes, src, dst, *, precision, forward, device_id, tables):
     """The :class:`Schedule` of a 1-D complex transform (see the module docstring)."""
     builder = _Builder(precision, forward, device_id, tables)
     builder.transform(n, sizes, src, dst, scaled=True)
-    return builder.schedule
+    return builder.schedule.prepare()

@@ -7,7 +7,11 @@
 * ``chirp(n)``: ``exp(-i pi m^2 / n)`` for ``m < n`` (Bluestein).
 * ``bluestein_filter(n, m, forward)``: the length-``m`` FFT of the chirp filter, divided by ``m``.
 
-The cache is bounded in bytes and drops the least recently used tables first.
+Tables are device data shared by many schedules (which keep the ones they point into alive), not
+plans: the cache is bounded in bytes and drops the least recently used tables first. Clearing the
+plan cache (:meth:`rocarray._core.plans.PlanCache.clear`, ``ra.fft.config.clear_plan_cache``)
+clears it too. Call the table functions with the table's device current (a schedule is built
+so).
 """
 
 import math
@@ -16,7 +20,9 @@ from collections import OrderedDict
 
 import numpy
 
-from rocarray._core import launch
+from rocarray._core import backend, plans
+from rocarray.rocfft import _factor
+from rocarray.rocfft import _schedule as S
 
 #: Bytes of tables kept per process before the least recently used are dropped.
 CACHE_BYTES = 512 << 20
@@ -67,8 +73,6 @@ class TableCache:
         """Per-pass table of the power-of-two kernel: for each pass with ``ns > 1`` (``ns`` the
         product of the earlier radices), ``W_{ns R}^(r jm)`` at ``base + (r-1) ns + jm``."""
         def make():
-            from rocarray.rocfft import _factor
-
             radices = _factor.radix_passes(n)
             parts = []
             ns = 1
@@ -78,7 +82,7 @@ class TableCache:
                         parts.append((ns, r * (n // (ns * radix))))
                 ns *= radix
             total = sum(count for count, _ in parts)
-            out = launch.cupy().empty(max(1, total), _complex(precision))
+            out = backend.cupy().empty(max(1, total), S.complex_dtype(precision))
             offset = 0
             for count, step in parts:
                 _twiddle_table(precision, count, n, step, device_id, out=out, offset=offset)
@@ -100,56 +104,40 @@ class TableCache:
 
     def chirp(self, precision, n, device_id):
         def make():
-            from rocarray.rocfft import _schedule as S
-
-            cupy = launch.cupy()
-            out = cupy.empty(n, S.complex_dtype(precision))
-            kernel = S.pointwise_kernel("chirp", precision, device_id)
-            kernel((_grid(n),), (S.BLOCK,), (out, numpy.int64(n)))
+            out = backend.cupy().empty(n, S.complex_dtype(precision))
+            S.pointwise_kernel("chirp", precision)(device_id, _grid(n), (out, numpy.int64(n)))
             return out
         return self._get(("chirp", precision, n, device_id), make)
 
     def bluestein_filter(self, precision, n, m, forward, device_id):
         def make():
-            from rocarray.rocfft import _schedule as S
-
-            cupy = launch.cupy()
             chirp = self.chirp(precision, n, device_id)
-            filt = cupy.empty(m, S.complex_dtype(precision))
+            filt = backend.cupy().empty(m, S.complex_dtype(precision))
             real = numpy.float32 if precision == "single" else numpy.float64
-            kernel = S.pointwise_kernel("chirp_filter", precision, device_id, forward)
-            kernel((_grid(m),), (S.BLOCK,), (filt, chirp, numpy.int64(n), numpy.int64(m), real(1.0 / m)))
+            S.pointwise_kernel("chirp_filter", precision, forward)(
+                device_id, _grid(m), (filt, chirp, numpy.int64(n), numpy.int64(m), real(1.0 / m)))
             side = S.Side(S.Ref("src"), 1, ())
-            plan = S.build(m, (), side, S.Side(S.Ref("dst"), 1, ()), precision=precision, forward=True,
-                           device_id=device_id, tables=self)
-            plan.run(filt.data.ptr, filt.data.ptr)
+            schedule = S.build(m, (), side, S.Side(S.Ref("dst"), 1, ()), precision=precision, forward=True,
+                               device_id=device_id, tables=self)
+            schedule.run(filt.data.ptr, filt.data.ptr)
             return filt
         return self._get(("bluestein", precision, n, m, forward, device_id), make)
 
 
 def _grid(count):
-    from rocarray.rocfft import _schedule as S
-
     return max(1, min(S.POINTWISE_GRID, -(-count // S.BLOCK)))
-
-
-def _complex(precision):
-    from rocarray.rocfft import _schedule as S
-
-    return S.complex_dtype(precision)
 
 
 def _twiddle_table(precision, count, n, step, device_id, out=None, offset=0):
     """``W_n^(k*step)`` for ``k < count``, into ``out[offset:]`` (a new array when ``out`` is None)."""
-    from rocarray.rocfft import _schedule as S
-
     if out is None:
-        out = launch.cupy().empty(max(1, count), _complex(precision))
-    kernel = S.pointwise_kernel("twiddles", precision, device_id)
+        out = backend.cupy().empty(max(1, count), S.complex_dtype(precision))
     ptr = numpy.uint64(out.data.ptr + offset * out.dtype.itemsize)
-    kernel((_grid(count),), (S.BLOCK,), (ptr, numpy.int64(count), numpy.int64(n), numpy.int64(step)))
+    S.pointwise_kernel("twiddles", precision)(
+        device_id, _grid(count), (ptr, numpy.int64(count), numpy.int64(n), numpy.int64(step)))
     return out
 
 
 #: The process-wide table cache.
 tables = TableCache()
+plans.cache.on_clear(tables.clear)

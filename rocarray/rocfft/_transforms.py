@@ -14,110 +14,39 @@ does it); these functions raise ``ValueError``/``TypeError`` only for what they 
 
 Real transforms of even length ``n`` view the real row as ``n/2`` complex pairs, transform those and
 untangle the spectrum in one element-wise pass (``ra_rocfft_r2c_post``; ``ra_rocfft_c2r_pre`` is its
-inverse). Odd lengths transform the row as complex.
-"""
+inverse), or in a transform kernel (``rocfft._schedule.build_real``). Odd lengths transform the row
+as complex.
 
-import threading
-from collections import OrderedDict
+Plans: every schedule is a plan in the one plan cache (:data:`rocarray._core.plans.cache`), under
+a key of its problem (``('rocfft.c2c', precision, forward, n, sizes, strides..., device)``,
+``'rocfft.real_fused'``, ``'rocfft.r2c_post'``, ``'rocfft.c2r_pre'``) and, for the warm path, also
+under a key of the arrays' layout (``'rocfft.c2c_layout'``; ``'rocfft.r2c_warm'`` and
+``'rocfft.c2r_warm'`` for a 1-D real transform's whole call), so that a repeated call costs one
+dictionary lookup before its launches. Schedules are built with their device current.
+"""
 
 import numpy
 
-from rocarray._core import launch
+from rocarray._core import backend, launch, plans, workspace
 from rocarray.rocfft import _schedule as S
 from rocarray.rocfft._tables import tables
 
-#: Schedules kept per process by default (each holds references to its device tables).
-DEFAULT_CACHE_SIZE = 64
+#: The one plan cache (:data:`rocarray._core.plans.cache`), which holds rocfft's schedules with
+#: every library's plans.
+plan_cache = plans.cache
+#: Workspace name of a warm real transform's work row (distinct from the schedules' own
+#: :data:`rocarray.rocfft._schedule.WORK`, which its schedules take while it is held).
+ROWS = "rocfft.rows"
 
 _PRECISION = {numpy.dtype(numpy.complex64): "single", numpy.dtype(numpy.complex128): "double",
               numpy.dtype(numpy.float32): "single", numpy.dtype(numpy.float64): "double"}
 _REAL_DTYPE = {"single": numpy.dtype(numpy.float32), "double": numpy.dtype(numpy.float64)}
 
 
-class PlanCache:
-    """Least-recently-used cache of FFT schedules, keyed by the transform and layout and device.
-
-    Like ``cupy.fft.config.get_plan_cache()``: :meth:`get_size`, :meth:`set_size`,
-    :meth:`get_curr_size`, :meth:`clear`, :meth:`show_info`.
-    """
-
-    def __init__(self, size=DEFAULT_CACHE_SIZE):
-        self._size = int(size)
-        self._entries = OrderedDict()
-        self._aliases = {}
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def get_size(self):
-        """Most schedules kept."""
-        return self._size
-
-    def set_size(self, size):
-        """Keep at most ``size`` schedules (0 disables caching)."""
-        size = int(size)
-        if size < 0:
-            raise ValueError("plan cache size must be non-negative")
-        with self._lock:
-            self._size = size
-            while len(self._entries) > size:
-                self._entries.popitem(last=False)
-            self._aliases.clear()
-
-    def get_curr_size(self):
-        """Schedules held now."""
-        return len(self._entries)
-
-    def clear(self):
-        """Drop every schedule (and the device tables cache)."""
-        with self._lock:
-            self._entries.clear()
-            self._aliases.clear()
-        tables.clear()
-
-    def show_info(self):
-        """Print the cache's size, use and hit counts."""
-        print(f"rocfft plan cache: {len(self._entries)} / {self._size} schedules, "
-              f"{self.hits} hits, {self.misses} misses, tables {tables.nbytes / 2**20:.1f} MiB")
-
-    def peek(self, alias):
-        """The schedule an :meth:`alias` points to, or None (no locking: a warm-path lookup)."""
-        key = self._aliases.get(alias)
-        if key is None:
-            return None
-        entry = self._entries.get(key)
-        if entry is not None:
-            self.hits += 1
-            try:
-                self._entries.move_to_end(key)
-            except KeyError:  # evicted by another thread meanwhile
-                pass
-        return entry
-
-    def alias(self, alias, key):
-        """Let ``alias`` (an array-layout key) find the schedule cached under ``key``."""
-        if self._size > 0 and len(self._aliases) < 16 * max(self._size, 1):
-            self._aliases[alias] = key
-
-    def get(self, key, make):
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return entry
-        entry = make()
-        with self._lock:
-            self.misses += 1
-            if self._size > 0:
-                self._entries[key] = entry
-                while len(self._entries) > self._size:
-                    self._entries.popitem(last=False)
-        return entry
-
-
-#: The process-wide schedule cache.
-plan_cache = PlanCache()
+def _built(device_id, build):
+    """``build()`` with ``device_id`` current (kernels are loaded and tables made there)."""
+    with launch.on_device(device_id):
+        return build()
 
 
 def _element_strides(a):
@@ -147,34 +76,43 @@ def transform_axis(src, dst, axis, *, forward, scale=1.0):
 
     ``dst`` may be ``src`` itself (in place); otherwise they must not overlap.
     """
-    if src.size == 0:
-        return dst
-    # Warm path: the layout key straight from the arrays (one dict lookup, no planning).
-    fast = (src.dtype.char, src.shape, src.strides, dst.strides, axis, forward, src.data.device_id)
-    schedule = plan_cache.peek(fast)
-    if schedule is not None:
-        schedule.run(src.data.ptr, dst.data.ptr, scale)
-        return dst
-    if _element_strides(src) is None:
-        src = launch.cupy().ascontiguousarray(src)
-        fast = None
+    if src.size:
+        _transform(src, dst, axis, forward, scale)
+    return dst
+
+
+def _transform(src, dst, axis, forward, scale):
+    """:func:`transform_axis` of a non-empty ``src``; returns the schedule it ran, or None when it
+    ran on a contiguous copy of ``src`` (strides that are not whole elements)."""
+    # warm path: the layout key straight from the arrays (one dict lookup, no planning)
+    key = ("rocfft.c2c_layout", src.dtype.char, src.shape, src.strides, dst.strides, axis, forward,
+           src.data.device_id)
+    schedule = plans.cache.get(key)
+    if schedule is None:
+        if _element_strides(src) is None:
+            src = backend.cupy().ascontiguousarray(src)
+            key = None
+        schedule = _c2c_schedule(src, dst, axis, forward)
+        if key is not None:
+            plans.cache.put(key, schedule)
+    schedule.run(src.data.ptr, dst.data.ptr, scale)
+    return schedule if key is not None else None
+
+
+def _c2c_schedule(src, dst, axis, forward):
     precision = _PRECISION[src.dtype]
     n = src.shape[axis]
     sizes, src_side, dst_side = _sides(src, dst, axis)
     device_id = _device_id(src)
-    key = ("c2c", precision, forward, n, sizes, src_side.stride, src_side.batch_strides,
+    key = ("rocfft.c2c", precision, forward, n, sizes, src_side.stride, src_side.batch_strides,
            dst_side.stride, dst_side.batch_strides, device_id)
-    schedule = plan_cache.get(key, lambda: S.build(n, sizes, src_side, dst_side, precision=precision,
-                                                   forward=forward, device_id=device_id, tables=tables))
-    if fast is not None:
-        plan_cache.alias(fast, key)
-    schedule.run(src.data.ptr, dst.data.ptr, scale)
-    return dst
+    return plans.cache.lookup(key, lambda: _built(device_id, lambda: S.build(
+        n, sizes, src_side, dst_side, precision=precision, forward=forward, device_id=device_id, tables=tables)))
 
 
 def c2c(x, axes, *, forward, scale=1.0):
     """Complex transform of ``x`` along ``axes`` (see the module docstring)."""
-    cupy = launch.cupy()
+    cupy = backend.cupy()
     out = cupy.empty(x.shape, x.dtype)
     if x.size == 0:
         return out
@@ -199,7 +137,7 @@ def _moved_last(shape, axis):
 def _real_pairs(x, axis):
     """``x`` (real, even length along ``axis``) seen as complex pairs along ``axis`` without a copy
     when its layout allows, else after one."""
-    cupy = launch.cupy()
+    cupy = backend.cupy()
     item = x.dtype.itemsize
     ok = (x.strides[axis] == item and x.data.ptr % (2 * item) == 0
           and all(s % (2 * item) == 0 for d, s in enumerate(x.strides) if d != axis))
@@ -224,13 +162,13 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
     others = [d for d in range(strided.ndim) if d != axis]
     # rows are in C order of the other axes: the fastest batch dimension is the last other axis
     dims = [(strided.shape[d], st[d]) for d in reversed(others)]
-    key = ("real-" + kind, precision, n, tuple(dims), st[axis], device_id)
+    name = "r2c_post" if kind == "post" else "c2r_pre"
+    key = ("rocfft." + name, precision, n, tuple(dims), st[axis], device_id)
 
     def make():
         hi, lo, split = tables.split_twiddles(precision, n, device_id)
-        name = "r2c_post" if kind == "post" else "c2r_pre"
-        kernel = S.pointwise_kernel(name, precision, device_id)
-        sched = S.Schedule(precision)
+        kernel = S.pointwise_kernel(name, precision)
+        sched = S.Schedule(precision, device_id)
         sched.tables += [hi, lo]
         sizes = tuple(d[0] for d in dims)
         strides = tuple(d[1] for d in dims)
@@ -250,11 +188,11 @@ def _pointwise_real(kind, src, dst, axis, n, precision, scale):
                 args = (rows_ref, strided_ref) + common + (S.SCALE,)
             else:
                 args = (strided_ref, rows_ref) + common
-            sched.launches.append(S.Launch(kernel, grid, 0, args))
+            sched.steps.append(S.Step(kernel, grid, 0, args))
             row += b
-        return sched
+        return sched.prepare()
 
-    schedule = plan_cache.get(key, make)
+    schedule = plans.cache.lookup(key, lambda: _built(device_id, make))
     schedule.run(src.data.ptr, dst.data.ptr, scale)
     return schedule
 
@@ -265,50 +203,48 @@ def _fused_real(kind, src, dst, axis, h, precision):
     ``axis``), or None when no such kernel takes them."""
     sizes, src_side, dst_side = _sides(src, dst, axis)
     device_id = _device_id(src)
-    key = ("real-fused", kind, precision, h, sizes, src_side.stride, src_side.batch_strides,
+    key = ("rocfft.real_fused", kind, precision, h, sizes, src_side.stride, src_side.batch_strides,
            dst_side.stride, dst_side.batch_strides, device_id)
-    schedule = plan_cache.get(key, lambda: S.build_real(kind, h, sizes, src_side, dst_side, precision=precision,
-                                                        device_id=device_id, tables=tables) or False)
+    schedule = plans.cache.lookup(key, lambda: _built(device_id, lambda: S.build_real(
+        kind, h, sizes, src_side, dst_side, precision=precision, device_id=device_id, tables=tables) or False))
     return schedule or None
 
 
 class _WarmReal:
     """A 1-D real transform of one input layout on a fresh output (a warm call's host path):
     ``steps`` of ``(schedule, source, destination, scaled)`` over the buffers ``'x'`` (the
-    input), ``'out'`` and, when ``work_bytes`` is given, a work row ``'work'``; the caller's
-    scale goes to the scaled steps."""
+    input), ``'out'`` and, when ``work_bytes`` is given, a work row ``'work'`` (the workspace's
+    :data:`ROWS`); the caller's scale goes to the scaled steps."""
 
-    def __init__(self, out_shape, dtype, steps, work_bytes=None):
-        self.out_shape, self.dtype, self.steps, self.work_bytes = out_shape, dtype, steps, work_bytes
+    def __init__(self, out_shape, dtype, device_id, steps, work_bytes=None):
+        self.out_shape, self.dtype, self.device_id = out_shape, dtype, device_id
+        self.steps, self.work_bytes = steps, work_bytes
 
     def run(self, x, scale):
-        cupy = launch.cupy()
-        out = cupy.empty(self.out_shape, self.dtype)
+        out = backend.cupy().empty(self.out_shape, self.dtype)  # as the cold path: the current device
         ptrs = {"x": x.data.ptr, "out": out.data.ptr}
-        if self.work_bytes is not None:
-            work = cupy.cuda.alloc(self.work_bytes)
-            ptrs["work"] = work.ptr
-        for schedule, src, dst, scaled in self.steps:
-            schedule.run(ptrs[src], ptrs[dst], scale if scaled else 1.0)
-        return out
-
-
-def _remember(fast, make):
-    """Let the layout key ``fast`` find the warm path ``make()`` from now on."""
-    key = fast + ("warm",)
-    plan_cache.get(key, make)
-    plan_cache.alias(fast, key)
+        if self.work_bytes is None:
+            for schedule, src, dst, scaled in self.steps:
+                schedule.run(ptrs[src], ptrs[dst], scale if scaled else 1.0)
+            return out
+        # the work row passes data between the steps: the schedules' device, under the work lock
+        with launch.on_device(self.device_id), S.work_lock():
+            work = workspace.workspaces.scratch(ROWS, self.work_bytes, self.device_id)
+            ptrs["work"] = work.data.ptr
+            for schedule, src, dst, scaled in self.steps:
+                schedule.run(ptrs[src], ptrs[dst], scale if scaled else 1.0)
+        return out  # ``work`` was held until the steps' launches were queued
 
 
 def r2c(x, axes, *, scale=1.0):
     """Real-to-complex transform (see the module docstring)."""
-    cupy = launch.cupy()
+    cupy = backend.cupy()
     fast = None
     if len(axes) == 1 and x.size:
         # warm path: one dict lookup by layout, then the prepared schedules
-        fast = ("r2c", x.dtype.char, x.shape, x.strides, axes[0], x.data.device_id,
+        fast = ("rocfft.r2c_warm", x.dtype.char, x.shape, x.strides, axes[0], x.data.device_id,
                 x.data.ptr % (2 * x.dtype.itemsize))
-        warm = plan_cache.peek(fast)
+        warm = plans.cache.get(fast)
         if warm is not None:
             return warm.run(x, scale)
     precision = _PRECISION[x.dtype]
@@ -324,23 +260,22 @@ def r2c(x, axes, *, scale=1.0):
         pairs = _real_pairs(x, axis)
         out = cupy.empty(out_shape, ctype)
         warm = None
+        device_id = _device_id(x)
         fused = _fused_real("r2c", pairs, out, axis, n // 2, precision)
         if fused is not None:
             fused.run(pairs.data.ptr, out.data.ptr, last_scale)
-            warm = lambda: _WarmReal(out_shape, ctype, [(fused, "x", "out", True)])  # noqa: E731
+            warm = _WarmReal(out_shape, ctype, device_id, [(fused, "x", "out", True)])
         else:
             # the half-length transform, into rows contiguous along ``axis``, then the untangling
             rows = cupy.empty(_moved_last(pairs.shape, axis), ctype)
             rows_view = cupy.moveaxis(rows, -1, axis)
-            transform_axis(pairs, rows_view, axis, forward=True)
+            first = _transform(pairs, rows_view, axis, True, 1.0)
             post = _pointwise_real("post", rows, out, axis, n, precision, last_scale)
-            first = plan_cache.peek((pairs.dtype.char, pairs.shape, pairs.strides, rows_view.strides, axis, True,
-                                     pairs.data.device_id))
             if first is not None:
-                warm = lambda: _WarmReal(out_shape, ctype, [(first, "x", "work", False), (post, "work", "out", True)],
-                                         rows.nbytes)  # noqa: E731
+                warm = _WarmReal(out_shape, ctype, device_id, [(first, "x", "work", False),
+                                                              (post, "work", "out", True)], rows.nbytes)
         if fast is not None and warm is not None and pairs.data.ptr == x.data.ptr:  # a view: no copy
-            _remember(fast, warm)
+            plans.cache.put(fast, warm)
     else:
         full = c2c(x.astype(ctype), (axis,), forward=True, scale=last_scale)
         index = [slice(None)] * x.ndim
@@ -354,11 +289,11 @@ def r2c(x, axes, *, scale=1.0):
 
 def c2r(x, axes, n, *, scale=1.0):
     """Complex-to-real transform (see the module docstring)."""
-    cupy = launch.cupy()
+    cupy = backend.cupy()
     fast = None
     if len(axes) == 1 and x.size and n:
-        fast = ("c2r", x.dtype.char, x.shape, x.strides, axes[0], n, x.data.device_id)
-        warm = plan_cache.peek(fast)
+        fast = ("rocfft.c2r_warm", x.dtype.char, x.shape, x.strides, axes[0], n, x.data.device_id)
+        warm = plans.cache.get(fast)
         if warm is not None:
             return warm.run(x, scale)
     precision = _PRECISION[x.dtype]
@@ -380,21 +315,20 @@ def c2r(x, axes, n, *, scale=1.0):
     if n % 2 == 0:
         rows = cupy.empty(_moved_last(x.shape[:axis] + (h,) + x.shape[axis + 1:], axis), x.dtype)
         rows_view = cupy.moveaxis(rows, -1, axis)
+        device_id = _device_id(x)
         fused = _fused_real("c2r", x, rows_view, axis, h, precision)
         warm = None
         if fused is not None:
             fused.run(x.data.ptr, rows.data.ptr, scale)
-            warm = lambda: _WarmReal(out_shape, rtype, [(fused, "x", "out", True)])  # noqa: E731
+            warm = _WarmReal(out_shape, rtype, device_id, [(fused, "x", "out", True)])
         else:
             pre = _pointwise_real("pre", x, rows, axis, n, precision, 1.0)
-            transform_axis(rows, rows, rows.ndim - 1, forward=False, scale=scale)
-            inverse = plan_cache.peek((rows.dtype.char, rows.shape, rows.strides, rows.strides, rows.ndim - 1, False,
-                                       rows.data.device_id))
+            inverse = _transform(rows, rows, rows.ndim - 1, False, scale)
             if inverse is not None:
-                warm = lambda: _WarmReal(out_shape, rtype, [(pre, "x", "out", False),  # noqa: E731
-                                                            (inverse, "out", "out", True)])
+                warm = _WarmReal(out_shape, rtype, device_id, [(pre, "x", "out", False),
+                                                              (inverse, "out", "out", True)])
         if fast is not None and warm is not None and axis == x.ndim - 1:  # the rows are the output
-            _remember(fast, warm)
+            plans.cache.put(fast, warm)
         real_rows = rows.view(rtype)  # (..., n): interleaved even/odd samples
         out = cupy.moveaxis(real_rows, -1, axis)
         return cupy.ascontiguousarray(out)

@@ -64,6 +64,14 @@ def test_wave_is_multiprocessors_times_capped_occupancy(compiled, monkeypatch):
 def test_occupancy_is_clamped_to_one_and_the_limit():
     assert kernels.occupancy(object(), 256, 8) == 8
     assert kernels.occupancy(object(), 256, 1) == 1
+    assert kernels.occupancy(object(), 256, 8, fallback=2) == 2
+
+
+def test_resident_blocks_without_the_occupancy_api_is_one_per_multiprocessor(compiled, monkeypatch):
+    k = kernels.Kernel("lib/a.hip", "ra_lib_a", 256, 8)
+    assert k.resident_blocks(0, 512, 100 * 1024) == 132  # a stand-in has no occupancy API
+    monkeypatch.setattr(kernels, "occupancy", lambda fn, block, limit, shared=0, fallback=None: 3)
+    assert k.resident_blocks(0, 512, 100 * 1024) == 132 * 3
 
 
 def test_allow_shared_asks_the_driver_once_per_grant(compiled):

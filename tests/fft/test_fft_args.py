@@ -1,9 +1,9 @@
 """``rocarray.fft`` argument logic against ``numpy.fft`` on the CPU (no device needed).
 
-The whole façade runs on host arrays here: the array module and the device-array check are swapped
-for NumPy, and the three library entry points (``rocfft.c2c``/``r2c``/``c2r``) for NumPy-backed
-doubles that also assert the library's contract (dtypes, distinct non-negative axes, the c2r input
-length, a float scale). Results, dtypes, shapes, warnings and exception types are compared with
+The whole façade runs on host arrays here: the CuPy accessor (``backend.cupy()``) answers NumPy, so
+the array module and the device-array check take host arrays, and the three library entry points
+(``rocfft.c2c``/``r2c``/``c2r``) are swapped for NumPy-backed doubles that also assert the
+library's contract (dtypes, distinct non-negative axes, the c2r input length, a float scale). Results, dtypes, shapes, warnings and exception types are compared with
 ``numpy.fft`` for many argument combinations. Without the swap, host arrays must raise TypeError
 (the project rule) and bad arguments on fake device arrays must raise before any device work.
 """
@@ -19,8 +19,8 @@ from conftest import fake, random_array
 
 import rocarray as ra
 import rocarray.fft._fft as _fft
-import rocarray.fft._helper as _helper
 from rocarray import rocfft
+from rocarray._core import backend, plans
 from rocarray.fft import config
 
 # The façade follows NumPy 2.x (out=, the s/axes deprecations, fftfreq's device=): compare with 2.x only.
@@ -79,25 +79,16 @@ class Library:
         return np.ascontiguousarray(res.astype(x.real.dtype))
 
 
-def _host_array(x, name, allow_scalar=False):
-    if isinstance(x, np.ndarray):
-        return x
-    if allow_scalar and isinstance(x, (int, float, complex, np.generic)):
-        return np.asarray(x)
-    raise TypeError(f"argument '{name}' must be an array")
-
-
 @pytest.fixture
 def lib(monkeypatch):
     """Run the façade on host arrays with the NumPy doubles; yields the doubles (their calls)."""
     doubles = Library()
-    monkeypatch.setattr(_fft, "_xp", lambda: np)
-    monkeypatch.setattr(_helper, "_xp", lambda: np)
-    monkeypatch.setattr(_fft, "as_device_array", _host_array)
-    monkeypatch.setattr(_helper, "as_device_array", _host_array)
+    monkeypatch.setattr(backend, "_cupy", [np])
     monkeypatch.setattr(_fft, "_rocfft", types.SimpleNamespace(c2c=doubles.c2c, r2c=doubles.r2c,
                                                                c2r=doubles.c2r))
-    return doubles
+    plans.cache.clear()  # no plan of another test's doubles
+    yield doubles
+    plans.cache.clear()
 
 
 data = random_array
@@ -321,9 +312,9 @@ def test_out_precision_follows_numpy_loop_choice(lib, rng):
     ra.fft.fft(a, out=out)
     assert lib.calls[-1][0] == "c2c"
     np.testing.assert_allclose(out, np.fft.fft(a.astype(np.float64)), rtol=1e-12, atol=1e-12)
-    p = _fft.plan("irfft", (3, 5), np.complex64, out=np.empty((3, 8), np.float64))
+    p = _fft.normalize("irfft", (3, 5), np.complex64, out=np.empty((3, 8), np.float64))
     assert p.compute == np.complex128 and p.dtype == np.float32
-    p = _fft.plan("rfft", (3, 8), np.float32, out=np.empty((3, 5), np.complex128))
+    p = _fft.normalize("rfft", (3, 8), np.float32, out=np.empty((3, 5), np.complex128))
     assert p.compute == np.float64
 
 
@@ -463,23 +454,23 @@ def test_scalars_and_integer_types_in_arguments(lib, rng):
 # --------------------------------------------------------------------------------------------
 
 def test_plan_steps_scale_and_dtypes():
-    p = _fft.plan("fftn", (4, 6, 5), np.float32, s=(3, 8), axes=(0, 2), norm="ortho")
+    p = _fft.normalize("fftn", (4, 6, 5), np.float32, s=(3, 8), axes=(0, 2), norm="ortho")
     assert p.kind == "c2c" and p.forward and p.dtype == np.complex64 and p.compute == np.complex64
     assert p.steps == (_fft.Step(2, 8, 8, 8), _fft.Step(0, 3, 3, 3))   # NumPy's order: last axis first
     assert p.shape == (3, 6, 8) and p.scale == pytest.approx(1 / np.sqrt(24))
-    p = _fft.plan("irfft", (3, 5), np.float16, norm=None)
+    p = _fft.normalize("irfft", (3, 5), np.float16, norm=None)
     assert p.kind == "c2r" and p.dtype == np.float16 and p.compute == np.complex64
     assert p.steps == (_fft.Step(1, 8, 5, 8),) and p.scale == pytest.approx(1 / 8)
-    p = _fft.plan("rfftn", (4, 7), np.int8, axes=(1, 0), norm="forward")
+    p = _fft.normalize("rfftn", (4, 7), np.int8, axes=(1, 0), norm="forward")
     assert p.kind == "r2c" and p.dtype == np.complex128 and p.compute == np.float64
     assert p.steps == (_fft.Step(0, 4, 4, 3), _fft.Step(1, 7, 7, 7)) and p.scale == pytest.approx(1 / 28)
-    p = _fft.plan("hfft", (3, 5), np.complex128)
+    p = _fft.normalize("hfft", (3, 5), np.complex128)
     assert p.conj_in and p.scale == 1.0
-    p = _fft.plan("ihfft", (3, 8), np.float64, norm="forward")
+    p = _fft.normalize("ihfft", (3, 8), np.float64, norm="forward")
     assert p.conj_out and p.scale == 1.0
-    p = _fft.plan("ihfft", (3, 8), np.float64)
+    p = _fft.normalize("ihfft", (3, 8), np.float64)
     assert p.scale == pytest.approx(1 / 8)
-    assert _fft.plan("fftn", (3, 4), np.int32, axes=()).kind == "identity"
+    assert _fft.normalize("fftn", (3, 4), np.int32, axes=()).kind == "identity"
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float16", "float32", "float64",
@@ -631,7 +622,7 @@ def test_config_is_cupys_plan_cache_api():
             "clear_plan_cache", "get_plan_cache_max_memsize", "set_plan_cache_max_memsize"}
     assert want <= set(dir(cupy.fft.config)) and want <= set(config.__all__)
     cache = config.get_plan_cache()
-    assert cache is rocfft.plan_cache
+    assert cache is rocfft.plan_cache is plans.cache  # the one plan cache of every library
     size = config.get_plan_cache_size()
     try:
         config.set_plan_cache_size(3)
@@ -648,21 +639,27 @@ def test_config_is_cupys_plan_cache_api():
 
 
 def test_show_and_clear_plan_cache(capsys):
+    from rocarray.rocfft._tables import tables
+
     config.show_plan_cache_info()
     assert "plan cache" in capsys.readouterr().out
+    tables._get(("test", "double", 1, 0), lambda: np.zeros(2))
+    assert tables.nbytes
     config.clear_plan_cache()
     assert config.get_plan_cache().get_curr_size() == 0
+    assert tables.nbytes == 0  # rocfft's device twiddle tables go with the plans
 
 
 def test_warm_one_d_calls_reuse_the_plan_but_still_reject_bad_arguments(lib, rng):
     import rocarray.fft as rfft
-    from rocarray.fft import _fft
 
     x = data(rng, (3, 8), np.complex128)
     same(rfft.fft(x, n=4), np.fft.fft(x, n=4))
-    same(rfft.fft(x, n=4), np.fft.fft(x, n=4))  # from the plan memo
-    assert any(key[0] == "fft" and key[4] == 4 for key in _fft._ONE_D_PLANS)
-    for kwargs in ({"n": 4.0}, {"n": True}, {"axis": 1.0}):  # equal to a memo key, still NumPy's errors
+    misses, calls = plans.cache.misses, len(lib.calls)
+    same(rfft.fft(x, n=4), np.fft.fft(x, n=4))  # from the plan cache: nothing built
+    assert plans.cache.misses == misses and len(lib.calls) == calls + 1
+    assert plans.cache.get(("fft.fft", x.shape, x.dtype.char, int, 4, int, -1, None)) is not None
+    for kwargs in ({"n": 4.0}, {"n": True}, {"axis": 1.0}):  # equal to a plan's key, still NumPy's errors
         with pytest.raises(TypeError):
             np.fft.fft(x, **kwargs)
         with pytest.raises(TypeError):
@@ -674,7 +671,6 @@ def test_warm_one_d_calls_reuse_the_plan_but_still_reject_bad_arguments(lib, rng
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int64, np.complex64, np.complex128])
 def test_warm_one_d_calls_match_the_cold_path(lib, rng, func, n, dtype):
     import rocarray.fft as rfft
-    from rocarray.fft import _fft
 
     if func in ("rfft", "ihfft") and np.dtype(dtype).kind == "c":
         pytest.skip("real transforms take real input")
@@ -682,11 +678,11 @@ def test_warm_one_d_calls_match_the_cold_path(lib, rng, func, n, dtype):
     for norm in (None, "ortho", "forward"):
         want = getattr(np.fft, func)(x, n=n, axis=0, norm=norm)
         cold = getattr(rfft, func)(x, n=n, axis=0, norm=norm)
-        key = next(k for k in _fft._ONE_D_PLANS if k[0] == func and k[1] == x.shape and k[4] == n
-                   and k[6] == 0 and k[7] == norm)
-        assert _fft._ONE_D_PLANS[key][1] is not None  # a prepared warm path exists
-        calls = len(lib.calls)
+        key = ("fft." + func, x.shape, x.dtype.char, type(n), n, int, 0, norm)
+        assert plans.cache.get(key)[1] is not None  # a prepared warm path exists
+        calls, misses = len(lib.calls), plans.cache.misses
         warm = getattr(rfft, func)(x, n=n, axis=0, norm=norm)
+        assert plans.cache.misses == misses  # a warm call builds nothing
         assert lib.calls[calls:] == lib.calls[calls - (len(lib.calls) - calls):calls]  # the same library call
         assert warm.dtype == cold.dtype and warm.shape == cold.shape
         np.testing.assert_array_equal(warm, cold)

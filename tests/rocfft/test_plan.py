@@ -1,8 +1,8 @@
-"""``rocarray.rocfft.Plan`` and the schedule cache.
+"""``rocarray.rocfft.Plan`` and the plan cache of its schedules.
 
 CPU (no device): every argument error of :class:`Plan` and of :meth:`Plan.execute` that is caught
-before device work (on fake device arrays), the default layouts, and :class:`PlanCache`'s LRU rules
-with stand-in ``make`` callables.
+before device work (on fake device arrays), the default layouts, and that the schedules live in
+rocarray's one plan cache (whose clearing drops the device twiddle tables too).
 
 GPU: :meth:`Plan.execute` against ``numpy.fft`` in float64/complex128 (the plan is unnormalized:
 inverse references use ``norm="forward"``): c2c forward/inverse, r2c, c2r, batches, 1-D/2-D/3-D
@@ -19,7 +19,7 @@ import pytest
 
 from conftest import fake, random_array, to_device, to_host
 
-from rocarray.rocfft import Plan, PlanCache
+from rocarray.rocfft import Plan
 from rocarray.rocfft import _transforms
 
 
@@ -168,101 +168,27 @@ def test_execute_rejects_non_contiguous_buffers():
 
 
 # --------------------------------------------------------------------------------------------
-# CPU: PlanCache
+# CPU: the plan cache rocfft keeps its schedules in
 # --------------------------------------------------------------------------------------------
 
-class Maker:
-    """A ``make`` callable that counts its calls and returns a fresh object each time."""
+def test_plan_cache_is_the_one_core_cache():
+    import rocarray.rocfft as rocfft
+    from rocarray._core import plans
 
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self):
-        self.calls += 1
-        return object()
-
-
-def test_plan_cache_default_and_set_size():
-    cache = PlanCache()
-    assert cache.get_size() == _transforms.DEFAULT_CACHE_SIZE
-    cache.set_size(5)
-    assert cache.get_size() == 5 and cache.get_curr_size() == 0
-    assert PlanCache(3).get_size() == 3
+    assert rocfft.plan_cache is plans.cache and _transforms.plan_cache is plans.cache
+    assert set(rocfft.__all__) == {"Plan", "c2c", "r2c", "c2r", "plan_cache", "transform_axis"}
+    assert all(hasattr(rocfft, name) for name in rocfft.__all__)
+    assert "PlanCache" not in dir(rocfft)
 
 
-def test_plan_cache_hit_returns_the_cached_entry():
-    cache, make = PlanCache(4), Maker()
-    first = cache.get("a", make)
-    assert cache.get("a", make) is first
-    assert make.calls == 1 and cache.hits == 1 and cache.misses == 1
-    assert cache.get_curr_size() == 1
+def test_clearing_the_plan_cache_clears_the_device_tables():
+    from rocarray._core import plans
+    from rocarray.rocfft._tables import tables
 
-
-def test_plan_cache_evicts_the_least_recently_used():
-    cache = PlanCache(3)
-    makers = {k: Maker() for k in "abcd"}
-    entries = {k: cache.get(k, makers[k]) for k in "abc"}
-    assert cache.get("a", makers["a"]) is entries["a"]        # a is now the most recent
-    cache.get("d", makers["d"])                              # evicts b
-    assert cache.get_curr_size() == 3
-    assert cache.get("a", makers["a"]) is entries["a"] and makers["a"].calls == 1
-    assert cache.get("c", makers["c"]) is entries["c"] and makers["c"].calls == 1
-    assert cache.get("b", makers["b"]) is not entries["b"] and makers["b"].calls == 2   # rebuilt; evicts d
-    assert cache.get_curr_size() == 3
-    cache.get("d", makers["d"])
-    assert makers["d"].calls == 2
-
-
-def test_plan_cache_shrinking_keeps_the_most_recent():
-    cache = PlanCache(4)
-    makers = {k: Maker() for k in "abcd"}
-    entries = {k: cache.get(k, makers[k]) for k in "abcd"}
-    cache.get("b", makers["b"])
-    cache.set_size(2)
-    assert cache.get_curr_size() == 2
-    assert cache.get("b", makers["b"]) is entries["b"] and cache.get("d", makers["d"]) is entries["d"]
-    assert all(makers[k].calls == 1 for k in "abcd")
-    cache.get("a", makers["a"])
-    assert makers["a"].calls == 2 and cache.get_curr_size() == 2
-
-
-def test_plan_cache_size_zero_disables_caching():
-    cache, make = PlanCache(2), Maker()
-    cache.get("a", make)
-    cache.set_size(0)
-    assert cache.get_curr_size() == 0
-    a1, a2 = cache.get("a", make), cache.get("a", make)
-    assert a1 is not a2 and make.calls == 3 and cache.get_curr_size() == 0
-    cache.set_size(1)
-    a3 = cache.get("a", make)
-    assert cache.get("a", make) is a3 and make.calls == 4
-
-
-@pytest.mark.parametrize("size", [-1, -64])
-def test_plan_cache_negative_size_raises(size):
-    cache = PlanCache(2)
-    with pytest.raises(ValueError):
-        cache.set_size(size)
-    assert cache.get_size() == 2
-
-
-def test_plan_cache_clear_and_show_info(capsys):
-    cache = PlanCache(4)
-    for k in "abc":
-        cache.get(k, Maker())
-    cache.get("a", Maker())
-    cache.show_info()
-    text = capsys.readouterr().out
-    assert "3 / 4" in text and "1 hits" in text and "3 misses" in text
-    cache.clear()
-    assert cache.get_curr_size() == 0 and cache.get_size() == 4
-
-
-def test_plan_cache_keys_are_distinct():
-    cache = PlanCache(8)
-    keys = [("c2c", "single", True, 8), ("c2c", "single", False, 8), ("c2c", "double", True, 8)]
-    entries = [cache.get(k, Maker()) for k in keys]
-    assert len({id(e) for e in entries}) == 3 and cache.get_curr_size() == 3
+    tables._get(("test", "single", 1, 0), lambda: np.zeros(4))   # any array-like value
+    assert tables.nbytes >= 32
+    plans.cache.clear()
+    assert tables.nbytes == 0 and not tables._entries
 
 
 # --------------------------------------------------------------------------------------------

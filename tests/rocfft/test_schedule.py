@@ -10,15 +10,24 @@
 * :func:`build` with the device pieces replaced by stand-ins: every launch of the plan of a
   Stockham, four-step or Bluestein length fits the block and shared-memory limits.
 * :func:`build_real`: one launch for power-of-two half lengths in rows, None otherwise.
+* :meth:`Schedule.prepare` / :meth:`Schedule.run`: one :class:`rocarray._core.launch.Launch` per
+  planned step, with pointer and scale slots; a call writes the bytes CuPy's call would pass
+  (driver path and CuPy's call), work buffers are one aligned workspace buffer reused by later
+  calls, the schedule's device is made current, and concurrent callers never interleave
+  launches that share work buffers.
 """
 
+import ctypes
 import itertools
 import math
+import types
 
 import numpy as np
 import pytest
 
-from rocarray.rocfft import _factor, _kernel_args
+from rocarray._core import backend, kernels
+from rocarray._core import launch as L
+from rocarray.rocfft import _factor, _layout
 from rocarray.rocfft import _schedule as S
 
 H200_OPTIN = 232448
@@ -319,41 +328,58 @@ class _Tables:
         return _Array()
 
 
-class _Kernel:
-    def __init__(self, name):
-        self.name = name
+class _Function:
+    """A compiled-kernel stand-in: its shared-memory attribute and CuPy's call signature."""
+
+    def __init__(self):
         self.max_dynamic_shared_size_bytes = 48 * 1024
+        self.calls = []
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.calls.append((grid, block, args, shared_mem))
+
+
+class _Kernel(kernels.Kernel):
+    """A kernel handle named by its variant whose compiled function is a :class:`_Function` (no
+    compiler, no device); 264 blocks are resident (132 multiprocessors x 2)."""
+
+    def __init__(self, name):
+        super().__init__("rocfft/stand-in.hip", name, S.BLOCK, 8)
+
+    def function(self, device_id):
+        return self._functions.setdefault(device_id, _Function())
+
+    def resident_blocks(self, device_id, block, shared):
+        return 264
 
 
 @pytest.fixture(params=[(H200_OPTIN, "single"), (H200_OPTIN, "double"), (AMD_LDS, "double")],
                 ids=["h200-single", "h200-double", "lds-double"])
 def offline_build(request, monkeypatch):
     limit, precision = request.param
-    kernels = {}
+    handles = {}
 
-    def stockham_kernel(precision, forward, device_id, variant="stockham", log_n=None):
+    def stockham_kernel(precision, forward, variant="stockham", log_n=None):
         assert variant in S.KERNELS
         S.stockham_name(precision, forward, variant, log_n)  # a compiled length
-        return kernels.setdefault(variant, _Kernel(variant))
+        return handles.setdefault(variant, _Kernel(variant))
 
-    def pointwise_kernel(kernel, precision, device_id, forward=None):
-        return kernels.setdefault(kernel, _Kernel(kernel))
+    def pointwise_kernel(kernel, precision, forward=None):
+        return handles.setdefault(kernel, _Kernel(kernel))
 
-    def real_rows_kernel(kind, precision, device_id, log_h):
+    def real_rows_kernel(kind, precision, log_h):
         S.real_rows_name(kind, precision, log_h)  # a compiled length
-        return kernels.setdefault(kind, _Kernel(kind))
+        return handles.setdefault(kind, _Kernel(kind))
 
-    def real_pass_kernel(kind, precision, device_id, log_n):
+    def real_pass_kernel(kind, precision, log_n):
         S.real_pass_name(kind, precision, log_n)  # a compiled length
-        return kernels.setdefault(kind, _Kernel(kind))
+        return handles.setdefault(kind, _Kernel(kind))
 
-    monkeypatch.setattr(S, "shared_memory_limit", lambda device_id: limit)
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id: limit)
     monkeypatch.setattr(S, "real_rows_kernel", real_rows_kernel)
     monkeypatch.setattr(S, "real_pass_kernel", real_pass_kernel)
     monkeypatch.setattr(S, "stockham_kernel", stockham_kernel)
     monkeypatch.setattr(S, "pointwise_kernel", pointwise_kernel)
-    # persistent-block launches ask the device how many blocks are resident: 132 SMs x 2
-    monkeypatch.setattr(S, "resident_blocks", lambda kernel, block, shared, device_id: 264, raising=False)
 
     def build(n, sizes, src, dst, forward=True, kind=None):
         if kind is not None:
@@ -374,10 +400,10 @@ def test_build_launches_fit_the_device(offline_build, n, layout):
         src = S.Side(S.Ref("src"), batch, (1,))
     dst = S.Side(S.Ref("dst"), 1, (n,))
     sched = build(n, (batch,), src, dst)
-    assert sched.launches
-    stockham = [item for item in sched.launches if item.kernel.name.startswith("stockham")]
+    assert sched.steps
+    stockham = [item for item in sched.steps if item.kernel.name.startswith("stockham")]
     assert stockham
-    for item in sched.launches:
+    for item in sched.steps:
         assert 1 <= item.grid <= S.MAX_GRID
         assert 1 <= item.block <= 1024
         assert 0 <= item.shared <= budget.limit
@@ -387,7 +413,7 @@ def test_build_launches_fit_the_device(offline_build, n, layout):
                 assert a.offset >= 0
         assert sum(1 for a in item.args if a is S.SCALE) <= 1
     for item in stockham:
-        assert len(item.args) == 7 and item.args[5].dtype == _kernel_args.LAYOUT and item.args[5].size == 1
+        assert len(item.args) == 7 and item.args[5].dtype == _layout.LAYOUT and item.args[5].size == 1
         layout = item.args[5][0]
         length, word, passes, batch_k, first, per = (int(layout[f]) for f in (
             "n", "radices", "passes", "batch", "first_batch", "per_block"))
@@ -405,7 +431,7 @@ def test_build_launches_fit_the_device(offline_build, n, layout):
         else:
             assert item.block == S.BLOCK
     # the caller's scale is applied exactly once, by the last launch that writes the destination
-    scaled = [item for item in sched.launches if any(a is S.SCALE for a in item.args)]
+    scaled = [item for item in sched.steps if any(a is S.SCALE for a in item.args)]
     assert len(scaled) == 1
 
 
@@ -416,7 +442,7 @@ def test_build_picks_the_method_by_length(offline_build, n, kind):
     if kind == "stockham" and not (budget.pow2_per_block(n, True, 1) or budget.fits(n, True)):
         kind = "four-step"  # complex128 4096 exceeds a 64 KiB LDS
     sched = build(n, (), S.Side(S.Ref("src"), 1, ()), S.Side(S.Ref("dst"), 1, ()))
-    names = [item.kernel.name for item in sched.launches]
+    names = [item.kernel.name for item in sched.steps]
     stockham = [k for k in names if k.startswith("stockham")]
     if kind == "stockham":
         assert names == stockham and len(stockham) == 1 and not sched.work
@@ -460,8 +486,8 @@ def test_build_real_is_one_launch_of_the_real_rows_kernel(offline_build, kind, h
     if not budget.pow2_per_block(h, True, max(1, math.prod(batch))):
         assert sched is None  # e.g. complex128 4096 in a 64 KiB LDS: the two-pass path
         return
-    assert len(sched.launches) == 1 and not sched.work
-    item = sched.launches[0]
+    assert len(sched.steps) == 1 and not sched.work
+    item = sched.steps[0]
     assert item.kernel.name == kind
     layout = item.args[5][0]
     per = int(layout["per_block"])
@@ -513,11 +539,11 @@ def test_build_real_fuses_the_untangling_into_a_four_step_pass(offline_build, ki
             assert sched is None  # the folding pass would not fit one kernel: three passes instead
             return
     assert sched is not None and sched.work[0] == h * rows  # (a long first pass adds its own)
-    names = [item.kernel.name for item in sched.launches]
-    fused = sched.launches[-1] if kind == "r2c" else sched.launches[0]
+    names = [item.kernel.name for item in sched.steps]
+    fused = sched.steps[-1] if kind == "r2c" else sched.steps[0]
     assert fused.kernel.name == ("r2c_last" if kind == "r2c" else "c2r_first")
     assert names.count(fused.kernel.name) == 1
-    assert len([a for item in sched.launches for a in item.args if a is S.SCALE]) == 1
+    assert len([a for item in sched.steps for a in item.args if a is S.SCALE]) == 1
     layout = fused.args[5][0]
     n, per, tiles, other = (int(layout[f]) for f in ("n", "per_block", "d0", "d1"))
     assert n * other == h and int(layout["tw_n"]) == 2 * h and int(layout["batch"]) == rows * tiles
@@ -534,7 +560,7 @@ def test_build_real_fuses_the_untangling_into_a_four_step_pass(offline_build, ki
         assert fused.shared == per * (n + n // 16 + 1) * budget.itemsize <= budget.strided_bytes
         assert fused.args[0] == S.Ref("src") and fused.args[1] == S.Ref(0) and float(fused.args[6]) == 1.0
         assert int(layout["isn"]) == src.stride and int(layout["is1"]) == (src.batch_strides[0] if rows > 1 else 0)
-    for item in sched.launches:
+    for item in sched.steps:
         assert 1 <= item.grid <= S.MAX_GRID and 1 <= item.block <= 1024 and item.shared <= budget.limit
 
 
@@ -547,3 +573,213 @@ def test_real_rows_names_and_kinds():
     with pytest.raises(ValueError, match="kind"):
         S.build_real("c2c", 64, (), S.Side(S.Ref("src"), 1, ()), S.Side(S.Ref("dst"), 1, ()),
                      precision="single", device_id=0, tables=_Tables())
+
+
+# --------------------------------------------------------------------------------------------
+# prepared launches and their execution
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, layout", [(64, "rows"), (4096, "columns"), (2**16, "rows"), (2**20, "columns"),
+                                       (1000003, "rows"), (17, "columns")])
+def test_build_prepares_one_launch_per_step_with_slots_for_pointers_and_the_scale(offline_build, n, layout):
+    build, budget = offline_build
+    src = S.Side(S.Ref("src"), 1, (n,)) if layout == "rows" else S.Side(S.Ref("src"), 3, (1,))
+    sched = build(n, (3,), src, S.Side(S.Ref("dst"), 1, (n,)))
+    assert len(sched.launches) == len(sched.steps) > 0
+    real = np.dtype(np.float32 if budget.itemsize == 8 else np.float64)
+    for go, step in zip(sched.launches, sched.steps):
+        assert isinstance(go, L.Launch)
+        assert go.kernel is step.kernel.function(0)
+        assert (go.grid, go.block, go.shared_mem) == (step.grid, step.block, step.shared)
+        placeholders = tuple(i for i, a in enumerate(step.args) if isinstance(a, S.Ref) or a is S.SCALE)
+        assert go.slots == placeholders
+        for planned, prepared in zip(step.args, go.args):
+            if isinstance(planned, S.Ref):
+                assert prepared is L.POINTER
+            elif planned is S.SCALE:
+                assert prepared.kind == "scalar" and prepared.dtype == real
+            else:
+                assert prepared is planned  # the layout array and the fixed scalars as planned
+
+
+class _FakeCuda:
+    """The parts of ``cupy`` a schedule's run reads: the current device and stream, the driver's
+    launch call (recording the bytes behind each argument address), memory for the workspace."""
+
+    def __init__(self, sizes=None):
+        self.device = 0
+        self.entered = []
+        self.launched = []
+        self.allocated = []
+        self.sizes = sizes  # byte sizes of the launched kernels' arguments, for reading them back
+        outer = self
+
+        class Stream:
+            ptr = 0x5150
+
+            def is_capturing(self):
+                return False
+
+        class Device:
+            def __init__(self, device_id):
+                self.id = device_id
+
+            def __enter__(self):
+                outer.entered.append(self.id)
+                outer.device, self.previous = self.id, outer.device
+
+            def __exit__(self, *exc):
+                outer.device = self.previous
+
+        def launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+            addresses = (ctypes.c_void_p * len(outer.sizes)).from_address(params)
+            values = [ctypes.string_at(addresses[i], size) for i, size in enumerate(outer.sizes)]
+            outer.launched.append(((f, gx, gy, gz, bx, by, bz, shared, stream, extra), values))
+
+        self.cuda = types.SimpleNamespace(
+            runtime=types.SimpleNamespace(getDevice=lambda: outer.device), Device=Device,
+            get_current_stream=lambda: Stream(), driver=types.SimpleNamespace(launchKernel=launch_kernel))
+
+    def empty(self, nbytes, dtype=None):
+        self.allocated.append(nbytes)
+        address = 0x10000000 * len(self.allocated)
+        return types.SimpleNamespace(data=types.SimpleNamespace(ptr=address), size=nbytes, nbytes=nbytes)
+
+
+class _Handle:
+    """A compiled kernel with a driver handle (the driver path)."""
+
+    kernel = types.SimpleNamespace(ptr=0xF00)
+    max_dynamic_shared_size_bytes = 48 * 1024
+
+
+class _DriverKernel(_Kernel):
+    def function(self, device_id):
+        return self._functions.setdefault(device_id, _Handle())
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch):
+    """``backend.cupy()`` is a :class:`_FakeCuda`; a fresh workspace owner."""
+    from rocarray._core import workspace
+
+    cuda = _FakeCuda()
+    monkeypatch.setattr(backend, "_cupy", [cuda])
+    monkeypatch.setattr(workspace, "workspaces", workspace.Workspaces())
+    return cuda
+
+
+def _stockham_schedule(kernel, precision, layout, work=(), extra=()):
+    """A hand-made schedule: one Stockham-shaped step (src + 3, the first work buffer + 7 or dst,
+    three tables, the layout, the scale) and ``extra`` steps."""
+    sched = S.Schedule(precision, 0)
+    for elements in work:
+        sched.add_work(elements)
+    target = S.Ref(0, 7) if work else S.Ref("dst")
+    sched.steps.append(S.Step(kernel, 5, 1024, (S.Ref("src", 3), target, np.uint64(0xABC), np.uint64(0),
+                                                np.uint64(1), layout, S.SCALE), 128))
+    sched.steps.extend(extra)
+    return sched.prepare()
+
+
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_run_through_the_driver_writes_only_the_pointers_and_the_scale(fake_cuda, precision):
+    item = 16 if precision == "double" else 8
+    real = np.float64 if precision == "double" else np.float32
+    fake_cuda.sizes = [8, 8, 8, 8, 8, _layout.LAYOUT_BYTES, real().itemsize]
+    arr = _layout.layout(**{name: 3 for name in _layout.LAYOUT.names})
+    sched = _stockham_schedule(_DriverKernel("stockham"), precision, arr, work=(16,))
+    sched.run(1 << 24, 1 << 28, 0.1)
+    sched.run((1 << 24) + 64, 1 << 28, 2.5)
+    (head, first), (_, second) = fake_cuda.launched
+    assert head == (0xF00, 5, 1, 1, 128, 1, 1, 1024, 0x5150, 0)
+    assert fake_cuda.allocated == [4096]  # one workspace buffer, kept for the second call
+    assert first[0] == ((1 << 24) + 3 * item).to_bytes(8, "little")
+    assert first[1] == (0x10000000 + 7 * item).to_bytes(8, "little")  # the work buffer, shifted
+    assert first[2] == np.uint64(0xABC).tobytes() and first[4] == np.uint64(1).tobytes()
+    assert first[5] == arr.tobytes()
+    assert first[6] == real(0.1).tobytes() and second[6] == real(2.5).tobytes()
+    assert second[0] == ((1 << 24) + 64 + 3 * item).to_bytes(8, "little") and second[1] == first[1]
+
+
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_run_through_cupys_call_passes_the_same_values(fake_cuda, precision):
+    item = 16 if precision == "double" else 8
+    real = np.float64 if precision == "double" else np.float32
+    arr = _layout.layout(**{name: 2 for name in _layout.LAYOUT.names})
+    kernel = _Kernel("stockham")
+    sched = _stockham_schedule(kernel, precision, arr)
+    sched.run(1 << 20, 1 << 24, 0.5)
+    (grid, block, args, shared), = kernel.function(0).calls
+    assert (grid, block, shared) == (5, 128, 1024)
+    assert isinstance(args[0], np.uint64) and int(args[0]) == (1 << 20) + 3 * item
+    assert isinstance(args[1], np.uint64) and int(args[1]) == 1 << 24
+    assert args[2] == np.uint64(0xABC) and args[5] is arr
+    assert type(args[6]) is real and args[6] == real(0.5)
+    assert not fake_cuda.allocated  # no work buffers, no workspace
+
+
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_work_buffers_share_one_aligned_workspace_buffer(fake_cuda, precision):
+    item = 16 if precision == "double" else 8
+    kernel = _Kernel("stockham")
+    arr = _layout.layout(**{name: 1 for name in _layout.LAYOUT.names})
+    second = S.Step(kernel, 1, 0, (S.Ref(2, 3), S.Ref(1), S.Ref("dst", 1), np.uint64(2), np.uint64(3), arr,
+                                   S.SCALE), 32)
+    # the middle buffer is empty: it still gets its own slot
+    sched = _stockham_schedule(kernel, precision, arr, work=(16, 0, 1000), extra=[second])
+    offsets, total = sched.work_offsets()
+    assert offsets == (0, 256, 512) and sched.work_bytes == total >= 512 + 1000 * item
+    assert all(o % S.WORK_ALIGN == 0 for o in offsets)
+    sched.run(1 << 24, 1 << 28, 1.0)
+    sched.run(1 << 24, 1 << 28, 1.0)
+    base = 0x10000000
+    assert fake_cuda.allocated == [max(total, 4096)]
+    calls = kernel.function(0).calls
+    assert [int(a) for a in calls[1][2][:3]] == [base + 512 + 3 * item, base + 256, (1 << 28) + item]
+    assert calls[2][2][1] == calls[0][2][1] == np.uint64(base + 7 * item)  # the same buffer again
+
+
+def test_run_makes_the_schedules_device_current(fake_cuda):
+    kernel = _Kernel("stockham")
+    arr = _layout.layout(**{name: 1 for name in _layout.LAYOUT.names})
+    sched = _stockham_schedule(kernel, "single", arr)
+    fake_cuda.device = 1
+    sched.run(1 << 20, 1 << 21)
+    assert fake_cuda.entered == [0] and fake_cuda.device == 1 and len(kernel.function(0).calls) == 1
+    fake_cuda.device = 0
+    sched.run(1 << 20, 1 << 21)
+    assert fake_cuda.entered == [0] and len(kernel.function(0).calls) == 2
+
+
+def test_concurrent_callers_never_interleave_launches_that_share_work_buffers(fake_cuda):
+    """Two threads on one stream running a two-launch schedule through a work buffer: each
+    caller's launches are queued back to back (the workspace's buffer is one per stream)."""
+    import threading
+    import time
+
+    order = []
+
+    class Slow(_Function):
+        def __call__(self, grid, block, args, shared_mem=0):
+            order.append((threading.get_ident(), grid))
+            time.sleep(0.002)  # a slow first launch invites the other thread in
+
+    class SlowKernel(_Kernel):
+        def function(self, device_id):
+            return self._functions.setdefault(device_id, Slow())
+
+    kernel = SlowKernel("stockham")
+    sched = S.Schedule("single", 0)
+    sched.add_work(64)
+    sched.steps += [S.Step(kernel, 1, 0, (S.Ref("src"), S.Ref(0), S.SCALE)),
+                    S.Step(kernel, 2, 0, (S.Ref(0), S.Ref("dst"), S.SCALE))]
+    sched.prepare()
+    threads = [threading.Thread(target=lambda: [sched.run(1 << 20, 1 << 21) for _ in range(5)]) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(order) == 30
+    for i in range(0, 30, 2):
+        assert order[i][0] == order[i + 1][0] and (order[i][1], order[i + 1][1]) == (1, 2)

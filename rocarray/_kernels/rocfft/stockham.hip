@@ -280,8 +280,7 @@ RA_DEVICE void ra_fft_stage_out(const ra_complex<R>* buf, int np, ra_complex<R>*
 }
 
 // One launch's layout, passed by value as one kernel argument (it lives in the parameter space
-// like scalar arguments; a launch passes 7 arguments instead of 25). Fixed-width fields, 8-byte
-// ones first; the offsets below are the ones of LAYOUT_FIELDS in rocarray/rocfft/_kernel_args.py
+// like scalar arguments). Fixed-width fields, 8-byte ones first; the offsets below are the ones of LAYOUT_FIELDS in rocarray/rocfft/_layout.py
 // (a CPU test compares them).
 struct ra_fft_layout {
     ra_u64 radices;     // radix of pass p minus one in bits 4p..4p+3
@@ -474,9 +473,9 @@ RA_DEVICE void ra_fft2_write(const ra_complex<R>* v, ra_complex<R>* row, int t) 
 // it). `row_busy`: the row is still being read when this starts (pass 0's inputs came from it),
 // so a barrier must come before the first write. Inactive teams only take part in the barriers.
 // EARLY_TW loads the next pass's twiddles before the exchange (their latency hides behind it, at
-// the cost of holding them in registers across it); otherwise after it, which leaves registers
-// for more resident blocks of the rows kernel (measured faster there, slower in the strided
-// kernel).
+// the cost of holding them in registers across it: the strided kernel's choice); otherwise after
+// it, which leaves registers for more resident blocks (the rows kernel's choice; the timings are
+// in docs/performance/rocfft.md).
 template <typename R, int DIR, int LOG_N, int P, bool EARLY_TW>
 RA_DEVICE void ra_fft2_run(ra_complex<R>* v, const ra_complex<R>* w, ra_complex<R>* row,
                            const ra_complex<R>* RA_RESTRICT tw, int t, bool active, bool keep_last, bool row_busy) {
@@ -563,10 +562,9 @@ RA_DEVICE void ra_fft_async_wait_all_but_newest() {
 // Launch bounds of the power-of-two kernels. Strided kernel: in single precision 512 threads
 // (a tile widened to whole 128-byte rows, see Budget.pow2_per_block) at most 128 registers, so
 // that two blocks of 256 threads are resident and one block's arithmetic overlaps the other's
-// barriers; in double precision 256 threads, one block (it spills at 128 registers; three
-// blocks of 128 threads at 168 registers were slower). Rows kernel, with late twiddle loads:
-// three resident blocks in single precision (80 registers), two in double (128): more warps to
-// cover its global loads (measured faster than early loads with fewer warps).
+// barriers; in double precision 256 threads, one block (it would spill at 128 registers). Rows
+// kernel, with late twiddle loads: three resident blocks in single precision (80 registers), two
+// in double (128): more warps to cover its global loads.
 template <typename R>
 constexpr int ra_fft_strided_threads = sizeof(R) == 4 ? 512 : 256;
 template <typename R>
@@ -603,9 +601,8 @@ RA_DEVICE void ra_fft2_store(const ra_complex<R>* v, ra_complex<R>* dst, int t, 
 // direct load or store (complex64 n <= 32, complex128 n = 16), a warp instruction touches 16 or
 // 32 rows and uses part of each sector. When a tile's transforms are consecutive dense rows (one
 // batch dimension of stride n, unit element stride), the whole tile moves between global and
-// shared memory with consecutive threads on consecutive addresses instead (H200, 2^22 elements:
-// complex64 n = 16 89 -> 41 us, n = 32 55 -> 48 us; complex128 n = 16 96 -> 69 us, while
-// complex128 n = 32, whose direct accesses fill whole sectors, went 58 -> 78 us and stays direct).
+// shared memory with consecutive threads on consecutive addresses instead. complex128 n = 32,
+// whose direct accesses fill whole sectors, stays direct (docs/performance/rocfft.md).
 template <typename R, int LOG_N>
 constexpr bool ra_fft2_short = ra_fft2_plan<LOG_N>::T * (int)sizeof(ra_complex<R>) < 32;
 
@@ -662,7 +659,7 @@ __global__ void __launch_bounds__(256, ra_fft_rows_min_blocks<R>) ra_rocfft_stoc
     ra_complex<R> v[RA_FFT_E];
     const ra_complex<R> no_twiddles[1] = {};
     // the staged path is a separate copy so that longer lengths compile exactly as without it
-    // (one shared path with compile-time-false flags changed their spills: 16 -> 288 bytes)
+    // (one shared path with compile-time-false flags changes their register allocation and spills)
     if constexpr (ra_fft2_short<R, LOG_N>) {
         const bool stage_in = ra_fft2_dense_tile<R, LOG_N>(L.isn, L.is0, L);
         const bool stage_out = ra_fft2_dense_tile<R, LOG_N>(L.osn, L.os0, L);
@@ -996,7 +993,7 @@ __global__ void __launch_bounds__(ra_fft_strided_threads<R>, 1) ra_rocfft_stockh
 RA_DEVICE void ra_fft_tile_offsets(ra_i64* off, int per_block, ra_i64 b0, int count, const ra_fft_layout& L) {
     for (int c = threadIdx.x; c < count; c += blockDim.x) {
         // plain 64-bit divisions: this kernel's registers are at their limit, and ra_divmod_i64's
-        // branches made it spill (H200, 2^24 c64: 323 -> 342..369 us; a 512^3 cube gained 8 %)
+        // branches make it spill (the trade is in docs/performance/rocfft.md)
         const ra_i64 b = b0 + c;
         const ra_i64 i0 = b % L.d0;
         const ra_i64 rest = b / L.d0;
