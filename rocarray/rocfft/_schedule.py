@@ -26,7 +26,6 @@ kernel: one launch when the rows kernel takes the half length, else the last (r2
 four-step pass.
 """
 
-import threading
 from dataclasses import dataclass, field
 
 import numpy
@@ -343,17 +342,6 @@ class Step:
     block: int = BLOCK
 
 
-#: Serializes the calls that use work buffers (see :meth:`Schedule.run`).
-_work_lock = threading.RLock()
-
-
-def work_lock():
-    """The lock a call holds from taking its work buffers until its launches are queued:
-    work buffers are the workspace's, one per (name, device, stream), so two host threads queueing
-    on one stream must not interleave launches that pass data through them."""
-    return _work_lock
-
-
 @dataclass
 class Schedule:
     """The kernel launches of one transform on one device.
@@ -366,8 +354,8 @@ class Schedule:
 
     Concurrent callers: a launch's slots are written and the kernel queued under that launch's
     own lock, and the driver copies the values as it queues, so no caller's values reach
-    another's launches. Launches that pass data through work buffers run under
-    :func:`work_lock` (the buffers are shared per stream).
+    another's launches; work buffers are the workspace's, one per host thread and stream, so
+    launches that pass data through them never see another thread's.
     """
 
     precision: str
@@ -434,11 +422,10 @@ class Schedule:
             for go, sources in self._calls:
                 go(*[values[b] + offset for b, offset in sources])
             return
-        with _work_lock:
-            work = workspace.workspaces.scratch(WORK, self.work_bytes, self.device_id)
-            values[WORK] = work.data.ptr
-            for go, sources in self._calls:
-                go(*[values[b] + offset for b, offset in sources])
+        work = workspace.workspaces.scratch(WORK, self.work_bytes, self.device_id)
+        values[WORK] = work.data.ptr
+        for go, sources in self._calls:
+            go(*[values[b] + offset for b, offset in sources])
         # ``work`` was held until the launches using it were queued
 
 

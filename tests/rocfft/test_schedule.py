@@ -13,8 +13,8 @@
 * :meth:`Schedule.prepare` / :meth:`Schedule.run`: one :class:`rocarray._core.launch.Launch` per
   planned step, with pointer and scale slots; a call writes the bytes CuPy's call would pass
   (driver path and CuPy's call), work buffers are one aligned workspace buffer reused by later
-  calls, the schedule's device is made current, and concurrent callers never interleave
-  launches that share work buffers.
+  calls, the schedule's device is made current, and concurrent callers each have their own
+  work buffers.
 """
 
 import ctypes
@@ -752,9 +752,10 @@ def test_run_makes_the_schedules_device_current(fake_cuda):
     assert fake_cuda.entered == [0] and len(kernel.function(0).calls) == 2
 
 
-def test_concurrent_callers_never_interleave_launches_that_share_work_buffers(fake_cuda):
-    """Two threads on one stream running a two-launch schedule through a work buffer: each
-    caller's launches are queued back to back (the workspace's buffer is one per stream)."""
+def test_concurrent_callers_on_one_stream_pass_data_through_their_own_work_buffers(fake_cuda):
+    """Three threads on one stream running a two-launch schedule through a work buffer: each
+    thread's second launch reads the buffer its first launch wrote, and no two threads share one
+    (the workspace keys buffers by stream and host thread)."""
     import threading
     import time
 
@@ -762,8 +763,8 @@ def test_concurrent_callers_never_interleave_launches_that_share_work_buffers(fa
 
     class Slow(_Function):
         def __call__(self, grid, block, args, shared_mem=0):
-            order.append((threading.get_ident(), grid))
-            time.sleep(0.002)  # a slow first launch invites the other thread in
+            order.append((threading.get_ident(), grid, int(args[0]), int(args[1])))
+            time.sleep(0.002)  # a slow first launch invites the other threads in
 
     class SlowKernel(_Kernel):
         def function(self, device_id):
@@ -781,5 +782,8 @@ def test_concurrent_callers_never_interleave_launches_that_share_work_buffers(fa
     for t in threads:
         t.join()
     assert len(order) == 30
-    for i in range(0, 30, 2):
-        assert order[i][0] == order[i + 1][0] and (order[i][1], order[i + 1][1]) == (1, 2)
+    work = {}
+    for thread, grid, first, second in order:
+        buffer = second if grid == 1 else first
+        assert work.setdefault(thread, buffer) == buffer       # one buffer per thread, every call
+    assert len(set(work.values())) == 3
