@@ -1,15 +1,14 @@
 """``bench``: the vendor-ratio table of the registered benchmark cases.
 
-Method (the one DESIGN.md asks for): each case's ``setup()`` makes fresh random device data; the
+Method (``docs/performance/core.md``): each case's ``setup()`` makes fresh random device data; the
 rocarray and vendor functions are warmed up (this also compiles the kernels), then timed with
 device events. Each timed sample launches the function back to back enough times to cover about
 :data:`SAMPLE_SECONDS` (so microsecond kernels are not measured as one event pair), and the two
 functions alternate sample by sample so clock and thermal drift hit both alike. Each sample
 starts with one untimed call, so the device is busy while the host queues the timed ones: the
 start event then fires behind queued work and a sample measures calls back to back, not one
-call's host latency on an idle device plus the rest (with a 2 ms sample of 0.65 ms calls, that
-latency was 2-4 % of the per-call time; where the host is slower than the device, the host's pace
-is what a sample measures, as it should). The reported time is the median per-call time of
+call's host latency on an idle device plus the rest (where the host is slower than the device,
+the host's pace is what a sample measures, as it should). The reported time is the median per-call time of
 ``repeat`` samples. The copy bandwidth of the device is measured in
 the same run with a large device-to-device ``memcpy`` (read + write bytes counted).
 """
@@ -22,7 +21,7 @@ import os
 import statistics
 
 from rocarray._cli._fmt import first_lines, seconds, table
-from rocarray._core import backend, launch
+from rocarray._core import backend, timing
 from rocarray._core import harness
 from rocarray._version import __version__
 
@@ -41,7 +40,7 @@ def registered_cases(name_filter=None):
     return cases
 
 
-_timed = launch.per_call_seconds
+_timed = timing.per_call_seconds
 
 
 def _inner_count(cupy, fn, args):
