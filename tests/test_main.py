@@ -26,7 +26,7 @@ from rocarray._core.errors import KernelCompileError
 from rocarray._version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check"]
+COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache"]
 
 
 def run_cli(*args, hide_gpu=True, timeout=300):
@@ -471,3 +471,51 @@ def test_warmup_and_self_check_on_gpu():
 @pytest.mark.gpu
 def test_dataclass_device_info_is_json_serializable():
     json.dumps(dataclasses.asdict(backend.device_info()))
+
+
+# --------------------------------------------------------------------------------------------
+# warmup and the kernel cache
+# --------------------------------------------------------------------------------------------
+
+def test_cache_info_and_clear(monkeypatch, tmp_path, capsys):
+    from rocarray._core import kernel_cache
+
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
+    assert cli_main.main(["cache"]) == 0 and "empty" in capsys.readouterr().out
+    kernel_cache.store("sm_90", kernel_cache.key("x"), b"binary", {})
+    assert cli_main.main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "sm_90" in out and "1 binaries" in out
+    assert cli_main.main(["cache", "clear"]) == 0 and "removed 2 file(s)" in capsys.readouterr().out
+    assert kernel_cache.info() == {}
+
+
+def test_warmup_takes_library_names():
+    parser = cli_main.build_parser()
+    args = parser.parse_args(["warmup", "rocblas", "prim", "--jobs", "3"])
+    assert (args.libraries, args.jobs, args.func) == (["rocblas", "prim"], 3, cli_main.cmd_warmup)
+    with pytest.raises(ValueError, match="no kernel sources for nope"):
+        cli_cc.library_sources(["nope"])
+    assert all(s.startswith("prim/") for s in cli_cc.library_sources(["prim"]))
+
+
+def test_warmup_compiles_into_the_binary_cache_in_worker_processes(monkeypatch, tmp_path):
+    from rocarray._core import compile as _compile
+    from rocarray._core import kernel_cache
+
+    if _compile.nvrtc() is None:
+        pytest.skip("NVRTC is not installed")
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
+    info = backend.DeviceInfo(id=0, name="fake H200", is_hip=False, arch="sm_90", warp_size=32, multiprocessors=132,
+                              shared_mem_per_block=48 * 1024, l2_bytes=0, total_memory=0, compute_capability="9.0")
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: info)
+    monkeypatch.setattr(cli_cc, "library_sources", lambda libraries: ["prim/search.hip"])
+    lines = []
+    assert cli_cc.run_warmup(lines.append, ["prim"], workers=2) == 0
+    names = _compile.registered("prim/search.hip")
+    assert kernel_cache.info()["sm_90"][0] == len(names) + 1   # every instantiation and the extern "C" module
+    assert any("warmup:" in line and "compiled, 0 failed" in line for line in lines)
+    opts = _compile.runtime_options(info)
+    monkeypatch.setattr(_compile, "nvrtc_compile", lambda *a: pytest.fail("compiled again"))
+    for name in names:                                           # a later process finds every one
+        _compile.precompile("prim/search.hip", name, "sm_90", opts)

@@ -97,59 +97,135 @@ def run_compile_check(targets, out, workers=None, source_filter=None):
     return 0
 
 
-def _progress(items, desc):
+def progress(total, desc, out, unit="item"):
+    """A progress reporter for ``total`` items: a tqdm bar when tqdm is installed and the output is
+    a terminal, else one plain line per item. Returns ``(step, close)``: ``step(label)`` after each
+    item, ``close()`` at the end."""
+    import sys
+
     try:
         from tqdm import tqdm
     except ImportError:
-        return items, False
-    return tqdm(items, desc=desc, unit="file", leave=False), True
+        tqdm = None
+    if tqdm is not None and sys.stderr.isatty():
+        bar = tqdm(total=total, desc=desc, unit=unit, leave=False)
+
+        def step(label):
+            bar.set_postfix_str(label, refresh=False)
+            bar.update(1)
+        return step, bar.close
+    done = [0]
+
+    def step(label):
+        done[0] += 1
+        out(f"  [{done[0]}/{total}] {label}")
+    return step, lambda: None
 
 
-def run_warmup(out):
-    """Compile every kernel source for the current device (fills the in-process and CuPy caches).
+def _precompile_job(source, name, arch, opts):
+    """One warm-up compile in a worker process: ``(source, name, seconds, error text or None)``."""
+    t0 = time.perf_counter()
+    try:
+        _compile.import_all_libraries()
+        _compile.precompile(source, name, arch, opts)
+        return source, name, time.perf_counter() - t0, None
+    except Exception as exc:  # a compile error: its log, reported by the parent
+        return source, name, time.perf_counter() - t0, getattr(exc, "log", None) or f"{type(exc).__name__}: {exc}"
+
+
+def library_sources(libraries):
+    """The kernel sources of ``libraries`` (``['rocblas', 'prim']``; None: every source).
+
+    Raises
+    ------
+    ValueError
+        For a name that is no library with kernel sources.
+    """
+    sources = _compile.source_files()
+    if not libraries:
+        return sources
+    known = sorted({s.split("/")[0] for s in sources})
+    unknown = [lib for lib in libraries if lib not in known]
+    if unknown:
+        raise ValueError(f"no kernel sources for {', '.join(unknown)}; libraries: {', '.join(known)}")
+    return [s for s in sources if s.split("/")[0] in libraries]
+
+
+def run_warmup(out, libraries=None, workers=None):
+    """Compile every kernel of ``libraries`` (default: all) for the current device, so later
+    processes load them from the binary cache without compiling.
+
+    On NVIDIA devices the compiles run in parallel worker processes (NVRTC needs no device) straight
+    into rocarray's binary cache; on ROCm devices this process compiles them one by one through
+    CuPy (hiprtc), which fills CuPy's cache.
 
     Parameters
     ----------
     out : callable
         ``out(line)`` prints one line.
+    libraries : list of str, optional
+        Library names (``'rocblas'``, ``'prim'``, ``'rocfft'``).
+    workers : int, optional
+        Worker processes (default: the CPU count).
 
     Returns
     -------
     int
-        0 when every source compiled, 1 otherwise.
+        0 when every kernel compiled, 1 otherwise.
 
     Raises
     ------
     NoDeviceError
         Without a usable GPU.
+    ValueError
+        For an unknown library name.
     """
+    import os
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    import multiprocessing
+
     info = backend.device_info()
     _compile.import_all_libraries()
-    sources = _compile.source_files()
-    out(f"warmup: {len(sources)} source(s) for {info.target} on {info.name}")
-    if not sources:
-        out("  no kernel sources under rocarray/_kernels/ yet: nothing to compile")
-        return 0
-    items, has_bar = _progress(sources, "compiling")
-    rows, failures = [], []
-    for source in items:
-        if not has_bar:
-            out(f"  compiling {source} ...")
-        t0 = time.perf_counter()
-        try:
-            _compile.get_module(source)  # the extern "C" kernels
-            for name in _compile.registered(source):
-                _compile.get_kernel(source, name)  # one module per instantiation
-            status = "ok"
-        except KernelCompileError as exc:
-            failures.append((source, exc))
-            status = "FAIL"
-        rows.append([source, len(_compile.registered(source)), status, f"{time.perf_counter() - t0:.2f} s"])
-    for line in table(["source", "templates", "status", "time"], rows):
+    sources = library_sources(libraries)
+    jobs = [(s, None) for s in sources] + [(s, n) for s in sources for n in _compile.registered(s)]
+    opts = None if info.is_hip else _compile.runtime_options(info)
+    how = (f"{workers or os.cpu_count() or 1} worker processes into {_compile.kernel_cache.root()}" if opts
+           else "this process, through CuPy")
+    out(f"warmup: {len(jobs)} module(s) of {len(sources)} source(s) for {info.target} on {info.name}, {how}")
+    t_start = time.perf_counter()
+    seconds, failures = {s: 0.0 for s in sources}, []
+    step, close = progress(len(jobs), "compiling", out, "module")
+    if opts is not None:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=context) as pool:
+            futures = [pool.submit(_precompile_job, s, n, info.arch, opts) for s, n in jobs]
+            for future in as_completed(futures):
+                source, name, took, error = future.result()
+                seconds[source] += took
+                if error is not None:
+                    failures.append((source, name, error))
+                step(f"{source} {name or '(extern C)'}")
+    else:
+        for source, name in jobs:
+            t0 = time.perf_counter()
+            try:
+                if name is None:
+                    _compile.get_module(source)
+                else:
+                    _compile.get_kernel(source, name)
+            except KernelCompileError as exc:
+                failures.append((source, name, exc.log))
+            seconds[source] += time.perf_counter() - t0
+            step(f"{source} {name or '(extern C)'}")
+    close()
+    failed_sources = {f[0] for f in failures}
+    rows = [[s, len(_compile.registered(s)), "FAIL" if s in failed_sources else "ok", f"{seconds[s]:.1f} s"]
+            for s in sources]
+    for line in table(["source", "templates", "status", "compile time"], rows):
         out("  " + line)
-    for source, exc in failures:
-        out(f"FAIL {source}:")
-        for line in first_lines(exc.log, 25):
+    for source, name, log in failures:
+        out(f"FAIL {source} {name or '(extern C)'}:")
+        for line in first_lines(log, 25):
             out(line)
-    out(f"warmup: {len(sources) - len(failures)} compiled, {len(failures)} failed")
+    out(f"warmup: {len(jobs) - len(failures)} compiled, {len(failures)} failed in {time.perf_counter() - t_start:.1f} s")
     return 1 if failures else 0

@@ -8,7 +8,9 @@ Commands
 report          The device and configuration report (works without a GPU).
 self-check      Every registered self-check on fresh random data: one PASS/FAIL line each.
 bench           The vendor-ratio table (``--filter``, ``--repeat``, ``--json``).
-warmup          Compile every kernel source for this device (tqdm bar when installed).
+warmup          Compile every kernel (``warmup rocblas prim``: of those libraries) for this device
+                into the binary cache, in parallel worker processes (progress per module).
+cache           ``cache info`` (default) / ``cache clear``: rocarray's kernel binary cache.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
                 NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
 
@@ -122,11 +124,31 @@ def cmd_bench(args, parser):
 
 
 def cmd_warmup(args, parser):
-    """Compile every kernel source for the current device."""
+    """Compile every kernel (of the named libraries) for the current device into the caches."""
     why = _device_problem()
     if why is not None:
         return _no_device("warmup", why)
-    return _cc.run_warmup(_out)
+    try:
+        return _cc.run_warmup(_out, getattr(args, "libraries", None) or None, getattr(args, "jobs", None))
+    except ValueError as exc:
+        parser.error(str(exc))
+
+
+def cmd_cache(args, parser):
+    """Show or clear rocarray's caches (kernel binaries, tuning DB)."""
+    from rocarray._core import kernel_cache
+
+    if args.action == "clear":
+        removed = kernel_cache.clear()
+        _out(f"kernel cache: removed {removed} file(s) under {kernel_cache.root()}")
+        return EXIT_OK
+    entries = kernel_cache.info()
+    _out(f"kernel cache  {kernel_cache.root()}")
+    if not entries:
+        _out("  empty")
+    for arch, (count, nbytes) in entries.items():
+        _out(f"  {arch:10s} {count:6d} binaries  {nbytes / 2**20:8.1f} MiB")
+    return EXIT_OK
 
 
 def cmd_compile_check(args, parser):
@@ -185,8 +207,15 @@ def build_parser():
                    help="run every registered self-check (needs a GPU)").set_defaults(func=cmd_self_check)
     sub.add_parser("bench", parents=[filter_opts, bench_opts],
                    help="rocarray vs vendor ratio table (needs a GPU)").set_defaults(func=cmd_bench)
-    sub.add_parser("warmup", help="compile every kernel for this device (needs a GPU)"
-                   ).set_defaults(func=cmd_warmup)
+    warm = sub.add_parser("warmup", help="compile every kernel (of the named libraries) for this device into the "
+                                         "binary cache (needs a GPU)")
+    warm.add_argument("libraries", nargs="*", metavar="LIBRARY", help="e.g. rocblas prim rocfft (default: all)")
+    warm.add_argument("--jobs", type=_positive_int, default=S, metavar="N",
+                      help="parallel compiler processes (default: the CPU count)")
+    warm.set_defaults(func=cmd_warmup)
+    cache = sub.add_parser("cache", help="show or clear rocarray's kernel binary cache")
+    cache.add_argument("action", choices=["info", "clear"], nargs="?", default="info")
+    cache.set_defaults(func=cmd_cache)
     sub.add_parser("compile-check", parents=[compile_opts, filter_opts],
                    help="offline compile for sm_90 / gfx90a / gfx940 (no GPU needed)"
                    ).set_defaults(func=cmd_compile_check)

@@ -312,18 +312,40 @@ def _cached_module(relative_path, info, text, name):
     opts = runtime_options(info)
     if opts is None:
         return None
-    names = [name] if name else []
-    entry_key = kernel_cache.key("runtime", "nvrtc", nvrtc().getVersion(), info.arch, opts, names, text)
-    found = kernel_cache.load(info.arch, entry_key)
-    if found is None:
-        lowered, binary = nvrtc_compile(relative_path, info.target, text, opts, names)
-        path = kernel_cache.store(info.arch, entry_key, binary, lowered)
-        if path is None:
-            path = _private_file(entry_key, binary)
-    else:
-        path, lowered = found
+    path, lowered = precompile(relative_path, name, info.arch, opts, text)
     module = backend.cupy().RawModule(path=str(path))
     return _BinaryModule(module, lowered, lambda: _cupy_module(relative_path, info, text, name))
+
+
+def precompile(relative_path, name, arch, opts, text=None):
+    """Compile one instantiation (``name``; None: the ``extern "C"`` kernels) with NVRTC into the
+    binary cache unless it is there: ``(path of the binary, lowered names)``. Needs no device, so
+    ``python -m rocarray warmup`` runs it in worker processes.
+
+    Parameters
+    ----------
+    relative_path : str
+        Source under ``_kernels/``.
+    name : str or None
+        A registered name expression.
+    arch : str
+        The device's architecture (``'sm_90'``), the cache's folder.
+    opts : tuple of str
+        :func:`runtime_options` of the device.
+    text : str, optional
+        The pasted source (default: :func:`full_source`).
+    """
+    text = full_source(relative_path) if text is None else text
+    names = [name] if name else []
+    entry_key = kernel_cache.key("runtime", "nvrtc", nvrtc().getVersion(), arch, opts, names, text)
+    found = kernel_cache.load(arch, entry_key)
+    if found is not None:
+        return found
+    lowered, binary = nvrtc_compile(relative_path, backend.Target("cuda", arch, 32), text, opts, names)
+    path = kernel_cache.store(arch, entry_key, binary, lowered)
+    if path is None:
+        path = _private_file(entry_key, binary)
+    return path, lowered
 
 
 def _cupy_module(relative_path, info, text, name):

@@ -1,7 +1,7 @@
 """Every environment knob rocarray reads, in one place.
 
 =================================  ==========================================================
-``ROCARRAY_CACHE_DIR``             root of rocarray's caches (tuning DB, dumped sources);
+``ROCARRAY_CACHE_DIR``             root of rocarray's caches (kernel binaries, tuning DB, dumped sources);
                                    default ``$XDG_CACHE_HOME/rocarray`` or ``~/.cache/rocarray``
 ``ROCARRAY_DUMP_SOURCE_ON_ERROR``  ``1``: write the full pasted kernel source next to a compile error
 ``ROCARRAY_TUNE``                  ``0`` heuristics only, ``1`` tune unseen problems (default),
