@@ -125,7 +125,7 @@ def __getattr__(name):
             return _needs_device(target, name)  # calling it raises NoDeviceError (install CuPy)
         raise AttributeError(
             f"module 'rocarray' has no attribute '{name}'"
-            + (" (CuPy is not installed: pip install rocarray[cuda13] | [cuda12] | [rocm])"
+            + (f" (CuPy is not installed: {backend.INSTALL_SHORT})"
                if hasattr(_np, name) else "")
         )
     if not hasattr(cupy, name):

@@ -44,6 +44,11 @@ def lines_of(capsys):
     return capsys.readouterr().out.splitlines()
 
 
+def summary_of(lines):
+    """The compile check's summary: its output without the start line and the progress lines."""
+    return [line for line in lines if not line.startswith("  [") and not line.endswith(" ...")]
+
+
 # --------------------------------------------------------------------------------------------
 # subprocess: the real entry point, no GPU
 # --------------------------------------------------------------------------------------------
@@ -123,7 +128,7 @@ def test_parse_targets():
 
 def fake_compile_all(fail=False, skip_hip=False, seen=None):
     """A fast ``offline.compile_all``; ``seen``, a dict, records the targets and sources asked for."""
-    def compile_all(targets, sources=None, workers=None):
+    def compile_all(targets, sources=None, workers=None, progress=None):
         if seen is not None:
             seen.update(targets=targets, sources=sources)
         skipped = [(t, "hipcc not found") for t in targets if t.is_hip and skip_hip]
@@ -135,6 +140,8 @@ def fake_compile_all(fail=False, skip_hip=False, seen=None):
                     failures.append((s, t, KernelCompileError("ra_demo_b", t.arch, "error: bad thing\nline 2")))
                 else:
                     results.append(offline.CompileResult(s, t, (), seconds=0.25))
+                if progress is not None:
+                    progress(s, t, 0.25, failures == [] or failures[-1][:2] != (s, t))
         return results, failures, skipped
 
     return compile_all
@@ -148,11 +155,14 @@ def two_sources(monkeypatch):
 def test_compile_check_table(monkeypatch, capsys, two_sources):
     monkeypatch.setattr(offline, "compile_all", fake_compile_all())
     assert cli_main.main(["compile-check"]) == 0
-    out = lines_of(capsys)
+    lines = lines_of(capsys)
+    progress = [line for line in lines if line.startswith("  [")]
+    assert len(progress) == 6 and progress[-1].startswith("  [6/6] ")     # one line per source and target
+    out = summary_of(lines)
     assert out[0].startswith("offline compile check: 2 source(s) x 3 target(s)")
     assert out[1].split() == ["source", "templates", "sm_90", "gfx90a", "gfx940"]
     assert out[2].split() == ["demo/a.hip", "0", "ok", "0.2s", "ok", "0.2s", "ok", "0.2s"]
-    assert out[-1] == "compile check: all compiled"
+    assert out[-1] == "compile check: all compiled for sm_90, gfx90a, gfx940"
 
 
 def test_compile_check_failure_is_exit_1_with_the_log(monkeypatch, capsys, two_sources):
@@ -166,14 +176,15 @@ def test_compile_check_failure_is_exit_1_with_the_log(monkeypatch, capsys, two_s
 def test_compile_check_says_which_targets_are_skipped(monkeypatch, capsys, two_sources):
     monkeypatch.setattr(offline, "compile_all", fake_compile_all(skip_hip=True))
     assert cli_main.main(["compile-check"]) == 0
-    out = lines_of(capsys)
+    out = summary_of(lines_of(capsys))
     assert out[1].split() == ["source", "templates", "sm_90"]
     assert "  skipped gfx90a: hipcc not found" in out and "  skipped gfx940: hipcc not found" in out
+    assert out[-1] == "compile check: all compiled for sm_90; not checked: gfx90a, gfx940 (no compiler, see above)"
 
 
 def test_compile_check_with_no_sources(monkeypatch, capsys):
     monkeypatch.setattr(cli_cc._compile, "source_files", lambda: [])
-    monkeypatch.setattr(offline, "compile_all", lambda targets, sources=None, workers=None: ([], [], []))
+    monkeypatch.setattr(offline, "compile_all", lambda targets, sources=None, workers=None, progress=None: ([], [], []))
     assert cli_main.main(["compile-check"]) == 0
     assert any("nothing to compile" in line for line in lines_of(capsys))
 
@@ -182,7 +193,7 @@ def test_compile_check_filter_compiles_only_the_matching_sources(monkeypatch, ca
     seen = {}
     monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
     assert cli_main.main(["compile-check", "--filter", "b.hip"]) == 0
-    out = lines_of(capsys)
+    out = summary_of(lines_of(capsys))
     assert seen["sources"] == ["demo/b.hip"]
     assert out[0].startswith("offline compile check: 1 source(s) x 3 target(s)")
     assert not any(line.strip().startswith("demo/a.hip") for line in out)
@@ -201,7 +212,7 @@ def test_default_run_without_gpu_compiles_all_targets_by_default(monkeypatch, ca
     assert cli_main.main([]) == 0
     assert seen["targets"] == offline.OFFLINE_TARGETS
     out = "\n".join(lines_of(capsys))
-    assert "no GPU device found: no GPU is visible" in out and "pip install rocarray[cuda13]" in out
+    assert "no GPU device found: no GPU is visible" in out and "pip install cupy-cuda13x" in out
 
 
 # --------------------------------------------------------------------------------------------

@@ -63,8 +63,15 @@ def run_compile_check(targets, out, workers=None, source_filter=None):
         out(f"offline compile check: no kernel source matches {source_filter!r}")
         return 1
     start = time.perf_counter()
-    results, failures, skipped = offline.compile_all(targets=tuple(targets), sources=sources,
-                                                     workers=workers)
+    usable = [t for t in targets if not offline.missing_compiler(t)]
+    if usable and sources:
+        out(f"offline compile check: {len(sources)} source(s) x {', '.join(t.arch for t in usable)} ...")
+    step, close = progress(len(sources) * len(usable), "compiling", out, "source")
+    results, failures, skipped = offline.compile_all(
+        targets=tuple(targets), sources=sources, workers=workers,
+        progress=lambda source, target, took, ok: step(f"{target.arch} {source} {'ok' if ok else 'FAIL'} "
+                                                       f"{took:.1f} s"))
+    close()
     elapsed = time.perf_counter() - start
     skipped_arches = {t.arch for t, _ in skipped}
     used = [t for t in targets if t.arch not in skipped_arches]
@@ -80,7 +87,7 @@ def run_compile_check(targets, out, workers=None, source_filter=None):
         for line in table(["source", "templates"] + [t.arch for t in used], rows):
             out("  " + line)
     for target, why in skipped:
-        out(f"  skipped {target.arch}: {why}")
+        out(f"  skipped {target.arch}: {' '.join(str(why).split())}")
     if not used and targets:
         out("  no offline compiler is installed: nothing was compiled")
     for source, target, exc in failures:
@@ -93,7 +100,10 @@ def run_compile_check(targets, out, workers=None, source_filter=None):
         out(f"compile check: {len(failures)} failure(s)")
         return 1
     if sources and used:
-        out("compile check: all compiled")
+        done = f"compile check: all compiled for {', '.join(t.arch for t in used)}"
+        if skipped:
+            done += f"; not checked: {', '.join(t.arch for t, _ in skipped)} (no compiler, see above)"
+        out(done)
     return 0
 
 
@@ -114,11 +124,14 @@ def progress(total, desc, out, unit="item"):
             bar.set_postfix_str(label, refresh=False)
             bar.update(1)
         return step, bar.close
-    done = [0]
+    import threading
+
+    done, lock = [0], threading.Lock()
 
     def step(label):
-        done[0] += 1
-        out(f"  [{done[0]}/{total}] {label}")
+        with lock:
+            done[0] += 1
+            out(f"  [{done[0]}/{total}] {label}")
     return step, lambda: None
 
 

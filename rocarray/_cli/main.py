@@ -36,9 +36,7 @@ from rocarray._version import __version__
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NO_DEVICE = 0, 1, 2, 3
 
-_INSTALL = ("to use a GPU, install the CuPy build of your stack: pip install rocarray[cuda13] "
-            "(cupy-cuda13x), rocarray[cuda12] or rocarray[rocm] (cupy-rocm-7-0), with a working "
-            "NVIDIA or ROCm driver")
+_INSTALL = f"to use a GPU, {backend.INSTALL_HINT}, with a working NVIDIA or ROCm driver"
 
 
 def _out(line=""):

@@ -10,10 +10,14 @@ from dataclasses import dataclass
 
 from rocarray._core.errors import NoDeviceError
 
-_INSTALL_HINT = (
-    "install the CuPy build that matches your GPU stack: `pip install rocarray[cuda13]` "
-    "(cupy-cuda13x), `rocarray[cuda12]` (cupy-cuda12x) or `rocarray[rocm]` (cupy-rocm-7-0)"
+#: What to install for a GPU, said the same way by every message that needs one.
+INSTALL_HINT = (
+    "install the CuPy package of your GPU stack: `pip install cupy-cuda13x` (NVIDIA, CUDA 13 driver), "
+    "`pip install cupy-cuda12x` (CUDA 12) or `pip install cupy-rocm-7-0` (AMD, ROCm 7); from a rocarray "
+    "checkout, `pip install \".[cuda13]\"` (or `.[cuda12]`, `.[rocm]`) does the same"
 )
+#: The same, in one short line.
+INSTALL_SHORT = "pip install cupy-cuda13x | cupy-cuda12x | cupy-rocm-7-0"
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def cupy():
         return _cupy[0]
     module = cupy_module()
     if module is None:
-        raise NoDeviceError(f"rocarray needs CuPy and a GPU, but CuPy is not installed: {_INSTALL_HINT}")
+        raise NoDeviceError(f"rocarray needs CuPy and a GPU, but CuPy is not installed: {INSTALL_HINT}")
     _cupy[:] = [module]
     return module
 
@@ -145,7 +149,7 @@ def _read_device_info(device_id):
     except Exception as exc:
         raise NoDeviceError(
             f"CuPy is installed but no GPU runtime could be reached ({exc}); check the driver "
-            f"(nvidia-smi / rocm-smi) or {_INSTALL_HINT}"
+            f"(nvidia-smi / rocm-smi) or {INSTALL_HINT}"
         ) from None
     if count == 0:
         raise NoDeviceError("CuPy is installed but no GPU is visible (check CUDA/HIP_VISIBLE_DEVICES)")
@@ -183,7 +187,7 @@ def device_info(device_id=None):
             device_id = runtime.getDevice()
         except Exception as exc:
             raise NoDeviceError(
-                f"no GPU runtime could be reached ({exc}); check the driver or {_INSTALL_HINT}"
+                f"no GPU runtime could be reached ({exc}); check the driver or {INSTALL_HINT}"
             ) from None
     return _read_device_info(int(device_id))
 

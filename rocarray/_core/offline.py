@@ -14,6 +14,7 @@ all its registered instantiations; targets compile in parallel processes.
 import os
 import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -41,22 +42,29 @@ class CompileResult:
     seconds: float = 0.0
 
 
+#: What to install for each offline compiler.
+NVRTC_HINT = "pip install cupy-cuda13x nvidia-cuda-nvrtc (or, from a checkout, pip install \".[test]\")"
+HIPCC_HINT = "as root: apt-get update && apt-get install hipcc libamdhip64-dev rocm-device-libs (Debian 12)"
+
+
 def _nvrtc():
     try:
         from cupy_backends.cuda.libs import nvrtc
-    except Exception as exc:  # CuPy missing, or its NVRTC library could not be loaded
-        return None, f"NVRTC unavailable ({exc.__class__.__name__}: {exc})"
+    except Exception:  # CuPy missing (its bindings are how NVRTC is reached)
+        return None, f"NVRTC needs CuPy's bindings, and CuPy is not installed: {NVRTC_HINT}"
     try:
         nvrtc.getVersion()
-    except Exception as exc:
-        return None, f"NVRTC library not found ({exc}); pip install nvidia-cuda-nvrtc"
+    except Exception:
+        return None, f"the NVRTC library is not installed: {NVRTC_HINT}"
     return nvrtc, None
 
 
 def _hipcc():
     path = config.hipcc_path()
     if not path:
-        return None, "hipcc not found (Debian: apt-get install hipcc libamdhip64-dev rocm-device-libs)"
+        return None, f"hipcc is not on PATH: {HIPCC_HINT}"
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return None, f"ROCARRAY_HIPCC={path} is not an executable file"
     return path, None
 
 
@@ -115,8 +123,6 @@ def compile_source(source, target):
     RuntimeError
         When the target's compiler is not installed (see :func:`missing_compiler`).
     """
-    import time
-
     names = _compile.registered(source)
     text = _compile.full_source(source)
     start = time.perf_counter()
@@ -129,8 +135,11 @@ def compile_source(source, target):
     return result
 
 
-def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None):
+def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None):
     """Compile every source for every target whose compiler is present.
+
+    ``progress(source, target, seconds, ok)`` is called as each compile finishes (from the thread
+    that ran it).
 
     Returns
     -------
@@ -146,10 +155,14 @@ def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None):
     results, failures = [], []
 
     def run(job):
+        start = time.perf_counter()
         try:
-            return compile_source(*job), None
+            outcome = compile_source(*job), None
         except KernelCompileError as exc:
-            return None, (job[0], job[1], exc)
+            outcome = None, (job[0], job[1], exc)
+        if progress is not None:
+            progress(job[0], job[1], time.perf_counter() - start, outcome[1] is None)
+        return outcome
 
     workers = workers or max(2, min(len(jobs), (os.cpu_count() or 2) + 1))
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:

@@ -18,7 +18,7 @@ def report_lines():
     ]
     cupy = backend.cupy_module()
     if cupy is None:
-        lines.append("cupy          not installed (pip install rocarray[cuda13] | [cuda12] | [rocm])")
+        lines.append(f"cupy          not installed ({backend.INSTALL_SHORT})")
     else:
         lines.append(f"cupy          {cupy.__version__}")
         is_hip = backend.is_hip_build()

@@ -115,7 +115,7 @@ def test_a_device_id_out_of_range_is_a_no_device_error(monkeypatch):
 
 def test_missing_cupy_raises_no_device_error_saying_what_to_install(monkeypatch):
     monkeypatch.setattr(backend, "cupy_module", lambda: None)
-    with pytest.raises(NoDeviceError, match=r"CuPy is not installed.*pip install rocarray\[cuda13\]"):
+    with pytest.raises(NoDeviceError, match=r"CuPy is not installed.*pip install cupy-cuda13x.*cupy-rocm-7-0"):
         backend.cupy()
     with pytest.raises(NoDeviceError, match="pip install"):
         backend.device_info()
@@ -205,3 +205,10 @@ def test_shared_memory_limit_is_the_opt_in_maximum_on_nvidia(monkeypatch):
         assert backend.shared_memory_limit(1) == 64 * 1024
     finally:
         backend.shared_memory_limit.cache_clear()
+
+
+def test_install_hints_name_packages_that_exist():
+    # rocarray is installed from a checkout; the hints name CuPy's packages, which pip can install
+    for text in (backend.INSTALL_HINT, backend.INSTALL_SHORT):
+        assert "rocarray[" not in text and "cupy-cuda13x" in text and "cupy-rocm-7-0" in text
+    assert 'pip install ".[cuda13]"' in backend.INSTALL_HINT
