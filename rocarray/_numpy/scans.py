@@ -13,7 +13,7 @@ bitwise identical run to run. Host (NumPy) arrays raise ``TypeError`` (the proje
 
 import numpy
 
-from rocarray._core import backend
+from rocarray._core import backend, dtypes
 from rocarray._core.args import as_device_array, normalize_axis
 from rocarray.prim import _scan
 
@@ -46,7 +46,7 @@ def _accumulate(a, axis, dtype, out, op, nan):
         dtype = out.dtype
     else:
         dtype = _scan.accumulation_dtype(a.dtype)
-    if dtype not in _scan.CTYPES:
+    if dtype not in dtypes.CTYPES:
         raise TypeError(f"{'nan' if nan else ''}cum{'sum' if op == 'add' else 'prod'}: unsupported dtype {dtype.name}")
     target = out.reshape(a.shape) if out is not None and out.shape != a.shape else out
     nan = nan and a.dtype.kind in "fc"
