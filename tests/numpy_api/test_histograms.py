@@ -1,17 +1,17 @@
-"""bincount and histogram against NumPy (``rocarray/_numpy/histograms.py``, ``rocarray/prim/_histogram.py``).
+"""The NumPy-named ra.bincount and ra.histogram (``rocarray/_numpy/histograms.py``) against NumPy.
 
 GPU tests (``@pytest.mark.gpu``) run on fresh random data of sizes that cross warp, block and
 16-byte-pack boundaries, with bin counts that take the shared-memory path (1..1024) and the
 global-atomic path (100000), and compare with NumPy: counts exactly, weighted sums to rounding,
-bin edges exactly. CPU tests cover the pure-Python layer: kernel registration, NumPy's edge and
-dtype rules (against ``numpy.histogram_bin_edges``), launch sizing, and every argument error,
-raised before anything reaches the device (on fake device arrays that are never launched on).
+bin edges exactly, also at 2^28 elements (``slow``). CPU tests cover NumPy's edge and dtype rules
+(against ``numpy.histogram_bin_edges``) and every argument error, raised before anything reaches
+the device (on fake device arrays that are never launched on).
 """
 
 import numpy as np
 import pytest
 
-from rocarray._core import compile as _compile
+import large
 from rocarray.prim import _histogram
 from rocarray._numpy import histograms as api
 
@@ -325,20 +325,9 @@ def no_launch(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the device was reached")
 
-    for name in ("_launch", "_run", "bincount_bounds", "bincount_counts", "bincount", "histogram_even",
-                 "histogram_range"):
+    for name in ("_run", "bincount_bounds", "bincount_counts", "bincount", "histogram_even", "histogram_range"):
         monkeypatch.setattr(_histogram, name, refuse)
     monkeypatch.setattr(api, "_minmax", lambda a: refuse)
-
-
-def test_every_instantiation_is_registered():
-    names = _compile.registered(_histogram.SOURCE)
-    assert names == tuple(_histogram.instantiations())
-    assert all(n.startswith("ra_prim_") for n in names)
-    assert "ra_prim_bincount<ra_i32>" in names
-    assert "ra_prim_histogram_even<float, float>" in names
-    assert "ra_prim_histogram_even_weighted<ra_half, float>" in names
-    assert len(names) == len(set(names))
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint16", "int32", "uint64", "int64"])
@@ -358,18 +347,6 @@ def test_even_edges_match_numpy(dtype, nbins):
             continue
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
-
-
-def test_even_plan_follows_numpy_dtypes():
-    f32, f16 = np.float32, np.float16
-    plan = _histogram.even_plan(f32(-1), f32(2), 10, np.dtype(f32))  # autodetected: float32 quotient
-    assert plan["cmp"] == np.float32 and plan["q_mode"] == 1 and not plan["sub_half"]
-    plan = _histogram.even_plan(-1.0, 2.0, 10, np.dtype(f32))  # Python range: float64 quotient
-    assert plan["cmp"] == np.float32 and plan["q_mode"] == 0
-    plan = _histogram.even_plan(f16(-1), f16(2), 10, np.dtype(f16))
-    assert plan["sub_half"] and plan["q_mode"] == 2
-    plan = _histogram.even_plan(np.int32(0), np.int32(9), 10, np.dtype(np.int32))
-    assert plan["cmp"] == np.float64 and plan["q_mode"] == 0 and plan["denom"] == 9.0
 
 
 def test_outer_edges_errors_like_numpy():
@@ -394,23 +371,6 @@ def test_bins_argument_errors_like_numpy():
         api.edges_arg(np.ones((2, 2)))
     with pytest.raises(ValueError, match="Too many bins for data range"):
         api.check_uniform_edges(_histogram.even_edges(1.0, 1.0 + 1e-15, 100, np.dtype(np.float64)), 100)
-
-
-def test_launch_sizing():
-    assert _histogram.grid_size(1 << 28, 4, True, 1000) == 1000
-    assert _histogram.grid_size(100, 4, True, 1000) == 1
-    assert _histogram.replicas_for(256, False, 32) == 8
-    assert _histogram.replicas_for(1024, False, 32) == 8
-    assert _histogram.replicas_for(8192, False, 32) == 1
-    assert _histogram.replicas_for(100_000, False, 32) == 0
-    assert _histogram.replicas_for(1024, True, 64) == 4
-    in_shared, grid, rows = _histogram.weighted_layout(256, False, 32, 1000)
-    assert (in_shared, grid, rows) == (1, 1000, 1000)
-    in_shared, grid, rows = _histogram.weighted_layout(100_000, False, 32, 1000)
-    assert in_shared == 0 and rows == grid * 8 and rows * 100_000 <= _histogram.PARTIALS_BUDGET
-    assert _histogram.merge_plan(7, 1000) == ("ra_prim_hist_merge_wide", 7)
-    assert _histogram.merge_plan(7, 3) == ("ra_prim_hist_merge", 1)
-    assert _histogram.merge_plan(100_000, 160) == ("ra_prim_hist_merge", 391)
 
 
 @needs_cupy
@@ -458,22 +418,6 @@ def test_histogram_argument_errors(no_launch):
         api.histogram(a, bins="auto")
 
 
-def test_kernel_binning_takes_the_fast_form_only_where_it_is_exact():
-    f32, f16 = np.float32, np.float16
-    plan = _histogram.even_plan(-4.0, 4.0, 1024, np.dtype(f32))
-    mode, scale = _histogram.kernel_binning(plan, 1024)
-    assert mode == _histogram.FAST_Q_MODE and scale == pytest.approx(128.0)
-    plan = _histogram.even_plan(f16(-1), f16(2), 10, np.dtype(f16))  # float16 steps: NumPy's own
-    assert _histogram.kernel_binning(plan, 10) == (plan["q_mode"], plan["nbins_q"])
-    many = _histogram.FAST_MAX_BINS + 1
-    plan = _histogram.even_plan(0.0, 1.0, many, np.dtype(np.float64))
-    assert _histogram.kernel_binning(plan, many)[0] == plan["q_mode"]
-    # float32 edges that collapse (a range narrower than the bins can resolve) are not strictly
-    # increasing: the true bin is ambiguous, so NumPy's steps are kept.
-    plan = _histogram.even_plan(f32(1), f32(1.0000001), 64, np.dtype(f32))
-    assert not _histogram.estimate_is_exact(plan, 64)
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
 @pytest.mark.parametrize("bins", [1, 7, 1024, 4099])
@@ -483,8 +427,6 @@ def test_fast_binning_matches_numpy_on_edges_and_neighbours(rng, dtype, bins):
     Subnormal neighbours of a 0.0 edge are left out: float32 kernels flush them to zero (CuPy's
     -ftz=true, documented), so they land in the bin of 0.0 where NumPy keeps their sign.
     """
-    import rocarray as ra
-
     lo, hi = -3.0, 5.0
     if np.dtype(dtype).kind in "iu":
         lo, hi = 0.0, 200.0
@@ -494,33 +436,10 @@ def test_fast_binning_matches_numpy_on_edges_and_neighbours(rng, dtype, bins):
         x = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf),
                             rng.uniform(lo - 1, hi + 1, 100_003).astype(dtype)]).astype(dtype)
         x = x[(x == 0) | (np.abs(x) >= np.finfo(dtype).tiny)]
-    got, got_edges = ra.histogram(to_device(x), bins=bins, range=(lo, hi))
+    got, got_edges = api.histogram(to_device(x), bins=bins, range=(lo, hi))
     want, want_edges = np.histogram(x, bins=bins, range=(lo, hi))
     np.testing.assert_array_equal(to_host(got), want)
     np.testing.assert_array_equal(to_host(got_edges), want_edges)
-
-
-def test_even_setup_cache_keys_and_bounds():
-    """The uniform-bin cache keys on the endpoints' types and zero signs, is bounded, and its host
-    edges are read-only."""
-    f32 = np.dtype(np.float32)
-    neg = _histogram.even_setup(-1.0, -0.0, 8, f32)
-    pos = _histogram.even_setup(-1.0, 0.0, 8, f32)
-    assert neg is not pos and np.signbit(neg.edges[-1]) and not np.signbit(pos.edges[-1])
-    assert _histogram.even_setup(-1.0, 0.0, 8, f32) is pos
-    typed = _histogram.even_setup(np.float32(-1), np.float32(0), 8, f32)  # NumPy scalars: other dtypes
-    assert typed is not pos
-    for even, rg in ((neg, (-1.0, -0.0)), (typed, (np.float32(-1), np.float32(0)))):
-        want = np.histogram_bin_edges(np.zeros(1, f32), 8, rg)
-        assert even.edges.dtype == want.dtype
-        np.testing.assert_array_equal(even.edges, want)
-        assert np.array_equal(np.signbit(even.edges), np.signbit(want))
-    assert not pos.edges.flags.writeable
-    for i in range(2 * _histogram.EVEN_CACHE_SIZE):
-        _histogram.even_setup(float(i), i + 1.0, 4, f32)
-    assert len(_histogram._even_cache) <= _histogram.EVEN_CACHE_SIZE
-    many = _histogram.EVEN_CACHE_BINS + 1
-    assert _histogram.even_setup(0.0, 1.0, many, f32) is not _histogram.even_setup(0.0, 1.0, many, f32)
 
 
 @pytest.mark.gpu
@@ -535,3 +454,16 @@ def test_histogram_edges_are_fresh_copies(rng):
     np.testing.assert_array_equal(to_host(hist), want_hist)
     np.testing.assert_array_equal(to_host(e2), want_edges)
     assert e2.data.ptr != e1.data.ptr
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_bincount_and_histogram_2_28():
+    x, d = large.floats()
+    rng = np.random.default_rng(4)
+    v = rng.integers(0, 256, large.N, dtype=np.int32)
+    np.testing.assert_array_equal(to_host(api.bincount(to_device(v), minlength=300)), np.bincount(v, minlength=300))
+    counts, edges = api.histogram(d, bins=1024, range=(0.0, 1.0))
+    want_counts, want_edges = np.histogram(x, bins=1024, range=(0.0, 1.0))
+    np.testing.assert_array_equal(to_host(counts), want_counts)
+    np.testing.assert_array_equal(to_host(edges), want_edges)

@@ -1,24 +1,25 @@
-"""Reductions (rocarray.prim.reduce/argreduce and ra.sum, prod, min, max, argmin, argmax, mean, all,
-any, nan*, count_nonzero) against NumPy.
+"""The NumPy-named reductions (ra.sum, prod, min, max, argmin, argmax, mean, all, any, nan*,
+count_nonzero) against NumPy.
 
 GPU tests compare with NumPy references in float64/complex128 (exact for integers, which wrap like
 NumPy) over sizes that cross warp/block boundaries, every dtype, N-D arrays over every axis
 combination (tuples, negative axes), keepdims, ``out=`` (poisoned so an unwritten element shows),
-``dtype=``, non-contiguous views, NaN handling, ties, empty inputs, determinism and argument errors.
-CPU tests cover the pure-Python rules: result dtypes against NumPy, axis normalization, the layout
-planner and kernel choice, registered kernel names.
+``dtype=``, non-contiguous views, NaN handling, ties, empty inputs, determinism, argument errors and
+2^28-element inputs (``slow``). CPU tests cover the result dtypes against NumPy, the argument
+errors raised before any launch, and that a warm call reuses its plan.
 """
 
 import itertools
-import re
 import warnings
 
 import numpy as np
 import pytest
 
-from conftest import NUMERIC_DTYPES, random_array, to_device, to_host, wide
+import large
+from conftest import NUMERIC_DTYPES, fake, random_array, to_device, to_host, wide
+from launchfake import fake_device  # noqa: F401 (fixture)
 
-from rocarray._core import compile as _compile
+from rocarray._core import plans
 from rocarray.prim import _reduce
 import rocarray._numpy.reductions as api
 
@@ -129,7 +130,7 @@ def _ref_mean(x, axis=None, keepdims=False, dtype=None):
 
 
 # ------------------------------------------------------------------------------------------
-# CPU: dtype rules, axes, layout, registration
+# CPU: result dtypes, argument errors, warm calls
 # ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -138,82 +139,52 @@ def test_result_dtypes_follow_numpy(dtype):
     assert api.sum_result_dtype(z.dtype) == np.sum(z).dtype
     assert api.sum_result_dtype(z.dtype) == np.prod(z).dtype
     assert api.mean_result_dtype(z.dtype) == np.mean(z).dtype
-    op, kin, kout = _reduce.kernel_dtypes("add", z.dtype, np.sum(z).dtype)
-    assert (kin, kout) in _reduce.PAIRS[op]
-    for op in ("min", "max", "argmin", "argmax", "mul", "nnz"):
-        res = np.dtype(np.int64) if op.startswith("arg") or op == "nnz" else (
-            api.sum_result_dtype(z.dtype) if op == "mul" else z.dtype)
-        op2, kin, kout = _reduce.kernel_dtypes(op, z.dtype, res)
-        assert (kin, kout) in _reduce.PAIRS[op2], (op, dtype, kin, kout)
-
-
-def test_nnz_masks_clear_sign_bits():
-    assert _reduce.nnz_mask(np.float32) == 0x7FFFFFFF
-    assert _reduce.nnz_mask(np.float16) == 0x7FFF
-    assert _reduce.nnz_mask(np.int8) == 0xFF
-    assert _reduce.nnz_mask(np.complex64) == 0x7FFFFFFF7FFFFFFF
-
-
-def test_normalize_axes_like_numpy():
-    assert api.normalize_axes(None, 3) == (0, 1, 2)
-    assert api.normalize_axes(-1, 3) == (2,)
-    assert api.normalize_axes((2, -3), 3) == (0, 2)
-    with pytest.raises(np.exceptions.AxisError):
-        api.normalize_axes(3, 3)
-    with pytest.raises(ValueError, match="duplicate"):
-        api.normalize_axes((0, -3), 3)
-    with pytest.raises(TypeError):
-        api.normalize_axes(1.5, 3)
-    with pytest.raises(TypeError):
-        api.normalize_arg_axis((0, 1), 2)
     assert api.result_shape((2, 3, 4), (0, 2), True) == (1, 3, 1)
+    assert api.result_shape((2, 3, 4), (0, 2), False) == (3,)
 
 
-def _estr(x):
-    return tuple(s // x.itemsize for s in x.strides)
+_AXIS_ERRORS = [("sum", 2, np.exceptions.AxisError), ("sum", (0, -2), ValueError), ("max", 1.5, TypeError),
+                ("mean", (0, 3), np.exceptions.AxisError), ("argmax", (0, 1), TypeError),
+                ("argmin", -3, np.exceptions.AxisError), ("count_nonzero", (1, 1), ValueError)]
 
 
-@pytest.mark.parametrize("shape,axes,kind", [
-    ((1000,), (0,), "rows"), ((64, 5000), (1,), "rows"), ((5000, 64), (0,), "cols"),
-    ((4, 5, 6), (1,), "lines"), ((30, 400, 40), (1,), "cols"), ((30, 400, 40), (0, 1), "cols"),
-    ((30, 40, 400), (1, 2), "rows"), ((7, 3), (0, 1), "rows"), ((3, 5), (0, 1), "lines"), ((300, 20, 40), (0, 2), "copy"),
-])
-def test_plan_kinds(shape, axes, kind):
-    x = np.empty(shape, np.float32)
-    assert _reduce.plan(x.shape, _estr(x), axes, False).kind == kind
+@pytest.mark.parametrize("name, axis, exc", _AXIS_ERRORS)
+def test_bad_axes_raise_numpys_errors_before_any_launch(name, axis, exc, monkeypatch):
+    pytest.importorskip("cupy")
+    with pytest.raises(exc):
+        getattr(np, name)(np.ones((3, 4), np.float32), axis=axis)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the reduction was launched")
+
+    monkeypatch.setattr(_reduce, "reduce", refuse)
+    monkeypatch.setattr(_reduce, "argreduce", refuse)
+    with pytest.raises(exc):
+        getattr(api, name)(fake((3, 4), np.float32), axis=axis)
 
 
-def test_plan_views_need_no_copy():
-    x = np.empty((300, 500), np.float32)
-    p = _reduce.plan(x.T.shape, _estr(x.T), (0,), False)  # transposed: rows of the original
-    assert p.kind == "rows" and (p.outer, p.n, p.so) == (300, 500, 500)
-    p = _reduce.plan(x.shape, _estr(x), (0, 1), False)
-    assert p.kind == "rows" and (p.outer, p.n) == (1, 150000)
-    p = _reduce.plan(x.T.shape, _estr(x.T), (0, 1), False)  # any order for order-free ops
-    assert p.kind == "rows" and p.n == 150000
-    r = x[::-1]
-    p = _reduce.plan(r.shape, _estr(r), (0, 1), False)
-    assert p.kind == "rows" and p.offset == -299 * 500
-    p = _reduce.plan(x.T.shape, _estr(x.T), (0, 1), True)  # arg ops keep C order: copy
-    assert p.kind == "copy"
+def test_zero_d_argmax_takes_axis_0_and_minus_1_like_numpy(fake_device):
+    x = fake_device.array((), "float32")
+    for axis in (None, 0, -1):
+        assert api.argmax(x, axis=axis).shape == np.argmax(np.float32(0), axis=axis).shape == ()
+    with pytest.raises(np.exceptions.AxisError, match="dimension 1"):
+        np.argmax(np.array(1.0), axis=1)
+    with pytest.raises(np.exceptions.AxisError, match="dimension 1"):
+        api.argmax(x, axis=1)
 
 
-def test_launch_shapes():
-    grid, splits, warp = _reduce.rows_launch(1, 1 << 28, 1056, 32)
-    assert warp == 0 and splits == 1056 and grid == 1056
-    grid, splits, warp = _reduce.rows_launch(16384, 16384, 1056, 32)
-    assert (grid, splits, warp) == (16384, 1, 0)
-    assert _reduce.rows_launch(100, 50, 1056, 64) == (25, 1, 1)
-    grid, ct, splits, chunk, txl = _reduce.cols_launch(1, 16384, 16384, 4, 1056)
-    assert ct == 64 and txl == 6 and splits * chunk >= 16384 and grid == 64 * splits and grid >= 1000
-
-
-def test_registered_names_are_lean():
-    names = _compile.registered(_reduce.SOURCE)
-    assert set(names) == set(_reduce.instantiations())
-    assert len(names) <= 150
-    for n in names:
-        assert re.fullmatch(r"ra_prim_reduce_(rows|cols|lines)<[\w ,]+>", n), n
+def test_a_warm_sum_builds_nothing(fake_device, monkeypatch):
+    x = fake_device.array((1000,), "float32")
+    api.sum(x)
+    size = plans.cache.get_curr_size()
+    monkeypatch.setattr(_reduce, "_plan", lambda *a: pytest.fail("a warm sum built a plan"))
+    monkeypatch.setattr(_reduce, "launch_plan", lambda *a: pytest.fail("a warm sum built a launch"))
+    r = api.sum(x)
+    assert r.shape == () and r.dtype == np.float32
+    assert plans.cache.get_curr_size() == size
+    first, second = fake_device.launches[-2:]
+    assert (first.name, first.grid, first.block) == (second.name, second.grid, second.block)
+    assert first.args[:4] == second.args[:4] and first.args[5:] == second.args[5:]  # all but the result
 
 
 def test_host_arrays_are_rejected():
@@ -598,3 +569,108 @@ def test_sum_past_2_31_elements_int8():
     y = cupy.ones(n, dtype=np.int8)
     y[-1] = 5
     _check(api.sum(y), np.asarray(n + 4, np.int64))
+
+
+# ------------------------------------------------------------------------------------------
+# GPU: 2^28 elements (data on the device; references that do not depend on the order of the adds)
+# ------------------------------------------------------------------------------------------
+
+N = large.N
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_min_max_argmin_argmax_mean_2_28():
+    x, d = large.floats()
+    for f in ("min", "max", "argmin", "argmax"):
+        assert to_host(getattr(api, f)(d)) == getattr(np, f)(x), f
+    want = np.mean(x, dtype=np.float64)
+    got = to_host(api.mean(d))
+    assert got.dtype == np.float32
+    assert abs(float(got) - want) <= 1e-6 * want
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_prod_float64_near_one_2_28():
+    large.need(3 * N * 8)
+    rng = np.random.default_rng(1)
+    x = 1.0 + 1e-8 * (rng.random(N) - 0.5)
+    got = float(to_host(api.prod(to_device(x))))
+    want = float(np.exp(np.sum(np.log(x))))
+    # within the bound of any multiplication order, (N - 1) 2^-53 = 3e-8 (a tree of products of
+    # factors near 1 drifts by a good part of it)
+    assert abs(got - want) <= (N - 1) * 2.0**-53 * abs(want)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_all_any_one_odd_element_2_28():
+    large.need(4 * N)
+    rng = np.random.default_rng(2)
+    for pos in (0, N - 1, int(rng.integers(1, N - 1))):
+        ones = np.ones(N, bool)
+        ones[pos] = False
+        d = to_device(ones)
+        assert not bool(to_host(api.all(d))) and bool(to_host(api.any(d)))
+        del d
+        zeros = np.zeros(N, bool)
+        zeros[pos] = True
+        d = to_device(zeros)
+        assert bool(to_host(api.any(d))) and not bool(to_host(api.all(d)))
+        assert int(to_host(api.count_nonzero(d))) == 1
+        del d
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_nan_reductions_2_28():
+    x, _ = large.floats()
+    y = x.copy()
+    y[np.random.default_rng(6).integers(0, N, N // 100)] = np.nan
+    d = to_device(y)
+    want = np.nansum(y, dtype=np.float64)
+    assert abs(float(to_host(api.nansum(d))) - want) <= 1e-5 * want
+    assert to_host(api.nanmax(d)) == np.nanmax(y) and to_host(api.nanmin(d)) == np.nanmin(y)
+    assert np.isnan(to_host(api.max(d)))
+
+
+def _small_integers(dtype, seed):
+    """2^28 integer values of ``dtype``: 0/1 for bool, -1..1 for float16 (its sum must fit float16),
+    0..100 unsigned, else -100..100 (complex: both parts)."""
+    cupy.random.seed(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return cupy.random.randint(0, 2, N).astype(dtype)
+    low, high = (0, 101) if dtype.kind == "u" else (-1, 2) if dtype == np.float16 else (-100, 101)
+    x = cupy.random.randint(low, high, N).astype(dtype)
+    if dtype.kind == "c":
+        x.imag = cupy.random.randint(low, high, N)
+    return x
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_sum_and_extremes_every_dtype_2_28(dtype):
+    # integer-valued data: every partial sum is an integer below 2^24 in magnitude (the walk's
+    # spread is 58 * 2^14 = 1e6), exact in every accumulation type, so the sum must equal the
+    # int64 sum exactly, whatever the order of the adds; float16 accumulates in float32 and
+    # rounds once (its values are -1..1 so the sum, about 1.3e4, fits)
+    large.need(6 * N * np.dtype(dtype).itemsize + N * 8)
+    x = _small_integers(dtype, 28)
+    got = to_host(api.sum(x))
+    want_dtype = np.sum(np.zeros(1, dtype)).dtype
+    assert got.dtype == want_dtype
+    if np.dtype(dtype).kind == "c":
+        want = complex(int(x.real.astype(np.int64).sum()), int(x.imag.astype(np.int64).sum()))
+    else:
+        want = int(x.astype(np.int64).sum())
+    assert got == np.asarray(want).astype(want_dtype), (got, want)
+    if np.dtype(dtype).kind == "c":
+        return
+    lo, hi = x.min(), x.max()
+    assert to_host(api.min(x)) == to_host(lo) and to_host(api.max(x)) == to_host(hi)
+    # NumPy's tie-break: the first index of the extreme (about N / 201 ties here)
+    assert int(api.argmin(x)) == int(cupy.flatnonzero(x == lo)[0])
+    assert int(api.argmax(x)) == int(cupy.flatnonzero(x == hi)[0])

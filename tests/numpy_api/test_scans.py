@@ -1,21 +1,21 @@
-"""Scans (rocarray.prim inclusive/exclusive/segmented, ra.cumsum/cumprod/nancumsum/nancumprod) against NumPy.
+"""The NumPy-named scans (ra.cumsum, cumprod, nancumsum, nancumprod) against NumPy.
 
 GPU tests (``@pytest.mark.gpu``) compare with NumPy references computed in float64/complex128 (exact
 for integers, which wrap like NumPy), over sizes that cross warp and tile boundaries, every dtype,
 N-D arrays along every axis, non-contiguous views, ``out=`` (pre-filled with a sentinel so a missed
-element shows), ``dtype=``, NaN handling, determinism and the argument errors. CPU tests cover the
-pure-Python rules: the accumulation dtype against NumPy, axis normalization, kernel dtype choice and
-the registered kernel names.
+element shows), ``dtype=``, NaN handling, determinism, the argument errors and 2^28 elements
+(``slow``), on both row kernels. CPU tests cover the argument errors raised before any launch and
+that a warm call reuses its plan.
 """
-
-import re
 
 import numpy as np
 import pytest
 
+import large
 from conftest import NUMERIC_DTYPES, fake, random_array, to_device, to_host
+from launchfake import fake_device  # noqa: F401 (fixture)
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import plans
 from rocarray.prim import _scan
 import rocarray._numpy.scans as api
 
@@ -84,94 +84,6 @@ def assert_scan(got, want, dtype, n, op="add"):
 # CPU: pure-Python rules
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_accumulation_dtype_follows_numpy(dtype):
-    assert _scan.accumulation_dtype(np.dtype(dtype)) == np.cumsum(np.zeros(1, dtype)).dtype
-    assert _scan.accumulation_dtype(np.dtype(dtype)) == np.cumprod(np.zeros(1, dtype)).dtype
-
-
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_accumulation_dtype_override(dtype):
-    assert _scan.accumulation_dtype(np.dtype("int8"), dtype) == np.dtype(dtype)
-
-
-@pytest.mark.parametrize("axis, ndim", [(3, 3), (-4, 3), (1, 1), (0, 0)])
-def test_normalize_axis_raises_axis_error(axis, ndim):
-    with pytest.raises(np.exceptions.AxisError):
-        _scan.normalize_axis(axis, ndim)
-
-
-def test_normalize_axis_non_integer_is_type_error():
-    with pytest.raises(TypeError):
-        _scan.normalize_axis(1.0, 2)
-
-
-@pytest.mark.parametrize("axis, ndim, want", [(-1, 3, 2), (0, 3, 0), (-3, 3, 0), (np.int64(1), 2, 1)])
-def test_normalize_axis_values(axis, ndim, want):
-    assert _scan.normalize_axis(axis, ndim) == want
-
-
-@pytest.mark.parametrize("op", ["add", "mul"])
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_every_dtype_has_a_kernel_pair(op, dtype):
-    out = _scan.accumulation_dtype(np.dtype(dtype))
-    kin = _scan.kernel_input_dtype(dtype, out, op)
-    kout = _scan.kernel_result_dtype(out)
-    assert kin == np.dtype(dtype)  # the natural pair never casts the input
-    assert (kin, kout) in _scan.PAIRS[op]
-
-
-def test_kernel_names_are_registered_and_follow_the_rules():
-    names = _compile.registered(_scan.SOURCE)
-    assert names == tuple(_scan.instantiations())
-    assert all(re.match(r"ra_prim_scan_(rows|rows_staged|rows_seg|lines|lines_totals)<", n) for n in names)
-    for op, pairs in _scan.PAIRS.items():
-        for a, b in pairs:
-            assert _scan.kernel_name("rows", op, a, b) in names
-            staged = op == "add" and np.dtype(a).itemsize >= 4
-            assert (_scan.kernel_name("rows_staged", op, a, b) in names) == staged
-            assert _scan.kernel_name("lines", op, a, b) in names
-
-
-def test_tile_items_match_the_source_rule():
-    assert _scan.tile_items("float32", "float32") == 32
-    assert _scan.tile_items("float16", "float16") == 32  # accumulates in float32
-    assert _scan.tile_items("int8", "int64") == 16
-    assert _scan.tile_items("float64", "float64") == 16
-    assert _scan.tile_items("complex128", "complex128") == 8
-    assert _scan.tile_size("float32", "float32") == 8192
-    # the staged kernel's tile: 52 KiB of input where input and result have one width of at most
-    # 8 bytes, else 40 KiB (ra_prim_stage_plan)
-    assert _scan.tile_size("float32", "float32", "rows_staged") == 13312
-    assert _scan.tile_size("float64", "float64", "rows_staged") == 6656
-    assert _scan.tile_size("complex64", "complex64", "rows_staged") == 6656
-    assert _scan.tile_size("int64", "int64", "rows_staged") == 6656
-    assert _scan.tile_size("int32", "int64", "rows_staged") == 10240
-    assert _scan.tile_size("uint32", "uint64", "rows_staged") == 10240
-    assert _scan.tile_size("complex128", "complex128", "rows_staged") == 2560
-    assert _scan.staged_blocks("float32", "float32") == 4
-    assert _scan.staged_blocks("int32", "int64") == _scan.staged_blocks("complex128", "complex128") == 5
-    source = _compile.read_text(_scan.SOURCE)
-    assert f"#define RA_PRIM_STAGE_BYTES_WIDE {_scan.STAGE_BYTES_WIDE}" in source
-    assert f"#define RA_PRIM_STAGE_BYTES_NARROW {_scan.STAGE_BYTES_NARROW}" in source
-    assert f"#define RA_PRIM_STAGE_ALIGN {_scan.STAGE_ALIGN}" in source
-    assert "sizeof(TIn) == sizeof(TOut) && sizeof(TIn) <= 8" in source
-    assert "BLOCKS = WIDE ? 4 : 5" in source
-
-
-def test_staged_row_kernel_is_chosen_on_nvidia_sm_90_and_later():
-    assert _scan.staged_rows(is_hip=False, cc_major=9)
-    assert _scan.staged_rows(is_hip=False, cc_major=10)
-    assert not _scan.staged_rows(is_hip=False, cc_major=8)
-    assert not _scan.staged_rows(is_hip=True, cc_major=9)
-
-
-@pytest.mark.parametrize("lines, length, mps, want", [(16384, 16384, 132, 33), (1, 10, 132, 1),
-                                                     (10**6, 10**4, 132, 1), (3, 100_000, 132, 1562)])
-def test_lines_segments(lines, length, mps, want):
-    assert _scan.lines_segments(lines, length, mps) == want
-
-
 FACADE_ERRORS = [(fn, kwargs, exc) for fn in ("cumsum", "cumprod", "nancumsum", "nancumprod")
                  for kwargs, exc in (({"dtype": "not-a-dtype"}, TypeError), ({"dtype": "U3"}, TypeError),
                                      ({"axis": 2}, np.exceptions.AxisError),
@@ -194,11 +106,18 @@ def test_facade_argument_errors_match_numpy(fn, kwargs, exc, monkeypatch):
         getattr(api, fn)(fake((3, 4), np.float32), **kwargs)
 
 
-def test_check_op_rejects_unknown_ops_and_complex_min():
-    with pytest.raises(ValueError):
-        _scan.check_op("sub", np.float32)
-    with pytest.raises(TypeError):
-        _scan.check_op("max", np.complex64)
+def test_a_warm_cumsum_builds_nothing(fake_device, monkeypatch):
+    x = fake_device.array((1000,), "float32")
+    api.cumsum(x)
+    size = plans.cache.get_curr_size()
+    for name in ("_plan", "_into_plan", "_rows_plan", "_lines_plan"):
+        monkeypatch.setattr(_scan, name, lambda *a: pytest.fail("a warm cumsum built a plan"))
+    r = api.cumsum(x)
+    assert r.shape == (1000,) and r.dtype == np.float32
+    assert plans.cache.get_curr_size() == size
+    first, second = fake_device.launches
+    assert (first.name, first.grid) == (second.name, second.grid)
+    assert int(second.args[-3]) == int(first.args[-3]) + 1  # a new epoch per launch
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,19 +125,14 @@ def test_check_op_rejects_unknown_ops_and_complex_min():
 # --------------------------------------------------------------------------------------------
 
 @pytest.fixture(params=["register", "staged"])
-def row_kernel(request, monkeypatch):
+def row_kernel(request):
     """Plain row scans forced onto one row kernel. A device takes one of them (the staged one on
     NVIDIA from sm_90, the register one elsewhere), and both must be right on every device: on the
     H200 the staged kernel moves aligned tiles with the bulk copy engine and unaligned ones with
     its portable copy."""
-    staged = request.param == "staged"
-
-    class Forced(dict):
-        def get(self, key, default=None):
-            return staged
-
-    monkeypatch.setattr(_scan, "_staged_by_device", Forced())
-    return request.param
+    _scan.force_row_kernel(request.param)
+    yield request.param
+    _scan.force_row_kernel(None)
 
 
 @pytest.mark.gpu
@@ -410,84 +324,9 @@ def test_nancumsum_and_nancumprod_sizes(n, dtype, rng, row_kernel):
 
 
 @pytest.mark.gpu
-def test_staged_row_kernels_keep_every_value_in_registers_at_their_resident_blocks():
-    from cupy.cuda import driver
-
-    # Each staged kernel is built for staged_blocks resident blocks (ra_prim_stage_plan::BLOCKS):
-    # a spill to local memory cost 20 % at 2^28 float32 on the H200 (docs/performance.md), and
-    # a block fewer than planned would leave the tile-size choice unmeasured.
-    if not _scan._staged(0):
-        pytest.skip("this device takes the register row kernel")
-    pairs = sorted(((a, b) for a, b in _scan.PAIRS["add"] if _scan.staged_pair("add", a)), key=str)
-    names = {n for n in _scan.instantiations() if n.startswith("ra_prim_scan_rows_staged")}
-    assert len(pairs) == len(names) == 8
-    for a, b in pairs:
-        name = _scan.kernel_name("rows_staged", "add", a, b)
-        assert name in names
-        kernel = _scan._kernel(name, 0)
-        blocks = _scan.staged_blocks(a, b)
-        attributes = kernel.attributes
-        assert attributes["local_size_bytes"] == 0, (name, attributes)
-        assert attributes["num_regs"] <= 65536 // (blocks * _scan.BLOCK), (name, attributes)
-        shared = _scan.stage_bytes(a, b) + _scan.STAGE_ALIGN
-        launch.allow_shared(kernel, shared)
-        resident = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, _scan.BLOCK, shared)
-        assert resident == blocks, (name, resident)
-
-
-@pytest.mark.gpu
 def test_nancumsum_of_integers_is_cumsum(rng):
     x = scan_data(rng, 1000, "int16")
     assert_scan(api.nancumsum(to_device(x)), np.nancumsum(x), np.int64, 1000)
-
-
-# --------------------------------------------------------------------------------------------
-# GPU: low-level API (exclusive, segmented, min/max)
-# --------------------------------------------------------------------------------------------
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("n", [0, 1, 33, 4097, 100_003])
-@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"])
-def test_exclusive_scan(n, dtype, rng, row_kernel):
-    x = scan_data(rng, (3, n), dtype)
-    inc = reference(x, 1)
-    want = np.concatenate([np.zeros((3, 1), inc.dtype), inc[:, :-1]], axis=1)[:, :n]  # (3, 0) at n = 0
-    assert_scan(_scan.exclusive_scan(to_device(x), axis=1), want, _scan.accumulation_dtype(x.dtype), n)
-    wantc = np.concatenate([np.zeros((1, n), inc.dtype), reference(x, 0)[:-1]], axis=0)
-    assert_scan(_scan.exclusive_scan(to_device(x), axis=0), wantc, _scan.accumulation_dtype(x.dtype), 3)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("n", [1, 65, 4097, 1_000_003])
-@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex128"])
-@pytest.mark.parametrize("density", [0.0, 0.001, 0.3])
-def test_segmented_inclusive_scan(n, dtype, density, rng):
-    x = scan_data(rng, n, dtype)
-    heads = rng.random(n) < density
-    starts = np.flatnonzero(heads | (np.arange(n) == 0))
-    inc = reference(x, 0)
-    base = np.concatenate([[0], inc])[starts]  # prefix before each segment
-    seg = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
-    want = inc - base[seg]
-    got = _scan.segmented_inclusive_scan(to_device(x), to_device(heads))
-    if np.dtype(dtype).kind in "fc":  # compare per segment against a direct float64 segment scan
-        wide = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
-        want = np.concatenate([np.cumsum(wide[s:e]) for s, e in zip(starts, np.append(starts[1:], n))])
-    assert_scan(got, want, _scan.accumulation_dtype(x.dtype), n)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("op", ["min", "max"])
-@pytest.mark.parametrize("dtype", ["int8", "int64", "uint32", "float16", "float32", "float64"])
-def test_min_max_scans(op, dtype, rng, row_kernel):
-    x = random_array(rng, (4, 5000), dtype)
-    if np.dtype(dtype).kind == "f":
-        x[1, 700] = np.nan
-    fn = np.minimum if op == "min" else np.maximum
-    for axis in (0, 1):
-        got = to_host(_scan.inclusive_scan(to_device(x), axis=axis, op=op))
-        assert got.dtype == x.dtype
-        np.testing.assert_array_equal(got, fn.accumulate(x, axis=axis))
 
 
 # --------------------------------------------------------------------------------------------
@@ -511,8 +350,6 @@ def test_errors():
         api.cumsum(np.ones(3))
     with pytest.raises(TypeError):
         api.cumsum(d, out=np.empty(12, np.float32))
-    with pytest.raises(TypeError):
-        _scan.inclusive_scan(d, axis=0, op="max", dtype=np.complex64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -546,3 +383,13 @@ def test_cumsum_past_2_31_elements_int8():
     np.testing.assert_array_equal(got, want)
     step = r[1:] - r[:-1]  # every increment is the input: 1, except the 5
     assert int(step.min()) == 1 and int(step.max()) == 5 and int((step == 5).sum()) == 1
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_cumprod_signs_are_exact_2_28():
+    large.need(3 * large.N * 4)
+    rng = np.random.default_rng(3)
+    x = np.where(rng.random(large.N) < 0.5, -1.0, 1.0).astype(np.float32)
+    got = to_host(api.cumprod(to_device(x)))
+    np.testing.assert_array_equal(got, np.cumprod(x))
