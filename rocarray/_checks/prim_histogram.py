@@ -15,7 +15,6 @@ _LIB = "prim"
 _BENCH_N = 1 << 28
 
 
-
 def _api():
     from rocarray._numpy import histograms as _histogram_api
 

@@ -16,7 +16,6 @@ from rocarray._core.harness import BenchCase
 from rocarray._core.dtypes import ALL_DTYPES
 
 _LIB = "prim"
-_DTYPES = ALL_DTYPES
 
 
 def _api():
@@ -54,7 +53,7 @@ def _compare(name, got, want, n):
 @harness.self_check(_LIB, "reduce_dtypes")
 def check_reduce_dtypes(rng):
     cupy, api = backend.cupy(), _api()
-    for dtype in _DTYPES:
+    for dtype in ALL_DTYPES:
         for n in (1, 65, 10_007):
             x = _host(rng, n, dtype)
             dx = cupy.asarray(x)

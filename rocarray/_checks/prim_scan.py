@@ -16,7 +16,6 @@ from rocarray._core.dtypes import ALL_DTYPES
 from rocarray.prim import _scan
 
 _LIB = "prim"
-_DTYPES = ALL_DTYPES
 
 
 def _api():
@@ -67,7 +66,7 @@ def _ref(x, axis, op, nan=False):
 @harness.self_check(_LIB, "cumsum_cumprod")
 def check_cumsum_cumprod(rng):
     cupy, api = backend.cupy(), _api()
-    for dtype in _DTYPES:
+    for dtype in ALL_DTYPES:
         for op, fn in (("add", api.cumsum), ("mul", api.cumprod)):
             for n in (1, 65, 10_007):
                 x = _host(rng, n, dtype, op)

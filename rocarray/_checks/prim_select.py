@@ -16,7 +16,6 @@ from rocarray.prim import _select
 from rocarray._core.dtypes import ALL_DTYPES
 
 _LIB = "prim"
-_DTYPES = ALL_DTYPES
 
 
 def _api():
@@ -52,7 +51,7 @@ def _same(name, got, want):
 @harness.self_check(_LIB, "nonzero_extract")
 def check_nonzero_extract(rng):
     cupy, api = backend.cupy(), _api()
-    for dtype in _DTYPES:
+    for dtype in ALL_DTYPES:
         for n in (1, 65, 10_007):
             x = _host(rng, n, dtype)
             dx = cupy.asarray(x)
@@ -69,7 +68,7 @@ def check_nonzero_extract(rng):
 @harness.self_check(_LIB, "searchsorted")
 def check_searchsorted(rng):
     cupy, api = backend.cupy(), _api()
-    for dtype in _DTYPES:
+    for dtype in ALL_DTYPES:
         a = numpy.sort(_host(rng, 5000, dtype, zeros=0.1))
         v = _host(rng, 777, dtype, zeros=0.1)
         for side in ("left", "right"):
@@ -81,7 +80,7 @@ def check_searchsorted(rng):
 @harness.self_check(_LIB, "unique")
 def check_unique(rng):
     cupy, api = backend.cupy(), _api()
-    for dtype in _DTYPES:
+    for dtype in ALL_DTYPES:
         for span in (5, 1 << 20):
             x = _host(rng, 20_011, dtype, zeros=0.1, span=span)
             got = api.unique(cupy.asarray(x), return_index=True, return_inverse=True, return_counts=True)

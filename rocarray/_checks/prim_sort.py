@@ -19,7 +19,6 @@ _KEY_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "ui
                "float16", "float32", "float64")
 
 
-
 def _api():
     from rocarray._numpy import sorting as _sort_api
 

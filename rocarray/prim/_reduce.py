@@ -93,7 +93,7 @@ ARG_OPS = ("argmin", "argmax")
 _TAGS = {op: f"ra_prim_red_op_{op}" for op in OPS + ARG_OPS}
 
 _D = numpy.dtype
-_B, _I8, _I16, _I32, _I64 = _D("bool"), _D("int8"), _D("int16"), _D("int32"), _D("int64")
+_B, _I32, _I64 = _D("bool"), _D("int32"), _D("int64")
 _U8, _U16, _U32, _U64 = _D("uint8"), _D("uint16"), _D("uint32"), _D("uint64")
 _F16, _F32, _F64, _C64, _C128 = _D("float16"), _D("float32"), _D("float64"), _D("complex64"), _D("complex128")
 

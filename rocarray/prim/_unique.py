@@ -27,9 +27,7 @@ Design
   by bucket of 2^16 values, so one block's keys fall into a few buckets: it sets their bits in a
   shared-memory window of 4 buckets (32 KiB) and ORs each window into the global bitmap once,
   with coalesced atomics. Per-chunk popcounts, their scan, and an emit kernel that writes the
-  value of every set bit in order finish it. Bytes for 2^28 int32 keys over the full range: the
-  two sort passes and their histogram read (~5 GB), the keys read once more (1 GB), the bitmap
-  (512 MiB) zeroed, ORed, read twice, and the values written.
+  value of every set bit in order finish it.
 * The run-head compaction shares the status workspace of :mod:`rocarray.prim._select`. The
   launches of the sorted and counting paths are prepared once per signature in
   :data:`rocarray._core.plans.cache` (``('prim.unique_sorted', ...)``, ``('prim.unique.minmax',
@@ -58,7 +56,6 @@ BITMAP_DENSITY = 1024
 BITMAP_SLICES_PER_WAVE = 4
 _BITMAP_DTYPES = tuple(numpy.dtype(d) for d in ("int32", "int64", "uint32", "uint64"))
 
-_B = numpy.dtype(numpy.bool_)
 _I64 = numpy.dtype(numpy.int64)
 _U32 = numpy.dtype(numpy.uint32)
 _U64 = numpy.dtype(numpy.uint64)

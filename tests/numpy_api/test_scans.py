@@ -127,8 +127,8 @@ def test_a_warm_cumsum_builds_nothing(fake_device, monkeypatch):
 @pytest.fixture(params=["register", "staged"])
 def row_kernel(request):
     """Plain row scans forced onto one row kernel. A device takes one of them (the staged one on
-    NVIDIA from sm_90, the register one elsewhere), and both must be right on every device: on the
-    H200 the staged kernel moves aligned tiles with the bulk copy engine and unaligned ones with
+    NVIDIA from sm_90, the register one elsewhere), and both must be right on every device: on
+    sm_90 the staged kernel moves aligned tiles with the bulk copy engine and unaligned ones with
     its portable copy."""
     _scan.force_row_kernel(request.param)
     yield request.param
