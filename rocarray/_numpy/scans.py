@@ -34,7 +34,8 @@ def _accumulate(a, axis, dtype, out, op, nan):
     if axis is None or a.ndim == 0:
         if axis is not None:
             normalize_axis(axis, 1)  # a 0-d array scans as shape (1,): axis 0 or -1 only
-        a = a.reshape(-1)
+        if a.ndim != 1:
+            a = a.reshape(-1)
         axis = 0
     else:
         axis = normalize_axis(axis, a.ndim)

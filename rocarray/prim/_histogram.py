@@ -134,9 +134,10 @@ def _data(x):
     return x
 
 
-#: The per-call kernel arguments between the data and the bin count, per histogram kind: the
-#: device edges and (uniform bins) the binning scalars of :class:`_Even`.
 def _extra_slots(kind, cmp):
+    """The per-call kernel arguments between the data and the bin count of a histogram ``kind``:
+    the device edges and (uniform bins) the binning scalars of :class:`_Even` (``cmp``: their
+    comparison dtype)."""
     if kind == "histogram_even":
         c, f64, i32 = launch.scalar(cmp), launch.scalar(numpy.float64), launch.scalar(numpy.int32)
         return (launch.POINTER, c, c, f64, f64, i32, i32)

@@ -422,7 +422,8 @@ _KEEP, _NONZERO, _ASTYPE = 0, 1, 2  # result: as computed, != 0 (bool), cast
 
 class _Plan:
     """Everything about a reduction call that depends only on its arguments' metadata; ``run`` is
-    the launch of the input as given (None: a cast input, whose layout is known per call)."""
+    the launch of the input as given (None: a cast input, whose layout is known per call) and
+    ``direct`` the whole of a warm call where that is one prepared launch (:func:`_direct`)."""
 
     __slots__ = ("mode", "op", "kin", "kout", "dtype", "shape", "axes", "aux", "conv", "post", "run", "direct")
 
@@ -506,9 +507,14 @@ def _execute(p, x, out, ordered):
 
 
 def _direct(p):
-    """Whether a warm call of plan ``p`` is its launch alone: the input read as given, the kernel
-    result returned as it is."""
-    return p.mode == _LAUNCH and p.conv == _AS_IS and p.post == _KEEP and p.run is not None
+    """The launch a warm call of plan ``p`` comes down to, called with the input's and the result's
+    addresses (the input read as given from its own address, the kernel result returned as it is,
+    no scratch), or None."""
+    if p.mode == _LAUNCH and p.conv == _AS_IS and p.post == _KEEP and p.run is not None:
+        run = p.run
+        if not (run.offset or run.align or run.partial_bytes):
+            return run.plain
+    return None
 
 
 def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False):
@@ -545,9 +551,9 @@ def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False)
     """
     key = ("prim.reduce", op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, nan, x.data.device_id)
     p = plans.cache.lookup(key, lambda: _plan(*key[1:]))
-    if p.direct and out is None:
+    if p.direct is not None and out is None:
         res = backend.cupy().empty(p.shape, dtype=p.kout)
-        p.run(x, res)
+        p.direct(x.data.ptr, res.data.ptr)
         return res
     return _execute(p, x, out, False)
 
@@ -568,8 +574,8 @@ def argreduce(x, *, op, axis=None, keepdims=False, nan=False, out=None):
     """
     key = ("prim.argreduce", op, x.shape, x.strides, x.dtype, axis, keepdims, nan, x.data.device_id)
     p = plans.cache.lookup(key, lambda: _arg_plan(*key[1:]))
-    if p.direct and out is None:
+    if p.direct is not None and out is None:
         res = backend.cupy().empty(p.shape, dtype=p.kout)
-        p.run(x, res)
+        p.direct(x.data.ptr, res.data.ptr)
         return res
     return _execute(p, x, out, True)

@@ -510,7 +510,8 @@ def _scan(x, axis, op, dtype, out, exclusive, nan):
         x = x.reshape(1)
         if out is not None and out.ndim == 0:
             out = out.reshape(1)
-    p = plans.cache.lookup(("prim.scan", x.shape, x.strides, x.dtype, axis, op, dtype, exclusive, nan,
+    # (the axis's type is part of the key: 1.0 == 1, but only an integer is an axis)
+    p = plans.cache.lookup(("prim.scan", x.shape, x.strides, x.dtype, axis, type(axis), op, dtype, exclusive, nan,
                             x.data.device_id),
                            lambda: _plan(x, axis, op, dtype, exclusive, nan))
     cupy = backend.cupy()

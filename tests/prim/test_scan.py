@@ -326,3 +326,10 @@ def test_errors():
         _scan.inclusive_scan(d, out=to_device(np.empty((4, 3), np.float32)))
     with pytest.raises(ValueError):
         _scan.segmented_inclusive_scan(d, to_device(np.ones((3, 4), bool)))
+
+
+def test_a_float_axis_is_refused_after_a_warm_integer_axis(fake_device):
+    x = fake_device.array((3, 5000), "float32")
+    _scan.inclusive_scan(x, axis=1)
+    with pytest.raises(TypeError):
+        _scan.inclusive_scan(x, axis=1.0)  # 1.0 == 1: the plan's key tells them apart
