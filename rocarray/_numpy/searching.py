@@ -181,8 +181,6 @@ def compress(condition, a, axis=None, out=None):
     return out
 
 
-
-
 def searchsorted(a, v, side="left", sorter=None):
     """Indices where ``v`` would be inserted into the sorted 1-D ``a`` to keep it sorted.
 

@@ -387,7 +387,7 @@ class _Into:
     """The scan of one input layout (kernel input dtype) into a C-contiguous result of its shape
     and the kernel result dtype: the launches, and whether the input is copied first."""
 
-    __slots__ = ("mode", "launches", "axis", "rows", "n")
+    __slots__ = ("mode", "launches", "axis")
 
     def __call__(self, x, res):
         mode = self.mode

@@ -23,11 +23,11 @@ Design
 ------
 * LSD radix sort, 8 bits per pass, after Onesweep (Adinets & Merrill 2022): one upsweep launch
   reads the keys once and builds the histograms of every digit place; a one-block kernel turns
-  them into digit starts and a slot table: plan word s names the place that launch s sorts (the
-  places whose digit differs between keys, in order). The plan stays on the device: the host
-  queues one pass launch per digit place, and a launch past the active slots exits at once
-  at once, so 8/16-bit keys and narrow-range data take fewer passes and
-  nothing waits for the device (:func:`plan_passes` and :func:`slot_table` are its host model).
+  them into digit starts and a slot table: slot word s (the kernel's "plan word") names the place
+  that launch s sorts (the places whose digit differs between keys, in order). The table stays on
+  the device: the host queues one pass launch per digit place, and a launch past the active slots
+  exits at once, so 8/16-bit keys and narrow-range data take fewer passes and nothing waits for
+  the device (:func:`plan_passes` and :func:`slot_table` are its host model).
   Each pass is one launch that ranks tiles of 4096 keys (8192 for keys-only 8/16-bit keys) in
   shared memory (warp multisplit by ballots or peer words) and finds its global offsets by
   decoupled look-back on per-tile digit counts, then writes keys (and values) once.
@@ -50,8 +50,8 @@ Design
 * Plans: the launches of a sort signature (key dtype, length, bits, direction, values) are
   prepared once and kept in :data:`rocarray._core.plans.cache` (``('prim.sort', ...)``, and
   ``('prim.sort.upsweep', ...)`` for the upsweep, the starts and the lossy check); a call
-  allocates its buffers and passes their addresses. The pass plan above is the slot table on the
-  device, written per call by ``ra_prim_radix_starts``.
+  allocates its buffers and passes their addresses (the slot table above is data, written per
+  call by ``ra_prim_radix_starts``).
 """
 
 import numpy
