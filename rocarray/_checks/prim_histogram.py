@@ -8,14 +8,11 @@ exactly, weighted sums to rounding. Benchmark cases time rocarray against CuPy's
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 
 _LIB = "prim"
 _BENCH_N = 1 << 28
-
-
-_cupy = launch.cupy
 
 
 def _api():
@@ -25,13 +22,13 @@ def _api():
 
 
 def _exact(name, got, want):
-    got = _cupy().asnumpy(got)
+    got = backend.cupy().asnumpy(got)
     if got.dtype != want.dtype or got.shape != want.shape or not numpy.array_equal(got, want):
         raise AssertionError(f"{name}: rocarray {got[:8]}... ({got.dtype}) != NumPy {want[:8]}... ({want.dtype})")
 
 
 def _close(name, got, want, n):
-    got = _cupy().asnumpy(got)
+    got = backend.cupy().asnumpy(got)
     rtol = 16 * numpy.finfo(numpy.float64).eps * numpy.sqrt(max(n, 1))
     scale = float(numpy.max(numpy.abs(want))) if want.size else 0.0
     if got.shape != want.shape or not numpy.allclose(got, want, rtol=rtol, atol=rtol * max(scale, 1.0)):
@@ -40,7 +37,7 @@ def _close(name, got, want, n):
 
 @harness.self_check(_LIB, "bincount")
 def check_bincount(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for dtype in ("uint8", "int16", "int32", "int64"):
         for nbins in (7, 256, 100_000):
             n = 10_007
@@ -63,7 +60,7 @@ def check_bincount(rng):
 
 @harness.self_check(_LIB, "histogram")
 def check_histogram(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     n = 10_007
     for dtype in ("float16", "float32", "float64", "int32"):
         a = (rng.standard_normal(n) * 20).astype(dtype)
@@ -90,24 +87,24 @@ def check_histogram(rng):
 # --------------------------------------------------------------------------------------------
 
 def _bincount_data():
-    cupy = _cupy()
+    cupy = backend.cupy()
     return (cupy.random.randint(0, 256, size=_BENCH_N, dtype=numpy.int32),)
 
 
 def _histogram_data():
-    cupy = _cupy()
+    cupy = backend.cupy()
     return (cupy.random.standard_normal(_BENCH_N, dtype=numpy.float32),)
 
 
 harness.bench_case(BenchCase(
     name=f"{_LIB}.bincount_256_int32", library=_LIB, setup=_bincount_data,
-    rocarray=lambda x: _api().bincount(x), vendor=lambda x: _cupy().bincount(x),
+    rocarray=lambda x: _api().bincount(x), vendor=lambda x: backend.cupy().bincount(x),
     bytes_moved=4 * _BENCH_N,
 ))
 
 harness.bench_case(BenchCase(
     name=f"{_LIB}.histogram_1024_float32", library=_LIB, setup=_histogram_data,
     rocarray=lambda x: _api().histogram(x, bins=1024, range=(-4.0, 4.0)),
-    vendor=lambda x: _cupy().histogram(x, bins=1024, range=(-4.0, 4.0)),
+    vendor=lambda x: backend.cupy().histogram(x, bins=1024, range=(-4.0, 4.0)),
     bytes_moved=4 * _BENCH_N,
 ))

@@ -11,13 +11,11 @@ bytes moved = one read of the input.
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
-from rocarray.prim._args import ALL_DTYPES
+from rocarray._core.dtypes import ALL_DTYPES
 
 _LIB = "prim"
-_DTYPES = ALL_DTYPES
-_cupy = launch.cupy
 
 
 def _api():
@@ -54,8 +52,8 @@ def _compare(name, got, want, n):
 
 @harness.self_check(_LIB, "reduce_dtypes")
 def check_reduce_dtypes(rng):
-    cupy, api = _cupy(), _api()
-    for dtype in _DTYPES:
+    cupy, api = backend.cupy(), _api()
+    for dtype in ALL_DTYPES:
         for n in (1, 65, 10_007):
             x = _host(rng, n, dtype)
             dx = cupy.asarray(x)
@@ -70,7 +68,7 @@ def check_reduce_dtypes(rng):
 
 @harness.self_check(_LIB, "reduce_axes")
 def check_reduce_axes(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for shape in ((7, 300, 5), (9000, 3), (3, 9000), (20, 17), (64, 2048)):
         x = _host(rng, shape, "float32")
         for view in (x, x.T):
@@ -87,7 +85,7 @@ def check_reduce_axes(rng):
 
 @harness.self_check(_LIB, "reduce_nan")
 def check_reduce_nan(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for dtype in ("float16", "float32", "float64", "complex64", "complex128"):
         x = _host(rng, 5000, dtype)
         x[rng.random(5000) < 0.02] = numpy.nan
@@ -102,23 +100,23 @@ def _register_benchmarks():
     side = 16384
 
     def setup_flat():
-        return (_cupy().random.random(n, dtype=numpy.float32),)
+        return (backend.cupy().random.random(n, dtype=numpy.float32),)
 
     def setup_matrix():
-        return (_cupy().random.random((side, side), dtype=numpy.float32),)
+        return (backend.cupy().random.random((side, side), dtype=numpy.float32),)
 
     def setup_nan():
         # about 1 % NaNs, which the NaN-aware reductions skip
-        x = _cupy().random.random(n, dtype=numpy.float32)
+        x = backend.cupy().random.random(n, dtype=numpy.float32)
         x[x < 0.01] = numpy.nan
         return (x,)
 
     def setup_mask():
-        return (_cupy().random.random(n, dtype=numpy.float32) < 0.5,)
+        return (backend.cupy().random.random(n, dtype=numpy.float32) < 0.5,)
 
     def setup_sparse():
         # half the values are exact zeros
-        x = _cupy().random.random(n, dtype=numpy.float32)
+        x = backend.cupy().random.random(n, dtype=numpy.float32)
         x[x < 0.5] = 0
         return (x,)
 
@@ -130,12 +128,12 @@ def _register_benchmarks():
     for name, dtype, setup in flat:
         harness.bench_case(BenchCase(name=f"{_LIB}.{name}_{dtype}_2^28", library=_LIB, setup=setup,
                                      rocarray=(lambda f: lambda x: getattr(_api(), f)(x))(name),
-                                     vendor=(lambda f: lambda x: getattr(_cupy(), f)(x))(name),
+                                     vendor=(lambda f: lambda x: getattr(backend.cupy(), f)(x))(name),
                                      bytes_moved=n * numpy.dtype(dtype).itemsize))
     for axis in (0, 1):
         harness.bench_case(BenchCase(name=f"{_LIB}.sum_axis{axis}_float32_16384^2", library=_LIB, setup=setup_matrix,
                                      rocarray=(lambda a: lambda x: _api().sum(x, axis=a))(axis),
-                                     vendor=(lambda a: lambda x: _cupy().sum(x, axis=a))(axis),
+                                     vendor=(lambda a: lambda x: backend.cupy().sum(x, axis=a))(axis),
                                      bytes_moved=side * side * 4))
 
 

@@ -10,14 +10,12 @@ same data.
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
-from rocarray.prim._args import ALL_DTYPES
+from rocarray._core.dtypes import ALL_DTYPES
 from rocarray.prim import _scan
 
 _LIB = "prim"
-_DTYPES = ALL_DTYPES
-_cupy = launch.cupy
 
 
 def _api():
@@ -67,8 +65,8 @@ def _ref(x, axis, op, nan=False):
 
 @harness.self_check(_LIB, "cumsum_cumprod")
 def check_cumsum_cumprod(rng):
-    cupy, api = _cupy(), _api()
-    for dtype in _DTYPES:
+    cupy, api = backend.cupy(), _api()
+    for dtype in ALL_DTYPES:
         for op, fn in (("add", api.cumsum), ("mul", api.cumprod)):
             for n in (1, 65, 10_007):
                 x = _host(rng, n, dtype, op)
@@ -78,7 +76,7 @@ def check_cumsum_cumprod(rng):
 
 @harness.self_check(_LIB, "scan_axes")
 def check_scan_axes(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for shape in ((7, 300, 5), (9000, 3), (3, 9000), (20, 17)):
         x = _host(rng, shape, "float32")
         dx = cupy.asarray(x)
@@ -91,7 +89,7 @@ def check_scan_axes(rng):
 
 @harness.self_check(_LIB, "nancumsum_nancumprod")
 def check_nan(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for dtype in ("float16", "float32", "float64", "complex64", "complex128"):
         for op, fn in (("add", api.nancumsum), ("mul", api.nancumprod)):
             x = _host(rng, 5000, dtype, op)
@@ -102,7 +100,7 @@ def check_nan(rng):
 
 @harness.self_check(_LIB, "exclusive_segmented")
 def check_exclusive_segmented(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in ("int32", "float64"):
         x = _host(rng, 50_001, dtype)
         inc = _ref(x, 0, "add")
@@ -126,24 +124,24 @@ def _register_benchmarks():
     n26 = 1 << 26
 
     def setup_f32():
-        return (_cupy().random.random(n32, dtype=numpy.float32),)
+        return (backend.cupy().random.random(n32, dtype=numpy.float32),)
 
     def setup_i32():
-        return (_cupy().random.randint(-1000, 1000, n26, dtype=numpy.int32),)
+        return (backend.cupy().random.randint(-1000, 1000, n26, dtype=numpy.int32),)
 
     def setup_mul():
         # factors near 1, so the running product stays in range
-        return (0.99 + 0.02 * _cupy().random.random(n32, dtype=numpy.float32),)
+        return (0.99 + 0.02 * backend.cupy().random.random(n32, dtype=numpy.float32),)
 
     def setup_nan():
-        x = _cupy().random.random(n32, dtype=numpy.float32)
+        x = backend.cupy().random.random(n32, dtype=numpy.float32)
         x[x < 0.01] = numpy.nan
         return (x,)
 
     def setup_segments():
         # a segment head about every 1000 elements; x[0] starts a segment anyway, and its head is
         # set so the CuPy formulation below sees the same segments
-        cupy = _cupy()
+        cupy = backend.cupy()
         heads = cupy.random.random(n26, dtype=numpy.float32) < 0.001
         heads[0] = True
         return (cupy.random.randint(-1000, 1000, n26, dtype=numpy.int32), heads)
@@ -151,28 +149,28 @@ def _register_benchmarks():
     def segmented_vendor(x, heads):
         # CuPy has no segmented scan: scan everything, then subtract from every element the total
         # before its segment's head (found through the segment number, a scan of the heads)
-        cupy = _cupy()
+        cupy = backend.cupy()
         total = cupy.cumsum(x, dtype=numpy.int64)
         starts = cupy.flatnonzero(heads)
         before = total[starts] - x[starts]
         return total - before[cupy.cumsum(heads, dtype=numpy.int32) - 1]
 
     harness.bench_case(BenchCase(name=f"{_LIB}.cumsum_float32", library=_LIB, setup=setup_f32,
-                                 rocarray=lambda x: _api().cumsum(x), vendor=lambda x: _cupy().cumsum(x),
+                                 rocarray=lambda x: _api().cumsum(x), vendor=lambda x: backend.cupy().cumsum(x),
                                  bytes_moved=2 * n32 * 4))
     harness.bench_case(BenchCase(name=f"{_LIB}.cumsum_int32_int64", library=_LIB, setup=setup_i32,
-                                 rocarray=lambda x: _api().cumsum(x), vendor=lambda x: _cupy().cumsum(x),
+                                 rocarray=lambda x: _api().cumsum(x), vendor=lambda x: backend.cupy().cumsum(x),
                                  bytes_moved=n26 * (4 + 8)))
     harness.bench_case(BenchCase(name=f"{_LIB}.cumprod_float32", library=_LIB, setup=setup_mul,
-                                 rocarray=lambda x: _api().cumprod(x), vendor=lambda x: _cupy().cumprod(x),
+                                 rocarray=lambda x: _api().cumprod(x), vendor=lambda x: backend.cupy().cumprod(x),
                                  bytes_moved=2 * n32 * 4))
     harness.bench_case(BenchCase(name=f"{_LIB}.nancumsum_float32", library=_LIB, setup=setup_nan,
-                                 rocarray=lambda x: _api().nancumsum(x), vendor=lambda x: _cupy().nancumsum(x),
+                                 rocarray=lambda x: _api().nancumsum(x), vendor=lambda x: backend.cupy().nancumsum(x),
                                  bytes_moved=2 * n32 * 4))
     # CuPy has no exclusive scan; its inclusive cumsum reads and writes the same bytes
     harness.bench_case(BenchCase(name=f"{_LIB}.exclusive_scan_float32", library=_LIB, setup=setup_f32,
                                  rocarray=lambda x: _scan.exclusive_scan(x, axis=0),
-                                 vendor=lambda x: _cupy().cumsum(x),
+                                 vendor=lambda x: backend.cupy().cumsum(x),
                                  bytes_moved=2 * n32 * 4))
     harness.bench_case(BenchCase(name=f"{_LIB}.segmented_inclusive_scan_int32_int64", library=_LIB,
                                  setup=setup_segments,

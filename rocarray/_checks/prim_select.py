@@ -10,14 +10,12 @@ CuPy call on the same data (``x[mask]`` for the boolean-mask helper
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 from rocarray.prim import _select
-from rocarray.prim._args import ALL_DTYPES
+from rocarray._core.dtypes import ALL_DTYPES
 
 _LIB = "prim"
-_DTYPES = ALL_DTYPES
-_cupy = launch.cupy
 
 
 def _api():
@@ -52,8 +50,8 @@ def _same(name, got, want):
 
 @harness.self_check(_LIB, "nonzero_extract")
 def check_nonzero_extract(rng):
-    cupy, api = _cupy(), _api()
-    for dtype in _DTYPES:
+    cupy, api = backend.cupy(), _api()
+    for dtype in ALL_DTYPES:
         for n in (1, 65, 10_007):
             x = _host(rng, n, dtype)
             dx = cupy.asarray(x)
@@ -69,8 +67,8 @@ def check_nonzero_extract(rng):
 
 @harness.self_check(_LIB, "searchsorted")
 def check_searchsorted(rng):
-    cupy, api = _cupy(), _api()
-    for dtype in _DTYPES:
+    cupy, api = backend.cupy(), _api()
+    for dtype in ALL_DTYPES:
         a = numpy.sort(_host(rng, 5000, dtype, zeros=0.1))
         v = _host(rng, 777, dtype, zeros=0.1)
         for side in ("left", "right"):
@@ -81,8 +79,8 @@ def check_searchsorted(rng):
 
 @harness.self_check(_LIB, "unique")
 def check_unique(rng):
-    cupy, api = _cupy(), _api()
-    for dtype in _DTYPES:
+    cupy, api = backend.cupy(), _api()
+    for dtype in ALL_DTYPES:
         for span in (5, 1 << 20):
             x = _host(rng, 20_011, dtype, zeros=0.1, span=span)
             got = api.unique(cupy.asarray(x), return_index=True, return_inverse=True, return_counts=True)
@@ -101,23 +99,23 @@ def _register_benchmarks():
     side = 1 << 14
 
     def setup_unique_full():
-        return (_cupy().random.randint(-(1 << 31), (1 << 31) - 1, n28, dtype=numpy.int32),)
+        return (backend.cupy().random.randint(-(1 << 31), (1 << 31) - 1, n28, dtype=numpy.int32),)
 
     def setup_unique_small():
-        return (_cupy().random.randint(0, 1 << 20, n28, dtype=numpy.int32),)
+        return (backend.cupy().random.randint(0, 1 << 20, n28, dtype=numpy.int32),)
 
     def setup_mask():
-        return (_cupy().random.random(n28, dtype=numpy.float32) < 0.5,)
+        return (backend.cupy().random.random(n28, dtype=numpy.float32) < 0.5,)
 
     def setup_mask_2d():
-        return (_cupy().random.random((side, side), dtype=numpy.float32) < 0.5,)
+        return (backend.cupy().random.random((side, side), dtype=numpy.float32) < 0.5,)
 
     def setup_extract():
-        cupy = _cupy()
+        cupy = backend.cupy()
         return (cupy.random.random(n28, dtype=numpy.float32) < 0.5, cupy.random.random(n28, dtype=numpy.float32))
 
     def setup_search():
-        cupy = _cupy()
+        cupy = backend.cupy()
         a = cupy.sort(cupy.random.random(n24, dtype=numpy.float32))
         return (a, cupy.random.random(n24, dtype=numpy.float32))
 
@@ -127,32 +125,32 @@ def _register_benchmarks():
         return rocarray
 
     harness.bench_case(BenchCase(name=f"{_LIB}.unique_int32_full_range", library=_LIB, setup=setup_unique_full,
-                                 rocarray=lambda x: ra().unique(x), vendor=lambda x: _cupy().unique(x),
+                                 rocarray=lambda x: ra().unique(x), vendor=lambda x: backend.cupy().unique(x),
                                  bytes_moved=None, memory_bound=False))
     harness.bench_case(BenchCase(name=f"{_LIB}.unique_int32_small_range", library=_LIB, setup=setup_unique_small,
-                                 rocarray=lambda x: ra().unique(x), vendor=lambda x: _cupy().unique(x),
+                                 rocarray=lambda x: ra().unique(x), vendor=lambda x: backend.cupy().unique(x),
                                  bytes_moved=2 * n28 * 4, memory_bound=True))
     harness.bench_case(BenchCase(name=f"{_LIB}.nonzero_bool", library=_LIB, setup=setup_mask,
-                                 rocarray=lambda m: ra().nonzero(m), vendor=lambda m: _cupy().nonzero(m),
+                                 rocarray=lambda m: ra().nonzero(m), vendor=lambda m: backend.cupy().nonzero(m),
                                  bytes_moved=n28 + (n28 // 2) * 8))
     harness.bench_case(BenchCase(name=f"{_LIB}.extract_float32", library=_LIB, setup=setup_extract,
-                                 rocarray=lambda c, x: ra().extract(c, x), vendor=lambda c, x: _cupy().extract(c, x),
+                                 rocarray=lambda c, x: ra().extract(c, x), vendor=lambda c, x: backend.cupy().extract(c, x),
                                  bytes_moved=n28 * (1 + 4 + 2)))
     harness.bench_case(BenchCase(name=f"{_LIB}.flatnonzero_bool", library=_LIB, setup=setup_mask,
-                                 rocarray=lambda m: ra().flatnonzero(m), vendor=lambda m: _cupy().flatnonzero(m),
+                                 rocarray=lambda m: ra().flatnonzero(m), vendor=lambda m: backend.cupy().flatnonzero(m),
                                  bytes_moved=n28 + (n28 // 2) * 8))
     harness.bench_case(BenchCase(name=f"{_LIB}.argwhere_bool_16384^2", library=_LIB, setup=setup_mask_2d,
-                                 rocarray=lambda m: ra().argwhere(m), vendor=lambda m: _cupy().argwhere(m),
+                                 rocarray=lambda m: ra().argwhere(m), vendor=lambda m: backend.cupy().argwhere(m),
                                  bytes_moved=n28 + (n28 // 2) * 2 * 8))
     harness.bench_case(BenchCase(name=f"{_LIB}.compress_float32", library=_LIB, setup=setup_extract,
-                                 rocarray=lambda c, x: ra().compress(c, x), vendor=lambda c, x: _cupy().compress(c, x),
+                                 rocarray=lambda c, x: ra().compress(c, x), vendor=lambda c, x: backend.cupy().compress(c, x),
                                  bytes_moved=n28 * (1 + 4 + 2)))
     harness.bench_case(BenchCase(name=f"{_LIB}.mask_select_float32", library=_LIB, setup=setup_extract,
                                  rocarray=lambda c, x: _select.mask_select(x, c), vendor=lambda c, x: x[c],
                                  bytes_moved=n28 * (1 + 4 + 2)))
     harness.bench_case(BenchCase(name=f"{_LIB}.searchsorted_float32", library=_LIB, setup=setup_search,
                                  rocarray=lambda a, v: ra().searchsorted(a, v),
-                                 vendor=lambda a, v: _cupy().searchsorted(a, v),
+                                 vendor=lambda a, v: backend.cupy().searchsorted(a, v),
                                  bytes_moved=n24 * (4 + 8), memory_bound=False))
 
 

@@ -10,16 +10,13 @@ sorts of :mod:`rocarray.prim` against the nearest CuPy formulation, on the same 
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 from rocarray.prim import _sort
 
 _LIB = "prim"
 _KEY_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                "float16", "float32", "float64")
-
-
-_cupy = launch.cupy
 
 
 def _api():
@@ -62,7 +59,7 @@ def _same(name, got, want):
 
 @harness.self_check(_LIB, "sort_argsort")
 def check_sort_argsort(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for dtype in _KEY_DTYPES + ("complex64", "complex128"):
         for n in (1, 65, 10_007):
             for distinct in (None, 3):
@@ -74,7 +71,7 @@ def check_sort_argsort(rng):
 
 @harness.self_check(_LIB, "radix_sort_prim")
 def check_prim(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in ("int32", "float32", "uint64"):
         x = host_keys(rng, 20_001, dtype, 50)
         dx = cupy.asarray(x)
@@ -96,7 +93,7 @@ def check_prim(rng):
 
 @harness.self_check(_LIB, "sort_axes_lexsort")
 def check_axes(rng):
-    cupy, api = _cupy(), _api()
+    cupy, api = backend.cupy(), _api()
     for shape in ((7, 300, 5), (3000, 3), (20, 17)):
         x = host_keys(rng, shape, "float32", 20)
         dx = cupy.asarray(x)
@@ -120,7 +117,7 @@ def _register_benchmarks():
 
     def setup(dtype):
         def make():
-            cupy = _cupy()
+            cupy = backend.cupy()
             if dtype == "float32":
                 return (cupy.random.random(n, dtype=numpy.float32),)
             info = numpy.iinfo(dtype)
@@ -130,36 +127,36 @@ def _register_benchmarks():
     for dtype in ("float32", "int32", "uint8", "uint16"):
         size = numpy.dtype(dtype).itemsize
         harness.bench_case(BenchCase(name=f"{_LIB}.sort_{dtype}", library=_LIB, setup=setup(dtype),
-                                     rocarray=lambda x: _api().sort(x), vendor=lambda x: _cupy().sort(x),
+                                     rocarray=lambda x: _api().sort(x), vendor=lambda x: backend.cupy().sort(x),
                                      bytes_moved=2 * n * size))
     harness.bench_case(BenchCase(name=f"{_LIB}.argsort_int32", library=_LIB, setup=setup("int32"),
-                                 rocarray=lambda x: _api().argsort(x), vendor=lambda x: _cupy().argsort(x),
+                                 rocarray=lambda x: _api().argsort(x), vendor=lambda x: backend.cupy().argsort(x),
                                  bytes_moved=n * (4 + 8)))
 
     def setup_pairs():
         keys, = setup("int32")()
-        return keys, _cupy().random.random(n, dtype=numpy.float32)
+        return keys, backend.cupy().random.random(n, dtype=numpy.float32)
 
     def pairs_vendor(keys, values):
         # CuPy has no key-value sort: the argsort of the keys, then keys and values gathered through it
-        perm = _cupy().argsort(keys)
+        perm = backend.cupy().argsort(keys)
         return keys[perm], values[perm]
 
     def setup_segments():
-        cupy = _cupy()
+        cupy = backend.cupy()
         return cupy.random.random(n26, dtype=numpy.float32), cupy.arange(0, n26 + 1, seg, dtype=numpy.int64)
 
     def setup_lexsort():
         # two int32 keys as one (2, n) array; the primary (last) one takes 1024 values, so ties are
         # common and the secondary key decides among them
-        cupy = _cupy()
+        cupy = backend.cupy()
         keys = cupy.empty((2, n26), dtype=numpy.int32)
         keys[0] = cupy.random.randint(-(1 << 31), (1 << 31) - 1, n26, dtype=numpy.int32)
         keys[1] = cupy.random.randint(0, 1024, n26, dtype=numpy.int32)
         return (keys,)
 
     def setup_partition():
-        return (_cupy().random.random(n26, dtype=numpy.float32),)
+        return (backend.cupy().random.random(n26, dtype=numpy.float32),)
 
     harness.bench_case(BenchCase(name=f"{_LIB}.radix_sort_pairs_int32_float32", library=_LIB, setup=setup_pairs,
                                  rocarray=lambda k, v: _sort.radix_sort_pairs(k, v), vendor=pairs_vendor,
@@ -168,16 +165,16 @@ def _register_benchmarks():
     harness.bench_case(BenchCase(name=f"{_LIB}.segmented_radix_sort_keys_float32_2^26", library=_LIB,
                                  setup=setup_segments,
                                  rocarray=lambda x, offs: _sort.segmented_radix_sort_keys(x, offs),
-                                 vendor=lambda x, offs: _cupy().sort(x.reshape(-1, seg), axis=-1),
+                                 vendor=lambda x, offs: backend.cupy().sort(x.reshape(-1, seg), axis=-1),
                                  bytes_moved=2 * n26 * 4))
     harness.bench_case(BenchCase(name=f"{_LIB}.lexsort_int32_2^26", library=_LIB, setup=setup_lexsort,
-                                 rocarray=lambda k: _api().lexsort(k), vendor=lambda k: _cupy().lexsort(k),
+                                 rocarray=lambda k: _api().lexsort(k), vendor=lambda k: backend.cupy().lexsort(k),
                                  bytes_moved=n26 * (2 * 4 + 8)))
     # kth at the middle: CuPy's partition then sorts the whole array (its selection kernel is for a
     # small kth), as rocarray's always does
     harness.bench_case(BenchCase(name=f"{_LIB}.partition_float32_2^26", library=_LIB, setup=setup_partition,
                                  rocarray=lambda x: _api().partition(x, n26 // 2),
-                                 vendor=lambda x: _cupy().partition(x, n26 // 2),
+                                 vendor=lambda x: backend.cupy().partition(x, n26 // 2),
                                  bytes_moved=2 * n26 * 4))
 
 

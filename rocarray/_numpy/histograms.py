@@ -277,7 +277,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
         warnings.warn(f"Converting input from {a.dtype} to {numpy.uint8} for compatibility.",
                       RuntimeWarning, stacklevel=2)
         a = a.view(numpy.uint8)
-    if a.dtype not in _prim.CTYPES:
+    if a.dtype not in _prim.DTYPES:
         raise TypeError(f"rocarray.histogram: unsupported dtype {a.dtype.name} for argument 'a'")
     if weights is None:
         hist, edges = _count(a, bins, range, None)

@@ -22,61 +22,20 @@ Results are bitwise identical run to run (no floating-point atomics). Host (NumP
 """
 
 import math
-import operator
 import warnings
 
 import numpy
 
-from rocarray._core import backend
-from rocarray._core.args import as_device_array
+from rocarray._core import backend, dtypes
+from rocarray._core.args import as_device_array, normalize_axes, normalize_axis
 from rocarray.prim import _reduce as _red
 
 _NO_VALUE = numpy._NoValue if hasattr(numpy, "_NoValue") else object()
 
 
 # --------------------------------------------------------------------------------------------
-# argument normalization (pure Python where possible)
+# argument checks and result dtypes (pure Python)
 # --------------------------------------------------------------------------------------------
-
-def normalize_axes(axis, ndim):
-    """``axis`` (None, int or tuple of ints) as a sorted tuple of non-negative axes, NumPy's errors:
-    ``TypeError`` for non-integers, ``numpy.exceptions.AxisError`` out of range, ``ValueError`` for
-    a duplicate."""
-    if axis is None:
-        return _red._normalize_axes(ndim, None)
-    if type(axis) is int and -ndim <= axis < ndim:  # the common case, without the general checks
-        return (axis % ndim,)
-    if isinstance(axis, (tuple, list)) and not isinstance(axis, numpy.ndarray):
-        items = tuple(axis)
-    else:
-        items = (axis,)
-    out = []
-    for a in items:
-        try:
-            a = operator.index(a)
-        except TypeError:
-            raise TypeError(f"'{type(a).__name__}' object cannot be interpreted as an integer") from None
-        if not -ndim <= a < ndim:
-            raise numpy.exceptions.AxisError(a, ndim)
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError("duplicate value in 'axis'")
-    return tuple(sorted(out))
-
-
-def normalize_arg_axis(axis, ndim):
-    """argmin/argmax take one integer axis or None."""
-    if axis is None:
-        return None
-    try:
-        a = operator.index(axis)
-    except TypeError:
-        raise TypeError(f"'{type(axis).__name__}' object cannot be interpreted as an integer") from None
-    n = ndim if ndim > 1 else 1  # (builtins max/min/sum/all/any are shadowed in this module)
-    if not -n <= a < n:
-        raise numpy.exceptions.AxisError(a, ndim)
-    return a % n
-
 
 def result_shape(shape, axes, keepdims):
     """Shape of a reduction of ``axes`` (normalized) of ``shape``."""
@@ -104,7 +63,7 @@ def _check_dtype(dtype, name):
     if dtype is None:
         return None
     dtype = numpy.dtype(dtype)
-    if dtype not in _red.CTYPES:
+    if dtype not in dtypes.CTYPES:
         raise TypeError(f"{name}: unsupported dtype {dtype.name}")
     return dtype
 
@@ -129,9 +88,9 @@ def _check_out(out, shape):
 
 
 def _input(a):
-    if not isinstance(a, _red._cupy().ndarray):
+    if not isinstance(a, backend.cupy().ndarray):
         a = as_device_array(a, "a", allow_scalar=True)
-    if a.dtype not in _red.CTYPES:
+    if a.dtype not in dtypes.CTYPES:
         raise TypeError(f"unsupported dtype {a.dtype.name}")
     return a
 
@@ -149,7 +108,7 @@ def _lines_and_n(shape, axes):
 def _reduce(name, op, a, axis, dtype, out, keepdims, initial, where, nan):
     _check_where(where, name)
     a = _input(a)
-    axes = normalize_axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim, sort=True)
     dtype = _check_dtype(dtype, name)
     if out is not None:
         _check_out(out, result_shape(a.shape, axes, keepdims))
@@ -159,13 +118,13 @@ def _reduce(name, op, a, axis, dtype, out, keepdims, initial, where, nan):
     else:
         rdtype = sum_result_dtype(a.dtype, dtype)
     has_initial = initial is not None and initial is not _NO_VALUE
-    lines = n = 1  # only min/max need the sizes (empty reductions, the all-NaN check)
-    if minmax:
+    lines = n = 1  # only empty min/max need the sizes (an empty input has an empty line or none)
+    if minmax and a.size == 0:
         lines, n = _lines_and_n(a.shape, axes)
     if minmax and n == 0 and lines > 0 and not has_initial:
         ufunc = {"min": "fmin" if nan else "minimum", "max": "fmax" if nan else "maximum"}[op]
         raise ValueError(f"zero-size array to reduction operation {ufunc} which has no identity")
-    cupy = _red._cupy()
+    cupy = backend.cupy()
     if minmax and n == 0:
         res = cupy.full(result_shape(a.shape, axes, keepdims), initial, dtype=rdtype)
     else:
@@ -329,13 +288,12 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True
 def _arg(name, op, a, axis, out, keepdims, nan):
     a = _input(a)
     was_0d = a.ndim == 0
+    if axis is not None:
+        axis = normalize_axis(axis, a.ndim if a.ndim else 1)  # a 0-d array acts as shape (1,), like NumPy
     if was_0d:
-        normalize_arg_axis(axis, 0) if axis is not None else None
         a = a.reshape(1)
-        axis = None if axis is None else 0
         shape = ()
     else:
-        axis = normalize_arg_axis(axis, a.ndim)
         shape = None
     if out is not None:
         if shape is None:
@@ -344,7 +302,7 @@ def _arg(name, op, a, axis, out, keepdims, nan):
     n = a.size if axis is None else a.shape[axis]
     if n == 0:
         raise ValueError(f"attempt to get {name.replace('nan', '')} of an empty sequence")
-    cupy = _red._cupy()
+    cupy = backend.cupy()
     # the result comes in the shape computed above (0-d input: never with size-1 axes)
     res = _red.argreduce(a, op=op, axis=axis, keepdims=keepdims and not was_0d, nan=nan)
     if nan and a.dtype.kind in "fc" and res.size:
@@ -426,7 +384,7 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
 def _mean(name, a, axis, dtype, out, keepdims, where, nan):
     _check_where(where, name)
     a = _input(a)
-    axes = normalize_axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim, sort=True)
     dtype = _check_dtype(dtype, name)
     shape = result_shape(a.shape, axes, keepdims)
     _check_out(out, shape)
@@ -497,7 +455,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def _logical(name, a, axis, out, keepdims, where, want_all):
     _check_where(where, name)
     a = _input(a)
-    axes = normalize_axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim, sort=True)
     shape = result_shape(a.shape, axes, keepdims)
     _check_out(out, shape)
     cupy = backend.cupy()
@@ -566,5 +524,5 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     2
     """
     a = _input(a)
-    axes = normalize_axes(axis, a.ndim)
+    axes = normalize_axes(axis, a.ndim, sort=True)
     return _red.reduce(a, op="nnz", axis=axes, keepdims=keepdims)

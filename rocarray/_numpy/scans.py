@@ -13,7 +13,7 @@ bitwise identical run to run. Host (NumPy) arrays raise ``TypeError`` (the proje
 
 import numpy
 
-from rocarray._core import backend
+from rocarray._core import backend, dtypes
 from rocarray._core.args import as_device_array, normalize_axis
 from rocarray.prim import _scan
 
@@ -34,7 +34,8 @@ def _accumulate(a, axis, dtype, out, op, nan):
     if axis is None or a.ndim == 0:
         if axis is not None:
             normalize_axis(axis, 1)  # a 0-d array scans as shape (1,): axis 0 or -1 only
-        a = a.reshape(-1)
+        if a.ndim != 1:
+            a = a.reshape(-1)
         axis = 0
     else:
         axis = normalize_axis(axis, a.ndim)
@@ -46,7 +47,7 @@ def _accumulate(a, axis, dtype, out, op, nan):
         dtype = out.dtype
     else:
         dtype = _scan.accumulation_dtype(a.dtype)
-    if dtype not in _scan.CTYPES:
+    if dtype not in dtypes.CTYPES:
         raise TypeError(f"{'nan' if nan else ''}cum{'sum' if op == 'add' else 'prod'}: unsupported dtype {dtype.name}")
     target = out.reshape(a.shape) if out is not None and out.shape != a.shape else out
     nan = nan and a.dtype.kind in "fc"

@@ -18,11 +18,7 @@ import numpy
 
 from rocarray._core import backend
 from rocarray._core.args import as_device_array, normalize_axis
-from rocarray.prim import _search, _select
-
-
-def _cupy():
-    return backend.cupy()
+from rocarray.prim import _search, _select, _unique
 
 
 def check_side(side):
@@ -113,7 +109,7 @@ def _out_of_bounds(cond, length, axis):
     """IndexError like ``take`` when ``cond`` selects an index at or past ``length``."""
     extra = _select.nonzero_indices(cond[length:])
     if extra.size:
-        raise IndexError(f"index {int(_cupy().asnumpy(extra[:1])[0]) + length} is out of bounds for axis {axis} "
+        raise IndexError(f"index {int(backend.cupy().asnumpy(extra[:1])[0]) + length} is out of bounds for axis {axis} "
                          f"with size {length}")
 
 
@@ -156,7 +152,7 @@ def compress(condition, a, axis=None, out=None):
     >>> ra.compress(ra.asarray([0, 1]), ra.asarray([[1, 2], [3, 4]]), axis=0)   # doctest: +SKIP
     array([[3, 4]])
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     c = as_device_array(condition, "condition", allow_scalar=True)
     a = as_device_array(a, "a", allow_scalar=True)
     if c.ndim != 1:
@@ -185,8 +181,6 @@ def compress(condition, a, axis=None, out=None):
     return out
 
 
-
-
 def searchsorted(a, v, side="left", sorter=None):
     """Indices where ``v`` would be inserted into the sorted 1-D ``a`` to keep it sorted.
 
@@ -211,7 +205,7 @@ def searchsorted(a, v, side="left", sorter=None):
     >>> ra.searchsorted(ra.asarray([1, 2, 3, 4, 5]), ra.asarray([-10, 3, 10]))   # doctest: +SKIP
     array([0, 2, 5])
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     right = check_side(side)
     a = as_device_array(a, "a", allow_scalar=True)
     v = as_device_array(v, "v", allow_scalar=True)
@@ -267,7 +261,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     >>> ra.unique(ra.asarray([3, 1, 3, 2]), return_counts=True)   # doctest: +SKIP
     (array([1, 2, 3]), array([1, 1, 2]))
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     ar = as_device_array(ar, "ar", allow_scalar=True)
     if axis is not None:
         res = cupy.unique(ar, return_index=return_index, return_inverse=return_inverse,
@@ -278,7 +272,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             res[k] = res[k].reshape(-1)
             res = tuple(res)
         return res
-    values, index, inverse, counts = _select.unique(ar, return_index=bool(return_index),
+    values, index, inverse, counts = _unique.unique(ar, return_index=bool(return_index),
                                                     return_inverse=bool(return_inverse),
                                                     return_counts=bool(return_counts),
                                                     equal_nan=bool(equal_nan))

@@ -20,9 +20,8 @@ Arguments are checked here, once, in NumPy's words; the work is the stable LSD r
 import numpy
 
 from rocarray._core import backend
-from rocarray._core.args import as_device_array
+from rocarray._core.args import as_device_array, normalize_axis
 from rocarray.prim import _sort
-from rocarray._core.args import normalize_axis
 
 _KIND_LETTERS = "qhms"
 
@@ -76,10 +75,6 @@ def normalize_kth(kth, n):
     return out
 
 
-def _cupy():
-    return backend.cupy()
-
-
 # --------------------------------------------------------------------------------------------
 # rows engine
 # --------------------------------------------------------------------------------------------
@@ -87,7 +82,7 @@ def _cupy():
 def _complex_keys(x2):
     """Keys of NumPy's complex order, least significant first: imaginary part, real part, NaN class
     (0: no NaN, 1: NaN imaginary part only, 2: NaN real part only, 3: both)."""
-    cupy = _cupy()
+    cupy = backend.cupy()
     re, im = cupy.ascontiguousarray(x2.real), cupy.ascontiguousarray(x2.imag)
     cls = (cupy.isnan(re).astype(numpy.uint8) << 1) | cupy.isnan(im).astype(numpy.uint8)
     return [im, re, cls]
@@ -96,7 +91,7 @@ def _complex_keys(x2):
 def _lex_rows(keys2):
     """int64 stable lexicographic argsort of every row; ``keys2``: list of (rows, n) C-contiguous
     arrays, least significant first (complex keys expand to their parts)."""
-    cupy = _cupy()
+    cupy = backend.cupy()
     expanded = []
     for k in keys2:
         expanded.extend(_complex_keys(k) if k.dtype.kind == "c" else [k])
@@ -117,7 +112,7 @@ def _check_dtype(a, name):
 
 def _sort_along(a, axis, indices):
     """Stable sort (or argsort) of device array ``a`` along ``axis`` (normalized)."""
-    cupy = _cupy()
+    cupy = backend.cupy()
     if a.size == 0:
         return cupy.empty(a.shape, dtype=numpy.int64 if indices else a.dtype)
     n = a.shape[axis]
@@ -267,7 +262,7 @@ def lexsort(keys, axis=-1):
     >>> ra.lexsort((first, last))   # doctest: +SKIP
     array([2, 1, 0])
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     if isinstance(keys, cupy.ndarray):
         if keys.ndim == 0:
             raise TypeError("need sequence of keys with len > 0 in lexsort")

@@ -19,14 +19,19 @@ float64 and deterministic (no floating-point atomics; see the kernel source). Da
 arrays of any element stride; weights are 1-D float64 CuPy arrays of the same length. Nothing here
 validates user input beyond what the kernels need: the façade (:mod:`rocarray._numpy.histograms`)
 does that once.
+
+Plans: the launches of a histogram signature (kind, data dtype and length, stride, bins, weights)
+are prepared once and kept in :data:`rocarray._core.plans.cache` (``('prim.histogram', ...)``,
+``('prim.bincount_max', ...)``); the uniform-bin setup of a range (NumPy's edges, the kernel's
+binning scalars, the device edges) is a plan too (``('prim.histogram_even', ...)``).
 """
 
 import math
-import threading
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import backend, dtypes, kernels, launch, plans
+from rocarray._core import compile as _compile
 
 SOURCE = "prim/histogram.hip"
 
@@ -46,14 +51,10 @@ def smem_words(is_hip):
 
 
 _D = numpy.dtype
-#: Kernel element type of each data dtype.
-CTYPES = {
-    _D("int8"): "ra_i8", _D("uint8"): "ra_u8", _D("int16"): "ra_i16", _D("uint16"): "ra_u16",
-    _D("int32"): "ra_i32", _D("uint32"): "ra_u32", _D("int64"): "ra_i64", _D("uint64"): "ra_u64",
-    _D("float16"): "ra_half", _D("float32"): "float", _D("float64"): "double",
-}
-INT_DTYPES = tuple(d for d in CTYPES if d.kind in "iu")
-FLOAT_DTYPES = (_D("float16"), _D("float32"), _D("float64"))
+#: Data dtypes the kernels read (bool data is read as uint8).
+DTYPES = tuple(_D(d) for d in ("int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                               "float16", "float32", "float64"))
+INT_DTYPES = tuple(d for d in DTYPES if d.kind in "iu")
 #: (data dtype, comparison dtype) pairs of the uniform-bin kernels.
 EVEN_PAIRS = tuple(
     [(_D("float16"), _D("float32")), (_D("float16"), _D("float64")), (_D("float32"), _D("float32")),
@@ -65,16 +66,14 @@ _F64 = _D("float64")
 
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
+    ct = dtypes.ctype
     names = []
     for d in INT_DTYPES:
-        t = CTYPES[d]
-        names += [f"ra_prim_bincount_max<{t}>", f"ra_prim_bincount<{t}>", f"ra_prim_bincount_weighted<{t}>"]
+        names += [f"ra_prim_bincount_max<{ct(d)}>", f"ra_prim_bincount<{ct(d)}>", f"ra_prim_bincount_weighted<{ct(d)}>"]
     for d, c in EVEN_PAIRS:
-        names += [f"ra_prim_histogram_even<{CTYPES[d]}, {CTYPES[c]}>",
-                  f"ra_prim_histogram_even_weighted<{CTYPES[d]}, {CTYPES[c]}>"]
-    for d in CTYPES:
-        names += [f"ra_prim_histogram_range<{CTYPES[d]}, double>",
-                  f"ra_prim_histogram_range_weighted<{CTYPES[d]}, double>"]
+        names += [f"ra_prim_histogram_even<{ct(d)}, {ct(c)}>", f"ra_prim_histogram_even_weighted<{ct(d)}, {ct(c)}>"]
+    for d in DTYPES:
+        names += [f"ra_prim_histogram_range<{ct(d)}, double>", f"ra_prim_histogram_range_weighted<{ct(d)}, double>"]
     return sorted(set(names))
 
 
@@ -82,32 +81,10 @@ _compile.register(SOURCE, instantiations())
 
 
 # --------------------------------------------------------------------------------------------
-# launching
+# plans and launches
 # --------------------------------------------------------------------------------------------
 
-_cupy = launch.cupy
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-
-
-def _device_facts(device_id):
-    """``(is_hip, warp size)`` of a device."""
-    info = backend.device_info(device_id)
-    return info.is_hip, info.warp_size
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` (memoized per device)."""
-    return _kernel_table.get(name, device_id)
-
-
-def _launch(name, device_id, grid, args):
-    cupy = _cupy()
-    kernel, _ = _kernel(name, device_id)
-    if cupy.cuda.runtime.getDevice() == device_id:
-        kernel((grid,), (BLOCK,), args)
-    else:
-        with cupy.cuda.Device(device_id):
-            kernel((grid,), (BLOCK,), args)
+_kernels = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
 def grid_size(n, itemsize, unit, wave):
@@ -130,7 +107,7 @@ def weighted_layout(nbins, is_hip, warp_size, blocks):
     return 0, grid, grid * warps
 
 
-def merge_plan(nbins, rows):
+def merge_kernel(nbins, rows):
     """``(kernel, grid)`` summing ``rows`` partial histograms: a block per bin for few bins and many
     rows (``ra_prim_hist_merge_wide``), else a thread per bin (``ra_prim_hist_merge``)."""
     if nbins <= 2048 and rows >= 64:
@@ -152,43 +129,85 @@ def _data(x):
     """The kernel's view of 1-D data: bool is read as uint8."""
     if x.dtype == numpy.bool_:
         x = x.view(numpy.uint8)
-    if x.dtype not in CTYPES:
+    if x.dtype not in DTYPES:
         raise TypeError(f"prim histograms: unsupported dtype {x.dtype.name}")
     return x
 
 
-def _run(kind, tname, x, nbins, extra, weights, tail=()):
-    """Launch a counting or weighted histogram over x; returns int64 counts or float64 sums."""
-    cupy = _cupy()
+def _extra_slots(kind, cmp):
+    """The per-call kernel arguments between the data and the bin count of a histogram ``kind``:
+    the device edges and (uniform bins) the binning scalars of :class:`_Even` (``cmp``: their
+    comparison dtype)."""
+    if kind == "histogram_even":
+        c, f64, i32 = launch.scalar(cmp), launch.scalar(numpy.float64), launch.scalar(numpy.int32)
+        return (launch.POINTER, c, c, f64, f64, i32, i32)
+    if kind == "histogram_range":
+        return (launch.POINTER,)
+    return ()
+
+
+class _Hist:
+    """The prepared launches of one histogram signature: ``count`` (counts, or the weighted
+    partial histograms) and, weighted, ``merge`` (partials into the result)."""
+
+    __slots__ = ("count", "merge", "rows", "in_shared", "device_id")
+
+
+def _plan(kind, tname, cmp, dtype, n, step, nbins, wstep, device_id):
+    """The :class:`_Hist` of a counting (``wstep`` None) or weighted histogram of ``n`` elements of
+    ``dtype`` at element ``step`` into ``nbins`` bins."""
+    info = backend.device_info(device_id)
+    i64, ptr = numpy.int64, launch.POINTER
+    extra = _extra_slots(kind, cmp)
+    run = _Hist()
+    run.device_id = device_id
+    run.merge = None
+    if wstep is None:
+        kernel = _kernels[f"ra_prim_{kind}<{tname}>"]
+        grid = grid_size(n, dtype.itemsize, step == 1, kernel.wave(device_id))
+        replicas = replicas_for(nbins, info.is_hip, info.warp_size)
+        tail = (ptr,) if kind == "bincount" else ()
+        run.count = kernel.prepare(device_id, grid, (ptr, i64(n), i64(step)) + extra
+                                   + (i64(nbins), numpy.int32(replicas), ptr) + tail)
+        return run
+    kernel = _kernels[f"ra_prim_{kind}_weighted<{tname}>"]
+    blocks = grid_size(n, 1, False, kernel.wave(device_id))
+    run.in_shared, grid, run.rows = weighted_layout(nbins, info.is_hip, info.warp_size, blocks)
+    run.count = kernel.prepare(device_id, grid, (ptr, i64(n), i64(step), ptr, i64(wstep)) + extra
+                               + (i64(nbins), numpy.int32(run.in_shared), ptr))
+    merge, merge_grid = merge_kernel(nbins, run.rows)
+    run.merge = _kernels[merge].prepare(device_id, merge_grid, (ptr, i64(run.rows), i64(nbins), ptr))
+    return run
+
+
+def _run(kind, tname, x, nbins, extra=(), weights=None, bounds=None, cmp=None):
+    """Launch a counting or weighted histogram over x; returns int64 counts or float64 sums.
+    ``extra``: the values of :func:`_extra_slots`; ``bounds``: bincount's (max, negative) words."""
+    cupy = backend.cupy()
     device_id = x.data.device_id
     n = x.size
     step = _step(x)
-    is_hip, warp = _device_facts(device_id)
     if weights is None:
         out = cupy.zeros(nbins, dtype=numpy.uint64)
         if n == 0 or nbins == 0:
             return out.view(numpy.int64)
-        name = f"ra_prim_{kind}<{tname}>"
-        _, wave = _kernel(name, device_id)
-        grid = grid_size(n, x.dtype.itemsize, step == 1, wave)
-        replicas = replicas_for(nbins, is_hip, warp)
-        _launch(name, device_id, grid,
-                (x.data, numpy.int64(n), numpy.int64(step)) + extra
-                + (numpy.int64(nbins), numpy.int32(replicas), out) + tail)
-        return out.view(numpy.int64)
-    out = cupy.zeros(nbins, dtype=numpy.float64)
-    if n == 0 or nbins == 0:
-        return out
-    name = f"ra_prim_{kind}_weighted<{tname}>"
-    _, wave = _kernel(name, device_id)
-    blocks = grid_size(n, 1, False, wave)
-    in_shared, grid, rows = weighted_layout(nbins, is_hip, warp, blocks)
-    partials = (cupy.empty if in_shared else cupy.zeros)(rows * nbins, dtype=numpy.float64)
-    _launch(name, device_id, grid,
-            (x.data, numpy.int64(n), numpy.int64(step), weights.data, numpy.int64(_step(weights))) + extra
-            + (numpy.int64(nbins), numpy.int32(in_shared), partials))
-    merge, merge_grid = merge_plan(nbins, rows)
-    _launch(merge, device_id, merge_grid, (partials, numpy.int64(rows), numpy.int64(nbins), out))
+    else:
+        out = cupy.zeros(nbins, dtype=numpy.float64)
+        if n == 0 or nbins == 0:
+            return out
+    wstep = None if weights is None else _step(weights)
+    run = plans.cache.lookup(("prim.histogram", kind, tname, x.dtype, n, step, nbins, wstep, device_id),
+                             lambda: _plan(kind, tname, cmp, x.dtype, n, step, nbins, wstep, device_id))
+    with launch.on_device(device_id):
+        if weights is None:
+            if bounds is None:
+                run.count(x.data.ptr, *extra, out.data.ptr)
+            else:
+                run.count(x.data.ptr, *extra, out.data.ptr, bounds.data.ptr)
+            return out.view(numpy.int64)
+        partials = (cupy.empty if run.in_shared else cupy.zeros)(run.rows * nbins, dtype=numpy.float64)
+        run.count(x.data.ptr, weights.data.ptr, *extra, partials.data.ptr)
+        run.merge(partials.data.ptr, out.data.ptr)
     return out
 
 
@@ -196,23 +215,29 @@ def _run(kind, tname, x, nbins, extra, weights, tail=()):
 # bincount
 # --------------------------------------------------------------------------------------------
 
+def _bounds_plan(dtype, n, step, device_id):
+    kernel = _kernels[f"ra_prim_bincount_max<{dtypes.ctype(dtype)}>"]
+    return kernel.prepare(device_id, grid_size(n, dtype.itemsize, step == 1, kernel.wave(device_id)),
+                          (launch.POINTER, numpy.int64(n), numpy.int64(step), launch.POINTER))
+
+
 def bincount_bounds(x):
     """``(max(x), any(x < 0))`` of 1-D integer device data, in one pass and one device sync.
 
     Returns ``(-1, False)`` for empty ``x``. uint64 values of 2**63 and more count as negative
     (they are not valid ``intp`` bin numbers).
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     x = _data(x)
     if x.size == 0:
         return -1, False
     result = cupy.zeros(2, dtype=numpy.uint64)
-    name = f"ra_prim_bincount_max<{CTYPES[x.dtype]}>"
     device_id = x.data.device_id
-    _, wave = _kernel(name, device_id)
-    step = _step(x)
-    _launch(name, device_id, grid_size(x.size, x.dtype.itemsize, step == 1, wave),
-            (x.data, numpy.int64(x.size), numpy.int64(step), result))
+    n, step, dtype = x.size, _step(x), x.dtype
+    go = plans.cache.lookup(("prim.bincount_max", dtype, n, step, device_id),
+                            lambda: _bounds_plan(dtype, n, step, device_id))
+    with launch.on_device(device_id):
+        go(x.data.ptr, result.data.ptr)
     host = cupy.asnumpy(result)
     return int(host[0]), bool(host[1])
 
@@ -228,14 +253,14 @@ def bincount_counts(x, num_bins):
     When ``max(x) < num_bins`` and nothing is negative, ``counts[:max(x) + 1]`` is
     ``numpy.bincount(x)``; otherwise call :func:`bincount` with the exact size.
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     x = _data(x)
     if x.dtype.kind not in "iu":
         raise TypeError(f"prim.bincount: integer data required, got {x.dtype.name}")
     if x.size == 0:
         return cupy.zeros(num_bins, dtype=numpy.int64), -1, False
     bounds = cupy.zeros(2, dtype=numpy.uint64)
-    counts = _run("bincount", CTYPES[x.dtype], x, int(num_bins), (), None, (bounds,))
+    counts = _run("bincount", dtypes.ctype(x.dtype), x, int(num_bins), bounds=bounds)
     host = cupy.asnumpy(bounds)
     return counts, int(host[0]), bool(host[1])
 
@@ -257,12 +282,11 @@ def bincount(x, num_bins, weights=None):
     cupy.ndarray
         int64 counts, or float64 sums (deterministic) when ``weights`` is given.
     """
-    cupy = _cupy()
     x = _data(x)
     if x.dtype.kind not in "iu":
         raise TypeError(f"prim.bincount: integer data required, got {x.dtype.name}")
-    tail = (cupy.zeros(2, dtype=numpy.uint64),) if weights is None else ()
-    return _run("bincount", CTYPES[x.dtype], x, int(num_bins), (), weights, tail)
+    bounds = backend.cupy().zeros(2, dtype=numpy.uint64) if weights is None else None
+    return _run("bincount", dtypes.ctype(x.dtype), x, int(num_bins), weights=weights, bounds=bounds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,7 +323,7 @@ def even_edges(lower, upper, num_bins, dtype):
 _Q_MODES = {numpy.dtype(numpy.float64): 0, numpy.dtype(numpy.float32): 1, numpy.dtype(numpy.float16): 2}
 
 
-def even_plan(lower, upper, num_bins, dtype):
+def even_binning(lower, upper, num_bins, dtype):
     """How ``numpy.histogram`` bins data of ``dtype`` into ``num_bins`` uniform bins.
 
     Returns a dict: ``edges`` (host, NumPy's edge array), ``cmp`` (the kernel's comparison dtype,
@@ -328,17 +352,17 @@ FAST_Q_MODE = 3
 FAST_MAX_BINS = 1 << 20
 
 
-def kernel_binning(plan, num_bins):
+def kernel_binning(binning, num_bins):
     """``(q_mode, nbins_q)`` the kernel gets: the fast form (:data:`FAST_Q_MODE`, with the float64
     scale ``bins / (last - first)``) when :func:`estimate_is_exact`, else NumPy's own steps."""
-    if estimate_is_exact(plan, num_bins):
-        c = plan["edges"].astype(plan["cmp"])
+    if estimate_is_exact(binning, num_bins):
+        c = binning["edges"].astype(binning["cmp"])
         return FAST_Q_MODE, num_bins / (float(c[-1]) - float(c[0]))
-    return plan["q_mode"], plan["nbins_q"]
+    return binning["q_mode"], binning["nbins_q"]
 
 
-def estimate_is_exact(plan, num_bins):
-    """Whether the estimate-and-step binning gives NumPy's bins for this plan.
+def estimate_is_exact(binning, num_bins):
+    """Whether the estimate-and-step binning gives NumPy's bins for this :func:`even_binning`.
 
     NumPy computes a bin estimate and corrects it by at most one bin in each direction against the
     edges; when its estimate is within one bin of the true bin (``edges[b] <= x < edges[b + 1]``)
@@ -347,9 +371,9 @@ def estimate_is_exact(plan, num_bins):
     increasing finite edges (so the true bin is unique). float16 steps can miss by more: those
     keep NumPy's arithmetic step for step.
     """
-    if plan["sub_half"] or plan["q_mode"] not in (0, 1) or not 1 <= num_bins <= FAST_MAX_BINS:
+    if binning["sub_half"] or binning["q_mode"] not in (0, 1) or not 1 <= num_bins <= FAST_MAX_BINS:
         return False
-    c = plan["edges"].astype(plan["cmp"])
+    c = binning["edges"].astype(binning["cmp"])
     with numpy.errstate(all="ignore"):
         return bool(numpy.all(numpy.isfinite(c)) and numpy.all(c[1:] > c[:-1])
                     and numpy.isfinite(float(c[-1]) - float(c[0])))
@@ -357,26 +381,27 @@ def estimate_is_exact(plan, num_bins):
 
 class _Even:
     """The uniform-bin setup of one (lower, upper, bins, dtype): NumPy's host edges (read-only),
-    the kernel's scalar arguments, and its device edge arrays per device."""
+    the kernel's binning scalars (``extra``, after the device edges), and the device edge arrays
+    per device."""
 
     __slots__ = ("edges", "increasing", "convert", "tname", "cmp", "extra", "device")
 
     def __init__(self, lower, upper, num_bins, dtype):
-        plan = even_plan(lower, upper, num_bins, dtype)
-        edges = self.edges = plan["edges"]
+        binning = even_binning(lower, upper, num_bins, dtype)
+        edges = self.edges = binning["edges"]
         edges.flags.writeable = False
         with numpy.errstate(invalid="ignore"):
             self.increasing = not numpy.any(edges[:-1] >= edges[1:])
-        cdt = self.cmp = plan["cmp"]
+        cdt = self.cmp = binning["cmp"]
         dtype = _D(dtype)
         self.convert = None
         if (dtype, cdt) not in EVEN_PAIRS:
             self.convert = dtype = edges.dtype  # what NumPy does before indexing; the pair then exists
-        self.tname = f"{CTYPES[dtype]}, {CTYPES[cdt]}"
-        q_mode, nbins_q = kernel_binning(plan, num_bins)
+        self.tname = f"{dtypes.ctype(dtype)}, {dtypes.ctype(cdt)}"
+        q_mode, nbins_q = kernel_binning(binning, num_bins)
         ctype = cdt.type
-        self.extra = (ctype(edges[0]), ctype(edges[-1]), numpy.float64(plan["denom"]), numpy.float64(nbins_q),
-                      numpy.int32(plan["sub_half"]), numpy.int32(q_mode))
+        self.extra = (ctype(edges[0]), ctype(edges[-1]), numpy.float64(binning["denom"]), numpy.float64(nbins_q),
+                      numpy.int32(binning["sub_half"]), numpy.int32(q_mode))
         self.device = {}
 
     def device_edges(self, device_id):
@@ -384,26 +409,17 @@ class _Even:
         agree); never handed to users, who get copies."""
         pair = self.device.get(device_id)
         if pair is None:
-            cupy = _cupy()
-            if cupy.cuda.runtime.getDevice() == device_id:
-                pair = self._upload(cupy)
-            else:
-                with cupy.cuda.Device(device_id):
-                    pair = self._upload(cupy)
+            cupy = backend.cupy()
+            with launch.on_device(device_id):
+                cmp = cupy.asarray(self.edges.astype(self.cmp))
+                pair = (cmp, (cmp if self.edges.dtype == self.cmp else cupy.asarray(self.edges)))
             self.device[device_id] = pair
         return pair
 
-    def _upload(self, cupy):
-        cmp = cupy.asarray(self.edges.astype(self.cmp))
-        return cmp, (cmp if self.edges.dtype == self.cmp else cupy.asarray(self.edges))
 
-
-#: Uniform-bin setups kept (oldest dropped first), and the most bins a kept one may have (its
-#: device edges take up to 16 bytes a bin).
-EVEN_CACHE_SIZE = 32
+#: The most bins of a uniform-bin setup kept in the plan cache (its device edges take up to 16
+#: bytes a bin); setups of more bins are built per call.
 EVEN_CACHE_BINS = 1 << 16
-_even_cache = {}
-_even_lock = threading.Lock()
 
 
 def _scalar_key(v):
@@ -413,28 +429,17 @@ def _scalar_key(v):
 
 
 def even_setup(lower, upper, num_bins, dtype):
-    """The cached :class:`_Even` of ``num_bins`` uniform bins from ``lower`` to ``upper`` for data of
-    ``dtype`` (built afresh for many bins or unhashable endpoints)."""
+    """The :class:`_Even` of ``num_bins`` uniform bins from ``lower`` to ``upper`` for data of
+    ``dtype``: from the plan cache, or built afresh for more than :data:`EVEN_CACHE_BINS` bins or
+    unhashable endpoints."""
     if num_bins > EVEN_CACHE_BINS:
         return _Even(lower, upper, num_bins, dtype)
     try:
-        key = (_scalar_key(lower), _scalar_key(upper), num_bins, _D(dtype))
+        key = ("prim.histogram_even", _scalar_key(lower), _scalar_key(upper), num_bins, _D(dtype))
         hash(key)
     except (TypeError, ValueError):
         return _Even(lower, upper, num_bins, dtype)
-    even = _even_cache.get(key)
-    if even is None:
-        even = _Even(lower, upper, num_bins, dtype)
-        with _even_lock:
-            while len(_even_cache) >= EVEN_CACHE_SIZE:
-                del _even_cache[next(iter(_even_cache))]
-            _even_cache[key] = even
-    return even
-
-
-def _copy(a):
-    """A fresh device copy (returned edges must not alias the cache)."""
-    return a.copy()
+    return plans.cache.lookup(key, lambda: _Even(lower, upper, num_bins, dtype))
 
 
 def histogram_even(x, num_levels, lower, upper, *, weights=None):
@@ -464,9 +469,9 @@ def histogram_even(x, num_levels, lower, upper, *, weights=None):
 
     Notes
     -----
-    The host work (NumPy's edges, the binning plan) and the device edges are cached per
-    (``lower``, ``upper`` with their types, bins, dtype, device) for up to :data:`EVEN_CACHE_BINS`
-    bins, :data:`EVEN_CACHE_SIZE` entries.
+    The host work (NumPy's edges, the binning) and the device edges are a plan in
+    :data:`rocarray._core.plans.cache` per (``lower``, ``upper`` with their types, bins, dtype) for
+    up to :data:`EVEN_CACHE_BINS` bins (:func:`even_setup`).
     """
     x = _data(x)
     nbins = int(num_levels) - 1
@@ -474,8 +479,8 @@ def histogram_even(x, num_levels, lower, upper, *, weights=None):
     if even.convert is not None:
         x = x.astype(even.convert)
     cmp_edges, edges = even.device_edges(x.data.device_id)
-    hist = _run("histogram_even", even.tname, x, nbins, (cmp_edges,) + even.extra, weights)
-    return hist, _copy(edges)
+    hist = _run("histogram_even", even.tname, x, nbins, (cmp_edges.data.ptr,) + even.extra, weights, cmp=even.cmp)
+    return hist, edges.copy()  # a fresh copy: returned edges must not alias the plan's
 
 
 def histogram_range(x, edges, *, weights=None):
@@ -495,10 +500,9 @@ def histogram_range(x, edges, *, weights=None):
     cupy.ndarray
         ``len(edges) - 1`` int64 counts, or float64 sums when weighted.
     """
-    cupy = _cupy()
+    cupy = backend.cupy()
     x = _data(x)
     edges64 = cupy.asarray(edges).astype(numpy.float64) if not isinstance(edges, numpy.ndarray) \
         else cupy.asarray(edges.astype(numpy.float64))
     nbins = int(edges64.size) - 1
-    extra = (edges64,)
-    return _run("histogram_range", f"{CTYPES[x.dtype]}, double", x, nbins, extra, weights)
+    return _run("histogram_range", f"{dtypes.ctype(x.dtype)}, double", x, nbins, (edges64.data.ptr,), weights)

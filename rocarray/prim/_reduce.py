@@ -4,7 +4,8 @@ Public functions
 ----------------
 ``reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False)``
     ``op`` is ``"add"``, ``"mul"``, ``"min"``, ``"max"`` or ``"nnz"`` (count of nonzeros, int64).
-    ``axis`` is None (all axes), an int or a tuple of ints (already valid: the façade normalizes).
+    ``axis`` is None (all axes), an int or a tuple of ints (valid and without repeats: the façade
+    checks; negative axes count from the end).
     ``nan=True`` skips NaN (nansum/nanprod: NaN acts as the identity; nanmin/nanmax: NaN is
     ignored, an all-NaN line gives NaN).
 ``argreduce(x, *, op, axis=None, keepdims=False, nan=False)``
@@ -35,7 +36,7 @@ float16 and the nonzero views are read in a narrower type):
 Any other requested result dtype is computed in the kernel dtype above and cast (integers: exact
 modulo 2^k, so wrap-around matches NumPy; bool: ``!= 0``, NumPy's logical add/multiply).
 
-Layout and kernel choice (:func:`plan`): the input is viewed as ``(outer, n, inner)`` with element
+Layout and kernel choice (:func:`kernel_layout`): the input is viewed as ``(outer, n, inner)`` with element
 strides ``(so, sk, si)`` after dropping size-1 axes and merging axes whose strides allow it (the
 reduced axes in any order for order-free ops; in C order for arg ops) -- no copy for C- or
 F-contiguous data, transposes, and most step-sliced views. Then:
@@ -52,18 +53,21 @@ Determinism: one launch per reduction; partial results are combined by the last 
 row/column tile (integer ticket) in a fixed order, never with floating-point atomics, so results
 are bitwise identical run to run on a given device (the grid depends only on the device and shape).
 
-Host overhead: everything but the launch (dtype rules, shapes, layout, kernel handle, grid, scalar
-kernel arguments) is memoized per call signature and input layout (:func:`_prepare`,
-:func:`_launch_plan`); split reductions reuse per-(device, stream) partials and ticket buffers.
+Plans: everything a call does that depends only on its arguments' metadata (dtype rules, shapes,
+layout, kernel, grid, the fixed kernel arguments) is a plan in :data:`rocarray._core.plans.cache`,
+keyed ``('prim.reduce', ...)`` / ``('prim.argreduce', ...)`` by the call signature and input layout,
+down to prepared launches; a warm call allocates the result and writes the data addresses into the
+launch. Split reductions take their partials (``'prim.reduce.partials'``, uninitialized) and
+tickets (``'prim.reduce.tickets'``, zero-kept) from :data:`rocarray._core.workspace.workspaces`.
 """
 
-import functools
 import math
-import threading
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import args as _args
+from rocarray._core import backend, dtypes, kernels, launch, plans, workspace
+from rocarray._core import compile as _compile
 
 SOURCE = "prim/reduce.hip"
 
@@ -89,17 +93,9 @@ ARG_OPS = ("argmin", "argmax")
 _TAGS = {op: f"ra_prim_red_op_{op}" for op in OPS + ARG_OPS}
 
 _D = numpy.dtype
-_B, _I8, _I16, _I32, _I64 = _D("bool"), _D("int8"), _D("int16"), _D("int32"), _D("int64")
+_B, _I32, _I64 = _D("bool"), _D("int32"), _D("int64")
 _U8, _U16, _U32, _U64 = _D("uint8"), _D("uint16"), _D("uint32"), _D("uint64")
 _F16, _F32, _F64, _C64, _C128 = _D("float16"), _D("float32"), _D("float64"), _D("complex64"), _D("complex128")
-
-#: Kernel element type of each dtype.
-CTYPES = {
-    _B: "bool", _I8: "ra_i8", _I16: "ra_i16", _I32: "ra_i32", _I64: "ra_i64", _U8: "ra_u8",
-    _U16: "ra_u16", _U32: "ra_u32", _U64: "ra_u64", _F16: "ra_half", _F32: "float", _F64: "double",
-    _C64: "ra_c64", _C128: "ra_c128",
-}
-ALL_DTYPES = tuple(CTYPES)
 
 _WIDE = (_I64, _U64, _F32, _F64, _C64, _C128)
 #: (input dtype, kernel result dtype) pairs per op.
@@ -117,7 +113,7 @@ KINDS = ("rows", "cols", "lines")
 
 def kernel_name(kind, op, in_dtype, out_dtype):
     """Name expression, e.g. ``'ra_prim_reduce_rows<float, float, ra_prim_red_op_add>'``."""
-    return f"ra_prim_reduce_{kind}<{CTYPES[_D(in_dtype)]}, {CTYPES[_D(out_dtype)]}, {_TAGS[op]}>"
+    return f"ra_prim_reduce_{kind}<{dtypes.ctype(in_dtype)}, {dtypes.ctype(out_dtype)}, {_TAGS[op]}>"
 
 
 def instantiations():
@@ -147,7 +143,7 @@ def sum_dtype(in_dtype):
 
 
 _SUM_DTYPES = {}
-_SUM_DTYPES.update((d, sum_dtype(d)) for d in ALL_DTYPES)
+_SUM_DTYPES.update((d, sum_dtype(d)) for d in dtypes.CTYPES)
 
 
 def kernel_dtypes(op, in_dtype, result_dtype):
@@ -201,7 +197,7 @@ def nnz_mask(dtype):
 # layout (pure Python)
 # --------------------------------------------------------------------------------------------
 
-class Plan:
+class Layout:
     """A reduction's layout: ``(outer, n, inner)`` with element strides and an element offset of the
     base, plus the kernel kind (``'rows'``, ``'cols'``, ``'lines'``) or ``'copy'``."""
 
@@ -212,7 +208,7 @@ class Plan:
         self.so, self.sk, self.si, self.offset, self.kind = so, sk, si, offset, kind
 
     def __repr__(self):
-        return (f"Plan(kind={self.kind!r}, outer={self.outer}, n={self.n}, inner={self.inner}, "
+        return (f"Layout(kind={self.kind!r}, outer={self.outer}, n={self.n}, inner={self.inner}, "
                 f"so={self.so}, sk={self.sk}, si={self.si}, offset={self.offset})")
 
 
@@ -260,11 +256,11 @@ def layout(shape, strides, axes, ordered):
     return do, so, n, sk, di, si, offset
 
 
-def plan(shape, strides, axes, ordered):
-    """The :class:`Plan` of a reduction (``strides`` in elements)."""
+def kernel_layout(shape, strides, axes, ordered):
+    """The :class:`Layout` of a reduction (``strides`` in elements)."""
     lay = layout(shape, strides, axes, ordered)
     if lay is None:
-        return Plan(0, 0, 0, 0, 0, 0, 0, "copy")
+        return Layout(0, 0, 0, 0, 0, 0, 0, "copy")
     outer, so, n, sk, inner, si, offset = lay
     lines = outer * inner
     if n <= SHORT:
@@ -277,7 +273,7 @@ def plan(shape, strides, axes, ordered):
         kind = "lines"
     else:
         kind = "copy"
-    return Plan(outer, n, inner, so, sk, si, offset, kind)
+    return Layout(outer, n, inner, so, sk, si, offset, kind)
 
 
 def rows_launch(rows, n, wave, warp_size):
@@ -309,54 +305,10 @@ def cols_launch(outer, n, inner, vc, wave):
 
 
 # --------------------------------------------------------------------------------------------
-# device side
+# plans and launches
 # --------------------------------------------------------------------------------------------
 
-_cupy = launch.cupy
-_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MP)
-
-
-def _warp_size(device_id):
-    return backend.device_info(device_id).warp_size
-
-
-def _kernel(name, device_id):
-    """``(kernel, wave)``."""
-    return _table.get(name, device_id)
-
-
-_tickets = {}
-_partials = {}
-_scratch_lock = threading.Lock()
-#: Largest partials buffer kept per (device, stream) between calls (bigger ones come from the pool).
-PARTIALS_KEEP_BYTES = 1 << 22
-
-
-def _grow(table, key, count, dtype, zero):
-    """``table[key]``, replaced by a buffer of at least ``count`` elements when smaller."""
-    with _scratch_lock:
-        buf = table.get(key)
-        if buf is None or buf.size < count:
-            size = max(count, 4096, 2 * (buf.size if buf is not None else 0))
-            buf = table[key] = (_cupy().zeros if zero else _cupy().empty)(size, dtype=dtype)
-        return buf
-
-
-def _scratch(device_id, ticket_count, partial_bytes):
-    """``(partials, tickets)`` for a split reduction on the current stream: ``partial_bytes`` of
-    uninitialized scratch (the kernel writes before it reads) and a zeroed uint32 buffer of at least
-    ``ticket_count`` tickets (kernels leave it zeroed). Both are kept per (device, stream): kernels
-    on one stream run in order, so one buffer serves every launch on it."""
-    key = (device_id, launch.stream_key())
-    tickets = _tickets.get(key)
-    if tickets is None or tickets.size < ticket_count:
-        tickets = _grow(_tickets, key, ticket_count, numpy.uint32, True)
-    if partial_bytes > PARTIALS_KEEP_BYTES:
-        return _cupy().empty(partial_bytes, dtype=numpy.uint8), tickets
-    partials = _partials.get(key)
-    if partials is None or partials.size < partial_bytes:
-        partials = _grow(_partials, key, partial_bytes, numpy.uint8, False)
-    return partials, tickets
+_kernels = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MP)
 
 
 def _state_bytes(op, kin, kout):
@@ -373,150 +325,133 @@ def _colvec(dtype, op):
     return 1 if op in ARG_OPS else max(1, min(4, 16 // _D(dtype).itemsize))
 
 
-def _astype(x, dtype):
-    return x.astype(dtype, copy=False)
+class _Run:
+    """The kernel launch of a reduction plan (:func:`launch_plan`): called with the input (kernel
+    input dtype, the layout the plan was built for) and the C-contiguous result. ``vec`` is the
+    launch reading 16-byte vectors, taken when the base address is ``align``-aligned."""
 
-
-def _nonzero(x):
-    return x != 0
-
-
-class _Launch:
-    """One kernel launch of a :class:`Plan`, with its grid and scalar arguments built once (see
-    :func:`_launch_plan`); called with the input (kernel input dtype) and the C-contiguous result."""
-
-    __slots__ = ("kernel", "grid", "offset", "head", "tail", "tail_vec", "align", "device_id",
-                 "partial_bytes", "ticket_count")
+    __slots__ = ("plain", "vec", "align", "offset", "device_id", "partial_bytes", "ticket_bytes")
 
     def __call__(self, x, res):
-        base = x.data
-        if self.offset:
-            base = base + self.offset
-        tail = self.tail
-        if self.align and base.ptr % self.align == 0:
-            tail = self.tail_vec
+        ptr = x.data.ptr + self.offset
+        go = self.vec if self.align and ptr % self.align == 0 else self.plain
         if self.partial_bytes:
-            partials, tickets = _scratch(self.device_id, self.ticket_count, self.partial_bytes)
-            args = (base,) + self.head + (res, partials, tickets) + tail
+            ws = workspace.workspaces
+            partials = ws.scratch("prim.reduce.partials", self.partial_bytes, self.device_id)
+            tickets = ws.counters("prim.reduce.tickets", self.ticket_bytes, self.device_id)
+            go(ptr, res.data.ptr, partials.data.ptr, tickets.data.ptr)
         else:
-            args = (base,) + self.head + (res,) + tail
-        self.kernel((self.grid,), (BLOCK,), args)
+            go(ptr, res.data.ptr)
 
 
-@functools.lru_cache(maxsize=1024)
-def _launch_plan(op, kin, kout, shape, strides, axes, ordered, aux, device_id):
-    """The :class:`_Launch` reducing ``axes`` of data of ``shape`` and byte ``strides`` (kernel
-    input dtype ``kin``) into ``kout`` results, or None when the data must be copied first."""
+def launch_plan(op, kin, kout, shape, strides, axes, ordered, aux, device_id):
+    """The :class:`_Run` reducing ``axes`` of data of ``shape`` and byte ``strides`` (kernel input
+    dtype ``kin``) into ``kout`` results, or None when the data must be copied first."""
     itemsize = kin.itemsize
     if any(s % itemsize for s in strides):
         return None
-    p = plan(shape, tuple(s // itemsize for s in strides), axes, ordered)
+    p = kernel_layout(shape, tuple(s // itemsize for s in strides), axes, ordered)
     if p.kind == "copy":
         return None
-    kernel, wave = _kernel(kernel_name(p.kind, op, kin, kout), device_id)
-    i64, u64 = numpy.int64, numpy.uint64
+    kernel = _kernels[kernel_name(p.kind, op, kin, kout)]
+    wave = kernel.wave(device_id)
+    i64, u64, u32, i32 = numpy.int64, numpy.uint64, numpy.uint32, numpy.int32
+    ptr = launch.POINTER
     aux = u64(aux)
     zero = u64(0)
-    run = _Launch()
-    run.kernel, run.offset, run.device_id = kernel, p.offset * itemsize, device_id
-    run.align = run.partial_bytes = run.ticket_count = 0
-    run.tail_vec = None
+    run = _Run()
+    run.offset, run.device_id = p.offset * itemsize, device_id
+    run.align = run.partial_bytes = run.ticket_bytes = 0
+    run.vec = None
     if p.kind == "lines":
         lines = p.outer * p.inner
-        run.grid = max(1, min(-(-lines // BLOCK), 1 << 20))
-        run.head = (i64(p.so), i64(p.sk), i64(p.si), i64(p.outer), i64(p.n), i64(p.inner))
-        run.tail = (aux,)
+        grid = max(1, min(-(-lines // BLOCK), 1 << 20))
+        head = (i64(p.so), i64(p.sk), i64(p.si), i64(p.outer), i64(p.n), i64(p.inner))
+        run.plain = kernel.prepare(device_id, grid, (ptr,) + head + (ptr, aux))
         return run
     sbytes = _state_bytes(op, kin, kout)
     if p.kind == "rows":
-        run.grid, splits, warp_mode = rows_launch(p.outer, p.n, wave, _warp_size(device_id))
-        run.head = (i64(p.so), i64(p.outer), i64(p.n))
-        run.tail = (numpy.uint32(splits), numpy.int32(warp_mode), aux)
+        grid, splits, warp_mode = rows_launch(p.outer, p.n, wave, backend.device_info(device_id).warp_size)
+        head = (i64(p.so), i64(p.outer), i64(p.n))
+        tail = (u32(splits), i32(warp_mode), aux)
         if splits > 1:
-            run.partial_bytes, run.ticket_count = p.outer * splits * sbytes, p.outer
+            run.partial_bytes, run.ticket_bytes = p.outer * splits * sbytes, 4 * p.outer
+            scratch = (ptr, ptr)
         else:
-            run.tail = (zero, zero) + run.tail
+            scratch = (zero, zero)
+        run.plain = kernel.prepare(device_id, grid, (ptr,) + head + (ptr,) + scratch + tail)
         return run
     vc = _colvec(kin, op)
-    run.grid, ct, splits, chunk, tx_log2 = cols_launch(p.outer, p.n, p.inner, vc, wave)
-    run.head = (i64(p.so), i64(p.sk), i64(p.outer), i64(p.n), i64(p.inner))
-    pre = (i64(ct), numpy.uint32(splits), i64(chunk), numpy.int32(tx_log2))
-    run.tail = pre + (numpy.int32(0), aux)
-    if p.inner % vc == 0 and p.so % vc == 0 and p.sk % vc == 0:
-        run.align = vc * itemsize  # vectors when the base pointer is aligned too (checked per call)
-        run.tail_vec = pre + (numpy.int32(1), aux)
+    grid, ct, splits, chunk, tx_log2 = cols_launch(p.outer, p.n, p.inner, vc, wave)
+    head = (i64(p.so), i64(p.sk), i64(p.outer), i64(p.n), i64(p.inner))
+    pre = (i64(ct), u32(splits), i64(chunk), i32(tx_log2))
     if splits > 1:
         run.partial_bytes = p.outer * ct * splits * (vc << tx_log2) * sbytes
-        run.ticket_count = p.outer * ct
+        run.ticket_bytes = 4 * p.outer * ct
+        scratch = (ptr, ptr)
     else:
-        run.tail, run.tail_vec = (zero, zero) + run.tail, run.tail_vec and (zero, zero) + run.tail_vec
+        scratch = (zero, zero)
+    run.plain = kernel.prepare(device_id, grid, (ptr,) + head + (ptr,) + scratch + pre + (i32(0), aux))
+    if p.inner % vc == 0 and p.so % vc == 0 and p.sk % vc == 0:
+        run.align = vc * itemsize  # vectors when the base address is aligned too (checked per call)
+        run.vec = kernel.prepare(device_id, grid, (ptr,) + head + (ptr,) + scratch + pre + (i32(1), aux))
     return run
 
 
 def _run(op, x, axes, res, aux, ordered):
-    """Reduce ``axes`` of ``x`` into ``res`` (C-contiguous, kept shape, kernel result dtype)."""
+    """Reduce ``axes`` of ``x`` into ``res`` (C-contiguous, kept shape, kernel result dtype)
+    through the launch plan of ``x``'s layout, copying ``x`` first where no kernel reads it."""
     device_id = x.data.device_id
-    run = _launch_plan(op, x.dtype, res.dtype, x.shape, x.strides, axes, ordered, aux, device_id)
+    shape, strides, kin, kout = x.shape, x.strides, x.dtype, res.dtype
+    run = plans.cache.lookup(("prim.reduce.launch", op, kin, kout, shape, strides, axes, ordered, aux, device_id),
+                             lambda: launch_plan(op, kin, kout, shape, strides, axes, ordered, aux, device_id))
     if run is None:
         kept = [a for a in range(x.ndim) if a not in axes]
-        x = _cupy().ascontiguousarray(x.transpose(kept + sorted(axes)))
-        run = _launch_plan(op, x.dtype, res.dtype, x.shape, x.strides, tuple(range(len(kept), x.ndim)),
-                           ordered, aux, device_id)
+        x = backend.cupy().ascontiguousarray(x.transpose(kept + sorted(axes)))
+        _run(op, x, tuple(range(len(kept), x.ndim)), res, aux, ordered)
+        return
     run(x, res)
 
 
-_ALL_AXES = tuple(tuple(range(n)) for n in range(65))
-
-
-def _normalize_axes(ndim, axis):
-    if axis is None:
-        return _ALL_AXES[ndim] if ndim < len(_ALL_AXES) else tuple(range(ndim))
-    if isinstance(axis, tuple):
-        return tuple(a % ndim if ndim else a for a in axis)
-    return (axis % ndim if ndim else axis,)
-
-
-def _identity_fill(op, shape, kout):
-    cupy = _cupy()
-    return cupy.full(shape, 1 if op == "mul" else 0, dtype=kout)
-
-
-# How a call turns into a launch, memoized per input layout (:func:`_prepare`).
+# How a call turns into a launch (its plan, :class:`_Plan`).
 _EMPTY, _FILL, _LAUNCH = 0, 1, 2  # mode: nothing to reduce, identity fill, a kernel
 _AS_IS, _VIEW, _CAST = 0, 1, 2  # kernel input: x itself, x viewed as kin, x cast to kin (a copy)
 _KEEP, _NONZERO, _ASTYPE = 0, 1, 2  # result: as computed, != 0 (bool), cast
 
 
-class _Prepared:
-    """Everything about a reduction call that depends only on its arguments' metadata."""
+class _Plan:
+    """Everything about a reduction call that depends only on its arguments' metadata; ``run`` is
+    the launch of the input as given (None: a cast input, whose layout is known per call) and
+    ``direct`` the whole of a warm call where that is one prepared launch (:func:`_direct`)."""
 
-    __slots__ = ("mode", "op", "kin", "kout", "dtype", "shape", "axes", "aux", "conv", "post", "run")
+    __slots__ = ("mode", "op", "kin", "kout", "dtype", "shape", "axes", "aux", "conv", "post", "run", "direct")
 
 
-def _finish(p, shape, axes, dtype, kout, lines, n):
-    p.shape, p.axes, p.dtype, p.kout = shape, axes, dtype, kout
+def _shapes(p, shape, axes, keepdims, dtype, kout, arg):
+    """Fill in the result shape, dtypes, mode and post-processing of plan ``p``."""
+    kept_shape = tuple(d for a, d in enumerate(shape) if a not in axes)
+    lines = math.prod(kept_shape)
+    n = (1 if lines else 0) if arg else math.prod(shape[a] for a in axes)
+    p.shape = tuple(1 if a in axes else d for a, d in enumerate(shape)) if keepdims else kept_shape
+    p.axes, p.dtype, p.kout = axes, dtype, kout
     p.mode = _EMPTY if lines == 0 else (_FILL if n == 0 else _LAUNCH)
     if dtype.kind == "b" and kout.kind != "b":
         p.post = _NONZERO
     else:
         p.post = _ASTYPE if kout != dtype else _KEEP
     p.run = None
-    return p
 
 
-@functools.lru_cache(maxsize=1024)
-def _prepare(op, shape, strides, in_dtype, axis, dtype, keepdims, nan, device_id):
-    """The :class:`_Prepared` form of ``reduce(x, op=op, axis=axis, dtype=dtype, ...)`` for ``x``
-    of ``shape``, byte ``strides`` and ``in_dtype`` on ``device_id``."""
-    ndim = len(shape)
-    axes = _normalize_axes(ndim, axis)
+def _plan(op, shape, strides, in_dtype, axis, dtype, keepdims, nan, device_id):
+    """The :class:`_Plan` of ``reduce(x, op=op, axis=axis, dtype=dtype, ...)`` for ``x`` of
+    ``shape``, byte ``strides`` and ``in_dtype`` on ``device_id``."""
+    axes = _args.normalize_axes(axis, len(shape))
     if dtype is None:
         dtype = sum_dtype(in_dtype) if op in ("add", "mul") else (_I64 if op == "nnz" else in_dtype)
     dtype = _D(dtype)
     kop, kin, kout = kernel_dtypes(op, in_dtype, dtype)
-    kept_shape = tuple(d for a, d in enumerate(shape) if a not in axes)
-    out_shape = tuple(1 if a in axes else d for a, d in enumerate(shape)) if keepdims else kept_shape
-    p = _finish(_Prepared(), out_shape, axes, dtype, kout, math.prod(kept_shape), math.prod(shape[a] for a in axes))
+    p = _Plan()
+    _shapes(p, shape, axes, keepdims, dtype, kout, False)
     p.op, p.kin = kop, kin
     if kop == "nnz":
         p.aux = nnz_mask(in_dtype)
@@ -525,59 +460,60 @@ def _prepare(op, shape, strides, in_dtype, axis, dtype, keepdims, nan, device_id
         p.aux = int(nan and in_dtype.kind in "fc")
         p.conv = _AS_IS if kin == in_dtype else _CAST
     if p.mode == _LAUNCH and p.conv != _CAST:
-        p.run = _launch_plan(kop, kin, kout, shape, strides, axes, False, p.aux, device_id)
+        p.run = launch_plan(kop, kin, kout, shape, strides, axes, False, p.aux, device_id)
+    p.direct = _direct(p)
     return p
 
 
-@functools.lru_cache(maxsize=1024)
-def _prepare_arg(op, shape, strides, in_dtype, axis, keepdims, nan, device_id):
-    """:func:`_prepare` for :func:`argreduce`."""
-    ndim = len(shape)
-    axes = _normalize_axes(ndim, axis)
+def _arg_plan(op, shape, strides, in_dtype, axis, keepdims, nan, device_id):
+    """:func:`_plan` for :func:`argreduce`."""
+    axes = _args.normalize_axes(axis, len(shape))
     kop, kin, kout = kernel_dtypes(op, in_dtype, _I64)
-    kept_shape = tuple(d for a, d in enumerate(shape) if a not in axes)
-    out_shape = tuple(1 if a in axes else d for a, d in enumerate(shape)) if keepdims else kept_shape
-    lines = math.prod(kept_shape)
-    p = _finish(_Prepared(), out_shape, axes, _I64, _I64, lines, 1 if lines else 0)
+    p = _Plan()
+    _shapes(p, shape, axes, keepdims, _I64, _I64, True)
     p.op, p.kin = kop, kin
     p.aux = int(nan and in_dtype.kind in "fc")
     p.conv = _AS_IS if kin == in_dtype else _CAST
     if p.mode == _LAUNCH and p.conv != _CAST:
-        p.run = _launch_plan(kop, kin, kout, shape, strides, axes, True, p.aux, device_id)
+        p.run = launch_plan(kop, kin, kout, shape, strides, axes, True, p.aux, device_id)
+    p.direct = _direct(p)
     return p
 
 
 def _execute(p, x, out, ordered):
-    """Run a :class:`_Prepared` reduction of ``x``; the result, or ``out`` with it copied in."""
-    cupy = _cupy()
+    """Run a :class:`_Plan` on ``x``; the result, or ``out`` with it copied in."""
+    cupy = backend.cupy()
     mode = p.mode
     if mode == _LAUNCH:
         res = cupy.empty(p.shape, dtype=p.kout)
         if p.run is not None:
             p.run(x if p.conv == _AS_IS else x.view(p.kin), res)
         else:
-            xin = x if p.conv == _AS_IS else (x.view(p.kin) if p.conv == _VIEW else _astype(x, p.kin))
+            xin = x if p.conv == _AS_IS else (x.view(p.kin) if p.conv == _VIEW else x.astype(p.kin, copy=False))
             _run(p.op, xin, p.axes, res, p.aux, ordered)
     elif mode == _EMPTY:
         res = cupy.empty(p.shape, dtype=p.kout)
     else:
-        res = _identity_fill(p.op, p.shape, p.kout)
+        res = cupy.full(p.shape, 1 if p.op == "mul" else 0, dtype=p.kout)
     if p.post == _NONZERO:
-        res = _nonzero(res)
+        res = res != 0
     elif p.post == _ASTYPE:
-        res = _astype(res, p.dtype)
+        res = res.astype(p.dtype, copy=False)
     if out is None:
         return res
     cupy.copyto(out, res, casting="unsafe")
     return out
 
 
-def _prepared(fn, *key):
-    """``fn(*key)`` memoized, or computed afresh when the key is not hashable (a list axis)."""
-    try:
-        return fn(*key)
-    except TypeError:
-        return fn.__wrapped__(*key)
+def _direct(p):
+    """The launch a warm call of plan ``p`` comes down to, called with the input's and the result's
+    addresses (the input read as given from its own address, the kernel result returned as it is,
+    no scratch), or None."""
+    if p.mode == _LAUNCH and p.conv == _AS_IS and p.post == _KEEP and p.run is not None:
+        run = p.run
+        if not (run.offset or run.align or run.partial_bytes):
+            return run.plain
+    return None
 
 
 def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False):
@@ -588,7 +524,7 @@ def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False)
     x : cupy.ndarray
     op : {'add', 'mul', 'min', 'max', 'nnz'}
     axis : None, int or tuple of int
-        Valid, non-negative-or-negative, no duplicates (the façade checks).
+        Valid, without repeats, negative axes counting from the end (the façade checks).
     dtype : dtype, optional
         Result dtype (default: :func:`sum_dtype` for add/mul, ``x.dtype`` for min/max, int64 for nnz).
     out : cupy.ndarray, optional
@@ -603,16 +539,21 @@ def reduce(x, *, op, axis=None, dtype=None, out=None, keepdims=False, nan=False)
 
     Notes
     -----
-    Everything but the launch itself (dtypes, shapes, layout, grid, scalar arguments) is memoized
-    per (op, shape, strides, dtype, axis, result dtype, keepdims, nan, device).
+    The plan (dtypes, shapes, layout, grid, fixed kernel arguments, prepared launch) is kept in
+    :data:`rocarray._core.plans.cache` under ``('prim.reduce', op, shape, strides, dtype, axis,
+    result dtype, keepdims, nan, device)``.
 
     Examples
     --------
     >>> ra.prim.reduce(cupy.arange(10), op="add")   # doctest: +SKIP
     array(45)
     """
-    p = _prepared(_prepare, op, x.shape, x.strides, x.dtype, axis, dtype, bool(keepdims), bool(nan),
-                  x.data.device_id)
+    key = ("prim.reduce", op, x.shape, x.strides, x.dtype, axis, dtype, keepdims, nan, x.data.device_id)
+    p = plans.cache.lookup(key, lambda: _plan(*key[1:]))
+    if p.direct is not None and out is None:
+        res = backend.cupy().empty(p.shape, dtype=p.kout)
+        p.direct(x.data.ptr, res.data.ptr)
+        return res
     return _execute(p, x, out, False)
 
 
@@ -630,6 +571,10 @@ def argreduce(x, *, op, axis=None, keepdims=False, nan=False, out=None):
     >>> ra.prim.argreduce(cupy.asarray([3, 1, 1]), op="argmin")   # doctest: +SKIP
     array(1)
     """
-    p = _prepared(_prepare_arg, op, x.shape, x.strides, x.dtype, axis, bool(keepdims), bool(nan),
-                  x.data.device_id)
+    key = ("prim.argreduce", op, x.shape, x.strides, x.dtype, axis, keepdims, nan, x.data.device_id)
+    p = plans.cache.lookup(key, lambda: _arg_plan(*key[1:]))
+    if p.direct is not None and out is None:
+        res = backend.cupy().empty(p.shape, dtype=p.kout)
+        p.direct(x.data.ptr, res.data.ptr)
+        return res
     return _execute(p, x, out, True)

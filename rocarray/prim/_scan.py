@@ -29,8 +29,7 @@ Design
   limit): a thread holds one 16-byte vector at a time, four or five tiles stay resident per
   multiprocessor and the loads of the others stay in flight while a block waits for its
   look-back. Plain (not segmented) row scans take it on NVIDIA from compute capability 9.0
-  (:func:`staged_rows`; measured on the H200: 2^28 float32 in 0.65 ms against 0.93 ms for the
-  register kernel) for sums of inputs of at least 4 bytes (:func:`staged_pair`); segmented
+  (:func:`staged_rows`) for sums of inputs of at least 4 bytes (:func:`staged_pair`); segmented
   scans, products, minima and maxima, narrower inputs and other devices take the register kernel.
   ``ra_prim_scan_lines`` scans along the middle axis of a C-contiguous
   ``(outer, n, inner)`` array with one thread per line (coalesced across lines); with too few
@@ -48,9 +47,16 @@ Design
   Any other (input, result) pair casts the input to the result's kernel dtype first (a copy, as
   NumPy's own loop does); integer results narrower than 64 bits are computed in 64 bits and cast
   down (exact modulo 2**k, so wrap-around matches NumPy); bool results are ``scan(x != 0) != 0``.
-* Workspace: the tile status lives in one buffer per (device, stream), grown on demand and zeroed
-  only when allocated: each launch gets a new epoch number, so stale status words read as "not
-  yet published", and the ticket counter resets itself in the kernel. No memset per launch.
+* Workspace: the tile status lives in the epoch-tagged workspace ``'prim.scan.status'`` of
+  :data:`rocarray._core.workspace.workspaces` (one buffer per device and stream, zeroed only when
+  allocated and when the epoch count wraps): each launch gets a new epoch number, so stale status
+  words read as "not yet published", and the ticket counter resets itself in the kernel. No
+  memset per launch. The segment totals of the two-pass line scan are uninitialized scratch
+  (``'prim.scan.line_totals'``).
+* Plans: the dtype rules, the layout choice and the prepared launches of a call signature are a
+  plan in :data:`rocarray._core.plans.cache` (``('prim.scan', ...)``, and per launch kind
+  ``('prim.scan.rows', ...)``, ``('prim.scan.lines', ...)``); a warm call allocates the result
+  and passes the data addresses and the workspace epoch.
 * Determinism: results are bitwise identical run to run (the look-back folds strictly in tile
   order; no floating-point atomics).
 """
@@ -59,10 +65,9 @@ import math
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
-from rocarray.prim._args import device_array
-from rocarray.prim._workspace import EpochWorkspaces
-from rocarray._core.args import normalize_axis
+from rocarray._core import args as _args
+from rocarray._core import backend, dtypes, kernels, launch, plans, workspace
+from rocarray._core import compile as _compile
 
 SOURCE = "prim/scan.hip"
 
@@ -100,13 +105,6 @@ _F64 = numpy.dtype(numpy.float64)
 _C64 = numpy.dtype(numpy.complex64)
 _C128 = numpy.dtype(numpy.complex128)
 
-#: Kernel element type of each dtype.
-CTYPES = {
-    _B: "bool", numpy.dtype(numpy.int8): "ra_i8", numpy.dtype(numpy.int16): "ra_i16",
-    numpy.dtype(numpy.int32): "ra_i32", _I64: "ra_i64", numpy.dtype(numpy.uint8): "ra_u8",
-    numpy.dtype(numpy.uint16): "ra_u16", numpy.dtype(numpy.uint32): "ra_u32", _U64: "ra_u64",
-    _F16: "ra_half", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128",
-}
 _SIGNED_IN = tuple(numpy.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64"))
 _UNSIGNED_IN = tuple(numpy.dtype(d) for d in ("uint8", "uint16", "uint32", "uint64"))
 _FLOATS = (_F16, _F32, _F64, _C64, _C128)
@@ -119,8 +117,6 @@ PAIRS = {
 PAIRS["mul"] = PAIRS["add"]
 PAIRS["min"] = tuple((d, d) for d in (_I64, _U64, _F16, _F32, _F64))
 PAIRS["max"] = PAIRS["min"]
-
-ALL_DTYPES = tuple(CTYPES)
 
 
 # --------------------------------------------------------------------------------------------
@@ -198,18 +194,17 @@ STAGED_MIN_ITEMSIZE = 4
 
 def staged_pair(op, in_dtype):
     """Whether the staged row kernel is instantiated for ``op`` on input ``in_dtype``: sums
-    (``cumsum``, ``nancumsum``, exclusive sums) of inputs of 4 bytes or more, the ones measured. Each
-    instantiation costs about a second of every build of the compile matrix, so products, minima
-    and maxima, and 1- and 2-byte inputs (whose 64-bit sums are bound by their writes) keep the
-    register kernel."""
+    (``cumsum``, ``nancumsum``, exclusive sums) of inputs of 4 bytes or more. Each instantiation
+    adds to every build of the compile matrix, so products, minima and maxima, and 1- and 2-byte
+    inputs (whose 64-bit sums are bound by their writes) keep the register kernel."""
     return op == "add" and numpy.dtype(in_dtype).itemsize >= STAGED_MIN_ITEMSIZE
 
 
 def staged_rows(is_hip, cc_major):
     """Whether plain row scans take the staged kernel: NVIDIA from compute capability 9.0, where the
-    tile moves through the bulk copy engine (measured on the H200; docs/performance.md). Elsewhere
-    the register kernel, whose speed there is the one measured."""
-    return launch.bulk_copy_engine(is_hip, cc_major)
+    tile moves through the bulk copy engine (``docs/performance/prim.md``). Elsewhere the
+    register kernel."""
+    return backend.bulk_copy_engine(is_hip, cc_major)
 
 
 def kernel_name(kind, op, in_dtype, result_dtype):
@@ -217,8 +212,7 @@ def kernel_name(kind, op, in_dtype, result_dtype):
 
     ``kind`` is ``'rows'``, ``'rows_staged'``, ``'rows_seg'``, ``'lines'`` or ``'lines_totals'``.
     """
-    return (f"ra_prim_scan_{kind}<{CTYPES[numpy.dtype(in_dtype)]}, {CTYPES[numpy.dtype(result_dtype)]}, "
-            f"{_OP_TAGS[op]}>")
+    return f"ra_prim_scan_{kind}<{dtypes.ctype(in_dtype)}, {dtypes.ctype(result_dtype)}, {_OP_TAGS[op]}>"
 
 
 def instantiations():
@@ -239,8 +233,6 @@ def instantiations():
 _compile.register(SOURCE, instantiations())
 
 
-
-
 def check_op(op, dtype):
     """Raise ValueError/TypeError for an unknown op or min/max on complex."""
     if op not in OPS:
@@ -249,90 +241,9 @@ def check_op(op, dtype):
         raise TypeError(f"prim scan: op {op!r} is not defined for complex dtype {numpy.dtype(dtype).name}")
 
 
-# --------------------------------------------------------------------------------------------
-# device side
-# --------------------------------------------------------------------------------------------
-
-_cupy = launch.cupy
-
-
-def _finish(res, dtype, out):
-    """Kernel result ``res`` as the requested ``dtype`` (bool: nonzero; others: cast), in ``out``."""
-    if dtype.kind == "b":
-        res = _nonzero(res)
-    elif res.dtype != dtype:
-        res = _astype(res, dtype)
-    if out is None:
-        return res
-    if res is not out:
-        _cupy().copyto(out, res, casting="unsafe")
-    return out
-
-
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, 8)
-
-
-def _kernel(name, device_id):
-    return _kernel_table.get(name, device_id)[0]
-
-
 def workspace_bytes(capacity):
     """Bytes of a workspace for ``capacity`` tiles (packed words, flags, aggregates, prefixes)."""
     return STATUS_OFFSET + capacity * 8 + -(-capacity * 4 // 16) * 16 + 2 * capacity * 16
-
-
-_workspaces = EpochWorkspaces(workspace_bytes, EPOCH_LIMIT)
-
-
-def _workspace(device_id, tiles):
-    """``(buffer, capacity, epoch)`` for a launch of ``tiles`` tiles on the current stream."""
-    return _workspaces.get(device_id, tiles)
-
-
-#: Per-device overrides of :func:`_staged` (tests force one row kernel here).
-_staged_by_device = {}
-
-
-def _staged(device_id):
-    """:func:`staged_rows` for a device."""
-    use = _staged_by_device.get(device_id)
-    return launch.has_bulk_copy(device_id) if use is None else use
-
-
-def _launch_rows(op, x2, in_row_stride, out2, rows, n, exclusive, nan, heads=None):
-    """Row kernel over ``rows`` rows of ``n``: x2/out2 are arrays whose data pointers are row 0."""
-    device_id = x2.data.device_id
-    if heads is not None:
-        kind = "rows_seg"
-    else:
-        kind = "rows_staged" if staged_pair(op, x2.dtype) and _staged(device_id) else "rows"
-    name = kernel_name(kind, op, x2.dtype, out2.dtype)
-    kernel = _kernel(name, device_id)
-    shared = stage_bytes(x2.dtype, out2.dtype) + STAGE_ALIGN if kind == "rows_staged" else 0
-    launch.allow_shared(kernel, shared)
-    tile = tile_size(x2.dtype, out2.dtype, kind)
-    tiles_per_row = -(-n // tile)
-    batch = max(1, MAX_TILES // tiles_per_row)
-    isz, osz = x2.dtype.itemsize, out2.dtype.itemsize
-    for r0 in range(0, rows, batch):
-        r = min(batch, rows - r0)
-        ntiles = r * tiles_per_row
-        buf, cap, epoch = _workspace(device_id, ntiles)
-        xp = x2.data + r0 * in_row_stride * isz
-        op_ = out2.data + r0 * n * osz
-        if heads is None:
-            args = (xp, numpy.int64(in_row_stride), op_, numpy.int64(r), numpy.int64(n),
-                    numpy.uint32(tiles_per_row), buf, numpy.uint32(cap), numpy.uint32(epoch),
-                    numpy.int32(exclusive), numpy.int32(nan))
-        else:
-            args = (xp, numpy.int64(in_row_stride), heads.data + r0 * n, op_, numpy.int64(r),
-                    numpy.int64(n), numpy.uint32(tiles_per_row), buf, numpy.uint32(cap),
-                    numpy.uint32(epoch), numpy.int32(nan))
-        kernel((ntiles,), (BLOCK,), args, shared_mem=shared)
-
-
-def _multiprocessors(device_id):
-    return backend.device_info(device_id).multiprocessors
 
 
 def lines_segments(lines, length, multiprocessors):
@@ -342,25 +253,156 @@ def lines_segments(lines, length, multiprocessors):
     return int(max(1, min(want, length // MIN_SEGMENT)))
 
 
-def _launch_lines(op, x, out, outer, n, inner, exclusive, nan):
-    cupy = _cupy()
-    device_id = x.data.device_id
-    kernel = _kernel(kernel_name("lines", op, x.dtype, out.dtype), device_id)
+# --------------------------------------------------------------------------------------------
+# launches (built into plans)
+# --------------------------------------------------------------------------------------------
+
+_kernels = kernels.Family(SOURCE, BLOCK, 8)
+
+#: The row kernel every device takes when set (``'register'`` or ``'staged'``; tests): see
+#: :func:`force_row_kernel`.
+_forced_row_kernel = [None]
+
+
+def force_row_kernel(kind):
+    """Make plain row scans take the ``'register'`` or the ``'staged'`` row kernel on every device
+    (``None``: each device its own, :func:`staged_rows`). A kernel choice is part of a plan, so
+    this clears the plan cache. For tests: both kernels must be right on every device."""
+    if kind not in (None, "register", "staged"):
+        raise ValueError(f"row kernel must be 'register', 'staged' or None, got {kind!r}")
+    _forced_row_kernel[0] = kind
+    plans.cache.clear()
+
+
+def _staged(device_id):
+    """Whether plain row scans on ``device_id`` take the staged kernel."""
+    forced = _forced_row_kernel[0]
+    return backend.has_bulk_copy(device_id) if forced is None else forced == "staged"
+
+
+class _Rows:
+    """The row-kernel launches over ``rows`` rows of ``n`` (batches of at most :data:`MAX_TILES`
+    tiles), called with the addresses of row 0 of the input, the result and (segmented scans)
+    the heads; each launch takes a new epoch of the status workspace."""
+
+    __slots__ = ("batches", "device_id")
+
+    def __call__(self, x_ptr, out_ptr, heads_ptr=None):
+        epochs = workspace.workspaces.epochs
+        for go, x_off, out_off, heads_off, tiles in self.batches:
+            buf, cap, epoch = epochs("prim.scan.status", self.device_id, tiles, workspace_bytes, EPOCH_LIMIT)
+            if heads_ptr is None:
+                go(x_ptr + x_off, out_ptr + out_off, buf.data.ptr, cap, epoch)
+            else:
+                go(x_ptr + x_off, heads_ptr + heads_off, out_ptr + out_off, buf.data.ptr, cap, epoch)
+
+
+def _rows_plan(op, kin, kout, in_row_stride, rows, n, exclusive, nan, segmented, device_id):
+    """The :class:`_Rows` of a row scan (``in_row_stride``: elements between input rows)."""
+    if segmented:
+        kind = "rows_seg"
+    else:
+        kind = "rows_staged" if staged_pair(op, kin) and _staged(device_id) else "rows"
+    kernel = _kernels[kernel_name(kind, op, kin, kout)]
+    shared = stage_bytes(kin, kout) + STAGE_ALIGN if kind == "rows_staged" else 0
+    tiles_per_row = -(-n // tile_size(kin, kout, kind))
+    batch = max(1, MAX_TILES // tiles_per_row)
+    ptr, u32 = launch.POINTER, launch.scalar(numpy.uint32)
+    run = _Rows()
+    run.device_id = device_id
+    run.batches = []
+    for r0 in range(0, rows, batch):
+        r = min(batch, rows - r0)
+        tiles = r * tiles_per_row
+        sizes = (numpy.int64(r), numpy.int64(n), numpy.uint32(tiles_per_row))
+        if segmented:
+            args = (ptr, numpy.int64(in_row_stride), ptr, ptr) + sizes + (ptr, u32, u32, numpy.int32(nan))
+        else:
+            args = ((ptr, numpy.int64(in_row_stride), ptr) + sizes
+                    + (ptr, u32, u32, numpy.int32(exclusive), numpy.int32(nan)))
+        go = kernel.prepare(device_id, tiles, args, shared=shared)
+        run.batches.append((go, r0 * in_row_stride * kin.itemsize, r0 * n * kout.itemsize, r0 * n, tiles))
+    run.batches = tuple(run.batches)
+    return run
+
+
+def _rows(op, kin, kout, in_row_stride, rows, n, exclusive, nan, segmented, device_id):
+    """The cached :func:`_rows_plan`."""
+    return plans.cache.lookup(
+        ("prim.scan.rows", op, kin, kout, in_row_stride, rows, n, exclusive, nan, segmented, device_id),
+        lambda: _rows_plan(op, kin, kout, in_row_stride, rows, n, exclusive, nan, segmented, device_id))
+
+
+class _Lines:
+    """The line-kernel launches over a C-contiguous ``(outer, n, inner)`` input: one thread per
+    line, or (``totals``) each line cut into segments whose totals a first launch writes."""
+
+    __slots__ = ("scan", "totals", "totals_bytes", "device_id")
+
+    def __call__(self, x_ptr, out_ptr):
+        if self.totals is None:
+            self.scan(x_ptr, out_ptr)
+            return
+        totals = workspace.workspaces.scratch("prim.scan.line_totals", self.totals_bytes, self.device_id)
+        self.totals(x_ptr, totals.data.ptr)
+        self.scan(x_ptr, out_ptr, totals.data.ptr)
+
+
+def _lines_plan(op, kin, kout, outer, n, inner, exclusive, nan, device_id):
     lines = outer * inner
-    segs = lines_segments(lines, n, _multiprocessors(device_id))
+    segs = lines_segments(lines, n, backend.device_info(device_id).multiprocessors)
     seg_len = -(-n // segs)
     segs = -(-n // seg_len)
     blocks = max(1, min(-(-(lines * segs) // BLOCK), 1 << 20))
-    totals = None
+    i64, ptr = numpy.int64, launch.POINTER
+    sizes = (i64(outer), i64(n), i64(inner), i64(seg_len), i64(segs))
+    run = _Lines()
+    run.device_id = device_id
+    run.totals = None
+    kernel = _kernels[kernel_name("lines", op, kin, kout)]
     if segs > 1:
-        acc = _F32 if out.dtype == _F16 else out.dtype
-        totals = cupy.empty(lines * segs, dtype=acc)
-        tk = _kernel(kernel_name("lines_totals", op, x.dtype, out.dtype), device_id)
-        tk((blocks,), (BLOCK,), (x, totals, numpy.int64(outer), numpy.int64(n), numpy.int64(inner),
-                                 numpy.int64(seg_len), numpy.int64(segs), numpy.int32(nan)))
-    kernel((blocks,), (BLOCK,), (x, out, totals if totals is not None else numpy.uint64(0), numpy.int64(outer),
-                                 numpy.int64(n), numpy.int64(inner), numpy.int64(seg_len), numpy.int64(segs),
-                                 numpy.int32(exclusive), numpy.int32(nan)))
+        acc = _F32 if kout == _F16 else kout
+        run.totals_bytes = lines * segs * acc.itemsize
+        run.totals = _kernels[kernel_name("lines_totals", op, kin, kout)].prepare(
+            device_id, blocks, (ptr, ptr) + sizes + (numpy.int32(nan),))
+        run.scan = kernel.prepare(device_id, blocks, (ptr, ptr, ptr) + sizes
+                                  + (numpy.int32(exclusive), numpy.int32(nan)))
+    else:
+        run.scan = kernel.prepare(device_id, blocks, (ptr, ptr, numpy.uint64(0)) + sizes
+                                  + (numpy.int32(exclusive), numpy.int32(nan)))
+    return run
+
+
+def _lines(op, kin, kout, outer, n, inner, exclusive, nan, device_id):
+    """The cached :func:`_lines_plan`."""
+    return plans.cache.lookup(("prim.scan.lines", op, kin, kout, outer, n, inner, exclusive, nan, device_id),
+                              lambda: _lines_plan(op, kin, kout, outer, n, inner, exclusive, nan, device_id))
+
+
+# How an input layout is scanned (:class:`_Into`).
+_ROWS, _ROWS_COPY, _LINES, _LINES_COPY, _MOVE = range(5)
+
+
+class _Into:
+    """The scan of one input layout (kernel input dtype) into a C-contiguous result of its shape
+    and the kernel result dtype: the launches, and whether the input is copied first."""
+
+    __slots__ = ("mode", "launches", "axis")
+
+    def __call__(self, x, res):
+        mode = self.mode
+        if mode == _ROWS or mode == _LINES:
+            self.launches(x.data.ptr, res.data.ptr)
+        elif mode == _ROWS_COPY or mode == _LINES_COPY:
+            xc = backend.cupy().ascontiguousarray(x)
+            self.launches(xc.data.ptr, res.data.ptr)
+        else:
+            # Few long lines: move the axis last (a copy), scan rows, move back (a copy).
+            cupy = backend.cupy()
+            xm = cupy.ascontiguousarray(cupy.moveaxis(x, self.axis, -1))
+            tmp = cupy.empty(xm.shape, dtype=res.dtype)
+            self.launches(xm.data.ptr, tmp.data.ptr)
+            cupy.copyto(res, cupy.moveaxis(tmp, -1, self.axis))
 
 
 def _row_stride(x):
@@ -372,85 +414,127 @@ def _row_stride(x):
     return None
 
 
-def _scan_into(x, axis, op, res, exclusive, nan):
-    """Scan ``x`` (kernel input dtype) along ``axis`` into ``res``: C-contiguous, x's shape, kernel
-    result dtype, not overlapping ``x`` unless it is ``x`` itself."""
-    cupy = _cupy()
-    shape = x.shape
+def _into_plan(x, axis, op, kout, exclusive, nan):
+    """The :class:`_Into` of ``x``'s layout (its metadata only) along ``axis``."""
+    kin, shape, device_id = x.dtype, x.shape, x.data.device_id
     n = shape[axis]
     outer = math.prod(shape[:axis])
     inner = math.prod(shape[axis + 1:])
+    contiguous = x.flags.c_contiguous
+    p = _Into()
+    p.axis = axis
     if inner == 1:
         rows = outer
         if n <= SHORT_ROW and rows > 1:
-            xc = x if x.flags.c_contiguous else cupy.ascontiguousarray(x)
-            _launch_lines(op, xc, res, rows, n, 1, exclusive, nan)
-            return
-        x2 = x.reshape(rows, n) if x.flags.c_contiguous else x
-        stride = _row_stride(x2)
-        if stride is None:
-            x2, stride = cupy.ascontiguousarray(x).reshape(rows, n), n
-        _launch_rows(op, x2, stride, res, rows, n, exclusive, nan)
-        return
+            p.mode = _LINES if contiguous else _LINES_COPY
+            p.launches = _lines(op, kin, kout, rows, n, 1, exclusive, nan, device_id)
+            return p
+        stride = _row_stride(x.reshape(rows, n) if contiguous else x)
+        p.mode = _ROWS if stride is not None else _ROWS_COPY
+        p.launches = _rows(op, kin, kout, n if stride is None else stride, rows, n, exclusive, nan, False, device_id)
+        return p
     if inner >= 8 or outer * inner >= MIN_LINES or n <= SHORT_ROW:
-        xc = x if x.flags.c_contiguous else cupy.ascontiguousarray(x)
-        _launch_lines(op, xc, res, outer, n, inner, exclusive, nan)
-        return
-    # Few long lines: move the axis last (a copy), scan rows, move back (a copy).
-    xm = cupy.ascontiguousarray(cupy.moveaxis(x, axis, -1))
-    tmp = cupy.empty(xm.shape, dtype=res.dtype)
-    rows = outer * inner
-    _launch_rows(op, xm.reshape(rows, n), n, tmp.reshape(rows, n), rows, n, exclusive, nan)
-    cupy.copyto(res, cupy.moveaxis(tmp, -1, axis))
+        p.mode = _LINES if contiguous else _LINES_COPY
+        p.launches = _lines(op, kin, kout, outer, n, inner, exclusive, nan, device_id)
+        return p
+    p.mode = _MOVE
+    p.launches = _rows(op, kin, kout, n, outer * inner, n, exclusive, nan, False, device_id)
+    return p
 
 
-def _check_x(x, name="x"):
-    return device_array(x, name, "prim scan", CTYPES)
+def _into(x, axis, op, kout, exclusive, nan):
+    """The cached :func:`_into_plan` of ``x``'s layout."""
+    return plans.cache.lookup(
+        ("prim.scan.into", x.shape, x.strides, x.dtype, axis, op, kout, exclusive, nan, x.data.device_id),
+        lambda: _into_plan(x, axis, op, kout, exclusive, nan))
 
 
-def _astype(x, dtype):
-    """``x`` in ``dtype`` (no copy when it already is)."""
-    return x.astype(dtype, copy=False)
+def _finish(res, dtype, out):
+    """Kernel result ``res`` as the requested ``dtype`` (bool: nonzero; others: cast), in ``out``."""
+    if dtype.kind == "b":
+        res = res != 0
+    elif res.dtype != dtype:
+        res = res.astype(dtype, copy=False)
+    if out is None:
+        return res
+    if res is not out:
+        backend.cupy().copyto(out, res, casting="unsafe")
+    return out
 
 
-def _nonzero(x):
-    """``x != 0`` as a bool array (bool results: NumPy's logical add/multiply)."""
-    return x != 0
+# How a call converts its input for the kernel (:class:`_Plan`).
+_AS_IS, _CAST, _NONZERO = 0, 1, 2
 
 
-def _scan(x, axis, op, dtype, out, exclusive, nan):
-    cupy = _cupy()
-    _check_x(x)
+class _Plan:
+    """A scan call's plan: its dtypes, axis, input conversion and (input as given) its launches;
+    ``error``: the TypeError message of a dtype no kernel takes (raised after the ``out`` checks)."""
+
+    __slots__ = ("dtype", "kout", "kin", "axis", "conv", "empty", "into", "error")
+
+
+def _plan(x, axis, op, dtype, exclusive, nan):
+    """The :class:`_Plan` of a scan of ``x`` (its metadata only)."""
     if dtype is None:
         dtype = x.dtype if op in ("min", "max") else accumulation_dtype(x.dtype)
     dtype = numpy.dtype(dtype)
     check_op(op, dtype)
-    check_op(op, x.dtype) if op in ("min", "max") else None
+    if op in ("min", "max"):
+        check_op(op, x.dtype)
+    p = _Plan()
+    p.axis = _args.normalize_axis(axis, x.ndim)
+    p.dtype = dtype
+    p.error = p.into = None
+    try:
+        p.kout = kernel_result_dtype(dtype)
+    except TypeError as e:
+        p.error = str(e)
+        return p
+    if op in ("min", "max") and p.kout not in (_I64, _U64, _F16, _F32, _F64):
+        p.error = f"prim scan: op {op!r} is not defined for dtype {dtype.name}"
+        return p
+    p.kin = kernel_input_dtype(x.dtype, dtype, op)
+    p.empty = x.size == 0
+    if dtype.kind == "b":
+        p.conv = _NONZERO
+    else:
+        p.conv = _AS_IS if x.dtype == p.kin else _CAST
+    if p.conv == _AS_IS and not p.empty:
+        p.into = _into(x, p.axis, op, p.kout, exclusive, nan)
+    return p
+
+
+def _scan(x, axis, op, dtype, out, exclusive, nan):
+    _args.device_array(x, "x", "prim scan", dtypes.CTYPES)
     if x.ndim == 0:
         x = x.reshape(1)
         if out is not None and out.ndim == 0:
             out = out.reshape(1)
-    axis = normalize_axis(axis, x.ndim)
+    # (the axis's type is part of the key: 1.0 == 1, but only an integer is an axis)
+    p = plans.cache.lookup(("prim.scan", x.shape, x.strides, x.dtype, axis, type(axis), op, dtype, exclusive, nan,
+                            x.data.device_id),
+                           lambda: _plan(x, axis, op, dtype, exclusive, nan))
+    cupy = backend.cupy()
     if out is not None:
         if not isinstance(out, cupy.ndarray):
             raise TypeError(f"prim scan: out must be a cupy.ndarray, not {type(out).__name__}")
         if out.shape != x.shape:
             raise ValueError(f"prim scan: out has shape {out.shape}, expected {x.shape}")
-    kout = kernel_result_dtype(dtype)
-    if op in ("min", "max") and kout not in (_I64, _U64, _F16, _F32, _F64):
-        raise TypeError(f"prim scan: op {op!r} is not defined for dtype {dtype.name}")
-    kin = kernel_input_dtype(x.dtype, dtype, op)
-    if x.size == 0:
-        res = cupy.empty(x.shape, dtype=dtype) if out is None else out
-        return res
-    xin = _astype(_nonzero(x), kin) if dtype.kind == "b" else _astype(x, kin)
+    if p.error is not None:
+        raise TypeError(p.error)
+    if p.empty:
+        return cupy.empty(x.shape, dtype=p.dtype) if out is None else out
+    kout = p.kout
+    if p.conv == _AS_IS:
+        xin, into = x, p.into
+    else:
+        xin = (x != 0 if p.conv == _NONZERO else x).astype(p.kin, copy=False)
+        into = _into(xin, p.axis, op, kout, exclusive, nan)
     direct = (out is not None and out.dtype == kout and out.flags.c_contiguous
               and (out is xin or not cupy.may_share_memory(out, xin)))
-    if out is not None and out is xin and not out.flags.c_contiguous:
-        direct = False
     res = out if direct else cupy.empty(x.shape, dtype=kout)
-    _scan_into(xin, axis, op, res, exclusive, nan)
-    return _finish(res, dtype, out)
+    into(xin, res)
+    return _finish(res, p.dtype, out)
 
 
 def inclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False):
@@ -518,9 +602,9 @@ def segmented_inclusive_scan(x, heads, *, op="add", dtype=None, out=None):
     >>> ra.prim.segmented_inclusive_scan(x, h)   # doctest: +SKIP
     array([1., 2., 3., 1., 2., 3.])
     """
-    cupy = _cupy()
-    _check_x(x)
-    _check_x(heads, "heads")
+    cupy = backend.cupy()
+    _args.device_array(x, "x", "prim scan", dtypes.CTYPES)
+    _args.device_array(heads, "heads", "prim scan", dtypes.CTYPES)
     if op not in ("add", "mul"):
         raise ValueError(f"prim scan: segmented scans take op 'add' or 'mul', got {op!r}")
     if x.ndim != 1 or heads.ndim != 1 or heads.shape != x.shape or heads.dtype != _B:
@@ -538,9 +622,9 @@ def segmented_inclusive_scan(x, heads, *, op="add", dtype=None, out=None):
         return cupy.empty(0, dtype=dtype) if out is None else out
     kout = kernel_result_dtype(dtype)
     kin = kernel_input_dtype(x.dtype, dtype, op)
-    xin = _astype(_nonzero(x), kin) if dtype.kind == "b" else _astype(x, kin)
+    xin = (x != 0 if dtype.kind == "b" else x).astype(kin, copy=False)
     xin = cupy.ascontiguousarray(xin)
     h = cupy.ascontiguousarray(heads)
     res = cupy.empty(n, dtype=kout)
-    _launch_rows(op, xin, n, res, 1, n, False, False, heads=h)
+    _rows(op, kin, kout, n, 1, n, False, False, True, x.data.device_id)(xin.data.ptr, res.data.ptr, h.data.ptr)
     return _finish(res, dtype, out)

@@ -20,28 +20,28 @@ memory, so a query makes ~log2(n / 1024) dependent global loads instead of log2(
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
-from rocarray.prim._args import device_array
+from rocarray._core import args as _args
+from rocarray._core import backend, dtypes, kernels, launch, plans
+from rocarray._core import compile as _compile
 
 SOURCE = "prim/search.hip"
 
-#: Threads per block (``RA_PRIM_SEARCH_BLOCK``) and cached samples (``RA_PRIM_SEARCH_SAMPLES``).
+#: Threads per block (``RA_PRIM_SEARCH_BLOCK``).
 BLOCK = 256
-SAMPLES = 1024
 
-_CTYPES = {
-    numpy.dtype("bool"): "ra_u8", numpy.dtype("int8"): "ra_i8", numpy.dtype("int16"): "ra_i16",
-    numpy.dtype("int32"): "ra_i32", numpy.dtype("int64"): "ra_i64", numpy.dtype("uint8"): "ra_u8",
-    numpy.dtype("uint16"): "ra_u16", numpy.dtype("uint32"): "ra_u32", numpy.dtype("uint64"): "ra_u64",
-    numpy.dtype("float16"): "ra_half", numpy.dtype("float32"): "float", numpy.dtype("float64"): "double",
-    numpy.dtype("complex64"): "ra_c64", numpy.dtype("complex128"): "ra_c128",
-}
-DTYPES = tuple(_CTYPES)
+#: The dtypes of ``a`` (and ``v``) the kernels take.
+DTYPES = tuple(numpy.dtype(d) for d in dtypes.ALL_DTYPES)
+
+
+def element_type(dtype):
+    """The kernel element type of ``dtype``: its C type, bool read as ``ra_u8``."""
+    dtype = numpy.dtype(dtype)
+    return dtypes.UNSIGNED[1] if dtype.kind == "b" else dtypes.ctype(dtype)
 
 
 def kernel_name(dtype):
     """``'ra_prim_search<T>'`` for ``dtype``."""
-    return f"ra_prim_search<{_CTYPES[numpy.dtype(dtype)]}>"
+    return f"ra_prim_search<{element_type(dtype)}>"
 
 
 def instantiations():
@@ -51,8 +51,7 @@ def instantiations():
 
 _compile.register(SOURCE, instantiations())
 
-_cupy = launch.cupy
-_table = launch.KernelTable(SOURCE, BLOCK, 8)
+_kernels = kernels.Family(SOURCE, BLOCK, 8)
 
 
 def grid_blocks(m, wave):
@@ -61,8 +60,14 @@ def grid_blocks(m, wave):
     return max(1, min(-(-m // BLOCK), wave))
 
 
-def _check(x, name):
-    device_array(x, name, "prim search", _CTYPES)
+def _plan(dtype, n, m, right, sorted_by, device_id):
+    """The prepared search of ``m`` queries in ``n`` elements of ``dtype`` (``sorted_by``: through
+    a sorter): called with the addresses of ``a``, the sorter (when given), ``v`` and the result."""
+    kernel = _kernels[kernel_name(dtype)]
+    ptr = launch.POINTER
+    return kernel.prepare(device_id, grid_blocks(m, kernel.wave(device_id)),
+                          (ptr, numpy.int64(n), ptr if sorted_by else numpy.uint64(0), ptr, numpy.int64(m),
+                           numpy.int32(bool(right)), ptr))
 
 
 def search_sorted(a, v, *, right=False, sorter=None):
@@ -83,10 +88,15 @@ def search_sorted(a, v, *, right=False, sorter=None):
     -------
     cupy.ndarray
         int64, ``v.shape``.
+
+    Notes
+    -----
+    The prepared launch is kept in :data:`rocarray._core.plans.cache` under ``('prim.search', dtype,
+    len(a), v.size, right, sorter given, device)``.
     """
-    cupy = _cupy()
-    _check(a, "a")
-    _check(v, "v")
+    cupy = backend.cupy()
+    _args.device_array(a, "a", "prim search", DTYPES)
+    _args.device_array(v, "v", "prim search", DTYPES)
     if a.ndim != 1:
         raise ValueError(f"prim search: a must be 1-D, got {a.ndim} dims")
     if v.dtype != a.dtype:
@@ -101,13 +111,16 @@ def search_sorted(a, v, *, right=False, sorter=None):
         return out
     ac = a if a.flags.c_contiguous else cupy.ascontiguousarray(a)
     vc = v if v.flags.c_contiguous else cupy.ascontiguousarray(v)
-    if sorter is not None:
-        sorter = cupy.ascontiguousarray(sorter.astype(numpy.int64, copy=False))
     device_id = ac.data.device_id
-    kernel, wave = _table.get(kernel_name(a.dtype), device_id)
-    kernel((grid_blocks(m, wave),), (BLOCK,),
-           (ac, numpy.int64(n), sorter if sorter is not None else numpy.uint64(0), vc, numpy.int64(m),
-            numpy.int32(bool(right)), out))
+    right = bool(right)
+    sorted_by = sorter is not None
+    go = plans.cache.lookup(("prim.search", a.dtype, n, m, right, sorted_by, device_id),
+                            lambda: _plan(a.dtype, n, m, right, sorted_by, device_id))
+    if sorted_by:
+        sorter = cupy.ascontiguousarray(sorter.astype(numpy.int64, copy=False))
+        go(ac.data.ptr, sorter.data.ptr, vc.data.ptr, out.data.ptr)
+    else:
+        go(ac.data.ptr, vc.data.ptr, out.data.ptr)
     return out
 
 

@@ -23,11 +23,11 @@ Design
 ------
 * LSD radix sort, 8 bits per pass, after Onesweep (Adinets & Merrill 2022): one upsweep launch
   reads the keys once and builds the histograms of every digit place; a one-block kernel turns
-  them into digit starts and a slot table: plan word s names the place that launch s sorts (the
-  places whose digit differs between keys, in order). The plan stays on the device: the host
-  queues one pass launch per digit place, and a launch past the active slots exits at once
-  (about 40 us for 2**28 keys), so 8/16-bit keys and narrow-range data take fewer passes and
-  nothing waits for the device (:func:`plan_passes` and :func:`slot_table` are its host model).
+  them into digit starts and a slot table: slot word s (the kernel's "plan word") names the place
+  that launch s sorts (the places whose digit differs between keys, in order). The table stays on
+  the device: the host queues one pass launch per digit place, and a launch past the active slots
+  exits at once, so 8/16-bit keys and narrow-range data take fewer passes and nothing waits for
+  the device (:func:`plan_passes` and :func:`slot_table` are its host model).
   Each pass is one launch that ranks tiles of 4096 keys (8192 for keys-only 8/16-bit keys) in
   shared memory (warp multisplit by ballots or peer words) and finds its global offsets by
   decoupled look-back on per-tile digit counts, then writes keys (and values) once.
@@ -46,16 +46,19 @@ Design
 * Workspace: two of ``256 + tiles * 256`` status words (4 bytes below 2**30 keys, else 8) that
   the passes alternate between; the host zeroes the first once, every pass zeroes the other.
 * Segmented sorts and row sorts: a stable sort by key, then a stable sort by segment (row) id whose
-  passes are limited to the id's bits (two sorts and gathers; a shared-memory per-row sort for
-  short rows is future work).
+  passes are limited to the id's bits (two sorts and gathers).
+* Plans: the launches of a sort signature (key dtype, length, bits, direction, values) are
+  prepared once and kept in :data:`rocarray._core.plans.cache` (``('prim.sort', ...)``, and
+  ``('prim.sort.upsweep', ...)`` for the upsweep, the starts and the lossy check); a call
+  allocates its buffers and passes their addresses (the slot table above is data, written per
+  call by ``ra_prim_radix_starts``).
 """
-
-import functools
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
-from rocarray.prim._args import device_array
+from rocarray._core import args as _args
+from rocarray._core import backend, dtypes, kernels, launch, plans
+from rocarray._core import compile as _compile
 
 SOURCE = "prim/radix_sort.hip"
 
@@ -78,9 +81,9 @@ SLOT_ACTIVE, SLOT_LAST = 256, 512
 #: Host flags of a pass launch (``RA_PRIM_SORT_*`` in the source; the kernel adds TOUT itself).
 F_TIN, F_KEYS, F_VIOTA, F_VWIDE = 1, 4, 8, 16
 
+#: Unsigned dtype of each key (or value) size: the view the kernels sort and move.
 UNSIGNED = {1: numpy.dtype(numpy.uint8), 2: numpy.dtype(numpy.uint16), 4: numpy.dtype(numpy.uint32),
             8: numpy.dtype(numpy.uint64)}
-CTYPES = {1: "ra_u8", 2: "ra_u16", 4: "ra_u32", 8: "ra_u64"}
 VALUE_BYTES = (0, 4, 8)
 
 #: Key dtypes the kernels sort.
@@ -95,16 +98,17 @@ _I64 = numpy.dtype(numpy.int64)
 
 def upsweep_name(key_bytes, plain=False):
     """The upsweep for keys of ``key_bytes``; ``plain``: float keys counted by the PLAIN image."""
-    return f"ra_prim_radix_upsweep<{CTYPES[key_bytes]}, {'true' if plain else 'false'}>"
+    return f"ra_prim_radix_upsweep<{dtypes.UNSIGNED[key_bytes]}, {'true' if plain else 'false'}>"
 
 
 def lossy_name(key_bytes):
     """The lossy-key check that follows a PLAIN upsweep of float keys of ``key_bytes``."""
-    return f"ra_prim_radix_lossy<{CTYPES[key_bytes]}>"
+    return f"ra_prim_radix_lossy<{dtypes.UNSIGNED[key_bytes]}>"
 
 
 def onesweep_name(key_bytes, value_bytes):
-    return f"ra_prim_radix_onesweep<{CTYPES[key_bytes]}, {int(value_bytes)}>"
+    """The digit pass for keys of ``key_bytes`` carrying values of ``value_bytes`` (0: none)."""
+    return f"ra_prim_radix_onesweep<{dtypes.UNSIGNED[key_bytes]}, {int(value_bytes)}>"
 
 
 SEGMENT_IDS_NAME = "ra_prim_radix_segment_ids<ra_u32>"
@@ -112,9 +116,10 @@ SEGMENT_IDS_NAME = "ra_prim_radix_segment_ids<ra_u32>"
 
 def instantiations():
     """Every name expression this module launches."""
-    names = [upsweep_name(b) for b in CTYPES] + [upsweep_name(b, True) for b in CTYPES if b > 1]
-    names += [lossy_name(b) for b in CTYPES if b > 1]
-    names += [onesweep_name(b, v) for b in CTYPES for v in VALUE_BYTES]
+    sizes = tuple(UNSIGNED)
+    names = [upsweep_name(b) for b in sizes] + [upsweep_name(b, True) for b in sizes if b > 1]
+    names += [lossy_name(b) for b in sizes if b > 1]
+    names += [onesweep_name(b, v) for b in sizes for v in VALUE_BYTES]
     names.append(SEGMENT_IDS_NAME)
     return sorted(names)
 
@@ -293,78 +298,77 @@ def workspace_bytes(n, tile=TILE):
 
 
 # --------------------------------------------------------------------------------------------
-# device side
+# plans and launches
 # --------------------------------------------------------------------------------------------
 
-_cupy = launch.cupy
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, 8)
-
-
-def _kernel(name, device_id):
-    """``(kernel, wave)``."""
-    return _kernel_table.get(name, device_id)
-
-
-def _memset0(buf, nbytes):
-    cupy = _cupy()
-    cupy.cuda.runtime.memsetAsync(buf.data.ptr, 0, int(nbytes), cupy.cuda.get_current_stream().ptr)
-
-
-def _to_host(x):
-    return _cupy().asnumpy(x)
-
-
-def _take(x, idx):
-    return x.take(idx)
+_kernels = kernels.Family(SOURCE, BLOCK, 8)
 
 
 def _check_1d(x, name):
-    device_array(x, name, "prim radix sort")
+    _args.device_array(x, name, "prim radix sort")
     if x.ndim != 1:
         raise ValueError(f"prim radix sort: {name} must be 1-D, got shape {x.shape}")
 
 
-def _upsweep(kbits, mode, begin_bit, end_bit):
-    """Queue the upsweep, the plan and (PLAIN mode) the lossy check: the device array ``meta`` of
-    :func:`meta_layout` (histograms, digit starts, flags, slot table), nothing read back."""
-    cupy = _cupy()
-    n = kbits.size
+class _Upsweep:
+    """The upsweep, the starts kernel (digit starts and slot table) and, for the PLAIN image, the
+    lossy check of one sort signature: called with the key bits and the zeroed ``meta`` array of
+    :func:`meta_layout`."""
+
+    __slots__ = ("upsweep", "starts", "lossy", "at")
+
+    def __call__(self, kbits_ptr, meta_ptr):
+        at = self.at
+        self.upsweep(kbits_ptr, meta_ptr, meta_ptr + at["lossy"])
+        self.starts(meta_ptr, meta_ptr + at["starts"], meta_ptr + at["plan"], meta_ptr + at["maybe"])
+        if self.lossy is not None:
+            # The PLAIN upsweep leaves lossy keys to this check (a launch that exits at once unless
+            # the histograms show keys in the bins of lossy_bins).
+            self.lossy(kbits_ptr, meta_ptr + at["maybe"], meta_ptr + at["lossy"])
+
+
+def _upsweep_plan(key_bytes, n, mode, begin_bit, end_bit, device_id):
     places = len(digit_places(begin_bit, end_bit))
     lay = meta_layout(places)
-    meta = cupy.zeros(lay["size"], dtype=numpy.uint64)
-    device_id = kbits.data.device_id
     plain = bool(mode & MODE_PLAIN)
-    kb = kbits.dtype.itemsize
-    kernel, wave = _kernel(upsweep_name(kb, plain), device_id)
-    grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), wave))
-    kernel((grid,), (BLOCK,), (kbits, numpy.int64(n), numpy.int32(mode), numpy.int32(begin_bit),
-                               numpy.int32(end_bit), meta, meta.data + lay["lossy"] * 8))
-    mask = _lossy_mask(kb, bool(mode & MODE_DESC), begin_bit, end_bit) if plain else (0, 0, 0, 0)
-    scan, _ = _kernel("ra_prim_radix_starts", device_id)
-    scan((1,), (RADIX,), (meta, meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, numpy.int32(places),
-                          meta.data + lay["maybe"] * 8, *mask))
-    if plain:  # the PLAIN upsweep leaves the lossy keys to this check (a launch that exits at once
-        # unless the histograms show keys in the bins of lossy_bins)
-        check, wave = _kernel(lossy_name(kb), device_id)
-        check((max(1, min(-(-n // (4 * BLOCK)), wave)),), (BLOCK,),
-              (kbits, numpy.int64(n), meta.data + lay["maybe"] * 8, meta.data + lay["lossy"] * 8))
+    ptr, i32 = launch.POINTER, numpy.int32
+    run = _Upsweep()
+    run.at = {k: 8 * lay[k] for k in ("starts", "plan", "maybe", "lossy")}
+    kernel = _kernels[upsweep_name(key_bytes, plain)]
+    grid = max(1, min(-(-n // (BLOCK * UP_ITEMS)), kernel.wave(device_id)))
+    run.upsweep = kernel.prepare(device_id, grid, (ptr, numpy.int64(n), i32(mode), i32(begin_bit), i32(end_bit),
+                                                   ptr, ptr))
+    words = bin_mask_words(lossy_bins(key_bytes, bool(mode & MODE_DESC), begin_bit, end_bit)) if plain else (0,) * 4
+    mask = tuple(numpy.uint64(w) for w in words)
+    run.starts = _kernels["ra_prim_radix_starts"].prepare(device_id, 1, (ptr, ptr, ptr, i32(places), ptr) + mask,
+                                                          block=RADIX)
+    run.lossy = None
+    if plain:
+        check = _kernels[lossy_name(key_bytes)]
+        grid = max(1, min(-(-n // (4 * BLOCK)), check.wave(device_id)))
+        run.lossy = check.prepare(device_id, grid, (ptr, numpy.int64(n), ptr, ptr))
+    return run
+
+
+def _upsweep(kbits, mode, begin_bit, end_bit):
+    """Queue the upsweep, the starts kernel and (PLAIN mode) the lossy check: the device array
+    ``meta`` of :func:`meta_layout` (histograms, digit starts, flags, slot table), nothing read
+    back."""
+    n, kb, device_id = kbits.size, kbits.dtype.itemsize, kbits.data.device_id
+    run = plans.cache.lookup(("prim.sort.upsweep", kb, n, mode, begin_bit, end_bit, device_id),
+                             lambda: _upsweep_plan(kb, n, mode, begin_bit, end_bit, device_id))
+    meta = backend.cupy().zeros(meta_layout(len(digit_places(begin_bit, end_bit)))["size"], dtype=numpy.uint64)
+    run(kbits.data.ptr, meta.data.ptr)
     return meta
 
 
-@functools.lru_cache(maxsize=None)
-def _lossy_mask(key_bytes, descending, begin_bit, end_bit):
-    """The starts kernel's mask arguments for :func:`lossy_bins` (a few per process, cached: this
-    is on every float sort's host path)."""
-    return tuple(numpy.uint64(w) for w in bin_mask_words(lossy_bins(key_bytes, descending, begin_bit, end_bit)))
-
-
 def _histograms(kbits, mode, begin_bit, end_bit):
-    """Upsweep and plan, read back: ``(hist (places, 256), lossy flag, digit starts on the device,
-    slot table)`` (for tests; the table decoded by :func:`decode_plan`)."""
+    """Upsweep and slot table, read back: ``(hist (places, 256), lossy flag, digit starts on the
+    device, slot table)`` (for tests; the table decoded by :func:`decode_plan`)."""
     places = len(digit_places(begin_bit, end_bit))
     lay = meta_layout(places)
     meta = _upsweep(kbits, mode, begin_bit, end_bit)
-    host = _to_host(meta)
+    host = backend.cupy().asnumpy(meta)
     hist = host[:places * RADIX].reshape(places, RADIX)
     table = decode_plan(host[lay["plan"]:lay["plan"] + places])
     return hist, bool(host[lay["lossy"]]), meta[lay["starts"]:lay["starts"] + places * RADIX], table
@@ -375,7 +379,7 @@ class _HostFlags:
     :meth:`lossy` waits for that copy only (the passes may still run)."""
 
     def __init__(self, meta, places):
-        cupy = _cupy()
+        cupy = backend.cupy()
         at = meta_layout(places)["lossy"]
         word = meta[at:at + 1]
         self._mem = cupy.cuda.alloc_pinned_memory(word.nbytes)
@@ -389,89 +393,134 @@ class _HostFlags:
         return bool(self._host[0])
 
 
+class _Plan:
+    """A sort's plan: the key and value views, the buffers a call allocates, the upsweep and one
+    prepared pass per digit place (``passes``; the per-call addresses are the source, middle and
+    last keys, the value buffers the pass moves, the digit starts, the slot table and the two
+    pass workspaces)."""
+
+    __slots__ = ("dtype", "empty", "by_index", "places", "u", "vb", "vu", "widen", "mode", "ws_bytes",
+                 "ws_count", "tmp_count", "upsweep", "passes", "values_in", "begin_bit", "end_bit")
+
+
+def _plan(dtype, n, values_itemsize, descending, begin_bit, end_bit, iota, want_keys, device_id):
+    dtype = check_key_dtype(dtype)
+    begin_bit, end_bit = check_bits(begin_bit, end_bit, dtype.itemsize)
+    p = _Plan()
+    p.dtype, p.begin_bit, p.end_bit = dtype, begin_bit, end_bit
+    p.empty = n == 0
+    p.by_index = False
+    if p.empty:
+        return p
+    kb = dtype.itemsize
+    p.u = UNSIGNED[kb]
+    mode = key_mode(dtype, descending)
+    vb, widen = value_plan(n, values_itemsize, iota)
+    if values_itemsize is not None and vb == 0:
+        p.by_index = True  # values the kernels do not carry: sort indices, then gather
+        return p
+    p.places = places = len(digit_places(begin_bit, end_bit))
+    if places == 0:
+        return p
+    if want_keys and mode & MODE_FLOAT:
+        mode |= MODE_PLAIN  # exact unless a key is lossy, and then these passes' keys are dropped
+    p.mode, p.vb, p.widen = mode, vb, widen
+    p.vu = UNSIGNED[vb] if vb else None
+    tile = tile_size(kb, vb)
+    p.ws_bytes = workspace_bytes(n, tile)
+    p.ws_count = min(2, places)
+    p.tmp_count = min(2, places - 1)
+    p.values_in = bool(vb and not iota)
+    p.upsweep = plans.cache.lookup(("prim.sort.upsweep", kb, n, mode, begin_bit, end_bit, device_id),
+                                   lambda: _upsweep_plan(kb, n, mode, begin_bit, end_bit, device_id))
+    kernel = _kernels[onesweep_name(kb, vb)]
+    ptr, i32, null = launch.POINTER, numpy.int32, numpy.uint64(0)
+    values = (ptr, ptr, ptr) if vb else (null, null, null)  # source, middle and last values
+    host_flags = (F_KEYS if want_keys else 0) | (F_VWIDE if widen else 0)
+    ntiles = -(-n // tile)
+    p.passes = tuple(
+        kernel.prepare(device_id, ntiles,
+                       (ptr, ptr, ptr) + values
+                       + (numpy.int64(n), i32(begin_bit), i32(end_bit), i32(slot), i32(mode),
+                          i32(host_flags | ((F_TIN | (F_VIOTA if iota else 0)) if slot == 0 else 0)),
+                          ptr, ptr, ptr, ptr, i32(n >= WIDE_STATUS_N)))
+        for slot in range(places))
+    return p
+
+
 def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_keys=None):
     """The sort engine. ``keys``: 1-D device keys; ``values``: 1-D device values or None;
     ``iota``: sort the indices 0..n-1 as values (int64 result). Returns ``(keys or None,
     values or None)``; keys only when ``want_keys`` (into ``out_keys`` if given).
 
-    Every pass is queued without waiting for the device: the passes read the plan that the
+    Every pass is queued without waiting for the device: the passes read the slot table that the
     upsweep left on the device. Only a sort that returns float keys waits, after queuing all
     passes, for the upsweep's lossy flag (then redoes the sort as an index sort and a gather)."""
-    cupy = _cupy()
-    dtype = check_key_dtype(keys.dtype)
+    cupy = backend.cupy()
     n = keys.size
-    begin_bit, end_bit = check_bits(begin_bit, end_bit, dtype.itemsize)
+    vsize = None if values is None else values.dtype.itemsize
+    p = plans.cache.lookup(
+        ("prim.sort", keys.dtype, n, vsize, descending, begin_bit, end_bit, iota, want_keys, keys.data.device_id),
+        lambda: _plan(keys.dtype, n, vsize, descending, begin_bit, end_bit, iota, want_keys, keys.data.device_id))
+    dtype = p.dtype
     vdtype = _I64 if iota else (values.dtype if values is not None else None)
     if want_keys and out_keys is None:
         out_keys = cupy.empty(n, dtype=dtype)
-    if n == 0:
+    if p.empty:
         return (out_keys if want_keys else None), (cupy.empty(0, vdtype) if vdtype is not None else None)
     keys = cupy.ascontiguousarray(keys)
     if values is not None:
         values = cupy.ascontiguousarray(values)
-    kb = dtype.itemsize
-    u = UNSIGNED[kb]
-    mode = key_mode(dtype, descending)
-    vb, widen = value_plan(n, 0 if values is None else values.dtype.itemsize, iota)
-    if values is not None and vb == 0:
-        # Values the kernels do not carry: sort indices, then gather.
+    begin_bit, end_bit = p.begin_bit, p.end_bit
+    if p.by_index:
         return _by_index_sort(keys, values, descending, begin_bit, end_bit, want_keys, out_keys)
-    places = len(digit_places(begin_bit, end_bit))
+    places = p.places
     if places == 0:  # no bits to sort on: the input order is the sorted order
         ko = None
         if want_keys:
-            _copy(out_keys, keys)
+            cupy.copyto(out_keys, keys)
             ko = out_keys
-        vo = cupy.arange(n, dtype=_I64) if iota else (_clone(values) if values is not None else None)
+        vo = cupy.arange(n, dtype=_I64) if iota else (values.copy() if values is not None else None)
         return ko, vo
 
+    u, vb, vu = p.u, p.vb, p.vu
     kbits = keys.view(u)
-    if want_keys and mode & MODE_FLOAT:
-        mode |= MODE_PLAIN  # exact unless a key is lossy, and then these passes' keys are dropped
-    tile = tile_size(kb, vb)
-    ws_bytes = workspace_bytes(n, tile)
-    ws = [cupy.empty(ws_bytes, dtype=numpy.uint8) for _ in range(min(2, places))]
-    _memset0(ws[0], ws_bytes)  # the first pass's; each pass zeroes the next one's
-    meta = _upsweep(kbits, mode, begin_bit, end_bit)
-    lay = meta_layout(places)
-    lossy_flag = _HostFlags(meta, places) if mode & MODE_PLAIN else None  # (float keys returned)
-
-    device_id = keys.data.device_id
-    kernel, _ = _kernel(onesweep_name(kb, vb), device_id)
-    wide = n >= WIDE_STATUS_N
-    ntiles = -(-n // tile)
+    ws = [cupy.empty(p.ws_bytes, dtype=numpy.uint8) for _ in range(p.ws_count)]
+    stream = cupy.cuda.get_current_stream().ptr
+    cupy.cuda.runtime.memsetAsync(ws[0].data.ptr, 0, p.ws_bytes, stream)  # the first pass's; each
+    # pass zeroes the next one's
+    meta = cupy.zeros(meta_layout(places)["size"], dtype=numpy.uint64)
+    p.upsweep(kbits.data.ptr, meta.data.ptr)
+    lossy_flag = _HostFlags(meta, places) if p.mode & MODE_PLAIN else None  # (float keys returned)
 
     # Final destinations (a fresh array when out_keys overlaps the input).
     kfinal = None
     if want_keys:
         kfinal = out_keys
-        if _may_share(kfinal, keys):
+        if cupy.may_share_memory(kfinal, keys):
             kfinal = cupy.empty(n, dtype=dtype)
-    vfinal = None
-    vu = UNSIGNED[vb] if vb else None
-    if vb:
-        vfinal = cupy.empty(n, dtype=_I64 if iota else values.dtype)
-    ktmp = [cupy.empty(n, dtype=u) for _ in range(min(2, places - 1))]
-    vtmp = [cupy.empty(n, dtype=vu) for _ in range(min(2, places - 1))] if vb else []
+    vfinal = cupy.empty(n, dtype=_I64 if iota else values.dtype) if vb else None
+    ktmp = [cupy.empty(n, dtype=u) for _ in range(p.tmp_count)]
+    vtmp = [cupy.empty(n, dtype=vu) for _ in range(p.tmp_count)] if vb else []
     klast = kfinal.view(u) if want_keys else (ktmp[0] if ktmp else kbits)  # argsort: never written
-    vlast = (vfinal.view(vu) if not widen else vfinal) if vb else None
+    vlast = (vfinal if p.widen else vfinal.view(vu)) if vb else None
 
-    host_flags = (F_KEYS if want_keys else 0) | (F_VWIDE if widen else 0)
+    at = p.upsweep.at
+    starts, table = meta.data.ptr + at["starts"], meta.data.ptr + at["plan"]
     src_k = kbits
-    src_v = values.view(vu) if (vb and not iota) else None
-    null = numpy.uint64(0)
-    for slot in range(places):
+    src_v = values.view(vu) if p.values_in else None  # (an index sort makes its values in pass 0)
+    for slot, go in enumerate(p.passes):
         # (with one temporary, slot 1 can only be the last pass: its mid buffer is never written)
         mid_k = ktmp[slot % len(ktmp)] if ktmp else klast
-        mid_v = (vtmp[slot % len(vtmp)] if vtmp else vlast) if vb else None
-        first = (F_TIN | (F_VIOTA if iota else 0)) if slot == 0 else 0
-        kernel((ntiles,), (BLOCK,),
-               (src_k, mid_k, klast, src_v if src_v is not None else null, mid_v if vb else null,
-                vlast if vb else null, numpy.int64(n), numpy.int32(begin_bit), numpy.int32(end_bit),
-                numpy.int32(slot), numpy.int32(mode), numpy.int32(host_flags | first),
-                meta.data + lay["starts"] * 8, meta.data + lay["plan"] * 8, ws[slot % 2],
-                ws[(slot + 1) % len(ws)], numpy.int32(wide)))
-        src_k, src_v = mid_k, mid_v
+        ws_a, ws_b = ws[slot % 2].data.ptr, ws[(slot + 1) % len(ws)].data.ptr
+        if vb:
+            mid_v = vtmp[slot % len(vtmp)] if vtmp else vlast
+            go(src_k.data.ptr, mid_k.data.ptr, klast.data.ptr, 0 if src_v is None else src_v.data.ptr,
+               mid_v.data.ptr, vlast.data.ptr, starts, table, ws_a, ws_b)
+            src_v = mid_v
+        else:
+            go(src_k.data.ptr, mid_k.data.ptr, klast.data.ptr, starts, table, ws_a, ws_b)
+        src_k = mid_k
 
     if lossy_flag is not None and lossy_flag.lossy():
         # Keys the image does not restore bit for bit (-0.0, NaN payloads): the passes' keys are
@@ -480,7 +529,7 @@ def _run(keys, values, *, descending, begin_bit, end_bit, iota, want_keys, out_k
     ko = None
     if want_keys:
         if kfinal is not out_keys:
-            _copy(out_keys, kfinal)
+            cupy.copyto(out_keys, kfinal)
         ko = out_keys
     return ko, vfinal
 
@@ -491,40 +540,21 @@ def _by_index_sort(keys, values, descending, begin_bit, end_bit, want_keys, out_
                    want_keys=False)
     ko = None
     if want_keys:
-        ko = _take(keys, perm)
+        ko = keys.take(perm)
         if out_keys is not None:
-            _copy(out_keys, ko)
+            backend.cupy().copyto(out_keys, ko)
             ko = out_keys
-    return ko, (_take(values, perm) if values is not None else None)
+    return ko, (values.take(perm) if values is not None else None)
 
 
-def _copy(dst, src):
-    _cupy().copyto(dst, src)
-
-
-def _clone(x):
-    return x.copy()
-
-
-def _div(perm, n):
-    return perm // n
-
-
-def _mod(perm, n):
-    return perm % n
+def _to_host(x):
+    """``x`` copied to the host (the sort's one read-back, of segment offsets)."""
+    return backend.cupy().asnumpy(x)
 
 
 def _ends(offsets):
     """``(offsets[0], offsets[-1])`` on the host."""
     return int(_to_host(offsets[:1])[0]), int(_to_host(offsets[-1:])[0])
-
-
-def _astype(x, dtype):
-    return x.astype(dtype, copy=False)
-
-
-def _may_share(a, b):
-    return bool(_cupy().may_share_memory(a, b))
 
 
 # --------------------------------------------------------------------------------------------
@@ -566,7 +596,7 @@ def radix_sort_keys(keys, *, descending=False, begin_bit=0, end_bit=None, out=No
         if not out.flags.c_contiguous:
             res, _ = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit,
                           iota=False, want_keys=True)
-            _copy(out, res)
+            backend.cupy().copyto(out, res)
             return out
     res, _ = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=False,
                   want_keys=True, out_keys=out)
@@ -621,18 +651,17 @@ def radix_argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
 
 def _segment_ids(offsets, n):
     """uint32 id of each element's segment: the number of offsets <= its index."""
-    cupy = _cupy()
     nseg = offsets.size - 1
-    ids = cupy.empty(n, dtype=numpy.uint32)
+    ids = backend.cupy().empty(n, dtype=numpy.uint32)
     if n:
-        kernel, wave = _kernel(SEGMENT_IDS_NAME, offsets.data.device_id)
-        grid = max(1, min(-(-n // BLOCK), 4 * wave))
-        kernel((grid,), (BLOCK,), (offsets, numpy.int64(nseg), ids, numpy.int64(n)))
+        device_id = offsets.data.device_id
+        kernel = _kernels[SEGMENT_IDS_NAME]
+        grid = max(1, min(-(-n // BLOCK), 4 * kernel.wave(device_id)))
+        kernel(device_id, grid, (offsets, numpy.int64(nseg), ids, numpy.int64(n)))
     return ids
 
 
 def _check_offsets(offsets, n):
-    cupy = _cupy()
     _check_1d(offsets, "offsets")
     if offsets.dtype.kind not in "iu" or offsets.size < 1:
         raise ValueError("prim radix sort: offsets must be a non-empty 1-D integer array (nseg + 1 entries)")
@@ -640,13 +669,13 @@ def _check_offsets(offsets, n):
     if first != 0 or last != n:
         raise ValueError(f"prim radix sort: offsets must start at 0 and end at len(keys) = {n}, "
                          f"got {first} .. {last}")
-    return cupy.ascontiguousarray(_astype(offsets, _I64))
+    return backend.cupy().ascontiguousarray(offsets.astype(_I64, copy=False))
 
 
 def _by_segment(ids, perm, nseg):
     """Stable re-sort of ``perm`` by ``ids[perm]`` (ids < nseg + 2): the second LSD key."""
     end_bit = max(1, int(nseg + 1).bit_length())
-    _, p2 = _run(_take(ids, perm), perm, descending=False, begin_bit=0, end_bit=end_bit, iota=False,
+    _, p2 = _run(ids.take(perm), perm, descending=False, begin_bit=0, end_bit=end_bit, iota=False,
                  want_keys=False)
     return p2
 
@@ -695,13 +724,13 @@ def segmented_radix_sort_pairs(keys, offsets, values, *, descending=False, begin
     n = keys.size
     offs = _check_offsets(offsets, n)
     if n == 0:
-        return _clone(keys), (_clone(values) if values is not None else None)
+        return keys.copy(), (values.copy() if values is not None else None)
     _, perm = _run(keys, None, descending=descending, begin_bit=begin_bit, end_bit=end_bit, iota=True,
                    want_keys=False)
     nseg = offs.size - 1
     if nseg > 1:
         perm = _by_segment(_segment_ids(offs, n), perm, nseg)
-    return _take(keys, perm), (_take(values, perm) if values is not None else None)
+    return keys.take(perm), (values.take(perm) if values is not None else None)
 
 
 def sort_rows(x, *, indices=False):
@@ -710,18 +739,17 @@ def sort_rows(x, *, indices=False):
     Rows are sorted together: a stable sort of all keys, then a stable sort by row id limited to
     the row id's bits.
     """
-    cupy = _cupy()
     rows, n = x.shape
     flat = x.reshape(-1)
     if rows == 1 or n <= 1:
         if n <= 1:
-            return cupy.zeros(x.shape, _I64) if indices else _clone(x)
+            return backend.cupy().zeros(x.shape, _I64) if indices else x.copy()
         res = (radix_argsort(flat) if indices else radix_sort_keys(flat))
         return res.reshape(x.shape)
     perm = radix_argsort(flat)
-    rid = _div(perm, n)
+    rid = perm // n
     end_bit = max(1, int(rows - 1).bit_length())
     _, perm = _run(rid, perm, descending=False, begin_bit=0, end_bit=end_bit, iota=False, want_keys=False)
     if indices:
-        return _mod(perm, n).reshape(x.shape)
-    return _take(flat, perm).reshape(x.shape)
+        return (perm % n).reshape(x.shape)
+    return flat.take(perm).reshape(x.shape)

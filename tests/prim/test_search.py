@@ -1,19 +1,20 @@
-"""Binary search (rocarray.prim lower_bound/upper_bound, ra.searchsorted) against NumPy.
+"""prim binary search (:mod:`rocarray.prim._search`): lower_bound/upper_bound.
 
-GPU tests compare exactly with ``numpy.searchsorted`` on fresh random sorted arrays (with duplicates,
-NaN and signed zeros for floats, complex values with NaN parts) over sizes that cross the 1024
-cached samples, both sides, ``sorter=``, N-D and scalar queries, mixed dtypes (NumPy's common
-dtype) and NumPy's errors. CPU tests cover the side check, the comparison dtype and the launch size.
+CPU tests cover the registered names, the launch size and the plan on a recording stand-in device (a
+warm search builds nothing; the sorter's address takes its slot). GPU tests compare exactly with
+``numpy.searchsorted`` across the 1024 cached samples, every dtype, with and without a sorter (the
+NumPy-named ``searchsorted`` is tested in ``tests/numpy_api/test_searching.py``).
 """
 
 import numpy as np
 import pytest
 
 from conftest import NUMERIC_DTYPES, to_device, to_host
+from launchfake import fake_device  # noqa: F401 (fixture)
 
 from rocarray._core import compile as _compile
+from rocarray._core import plans
 from rocarray.prim import _search
-import rocarray._numpy.searching as api
 
 ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 1_000_003]
@@ -54,28 +55,32 @@ def same(got, want):
 # CPU
 # --------------------------------------------------------------------------------------------
 
-def test_side_check():
-    assert api.check_side("left") is False
-    assert api.check_side("right") is True
-    for bad in ("x", "L", None, 1, "LEFT"):
-        with pytest.raises(ValueError):
-            api.check_side(bad)
-    with pytest.raises(ValueError):
-        np.searchsorted(np.arange(3), 1, side="x")
-
-
-def test_search_dtype_is_numpys_common_type():
-    for a in ALL_DTYPES:
-        for v in ("int64", "float64", "int8", "uint64", "float16"):
-            np.searchsorted(np.zeros(2, a), np.zeros(1, v))  # NumPy accepts the pair
-            assert api.search_dtype(a, v) == np.result_type(np.dtype(a), np.dtype(v))
-
-
 def test_registered_names_and_grid():
     assert _compile.registered(_search.SOURCE) == tuple(_search.instantiations())
     assert _search.grid_blocks(1, 1000) == 1
     assert _search.grid_blocks(256 * 5000, 1000) == 1000
     assert _search.grid_blocks(257, 1000) == 2
+
+
+def test_bool_is_searched_as_bytes():
+    assert _search.kernel_name("bool") == _search.kernel_name("uint8") == "ra_prim_search<ra_u8>"
+    assert _search.kernel_name("complex64") == "ra_prim_search<ra_c64>"
+
+
+def test_a_warm_search_builds_nothing(fake_device, monkeypatch):
+    a, v = fake_device.array((30001,), "float32"), fake_device.array((700,), "float32")
+    s = fake_device.array((30001,), "int64")
+    _search.lower_bound(a, v)
+    _search.upper_bound(a, v, sorter=s)
+    assert plans.cache.get_curr_size() == 2
+    monkeypatch.setattr(_search, "_plan", lambda *a: pytest.fail("a warm search built a plan"))
+    _search.lower_bound(a, v)
+    _search.upper_bound(a, v, sorter=s)
+    left, right, left2, right2 = fake_device.launches
+    assert left.args[:5] == left2.args[:5] and right.args[:6] == right2.args[:6]
+    assert int(left.args[2]) == 0 and int(right.args[2]) == s.data.ptr  # the sorter, or none
+    assert (int(left.args[5]), int(right.args[5])) == (0, 1)
+    assert left.grid == ((700 + 255) // 256, 1, 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -85,95 +90,31 @@ def test_registered_names_and_grid():
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
-def test_searchsorted_matches_numpy(n, dtype, rng):
+def test_bounds_match_numpy(n, dtype, rng):
     a = np.sort(values(rng, n, dtype))
-    v = values(rng, 3001, dtype)
+    v = values(rng, (3, 1001), dtype)
     da, dv = to_device(a), to_device(v)
-    for side in ("left", "right"):
-        same(api.searchsorted(da, dv, side=side), np.searchsorted(a, v, side=side))
-    import rocarray as ra
-
-    same(ra.prim.lower_bound(da, dv), np.searchsorted(a, v, "left"))
-    same(ra.prim.upper_bound(da, dv), np.searchsorted(a, v, "right"))
+    same(_search.lower_bound(da, dv), np.searchsorted(a, v, "left"))
+    same(_search.upper_bound(da, dv), np.searchsorted(a, v, "right"))
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"])
-@pytest.mark.parametrize("n", [1, 1000, 70_001])
-def test_sorter(dtype, n, rng):
-    a = values(rng, n, dtype)
+@pytest.mark.parametrize("dtype", ["int32", "float64", "complex128"])
+def test_bounds_through_a_sorter(dtype, rng):
+    a = values(rng, 70_001, dtype)
     sorter = np.argsort(a, kind="stable")
     v = values(rng, 999, dtype)
-    for side in ("left", "right"):
-        same(api.searchsorted(to_device(a), to_device(v), side=side, sorter=to_device(sorter)),
-             np.searchsorted(a, v, side=side, sorter=sorter))
-    s32 = sorter.astype(np.int32)
-    same(api.searchsorted(to_device(a), to_device(v), sorter=to_device(s32)), np.searchsorted(a, v, sorter=s32))
+    da, dv, ds = to_device(a), to_device(v), to_device(sorter)
+    same(_search.lower_bound(da, dv, sorter=ds), np.searchsorted(a, v, "left", sorter=sorter))
+    same(_search.upper_bound(da, dv[::2], sorter=ds), np.searchsorted(a, v[::2], "right", sorter=sorter))
 
 
 @pytest.mark.gpu
-def test_query_shapes_and_views(rng):
-    a = np.sort(rng.standard_normal(5000))
-    v = rng.standard_normal((7, 11, 3))
-    same(api.searchsorted(to_device(a), to_device(v)), np.searchsorted(a, v))
-    dv = to_device(v)
-    same(api.searchsorted(to_device(a), dv.transpose(2, 0, 1)), np.searchsorted(a, v.transpose(2, 0, 1)))
-    da = to_device(np.repeat(a, 2))
-    same(api.searchsorted(da[::2], dv[:, 3]), np.searchsorted(a, v[:, 3]))
-    r = api.searchsorted(to_device(a), 0.25, side="right")
-    assert r.shape == () and int(to_host(r)) == np.searchsorted(a, 0.25, side="right")
-    same(api.searchsorted(to_device(a), to_device(np.zeros(0))), np.searchsorted(a, np.zeros(0)))
-    same(api.searchsorted(to_device(np.zeros(0)), to_device(v)), np.searchsorted(np.zeros(0), v))
-
-
-@pytest.mark.gpu
-def test_mixed_dtypes_promote_like_numpy(rng):
-    a = np.sort(rng.integers(-50, 50, 1000).astype(np.int32))
-    v = rng.uniform(-60, 60, 500)
-    same(api.searchsorted(to_device(a), to_device(v)), np.searchsorted(a, v))
-    au = np.sort(rng.integers(0, 1 << 62, 1000, dtype=np.uint64))
-    vi = rng.integers(-5, 1 << 62, 500, dtype=np.int64)
-    same(api.searchsorted(to_device(au), to_device(vi)), np.searchsorted(au, vi))
-    same(api.searchsorted(to_device(a), 7), np.searchsorted(a, 7))
-
-
-@pytest.mark.gpu
-def test_nan_and_signed_zero_ordering():
-    a = np.array([-np.inf, -1.0, -0.0, 0.0, 0.0, 2.0, np.inf, np.nan, np.nan])
-    v = np.array([np.nan, 0.0, -0.0, np.inf, -np.inf, 5.0])
-    for dt in ("float16", "float32", "float64"):
-        for side in ("left", "right"):
-            same(api.searchsorted(to_device(a.astype(dt)), to_device(v.astype(dt)), side=side),
-                 np.searchsorted(a.astype(dt), v.astype(dt), side=side))
-    c = np.sort(np.array([1 + 1j, 1 + np.nan * 1j, complex(np.nan, 0), complex(np.nan, np.nan), 1 - 1j, 0j]))
-    for side in ("left", "right"):
-        same(api.searchsorted(to_device(c), to_device(c), side=side), np.searchsorted(c, c, side=side))
-
-
-@pytest.mark.gpu
-def test_errors_match_numpy(rng):
+def test_errors():
     a = to_device(np.arange(10.0))
     with pytest.raises(ValueError):
-        api.searchsorted(a, to_device(np.ones(3)), side="middle")
-    with pytest.raises(ValueError):
-        api.searchsorted(to_device(np.zeros((2, 2))), to_device(np.ones(3)))
-    with pytest.raises(ValueError):
-        api.searchsorted(a, to_device(np.ones(3)), sorter=to_device(np.arange(5)))
-    with pytest.raises(ValueError):
-        api.searchsorted(a, to_device(np.ones(3)), sorter=to_device(np.arange(10) + 1))
+        _search.lower_bound(to_device(np.zeros((2, 2))), a)
     with pytest.raises(TypeError):
-        api.searchsorted(a, to_device(np.ones(3)), sorter=to_device(np.arange(10.0)))
+        _search.lower_bound(a, to_device(np.arange(3)))
     with pytest.raises(TypeError):
-        api.searchsorted(np.arange(10.0), to_device(np.ones(3)))
-
-
-@pytest.mark.gpu
-@pytest.mark.slow
-def test_searchsorted_2_24_queries_float32():
-    import cupy
-
-    n = 1 << 24
-    a = cupy.sort(cupy.random.random(n, dtype=np.float32))
-    v = cupy.random.random(n, dtype=np.float32)
-    for side in ("left", "right"):
-        assert bool((api.searchsorted(a, v, side=side) == cupy.searchsorted(a, v, side=side)).all())
+        _search.lower_bound(np.arange(10.0), a)

@@ -363,10 +363,9 @@ ra_prim_radix_starts(const ra_u64* RA_RESTRICT hist, ra_u64* RA_RESTRICT starts,
 // loop of single keys is latency-bound: one 4-byte load in flight per thread); a scalar head up
 // to the first 16-byte boundary and a scalar tail are counted by the first threads.
 // PLAIN: float keys (mode FLOAT | PLAIN) only, counted by the PLAIN image and not checked for
-// lossy keys (ra_prim_radix_lossy does, when the histograms leave the question open: the check
-// cost about 0.1 of 0.44 ms for 2^28 float32 keys on the H200); its own kernel, as a third
-// inlined copy of the counting loop raised the others' registers (sm_90: 48 -> 61 for 32-bit
-// keys, 48 -> 79 for 16-bit keys with a runtime choice).
+// lossy keys (ra_prim_radix_lossy does, when the histograms leave the question open); the check is
+// its own kernel because a third inlined copy of the counting loop raises the registers of the
+// other two (docs/performance/prim.md).
 template <typename U, bool PLAIN>
 __global__ void RA_LAUNCH_BOUNDS(RA_PRIM_SORT_BLOCK)
 ra_prim_radix_upsweep(const U* RA_RESTRICT keys, ra_i64 n, int mode, int begin_bit, int end_bit,
@@ -473,10 +472,10 @@ RA_DEVICE void ra_prim_sort_rank_peers(const U (&k)[ITEMS], ra_u32 (&rank)[ITEMS
     }
 }
 
-// Ranking through the peer words takes about 16 more registers per thread than ranking with one
-// ballot per digit bit; with values in registers too (VB > 0) that cost a resident block and made
-// argsort slower on the H200 (2^28 int32: 12.7 against 10.4 ms in the digit passes), while keys-only
-// passes gained (float32 sort 7.6 against 8.0 ms). So only keys-only passes use it.
+// Ranking through the peer words takes more registers per thread than ranking with one ballot per
+// digit bit; with values in registers too (VB > 0) that costs a resident block, which slows the
+// passes carrying values, while keys-only passes gain (docs/performance/prim.md). So only
+// keys-only passes use it.
 template <int VB> struct ra_prim_sort_rank_by_peers { static constexpr bool value = VB == 0; };
 
 template <typename U, int VB> struct ra_prim_sort_smem {
@@ -520,12 +519,10 @@ RA_DEVICE ra_u32 ra_prim_sort_read(const void* status, int wide, ra_i64 idx, ra_
 // Resident blocks per SM the register allocation must allow (the second launch bound; on AMD the
 // same number is waves per SIMD, which for 256-thread blocks of wave64 on 4-SIMD CUs is blocks
 // per CU too). Keys-only passes are bound by latency more than by the few spilled words this
-// costs: on the H200, 32-bit keys at 5 blocks (48 registers, 40 bytes spilled; 4 blocks at 64
-// before) took the 2^28 float32 sort from 6.93 to 6.79 ms, 8/16-bit keys at 3 blocks (80
-// registers; 2 at 106) the uint16 sort from 3.25 to 2.81 ms and uint8 from 1.64 to 1.41 ms.
+// costs, so they ask for 5 blocks (32-bit keys) or 3 (8/16-bit keys) (docs/performance/prim.md).
 // The other passes keep the compiler's choice: RA_PRIM_SORT_ANY_BLOCKS, which is 0 for NVRTC (an
-// explicit 1 let ptxas give the argsort pass 124 registers instead of 80, and it ran 17.2 instead
-// of 9.7 ms) and 1 for HIP (at least one wave per SIMD: no constraint).
+// explicit 1 lets ptxas give the argsort pass more registers, and it runs slower) and 1 for HIP
+// (at least one wave per SIMD: no constraint).
 #if defined(RA_HIP)
 #define RA_PRIM_SORT_ANY_BLOCKS 1
 #else
@@ -640,7 +637,7 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout_mid, U* RA_
             const ra_u32 d = ok ? K::digit(k[j], shift, mask) : 0u;
             ra_lane_mask same = ra_ballot(ok);
             // Always 8 ballots, unrolled: digits are masked to nbits, so higher bits are 0 in every
-            // lane and leave `same` unchanged (a loop bounded by nbits was 10 % slower on the H200).
+            // lane and leave `same` unchanged (a loop bounded by nbits is slower).
 #pragma unroll
             for (int b = 0; b < 8; ++b) {
                 const int bit = (int)((d >> b) & 1u);
@@ -676,8 +673,8 @@ ra_prim_radix_onesweep(const U* RA_RESTRICT kin, U* RA_RESTRICT kout_mid, U* RA_
         sm.tile_start[d] = count;
     }
     ra_syncthreads();
-    // Tile-local exclusive prefix over digits (Hillis-Steele in shared memory, 8 steps; a warp
-    // shuffle scan with one barrier measured slower on the H200, 10.4 against 9.2 ms for 2^28 keys).
+    // Tile-local exclusive prefix over digits (Hillis-Steele in shared memory, 8 steps; faster here
+    // than a warp shuffle scan with one barrier: docs/performance/prim.md).
     for (int off = 1; off < RA_PRIM_SORT_RADIX; off <<= 1) {
         ra_u32 add = 0u;
         if (d < RA_PRIM_SORT_RADIX && d >= off) add = sm.tile_start[d - off];

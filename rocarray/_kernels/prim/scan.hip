@@ -129,8 +129,8 @@ template <typename T> struct alignas(16) ra_prim_pack {
 template <typename TIn> struct ra_prim_vec { static constexpr int V = (int)sizeof(TIn) >= 16 ? 1 : 16 / (int)sizeof(TIn); };
 template <typename TIn, typename A> struct ra_prim_items {
     static constexpr int V = ra_prim_vec<TIn>::V;
-    // 32 items for 4-byte accumulators: half the tiles, so half the look-backs (measured on the
-    // H200: f32 cumsum of 2^28 in 0.95 ms against 1.09 ms with 16 items).
+    // 32 items for 4-byte accumulators: half the tiles of 16 items, so half the look-backs
+    // (docs/performance/prim.md).
     static constexpr int TARGET = sizeof(A) >= 16 ? 8 : (sizeof(A) <= 4 ? 32 : 16);
     static constexpr int ITEMS = V > TARGET ? V : TARGET;
     static constexpr int CHUNKS = ITEMS / V;
@@ -255,8 +255,8 @@ RA_DEVICE void ra_prim_fold_warps(const ra_prim_scan_smem<A>& sm, int warp, A& w
 // nearest P has published, folds their values strictly left to right from that P and leaves the
 // tile's exclusive prefix in sm.tile_prefix (the identity for a row's first tile; also returned in
 // lane 0). ra_prim_publish_prefix then publishes P = prefix op agg.
-// On the H200 the wait is mostly for predecessors still loading (about 3 rounds of ~1.4 us at
-// 2^28 float32); two windows per round beat one (fewer rounds) and four or eight (registers).
+// The wait is mostly for predecessors still loading; two windows per round take fewer rounds than
+// one and fewer registers than four or eight (docs/performance/prim.md).
 template <typename A, bool SEG>
 RA_DEVICE void ra_prim_publish_aggregate(unsigned char* ws, ra_u32 capacity, ra_u32 epoch, ra_u32 g, ra_u32 tr,
                                          A agg, bool agg_f) {
@@ -557,13 +557,13 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
 // launch arguments and determinism; not segmented) with the tile of ra_prim_stage_plan::BYTES
 // input bytes in shared memory rather than in registers. A block holding its tile in registers
 // needs 64 of them per thread, so only 4 tiles of 32 KiB fit on a multiprocessor, and while a
-// block waits for its look-back or scans, none of its memory traffic is in flight: on the H200
-// that held the register kernel to 56 % of copy bandwidth. Here a thread keeps one 16-byte vector
-// at a time, the resident tiles are bounded by shared memory (four of 52 KiB or five of 40 KiB),
-// and on sm_90 one thread moves the tile with the bulk copy engine (no registers at all), so the
-// loads of the other resident tiles stay in flight while a block waits. With the look-back
-// removed (a bound, wrong results) this kernel ran at 93 % of copy; the look-back's wait, mostly for predecessors whose
-// tiles are still loading, is the rest (docs/performance.md).
+// block waits for its look-back or scans, none of its memory traffic is in flight, which bounds
+// the register kernel's bandwidth. Here a thread keeps one 16-byte vector at a time, the resident
+// tiles are bounded by shared memory (four of 52 KiB or five of 40 KiB), and on sm_90 one thread
+// moves the tile with the bulk copy engine (no registers at all), so the loads of the other
+// resident tiles stay in flight while a block waits. The look-back's wait, mostly for
+// predecessors whose tiles are still loading, is what separates this kernel from a copy
+// (docs/performance/prim.md).
 //
 // Per tile: thread 0 draws the ticket and starts the bulk copy of the tile's 16-byte aligned head
 // (sm_90; elsewhere, or for an unaligned row, the threads copy it); the threads copy the tail.
@@ -579,13 +579,11 @@ ra_prim_scan_rows_seg(const TIn* in, ra_i64 in_row_stride, const bool* heads, TO
 
 // Tile bytes and the resident blocks the staged kernel is built for. NVIDIA: registers capped at
 // 65536 / (BLOCKS * 256); a tile of BYTES plus the block's 1 KiB reserve and its static shared
-// memory fits BLOCKS times in the H200's 228 KiB. 52 KiB x 4 where input and result elements have
-// one width of at most 8 bytes, 40 KiB x 5 for the rest (widening integer sums; complex128, whose
-// 4 KiB of static look-back windows would leave room for three 52 KiB tiles). Measured on the
-// H200 in one run (docs/performance.md): float32 2^28 0.647 ms at 52 KiB x 4 against 0.654 at
-// 40 KiB x 5 (an earlier run: 64 or 72 KiB x 3, 0.67), float64 2^27 0.742 against 0.782, int32 -> int64 2^26
-// 0.349 against 0.339, complex128 2^26 (three blocks) 0.839 against 0.802. Fewer registers than
-// the cap spilled; uncapped, the compiler took 93-109 for a 40 KiB tile (two blocks, slower).
+// memory fits BLOCKS times in the 228 KiB of an sm_90 multiprocessor. 52 KiB x 4 where input and
+// result elements have one width of at most 8 bytes, 40 KiB x 5 for the rest (widening integer
+// sums; complex128, whose 4 KiB of static look-back windows would leave room for three 52 KiB
+// tiles). A lower register cap spills; without a cap the compiler takes enough registers to leave
+// two blocks resident (docs/performance/prim.md has the sizes compared).
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
 #define RA_PRIM_STAGE_BYTES_WIDE 53248
 #define RA_PRIM_STAGE_BYTES_NARROW 40960
@@ -600,9 +598,8 @@ template <typename TIn, typename TOut> struct ra_prim_stage_plan {
 // The stage is dynamic shared memory (past the 48 KiB static limit): the host launches with
 // BYTES + RA_PRIM_STAGE_ALIGN of it and the kernel starts the stage at the first 128-byte
 // boundary (ra_align_shared). The bulk copy needs 16 bytes; the dynamic region begins right
-// after the static shared memory, whose size differs per instantiation, and a build whose stage
-// began 64 bytes off a 128-byte line ran 12 % slower at 2^28 float32 on the H200 (the cause was
-// not isolated further).
+// after the static shared memory, whose size differs per instantiation, and a stage that begins
+// off a 128-byte line runs slower (docs/performance/prim.md).
 #define RA_PRIM_STAGE_ALIGN 128
 
 // Copy elements [begin, valid) of a tile from global to shared memory with the block's threads:
