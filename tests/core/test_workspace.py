@@ -64,7 +64,8 @@ def test_buffers_are_keyed_by_stream_and_thread(fake):
         fake.stream = _Stream(ptr)
         here = W.stream_key()
         assert here == (ptr, threading.get_ident())
-        assert _key_in_thread() == (ptr, _key_in_thread()[1]) != here   # another thread, another buffer
+        theirs = _key_in_thread()
+        assert theirs[0] == ptr and theirs != here                        # another thread, another buffer
 
 
 def test_two_threads_on_one_stream_never_share_scratch(fake):
