@@ -14,6 +14,8 @@ from rocarray._version import __version__
 from rocarray._core.errors import KernelCompileError, NoDeviceError, RocArrayError
 from rocarray._core.backend import is_available
 from rocarray._core.report import show_config
+from rocarray._core.tuning import tune
+from rocarray._core.workspace import free_workspaces
 from rocarray._numpy.transfer import asarray, asnumpy
 from rocarray._numpy.vector_products import inner, vdot
 from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
@@ -37,7 +39,8 @@ from numpy import (  # noqa: E402
 
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
-    "show_config", "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "prim",
+    "show_config", "tune", "free_workspaces",
+    "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "prim",
     "matmul", "tensordot", "outer", "kron", "trace", "einsum",
     "fft",
     "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",

@@ -26,7 +26,7 @@ from rocarray._core.errors import KernelCompileError
 from rocarray._version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache"]
+COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache", "tune"]
 
 
 def run_cli(*args, hide_gpu=True, timeout=300):
@@ -530,3 +530,26 @@ def test_warmup_compiles_into_the_binary_cache_in_worker_processes(monkeypatch, 
     monkeypatch.setattr(_compile, "nvrtc_compile", lambda *a: pytest.fail("compiled again"))
     for name in names:                                           # a later process finds every one
         _compile.precompile("prim/search.hip", name, "sm_90", opts)
+
+
+def test_tune_export_and_import_without_a_gpu(monkeypatch, tmp_path, capsys):
+    from rocarray._core import tuning
+
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path / "a"))
+    monkeypatch.setenv("ROCARRAY_TUNE", "1")
+    tuning.choose("demo.op", ("k",), ["x", "y"], lambda c: {"x": 2.0, "y": 1.0}[c], "x", arch="sm_90")
+    exported = tmp_path / "db.json"
+    assert cli_main.main(["tune", "--export", str(exported), "--arch", "sm_90"]) == 0
+    assert "exported 1 entry" in capsys.readouterr().out
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path / "b"))
+    assert cli_main.main(["tune", "--import", str(exported)]) == 0
+    assert "imported 1 entry" in capsys.readouterr().out
+    assert tuning.lookup("demo.op", ("k",), arch="sm_90")["choice"] == "y"
+    exported.write_text("{")
+    assert cli_main.main(["tune", "--import", str(exported)]) == 1
+
+
+def test_tune_without_a_gpu_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
+    assert cli_main.main(["tune"]) == cli_main.EXIT_NO_DEVICE
+    assert cli_main.main(["tune", "--export", "x.json"]) == cli_main.EXIT_USAGE

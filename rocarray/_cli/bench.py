@@ -222,3 +222,35 @@ def run_bench(cases, out, repeat=7, json_path=None):
             f.write("\n")
         out(f"bench: numbers written to {json_path}")
     return 1 if errors else 0
+
+
+def run_tuning(cases, out):
+    """Run each case's rocarray function once under :func:`rocarray._core.tuning.tune`, so every
+    problem it meets with candidates is timed and stored; prints one line per case.
+
+    Returns
+    -------
+    int
+        0, or 1 when a case raised.
+    """
+    import time
+
+    from rocarray._core import tuning
+
+    cupy = backend.cupy()
+    failed = 0
+    out(f"tune: {len(cases)} case(s) into {tuning.db_path()}")
+    for case in cases:
+        t0 = time.perf_counter()
+        try:
+            args = case.setup()
+            with tuning.tune():
+                case.rocarray(*args)
+            cupy.cuda.Device().synchronize()
+        except Exception as exc:  # report and go on
+            failed += 1
+            out(f"FAIL  {case.name}: {type(exc).__name__}: {exc}")
+            continue
+        out(f"  {case.name:48s} {time.perf_counter() - t0:7.1f} s")
+    out(f"tune: {len(cases) - failed} case(s) tuned, {failed} failed")
+    return 1 if failed else 0

@@ -11,6 +11,8 @@ bench           The vendor-ratio table (``--filter``, ``--repeat``, ``--json``).
 warmup          Compile every kernel (``warmup rocblas prim``: of those libraries) for this device
                 into the binary cache, in parallel worker processes (progress per module).
 cache           ``cache info`` (default) / ``cache clear``: rocarray's kernel binary cache.
+tune            Time the candidates of every bench case's problem into the tuning DB (``--filter``);
+                ``tune --export FILE [--arch ARCH]`` / ``tune --import FILE`` move a DB.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
                 NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
 
@@ -132,6 +134,35 @@ def cmd_warmup(args, parser):
         parser.error(str(exc))
 
 
+def cmd_tune(args, parser):
+    """Tune the problems of the bench cases into the tuning DB; or export / import a DB."""
+    from rocarray._core import tuning
+
+    if getattr(args, "import_file", None):
+        try:
+            arch, count = tuning.import_db(args.import_file)
+        except ValueError as exc:
+            _out(f"tune: {exc}")
+            return EXIT_FAIL
+        _out(f"tune: imported {count} entr{'y' if count == 1 else 'ies'} into {tuning.db_path(arch)}")
+        return EXIT_OK
+    if getattr(args, "export_file", None):
+        arch = getattr(args, "arch", None)
+        if arch is None:
+            why = _device_problem()
+            if why is not None:
+                _out("tune --export: give --arch without a GPU")
+                return EXIT_USAGE
+        count = tuning.export_db(args.export_file, arch=arch)
+        _out(f"tune: exported {count} entr{'y' if count == 1 else 'ies'} of "
+             f"{arch or backend.device_info().arch} to {args.export_file}")
+        return EXIT_OK
+    why = _device_problem()
+    if why is not None:
+        return _no_device("tune", why)
+    return _bench.run_tuning(_bench.registered_cases(getattr(args, "filter", None)), _out)
+
+
 def cmd_cache(args, parser):
     """Show or clear rocarray's caches (kernel binaries, tuning DB)."""
     from rocarray._core import kernel_cache
@@ -211,6 +242,13 @@ def build_parser():
     warm.add_argument("--jobs", type=_positive_int, default=S, metavar="N",
                       help="parallel compiler processes (default: the CPU count)")
     warm.set_defaults(func=cmd_warmup)
+    tune = sub.add_parser("tune", parents=[filter_opts],
+                          help="time the candidates of the bench cases' problems into the tuning DB (needs a "
+                               "GPU); --export/--import move a DB between machines")
+    tune.add_argument("--export", dest="export_file", metavar="FILE", help="write the tuning DB to FILE")
+    tune.add_argument("--import", dest="import_file", metavar="FILE", help="merge FILE into the tuning DB")
+    tune.add_argument("--arch", metavar="ARCH", help="the DB to export without a GPU (e.g. sm_90)")
+    tune.set_defaults(func=cmd_tune)
     cache = sub.add_parser("cache", help="show or clear rocarray's kernel binary cache")
     cache.add_argument("action", choices=["info", "clear"], nargs="?", default="info")
     cache.set_defaults(func=cmd_cache)

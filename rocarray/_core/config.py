@@ -4,7 +4,8 @@
 ``ROCARRAY_CACHE_DIR``             root of rocarray's caches (kernel binaries, tuning DB, dumped sources);
                                    default ``$XDG_CACHE_HOME/rocarray`` or ``~/.cache/rocarray``
 ``ROCARRAY_DUMP_SOURCE_ON_ERROR``  ``1``: write the full pasted kernel source next to a compile error
-``ROCARRAY_TUNE``                  ``0`` heuristics only, ``1`` tune unseen problems (default),
+``ROCARRAY_TUNE``                  unset: the tuning DB's answers, else heuristics (never times);
+                                   ``0`` heuristics only, ``1`` tune unseen problems,
                                    ``force`` re-tune everything
 ``ROCARRAY_GEMM_FLOAT32``          ``tf32x3`` (default): float32 gemm may take the three-TF32-product
                                    matrix-core kernel where the device has it (NVIDIA sm_90);
@@ -74,13 +75,16 @@ def dump_source_on_error():
 
 
 def tune_mode():
-    """``'0'`` (heuristics only), ``'1'`` (tune unseen keys) or ``'force'`` (re-tune)."""
-    value = os.environ.get("ROCARRAY_TUNE", "1").strip().lower()
+    """``'db'`` (the default: the tuning DB's answers, else the heuristics; never measures),
+    ``'0'`` (heuristics only), ``'1'`` (tune unseen keys) or ``'force'`` (re-tune)."""
+    value = os.environ.get("ROCARRAY_TUNE", "").strip().lower()
     if value in ("0", "false", "no", "off"):
         return "0"
     if value == "force":
         return "force"
-    return "1"
+    if value in ("1", "true", "yes", "on"):
+        return "1"
+    return "db"
 
 
 def gemm_float32():

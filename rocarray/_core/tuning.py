@@ -1,20 +1,30 @@
-"""Measured choice among kernel variants, persisted per architecture and rocarray version.
+"""Measured choice among kernel variants, persisted per architecture: MIOpen's find-db for every
+rocarray library.
 
-This is MIOpen's find-db for every rocarray library. A library that has several ways to run one
-problem (tile sizes, items per thread, one-pass or two-pass reductions, ...) asks :func:`choose`
-which to use for a *problem key*. The first time a key is seen on an architecture, every candidate
-is timed through the library's ``measure`` callback and the fastest one is stored in
+A library that has several ways to run one problem (tile sizes, items per thread, one or two
+passes) asks :func:`choose` which to use for a *problem key*. A user's call never waits for a
+tuner unless the user asked for tuning: by default the answer is the tuning DB's entry for the key
+when there is one, else the library's heuristic. Tuning is asked for with ``ROCARRAY_TUNE=1``, with
+the :func:`tune` context manager (``ra.tune()``) around the calls to tune, or with
+``python -m rocarray tune``; then every candidate of an unseen key is timed through the library's
+``measure`` callback and the fastest is stored in
 
-    ``$ROCARRAY_CACHE_DIR/tune/<arch>/<rocarray-version>.json``
+    ``$ROCARRAY_CACHE_DIR/tune/<arch>.json``
 
-so later runs (and later processes) get the answer from a dictionary. ``ROCARRAY_TUNE`` picks the
-mode (:func:`rocarray._core.config.tune_mode`):
+so later calls and later processes read the answer from memory. ``ROCARRAY_TUNE`` picks the mode
+(:func:`rocarray._core.config.tune_mode`; :func:`tune` overrides it for the calls it wraps):
 
-=========  =====================================================================================
-``0``      never measure and never read the DB: return the library's heuristic ``default``
-``1``      (default) use the stored winner; measure and store keys that are not stored yet
-``force``  measure every key again once per process, overwriting what was stored
-=========  =====================================================================================
+==========  ====================================================================================
+``db``      (default) the stored winner, else the heuristic ``default``; never measures
+``0``       the heuristic ``default`` only: neither measures nor reads the DB
+``1``       the stored winner; measures and stores keys that are not stored yet
+``force``   measures every key again once per process, overwriting what was stored
+==========  ====================================================================================
+
+Behind the user's DB stands the DB shipped with rocarray for its tested architectures
+(``rocarray/_data/tune/<arch>.json``, read only): an entry of the user's wins, one of the shipped
+DB answers otherwise. :func:`export_db` and :func:`import_db` (``python -m rocarray tune --export
+FILE`` / ``--import FILE``) move entries between machines.
 
 Candidates
 ----------
@@ -23,24 +33,27 @@ dataclass, say ``_ScanVariant(name='items8', items=8, block=256)``), or the stri
 candidate is a ``str``. Names must be unique among the candidates of one call; the DB stores names
 only, so variants can carry anything (block sizes, callables) without it reaching the JSON file.
 A stored name that is no longer among the candidates (the library's variants changed) is treated
-as unseen and measured again.
+as unseen.
 
 Keys
 ----
 The DB key is the string ``'<op>|<part>|<part>...'`` built from ``op`` and the ``key`` tuple:
 NumPy dtypes and scalar types are written by name (``float32``), nested tuples in parentheses,
 everything else with ``str``. Keys should name a *class* of problems (dtype, layout,
-``length_class(n)``), not every exact size, so the DB stays small and tuning runs rarely.
+``length_class(n)``), not every exact size, so the DB stays small and tuning runs rarely. When the
+library names the kernel sources its candidates run (``sources=``), the key ends with
+``|src=<hash>``, a digest of those sources as compiled (headers pasted in): editing a kernel drops
+only the entries of the operations that use it.
 
 File format and robustness
 --------------------------
-``{"format": 1, "arch": ..., "version": ..., "entries": {key: {"choice": name,
-"seconds": {name: s or null}, "tuned": iso-date}}}``. Writes go to a temporary file in the same
-folder followed by :func:`os.replace`, so readers never see a half-written file; before writing,
-the file is read again and merged so two processes tuning different keys keep both answers. A
-file that cannot be parsed is ignored with a :class:`TuningDBWarning` (and replaced on the next
-write). Each file is read once per process and kept in an in-memory cache (:func:`clear_cache`
-drops it).
+``{"format": 2, "arch": ..., "entries": {key: {"choice": name, "seconds": {name: s or null},
+"tuned": iso-date}}}``. Writes go to a temporary file in the same folder followed by
+:func:`os.replace`, so readers never see a half-written file; before writing, the file is read
+again and merged so two processes tuning different keys keep both answers. A file that cannot be
+parsed is ignored with a :class:`TuningDBWarning` (and replaced on the next write). Nothing read
+is executed: entries are plain JSON checked field by field. Each file is read once per process and
+kept in memory (:func:`clear_cache` drops it).
 """
 
 import datetime
@@ -56,7 +69,7 @@ import numpy
 
 from rocarray._core import config, plans
 
-FORMAT = 1
+FORMAT = 2
 
 # Show a tqdm progress bar (when tqdm is installed) from this many candidates on.
 PROGRESS_MIN_CANDIDATES = 8
@@ -64,7 +77,8 @@ PROGRESS_MIN_CANDIDATES = 8
 _lock = threading.RLock()
 _db = {}        # Path -> {key: entry}; the in-memory copy of each file read so far
 _forced = set()  # (Path, key) re-tuned in this process under ROCARRAY_TUNE=force
-_decided = {}  # (op, key, arch, version, state_token()) -> name of the chosen candidate
+_decided = {}  # (op, key, sources, arch, state_token()) -> name of the chosen candidate
+_override = threading.local()  # .mode: the tuning mode inside tune()
 _generation = 0  # bumped by clear_cache()
 
 
@@ -144,15 +158,13 @@ def _device_arch():
     return backend.device_info().arch
 
 
-def db_path(arch=None, version=None):
-    """The JSON file holding the tuning results of ``arch`` for ``version``.
+def db_path(arch=None):
+    """The user's JSON file holding the tuning results of ``arch``.
 
     Parameters
     ----------
     arch : str, optional
         ``'gfx942'``, ``'sm_90'``, ...; default: the current device's architecture.
-    version : str, optional
-        Default: the running rocarray version.
 
     Returns
     -------
@@ -160,9 +172,33 @@ def db_path(arch=None, version=None):
     """
     if arch is None:
         arch = _device_arch()
-    if version is None:
-        from rocarray._version import __version__ as version
-    return Path(config.cache_dir()) / "tune" / str(arch) / f"{version}.json"
+    return Path(config.cache_dir()) / "tune" / f"{arch}.json"
+
+
+def shipped_db_path(arch):
+    """The read-only DB shipped with rocarray for ``arch`` (it may not exist)."""
+    return Path(__file__).resolve().parent.parent / "_data" / "tune" / f"{arch}.json"
+
+
+_source_digests = {}
+
+
+def sources_digest(sources):
+    """A digest of kernel sources as they are compiled (headers pasted in), 16 hex digits."""
+    sources = tuple(sources)
+    digest = _source_digests.get(sources)
+    if digest is None:
+        import hashlib
+
+        from rocarray._core import compile as _compile
+
+        h = hashlib.sha256()
+        for source in sources:
+            h.update(source.encode())
+            h.update(b"\x00")
+            h.update(_compile.full_source(source).encode())
+        digest = _source_digests[sources] = h.hexdigest()[:16]
+    return digest
 
 
 # --------------------------------------------------------------------------------------------
@@ -201,9 +237,9 @@ def _read_file(path, quiet=False):
     return entries
 
 
-def _write_file(path, entries, arch, version):
+def _write_file(path, entries, arch):
     """Write ``entries`` to ``path`` atomically (temporary file in the same folder + os.replace)."""
-    data = {"format": FORMAT, "arch": arch, "version": version, "entries": dict(sorted(entries.items()))}
+    data = {"format": FORMAT, "arch": arch, "entries": dict(sorted(entries.items()))}
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -253,17 +289,68 @@ def state_token():
     return _generation
 
 
-def lookup(op, key, arch=None, version=None):
-    """The stored entry for ``op``/``key``, or ``None``.
+def mode():
+    """The tuning mode now: the innermost :func:`tune` of this thread, else ``ROCARRAY_TUNE``."""
+    return getattr(_override, "mode", None) or config.tune_mode()
+
+
+class tune:
+    """Tune the rocarray calls inside the ``with`` block (``ra.tune()``): every problem that has
+    candidates and no DB entry is timed once and the winner stored (``force=True``: timed again even
+    when stored). Outside the block, calls read the DB and never time anything.
+
+    Parameters
+    ----------
+    force : bool, optional
+        Re-tune problems already in the DB.
+
+    Examples
+    --------
+    >>> with ra.tune():                      # doctest: +SKIP
+    ...     ra.matmul(a, b)                  # times the gemm candidates of this shape class once
+    """
+
+    def __init__(self, force=False):
+        self._mode = "force" if force else "1"
+        self._saved = []
+
+    def __enter__(self):
+        self._saved.append(getattr(_override, "mode", None))
+        _override.mode = self._mode
+        plans.cache.clear()  # plans chosen without tuning are chosen again
+        return self
+
+    def __exit__(self, *exc):
+        _override.mode = self._saved.pop()
+        return False
+
+
+def _db_key(op, key, sources):
+    db_key = make_key(op, key)
+    return f"{db_key}|src={sources_digest(sources)}" if sources else db_key
+
+
+def _shipped(arch):
+    path = shipped_db_path(arch)
+    entries = _db.get(("shipped", path))
+    if entries is None:
+        entries = _db[("shipped", path)] = _read_file(path)
+    return entries
+
+
+def lookup(op, key, arch=None, *, sources=()):
+    """The stored entry for ``op``/``key`` (the user's DB first, then the shipped one), or ``None``.
 
     Returns
     -------
     dict or None
         ``{'choice': name, 'seconds': {name: seconds or None}, 'tuned': iso-date}``.
     """
-    path = db_path(arch, version)
+    if arch is None:
+        arch = _device_arch()
+    db_key = _db_key(op, key, sources)
     with _lock:
-        entry = _entries(path).get(make_key(op, key))
+        entry = _entries(db_path(arch)).get(db_key) or _shipped(arch).get(db_key)
     return dict(entry) if entry is not None else None
 
 
@@ -317,8 +404,9 @@ def _measure_all(op, candidates, measure):
     return min(timed, key=timed.get), seconds
 
 
-def choose(op, key, candidates, measure, default, *, arch=None, version=None):
-    """Pick the fastest of ``candidates`` for a problem, measuring once per architecture.
+def choose(op, key, candidates, measure, default, *, arch=None, sources=()):
+    """Pick the fastest of ``candidates`` for a problem: the DB's answer, the heuristic, or (when
+    tuning is asked for) a measurement, stored for later.
 
     Parameters
     ----------
@@ -331,15 +419,17 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
     measure : callable
         ``measure(candidate) -> seconds``: runs the candidate on representative data and returns
         its time (the library decides how: device events after warm-up, median of a few runs).
-        A candidate whose measurement raises is skipped with a warning; if all fail, the first
-        error is raised.
+        Called only in the tuning modes. A candidate whose measurement raises is skipped with a
+        warning; if all fail, the first error is raised.
     default : candidate, str or callable
-        The heuristic choice used when tuning is off (``ROCARRAY_TUNE=0``): a candidate, its name,
-        or a zero-argument callable returning one (evaluated only when needed).
+        The heuristic choice, used without a DB entry outside tuning and always under
+        ``ROCARRAY_TUNE=0``: a candidate, its name, or a zero-argument callable returning one
+        (evaluated only when needed).
     arch : str, optional
-        Architecture for the DB path; default: the current device's (tests pass one).
-    version : str, optional
-        rocarray version for the DB path; default: the running one.
+        Architecture of the DB; default: the current device's (tests pass one).
+    sources : sequence of str, optional
+        The kernel sources the candidates run (paths under ``_kernels/``): their digest becomes
+        part of the key, so an edited kernel drops only its own entries.
 
     Returns
     -------
@@ -354,7 +444,8 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
     Examples
     --------
     >>> variant = choose("prim.scan", (np.float32, "add", "large"), _SCAN_VARIANTS,
-    ...                  measure=_time_scan_variant, default=_heuristic)  # doctest: +SKIP
+    ...                  measure=_time_scan_variant, default=_heuristic,
+    ...                  sources=("prim/scan.hip",))  # doctest: +SKIP
     """
     candidates = list(candidates)
     if not candidates:
@@ -366,38 +457,44 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
             raise ValueError(f"tuning {op}: candidate name {name!r} is not unique")
         by_name[name] = c
 
-    mode = config.tune_mode()
-    if mode == "0":
+    current = mode()
+    if current == "0":
         return _resolve_default(default, by_name)
     if isinstance(default, str) or not callable(default):
         _resolve_default(default, by_name)  # a wrong default is a bug: say so in every mode
     if len(candidates) == 1:
         return candidates[0]
 
-    if version is None:
-        from rocarray._version import __version__ as version
     if arch is None:
         arch = _device_arch()
+    sources = tuple(sources)
     # A decision already read or measured in this process: no path, key or file work.
     try:
-        memo_key = (op, key, arch, version, state_token())
+        memo_key = (op, key, sources, arch, current, state_token())
         known = _decided.get(memo_key)
     except TypeError:  # an unhashable key: take the long way
         memo_key = known = None
     if known is not None and known in by_name:
         return by_name[known]
 
-    path = db_path(arch, version)
-    db_key = make_key(op, key)
+    path = db_path(arch)
+    db_key = _db_key(op, key, sources)
 
     with _lock:
         entries = _entries(path)
         stored = entries.get(db_key)
-        fresh = mode != "force" or (path, db_key) in _forced
+        if stored is None or stored["choice"] not in by_name:
+            stored = _shipped(arch).get(db_key)
+        fresh = current != "force" or (path, db_key) in _forced
         if stored is not None and fresh and stored["choice"] in by_name:
             if memo_key is not None:
                 _decided[memo_key] = stored["choice"]
             return by_name[stored["choice"]]
+        if current == "db":
+            chosen = _resolve_default(default, by_name)
+            if memo_key is not None:
+                _decided[memo_key] = candidate_name(chosen)
+            return chosen
 
         winner, seconds = _measure_all(op, candidates, measure)
         entry = {
@@ -409,10 +506,64 @@ def choose(op, key, candidates, measure, default, *, arch=None, version=None):
         merged = _read_file(path, quiet=True)
         merged.update({k: v for k, v in entries.items() if k not in merged})
         merged[db_key] = entry
-        _write_file(path, merged, arch, version)
+        _write_file(path, merged, arch)
         _db[path] = merged
-        if mode == "force":
+        if current == "force":
             _forced.add((path, db_key))
         if memo_key is not None:
             _decided[memo_key] = winner
         return by_name[winner]
+
+
+# --------------------------------------------------------------------------------------------
+# moving DBs between machines
+# --------------------------------------------------------------------------------------------
+
+def export_db(path, arch=None):
+    """Write the user's tuning DB of ``arch`` (default: the current device's) to ``path``;
+    returns the number of entries written.
+
+    Raises
+    ------
+    OSError
+        When ``path`` cannot be written.
+    """
+    if arch is None:
+        arch = _device_arch()
+    with _lock:
+        entries = dict(_read_file(db_path(arch)))
+    path = Path(path)
+    data = {"format": FORMAT, "arch": arch, "entries": dict(sorted(entries.items()))}
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return len(entries)
+
+
+def import_db(path):
+    """Merge the entries of an exported DB into the user's DB of its architecture (an imported
+    entry replaces a stored one of the same key); returns ``(arch, entries merged)``.
+
+    Raises
+    ------
+    ValueError
+        When the file is not an exported tuning DB.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"cannot read the tuning DB {path}: {exc}") from None
+    arch = data.get("arch") if isinstance(data, dict) else None
+    if not isinstance(arch, str) or not arch or "/" in arch or arch.startswith("."):
+        raise ValueError(f"{path} names no architecture")
+    entries = _read_file(path, quiet=True)
+    if not entries and data.get("entries"):
+        raise ValueError(f"{path} is not a format-{FORMAT} tuning DB")
+    target = db_path(arch)
+    with _lock:
+        merged = _read_file(target, quiet=True)
+        merged.update(entries)
+        _write_file(target, merged, arch)
+        _db[target] = merged
+        _decided.clear()
+    plans.cache.clear()
+    return arch, len(entries)

@@ -56,8 +56,8 @@ def test_dump_source_on_error_flag(clean_env, value, expected):
 
 
 @pytest.mark.parametrize("value,expected", [
-    (None, "1"), ("1", "1"), ("0", "0"), ("off", "0"), ("false", "0"), ("force", "force"),
-    (" FORCE ", "force"), ("yes", "1"), ("anything", "1"),
+    (None, "db"), ("", "db"), ("1", "1"), ("on", "1"), ("0", "0"), ("off", "0"), ("false", "0"), ("force", "force"),
+    (" FORCE ", "force"), ("yes", "1"), ("anything", "db"),
 ])
 def test_tune_mode(clean_env, value, expected):
     if value is not None:

@@ -1,4 +1,6 @@
-"""The tuning DB (rocarray._core.tuning): modes, persistence, atomic writes, corrupt files. CPU only."""
+"""The tuning DB (rocarray._core.tuning): modes (the DB by default, tuning only when asked),
+persistence, content-hashed keys, the shipped DB, export/import, atomic writes, corrupt files. CPU
+only."""
 
 import json
 import sys
@@ -7,8 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rocarray._core import tuning
-from rocarray._version import __version__
+from rocarray._core import plans, tuning
 
 ARCH = "gfx942"
 
@@ -38,9 +39,11 @@ class Recorder:
 
 @pytest.fixture(autouse=True)
 def isolated_db(tmp_path, monkeypatch):
-    """Every test gets its own cache dir and an empty in-memory cache."""
+    """Every test gets its own cache dir, an empty in-memory cache and tuning asked for
+    (``ROCARRAY_TUNE=1``); the tests of the default mode delete it."""
     monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("ROCARRAY_TUNE", raising=False)
+    monkeypatch.setenv("ROCARRAY_TUNE", "1")
+    monkeypatch.setattr(tuning, "shipped_db_path", lambda arch: tmp_path / "shipped" / f"{arch}.json")
     tuning.clear_cache()
     yield tmp_path
     tuning.clear_cache()
@@ -50,15 +53,53 @@ def choose(measure, key=(np.float32, "large"), candidates=VARIANTS, default="ite
     return tuning.choose("prim.scan", key, candidates, measure, default, arch=ARCH, **kw)
 
 
-def test_db_path_has_arch_and_version(isolated_db):
-    path = tuning.db_path(ARCH)
-    assert path == isolated_db / "tune" / ARCH / f"{__version__}.json"
-    assert tuning.db_path("sm_90", "9.9").parts[-3:] == ("tune", "sm_90", "9.9.json")
+def test_db_path_is_one_file_per_arch(isolated_db):
+    assert tuning.db_path(ARCH) == isolated_db / "tune" / f"{ARCH}.json"
+    assert tuning.db_path("sm_90").parts[-2:] == ("tune", "sm_90.json")
 
 
 def test_db_path_without_arch_asks_the_device(monkeypatch):
     monkeypatch.setattr(tuning, "_device_arch", lambda: "sm_90")
-    assert tuning.db_path().parent.name == "sm_90"
+    assert tuning.db_path().name == "sm_90.json"
+
+
+def test_by_default_nothing_is_timed_the_db_answers_else_the_heuristic(monkeypatch, isolated_db):
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    rec = Recorder()
+    assert tuning.mode() == "db"
+    assert choose(rec, default="items8") is VARIANTS[2] and rec.calls == []
+    assert not (isolated_db / "tune").exists()
+    monkeypatch.setenv("ROCARRAY_TUNE", "1")
+    assert choose(rec) is VARIANTS[1] and len(rec.calls) == 3            # tuned when asked
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    assert choose(Recorder(), default="items8") is VARIANTS[1]           # then the DB answers
+    assert choose(rec, key=(np.float64, "new"), default="items1") is VARIANTS[0] and len(rec.calls) == 3
+
+
+def test_tune_context_tunes_the_calls_inside_it_only(monkeypatch):
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    rec = Recorder()
+    plans.cache.put(("test.plan", 1), "old plan")
+    with tuning.tune():
+        assert tuning.mode() == "1" and plans.cache.get(("test.plan", 1)) is None   # plans chosen again
+        assert choose(rec) is VARIANTS[1] and len(rec.calls) == 3
+        with tuning.tune(force=True):
+            assert tuning.mode() == "force"
+        assert tuning.mode() == "1"
+    assert tuning.mode() == "db"
+    assert choose(rec, key="unseen") is VARIANTS[0] and len(rec.calls) == 3
+
+
+def test_the_tune_context_is_per_thread(monkeypatch):
+    import threading
+
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    seen = []
+    with tuning.tune():
+        worker = threading.Thread(target=lambda: seen.append(tuning.mode()))
+        worker.start()
+        worker.join()
+    assert seen == ["db"]
 
 
 def test_make_key_names_dtypes_and_nests_tuples():
@@ -129,7 +170,7 @@ def test_a_decision_is_remembered_without_the_file_until_the_cache_is_cleared(is
     assert choose(rec) is VARIANTS[0] and sorted(rec.calls) == sorted(TIMES)
 
 
-def test_state_token_follows_mode_and_cache_dir(monkeypatch, tmp_path):
+def test_state_token_follows_mode_and_cache_dir(monkeypatch, tmp_path):  # (through config.refresh)
     token = tuning.state_token()
     monkeypatch.setenv("ROCARRAY_TUNE", "force")
     assert tuning.state_token() != token
@@ -152,7 +193,7 @@ def test_file_content_and_atomic_write_leaves_no_temp_files(isolated_db):
     path = tuning.db_path(ARCH)
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
     data = json.loads(path.read_text())
-    assert data["format"] == tuning.FORMAT and data["arch"] == ARCH and data["version"] == __version__
+    assert data["format"] == tuning.FORMAT == 2 and data["arch"] == ARCH
     entry = data["entries"]["prim.scan|float32|large"]
     assert entry["choice"] == "items4"
     assert entry["seconds"] == TIMES
@@ -167,15 +208,15 @@ def test_write_failure_cleans_up_the_temp_file(isolated_db, monkeypatch):
     with pytest.warns(tuning.TuningDBWarning, match="disk full"):
         assert choose(Recorder()) is VARIANTS[1]
     folder = tuning.db_path(ARCH).parent
-    assert list(folder.iterdir()) == []
+    assert [p for p in folder.iterdir() if p.suffix == ".tmp"] == []
     assert choose(Recorder()) is VARIANTS[1]  # still remembered in memory
 
 
 @pytest.mark.parametrize("content", ["{not json", "[]", '{"format": 99, "entries": {}}',
-                                     '{"format": 1, "entries": {"k": 3}}'])
+                                     '{"format": 2, "entries": {"k": 3}}', '{"format": 1, "entries": {}}'])
 def test_corrupt_file_is_ignored_with_a_warning_and_replaced(content):
     path = tuning.db_path(ARCH)
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content)
     rec = Recorder()
     with pytest.warns(tuning.TuningDBWarning, match="corrupt"):
@@ -196,15 +237,65 @@ def test_entries_from_another_process_are_merged_not_lost():
     assert {"other|key", "prim.scan|float32|large", "prim.scan|float64|large"} <= set(entries)
 
 
-def test_arch_and_version_have_separate_files():
+def test_each_arch_has_its_own_file():
     choose(Recorder())
     rec = Recorder()
-    choose(rec, version="0.0.1")
     tuning.choose("prim.scan", (np.float32, "large"), VARIANTS, rec, "items1", arch="sm_90")
+    assert len(rec.calls) == 3
+    root = tuning.db_path(ARCH).parent
+    assert sorted(p.name for p in root.glob("*.json")) == sorted([f"{ARCH}.json", "sm_90.json"])
+
+
+def test_an_edited_kernel_drops_only_its_own_entries(monkeypatch):
+    from rocarray._core import compile as _compile
+
+    texts = {"lib/a.hip": "kernel a v1", "lib/b.hip": "kernel b v1"}
+    monkeypatch.setattr(_compile, "full_source", lambda source: texts[source])
+    monkeypatch.setattr(tuning, "_source_digests", {})
+    rec = Recorder()
+    choose(rec, sources=("lib/a.hip",))
+    choose(rec, key="b", sources=("lib/b.hip",))
     assert len(rec.calls) == 6
-    root = tuning.db_path(ARCH).parents[1]
-    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*.json")) == sorted(
-        [f"{ARCH}/{__version__}.json", f"{ARCH}/0.0.1.json", f"sm_90/{__version__}.json"])
+    keys = json.loads(tuning.db_path(ARCH).read_text())["entries"]
+    assert all("|src=" in k for k in keys)
+    texts["lib/a.hip"] = "kernel a v2"                     # a's kernel changes in a new version
+    monkeypatch.setattr(tuning, "_source_digests", {})
+    tuning.clear_cache()
+    choose(rec, key="b", sources=("lib/b.hip",))
+    assert len(rec.calls) == 6                             # b's entry still holds
+    choose(rec, sources=("lib/a.hip",))
+    assert len(rec.calls) == 9                             # a's is tuned again
+
+
+def test_the_shipped_db_answers_where_the_users_has_no_entry(monkeypatch, isolated_db):
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    shipped = isolated_db / "shipped" / f"{ARCH}.json"
+    shipped.parent.mkdir()
+    shipped.write_text(json.dumps({"format": 2, "arch": ARCH, "entries": {
+        "prim.scan|float32|large": {"choice": "items8", "seconds": {}, "tuned": "x"}}}))
+    assert choose(Recorder()) is VARIANTS[2]
+    assert tuning.lookup("prim.scan", (np.float32, "large"), arch=ARCH)["choice"] == "items8"
+    monkeypatch.setenv("ROCARRAY_TUNE", "force")
+    assert choose(Recorder()) is VARIANTS[1]               # the user's own tuning wins from then on
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    assert choose(Recorder()) is VARIANTS[1]
+
+
+def test_export_and_import_move_entries_between_machines(isolated_db, tmp_path, monkeypatch):
+    choose(Recorder())
+    exported = tmp_path / "h200.json"
+    assert tuning.export_db(exported, arch=ARCH) == 1
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path / "elsewhere"))   # another machine
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    assert choose(Recorder(), default="items1") is VARIANTS[0]
+    assert tuning.import_db(exported) == (ARCH, 1)
+    assert choose(Recorder(), default="items1") is VARIANTS[1]
+    bad = tmp_path / "bad.json"
+    for content in ("{", '{"format": 2, "entries": {}}', '{"format": 1, "arch": "x", "entries": {"k": {}}}',
+                    '{"format": 2, "arch": "../x", "entries": {}}'):
+        bad.write_text(content)
+        with pytest.raises(ValueError):
+            tuning.import_db(bad)
 
 
 def test_stale_choice_not_among_candidates_is_retuned():
