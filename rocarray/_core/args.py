@@ -48,6 +48,7 @@ def as_device_array(x, name, allow_scalar=False):
     if isinstance(x, cupy.ndarray):
         return x
     if allow_scalar and isinstance(x, (numbers.Number, numpy.generic)):
+        backend.device_info()  # NoDeviceError, before CuPy's own error, without a GPU
         return cupy.asarray(x)
     if isinstance(x, numpy.ndarray):
         raise TypeError(

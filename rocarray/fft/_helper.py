@@ -64,6 +64,7 @@ def fftfreq(n, d=1.0, device=None):
     if size < 0:
         raise ValueError("negative dimensions are not allowed")
     val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
+    backend.device_info()  # NoDeviceError without a GPU, before CuPy allocates
     k = backend.cupy().arange(size, dtype=numpy.int_)
     k[(size + 1) // 2:] -= size
     return _frequencies(k, val)
@@ -96,6 +97,7 @@ def rfftfreq(n, d=1.0, device=None):
     _check_device(device)
     size = _check_int(n)
     val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
+    backend.device_info()  # NoDeviceError without a GPU, before CuPy allocates
     k = backend.cupy().arange(max(size // 2 + 1, 0), dtype=numpy.int_)
     return _frequencies(k, val)
 

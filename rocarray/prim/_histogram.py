@@ -31,6 +31,7 @@ import math
 import numpy
 
 from rocarray._core import backend, dtypes, kernels, launch, plans
+from rocarray._core import args as _args
 from rocarray._core import compile as _compile
 
 SOURCE = "prim/histogram.hip"
@@ -126,7 +127,8 @@ def _step(x):
 
 
 def _data(x):
-    """The kernel's view of 1-D data: bool is read as uint8."""
+    """The kernel's view of 1-D device data: bool is read as uint8."""
+    _args.device_array(x, "x", "prim histograms")
     if x.dtype == numpy.bool_:
         x = x.view(numpy.uint8)
     if x.dtype not in DTYPES:

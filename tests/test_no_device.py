@@ -1,0 +1,48 @@
+"""The no-GPU contract for the whole public namespace: without a device, every public function
+called with small arguments NumPy would take raises ``NoDeviceError`` (saying what to install) or
+a documented argument error (``TypeError``/``ValueError``/``AxisError``), never a raw CUDA/HIP
+runtime error, and never returns as if it had run."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+from rocarray._core import backend
+
+NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.linalg, "rocarray.prim": ra.prim,
+              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft}
+#: Functions that need no device by design.
+HOST_ONLY = {"rocarray.is_available", "rocarray.show_config", "rocarray.free_workspaces", "rocarray.asnumpy",
+             "rocarray.tune"}
+#: Argument lists tried on each function: a scalar, a list, two numbers, nothing.
+ARGUMENTS = [(3,), ([1.0, 2.0],), (4, 5), ()]
+
+
+def _public_functions():
+    for prefix, namespace in NAMESPACES.items():
+        for name in getattr(namespace, "__all__", ()):
+            obj = getattr(namespace, name)
+            if callable(obj) and not isinstance(obj, type) and not inspect.ismodule(obj):
+                yield f"{prefix}.{name}", obj
+
+
+def test_every_public_namespace_has_functions():
+    assert len(list(_public_functions())) > 100
+
+
+@pytest.mark.skipif(backend.is_available(), reason="the contract is for machines without a GPU")
+@pytest.mark.parametrize("qualname,function", list(_public_functions()), ids=lambda v: v if isinstance(v, str) else "")
+def test_without_a_gpu_a_public_function_raises_no_device_error_or_an_argument_error(qualname, function):
+    if qualname in HOST_ONLY:
+        return
+    for args in ARGUMENTS:
+        try:
+            function(*args)
+        except ra.NoDeviceError as exc:
+            assert "pip install" in str(exc) or "driver" in str(exc) or "visible" in str(exc)
+        except (TypeError, ValueError, np.exceptions.AxisError):
+            pass
+        else:
+            pytest.fail(f"{qualname}{args} returned without a GPU")
