@@ -84,6 +84,7 @@ def lib(monkeypatch):
     """Run the façade on host arrays with the NumPy doubles; yields the doubles (their calls)."""
     doubles = Library()
     monkeypatch.setattr(backend, "_cupy", [np])
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: None)  # a device is there
     monkeypatch.setattr(_fft, "_rocfft", types.SimpleNamespace(c2c=doubles.c2c, r2c=doubles.r2c,
                                                                c2r=doubles.c2r))
     plans.cache.clear()  # no plan of another test's doubles
