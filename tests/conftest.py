@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 
-from rocarray._core import backend, config
+from rocarray._core import backend, config, harness
 
 HAVE_GPU = backend.is_available()
 
@@ -71,22 +71,14 @@ def random_array(rng, shape, dtype):
 
 
 def tolerance(dtype, n=1):
-    """Relative tolerance for a result accumulated over ``n`` terms in ``dtype``."""
-    dtype = np.dtype(dtype)
-    eps = {"e": 2.0**-10, "f": 2.0**-23, "d": 2.0**-52}[dtype.char.lower()]  # complex 'F'/'D' -> real
-    return 8 * eps * max(1.0, np.sqrt(max(n, 1)))
+    """Relative tolerance for a result accumulated over ``n`` terms in ``dtype`` (the harness's)."""
+    return harness.tolerance(dtype, n)
 
 
 def assert_close(actual, expected, dtype, n=1, atol_scale=None):
-    """Compare a device or host result to a float64/complex128 reference with a dtype tolerance."""
-    from rocarray import asnumpy
-
-    actual = np.asarray(asnumpy(actual))
-    expected = np.asarray(expected)
-    rtol = tolerance(dtype, n)
-    scale = atol_scale if atol_scale is not None else (np.max(np.abs(expected)) if expected.size else 0.0)
-    np.testing.assert_allclose(actual.astype(np.complex128 if actual.dtype.kind == "c" else np.float64),
-                               expected, rtol=rtol, atol=rtol * float(scale))
+    """Compare a device or host result to a float64/complex128 reference with a dtype tolerance
+    (the harness's, which the self-checks use too)."""
+    harness.assert_close(actual, expected, dtype, n, atol_scale=atol_scale)
 
 
 def to_device(a):

@@ -29,7 +29,7 @@ def _exact(name, got, want):
 
 def _close(name, got, want, n):
     got = backend.cupy().asnumpy(got)
-    rtol = 16 * numpy.finfo(numpy.float64).eps * numpy.sqrt(max(n, 1))
+    rtol = harness.tolerance(numpy.float64, n, factor=16)
     scale = float(numpy.max(numpy.abs(want))) if want.size else 0.0
     if got.shape != want.shape or not numpy.allclose(got, want, rtol=rtol, atol=rtol * max(scale, 1.0)):
         raise AssertionError(f"{name}: rocarray {got[:8]}... != NumPy {want[:8]}...")

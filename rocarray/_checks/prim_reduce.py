@@ -43,8 +43,7 @@ def _compare(name, got, want, n):
         if not numpy.array_equal(got, want):
             raise AssertionError(f"{name}: differs from NumPy")
         return
-    eps = 2.0**-10 if want.dtype == numpy.float16 else numpy.finfo(want.dtype).eps
-    rtol = 8 * eps * max(1.0, numpy.log2(max(n, 2)))
+    rtol = harness.tolerance(want.dtype, n, growth="log2")
     if not numpy.allclose(got.astype(numpy.complex128), want.astype(numpy.complex128), rtol=rtol, atol=rtol,
                           equal_nan=True):
         raise AssertionError(f"{name}: max error {numpy.max(numpy.abs(got - want)):.3g} (rtol {rtol:.1e})")

@@ -45,8 +45,7 @@ def _compare(name, got, want, dtype, n):
         if not numpy.array_equal(got, want):
             raise AssertionError(f"{name}: integer scan differs from NumPy")
         return
-    eps = numpy.finfo(dtype).eps if dtype != numpy.float16 else 2.0**-10
-    rtol = 16 * eps * max(1.0, numpy.log2(max(n, 2)))
+    rtol = harness.tolerance(dtype, n, factor=16, growth="log2")
     scale = float(numpy.max(numpy.abs(want))) if want.size else 0.0
     g = got.astype(numpy.complex128)
     if not numpy.allclose(g, want, rtol=rtol, atol=rtol * scale):

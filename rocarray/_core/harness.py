@@ -90,3 +90,53 @@ def standard_normal(rng, shape, dtype):
     if dtype.kind == "c":
         return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     return rng.standard_normal(shape).astype(dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# tolerances (self-checks and tests share them)
+# --------------------------------------------------------------------------------------------
+
+#: Machine epsilon of the dtypes results are computed in (complex: of its parts).
+_EPS = {"e": 2.0**-10, "f": 2.0**-23, "d": 2.0**-52}
+
+#: How the error bound grows with the number of terms a result accumulates.
+GROWTH = {"sqrt": lambda n: n ** 0.5, "log2": lambda n: __import__("math").log2(max(n, 2)), "linear": float,
+          "none": lambda n: 1.0}
+
+
+def machine_epsilon(dtype):
+    """The machine epsilon of ``dtype``'s (real) precision: 2^-10 float16, 2^-7 bfloat16, 2^-23 float32,
+    2^-52 float64 (and complex64/complex128 by their parts)."""
+    import numpy
+
+    dtype = numpy.dtype(dtype)
+    if dtype.name == "bfloat16":
+        return 2.0**-7
+    return _EPS[dtype.char.lower()] if dtype.char.lower() in _EPS else _EPS["d"]
+
+
+def tolerance(dtype, n=1, *, factor=8, growth="sqrt"):
+    """Relative tolerance of a ``dtype`` result accumulated over ``n`` terms:
+    ``factor * eps * max(1, growth(n))`` (``growth``: ``'sqrt'`` for sums of random rounding errors,
+    ``'log2'`` for pairwise trees, ``'linear'`` for recurrences such as triangular solves,
+    ``'none'``)."""
+    return factor * machine_epsilon(dtype) * max(1.0, GROWTH[growth](max(int(n), 1)))
+
+
+def assert_close(actual, expected, dtype, n=1, *, factor=8, growth="sqrt", atol_scale=None, name="result"):
+    """Raise ``AssertionError`` unless ``actual`` (device or host) matches the float64/complex128
+    reference ``expected`` within :func:`tolerance`, relative to each element and to
+    ``atol_scale`` (default: the largest magnitude of ``expected``) for elements near zero."""
+    import numpy
+
+    from rocarray._numpy.transfer import asnumpy
+
+    got = numpy.asarray(asnumpy(actual))
+    want = numpy.asarray(expected)
+    if got.shape != want.shape:
+        raise AssertionError(f"{name}: shape {got.shape}, expected {want.shape}")
+    rtol = tolerance(dtype, n, factor=factor, growth=growth)
+    scale = atol_scale if atol_scale is not None else (float(numpy.max(numpy.abs(want))) if want.size else 0.0)
+    wide = numpy.complex128 if got.dtype.kind == "c" or want.dtype.kind == "c" else numpy.float64
+    numpy.testing.assert_allclose(got.astype(wide), want.astype(wide), rtol=rtol, atol=rtol * float(scale),
+                                  err_msg=name)
