@@ -206,7 +206,7 @@ def _read(path):
 
 def test_readme_test_command_is_exactly_what_ci_runs():
     readme, ci = _read("README.md"), _read(".ci/run")
-    commands = re.findall(r"^(python -m pip install -e \"\.\[test\]\" && python -m pytest[^\n]*)$", readme, re.M)
+    commands = re.findall(r"^(python -m pip install -e \"\.\[test[^\]]*\]\" && python -m pytest[^\n]*)$", readme, re.M)
     assert len(set(commands)) == 1, "README.md must give one test command"
     command = commands[0].strip()
     assert re.search(r"^\s*" + re.escape(command) + r"\s*(\|\||$)", ci, re.M), (
@@ -221,3 +221,20 @@ def test_ci_script_is_strict_bash():
     assert os.access(os.path.join(REPO, ".ci/run"), os.X_OK)
     for package in ("hipcc", "libamdhip64-dev", "rocm-device-libs"):
         assert package in ci
+
+
+def test_the_ci_prerequisites_come_before_the_test_command_in_the_readme():
+    readme = _read("README.md")
+    apt = readme.index("apt-get update && apt-get install -y hipcc libamdhip64-dev rocm-device-libs")
+    assert apt < readme.index('python -m pip install -e ".[test')
+
+
+def test_the_test_extra_is_vendor_neutral_and_the_cuda_compiler_has_its_own():
+    import configparser
+
+    cfg = configparser.ConfigParser()
+    cfg.read(os.path.join(REPO, "setup.cfg"))
+    extras = cfg["options.extras_require"]
+    assert "cupy" not in extras["test"] and "nvidia" not in extras["test"]
+    assert "nvidia-cuda-nvrtc" in extras["nvrtc"] and "cupy-cuda13x" in extras["nvrtc"]
+    assert {"matplotlib", "jupyter", "nvidia-cublas"} <= set(extras["notebooks"].split())

@@ -208,6 +208,7 @@ def test_compile_check_filter_that_matches_nothing_fails(monkeypatch, capsys, tw
 def test_default_run_without_gpu_compiles_all_targets_by_default(monkeypatch, capsys, two_sources):
     seen = {}
     monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
+    monkeypatch.setattr(cli_cc, "representative_sources", lambda: ["demo/a.hip"])
     monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
     assert cli_main.main([]) == 0
     assert seen["targets"] == offline.OFFLINE_TARGETS
@@ -256,9 +257,10 @@ def test_self_check_command_exit_status(monkeypatch, capsys):
     monkeypatch.setattr(cli_checks, "_sync", lambda: None)
     bad = [harness.SelfCheck("demo.bad", "demo", _bad)]
     monkeypatch.setattr(cli_checks, "registered_checks", lambda name_filter=None: bad)
-    assert cli_main.main(["self-check"]) == 1
+    assert cli_main.main(["self-check", "--all"]) == 1
+    assert cli_main.main(["self-check"]) == 0                  # the quick set has no demo check
     monkeypatch.setattr(cli_checks, "registered_checks", lambda name_filter=None: [])
-    assert cli_main.main(["self-check"]) == 0
+    assert cli_main.main(["self-check", "--all"]) == 0
 
 
 def test_default_run_with_gpu_runs_checks_then_bench(monkeypatch, capsys):
@@ -553,3 +555,38 @@ def test_tune_without_a_gpu_says_so(monkeypatch, capsys):
     monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
     assert cli_main.main(["tune"]) == cli_main.EXIT_NO_DEVICE
     assert cli_main.main(["tune", "--export", "x.json"]) == cli_main.EXIT_USAGE
+
+
+# --------------------------------------------------------------------------------------------
+# the quick default: one check and one headline row per library
+# --------------------------------------------------------------------------------------------
+
+def test_every_quick_check_and_headline_case_is_registered_one_per_library():
+    harness.load_all()
+    checks = {c.name: c.library for c in harness.self_checks()}
+    cases = {c.name: c.library for c in harness.bench_cases()}
+    assert all(name in checks for name in cli_main.QUICK_CHECKS)
+    assert all(name in cases for name in cli_main.HEADLINE_CASES)
+    libraries = set(checks.values())
+    assert sorted(checks[n] for n in cli_main.QUICK_CHECKS) == sorted(libraries)
+    assert sorted(cases[n] for n in cli_main.HEADLINE_CASES) == sorted(libraries)
+
+
+def test_all_and_filter_choose_every_matching_item():
+    parser = cli_main.build_parser()
+    items = [harness.SelfCheck(n, "x", None) for n in ("prim.searchsorted", "prim.other", "rocblas.dot")]
+    quick = cli_main.QUICK_CHECKS
+    assert [i.name for i in cli_main._chosen(items, parser.parse_args(["self-check"]), quick)] == [
+        "prim.searchsorted", "rocblas.dot"]
+    assert len(cli_main._chosen(items, parser.parse_args(["self-check", "--all"]), quick)) == 3
+    assert len(cli_main._chosen(items, parser.parse_args(["bench", "--filter", "prim"]), quick)) == 3
+    assert parser.parse_args(["--all"]).all is True
+
+
+def test_the_default_run_without_a_gpu_compiles_one_source_per_library(monkeypatch, capsys):
+    seen = {}
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
+    monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
+    assert cli_main.main([]) == 0
+    assert sorted(s.split("/")[0] for s in seen["sources"]) == ["prim", "rocblas", "rocfft"]
+    assert "python -m rocarray compile-check" in capsys.readouterr().out

@@ -37,7 +37,19 @@ def chosen_sources(source_filter=None):
     return [s for s in sources if source_filter in s]
 
 
-def run_compile_check(targets, out, workers=None, source_filter=None):
+def representative_sources():
+    """One kernel source per library: its cheapest to compile (the quick offline check)."""
+    _compile.import_all_libraries()
+    cheapest = {}
+    for source in _compile.source_files():
+        library = source.split("/")[0]
+        cost = offline.estimated_cost(source, offline.OFFLINE_TARGETS[0])
+        if library not in cheapest or cost < cheapest[library][0]:
+            cheapest[library] = (cost, source)
+    return sorted(source for _, source in cheapest.values())
+
+
+def run_compile_check(targets, out, workers=None, source_filter=None, sources=None):
     """Compile the kernel sources offline for ``targets`` and print a table.
 
     Targets whose compiler is missing are skipped (and said so); that is not a failure.
@@ -52,13 +64,15 @@ def run_compile_check(targets, out, workers=None, source_filter=None):
     source_filter : str, optional
         Only the sources whose name (``'prim/scan.hip'``) contains it; a filter that matches
         none is a failure, so a typo cannot pass as a clean check.
+    sources : list of str, optional
+        Exactly these sources (instead of a filter).
 
     Returns
     -------
     int
         0 when everything compiled (or nothing could be), 1 on a compile failure.
     """
-    sources = chosen_sources(source_filter)
+    sources = chosen_sources(source_filter) if sources is None else list(sources)
     if source_filter is not None and not sources:
         out(f"offline compile check: no kernel source matches {source_filter!r}")
         return 1
@@ -89,7 +103,8 @@ def run_compile_check(targets, out, workers=None, source_filter=None):
     for target, why in skipped:
         out(f"  skipped {target.arch}: {' '.join(str(why).split())}")
     if not used and targets:
-        out("  no offline compiler is installed: nothing was compiled")
+        out("  no offline compiler is installed: nothing was compiled. For sm_90: "
+            f"{offline.NVRTC_HINT}; for gfx90a/gfx940: {offline.HIPCC_HINT}")
     for source, target, exc in failures:
         out(f"FAIL {source} for {target.arch}:")
         for line in first_lines(getattr(exc, "log", exc), 25):

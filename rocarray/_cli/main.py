@@ -2,12 +2,15 @@
 
 Commands
 --------
-(none)          With a GPU: report, every self-check, then the bench table. Without one: the
-                report, a message saying no device was found and what to install, then the
-                offline compile check for the targets whose compilers are present.
+(none)          With a GPU: report, one self-check and one headline benchmark row per library.
+                Without one: the report, a message saying no device was found and what to
+                install, then the offline compile check of one small source per library for the
+                targets whose compilers are present.
 report          The device and configuration report (works without a GPU).
-self-check      Every registered self-check on fresh random data: one PASS/FAIL line each.
-bench           The vendor-ratio table (``--filter``, ``--repeat``, ``--json``).
+self-check      One self-check per library on fresh random data (``--all``: every registered one;
+                ``--filter``: those matching), one PASS/FAIL line each.
+bench           The vendor-ratio table of the headline cases (``--all``, ``--filter``, ``--repeat``,
+                ``--json``).
 warmup          Compile every kernel (``warmup rocblas prim``: of those libraries) for this device
                 into the binary cache, in parallel worker processes (progress per module).
 cache           ``cache info`` (default) / ``cache clear``: rocarray's kernel binary cache.
@@ -77,8 +80,24 @@ def _print_report():
 # commands
 # --------------------------------------------------------------------------------------------
 
+#: The self-check of each library that ``python -m rocarray`` and ``self-check`` run (``--all``: every one).
+QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft")
+#: The headline benchmark row of each library (``bench --all``: every registered case).
+HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64")
+
+
+def _chosen(items, args, quick):
+    """The registered checks or cases a command runs: those matching ``--filter``, else every one
+    with ``--all``, else the ``quick`` names."""
+    if getattr(args, "filter", None) or getattr(args, "all", False):
+        return items
+    return [item for item in items if item.name in quick]
+
+
 def cmd_default(args, parser):
-    """Everything this machine can check: GPU checks and bench, or the offline compile check."""
+    """Everything this machine can check quickly: with a GPU, one self-check and one headline
+    benchmark row per library; without one, the offline compile check of one small source per
+    library for each compiler present."""
     targets = _targets(args, parser)
     _print_report()
     why = _device_problem()
@@ -87,15 +106,21 @@ def cmd_default(args, parser):
         _out(f"no GPU device found: {why}")
         if "install" not in why:
             _out(_INSTALL)
-        _out("self-check and bench need a GPU; running the offline compile check instead")
+        _out("self-check and bench need a GPU; compiling one kernel source per library offline instead")
         _out("")
-        return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None),
-                                     getattr(args, "filter", None))
+        if getattr(args, "filter", None):
+            return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None), getattr(args, "filter", None))
+        rc = _cc.run_compile_check(targets, _out, getattr(args, "jobs", None), sources=_cc.representative_sources())
+        _out("the whole matrix (every source and instantiation): python -m rocarray compile-check")
+        return rc
     _out("")
-    _, failed = _checks.run_self_checks(_checks.registered_checks(getattr(args, "filter", None)), _out)
+    _, failed = _checks.run_self_checks(_chosen(_checks.registered_checks(getattr(args, "filter", None)), args,
+                                                QUICK_CHECKS), _out)
     _out("")
-    rc = _bench.run_bench(_bench.registered_cases(getattr(args, "filter", None)), _out,
+    rc = _bench.run_bench(_chosen(_bench.registered_cases(getattr(args, "filter", None)), args, HEADLINE_CASES), _out,
                           repeat=getattr(args, "repeat", 7), json_path=getattr(args, "json", None))
+    if not getattr(args, "all", False):
+        _out("every check and case: python -m rocarray self-check --all; python -m rocarray bench --all")
     return EXIT_FAIL if failed or rc else EXIT_OK
 
 
@@ -110,7 +135,8 @@ def cmd_self_check(args, parser):
     why = _device_problem()
     if why is not None:
         return _no_device("self-check", why)
-    _, failed = _checks.run_self_checks(_checks.registered_checks(getattr(args, "filter", None)), _out)
+    _, failed = _checks.run_self_checks(_chosen(_checks.registered_checks(getattr(args, "filter", None)), args,
+                                                QUICK_CHECKS), _out)
     return EXIT_FAIL if failed else EXIT_OK
 
 
@@ -119,8 +145,8 @@ def cmd_bench(args, parser):
     why = _device_problem()
     if why is not None:
         return _no_device("bench", why)
-    return _bench.run_bench(_bench.registered_cases(getattr(args, "filter", None)), _out,
-                            repeat=getattr(args, "repeat", 7), json_path=getattr(args, "json", None))
+    return _bench.run_bench(_chosen(_bench.registered_cases(getattr(args, "filter", None)), args, HEADLINE_CASES),
+                            _out, repeat=getattr(args, "repeat", 7), json_path=getattr(args, "json", None))
 
 
 def cmd_warmup(args, parser):
@@ -218,6 +244,9 @@ def build_parser():
     bench_opts.add_argument("--repeat", type=_positive_int, default=S, metavar="N",
                             help="timed samples per function, median reported (default 7)")
     bench_opts.add_argument("--json", default=S, metavar="PATH", help="write the bench numbers to PATH")
+    all_opts = argparse.ArgumentParser(add_help=False)
+    all_opts.add_argument("--all", action="store_true", default=S,
+                          help="every registered self-check / benchmark case (default: one per library)")
 
     parser = argparse.ArgumentParser(
         prog="python -m rocarray",
@@ -226,15 +255,15 @@ def build_parser():
                     "self-check, bench; without: report and the offline compile check).",
         epilog="exit status: 0 ok; 1 a check, case or compile failed; 2 bad usage; "
                "3 the command needs a GPU and none is usable",
-        parents=[compile_opts, filter_opts, bench_opts],
+        parents=[compile_opts, filter_opts, bench_opts, all_opts],
     )
     parser.add_argument("--version", action="version", version=f"rocarray {__version__}")
     parser.set_defaults(func=cmd_default)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("report", help="device and configuration report").set_defaults(func=cmd_report)
-    sub.add_parser("self-check", parents=[filter_opts],
+    sub.add_parser("self-check", parents=[filter_opts, all_opts],
                    help="run every registered self-check (needs a GPU)").set_defaults(func=cmd_self_check)
-    sub.add_parser("bench", parents=[filter_opts, bench_opts],
+    sub.add_parser("bench", parents=[filter_opts, bench_opts, all_opts],
                    help="rocarray vs vendor ratio table (needs a GPU)").set_defaults(func=cmd_bench)
     warm = sub.add_parser("warmup", help="compile every kernel (of the named libraries) for this device into the "
                                          "binary cache (needs a GPU)")

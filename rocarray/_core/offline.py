@@ -135,24 +135,32 @@ def compile_source(source, target):
     return result
 
 
-def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None):
-    """Compile every source for every target whose compiler is present.
+def estimated_cost(source, target):
+    """A rough relative cost of compiling ``source`` for ``target`` (its text times its
+    instantiations; NVRTC's CUBIN path weighs double), used to start the longest compiles first so a
+    parallel matrix finishes soonest."""
+    weight = 1 if target.is_hip else 2
+    return weight * len(_compile.read_text(source)) * (1 + len(_compile.registered(source)))
 
-    ``progress(source, target, seconds, ok)`` is called as each compile finishes (from the thread
-    that ran it).
+
+def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None):
+    """Start compiling every source for every target whose compiler is present, in the background,
+    the longest compiles first.
 
     Returns
     -------
-    results : list of CompileResult
-    failures : list of (source, Target, KernelCompileError)
+    futures : dict
+        ``{(source, arch): Future}``; a future's result is ``(CompileResult, None)`` or ``(None,
+        (source, Target, KernelCompileError))``.
     skipped : list of (Target, reason)
+    pool : concurrent.futures.Executor
+        Shut it down (``pool.shutdown(wait=False)``) when done.
     """
     _compile.import_all_libraries()
     sources = list(sources) if sources is not None else _compile.source_files()
     skipped = [(t, missing_compiler(t)) for t in targets if missing_compiler(t)]
     usable = [t for t in targets if not missing_compiler(t)]
-    jobs = [(s, t) for t in usable for s in sources]
-    results, failures = [], []
+    jobs = sorted(((s, t) for t in usable for s in sources), key=lambda job: -estimated_cost(*job))
 
     def run(job):
         start = time.perf_counter()
@@ -165,10 +173,33 @@ def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=No
         return outcome
 
     workers = workers or max(2, min(len(jobs), (os.cpu_count() or 2) + 1))
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for result, failure in pool.map(run, jobs):
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="rocarray-compile")
+    futures = {(s, t.arch): pool.submit(run, (s, t)) for s, t in jobs}
+    return futures, skipped, pool
+
+
+def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None):
+    """Compile every source for every target whose compiler is present (:func:`start_all`, waited
+    for).
+
+    ``progress(source, target, seconds, ok)`` is called as each compile finishes (from the thread
+    that ran it).
+
+    Returns
+    -------
+    results : list of CompileResult
+    failures : list of (source, Target, KernelCompileError)
+    skipped : list of (Target, reason)
+    """
+    futures, skipped, pool = start_all(targets, sources, workers, progress)
+    results, failures = [], []
+    try:
+        for future in futures.values():
+            result, failure = future.result()
             if failure:
                 failures.append(failure)
             else:
                 results.append(result)
+    finally:
+        pool.shutdown(wait=True)
     return results, failures, skipped

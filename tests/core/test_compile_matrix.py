@@ -4,8 +4,10 @@ CPU only. Each ``.hip`` file under ``rocarray/_kernels/`` (after every library r
 template instantiations) and the test-only ``kernels/prelude_check.hip`` (which calls every helper
 of the portability headers) is compiled as one translation unit per target: ``sm_90`` with NVRTC,
 ``gfx90a`` and ``gfx940`` with hipcc, through :mod:`rocarray._core.offline`, the same code path
-``python -m rocarray`` uses. The compiles run once, in parallel, in a module-scoped fixture; the
-test items below only read its results, so a failure names its source and target.
+``python -m rocarray`` uses. The compiles start once, in the background, the longest first
+(:func:`rocarray._core.offline.start_all`); each (source, target) test waits only for its own
+compile, so the run shows progress as compiles finish, and a failure names its source and target.
+The tests are ordered like the compiles.
 
 A target is skipped (with the reason) only when its compiler is absent; ``.ci/run`` installs both.
 Static rules checked here as well: no ``#include`` anywhere, no raw warp intrinsics or
@@ -96,13 +98,24 @@ def _param_id(value):
 # the compiles: once per module, all targets in parallel
 # --------------------------------------------------------------------------------------------
 
+class _Matrix:
+    """``matrix[(source, arch)]``: the ``CompileResult`` or ``KernelCompileError`` of one compile,
+    waiting for it (every compile was started when the fixture was made)."""
+
+    def __init__(self):
+        self.futures, _skipped, self.pool = offline.start_all(targets=TARGETS, sources=SOURCES)
+
+    def __getitem__(self, key):
+        result, failure = self.futures[key].result()
+        return result if failure is None else failure[2]
+
+
 @pytest.fixture(scope="module")
 def matrix():
-    """``{(source, arch): CompileResult | KernelCompileError}`` for every target with a compiler."""
-    results, failures, _skipped = offline.compile_all(targets=TARGETS, sources=SOURCES)
-    outcome = {(r.source, r.target.arch): r for r in results}
-    outcome.update({(source, target.arch): exc for source, target, exc in failures})
-    return outcome
+    """The compile matrix, started in the background for every target with a compiler."""
+    m = _Matrix()
+    yield m
+    m.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _require_compiler(target):
@@ -119,16 +132,18 @@ def _result(matrix, source, target):
     return outcome
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=_param_id)
-@pytest.mark.parametrize("source", SOURCES, ids=_param_id)
+#: (source, target) pairs in the order the compiles start: the longest first.
+PAIRS = sorted(((s, t) for t in TARGETS for s in SOURCES), key=lambda p: -offline.estimated_cost(*p))
+
+
+@pytest.mark.parametrize("source,target", PAIRS, ids=[f"{_label(s)}-{t.arch}" for s, t in PAIRS])
 def test_source_compiles_for_target(matrix, source, target):
     result = _result(matrix, source, target)
     assert result.binary, f"{_label(source)} for {target.arch}: empty binary"
     assert result.names == ra_compile.registered(source)
 
 
-@pytest.mark.parametrize("target", TARGETS, ids=_param_id)
-@pytest.mark.parametrize("source", SOURCES, ids=_param_id)
+@pytest.mark.parametrize("source,target", PAIRS, ids=[f"{_label(s)}-{t.arch}" for s, t in PAIRS])
 def test_every_kernel_is_in_the_binary(matrix, source, target):
     """Each ``extern "C"`` kernel, and each registered instantiation under its NVRTC-lowered
     (Itanium-mangled) name, is a kernel symbol of the binary built for ``target``. Clang and NVRTC
