@@ -567,8 +567,8 @@ def inclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identit
 
 
 def exclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False):
-    """Exclusive scan: ``out[0] = identity`` (0, 1, +inf/max, -inf/min), ``out[i] = x[0] op ... op
-    x[i-1]``. Arguments as :func:`inclusive_scan`.
+    """Exclusive scan: ``out[0]`` is the identity (0, 1, +inf for min, -inf for max) and ``out[i]``
+    combines ``x[0]`` through ``x[i-1]`` with ``op``; arguments as :func:`inclusive_scan`.
 
     Examples
     --------
