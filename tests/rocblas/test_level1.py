@@ -883,12 +883,14 @@ def test_noops_never_reach_the_device(monkeypatch):
 def _rocblas_checks():
     from rocarray._core import harness
 
+    harness.load_all()  # the command line loads them; a test run on its own must too
     return [c for c in harness.self_checks() if c.library == "rocblas"]
 
 
 def _rocblas_cases():
     from rocarray._core import harness
 
+    harness.load_all()  # the command line loads them; a test run on its own must too
     return [c for c in harness.bench_cases() if c.library == "rocblas"]
 
 

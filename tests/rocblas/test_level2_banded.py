@@ -420,6 +420,7 @@ def test_banded_bench_cases_are_registered():
     from rocarray._core import harness
     import rocarray.rocblas  # noqa: F401  (registers the cases)
 
+    harness.load_all()  # the command line loads them; a test run on its own must too
     cases = {c.name: c for c in harness.bench_cases() if c.library == "rocblas"}
     n, h = 16384, 129
     for name in ("gbmv_n_float32", "gbmv_t_float32"):
