@@ -31,10 +31,9 @@ once per product on host copies of the pointers.
 import numpy
 
 from rocarray._core import tuning
-from rocarray.rocblas import _batched_kernel, _level1, _level3, _level3_mma
-from rocarray.rocblas._level1 import scalar_arg
-from rocarray.rocblas._level2 import _scalars, _size
-from rocarray.rocblas._level3 import _check_ld, option
+from rocarray.rocblas import _batched_kernel, _level3, _level3_mma
+from rocarray.rocblas._arguments import (ALIGNMENT, check_ld, check_supported, option, require_device_array, scalar_arg,
+                                         scalars, size)
 
 
 #: Element dtypes of the batched routines.
@@ -58,12 +57,12 @@ def check_dtype(fn, dtype, half=False):
     dtype = numpy.dtype(dtype)
     if half and dtype in _level3_mma.MMA_DTYPES:
         return dtype
-    return _level3.check_supported(fn, dtype, SUPPORTED)
+    return check_supported(fn, dtype, SUPPORTED)
 
 
 def _check_flat_buffer(X, fn, name):
     """``X`` if it is a device array whose elements are one contiguous run (C or Fortran order)."""
-    _level1.require_device_array(X, name, fn)
+    require_device_array(X, name, fn)
     if not (X.flags.c_contiguous or X.flags.f_contiguous):
         raise ValueError(
             f"rocblas.{fn}: {name} must be a contiguous buffer (C or Fortran order), got shape {X.shape} "
@@ -73,7 +72,7 @@ def _check_flat_buffer(X, fn, name):
 
 
 def _check_stride(stride, name, fn):
-    return _size(stride, name, fn)  # a non-negative integer, as sizes
+    return size(stride, name, fn)  # a non-negative integer, as sizes
 
 
 def _check_strided_bounds(X, rows, cols, ld, stride, batch, name, fn):
@@ -84,14 +83,14 @@ def _check_strided_bounds(X, rows, cols, ld, stride, batch, name, fn):
             f"rocblas.{fn}: {batch} matrices of {rows} x {cols} with ld{name.lower()}={ld} and "
             f"stride_{name.lower()}={stride} need {need} elements of {name}, but the buffer has {X.size}"
         )
-    align = _level1.ALIGNMENT[X.dtype]
+    align = ALIGNMENT[X.dtype]
     if X.data.ptr % align:
         raise ValueError(f"rocblas.{fn}: {name} is not aligned to {align} bytes (data pointer 0x{X.data.ptr:x})")
 
 
 def _check_pointer_array(P, batch, name, fn):
     """``P`` if it is a device array of at least ``batch`` 64-bit pointers with unit stride."""
-    _level1.require_device_array(
+    require_device_array(
         P, name, fn, kind="a cupy.ndarray of device pointers",
         host_hint="the pointer arrays live on the device (cupy.asarray([x.data.ptr for x in mats], dtype=cupy.uint64))")
     if P.dtype not in POINTER_DTYPES:
@@ -119,13 +118,13 @@ def _common(fn, transA, transB, m, n, k, batch_count, lda, ldb, ldc):
     """Options, sizes and leading dimensions shared by both modes, checked in rocBLAS's order."""
     transA = option(transA, "transA", fn)
     transB = option(transB, "transB", fn)
-    m, n, k = _size(m, "m", fn), _size(n, "n", fn), _size(k, "k", fn)
-    batch = _size(batch_count, "batch_count", fn)
+    m, n, k = size(m, "m", fn), size(n, "n", fn), size(k, "k", fn)
+    batch = size(batch_count, "batch_count", fn)
     a_rows, a_cols = (m, k) if transA == "N" else (k, m)
     b_rows, b_cols = (k, n) if transB == "N" else (n, k)
-    lda = _check_ld(lda, a_rows, "lda", fn)
-    ldb = _check_ld(ldb, b_rows, "ldb", fn)
-    ldc = _check_ld(ldc, m, "ldc", fn)
+    lda = check_ld(lda, a_rows, "lda", fn)
+    ldb = check_ld(ldb, b_rows, "ldb", fn)
+    ldc = check_ld(ldc, m, "ldc", fn)
     return transA, transB, m, n, k, batch, (a_rows, a_cols), (b_rows, b_cols), lda, ldb, ldc
 
 
@@ -226,7 +225,7 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
         _check_flat_buffer(X, fn, name)
     dtype = check_dtype(fn, A.dtype, half=True)
     _check_same(fn, A, (("B", B), ("C", C)), "dtype")
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     skip, scale_only = _nothing_to_do(m, n, k, batch, alpha, beta)
     if m == 0 or n == 0 or batch == 0:
         return None
@@ -350,7 +349,7 @@ def gemm_batched(transA, transB, m, n, k, alpha, A_array, lda, B_array, ldb, bet
         if P.data.device_id != A_array.data.device_id:
             raise ValueError(f"rocblas.{fn}: {name} is on device {P.data.device_id} but A_array is on device "
                              f"{A_array.data.device_id}")
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     skip, scale_only = _nothing_to_do(m, n, k, batch, alpha, beta)
     if skip:
         return None

@@ -355,7 +355,7 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
         return (_NULL if base is None else base), (_NULL if ptrs is None else ptrs.data)
 
     (pa, qa), (pb, qb), (pc, qc) = pair(a), pair(b), pair(c)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         kernel, blocks = _small_kernel(device_id, dtype, m, n, k, batch, tile)
         kernel((blocks,), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha,
@@ -369,7 +369,7 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
     prepared = []
 
     def again(alpha, beta, a, b, c):
-        with _level1._on_device(device_id):
+        with launch.on_device(device_id):
             if not prepared:
                 prepared.append(_small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c,
                                            batch, flag_bits, tile))
@@ -449,7 +449,7 @@ def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta,
     run(alpha, beta, _address(A), _address(B), _address(C))
 
     def again(alpha, beta, a, b, c):
-        with _level1._on_device(device_id):
+        with launch.on_device(device_id):
             run(alpha, beta, a, b, c)
     return again
 
@@ -481,7 +481,7 @@ def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, s
     alignment, the tuning state): a caller may remember it under those."""
     if (bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, A.ptr, B.ptr) and batch <= MAX_GRID
             and _bulk(device_id)):
-        with _level1._on_device(device_id):
+        with launch.on_device(device_id):
             return launch_bulk(device_id, m, bool(flag_bits & TRANS_B), alpha, A, stride_a, B, stride_b, beta, C,
                                ldc, stride_c, batch)
     if choose(m, n, False, batch, k) == "tiled":
@@ -491,7 +491,7 @@ def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, s
             return None
 
         def again(alpha, beta, a, b, c):
-            with _level1._on_device(device_id):
+            with launch.on_device(device_id):
                 run(alpha, beta, a, b, c, 0)
         return again
     return launch_small(device_id, dtype, m, n, k, alpha, (A, None), lda, stride_a, (B, None), ldb, stride_b,

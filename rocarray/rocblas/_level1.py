@@ -21,13 +21,15 @@ buffers that are not 1-D, misaligned, or too short for ``(n - 1) * |inc| + 1`` e
 is ever read or written out of bounds), and for a zero increment on a vector that is written.
 """
 
-import numbers
-import operator
 import threading
 
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch
+from rocarray._core.dtypes import real_dtype
+from rocarray.rocblas._arguments import (C64, C128, COMPLEX, F16, F32, F64, STANDARD, WITH_HALF, any_scalar, as_int,
+                                         check_buffer, dtype_names, is_complex_scalar, real_scalar, scalar_arg,
+                                         vector)
 
 SOURCE = "rocblas/level1.hip"
 
@@ -42,11 +44,7 @@ PARTIALS_OFFSET = 256
 #: Largest partial a reduction stores per block (nrm2 of float64: 3 x 8 bytes; iamax: 16).
 PARTIAL_BYTES = 32
 
-_F16 = numpy.dtype(numpy.float16)
-_F32 = numpy.dtype(numpy.float32)
-_F64 = numpy.dtype(numpy.float64)
-_C64 = numpy.dtype(numpy.complex64)
-_C128 = numpy.dtype(numpy.complex128)
+_F16, _F32, _F64, _C64, _C128 = F16, F32, F64, C64, C128
 
 #: Kernel element type of each supported dtype.
 CTYPES = {_F16: "ra_half", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128"}
@@ -56,12 +54,7 @@ ACC_CTYPES = {_F16: "float", _F32: "float", _F64: "double", _C64: "ra_c64", _C12
 REAL_CTYPES = {_F32: "float", _F64: "double", _C64: "float", _C128: "double"}
 #: copy and swap move bits: one kernel per element size.
 BITS_CTYPES = {4: "ra_u32", 8: "ra_u64", 16: "ra_rocblas_b128"}
-#: Required alignment of a buffer's data pointer, in bytes (ra_c64/ra_c128 are aligned structs).
-ALIGNMENT = {_F16: 2, _F32: 4, _F64: 8, _C64: 8, _C128: 16}
-
-_STANDARD = (_F32, _F64, _C64, _C128)
-_WITH_HALF = (_F16, _F32, _F64, _C64, _C128)
-_COMPLEX = (_C64, _C128)
+_STANDARD, _WITH_HALF, _COMPLEX = STANDARD, WITH_HALF, COMPLEX
 
 #: Supported dtypes per operation.
 SUPPORTED = {
@@ -77,12 +70,6 @@ SUPPORTED = {
     "iamax": _STANDARD,
     "iamin": _STANDARD,
 }
-
-
-def real_dtype(dtype):
-    """The real dtype of ``dtype`` (``complex64`` -> ``float32``; real dtypes map to themselves)."""
-    dtype = numpy.dtype(dtype)
-    return {_C64: _F32, _C128: _F64}.get(dtype, dtype)
 
 
 def kernel_name(op, dtype, scalar=None):
@@ -136,132 +123,18 @@ _compile.register(SOURCE, instantiations())
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
 
-_cupy = launch.cupy
-
-
-def _as_int(value, name, fn):
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(f"rocblas.{fn}: {name} must be an integer, not {type(value).__name__}") from None
-
-
-def _dtype_names(dtypes):
-    return ", ".join(d.name for d in dtypes)
-
-
 def check_dtype(fn, dtype):
     """Raise ``TypeError`` unless ``fn`` supports ``dtype``; returns the ``numpy.dtype``."""
     dtype = numpy.dtype(dtype)
     supported = SUPPORTED[fn]
     if dtype not in supported:
-        raise TypeError(
-            f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {_dtype_names(supported)}"
-            " (bfloat16 is unavailable: CuPy has no bfloat16 dtype)"
-        )
+        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {dtype_names(supported)}")
     return dtype
 
 
-def require_device_array(x, name, fn, host_hint="rocblas takes device arrays (move it with ra.asarray() first)",
-                         kind="a cupy.ndarray"):
-    """``TypeError`` unless ``x`` is a ``cupy.ndarray`` (naming a host NumPy array as such)."""
-    if not isinstance(x, _cupy().ndarray):
-        if isinstance(x, numpy.ndarray):
-            raise TypeError(f"rocblas.{fn}: {name} is a host (NumPy) array; {host_hint}")
-        raise TypeError(f"rocblas.{fn}: {name} must be {kind}, not {type(x).__name__}")
-    return x
-
-
-def _check_buffer(x, name, fn):
-    require_device_array(x, name, fn)
-    if x.ndim != 1:
-        raise ValueError(f"rocblas.{fn}: {name} must be a 1-D buffer, got {x.ndim}-D shape {x.shape}")
-    return x
-
-
-class Vector:
-    """A checked BLAS vector: ``n`` elements at ``ptr + i * step * itemsize`` (bytes), i in [0, n).
-
-    ``ptr`` is a ``cupy.cuda.MemoryPointer`` to element 0 (it keeps the allocation alive) and
-    ``step`` the signed distance between consecutive elements, in elements.
-    """
-
-    __slots__ = ("array", "ptr", "step", "n", "dtype")
-
-    def __init__(self, array, ptr, step, n):
-        self.array = array
-        self.ptr = ptr
-        self.step = step
-        self.n = n
-        self.dtype = array.dtype
-
-    @property
-    def address(self):
-        return int(self.ptr.ptr)
-
-    def reversed(self):
-        """The same elements in the opposite order (for order-independent operations)."""
-        if self.n <= 1:
-            return Vector(self.array, self.ptr, 1, self.n)
-        return Vector(self.array, self.ptr + (self.n - 1) * self.step * self.dtype.itemsize, -self.step, self.n)
-
-
-def vector(x, n, inc, name, fn, write=False):
-    """Check a BLAS (buffer, n, inc) triple and return its :class:`Vector` (``n > 0``).
-
-    Parameters
-    ----------
-    x : cupy.ndarray
-        1-D device buffer (any view), already checked by the caller.
-    n : int
-        Number of elements, > 0.
-    inc : int
-        BLAS increment (negative walks from the far end).
-    name, fn : str
-        Argument and function names for messages.
-    write : bool
-        The vector is written: a zero increment (or a zero-stride view) is rejected, because
-        parallel writes to one element have no defined order.
-
-    Raises
-    ------
-    ValueError
-        Misaligned buffer, stride not a multiple of the item size, zero increment on an output, or
-        ``(n - 1) * |inc|`` past the end of the buffer.
-    """
-    itemsize = x.dtype.itemsize
-    stride = x.strides[0]
-    if stride % itemsize:
-        raise ValueError(
-            f"rocblas.{fn}: {name} has a stride of {stride} bytes, not a multiple of its "
-            f"item size {itemsize}"
-        )
-    view_step = stride // itemsize if x.size > 1 else 1
-    if write and n > 1 and (inc == 0 or view_step == 0):
-        raise ValueError(
-            f"rocblas.{fn}: {name} is written, so its increment (and view stride) must be nonzero, "
-            f"got inc={inc}"
-        )
-    span = (n - 1) * abs(inc)
-    if span >= x.size:
-        raise ValueError(
-            f"rocblas.{fn}: n={n} with inc{name}={inc} needs {span + 1} elements of {name}, "
-            f"but the buffer has {x.size}"
-        )
-    ptr = x.data
-    if ptr.ptr % ALIGNMENT[x.dtype]:
-        raise ValueError(
-            f"rocblas.{fn}: {name} is not aligned to {ALIGNMENT[x.dtype]} bytes "
-            f"(data pointer 0x{ptr.ptr:x})"
-        )
-    if inc < 0:
-        ptr = ptr + span * stride
-    return Vector(x, ptr, inc * view_step, n)
-
-
 def _check_pair(fn, x, y):
-    _check_buffer(x, "x", fn)
-    _check_buffer(y, "y", fn)
+    check_buffer(x, "x", fn)
+    check_buffer(y, "y", fn)
     dtype = check_dtype(fn, x.dtype)
     if y.dtype != dtype:
         raise TypeError(f"rocblas.{fn}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
@@ -270,37 +143,6 @@ def _check_pair(fn, x, y):
             f"rocblas.{fn}: x is on device {x.data.device_id} but y is on device {y.data.device_id}"
         )
     return dtype
-
-
-def _any_scalar(value, name, fn):
-    if not isinstance(value, (numbers.Number, numpy.number, numpy.bool_)):
-        raise TypeError(
-            f"rocblas.{fn}: {name} must be a host (Python or NumPy) number, not {type(value).__name__}"
-        )
-    return value
-
-
-def _real_scalar(value, name, fn):
-    _any_scalar(value, name, fn)
-    if _is_complex_scalar(value):
-        raise TypeError(f"rocblas.{fn}: {name} must be real, got complex {value!r}")
-    return value
-
-
-def _is_complex_scalar(value):
-    return isinstance(value, (complex, numpy.complexfloating)) or (
-        isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real)
-    )
-
-
-def scalar_arg(value, dtype, real=False):
-    """The NumPy scalar passed to a kernel for a host scalar and an element dtype."""
-    dtype = numpy.dtype(dtype)
-    if real or dtype.kind != "c":
-        t = numpy.float32 if dtype in (_F16, _F32, _C64) else numpy.float64
-    else:
-        t = numpy.complex64 if dtype == _C64 else numpy.complex128
-    return t(value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -352,7 +194,7 @@ def grid_size(n, itemsize, unit, wave, reduction=True):
 
 def _workspace(device_id):
     """Per (device, stream) reduction workspace: ticket counter at 0, partials at PARTIALS_OFFSET."""
-    cupy = _cupy()
+    cupy = backend.cupy()
     key = (device_id, launch.stream_key())
     ws = _workspaces.get(key)
     if ws is None:
@@ -364,45 +206,23 @@ def _workspace(device_id):
     return ws
 
 
-class _on_device:
-    """Make ``device_id`` current for a launch when it is not already."""
-
-    __slots__ = ("device_id", "ctx")
-
-    def __init__(self, device_id):
-        self.device_id = device_id
-        self.ctx = None
-
-    def __enter__(self):
-        cupy = _cupy()
-        if cupy.cuda.runtime.getDevice() != self.device_id:
-            self.ctx = cupy.cuda.Device(self.device_id)
-            self.ctx.__enter__()
-        return self
-
-    def __exit__(self, *exc):
-        if self.ctx is not None:
-            self.ctx.__exit__(*exc)
-        return False
-
-
 def _launch(name, device_id, n, itemsize, unit, args, reduction=False):
     # Hot path for small vectors, where host time is the cost: a dict hit and a launch on the
     # current device; the first launch (compile, occupancy query) and other devices take the
     # general path.
     entry = _kernels.get((name, device_id))
-    if entry is not None and _cupy().cuda.runtime.getDevice() == device_id:
+    if entry is not None and backend.cupy().cuda.runtime.getDevice() == device_id:
         kernel, wave = entry
         kernel((grid_size(n, itemsize, unit, wave, reduction),), (BLOCK,), args)
         return
-    with _on_device(device_id):
+    with launch.on_device(device_id):
         kernel, wave = _kernel(name, device_id)
         kernel((grid_size(n, itemsize, unit, wave, reduction),), (BLOCK,), args)
 
 
 def _result(result, dtype, fn):
     """The 0-d device array a reduction writes (``result`` checked, or a new one)."""
-    cupy = _cupy()
+    cupy = backend.cupy()
     if result is None:
         return cupy.empty((), dtype=dtype)
     if not isinstance(result, cupy.ndarray):
@@ -464,10 +284,10 @@ def axpy(n, alpha, x, incx, y, incy):
     array([1., 3., 5., 7.])
     """
     fn = "axpy"
-    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
     dtype = _check_pair(fn, x, y)
-    _any_scalar(alpha, "alpha", fn)
-    if dtype.kind != "c" and _is_complex_scalar(alpha):
+    any_scalar(alpha, "alpha", fn)
+    if dtype.kind != "c" and is_complex_scalar(alpha):
         raise TypeError(f"rocblas.{fn}: complex alpha needs complex vectors, got {dtype.name}")
     if n <= 0:
         return None
@@ -516,11 +336,11 @@ def scal(n, alpha, x, incx):
     array([0., 2., 4.])
     """
     fn = "scal"
-    n, incx = _as_int(n, "n", fn), _as_int(incx, "incx", fn)
-    _check_buffer(x, "x", fn)
+    n, incx = as_int(n, "n", fn), as_int(incx, "incx", fn)
+    check_buffer(x, "x", fn)
     dtype = check_dtype(fn, x.dtype)
-    _any_scalar(alpha, "alpha", fn)
-    complex_alpha = _is_complex_scalar(alpha)
+    any_scalar(alpha, "alpha", fn)
+    complex_alpha = is_complex_scalar(alpha)
     if dtype.kind != "c" and complex_alpha:
         raise TypeError(f"rocblas.{fn}: complex alpha needs a complex x, got {dtype.name}")
     if n <= 0 or incx <= 0:
@@ -536,7 +356,7 @@ def scal(n, alpha, x, incx):
 
 
 def _copy_or_swap(fn, n, x, incx, y, incy):
-    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
     dtype = _check_pair(fn, x, y)
     if n <= 0:
         return None
@@ -674,11 +494,11 @@ def rot(n, x, incx, y, incy, c, s):
     array([-1., -1.])
     """
     fn = "rot"
-    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
     dtype = _check_pair(fn, x, y)
-    _real_scalar(c, "c", fn)
-    _any_scalar(s, "s", fn)
-    complex_s = _is_complex_scalar(s)
+    real_scalar(c, "c", fn)
+    any_scalar(s, "s", fn)
+    complex_s = is_complex_scalar(s)
     if dtype.kind != "c" and complex_s:
         raise TypeError(f"rocblas.{fn}: complex s needs complex vectors, got {dtype.name}")
     if n <= 0:
@@ -699,18 +519,18 @@ def rot(n, x, incx, y, incy, c, s):
 # --------------------------------------------------------------------------------------------
 
 def _dot(fn, n, x, incx, y, incy, result):
-    n, incx, incy = _as_int(n, "n", fn), _as_int(incx, "incx", fn), _as_int(incy, "incy", fn)
+    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
     dtype = _check_pair(fn, x, y)
     device_id = x.data.device_id
     if n <= 0:
-        with _on_device(device_id):
+        with launch.on_device(device_id):
             return _zero_result(result, dtype, fn)
     vx = vector(x, n, incx, "x", fn)
     vy = vector(y, n, incy, "y", fn)
     if vx.step == vy.step and vx.step < 0:
         vx, vy = vx.reversed(), vy.reversed()
     name = kernel_name("dotc" if fn == "dotc" and dtype.kind == "c" else "dot", dtype)
-    with _on_device(device_id):
+    with launch.on_device(device_id):
         out = _result(result, dtype, fn)
         ws = _workspace(device_id)
         _launch(name, device_id, n, dtype.itemsize, is_unit(vx, vy),
@@ -793,18 +613,18 @@ def dotc(n, x, incx, y, incy, *, result=None):
 
 
 def _reduce_one(fn, n, x, incx, result, out_dtype, nonpositive_inc_is_zero):
-    n, incx = _as_int(n, "n", fn), _as_int(incx, "incx", fn)
-    _check_buffer(x, "x", fn)
+    n, incx = as_int(n, "n", fn), as_int(incx, "incx", fn)
+    check_buffer(x, "x", fn)
     dtype = check_dtype(fn, x.dtype)
     out_dtype = out_dtype(dtype)
     device_id = x.data.device_id
     if n <= 0 or (nonpositive_inc_is_zero and incx <= 0):
-        with _on_device(device_id):
+        with launch.on_device(device_id):
             return _zero_result(result, out_dtype, fn)
     vx = vector(x, n, incx, "x", fn)
     if vx.step < 0 and fn in ("nrm2", "asum"):
         vx = vx.reversed()
-    with _on_device(device_id):
+    with launch.on_device(device_id):
         out = _result(result, out_dtype, fn)
         ws = _workspace(device_id)
         _launch(kernel_name(fn, dtype), device_id, n, dtype.itemsize, is_unit(vx),

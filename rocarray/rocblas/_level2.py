@@ -68,7 +68,8 @@ import numpy
 
 from rocarray._core import compile as _compile, launch
 from rocarray.rocblas import _level1
-from rocarray.rocblas._level1 import _any_scalar, _as_int, _check_buffer, _is_complex_scalar, scalar_arg
+from rocarray.rocblas._arguments import (COMPLEX, REAL, STANDARD, check_buffer, check_ld, check_matrix_buffer,
+                                         dtype_names, inc, matrix, option, scalar_arg, scalars, size, vector)
 
 SOURCE = "rocblas/level2.hip"
 
@@ -90,13 +91,7 @@ MAX_GRID_Y = 65535
 # flag bits (``RA_ROCBLAS2_*`` in the source)
 VEC, UPPER, STRICT, UNIT, HERM, CONJ, TRANS = 1, 2, 4, 8, 16, 32, 64
 
-_F32 = numpy.dtype(numpy.float32)
-_F64 = numpy.dtype(numpy.float64)
-_C64 = numpy.dtype(numpy.complex64)
-_C128 = numpy.dtype(numpy.complex128)
-_STANDARD = (_F32, _F64, _C64, _C128)
-_REAL = (_F32, _F64)
-_COMPLEX = (_C64, _C128)
+_STANDARD, _REAL, _COMPLEX = STANDARD, REAL, COMPLEX
 
 #: Kernel element type of each supported dtype.
 CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
@@ -161,22 +156,6 @@ _compile.register(SOURCE, instantiations())
 
 _cupy = launch.cupy
 
-_OPTIONS = {
-    "trans": ("N", "T", "C"),
-    "transA": ("N", "T", "C"),
-    "uplo": ("U", "L"),
-    "diag": ("N", "U"),
-}
-
-
-def option(value, name, fn):
-    """A BLAS character option, upper-cased (``'n'`` and ``'N'`` alike); ``ValueError`` if invalid."""
-    allowed = _OPTIONS[name]
-    if isinstance(value, str) and value.upper() in allowed:
-        return value.upper()
-    raise ValueError(f"rocblas.{fn}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
 def check_dtype(fn, dtype):
     """Raise ``TypeError`` unless ``fn`` supports ``dtype``; returns the ``numpy.dtype``."""
     dtype = numpy.dtype(dtype)
@@ -193,43 +172,17 @@ def check_dtype(fn, dtype):
             hint = " (use sbmv for real data)"
         raise TypeError(
             f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "
-            f"{_level1._dtype_names(supported)}{hint}"
+            f"{dtype_names(supported)}{hint}"
         )
     return dtype
 
 
-def _size(value, name, fn):
-    value = _as_int(value, name, fn)
-    if value < 0:
-        raise ValueError(f"rocblas.{fn}: {name} must be >= 0, got {value}")
-    return value
-
-
-def _inc(value, name, fn):
-    value = _as_int(value, name, fn)
-    if value == 0:
-        raise ValueError(f"rocblas.{fn}: {name} must be nonzero, got 0")
-    return value
-
-
-def _check_matrix_buffer(A, fn, name="A"):
-    """``A`` if it is a contiguous 1-D device buffer or a Fortran-ordered 2-D device array."""
-    _level1.require_device_array(A, name, fn)
-    flat = A.ndim <= 1 and (A.size <= 1 or A.strides[0] == A.dtype.itemsize)
-    if not (flat or (A.ndim == 2 and A.flags.f_contiguous)):
-        raise ValueError(
-            f"rocblas.{fn}: {name} must be a contiguous 1-D buffer or a Fortran-ordered 2-D array, "
-            f"got shape {A.shape} with strides {A.strides}"
-        )
-    return A
-
-
-def _check_operands(fn, A, vectors):
+def check_operands(fn, A, vectors):
     """Types, dtype and device of A (or None) and the named vectors; returns the dtype."""
     if A is not None:
-        _check_matrix_buffer(A, fn)
+        check_matrix_buffer(A, fn)
     for name, v in vectors:
-        _check_buffer(v, name, fn)
+        check_buffer(v, name, fn)
     first = A if A is not None else vectors[0][1]
     dtype = check_dtype(fn, first.dtype)
     device = first.data.device_id
@@ -241,63 +194,6 @@ def _check_operands(fn, A, vectors):
         if v.data.device_id != device:
             raise ValueError(f"rocblas.{fn}: {name} is on device {v.data.device_id} but A is on device {device}")
     return dtype
-
-
-def _check_lda(lda, m, fn):
-    lda = _as_int(lda, "lda", fn)
-    if lda < max(1, m):
-        raise ValueError(f"rocblas.{fn}: lda must be >= max(1, {m}), got {lda}")
-    return lda
-
-
-class Matrix:
-    """A checked column-major matrix: ``ptr`` (``cupy.cuda.MemoryPointer``) to element (0, 0), ``lda``."""
-
-    __slots__ = ("ptr", "lda", "dtype")
-
-    def __init__(self, ptr, lda, dtype):
-        self.ptr = ptr
-        self.lda = lda
-        self.dtype = dtype
-
-    @property
-    def address(self):
-        return int(self.ptr.ptr)
-
-    def at(self, i, j):
-        """The matrix whose element (0, 0) is this one's (i, j)."""
-        return Matrix(self.ptr + (i + j * self.lda) * self.dtype.itemsize, self.lda, self.dtype)
-
-
-def matrix(A, m, n, lda, fn):
-    """Bounds and alignment of an ``m x n`` column-major matrix in A (``m, n > 0``)."""
-    need = (n - 1) * lda + m
-    if need > A.size:
-        raise ValueError(
-            f"rocblas.{fn}: an {m} x {n} matrix with lda={lda} needs {need} elements of A, "
-            f"but the buffer has {A.size}"
-        )
-    if A.data.ptr % _level1.ALIGNMENT[A.dtype]:
-        raise ValueError(
-            f"rocblas.{fn}: A is not aligned to {_level1.ALIGNMENT[A.dtype]} bytes (data pointer 0x{A.data.ptr:x})"
-        )
-    return Matrix(A.data, lda, A.dtype)
-
-
-def _vector(v, n, inc, name, fn, write=False):
-    return _level1.vector(v, n, inc, name, fn, write=write)
-
-
-def _scalars(fn, dtype, **values):
-    for name, value in values.items():
-        _any_scalar(value, name, fn)
-        if dtype.kind != "c" and _is_complex_scalar(value):
-            raise TypeError(f"rocblas.{fn}: complex {name} needs complex data, got {dtype.name}")
-
-
-def _sub(v, start, count):
-    """Elements ``[start, start + count)`` of a :class:`_level1.Vector`."""
-    return _level1.Vector(v.array, v.ptr + start * v.step * v.dtype.itemsize, v.step, count)
 
 
 # --------------------------------------------------------------------------------------------
@@ -382,7 +278,7 @@ def _launch_gemv(device_id, trans, m, n, alpha, a, vx, beta, vy, flags=0, masked
     if conj:
         flags |= CONJ
     name = kernel_name("gemv_n" if trans == "N" else "gemv_t", dtype, masked)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         kernel, wave = _kernel(name, device_id)
         if trans == "N":
             tiles, splits, per_split = gemv_n_grid(m, n, bool(flags & VEC), itemsize, wave)
@@ -456,17 +352,17 @@ def gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
     """
     fn = "gemv"
     trans = option(trans, "trans", fn)
-    m, n = _size(m, "m", fn), _size(n, "n", fn)
-    dtype = _check_operands(fn, A, (("x", x), ("y", y)))
-    lda = _check_lda(lda, m, fn)
-    incx, incy = _inc(incx, "incx", fn), _inc(incy, "incy", fn)
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    m, n = size(m, "m", fn), size(n, "n", fn)
+    dtype = check_operands(fn, A, (("x", x), ("y", y)))
+    lda = check_ld(lda, m, "lda", fn)
+    incx, incy = inc(incx, "incx", fn), inc(incy, "incy", fn)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     if m == 0 or n == 0:
         return None
     lenx, leny = (n, m) if trans == "N" else (m, n)
     a = matrix(A, m, n, lda, fn)
-    vx = _vector(x, lenx, incx, "x", fn)
-    vy = _vector(y, leny, incy, "y", fn, write=True)
+    vx = vector(x, lenx, incx, "x", fn)
+    vy = vector(y, leny, incy, "y", fn, write=True)
     device_id = A.data.device_id
     if alpha == 0:
         if beta != 1:
@@ -482,16 +378,16 @@ def gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
 # --------------------------------------------------------------------------------------------
 
 def _ger(fn, m, n, alpha, x, incx, y, incy, A, lda, conj):
-    m, n = _size(m, "m", fn), _size(n, "n", fn)
-    dtype = _check_operands(fn, A, (("x", x), ("y", y)))
-    lda = _check_lda(lda, m, fn)
-    incx, incy = _inc(incx, "incx", fn), _inc(incy, "incy", fn)
-    _scalars(fn, dtype, alpha=alpha)
+    m, n = size(m, "m", fn), size(n, "n", fn)
+    dtype = check_operands(fn, A, (("x", x), ("y", y)))
+    lda = check_ld(lda, m, "lda", fn)
+    incx, incy = inc(incx, "incx", fn), inc(incy, "incy", fn)
+    scalars(fn, dtype, alpha=alpha)
     if m == 0 or n == 0:
         return None
     a = matrix(A, m, n, lda, fn)
-    vx = _vector(x, m, incx, "x", fn)
-    vy = _vector(y, n, incy, "y", fn)
+    vx = vector(x, m, incx, "x", fn)
+    vy = vector(y, n, incy, "y", fn)
     if alpha == 0:
         return None
     device_id = A.data.device_id
@@ -499,7 +395,7 @@ def _ger(fn, m, n, alpha, x, incx, y, incy, A, lda, conj):
     flags = (VEC if vec else 0) | (CONJ if conj else 0)
     rows = BLOCK * (pack(dtype) if vec else 1)
     groups = -(-n // GER_COLS)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         kernel, _ = _kernel(kernel_name("ger", dtype), device_id)
         kernel((-(-m // rows), min(groups, MAX_GRID_Y)), (BLOCK,),
                (numpy.int64(m), numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step),
@@ -582,16 +478,16 @@ gerc.__doc__ = _GER_DOC.format(op="y^H (conjugated y)", name="?gerc, complex dat
 
 def _symv(fn, uplo, n, alpha, A, lda, x, incx, beta, y, incy, herm):
     uplo = option(uplo, "uplo", fn)
-    n = _size(n, "n", fn)
-    dtype = _check_operands(fn, A, (("x", x), ("y", y)))
-    lda = _check_lda(lda, n, fn)
-    incx, incy = _inc(incx, "incx", fn), _inc(incy, "incy", fn)
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    n = size(n, "n", fn)
+    dtype = check_operands(fn, A, (("x", x), ("y", y)))
+    lda = check_ld(lda, n, "lda", fn)
+    incx, incy = inc(incx, "incx", fn), inc(incy, "incy", fn)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     if n == 0:
         return None
     a = matrix(A, n, n, lda, fn)
-    vx = _vector(x, n, incx, "x", fn)
-    vy = _vector(y, n, incy, "y", fn, write=True)
+    vx = vector(x, n, incx, "x", fn)
+    vy = vector(y, n, incy, "y", fn, write=True)
     device_id = A.data.device_id
     if alpha == 0:
         if beta != 1:
@@ -679,14 +575,14 @@ def _triangular_args(fn, uplo, transA, diag, n, A, lda, x, incx):
     uplo = option(uplo, "uplo", fn)
     transA = option(transA, "transA", fn)
     diag = option(diag, "diag", fn)
-    n = _size(n, "n", fn)
-    dtype = _check_operands(fn, A, (("x", x),))
-    lda = _check_lda(lda, n, fn)
-    incx = _inc(incx, "incx", fn)
+    n = size(n, "n", fn)
+    dtype = check_operands(fn, A, (("x", x),))
+    lda = check_ld(lda, n, "lda", fn)
+    incx = inc(incx, "incx", fn)
     if n == 0:
         return None
     a = matrix(A, n, n, lda, fn)
-    vx = _vector(x, n, incx, "x", fn, write=True)
+    vx = vector(x, n, incx, "x", fn, write=True)
     conj = transA == "C" and dtype.kind == "c"
     return uplo, transA, diag, n, dtype, a, vx, conj
 
@@ -741,10 +637,10 @@ def trmv(uplo, transA, diag, n, A, lda, x, incx):
     uplo, transA, diag, n, dtype, a, vx, conj = args
     device_id = A.data.device_id
     cupy = _cupy()
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         tmp = cupy.empty(n, dtype=dtype)
         _level1.copy(n, x, incx, tmp, 1)
-        vt = _level1.vector(tmp, n, 1, "x", fn)
+        vt = vector(tmp, n, 1, "x", fn)
         flags = (UPPER if uplo == "U" else 0) | (UNIT if diag == "U" else 0)
         _launch_gemv(device_id, "N" if transA == "N" else "T", n, n, scalar_arg(1, dtype), a, vt,
                      scalar_arg(0, dtype), vx, flags=flags, masked=True, conj=conj)
@@ -811,25 +707,25 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
     minus_one, one = scalar_arg(-1, dtype), scalar_arg(1, dtype)
     nblocks = -(-n // TRSV_NB)
     order = range(nblocks) if forward else range(nblocks - 1, -1, -1)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         solve, _ = _kernel(kernel_name("trsv_block", dtype), device_id)
         for k in order:
             k0 = k * TRSV_NB
             k1 = min(n, k0 + TRSV_NB)
             nb = k1 - k0
-            xk = _sub(vx, k0, nb)
+            xk = vx.sub(k0, nb)
             solve((1,), (BLOCK,), (numpy.int64(nb), a.at(k0, k0).ptr, numpy.int64(lda), xk.ptr,
                                    numpy.int64(xk.step), numpy.int32(flags)))
             # the solved block updates the unknowns still to come
             if forward and k1 < n:
-                rest = _sub(vx, k1, n - k1)
+                rest = vx.sub(k1, n - k1)
                 if not trans:   # lower 'N': x[k1:] -= A[k1:, k0:k1] x_k
                     _launch_gemv(device_id, "N", n - k1, nb, minus_one, a.at(k1, k0), xk, one, rest)
                 else:           # upper 'T'/'C': x[k1:] -= A[k0:k1, k1:]^T x_k
                     _launch_gemv(device_id, "T", nb, n - k1, minus_one, a.at(k0, k1), xk, one, rest,
                                  conj=conj)
             elif not forward and k0 > 0:
-                rest = _sub(vx, 0, k0)
+                rest = vx.sub(0, k0)
                 if not trans:   # upper 'N': x[:k0] -= A[:k0, k0:k1] x_k
                     _launch_gemv(device_id, "N", k0, nb, minus_one, a.at(0, k0), xk, one, rest)
                 else:           # lower 'T'/'C': x[:k0] -= A[k0:k1, :k0]^T x_k

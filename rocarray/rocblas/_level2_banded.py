@@ -45,8 +45,9 @@ never reads y.
 import numpy
 
 from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level1, _level2
-from rocarray.rocblas._level1 import _as_int, scalar_arg
+from rocarray.rocblas import _level2
+from rocarray.rocblas._arguments import (ALIGNMENT, STANDARD, Matrix, as_int, inc, option, scalar_arg, scalars, size,
+                                         vector)
 
 SOURCE = "rocblas/level2_banded.hip"
 
@@ -64,7 +65,7 @@ UNROLL = 4
 #: Tallest band (kl + ku + 1) that gbmv_n walks one row per thread (the THIN path).
 THIN_MAX = 2 * UNROLL
 
-_STANDARD = _level2._STANDARD
+_STANDARD = STANDARD
 
 
 def kernel_name(kernel, dtype):
@@ -96,7 +97,7 @@ _compile.register(SOURCE, instantiations())
 # --------------------------------------------------------------------------------------------
 
 def _check_band_lda(lda, height, fn, what):
-    lda = _as_int(lda, "lda", fn)
+    lda = as_int(lda, "lda", fn)
     if lda < height:
         raise ValueError(f"rocblas.{fn}: lda must be >= {what} = {height}, got {lda}")
     return lda
@@ -108,10 +109,10 @@ def band(A, n, height, lda, fn):
     if need > A.size:
         raise ValueError(f"rocblas.{fn}: band storage of {height} rows x {n} columns with lda={lda} needs "
                          f"{need} elements of A, but the buffer has {A.size}")
-    if A.data.ptr % _level1.ALIGNMENT[A.dtype]:
-        raise ValueError(f"rocblas.{fn}: A is not aligned to {_level1.ALIGNMENT[A.dtype]} bytes "
+    if A.data.ptr % ALIGNMENT[A.dtype]:
+        raise ValueError(f"rocblas.{fn}: A is not aligned to {ALIGNMENT[A.dtype]} bytes "
                          f"(data pointer 0x{A.data.ptr:x})")
-    return _level2.Matrix(A.data, lda, A.dtype)
+    return Matrix(A.data, lda, A.dtype)
 
 
 # --------------------------------------------------------------------------------------------
@@ -151,7 +152,7 @@ def _launch(device_id, kernel, m, n, kl, ku, alpha, a, vx, beta, vy, flags=0):
     args = (numpy.int64(m), numpy.int64(n), numpy.int64(kl), numpy.int64(ku), alpha, a.ptr,
             numpy.int64(a.lda), vx.ptr, numpy.int64(vx.step), beta, vy.ptr, numpy.int64(vy.step),
             numpy.int32(flags))
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         fn, _ = _kernel(kernel_name("gbmv_" + kernel, dtype), device_id)
         if kernel == "n":
             rows = BLOCK if flags & THIN else _warp_size(device_id)
@@ -224,19 +225,19 @@ def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
     array([3., 4., 3.])
     """
     fn = "gbmv"
-    trans = _level2.option(trans, "trans", fn)
-    m, n = _level2._size(m, "m", fn), _level2._size(n, "n", fn)
-    kl, ku = _level2._size(kl, "kl", fn), _level2._size(ku, "ku", fn)
-    dtype = _level2._check_operands(fn, A, (("x", x), ("y", y)))
+    trans = option(trans, "trans", fn)
+    m, n = size(m, "m", fn), size(n, "n", fn)
+    kl, ku = size(kl, "kl", fn), size(ku, "ku", fn)
+    dtype = _level2.check_operands(fn, A, (("x", x), ("y", y)))
     lda = _check_band_lda(lda, kl + ku + 1, fn, "kl + ku + 1")
-    incx, incy = _level2._inc(incx, "incx", fn), _level2._inc(incy, "incy", fn)
-    _level2._scalars(fn, dtype, alpha=alpha, beta=beta)
+    incx, incy = inc(incx, "incx", fn), inc(incy, "incy", fn)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     if m == 0 or n == 0:
         return None
     lenx, leny = (n, m) if trans == "N" else (m, n)
     a = band(A, n, kl + ku + 1, lda, fn)
-    vx = _level1.vector(x, lenx, incx, "x", fn)
-    vy = _level1.vector(y, leny, incy, "y", fn, write=True)
+    vx = vector(x, lenx, incx, "x", fn)
+    vy = vector(y, leny, incy, "y", fn, write=True)
     device_id = A.data.device_id
     if alpha == 0:
         if beta != 1:
@@ -253,17 +254,17 @@ def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
 # --------------------------------------------------------------------------------------------
 
 def _sbmv(fn, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy, herm):
-    uplo = _level2.option(uplo, "uplo", fn)
-    n, k = _level2._size(n, "n", fn), _level2._size(k, "k", fn)
-    dtype = _level2._check_operands(fn, A, (("x", x), ("y", y)))
+    uplo = option(uplo, "uplo", fn)
+    n, k = size(n, "n", fn), size(k, "k", fn)
+    dtype = _level2.check_operands(fn, A, (("x", x), ("y", y)))
     lda = _check_band_lda(lda, k + 1, fn, "k + 1")
-    incx, incy = _level2._inc(incx, "incx", fn), _level2._inc(incy, "incy", fn)
-    _level2._scalars(fn, dtype, alpha=alpha, beta=beta)
+    incx, incy = inc(incx, "incx", fn), inc(incy, "incy", fn)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     if n == 0:
         return None
     a = band(A, n, k + 1, lda, fn)
-    vx = _level1.vector(x, n, incx, "x", fn)
-    vy = _level1.vector(y, n, incy, "y", fn, write=True)
+    vx = vector(x, n, incx, "x", fn)
+    vy = vector(y, n, incy, "y", fn, write=True)
     device_id = A.data.device_id
     if alpha == 0:
         if beta != 1:

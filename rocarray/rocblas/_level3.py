@@ -60,8 +60,8 @@ import numpy
 
 from rocarray._core import backend, compile as _compile, launch, prepared_launch, tuning
 from rocarray.rocblas import _level1
-from rocarray.rocblas._level1 import _as_int, scalar_arg
-from rocarray.rocblas._level2 import _STANDARD, _check_matrix_buffer, _scalars, _size
+from rocarray.rocblas._arguments import (STANDARD as _STANDARD, check_bounds, check_ld, check_matrix_buffer, check_supported,
+                                         option, scalar_arg, scalars, size)
 from rocarray.rocblas import _level3_mma, _level3_tf32x3
 
 SOURCE = "rocblas/gemm.hip"
@@ -83,7 +83,6 @@ ACTIVATIONS = {"relu": 1, "gelu": 2, "silu": 3, "sigmoid": 4, "tanh": 5}
 #: Kernel element type of each supported dtype.
 CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
 
-_NOT_YET = ("float16", "bfloat16")
 _F32 = numpy.dtype("float32")
 _F64 = numpy.dtype("float64")
 
@@ -313,18 +312,6 @@ _compile.register(SOURCE, instantiations())
 _cupy = launch.cupy
 
 
-def check_supported(fn, dtype, supported):
-    """``numpy.dtype(dtype)`` if it is in ``supported``, else ``TypeError`` (saying "not supported
-    yet" for the 16-bit types rocBLAS has and this routine does not)."""
-    dtype = numpy.dtype(dtype)
-    if dtype not in supported:
-        names = _level1._dtype_names(supported)
-        if dtype.name in _NOT_YET:
-            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {names}")
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {names}")
-    return dtype
-
-
 def check_dtype(fn, dtype):
     """``TypeError`` unless ``dtype`` is one gemm takes: float16/bfloat16 (matrix units) or
     float32/float64/complex64/complex128."""
@@ -332,33 +319,6 @@ def check_dtype(fn, dtype):
     if dtype in _level3_mma.MMA_DTYPES:
         return dtype
     return check_supported(fn, dtype, _STANDARD)
-
-
-def option(value, name, fn):
-    """``'N'``, ``'T'`` or ``'C'`` (case-insensitive) for ``transA``/``transB``; ``ValueError`` if invalid."""
-    if isinstance(value, str) and value.upper() in ("N", "T", "C"):
-        return value.upper()
-    raise ValueError(f"rocblas.{fn}: {name} must be one of 'N', 'T', 'C', got {value!r}")
-
-
-def _check_ld(ld, rows, name, fn):
-    ld = _as_int(ld, name, fn)
-    if ld < max(1, rows):
-        raise ValueError(f"rocblas.{fn}: {name} must be >= max(1, {rows}), got {ld}")
-    return ld
-
-
-def _check_bounds(X, rows, cols, ld, name, fn):
-    """An ``rows x cols`` column-major matrix (both > 0) fits in X, which is element-aligned."""
-    need = (cols - 1) * ld + rows
-    if need > X.size:
-        raise ValueError(
-            f"rocblas.{fn}: a {rows} x {cols} matrix with ld{name.lower()}={ld} needs {need} elements "
-            f"of {name}, but the buffer has {X.size}"
-        )
-    align = _level1.ALIGNMENT.get(X.dtype, X.dtype.itemsize)
-    if X.data.ptr % align:
-        raise ValueError(f"rocblas.{fn}: {name} is not aligned to {align} bytes (data pointer 0x{X.data.ptr:x})")
 
 
 def flags(transA, transB, dtype):
@@ -787,7 +747,7 @@ def _launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag
     """
     run = _prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_bits, batch,
                           (stride_a, stride_b, stride_c))
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         run(alpha, beta, _address(A), _address(B), _address(C), 0 if bias is None else _address(bias))
     return run
 
@@ -803,7 +763,7 @@ def _prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_
     """The plan (:func:`choose_plan`, which may time candidates on A and B) and its launches
     (:func:`_prepare_run`, remembered per shape) for a problem, on the current device. The plan is
     chosen without the epilogue's bits: candidates are timed without a bias."""
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         plan = choose_plan(device_id, dtype, m, n, k, alpha, A, lda, B, ldb,
                            flag_bits & (TRANS_A | CONJ_A | TRANS_B | CONJ_B), batch)
         key = (device_id, numpy.dtype(dtype), plan, m, n, k, lda, ldb, ldc, flag_bits, batch, tuple(strides))
@@ -940,9 +900,9 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     fn = "gemm"
     transA = option(transA, "transA", fn)
     transB = option(transB, "transB", fn)
-    m, n, k = _size(m, "m", fn), _size(n, "n", fn), _size(k, "k", fn)
+    m, n, k = size(m, "m", fn), size(n, "n", fn), size(k, "k", fn)
     for name, X in (("A", A), ("B", B), ("C", C)):
-        _check_matrix_buffer(X, fn, name)
+        check_matrix_buffer(X, fn, name)
     dtype = check_dtype(fn, A.dtype)
     device = A.data.device_id
     for name, X in (("B", B), ("C", C)):
@@ -952,17 +912,17 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
             raise ValueError(f"rocblas.{fn}: {name} is on device {X.data.device_id} but A is on device {device}")
     a_rows, a_cols = (m, k) if transA == "N" else (k, m)
     b_rows, b_cols = (k, n) if transB == "N" else (n, k)
-    lda = _check_ld(lda, a_rows, "lda", fn)
-    ldb = _check_ld(ldb, b_rows, "ldb", fn)
-    ldc = _check_ld(ldc, m, "ldc", fn)
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    lda = check_ld(lda, a_rows, "lda", fn)
+    ldb = check_ld(ldb, b_rows, "ldb", fn)
+    ldc = check_ld(ldc, m, "ldc", fn)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     epilogue = epilogue_flags(fn, dtype, m, device, bias, activation)
     if m == 0 or n == 0:
         return None
     if k > 0:
-        _check_bounds(A, a_rows, a_cols, lda, "A", fn)
-        _check_bounds(B, b_rows, b_cols, ldb, "B", fn)
-    _check_bounds(C, m, n, ldc, "C", fn)
+        check_bounds(A, a_rows, a_cols, lda, "A", fn)
+        check_bounds(B, b_rows, b_cols, ldb, "B", fn)
+    check_bounds(C, m, n, ldc, "C", fn)
     scale_only = alpha == 0 or k == 0
     if scale_only and beta == 1 and not epilogue:
         return None
@@ -991,7 +951,7 @@ def _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, 
     scalar = type(scalar_arg(0, dtype))
 
     def run(alpha, beta, a, b, c, bias):
-        with _level1._on_device(device):
+        with launch.on_device(device):
             launches(scalar(alpha), scalar(beta), a, b, c, bias)
     return run
 
@@ -1031,7 +991,7 @@ def epilogue_flags(fn, dtype, m, device, bias, activation):
             raise ValueError(f"rocblas.{fn}: activation {activation!r} needs real data, got {numpy.dtype(dtype).name}")
         bits |= ACTIVATIONS[activation.lower()] << ACT_SHIFT
     if bias is not None:
-        _check_matrix_buffer(bias, fn, "bias")
+        check_matrix_buffer(bias, fn, "bias")
         if bias.dtype != dtype:
             raise TypeError(f"rocblas.{fn}: bias must have the dtype of A ({numpy.dtype(dtype).name}), "
                             f"got {bias.dtype.name}")

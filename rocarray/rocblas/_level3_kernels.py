@@ -13,9 +13,9 @@ ordered after the kernels that use it).
 import numpy
 
 from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level1, _level3
-from rocarray.rocblas._level1 import scalar_arg
-from rocarray.rocblas._level2 import _STANDARD, _check_matrix_buffer
+from rocarray.rocblas import _level3
+from rocarray.rocblas._arguments import (COMPLEX, STANDARD, check_matrix_buffer, check_supported, dtype_names, real_scalar,
+                                         scalar_arg)
 
 SOURCE = "rocblas/level3_tri.hip"
 
@@ -34,7 +34,6 @@ MAX_GRID_Y = 65535
 UPPER, TRANS, CONJ, UNIT, HERM, HAS_W = 1, 2, 4, 8, 16, 32
 
 _C128 = numpy.dtype(numpy.complex128)
-_COMPLEX = (numpy.dtype(numpy.complex64), _C128)
 
 #: The kernels of the source, each instantiated for float32, float64, complex64, complex128.
 KERNELS = ("trsm_leaf", "trmm_leaf", "tri_merge", "symm_expand")
@@ -57,7 +56,7 @@ def kernel_name(kernel, dtype):
 
 def instantiations():
     """Every name expression the level-3 routines launch from this source."""
-    return sorted(kernel_name(k, d) for k in KERNELS for d in _STANDARD)
+    return sorted(kernel_name(k, d) for k in KERNELS for d in STANDARD)
 
 
 _compile.register(SOURCE, instantiations())
@@ -75,39 +74,19 @@ def _kernel(name, device_id):
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
 
-_CHOICES = {"side": ("L", "R"), "uplo": ("U", "L"), "diag": ("N", "U")}
-
-
-def choice(value, name, fn, allowed=None):
-    """A BLAS character option, upper-cased; ``ValueError`` naming it if invalid.
-
-    ``allowed`` defaults to the values of ``side``, ``uplo`` or ``diag``.
-    """
-    allowed = _CHOICES[name] if allowed is None else allowed
-    if isinstance(value, str) and value.upper() in allowed:
-        return value.upper()
-    raise ValueError(f"rocblas.{fn}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-
-
 def check_dtype(fn, dtype, complex_only=False, hint=""):
     """float32/float64/complex64/complex128 (gemm's messages); ``complex_only`` (hemm, herk,
     her2k) rejects real data as well. The 16-bit types gemm takes are not supported here yet."""
-    dtype = numpy.dtype(dtype)
-    if dtype not in _STANDARD:
-        supported = _level1._dtype_names(_STANDARD)
-        if dtype.name in ("float16", "bfloat16"):
-            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {supported}")
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {supported}")
-    if complex_only and dtype not in _COMPLEX:
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "
-                        f"{_level1._dtype_names(_COMPLEX)}{hint}")
+    dtype = check_supported(fn, dtype, STANDARD)
+    if complex_only and dtype not in COMPLEX:
+        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {dtype_names(COMPLEX)}{hint}")
     return dtype
 
 
 def check_operands(fn, named, complex_only=False, hint=""):
     """Buffers (``(name, array)`` pairs, the first sets dtype and device); returns the dtype."""
     for name, X in named:
-        _check_matrix_buffer(X, fn, name)
+        check_matrix_buffer(X, fn, name)
     first_name, first = named[0]
     dtype = check_dtype(fn, first.dtype, complex_only, hint)
     device = first.data.device_id
@@ -124,7 +103,7 @@ def check_operands(fn, named, complex_only=False, hint=""):
 def real_scalars(fn, **values):
     """``TypeError`` for a complex value (herk's alpha and beta, her2k's beta)."""
     for name, value in values.items():
-        _level1._real_scalar(value, name, fn)
+        real_scalar(value, name, fn)
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,7 +136,7 @@ def gemm_ptrs(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, 
 def leaf(device_id, dtype, solve, nb, nvec, alpha, A, lda, B, vs, rs, flags):
     """One trsm/trmm leaf launch: ``nvec`` vectors against the nb x nb diagonal block at ``A``."""
     name = kernel_name("trsm_leaf" if solve else "trmm_leaf", dtype)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         kernel, _ = _kernel(name, device_id)
         kernel((-(-nvec // LEAF_VECS),), (BLOCK,),
                (numpy.int64(nb), numpy.int64(nvec), scalar_arg(alpha, dtype), A, numpy.int64(lda), B,
@@ -170,7 +149,7 @@ def merge(device_id, dtype, n, D, W, beta, C, ldc, flags):
     ``W`` (``None``: no workspace, C is only scaled) holds block b's full square at ``b*D*D``.
     """
     blocks = -(-n // D)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         kernel, wave = _kernel(kernel_name("tri_merge", dtype), device_id)
         # blocks along x take columns: about four waves in all, at most one per column
         gx = max(1, min(min(D, n), 4 * wave // min(blocks, MAX_GRID_Y)))
@@ -188,7 +167,7 @@ def expand(device_id, dtype, ka, j0, P, A, lda, W, ldw, flags):
     tile = expand_tile(dtype)
     tiles_i = -(-ka // tile)
     tiles_c = -(-P // tile)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         kernel, _ = _kernel(kernel_name("symm_expand", dtype), device_id)
         for first in range(0, tiles_c, MAX_GRID_Y):
             count = min(MAX_GRID_Y, tiles_c - first)
@@ -200,5 +179,5 @@ def expand(device_id, dtype, ka, j0, P, A, lda, W, ldw, flags):
 
 def workspace(device_id, elements, dtype):
     """A temporary device buffer of ``elements`` (uninitialized) on ``device_id``."""
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         return _cupy().empty(max(int(elements), 1), dtype=dtype)

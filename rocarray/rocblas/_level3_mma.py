@@ -69,7 +69,6 @@ operands past a size); :func:`gemm_mma` is the entry of both.
 import numpy
 
 from rocarray._core import compile as _compile, launch, prepared_launch
-from rocarray.rocblas import _level1
 
 SOURCE = "rocblas/gemm_mma.hip"
 
@@ -314,7 +313,7 @@ def gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, b
     from rocarray.rocblas import _level3_wgmma as wg  # here: it imports this module
 
     transA, transB = _norm_trans(transA), _norm_trans(transB)
-    with _level1._on_device(device_id):
+    with launch.on_device(device_id):
         (A, lda, stride_a), (B, ldb, stride_b), keep = wg.pack_operands(
             device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"), batch)
         launches = prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta,
@@ -404,7 +403,7 @@ def prepare_gemm_mma(device_id, dtype, transA, transB, m, n, k, alpha, a_address
 
     def run(alpha, beta, A, B, C, bias):
         alpha, beta = f32(alpha), f32(beta)
-        with _level1._on_device(device_id):
+        with launch.on_device(device_id):
             if fast is not None and fast(alpha, beta, A, B, C, bias):
                 return
             (fallback[0] if fallback else mma_launch())(alpha, beta, A, B, C, bias)

@@ -41,9 +41,7 @@ Design (and the speed it is built for)
   syr2k/her2k do two gemms per rectangle (the second with ``beta = 1``).
 """
 
-from rocarray.rocblas import _level3
-from rocarray.rocblas._level2 import _scalars, _size
-from rocarray.rocblas._level3 import _check_bounds, _check_ld
+from rocarray.rocblas._arguments import check_bounds, check_ld, option, scalars, size
 from rocarray.rocblas import _level3_kernels as _k
 
 #: Order of the diagonal blocks of syrk/herk/syr2k/her2k, computed in full into a workspace.
@@ -74,20 +72,20 @@ def symm_panel(ka, itemsize, limit=None):
 
 
 def _symm(fn, herm, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc):
-    side = _k.choice(side, "side", fn)
-    uplo = _k.choice(uplo, "uplo", fn)
-    m, n = _size(m, "m", fn), _size(n, "n", fn)
+    side = option(side, "side", fn)
+    uplo = option(uplo, "uplo", fn)
+    m, n = size(m, "m", fn), size(n, "n", fn)
     dtype = _k.check_operands(fn, (("A", A), ("B", B), ("C", C)), complex_only=herm, hint=_REAL_HINT.get(fn, ""))
     ka = m if side == "L" else n
-    lda = _check_ld(lda, ka, "lda", fn)
-    ldb = _check_ld(ldb, m, "ldb", fn)
-    ldc = _check_ld(ldc, m, "ldc", fn)
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    lda = check_ld(lda, ka, "lda", fn)
+    ldb = check_ld(ldb, m, "ldb", fn)
+    ldc = check_ld(ldc, m, "ldc", fn)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     if m == 0 or n == 0:
         return None
-    _check_bounds(A, ka, ka, lda, "A", fn)
-    _check_bounds(B, m, n, ldb, "B", fn)
-    _check_bounds(C, m, n, ldc, "C", fn)
+    check_bounds(A, ka, ka, lda, "A", fn)
+    check_bounds(B, m, n, ldb, "B", fn)
+    check_bounds(C, m, n, ldc, "C", fn)
     device, isz = A.data.device_id, dtype.itemsize
     if alpha == 0:  # C := beta C
         _k.gemm_ptrs(device, dtype, "N", "N", m, n, 0, 0, C.data, ldc, C.data, ldc, beta, C.data, ldc)
@@ -265,30 +263,30 @@ class _RankK:
 
 def _rank_k(fn, herm, two, uplo, trans, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
     tname = "trans" if two else "transA"
-    uplo = _k.choice(uplo, "uplo", fn)
-    trans = _level3.option(trans, tname, fn)
-    n, k = _size(n, "n", fn), _size(k, "k", fn)
+    uplo = option(uplo, "uplo", fn)
+    trans = option(trans, tname, fn)
+    n, k = size(n, "n", fn), size(k, "k", fn)
     named = (("A", A), ("B", B), ("C", C)) if two else (("A", A), ("C", C))
     dtype = _k.check_operands(fn, named, complex_only=herm, hint=_REAL_HINT.get(fn, ""))
     if dtype.kind == "c" and trans == ("T" if herm else "C"):
         allowed = "'N' or 'C'" if herm else "'N' or 'T'"
         raise ValueError(f"rocblas.{fn}: {tname} must be {allowed} for complex data, got {trans!r}")
     rows = n if trans == "N" else k
-    lda = _check_ld(lda, rows, "lda", fn)
+    lda = check_ld(lda, rows, "lda", fn)
     if two:
-        ldb = _check_ld(ldb, rows, "ldb", fn)
-    ldc = _check_ld(ldc, n, "ldc", fn)
+        ldb = check_ld(ldb, rows, "ldb", fn)
+    ldc = check_ld(ldc, n, "ldc", fn)
     if herm:
         _k.real_scalars(fn, **({"beta": beta} if two else {"alpha": alpha, "beta": beta}))
-    _scalars(fn, dtype, alpha=alpha, beta=beta)
+    scalars(fn, dtype, alpha=alpha, beta=beta)
     if n == 0:
         return None
     if k > 0:
         cols = k if trans == "N" else n
-        _check_bounds(A, rows, cols, lda, "A", fn)
+        check_bounds(A, rows, cols, lda, "A", fn)
         if two:
-            _check_bounds(B, rows, cols, ldb, "B", fn)
-    _check_bounds(C, n, n, ldc, "C", fn)
+            check_bounds(B, rows, cols, ldb, "B", fn)
+    check_bounds(C, n, n, ldc, "C", fn)
     device = C.data.device_id
     flags = (_k.UPPER if uplo == "U" else 0) | (_k.HERM if herm else 0)
     if alpha == 0 or k == 0:

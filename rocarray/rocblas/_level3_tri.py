@@ -38,9 +38,7 @@ gemm time of 5.5e11 flops plus about 2-3 ms of device time. Host side: about 20 
 launch (5 ms for the 255), so the deep levels are issue-bound while the big gemms hide it.
 """
 
-from rocarray.rocblas import _level3
-from rocarray.rocblas._level2 import _scalars, _size
-from rocarray.rocblas._level3 import _check_bounds, _check_ld
+from rocarray.rocblas._arguments import check_bounds, check_ld, option, scalars, size
 from rocarray.rocblas import _level3_kernels as _k
 
 _OP_DOC = """
@@ -99,20 +97,20 @@ _OP_DOC = """
 
 def _args(fn, side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
     """Checked arguments, or None for a quick return (no device work)."""
-    side = _k.choice(side, "side", fn)
-    uplo = _k.choice(uplo, "uplo", fn)
-    transA = _level3.option(transA, "transA", fn)
-    diag = _k.choice(diag, "diag", fn)
-    m, n = _size(m, "m", fn), _size(n, "n", fn)
+    side = option(side, "side", fn)
+    uplo = option(uplo, "uplo", fn)
+    transA = option(transA, "transA", fn)
+    diag = option(diag, "diag", fn)
+    m, n = size(m, "m", fn), size(n, "n", fn)
     dtype = _k.check_operands(fn, (("A", A), ("B", B)))
     ka = m if side == "L" else n
-    lda = _check_ld(lda, ka, "lda", fn)
-    ldb = _check_ld(ldb, m, "ldb", fn)
-    _scalars(fn, dtype, alpha=alpha)
+    lda = check_ld(lda, ka, "lda", fn)
+    ldb = check_ld(ldb, m, "ldb", fn)
+    scalars(fn, dtype, alpha=alpha)
     if m == 0 or n == 0:
         return None
-    _check_bounds(A, ka, ka, lda, "A", fn)
-    _check_bounds(B, m, n, ldb, "B", fn)
+    check_bounds(A, ka, ka, lda, "A", fn)
+    check_bounds(B, m, n, ldb, "B", fn)
     return side, uplo, transA, diag, m, n, dtype, lda, ldb
 
 

@@ -42,7 +42,7 @@ def op(a, trans):
 
 
 class SameDevice:
-    """Stand-in for ``rocblas._level1._on_device`` where there is no device: switches nothing."""
+    """Stand-in for ``rocarray._core.launch.on_device`` where there is no device: switches nothing."""
 
     def __init__(self, device_id):
         pass

@@ -22,7 +22,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, scalar as _scalar
 
-from rocarray._core import compile as _compile
+from rocarray._core import compile as _compile, launch as _launch
 from rocarray.rocblas import _batched, _batched_kernel, _level3
 import rocarray.rocblas as rocblas
 
@@ -525,7 +525,7 @@ def test_packed_launches_team_and_bulk(monkeypatch):
     monkeypatch.setattr(bk.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
     monkeypatch.setattr(bk, "_bulk_waves", {})
     monkeypatch.setattr(bk, "_prepared", {})
-    monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
+    monkeypatch.setattr(_launch, "on_device", lambda device_id: __import__("contextlib").nullcontext())
     one, zero = np.float32(1), np.float32(0)
     bk.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
     bk.launch_bulk(0, 32, True, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 9)
@@ -590,7 +590,7 @@ def test_bulk_copy_route(monkeypatch):
     calls = []
     monkeypatch.setattr(bk, "launch_bulk", lambda device_id, tile, b_trans, *a: calls.append(("bulk", tile, b_trans)))
     monkeypatch.setattr(bk, "launch_small", lambda *a, **kw: calls.append(("small",)))
-    monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
+    monkeypatch.setattr(_launch, "on_device", lambda device_id: __import__("contextlib").nullcontext())
     A = fake((10**6,), np.float32)
     B = fake((10**6,), np.float32, address=1 << 30)
     C = fake((10**6,), np.float32, address=1 << 31)
@@ -668,7 +668,7 @@ def test_streaming_launch_grid_is_one_wave(monkeypatch):
     bk = _batched_kernel
     launched = []
     monkeypatch.setattr(bk, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched), 396))
-    monkeypatch.setattr(bk._level1, "_on_device", lambda device_id: __import__("contextlib").nullcontext())
+    monkeypatch.setattr(_launch, "on_device", lambda device_id: __import__("contextlib").nullcontext())
     one, zero = np.float32(1), np.float32(0)
     mem = (fake((10,), np.float32).data, None)
     repeats = [

@@ -607,7 +607,7 @@ def recorder(monkeypatch):
     monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: rec.facts)
     monkeypatch.setattr(_level3_mma, "_prepared", {})  # launches prepared against these stand-ins only
 
-    monkeypatch.setattr(_level1, "_on_device", SameDevice)
+    monkeypatch.setattr(launch, "on_device", SameDevice)
     return rec
 
 

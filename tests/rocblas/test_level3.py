@@ -19,7 +19,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import Mat, SameDevice, as_passed, op as _op, scalar as _scalar
 
-from rocarray._core import compile as _compile
+from rocarray._core import compile as _compile, launch as _launch
 from rocarray.rocblas import _level3, _level3_mma
 import rocarray.rocblas as rocblas
 
@@ -265,7 +265,7 @@ def test_prepared_launches_are_remembered_per_shape(monkeypatch):
     plan = _level3.Plan(_level3.TILES[np.dtype("float64")][0], 1)
     monkeypatch.setattr(_level3, "choose_plan", lambda *args, **kwargs: plan)
     monkeypatch.setattr(_level3, "_prepare_run", lambda *args: prepared.append(args) or (lambda *values: None))
-    monkeypatch.setattr(_level3._level1, "_on_device", lambda device_id: contextlib.nullcontext())
+    monkeypatch.setattr(_launch, "on_device", lambda device_id: contextlib.nullcontext())
     for _ in range(3):
         _level3._prepare_launch(0, "float64", 64, 32, 16, 1.0, 0, 64, 0, 16, 64, 0)
     assert len(prepared) == 1
@@ -1001,7 +1001,7 @@ def prepared_launches(monkeypatch):
         return run
 
     monkeypatch.setattr(_level3, "_launch", launch)
-    monkeypatch.setattr(_level1, "_on_device", SameDevice)
+    monkeypatch.setattr(_launch, "on_device", SameDevice)
     return record
 
 

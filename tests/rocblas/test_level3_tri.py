@@ -20,7 +20,7 @@ from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, op as _op, scalar as _scalar
 
 from rocarray._core import compile as _compile
-from rocarray.rocblas import _level3, _level3_kernels, _level3_tri
+from rocarray.rocblas import _arguments, _level3, _level3_kernels, _level3_tri
 import rocarray.rocblas as rocblas
 
 try:
@@ -245,13 +245,13 @@ def test_recursion_launches_gemm_and_leaves(monkeypatch):
 
 
 def test_options_are_case_insensitive_and_named_when_invalid():
-    assert _level3_kernels.choice("l", "side", "trsm") == "L"
-    assert _level3_kernels.choice("u", "uplo", "trsm") == "U"
-    assert _level3_kernels.choice("n", "diag", "trsm") == "N"
+    assert _arguments.option("l", "side", "trsm") == "L"
+    assert _arguments.option("u", "uplo", "trsm") == "U"
+    assert _arguments.option("n", "diag", "trsm") == "N"
     for value, name, allowed in [("X", "side", "'L', 'R'"), ("N", "uplo", "'U', 'L'"), ("T", "diag", "'N', 'U'"),
                                  (None, "side", "'L', 'R'"), (1, "uplo", "'U', 'L'")]:
         with pytest.raises(ValueError, match=f"rocblas.trsm: {name} must be one of {allowed}"):
-            _level3_kernels.choice(value, name, "trsm")
+            _arguments.option(value, name, "trsm")
 
 
 @needs_cupy
