@@ -3,7 +3,7 @@
 
 ``install(monkeypatch)`` makes ``backend.cupy()`` return a small namespace whose array
 functions run NumPy on host views, and replaces ``rocblas.gemm`` and
-``rocblas._batched.gemm_strided_batched`` by column-major reference implementations reading the
+``rocblas._gemm.batched.gemm_strided_batched`` by column-major reference implementations reading the
 same host memory. The façade code runs unchanged (its views, strides, trans flags and leading
 dimensions are real), so a wrong layout mapping gives a wrong product, caught against NumPy
 without a GPU. Only metadata operations of ``cupy.ndarray`` are used (no kernel is launched).
@@ -127,10 +127,10 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, sa, B, ldb, sb,
 def _route_to_shim(monkeypatch, backend):
     """``cupy`` is the shim for this test only (the accessor's cache holds it; the test's
     monkeypatch restores the cache afterwards)."""
-    from rocarray.rocblas import _level3
+    from rocarray.rocblas._gemm import api
 
     monkeypatch.setattr(backend, "_cupy", [shim])
-    monkeypatch.setattr(_level3, "_warm", {})  # no launch remembered on device memory stands in
+    monkeypatch.setattr(api, "_warm", {})  # no launch remembered on device memory stands in
 
 
 def public_calls_only(monkeypatch):
@@ -145,12 +145,12 @@ def install(monkeypatch):
     """Route the façade to the shim and the reference gemms; returns the list of recorded calls."""
     from rocarray import rocblas
     from rocarray._core import backend
-    from rocarray.rocblas import _batched
+    from rocarray.rocblas._gemm import batched
 
     _route_to_shim(monkeypatch, backend)
     public_calls_only(monkeypatch)
     monkeypatch.setattr(rocblas, "gemm", gemm)
-    monkeypatch.setattr(_batched, "gemm_strided_batched", gemm_strided_batched)
+    monkeypatch.setattr(batched, "gemm_strided_batched", gemm_strided_batched)
     calls.clear()
     return calls
 
@@ -166,9 +166,9 @@ def _at(ptr, dtype, rows, cols, ld, offset):
 
 def _launch_ref(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
                 batch=1, stride_a=0, stride_b=0, stride_c=0, bias=None):
-    from rocarray.rocblas import _level3
+    from rocarray.rocblas._gemm import simt
 
-    ta, tb = bool(flag_bits & _level3.TRANS_A), bool(flag_bits & _level3.TRANS_B)
+    ta, tb = bool(flag_bits & simt.TRANS_A), bool(flag_bits & simt.TRANS_B)
     calls.append(("launch", "T" if ta else "N", "T" if tb else "N", m, n, k, lda, ldb, ldc,
                   stride_a, stride_b, stride_c, batch))
     wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
@@ -193,12 +193,12 @@ def install_checked(monkeypatch, public=True):
     kernel launch underneath is replaced by a host reference. ``public=False`` keeps the façade's
     unchecked launch of stacks (what runs outside the tests)."""
     from rocarray._core import backend
-    from rocarray.rocblas import _batched_kernel, _level3
+    from rocarray.rocblas._gemm import batched_kernels, plan
 
     _route_to_shim(monkeypatch, backend)
     if public:
         public_calls_only(monkeypatch)
-    monkeypatch.setattr(_level3, "_launch", _launch_ref)
-    monkeypatch.setattr(_batched_kernel, "launch_strided", _launch_strided_ref)
+    monkeypatch.setattr(plan, "launch", _launch_ref)
+    monkeypatch.setattr(batched_kernels, "launch_strided", _launch_strided_ref)
     calls.clear()
     return calls

@@ -29,11 +29,11 @@ class GemmMma(GpuBenchmark):
     def setup(self, n, dtype):
         import numpy
 
-        from rocarray.rocblas import _level3_mma
+        from rocarray.rocblas._gemm import half, mma
 
-        dt = numpy.dtype(numpy.float16) if dtype == "float16" else _level3_mma.bfloat16_dtype()
+        dt = numpy.dtype(numpy.float16) if dtype == "float16" else mma.bfloat16_dtype()
         self.dt = dt
-        self.gemm = _level3_mma.gemm_mma
+        self.gemm = half.launch
         self.a = random_device(n * n, "float32").astype(dt)
         self.b = random_device(n * n, "float32").astype(dt)
         self.c = cupy.zeros(n * n, dt)

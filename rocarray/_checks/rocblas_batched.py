@@ -13,7 +13,7 @@ import numpy
 
 from rocarray._core import harness, launch
 from rocarray._core.harness import BenchCase
-from rocarray.rocblas import _batched
+from rocarray import rocblas
 
 _LIB = "rocblas"
 _DTYPES = ("float32", "float64", "complex64", "complex128")
@@ -57,10 +57,10 @@ def _case(rng, dtype, trans, m, n, k, batch, pointers, broadcast_a=False):
             return cupy.asarray([x.data.ptr + (i if count > 1 else 0) * stride * size for i in range(batch)],
                                 dtype=cupy.uint64)
 
-        _batched.gemm_batched(ta, tb, m, n, k, alpha, ptrs(da, a.shape[0], ar * ac), ar,
+        rocblas.gemm_batched(ta, tb, m, n, k, alpha, ptrs(da, a.shape[0], ar * ac), ar,
                               ptrs(db, batch, br * bc), br, beta, ptrs(dc, batch, m * n), m, batch, dtype=dtype)
     else:
-        _batched.gemm_strided_batched(ta, tb, m, n, k, alpha, da, ar, 0 if broadcast_a else ar * ac, db, br,
+        rocblas.gemm_strided_batched(ta, tb, m, n, k, alpha, da, ar, 0 if broadcast_a else ar * ac, db, br,
                                       br * bc, beta, dc, m, m * n, batch)
     oa = _op(numpy.swapaxes(_wide(a), 1, 2), ta)
     ob = _op(numpy.swapaxes(_wide(b), 1, 2), tb)
@@ -108,7 +108,7 @@ def _register_benchmarks():
             return a3, b3, cupy.empty((batch, m, n), dtype=numpy.float32)
 
         def ours(a3, b3, c3, batch=batch, m=m, n=n, k=k):
-            _batched.gemm_strided_batched("N", "N", n, m, k, 1.0, b3, n, k * n, a3, k, m * k, 0.0, c3, n, m * n,
+            rocblas.gemm_strided_batched("N", "N", n, m, k, 1.0, b3, n, k * n, a3, k, m * k, 0.0, c3, n, m * n,
                                           batch)
 
         def vendor(a3, b3, c3):

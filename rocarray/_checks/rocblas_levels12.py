@@ -454,9 +454,9 @@ def _register_gemm_benchmarks():
             return _random(n * n, dtype), _random(n * n, dtype), _cupy().zeros(n * n, dtype)
 
         def ours(a, b, c):
-            from rocarray.rocblas import _level3
+            from rocarray import rocblas
 
-            _level3.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n)
+            rocblas.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n)
 
         def vendor(a, b, c):
             _cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
@@ -476,9 +476,9 @@ def _register_awkward_gemm_benchmarks():
                 return _random(m * k, dtype), _random(k * n, dtype), _cupy().zeros(m * n, dtype)
 
             def ours(a, b, c, m=m, n=n, k=k):
-                from rocarray.rocblas import _level3
+                from rocarray import rocblas
 
-                _level3.gemm("N", "N", m, n, k, 1.0, a, m, b, k, 0.0, c, m)
+                rocblas.gemm("N", "N", m, n, k, 1.0, a, m, b, k, 0.0, c, m)
 
             def vendor(a, b, c, m=m, n=n, k=k):
                 _cupy().matmul(b.reshape(n, k), a.reshape(k, m), out=c.reshape(n, m))

@@ -13,7 +13,7 @@ import numpy
 
 from rocarray._core import harness
 from rocarray._core.harness import BenchCase
-from rocarray.rocblas import _level3_mma
+from rocarray.rocblas._gemm import half
 
 _LIB = "rocblas"
 _GEMM_N = 8192
@@ -31,7 +31,7 @@ def _device(host):
 
 @harness.self_check(_LIB, "gemm_mma")
 def check_gemm_mma(rng):
-    for dtype in _level3_mma.MMA_DTYPES:
+    for dtype in half.MMA_DTYPES:
         for ta in "NT":
             for tb in "NT":
                 for m, n, k, pad in ((130, 70, 50, 0), (33, 129, 40, 3)):
@@ -49,8 +49,8 @@ def _check_one(rng, dtype, ta, tb, m, n, k, pad):
     c = rng.standard_normal(ldc * n).astype(dtype)
     da, db, dc = _device(a), _device(b), _device(c)
     alpha, beta = 1.5, -0.5
-    _level3_mma.gemm_mma(da.data.device_id, numpy.dtype(dtype), ta, tb, m, n, k, alpha, da.data, lda, db.data,
-                         ldb, beta, dc.data, ldc)
+    half.launch(da.data.device_id, numpy.dtype(dtype), ta, tb, m, n, k, alpha, da.data, lda, db.data,
+                ldb, beta, dc.data, ldc)
     A = a.astype(numpy.float64).reshape(ac, lda).T[:ar]
     B = b.astype(numpy.float64).reshape(bc, ldb).T[:br]
     C = c.astype(numpy.float64).reshape(n, ldc).T[:m]
@@ -75,13 +75,13 @@ def _register_benchmarks():
     # C = A B on 8192^3 column-major buffers. CuPy sees each buffer as the row-major transpose,
     # so the vendor computes C^T = B^T A^T with cupy.matmul (cuBLAS, tensor cores) on the same bytes.
     n = _GEMM_N
-    for dtype in _level3_mma.MMA_DTYPES:
+    for dtype in half.MMA_DTYPES:
         def setup(dtype=dtype):
             return _random(n * n, dtype), _random(n * n, dtype), _cupy().zeros(n * n, dtype)
 
         def ours(a, b, c, dtype=dtype):
-            _level3_mma.gemm_mma(a.data.device_id, numpy.dtype(dtype), "N", "N", n, n, n, 1.0, a.data, n, b.data,
-                                 n, 0.0, c.data, n)
+            half.launch(a.data.device_id, numpy.dtype(dtype), "N", "N", n, n, n, 1.0, a.data, n, b.data,
+                        n, 0.0, c.data, n)
 
         def vendor(a, b, c):
             _cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
@@ -113,9 +113,9 @@ def _register_epilogue_benchmarks():
             return _random(n * n, half), _random(n * n, half), _random(n, half), _cupy().zeros(n * n, half)
 
         def ours(a, b, bias, c, activation=activation):
-            from rocarray.rocblas import _level3
+            from rocarray import rocblas
 
-            _level3.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n, bias=bias, activation=activation)
+            rocblas.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n, bias=bias, activation=activation)
 
         def vendor(a, b, bias, c, activation=activation):
             # C^T in CuPy's row-major view: the bias of C's row i runs along the last axis

@@ -81,18 +81,18 @@ def gemm_takes(dtype):
 @functools.lru_cache(maxsize=None)
 def _gemm_takes_half():
     """Whether ``rocblas.gemm`` takes float16, asked once per process."""
-    from rocarray.rocblas import _level3
+    from rocarray.rocblas._gemm import api
 
-    return _accepts(_level3.check_dtype, "gemm", _F16)
+    return _accepts(api.check_dtype, "gemm", _F16)
 
 
 def _batched_module():
-    """``rocarray.rocblas._batched`` if it exists (it provides ``gemm_strided_batched``), else None."""
+    """``rocarray.rocblas._gemm.batched`` if it exists (it provides ``gemm_strided_batched``), else None."""
     try:
-        from rocarray.rocblas import _batched
+        from rocarray.rocblas._gemm import batched
     except ImportError:
         return None
-    return _batched if hasattr(_batched, "gemm_strided_batched") else None
+    return batched if hasattr(batched, "gemm_strided_batched") else None
 
 
 def batched_takes(dtype):
@@ -102,11 +102,11 @@ def batched_takes(dtype):
         return False
     check = getattr(mod, "check_dtype", None)
     if check is None:
-        from rocarray.rocblas import _level3
+        from rocarray.rocblas._gemm import api
 
-        check = _level3.check_dtype
+        check = api.check_dtype
     else:  # the strided entry point also takes the matrix-core (16-bit) dtypes
-        check = functools.partial(check, half=True)
+        check = functools.partial(check, sixteen_bit=True)
     return _accepts(check, "gemm_strided_batched", numpy.dtype(dtype))
 
 
@@ -128,9 +128,9 @@ def _unchecked_launch(dtype, single):
     except KeyError:
         pass
     if single:
-        from rocarray.rocblas import _level3
+        from rocarray.rocblas._gemm import api
 
-        fn = getattr(_level3, "launch_checked", None) if gemm_takes(dtype) else None
+        fn = getattr(api, "launch_checked", None) if gemm_takes(dtype) else None
     else:
         fn = getattr(_batched_module(), "launch_checked", None) if batched_takes(dtype) else None
     _checked[key] = fn

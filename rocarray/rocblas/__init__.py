@@ -18,11 +18,10 @@ Level 3 (column-major, as level 2): :func:`gemm`; batched: :func:`gemm_strided_b
 from rocarray.rocblas._level1 import asum, axpy, copy, dot, dotc, iamax, iamin, nrm2, rot, scal, swap
 from rocarray.rocblas._level2 import gemv, ger, gerc, geru, hemv, symv, trmv, trsv
 from rocarray.rocblas._level2_banded import gbmv, hbmv, sbmv
-from rocarray.rocblas._level3 import gemm
-from rocarray.rocblas._batched import gemm_batched, gemm_strided_batched
+from rocarray.rocblas._gemm.api import gemm
+from rocarray.rocblas._gemm.batched import gemm_batched, gemm_strided_batched
 from rocarray.rocblas._level3_sym import hemm, her2k, herk, symm, syr2k, syrk
 from rocarray.rocblas._level3_tri import trmm, trsm
-from rocarray.rocblas import _level3_wgmma  # noqa: F401  (registers the sm_90 float16/bfloat16 kernels)
 
 __all__ = ["axpy", "scal", "copy", "swap", "rot", "dot", "dotc", "nrm2", "asum", "iamax", "iamin",
            "gemv", "ger", "geru", "gerc", "symv", "hemv", "trmv", "trsv", "gbmv", "sbmv", "hbmv", "gemm",

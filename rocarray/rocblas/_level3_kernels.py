@@ -3,7 +3,7 @@
 The kernels of ``rocarray/_kernels/rocblas/level3_tri.hip`` (their registration and launches),
 the ``side``/``uplo``/``diag`` option parsers, operand checks in gemm's words, and
 :func:`gemm_ptrs`, the one way these routines call gemm: on sub-matrix pointers, optionally as one
-strided batch (:func:`rocarray.rocblas._level3._launch`).
+strided batch (:func:`rocarray.rocblas._gemm.plan.launch`).
 
 Workspace: :func:`workspace` allocates a temporary device buffer from CuPy's memory pool on the
 current stream (the pool hands it back when the routine returns; later work on the same stream is
@@ -13,7 +13,7 @@ ordered after the kernels that use it).
 import numpy
 
 from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level3
+from rocarray.rocblas._gemm import plan, simt
 from rocarray.rocblas._arguments import (COMPLEX, STANDARD, check_matrix_buffer, check_supported, dtype_names, real_scalar,
                                          scalar_arg)
 
@@ -51,7 +51,7 @@ def expand_tile(dtype):
 
 def kernel_name(kernel, dtype):
     """Name expression, e.g. ``'ra_rocblas_trsm_leaf<double>'``."""
-    return f"ra_rocblas_{kernel}<{_level3.CTYPES[numpy.dtype(dtype)]}>"
+    return f"ra_rocblas_{kernel}<{simt.CTYPES[numpy.dtype(dtype)]}>"
 
 
 def instantiations():
@@ -128,8 +128,8 @@ def gemm_ptrs(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, 
         return
     if alpha == 0:
         k = 0
-    _level3._launch(device_id, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, B, ldb, scalar_arg(beta, dtype),
-                    C, ldc, _level3.flags(transA, transB, dtype), batch=batch, stride_a=strides[0],
+    plan.launch(device_id, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, B, ldb, scalar_arg(beta, dtype),
+                    C, ldc, simt.flags(transA, transB, dtype), batch=batch, stride_a=strides[0],
                     stride_b=strides[1], stride_c=strides[2])
 
 

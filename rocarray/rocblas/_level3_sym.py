@@ -1,7 +1,7 @@
 """rocBLAS level 3 symmetric/Hermitian routines on gemm: symm, hemm, syrk, herk, syr2k, her2k.
 
 The functions take rocBLAS's arguments in rocBLAS's order, without the handle, with the
-reference BLAS's semantics (column-major buffers as :mod:`rocarray.rocblas._level3`)::
+reference BLAS's semantics (column-major buffers as :func:`rocarray.rocblas.gemm`)::
 
     symm/hemm(side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc)
     syrk/herk(uplo, transA, n, k, alpha, A, lda, beta, C, ldc)

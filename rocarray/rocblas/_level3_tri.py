@@ -2,7 +2,7 @@
 
 ``trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb)`` and ``trmm`` (same arguments)
 take rocBLAS's arguments in rocBLAS's order, without the handle, with the reference BLAS's
-semantics (column-major buffers as :mod:`rocarray.rocblas._level3`):
+semantics (column-major buffers as :func:`rocarray.rocblas.gemm`):
 
 * ``B`` is m x n and is overwritten: trsm solves ``op(A) X = alpha B`` (``side='L'``) or
   ``X op(A) = alpha B`` (``side='R'``) for X; trmm computes ``alpha op(A) B`` or ``alpha B op(A)``.

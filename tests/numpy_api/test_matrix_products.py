@@ -149,7 +149,7 @@ def test_merge_loops_and_batch_choice():
 
 
 def test_gemm_takes_follows_level3():
-    from rocarray.rocblas import _level3
+    from rocarray.rocblas._gemm import api as _level3
 
     for d in ("float32", "float64", "complex64", "complex128"):
         assert route.gemm_takes(d)

@@ -16,6 +16,8 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level2_host import Vec, as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
 
+from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level2_banded
 import rocarray.rocblas as rocblas

@@ -17,7 +17,10 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import Mat, as_passed, scalar as _scalar
 
-from rocarray.rocblas import _level3, _level3_kernels, _level3_sym
+from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+
+from rocarray.rocblas import _level3_kernels, _level3_sym
+from rocarray.rocblas._gemm import plan as _plan, simt as _simt
 import rocarray.rocblas as rocblas
 
 try:
@@ -259,8 +262,8 @@ def no_launch(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a kernel launch was attempted")
 
-    monkeypatch.setattr(_level3, "_launch", refuse)
-    monkeypatch.setattr(_level3, "_kernel", refuse)
+    monkeypatch.setattr(_plan, "launch", refuse)
+    monkeypatch.setattr(_simt, "_kernel", refuse)
     for name in ("_kernel", "leaf", "merge", "expand", "workspace"):
         monkeypatch.setattr(_level3_kernels, name, refuse)
 

@@ -19,8 +19,11 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, op as _op, scalar as _scalar
 
+from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+
 from rocarray._core import compile as _compile
-from rocarray.rocblas import _arguments, _level3, _level3_kernels, _level3_tri
+from rocarray.rocblas import _level3_kernels, _level3_tri
+from rocarray.rocblas._gemm import plan as _plan, simt as _simt
 import rocarray.rocblas as rocblas
 
 try:
@@ -185,8 +188,8 @@ def no_launch(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a kernel launch was attempted")
 
-    monkeypatch.setattr(_level3, "_launch", refuse)
-    monkeypatch.setattr(_level3, "_kernel", refuse)
+    monkeypatch.setattr(_plan, "launch", refuse)
+    monkeypatch.setattr(_simt, "_kernel", refuse)
     for name in ("_kernel", "leaf", "merge", "expand", "workspace"):
         monkeypatch.setattr(_level3_kernels, name, refuse)
 
@@ -242,16 +245,6 @@ def test_recursion_launches_gemm_and_leaves(monkeypatch):
     calls.clear()
     rocblas.trmm("R", "U", "C", "U", 50, 300, 1.0, A, 300, B, 50)
     assert sum(1 for c in calls if c[0] == "leaf") == 5
-
-
-def test_options_are_case_insensitive_and_named_when_invalid():
-    assert _arguments.option("l", "side", "trsm") == "L"
-    assert _arguments.option("u", "uplo", "trsm") == "U"
-    assert _arguments.option("n", "diag", "trsm") == "N"
-    for value, name, allowed in [("X", "side", "'L', 'R'"), ("N", "uplo", "'U', 'L'"), ("T", "diag", "'N', 'U'"),
-                                 (None, "side", "'L', 'R'"), (1, "uplo", "'U', 'L'")]:
-        with pytest.raises(ValueError, match=f"rocblas.trsm: {name} must be one of {allowed}"):
-            _arguments.option(value, name, "trsm")
 
 
 @needs_cupy

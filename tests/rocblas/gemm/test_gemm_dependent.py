@@ -21,9 +21,11 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, to_device, to_host, wide
+from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+
 from rocarray._core import compile as _compile
 from rocarray._core import dependent_launch
-from rocarray.rocblas import _level3, _level3_mma, _level3_tf32x3, _level3_wgmma
+from rocarray.rocblas._gemm import half as _half, mma as _mma, plan as _plan, simt as _simt, tf32x3 as _tf32x3, wgmma as _wgmma
 import rocarray.rocblas as rocblas
 
 #: (source, kernel) of every kernel the level-3 gemm layers launch with ``dependent=True``
@@ -34,15 +36,7 @@ DEPENDENT_KERNELS = [
     ("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma_x3"),
 ]
 
-HALF = ["float16"] + (["bfloat16"] if _level3_mma.bfloat16_dtype() is not None else [])
-
-
-@pytest.fixture(autouse=True)
-def fresh_prepared_launches(monkeypatch):
-    """Each test prepares its own launches (none remembered from another test's calls)."""
-    monkeypatch.setattr(_level3, "_warm", {})
-    monkeypatch.setattr(_level3, "_runs", {})
-    monkeypatch.setattr(_level3_mma, "_prepared", {})
+HALF = ["float16"] + (["bfloat16"] if _mma.bfloat16_dtype() is not None else [])
 
 
 @pytest.fixture
@@ -66,7 +60,7 @@ def _expect_dependent():
 
 
 def _host_dtype(dtype):
-    return _level3_mma.bfloat16_dtype() if dtype == "bfloat16" else np.dtype(dtype)
+    return _mma.bfloat16_dtype() if dtype == "bfloat16" else np.dtype(dtype)
 
 
 def _rtol(dtype, k, links):
@@ -134,7 +128,7 @@ def test_gemm_split_k_chain_accumulates_into_c(rng, dependent_calls, dtype):
     links = 5
     hd = _host_dtype(dtype)
     if dtype not in HALF:
-        assert _level3.heuristic(dtype, m, n, k, 132)[1] > 1
+        assert _plan.heuristic(dtype, m, n, k, 132)[1] > 1
     c0 = rng.standard_normal((m, n)).astype(hd)
     dc = to_device(c0.ravel(order="F"))
     want = wide(c0)
@@ -192,5 +186,5 @@ def test_dependent_kernels_wait_before_touching_memory(source, kernel):
 def test_every_dependent_gemm_launch_is_listed():
     """The Python layers pass ``dependent=`` only where they launch the kernels listed above."""
     sites = {m.__name__.rsplit(".", 1)[1] + ".py": len(re.findall(r"dependent=", inspect.getsource(m)))
-             for m in (_level3, _level3_mma, _level3_wgmma, _level3_tf32x3)}
-    assert sites == {"_level3.py": 1, "_level3_mma.py": 1, "_level3_wgmma.py": 1, "_level3_tf32x3.py": 0}
+             for m in (_simt, _half, _mma, _wgmma, _tf32x3)}
+    assert sites == {"simt.py": 1, "half.py": 0, "mma.py": 1, "wgmma.py": 1, "tf32x3.py": 0}

@@ -1,4 +1,4 @@
-"""float32 gemm from three TF32 products (``rocblas/_level3_tf32x3.py``) against NumPy float64.
+"""float32 gemm from three TF32 products (``rocblas/_gemm/tf32x3.py``) against NumPy float64.
 
 GPU tests run on compute capability 9.0 only (the path's instructions exist there alone) and
 force the path's plan through :func:`rocarray.rocblas.gemm`; results are compared with
@@ -14,21 +14,15 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, random_array, to_device, to_host, wide
+from level3_host import run_gemm, run_gemm_bias_activation
+
+from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile, config, tuning
-from rocarray.rocblas import _level3, _level3_mma, _level3_tf32x3 as x3, _level3_wgmma, _tma
+from rocarray.rocblas._gemm import mma as _mma, plan as _plan, tensor_maps as _tensor_maps, tiles as _tiles, wgmma as _wgmma
+from rocarray.rocblas._gemm import tf32x3 as x3
 import rocarray.rocblas as rocblas
 
-import test_level3 as level3_tests
-from test_level3 import run_gemm
-
-
-@pytest.fixture(autouse=True)
-def fresh_prepared_launches(monkeypatch):
-    """Launches prepared by earlier calls must not stand in for the plans a test forces."""
-    monkeypatch.setattr(_level3, "_warm", {})
-    monkeypatch.setattr(_level3, "_runs", {})
-    monkeypatch.setattr(_level3, "_plans", {})
 
 
 def _ids(v):
@@ -46,7 +40,7 @@ FUSED, SPLIT, SHORT_M, SHORT_N = x3.TILES
 # --------------------------------------------------------------------------------------------
 
 def test_kernel_names_and_registration():
-    names = _compile.registered(_level3_wgmma.SOURCE)
+    names = _compile.registered(_wgmma.SOURCE)
     assert x3.kernel_name(128) == "ra_rocblas_gemm_wgmma<float, true, true, 128>"
     for tile in x3.TILES:
         if not tile.fused:
@@ -64,7 +58,7 @@ def test_kernel_names_and_registration():
                     assert (blocked in names) == (not (ta and not tb))
     assert len(x3.fused_kernel_names()) == 3 * (4 + 3)
     assert x3.FINISH_KERNEL in names
-    text = _compile.read_text(_level3_wgmma.SOURCE)
+    text = _compile.read_text(_wgmma.SOURCE)
     assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.SPLIT_KERNEL}(' in text
     assert f"#define RA_GEMM_WG_SPLIT_TILE {x3.SPLIT_TILE}" in text
     assert f'extern "C" __global__ void RA_LAUNCH_BOUNDS({x3.SPLIT_BLOCK})\n{x3.GUARD_KERNEL}(' in text
@@ -78,9 +72,9 @@ def test_tile_names_and_shape():
     assert SHORT_N == (128, 64, 32, 1) and SHORT_N.name == "x3f_128x64" and SHORT_N.fused
     assert x3.fused_tile(64, 128) is SHORT_M and x3.fused_tile(128, 128) is FUSED
     assert x3.FUSED_SHAPES == tuple((t[0], t[1]) for t in x3.TILES if t.fused)
-    assert _level3.Plan(split, 1).name == "x3_128x128.s1"
-    assert _level3.Plan(fused, 1) != _level3.Plan(split, 1)  # distinct keys of the prepared runs
-    assert x3.BK == 32 and _level3_wgmma.slot_k(2) == 64
+    assert _tiles.TileChoice(split, 1).name == "x3_128x128.s1"
+    assert _tiles.TileChoice(fused, 1) != _tiles.TileChoice(split, 1)  # distinct keys of the prepared runs
+    assert x3.BK == 32 and _wgmma.slot_k(2) == 64
 
 
 def test_workspace_and_leading_dimension():
@@ -91,9 +85,9 @@ def test_workspace_and_leading_dimension():
 
 def test_shared_memory_of_the_ring():
     # three slots of A_hi, A_lo, B_hi, B_lo (128 rows of 128 bytes each), barriers, alignment
-    assert _level3_wgmma.shared_bytes(128, 3, x3.PIECES) == 3 * (4 * 128 * 128 + 16) + 1024
-    assert _level3_wgmma.shared_bytes(128, 3, x3.PIECES) <= SM90["shared_limit"]
-    assert _level3_wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024  # the 16-bit ring
+    assert _wgmma.shared_bytes(128, 3, x3.PIECES) == 3 * (4 * 128 * 128 + 16) + 1024
+    assert _wgmma.shared_bytes(128, 3, x3.PIECES) <= SM90["shared_limit"]
+    assert _wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024  # the 16-bit ring
     # the split inside the kernel: three raw slots (A and B, 16 KiB each), two pieces buffers
     assert x3.fused_shared_bytes() == 3 * (2 * 16384 + 8) + 2 * 4 * 16384 + 1024
     assert x3.fused_shared_bytes() <= SM90["shared_limit"] < x3.fused_shared_bytes(4)
@@ -115,17 +109,17 @@ def test_split_pass_reads_along_the_contiguous_dimension():
 
 
 def test_tma_maps_of_four_byte_pieces():
-    assert _tma.box_shape(True, 128, 4) == (32, 128)
-    assert _tma.box_shape(True, 256) == (64, 256)
-    assert _tma.box_shape(False, 128) == (64, 64) and _tma.box_shape(False, 128, 4) == (32, 32)
+    assert _tensor_maps.box_shape(True, 128, 4) == (32, 128)
+    assert _tensor_maps.box_shape(True, 256) == (64, 256)
+    assert _tensor_maps.box_shape(False, 128) == (64, 64) and _tensor_maps.box_shape(False, 128, 4) == (32, 32)
     # pieces of a 300 x 70 operand: ld 72, hi and lo of 3 batch entries as 6 planes
-    assert _tma.operand_geometry(True, 300, 70, 72, 300 * 72, 6, 4) == ((70, 300, 6), (288, 288 * 300))
+    assert _tensor_maps.operand_geometry(True, 300, 70, 72, 300 * 72, 6, 4) == ((70, 300, 6), (288, 288 * 300))
 
 
 @pytest.fixture
 def sm90(monkeypatch):
     """An sm_90 device's facts for the path's checks (nothing is launched)."""
-    monkeypatch.setattr(x3, "_device_facts", lambda device_id: dict(SM90))
+    monkeypatch.setattr(x3, "device_facts", lambda device_id: dict(SM90))
     monkeypatch.delenv("ROCARRAY_GEMM_FLOAT32", raising=False)
     return SM90
 
@@ -143,7 +137,7 @@ def test_usable_on_sm90_for_big_enough_problems(sm90, monkeypatch):
 @pytest.mark.parametrize("facts", [dict(SM90, cc_major=8), dict(SM90, cc_minor=9), dict(SM90, is_hip=True),
                                    dict(SM90, shared_limit=101376)], ids=["sm_80", "sm_89", "hip", "small-smem"])
 def test_not_usable_elsewhere(monkeypatch, facts):
-    monkeypatch.setattr(x3, "_device_facts", lambda device_id: facts)
+    monkeypatch.setattr(x3, "device_facts", lambda device_id: facts)
     assert not x3.usable(0, 1024, 1024, 1024)
 
 
@@ -168,23 +162,23 @@ def test_remembered_choices_follow_the_setting(monkeypatch):
 
 def test_heuristic_and_candidates_offer_the_path_first():
     f32 = np.dtype("float32")
-    assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _level3.Plan(SPLIT, 1)
-    assert _level3.heuristic(f32, 1000, 1000, 1000, 132, 1, "cuda", x3=True) == _level3.Plan(FUSED, 1)
+    assert _plan.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=True) == _tiles.TileChoice(SPLIT, 1)
+    assert _plan.heuristic(f32, 1000, 1000, 1000, 132, 1, "cuda", x3=True) == _tiles.TileChoice(FUSED, 1)
     assert x3.heuristic_tile(200, 8192, 1, 132) is FUSED and x3.heuristic_tile(2048, 2048, 1, 132) is SPLIT
     # a side of at most 64: the short tile along it
     assert x3.heuristic_tile(64, 8192, 1, 132) is SHORT_M and x3.heuristic_tile(8192, 33, 1, 132) is SHORT_N
     assert x3.heuristic_tile(64, 64, 64, 132) is FUSED and x3.heuristic_tile(65, 8192, 1, 132) is FUSED
-    assert _level3.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=False)[0] in _level3.TILES[f32]
-    plans = _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda", x3=True)
-    assert plans[:2] == [_level3.Plan(x3.TILES[0], 1), _level3.Plan(x3.TILES[1], 1)]
-    assert plans[2:] == _level3.candidates(f32, 4096, 4096, 4096, 132, "cuda")
+    assert _plan.heuristic(f32, 4096, 4096, 4096, 132, 1, "cuda", x3=False)[0] in _tiles.TILES[f32]
+    plans = _plan.candidates(f32, 4096, 4096, 4096, 132, "cuda", x3=True)
+    assert plans[:2] == [_tiles.TileChoice(x3.TILES[0], 1), _tiles.TileChoice(x3.TILES[1], 1)]
+    assert plans[2:] == _plan.candidates(f32, 4096, 4096, 4096, 132, "cuda")
     assert len({p.name for p in plans}) == len(plans)
     # the short tiles where one square tile covers that side
     for (m, n), short in {(64, 8192): [SHORT_M], (8192, 100): [SHORT_N], (128, 128): [SHORT_M, SHORT_N],
                           (129, 4096): []}.items():
-        plans = _level3.candidates(f32, m, n, 8192, 132, "cuda", x3=True)
+        plans = _plan.candidates(f32, m, n, 8192, 132, "cuda", x3=True)
         assert [p[0] for p in plans[:2 + len(short)]] == [FUSED, SPLIT] + short
-        assert plans[2 + len(short):] == _level3.candidates(f32, m, n, 8192, 132, "cuda")
+        assert plans[2 + len(short):] == _plan.candidates(f32, m, n, 8192, 132, "cuda")
 
 
 class _FakeCupy:
@@ -214,17 +208,17 @@ def _record_launches(monkeypatch):
         def launch(grid, block, args, shared_mem=0):
             record.append((name, grid, block, args, shared_mem))
         return launch
-    monkeypatch.setattr(_level3_wgmma, "_kernel", lambda name, device_id: (kernel(name), 1))
+    monkeypatch.setattr(_wgmma, "_kernel", lambda name, device_id: (kernel(name), 1))
     monkeypatch.setattr(_compile, "get_kernel", lambda source, name, device_id: kernel(name))
-    monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: dict(SM90))
-    monkeypatch.setattr(_level3_wgmma.launch, "allow_shared", lambda kernel, nbytes: None)
-    monkeypatch.setattr(_level3_wgmma.backend, "cupy", lambda: _FakeCupy(record))
+    monkeypatch.setattr(_mma, "device_facts", lambda device_id: dict(SM90))
+    monkeypatch.setattr(_wgmma.launch, "allow_shared", lambda kernel, nbytes: None)
+    monkeypatch.setattr(_wgmma.backend, "cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(x3.backend, "cupy", lambda: _FakeCupy(record))
-    monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
-    monkeypatch.setattr(_tma, "blocked_operand_map", lambda *a: ("blocked",) + a)
+    monkeypatch.setattr(_tensor_maps, "operand_map", lambda *a: ("map",) + a)
+    monkeypatch.setattr(_tensor_maps, "blocked_operand_map", lambda *a: ("blocked",) + a)
     # split k's sums: a stand-in, so that no fake buffer (nor the fake CuPy) stays cached
     partials = type("Buffer", (), {"data": type("Pointer", (), {"ptr": 1 << 31})()})()
-    monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", lambda device_id, nbytes: partials)
+    monkeypatch.setattr(_wgmma.launch, "partials_buffer", lambda device_id, nbytes: partials)
     return record
 
 
@@ -246,8 +240,8 @@ def test_prepared_run_launch_arguments(sm90, monkeypatch):
     assert a_args == (m, k, 1, 0x1000, 1, m, 0, 0, a_pieces, ld, a_inf + 4, a_inf)
     assert record[4][0] == x3.GUARD_KERNEL and record[4][3] == (b_pieces, n * ld, 1, a_inf)
     name, grid, block, args, shared = record[5]
-    assert name == x3.kernel_name(128) and block == (_level3_wgmma.BLOCK,) and grid == (6, 1)
-    assert shared == _level3_wgmma.shared_bytes(128, 3, x3.PIECES)
+    assert name == x3.kernel_name(128) and block == (_wgmma.BLOCK,) and grid == (6, 1)
+    assert shared == _wgmma.shared_bytes(128, 3, x3.PIECES)
     assert args[0] == ("map", a_pieces, True, m, k, ld, m * ld, 2, 128, 4)
     assert args[1] == ("map", b_pieces, True, n, k, ld, n * ld, 2, 128, 4)
     assert args[2:12] == (m, n, k, 1, 1.5, 0.5, 0x3000, m + 1, 0, 3)
@@ -314,20 +308,20 @@ def test_fused_run_takes_the_split_pass_for_unaligned_operands(sm90, monkeypatch
 def test_blocked_maps_of_mn_major_operands():
     # 4-D (32 mn, k, mn / 32, batch): the contiguous 128 bytes, then k at ld, the blocks of 32 mn
     # at 128 bytes, the batch at its stride; the box is the whole rows x 32 tile
-    assert _tma.blocked_geometry(8192, 8192, 8192, 0, 1, 128) == (
+    assert _tensor_maps.blocked_geometry(8192, 8192, 8192, 0, 1, 128) == (
         (32, 8192, 256, 1), (4 * 8192, 128, 4 * 8192 * 8192), (32, 32, 4, 1))
-    assert _tma.blocked_geometry(64, 300, 68, 68 * 300 + 4, 3, 64) == (
+    assert _tensor_maps.blocked_geometry(64, 300, 68, 68 * 300 + 4, 3, 64) == (
         (32, 300, 2, 3), (4 * 68, 128, 4 * (68 * 300 + 4)), (32, 32, 2, 1))
     with pytest.raises(ValueError, match="multiple of 32"):
-        _tma.blocked_operand_map(0x1000, 100, 64, 100, 0, 1, 128)
+        _tensor_maps.blocked_operand_map(0x1000, 100, 64, 100, 0, 1, 128)
 
 
 @pytest.mark.parametrize("a_kmajor, b_kmajor, m, n, blocked", [
     (False, True, 64, 100, True), (False, True, 100, 64, False), (True, True, 64, 64, False),
     (True, False, 100, 8192, True), (False, False, 96, 8192, True), (False, False, 96, 8200, False)])
 def test_blocked_maps_where_every_mn_major_operand_allows(monkeypatch, a_kmajor, b_kmajor, m, n, blocked):
-    monkeypatch.setattr(_tma, "operand_map", lambda *a: ("map",) + a)
-    monkeypatch.setattr(_tma, "blocked_operand_map", lambda *a: ("blocked",) + a)
+    monkeypatch.setattr(_tensor_maps, "operand_map", lambda *a: ("map",) + a)
+    monkeypatch.setattr(_tensor_maps, "blocked_operand_map", lambda *a: ("blocked",) + a)
     assert x3.blocked(a_kmajor, b_kmajor, m, n) == blocked
     for kmajor, mn in ((a_kmajor, m), (b_kmajor, n)):
         got = x3.fused_operand_map(0x1000, kmajor, mn, 96, 8192, 0, 1, 128, blocked)
@@ -357,7 +351,7 @@ def test_split_mode_follows_layout_and_alignment(sm90, monkeypatch, lda, a_addre
 
 
 def test_split_source_declares_the_host_constants():
-    text = _compile.read_text(_level3_wgmma.SOURCE)
+    text = _compile.read_text(_wgmma.SOURCE)
     assert f"#define RA_GEMM_WG_SPLIT_TILE_K {x3.SPLIT_TILE_K}" in text
     assert f"#define RA_GEMM_WG_SPLIT_K_CONTIGUOUS {x3.SPLIT_K_CONTIGUOUS}" in text
     assert f"#define RA_GEMM_WG_SPLIT_ROWS_ALIGNED {x3.SPLIT_ROWS_ALIGNED}" in text
@@ -369,7 +363,7 @@ def test_split_source_declares_the_host_constants():
 
 def _require_path():
     device = to_device(np.zeros(1, np.float32)).data.device_id
-    facts = _level3_mma._device_facts(device)
+    facts = _mma.device_facts(device)
     if facts["is_hip"] or (facts["cc_major"], facts["cc_minor"]) != (9, 0):
         pytest.skip("the three-TF32-product kernel runs on compute capability 9.0 only")
     return device
@@ -380,14 +374,14 @@ def forced(request, monkeypatch):
     """Every float32 gemm of the test takes the path's plan, for each of its two tiles (other
     dtypes their own plans)."""
     _require_path()
-    plan = _level3.Plan(request.param, 1)
-    choose = _level3.choose_plan
+    plan = _tiles.TileChoice(request.param, 1)
+    choose = _plan.choose
 
     def choose_x3(device_id, dtype, *args, **kwargs):
         if np.dtype(dtype) == np.float32:
             return plan
         return choose(device_id, dtype, *args, **kwargs)
-    monkeypatch.setattr(_level3, "choose_plan", choose_x3)
+    monkeypatch.setattr(_plan, "choose", choose_x3)
     return plan
 
 
@@ -487,7 +481,7 @@ def test_products_have_float32_accuracy_for_long_k(rng, forced, trans):
 @pytest.mark.gpu
 def test_split_k_parts(rng, forced):
     m, n, k = 132, 120, 20000
-    parts, _ = _level3_wgmma.splits(m, n, k, 1, 128, _level3_mma._device_facts(0)["multiprocessors"], x3.BK)
+    parts, _ = _wgmma.splits(m, n, k, 1, 128, _mma.device_facts(0)["multiprocessors"], x3.BK)
     assert parts > 1
     run_gemm(rng, "float32", "NT", m, n, k)
     assert _relative_error(rng, m, n, k) < 2e-6
@@ -504,7 +498,7 @@ def test_strided_batches(rng, forced, m, pads):
     c = random_array(rng, sc * batch, "float32")
     dc = to_device(c)
     device = dc.data.device_id
-    _level3._launch(device, np.dtype("float32"), m, n, k, np.float32(1.25), to_device(a).data, m, to_device(b).data, k,
+    _plan.launch(device, np.dtype("float32"), m, n, k, np.float32(1.25), to_device(a).data, m, to_device(b).data, k,
                     np.float32(0.5), dc.data, m, 0, batch, sa, sb, sc)
     got = to_host(dc)
     for i in range(batch):
@@ -593,7 +587,7 @@ def test_sums_float32_gets_exactly_stay_exact(rng, forced, split_pass_runs):
 @pytest.mark.parametrize("shape", [(70, 33, 45), (300, 70, 5000)], ids=_ids)
 def test_fused_bias_and_activation(rng, forced, shape, activation):
     # level 3's check, on the path (the second shape splits k: the epilogue runs in the finish)
-    level3_tests.test_gemm_fused_bias_and_activation(rng, "float32", shape, activation)
+    run_gemm_bias_activation(rng, "float32", *shape, activation)
 
 
 @pytest.mark.gpu

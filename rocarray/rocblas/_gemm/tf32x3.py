@@ -40,14 +40,14 @@ integers) come out exact. float32 subnormal inputs may be flushed to zero by the
 :data:`rocarray._core.config.gemm_float32` (``ROCARRAY_GEMM_FLOAT32=simt``) turns the path off.
 It runs on compute capability 9.0 only, for problems of at least :data:`MIN_FLOPS` whose
 workspace stays under :data:`MAX_WORKSPACE_BYTES`; the tuning DB then times it against the
-SIMT tiles (:func:`rocarray.rocblas._level3.candidates`).
+SIMT tiles (:func:`rocarray.rocblas._gemm.plan.candidates`).
 """
 
 import numpy
 
 from rocarray._core import backend, compile as _compile, config, prepared_launch
-from rocarray.rocblas import _level3_wgmma as wg, _tma
-from rocarray.rocblas._level3_mma import TILE, _device_facts
+from rocarray.rocblas._gemm import tensor_maps, wgmma as wg
+from rocarray.rocblas._gemm.mma import TILE, device_facts
 
 #: Bytes per element of the pieces, and pieces per operand (hi, lo).
 ITEMSIZE = 4
@@ -170,7 +170,7 @@ def usable(device_id, m, n, k, batch=1):
     :data:`MAX_WORKSPACE_BYTES`."""
     if not enabled() or k < 1 or 2 * m * n * k * max(1, batch) < MIN_FLOPS:
         return False
-    facts = _device_facts(device_id)
+    facts = device_facts(device_id)
     if not wg.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
                      sizes=(m, n, leading(k), PIECES * max(1, batch))):
         return False
@@ -255,7 +255,7 @@ def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
     as float32 (:func:`fused_aligned`) take the split pass's launches instead."""
     tile_m, tile_n = int(tile[0]), int(tile[1])
     stages = FUSED_STAGES[(tile_m, tile_n)]
-    sms = _device_facts(device_id)["multiprocessors"]
+    sms = device_facts(device_id)["multiprocessors"]
     a_kmajor, b_kmajor = bool(trans_a), not trans_b
     blocked_maps = blocked(a_kmajor, b_kmajor, m, n)
     product = wg.prepare_product(device_id, fused_kernel_name(trans_a, trans_b, tile_m, tile_n, blocked_maps),
@@ -287,18 +287,18 @@ def blocked(a_kmajor, b_kmajor, m, n):
 def fused_operand_map(address, kmajor, mn, k, ld, stride, batch, rows, blocked_maps):
     """The tensor map through which the kernel that splits inside copies an operand: for an
     mn-major one under ``blocked_maps`` (:func:`blocked`) the 4-D map of
-    :func:`rocarray.rocblas._tma.blocked_operand_map`, else the 3-D map of
-    :func:`rocarray.rocblas._tma.operand_map`."""
+    :func:`rocarray.rocblas.tensor_maps.blocked_operand_map`, else the 3-D map of
+    :func:`rocarray.rocblas.tensor_maps.operand_map`."""
     if blocked_maps and not kmajor:
-        return _tma.blocked_operand_map(address, mn, k, ld, stride, batch, rows)
-    return _tma.operand_map(address, kmajor, mn, k, ld, stride, batch, rows, ITEMSIZE)
+        return tensor_maps.blocked_operand_map(address, mn, k, ld, stride, batch, rows)
+    return tensor_maps.operand_map(address, kmajor, mn, k, ld, stride, batch, rows, ITEMSIZE)
 
 
 def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
     """:func:`prepare_run` for the split pass and the pieces kernel."""
     cupy = backend.cupy()
     tile_n = int(tile[1])
-    sms = _device_facts(device_id)["multiprocessors"]
+    sms = device_facts(device_id)["multiprocessors"]
     product = wg.prepare_product(device_id, kernel_name(tile_n), FINISH_KERNEL, tile_n, STAGES[tile_n], PIECES, BK,
                                  m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS)
     split = _compile.get_kernel(wg.SOURCE, SPLIT_KERNEL, device_id)
@@ -338,7 +338,7 @@ def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
                                                                 (a_split, A, a_pieces, b_inf, a_inf)):
             go(src, mode if src % 16 else aligned_mode, dst, other, seen)
         guard_launch(b_pieces, a_inf)
-        map_a = _tma.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
-        map_b = _tma.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)
+        map_a = tensor_maps.operand_map(a_pieces, True, m, k, ld, m * ld, PIECES * batch, TILE, ITEMSIZE)
+        map_b = tensor_maps.operand_map(b_pieces, True, n, k, ld, n * ld, PIECES * batch, tile_n, ITEMSIZE)
         product(map_a, map_b, alpha, beta, C, bias)
     return run

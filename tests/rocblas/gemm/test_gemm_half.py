@@ -1,8 +1,8 @@
-"""The matrix-core gemm (float16, bfloat16; float32 accumulation) against NumPy float64.
+"""float16/bfloat16 gemm (``_gemm/half.py``: float32 accumulation on the matrix units) against NumPy float64.
 
 GPU tests store A, B and C column-major in 1-D device buffers (leading dimensions at or above the
 minimum, spare elements at the end, optional element offsets), run one launch of
-:func:`rocarray.rocblas._level3_mma.gemm_mma` (the unchecked entry :func:`rocblas.gemm` dispatches
+:func:`rocarray.rocblas._gemm.half.launch` (the unchecked entry :func:`rocblas.gemm` dispatches
 16-bit dtypes to) and compare the whole C buffer with a host twin: the m x n elements to
 
     |got - want| <= eps_out |want| + (k + 4) 2^-23 (|alpha| |op(A)| |op(B)| + |beta| |C|)
@@ -10,13 +10,12 @@ minimum, spare elements at the end, optional element offsets), run one launch of
 (one rounding of the float32 result to the output dtype, plus float32 accumulation over k terms;
 tight enough that a dropped or doubled k term fails for every k used here), every other element
 bit for bit. A and B must be unchanged. beta == 0 runs on a NaN-poisoned C, alpha == 0 and k == 0
-on NaN-poisoned A and B. CPU tests cover the pure-Python layer: kernel names and registration,
-the aligned/predicated variant choice, the tile/stage choice, the grid, the dtype rules and the
-quick returns.
+on NaN-poisoned A and B. CPU tests cover the launches on stand-in kernels: the kernel each case takes, its
+arguments, the quick returns and the dtype rules.
 """
 
+
 import itertools
-import re
 import types
 
 import numpy as np
@@ -24,29 +23,27 @@ import pytest
 
 from conftest import to_device, to_host
 from level3_host import SameDevice
+from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
 
-from rocarray._core import compile as _compile, launch
-from rocarray.rocblas import _level1, _level3, _level3_mma, _level3_tf32x3, _level3_wgmma
+from rocarray._core import launch
+from rocarray.rocblas._gemm import half as _half, mma as _mma, tensor_maps as _tensor_maps, wgmma as _wgmma
 import rocarray.rocblas as rocblas
-
-
-@pytest.fixture(autouse=True)
-def fresh_prepared_launches(monkeypatch):
-    """Launches prepared by earlier calls (gemm's warm path, gemm_mma's prepared launches) must
-    not stand in for what a test forces (plans, kernels, configurations)."""
-    monkeypatch.setattr(_level3, "_warm", {})
-    monkeypatch.setattr(_level3, "_runs", {})
-    monkeypatch.setattr(_level3_mma, "_prepared", {})
-
 
 try:
     import cupy
 except Exception:  # pragma: no cover - CuPy is a test dependency
     cupy = None
 
-BF16 = _level3_mma.bfloat16_dtype()
+
+BF16 = _mma.bfloat16_dtype()
+
+
 DTYPES = ["float16"] + (["bfloat16"] if BF16 is not None else [])
+
+
 TRANS = ["".join(t) for t in itertools.product("NT", "NT")]
+
+
 EPS_OUT = {"float16": 2.0**-10, "bfloat16": 2.0**-7}
 
 
@@ -57,10 +54,6 @@ def _dtype(name):
 def _ids(v):
     return str(v)
 
-
-# --------------------------------------------------------------------------------------------
-# host twin
-# --------------------------------------------------------------------------------------------
 
 class Mat:
     """A column-major rows x cols matrix at element ``offset`` of a 1-D device buffer."""
@@ -99,9 +92,9 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
     b = Mat(rng, br, bc, ldb, dt, offsets[1], fill=nan_ab)
     c = Mat(rng, m, n, ldc, dt, offsets[2], fill=np.nan if poison_c else None)
     if expect_aligned is not None:
-        assert _level3_mma.use_aligned(a.ptr.ptr, lda, b.ptr.ptr, ldb, k) is expect_aligned
+        assert _mma.use_aligned(a.ptr.ptr, lda, b.ptr.ptr, ldb, k) is expect_aligned
     device = a.dev.data.device_id
-    _level3_mma.gemm_mma(device, dt, ta, tb, m, n, k, alpha, a.ptr, lda, b.ptr, ldb, beta, c.ptr, ldc)
+    _half.launch(device, dt, ta, tb, m, n, k, alpha, a.ptr, lda, b.ptr, ldb, beta, c.ptr, ldc)
     a.unchanged()
     b.unchanged()
     got = to_host(c.dev)
@@ -133,13 +126,9 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
                              f"want {want[i, j]}, tol {tol[i, j]}")
 
 
-# --------------------------------------------------------------------------------------------
-# GPU
-# --------------------------------------------------------------------------------------------
-
 def _wgmma_device():
-    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
-    return _level3_wgmma.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
+    facts = _mma.device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    return _wgmma.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                  cc_minor=facts["cc_minor"]), facts
 
 
@@ -150,7 +139,7 @@ def path(request, monkeypatch):
     if request.param == "mma":
         if not _wgmma_device()[0]:
             pytest.skip("the same kernel as 'auto' on this device")
-        monkeypatch.setattr(_level3_wgmma, "usable", lambda *a, **k: False)
+        monkeypatch.setattr(_wgmma, "usable", lambda *a, **k: False)
     return request.param
 
 
@@ -222,13 +211,13 @@ CONFIGS = [(128, 3), (128, 4), (256, 3), (256, 4)]
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, config):
     tile_n, stages = config
-    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
-    monkeypatch.setattr(_level3_wgmma, "usable", lambda *a, **k: False)
+    facts = _mma.device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    monkeypatch.setattr(_wgmma, "usable", lambda *a, **k: False)
     if facts["is_hip"] and tile_n != 128:
         pytest.skip("the 128 x 256 tile is for NVIDIA only")
-    if _level3_mma.shared_bytes(tile_n, stages) > max(facts["shared_limit"], _level3_mma.DEFAULT_SHARED):
+    if _mma.shared_bytes(tile_n, stages) > max(facts["shared_limit"], _mma.DEFAULT_SHARED):
         pytest.skip("not enough shared memory for this configuration")
-    monkeypatch.setattr(_level3_mma, "choose_config", lambda *a, **k: config)
+    monkeypatch.setattr(_mma, "choose_config", lambda *a, **k: config)
     run_mma(rng, dtype, trans, 300, 260, 70)
     run_mma(rng, dtype, trans, 300, 260, 70, extra=(3, 1, 0), expect_aligned=False)
     run_mma(rng, dtype, trans, 2100, 520, 40, beta=0.0, poison_c=True)   # 2 groups of tile rows
@@ -240,7 +229,7 @@ def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, confi
 def test_gemm_unaligned_operands_get_padded_copies_on_sm90(rng, monkeypatch, dtype, trans):
     # past PACK_MIN_FLOPS the odd-ld operands are copied to padded buffers for the wgmma kernel
     # (elsewhere: the predicated mma variant); forced small here, then one real size
-    monkeypatch.setattr(_level3_wgmma, "PACK_MIN_FLOPS", 0)
+    monkeypatch.setattr(_wgmma, "PACK_MIN_FLOPS", 0)
     run_mma(rng, dtype, trans, 130, 64, 70, extra=(5, 1, 2), expect_aligned=False)
     run_mma(rng, dtype, trans, 64, 64, 64, offsets=(1, 0, 0), expect_aligned=False)
     run_mma(rng, dtype, trans, 31, 33, 35, beta=0.0, poison_c=True, expect_aligned=False)
@@ -250,14 +239,14 @@ def test_gemm_unaligned_operands_get_padded_copies_on_sm90(rng, monkeypatch, dty
 
 @pytest.mark.gpu
 def test_gemm_batched_split_and_packed(rng, monkeypatch):
-    monkeypatch.setattr(_level3_wgmma, "PACK_MIN_FLOPS", 0)
+    monkeypatch.setattr(_wgmma, "PACK_MIN_FLOPS", 0)
     for m, n, k, batch in [(70, 130, 600, 3), (72, 136, 3000, 2)]:   # packed; split k
         dt = np.dtype(np.float16)
         a = rng.standard_normal((batch, k, m)).astype(dt)
         b = rng.standard_normal((batch, n, k)).astype(dt)
         c = rng.standard_normal((batch, n, m)).astype(dt)
         da, db, dc = to_device(a.ravel()), to_device(b.ravel()), to_device(c.ravel())
-        _level3_mma.gemm_mma(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data,
+        _half.launch(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data,
                              m, batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
         got = to_host(dc).reshape(batch, n, m).astype(np.float64)
         for i in range(batch):
@@ -271,9 +260,9 @@ def test_gemm_batched_split_and_packed(rng, monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.parametrize("trans", TRANS)
 def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
-    facts = _level3_mma._device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    facts = _mma.device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
     m, n, k = 2048, 256 * -(-facts["multiprocessors"] // 16), 64
-    tile_n, _ = _level3_mma.choose_config(m, n, 1, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
+    tile_n, _ = _mma.choose_config(m, n, 1, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                           multiprocessors=facts["multiprocessors"],
                                           shared_limit=facts["shared_limit"])
     assert tile_n == (128 if facts["is_hip"] or facts["cc_major"] < 8 else 256)
@@ -294,10 +283,10 @@ def test_gemm_wgmma_every_configuration(rng, monkeypatch, dtype, trans, config):
     wgmma, facts = _wgmma_device()
     if not wgmma:
         pytest.skip("the warpgroup kernel runs on compute capability 9.0 only")
-    tile_n, stages, tile_m = _level3_wgmma.Config(*config)
-    if _level3_wgmma.shared_bytes(tile_n, stages, tile_m=tile_m) > facts["shared_limit"]:
+    tile_n, stages, tile_m = _wgmma.Config(*config)
+    if _wgmma.shared_bytes(tile_n, stages, tile_m=tile_m) > facts["shared_limit"]:
         pytest.skip("not enough shared memory for this configuration")
-    monkeypatch.setattr(_level3_wgmma, "choose_config", lambda *a, **k: config)
+    monkeypatch.setattr(_wgmma, "choose_config", lambda *a, **k: config)
 
     def aligned_run(m, n, k, offsets=(0, 0, 0), **kw):
         # leading dimensions padded to multiples of 8 (16-byte columns): the wgmma kernel's domain
@@ -340,7 +329,7 @@ def test_gemm_wgmma_skipped_boxes_keep_stale_data_out(rng, side):
     b_host = ob if trans_b == "N" else ob.T
     b = to_device(np.asfortranarray(b_host).ravel(order="F"))
     c = to_device(np.full(m * n, np.nan, np.float16))
-    _level3_mma.gemm_mma(a.data.device_id, np.float16, "N", trans_b, m, n, k, 1.0, a.data, m, b.data,
+    _half.launch(a.data.device_id, np.float16, "N", trans_b, m, n, k, 1.0, a.data, m, b.data,
                          b_host.shape[0], 0.0, c.data, m)
     got = to_host(c).reshape(n, m).T.astype(np.float64)
     want = oa.astype(np.float64) @ ob.astype(np.float64)
@@ -362,7 +351,7 @@ def test_gemm_mma_batched(rng, path, dtype, sizes):
     b = rng.standard_normal((batch, n, k)).astype(dt)    # each entry k x n column-major ('N', ldb = k)
     c = rng.standard_normal((batch, n, m)).astype(dt)
     da, db, dc = to_device(a.ravel()), to_device(b.ravel()), to_device(c.ravel())
-    _level3_mma.gemm_mma(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data, m,
+    _half.launch(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data, m,
                          batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
     got = to_host(dc).reshape(batch, n, m).astype(np.float64)
     for i in range(batch):
@@ -392,195 +381,18 @@ def test_public_gemm_dispatches_16_bit(rng, dtype):
     assert np.all(np.abs(got - want) <= EPS_OUT[dtype] * np.abs(want) + 34 * 2.0**-23 * scale + 1e-7)
 
 
-# --------------------------------------------------------------------------------------------
-# CPU: the pure-Python layer
-# --------------------------------------------------------------------------------------------
-
-def test_kernel_names_follow_transposes():
-    name = _level3_mma.kernel_name
-    assert name("float16", "N", "N") == "ra_rocblas_gemm_mma<ra_half, false, true, 128>"
-    assert name("float16", "T", "N") == "ra_rocblas_gemm_mma<ra_half, true, true, 128>"
-    assert name("float16", "N", "T", 256) == "ra_rocblas_gemm_mma<ra_half, false, false, 256>"
-    assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_mma<ra_bfloat16, true, false, 256>"
-
-
-def test_every_launched_instantiation_is_registered():
-    names = set(_compile.registered(_level3_mma.SOURCE))
-    assert names == set(_level3_mma.instantiations())
-    assert len(names) == 16
-    for d, ta, tb, w in itertools.product(("float16", "bfloat16"), "NT", "NT", (128, 256)):
-        assert _level3_mma.kernel_name(d, ta, tb, w) in names
-
-
 H200 = dict(is_hip=False, cc_major=9, cc_minor=0, multiprocessors=132, shared_limit=227 * 1024)
+
+
 A100 = dict(is_hip=False, cc_major=8, cc_minor=0, multiprocessors=108, shared_limit=163 * 1024)
-MI300 = dict(is_hip=True, cc_major=0, cc_minor=0, multiprocessors=304, shared_limit=64 * 1024)
-
-
-def _config_facts(facts):
-    return {k: v for k, v in facts.items() if k != "cc_minor"}
-
-
-def test_shared_bytes_per_configuration():
-    assert _level3_mma.shared_bytes(128, 3) == 48 * 1024
-    assert _level3_mma.shared_bytes(128, 4) == 64 * 1024
-    assert _level3_mma.shared_bytes(256, 4) == 96 * 1024
-
-
-def test_big_tile_only_with_a_full_wave_on_nvidia():
-    def choose(m, n, batch, **facts):
-        return _level3_mma.choose_config(m, n, batch, **_config_facts(facts))
-    assert choose(8192, 8192, 1, **H200) == (256, 4)          # 64 x 32 = 2048 big tiles
-    assert choose(2048, 256 * 9, 1, **H200) == (256, 4)       # 16 x 9 = 144 >= 132
-    assert choose(2048, 2048, 1, **H200) == (128, 4)          # 16 x 8 = 128 < 132
-    assert choose(1024, 1024, 1, **H200) == (128, 4)
-    assert choose(1024, 1024, 5, **H200) == (256, 4)          # 8 x 4 x 5 = 160 (batched)
-    assert choose(1, 1, 1, **H200) == (128, 4)
-    # less opt-in shared memory: fewer stages first, then the narrow tile
-    assert choose(8192, 8192, 1, **dict(H200, shared_limit=80 * 1024)) == (256, 3)
-    assert choose(8192, 8192, 1, **dict(H200, shared_limit=48 * 1024)) == (128, 3)
-    # older NVIDIA (portable path) and AMD (64 KB LDS): always 128 x 128, 3 stages (48 KB)
-    assert choose(8192, 8192, 1, **dict(H200, cc_major=7)) == (128, 3)
-    assert choose(8192, 8192, 1, **MI300) == (128, 3)
-    assert choose(8, 8, 1, **MI300) == (128, 3)
-
-
-def test_wgmma_kernel_names_and_registration():
-    name = _level3_wgmma.kernel_name
-    assert name("float16", "N", "N") == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>"
-    assert name("bfloat16", "T", "T", 256) == "ra_rocblas_gemm_wgmma<ra_bfloat16, true, false, 256>"
-    names = set(_compile.registered(_level3_wgmma.SOURCE))
-    finish = {"ra_rocblas_gemm_wg_finish<ra_half>", "ra_rocblas_gemm_wg_finish<ra_bfloat16>"}
-    # the float32 kernel and finish of the three-TF32-product path (rocblas/_level3_tf32x3.py)
-    float32 = {"ra_rocblas_gemm_wgmma<float, true, true, 128>", "ra_rocblas_gemm_wg_finish<float>"}
-    float32 |= set(_level3_tf32x3.fused_kernel_names())
-    assert names == set(_level3_wgmma.instantiations()) | finish | float32 and len(names) == 57
-    assert name("float16", "T", "N", 64, 64) == "ra_rocblas_gemm_wgmma<ra_half, true, true, 64, 64>"
-    assert name("float16", "T", "N", 64, 128) == "ra_rocblas_gemm_wgmma<ra_half, true, true, 64>"
-
-
-def test_wgmma_splits_fill_one_wave_for_long_k():
-    splits = _level3_wgmma.splits
-    assert splits(8192, 8192, 8192, 1, 256, 132) == (1, 128)        # the tiles fill the device
-    assert splits(256, 256, 65536, 1, 128, 132) == (32, 32)         # 4 tiles x 32 splits of 32 k tiles
-    assert splits(256, 256, 256, 1, 128, 132) == (1, 4)             # k too short to split
-    assert splits(256, 256, 4000, 1, 128, 132) == (13, 5)           # 63 k tiles: at least 4 per split
-    s, per = splits(64, 8192, 8192, 1, 128, 132)                     # 64 tiles: 2 splits of 64 k tiles
-    assert (s, per) == (2, 64)
-    for args in [(256, 256, 65536, 1, 128, 132), (300, 200, 5000, 3, 128, 132), (64, 64, 777, 1, 128, 132)]:
-        s, per = splits(*args)
-        ktiles = -(-args[2] // 64)
-        assert (s - 1) * per < ktiles <= s * per   # every split has work
-
-
-def test_wgmma_only_on_compute_capability_9_0_with_aligned_operands():
-    use = _level3_wgmma.usable
-    assert use(True, is_hip=False, cc_major=9, cc_minor=0)
-    assert not use(False, is_hip=False, cc_major=9, cc_minor=0)
-    assert not use(True, is_hip=False, cc_major=8, cc_minor=0)
-    assert not use(True, is_hip=False, cc_major=10, cc_minor=0)   # sm_90a code runs on 9.0 only
-    assert not use(True, is_hip=True, cc_major=9, cc_minor=0)
-    assert not use(True, is_hip=False, cc_major=9, cc_minor=0, k=0)   # no operand to map
-    assert use(True, is_hip=False, cc_major=9, cc_minor=0, sizes=(2**31 - 1, 8, 8, 1))
-    assert not use(True, is_hip=False, cc_major=9, cc_minor=0, sizes=(2**31, 8, 8, 1))   # 32-bit TMA coordinates
-
-
-def test_tma_operand_geometry():
-    from rocarray.rocblas import _tma
-    # k-major A ('T', stored k x m, lda >= k): dims (k, m, batch), one box of 64 k x 128 rows
-    assert _tma.operand_geometry(True, 300, 70, 72, 0, 1) == ((70, 300, 1), (144, 144 * 300))
-    assert _tma.box_shape(True, 256) == (64, 256)
-    # mn-major ('N', stored m x k): dims (m, k, batch); boxes of 64 x 64
-    assert _tma.operand_geometry(False, 300, 70, 304, 304 * 70, 3) == ((300, 70, 3), (608, 608 * 70))
-    assert _tma.box_shape(False, 128) == (64, 64)
-    # one matrix: a batch stride of one whole matrix rounded up to 16 bytes
-    assert _tma.operand_geometry(False, 8, 3, 8, 0, 1) == ((8, 3, 1), (16, 48))
-    assert _tma.TENSOR_MAP.itemsize == 128
-
-
-def test_wgmma_configuration():
-    choose = _level3_wgmma.choose_config
-    h200 = dict(multiprocessors=132, shared_limit=227 * 1024)
-    assert _level3_wgmma.shared_bytes(256, 4) == 4 * (384 * 128 + 16) + 1024
-    assert _level3_wgmma.shared_bytes(128, 6) == 6 * (256 * 128 + 16) + 1024
-    assert choose(8192, 8192, 1, **h200) == (256, 4, 128)
-    assert choose(2048, 256 * 9, 1, **h200) == (256, 4, 128)      # 144 big tiles: one wave
-    assert choose(2048, 2048, 1, **h200) == (128, 6, 128)
-    assert _level3_wgmma.shared_bytes(64, 8) == 8 * (192 * 128 + 16) + 1024
-    assert _level3_wgmma.shared_bytes(64, 8, tile_m=64) == 8 * (128 * 128 + 16) + 1024
-    assert choose(8192, 65, 1, **h200) == (128, 6, 128)     # 64 tiles of 128 x 128, 256 of 64 x 64
-    assert choose(128, 8192, 1, **h200) == (128, 6, 128)
-    assert choose(8192, 128, 1, **h200) == (128, 6, 128)
-    assert choose(16384, 64, 1, **h200) == (64, 8, 128)     # n <= 64: the 128 x 64 tile (128 of them)
-    # 128-row tiles would fill at most half the device, 64 x 64 tiles fill more than half of it
-    # and at most all of it: 64 x 64
-    assert choose(8192, 64, 1, **h200) == (64, 8, 64)       # 64 tiles of 128 x 64, 128 of 64 x 64
-    assert choose(64, 8192, 1, **h200) == (64, 8, 64)       # 64 tiles of 128 x 128
-    assert choose(4288, 64, 1, **h200) == (64, 8, 64)       # 34 tiles of 128 x 64, 67 of 64 x 64
-    assert choose(8448, 64, 1, **h200) == (64, 8, 64)       # 132 tiles of 64 x 64: one wave
-    assert choose(64, 4224, 1, **h200) == (128, 6, 128)     # 66 tiles of 64 x 64: split instead
-    assert choose(8512, 64, 1, **h200) == (64, 8, 128)      # 133 tiles of 64 x 64
-    assert choose(256, 256, 1, **h200) == (128, 6, 128)
-    assert choose(1, 1, 1, **h200) == (64, 8, 128)
-    assert choose(8192, 64, 3, **h200) == (64, 8, 128)      # 192 tiles of 128 x 64: no
-    assert choose(4096, 64, 2, **h200) == (64, 8, 64)       # 2 x 64 tiles of 64 x 64
-    assert choose(8192, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 6, 64)
-    # columns of an operand that straddle 128-byte lines: the 128-row tiles
-    assert choose(8192, 64, 1, **h200, whole_lines=False) == (64, 8, 128)
-    assert choose(64, 8192, 1, **h200, whole_lines=False) == (128, 6, 128)
-    lines = _level3_wgmma.whole_lines
-    assert lines(64, 8192) and lines(8192, 128) and lines(64, 64)
-    assert not lines(48, 8192) and not lines(8192, 56) and not lines(32, 64)
-    assert choose(16384, 64, 1, multiprocessors=132, shared_limit=100 * 1024) == (64, 4, 128)
-    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=150 * 1024) == (256, 3, 128)
-    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=100 * 1024) == (128, 3, 128)
-    assert choose(8192, 8192, 1, multiprocessors=132, shared_limit=64 * 1024) is None
-
-
-@pytest.mark.parametrize("address, ld, ok", [(0x1000, 64, True), (0x1000, 60, False), (0x1002, 64, False),
-                                             (0x1010, 8, True), (0x1008, 8, False), (0x1000, 1, False)])
-def test_operand_alignment_rule(address, ld, ok):
-    assert _level3_mma.operand_aligned(address, ld) is ok
-
-
-def test_variant_needs_both_operands_aligned_and_strides():
-    use = _level3_mma.use_aligned
-    assert use(0x1000, 64, 0x2000, 128, 32)
-    assert not use(0x1000, 64, 0x2002, 128, 32)
-    assert not use(0x1000, 63, 0x2000, 128, 32)
-    assert use(0x1002, 63, 0x2002, 3, 0)   # k == 0: nothing is read
-    assert use(0x1000, 64, 0x2000, 64, 32, stride_a=64 * 32, stride_b=64 * 32, batch=2)
-    assert not use(0x1000, 64, 0x2000, 64, 32, stride_a=64 * 32 + 1, stride_b=0, batch=2)
-    assert use(0x1000, 64, 0x2000, 64, 32, stride_a=3, stride_b=5, batch=1)  # strides unused
-
-
-def test_grid_counts_tiles():
-    assert _level3_mma.grid(1, 1) == (1, 1)
-    assert _level3_mma.grid(128, 128) == (1, 1)
-    assert _level3_mma.grid(129, 128) == (2, 1)
-    assert _level3_mma.grid(8192, 8192, 3) == (64 * 64, 3)
-    assert _level3_mma.grid(8192, 8192, 1, 256) == (64 * 32, 1)
-    assert _level3_mma.grid(129, 257, 1, 256) == (4, 1)
-    with pytest.raises(ValueError, match="batch"):
-        _level3_mma.grid(1, 1, 70000)
-
-
-def test_mma_dtypes_follow_ml_dtypes():
-    assert np.dtype(np.float16) in _level3_mma.MMA_DTYPES
-    try:
-        import ml_dtypes
-    except ImportError:
-        assert len(_level3_mma.MMA_DTYPES) == 1
-    else:
-        assert np.dtype(ml_dtypes.bfloat16) in _level3_mma.MMA_DTYPES
 
 
 def test_unsupported_dtype_is_type_error():
     with pytest.raises(TypeError, match="float32"):
-        _level3_mma.gemm_mma(0, np.float32, "N", "N", 4, 4, 4, 1.0, None, 4, None, 4, 0.0, None, 4)
+        _half.launch(0, np.float32, "N", "N", 4, 4, 4, 1.0, None, 4, None, 4, 0.0, None, 4)
     if BF16 is None:
         with pytest.raises(TypeError, match="ml_dtypes"):
-            _level3_mma.gemm_mma(0, np.float32, "N", "N", 4, 4, 4, 1.0, None, 4, None, 4, 0.0, None, 4)
+            _half.launch(0, np.float32, "N", "N", 4, 4, 4, 1.0, None, 4, None, 4, 0.0, None, 4)
 
 
 class _Ptr:
@@ -601,11 +413,11 @@ class _Recorder:
 @pytest.fixture
 def recorder(monkeypatch):
     rec = _Recorder()
-    monkeypatch.setattr(_level3_mma, "_kernel", rec)
-    monkeypatch.setattr(_level3_wgmma, "_kernel", rec)
+    monkeypatch.setattr(_mma, "_kernel", rec)
+    monkeypatch.setattr(_wgmma, "_kernel", rec)
     rec.facts = dict(A100)
-    monkeypatch.setattr(_level3_mma, "_device_facts", lambda device_id: rec.facts)
-    monkeypatch.setattr(_level3_mma, "_prepared", {})  # launches prepared against these stand-ins only
+    monkeypatch.setattr(_mma, "device_facts", lambda device_id: rec.facts)
+    monkeypatch.setattr(_half, "_prepared", {})  # launches prepared against these stand-ins only
 
     monkeypatch.setattr(launch, "on_device", SameDevice)
     return rec
@@ -614,16 +426,16 @@ def recorder(monkeypatch):
 def test_quick_returns_launch_nothing(recorder):
     f16 = np.float16
     p = _Ptr(0x1000)
-    _level3_mma.gemm_mma(0, f16, "N", "N", 0, 5, 5, 1.0, p, 8, p, 8, 0.0, p, 8)
-    _level3_mma.gemm_mma(0, f16, "N", "N", 5, 0, 5, 1.0, p, 8, p, 8, 0.0, p, 8)
-    _level3_mma.gemm_mma(0, f16, "N", "N", 5, 5, 5, 0.0, p, 8, p, 8, 1.0, p, 8)   # alpha 0, beta 1
-    _level3_mma.gemm_mma(0, f16, "N", "N", 5, 5, 0, 2.0, p, 8, p, 8, 1.0, p, 8)   # k 0, beta 1
+    _half.launch(0, f16, "N", "N", 0, 5, 5, 1.0, p, 8, p, 8, 0.0, p, 8)
+    _half.launch(0, f16, "N", "N", 5, 0, 5, 1.0, p, 8, p, 8, 0.0, p, 8)
+    _half.launch(0, f16, "N", "N", 5, 5, 5, 0.0, p, 8, p, 8, 1.0, p, 8)   # alpha 0, beta 1
+    _half.launch(0, f16, "N", "N", 5, 5, 0, 2.0, p, 8, p, 8, 1.0, p, 8)   # k 0, beta 1
     assert recorder.calls == []
 
 
 def test_launch_arguments(recorder):
     f16 = np.float16
-    _level3_mma.gemm_mma(0, f16, "t", "C", 300, 200, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 200, 0.5,
+    _half.launch(0, f16, "t", "C", 300, 200, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 200, 0.5,
                          _Ptr(0x3000), 300)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, true, false, 128>"
@@ -637,32 +449,20 @@ def test_launch_arguments(recorder):
     assert args[15].dtype == np.int32 and args[15] == 4   # stages
     assert shared == 64 * 1024
     # alpha == 0: k passed as 0 (A and B not read), and the aligned variant whatever the pointers
-    _level3_mma.gemm_mma(0, f16, "N", "N", 300, 200, 64, 0.0, _Ptr(0x1002), 301, _Ptr(0x2000), 65, 0.5,
+    _half.launch(0, f16, "N", "N", 300, 200, 64, 0.0, _Ptr(0x1002), 301, _Ptr(0x2000), 65, 0.5,
                          _Ptr(0x3000), 300)
     name, grid, block, args, shared = recorder.calls[-1]
     assert args[2] == 0 and args[14] == 1
     # an odd leading dimension: the predicated variant
-    _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
+    _half.launch(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 30)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
 
 
-def test_shared_memory_opt_in_only_past_48_kb():
-    class K:
-        max_dynamic_shared_size_bytes = 48 * 1024
-    k = K()
-    launch.allow_shared(k, 48 * 1024)
-    assert k.max_dynamic_shared_size_bytes == 48 * 1024
-    launch.allow_shared(k, 96 * 1024)
-    assert k.max_dynamic_shared_size_bytes == 96 * 1024
-    launch.allow_shared(k, 64 * 1024)   # never lowered
-    assert k.max_dynamic_shared_size_bytes == 96 * 1024
-
-
 def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
     f16 = np.float16
-    _level3_mma.gemm_mma(0, f16, "N", "N", 4096, 4096, 64, 1.0, _Ptr(0x1000), 4096, _Ptr(0x2000), 64, 0.0,
+    _half.launch(0, f16, "N", "N", 4096, 4096, 64, 1.0, _Ptr(0x1000), 4096, _Ptr(0x2000), 64, 0.0,
                          _Ptr(0x3000), 4096)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 256>"
@@ -670,98 +470,75 @@ def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
 
 
 def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
-    from rocarray.rocblas import _tma
     maps = []
 
     def fake_map(address, kmajor, mn, k, ld, stride, batch, rows):
         maps.append((address, kmajor, mn, k, ld, stride, batch, rows))
-        return np.zeros(1, _tma.TENSOR_MAP)
+        return np.zeros(1, _tensor_maps.TENSOR_MAP)
 
-    monkeypatch.setattr(_tma, "operand_map", fake_map)
+    monkeypatch.setattr(_tensor_maps, "operand_map", fake_map)
     recorder.facts = dict(H200)
     f16 = np.float16
-    _level3_mma.gemm_mma(0, f16, "T", "N", 4096, 4096, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
+    _half.launch(0, f16, "T", "N", 4096, 4096, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 4096)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
     assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
     assert maps == [(0x1000, True, 4096, 64, 64, 0, 1, 128), (0x2000, True, 4096, 64, 64, 0, 1, 256)]
-    assert len(args) == 18 and args[0].dtype == _tma.TENSOR_MAP and args[1].dtype == _tma.TENSOR_MAP
+    assert len(args) == 18 and args[0].dtype == _tensor_maps.TENSOR_MAP and args[1].dtype == _tensor_maps.TENSOR_MAP
     assert (args[2], args[3], args[4], args[5]) == (4096, 4096, 64, 1)
     assert args[6].dtype == np.float32 and args[6] == 2.0 and args[7] == 0.5
     assert args[9] == 4096 and args[11].dtype == np.int32 and args[11] == 4
     assert (args[12], args[13], args[14]) == (1, 1, 0)   # one split of the one k tile, no workspace
     assert args[15] == 0 and args[16] == 0                # no bias, no activation
     assert args[17].dtype == np.int32 and args[17] == 0   # 16-bit: the matrix units keep the whole sum
-    assert shared == _level3_wgmma.shared_bytes(256, 4)
+    assert shared == _wgmma.shared_bytes(256, 4)
     # fewer tiles than multiprocessors: the narrow tile with the deeper ring, one block per tile
-    _level3_mma.gemm_mma(0, f16, "N", "T", 1000, 1000, 64, 1.0, _Ptr(0x1000), 1000, _Ptr(0x2000), 1000, 0.0,
+    _half.launch(0, f16, "N", "T", 1000, 1000, 64, 1.0, _Ptr(0x1000), 1000, _Ptr(0x2000), 1000, 0.0,
                          _Ptr(0x3000), 1000)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[11] == 6 and grid == (64, 1)
-    assert block == (288,) and shared == _level3_wgmma.shared_bytes(128, 6)
+    assert block == (288,) and shared == _wgmma.shared_bytes(128, 6)
     assert maps[-2:] == [(0x1000, False, 1000, 64, 1000, 0, 1, 128), (0x2000, False, 1000, 64, 1000, 0, 1, 128)]
     # a skinny product: 64 x 64 tiles of one consumer warpgroup (160 threads), the deepest ring, no
     # split of k, both maps with 64-row boxes
-    _level3_mma.gemm_mma(0, f16, "N", "N", 8192, 64, 8192, 1.0, _Ptr(0x1000), 8192, _Ptr(0x2000), 8192, 0.0,
+    _half.launch(0, f16, "N", "N", 8192, 64, 8192, 1.0, _Ptr(0x1000), 8192, _Ptr(0x2000), 8192, 0.0,
                          _Ptr(0x3000), 8192)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 64, 64>" and args[11] == 8
-    assert grid == (128, 1) and block == (160,) and shared == _level3_wgmma.shared_bytes(64, 8, tile_m=64)
+    assert grid == (128, 1) and block == (160,) and shared == _wgmma.shared_bytes(64, 8, tile_m=64)
     assert (args[12], args[13], args[14]) == (1, 128, 0)   # one split of all 128 k tiles, no workspace
     assert maps[-2:] == [(0x1000, False, 8192, 8192, 8192, 0, 1, 64), (0x2000, True, 64, 8192, 8192, 0, 1, 64)]
     # the small operand's columns are 96 bytes (lda = m = 48): 128 x 128 tiles and a split instead
     workspace = types.SimpleNamespace(data=_Ptr(0x5000))
-    monkeypatch.setattr(_level3_wgmma.launch, "partials_buffer", lambda device_id, nbytes: workspace)
-    _level3_mma.gemm_mma(0, f16, "N", "N", 48, 8192, 8192, 1.0, _Ptr(0x1000), 48, _Ptr(0x2000), 8192, 0.0,
+    monkeypatch.setattr(_wgmma.launch, "partials_buffer", lambda device_id, nbytes: workspace)
+    _half.launch(0, f16, "N", "N", 48, 8192, 8192, 1.0, _Ptr(0x1000), 48, _Ptr(0x2000), 8192, 0.0,
                          _Ptr(0x3000), 48)
     name, grid, block, args, shared = recorder.calls[-2]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and grid == (128, 1)
     assert (args[12], args[13], args[14]) == (2, 64, 0x5000)   # 64 tiles x 2 splits
     # where 64 x 64 tiles would fill at most half the device, 128 x 128 tiles split a long k deeper
-    _level3_mma.gemm_mma(0, f16, "N", "N", 256, 256, 65536, 1.0, _Ptr(0x1000), 256, _Ptr(0x2000), 65536, 0.0,
+    _half.launch(0, f16, "N", "N", 256, 256, 65536, 1.0, _Ptr(0x1000), 256, _Ptr(0x2000), 65536, 0.0,
                          _Ptr(0x3000), 256)
     name, grid, block, args, shared = recorder.calls[-2]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and grid == (128, 1) and block == (288,)
     assert (args[12], args[13], args[14]) == (32, 32, 0x5000)   # 4 tiles x 32 splits
     assert recorder.calls[-1][0] == "ra_rocblas_gemm_wg_finish<ra_half>"
     # unaligned operands stay on the mma kernel's predicated variant
-    _level3_mma.gemm_mma(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
+    _half.launch(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 30)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
     # a tensor map the driver refuses: the mma kernel instead
     def refuse(*a):
-        raise _tma.TensorMapError("no")
-    monkeypatch.setattr(_tma, "operand_map", refuse)
-    _level3_mma.gemm_mma(0, f16, "N", "N", 64, 64, 64, 1.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
+        raise _tensor_maps.TensorMapError("no")
+    monkeypatch.setattr(_tensor_maps, "operand_map", refuse)
+    _half.launch(0, f16, "N", "N", 64, 64, 64, 1.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
                          _Ptr(0x3000), 64)
     assert recorder.calls[-1][0] == "ra_rocblas_gemm_mma<ra_half, false, true, 128>"
     # a bias and an activation travel to the kernel; k == 0 with beta == 1 then still runs
     bias = _Ptr(0x4000)
-    _level3_mma.gemm_mma(0, f16, "T", "N", 4096, 4096, 0, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 1.0,
+    _half.launch(0, f16, "T", "N", 4096, 4096, 0, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 1.0,
                          _Ptr(0x3000), 4096, bias=bias, activation=2)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] == bias.ptr and args[17] == 2
-
-
-def test_wgmma_source_keeps_ptx_in_the_primitives_block():
-    text = _compile.read_text(_level3_wgmma.SOURCE)
-    begin = text.index("// ---- wgmma primitives ----")
-    end = text.index("// ---- end of wgmma primitives ----")
-    code = re.sub(r"//[^\n]*", "", text[:begin] + text[end:])
-    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" in text[begin:end]
-    assert "asm" not in code
-
-
-def test_source_wraps_vendor_primitives():
-    # inline PTX and MFMA builtins only inside the wrapper block (the emulator replaces exactly it)
-    text = _compile.read_text(_level3_mma.SOURCE)
-    begin = text.index("// ---- ra-mma-primitives-begin ----")
-    end = text.index("// ---- ra-mma-primitives-end ----")
-    inside = text[begin:end]
-    code = re.sub(r"//[^\n]*", "", text[:begin] + text[end:])
-    for word in ("mma.sync.aligned.m16n8k16", "ldmatrix.sync.aligned.m8n8.x4", "cp.async.cg",
-                 "__builtin_amdgcn_mfma_f32_32x32x8f16", "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k"):
-        assert word in inside
-    assert "asm" not in code and "__builtin_amdgcn" not in code

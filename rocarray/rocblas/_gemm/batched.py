@@ -2,7 +2,7 @@
 
 ``gemm_strided_batched`` and ``gemm_batched`` take rocBLAS's arguments in rocBLAS's order, without
 the handle, with the reference BLAS's semantics for every matrix (as :func:`rocblas.gemm
-<rocarray.rocblas._level3.gemm>`): column-major matrices (element ``(i, j)`` of a matrix with
+<rocarray.rocblas._gemm.api.gemm>`): column-major matrices (element ``(i, j)`` of a matrix with
 leading dimension ``ld`` at element ``i + j * ld``), ``alpha == 0`` or ``k == 0`` reads neither A
 nor B, ``beta == 0`` never reads C, argument errors raise before the device is touched.
 
@@ -17,7 +17,7 @@ nor B, ``beta == 0`` never reads C, argument errors raise before the device is t
   by the sizes and leading dimensions, and be aligned to their element size (a complex128 matrix
   to 16 bytes). Nothing behind the pointers can be checked on the host.
 
-How it runs (and the speed it is built for): see :mod:`rocarray.rocblas._batched_kernel`. Small
+How it runs (and the speed it is built for): see :mod:`rocarray.rocblas._gemm.batched_kernels`. Small
 matrices (``max(m, n) <= 64``) run one kernel in which a block computes whole matrices, several
 at a time (16 of 8 x 8, 4 of 32 x 32), staging each operand tile in shared memory once: every
 matrix is read once and written once, so the kernel is bound by memory bandwidth. 10^5 products
@@ -31,13 +31,13 @@ once per product on host copies of the pointers.
 import numpy
 
 from rocarray._core import tuning
-from rocarray.rocblas import _batched_kernel, _level3, _level3_mma
+from rocarray.rocblas._gemm import api, batched_kernels, half
 from rocarray.rocblas._arguments import (ALIGNMENT, check_ld, check_supported, option, require_device_array, scalar_arg,
                                          scalars, size)
 
 
 #: Element dtypes of the batched routines.
-SUPPORTED = tuple(_batched_kernel.CTYPES)
+SUPPORTED = tuple(batched_kernels.CTYPES)
 
 #: Integer dtypes accepted for the pointer arrays of :func:`gemm_batched`.
 POINTER_DTYPES = (numpy.dtype(numpy.uint64), numpy.dtype(numpy.int64))
@@ -47,15 +47,15 @@ POINTER_DTYPES = (numpy.dtype(numpy.uint64), numpy.dtype(numpy.int64))
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
 
-def check_dtype(fn, dtype, half=False):
-    """The ``numpy.dtype`` if it is float32/float64/complex64/complex128 (and, with ``half``,
+def check_dtype(fn, dtype, sixteen_bit=False):
+    """The ``numpy.dtype`` if it is float32/float64/complex64/complex128 (and, with ``sixteen_bit``,
     float16/bfloat16 on the matrix units), else ``TypeError``.
 
     :func:`gemm_strided_batched` takes the 16-bit types (the matrix-core kernel's batch grid);
     :func:`gemm_batched` (pointer arrays) does not yet: ``TypeError`` says so.
     """
     dtype = numpy.dtype(dtype)
-    if half and dtype in _level3_mma.MMA_DTYPES:
+    if sixteen_bit and dtype in half.MMA_DTYPES:
         return dtype
     return check_supported(fn, dtype, SUPPORTED)
 
@@ -200,7 +200,7 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
     A C-ordered stack ``a3 @ b3`` (shapes ``(batch, m, k)`` and ``(batch, k, n)``, result
     ``(batch, m, n)``) is, column-major, ``C^T = B^T A^T``: the same buffers run without copies as
     ``gemm_strided_batched('N', 'N', n, m, k, 1, b3, n, k * n, a3, k, m * k, 0, c3, n, m * n, batch)``.
-    See :mod:`rocarray.rocblas._batched_kernel` for the kernels and their expected speed.
+    See :mod:`rocarray.rocblas._gemm.batched_kernels` for the kernels and their expected speed.
 
     Examples
     --------
@@ -223,7 +223,7 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
                          f"(C matrices must not overlap), got {stride_c}")
     for name, X in (("A", A), ("B", B), ("C", C)):
         _check_flat_buffer(X, fn, name)
-    dtype = check_dtype(fn, A.dtype, half=True)
+    dtype = check_dtype(fn, A.dtype, sixteen_bit=True)
     _check_same(fn, A, (("B", B), ("C", C)), "dtype")
     scalars(fn, dtype, alpha=alpha, beta=beta)
     skip, scale_only = _nothing_to_do(m, n, k, batch, alpha, beta)
@@ -255,24 +255,24 @@ def launch_checked(dtype, transA, transB, m, n, k, alpha, A, lda, stride_a, B, l
     key = ("launch_strided", dtype, transA, transB, m, n, k, alpha, beta, lda, ldb, ldc, stride_a, stride_b, stride_c,
            batch, device, A.ptr % 16, B.ptr % 16, C.ptr % 16, tuning.state_token())
     try:
-        run = _level3._warm.get(key)
+        run = api._warm.get(key)
     except TypeError:  # an unhashable scalar: not remembered
         key = run = None
     if run is not None:
         run(A.ptr, B.ptr, C.ptr)
         return
-    if dtype in _level3_mma.MMA_DTYPES:  # float32 accumulation on the matrix units
-        launches = _level3_mma.gemm_mma(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-                                        batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
-        if key is not None and callable(launches):  # gemm_mma switches devices itself
-            _level3._remember(key, lambda a, b, c: launches(alpha, beta, a, b, c, 0))
+    if dtype in half.MMA_DTYPES:  # float32 accumulation on the matrix units
+        launches = half.launch(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                               batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+        if key is not None and callable(launches):  # half.launch switches devices itself
+            api._remember(key, lambda a, b, c: launches(alpha, beta, a, b, c, 0))
         return
     kernel_alpha, kernel_beta = scalar_arg(alpha, dtype), scalar_arg(beta, dtype)
-    again = _batched_kernel.launch_strided(
+    again = batched_kernels.launch_strided(
         device, dtype, m, n, k, kernel_alpha, A, lda, stride_a, B, ldb, stride_b, kernel_beta, C, ldc, stride_c, batch,
-        _batched_kernel.flags(transA, transB, dtype))
+        batched_kernels.flags(transA, transB, dtype))
     if key is not None and callable(again):
-        _level3._remember(key, lambda a, b, c: again(kernel_alpha, kernel_beta, a, b, c))
+        api._remember(key, lambda a, b, c: again(kernel_alpha, kernel_beta, a, b, c))
 
 
 # --------------------------------------------------------------------------------------------
@@ -329,7 +329,7 @@ def gemm_batched(transA, transB, m, n, k, alpha, A_array, lda, B_array, ldb, bet
     Usually one launch, with the pointer arrays read on the device only (no copy to the host, no
     synchronization). Only for at most 64 products of ``m n k >= 512^3`` each are the pointers
     copied to the host (a synchronizing copy of at most 1.5 KB) to run the tuned level-3 gemm
-    once per product. See :mod:`rocarray.rocblas._batched_kernel`.
+    once per product. See :mod:`rocarray.rocblas._gemm.batched_kernels`.
 
     Examples
     --------
@@ -353,7 +353,7 @@ def gemm_batched(transA, transB, m, n, k, alpha, A_array, lda, B_array, ldb, bet
     skip, scale_only = _nothing_to_do(m, n, k, batch, alpha, beta)
     if skip:
         return None
-    _batched_kernel.launch_pointers(
+    batched_kernels.launch_pointers(
         A_array.data.device_id, dtype, m, n, 0 if scale_only else k, scalar_arg(alpha, dtype), A_array, lda,
-        B_array, ldb, scalar_arg(beta, dtype), C_array, ldc, batch, _batched_kernel.flags(transA, transB, dtype))
+        B_array, ldb, scalar_arg(beta, dtype), C_array, ldc, batch, batched_kernels.flags(transA, transB, dtype))
     return None

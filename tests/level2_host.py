@@ -6,7 +6,7 @@ import numpy as np
 
 from conftest import assert_close, random_array, to_device, to_host, wide
 
-from rocarray.rocblas import _level2
+from rocarray.rocblas import _arguments
 
 
 def blas_index(n, inc):
@@ -22,7 +22,7 @@ def scalar(dtype, value, imag):
 
 def as_passed(value, dtype):
     """A host scalar rounded to the kernel's precision, widened."""
-    v = _level2.scalar_arg(value, dtype)
+    v = _arguments.scalar_arg(value, dtype)
     return complex(v) if np.iscomplexobj(v) else float(v)
 
 

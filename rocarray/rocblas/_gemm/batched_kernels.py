@@ -1,6 +1,6 @@
 """Kernel choice and launches of batched gemm (``rocarray/_kernels/rocblas/gemm_batched.hip``).
 
-The public functions live in :mod:`rocarray.rocblas._batched`; this module knows the kernels:
+The public functions live in :mod:`rocarray.rocblas._gemm.batched`; this module knows the kernels:
 which one a problem takes, the geometry of each, and how it is launched. Nothing here checks
 user input.
 
@@ -16,7 +16,7 @@ Kernel choice (:func:`choose`)
   length is walked in chunks. Taken for ``max(m, n) <= 64`` in both modes, except a single
   strided product with ``k > 4096`` (:data:`LONG_K`), which the level-3 gemm splits over blocks.
 * ``'tiled'`` (strided mode, ``max(m, n) > 64`` or that long single product): the level-3 tiled
-  gemm (:func:`rocarray.rocblas._level3._launch`) with its batch grid (matrices in the grid's y
+  gemm (:func:`rocarray.rocblas._gemm.plan.launch`) with its batch grid (matrices in the grid's y
   dimension), one launch per 65535 matrices.
 * ``'pointer-loop'`` (pointer-array mode, ``max(m, n) > 64``, at most 64 products
   (:data:`LOOP_MAX_BATCH`) of at least ``m n k = 2^27`` (:data:`LOOP_MIN_WORK`, 512^3) each):
@@ -120,7 +120,8 @@ at the tiled gemm's speed.
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch, prepared_launch
-from rocarray.rocblas import _level1, _level3
+from rocarray.rocblas import _level1
+from rocarray.rocblas._gemm import plan, simt
 
 SOURCE = "rocblas/gemm_batched.hip"
 
@@ -142,12 +143,12 @@ BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
 MAX_GRID = 2**31 - 1
 
 # flag bits (``RA_ROCBLAS_GB_*`` in the source; the same values as the level-3 gemm's)
-TRANS_A, CONJ_A, TRANS_B, CONJ_B = _level3.TRANS_A, _level3.CONJ_A, _level3.TRANS_B, _level3.CONJ_B
+TRANS_A, CONJ_A, TRANS_B, CONJ_B = simt.TRANS_A, simt.CONJ_A, simt.TRANS_B, simt.CONJ_B
 
 #: Kernel element type of each supported dtype (float32, float64, complex64, complex128).
 CTYPES = {numpy.dtype(d): _level1.CTYPES[numpy.dtype(d)] for d in ("float32", "float64", "complex64", "complex128")}
 
-flags = _level3.flags
+flags = simt.flags
 
 
 def micro(tile):
@@ -417,7 +418,7 @@ def _bulk_run(device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch
             shared_mem=shared, dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("bulk", device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch)
-    return _level3._remembered(_prepared, _KEPT, key, make)
+    return plan.remembered(_prepared, _KEPT, key, make)
 
 
 def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
@@ -433,7 +434,7 @@ def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
             dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("team", device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)
-    return _level3._remembered(_prepared, _KEPT, key, make)
+    return plan.remembered(_prepared, _KEPT, key, make)
 
 
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
@@ -468,7 +469,7 @@ def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, str
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("small", device_id, numpy.dtype(dtype), m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch,
            flag_bits, tile)
-    return _level3._remembered(_prepared, _KEPT, key, make)
+    return plan.remembered(_prepared, _KEPT, key, make)
 
 
 def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,
@@ -485,7 +486,7 @@ def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, s
             return launch_bulk(device_id, m, bool(flag_bits & TRANS_B), alpha, A, stride_a, B, stride_b, beta, C,
                                ldc, stride_c, batch)
     if choose(m, n, False, batch, k) == "tiled":
-        run = _level3._launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
+        run = plan.launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
                               batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
         if not callable(run):
             return None
@@ -518,7 +519,7 @@ def launch_pointers(device_id, dtype, m, n, k, alpha, A_array, lda, B_array, ldb
         a_shape = (k, m) if flag_bits & TRANS_A else (m, k)
         b_shape = (n, k) if flag_bits & TRANS_B else (k, n)
         for pa, pb, pc in zip(*_host_pointers((A_array, B_array, C_array), batch)):
-            _level3._launch(device_id, dtype, m, n, k, alpha, _pointer(pa, *a_shape, lda, dtype, device_id), lda,
+            plan.launch(device_id, dtype, m, n, k, alpha, _pointer(pa, *a_shape, lda, dtype, device_id), lda,
                             _pointer(pb, *b_shape, ldb, dtype, device_id), ldb, beta,
                             _pointer(pc, m, n, ldc, dtype, device_id), ldc, flag_bits)
         return

@@ -1,40 +1,34 @@
-"""gemm for float16/bfloat16 on the sm_90a warpgroup instructions (``rocblas/gemm_wgmma.hip``).
+"""The sm_90a warpgroup kernels of float16/bfloat16 gemm (``rocarray/_kernels/rocblas/gemm_wgmma.hip``).
 
-Reached through :func:`rocarray.rocblas._level3_mma.gemm_mma`, which checks nothing either and
-falls back to the ``mma.sync`` kernel where this one does not apply.
+Reached through :mod:`rocarray.rocblas._gemm.half`, which checks nothing either and falls back to
+the ``mma.sync`` kernel (:mod:`rocarray.rocblas._gemm.mma`) where this one does not apply.
 
 On compute capability 9.0 with aligned operands and ``k >= 1`` the warpgroup instructions take
 over: ``ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN[, BM]>`` (32 instantiations), persistent
 blocks of two consumer warpgroups (a 128 x ``BN`` tile, ``wgmma.mma_async`` m64n``BN``k16 reading
 both operands from shared memory; ``BM = 64``: one warpgroup, a 64 x 64 tile for skinny products)
-and one producer warp that streams k tiles of 64 through a ring of
-``stages`` slots with TMA copies (tensor maps from :mod:`rocarray.rocblas._tma`), synchronized
-by mbarriers (:func:`choose_config`, :func:`shared_bytes`, :func:`prepare`). One m64n256k16 is
-524 288 FLOPs from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense
-16-bit FLOPs per clock against 80 clocks of its 128 bytes per clock of shared reads), so the
-shared reads keep up with the matrix units where ``mma.sync``'s register fragments could not.
-Measured on the H200 (8192^3 float16, before TMA): ``cp.async`` rings filled by every thread
-reached 385-470 TFLOP/s (0.51-0.64x cuBLAS); without any loads the same k loop ran at 769 TFLOP/s,
-so the copies, not the matrix units, were the bound, which is what TMA and the producer warp
-take off the consumers: 697 TFLOP/s (0.93x) float16 and 695 (0.90x) bfloat16 with TMA. The
-epilogue keeps the activation out of each element's unrolled code (see the kernel's comments):
-with it inlined per element the kernel ran at 400 TFLOP/s, bound by instruction-cache misses.
+and one producer warp that streams k tiles of 64 through a ring of ``stages`` slots with TMA
+copies (tensor maps from :mod:`rocarray.rocblas._gemm.tensor_maps`), synchronized by mbarriers
+(:func:`choose_config`, :func:`shared_bytes`, :func:`prepare`). One m64n256k16 is 524 288 FLOPs
+from 10 KiB of shared operands (128 clocks of the multiprocessor's 4096 dense 16-bit FLOPs per
+clock against 80 clocks of its 128 bytes per clock of shared reads), so the shared reads keep up
+with the matrix units; the producer warp keeps the copies off the consumers. The epilogue keeps
+the activation out of each element's unrolled code (see the kernel's comments).
 
-Long k on few tiles (the tiles fill at most half the device) is split (:func:`splits`):
-each split writes its float32 sum to a workspace and ``ra_rocblas_gemm_wg_finish`` adds them and
+Long k on few tiles (the tiles fill at most half the device) is split (:func:`splits`): each
+split writes its float32 sum to a workspace and ``ra_rocblas_gemm_wg_finish`` adds them and
 applies alpha and beta. Operands whose columns are not 16-byte aligned take the ``mma.sync``
 kernel's predicated copies, except past :data:`PACK_MIN_FLOPS`, where they are first copied into
-padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel.
+padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel. The same kernel body serves
+the float32 three-TF32 path (:mod:`rocarray.rocblas._gemm.tf32x3`, :func:`prepare_product`).
 """
-
 import collections
 
 import numpy
 
 from rocarray._core import backend, compile as _compile, launch, prepared_launch
-from rocarray.rocblas import _level3_mma
-from rocarray.rocblas._level3_mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
-from rocarray.rocblas._level3_mma import kernel_name as _mma_kernel_name
+from rocarray.rocblas._gemm import mma, tensor_maps
+from rocarray.rocblas._gemm.mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
 
 #: The sm_90a warpgroup kernels, the split-k finish and the padded copy.
 SOURCE = "rocblas/gemm_wgmma.hip"
@@ -75,7 +69,7 @@ BLOCK = block_threads()
 def kernel_name(dtype_name, transA, transB, tile_n=TILE, tile_m=TILE):
     """Name expression of the sm_90 kernel, e.g. ``'ra_rocblas_gemm_wgmma<ra_half, false, true, 256>'``
     (``tile_m`` 64 adds the template argument: ``'...<ra_half, false, true, 64, 64>'``)."""
-    name = _mma_kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
+    name = mma.kernel_name(dtype_name, transA, transB, tile_n).replace("gemm_mma<", "gemm_wgmma<")
     return name if int(tile_m) == TILE else f"{name[:-1]}, {int(tile_m)}>"
 
 
@@ -203,8 +197,8 @@ def _kernel(name, device_id):
 
 def _dependent(device_id):
     """Whether the kernel goes as a programmatic dependent on ``device_id`` (sm_90: it does), from
-    the device facts of the gemm layer (:func:`rocarray.rocblas._level3_mma._device_facts`)."""
-    facts = _level3_mma._device_facts(device_id)
+    the device facts of the gemm layer (:func:`rocarray.rocblas._gemm.mma.device_facts`)."""
+    facts = mma.device_facts(device_id)
     return launch.grid_dependency(facts["is_hip"], facts["cc_major"])
 
 
@@ -294,10 +288,8 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
     call's values worked out: returns ``run(alpha, beta, A, B, C, bias)`` taking float32
     ``alpha``/``beta`` and the device addresses (ints) of A, B, C and the bias (0: none), on the
     current device, arguments checked and normalized as
-    :func:`rocarray.rocblas._level3_mma.gemm_mma` does. ``run`` returns ``False`` when the driver
+    :func:`rocarray.rocblas._gemm.half.launch` does. ``run`` returns ``False`` when the driver
     refuses a tensor map (nothing was launched: the caller takes the mma kernel)."""
-    from rocarray.rocblas import _tma
-
     tile_n, stages, tile_m = Config(*config)
     a_kmajor, b_kmajor = transA != "N", transB == "N"
     product = prepare_product(device_id, kernel_name(name, transA, transB, tile_n, tile_m),
@@ -306,9 +298,9 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
 
     def run(alpha, beta, A, B, C, bias):
         try:
-            map_a = _tma.operand_map(A, a_kmajor, m, k, lda, stride_a, batch, tile_m)
-            map_b = _tma.operand_map(B, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
-        except _tma.TensorMapError:
+            map_a = tensor_maps.operand_map(A, a_kmajor, m, k, lda, stride_a, batch, tile_m)
+            map_b = tensor_maps.operand_map(B, b_kmajor, n, k, ldb, stride_b, batch, tile_n)
+        except tensor_maps.TensorMapError:
             return False
         product(map_a, map_b, alpha, beta, C, bias)
         return True
