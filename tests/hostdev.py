@@ -3,7 +3,7 @@
 
 ``install(monkeypatch)`` makes ``backend.cupy()`` return a small namespace whose array
 functions run NumPy on host views, and replaces ``rocblas.gemm`` and
-``rocblas._gemm.batched.gemm_strided_batched`` by column-major reference implementations reading the
+``rocblas.gemm_strided_batched`` by column-major reference implementations reading the
 same host memory. The façade code runs unchanged (its views, strides, trans flags and leading
 dimensions are real), so a wrong layout mapping gives a wrong product, caught against NumPy
 without a GPU. Only metadata operations of ``cupy.ndarray`` are used (no kernel is launched).
@@ -138,19 +138,17 @@ def public_calls_only(monkeypatch):
     checks) instead of the unchecked launches it takes by default (``gemm_route._unchecked_launch``)."""
     from rocarray._numpy import gemm_route
 
-    monkeypatch.setattr(gemm_route, "_unchecked_launch", lambda dtype, single: None)
+    monkeypatch.setattr(gemm_route, "_unchecked_launch", lambda single: None)
 
 
 def install(monkeypatch):
     """Route the façade to the shim and the reference gemms; returns the list of recorded calls."""
     from rocarray import rocblas
     from rocarray._core import backend
-    from rocarray.rocblas._gemm import batched
-
     _route_to_shim(monkeypatch, backend)
     public_calls_only(monkeypatch)
     monkeypatch.setattr(rocblas, "gemm", gemm)
-    monkeypatch.setattr(batched, "gemm_strided_batched", gemm_strided_batched)
+    monkeypatch.setattr(rocblas, "gemm_strided_batched", gemm_strided_batched)
     calls.clear()
     return calls
 

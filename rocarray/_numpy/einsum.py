@@ -1,7 +1,6 @@
 """``einsum`` (``numpy.einsum``) with its contractions on rocblas GEMM.
 
-Which cases run on GEMM (float32/float64/complex64/complex128 results; float16 once
-``rocblas.gemm`` takes it):
+Which cases run on GEMM (float16/float32/float64/complex64/complex128 results):
 
 * every pairwise step of two or more operands. Labels of the pair are classified as *batch*
   (in both operands and still needed: in the output or in a later operand), *contracted* (in both,
@@ -20,7 +19,7 @@ result is transposed (a view) to the output order.
 
 Not contractions, so computed by ``cupy.einsum`` as a whole: a single operand (traces ``'ii'``,
 diagonals ``'ii->i'``, permutations ``'ij->ji'``, sums ``'ij->i'``), and every call whose result
-dtype is not a GEMM dtype (integers, bool; float16 until rocblas' gemm takes it).
+dtype is not a GEMM dtype (integers, bool).
 
 Order of pairwise steps: ``optimize=False`` contracts left to right (operand 0 with 1, the result
 with 2, ...); ``optimize=True``, ``'greedy'`` or ``'optimal'`` choose greedily, at each step, the

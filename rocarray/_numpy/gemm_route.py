@@ -29,8 +29,8 @@ broadcast rows/columns), has negative loop strides, or has strides that are not 
 itemsize; the copy is taken *before* broadcasting, so a broadcast operand is never materialized.
 
 Launches: the arguments this module builds are valid by construction, so on one device it calls
-the launches underneath the public functions (``rocblas._batched.launch_checked`` for stacks,
-``rocblas._level3.launch_checked`` for single products) rather than the checked functions
+the launches underneath the public functions (``rocblas._gemm.batched.launch_checked`` for stacks,
+``rocblas._gemm.api.launch_checked`` for single products) rather than the checked functions
 themselves: host time (the checks and three buffer views cost more than a small product's
 kernel). Operands on different devices take the public calls, which raise their error. The
 mapping itself (copies, options, leading dimensions, merged loops, launch offsets) depends only
@@ -45,96 +45,28 @@ import typing
 
 import numpy
 
+from rocarray import rocblas
 from rocarray._core import backend
+from rocarray.rocblas._gemm import api as _gemm_api, batched as _gemm_batched
 
-#: Result dtypes the rocblas GEMM kernels always take.
-_STANDARD = frozenset(numpy.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
-_F16 = numpy.dtype("float16")
-
-
-# --------------------------------------------------------------------------------------------
-# capabilities (read from the rocblas modules at call time: other engineers extend them)
-# --------------------------------------------------------------------------------------------
-
-def _accepts(check, fn, dtype):
-    try:
-        check(fn, dtype)
-    except TypeError:
-        return False
-    return True
+#: Result dtypes ``rocblas.gemm`` and ``rocblas.gemm_strided_batched`` take (float16 on the matrix units).
+GEMM_DTYPES = frozenset(numpy.dtype(d) for d in ("float16", "float32", "float64", "complex64", "complex128"))
 
 
 def gemm_takes(dtype):
-    """Whether ``rocblas.gemm`` takes ``dtype`` now (float16 once the matrix-core path lands).
-
-    Asks :func:`rocarray.rocblas._level3.check_dtype` itself, so the façade follows the library
-    without a second list of dtypes.
-    """
-    dtype = numpy.dtype(dtype)
-    if dtype in _STANDARD:
-        return True
-    if dtype != _F16:
-        return False
-    return _gemm_takes_half()
-
-
-@functools.lru_cache(maxsize=None)
-def _gemm_takes_half():
-    """Whether ``rocblas.gemm`` takes float16, asked once per process."""
-    from rocarray.rocblas._gemm import api
-
-    return _accepts(api.check_dtype, "gemm", _F16)
-
-
-def _batched_module():
-    """``rocarray.rocblas._gemm.batched`` if it exists (it provides ``gemm_strided_batched``), else None."""
-    try:
-        from rocarray.rocblas._gemm import batched
-    except ImportError:
-        return None
-    return batched if hasattr(batched, "gemm_strided_batched") else None
-
-
-def batched_takes(dtype):
-    """Whether ``rocblas.gemm_strided_batched`` exists and takes ``dtype``."""
-    mod = _batched_module()
-    if mod is None:
-        return False
-    check = getattr(mod, "check_dtype", None)
-    if check is None:
-        from rocarray.rocblas._gemm import api
-
-        check = api.check_dtype
-    else:  # the strided entry point also takes the matrix-core (16-bit) dtypes
-        check = functools.partial(check, sixteen_bit=True)
-    return _accepts(check, "gemm_strided_batched", numpy.dtype(dtype))
+    """Whether the products of ``dtype`` run on rocblas GEMM (else the CuPy function of the same name)."""
+    return numpy.dtype(dtype) in GEMM_DTYPES
 
 
 # --------------------------------------------------------------------------------------------
 # layout (pure Python on shapes and element strides)
 # --------------------------------------------------------------------------------------------
 
-#: The unchecked launches (or None) by ``(dtype, single)``: decided once per process.
-_checked = {}
-
-
-def _unchecked_launch(dtype, single):
-    """The launch underneath the public function of single products (``rocblas._level3.launch_checked``,
-    ``single``) or of stacks (``rocblas._batched.launch_checked``) when that function takes ``dtype``,
-    else None (the route then calls the public, checked function)."""
-    key = (dtype, single)
-    try:
-        return _checked[key]
-    except KeyError:
-        pass
-    if single:
-        from rocarray.rocblas._gemm import api
-
-        fn = getattr(api, "launch_checked", None) if gemm_takes(dtype) else None
-    else:
-        fn = getattr(_batched_module(), "launch_checked", None) if batched_takes(dtype) else None
-    _checked[key] = fn
-    return fn
+def _unchecked_launch(single):
+    """The launch underneath the public function of single products (``single``) or of stacks, for
+    arguments valid by construction (:func:`rocarray.rocblas._gemm.api.launch_checked`,
+    :func:`rocarray.rocblas._gemm.batched.launch_checked`)."""
+    return _gemm_api.launch_checked if single else _gemm_batched.launch_checked
 
 
 def transposed_operand(rows, cols, s0, s1):
@@ -231,13 +163,11 @@ def _buffer(cupy, x, offset, length):
 
 def _gemm(cupy, dt, call, batch, a, b, c, offs):
     """One (batched) GEMM ``C^T = B^T A^T`` for the matrices at element offsets ``offs``."""
-    from rocarray import rocblas
-
     (m, k), n = a.shape[-2:], b.shape[-1]
     (ta, lda, ea), (tb, ldb, eb) = call
     count, (sa, sb, sc) = batch
     one, zero = 1, 0
-    launch = _unchecked_launch(dt, count == 1)
+    launch = _unchecked_launch(count == 1)
     if launch is not None and a.data.device_id == b.data.device_id == c.data.device_id:
         # valid by construction: no checks, no buffer views (host time); other devices: the public
         # call's error
@@ -253,14 +183,8 @@ def _gemm(cupy, dt, call, batch, a, b, c, offs):
     C = _buffer(cupy, c, offs[2], m * n + (count - 1) * sc)
     if count == 1:
         rocblas.gemm(tb, ta, n, m, k, one, B, ldb, A, lda, zero, C, n)
-    elif batched_takes(dt):
-        _batched_module().gemm_strided_batched(tb, ta, n, m, k, one, B, ldb, sb, A, lda, sa, zero, C, n, sc,
-                                               count)
-    else:  # no strided-batched entry point (yet) for this dtype: one gemm per matrix
-        for i in range(count):
-            rocblas.gemm(tb, ta, n, m, k, one, _buffer(cupy, b, offs[1] + i * sb, eb), ldb,
-                         _buffer(cupy, a, offs[0] + i * sa, ea), lda, zero,
-                         _buffer(cupy, c, offs[2] + i * sc, m * n), n)
+    else:
+        rocblas.gemm_strided_batched(tb, ta, n, m, k, one, B, ldb, sb, A, lda, sa, zero, C, n, sc, count)
 
 
 def _operand(cupy, x):

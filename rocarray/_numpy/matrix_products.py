@@ -5,12 +5,12 @@ Routing (one rule for all of them). The result dtype is NumPy's, found by asking
 0-size host arrays of the operand dtypes (so promotion, ``dtype=``/``casting=`` and the exact
 casting exceptions are NumPy's). Then:
 
-* float32, float64, complex64, complex128 results (and float16 once ``rocblas.gemm`` takes it;
-  see :func:`rocarray._numpy.gemm_route.gemm_takes`) run on ``rocblas.gemm`` /
-  ``rocblas.gemm_strided_batched`` through :mod:`rocarray._numpy.gemm_route` (zero-copy layout mapping;
-  operands are cast to the result dtype first when NumPy would, which copies);
-* every other result dtype (integers, bool; float16 until then) is computed by the CuPy function of
-  the same name on operands cast to NumPy's result dtype — CuPy implements NumPy's semantics.
+* float16, float32, float64, complex64, complex128 results (:func:`rocarray._numpy.gemm_route.gemm_takes`)
+  run on ``rocblas.gemm`` / ``rocblas.gemm_strided_batched`` through :mod:`rocarray._numpy.gemm_route`
+  (zero-copy layout mapping; operands are cast to the result dtype first when NumPy would, which
+  copies); float16 accumulates in float32 on the matrix units;
+* every other result dtype (integers, bool) is computed by the CuPy function of the same name on
+  operands cast to NumPy's result dtype — CuPy implements NumPy's semantics.
 
 1-D ``dot`` of two vectors keeps :mod:`rocarray._numpy.vector_products`'s ``rocblas.dot`` kernel. ``outer``
 and ``kron`` are elementwise products (no sum: a GEMM would add nothing), computed by
@@ -253,11 +253,10 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     added axis removed from the result; scalars raise ValueError; ``out`` may add leading loop
     dimensions; ``dtype`` and ``casting`` select and check the loop dtype as NumPy does.
 
-    Float32/float64/complex64/complex128 results run on rocarray's ``rocblas.gemm`` (one matrix)
-    or ``rocblas.gemm_strided_batched`` (stacks) without copying C-ordered, transposed or
+    Float16/float32/float64/complex64/complex128 results run on rocarray's ``rocblas.gemm`` (one
+    matrix) or ``rocblas.gemm_strided_batched`` (stacks) without copying C-ordered, transposed or
     row-/column-sliced operands (see :mod:`rocarray._numpy.gemm_route` for the layout mapping and the
-    cases that copy). Integer and bool results (and float16, until rocblas' gemm takes it) are
-    computed by ``cupy.matmul``.
+    cases that copy). Integer and bool results are computed by ``cupy.matmul``.
 
     Parameters
     ----------
@@ -349,8 +348,7 @@ def dot(a, b, out=None):
     products are one ``rocblas.gemm`` on ``a`` viewed as ``(prod a.shape[:-1], k)`` and ``b``
     viewed as ``(k, prod of b's other axes)`` — views when the axes merge (C-ordered and transposed
     2-D operands always do), one contiguous copy otherwise. A 0-d operand is an elementwise
-    multiply; integer and bool results (and float16 until rocblas' gemm takes it) go to
-    ``cupy.dot``.
+    multiply; integer and bool results go to ``cupy.dot``.
 
     Parameters
     ----------

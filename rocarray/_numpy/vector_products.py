@@ -10,7 +10,7 @@ import numpy
 
 from rocarray._core import backend
 from rocarray._core.args import as_device_array
-from rocarray.rocblas import _level1
+from rocarray import rocblas
 
 #: Result dtypes that rocblas' dot kernels handle (float16 accumulates in float32).
 _KERNEL_DTYPES = frozenset(numpy.dtype(d) for d in ("float16", "float32", "float64", "complex64", "complex128"))
@@ -64,8 +64,8 @@ def _vector_dot(a, b, dtype, conjugate, result=None):
     if b.dtype != dtype:
         b = b.astype(dtype)
     if conjugate and dtype.kind == "c":
-        return _level1.dotc(a.size, a, 1, b, 1, result=result)
-    return _level1.dot(a.size, a, 1, b, 1, result=result)
+        return rocblas.dotc(a.size, a, 1, b, 1, result=result)
+    return rocblas.dot(a.size, a, 1, b, 1, result=result)
 
 
 def dot(a, b, out=None):

@@ -7,7 +7,7 @@ import numpy
 
 from rocarray._core import backend
 from rocarray._core.args import as_device_array
-from rocarray.rocblas import _level1
+from rocarray import rocblas
 
 _NRM2_DTYPES = frozenset(numpy.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
 _ASUM_DTYPES = frozenset(numpy.dtype(d) for d in ("float32", "float64"))
@@ -220,7 +220,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             return _matrix_norm(cupy, x, ord, pair[0], pair[1], keepdims)
         return cupy.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     op, v = plan
-    fn = _level1.nrm2 if op == "nrm2" else _level1.asum
+    fn = rocblas.nrm2 if op == "nrm2" else rocblas.asum
     result = fn(v.size, v, 1)
     if keepdims:
         result = result.reshape((1,) * x.ndim)

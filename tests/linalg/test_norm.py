@@ -8,7 +8,7 @@ from conftest import assert_close, fake, random_array, to_device, to_host, wide
 
 import rocarray as ra
 from rocarray.linalg import _norm
-from rocarray.rocblas import _level1
+from rocarray._core.dtypes import real_dtype
 
 try:
     import cupy
@@ -115,7 +115,7 @@ def test_norm_does_not_overflow_or_underflow(rng, dtype, scale):
     m = np.max(np.abs(wide(x)))
     want = m * np.sqrt(np.sum(np.abs(wide(x) / m) ** 2))
     assert np.isfinite(to_host(got)) and to_host(got) > 0
-    assert_close(to_host(got), want, _level1.real_dtype(dtype), 1000)
+    assert_close(to_host(got), want, real_dtype(dtype), 1000)
 
 
 @pytest.mark.gpu
