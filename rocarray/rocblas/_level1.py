@@ -21,15 +21,13 @@ buffers that are not 1-D, misaligned, or too short for ``(n - 1) * |inc| + 1`` e
 is ever read or written out of bounds), and for a zero increment on a vector that is written.
 """
 
-import threading
-
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch
+from rocarray._core import backend, compile as _compile, kernels, launch, plans, workspace
 from rocarray._core.dtypes import real_dtype
 from rocarray.rocblas._arguments import (C64, C128, COMPLEX, F16, F32, F64, STANDARD, WITH_HALF, any_scalar, as_int,
-                                         check_buffer, dtype_names, is_complex_scalar, real_scalar, scalar_arg,
-                                         vector)
+                                         check_buffer, dtype_names, is_complex_scalar, real_scalar,
+                                         scalar_type, vector)
 
 SOURCE = "rocblas/level1.hip"
 
@@ -146,20 +144,14 @@ def _check_pair(fn, x, y):
 
 
 # --------------------------------------------------------------------------------------------
-# launching
+# launching: one plan per call signature
 # --------------------------------------------------------------------------------------------
 
-_workspaces = {}
-_workspace_lock = threading.Lock()
-
-
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-_kernels = _kernel_table.entries  # (name, device id) -> (kernel, wave); read by the hot launch path
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
+_KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+#: Name of the reduction workspace (:data:`rocarray._core.workspace.workspaces` counters): the
+#: ticket at byte 0, which the kernel's last block resets, and the blocks' partials from
+#: :data:`PARTIALS_OFFSET` on, which the kernels overwrite (so no other buffer shares the name).
+WORKSPACE = "rocblas.level1.reduction"
 
 
 def workspace_blocks(device_id):
@@ -183,41 +175,65 @@ def grid_size(n, itemsize, unit, wave, reduction=True):
 
     Every loop in the kernels is grid-stride, so any grid is correct. Reductions use at most one
     full wave of resident blocks (multiprocessors x occupancy): one partial per block, few partials.
-    Element-wise kernels (which write) give every thread one batch of UNROLL packs: measured on an
-    H200 (2026-11-30), a copy reached 3.97 TB/s that way against 3.80 TB/s with one wave, because
-    many short-lived blocks keep more writes in flight than a wave of long grid-stride loops.
+    Element-wise kernels (which write) give every thread one batch of UNROLL packs: many
+    short-lived blocks keep more writes in flight than a wave of long grid-stride loops.
     """
     work = -(-n // (16 // itemsize)) if unit else n
     blocks = -(-work // (BLOCK * UNROLL))
     return max(1, min(blocks, wave if reduction else MAX_MAP_BLOCKS))
 
 
-def _workspace(device_id):
-    """Per (device, stream) reduction workspace: ticket counter at 0, partials at PARTIALS_OFFSET."""
-    cupy = backend.cupy()
-    key = (device_id, launch.stream_key())
-    ws = _workspaces.get(key)
-    if ws is None:
-        with _workspace_lock:
-            ws = _workspaces.get(key)
-            if ws is None:
-                nbytes = PARTIALS_OFFSET + workspace_blocks(device_id) * PARTIAL_BYTES
-                ws = _workspaces[key] = cupy.zeros(nbytes, dtype=numpy.uint8)
-    return ws
+def _prepare(name, device_id, n, itemsize, unit, args, reduction=False):
+    """The prepared launch of kernel ``name`` over ``n`` elements (:func:`grid_size`)."""
+    kernel = _KERNELS[name]
+    return kernel.prepare(device_id, grid_size(n, itemsize, unit, kernel.wave(device_id), reduction), args)
 
 
-def _launch(name, device_id, n, itemsize, unit, args, reduction=False):
-    # Hot path for small vectors, where host time is the cost: a dict hit and a launch on the
-    # current device; the first launch (compile, occupancy query) and other devices take the
-    # general path.
-    entry = _kernels.get((name, device_id))
-    if entry is not None and backend.cupy().cuda.runtime.getDevice() == device_id:
-        kernel, wave = entry
-        kernel((grid_size(n, itemsize, unit, wave, reduction),), (BLOCK,), args)
-        return
-    with launch.on_device(device_id):
-        kernel, wave = _kernel(name, device_id)
-        kernel((grid_size(n, itemsize, unit, wave, reduction),), (BLOCK,), args)
+def _operand(x):
+    """What the checks of a buffer and the plan of a call depend on: dtype, shape, strides, the
+    data pointer's 16-byte alignment and its device."""
+    mem = x.data
+    return (x.dtype, x.shape, x.strides, mem.ptr % 16, mem.device_id)
+
+
+def _key(op, n, incx, incy, scalars, x, y=None, result=None):
+    """The plan-cache key of a level-1 call: everything its checks and its launches depend on
+    besides the data addresses and the scalar values (sizes, increments, the scalars' types, the
+    buffers' :func:`_operand`, the result buffer's kind), or None for a call the warm path does
+    not take (buffers or results that are not plain CuPy arrays)."""
+    ndarray = backend.cupy().ndarray
+    if type(x) is not ndarray or (y is not None and type(y) is not ndarray):
+        return None
+    if result is None:
+        kind = None
+    elif type(result) is ndarray:
+        kind = (result.shape, result.dtype)
+    else:
+        return None
+    return (op, n, incx, incy, scalars, _operand(x), None if y is None else _operand(y), kind)
+
+
+def _ints(fn, n, incx, incy=0):
+    """``n`` and the increments as ints (``TypeError`` naming a non-integer)."""
+    return (n if type(n) is int else as_int(n, "n", fn), incx if type(incx) is int else as_int(incx, "incx", fn),
+            incy if type(incy) is int else as_int(incy, "incy", fn))
+
+
+def _on_device(device_id, run):
+    """``run`` made to run with ``device_id`` current (switching only when another one is)."""
+    current = backend.cupy().cuda.runtime.getDevice
+
+    def on_device(*args):
+        if current() == device_id:
+            return run(*args)
+        with launch.on_device(device_id):
+            return run(*args)
+    return on_device
+
+
+def _offset(v, x):
+    """Byte offset of a checked vector's element 0 from its buffer's data pointer."""
+    return v.address - x.data.ptr
 
 
 def _result(result, dtype, fn):
@@ -239,6 +255,21 @@ def _zero_result(result, dtype, fn):
     out = _result(result, dtype, fn)
     out.fill(0)
     return out
+
+
+def _reduction(go, device_id, out_dtype, fn):
+    """``run(result, *addresses)`` of a prepared reduction launch ``go(*addresses, workspace,
+    out)``: the result array (``result`` or a new one), the workspace, then the launch."""
+    nbytes = PARTIALS_OFFSET + workspace_blocks(device_id) * PARTIAL_BYTES
+    workspaces = workspace.workspaces
+    empty = backend.cupy().empty
+
+    def run(result, *addresses):
+        out = empty((), dtype=out_dtype) if result is None else result
+        ws = workspaces.counters(WORKSPACE, nbytes, device_id)
+        go(*addresses, ws.data.ptr, out.data.ptr)
+        return out
+    return run
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,23 +315,42 @@ def axpy(n, alpha, x, incx, y, incy):
     array([1., 3., 5., 7.])
     """
     fn = "axpy"
-    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
-    dtype = _check_pair(fn, x, y)
-    any_scalar(alpha, "alpha", fn)
-    if dtype.kind != "c" and is_complex_scalar(alpha):
-        raise TypeError(f"rocblas.{fn}: complex alpha needs complex vectors, got {dtype.name}")
-    if n <= 0:
-        return None
-    vx = vector(x, n, incx, "x", fn)
-    vy = vector(y, n, incy, "y", fn, write=True)
-    if alpha == 0:
-        return None
-    if vx.step == vy.step and vx.step < 0:
-        vx, vy = vx.reversed(), vy.reversed()
-    _launch(kernel_name(fn, dtype), x.data.device_id, n, dtype.itemsize, is_unit(vx, vy),
-            (numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step), vy.ptr,
-             numpy.int64(vy.step)))
+    n, incx, incy = _ints(fn, n, incx, incy)
+    key = _key("rocblas.axpy", n, incx, incy, type(alpha), x, y)
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        dtype = _check_pair(fn, x, y)
+        any_scalar(alpha, "alpha", fn)
+        if dtype.kind != "c" and is_complex_scalar(alpha):
+            raise TypeError(f"rocblas.{fn}: complex alpha needs complex vectors, got {dtype.name}")
+        if n <= 0:
+            return None
+        vx = vector(x, n, incx, "x", fn)
+        vy = vector(y, n, incy, "y", fn, write=True)
+        if alpha == 0:
+            return None
+        if vx.step == vy.step and vx.step < 0:
+            vx, vy = vx.reversed(), vy.reversed()
+        device_id = x.data.device_id
+        with launch.on_device(device_id):
+            run = _axpy_plan(device_id, dtype, n, vx, vy, _offset(vx, x), _offset(vy, y))
+        if key is not None:
+            plans.cache.put(key, run)
+    run(alpha, x, y)
     return None
+
+
+def _axpy_plan(device_id, dtype, n, vx, vy, ox, oy):
+    """``run(alpha, x, y)``: the axpy launch on the buffers' addresses (nothing for ``alpha == 0``)."""
+    convert = scalar_type(dtype)
+    go = _prepare(kernel_name("axpy", dtype), device_id, n, dtype.itemsize, is_unit(vx, vy),
+                  (numpy.int64(n), launch.scalar(convert), launch.POINTER, numpy.int64(vx.step), launch.POINTER,
+                   numpy.int64(vy.step)))
+
+    def run(alpha, x, y):
+        if alpha != 0:
+            go(convert(alpha), x.data.ptr + ox, y.data.ptr + oy)
+    return _on_device(device_id, run)
 
 
 def scal(n, alpha, x, incx):
@@ -336,54 +386,81 @@ def scal(n, alpha, x, incx):
     array([0., 2., 4.])
     """
     fn = "scal"
-    n, incx = as_int(n, "n", fn), as_int(incx, "incx", fn)
-    check_buffer(x, "x", fn)
-    dtype = check_dtype(fn, x.dtype)
-    any_scalar(alpha, "alpha", fn)
-    complex_alpha = is_complex_scalar(alpha)
-    if dtype.kind != "c" and complex_alpha:
-        raise TypeError(f"rocblas.{fn}: complex alpha needs a complex x, got {dtype.name}")
-    if n <= 0 or incx <= 0:
-        return None
-    vx = vector(x, n, incx, "x", fn, write=True)
-    if vx.step < 0:
-        vx = vx.reversed()
-    kind = "complex" if complex_alpha else "real"
-    _launch(kernel_name(fn, dtype, kind), x.data.device_id, n, dtype.itemsize, is_unit(vx),
-            (numpy.int64(n), scalar_arg(alpha, dtype, real=not complex_alpha), vx.ptr,
-             numpy.int64(vx.step)))
+    n, incx, _ = _ints(fn, n, incx)
+    key = _key("rocblas.scal", n, incx, 0, type(alpha), x)
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        check_buffer(x, "x", fn)
+        dtype = check_dtype(fn, x.dtype)
+        any_scalar(alpha, "alpha", fn)
+        complex_alpha = is_complex_scalar(alpha)
+        if dtype.kind != "c" and complex_alpha:
+            raise TypeError(f"rocblas.{fn}: complex alpha needs a complex x, got {dtype.name}")
+        if n <= 0 or incx <= 0:
+            return None
+        vx = vector(x, n, incx, "x", fn, write=True)
+        if vx.step < 0:
+            vx = vx.reversed()
+        device_id = x.data.device_id
+        convert = scalar_type(dtype, real=not complex_alpha)
+        with launch.on_device(device_id):
+            go = _prepare(kernel_name(fn, dtype, "complex" if complex_alpha else "real"), device_id, n,
+                          dtype.itemsize, is_unit(vx),
+                          (numpy.int64(n), launch.scalar(convert), launch.POINTER, numpy.int64(vx.step)))
+        ox = _offset(vx, x)
+        run = _on_device(device_id, lambda alpha, x: go(convert(alpha), x.data.ptr + ox))
+        if key is not None:
+            plans.cache.put(key, run)
+    run(alpha, x)
     return None
 
 
 def _copy_or_swap(fn, n, x, incx, y, incy):
-    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
-    dtype = _check_pair(fn, x, y)
-    if n <= 0:
-        return None
-    vx = vector(x, n, incx, "x", fn, write=(fn == "swap"))
-    vy = vector(y, n, incy, "y", fn, write=True)
-    if vx.step == vy.step and vx.step < 0:
-        vx, vy = vx.reversed(), vy.reversed()
-    device_id = x.data.device_id
-    itemsize = dtype.itemsize
+    n, incx, incy = _ints(fn, n, incx, incy)
+    key = _key("rocblas." + fn, n, incx, incy, None, x, y)
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        dtype = _check_pair(fn, x, y)
+        if n <= 0:
+            return None
+        vx = vector(x, n, incx, "x", fn, write=(fn == "swap"))
+        vy = vector(y, n, incy, "y", fn, write=True)
+        if vx.step == vy.step and vx.step < 0:
+            vx, vy = vx.reversed(), vy.reversed()
+        device_id = x.data.device_id
+        with launch.on_device(device_id):
+            run = _copy_plan(fn, device_id, dtype, n, vx, vy, _offset(vx, x), _offset(vy, y))
+        if key is not None:
+            plans.cache.put(key, run)
+    run(x, y)
+    return None
+
+
+def _copy_plan(fn, device_id, dtype, n, vx, vy, ox, oy):
+    """``run(x, y)``: the copy or swap launches on the buffers' addresses."""
+    itemsize, i64, P = dtype.itemsize, numpy.int64, launch.POINTER
     if itemsize < 16 and vx.step == 1 and vy.step == 1 and vx.address % 16 == 0 and vy.address % 16 == 0:
-        # Contiguous, 16-byte aligned: move the body as 16-byte words. Measured on an H200
-        # (2026-11-30), swap of float32/float64 ran at 3.7 TB/s through 4- and 8-byte elements and at
-        # 4.1 TB/s as 16-byte words; the leftover elements (< 16 bytes) take the element kernel.
+        # contiguous and 16-byte aligned: the body moves as 16-byte words (the faster kernel), the
+        # leftover elements (< 16 bytes) take the element kernel
         words = n * itemsize // 16
         body = words * 16 // itemsize
+        launches = []
         if words:
-            _launch(kernel_name(fn, numpy.dtype(numpy.complex128)), device_id, words, 16, True,
-                    (numpy.int64(words), vx.ptr, numpy.int64(1), vy.ptr, numpy.int64(1)))
+            launches.append((_prepare(kernel_name(fn, numpy.dtype(numpy.complex128)), device_id, words, 16, True,
+                                      (i64(words), P, i64(1), P, i64(1))), 0))
         if body < n:
-            offset = body * itemsize
-            _launch(kernel_name(fn, dtype), device_id, n - body, itemsize, True,
-                    (numpy.int64(n - body), vx.ptr + offset, numpy.int64(1), vy.ptr + offset,
-                     numpy.int64(1)))
-        return None
-    _launch(kernel_name(fn, dtype), device_id, n, itemsize, is_unit(vx, vy),
-            (numpy.int64(n), vx.ptr, numpy.int64(vx.step), vy.ptr, numpy.int64(vy.step)))
-    return None
+            launches.append((_prepare(kernel_name(fn, dtype), device_id, n - body, itemsize, True,
+                                      (i64(n - body), P, i64(1), P, i64(1))), body * itemsize))
+        launches = tuple(launches)
+
+        def run(x, y):
+            a, b = x.data.ptr + ox, y.data.ptr + oy
+            for go, offset in launches:
+                go(a + offset, b + offset)
+        return _on_device(device_id, run)
+    go = _prepare(kernel_name(fn, dtype), device_id, n, itemsize, is_unit(vx, vy),
+                  (i64(n), P, i64(vx.step), P, i64(vy.step)))
+    return _on_device(device_id, lambda x, y: go(x.data.ptr + ox, y.data.ptr + oy))
 
 
 def copy(n, x, incx, y, incy):
@@ -494,23 +571,33 @@ def rot(n, x, incx, y, incy, c, s):
     array([-1., -1.])
     """
     fn = "rot"
-    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
-    dtype = _check_pair(fn, x, y)
-    real_scalar(c, "c", fn)
-    any_scalar(s, "s", fn)
-    complex_s = is_complex_scalar(s)
-    if dtype.kind != "c" and complex_s:
-        raise TypeError(f"rocblas.{fn}: complex s needs complex vectors, got {dtype.name}")
-    if n <= 0:
-        return None
-    vx = vector(x, n, incx, "x", fn, write=True)
-    vy = vector(y, n, incy, "y", fn, write=True)
-    if vx.step == vy.step and vx.step < 0:
-        vx, vy = vx.reversed(), vy.reversed()
-    kind = "complex" if complex_s else "real"
-    _launch(kernel_name(fn, dtype, kind), x.data.device_id, n, dtype.itemsize, is_unit(vx, vy),
-            (numpy.int64(n), vx.ptr, numpy.int64(vx.step), vy.ptr, numpy.int64(vy.step),
-             scalar_arg(c, dtype, real=True), scalar_arg(s, dtype, real=not complex_s)))
+    n, incx, incy = _ints(fn, n, incx, incy)
+    key = _key("rocblas.rot", n, incx, incy, (type(c), type(s)), x, y)
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        dtype = _check_pair(fn, x, y)
+        real_scalar(c, "c", fn)
+        any_scalar(s, "s", fn)
+        complex_s = is_complex_scalar(s)
+        if dtype.kind != "c" and complex_s:
+            raise TypeError(f"rocblas.{fn}: complex s needs complex vectors, got {dtype.name}")
+        if n <= 0:
+            return None
+        vx = vector(x, n, incx, "x", fn, write=True)
+        vy = vector(y, n, incy, "y", fn, write=True)
+        if vx.step == vy.step and vx.step < 0:
+            vx, vy = vx.reversed(), vy.reversed()
+        device_id = x.data.device_id
+        real, convert = scalar_type(dtype, real=True), scalar_type(dtype, real=not complex_s)
+        with launch.on_device(device_id):
+            go = _prepare(kernel_name(fn, dtype, "complex" if complex_s else "real"), device_id, n, dtype.itemsize,
+                          is_unit(vx, vy), (numpy.int64(n), launch.POINTER, numpy.int64(vx.step), launch.POINTER,
+                                            numpy.int64(vy.step), launch.scalar(real), launch.scalar(convert)))
+        ox, oy = _offset(vx, x), _offset(vy, y)
+        run = _on_device(device_id, lambda c, s, x, y: go(x.data.ptr + ox, y.data.ptr + oy, real(c), convert(s)))
+        if key is not None:
+            plans.cache.put(key, run)
+    run(c, s, x, y)
     return None
 
 
@@ -519,24 +606,32 @@ def rot(n, x, incx, y, incy, c, s):
 # --------------------------------------------------------------------------------------------
 
 def _dot(fn, n, x, incx, y, incy, result):
-    n, incx, incy = as_int(n, "n", fn), as_int(incx, "incx", fn), as_int(incy, "incy", fn)
-    dtype = _check_pair(fn, x, y)
-    device_id = x.data.device_id
-    if n <= 0:
+    n, incx, incy = _ints(fn, n, incx, incy)
+    key = _key("rocblas." + fn, n, incx, incy, None, x, y, result)
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        dtype = _check_pair(fn, x, y)
+        device_id = x.data.device_id
+        if n <= 0:
+            with launch.on_device(device_id):
+                return _zero_result(result, dtype, fn)
+        vx = vector(x, n, incx, "x", fn)
+        vy = vector(y, n, incy, "y", fn)
+        if vx.step == vy.step and vx.step < 0:
+            vx, vy = vx.reversed(), vy.reversed()
         with launch.on_device(device_id):
-            return _zero_result(result, dtype, fn)
-    vx = vector(x, n, incx, "x", fn)
-    vy = vector(y, n, incy, "y", fn)
-    if vx.step == vy.step and vx.step < 0:
-        vx, vy = vx.reversed(), vy.reversed()
-    name = kernel_name("dotc" if fn == "dotc" and dtype.kind == "c" else "dot", dtype)
-    with launch.on_device(device_id):
-        out = _result(result, dtype, fn)
-        ws = _workspace(device_id)
-        _launch(name, device_id, n, dtype.itemsize, is_unit(vx, vy),
-                (numpy.int64(n), vx.ptr, numpy.int64(vx.step), vy.ptr, numpy.int64(vy.step), ws, out),
-                reduction=True)
-    return out
+            if result is not None:
+                _result(result, dtype, fn)  # checked before the plan
+            name = kernel_name("dotc" if fn == "dotc" and dtype.kind == "c" else "dot", dtype)
+            go = _prepare(name, device_id, n, dtype.itemsize, is_unit(vx, vy),
+                          (numpy.int64(n), launch.POINTER, numpy.int64(vx.step), launch.POINTER, numpy.int64(vy.step),
+                           launch.POINTER, launch.POINTER), reduction=True)
+            reduce = _reduction(go, device_id, dtype, fn)
+        ox, oy = _offset(vx, x), _offset(vy, y)
+        run = _on_device(device_id, lambda x, y, result: reduce(result, x.data.ptr + ox, y.data.ptr + oy))
+        if key is not None:
+            plans.cache.put(key, run)
+    return run(x, y, result)
 
 
 def dot(n, x, incx, y, incy, *, result=None):
@@ -613,23 +708,32 @@ def dotc(n, x, incx, y, incy, *, result=None):
 
 
 def _reduce_one(fn, n, x, incx, result, out_dtype, nonpositive_inc_is_zero):
-    n, incx = as_int(n, "n", fn), as_int(incx, "incx", fn)
-    check_buffer(x, "x", fn)
-    dtype = check_dtype(fn, x.dtype)
-    out_dtype = out_dtype(dtype)
-    device_id = x.data.device_id
-    if n <= 0 or (nonpositive_inc_is_zero and incx <= 0):
+    n, incx, _ = _ints(fn, n, incx)
+    key = _key("rocblas." + fn, n, incx, 0, None, x, None, result)
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        check_buffer(x, "x", fn)
+        dtype = check_dtype(fn, x.dtype)
+        out_dtype = out_dtype(dtype)
+        device_id = x.data.device_id
+        if n <= 0 or (nonpositive_inc_is_zero and incx <= 0):
+            with launch.on_device(device_id):
+                return _zero_result(result, out_dtype, fn)
+        vx = vector(x, n, incx, "x", fn)
+        if vx.step < 0 and fn in ("nrm2", "asum"):
+            vx = vx.reversed()
         with launch.on_device(device_id):
-            return _zero_result(result, out_dtype, fn)
-    vx = vector(x, n, incx, "x", fn)
-    if vx.step < 0 and fn in ("nrm2", "asum"):
-        vx = vx.reversed()
-    with launch.on_device(device_id):
-        out = _result(result, out_dtype, fn)
-        ws = _workspace(device_id)
-        _launch(kernel_name(fn, dtype), device_id, n, dtype.itemsize, is_unit(vx),
-                (numpy.int64(n), vx.ptr, numpy.int64(vx.step), ws, out), reduction=True)
-    return out
+            if result is not None:
+                _result(result, out_dtype, fn)  # checked before the plan
+            go = _prepare(kernel_name(fn, dtype), device_id, n, dtype.itemsize, is_unit(vx),
+                          (numpy.int64(n), launch.POINTER, numpy.int64(vx.step), launch.POINTER, launch.POINTER),
+                          reduction=True)
+            reduce = _reduction(go, device_id, out_dtype, fn)
+        ox = _offset(vx, x)
+        run = _on_device(device_id, lambda x, result: reduce(result, x.data.ptr + ox))
+        if key is not None:
+            plans.cache.put(key, run)
+    return run(x, result)
 
 
 def nrm2(n, x, incx, *, result=None):

@@ -164,7 +164,7 @@ def no_device(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the device was used")
 
-    monkeypatch.setattr(_level1, "_launch", refuse)
+    monkeypatch.setattr(_level1, "_prepare", refuse)
     monkeypatch.setattr(_level1, "_result", refuse)
     monkeypatch.setattr(_level1, "_zero_result", refuse)
     for name in ("dot", "vdot", "inner"):

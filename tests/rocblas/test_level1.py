@@ -703,7 +703,7 @@ def no_launch(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a kernel launch was attempted")
 
-    monkeypatch.setattr(_level1, "_launch", refuse)
+    monkeypatch.setattr(_level1, "_prepare", refuse)
     monkeypatch.setattr(_level1, "_result", refuse)
     monkeypatch.setattr(_level1, "_zero_result", refuse)
 
@@ -833,7 +833,7 @@ def test_noops_never_reach_the_device(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("a kernel launch was attempted")
 
-    monkeypatch.setattr(_level1, "_launch", refuse)
+    monkeypatch.setattr(_level1, "_prepare", refuse)
     x = fake((10,), np.float32)
     y = fake((10,), np.float32, address=1 << 21)
     assert rocblas.axpy(0, 1.0, x, 1, y, 1) is None
