@@ -62,11 +62,9 @@ element) per thread, never reading the unreferenced triangle:
   aligned, 8 columns per block.
 """
 
-import threading
-
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import backend, compile as _compile, kernels, launch, workspace
 from rocarray.rocblas import _level1
 from rocarray.rocblas._arguments import (COMPLEX, REAL, STANDARD, check_buffer, check_ld, check_matrix_buffer,
                                          dtype_names, inc, matrix, option, scalar_arg, scalars, size, vector)
@@ -154,8 +152,6 @@ _compile.register(SOURCE, instantiations())
 # argument checks (no device access)
 # --------------------------------------------------------------------------------------------
 
-_cupy = launch.cupy
-
 def check_dtype(fn, dtype):
     """Raise ``TypeError`` unless ``fn`` supports ``dtype``; returns the ``numpy.dtype``."""
     dtype = numpy.dtype(dtype)
@@ -200,39 +196,25 @@ def check_operands(fn, A, vectors):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-_workspaces = {}
-_workspace_lock = threading.Lock()
-
-#: Byte alignment of the partials after the tickets in a workspace.
-_WS_ALIGN = 256
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
+_KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+#: Smallest ticket area of a split launch's workspace, in bytes (the partials follow it).
+TICKET_BYTES = 1 << 12
 
 
 def _workspace(device_id, tickets, partial_bytes):
     """``(buffer, partials byte offset)``: the per (device, stream) workspace of a split launch.
 
-    The buffer starts with a ticket area of at least ``tickets`` counters (zero; every launch
-    leaves its counters zero) and has at least ``partial_bytes`` after it. The ticket area never
-    shrinks and partials never overlap it, so one launch's partials cannot leave a later launch
-    with more tickets non-zero counters.
+    The buffer starts with a ticket area of ``tickets`` 4-byte counters or more (zeroed when it is
+    allocated; every launch leaves its counters zero) and has ``partial_bytes`` after it, where
+    the kernels write their partial sums. Each size of ticket area (a power of two from
+    :data:`TICKET_BYTES`) is a workspace of its own (:data:`rocarray._core.workspace.workspaces`
+    counters named by it), so the partials of one launch never lie where a later launch reads
+    tickets.
     """
-    cupy = _cupy()
-    key = (device_id, launch.stream_key())
-    entry = _workspaces.get(key)
-    if entry is None or entry[1] < tickets * 4 or entry[0].size - entry[1] < partial_bytes:
-        with _workspace_lock:
-            entry = _workspaces.get(key)
-            if entry is None or entry[1] < tickets * 4 or entry[0].size - entry[1] < partial_bytes:
-                old_tickets, old_partials = (entry[1], entry[0].size - entry[1]) if entry else (0, 0)
-                ticket_bytes = -(-max(tickets * 4, old_tickets, 1 << 12) // _WS_ALIGN) * _WS_ALIGN
-                nbytes = ticket_bytes + max(partial_bytes, old_partials, 1 << 16)
-                entry = _workspaces[key] = (cupy.zeros(nbytes, dtype=numpy.uint8), ticket_bytes)
-    return entry
+    ticket_bytes = max(TICKET_BYTES, 1 << (tickets * 4 - 1).bit_length())
+    buf = workspace.workspaces.counters(f"rocblas.level2.tickets{ticket_bytes}", ticket_bytes + partial_bytes,
+                                        device_id)
+    return buf, ticket_bytes
 
 
 def pack(dtype):
@@ -278,8 +260,9 @@ def _launch_gemv(device_id, trans, m, n, alpha, a, vx, beta, vy, flags=0, masked
     if conj:
         flags |= CONJ
     name = kernel_name("gemv_n" if trans == "N" else "gemv_t", dtype, masked)
+    kernel = _KERNELS[name]
     with launch.on_device(device_id):
-        kernel, wave = _kernel(name, device_id)
+        wave = kernel.wave(device_id)
         if trans == "N":
             tiles, splits, per_split = gemv_n_grid(m, n, bool(flags & VEC), itemsize, wave)
             out_len = m
@@ -287,7 +270,7 @@ def _launch_gemv(device_id, trans, m, n, alpha, a, vx, beta, vy, flags=0, masked
             tiles, splits, per_split = gemv_t_grid(m, n, itemsize, wave)
             out_len = n
         ws, part_offset = _workspace(device_id, tiles, splits * out_len * itemsize if splits > 1 else 0)
-        kernel((tiles, splits), (BLOCK,),
+        kernel(device_id, (tiles, splits),
                (numpy.int64(m), numpy.int64(n), alpha, a.ptr, numpy.int64(a.lda), vx.ptr,
                 numpy.int64(vx.step), beta, vy.ptr, numpy.int64(vy.step), numpy.int32(flags),
                 numpy.int64(per_split), ws, numpy.int64(part_offset)))
@@ -396,11 +379,10 @@ def _ger(fn, m, n, alpha, x, incx, y, incy, A, lda, conj):
     rows = BLOCK * (pack(dtype) if vec else 1)
     groups = -(-n // GER_COLS)
     with launch.on_device(device_id):
-        kernel, _ = _kernel(kernel_name("ger", dtype), device_id)
-        kernel((-(-m // rows), min(groups, MAX_GRID_Y)), (BLOCK,),
-               (numpy.int64(m), numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step),
-                vy.ptr, numpy.int64(vy.step), a.ptr, numpy.int64(lda), numpy.int32(flags),
-                numpy.int64(GER_COLS)))
+        _KERNELS[kernel_name("ger", dtype)](
+            device_id, (-(-m // rows), min(groups, MAX_GRID_Y)),
+            (numpy.int64(m), numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step), vy.ptr,
+             numpy.int64(vy.step), a.ptr, numpy.int64(lda), numpy.int32(flags), numpy.int64(GER_COLS)))
     return None
 
 
@@ -636,7 +618,7 @@ def trmv(uplo, transA, diag, n, A, lda, x, incx):
         return None
     uplo, transA, diag, n, dtype, a, vx, conj = args
     device_id = A.data.device_id
-    cupy = _cupy()
+    cupy = backend.cupy()
     with launch.on_device(device_id):
         tmp = cupy.empty(n, dtype=dtype)
         _level1.copy(n, x, incx, tmp, 1)
@@ -707,15 +689,15 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
     minus_one, one = scalar_arg(-1, dtype), scalar_arg(1, dtype)
     nblocks = -(-n // TRSV_NB)
     order = range(nblocks) if forward else range(nblocks - 1, -1, -1)
+    solve = _KERNELS[kernel_name("trsv_block", dtype)]
     with launch.on_device(device_id):
-        solve, _ = _kernel(kernel_name("trsv_block", dtype), device_id)
         for k in order:
             k0 = k * TRSV_NB
             k1 = min(n, k0 + TRSV_NB)
             nb = k1 - k0
             xk = vx.sub(k0, nb)
-            solve((1,), (BLOCK,), (numpy.int64(nb), a.at(k0, k0).ptr, numpy.int64(lda), xk.ptr,
-                                   numpy.int64(xk.step), numpy.int32(flags)))
+            solve(device_id, (1,), (numpy.int64(nb), a.at(k0, k0).ptr, numpy.int64(lda), xk.ptr,
+                                     numpy.int64(xk.step), numpy.int32(flags)))
             # the solved block updates the unknowns still to come
             if forward and k1 < n:
                 rest = vx.sub(k1, n - k1)

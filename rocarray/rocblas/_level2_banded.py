@@ -44,7 +44,7 @@ never reads y.
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import backend, compile as _compile, kernels, launch
 from rocarray.rocblas import _level2
 from rocarray.rocblas._arguments import (ALIGNMENT, STANDARD, Matrix, as_int, inc, option, scalar_arg, scalars, size,
                                          vector)
@@ -55,8 +55,6 @@ SOURCE = "rocblas/level2_banded.hip"
 BLOCK = 256
 #: Resident blocks per multiprocessor aimed for (2048 threads per SM/CU).
 BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
-#: Largest grid x dimension.
-MAX_GRID_X = (1 << 31) - 1
 
 # flag bits (``RA_ROCBLAS2B_*`` in the source)
 SYM, CONJ, HERM, THIN = 1, 2, 4, 8
@@ -119,12 +117,7 @@ def band(A, n, height, lda, fn):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
+_KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
 def group_width(height, warp_size):
@@ -138,8 +131,6 @@ def group_width(height, warp_size):
 
 
 def _warp_size(device_id):
-    from rocarray._core import backend
-
     return backend.device_info(device_id).warp_size
 
 
@@ -152,15 +143,15 @@ def _launch(device_id, kernel, m, n, kl, ku, alpha, a, vx, beta, vy, flags=0):
     args = (numpy.int64(m), numpy.int64(n), numpy.int64(kl), numpy.int64(ku), alpha, a.ptr,
             numpy.int64(a.lda), vx.ptr, numpy.int64(vx.step), beta, vy.ptr, numpy.int64(vy.step),
             numpy.int32(flags))
+    fn = _KERNELS[kernel_name("gbmv_" + kernel, dtype)]
     with launch.on_device(device_id):
-        fn, _ = _kernel(kernel_name("gbmv_" + kernel, dtype), device_id)
         if kernel == "n":
             rows = BLOCK if flags & THIN else _warp_size(device_id)
-            fn((-(-m // rows),), (BLOCK,), args)
+            fn(device_id, (-(-m // rows),), args)
         else:
             group = group_width(min(kl + ku + 1, m), _warp_size(device_id))
             per_block = BLOCK // group
-            fn((-(-n // per_block),), (BLOCK,), args + (numpy.int32(group),))
+            fn(device_id, (-(-n // per_block),), args + (numpy.int32(group),))
 
 
 def _scale_y(device_id, length, beta, a, vy):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from conftest import fake
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray.rocblas import _arguments
 

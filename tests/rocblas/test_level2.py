@@ -18,7 +18,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level2_host import Vec, as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level2
@@ -386,8 +386,7 @@ def no_launch(monkeypatch):
         raise AssertionError("a kernel launch was attempted")
 
     monkeypatch.setattr(_level2, "_launch_gemv", refuse)
-    monkeypatch.setattr(_level2, "_kernel", refuse)
-    monkeypatch.setattr(_level2, "_workspace", refuse)
+    refuse_launches(monkeypatch)
 
 
 def test_kernel_names():
@@ -563,3 +562,24 @@ def test_level2_self_checks_and_bench_cases_are_registered():
     for name in ("gemv_n_float32", "gemv_t_float32"):
         case = cases[f"rocblas.{name}"]
         assert case.bytes_moved == 16384 * 16384 * 4 and case.memory_bound
+
+
+def test_split_workspace_keeps_one_ticket_area_per_size(monkeypatch):
+    """A split launch's tickets sit in a zero-kept area of a power-of-two size (4 KiB at least) in
+    front of its partials; each area size is a workspace of its own, so no launch reads tickets
+    where another one left partial sums."""
+    from rocarray._core import workspace
+
+    asked = []
+
+    class Owner:
+        def counters(self, name, nbytes, device_id):
+            asked.append((name, nbytes, device_id))
+            return name
+
+    monkeypatch.setattr(workspace, "workspaces", Owner())
+    assert _level2._workspace(0, 16, 1000) == ("rocblas.level2.tickets4096", 4096)
+    assert _level2._workspace(0, 1024, 0) == ("rocblas.level2.tickets4096", 4096)
+    assert _level2._workspace(1, 1025, 8) == ("rocblas.level2.tickets8192", 8192)
+    assert asked == [("rocblas.level2.tickets4096", 4096 + 1000, 0), ("rocblas.level2.tickets4096", 4096, 0),
+                     ("rocblas.level2.tickets8192", 8192 + 8, 1)]

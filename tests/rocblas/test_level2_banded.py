@@ -16,7 +16,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level2_host import Vec, as_passed, blas_index, error_scale as _scale, op as _op, scalar as _scalar
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level2_banded
@@ -256,7 +256,7 @@ def no_launch(monkeypatch):
         raise AssertionError("a kernel launch was attempted")
 
     monkeypatch.setattr(_level2_banded, "_launch", refuse)
-    monkeypatch.setattr(_level2_banded, "_kernel", refuse)
+    refuse_launches(monkeypatch)
 
 
 def test_kernel_names():

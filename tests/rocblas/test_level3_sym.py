@@ -17,7 +17,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import Mat, as_passed, scalar as _scalar
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray.rocblas import _level3_kernels, _level3_sym
 from rocarray.rocblas._gemm import plan as _plan, simt as _simt

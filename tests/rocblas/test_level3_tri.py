@@ -19,7 +19,7 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, op as _op, scalar as _scalar
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level3_kernels, _level3_tri

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import assert_close, fake, to_device, to_host
 from level3_host import GEMM_DTYPES as ALL, run_batched
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile, launch as _launch
 from rocarray.rocblas._gemm import batched_kernels as _batched_kernels, simt as _simt

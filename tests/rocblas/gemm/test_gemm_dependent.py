@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import assert_close, to_device, to_host, wide
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray._core import dependent_launch

@@ -23,7 +23,7 @@ import pytest
 
 from conftest import to_device, to_host
 from level3_host import SameDevice
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import launch
 from rocarray.rocblas._gemm import half as _half, mma as _mma, tensor_maps as _tensor_maps, wgmma as _wgmma

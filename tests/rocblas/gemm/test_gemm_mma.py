@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile, launch
 from rocarray.rocblas._gemm import mma as _mma

@@ -8,7 +8,7 @@ import pytest
 from conftest import assert_close, random_array, to_device, to_host, wide
 from level3_host import GEMM_DTYPES as ALL, every_choice, run_gemm
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import launch as _launch
 from rocarray.rocblas._gemm import api as _api, plan as _plan, simt as _simt, tiles as _tiles

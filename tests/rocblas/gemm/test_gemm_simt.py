@@ -8,7 +8,7 @@ import pytest
 from conftest import assert_close, random_array, to_device, to_host
 from level3_host import every_choice, run_gemm, run_gemm_bias_activation
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 import rocarray.rocblas as rocblas

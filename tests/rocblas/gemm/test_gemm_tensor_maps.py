@@ -2,7 +2,7 @@
 
 
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray.rocblas._gemm import tensor_maps as _tensor_maps
 

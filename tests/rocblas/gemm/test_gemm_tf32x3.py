@@ -16,7 +16,7 @@ import pytest
 from conftest import assert_close, random_array, to_device, to_host, wide
 from level3_host import run_gemm, run_gemm_bias_activation
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile, config, tuning
 from rocarray.rocblas._gemm import mma as _mma, plan as _plan, tensor_maps as _tensor_maps, tiles as _tiles, wgmma as _wgmma

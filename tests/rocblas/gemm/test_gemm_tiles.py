@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas._gemm import plan as _plan, simt as _simt, tiles as _tiles

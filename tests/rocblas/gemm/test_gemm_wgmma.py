@@ -3,7 +3,7 @@
 import re
 
 
-from rocblas_plans import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas._gemm import tf32x3 as _tf32x3, wgmma as _wgmma

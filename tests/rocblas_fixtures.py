@@ -1,4 +1,4 @@
-"""The fixture every rocblas test module imports (``from rocblas_plans import fresh_prepared_launches``):
+"""The fixture every rocblas test module imports (``from rocblas_fixtures import fresh_prepared_launches``):
 an autouse fixture applies to the modules that import it."""
 
 import pytest
@@ -16,3 +16,15 @@ def fresh_prepared_launches(monkeypatch):
     monkeypatch.setattr(plan, "_choices", {})
     monkeypatch.setattr(half, "_prepared", {})
     monkeypatch.setattr(batched_kernels, "_prepared", {})
+
+
+def refuse_launches(monkeypatch):
+    """Fail (instead of launching on fake memory) when anything reaches a kernel: every launch,
+    immediate or prepared, goes through :class:`rocarray._core.kernels.Kernel`."""
+    from rocarray._core import kernels
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a kernel launch was attempted")
+
+    monkeypatch.setattr(kernels.Kernel, "__call__", refuse)
+    monkeypatch.setattr(kernels.Kernel, "prepare", refuse)
