@@ -11,13 +11,12 @@ on the very same buffers (no copies on either side).
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 from rocarray import rocblas
 
 _LIB = "rocblas"
 _DTYPES = ("float32", "float64", "complex64", "complex128")
-_cupy = launch.cupy
 _host = harness.standard_normal
 
 
@@ -39,7 +38,7 @@ def _op(a, trans):
 
 def _case(rng, dtype, trans, m, n, k, batch, pointers, broadcast_a=False):
     """One batched call on fresh column-major stacks against the host reference."""
-    cupy = _cupy()
+    cupy = backend.cupy()
     ta, tb = trans
     complex_ = numpy.dtype(dtype).kind == "c"
     alpha = 0.75 - 0.5j if complex_ else 0.75
@@ -102,7 +101,7 @@ def _register_benchmarks():
         m = n = k = edge
 
         def setup(batch=batch, m=m, n=n, k=k):
-            cupy = _cupy()
+            cupy = backend.cupy()
             a3 = cupy.random.standard_normal((batch, m, k), dtype=numpy.float32)
             b3 = cupy.random.standard_normal((batch, k, n), dtype=numpy.float32)
             return a3, b3, cupy.empty((batch, m, n), dtype=numpy.float32)
@@ -112,7 +111,7 @@ def _register_benchmarks():
                                           batch)
 
         def vendor(a3, b3, c3):
-            _cupy().matmul(a3, b3)
+            backend.cupy().matmul(a3, b3)
 
         label = f"1e5x{edge}" if batch == 10**5 else f"{batch}x{edge}"
         big = edge > 64

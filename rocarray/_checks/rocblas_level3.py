@@ -10,18 +10,12 @@ through ``cupy_backends``' cuBLAS binding, as ``cupyx.scipy.linalg.solve_triangu
 
 import numpy
 
-from rocarray._core import harness
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 from rocarray.rocblas import _level3_sym, _level3_tri
 
 _LIB = "rocblas"
 _DTYPES = ("float32", "float64", "complex64", "complex128")
-
-
-def _cupy():
-    from rocarray._core import backend
-
-    return backend.cupy()
 
 
 def _check(name, got, want, dtype, n, scale):
@@ -39,7 +33,7 @@ def _colmajor(buf, rows, cols, ld):
 
 @harness.self_check(_LIB, "trsm_trmm")
 def check_trsm_trmm(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     m, n = 130, 45
     for dtype in _DTYPES:
         for side, uplo, trans, diag in (("L", "L", "N", "N"), ("L", "U", "T", "U"), ("R", "U", "C", "N"),
@@ -69,7 +63,7 @@ def check_trsm_trmm(rng):
 
 @harness.self_check(_LIB, "symm_hemm")
 def check_symm(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     m, n = 70, 33
     for dtype in _DTYPES:
         for fn in (("symm", "hemm") if numpy.dtype(dtype).kind == "c" else ("symm",)):
@@ -92,7 +86,7 @@ def check_symm(rng):
 
 @harness.self_check(_LIB, "syrk_herk_syr2k_her2k")
 def check_rank_k(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     n, k = 300, 40   # two diagonal blocks of 256 and a ragged one
     for dtype in _DTYPES:
         fns = ("syrk", "syr2k", "herk", "her2k") if numpy.dtype(dtype).kind == "c" else ("syrk", "syr2k")
@@ -134,7 +128,7 @@ _N = 8192
 
 
 def _random(n, dtype):
-    return _cupy().random.standard_normal(n, dtype=numpy.dtype(dtype))
+    return backend.cupy().random.standard_normal(n, dtype=numpy.dtype(dtype))
 
 
 def _register_benchmarks():
@@ -143,7 +137,7 @@ def _register_benchmarks():
     def setup_trsm():
         # lower triangular, unit-size diagonal and small off-diagonal part: repeated in-place
         # solves keep B's magnitude (no overflow or denormals over many timed calls)
-        cupy = _cupy()
+        cupy = backend.cupy()
         a = _random(n * n, "float64") / n
         k = cupy.arange(n)
         a[k + k * n] = 1.0
@@ -155,7 +149,7 @@ def _register_benchmarks():
     def vendor_trsm(a, b):
         from cupy_backends.cuda.libs import cublas
 
-        cupy = _cupy()
+        cupy = backend.cupy()
         handle = cupy.cuda.device.get_cublas_handle()
         one = numpy.array(1.0)
         cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
@@ -166,7 +160,7 @@ def _register_benchmarks():
                                  rocarray=ours_trsm, vendor=vendor_trsm, flops=n ** 3, memory_bound=False))
 
     def setup_syrk():
-        return _random(n * n, "float32"), _cupy().zeros(n * n, numpy.float32)
+        return _random(n * n, "float32"), backend.cupy().zeros(n * n, numpy.float32)
 
     def ours_syrk(a, c):
         _level3_sym.syrk("L", "N", n, n, 1.0, a, n, 0.0, c, n)

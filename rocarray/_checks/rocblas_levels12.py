@@ -8,7 +8,7 @@ mismatch. Benchmark cases time rocarray against the path CuPy takes for the same
 
 import numpy
 
-from rocarray._core import harness
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 from rocarray.rocblas import _level1, _level2
 
@@ -22,14 +22,8 @@ _DTYPES = ("float32", "float64", "complex64", "complex128")
 # helpers (host references)
 # --------------------------------------------------------------------------------------------
 
-def _cupy():
-    from rocarray._core import backend
-
-    return backend.cupy()
-
-
 def _cublas():
-    _cupy()
+    backend.cupy()
     import cupy.cublas  # a submodule CuPy does not import by itself
 
     return cupy.cublas
@@ -68,7 +62,7 @@ def _cases():
 
 @harness.self_check(_LIB, "axpy")
 def check_axpy(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in ("float16",) + _DTYPES:
         for n, incx, incy in _cases():
             x = _host(rng, _N, dtype)
@@ -84,7 +78,7 @@ def check_axpy(rng):
 
 @harness.self_check(_LIB, "scal")
 def check_scal(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in ("float16",) + _DTYPES:
         alphas = (1.5, 0.5 + 2j) if numpy.dtype(dtype).kind == "c" else (1.5,)
         for alpha in alphas:
@@ -100,7 +94,7 @@ def check_scal(rng):
 
 @harness.self_check(_LIB, "copy_swap")
 def check_copy_swap(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in _DTYPES:
         for n, incx, incy in _cases():
             x, y = _host(rng, _N, dtype), _host(rng, _N, dtype)
@@ -121,7 +115,7 @@ def check_copy_swap(rng):
 
 @harness.self_check(_LIB, "rot")
 def check_rot(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     c = 0.6
     for dtype in _DTYPES:
         ss = (0.8, 0.48 + 0.64j) if numpy.dtype(dtype).kind == "c" else (0.8,)
@@ -141,7 +135,7 @@ def check_rot(rng):
 
 @harness.self_check(_LIB, "dot")
 def check_dot(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in ("float16",) + _DTYPES:
         for n, incx, incy in _cases():
             x, y = _host(rng, _N, dtype), _host(rng, _N, dtype)
@@ -164,7 +158,7 @@ def _nrm2_scales(dtype):
 
 @harness.self_check(_LIB, "nrm2_asum")
 def check_nrm2_asum(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in _DTYPES:
         for n, inc, _ in _cases():
             for scale in _nrm2_scales(dtype):
@@ -200,7 +194,7 @@ def iamax_reference(x, n, inc, largest=True):
 
 @harness.self_check(_LIB, "iamax_iamin")
 def check_iamax(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in _DTYPES:
         for n, inc in ((_N, 1), (_N // 3, 3)):
             x = _host(rng, _N, dtype)
@@ -222,8 +216,8 @@ def _random(n, dtype):
     from float32)."""
     dtype = numpy.dtype(dtype)
     if dtype.itemsize == 2:
-        return _cupy().random.standard_normal(n, dtype=numpy.float32).astype(dtype)
-    return _cupy().random.standard_normal(n, dtype=dtype)
+        return backend.cupy().random.standard_normal(n, dtype=numpy.float32).astype(dtype)
+    return backend.cupy().random.standard_normal(n, dtype=dtype)
 
 
 def _bench(name, setup, ours, vendor, bytes_moved):
@@ -243,17 +237,17 @@ def _register_benchmarks():
     for dtype in ("float32", "float64"):
         size = numpy.dtype(dtype).itemsize
         _bench(f"dot_{dtype}", lambda d=dtype: (_random(n, d), _random(n, d)),
-               lambda x, y: _level1.dot(n, x, 1, y, 1), lambda x, y: _cupy().dot(x, y), 2 * n * size)
+               lambda x, y: _level1.dot(n, x, 1, y, 1), lambda x, y: backend.cupy().dot(x, y), 2 * n * size)
         _bench(f"axpy_{dtype}", lambda d=dtype: (_random(n, d), _random(n, d)),
                lambda x, y: _level1.axpy(n, 0.5, x, 1, y, 1), vendor_axpy, 3 * n * size)
 
     size = 4
     one = lambda: (_random(n, "float32"),)  # noqa: E731
     two = lambda: (_random(n, "float32"), _random(n, "float32"))  # noqa: E731
-    _bench("nrm2_float32", one, lambda x: _level1.nrm2(n, x, 1), lambda x: _cupy().linalg.norm(x), n * size)
-    _bench("asum_float32", one, lambda x: _level1.asum(n, x, 1), lambda x: _cupy().abs(x).sum(), n * size)
+    _bench("nrm2_float32", one, lambda x: _level1.nrm2(n, x, 1), lambda x: backend.cupy().linalg.norm(x), n * size)
+    _bench("asum_float32", one, lambda x: _level1.asum(n, x, 1), lambda x: backend.cupy().abs(x).sum(), n * size)
     _bench("iamax_float32", one, lambda x: _level1.iamax(n, x, 1),
-           lambda x: _cupy().argmax(_cupy().abs(x)), n * size)
+           lambda x: backend.cupy().argmax(backend.cupy().abs(x)), n * size)
     # 0.999 (not 1.0, which a library may skip) keeps repeated runs finite and normal.
     _bench("scal_float32", one, lambda x: _level1.scal(n, 0.999, x, 1), vendor_scal, 2 * n * size)
     _bench("copy_float32", two, lambda x, y: _level1.copy(n, x, 1, y, 1), lambda x, y: y.__setitem__(Ellipsis, x),
@@ -282,7 +276,7 @@ def _scalars2(dtype):
 
 @harness.self_check(_LIB, "gemv")
 def check_gemv(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in _DTYPES:
         alpha, beta = _scalars2(dtype)
         for trans, incx, incy in (("N", 1, 1), ("T", -2, 1), ("C", 1, -3)):
@@ -303,7 +297,7 @@ def check_gemv(rng):
 
 @harness.self_check(_LIB, "ger")
 def check_ger(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in _DTYPES:
         fns = ("geru", "gerc") if numpy.dtype(dtype).kind == "c" else ("ger",)
         for fn in fns:
@@ -321,7 +315,7 @@ def check_ger(rng):
 
 @harness.self_check(_LIB, "symv_hemv")
 def check_symv(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     n = _M2
     for dtype in _DTYPES:
         fns = ("symv", "hemv") if numpy.dtype(dtype).kind == "c" else ("symv",)
@@ -343,7 +337,7 @@ def check_symv(rng):
 
 @harness.self_check(_LIB, "trmv_trsv")
 def check_trmv_trsv(rng):
-    cupy = _cupy()
+    cupy = backend.cupy()
     n = 2 * _level2.TRSV_NB + 5  # three diagonal blocks
     for dtype in _DTYPES:
         for uplo, trans, diag in (("U", "N", "N"), ("L", "T", "U"), ("U", "C", "N"), ("L", "N", "N")):
@@ -379,13 +373,13 @@ def _register_level2_benchmarks():
     size = 4
 
     def setup():
-        return _random(n * n, "float32"), _random(n, "float32"), _cupy().zeros(n, numpy.float32)
+        return _random(n * n, "float32"), _random(n, "float32"), backend.cupy().zeros(n, numpy.float32)
 
     def vendor_n(a, x, y):
-        _cupy().matmul(a.reshape(n, n).T, x, out=y)
+        backend.cupy().matmul(a.reshape(n, n).T, x, out=y)
 
     def vendor_t(a, x, y):
-        _cupy().matmul(a.reshape(n, n), x, out=y)
+        backend.cupy().matmul(a.reshape(n, n), x, out=y)
 
     _bench("gemv_n_float32", setup, lambda a, x, y: _level2.gemv("N", n, n, 1.0, a, n, x, 1, 0.0, y, 1),
            vendor_n, n * n * size)
@@ -414,7 +408,7 @@ def _register_banded_benchmarks():
     gb_bytes = (gb_rows * n + 2 * n) * size
 
     def gb_setup():
-        cupy = _cupy()
+        cupy = backend.cupy()
         return (_random(gb_rows * n, "float32"), _random(n, "float32"), cupy.zeros(n, numpy.float32),
                 cupy.empty(gb_bytes // 2, numpy.uint8))
 
@@ -429,7 +423,7 @@ def _register_banded_benchmarks():
     sb_rows = k + 1
 
     def sb_setup():
-        return _random(sb_rows * n, "float32"), _random(n, "float32"), _cupy().zeros(n, numpy.float32)
+        return _random(sb_rows * n, "float32"), _random(n, "float32"), backend.cupy().zeros(n, numpy.float32)
 
     def vendor_sbmv(a, x, y):
         _cublas().sbmv(k, 1.0, a.reshape(n, sb_rows).T, x, 0.0, y)  # (lda, n), Fortran order: no copy
@@ -451,7 +445,7 @@ def _register_gemm_benchmarks():
     n = _GEMM_N
     for dtype in ("float32", "float64"):
         def setup(dtype=dtype):
-            return _random(n * n, dtype), _random(n * n, dtype), _cupy().zeros(n * n, dtype)
+            return _random(n * n, dtype), _random(n * n, dtype), backend.cupy().zeros(n * n, dtype)
 
         def ours(a, b, c):
             from rocarray import rocblas
@@ -459,7 +453,7 @@ def _register_gemm_benchmarks():
             rocblas.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n)
 
         def vendor(a, b, c):
-            _cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
+            backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
 
         harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_{dtype}", library=_LIB, setup=setup, rocarray=ours,
                                      vendor=vendor, flops=2 * n ** 3, memory_bound=False))
@@ -473,7 +467,7 @@ def _register_awkward_gemm_benchmarks():
     for m, n, k in ((1000, 1000, 1000), (4097, 4097, 4097), (64, 8192, 8192), (256, 256, 65536)):
         for dtype in ("float32", "float64", "float16"):
             def setup(dtype=dtype, m=m, n=n, k=k):
-                return _random(m * k, dtype), _random(k * n, dtype), _cupy().zeros(m * n, dtype)
+                return _random(m * k, dtype), _random(k * n, dtype), backend.cupy().zeros(m * n, dtype)
 
             def ours(a, b, c, m=m, n=n, k=k):
                 from rocarray import rocblas
@@ -481,7 +475,7 @@ def _register_awkward_gemm_benchmarks():
                 rocblas.gemm("N", "N", m, n, k, 1.0, a, m, b, k, 0.0, c, m)
 
             def vendor(a, b, c, m=m, n=n, k=k):
-                _cupy().matmul(b.reshape(n, k), a.reshape(k, m), out=c.reshape(n, m))
+                backend.cupy().matmul(b.reshape(n, k), a.reshape(k, m), out=c.reshape(n, m))
 
             harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{m}x{n}x{k}_{dtype}", library=_LIB, setup=setup,
                                          rocarray=ours, vendor=vendor, flops=2 * m * n * k, memory_bound=False))

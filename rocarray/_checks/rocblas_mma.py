@@ -11,7 +11,7 @@ bias and activation.
 
 import numpy
 
-from rocarray._core import harness
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 from rocarray.rocblas._gemm import half
 
@@ -19,14 +19,8 @@ _LIB = "rocblas"
 _GEMM_N = 8192
 
 
-def _cupy():
-    from rocarray._core import backend
-
-    return backend.cupy()
-
-
 def _device(host):
-    return _cupy().asarray(host)
+    return backend.cupy().asarray(host)
 
 
 @harness.self_check(_LIB, "gemm_mma")
@@ -58,7 +52,7 @@ def _check_one(rng, dtype, ta, tb, m, n, k, pad):
     ob = B if tb == "N" else B.T
     want = alpha * (oa @ ob) + beta * C
     scale = abs(alpha) * (numpy.abs(oa) @ numpy.abs(ob)) + abs(beta) * numpy.abs(C)
-    got = _cupy().asnumpy(dc).astype(numpy.float64).reshape(n, ldc).T[:m]
+    got = backend.cupy().asnumpy(dc).astype(numpy.float64).reshape(n, ldc).T[:m]
     eps = 2.0**-10 if numpy.dtype(dtype) == numpy.float16 else 2.0**-7
     tol = eps * numpy.abs(want) + (k + 4) * 2.0**-23 * scale + 1e-7
     if not numpy.all(numpy.abs(got - want) <= tol):
@@ -68,7 +62,7 @@ def _check_one(rng, dtype, ta, tb, m, n, k, pad):
 
 def _random(count, dtype):
     """``count`` standard normal values of a 16-bit ``dtype`` on the device."""
-    return _cupy().random.standard_normal(count, dtype=numpy.float32).astype(dtype)
+    return backend.cupy().random.standard_normal(count, dtype=numpy.float32).astype(dtype)
 
 
 def _register_benchmarks():
@@ -77,14 +71,14 @@ def _register_benchmarks():
     n = _GEMM_N
     for dtype in half.MMA_DTYPES:
         def setup(dtype=dtype):
-            return _random(n * n, dtype), _random(n * n, dtype), _cupy().zeros(n * n, dtype)
+            return _random(n * n, dtype), _random(n * n, dtype), backend.cupy().zeros(n * n, dtype)
 
         def ours(a, b, c, dtype=dtype):
             half.launch(a.data.device_id, numpy.dtype(dtype), "N", "N", n, n, n, 1.0, a.data, n, b.data,
                         n, 0.0, c.data, n)
 
         def vendor(a, b, c):
-            _cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
+            backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
 
         harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_{numpy.dtype(dtype).name}", library=_LIB, setup=setup,
                                      rocarray=ours, vendor=vendor, flops=2 * n ** 3, memory_bound=False))
@@ -99,7 +93,7 @@ _EPILOGUE_ACTIVATIONS = ("relu", "gelu")
 
 def _vendor_activation(name, y):
     if name == "relu":
-        return _cupy().maximum(y, 0)
+        return backend.cupy().maximum(y, 0)
     import cupyx.scipy.special
 
     return 0.5 * y * (1 + cupyx.scipy.special.erf(y * 0.7071067811865476))
@@ -110,7 +104,7 @@ def _register_epilogue_benchmarks():
     for activation in _EPILOGUE_ACTIVATIONS:
         def setup():
             half = numpy.float16
-            return _random(n * n, half), _random(n * n, half), _random(n, half), _cupy().zeros(n * n, half)
+            return _random(n * n, half), _random(n * n, half), _random(n, half), backend.cupy().zeros(n * n, half)
 
         def ours(a, b, bias, c, activation=activation):
             from rocarray import rocblas
@@ -119,7 +113,7 @@ def _register_epilogue_benchmarks():
 
         def vendor(a, b, bias, c, activation=activation):
             # C^T in CuPy's row-major view: the bias of C's row i runs along the last axis
-            y = _cupy().matmul(b.reshape(n, n), a.reshape(n, n)) + bias
+            y = backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n)) + bias
             c.reshape(n, n)[...] = _vendor_activation(activation, y)
 
         harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_float16_bias_{activation}", library=_LIB, setup=setup,

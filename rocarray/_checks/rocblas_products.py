@@ -11,12 +11,11 @@ attention-style einsum, and two products small enough that host time per call de
 
 import numpy
 
-from rocarray._core import harness, launch
+from rocarray._core import backend, harness
 from rocarray._core.harness import BenchCase
 
 _LIB = "rocblas"
 _DTYPES = ("float32", "float64", "complex64", "complex128")
-_cupy = launch.cupy
 _host = harness.standard_normal
 
 
@@ -25,7 +24,7 @@ def _wide(a):
 
 
 def _compare(name, got, want, dtype, k):
-    got = _cupy().asnumpy(got)
+    got = backend.cupy().asnumpy(got)
     eps = numpy.finfo(numpy.dtype(dtype)).eps
     rtol = 16 * eps * max(1.0, numpy.sqrt(k))
     scale = max(1.0, float(numpy.max(numpy.abs(want), initial=0.0)))
@@ -38,7 +37,7 @@ def _compare(name, got, want, dtype, k):
 def check_facade_products(rng):
     import rocarray as ra
 
-    cupy = _cupy()
+    cupy = backend.cupy()
     for dtype in _DTYPES:
         a = _host(rng, (3, 37, 41), dtype)
         b = _host(rng, (41, 29), dtype)
@@ -59,7 +58,7 @@ def _bench(name, setup, ours, vendor, flops):
 
 
 def _random(shape, dtype):
-    return _cupy().random.standard_normal(shape, dtype=numpy.dtype(dtype))
+    return backend.cupy().random.standard_normal(shape, dtype=numpy.dtype(dtype))
 
 
 def _register_benchmarks():
@@ -68,21 +67,21 @@ def _register_benchmarks():
     n = 4096
     for dtype in ("float32", "float64"):
         _bench(f"matmul_{n}_{dtype}", lambda d=dtype: (_random((n, n), d), _random((n, n), d)),
-               lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * n ** 3)
+               lambda a, b: ra.matmul(a, b), lambda a, b: backend.cupy().matmul(a, b), 2 * n ** 3)
         _bench(f"matmul_T_{n}_{dtype}", lambda d=dtype: (_random((n, n), d), _random((n, n), d)),
-               lambda a, b: ra.matmul(a.T, b), lambda a, b: _cupy().matmul(a.T, b), 2 * n ** 3)
+               lambda a, b: ra.matmul(a.T, b), lambda a, b: backend.cupy().matmul(a.T, b), 2 * n ** 3)
     batch, e = 4096, 64
     _bench(f"matmul_stack_{batch}x{e}_float32", lambda: (_random((batch, e, e), "float32"),
                                                          _random((batch, e, e), "float32")),
-           lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * batch * e ** 3)
+           lambda a, b: ra.matmul(a, b), lambda a, b: backend.cupy().matmul(a, b), 2 * batch * e ** 3)
     # small products, bound by host time per call (the façade's layout mapping and launches)
     _bench("matmul_256_float32", lambda: (_random((256, 256), "float32"), _random((256, 256), "float32")),
-           lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * 256 ** 3)
+           lambda a, b: ra.matmul(a, b), lambda a, b: backend.cupy().matmul(a, b), 2 * 256 ** 3)
     _bench("matmul_stack_64x32_float32", lambda: (_random((64, 32, 32), "float32"), _random((64, 32, 32), "float32")),
-           lambda a, b: ra.matmul(a, b), lambda a, b: _cupy().matmul(a, b), 2 * 64 * 32 ** 3)
+           lambda a, b: ra.matmul(a, b), lambda a, b: backend.cupy().matmul(a, b), 2 * 64 * 32 ** 3)
     shape_q, shape_k = (8, 16, 1024, 64), (8, 16, 1024, 64)
     _bench("einsum_attention_float32", lambda: (_random(shape_q, "float32"), _random(shape_k, "float32")),
-           lambda q, k: ra.einsum("bhqd,bhkd->bhqk", q, k), lambda q, k: _cupy().einsum("bhqd,bhkd->bhqk", q, k),
+           lambda q, k: ra.einsum("bhqd,bhkd->bhqk", q, k), lambda q, k: backend.cupy().einsum("bhqd,bhkd->bhqk", q, k),
            2 * 8 * 16 * 1024 * 1024 * 64)
 
 

@@ -147,7 +147,7 @@ def _check_pair(fn, x, y):
 # launching: one plan per call signature
 # --------------------------------------------------------------------------------------------
 
-_KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 #: Name of the reduction workspace (:data:`rocarray._core.workspace.workspaces` counters): the
 #: ticket at byte 0, which the kernel's last block resets, and the blocks' partials from
 #: :data:`PARTIALS_OFFSET` on, which the kernels overwrite (so no other buffer shares the name).
@@ -185,7 +185,7 @@ def grid_size(n, itemsize, unit, wave, reduction=True):
 
 def _prepare(name, device_id, n, itemsize, unit, args, reduction=False):
     """The prepared launch of kernel ``name`` over ``n`` elements (:func:`grid_size`)."""
-    kernel = _KERNELS[name]
+    kernel = KERNELS[name]
     return kernel.prepare(device_id, grid_size(n, itemsize, unit, kernel.wave(device_id), reduction), args)
 
 

@@ -196,7 +196,7 @@ def check_operands(fn, A, vectors):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 #: Smallest ticket area of a split launch's workspace, in bytes (the partials follow it).
 TICKET_BYTES = 1 << 12
 
@@ -260,7 +260,7 @@ def _launch_gemv(device_id, trans, m, n, alpha, a, vx, beta, vy, flags=0, masked
     if conj:
         flags |= CONJ
     name = kernel_name("gemv_n" if trans == "N" else "gemv_t", dtype, masked)
-    kernel = _KERNELS[name]
+    kernel = KERNELS[name]
     with launch.on_device(device_id):
         wave = kernel.wave(device_id)
         if trans == "N":
@@ -379,7 +379,7 @@ def _ger(fn, m, n, alpha, x, incx, y, incy, A, lda, conj):
     rows = BLOCK * (pack(dtype) if vec else 1)
     groups = -(-n // GER_COLS)
     with launch.on_device(device_id):
-        _KERNELS[kernel_name("ger", dtype)](
+        KERNELS[kernel_name("ger", dtype)](
             device_id, (-(-m // rows), min(groups, MAX_GRID_Y)),
             (numpy.int64(m), numpy.int64(n), scalar_arg(alpha, dtype), vx.ptr, numpy.int64(vx.step), vy.ptr,
              numpy.int64(vy.step), a.ptr, numpy.int64(lda), numpy.int32(flags), numpy.int64(GER_COLS)))
@@ -689,7 +689,7 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
     minus_one, one = scalar_arg(-1, dtype), scalar_arg(1, dtype)
     nblocks = -(-n // TRSV_NB)
     order = range(nblocks) if forward else range(nblocks - 1, -1, -1)
-    solve = _KERNELS[kernel_name("trsv_block", dtype)]
+    solve = KERNELS[kernel_name("trsv_block", dtype)]
     with launch.on_device(device_id):
         for k in order:
             k0 = k * TRSV_NB

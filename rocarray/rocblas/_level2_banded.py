@@ -117,7 +117,7 @@ def band(A, n, height, lda, fn):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
 def group_width(height, warp_size):
@@ -143,7 +143,7 @@ def _launch(device_id, kernel, m, n, kl, ku, alpha, a, vx, beta, vy, flags=0):
     args = (numpy.int64(m), numpy.int64(n), numpy.int64(kl), numpy.int64(ku), alpha, a.ptr,
             numpy.int64(a.lda), vx.ptr, numpy.int64(vx.step), beta, vy.ptr, numpy.int64(vy.step),
             numpy.int32(flags))
-    fn = _KERNELS[kernel_name("gbmv_" + kernel, dtype)]
+    fn = KERNELS[kernel_name("gbmv_" + kernel, dtype)]
     with launch.on_device(device_id):
         if kernel == "n":
             rows = BLOCK if flags & THIN else _warp_size(device_id)

@@ -12,7 +12,7 @@ ordered after the kernels that use it).
 
 import numpy
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray.rocblas._gemm import plan, simt
 from rocarray.rocblas._arguments import (COMPLEX, STANDARD, check_matrix_buffer, check_supported, dtype_names, real_scalar,
                                          scalar_arg)
@@ -35,8 +35,8 @@ UPPER, TRANS, CONJ, UNIT, HERM, HAS_W = 1, 2, 4, 8, 16, 32
 
 _C128 = numpy.dtype(numpy.complex128)
 
-#: The kernels of the source, each instantiated for float32, float64, complex64, complex128.
-KERNELS = ("trsm_leaf", "trmm_leaf", "tri_merge", "symm_expand")
+#: The kernel templates of the source, each instantiated for float32, float64, complex64, complex128.
+TEMPLATES = ("trsm_leaf", "trmm_leaf", "tri_merge", "symm_expand")
 
 
 def leaf_nb(dtype):
@@ -51,23 +51,17 @@ def expand_tile(dtype):
 
 def kernel_name(kernel, dtype):
     """Name expression, e.g. ``'ra_rocblas_trsm_leaf<double>'``."""
-    return f"ra_rocblas_{kernel}<{simt.CTYPES[numpy.dtype(dtype)]}>"
+    return f"ra_rocblas_{kernel}<{dtypes.ctype(dtype)}>"
 
 
 def instantiations():
     """Every name expression the level-3 routines launch from this source."""
-    return sorted(kernel_name(k, d) for k in KERNELS for d in STANDARD)
+    return sorted(kernel_name(k, d) for k in TEMPLATES for d in STANDARD)
 
 
 _compile.register(SOURCE, instantiations())
 
-_cupy = launch.cupy
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
 # --------------------------------------------------------------------------------------------
@@ -137,10 +131,9 @@ def leaf(device_id, dtype, solve, nb, nvec, alpha, A, lda, B, vs, rs, flags):
     """One trsm/trmm leaf launch: ``nvec`` vectors against the nb x nb diagonal block at ``A``."""
     name = kernel_name("trsm_leaf" if solve else "trmm_leaf", dtype)
     with launch.on_device(device_id):
-        kernel, _ = _kernel(name, device_id)
-        kernel((-(-nvec // LEAF_VECS),), (BLOCK,),
-               (numpy.int64(nb), numpy.int64(nvec), scalar_arg(alpha, dtype), A, numpy.int64(lda), B,
-                numpy.int64(vs), numpy.int64(rs), numpy.int32(flags)))
+        KERNELS[name](device_id, (-(-nvec // LEAF_VECS),),
+                       (numpy.int64(nb), numpy.int64(nvec), scalar_arg(alpha, dtype), A, numpy.int64(lda), B,
+                        numpy.int64(vs), numpy.int64(rs), numpy.int32(flags)))
 
 
 def merge(device_id, dtype, n, D, W, beta, C, ldc, flags):
@@ -149,15 +142,16 @@ def merge(device_id, dtype, n, D, W, beta, C, ldc, flags):
     ``W`` (``None``: no workspace, C is only scaled) holds block b's full square at ``b*D*D``.
     """
     blocks = -(-n // D)
+    kernel = KERNELS[kernel_name("tri_merge", dtype)]
     with launch.on_device(device_id):
-        kernel, wave = _kernel(kernel_name("tri_merge", dtype), device_id)
+        wave = kernel.wave(device_id)
         # blocks along x take columns: about four waves in all, at most one per column
         gx = max(1, min(min(D, n), 4 * wave // min(blocks, MAX_GRID_Y)))
         for first in range(0, blocks, MAX_GRID_Y):
             count = min(MAX_GRID_Y, blocks - first)
             o = first * D
             w = W + first * D * D * dtype.itemsize if W is not None else C
-            kernel((gx, count), (BLOCK,),
+            kernel(device_id, (gx, count),
                    (numpy.int64(n - o), numpy.int64(D), w, scalar_arg(beta, dtype), at(C, o, o, ldc, dtype.itemsize),
                     numpy.int64(ldc), numpy.int32(flags | (HAS_W if W is not None else 0))))
 
@@ -167,12 +161,12 @@ def expand(device_id, dtype, ka, j0, P, A, lda, W, ldw, flags):
     tile = expand_tile(dtype)
     tiles_i = -(-ka // tile)
     tiles_c = -(-P // tile)
+    kernel = KERNELS[kernel_name("symm_expand", dtype)]
     with launch.on_device(device_id):
-        kernel, _ = _kernel(kernel_name("symm_expand", dtype), device_id)
         for first in range(0, tiles_c, MAX_GRID_Y):
             count = min(MAX_GRID_Y, tiles_c - first)
             c0 = first * tile
-            kernel((tiles_i, count), (BLOCK,),
+            kernel(device_id, (tiles_i, count),
                    (numpy.int64(ka), numpy.int64(j0 + c0), numpy.int64(P - c0), A, numpy.int64(lda),
                     W + c0 * ldw * dtype.itemsize, numpy.int64(ldw), numpy.int32(flags)))
 
@@ -180,4 +174,4 @@ def expand(device_id, dtype, ka, j0, P, A, lda, W, ldw, flags):
 def workspace(device_id, elements, dtype):
     """A temporary device buffer of ``elements`` (uninitialized) on ``device_id``."""
     with launch.on_device(device_id):
-        return _cupy().empty(max(int(elements), 1), dtype=dtype)
+        return backend.cupy().empty(max(int(elements), 1), dtype=dtype)

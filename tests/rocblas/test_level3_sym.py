@@ -17,10 +17,10 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import Mat, as_passed, scalar as _scalar
 
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
 from rocarray.rocblas import _level3_kernels, _level3_sym
-from rocarray.rocblas._gemm import plan as _plan, simt as _simt
+from rocarray.rocblas._gemm import plan as _plan
 import rocarray.rocblas as rocblas
 
 try:
@@ -263,8 +263,8 @@ def no_launch(monkeypatch):
         raise AssertionError("a kernel launch was attempted")
 
     monkeypatch.setattr(_plan, "launch", refuse)
-    monkeypatch.setattr(_simt, "_kernel", refuse)
-    for name in ("_kernel", "leaf", "merge", "expand", "workspace"):
+    refuse_launches(monkeypatch)
+    for name in ("leaf", "merge", "expand", "workspace"):
         monkeypatch.setattr(_level3_kernels, name, refuse)
 
 

@@ -19,11 +19,11 @@ import pytest
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import as_passed, op as _op, scalar as _scalar
 
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level3_kernels, _level3_tri
-from rocarray.rocblas._gemm import plan as _plan, simt as _simt
+from rocarray.rocblas._gemm import plan as _plan
 import rocarray.rocblas as rocblas
 
 try:
@@ -189,8 +189,8 @@ def no_launch(monkeypatch):
         raise AssertionError("a kernel launch was attempted")
 
     monkeypatch.setattr(_plan, "launch", refuse)
-    monkeypatch.setattr(_simt, "_kernel", refuse)
-    for name in ("_kernel", "leaf", "merge", "expand", "workspace"):
+    refuse_launches(monkeypatch)
+    for name in ("leaf", "merge", "expand", "workspace"):
         monkeypatch.setattr(_level3_kernels, name, refuse)
 
 
@@ -204,7 +204,7 @@ def test_kernels_are_registered_and_follow_the_rules():
     assert registered == set(_level3_kernels.instantiations())
     assert len(registered) == 16  # four kernels, four dtypes
     source = _compile.read_text(_level3_kernels.SOURCE)
-    for k in _level3_kernels.KERNELS:
+    for k in _level3_kernels.TEMPLATES:
         assert f"ra_rocblas_{k}(" in source
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"

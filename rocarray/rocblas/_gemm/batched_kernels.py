@@ -119,7 +119,7 @@ at the tiled gemm's speed.
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch, prepared_launch
+from rocarray._core import backend, compile as _compile, kernels, launch
 from rocarray.rocblas import _level1
 from rocarray.rocblas._gemm import plan, simt
 
@@ -264,13 +264,13 @@ def bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, a_address
 
 def bulk_device(is_hip, cc_major):
     """Whether a device runs the bulk-copy kernel: NVIDIA from compute capability 9.0 (the copy
-    engine; measured on the H200, docs/performance.md)."""
-    return launch.bulk_copy_engine(is_hip, cc_major)
+    engine, :func:`rocarray._core.backend.bulk_copy_engine`)."""
+    return backend.bulk_copy_engine(is_hip, cc_major)
 
 
 def _bulk(device_id):
     """:func:`bulk_device` for a device."""
-    return launch.has_bulk_copy(device_id)
+    return backend.has_bulk_copy(device_id)
 
 
 def instantiations():
@@ -328,14 +328,7 @@ def grid(m, n, batch, tile):
     return blocks
 
 
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
-
-
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 _NULL = numpy.uint64(0)
 
 
@@ -358,7 +351,7 @@ def launch_small(device_id, dtype, m, n, k, alpha, a, lda, stride_a, b, ldb, str
     (pa, qa), (pb, qb), (pc, qc) = pair(a), pair(b), pair(c)
     with launch.on_device(device_id):
         kernel, blocks = _small_kernel(device_id, dtype, m, n, k, batch, tile)
-        kernel((blocks,), (BLOCK,),
+        kernel(device_id, (blocks,),
                (numpy.int64(m), numpy.int64(n), numpy.int64(k), alpha,
                 pa, numpy.int64(lda), numpy.int64(stride_a), qa,
                 pb, numpy.int64(ldb), numpy.int64(stride_b), qb,
@@ -384,13 +377,10 @@ def _small_kernel(device_id, dtype, m, n, k, batch, tile):
     on its whole grid."""
     blocks = grid(m, n, batch, tile)
     if streams(dtype, tile, k):
-        kernel, wave = _kernel(stream_name(dtype, tile), device_id)
-        return kernel, min(blocks, wave)
-    kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
-    return kernel, blocks
+        kernel = KERNELS[stream_name(dtype, tile)]
+        return kernel, min(blocks, kernel.wave(device_id))
+    return KERNELS[kernel_name(dtype, tile)], blocks
 
-
-_bulk_waves = {}
 
 #: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_team_run`,
 #: :func:`_small_run`); bounded, cleared when full.
@@ -402,20 +392,16 @@ def _bulk_run(device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch
     """The bulk-copy kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C)``
     on device addresses, on the current device."""
     def make():
-        name = bulk_name(tile, b_trans)
-        kernel, _ = _kernel(name, device_id)
+        kernel = KERNELS[bulk_name(tile, b_trans)]
         shared = bulk_shared(tile)
-        launch.allow_shared(kernel, shared)
-        wave = _bulk_waves.get((name, device_id))
-        if wave is None:
-            per_mp = launch.occupancy(kernel, BLOCK, bulk_blocks(tile), shared)
-            wave = _bulk_waves[(name, device_id)] = backend.device_info(device_id).multiprocessors * per_mp
+        kernel.allow_shared(device_id, shared)
+        per_mp = kernels.occupancy(kernel.function(device_id), BLOCK, bulk_blocks(tile), shared)
+        wave = backend.device_info(device_id).multiprocessors * per_mp
         blocks = min(-(-batch // matrices_per_block(tile)), wave)
-        f32, ptr, i64 = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER, numpy.int64
-        prepared = prepared_launch.PreparedLaunch(
-            kernel, (blocks,), (BLOCK,),
-            (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c), i64(batch)),
-            shared_mem=shared, dependent=True)
+        f32, ptr, i64 = launch.scalar(numpy.float32), launch.POINTER, numpy.int64
+        prepared = kernel.prepare(
+            device_id, (blocks,), (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c),
+                                   i64(batch)), shared=shared, dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("bulk", device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch)
     return plan.remembered(_prepared, _KEPT, key, make)
@@ -426,12 +412,12 @@ def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
     device addresses, on the current device. One block of :data:`TEAM` threads a product; the
     kernel's shared-memory carveout is set to :data:`TEAM_CARVEOUT` first."""
     def make():
-        kernel, _ = _kernel(team_name(b_trans), device_id)
-        launch.prefer_carveout(kernel, TEAM_CARVEOUT)
-        f32, ptr, i64 = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER, numpy.int64
-        prepared = prepared_launch.PreparedLaunch(
-            kernel, (batch,), (TEAM,), (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c)),
-            dependent=True)
+        kernel = KERNELS[team_name(b_trans)]
+        kernel.prefer_carveout(device_id, TEAM_CARVEOUT)
+        f32, ptr, i64 = launch.scalar(numpy.float32), launch.POINTER, numpy.int64
+        prepared = kernel.prepare(
+            device_id, (batch,), (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c)),
+            block=TEAM, dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
     key = ("team", device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)
     return plan.remembered(_prepared, _KEPT, key, make)
@@ -461,9 +447,9 @@ def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, str
     on the current device."""
     def make():
         kernel, blocks = _small_kernel(device_id, dtype, m, n, k, batch, tile)
-        s, ptr, i64 = prepared_launch.scalar(dtype), prepared_launch.POINTER, numpy.int64
-        prepared = prepared_launch.PreparedLaunch(
-            kernel, (blocks,), (BLOCK,),
+        s, ptr, i64 = launch.scalar(dtype), launch.POINTER, numpy.int64
+        prepared = kernel.prepare(
+            device_id, (blocks,),
             (i64(m), i64(n), i64(k), s, ptr, i64(lda), i64(stride_a), _NULL, ptr, i64(ldb), i64(stride_b), _NULL,
              s, ptr, i64(ldc), i64(stride_c), _NULL, i64(batch), numpy.int32(flag_bits)))
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
@@ -501,14 +487,14 @@ def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, s
 
 def _pointer(address, rows, cols, ld, dtype, device_id):
     """A ``cupy.cuda.MemoryPointer`` to a column-major matrix at a raw device address."""
-    cuda = launch.cupy().cuda
+    cuda = backend.cupy().cuda
     nbytes = ((cols - 1) * ld + rows) * numpy.dtype(dtype).itemsize
     return cuda.MemoryPointer(cuda.UnownedMemory(int(address), max(nbytes, 1), None, device_id), 0)
 
 
 def _host_pointers(arrays, batch):
     """The first ``batch`` pointers of each device array, on the host (synchronizing copies)."""
-    cupy = launch.cupy()
+    cupy = backend.cupy()
     return [cupy.asnumpy(P[:batch]).astype(numpy.uint64) for P in arrays]
 
 

@@ -30,7 +30,7 @@ addresses, under the 255 a 256-thread block allows (one block per multiprocessor
 """
 import numpy
 
-from rocarray._core import compile as _compile, launch, prepared_launch
+from rocarray._core import backend, compile as _compile, kernels, launch
 
 SOURCE = "rocblas/gemm_mma.hip"
 
@@ -52,7 +52,7 @@ BLOCKS_PER_MULTIPROCESSOR = 2
 STAGES_MMA = 4
 STAGES_OTHER = 3
 #: Bytes of shared memory a block may have without opting in (CUDA's static limit).
-DEFAULT_SHARED = launch.DEFAULT_SHARED
+DEFAULT_SHARED = backend.DEFAULT_SHARED
 #: Largest grid x and y (batch) dimensions.
 MAX_GRID = 2**31 - 1
 MAX_BATCH = 65535
@@ -184,29 +184,16 @@ def grid(m, n, batch=1, tile_n=TILE):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
-
-
-_facts = {}
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
 def device_facts(device_id):
-    """``dict`` of the :func:`choose_config` device arguments for ``device_id`` (memoized)."""
-    facts = _facts.get(device_id)
-    if facts is None:
-        from rocarray._core import backend
-
-        info = backend.device_info(device_id)
-        limit = launch.shared_memory_limit(device_id)
-        major, minor = backend.compute_capability_version(info)
-        facts = _facts[device_id] = dict(is_hip=bool(info.is_hip), cc_major=major, cc_minor=minor,
-                                         multiprocessors=int(info.multiprocessors), shared_limit=limit)
-    return facts
+    """``dict`` of the :func:`choose_config` device arguments for ``device_id`` (read when a plan is
+    built: :mod:`rocarray._core.backend` keeps the device facts)."""
+    info = backend.device_info(device_id)
+    major, minor = backend.compute_capability_version(info)
+    return dict(is_hip=bool(info.is_hip), cc_major=major, cc_minor=minor, multiprocessors=int(info.multiprocessors),
+                shared_limit=backend.shared_memory_limit(device_id))
 
 
 def prepare(device_id, name, transA, transB, m, n, k, lda, ldb, ldc, batch, stride_a, stride_b, stride_c, aligned,
@@ -219,18 +206,15 @@ def prepare(device_id, name, transA, transB, m, n, k, lda, ldb, ldc, batch, stri
     tile_n, stages = choose_config(m, n, batch, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
                                    multiprocessors=facts["multiprocessors"], shared_limit=facts["shared_limit"])
     blocks = grid(m, n, batch, tile_n)
-    kernel, _ = _kernel(kernel_name(name, transA, transB, tile_n), device_id)
     nbytes = shared_bytes(tile_n, stages)
-    launch.allow_shared(kernel, nbytes)
     i64 = numpy.int64
     sizes = (i64(m), i64(n), i64(k))
     a_layout, b_layout, c_layout = (i64(lda), i64(stride_a)), (i64(ldb), i64(stride_b)), (i64(ldc), i64(stride_c))
     tail = (numpy.int32(aligned), numpy.int32(stages))
-    F32, POINTER = prepared_launch.scalar(numpy.float32), prepared_launch.POINTER
-    prepared = prepared_launch.PreparedLaunch(
-        kernel, blocks, (BLOCK,), sizes + (F32, POINTER) + a_layout + (POINTER,) + b_layout + (F32, POINTER)
-        + c_layout + tail + (POINTER, act), shared_mem=nbytes,
-        dependent=launch.grid_dependency(facts["is_hip"], facts["cc_major"]))
+    F32, POINTER = launch.scalar(numpy.float32), launch.POINTER
+    prepared = KERNELS[kernel_name(name, transA, transB, tile_n)].prepare(
+        device_id, blocks, sizes + (F32, POINTER) + a_layout + (POINTER,) + b_layout + (F32, POINTER) + c_layout + tail
+        + (POINTER, act), shared=nbytes, dependent=backend.grid_dependency(facts["is_hip"], facts["cc_major"]))
 
     def mma(alpha, beta, A, B, C, bias):
         prepared(alpha, A, B, beta, C, bias)

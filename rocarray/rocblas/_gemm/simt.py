@@ -20,8 +20,8 @@ beta, the bias and the activation. :func:`prepare` works out the launches of one
 
 import numpy
 
-from rocarray._core import compile as _compile, launch, prepared_launch
-from rocarray.rocblas._arguments import STANDARD as _STANDARD, scalar_arg
+from rocarray._core import backend, compile as _compile, kernels, launch, workspace
+from rocarray.rocblas._arguments import STANDARD as _STANDARD, scalar_type
 from rocarray.rocblas._gemm import tiles
 from rocarray.rocblas._gemm.tiles import BLOCK
 from rocarray.rocblas import _level1
@@ -86,16 +86,12 @@ def flags(transA, transB, dtype):
 # launching
 # --------------------------------------------------------------------------------------------
 
-_kernel_table = launch.KernelTable(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
-
-
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+#: Name of the split-K partial sums' workspace (:data:`rocarray._core.workspace.workspaces`
+#: scratch: the parts write it, the finish of the same call reads it).
+PARTIALS = "rocblas.gemm.splitk"
 #: A null device pointer argument.
 _NULL = numpy.uint64(0)
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` for a registered name on a device (memoized)."""
-    return _kernel_table.get(name, device_id)
 
 
 def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, strides):
@@ -106,7 +102,7 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
     matrices go in the grid's y dimension, at most :data:`MAX_GRID_YZ` per launch."""
     tile, splits = choice
     itemsize = numpy.dtype(dtype).itemsize
-    kernel, _ = _kernel(kernel_name(dtype, tile), device_id)
+    kernel = KERNELS[kernel_name(dtype, tile)]
     blocks = tiles.tiles_of(m, n, tile)
     tail_runs = ()  # the last wave's tiles split along k, launched first (tail_split)
     if splits == 1 and batch == 1:
@@ -114,10 +110,9 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
         whole, tail_parts = tiles.tail_split(blocks, slots, k)
         if tail_parts > 1:
             tail_runs = prepare_tail(device_id, dtype, tile, tail_parts, m, n, k, lda, ldb, ldc, flag_bits,
-                                      tiles.tile_rectangles(-(-m // tile[0]), whole, blocks))
+                                     tiles.tile_rectangles(-(-m // tile[0]), whole, blocks))
             blocks = whole
     shared = tiles.mma_shared_bytes(tile) if tile.mma else tiles.simt_shared_bytes(dtype, tile)
-    launch.allow_shared(kernel, shared)
     stride_a, stride_b, stride_c = strides
     parts, per = 1, max(k, 1)
     if splits > 1 and k > 0 and batch == 1:
@@ -129,26 +124,22 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
     sizes = (i64(m), i64(n), i64(k))
     lda_, ldb_, ldc_, flags_ = i64(lda), i64(ldb), i64(ldc), numpy.int32(flag_bits)
     tail = (i64(stride_a), i64(stride_b), i64(stride_c), i64(per))
-    SCALAR, POINTER = prepared_launch.scalar(type(scalar_arg(0, dtype))), prepared_launch.POINTER
-    block = (tile.threads,)
-    # the float64 matrix-core tiles go as programmatic dependents (launch.dependent_launches), about
-    # 1 us less a call back to back; the SIMT tiles and the finish do not: launched so, a split-k
-    # 512^3 float32 product took 25.6 us a call against 21.0 (H200, docs/performance.md 2026-12-04)
-    dependent = bool(tile.mma) and launch.dependent_launches(device_id)
+    SCALAR, POINTER = launch.scalar(scalar_type(dtype)), launch.POINTER
+    # the float64 matrix-core tiles go as programmatic dependents where the device can (the SIMT
+    # tiles and the finish do not: docs/performance/rocblas.md)
+    dependent = bool(tile.mma) and backend.dependent_launches(device_id)
 
     def chunks_of(kernel):
-        return tuple((prepared_launch.PreparedLaunch(
-            kernel, (blocks, min(MAX_GRID_YZ, batch - first), parts), block,
+        return tuple((kernel.prepare(
+            device_id, (blocks, min(MAX_GRID_YZ, batch - first), parts),
             sizes + (SCALAR, POINTER, lda_, POINTER, ldb_, SCALAR, POINTER, ldc_, flags_) + tail
-            + (POINTER if parts > 1 else _NULL, POINTER), shared_mem=shared, dependent=dependent),
+            + (POINTER if parts > 1 else _NULL, POINTER), block=tile.threads, shared=shared, dependent=dependent),
             first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
             for first in range(0, batch, MAX_GRID_YZ))
     plain = chunks_of(kernel)
     if tiles.has_vec(tile) and tiles.vec_strides(itemsize, lda, ldb, strides):
         # the 16-byte layout, taken by the calls whose A and B are 16-byte aligned
-        vec_kernel, _ = _kernel(kernel_name(dtype, tile, vec=True), device_id)
-        launch.allow_shared(vec_kernel, shared)
-        vec = chunks_of(vec_kernel)
+        vec = chunks_of(KERNELS[kernel_name(dtype, tile, vec=True)])
 
         def chunks_for(A, B):
             return plain if (A | B) & 15 else vec
@@ -156,15 +147,17 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
         def chunks_for(A, B):
             return plain
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
-        finish_kernel, wave = _kernel(finish_name(dtype), device_id)
-        finish = prepared_launch.PreparedLaunch(
-            finish_kernel, (min(wave, -(-m * n // BLOCK)),), (BLOCK,),
+        finish_kernel = KERNELS[finish_name(dtype)]
+        finish = finish_kernel.prepare(
+            device_id, (min(finish_kernel.wave(device_id), -(-m * n // BLOCK)),),
             (i64(m), i64(n), numpy.int32(parts), POINTER, SCALAR, POINTER, ldc_, flags_, POINTER))
+        workspaces = workspace.workspaces
 
         def run(alpha, beta, A, B, C, bias):
             for run_tail, off_a, off_b, off_c, off_bias in tail_runs:
                 run_tail(alpha, beta, A + off_a, B + off_b, C + off_c, bias + off_bias if bias else 0)
-            ws = launch.partials_buffer(device_id, ws_bytes).data.ptr
+            partials = workspaces.scratch(PARTIALS, ws_bytes, device_id)  # held until the launches are queued
+            ws = partials.data.ptr
             for go, off_a, off_b, off_c in chunks_for(A, B):
                 go(alpha, A + off_a, B + off_b, beta, C + off_c, ws, bias)
             finish(ws, beta, C, bias)
@@ -186,7 +179,7 @@ def prepare_tail(device_id, dtype, tile, parts, m, n, k, lda, ldb, ldc, flag_bit
         i0, j0 = tm0 * tile[0], tn0 * tile[1]
         sub_m, sub_n = min(m, tm1 * tile[0]) - i0, min(n, tn1 * tile[1]) - j0
         run = prepare(device_id, dtype, tiles.TileChoice(tile, parts), sub_m, sub_n, k, lda, ldb, ldc, flag_bits, 1,
-                           (0, 0, 0))
+                      (0, 0, 0))
         off_a = i0 * (lda if flag_bits & TRANS_A else 1) * itemsize
         off_b = j0 * (1 if flag_bits & TRANS_B else ldb) * itemsize
         out.append((run, off_a, off_b, (i0 + j0 * ldc) * itemsize, i0 * itemsize))

@@ -20,7 +20,7 @@ import threading
 
 import numpy
 
-from rocarray._core import launch
+from rocarray._core import driver
 
 #: The NumPy twin of ``ra_tensor_map`` (``CUtensorMap``: 16 64-bit words).
 TENSOR_MAP = numpy.dtype([("words", "<u8", (16,))])
@@ -39,8 +39,10 @@ _L2_PROMOTION_256B = 3
 _OOB_FILL_ZERO = 0
 
 _lock = threading.Lock()  # guards _cache
-#: Encoded maps by description (a map holds only an address and a geometry, so a cached map stays
-#: valid for any buffer later allocated at that address); bounded, oldest dropped first.
+#: Encoded maps by description, a bounded memo (oldest dropped first) outside the plan cache:
+#: a map holds an address, which plans leave to the call, and repeated calls reuse their buffers.
+#: A map holds only an address and a geometry, so it stays valid for any buffer later allocated
+#: at that address.
 _cache = {}
 CACHE_SIZE = 256
 
@@ -56,7 +58,7 @@ _ENCODE_ARGS = (ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
 
 
 def _encoder():
-    return launch.cuda_driver_entry("cuTensorMapEncodeTiled", _ENCODE_ARGS)
+    return driver.cuda_entry("cuTensorMapEncodeTiled", _ENCODE_ARGS)
 
 
 def box_shape(kmajor, rows, itemsize=2):

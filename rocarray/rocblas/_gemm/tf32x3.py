@@ -45,7 +45,7 @@ SIMT tiles (:func:`rocarray.rocblas._gemm.plan.candidates`).
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, config, prepared_launch
+from rocarray._core import backend, compile as _compile, config, launch
 from rocarray.rocblas._gemm import tensor_maps, wgmma as wg
 from rocarray.rocblas._gemm.mma import TILE, device_facts
 
@@ -301,11 +301,10 @@ def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
     sms = device_facts(device_id)["multiprocessors"]
     product = wg.prepare_product(device_id, kernel_name(tile_n), FINISH_KERNEL, tile_n, STAGES[tile_n], PIECES, BK,
                                  m, n, k, ldc, batch, strides[2], sms, act, PROMOTE_SLOTS)
-    split = _compile.get_kernel(wg.SOURCE, SPLIT_KERNEL, device_id)
-    guard = _compile.get_kernel(wg.SOURCE, GUARD_KERNEL, device_id)
+    split, guard = wg.KERNELS[SPLIT_KERNEL], wg.KERNELS[GUARD_KERNEL]
     ld = leading(k)
     i64, i32 = numpy.int64, numpy.int32
-    POINTER, MODE = prepared_launch.POINTER, prepared_launch.scalar(numpy.int32)
+    POINTER, MODE = launch.POINTER, launch.scalar(numpy.int32)
     a_elems, b_elems = PIECES * m * ld * batch, PIECES * n * ld * batch
 
     def split_launch(rows, trans, ld_src, stride, is_a):
@@ -316,15 +315,13 @@ def _prepare_split_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
         # the mode for a source address on 16 bytes, and for one that is not
         mode = SPLIT_K_CONTIGUOUS if k_contiguous else 0
         aligned_mode = mode | SPLIT_ROWS_ALIGNED if k_contiguous and s_r % 4 == 0 and stride % 4 == 0 else mode
-        go = prepared_launch.PreparedLaunch(
-            split, grid, (SPLIT_BLOCK,), (i64(rows), i64(k), i64(batch), POINTER, i64(s_r), i64(s_c), i64(stride),
-                                          MODE, POINTER, i64(ld), POINTER, POINTER))
+        go = split.prepare(device_id, grid, (i64(rows), i64(k), i64(batch), POINTER, i64(s_r), i64(s_c), i64(stride),
+                                             MODE, POINTER, i64(ld), POINTER, POINTER), block=SPLIT_BLOCK)
         return go, i32(aligned_mode), i32(mode)
     a_split = split_launch(m, trans_a, lda, strides[0], True)
     b_split = split_launch(n, trans_b, ldb, strides[1], False)
-    guard_launch = prepared_launch.PreparedLaunch(
-        guard, (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),), (SPLIT_BLOCK,),
-        (POINTER, i64(n * ld), i64(batch), POINTER))
+    guard_launch = guard.prepare(device_id, (max(1, min(-(-n * ld * batch // SPLIT_BLOCK), 16 * sms)),),
+                                 (POINTER, i64(n * ld), i64(batch), POINTER), block=SPLIT_BLOCK)
 
     def run(alpha, beta, A, B, C, bias):
         # the pieces, then two flags: op(A) holds an infinity, op(B) does

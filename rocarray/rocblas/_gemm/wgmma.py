@@ -26,7 +26,7 @@ import collections
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, launch, prepared_launch
+from rocarray._core import backend, compile as _compile, kernels, launch, workspace
 from rocarray.rocblas._gemm import mma, tensor_maps
 from rocarray.rocblas._gemm.mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
 
@@ -185,21 +185,24 @@ def splits(m, n, k, batch, tile_n, multiprocessors, bk=BK, tile_m=TILE):
     return -(-ktiles // per), per
 
 
-_table = launch.KernelTable(SOURCE, BLOCK, 1)
+#: The kernels of the source (the warpgroup kernels' block by default; one resident block per
+#: multiprocessor); the three-TF32 path (:mod:`rocarray.rocblas._gemm.tf32x3`) launches its
+#: kernels from here too.
+KERNELS = kernels.Family(SOURCE, BLOCK, 1)
+#: Threads per block of the finish, the padded copy and the three-TF32 split pass.
+AUX_BLOCK = 256
+#: Name of the split-k partial sums' workspace (:data:`rocarray._core.workspace.workspaces`
+#: scratch: float32 sums the splits write and the finish of the same call reads).
+PARTIALS = "rocblas.gemm.wgmma.splitk"
 #: The kernel's ``promote`` argument where the matrix units keep the whole sum (16-bit inputs).
 _NO_PROMOTE = numpy.int32(0)
-
-
-def _kernel(name, device_id):
-    """``(kernel, blocks in one full wave)`` of the sm_90 kernel ``name`` on a device (memoized)."""
-    return _table.get(name, device_id)
 
 
 def _dependent(device_id):
     """Whether the kernel goes as a programmatic dependent on ``device_id`` (sm_90: it does), from
     the device facts of the gemm layer (:func:`rocarray.rocblas._gemm.mma.device_facts`)."""
     facts = mma.device_facts(device_id)
-    return launch.grid_dependency(facts["is_hip"], facts["cc_major"])
+    return backend.grid_dependency(facts["is_hip"], facts["cc_major"])
 
 
 def grid(m, n, batch, tile_n, multiprocessors, parts=1, tile_m=TILE):
@@ -216,7 +219,7 @@ def pack_operands(device_id, a, b, batch):
     ``a``/``b`` are ``(pointer, ld, stride, rows of op(X), cols of op(X), op is identity)``; the
     stored matrix is rows x cols for an identity op and cols x rows otherwise."""
     cupy = backend.cupy()
-    kernel = _compile.get_kernel(SOURCE, PACK_KERNEL, device_id)
+    kernel = KERNELS[PACK_KERNEL]
     out, keep = [], []
     for ptr, ld, stride, r, c, identity in (a, b):
         if operand_aligned(ptr.ptr, ld, stride, batch):
@@ -227,10 +230,10 @@ def pack_operands(device_id, a, b, batch):
         stride2 = ld2 * cols
         buf = cupy.empty(stride2 * batch, numpy.uint16)
         total = rows * cols * batch
-        blocks = max(1, min(-(-total // 256), 65536))
+        blocks = max(1, min(-(-total // AUX_BLOCK), 65536))
         i64 = numpy.int64
-        kernel((blocks,), (256,), (i64(rows), i64(cols), i64(batch), ptr, i64(ld), i64(stride if batch > 1 else 0),
-                                   buf, i64(ld2), i64(stride2)))
+        kernel(device_id, (blocks,), (i64(rows), i64(cols), i64(batch), ptr, i64(ld), i64(stride if batch > 1 else 0),
+                                      buf, i64(ld2), i64(stride2)), block=AUX_BLOCK)
         out.append((buf.data, ld2, stride2))
         keep.append(buf)
     return out[0], out[1], keep
@@ -247,36 +250,34 @@ def prepare_product(device_id, name, finish_name, tile_n, stages, pieces, bk, m,
     float32 promotion argument (0 for 16-bit data); ``block``/``nbytes``: the kernel's block and
     dynamic shared memory where they are not the warpgroup kernel's (:func:`block_threads`,
     :func:`shared_bytes`); ``tile_m``: rows of the block tile (128, or :data:`SKINNY`)."""
-    kernel, _ = _kernel(name, device_id)
     block = block_threads(tile_m) if block is None else block
     nbytes = shared_bytes(tile_n, stages, pieces, tile_m) if nbytes is None else int(nbytes)
-    launch.allow_shared(kernel, nbytes)
     parts, per = splits(m, n, k, batch, tile_n, multiprocessors, bk, tile_m)
     i64 = numpy.int64
-    launch_grid, block = grid(m, n, batch, tile_n, multiprocessors, parts, tile_m), (int(block),)
+    launch_grid = grid(m, n, batch, tile_n, multiprocessors, parts, tile_m)
     sizes = (i64(m), i64(n), i64(k), i64(batch))
     c_layout = (i64(ldc), i64(stride_c))
     tail = (numpy.int32(stages), i64(parts), i64(per))
     epilogue = (numpy.int32(act), numpy.int32(promote))
-    F32 = prepared_launch.scalar(numpy.float32)
-    ARRAY, POINTER = prepared_launch.HOST_ARRAY, prepared_launch.POINTER
-    main = prepared_launch.PreparedLaunch(
-        kernel, launch_grid, block, (ARRAY, ARRAY) + sizes + (F32, F32, POINTER) + c_layout + tail
-        + (POINTER if parts > 1 else i64(0), POINTER) + epilogue, shared_mem=nbytes,
+    F32, ARRAY, POINTER = launch.scalar(numpy.float32), launch.HOST_ARRAY, launch.POINTER
+    main = KERNELS[name].prepare(
+        device_id, launch_grid, (ARRAY, ARRAY) + sizes + (F32, F32, POINTER) + c_layout + tail
+        + (POINTER if parts > 1 else i64(0), POINTER) + epilogue, block=int(block), shared=nbytes,
         dependent=_dependent(device_id))
     if parts == 1:
         return main
-    finish_kernel, _ = _kernel(finish_name, device_id)
     per_thread = 4 if m * n % 4 == 0 else 1  # the finish's threads sum four elements when slices allow
     total = m * n * batch // per_thread
-    finish_grid = (max(1, min(-(-total // 256), 16 * int(multiprocessors))),)
-    finish = prepared_launch.PreparedLaunch(
-        finish_kernel, finish_grid, (256,), (i64(m), i64(n), i64(batch), i64(parts), POINTER, F32, F32, POINTER)
-        + c_layout + (POINTER, epilogue[0]))
+    finish_grid = (max(1, min(-(-total // AUX_BLOCK), 16 * int(multiprocessors))),)
+    finish = KERNELS[finish_name].prepare(
+        device_id, finish_grid, (i64(m), i64(n), i64(batch), i64(parts), POINTER, F32, F32, POINTER) + c_layout
+        + (POINTER, epilogue[0]), block=AUX_BLOCK)
     partial_bytes = 4 * batch * parts * m * n  # float32 partial sums
+    workspaces = workspace.workspaces
 
     def product(map_a, map_b, alpha, beta, C, bias):
-        partials = launch.partials_buffer(device_id, partial_bytes).data.ptr
+        buffer = workspaces.scratch(PARTIALS, partial_bytes, device_id)  # held until the launches are queued
+        partials = buffer.data.ptr
         main(map_a, map_b, alpha, beta, C, partials, bias)
         finish(partials, alpha, beta, C, bias)
     return product

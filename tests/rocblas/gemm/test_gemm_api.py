@@ -17,7 +17,7 @@ from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import (GEMM_DTYPES as ALL, SameDevice, activation_reference, run_gemm, run_gemm_bias_activation,
                          scalar as _scalar)
 
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
 from rocarray._core import launch as _launch
 import rocarray.rocblas as rocblas
@@ -222,7 +222,7 @@ def no_launch(monkeypatch):
 
     monkeypatch.setattr(_plan, "launch", refuse)
     monkeypatch.setattr(_plan, "prepare_launch", refuse)
-    monkeypatch.setattr(_simt, "_kernel", refuse)
+    refuse_launches(monkeypatch)
 
 
 @needs_cupy

@@ -19,7 +19,7 @@ import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 from level3_host import GEMM_DTYPES as ALL, run_batched, scalar as _scalar
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
 from rocarray.rocblas._gemm import batched as _batched, batched_kernels as _batched_kernels, plan as _plan, simt as _simt
 import rocarray.rocblas as rocblas
@@ -173,7 +173,7 @@ def no_launch(monkeypatch):
         raise AssertionError("a kernel launch was attempted")
 
     monkeypatch.setattr(_batched_kernels, "launch_small", refuse)
-    monkeypatch.setattr(_batched_kernels, "_kernel", refuse)
+    refuse_launches(monkeypatch)
     monkeypatch.setattr(_plan, "launch", refuse)
 
 

@@ -2,16 +2,15 @@
 names, registration, geometry, the team and bulk-copy kernels and their launches."""
 
 import re
-import types
 
 import numpy as np
 import pytest
 
 from conftest import assert_close, fake, to_device, to_host
 from level3_host import GEMM_DTYPES as ALL, run_batched
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
-from rocarray._core import compile as _compile, launch as _launch
+from rocarray._core import compile as _compile, kernels, launch as _launch
 from rocarray.rocblas._gemm import batched_kernels as _batched_kernels, simt as _simt
 import rocarray.rocblas as rocblas
 
@@ -86,7 +85,7 @@ def test_bulk_copy_kernel_declines_other_layouts(rng, bulk_launches, case):
 def test_bulk_copy_kernel_uses_its_planned_resources():
     from cupy.cuda import driver
 
-    from rocarray._core import backend, launch
+    from rocarray._core import backend
 
     major, _ = backend.compute_capability_version(backend.device_info(0))
     if not _batched_kernels.bulk_device(backend.device_info(0).is_hip, major):
@@ -94,13 +93,14 @@ def test_bulk_copy_kernel_uses_its_planned_resources():
     for tile in _batched_kernels.BULK_TILES:
         for b_trans in (False, True):
             if tile == _batched_kernels.TEAM_TILE:   # the carveout the launch asks for leaves room for TEAM_RESIDENT teams
-                kernel, _ = _batched_kernels._kernel(_batched_kernels.team_name(b_trans), 0)
-                launch.prefer_carveout(kernel, _batched_kernels.TEAM_CARVEOUT)
+                handle = _batched_kernels.KERNELS[_batched_kernels.team_name(b_trans)]
+                handle.prefer_carveout(0, _batched_kernels.TEAM_CARVEOUT)
                 block, shared, planned = _batched_kernels.TEAM, 0, _batched_kernels.TEAM_RESIDENT
             else:
-                kernel, _ = _batched_kernels._kernel(_batched_kernels.bulk_name(tile, b_trans), 0)
+                handle = _batched_kernels.KERNELS[_batched_kernels.bulk_name(tile, b_trans)]
                 block, shared, planned = _batched_kernels.BLOCK, _batched_kernels.bulk_shared(tile), _batched_kernels.bulk_blocks(tile)
-                launch.allow_shared(kernel, shared)
+                handle.allow_shared(0, shared)
+            kernel = handle.function(0)
             assert kernel.attributes["local_size_bytes"] == 0
             resident = driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, block, shared)
             assert resident == planned, (tile, b_trans, resident)
@@ -113,12 +113,12 @@ def test_bulk_copy_kernel_chain_reads_each_previous_result(rng, bulk_launches, s
     """Bulk launches queued as programmatic dependents, each reading the C its predecessor writes
     (A of product i + 1 is C of product i): a launch that touched memory before the previous grid
     completed would read the NaN poison or a partial C. Each result is checked in float64."""
-    from rocarray._core import backend, dependent_launch
+    from rocarray._core import backend, driver
 
     major, _ = backend.compute_capability_version(backend.device_info(0))
     bulk = _batched_kernels.bulk_device(backend.device_info(0).is_hip, major)
     if bulk:
-        assert dependent_launch.available()
+        assert driver.dependent_launch_available()
     batch, links = 20011 if size == 32 else 5003, 5   # many groups per block: the grids' tails overlap
     packed = size * size
     b_host = (rng.standard_normal((batch, size, size)) / np.sqrt(size)).astype(np.float32)   # column-major
@@ -231,36 +231,24 @@ def test_bulk_copy_kernel_layout_rules():
     assert not _batched_kernels.bulk_device(False, 8) and not _batched_kernels.bulk_device(True, 9)
 
 
-class _RecordingKernel:
-    """A kernel handle that records its launches: (name, grid, block, shared_mem, number of arguments)."""
-
-    def __init__(self, name, launched, arguments=None):
-        self.name, self.launched, self.arguments = name, launched, arguments
-
-    def __call__(self, grid, block, args, shared_mem=0):
-        self.launched.append((self.name, grid, block, shared_mem, len(args)))
-        if self.arguments is not None:
-            self.arguments.append(args)
+def _launched(calls):
+    """The recorded launches as (name, grid, block, shared_mem, number of arguments)."""
+    return [(name, grid, block, shared, len(args)) for name, grid, block, args, shared in calls]
 
 
 @needs_cupy
 def test_packed_launches_team_and_bulk(monkeypatch):
     """32: the team kernel, a block of TEAM threads a product, its carveout asked for; 64: the
     bulk-copy kernel, one wave with its shared memory. The repeats launch the same on new addresses."""
-    launched, arguments, carveouts = [], [], []
-    monkeypatch.setattr(_batched_kernels, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched, arguments), 1056))
-    monkeypatch.setattr(_batched_kernels.launch, "allow_shared", lambda kernel, nbytes: None)
-    monkeypatch.setattr(_batched_kernels.launch, "prefer_carveout", lambda kernel, percent: carveouts.append((kernel.name, percent)))
-    monkeypatch.setattr(_batched_kernels.launch, "occupancy", lambda kernel, block, limit, shared: 2)
-    monkeypatch.setattr(_batched_kernels.backend, "device_info", lambda device_id: types.SimpleNamespace(multiprocessors=132))
-    monkeypatch.setattr(_batched_kernels, "_bulk_waves", {})
-    monkeypatch.setattr(_batched_kernels, "_prepared", {})
+    calls, carveouts = record_launches(monkeypatch, _batched_kernels, wave=1056, multiprocessors=132)
+    monkeypatch.setattr(kernels, "occupancy", lambda function, block, limit, dynamic_shared=0: 2)
     monkeypatch.setattr(_launch, "on_device", lambda device_id: __import__("contextlib").nullcontext())
     one, zero = np.float32(1), np.float32(0)
     _batched_kernels.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
     _batched_kernels.launch_bulk(0, 32, True, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 9)
     _batched_kernels.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)
     _batched_kernels.launch_bulk(0, 64, True, one, 1, 4096, 2, 0, zero, 3, 64, 4096, 7)   # broadcast B
+    launched, arguments = _launched(calls), [args for _, _, _, args, _ in calls]
     assert launched == [("ra_rocblas_gemm_batched_team<false>", (100000,), (32,), 0, 9),
                         ("ra_rocblas_gemm_batched_team<true>", (9,), (32,), 0, 9),
                         ("ra_rocblas_gemm_batched_bulk<64, false>", (264,), (256,), _batched_kernels.bulk_shared(64), 10),
@@ -270,14 +258,16 @@ def test_packed_launches_team_and_bulk(monkeypatch):
     # the arguments: alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c (and the bulk kernel's batch)
     assert [int(a) for a in arguments[3][1:5]] == [1, 4096, 2, 0] and int(arguments[3][9]) == 7
     assert [int(a) for a in arguments[0][1:5]] == [1, 1024, 2, 1024] and int(arguments[0][8]) == 1024
-    launched.clear(), arguments.clear()
+    calls.clear()
     again = _batched_kernels.launch_bulk(0, 32, False, one, 1, 1024, 2, 1024, zero, 3, 32, 1024, 100000)
     for b in (2, 4096, 8192):
         again(one, zero, 1, b, 3)
+    launched, arguments = _launched(calls), [args for _, _, _, args, _ in calls]
     assert launched == [launched[0]] * 4 and [int(a[3]) for a in arguments] == [2, 2, 4096, 8192]
     assert len(carveouts) == 2   # asked once, when the launch is prepared
-    launched.clear()
+    calls.clear()
     _batched_kernels.launch_bulk(0, 64, False, one, 1, 4096, 2, 4096, zero, 3, 64, 4096, 100000)(one, zero, 8, 16, 32)
+    launched = _launched(calls)
     assert launched == [launched[0]] * 2 and launched[0][0] == "ra_rocblas_gemm_batched_bulk<64, false>"
 
 
@@ -344,8 +334,7 @@ def test_streaming_kernel_choice():
 @needs_cupy
 def test_streaming_launch_grid_is_one_wave(monkeypatch):
     """The streaming kernel runs min(work items, one resident wave) blocks; the others their grid."""
-    launched = []
-    monkeypatch.setattr(_batched_kernels, "_kernel", lambda name, device_id: (_RecordingKernel(name, launched), 396))
+    calls, _ = record_launches(monkeypatch, _batched_kernels, wave=396)
     monkeypatch.setattr(_launch, "on_device", lambda device_id: __import__("contextlib").nullcontext())
     one, zero = np.float32(1), np.float32(0)
     mem = (fake((10,), np.float32).data, None)
@@ -358,14 +347,14 @@ def test_streaming_launch_grid_is_one_wave(monkeypatch):
             ("ra_rocblas_gemm_batched_stream<float, 32>", (10,), (256,), 0, 19),
             ("ra_rocblas_gemm_batched<float, 32>", (25000,), (256,), 0, 19),
             ("ra_rocblas_gemm_batched<float, 8>", (6250,), (256,), 0, 19)]
-    assert launched == want
+    assert _launched(calls) == want
     # the prepared repeats launch exactly what the first calls launched (here through the
     # stand-in's call, as NumPy values)
-    launched.clear()
+    calls.clear()
     for again in repeats:
         again(one, zero, 1 << 20, 1 << 21, 1 << 22)
         again(one, zero, 1 << 23, 1 << 24, 1 << 25)
-    assert launched == [w for w in want for _ in range(2)]
+    assert _launched(calls) == [w for w in want for _ in range(2)]
     pointer_mode = (None, fake((10,), np.uint64))
     assert _batched_kernels.launch_small(0, np.float32, 8, 8, 8, one, pointer_mode, 8, 0, pointer_mode, 8, 0, zero, pointer_mode,
                            8, 0, 10, 0) is None

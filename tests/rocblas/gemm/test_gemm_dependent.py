@@ -1,4 +1,4 @@
-"""Level-3 gemm launches queued as programmatic dependents (``rocarray/_core/dependent_launch.py``).
+"""gemm launches queued as programmatic dependents (:class:`rocarray._core.driver.DependentLaunch`).
 
 On devices that compile ``griddepcontrol`` (NVIDIA sm_90+), the gemm layers queue the matrix-unit
 kernels of a product (the float64 matrix-core tiles, the 16-bit ``mma.sync`` kernel, the warpgroup
@@ -23,8 +23,7 @@ import pytest
 from conftest import assert_close, to_device, to_host, wide
 from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
-from rocarray._core import compile as _compile
-from rocarray._core import dependent_launch
+from rocarray._core import backend, compile as _compile, driver
 from rocarray.rocblas._gemm import half as _half, mma as _mma, plan as _plan, simt as _simt, tf32x3 as _tf32x3, wgmma as _wgmma
 import rocarray.rocblas as rocblas
 
@@ -43,20 +42,18 @@ HALF = ["float16"] + (["bfloat16"] if _mma.bfloat16_dtype() is not None else [])
 def dependent_calls(monkeypatch):
     """A list that grows by one per dependent launch made."""
     calls = []
-    real = dependent_launch.DependentLaunch.__call__
+    real = driver.DependentLaunch.__call__
 
     def counted(self, *args):
         calls.append(args[0])
         return real(self, *args)
 
-    monkeypatch.setattr(dependent_launch.DependentLaunch, "__call__", counted)
+    monkeypatch.setattr(driver.DependentLaunch, "__call__", counted)
     return calls
 
 
 def _expect_dependent():
-    from rocarray._core import launch
-
-    return launch.dependent_launches(0) and dependent_launch.available()
+    return backend.dependent_launches(0) and driver.dependent_launch_available()
 
 
 def _host_dtype(dtype):

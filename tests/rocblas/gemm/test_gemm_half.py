@@ -23,9 +23,9 @@ import pytest
 
 from conftest import to_device, to_host
 from level3_host import SameDevice
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
-from rocarray._core import launch
+from rocarray._core import launch, workspace as workspace_owner
 from rocarray.rocblas._gemm import half as _half, mma as _mma, tensor_maps as _tensor_maps, wgmma as _wgmma
 import rocarray.rocblas as rocblas
 
@@ -400,21 +400,10 @@ class _Ptr:
         self.ptr = ptr
 
 
-class _Recorder:
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, name, device_id):
-        def kernel(grid, block, args, shared_mem=0):
-            self.calls.append((name, grid, block, args, shared_mem))
-        return kernel, 1
-
-
 @pytest.fixture
 def recorder(monkeypatch):
-    rec = _Recorder()
-    monkeypatch.setattr(_mma, "_kernel", rec)
-    monkeypatch.setattr(_wgmma, "_kernel", rec)
+    rec = types.SimpleNamespace()
+    rec.calls, _ = record_launches(monkeypatch, _mma, _wgmma, wave=1)
     rec.facts = dict(A100)
     monkeypatch.setattr(_mma, "device_facts", lambda device_id: rec.facts)
     monkeypatch.setattr(_half, "_prepared", {})  # launches prepared against these stand-ins only
@@ -511,7 +500,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert maps[-2:] == [(0x1000, False, 8192, 8192, 8192, 0, 1, 64), (0x2000, True, 64, 8192, 8192, 0, 1, 64)]
     # the small operand's columns are 96 bytes (lda = m = 48): 128 x 128 tiles and a split instead
     workspace = types.SimpleNamespace(data=_Ptr(0x5000))
-    monkeypatch.setattr(_wgmma.launch, "partials_buffer", lambda device_id, nbytes: workspace)
+    monkeypatch.setattr(workspace_owner, "workspaces", types.SimpleNamespace(scratch=lambda name, nbytes, device_id: workspace))
     _half.launch(0, f16, "N", "N", 48, 8192, 8192, 1.0, _Ptr(0x1000), 48, _Ptr(0x2000), 8192, 0.0,
                          _Ptr(0x3000), 48)
     name, grid, block, args, shared = recorder.calls[-2]

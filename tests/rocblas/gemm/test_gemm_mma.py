@@ -8,7 +8,7 @@ import pytest
 
 from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
-from rocarray._core import compile as _compile, launch
+from rocarray._core import compile as _compile, kernels
 from rocarray.rocblas._gemm import mma as _mma
 
 try:
@@ -105,15 +105,17 @@ def test_mma_dtypes_follow_ml_dtypes():
         assert np.dtype(ml_dtypes.bfloat16) in _mma.MMA_DTYPES
 
 
-def test_shared_memory_opt_in_only_past_48_kb():
+def test_shared_memory_opt_in_only_past_48_kb(monkeypatch):
     class K:
         max_dynamic_shared_size_bytes = 48 * 1024
     k = K()
-    launch.allow_shared(k, 48 * 1024)
+    monkeypatch.setattr(_compile, "get_kernel", lambda source, name, device_id=None: k)
+    handle = kernels.Kernel(_mma.SOURCE, _mma.kernel_name("float16", "N", "N"), _mma.BLOCK, 1)
+    handle.allow_shared(0, 48 * 1024)
     assert k.max_dynamic_shared_size_bytes == 48 * 1024
-    launch.allow_shared(k, 96 * 1024)
+    handle.allow_shared(0, _mma.shared_bytes(256, 4))
     assert k.max_dynamic_shared_size_bytes == 96 * 1024
-    launch.allow_shared(k, 64 * 1024)   # never lowered
+    handle.allow_shared(0, 64 * 1024)   # never lowered
     assert k.max_dynamic_shared_size_bytes == 96 * 1024
 
 

@@ -8,9 +8,9 @@ import pytest
 from conftest import assert_close, random_array, to_device, to_host
 from level3_host import every_choice, run_gemm, run_gemm_bias_activation
 
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
-from rocarray._core import compile as _compile
+from rocarray._core import backend, compile as _compile, kernels
 import rocarray.rocblas as rocblas
 from rocarray.rocblas._gemm import api as _api, plan as _plan, simt as _simt, tiles as _tiles
 
@@ -150,34 +150,24 @@ def test_f64_direct_tiles_take_the_16_byte_layout_per_call(monkeypatch):
     assert not _tiles.vec_strides(8, 129, 64, (0, 0, 0)) and not _tiles.vec_strides(8, 130, 63, (0, 0, 0))
     assert not _tiles.vec_strides(8, 130, 64, (3, 0, 0)) and not _tiles.vec_strides(8, 130, 64, (0, 5, 0))
 
-    launched = []
+    calls, _ = record_launches(monkeypatch, _simt, wave=132)
+    real_prepare = kernels.Kernel.prepare
 
-    class Kernel:
-        def __init__(self, name):
-            self.name = name
+    def prepare(self, device_id, grid, args, **options):
+        assert options.get("dependent")   # the matrix-core tiles go as dependents where the device has them
+        return real_prepare(self, device_id, grid, args, **options)
 
-    class Launch:
-        def __init__(self, kernel, grid, block, args, shared_mem=0, dependent=False):
-            self.kernel = kernel
-            assert dependent   # the matrix-core tiles go as dependents where the device has them
-
-        def __call__(self, *values):
-            launched.append(self.kernel.name)
-
-    monkeypatch.setattr(_simt, "_kernel", lambda name, device_id: (Kernel(name), 132))
-    monkeypatch.setattr(_simt.launch, "allow_shared", lambda kernel, nbytes: None)
-    monkeypatch.setattr(_simt.launch, "dependent_launches", lambda device_id: True)
-    monkeypatch.setattr(_simt.prepared_launch, "PreparedLaunch", Launch)
+    monkeypatch.setattr(kernels.Kernel, "prepare", prepare)
+    monkeypatch.setattr(backend, "dependent_launches", lambda device_id: True)
     monkeypatch.setattr(_tiles, "device_facts", lambda device_id: (132, "cuda"))
     plain, vec = _simt.kernel_name("float64", direct), _simt.kernel_name("float64", direct, vec=True)
     for lda, ldb, a, b, want in [(512, 512, 4096, 8192, vec), (512, 512, 4096 + 8, 8192, plain),
                                  (512, 512, 4096, 8192 + 24, plain), (511, 512, 4096, 8192, plain),
                                  (512, 513, 4096, 8192, plain)]:
-        run = _plan.prepare(0, "float64", _tiles.TileChoice(direct, 1), 512, 512, 512, lda, ldb, 512, 0, 1,
-                                   (0, 0, 0))
-        del launched[:]
+        run = _plan.prepare(0, "float64", _tiles.TileChoice(direct, 1), 512, 512, 512, lda, ldb, 512, 0, 1, (0, 0, 0))
+        calls.clear()
         run(1.0, 0.0, a, b, 1 << 20, 0)
-        assert launched == [want], (lda, ldb, a, b)
+        assert [c[0] for c in calls] == [want], (lda, ldb, a, b)
 
 
 def test_flag_bits_and_geometry_match_the_source():

@@ -16,9 +16,9 @@ import pytest
 from conftest import assert_close, random_array, to_device, to_host, wide
 from level3_host import run_gemm, run_gemm_bias_activation
 
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
-from rocarray._core import compile as _compile, config, tuning
+from rocarray._core import compile as _compile, config, tuning, workspace
 from rocarray.rocblas._gemm import mma as _mma, plan as _plan, tensor_maps as _tensor_maps, tiles as _tiles, wgmma as _wgmma
 from rocarray.rocblas._gemm import tf32x3 as x3
 import rocarray.rocblas as rocblas
@@ -203,22 +203,14 @@ class _FakeCupy:
 def _record_launches(monkeypatch):
     """Stand-ins for the kernels, CuPy and the tensor maps that record every launch."""
     record = []
-
-    def kernel(name, device_id=0):
-        def launch(grid, block, args, shared_mem=0):
-            record.append((name, grid, block, args, shared_mem))
-        return launch
-    monkeypatch.setattr(_wgmma, "_kernel", lambda name, device_id: (kernel(name), 1))
-    monkeypatch.setattr(_compile, "get_kernel", lambda source, name, device_id: kernel(name))
+    record_launches(monkeypatch, _wgmma, wave=1, calls=record)
     monkeypatch.setattr(_mma, "device_facts", lambda device_id: dict(SM90))
-    monkeypatch.setattr(_wgmma.launch, "allow_shared", lambda kernel, nbytes: None)
     monkeypatch.setattr(_wgmma.backend, "cupy", lambda: _FakeCupy(record))
-    monkeypatch.setattr(x3.backend, "cupy", lambda: _FakeCupy(record))
     monkeypatch.setattr(_tensor_maps, "operand_map", lambda *a: ("map",) + a)
     monkeypatch.setattr(_tensor_maps, "blocked_operand_map", lambda *a: ("blocked",) + a)
     # split k's sums: a stand-in, so that no fake buffer (nor the fake CuPy) stays cached
     partials = type("Buffer", (), {"data": type("Pointer", (), {"ptr": 1 << 31})()})()
-    monkeypatch.setattr(_wgmma.launch, "partials_buffer", lambda device_id, nbytes: partials)
+    monkeypatch.setattr(workspace, "workspaces", type("Owner", (), {"scratch": lambda self, *a: partials})())
     return record
 
 
