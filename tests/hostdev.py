@@ -127,10 +127,10 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, sa, B, ldb, sb,
 def _route_to_shim(monkeypatch, backend):
     """``cupy`` is the shim for this test only (the accessor's cache holds it; the test's
     monkeypatch restores the cache afterwards)."""
-    from rocarray.rocblas._gemm import api
+    from rocarray._core import plans
 
     monkeypatch.setattr(backend, "_cupy", [shim])
-    monkeypatch.setattr(api, "_warm", {})  # no launch remembered on device memory stands in
+    monkeypatch.setattr(plans, "cache", plans.PlanCache())  # no plan prepared against device memory stands in
 
 
 def public_calls_only(monkeypatch):

@@ -6,16 +6,12 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def fresh_prepared_launches(monkeypatch):
-    """Each test starts without the launches earlier calls prepared (gemm's warm path, the
-    remembered tile choices and plans): they must not stand in for what a test forces (tiles,
+    """Each test starts with an empty plan cache: the plans earlier calls prepared (warm paths,
+    remembered tile choices, prepared launches) must not stand in for what a test forces (tiles,
     kernels, configurations, stand-in devices)."""
-    from rocarray.rocblas._gemm import api, batched_kernels, half, plan
+    from rocarray._core import plans
 
-    monkeypatch.setattr(api, "_warm", {})
-    monkeypatch.setattr(plan, "_runs", {})
-    monkeypatch.setattr(plan, "_choices", {})
-    monkeypatch.setattr(half, "_prepared", {})
-    monkeypatch.setattr(batched_kernels, "_prepared", {})
+    monkeypatch.setattr(plans, "cache", plans.PlanCache())
 
 
 def refuse_launches(monkeypatch):

@@ -29,7 +29,6 @@ an explicit path ``['einsum_path', (i, j), ...]`` is followed as NumPy's (contra
 removed, the result appended).
 """
 
-import functools
 import itertools
 import math
 import string
@@ -37,7 +36,7 @@ import string
 import numpy
 
 from rocarray._numpy import gemm_route as _route
-from rocarray._core import backend
+from rocarray._core import backend, plans
 from rocarray._core.args import as_device_array
 
 _LETTERS = set(string.ascii_letters)
@@ -194,18 +193,19 @@ def label_sizes(inputs, shapes):
     return sizes
 
 
-@functools.lru_cache(maxsize=256)
-def _parsed_cached(subscripts, shapes):
+def _parse_and_size(subscripts, shapes):
     inputs, output = parse(subscripts, shapes)
     sizes = label_sizes(inputs, shapes)
     return tuple(tuple(t) for t in inputs), tuple(output), tuple(sizes.items())
 
 
 def _parsed(subscripts, shapes):
-    """:func:`parse` and :func:`label_sizes`, memoized per (subscripts, shapes); fresh lists and dict."""
+    """:func:`parse` and :func:`label_sizes`, kept in the plan cache per (subscripts, shapes);
+    fresh lists and dict."""
     if not isinstance(subscripts, str):
         return parse(subscripts, shapes)  # raises NumPy's TypeError
-    inputs, output, sizes = _parsed_cached(subscripts, shapes)
+    inputs, output, sizes = plans.cache.lookup(("numpy.einsum.parse", subscripts, shapes),
+                                               lambda: _parse_and_size(subscripts, shapes))
     return [list(t) for t in inputs], list(output), dict(sizes)
 
 

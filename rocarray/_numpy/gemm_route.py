@@ -34,11 +34,10 @@ the launches underneath the public functions (``rocblas._gemm.batched.launch_che
 themselves: host time (the checks and three buffer views cost more than a small product's
 kernel). Operands on different devices take the public calls, which raise their error. The
 mapping itself (copies, options, leading dimensions, merged loops, launch offsets) depends only
-on the operands' shapes and strides, so it is worked out once per signature (``_layout``,
-memoized): a repeated product pays a lookup and its launches.
+on the operands' shapes and strides, so it is worked out once per signature (:func:`_layout`, kept in
+the plan cache): a repeated product pays a lookup and its launches.
 """
 
-import functools
 import itertools
 import math
 import typing
@@ -46,7 +45,7 @@ import typing
 import numpy
 
 from rocarray import rocblas
-from rocarray._core import backend
+from rocarray._core import backend, plans
 from rocarray.rocblas._gemm import api as _gemm_api, batched as _gemm_batched
 
 #: Result dtypes ``rocblas.gemm`` and ``rocblas.gemm_strided_batched`` take (float16 on the matrix units).
@@ -237,10 +236,15 @@ def _broadcast_strides(shape, strides, target):
                               for d, s, t in zip(shape, strides, target[pad:]))
 
 
-@functools.lru_cache(maxsize=1024)
 def _layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides):
     """The :class:`_Layout` of ``a @ b`` from shapes and byte strides (``out_strides`` None: a new
-    C-contiguous result). Pure and memoized, so a repeated product pays one lookup for it."""
+    C-contiguous result), kept in the plan cache: a repeated product pays one lookup for it."""
+    key = ("numpy.matmul.layout", itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides)
+    return plans.cache.lookup(key, lambda: _plan_layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop,
+                                                        out_strides))
+
+
+def _plan_layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides):
     (m, k), n = a_shape[-2:], b_shape[-1]
     la, lb = a_shape[:-2], b_shape[:-2]
     # equal loops (the common stack) need no broadcasting

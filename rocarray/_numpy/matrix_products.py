@@ -18,13 +18,12 @@ and ``kron`` are elementwise products (no sum: a GEMM would add nothing), comput
 diagonal view summed by rocarray's prim reduction (:func:`rocarray.sum`, NumPy's dtype rules).
 """
 
-import functools
 import operator
 
 import numpy
 
 from rocarray._numpy import gemm_route as _route
-from rocarray._core import backend
+from rocarray._core import backend, plans
 from rocarray._core.args import as_device_array, normalize_axis
 
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
@@ -50,13 +49,15 @@ def matmul_shapes(a_shape, b_shape, out_shape=None):
 
     ``loop`` is the broadcast of the operands' loop (batch) dimensions together with those of
     ``out`` (NumPy lets ``out`` add leading loop dimensions); ``m``/``n`` are None for a 1-D
-    ``a``/``b`` (the axis is removed from the result). Raises NumPy's ValueErrors. Memoized per
-    shape combination (host time of repeated products; errors are not kept).
+    ``a``/``b`` (the axis is removed from the result). Raises NumPy's ValueErrors. Kept in the plan
+    cache per shape combination (host time of repeated products; errors are not kept).
     """
-    return _matmul_shapes(tuple(a_shape), tuple(b_shape), None if out_shape is None else tuple(out_shape))
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    out_shape = None if out_shape is None else tuple(out_shape)
+    return plans.cache.lookup(("numpy.matmul.shapes", a_shape, b_shape, out_shape),
+                              lambda: _matmul_shapes(a_shape, b_shape, out_shape))
 
 
-@functools.lru_cache(maxsize=1024)
 def _matmul_shapes(a_shape, b_shape, out_shape):
     for i, shape in enumerate((a_shape, b_shape)):
         if len(shape) == 0:
@@ -107,19 +108,15 @@ def ufunc_dtype(name, dtypes, dtype=None, casting="same_kind", out_dtype=None):
 
     NumPy itself is asked, on 0-size host arrays: promotion, ``dtype=``, ``casting=`` and the
     output casting check (``out_dtype``) are therefore exactly NumPy's, exceptions included
-    (``numpy._core._exceptions._UFuncInputCastingError`` etc., subclasses of TypeError).
+    (``numpy._core._exceptions._UFuncInputCastingError`` etc., subclasses of TypeError). Kept in
+    the plan cache per argument combination (errors are not kept).
     """
-    try:
-        return _ufunc_dtype_cached(name, tuple(dtypes), dtype, casting, out_dtype)
-    except TypeError as e:
-        if "unhashable" not in str(e):
-            raise
-    return _ufunc_dtype_cached.__wrapped__(name, tuple(dtypes), dtype, casting, out_dtype)
+    dtypes = tuple(dtypes)
+    return plans.cache.lookup(("numpy.ufunc_dtype", name, dtypes, dtype, casting, out_dtype),
+                              lambda: _ufunc_dtype(name, dtypes, dtype, casting, out_dtype))
 
 
-@functools.lru_cache(maxsize=1024)
-def _ufunc_dtype_cached(name, dtypes, dtype, casting, out_dtype):
-    """:func:`ufunc_dtype`, memoized per argument combination (exceptions are not cached)."""
+def _ufunc_dtype(name, dtypes, dtype, casting, out_dtype):
     ufunc = getattr(numpy, name)
     args = [numpy.empty((0, 0), d) for d in dtypes]
     kw = {"casting": casting}

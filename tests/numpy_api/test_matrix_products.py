@@ -18,6 +18,7 @@ import hostdev
 from conftest import assert_close, random_array, to_device, to_host, wide
 
 import rocarray as ra
+from rocarray._core import plans
 from rocarray._numpy import gemm_route as route
 from rocarray._numpy import matrix_products as mm
 
@@ -230,11 +231,10 @@ def test_layout_memo_keys_on_strides_and_walks_long_loops(monkeypatch, rng):
     runs = []
     for kept in (route._KEPT_OFFSETS, 2):
         monkeypatch.setattr(route, "_KEPT_OFFSETS", kept)
-        route._layout.cache_clear()
+        monkeypatch.setattr(plans, "cache", plans.PlanCache())
         calls.clear()
         _check(ra.matmul(hostdev.dev(x), hostdev.dev(y)), x @ y)
         runs.append(list(calls))
-    route._layout.cache_clear()
     assert runs[0] == runs[1] and len(runs[0]) > 2   # 3 x 2 launches of batch 4
 
 

@@ -29,7 +29,7 @@ the signature determines, and runs the prepared launches on the new addresses an
 
 import numpy
 
-from rocarray._core import backend, launch, tuning
+from rocarray._core import backend, launch, plans
 from rocarray.rocblas._arguments import (STANDARD as _STANDARD, check_bounds, check_ld, check_matrix_buffer,
                                          check_supported, option, scalar_arg, scalars, size)
 from rocarray.rocblas._gemm import half, plan
@@ -49,13 +49,6 @@ def check_dtype(fn, dtype):
 # warm calls
 # --------------------------------------------------------------------------------------------
 
-#: A gemm call's signature (:func:`_warm_key`) -> its prepared launches ``run(alpha, beta, A, B,
-#: C, bias)``: a repeated call skips the checks and the launch choice, whose outcome the
-#: signature determines.
-_warm = {}
-_WARM_KEPT = 1024
-
-
 #: Host scalar types whose checks depend on the type alone.
 _WARM_SCALARS = frozenset((int, float, complex, numpy.float16, numpy.float32, numpy.float64, numpy.complex64,
                            numpy.complex128))
@@ -67,10 +60,11 @@ def _operand_key(X):
 
 
 def _warm_key(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bias, activation):
-    """What the checks and the launch choice of a gemm call depend on besides its data
-    addresses and scalar values (types, shapes, strides, devices, 16-byte alignment, whether
-    ``alpha == 0`` and ``beta == 1``, the tuning state), or None for a call the warm path does
-    not take (subclassed arrays, other scalar or size types, unhashable options)."""
+    """The plan-cache key of a gemm call: what its checks and its launch choice depend on besides
+    its data addresses and scalar values (types, shapes, strides, devices, 16-byte alignment,
+    whether ``alpha == 0`` and ``beta == 1``), or None for a call the warm path does not take
+    (subclassed arrays, other scalar or size types, unhashable options). The plan is
+    ``run(alpha, beta, A, B, C, bias)`` on the call's arrays."""
     ndarray = backend.cupy().ndarray
     if type(A) is not ndarray or type(B) is not ndarray or type(C) is not ndarray or (
             bias is not None and type(bias) is not ndarray):
@@ -80,20 +74,13 @@ def _warm_key(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bias
     if not (type(m) is int and type(n) is int and type(k) is int and type(lda) is int and type(ldb) is int
             and type(ldc) is int):
         return None
-    key = (transA, transB, m, n, k, lda, ldb, ldc, type(alpha), type(beta), alpha == 0, beta == 1, _operand_key(A),
-           _operand_key(B), _operand_key(C), None if bias is None else _operand_key(bias), activation,
-           tuning.state_token())
+    key = ("rocblas.gemm", transA, transB, m, n, k, lda, ldb, ldc, type(alpha), type(beta), alpha == 0, beta == 1,
+           _operand_key(A), _operand_key(B), _operand_key(C), None if bias is None else _operand_key(bias), activation)
     try:
         hash(key)
     except TypeError:
         return None
     return key
-
-
-def _remember(key, run):
-    if len(_warm) >= _WARM_KEPT:
-        _warm.clear()
-    _warm[key] = run
 
 
 # --------------------------------------------------------------------------------------------
@@ -172,7 +159,7 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     """
     key = _warm_key(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bias, activation)
     if key is not None:
-        run = _warm.get(key)
+        run = plans.cache.get(key)
         if run is not None:
             run(alpha, beta, A, B, C, bias)
             return None
@@ -209,7 +196,7 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     run = _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A.data, lda, B.data, ldb, beta, C.data, ldc,
                        epilogue, None if bias is None else bias.data)
     if key is not None and run is not None:
-        _remember(key, lambda alpha, beta, A, B, C, bias: run(
+        plans.cache.put(key, lambda alpha, beta, A, B, C, bias: run(
             alpha, beta, A.data.ptr, B.data.ptr, C.data.ptr, 0 if bias is None else bias.data.ptr))
     return None
 
@@ -243,20 +230,20 @@ def launch_checked(dtype, transA, transB, m, n, k, A, lda, B, ldb, C, ldc):
     ``dtype`` is one :func:`gemm` takes; ``transA``/``transB`` are ``'N'`` or ``'T'``; ``m``, ``n``,
     ``k`` > 0; ``A``, ``B``, ``C`` are memory pointers on one device to column-major matrices with
     valid leading dimensions, C not overlapping A or B. The prepared launches of a repeated
-    signature (sizes, leading dimensions, the pointers' 16-byte alignment, the tuning state) are
-    remembered as :func:`gemm`'s warm path remembers them, so a repeated call costs one dictionary
-    lookup and the launches.
+    signature (sizes, leading dimensions, the pointers' 16-byte alignment) are its plan, kept in
+    the plan cache as :func:`gemm`'s warm path keeps its own, so a repeated call costs one
+    dictionary lookup and the launches.
     """
     device = A.device_id
-    key = ("launch_checked", dtype, transA, transB, m, n, k, lda, ldb, ldc, device, A.ptr % 16, B.ptr % 16,
-           C.ptr % 16, tuning.state_token())
-    run = _warm.get(key)
+    key = ("rocblas.gemm.checked", dtype, transA, transB, m, n, k, lda, ldb, ldc, device, A.ptr % 16, B.ptr % 16,
+           C.ptr % 16)
+    run = plans.cache.get(key)
     if run is not None:
         run(A.ptr, B.ptr, C.ptr)
         return
     run = _launch_gemm(device, dtype, transA, transB, m, n, k, 1.0, A, lda, B, ldb, 0.0, C, ldc, 0, None)
     if run is not None:
-        _remember(key, lambda a, b, c: run(1.0, 0.0, a, b, c, 0))
+        plans.cache.put(key, lambda a, b, c: run(1.0, 0.0, a, b, c, 0))
 
 
 def epilogue_flags(fn, dtype, m, device, bias, activation):

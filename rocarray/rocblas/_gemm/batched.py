@@ -30,8 +30,8 @@ once per product on host copies of the pointers.
 
 import numpy
 
-from rocarray._core import tuning
-from rocarray.rocblas._gemm import api, batched_kernels, half
+from rocarray._core import plans
+from rocarray.rocblas._gemm import batched_kernels, half
 from rocarray.rocblas._arguments import (ALIGNMENT, check_ld, check_supported, option, require_device_array, scalar_arg,
                                          scalars, size)
 
@@ -248,14 +248,14 @@ def launch_checked(dtype, transA, transB, m, n, k, alpha, A, lda, stride_a, B, l
     checked here.
 
     The launches of a repeated signature (options, sizes, scalars, leading dimensions, strides,
-    batch, device, the pointers' 16-byte alignment, the tuning state) are remembered, as
-    :func:`rocarray.rocblas.gemm` remembers its own: a repeat costs a dictionary lookup and the
+    batch, device, the pointers' 16-byte alignment) are its plan in the plan cache, as
+    :func:`rocarray.rocblas.gemm` keeps its own: a repeat costs a dictionary lookup and the
     prepared launches."""
     device = A.device_id
-    key = ("launch_strided", dtype, transA, transB, m, n, k, alpha, beta, lda, ldb, ldc, stride_a, stride_b, stride_c,
-           batch, device, A.ptr % 16, B.ptr % 16, C.ptr % 16, tuning.state_token())
+    key = ("rocblas.gemm_strided_batched.checked", dtype, transA, transB, m, n, k, alpha, beta, lda, ldb, ldc, stride_a,
+           stride_b, stride_c, batch, device, A.ptr % 16, B.ptr % 16, C.ptr % 16)
     try:
-        run = api._warm.get(key)
+        run = plans.cache.get(key)
     except TypeError:  # an unhashable scalar: not remembered
         key = run = None
     if run is not None:
@@ -265,14 +265,14 @@ def launch_checked(dtype, transA, transB, m, n, k, alpha, A, lda, stride_a, B, l
         launches = half.launch(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
                                batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
         if key is not None and callable(launches):  # half.launch switches devices itself
-            api._remember(key, lambda a, b, c: launches(alpha, beta, a, b, c, 0))
+            plans.cache.put(key, lambda a, b, c: launches(alpha, beta, a, b, c, 0))
         return
     kernel_alpha, kernel_beta = scalar_arg(alpha, dtype), scalar_arg(beta, dtype)
     again = batched_kernels.launch_strided(
         device, dtype, m, n, k, kernel_alpha, A, lda, stride_a, B, ldb, stride_b, kernel_beta, C, ldc, stride_c, batch,
         batched_kernels.flags(transA, transB, dtype))
     if key is not None and callable(again):
-        api._remember(key, lambda a, b, c: again(kernel_alpha, kernel_beta, a, b, c))
+        plans.cache.put(key, lambda a, b, c: again(kernel_alpha, kernel_beta, a, b, c))
 
 
 # --------------------------------------------------------------------------------------------

@@ -119,7 +119,7 @@ at the tiled gemm's speed.
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch
+from rocarray._core import backend, compile as _compile, kernels, launch, plans
 from rocarray.rocblas import _level1
 from rocarray.rocblas._gemm import plan, simt
 
@@ -382,12 +382,6 @@ def _small_kernel(device_id, dtype, m, n, k, batch, tile):
     return KERNELS[kernel_name(dtype, tile)], blocks
 
 
-#: Prepared launches of the strided kernels by signature (:func:`_bulk_run`, :func:`_team_run`,
-#: :func:`_small_run`); bounded, cleared when full.
-_prepared = {}
-_KEPT = 256
-
-
 def _bulk_run(device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch):
     """The bulk-copy kernel's launch for one signature, prepared once: ``run(alpha, beta, A, B, C)``
     on device addresses, on the current device."""
@@ -403,8 +397,8 @@ def _bulk_run(device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch
             device_id, (blocks,), (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c),
                                    i64(batch)), shared=shared, dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
-    key = ("bulk", device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch)
-    return plan.remembered(_prepared, _KEPT, key, make)
+    key = ("rocblas.gemm_strided_batched.bulk", device_id, tile, b_trans, stride_a, stride_b, ldc, stride_c, batch)
+    return plans.cache.lookup(key, make)
 
 
 def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
@@ -419,8 +413,8 @@ def _team_run(device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch):
             device_id, (batch,), (f32, ptr, i64(stride_a), ptr, i64(stride_b), f32, ptr, i64(ldc), i64(stride_c)),
             block=TEAM, dependent=True)
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
-    key = ("team", device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)
-    return plan.remembered(_prepared, _KEPT, key, make)
+    key = ("rocblas.gemm_strided_batched.team", device_id, b_trans, stride_a, stride_b, ldc, stride_c, batch)
+    return plans.cache.lookup(key, make)
 
 
 def launch_bulk(device_id, tile, b_trans, alpha, A, stride_a, B, stride_b, beta, C, ldc, stride_c, batch):
@@ -453,9 +447,9 @@ def _small_run(device_id, dtype, m, n, k, lda, stride_a, ldb, stride_b, ldc, str
             (i64(m), i64(n), i64(k), s, ptr, i64(lda), i64(stride_a), _NULL, ptr, i64(ldb), i64(stride_b), _NULL,
              s, ptr, i64(ldc), i64(stride_c), _NULL, i64(batch), numpy.int32(flag_bits)))
         return lambda alpha, beta, A, B, C: prepared(alpha, A, B, beta, C)
-    key = ("small", device_id, numpy.dtype(dtype), m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch,
-           flag_bits, tile)
-    return plan.remembered(_prepared, _KEPT, key, make)
+    key = ("rocblas.gemm_strided_batched.small", device_id, numpy.dtype(dtype), m, n, k, lda, stride_a, ldb, stride_b,
+           ldc, stride_c, batch, flag_bits, tile)
+    return plans.cache.lookup(key, make)
 
 
 def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c,

@@ -21,7 +21,7 @@ called by :func:`rocarray.rocblas.gemm` and the strided-batched gemm after their
 
 import numpy
 
-from rocarray._core import launch as _launch
+from rocarray._core import launch as _launch, plans
 from rocarray.rocblas._gemm import mma, wgmma
 from rocarray.rocblas._gemm.mma import MMA_DTYPES, CHUNK_BYTES, dtype_name, use_aligned
 
@@ -71,16 +71,11 @@ def launch(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, bet
     dtype_name(dtype)  # TypeError first for a dtype the matrix cores do not take
     if m == 0 or n == 0 or batch == 0:
         return None
-    key = (device_id, dtype, transA, transB, m, n, k, alpha == 0, beta == 1, lda, ldb, ldc, batch, stride_a, stride_b,
-           stride_c, bias is not None, activation, A.ptr % CHUNK_BYTES, B.ptr % CHUNK_BYTES)
-    launches = _prepared.get(key)
-    if launches is None:
-        launches = prepare(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta, ldc, batch,
-                           stride_a, stride_b, stride_c, bias is not None, activation)
-        if launches is not None:
-            if len(_prepared) >= _PREPARED_KEPT:
-                _prepared.clear()
-            _prepared[key] = launches
+    key = ("rocblas.gemm.half", device_id, dtype, transA, transB, m, n, k, alpha == 0, beta == 1, lda, ldb, ldc, batch,
+           stride_a, stride_b, stride_c, bias is not None, activation, A.ptr % CHUNK_BYTES, B.ptr % CHUNK_BYTES)
+    launches = plans.cache.lookup(key, lambda: prepare(
+        device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta, ldc, batch, stride_a, stride_b,
+        stride_c, bias is not None, activation))
     bias_address = 0 if bias is None else bias.ptr
     if launches is not None:
         launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
@@ -90,17 +85,14 @@ def launch(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, bet
     with _launch.on_device(device_id):
         (A, lda, stride_a), (B, ldb, stride_b), keep = wgmma.pack_operands(
             device_id, (A, lda, stride_a, m, k, transA == "N"), (B, ldb, stride_b, k, n, transB == "N"), batch)
-        launches = prepare(device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta, ldc, batch,
-                           stride_a, stride_b, stride_c, bias is not None, activation, packed=True)
+        packed = ("rocblas.gemm.half.packed", device_id, dtype, transA, transB, m, n, k, alpha == 0, beta == 1, lda,
+                  ldb, ldc, batch, stride_a, stride_b, stride_c, bias is not None, activation)
+        launches = plans.cache.lookup(packed, lambda: prepare(
+            device_id, dtype, transA, transB, m, n, k, alpha, A.ptr, lda, B.ptr, ldb, beta, ldc, batch, stride_a,
+            stride_b, stride_c, bias is not None, activation, packed=True))
         launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
         del keep  # the padded copies live until their launches are queued
     return None
-
-
-#: :func:`launch`'s prepared launches by what :func:`prepare` decides from (the sizes, layout,
-#: ``alpha == 0``, ``beta == 1``, epilogue and the operands' 16-byte alignment), per device.
-_prepared = {}
-_PREPARED_KEPT = 1024
 
 
 def _nothing(alpha, beta, A, B, C, bias):

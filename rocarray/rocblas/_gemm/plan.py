@@ -19,7 +19,7 @@ each shape once.
 
 import numpy
 
-from rocarray._core import backend, launch as _launch, timing, tuning
+from rocarray._core import backend, launch as _launch, plans, timing, tuning
 from rocarray.rocblas._arguments import scalar_arg
 from rocarray.rocblas._gemm import simt, tf32x3, tiles
 from rocarray.rocblas._gemm.simt import ACT_SHIFT, CONJ_A, CONJ_B, TRANS_A, TRANS_B
@@ -185,30 +185,15 @@ def time_choice(device_id, dtype, choice, m, n, k, alpha, A, lda, B, ldb, flag_b
     return sorted(timing.per_call_seconds(cupy, run, args, calls) for _ in range(3))[1]
 
 
-_choices = {}  # (device, dtype, m, n, k, transposes, batch, tuning.state_token()) -> TileChoice
-_CHOICES_KEPT = 4096
-
-
 def choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch=1):
     """The :class:`~rocarray.rocblas._gemm.tiles.TileChoice` of one launch: the heuristic, or for
     large problems the tuning DB's choice (which may time the candidates on A and B).
 
-    Decisions are remembered per problem for the process (a repeated call costs one dictionary
-    lookup of host time instead of building the candidates and reading the DB's key)."""
-    memo = (device_id, numpy.dtype(dtype), m, n, k, flag_bits & (TRANS_A | TRANS_B), batch, tuning.state_token())
-    return remembered(_choices, _CHOICES_KEPT, memo,
-                      lambda: _choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch))
-
-
-def remembered(table, kept, key, make):
-    """``table[key]``, made by ``make()`` on a miss; a table past ``kept`` entries starts over."""
-    value = table.get(key)
-    if value is None:
-        value = make()
-        if len(table) >= kept:
-            table.clear()
-        table[key] = value
-    return value
+    A decision is kept in the plan cache (``('rocblas.gemm.choice', ...)``), shared by every
+    layout of the problem: a repeated problem costs one dictionary lookup of host time instead of
+    building the candidates and reading the DB's key."""
+    key = ("rocblas.gemm.choice", device_id, numpy.dtype(dtype), m, n, k, flag_bits & (TRANS_A | TRANS_B), batch)
+    return plans.cache.lookup(key, lambda: _choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch))
 
 
 def _choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch):
@@ -245,22 +230,18 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
     return simt.prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, strides)
 
 
-#: ``(device, dtype, choice, sizes, leading dimensions, flags, batch, strides)`` -> the prepared
-#: launches of :func:`prepare`.
-_runs = {}
-_RUNS_KEPT = 1024
-
-
 def prepare_launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, ldc, flag_bits, batch=1, strides=(0, 0, 0)):
-    """The choice (:func:`choose`, which may time candidates on A and B) and its launches
-    (:func:`prepare`, remembered per shape) for a problem, on the current device. The tile is
-    chosen without the epilogue's bits: candidates are timed without a bias."""
+    """The plan of a problem, on the current device: its choice (:func:`choose`, which may time
+    candidates on A and B) and the launches of that choice (:func:`prepare`), kept in the plan
+    cache under ``('rocblas.gemm.launches', ...)``. The tile is chosen without the epilogue's bits:
+    candidates are timed without a bias."""
     with _launch.on_device(device_id):
         choice = choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb,
                         flag_bits & (TRANS_A | CONJ_A | TRANS_B | CONJ_B), batch)
-        key = (device_id, numpy.dtype(dtype), choice, m, n, k, lda, ldb, ldc, flag_bits, batch, tuple(strides))
-        return remembered(_runs, _RUNS_KEPT, key, lambda: prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc,
-                                                                  flag_bits, batch, strides))
+        key = ("rocblas.gemm.launches", device_id, numpy.dtype(dtype), choice, m, n, k, lda, ldb, ldc, flag_bits, batch,
+               tuple(strides))
+        return plans.cache.lookup(key, lambda: prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits,
+                                                       batch, strides))
 
 
 def launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,

@@ -19,9 +19,9 @@ from level3_host import (GEMM_DTYPES as ALL, SameDevice, activation_reference, r
 
 from rocblas_fixtures import fresh_prepared_launches, refuse_launches  # noqa: F401  (autouse)
 
-from rocarray._core import launch as _launch
+from rocarray._core import launch as _launch, plans
 import rocarray.rocblas as rocblas
-from rocarray.rocblas._gemm import api as _api, half as _half, mma as _mma, plan as _plan, simt as _simt
+from rocarray.rocblas._gemm import half as _half, mma as _mma, plan as _plan, simt as _simt
 
 try:
     import cupy
@@ -422,7 +422,10 @@ def test_repeated_calls_take_the_prepared_launches_on_fresh_data(rng, monkeypatc
     # fresh buffers (new addresses) and new scalars each call; only the first call of the
     # signature is checked and planned, the others run its prepared launches (beta == 0 on a
     # NaN-poisoned C: C must not be read)
-    cold = []
+    cold, warm = [], []
+    put = plans.cache.put
+    monkeypatch.setattr(plans.cache, "put", lambda key, plan: warm.append(key) if key[0] == "rocblas.gemm" else None
+                        or put(key, plan))
     for module, name in ((_plan, "launch"), (_half, "launch")):
         original = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _f=original, **kw: cold.append(1) or _f(*a, **kw))
@@ -431,4 +434,4 @@ def test_repeated_calls_take_the_prepared_launches_on_fresh_data(rng, monkeypatc
     for alpha, beta in passed:
         run_gemm(rng, dtype, "NT", m, n, k, extra=(1, 0, 2), alpha=alpha, beta=beta, poison=beta == 0)
     signatures = {(type(alpha), type(beta)) for alpha, beta in passed}  # complex data: beta 0.0 is a float
-    assert len(cold) == len(signatures) == len(_api._warm), (cold, signatures)
+    assert len(cold) == len(signatures) == len(warm), (cold, signatures)

@@ -25,7 +25,7 @@ from conftest import to_device, to_host
 from level3_host import SameDevice
 from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
-from rocarray._core import launch, workspace as workspace_owner
+from rocarray._core import launch, plans, workspace as workspace_owner
 from rocarray.rocblas._gemm import half as _half, mma as _mma, tensor_maps as _tensor_maps, wgmma as _wgmma
 import rocarray.rocblas as rocblas
 
@@ -406,7 +406,7 @@ def recorder(monkeypatch):
     rec.calls, _ = record_launches(monkeypatch, _mma, _wgmma, wave=1)
     rec.facts = dict(A100)
     monkeypatch.setattr(_mma, "device_facts", lambda device_id: rec.facts)
-    monkeypatch.setattr(_half, "_prepared", {})  # launches prepared against these stand-ins only
+    monkeypatch.setattr(plans, "cache", plans.PlanCache())  # launches prepared against these stand-ins only
 
     monkeypatch.setattr(launch, "on_device", SameDevice)
     return rec

@@ -10,7 +10,7 @@ from level3_host import GEMM_DTYPES as ALL, every_choice, run_gemm
 
 from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
 
-from rocarray._core import launch as _launch
+from rocarray._core import launch as _launch, plans
 from rocarray.rocblas._gemm import api as _api, plan as _plan, simt as _simt, tiles as _tiles
 
 try:
@@ -48,13 +48,11 @@ def test_launch_runs_strided_batches(rng, dtype):
 @pytest.mark.gpu
 @pytest.mark.parametrize("trans", ["NN", "NT", "TN", "TT", "CC"])
 def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
-    # each plan forced (the heuristic picks the large tiles only for large problems): sizes
+    # each tile choice forced (the heuristic picks the large tiles only for large problems): sizes
     # below, at and across the 64 and 128 tiles and the 8/16-deep k tiles, padded leading dims
-    plans = list(every_choice())
-    for dtype, plan in plans:
-        monkeypatch.setattr(_plan, "choose", lambda *args, **kwargs: plan)
-        monkeypatch.setattr(_api, "_warm", {})  # the calls of the previous plan prepared theirs
-        monkeypatch.setattr(_plan, "_runs", {})
+    for dtype, choice in list(every_choice()):
+        monkeypatch.setattr(_plan, "choose", lambda *args, **kwargs: choice)
+        monkeypatch.setattr(plans, "cache", plans.PlanCache())  # the calls of the previous choice planned theirs
         for m, n, k, extra in [(1, 1, 1, (0, 0, 0)), (7, 33, 129, (1, 2, 3)), (129, 200, 33, (0, 0, 0)),
                                (200, 129, 777, (3, 0, 1))]:
             run_gemm(rng, dtype, trans, m, n, k, extra)
@@ -62,10 +60,10 @@ def test_every_tile_and_split_matches_numpy(rng, monkeypatch, trans):
 
 
 def test_prepared_launches_are_remembered_per_shape(monkeypatch):
-    # callers of _launch (trsm, trmm, symm: hundreds of sub-matrix products) prepare a shape once
+    # callers of plan.launch (trsm, trmm, symm: hundreds of sub-matrix products) prepare a shape once
     prepared = []
-    plan = _tiles.TileChoice(_tiles.TILES[np.dtype("float64")][0], 1)
-    monkeypatch.setattr(_plan, "choose", lambda *args, **kwargs: plan)
+    choice = _tiles.TileChoice(_tiles.TILES[np.dtype("float64")][0], 1)
+    monkeypatch.setattr(_plan, "choose", lambda *args, **kwargs: choice)
     monkeypatch.setattr(_plan, "prepare", lambda *args: prepared.append(args) or (lambda *values: None))
     monkeypatch.setattr(_launch, "on_device", lambda device_id: contextlib.nullcontext())
     for _ in range(3):

@@ -10,9 +10,9 @@ from level3_host import every_choice, run_gemm, run_gemm_bias_activation
 
 from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
-from rocarray._core import backend, compile as _compile, kernels
+from rocarray._core import backend, compile as _compile, kernels, plans
 import rocarray.rocblas as rocblas
-from rocarray.rocblas._gemm import api as _api, plan as _plan, simt as _simt, tiles as _tiles
+from rocarray.rocblas._gemm import plan as _plan, simt as _simt, tiles as _tiles
 
 try:
     import cupy
@@ -41,8 +41,7 @@ def test_f64_16_byte_layout_matches_numpy(rng, monkeypatch, trans):
             for m, n, k in [(1, 1, 1), (129, 67, 35), (200, 130, 777), (2 * tile[0] + 3, tile[1] + 1, 48),
                               (2 * tile[0] + 2, tile[1] + 6, 40)]:
                 for shift_a, shift_b in ((0, 0), (1, 0), (0, 1)):
-                    monkeypatch.setattr(_api, "_warm", {})
-                    monkeypatch.setattr(_plan, "_runs", {})
+                    monkeypatch.setattr(plans, "cache", plans.PlanCache())
                     _run_shifted(rng, trans, m, n, k, shift_a, shift_b)
 
 
@@ -94,16 +93,14 @@ def test_last_wave_split_along_k_matches_numpy(rng, monkeypatch, trans):
                                    (13, tile[0] + 3, 7 * tile[1] + 1, 600, [(1, 2, 6, 7), (0, 2, 7, 8)])]:
             monkeypatch.setattr(_tiles, "device_facts", lambda device_id, sms=sms: (sms, real(device_id)[1]))
             for beta, poison in ((None, False), (0, True)):
-                monkeypatch.setattr(_api, "_warm", {})
-                monkeypatch.setattr(_plan, "_runs", {})
+                monkeypatch.setattr(plans, "cache", plans.PlanCache())
                 del tails[:]
                 run_gemm(rng, dtype, trans, m, n, k, (1, 2, 3), beta=beta, poison=poison)
                 assert tails == [want], (dtype, plan.name, m, n, k)
         if dtype in ("float32", "float64"):  # the bias and activation reach the tail's finish kernel
             m, n, k = 2 * tile[0] + 5, 2 * tile[1] + 7, 777
             monkeypatch.setattr(_tiles, "device_facts", lambda device_id: (4, real(device_id)[1]))
-            monkeypatch.setattr(_api, "_warm", {})
-            monkeypatch.setattr(_plan, "_runs", {})
+            monkeypatch.setattr(plans, "cache", plans.PlanCache())
             run_gemm_bias_activation(rng, dtype, m, n, k, "silu")
 
 
