@@ -15,7 +15,7 @@ import pytest
 
 from conftest import assert_close, fake, random_array, to_device, to_host, wide
 
-from rocblas_fixtures import fresh_prepared_launches  # noqa: F401  (autouse)
+from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level1
@@ -826,6 +826,96 @@ def test_argument_errors_raise_before_the_device(no_launch):
         rocblas.nrm2(3, x, 1.5)
     with pytest.raises(ValueError, match="aligned"):
         rocblas.dot(2, fake((4,), np.complex128, address=(1 << 20) + 8), 1, fake((4,), np.complex128), 1)
+
+
+# --------------------------------------------------------------------------------------------
+# warm calls: one plan per call signature, only pointers and scalars written per call
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    """Level-1 kernels on recording stand-ins, a current device, a stand-in workspace owner, and
+    the plans the calls put in the cache and the launches they prepare."""
+    import types
+
+    from rocarray._core import plans, workspace
+
+    calls, _ = record_launches(monkeypatch, _level1, wave=1056)
+    monkeypatch.setattr(cupy.cuda.runtime, "getDevice", lambda: 0)
+    asked = []
+    ws = types.SimpleNamespace(data=types.SimpleNamespace(ptr=1 << 40))
+    monkeypatch.setattr(workspace, "workspaces",
+                        types.SimpleNamespace(counters=lambda name, nbytes, device_id: asked.append(name) or ws))
+    put, prepared = plans.cache.put, []
+    keys = []
+    monkeypatch.setattr(plans.cache, "put", lambda key, plan: keys.append(key) or put(key, plan))
+    real = _level1._prepare
+    monkeypatch.setattr(_level1, "_prepare", lambda *a, **kw: prepared.append(a[0]) or real(*a, **kw))
+    return types.SimpleNamespace(calls=calls, keys=keys, prepared=prepared, workspaces=asked)
+
+
+def _pointers(args):
+    return [int(a) for a in args if isinstance(a, np.uint64)]
+
+
+@needs_cupy
+def test_a_repeated_call_runs_its_plan(stand_ins):
+    x, y = fake((100,), np.float32, address=1 << 24), fake((100,), np.float32, address=1 << 25)
+    rocblas.axpy(100, 2.0, x, 1, y, 1)
+    assert stand_ins.prepared == ["ra_rocblas_axpy<float, float>"] and len(stand_ins.calls) == 1
+    assert [k[0] for k in stand_ins.keys] == ["rocblas.axpy"]
+    # new buffers of the same layout, a new alpha: no checks, no new plan, the prepared launch
+    x2, y2 = fake((100,), np.float32, address=1 << 26), fake((100,), np.float32, address=1 << 27)
+    rocblas.axpy(100, 0.5, x2, 1, y2, 1)
+    rocblas.axpy(100, 0.0, x2, 1, y2, 1)   # alpha == 0: nothing launched
+    assert len(stand_ins.prepared) == 1 and len(stand_ins.keys) == 1 and len(stand_ins.calls) == 2
+    name, grid, block, args, shared = stand_ins.calls[-1]
+    assert name == "ra_rocblas_axpy<float, float>" and _pointers(args) == [1 << 26, 1 << 27]
+    assert args[1].dtype == np.float32 and args[1] == 0.5
+    # a reversed increment walks from the far end: the plan keeps the offset, the call the base
+    rocblas.scal(10, 3.0, x, 2)
+    rocblas.scal(10, 3.0, x2, 2)
+    assert _pointers(stand_ins.calls[-1][3]) == [1 << 26]
+    rocblas.copy(10, x, -2, y, 1)
+    rocblas.copy(10, x2, -2, y2, 1)
+    assert _pointers(stand_ins.calls[-1][3]) == [(1 << 26) + 18 * 4, 1 << 27]
+    assert [k[0] for k in stand_ins.keys] == ["rocblas.axpy", "rocblas.scal", "rocblas.copy"]
+
+
+@needs_cupy
+def test_a_warm_reduction_writes_its_result_through_the_workspace(stand_ins):
+    x, y = fake((100,), np.float64, address=1 << 24), fake((100,), np.float64, address=1 << 25)
+    r1, r2 = fake((), np.float64, address=1 << 28), fake((), np.float64, address=1 << 29)
+    assert rocblas.dot(100, x, 1, y, 1, result=r1) is r1
+    assert rocblas.dot(100, x, 1, y, 1, result=r2) is r2
+    assert len(stand_ins.prepared) == 1 and len(stand_ins.calls) == 2
+    assert stand_ins.workspaces == [_level1.WORKSPACE] * 2   # asked per call (per stream)
+    assert _pointers(stand_ins.calls[-1][3]) == [1 << 24, 1 << 25, 1 << 40, 1 << 29]
+    rocblas.nrm2(100, x, 1, result=r1)
+    rocblas.nrm2(100, x, 1, result=r2)
+    assert len(stand_ins.prepared) == 2 and _pointers(stand_ins.calls[-1][3]) == [1 << 24, 1 << 40, 1 << 29]
+
+
+@needs_cupy
+def test_a_changed_signature_is_checked_again(stand_ins):
+    x, y = fake((100,), np.float32, address=1 << 24), fake((100,), np.float32, address=1 << 25)
+    rocblas.axpy(100, 2.0, x, 1, y, 1)
+    with pytest.raises(ValueError, match="needs 100 elements"):   # another shape
+        rocblas.axpy(100, 2.0, x, 1, fake((40,), np.float32, address=1 << 25), 1)
+    with pytest.raises(TypeError, match="complex alpha"):          # another scalar type
+        rocblas.axpy(100, 2j, x, 1, y, 1)
+    with pytest.raises(TypeError, match="integer"):                # a float size equal to the int one
+        rocblas.axpy(100.0, 2.0, x, 1, y, 1)
+    with pytest.raises(ValueError, match="aligned"):               # another alignment
+        rocblas.axpy(100, 2.0, fake((100,), np.float32, address=(1 << 26) + 2), 1, y, 1)
+    with pytest.raises(TypeError, match="result"):                 # a result of another kind
+        rocblas.dot(100, x, 1, y, 1, result=np.zeros(()))
+    rocblas.axpy(np.int64(100), np.float32(2), x, 1, y, 1)         # NumPy integers and scalars: their own plan
+    assert len(stand_ins.keys) == 2 and len(stand_ins.calls) == 2
+    big = [fake((1 << 16,), np.float32, address=a) for a in (1 << 26, (1 << 27) + 4, 1 << 28)]
+    rocblas.axpy(1 << 16, 2.0, big[0], 1, big[2], 1)
+    rocblas.axpy(1 << 16, 2.0, big[1], 1, big[2], 1)   # x 4 bytes off y's alignment: no 16-byte path
+    assert len(stand_ins.keys) == 4 and [c[1] for c in stand_ins.calls[-2:]] == [16, 64]
 
 
 @needs_cupy
