@@ -23,7 +23,7 @@ is ever read or written out of bounds), and for a zero increment on a vector tha
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch, plans, workspace
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans, workspace
 from rocarray._core.dtypes import real_dtype
 from rocarray.rocblas._arguments import (C64, C128, COMPLEX, F16, F32, F64, STANDARD, WITH_HALF, any_scalar, as_int,
                                          check_buffer, dtype_names, is_complex_scalar, real_scalar,
@@ -44,8 +44,6 @@ PARTIAL_BYTES = 32
 
 _F16, _F32, _F64, _C64, _C128 = F16, F32, F64, C64, C128
 
-#: Kernel element type of each supported dtype.
-CTYPES = {_F16: "ra_half", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128"}
 #: Kernel type of the accumulation/scalar type of each dtype (float for float16).
 ACC_CTYPES = {_F16: "float", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128"}
 #: Kernel type of the real part of each dtype.
@@ -88,7 +86,7 @@ def kernel_name(op, dtype, scalar=None):
         E.g. ``'ra_rocblas_axpy<ra_half, float>'``.
     """
     dtype = numpy.dtype(dtype)
-    t = CTYPES[dtype]
+    t = dtypes.ctype(dtype)
     if op == "axpy":
         return f"ra_rocblas_axpy<{t}, {ACC_CTYPES[dtype]}>"
     if op in ("scal", "rot"):
@@ -102,8 +100,8 @@ def kernel_name(op, dtype, scalar=None):
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = set()
-    for op, dtypes in SUPPORTED.items():
-        for dtype in dtypes:
+    for op, supported in SUPPORTED.items():
+        for dtype in supported:
             if op in ("scal", "rot") and dtype in _COMPLEX:
                 names.add(kernel_name(op, dtype, "real"))
                 names.add(kernel_name(op, dtype, "complex"))

@@ -64,7 +64,7 @@ element) per thread, never reading the unreferenced triangle:
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch, workspace
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, workspace
 from rocarray.rocblas import _level1
 from rocarray.rocblas._arguments import (COMPLEX, REAL, STANDARD, check_buffer, check_ld, check_matrix_buffer,
                                          dtype_names, inc, matrix, option, scalar_arg, scalars, size, vector)
@@ -90,9 +90,6 @@ MAX_GRID_Y = 65535
 VEC, UPPER, STRICT, UNIT, HERM, CONJ, TRANS = 1, 2, 4, 8, 16, 32, 64
 
 _STANDARD, _REAL, _COMPLEX = STANDARD, REAL, COMPLEX
-
-#: Kernel element type of each supported dtype.
-CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
 
 #: Supported dtypes per operation.
 SUPPORTED = {
@@ -127,7 +124,7 @@ def kernel_name(kernel, dtype, masked=False):
     str
         E.g. ``'ra_rocblas_gemv_n<float, false>'``.
     """
-    t = CTYPES[numpy.dtype(dtype)]
+    t = dtypes.ctype(dtype)
     if kernel in ("gemv_n", "gemv_t"):
         return f"ra_rocblas_{kernel}<{t}, {'true' if masked else 'false'}>"
     return f"ra_rocblas_{kernel}<{t}>"

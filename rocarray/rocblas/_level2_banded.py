@@ -44,7 +44,7 @@ never reads y.
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray.rocblas import _level2
 from rocarray.rocblas._arguments import (ALIGNMENT, STANDARD, Matrix, as_int, inc, option, scalar_arg, scalars, size,
                                          vector)
@@ -79,7 +79,7 @@ def kernel_name(kernel, dtype):
     -------
     str
     """
-    return f"ra_rocblas_{kernel}<{_level2.CTYPES[numpy.dtype(dtype)]}>"
+    return f"ra_rocblas_{kernel}<{dtypes.ctype(dtype)}>"
 
 
 def instantiations():

@@ -37,7 +37,7 @@ from rocarray.rocblas._arguments import (ALIGNMENT, check_ld, check_supported, o
 
 
 #: Element dtypes of the batched routines.
-SUPPORTED = tuple(batched_kernels.CTYPES)
+SUPPORTED = batched_kernels.DTYPES
 
 #: Integer dtypes accepted for the pointer arrays of :func:`gemm_batched`.
 POINTER_DTYPES = (numpy.dtype(numpy.uint64), numpy.dtype(numpy.int64))

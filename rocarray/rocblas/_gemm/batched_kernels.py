@@ -119,8 +119,8 @@ at the tiled gemm's speed.
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch, plans
-from rocarray.rocblas import _level1
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans
+from rocarray.rocblas._arguments import STANDARD
 from rocarray.rocblas._gemm import plan, simt
 
 SOURCE = "rocblas/gemm_batched.hip"
@@ -145,8 +145,8 @@ MAX_GRID = 2**31 - 1
 # flag bits (``RA_ROCBLAS_GB_*`` in the source; the same values as the level-3 gemm's)
 TRANS_A, CONJ_A, TRANS_B, CONJ_B = simt.TRANS_A, simt.CONJ_A, simt.TRANS_B, simt.CONJ_B
 
-#: Kernel element type of each supported dtype (float32, float64, complex64, complex128).
-CTYPES = {numpy.dtype(d): _level1.CTYPES[numpy.dtype(d)] for d in ("float32", "float64", "complex64", "complex128")}
+#: Element dtypes of the batched kernels (float32, float64, complex64, complex128).
+DTYPES = STANDARD
 
 flags = simt.flags
 
@@ -174,7 +174,7 @@ def shared_bytes(tile, dtype):
 
 def kernel_name(dtype, tile):
     """Name expression of the batched kernel, e.g. ``'ra_rocblas_gemm_batched<float, 32>'``."""
-    return f"ra_rocblas_gemm_batched<{CTYPES[numpy.dtype(dtype)]}, {int(tile)}>"
+    return f"ra_rocblas_gemm_batched<{dtypes.ctype(dtype)}, {int(tile)}>"
 
 
 #: Tiles of each dtype that run the streaming kernel when ``k > 0`` (see the module docstring);
@@ -187,7 +187,7 @@ STREAM = {numpy.dtype(numpy.float32): (32,)}
 
 def stream_name(dtype, tile):
     """Name expression of the streaming kernel, e.g. ``'ra_rocblas_gemm_batched_stream<float, 32>'``."""
-    return f"ra_rocblas_gemm_batched_stream<{CTYPES[numpy.dtype(dtype)]}, {int(tile)}>"
+    return f"ra_rocblas_gemm_batched_stream<{dtypes.ctype(dtype)}, {int(tile)}>"
 
 
 def streams(dtype, tile, k):
@@ -275,7 +275,7 @@ def _bulk(device_id):
 
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
-    names = [kernel_name(d, s) for d in CTYPES for s in TILES]
+    names = [kernel_name(d, s) for d in DTYPES for s in TILES]
     names += [stream_name(d, s) for d, tiles in STREAM.items() for s in tiles]
     names += [bulk_name(s, t) for s in BULK_TILES if s != TEAM_TILE for t in (False, True)]
     names += [team_name(t) for t in (False, True)]

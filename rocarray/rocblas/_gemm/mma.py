@@ -30,7 +30,7 @@ addresses, under the 255 a 256-thread block allows (one block per multiprocessor
 """
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 
 SOURCE = "rocblas/gemm_mma.hip"
 
@@ -71,8 +71,14 @@ def bfloat16_dtype():
 
 _BF16 = bfloat16_dtype()
 
-#: Kernel element type by dtype name (both are compiled; bfloat16 runs only with ml_dtypes).
-CTYPE_BY_NAME = {"float16": "ra_half", "bfloat16": "ra_bfloat16"}
+#: The 16-bit dtypes by name: both are compiled; bfloat16 runs only with ml_dtypes.
+NAMES = ("float16", "bfloat16")
+
+
+def ctype(dtype_name):
+    """The kernel element type of a 16-bit dtype named ``dtype_name`` (:mod:`rocarray._core.dtypes`;
+    bfloat16 by name, as NumPy knows it only with ml_dtypes)."""
+    return dtypes.BFLOAT16 if dtype_name == "bfloat16" else dtypes.ctype(dtype_name)
 
 #: The dtypes :func:`gemm_mma` takes: float16, and bfloat16 where CuPy arrays can carry it.
 MMA_DTYPES = (_F16,) if _BF16 is None else (_F16, _BF16)
@@ -86,12 +92,12 @@ def kernel_name(dtype_name, transA, transB, tile_n=TILE):
     'N', 'N' with the 128 x 128 tile."""
     a_kmajor = "true" if transA != "N" else "false"
     b_kmajor = "true" if transB == "N" else "false"
-    return f"ra_rocblas_gemm_mma<{CTYPE_BY_NAME[dtype_name]}, {a_kmajor}, {b_kmajor}, {int(tile_n)}>"
+    return f"ra_rocblas_gemm_mma<{ctype(dtype_name)}, {a_kmajor}, {b_kmajor}, {int(tile_n)}>"
 
 
 def instantiations():
     """Every name expression this module launches: 2 dtypes x 4 transposes x 2 tile widths."""
-    return sorted(kernel_name(d, ta, tb, w) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+    return sorted(kernel_name(d, ta, tb, w) for d in NAMES for ta in "NT" for tb in "NT"
                   for w in TILE_WIDTHS)
 
 

@@ -20,11 +20,10 @@ beta, the bias and the activation. :func:`prepare` works out the launches of one
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, kernels, launch, workspace
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, workspace
 from rocarray.rocblas._arguments import STANDARD as _STANDARD, scalar_type
 from rocarray.rocblas._gemm import tiles
 from rocarray.rocblas._gemm.tiles import BLOCK
-from rocarray.rocblas import _level1
 
 SOURCE = "rocblas/gemm.hip"
 
@@ -39,8 +38,6 @@ ACT_SHIFT = 8
 #: Fused activations and their codes (``RA_ROCBLAS3_ACT_*``).
 ACTIVATIONS = {"relu": 1, "gelu": 2, "silu": 3, "sigmoid": 4, "tanh": 5}
 
-#: Kernel element type of each supported dtype.
-CTYPES = {d: _level1.CTYPES[d] for d in _STANDARD}
 
 
 def kernel_name(dtype, tile=None, vec=False):
@@ -53,12 +50,12 @@ def kernel_name(dtype, tile=None, vec=False):
     if tile.mma:
         args = tile.template_args(vec)
         return f"ra_rocblas_gemm_f64mma<{', '.join(str(v) for v in args)}>"
-    return f"ra_rocblas_gemm<{CTYPES[dtype]}, {', '.join(str(v) for v in tile.template_args())}>"
+    return f"ra_rocblas_gemm<{dtypes.ctype(dtype)}, {', '.join(str(v) for v in tile.template_args())}>"
 
 
 def finish_name(dtype):
     """Name expression of the split-K finish kernel for ``dtype``."""
-    return f"ra_rocblas_gemm_splitk_finish<{CTYPES[numpy.dtype(dtype)]}>"
+    return f"ra_rocblas_gemm_splitk_finish<{dtypes.ctype(dtype)}>"
 
 
 def instantiations():

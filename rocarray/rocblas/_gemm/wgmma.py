@@ -28,7 +28,7 @@ import numpy
 
 from rocarray._core import backend, compile as _compile, kernels, launch, workspace
 from rocarray.rocblas._gemm import mma, tensor_maps
-from rocarray.rocblas._gemm.mma import CHUNK, CTYPE_BY_NAME, TILE, TILE_WIDTHS, operand_aligned
+from rocarray.rocblas._gemm.mma import CHUNK, NAMES, TILE, TILE_WIDTHS, operand_aligned
 
 #: The sm_90a warpgroup kernels, the split-k finish and the padded copy.
 SOURCE = "rocblas/gemm_wgmma.hip"
@@ -77,12 +77,12 @@ def instantiations():
     """Every name expression of the sm_90 kernel: 2 dtypes x 4 transposes x 4 tiles (128 x 64,
     128 x 128, 128 x 256, 64 x 64)."""
     tiles = [(w, TILE) for w in WG_TILE_WIDTHS] + [(SKINNY, SKINNY)]
-    return sorted(kernel_name(d, ta, tb, w, h) for d in CTYPE_BY_NAME for ta in "NT" for tb in "NT"
+    return sorted(kernel_name(d, ta, tb, w, h) for d in NAMES for ta in "NT" for tb in "NT"
                   for w, h in tiles)
 
 
 _compile.register(SOURCE, instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
-                                             for c in sorted(CTYPE_BY_NAME.values())])
+                                             for c in sorted(mma.ctype(d) for d in NAMES)])
 #: The padded-copy kernel of unaligned operands (``extern "C"``, see :func:`pack_operands`).
 PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
 #: Unaligned operands are copied to padded buffers for the wgmma kernel from this many FLOPs
@@ -294,7 +294,7 @@ def prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, bat
     tile_n, stages, tile_m = Config(*config)
     a_kmajor, b_kmajor = transA != "N", transB == "N"
     product = prepare_product(device_id, kernel_name(name, transA, transB, tile_n, tile_m),
-                              f"ra_rocblas_gemm_wg_finish<{CTYPE_BY_NAME[name]}>", tile_n, stages, 1, BK, m, n, k,
+                              f"ra_rocblas_gemm_wg_finish<{mma.ctype(name)}>", tile_n, stages, 1, BK, m, n, k,
                               ldc, batch, stride_c, multiprocessors, act, _NO_PROMOTE, tile_m=tile_m)
 
     def run(alpha, beta, A, B, C, bias):

@@ -216,7 +216,7 @@ def test_repeated_strided_calls_take_the_remembered_launches(monkeypatch):
 
 
 def test_dtypes_are_the_four_standard_ones():
-    assert [np.dtype(d) for d in ALL] == list(_batched.SUPPORTED) == list(_batched_kernels.CTYPES)
+    assert [np.dtype(d) for d in ALL] == list(_batched.SUPPORTED) == list(_batched_kernels.DTYPES)
     for dtype in ALL:
         assert _batched.check_dtype("gemm_strided_batched", dtype) == np.dtype(dtype)
     for dtype in ("float16", "bfloat16"):
