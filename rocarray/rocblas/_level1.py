@@ -42,29 +42,26 @@ PARTIALS_OFFSET = 256
 #: Largest partial a reduction stores per block (nrm2 of float64: 3 x 8 bytes; iamax: 16).
 PARTIAL_BYTES = 32
 
-_F16, _F32, _F64, _C64, _C128 = F16, F32, F64, C64, C128
-
 #: Kernel type of the accumulation/scalar type of each dtype (float for float16).
-ACC_CTYPES = {_F16: "float", _F32: "float", _F64: "double", _C64: "ra_c64", _C128: "ra_c128"}
+ACC_CTYPES = {F16: "float", F32: "float", F64: "double", C64: "ra_c64", C128: "ra_c128"}
 #: Kernel type of the real part of each dtype.
-REAL_CTYPES = {_F32: "float", _F64: "double", _C64: "float", _C128: "double"}
+REAL_CTYPES = {F32: "float", F64: "double", C64: "float", C128: "double"}
 #: copy and swap move bits: one kernel per element size.
 BITS_CTYPES = {4: "ra_u32", 8: "ra_u64", 16: "ra_rocblas_b128"}
-_STANDARD, _WITH_HALF, _COMPLEX = STANDARD, WITH_HALF, COMPLEX
 
 #: Supported dtypes per operation.
 SUPPORTED = {
-    "axpy": _WITH_HALF,
-    "scal": _WITH_HALF,
-    "dot": _WITH_HALF,
-    "copy": _STANDARD,
-    "swap": _STANDARD,
-    "rot": _STANDARD,
-    "dotc": _STANDARD,
-    "nrm2": _STANDARD,
-    "asum": _STANDARD,
-    "iamax": _STANDARD,
-    "iamin": _STANDARD,
+    "axpy": WITH_HALF,
+    "scal": WITH_HALF,
+    "dot": WITH_HALF,
+    "copy": STANDARD,
+    "swap": STANDARD,
+    "rot": STANDARD,
+    "dotc": STANDARD,
+    "nrm2": STANDARD,
+    "asum": STANDARD,
+    "iamax": STANDARD,
+    "iamin": STANDARD,
 }
 
 
@@ -102,10 +99,10 @@ def instantiations():
     names = set()
     for op, supported in SUPPORTED.items():
         for dtype in supported:
-            if op in ("scal", "rot") and dtype in _COMPLEX:
+            if op in ("scal", "rot") and dtype in COMPLEX:
                 names.add(kernel_name(op, dtype, "real"))
                 names.add(kernel_name(op, dtype, "complex"))
-            elif op == "dotc" and dtype not in _COMPLEX:
+            elif op == "dotc" and dtype not in COMPLEX:
                 continue  # dotc of real vectors is dot
             else:
                 names.add(kernel_name(op, dtype, "real"))

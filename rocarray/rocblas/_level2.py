@@ -89,21 +89,20 @@ MAX_GRID_Y = 65535
 # flag bits (``RA_ROCBLAS2_*`` in the source)
 VEC, UPPER, STRICT, UNIT, HERM, CONJ, TRANS = 1, 2, 4, 8, 16, 32, 64
 
-_STANDARD, _REAL, _COMPLEX = STANDARD, REAL, COMPLEX
 
 #: Supported dtypes per operation.
 SUPPORTED = {
-    "gemv": _STANDARD,
-    "ger": _REAL,
-    "geru": _COMPLEX,
-    "gerc": _COMPLEX,
-    "symv": _STANDARD,
-    "hemv": _COMPLEX,
-    "trmv": _STANDARD,
-    "trsv": _STANDARD,
-    "gbmv": _STANDARD,   # the banded products (_level2_banded.py)
-    "sbmv": _REAL,
-    "hbmv": _COMPLEX,
+    "gemv": STANDARD,
+    "ger": REAL,
+    "geru": COMPLEX,
+    "gerc": COMPLEX,
+    "symv": STANDARD,
+    "hemv": COMPLEX,
+    "trmv": STANDARD,
+    "trsv": STANDARD,
+    "gbmv": STANDARD,   # the banded products (_level2_banded.py)
+    "sbmv": REAL,
+    "hbmv": COMPLEX,
 }
 
 
@@ -133,7 +132,7 @@ def kernel_name(kernel, dtype, masked=False):
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = set()
-    for dtype in _STANDARD:
+    for dtype in STANDARD:
         for masked in (False, True):
             names.add(kernel_name("gemv_n", dtype, masked))
             names.add(kernel_name("gemv_t", dtype, masked))
@@ -155,13 +154,13 @@ def check_dtype(fn, dtype):
     supported = SUPPORTED[fn]
     if dtype not in supported:
         hint = ""
-        if fn == "ger" and dtype in _COMPLEX:
+        if fn == "ger" and dtype in COMPLEX:
             hint = " (use geru or gerc for complex data)"
-        elif fn in ("geru", "gerc", "hemv") and dtype in _REAL:
+        elif fn in ("geru", "gerc", "hemv") and dtype in REAL:
             hint = " (use ger or symv for real data)" if fn != "hemv" else " (use symv for real data)"
-        elif fn == "sbmv" and dtype in _COMPLEX:
+        elif fn == "sbmv" and dtype in COMPLEX:
             hint = " (use hbmv for Hermitian complex data)"
-        elif fn == "hbmv" and dtype in _REAL:
+        elif fn == "hbmv" and dtype in REAL:
             hint = " (use sbmv for real data)"
         raise TypeError(
             f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: "

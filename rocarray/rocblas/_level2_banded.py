@@ -63,7 +63,6 @@ UNROLL = 4
 #: Tallest band (kl + ku + 1) that gbmv_n walks one row per thread (the THIN path).
 THIN_MAX = 2 * UNROLL
 
-_STANDARD = STANDARD
 
 
 def kernel_name(kernel, dtype):
@@ -84,7 +83,7 @@ def kernel_name(kernel, dtype):
 
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
-    return sorted(kernel_name(k, d) for k in ("gbmv_n", "gbmv_t") for d in _STANDARD)
+    return sorted(kernel_name(k, d) for k in ("gbmv_n", "gbmv_t") for d in STANDARD)
 
 
 _compile.register(SOURCE, instantiations())

@@ -83,9 +83,6 @@ def ctype(dtype_name):
 #: The dtypes :func:`gemm_mma` takes: float16, and bfloat16 where CuPy arrays can carry it.
 MMA_DTYPES = (_F16,) if _BF16 is None else (_F16, _BF16)
 
-#: Byte alignment rocBLAS-level checks require of a 16-bit buffer (one element).
-ALIGNMENT = {d: 2 for d in MMA_DTYPES}
-
 
 def kernel_name(dtype_name, transA, transB, tile_n=TILE):
     """Name expression of the kernel, e.g. ``'ra_rocblas_gemm_mma<ra_half, false, true, 128>'`` for
