@@ -14,7 +14,7 @@ __all__ = ["norm", "matrix_power", "multi_dot"]
 
 
 def __getattr__(name):
-    """Fall through to ``cupy.linalg`` for names rocarray does not implement yet."""
+    """Fall through to ``cupy.linalg`` for names rocarray does not implement."""
     if name.startswith("__"):
         raise AttributeError(name)
     from rocarray._core import backend

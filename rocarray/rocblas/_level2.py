@@ -19,10 +19,10 @@ semantics:
   buffers too short or misaligned; ``TypeError`` for non-CuPy buffers, unsupported (float16) or
   mismatched dtypes and complex scalars with real data.
 
-Design (and the speed it is built for)
---------------------------------------
-gemv is memory-bound: it reads the ``m x n`` matrix once, so its floor on an H200 is
-``m * n * itemsize / 4.3 TB/s`` (16384^2 float32: 1 GiB, 0.25 ms). Two kernels do all of level 2's
+Design
+------
+gemv is memory-bound: it reads the ``m x n`` matrix once, so its floor is ``m * n * itemsize``
+bytes at copy bandwidth (docs/performance/rocblas.md). Two kernels do all of level 2's
 matrix-vector work:
 
 * ``gemv_n`` (``y_i = sum_j A[i + j*lda] x_j``): consecutive threads take consecutive rows, so
@@ -30,21 +30,19 @@ matrix-vector work:
   multiple of 16, each thread owns one 16-byte pack of rows (4 float32) and loads it with one
   vector load per column, issuing 8 columns' loads before using them. A block owns a slab of
   256 threads' rows; the columns are cut into splits (grid y) so that the grid fills about one
-  wave of resident blocks even for few slabs (16384 rows of float32 are only 16 slabs; with
-  ``W`` resident blocks on the device there are ``W // 16`` splits, e.g. 41 splits of 400
-  columns for 5 blocks on each of 132 SMs). x of the current column chunk is staged in shared
-  memory. Splits store partial sums; the last block of each slab (integer ticket, as
+  wave of resident blocks even for few slabs (with ``W`` resident blocks on the device and ``S``
+  slabs there are ``W // S`` splits). x of the current column chunk is staged in shared memory.
+  Splits store partial sums; the last block of each slab (integer ticket, as
   ``prim/reduce.hip``'s last-block finish) adds them in split order: deterministic, no float
-  atomics, and the extra traffic is ``2 * splits * m * itemsize`` (5 MB against 1 GiB, 0.5%).
+  atomics, and the extra traffic is ``2 * splits * m * itemsize`` (small next to the matrix).
 * ``gemv_t`` (``y_j = sum_i A[i + j*lda] x_i``, ``'C'`` conjugated): each column is contiguous. A
   block owns 16 columns, each warp 16 / warps of them; lanes stride down the rows with 16-byte
   packs against the x chunk in shared memory (one x pack feeds every column of the warp), then
   ``ra_warp_reduce`` sums each column. Row splits (grid y) with the same last-block finish cover
-  short-and-wide shapes. 16384 columns make 1024 blocks: about one wave, no splits.
+  short-and-wide shapes.
 
-Both thus read ``A`` once with full-width coalesced loads, which is what it takes to reach
->= 0.85 of copy bandwidth. The masked instantiations serve the other routines, one row (or
-element) per thread, never reading the unreferenced triangle:
+Both thus read ``A`` once with full-width coalesced loads. The masked instantiations serve the
+other routines, one row (or element) per thread, never reading the unreferenced triangle:
 
 * ``symv``/``hemv``: ``gemv_n`` over the referenced triangle with the diagonal, then ``gemv_t``
   over the strict triangle (conjugated for hemv; the Hermitian diagonal's imaginary part is
@@ -55,9 +53,8 @@ element) per thread, never reading the unreferenced triangle:
   thread block (``ra_rocblas_trsv_block``: one unknown per step, one barrier per step, the
   triangle's columns staged in shared memory 16 steps at a time), and each solved block updates
   the rest of x with one gemv (``alpha = -1, beta = 1``) on the off-diagonal panel. The triangle
-  is read once, but ``n / TRSV_NB`` diagonal solves run one after another: for n = 16384 that is
-  128 solve + 128 gemv launches (about 20 us of solve and a few us of launch each), so trsv is
-  bound by latency (a few ms), not by bandwidth (0.5 GiB of float32 triangle: 0.13 ms).
+  is read once, but ``n / TRSV_NB`` diagonal solves run one after another (``2 n / TRSV_NB``
+  launches), so trsv is bound by latency, not by bandwidth.
 * ``ger``/``geru``/``gerc``: one pass over A (read and write), 16-byte packs along columns when
   aligned, 8 columns per block.
 """

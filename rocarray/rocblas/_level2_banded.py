@@ -12,11 +12,11 @@ read. sbmv/hbmv store one triangle with ``k`` off-diagonals: ``'U'``: ``A(i, j)`
 buffer is a contiguous 1-D ``cupy.ndarray`` or a Fortran-ordered 2-D one (``(lda, n)``), taken as
 its flat memory and never copied; it needs ``(n - 1) * lda + kl + ku + 1`` elements.
 
-Design (and the speed it is built for)
---------------------------------------
+Design
+------
 Banded matrix-vector products are memory-bound: the floor is the band bytes,
-``(kl + ku + 1) * n * itemsize / 4.3 TB/s`` on an H200 (n = 16384, kl = ku = 64, float32: 8.6 MB,
-2 us: of the order of one launch, so launch count matters as much as bandwidth here).
+``(kl + ku + 1) * n * itemsize`` at copy bandwidth, for common sizes of the order of one launch,
+so launch count matters as much as bandwidth here.
 
 * ``gbmv_n`` (``'N'``): a block owns one warp-width of rows (lane ``l``: row ``r0 + l``); its
   warps take the columns that meet those rows in turn, and at column ``j`` every lane loads its

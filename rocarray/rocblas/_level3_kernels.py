@@ -70,7 +70,7 @@ KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 def check_dtype(fn, dtype, complex_only=False, hint=""):
     """float32/float64/complex64/complex128 (gemm's messages); ``complex_only`` (hemm, herk,
-    her2k) rejects real data as well. The 16-bit types gemm takes are not supported here yet."""
+    her2k) rejects real data as well. The 16-bit types gemm takes are not supported here."""
     dtype = check_supported(fn, dtype, STANDARD)
     if complex_only and dtype not in COMPLEX:
         raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {dtype_names(COMPLEX)}{hint}")

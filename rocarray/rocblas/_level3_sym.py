@@ -22,22 +22,22 @@ reference BLAS's semantics (column-major buffers as :func:`rocarray.rocblas.gemm
 * argument errors raise before the device is touched, in gemm's words; hemm/herk/her2k on real
   data raise ``TypeError`` (rocBLAS has no real hemm either: use symm/syrk/syr2k).
 
-Design (and the speed it is built for)
---------------------------------------
+Design
+------
 * symm/hemm expand the symmetric matrix, one panel of :data:`SYMM_PANEL_BYTES` at most (full
   columns ``j0 .. j0+P``), into a workspace (``ra_rocblas_symm_expand``, one read of the triangle
   and one write: memory speed), and multiply the panel with one gemm each: left
   ``C (+)= alpha W B[j0:j0+P, :]``, right ``C (+)= alpha B[:, j0:j0+P] W^T`` (``W^H`` for hemm,
   since those are rows ``j0 .. j0+P`` of the full matrix). So symm runs at gemm speed plus the
-  expansion (8192^2 float64: 0.5 GiB written, about 0.3 ms) and C traffic per extra panel.
+  expansion (one write of the full matrix) and C traffic per extra panel.
 * syrk and friends split C into diagonal blocks of :data:`DIAG_NB` (256). The strictly
   lower (upper) part is covered by rectangles, level by level: at level h = 1, 2, 4, ... the block
   pairs ``rows [i+h, i+2h), columns [i, i+h)`` for ``i = 0, 2h, 4h, ...`` are equal-sized, so a
   level is one strided batched gemm (plus one for a ragged last group): about ``log2(n / 256)``
-  launches whose tile counts stay large (8192: 4096, 2 x 1024, ... 16 x 16 tiles of 64 x 64).
+  launches whose tile counts stay large.
   The diagonal blocks are computed in full by one batched gemm into a workspace (``n / 256`` blocks
   of 256^2) and ``ra_rocblas_tri_merge`` writes only their triangles into C (``C := W + beta C``).
-  The full squares cost ``128 n k`` extra multiply-adds: 3% of syrk's ``n^2 k / 2`` at n = 8192.
+  The full squares cost ``128 n k`` extra multiply-adds against syrk's ``n^2 k / 2``.
   syr2k/her2k do two gemms per rectangle (the second with ``beta = 1``).
 """
 

@@ -13,8 +13,8 @@ semantics (column-major buffers as :func:`rocarray.rocblas.gemm`):
 * ``m == 0`` or ``n == 0`` does nothing; ``alpha == 0`` sets B to zero without reading A or B.
 * argument errors raise before the device is touched, in gemm's words.
 
-Design (and the speed it is built for)
---------------------------------------
+Design
+------
 Recursive: the triangle of order s is halved (the first part a multiple of the leaf size), so
 trsm is two half-size trsm and one gemm, e.g. for ``side='L'`` and lower op(A)::
 
@@ -22,20 +22,17 @@ trsm is two half-size trsm and one gemm, e.g. for ``side='L'`` and lower op(A)::
 
 (alpha rides on gemm's beta, so it is applied exactly once). trmm likewise: each half is a
 half-size trmm plus one gemm with ``beta = 1`` ordered so that every gemm reads the other half
-before it is overwritten. Recursion stops at diagonal blocks of :func:`leaf_nb` rows (64; 32
-for complex128), which one launch of ``ra_rocblas_trsm_leaf`` / ``ra_rocblas_trmm_leaf`` solves
+before it is overwritten. Recursion stops at diagonal blocks of
+:func:`~rocarray.rocblas._level3_kernels.leaf_nb` rows (64; 32 for complex128), which one launch of ``ra_rocblas_trsm_leaf`` / ``ra_rocblas_trmm_leaf`` solves
 or multiplies against all right-hand sides at once (64 per block of 256 threads, rows in
 registers; see ``level3_tri.hip``). Right-side calls pass the rows of B as the vectors and
 ``op(A)^T`` as the block's matrix.
 
 Flops: trsm/trmm do ``m^2 n / 2`` multiply-adds (left side). All but the leaves' ``m * nb * n / 2``
-(a fraction ``nb / m``: 0.8% at m = 8192) run in gemm, and half of them in the top-level gemm of size
-``m/2 x n x m/2``, so the speed follows gemm's. Launches: ``2 m / nb - 1`` (255 for m = 8192 in
-float64); the deep levels are small gemms (k = 64 .. 512) bound by launch latency, a few us each,
-about 1-2 ms in all. Each leaf reads and writes its 64 rows of B once (4 MB at n = 8192 float64)
-and does 64 barrier steps, about 10 us. So 8192^2 float64 with 8192 right-hand sides costs the
-gemm time of 5.5e11 flops plus about 2-3 ms of device time. Host side: about 20 us of Python per
-launch (5 ms for the 255), so the deep levels are issue-bound while the big gemms hide it.
+(a fraction ``nb / m``) run in gemm, and half of them in the top-level gemm of size
+``m/2 x n x m/2``, so the speed follows gemm's. Launches: ``2 m / nb - 1``; the deep levels are
+small gemms (k = 64 .. 512) bound by launch latency, and each leaf reads and writes its rows of B
+once in ``nb`` barrier steps (the costs: docs/performance/rocblas.md).
 """
 
 from rocarray.rocblas._arguments import check_bounds, check_ld, option, scalars, size

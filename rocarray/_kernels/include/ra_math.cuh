@@ -98,9 +98,8 @@ template <bool NONE> struct ra_activation_choice {
 };
 // f(ra_activation_choice<act == 0>()): the tile epilogue instantiated once without activation
 // code at all. (ra_activation's switch inlined into each element of a fully unrolled epilogue
-// spreads it over tens of thousands of instructions; walking them per tile, through
-// instruction-cache misses, took half the time of the 16-bit wgmma kernel at 4096^3 and 8192^3
-// on the H200.)
+// spreads it over tens of thousands of instructions, which a tile then walks through
+// instruction-cache misses: docs/performance/rocblas.md.)
 template <typename F> RA_DEVICE void ra_with_activation(int act, F&& f) {
     if (act == 0) f(ra_activation_choice<true>());
     else f(ra_activation_choice<false>());

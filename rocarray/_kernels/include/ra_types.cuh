@@ -48,9 +48,8 @@ RA_DEVICE ra_bfloat16 ra_float_to_bfloat16(float f) {
 }
 // The same rounding for results of arithmetic (the gemm epilogues), where a NaN may come back as
 // any quiet NaN (IEEE 754 leaves the sign of a computed NaN unspecified; cuBLAS returns one
-// canonical NaN too). On sm_80+ it is the bare hardware conversion: with the NaN select of
-// ra_float_to_bfloat16 the 8192^3 bfloat16 gemm took 2.0-2.07 ms on the H200, with the bare
-// conversion 1.57 ms (docs/performance.md).
+// canonical NaN too). On sm_80+ it is the bare hardware conversion, faster in the bfloat16 gemm
+// than ra_float_to_bfloat16's NaN select (docs/performance/rocblas.md).
 RA_DEVICE ra_bfloat16 ra_float_to_bfloat16_rn(float f) {
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
     ra_bfloat16 b;

@@ -5,7 +5,7 @@
 //
 // column-major as in the reference BLAS: element (i, j) of C is C[i + j * ldc] (64-bit offsets);
 // op(A) is m x k, op(B) is k x n; bias (optional) has one element per row of C. The Python layer
-// (rocarray/rocblas/_level3.py) has checked every bound and handles the no-op cases; it passes
+// (rocarray/rocblas/_gemm/) has checked every bound and handles the no-op cases; it passes
 // k = 0 when alpha == 0 (then A and B are not read and C := act(beta * C + bias)).
 //
 // One template, ra_rocblas_gemm<T, BM, BN, BK, TM, TN, DIRECT, LM, LN, STAGES> (the last four
@@ -43,7 +43,7 @@
 
 #define RA_ROCBLAS3_BLOCK 256
 
-// flag bits (mirrored in _level3.py)
+// flag bits (mirrored in _gemm/simt.py)
 #define RA_ROCBLAS3_TRANS_A 0x01   // op(A) = A^T (or A^H with CONJ_A)
 #define RA_ROCBLAS3_CONJ_A 0x02
 #define RA_ROCBLAS3_TRANS_B 0x04   // op(B) = B^T (or B^H with CONJ_B)
@@ -240,7 +240,7 @@ template <typename T, int ROWS, int BK, int RC = -1, int THREADS = RA_ROCBLAS3_B
 // Two resident blocks for float tiles (at most 128 registers per thread on NVIDIA: the 8 x 8
 // micro-tile's 64 accumulators, 16 operands, the next tile's 8 elements (none with DIRECT) and
 // the loaders' pointers fit without a spill on sm_90 since the layouts are compile-time; the
-// 4 x 4 tile needs 80-95); one 8 x 8 block of 158 registers ran 8192^3 at 28 TFLOP/s on the H200.
+// 4 x 4 tile needs 80-95); one 8 x 8 block of 158 registers is slower (docs/performance/rocblas.md).
 // (One template argument: HIP's __launch_bounds__ is a two-parameter macro, so the bound may not
 // contain a comma.)
 template <typename T>
@@ -671,9 +671,9 @@ template <> struct ra_rocblas3_f64mma_pick<1> { typedef ra_rocblas3_f64mma_k16 t
 //  * columns of B ([n][k] only): column g of fragments 2 h and 2 h + 1 is column 16 h + 2 g and
 //    16 h + 2 g + 1, which with the swizzle keeps an 8-lane phase on distinct banks.
 // A row-major op(A) is read 16 bytes at a time as well, though the pair is registers r and r + 2
-// of the operand (register moves follow; measured faster than 8-byte loads, which conflict in
-// this layout); a k-major op(B) takes 8-byte loads (its pairs would be two instructions'
-// operands: the moves made the kernel slower than the 8-byte instance). Every 8-lane phase of a
+// of the operand (register moves follow; faster than 8-byte loads, which conflict in this
+// layout); a k-major op(B) takes 8-byte loads (its pairs would be two instructions' operands:
+// the moves made the kernel slower than the 8-byte instance). Every 8-lane phase of a
 // 16-byte load or store, and every half-warp of an 8-byte load, hits distinct banks (row lengths
 // of 2 mod 8 doubles k-major, the swizzle row-major).
 
@@ -910,11 +910,9 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
     double* sB0 = smem + STAGES * SA;
     const int lane = ra_lane_id();
     const ra_i64 ktiles = (ke - kb + BK - 1) / BK;
-    // The branch-free refill pays on the small warp tiles (H200, 64 x 64 tiles: 1000^3 6-9 %
-    // faster, 2000^3 5 %, 64 x 8192^2 and 256 x 256 x 65536 3 %); on the 8-byte 128 x 128 tiles
-    // it takes 24 more registers and measured no faster (8192^3 0-3 % slower). The 16-byte
-    // 128 x 128 tiles take it where op(A) is row-contiguous under m16n8k8 (8192^3 NN 23.2 ->
-    // 22.0 ms), not elsewhere (TN and m16n8k16 measured 2-3 % slower with it).
+    // The branch-free refill pays on the small warp tiles; on the 8-byte 128 x 128 tiles it takes
+    // 24 more registers and is no faster. The 16-byte 128 x 128 tiles take it where op(A) is
+    // row-contiguous under m16n8k8, not elsewhere (slower there; docs/performance/rocblas.md).
     constexpr bool FLAT = FM * FN < 16 || (VEC && RA == 1 && MMA::K == 8);
     typename OA::loader la;
     typename OB::loader lb;
@@ -939,7 +937,7 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
     // The fragments of one instruction k step are loaded while the products of the one before
     // run (two register buffers, the second k step's loads issued before the first's products,
     // the next tile's first ones before the last's): waiting on shared loads was the largest
-    // stall of the 64 x 64 tiles (H200 ncu: short scoreboard 2-3.7 cycles per instruction).
+    // stall of the 64 x 64 tiles (short scoreboard, in a profile).
     // That takes an even number of instruction steps per tile (the buffer of a step is then
     // fixed at compile time); K16 tiles of k 16 (one step) load their fragments in the step.
     // Warp tiles of one fragment row (FM = 1: 64 x 64 on 256 threads, held to 128 registers)
@@ -1033,8 +1031,8 @@ RA_DEVICE void ra_rocblas3_f64mma_kloop(double (&acc)[FM][FN][MMA::ACC], double*
 
 // Resident blocks per multiprocessor a tile's registers are budgeted for, by its accumulators per
 // thread (ELEMS) and its block: more than 16 accumulators (128 x 128 and 128 x 64 on 256 threads,
-// 64 x 64 on 128) take up to 255 registers (H200: 234-250 without a spill; a budget of 168
-// spilled), so 256 threads per multiprocessor; 64 x 64 on 256 threads (16) two blocks of 128
+// 64 x 64 on 128) take up to 255 registers (a budget of 168 spilled), so 256 threads per
+// multiprocessor; 64 x 64 on 256 threads (16) two blocks of 128
 // registers. (The arguments in parentheses: HIP's __launch_bounds__ is a two-parameter macro.)
 template <int ELEMS, int THREADS>
 constexpr int ra_rocblas3_f64mma_blocks = ELEMS > 16 ? (THREADS >= 256 ? 1 : 256 / THREADS) : 2;
@@ -1075,8 +1073,7 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
     // A last tile that sticks out of C is computed shifted back to end at C's last row (column),
     // overlapping its neighbour, whose rows it then does not store: its copies are whole rows
     // like an inner tile's (no zero-filled rows, no predicate per copy), where edge tiles ran
-    // every k step on predicated copies and were the slowest blocks of the grid (H200, 64 x 64
-    // tiles, 1000 x 1000 x 1024 6.5 us slower than 1024 x 1024 x 1000 on the same 256 blocks).
+    // every k step on predicated copies and were the slowest blocks of the grid.
     // Not where C is narrower than a tile, nor where the 16-byte copies move row pairs (op(A)
     // or op(B) row-contiguous) and the shifted pairs would start at odd rows.
     const bool vec = V && ra_rocblas3_f64mma_vec_for<K16>(a_rows, b_rows);  // the k loop's layout

@@ -5,14 +5,14 @@
 // column-major as in the reference BLAS: element (i, j) of C_b is C_b[i + j * ldc] (64-bit
 // offsets); op(A_b) is M x K, op(B_b) is K x N. Matrix b of an operand is either X + b * stride_x
 // (strided-batched mode, X_ptrs == nullptr) or the device pointer X_ptrs[b] (pointer-array mode).
-// The Python layer (rocarray/rocblas/_batched.py, _batched_kernel.py) has checked every bound and
+// The Python layer (rocarray/rocblas/_gemm/batched.py, batched_kernels.py) has checked every bound and
 // handles the no-op cases; it passes K = 0 when alpha == 0 (then A and B are not read and
 // C := beta * C). beta == 0 never reads C (NaN in C does not propagate), as in the reference BLAS.
 //
 // One template, ra_rocblas_gemm_batched<T, S>: a block of RA_ROCBLAS_GB_BLOCK (256) threads owns
 // an S x S tile of C in each of MB = 256 / (S/R)^2 consecutive matrices of the batch, with an
 // R x R micro-tile per thread (R = 2 for S <= 16, else 4: S = 8 takes 16 matrices a block, S = 64
-// one; _batched_kernel.py lists every configuration), so a small matrix is computed by one block
+// one; _gemm/batched_kernels.py lists every configuration), so a small matrix is computed by one block
 // from start to end and the loads of many matrices are in flight at once. M and N larger than S
 // make several tiles per matrix (grid = tiles x groups of MB matrices): with S = 64 this is the
 // generic tiled kernel of the pointer-array mode.
@@ -35,14 +35,14 @@
 //    where the address is aligned to it.
 // ra_rocblas_gemm_batched_stream<T, S> (at the end) runs the same configuration, loader, multiply
 // and C update as a grid-stride loop over the work items that issues the next step's global
-// loads before the current multiply (see there; _batched_kernel.py picks the kernel).
+// loads before the current multiply (see there; _gemm/batched_kernels.py picks the kernel).
 
 #define RA_ROCBLAS_GB_BLOCK 256
 #define RA_ROCBLAS_GB_PAD_BYTES 16
 #define RA_ROCBLAS_GB_SECTOR_BYTES (2 * RA_ROCBLAS_GB_PAD_BYTES)
 #define RA_ROCBLAS_GB_CHUNK_BYTES 128
 
-// flag bits (mirrored in _batched_kernel.py; the same values as gemm.hip's)
+// flag bits (mirrored in _gemm/batched_kernels.py; the same values as gemm.hip's)
 #define RA_ROCBLAS_GB_TRANS_A 0x01   // op(A) = A^T (or A^H with CONJ_A)
 #define RA_ROCBLAS_GB_CONJ_A 0x02
 #define RA_ROCBLAS_GB_TRANS_B 0x04   // op(B) = B^T (or B^H with CONJ_B)
@@ -457,8 +457,7 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
 // copy engine (sm_90): no registers hold loads, and a ring of STAGES groups of MB matrices (the
 // configuration of ra_rocblas_gb_cfg<float, S>: one matrix of 2^6, 2^15 bytes a group) keeps the
 // loads of the next groups in flight while a block multiplies and writes C. (The streaming kernel
-// above moves its loads through registers: at 10^5 products of 2^6 it took 2.1-2.25 ms against
-// 1.52-1.60.)
+// above moves its loads through registers, which is slower here: docs/performance/rocblas.md.)
 //
 // A grid of about one resident wave; block blk walks the groups blk, blk + gridDim.x, ...; group
 // i of the block sits in stage i % STAGES, whose barrier completes phase i / STAGES % 2 when its
@@ -471,13 +470,13 @@ ra_rocblas_gemm_batched_stream(RA_ROCBLAS_GB_ARGS) {
 // a float4 over four k of one column (lanes that share ty share the address: a broadcast), or
 // for B^T, B(k, j) at j + S k, a float4 over four columns.
 // The host launches it as a programmatic dependent of the previous kernel in the stream
-// (rocarray/_core/dependent_launch.py): its blocks are placed while that kernel's last blocks
-// finish and wait for it (ra_grid_dependency_wait) before their first copy: about 1 us less a launch.
+// (rocarray._core.driver.DependentLaunch): its blocks are placed while that kernel's last blocks
+// finish and wait for it (ra_grid_dependency_wait) before their first copy.
 // Without the copy engine (other targets) the block's threads copy each group in 16-byte vectors
 // through one stage, two barriers a group; the host launches this kernel on sm_90 only.
 // (HIP reads the second launch bound as waves per SIMD; the host launches this kernel on NVIDIA.)
-// The ring's alignment in dynamic shared memory: 1024 bytes, as measured (10^5 products of 2^6:
-// 1.52-1.60 ms; with the bulk copy's 16 bytes alone, 1.69 ms).
+// The ring's alignment in dynamic shared memory: 1024 bytes, faster than the bulk copy's 16 bytes
+// alone (docs/performance/rocblas.md).
 #define RA_ROCBLAS_GB_BULK_ALIGN 1024
 
 template <int S> struct ra_rocblas_gb_bulk_cfg {
@@ -487,10 +486,8 @@ template <int S> struct ra_rocblas_gb_bulk_cfg {
     static constexpr int MAT = S * S;                 // floats of one operand matrix
     static constexpr int STAGE = 2 * MB * MAT;        // a ring stage: the group's A, then its B
     static constexpr unsigned BYTES = MAT * sizeof(float);
-    // Ring stages and resident blocks per multiprocessor, measured on the H200 (10^5 products,
-    // stages x blocks): groups of several matrices (S = 2^5, before the team kernel) 4 x 1 310 us,
-    // 6 x 1 315, 3 x 2 322, 2 x 3 326; one matrix a group (S = 2^6) 3 x 2 1.56 ms, 2 x 3 1.55,
-    // 4 x 1 1.70, 6 x 1 1.76.
+    // Ring stages and resident blocks per multiprocessor: the fastest pairs timed
+    // (docs/performance/rocblas.md).
     static constexpr int STAGES = MB > 1 ? 4 : 3;
     static constexpr int BLOCKS = MB > 1 ? 1 : 2;
 };
@@ -498,8 +495,7 @@ template <int S> struct ra_rocblas_gb_bulk_cfg {
 // Thread t: matrix mb of the group, rows 4 tx .., columns 4 ty .. of its C. Lanes run over tx
 // first, so a warp spans as few ty as the tile allows (4 for S = 2^5, 2 for 2^6): B(k, j) of the
 // untransposed B, a float4 along k of column j, is then read at as few addresses of one bank
-// group as possible (measured on the H200, 10^5 products of S = 2^6 with B: 1.56 ms, against
-// 1.82 with the mapping of ra_rocblas_gb_thread, 4 ty a warp).
+// group as possible (faster than the mapping of ra_rocblas_gb_thread, 4 ty a warp).
 template <int S> struct ra_rocblas_gb_bulk_thread {
     static constexpr int TD = S / 4;
     int mb, tx, ty;
@@ -635,12 +631,11 @@ ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 st
 // 8 KiB of shared memory, meet at a barrier, multiply and write C. No loop and no ring: many teams
 // are resident on a multiprocessor, each with up to 8 KiB of loads in flight, and the hardware
 // starts the next product's team as soon as one leaves, so the loads, multiplies and C stores of
-// different products interleave finely and the grid has neither a ramp nor a ragged end. On the
-// H200, 10^5 products move as fast as a plain float4 stream moves the same bytes (282.6 us against
-// 281, where the persistent bulk ring took 288: docs/performance.md, 2026-12-04 late night). The
-// loads pass through L1, so the host sets the shared-memory carveout (_batched_kernel.py,
-// TEAM_CARVEOUT) for 18 resident teams: with 20-25 and the smaller L1 left beside their shared
-// memory the kernel ran at 296-310 us, with 11-14 at 286-305.
+// different products interleave finely and the grid has neither a ramp nor a ragged end: the
+// products move about as fast as a plain float4 stream moves the same bytes
+// (docs/performance/rocblas.md). The loads pass through L1, so the host sets the shared-memory
+// carveout (rocblas/_gemm/batched_kernels.py, TEAM_CARVEOUT) for 18 resident teams, the count
+// that leaves L1 the room it needs.
 // Thread (tx, ty) = (t % 8, t / 8): rows 4 tx .. 4 tx + 3 and eight columns, the k order of every
 // sum that of the kernels above (the results are the same). A_b keeps its column-major layout (a
 // float4 over four rows of one column: the eight tx read 128 contiguous bytes). op(B) = B: a
@@ -649,8 +644,7 @@ ra_rocblas_gemm_batched_bulk(float alpha, const float* __restrict__ A, ra_i64 st
 // so the four ty that read one chunk of their columns at once read four different bank groups.
 // op(B) = B^T: B_b(k, j) at j + S k as loaded; the thread's columns are 4 ty .. 4 ty + 3 and
 // 16 + 4 ty .. 16 + 4 ty + 3, one float4 of a row each.
-// The host launches it on NVIDIA from sm_90, where it was measured (on a 64-wide wavefront a team
-// would fill half of one).
+// The host launches it on NVIDIA from sm_90 (on a 64-wide wavefront a team would fill half of one).
 // The team: RA_ROCBLAS_GB_TEAM_TX threads down the rows (four rows each) by RA_ROCBLAS_GB_TEAM_TY
 // across the columns (eight each); a thread count of the design, not of the hardware's warps.
 #define RA_ROCBLAS_GB_TEAM_TX 8

@@ -5,7 +5,7 @@
 //
 // column-major (element (i, j) of C is C[i + j * ldc], 64-bit offsets), op(A) m x k, op(B) k x n,
 // C of the input dtype (the float32 result is rounded once, to nearest even). The Python layer
-// (rocarray/rocblas/_level3_mma.py) has checked every bound and passes K = 0 when alpha == 0 or
+// (rocarray/rocblas/_gemm/half.py, mma.py) has checked every bound and passes K = 0 when alpha == 0 or
 // k == 0: then A and B are not read and C := act(beta * C + bias). beta == 0 never reads C.
 // bias (m elements of T, one per row of C; null for none) and act (ra_activation's code, 0 for
 // none) are the fused epilogue of rocblas.gemm, applied in float32 before the one rounding.

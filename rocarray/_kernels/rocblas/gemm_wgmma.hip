@@ -5,10 +5,10 @@
 //   C := act(alpha * op(A) * op(B) + beta * C + bias),   column-major, 64-bit offsets,
 //
 // the semantics of ra_rocblas_gemm_mma (gemm_mma.hip). The Python layer
-// (rocarray/rocblas/_level3_mma.py) launches it only on compute capability 9.0, with k >= 1 and
+// (rocarray/rocblas/_gemm/half.py) launches it only on compute capability 9.0, with k >= 1 and
 // A and B in 16-byte columns (addresses 16-byte aligned, lda, ldb and batch strides multiples of
 // 8), and passes A and B as TMA tensor maps (CUtensorMap, built by the driver's
-// cuTensorMapEncodeTiled in rocarray/rocblas/_tma.py): 3-D (contiguous dimension, leading
+// cuTensorMapEncodeTiled in rocarray/rocblas/_gemm/tensor_maps.py): 3-D (contiguous dimension, leading
 // dimension, batch), 128-byte swizzle, boxes of 64 x 64 (mn-major) or 64 x rows (k-major);
 // elements outside the matrix arrive as zeros.
 //
@@ -18,8 +18,8 @@
 // which TF32 keeps 11), k-major, piece p of batch entry b at batch index 2 b + p of the tensor
 // map. The kernel then sums A_lo B_hi + A_hi B_lo + A_hi B_hi in float32 (the "3xTF32" scheme:
 // the dropped A_lo B_lo and the low pieces' TF32 rounding are at most 3 * 2^-20 of |a b| per
-// product, of either sign; summed over k they stay under float32 gemm's own accumulation error:
-// 8e-7 relative against cuBLAS's 1.6e-6 at 8192^3), at the TF32 matrix rate.
+// product, of either sign; summed over k they stay under float32 gemm's own accumulation error),
+// at the TF32 matrix rate.
 //
 // ra_rocblas_gemm_wgmma<T, A_KMAJOR, B_KMAJOR, BN, BM = 128>:
 //  * Persistent blocks (grid <= multiprocessors) walk the BM x BN tiles of C (BN = 64, 128, 256;
@@ -222,8 +222,7 @@ template <bool KMAJOR, int R> struct ra_gemm_wg_operand {
     // `slot`: one box of one row of k x R rows (k-major), or R / 64 boxes of 64 mn x 64 k
     // (mn-major, 16-bit only), of which those wholly past the operand's `extent` rows (m or n)
     // are skipped: their part of the slot keeps stale data, which reaches only rows (columns) of
-    // the block's sums that are not stored. TMA's zero fill of such a box was not free (H200,
-    // float16 64 x 8192 x 8192 NN: 46.9 us with it, 44.4 us without).
+    // the block's sums that are not stored. TMA's zero fill of such a box is not free.
     RA_DEVICE static void load(unsigned slot, const ra_tensor_map* map, int mn0, int k0, int c2,
                                unsigned bar, ra_i64 extent) {
         if (KMAJOR) {
@@ -433,9 +432,8 @@ ra_rocblas_gemm_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_a,
     const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
     const bool releaser = lane == 0;      // one arrive per consumer warp on `empty`
     // PROMOTE (float32): the matrix units sum products with truncation, a bias toward zero that
-    // grows with the number of instructions adding into one accumulator (measured on the H200:
-    // a relative error of about 7e-9 per k, 6e-5 at k = 8192, against 1e-6 for float32
-    // multiply-adds). So the instructions of `promote` slots at a time write a sum of their own,
+    // grows with the number of instructions adding into one accumulator (far above float32
+    // multiply-adds' error over a long k). So the instructions of `promote` slots at a time write a sum of their own,
     // `part`, which the threads add to d with rounding to nearest once its groups are done.
     float d[R], part[R];
     int slot = 0, prev = 0;
@@ -724,9 +722,8 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
 //    other way round; the products in which the infinity meets that piece are all in the tile.
 //    Without an infinity about nothing is guarded, so exact sums stay exact as on the split
 //    pass's path. One reduction over the block tells whether the k tile holds any infinity or
-//    NaN; only then do the threads take the special cases (measured: the split with them for
-//    every element took 600 instructions a warp per k tile and ran the kernel at 40 % of the
-//    pieces kernel's speed).
+//    NaN; only then do the threads take the special cases (taking them for every element would
+//    cost hundreds of instructions a warp per k tile).
 // Raw tile layouts (128-byte swizzle as TMA writes it, 16-byte chunk c of a 128-byte row r at
 // chunk c ^ (r % 8)): k-major, one box of ROWS rows (m or n) x 32 k, the layout of a piece, so
 // the split maps each float4 to the same offsets; mn-major, ROWS / 32 blocks of 32 k rows x 32
@@ -734,8 +731,8 @@ ra_rocblas_gemm_wg_guard(float* __restrict__ pieces, ra_i64 plane, ra_i64 count,
 // rows of one chunk; writes of single floats conflict-free: a warp writes 32 k of one row of the
 // piece). BLOCKED (the host sets it where each mn-major operand's m or n is a multiple of 32): an
 // mn-major operand comes as one box of a 4-D tensor map (32 mn, k, mn / 32, batch:
-// rocarray/rocblas/_tma.py), which lays the blocks out the same, instead of a box a block of a
-// 3-D map (H200, float32 8192 x 64 x 8192 NN: 167 us against 199).
+// rocarray/rocblas/_gemm/tensor_maps.py), which lays the blocks out the same, instead of a box a
+// block of a 3-D map (the faster of the two).
 
 #if defined(RA_GEMM_WGMMA)
 // One raw operand tile of ROWS rows (64 or 128): its TMA copies, and the share of thread t

@@ -17,15 +17,13 @@ nor B, ``beta == 0`` never reads C, argument errors raise before the device is t
   by the sizes and leading dimensions, and be aligned to their element size (a complex128 matrix
   to 16 bytes). Nothing behind the pointers can be checked on the host.
 
-How it runs (and the speed it is built for): see :mod:`rocarray.rocblas._gemm.batched_kernels`. Small
-matrices (``max(m, n) <= 64``) run one kernel in which a block computes whole matrices, several
-at a time (16 of 8 x 8, 4 of 32 x 32), staging each operand tile in shared memory once: every
-matrix is read once and written once, so the kernel is bound by memory bandwidth. 10^5 products
-of 32 x 32 float32 move 3 x 10^5 x 4 KB = 1.23 GB (plus 0.41 GB when beta != 0 reads C): 0.29 ms
-at 4.3 TB/s, while their 6.6 GFLOP take 0.1 ms at the SIMT peak (67 TFLOP/s). Larger matrices in
-strided mode run the level-3 tiled gemm with its batch grid; in pointer-array mode the batched
-kernel's 64 x 64 tiles, or, for at most 64 products of ``m n k >= 512^3``, the level-3 gemm
-once per product on host copies of the pointers.
+How it runs: see :mod:`rocarray.rocblas._gemm.batched_kernels`. Small matrices
+(``max(m, n) <= 64``) run one kernel in which a block computes whole matrices, several at a time
+(16 of 8 x 8, 4 of 32 x 32), staging each operand tile in shared memory once: every matrix is read
+once and written once, so the kernel is bound by memory bandwidth (small products do few flops a
+byte). Larger matrices in strided mode run the level-3 tiled gemm with its batch grid; in
+pointer-array mode the batched kernel's 64 x 64 tiles, or, for at most 64 products of
+``m n k >= 512^3``, the level-3 gemm once per product on host copies of the pointers.
 """
 
 import numpy
@@ -52,7 +50,7 @@ def check_dtype(fn, dtype, sixteen_bit=False):
     float16/bfloat16 on the matrix units), else ``TypeError``.
 
     :func:`gemm_strided_batched` takes the 16-bit types (the matrix-core kernel's batch grid);
-    :func:`gemm_batched` (pointer arrays) does not yet: ``TypeError`` says so.
+    :func:`gemm_batched` (pointer arrays) does not: ``TypeError`` says so.
     """
     dtype = numpy.dtype(dtype)
     if sixteen_bit and dtype in half.MMA_DTYPES:
@@ -200,7 +198,7 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
     A C-ordered stack ``a3 @ b3`` (shapes ``(batch, m, k)`` and ``(batch, k, n)``, result
     ``(batch, m, n)``) is, column-major, ``C^T = B^T A^T``: the same buffers run without copies as
     ``gemm_strided_batched('N', 'N', n, m, k, 1, b3, n, k * n, a3, k, m * k, 0, c3, n, m * n, batch)``.
-    See :mod:`rocarray.rocblas._gemm.batched_kernels` for the kernels and their expected speed.
+    See :mod:`rocarray.rocblas._gemm.batched_kernels` for the kernels.
 
     Examples
     --------

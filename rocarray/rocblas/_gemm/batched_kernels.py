@@ -50,39 +50,26 @@ S   R   MB  KC           shared KiB
 Two kernels run these configurations. ``ra_rocblas_gemm_batched<T, S>`` (one-shot) gives each
 block one group of MB matrices (one tile of C): load the group's operands into registers, store
 them to shared memory, multiply, write C, exit. ``ra_rocblas_gemm_batched_stream<T, S>`` (the
-:data:`STREAM` tiles: float32 with S = 32 or 64, ``k > 0``) launches about one resident
-wave (``min(work items, multiprocessors x resident blocks)``) and each block walks the work items
+:data:`STREAM` tiles: float32 with S = 32, ``k > 0``) launches about one resident wave
+(``min(work items, multiprocessors x resident blocks)``) and each block walks the work items
 ``blockIdx.x + i * gridDim.x`` and their k chunks, issuing the global loads of the NEXT step into
 registers right after the current chunk is stored to shared memory: they are in flight while the
 block multiplies and writes C.
 
-Why streaming (arithmetic for 10^5 x 32^3 float32, 132 SMs, 4.2 TB/s copy): each group of 4
-matrices moves 48 KB (16 KB of A, 16 KB of B read; 16 KB of C written), 25000 groups, 189 per
-SM; one SM's share of the bandwidth is 32 GB/s = 32 KB/us, so a group costs 1.5 us of memory
-time per SM against 0.55 us of FMA time (4 x 32^3 FMAs / 128 per clock at ~1.9 GHz). Little's
-law: 4.2 TB/s x ~700 ns latency = ~3 MB in flight device-wide, ~22 KB per SM. The one-shot kernel
-(75 registers on sm_90: 3 resident blocks, 36 KB shared each) has a block's 32 KB of loads in
-flight only between its start and its barrier; during the multiply, the C stores, the block's
-exit and the next block's start nothing of it is in flight, so the SM's in-flight bytes swing
-between ~0 and 96 KB and the average sits near the Little's-law need: measured 418 us, 70% of
-copy. The streaming kernel keeps the next group's 32 KB in flight through the multiply and the
-C stores (the gap is the store-to-shared plus two barriers), on sm_90 at 80 registers (float;
-``__launch_bounds__(256, 3)``: 3 resident blocks, ~96 KB per SM in flight nearly all the time, 4x
-the need). Prediction: 0.29 ms floor / ~0.9 = 0.31-0.33 ms for
-10^5 x 32^3 float32 (~1.4-1.5x cupy.matmul's 0.46 ms). 10^5 x 64^3 float32: a block per matrix,
-two k chunks; 48 KB and 64^3 = 262 K FMAs (1.1 us of one SM's FMA time) per matrix, 758 matrices
-per SM: memory 1.14 ms, FMA 0.83 ms; overlapped by the streaming loads, expect 1.3-1.5 ms (from
-2.23). Not streamed (yet): S = 8 (launch-bound, 3.8x); S = 16 float32 (the one-shot kernel's 34
-registers give 7 resident blocks, 56 KB of burst loads per SM, where the streaming kernel's
-kernel-argument state takes ~76 registers: 3 blocks, 24 KB continuously, too close to the
-Little's-law need to promise a gain); float64 (the streaming kernel needs 111-124 registers,
-2 blocks); complex. Each is one ``STREAM`` entry away, to be measured first; the table stays
-short because every registered name compiles for each CI target.
+Why streaming: a group of small matrices costs more memory time than FMA time on a
+multiprocessor, and the one-shot kernel has a block's loads in flight only between its start
+and its barrier, so the bytes in flight swing and average about what the bandwidth needs
+(Little's law); the streaming kernel keeps the next group's loads in flight through the multiply
+and the C stores. The other tiles (S = 8, S = 16 float32, float64, complex) stay on the one-shot
+kernel; each is one ``STREAM`` entry away, and the table stays short because every registered
+name compiles for each CI target. The arithmetic, the registers and the timings:
+docs/performance/rocblas.md.
 
 Packed square float32 products (``m = n = k = lda = ldb = S``, op(A) = A, op(B) = B or B^T, A and
 B matrices 16-byte aligned) have two kernels of their own on sm_90, both launched as programmatic
 dependents of the previous kernel in their stream (``dependent=True``,
-:mod:`rocarray._core.dependent_launch`: about 1 us less a launch):
+:class:`rocarray._core.driver.DependentLaunch`: the driver places their blocks while the previous
+kernel ends):
 
 * S = 32: ``ra_rocblas_gemm_batched_team<B_TRANS>``, one block of 32 threads a product (a grid
   of ``batch`` blocks): load both operands into registers (eight float4 of each a thread), store
@@ -90,31 +77,19 @@ dependents of the previous kernel in their stream (``dependent=True``,
   teams are resident on a multiprocessor and the hardware starts a new one as each leaves, so the
   loads, multiplies and stores of different products interleave finely, with no ramp and no
   ragged end. The loads pass through L1, which shares its 256 KB with shared memory: the launch
-  sets the carveout to :data:`TEAM_CARVEOUT` percent, which leaves room for 18 teams and keeps
-  92 KB of L1. Measured on the H200 (docs/performance.md, 2026-12-04 late night), 10^5 x 32^3:
-  282.6 us for op(B) = B and 284.0 for B^T, against 281 us for a float4 stream of the same bytes,
-  cuBLAS's 429 and the bulk ring's 287-288 that it replaced; with the default carveout (20-25
-  teams, 28-60 KB of L1) 296-310 us, with 11-14 teams 286-305 us.
+  sets the carveout to :data:`TEAM_CARVEOUT` percent, which leaves room for
+  :data:`TEAM_RESIDENT` teams and the rest to L1.
 * S = 64: the bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>``: each operand matrix
   is one contiguous block, which thread 0 hands to the bulk copy engine, into a ring of 32 KB
   stages (one 64^2 pair) in dynamic shared memory; no registers hold loads, so the next groups'
   loads are in flight while a block multiplies (4 x 4 register tiles from shared memory) and
-  writes C from registers. Measured on the H200: 10^5 x 64^3 1.52-1.60 ms (1.13-1.16x cuBLAS, the
-  one-shot kernel 2.1-2.25 ms), 3 stages with 2 blocks per multiprocessor (:func:`bulk_stages`,
-  :func:`bulk_blocks`: the best of 2-6 stages x 1-3 blocks). An untransposed B is read along k
-  with the four columns a warp reads in one bank group; padding its columns through per-thread
-  asynchronous copies was slower (1.89 ms).
+  writes C from registers, in a ring of :func:`bulk_stages` stages with :func:`bulk_blocks`
+  blocks per multiprocessor. An untransposed B is read along k with the four columns a warp reads
+  in one bank group.
 
-Expected speed on an H200 (a prediction, to be measured): the small kernel moves each matrix
-once, ``batch * (m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes, and does
-``2 m n k`` flops per product. 10^5 x 32^3 float32: 1.23 GB, 0.29 ms at 4.3 TB/s; 6.6 GFLOP,
-0.1 ms at the SIMT peak (67 TFLOP/s); the inner loop issues 2 vector shared loads per 16 FMAs.
-sm_90 registers (NVRTC): float32 one-shot S = 8/16/32/64: 34/34/75/61, streaming S = 32/64:
-80/79. Measured (H200, one-shot): 0.418 ms, 70% of copy (why, and the streaming prediction of
-0.31-0.33 ms: above). 10^5 x 8^3: 77 MB, 18 us at bandwidth (launch-bound; measured 55 us, 3.8x
-cupy.matmul). 10^5 x 64^3: 4.9 GB (1.14 ms) against 52 GFLOP (0.78 ms at the SIMT peak): both
-limits are close; one-shot measured 2.23 ms, streaming expected 1.3-1.5 ms. Large matrices run
-at the tiled gemm's speed.
+A product moves ``(m k + k n + m n [+ m n when beta != 0]) * itemsize`` bytes and does
+``2 m n k`` flops: small products are bound by memory bandwidth (the smallest by launch time),
+large ones run at the tiled gemm's speed.
 """
 
 import numpy
@@ -178,10 +153,9 @@ def kernel_name(dtype, tile):
 
 
 #: Tiles of each dtype that run the streaming kernel when ``k > 0`` (see the module docstring);
-#: the others, and ``k == 0``, run the one-shot kernel. Every entry is a registered (compiled)
-#: instantiation; ``STREAM.clear()`` before the first launch runs the one-shot kernel only.
-#: H200, 10^5 products, float32: 32^3 418 -> 414 us with streaming; 64^3 2.23 -> 2.29 ms (slower),
-#: so 64 stays on the one-shot kernel.
+#: the others, and ``k == 0``, run the one-shot kernel (S = 64 streams no faster). Every entry is
+#: a registered (compiled) instantiation; ``STREAM.clear()`` before the first launch runs the
+#: one-shot kernel only.
 STREAM = {numpy.dtype(numpy.float32): (32,)}
 
 
@@ -205,17 +179,17 @@ TEAM_TILE = 32
 #: Threads of the team kernel's block (``RA_ROCBLAS_GB_TEAM``).
 TEAM = 32
 #: The team kernel's preferred shared-memory carveout, in percent of the most a multiprocessor
-#: has: 164 KB on the H200, room for 18 teams (8 KB each), 92 KB left to L1 for the loads in
-#: flight (measured best; the module docstring).
+#: has: room for :data:`TEAM_RESIDENT` teams (8 KB each), the rest left to L1 for the loads in
+#: flight (the fastest carveout timed: docs/performance/rocblas.md).
 TEAM_CARVEOUT = 65
-#: Resident teams per multiprocessor under that carveout (on the H200).
+#: Resident teams per multiprocessor under that carveout (on sm_90's 228 KB).
 TEAM_RESIDENT = 18
 # The bulk-copy kernel ``ra_rocblas_gemm_batched_bulk<S, B_TRANS>`` (``ra_rocblas_gb_bulk_cfg`` in
 # the source) takes the other tiles of BULK_TILES: groups of ``matrices_per_block(S)`` matrices
 # (32 KB of operands) in a ring of :func:`bulk_stages` stages of dynamic shared memory,
 # :func:`bulk_blocks` resident blocks per multiprocessor.
 
-#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``; measured).
+#: Alignment of the ring in dynamic shared memory (``RA_ROCBLAS_GB_BULK_ALIGN``; the fastest timed).
 BULK_ALIGN = 1024
 #: Bytes of one ring stage (the A and the B matrices of a group; the same for every tile).
 BULK_STAGE_BYTES = 2 * matrices_per_block(BULK_TILES[-1]) * BULK_TILES[-1] ** 2 * 4
@@ -263,8 +237,8 @@ def bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, a_address
 
 
 def bulk_device(is_hip, cc_major):
-    """Whether a device runs the bulk-copy kernel: NVIDIA from compute capability 9.0 (the copy
-    engine, :func:`rocarray._core.backend.bulk_copy_engine`)."""
+    """Whether a device runs the bulk-copy and team kernels: NVIDIA from compute capability 9.0
+    (the copy engine, :func:`rocarray._core.backend.bulk_copy_engine`)."""
     return backend.bulk_copy_engine(is_hip, cc_major)
 
 

@@ -1,27 +1,25 @@
 """float32 gemm from three TF32 matrix products on the sm_90a warpgroup kernel.
 
-The SIMT float32 kernel is bound by the FMA pipes (about 67 TFLOP/s on an H200, cuBLAS's SGEMM
-reaches 50); the TF32 matrix units run about 7x faster but keep only 11 significant bits of
-each operand. The "3xTF32" scheme (used for float32 emulation on tensor cores, e.g. CUTLASS's
+The SIMT float32 kernel is bound by the FMA pipes; the TF32 matrix units run several times
+faster but keep only 11 significant bits of each operand. The "3xTF32" scheme (used for float32 emulation on tensor cores, e.g. CUTLASS's
 ``OpMultiplyAddFastF32``) recovers float32 accuracy from three of their products: each operand
 is split as ``X = X_hi + X_lo`` with ``X_hi`` its TF32 truncation and ``X_lo = X - X_hi`` (exact,
 below 2^-10 |X|), and ``A B ~ A_lo B_hi + A_hi B_lo + A_hi B_hi`` summed in float32. The
 dropped ``A_lo B_lo`` and the TF32 rounding of the low parts are at most 3 * 2^-20 |a b| per
 product and of either sign, so over a sum they stay under the accumulation error of float32
-gemm itself (measured below).
+gemm itself (docs/performance/rocblas.md).
 
 Path (``rocblas/gemm_wgmma.hip``):
 
 1. ``ra_rocblas_gemm_wg_split`` writes op(B), then op(A), as their hi and lo pieces, k-major, in
-   a float32 workspace (``2 (m + n) ceil4(k)`` elements per batch entry: 1 GiB at 8192^3); any
+   a float32 workspace (``2 (m + n) ceil4(k)`` elements per batch entry); any
    transposes and leading dimensions are absorbed here, so the gemm sees one layout. Each split
    notes whether its operand holds an infinity; where the other one does, zero low pieces are
    guarded (``ra_rocblas_gemm_wg_guard`` for B, whose split ran first; a no-op launch otherwise).
 2. ``ra_rocblas_gemm_wgmma<float, true, true, 128>`` (the 16-bit kernel's persistent, TMA-fed,
    warp-specialized body) loads the four pieces of each 32-deep k tile and issues three
    ``wgmma`` m64n128k8 TF32 instructions per 8-deep step. The matrix units add with truncation
-   (a bias toward zero that grows with k: 6e-5 relative error at k = 8192 when they sum the whole
-   k), so the products of :data:`PROMOTE_SLOTS` k tiles at a time are summed by them from zero
+   (a bias toward zero that grows with k when they sum the whole k), so the products of :data:`PROMOTE_SLOTS` k tiles at a time are summed by them from zero
    and then added to the float32 sums by the threads, rounding to nearest.
    k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
 
@@ -58,10 +56,8 @@ BK = wg.slot_k(ITEMSIZE)
 STAGES = {128: 3}
 #: k tiles of 32 whose products the matrix units sum before the threads add that sum to the
 #: float32 accumulators (see the kernel: the units' truncating adds bias long sums). Each
-#: promotion drains the warpgroup's instructions. H200, 8192^3 (TFLOP/s, ||C - C64|| / ||C64||):
-#: 1 tile 87, 6.3e-7; 2 tiles 96, 8.1e-7; 4 tiles 109, 1.25e-6; never 109, 5.8e-5; cuBLAS's
-#: SGEMM 50, 1.6e-6 (and 4e-7 at k = 2047, where 2 tiles give 7.9e-7). The error with
-#: promotion does not grow with k.
+#: promotion drains the warpgroup's instructions: fewer tiles are more accurate and slower; with
+#: promotion the error does not grow with k (the trade, timed: docs/performance/rocblas.md).
 PROMOTE_SLOTS = 2
 #: Smallest problem (2 m n k batch flops) the path is offered for: below it the split pass and
 #: its launch are a large part of the time.
@@ -110,8 +106,7 @@ TILE_WIDTHS_X3 = (128,)
 FUSED_SHAPES = ((TILE, TILE), (64, TILE), (TILE, 64))
 #: Raw slots of the kernel that splits inside, by tile: the deepest ring that fits next to its two
 #: pieces buffers (128 x 128: 3 x 32 KiB and 128 KiB; the short tiles: 5 x 24 KiB and 96 KiB). The
-#: short tiles hardly depend on it (H200, 64 x 8192 x 8192 with 2 / 3 / 4 / 5 slots: 174.6 / 174.9
-#: / 174.5 / 174.2 us): the split and the products bound them, not the copies.
+#: short tiles hardly depend on it: the split and the products bound them, not the copies.
 FUSED_STAGES = {(TILE, TILE): 3, (64, TILE): 5, (TILE, 64): 5}
 #: Threads of its block: two warpgroups, no producer warp.
 FUSED_BLOCK = 256
@@ -180,8 +175,7 @@ def usable(device_id, m, n, k, batch=1):
 
 
 #: The untuned choice splits inside the kernel below this ``m n / (m + n)`` and takes the split
-#: pass above it (H200, float32 NN, device time: 256 x 256 x 65536 126 against 238 us, 64 x 8192^2
-#: 240 against 404, 1000^3 45 against 60; 4096^3 1.90 against 1.31 ms, 8192^3 14.9 against 14.5).
+#: pass above it (the faster of the two on each side of it: docs/performance/rocblas.md).
 FUSED_MAX_HARMONIC = 1024
 
 
@@ -278,8 +272,7 @@ def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
 def blocked(a_kmajor, b_kmajor, m, n):
     """Whether the kernel that splits inside copies its mn-major operands through 4-D maps, one
     box a tile (the kernel's ``BLOCKED``): there is one, and each has its m (op(A)) or n (op(B)) a
-    multiple of 32. H200, float32, one box against a box per 32 rows (us): 8192 x 64 x 8192 NN
-    167 / 199, NT 164 / 190; 64 x 8192 x 8192 NN 169 / 174, NT 171 / 205."""
+    multiple of 32 (one box is faster than a box per 32 rows)."""
     mn_major = [mn for kmajor, mn in ((a_kmajor, m), (b_kmajor, n)) if not kmajor]
     return bool(mn_major) and all(int(mn) % 32 == 0 for mn in mn_major)
 

@@ -45,9 +45,8 @@ WG_TILE_WIDTHS = (64,) + TILE_WIDTHS
 SKINNY = 64
 #: Ring depths of the wgmma kernel by tile width for 128-row tiles (about 192 KiB each; at least 3).
 STAGES = {64: 8, 128: 6, 256: 4}
-#: Ring depth of the 64 x 64 tile (16 KiB slots). 8 is as fast as 10 and faster than 4, 6, or the
-#: 13 or 14 that would fit (H200, float16 64 x 8192 x 8192: 39.5 us at 8 and 10, 48.8 at 4, 41.0
-#: at 6; in another run 39.9 at 8, 40.5 at 13, 40.7 at 14).
+#: Ring depth of the 64 x 64 tile (16 KiB slots): the fastest depth timed, no slower than the
+#: deeper rings that would fit.
 STAGES_SKINNY = 8
 
 
@@ -139,21 +138,17 @@ def choose_config(m, n, batch, *, multiprocessors, shared_limit, whole_lines=Tru
 
     The 128 x 256 tile when the problem has at least one per multiprocessor (the bigger tile halves
     the B-operand traffic per FLOP), else 128 x 128 so that more blocks spread over the device, and
-    128 x 64 when ``n <= 64``: a wider tile would copy and multiply columns past n (H200, float16
-    8192 x 64 x 8192: 51.7 us with 128 x 128, 44.8 us with 128 x 64; with n > 64 the narrow tile
-    was slower: 1000^3 14.4 against 13.8 us, 64 x 8192 x 8192 58.9 against 46.9 us). Where those
+    128 x 64 when ``n <= 64``: a wider tile would copy and multiply columns past n (with n > 64 the
+    narrow tile is slower). Where those
     128-row tiles fill at most half the device (so a long k would be split, with a second launch
     to add the parts) and the 64 x 64 tiles fill more than half of it but no more than one wave,
     the 64 x 64 tile (:data:`SKINNY`) takes over: the blocks of the split without the split's
-    partial sums and second launch (H200, float16, against cuBLAS: 64 x 8192 x 8192 44.7 -> 39.9 us,
-    0.82 -> 0.92x; 8192 x 64 x 8192 43.8 -> 38.7 us, 0.80 -> 0.91x). Where the 64 x 64 tiles
-    would need a split themselves, they lost to 128 x 128 with a deeper split (256 x 256 x 65536
-    39.8 against 30.0 us, 512 x 512 x 8192 22.6 against 16.4 us). The 64 x 64 tile also needs
+    partial sums and second launch. Where the 64 x 64 tiles would need a split themselves, 128 x 128
+    with a deeper split is faster. The 64 x 64 tile also needs
     ``whole_lines``: both operands' columns (leading dimensions) in whole 128-byte lines. Its
-    blocks copy the small operand's boxes twice as often, and rows that straddle lines cost more
-    (H200, float16 NN, lda = m: m = 48 45.9 -> 48.8 us, m = 56 49.1 -> 55.1 us; with k-major
-    rows, TN 48 x 8192 x 8192, 57.0 -> 40.5 us). The deepest ring (:data:`STAGES`;
-    :data:`STAGES_SKINNY`) that ``shared_limit`` allows.
+    blocks copy the small operand's boxes twice as often, and rows that straddle lines cost more.
+    The deepest ring (:data:`STAGES`; :data:`STAGES_SKINNY`) that ``shared_limit`` allows. (The
+    timings behind these rules: docs/performance/rocblas.md.)
     """
     big_tiles = _tiles(m, n, batch, TILE, TILE_WIDTHS[1])
     if n <= WG_TILE_WIDTHS[0]:
