@@ -57,10 +57,10 @@ def _case(rng, dtype, trans, m, n, k, batch, pointers, broadcast_a=False):
                                 dtype=cupy.uint64)
 
         rocblas.gemm_batched(ta, tb, m, n, k, alpha, ptrs(da, a.shape[0], ar * ac), ar,
-                              ptrs(db, batch, br * bc), br, beta, ptrs(dc, batch, m * n), m, batch, dtype=dtype)
+                             ptrs(db, batch, br * bc), br, beta, ptrs(dc, batch, m * n), m, batch, dtype=dtype)
     else:
         rocblas.gemm_strided_batched(ta, tb, m, n, k, alpha, da, ar, 0 if broadcast_a else ar * ac, db, br,
-                                      br * bc, beta, dc, m, m * n, batch)
+                                     br * bc, beta, dc, m, m * n, batch)
     oa = _op(numpy.swapaxes(_wide(a), 1, 2), ta)
     ob = _op(numpy.swapaxes(_wide(b), 1, 2), tb)
     want = alpha * numpy.matmul(oa, ob) + beta * numpy.swapaxes(_wide(c), 1, 2)
@@ -108,7 +108,7 @@ def _register_benchmarks():
 
         def ours(a3, b3, c3, batch=batch, m=m, n=n, k=k):
             rocblas.gemm_strided_batched("N", "N", n, m, k, 1.0, b3, n, k * n, a3, k, m * k, 0.0, c3, n, m * n,
-                                          batch)
+                                         batch)
 
         def vendor(a3, b3, c3):
             backend.cupy().matmul(a3, b3)

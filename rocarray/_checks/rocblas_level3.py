@@ -94,7 +94,8 @@ def check_rank_k(rng):
             herm = fn.startswith("her")
             for uplo, trans in (("L", "N"), ("U", "C" if herm else "T")):
                 rows, cols = (n, k) if trans == "N" else (k, n)
-                a, b = harness.standard_normal(rng, rows * cols, dtype), harness.standard_normal(rng, rows * cols, dtype)
+                a = harness.standard_normal(rng, rows * cols, dtype)
+                b = harness.standard_normal(rng, rows * cols, dtype)
                 c = harness.standard_normal(rng, n * n, dtype)
                 am, bm = _colmajor(a, rows, cols, rows), _colmajor(b, rows, cols, rows)
                 if trans != "N":

@@ -690,7 +690,7 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
             nb = k1 - k0
             xk = vx.sub(k0, nb)
             solve(device_id, (1,), (numpy.int64(nb), a.at(k0, k0).ptr, numpy.int64(lda), xk.ptr,
-                                     numpy.int64(xk.step), numpy.int32(flags)))
+                                    numpy.int64(xk.step), numpy.int32(flags)))
             # the solved block updates the unknowns still to come
             if forward and k1 < n:
                 rest = vx.sub(k1, n - k1)

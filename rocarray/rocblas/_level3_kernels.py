@@ -14,8 +14,8 @@ import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray.rocblas._gemm import plan, simt
-from rocarray.rocblas._arguments import (COMPLEX, STANDARD, check_matrix_buffer, check_supported, dtype_names, real_scalar,
-                                         scalar_arg)
+from rocarray.rocblas._arguments import (COMPLEX, STANDARD, check_matrix_buffer, check_supported, dtype_names,
+                                         real_scalar, scalar_arg)
 
 SOURCE = "rocblas/level3_tri.hip"
 
@@ -123,8 +123,8 @@ def gemm_ptrs(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, 
     if alpha == 0:
         k = 0
     plan.launch(device_id, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, B, ldb, scalar_arg(beta, dtype),
-                    C, ldc, simt.flags(transA, transB, dtype), batch=batch, stride_a=strides[0],
-                    stride_b=strides[1], stride_c=strides[2])
+                C, ldc, simt.flags(transA, transB, dtype), batch=batch, stride_a=strides[0],
+                stride_b=strides[1], stride_c=strides[2])
 
 
 def leaf(device_id, dtype, solve, nb, nvec, alpha, A, lda, B, vs, rs, flags):

@@ -23,9 +23,10 @@ trsm is two half-size trsm and one gemm, e.g. for ``side='L'`` and lower op(A)::
 (alpha rides on gemm's beta, so it is applied exactly once). trmm likewise: each half is a
 half-size trmm plus one gemm with ``beta = 1`` ordered so that every gemm reads the other half
 before it is overwritten. Recursion stops at diagonal blocks of
-:func:`~rocarray.rocblas._level3_kernels.leaf_nb` rows (64; 32 for complex128), which one launch of ``ra_rocblas_trsm_leaf`` / ``ra_rocblas_trmm_leaf`` solves
-or multiplies against all right-hand sides at once (64 per block of 256 threads, rows in
-registers; see ``level3_tri.hip``). Right-side calls pass the rows of B as the vectors and
+:func:`~rocarray.rocblas._level3_kernels.leaf_nb` rows (64; 32 for complex128), which one
+launch of ``ra_rocblas_trsm_leaf`` / ``ra_rocblas_trmm_leaf`` solves or multiplies against all
+right-hand sides at once (64 per block of 256 threads, rows in registers; see
+``level3_tri.hip``). Right-side calls pass the rows of B as the vectors and
 ``op(A)^T`` as the block's matrix.
 
 Flops: trsm/trmm do ``m^2 n / 2`` multiply-adds (left side). All but the leaves' ``m * nb * n / 2``

@@ -211,7 +211,7 @@ def _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, 
                                bias=bias, activation=(epilogue >> ACT_SHIFT) & 0xF)
         return launches if callable(launches) else None  # half.launch switches devices itself
     launches = plan.launch(device, dtype, m, n, k, scalar_arg(alpha, dtype), A, lda, B, ldb, scalar_arg(beta, dtype),
-                       C, ldc, flags(transA, transB, dtype) | epilogue, bias=bias)
+                           C, ldc, flags(transA, transB, dtype) | epilogue, bias=bias)
     if not callable(launches):
         return None
     scalar = type(scalar_arg(0, dtype))

@@ -433,7 +433,7 @@ def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, s
 
     Returns ``again(alpha, beta, A, B, C)`` that repeats the launches on new device addresses of
     the same signature (sizes, leading dimensions, strides, batch, flags, the operands' 16-byte
-    alignment, the tuning state): a caller may remember it under those."""
+    alignment): a caller may keep it in the plan cache under those (a tuning change clears it)."""
     if (bulk_fits(dtype, m, n, k, lda, stride_a, ldb, stride_b, flag_bits, A.ptr, B.ptr) and batch <= MAX_GRID
             and _bulk(device_id)):
         with launch.on_device(device_id):
@@ -441,7 +441,7 @@ def launch_strided(device_id, dtype, m, n, k, alpha, A, lda, stride_a, B, ldb, s
                                ldc, stride_c, batch)
     if choose(m, n, False, batch, k) == "tiled":
         run = plan.launch(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, flag_bits,
-                              batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
+                          batch=batch, stride_a=stride_a, stride_b=stride_b, stride_c=stride_c)
         if not callable(run):
             return None
 
@@ -474,8 +474,8 @@ def launch_pointers(device_id, dtype, m, n, k, alpha, A_array, lda, B_array, ldb
         b_shape = (n, k) if flag_bits & TRANS_B else (k, n)
         for pa, pb, pc in zip(*_host_pointers((A_array, B_array, C_array), batch)):
             plan.launch(device_id, dtype, m, n, k, alpha, _pointer(pa, *a_shape, lda, dtype, device_id), lda,
-                            _pointer(pb, *b_shape, ldb, dtype, device_id), ldb, beta,
-                            _pointer(pc, m, n, ldc, dtype, device_id), ldc, flag_bits)
+                        _pointer(pb, *b_shape, ldb, dtype, device_id), ldb, beta,
+                        _pointer(pc, m, n, ldc, dtype, device_id), ldc, flag_bits)
         return
     launch_small(device_id, dtype, m, n, k, alpha, (None, A_array), lda, 0, (None, B_array), ldb, 0,
                  beta, (None, C_array), ldc, 0, batch, flag_bits)

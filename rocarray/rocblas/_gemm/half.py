@@ -29,7 +29,7 @@ __all__ = ["MMA_DTYPES", "launch", "prepare"]
 
 
 def launch(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
-             batch=1, stride_a=0, stride_b=0, stride_c=0, bias=None, activation=0):
+           batch=1, stride_a=0, stride_b=0, stride_c=0, bias=None, activation=0):
     """``C := act(alpha op(A) op(B) + beta C + bias)`` on the matrix cores, unchecked (the caller
     has checked).
 
@@ -126,16 +126,16 @@ def prepare(device_id, dtype, transA, transB, m, n, k, alpha, a_address, lda, b_
     aligned = packed or use_aligned(a_address, lda, b_address, ldb, k, stride_a, stride_b, batch)
     facts = mma.device_facts(device_id)
     sm90 = wgmma.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
-                     sizes=(m, n, k, batch))
+                        sizes=(m, n, k, batch))
     if sm90 and not aligned and 2 * m * n * k * batch >= wgmma.PACK_MIN_FLOPS:
         return None
     fast = None
     if sm90 and aligned:
         config = wgmma.choose_config(m, n, batch, multiprocessors=facts["multiprocessors"],
-                                  shared_limit=facts["shared_limit"], whole_lines=wgmma.whole_lines(lda, ldb))
+                                     shared_limit=facts["shared_limit"], whole_lines=wgmma.whole_lines(lda, ldb))
         if config is not None:
             fast = wgmma.prepare(device_id, name, transA, transB, config, m, n, k, lda, ldb, ldc, batch, stride_a,
-                              stride_b, stride_c, facts["multiprocessors"], act)
+                                 stride_b, stride_c, facts["multiprocessors"], act)
     fallback = []  # the mma.sync launch, worked out when first needed
 
     def mma_launch():

@@ -115,8 +115,9 @@ def heuristic(dtype, m, n, k, multiprocessors, batch=1, mma=False, x3=False):
         tile = min(offered, key=area)
         if batch == 1:
             best = max(coverage(m, n, t) for t in offered)
-            fill = [t for t in offered if coverage(m, n, t) >= MIN_COVERAGE * best and
-                    tiles.tiles_of(m, n, t) * tiles.split_count(m, n, k, t, multiprocessors, tiles.residency(dtype, t)) >= multiprocessors]
+            fill = [t for t in offered if coverage(m, n, t) >= MIN_COVERAGE * best
+                    and tiles.tiles_of(m, n, t) * tiles.split_count(m, n, k, t, multiprocessors,
+                                                                    tiles.residency(dtype, t)) >= multiprocessors]
             if fill:
                 tile = max(fill, key=area)  # the first of the largest: the preference order
     if batch > 1:

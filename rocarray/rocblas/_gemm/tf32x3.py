@@ -1,13 +1,14 @@
 """float32 gemm from three TF32 matrix products on the sm_90a warpgroup kernel.
 
 The SIMT float32 kernel is bound by the FMA pipes; the TF32 matrix units run several times
-faster but keep only 11 significant bits of each operand. The "3xTF32" scheme (used for float32 emulation on tensor cores, e.g. CUTLASS's
-``OpMultiplyAddFastF32``) recovers float32 accuracy from three of their products: each operand
-is split as ``X = X_hi + X_lo`` with ``X_hi`` its TF32 truncation and ``X_lo = X - X_hi`` (exact,
-below 2^-10 |X|), and ``A B ~ A_lo B_hi + A_hi B_lo + A_hi B_hi`` summed in float32. The
-dropped ``A_lo B_lo`` and the TF32 rounding of the low parts are at most 3 * 2^-20 |a b| per
-product and of either sign, so over a sum they stay under the accumulation error of float32
-gemm itself (docs/performance/rocblas.md).
+faster but keep only 11 significant bits of each operand. The "3xTF32" scheme (used for
+float32 emulation on tensor cores, e.g. CUTLASS's ``OpMultiplyAddFastF32``) recovers float32
+accuracy from three of their products: each operand is split as ``X = X_hi + X_lo`` with
+``X_hi`` its TF32 truncation and ``X_lo = X - X_hi`` (exact, below 2^-10 |X|), and
+``A B ~ A_lo B_hi + A_hi B_lo + A_hi B_hi`` summed in float32. The dropped ``A_lo B_lo`` and the
+TF32 rounding of the low parts are at most 3 * 2^-20 |a b| per product and of either sign, so
+over a sum they stay under the accumulation error of float32 gemm itself
+(docs/performance/rocblas.md).
 
 Path (``rocblas/gemm_wgmma.hip``):
 
@@ -19,13 +20,14 @@ Path (``rocblas/gemm_wgmma.hip``):
 2. ``ra_rocblas_gemm_wgmma<float, true, true, 128>`` (the 16-bit kernel's persistent, TMA-fed,
    warp-specialized body) loads the four pieces of each 32-deep k tile and issues three
    ``wgmma`` m64n128k8 TF32 instructions per 8-deep step. The matrix units add with truncation
-   (a bias toward zero that grows with k when they sum the whole k), so the products of :data:`PROMOTE_SLOTS` k tiles at a time are summed by them from zero
-   and then added to the float32 sums by the threads, rounding to nearest.
+   (a bias toward zero that grows with k when they sum the whole k), so the products of
+   :data:`PROMOTE_SLOTS` k tiles at a time are summed by them from zero and then added to the
+   float32 sums by the threads, rounding to nearest.
    k splits and the fused epilogue (alpha, beta, bias, activation) are the 16-bit path's.
 
 The split inside the kernel (``ra_rocblas_gemm_wgmma_x3<A_KMAJOR, B_KMAJOR, BM, BN, BLOCKED>``,
-the tiles ``'x3f_128x128'``, and ``'x3f_64x128'`` / ``'x3f_128x64'`` for products with a short side): TMA
-copies op(A) and op(B) themselves as float32 (any transposes) and the block's threads split each
+the tiles ``'x3f_128x128'``, and ``'x3f_64x128'`` / ``'x3f_128x64'`` for products with a short
+side): TMA copies op(A) and op(B) themselves as float32 (any transposes) and the block's threads split each
 k tile in shared memory, so the gemm moves float32 gemm's bytes, not the split pass's three times
 as many, and has no workspace; its guard is decided per k tile.
 It needs 16-byte aligned operands (addresses, leading dimensions and batch strides); a call

@@ -106,8 +106,8 @@ class MmaTile(tuple):
 
     @property
     def name(self):
-        return (f"mma{self[0]}x{self[1]}x{self[2]}" + (f"d{self[3]}" if self.direct else "") + ("k16" if self[4] else "")
-                + (f"t{self.threads}" if self.threads != BLOCK else ""))
+        return (f"mma{self[0]}x{self[1]}x{self[2]}" + (f"d{self[3]}" if self.direct else "")
+                + ("k16" if self[4] else "") + (f"t{self.threads}" if self.threads != BLOCK else ""))
 
 
 #: SIMT tile shapes per dtype, the largest first (the heuristic's preference order). float32:

@@ -81,7 +81,7 @@ def instantiations():
 
 
 _compile.register(SOURCE, instantiations() + [f"ra_rocblas_gemm_wg_finish<{c}>"
-                                             for c in sorted(mma.ctype(d) for d in NAMES)])
+                                              for c in sorted(mma.ctype(d) for d in NAMES)])
 #: The padded-copy kernel of unaligned operands (``extern "C"``, see :func:`pack_operands`).
 PACK_KERNEL = "ra_rocblas_gemm_wg_pack"
 #: Unaligned operands are copied to padded buffers for the wgmma kernel from this many FLOPs

@@ -356,8 +356,8 @@ def test_streaming_launch_grid_is_one_wave(monkeypatch):
         again(one, zero, 1 << 23, 1 << 24, 1 << 25)
     assert _launched(calls) == [w for w in want for _ in range(2)]
     pointer_mode = (None, fake((10,), np.uint64))
-    assert _batched_kernels.launch_small(0, np.float32, 8, 8, 8, one, pointer_mode, 8, 0, pointer_mode, 8, 0, zero, pointer_mode,
-                           8, 0, 10, 0) is None
+    assert _batched_kernels.launch_small(0, np.float32, 8, 8, 8, one, pointer_mode, 8, 0, pointer_mode, 8, 0, zero,
+                                         pointer_mode, 8, 0, 10, 0) is None
 
 
 def test_grid_counts_tiles_and_groups_of_matrices():

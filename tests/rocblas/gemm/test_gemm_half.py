@@ -129,7 +129,7 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
 def _wgmma_device():
     facts = _mma.device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
     return _wgmma.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
-                                 cc_minor=facts["cc_minor"]), facts
+                         cc_minor=facts["cc_minor"]), facts
 
 
 @pytest.fixture(params=["auto", "mma"])
@@ -247,7 +247,7 @@ def test_gemm_batched_split_and_packed(rng, monkeypatch):
         c = rng.standard_normal((batch, n, m)).astype(dt)
         da, db, dc = to_device(a.ravel()), to_device(b.ravel()), to_device(c.ravel())
         _half.launch(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data,
-                             m, batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
+                     m, batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
         got = to_host(dc).reshape(batch, n, m).astype(np.float64)
         for i in range(batch):
             oa, ob = a[i].astype(np.float64).T, b[i].astype(np.float64).T
@@ -263,8 +263,8 @@ def test_gemm_mma_big_tile_chosen_for_big_problems(rng, trans):
     facts = _mma.device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
     m, n, k = 2048, 256 * -(-facts["multiprocessors"] // 16), 64
     tile_n, _ = _mma.choose_config(m, n, 1, is_hip=facts["is_hip"], cc_major=facts["cc_major"],
-                                          multiprocessors=facts["multiprocessors"],
-                                          shared_limit=facts["shared_limit"])
+                                   multiprocessors=facts["multiprocessors"],
+                                   shared_limit=facts["shared_limit"])
     assert tile_n == (128 if facts["is_hip"] or facts["cc_major"] < 8 else 256)
     run_mma(rng, "float16", trans, m, n, k)
 
@@ -330,7 +330,7 @@ def test_gemm_wgmma_skipped_boxes_keep_stale_data_out(rng, side):
     b = to_device(np.asfortranarray(b_host).ravel(order="F"))
     c = to_device(np.full(m * n, np.nan, np.float16))
     _half.launch(a.data.device_id, np.float16, "N", trans_b, m, n, k, 1.0, a.data, m, b.data,
-                         b_host.shape[0], 0.0, c.data, m)
+                 b_host.shape[0], 0.0, c.data, m)
     got = to_host(c).reshape(n, m).T.astype(np.float64)
     want = oa.astype(np.float64) @ ob.astype(np.float64)
     keep = np.ones((m, n), bool)
@@ -352,7 +352,7 @@ def test_gemm_mma_batched(rng, path, dtype, sizes):
     c = rng.standard_normal((batch, n, m)).astype(dt)
     da, db, dc = to_device(a.ravel()), to_device(b.ravel()), to_device(c.ravel())
     _half.launch(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 1.0, dc.data, m,
-                         batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
+                 batch=batch, stride_a=m * k, stride_b=k * n, stride_c=m * n)
     got = to_host(dc).reshape(batch, n, m).astype(np.float64)
     for i in range(batch):
         oa = a[i].astype(np.float64).T          # m x k
@@ -425,7 +425,7 @@ def test_quick_returns_launch_nothing(recorder):
 def test_launch_arguments(recorder):
     f16 = np.float16
     _half.launch(0, f16, "t", "C", 300, 200, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 200, 0.5,
-                         _Ptr(0x3000), 300)
+                 _Ptr(0x3000), 300)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, true, false, 128>"
     assert grid == (3 * 2, 1) and block == (256,)
@@ -439,12 +439,12 @@ def test_launch_arguments(recorder):
     assert shared == 64 * 1024
     # alpha == 0: k passed as 0 (A and B not read), and the aligned variant whatever the pointers
     _half.launch(0, f16, "N", "N", 300, 200, 64, 0.0, _Ptr(0x1002), 301, _Ptr(0x2000), 65, 0.5,
-                         _Ptr(0x3000), 300)
+                 _Ptr(0x3000), 300)
     name, grid, block, args, shared = recorder.calls[-1]
     assert args[2] == 0 and args[14] == 1
     # an odd leading dimension: the predicated variant
     _half.launch(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
-                         _Ptr(0x3000), 30)
+                 _Ptr(0x3000), 30)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
 
@@ -452,7 +452,7 @@ def test_launch_arguments(recorder):
 def test_big_problem_launches_the_wide_tile_with_more_shared_memory(recorder):
     f16 = np.float16
     _half.launch(0, f16, "N", "N", 4096, 4096, 64, 1.0, _Ptr(0x1000), 4096, _Ptr(0x2000), 64, 0.0,
-                         _Ptr(0x3000), 4096)
+                 _Ptr(0x3000), 4096)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 256>"
     assert grid == (32 * 16, 1) and args[15] == 4 and shared == 96 * 1024
@@ -469,7 +469,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     recorder.facts = dict(H200)
     f16 = np.float16
     _half.launch(0, f16, "T", "N", 4096, 4096, 64, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
-                         _Ptr(0x3000), 4096)
+                 _Ptr(0x3000), 4096)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"
     assert grid == (132, 1) and block == (288,)   # persistent: one block per multiprocessor
@@ -484,7 +484,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     assert shared == _wgmma.shared_bytes(256, 4)
     # fewer tiles than multiprocessors: the narrow tile with the deeper ring, one block per tile
     _half.launch(0, f16, "N", "T", 1000, 1000, 64, 1.0, _Ptr(0x1000), 1000, _Ptr(0x2000), 1000, 0.0,
-                         _Ptr(0x3000), 1000)
+                 _Ptr(0x3000), 1000)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, false, 128>" and args[11] == 6 and grid == (64, 1)
     assert block == (288,) and shared == _wgmma.shared_bytes(128, 6)
@@ -492,7 +492,7 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     # a skinny product: 64 x 64 tiles of one consumer warpgroup (160 threads), the deepest ring, no
     # split of k, both maps with 64-row boxes
     _half.launch(0, f16, "N", "N", 8192, 64, 8192, 1.0, _Ptr(0x1000), 8192, _Ptr(0x2000), 8192, 0.0,
-                         _Ptr(0x3000), 8192)
+                 _Ptr(0x3000), 8192)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 64, 64>" and args[11] == 8
     assert grid == (128, 1) and block == (160,) and shared == _wgmma.shared_bytes(64, 8, tile_m=64)
@@ -502,20 +502,20 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
     workspace = types.SimpleNamespace(data=_Ptr(0x5000))
     monkeypatch.setattr(workspace_owner, "workspaces", types.SimpleNamespace(scratch=lambda name, nbytes, device_id: workspace))
     _half.launch(0, f16, "N", "N", 48, 8192, 8192, 1.0, _Ptr(0x1000), 48, _Ptr(0x2000), 8192, 0.0,
-                         _Ptr(0x3000), 48)
+                 _Ptr(0x3000), 48)
     name, grid, block, args, shared = recorder.calls[-2]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and grid == (128, 1)
     assert (args[12], args[13], args[14]) == (2, 64, 0x5000)   # 64 tiles x 2 splits
     # where 64 x 64 tiles would fill at most half the device, 128 x 128 tiles split a long k deeper
     _half.launch(0, f16, "N", "N", 256, 256, 65536, 1.0, _Ptr(0x1000), 256, _Ptr(0x2000), 65536, 0.0,
-                         _Ptr(0x3000), 256)
+                 _Ptr(0x3000), 256)
     name, grid, block, args, shared = recorder.calls[-2]
     assert name == "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>" and grid == (128, 1) and block == (288,)
     assert (args[12], args[13], args[14]) == (32, 32, 0x5000)   # 4 tiles x 32 splits
     assert recorder.calls[-1][0] == "ra_rocblas_gemm_wg_finish<ra_half>"
     # unaligned operands stay on the mma kernel's predicated variant
     _half.launch(0, f16, "N", "N", 30, 20, 64, 1.0, _Ptr(0x1000), 31, _Ptr(0x2000), 64, 0.5,
-                         _Ptr(0x3000), 30)
+                 _Ptr(0x3000), 30)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 0
     # a tensor map the driver refuses: the mma kernel instead
@@ -523,11 +523,11 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
         raise _tensor_maps.TensorMapError("no")
     monkeypatch.setattr(_tensor_maps, "operand_map", refuse)
     _half.launch(0, f16, "N", "N", 64, 64, 64, 1.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 0.5,
-                         _Ptr(0x3000), 64)
+                 _Ptr(0x3000), 64)
     assert recorder.calls[-1][0] == "ra_rocblas_gemm_mma<ra_half, false, true, 128>"
     # a bias and an activation travel to the kernel; k == 0 with beta == 1 then still runs
     bias = _Ptr(0x4000)
     _half.launch(0, f16, "T", "N", 4096, 4096, 0, 2.0, _Ptr(0x1000), 64, _Ptr(0x2000), 64, 1.0,
-                         _Ptr(0x3000), 4096, bias=bias, activation=2)
+                 _Ptr(0x3000), 4096, bias=bias, activation=2)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] == bias.ptr and args[17] == 2

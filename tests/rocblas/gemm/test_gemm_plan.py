@@ -32,8 +32,8 @@ def test_launch_runs_strided_batches(rng, dtype):
     c = random_array(rng, sc * batch, dtype)
     dc = to_device(c)
     _plan.launch(dc.data.device_id, np.dtype(dtype), m, n, k, _api.scalar_arg(1.0, dtype),
-                    to_device(a).data, m, to_device(b).data, k, _api.scalar_arg(0.5, dtype), dc.data, m, 0,
-                    batch=batch, stride_a=sa, stride_b=0, stride_c=sc)
+                 to_device(a).data, m, to_device(b).data, k, _api.scalar_arg(0.5, dtype), dc.data, m, 0,
+                 batch=batch, stride_a=sa, stride_b=0, stride_c=sc)
     got = to_host(dc)
     bm = wide(b).reshape(n, k).T
     for i in [0, 1, 65534, 65535, 65536, batch - 1]:

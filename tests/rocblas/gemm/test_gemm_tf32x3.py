@@ -491,7 +491,7 @@ def test_strided_batches(rng, forced, m, pads):
     dc = to_device(c)
     device = dc.data.device_id
     _plan.launch(device, np.dtype("float32"), m, n, k, np.float32(1.25), to_device(a).data, m, to_device(b).data, k,
-                    np.float32(0.5), dc.data, m, 0, batch, sa, sb, sc)
+                 np.float32(0.5), dc.data, m, 0, batch, sa, sb, sc)
     got = to_host(dc)
     for i in range(batch):
         am = wide(a[i * sa:i * sa + m * k]).reshape(k, m).T
