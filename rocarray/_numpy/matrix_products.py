@@ -49,16 +49,9 @@ def matmul_shapes(a_shape, b_shape, out_shape=None):
 
     ``loop`` is the broadcast of the operands' loop (batch) dimensions together with those of
     ``out`` (NumPy lets ``out`` add leading loop dimensions); ``m``/``n`` are None for a 1-D
-    ``a``/``b`` (the axis is removed from the result). Raises NumPy's ValueErrors. Kept in the plan
-    cache per shape combination (host time of repeated products; errors are not kept).
+    ``a``/``b`` (the axis is removed from the result). Raises NumPy's ValueErrors.
     """
     a_shape, b_shape = tuple(a_shape), tuple(b_shape)
-    out_shape = None if out_shape is None else tuple(out_shape)
-    return plans.cache.lookup(("numpy.matmul.shapes", a_shape, b_shape, out_shape),
-                              lambda: _matmul_shapes(a_shape, b_shape, out_shape))
-
-
-def _matmul_shapes(a_shape, b_shape, out_shape):
     for i, shape in enumerate((a_shape, b_shape)):
         if len(shape) == 0:
             raise ValueError(
@@ -108,15 +101,8 @@ def ufunc_dtype(name, dtypes, dtype=None, casting="same_kind", out_dtype=None):
 
     NumPy itself is asked, on 0-size host arrays: promotion, ``dtype=``, ``casting=`` and the
     output casting check (``out_dtype``) are therefore exactly NumPy's, exceptions included
-    (``numpy._core._exceptions._UFuncInputCastingError`` etc., subclasses of TypeError). Kept in
-    the plan cache per argument combination (errors are not kept).
+    (``numpy._core._exceptions._UFuncInputCastingError`` etc., subclasses of TypeError).
     """
-    dtypes = tuple(dtypes)
-    return plans.cache.lookup(("numpy.ufunc_dtype", name, dtypes, dtype, casting, out_dtype),
-                              lambda: _ufunc_dtype(name, dtypes, dtype, casting, out_dtype))
-
-
-def _ufunc_dtype(name, dtypes, dtype, casting, out_dtype):
     ufunc = getattr(numpy, name)
     args = [numpy.empty((0, 0), d) for d in dtypes]
     kw = {"casting": casting}
@@ -225,6 +211,14 @@ def _check_out_array(cupy, out):
 # matmul
 # --------------------------------------------------------------------------------------------
 
+def _signature(a_shape, a_dtype, b_shape, b_dtype, out_shape, out_dtype, dtype, casting):
+    """``(m, n, result_shape, loop dtype, whether GEMM takes it)`` of a matmul call: NumPy's shape
+    and dtype rules (:func:`matmul_shapes`, :func:`ufunc_dtype`) for one call signature."""
+    _, m, _, n, result_shape = matmul_shapes(a_shape, b_shape, out_shape)
+    dt = ufunc_dtype("matmul", (a_dtype, b_dtype), dtype, casting, out_dtype)
+    return m, n, result_shape, dt, _route.gemm_takes(dt)
+
+
 def _gemm_result(a, b, dt, out, result_shape, m, n):
     """``a @ b`` in ``dt`` on rocblas GEMM, written into ``out`` when possible; returns the result."""
     cupy = backend.cupy()
@@ -299,10 +293,12 @@ def matmul(x1, x2, /, out=None, *, casting="same_kind", order="K", dtype=None, s
     b = as_device_array(x2, "x2", allow_scalar=True)
     if out is not None:
         _check_out_array(cupy, out)
-    loop, m, k, n, result_shape = matmul_shapes(a.shape, b.shape, None if out is None else out.shape)
-    dt = ufunc_dtype("matmul", (a.dtype, b.dtype), dtype, casting,
-                     None if out is None else out.dtype)
-    if _route.gemm_takes(dt):
+    out_shape, out_dtype = (None, None) if out is None else (out.shape, out.dtype)
+    # NumPy's rules once per call signature (errors are not kept): a repeated product pays one lookup
+    key = ("numpy.matmul", a.shape, a.dtype, b.shape, b.dtype, out_shape, out_dtype, dtype, casting)
+    m, n, result_shape, dt, gemm = plans.cache.lookup(
+        key, lambda: _signature(a.shape, a.dtype, b.shape, b.dtype, out_shape, out_dtype, dtype, casting))
+    if gemm:
         result = _gemm_result(a, b, dt, out, result_shape, m, n)
     else:
         result = cupy.matmul(_cast(a, dt), _cast(b, dt))

@@ -1,7 +1,7 @@
 """``ra.matmul``, ``ra.dot`` (N-D), ``ra.tensordot``, ``ra.outer``, ``ra.kron``, ``ra.trace`` against NumPy.
 
 CPU tests: the pure-Python rules (shapes, broadcasting, dtypes, errors — NumPy is run to get its
-exact exception), the zero-copy layout mapping (``_gemm_route``), and the whole routing on host
+exact exception), the zero-copy layout mapping (``gemm_route``), and the whole routing on host
 memory (``hostdev``: CuPy arrays over host buffers, NumPy stand-ins for ``rocblas.gemm`` and
 ``gemm_strided_batched`` that check their arguments), which proves operands, trans flags, leading
 dimensions and batch strides before a GPU run. GPU tests compare with NumPy in float64 on fresh
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import hostdev
+from launchfake import fake_device  # noqa: F401  (the fixture)
 from conftest import assert_close, random_array, to_device, to_host, wide
 
 import rocarray as ra
@@ -236,6 +237,21 @@ def test_layout_memo_keys_on_strides_and_walks_long_loops(monkeypatch, rng):
         _check(ra.matmul(hostdev.dev(x), hostdev.dev(y)), x @ y)
         runs.append(list(calls))
     assert runs[0] == runs[1] and len(runs[0]) > 2   # 3 x 2 launches of batch 4
+
+
+def test_a_repeated_matmul_runs_its_plans(fake_device):
+    """A warm ``matmul`` (same shapes, dtypes and layout) builds nothing: NumPy's rules, the layout
+    and gemm's launches are plans of the one cache, and the second call makes the same launches."""
+    a, b = fake_device.array((64, 32), "float32"), fake_device.array((32, 16), "float32")
+    ra.matmul(a, b)
+    first, misses = fake_device.names(), plans.cache.misses
+    assert first == ["ra_rocblas_gemm<float, 64, 64, 16, 4, 4, 1>"]
+    ra.matmul(a, b)
+    assert plans.cache.misses == misses and fake_device.names() == first * 2
+    ops = {key[0] for key in plans.cache._entries}
+    assert {"numpy.matmul", "numpy.matmul.layout", "rocblas.gemm.checked"} <= ops
+    ra.matmul(b.T, a.T)   # another signature: planned anew
+    assert plans.cache.misses > misses
 
 
 def test_matmul_writes_into_out_directly(monkeypatch, rng):
