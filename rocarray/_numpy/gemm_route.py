@@ -240,8 +240,11 @@ def _layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides)
     """The :class:`_Layout` of ``a @ b`` from shapes and byte strides (``out_strides`` None: a new
     C-contiguous result), kept in the plan cache: a repeated product pays one lookup for it."""
     key = ("numpy.matmul.layout", itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides)
-    return plans.cache.lookup(key, lambda: _plan_layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop,
-                                                        out_strides))
+    layout = plans.cache.get(key)  # (a key of ints and tuples: always hashable)
+    if layout is None:
+        layout = plans.cache.put(key, _plan_layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop,
+                                                   out_strides))
+    return layout
 
 
 def _plan_layout(itemsize, a_shape, a_strides, b_shape, b_strides, loop, out_strides):
