@@ -39,7 +39,7 @@ def chosen_sources(source_filter=None):
 
 def representative_sources():
     """One kernel source per library: its cheapest to compile (the quick offline check)."""
-    _compile.import_all_libraries()
+    offline.import_all_libraries()
     cheapest = {}
     for source in _compile.source_files():
         library = source.split("/")[0]
@@ -154,7 +154,7 @@ def _precompile_job(source, name, arch, opts):
     """One warm-up compile in a worker process: ``(source, name, seconds, error text or None)``."""
     t0 = time.perf_counter()
     try:
-        _compile.import_all_libraries()
+        offline.import_all_libraries()
         _compile.precompile(source, name, arch, opts)
         return source, name, time.perf_counter() - t0, None
     except Exception as exc:  # a compile error: its log, reported by the parent
@@ -213,7 +213,7 @@ def run_warmup(out, libraries=None, workers=None):
     import multiprocessing
 
     info = backend.device_info()
-    _compile.import_all_libraries()
+    offline.import_all_libraries()
     sources = library_sources(libraries)
     jobs = [(s, None) for s in sources] + [(s, n) for s in sources for n in _compile.registered(s)]
     opts = None if info.is_hip else _compile.runtime_options(info)

@@ -11,13 +11,12 @@ through rocarray's own cache (:mod:`rocarray._core.kernel_cache`): a new process
 without compiling. On ROCm devices CuPy's ``RawModule`` compiles with hiprtc.
 
 Libraries declare the template instantiations they launch with :func:`register` at import time,
-so the offline compile matrix (:mod:`rocarray._core.offline`) builds exactly what runs.
+so the offline compile matrix (:mod:`rocarray._core.offline`, whose ``import_all_libraries``
+imports every module) builds exactly what runs.
 """
 
-import importlib
 import importlib.resources
 import os
-import pkgutil
 import threading
 
 from rocarray._core import backend, config, kernel_cache
@@ -153,17 +152,6 @@ def registered(source=None):
         if source is not None:
             return tuple(sorted(_registry.get(source, ())))
         return {path: tuple(sorted(names)) for path, names in _registry.items()}
-
-
-def import_all_libraries():
-    """Import every rocarray module, so every library has registered its instantiations."""
-    import rocarray
-
-    for info in pkgutil.walk_packages(rocarray.__path__, prefix="rocarray."):
-        if ".tests" in info.name or info.name.endswith("__main__"):
-            continue
-        importlib.import_module(info.name)
-    return registered()
 
 
 # --------------------------------------------------------------------------------------------

@@ -135,6 +135,21 @@ def compile_source(source, target):
     return result
 
 
+def import_all_libraries():
+    """Import every rocarray module, so every library has registered its instantiations; returns
+    the registry (:func:`rocarray._core.compile.registered`)."""
+    import importlib
+    import pkgutil
+
+    import rocarray
+
+    for info in pkgutil.walk_packages(rocarray.__path__, prefix="rocarray."):
+        if ".tests" in info.name or info.name.endswith("__main__"):
+            continue
+        importlib.import_module(info.name)
+    return _compile.registered()
+
+
 def estimated_cost(source, target):
     """A rough relative cost of compiling ``source`` for ``target`` (its text times its
     instantiations; NVRTC's CUBIN path weighs double), used to start the longest compiles first so a
@@ -156,7 +171,7 @@ def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None
     pool : concurrent.futures.Executor
         Shut it down (``pool.shutdown(wait=False)``) when done.
     """
-    _compile.import_all_libraries()
+    import_all_libraries()
     sources = list(sources) if sources is not None else _compile.source_files()
     skipped = [(t, missing_compiler(t)) for t in targets if missing_compiler(t)]
     usable = [t for t in targets if not missing_compiler(t)]

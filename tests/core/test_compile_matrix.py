@@ -35,7 +35,7 @@ def instantiations_of(path):
 
 
 ra_compile.register(TEST_KERNEL, instantiations_of(TEST_KERNEL))
-ra_compile.import_all_libraries()  # every library registers its instantiations at import
+offline.import_all_libraries()  # every library registers its instantiations at import
 
 PACKAGE_SOURCES = ra_compile.source_files()
 SOURCES = PACKAGE_SOURCES + [TEST_KERNEL]
