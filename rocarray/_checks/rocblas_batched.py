@@ -21,8 +21,7 @@ _host = harness.standard_normal
 
 
 def _rtol(dtype, n=1):
-    eps = numpy.finfo(numpy.dtype(dtype)).eps
-    return 16 * eps * max(1.0, numpy.sqrt(n))
+    return harness.tolerance(dtype, n, factor=16)
 
 
 def _wide(a):

@@ -21,7 +21,7 @@ _DTYPES = ("float32", "float64", "complex64", "complex128")
 def _check(name, got, want, dtype, n, scale):
     got = numpy.asarray(got, dtype=numpy.complex128)
     want = numpy.asarray(want, dtype=numpy.complex128)
-    rtol = 16 * numpy.finfo(numpy.dtype(dtype)).eps * max(1.0, float(n))
+    rtol = harness.tolerance(dtype, n, factor=16, growth="linear")
     if not numpy.allclose(got, want, rtol=rtol, atol=rtol * scale):
         err = float(numpy.max(numpy.abs(got - want)))
         raise AssertionError(f"{name}: max error {err:.3e} > {rtol * scale:.3e}")

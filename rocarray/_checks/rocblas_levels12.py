@@ -39,8 +39,7 @@ def _index(n, inc):
 
 
 def _rtol(dtype, n=1):
-    eps = numpy.finfo(numpy.dtype(dtype)).eps
-    return 16 * eps * max(1.0, numpy.sqrt(n))
+    return harness.tolerance(dtype, n, factor=16)
 
 
 def _check(name, got, want, dtype, n=1, scale=None):

@@ -53,7 +53,7 @@ def _check_one(rng, dtype, ta, tb, m, n, k, pad):
     want = alpha * (oa @ ob) + beta * C
     scale = abs(alpha) * (numpy.abs(oa) @ numpy.abs(ob)) + abs(beta) * numpy.abs(C)
     got = backend.cupy().asnumpy(dc).astype(numpy.float64).reshape(n, ldc).T[:m]
-    eps = 2.0**-10 if numpy.dtype(dtype) == numpy.float16 else 2.0**-7
+    eps = harness.machine_epsilon(dtype)
     tol = eps * numpy.abs(want) + (k + 4) * 2.0**-23 * scale + 1e-7
     if not numpy.all(numpy.abs(got - want) <= tol):
         raise AssertionError(f"gemm_mma {numpy.dtype(dtype).name} {ta}{tb} {m}x{n}x{k}: "

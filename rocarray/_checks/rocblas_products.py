@@ -25,8 +25,7 @@ def _wide(a):
 
 def _compare(name, got, want, dtype, k):
     got = backend.cupy().asnumpy(got)
-    eps = numpy.finfo(numpy.dtype(dtype)).eps
-    rtol = 16 * eps * max(1.0, numpy.sqrt(k))
+    rtol = harness.tolerance(dtype, k, factor=16)
     scale = max(1.0, float(numpy.max(numpy.abs(want), initial=0.0)))
     if got.shape != want.shape or not numpy.allclose(got, want, rtol=rtol, atol=rtol * scale):
         raise AssertionError(f"{name} {dtype}: shape {got.shape} vs {want.shape} or values off "

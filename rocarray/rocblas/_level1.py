@@ -272,7 +272,7 @@ def _reduction(go, device_id, out_dtype, fn):
 # --------------------------------------------------------------------------------------------
 
 def axpy(n, alpha, x, incx, y, incy):
-    """``y := alpha * x + y`` (rocblas_?axpy).
+    """``y := alpha * x + y`` (``rocblas_?axpy``).
 
     Parameters
     ----------
@@ -349,7 +349,7 @@ def _axpy_plan(device_id, dtype, n, vx, vy, ox, oy):
 
 
 def scal(n, alpha, x, incx):
-    """``x := alpha * x`` (rocblas_?scal, and csscal/zdscal for a real alpha on complex x).
+    """``x := alpha * x`` (``rocblas_?scal``, and csscal/zdscal for a real alpha on complex x).
 
     Parameters
     ----------
@@ -459,7 +459,7 @@ def _copy_plan(fn, device_id, dtype, n, vx, vy, ox, oy):
 
 
 def copy(n, x, incx, y, incy):
-    """``y := x`` (rocblas_?copy); bits are copied exactly.
+    """``y := x`` (``rocblas_?copy``); bits are copied exactly.
 
     Parameters
     ----------
@@ -496,7 +496,7 @@ def copy(n, x, incx, y, incy):
 
 
 def swap(n, x, incx, y, incy):
-    """Exchange x and y (rocblas_?swap).
+    """Exchange x and y (``rocblas_?swap``).
 
     Parameters
     ----------
@@ -529,7 +529,7 @@ def swap(n, x, incx, y, incy):
 
 
 def rot(n, x, incx, y, incy, c, s):
-    """Apply a plane rotation (rocblas_?rot, csrot/zdrot and crot/zrot).
+    """Apply a plane rotation (``rocblas_?rot``, csrot/zdrot and crot/zrot).
 
     ``x_i := c * x_i + s * y_i`` and ``y_i := c * y_i - conj(s) * x_i`` for every i.
 
@@ -630,7 +630,7 @@ def _dot(fn, n, x, incx, y, incy, result):
 
 
 def dot(n, x, incx, y, incy, *, result=None):
-    """Dot product ``sum_i x_i * y_i`` (rocblas_?dot, ?dotu for complex), on the device.
+    """Dot product ``sum_i x_i * y_i`` (``rocblas_?dot``, ?dotu for complex), on the device.
 
     Parameters
     ----------
@@ -666,7 +666,7 @@ def dot(n, x, incx, y, incy, *, result=None):
 
 
 def dotc(n, x, incx, y, incy, *, result=None):
-    """Conjugated dot product ``sum_i conj(x_i) * y_i`` (rocblas_?dotc), on the device.
+    """Conjugated dot product ``sum_i conj(x_i) * y_i`` (``rocblas_?dotc``), on the device.
 
     Real vectors give the plain dot product.
 
@@ -732,7 +732,7 @@ def _reduce_one(fn, n, x, incx, result, out_dtype, nonpositive_inc_is_zero):
 
 
 def nrm2(n, x, incx, *, result=None):
-    """Euclidean norm ``sqrt(sum_i |x_i|^2)`` without overflow or underflow (rocblas_?nrm2).
+    """Euclidean norm ``sqrt(sum_i |x_i|^2)`` without overflow or underflow (``rocblas_?nrm2``).
 
     Uses Blue's algorithm with LAPACK 3.10's fixed scaling constants (three accumulators for
     small, medium and big magnitudes), so values near the overflow and underflow thresholds give
@@ -772,7 +772,7 @@ def nrm2(n, x, incx, *, result=None):
 
 
 def asum(n, x, incx, *, result=None):
-    """Sum of magnitudes ``sum_i |re(x_i)| + |im(x_i)|`` (rocblas_?asum).
+    """Sum of magnitudes ``sum_i |re(x_i)| + |im(x_i)|`` (``rocblas_?asum``).
 
     Parameters
     ----------
@@ -811,7 +811,7 @@ def _index_dtype(_dtype):
 
 
 def iamax(n, x, incx, *, result=None):
-    """1-based index of the first element of largest ``|re| + |im|`` (rocblas_i?amax).
+    """1-based index of the first element of largest ``|re| + |im|`` (``rocblas_i?amax``).
 
     NaN elements are skipped (never selected); when every element is NaN the result is 1. This
     matches the reference BLAS except when ``x[0]`` is NaN, where the reference returns 1.
@@ -849,7 +849,7 @@ def iamax(n, x, incx, *, result=None):
 
 
 def iamin(n, x, incx, *, result=None):
-    """1-based index of the first element of smallest ``|re| + |im|`` (rocblas_i?amin).
+    """1-based index of the first element of smallest ``|re| + |im|`` (``rocblas_i?amin``).
 
     NaN elements are skipped; when every element is NaN the result is 1.
 

@@ -281,7 +281,7 @@ def _scale_y(device_id, length, beta, a, vy):
 # --------------------------------------------------------------------------------------------
 
 def gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
-    """``y := alpha * op(A) x + beta * y`` (rocblas_?gemv), op(A) = A, A^T or A^H.
+    """``y := alpha * op(A) x + beta * y`` (``rocblas_?gemv``), op(A) = A, A^T or A^H.
 
     Parameters
     ----------
@@ -379,7 +379,7 @@ def _ger(fn, m, n, alpha, x, incx, y, incy, A, lda, conj):
     return None
 
 
-_GER_DOC = """``A := A + alpha * x * {op}`` (rocblas_{name}).
+_GER_DOC = """``A := A + alpha * x * {op}`` (``rocblas_{name}``).
 
     Parameters
     ----------
@@ -479,7 +479,7 @@ def _symv(fn, uplo, n, alpha, A, lda, x, incx, beta, y, incy, herm):
     return None
 
 
-_SYMV_DOC = """``y := alpha * A x + beta * y`` with A {kind} (rocblas_?{name}).
+_SYMV_DOC = """``y := alpha * A x + beta * y`` with A {kind} (``rocblas_?{name}``).
 
     Only the ``uplo`` triangle of A is read{diag_note}.
 
@@ -563,7 +563,7 @@ def _triangular_args(fn, uplo, transA, diag, n, A, lda, x, incx):
 
 
 def trmv(uplo, transA, diag, n, A, lda, x, incx):
-    """``x := op(A) x`` with A triangular (rocblas_?trmv), op(A) = A, A^T or A^H.
+    """``x := op(A) x`` with A triangular (``rocblas_?trmv``), op(A) = A, A^T or A^H.
 
     Parameters
     ----------
@@ -623,7 +623,7 @@ def trmv(uplo, transA, diag, n, A, lda, x, incx):
 
 
 def trsv(uplo, transA, diag, n, A, lda, x, incx):
-    """Solve ``op(A) z = x`` in place (``x := z``) with A triangular (rocblas_?trsv).
+    """Solve ``op(A) z = x`` in place (``x := z``) with A triangular (``rocblas_?trsv``).
 
     No test for singularity is made (as in the reference BLAS): a zero on a non-unit diagonal
     gives inf/NaN. Blocked substitution (see the module docstring): diagonal blocks of

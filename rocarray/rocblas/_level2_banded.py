@@ -164,7 +164,7 @@ def _scale_y(device_id, length, beta, a, vy):
 # --------------------------------------------------------------------------------------------
 
 def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
-    """``y := alpha * op(A) x + beta * y`` with A an m x n band matrix (rocblas_?gbmv).
+    """``y := alpha * op(A) x + beta * y`` with A an m x n band matrix (``rocblas_?gbmv``).
 
     Parameters
     ----------
@@ -266,7 +266,7 @@ def _sbmv(fn, uplo, n, k, alpha, A, lda, x, incx, beta, y, incy, herm):
     return None
 
 
-_SBMV_DOC = """``y := alpha * A x + beta * y`` with A an n x n {kind} band matrix (rocblas_?{name}).
+_SBMV_DOC = """``y := alpha * A x + beta * y`` with A an n x n {kind} band matrix (``rocblas_?{name}``).
 
     Only the ``uplo`` triangle's band is stored and read{diag_note}.
 

@@ -106,7 +106,7 @@ def _symm(fn, herm, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc):
     return None
 
 
-_SYMM_DOC = """``C := alpha A B + beta C`` or ``alpha B A + beta C`` with A {kind} (rocblas_?{name}).
+_SYMM_DOC = """``C := alpha A B + beta C`` or ``alpha B A + beta C`` with A {kind} (``rocblas_?{name}``).
 
     Only the ``uplo`` triangle of A is read{diag_note}.
 
@@ -389,19 +389,19 @@ _HE = dict(diag_note="; the imaginary parts of its diagonal are set to zero", op
            trans_values="'N', 'C'", trans_note="", dtypes="complex64 or complex128",
            type_note=" (real data: use the symmetric routine)", ctype=", complex", a="[1, 2], complex")
 syrk.__doc__ = _RANK_DOC.format(
-    summary="``C := alpha op(A) op(A)^T + beta C`` with C symmetric (rocblas_?syrk).", tname="transA",
+    summary="``C := alpha op(A) op(A)^T + beta C`` with C symmetric (``rocblas_?syrk``).", tname="transA",
     and_b=" is", nor_b="", b_params="", name="syrk", b_arg="", result="[1., 2., 0., 4.]", **_SY)
 herk.__doc__ = _RANK_DOC.format(
-    summary="``C := alpha op(A) op(A)^H + beta C`` with C Hermitian, alpha and beta real (rocblas_?herk).",
+    summary="``C := alpha op(A) op(A)^H + beta C`` with C Hermitian, alpha and beta real (``rocblas_?herk``).",
     tname="transA", and_b=" is", nor_b="", b_params="", alpha_note="; real", beta_note="; real",
     real_note=" or complex alpha/beta", name="herk", b_arg="", result="[1.+0.j, 2.+0.j, 0.+0.j, 4.+0.j]", **_HE)
 syr2k.__doc__ = _RANK_DOC.format(
-    summary="``C := alpha op(A) op(B)^T + alpha op(B) op(A)^T + beta C`` with C symmetric (rocblas_?syr2k).",
+    summary="``C := alpha op(A) op(B)^T + alpha op(B) op(A)^T + beta C`` with C symmetric (``rocblas_?syr2k``).",
     tname="trans", and_b=" and op(B) are", nor_b=" nor B", b_params=_B_PARAMS, name="syr2k", b_arg="A, 2, ",
     result="[2., 4., 0., 8.]", **_SY)
 her2k.__doc__ = _RANK_DOC.format(
     summary="``C := alpha op(A) op(B)^H + conj(alpha) op(B) op(A)^H + beta C`` with C Hermitian, beta real "
-            "(rocblas_?her2k).",
+            "(``rocblas_?her2k``).",
     tname="trans", and_b=" and op(B) are", nor_b=" nor B", b_params=_B_PARAMS, alpha_note="; real or complex",
     beta_note="; real", real_note=" or a complex beta", name="her2k", b_arg="A, 2, ",
     result="[2.+0.j, 4.+0.j, 0.+0.j, 8.+0.j]", **_HE)

@@ -220,11 +220,11 @@ def trmm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
 
 
 trsm.__doc__ = ("Solve ``op(A) X = alpha B`` or ``X op(A) = alpha B`` with A triangular, ``B := X`` "
-                "(rocblas_?trsm)." + _OP_DOC.format(
+                "(``rocblas_?trsm``)." + _OP_DOC.format(
                     name="trsm", b="4.0, 8.0", result="1., 2.",
                     notes=" No test for singularity is made (as in the reference BLAS): a zero on a non-unit "
                           "diagonal gives inf/NaN."))
-trmm.__doc__ = ("``B := alpha op(A) B`` or ``B := alpha B op(A)`` with A triangular (rocblas_?trmm, the "
+trmm.__doc__ = ("``B := alpha op(A) B`` or ``B := alpha B op(A)`` with A triangular (``rocblas_?trmm``, the "
                 "classic in-place form)." + _OP_DOC.format(
                     name="trmm", b="1.0, 2.0", result="4., 8.",
                     notes=" rocBLAS 6's out-of-place ``rocblas_?trmm(..., B, ldb, C, ldc)`` is this routine "

@@ -63,9 +63,8 @@ template <int ALIGN> RA_DEVICE unsigned char* ra_align_shared(unsigned char* p) 
 }
 
 // One 16-byte load of read-only data streamed once (reductions): on NVIDIA sm_70+ through the
-// non-coherent path without allocating in L1, which the data would only pass through (measured on
-// the H200: 0.2-0.4 % more read bandwidth for a 1 GB sum). Elsewhere a plain load. P is any
-// 16-byte, 16-byte aligned type.
+// non-coherent path without allocating in L1, which the data would only pass through. Elsewhere
+// a plain load. P is any 16-byte, 16-byte aligned type.
 template <typename P> RA_DEVICE P ra_load_stream16(const P* p) {
     static_assert(sizeof(P) == 16, "ra_load_stream16 moves 16 bytes");
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 700

@@ -88,7 +88,7 @@ def _warm_key(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, bias
 # --------------------------------------------------------------------------------------------
 
 def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=None, activation=None):
-    """``C := act(alpha * op(A) op(B) + beta * C + bias)`` (rocblas_?gemm), op(X) = X, X^T or X^H.
+    """``C := act(alpha * op(A) op(B) + beta * C + bias)`` (``rocblas_?gemm``), op(X) = X, X^T or X^H.
 
     Parameters
     ----------

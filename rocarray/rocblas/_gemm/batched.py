@@ -138,7 +138,7 @@ def _nothing_to_do(m, n, k, batch, alpha, beta):
 
 def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc,
                          stride_c, batch_count):
-    """``C_b := alpha * op(A_b) op(B_b) + beta * C_b`` for ``b < batch_count`` (rocblas_?gemm_strided_batched).
+    """``C_b := alpha * op(A_b) op(B_b) + beta * C_b`` for ``b < batch_count`` (``rocblas_?gemm_strided_batched``).
 
     Matrix ``b`` of each operand starts ``b * stride`` elements after matrix 0 in its buffer.
 
@@ -279,7 +279,7 @@ def launch_checked(dtype, transA, transB, m, n, k, alpha, A, lda, stride_a, B, l
 
 def gemm_batched(transA, transB, m, n, k, alpha, A_array, lda, B_array, ldb, beta, C_array, ldc, batch_count,
                  *, dtype):
-    """``C_b := alpha * op(A_b) op(B_b) + beta * C_b`` for ``b < batch_count`` (rocblas_?gemm_batched).
+    """``C_b := alpha * op(A_b) op(B_b) + beta * C_b`` for ``b < batch_count`` (``rocblas_?gemm_batched``).
 
     The matrices are given by device arrays of device pointers, one per matrix.
 

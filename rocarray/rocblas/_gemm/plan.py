@@ -197,6 +197,11 @@ def choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch=1)
     return plans.cache.lookup(key, lambda: _choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch))
 
 
+#: The kernel sources the gemm candidates run: their digest is part of every tuning DB key, so an
+#: edited kernel drops only gemm's entries.
+TUNED_SOURCES = ("rocblas/gemm.hip", "rocblas/gemm_mma.hip", "rocblas/gemm_wgmma.hip")
+
+
 def _choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch):
     sms, mma = tiles.device_facts(device_id)
     x3 = numpy.dtype(dtype) == _F32 and tf32x3.usable(device_id, m, n, k, batch)
@@ -211,7 +216,7 @@ def _choose(device_id, dtype, m, n, k, alpha, A, lda, B, ldb, flag_bits, batch):
         key += ("x3",)
     return tuning.choose("rocblas.gemm", key, choices,
                          lambda c: time_choice(device_id, dtype, c, m, n, k, alpha, A, lda, B, ldb, flag_bits),
-                         default.name)
+                         default.name, sources=TUNED_SOURCES)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,59 @@
+"""The documentation builds with zero warnings (Sphinx ``-W``: every warning is an error), and every
+public function's docstring passes numpydoc's structural checks."""
+
+import importlib.util
+import inspect
+import os
+import subprocess
+import sys
+
+import pytest
+
+import rocarray as ra
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.linalg, "rocarray.prim": ra.prim,
+              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft}
+#: numpydoc's checks of structure (what a reader relies on): a docstring, the parameters documented
+#: in order with their types, no parameter that does not exist, a summary line that ends in a
+#: period. (Style checks such as See Also and Examples sections are not enforced.)
+STRUCTURAL = ("GL08", "PR01", "PR02", "PR03", "PR04", "PR06", "PR10", "SS01", "SS03")
+
+
+def _have(*modules):
+    return all(importlib.util.find_spec(m) is not None for m in modules)
+
+
+@pytest.mark.skipif(not _have("sphinx", "numpydoc", "myst_parser"),
+                    reason="the docs tools are not installed (pip install -e \".[test]\")")
+def test_the_docs_build_without_a_warning(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-b", "html",
+                           os.path.join(REPO, "docs"), str(tmp_path / "html")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+
+
+def _public_functions():
+    seen = set()
+    for prefix, namespace in NAMESPACES.items():
+        for name in getattr(namespace, "__all__", ()):
+            obj = getattr(namespace, name)
+            module = getattr(obj, "__module__", "") or ""
+            if not callable(obj) or inspect.ismodule(obj) or not module.startswith("rocarray"):
+                continue
+            qualname = f"{module}.{obj.__qualname__}"
+            if qualname not in seen:
+                seen.add(qualname)
+                yield qualname
+
+
+@pytest.mark.skipif(not _have("numpydoc"), reason="numpydoc is not installed (pip install -e \".[test]\")")
+def test_every_public_docstring_passes_numpydocs_structural_checks():
+    from numpydoc.validate import validate
+
+    problems = []
+    for qualname in _public_functions():
+        for code, message in validate(qualname)["errors"]:
+            if code in STRUCTURAL:
+                problems.append(f"{qualname}: {code} {message}")
+    assert not problems, "\n".join(problems)
