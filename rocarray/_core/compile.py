@@ -15,7 +15,6 @@ so the offline compile matrix (:mod:`rocarray._core.offline`, whose ``import_all
 imports every module) builds exactly what runs.
 """
 
-import importlib.resources
 import os
 import threading
 
@@ -49,6 +48,8 @@ _modules_lock = threading.Lock()
 # --------------------------------------------------------------------------------------------
 
 def _kernels_root():
+    import importlib.resources
+
     return importlib.resources.files("rocarray._kernels")
 
 

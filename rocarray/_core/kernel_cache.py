@@ -18,9 +18,7 @@ identical content wins). A read-only or unwritable cache folder turns writing of
 """
 
 import hashlib
-import json
 import os
-import tempfile
 import threading
 import warnings
 from pathlib import Path
@@ -69,6 +67,8 @@ def load(arch, entry_key):
     entry_key : str
         From :func:`key`.
     """
+    import json
+
     binary_path, meta_path = _paths(arch, entry_key)
     try:
         meta_text = meta_path.read_text(encoding="utf-8")
@@ -109,6 +109,8 @@ def read(arch, entry_key):
 def store(arch, entry_key, binary, names):
     """Write an entry atomically; returns the binary's path, or None when the cache folder cannot
     be written (writing is then off for this process, after one warning)."""
+    import json
+
     base = root()
     if str(base) in _unwritable:
         return None
@@ -128,6 +130,8 @@ def store(arch, entry_key, binary, names):
 
 
 def _write_atomically(path, data):
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:

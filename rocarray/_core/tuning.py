@@ -56,11 +56,8 @@ is executed: entries are plain JSON checked field by field. Each file is read on
 kept in memory (:func:`clear_cache` drops it).
 """
 
-import datetime
-import json
 import math
 import os
-import tempfile
 import threading
 import warnings
 from pathlib import Path
@@ -207,6 +204,7 @@ def sources_digest(sources):
 
 def _read_file(path, quiet=False):
     """Entries stored in ``path``; ``{}`` when missing or unreadable (warning for the latter)."""
+    import json
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -239,6 +237,9 @@ def _read_file(path, quiet=False):
 
 def _write_file(path, entries, arch):
     """Write ``entries`` to ``path`` atomically (temporary file in the same folder + os.replace)."""
+    import json
+    import tempfile
+
     data = {"format": FORMAT, "arch": arch, "entries": dict(sorted(entries.items()))}
     tmp = None
     try:
@@ -496,6 +497,8 @@ def choose(op, key, candidates, measure, default, *, arch=None, sources=()):
                 _decided[memo_key] = candidate_name(chosen)
             return chosen
 
+        import datetime
+
         winner, seconds = _measure_all(op, candidates, measure)
         entry = {
             "choice": winner,
@@ -528,6 +531,8 @@ def export_db(path, arch=None):
     OSError
         When ``path`` cannot be written.
     """
+    import json
+
     if arch is None:
         arch = _device_arch()
     with _lock:
@@ -547,6 +552,8 @@ def import_db(path):
     ValueError
         When the file is not an exported tuning DB.
     """
+    import json
+
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))

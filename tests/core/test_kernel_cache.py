@@ -112,7 +112,7 @@ def test_a_read_only_file_system_turns_writing_off(cache_dir, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(30, "Read-only file system")
 
-    monkeypatch.setattr(K.tempfile, "mkstemp", refuse)
+    monkeypatch.setattr("tempfile.mkstemp", refuse)
     with pytest.warns(K.KernelCacheWarning, match="Read-only file system"):
         assert K.store("sm_90", K.key("a"), b"x", {}) is None
     with warnings.catch_warnings():
