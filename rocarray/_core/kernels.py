@@ -55,7 +55,7 @@ class Kernel:
         return f"Kernel({self.source!r}, {self.name!r}, block={self.block})"
 
     def function(self, device_id):
-        """The compiled kernel on ``device_id`` (compiled on first use; ``cupy.RawKernel``)."""
+        """The compiled kernel on ``device_id`` (compiled on first use through :mod:`rocarray._core.compile`)."""
         fn = self._functions.get(device_id)
         if fn is None:
             with self._lock:

@@ -100,7 +100,7 @@ class Launch:
     Parameters
     ----------
     function : compiled kernel
-        From :meth:`rocarray._core.kernels.Kernel.function` (a ``cupy.RawKernel``); call the launch
+        From :meth:`rocarray._core.kernels.Kernel.function` (CuPy's kernel object); call the launch
         with its device current.
     grid, block : int or tuple of int
         Launch dimensions (1 to 3).

@@ -17,80 +17,13 @@ import pytest
 
 import large
 from conftest import NUMERIC_DTYPES, fake, to_device, to_host
+from prim_data import check, data, same, sparse_data, values
 
 import rocarray._numpy.searching as api
 
 ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 4095, 4096, 4097, 1_000_003]
 FLAGS = list(itertools.product([False, True], repeat=3))
-
-
-def values(rng, shape, dtype, special=True):
-    """Random values with duplicates; floats get NaN and +-0.0, complex NaN parts."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    x = rng.integers(-30, 30, size=shape)
-    if dtype.kind == "u":
-        x = np.abs(x)
-    if dtype.kind == "c":
-        x = x + 1j * rng.integers(-2, 2, size=shape)
-    x = np.asarray(x).astype(dtype)
-    if special and dtype.kind in "fc" and x.size:
-        flat = x.reshape(-1)
-        flat[rng.random(flat.size) < 0.05] = np.nan
-        if dtype.kind == "f":
-            flat[rng.random(flat.size) < 0.05] = 0.0
-            flat[rng.random(flat.size) < 0.05] = -0.0
-        else:
-            flat[rng.random(flat.size) < 0.05] = complex(1, np.nan)
-            flat[rng.random(flat.size) < 0.05] = complex(np.nan, 1)
-    return x
-
-
-def sparse_data(rng, shape, dtype, density=0.5):
-    """Random values with about ``1 - density`` zeros (floats: some -0.0, which is zero, and NaN)."""
-    dtype = np.dtype(dtype)
-    x = rng.integers(1, 100, size=shape) * (rng.random(shape) < density)
-    if dtype.kind == "c":
-        x = x + 1j * (rng.integers(0, 3, size=shape) * (rng.random(shape) < 0.3))
-    x = x.astype(dtype)
-    if dtype.kind == "f" and x.size:
-        flat = x.reshape(-1)
-        flat[rng.random(flat.size) < 0.05] = -0.0
-        flat[rng.random(flat.size) < 0.02] = np.nan
-    return x
-
-
-def data(rng, shape, dtype, span=40):
-    """Random values with many repeats; floats get NaN and +-0.0; complex NaN parts."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    info_ok = dtype.kind != "u"
-    x = rng.integers(-span if info_ok else 0, span, size=shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.integers(-2, 2, size=shape)
-    x = np.asarray(x).astype(dtype)
-    if dtype.kind in "fc" and x.size:
-        flat = x.reshape(-1)
-        flat[rng.random(flat.size) < 0.05] = np.nan
-        if dtype.kind == "f":
-            flat[rng.random(flat.size) < 0.05] = -0.0
-        else:
-            flat[rng.random(flat.size) < 0.03] = complex(2, np.nan)
-    return x
-
-
-def check(got, want):
-    if not isinstance(want, tuple):
-        got, want = (got,), (want,)
-    assert isinstance(got, tuple) and len(got) == len(want)
-    for g, w in zip(got, want):
-        g = to_host(g)
-        assert g.shape == w.shape, (g.shape, w.shape)
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
-        np.testing.assert_array_equal(g, w)
 
 
 def run(x, dx, ri, rv, rc, equal_nan=True):
@@ -101,14 +34,6 @@ def run(x, dx, ri, rv, rc, equal_nan=True):
     want = want[0] if len(want) == 1 else want
     got = api.unique(dx, return_index=ri, return_inverse=rv, return_counts=rc, equal_nan=equal_nan)
     check(got, want)
-
-
-def same(got, want):
-    got = to_host(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    np.testing.assert_array_equal(got, want)
 
 
 # --------------------------------------------------------------------------------------------

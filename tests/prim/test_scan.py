@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import NUMERIC_DTYPES, random_array, to_device, to_host
+from prim_data import assert_scan, reference, scan_data
 from launchfake import fake_device  # noqa: F401 (fixture)
 
 from rocarray._core import compile as _compile
@@ -26,53 +27,6 @@ ALL_DTYPES = NUMERIC_DTYPES
 # --------------------------------------------------------------------------------------------
 # references and comparisons
 # --------------------------------------------------------------------------------------------
-
-def scan_data(rng, shape, dtype, op="add"):
-    """Random data; floats positive for sums (no cancellation), near 1 for products."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        if op == "mul":
-            return rng.uniform(0.999, 1.001, shape).astype(dtype)
-        scale = min(1.0, 30000.0 / max(int(np.prod(shape)), 1)) if dtype == np.float16 else 1.0
-        return (rng.random(shape) * scale).astype(dtype)
-    if dtype.kind == "c":
-        if op == "mul":
-            z = np.exp(1j * rng.uniform(-0.01, 0.01, shape)) * rng.uniform(0.999, 1.001, shape)
-            return z.astype(dtype)
-        return (rng.random(shape) + 1j * rng.random(shape)).astype(dtype)
-    return random_array(rng, shape, dtype)
-
-
-def reference(x, axis, op="add", dtype=None, nan=False):
-    """NumPy's scan, float64/complex128 for floats, NumPy's own integer wrap-around for integers."""
-    x = np.asarray(x)
-    out_dtype = _scan.accumulation_dtype(x.dtype, dtype)
-    if nan and x.dtype.kind in "fc":
-        x = np.where(np.isnan(x), 0 if op == "add" else 1, x)
-    if out_dtype.kind in "fc":
-        wide = np.complex128 if out_dtype.kind == "c" else np.float64
-        src = x.astype(out_dtype).astype(wide)
-        return (np.cumsum if op == "add" else np.cumprod)(src, axis=axis)
-    return (np.cumsum if op == "add" else np.cumprod)(x, axis=axis, dtype=out_dtype)
-
-
-def assert_scan(got, want, dtype, n, op="add"):
-    """Integers exactly; floats to a tolerance scaled by the running magnitude and log2(n) for sums
-    of positive data, by sqrt(n) for products (every product's relative error is a random walk)."""
-    got = to_host(got)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    dtype = np.dtype(dtype)
-    if dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
-        return
-    eps = {2: 2.0**-10, 4: 2.0**-23, 8: 2.0**-52}[dtype.itemsize // (2 if dtype.kind == "c" else 1)]
-    rtol = 16 * eps * max(1.0, np.log2(max(n, 2)))
-    if op == "mul":
-        rtol = 16 * eps * max(1.0, np.sqrt(n))
-    if dtype == np.float16:
-        rtol = 4 * eps  # accumulated in float32, rounded once
-    g = got.astype(np.complex128 if dtype.kind == "c" else np.float64)
-    np.testing.assert_allclose(g, want, rtol=rtol, atol=rtol * (np.max(np.abs(want)) if want.size else 0))
 
 
 # --------------------------------------------------------------------------------------------

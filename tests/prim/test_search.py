@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import NUMERIC_DTYPES, to_device, to_host
+from prim_data import values
 from launchfake import fake_device  # noqa: F401 (fixture)
 
 from rocarray._core import compile as _compile
@@ -18,29 +19,6 @@ from rocarray.prim import _search
 
 ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 1_000_003]
-
-
-def values(rng, shape, dtype, special=True):
-    """Random values with duplicates; floats get NaN and +-0.0, complex NaN parts."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    x = rng.integers(-30, 30, size=shape)
-    if dtype.kind == "u":
-        x = np.abs(x)
-    if dtype.kind == "c":
-        x = x + 1j * rng.integers(-2, 2, size=shape)
-    x = np.asarray(x).astype(dtype)
-    if special and dtype.kind in "fc" and x.size:
-        flat = x.reshape(-1)
-        flat[rng.random(flat.size) < 0.05] = np.nan
-        if dtype.kind == "f":
-            flat[rng.random(flat.size) < 0.05] = 0.0
-            flat[rng.random(flat.size) < 0.05] = -0.0
-        else:
-            flat[rng.random(flat.size) < 0.05] = complex(1, np.nan)
-            flat[rng.random(flat.size) < 0.05] = complex(np.nan, 1)
-    return x
 
 
 def same(got, want):

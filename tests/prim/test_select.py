@@ -12,7 +12,8 @@ NumPy-named nonzero, flatnonzero, argwhere, extract and compress are tested in
 import numpy as np
 import pytest
 
-from conftest import NUMERIC_DTYPES, to_device, to_host
+from conftest import NUMERIC_DTYPES, to_device
+from prim_data import same, sparse_data
 from launchfake import fake_device  # noqa: F401 (fixture)
 
 from rocarray._core import compile as _compile
@@ -21,28 +22,6 @@ from rocarray.prim import _select, _unique
 
 ALL_DTYPES = NUMERIC_DTYPES
 SIZES = [0, 1, 31, 32, 33, 63, 64, 65, 4095, 4096, 4097, 1_000_003]
-
-
-def sparse_data(rng, shape, dtype, density=0.5):
-    """Random values with about ``1 - density`` zeros (floats: some -0.0, which is zero, and NaN)."""
-    dtype = np.dtype(dtype)
-    x = rng.integers(1, 100, size=shape) * (rng.random(shape) < density)
-    if dtype.kind == "c":
-        x = x + 1j * (rng.integers(0, 3, size=shape) * (rng.random(shape) < 0.3))
-    x = x.astype(dtype)
-    if dtype.kind == "f" and x.size:
-        flat = x.reshape(-1)
-        flat[rng.random(flat.size) < 0.05] = -0.0
-        flat[rng.random(flat.size) < 0.02] = np.nan
-    return x
-
-
-def same(got, want):
-    got = to_host(got)
-    want = np.asarray(want)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    np.testing.assert_array_equal(got, want)
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,44 +10,14 @@ stand-in device (the NumPy-named ``unique`` is tested in ``tests/numpy_api/test_
 import numpy as np
 import pytest
 
-from conftest import NUMERIC_DTYPES, to_device, to_host
+from conftest import NUMERIC_DTYPES, to_device
+from prim_data import check
 from launchfake import fake_device  # noqa: F401 (fixture)
 
 from rocarray._core import plans
 from rocarray.prim import _select, _unique
 
 ALL_DTYPES = NUMERIC_DTYPES
-
-
-def data(rng, shape, dtype, span=40):
-    """Random values with many repeats; floats get NaN and +-0.0; complex NaN parts."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "b":
-        return rng.random(shape) < 0.5
-    info_ok = dtype.kind != "u"
-    x = rng.integers(-span if info_ok else 0, span, size=shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.integers(-2, 2, size=shape)
-    x = np.asarray(x).astype(dtype)
-    if dtype.kind in "fc" and x.size:
-        flat = x.reshape(-1)
-        flat[rng.random(flat.size) < 0.05] = np.nan
-        if dtype.kind == "f":
-            flat[rng.random(flat.size) < 0.05] = -0.0
-        else:
-            flat[rng.random(flat.size) < 0.03] = complex(2, np.nan)
-    return x
-
-
-def check(got, want):
-    if not isinstance(want, tuple):
-        got, want = (got,), (want,)
-    assert isinstance(got, tuple) and len(got) == len(want)
-    for g, w in zip(got, want):
-        g = to_host(g)
-        assert g.shape == w.shape, (g.shape, w.shape)
-        assert g.dtype == w.dtype, (g.dtype, w.dtype)
-        np.testing.assert_array_equal(g, w)
 
 
 def unique(x, return_index=False, return_inverse=False, return_counts=False, equal_nan=True):

@@ -420,7 +420,6 @@ def test_noops_never_reach_the_device(no_launch):
 
 def test_banded_bench_cases_are_registered():
     from rocarray._core import harness
-    import rocarray.rocblas  # noqa: F401  (registers the cases)
 
     harness.load_all()  # the command line loads them; a test run on its own must too
     cases = {c.name: c for c in harness.bench_cases() if c.library == "rocblas"}
