@@ -20,7 +20,9 @@ class NoDeviceError(RocArrayError, RuntimeError):
 class KernelCompileError(RocArrayError, RuntimeError):
     """A HIP kernel source failed to compile for a target.
 
-    Attributes
+    Each parameter is kept as the attribute of the same name.
+
+    Parameters
     ----------
     kernel : str
         The kernel (or template instantiation) that was being built.
@@ -28,7 +30,7 @@ class KernelCompileError(RocArrayError, RuntimeError):
         The compile target, e.g. ``'sm_90'`` or ``'gfx942'``.
     log : str
         The compiler's log.
-    source_path : str or None
+    source_path : str or None, optional
         Where the full pasted source was written (``ROCARRAY_DUMP_SOURCE_ON_ERROR=1``), else ``None``.
     """
 

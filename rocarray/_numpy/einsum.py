@@ -370,10 +370,11 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
 
     Parameters
     ----------
-    subscripts : str
-        The labels of each operand, ``','``-separated, optionally ``'->'`` and the output labels.
-    *operands : cupy.ndarray or scalar
-        Device arrays (host NumPy arrays are rejected) or scalars.
+    *operands : str, cupy.ndarray, scalar or list of int
+        ``subscripts, op0, op1, ...``: first the subscripts (str), the labels of each operand,
+        ``','``-separated, optionally ``'->'`` and the output labels; then the operands, device
+        arrays (host NumPy arrays are rejected) or scalars. Or the interleaved ``op0, sublist0,
+        op1, sublist1, ..., [sublistout]``, each sublist a list of int labels.
     out : cupy.ndarray, optional
         Destination of the result's shape; the result is cast into it under ``casting``.
     dtype : dtype, optional

@@ -186,7 +186,29 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, w
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
-    """Product of array elements over the given axes (``numpy.prod``); arguments as :func:`sum`.
+    """Product of array elements over the given axes (``numpy.prod``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Input (device) array; Python/NumPy scalars are accepted.
+    axis : None, int or tuple of ints, optional
+        Axes to reduce over; None (default) reduces all elements. Negative axes count from the end.
+    dtype : dtype, optional
+        Result and accumulator dtype; default ``a.dtype``, or int64/uint64 for narrower integers
+        and bool. float16 accumulates in float32 internally and rounds once.
+    out : cupy.ndarray, optional
+        Output of the result's shape; the result is cast to its dtype.
+    keepdims : bool, optional
+        Keep reduced axes as size-1 dimensions.
+    initial : scalar, optional
+        Starting value of the product.
+    where : True
+        Only ``True`` is supported (other values raise ``NotImplementedError``).
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -197,7 +219,29 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, 
 
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
-    """Sum treating NaN as zero (``numpy.nansum``); arguments as :func:`sum`.
+    """Sum treating NaN as zero (``numpy.nansum``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Input (device) array; Python/NumPy scalars are accepted.
+    axis : None, int or tuple of ints, optional
+        Axes to reduce over; None (default) reduces all elements. Negative axes count from the end.
+    dtype : dtype, optional
+        Result and accumulator dtype; default ``a.dtype``, or int64/uint64 for narrower integers
+        and bool. float16 accumulates in float32 internally and rounds once.
+    out : cupy.ndarray, optional
+        Output of the result's shape; the result is cast to its dtype.
+    keepdims : bool, optional
+        Keep reduced axes as size-1 dimensions.
+    initial : scalar, optional
+        Starting value of the sum.
+    where : True
+        Only ``True`` is supported (other values raise ``NotImplementedError``).
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -208,7 +252,29 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
-    """Product treating NaN as one (``numpy.nanprod``); arguments as :func:`sum`.
+    """Product treating NaN as one (``numpy.nanprod``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Input (device) array; Python/NumPy scalars are accepted.
+    axis : None, int or tuple of ints, optional
+        Axes to reduce over; None (default) reduces all elements. Negative axes count from the end.
+    dtype : dtype, optional
+        Result and accumulator dtype; default ``a.dtype``, or int64/uint64 for narrower integers
+        and bool. float16 accumulates in float32 internally and rounds once.
+    out : cupy.ndarray, optional
+        Output of the result's shape; the result is cast to its dtype.
+    keepdims : bool, optional
+        Keep reduced axes as size-1 dimensions.
+    initial : scalar, optional
+        Starting value of the product.
+    where : True
+        Only ``True`` is supported (other values raise ``NotImplementedError``).
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -245,7 +311,22 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True): 
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):  # noqa: A001
-    """Minimum along the given axes (``numpy.min``); arguments as :func:`max`.
+    """Minimum along the given axes (``numpy.min``); NaN propagates; complex values compare
+    lexicographically.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : None, int or tuple of ints, optional
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+    initial : scalar, optional
+        Upper bound of the result; required for empty reductions (else ``ValueError``).
+    where : True
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -262,6 +343,20 @@ amin = min
 def nanmax(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
     """Maximum ignoring NaN (``numpy.nanmax``); an all-NaN slice gives NaN and a RuntimeWarning.
 
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : None, int or tuple of ints, optional
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+    initial : scalar, optional
+        Lower bound of the result; required for empty reductions (else ``ValueError``).
+    where : True
+
+    Returns
+    -------
+    cupy.ndarray
+
     Examples
     --------
     >>> ra.nanmax(ra.asarray([1.0, float("nan"), 3.0]))   # doctest: +SKIP
@@ -271,7 +366,21 @@ def nanmax(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True
 
 
 def nanmin(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=True):
-    """Minimum ignoring NaN (``numpy.nanmin``); arguments as :func:`nanmax`.
+    """Minimum ignoring NaN (``numpy.nanmin``); an all-NaN slice gives NaN and a RuntimeWarning.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : None, int or tuple of ints, optional
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+    initial : scalar, optional
+        Upper bound of the result; required for empty reductions (else ``ValueError``).
+    where : True
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -345,7 +454,21 @@ def argmax(a, axis=None, out=None, *, keepdims=False):
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
-    """Indices of the minimum values along an axis (``numpy.argmin``); arguments as :func:`argmax`.
+    """Indices of the minimum values along an axis (``numpy.argmin``); the first occurrence wins,
+    the first NaN wins over numbers.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : int, optional
+        None (default): index into the C-order flattened array.
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 indices.
 
     Examples
     --------
@@ -358,6 +481,19 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 def nanargmax(a, axis=None, out=None, *, keepdims=False):
     """argmax ignoring NaN (``numpy.nanargmax``); an all-NaN slice raises ``ValueError``.
 
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : int, optional
+        None (default): index into the C-order flattened array.
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 indices.
+
     Examples
     --------
     >>> ra.nanargmax(ra.asarray([1.0, float("nan"), 3.0]))   # doctest: +SKIP
@@ -367,7 +503,20 @@ def nanargmax(a, axis=None, out=None, *, keepdims=False):
 
 
 def nanargmin(a, axis=None, out=None, *, keepdims=False):
-    """argmin ignoring NaN (``numpy.nanargmin``); arguments as :func:`nanargmax`.
+    """argmin ignoring NaN (``numpy.nanargmin``); an all-NaN slice raises ``ValueError``.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : int, optional
+        None (default): index into the C-order flattened array.
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 indices.
 
     Examples
     --------
@@ -444,6 +593,20 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """Mean ignoring NaN (``numpy.nanmean``); all-NaN slices give NaN and a RuntimeWarning.
 
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : None, int or tuple of ints, optional
+    dtype : dtype, optional
+        Default float64 for bool/integer input, else ``a.dtype``; float16 is computed in float32.
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+    where : True
+
+    Returns
+    -------
+    cupy.ndarray
+
     Examples
     --------
     >>> ra.nanmean(ra.asarray([1.0, float("nan"), 3.0]))   # doctest: +SKIP
@@ -493,7 +656,20 @@ def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
-    """Whether any element along the given axes is nonzero (``numpy.any``); arguments as :func:`all`.
+    """Whether any element along the given axes is nonzero (``numpy.any``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+    axis : None, int or tuple of ints, optional
+    out : cupy.ndarray, optional
+    keepdims : bool, optional
+    where : True
+
+    Returns
+    -------
+    cupy.ndarray
+        bool.
 
     Examples
     --------

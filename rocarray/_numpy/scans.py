@@ -90,7 +90,22 @@ def cumsum(a, axis=None, dtype=None, out=None):
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
-    """Cumulative product of the elements along an axis (``numpy.cumprod``); arguments as :func:`cumsum`.
+    """Cumulative product of the elements along an axis (``numpy.cumprod``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Input (device) array.
+    axis : int, optional
+        Axis to multiply along; None (default) multiplies the flattened array.
+    dtype : dtype, optional
+        Result and accumulator dtype; default ``a.dtype``, or int64/uint64 for narrower integers.
+    out : cupy.ndarray, optional
+        Output of the result's shape; the result is cast to its dtype.
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -101,7 +116,22 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
-    """Cumulative sum treating NaN as zero (``numpy.nancumsum``); arguments as :func:`cumsum`.
+    """Cumulative sum treating NaN as zero (``numpy.nancumsum``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Input (device) array.
+    axis : int, optional
+        Axis to sum along; None (default) sums the flattened array.
+    dtype : dtype, optional
+        Result and accumulator dtype; default ``a.dtype``, or int64/uint64 for narrower integers.
+    out : cupy.ndarray, optional
+        Output of the result's shape; the result is cast to its dtype.
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -112,7 +142,22 @@ def nancumsum(a, axis=None, dtype=None, out=None):
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
-    """Cumulative product treating NaN as one (``numpy.nancumprod``); arguments as :func:`cumsum`.
+    """Cumulative product treating NaN as one (``numpy.nancumprod``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Input (device) array.
+    axis : int, optional
+        Axis to multiply along; None (default) multiplies the flattened array.
+    dtype : dtype, optional
+        Result and accumulator dtype; default ``a.dtype``, or int64/uint64 for narrower integers.
+    out : cupy.ndarray, optional
+        Output of the result's shape; the result is cast to its dtype.
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------

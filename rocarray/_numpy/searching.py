@@ -79,6 +79,16 @@ def nonzero(a):
 def flatnonzero(a):
     """Indices of the nonzero elements of ``a.ravel()`` (int64).
 
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Device array of any shape; Python/NumPy scalars are accepted.
+
+    Returns
+    -------
+    cupy.ndarray
+        1-D int64 indices.
+
     Examples
     --------
     >>> ra.flatnonzero(ra.asarray([[0, 1], [2, 0]]))   # doctest: +SKIP
@@ -92,6 +102,16 @@ def argwhere(a):
     """Coordinates of the nonzero elements as an ``(N, a.ndim)`` int64 array.
 
     A 0-d input gives shape ``(N, 0)`` (NumPy's rule).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Device array of any shape; Python/NumPy scalars are accepted.
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 coordinates, one row per nonzero element in C order.
 
     Examples
     --------
@@ -115,6 +135,19 @@ def _out_of_bounds(cond, length, axis):
 
 def extract(condition, arr):
     """``arr.ravel()[condition.ravel() != 0]`` (``condition`` may be shorter than ``arr``).
+
+    Parameters
+    ----------
+    condition : cupy.ndarray
+        Flattened; may be shorter than ``arr`` (missing entries are False); a longer one may only
+        have zeros past ``arr.size`` (else ``IndexError``, as NumPy).
+    arr : cupy.ndarray
+        Flattened.
+
+    Returns
+    -------
+    cupy.ndarray
+        1-D, of ``arr``'s dtype.
 
     Examples
     --------

@@ -180,8 +180,24 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """Indices that sort an array (``numpy.argsort``); always NumPy's stable argsort.
 
-    Arguments as :func:`sort`. Returns int64 (``numpy.intp``) indices of ``a``'s shape (flattened
-    for ``axis=None``).
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Device array: bool, integers, float16/32/64, complex64/128.
+    axis : int or None
+        Axis to sort along (default last); None sorts the flattened array.
+    kind : {None, 'quicksort', 'mergesort', 'heapsort', 'stable'}
+        Accepted for compatibility; every kind gives the stable result.
+    order : None
+        Must be None (device arrays have no fields): ``ValueError`` otherwise.
+    stable : bool, optional
+        Accepted for compatibility (NumPy 2); may not be combined with ``kind``.
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 (``numpy.intp``) indices of ``a``'s shape (flattened for ``axis=None``). NaNs sort
+        last; -0.0 and 0.0 tie (input order kept).
 
     Examples
     --------
@@ -227,7 +243,21 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     """Indices that partition an array (``numpy.argpartition``); the stable argsort, which meets
-    NumPy's contract. Arguments as :func:`partition`; returns int64 indices.
+    NumPy's contract.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+    kth : int or sequence of int
+        Position(s) to place; negative values count from the end.
+    axis : int or None
+    kind : 'introselect'
+    order : None
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 indices.
 
     Examples
     --------
@@ -303,6 +333,11 @@ def lexsort(keys, axis=-1):
 def sort_complex(a):
     """Sort a complex array by real part, then imaginary part (``numpy.sort_complex``), along the
     last axis.
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        Device array (host arrays raise ``TypeError``).
 
     Returns
     -------

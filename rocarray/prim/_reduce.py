@@ -561,6 +561,20 @@ def argreduce(x, *, op, axis=None, keepdims=False, nan=False, out=None):
     """Index of the minimum (``op='argmin'``) or maximum (``'argmax'``) along ``axis`` (None: the
     C-order flattening). Lines must be non-empty (the façade raises NumPy's ValueError).
 
+    Parameters
+    ----------
+    x : cupy.ndarray
+    op : {'argmin', 'argmax'}
+        Ties give the first index; NaN: the first NaN wins (unless ``nan``).
+    axis : None or int
+        Valid, negative counting from the end (the façade checks); None: the C-order flattening.
+    keepdims : bool
+    nan : bool
+        Skip NaN (nanargmin, nanargmax); an all-NaN line returns the index of a NaN (the façade
+        raises).
+    out : cupy.ndarray, optional
+        Destination of the result's shape; the indices are cast into it.
+
     Returns
     -------
     cupy.ndarray

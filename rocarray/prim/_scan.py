@@ -568,7 +568,25 @@ def inclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identit
 
 def exclusive_scan(x, *, axis=-1, op="add", dtype=None, out=None, nan_as_identity=False):
     """Exclusive scan: ``out[0]`` is the identity (0, 1, +inf for min, -inf for max) and ``out[i]``
-    combines ``x[0]`` through ``x[i-1]`` with ``op``; arguments as :func:`inclusive_scan`.
+    combines ``x[0]`` through ``x[i-1]`` with ``op``.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Any shape (0-d is treated as shape ``(1,)``), any supported dtype, any strides.
+    axis : int
+        Axis to scan along (negative counts from the end).
+    op : {'add', 'mul', 'min', 'max'}
+    dtype : dtype, optional
+        Result dtype (default: :func:`accumulation_dtype` for add/mul, ``x.dtype`` for min/max).
+    out : cupy.ndarray, optional
+        Result array of x's shape; any dtype (cast into, like NumPy), any strides.
+    nan_as_identity : bool
+        Treat NaN inputs as the identity.
+
+    Returns
+    -------
+    cupy.ndarray
 
     Examples
     --------
@@ -589,8 +607,10 @@ def segmented_inclusive_scan(x, heads, *, op="add", dtype=None, out=None):
         1-D bool of ``x``'s length; ``heads[i]`` true starts a new segment at ``i`` (``x[0]`` always
         starts one).
     op : {'add', 'mul'}
-    dtype, out
-        As :func:`inclusive_scan`.
+    dtype : dtype, optional
+        Result dtype (default: :func:`accumulation_dtype`).
+    out : cupy.ndarray, optional
+        Result array of x's shape; any dtype (cast into, like NumPy).
 
     Returns
     -------

@@ -127,6 +127,20 @@ def search_sorted(a, v, *, right=False, sorter=None):
 def lower_bound(a, v, *, sorter=None):
     """First ``i`` with ``not a[i] < v`` for every query (``searchsorted(a, v, 'left')``).
 
+    Parameters
+    ----------
+    a : cupy.ndarray
+        1-D, sorted in NumPy's order (or through ``sorter``).
+    v : cupy.ndarray
+        Queries of ``a.dtype``, any shape.
+    sorter : cupy.ndarray, optional
+        int64 indices of ``a.size`` elements (all in range) that sort ``a``.
+
+    Returns
+    -------
+    cupy.ndarray
+        int64, ``v.shape``.
+
     Examples
     --------
     >>> ra.prim.lower_bound(cupy.array([1., 2., 2., 3.]), cupy.array([2., 9.]))   # doctest: +SKIP
@@ -137,6 +151,20 @@ def lower_bound(a, v, *, sorter=None):
 
 def upper_bound(a, v, *, sorter=None):
     """First ``i`` with ``v < a[i]`` for every query (``searchsorted(a, v, 'right')``).
+
+    Parameters
+    ----------
+    a : cupy.ndarray
+        1-D, sorted in NumPy's order (or through ``sorter``).
+    v : cupy.ndarray
+        Queries of ``a.dtype``, any shape.
+    sorter : cupy.ndarray, optional
+        int64 indices of ``a.size`` elements (all in range) that sort ``a``.
+
+    Returns
+    -------
+    cupy.ndarray
+        int64, ``v.shape``.
 
     Examples
     --------

@@ -236,6 +236,16 @@ def select_flagged(x, flags):
 def select_if_nonzero(x):
     """The nonzero elements of ``x`` in C order (1-D).
 
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Values, any shape and dtype (nonzero selects; -0.0 is zero).
+
+    Returns
+    -------
+    cupy.ndarray
+        1-D, ``x.dtype``.
+
     Examples
     --------
     >>> ra.prim.select_if_nonzero(cupy.array([0., 2., -0., 3.]))   # doctest: +SKIP
@@ -250,6 +260,16 @@ def select_if_nonzero(x):
 
 def nonzero_indices(x):
     """Flat (C-order) int64 indices of the nonzero elements of ``x`` (``numpy.flatnonzero``).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Any shape and dtype.
+
+    Returns
+    -------
+    cupy.ndarray
+        1-D int64 indices.
 
     Examples
     --------
@@ -294,6 +314,13 @@ def nonzero_coords(x, layout="rows"):
 
 def mask_select(x, mask):
     """``x[mask]`` for a bool ``mask`` whose shape equals the first ``mask.ndim`` dims of ``x``.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Values, any dtype.
+    mask : cupy.ndarray
+        bool (else ``TypeError``), of ``x``'s leading shape (else ``IndexError``).
 
     Returns
     -------

@@ -612,8 +612,11 @@ def radix_sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=Non
         1-D keys as in :func:`radix_sort_keys`.
     values : cupy.ndarray
         1-D, same length, any dtype.
-    descending, begin_bit, end_bit
-        As :func:`radix_sort_keys`.
+    descending : bool
+        Largest first (NaNs first); ties keep their input order.
+    begin_bit, end_bit : int
+        Sort only on bits ``[begin_bit, end_bit)`` of the keys' order-preserving unsigned image
+        (default: all bits).
 
     Returns
     -------
@@ -637,6 +640,21 @@ def radix_sort_pairs(keys, values, *, descending=False, begin_bit=0, end_bit=Non
 
 def radix_argsort(keys, *, descending=False, begin_bit=0, end_bit=None):
     """int64 indices that sort 1-D device keys stably (``numpy.argsort(kind='stable')``).
+
+    Parameters
+    ----------
+    keys : cupy.ndarray
+        1-D keys as in :func:`radix_sort_keys`.
+    descending : bool
+        Largest first (NaNs first); ties keep their input order.
+    begin_bit, end_bit : int
+        Sort only on bits ``[begin_bit, end_bit)`` of the keys' order-preserving unsigned image
+        (default: all bits).
+
+    Returns
+    -------
+    cupy.ndarray
+        int64 indices into ``keys``.
 
     Examples
     --------
@@ -690,8 +708,11 @@ def segmented_radix_sort_keys(keys, offsets, *, descending=False, begin_bit=0, e
     offsets : cupy.ndarray
         1-D integers, ``nseg + 1`` non-decreasing entries from 0 to ``len(keys)`` (segments may be
         empty).
-    descending, begin_bit, end_bit
-        As :func:`radix_sort_keys`.
+    descending : bool
+        Largest first (NaNs first); ties keep their input order within a segment.
+    begin_bit, end_bit : int
+        Sort only on bits ``[begin_bit, end_bit)`` of the keys' order-preserving unsigned image
+        (default: all bits).
 
     Returns
     -------
@@ -709,11 +730,26 @@ def segmented_radix_sort_keys(keys, offsets, *, descending=False, begin_bit=0, e
 def segmented_radix_sort_pairs(keys, offsets, values, *, descending=False, begin_bit=0, end_bit=None):
     """Segmented sort of keys with values carried along (stable within each segment).
 
-    Parameters as :func:`segmented_radix_sort_keys`; ``values`` is 1-D of keys' length (or None).
+    Parameters
+    ----------
+    keys : cupy.ndarray
+        1-D keys as in :func:`radix_sort_keys`.
+    offsets : cupy.ndarray
+        1-D integers, ``nseg + 1`` non-decreasing entries from 0 to ``len(keys)`` (segments may be
+        empty).
+    values : cupy.ndarray or None
+        1-D of keys' length, any dtype; None sorts the keys alone.
+    descending : bool
+        Largest first (NaNs first); ties keep their input order within a segment.
+    begin_bit, end_bit : int
+        Sort only on bits ``[begin_bit, end_bit)`` of the keys' order-preserving unsigned image
+        (default: all bits).
 
     Returns
     -------
-    sorted_keys, sorted_values : cupy.ndarray (``sorted_values`` is None without values)
+    sorted_keys : cupy.ndarray
+    sorted_values : cupy.ndarray or None
+        None without values.
     """
     _check_1d(keys, "keys")
     check_key_dtype(keys.dtype)

@@ -198,6 +198,18 @@ def unique_sorted(x, *, equal_nan=True, return_starts=False, return_counts=False
 def run_length_encode(x):
     """``(values, counts)`` of the runs of equal adjacent elements of flat ``x`` (NaNs equal).
 
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Read flat in C order; NaNs are equal to each other (complex: every value with a NaN part).
+
+    Returns
+    -------
+    values : cupy.ndarray
+        The first element of each run, ``x.dtype``.
+    counts : cupy.ndarray
+        Each run's length (int64).
+
     Examples
     --------
     >>> ra.prim.run_length_encode(cupy.array([3, 3, 1, 3]))   # doctest: +SKIP

@@ -502,10 +502,14 @@ def swap(n, x, incx, y, incy):
     ----------
     n : int
         Number of elements; ``n <= 0`` does nothing.
-    x, y : cupy.ndarray
-        1-D buffers of one dtype (float32, float64, complex64, complex128), both updated.
-    incx, incy : int
-        Increments, nonzero.
+    x : cupy.ndarray
+        1-D buffer, float32, float64, complex64 or complex128, updated in place.
+    incx : int
+        Increment of x, nonzero.
+    y : cupy.ndarray
+        1-D buffer of x's dtype, updated in place.
+    incy : int
+        Increment of y, nonzero.
 
     Returns
     -------
@@ -537,10 +541,14 @@ def rot(n, x, incx, y, incy, c, s):
     ----------
     n : int
         Number of elements; ``n <= 0`` does nothing.
-    x, y : cupy.ndarray
-        1-D buffers of one dtype (float32, float64, complex64, complex128), both updated.
-    incx, incy : int
-        Increments, nonzero.
+    x : cupy.ndarray
+        1-D buffer, float32, float64, complex64 or complex128, updated in place.
+    incx : int
+        Increment of x, nonzero.
+    y : cupy.ndarray
+        1-D buffer of x's dtype, updated in place.
+    incy : int
+        Increment of y, nonzero.
     c : real scalar
         Host scalar.
     s : scalar
@@ -636,11 +644,14 @@ def dot(n, x, incx, y, incy, *, result=None):
     ----------
     n : int
         Number of elements; ``n <= 0`` gives 0.
-    x, y : cupy.ndarray
-        1-D buffers of one dtype: float16 (accumulated in float32), float32, float64, complex64,
-        complex128.
-    incx, incy : int
-        Increments (negative walks from the far end; 0 repeats element 0).
+    x : cupy.ndarray
+        1-D buffer: float16 (accumulated in float32), float32, float64, complex64, complex128.
+    incx : int
+        Increment of x (negative walks from the far end; 0 repeats element 0).
+    y : cupy.ndarray
+        1-D buffer of x's dtype.
+    incy : int
+        Increment of y (negative walks from the far end; 0 repeats element 0).
     result : cupy.ndarray, optional
         0-d device array of x's dtype to write into (rocBLAS's result pointer).
 
@@ -674,10 +685,14 @@ def dotc(n, x, incx, y, incy, *, result=None):
     ----------
     n : int
         Number of elements; ``n <= 0`` gives 0.
-    x, y : cupy.ndarray
-        1-D buffers of one dtype (float32, float64, complex64, complex128).
-    incx, incy : int
-        Increments.
+    x : cupy.ndarray
+        1-D buffer, float32, float64, complex64 or complex128.
+    incx : int
+        Increment of x.
+    y : cupy.ndarray
+        1-D buffer of x's dtype.
+    incy : int
+        Increment of y.
     result : cupy.ndarray, optional
         0-d device array of x's dtype to write into.
 

@@ -289,9 +289,8 @@ def gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
         op(A) = A, A^T, or A^H (conjugate transpose; A^T for real data). Case-insensitive.
     m, n : int
         Rows and columns of A (>= 0); either 0 does nothing.
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or x;
-        ``beta == 0`` does not read y.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or x.
     A : cupy.ndarray
         Column-major matrix: element (i, j) at ``A[i + j * lda]`` (1-D contiguous buffer or 2-D
         Fortran-ordered array), float32, float64, complex64 or complex128.
@@ -301,6 +300,8 @@ def gemv(trans, m, n, alpha, A, lda, x, incx, beta, y, incy):
         1-D buffer of A's dtype: n elements for 'N', m for 'T'/'C'.
     incx : int
         Increment of x, nonzero (negative walks from the far end).
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read y.
     y : cupy.ndarray
         1-D buffer of A's dtype, updated in place: m elements for 'N', n for 'T'/'C'.
     incy : int
@@ -489,9 +490,8 @@ _SYMV_DOC = """``y := alpha * A x + beta * y`` with A {kind} (``rocblas_?{name}`
         Which triangle of A is stored and referenced. Case-insensitive.
     n : int
         Order of A (>= 0); 0 does nothing.
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or x;
-        ``beta == 0`` does not read y.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or x.
     A : cupy.ndarray
         Column-major matrix (element (i, j) at ``A[i + j * lda]``), {dtypes}.
     lda : int
@@ -500,6 +500,8 @@ _SYMV_DOC = """``y := alpha * A x + beta * y`` with A {kind} (``rocblas_?{name}`
         1-D buffer of n elements, A's dtype.
     incx : int
         Increment of x, nonzero.
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read y.
     y : cupy.ndarray
         1-D buffer of n elements, A's dtype, updated in place.
     incy : int

@@ -174,9 +174,8 @@ def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
         Rows and columns of A (>= 0); either 0 does nothing.
     kl, ku : int
         Sub- and super-diagonals of the band (>= 0; may exceed m or n).
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or x;
-        ``beta == 0`` does not read y.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or x.
     A : cupy.ndarray
         Band storage: element (i, j) at ``A[(ku + i - j) + j * lda]`` for
         ``max(0, j - ku) <= i <= min(m - 1, j + kl)`` (1-D contiguous buffer or 2-D
@@ -188,6 +187,8 @@ def gbmv(trans, m, n, kl, ku, alpha, A, lda, x, incx, beta, y, incy):
         1-D buffer of A's dtype: n elements for 'N', m for 'T'/'C'.
     incx : int
         Increment of x, nonzero (negative walks from the far end).
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read y.
     y : cupy.ndarray
         1-D buffer of A's dtype, updated in place: m elements for 'N', n for 'T'/'C'.
     incy : int
@@ -279,9 +280,8 @@ _SBMV_DOC = """``y := alpha * A x + beta * y`` with A an n x n {kind} band matri
         Order of A (>= 0); 0 does nothing.
     k : int
         Off-diagonals of the band (>= 0; may exceed n).
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or x;
-        ``beta == 0`` does not read y.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or x.
     A : cupy.ndarray
         Band storage (1-D contiguous buffer or 2-D Fortran-ordered ``(lda, n)`` array), {dtypes}.
         Entries outside the band are never read.
@@ -291,6 +291,8 @@ _SBMV_DOC = """``y := alpha * A x + beta * y`` with A an n x n {kind} band matri
         1-D buffer of n elements, A's dtype.
     incx : int
         Increment of x, nonzero (negative walks from the far end).
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read y.
     y : cupy.ndarray
         1-D buffer of n elements, A's dtype, updated in place.
     incy : int

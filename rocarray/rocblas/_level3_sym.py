@@ -118,9 +118,8 @@ _SYMM_DOC = """``C := alpha A B + beta C`` or ``alpha B A + beta C`` with A {kin
         Which triangle of A is stored and referenced. Case-insensitive.
     m, n : int
         B and C are m x n (>= 0); either 0 does nothing.
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or B;
-        ``beta == 0`` does not read C.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or B.
     A : cupy.ndarray
         Column-major matrix (element (i, j) at ``A[i + j * lda]``; 1-D contiguous buffer or 2-D
         Fortran-ordered array), {dtypes}.
@@ -130,6 +129,8 @@ _SYMM_DOC = """``C := alpha A B + beta C`` or ``alpha B A + beta C`` with A {kin
         Column-major m x n matrix of A's dtype.
     ldb : int
         Leading dimension of B, ``>= max(1, m)``.
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read C.
     C : cupy.ndarray
         Column-major m x n matrix of A's dtype, updated in place; must not overlap A or B.
     ldc : int

@@ -42,11 +42,16 @@ class Plan:
     precision : {"single", "double"}
     batch : int
         Number of transforms.
-    in_strides, out_strides : sequence of int, optional
-        Element strides per dimension; default C-contiguous. For r2c the complex side's default
-        last length is ``lengths[-1] // 2 + 1``.
-    in_distance, out_distance : int, optional
-        Elements between consecutive batches; default the size of one (strided) transform.
+    in_strides : sequence of int, optional
+        Element strides of the input per dimension; default C-contiguous (for c2r the complex
+        input's last length is ``lengths[-1] // 2 + 1``).
+    in_distance : int, optional
+        Input elements between consecutive batches; default the size of one (strided) transform.
+    out_strides : sequence of int, optional
+        Element strides of the output per dimension; default C-contiguous (for r2c the complex
+        output's last length is ``lengths[-1] // 2 + 1``).
+    out_distance : int, optional
+        Output elements between consecutive batches; default the size of one (strided) transform.
     placement : {"notinplace", "inplace"}
         ``inplace`` writes the result into the input buffer (c2c only).
 

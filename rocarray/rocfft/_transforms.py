@@ -75,6 +75,24 @@ def transform_axis(src, dst, axis, *, forward, scale=1.0):
     """One 1-D complex transform of ``src`` along ``axis`` into ``dst`` (same shape and dtype).
 
     ``dst`` may be ``src`` itself (in place); otherwise they must not overlap.
+
+    Parameters
+    ----------
+    src : cupy.ndarray
+        complex64 or complex128, any strides.
+    dst : cupy.ndarray
+        Destination of ``src``'s shape and dtype, any strides.
+    axis : int
+        The axis to transform (assumed valid).
+    forward : bool
+        Forward (``exp(-2 pi i jk / n)``) or inverse (``exp(+2 pi i jk / n)``, unnormalized).
+    scale : float, optional
+        Factor applied to the result.
+
+    Returns
+    -------
+    cupy.ndarray
+        ``dst``.
     """
     if src.size:
         _transform(src, dst, axis, forward, scale)
@@ -111,7 +129,25 @@ def _c2c_schedule(src, dst, axis, forward):
 
 
 def c2c(x, axes, *, forward, scale=1.0):
-    """Complex transform of ``x`` along ``axes`` (see the module docstring)."""
+    """Complex transform of ``x`` along ``axes`` (see the module docstring).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        complex64 or complex128, any shape and strides.
+    axes : sequence of int
+        Distinct axes of ``x`` to transform (assumed checked); empty: ``x * scale``.
+    forward : bool
+        Forward (``exp(-2 pi i jk / n)``) or inverse (``exp(+2 pi i jk / n)``, unnormalized)
+        transforms.
+    scale : float, optional
+        Factor applied to the result.
+
+    Returns
+    -------
+    cupy.ndarray
+        New C-contiguous array of ``x``'s shape and dtype.
+    """
     cupy = backend.cupy()
     out = cupy.empty(x.shape, x.dtype)
     if x.size == 0:
@@ -237,7 +273,24 @@ class _WarmReal:
 
 
 def r2c(x, axes, *, scale=1.0):
-    """Real-to-complex transform (see the module docstring)."""
+    """Real-to-complex transform (see the module docstring).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        float32 or float64, any shape and strides.
+    axes : sequence of int
+        Distinct axes of ``x`` to transform, at least one (assumed checked): real-to-complex along
+        ``axes[-1]``, then forward complex transforms along the others.
+    scale : float, optional
+        Factor applied to the result.
+
+    Returns
+    -------
+    cupy.ndarray
+        New C-contiguous complex64 or complex128 array, ``x.shape[axes[-1]] // 2 + 1`` long along
+        ``axes[-1]``.
+    """
     cupy = backend.cupy()
     fast = None
     if len(axes) == 1 and x.size:
@@ -288,7 +341,26 @@ def r2c(x, axes, *, scale=1.0):
 
 
 def c2r(x, axes, n, *, scale=1.0):
-    """Complex-to-real transform (see the module docstring)."""
+    """Complex-to-real transform (see the module docstring).
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        complex64 or complex128, any shape and strides, ``n // 2 + 1`` Hermitian coefficients
+        along ``axes[-1]`` (else ``ValueError``).
+    axes : sequence of int
+        Distinct axes of ``x`` to transform, at least one (assumed checked): inverse complex
+        transforms along all but the last, then complex-to-real along ``axes[-1]``.
+    n : int
+        Length of the real output along ``axes[-1]``.
+    scale : float, optional
+        Factor applied to the result.
+
+    Returns
+    -------
+    cupy.ndarray
+        New C-contiguous float32 or float64 array, ``n`` long along ``axes[-1]``.
+    """
     cupy = backend.cupy()
     fast = None
     if len(axes) == 1 and x.size and n:

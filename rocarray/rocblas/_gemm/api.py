@@ -98,9 +98,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     m, n, k : int
         op(A) is m x k, op(B) is k x n, C is m x n (all >= 0). ``m == 0`` or ``n == 0`` does
         nothing; ``k == 0`` scales C by beta.
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or B;
-        ``beta == 0`` does not read C.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or B.
     A : cupy.ndarray
         Column-major matrix (element (i, j) at ``A[i + j * lda]``; 1-D contiguous buffer or 2-D
         Fortran-ordered array), float16, bfloat16 (with ml_dtypes), float32, float64, complex64
@@ -113,6 +112,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
         Column-major matrix of A's dtype: k x n for ``transB='N'``, n x k otherwise.
     ldb : int
         Leading dimension of B, ``>= max(1, k)`` for 'N', ``>= max(1, n)`` for 'T'/'C'.
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read C.
     C : cupy.ndarray
         Column-major m x n matrix of A's dtype, updated in place; must not overlap A or B.
     ldc : int

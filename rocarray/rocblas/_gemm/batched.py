@@ -150,9 +150,8 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
     m, n, k : int
         op(A_b) is m x k, op(B_b) is k x n, C_b is m x n (all >= 0). ``m == 0`` or ``n == 0`` does
         nothing; ``k == 0`` scales every C_b by beta.
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or B;
-        ``beta == 0`` does not read C.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or B.
     A : cupy.ndarray
         Contiguous buffer (1-D, or any C- or Fortran-ordered array taken as its flat memory) of
         float16, bfloat16 (matrix units, float32 accumulation), float32, float64, complex64 or
@@ -168,6 +167,8 @@ def gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ld
         Leading dimension of each B_b, ``>= max(1, k)`` for 'N', ``>= max(1, n)`` for 'T'/'C'.
     stride_b : int
         Elements from B_b to B_(b+1), ``>= 0``; 0 uses one B for every product.
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read C.
     C : cupy.ndarray
         Buffer of A's dtype holding the m x n matrices C_b, updated in place; must not overlap A
         or B. Elements between the matrices are left untouched.
@@ -281,7 +282,13 @@ def gemm_batched(transA, transB, m, n, k, alpha, A_array, lda, B_array, ldb, bet
                  *, dtype):
     """``C_b := alpha * op(A_b) op(B_b) + beta * C_b`` for ``b < batch_count`` (``rocblas_?gemm_batched``).
 
-    The matrices are given by device arrays of device pointers, one per matrix.
+    The matrices are given by device arrays of device pointers, one per matrix: ``A_array``,
+    ``B_array`` and ``C_array`` are 1-D contiguous device arrays (uint64 or int64) of at least
+    ``batch_count`` device pointers to the column-major matrices A_b, B_b, C_b, e.g.
+    ``cupy.asarray([x.data.ptr for x in mats], dtype=cupy.uint64)``. The matrices must be on the
+    arrays' device, aligned to their element size, hold what the sizes and leading dimensions
+    describe (not checkable on the host), and stay alive until the work is done; distinct C_b
+    must not overlap each other or any A or B.
 
     Parameters
     ----------
@@ -289,18 +296,22 @@ def gemm_batched(transA, transB, m, n, k, alpha, A_array, lda, B_array, ldb, bet
         op(A) and op(B), as in :func:`gemm_strided_batched`.
     m, n, k : int
         op(A_b) is m x k, op(B_b) is k x n, C_b is m x n (all >= 0).
-    alpha, beta : scalar
-        Host scalars; complex only for complex data. ``alpha == 0`` does not read A or B;
-        ``beta == 0`` does not read C.
-    A_array, B_array, C_array : cupy.ndarray
-        1-D contiguous device arrays (uint64 or int64) of at least ``batch_count`` device
-        pointers to the column-major matrices A_b, B_b, C_b, e.g.
-        ``cupy.asarray([x.data.ptr for x in mats], dtype=cupy.uint64)``. The matrices must be on
-        the arrays' device, aligned to their element size, hold what the sizes and leading
-        dimensions describe (not checkable on the host), and stay alive until the work is done;
-        distinct C_b must not overlap each other or any A or B.
-    lda, ldb, ldc : int
-        Leading dimensions, as in :func:`gemm_strided_batched`.
+    alpha : scalar
+        Host scalar; complex only for complex data. ``alpha == 0`` does not read A or B.
+    A_array : cupy.ndarray
+        Pointers to the matrices A_b (see above).
+    lda : int
+        Leading dimension of each A_b, as in :func:`gemm_strided_batched`.
+    B_array : cupy.ndarray
+        Pointers to the matrices B_b (see above).
+    ldb : int
+        Leading dimension of each B_b, as in :func:`gemm_strided_batched`.
+    beta : scalar
+        Host scalar; complex only for complex data. ``beta == 0`` does not read C.
+    C_array : cupy.ndarray
+        Pointers to the matrices C_b (see above), updated in place.
+    ldc : int
+        Leading dimension of each C_b, as in :func:`gemm_strided_batched`.
     batch_count : int
         Number of products (>= 0); 0 does nothing.
     dtype : dtype
