@@ -22,7 +22,7 @@ from rocarray._cli import checks as cli_checks
 from rocarray._cli import compile_check as cli_cc
 from rocarray._cli import main as cli_main
 from rocarray._core import backend, harness, offline
-from rocarray._core.errors import KernelCompileError
+from rocarray._core.errors import KernelCompileError, NoDeviceError
 from rocarray._version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -386,60 +386,116 @@ def test_a_timed_sample_starts_behind_one_untimed_call():
 
 
 # --------------------------------------------------------------------------------------------
-# asv base (the interface bench_<library>.py files import)
+# asv: the classes generated from the registered bench cases (asv_bench/benchmarks/bench_cases.py)
 # --------------------------------------------------------------------------------------------
 
-def _load_asv_base():
-    spec = importlib.util.spec_from_file_location("_ra_asv_base", ROOT / "asv_bench/benchmarks/_base.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+ASV_PACKAGE = "_ra_asv_benchmarks"
 
 
-def test_asv_base_interface_without_gpu(monkeypatch):
-    base = _load_asv_base()
-    assert {"GpuBenchmark", "random_device", "sync"} <= set(dir(base))
-    assert base.GpuBenchmark.timeout > 0 and base.GpuBenchmark.warmup_time >= 0
-    monkeypatch.setattr(base, "_gpu", False)
-
-    class Bench(base.GpuBenchmark):
-        params = [[1]]
-
-        def setup(self, n):
-            raise AssertionError("must not run without a GPU")
-
-        def time_rocarray(self, n):
-            pass
-
-    with pytest.raises(NotImplementedError):
-        Bench().setup(1)
-    with pytest.raises(NotImplementedError):
-        base.random_device(4, "float32")
+@pytest.fixture
+def asv_cases():
+    """``asv_bench/benchmarks/bench_cases.py`` imported fresh (as asv imports it: a package with
+    ``_base.py`` beside it), removed from ``sys.modules`` afterwards."""
+    folder = ROOT / "asv_bench" / "benchmarks"
+    spec = importlib.util.spec_from_file_location(ASV_PACKAGE, folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[ASV_PACKAGE] = package
+    try:
+        spec.loader.exec_module(package)
+        yield importlib.import_module(f"{ASV_PACKAGE}.bench_cases")
+    finally:
+        for name in [n for n in sys.modules if n == ASV_PACKAGE or n.startswith(ASV_PACKAGE + ".")]:
+            del sys.modules[name]
 
 
-def test_asv_base_setup_warms_every_time_method(monkeypatch):
-    base = _load_asv_base()
-    monkeypatch.setattr(base, "_gpu", True)
-    monkeypatch.setattr(base, "sync", lambda: None)
-    ran = []
+def _asv_classes(module):
+    return {name: cls for name, cls in vars(module).items()
+            if isinstance(cls, type) and not name.startswith("_") and hasattr(cls, "time_rocarray")}
 
-    class Parent(base.GpuBenchmark):
-        def setup(self, n):
-            self.data = n
 
-    class Child(Parent):
-        def setup(self, n):
-            super().setup(n)
-            self.more = n
+def test_the_asv_classes_list_exactly_the_registered_cases(asv_cases):
+    harness.load_all()
+    by_library = {}
+    for case in harness.bench_cases():
+        by_library.setdefault(case.library, []).append(case.name)
+    classes = _asv_classes(asv_cases)
+    assert sorted(classes) == sorted(library.capitalize() for library in by_library)
+    assert {"Prim", "Rocblas", "Rocfft"} <= set(classes)
+    for library, names in by_library.items():
+        cls = classes[library.capitalize()]
+        assert cls.library == library and cls.param_names == ["case"]
+        assert cls.params == [names]  # one parameter: the case names, in the registry's order
+        assert callable(cls.time_rocarray) and callable(cls.time_vendor) and cls.timeout > 0
+    assert all(name in classes[name.split(".")[0].capitalize()].params[0] for name in cli_main.HEADLINE_CASES)
 
-        def time_rocarray(self, n):
-            ran.append(("rocarray", self.data, self.more))
 
-        def time_vendor(self, n):
-            ran.append(("vendor", self.data, self.more))
+def test_without_a_gpu_every_asv_setup_skips_naming_the_reason(asv_cases, monkeypatch):
+    def no_device(device_id=None):
+        raise NoDeviceError("CuPy is installed but no GPU is visible (check CUDA/HIP_VISIBLE_DEVICES)")
 
-    Child().setup(5)
-    assert ran == [("rocarray", 5, 5), ("vendor", 5, 5)]
+    base = sys.modules[f"{ASV_PACKAGE}._base"]
+    monkeypatch.setattr(backend, "device_info", no_device)
+    monkeypatch.setattr(base, "_problem", [])
+    for cls in _asv_classes(asv_cases).values():
+        for name in (cls.params[0][0], cls.params[0][-1]):
+            with pytest.raises(NotImplementedError) as info:
+                cls().setup(name)
+            assert str(info.value).startswith("no GPU: CuPy with a visible CUDA/ROCm device is needed")
+            assert "no GPU is visible" in str(info.value)
+
+
+def test_asv_discovery_and_skips_without_cupy():
+    code = ("import sys; sys.modules['cupy'] = None; sys.path.insert(0, 'asv_bench')\n"
+            "from benchmarks import bench_cases\n"
+            "try:\n"
+            "    bench_cases.Prim().setup(bench_cases.Prim.params[0][0])\n"
+            "except NotImplementedError as exc:\n"
+            "    print(len(bench_cases.Prim.params[0]), exc)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    count, reason = proc.stdout.split(" ", 1)
+    assert int(count) > 0
+    assert reason.startswith("no GPU: CuPy with a visible CUDA/ROCm device is needed")
+    assert "CuPy is not installed" in reason
+
+
+def test_an_asv_case_runs_fresh_setup_both_functions_then_times_with_a_sync(asv_cases, monkeypatch):
+    base = sys.modules[f"{ASV_PACKAGE}._base"]
+    log = []
+    monkeypatch.setattr(base, "_problem", [None])
+    monkeypatch.setattr(base, "sync", lambda: log.append("sync"))
+    pool = SimpleNamespace(free_all_blocks=lambda: log.append("free"))
+    monkeypatch.setattr(backend, "cupy", lambda: SimpleNamespace(get_default_memory_pool=lambda: pool))
+    case = harness.BenchCase("demo.case", "demo", setup=lambda: log.append("setup") or (1, 2),
+                             rocarray=lambda a, b: log.append(("rocarray", a, b)),
+                             vendor=lambda a, b: log.append(("vendor", a, b)))
+    monkeypatch.setitem(asv_cases._CASES, "demo.case", case)
+    (Demo,) = asv_cases._generate([case]).values()
+    assert Demo.__name__ == "Demo" and Demo.params == [["demo.case"]]
+    bench = Demo()
+    bench.setup("demo.case")
+    assert log == ["setup", ("rocarray", 1, 2), ("vendor", 1, 2), "sync"]
+    del log[:]
+    bench.time_rocarray("demo.case")
+    bench.time_vendor("demo.case")
+    bench.teardown("demo.case")
+    assert log == [("rocarray", 1, 2), "sync", ("vendor", 1, 2), "sync", "free"]
+
+
+def test_asv_discovers_two_benchmarks_per_library(monkeypatch):
+    discovery = pytest.importorskip("asv_runner.discovery", reason="asv is not installed (pip install -e \".[bench]\")")
+    monkeypatch.syspath_prepend(str(ROOT / "asv_bench"))
+    try:
+        found = sorted(b.name for b in discovery.disc_benchmarks(str(ROOT / "asv_bench" / "benchmarks")))
+    finally:
+        for name in [n for n in sys.modules if n == "benchmarks" or n.startswith("benchmarks.")]:
+            del sys.modules[name]
+    harness.load_all()
+    libraries = sorted({c.library.capitalize() for c in harness.bench_cases()})
+    assert found == sorted(f"bench_cases.{cls}.{fn}" for cls in libraries for fn in ("time_rocarray", "time_vendor"))
 
 
 # --------------------------------------------------------------------------------------------

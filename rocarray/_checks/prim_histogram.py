@@ -3,7 +3,8 @@
 Self-checks run ``bincount`` and ``histogram`` on small fresh random inputs (shared-memory and
 global-atomic bin counts, weights, explicit edges, values on edges) and compare with NumPy: counts
 exactly, weighted sums to rounding. Benchmark cases time rocarray against CuPy's ``bincount`` and
-``histogram`` on the same 2**28-element int32 / float32 device data.
+``histogram`` on the same int32 / float32 device data of 2^20 to 2^28 elements: 256 and 100000
+bins, weighted counts, histograms over an explicit range and over the data's own range.
 """
 
 import numpy
@@ -83,28 +84,72 @@ def check_histogram(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# benchmark cases: rocarray vs CuPy at 2^28 elements
+# benchmark cases: rocarray vs CuPy at 2^20 to 2^28 elements
 # --------------------------------------------------------------------------------------------
 
-def _bincount_data():
-    cupy = backend.cupy()
-    return (cupy.random.randint(0, 256, size=_BENCH_N, dtype=numpy.int32),)
+def _bincount_data(n, bins, weighted=False):
+    def make():
+        cupy = backend.cupy()
+        x = cupy.random.randint(0, bins, size=n, dtype=numpy.int32)
+        return (x, cupy.random.standard_normal(n)) if weighted else (x,)
+    return make
 
 
-def _histogram_data():
-    cupy = backend.cupy()
-    return (cupy.random.standard_normal(_BENCH_N, dtype=numpy.float32),)
+def _histogram_data(n):
+    return lambda: (backend.cupy().random.standard_normal(n, dtype=numpy.float32),)
 
 
-harness.bench_case(BenchCase(
-    name=f"{_LIB}.bincount_256_int32", library=_LIB, setup=_bincount_data,
-    rocarray=lambda x: _api().bincount(x), vendor=lambda x: backend.cupy().bincount(x),
-    bytes_moved=4 * _BENCH_N,
-))
+def _bincount(bins, n, suffix=""):
+    harness.bench_case(BenchCase(
+        name=f"{_LIB}.bincount_{bins}_int32{suffix}", library=_LIB, setup=_bincount_data(n, bins),
+        rocarray=lambda x: _api().bincount(x), vendor=lambda x: backend.cupy().bincount(x),
+        bytes_moved=4 * n,
+    ))
 
-harness.bench_case(BenchCase(
-    name=f"{_LIB}.histogram_1024_float32", library=_LIB, setup=_histogram_data,
-    rocarray=lambda x: _api().histogram(x, bins=1024, range=(-4.0, 4.0)),
-    vendor=lambda x: backend.cupy().histogram(x, bins=1024, range=(-4.0, 4.0)),
-    bytes_moved=4 * _BENCH_N,
-))
+
+def _bincount_weighted(bins, n, suffix):
+    # int32 values and float64 weights read once
+    harness.bench_case(BenchCase(
+        name=f"{_LIB}.bincount_weighted_{bins}_int32{suffix}", library=_LIB, setup=_bincount_data(n, bins, True),
+        rocarray=lambda x, w: _api().bincount(x, weights=w), vendor=lambda x, w: backend.cupy().bincount(x, weights=w),
+        bytes_moved=(4 + 8) * n,
+    ))
+
+
+def _histogram(bins, n, suffix=""):
+    # an explicit range: no min/max pass, one read of the data
+    harness.bench_case(BenchCase(
+        name=f"{_LIB}.histogram_{bins}_float32{suffix}", library=_LIB, setup=_histogram_data(n),
+        rocarray=lambda x: _api().histogram(x, bins=bins, range=(-4.0, 4.0)),
+        vendor=lambda x: backend.cupy().histogram(x, bins=bins, range=(-4.0, 4.0)),
+        bytes_moved=4 * n,
+    ))
+
+
+def _histogram_auto(bins, n, suffix):
+    # the range from the data (NumPy's default): a min/max read before the binning read
+    harness.bench_case(BenchCase(
+        name=f"{_LIB}.histogram_auto_{bins}_float32{suffix}", library=_LIB, setup=_histogram_data(n),
+        rocarray=lambda x: _api().histogram(x, bins=bins), vendor=lambda x: backend.cupy().histogram(x, bins=bins),
+        bytes_moved=2 * 4 * n,
+    ))
+
+
+def _register_benchmarks():
+    # the headline size (the names carry no size: 2^28)
+    _bincount(256, _BENCH_N)
+    _histogram(1024, _BENCH_N)
+    # the sweeps: 2^20 elements, 100000 bins, weights, the range from the data
+    for log2 in (20, 28):
+        n = 1 << log2
+        if log2 < 28:
+            _bincount(256, n, f"_2^{log2}")
+            _histogram(1024, n, f"_2^{log2}")
+        _bincount(100_000, n, f"_2^{log2}")
+        _histogram(100_000, n, f"_2^{log2}")
+        _histogram_auto(1024, n, f"_2^{log2}")
+    for log2 in (20, 26):
+        _bincount_weighted(256, 1 << log2, f"_2^{log2}")
+
+
+_register_benchmarks()

@@ -3,10 +3,11 @@
 Self-checks run the reductions on small fresh random inputs (every dtype, N-D over every axis,
 NaN variants, arg reductions) and compare with NumPy (float64/complex128 references, exact for
 integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time the full reductions
-(``ra.sum``/``prod``/``min``/``max``/``argmin``/``argmax``/``mean``, the NaN-aware ``nansum``/``nanmin``/
-``nanmax`` on data with NaNs, ``all``/``any`` of a bool mask, ``count_nonzero``) of 2^28 elements and
-axis sums of a 16384 x 16384 float32 matrix against the CuPy call of the same name on the same data;
-bytes moved = one read of the input.
+(``ra.sum``/``prod``/``min``/``max``/``argmin``/``argmax``/``mean`` of float32, float64 and int32;
+the NaN-aware ``nansum``/``nanmin``/``nanmax`` of float32 and float64 on data with NaNs;
+``all``/``any``/``count_nonzero`` of a bool mask and of float32 data half zeros) of 2^20, 2^24 and
+2^28 elements, and axis sums of a 16384 x 16384 float32 matrix, against the CuPy call of the same
+name on the same data; bytes moved = one read of the input.
 """
 
 import numpy
@@ -94,41 +95,60 @@ def check_reduce_nan(rng):
                      5000)
 
 
+#: Sizes of the full-reduction sweeps (log2 of the element count).
+_BENCH_LOG2 = (20, 24, 28)
+
+
+def _uniform(n, dtype):
+    """Fresh device data: floats uniform in [0, 1), integers uniform in [1, 100)."""
+    cupy = backend.cupy()
+    dtype = numpy.dtype(dtype)
+    if dtype.kind == "f":
+        return cupy.random.random(n, dtype=dtype)
+    return cupy.random.randint(1, 100, n, dtype=dtype)
+
+
 def _register_benchmarks():
-    n = 1 << 28
     side = 16384
 
-    def setup_flat():
-        return (backend.cupy().random.random(n, dtype=numpy.float32),)
+    def setup_flat(n, dtype):
+        return lambda: (_uniform(n, dtype),)
 
     def setup_matrix():
         return (backend.cupy().random.random((side, side), dtype=numpy.float32),)
 
-    def setup_nan():
-        # about 1 % NaNs, which the NaN-aware reductions skip
-        x = backend.cupy().random.random(n, dtype=numpy.float32)
-        x[x < 0.01] = numpy.nan
-        return (x,)
+    def setup_nan(n, dtype):
+        def make():
+            # about 1 % NaNs, which the NaN-aware reductions skip
+            x = _uniform(n, dtype)
+            x[x < 0.01] = numpy.nan
+            return (x,)
+        return make
 
-    def setup_mask():
-        return (backend.cupy().random.random(n, dtype=numpy.float32) < 0.5,)
+    def setup_mask(n, dtype):
+        def make():
+            if dtype == "bool":  # fair coin flips
+                return (backend.cupy().random.random(n, dtype=numpy.float32) < 0.5,)
+            # half the values are exact zeros
+            x = _uniform(n, dtype)
+            x[x < 0.5] = 0
+            return (x,)
+        return make
 
-    def setup_sparse():
-        # half the values are exact zeros
-        x = backend.cupy().random.random(n, dtype=numpy.float32)
-        x[x < 0.5] = 0
-        return (x,)
-
-    flat = [(name, "float32", setup_flat) for name in ("sum", "prod", "min", "max", "argmin", "argmax", "mean")]
-    # nanmin/nanmax read the result back on both sides (the all-NaN warning), one sync per call
-    flat += [(name, "float32", setup_nan) for name in ("nansum", "nanmin", "nanmax")]
-    flat += [(name, "bool", setup_mask) for name in ("all", "any")]
-    flat += [("count_nonzero", "float32", setup_sparse)]
-    for name, dtype, setup in flat:
-        harness.bench_case(BenchCase(name=f"{_LIB}.{name}_{dtype}_2^28", library=_LIB, setup=setup,
-                                     rocarray=(lambda f: lambda x: getattr(_api(), f)(x))(name),
-                                     vendor=(lambda f: lambda x: getattr(backend.cupy(), f)(x))(name),
-                                     bytes_moved=n * numpy.dtype(dtype).itemsize))
+    grid = [(("sum", "prod", "min", "max", "argmin", "argmax", "mean"), ("float32", "float64", "int32"), setup_flat),
+            # nanmin/nanmax read the result back on both sides (the all-NaN warning), one sync per call
+            (("nansum", "nanmin", "nanmax"), ("float32", "float64"), setup_nan),
+            (("all", "any", "count_nonzero"), ("bool", "float32"), setup_mask)]
+    for names, dtypes, setup in grid:
+        for log2 in _BENCH_LOG2:
+            n = 1 << log2
+            for name in names:
+                for dtype in dtypes:
+                    harness.bench_case(BenchCase(
+                        name=f"{_LIB}.{name}_{dtype}_2^{log2}", library=_LIB, setup=setup(n, dtype),
+                        rocarray=(lambda f: lambda x: getattr(_api(), f)(x))(name),
+                        vendor=(lambda f: lambda x: getattr(backend.cupy(), f)(x))(name),
+                        bytes_moved=n * numpy.dtype(dtype).itemsize))
     for axis in (0, 1):
         harness.bench_case(BenchCase(name=f"{_LIB}.sum_axis{axis}_float32_16384^2", library=_LIB, setup=setup_matrix,
                                      rocarray=(lambda a: lambda x: _api().sum(x, axis=a))(axis),

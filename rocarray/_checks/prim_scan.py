@@ -5,7 +5,9 @@ exclusive and segmented forms, NaN variants) and compare with NumPy in float64/c
 for integers); they raise ``AssertionError`` on a mismatch. Benchmark cases time ``ra.cumsum``,
 ``ra.cumprod`` and ``ra.nancumsum`` against the CuPy call of the same name (CUB underneath), and the
 exclusive and segmented scans of :mod:`rocarray.prim` against the nearest CuPy formulation, on the
-same data.
+same data: 1-D scans of 2^20 to 2^28 elements (float32, float64, int32 into int64; complex64
+products), both axes of a 16384 x 16384 float32 array, and segments of 32 to 100000 elements on
+average; bytes moved = one read of the input and one write of the result.
 """
 
 import numpy
@@ -118,32 +120,46 @@ def check_exclusive_segmented(rng):
 # benchmark cases: rocarray's scans against cupy.cumsum/cumprod/nancumsum (CUB) on the same data
 # --------------------------------------------------------------------------------------------
 
+def _scan_data(n, dtype, op="add"):
+    """Fresh device data for a scan of ``n`` elements: floats uniform in [0, 1) (factors near 1
+    for products, so the running product stays in range longer), int32 uniform in [-1000, 1000)."""
+    cupy = backend.cupy()
+    dtype = numpy.dtype(dtype)
+    if dtype.kind in "iu":
+        return cupy.random.randint(-1000, 1000, n, dtype=dtype)
+    real = numpy.float32 if dtype in (numpy.float32, numpy.complex64) else numpy.float64
+    re = cupy.random.random(n, dtype=real)
+    if op == "mul":
+        re = 0.99 + 0.02 * re
+    if dtype.kind != "c":
+        return re
+    return (re + 0.01j * (cupy.random.random(n, dtype=real) - 0.5)).astype(dtype, copy=False)
+
+
 def _register_benchmarks():
     n32 = 1 << 28
     n26 = 1 << 26
+    side = 16384
 
-    def setup_f32():
-        return (backend.cupy().random.random(n32, dtype=numpy.float32),)
+    def setup(n, dtype, op="add"):
+        return lambda: (_scan_data(n, dtype, op),)
 
-    def setup_i32():
-        return (backend.cupy().random.randint(-1000, 1000, n26, dtype=numpy.int32),)
+    def setup_nan(n, dtype):
+        def make():
+            x = _scan_data(n, dtype)
+            x[x < 0.01] = numpy.nan
+            return (x,)
+        return make
 
-    def setup_mul():
-        # factors near 1, so the running product stays in range
-        return (0.99 + 0.02 * backend.cupy().random.random(n32, dtype=numpy.float32),)
-
-    def setup_nan():
-        x = backend.cupy().random.random(n32, dtype=numpy.float32)
-        x[x < 0.01] = numpy.nan
-        return (x,)
-
-    def setup_segments():
-        # a segment head about every 1000 elements; x[0] starts a segment anyway, and its head is
-        # set so the CuPy formulation below sees the same segments
-        cupy = backend.cupy()
-        heads = cupy.random.random(n26, dtype=numpy.float32) < 0.001
-        heads[0] = True
-        return (cupy.random.randint(-1000, 1000, n26, dtype=numpy.int32), heads)
+    def setup_segments(n, seg):
+        def make():
+            # a segment head about every ``seg`` elements; x[0] starts a segment anyway, and its
+            # head is set so the CuPy formulation below sees the same segments
+            cupy = backend.cupy()
+            heads = cupy.random.random(n, dtype=numpy.float32) < 1.0 / seg
+            heads[0] = True
+            return (cupy.random.randint(-1000, 1000, n, dtype=numpy.int32), heads)
+        return make
 
     def segmented_vendor(x, heads):
         # CuPy has no segmented scan: scan everything, then subtract from every element the total
@@ -154,27 +170,63 @@ def _register_benchmarks():
         before = total[starts] - x[starts]
         return total - before[cupy.cumsum(heads, dtype=numpy.int32) - 1]
 
-    harness.bench_case(BenchCase(name=f"{_LIB}.cumsum_float32", library=_LIB, setup=setup_f32,
-                                 rocarray=lambda x: _api().cumsum(x), vendor=lambda x: backend.cupy().cumsum(x),
-                                 bytes_moved=2 * n32 * 4))
-    harness.bench_case(BenchCase(name=f"{_LIB}.cumsum_int32_int64", library=_LIB, setup=setup_i32,
-                                 rocarray=lambda x: _api().cumsum(x), vendor=lambda x: backend.cupy().cumsum(x),
-                                 bytes_moved=n26 * (4 + 8)))
-    harness.bench_case(BenchCase(name=f"{_LIB}.cumprod_float32", library=_LIB, setup=setup_mul,
-                                 rocarray=lambda x: _api().cumprod(x), vendor=lambda x: backend.cupy().cumprod(x),
-                                 bytes_moved=2 * n32 * 4))
-    harness.bench_case(BenchCase(name=f"{_LIB}.nancumsum_float32", library=_LIB, setup=setup_nan,
-                                 rocarray=lambda x: _api().nancumsum(x), vendor=lambda x: backend.cupy().nancumsum(x),
-                                 bytes_moved=2 * n32 * 4))
+    def bytes_of(n, dtype):
+        """One read of the input and one write of the result (int32 scans accumulate in int64)."""
+        size = numpy.dtype(dtype).itemsize
+        return n * (size + (8 if numpy.dtype(dtype).kind in "iu" else size))
+
+    def scan(name, fn, vendor, n, dtype, make):
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}", library=_LIB, setup=make, rocarray=fn, vendor=vendor,
+                                     bytes_moved=bytes_of(n, dtype)))
+
+    cumsum = (lambda x: _api().cumsum(x), lambda x: backend.cupy().cumsum(x))
+    cumprod = (lambda x: _api().cumprod(x), lambda x: backend.cupy().cumprod(x))
+    nancumsum = (lambda x: _api().nancumsum(x), lambda x: backend.cupy().nancumsum(x))
     # CuPy has no exclusive scan; its inclusive cumsum reads and writes the same bytes
-    harness.bench_case(BenchCase(name=f"{_LIB}.exclusive_scan_float32", library=_LIB, setup=setup_f32,
-                                 rocarray=lambda x: _scan.exclusive_scan(x, axis=0),
-                                 vendor=lambda x: backend.cupy().cumsum(x),
-                                 bytes_moved=2 * n32 * 4))
+    exclusive = (lambda x: _scan.exclusive_scan(x, axis=0), lambda x: backend.cupy().cumsum(x))
+
+    # the headline sizes (their names carry no size: 2^28, and 2^26 for int32)
+    scan("cumsum_float32", *cumsum, n32, "float32", setup(n32, "float32"))
+    scan("cumsum_int32_int64", *cumsum, n26, "int32", setup(n26, "int32"))
+    scan("cumprod_float32", *cumprod, n32, "float32", setup(n32, "float32", "mul"))
+    scan("nancumsum_float32", *nancumsum, n32, "float32", setup_nan(n32, "float32"))
+    scan("exclusive_scan_float32", *exclusive, n32, "float32", setup(n32, "float32"))
     harness.bench_case(BenchCase(name=f"{_LIB}.segmented_inclusive_scan_int32_int64", library=_LIB,
-                                 setup=setup_segments,
+                                 setup=setup_segments(n26, 1000),
                                  rocarray=lambda x, h: _scan.segmented_inclusive_scan(x, h),
                                  vendor=segmented_vendor, bytes_moved=n26 * (4 + 1 + 8)))
+
+    # the sweeps: other sizes and dtypes
+    for log2 in (20, 24, 28):
+        n = 1 << log2
+        for dtype in ("float32", "float64", "int32"):
+            if log2 < 28 or dtype != "float32":
+                label = "int32_int64" if dtype == "int32" else dtype
+                scan(f"cumsum_{label}_2^{log2}", *cumsum, n, dtype, setup(n, dtype))
+        for dtype in ("float32", "float64"):
+            if log2 < 28 or dtype != "float32":
+                scan(f"nancumsum_{dtype}_2^{log2}", *nancumsum, n, dtype, setup_nan(n, dtype))
+        for dtype in ("float32", "int32"):
+            if log2 < 28 or dtype != "float32":
+                label = "int32_int64" if dtype == "int32" else dtype
+                scan(f"exclusive_scan_{label}_2^{log2}", *exclusive, n, dtype, setup(n, dtype))
+    for dtype in ("float32", "complex64"):
+        scan(f"cumprod_{dtype}_2^24", *cumprod, 1 << 24, dtype, setup(1 << 24, dtype, "mul"))
+    for axis in (0, 1):  # a strided axis (0) and many contiguous rows (1)
+        harness.bench_case(BenchCase(
+            name=f"{_LIB}.cumsum_axis{axis}_float32_16384^2", library=_LIB,
+            setup=lambda: (backend.cupy().random.random((side, side), dtype=numpy.float32),),
+            rocarray=(lambda a: lambda x: _api().cumsum(x, axis=a))(axis),
+            vendor=(lambda a: lambda x: backend.cupy().cumsum(x, axis=a))(axis),
+            bytes_moved=2 * side * side * 4))
+    for log2 in (24, 26):
+        n = 1 << log2
+        for seg in (32, 1000, 100_000):
+            if (log2, seg) != (26, 1000):
+                harness.bench_case(BenchCase(name=f"{_LIB}.segmented_inclusive_scan_int32_int64_2^{log2}_seg{seg}",
+                                             library=_LIB, setup=setup_segments(n, seg),
+                                             rocarray=lambda x, h: _scan.segmented_inclusive_scan(x, h),
+                                             vendor=segmented_vendor, bytes_moved=n * (4 + 1 + 8)))
 
 
 _register_benchmarks()

@@ -5,7 +5,8 @@ Self-checks run ``nonzero``/``argwhere``/``extract``/``searchsorted``/``unique``
 random inputs (every dtype, NaN and signed zeros, multi-tile sizes) and compare with NumPy exactly;
 they raise ``AssertionError`` on a mismatch. Benchmark cases time the rocarray call against the
 CuPy call on the same data (``x[mask]`` for the boolean-mask helper
-:func:`rocarray.prim.mask_select`).
+:func:`rocarray.prim.mask_select`), at 2^24 and 2^28 elements (searchsorted: 2^20 and 2^24
+queries into as many keys; argwhere: 4096^2 and 16384^2 masks), flat and by whole rows.
 """
 
 import numpy
@@ -98,60 +99,91 @@ def _register_benchmarks():
     n24 = 1 << 24
     side = 1 << 14
 
-    def setup_unique_full():
-        return (backend.cupy().random.randint(-(1 << 31), (1 << 31) - 1, n28, dtype=numpy.int32),)
+    def random(count):
+        return backend.cupy().random.random(count, dtype=numpy.float32)
 
-    def setup_unique_small():
-        return (backend.cupy().random.randint(0, 1 << 20, n28, dtype=numpy.int32),)
+    def setup_unique(count, high):
+        low = -(1 << 31) if high == (1 << 31) - 1 else 0
+        return lambda: (backend.cupy().random.randint(low, high, count, dtype=numpy.int32),)
 
-    def setup_mask():
-        return (backend.cupy().random.random(n28, dtype=numpy.float32) < 0.5,)
+    def setup_mask(count):
+        return lambda: (random(count) < 0.5,)
 
-    def setup_mask_2d():
-        return (backend.cupy().random.random((side, side), dtype=numpy.float32) < 0.5,)
+    def setup_mask_2d(edge):
+        return lambda: (backend.cupy().random.random((edge, edge), dtype=numpy.float32) < 0.5,)
 
-    def setup_extract():
-        cupy = backend.cupy()
-        return (cupy.random.random(n28, dtype=numpy.float32) < 0.5, cupy.random.random(n28, dtype=numpy.float32))
+    def setup_extract(count):
+        return lambda: (random(count) < 0.5, random(count))
 
-    def setup_search():
-        cupy = backend.cupy()
-        a = cupy.sort(cupy.random.random(n24, dtype=numpy.float32))
-        return (a, cupy.random.random(n24, dtype=numpy.float32))
+    def setup_rows(count):
+        # 50 % of the rows of a (count / 1024, 1024) array
+        return lambda: (random(count // 1024) < 0.5, random(count).reshape(count // 1024, 1024))
+
+    def setup_search(count):
+        def make():
+            a = backend.cupy().sort(random(count))
+            return (a, random(count))
+        return make
 
     def ra():
         import rocarray
 
         return rocarray
 
-    harness.bench_case(BenchCase(name=f"{_LIB}.unique_int32_full_range", library=_LIB, setup=setup_unique_full,
-                                 rocarray=lambda x: ra().unique(x), vendor=lambda x: backend.cupy().unique(x),
-                                 bytes_moved=None, memory_bound=False))
-    harness.bench_case(BenchCase(name=f"{_LIB}.unique_int32_small_range", library=_LIB, setup=setup_unique_small,
-                                 rocarray=lambda x: ra().unique(x), vendor=lambda x: backend.cupy().unique(x),
-                                 bytes_moved=2 * n28 * 4, memory_bound=True))
-    harness.bench_case(BenchCase(name=f"{_LIB}.nonzero_bool", library=_LIB, setup=setup_mask,
-                                 rocarray=lambda m: ra().nonzero(m), vendor=lambda m: backend.cupy().nonzero(m),
-                                 bytes_moved=n28 + (n28 // 2) * 8))
-    harness.bench_case(BenchCase(name=f"{_LIB}.extract_float32", library=_LIB, setup=setup_extract,
-                                 rocarray=lambda c, x: ra().extract(c, x), vendor=lambda c, x: backend.cupy().extract(c, x),
-                                 bytes_moved=n28 * (1 + 4 + 2)))
-    harness.bench_case(BenchCase(name=f"{_LIB}.flatnonzero_bool", library=_LIB, setup=setup_mask,
-                                 rocarray=lambda m: ra().flatnonzero(m), vendor=lambda m: backend.cupy().flatnonzero(m),
-                                 bytes_moved=n28 + (n28 // 2) * 8))
-    harness.bench_case(BenchCase(name=f"{_LIB}.argwhere_bool_16384^2", library=_LIB, setup=setup_mask_2d,
-                                 rocarray=lambda m: ra().argwhere(m), vendor=lambda m: backend.cupy().argwhere(m),
-                                 bytes_moved=n28 + (n28 // 2) * 2 * 8))
-    harness.bench_case(BenchCase(name=f"{_LIB}.compress_float32", library=_LIB, setup=setup_extract,
-                                 rocarray=lambda c, x: ra().compress(c, x), vendor=lambda c, x: backend.cupy().compress(c, x),
-                                 bytes_moved=n28 * (1 + 4 + 2)))
-    harness.bench_case(BenchCase(name=f"{_LIB}.mask_select_float32", library=_LIB, setup=setup_extract,
-                                 rocarray=lambda c, x: _select.mask_select(x, c), vendor=lambda c, x: x[c],
-                                 bytes_moved=n28 * (1 + 4 + 2)))
-    harness.bench_case(BenchCase(name=f"{_LIB}.searchsorted_float32", library=_LIB, setup=setup_search,
-                                 rocarray=lambda a, v: ra().searchsorted(a, v),
-                                 vendor=lambda a, v: backend.cupy().searchsorted(a, v),
-                                 bytes_moved=n24 * (4 + 8), memory_bound=False))
+    def case(name, setup, ours, vendor, bytes_moved, memory_bound=True):
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}", library=_LIB, setup=setup, rocarray=ours, vendor=vendor,
+                                     bytes_moved=bytes_moved, memory_bound=memory_bound))
+
+    def unique(count, suffix=""):
+        case(f"unique_int32_full_range{suffix}", setup_unique(count, (1 << 31) - 1), lambda x: ra().unique(x),
+             lambda x: backend.cupy().unique(x), None, False)
+        case(f"unique_int32_small_range{suffix}", setup_unique(count, 1 << 20), lambda x: ra().unique(x),
+             lambda x: backend.cupy().unique(x), 2 * count * 4)
+
+    def nonzero(count, suffix=""):
+        case(f"nonzero_bool{suffix}", setup_mask(count), lambda m: ra().nonzero(m),
+             lambda m: backend.cupy().nonzero(m), count + (count // 2) * 8)
+        case(f"flatnonzero_bool{suffix}", setup_mask(count), lambda m: ra().flatnonzero(m),
+             lambda m: backend.cupy().flatnonzero(m), count + (count // 2) * 8)
+
+    def flat_selections(count, suffix=""):
+        case(f"extract_float32{suffix}", setup_extract(count), lambda c, x: ra().extract(c, x),
+             lambda c, x: backend.cupy().extract(c, x), count * (1 + 4 + 2))
+        case(f"compress_float32{suffix}", setup_extract(count), lambda c, x: ra().compress(c, x),
+             lambda c, x: backend.cupy().compress(c, x), count * (1 + 4 + 2))
+        case(f"mask_select_float32{suffix}", setup_extract(count), lambda c, x: _select.mask_select(x, c),
+             lambda c, x: x[c], count * (1 + 4 + 2))
+
+    def row_selections(count):
+        # whole rows: the condition (one byte a row) read, the kept half of the rows read and written
+        label = f"2^{(count // 1024).bit_length() - 1}x1024"
+        case(f"compress_axis0_float32_{label}", setup_rows(count), lambda c, x: ra().compress(c, x, axis=0),
+             lambda c, x: backend.cupy().compress(c, x, axis=0), count // 1024 + count * 4)
+        case(f"mask_select_rows_float32_{label}", setup_rows(count), lambda c, x: _select.mask_select(x, c),
+             lambda c, x: x[c], count // 1024 + count * 4)
+
+    def argwhere(edge):
+        case(f"argwhere_bool_{edge}^2", setup_mask_2d(edge), lambda m: ra().argwhere(m),
+             lambda m: backend.cupy().argwhere(m), edge * edge + (edge * edge // 2) * 2 * 8)
+
+    def searchsorted(count, suffix=""):
+        case(f"searchsorted_float32{suffix}", setup_search(count), lambda a, v: ra().searchsorted(a, v),
+             lambda a, v: backend.cupy().searchsorted(a, v), count * (4 + 8), False)
+
+    # the headline sizes (their names carry no size: 2^28, and 2^24 for searchsorted)
+    unique(n28)
+    nonzero(n28)
+    flat_selections(n28)
+    argwhere(side)
+    searchsorted(n24)
+    # the sweeps: smaller sizes, and whole rows selected
+    unique(n24, "_2^24")
+    nonzero(n24, "_2^24")
+    flat_selections(n24, "_2^24")
+    argwhere(1 << 12)
+    searchsorted(1 << 20, "_2^20")
+    row_selections(n24)
+    row_selections(n28)
 
 
 _register_benchmarks()

@@ -5,7 +5,10 @@ descending, segmented, N-D along every axis, complex, lexsort) and compare with 
 sort exactly (bit for bit for keys, equal indices for argsorts); they raise ``AssertionError`` on a
 mismatch. Benchmark cases time ``ra.sort``/``ra.argsort``/``ra.lexsort``/``ra.partition`` against
 the CuPy call of the same name (CUB/Thrust radix sort underneath), and the key-value and segmented
-sorts of :mod:`rocarray.prim` against the nearest CuPy formulation, on the same data.
+sorts of :mod:`rocarray.prim` against the nearest CuPy formulation, on the same data: 2^20 to
+2^28 keys, rows of 16 to 65536 keys, segments of 16 to 65536 keys, two and three lexsort keys,
+a partition at a small kth and at the middle. Bytes moved per pass: one read and one write of the
+keys (and values).
 """
 
 import numpy
@@ -110,72 +113,127 @@ def check_axes(rng):
 # benchmark cases: rocarray's sorts against cupy.sort / argsort / lexsort / partition on the same data
 # --------------------------------------------------------------------------------------------
 
+def _keys(n, dtype):
+    """Fresh device keys: floats uniform in [0, 1), integers uniform over the dtype's whole range
+    (every digit varies)."""
+    cupy = backend.cupy()
+    dtype = numpy.dtype(dtype)
+    if dtype.kind == "f":
+        return cupy.random.random(n, dtype=dtype)
+    info = numpy.iinfo(dtype)
+    return cupy.random.randint(int(info.min), int(info.max), n, dtype=numpy.int64).astype(dtype)
+
+
 def _register_benchmarks():
     n = 1 << 28
     n26 = 1 << 26
     seg = 1 << 10  # segment length of the segmented sort: 2^26 keys in 2^16 segments
 
-    def setup(dtype):
-        def make():
-            cupy = backend.cupy()
-            if dtype == "float32":
-                return (cupy.random.random(n, dtype=numpy.float32),)
-            info = numpy.iinfo(dtype)
-            return (cupy.random.randint(int(info.min), int(info.max), n, dtype=numpy.int64).astype(dtype),)
-        return make
+    def setup(dtype, count=n):
+        return lambda: (_keys(count, dtype),)
+
+    def sort_case(name, dtype, count, suffix=""):
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}_{dtype}{suffix}", library=_LIB, setup=setup(dtype, count),
+                                     rocarray=lambda x: _api().sort(x), vendor=lambda x: backend.cupy().sort(x),
+                                     bytes_moved=2 * count * numpy.dtype(dtype).itemsize))
+
+    def argsort_case(dtype, count, suffix=""):
+        harness.bench_case(BenchCase(name=f"{_LIB}.argsort_{dtype}{suffix}", library=_LIB, setup=setup(dtype, count),
+                                     rocarray=lambda x: _api().argsort(x), vendor=lambda x: backend.cupy().argsort(x),
+                                     bytes_moved=count * (numpy.dtype(dtype).itemsize + 8)))
 
     for dtype in ("float32", "int32", "uint8", "uint16"):
-        size = numpy.dtype(dtype).itemsize
-        harness.bench_case(BenchCase(name=f"{_LIB}.sort_{dtype}", library=_LIB, setup=setup(dtype),
-                                     rocarray=lambda x: _api().sort(x), vendor=lambda x: backend.cupy().sort(x),
-                                     bytes_moved=2 * n * size))
-    harness.bench_case(BenchCase(name=f"{_LIB}.argsort_int32", library=_LIB, setup=setup("int32"),
-                                 rocarray=lambda x: _api().argsort(x), vendor=lambda x: backend.cupy().argsort(x),
-                                 bytes_moved=n * (4 + 8)))
+        sort_case("sort", dtype, n)
+    argsort_case("int32", n)
 
-    def setup_pairs():
-        keys, = setup("int32")()
-        return keys, backend.cupy().random.random(n, dtype=numpy.float32)
+    def setup_pairs(values, count=n):
+        def make():
+            cupy = backend.cupy()
+            if numpy.dtype(values).kind == "f":
+                return _keys(count, "int32"), cupy.random.random(count, dtype=values)
+            return _keys(count, "int32"), cupy.random.randint(-1000, 1000, count, dtype=values)
+        return make
 
     def pairs_vendor(keys, values):
         # CuPy has no key-value sort: the argsort of the keys, then keys and values gathered through it
         perm = backend.cupy().argsort(keys)
         return keys[perm], values[perm]
 
-    def setup_segments():
-        cupy = backend.cupy()
-        return cupy.random.random(n26, dtype=numpy.float32), cupy.arange(0, n26 + 1, seg, dtype=numpy.int64)
+    def pairs_case(values, count, suffix=""):
+        harness.bench_case(BenchCase(name=f"{_LIB}.radix_sort_pairs_int32_{values}{suffix}", library=_LIB,
+                                     setup=setup_pairs(values, count),
+                                     rocarray=lambda k, v: _sort.radix_sort_pairs(k, v), vendor=pairs_vendor,
+                                     bytes_moved=2 * count * (4 + numpy.dtype(values).itemsize)))
 
-    def setup_lexsort():
-        # two int32 keys as one (2, n) array; the primary (last) one takes 1024 values, so ties are
-        # common and the secondary key decides among them
-        cupy = backend.cupy()
-        keys = cupy.empty((2, n26), dtype=numpy.int32)
-        keys[0] = cupy.random.randint(-(1 << 31), (1 << 31) - 1, n26, dtype=numpy.int32)
-        keys[1] = cupy.random.randint(0, 1024, n26, dtype=numpy.int32)
-        return (keys,)
+    def segmented_case(length, suffix=""):
+        # equal segments, so CuPy's sort along the last axis of the (segments, length) view is the same sort
+        def make():
+            cupy = backend.cupy()
+            return cupy.random.random(n26, dtype=numpy.float32), cupy.arange(0, n26 + 1, length, dtype=numpy.int64)
 
-    def setup_partition():
-        return (backend.cupy().random.random(n26, dtype=numpy.float32),)
+        harness.bench_case(BenchCase(name=f"{_LIB}.segmented_radix_sort_keys_float32_2^26{suffix}", library=_LIB,
+                                     setup=make,
+                                     rocarray=lambda x, offs: _sort.segmented_radix_sort_keys(x, offs),
+                                     vendor=lambda x, offs: backend.cupy().sort(x.reshape(-1, length), axis=-1),
+                                     bytes_moved=2 * n26 * 4))
 
-    harness.bench_case(BenchCase(name=f"{_LIB}.radix_sort_pairs_int32_float32", library=_LIB, setup=setup_pairs,
-                                 rocarray=lambda k, v: _sort.radix_sort_pairs(k, v), vendor=pairs_vendor,
-                                 bytes_moved=2 * n * (4 + 4)))
-    # equal segments, so CuPy's sort along the last axis of the (segments, length) view is the same sort
-    harness.bench_case(BenchCase(name=f"{_LIB}.segmented_radix_sort_keys_float32_2^26", library=_LIB,
-                                 setup=setup_segments,
-                                 rocarray=lambda x, offs: _sort.segmented_radix_sort_keys(x, offs),
-                                 vendor=lambda x, offs: backend.cupy().sort(x.reshape(-1, seg), axis=-1),
-                                 bytes_moved=2 * n26 * 4))
-    harness.bench_case(BenchCase(name=f"{_LIB}.lexsort_int32_2^26", library=_LIB, setup=setup_lexsort,
-                                 rocarray=lambda k: _api().lexsort(k), vendor=lambda k: backend.cupy().lexsort(k),
-                                 bytes_moved=n26 * (2 * 4 + 8)))
+    def lexsort_case(count, k, name):
+        def make():
+            # k int32 keys as one (k, count) array; the primary (last) one takes 1024 values, so
+            # ties are common and the secondary keys decide among them
+            cupy = backend.cupy()
+            keys = cupy.empty((k, count), dtype=numpy.int32)
+            for i in range(k - 1):
+                keys[i] = cupy.random.randint(-(1 << 31), (1 << 31) - 1, count, dtype=numpy.int32)
+            keys[k - 1] = cupy.random.randint(0, 1024, count, dtype=numpy.int32)
+            return (keys,)
+
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}", library=_LIB, setup=make,
+                                     rocarray=lambda keys: _api().lexsort(keys),
+                                     vendor=lambda keys: backend.cupy().lexsort(keys),
+                                     bytes_moved=count * (k * 4 + 8)))
+
+    def partition_case(count, kth, name):
+        harness.bench_case(BenchCase(name=f"{_LIB}.{name}", library=_LIB, setup=setup("float32", count),
+                                     rocarray=lambda x: _api().partition(x, kth),
+                                     vendor=lambda x: backend.cupy().partition(x, kth),
+                                     bytes_moved=2 * count * 4))
+
+    pairs_case("float32", n)
+    segmented_case(seg)
+    lexsort_case(n26, 2, "lexsort_int32_2^26")
     # kth at the middle: CuPy's partition then sorts the whole array (its selection kernel is for a
     # small kth), as rocarray's always does
-    harness.bench_case(BenchCase(name=f"{_LIB}.partition_float32_2^26", library=_LIB, setup=setup_partition,
-                                 rocarray=lambda x: _api().partition(x, n26 // 2),
-                                 vendor=lambda x: backend.cupy().partition(x, n26 // 2),
-                                 bytes_moved=2 * n26 * 4))
+    partition_case(n26, n26 // 2, "partition_float32_2^26")
+
+    # the sweeps: other sizes, dtypes, row lengths, segment lengths, key counts and kth
+    for log2 in (20, 24, 28):
+        count = 1 << log2
+        for dtype in ("float32", "int32", "uint8", "uint16", "float64"):
+            if log2 < 28 or dtype == "float64":
+                sort_case("sort", dtype, count, f"_2^{log2}")
+        for dtype in ("int32", "float32"):
+            if log2 < 28 or dtype == "float32":
+                argsort_case(dtype, count, f"_2^{log2}")
+        for values in ("float32", "int64"):
+            if log2 < 28 or values == "int64":
+                pairs_case(values, count, f"_2^{log2}")
+    for row in (1 << 4, 1 << 10, 1 << 16):  # 2^24 float32 keys as (2^24 / row, row), sorted along the rows
+        rows = (1 << 24) // row
+        harness.bench_case(BenchCase(
+            name=f"{_LIB}.sort_rows_float32_2^{rows.bit_length() - 1}x{row}", library=_LIB,
+            setup=(lambda r: lambda: (_keys(1 << 24, "float32").reshape(-1, r),))(row),
+            rocarray=lambda x: _api().sort(x, axis=-1), vendor=lambda x: backend.cupy().sort(x, axis=-1),
+            bytes_moved=2 * (1 << 24) * 4))
+    for length in (1 << 4, 1 << 16):
+        segmented_case(length, f"_seg{length}")
+    for log2 in (20, 24, 26):
+        count = 1 << log2
+        if log2 < 26:
+            lexsort_case(count, 2, f"lexsort_int32_2^{log2}")
+            partition_case(count, count // 2, f"partition_float32_2^{log2}")
+        lexsort_case(count, 3, f"lexsort_3keys_int32_2^{log2}")
+        partition_case(count, 100, f"partition_kth100_float32_2^{log2}")
 
 
 _register_benchmarks()

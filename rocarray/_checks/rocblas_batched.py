@@ -3,10 +3,12 @@
 Self-checks run ``gemm_strided_batched`` and ``gemm_batched`` on small fresh random stacks (every
 dtype, every kernel tile and the tiled path, transposes, a broadcast operand) and compare with
 NumPy in float64/complex128; they raise ``AssertionError`` on a mismatch. Benchmark cases time
-the strided-batched call against ``cupy.matmul`` on the same C-ordered stacks: ``a3 @ b3`` with
-shapes ``(batch, m, k)`` and ``(batch, k, n)`` is, column-major, ``C^T = B^T A^T``, so rocarray
-runs ``gemm_strided_batched('N', 'N', n, m, k, 1, b3, n, k*n, a3, k, m*k, 0, c3, n, m*n, batch)``
-on the very same buffers (no copies on either side).
+the strided-batched call against ``cupy.matmul`` on the same C-ordered float32 and float64 stacks
+(10^5 products of 8^2 to 64^2, 64 of 1024^2): ``a3 @ b3`` with shapes ``(batch, m, k)`` and
+``(batch, k, n)`` is, column-major, ``C^T = B^T A^T``, so rocarray runs
+``gemm_strided_batched('N', 'N', n, m, k, 1, b3, n, k*n, a3, k, m*k, 0, c3, n, m*n, batch)`` on
+the very same buffers (no copies on either side); and ``gemm_batched`` on pointers to 10^4
+matrices of one stack, against ``cupy.matmul`` on the stack.
 """
 
 import numpy
@@ -94,30 +96,56 @@ def check_gemm_batched(rng):
 # --------------------------------------------------------------------------------------------
 
 def _register_benchmarks():
-    dtype = "float32"
-    size = numpy.dtype(dtype).itemsize
-    for batch, edge in ((10**5, 8), (10**5, 16), (10**5, 32), (10**5, 64), (64, 1024)):
-        m = n = k = edge
+    for dtype in ("float32", "float64"):
+        size = numpy.dtype(dtype).itemsize
+        for batch, edge in ((10**5, 8), (10**5, 16), (10**5, 32), (10**5, 64), (64, 1024)):
+            m = n = k = edge
 
-        def setup(batch=batch, m=m, n=n, k=k):
-            cupy = backend.cupy()
-            a3 = cupy.random.standard_normal((batch, m, k), dtype=numpy.float32)
-            b3 = cupy.random.standard_normal((batch, k, n), dtype=numpy.float32)
-            return a3, b3, cupy.empty((batch, m, n), dtype=numpy.float32)
+            def setup(batch=batch, m=m, n=n, k=k, dtype=dtype):
+                cupy = backend.cupy()
+                a3 = cupy.random.standard_normal((batch, m, k), dtype=dtype)
+                b3 = cupy.random.standard_normal((batch, k, n), dtype=dtype)
+                return a3, b3, cupy.empty((batch, m, n), dtype=dtype)
 
-        def ours(a3, b3, c3, batch=batch, m=m, n=n, k=k):
-            rocblas.gemm_strided_batched("N", "N", n, m, k, 1.0, b3, n, k * n, a3, k, m * k, 0.0, c3, n, m * n,
-                                         batch)
+            def ours(a3, b3, c3, batch=batch, m=m, n=n, k=k):
+                rocblas.gemm_strided_batched("N", "N", n, m, k, 1.0, b3, n, k * n, a3, k, m * k, 0.0, c3, n, m * n,
+                                             batch)
 
-        def vendor(a3, b3, c3):
-            backend.cupy().matmul(a3, b3)
+            def vendor(a3, b3, c3):
+                backend.cupy().matmul(a3, b3)
 
-        label = f"1e5x{edge}" if batch == 10**5 else f"{batch}x{edge}"
-        big = edge > 64
-        harness.bench_case(BenchCase(
-            name=f"{_LIB}.gemm_strided_batched_{label}_{dtype}", library=_LIB, setup=setup, rocarray=ours,
-            vendor=vendor, bytes_moved=None if big else batch * (m * k + k * n + m * n) * size,
-            flops=2 * batch * m * n * k, memory_bound=not big))
+            label = f"1e5x{edge}" if batch == 10**5 else f"{batch}x{edge}"
+            big = edge > 64
+            harness.bench_case(BenchCase(
+                name=f"{_LIB}.gemm_strided_batched_{label}_{dtype}", library=_LIB, setup=setup, rocarray=ours,
+                vendor=vendor, bytes_moved=None if big else batch * (m * k + k * n + m * n) * size,
+                flops=2 * batch * m * n * k, memory_bound=not big))
+
+    # pointer-array mode: 10^4 separate 32 x 32 float32 products (the matrices of one stack, one
+    # pointer each) against cupy.matmul on the stack
+    batch, edge = 10**4, 32
+
+    def setup_pointers():
+        cupy = backend.cupy()
+        a3, b3, c3 = (cupy.random.standard_normal((batch, edge, edge), dtype=numpy.float32) for _ in range(3))
+
+        def pointers(x):
+            return x.data.ptr + x.strides[0] * cupy.arange(batch, dtype=numpy.uint64)
+
+        # the stacks stay in the arguments: the pointer arrays point into them
+        return a3, b3, c3, pointers(a3), pointers(b3), pointers(c3)
+
+    def ours_pointers(a3, b3, c3, pa, pb, pc):
+        # C_b^T = B_b^T A_b^T in column-major terms, as for the strided call
+        rocblas.gemm_batched("N", "N", edge, edge, edge, 1.0, pb, edge, pa, edge, 0.0, pc, edge, batch,
+                             dtype=numpy.float32)
+
+    def vendor_pointers(a3, b3, c3, pa, pb, pc):
+        backend.cupy().matmul(a3, b3)
+
+    harness.bench_case(BenchCase(
+        name=f"{_LIB}.gemm_batched_1e4x{edge}_float32", library=_LIB, setup=setup_pointers, rocarray=ours_pointers,
+        vendor=vendor_pointers, bytes_moved=batch * 3 * edge * edge * 4, flops=2 * batch * edge ** 3))
 
 
 _register_benchmarks()

@@ -3,9 +3,10 @@
 Self-checks run trsm, trmm, symm, hemm, syrk, herk, syr2k and her2k on small fresh random
 column-major matrices (sizes crossing the 64-row leaves and the 256-row diagonal blocks) and
 compare with NumPy in float64/complex128, including that the unreferenced triangle of C is left
-alone. Benchmark cases time rocarray against cuBLAS on the same buffers: ``dtrsm`` (called
-through ``cupy_backends``' cuBLAS binding, as ``cupyx.scipy.linalg.solve_triangular`` does) and
-``ssyrk`` (``cupy.cublas.syrk``).
+alone. Benchmark cases time rocarray against cuBLAS on the same 2048^2 and 8192^2 buffers:
+``strsm``/``dtrsm`` (called through ``cupy_backends``' cuBLAS binding, as
+``cupyx.scipy.linalg.solve_triangular`` does), ``ssyrk``/``dsyrk`` (``cupy.cublas.syrk``), and
+symm against a gemm of the same size (``cupy.matmul``; CuPy has no symm).
 """
 
 import numpy
@@ -122,7 +123,7 @@ def check_rank_k(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# benchmark cases: 8192^3 against cuBLAS on the same buffers
+# benchmark cases: 2048^3 and 8192^3 against cuBLAS on the same buffers
 # --------------------------------------------------------------------------------------------
 
 _N = 8192
@@ -132,48 +133,72 @@ def _random(n, dtype):
     return backend.cupy().random.standard_normal(n, dtype=numpy.dtype(dtype))
 
 
-def _register_benchmarks():
-    n = _N
-
-    def setup_trsm():
+def _trsm(n, dtype):
+    def setup():
         # lower triangular, unit-size diagonal and small off-diagonal part: repeated in-place
         # solves keep B's magnitude (no overflow or denormals over many timed calls)
         cupy = backend.cupy()
-        a = _random(n * n, "float64") / n
+        a = _random(n * n, dtype) / n
         k = cupy.arange(n)
         a[k + k * n] = 1.0
-        return a, _random(n * n, "float64")
+        return a, _random(n * n, dtype)
 
-    def ours_trsm(a, b):
+    def ours(a, b):
         _level3_tri.trsm("L", "L", "N", "N", n, n, 1.0, a, n, b, n)
 
-    def vendor_trsm(a, b):
+    def vendor(a, b):
         from cupy_backends.cuda.libs import cublas
 
         cupy = backend.cupy()
         handle = cupy.cuda.device.get_cublas_handle()
-        one = numpy.array(1.0)
+        one = numpy.array(1.0, dtype=dtype)
         cublas.setPointerMode(handle, cublas.CUBLAS_POINTER_MODE_HOST)
-        cublas.dtrsm(handle, cublas.CUBLAS_SIDE_LEFT, cublas.CUBLAS_FILL_MODE_LOWER, cublas.CUBLAS_OP_N,
-                     cublas.CUBLAS_DIAG_NON_UNIT, n, n, one.ctypes.data, a.data.ptr, n, b.data.ptr, n)
+        fn = cublas.dtrsm if dtype == "float64" else cublas.strsm
+        fn(handle, cublas.CUBLAS_SIDE_LEFT, cublas.CUBLAS_FILL_MODE_LOWER, cublas.CUBLAS_OP_N,
+           cublas.CUBLAS_DIAG_NON_UNIT, n, n, one.ctypes.data, a.data.ptr, n, b.data.ptr, n)
 
-    harness.bench_case(BenchCase(name=f"{_LIB}.trsm_{n}_float64", library=_LIB, setup=setup_trsm,
-                                 rocarray=ours_trsm, vendor=vendor_trsm, flops=n ** 3, memory_bound=False))
+    harness.bench_case(BenchCase(name=f"{_LIB}.trsm_{n}_{dtype}", library=_LIB, setup=setup,
+                                 rocarray=ours, vendor=vendor, flops=n ** 3, memory_bound=False))
 
-    def setup_syrk():
-        return _random(n * n, "float32"), backend.cupy().zeros(n * n, numpy.float32)
 
-    def ours_syrk(a, c):
+def _syrk(n, dtype):
+    def setup():
+        return _random(n * n, dtype), backend.cupy().zeros(n * n, dtype)
+
+    def ours(a, c):
         _level3_sym.syrk("L", "N", n, n, 1.0, a, n, 0.0, c, n)
 
-    def vendor_syrk(a, c):
+    def vendor(a, c):
         import cupy.cublas
 
         # the column-major n x n A is the row-major M = A^T: A A^T = M^T M; C's bytes likewise
         cupy.cublas.syrk("T", a.reshape(n, n), out=c.reshape(n, n), alpha=1.0, beta=0.0, lower=False)
 
-    harness.bench_case(BenchCase(name=f"{_LIB}.syrk_{n}_float32", library=_LIB, setup=setup_syrk,
-                                 rocarray=ours_syrk, vendor=vendor_syrk, flops=n * n * n, memory_bound=False))
+    harness.bench_case(BenchCase(name=f"{_LIB}.syrk_{n}_{dtype}", library=_LIB, setup=setup,
+                                 rocarray=ours, vendor=vendor, flops=n * n * n, memory_bound=False))
+
+
+def _symm(n, dtype):
+    def setup():
+        return _random(n * n, dtype), _random(n * n, dtype), backend.cupy().zeros(n * n, dtype)
+
+    def ours(a, b, c):
+        _level3_sym.symm("L", "U", n, n, 1.0, a, n, b, n, 0.0, c, n)
+
+    def vendor(a, b, c):
+        # CuPy has no symm: a cuBLAS gemm of the same size on the same bytes (the same flops)
+        backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
+
+    harness.bench_case(BenchCase(name=f"{_LIB}.symm_{n}_{dtype}", library=_LIB, setup=setup,
+                                 rocarray=ours, vendor=vendor, flops=2 * n ** 3, memory_bound=False))
+
+
+def _register_benchmarks():
+    for n in (2048, _N):
+        for dtype in ("float32", "float64"):
+            _trsm(n, dtype)
+            _syrk(n, dtype)
+        _symm(n, "float32")
 
 
 _register_benchmarks()

@@ -3,7 +3,10 @@
 Self-checks run every level-1 operation on small fresh random inputs (unit and non-unit, negative
 increments) and compare with NumPy in float64/complex128; they raise ``AssertionError`` on a
 mismatch. Benchmark cases time rocarray against the path CuPy takes for the same operation
-(cuBLAS through ``cupy.cublas``/``cupy.dot``, or CuPy's element-wise kernels) on the same data.
+(cuBLAS through ``cupy.cublas``/``cupy.dot``, or CuPy's element-wise kernels) on the same data:
+level 1 on float32 and float64 vectors of 2^20 and 2^26 elements (and the façade's
+``ra.linalg.norm``), level 2 on 4096^2 and 16384^2 matrices and 16384-column bands, level 3 gemm
+on square and awkward shapes.
 """
 
 import numpy
@@ -207,7 +210,7 @@ def check_iamax(rng):
 
 
 # --------------------------------------------------------------------------------------------
-# benchmark cases: rocarray vs the path CuPy takes, at 2^26 elements
+# benchmark cases: rocarray vs the path CuPy takes, at 2^20 and 2^26 elements
 # --------------------------------------------------------------------------------------------
 
 def _random(n, dtype):
@@ -225,39 +228,57 @@ def _bench(name, setup, ours, vendor, bytes_moved):
 
 
 def _register_benchmarks():
-    n = _BENCH_N
-
     def vendor_axpy(x, y):
         _cublas().axpy(0.5, x, y)
 
     def vendor_scal(x):
         _cublas().scal(0.999, x)
 
-    for dtype in ("float32", "float64"):
-        size = numpy.dtype(dtype).itemsize
-        _bench(f"dot_{dtype}", lambda d=dtype: (_random(n, d), _random(n, d)),
-               lambda x, y: _level1.dot(n, x, 1, y, 1), lambda x, y: backend.cupy().dot(x, y), 2 * n * size)
-        _bench(f"axpy_{dtype}", lambda d=dtype: (_random(n, d), _random(n, d)),
-               lambda x, y: _level1.axpy(n, 0.5, x, 1, y, 1), vendor_axpy, 3 * n * size)
+    def one(n, dtype):
+        return lambda: (_random(n, dtype),)
 
-    size = 4
-    one = lambda: (_random(n, "float32"),)  # noqa: E731
-    two = lambda: (_random(n, "float32"), _random(n, "float32"))  # noqa: E731
-    _bench("nrm2_float32", one, lambda x: _level1.nrm2(n, x, 1), lambda x: backend.cupy().linalg.norm(x), n * size)
-    _bench("asum_float32", one, lambda x: _level1.asum(n, x, 1), lambda x: backend.cupy().abs(x).sum(), n * size)
-    _bench("iamax_float32", one, lambda x: _level1.iamax(n, x, 1),
-           lambda x: backend.cupy().argmax(backend.cupy().abs(x)), n * size)
-    # 0.999 (not 1.0, which a library may skip) keeps repeated runs finite and normal.
-    _bench("scal_float32", one, lambda x: _level1.scal(n, 0.999, x, 1), vendor_scal, 2 * n * size)
-    _bench("copy_float32", two, lambda x, y: _level1.copy(n, x, 1, y, 1), lambda x, y: y.__setitem__(Ellipsis, x),
-           2 * n * size)
+    def two(n, dtype):
+        return lambda: (_random(n, dtype), _random(n, dtype))
+
+    def register(n, dtype, suffix, ops):
+        size = numpy.dtype(dtype).itemsize
+        cases = {
+            "dot": (two, lambda x, y: _level1.dot(n, x, 1, y, 1), lambda x, y: backend.cupy().dot(x, y), 2),
+            "axpy": (two, lambda x, y: _level1.axpy(n, 0.5, x, 1, y, 1), vendor_axpy, 3),
+            "nrm2": (one, lambda x: _level1.nrm2(n, x, 1), lambda x: backend.cupy().linalg.norm(x), 1),
+            "asum": (one, lambda x: _level1.asum(n, x, 1), lambda x: backend.cupy().abs(x).sum(), 1),
+            "iamax": (one, lambda x: _level1.iamax(n, x, 1), lambda x: backend.cupy().argmax(backend.cupy().abs(x)), 1),
+            # 0.999 (not 1.0, which a library may skip) keeps repeated runs finite and normal.
+            "scal": (one, lambda x: _level1.scal(n, 0.999, x, 1), vendor_scal, 2),
+            "copy": (two, lambda x, y: _level1.copy(n, x, 1, y, 1), lambda x, y: y.__setitem__(Ellipsis, x), 2),
+            # the façade: ra.linalg.norm (rocblas nrm2 underneath) against cupy.linalg.norm
+            "norm": (one, lambda x: _linalg().norm(x), lambda x: backend.cupy().linalg.norm(x), 1),
+        }
+        for op in ops:
+            setup, ours, vendor, vectors = cases[op]
+            _bench(f"{op}_{dtype}{suffix}", setup(n, dtype), ours, vendor, vectors * n * size)
+
+    # the headline size (the names carry no size: 2^26)
+    register(_BENCH_N, "float32", "", ("dot", "axpy", "nrm2", "asum", "iamax", "scal", "copy"))
+    register(_BENCH_N, "float64", "", ("dot", "axpy"))
+    # the sweeps: 2^20 elements, float64, the façade's norm
+    for dtype in ("float32", "float64"):
+        register(1 << 20, dtype, "_2^20", ("dot", "axpy", "nrm2", "asum", "iamax", "scal", "copy", "norm"))
+    register(_BENCH_N, "float32", "_2^26", ("norm",))
+    register(_BENCH_N, "float64", "_2^26", ("nrm2", "asum", "iamax", "scal", "copy", "norm"))
+
+
+def _linalg():
+    from rocarray import linalg
+
+    return linalg
 
 
 _register_benchmarks()
 
 
 # --------------------------------------------------------------------------------------------
-# level 2: self-checks on small column-major matrices, benchmark cases at 16384^2
+# level 2: self-checks on small column-major matrices, benchmark cases at 4096^2 and 16384^2
 # --------------------------------------------------------------------------------------------
 
 _M2, _N2 = 67, 45  # small, odd, crossing warp and pack boundaries
@@ -365,25 +386,24 @@ _GEMV_N = 16384
 
 
 def _register_level2_benchmarks():
-    # A is one 16384 x 16384 float32 column-major buffer (lda = m). CuPy sees the same memory as
-    # the row-major (n, m) array M = A^T: gemv 'N' (y = A x) is M.T @ x and 'T' (y = A^T x) is
-    # M @ x, so the vendor (cuBLAS sgemv through cupy.matmul) reads exactly the same bytes.
-    n = _GEMV_N
+    # A is one n x n float32 column-major buffer (lda = n). CuPy sees the same memory as the
+    # row-major (n, n) array M = A^T: gemv 'N' (y = A x) is M.T @ x and 'T' (y = A^T x) is M @ x,
+    # so the vendor (cuBLAS sgemv through cupy.matmul) reads exactly the same bytes.
     size = 4
+    for n, suffix in ((_GEMV_N, ""), (4096, "_4096")):  # the headline size's names carry no size
+        def setup(n=n):
+            return _random(n * n, "float32"), _random(n, "float32"), backend.cupy().zeros(n, numpy.float32)
 
-    def setup():
-        return _random(n * n, "float32"), _random(n, "float32"), backend.cupy().zeros(n, numpy.float32)
+        def vendor_n(a, x, y, n=n):
+            backend.cupy().matmul(a.reshape(n, n).T, x, out=y)
 
-    def vendor_n(a, x, y):
-        backend.cupy().matmul(a.reshape(n, n).T, x, out=y)
+        def vendor_t(a, x, y, n=n):
+            backend.cupy().matmul(a.reshape(n, n), x, out=y)
 
-    def vendor_t(a, x, y):
-        backend.cupy().matmul(a.reshape(n, n), x, out=y)
-
-    _bench("gemv_n_float32", setup, lambda a, x, y: _level2.gemv("N", n, n, 1.0, a, n, x, 1, 0.0, y, 1),
-           vendor_n, n * n * size)
-    _bench("gemv_t_float32", setup, lambda a, x, y: _level2.gemv("T", n, n, 1.0, a, n, x, 1, 0.0, y, 1),
-           vendor_t, n * n * size)
+        _bench(f"gemv_n_float32{suffix}", setup,
+               lambda a, x, y, n=n: _level2.gemv("N", n, n, 1.0, a, n, x, 1, 0.0, y, 1), vendor_n, n * n * size)
+        _bench(f"gemv_t_float32{suffix}", setup,
+               lambda a, x, y, n=n: _level2.gemv("T", n, n, 1.0, a, n, x, 1, 0.0, y, 1), vendor_t, n * n * size)
 
 
 _register_level2_benchmarks()

@@ -3,10 +3,10 @@
 The self-check runs every transpose on small fresh random 16-bit matrices (sizes that cross the
 128 x 128 x 32 tiles, one padded leading dimension that is not a multiple of 8, so both copy
 variants run), plus one product of at least 144 128 x 256 tiles (the wide tile on NVIDIA devices
-with up to 144 SMs), and compares with NumPy in float64. The benchmark times an 8192^3 product against
-``cupy.matmul`` on the same bytes (cuBLAS with tensor cores),
-and float16 products with a fused bias and activation against cuBLAS plus CuPy's element-wise
-bias and activation.
+with up to 144 SMs), and compares with NumPy in float64. The benchmarks time 2048^3 and 8192^3
+products against ``cupy.matmul`` on the same bytes (cuBLAS with tensor cores), and products with a
+fused bias and activation (float16 at 4096^3 and 8192^3, float32 at 4096^3) against cuBLAS plus
+CuPy's element-wise bias and activation.
 """
 
 import numpy
@@ -61,34 +61,38 @@ def _check_one(rng, dtype, ta, tb, m, n, k, pad):
 
 
 def _random(count, dtype):
-    """``count`` standard normal values of a 16-bit ``dtype`` on the device."""
+    """``count`` standard normal values of ``dtype`` (float16, bfloat16 or float32) on the device."""
     return backend.cupy().random.standard_normal(count, dtype=numpy.float32).astype(dtype)
 
 
 def _register_benchmarks():
-    # C = A B on 8192^3 column-major buffers. CuPy sees each buffer as the row-major transpose,
-    # so the vendor computes C^T = B^T A^T with cupy.matmul (cuBLAS, tensor cores) on the same bytes.
-    n = _GEMM_N
-    for dtype in half.MMA_DTYPES:
-        def setup(dtype=dtype):
-            return _random(n * n, dtype), _random(n * n, dtype), backend.cupy().zeros(n * n, dtype)
+    # C = A B on n^3 column-major buffers. CuPy sees each buffer as the row-major transpose, so the
+    # vendor computes C^T = B^T A^T with cupy.matmul (cuBLAS, tensor cores) on the same bytes.
+    # 8192^3 is bound by the matrix units, 2048^3 partly by the number of output tiles.
+    for n in (2048, _GEMM_N):
+        for dtype in half.MMA_DTYPES:
+            def setup(dtype=dtype, n=n):
+                return _random(n * n, dtype), _random(n * n, dtype), backend.cupy().zeros(n * n, dtype)
 
-        def ours(a, b, c, dtype=dtype):
-            half.launch(a.data.device_id, numpy.dtype(dtype), "N", "N", n, n, n, 1.0, a.data, n, b.data,
-                        n, 0.0, c.data, n)
+            def ours(a, b, c, dtype=dtype, n=n):
+                half.launch(a.data.device_id, numpy.dtype(dtype), "N", "N", n, n, n, 1.0, a.data, n, b.data,
+                            n, 0.0, c.data, n)
 
-        def vendor(a, b, c):
-            backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
+            def vendor(a, b, c, n=n):
+                backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n), out=c.reshape(n, n))
 
-        harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_{numpy.dtype(dtype).name}", library=_LIB, setup=setup,
-                                     rocarray=ours, vendor=vendor, flops=2 * n ** 3, memory_bound=False))
+            harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_{numpy.dtype(dtype).name}", library=_LIB,
+                                         setup=setup, rocarray=ours, vendor=vendor, flops=2 * n ** 3,
+                                         memory_bound=False))
 
 
 _register_benchmarks()
 
-#: Fused epilogues timed at 8192^3 float16: rocarray's bias + activation inside gemm against
-#: cuBLAS followed by CuPy's element-wise bias and activation (the unfused path a script takes).
-_EPILOGUE_ACTIVATIONS = ("relu", "gelu")
+#: Fused epilogues timed: rocarray's bias + activation inside gemm against cuBLAS followed by
+#: CuPy's element-wise bias and activation (the unfused path a script takes), as (n, dtype,
+#: activation) of an n^3 product.
+_EPILOGUES = ((_GEMM_N, "float16", "relu"), (_GEMM_N, "float16", "gelu"), (4096, "float16", "gelu"),
+              (4096, "float32", "gelu"))
 
 
 def _vendor_activation(name, y):
@@ -100,23 +104,21 @@ def _vendor_activation(name, y):
 
 
 def _register_epilogue_benchmarks():
-    n = _GEMM_N
-    for activation in _EPILOGUE_ACTIVATIONS:
-        def setup():
-            half = numpy.float16
-            return _random(n * n, half), _random(n * n, half), _random(n, half), backend.cupy().zeros(n * n, half)
+    for n, dtype, activation in _EPILOGUES:
+        def setup(n=n, dtype=dtype):
+            return _random(n * n, dtype), _random(n * n, dtype), _random(n, dtype), backend.cupy().zeros(n * n, dtype)
 
-        def ours(a, b, bias, c, activation=activation):
+        def ours(a, b, bias, c, n=n, activation=activation):
             from rocarray import rocblas
 
             rocblas.gemm("N", "N", n, n, n, 1.0, a, n, b, n, 0.0, c, n, bias=bias, activation=activation)
 
-        def vendor(a, b, bias, c, activation=activation):
+        def vendor(a, b, bias, c, n=n, activation=activation):
             # C^T in CuPy's row-major view: the bias of C's row i runs along the last axis
             y = backend.cupy().matmul(b.reshape(n, n), a.reshape(n, n)) + bias
             c.reshape(n, n)[...] = _vendor_activation(activation, y)
 
-        harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_float16_bias_{activation}", library=_LIB, setup=setup,
+        harness.bench_case(BenchCase(name=f"{_LIB}.gemm_{n}_{dtype}_bias_{activation}", library=_LIB, setup=setup,
                                      rocarray=ours, vendor=vendor, flops=2 * n ** 3, memory_bound=False))
 
 

@@ -4,9 +4,11 @@
 Self-checks run the façade on small fresh random operands (C-ordered, transposed and sliced views,
 broadcast stacks, 1-D promotion, every GEMM dtype) and compare with NumPy in float64/complex128.
 Benchmark cases time the façade against the CuPy function of the same name on the same device
-arrays (cuBLAS underneath): a large square product, a stack of small products, a transposed
-operand (read in place by rocarray through the 'T' flag; a layout cuBLAS also reads in place), an
-attention-style einsum, and two products small enough that host time per call decides.
+arrays (cuBLAS underneath): large square products and a stack of 4096 64^2 products (float32 and
+float64), each also with a transposed operand (read in place by rocarray through the 'T' flag; a
+layout cuBLAS also reads in place), an attention-style einsum, and products small enough that
+host time per call decides (a 256^2 square, stacks of 64 products of 16^2 to 64^2; float32 and
+float16).
 """
 
 import numpy
@@ -57,7 +59,10 @@ def _bench(name, setup, ours, vendor, flops):
 
 
 def _random(shape, dtype):
-    return backend.cupy().random.standard_normal(shape, dtype=numpy.dtype(dtype))
+    dtype = numpy.dtype(dtype)
+    if dtype.itemsize == 2:  # CuPy draws float32 and float64 only
+        return backend.cupy().random.standard_normal(shape, dtype=numpy.float32).astype(dtype)
+    return backend.cupy().random.standard_normal(shape, dtype=dtype)
 
 
 def _register_benchmarks():
@@ -82,6 +87,25 @@ def _register_benchmarks():
     _bench("einsum_attention_float32", lambda: (_random(shape_q, "float32"), _random(shape_k, "float32")),
            lambda q, k: ra.einsum("bhqd,bhkd->bhqk", q, k), lambda q, k: backend.cupy().einsum("bhqd,bhkd->bhqk", q, k),
            2 * 8 * 16 * 1024 * 1024 * 64)
+
+    # the sweeps: float64 and transposed stacks, more small products, float16
+    def pair(shape, dtype):
+        return lambda: (_random(shape, dtype), _random(shape, dtype))
+
+    for dtype in ("float32", "float64"):
+        if dtype != "float32":
+            _bench(f"matmul_stack_{batch}x{e}_{dtype}", pair((batch, e, e), dtype), lambda a, b: ra.matmul(a, b),
+                   lambda a, b: backend.cupy().matmul(a, b), 2 * batch * e ** 3)
+        _bench(f"matmul_T_stack_{batch}x{e}_{dtype}", pair((batch, e, e), dtype),
+               lambda a, b: ra.matmul(a.swapaxes(-1, -2), b),
+               lambda a, b: backend.cupy().matmul(a.swapaxes(-1, -2), b), 2 * batch * e ** 3)
+    _bench("matmul_256_float16", pair((256, 256), "float16"), lambda a, b: ra.matmul(a, b),
+           lambda a, b: backend.cupy().matmul(a, b), 2 * 256 ** 3)
+    for edge in (64, 32, 16):
+        for dtype in ("float32", "float16"):
+            if (edge, dtype) != (32, "float32"):
+                _bench(f"matmul_stack_64x{edge}_{dtype}", pair((64, edge, edge), dtype), lambda a, b: ra.matmul(a, b),
+                       lambda a, b: backend.cupy().matmul(a, b), 2 * 64 * edge ** 3)
 
 
 _register_benchmarks()
