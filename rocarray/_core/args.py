@@ -85,7 +85,7 @@ def device_array(x, name, where, dtypes=None):
     """
     if not isinstance(x, backend.cupy().ndarray):
         if isinstance(x, numpy.ndarray):
-            raise TypeError(f"{where}: {name} is a host (NumPy) array; move it with ra.asarray() first")
+            raise TypeError(f"{where}: {name} is a host (NumPy) array; move it to the device with ra.asarray() first")
         raise TypeError(f"{where}: {name} must be a cupy.ndarray, not {type(x).__name__}")
     if dtypes is not None and x.dtype not in dtypes:
         raise TypeError(f"{where}: unsupported dtype {x.dtype.name}")

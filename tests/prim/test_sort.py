@@ -392,9 +392,9 @@ def test_upsweep_one_block_many_equal_keys(dtype):
     bits = 8 * x.itemsize
     places = len(_sort.digit_places(0, bits))
     buf = to_device(np.zeros(places * 256 + 1, np.uint64))
-    kernel, _ = _sort._kernel(_sort.upsweep_name(x.itemsize), dx.data.device_id)
-    kernel((1,), (_sort.BLOCK,), (dx, np.int64(n), np.int32(0), np.int32(0), np.int32(bits), buf,
-                                  buf.data + places * 256 * 8))
+    kernel = _sort._kernels[_sort.upsweep_name(x.itemsize)]
+    kernel(dx.data.device_id, (1,), (dx, np.int64(n), np.int32(0), np.int32(0), np.int32(bits), buf,
+                                     buf.data + places * 256 * 8))
     got = to_host(buf)[:places * 256].reshape(places, 256)
     np.testing.assert_array_equal(got, _host_histograms(x, False, 0, bits))
 

@@ -19,6 +19,7 @@ from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F
 
 from rocarray._core import compile as _compile
 from rocarray.rocblas import _level1
+from rocarray.rocblas._arguments import scalar_arg
 import rocarray.rocblas as rocblas
 
 try:
@@ -141,7 +142,7 @@ def _alpha(dtype):
 
 def as_passed(value, dtype, real=False):
     """A host scalar as the kernel receives it (rounded to the compute precision), widened."""
-    v = _level1.scalar_arg(value, dtype, real)
+    v = scalar_arg(value, dtype, real)
     return complex(v) if np.iscomplexobj(v) else float(v)
 
 
