@@ -79,7 +79,10 @@ def _compile_nvrtc(source, target, text, names):
     nvrtc, why = _nvrtc()
     if nvrtc is None:
         raise RuntimeError(why)
-    opts = list(_compile.options(target)) + [f"--gpu-architecture={target.arch}", "-ftz=true"]
+    # what CuPy adds at run time: flush-to-zero and its default execution space (without it some
+    # NVRTC versions refuse the kernels' device lambdas)
+    opts = list(_compile.options(target)) + [f"--gpu-architecture={target.arch}", "-ftz=true",
+                                             "--device-as-default-execution-space"]
     extra = config.extra_cuda_include()
     if extra:
         opts.append(f"-I{extra}")
