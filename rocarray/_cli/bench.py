@@ -29,6 +29,7 @@ SAMPLE_SECONDS = 2e-3   # device time covered by one timed sample
 WARMUP_CALLS = 3
 MAX_INNER = 10_000      # launches per sample at most
 COPY_BYTES = 1 << 30    # bytes of the copy-bandwidth buffer (less when memory is short)
+PROGRESS_MIN_CASES = 3  # more cases than this show progress while they are measured
 
 
 def registered_cases(name_filter=None):
@@ -185,7 +186,12 @@ def run_bench(cases, out, repeat=7, json_path=None):
         f"(D2D memcpy of {copy_bytes / 2**30:.2g} GiB, read+write); median of {repeat} after warm-up")
     out("speedup = vendor time / rocarray time (>1: rocarray faster); %copy = GB/s / copy bandwidth")
     rows = []
+    from rocarray._cli.compile_check import progress
+
+    step, close = progress(len(cases), "bench", out, "case") if len(cases) > PROGRESS_MIN_CASES else (None, None)
     for case in cases:
+        if step is not None:
+            step(case.name)
         try:
             rows.append(measure_case(cupy, case, repeat, copy_rate))
         except Exception as exc:  # report and keep going
@@ -193,6 +199,8 @@ def run_bench(cases, out, repeat=7, json_path=None):
                          "error": f"{type(exc).__name__}: {exc}"})
         finally:
             cupy.get_default_memory_pool().free_all_blocks()
+    if close is not None:
+        close()
     with_flops = any(r.get("tflops") is not None for r in rows)
     headers = ["case", "rocarray", "vendor", "speedup", "GB/s", "%copy"] + (["TFLOP/s"] if with_flops else [])
     if rows:
