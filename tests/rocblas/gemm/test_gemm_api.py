@@ -424,7 +424,7 @@ def test_repeated_calls_take_the_prepared_launches_on_fresh_data(rng, monkeypatc
     # NaN-poisoned C: C must not be read)
     cold, warm = [], []
     put = plans.cache.put
-    monkeypatch.setattr(plans.cache, "put", lambda key, plan: warm.append(key) if key[0] == "rocblas.gemm" else None
+    monkeypatch.setattr(plans.cache, "put", lambda key, plan: (warm.append(key) if key[0] == "rocblas.gemm" else None)
                         or put(key, plan))
     for module, name in ((_plan, "launch"), (_half, "launch")):
         original = getattr(module, name)
