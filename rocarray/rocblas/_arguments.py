@@ -18,36 +18,20 @@ import numbers
 
 import numpy
 
-from rocarray._core import args as _args, backend
+from rocarray._core import args as _args, backend, matrix_args as _matrix
 
-F16 = numpy.dtype(numpy.float16)
-F32 = numpy.dtype(numpy.float32)
-F64 = numpy.dtype(numpy.float64)
-C64 = numpy.dtype(numpy.complex64)
-C128 = numpy.dtype(numpy.complex128)
+F16, F32, F64, C64, C128 = _matrix.F16, _matrix.F32, _matrix.F64, _matrix.C64, _matrix.C128
 
 #: The four BLAS types (s, d, c, z).
-STANDARD = (F32, F64, C64, C128)
+STANDARD = _matrix.STANDARD
 REAL = (F32, F64)
 COMPLEX = (C64, C128)
 #: The BLAS types and float16 (the level-1 operations that take it).
 WITH_HALF = (F16,) + STANDARD
 
-#: Required alignment of a buffer's data pointer, in bytes (``ra_c64``/``ra_c128`` are aligned structs).
-ALIGNMENT = {F16: 2, F32: 4, F64: 8, C64: 8, C128: 16}
-
-#: The values of each character option (upper case; the checks take either case).
-OPTIONS = {
-    "trans": ("N", "T", "C"),
-    "transA": ("N", "T", "C"),
-    "transB": ("N", "T", "C"),
-    "uplo": ("U", "L"),
-    "diag": ("N", "U"),
-    "side": ("L", "R"),
-}
-
-#: 16-bit types rocBLAS has that a routine may not take.
-_SIXTEEN_BIT = ("float16", "bfloat16")
+ALIGNMENT = _matrix.ALIGNMENT
+OPTIONS = _matrix.OPTIONS
+dtype_names = _matrix.dtype_names
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,10 +45,7 @@ def as_int(value, name, fn):
 
 def size(value, name, fn):
     """A non-negative integer size (or stride, or batch count)."""
-    value = as_int(value, name, fn)
-    if value < 0:
-        raise ValueError(f"rocblas.{fn}: {name} must be >= 0, got {value}")
-    return value
+    return _matrix.size(value, name, f"rocblas.{fn}")
 
 
 def inc(value, name, fn):
@@ -78,31 +59,17 @@ def inc(value, name, fn):
 def option(value, name, fn, allowed=None):
     """A BLAS character option, upper-cased (``'n'`` and ``'N'`` alike); ``ValueError`` naming it if
     invalid. ``allowed`` defaults to the values of :data:`OPTIONS` for ``name``."""
-    allowed = OPTIONS[name] if allowed is None else allowed
-    if isinstance(value, str) and value.upper() in allowed:
-        return value.upper()
-    raise ValueError(f"rocblas.{fn}: {name} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    return _matrix.option(value, name, f"rocblas.{fn}", allowed)
 
 
 # --------------------------------------------------------------------------------------------
 # dtypes
 # --------------------------------------------------------------------------------------------
 
-def dtype_names(dtypes):
-    """``'float32, float64'`` for a sequence of dtypes."""
-    return ", ".join(d.name for d in dtypes)
-
-
 def check_supported(fn, dtype, supported):
     """``numpy.dtype(dtype)`` if it is in ``supported``, else ``TypeError`` (saying "not supported
     yet" for the 16-bit types rocBLAS has and this routine does not take)."""
-    dtype = numpy.dtype(dtype)
-    if dtype not in supported:
-        names = dtype_names(supported)
-        if dtype.name in _SIXTEEN_BIT:
-            raise TypeError(f"rocblas.{fn}: {dtype.name} is not supported yet; supported: {names}")
-        raise TypeError(f"rocblas.{fn}: unsupported dtype {dtype.name}; supported: {names}")
-    return dtype
+    return _matrix.supported_dtype(dtype, supported, f"rocblas.{fn}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,35 +98,17 @@ def check_buffer(x, name, fn):
 
 def check_matrix_buffer(A, fn, name="A"):
     """``A`` if it is a contiguous 1-D device buffer or a Fortran-ordered 2-D device array."""
-    require_device_array(A, name, fn)
-    flat = A.ndim <= 1 and (A.size <= 1 or A.strides[0] == A.dtype.itemsize)
-    if not (flat or (A.ndim == 2 and A.flags.f_contiguous)):
-        raise ValueError(
-            f"rocblas.{fn}: {name} must be a contiguous 1-D buffer or a Fortran-ordered 2-D array, "
-            f"got shape {A.shape} with strides {A.strides}"
-        )
-    return A
+    return _matrix.matrix_buffer(A, name, f"rocblas.{fn}")
 
 
 def check_ld(ld, rows, name, fn):
     """A leading dimension of a matrix with ``rows`` rows: an integer ``>= max(1, rows)``."""
-    ld = as_int(ld, name, fn)
-    if ld < max(1, rows):
-        raise ValueError(f"rocblas.{fn}: {name} must be >= max(1, {rows}), got {ld}")
-    return ld
+    return _matrix.leading_dimension(ld, rows, name, f"rocblas.{fn}")
 
 
 def check_bounds(X, rows, cols, ld, name, fn):
     """An ``rows x cols`` column-major matrix (both > 0) fits in X, which is element-aligned."""
-    need = (cols - 1) * ld + rows
-    if need > X.size:
-        raise ValueError(
-            f"rocblas.{fn}: a {rows} x {cols} matrix with ld{name.lower()}={ld} needs {need} elements "
-            f"of {name}, but the buffer has {X.size}"
-        )
-    align = ALIGNMENT.get(X.dtype, X.dtype.itemsize)
-    if X.data.ptr % align:
-        raise ValueError(f"rocblas.{fn}: {name} is not aligned to {align} bytes (data pointer 0x{X.data.ptr:x})")
+    _matrix.matrix_bounds(X, rows, cols, ld, name, f"rocblas.{fn}")
 
 
 class Vector:

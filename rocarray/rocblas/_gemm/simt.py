@@ -91,6 +91,17 @@ PARTIALS = "rocblas.gemm.splitk"
 _NULL = numpy.uint64(0)
 
 
+def _on_first_use(make):
+    """``get()`` returning ``make()``, called once, on the first ``get``."""
+    made = []
+
+    def get():
+        if not made:
+            made.append(make())
+        return made[0]
+    return get
+
+
 def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, strides):
     """The launches of one :class:`~rocarray.rocblas._gemm.tiles.TileChoice` of a SIMT or float64
     matrix-instruction tile, with everything but the call's values worked out: returns
@@ -133,16 +144,18 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
             + (POINTER if parts > 1 else _NULL, POINTER), block=tile.threads, shared=shared, dependent=dependent),
             first * stride_a * itemsize, first * stride_b * itemsize, first * stride_c * itemsize)
             for first in range(0, batch, MAX_GRID_YZ))
-    plain = chunks_of(kernel)
+    # each layout's kernel is compiled when a call first takes it, not when the plan is made: a
+    # cold call compiles only the instantiation it launches
+    plain = _on_first_use(lambda: chunks_of(kernel))
     if tiles.has_vec(tile) and tiles.vec_strides(itemsize, lda, ldb, strides):
         # the 16-byte layout, taken by the calls whose A and B are 16-byte aligned
-        vec = chunks_of(KERNELS[kernel_name(dtype, tile, vec=True)])
+        vec = _on_first_use(lambda: chunks_of(KERNELS[kernel_name(dtype, tile, vec=True)]))
 
         def chunks_for(A, B):
-            return plain if (A | B) & 15 else vec
+            return plain() if (A | B) & 15 else vec()
     else:
         def chunks_for(A, B):
-            return plain
+            return plain()
     if parts > 1:  # the parts' partials, added in order, then beta, bias and the activation
         finish_kernel = KERNELS[finish_name(dtype)]
         finish = finish_kernel.prepare(
