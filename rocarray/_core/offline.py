@@ -9,9 +9,13 @@ all its registered instantiations; targets compile in parallel processes.
 * hipcc is Debian's (``hipcc libamdhip64-dev rocm-device-libs``) run with ``HIP_PLATFORM=amd``;
   the text is prefixed with ``#include <hip/hip_runtime.h>`` (what hiprtc provides implicitly),
   and each name expression is instantiated by taking its address, as hiprtc's name expressions do.
+
+:func:`compile_text` compiles any pasted text (what :func:`rocarray.compile_check` does with a
+user's source); :func:`compile_source` is it applied to one of rocarray's own sources.
 """
 
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -75,7 +79,7 @@ def missing_compiler(target):
     return _nvrtc()[1]
 
 
-def _compile_nvrtc(source, target, text, names):
+def _compile_nvrtc(source, target, text, names, extra_options=()):
     nvrtc, why = _nvrtc()
     if nvrtc is None:
         raise RuntimeError(why)
@@ -86,6 +90,7 @@ def _compile_nvrtc(source, target, text, names):
     extra = config.extra_cuda_include()
     if extra:
         opts.append(f"-I{extra}")
+    opts.extend(extra_options)
     return _compile.nvrtc_compile(source, target, text, opts, names)
 
 
@@ -96,18 +101,18 @@ def _hip_text(text, names):
     return "\n".join(lines) + "\n"
 
 
-def _compile_hipcc(source, target, text, names):
+def _compile_hipcc(source, target, text, names, extra_options=()):
     path, why = _hipcc()
     if path is None:
         raise RuntimeError(why)
     env = dict(os.environ, HIP_PLATFORM="amd")
     with tempfile.TemporaryDirectory(prefix="rocarray-hipcc-") as tmp:
-        src = os.path.join(tmp, source.replace("/", "_"))
+        src = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_.-]", "_", source))
         obj = src + ".o"
         with open(src, "w", encoding="utf-8") as f:
             f.write(_hip_text(text, names))
         cmd = [path, "-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", "-O3",
-               "-fcuda-flush-denormals-to-zero", *_compile.options(target), src, "-o", obj]
+               "-fcuda-flush-denormals-to-zero", *_compile.options(target), *extra_options, src, "-o", obj]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             log = (proc.stdout + proc.stderr).strip()
@@ -126,14 +131,38 @@ def compile_source(source, target):
     RuntimeError
         When the target's compiler is not installed (see :func:`missing_compiler`).
     """
-    names = _compile.registered(source)
-    text = _compile.full_source(source)
+    return compile_text(source, _compile.full_source(source), target, _compile.registered(source))
+
+
+def compile_text(label, text, target, names=(), extra_options=()):
+    """Compile ``text``, a complete translation unit (headers already pasted), for ``target``.
+
+    Parameters
+    ----------
+    label : str
+        What the text is called in messages and file names (a source path, or a user's label).
+    text : str
+        The text the compiler sees (:func:`rocarray._core.compile.full_source` for a kernel source).
+    target : Target
+    names : sequence of str
+        Name expressions to instantiate.
+    extra_options : sequence of str
+        Options appended to :func:`rocarray._core.compile.options` (``-D`` defines, say).
+
+    Raises
+    ------
+    KernelCompileError
+        With the compiler's log when compilation fails.
+    RuntimeError
+        When the target's compiler is not installed (see :func:`missing_compiler`).
+    """
+    names, extra_options = tuple(names), tuple(extra_options)
     start = time.perf_counter()
-    result = CompileResult(source, target, names)
+    result = CompileResult(label, target, names)
     if target.is_hip:
-        result.binary = _compile_hipcc(source, target, text, names)
+        result.binary = _compile_hipcc(label, target, text, names, extra_options)
     else:
-        result.lowered, result.binary = _compile_nvrtc(source, target, text, names)
+        result.lowered, result.binary = _compile_nvrtc(label, target, text, names, extra_options)
     result.seconds = time.perf_counter() - start
     return result
 
