@@ -16,6 +16,7 @@ from rocarray._core.backend import is_available
 from rocarray._core.report import show_config
 from rocarray._core.tuning import tune
 from rocarray._core.workspace import free_workspaces
+from rocarray._user.compile_check import compile_check
 from rocarray._user.hipify import hipify
 from rocarray._numpy.transfer import asarray, asnumpy
 from rocarray._numpy.vector_products import inner, vdot
@@ -40,7 +41,7 @@ from numpy import (  # noqa: E402
 
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
-    "show_config", "tune", "free_workspaces", "hipify",
+    "show_config", "tune", "free_workspaces", "compile_check", "hipify",
     "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "rocsolver", "prim",
     "matmul", "tensordot", "outer", "kron", "trace", "einsum",
     "fft",

@@ -173,9 +173,10 @@ def import_all_libraries():
     import importlib
     import pkgutil
 
-    import rocarray
-
-    for info in pkgutil.walk_packages(rocarray.__path__, prefix="rocarray."):
+    # The package's folder from this file's place, not from `import rocarray`: the package imports
+    # the compile check (rocarray.compile_check), which reaches this module.
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for info in pkgutil.walk_packages([package], prefix="rocarray."):
         if ".tests" in info.name or info.name.endswith("__main__"):
             continue
         importlib.import_module(info.name)
