@@ -1,4 +1,4 @@
-"""``python -m rocarray``: report, self-check, bench, warmup, compile-check.
+"""``python -m rocarray``: report, self-check, bench, warmup, compile-check, hipify.
 
 Run ``python -m rocarray --help`` for the commands; the implementation is
 :mod:`rocarray._cli.main`.

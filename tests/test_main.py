@@ -7,6 +7,7 @@ they exercise the no-GPU paths on the GPU machine too. The default-run test comp
 
 import dataclasses
 import importlib.util
+import io
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import rocarray as ra
 from rocarray._cli import bench as cli_bench
 from rocarray._cli import checks as cli_checks
 from rocarray._cli import compile_check as cli_cc
@@ -26,7 +28,7 @@ from rocarray._core.errors import KernelCompileError, NoDeviceError
 from rocarray._version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache", "tune"]
+COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache", "tune", "hipify"]
 
 
 def run_cli(*args, hide_gpu=True, timeout=300):
@@ -214,6 +216,71 @@ def test_default_run_without_gpu_compiles_all_targets_by_default(monkeypatch, ca
     assert seen["targets"] == offline.OFFLINE_TARGETS
     out = "\n".join(lines_of(capsys))
     assert "no GPU device found: no GPU is visible" in out and "pip install cupy-cuda13x" in out
+
+
+# --------------------------------------------------------------------------------------------
+# hipify
+# --------------------------------------------------------------------------------------------
+
+CUDA = ("#include <cuda_runtime.h>\n"
+        "extern \"C\" __global__ void k(float* x) {\n"
+        "    x[threadIdx.x] += __shfl_down_sync(0xffffffff, x[threadIdx.x], 1) + warpSize;\n"
+        "}\n")
+
+
+@pytest.fixture
+def cuda_file(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_text(CUDA, encoding="utf-8")
+    return path
+
+
+def test_hipify_prints_the_source_and_the_warnings_apart(cuda_file, capsys):
+    assert cli_main.main(["hipify", str(cuda_file)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        "// hipify: removed #include <cuda_runtime.h>", 'extern "C" __global__ void k(float* x) {',
+        "    x[threadIdx.x] += ra_shfl_down(x[threadIdx.x], 1) + RA_WARP_SIZE;", "}"]
+    err = captured.err.splitlines()
+    assert err[0].startswith(f"{cuda_file}:1: warning: #include <cuda_runtime.h> removed") and err[0].endswith(
+        "[include]")
+    assert err[-1] == "hipify: 1 warning(s)"
+
+
+def test_hipify_writes_the_output_file(cuda_file, tmp_path, capsys):
+    out = tmp_path / "k.hip"
+    assert cli_main.main(["hipify", str(cuda_file), "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.splitlines()[-1] == f"hipify: 1 warning(s); wrote {out}"
+    assert out.read_text(encoding="utf-8") == ra.hipify(CUDA)[0]
+
+
+def test_hipify_reads_standard_input(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("__syncwarp();\n"))
+    assert cli_main.main(["hipify", "-"]) == 0
+    assert capsys.readouterr().out == "ra_warp_sync();\n"
+
+
+def test_hipify_a_file_it_cannot_read_exits_2(tmp_path, capsys):
+    assert cli_main.main(["hipify", str(tmp_path / "missing.cu")]) == 2
+    assert "hipify: cannot read" in capsys.readouterr().err
+
+
+def test_hipify_check_compiles_the_result(cuda_file, capsys):
+    if offline.missing_compiler(offline.OFFLINE_TARGETS[0]):
+        pytest.skip("sm_90: compiler absent")
+    assert cli_main.main(["hipify", str(cuda_file), "--check", "--targets", "sm_90"]) == 0
+    err = capsys.readouterr().err
+    assert "compile check of k.cu: ok: sm_90" in err
+    cuda_file.write_text("int broken(\n", encoding="utf-8")
+    assert cli_main.main(["hipify", str(cuda_file), "--check", "--targets", "sm_90"]) == 1
+    assert "sm_90 error:" in capsys.readouterr().err
+
+
+def test_hipify_through_the_real_entry_point(cuda_file):
+    rc, out = run_cli("hipify", str(cuda_file))
+    assert rc == 0, out
+    assert "ra_shfl_down(x[threadIdx.x], 1)" in out and f"{cuda_file}:1: warning:" in out
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``python -m rocarray``: device report, self-checks, vendor-ratio table, warm-up, compile check.
+"""``python -m rocarray``: device report, self-checks, vendor-ratio table, warm-up, compile check, hipify.
 
 Commands
 --------
@@ -18,12 +18,15 @@ tune            Time the candidates of every bench case's problem into the tunin
                 ``tune --export FILE [--arch ARCH]`` / ``tune --import FILE`` move a DB.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
                 NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
+hipify          ``hipify FILE [-o OUT] [--check]``: rewrite a CUDA source into rocarray's portable
+                form (printed, or written to OUT), the warnings on standard error; ``--check``
+                compiles the result offline (``--targets``).
 
 Exit status
 -----------
 0  success (also the no-GPU default run when every present compiler succeeds)
 1  a self-check failed, a benchmark case raised, or a kernel failed to compile
-2  bad command line (argparse)
+2  bad command line (argparse), or a file ``hipify`` cannot read or write
 3  the command needs a GPU and none is usable (``self-check``, ``bench``, ``warmup``); the
    message says what is missing. A CPU-only CI should run ``python -m rocarray`` or
    ``compile-check``, which never need a device.
@@ -35,6 +38,7 @@ import sys
 from rocarray._cli import bench as _bench
 from rocarray._cli import checks as _checks
 from rocarray._cli import compile_check as _cc
+from rocarray._cli import hipify as _hipify
 from rocarray._core import backend, report
 from rocarray._core.errors import NoDeviceError
 from rocarray._version import __version__
@@ -46,6 +50,10 @@ _INSTALL = f"to use a GPU, {backend.INSTALL_HINT}, with a working NVIDIA or ROCm
 
 def _out(line=""):
     print(line, flush=True)
+
+
+def _err(line=""):
+    print(line, file=sys.stderr, flush=True)
 
 
 def _device_problem():
@@ -212,6 +220,12 @@ def cmd_compile_check(args, parser):
                                  getattr(args, "filter", None))
 
 
+def cmd_hipify(args, parser):
+    """Rewrite a CUDA source into rocarray's portable form; with --check, compile it offline."""
+    targets = _targets(args, parser) if getattr(args, "targets", None) else None
+    return _hipify.run_hipify(args.file, _out, _err, output=args.output, check=args.check, targets=targets)
+
+
 # --------------------------------------------------------------------------------------------
 # parser
 # --------------------------------------------------------------------------------------------
@@ -284,6 +298,14 @@ def build_parser():
     sub.add_parser("compile-check", parents=[compile_opts, filter_opts],
                    help="offline compile for sm_90 / gfx90a / gfx940 (no GPU needed)"
                    ).set_defaults(func=cmd_compile_check)
+    hip = sub.add_parser("hipify", help="rewrite a CUDA source into rocarray's portable form (no GPU needed)")
+    hip.add_argument("file", metavar="FILE", help="the CUDA source ('-': standard input)")
+    hip.add_argument("-o", "--output", metavar="OUT", help="write the rewritten source to OUT (default: print it)")
+    hip.add_argument("--check", action="store_true",
+                     help="compile the result offline for sm_90 / gfx90a / gfx940 and print the table")
+    hip.add_argument("--targets", default=S, metavar="LIST",
+                     help="the targets of --check, comma-separated (default: all)")
+    hip.set_defaults(func=cmd_hipify)
     return parser
 
 
