@@ -144,10 +144,16 @@ def compile_text(label, text, target, names=(), extra_options=()):
     text : str
         The text the compiler sees (:func:`rocarray._core.compile.full_source` for a kernel source).
     target : Target
+        What to compile for (the compiler follows from its vendor).
     names : sequence of str
         Name expressions to instantiate.
     extra_options : sequence of str
         Options appended to :func:`rocarray._core.compile.options` (``-D`` defines, say).
+
+    Returns
+    -------
+    CompileResult
+        The binary, the lowered names (NVRTC) and the seconds it took.
 
     Raises
     ------

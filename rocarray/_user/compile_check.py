@@ -189,6 +189,10 @@ def compile_check(source, targets=DEFAULT_TARGETS, name_expressions=(), options=
     TypeError
         For a ``source`` that is neither text nor a path, or options that are not strings.
 
+    See Also
+    --------
+    hipify : Rewrite CUDA idioms into the form this check expects.
+
     Notes
     -----
     An ``#include`` line outside a comment is reported as an error for every target without

@@ -91,7 +91,8 @@ def _digit_separator(text, i):
 def _literal_end(text, i):
     """Index just past the string or character literal whose opening quote is at ``i``."""
     quote = text[i]
-    if quote == '"' and i > 0 and text[i - 1] == "R" and not (i > 1 and (text[i - 2].isalnum() and text[i - 2] not in "uUL8")):
+    prefix = re.search(r"(?<![\w$])(?:u8|[uUL])?R$", text[max(0, i - 3):i])
+    if quote == '"' and prefix:
         m = re.compile(r'"([^()\\\s]{0,16})\(').match(text, i)
         if m:  # raw string R"delim( ... )delim"
             close = text.find(")" + m.group(1) + '"', m.end())
@@ -114,7 +115,6 @@ class _Text:
         self.text = text
         self.code, self.comments = _mask(text)
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        self._ends = sorted(c[1] for c in self.comments)
 
     def line(self, pos):
         return bisect.bisect_right(self._starts, pos)
@@ -207,8 +207,9 @@ def _apply(t, edits):
             continue  # two rules chose the same span: the first one wins
         out.append(t.text[pos:start])
         kept = [t.text[a:b] for a, b in t.comments if a >= start and b <= end]
-        removed_newlines = t.text.count("\n", start, end) - sum(k.count("\n") for k in kept)
-        out.append(new + "".join(" " + k for k in kept) + "\n" * max(0, removed_newlines - new.count("\n")))
+        newlines = max(0, t.text.count("\n", start, end) - sum(k.count("\n") for k in kept) - new.count("\n"))
+        indent = re.search(r"\n([ \t]*)$", t.text[start:end]) if newlines else None
+        out.append(new + "".join(" " + k for k in kept) + "\n" * newlines + (indent.group(1) if indent else ""))
         pos = end
     out.append(t.text[pos:])
     return "".join(out)
@@ -353,6 +354,8 @@ _INCLUDE_REASONS = (
 
 
 def _pass_directives(t, st):
+    """``#include`` lines out; warp-size and full-mask constants (``#define`` or ``const``) noted or
+    rewritten."""
     edits = []
     for m in re.finditer(r"^[ \t]*#[ \t]*(\w+)(.*)$", t.code, re.M):
         directive, line = m.group(1), t.line(m.start())
@@ -461,6 +464,7 @@ def _thread_vars(t, exact=False):
 
 
 def _pass_warp_literals(t, st):
+    """Literal 32-lane arithmetic (``% 32``, ``& 31``, ``/ 32``, ``>> 5``, ``== 31``, ``< 32``)."""
     edits = []
     threadish = re.compile("|".join([_THREADISH] + [rf"\b{re.escape(v)}\b" for v in _thread_vars(t)]))
     for pattern, op, target_name in _LITERAL_OPS:
@@ -476,7 +480,8 @@ def _pass_warp_literals(t, st):
             line = t.line(m.start())
             warp_count = op in ("/", ">>") and re.fullmatch(r"\(?\s*blockDim\.x\s*(\+\s*31[uU]?\s*)?\)?", operand)
             if not warp_count and (target is None or not re.search(target_name, target)):
-                if threadish.search(operand) or (target and (re.search(_LANE_NAME, target) or re.search(_WARP_NAME, target))):
+                named = target and (re.search(_LANE_NAME, target) or re.search(_WARP_NAME, target))
+                if threadish.search(operand) or named:
                     st.warn(line, "warp-size", f"`{' '.join(operand.split())} {op} {m.group(1)}` assumes 32 lanes "
                                                f"if it is a lane or warp computation: write it with RA_WARP_SIZE "
                                                f"(ra_lane_id(), ra_warp_id()); left as is")
@@ -563,6 +568,7 @@ _LANE_SHIFT = r"(?<![\w.)])(1[uU]?[lL]{0,2})\s*<<\s*\(?\s*([\w.]+)"
 
 
 def _pass_lane_masks(t, st):
+    """Ballot results and masks built from them held in 64 bits, and counted in 64."""
     edits = []
     ballot = re.compile(rf"(?<![\w$])(?:{_BALLOT})\s*\(")
     statements = t.statements()
@@ -571,7 +577,8 @@ def _pass_lane_masks(t, st):
         return {n for n in re.findall(r"(?<![\w.])([A-Za-z_]\w*)", text) if n in st.mask_names}
 
     def lane_shift(text):
-        return any(re.search(_LANE_NAME, m.group(2)) or m.group(2) == "threadIdx.x" for m in re.finditer(_LANE_SHIFT, text))
+        return any(re.search(_LANE_NAME, m.group(2)) or m.group(2) == "threadIdx.x"
+                   for m in re.finditer(_LANE_SHIFT, text))
 
     decls = {}
     for _ in range(4):  # masks derived from masks, to a fixed point
@@ -669,6 +676,7 @@ def _lane_mask_arithmetic(t, st, ballot):
 # --------------------------------------------------------------------------------------------
 
 def _pass_calls(t, st):
+    """Calls rewritten argument by argument: warp collectives, fp16 arithmetic, cache hints."""
     edits = []
     names = "|".join(list(_SHUFFLES) + ["__ballot_sync", "__any_sync", "__all_sync", "__syncwarp",
                                         "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
@@ -759,6 +767,7 @@ def _pass_calls(t, st):
 # --------------------------------------------------------------------------------------------
 
 def _pass_names(t, st):
+    """Names rewritten one for one: the warp size, types, conversions, constants, atomics."""
     edits = []
     code = t.code
     half_lines = set()
@@ -858,6 +867,7 @@ def _vendor_lines(t):
 
 
 def _pass_warnings(t, st):
+    """Warnings for what no rule rewrites; returns :func:`_vendor_lines` of the final text."""
     code = t.code
     vendor = _vendor_lines(t)
 
@@ -965,6 +975,10 @@ def hipify(cuda_source):
     ------
     TypeError
         When ``cuda_source`` is not a string.
+
+    See Also
+    --------
+    compile_check : Compile the result for sm_90, gfx90a and gfx940 without a GPU.
 
     Notes
     -----
