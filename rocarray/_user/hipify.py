@@ -40,19 +40,14 @@ _WS = " \t\n\r\f\v" + _COMMENT
 def _mask(text):
     """``(code, comments)``: ``text`` with comment characters replaced by ``\\x00`` and the insides of
     string/character literals by ``\\x01`` (quotes and newlines kept), and the comments' spans."""
-    out = list(text)
-    comments = []
-    i, n = 0, len(text)
-
-    def blank(start, end, filler):
-        for k in range(start, end):
-            if out[k] != "\n":
-                out[k] = filler
-
-    while i < n:
-        c = text[i]
-        nxt = text[i + 1] if i + 1 < n else ""
-        if c == "/" and nxt == "/":
+    pieces, comments, pos, n = [], [], 0, len(text)
+    interesting = re.compile(r"""//|/\*|["']""")
+    while True:
+        m = interesting.search(text, pos)
+        if m is None:
+            break
+        i, kind = m.start(), m.group()
+        if kind == "//":
             end = i
             while True:  # a line comment ending in a backslash continues on the next line
                 end = text.find("\n", end)
@@ -63,21 +58,21 @@ def _mask(text):
                     break
                 end += 1
             comments.append((i, end))
-            blank(i, end, _COMMENT)
-            i = end
-        elif c == "/" and nxt == "*":
+            pieces += [text[pos:i], re.sub(r"[^\n]", _COMMENT, text[i:end])]
+        elif kind == "/*":
             end = text.find("*/", i + 2)
             end = n if end == -1 else end + 2
             comments.append((i, end))
-            blank(i, end, _COMMENT)
-            i = end
-        elif c == '"' or (c == "'" and not _digit_separator(text, i)):
-            end = _literal_end(text, i)
-            blank(i + 1, end - 1, _LITERAL)
-            i = end
+            pieces += [text[pos:i], re.sub(r"[^\n]", _COMMENT, text[i:end])]
+        elif kind == "'" and _digit_separator(text, i):
+            end = i + 1
+            pieces.append(text[pos:end])
         else:
-            i += 1
-    return "".join(out), comments
+            end = _literal_end(text, i)
+            pieces += [text[pos:i + 1], re.sub(r"[^\n]", _LITERAL, text[i + 1:end - 1]), text[end - 1:end]]
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces), comments
 
 
 def _digit_separator(text, i):
@@ -115,6 +110,7 @@ class _Text:
         self.text = text
         self.code, self.comments = _mask(text)
         self._starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._bodies = None
 
     def line(self, pos):
         return bisect.bisect_right(self._starts, pos)
@@ -185,6 +181,33 @@ class _Text:
             start = max(start, min(end, start + m.end()))
         return self.stripped_start(start, end)
 
+    def function_bodies(self):
+        """``(start, end)`` of each outermost brace block opened right after a ``)``: the bodies of
+        functions, where local names live."""
+        if self._bodies is None:
+            code, out, depth, start, base = self.code, [], 0, None, 0
+            for m in re.finditer(r"[{}]", code):
+                if m.group() == "{":
+                    j = m.start()
+                    while j > 0 and code[j - 1] in _WS:
+                        j -= 1
+                    if start is None and code[j - 1:j] == ")":
+                        start, base = m.start(), depth
+                    depth += 1
+                else:
+                    depth -= 1
+                    if start is not None and depth <= base:
+                        out.append((start, m.end()))
+                        start = None
+            self._bodies, self._body_starts = out, [b[0] for b in out]
+        return self._bodies
+
+    def scope(self, pos):
+        """Index of the function body holding ``pos`` (:meth:`function_bodies`), -1 outside any."""
+        bodies = self.function_bodies()
+        k = bisect.bisect_right(self._body_starts, pos) - 1
+        return k if k >= 0 and pos < bodies[k][1] else -1
+
     def stripped_start(self, start, end):
         """First position in ``[start, end)`` that is not whitespace or comment."""
         while start < end and self.code[start] in _WS:
@@ -224,7 +247,6 @@ class _State:
         self.warp_size_names = {"RA_WARP_SIZE", "warpSize"}
         self.defined = set()
         self.fp16 = self.bf16 = False
-        self.mask_names = set()
 
     def warn(self, line, rule, reason):
         self.warnings.append(HipifyWarning(line, reason, rule))
@@ -249,7 +271,9 @@ _TYPE_ANY = (r"(?:unsigned\s+long\s+long(?:\s+int)?|long\s+long|unsigned\s+long|
              r"|uint32_t|int32_t|uint64_t|int64_t|ra_u32|ra_i32|ra_u64|ra_i64|ra_lane_mask|size_t|auto)")
 _DECL = (rf"(?s)^((?:(?:const|static|volatile|register|__shared__)\s+)*)({_TYPE_ANY})"
          rf"\s+(?:const\s+)?(\w+)\s*=(?!=)(.*)$")
+_TYPE64 = r"(?:ra_lane_mask|ra_u64|ra_i64|uint64_t|int64_t|unsigned\s+long\s+long(?:\s+int)?|long\s+long)"
 _BALLOT = r"__ballot_sync|ra_ballot|__activemask"
+_OTHER_CALL = r"\s*[A-Za-z_]\w*\s*\(.*\)\s*"
 
 _SHUFFLES = {"__shfl_sync": "ra_shfl", "__shfl_up_sync": "ra_shfl_up", "__shfl_down_sync": "ra_shfl_down",
              "__shfl_xor_sync": "ra_shfl_xor"}
@@ -458,15 +482,23 @@ def _left_operand(t, pos):
 
 
 def _thread_vars(t, exact=False):
-    """Variables set from ``threadIdx`` (``exact``: to ``threadIdx.x`` alone, maybe cast)."""
+    """``{scope: names}`` of variables set from ``threadIdx`` (``exact``: to ``threadIdx.x`` alone,
+    maybe cast), per function body (:meth:`_Text.scope`)."""
     init = r"(?:\(\s*\w+\s*\)\s*)?threadIdx\.x\s*[;,)]" if exact else r"[^;=]*\bthreadIdx\b"
-    return {m.group(1) for m in re.finditer(rf"\b(\w+)\s*=\s*{init}", t.code)}
+    out = {}
+    for m in re.finditer(rf"\b(\w+)\s*=\s*{init}", t.code):
+        out.setdefault(t.scope(m.start()), set()).add(m.group(1))
+    return out
+
+
+def _in_scope(by_scope, t, pos):
+    return by_scope.get(t.scope(pos), set()) | by_scope.get(-1, set())
 
 
 def _pass_warp_literals(t, st):
     """Literal 32-lane arithmetic (``% 32``, ``& 31``, ``/ 32``, ``>> 5``, ``== 31``, ``< 32``)."""
     edits = []
-    threadish = re.compile("|".join([_THREADISH] + [rf"\b{re.escape(v)}\b" for v in _thread_vars(t)]))
+    thread_vars = _thread_vars(t)
     for pattern, op, target_name in _LITERAL_OPS:
         for m in re.finditer(pattern, t.code):
             lit_start, lit_end = m.start(1), m.end()
@@ -481,7 +513,9 @@ def _pass_warp_literals(t, st):
             warp_count = op in ("/", ">>") and re.fullmatch(r"\(?\s*blockDim\.x\s*(\+\s*31[uU]?\s*)?\)?", operand)
             if not warp_count and (target is None or not re.search(target_name, target)):
                 named = target and (re.search(_LANE_NAME, target) or re.search(_WARP_NAME, target))
-                if threadish.search(operand) or named:
+                local = _in_scope(thread_vars, t, m.start())
+                threadish = "|".join([_THREADISH] + [rf"\b{re.escape(v)}\b" for v in local])
+                if re.search(threadish, operand) or named:
                     st.warn(line, "warp-size", f"`{' '.join(operand.split())} {op} {m.group(1)}` assumes 32 lanes "
                                                f"if it is a lane or warp computation: write it with RA_WARP_SIZE "
                                                f"(ra_lane_id(), ra_warp_id()); left as is")
@@ -505,8 +539,10 @@ def _pass_warp_literals(t, st):
     for m in re.finditer(r"(?<![\w.])(\w+)\s*(==|!=|<|>=)\s*(31)[uU]?(?![\w.])", t.code):
         if re.search(_LANE_NAME, m.group(1)) and not t.is_member(m.start()):
             edits.append((m.start(3), m.end(), "(RA_WARP_SIZE - 1)"))  # the last lane
-    first_warp = "|".join([r"threadIdx\.x"] + [re.escape(v) for v in _thread_vars(t, exact=True)])
-    for m in re.finditer(rf"(?<![\w.])({first_warp})\s*(<|>=)\s*32[uU]?(?![\w.])", t.code):
+    exact_vars = _thread_vars(t, exact=True)
+    for m in re.finditer(r"(?<![\w.])(threadIdx\.x|\w+)\s*(<|>=)\s*32[uU]?(?![\w.])", t.code):
+        if m.group(1) != "threadIdx.x" and m.group(1) not in _in_scope(exact_vars, t, m.start()):
+            continue
         st.warn(t.line(m.start()), "warp-size", f"`{m.group(1)} {m.group(2)} 32`: if it selects the first warp, "
                                                 f"write RA_WARP_SIZE (or ra_warp_id() == 0); left as is")
     return edits + _shuffle_loops(t, st)
@@ -573,8 +609,11 @@ def _pass_lane_masks(t, st):
     ballot = re.compile(rf"(?<![\w$])(?:{_BALLOT})\s*\(")
     statements = t.statements()
 
-    def names_in(text):
-        return {n for n in re.findall(r"(?<![\w.])([A-Za-z_]\w*)", text) if n in st.mask_names}
+    masks = {}  # scope -> names of lane masks
+
+    def names_in(text, pos):
+        known = _in_scope(masks, t, pos)
+        return {n for n in re.findall(r"(?<![\w.])([A-Za-z_]\w*)", text) if n in known}
 
     def lane_shift(text):
         return any(re.search(_LANE_NAME, m.group(2)) or m.group(2) == "threadIdx.x"
@@ -584,16 +623,17 @@ def _pass_lane_masks(t, st):
     for _ in range(4):  # masks derived from masks, to a fixed point
         for s, e in statements:
             d = re.match(_DECL, t.code[s:e])
-            if not d or d.group(3) in st.mask_names:
+            scope = t.scope(s)
+            if not d or d.group(3) in masks.get(scope, ()):
                 continue
             init = d.group(4)
-            if re.search(_COUNT_INIT, init):
-                continue
             from_ballot = bool(ballot.search(init))
-            if from_ballot or names_in(init) or lane_shift(init):
-                st.mask_names.add(d.group(3))
-                decls[d.group(3)] = (s + d.start(2), s + d.end(2), d.group(2), from_ballot)
-    for name, (a, b, ctype, from_ballot) in decls.items():
+            if re.search(_COUNT_INIT, init) or (not from_ballot and re.fullmatch(_OTHER_CALL, init)):
+                continue  # a count, a bit, or what some function returns
+            if from_ballot or names_in(init, s) or lane_shift(init):
+                masks.setdefault(scope, set()).add(d.group(3))
+                decls[(scope, d.group(3))] = (s + d.start(2), s + d.end(2), d.group(2), from_ballot)
+    for (_, name), (a, b, ctype, from_ballot) in decls.items():
         if re.fullmatch(_TYPE32, ctype):
             edits.append((a, b, "ra_lane_mask"))
             what = "a ballot result" if from_ballot else f"the lane mask `{name}`"
@@ -602,19 +642,21 @@ def _pass_lane_masks(t, st):
     for s, e in statements:
         text = t.code[s:e]
         has_ballot = bool(ballot.search(text))
-        if not (has_ballot or names_in(text)):
+        if not (has_ballot or names_in(text, s)):
             continue
         direct = re.search(rf"=(?!=)\s*(?:\(\s*\w+(?:\s+\w+)?\s*\)\s*)?(?:{_BALLOT})\s*\(", text)
         if has_ballot and direct:
             a = re.match(r"^(\w+)\s*=(?!=)", text)
-            if a and a.group(1) not in decls:
-                st.mask_names.add(a.group(1))
+            element = re.match(r"^([\w.]+)\s*(\[[^=]*\]|(\.|->)\w+)\s*=(?!=)", text)
+            if a and (t.scope(s), a.group(1)) not in decls:
+                masks.setdefault(t.scope(s), set()).add(a.group(1))
                 decl32 = re.search(rf"\b{_TYPE32}\s+(?:\w+\s*,\s*)*{a.group(1)}\s*[;,=\[]", t.code)
                 if decl32:
                     st.warn(t.line(s + a.start(1)), "lane-mask-32bit",
                             f"a ballot result is stored in `{a.group(1)}`, declared 32-bit on line "
                             f"{t.line(decl32.start())}: declare it ra_lane_mask (64 bits; wave64 has 64 lanes)")
-            elif re.match(r"^[\w.]+\s*(\[[^=]*\]|(\.|->)\w+)\s*=(?!=)", text):
+            elif element and not re.search(rf"\b{_TYPE64}\s+(?:\w+\s*(?:\[[^\]]*\]\s*)?,\s*)*"
+                                           rf"{re.escape(element.group(1))}\s*\[", t.code):
                 target = t.clean(s, s + text.index("="))
                 st.warn(t.line(s), "lane-mask-32bit", f"a ballot result is stored into `{target}`: its type must "
                                                       f"hold 64 bits (ra_lane_mask)")
@@ -626,7 +668,7 @@ def _pass_lane_masks(t, st):
         if not parsed or not parsed[0]:
             continue
         arg = t.code[parsed[0][0][0]:parsed[0][-1][1]]
-        if not (ballot.search(arg) or names_in(arg)):
+        if not (ballot.search(arg) or names_in(arg, start)):
             continue
         if name == "__popc":
             edits.append((start, start + len(name), "ra_popc64"))
@@ -636,15 +678,15 @@ def _pass_lane_masks(t, st):
             st.warn(t.line(start), "lane-mask-arithmetic",
                     f"`{name}` on a lane mask counts 32 bits: on wave64 the mask has 64 (use {name}ll and "
                     f"check the arithmetic around it)")
-    _lane_mask_arithmetic(t, st, ballot)
+    _lane_mask_arithmetic(t, st, ballot, masks)
     return edits
 
 
-def _lane_mask_arithmetic(t, st, ballot):
+def _lane_mask_arithmetic(t, st, ballot, masks):
     """Warnings for lane masks combined with 32-bit constants, negated, or cast to 32 bits."""
     code = t.code
     spans = [(m.start(1), m.end(1)) for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)(?!\s*\()", code)
-             if m.group(1) in st.mask_names]
+             if m.group(1) in _in_scope(masks, t, m.start())]
     for m in ballot.finditer(code):
         parsed = t.call(m.end() - 1)
         if parsed and not t.is_member(m.start()):
@@ -656,8 +698,9 @@ def _lane_mask_arithmetic(t, st, ballot):
         line = t.line(a)
         what = t.clean(a, b)
         reason = None
-        if before.endswith("~"):
-            reason = f"`~{what}`: on NVIDIA the upper 32 bits of a 64-bit mask are zero, so the complement sets them"
+        if before.endswith("~") and not re.match(r"\+\s*1\b", after):  # ~m + 1 is -m: fine
+            reason = (f"`~{what}` sets the bits above the warp's lanes (32 to 63 on NVIDIA): mask it before "
+                      f"counting or comparing")
         elif re.search(rf"\(\s*{_TYPE32}\s*\)$|static_cast\s*<\s*{_TYPE32}\s*>\s*\($", before):
             reason = f"`{what}` is cast to 32 bits: wave64 masks have 64"
         else:
@@ -911,13 +954,19 @@ def _pass_warnings(t, st):
                                        f"allocate, copy and launch from Python (CuPy arrays, rocarray functions)")
     warn_each(r"(?<![\w$.])(nvcuda\s*::|wmma\s*::)", "wmma",
               "WMMA (tensor cores) is NVIDIA-only: guard it with #if defined(RA_CUDA) and keep a portable fallback")
-    for name, portable in _LEGACY_WARP.items():
-        warn_each(rf"(?<![\w$.]){name}\s*\(", "legacy-warp",
-                  f"`{name}` (without _sync) is gone from CUDA for sm_70+: once the whole warp takes part, use "
-                  f"{portable}")
-    for pattern, reason in _NVIDIA_ONLY.items():
-        warn_each(rf"(?<![\w$.])({pattern})\s*\(", "activemask" if pattern == "__activemask" else "nvidia-only",
-                  reason)
+    warn_each(rf"(?<![\w$.])({'|'.join(_LEGACY_WARP)})\s*\(", "legacy-warp",
+              lambda m: f"`{m.group(1)}` (without _sync) is gone from CUDA for sm_70+: once the whole warp takes "
+                        f"part, use {_LEGACY_WARP[m.group(1)]}", per_line=False)
+    # One scan for every NVIDIA-only name: group k is the k-th pattern.
+    patterns = list(_NVIDIA_ONLY)
+    alternation = "|".join(f"(?P<p{k}>{p})" for k, p in enumerate(patterns))
+    seen = set()
+    for m in re.finditer(rf"(?<![\w$.])(?:{alternation})\s*\(", code):
+        pattern = patterns[int(m.lastgroup[1:])]
+        rule = "activemask" if pattern == "__activemask" else "nvidia-only"
+        if (t.line(m.start()), pattern) not in seen:
+            seen.add((t.line(m.start()), pattern))
+            st.warn(t.line(m.start()), rule, _NVIDIA_ONLY[pattern])
     for m in re.finditer(r"(?<![\w$])__launch_bounds__\s*\(", code):
         parsed = t.call(m.end() - 1)
         if parsed and len(parsed[0]) > 1:
@@ -1044,14 +1093,20 @@ def hipify(cuda_source):
     text = cuda_source
     for run in (_pass_directives, _pass_warp_literals, _pass_lane_masks, _pass_calls, _pass_names):
         t = _Text(text)
-        text = _apply(t, run(t, st))
+        edits = run(t, st)
+        if run is not _pass_directives:  # code only NVIDIA compiles may keep NVIDIA's idioms
+            vendor = _vendor_lines(t)
+            edits = [e for e in edits if vendor.get(t.line(e[0])) != "cuda"]
+        text = _apply(t, edits)
     vendor = _pass_warnings(_Text(text), st)
     out, seen = [], set()
     for w in sorted(st.warnings, key=lambda w: (w.line, w.rule, w.reason)):
         if (w.line, w.reason) in seen:
             continue
         if vendor.get(w.line) == "cuda" and w.rule not in ("inline-asm", "include"):
-            continue  # code that only NVIDIA compiles may use NVIDIA's idioms
+            continue
+        if vendor.get(w.line) == "hip" and w.rule == "legacy-warp":
+            continue  # HIP's own names
         seen.add((w.line, w.reason))
         out.append(w)
     return text, out

@@ -319,6 +319,30 @@ def test_a_ballot_stored_into_32_bits_elsewhere_is_warned_about():
     assert "declared 32-bit on line 1" in warnings[0].reason and "`s[w]`" in warnings[1].reason
 
 
+def test_lane_masks_are_local_to_their_function():
+    out, warnings = rewrite("__device__ int f(float p) { unsigned m = __ballot_sync(0xffffffff, p > 0); "
+                            "return __popc(m); }\n"
+                            "__device__ int g(unsigned int m) { return __popc(m) + __ffs((int)m); }\n")
+    assert out.splitlines()[1] == "__device__ int g(unsigned int m) { return __popc(m) + __ffs((int)m); }"
+    assert [(w.line, w.rule) for w in warnings] == [(1, "lane-mask-32bit")]
+
+
+def test_what_a_function_returns_from_a_mask_is_not_a_mask():
+    out, _ = rewrite("auto same = __ballot_sync(0xffffffff, p);\nconst int leader = lowest_lane(same);\n")
+    assert out.splitlines()[1] == "const int leader = lowest_lane(same);"
+
+
+def test_a_ballot_stored_into_a_64_bit_array_is_fine():
+    _, warnings = rewrite("ra_lane_mask pm[4], xm[4];\nxm[j] = __ballot_sync(0xffffffff, p);\n"
+                          "unsigned long long q[2];\nq[0] = __ballot_sync(0xffffffff, p);\n")
+    assert warnings == []
+
+
+def test_the_twos_complement_of_a_mask_is_fine():
+    _, warnings = rewrite("auto m = __ballot_sync(0xffffffff, p);\nauto lowest = m & (~m + 1);\n")
+    assert warnings == []
+
+
 # --------------------------------------------------------------------------------------------
 # types, conversions, constants, atomics, cache hints
 # --------------------------------------------------------------------------------------------
@@ -450,6 +474,14 @@ def test_nvidia_idioms_inside_a_cuda_only_branch_are_not_warned_about():
     assert [(w.line, w.rule) for w in warnings] == [(4, "nvidia-only"), (10, "nvidia-only")]
 
 
+def test_code_under_a_cuda_only_branch_is_not_rewritten():
+    source = ("#ifdef __CUDA_ARCH__\nv = __shfl_sync(0xffffffff, v, 0) + warpSize;\n"
+              "#else\nv = __shfl(v, 0, RA_WARP_SIZE) + warpSize;\n#endif\n")
+    out, warnings = rewrite(source)
+    assert out == source.replace("0, RA_WARP_SIZE) + warpSize", "0, RA_WARP_SIZE) + RA_WARP_SIZE")
+    assert warnings == []  # HIP's own __shfl in the HIP branch is fine too
+
+
 def test_two_argument_launch_bounds():
     _, warnings = rewrite('extern "C" __global__ void __launch_bounds__(256, 2) k(float* x) {}\n'
                           'extern "C" __global__ void __launch_bounds__(256) j(float* x) {}\n')
@@ -462,6 +494,28 @@ def test_kernels_without_c_linkage():
                           'template <typename T> __global__ void t(T* x) {}\n'
                           '#define KERNEL __global__\n')
     assert [(w.line, w.rule) for w in warnings] == [(1, "linkage")] and "`plain`" in warnings[0].reason
+
+
+# --------------------------------------------------------------------------------------------
+# robustness
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("source", [
+    "", "\n\n", "/* never closed", '"never closed', "f(((", "})]", "__shfl_sync(", "__ballot_sync(0xffffffff",
+    "for (;;) {", "#define", "#include", "#if\n#else\n#else\n#endif\n#endif\n", "'", "R\"x(never",
+    "asm(", "__popc(", "x = 1u << lane", "unsigned m = __ballot_sync(0xffffffff, p) +",
+])
+def test_broken_input_is_returned_without_an_exception(source):
+    out, _ = ra.hipify(source)
+    assert out.count("\n") == source.count("\n")
+
+
+def test_rocarrays_own_kernels_keep_their_lines():
+    from rocarray._core import compile as ra_compile
+
+    for path in ra_compile.source_files() + [f"include/{h}" for h in ra_compile.header_files()]:
+        text = ra_compile.read_text(path)
+        assert ra.hipify(text)[0].count("\n") == text.count("\n"), path
 
 
 # --------------------------------------------------------------------------------------------
