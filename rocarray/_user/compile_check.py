@@ -222,7 +222,7 @@ def compile_check(source, targets=DEFAULT_TARGETS, name_expressions=(), options=
             source = f.read()
     elif not isinstance(source, str):
         raise TypeError(f"source must be the source text (str) or a path, not {type(source).__name__}")
-    label = label or "source"
+    label = " ".join((label or "source").split())  # one line: it goes into a comment and a #line
     known = {t.arch: t for t in offline.OFFLINE_TARGETS}
     chosen = []
     for name in _as_tuple(targets, "targets"):
