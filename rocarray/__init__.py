@@ -18,6 +18,8 @@ from rocarray._core.tuning import tune
 from rocarray._core.workspace import free_workspaces
 from rocarray._user.compile_check import compile_check
 from rocarray._user.hipify import hipify
+from rocarray._user import profile as _profile
+from rocarray._user.profile import profile
 from rocarray._numpy.transfer import asarray, asnumpy
 from rocarray._numpy.vector_products import inner, vdot
 from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
@@ -41,7 +43,7 @@ from numpy import (  # noqa: E402
 
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
-    "show_config", "tune", "free_workspaces", "compile_check", "hipify",
+    "show_config", "tune", "free_workspaces", "compile_check", "hipify", "profile",
     "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "rocsolver", "prim",
     "matmul", "tensordot", "outer", "kron", "trace", "einsum",
     "fft",
@@ -112,7 +114,8 @@ class _DeviceUfunc:
 def __getattr__(name):
     """Fall through to CuPy for NumPy names rocarray has no kernel for.
 
-    With a GPU the result is CuPy's own object (``ra.zeros is cupy.zeros``). Without one, callables
+    With a GPU the result is CuPy's own object (``ra.zeros is cupy.zeros``; inside a
+    :func:`profile` region, a wrapper that records each call). Without one, callables
     are wrapped so that calling them raises :class:`NoDeviceError` (saying what is missing) instead
     of a raw CUDA/HIP runtime error; types, modules and constants are always returned unwrapped.
     """
@@ -136,9 +139,10 @@ def __getattr__(name):
     if not hasattr(cupy, name):
         raise AttributeError(f"module 'rocarray' has no attribute '{name}'")
     obj = getattr(cupy, name)
-    if (not callable(obj) or isinstance(obj, (type, types.ModuleType))
-            or backend.device_count() > 0):
+    if not callable(obj) or isinstance(obj, (type, types.ModuleType)):
         return obj
+    if backend.device_count() > 0:
+        return _profile.fallthrough(obj, name)
     if inspect.isroutine(obj):
         return _needs_device(obj, name)
     return _DeviceUfunc(obj, name)

@@ -12,10 +12,10 @@ import rocarray as ra
 from rocarray._core import backend
 
 NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.linalg, "rocarray.prim": ra.prim,
-              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft}
+              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft, "rocarray.rocsolver": ra.rocsolver}
 #: Functions that need no device by design.
 HOST_ONLY = {"rocarray.is_available", "rocarray.show_config", "rocarray.free_workspaces", "rocarray.asnumpy",
-             "rocarray.tune"}
+             "rocarray.tune", "rocarray.profile"}
 #: Argument lists tried on each function: a scalar, a list, two numbers, nothing.
 ARGUMENTS = [(3,), ([1.0, 2.0],), (4, 5), ()]
 

@@ -109,14 +109,15 @@ class Kernel:
         if shared:
             self.allow_shared(device_id, shared)
         return _launch.Launch(self.function(device_id), grid, self.block if block is None else block, args,
-                              shared_mem=shared, dependent=dependent)
+                              shared_mem=shared, dependent=dependent, name=self.name)
 
     def __call__(self, device_id, grid, args, *, block=None, shared=0):
         """Launch now on the current stream (``device_id`` current), the arguments converted on
         this call (:func:`rocarray._core.launch.launch`): for launches a plan does not repeat."""
         if shared:
             self.allow_shared(device_id, shared)
-        _launch.launch(self.function(device_id), grid, self.block if block is None else block, args, shared)
+        _launch.launch(self.function(device_id), grid, self.block if block is None else block, args, shared,
+                       name=self.name)
 
 
 class Family:

@@ -25,6 +25,10 @@ import numpy
 
 from rocarray._core import backend, driver
 
+#: The profiler observing every launch of this module (:class:`rocarray._user.profile.Profile`),
+#: or None. Each launch asks this one global, so a launch with no profiler active costs one test.
+observer = None
+
 
 class Slot:
     """A per-call kernel argument: its kind and, for scalars, the NumPy type."""
@@ -113,6 +117,8 @@ class Launch:
         Queue the kernel as a programmatic dependent of the previous work in its stream where
         the driver can (:mod:`rocarray._core.driver`): only for kernels that run
         ``ra_grid_dependency_wait`` before touching global memory. Elsewhere a plain launch.
+    name : str, optional
+        The kernel's name expression, for a profiler (default: the compiled function's name).
 
     Raises
     ------
@@ -120,8 +126,9 @@ class Launch:
         An argument of another kind.
     """
 
-    def __init__(self, function, grid, block, args, shared_mem=0, dependent=False):
+    def __init__(self, function, grid, block, args, shared_mem=0, dependent=False, name=None):
         self.kernel = function
+        self.name = name or getattr(function, "name", "kernel")
         self.dependent = bool(dependent)
         self.grid, self.block = grid, block  # as given: CuPy's call takes them so
         self.shared_mem = int(shared_mem)
@@ -185,6 +192,9 @@ class Launch:
             return
         fn, function, gx, gy, gz, bx, by, bz, shared = self._call
         params = self._params
+        watch = observer
+        if watch is not None:
+            token = watch.begin(self.name, self.grid, self.block, shared)
         with self._lock:
             for (kind, store, i), value in zip(self._setters, values):
                 if kind == _SCALAR:
@@ -194,8 +204,18 @@ class Launch:
                 else:
                     store[0], store[1] = value.real, value.imag
             fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
+        if watch is not None:
+            watch.end(token)
 
     def _launch_through_cupy(self, values):
+        watch = observer
+        if watch is not None:
+            token = watch.begin(self.name, self.grid, self.block, self.shared_mem)
+        self._cupy_call(values)
+        if watch is not None:
+            watch.end(token)
+
+    def _cupy_call(self, values):
         args = list(self.args)
         for i, value in zip(self.slots, values):
             slot = args[i]
@@ -232,7 +252,16 @@ def _argument(value, keep):
     return host.ctypes.data
 
 
-def launch(function, grid, block, args, shared_mem=0):
+def note_work(nbytes=None, flops=None):
+    """Tell an active profiler the memory traffic (bytes read and written) and the floating-point
+    operations of this thread's latest launch; nothing when no profiler is active. Libraries call
+    it after a launch whose work they know."""
+    watch = observer
+    if watch is not None:
+        watch.note(nbytes, flops)
+
+
+def launch(function, grid, block, args, shared_mem=0, name=None):
     """Queue one launch of ``function`` on the current stream now, its arguments converted on
     this call (see the module docstring for the kinds taken).
 
@@ -241,6 +270,16 @@ def launch(function, grid, block, args, shared_mem=0):
     TypeError
         An argument of another kind (a Python number, say).
     """
+    watch = observer
+    if watch is None:
+        _launch_now(function, grid, block, args, shared_mem)
+        return
+    token = watch.begin(name or getattr(function, "name", "kernel"), grid, block, shared_mem)
+    _launch_now(function, grid, block, args, shared_mem)
+    watch.end(token)
+
+
+def _launch_now(function, grid, block, args, shared_mem):
     try:
         handle = int(function.kernel.ptr)
     except Exception:

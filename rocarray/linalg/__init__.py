@@ -22,7 +22,12 @@ def __getattr__(name):
     cupy = backend.cupy()  # NoDeviceError with the install hint when CuPy is missing
     linalg = cupy.linalg
     if hasattr(linalg, name):
-        return getattr(linalg, name)
+        obj = getattr(linalg, name)
+        if callable(obj) and not isinstance(obj, type):
+            from rocarray._user.profile import fallthrough
+
+            return fallthrough(obj, f"linalg.{name}")
+        return obj
     raise AttributeError(f"module 'rocarray.linalg' has no attribute '{name}'")
 
 

@@ -163,6 +163,8 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
         run = plans.cache.get(key)
         if run is not None:
             run(alpha, beta, A, B, C, bias)
+            if launch.observer is not None:
+                _note_work(m, n, k, A.dtype.itemsize, A.dtype.kind == "c")
             return None
     fn = "gemm"
     transA = option(transA, "transA", fn)
@@ -196,10 +198,18 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, *, bias=N
     k = 0 if scale_only else k
     run = _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A.data, lda, B.data, ldb, beta, C.data, ldc,
                        epilogue, None if bias is None else bias.data)
+    if launch.observer is not None:
+        _note_work(m, n, k, dtype.itemsize, dtype.kind == "c")
     if key is not None and run is not None:
         plans.cache.put(key, lambda alpha, beta, A, B, C, bias: run(
             alpha, beta, A.data.ptr, B.data.ptr, C.data.ptr, 0 if bias is None else bias.data.ptr))
     return None
+
+
+def _note_work(m, n, k, itemsize, complex_):
+    """A profiler's bytes and FLOPs of one gemm (A, B read once, C read and written; a complex
+    multiply-add is 8 real operations), attached to its last launch."""
+    launch.note_work(nbytes=(m * k + k * n + 2 * m * n) * itemsize, flops=(8 if complex_ else 2) * m * n * k)
 
 
 def _launch_gemm(device, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, epilogue, bias):
