@@ -12,12 +12,14 @@
                                    ``simt``: float32 gemm uses float32 multiply-adds only
 ``ROCARRAY_HIPCC``                 the ``hipcc`` used by the offline compile check (default: PATH)
 ``ROCARRAY_CUDA_INCLUDE``          extra include folder for offline NVRTC checks (rarely needed)
+``ROCARRAY_DETERMINISTIC``         ``1``: bitwise reproducible results (:class:`deterministic`)
 =================================  ==========================================================
 
 CuPy's own kernel disk cache (``CUPY_CACHE_DIR``) is left to CuPy and stays on.
 
 Every value is read from ``os.environ`` when it is needed, which for the settings that shape a
-call's plan (``ROCARRAY_TUNE``, ``ROCARRAY_GEMM_FLOAT32``, ``ROCARRAY_CACHE_DIR``) is when the plan
+call's plan (``ROCARRAY_TUNE``, ``ROCARRAY_GEMM_FLOAT32``, ``ROCARRAY_CACHE_DIR``,
+``ROCARRAY_DETERMINISTIC``) is when the plan
 is built: after changing one at run time, call :func:`refresh`.
 """
 
@@ -109,3 +111,57 @@ def hipcc_path():
 def extra_cuda_include():
     """An extra include folder for offline NVRTC compiles, or ``None``."""
     return os.environ.get("ROCARRAY_CUDA_INCLUDE") or None
+
+
+_deterministic = [None]  # the process-wide setting of deterministic(), None: the environment's
+
+
+def is_deterministic():
+    """Whether results must be bitwise reproducible: the setting of :class:`deterministic`, else
+    ``ROCARRAY_DETERMINISTIC``."""
+    value = _deterministic[0]
+    return _flag("ROCARRAY_DETERMINISTIC") if value is None else value
+
+
+class deterministic:
+    """Make every rocarray result bitwise reproducible run to run on the same device and arguments
+    (``ra.config.deterministic(True)``), for the process or, as a context manager, for a block.
+
+    rocarray's kernels never add floating-point values with atomics: reductions, scans, weighted
+    histograms and split-K gemm combine their partial results in a fixed order, so a result
+    depends only on the plan. The one input to a plan that can differ between runs is the tuning
+    DB (a user's or the shipped one, and ``ROCARRAY_TUNE`` measurements); in deterministic mode
+    every choice is the heuristic's, which depends only on the arguments and the device. Calls
+    that fall through to CuPy are CuPy's and not covered. Setting the mode drops every plan
+    (:func:`refresh`).
+
+    Parameters
+    ----------
+    enabled : bool, optional
+        The mode to set (default True).
+
+    Examples
+    --------
+    >>> import rocarray as ra
+    >>> ra.config.deterministic(True)           # doctest: +SKIP
+    >>> with ra.config.deterministic(False):    # doctest: +SKIP
+    ...     y = ra.matmul(a, b)                 # the tuning DB may choose here
+    """
+
+    def __init__(self, enabled=True):
+        if not isinstance(enabled, bool):
+            raise TypeError(f"deterministic() takes True or False, not {enabled!r}")
+        self._previous = _deterministic[0]
+        _deterministic[0] = enabled
+        refresh()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _deterministic[0] = self._previous
+        refresh()
+        return False
+
+    def __repr__(self):
+        return f"rocarray.config.deterministic({_deterministic[0]})"

@@ -291,7 +291,11 @@ def state_token():
 
 
 def mode():
-    """The tuning mode now: the innermost :func:`tune` of this thread, else ``ROCARRAY_TUNE``."""
+    """The tuning mode now: ``'0'`` (heuristics only) in deterministic mode
+    (:class:`rocarray._core.config.deterministic`), else the innermost :func:`tune` of this thread,
+    else ``ROCARRAY_TUNE``."""
+    if config.is_deterministic():
+        return "0"
     return getattr(_override, "mode", None) or config.tune_mode()
 
 

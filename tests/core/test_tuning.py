@@ -364,3 +364,29 @@ def test_without_tqdm_tuning_still_works(monkeypatch):
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)  # import raises ImportError
     many = [Variant(f"v{i}", i) for i in range(tuning.PROGRESS_MIN_CANDIDATES)]
     assert choose(lambda c: float(c.items + 1), candidates=many, default="v0") is many[0]
+
+
+def test_deterministic_mode_takes_the_heuristic_over_every_db_and_tuning(monkeypatch, isolated_db):
+    from rocarray._core import config
+
+    monkeypatch.delenv("ROCARRAY_TUNE")
+    shipped = isolated_db / "shipped" / f"{ARCH}.json"
+    shipped.parent.mkdir()
+    shipped.write_text(json.dumps({"format": 2, "arch": ARCH, "entries": {
+        "prim.scan|float32|large": {"choice": "items8", "seconds": {}, "tuned": "x"}}}))
+    assert choose(Recorder()) is VARIANTS[2]                # the shipped DB answers
+    generation = config.generation()
+    with config.deterministic(True):
+        assert config.generation() > generation             # every plan dropped
+        assert tuning.mode() == "0"
+        rec = Recorder()
+        assert choose(rec) is VARIANTS[0]                   # the heuristic: no DB
+        with tuning.tune():
+            assert choose(rec) is VARIANTS[0] and rec.calls == []   # nor measurements
+    assert choose(Recorder()) is VARIANTS[2]
+    monkeypatch.setenv("ROCARRAY_DETERMINISTIC", "1")
+    assert config.is_deterministic() and choose(Recorder()) is VARIANTS[0]
+    with config.deterministic(False):                       # the setting wins over the environment
+        assert choose(Recorder()) is VARIANTS[2]
+    with pytest.raises(TypeError, match="True or False"):
+        config.deterministic(1)

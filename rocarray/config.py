@@ -1,0 +1,7 @@
+"""Run-time settings (``ra.config``): :class:`deterministic` results, :func:`refresh` after
+changing a ``ROCARRAY_*`` environment variable at run time. Every environment variable rocarray
+reads is listed in :mod:`rocarray._core.config`."""
+
+from rocarray._core.config import deterministic, is_deterministic, refresh
+
+__all__ = ["deterministic", "is_deterministic", "refresh"]
