@@ -20,6 +20,7 @@ from rocarray._user.compile_check import compile_check
 from rocarray._user.hipify import hipify
 from rocarray._user import profile as _profile
 from rocarray._user.profile import profile
+from rocarray._user.kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 from rocarray._numpy.transfer import asarray, asnumpy
 from rocarray._numpy.vector_products import inner, vdot
 from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
@@ -44,6 +45,7 @@ from numpy import (  # noqa: E402
 __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
     "show_config", "tune", "free_workspaces", "compile_check", "hipify", "profile", "config",
+    "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
     "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "rocsolver", "prim",
     "matmul", "tensordot", "outer", "kron", "trace", "einsum",
     "fft",

@@ -416,6 +416,71 @@ def get_kernel(relative_path, name, device_id=None):
     return get_module(relative_path, device_id, name if template else None).get_function(name)
 
 
+_user_modules = {}  # (text digest, names, options, device id) -> module
+
+
+def user_source(label, code):
+    """The text a compiler sees for a user's source: rocarray's headers, then the source, whose
+    lines keep their own numbers in compiler messages (a ``#line`` directive)."""
+    return f'{header_text()}// ---- {label} ----\n#line 1 "{label}"\n{code}'
+
+
+def get_user_module(label, code, name_expressions=(), extra_options=(), device_id=None):
+    """The compiled module of a user's source (:mod:`rocarray._user.kernels`) on one device:
+    rocarray's headers pasted in front (:func:`user_source`), rocarray's options for the device
+    plus ``extra_options``, every name expression instantiated in one program (as CuPy's
+    ``RawModule`` does). NVIDIA devices load from the binary cache, compiling with NVRTC on a miss;
+    ROCm devices compile through CuPy. Memoized per source, names, options and device.
+
+    Raises
+    ------
+    KernelCompileError
+        With the compiler's log.
+    """
+    import hashlib
+
+    info = backend.device_info(device_id)
+    text = user_source(label, code)
+    names = tuple(name_expressions)
+    extra = tuple(extra_options)
+    key = (hashlib.sha256(text.encode()).hexdigest(), names, extra, info.id)
+    module = _user_modules.get(key)
+    if module is None:
+        with _modules_lock:
+            module = _user_modules.get(key)
+            if module is None:
+                module = _user_modules[key] = _build_user_module(label, text, names, extra, info)
+    return module
+
+
+def _build_user_module(label, text, names, extra, info):
+    cupy = backend.cupy()
+
+    def through_cupy():
+        module = cupy.RawModule(code=text, options=options(info.target) + extra,
+                                name_expressions=list(names) or None)
+        try:
+            with cupy.cuda.Device(info.id):
+                module.compile()
+        except cupy.cuda.compiler.CompileException as exc:
+            log = exc.get_message() if hasattr(exc, "get_message") else str(exc)
+            raise compile_error(label, ", ".join(names) or "module", info.target, log, text) from None
+        return module
+
+    opts = None if info.is_hip else runtime_options(info)
+    if opts is None:
+        return through_cupy()
+    opts = opts + extra
+    entry_key = kernel_cache.key("user", "nvrtc", nvrtc().getVersion(), info.arch, opts, names, text)
+    found = kernel_cache.load(info.arch, entry_key)
+    if found is None:
+        lowered, binary = nvrtc_compile(label, info.target, text, opts, names)
+        path = kernel_cache.store(info.arch, entry_key, binary, lowered)
+        found = (path if path is not None else _private_file(entry_key, binary)), lowered
+    path, lowered = found
+    return _BinaryModule(cupy.RawModule(path=str(path)), lowered, through_cupy)
+
+
 def compiled_modules():
     """``(source, device id)`` pairs with at least one module built in this process."""
     return sorted({(source, device) for source, _, device in _modules})

@@ -252,6 +252,19 @@ def _argument(value, keep):
     return host.ctypes.data
 
 
+def launch_with_cupy_arguments(function, grid, block, args, shared_mem=0, name=None):
+    """Queue one launch through CuPy's own kernel call, so its arguments follow CuPy's rules
+    (Python numbers included), reported to an active profiler like every launch: the path of
+    users' kernels (:mod:`rocarray._user.kernels`)."""
+    watch = observer
+    if watch is None:
+        function(grid, block, args, shared_mem=shared_mem)
+        return
+    token = watch.begin(name or getattr(function, "name", "kernel"), grid, block, shared_mem)
+    function(grid, block, args, shared_mem=shared_mem)
+    watch.end(token)
+
+
 def note_work(nbytes=None, flops=None):
     """Tell an active profiler the memory traffic (bytes read and written) and the floating-point
     operations of this thread's latest launch; nothing when no profiler is active. Libraries call
