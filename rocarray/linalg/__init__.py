@@ -1,16 +1,19 @@
 """``numpy.linalg`` names on the device.
 
 :func:`norm` runs vector and Frobenius norms on rocarray's rocblas kernels (matrix norms on prim
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. Every other
-``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. :func:`svd`, :func:`svdvals`,
+:func:`pinv`, :func:`matrix_rank`, :func:`cond` and :func:`lstsq` run on rocsolver's Jacobi SVD.
+Every other ``numpy.linalg`` name (``solve``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
 """
 
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
+from rocarray.linalg._svd import SVDResult, cond, lstsq, matrix_rank, pinv, svd, svdvals
 
-__all__ = ["norm", "matrix_power", "multi_dot"]
+__all__ = ["norm", "matrix_power", "multi_dot", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
+           "SVDResult"]
 
 
 def __getattr__(name):

@@ -6,6 +6,11 @@ LAPACK does. Status goes to a device ``info`` array (int32, one element per matr
 success, ``i > 0`` for the failure LAPACK reports at step ``i`` (a zero pivot, a leading minor that
 is not positive definite); nothing is synchronized. The ``_strided_batched`` forms take
 ``batch_count`` matrices ``strideA`` elements apart.
+
+Singular values: :func:`gesvdj`, :func:`gesvdj_strided_batched` (one-sided Jacobi), :func:`gesvd`,
+:func:`gesvd_strided_batched` (on the same iteration).
 """
 
-__all__ = []
+from rocarray.rocsolver._svd import gesvd, gesvd_strided_batched, gesvdj, gesvdj_strided_batched
+
+__all__ = ["gesvd", "gesvd_strided_batched", "gesvdj", "gesvdj_strided_batched"]

@@ -1,0 +1,137 @@
+"""The kernels of ``rocarray/_kernels/rocsolver/svd.hip`` and the device memory gesvdj uses: the
+one small interface :mod:`rocarray.rocsolver._svd` drives (CPU tests replace it with a NumPy model).
+
+Work buffers follow the source's layout: ``W`` holds ``batch`` column-major p x q matrices (p*q
+apart), ``V`` ``batch`` q x q matrices; both are 1-D device arrays of the data's dtype. Output
+buffers (``A``, ``S``, ``X``, ``Y``) are the caller's 1-D or Fortran-ordered arrays; ``X``/``Y``
+may be None.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.matrix_args import STANDARD
+
+SOURCE = "rocsolver/svd.hip"
+
+#: Threads per block of every kernel in the source (``RA_SVD_BLOCK``).
+BLOCK = 256
+#: Resident blocks per multiprocessor assumed for the occupancy query.
+BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+#: Dynamic shared memory the one-block-per-matrix kernel may take without opting in.
+SHARED_LIMIT = 48 * 1024
+#: Largest grid x dimension.
+MAX_GRID_X = 2**31 - 1
+
+TEMPLATES = ("svd_load", "gesvdj_small", "gesvdj_round", "svd_norms", "svd_sort")
+
+
+def kernel_name(kernel, dtype):
+    """Name expression, e.g. ``'ra_rocsolver_gesvdj_round<double>'``."""
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}>"
+
+
+def instantiations():
+    """Every name expression gesvdj launches from the source."""
+    return sorted(kernel_name(k, d) for k in TEMPLATES for d in STANDARD)
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+_I64 = numpy.int64
+_NULL = numpy.uint64(0)
+
+
+def _real(dtype):
+    return dtypes.real_dtype(dtype).type
+
+
+def _launch(kernel, dtype, x, grid, args, shared=0):
+    device_id = x.data.device_id
+    with launch.on_device(device_id):
+        KERNELS[kernel_name(kernel, dtype)](device_id, (int(grid),), args, shared=shared)
+
+
+def _check_grid(blocks):
+    if blocks > MAX_GRID_X:
+        raise ValueError(f"rocsolver.gesvdj: {blocks} thread blocks exceed one launch's grid")
+
+
+# --------------------------------------------------------------------------------------------
+# memory
+# --------------------------------------------------------------------------------------------
+
+def empty(elements, dtype, like):
+    """An uninitialized 1-D device array of ``elements`` on ``like``'s device."""
+    with launch.on_device(like.data.device_id):
+        return backend.cupy().empty(max(int(elements), 1), dtype=dtype)
+
+
+def zeros(elements, dtype, like):
+    """A zeroed 1-D device array of ``elements`` on ``like``'s device."""
+    with launch.on_device(like.data.device_id):
+        return backend.cupy().zeros(max(int(elements), 1), dtype=dtype)
+
+
+def to_host(x):
+    """The host copy of device array ``x`` (one synchronization)."""
+    return backend.cupy().asnumpy(x)
+
+
+def write(x, values):
+    """Copy the host array ``values`` (``x``'s shape and dtype) into device array ``x``."""
+    x.set(numpy.ascontiguousarray(values, dtype=x.dtype).reshape(x.shape) if x.flags.c_contiguous
+          else numpy.asfortranarray(values, dtype=x.dtype).reshape(x.shape, order="F"))
+
+
+# --------------------------------------------------------------------------------------------
+# kernels
+# --------------------------------------------------------------------------------------------
+
+def load(p, q, batch, A, lda, strideA, trans, W, V):
+    """``W := A`` (or ``A^H`` when ``trans``; A is then q x p) and ``V := I`` for each matrix."""
+    blocks = max(1, min(-(-batch * max(p * q, q * q) // BLOCK), 4096))
+    _launch("svd_load", W.dtype, W, blocks,
+            (_I64(p), _I64(q), _I64(batch), A, _I64(lda), _I64(strideA), numpy.int32(bool(trans)), W, V))
+
+
+def small_fits_shared(p, q, dtype):
+    """Whether the work pair of one p x q matrix fits the small kernel's shared memory."""
+    return (p * q + q * q) * numpy.dtype(dtype).itemsize + 16 <= SHARED_LIMIT
+
+
+def jacobi_small(p, q, batch, W, V, tol, max_sweeps, residual, n_sweeps, info):
+    """The whole iteration, one block per matrix; writes residual, n_sweeps and info."""
+    _check_grid(batch)
+    shared = (p * q + q * q) * W.dtype.itemsize + 16
+    in_shared = small_fits_shared(p, q, W.dtype)
+    _launch("gesvdj_small", W.dtype, W, batch,
+            (_I64(p), _I64(q), W, V, _real(W.dtype)(tol), numpy.int32(max_sweeps), numpy.int32(in_shared),
+             residual, n_sweeps, info), shared=shared if in_shared else 0)
+
+
+def jacobi_round(p, q, batch, r, W, V, tol, off_bits):
+    """Round ``r`` of a sweep on every matrix, one block per column pair; raises
+    ``off_bits[b]`` (uint64 holding a float64's bits) to the largest pair off of matrix b."""
+    blocks = batch * ((q + (q & 1)) // 2)
+    _check_grid(blocks)
+    _launch("gesvdj_round", W.dtype, W, blocks,
+            (_I64(p), _I64(q), _I64(r), W, V, _real(W.dtype)(tol), off_bits))
+
+
+def norms(p, q, batch, W, out):
+    """``out[b*q + j] := |column j of matrix b|``."""
+    _check_grid(batch * q)
+    _launch("svd_norms", W.dtype, W, batch * q, (_I64(p), _I64(q), W, out))
+
+
+def sort(p, q, batch, W, V, nrm, S, strideS, X, ldx, strideX, xrow, Y, ldy, strideY, yrow):
+    """Singular values in descending order into S, normalized columns of W into X and columns of V
+    into Y (as conjugated rows where ``xrow``/``yrow``), permuted alike."""
+    _check_grid(batch * q)
+    _launch("svd_sort", W.dtype, W, batch * q,
+            (_I64(p), _I64(q), W, V, nrm, S, _I64(strideS),
+             _NULL if X is None else X, _I64(ldx), _I64(strideX), numpy.int32(bool(xrow)),
+             _NULL if Y is None else Y, _I64(ldy), _I64(strideY), numpy.int32(bool(yrow))))
