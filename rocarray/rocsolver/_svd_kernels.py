@@ -18,8 +18,9 @@ SOURCE = "rocsolver/svd.hip"
 BLOCK = 256
 #: Resident blocks per multiprocessor assumed for the occupancy query.
 BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
-#: Dynamic shared memory the one-block-per-matrix kernel may take without opting in.
-SHARED_LIMIT = 48 * 1024
+#: Dynamic shared memory the one-block-per-matrix kernel takes at most: under the 48 KB every
+#: device grants without opting in, less the kernel's static shared memory.
+SHARED_LIMIT = 46 * 1024
 #: Largest grid x dimension.
 MAX_GRID_X = 2**31 - 1
 
@@ -81,9 +82,8 @@ def to_host(x):
 
 
 def write(x, values):
-    """Copy the host array ``values`` (``x``'s shape and dtype) into device array ``x``."""
-    x.set(numpy.ascontiguousarray(values, dtype=x.dtype).reshape(x.shape) if x.flags.c_contiguous
-          else numpy.asfortranarray(values, dtype=x.dtype).reshape(x.shape, order="F"))
+    """Copy the host array ``values`` into the contiguous 1-D device array ``x`` (same size)."""
+    x.set(numpy.ascontiguousarray(values, dtype=x.dtype).reshape(x.shape))
 
 
 # --------------------------------------------------------------------------------------------
