@@ -11,8 +11,20 @@ from rocarray.linalg._stacked import LinAlgError, column_major_batch, linalg_dty
 from rocarray import rocsolver
 from rocarray.rocsolver import _info
 
-#: NumPy 2's result of :func:`svd` with vectors (fields ``U``, ``S``, ``Vh``).
-SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
+class SVDResult(collections.namedtuple("SVDResult", ["U", "S", "Vh"])):
+    """The result of :func:`svd` with vectors, as NumPy 2's ``SVDResult``.
+
+    Parameters
+    ----------
+    U : cupy.ndarray
+        Left singular vectors, ``(..., M, M)`` or ``(..., M, K)``.
+    S : cupy.ndarray
+        Singular values, ``(..., K)``, real, descending.
+    Vh : cupy.ndarray
+        Right singular vectors as rows, ``(..., N, N)`` or ``(..., K, N)``.
+    """
+
+    __slots__ = ()
 
 #: Sweep limit of the façade's Jacobi iteration.
 MAX_SWEEPS = 100

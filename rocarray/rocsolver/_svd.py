@@ -373,6 +373,8 @@ def _gesvd(where, left, right, m, n, A, lda, strideA, S, strideS, U, ldu, stride
     left, right, m, n, dtype, lda, strideA, batch = _common(where, left, right, m, n, A, lda, strideA, batch)
     _m.option(fast_alg, "fast_alg", where, ("I", "O"))
     info = _info.info_buffer(info, batch, where).reshape(-1)
+    if strideS is None:  # gesvd: one matrix
+        strideS = min(m, n)
     S, strideS, U, ldu, strideU, V, ldv, strideV = _outputs(where, left, right, m, n, S, strideS, U, ldu, strideU,
                                                             V, ldv, strideV, batch, dtype)
     rdtype = S.dtype
@@ -383,11 +385,7 @@ def _gesvd(where, left, right, m, n, A, lda, strideA, S, strideS, U, ldu, stride
     q = min(m, n)
     if batch and q > 1:
         _m.matrix_bounds(E, q - 1, 1, q - 1, "E", where, batch, strideE)
-        e = _flat(E)
-        for b in range(batch) if strideE != q - 1 else ():
-            e[b * strideE:b * strideE + q - 1].fill(0)
-        if strideE == q - 1:
-            e[:batch * (q - 1)].fill(0)
+        _kern.zero_vectors(_flat(E), q - 1, strideE, batch)
     residual = _kern.empty(batch, rdtype, A)
     sweeps = _kern.empty(batch, _I32, A)
     run(left, right, m, n, _flat(A), lda, strideA, default_tolerance(dtype, max(m, n)), residual, DEFAULT_SWEEPS,
@@ -407,8 +405,8 @@ _GESVD_NOTES = """
 
 
 def gesvd(left_svect, right_svect, m, n, A, lda, S, U, ldu, V, ldv, E, fast_alg, info):
-    return _gesvd("rocsolver.gesvd", left_svect, right_svect, m, n, A, lda, 0, S, min(m, n) if isinstance(
-        m, int) and isinstance(n, int) else 0, U, ldu, 0, V, ldv, 0, E, 0, fast_alg, info, 1)
+    return _gesvd("rocsolver.gesvd", left_svect, right_svect, m, n, A, lda, 0, S, None, U, ldu, 0, V, ldv, 0, E,
+                  0, fast_alg, info, 1)
 
 
 def gesvd_strided_batched(left_svect, right_svect, m, n, A, lda, strideA, S, strideS, U, ldu, strideU, V, ldv,

@@ -76,6 +76,13 @@ def zeros(elements, dtype, like):
         return backend.cupy().zeros(max(int(elements), 1), dtype=dtype)
 
 
+def zero_vectors(x, length, stride, batch):
+    """Set ``batch`` vectors of ``length`` elements, ``stride`` apart in the 1-D array ``x``, to zero."""
+    cupy = backend.cupy()
+    view = cupy.lib.stride_tricks.as_strided(x, shape=(batch, length), strides=(stride * x.itemsize, x.itemsize))
+    view.fill(0)
+
+
 def to_host(x):
     """The host copy of device array ``x`` (one synchronization)."""
     return backend.cupy().asnumpy(x)
