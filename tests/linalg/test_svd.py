@@ -70,6 +70,89 @@ def test_names_are_rocarrays_own():
 
 
 # --------------------------------------------------------------------------------------------
+# CPU: the façade's logic with NumPy in CuPy's place and the NumPy model of the kernels
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def on_host(monkeypatch):
+    """NumPy stands in for CuPy (same API), host arrays pass as device arrays, and
+    gesvdj_strided_batched runs the driver on the kernel model (tests/svd_model.py)."""
+    from svd_model import Model
+
+    from rocarray._core import args, backend
+    from rocarray.rocsolver import _info, _svd as lib
+
+    monkeypatch.setattr(backend, "cupy", lambda: np)
+    monkeypatch.setattr(args, "as_device_array", lambda x, name, allow_scalar=False: np.asarray(x))
+    monkeypatch.setattr(_info, "failures", lambda info, batch: np.asarray(info[:batch]))
+    monkeypatch.setattr(lib, "_kern", Model())
+
+    def gesvdj_strided_batched(left, right, m, n, A, lda, sa, abstol, *rest):
+        lib.run(left, right, m, n, A, lda, sa, lib.default_tolerance(A.dtype, max(m, n)), *rest)
+
+    monkeypatch.setattr(ra.rocsolver, "gesvdj_strided_batched", gesvdj_strided_batched)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (5, 3), (3, 5), (2, 3, 6, 4), (2, 1, 4, 7)])
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("full", [True, False])
+def test_host_svd_shapes_dtypes_and_factors(on_host, rng, shape, dtype, full):
+    a = random_matrices(rng, shape, dtype)
+    u, s, vh = ra.linalg.svd(a, full_matrices=full)
+    check_factors(a, u, s, vh, full)
+    assert ra.linalg.svdvals(a).shape == s.shape
+    strided = random_matrices(rng, (2, 8, 10), dtype)[:, ::2, 1::3]
+    check_factors(strided, *ra.linalg.svd(strided, full_matrices=full), full)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0), (0, 2, 2), (2, 0, 4)])
+@pytest.mark.parametrize("full", [True, False])
+def test_host_svd_of_empty_matches_numpy(on_host, shape, full):
+    a = np.zeros(shape)
+    for g, w in zip(ra.linalg.svd(a, full_matrices=full), np.linalg.svd(a, full_matrices=full)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_host_svd_nan_is_linalg_error(on_host, rng):
+    a = rng.standard_normal((2, 4, 4))
+    a[0, 1, 2] = np.nan
+    with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+        ra.linalg.svd(a)
+
+
+def test_host_pinv_matrix_rank_cond_lstsq_match_numpy(on_host, rng):
+    a = rng.standard_normal((2, 6, 4))
+    a[1, :, 3] = a[1, :, 0]
+    for kwargs in ({}, {"rcond": 1e-6}, {"rtol": 1e-6}, {"rtol": None}):
+        np.testing.assert_allclose(ra.linalg.pinv(a, **kwargs), np.linalg.pinv(a, **kwargs), atol=1e-10)
+    assert ra.linalg.pinv(np.zeros((2, 0, 3))).shape == (2, 3, 0)
+    np.testing.assert_array_equal(ra.linalg.matrix_rank(a), np.linalg.matrix_rank(a))
+    np.testing.assert_array_equal(ra.linalg.matrix_rank(a, rtol=0.5), np.linalg.matrix_rank(a, rtol=0.5))
+    np.testing.assert_array_equal(ra.linalg.matrix_rank(a, tol=1.0), np.linalg.matrix_rank(a, tol=1.0))
+    assert ra.linalg.matrix_rank(np.zeros(3)) == 0 and ra.linalg.matrix_rank(np.ones(3)) == 1
+    sq = rng.standard_normal((3, 5, 5))
+    for p in (None, 2, -2, "fro", 1):
+        np.testing.assert_allclose(ra.linalg.cond(sq, p), np.linalg.cond(sq, p), rtol=1e-9)
+    assert np.isinf(ra.linalg.cond(np.zeros((3, 3))))
+    for m, n, k in ((7, 4, None), (7, 4, 2), (4, 7, 3), (8, 4, 2)):
+        x = rng.standard_normal((m, n))
+        if (m, n) == (8, 4):
+            x[:, 3] = x[:, 1]   # rank deficient: no residuals
+        b = rng.standard_normal((m,) if k is None else (m, k))
+        got, want = ra.linalg.lstsq(x, b), np.linalg.lstsq(x, b)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, atol=1e-10)
+            assert np.shape(g) == np.shape(w)
+    for a_shape, b_shape in (((0, 3), (0, 2)), ((4, 0), (4, 2)), ((4, 3), (4, 0))):
+        a0, b0 = np.ones(a_shape), np.ones(b_shape)
+        got, want = ra.linalg.lstsq(a0, b0), np.linalg.lstsq(a0, b0)
+        for g, w in zip(got, want):
+            assert np.shape(g) == np.shape(w)
+            np.testing.assert_allclose(g, w, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
 # GPU
 # --------------------------------------------------------------------------------------------
 
@@ -78,7 +161,8 @@ def check_factors(a, u, s, vh, full):
     want = np.linalg.svd(a, full_matrices=full)
     assert u.shape == want.U.shape and s.shape == want.S.shape and vh.shape == want.Vh.shape
     assert u.dtype == want.U.dtype and s.dtype == want.S.dtype and vh.dtype == want.Vh.dtype
-    u, s, vh = to_host(u).astype(np.complex128), to_host(s).astype(np.float64), to_host(vh).astype(np.complex128)
+    u, s, vh = (np.asarray(to_host(x) if not isinstance(x, np.ndarray) else x) for x in (u, s, vh))
+    u, s, vh = u.astype(np.complex128), s.astype(np.float64), vh.astype(np.complex128)
     m, n = a.shape[-2:]
     k, p, e = min(m, n), max(m, n, 16), eps(a.dtype)
     wide = a.astype(np.complex128)
