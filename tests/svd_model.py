@@ -104,7 +104,12 @@ class Model:
                 done = worst <= tol or not np.isfinite(worst)
             residual[b], n_sweeps[b], info[b] = worst, sweep, 0 if worst <= tol else 1
 
-    def jacobi_round(self, p, q, batch, r, W, V, tol, off_bits):
+    def jacobi_sweep(self, p, q, batch, W, V, tol, off_bits):
+        qe = q + (q & 1)
+        for r in range(qe - 1):
+            self._round(p, q, batch, r, W, V, tol, off_bits)
+
+    def _round(self, p, q, batch, r, W, V, tol, off_bits):
         self.launches["round"] += 1
         qe = q + (q & 1)
         for b in range(batch):

@@ -68,10 +68,8 @@ def _sweeps(p, q, batch, W, Vw, tol, max_sweeps, residual, n_sweeps, info, like)
     swept = numpy.zeros(batch, _I32)
     final = numpy.zeros(batch, numpy.float64)
     active = numpy.ones(batch, bool)
-    rounds = q + (q & 1) - 1
     for sweep in range(max_sweeps):
-        for r in range(rounds):
-            _kern.jacobi_round(p, q, batch, r, W, Vw, tol, off)
+        _kern.jacobi_sweep(p, q, batch, W, Vw, tol, off)
         worst = _kern.to_host(off)[:batch].view(numpy.float64)
         off.fill(0)
         swept[active] = sweep + 1

@@ -119,13 +119,20 @@ def jacobi_small(p, q, batch, W, V, tol, max_sweeps, residual, n_sweeps, info):
              residual, n_sweeps, info), shared=shared if in_shared else 0)
 
 
-def jacobi_round(p, q, batch, r, W, V, tol, off_bits):
-    """Round ``r`` of a sweep on every matrix, one block per column pair; raises
-    ``off_bits[b]`` (uint64 holding a float64's bits) to the largest pair off of matrix b."""
+def jacobi_sweep(p, q, batch, W, V, tol, off_bits):
+    """One sweep on every matrix: a launch per round (one block per column pair, one prepared
+    launch whose only per-call value is the round); raises ``off_bits[b]`` (uint64 holding a
+    float64's bits) to the largest pair off of matrix b."""
     blocks = batch * ((q + (q & 1)) // 2)
     _check_grid(blocks)
-    _launch("gesvdj_round", W.dtype, W, blocks,
-            (_I64(p), _I64(q), _I64(r), W, V, _real(W.dtype)(tol), off_bits))
+    device_id = W.data.device_id
+    kernel = KERNELS[kernel_name("gesvdj_round", W.dtype)]
+    with launch.on_device(device_id):
+        prepared = kernel.prepare(device_id, (blocks,),
+                                  (_I64(p), _I64(q), launch.scalar(numpy.int64), numpy.uint64(W.data.ptr),
+                                   numpy.uint64(V.data.ptr), _real(W.dtype)(tol), numpy.uint64(off_bits.data.ptr)))
+        for r in range(q + (q & 1) - 1):
+            prepared(r)
 
 
 def norms(p, q, batch, W, out):
