@@ -41,6 +41,7 @@ def _pair_step(w, v, i, j, tol):
     rot, c, se, sec, off = rotation(alpha, beta, gamma, tol)
     if rot:
         w[:, i], w[:, j] = c * wi - sec * wj, se * wi + c * wj
+    if rot and v is not None:
         vi, vj = v[:, i].copy(), v[:, j].copy()
         v[:, i], v[:, j] = c * vi - sec * vj, se * vi + c * vj
     return off
@@ -76,7 +77,7 @@ class Model:
     @staticmethod
     def _views(p, q, b, W, V):
         w = W[b * p * q:(b + 1) * p * q].reshape(q, p).T
-        v = V[b * q * q:(b + 1) * q * q].reshape(q, q).T
+        v = None if V is None else V[b * q * q:(b + 1) * q * q].reshape(q, q).T
         return w, v
 
     def load(self, p, q, batch, A, lda, strideA, trans, W, V):
@@ -85,7 +86,8 @@ class Model:
             rows, cols = (q, p) if trans else (p, q)
             a = np.array([[A[b * strideA + i + j * lda] for j in range(cols)] for i in range(rows)])
             w[...] = a.conj().T if trans else a
-            v[...] = np.eye(q)
+            if v is not None:
+                v[...] = np.eye(q)
 
     def jacobi_small(self, p, q, batch, W, V, tol, max_sweeps, residual, n_sweeps, info):
         self.launches["small"] += 1

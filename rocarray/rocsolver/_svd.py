@@ -6,8 +6,9 @@ Design
 ------
 One-sided (Hestenes) Jacobi on the p x q matrix W = A (m >= n) or W = A^H (m < n), p = max(m, n),
 q = min(m, n): column pairs of W are rotated until all are orthogonal, the rotations accumulated
-into V (q x q, from the identity); then the column norms of W are the singular values, the
-normalized columns the left vectors (``rocarray/_kernels/rocsolver/svd.hip`` states the rotation).
+into V (q x q, from the identity; skipped when the vectors of V's side are not wanted); then the
+column norms of W are the singular values, the normalized columns the left vectors
+(``rocarray/_kernels/rocsolver/svd.hip`` states the rotation).
 A sweep visits every pair once in a round-robin tournament of q - 1 rounds (q rounded up to even)
 of q/2 disjoint pairs each, which rotate in parallel. Iteration stops when a sweep finds every
 pair at or below the tolerance, ``|w_i^H w_j| <= tol |w_i| |w_j|``, with ``tol = abstol`` when
@@ -16,9 +17,10 @@ so the test can pass), or after ``max_sweeps`` sweeps (``info = 1``). A matrix h
 stops after its first sweep with ``info = 1``: no pair with a non-finite sum is rotated.
 
 * q <= :data:`SMALL_Q`: one launch for the whole batch, one block per matrix running all sweeps
-  (warps take the pairs of a round; the matrix and V in shared memory when they fit in 48 KB),
+  (warps take the pairs of a round; the matrix and V in shared memory when they fit in 46 KB),
   with no host synchronization.
-* larger q: one launch per round (one block per column pair of every matrix), and one host read
+* larger q: one launch per round (one block per column pair of every matrix; the rounds of a sweep
+  are one prepared launch whose only per-call value is the round), and one host read
   of the batch's largest pair values per sweep to decide whether to go on: ``(q - 1) * sweeps``
   launches and ``sweeps`` synchronizations, typically 6 to 12 sweeps.
 
@@ -137,8 +139,10 @@ def run(left, right, m, n, A, lda, strideA, tol, residual, max_sweeps, n_sweeps,
         return
     trans = m < n
     dtype = A.dtype
+    # V_W is wanted for the right vectors (m >= n) or the left ones (m < n); else not accumulated
+    with_v = (left if trans else right) != "N"
     W = _kern.empty(batch * p * q, dtype, A)
-    Vw = _kern.empty(batch * q * q, dtype, A)
+    Vw = _kern.empty(batch * q * q, dtype, A) if with_v else None
     _kern.load(p, q, batch, A, lda, strideA, trans, W, Vw)
     if q <= SMALL_Q:
         _kern.jacobi_small(p, q, batch, W, Vw, tol, max_sweeps, residual, n_sweeps, info)

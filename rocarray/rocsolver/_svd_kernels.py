@@ -2,7 +2,8 @@
 one small interface :mod:`rocarray.rocsolver._svd` drives (CPU tests replace it with a NumPy model).
 
 Work buffers follow the source's layout: ``W`` holds ``batch`` column-major p x q matrices (p*q
-apart), ``V`` ``batch`` q x q matrices; both are 1-D device arrays of the data's dtype. Output
+apart), ``V`` ``batch`` q x q matrices (or None: no rotations accumulated); both are 1-D device
+arrays of the data's dtype. Output
 buffers (``A``, ``S``, ``X``, ``Y``) are the caller's 1-D or Fortran-ordered arrays; ``X``/``Y``
 may be None.
 """
@@ -43,6 +44,11 @@ KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 _I64 = numpy.int64
 _NULL = numpy.uint64(0)
+
+
+def _ptr(x):
+    """A device array argument, or a null pointer for None."""
+    return _NULL if x is None else x
 
 
 def _real(dtype):
@@ -101,21 +107,21 @@ def load(p, q, batch, A, lda, strideA, trans, W, V):
     """``W := A`` (or ``A^H`` when ``trans``; A is then q x p) and ``V := I`` for each matrix."""
     blocks = max(1, min(-(-batch * max(p * q, q * q) // BLOCK), 4096))
     _launch("svd_load", W.dtype, W, blocks,
-            (_I64(p), _I64(q), _I64(batch), A, _I64(lda), _I64(strideA), numpy.int32(bool(trans)), W, V))
+            (_I64(p), _I64(q), _I64(batch), A, _I64(lda), _I64(strideA), numpy.int32(bool(trans)), W, _ptr(V)))
 
 
-def small_fits_shared(p, q, dtype):
-    """Whether the work pair of one p x q matrix fits the small kernel's shared memory."""
-    return (p * q + q * q) * numpy.dtype(dtype).itemsize + 16 <= SHARED_LIMIT
+def small_shared_bytes(p, q, dtype, with_v):
+    """Shared memory the small kernel takes to hold one p x q work matrix (and V)."""
+    return (p * q + (q * q if with_v else 0)) * numpy.dtype(dtype).itemsize + 16
 
 
 def jacobi_small(p, q, batch, W, V, tol, max_sweeps, residual, n_sweeps, info):
     """The whole iteration, one block per matrix; writes residual, n_sweeps and info."""
     _check_grid(batch)
-    shared = (p * q + q * q) * W.dtype.itemsize + 16
-    in_shared = small_fits_shared(p, q, W.dtype)
+    shared = small_shared_bytes(p, q, W.dtype, V is not None)
+    in_shared = shared <= SHARED_LIMIT
     _launch("gesvdj_small", W.dtype, W, batch,
-            (_I64(p), _I64(q), W, V, _real(W.dtype)(tol), numpy.int32(max_sweeps), numpy.int32(in_shared),
+            (_I64(p), _I64(q), W, _ptr(V), _real(W.dtype)(tol), numpy.int32(max_sweeps), numpy.int32(in_shared),
              residual, n_sweeps, info), shared=shared if in_shared else 0)
 
 
@@ -130,7 +136,8 @@ def jacobi_sweep(p, q, batch, W, V, tol, off_bits):
     with launch.on_device(device_id):
         prepared = kernel.prepare(device_id, (blocks,),
                                   (_I64(p), _I64(q), launch.scalar(numpy.int64), numpy.uint64(W.data.ptr),
-                                   numpy.uint64(V.data.ptr), _real(W.dtype)(tol), numpy.uint64(off_bits.data.ptr)))
+                                   numpy.uint64(0 if V is None else V.data.ptr), _real(W.dtype)(tol),
+                                   numpy.uint64(off_bits.data.ptr)))
         for r in range(q + (q & 1) - 1):
             prepared(r)
 
@@ -146,6 +153,5 @@ def sort(p, q, batch, W, V, nrm, S, strideS, X, ldx, strideX, xrow, Y, ldy, stri
     into Y (as conjugated rows where ``xrow``/``yrow``), permuted alike."""
     _check_grid(batch * q)
     _launch("svd_sort", W.dtype, W, batch * q,
-            (_I64(p), _I64(q), W, V, nrm, S, _I64(strideS),
-             _NULL if X is None else X, _I64(ldx), _I64(strideX), numpy.int32(bool(xrow)),
-             _NULL if Y is None else Y, _I64(ldy), _I64(strideY), numpy.int32(bool(yrow))))
+            (_I64(p), _I64(q), W, _ptr(V), nrm, S, _I64(strideS), _ptr(X), _I64(ldx), _I64(strideX),
+             numpy.int32(bool(xrow)), _ptr(Y), _I64(ldy), _I64(strideY), numpy.int32(bool(yrow))))

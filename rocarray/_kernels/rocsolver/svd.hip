@@ -5,6 +5,7 @@
 // as the identity; each rotation J of a column pair (i, j) updates [w_i w_j] := [w_i w_j] J and
 // [v_i v_j] := [v_i v_j] J, so A V stays W. At convergence the columns of W are mutually
 // orthogonal: their norms are the singular values, the normalized columns the left vectors.
+// V may be null (no vectors of that side wanted): the rotations then touch W only.
 //
 // Pairs follow the round-robin (circle) tournament on qe = q rounded up to even: round r of qe - 1
 // pairs column qe - 1 with r and (r + k) with (r - k) (mod qe - 1), k = 1 .. qe/2 - 1, so the qe/2
@@ -112,7 +113,7 @@ ra_rocsolver_svd_load(ra_i64 p, ra_i64 q, ra_i64 batch, const T* RA_RESTRICT A, 
         const T* a = A + b * strideA;
         W[t] = trans ? ra_svd_conj(a[j + i * lda]) : a[i + j * lda];
     }
-    for (ra_i64 t = ra_global_thread_id(); t < batch * vsize; t += ra_grid_threads()) {
+    for (ra_i64 t = ra_global_thread_id(); V != nullptr && t < batch * vsize; t += ra_grid_threads()) {
         const ra_i64 e = t % vsize;
         const ra_i64 j = e / q, i = e - j * q;
         V[t] = ra_svd_elem<T>::from_real(i == j ? 1 : 0);
@@ -123,7 +124,8 @@ ra_rocsolver_svd_load(ra_i64 p, ra_i64 q, ra_i64 batch, const T* RA_RESTRICT A, 
 
 // Sweeps until a sweep finds every pair at or below tol (info 0), a non-finite pair, or max_sweeps
 // (info 1). Each warp takes pairs of a round in turn; rounds are separated by barriers. With
-// in_shared the matrix and V live in dynamic shared memory ((p*q + q*q) elements, 16-aligned)
+// in_shared the matrix and V live in dynamic shared memory ((p*q + q*q) elements, or p*q
+// without V, 16-aligned)
 // and are copied back at the end. Writes residual (the largest off of the last sweep), n_sweeps
 // and info of its matrix.
 template <typename T>
@@ -137,14 +139,14 @@ ra_rocsolver_gesvdj_small(ra_i64 p, ra_i64 q, T* RA_RESTRICT W, T* RA_RESTRICT V
     __shared__ R warp_off[RA_SVD_WARPS];
     const ra_i64 b = blockIdx.x;
     T* const gw = W + b * p * q;
-    T* const gv = V + b * q * q;
+    T* const gv = V != nullptr ? V + b * q * q : nullptr;
     T* w = gw;
     T* v = gv;
     if (in_shared) {
         w = reinterpret_cast<T*>(ra_align_shared<16>(ra_svd_dynamic_smem));
-        v = w + p * q;
+        v = gv != nullptr ? w + p * q : nullptr;
         for (ra_i64 t = threadIdx.x; t < p * q; t += RA_SVD_BLOCK) w[t] = gw[t];
-        for (ra_i64 t = threadIdx.x; t < q * q; t += RA_SVD_BLOCK) v[t] = gv[t];
+        for (ra_i64 t = threadIdx.x; v != nullptr && t < q * q; t += RA_SVD_BLOCK) v[t] = gv[t];
         __syncthreads();
     }
     const int lane = ra_lane_id(), warp = ra_warp_id();
@@ -177,9 +179,11 @@ ra_rocsolver_gesvdj_small(ra_i64 p, ra_i64 q, T* RA_RESTRICT W, T* RA_RESTRICT V
                 T se = gamma, sec = gamma;
                 if (ra_svd_rotation(alpha, beta, gamma, tol, c, se, sec, off)) {
                     for (ra_i64 x = lane; x < p; x += RA_WARP_SIZE) ra_svd_rotate(wi + x, wj + x, c, se, sec);
-                    T* vi = v + i * q;
-                    T* vj = v + j * q;
-                    for (ra_i64 x = lane; x < q; x += RA_WARP_SIZE) ra_svd_rotate(vi + x, vj + x, c, se, sec);
+                    if (v != nullptr) {
+                        T* vi = v + i * q;
+                        T* vj = v + j * q;
+                        for (ra_i64 x = lane; x < q; x += RA_WARP_SIZE) ra_svd_rotate(vi + x, vj + x, c, se, sec);
+                    }
                 }
                 my_off = ra_max(my_off, off);
             }
@@ -195,7 +199,7 @@ ra_rocsolver_gesvdj_small(ra_i64 p, ra_i64 q, T* RA_RESTRICT W, T* RA_RESTRICT V
     }
     if (in_shared) {
         for (ra_i64 t = threadIdx.x; t < p * q; t += RA_SVD_BLOCK) gw[t] = w[t];
-        for (ra_i64 t = threadIdx.x; t < q * q; t += RA_SVD_BLOCK) gv[t] = v[t];
+        for (ra_i64 t = threadIdx.x; v != nullptr && t < q * q; t += RA_SVD_BLOCK) gv[t] = v[t];
     }
     if (threadIdx.x == 0) {
         residual[b] = worst;
@@ -250,9 +254,11 @@ ra_rocsolver_gesvdj_round(ra_i64 p, ra_i64 q, ra_i64 r, T* RA_RESTRICT W, T* RA_
         const R c = s_c;
         const T se = s_se, sec = s_sec;
         for (ra_i64 x = threadIdx.x; x < p; x += RA_SVD_BLOCK) ra_svd_rotate(wi + x, wj + x, c, se, sec);
-        T* vi = V + b * q * q + i * q;
-        T* vj = V + b * q * q + j * q;
-        for (ra_i64 x = threadIdx.x; x < q; x += RA_SVD_BLOCK) ra_svd_rotate(vi + x, vj + x, c, se, sec);
+        if (V != nullptr) {
+            T* vi = V + b * q * q + i * q;
+            T* vj = V + b * q * q + j * q;
+            for (ra_i64 x = threadIdx.x; x < q; x += RA_SVD_BLOCK) ra_svd_rotate(vi + x, vj + x, c, se, sec);
+        }
     }
 }
 
