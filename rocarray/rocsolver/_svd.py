@@ -85,44 +85,43 @@ def _sweeps(p, q, batch, W, Vw, tol, max_sweeps, residual, n_sweeps, info, like)
 
 
 def null_completion(found, count, rng):
-    """``count`` orthonormal columns orthogonal to the orthonormal columns of ``found`` (p x r,
-    host): random columns projected off ``found`` twice, orthonormalized by QR, projected and
-    orthonormalized once more."""
-    p = found.shape[0]
-    shape = (p, count)
+    """``count`` orthonormal columns orthogonal to the orthonormal columns of ``found``
+    (``(..., p, r)``, host; a stack is done at once): random columns projected off ``found`` and
+    orthonormalized by QR, twice."""
+    shape = found.shape[:-1] + (count,)
     r = rng.standard_normal(shape)
     if found.dtype.kind == "c":
         r = r + 1j * rng.standard_normal(shape)
     r = r.astype(found.dtype)
+    found_h = numpy.swapaxes(found.conj(), -1, -2)
     for _ in range(2):
-        r = r - found @ (found.conj().T @ r)
+        r = r - found @ (found_h @ r)
         r = numpy.linalg.qr(r)[0]
     return r
 
 
 def _complete(p, q, batch, job, S, strideS, X, ldx, strideX, xrow):
-    """Fill the p-side vectors that have no direction (see the module notes); host work only
-    for the matrices that need it."""
+    """Fill the p-side vectors that have no direction (see the module notes): host work only for
+    the matrices that need it, those of one rank as one stack."""
     cols = p if job == "A" else q
     s = _kern.to_host(S)
-    bad = []
-    for b in range(batch):
-        sb = s[b * strideS:b * strideS + q]
-        rank = int(numpy.count_nonzero((sb > 0) & numpy.isfinite(sb)))
-        if rank < cols:
-            bad.append((b, rank))
-    if not bad:
+    starts = numpy.arange(batch)[:, None] * strideS + numpy.arange(q)[None, :]
+    sb = s[starts]
+    ranks = numpy.count_nonzero((sb > 0) & numpy.isfinite(sb), axis=1)
+    if not (ranks < cols).any():
         return
     host = _kern.to_host(X)
     e = numpy.arange(p)[:, None]
     k = numpy.arange(cols)[None, :]
+    offsets = (k + e * ldx) if xrow else (e + k * ldx)
     rng = numpy.random.default_rng(0)
-    for b, rank in bad:
-        idx = b * strideX + ((k + e * ldx) if xrow else (e + k * ldx))
+    for rank in numpy.unique(ranks[ranks < cols]):
+        matrices = numpy.flatnonzero(ranks == rank)
+        idx = matrices[:, None, None] * strideX + offsets[None]
         vecs = host[idx].conj() if xrow else host[idx]
-        if not numpy.isfinite(vecs[:, :rank]).all():
-            continue
-        vecs[:, rank:] = null_completion(vecs[:, :rank], cols - rank, rng)
+        ok = numpy.isfinite(vecs[:, :, :rank]).all(axis=(1, 2))
+        idx, vecs = idx[ok], vecs[ok]
+        vecs[:, :, rank:] = null_completion(vecs[:, :, :rank], cols - rank, rng)
         host[idx] = vecs.conj() if xrow else vecs
     _kern.write(X, host)
 
