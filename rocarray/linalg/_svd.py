@@ -40,6 +40,18 @@ class _NoValue:
 _NOVALUE = _NoValue()
 
 
+def _power_of_two_scale(a, rdtype):
+    """Per matrix of the stack ``a``, ``2^-e`` with ``max |a| * 2^-e`` in [0.5, 1) (1 for a zero
+    or non-finite matrix; e kept in the normal range), shaped ``(..., 1, 1)``: exact scaling that
+    keeps the kernels' squared column norms away from overflow and underflow."""
+    cupy = backend.cupy()
+    amax = cupy.abs(a).max(axis=(-2, -1), keepdims=True).astype(rdtype)
+    exponent = cupy.frexp(amax)[1]
+    limit = numpy.finfo(rdtype).maxexp - 2
+    scale = cupy.ldexp(cupy.ones_like(amax), cupy.clip(-exponent, -limit, limit))
+    return cupy.where(cupy.isfinite(amax) & (amax > 0), scale, 1).astype(rdtype)
+
+
 def _decompose(a, dtype, job):
     """``(U, S, Vh)`` of the stack ``a`` in ``dtype`` with NumPy's shapes; ``job`` 'A' (full),
     'S' (reduced) or 'N' (U and Vh None). ``LinAlgError`` when the iteration did not converge."""
@@ -61,7 +73,10 @@ def _decompose(a, dtype, job):
             u[...] = cupy.eye(m, dtype=dtype)
             vh[...] = cupy.eye(n, dtype=dtype)
         return u, s, vh
-    A = column_major_batch(a, dtype).reshape(-1)
+    A3 = column_major_batch(a, dtype)
+    scale = _power_of_two_scale(A3, rdtype)
+    A3 *= scale
+    A = A3.reshape(-1)
     S = cupy.empty(stack + (q,), rdtype)
     U = cupy.empty(stack + (ucols, m), dtype) if job != "N" else None       # column-major m x ucols
     V = cupy.empty(stack + (n, vrows), dtype) if job != "N" else None       # V^H column-major vrows x n
@@ -74,6 +89,7 @@ def _decompose(a, dtype, job):
         None if V is None else V.reshape(-1), max(vrows, 1), vrows * n, info, batch)
     if _info.failures(info, batch).any():
         raise LinAlgError("SVD did not converge")
+    S /= scale[..., 0]
     if job == "N":
         return None, S, None
     return U.swapaxes(-1, -2), S, V.swapaxes(-1, -2)
@@ -112,7 +128,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     Notes
     -----
     One call of :func:`rocarray.rocsolver.gesvdj_strided_batched` for the whole stack (one-sided
-    Jacobi) and one host read of its ``info``. Empty matrices give NumPy's shapes (the identity
+    Jacobi) and one host read of its ``info``. Each matrix is scaled by a power of two first
+    (exact), so very large or very small entries neither overflow nor underflow. Empty matrices give NumPy's shapes (the identity
     for the non-empty side of full vectors).
 
     Examples

@@ -114,6 +114,15 @@ def test_host_svd_of_empty_matches_numpy(on_host, shape, full):
         np.testing.assert_array_equal(g, w)
 
 
+@pytest.mark.parametrize("dtype, magnitude", [("float32", 1e-25), ("float32", 1e25), ("float64", 1e-200),
+                                              ("float64", 1e200), ("complex64", 1e30)])
+def test_host_svd_of_extreme_magnitudes(on_host, rng, dtype, magnitude):
+    unit = random_matrices(rng, (2, 5, 4), dtype)
+    u, s, vh = ra.linalg.svd((unit * magnitude).astype(dtype))
+    assert np.all(np.isfinite(s)) and np.all(s > 0)
+    check_factors(unit, u, (s / magnitude).astype(s.dtype), vh, True)
+
+
 def test_host_svd_nan_is_linalg_error(on_host, rng):
     a = rng.standard_normal((2, 4, 4))
     a[0, 1, 2] = np.nan
@@ -225,6 +234,19 @@ def test_svdvals_and_compute_uv_false(rng, dtype):
     for got in (ra.linalg.svdvals(to_device(a)), ra.linalg.svd(to_device(a), compute_uv=False)):
         assert got.dtype == np.linalg.svd(a, compute_uv=False).dtype and got.shape == want.shape
         assert np.all(np.abs(to_host(got) - want) <= 300 * eps(dtype) * want[..., :1])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, magnitude", [("float32", 1e-25), ("float32", 1e25), ("float64", 1e-200),
+                                              ("complex128", 1e200)])
+def test_svd_of_extreme_magnitudes(rng, dtype, magnitude):
+    unit = random_matrices(rng, (2, 70, 66), dtype)   # both kernel paths: q > 64 and
+    small = unit[:, :9, :7]                            # q <= 64
+    for x in (unit, small):
+        u, s, vh = ra.linalg.svd(to_device((x * magnitude).astype(dtype)))
+        s = to_host(s)
+        assert np.all(np.isfinite(s)) and np.all(s > 0)
+        check_factors(x, u, (s / magnitude).astype(s.dtype), vh, True)
 
 
 @pytest.mark.gpu
