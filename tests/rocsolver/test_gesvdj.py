@@ -282,7 +282,7 @@ def test_gesvdj_strided_batched_matches_numpy(rng, dtype, batch, m, n):
         lay = _device(Layout(a, left, right))
         rocsolver.gesvdj_strided_batched(*lay.args(0.0, 100))
         assert list(to_host(lay.info)) == [0] * batch
-        assert np.all(to_host(lay.n_sweeps) >= 1)
+        assert np.all(to_host(lay.n_sweeps) >= (1 if min(m, n) > 1 else 0))
         assert np.all(to_host(lay.residual) <= _svd.default_tolerance(dtype, max(m, n)))
         check_svd(a, *lay.results(to_host))
 
