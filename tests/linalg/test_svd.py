@@ -233,7 +233,7 @@ def test_svdvals_and_compute_uv_false(rng, dtype):
     want = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
     for got in (ra.linalg.svdvals(to_device(a)), ra.linalg.svd(to_device(a), compute_uv=False)):
         assert got.dtype == np.linalg.svd(a, compute_uv=False).dtype and got.shape == want.shape
-        assert np.all(np.abs(to_host(got) - want) <= 300 * eps(dtype) * want[..., :1])
+        assert np.all(np.abs(to_host(got) - want) <= 30 * 16 * eps(dtype) * want[..., :1])
 
 
 @pytest.mark.gpu
@@ -270,7 +270,7 @@ def test_rank_deficient_and_ill_conditioned(rng):
     check_factors(a, uu, s, vh, True)
     np.testing.assert_array_equal(to_host(ra.linalg.matrix_rank(to_device(a))), np.linalg.matrix_rank(a))
     c = to_host(ra.linalg.cond(to_device(graded)))
-    assert abs(c / np.linalg.cond(graded) - 1) < 1e-4
+    assert abs(c / np.linalg.cond(graded) - 1) < 1e-2   # both carry ~ p eps cond relative error
 
 
 @pytest.mark.gpu
