@@ -10,10 +10,9 @@ until rocarray has its own kernel for it; without CuPy, such a name raises
 
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
-from rocarray.linalg._svd import SVDResult, cond, lstsq, matrix_rank, pinv, svd, svdvals
+from rocarray.linalg._svd import cond, lstsq, matrix_rank, pinv, svd, svdvals
 
-__all__ = ["norm", "matrix_power", "multi_dot", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq",
-           "SVDResult"]
+__all__ = ["norm", "matrix_power", "multi_dot", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq"]
 
 
 def __getattr__(name):
