@@ -98,7 +98,14 @@ def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
     assert side == "L" and uplo == "U" and diag == "N"
     a = np.triu(mat(A, m, m, lda))
     b = mat(B, m, n, ldb)
-    b[...] = np.linalg.solve(_op(a, transA), alpha * b)
+    t = _op(a, transA)  # upper for 'N', lower otherwise
+    x = alpha * b.copy()
+    order = range(m - 1, -1, -1) if transA == "N" else range(m)
+    with np.errstate(all="ignore"):  # a zero diagonal gives inf/NaN, as the BLAS does
+        for i in order:
+            others = [j for j in range(m) if j != i and t[i, j] != 0]
+            x[i] = (x[i] - t[i, others] @ x[others]) / t[i, i]
+    b[...] = x
 
 
 def empty(elements, dtype, like):
