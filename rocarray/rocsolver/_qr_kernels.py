@@ -16,12 +16,11 @@ SOURCE = "rocsolver/qr.hip"
 
 #: Threads per block of the elementwise kernels and larft (``RA_ROCSOLVER_QR_BLOCK``).
 BLOCK = 256
-#: geqr2 blocks: 64 threads for matrices of at most 64 rows, 256 for taller ones.
-GEQR2_BLOCKS = (64, 256)
+#: geqr2 blocks by rows: 64 threads up to 64 rows, 256 up to 1024 rows, 512 for taller panels
+#: (more rows in flight per barrier round of the one block that walks a tall panel).
+GEQR2_BLOCKS = ((64, 64), (1024, 256), (None, 512))
 #: Resident blocks per multiprocessor assumed for the occupancy query.
 BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
-#: Most columns of one block reflector (larft's threads cover its rows once).
-MAX_NB = BLOCK
 
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
 _ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
@@ -35,7 +34,7 @@ def _name(kernel, dtype, *extra):
 def instantiations():
     """Every name expression the QR routines launch from this source."""
     names = [_name(k, d) for k in _ELEMENTWISE for d in _STANDARD]
-    names += [_name("geqr2", d, b) for d in _STANDARD for b in GEQR2_BLOCKS]
+    names += [_name("geqr2", d, b) for d in _STANDARD for _, b in GEQR2_BLOCKS]
     return sorted(names)
 
 
@@ -60,7 +59,7 @@ def _elementwise(kernel, X, total, args):
 
 def geqr2(m, n, A, lda, stride_a, tau, stride_p, batch):
     """Unblocked QR (LAPACK xGEQR2) of ``batch`` m x n matrices, one block each; tau(0:min(m, n))."""
-    block = GEQR2_BLOCKS[0] if m <= GEQR2_BLOCKS[0] else GEQR2_BLOCKS[1]
+    block = next(b for rows, b in GEQR2_BLOCKS if rows is None or m <= rows)
     device = _device(A)
     with launch.on_device(device):
         KERNELS[_name("geqr2", A.dtype, block)](

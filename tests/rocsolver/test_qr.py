@@ -191,10 +191,22 @@ def test_panel_splits_into_leaf_multiples(host, rng):
 # CPU: kernel registration, source rules, argument errors (fake device arrays, never launched)
 # --------------------------------------------------------------------------------------------
 
+def test_geqr2_block_follows_the_rows(monkeypatch):
+    got = []
+    monkeypatch.setattr(_qr_kernels, "KERNELS", {f"ra_rocsolver_geqr2<double, {b}>": (
+        lambda device, grid, args, block, _b=b: got.append((int(args[0]), block))) for b in (64, 256, 512)})
+    monkeypatch.setattr(_qr_kernels.launch, "on_device", lambda device: __import__("contextlib").nullcontext())
+    monkeypatch.setattr(_qr_kernels, "_device", lambda X: 0)
+    A = np.zeros(1)
+    for m in (1, 64, 65, 1024, 1025, 5000):
+        _qr_kernels.geqr2(m, 3, A, m, 0, A, 0, 2)
+    assert got == [(1, 64), (64, 64), (65, 256), (1024, 256), (1025, 512), (5000, 512)]
+
+
 def test_kernels_are_registered_and_follow_the_rules():
     registered = set(_compile.registered(_qr_kernels.SOURCE))
     assert registered == set(_qr_kernels.instantiations())
-    assert len(registered) == 4 * 5 + 4 * 2
+    assert len(registered) == 4 * 5 + 4 * 3
     source = _compile.read_text(_qr_kernels.SOURCE)
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
