@@ -11,9 +11,9 @@
 //    blocked geqrf and the whole small matrices of geqrf_strided_batched). For each column k:
 //    the block reduces ||A(k+1:m, k)||^2, thread 0 forms beta, tau and the scale 1 / (alpha - beta)
 //    (xLARFG without its rescaling of tiny norms), the column below the diagonal is scaled into v,
-//    then the columns right of k are updated CHUNK at a time: every thread forms partial dots
-//    v^H A(:, j) over its rows for all the chunk's columns, warps reduce them, and after one
-//    barrier every thread applies A(i, j) -= v(i) conj(tau) (v^H A(:, j)) to its rows.
+//    then the columns right of k are updated CHUNK at a time (16; complex128: 8): every thread
+//    forms partial dots v^H A(:, j) over its rows for all the chunk's columns, warps reduce them,
+//    and after one barrier every thread applies A(i, j) -= v(i) conj(tau) (v^H A(:, j)) to its rows.
 //  * ra_rocsolver_qr_copy_v: the unit lower trapezoid of an rows x cols panel (the reflectors:
 //    ones on the diagonal, zeros above) written as an explicit matrix V, so that the block
 //    reflector's products are plain gemms.
@@ -26,7 +26,7 @@
 //  * ra_rocsolver_qr_conj_transpose: Y(c, r) := conj(X(r, c)) (gels on A^H).
 //  * ra_rocsolver_qr_diag_info: info(b) := the first 1-based i with R(i, i) == 0, else 0.
 
-#define RA_ROCSOLVER_QR_CHUNK 8   // columns updated per barrier round in geqr2
+#define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
 #define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
 
 // ---------------------------------------------------------------------------------------------
@@ -85,12 +85,20 @@ template <typename R> RA_DEVICE ra_complex<R> ra_qr_recip(ra_complex<R> b) {
 // geqr2: one matrix per block
 // ---------------------------------------------------------------------------------------------
 
+// columns per dot/update round: each thread keeps one partial dot per column in registers
+template <typename T> struct ra_qr_chunk {
+    static constexpr int value = RA_ROCSOLVER_QR_CHUNK;
+};
+template <> struct ra_qr_chunk<ra_c128> {
+    static constexpr int value = RA_ROCSOLVER_QR_CHUNK / 2;
+};
+
 template <typename T, int BLOCK>
 RA_DEVICE void ra_rocsolver_geqr2_one(ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau) {
     typedef typename ra_real_of<T>::type R;
     typedef ra_qr_make<T> make;
     constexpr int WARPS = BLOCK / RA_WARP_SIZE;
-    constexpr int CH = RA_ROCSOLVER_QR_CHUNK;
+    constexpr int CH = ra_qr_chunk<T>::value;
     static_assert(BLOCK >= CH, "the first CH threads combine the warps' partial dots");
     __shared__ R s_red[WARPS];
     __shared__ T s_part[WARPS * CH];
