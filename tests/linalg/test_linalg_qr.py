@@ -161,3 +161,18 @@ def test_qr_rank_deficient_and_nan(rng):
     a[3, 3] = np.nan
     q, r = ra.linalg.qr(to_device(a))
     assert np.isnan(to_host(r)).any()  # NaN propagates, no error, no hang
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_qr_ill_conditioned_is_backward_stable(rng, dtype):
+    n = 200
+    u = np.linalg.qr(random_array(rng, (n, n), dtype))[0]
+    v = np.linalg.qr(random_array(rng, (n, n), dtype))[0]
+    a = (u * np.logspace(0, -10, n)) @ v.conj().T  # condition number 1e10
+    q, r = ra.linalg.qr(to_device(a))
+    q, r = to_host(q), to_host(r)
+    eps = np.finfo(np.dtype(dtype)).eps
+    assert np.linalg.norm(q @ r - a) <= 10 * eps * n * np.linalg.norm(a)
+    assert np.linalg.norm(q.conj().T @ q - np.eye(n)) <= 10 * eps * n
+    assert np.array_equal(r, np.triu(r))
