@@ -1,7 +1,8 @@
 """``numpy.linalg`` names on the device.
 
 :func:`norm` runs vector and Frobenius norms on rocarray's rocblas kernels (matrix norms on prim
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. Every other
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`qr` runs
+on rocsolver's Householder QR. Every other
 ``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
@@ -9,8 +10,9 @@ until rocarray has its own kernel for it; without CuPy, such a name raises
 
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
+from rocarray.linalg._qr import qr
 
-__all__ = ["norm", "matrix_power", "multi_dot"]
+__all__ = ["norm", "matrix_power", "multi_dot", "qr"]
 
 
 def __getattr__(name):

@@ -6,6 +6,13 @@ LAPACK does. Status goes to a device ``info`` array (int32, one element per matr
 success, ``i > 0`` for the failure LAPACK reports at step ``i`` (a zero pivot, a leading minor that
 is not positive definite); nothing is synchronized. The ``_strided_batched`` forms take
 ``batch_count`` matrices ``strideA`` elements apart.
+
+Householder QR: :func:`geqrf`, :func:`geqrf_strided_batched`, :func:`orgqr`/:func:`ungqr` (and
+their strided-batched forms), :func:`ormqr`/:func:`unmqr`, :func:`gels`.
 """
 
-__all__ = []
+from rocarray.rocsolver._qr import (gels, geqrf, geqrf_strided_batched, orgqr, orgqr_strided_batched, ormqr, ungqr,
+                                    ungqr_strided_batched, unmqr)
+
+__all__ = ["geqrf", "geqrf_strided_batched", "orgqr", "ungqr", "orgqr_strided_batched", "ungqr_strided_batched",
+           "ormqr", "unmqr", "gels"]
