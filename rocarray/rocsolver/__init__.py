@@ -6,6 +6,16 @@ LAPACK does. Status goes to a device ``info`` array (int32, one element per matr
 success, ``i > 0`` for the failure LAPACK reports at step ``i`` (a zero pivot, a leading minor that
 is not positive definite); nothing is synchronized. The ``_strided_batched`` forms take
 ``batch_count`` matrices ``strideA`` elements apart.
+
+Symmetric/Hermitian eigenproblem: :func:`syevj`, :func:`heevj`, :func:`syevj_strided_batched`,
+:func:`heevj_strided_batched` (Jacobi, one launch for a batch of small matrices); :func:`syevd`,
+:func:`heevd` (any order, by tridiagonal reduction; synchronizes for its host step);
+:func:`sytrd`, :func:`hetrd` (the reduction).
 """
 
-__all__ = []
+from rocarray.rocsolver._eigh import heevd, syevd
+from rocarray.rocsolver._syevj import heevj, heevj_strided_batched, syevj, syevj_strided_batched
+from rocarray.rocsolver._sytrd import hetrd, sytrd
+
+__all__ = ["syevj", "heevj", "syevj_strided_batched", "heevj_strided_batched", "syevd", "heevd", "sytrd",
+           "hetrd"]
