@@ -104,14 +104,12 @@ def _check(fn, uplo, n, A, lda, D, E, tau):
     return uplo, n, dtype, lda
 
 
-def _sytrd(fn, uplo, n, A, lda, D, E, tau):
-    uplo, n, dtype, lda = _check(fn, uplo, n, A, lda, D, E, tau)
-    if n == 0:
-        return None
-    a, D, E, tau = _k.flat(A), _k.flat(D), _k.flat(E), _k.flat(tau)
+def reduce(dtype, uplo, n, a, lda, D, E, tau):
+    """:func:`sytrd` on flat buffers (checked arguments, ``n >= 1``), LAPACK's output for
+    either ``uplo``."""
     if uplo == "L":
         reduce_lower(dtype, n, a, lda, D, E, tau)
-        return None
+        return
     b = reversed_copy(a, n, lda, dtype)
     real = dtypes.real_dtype(dtype)
     Db, Eb, taub = _k.empty(a, n, real), _k.empty(a, max(n - 1, 1), real), _k.empty(a, max(n - 1, 1), dtype)
@@ -124,6 +122,12 @@ def _sytrd(fn, uplo, n, A, lda, D, E, tau):
     if n > 1:
         E[:n - 1] = Eb[:n - 1][::-1]
         tau[:n - 1] = taub[:n - 1][::-1]
+
+
+def _sytrd(fn, uplo, n, A, lda, D, E, tau):
+    uplo, n, dtype, lda = _check(fn, uplo, n, A, lda, D, E, tau)
+    if n > 0:
+        reduce(dtype, uplo, n, _k.flat(A), lda, _k.flat(D), _k.flat(E), _k.flat(tau))
     return None
 
 
