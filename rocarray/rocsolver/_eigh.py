@@ -7,10 +7,10 @@ Three steps, as MAGMA's hybrid ``syevd``:
 
 1. ``A = Q T Q^H`` on the device (:func:`rocarray.rocsolver._sytrd.reduce_lower`, blocked
    latrd/sytrd on rocblas; ``4 n^3 / 3`` flops).
-2. ``T = Y diag(w) Y^T`` on the host in float64: the tridiagonal problem has ``O(n)`` data in and
-   ``O(n^2)`` flops (MRRR, ``scipy.linalg.eigh_tridiagonal``; without SciPy, NumPy's ``eigh`` of
-   the dense tridiagonal matrix, ``O(n^3)``). One synchronization to bring D and E over, one copy
-   of Y (``n^2`` reals) back.
+2. ``T = Y diag(w) Y^T`` on the host in float64 (:func:`tridiagonal_eigen`: LAPACK's divide and
+   conquer through SciPy; without SciPy, NumPy's ``eigh`` of the dense tridiagonal matrix). The
+   tridiagonal problem has ``O(n)`` data in; one synchronization brings D and E over, one copy
+   takes Y (``n^2`` reals) back.
 3. ``Z = Q Y`` on the device (:func:`apply_q`, LAPACK's ``ormtr`` with compact WY blocks of
    :data:`NB_Q` reflectors: ``I - V T V^H`` as three gemms per block, ``2 n^3`` flops; each block's
    ``T`` from ``V^H V`` on the host, one small copy per block).
@@ -32,18 +32,25 @@ NB_Q = 64
 def tridiagonal_eigen(d, e, vectors, lo, hi):
     """Eigenvalues ``lo..hi`` (inclusive, ascending) of the real symmetric tridiagonal matrix with
     diagonal ``d`` and off-diagonal ``e`` (host float64) and, with ``vectors``, their orthonormal
-    eigenvectors as columns; None for non-finite input or a failed solver."""
+    eigenvectors as columns; None for non-finite input or a failed solver.
+
+    With SciPy: divide and conquer (``dstevd``) for all pairs, ``dsterf`` for all values, and
+    bisection with inverse iteration for a subset; without: NumPy's ``eigh`` of the dense matrix."""
     if not (numpy.all(numpy.isfinite(d)) and numpy.all(numpy.isfinite(e))):
         return None
     n = d.size
     try:
-        from scipy.linalg import eigh_tridiagonal
+        import scipy.linalg as sla
     except ImportError:
-        eigh_tridiagonal = None
+        sla = None
     try:
-        if eigh_tridiagonal is not None and n > 1:
-            select = ("a", None) if (lo, hi) == (0, n - 1) else ("i", (lo, hi))
-            return eigh_tridiagonal(d, e, eigvals_only=not vectors, select=select[0], select_range=select[1])
+        if sla is not None and n > 1:
+            if (lo, hi) != (0, n - 1):
+                return sla.eigh_tridiagonal(d, e, eigvals_only=not vectors, select="i", select_range=(lo, hi))
+            if not vectors:
+                return sla.eigh_tridiagonal(d, e, eigvals_only=True, lapack_driver="sterf")
+            w, Y, info = sla.lapack.dstevd(d, e, compute_v=1)
+            return (w, Y) if info == 0 else None
         T = numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1)
         if vectors:
             w, Y = numpy.linalg.eigh(T)
@@ -203,7 +210,7 @@ _DOC = """All eigenvalues and, optionally, eigenvectors of a {kind} matrix (``ro
     Hybrid: the reduction to tridiagonal form (:func:`{trd}`) and the back-transformation of the
     eigenvectors (blocked Householder products on gemm) run on the device; the tridiagonal
     eigenproblem, ``O(n^2)`` work on ``O(n)`` data, runs on the host in float64
-    (``scipy.linalg.eigh_tridiagonal`` where SciPy is installed, else NumPy). Unlike the other
+    (LAPACK's divide and conquer ``dstevd`` through SciPy where SciPy is installed, else NumPy). Unlike the other
     rocsolver routines it synchronizes: once to read the tridiagonal matrix, and once per block of
     reflectors in the back-transformation. See :mod:`rocarray.rocsolver._eigh`.
     """
