@@ -160,8 +160,9 @@ def jacobi_model(A, abstol=0.0, max_sweeps=100, eps=np.finfo(np.float64).eps):
 
     off = offnorm()
     tol = abstol if abstol > 0 else eps * frob
+    finite = np.isfinite(frob * frob)
     sweeps = 0
-    while not (off <= tol) and sweeps < max_sweeps:
+    while not (finite and off <= tol) and sweeps < max_sweeps:
         for r in range(m - 1):
             rots = []
             for k in range(m // 2):
@@ -188,4 +189,4 @@ def jacobi_model(A, abstol=0.0, max_sweeps=100, eps=np.finfo(np.float64).eps):
     for i in range(n):
         W[rank[i]] = w[i]
         Vs[:, rank[i]] = V[:, i]
-    return W, Vs, int(not (off <= tol)), off, sweeps
+    return W, Vs, int(not (finite and off <= tol)), off, sweeps

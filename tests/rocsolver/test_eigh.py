@@ -106,6 +106,10 @@ def test_jacobi_model_nan_stops_at_max_sweeps_with_info():
     w, _, info, off, sweeps = eigh_host.jacobi_model(a, max_sweeps=3)
     assert info == 1 and sweeps == 3 and np.isnan(off)
     assert sorted(range(4), key=lambda i: (np.isnan(w[i]), i)) == list(range(4))  # NaN last
+    b = np.eye(4)
+    b[2, 2] = np.inf  # off(A) = 0 <= tol = inf must not count as converged
+    with np.errstate(invalid="ignore"):
+        assert eigh_host.jacobi_model(b, max_sweeps=2)[2] == 1
 
 
 # --------------------------------------------------------------------------------------------
@@ -337,15 +341,17 @@ def test_syevj_values_only_degenerate_and_nan(dtype, rng):
     n = 12
     spread = np.repeat([1.0, -2.0, 3.0], 4)
     a = hermitian(rng, n, dtype, spread)
-    A = to_device(np.asfortranarray(np.stack([a, np.eye(n, dtype=dtype), np.full((n, n), np.nan, dtype)])
-                                    .transpose(1, 2, 0).reshape(n, n * 3, order="F")))
+    inf = np.eye(n, dtype=dtype)
+    inf[3, 3] = np.inf
+    mats = [a, np.eye(n, dtype=dtype), np.full((n, n), np.nan, dtype), inf]
+    A = to_device(np.concatenate([m.T.ravel() for m in mats]))
     real = np.float32 if np.dtype(dtype).char in "fF" else np.float64
-    W = to_device(np.full(3 * n, 5.0, real))
-    info = to_device(np.zeros(3, np.int32))
+    W = to_device(np.full(4 * n, 5.0, real))
+    info = to_device(np.zeros(4, np.int32))
     fn = rocsolver.heevj_strided_batched if np.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
     before = to_host(A)
-    fn("N", "L", n, A, n, n * n, 0, None, 7, None, W, n, info, 3)
-    assert list(to_host(info)) == [0, 0, 1]
+    fn("N", "L", n, A, n, n * n, 0, None, 7, None, W, n, info, 4)
+    assert list(to_host(info)) == [0, 0, 1, 1]
     w = to_host(W)
     check_eigenpairs(a, w[:n], None, dtype)
     assert np.array_equal(w[n:2 * n], np.ones(n))

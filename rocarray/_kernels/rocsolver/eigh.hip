@@ -119,8 +119,8 @@ RA_DEVICE bool ra_eig_before(R wj, int j, R wi, int i) {
 
 // A (n x n, column-major, lda; only the `uplo` triangle read) of matrix blockIdx.x: eigenvalues
 // ascending into W, eigenvectors (with flags & VECTORS) over A's columns in the same order.
-// info = 0 if off(A) <= tol was reached, else 1; residual = off(A) at the end, n_sweeps = sweeps
-// done (either may be null). tol = abstol if abstol > 0, else eps * ||A||_F.
+// info = 0 if off(A) <= tol was reached (A finite), else 1; residual = off(A) at the end,
+// n_sweeps = sweeps done (either may be null). tol = abstol if abstol > 0, else eps * ||A||_F.
 // Shared memory: T sA[n * (n+1)], sV[n * (n+1)] (vectors only), ss[m/2]; R sc[m/2], snp[m/2],
 // snq[m/2], red[BLOCK], sw[n]; int srank[n] (m = n rounded up to even).
 template <typename T>
@@ -174,10 +174,11 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
     frob2 = ra_eig_block_sum<R>(frob2, red);
     R off = sqrt(ra_eig_block_sum<R>(off2, red));
     const R tol = abstol > R(0) ? abstol : O::eps() * sqrt(frob2);
+    // inf or NaN anywhere (or squares past the range) never converges: max_sweeps sweeps, info = 1
+    const bool finite = (frob2 - frob2) == R(0);
 
     int sweeps = 0;
-    // off <= tol is false for NaN: such a matrix runs max_sweeps sweeps and reports info = 1
-    while (!(off <= tol) && sweeps < max_sweeps) {
+    while (!(finite && off <= tol) && sweeps < max_sweeps) {
         for (int r = 0; r < m - 1; ++r) {
             // 1. the rotation of each pair: J = [[c, s], [-conj(s), c]] makes (J^H A J)(p, q) = 0
             if (t < half) {
@@ -284,7 +285,7 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
         }
     }
     if (t == 0) {
-        info[b] = (off <= tol) ? 0 : 1;
+        info[b] = (finite && off <= tol) ? 0 : 1;
         if (residual != nullptr) residual[b] = off;
         if (n_sweeps != nullptr) n_sweeps[b] = sweeps;
     }
