@@ -230,29 +230,26 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
                 }
             }
             __syncthreads();
-            // 3. rows: A := J^H A
+            // 3. rows: A := J^H A; the pair's own 2 x 2 block (columns p and q of rows p and q,
+            // written only here) set exactly: diagonal real, (p, q) and (q, p) zero
             for (int e = t; e < n * half; e += RA_EIGH_BLOCK) {
                 const int k = e / n, j = e % n;
                 int p, q;
                 ra_eig_pair(r, k, m, p, q);
                 if (q < n) {
-                    const R c = sc[k];
-                    const T s = ss[k], sb = O::conj(s);
-                    const T ap = sA[p + j * lds], aq = sA[q + j * lds];
-                    sA[p + j * lds] = c * ap - s * aq;
-                    sA[q + j * lds] = sb * ap + c * aq;
-                }
-            }
-            __syncthreads();
-            // 4. the pair's 2 x 2 block exactly: diagonal real, (p, q) zero
-            if (t < half) {
-                int p, q;
-                ra_eig_pair(r, t, m, p, q);
-                if (q < n) {
-                    sA[p + p * lds] = O::make(snp[t], R(0));
-                    sA[q + q * lds] = O::make(snq[t], R(0));
-                    sA[p + q * lds] = zero;
-                    sA[q + p * lds] = zero;
+                    if (j == p) {
+                        sA[p + j * lds] = O::make(snp[k], R(0));
+                        sA[q + j * lds] = zero;
+                    } else if (j == q) {
+                        sA[p + j * lds] = zero;
+                        sA[q + j * lds] = O::make(snq[k], R(0));
+                    } else {
+                        const R c = sc[k];
+                        const T s = ss[k], sb = O::conj(s);
+                        const T ap = sA[p + j * lds], aq = sA[q + j * lds];
+                        sA[p + j * lds] = c * ap - s * aq;
+                        sA[q + j * lds] = sb * ap + c * aq;
+                    }
                 }
             }
             __syncthreads();
