@@ -106,6 +106,11 @@ def module_of(a):
     return numpy if isinstance(a, numpy.ndarray) else backend.cupy()
 
 
+def device_id(a):
+    """The device of ``a`` (0 for host arrays)."""
+    return 0 if isinstance(a, numpy.ndarray) else a.data.device_id
+
+
 def flat(A):
     """The 1-D view of a contiguous 1-D buffer or a Fortran-ordered 2-D array."""
     return A.ravel(order="F")

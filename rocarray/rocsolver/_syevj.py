@@ -100,7 +100,7 @@ def _run(fn, evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sw
             if out is not None:
                 out[:batch] = 0
         return None
-    if n <= _k.small_limit(dtype, vectors, a.data.device_id):
+    if n <= _k.small_limit(dtype, vectors, _k.device_id(a)):
         _k.syevj_small(dtype, n, a, lda, strideA, abstol, residual, max_sweeps, n_sweeps, w, strideW, info,
                        batch, uplo == "U", vectors)
         return None

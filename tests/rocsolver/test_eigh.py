@@ -184,6 +184,34 @@ def test_solve_subset_and_nonfinite(monkeypatch, rng):
         assert _eigh.solve(np.dtype(np.float64), True, "L", 12, _flat_matrix(a, 12), 12, 0, 11) is None
 
 
+@pytest.mark.parametrize("evect, uplo", [("V", "L"), ("V", "U"), ("N", "U")])
+def test_syevj_past_the_kernel_limit_solves_each_matrix(monkeypatch, evect, uplo, rng):
+    from rocarray.rocsolver import _syevj
+
+    eigh_host.install(monkeypatch)
+    n, lda, batch = 9, 11, 3
+    mats = [hermitian(rng, n, "complex128") for _ in range(batch)]
+    A = _device_batch([np.triu(a) if uplo == "U" else np.tril(a) for a in mats], lda)
+    stride_a = lda * n + 5
+    A = np.concatenate([np.concatenate([A[b * lda * n:(b + 1) * lda * n], np.zeros(5)]) for b in range(batch)])
+    before = A.copy()
+    W, info = np.full(batch * (n + 2), 7.0), np.full(batch, -1, np.int32)
+    residual, sweeps = np.full(batch, 5.0), np.full(batch, 5, np.int32)
+    checked = (evect == "V", uplo, n, np.dtype(np.complex128), lda, stride_a, 0.0, residual, 10, sweeps, n + 2,
+               info, batch)
+    monkeypatch.setattr(_syevj, "_check", lambda *args: checked)
+    monkeypatch.setattr(_eigh_kernels, "small_limit", lambda *args: n - 1)
+    _syevj._run("heevj_strided_batched", evect, uplo, n, A, lda, stride_a, 0.0, residual, 10, sweeps, W, n + 2, info,
+                batch)
+    assert list(info) == [0] * batch and list(residual) == [0] * batch and list(sweeps) == [0] * batch
+    for b, a in enumerate(mats):
+        v = _eigh_kernels.view(A, b * stride_a, n, n, lda) if evect == "V" else None
+        check_eigenpairs(a, W[b * (n + 2):b * (n + 2) + n], v, "complex128")
+        assert np.all(W[b * (n + 2) + n:(b + 1) * (n + 2)] == 7.0)
+    if evect == "N":
+        np.testing.assert_array_equal(A, before)
+
+
 def test_larft_gives_the_block_reflector(rng):
     n, k = 9, 4
     V = np.tril(rng.standard_normal((n, k)) + 1j * rng.standard_normal((n, k)), -1) + np.eye(n, k)
