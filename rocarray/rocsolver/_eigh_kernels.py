@@ -15,22 +15,26 @@ SOURCE = "rocsolver/eigh.hip"
 
 #: Threads per block of every kernel in the source (``RA_EIGH_BLOCK``).
 BLOCK = 256
-#: Largest order the one-block Jacobi kernel takes (if its shared memory fits the device).
+#: Largest order the one-block Jacobi kernel takes (if the matrix fits the device's shared memory).
 SMALL_MAX = 128
 # flag bits (``RA_EIGH_*``)
 UPPER, VECTORS = 1, 2
 
-TEMPLATES = ("syevj_small", "larfg", "latrd_w")
+TEMPLATES = ("larfg", "latrd_w")
 
 
-def kernel_name(kernel, dtype):
-    """Name expression, e.g. ``'ra_rocsolver_larfg<double>'``."""
-    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}>"
+def kernel_name(kernel, dtype, v_global=None):
+    """Name expression, e.g. ``'ra_rocsolver_larfg<double>'``; ``v_global`` (a bool) is the
+    Jacobi kernel's second template argument."""
+    extra = "" if v_global is None else (", true" if v_global else ", false")
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}{extra}>"
 
 
 def instantiations():
     """Every name expression launched from the source."""
-    return sorted(kernel_name(k, d) for k in TEMPLATES for d in STANDARD)
+    names = [kernel_name(k, d) for k in TEMPLATES for d in STANDARD]
+    names += [kernel_name("syevj_small", d, g) for d in STANDARD for g in (False, True)]
+    return sorted(names)
 
 
 _compile.register(SOURCE, instantiations())
@@ -43,7 +47,8 @@ KERNELS = kernels.Family(SOURCE, BLOCK, 2048 // BLOCK)
 # --------------------------------------------------------------------------------------------
 
 def small_shared_bytes(n, dtype, vectors):
-    """Dynamic shared memory of ``ra_rocsolver_syevj_small`` for order ``n`` (see its comment)."""
+    """Dynamic shared memory of ``ra_rocsolver_syevj_small`` for order ``n`` (see its comment);
+    ``vectors``: with V in shared memory."""
     dtype = numpy.dtype(dtype)
     real = dtypes.real_dtype(dtype).itemsize
     half = (n + (n & 1)) // 2
@@ -51,14 +56,18 @@ def small_shared_bytes(n, dtype, vectors):
     return elements * dtype.itemsize + (3 * half + BLOCK + n) * real + 4 * n
 
 
-def small_limit(dtype, vectors, device_id):
-    """The largest order (at most :data:`SMALL_MAX`) whose matrices the one-block kernel holds in
-    the shared memory of ``device_id``."""
+def small_variant(n, dtype, vectors, device_id):
+    """How the one-block kernel takes order ``n`` on ``device_id``: False (A and V in shared
+    memory), True (A in shared memory, V rotated in the output matrix in global memory), or None
+    (too large: ``n > SMALL_MAX`` or A alone does not fit)."""
+    if n > SMALL_MAX:
+        return None
     limit = backend.shared_memory_limit(device_id)
-    n = SMALL_MAX
-    while n > 0 and small_shared_bytes(n, dtype, vectors) > limit:
-        n -= 1
-    return n
+    if small_shared_bytes(n, dtype, vectors) <= limit:
+        return False
+    if vectors and small_shared_bytes(n, dtype, False) <= limit:
+        return True
+    return None
 
 
 def _pointer(x):
@@ -67,15 +76,15 @@ def _pointer(x):
 
 
 def syevj_small(dtype, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, batch,
-                upper, vectors):
+                upper, vectors, v_global):
     """One launch of ``batch`` blocks of the one-block Jacobi kernel (checked arguments,
-    ``1 <= n <= small_limit``)."""
+    ``n >= 1``, ``v_global`` from :func:`small_variant`)."""
     device_id = A.data.device_id
     real = dtypes.real_dtype(dtype)
-    shared = small_shared_bytes(n, dtype, vectors)
+    shared = small_shared_bytes(n, dtype, vectors and not v_global)
     flags = (UPPER if upper else 0) | (VECTORS if vectors else 0)
     with launch.on_device(device_id):
-        KERNELS[kernel_name("syevj_small", dtype)](
+        KERNELS[kernel_name("syevj_small", dtype, v_global)](
             device_id, (batch,),
             (numpy.int32(n), A, numpy.int64(lda), numpy.int64(strideA), real.type(abstol), _pointer(residual),
              numpy.int32(max_sweeps), _pointer(n_sweeps), W, numpy.int64(strideW), info, numpy.int32(flags)),

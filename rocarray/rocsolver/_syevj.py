@@ -3,9 +3,10 @@ symmetric/Hermitian matrices by cyclic Jacobi, built for many small matrices.
 
 Design
 ------
-Matrices up to :func:`rocarray.rocsolver._eigh_kernels.small_limit` (128, or less where the
-device's shared memory cannot hold the matrix and its vectors) take one launch for the whole
-batch: one block per matrix (``ra_rocsolver_syevj_small``), A and V in shared memory. Each
+Matrices up to order 128 whose matrix fits the device's shared memory
+(:func:`rocarray.rocsolver._eigh_kernels.small_variant`) take one launch for the whole batch: one
+block per matrix (``ra_rocsolver_syevj_small``), A in shared memory, and V there too when both
+fit (else V is rotated in place in the output matrix, in global memory). Each
 sweep is ``n - 1`` rounds of the round-robin tournament, each round rotating ``n / 2`` disjoint
 pairs at once (two barrier-separated passes over columns and rows), Rutishauser's formulas for the
 angle, the rotated 2 x 2 block set exactly. Convergence is tested once per sweep on
@@ -100,9 +101,10 @@ def _run(fn, evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sw
             if out is not None:
                 out[:batch] = 0
         return None
-    if n <= _k.small_limit(dtype, vectors, _k.device_id(a)):
+    v_global = _k.small_variant(n, dtype, vectors, _k.device_id(a))
+    if v_global is not None:
         _k.syevj_small(dtype, n, a, lda, strideA, abstol, residual, max_sweeps, n_sweeps, w, strideW, info,
-                       batch, uplo == "U", vectors)
+                       batch, uplo == "U", vectors, v_global)
         return None
     for b in range(batch):
         matrix = a[b * strideA:]
@@ -190,9 +192,9 @@ _PARAMS = """
 
     Notes
     -----
-    Matrices up to order 128 (fewer where shared memory is short: the matrix and its vectors
-    must fit) run one thread block each in a single launch: parallel-order cyclic Jacobi with
-    ``n / 2`` rotations per round. Larger ones are solved one at a time by the tridiagonal path
+    Matrices up to order 128 (fewer where shared memory cannot hold one matrix) run one thread
+    block each in a single launch: parallel-order cyclic Jacobi with ``n / 2`` rotations per
+    round. Larger ones are solved one at a time by the tridiagonal path
     of :func:`rocarray.rocsolver.syevd`. See :mod:`rocarray.rocsolver._syevj`. rocSOLVER's
     ``esort`` argument is not taken: the order is always ascending. Nothing is synchronized on
     the Jacobi path.

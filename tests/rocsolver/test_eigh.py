@@ -200,7 +200,7 @@ def test_syevj_past_the_kernel_limit_solves_each_matrix(monkeypatch, evect, uplo
     checked = (evect == "V", uplo, n, np.dtype(np.complex128), lda, stride_a, 0.0, residual, 10, sweeps, n + 2,
                info, batch)
     monkeypatch.setattr(_syevj, "_check", lambda *args: checked)
-    monkeypatch.setattr(_eigh_kernels, "small_limit", lambda *args: n - 1)
+    monkeypatch.setattr(_eigh_kernels, "small_variant", lambda *args: None)
     _syevj._run("heevj_strided_batched", evect, uplo, n, A, lda, stride_a, 0.0, residual, 10, sweeps, W, n + 2, info,
                 batch)
     assert list(info) == [0] * batch and list(residual) == [0] * batch and list(sweeps) == [0] * batch
@@ -237,19 +237,25 @@ def test_tridiagonal_eigen_without_scipy_matches(monkeypatch, rng):
 # --------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_small_kernel_shared_memory(dtype, monkeypatch):
+def test_small_kernel_variants_by_shared_memory(dtype, monkeypatch):
     assert _eigh_kernels.small_shared_bytes(32, dtype, True) <= 48 * 1024
-    monkeypatch.setattr(_eigh_kernels.backend, "shared_memory_limit", lambda device_id: 227 * 1024)
-    limit = _eigh_kernels.small_limit(dtype, True, 0)
-    assert limit >= 64 and _eigh_kernels.small_shared_bytes(limit, dtype, True) <= 227 * 1024
-    assert limit == 128 or _eigh_kernels.small_shared_bytes(limit + 1, dtype, True) > 227 * 1024
-    monkeypatch.setattr(_eigh_kernels.backend, "shared_memory_limit", lambda device_id: 64 * 1024)
-    assert _eigh_kernels.small_limit(dtype, True, 0) >= 32
+    for limit in (48 * 1024, 64 * 1024, 227 * 1024):
+        monkeypatch.setattr(_eigh_kernels.backend, "shared_memory_limit", lambda device_id: limit)
+        assert _eigh_kernels.small_variant(32, dtype, True, 0) is False
+        assert _eigh_kernels.small_variant(129, dtype, False, 0) is None
+        for n in range(1, 129):
+            variant = _eigh_kernels.small_variant(n, dtype, True, 0)
+            with_v = _eigh_kernels.small_shared_bytes(n, dtype, True)
+            alone = _eigh_kernels.small_shared_bytes(n, dtype, False)
+            assert variant is (False if with_v <= limit else True if alone <= limit else None)
+            assert _eigh_kernels.small_variant(n, dtype, False, 0) is (False if alone <= limit else None)
+    # the H200's 227 KB: order 128 in one launch for every dtype but complex128 (A alone is 264 KB)
+    assert (_eigh_kernels.small_variant(128, dtype, True, 0) is None) == (dtype == "complex128")
 
 
 def test_kernels_registered_for_every_dtype():
     names = _eigh_kernels.instantiations()
-    assert len(names) == 12 and "ra_rocsolver_syevj_small<ra_c128>" in names
+    assert len(names) == 16 and "ra_rocsolver_syevj_small<ra_c128, true>" in names
 
 
 def _batched_args(**over):

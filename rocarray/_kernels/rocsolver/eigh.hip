@@ -1,7 +1,8 @@
 // rocsolver: the symmetric/Hermitian eigenproblem (rocarray/rocsolver/_eigh_kernels.py).
 //
-// ra_rocsolver_syevj_small<T>: cyclic two-sided Jacobi, one block per matrix, the matrix (and the
-//   eigenvectors) in shared memory. Each round rotates n/2 disjoint pairs at once, chosen by the
+// ra_rocsolver_syevj_small<T, VGLOBAL>: cyclic two-sided Jacobi, one block per matrix, the matrix
+//   in shared memory, the eigenvectors too (VGLOBAL false) or rotated in place in the output matrix
+//   in global memory (VGLOBAL true: orders whose A and V do not both fit). Each round rotates n/2 disjoint pairs at once, chosen by the
 //   round-robin (circle) tournament, so a sweep of n - 1 rounds (n + 1 - 1 for odd n, with a dummy
 //   index) meets every pair once. Stops when off(A) <= tol or after max_sweeps sweeps.
 // ra_rocsolver_larfg<T>: one Householder reflector (LAPACK's larfg, one block).
@@ -121,9 +122,9 @@ RA_DEVICE bool ra_eig_before(R wj, int j, R wi, int i) {
 // ascending into W, eigenvectors (with flags & VECTORS) over A's columns in the same order.
 // info = 0 if off(A) <= tol was reached (A finite), else 1; residual = off(A) at the end,
 // n_sweeps = sweeps done (either may be null). tol = abstol if abstol > 0, else eps * ||A||_F.
-// Shared memory: T sA[n * (n+1)], sV[n * (n+1)] (vectors only), ss[m/2]; R sc[m/2], snp[m/2],
+// Shared memory: T sA[n * (n+1)], sV[n * (n+1)] (vectors, !VGLOBAL), ss[m/2]; R sc[m/2], snp[m/2],
 // snq[m/2], red[BLOCK], sw[n]; int srank[n] (m = n rounded up to even).
-template <typename T>
+template <typename T, bool VGLOBAL>
 __global__ void __launch_bounds__(RA_EIGH_BLOCK)
 ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eig_ops<T>::R abstol,
                          typename ra_eig_ops<T>::R* __restrict__ residual, int max_sweeps, int* __restrict__ n_sweeps,
@@ -139,7 +140,7 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
     const int lds = n + 1;  // padded: row accesses of one round hit different banks
     T* sA = reinterpret_cast<T*>(ra_rocsolver_eigh_smem);
     T* sV = sA + (ra_i64)n * lds;
-    T* ss = sV + (vectors ? (ra_i64)n * lds : 0);
+    T* ss = sV + ((vectors && !VGLOBAL) ? (ra_i64)n * lds : 0);
     R* sc = reinterpret_cast<R*>(ss + half);
     R* snp = sc + half;
     R* snq = snp + half;
@@ -160,9 +161,17 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
         T v = stored ? Ab[i + (ra_i64)j * lda] : O::conj(Ab[j + (ra_i64)i * lda]);
         if (i == j) v = O::make(O::re(v), R(0));
         sA[i + j * lds] = v;
-        if (vectors) sV[i + j * lds] = (i == j) ? one : zero;
+        if (vectors && !VGLOBAL) sV[i + j * lds] = (i == j) ? one : zero;
     }
     __syncthreads();
+    // V := I over A's global matrix once every thread has read it
+    if (vectors && VGLOBAL) {
+        for (int e = t; e < n * n; e += RA_EIGH_BLOCK) {
+            const int i = e % n, j = e / n;
+            Ab[i + (ra_i64)j * lda] = (i == j) ? one : zero;
+        }
+        __syncthreads();
+    }
 
     R frob2 = R(0), off2 = R(0);
     for (int e = t; e < n * n; e += RA_EIGH_BLOCK) {
@@ -222,10 +231,16 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
                     const T ap = sA[i + p * lds], aq = sA[i + q * lds];
                     sA[i + p * lds] = c * ap - sb * aq;
                     sA[i + q * lds] = s * ap + c * aq;
-                    if (vectors) {
+                    if (vectors && !VGLOBAL) {
                         const T vp = sV[i + p * lds], vq = sV[i + q * lds];
                         sV[i + p * lds] = c * vp - sb * vq;
                         sV[i + q * lds] = s * vp + c * vq;
+                    } else if (vectors) {
+                        T* vcp = Ab + (ra_i64)p * lda;
+                        T* vcq = Ab + (ra_i64)q * lda;
+                        const T vp = vcp[i], vq = vcq[i];
+                        vcp[i] = c * vp - sb * vq;
+                        vcq[i] = s * vp + c * vq;
                     }
                 }
             }
@@ -275,10 +290,19 @@ ra_rocsolver_syevj_small(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, t
     __syncthreads();
     R* Wb = W + b * strideW;
     for (int i = t; i < n; i += RA_EIGH_BLOCK) Wb[srank[i]] = sw[i];
-    if (vectors) {
+    if (vectors && VGLOBAL) {
+        // stage V through sA (A's values are no longer needed), then scatter the columns
         for (int e = t; e < n * n; e += RA_EIGH_BLOCK) {
             const int i = e % n, j = e / n;
-            Ab[i + (ra_i64)srank[j] * lda] = sV[i + j * lds];
+            sA[i + j * lds] = Ab[i + (ra_i64)j * lda];
+        }
+        __syncthreads();
+    }
+    if (vectors) {
+        const T* Vs = VGLOBAL ? sA : sV;
+        for (int e = t; e < n * n; e += RA_EIGH_BLOCK) {
+            const int i = e % n, j = e / n;
+            Ab[i + (ra_i64)srank[j] * lda] = Vs[i + j * lds];
         }
     }
     if (t == 0) {
