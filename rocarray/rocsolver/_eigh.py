@@ -209,8 +209,8 @@ _DOC = """All eigenvalues and, optionally, eigenvectors of a {kind} matrix (``ro
     -----
     Hybrid: the reduction to tridiagonal form (:func:`{trd}`) and the back-transformation of the
     eigenvectors (blocked Householder products on gemm) run on the device; the tridiagonal
-    eigenproblem, ``O(n^2)`` work on ``O(n)`` data, runs on the host in float64
-    (LAPACK's divide and conquer ``dstevd`` through SciPy where SciPy is installed, else NumPy). Unlike the other
+    eigenproblem (``O(n)`` data in) runs on the host in float64: LAPACK's divide and conquer
+    ``dstevd`` through SciPy where SciPy is installed, else NumPy. Unlike the other
     rocsolver routines it synchronizes: once to read the tridiagonal matrix, and once per block of
     reflectors in the back-transformation. See :mod:`rocarray.rocsolver._eigh`.
     """
