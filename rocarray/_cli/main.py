@@ -93,6 +93,10 @@ QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolve
 #: The headline benchmark row of each library (``bench --all``: every registered case).
 HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
                   "rocsolver.qr_reduced_4096_float64")
+QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.syevj_strided_batched")
+#: The headline benchmark row of each library (``bench --all``: every registered case).
+HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
+                  "rocsolver.eigh_batched_10000x32_float32")
 
 
 def _chosen(items, args, quick):

@@ -16,3 +16,15 @@ from rocarray.rocsolver._qr import (gels, geqrf, geqrf_strided_batched, orgqr, o
 
 __all__ = ["geqrf", "geqrf_strided_batched", "orgqr", "ungqr", "orgqr_strided_batched", "ungqr_strided_batched",
            "ormqr", "unmqr", "gels"]
+Symmetric/Hermitian eigenproblem: :func:`syevj`, :func:`heevj`, :func:`syevj_strided_batched`,
+:func:`heevj_strided_batched` (Jacobi, one launch for a batch of small matrices); :func:`syevd`,
+:func:`heevd` (any order, by tridiagonal reduction; synchronizes for its host step);
+:func:`sytrd`, :func:`hetrd` (the reduction).
+"""
+
+from rocarray.rocsolver._eigh import heevd, syevd
+from rocarray.rocsolver._syevj import heevj, heevj_strided_batched, syevj, syevj_strided_batched
+from rocarray.rocsolver._sytrd import hetrd, sytrd
+
+__all__ = ["syevj", "heevj", "syevj_strided_batched", "heevj_strided_batched", "syevd", "heevd", "sytrd",
+           "hetrd"]
