@@ -8,4 +8,6 @@ is not positive definite); nothing is synchronized. The ``_strided_batched`` for
 ``batch_count`` matrices ``strideA`` elements apart.
 """
 
-__all__ = []
+from rocarray.rocsolver._geev import geev, gehrd, orghr, unghr
+
+__all__ = ["gehrd", "orghr", "unghr", "geev"]
