@@ -3,13 +3,14 @@
 
 Design
 ------
-``geev`` follows LAPACK's path without balancing: ``A = Q H Q^H`` (``gehrd``), the Schur form
-``H = Z T Z^H`` by the shifted QR iteration (``hseqr``), the eigenvectors X of T (``trevc``), and
-the eigenvectors ``Q Z X`` of A. The Householder reduction and the back-transformation (two
-GEMMs) run on the device; the QR iteration and ``trevc``, long chains of small dependent steps,
-run on the host in float64/complex128 through SciPy's LAPACK
-(:mod:`rocarray.rocsolver._host_lapack`) on the host copy of H, as MAGMA's ``geev`` does. So a
-``geev`` call synchronizes and copies H (n^2 elements) to the host and Z and X back.
+``geev`` follows LAPACK's path: balancing ``B = D^-1 P^T A P D`` (``gebal``), ``B = Q H Q^H``
+(``gehrd``), the Schur form ``H = Z T Z^H`` by the shifted QR iteration (``hseqr``), the
+eigenvectors X of T (``trevc``), and the eigenvectors ``M Q Z X`` of A (M = P D, ``gebak``),
+normalized. The Householder reduction and the back-transformation (GEMMs) run on the device; the
+balancing, the QR iteration and ``trevc``, long chains of small dependent steps, run on the host
+in float64/complex128 through SciPy's LAPACK (:mod:`rocarray.rocsolver._host_lapack`), as
+MAGMA's ``geev`` does. So a ``geev`` call synchronizes, copies A and H (n^2 elements each) to the
+host and the balanced A, Z, X and M back.
 
 ``gehrd`` is LAPACK's unblocked ``gehd2`` on the device: per column one reflector kernel
 (``geev.hip``) and two rank-1 updates through rocblas (``gemv`` + ``ger``/``gerc`` from the right
@@ -55,7 +56,7 @@ def _vectors(n, dtype, device_id):
 
 def _flat(A):
     """The flat column-major memory of a 1-D buffer or a Fortran-ordered 2-D array (a view)."""
-    return A if A.ndim <= 1 else A.reshape(-1, order="F")
+    return A if A.ndim <= 1 else A.T.reshape(-1)  # A.T is C-contiguous: a view, never a copy
 
 
 def _rank1(dtype):
@@ -303,7 +304,7 @@ def geev(jobvl, jobvr, n, A, lda, W, VL, ldvl, VR, ldvr, info):
     info : cupy.ndarray
         int32 device array of at least one element: 0 on success; ``i > 0`` when the QR iteration
         failed, ``W[i:]`` then holding the eigenvalues that converged and ``W[:i]`` NaN (VL and VR
-        are not written); ``n`` when A holds a NaN or an infinity (W NaN).
+        are not written); ``n`` when A holds a NaN or an infinity (W NaN, nothing else written).
 
     Returns
     -------
@@ -323,9 +324,9 @@ def geev(jobvl, jobvr, n, A, lda, W, VL, ldvl, VR, ldvr, info):
     -----
     The reduction to Hessenberg form (:func:`gehrd`), the forming of Q (:func:`orghr`) and the
     back-transformation of the eigenvectors (rocblas ``gemm``) and their normalization run on the
-    device; the Hessenberg QR iteration (``?hseqr``) and the eigenvectors of the Schur form
-    (``?trevc``) run on the host in float64/complex128 through SciPy's LAPACK, on a host copy of
-    H. The call therefore synchronizes. No balancing (``gebal``) is done.
+    device; balancing (``?gebal``, on a host copy of A), the Hessenberg QR iteration (``?hseqr``)
+    and the eigenvectors of the Schur form (``?trevc``) run on the host in float64/complex128
+    through SciPy's LAPACK, on host copies of A and H. The call therefore synchronizes.
     """
     fn = "rocsolver.geev"
     jobvl = _ma.option(jobvl, "jobvl", fn, ("N", "V"))
@@ -349,14 +350,17 @@ def geev(jobvl, jobvr, n, A, lda, W, VL, ldvl, VR, ldvr, info):
     return None
 
 
-def _hessenberg_on_host(a, lda, n):
-    """The upper Hessenberg part of :func:`gehrd`'s output in the flat device buffer ``a``, as a
-    Fortran-ordered float64 or complex128 host matrix, and whether all of the output (reflectors
-    included) is finite."""
+def _on_host(a, lda, n):
+    """The ``n x n`` matrix in the flat device buffer ``a`` as a Fortran-ordered float64 or
+    complex128 host matrix."""
     host = _to_host(a[:(n - 1) * lda + n])
     full = numpy.lib.stride_tricks.as_strided(host, (n, n), (host.itemsize, lda * host.itemsize), writeable=False)
-    wide = numpy.complex128 if host.dtype.kind == "c" else numpy.float64
-    return numpy.asfortranarray(numpy.triu(full, -1).astype(wide)), bool(numpy.isfinite(full).all())
+    return numpy.asfortranarray(full, numpy.complex128 if host.dtype.kind == "c" else numpy.float64)
+
+
+def _upload(host, dtype):
+    """A flat device copy (column-major) of a host matrix, in ``dtype``."""
+    return _to_device(numpy.asfortranarray(host.astype(dtype)).reshape(-1, order="F"))
 
 
 def _geev(n, a, lda, dtype, W, VL, VR, info, device_id):
@@ -366,29 +370,38 @@ def _geev(n, a, lda, dtype, W, VL, VR, info, device_id):
     if n == 0:
         info[:1] = _to_device(status)
         return
+    A = _on_host(a, lda, n)
+    if not numpy.isfinite(A).all():
+        W[:n] = _to_device(numpy.full(n, numpy.nan, cdtype))
+        status[0] = n
+        info[:1] = _to_device(status)
+        return
+    # balancing needs the whole matrix at once (its passes compare row and column norms), on the
+    # host copy that the finiteness check reads anyway
+    ilo, ihi, scale = _host_lapack.gebal(A)
+    _columns(a, lda, n)[:, :] = _columns(_upload(A, dtype), n, n)
     xp = _xp()
     tau = xp.empty(max(n - 1, 1), dtype)
-    _gehrd(n, 1, n, a, lda, tau, dtype, device_id)
-    H, finite = _hessenberg_on_host(a, lda, n)
+    _gehrd(n, ilo, ihi, a, lda, tau, dtype, device_id)
+    H = numpy.asfortranarray(numpy.triu(_on_host(a, lda, n), -1))
     vectors = VL is not None or VR is not None
-    if not finite:
-        w, Z, status[0] = numpy.full(n, numpy.nan, numpy.complex128), None, n
-    else:
-        w, Z, status[0] = _host_lapack.hseqr(H, vectors)
-        w[:status[0]] = numpy.nan
+    w, Z, status[0] = _host_lapack.hseqr(H, vectors, ilo, ihi)
+    w[:status[0]] = numpy.nan
     W[:n] = _to_device(w.astype(cdtype))
     info[:1] = _to_device(status)
     if status[0] or not vectors:
         return
     XL, XR = _host_lapack.trevc(H, VL is not None, VR is not None)
-    q = _form_q(n, 1, n, a, lda, tau, dtype, device_id)
-    work = _to_device(numpy.asfortranarray(Z.astype(dtype)).reshape(-1, order="F"))
+    q = _form_q(n, ilo, ihi, a, lda, tau, dtype, device_id)
     qz = xp.empty(n * n, dtype)
-    rocblas.gemm("N", "N", n, n, n, 1.0, q, n, work, n, 0.0, qz, n)
+    rocblas.gemm("N", "N", n, n, n, 1.0, q, n, _upload(Z, dtype), n, 0.0, qz, n)
     kinds = _to_device(_host_lapack.pair_kinds(w, dtype.kind == "f"))
-    for X, out in ((XL, VL), (XR, VR)):
+    for X, out, left in ((XL, VL, True), (XR, VR, False)):
         if out is None:
             continue
-        work[:] = _to_device(numpy.asfortranarray(X.astype(dtype)).reshape(-1, order="F"))
-        rocblas.gemm("N", "N", n, n, n, 1.0, qz, n, work, n, 0.0, q, n)
-        _kernels.normalize(q, n, kinds, n, n, out[0], out[1])
+        # the vectors of A: gebak's scaled permutation M times Q Z X, then LAPACK's normalization
+        rocblas.gemm("N", "N", n, n, n, 1.0, qz, n, _upload(X, dtype), n, 0.0, q, n)
+        back = _upload(_host_lapack.gebak(scale, ilo, ihi, left), dtype)
+        product = xp.empty(n * n, dtype)
+        rocblas.gemm("N", "N", n, n, n, 1.0, back, n, q, n, 0.0, product, n)
+        _kernels.normalize(product, n, kinds, n, n, out[0], out[1])

@@ -1,5 +1,6 @@
-"""The host LAPACK steps of :func:`rocarray.rocsolver.geev`: the Hessenberg QR iteration
-(``?hseqr``) and the eigenvectors of the Schur form (``?trevc``), in float64/complex128.
+"""The host LAPACK steps of :func:`rocarray.rocsolver.geev`: balancing (``?gebal``, and
+``?gebak`` as a matrix), the Hessenberg QR iteration (``?hseqr``) and the eigenvectors of the
+Schur form (``?trevc``), in float64/complex128.
 
 Both are long chains of small dependent steps (a shifted QR sweep chases one bulge down the
 matrix; ``trevc`` solves one triangular system per eigenvalue), so they run on the host, as in
@@ -48,16 +49,56 @@ def _char(c):
     return ctypes.c_char_p(c.encode())
 
 
-def hseqr(H, want_schur):
+def gebal(A):
+    """Balance a matrix (LAPACK ``?gebal``, job ``'B'``): permute to isolate eigenvalues, then
+    scale rows and columns by powers of two.
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        ``n x n`` Fortran-ordered float64 or complex128 (finite) matrix, overwritten by the
+        balanced ``D^-1 P^T A P D``.
+
+    Returns
+    -------
+    ilo, ihi : int
+        1-based: the balanced matrix is upper triangular outside rows/columns ``ilo..ihi``.
+    scale : numpy.ndarray
+        ``?gebal``'s permutation and scaling record (float64, n).
+    """
+    n = A.shape[0]
+    scale = numpy.zeros(max(n, 1))
+    nn, lda, ilo, ihi, info = _ints(n, max(1, n), 0, 0, 0)
+    name = "dgebal" if A.dtype == numpy.float64 else "zgebal"
+    _lapack(name, 8)(_char("B"), _ptr(nn), _ptr(A), _ptr(lda), _ptr(ilo), _ptr(ihi), _ptr(scale), _ptr(info))
+    return int(ilo[0]), int(ihi[0]), scale[:n]
+
+
+def gebak(scale, ilo, ihi, left):
+    """The matrix M that undoes :func:`gebal` on eigenvectors (LAPACK ``?gebak`` applied to the
+    identity): the eigenvectors of A are ``M V`` for those V of the balanced matrix; ``left``
+    for left eigenvectors. float64, Fortran-ordered ``n x n`` (a scaled permutation)."""
+    n = len(scale)
+    M = numpy.asfortranarray(numpy.eye(n))
+    nn, lo, hi, m, ldv, info = _ints(n, ilo, ihi, n, max(1, n), 0)
+    _lapack("dgebak", 10)(_char("B"), _char("L" if left else "R"), _ptr(nn), _ptr(lo), _ptr(hi),
+                          _ptr(numpy.ascontiguousarray(scale)), _ptr(m), _ptr(M), _ptr(ldv), _ptr(info))
+    return M
+
+
+def hseqr(H, want_schur, ilo=1, ihi=None):
     """Eigenvalues (and the Schur factorization) of an upper Hessenberg matrix.
 
     Parameters
     ----------
     H : numpy.ndarray
         ``n x n`` Fortran-ordered float64 or complex128 upper Hessenberg matrix (entries below the
-        subdiagonal are ignored); overwritten by the Schur form T when ``want_schur``.
+        subdiagonal are ignored), upper triangular outside rows/columns ``ilo..ihi``; overwritten
+        by the Schur form T when ``want_schur``.
     want_schur : bool
         Compute T and the Schur vectors Z (``H = Z T Z^H``) too.
+    ilo, ihi : int
+        1-based active block (:func:`gebal`'s); ``1, n`` by default.
 
     Returns
     -------
@@ -74,7 +115,7 @@ def hseqr(H, want_schur):
     real = H.dtype == numpy.float64
     job, compz = ("S", "I") if want_schur else ("E", "N")
     Z = numpy.zeros((n, n) if want_schur else (1, 1), H.dtype, order="F")
-    nn, ilo, ihi, ldh, ldz, info = _ints(n, 1, n, max(1, n), max(1, Z.shape[0]), 0)
+    nn, ilo, ihi, ldh, ldz, info = _ints(n, ilo, n if ihi is None else ihi, max(1, n), max(1, Z.shape[0]), 0)
     work = numpy.zeros(max(1, 11 * n), H.dtype)  # dhseqr asks for >= n; the AED workspace likes more
     lwork = _ints(work.size)[0]
     if real:
