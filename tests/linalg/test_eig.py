@@ -170,12 +170,10 @@ def test_eig_real_results_and_rotation_gpu():
 def test_eig_noncontiguous_gpu(rng):
     import rocarray as ra
 
-    a = random_array(rng, (2, 12, 24), "float64")[:, :, ::2]
     d = to_device(random_array(rng, (2, 12, 24), "float64"))
-    d[...] = to_device(np.ascontiguousarray(random_array(rng, (2, 12, 24), "float64")))
-    d[:, :, ::2] = to_device(np.ascontiguousarray(a))
-    w, v = ra.linalg.eig(d[:, :, ::2])
-    check_eig(a, to_host(w), to_host(v))
+    view = d[:, :, ::2]
+    w, v = ra.linalg.eig(view)
+    check_eig(to_host(view), to_host(w), to_host(v))
 
 
 @pytest.mark.gpu

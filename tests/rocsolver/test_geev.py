@@ -330,9 +330,8 @@ def test_gehrd_orghr_gpu(n, dtype, rng):
     assert np.abs(Q.conj().T @ Q - np.eye(n)).max() < 20 * n * eps
     err = np.abs(Q.conj().T @ A.astype(wide(dtype)) @ Q - H).max() / (np.linalg.norm(A, 2) * n * eps)
     assert err < 20
-    # H is Q^H A Q exactly where it must be zero
-    assert np.all(np.tril(Q.conj().T @ A.astype(wide(dtype)) @ Q, -2) == pytest.approx(0, abs=20 * n * eps *
-                                                                                       np.linalg.norm(A, 2)))
+    # Q^H A Q vanishes below the subdiagonal
+    assert np.abs(np.tril(Q.conj().T @ A.astype(wide(dtype)) @ Q, -2)).max() <= 20 * n * eps * np.linalg.norm(A, 2)
     if np.dtype(dtype).kind == "c":
         assert np.all(np.diag(Hfull, -1).imag == 0)
 
