@@ -238,10 +238,14 @@ def _orghr(fn, dtypes, n, ilo, ihi, A, lda, tau):
     _ma.supported_dtype(dtype, dtypes, fn)
     if n == 0:
         return None
-    a = _flat(A)
-    q = _form_q(n, ilo, ihi, a, lda, tau, dtype, A.data.device_id)
-    _columns(a, lda, n)[:, :] = _columns(q, n, n)
+    _orghr_in_place(n, ilo, ihi, _flat(A), lda, tau, dtype, A.data.device_id)
     return None
+
+
+def _orghr_in_place(n, ilo, ihi, a, lda, tau, dtype, device_id):
+    """:func:`orghr` on the flat buffer ``a`` (arguments checked)."""
+    q = _form_q(n, ilo, ihi, a, lda, tau, dtype, device_id)
+    _columns(a, lda, n)[:, :] = _columns(q, n, n)
 
 
 def _columns(flat, ld, n):
