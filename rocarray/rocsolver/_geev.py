@@ -160,8 +160,10 @@ def gehrd(n, ilo, ihi, A, lda, tau):
 
 def _gehrd(n, ilo, ihi, a, lda, tau, dtype, device_id):
     """:func:`gehrd` on the flat buffer ``a`` (arguments checked)."""
-    tau[:ilo - 1] = 0
-    tau[max(ihi - 1, 0):n - 1] = 0
+    if ilo > 1:
+        tau[:ilo - 1] = 0
+    if ihi < n:
+        tau[ihi - 1:n - 1] = 0
     v, u, w = _vectors(n, dtype, device_id)
     rank1 = _rank1(dtype)
     for j in range(ilo - 1, ihi - 1):
@@ -256,9 +258,7 @@ def _columns(flat, ld, n):
 def _form_q(n, ilo, ihi, a, lda, tau, dtype, device_id):
     """A new flat ``n x n`` (leading dimension n) Q from the reflectors in ``a``:
     ``Q = H(ilo) ... H(ihi-1) I``, applied last one first to the trailing block it touches."""
-    xp = _xp()
-    q = xp.zeros(n * n, dtype)
-    q[::n + 1] = 1
+    q = _to_device(numpy.eye(n, dtype=dtype).reshape(-1))
     v, u, w = _vectors(n, dtype, device_id)
     rank1 = _rank1(dtype)
     for j in range(ihi - 2, ilo - 2, -1):

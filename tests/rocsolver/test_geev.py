@@ -398,3 +398,49 @@ def test_geev_nonfinite_gpu():
     W, info = cupy.empty(5, np.complex128), cupy.zeros(1, np.int32)
     ra.rocsolver.geev("N", "N", 5, a, 5, W, None, 1, None, 1, info)
     assert int(info[0]) == 5
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the launch sequence of gehrd on a recording fake device (nothing runs)
+# --------------------------------------------------------------------------------------------
+
+from launchfake import fake_device  # noqa: E402,F401  (the fixture)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gehrd_launch_sequence(dtype, fake_device):
+    n, lda = 5, 6
+    A = fake_device.array((n * lda,), dtype)
+    tau = fake_device.array((n - 1,), dtype)
+    _geev.gehrd(n, 1, n, A, lda, tau)
+    names = fake_device.names()
+    larfg = [i for i, name in enumerate(names) if name.startswith("ra_rocsolver_geev_larfg")]
+    assert len(larfg) == n - 1
+    item = np.dtype(dtype).itemsize
+    for j, i in enumerate(larfg):
+        launch = fake_device.launches[i]
+        assert launch.grid == (1, 1, 1) and launch.block == (_geev_kernels.BLOCK, 1, 1)
+        alpha, x, m, t = launch.args[:4]
+        alpha, x, t = (a.data.ptr for a in (alpha, x, t))  # device arrays, as the kernel gets them
+        assert alpha == A.data.ptr + (j * lda + j + 1) * item
+        assert int(m) == n - j - 2
+        assert t == tau.data.ptr + j * item
+        if m:
+            assert x == alpha + item
+    # each reflector is followed by rocblas level-2 work only
+    assert all(name.startswith(("ra_rocsolver_geev_larfg", "ra_rocblas_")) for name in names)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_form_q_launch_sequence(dtype, fake_device):
+    n, lda = 6, 6
+    A = fake_device.array((n * lda,), dtype)
+    tau = fake_device.array((n - 1,), dtype)
+    _geev._form_q(n, 1, n, A, lda, tau, np.dtype(dtype), 0)
+    names = fake_device.names()
+    loads = [fake_device.launches[i] for i, name in enumerate(names) if name.startswith("ra_rocsolver_geev_reflector")]
+    item = np.dtype(dtype).itemsize
+    # last reflector first
+    assert [int(launch.args[1]) for launch in loads] == [n - j - 2 for j in range(n - 2, -1, -1)]
+    assert [launch.args[2].data.ptr for launch in loads] == [tau.data.ptr + j * item for j in range(n - 2, -1, -1)]
+    assert all(name.startswith(("ra_rocsolver_geev_reflector", "ra_rocblas_")) for name in names)
