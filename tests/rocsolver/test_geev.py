@@ -11,6 +11,7 @@ import pytest
 import scipy.linalg
 
 from conftest import fake, random_array, to_device, to_host
+from launchfake import fake_device  # noqa: F401  (the fixture)
 from geev_host import (DTYPES, EPS, _mat, assert_same_eigenvalues, host_larfg, host_normalize, padded, residual,
                        sort_key, use_host_standins, wide)
 
@@ -403,8 +404,6 @@ def test_geev_nonfinite_gpu():
 # --------------------------------------------------------------------------------------------
 # CPU: the launch sequence of gehrd on a recording fake device (nothing runs)
 # --------------------------------------------------------------------------------------------
-
-from launchfake import fake_device  # noqa: E402,F401  (the fixture)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
