@@ -5,18 +5,22 @@ reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM
 on rocsolver's Householder QR. Every other
 reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`eigh` and
 :func:`eigvalsh` solve on rocsolver's eigensolvers. Every other
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`eig` and
+:func:`eigvals` run on :func:`rocarray.rocsolver.geev`. Every other
 ``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
 """
 
 from rocarray.linalg._eigh import eigh, eigvalsh
+from rocarray.linalg._eig import eig, eigvals
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
 from rocarray.linalg._qr import qr
 
 __all__ = ["norm", "matrix_power", "multi_dot", "qr"]
 __all__ = ["norm", "matrix_power", "multi_dot", "eigh", "eigvalsh"]
+__all__ = ["norm", "matrix_power", "multi_dot", "eig", "eigvals"]
 
 
 def __getattr__(name):

@@ -4,7 +4,8 @@ Functions take rocSOLVER's arguments in rocSOLVER's order, without the handle, o
 buffers holding column-major matrices (element (i, j) at ``A[i + j * lda]``), and work in place as
 LAPACK does. Status goes to a device ``info`` array (int32, one element per matrix): 0 for
 success, ``i > 0`` for the failure LAPACK reports at step ``i`` (a zero pivot, a leading minor that
-is not positive definite); nothing is synchronized. The ``_strided_batched`` forms take
+is not positive definite); nothing is synchronized, except in :func:`geev`, whose Hessenberg QR
+iteration runs on the host. The ``_strided_batched`` forms take
 ``batch_count`` matrices ``strideA`` elements apart.
 
 Householder QR: :func:`geqrf`, :func:`geqrf_strided_batched`, :func:`orgqr`/:func:`ungqr` (and
@@ -28,3 +29,6 @@ from rocarray.rocsolver._sytrd import hetrd, sytrd
 
 __all__ = ["syevj", "heevj", "syevj_strided_batched", "heevj_strided_batched", "syevd", "heevd", "sytrd",
            "hetrd"]
+from rocarray.rocsolver._geev import geev, gehrd, orghr, unghr
+
+__all__ = ["gehrd", "orghr", "unghr", "geev"]
