@@ -6,6 +6,13 @@ LAPACK does. Status goes to a device ``info`` array (int32, one element per matr
 success, ``i > 0`` for the failure LAPACK reports at step ``i`` (a zero pivot, a leading minor that
 is not positive definite); nothing is synchronized. The ``_strided_batched`` forms take
 ``batch_count`` matrices ``strideA`` elements apart.
+
+LU: :func:`getrf`, :func:`getrs`, :func:`getri`, their ``_strided_batched`` forms, :func:`laswp`
+(and :func:`laswp_strided_batched`, a rocarray extension).
 """
 
-__all__ = []
+from rocarray.rocsolver._lu import (getrf, getrf_strided_batched, getri, getri_strided_batched, getrs,
+                                    getrs_strided_batched, laswp, laswp_strided_batched)
+
+__all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "getri", "getri_strided_batched",
+           "laswp", "laswp_strided_batched"]
