@@ -8,6 +8,8 @@ wrong one gives a wrong factorization, caught against SciPy. The stand-in of the
 an independent textbook getf2 (first row of largest ``|re| + |im|``).
 """
 
+import types
+
 import numpy as np
 from scipy.linalg import solve_triangular
 
@@ -96,7 +98,8 @@ def clear_info(info, batch):
 def identities(n, batch, like):
     from hostdev import dev
 
-    return dev(np.tile(np.eye(n, dtype=like.dtype).reshape(-1), batch))
+    x = np.tile(np.eye(n, dtype=like.dtype).reshape(-1), batch)
+    return x.view(HostArray) if isinstance(like, HostArray) else dev(x)
 
 
 def copy_where_ok(n, X, A, lda, strideA, info, batch):
@@ -139,3 +142,59 @@ def install(monkeypatch):
     monkeypatch.setattr(rocblas, "gemm", gemm)
     calls.clear()
     return calls
+
+
+# --------------------------------------------------------------------------------------------
+# the façade on the CPU: NumPy arrays standing in for CuPy's
+# --------------------------------------------------------------------------------------------
+
+class HostArray(np.ndarray):
+    """A NumPy array standing in for ``cupy.ndarray`` (what the argument checks read: ``data.ptr``
+    and ``data.device_id``)."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.__array_interface__["data"][0], device_id=0)
+
+
+def to_host_array(x):
+    """``x`` (array-like) as a :class:`HostArray` (a copy)."""
+    return np.array(x).view(HostArray)
+
+
+def _wrap(value):
+    if isinstance(value, np.ndarray) and not isinstance(value, HostArray):
+        return value.view(HostArray)
+    if isinstance(value, tuple):
+        return tuple(_wrap(v) for v in value)
+    return value
+
+
+class NumpyCupy:
+    """``backend.cupy()`` for the façade's CPU tests: NumPy's functions, results as :class:`HostArray`."""
+
+    ndarray = HostArray
+    lib = np.lib
+
+    @staticmethod
+    def asnumpy(x):
+        return np.array(x).view(np.ndarray)
+
+    def __getattr__(self, name):
+        fn = getattr(np, name)
+        if not callable(fn):
+            return fn
+
+        def call(*args, **kwargs):
+            return _wrap(fn(*args, **kwargs))
+        return call
+
+
+def install_facade(monkeypatch):
+    """The façade and the drivers on NumPy arrays, with the kernel and rocblas stand-ins."""
+    from rocarray._core import backend, plans
+
+    log = install(monkeypatch)
+    monkeypatch.setattr(backend, "_cupy", [NumpyCupy()])
+    monkeypatch.setattr(plans, "cache", plans.PlanCache())
+    return log

@@ -1,16 +1,21 @@
 """``numpy.linalg`` names on the device.
 
 :func:`norm` runs vector and Frobenius norms on rocarray's rocblas kernels (matrix norms on prim
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. Every other
-``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. :func:`solve`,
+:func:`inv`, :func:`det`, :func:`slogdet`, :func:`tensorsolve` and :func:`tensorinv`, and SciPy's
+:func:`lu`, :func:`lu_factor` and :func:`lu_solve`, run on rocsolver's LU. Every other
+``numpy.linalg`` name (``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
 """
 
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
+from rocarray.linalg._solve import det, inv, slogdet, solve, tensorinv, tensorsolve
+from rocarray.linalg._lu import lu, lu_factor, lu_solve
 
-__all__ = ["norm", "matrix_power", "multi_dot"]
+__all__ = ["norm", "matrix_power", "multi_dot", "solve", "inv", "det", "slogdet", "tensorsolve", "tensorinv",
+           "lu", "lu_factor", "lu_solve"]
 
 
 def __getattr__(name):
