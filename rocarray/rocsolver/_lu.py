@@ -34,7 +34,7 @@ from rocarray._core import args as _args, matrix_args as _m
 from rocarray.rocsolver import _info, _lu_kernels as _k
 
 #: Columns of the panels the recursive LU hands to the one-block kernel.
-PANEL = 64
+PANEL = 32
 #: Largest order a single matrix is factored or solved in one block.
 SMALL_SINGLE = 128
 #: Largest order a batch is factored or solved with one block per matrix.

@@ -20,6 +20,10 @@ SOURCE = "rocsolver/lu.hip"
 MAX_BLOCK = 1024
 #: Block size granularity: a whole number of warps on every vendor.
 BLOCK_STEP = 64
+#: Most column lanes of the getf2 update (threads per row).
+COLUMN_LANES = 8
+#: Fewest right-hand sides for which getrs_small stages A and B in shared memory.
+STAGE_RHS = 4
 #: Columns per laswp block.
 LASWP_BLOCK = 256
 #: Largest grid y dimension (laswp's batch).
@@ -83,9 +87,11 @@ def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
     stage = fits_shared(elements, A.dtype, dev)
     kernel = KERNELS[kernel_name("getf2", A.dtype, stage)]
     shared = elements * A.dtype.itemsize + 16 if stage else 0
+    # rows, and up to COLUMN_LANES columns per row when there are threads to spare
+    block = block_for(m * min(max(n - 1, 1), COLUMN_LANES))
     with launch.on_device(dev):
         kernel(dev, (int(batch),), (_i64(m), _i64(n), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), info,
-                                    _i64(offset)), block=block_for(m), shared=shared)
+                                    _i64(offset)), block=block, shared=shared)
 
 
 def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
@@ -110,7 +116,9 @@ def getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB,
     is ``'N'``, ``'T'`` or ``'C'``."""
     dev = _device(A)
     elements = n * n + n * nrhs
-    stage = fits_shared(elements, A.dtype, dev)
+    # with few right-hand sides each element of A is read about once: shared memory would only
+    # cost occupancy
+    stage = nrhs >= STAGE_RHS and fits_shared(elements, A.dtype, dev)
     kernel = KERNELS[kernel_name("getrs_small", A.dtype, stage)]
     shared = elements * A.dtype.itemsize + 16 if stage else 0
     code = {"N": 0, "T": 1, "C": 2}[trans]

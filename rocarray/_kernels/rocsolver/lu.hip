@@ -13,9 +13,10 @@
 //    offset + p + 1; rows j and p are swapped in the block's n columns; a zero pivot records
 //    info = offset + j + 1 when info is still 0 and leaves the column unscaled (its entries below
 //    are zero as well), as LAPACK does; otherwise the rows below are divided by the pivot and
-//    the trailing columns get the rank-1 update. Threads take rows; while a thread updates its
-//    row it also keeps the row's candidate for the next column's pivot, so each column costs
-//    three barriers. STAGE copies the matrix to shared memory (ld = m) first and back at the
+//    the trailing columns get the rank-1 update. The update spreads the block over rows and, when
+//    the matrix has fewer rows than threads, over columns too; the threads that update column
+//    j + 1 keep their rows' candidates for the next pivot on the way, so each column costs four
+//    barriers (two in the pivot reduction, one after the swap, one after the scaling). STAGE copies the matrix to shared memory (ld = m) first and back at the
 //    end; otherwise it works in global memory (visible within the block across barriers).
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped, one thread per column.
@@ -132,6 +133,11 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
     }
     const ra_i64 tid = threadIdx.x, nt = blockDim.x;
     const ra_i64 k = m < n ? m : n;
+    // the update's thread layout: RT row lanes (all rows, rounded up to whole warps, or the
+    // whole block) by CT column lanes; threads past RT * CT only join the barriers
+    const ra_i64 rows_up = ((m + RA_WARP_SIZE - 1) / RA_WARP_SIZE) * RA_WARP_SIZE;
+    const ra_i64 RT = rows_up < nt ? rows_up : nt, CT = nt / RT;
+    const ra_i64 tx = tid % RT, ty = tid / RT;
     R bv = R(-1);
     int bi = RA_ROCSOLVER_LU_NO_ROW;
     for (ra_i64 i = tid; i < m; i += nt) ra_lu_better(bv, bi, ra_lu_abs1(W[i]), (int)i);
@@ -150,15 +156,22 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
         const T piv = W[j + j * ldw];
         const bool zero = ra_lu_is_zero(piv);
         if (tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
+        if (!zero) {
+            for (ra_i64 i = j + 1 + tid; i < m; i += nt) W[i + j * ldw] = ra_lu_div(W[i + j * ldw], piv);
+        }
+        __syncthreads();
         bv = R(-1);
         bi = RA_ROCSOLVER_LU_NO_ROW;
-        for (ra_i64 i = j + 1 + tid; i < m; i += nt) {
-            if (!zero) {
-                const T l = ra_lu_div(W[i + j * ldw], piv);
-                W[i + j * ldw] = l;
-                for (ra_i64 c = j + 1; c < n; ++c) W[i + c * ldw] = ra_lu_fms(l, W[j + c * ldw], W[i + c * ldw]);
+        if (ty < CT) {
+            for (ra_i64 i = j + 1 + tx; i < m; i += RT) {
+                if (!zero) {
+                    const T l = W[i + j * ldw];
+                    for (ra_i64 c = j + 1 + ty; c < n; c += CT)
+                        W[i + c * ldw] = ra_lu_fms(l, W[j + c * ldw], W[i + c * ldw]);
+                }
+                // column j + 1 is this thread's own first column when ty == 0
+                if (ty == 0 && j + 1 < n) ra_lu_better(bv, bi, ra_lu_abs1(W[i + (j + 1) * ldw]), (int)i);
             }
-            if (j + 1 < n) ra_lu_better(bv, bi, ra_lu_abs1(W[i + (j + 1) * ldw]), (int)i);
         }
     }
     if (STAGE) {
