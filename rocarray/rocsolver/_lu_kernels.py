@@ -61,10 +61,15 @@ def block_for(work):
     return int(min(MAX_BLOCK, max(BLOCK_STEP, -(-int(work) // BLOCK_STEP) * BLOCK_STEP)))
 
 
+#: Shared memory kept for the kernels' static arrays (the pivot reduction's scratch).
+STATIC_SHARED = 1024
+
+
 def fits_shared(elements, dtype, device_id):
     """Whether ``elements`` of ``dtype`` (plus the 16-byte alignment slack) fit the dynamic shared
-    memory one block may take on ``device_id``."""
-    return elements * numpy.dtype(dtype).itemsize + 16 <= backend.shared_memory_limit(device_id)
+    memory one block may take on ``device_id`` beside the static arrays."""
+    need = elements * numpy.dtype(dtype).itemsize + 16 + STATIC_SHARED
+    return need <= backend.shared_memory_limit(device_id)
 
 
 def _device(x):
