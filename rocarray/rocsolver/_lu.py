@@ -41,6 +41,8 @@ SMALL_SINGLE = 128
 SMALL_BATCHED = 512
 #: Batches at least this long take the one-block path up to :data:`SMALL_BATCHED`.
 MANY = 64
+#: Largest m and n (pivots are int32).
+INT32_MAX = 2 ** 31 - 1
 
 
 def one_block(rows, cols, batch):
@@ -269,6 +271,8 @@ def getrf_strided_batched(m, n, A, lda, strideA, ipiv, strideP, info, batch_coun
 def _getrf(fn, batched, m, n, A, lda, strideA, ipiv, strideP, info, batch_count):
     where = f"rocsolver.{fn}"
     m, n = _m.size(m, "m", where), _m.size(n, "n", where)
+    if max(m, n) > INT32_MAX:   # pivots are int32 row numbers
+        raise ValueError(f"{where}: m and n must be < 2^31, got m={m}, n={n}")
     batch = _m.size(batch_count, "batch_count", where)
     _dtype(where, A)
     lda = _m.leading_dimension(lda, m, "lda", where)

@@ -220,6 +220,8 @@ def test_argument_errors():
         rs.getrf(10, 10, A, 9, ipiv, info)
     with pytest.raises(ValueError, match="rocsolver.getrf: m must be >= 0"):
         rs.getrf(-1, 10, A, 10, ipiv, info)
+    with pytest.raises(ValueError, match="must be < 2\\^31"):
+        rs.getrf(2 ** 31, 1, A, 2 ** 31, ipiv, info)
     with pytest.raises(TypeError, match="ipiv must be an int32"):
         rs.getrf(10, 10, A, 10, fake((10,), "int64"), info)
     with pytest.raises(ValueError, match="ipiv needs 10"):
