@@ -16,7 +16,9 @@
 //    the trailing columns get the rank-1 update. The update spreads the block over rows and, when
 //    the matrix has fewer rows than threads, over columns too; the threads that update column
 //    j + 1 keep their rows' candidates for the next pivot on the way, so each column costs four
-//    barriers (two in the pivot reduction, one after the swap, one after the scaling). STAGE copies the matrix to shared memory (ld = m) first and back at the
+//    barriers (two in the pivot reduction, one after the swap, one after the scaling). A thread
+//    takes ROWS of its rows at once so that their loads are in flight together (a tall panel
+//    streams from L2). STAGE copies the matrix to shared memory (ld = m) first and back at the
 //    end; otherwise it works in global memory (visible within the block across barriers).
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped, one thread per column.
@@ -28,6 +30,7 @@
 //    per matrix (getri's singularity test).
 
 #define RA_ROCSOLVER_LU_MAX_BLOCK 1024
+#define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
 #define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
 
 template <typename T> struct ra_lu_real { typedef T type; };
@@ -138,6 +141,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
     const ra_i64 rows_up = ((m + RA_WARP_SIZE - 1) / RA_WARP_SIZE) * RA_WARP_SIZE;
     const ra_i64 RT = rows_up < nt ? rows_up : nt, CT = nt / RT;
     const ra_i64 tx = tid % RT, ty = tid / RT;
+    // within the 64 registers a thread of a 1024-thread block has
+    constexpr int ROWS = sizeof(T) > 8 ? RA_ROCSOLVER_LU_ROWS / 2 : RA_ROCSOLVER_LU_ROWS;
     R bv = R(-1);
     int bi = RA_ROCSOLVER_LU_NO_ROW;
     for (ra_i64 i = tid; i < m; i += nt) ra_lu_better(bv, bi, ra_lu_abs1(W[i]), (int)i);
@@ -163,14 +168,38 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
         bv = R(-1);
         bi = RA_ROCSOLVER_LU_NO_ROW;
         if (ty < CT) {
-            for (ra_i64 i = j + 1 + tx; i < m; i += RT) {
+            // ROWS rows at a time, their loads issued together (independent of the stores)
+            for (ra_i64 i0 = j + 1 + tx; i0 < m; i0 += RT * ROWS) {
+                T l[ROWS];
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) {
+                    const ra_i64 i = i0 + r * RT;
+                    l[r] = i < m ? W[i + j * ldw] : T();
+                }
                 if (!zero) {
-                    const T l = W[i + j * ldw];
-                    for (ra_i64 c = j + 1 + ty; c < n; c += CT)
-                        W[i + c * ldw] = ra_lu_fms(l, W[j + c * ldw], W[i + c * ldw]);
+                    for (ra_i64 c = j + 1 + ty; c < n; c += CT) {
+                        const T u = W[j + c * ldw];
+                        T v[ROWS];
+#pragma unroll
+                        for (int r = 0; r < ROWS; ++r) {
+                            const ra_i64 i = i0 + r * RT;
+                            v[r] = i < m ? W[i + c * ldw] : T();
+                        }
+#pragma unroll
+                        for (int r = 0; r < ROWS; ++r) {
+                            const ra_i64 i = i0 + r * RT;
+                            if (i < m) W[i + c * ldw] = ra_lu_fms(l[r], u, v[r]);
+                        }
+                    }
                 }
                 // column j + 1 is this thread's own first column when ty == 0
-                if (ty == 0 && j + 1 < n) ra_lu_better(bv, bi, ra_lu_abs1(W[i + (j + 1) * ldw]), (int)i);
+                if (ty == 0 && j + 1 < n) {
+#pragma unroll
+                    for (int r = 0; r < ROWS; ++r) {
+                        const ra_i64 i = i0 + r * RT;
+                        if (i < m) ra_lu_better(bv, bi, ra_lu_abs1(W[i + (j + 1) * ldw]), (int)i);
+                    }
+                }
             }
         }
     }
