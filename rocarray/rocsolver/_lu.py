@@ -14,13 +14,13 @@ Two algorithms, chosen per call by size:
   substitutions for all right-hand sides in one block. A batch is one launch of each.
 * **Recursive blocked LU** (larger matrices): the column range is halved (the left part a
   multiple of :data:`PANEL` columns) until a panel of at most :data:`PANEL` columns is left, which
-  ``ra_rocsolver_getf2`` factors in one block over all its rows. Between the halves: the left
-  half's row swaps onto the right half's columns (``ra_rocsolver_laswp``), ``U12 := L11^{-1}
-  A12`` (:func:`rocarray.rocblas.trsm`), ``A22 -= L21 U12`` (:func:`rocarray.rocblas.gemm`), the
-  right half recursively, and its swaps back onto the left half's columns (Toledo's recursive
-  LU; the same pivots and, up to rounding, the same factors as LAPACK's getrf). Wide matrices
-  factor their left ``m x m`` block so and then solve for the rest with trsm. getrs is laswp and
-  two trsm calls.
+  ``ra_rocsolver_getf2`` factors in one block over all its rows; its row swaps then go to every
+  other column of the matrix at once (``ra_rocsolver_laswp``, at most :data:`PANEL` interchanges
+  in sequence). Between the halves: ``U12 := L11^{-1} A12`` (:func:`rocarray.rocblas.trsm`) and
+  ``A22 -= L21 U12`` (:func:`rocarray.rocblas.gemm`), then the right half recursively (Toledo's
+  recursive LU; the same pivots and, up to rounding, the same factors as LAPACK's getrf). Wide
+  matrices factor their left ``m x m`` block so and then solve for the rest with trsm. getrs is
+  laswp and two trsm calls.
 
 getri computes ``A^{-1}`` by solving ``A X = I`` (getrs on an identity workspace) rather than
 LAPACK's triangular inversion (trtri) followed by ``X L = U^{-1}``: the same result to rounding,
@@ -104,30 +104,33 @@ def _stride(value, least, name, where):
 # drivers (1-D views; no checks)
 # --------------------------------------------------------------------------------------------
 
-def _rgetrf(m, A, lda, j0, width, ipiv, info):
+def _rgetrf(m, n, A, lda, j0, width, ipiv, info):
     """Factor columns ``j0 .. j0+width-1`` over rows ``j0 .. m-1``, every earlier column's row
-    swaps and updates already applied to them; their own swaps reach only these columns."""
+    swaps and updates already applied to them. Each panel's swaps reach all n columns as soon as
+    the panel is factored (the columns on its left are not read again above the panel's rows
+    until the end, and those on its right not before their turn), so every laswp runs at most
+    :data:`PANEL` interchanges in sequence."""
     if width <= PANEL:
         _k.getf2(m - j0, width, A[j0 + j0 * lda:], lda, 0, ipiv[j0:], 0, info, j0, 1)
+        end = j0 + width
+        _k.laswp(j0, A, lda, 0, j0, end, ipiv, 0, False, 1)
+        _k.laswp(n - end, A[end * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
         return
     w1 = split(width)
     w2, j1 = width - w1, j0 + w1
-    _rgetrf(m, A, lda, j0, w1, ipiv, info)
-    _k.laswp(w2, A[j1 * lda:], lda, 0, j0, j1, ipiv, 0, False, 1)
+    _rgetrf(m, n, A, lda, j0, w1, ipiv, info)
     rocblas.trsm("L", "L", "N", "U", w1, w2, 1, A[j0 + j0 * lda:], lda, A[j0 + j1 * lda:], lda)
     if m > j1:
         rocblas.gemm("N", "N", m - j1, w2, w1, -1, A[j1 + j0 * lda:], lda, A[j0 + j1 * lda:], lda, 1,
                      A[j1 + j1 * lda:], lda)
-    _rgetrf(m, A, lda, j1, w2, ipiv, info)
-    _k.laswp(w1, A[j0 * lda:], lda, 0, j1, j0 + width, ipiv, 0, False, 1)
+    _rgetrf(m, n, A, lda, j1, w2, ipiv, info)
 
 
 def _getrf_blocked(m, n, A, lda, ipiv, info):
     """Recursive blocked LU of one m x n matrix (``info`` zeroed by the caller)."""
     k = min(m, n)
-    _rgetrf(m, A, lda, 0, k, ipiv, info)
-    if n > k:  # wide: U's right part, L11^{-1} P^T A[:, k:]
-        _k.laswp(n - k, A[k * lda:], lda, 0, 0, k, ipiv, 0, False, 1)
+    _rgetrf(m, n, A, lda, 0, k, ipiv, info)
+    if n > k:  # wide: U's right part, L11^{-1} P^T A[:, k:] (the swaps are applied already)
         rocblas.trsm("L", "L", "N", "U", k, n - k, 1, A, lda, A[k * lda:], lda)
 
 
