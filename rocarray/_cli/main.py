@@ -101,6 +101,10 @@ QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolve
 #: The headline benchmark row of each library (``bench --all``: every registered case).
 HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
                   "rocsolver.eig_1024_float64_vs_numpy")
+QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.lu_solve")
+#: The headline benchmark row of each library (``bench --all``: every registered case).
+HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
+                  "rocsolver.solve_8192_float64")
 
 
 def _chosen(items, args, quick):

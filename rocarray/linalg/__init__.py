@@ -8,6 +8,10 @@ reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM
 reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`eig` and
 :func:`eigvals` run on :func:`rocarray.rocsolver.geev`. Every other
 ``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. :func:`solve`,
+:func:`inv`, :func:`det`, :func:`slogdet`, :func:`tensorsolve` and :func:`tensorinv`, and SciPy's
+:func:`lu`, :func:`lu_factor` and :func:`lu_solve`, run on rocsolver's LU. Every other
+``numpy.linalg`` name (``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
 """
@@ -21,6 +25,11 @@ from rocarray.linalg._qr import qr
 __all__ = ["norm", "matrix_power", "multi_dot", "qr"]
 __all__ = ["norm", "matrix_power", "multi_dot", "eigh", "eigvalsh"]
 __all__ = ["norm", "matrix_power", "multi_dot", "eig", "eigvals"]
+from rocarray.linalg._solve import det, inv, slogdet, solve, tensorinv, tensorsolve
+from rocarray.linalg._lu import lu, lu_factor, lu_solve
+
+__all__ = ["norm", "matrix_power", "multi_dot", "solve", "inv", "det", "slogdet", "tensorsolve", "tensorinv",
+           "lu", "lu_factor", "lu_solve"]
 
 
 def __getattr__(name):

@@ -32,3 +32,12 @@ __all__ = ["syevj", "heevj", "syevj_strided_batched", "heevj_strided_batched", "
 from rocarray.rocsolver._geev import geev, gehrd, orghr, unghr
 
 __all__ = ["gehrd", "orghr", "unghr", "geev"]
+LU: :func:`getrf`, :func:`getrs`, :func:`getri`, their ``_strided_batched`` forms, :func:`laswp`
+(and :func:`laswp_strided_batched`, a rocarray extension).
+"""
+
+from rocarray.rocsolver._lu import (getrf, getrf_strided_batched, getri, getri_strided_batched, getrs,
+                                    getrs_strided_batched, laswp, laswp_strided_batched)
+
+__all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "getri", "getri_strided_batched",
+           "laswp", "laswp_strided_batched"]
