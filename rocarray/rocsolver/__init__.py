@@ -6,6 +6,12 @@ LAPACK does. Status goes to a device ``info`` array (int32, one element per matr
 success, ``i > 0`` for the failure LAPACK reports at step ``i`` (a zero pivot, a leading minor that
 is not positive definite); nothing is synchronized. The ``_strided_batched`` forms take
 ``batch_count`` matrices ``strideA`` elements apart.
+
+Cholesky and triangular inverses: :func:`potrf`, :func:`potrf_strided_batched`, :func:`potrs`,
+:func:`potrs_strided_batched`, :func:`potri`, :func:`trtri`.
 """
 
-__all__ = []
+from rocarray.rocsolver._cholesky import potrf, potrf_strided_batched, potri, potrs, potrs_strided_batched
+from rocarray.rocsolver._trtri import trtri
+
+__all__ = ["potrf", "potrf_strided_batched", "potrs", "potrs_strided_batched", "potri", "trtri"]
