@@ -1,16 +1,19 @@
 """``numpy.linalg`` names on the device.
 
 :func:`norm` runs vector and Frobenius norms on rocarray's rocblas kernels (matrix norms on prim
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. Every other
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`cholesky`,
+:func:`cho_factor`, :func:`cho_solve` and :func:`solve_triangular` run on rocsolver potrf/potrs and
+rocblas trsm. Every other
 ``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
 """
 
+from rocarray.linalg._cholesky import cho_factor, cho_solve, cholesky, solve_triangular
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
 
-__all__ = ["norm", "matrix_power", "multi_dot"]
+__all__ = ["norm", "matrix_power", "multi_dot", "cholesky", "cho_factor", "cho_solve", "solve_triangular"]
 
 
 def __getattr__(name):
