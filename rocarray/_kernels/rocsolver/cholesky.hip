@@ -87,16 +87,22 @@ RA_DEVICE bool ra_rsc_is_zero(float a) { return a == 0.0f; }
 RA_DEVICE bool ra_rsc_is_zero(double a) { return a == 0.0; }
 template <typename R> RA_DEVICE bool ra_rsc_is_zero(ra_complex<R> a) { return a.re == R(0) && a.im == R(0); }
 
-// The stored triangle of the n x n matrix a into the lower S (see the top of the file). Consecutive
-// threads take a's contiguous (row) index. Without `diag` the diagonal is neither read nor written.
+// Threads as a grid of RA_WARP_SIZE rows by RA_ROCSOLVER_CHOL_COLS columns: a warp takes
+// consecutive rows of one column (coalesced in global memory, consecutive in shared memory).
+#define RA_ROCSOLVER_CHOL_COLS (RA_ROCSOLVER_CHOL_BLOCK / RA_WARP_SIZE)
+
+// The stored triangle of the n x n matrix a into the lower S (see the top of the file). Without
+// `diag` the diagonal is neither read nor written.
 template <typename T>
 RA_DEVICE void ra_rsc_load(int n, const T* __restrict__ a, ra_i64 lda, bool upper, bool diag, T* S, int ld) {
-    for (int e = (int)threadIdx.x; e < n * n; e += RA_ROCSOLVER_CHOL_BLOCK) {
-        const int r = e % n, c = e / n;
-        if (upper ? (r < c || (diag && r == c)) : (r > c || (diag && r == c))) {
-            const T v = a[r + (ra_i64)c * lda];
-            if (upper) S[c + r * ld] = ra_rsc_conj(v);
-            else S[r + c * ld] = v;
+    const int tr = (int)threadIdx.x % RA_WARP_SIZE, tc = (int)threadIdx.x / RA_WARP_SIZE;
+    for (int c = tc; c < n; c += RA_ROCSOLVER_CHOL_COLS) {
+        for (int r = tr; r < n; r += RA_WARP_SIZE) {
+            if (upper ? (r < c || (diag && r == c)) : (r > c || (diag && r == c))) {
+                const T v = a[r + (ra_i64)c * lda];
+                if (upper) S[c + r * ld] = ra_rsc_conj(v);
+                else S[r + c * ld] = v;
+            }
         }
     }
 }
@@ -104,10 +110,12 @@ RA_DEVICE void ra_rsc_load(int n, const T* __restrict__ a, ra_i64 lda, bool uppe
 // The lower S back into the stored triangle of a (the inverse map of ra_rsc_load).
 template <typename T>
 RA_DEVICE void ra_rsc_store(int n, T* __restrict__ a, ra_i64 lda, bool upper, bool diag, const T* S, int ld) {
-    for (int e = (int)threadIdx.x; e < n * n; e += RA_ROCSOLVER_CHOL_BLOCK) {
-        const int r = e % n, c = e / n;
-        if (upper ? (r < c || (diag && r == c)) : (r > c || (diag && r == c)))
-            a[r + (ra_i64)c * lda] = upper ? ra_rsc_conj(S[c + r * ld]) : S[r + c * ld];
+    const int tr = (int)threadIdx.x % RA_WARP_SIZE, tc = (int)threadIdx.x / RA_WARP_SIZE;
+    for (int c = tc; c < n; c += RA_ROCSOLVER_CHOL_COLS) {
+        for (int r = tr; r < n; r += RA_WARP_SIZE) {
+            if (upper ? (r < c || (diag && r == c)) : (r > c || (diag && r == c)))
+                a[r + (ra_i64)c * lda] = upper ? ra_rsc_conj(S[c + r * ld]) : S[r + c * ld];
+        }
     }
 }
 
@@ -118,6 +126,7 @@ RA_DEVICE int ra_rsc_factor(int n, T* S, int ld) {
     __shared__ R s_inv;
     __shared__ int s_fail;
     const int t = (int)threadIdx.x;
+    const int tr = t % RA_WARP_SIZE, tc = t / RA_WARP_SIZE;
     if (t == 0) s_fail = 0;
     __syncthreads();
     for (int j = 0; j < n; ++j) {
@@ -137,10 +146,9 @@ RA_DEVICE int ra_rsc_factor(int n, T* S, int ld) {
         for (int i = j + 1 + t; i < n; i += RA_ROCSOLVER_CHOL_BLOCK) S[i + j * ld] = ra_rsc_scale(S[i + j * ld], inv);
         __syncthreads();
         // trailing lower triangle: S(i, k) -= S(i, j) conj(S(k, j)) for j < k <= i
-        const int m = n - j - 1;
-        for (int e = t; e < m * m; e += RA_ROCSOLVER_CHOL_BLOCK) {
-            const int i = j + 1 + e % m, k = j + 1 + e / m;
-            if (i >= k) S[i + k * ld] = ra_rsc_msub(S[i + j * ld], ra_rsc_conj(S[k + j * ld]), S[i + k * ld]);
+        for (int k = j + 1 + tc; k < n; k += RA_ROCSOLVER_CHOL_COLS) {
+            const T skj = ra_rsc_conj(S[k + j * ld]);
+            for (int i = k + tr; i < n; i += RA_WARP_SIZE) S[i + k * ld] = ra_rsc_msub(S[i + j * ld], skj, S[i + k * ld]);
         }
         __syncthreads();
     }
