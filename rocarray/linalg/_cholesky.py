@@ -165,24 +165,27 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     >>> c, low = ra.linalg.cho_factor(a)            # doctest: +SKIP
     >>> x = ra.linalg.cho_solve((c, low), b)        # doctest: +SKIP
     """
+    cupy = backend.cupy()
     a = _square(as_device_array(a, "a"))
     dtype = scipy_dtype(a.dtype)
     lower = bool(lower)
-    if check_finite:
-        flag = _check_finite([a])
-        if flag is not None and not bool(flag):
-            raise ValueError(_NOT_FINITE)
+    in_place = bool(overwrite_a) and a.dtype == dtype and a.flags.c_contiguous
+    finite = _check_finite([a]) if check_finite else None
+    if finite is not None and in_place and not bool(finite):  # a must not change before the error
+        raise ValueError(_NOT_FINITE)
+    buf = a if in_place else a.astype(dtype, order="C", copy=True)
     n, batch = a.shape[-1], _count(a.shape[:-2])
-    if overwrite_a and a.dtype == dtype and a.flags.c_contiguous:
-        buf = a
-    else:
-        buf = a.astype(dtype, order="C", copy=True)
     if n == 0 or batch == 0:
         return buf, lower
-    info = _factor_in_place(buf, n, batch, lower)
-    failed = numpy.flatnonzero(info)
+    info = _info.new_info(batch)
+    rocsolver.potrf_strided_batched("U" if lower else "L", n, buf.reshape(-1), n, n * n, info, batch)
+    ok = cupy.ones(1, numpy.int32) if finite is None or in_place else finite.astype(numpy.int32).reshape(1)
+    status = cupy.concatenate([ok, info[:batch]]).get()  # the one host synchronization
+    if not status[0]:
+        raise ValueError(_NOT_FINITE)
+    failed = numpy.flatnonzero(status[1:])
     if failed.size:
-        raise LinAlgError(f"{int(info[failed[0]])}-th leading minor of the array is not positive definite")
+        raise LinAlgError(f"{int(status[1 + failed[0]])}-th leading minor of the array is not positive definite")
     return buf, lower
 
 
