@@ -245,8 +245,9 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
 
     Notes
     -----
-    rocsolver potrs_strided_batched: one launch for a stack of factors up to order 128 in
-    float64, two rocblas trsm per matrix beyond.
+    rocsolver potrs for one factor (all right-hand sides of a stack at once), potrs_strided_batched
+    for a stack of factors: one launch for factors up to order 128 in float64, two rocblas trsm
+    per matrix beyond.
 
     Examples
     --------
@@ -269,9 +270,14 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     xbuf, x = _column_major(cupy, b2, batch_shape + (n, k), dtype)
     batch = _count(batch_shape)
     if n and k and batch:
-        cbuf, _ = _column_major(cupy, c, batch_shape + (n, n), dtype)
-        rocsolver.potrs_strided_batched("L" if lower else "U", n, k, cbuf.reshape(-1), n, n * n, xbuf.reshape(-1),
-                                        n, n * k, batch)
+        uplo = "L" if lower else "U"
+        if _count(c.shape[:-2]) == 1:  # one factor: every right-hand side of the stack in one potrs
+            cbuf, _ = _column_major(cupy, c.reshape(n, n), (n, n), dtype)
+            rocsolver.potrs(uplo, n, batch * k, cbuf.reshape(-1), n, xbuf.reshape(-1), n)
+        else:
+            cbuf, _ = _column_major(cupy, c, batch_shape + (n, n), dtype)
+            rocsolver.potrs_strided_batched(uplo, n, k, cbuf.reshape(-1), n, n * n, xbuf.reshape(-1), n, n * k,
+                                            batch)
     return x[..., 0] if vector else x
 
 
@@ -337,8 +343,9 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
     Notes
     -----
-    rocblas trsm on column-major copies, one call per matrix of a stack; the finiteness and
-    singularity checks share one host synchronization.
+    rocblas trsm on column-major copies: one call for all right-hand sides when ``a`` is one
+    matrix, one call per matrix of a stack of them; the finiteness and singularity checks share
+    one host synchronization.
 
     Examples
     --------
@@ -369,9 +376,14 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     xbuf, x = _column_major(cupy, b2, batch_shape + (n, k), dtype)
     batch = _count(batch_shape)
     if n and k and batch:
-        abuf, _ = _column_major(cupy, a, batch_shape + (n, n), dtype)
-        af, xf = abuf.reshape(-1), xbuf.reshape(-1)
         uplo, diag = ("L" if lower else "U"), ("U" if unit_diagonal else "N")
-        for i in range(batch):
-            rocblas.trsm("L", uplo, op, diag, n, k, 1, af[i * n * n:], n, xf[i * n * k:], n)
+        xf = xbuf.reshape(-1)
+        if _count(a.shape[:-2]) == 1:  # one matrix: every right-hand side of the stack in one trsm
+            abuf, _ = _column_major(cupy, a.reshape(n, n), (n, n), dtype)
+            rocblas.trsm("L", uplo, op, diag, n, batch * k, 1, abuf.reshape(-1), n, xf, n)
+        else:
+            abuf, _ = _column_major(cupy, a, batch_shape + (n, n), dtype)
+            af = abuf.reshape(-1)
+            for i in range(batch):
+                rocblas.trsm("L", uplo, op, diag, n, k, 1, af[i * n * n:], n, xf[i * n * k:], n)
     return x[..., 0] if vector else x

@@ -143,11 +143,11 @@ def test_cholesky_not_positive_definite(rng, bad):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("lower", [False, True])
-@pytest.mark.parametrize("b_shape", [(None,), (None, 3), (4, None, 2)], ids=str)
+@pytest.mark.parametrize("b_shape", [(None,), (None, 3), (4, None, 2), (2, None, 3)], ids=str)
 @pytest.mark.parametrize("n", [1, 33, 200])
 @pytest.mark.parametrize("dtype", ALL)
 def test_cho_factor_and_solve(rng, dtype, n, b_shape, lower):
-    batch = (4,) if len(b_shape) == 3 else ()
+    batch = (4,) if b_shape[0] == 4 else ()   # (2, M, 3): one factor for a stack of right-hand sides
     a = spd(rng, batch + (n, n), dtype)
     b = random_array(rng, tuple(n if s is None else s for s in b_shape), dtype)
     c, low = ra.linalg.cho_factor(to_device(a), lower=lower)
@@ -185,7 +185,8 @@ def test_cho_factor_errors(rng):
 @pytest.mark.parametrize("trans, unit", [(0, False), (1, True), (2, False), ("C", True), ("T", False)])
 @pytest.mark.parametrize("lower", [False, True])
 @pytest.mark.parametrize("shape, b_shape", [((1, 1), (1,)), ((70, 70), (70,)), ((130, 130), (130, 5)),
-                                            ((3, 40, 40), (40, 2)), ((2, 1, 9, 9), (3, 9, 4))], ids=str)
+                                            ((3, 40, 40), (40, 2)), ((2, 1, 9, 9), (3, 9, 4)),
+                                            ((17, 17), (5, 17, 3))], ids=str)
 @pytest.mark.parametrize("dtype", ALL)
 def test_solve_triangular_matches_scipy(rng, dtype, shape, b_shape, lower, trans, unit):
     n = shape[-1]
