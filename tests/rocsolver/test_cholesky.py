@@ -402,3 +402,18 @@ def test_trtri_zero_diagonal_info(rng):
     d, info = to_device(packed(t, n, "L", "complex64")), to_device(np.zeros(1, np.int32))
     rocsolver.trtri("L", "N", n, d, n, info)
     assert to_host(info)[0] == 98
+
+
+@pytest.mark.gpu
+def test_fortran_ordered_2d_buffers(rng):
+    n = 150
+    a = spd(rng, n, "float64")
+    d, info = to_device(np.asfortranarray(a)), to_device(np.zeros(1, np.int32))
+    rocsolver.potrf("U", n, d, n, info)
+    u = np.triu(to_host(d))
+    assert to_host(info)[0] == 0
+    assert np.linalg.norm(u.T @ u - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
+    rhs = rng.standard_normal((n, 4))
+    db = to_device(np.asfortranarray(rhs))
+    rocsolver.potrs("U", n, 4, d, n, db, n)
+    np.testing.assert_allclose(a @ to_host(db), rhs, atol=1e-10)
