@@ -105,6 +105,10 @@ QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolve
 #: The headline benchmark row of each library (``bench --all``: every registered case).
 HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
                   "rocsolver.solve_8192_float64")
+QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.potrf_strided_batched")
+#: The headline benchmark row of each library (``bench --all``: every registered case).
+HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
+                  "rocsolver.cholesky_8192_float64")
 
 
 def _chosen(items, args, quick):

@@ -7,6 +7,9 @@ reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM
 :func:`eigvalsh` solve on rocsolver's eigensolvers. Every other
 reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`eig` and
 :func:`eigvals` run on :func:`rocarray.rocsolver.geev`. Every other
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`cholesky`,
+:func:`cho_factor`, :func:`cho_solve` and :func:`solve_triangular` run on rocsolver potrf/potrs and
+rocblas trsm. Every other
 ``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
 reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. :func:`solve`,
 :func:`inv`, :func:`det`, :func:`slogdet`, :func:`tensorsolve` and :func:`tensorinv`, and SciPy's
@@ -18,6 +21,7 @@ until rocarray has its own kernel for it; without CuPy, such a name raises
 
 from rocarray.linalg._eigh import eigh, eigvalsh
 from rocarray.linalg._eig import eig, eigvals
+from rocarray.linalg._cholesky import cho_factor, cho_solve, cholesky, solve_triangular
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
 from rocarray.linalg._qr import qr
@@ -30,6 +34,7 @@ from rocarray.linalg._lu import lu, lu_factor, lu_solve
 
 __all__ = ["norm", "matrix_power", "multi_dot", "solve", "inv", "det", "slogdet", "tensorsolve", "tensorinv",
            "lu", "lu_factor", "lu_solve"]
+__all__ = ["norm", "matrix_power", "multi_dot", "cholesky", "cho_factor", "cho_solve", "solve_triangular"]
 
 
 def __getattr__(name):

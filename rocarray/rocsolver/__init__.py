@@ -41,3 +41,11 @@ from rocarray.rocsolver._lu import (getrf, getrf_strided_batched, getri, getri_s
 
 __all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "getri", "getri_strided_batched",
            "laswp", "laswp_strided_batched"]
+Cholesky and triangular inverses: :func:`potrf`, :func:`potrf_strided_batched`, :func:`potrs`,
+:func:`potrs_strided_batched`, :func:`potri`, :func:`trtri`.
+"""
+
+from rocarray.rocsolver._cholesky import potrf, potrf_strided_batched, potri, potrs, potrs_strided_batched
+from rocarray.rocsolver._trtri import trtri
+
+__all__ = ["potrf", "potrf_strided_batched", "potrs", "potrs_strided_batched", "potri", "trtri"]
