@@ -89,26 +89,10 @@ def _print_report():
 # --------------------------------------------------------------------------------------------
 
 #: The self-check of each library that ``python -m rocarray`` and ``self-check`` run (``--all``: every one).
-QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.qr")
-#: The headline benchmark row of each library (``bench --all``: every registered case).
-HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
-                  "rocsolver.qr_reduced_4096_float64")
-QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.syevj_strided_batched")
-#: The headline benchmark row of each library (``bench --all``: every registered case).
-HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
-                  "rocsolver.eigh_batched_10000x32_float32")
-QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.gehrd_geev")
-#: The headline benchmark row of each library (``bench --all``: every registered case).
-HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
-                  "rocsolver.eig_1024_float64_vs_numpy")
 QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.lu_solve")
 #: The headline benchmark row of each library (``bench --all``: every registered case).
 HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
                   "rocsolver.solve_8192_float64")
-QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.potrf_strided_batched")
-#: The headline benchmark row of each library (``bench --all``: every registered case).
-HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
-                  "rocsolver.cholesky_8192_float64")
 
 
 def _chosen(items, args, quick):

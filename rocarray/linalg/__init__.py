@@ -1,40 +1,30 @@
-"""``numpy.linalg`` names on the device.
+"""``numpy.linalg`` names on the device, and SciPy's ``scipy.linalg`` extras.
 
 :func:`norm` runs vector and Frobenius norms on rocarray's rocblas kernels (matrix norms on prim
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`qr` runs
-on rocsolver's Householder QR. Every other
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`eigh` and
-:func:`eigvalsh` solve on rocsolver's eigensolvers. Every other
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`eig` and
-:func:`eigvals` run on :func:`rocarray.rocsolver.geev`. Every other
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM; :func:`cholesky`,
-:func:`cho_factor`, :func:`cho_solve` and :func:`solve_triangular` run on rocsolver potrf/potrs and
-rocblas trsm. Every other
-``numpy.linalg`` name (``solve``, ``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
-reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. :func:`solve`,
-:func:`inv`, :func:`det`, :func:`slogdet`, :func:`tensorsolve` and :func:`tensorinv`, and SciPy's
-:func:`lu`, :func:`lu_factor` and :func:`lu_solve`, run on rocsolver's LU. Every other
-``numpy.linalg`` name (``svd``, ``LinAlgError``, ...) falls through to ``cupy.linalg``
-until rocarray has its own kernel for it; without CuPy, such a name raises
-:class:`~rocarray.NoDeviceError`.
+reductions); :func:`matrix_power` and :func:`multi_dot` multiply on rocblas GEMM. On rocsolver:
+:func:`solve`, :func:`inv`, :func:`det`, :func:`slogdet`, :func:`tensorsolve`, :func:`tensorinv`
+and SciPy's :func:`lu`, :func:`lu_factor`, :func:`lu_solve` (LU); :func:`cholesky` and SciPy's
+:func:`cho_factor`, :func:`cho_solve`, :func:`solve_triangular` (Cholesky, rocblas trsm); :func:`qr`
+(Householder QR); :func:`eigh`, :func:`eigvalsh` (symmetric eigensolvers); :func:`svd`,
+:func:`svdvals`, :func:`pinv`, :func:`matrix_rank`, :func:`cond`, :func:`lstsq` (Jacobi SVD);
+:func:`eig`, :func:`eigvals` (general eigenproblem). Every other ``numpy.linalg`` name
+(``LinAlgError``, ``matrix_norm``, ...) falls through to ``cupy.linalg`` until rocarray has its own
+kernel for it; without CuPy, such a name raises :class:`~rocarray.NoDeviceError`.
 """
 
-from rocarray.linalg._eigh import eigh, eigvalsh
-from rocarray.linalg._eig import eig, eigvals
 from rocarray.linalg._cholesky import cho_factor, cho_solve, cholesky, solve_triangular
+from rocarray.linalg._eig import eig, eigvals
+from rocarray.linalg._eigh import eigh, eigvalsh
+from rocarray.linalg._lu import lu, lu_factor, lu_solve
 from rocarray.linalg._norm import norm
 from rocarray.linalg._products import matrix_power, multi_dot
 from rocarray.linalg._qr import qr
-
-__all__ = ["norm", "matrix_power", "multi_dot", "qr"]
-__all__ = ["norm", "matrix_power", "multi_dot", "eigh", "eigvalsh"]
-__all__ = ["norm", "matrix_power", "multi_dot", "eig", "eigvals"]
 from rocarray.linalg._solve import det, inv, slogdet, solve, tensorinv, tensorsolve
-from rocarray.linalg._lu import lu, lu_factor, lu_solve
 
-__all__ = ["norm", "matrix_power", "multi_dot", "solve", "inv", "det", "slogdet", "tensorsolve", "tensorinv",
-           "lu", "lu_factor", "lu_solve"]
-__all__ = ["norm", "matrix_power", "multi_dot", "cholesky", "cho_factor", "cho_solve", "solve_triangular"]
+__all__ = ["norm", "matrix_power", "multi_dot",
+           "solve", "inv", "det", "slogdet", "tensorsolve", "tensorinv", "lu", "lu_factor", "lu_solve",
+           "cholesky", "cho_factor", "cho_solve", "solve_triangular",
+           "qr", "eigh", "eigvalsh", "eig", "eigvals"]
 
 
 def __getattr__(name):
