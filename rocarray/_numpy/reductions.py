@@ -13,7 +13,10 @@ propagate NaN (the first NaN wins for arg*), complex values are ordered lexicogr
 give the first index; integer sums and products wrap like NumPy.
 
 Differences, documented: float16 sums accumulate in float32 and round once (as or more accurate than
-NumPy); ``mean`` of float16 is computed in float32 and rounded once (as NumPy does). ``where=``
+NumPy); float16 and float32 products accumulate in float64 and complex64 ones in complex128,
+rounding once (a float32 product tree of factors near 1 drifts by far more than NumPy's sequential
+product, and no overflow or underflow of an intermediate float32 product shows in the result);
+``mean`` of float16 is computed in float32 and rounded once (as NumPy does). ``where=``
 other than True raises ``NotImplementedError``. ``count_nonzero(a)`` with ``axis=None`` returns a
 0-d int64 device array (as CuPy does; NumPy returns a host scalar), so it does not synchronize; like
 every function here it returns device arrays (0-d for full reductions).

@@ -48,7 +48,7 @@ def matrix_power(a, n):
 
     Repeated squaring, every product one :func:`rocarray.matmul` (so float and complex stacks run
     on rocblas' batched GEMM). ``n == 0`` gives identity matrices of ``a``'s dtype; ``n < 0``
-    inverts ``a`` first with ``cupy.linalg.inv`` (rocarray has no LU kernel yet) and then raises
+    inverts ``a`` first with :func:`rocarray.linalg.inv` (rocsolver LU) and then raises
     the inverse to ``-n``. ``n == 1`` returns ``a`` itself, as NumPy does.
 
     Parameters
@@ -69,7 +69,7 @@ def matrix_power(a, n):
         A non-integer ``n``, or a host array.
     numpy.linalg.LinAlgError
         ``a`` not at least 2-D or not square in its last two axes; a singular ``a`` with ``n < 0``
-        (raised by ``cupy.linalg.inv``).
+        (raised by :func:`rocarray.linalg.inv`).
 
     See Also
     --------
@@ -82,6 +82,7 @@ def matrix_power(a, n):
            [ 0., -1.]])
     """
     from rocarray._numpy.matrix_products import matmul
+    from rocarray.linalg._solve import inv
 
     cupy = backend.cupy()
     a = as_device_array(a, "a")
@@ -93,7 +94,7 @@ def matrix_power(a, n):
     if n == 0:
         return cupy.ascontiguousarray(cupy.broadcast_to(cupy.eye(a.shape[-2], dtype=a.dtype), a.shape))
     if n < 0:
-        a = cupy.linalg.inv(a)
+        a = inv(a)
         n = -n
     if n == 1:
         return a

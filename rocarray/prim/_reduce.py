@@ -26,7 +26,12 @@ float16 and the nonzero views are read in a narrower type):
   float16 accumulates in float32 and rounds once per result (NumPy rounds pairwise blocks to
   float16: ours is as or more accurate); ``mean`` of float16 divides in float32, then rounds.
 * mul: int64, uint64, float32, float64, complex64, complex128 (float16 via float32, narrower
-  integers widened to 64 bits first).
+  integers widened to 64 bits first). float16 and float32 products accumulate in float64 and
+  complex64 ones in complex128, rounding once per result: a tree of float32 products of factors
+  near 1 drifts systematically (each product rounds away a second-order term whose sign is the
+  same whenever both factors lie on one side of 1). So a product is as accurate as a float64 one
+  rounded to float32, and an intermediate product that would overflow or underflow float32 but
+  not the final one does not (NumPy's float32 product may give inf or 0 there).
 * min, max: float16 -> float32 (exact, rounded back exactly), int64, uint64, float32, float64,
   complex64, complex128; bool and narrower integers are widened to 64 bits first (a copy).
 * argmin, argmax: float16 and the six dtypes above; narrower integers and bool widened first.
@@ -317,6 +322,8 @@ def _state_bytes(op, kin, kout):
     acc = _F32 if kout == _F16 else kout
     if op in ARG_OPS:
         return 32 if kin == _C128 else 16
+    if op == "mul":  # products accumulate in double / complex128 (reduce.hip's ra_prim_red_prod_acc)
+        return 16 if kin.kind == "c" else max(8, acc.itemsize)
     return 8 if op == "nnz" else acc.itemsize
 
 

@@ -674,3 +674,21 @@ def test_sum_and_extremes_every_dtype_2_28(dtype):
     # NumPy's tie-break: the first index of the extreme (about N / 201 ties here)
     assert int(api.argmin(x)) == int(cupy.flatnonzero(x == lo)[0])
     assert int(api.argmax(x)) == int(cupy.flatnonzero(x == hi)[0])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [255, 256, 257, 4095, 4097, 65535, 65537, (1 << 20) + 3, (1 << 22) - 1, (1 << 24) + 5])
+@pytest.mark.parametrize("dtype", ["float32", "complex64"])
+def test_float32_products_of_factors_near_one_are_accurate_at_every_size(n, dtype, rng):
+    # float32 products in a balanced tree drift by about -u/16 per product (-0.7 % at 2^20
+    # factors); accumulated in float64 they stay within a few float32 ulps of the exact product
+    x = 1 + 1e-4 * rng.standard_normal(n)
+    if dtype == "complex64":
+        x = x + 1e-4j * rng.standard_normal(n)
+    x = x.astype(dtype)
+    want = np.prod(wide(x))
+    got = to_host(api.prod(to_device(x)))
+    assert got.dtype == x.dtype
+    assert abs(complex(got) - want) <= 4 * np.finfo(np.float32).eps * abs(want), (complex(got), want)
+    got_nan = to_host(api.nanprod(to_device(np.where(rng.random(n) < 0.01, np.nan, x).astype(dtype))))
+    assert np.isfinite(complex(got_nan))

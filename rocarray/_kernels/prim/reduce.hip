@@ -66,8 +66,20 @@ template <> struct ra_prim_red_cvt<float, ra_half> { static RA_DEVICE float in(r
 template <typename R> struct ra_prim_red_cvt<ra_complex<R>, ra_complex<R> > {
     static RA_DEVICE ra_complex<R> in(ra_complex<R> v) { return v; }
 };
+template <> struct ra_prim_red_cvt<double, ra_half> {
+    static RA_DEVICE double in(ra_half v) { return (double)ra_half_to_float(v); }
+};
 template <typename TOut, typename A> RA_DEVICE TOut ra_prim_red_out(A v) { return (TOut)v; }
 template <> RA_DEVICE ra_half ra_prim_red_out<ra_half, float>(float v) { return ra_float_to_half(v); }
+template <> RA_DEVICE ra_half ra_prim_red_out<ra_half, double>(double v) { return ra_float_to_half((float)v); }
+
+// Accumulator of a product: double for float16 and float32 outputs. A balanced tree of float32
+// products of factors near 1 rounds away the second-order term of each product, which has the same
+// sign whenever both factors lie on the same side of 1: the losses add up (about -u/16 per
+// product, so -0.7 % over 2^20 factors) where a sequential product happens not to show it.
+template <typename T> struct ra_prim_red_prod_acc { typedef typename ra_prim_red_acc<T>::type type; };
+template <> struct ra_prim_red_prod_acc<float> { typedef double type; };
+template <> struct ra_prim_red_prod_acc<ra_half> { typedef double type; };
 template <> RA_DEVICE ra_c64 ra_prim_red_out<ra_c64, ra_c64>(ra_c64 v) { return v; }
 template <> RA_DEVICE ra_c128 ra_prim_red_out<ra_c128, ra_c128>(ra_c128 v) { return v; }
 
@@ -168,7 +180,7 @@ template <typename R, typename TOut> struct ra_prim_red_traits<ra_prim_red_op_ad
     static RA_DEVICE S step(S a, S x, ra_i64 k, ra_u64 aux) { return comb(a, make(x, k, aux), aux); }
 };
 template <typename TIn, typename TOut> struct ra_prim_red_traits<ra_prim_red_op_mul, TIn, TOut> {
-    typedef typename ra_prim_red_acc<TOut>::type S;
+    typedef typename ra_prim_red_prod_acc<TOut>::type S;
     static RA_DEVICE S ident(ra_u64) { return S(1); }
     static RA_DEVICE S make(TIn x, ra_i64, ra_u64 aux) {
         S v = ra_prim_red_cvt<S, TIn>::in(x);
@@ -178,15 +190,19 @@ template <typename TIn, typename TOut> struct ra_prim_red_traits<ra_prim_red_op_
     static RA_DEVICE TOut fin(S v) { return ra_prim_red_out<TOut, S>(v); }
     static RA_DEVICE S step(S a, TIn x, ra_i64 k, ra_u64 aux) { return comb(a, make(x, k, aux), aux); }
 };
+// complex products accumulate in complex128 (as float32 ones in double, above)
 template <typename R, typename TOut> struct ra_prim_red_traits<ra_prim_red_op_mul, ra_complex<R>, TOut> {
-    typedef ra_complex<R> S;
-    static RA_DEVICE S ident(ra_u64) { return ra_make_complex<R>(R(1), R(0)); }
-    static RA_DEVICE S make(S x, ra_i64, ra_u64 aux) {
-        return (aux && ra_prim_red_isnan(x)) ? ra_make_complex<R>(R(1), R(0)) : x;
+    typedef ra_c128 S;
+    static RA_DEVICE S ident(ra_u64) { return ra_make_complex<double>(1.0, 0.0); }
+    static RA_DEVICE S make(ra_complex<R> x, ra_i64, ra_u64 aux) {
+        return (aux && ra_prim_red_isnan(x)) ? ident(aux) : ra_make_complex<double>((double)x.re, (double)x.im);
     }
     static RA_DEVICE S comb(S a, S b, ra_u64) { return a * b; }
-    static RA_DEVICE TOut fin(S v) { return v; }
-    static RA_DEVICE S step(S a, S x, ra_i64 k, ra_u64 aux) { return comb(a, make(x, k, aux), aux); }
+    static RA_DEVICE TOut fin(S v) {
+        typedef decltype(TOut().re) RO;
+        return ra_make_complex<RO>((RO)v.re, (RO)v.im);
+    }
+    static RA_DEVICE S step(S a, ra_complex<R> x, ra_i64 k, ra_u64 aux) { return comb(a, make(x, k, aux), aux); }
 };
 
 // min / max: aux == 0 propagates NaN (numpy.minimum), aux != 0 skips it (numpy.fmin; the identity

@@ -1,0 +1,276 @@
+// rocSOLVER Cholesky family: the small kernels under the blocked drivers of
+// rocarray/rocsolver/_cholesky.py and _trtri.py. Everything O(n^3) of a large matrix runs in rocblas
+// trsm/trmm/syrk/herk; these take one diagonal block (or one small matrix of a batch) per thread block.
+//
+// Column-major as LAPACK: element (i, j) of a matrix is A[i + j * lda], 64-bit offsets. The Python
+// layer has checked every bound, and the order n of a block fits the dynamic shared memory it grants
+// (n * (n + 1) elements) and is at most RA_ROCSOLVER_CHOL_BLOCK.
+//
+// One normal form for both triangles: shared memory holds a LOWER triangular matrix S (ld n + 1).
+// A lower-stored A loads as S(i, k) = A(i, k); an upper-stored A as S(k, i) = conj(A(i, k)), i.e.
+// S = U^H. Then potrf's A = U^H U = S S^H, trtri's inv(U) = inv(S)^H, and lauum's U U^H = S^H S,
+// so every kernel works on a lower S and stores back through the same map.
+//
+//  * ra_rocsolver_potf2: S := chol(S) (S S^H = the input), right-looking, one column per step
+//    (LAPACK's unblocked potf2). A diagonal that is not > 0 (a NaN included) stops the walk:
+//    info := j0 + j + 1 (1-based) if info is still 0. blockIdx.x is the matrix of a strided batch.
+//  * ra_rocsolver_potrs_small: with a factor from potf2, B := inv(S S^H) B for a strided batch;
+//    a thread solves one right-hand side (forward, then backward substitution) in global memory
+//    while the factor is read from shared memory (the same address across a warp: a broadcast).
+//  * ra_rocsolver_trti2: S := inv(S) in place, columns from the last (LAPACK's trti2, lower);
+//    UNIT: the diagonal is taken as 1 and never read or written.
+//  * ra_rocsolver_lauu2: S := S^H S (lower triangle of the Hermitian product), row by row from
+//    the top: row i of the product reads only rows >= i of S, so rows above may be overwritten.
+//  * ra_rocsolver_zero_diag: info := 1 + the first i with A(i, i) == 0, or 0; a strided batch.
+
+#define RA_ROCSOLVER_CHOL_BLOCK 256
+
+// flags (mirrored in rocarray/rocsolver/_cholesky_kernels.py)
+#define RA_ROCSOLVER_CHOL_UPPER 0x01   // A stores its upper triangle
+#define RA_ROCSOLVER_CHOL_UNIT 0x02    // trti2: unit diagonal
+
+extern __shared__ ra_c128 ra_rocsolver_chol_smem[];
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+// ---------------------------------------------------------------------------------------------
+
+RA_DEVICE float ra_rsc_conj(float a) { return a; }
+RA_DEVICE double ra_rsc_conj(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rsc_conj(ra_complex<R> a) { return ra_conj(a); }
+
+RA_DEVICE float ra_rsc_re(float a) { return a; }
+RA_DEVICE double ra_rsc_re(double a) { return a; }
+template <typename R> RA_DEVICE R ra_rsc_re(ra_complex<R> a) { return a.re; }
+
+template <typename T> struct ra_rsc_make {
+    static RA_DEVICE T real(T r) { return r; }
+};
+template <typename R> struct ra_rsc_make<ra_complex<R> > {
+    static RA_DEVICE ra_complex<R> real(R r) { return ra_make_complex<R>(r, R(0)); }
+};
+
+// c - a * b
+RA_DEVICE float ra_rsc_msub(float a, float b, float c) { return ra_fma(-a, b, c); }
+RA_DEVICE double ra_rsc_msub(double a, double b, double c) { return ra_fma(-a, b, c); }
+template <typename R> RA_DEVICE ra_complex<R> ra_rsc_msub(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(-a.re, b.re, ra_fma(a.im, b.im, c.re)),
+                              ra_fma(-a.re, b.im, ra_fma(-a.im, b.re, c.im)));
+}
+
+// a * b + c
+RA_DEVICE float ra_rsc_madd(float a, float b, float c) { return ra_fma(a, b, c); }
+RA_DEVICE double ra_rsc_madd(double a, double b, double c) { return ra_fma(a, b, c); }
+template <typename R> RA_DEVICE ra_complex<R> ra_rsc_madd(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(a.re, b.re, ra_fma(-a.im, b.im, c.re)),
+                              ra_fma(a.re, b.im, ra_fma(a.im, b.re, c.im)));
+}
+
+// a * s for a real s
+RA_DEVICE float ra_rsc_scale(float a, float s) { return a * s; }
+RA_DEVICE double ra_rsc_scale(double a, double s) { return a * s; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rsc_scale(ra_complex<R> a, R s) { return s * a; }
+
+// 1 / b; complex by Smith's algorithm
+RA_DEVICE float ra_rsc_recip(float b) { return 1.0f / b; }
+RA_DEVICE double ra_rsc_recip(double b) { return 1.0 / b; }
+template <typename R> RA_DEVICE ra_complex<R> ra_rsc_recip(ra_complex<R> b) {
+    if (ra_abs(b.re) >= ra_abs(b.im)) {
+        const R r = b.im / b.re, d = b.re + b.im * r;
+        return ra_make_complex<R>(R(1) / d, -r / d);
+    }
+    const R r = b.re / b.im, d = b.im + b.re * r;
+    return ra_make_complex<R>(r / d, R(-1) / d);
+}
+
+RA_DEVICE bool ra_rsc_is_zero(float a) { return a == 0.0f; }
+RA_DEVICE bool ra_rsc_is_zero(double a) { return a == 0.0; }
+template <typename R> RA_DEVICE bool ra_rsc_is_zero(ra_complex<R> a) { return a.re == R(0) && a.im == R(0); }
+
+// Threads as a grid of RA_WARP_SIZE rows by RA_ROCSOLVER_CHOL_COLS columns: a warp takes
+// consecutive rows of one column (coalesced in global memory, consecutive in shared memory).
+#define RA_ROCSOLVER_CHOL_COLS (RA_ROCSOLVER_CHOL_BLOCK / RA_WARP_SIZE)
+
+// The stored triangle of the n x n matrix a into the lower S (see the top of the file). Without
+// `diag` the diagonal is neither read nor written.
+template <typename T>
+RA_DEVICE void ra_rsc_load(int n, const T* __restrict__ a, ra_i64 lda, bool upper, bool diag, T* S, int ld) {
+    const int tr = (int)threadIdx.x % RA_WARP_SIZE, tc = (int)threadIdx.x / RA_WARP_SIZE;
+    for (int c = tc; c < n; c += RA_ROCSOLVER_CHOL_COLS) {
+        for (int r = tr; r < n; r += RA_WARP_SIZE) {
+            if (upper ? (r < c || (diag && r == c)) : (r > c || (diag && r == c))) {
+                const T v = a[r + (ra_i64)c * lda];
+                if (upper) S[c + r * ld] = ra_rsc_conj(v);
+                else S[r + c * ld] = v;
+            }
+        }
+    }
+}
+
+// The lower S back into the stored triangle of a (the inverse map of ra_rsc_load).
+template <typename T>
+RA_DEVICE void ra_rsc_store(int n, T* __restrict__ a, ra_i64 lda, bool upper, bool diag, const T* S, int ld) {
+    const int tr = (int)threadIdx.x % RA_WARP_SIZE, tc = (int)threadIdx.x / RA_WARP_SIZE;
+    for (int c = tc; c < n; c += RA_ROCSOLVER_CHOL_COLS) {
+        for (int r = tr; r < n; r += RA_WARP_SIZE) {
+            if (upper ? (r < c || (diag && r == c)) : (r > c || (diag && r == c)))
+                a[r + (ra_i64)c * lda] = upper ? ra_rsc_conj(S[c + r * ld]) : S[r + c * ld];
+        }
+    }
+}
+
+// S := chol(S), lower, in shared memory; returns 0 or the 1-based failing column (uniform).
+template <typename T>
+RA_DEVICE int ra_rsc_factor(int n, T* S, int ld) {
+    typedef typename ra_real_of<T>::type R;
+    __shared__ R s_inv;
+    __shared__ int s_fail;
+    const int t = (int)threadIdx.x;
+    const int tr = t % RA_WARP_SIZE, tc = t / RA_WARP_SIZE;
+    if (t == 0) s_fail = 0;
+    __syncthreads();
+    for (int j = 0; j < n; ++j) {
+        if (t == 0) {
+            const R d = ra_rsc_re(S[j + j * ld]);
+            if (d > R(0)) {  // false for a NaN
+                const R s = ra_sqrt(d);
+                S[j + j * ld] = ra_rsc_make<T>::real(s);
+                s_inv = R(1) / s;
+            } else {
+                s_fail = j + 1;
+            }
+        }
+        __syncthreads();
+        if (s_fail != 0) break;  // uniform: read by every thread after the barrier
+        const R inv = s_inv;
+        for (int i = j + 1 + t; i < n; i += RA_ROCSOLVER_CHOL_BLOCK) S[i + j * ld] = ra_rsc_scale(S[i + j * ld], inv);
+        __syncthreads();
+        // trailing lower triangle: S(i, k) -= S(i, j) conj(S(k, j)) for j < k <= i
+        for (int k = j + 1 + tc; k < n; k += RA_ROCSOLVER_CHOL_COLS) {
+            const T skj = ra_rsc_conj(S[k + j * ld]);
+            for (int i = k + tr; i < n; i += RA_WARP_SIZE) S[i + k * ld] = ra_rsc_msub(S[i + j * ld], skj, S[i + k * ld]);
+        }
+        __syncthreads();
+    }
+    const int fail = s_fail;
+    __syncthreads();  // s_fail read by all before a later call could reset it
+    return fail;
+}
+
+// ---------------------------------------------------------------------------------------------
+// kernels
+// ---------------------------------------------------------------------------------------------
+
+// Cholesky of matrix blockIdx.x (A + blockIdx.x * stride), order n, in place; info[blockIdx.x]
+// := j0 + the failing column if it is 0 (the caller zeroes info before the first step).
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_CHOL_BLOCK)
+ra_rocsolver_potf2(ra_i64 n64, T* __restrict__ A, ra_i64 lda, ra_i64 stride, int* __restrict__ info, ra_i64 j0,
+                   int flags) {
+    T* S = reinterpret_cast<T*>(ra_rocsolver_chol_smem);
+    const int n = (int)n64, ld = n + 1;
+    const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
+    T* a = A + (ra_i64)blockIdx.x * stride;
+    ra_rsc_load(n, a, lda, upper, true, S, ld);
+    __syncthreads();
+    const int fail = ra_rsc_factor(n, S, ld);
+    ra_rsc_store(n, a, lda, upper, true, S, ld);
+    if (threadIdx.x == 0 && fail != 0 && info[blockIdx.x] == 0) info[blockIdx.x] = (int)(j0 + fail);
+}
+
+// B := inv(A) B for matrix blockIdx.x of a strided batch, A holding potf2's factor of order n;
+// nrhs columns of B, one per thread.
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_CHOL_BLOCK)
+ra_rocsolver_potrs_small(ra_i64 n64, ra_i64 nrhs, const T* __restrict__ A, ra_i64 lda, ra_i64 stride_a,
+                         T* __restrict__ B, ra_i64 ldb, ra_i64 stride_b, int flags) {
+    typedef typename ra_real_of<T>::type R;
+    T* S = reinterpret_cast<T*>(ra_rocsolver_chol_smem);
+    const int n = (int)n64, ld = n + 1;
+    const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
+    ra_rsc_load(n, A + (ra_i64)blockIdx.x * stride_a, lda, upper, true, S, ld);
+    __syncthreads();
+    T* b0 = B + (ra_i64)blockIdx.x * stride_b;
+    for (ra_i64 c = threadIdx.x; c < nrhs; c += RA_ROCSOLVER_CHOL_BLOCK) {
+        T* x = b0 + c * ldb;
+        for (int i = 0; i < n; ++i) {  // S y = b
+            T s = x[i];
+            for (int k = 0; k < i; ++k) s = ra_rsc_msub(S[i + k * ld], x[k], s);
+            x[i] = ra_rsc_scale(s, R(1) / ra_rsc_re(S[i + i * ld]));
+        }
+        for (int i = n - 1; i >= 0; --i) {  // S^H x = y
+            T s = x[i];
+            for (int k = i + 1; k < n; ++k) s = ra_rsc_msub(ra_rsc_conj(S[k + i * ld]), x[k], s);
+            x[i] = ra_rsc_scale(s, R(1) / ra_rsc_re(S[i + i * ld]));
+        }
+    }
+}
+
+// A := inv(A) for one triangular block of order n (no test for a zero diagonal: zero_diag's job).
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_CHOL_BLOCK)
+ra_rocsolver_trti2(ra_i64 n64, T* __restrict__ A, ra_i64 lda, int flags) {
+    T* S = reinterpret_cast<T*>(ra_rocsolver_chol_smem);
+    const int n = (int)n64, ld = n + 1;
+    T* xs = S + n * ld;  // the column being replaced (n elements after S)
+    const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
+    const bool unit = (flags & RA_ROCSOLVER_CHOL_UNIT) != 0;
+    const int t = (int)threadIdx.x;
+    const T zero = ra_traits<T>::zero();
+    ra_rsc_load(n, A, lda, upper, !unit, S, ld);
+    __syncthreads();
+    for (int j = n - 1; j >= 0; --j) {
+        // S(j+1:n, j) := -S(j, j)^{-1} inv(S)(j+1:n, j+1:n) S(j+1:n, j), columns > j already inverted
+        if (t == 0 && !unit) S[j + j * ld] = ra_rsc_recip(S[j + j * ld]);
+        for (int i = j + 1 + t; i < n; i += RA_ROCSOLVER_CHOL_BLOCK) xs[i] = S[i + j * ld];
+        __syncthreads();
+        const T ajj = unit ? ra_rsc_make<T>::real(-1) : zero - S[j + j * ld];
+        for (int i = j + 1 + t; i < n; i += RA_ROCSOLVER_CHOL_BLOCK) {
+            T s = unit ? xs[i] : S[i + i * ld] * xs[i];
+            for (int k = j + 1; k < i; ++k) s = ra_rsc_madd(S[i + k * ld], xs[k], s);
+            S[i + j * ld] = ajj * s;
+        }
+        __syncthreads();
+    }
+    ra_rsc_store(n, A, lda, upper, !unit, S, ld);
+}
+
+// A := U U^H (upper) or L^H L (lower), the stored triangle of the product, one block of order n
+// (n <= RA_ROCSOLVER_CHOL_BLOCK: a thread per column of a row).
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_CHOL_BLOCK)
+ra_rocsolver_lauu2(ra_i64 n64, T* __restrict__ A, ra_i64 lda, int flags) {
+    T* S = reinterpret_cast<T*>(ra_rocsolver_chol_smem);
+    const int n = (int)n64, ld = n + 1;
+    const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
+    const int k = (int)threadIdx.x;
+    ra_rsc_load(n, A, lda, upper, true, S, ld);
+    __syncthreads();
+    for (int i = 0; i < n; ++i) {
+        // (S^H S)(i, k) = sum_{p >= i} conj(S(p, i)) S(p, k), k <= i
+        T s = ra_traits<T>::zero();
+        if (k <= i)
+            for (int p = i; p < n; ++p) s = ra_rsc_madd(ra_rsc_conj(S[p + i * ld]), S[p + k * ld], s);
+        __syncthreads();
+        if (k <= i) S[i + k * ld] = k == i ? ra_rsc_make<T>::real(ra_rsc_re(s)) : s;
+        __syncthreads();
+    }
+    ra_rsc_store(n, A, lda, upper, true, S, ld);
+}
+
+// info[b] := 1 + the first i with A_b(i, i) == 0 (A_b = A + b * stride), else 0.
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_CHOL_BLOCK)
+ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 stride, int* __restrict__ info) {
+    __shared__ int scratch[RA_ROCSOLVER_CHOL_BLOCK / RA_WARP_SIZE];
+    const T* a = A + (ra_i64)blockIdx.x * stride;
+    int first = 0x7fffffff;
+    for (ra_i64 i = threadIdx.x; i < n; i += RA_ROCSOLVER_CHOL_BLOCK) {
+        if (ra_rsc_is_zero(a[i + i * lda])) {
+            first = (int)i;
+            break;  // the thread's later indices are larger
+        }
+    }
+    first = ra_block_reduce<RA_ROCSOLVER_CHOL_BLOCK>(first, ra_op_min(), scratch);
+    if (threadIdx.x == 0) info[blockIdx.x] = first == 0x7fffffff ? 0 : first + 1;
+}

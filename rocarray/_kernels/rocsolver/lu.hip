@@ -1,0 +1,336 @@
+// rocsolver LU: the few kernels the blocked and batched LU drivers need
+// (rocarray/rocsolver/_lu.py; everything O(n^3) of a large matrix runs in rocblas gemm/trsm).
+//
+// Column-major: element (i, j) of a matrix is X[i + j * ld], 64-bit offsets. Matrix b of a batch
+// starts strideA elements after matrix b - 1 (its pivots strideP after, its info one after); the
+// batch index is blockIdx.x (getf2, getrs_small, diag_zero) or blockIdx.y (laswp). The Python
+// layer has checked every bound and handles the quick returns.
+//
+//  * ra_rocsolver_getf2: unblocked LU with partial pivoting (LAPACK's getf2) of one m x n matrix
+//    per block: the whole matrix of a small batched problem, or one tall panel of the recursive
+//    blocked LU. Column j: the pivot row p is the first row of largest |re| + |im| among rows
+//    j..m-1 (a block reduction of (value, row) pairs, ties to the lower row); ipiv[j] =
+//    offset + p + 1; rows j and p are swapped in the block's n columns; a zero pivot records
+//    info = offset + j + 1 when info is still 0 and leaves the column unscaled (its entries below
+//    are zero as well), as LAPACK does; otherwise the rows below are divided by the pivot and
+//    the trailing columns get the rank-1 update. The update spreads the block over rows and, when
+//    the matrix has fewer rows than threads, over columns too; the threads that update column
+//    j + 1 keep their rows' candidates for the next pivot on the way, so each column costs four
+//    barriers (two in the pivot reduction, one after the swap, one after the scaling). A thread
+//    takes ROWS of its rows at once so that their loads are in flight together (a tall panel
+//    streams from L2). STAGE copies the matrix to shared memory (ld = m) first and back at the
+//    end; otherwise it works in global memory (visible within the block across barriers).
+//  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
+//    rows k and ipiv[k] - 1 swapped, one thread per column.
+//  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
+//    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
+//    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
+//    2 U^H L^H (pivots applied after, in reverse). STAGE holds A and B in shared memory.
+//  * ra_rocsolver_diag_zero: info = the first i (1-based) with U(i, i) == 0, else 0; one thread
+//    per matrix (getri's singularity test).
+
+#define RA_ROCSOLVER_LU_MAX_BLOCK 1024
+#define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
+#define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
+
+template <typename T> struct ra_lu_real { typedef T type; };
+template <typename R> struct ra_lu_real<ra_complex<R> > { typedef R type; };
+
+RA_DEVICE float ra_lu_abs1(float a) { return ra_abs(a); }
+RA_DEVICE double ra_lu_abs1(double a) { return ra_abs(a); }
+template <typename R> RA_DEVICE R ra_lu_abs1(ra_complex<R> a) { return ra_abs(a.re) + ra_abs(a.im); }
+
+RA_DEVICE bool ra_lu_is_zero(float a) { return a == 0.0f; }
+RA_DEVICE bool ra_lu_is_zero(double a) { return a == 0.0; }
+template <typename R> RA_DEVICE bool ra_lu_is_zero(ra_complex<R> a) { return a.re == R(0) && a.im == R(0); }
+
+RA_DEVICE float ra_lu_conj(float a) { return a; }
+RA_DEVICE double ra_lu_conj(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_lu_conj(ra_complex<R> a) { return ra_conj(a); }
+
+// c - a * b
+RA_DEVICE float ra_lu_fms(float a, float b, float c) { return ra_fma(-a, b, c); }
+RA_DEVICE double ra_lu_fms(double a, double b, double c) { return ra_fma(-a, b, c); }
+template <typename R> RA_DEVICE ra_complex<R> ra_lu_fms(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(-a.re, b.re, ra_fma(a.im, b.im, c.re)),
+                              ra_fma(-a.re, b.im, ra_fma(-a.im, b.re, c.im)));
+}
+
+// a / b; complex by Smith's algorithm (no overflow for moderate magnitudes)
+RA_DEVICE float ra_lu_div(float a, float b) { return a / b; }
+RA_DEVICE double ra_lu_div(double a, double b) { return a / b; }
+template <typename R> RA_DEVICE ra_complex<R> ra_lu_div(ra_complex<R> a, ra_complex<R> b) {
+    if (ra_abs(b.re) >= ra_abs(b.im)) {
+        const R r = b.im / b.re, d = b.re + b.im * r;
+        return ra_make_complex<R>((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+    }
+    const R r = b.re / b.im, d = b.im + b.re * r;
+    return ra_make_complex<R>((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+}
+
+// (v, i) := the better of (v, i) and (v2, i2): larger value, then lower row; NaN never wins
+template <typename R> RA_DEVICE void ra_lu_better(R& v, int& i, R v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) {
+        v = v2;
+        i = i2;
+    }
+}
+
+// The block's best (value, row); every thread returns it. Starts and ends with a barrier's
+// worth of ordering: the scratch slots are reused on the next call only after its barriers.
+template <typename R> RA_DEVICE int ra_lu_block_argmax(R v, int i, R* sv, int* si, int* result) {
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) ra_lu_better(v, i, ra_shfl_xor(v, m), ra_shfl_xor(i, m));
+    const int warps = (int)(blockDim.x / RA_WARP_SIZE);
+    if (ra_lane_id() == 0) {
+        sv[ra_warp_id()] = v;
+        si[ra_warp_id()] = i;
+    }
+    __syncthreads();
+    if (ra_warp_id() == 0) {
+        const int lane = ra_lane_id();
+        v = lane < warps ? sv[lane] : R(-1);
+        i = lane < warps ? si[lane] : RA_ROCSOLVER_LU_NO_ROW;
+#pragma unroll
+        for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) ra_lu_better(v, i, ra_shfl_xor(v, m), ra_shfl_xor(i, m));
+        if (lane == 0) *result = i;
+    }
+    __syncthreads();
+    return *result;
+}
+
+template <typename T> RA_DEVICE T* ra_lu_shared() {
+    extern __shared__ ra_u64 ra_lu_smem[];
+    return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_lu_smem)));
+}
+
+// dst (rows x cols, ld ldd) := src (ld lds), the block's threads over the elements
+template <typename T>
+RA_DEVICE void ra_lu_copy(ra_i64 rows, ra_i64 cols, const T* src, ra_i64 lds, T* dst, ra_i64 ldd) {
+    const ra_i64 total = rows * cols;
+    for (ra_i64 e = threadIdx.x; e < total; e += blockDim.x) {
+        const ra_i64 c = e / rows, r = e - c * rows;
+        dst[r + c * ldd] = src[r + c * lds];
+    }
+}
+
+template <typename T, bool STAGE>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, int* __restrict__ ipiv, ra_i64 strideP,
+    int* __restrict__ info, ra_i64 offset) {
+    typedef typename ra_lu_real<T>::type R;
+    __shared__ R sv[RA_ROCSOLVER_LU_MAX_BLOCK / RA_WARP_SIZE];
+    __shared__ int si[RA_ROCSOLVER_LU_MAX_BLOCK / RA_WARP_SIZE];
+    __shared__ int spiv;
+    const ra_i64 b = blockIdx.x;
+    A += b * strideA;
+    ipiv += b * strideP;
+    info += b;
+    T* W = A;
+    ra_i64 ldw = lda;
+    if (STAGE) {
+        W = ra_lu_shared<T>();
+        ldw = m;
+        ra_lu_copy(m, n, A, lda, W, ldw);
+        __syncthreads();
+    }
+    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    const ra_i64 k = m < n ? m : n;
+    // the update's thread layout: RT row lanes (all rows, rounded up to whole warps, or the
+    // whole block) by CT column lanes; threads past RT * CT only join the barriers
+    const ra_i64 rows_up = ((m + RA_WARP_SIZE - 1) / RA_WARP_SIZE) * RA_WARP_SIZE;
+    const ra_i64 RT = rows_up < nt ? rows_up : nt, CT = nt / RT;
+    const ra_i64 tx = tid % RT, ty = tid / RT;
+    // within the 64 registers a thread of a 1024-thread block has
+    constexpr int ROWS = sizeof(T) > 8 ? RA_ROCSOLVER_LU_ROWS / 2 : RA_ROCSOLVER_LU_ROWS;
+    R bv = R(-1);
+    int bi = RA_ROCSOLVER_LU_NO_ROW;
+    for (ra_i64 i = tid; i < m; i += nt) ra_lu_better(bv, bi, ra_lu_abs1(W[i]), (int)i);
+    for (ra_i64 j = 0; j < k; ++j) {
+        int p = ra_lu_block_argmax(bv, bi, sv, si, &spiv);
+        if (p == RA_ROCSOLVER_LU_NO_ROW) p = (int)j;  // only NaN in the column: keep the row
+        if (tid == 0) ipiv[j] = (int)(offset + p + 1);
+        if (p != j) {
+            for (ra_i64 c = tid; c < n; c += nt) {
+                const T t = W[j + c * ldw];
+                W[j + c * ldw] = W[p + c * ldw];
+                W[p + c * ldw] = t;
+            }
+        }
+        __syncthreads();
+        const T piv = W[j + j * ldw];
+        const bool zero = ra_lu_is_zero(piv);
+        if (tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
+        if (!zero) {
+            for (ra_i64 i = j + 1 + tid; i < m; i += nt) W[i + j * ldw] = ra_lu_div(W[i + j * ldw], piv);
+        }
+        __syncthreads();
+        bv = R(-1);
+        bi = RA_ROCSOLVER_LU_NO_ROW;
+        if (ty < CT) {
+            // ROWS rows at a time, their loads issued together (independent of the stores)
+            for (ra_i64 i0 = j + 1 + tx; i0 < m; i0 += RT * ROWS) {
+                T l[ROWS];
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) {
+                    const ra_i64 i = i0 + r * RT;
+                    l[r] = i < m ? W[i + j * ldw] : T();
+                }
+                if (!zero) {
+                    for (ra_i64 c = j + 1 + ty; c < n; c += CT) {
+                        const T u = W[j + c * ldw];
+                        T v[ROWS];
+#pragma unroll
+                        for (int r = 0; r < ROWS; ++r) {
+                            const ra_i64 i = i0 + r * RT;
+                            v[r] = i < m ? W[i + c * ldw] : T();
+                        }
+#pragma unroll
+                        for (int r = 0; r < ROWS; ++r) {
+                            const ra_i64 i = i0 + r * RT;
+                            if (i < m) W[i + c * ldw] = ra_lu_fms(l[r], u, v[r]);
+                        }
+                    }
+                }
+                // column j + 1 is this thread's own first column when ty == 0
+                if (ty == 0 && j + 1 < n) {
+#pragma unroll
+                    for (int r = 0; r < ROWS; ++r) {
+                        const ra_i64 i = i0 + r * RT;
+                        if (i < m) ra_lu_better(bv, bi, ra_lu_abs1(W[i + (j + 1) * ldw]), (int)i);
+                    }
+                }
+            }
+        }
+    }
+    if (STAGE) {
+        __syncthreads();
+        ra_lu_copy(m, n, W, ldw, A, lda);
+    }
+}
+
+template <typename T>
+__global__ void ra_rocsolver_laswp(ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2,
+                                   const int* __restrict__ ipiv, ra_i64 strideP, int reverse) {
+    const ra_i64 c = (ra_i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= n) return;
+    const ra_i64 b = blockIdx.y;
+    T* col = A + b * strideA + c * lda;
+    ipiv += b * strideP;
+    for (ra_i64 s = 0; s < k2 - k1; ++s) {
+        const ra_i64 kk = reverse ? k2 - 1 - s : k1 + s;
+        const ra_i64 p = (ra_i64)ipiv[kk] - 1;
+        if (p != kk) {
+            const T t = col[kk];
+            col[kk] = col[p];
+            col[p] = t;
+        }
+    }
+}
+
+// element (i, k) of op(A) for the substitutions: A(i, k), A(k, i) or conj(A(k, i))
+template <typename T> RA_DEVICE T ra_lu_op(const T* A, ra_i64 ld, ra_i64 i, ra_i64 k, int trans) {
+    if (trans == 0) return A[i + k * ld];
+    const T a = A[k + i * ld];
+    return trans == 2 ? ra_lu_conj(a) : a;
+}
+
+// rows k = 0 .. n-1 of B swapped with rows ipiv[k] - 1, forward or in reverse; threads over columns
+template <typename T>
+RA_DEVICE void ra_lu_pivot_rows(ra_i64 n, ra_i64 nrhs, const int* ipiv, T* B, ra_i64 ldb, bool reverse) {
+    for (ra_i64 r = threadIdx.x; r < nrhs; r += blockDim.x) {
+        T* col = B + r * ldb;
+        for (ra_i64 s = 0; s < n; ++s) {
+            const ra_i64 kk = reverse ? n - 1 - s : s;
+            const ra_i64 p = (ra_i64)ipiv[kk] - 1;
+            if (p != kk) {
+                const T t = col[kk];
+                col[kk] = col[p];
+                col[p] = t;
+            }
+        }
+    }
+}
+
+// Solve M X = B in place, M = op(A) restricted to one triangle: lower (forward) or upper
+// (backward), unit or not. Step k subtracts M(i, k) x_k from the rows still open; the owner of
+// the next row divides it by the diagonal in the same pass, so each step is one barrier.
+template <typename T>
+RA_DEVICE void ra_lu_substitute(ra_i64 n, ra_i64 nrhs, const T* A, ra_i64 lda, int trans, bool lower, bool unit,
+                                T* B, ra_i64 ldb) {
+    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    const ra_i64 first = lower ? 0 : n - 1;
+    if (!unit) {
+        const T d = ra_lu_op(A, lda, first, first, trans);
+        for (ra_i64 r = tid; r < nrhs; r += nt) B[first + r * ldb] = ra_lu_div(B[first + r * ldb], d);
+    }
+    __syncthreads();
+    for (ra_i64 s = 0; s + 1 < n; ++s) {
+        const ra_i64 k = lower ? s : n - 1 - s;
+        const ra_i64 open = n - 1 - s;               // rows below (lower) or above (upper) row k
+        const ra_i64 next = lower ? k + 1 : k - 1;   // the row finished by this step
+        const ra_i64 base = lower ? k + 1 : 0;
+        const T dnext = unit ? T() : ra_lu_op(A, lda, next, next, trans);
+        for (ra_i64 e = tid; e < open * nrhs; e += nt) {
+            const ra_i64 r = e / open, i = base + (e - r * open);
+            T v = ra_lu_fms(ra_lu_op(A, lda, i, k, trans), B[k + r * ldb], B[i + r * ldb]);
+            if (!unit && i == next) v = ra_lu_div(v, dnext);
+            B[i + r * ldb] = v;
+        }
+        __syncthreads();
+    }
+}
+
+template <typename T, bool STAGE>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getrs_small(
+    ra_i64 n, ra_i64 nrhs, const T* __restrict__ A, ra_i64 lda, ra_i64 strideA, const int* __restrict__ ipiv,
+    ra_i64 strideP, T* __restrict__ B, ra_i64 ldb, ra_i64 strideB, int trans) {
+    const ra_i64 b = blockIdx.x;
+    A += b * strideA;
+    ipiv += b * strideP;
+    B += b * strideB;
+    const T* M = A;
+    ra_i64 ldm = lda;
+    T* X = B;
+    ra_i64 ldx = ldb;
+    if (STAGE) {
+        T* s = ra_lu_shared<T>();
+        ra_lu_copy(n, n, A, lda, s, n);
+        ra_lu_copy(n, nrhs, B, ldb, s + n * n, n);
+        M = s;
+        ldm = n;
+        X = s + n * n;
+        ldx = n;
+        __syncthreads();
+    }
+    if (trans == 0) {
+        ra_lu_pivot_rows(n, nrhs, ipiv, X, ldx, false);
+        __syncthreads();
+        ra_lu_substitute(n, nrhs, M, ldm, 0, true, true, X, ldx);     // L (unit lower)
+        ra_lu_substitute(n, nrhs, M, ldm, 0, false, false, X, ldx);   // U
+    } else {
+        ra_lu_substitute(n, nrhs, M, ldm, trans, true, false, X, ldx);  // op(U), lower
+        ra_lu_substitute(n, nrhs, M, ldm, trans, false, true, X, ldx);  // op(L), unit upper
+        ra_lu_pivot_rows(n, nrhs, ipiv, X, ldx, true);
+    }
+    if (STAGE) {
+        __syncthreads();
+        ra_lu_copy(n, nrhs, X, ldx, B, ldb);
+    }
+}
+
+template <typename T>
+__global__ void ra_rocsolver_diag_zero(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 strideA,
+                                       int* __restrict__ info, ra_i64 batch) {
+    const ra_i64 b = (ra_i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= batch) return;
+    const T* a = A + b * strideA;
+    int found = 0;
+    for (ra_i64 i = 0; i < n; ++i) {
+        if (ra_lu_is_zero(a[i + i * lda])) {
+            found = (int)(i + 1);
+            break;
+        }
+    }
+    info[b] = found;
+}

@@ -1,0 +1,274 @@
+// rocsolver Householder QR: the small kernels of geqrf, orgqr/ungqr, ormqr/unmqr and gels. The
+// blocked algorithms around them run on rocblas gemm (rocarray/rocsolver/_qr_blocked.py).
+//
+// Column-major: element (i, j) of a matrix is X[i + j * ld], 64-bit offsets; matrix b of a strided
+// batch starts at X + b * stride. The Python layer has checked every bound and skips empty work.
+//
+// LAPACK's conventions (xLARFG, xGEQR2, xLARFT): a reflector is H = I - tau v v^H with v(0) = 1
+// implicit; geqrf applies H^H = I - conj(tau) v v^H from the left, so A = H_0 H_1 ... R.
+//
+//  * ra_rocsolver_geqr2<T, BLOCK>: unblocked QR of one m x n matrix per block (the panels of the
+//    blocked geqrf and the whole small matrices of geqrf_strided_batched). For each column k:
+//    the block reduces ||A(k+1:m, k)||^2, thread 0 forms beta, tau and the scale 1 / (alpha - beta)
+//    (xLARFG without its rescaling of tiny norms), the column below the diagonal is scaled into v,
+//    then the columns right of k are updated CHUNK at a time (16; complex128: 8): every thread
+//    forms partial dots v^H A(:, j) over its rows for all the chunk's columns, warps reduce them,
+//    and after one barrier every thread applies A(i, j) -= v(i) conj(tau) (v^H A(:, j)) to its rows.
+//  * ra_rocsolver_qr_copy_v: the unit lower trapezoid of an rows x cols panel (the reflectors:
+//    ones on the diagonal, zeros above) written as an explicit matrix V, so that the block
+//    reflector's products are plain gemms.
+//  * ra_rocsolver_qr_set_identity: A(r, c) := (r == c + d) on rows x cols (orgqr's start).
+//  * ra_rocsolver_larft: the upper triangular T of the compact WY form H_0 ... H_{k-1} =
+//    I - V T V^H from S = V^H V and tau (xLARFT, forward, columnwise):
+//    T(i, i) = tau(i), T(0:i, i) = -tau(i) T(0:i, 0:i) S(0:i, i). Thread r owns row r of T: row r
+//    of column i needs only entries of row r in earlier columns, so no barrier is needed. Zeros
+//    below the diagonal (T is used as a full square by gemm).
+//  * ra_rocsolver_qr_conj_transpose: Y(c, r) := conj(X(r, c)) (gels on A^H).
+//  * ra_rocsolver_qr_diag_info: info(b) := the first 1-based i with R(i, i) == 0, else 0.
+
+#define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
+#define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
+
+// ---------------------------------------------------------------------------------------------
+// scalar helpers for float, double, ra_c64, ra_c128
+// ---------------------------------------------------------------------------------------------
+
+RA_DEVICE float ra_qr_conj(float a) { return a; }
+RA_DEVICE double ra_qr_conj(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_qr_conj(ra_complex<R> a) { return ra_conj(a); }
+
+RA_DEVICE float ra_qr_abs2(float a) { return a * a; }
+RA_DEVICE double ra_qr_abs2(double a) { return a * a; }
+template <typename R> RA_DEVICE R ra_qr_abs2(ra_complex<R> a) { return a.re * a.re + a.im * a.im; }
+
+RA_DEVICE float ra_qr_re(float a) { return a; }
+RA_DEVICE double ra_qr_re(double a) { return a; }
+template <typename R> RA_DEVICE R ra_qr_re(ra_complex<R> a) { return a.re; }
+
+RA_DEVICE float ra_qr_im(float) { return 0.0f; }
+RA_DEVICE double ra_qr_im(double) { return 0.0; }
+template <typename R> RA_DEVICE R ra_qr_im(ra_complex<R> a) { return a.im; }
+
+// The element (re, im); the imaginary part is dropped for real T (it is zero there).
+template <typename T> struct ra_qr_make;
+template <> struct ra_qr_make<float> {
+    static RA_DEVICE float of(float re, float) { return re; }
+};
+template <> struct ra_qr_make<double> {
+    static RA_DEVICE double of(double re, double) { return re; }
+};
+template <typename R> struct ra_qr_make<ra_complex<R> > {
+    static RA_DEVICE ra_complex<R> of(R re, R im) { return ra_make_complex<R>(re, im); }
+};
+
+// a * b + c
+RA_DEVICE float ra_qr_madd(float a, float b, float c) { return ra_fma(a, b, c); }
+RA_DEVICE double ra_qr_madd(double a, double b, double c) { return ra_fma(a, b, c); }
+template <typename R> RA_DEVICE ra_complex<R> ra_qr_madd(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(a.re, b.re, ra_fma(-a.im, b.im, c.re)),
+                              ra_fma(a.re, b.im, ra_fma(a.im, b.re, c.im)));
+}
+
+// 1 / b; complex by Smith's algorithm (no overflow for moderate magnitudes)
+RA_DEVICE float ra_qr_recip(float b) { return 1.0f / b; }
+RA_DEVICE double ra_qr_recip(double b) { return 1.0 / b; }
+template <typename R> RA_DEVICE ra_complex<R> ra_qr_recip(ra_complex<R> b) {
+    if (ra_abs(b.re) >= ra_abs(b.im)) {
+        const R r = b.im / b.re, d = b.re + b.im * r;
+        return ra_make_complex<R>(R(1) / d, -r / d);
+    }
+    const R r = b.re / b.im, d = b.im + b.re * r;
+    return ra_make_complex<R>(r / d, R(-1) / d);
+}
+
+// ---------------------------------------------------------------------------------------------
+// geqr2: one matrix per block
+// ---------------------------------------------------------------------------------------------
+
+// columns per dot/update round: each thread keeps one partial dot per column in registers
+template <typename T> struct ra_qr_chunk {
+    static constexpr int value = RA_ROCSOLVER_QR_CHUNK;
+};
+template <> struct ra_qr_chunk<ra_c128> {
+    static constexpr int value = RA_ROCSOLVER_QR_CHUNK / 2;
+};
+
+template <typename T, int BLOCK>
+RA_DEVICE void ra_rocsolver_geqr2_one(ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau) {
+    typedef typename ra_real_of<T>::type R;
+    typedef ra_qr_make<T> make;
+    constexpr int WARPS = BLOCK / RA_WARP_SIZE;
+    constexpr int CH = ra_qr_chunk<T>::value;
+    static_assert(BLOCK >= CH, "the first CH threads combine the warps' partial dots");
+    __shared__ R s_red[WARPS];
+    __shared__ T s_part[WARPS * CH];
+    __shared__ T s_w[CH];
+    __shared__ T s_scale;
+    __shared__ T s_ctau;
+    const int tid = (int)threadIdx.x;
+    const T zero = make::of(R(0), R(0)), one = make::of(R(1), R(0));
+    const ra_i64 kmax = m < n ? m : n;
+    for (ra_i64 k = 0; k < kmax; ++k) {
+        T* __restrict__ col = A + k * lda;
+        // xLARFG on (A(k, k), A(k+1:m, k))
+        R part = R(0);
+        for (ra_i64 i = k + 1 + tid; i < m; i += BLOCK) part += ra_qr_abs2(col[i]);
+        const R ssq = ra_block_reduce<BLOCK>(part, ra_op_sum(), s_red);
+        if (tid == 0) {
+            const T alpha = col[k];
+            const R ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
+            T t = zero, scale = zero;
+            if (ssq != R(0) || ai != R(0)) {
+                const R norm = ra_sqrt(ar * ar + ai * ai + ssq);
+                const R beta = ar >= R(0) ? -norm : norm;
+                t = make::of((beta - ar) / beta, -ai / beta);
+                scale = ra_qr_recip(alpha - make::of(beta, R(0)));
+                col[k] = make::of(beta, R(0));
+            }
+            tau[k] = t;
+            s_scale = scale;
+            s_ctau = ra_qr_conj(t);
+        }
+        __syncthreads();
+        const T scale = s_scale, ctau = s_ctau;
+        __syncthreads();  // every thread has read the slots before thread 0 may rewrite them
+        if (ra_qr_re(ctau) == R(0) && ra_qr_im(ctau) == R(0)) continue;  // H = I (uniform)
+        for (ra_i64 i = k + 1 + tid; i < m; i += BLOCK) col[i] = scale * col[i];
+        __syncthreads();
+        // A(k:m, k+1:n) := (I - conj(tau) v v^H) A(k:m, k+1:n)
+        for (ra_i64 j0 = k + 1; j0 < n; j0 += CH) {
+            const int cols = (int)(n - j0 < CH ? n - j0 : CH);
+            T* __restrict__ C = A + j0 * lda;
+            T acc[CH];
+#pragma unroll
+            for (int c = 0; c < CH; ++c) acc[c] = zero;
+            for (ra_i64 i = k + tid; i < m; i += BLOCK) {
+                const T cv = i == k ? one : ra_qr_conj(col[i]);
+#pragma unroll
+                for (int c = 0; c < CH; ++c)
+                    if (c < cols) acc[c] = ra_qr_madd(cv, C[i + c * lda], acc[c]);
+            }
+#pragma unroll
+            for (int c = 0; c < CH; ++c) {
+                const T s = ra_warp_reduce(acc[c], ra_op_sum());
+                if (ra_lane_id() == 0) s_part[ra_warp_id() * CH + c] = s;
+            }
+            __syncthreads();
+            if (tid < CH) {
+                T s = zero;
+                for (int w = 0; w < WARPS; ++w) s = s + s_part[w * CH + tid];
+                s_w[tid] = ctau * s;
+            }
+            __syncthreads();
+            for (ra_i64 i = k + tid; i < m; i += BLOCK) {
+                const T v = i == k ? one : col[i];
+#pragma unroll
+                for (int c = 0; c < CH; ++c)
+                    if (c < cols) C[i + c * lda] = C[i + c * lda] - v * s_w[c];
+            }
+            __syncthreads();  // s_part and s_w are rewritten by the next chunk
+        }
+    }
+}
+
+template <typename T, int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+ra_rocsolver_geqr2(ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 stride_a, T* __restrict__ tau,
+                   ra_i64 stride_p) {
+    const ra_i64 b = blockIdx.x;
+    ra_rocsolver_geqr2_one<T, BLOCK>(m, n, A + b * stride_a, lda, tau + b * stride_p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// elementwise helpers of the blocked algorithms (grid-stride over batch * rows * cols)
+// ---------------------------------------------------------------------------------------------
+
+// element e of a batch of rows x cols matrices: (b, r, c)
+RA_DEVICE void ra_qr_split(ra_i64 e, ra_i64 rows, ra_i64 cols, ra_i64& b, ra_i64& r, ra_i64& c) {
+    ra_i64 rc;
+    ra_divmod_i64(e, rows * cols, b, rc);
+    ra_divmod_i64(rc, rows, c, r);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_qr_copy_v(ra_i64 rows, ra_i64 cols, const T* __restrict__ A, ra_i64 lda, ra_i64 stride_a,
+                       T* __restrict__ V, ra_i64 ldv, ra_i64 stride_v, ra_i64 batch) {
+    typedef typename ra_real_of<T>::type R;
+    const ra_i64 total = batch * rows * cols;
+    for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
+        ra_i64 b, r, c;
+        ra_qr_split(e, rows, cols, b, r, c);
+        V[b * stride_v + r + c * ldv] =
+            r > c ? A[b * stride_a + r + c * lda] : ra_qr_make<T>::of(R(r == c ? 1 : 0), R(0));
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_qr_set_identity(ra_i64 rows, ra_i64 cols, ra_i64 d, T* __restrict__ A, ra_i64 lda, ra_i64 stride_a,
+                             ra_i64 batch) {
+    typedef typename ra_real_of<T>::type R;
+    const ra_i64 total = batch * rows * cols;
+    for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
+        ra_i64 b, r, c;
+        ra_qr_split(e, rows, cols, b, r, c);
+        A[b * stride_a + r + c * lda] = ra_qr_make<T>::of(R(r == c + d ? 1 : 0), R(0));
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_qr_conj_transpose(ra_i64 rows, ra_i64 cols, const T* __restrict__ X, ra_i64 ldx,
+                               T* __restrict__ Y, ra_i64 ldy) {
+    const ra_i64 total = rows * cols;
+    for (ra_i64 e = ra_global_thread_id(); e < total; e += ra_grid_threads()) {
+        ra_i64 b, r, c;
+        ra_qr_split(e, rows, cols, b, r, c);
+        Y[c + r * ldy] = ra_qr_conj(X[r + c * ldx]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// larft (one block per matrix of the batch) and the rank check of gels
+// ---------------------------------------------------------------------------------------------
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_s, const T* __restrict__ tau,
+                   ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t) {
+    typedef typename ra_real_of<T>::type R;
+    const ra_i64 b = blockIdx.x;
+    S += b * stride_s;
+    tau += b * stride_p;
+    Tm += b * stride_t;
+    const T zero = ra_qr_make<T>::of(R(0), R(0));
+    for (ra_i64 r = threadIdx.x; r < k; r += blockDim.x) {
+        for (ra_i64 i = 0; i < k; ++i) {
+            T val = zero;
+            if (r == i) {
+                val = tau[i];
+            } else if (r < i) {
+                T acc = zero;
+                for (ra_i64 c = r; c < i; ++c) acc = ra_qr_madd(Tm[r + c * ldt], S[c + i * lds], acc);
+                val = zero - tau[i] * acc;
+            }
+            Tm[r + i * ldt] = val;
+        }
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_qr_diag_info(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 stride_a, int* __restrict__ info,
+                          ra_i64 batch) {
+    typedef typename ra_real_of<T>::type R;
+    for (ra_i64 b = ra_global_thread_id(); b < batch; b += ra_grid_threads()) {
+        int first = 0;
+        for (ra_i64 i = n - 1; i >= 0; --i) {
+            const T d = A[b * stride_a + i + i * lda];
+            if (ra_qr_re(d) == R(0) && ra_qr_im(d) == R(0)) first = (int)(i + 1);
+        }
+        info[b] = first;
+    }
+}

@@ -1,0 +1,412 @@
+"""rocSOLVER Cholesky routines: potrf, potrs and potri, plain and strided batched.
+
+Design
+------
+potrf is recursive (Gustavson's and Toledo's recursive Cholesky): a matrix of order n splits at
+``n1`` (about half, a multiple of the diagonal block order ``nb``); for ``A = L L^H`` (lower)::
+
+    L11 = potrf(A11);  L21 = A21 L11^{-H} (rocblas trsm);  A22 -= L21 L21^H (rocblas syrk/herk);
+    L22 = potrf(A22)
+
+and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Blocks of order
+``<= nb`` (128, or less where one block's shared memory is smaller) are factored by one launch of
+``ra_rocsolver_potf2``. Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and trsm of
+order ``n / 2``, so the speed follows rocblas gemm; the diagonal blocks (``n^2 nb / 3`` flops) are
+on the critical path only.
+
+A strided batch of matrices that fit one block is factored by one launch (a thread block per
+matrix); larger matrices go one by one through the recursion. ``info`` is zeroed first; a leaf
+that finds a non-positive (or NaN) pivot writes its global column where ``info`` is still 0, so
+the first failure is what stays; the steps after it run on to the end (their values are then
+meaningless, as LAPACK's matrix after a failure is) without any iteration that could hang.
+
+potrs solves with two rocblas trsm per matrix (``L Y = B, L^H X = Y`` or ``U^H Y = B, U X = Y``);
+a batch of factors that fit one block is solved by one launch of ``ra_rocsolver_potrs_small``.
+potri is trtri of the factor followed by lauum (:mod:`._trtri`).
+
+The drivers reach rocblas through :data:`blas` and their kernels through :data:`kern` (module
+attributes), which the CPU tests replace with NumPy stand-ins.
+"""
+
+import numpy
+
+from rocarray import rocblas as blas
+from rocarray._core import matrix_args as _ma
+from rocarray.rocsolver import _cholesky_kernels as kern
+from rocarray.rocsolver import _info
+from rocarray.rocsolver import _trtri
+
+
+# --------------------------------------------------------------------------------------------
+# shared argument handling
+# --------------------------------------------------------------------------------------------
+
+def flat(A):
+    """A contiguous 1-D view of a checked matrix buffer (a Fortran-ordered 2-D array's columns)."""
+    if A.ndim == 2:
+        return A.T.reshape(-1)
+    return A.reshape(-1)
+
+
+def check_matrix(fn, A, name, dtype=None):
+    """A matrix buffer of a supported dtype (and of ``dtype`` when given); returns its dtype."""
+    _ma.matrix_buffer(A, name, fn)
+    got = _ma.supported_dtype(A.dtype, _ma.STANDARD, fn)
+    if dtype is not None and got != dtype:
+        raise TypeError(f"{fn}: {name} must have the dtype of A ({dtype.name}), got {got.name}")
+    return got
+
+
+def split(n, nb):
+    """Order of the first half of a recursive step: about ``n / 2``, a multiple of ``nb``, ``0 < n1 < n``."""
+    return max(1, (-(-n // nb) // 2)) * nb
+
+
+def rank_k(dtype):
+    """The rocblas update ``C := alpha op(A) op(A)^H + C`` of ``dtype`` and its conjugate-transpose flag."""
+    return (blas.herk, "C") if numpy.dtype(dtype).kind == "c" else (blas.syrk, "T")
+
+
+def conj_trans(dtype):
+    return "C" if numpy.dtype(dtype).kind == "c" else "T"
+
+
+# --------------------------------------------------------------------------------------------
+# drivers on 1-D buffers (no checks)
+# --------------------------------------------------------------------------------------------
+
+def factor(uplo, n, A, lda, info, nb, j0=0):
+    """Recursive Cholesky of the order-``n`` matrix starting at ``A[0]``; ``info[0]`` gets the first
+    failure (already zeroed by the caller)."""
+    if n <= nb:
+        if n > 0:
+            kern.potf2(uplo, n, A, lda, 0, info, 1, j0)
+        return
+    n1 = split(n, nb)
+    n2 = n - n1
+    herk, ct = rank_k(A.dtype)
+    factor(uplo, n1, A, lda, info, nb, j0)
+    if uplo == "L":
+        a21 = A[n1:]
+        blas.trsm("R", "L", ct, "N", n2, n1, 1, A, lda, a21, lda)
+        herk("L", "N", n2, n1, -1, a21, lda, 1, A[n1 + n1 * lda:], lda)
+    else:
+        a12 = A[n1 * lda:]
+        blas.trsm("L", "U", ct, "N", n1, n2, 1, A, lda, a12, lda)
+        herk("U", ct, n2, n1, -1, a12, lda, 1, A[n1 + n1 * lda:], lda)
+    factor(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, j0 + n1)
+
+
+def factor_batch(uplo, n, A, lda, stride, info, batch, nb, limit):
+    """potrf of ``batch`` matrices: one launch when they fit one block, else one recursion each."""
+    info[:batch].fill(0)
+    if n == 0 or batch == 0:
+        return
+    if kern.fits(n, A.dtype, limit) and (batch > 1 or n <= nb):
+        kern.potf2(uplo, n, A, lda, stride, info, batch)
+        return
+    for b in range(batch):
+        factor(uplo, n, A[b * stride:], lda, info[b:], nb)
+
+
+def solve(uplo, n, nrhs, A, lda, B, ldb):
+    """``B := inv(A) B`` with A's Cholesky factor (two triangular solves)."""
+    if n == 0 or nrhs == 0:
+        return
+    ct = conj_trans(A.dtype)
+    if uplo == "L":
+        blas.trsm("L", "L", "N", "N", n, nrhs, 1, A, lda, B, ldb)
+        blas.trsm("L", "L", ct, "N", n, nrhs, 1, A, lda, B, ldb)
+    else:
+        blas.trsm("L", "U", ct, "N", n, nrhs, 1, A, lda, B, ldb)
+        blas.trsm("L", "U", "N", "N", n, nrhs, 1, A, lda, B, ldb)
+
+
+def solve_batch(uplo, n, nrhs, A, lda, stride_a, B, ldb, stride_b, batch, limit):
+    """potrs of ``batch`` systems: one launch when the factors fit one block, else two trsm each."""
+    if n == 0 or nrhs == 0 or batch == 0:
+        return
+    if batch > 1 and kern.fits(n, A.dtype, limit):
+        kern.potrs_small(uplo, n, nrhs, A, lda, stride_a, B, ldb, stride_b, batch)
+        return
+    for b in range(batch):
+        solve(uplo, n, nrhs, A[b * stride_a:], lda, B[b * stride_b:], ldb)
+
+
+# --------------------------------------------------------------------------------------------
+# public routines
+# --------------------------------------------------------------------------------------------
+
+def _potrf_args(fn, uplo, n, A, lda, info, batch=1, stride=None):
+    uplo = _ma.option(uplo, "uplo", fn)
+    n = _ma.size(n, "n", fn)
+    batch = _ma.size(batch, "batch_count", fn)
+    dtype = check_matrix(fn, A, "A")
+    lda = _ma.leading_dimension(lda, n, "lda", fn)
+    stride = 0 if stride is None else _ma.size(stride, "strideA", fn)
+    _info.info_buffer(info, batch, fn)
+    if n > 0 and batch > 0:
+        _ma.matrix_bounds(A, n, n, lda, "A", fn, batch, stride)
+    return uplo, n, dtype, lda, stride, batch
+
+
+def potrf(uplo, n, A, lda, info):
+    """Cholesky factorization of a Hermitian positive definite matrix (``rocsolver_?potrf``).
+
+    ``A = L L^H`` (``uplo='L'``) or ``A = U^H U`` (``'U'``; ``^H`` is ``^T`` for real data); the
+    factor overwrites the ``uplo`` triangle of A, the other triangle is neither read nor written.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        Which triangle of A is stored and factored. Case-insensitive.
+    n : int
+        Order of A (>= 0).
+    A : cupy.ndarray
+        Column-major matrix (element (i, j) at ``A[i + j * lda]``; 1-D contiguous buffer or 2-D
+        Fortran-ordered array), float32, float64, complex64 or complex128. For complex data the
+        imaginary parts of the diagonal are taken as zero.
+    lda : int
+        Leading dimension, ``>= max(1, n)``.
+    info : cupy.ndarray
+        int32 device array of at least one element: 0 on success, ``k > 0`` when the leading
+        minor of order k is not positive definite (its pivot is <= 0 or NaN); the factorization
+        then is not complete. Written on the device, never synchronized.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-device buffers, an unsupported dtype, an info array that is not int32, non-integer sizes.
+    ValueError
+        Invalid ``uplo``, a negative size, a leading dimension too small, buffers too short.
+
+    Notes
+    -----
+    Recursive: trsm and syrk/herk of rocblas for the off-diagonal blocks, one kernel launch per
+    diagonal block of order <= 128; see :mod:`rocarray.rocsolver._cholesky`.
+
+    Examples
+    --------
+    >>> A = cupy.array([4.0, 2.0, 2.0, 3.0])           # [[4, 2], [2, 3]]
+    >>> info = cupy.zeros(1, cupy.int32)
+    >>> ra.rocsolver.potrf('L', 2, A, 2, info)         # doctest: +SKIP
+    >>> A[[0, 1, 3]]                                   # doctest: +SKIP
+    array([2.        , 1.        , 1.41421356])
+    """
+    fn = "rocsolver.potrf"
+    uplo, n, dtype, lda, _, _ = _potrf_args(fn, uplo, n, A, lda, info)
+    factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.leaf_order(dtype, kern.shared_limit(A)),
+                 kern.shared_limit(A))
+
+
+def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
+    """Cholesky factorization of ``batch_count`` matrices ``strideA`` elements apart
+    (``rocsolver_?potrf_strided_batched``).
+
+    Matrix b starts at ``A[b * strideA]``; ``info[b]`` is its status, as in :func:`potrf`.
+    Matrices of order up to 128 (float64; what fits one block's shared memory) are factored by
+    one kernel launch for the whole batch, a thread block per matrix; larger ones one after
+    another by :func:`potrf`'s recursion.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        Which triangle is stored and factored.
+    n : int
+        Order of each matrix (>= 0).
+    A : cupy.ndarray
+        Column-major matrices in one buffer (1-D contiguous or 2-D Fortran-ordered), float32,
+        float64, complex64 or complex128.
+    lda : int
+        Leading dimension, ``>= max(1, n)``.
+    strideA : int
+        Elements from one matrix to the next (>= 0; matrices should not overlap).
+    info : cupy.ndarray
+        int32 device array of at least ``batch_count`` elements (see :func:`potrf`).
+    batch_count : int
+        Number of matrices (>= 0).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        As :func:`potrf`.
+    ValueError
+        As :func:`potrf`; an info array shorter than ``batch_count``.
+
+    Examples
+    --------
+    >>> A = cupy.array([4.0, 0.0, 0.0, 9.0] * 3)
+    >>> info = cupy.zeros(3, cupy.int32)
+    >>> ra.rocsolver.potrf_strided_batched('U', 2, A, 2, 4, info, 3)   # doctest: +SKIP
+    """
+    fn = "rocsolver.potrf_strided_batched"
+    uplo, n, dtype, lda, stride, batch = _potrf_args(fn, uplo, n, A, lda, info, batch_count, strideA)
+    limit = kern.shared_limit(A)
+    factor_batch(uplo, n, flat(A), lda, stride, info, batch, kern.leaf_order(dtype, limit), limit)
+
+
+def _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch=1, stride_a=None, stride_b=None):
+    uplo = _ma.option(uplo, "uplo", fn)
+    n = _ma.size(n, "n", fn)
+    nrhs = _ma.size(nrhs, "nrhs", fn)
+    batch = _ma.size(batch, "batch_count", fn)
+    dtype = check_matrix(fn, A, "A")
+    check_matrix(fn, B, "B", dtype)
+    if B.data.device_id != A.data.device_id:
+        raise ValueError(f"{fn}: B is on device {B.data.device_id} but A is on device {A.data.device_id}")
+    lda = _ma.leading_dimension(lda, n, "lda", fn)
+    ldb = _ma.leading_dimension(ldb, n, "ldb", fn)
+    stride_a = 0 if stride_a is None else _ma.size(stride_a, "strideA", fn)
+    stride_b = 0 if stride_b is None else _ma.size(stride_b, "strideB", fn)
+    if n > 0 and batch > 0:
+        _ma.matrix_bounds(A, n, n, lda, "A", fn, batch, stride_a)
+        if nrhs > 0:
+            _ma.matrix_bounds(B, n, nrhs, ldb, "B", fn, batch, stride_b)
+    return uplo, n, nrhs, lda, ldb, stride_a, stride_b, batch
+
+
+def potrs(uplo, n, nrhs, A, lda, B, ldb):
+    """Solve ``A X = B`` with A's Cholesky factor from :func:`potrf` (``rocsolver_?potrs``).
+
+    ``B`` (n x nrhs) is overwritten with X. Two triangular solves (rocblas trsm):
+    ``L L^H X = B`` or ``U^H U X = B``. No test for singularity is made.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        The triangle holding the factor.
+    n, nrhs : int
+        Order of A and number of right-hand sides (>= 0).
+    A : cupy.ndarray
+        The factor from :func:`potrf` (column-major, float32, float64, complex64 or complex128).
+    lda : int
+        Leading dimension of A, ``>= max(1, n)``.
+    B : cupy.ndarray
+        Column-major n x nrhs right-hand sides of A's dtype, overwritten with the solution.
+    ldb : int
+        Leading dimension of B, ``>= max(1, n)``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-device buffers, unsupported or mismatched dtypes, non-integer sizes.
+    ValueError
+        Invalid ``uplo``, negative sizes, leading dimensions too small, buffers too short.
+
+    Examples
+    --------
+    >>> ra.rocsolver.potrs('L', n, 1, A, n, b, n)   # doctest: +SKIP
+    """
+    fn = "rocsolver.potrs"
+    uplo, n, nrhs, lda, ldb, _, _, _ = _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb)
+    solve(uplo, n, nrhs, flat(A), lda, flat(B), ldb)
+
+
+def potrs_strided_batched(uplo, n, nrhs, A, lda, strideA, B, ldb, strideB, batch_count):
+    """:func:`potrs` for ``batch_count`` systems (``rocsolver_?potrs_strided_batched``).
+
+    Factor b starts at ``A[b * strideA]``, its right-hand sides at ``B[b * strideB]``. Factors
+    that fit one block's shared memory (order up to 128 in float64) are solved by one launch for
+    the whole batch (a thread block per system, a thread per right-hand side); larger ones by two
+    rocblas trsm each.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        The triangle holding the factors.
+    n, nrhs : int
+        Order of each A and right-hand sides per system (>= 0).
+    A : cupy.ndarray
+        Factors from :func:`potrf_strided_batched`.
+    lda : int
+        Leading dimension of each A.
+    strideA : int
+        Elements from one factor to the next.
+    B : cupy.ndarray
+        Right-hand sides of A's dtype, overwritten with the solutions.
+    ldb : int
+        Leading dimension of each B.
+    strideB : int
+        Elements from one B to the next.
+    batch_count : int
+        Number of systems (>= 0).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        As :func:`potrs`.
+    ValueError
+        As :func:`potrs`.
+
+    Examples
+    --------
+    >>> ra.rocsolver.potrs_strided_batched('L', n, 1, A, n, n * n, B, n, n, batch)   # doctest: +SKIP
+    """
+    fn = "rocsolver.potrs_strided_batched"
+    uplo, n, nrhs, lda, ldb, sa, sb, batch = _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch_count, strideA,
+                                                         strideB)
+    solve_batch(uplo, n, nrhs, flat(A), lda, sa, flat(B), ldb, sb, batch, kern.shared_limit(A))
+
+
+def potri(uplo, n, A, lda, info):
+    """Inverse of a Hermitian positive definite matrix from its Cholesky factor (``rocsolver_?potri``).
+
+    A holds the factor from :func:`potrf` in its ``uplo`` triangle; that triangle is overwritten
+    with the same triangle of ``inv(A)``: ``inv(U) inv(U)^H`` or ``inv(L)^H inv(L)``.
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        The triangle holding the factor.
+    n : int
+        Order of A (>= 0).
+    A : cupy.ndarray
+        Column-major factor (float32, float64, complex64 or complex128), overwritten.
+    lda : int
+        Leading dimension, ``>= max(1, n)``.
+    info : cupy.ndarray
+        int32 device array: 0, or ``k > 0`` when the factor's k-th diagonal element is zero (the
+        inverse does not exist; A then holds meaningless values).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        As :func:`potrf`.
+    ValueError
+        As :func:`potrf`.
+
+    Notes
+    -----
+    trtri (recursive, rocblas trsm) followed by lauum (recursive, rocblas herk/syrk and trmm),
+    each with one kernel per diagonal block; see :mod:`rocarray.rocsolver._trtri`.
+
+    Examples
+    --------
+    >>> ra.rocsolver.potrf('L', n, A, n, info); ra.rocsolver.potri('L', n, A, n, info)   # doctest: +SKIP
+    """
+    fn = "rocsolver.potri"
+    uplo, n, dtype, lda, _, _ = _potrf_args(fn, uplo, n, A, lda, info)
+    a = flat(A)
+    nb = kern.leaf_order(dtype, kern.shared_limit(A))
+    _trtri.invert(uplo, "N", n, a, lda, info, nb)
+    _trtri.lauum(uplo, n, a, lda, nb)

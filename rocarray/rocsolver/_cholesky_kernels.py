@@ -1,0 +1,125 @@
+"""The kernels of ``rocarray/_kernels/rocsolver/cholesky.hip``: registration and launches.
+
+This is the one small interface through which the Cholesky and triangular-inverse drivers
+(:mod:`._cholesky`, :mod:`._trtri`) reach their own kernels; everything else they do goes through
+public rocblas functions. Buffers are 1-D device arrays whose first element is the first element
+of the (first) matrix; ``info`` arguments are int32 device arrays whose first element is the first
+matrix's. No argument checks here: the drivers pass in-bounds views.
+
+Every kernel keeps one block (or one matrix of a batch) of order ``n`` in dynamic shared memory,
+``n (n + 1)`` elements (trti2: ``n (n + 2)``); :func:`leaf_order` is the largest order that fits.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.matrix_args import STANDARD
+
+SOURCE = "rocsolver/cholesky.hip"
+
+#: Threads per block (``RA_ROCSOLVER_CHOL_BLOCK``); lauu2 needs ``n <= BLOCK``.
+BLOCK = 256
+#: Largest diagonal block of the blocked drivers (more only lengthens the one-block kernels'
+#: sequential walk; fewer means more rocblas calls).
+MAX_LEAF = 128
+#: Orders tried for the diagonal blocks, largest first.
+LEAF_ORDERS = (128, 64, 32, 16)
+
+# flag bits (``RA_ROCSOLVER_CHOL_*`` in the source)
+UPPER, UNIT = 1, 2
+
+TEMPLATES = ("potf2", "potrs_small", "trti2", "lauu2", "zero_diag")
+
+_MAX_GRID_X = 2 ** 31 - 1
+
+
+def kernel_name(kernel, dtype):
+    """Name expression, e.g. ``'ra_rocsolver_potf2<double>'``."""
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}>"
+
+
+def instantiations():
+    """Every name expression the drivers launch from this source."""
+    return sorted(kernel_name(k, d) for k in TEMPLATES for d in STANDARD)
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, BLOCK, 2048 // BLOCK)
+
+
+def shared_bytes(n, itemsize, extra_column=False):
+    """Dynamic shared memory of one block of order ``n``."""
+    return n * (n + (2 if extra_column else 1)) * itemsize
+
+
+def fits(n, dtype, limit):
+    """Whether a matrix of order ``n`` fits the one-block kernels under ``limit`` bytes of shared memory."""
+    return n <= BLOCK and shared_bytes(n, numpy.dtype(dtype).itemsize, True) <= limit
+
+
+def leaf_order(dtype, limit):
+    """The order of the diagonal blocks for ``dtype`` and ``limit`` bytes of shared memory per block."""
+    for nb in LEAF_ORDERS:
+        if nb <= MAX_LEAF and fits(nb, dtype, limit):
+            return nb
+    return LEAF_ORDERS[-1]
+
+
+def shared_limit(A):
+    """Bytes of dynamic shared memory one block may take on ``A``'s device."""
+    return backend.shared_memory_limit(A.data.device_id)
+
+
+def _i64(v):
+    return numpy.int64(v)
+
+
+def _launch(kernel, dtype, A, grid, args, shared):
+    device = A.data.device_id
+    with launch.on_device(device):
+        KERNELS[kernel_name(kernel, dtype)](device, grid, args, shared=shared)
+
+
+def potf2(uplo, n, A, lda, stride, info, batch, j0=0):
+    """Cholesky of ``batch`` matrices of order ``n`` (``stride`` apart) in place; ``info[b] := j0 +``
+    the failing column where ``info[b]`` is still 0."""
+    flags = UPPER if uplo == "U" else 0
+    shared = shared_bytes(n, A.dtype.itemsize)
+    for first in range(0, batch, _MAX_GRID_X):
+        count = min(_MAX_GRID_X, batch - first)
+        _launch("potf2", A.dtype, A, (count,),
+                (_i64(n), A[first * stride:], _i64(lda), _i64(stride), info[first:], _i64(j0), numpy.int32(flags)),
+                shared)
+
+
+def potrs_small(uplo, n, nrhs, A, lda, stride_a, B, ldb, stride_b, batch):
+    """``B_b := inv(A_b) B_b`` for ``batch`` factors from :func:`potf2` (order ``n``, ``nrhs`` columns)."""
+    flags = UPPER if uplo == "U" else 0
+    shared = shared_bytes(n, A.dtype.itemsize)
+    for first in range(0, batch, _MAX_GRID_X):
+        count = min(_MAX_GRID_X, batch - first)
+        _launch("potrs_small", A.dtype, A, (count,),
+                (_i64(n), _i64(nrhs), A[first * stride_a:], _i64(lda), _i64(stride_a), B[first * stride_b:],
+                 _i64(ldb), _i64(stride_b), numpy.int32(flags)), shared)
+
+
+def trti2(uplo, diag, n, A, lda):
+    """``A := inv(A)`` for one triangular block of order ``n``."""
+    flags = (UPPER if uplo == "U" else 0) | (UNIT if diag == "U" else 0)
+    _launch("trti2", A.dtype, A, (1,), (_i64(n), A, _i64(lda), numpy.int32(flags)),
+            shared_bytes(n, A.dtype.itemsize, True))
+
+
+def lauu2(uplo, n, A, lda):
+    """``A := U U^H`` (upper) or ``L^H L`` (lower) for one triangular block of order ``n``."""
+    _launch("lauu2", A.dtype, A, (1,), (_i64(n), A, _i64(lda), numpy.int32(UPPER if uplo == "U" else 0)),
+            shared_bytes(n, A.dtype.itemsize))
+
+
+def zero_diagonal(n, A, lda, stride, info, batch):
+    """``info[b] :=`` 1 + the first zero on matrix b's diagonal, else 0."""
+    for first in range(0, batch, _MAX_GRID_X):
+        count = min(_MAX_GRID_X, batch - first)
+        _launch("zero_diag", A.dtype, A, (count,), (_i64(n), A[first * stride:], _i64(lda), _i64(stride),
+                                                    info[first:]), 0)

@@ -1,0 +1,148 @@
+"""The eigensolvers' one interface to the device: the kernels of ``rocsolver/eigh.hip`` (their
+registration, shared-memory sizing and launches) and the array glue of the blocked drivers.
+
+The glue functions work on the array module of the array they are given (CuPy on the device,
+NumPy in the CPU tests), so the drivers' blocking and bookkeeping run unchanged on host arrays
+with NumPy stand-ins for the three kernels and the rocblas calls.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.matrix_args import STANDARD
+
+SOURCE = "rocsolver/eigh.hip"
+
+#: Threads per block of every kernel in the source (``RA_EIGH_BLOCK``).
+BLOCK = 256
+#: Largest order the one-block Jacobi kernel takes (if the matrix fits the device's shared memory).
+SMALL_MAX = 128
+# flag bits (``RA_EIGH_*``)
+UPPER, VECTORS = 1, 2
+
+TEMPLATES = ("larfg", "latrd_w")
+
+
+def kernel_name(kernel, dtype, v_global=None):
+    """Name expression, e.g. ``'ra_rocsolver_larfg<double>'``; ``v_global`` (a bool) is the
+    Jacobi kernel's second template argument."""
+    extra = "" if v_global is None else (", true" if v_global else ", false")
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}{extra}>"
+
+
+def instantiations():
+    """Every name expression launched from the source."""
+    names = [kernel_name(k, d) for k in TEMPLATES for d in STANDARD]
+    names += [kernel_name("syevj_small", d, g) for d in STANDARD for g in (False, True)]
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, BLOCK, 2048 // BLOCK)
+
+
+# --------------------------------------------------------------------------------------------
+# the one-block Jacobi kernel
+# --------------------------------------------------------------------------------------------
+
+def small_shared_bytes(n, dtype, vectors):
+    """Dynamic shared memory of ``ra_rocsolver_syevj_small`` for order ``n`` (see its comment);
+    ``vectors``: with V in shared memory."""
+    dtype = numpy.dtype(dtype)
+    real = dtypes.real_dtype(dtype).itemsize
+    half = (n + (n & 1)) // 2
+    elements = (2 if vectors else 1) * n * (n + 1) + half
+    return elements * dtype.itemsize + (3 * half + BLOCK + n) * real + 4 * n
+
+
+def small_variant(n, dtype, vectors, device_id):
+    """How the one-block kernel takes order ``n`` on ``device_id``: False (A and V in shared
+    memory), True (A in shared memory, V rotated in the output matrix in global memory), or None
+    (too large: ``n > SMALL_MAX`` or A alone does not fit)."""
+    if n > SMALL_MAX:
+        return None
+    limit = backend.shared_memory_limit(device_id)
+    if small_shared_bytes(n, dtype, vectors) <= limit:
+        return False
+    if vectors and small_shared_bytes(n, dtype, False) <= limit:
+        return True
+    return None
+
+
+def _pointer(x):
+    """A device array, or a null pointer for None."""
+    return numpy.uint64(0) if x is None else x
+
+
+def syevj_small(dtype, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, batch,
+                upper, vectors, v_global):
+    """One launch of ``batch`` blocks of the one-block Jacobi kernel (checked arguments,
+    ``n >= 1``, ``v_global`` from :func:`small_variant`)."""
+    device_id = A.data.device_id
+    real = dtypes.real_dtype(dtype)
+    shared = small_shared_bytes(n, dtype, vectors and not v_global)
+    flags = (UPPER if upper else 0) | (VECTORS if vectors else 0)
+    with launch.on_device(device_id):
+        KERNELS[kernel_name("syevj_small", dtype, v_global)](
+            device_id, (batch,),
+            (numpy.int32(n), A, numpy.int64(lda), numpy.int64(strideA), real.type(abstol), _pointer(residual),
+             numpy.int32(max_sweeps), _pointer(n_sweeps), W, numpy.int64(strideW), info, numpy.int32(flags)),
+            shared=shared)
+
+
+def larfg(dtype, m, v, E, tau, k):
+    """The reflector of ``v`` (``m >= 1`` elements from ``v[0]``): beta to ``E[k]``, tau to
+    ``tau[k]``, the reflector's vector over ``v`` (``v[0] = 1``)."""
+    device_id = v.data.device_id
+    with launch.on_device(device_id):
+        KERNELS[kernel_name("larfg", dtype)](device_id, (1,), (numpy.int64(m), v, E, tau, numpy.int64(k)))
+
+
+def latrd_w(dtype, m, w, u, tau, k):
+    """``w := tau[k] w - tau[k] conj(tau[k]) (w^H u) u / 2`` (``m`` elements)."""
+    device_id = w.data.device_id
+    with launch.on_device(device_id):
+        KERNELS[kernel_name("latrd_w", dtype)](device_id, (1,), (numpy.int64(m), w, u, tau, numpy.int64(k)))
+
+
+# --------------------------------------------------------------------------------------------
+# array glue (NumPy or CuPy, after the array given)
+# --------------------------------------------------------------------------------------------
+
+def module_of(a):
+    """``numpy`` for host arrays, else CuPy."""
+    return numpy if isinstance(a, numpy.ndarray) else backend.cupy()
+
+
+def device_id(a):
+    """The device of ``a`` (0 for host arrays)."""
+    return 0 if isinstance(a, numpy.ndarray) else a.data.device_id
+
+
+def flat(A):
+    """The 1-D view of a contiguous 1-D buffer or a Fortran-ordered 2-D array."""
+    return A.ravel(order="F")
+
+
+def view(buf, offset, rows, cols, ld):
+    """The ``rows x cols`` column-major matrix at ``buf[offset]`` with leading dimension ``ld``, as
+    a 2-D view of the flat buffer ``buf``."""
+    lib = module_of(buf)
+    item = buf.dtype.itemsize
+    return lib.lib.stride_tricks.as_strided(buf[offset:], shape=(rows, cols), strides=(item, ld * item))
+
+
+def empty(like, size, dtype):
+    """A new 1-D array of ``size`` elements on ``like``'s side."""
+    return module_of(like).empty(size, dtype)
+
+
+def to_host(x):
+    """A NumPy copy."""
+    return x.copy() if isinstance(x, numpy.ndarray) else backend.cupy().asnumpy(x)
+
+
+def to_side(like, x):
+    """Host data ``x`` on ``like``'s side (a copy)."""
+    return module_of(like).array(x)

@@ -1,0 +1,170 @@
+"""The kernels of ``rocarray/_kernels/rocsolver/lu.hip``: their registration and launches.
+
+This is the one small interface through which the LU drivers (:mod:`rocarray.rocsolver._lu`)
+reach their kernels. Every function takes 1-D device views that start at the first element it
+works on (a sub-matrix is ``A[i + j * lda:]``), never checks (the drivers have), and queues work on
+the current stream. The few steps that are plain data movement
+(:func:`clear_info`, :func:`identities`, :func:`copy_where_ok`) use CuPy's array operations. The CPU
+tests replace these functions with NumPy stand-ins of the same
+contract to check the drivers' blocking, pivoting and bookkeeping without a device.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.matrix_args import STANDARD
+
+SOURCE = "rocsolver/lu.hip"
+
+#: Most threads of one block (``RA_ROCSOLVER_LU_MAX_BLOCK``).
+MAX_BLOCK = 1024
+#: Block size granularity: a whole number of warps on every vendor.
+BLOCK_STEP = 64
+#: Most column lanes of the getf2 update (threads per row).
+COLUMN_LANES = 8
+#: Fewest right-hand sides for which getrs_small stages A and B in shared memory.
+STAGE_RHS = 4
+#: Columns per laswp block.
+LASWP_BLOCK = 256
+#: Largest grid y dimension (laswp's batch).
+MAX_GRID_Y = 65535
+#: Resident blocks per multiprocessor assumed for the occupancy bound.
+BLOCKS_PER_MULTIPROCESSOR = 8
+
+_STAGED = ("getf2", "getrs_small")
+_PLAIN = ("laswp", "diag_zero")
+
+
+def kernel_name(kernel, dtype, stage=None):
+    """Name expression, e.g. ``'ra_rocsolver_getf2<double, true>'``."""
+    ct = dtypes.ctype(dtype)
+    if stage is None:
+        return f"ra_rocsolver_{kernel}<{ct}>"
+    return f"ra_rocsolver_{kernel}<{ct}, {'true' if stage else 'false'}>"
+
+
+def instantiations():
+    """Every name expression the LU routines launch."""
+    names = [kernel_name(k, d, s) for k in _STAGED for d in STANDARD for s in (False, True)]
+    names += [kernel_name(k, d) for k in _PLAIN for d in STANDARD]
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, MAX_BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+
+def block_for(work):
+    """Threads of a one-matrix-per-block launch with ``work`` rows (or row, column pairs):
+    ``work`` rounded up to whole warps, within 64 .. 1024."""
+    return int(min(MAX_BLOCK, max(BLOCK_STEP, -(-int(work) // BLOCK_STEP) * BLOCK_STEP)))
+
+
+#: Shared memory kept for the kernels' static arrays (the pivot reduction's scratch).
+STATIC_SHARED = 1024
+
+
+def fits_shared(elements, dtype, device_id):
+    """Whether ``elements`` of ``dtype`` (plus the 16-byte alignment slack) fit the dynamic shared
+    memory one block may take on ``device_id`` beside the static arrays."""
+    need = elements * numpy.dtype(dtype).itemsize + 16 + STATIC_SHARED
+    return need <= backend.shared_memory_limit(device_id)
+
+
+def _device(x):
+    return x.data.device_id
+
+
+def _i64(v):
+    return numpy.int64(v)
+
+
+def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
+    """Unblocked LU with partial pivoting of ``batch`` m x n matrices, one block each.
+
+    ``ipiv[j]`` (1-based) becomes ``offset + p + 1`` for pivot row ``p`` of column j; ``info[b]``
+    becomes ``offset + j + 1`` at the first zero pivot if it is still 0 (the caller zeroes it).
+    Rows of the pivot swaps are swapped in these n columns only.
+    """
+    dev = _device(A)
+    elements = m * n
+    stage = fits_shared(elements, A.dtype, dev)
+    kernel = KERNELS[kernel_name("getf2", A.dtype, stage)]
+    shared = elements * A.dtype.itemsize + 16 if stage else 0
+    # rows, and up to COLUMN_LANES columns per row when there are threads to spare
+    block = block_for(m * min(max(n - 1, 1), COLUMN_LANES))
+    with launch.on_device(dev):
+        kernel(dev, (int(batch),), (_i64(m), _i64(n), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), info,
+                                    _i64(offset)), block=block, shared=shared)
+
+
+def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
+    """Swap rows k and ``ipiv[k] - 1`` of the n columns at ``A`` for k in ``k1 .. k2-1`` (0-based;
+    ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices."""
+    if n == 0 or k2 <= k1 or batch == 0:
+        return
+    dev = _device(A)
+    kernel = KERNELS[kernel_name("laswp", A.dtype)]
+    with launch.on_device(dev):
+        for first in range(0, batch, MAX_GRID_Y):
+            count = min(MAX_GRID_Y, batch - first)
+            a = A[first * strideA:] if first else A
+            p = ipiv[first * strideP:] if first else ipiv
+            kernel(dev, (-(-n // LASWP_BLOCK), count),
+                   (_i64(n), a, _i64(lda), _i64(strideA), _i64(k1), _i64(k2), p, _i64(strideP),
+                    numpy.int32(1 if reverse else 0)), block=LASWP_BLOCK)
+
+
+def getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):
+    """``op(A) X = B`` for ``batch`` matrices factored by :func:`getf2`, one block each; ``trans``
+    is ``'N'``, ``'T'`` or ``'C'``."""
+    dev = _device(A)
+    elements = n * n + n * nrhs
+    # with few right-hand sides each element of A is read about once: shared memory would only
+    # cost occupancy
+    stage = nrhs >= STAGE_RHS and fits_shared(elements, A.dtype, dev)
+    kernel = KERNELS[kernel_name("getrs_small", A.dtype, stage)]
+    shared = elements * A.dtype.itemsize + 16 if stage else 0
+    code = {"N": 0, "T": 1, "C": 2}[trans]
+    with launch.on_device(dev):
+        kernel(dev, (int(batch),), (_i64(n), _i64(nrhs), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), B,
+                                    _i64(ldb), _i64(strideB), numpy.int32(code)),
+               block=block_for(n * nrhs), shared=shared)
+
+
+def diag_zero(n, A, lda, strideA, info, batch):
+    """``info[b]`` := the first 1-based i with ``U(i, i) == 0`` in matrix b, else 0."""
+    dev = _device(A)
+    kernel = KERNELS[kernel_name("diag_zero", A.dtype)]
+    with launch.on_device(dev):
+        kernel(dev, (-(-batch // 256),), (_i64(n), A, _i64(lda), _i64(strideA), info, _i64(batch)), block=256)
+
+
+def clear_info(info, batch):
+    """``info[:batch] := 0``."""
+    if batch:
+        with launch.on_device(_device(info)):
+            info[:batch].fill(0)
+
+
+def identities(n, batch, like):
+    """A new flat array of ``batch`` n x n identity matrices (``n * n`` apart), ``like``'s dtype
+    and device."""
+    cupy = backend.cupy()
+    with launch.on_device(_device(like)):
+        X = cupy.zeros((batch, n * n), like.dtype)
+        X[:, ::n + 1] = 1
+    return X.reshape(-1)
+
+
+def copy_where_ok(n, X, A, lda, strideA, info, batch):
+    """Matrix b of A (n x n, leading dimension lda, ``b * strideA``) := matrix b of X (``n * n``
+    apart, leading dimension n) where ``info[b] == 0``; the others are left alone."""
+    cupy = backend.cupy()
+    isz = A.dtype.itemsize
+    with launch.on_device(_device(A)):
+        # matrix b's columns as rows
+        view = cupy.lib.stride_tricks.as_strided(A, (batch, n, n), (strideA * isz, lda * isz, isz))
+        ok = (info[:batch] == 0)[:, None, None]
+        view[...] = cupy.where(ok, X.reshape(batch, n, n), view)

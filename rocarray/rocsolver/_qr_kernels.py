@@ -1,0 +1,116 @@
+"""The device operations of the Householder QR drivers (:mod:`._qr_blocked`), in one place.
+
+The kernels of ``rocarray/_kernels/rocsolver/qr.hip`` (registration and launches), rocblas's
+gemm and trsm, and the scratch buffers. Every function takes flat column-major buffers
+(``cupy.ndarray`` views that start at the first element of matrix 0) with leading dimensions and
+batch strides, and does no argument checks: the drivers only pass in-bounds sub-matrices. This is
+the whole interface the drivers use, so CPU tests replace it with NumPy stand-ins.
+"""
+
+import numpy
+
+from rocarray import rocblas
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+
+SOURCE = "rocsolver/qr.hip"
+
+#: Threads per block of the elementwise kernels and larft (``RA_ROCSOLVER_QR_BLOCK``).
+BLOCK = 256
+#: geqr2 blocks by rows: 64 threads up to 64 rows, 256 up to 1024 rows, 512 for taller panels
+#: (more rows in flight per barrier round of the one block that walks a tall panel).
+GEQR2_BLOCKS = ((64, 64), (1024, 256), (None, 512))
+#: Resident blocks per multiprocessor assumed for the occupancy query.
+BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+
+_STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
+_ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
+
+
+def _name(kernel, dtype, *extra):
+    args = ", ".join((dtypes.ctype(dtype),) + tuple(str(e) for e in extra))
+    return f"ra_rocsolver_{kernel}<{args}>"
+
+
+def instantiations():
+    """Every name expression the QR routines launch from this source."""
+    names = [_name(k, d) for k in _ELEMENTWISE for d in _STANDARD]
+    names += [_name("geqr2", d, b) for d in _STANDARD for _, b in GEQR2_BLOCKS]
+    return sorted(names)
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+_i64 = numpy.int64
+
+
+def _device(X):
+    return X.data.device_id
+
+
+def _elementwise(kernel, X, total, args):
+    device = _device(X)
+    k = KERNELS[_name(kernel, X.dtype)]
+    with launch.on_device(device):
+        grid = max(1, min(-(-total // BLOCK), 4 * k.wave(device)))
+        k(device, (grid,), args)
+
+
+def geqr2(m, n, A, lda, stride_a, tau, stride_p, batch):
+    """Unblocked QR (LAPACK xGEQR2) of ``batch`` m x n matrices, one block each; tau(0:min(m, n))."""
+    block = next(b for rows, b in GEQR2_BLOCKS if rows is None or m <= rows)
+    device = _device(A)
+    with launch.on_device(device):
+        KERNELS[_name("geqr2", A.dtype, block)](
+            device, (batch,), (_i64(m), _i64(n), A, _i64(lda), _i64(stride_a), tau, _i64(stride_p)), block=block)
+
+
+def copy_v(rows, cols, A, lda, stride_a, V, ldv, stride_v, batch):
+    """V := the unit lower trapezoid of A's rows x cols panel (ones on the diagonal, zeros above)."""
+    _elementwise("qr_copy_v", A, batch * rows * cols,
+                 (_i64(rows), _i64(cols), A, _i64(lda), _i64(stride_a), V, _i64(ldv), _i64(stride_v), _i64(batch)))
+
+
+def set_identity(rows, cols, d, A, lda, stride_a, batch):
+    """A(r, c) := 1 if r == c + d else 0 on rows x cols."""
+    _elementwise("qr_set_identity", A, batch * rows * cols,
+                 (_i64(rows), _i64(cols), _i64(d), A, _i64(lda), _i64(stride_a), _i64(batch)))
+
+
+def conj_transpose(rows, cols, X, ldx, Y, ldy):
+    """Y := X^H for the rows x cols matrix X (Y is cols x rows)."""
+    _elementwise("qr_conj_transpose", X, rows * cols, (_i64(rows), _i64(cols), X, _i64(ldx), Y, _i64(ldy)))
+
+
+def larft(k, S, lds, stride_s, tau, stride_p, T, ldt, stride_t, batch):
+    """T (k x k, upper triangular, zeros below) of H_0 ... H_{k-1} = I - V T V^H from S = V^H V."""
+    device = _device(S)
+    with launch.on_device(device):
+        KERNELS[_name("larft", S.dtype)](
+            device, (batch,), (_i64(k), S, _i64(lds), _i64(stride_s), tau, _i64(stride_p), T, _i64(ldt),
+                               _i64(stride_t)))
+
+
+def diag_info(n, A, lda, stride_a, info, batch):
+    """info(b) := the first 1-based i with A_b(i, i) == 0, else 0."""
+    _elementwise("qr_diag_info", A, batch,
+                 (_i64(n), A, _i64(lda), _i64(stride_a), info, _i64(batch)))
+
+
+def gemm(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C, ldc, stride_c, batch):
+    """rocblas ``gemm_strided_batched`` (empty products skipped)."""
+    if m and n and batch:
+        rocblas.gemm_strided_batched(transA, transB, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta,
+                                     C, ldc, stride_c, batch)
+
+
+def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
+    """rocblas ``trsm``."""
+    rocblas.trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb)
+
+
+def empty(elements, dtype, like):
+    """A scratch buffer of ``elements`` (uninitialized) on ``like``'s device."""
+    with launch.on_device(_device(like)):
+        return backend.cupy().empty(max(int(elements), 1), dtype=dtype)

@@ -1,0 +1,116 @@
+"""Reliability on the GPU: calls from several threads and on several streams give the serial
+results bit for bit; a rejected call leaves the device usable; an allocation failure is CuPy's
+OutOfMemoryError and the library works after it."""
+
+import threading
+
+import numpy as np
+import pytest
+
+from conftest import random_array, to_device, to_host
+
+import rocarray as ra
+
+pytestmark = pytest.mark.gpu
+
+
+def _inputs(rng):
+    return {
+        "x": to_device(random_array(rng, 1_000_003, "float32")),
+        "a": to_device(random_array(rng, (300, 257), "float64")),
+        "z": to_device(random_array(rng, 4099, "complex64")),
+    }
+
+
+OPERATIONS = {
+    "sum": lambda d: ra.sum(d["x"]),
+    "sum axis": lambda d: ra.sum(d["a"], axis=1),
+    "cumsum": lambda d: ra.cumsum(d["x"]),
+    "sort": lambda d: ra.sort(d["x"]),
+    "argsort": lambda d: ra.argsort(d["a"], axis=0),
+    "unique": lambda d: ra.unique((d["x"] * 100).astype(np.int32)),
+    "histogram": lambda d: ra.histogram(d["x"], bins=37)[0],
+    "matmul": lambda d: ra.matmul(d["a"].T, d["a"]),
+    "fft": lambda d: ra.fft.fft(d["z"]),
+    "norm": lambda d: ra.linalg.norm(d["a"]),
+}
+
+
+def _bits(value):
+    host = to_host(value)
+    return host.dtype, host.shape, host.tobytes()
+
+
+def test_threads_with_their_own_streams_give_the_serial_bits(rng):
+    import cupy
+
+    data = _inputs(rng)
+    serial = {name: _bits(op(data)) for name, op in OPERATIONS.items()}
+    results, errors = {}, []
+
+    def worker(index):
+        try:
+            stream = cupy.cuda.Stream(non_blocking=True)
+            with stream:
+                for repeat in range(3):
+                    for name, op in OPERATIONS.items():
+                        results[(index, repeat, name)] = _bits(op(data))
+            stream.synchronize()
+        except Exception as exc:  # reported below, with the thread's index
+            errors.append((index, repr(exc)))
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=600)
+    assert not errors, errors
+    assert not any(t.is_alive() for t in threads), "a thread hung"
+    differ = sorted({name for (i, r, name), bits in results.items() if bits != serial[name]})
+    assert not differ, f"thread results differ from the serial ones: {differ}"
+
+
+BAD_CALLS = [
+    (lambda: ra.sum(np.ones(3)), TypeError),
+    (lambda: ra.sum(ra.asarray(np.ones((2, 3))), axis=5), np.exceptions.AxisError),
+    (lambda: ra.matmul(ra.asarray(np.ones((2, 3))), ra.asarray(np.ones((4, 2)))), ValueError),
+    (lambda: ra.fft.fft(ra.asarray(np.ones(8)), n=0), ValueError),
+    (lambda: ra.histogram(ra.asarray(np.ones(8)), bins=-1), ValueError),
+    (lambda: ra.searchsorted(ra.asarray(np.ones(8)), ra.asarray(np.ones(3)), side="middle"), ValueError),
+    (lambda: ra.rocblas.gemm("X", "N", 2, 2, 2, 1.0, ra.asarray(np.ones(4)), 2, ra.asarray(np.ones(4)), 2, 0.0,
+                             ra.asarray(np.ones(4)), 2), ValueError),
+    (lambda: ra.rocblas.axpy(10, 1.0, ra.asarray(np.ones(4)), 1, ra.asarray(np.ones(4)), 1), ValueError),
+    (lambda: ra.linalg.norm(ra.asarray(np.ones((2, 2))), ord="bad"), ValueError),
+]
+
+
+@pytest.mark.parametrize("call, error", BAD_CALLS, ids=range(len(BAD_CALLS)))
+def test_a_rejected_call_leaves_the_device_usable(call, error, rng):
+    import cupy
+
+    with pytest.raises(error):
+        call()
+    cupy.cuda.Device().synchronize()  # no sticky error
+    x = random_array(rng, 100_003, "float64")
+    np.testing.assert_allclose(float(ra.sum(to_device(x))), float(np.sum(x)), rtol=1e-12)
+
+
+def test_out_of_memory_is_cupys_error_and_the_library_recovers(rng):
+    import cupy
+
+    pool = cupy.get_default_memory_pool()
+    x = to_device(random_array(rng, 1 << 24, "float32"))
+    ra.free_workspaces()
+    pool.free_all_blocks()
+    limit = pool.get_limit()
+    try:
+        pool.set_limit(size=pool.used_bytes() + (1 << 20))  # room for small results only
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError):
+            ra.sort(x)
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError):
+            ra.matmul(x[: 1 << 22].reshape(2048, 2048), x[: 1 << 22].reshape(2048, 2048))
+    finally:
+        pool.set_limit(size=limit)
+    got = to_host(ra.sort(x))
+    assert np.all(got[1:] >= got[:-1]) and got.size == x.size
+    assert float(ra.sum(x)) == pytest.approx(float(np.sum(to_host(x), dtype=np.float64)), rel=1e-5)

@@ -1,0 +1,200 @@
+"""CPU stand-ins for the LU drivers' kernels and rocblas calls (tests/rocsolver, tests/linalg).
+
+``install(monkeypatch)`` replaces the functions of :mod:`rocarray.rocsolver._lu_kernels` and
+``rocblas.trsm``/``rocblas.gemm`` by NumPy implementations of the same contracts that read and
+write the host memory behind :func:`hostdev.dev` arrays. The drivers then run unchanged on the
+CPU: their views, offsets, leading dimensions, strides and pivot bookkeeping are real, so a
+wrong one gives a wrong factorization, caught against SciPy. The stand-in of the one-block LU is
+an independent textbook getf2 (first row of largest ``|re| + |im|``).
+"""
+
+import types
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from hostdev import view
+
+calls = []
+
+
+def _mat(buf, rows, cols, ld, offset=0):
+    v = view(buf)
+    assert v.ndim == 1
+    assert rows == 0 or cols == 0 or offset + (cols - 1) * ld + rows <= v.size, "out of bounds"
+    return np.lib.stride_tricks.as_strided(v[offset:], (rows, cols), (v.itemsize, ld * v.itemsize))
+
+
+def _abs1(x):
+    return np.abs(x.real) + np.abs(x.imag) if np.iscomplexobj(x) else np.abs(x)
+
+
+def getf2_ref(a, offset=0):
+    """Unblocked LU of the host matrix view ``a`` in place; returns (pivots 1-based + offset,
+    info relative to offset or 0)."""
+    m, n = a.shape
+    piv, info = [], 0
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(_abs1(a[j:, j])))
+        piv.append(offset + p + 1)
+        if p != j:
+            a[[j, p], :] = a[[p, j], :]
+        if a[j, j] == 0:
+            info = info or j + 1
+            continue
+        a[j + 1:, j] /= a[j, j]
+        a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
+    return piv, info
+
+
+def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
+    calls.append(("getf2", m, n, lda, offset, batch))
+    for b in range(batch):
+        a = _mat(A, m, n, lda, b * strideA)
+        piv, inf = getf2_ref(a, offset)
+        p = view(ipiv)
+        p[b * strideP:b * strideP + len(piv)] = piv
+        i = view(info)
+        if inf and i[b] == 0:
+            i[b] = offset + inf
+
+
+def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
+    calls.append(("laswp", n, k1, k2, reverse, batch))
+    if n == 0:
+        return
+    p = view(ipiv)
+    for b in range(batch):
+        rows = max([int(p[b * strideP + k]) for k in range(k1, k2)] + [k2])
+        a = _mat(A, rows, n, lda, b * strideA)
+        for k in (range(k2 - 1, k1 - 1, -1) if reverse else range(k1, k2)):
+            q = int(p[b * strideP + k]) - 1
+            a[[k, q], :] = a[[q, k], :]
+
+
+def getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):
+    calls.append(("getrs_small", trans, n, nrhs, batch))
+    from scipy.linalg import lu_solve
+
+    for b in range(batch):
+        lu = _mat(A, n, n, lda, b * strideA).copy()
+        piv = view(ipiv)[b * strideP:b * strideP + n] - 1
+        x = _mat(B, n, nrhs, ldb, b * strideB)
+        x[...] = lu_solve((lu, piv), x.copy(), trans={"N": 0, "T": 1, "C": 2}[trans])
+
+
+def diag_zero(n, A, lda, strideA, info, batch):
+    calls.append(("diag_zero", n, batch))
+    for b in range(batch):
+        d = np.diagonal(_mat(A, n, n, lda, b * strideA))
+        zero = np.flatnonzero(d == 0)
+        view(info)[b] = zero[0] + 1 if zero.size else 0
+
+
+def clear_info(info, batch):
+    view(info)[:batch] = 0
+
+
+def identities(n, batch, like):
+    from hostdev import dev
+
+    x = np.tile(np.eye(n, dtype=like.dtype).reshape(-1), batch)
+    return x.view(HostArray) if isinstance(like, HostArray) else dev(x)
+
+
+def copy_where_ok(n, X, A, lda, strideA, info, batch):
+    for b in range(batch):
+        if view(info)[b] == 0:
+            _mat(A, n, n, lda, b * strideA)[...] = _mat(X, n, n, n, b * n * n)
+
+
+def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
+    calls.append(("trsm", side, uplo, transA, diag, m, n))
+    assert side == "L" and alpha == 1
+    a = _mat(A, m, m, lda)
+    op = a if transA == "N" else (a.T if transA == "T" else a.conj().T)
+    lower = (uplo == "L") == (transA == "N")
+    t = np.tril(op) if lower else np.triu(op)
+    if diag == "U":
+        np.fill_diagonal(t, 1)
+    x = _mat(B, m, n, ldb)
+    try:
+        x[...] = solve_triangular(t, x.copy(), lower=lower)
+    except np.linalg.LinAlgError:   # a zero on the diagonal: the device gives inf/NaN
+        x[...] = np.nan
+
+
+def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
+    calls.append(("gemm", m, n, k))
+    assert transA == transB == "N"
+    c = _mat(C, m, n, ldc)
+    c[...] = alpha * (_mat(A, m, k, lda) @ _mat(B, k, n, ldb)) + beta * c
+
+
+def install(monkeypatch):
+    """Stand-ins for every kernel and rocblas call of the LU drivers; returns the call log."""
+    from rocarray import rocblas
+    from rocarray.rocsolver import _lu_kernels
+
+    for name in ("getf2", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok"):
+        monkeypatch.setattr(_lu_kernels, name, globals()[name])
+    monkeypatch.setattr(rocblas, "trsm", trsm)
+    monkeypatch.setattr(rocblas, "gemm", gemm)
+    calls.clear()
+    return calls
+
+
+# --------------------------------------------------------------------------------------------
+# the façade on the CPU: NumPy arrays standing in for CuPy's
+# --------------------------------------------------------------------------------------------
+
+class HostArray(np.ndarray):
+    """A NumPy array standing in for ``cupy.ndarray`` (what the argument checks read: ``data.ptr``
+    and ``data.device_id``)."""
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=self.__array_interface__["data"][0], device_id=0)
+
+
+def to_host_array(x):
+    """``x`` (array-like) as a :class:`HostArray` (a copy)."""
+    return np.array(x).view(HostArray)
+
+
+def _wrap(value):
+    if isinstance(value, np.ndarray) and not isinstance(value, HostArray):
+        return value.view(HostArray)
+    if isinstance(value, tuple):
+        return tuple(_wrap(v) for v in value)
+    return value
+
+
+class NumpyCupy:
+    """``backend.cupy()`` for the façade's CPU tests: NumPy's functions, results as :class:`HostArray`."""
+
+    ndarray = HostArray
+    lib = np.lib
+
+    @staticmethod
+    def asnumpy(x):
+        return np.array(x).view(np.ndarray)
+
+    def __getattr__(self, name):
+        fn = getattr(np, name)
+        if not callable(fn):
+            return fn
+
+        def call(*args, **kwargs):
+            return _wrap(fn(*args, **kwargs))
+        return call
+
+
+def install_facade(monkeypatch):
+    """The façade and the drivers on NumPy arrays, with the kernel and rocblas stand-ins."""
+    from rocarray._core import backend, plans
+
+    log = install(monkeypatch)
+    monkeypatch.setattr(backend, "_cupy", [NumpyCupy()])
+    monkeypatch.setattr(plans, "cache", plans.PlanCache())
+    return log

@@ -1,0 +1,419 @@
+"""rocsolver potrf/potrs/potri (plain and strided batched) and trtri.
+
+CPU tests run the drivers (the recursion, its splits, the info bookkeeping and the batch paths) on
+host buffers with NumPy stand-ins for rocblas and the kernels (``cholesky_host``), with tiny
+diagonal blocks so that the recursion goes deep and ragged; they also cover every argument error
+on fake device arrays never launched on, and the kernels' registration.
+
+GPU tests store matrices column-major in 1-D device buffers with spare elements (lda > n) and the
+unreferenced triangle NaN, and check backward errors against NumPy in float64/complex128:
+``||L L^H - A|| / (||A|| n eps)``, ``||A X - B|| / (||A|| ||X|| n eps)``, ``||A inv(A) - I||``.
+"""
+
+import numpy as np
+import pytest
+
+import cholesky_host as host
+from conftest import fake, random_array, to_device, to_host
+
+from rocarray._core import compile as _compile
+from rocarray.rocsolver import _cholesky, _cholesky_kernels, _trtri
+import rocarray.rocsolver as rocsolver
+
+ALL = ["float32", "float64", "complex64", "complex128"]
+EPS = {np.dtype(d): np.finfo(d).eps for d in ALL}
+
+
+def spd(rng, n, dtype, cond=None):
+    """A Hermitian positive definite n x n matrix (float64/complex128 host)."""
+    x = random_array(rng, (n, n), np.complex128 if np.dtype(dtype).kind == "c" else np.float64)
+    a = x @ x.conj().T / max(n, 1) + np.eye(n)
+    if cond is not None:
+        q, _ = np.linalg.qr(x)
+        a = (q * np.logspace(0, -np.log10(cond), n)) @ q.conj().T
+    return a
+
+
+def packed(a, lda, uplo, dtype, batch=1, stride=None, fill=np.nan):
+    """``batch`` copies of a's ``uplo`` triangle in a 1-D column-major buffer, the rest ``fill``."""
+    n = a.shape[-1]
+    stride = lda * n if stride is None else stride
+    buf = np.full(max((batch - 1) * stride + lda * n, 1) + 3, fill, dtype)
+    for b in range(batch):
+        m = host.view(buf[b * stride:], n, n, lda)
+        host.put_triangle(m, np.asarray(a[b] if a.ndim == 3 else a).astype(dtype), uplo)
+    return buf
+
+
+def factor_error(buf, a, lda, uplo, dtype):
+    n = a.shape[0]
+    t = host.tri(host.view(buf, n, n, lda).astype(a.dtype), uplo)
+    rebuilt = t @ t.conj().T if uplo == "L" else t.conj().T @ t
+    if n == 0:
+        return 0.0
+    return np.linalg.norm(rebuilt - a) / (np.linalg.norm(a) * n * EPS[np.dtype(dtype)])
+
+
+def other_triangle_untouched(buf, n, lda, uplo):
+    m = host.view(buf, n, n, lda)
+    i, j = np.indices((n, n))
+    other = (i > j) if uplo == "U" else (i < j)
+    return np.isnan(m[other]).all()
+
+
+@pytest.fixture
+def stand_ins(monkeypatch):
+    blas, kern = host.Blas(), host.Kernels()
+    for module in (_cholesky, _trtri):
+        monkeypatch.setattr(module, "blas", blas)
+        monkeypatch.setattr(module, "kern", kern)
+    return blas, kern
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the drivers on NumPy stand-ins
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n, nb", [(0, 4), (1, 4), (4, 4), (5, 4), (13, 4), (32, 8), (37, 4), (70, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
+    a = spd(rng, n, dtype)
+    lda = n + 3
+    buf = packed(a, lda, uplo, dtype)
+    info = np.full(1, -7, np.int32)
+    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, nb, 0)
+    assert info[0] == 0
+    assert factor_error(buf, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(buf, n, lda, uplo)
+    _, kern = stand_ins
+    leaves = [c for c in kern.calls if c[0] == "potf2"]
+    assert all(c[1] <= nb for c in leaves) and sum(c[1] for c in leaves) == n
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("k", [1, 3, 4, 5, 9, 17, 23])
+def test_info_is_the_first_failing_minor(stand_ins, rng, k, uplo):
+    n, nb = 23, 4
+    a = spd(rng, n, "float64")
+    a[k - 1, k - 1] -= 1e3  # the leading minor of order k is the first that is not positive definite
+    buf = packed(a, n, uplo, "float64")
+    info = np.zeros(1, np.int32)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, nb, 0)
+    assert info[0] == k
+
+
+@pytest.mark.parametrize("k", [1, 6, 11])
+def test_nan_on_the_diagonal_fails_at_its_column(stand_ins, rng, k):
+    n = 11
+    a = spd(rng, n, "complex128")
+    a[k - 1, k - 1] = np.nan
+    buf = packed(a, n, "L", "complex128")
+    info = np.zeros(1, np.int32)
+    _cholesky.factor_batch("L", n, buf, n, 0, info, 1, 4, 0)
+    assert info[0] == k
+
+
+@pytest.mark.parametrize("limit", [1 << 20, 0])  # one launch for the batch / one recursion each
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
+    n, batch, lda = 9, 5, 10
+    mats = np.stack([spd(rng, n, "float32") for _ in range(batch)])
+    mats[1, 4, 4] = -1.0
+    mats[3, 0, 0] = 0.0
+    stride = lda * n + 2
+    buf = packed(mats, lda, uplo, "float32", batch, stride)
+    info = np.full(batch, 99, np.int32)
+    _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, 4, limit)
+    assert info.tolist() == [0, 5, 0, 1, 0]
+    for b in (0, 2, 4):
+        assert factor_error(buf[b * stride:], mats[b], lda, uplo, "float32") < 10
+    _, kern = stand_ins
+    if limit:
+        assert kern.calls == [("potf2", n, batch)]
+    else:
+        assert all(c[2] == 1 for c in kern.calls)
+
+
+@pytest.mark.parametrize("limit", [1 << 20, 0])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_solve_batch_matches_numpy(stand_ins, rng, dtype, uplo, limit):
+    n, nrhs, batch, lda, ldb = 7, 3, 3, 8, 9
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
+    buf = packed(mats, lda, uplo, dtype, batch)
+    info = np.zeros(batch, np.int32)
+    _cholesky.factor_batch(uplo, n, buf, lda, lda * n, info, batch, 4, 1 << 20)
+    rhs = random_array(rng, (batch, n, nrhs), dtype)
+    bbuf = np.zeros(batch * ldb * nrhs, dtype)
+    for b in range(batch):
+        host.view(bbuf[b * ldb * nrhs:], n, nrhs, ldb)[...] = rhs[b]
+    _cholesky.solve_batch(uplo, n, nrhs, buf, lda, lda * n, bbuf, ldb, ldb * nrhs, batch, limit)
+    for b in range(batch):
+        x = host.view(bbuf[b * ldb * nrhs:], n, nrhs, ldb)
+        np.testing.assert_allclose(mats[b] @ x, rhs[b], atol=1e3 * EPS[np.dtype(dtype)] * n)
+
+
+@pytest.mark.parametrize("n, nb", [(1, 4), (4, 4), (5, 4), (19, 4), (40, 8)])
+@pytest.mark.parametrize("diag", ["N", "U"])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_recursive_trtri_matches_inverse(stand_ins, rng, dtype, uplo, diag, n, nb):
+    t = random_array(rng, (n, n), dtype) * (0.5 / n) + 2 * np.eye(n)
+    buf = packed(t, n + 1, uplo, dtype)
+    if diag == "U":
+        host.view(buf, n, n, n + 1)[np.diag_indices(n)] = np.nan
+    info = np.full(1, 5, np.int32)
+    _trtri.invert(uplo, diag, n, buf, n + 1, info, nb)
+    assert info[0] == 0
+    want = np.linalg.inv(host.tri(t, uplo, diag == "U"))
+    got = host.view(buf, n, n, n + 1)
+    i, j = np.indices((n, n))
+    keep = ((i <= j) if uplo == "U" else (i >= j)) & ((i != j) if diag == "U" else True)
+    np.testing.assert_allclose(got[keep], want[keep], rtol=1e-10, atol=1e-12)
+    assert other_triangle_untouched(buf, n, n + 1, uplo)
+    if diag == "U":
+        assert np.isnan(np.diag(got)).all()
+
+
+def test_trtri_info_is_the_first_zero_diagonal(stand_ins, rng):
+    n = 10
+    t = random_array(rng, (n, n), "float64") + 3 * np.eye(n)
+    t[6, 6] = t[8, 8] = 0
+    buf = packed(t, n, "U", "float64")
+    info = np.zeros(1, np.int32)
+    _trtri.invert("U", "N", n, buf, n, info, 4)
+    assert info[0] == 7
+
+
+@pytest.mark.parametrize("n, nb", [(1, 4), (6, 4), (21, 4), (33, 8)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_recursive_lauum(stand_ins, rng, dtype, uplo, n, nb):
+    t = random_array(rng, (n, n), dtype)
+    buf = packed(t, n + 2, uplo, dtype)
+    _trtri.lauum(uplo, n, buf, n + 2, nb)
+    tt = host.tri(t.astype(np.complex128), uplo)
+    want = tt @ tt.conj().T if uplo == "U" else tt.conj().T @ tt
+    got = host.view(buf, n, n, n + 2).astype(np.complex128)
+    i, j = np.indices((n, n))
+    keep = (i <= j) if uplo == "U" else (i >= j)
+    np.testing.assert_allclose(got[keep], want[keep], rtol=1e-4, atol=1e-4 * n)
+    assert other_triangle_untouched(buf, n, n + 2, uplo)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_potri_pipeline_gives_the_inverse(stand_ins, rng, uplo):
+    n = 26
+    a = spd(rng, n, "complex128")
+    buf = packed(a, n, uplo, "complex128")
+    info = np.zeros(1, np.int32)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 4, 0)
+    _trtri.invert(uplo, "N", n, buf, n, info, 4)
+    _trtri.lauum(uplo, n, buf, n, 4)
+    inv = host.hermitian_from(host.view(buf, n, n, n), uplo)
+    np.testing.assert_allclose(inv @ a, np.eye(n), atol=1e-10)
+
+
+def test_split_is_a_multiple_of_the_block_inside_the_range():
+    for nb in (1, 4, 16, 128):
+        for n in range(nb + 1, 5 * nb + 3):
+            n1 = _cholesky.split(n, nb)
+            assert 0 < n1 < n and n1 % nb == 0 and abs(n1 - n / 2) <= nb
+
+
+def test_leaf_order_fits_shared_memory():
+    k = _cholesky_kernels
+    assert k.leaf_order("float64", 227 * 1024) == 128
+    assert k.leaf_order("complex128", 227 * 1024) == 64
+    assert k.leaf_order("float32", 64 * 1024) == 64
+    assert k.leaf_order("complex128", 64 * 1024) == 32
+    for d in ALL:
+        for limit in (48 * 1024, 64 * 1024, 227 * 1024):
+            nb = k.leaf_order(d, limit)
+            assert k.shared_bytes(nb, np.dtype(d).itemsize, True) <= limit and nb <= k.BLOCK
+
+
+def test_every_kernel_is_registered_for_every_dtype():
+    names = set(_compile.registered(_cholesky_kernels.SOURCE))
+    for kernel in _cholesky_kernels.TEMPLATES:
+        for d, c in (("float32", "float"), ("float64", "double"), ("complex64", "ra_c64"),
+                     ("complex128", "ra_c128")):
+            assert f"ra_rocsolver_{kernel}<{c}>" in names
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: argument errors (fake device arrays, never launched)
+# --------------------------------------------------------------------------------------------
+
+def _info(n=1, dtype=np.int32):
+    return fake((n,), dtype, address=1 << 24)
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda A: rocsolver.potrf("X", 4, A, 4, _info()), ValueError, "uplo"),
+    (lambda A: rocsolver.potrf("L", -1, A, 4, _info()), ValueError, "n must be >= 0"),
+    (lambda A: rocsolver.potrf("L", 4, A, 3, _info()), ValueError, "lda"),
+    (lambda A: rocsolver.potrf("L", 5, A, 5, _info()), ValueError, "needs 25 elements"),
+    (lambda A: rocsolver.potrf("L", 4, A, 4, _info(1, np.int64)), TypeError, "int32"),
+    (lambda A: rocsolver.potrf("L", 4.0, A, 4, _info()), TypeError, "n"),
+    (lambda A: rocsolver.potrf("L", 4, np.zeros(16), 4, _info()), TypeError, "A"),
+    (lambda A: rocsolver.potrf_strided_batched("L", 4, A, 4, 16, _info(1), 2), ValueError, "info needs 2"),
+    (lambda A: rocsolver.potrf_strided_batched("L", 2, A, 2, 8, _info(3), 3), ValueError, "needs 20 elements"),
+    (lambda A: rocsolver.potrf_strided_batched("L", 2, A, 2, -1, _info(3), 3), ValueError, "strideA"),
+    (lambda A: rocsolver.potrs("L", 4, 1, A, 4, fake((4,), "float32"), 4), TypeError, "dtype of A"),
+    (lambda A: rocsolver.potrs("L", 4, 2, A, 4, fake((4,), "float64"), 4), ValueError, "B"),
+    (lambda A: rocsolver.potrs("L", 4, 1, A, 4, fake((4,), "float64"), 3), ValueError, "ldb"),
+    (lambda A: rocsolver.potrs_strided_batched("L", 4, 1, A, 4, 0, fake((4,), "float64"), 4, 4, -2),
+     ValueError, "batch_count"),
+    (lambda A: rocsolver.potri("Q", 4, A, 4, _info()), ValueError, "uplo"),
+    (lambda A: rocsolver.trtri("U", "X", 4, A, 4, _info()), ValueError, "diag"),
+    (lambda A: rocsolver.trtri("U", "N", 4, A, 2, _info()), ValueError, "lda"),
+    (lambda A: rocsolver.trtri("U", "N", 4, A, 4, np.zeros(1, np.int32)), TypeError, "info"),
+])
+def test_argument_errors(call, error, match):
+    A = fake((16,), "float64")
+    with pytest.raises(error, match=match):
+        call(A)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int32", "bool"])
+def test_unsupported_dtype_is_type_error(dtype):
+    with pytest.raises(TypeError, match="rocsolver.potrf"):
+        rocsolver.potrf("L", 2, fake((4,), dtype), 2, _info())
+
+
+def test_c_ordered_2d_matrix_is_rejected():
+    with pytest.raises(ValueError, match="Fortran-ordered"):
+        rocsolver.potrf("L", 3, fake((3, 3), "float64", order="C"), 3, _info())
+
+
+# --------------------------------------------------------------------------------------------
+# GPU
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [0, 1, 2, 31, 64, 127, 128, 129, 257, 600])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_potrf_backward_error(rng, dtype, uplo, n):
+    a = spd(rng, n, dtype)
+    lda = n + 5
+    buf = packed(a, lda, uplo, dtype)
+    d, info = to_device(buf), to_device(np.full(1, -3, np.int32))
+    rocsolver.potrf(uplo, n, d, lda, info)
+    out = to_host(d)
+    assert to_host(info)[0] == 0
+    assert factor_error(out, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(out, n, lda, uplo)
+    assert np.isnan(out[-3:]).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n, k", [(5, 3), (130, 1), (130, 129), (300, 200)])
+@pytest.mark.parametrize("bad", ["negative", "nan"])
+def test_potrf_reports_the_first_failing_minor(rng, n, k, bad):
+    a = spd(rng, n, "float64")
+    a[k - 1, k - 1] = np.nan if bad == "nan" else a[k - 1, k - 1] - 1e4
+    d, info = to_device(packed(a, n, "L", "float64")), to_device(np.zeros(1, np.int32))
+    rocsolver.potrf("L", n, d, n, info)
+    assert to_host(info)[0] == k
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n, batch", [(1, 3), (17, 50), (32, 1000), (128, 40), (150, 3)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_potrf_strided_batched_and_potrs(rng, dtype, uplo, n, batch):
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
+    bad = batch // 2
+    mats[bad, n - 1, n - 1] = -1.0
+    stride = n * n + 1
+    d = to_device(packed(mats, n, uplo, dtype, batch, stride))
+    info = to_device(np.full(batch, 77, np.int32))
+    rocsolver.potrf_strided_batched(uplo, n, d, n, stride, info, batch)
+    got_info = to_host(info)
+    want_info = np.zeros(batch, np.int32)
+    want_info[bad] = n
+    np.testing.assert_array_equal(got_info, want_info)
+    out = to_host(d)
+    for b in {0, batch - 1} - {bad}:
+        assert factor_error(out[b * stride:], mats[b], n, uplo, dtype) < 10
+    nrhs, ldb = 3, n + 1
+    rhs = random_array(rng, (batch, n, nrhs), dtype)
+    bbuf = np.zeros(batch * ldb * nrhs, dtype)
+    for b in range(batch):
+        host.view(bbuf[b * ldb * nrhs:], n, nrhs, ldb)[...] = rhs[b]
+    db = to_device(bbuf)
+    rocsolver.potrs_strided_batched(uplo, n, nrhs, d, n, stride, db, ldb, ldb * nrhs, batch)
+    xs = to_host(db)
+    for b in {0, batch - 1} - {bad}:
+        x = host.view(xs[b * ldb * nrhs:], n, nrhs, ldb).astype(np.complex128)
+        resid = np.linalg.norm(mats[b] @ x - rhs[b]) / (np.linalg.norm(mats[b]) * np.linalg.norm(x) * n
+                                                         * EPS[np.dtype(dtype)])
+        assert resid < 10
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 40, 200])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_potrs_and_potri(rng, dtype, uplo, n):
+    a = spd(rng, n, dtype, cond=1e4 if np.dtype(dtype).itemsize >= 8 else None)
+    d, info = to_device(packed(a, n, uplo, dtype)), to_device(np.zeros(1, np.int32))
+    rocsolver.potrf(uplo, n, d, n, info)
+    rhs = random_array(rng, (n, 2), dtype)
+    db = to_device(np.asfortranarray(rhs))
+    rocsolver.potrs(uplo, n, 2, d, n, db, n)
+    x = to_host(db)
+    eps = EPS[np.dtype(dtype)]
+    assert np.linalg.norm(a @ x - rhs) / (np.linalg.norm(a) * np.linalg.norm(x) * n * eps) < 10
+    rocsolver.potri(uplo, n, d, n, info)
+    assert to_host(info)[0] == 0
+    inv = host.hermitian_from(host.view(to_host(d), n, n, n).astype(np.complex128), uplo)
+    assert np.linalg.norm(a @ inv - np.eye(n)) / (np.linalg.cond(a) * n * eps) < 10
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 3, 64, 65, 129, 300])
+@pytest.mark.parametrize("diag", ["N", "U"])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_trtri(rng, dtype, uplo, diag, n):
+    t = random_array(rng, (n, n), dtype) * (0.5 / n) + 2 * np.eye(n)
+    buf = packed(t, n + 2, uplo, dtype)
+    if diag == "U":
+        host.view(buf, n, n, n + 2)[np.diag_indices(n)] = np.nan
+    d, info = to_device(buf), to_device(np.full(1, 9, np.int32))
+    rocsolver.trtri(uplo, diag, n, d, n + 2, info)
+    assert to_host(info)[0] == 0
+    out = to_host(d)
+    tt = host.tri(t.astype(np.complex128), uplo, diag == "U")
+    inv = host.tri(host.view(out, n, n, n + 2).astype(np.complex128), uplo, diag == "U")
+    assert np.linalg.norm(inv @ tt - np.eye(n)) / (n * EPS[np.dtype(dtype)]) < 10
+    assert other_triangle_untouched(out, n, n + 2, uplo)
+
+
+@pytest.mark.gpu
+def test_trtri_zero_diagonal_info(rng):
+    n = 150
+    t = random_array(rng, (n, n), "complex64") + 3 * np.eye(n)
+    t[97, 97] = t[120, 120] = 0
+    d, info = to_device(packed(t, n, "L", "complex64")), to_device(np.zeros(1, np.int32))
+    rocsolver.trtri("L", "N", n, d, n, info)
+    assert to_host(info)[0] == 98
+
+
+@pytest.mark.gpu
+def test_fortran_ordered_2d_buffers(rng):
+    n = 150
+    a = spd(rng, n, "float64")
+    d, info = to_device(np.asfortranarray(a)), to_device(np.zeros(1, np.int32))
+    rocsolver.potrf("U", n, d, n, info)
+    u = np.triu(to_host(d))
+    assert to_host(info)[0] == 0
+    assert np.linalg.norm(u.T @ u - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
+    rhs = rng.standard_normal((n, 4))
+    db = to_device(np.asfortranarray(rhs))
+    rocsolver.potrs("U", n, 4, d, n, db, n)
+    np.testing.assert_allclose(a @ to_host(db), rhs, atol=1e-10)

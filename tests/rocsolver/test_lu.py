@@ -1,0 +1,391 @@
+"""rocsolver getrf, getrs, getri and laswp against SciPy/NumPy (float64/complex128 references).
+
+CPU tests run the drivers on host memory with the NumPy stand-ins of ``lu_host`` for the kernels
+and rocblas calls: the recursive blocking (with a 4-column panel so that small matrices recurse
+several levels), wide and tall shapes, the pivot and info bookkeeping, the batched strides and the
+choice between the one-block and the blocked paths are proved against ``scipy.linalg`` without a
+device. Argument errors use ``conftest.fake`` arrays never launched on.
+
+GPU tests run the real kernels on fresh random data: buffers with spare leading-dimension rows
+(NaN, which must stay NaN) and poisoned outputs (ipiv -7, info 99); the factorization is checked
+by its backward error ``||P L U - A|| / (||A|| n eps)`` and the pivots against SciPy's where the
+pivot choice is clear; solves by ``||op(A) X - B|| / (||A|| ||X|| n eps)``.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+from conftest import fake
+from hostdev import dev, view
+import lu_host
+
+import rocarray.rocsolver as rs
+from rocarray._core import compile as _compile
+from rocarray.rocsolver import _lu, _lu_kernels
+
+try:
+    import cupy
+except Exception:  # pragma: no cover - CuPy is a test dependency
+    cupy = None
+
+ALL = ["float32", "float64", "complex64", "complex128"]
+EPS = {np.dtype(d): np.finfo(d).eps for d in ALL}
+
+
+def rand(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    x = rng.standard_normal(shape)
+    if dtype.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def buffer(a, lda, batch_stride=None, fill=np.nan):
+    """Column-major host buffer holding the matrices of ``a`` (shape (batch, m, n) or (m, n))."""
+    a = np.asarray(a)
+    stack = a[None] if a.ndim == 2 else a
+    m, n = stack.shape[-2:]
+    stride = batch_stride if batch_stride is not None else lda * n
+    buf = np.full(max((len(stack) - 1) * stride + lda * n + 2, 1), fill, a.dtype)
+    for b, mat in enumerate(stack):
+        for j in range(n):
+            buf[b * stride + j * lda:b * stride + j * lda + m] = mat[:, j]
+    return buf
+
+
+def unpack(buf, m, n, lda, b=0, stride=0):
+    return np.lib.stride_tricks.as_strided(buf[b * stride:], (m, n), (buf.itemsize, lda * buf.itemsize)).copy()
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the drivers with stand-ins
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def host_lu(monkeypatch):
+    log = lu_host.install(monkeypatch)
+    monkeypatch.setattr(_lu, "PANEL", 4)
+    monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
+    monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
+    return log
+
+
+def test_split_is_a_multiple_of_the_panel_and_about_half():
+    for nb in (4, 32, 64):
+        for width in range(nb + 1, 10 * nb):
+            w1 = _lu.split(width, nb)
+            assert w1 % nb == 0 and 0 < w1 < width and abs(2 * w1 - width) <= 2 * nb
+
+
+def test_one_block_choice():
+    assert _lu.one_block(128, 128, 1) and not _lu.one_block(129, 129, 1)
+    assert _lu.one_block(512, 512, _lu.MANY) and not _lu.one_block(512, 512, _lu.MANY - 1)
+    assert not _lu.one_block(513, 513, 10 ** 5)
+
+
+def test_kernels_are_registered():
+    names = _compile.registered(_lu_kernels.SOURCE)
+    assert set(names) == set(_lu_kernels.instantiations())
+    assert "ra_rocsolver_getf2<double, true>" in names and "ra_rocsolver_laswp<ra_c64>" in names
+    assert len(names) == 24
+
+
+def test_block_size_is_whole_warps_within_limits():
+    for work in (0, 1, 63, 64, 65, 1000, 10 ** 6):
+        b = _lu_kernels.block_for(work)
+        assert b % 64 == 0 and 64 <= b <= 1024 and (b >= work or b == 1024)
+
+
+@pytest.mark.parametrize("m,n", [(1, 1), (2, 2), (7, 7), (13, 13), (16, 16), (20, 9), (9, 20), (33, 17), (5, 0)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_blocked_getrf_matches_scipy(host_lu, rng, m, n, dtype):
+    a = rand(rng, (m, n), dtype)
+    lda = m + 3
+    A = dev(buffer(a, lda))
+    ipiv, info = dev(np.full(max(min(m, n), 1), -7, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, lda, ipiv, info)
+    assert view(info)[0] == 0
+    if min(m, n) == 0:
+        return
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv)[:min(m, n)] - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, lda), lu, rtol=1e-10, atol=1e-10)
+    assert np.isnan(view(A)[m:lda]).all()   # spare rows untouched
+    if max(m, n) > 4:
+        assert any(c[0] == "gemm" for c in host_lu) and any(c[0] == "trsm" for c in host_lu)
+
+
+def test_blocked_getrf_reports_the_first_zero_pivot_and_completes(host_lu, rng):
+    n = 14
+    a = rand(rng, (n, n), "float64")
+    a[:, 5] = 0.0
+    a[:, 9] = 0.0
+    A, ipiv, info = dev(buffer(a, n)), dev(np.zeros(n, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(n, n, A, n, ipiv, info)
+    assert view(info)[0] == 6
+    ref = a.copy()
+    piv, inf = lu_host.getf2_ref(ref)
+    assert inf == 6
+    np.testing.assert_array_equal(view(ipiv), piv)
+    np.testing.assert_allclose(unpack(view(A), n, n, n), ref, atol=1e-10)
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_batched_getrf_strides(monkeypatch, rng, blocked):
+    log = lu_host.install(monkeypatch)
+    if blocked:
+        monkeypatch.setattr(_lu, "PANEL", 4)
+        monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
+        monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
+    m, n, batch, lda, sa, sp = 11, 9, 3, 13, 13 * 9 + 5, 12
+    a = rand(rng, (batch, m, n), "complex128")
+    A = dev(buffer(a, lda, sa))
+    ipiv, info = dev(np.full(batch * sp, -7, np.int32)), dev(np.full(batch, 99, np.int32))
+    rs.getrf_strided_batched(m, n, A, lda, sa, ipiv, sp, info, batch)
+    for b in range(batch):
+        lu, piv = sl.lu_factor(a[b])
+        np.testing.assert_array_equal(view(ipiv)[b * sp:b * sp + n] - 1, piv)
+        np.testing.assert_allclose(unpack(view(A), m, n, lda, b, sa), lu, atol=1e-10)
+        assert (view(ipiv)[b * sp + n:(b + 1) * sp] == -7).all()
+    assert (view(info) == 0).all()
+    one_launch = [c for c in log if c[0] == "getf2" and c[-1] == batch]
+    assert bool(one_launch) != blocked
+
+
+@pytest.mark.parametrize("trans", ["N", "T", "C"])
+@pytest.mark.parametrize("blocked", [False, True])
+def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
+    log = lu_host.install(monkeypatch)
+    if blocked:
+        monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
+        monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
+    n, nrhs, batch = 10, 3, 2
+    a = rand(rng, (batch, n, n), "complex128")
+    b = rand(rng, (batch, n, nrhs), "complex128")
+    lda, ldb = n + 1, n + 2
+    A, B = dev(buffer(a, lda)), dev(buffer(b, ldb))
+    ipiv, info = dev(np.zeros(batch * n, np.int32)), dev(np.zeros(batch, np.int32))
+    rs.getrf_strided_batched(n, n, A, lda, lda * n, ipiv, n, info, batch)
+    rs.getrs_strided_batched(trans, n, nrhs, A, lda, lda * n, ipiv, n, B, ldb, ldb * nrhs, batch)
+    for k in range(batch):
+        op = {"N": a[k], "T": a[k].T, "C": a[k].conj().T}[trans]
+        np.testing.assert_allclose(unpack(view(B), n, nrhs, ldb, k, ldb * nrhs), np.linalg.solve(op, b[k]),
+                                   rtol=1e-9, atol=1e-9)
+    assert any(c[0] == "getrs_small" for c in log) != blocked
+
+
+def test_getri_inverts_and_leaves_singular_matrices_alone(monkeypatch, rng):
+    lu_host.install(monkeypatch)
+    monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
+    n, batch = 7, 3
+    a = rand(rng, (batch, n, n), "float64")
+    a[1, :, 2] = 0.0
+    A, ipiv, info = dev(buffer(a, n)), dev(np.zeros(batch * n, np.int32)), dev(np.zeros(batch, np.int32))
+    rs.getrf_strided_batched(n, n, A, n, n * n, ipiv, n, info, batch)
+    factored = view(A).copy()
+    rs.getri_strided_batched(n, A, n, n * n, ipiv, n, info, batch)
+    np.testing.assert_array_equal(view(info), [0, 3, 0])
+    for b in (0, 2):
+        np.testing.assert_allclose(unpack(view(A), n, n, n, b, n * n), np.linalg.inv(a[b]), rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(view(A)[n * n:2 * n * n], factored[n * n:2 * n * n])
+
+
+@pytest.mark.parametrize("incx", [1, -1])
+def test_laswp_applies_pivots_in_order(monkeypatch, rng, incx):
+    lu_host.install(monkeypatch)
+    m, n = 6, 4
+    a = rand(rng, (m, n), "float32")
+    A = dev(buffer(a, m))
+    piv = np.array([3, 3, 6, 4, 5], np.int32)
+    rs.laswp(n, A, m, 2, 4, dev(piv), incx)
+    want = a.copy()
+    for k in ([1, 2, 3] if incx == 1 else [3, 2, 1]):
+        want[[k, piv[k] - 1]] = want[[piv[k] - 1, k]]
+    np.testing.assert_array_equal(unpack(view(A), m, n, m), want)
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: argument errors
+# --------------------------------------------------------------------------------------------
+
+needs_cupy = pytest.mark.skipif(cupy is None, reason="CuPy is not installed")
+
+
+@needs_cupy
+def test_argument_errors():
+    A = fake((100,), "float64")
+    ipiv, info = fake((10,), "int32"), fake((4,), "int32")
+    with pytest.raises(ValueError, match=r"rocsolver.getrf: lda must be >= max\(1, 10\)"):
+        rs.getrf(10, 10, A, 9, ipiv, info)
+    with pytest.raises(ValueError, match="rocsolver.getrf: m must be >= 0"):
+        rs.getrf(-1, 10, A, 10, ipiv, info)
+    with pytest.raises(ValueError, match="must be < 2\\^31"):
+        rs.getrf(2 ** 31, 1, A, 2 ** 31, ipiv, info)
+    with pytest.raises(TypeError, match="ipiv must be an int32"):
+        rs.getrf(10, 10, A, 10, fake((10,), "int64"), info)
+    with pytest.raises(ValueError, match="ipiv needs 10"):
+        rs.getrf(10, 10, A, 10, fake((9,), "int32"), info)
+    with pytest.raises(TypeError, match="info must be an int32"):
+        rs.getrf(10, 10, A, 10, ipiv, fake((1,), "float32"))
+    with pytest.raises(ValueError, match="needs 110 elements of A"):
+        rs.getrf(11, 10, fake((100,), "float64"), 11, fake((10,), "int32"), info)
+    with pytest.raises(TypeError, match="unsupported dtype int32"):
+        rs.getrf(2, 2, fake((4,), "int32"), 2, ipiv, info)
+    with pytest.raises(TypeError, match="float16 is not supported"):
+        rs.getrf(2, 2, fake((4,), "float16"), 2, ipiv, info)
+    with pytest.raises(TypeError, match="A"):
+        rs.getrf(2, 2, np.zeros(4), 2, ipiv, info)
+    with pytest.raises(ValueError, match="strideA must be >= 100"):
+        rs.getrf_strided_batched(10, 10, A, 10, 99, ipiv, 10, info, 1)
+    with pytest.raises(ValueError, match="info needs 5"):
+        rs.getrf_strided_batched(2, 2, A, 2, 4, fake((20,), "int32"), 2, info, 5)
+    with pytest.raises(ValueError, match="trans must be one of"):
+        rs.getrs("X", 10, 1, A, 10, ipiv, fake((10,), "float64"), 10)
+    with pytest.raises(TypeError, match="B must have the dtype of A"):
+        rs.getrs("N", 10, 1, A, 10, ipiv, fake((10,), "float32"), 10)
+    with pytest.raises(ValueError, match="needs 20 elements of B"):
+        rs.getrs("N", 10, 2, A, 10, ipiv, fake((19,), "float64"), 10)
+    with pytest.raises(ValueError, match="strideB must be >= 20"):
+        rs.getrs_strided_batched("N", 10, 2, A, 10, 100, ipiv, 10, fake((40,), "float64"), 10, 19, 1)
+    with pytest.raises(ValueError, match="incx must be 1 or -1"):
+        rs.laswp(10, A, 10, 1, 2, ipiv, 2)
+    with pytest.raises(ValueError, match="1 <= k1 <= k2"):
+        rs.laswp(10, A, 10, 0, 2, ipiv, 1)
+    with pytest.raises(ValueError, match="Fortran-ordered"):
+        rs.getri(3, fake((3, 3), "float64"), 3, ipiv, info)
+
+
+# --------------------------------------------------------------------------------------------
+# GPU
+# --------------------------------------------------------------------------------------------
+
+def _backward_error_lu(a, lu, ipiv):
+    m, n = a.shape
+    k = min(m, n)
+    L = np.tril(lu[:, :k], -1) + np.eye(m, k)
+    U = np.triu(lu[:k, :])
+    pa = a.astype(np.complex128).copy()
+    for i in range(k):
+        p = ipiv[i] - 1
+        pa[[i, p]] = pa[[p, i]]
+    eps = np.finfo(a.dtype).eps
+    return np.linalg.norm(L @ U - pa) / (max(np.linalg.norm(a), 1e-300) * max(m, n) * eps)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("m,n", [(1, 1), (2, 2), (3, 5), (31, 31), (64, 64), (65, 65), (97, 61), (61, 97),
+                                 (129, 129), (300, 300), (521, 200)])
+def test_getrf_backward_error(rng, dtype, m, n):
+    a = rand(rng, (m, n), dtype)
+    lda = m + 2
+    A = cupy.asarray(buffer(a, lda))
+    ipiv, info = cupy.full(min(m, n), -7, cupy.int32), cupy.full(1, 99, cupy.int32)
+    rs.getrf(m, n, A, lda, ipiv, info)
+    h = cupy.asnumpy(A)
+    assert int(info[0]) == 0
+    assert np.isnan(np.lib.stride_tricks.as_strided(h[m:], (2, n), (h.itemsize, lda * h.itemsize))).all()
+    piv = cupy.asnumpy(ipiv)
+    assert ((piv >= np.arange(1, min(m, n) + 1)) & (piv <= m)).all()
+    assert _backward_error_lu(a, unpack(h, m, n, lda), piv) < 4
+
+
+@pytest.mark.gpu
+def test_getrf_large_uses_the_blocked_path(rng):
+    n = 1100
+    a = rand(rng, (n, n), "float64")
+    A = cupy.asarray(a.T.reshape(-1))
+    ipiv, info = cupy.zeros(n, cupy.int32), cupy.full(1, 99, cupy.int32)
+    rs.getrf(n, n, A, n, ipiv, info)
+    lu, piv = sl.lu_factor(a)
+    assert int(info[0]) == 0
+    assert (cupy.asnumpy(ipiv) - 1 == piv).mean() > 0.99   # near-ties may pick differently
+    assert _backward_error_lu(a, unpack(cupy.asnumpy(A), n, n, n), cupy.asnumpy(ipiv)) < 8
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [5, 64, 200])
+def test_getrf_singular_info_and_completion(rng, dtype, n):
+    a = rand(rng, (n, n), dtype)
+    a[:, 3] = 0
+    A = cupy.asarray(a.T.reshape(-1))
+    ipiv, info = cupy.zeros(n, cupy.int32), cupy.full(1, 99, cupy.int32)
+    rs.getrf(n, n, A, n, ipiv, info)
+    assert int(info[0]) == 4
+    h = cupy.asnumpy(A)
+    assert np.isfinite(h).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n,batch", [(1, 5), (7, 3), (32, 200), (128, 70), (130, 3), (200, 64)])
+def test_batched_getrf_getrs(rng, dtype, n, batch):
+    nrhs = 2
+    a = rand(rng, (batch, n, n), dtype)
+    b = rand(rng, (batch, n, nrhs), dtype)
+    lda, sa, ldb, sb, sp = n + 1, (n + 1) * n + 3, n, n * nrhs + 1, n + 2
+    A = cupy.asarray(buffer(a, lda, sa))
+    B = cupy.asarray(buffer(b, ldb, sb))
+    ipiv, info = cupy.full(batch * sp, -7, cupy.int32), cupy.full(batch, 99, cupy.int32)
+    rs.getrf_strided_batched(n, n, A, lda, sa, ipiv, sp, info, batch)
+    for trans in ("N", "C"):
+        X = B.copy()
+        rs.getrs_strided_batched(trans, n, nrhs, A, lda, sa, ipiv, sp, X, ldb, sb, batch)
+        hx = cupy.asnumpy(X)
+        eps = EPS[np.dtype(dtype)]
+        for k in range(0, batch, max(1, batch // 7)):
+            op = a[k] if trans == "N" else a[k].conj().T
+            x = unpack(hx, n, nrhs, ldb, k, sb)
+            r = np.linalg.norm(op.astype(np.complex128) @ x - b[k]) / (np.linalg.norm(op) * np.linalg.norm(x) * n * eps)
+            assert r < 8, (k, r)
+    assert (cupy.asnumpy(info) == 0).all()
+    assert (cupy.asnumpy(ipiv).reshape(batch, sp)[:, n:] == -7).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n,nrhs", [(1, 1), (50, 3), (150, 1), (150, 170)])
+@pytest.mark.parametrize("trans", ["N", "T", "C"])
+def test_getrs_backward_error(rng, dtype, n, nrhs, trans):
+    a = rand(rng, (n, n), dtype)
+    b = rand(rng, (n, nrhs), dtype)
+    A = cupy.asarray(a.T.reshape(-1))
+    B = cupy.asarray(b.T.reshape(-1))
+    ipiv, info = cupy.zeros(n, cupy.int32), cupy.zeros(1, cupy.int32)
+    rs.getrf(n, n, A, n, ipiv, info)
+    rs.getrs(trans, n, nrhs, A, n, ipiv, B, n)
+    x = cupy.asnumpy(B).reshape(nrhs, n).T
+    op = {"N": a, "T": a.T, "C": a.conj().T}[trans].astype(np.complex128)
+    eps = EPS[np.dtype(dtype)]
+    assert np.linalg.norm(op @ x - b) / (np.linalg.norm(op) * np.linalg.norm(x) * n * eps) < 8
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [1, 33, 140])
+def test_getri(rng, dtype, n):
+    a = rand(rng, (n, n), dtype) + 2 * n ** 0.5 * np.eye(n, dtype=dtype)
+    A = cupy.asarray(a.T.reshape(-1))
+    ipiv, info = cupy.zeros(n, cupy.int32), cupy.full(1, 99, cupy.int32)
+    rs.getrf(n, n, A, n, ipiv, info)
+    rs.getri(n, A, n, ipiv, info)
+    assert int(info[0]) == 0
+    inv = cupy.asnumpy(A).reshape(n, n).T
+    eps = EPS[np.dtype(dtype)]
+    assert np.linalg.norm(a.astype(np.complex128) @ inv - np.eye(n)) / (np.linalg.cond(a) * n * eps) < 8
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_laswp_gpu(rng, dtype):
+    m, n = 9, 300
+    a = rand(rng, (m, n), dtype)
+    A = cupy.asarray(a.T.reshape(-1))
+    piv = np.array([4, 2, 9, 4, 7, 6], np.int32)
+    rs.laswp(n, A, m, 1, 6, cupy.asarray(piv), -1)
+    want = a.copy()
+    for k in range(5, -1, -1):
+        want[[k, piv[k] - 1]] = want[[piv[k] - 1, k]]
+    np.testing.assert_array_equal(cupy.asnumpy(A).reshape(n, m).T, want)
