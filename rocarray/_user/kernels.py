@@ -222,8 +222,8 @@ class _Generated:
                 if kernel is None:
                     kwargs = dict(self._kwargs)
                     kwargs["preamble"] = _header_preamble(kwargs.get("preamble", ""))
-                    # CuPy's generated kernels get its own -std option; ours would repeat it
-                    defines = tuple(o for o in _compile.options(info.target) if not o.startswith("-std"))
+                    # the defines only: CuPy chooses the standard and the architecture of its kernels
+                    defines = tuple(o for o in _compile.options(info.target) if o.startswith("-D"))
                     kwargs["options"] = defines + _options(kwargs.get("options", ()))
                     cls = getattr(backend.cupy(), self._cupy_class)
                     kernel = self._per_device[info.id] = cls(*self._args, **kwargs)

@@ -22,10 +22,22 @@ _COMPLEX = {numpy.dtype(numpy.float32): numpy.dtype(numpy.complex64),
             numpy.dtype(numpy.complex128): numpy.dtype(numpy.complex128)}
 
 
+_always_complex = []
+
+
+def numpy_eig_always_complex():
+    """Whether the installed NumPy's ``eig``/``eigvals`` return complex arrays for every input
+    (newer NumPy) rather than real ones when every eigenvalue of a real stack is real; rocarray
+    follows the installed NumPy."""
+    if not _always_complex:
+        _always_complex.append(numpy.linalg.eigvals(numpy.eye(1)).dtype.kind == "c")
+    return _always_complex[0]
+
+
 def _geev(a, vectors):
     """Eigenvalues ``(..., n)`` and, with ``vectors``, right eigenvectors ``(..., n, n)`` of the
-    stack ``a`` as NumPy returns them (real when the input is real and every eigenvalue of the
-    whole stack is real, else complex)."""
+    stack ``a`` as the installed NumPy returns them (complex; or real when the input is real and
+    every eigenvalue of the whole stack is real, where that NumPy does so)."""
     cupy = backend.cupy()
     a = _stacked.stacked_square(a)
     dtype = _stacked.linalg_dtype(a.dtype)
@@ -46,7 +58,7 @@ def _geev(a, vectors):
     w = w.reshape(batch + (n,))
     if vectors:
         v = v.reshape(batch + (n, n)).swapaxes(-1, -2)
-    if dtype.kind == "f" and not (cupy.asnumpy(w).imag != 0).any():
+    if dtype.kind == "f" and not numpy_eig_always_complex() and not (cupy.asnumpy(w).imag != 0).any():
         w = w.real.astype(dtype)
         v = v.real.astype(dtype) if vectors else None
     return w, v
@@ -67,8 +79,8 @@ def eig(a):
         ``(eigenvalues, eigenvectors)``: ``eigenvalues`` ``(..., M)``; ``eigenvectors``
         ``(..., M, M)`` with ``eigenvectors[..., :, i]`` the unit-norm eigenvector of
         ``eigenvalues[..., i]``, its component of largest modulus real (LAPACK's normalization).
-        Both are real (float32/float64) when ``a`` is real and every eigenvalue of the stack is
-        real, else complex, as NumPy's. The order of the eigenvalues is LAPACK's (not sorted);
+        Both are complex, or, where the installed NumPy does so (NumPy before 2.5), real
+        (float32/float64) when ``a`` is real and every eigenvalue of the stack is real. The order of the eigenvalues is LAPACK's (not sorted);
         a real matrix's complex-conjugate pairs are adjacent, positive imaginary part first.
 
     Raises
@@ -107,8 +119,8 @@ def eigvals(a):
     Returns
     -------
     cupy.ndarray
-        ``(..., M)`` eigenvalues, in LAPACK's order; real when ``a`` is real and all of them are
-        real, else complex (NumPy's rule).
+        ``(..., M)`` eigenvalues, in LAPACK's order; complex, or real where the installed NumPy
+        gives real ones (a real ``a`` whose eigenvalues are all real, NumPy before 2.5).
 
     Raises
     ------

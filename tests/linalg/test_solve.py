@@ -291,7 +291,8 @@ def test_solve_large_f64():
                                            ("complex128", 100, 70), ("float64", 300, 65)])
 def test_batched_solve_backward_error(rng, dtype, n, batch):
     a, b = rand(rng, (batch, n, n), dtype), rand(rng, (batch, n), dtype)
-    x = la.solve(cupy.asarray(a), cupy.asarray(b)).get()
+    # NumPy 2: a stack of vectors is a stack of one-column matrices (a 2-D b is one matrix)
+    x = la.solve(cupy.asarray(a), cupy.asarray(b)[..., None]).get()[..., 0]
     ax = np.einsum("bij,bj->bi", a.astype(np.complex128), x)
     eps = np.finfo(np.dtype(dtype)).eps
     r = np.linalg.norm(ax - b, axis=1) / (np.linalg.norm(a, axis=(1, 2)) * np.linalg.norm(x, axis=1) * n * eps)

@@ -160,7 +160,8 @@ def test_a_profiled_region_on_the_gpu(rng, tmp_path):
     assert any(n.startswith("ra_prim_reduce") for n in names)
     assert any(n.startswith("ra_prim_") and "sort" in n for n in names)
     assert "cupy.zeros" in names
-    assert all(r.time_ms > 0 and r.start_ms >= 0 for r in prof.rows)
+    assert all(r.time_ms >= 0 and r.start_ms >= 0 for r in prof.rows)
+    assert all(r.time_ms > 0 for r in prof.rows if r.library == "prim")  # kernels take time
     starts = [r.start_ms for r in prof.rows if r.library != "cupy"]
     assert starts == sorted(starts)  # one stream: issue order is time order
     assert "launch(es)" in prof.table()
