@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rocarray._user.hipify import _mask
+from rocarray._user._source_text import _mask
 
 __all__ = ["compile_check", "CompileCheckResult", "TargetResult"]
 

@@ -13,7 +13,7 @@ import pytest
 
 import rocarray as ra
 from rocarray._core import offline
-from rocarray._user.hipify import _mask
+from rocarray._user._source_text import _mask
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hipify_corpus")
 CORPUS = sorted(f for f in os.listdir(HERE) if f.endswith(".cu"))
