@@ -121,3 +121,17 @@ class PlanCache:
 
 #: The process's one plan cache.
 cache = PlanCache()
+
+
+def on_first_use(make):
+    """``get()`` returning ``make()``, called on the first ``get`` only: a part of a plan that some
+    calls never take (a kernel variant, a fallback path) is compiled and prepared when a call
+    first needs it, so a cold call compiles only what it launches."""
+    made = []
+
+    def get():
+        if not made:
+            made.append(make())
+        return made[0]
+    return get
+

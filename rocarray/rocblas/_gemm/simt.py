@@ -20,7 +20,7 @@ beta, the bias and the activation. :func:`prepare` works out the launches of one
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, workspace
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans, workspace
 from rocarray.rocblas._arguments import STANDARD as _STANDARD, scalar_type
 from rocarray.rocblas._gemm import tiles
 from rocarray.rocblas._gemm.tiles import BLOCK
@@ -91,17 +91,6 @@ PARTIALS = "rocblas.gemm.splitk"
 _NULL = numpy.uint64(0)
 
 
-def _on_first_use(make):
-    """``get()`` returning ``make()``, called once, on the first ``get``."""
-    made = []
-
-    def get():
-        if not made:
-            made.append(make())
-        return made[0]
-    return get
-
-
 def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, strides):
     """The launches of one :class:`~rocarray.rocblas._gemm.tiles.TileChoice` of a SIMT or float64
     matrix-instruction tile, with everything but the call's values worked out: returns
@@ -146,10 +135,10 @@ def prepare(device_id, dtype, choice, m, n, k, lda, ldb, ldc, flag_bits, batch, 
             for first in range(0, batch, MAX_GRID_YZ))
     # each layout's kernel is compiled when a call first takes it, not when the plan is made: a
     # cold call compiles only the instantiation it launches
-    plain = _on_first_use(lambda: chunks_of(kernel))
+    plain = plans.on_first_use(lambda: chunks_of(kernel))
     if tiles.has_vec(tile) and tiles.vec_strides(itemsize, lda, ldb, strides):
         # the 16-byte layout, taken by the calls whose A and B are 16-byte aligned
-        vec = _on_first_use(lambda: chunks_of(KERNELS[kernel_name(dtype, tile, vec=True)]))
+        vec = plans.on_first_use(lambda: chunks_of(KERNELS[kernel_name(dtype, tile, vec=True)]))
 
         def chunks_for(A, B):
             return plain() if (A | B) & 15 else vec()

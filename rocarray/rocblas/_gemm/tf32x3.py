@@ -45,7 +45,7 @@ SIMT tiles (:func:`rocarray.rocblas._gemm.plan.candidates`).
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, config, launch
+from rocarray._core import backend, compile as _compile, config, launch, plans
 from rocarray.rocblas._gemm import tensor_maps, wgmma as wg
 from rocarray.rocblas._gemm.mma import TILE, device_facts
 
@@ -259,12 +259,14 @@ def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
                                  PROMOTE_SLOTS, block=FUSED_BLOCK, nbytes=fused_shared_bytes(stages, tile_m, tile_n),
                                  tile_m=tile_m)
     # the split pass multiplies its pieces with the square tile's kernel
-    fallback = _prepare_split_run(device_id, TILES[1], m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides)
+    # (prepared when a call first needs it: most calls never do)
+    fallback = plans.on_first_use(lambda: _prepare_split_run(device_id, TILES[1], m, n, k, lda, ldb, ldc, trans_a,
+                                                             trans_b, act, batch, strides))
     lds_aligned = fused_aligned(0, lda, strides[0], batch) and fused_aligned(0, ldb, strides[1], batch)
 
     def run(alpha, beta, A, B, C, bias):
         if not (lds_aligned and A % 16 == 0 and B % 16 == 0):
-            return fallback(alpha, beta, A, B, C, bias)
+            return fallback()(alpha, beta, A, B, C, bias)
         map_a = fused_operand_map(A, a_kmajor, m, k, lda, strides[0], batch, tile_m, blocked_maps)
         map_b = fused_operand_map(B, b_kmajor, n, k, ldb, strides[1], batch, tile_n, blocked_maps)
         product(map_a, map_b, alpha, beta, C, bias)
