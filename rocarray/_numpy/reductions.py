@@ -121,10 +121,10 @@ def _reduce(name, op, a, axis, dtype, out, keepdims, initial, where, nan):
     else:
         rdtype = sum_result_dtype(a.dtype, dtype)
     has_initial = initial is not None and initial is not _NO_VALUE
-    lines = n = 1  # only empty min/max need the sizes (an empty input has an empty line or none)
+    n = 1  # only empty min/max need the reduced extent
     if minmax and a.size == 0:
-        lines, n = _lines_and_n(a.shape, axes)
-    if minmax and n == 0 and lines > 0 and not has_initial:
+        _, n = _lines_and_n(a.shape, axes)
+    if minmax and n == 0 and not has_initial:  # NumPy raises even when no line is left
         ufunc = {"min": "fmin" if nan else "minimum", "max": "fmax" if nan else "maximum"}[op]
         raise ValueError(f"zero-size array to reduction operation {ufunc} which has no identity")
     cupy = backend.cupy()
