@@ -33,7 +33,7 @@ from rocarray._numpy.reductions import (  # noqa: A004  (NumPy names shadow buil
 )
 from rocarray._numpy.sorting import argpartition, argsort, lexsort, partition, sort, sort_complex
 from rocarray._numpy.searching import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
-from rocarray import config, fft, linalg, prim, rocblas, rocsolver
+from rocarray import config, fft, linalg, prim, rocblas, rocsolver, rocsparse, sparse
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
 from numpy import (  # noqa: E402
@@ -46,7 +46,7 @@ __all__ = [
     "__version__", "NoDeviceError", "KernelCompileError", "RocArrayError", "is_available",
     "show_config", "tune", "free_workspaces", "compile_check", "hipify", "profile", "config",
     "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
-    "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "rocsolver", "prim",
+    "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "rocsolver", "rocsparse", "sparse", "prim",
     "matmul", "tensordot", "outer", "kron", "trace", "einsum",
     "fft",
     "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",

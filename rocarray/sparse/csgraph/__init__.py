@@ -1,0 +1,3 @@
+"""``scipy.sparse.csgraph`` basics on the device."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``scipy.sparse.linalg`` on the device: Krylov solvers, Lanczos eigensolvers, triangular solves."""
+
+__all__ = []
