@@ -10,9 +10,13 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 # conversions and canonical form (formats)
 
 # SpMV, SpMM (spmv/spmm)
+from rocarray.rocsparse._spmv_analysis import CsrmvAnalysis, csrmv_analysis
+from rocarray.rocsparse._spmv import csrmv
+from rocarray.rocsparse._spmm import csrmm
 
 # SpGEMM, SDDMM (spgemm)
 
 # triangular solve, ILU(0), IC(0) (trisolve)
 
 __all__ = []
+__all__ += ["CsrmvAnalysis", "csrmv_analysis", "csrmv", "csrmm"]

@@ -1,0 +1,141 @@
+"""CSR sparse matrix times dense vector: :func:`csrmv`.
+
+Design
+------
+``trans='N'`` runs the strategy of the matrix's :class:`~rocarray.rocsparse.CsrmvAnalysis`
+(row per thread, G lanes per row, or the load-balanced split; see
+:mod:`rocarray.rocsparse._spmv_analysis`), or the tuning DB's measured choice for its key when
+there is one. Every strategy reads each stored element once, gathers ``x`` through the read-only
+path, sums in the data's dtype and applies ``alpha`` and ``beta`` in the kernel that writes y.
+
+``trans='T'``/``'C'`` scatter: ``y := beta y`` and then every stored element adds
+``alpha op(a_ij) x_i`` to ``y_j`` with an atomic add (complex: one per part), so the rounding of
+y depends on the order the adds land in. Under :func:`rocarray.config.deterministic` the product
+instead runs ``'N'`` on the CSR of the transpose (:func:`rocarray.rocsparse.csr2csc`, one
+conversion per call, analysed per call), bitwise reproducible.
+"""
+
+import numpy
+
+from rocarray._core import backend, config, timing, tuning
+from rocarray.rocsparse import _spmv_kernels as _k
+from rocarray.rocsparse._spmv_analysis import csrmv_analysis, mean_lanes, strategies, strategy_lanes
+
+#: Calls per timing sample when the tuner measures a strategy.
+TUNE_CALLS = 10
+
+
+def _inc(v):
+    return v.strides[0] // v.itemsize if v.ndim == 1 and v.size > 1 else 1
+
+
+def _run(strategy, analysis, indptr, indices, data, x, incx, y, incy, alpha, beta, beta_zero, conj):
+    lanes = strategy_lanes(strategy)
+    if lanes is None:
+        _k.split(analysis.m, analysis.nnz, indptr, indices, data, analysis.starts(), x, incx, y, incy, alpha, beta,
+                 beta_zero, conj)
+    else:
+        _k.vector(lanes, analysis.m, indptr, indices, data, x, incx, y, incy, alpha, beta, beta_zero, conj)
+
+
+def _measure(analysis, indptr, indices, data, x, incx):
+    """``measure(strategy)`` for the tuner: seconds per call into a scratch y, median of three."""
+    cupy = backend.cupy()
+    scratch = cupy.empty(analysis.m, dtype=data.dtype)
+
+    def run(strategy):
+        _run(strategy, analysis, indptr, indices, data, x, incx, scratch, 1, 1, 0, True, False)
+
+    def measure(strategy):
+        return sorted(timing.per_call_seconds(cupy, run, (strategy,), TUNE_CALLS) for _ in range(3))[1]
+
+    return measure
+
+
+def choose_strategy(analysis, dtype, trans, indptr, indices, data, x, incx):
+    """The strategy of a product: a forced one, the tuning DB's for the analysis key completed by
+    ``dtype`` and ``trans``, or the heuristic's (timing the candidates only when tuning is asked for)."""
+    if analysis.forced or analysis.nnz == 0:
+        return analysis.strategy
+    warp = _k.warp_size(data.data.device_id)
+    key = analysis.key + (numpy.dtype(dtype), trans)
+    return tuning.choose("rocsparse.csrmv", key, strategies(warp),
+                         _measure(analysis, indptr, indices, data, x, incx), analysis.strategy,
+                         sources=(_k.SPMV,))
+
+
+def _product_n(alpha, m, n, indptr, indices, data, x, beta, y, beta_zero, conj, analysis, trans):
+    incx, incy = _inc(x), _inc(y)
+    nnz = analysis.nnz if analysis is not None else int(data.size)
+    if n == 0 or nnz == 0:
+        _k.scale(m, y, incy, beta, beta_zero)
+        return
+    if analysis is None:
+        analysis = csrmv_analysis(m, n, indptr, nnz)
+    strategy = choose_strategy(analysis, data.dtype, trans, indptr, indices, data, x, incx)
+    _run(strategy, analysis, indptr, indices, data, x, incx, y, incy, alpha, beta, beta_zero, conj)
+
+
+def csrmv(alpha, m, n, indptr, indices, data, x, beta=0, y=None, *, trans="N", analysis=None):
+    """``y := alpha op(A) x + beta y`` for an ``m x n`` CSR matrix A.
+
+    Parameters
+    ----------
+    alpha, beta : scalar
+        Host numbers (complex only for complex data). ``beta == 0`` never reads y (y may hold NaN).
+    m, n : int
+        Shape of A.
+    indptr, indices, data : cupy.ndarray
+        A's CSR parts; ``indptr`` and ``indices`` of one integer type (int32 or int64), ``data``
+        float32, float64, complex64 or complex128 with ``indptr[m] == data.size`` stored elements.
+        Non-canonical A is fine (duplicates add, any order within a row).
+    x : cupy.ndarray
+        1-D, ``data``'s dtype, ``n`` elements (``m`` for ``'T'``/``'C'``), any stride.
+    y : cupy.ndarray, optional
+        1-D, ``data``'s dtype, ``m`` elements (``n`` for ``'T'``/``'C'``), any stride; updated in
+        place. ``None``: a new array (``beta`` ignored).
+    trans : {'N', 'T', 'C'}
+        ``op(A)`` is A, its transpose or its conjugate transpose.
+    analysis : CsrmvAnalysis, optional
+        :func:`csrmv_analysis` of A, kept by the caller; made here when needed otherwise (one
+        wait for the device). Used by ``'N'`` only.
+
+    Returns
+    -------
+    cupy.ndarray
+        y.
+
+    Notes
+    -----
+    Arguments are not checked (the ``rocarray.sparse`` façade does). Sums run in the data's dtype
+    (float32 in float32, as cuSPARSE). ``'N'`` and the deterministic ``'T'``/``'C'`` give bitwise
+    the same y on every run with the same strategy; the default ``'T'``/``'C'`` adds with atomics
+    and may round differently run to run (see the module docstring).
+    """
+    m, n = int(m), int(n)
+    trans = trans.upper()
+    rows = m if trans == "N" else n
+    beta_zero = y is None or beta == 0
+    if y is None:
+        y = backend.cupy().empty(rows, dtype=data.dtype)
+    if rows == 0:
+        return y
+    if trans == "N":
+        _product_n(alpha, m, n, indptr, indices, data, x, beta, y, beta_zero, False, analysis, trans)
+        return y
+    conj = trans == "C" and data.dtype.kind == "c"
+    nnz = int(data.size)
+    if m == 0 or nnz == 0:
+        _k.scale(n, y, _inc(y), beta, beta_zero)
+        return y
+    if config.is_deterministic():
+        from rocarray import rocsparse
+
+        t_indptr, t_indices, t_data = rocsparse.csr2csc(m, n, indptr, indices, data)
+        _product_n(alpha, n, m, t_indptr, t_indices, t_data, x, beta, y, beta_zero, conj, None, trans)
+        return y
+    incy = _inc(y)
+    _k.scale(n, y, incy, beta, beta_zero)
+    lanes = mean_lanes(nnz / m, _k.warp_size(data.data.device_id))
+    _k.scatter(lanes, m, indptr, indices, data, x, _inc(x), y, incy, alpha, conj)
+    return y
