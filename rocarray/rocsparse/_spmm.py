@@ -92,11 +92,7 @@ def csrmm(alpha, m, n, indptr, indices, data, B, beta=0, C=None, *, trans="N", a
     elif n and nnz:
         _product_n(alpha, m, indptr, indices, data, nnz, B, beta, C, beta_zero, False)
         return C
-    # no stored elements: C := beta C
-    if beta_zero:
-        C.fill(0)
-    else:
-        C *= beta
+    _k.scale_matrix(C, beta, beta_zero)  # no stored elements
     return C
 
 

@@ -41,13 +41,13 @@ def _run(strategy, analysis, indptr, indices, data, x, incx, y, incy, alpha, bet
 def _measure(analysis, indptr, indices, data, x, incx):
     """``measure(strategy)`` for the tuner: seconds per call into a scratch y, median of three."""
     cupy = backend.cupy()
-    scratch = cupy.empty(analysis.m, dtype=data.dtype)
 
-    def run(strategy):
+    def run(strategy, scratch):
         _run(strategy, analysis, indptr, indices, data, x, incx, scratch, 1, 1, 0, True, False)
 
     def measure(strategy):
-        return sorted(timing.per_call_seconds(cupy, run, (strategy,), TUNE_CALLS) for _ in range(3))[1]
+        scratch = cupy.empty(analysis.m, dtype=data.dtype)
+        return sorted(timing.per_call_seconds(cupy, run, (strategy, scratch), TUNE_CALLS) for _ in range(3))[1]
 
     return measure
 

@@ -188,6 +188,16 @@ def scale(n, y, incy, beta, beta_zero):
             dev, (grid_for(n, BLOCK * 4),), (_i64(n), y, _i64(incy), scalar(beta, y.dtype), _i32(beta_zero)))
 
 
+def scale_matrix(C, beta, beta_zero):
+    """``C := beta C`` for a 2-D array of any strides (zeros when ``beta_zero``, without reading C),
+    through CuPy's array operations."""
+    with launch.on_device(_device(C)):
+        if beta_zero:
+            C.fill(0)
+        else:
+            C *= scalar(beta, C.dtype)
+
+
 def scatter(lanes, m, indptr, indices, data, x, incx, y, incy, alpha, conj):
     """``y += alpha op(A)^T x`` by atomic adds, ``lanes`` threads per row of A (order of the adds,
     and so the rounding, varies between runs)."""
