@@ -421,7 +421,7 @@ def test_gpu_random_densities_default_strategy(density, dtype, rng):
 def test_gpu_small_and_empty_shapes(shape, trans, rng):
     a = sp.random(*shape, density=0.5, format="csr", random_state=rng, dtype=np.float64)
     check(a, None, "float64", trans, rng)
-    check(sp.csr_matrix(shape), None, "complex64", trans, rng, nan_y=True)
+    check(sp.csr_matrix(shape, dtype=np.complex64), None, "complex64", trans, rng, nan_y=True)
 
 
 @pytest.mark.gpu

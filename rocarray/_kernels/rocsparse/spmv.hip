@@ -65,20 +65,16 @@ ra_rocsparse_csrmv_stats(ra_i64 m, const I* RA_RESTRICT indptr, ra_i64 threshold
 template <typename I>
 __global__ void RA_LAUNCH_BOUNDS(RA_SP_BLOCK)
 ra_rocsparse_csrmv_blocks(ra_i64 m, const I* RA_RESTRICT indptr, ra_i64 nblocks, ra_i64* starts) {
-    const ra_i64 b = ra_global_thread_id();
-    if (b > nblocks) return;
-    if (b == nblocks) {
-        starts[b] = m;
-        return;
+    for (ra_i64 b = ra_global_thread_id(); b <= nblocks; b += ra_grid_threads()) {
+        const ra_i64 target = b * RA_SP_CHUNK;
+        ra_i64 lo = 0, hi = m;  // indptr[m] = nnz > target for b < nblocks: the answer is in [0, m]
+        while (b < nblocks && lo < hi) {
+            const ra_i64 mid = lo + (hi - lo) / 2;
+            if ((ra_i64)indptr[mid] < target) lo = mid + 1;
+            else hi = mid;
+        }
+        starts[b] = b < nblocks ? lo : m;
     }
-    const ra_i64 target = b * RA_SP_CHUNK;
-    ra_i64 lo = 0, hi = m;  // indptr[m] = nnz > target, so the answer is in [0, m]
-    while (lo < hi) {
-        const ra_i64 mid = lo + (hi - lo) / 2;
-        if ((ra_i64)indptr[mid] < target) lo = mid + 1;
-        else hi = mid;
-    }
-    starts[b] = lo;
 }
 
 // G lanes per row (G > RA_WARP_SIZE runs as a whole warp). The row loop steps a warp's rows
@@ -136,11 +132,22 @@ ra_rocsparse_csrmv_split(ra_i64 m, ra_i64 nnz, const I* RA_RESTRICT indptr, cons
     const ra_i64 lo = b * RA_SP_CHUNK;
     const ra_i64 hi = lo + RA_SP_CHUNK < nnz ? lo + RA_SP_CHUNK : nnz;
     const ra_i64 r0 = starts[b], r1 = starts[b + 1];
-    // Every thread issues its loads before any product is used: RA_SP_ITEMS independent gathers.
+    // All of a thread's loads are issued before any product is formed: RA_SP_ITEMS coalesced
+    // index and value loads, then RA_SP_ITEMS independent gathers of x.
+    ra_i64 col[RA_SP_ITEMS];
+    T val[RA_SP_ITEMS], xv[RA_SP_ITEMS];
 #pragma unroll
     for (int i = 0; i < RA_SP_ITEMS; ++i) {
         const ra_i64 k = lo + i * RA_SP_BLOCK + threadIdx.x;
-        if (k < hi) prod[k - lo] = ra_sp_conj_if(data[k], conj) * x[(ra_i64)indices[k] * incx];
+        col[i] = k < hi ? (ra_i64)indices[k] : -1;
+        val[i] = k < hi ? data[k] : ra_traits<T>::zero();
+    }
+#pragma unroll
+    for (int i = 0; i < RA_SP_ITEMS; ++i) xv[i] = col[i] >= 0 ? x[col[i] * incx] : ra_traits<T>::zero();
+#pragma unroll
+    for (int i = 0; i < RA_SP_ITEMS; ++i) {
+        const int k = i * RA_SP_BLOCK + (int)threadIdx.x;
+        if (lo + k < hi) prod[k] = ra_sp_conj_if(val[i], conj) * xv[i];
     }
     __syncthreads();
 
@@ -183,18 +190,18 @@ template <typename T, typename I>
 __global__ void RA_LAUNCH_BOUNDS(RA_SP_BLOCK)
 ra_rocsparse_csrmv_fixup(ra_i64 nnz, ra_i64 nblocks, const I* RA_RESTRICT indptr, const ra_i64* RA_RESTRICT starts,
                          const T* RA_RESTRICT partials, T* y, ra_i64 incy, T alpha, T beta, int beta_zero) {
-    const ra_i64 b = ra_global_thread_id();
-    if (b >= nblocks) return;
-    const ra_i64 lo = b * RA_SP_CHUNK;
-    const ra_i64 hi = lo + RA_SP_CHUNK < nnz ? lo + RA_SP_CHUNK : nnz;
-    const ra_i64 r0 = starts[b];
-    if (r0 == 0) return;
-    const ra_i64 end = (ra_i64)indptr[r0];
-    if (end <= lo || end > hi) return;  // no head row, or it goes on past this block
-    const ra_i64 first = (ra_i64)indptr[r0 - 1] / RA_SP_CHUNK;
-    T acc = partials[2 * first + 1];
-    for (ra_i64 k = first + 1; k <= b; ++k) acc = acc + partials[2 * k];
-    ra_sp_store(y, (r0 - 1) * incy, acc, alpha, beta, beta_zero);
+    for (ra_i64 b = ra_global_thread_id(); b < nblocks; b += ra_grid_threads()) {
+        const ra_i64 lo = b * RA_SP_CHUNK;
+        const ra_i64 hi = lo + RA_SP_CHUNK < nnz ? lo + RA_SP_CHUNK : nnz;
+        const ra_i64 r0 = starts[b];
+        if (r0 == 0) continue;
+        const ra_i64 end = (ra_i64)indptr[r0];
+        if (end <= lo || end > hi) continue;  // no head row, or it goes on past this block
+        const ra_i64 first = (ra_i64)indptr[r0 - 1] / RA_SP_CHUNK;
+        T acc = partials[2 * first + 1];
+        for (ra_i64 k = first + 1; k <= b; ++k) acc = acc + partials[2 * k];
+        ra_sp_store(y, (r0 - 1) * incy, acc, alpha, beta, beta_zero);
+    }
 }
 
 // y[indices[k]] += alpha op(data[k]) x[row] for every stored element, `lanes` threads per row.
