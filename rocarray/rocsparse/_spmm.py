@@ -83,9 +83,7 @@ def csrmm(alpha, m, n, indptr, indices, data, B, beta=0, C=None, *, trans="N", a
     nnz = int(data.size)
     if trans != "N":
         if m and nnz:
-            from rocarray import rocsparse
-
-            t_indptr, t_indices, t_data = rocsparse.csr2csc(m, n, indptr, indices, data)
+            t_indptr, t_indices, t_data = _k.csr2csc(m, n, indptr, indices, data)
             _product_n(alpha, n, t_indptr, t_indices, t_data, nnz, B, beta, C, beta_zero,
                        trans == "C" and data.dtype.kind == "c")
             return C

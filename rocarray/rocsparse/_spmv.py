@@ -129,9 +129,7 @@ def csrmv(alpha, m, n, indptr, indices, data, x, beta=0, y=None, *, trans="N", a
         _k.scale(n, y, _inc(y), beta, beta_zero)
         return y
     if config.is_deterministic():
-        from rocarray import rocsparse
-
-        t_indptr, t_indices, t_data = rocsparse.csr2csc(m, n, indptr, indices, data)
+        t_indptr, t_indices, t_data = _k.csr2csc(m, n, indptr, indices, data)
         _product_n(alpha, n, m, t_indptr, t_indices, t_data, x, beta, y, beta_zero, conj, None, trans)
         return y
     incy = _inc(y)

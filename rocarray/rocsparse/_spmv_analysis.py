@@ -9,8 +9,9 @@ numbers once. :func:`heuristic` turns them into one of the strategies of
     a row per thread, for very short rows (mean below :data:`SCALAR_MEAN`, none longer than
     :data:`SCALAR_LONGEST`);
 ``vector<G>``
-    G lanes per row (2 .. the warp width), G the largest power of two not above the mean row length:
-    regular matrices (a uniform 16 per row takes ``vector16``, a 5-point stencil ``vector4``);
+    G lanes per row (2 .. the warp width), each taking two elements per step (both gathers in
+    flight at once), G the largest power of two not above half the mean row length: regular
+    matrices (a uniform 16 per row takes ``vector8``, a 5-point stencil ``vector2``);
 ``split``
     load-balanced: the stored elements in chunks of :data:`CHUNK`, one block per chunk staged in
     shared memory, rows crossing a chunk boundary finished from partial sums by a second kernel
@@ -45,6 +46,8 @@ LONG_FACTOR = 8
 SKEWED_SHARE = 0.1
 #: A row longer than this takes the split strategy (one group of lanes would serialize it).
 SPLIT_ROW = 4 * CHUNK
+#: Elements a lane of the vector kernel takes per step.
+ELEMENTS_PER_STEP = 2
 #: Fewest stored elements for the split strategy (smaller matrices are one launch of a few blocks).
 SPLIT_MIN_NNZ = 8 * CHUNK
 
@@ -109,7 +112,7 @@ def heuristic(m, nnz, longest, long_rows, long_nnz, warp_size):
         return "split"
     if mean < SCALAR_MEAN and longest <= SCALAR_LONGEST:
         return "scalar"
-    return vector_strategy(mean_lanes(mean, warp_size))
+    return vector_strategy(mean_lanes(mean / ELEMENTS_PER_STEP, warp_size))
 
 
 def _size_class(v):

@@ -4,7 +4,8 @@ This is the one small interface through which the SpMV and SpMM drivers
 (:mod:`rocarray.rocsparse._spmv_analysis`, :mod:`rocarray.rocsparse._spmv`,
 :mod:`rocarray.rocsparse._spmm`) reach their kernels. Every function takes device arrays (vectors
 as ``(array, stride in elements)``), never checks, and queues work on the current stream of the
-arrays' device; only :func:`row_stats` waits for the device (it returns host numbers). The CPU
+arrays' device; only :func:`row_stats` waits for the device (it returns host numbers). The
+transposed products reach the formats module's ``csr2csc`` through :func:`csr2csc` here. The CPU
 tests replace these functions with NumPy stand-ins of the same contract.
 """
 
@@ -110,6 +111,13 @@ def scalar(value, dtype):
 def grid_for(items, per_block):
     """Blocks covering ``items`` at ``per_block`` each, within 1 .. :data:`MAX_GRID`."""
     return int(max(1, min(MAX_GRID, -(-int(items) // int(per_block)))))
+
+
+def csr2csc(m, n, indptr, indices, data):
+    """The CSR of the transpose (:func:`rocarray.rocsparse.csr2csc`, the formats module's)."""
+    from rocarray.rocsparse._convert import csr2csc as convert
+
+    return convert(m, n, indptr, indices, data)
 
 
 def warp_size(device_id):

@@ -96,17 +96,18 @@ def heuristic_of(a, warp=32):
     return _an.heuristic(a.shape[0], a.indptr[-1], longest, long_rows, long_nnz, warp)
 
 
-def test_heuristic_uniform_rows_take_a_group_of_the_mean_length(rng):
-    assert heuristic_of(from_lengths(rng, np.full(20000, 16), 20000, "float32")) == "vector16"
+def test_heuristic_uniform_rows_take_a_group_of_half_the_mean_length(rng):
+    assert heuristic_of(from_lengths(rng, np.full(20000, 16), 20000, "float32")) == "vector8"
+    assert heuristic_of(from_lengths(rng, np.full(20000, 40), 20000, "float32")) == "vector16"
     assert heuristic_of(from_lengths(rng, np.full(20000, 200), 20000, "float32")) == "vector32"
     assert heuristic_of(from_lengths(rng, np.full(20000, 200), 20000, "float32"), warp=64) == "vector64"
 
 
-def test_heuristic_laplacian_takes_four_lanes():
+def test_heuristic_laplacian_takes_two_lanes():
     k = 64
     t = sp.diags([-1, 2, -1], [-1, 0, 1], shape=(k, k), dtype=np.float64)
     lap = (sp.kron(sp.identity(k), t) + sp.kron(t, sp.identity(k))).tocsr()
-    assert heuristic_of(lap) == "vector4"
+    assert heuristic_of(lap) == "vector2"
 
 
 def test_heuristic_power_law_rows_take_split(rng):
@@ -265,7 +266,7 @@ def test_host_analysis_launches_block_starts_for_split_only(monkeypatch, rng):
     calls.clear()
     b = from_lengths(rng, np.full(5000, 8), 5000, "float32")
     an = rocsparse.csrmv_analysis(5000, 5000, dev(b.indptr), b.indptr[-1])
-    assert an.strategy == "vector8" and [c[0] for c in calls] == ["row_stats"]
+    assert an.strategy == "vector4" and [c[0] for c in calls] == ["row_stats"]
     assert an.longest == 8 and an.long_rows == 0
 
 
@@ -297,8 +298,8 @@ def test_launch_vector_grid_and_flags(fake_device, monkeypatch, rng):
     stats_launch, launch = fake_device.launches
     assert stats_launch.name == "ra_rocsparse_csrmv_stats<int>"
     # the fake's statistics are zeros: the heuristic sees the mean alone
-    assert launch.name == "ra_rocsparse_csrmv_vector<float, int, 16>"
-    assert launch.grid == (-(-1000 // 16), 1, 1) and launch.block == (256, 1, 1)
+    assert launch.name == "ra_rocsparse_csrmv_vector<float, int, 8>"
+    assert launch.grid == (-(-1000 // 32), 1, 1) and launch.block == (256, 1, 1)
     assert int(launch.args[-2]) == 1 and int(launch.args[-1]) == 0  # beta_zero, conj
 
 

@@ -6,7 +6,8 @@
 // of the transpose). Kernels:
 //   ra_rocsparse_csrmv_stats   row-length statistics of the analysis (max, rows above a threshold)
 //   ra_rocsparse_csrmv_blocks  first row of each nnz chunk (the split strategy's row blocks)
-//   ra_rocsparse_csrmv_vector  G lanes per row (G = 1: a row per thread), warp-shuffle reduction
+//   ra_rocsparse_csrmv_vector  G lanes per row (G = 1: a row per thread), two elements per lane and
+//                              step, warp-shuffle reduction
 //   ra_rocsparse_csrmv_split   nnz-balanced chunks of RA_SP_CHUNK elements staged in shared
 //                              memory; rows inside a chunk finish there, rows crossing a chunk
 //                              boundary leave two partial sums per chunk
@@ -95,8 +96,19 @@ ra_rocsparse_csrmv_vector(ra_i64 m, const I* RA_RESTRICT indptr, const I* RA_RES
         T acc = ra_traits<T>::zero();
         if (row < m) {
             const ra_i64 end = (ra_i64)indptr[row + 1];
-            for (ra_i64 k = (ra_i64)indptr[row] + lane; k < end; k += L)
-                acc = acc + ra_sp_conj_if(data[k], conj) * x[(ra_i64)indices[k] * incx];
+            // two elements per lane and step, both gathers in flight before either is used
+            for (ra_i64 k = (ra_i64)indptr[row] + lane; k < end; k += 2 * L) {
+                const ra_i64 k2 = k + L;
+                const bool two = k2 < end;
+                const ra_i64 c0 = (ra_i64)indices[k];
+                const ra_i64 c1 = two ? (ra_i64)indices[k2] : c0;
+                const T v0 = data[k];
+                const T v1 = two ? data[k2] : ra_traits<T>::zero();
+                const T x0 = x[c0 * incx];
+                const T x1 = two ? x[c1 * incx] : ra_traits<T>::zero();
+                acc = acc + ra_sp_conj_if(v0, conj) * x0;
+                if (two) acc = acc + ra_sp_conj_if(v1, conj) * x1;
+            }
         }
 #pragma unroll
         for (int o = L / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
