@@ -5,12 +5,14 @@
 // writes C without reading it; conj != 0 multiplies by conj(A). Kernels:
 //   ra_rocsparse_csrmm_rows  a warp per (row of A, RA_WARP_SIZE columns of C): lanes over the
 //                            columns, the row's (index, value) pairs read once per warp and
-//                            broadcast by shuffles; coalesced when B's rows are contiguous
+//                            broadcast by shuffles, RA_SPMM_GATHER rows of B gathered at a time;
+//                            coalesced when B's rows are contiguous
 //   ra_rocsparse_csrmm_cols  G lanes per row of A over its elements, RA_SPMM_COLS columns at a
 //                            time (column-major B: each element's gathers hit one column each)
 
 #define RA_SPMM_BLOCK 256
 #define RA_SPMM_COLS 4
+#define RA_SPMM_GATHER 4
 
 RA_DEVICE float ra_spmm_conj_if(float v, int) { return v; }
 RA_DEVICE double ra_spmm_conj_if(double v, int) { return v; }
@@ -50,8 +52,20 @@ ra_rocsparse_csrmm_rows(ra_i64 m, ra_i64 ncols, const I* RA_RESTRICT indptr, con
                 val = ra_spmm_conj_if(data[k], conj);
             }
             const int count = end - base < RA_WARP_SIZE ? (int)(end - base) : RA_WARP_SIZE;
-#pragma unroll 4
-            for (int j = 0; j < count; ++j) {
+            int j = 0;
+            // RA_SPMM_GATHER rows of B in flight before any is used
+            for (; j + RA_SPMM_GATHER <= count; j += RA_SPMM_GATHER) {
+                T v[RA_SPMM_GATHER], b[RA_SPMM_GATHER];
+#pragma unroll
+                for (int q = 0; q < RA_SPMM_GATHER; ++q) {
+                    const ra_i64 i = (ra_i64)ra_shfl(idx, j + q);
+                    v[q] = ra_shfl(val, j + q);
+                    b[q] = live ? bcol[i * sbr] : ra_traits<T>::zero();
+                }
+#pragma unroll
+                for (int q = 0; q < RA_SPMM_GATHER; ++q) acc = acc + v[q] * b[q];
+            }
+            for (; j < count; ++j) {
                 const ra_i64 i = (ra_i64)ra_shfl(idx, j);
                 const T v = ra_shfl(val, j);
                 if (live) acc = acc + v * bcol[i * sbr];
