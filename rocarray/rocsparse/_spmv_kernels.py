@@ -29,6 +29,8 @@ SPMM_LANES = (2, 8, 32)
 SPMM_COLS = 4
 #: Most blocks of a grid-stride launch (within every vendor's grid limits).
 MAX_GRID = 1 << 20
+#: Most blocks of the statistics pass (each ends with three global atomics).
+STATS_GRID = 2048
 #: Resident blocks per multiprocessor assumed for the occupancy bound.
 BLOCKS_PER_MULTIPROCESSOR = 8
 
@@ -137,7 +139,7 @@ def row_stats(m, indptr, threshold):
     with launch.on_device(dev):
         out = cupy.zeros(3, dtype=numpy.uint64)
         SPMV_KERNELS[index_name("csrmv_stats", indptr.dtype)](
-            dev, (grid_for(m, BLOCK * 4),), (_i64(m), indptr, _i64(threshold), out))
+            dev, (min(grid_for(m, BLOCK * 4), STATS_GRID),), (_i64(m), indptr, _i64(threshold), out))
         longest, long_rows, long_nnz = (int(v) for v in cupy.asnumpy(out))
     return longest, long_rows, long_nnz
 

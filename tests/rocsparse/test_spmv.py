@@ -270,6 +270,37 @@ def test_host_analysis_launches_block_starts_for_split_only(monkeypatch, rng):
     assert an.longest == 8 and an.long_rows == 0
 
 
+def test_host_tuning_measures_once_and_stores_the_winner_by_key(monkeypatch, rng, tmp_path):
+    from rocarray._core import tuning
+    from rocarray.rocsparse import _spmv
+
+    calls = spmv_host.install(monkeypatch)
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ROCARRAY_TUNE", "1")
+    monkeypatch.setattr(tuning, "_device_arch", lambda: "sm_90")
+    timed = []
+
+    def fake_measure(analysis, indptr, indices, data, x, incx):
+        def measure(strategy):
+            timed.append(strategy)
+            return 1.0 if strategy != "vector32" else 0.5
+        return measure
+
+    monkeypatch.setattr(_spmv, "_measure", fake_measure)
+    a = from_lengths(rng, np.full(300, 16), 300, "float64")
+    ip, ix, d = host_parts(a)
+    an = rocsparse.csrmv_analysis(300, 300, ip, a.indptr[-1])
+    x = rand_values(rng, 300, "float64")
+    for _ in range(2):
+        y = rocsparse.csrmv(1.0, 300, 300, ip, ix, d, dev(x), analysis=an)
+        assert calls[-1][:2] == ("vector", 32)
+    np.testing.assert_allclose(view(y), a @ x, rtol=1e-12)
+    assert sorted(timed) == sorted(_an.strategies(32))  # measured once, every candidate
+    (key,) = tuning._read_file(tuning.db_path("sm_90")).keys()
+    assert key.startswith("rocsparse.csrmv|" + "|".join(map(str, an.key)) + "|float64|N|src=")
+    tuning.clear_cache()
+
+
 def test_forced_to_rejects_unknown_and_empty_split():
     an = _an.CsrmvAnalysis(3, 3, 0, np.dtype("int32"), 0, 0, 0, "scalar", ())
     with pytest.raises(ValueError):
@@ -296,7 +327,7 @@ def test_launch_vector_grid_and_flags(fake_device, monkeypatch, rng):
     x = fake_device.array((1000,), "float32")
     rocsparse.csrmv(1.0, 1000, 1000, ip, ix, d, x)
     stats_launch, launch = fake_device.launches
-    assert stats_launch.name == "ra_rocsparse_csrmv_stats<int>"
+    assert stats_launch.name == "ra_rocsparse_csrmv_stats<int>" and stats_launch.grid == (1, 1, 1)
     # the fake's statistics are zeros: the heuristic sees the mean alone
     assert launch.name == "ra_rocsparse_csrmv_vector<float, int, 8>"
     assert launch.grid == (-(-1000 // 32), 1, 1) and launch.block == (256, 1, 1)
@@ -336,6 +367,13 @@ def test_launch_transpose_scatters(fake_device, monkeypatch, rng):
                     fake_device.array((300,), "float32"), trans="T")
     assert fake_device.names() == ["ra_rocsparse_scale<float>", "ra_rocsparse_csrmv_scatter<float, int>"]
     assert int(fake_device.launches[1].args[-1]) == 8  # lanes from the mean row length
+
+
+def test_launch_stats_grid_is_capped(fake_device):
+    m = 40_000_000
+    indptr = fake_device.array((m + 1,), "int64")
+    _k.row_stats(m, indptr, 100)
+    assert fake_device.launches[-1].grid == (_k.STATS_GRID, 1, 1)
 
 
 def test_every_launched_name_is_registered():
