@@ -12,7 +12,11 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 # SpMV, SpMM (spmv/spmm)
 
 # SpGEMM, SDDMM (spgemm)
+from rocarray.rocsparse._spgemm import csrgemm
+from rocarray.rocsparse._geam import csr_multiply, csrgeam
+from rocarray.rocsparse._sddmm import sddmm
 
 # triangular solve, ILU(0), IC(0) (trisolve)
 
 __all__ = []
+__all__ += ["csrgemm", "csrgeam", "csr_multiply", "sddmm"]  # spgemm
