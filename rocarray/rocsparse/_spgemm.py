@@ -9,13 +9,13 @@ shape of rocSPARSE's and cuSPARSE's APIs (sizes first, then values):
 1. **Products.** For every row of C, the number of products that land in it, the sum over A's row
    of the lengths of the matching rows of B (``ra_rocsparse_spgemm_products``): an upper bound on
    the row's nonzeros, and SciPy's ``maxnnz`` for the index dtype.
-2. **Count.** Rows are binned by that bound (:func:`plan_bins`): a row goes to the smallest hash
-   table that holds it, from 32 slots per 8 lanes up to the largest table of one block that fits
-   the device's shared memory; longer rows use tables in global scratch
+2. **Count.** Rows are binned by that bound, or n if smaller (:func:`plan_bins`): a row goes to
+   the smallest hash table that holds it, from 32 slots per 8 lanes up to the largest table of
+   one block that fits the device's shared memory; longer rows use tables in global scratch
    (:data:`~rocarray.rocsparse._spgemm_kernels.GLOBAL`). A kernel per non-empty bin inserts every
    product's column into the row's table and counts the new keys: the row's exact nonzeros.
 3. **Scan.** ``indptr`` is the exclusive scan of the counts (:func:`rocarray.prim.exclusive_scan`).
-4. **Fill.** Rows are binned again by ``min(products, 2 * nnz)`` (a table at most half full where
+4. **Fill.** Rows are binned again by ``min(products, n, 2 * nnz)`` (a table at most half full where
    products overcount), and the same hashing adds the products into the slots; each row is
    written sorted (a slot's position is the number of smaller keys in its table). Rows of the
    global bin are written unsorted and then sorted by a segmented sort of the whole result.
@@ -74,10 +74,10 @@ def plan_bins(counts, bins, order, largest):
     return plan
 
 
-def _binned(need, slot_bytes, index, like):
-    """Bins and launches for per-row table needs ``need``; also the sum of ``need``."""
+def _binned(need, slot_bytes, index, like, total_of=None):
+    """Bins and launches for per-row table needs ``need``; also the sum of ``total_of``."""
     bins = _k.shared_bins(_k.shared_limit(like), slot_bytes)
-    order, counts, total, largest = _k.classify(need, [t for _, t in bins], index)
+    order, counts, total, largest = _k.classify(need, [t for _, t in bins], index, total_of)
     return plan_bins(counts, bins, order, largest), total
 
 
@@ -114,12 +114,13 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
     b_indptr, b_indices = _k.astype(b_indptr, inputs), _k.astype(b_indices, inputs)
 
     products = _k.products(m, a_indptr, a_indices, b_indptr)
-    plan, total = _binned(products, inputs.itemsize, inputs, a_indptr)
+    need = _k.table_need(products, n)
+    plan, total = _binned(need, inputs.itemsize, inputs, a_indptr, products)
     index = index_dtype((inputs,), max(total, m, n))
     if index != inputs:
         a_indptr, a_indices = _k.astype(a_indptr, index), _k.astype(a_indices, index)
         b_indptr, b_indices = _k.astype(b_indptr, index), _k.astype(b_indices, index)
-        plan, _ = _binned(products, index.itemsize, index, a_indptr)
+        plan, _ = _binned(need, index.itemsize, index, a_indptr)
     if total == 0:
         return _k.zeros(m + 1, index, a_indptr), _k.empty(0, index, a_indptr), _k.empty(0, dtype, a_indptr)
 
@@ -128,7 +129,7 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
         _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
     indptr, nnz = _k.indptr_from_counts(row_nnz, index)
 
-    plan, _ = _binned(_k.fill_need(products, indptr), index.itemsize + dtype.itemsize, index, a_indptr)
+    plan, _ = _binned(_k.table_need(products, n, indptr), index.itemsize + dtype.itemsize, index, a_indptr)
     indices, data = _k.empty(nnz, index, a_indptr), _k.empty(nnz, dtype, a_indptr)
     zeros_found = _k.zeros(1, numpy.uint64, a_indptr)
     for variant, table, rows, nrows in plan:

@@ -26,6 +26,8 @@ BLOCK = 256
 BLOCKS_PER_MULTIPROCESSOR = 8
 #: Most blocks of a grid-stride launch.
 MAX_GRID = 1 << 20
+#: Shared memory kept for the kernels' static arrays (per-group counters).
+STATIC_SHARED = 1024
 #: Bytes of global hash tables one launch of the global-table bin may take.
 GLOBAL_TABLE_BYTES = 256 << 20
 
@@ -130,7 +132,7 @@ def table_bytes(variant, table, slot_bytes):
 def shared_bins(limit, slot_bytes):
     """The :data:`SHARED_BINS` whose launches fit ``limit`` bytes of shared memory with
     ``slot_bytes`` (key and value bytes) per slot."""
-    return tuple((v, t) for v, t in SHARED_BINS if table_bytes(v, t, slot_bytes) <= limit)
+    return tuple((v, t) for v, t in SHARED_BINS if table_bytes(v, t, slot_bytes) + STATIC_SHARED <= limit)
 
 
 def global_table(largest):
@@ -204,7 +206,7 @@ def products(m, a_indptr, a_indices, b_indptr):
     return out
 
 
-def classify(need, limits, index_dtype):
+def classify(need, limits, index_dtype, total_of=None):
     """Bin the rows by ``need`` (int64 per row): bin 0 holds rows needing nothing, bin b > 0 rows
     with ``limits[b-2] < need <= limits[b-1]``, the last bin rows above every limit.
 
@@ -216,7 +218,8 @@ def classify(need, limits, index_dtype):
     counts : numpy.ndarray
         Rows per bin (``len(limits) + 2`` entries).
     total, largest : int
-        Sum and maximum of ``need`` (0 for no rows).
+        Sum of ``total_of`` (an int64 array of the rows; default ``need``) and maximum of
+        ``need`` (0 for no rows).
     """
     cupy = backend.cupy()
     from rocarray import prim
@@ -229,7 +232,8 @@ def classify(need, limits, index_dtype):
         edges = cupy.asarray(numpy.array([0] + list(limits), numpy.int64))
         bins = cupy.searchsorted(edges, need, side="left").astype(numpy.int32)
         summary = cupy.concatenate([cupy.bincount(bins, minlength=nbins)[:nbins].astype(numpy.int64),
-                                    need.sum(keepdims=True), need.max(keepdims=True)])
+                                    (need if total_of is None else total_of).sum(keepdims=True),
+                                    need.max(keepdims=True)])
         host = cupy.asnumpy(summary)
         counts = host[:nbins]
         if counts.max() == m:
@@ -277,12 +281,16 @@ def fill(variant, table, rows, nrows, a_indptr, a_indices, a_data, b_indptr, b_i
                    shared=table_bytes(variant, table, isz + vsz))
 
 
-def fill_need(products_per_row, indptr):
-    """Table slots each row needs when filling: ``min(products, 2 * nnz)`` (a table at least the
-    row's nonzeros, at most half full when products overcount them)."""
+def table_need(products_per_row, n, indptr=None):
+    """Table slots each row needs: at least its distinct columns, so ``min(products, n)`` when
+    counting, and ``min(products, n, 2 * nnz)`` when filling with the row sizes ``indptr`` known
+    (then at most half full where products overcount the row)."""
     cupy = backend.cupy()
-    with launch.on_device(_dev(indptr)):
-        return cupy.minimum(products_per_row, 2 * cupy.diff(indptr).astype(numpy.int64))
+    with launch.on_device(_dev(products_per_row)):
+        need = cupy.minimum(products_per_row, n)
+        if indptr is not None:
+            need = cupy.minimum(need, 2 * cupy.diff(indptr).astype(numpy.int64))
+        return need
 
 
 def indptr_from_counts(counts, index_dtype):
