@@ -159,7 +159,8 @@ def merge(kind, m, alpha, beta, a_indptr, a_indices, a_data, b_indptr, b_indices
             if kind == "geam":
                 v = alpha * a[c] + beta * b[c] if c in a and c in b else alpha * a[c] if c in a else beta * b[c]
             else:
-                v = a.get(c, zero) * b.get(c, zero)
+                with np.errstate(invalid="ignore"):
+                    v = a.get(c, zero) * b.get(c, zero)
             if v != 0:
                 out.append((c, v))
         if c_indptr is None:
