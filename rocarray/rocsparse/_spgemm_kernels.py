@@ -206,6 +206,13 @@ def products(m, a_indptr, a_indices, b_indptr):
     return out
 
 
+def bin_edges(limits):
+    """float64 edges of :func:`classify`'s bins for ``prim.histogram_range``: needs are integers,
+    so bin b > 0 is ``[limits[b-2] + 1, limits[b-1] + 1)``; the last edge is past any need. The
+    inner edges ``edges[1:-1]`` give a row's bin as ``searchsorted(inner, need, side='right')``."""
+    return numpy.array([0, 1] + [t + 1 for t in limits] + [1 << 62], numpy.float64)
+
+
 def classify(need, limits, index_dtype, total_of=None):
     """Bin the rows by ``need`` (int64 per row): bin 0 holds rows needing nothing, bin b > 0 rows
     with ``limits[b-2] < need <= limits[b-1]``, the last bin rows above every limit.
@@ -220,6 +227,8 @@ def classify(need, limits, index_dtype, total_of=None):
     total, largest : int
         Sum of ``total_of`` (an int64 array of the rows; default ``need``) and maximum of
         ``need`` (0 for no rows).
+    The counts come from :func:`rocarray.prim.histogram_range` (per-block counts merged, no
+    single-address atomics); bin numbers and the sort by bin only when rows fall in several bins.
     """
     cupy = backend.cupy()
     from rocarray import prim
@@ -228,16 +237,17 @@ def classify(need, limits, index_dtype, total_of=None):
     nbins = len(limits) + 2
     if m == 0:
         return None, numpy.zeros(nbins, numpy.int64), 0, 0
+    edges = bin_edges(limits)
     with launch.on_device(_dev(need)):
-        edges = cupy.asarray(numpy.array([0] + list(limits), numpy.int64))
-        bins = cupy.searchsorted(edges, need, side="left").astype(numpy.int32)
-        summary = cupy.concatenate([cupy.bincount(bins, minlength=nbins)[:nbins].astype(numpy.int64),
+        summary = cupy.concatenate([prim.histogram_range(need, edges),
                                     (need if total_of is None else total_of).sum(keepdims=True),
                                     need.max(keepdims=True)])
         host = cupy.asnumpy(summary)
         counts = host[:nbins]
         if counts.max() == m:
             return None, counts, int(host[nbins]), int(host[nbins + 1])
+        inner = cupy.asarray(edges[1:-1].astype(numpy.int64))
+        bins = cupy.searchsorted(inner, need, side="right").astype(numpy.int32)
         rows = cupy.arange(m, dtype=index_dtype)
         _, order = prim.radix_sort_pairs(bins, rows, end_bit=max(1, int(nbins - 1).bit_length()))
     return order, counts, int(host[nbins]), int(host[nbins + 1])

@@ -124,6 +124,17 @@ def test_plan_bins_slices_rows_in_bin_order():
     assert [(v, t, r, c) for v, t, r, c in one] == [(_k.SMALL, 32, None, 10)]
 
 
+def test_bin_edges_agree_with_the_bin_rule(rng):
+    limits = [32, 128, 512, 4096]
+    need = np.concatenate([[0, 1, 32, 33, 128, 129, 512, 513, 4096, 4097, 10**9], rng.integers(0, 6000, 500)])
+    _, ref, _, _ = spgemm_host.classify(need, limits, np.int32)
+    edges = _k.bin_edges(limits)
+    counts, _ = np.histogram(need, edges)
+    np.testing.assert_array_equal(counts, ref)
+    bins = np.searchsorted(edges[1:-1].astype(np.int64), need, side="right")
+    np.testing.assert_array_equal(np.bincount(bins, minlength=len(limits) + 2), ref)
+
+
 @pytest.mark.parametrize("largest, table", [(1, 1), (2, 2), (3, 4), (8192, 8192), (8193, 16384)])
 def test_global_tables_are_the_next_power_of_two(largest, table):
     assert _k.global_table(largest) == table
