@@ -322,18 +322,19 @@ def sort_rows(indptr, indices, data):
 
 
 def eliminate_zeros(m, n, indptr, indices, data):
-    """The formats owner's ``rocsparse.csr_eliminate_zeros``."""
-    from rocarray import rocsparse
+    """:func:`rocarray.rocsparse.csr_eliminate_zeros` (the formats module's)."""
+    from rocarray.rocsparse._convert import csr_eliminate_zeros
 
-    return rocsparse.csr_eliminate_zeros(m, n, indptr, indices, data)
+    return csr_eliminate_zeros(m, n, indptr, indices, data)
 
 
 def canonicalize(m, n, indptr, indices, data):
-    """Sorted, duplicate-free CSR through the formats owner's ``csrsort`` and ``csr_sum_duplicates``."""
-    from rocarray import rocsparse
+    """Sorted, duplicate-free CSR through :func:`rocarray.rocsparse.csrsort` and
+    :func:`rocarray.rocsparse.csr_sum_duplicates` (the formats module's)."""
+    from rocarray.rocsparse._convert import csr_sum_duplicates, csrsort
 
-    indices, data = rocsparse.csrsort(m, n, indptr, indices, data)
-    return rocsparse.csr_sum_duplicates(m, n, indptr, indices, data)
+    indices, data = csrsort(m, n, indptr, indices, data)
+    return csr_sum_duplicates(m, n, indptr, indices, data)
 
 
 def merge(kind, m, alpha, beta, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, counts, c_indptr,
