@@ -104,8 +104,9 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
 
     Notes
     -----
-    Arguments are not checked (the ``rocarray.sparse`` façade does). See the module docstring
-    for the algorithm.
+    Arguments are not checked (the ``rocarray.sparse`` façade does). The products of one entry
+    of C are added with shared-memory atomics, so their order (and the last bits of a sum) may
+    differ between runs. See the module docstring for the algorithm.
     """
     dtype = numpy.result_type(a_data.dtype, b_data.dtype)
     a_data, b_data = _k.astype(a_data, dtype), _k.astype(b_data, dtype)
