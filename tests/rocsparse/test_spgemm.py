@@ -275,6 +275,32 @@ def test_csrgemm_cancellation_leaves_no_stored_zeros(rng, dtype):
     assert_csr_equal(out, ref, dtype, 2)
 
 
+def _colliding(rng, dtype, index, full):
+    """Row 0 of C has columns that all hash to one slot of its 32-slot table (multiples of 32):
+    31 of them when ``full`` (a nearly full table, the longest probes), else 9; row 1 is short."""
+    keys = 31 if full else 9
+    b = from_coo(rng, 3, 32 * keys, [0] * keys + [1, 1, 2], list(range(0, 32 * keys, 32)) + [5, 37, 69], dtype,
+                 index, unsorted=True)
+    a = from_coo(rng, 2, 3, [0, 1, 1], [0, 1, 2], dtype, index)
+    return a, b, (2, 3), (3, 32 * keys)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_host_colliding_columns(monkeypatch, rng, full):
+    spgemm_host.install(monkeypatch)
+    a, b, sa, sb = _colliding(rng, "float64", "int32", full)
+    assert_csr_equal(rs.csrgemm(sa[0], sa[1], sb[1], *a, *b), _gemm_ref(a, b, sa, sb), "float64", 2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("index", INDEX_DTYPES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES)
+def test_csrgemm_colliding_columns(rng, full, index, dtype):
+    a, b, sa, sb = _colliding(rng, dtype, index, full)
+    assert_csr_equal(_run(a, b, sa[0], sa[1], sb[1]), _gemm_ref(a, b, sa, sb), dtype, 2)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_csrgemm_laplacian_square(dtype):
