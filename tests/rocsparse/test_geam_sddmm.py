@@ -222,6 +222,8 @@ def test_csr_multiply_matches_scipy(rng, case, index, dtype):
 def test_geam_cancellation_and_nan_products_match_scipy(rng, dtype):
     m, n, a, b = _cancelling(rng, dtype, "int64")
     assert_csr_equal(_host(rs.csrgeam(m, n, 1, *_dev(a), 1, *_dev(b))), _geam_ref(1, a, 1, b, (m, n)), dtype)
+    indptr, indices, data = _host(rs.csrgeam(m, n, 1, *_dev(a), -1, *_dev(a)))
+    assert indptr.tolist() == [0] * (m + 1) and indices.size == data.size == 0
     a = from_coo(rng, 2, 3, [0, 1], [0, 2], dtype, "int32", data=[np.inf, 2.0])
     b = from_coo(rng, 2, 3, [1, 1], [1, 2], dtype, "int32", data=[5.0, 3.0])
     assert_csr_equal(_host(rs.csr_multiply(2, 3, *_dev(a), *_dev(b))), _multiply_ref(a, b, (2, 3)), dtype)
