@@ -22,6 +22,7 @@ Exit status: 0 when every tool finished with no error, 1 otherwise.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -79,13 +80,29 @@ def workload(name_filter, names_path):
     from rocarray._core import launch
 
     names = _Names()
+
+    def save():
+        with open(names_path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(sorted(names.names), f)
+        os.replace(names_path + ".tmp", names_path)
+
+    def saving(run):
+        # the names so far are on disk after every check, so a run cut by its timeout still tells
+        # which kernels it covered
+        def run_and_save(rng):
+            try:
+                return run(rng)
+            finally:
+                save()
+        return run_and_save
+
+    checks = [dataclasses.replace(c, run=saving(c.run)) for c in registered_checks(name_filter)]
     launch.observer = names
     try:
-        _, failed = run_self_checks(registered_checks(name_filter), print)
+        _, failed = run_self_checks(checks, print)
     finally:
         launch.observer = None
-        with open(names_path, "w", encoding="utf-8") as f:
-            json.dump(sorted(names.names), f)
+        save()
     return 1 if failed else 0
 
 

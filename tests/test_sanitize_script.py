@@ -68,3 +68,27 @@ def test_without_the_tool_it_says_what_to_install(sanitize, monkeypatch, tmp_pat
     monkeypatch.setattr(sanitize, "find_sanitizer", lambda explicit=None: None)
     assert sanitize.main(["--out", str(tmp_path)]) == 2
     assert "pip install nvidia-cuda-sanitizer-api" in capsys.readouterr().err
+
+
+def test_the_workload_saves_the_kernel_names_after_every_check(sanitize, monkeypatch, tmp_path):
+    from rocarray._cli import checks
+    from rocarray._core import harness, launch
+
+    path = str(tmp_path / "names.json")
+    seen_on_disk = []
+
+    def first(rng):
+        launch.observer.begin("ra_t_first<float>", (1,), (1,), 0)
+
+    def second(rng):
+        seen_on_disk.append(open(path).read())  # written after the first check, before this one ends
+        launch.observer.begin("ra_t_second", (1,), (1,), 0)
+        raise AssertionError("mismatch")
+
+    fake = [harness.SelfCheck("t.first", "t", first), harness.SelfCheck("t.second", "t", second)]
+    monkeypatch.setattr(checks, "registered_checks", lambda name_filter=None: fake)
+    monkeypatch.setattr(checks, "_sync", lambda: None)
+    assert sanitize.workload(None, path) == 1  # a failed check fails the workload
+    assert seen_on_disk == ['["ra_t_first<float>"]']
+    assert open(path).read() == '["ra_t_first<float>", "ra_t_second"]'
+    assert launch.observer is None
