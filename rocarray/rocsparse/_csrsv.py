@@ -140,6 +140,8 @@ class CsrsvAnalysis:
 def _levels(m, s_ptr, s_ind, d_ptr, d_ind, lower, index_dtype):
     """(level_ptr, order, diag, structural_zero) of the CSR pattern S (its ``lower`` triangle),
     given D = S^T for the dependents."""
+    if m == 0:
+        return [0], _k.empty(0, index_dtype, s_ptr), _k.empty(0, index_dtype, s_ptr), -1
     deps = _k.empty(m, numpy.int32, s_ptr)
     diag = _k.empty(m, index_dtype, s_ptr)
     level = _k.empty(m, index_dtype, s_ptr)
@@ -155,9 +157,8 @@ def _levels(m, s_ptr, s_ind, d_ptr, d_ind, lower, index_dtype):
         nxt = len(level_ptr) - 1
         _k.frontier(end - start, order, start, end, d_ptr, d_ind, lower, deps, level, nxt, counters)
         level_ptr.append(end + _k.read_word(counters, nxt))
-    if m:
-        # the appends within a level come in the atomics' order: sort stably by level
-        order = _k.as_index(prim.radix_argsort(level), index_dtype)
+    # the appends within a level come in the atomics' order: sort stably by level
+    order = _k.as_index(prim.radix_argsort(level), index_dtype)
     missing = _k.read_word(missing, 0)
     return level_ptr, order, diag, (-1 if missing >= m else missing)
 
