@@ -37,10 +37,15 @@ blocks; level scheduling needs no forward-progress guarantee across blocks, whic
 it safe on both vendors.)
 """
 
+import itertools
+
 import numpy
 
 from rocarray import prim
+from rocarray._core import plans
 from rocarray.rocsparse import _csrsv_kernels as _k
+
+_tokens = itertools.count()
 
 #: Stored entries per lane that the solve aims for when it picks the lanes per row.
 ENTRIES_PER_LANE = 4
@@ -84,6 +89,10 @@ class CsrsvAnalysis:
         A's ``data``; None for ``'N'``.
     group : int
         Lanes per row in the solve.
+    token : int
+        This analysis' number in the process, never reused: the key of its solve plans (the
+        prepared per-level launches, which hold the addresses of :attr:`order` and :attr:`diag`)
+        in :data:`rocarray._core.plans.cache`.
     """
 
     def __init__(self, m, lower, trans, index_dtype, level_ptr, order, diag, structural_zero, indptr=None,
@@ -94,6 +103,7 @@ class CsrsvAnalysis:
         self.order, self.diag, self.structural_zero = order, diag, int(structural_zero)
         self.indptr, self.indices, self.perm = indptr, indices, perm
         self.group = int(group)
+        self.token = next(_tokens)
 
     def __repr__(self):
         return (f"CsrsvAnalysis(m={self.m}, lower={self.lower}, trans={self.trans!r}, levels={self.levels}, "
@@ -209,6 +219,13 @@ def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
                          perm=_k.as_index(t_pos, index_dtype), group=group)
 
 
+def _solve_plan(a, dtype, unit, col0, ncols):
+    """The per-level launches of one solve configuration, from the plan cache."""
+    key = ("rocsparse.csrsv_solve", a.token, numpy.dtype(dtype).str, bool(unit), col0, ncols)
+    return plans.cache.lookup(key, lambda: _k.solve_levels(a.order, a.level_ptr, a.diag, a.index_dtype, dtype, a.m,
+                                                           col0, ncols, a.solve_lower, unit, a.group))
+
+
 def csrsv_solve(analysis, indptr, indices, data, b, *, alpha=1, unit_diagonal=False):
     """Solve ``op(A) x = alpha b`` for a sparse triangular A (``rocsparse_csrsv_solve``).
 
@@ -233,7 +250,9 @@ def csrsv_solve(analysis, indptr, indices, data, b, *, alpha=1, unit_diagonal=Fa
 
     Notes
     -----
-    One launch per level and per 65535 right-hand sides; nothing is synchronized. A missing or
+    One launch per level and per 65535 right-hand sides, prepared once per analysis and
+    configuration (dtype, unit diagonal, right-hand sides) and kept in the plan cache; nothing is
+    synchronized. A missing or
     zero diagonal gives inf/NaN, not an error: ask :meth:`CsrsvAnalysis.zero_pivot` first.
     """
     a = analysis
@@ -244,11 +263,7 @@ def csrsv_solve(analysis, indptr, indices, data, b, *, alpha=1, unit_diagonal=Fa
     if a.trans != "N":
         indptr, indices = a.indptr, a.indices
     values = a.values(data)
-    lower, ptr = a.solve_lower, a.level_ptr
     for col0 in range(0, nrhs, _k.MAX_GRID_Y):
         ncols = min(_k.MAX_GRID_Y, nrhs - col0)
-        for level in range(a.levels):
-            start = int(ptr[level])
-            _k.solve_level(int(ptr[level + 1]) - start, a.order, start, indptr, indices, values, a.diag, x, a.m, col0,
-                           ncols, alpha, lower, unit_diagonal, a.group)
+        _k.run_solve(_solve_plan(a, values.dtype, unit_diagonal, col0, ncols), indptr, indices, values, x, alpha)
     return x

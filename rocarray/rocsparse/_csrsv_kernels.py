@@ -160,16 +160,59 @@ def frontier(count, order, start, end, dptr, dind, lower, deps, level, next_leve
                                         _i64(next_level), order[end:], counters[next_level:]))
 
 
-def solve_level(count, order, start, indptr, indices, data, diag, x, ldx, col0, ncols, alpha, lower, unit, group):
-    """Rows ``order[start:start+count]`` of one level for right-hand sides ``col0 .. col0+ncols-1``
-    of ``x`` (column c at ``x[c * ldx]``), in place (``ra_rocsparse_csrsv_level``); ``group``
-    lanes per row."""
-    dev = _device(x)
-    kernel = KERNELS[kernel_name("level", indptr.dtype, data.dtype)]
+def solve_levels(order, level_ptr, diag, index_dtype, dtype, ldx, col0, ncols, lower, unit, group):
+    """The prepared launches of ``ra_rocsparse_csrsv_level``, one per level (the rows
+    ``order[level_ptr[L]:level_ptr[L+1]]``, right-hand sides ``col0 .. col0+ncols-1`` of x, column
+    c at ``x[c * ldx]``, ``group`` lanes per row): a plan for :func:`run_solve`. Everything but
+    the matrix, x and alpha is fixed in it."""
+    dev = _device(order)
+    kernel = KERNELS[kernel_name("level", index_dtype, dtype)]
+    isz = numpy.dtype(index_dtype).itemsize
+    P = launch.POINTER
+    tail = (numpy.int32(bool(lower)), numpy.int32(bool(unit)), numpy.int32(group))
+    plan = []
     with launch.on_device(dev):
-        kernel(dev, (_blocks(count * group), int(ncols)),
-               (_i64(count), order[start:], indptr, indices, data, diag, x, _i64(ldx), _i64(col0),
-                data.dtype.type(alpha), numpy.int32(bool(lower)), numpy.int32(bool(unit)), numpy.int32(group)))
+        for level in range(len(level_ptr) - 1):
+            start, count = int(level_ptr[level]), int(level_ptr[level + 1] - level_ptr[level])
+            args = (_i64(count), numpy.uint64(order.data.ptr + start * isz), P, P, P, numpy.uint64(diag.data.ptr), P,
+                    _i64(ldx), _i64(col0), launch.scalar(dtype)) + tail
+            plan.append(kernel.prepare(dev, (_blocks(count * group), int(ncols)), args))
+    return plan
+
+
+def run_solve(plan, indptr, indices, data, x, alpha):
+    """Queue the launches of a :func:`solve_levels` plan, in order of levels, on A's
+    ``indptr``/``indices``/``data`` (op(A)'s CSR), the solution buffer x (holding alpha's
+    right-hand side, solved in place) and alpha."""
+    with launch.on_device(_device(x)):
+        p, q, d, xp = indptr.data.ptr, indices.data.ptr, data.data.ptr, x.data.ptr
+        for prepared in plan:
+            prepared(p, q, d, xp, alpha)
+
+
+def factor_levels(kernels_family, name, order, level_ptr, diag, block):
+    """The prepared launches of a level kernel ``name`` of ``kernels_family`` taking
+    ``(count, rows, indptr, indices, data, diag, pivot)``, one per level, one thread per row:
+    a plan for :func:`run_factor`."""
+    dev = _device(order)
+    kernel = kernels_family[name]
+    isz = order.dtype.itemsize
+    P = launch.POINTER
+    plan = []
+    with launch.on_device(dev):
+        for level in range(len(level_ptr) - 1):
+            start, count = int(level_ptr[level]), int(level_ptr[level + 1] - level_ptr[level])
+            args = (_i64(count), numpy.uint64(order.data.ptr + start * isz), P, P, P, numpy.uint64(diag.data.ptr), P)
+            plan.append(kernel.prepare(dev, (-(-count // block),), args))
+    return plan
+
+
+def run_factor(plan, indptr, indices, data, pivot):
+    """Queue the launches of a :func:`factor_levels` plan in order of levels."""
+    with launch.on_device(_device(data)):
+        p, q, d, w = indptr.data.ptr, indices.data.ptr, data.data.ptr, pivot.data.ptr
+        for prepared in plan:
+            prepared(p, q, d, w)
 
 
 def zero_pivot(m, diag, data, pivot):

@@ -19,6 +19,9 @@ goes on past it, with inf/NaN in the rows that depend on it. Reading ``zero_pivo
 host synchronization after the level launches (besides the analysis's, when it is built here).
 """
 
+import numpy
+
+from rocarray._core import plans
 from rocarray.rocsparse import _csrsv, _csrsv_kernels as _k, _ilu_kernels as _ik
 
 
@@ -31,15 +34,15 @@ def _lower_analysis(m, indptr, indices, analysis, where):
     return analysis
 
 
-def _factor(step, m, indptr, indices, data, analysis):
+def _factor(kind, levels, m, indptr, indices, data, analysis):
     out = _k.copy(data)
     if m == 0:
         return out, -1
+    a = analysis
+    key = ("rocsparse." + kind, a.token, numpy.dtype(data.dtype).str)
+    plan = plans.cache.lookup(key, lambda: levels(a.order, a.level_ptr, a.diag, data.dtype))
     pivot = _k.pivot_word(data)
-    ptr = analysis.level_ptr
-    for level in range(analysis.levels):
-        start = int(ptr[level])
-        step(int(ptr[level + 1]) - start, analysis.order, start, indptr, indices, out, analysis.diag, pivot)
+    _k.run_factor(plan, indptr, indices, out, pivot)
     row = _k.read_word(pivot, 0)
     return out, (-1 if row >= m else row)
 
@@ -66,7 +69,7 @@ def csrilu0(m, indptr, indices, data, analysis=None):
         -1, or the first row whose pivot ``U[i, i]`` is zero or not stored.
     """
     analysis = _lower_analysis(m, indptr, indices, analysis, "csrilu0")
-    return _factor(_ik.ilu0_level, int(m), indptr, indices, data, analysis)
+    return _factor("csrilu0", _ik.ilu0_levels, int(m), indptr, indices, data, analysis)
 
 
 def csric0(m, indptr, indices, data, analysis=None):
@@ -92,4 +95,4 @@ def csric0(m, indptr, indices, data, analysis=None):
         -1, or the first row whose diagonal is not stored or whose pivot is not positive.
     """
     analysis = _lower_analysis(m, indptr, indices, analysis, "csric0")
-    return _factor(_ik.ic0_level, int(m), indptr, indices, data, analysis)
+    return _factor("csric0", _ik.ic0_levels, int(m), indptr, indices, data, analysis)

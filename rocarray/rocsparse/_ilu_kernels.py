@@ -1,14 +1,13 @@
 """The kernels of ``rocarray/_kernels/rocsparse/ilu.hip``: their registration and launches.
 
-The one interface through which :mod:`rocarray.rocsparse._ilu` launches its kernels (plain data
-movement and reads of single values go through :mod:`rocarray.rocsparse._csrsv_kernels`). No
-checks; work is queued on the current stream. The CPU tests replace these functions with NumPy
-stand-ins of the same contracts.
+The one interface through which :mod:`rocarray.rocsparse._ilu` prepares its kernels' launches
+(running them, plain data movement and reads of single values go through
+:mod:`rocarray.rocsparse._csrsv_kernels`). No checks. The CPU tests replace these functions with
+NumPy stand-ins of the same contracts.
 """
 
-import numpy
-
-from rocarray._core import compile as _compile, dtypes, kernels, launch
+from rocarray._core import compile as _compile, dtypes, kernels
+from rocarray.rocsparse import _csrsv_kernels
 from rocarray.rocsparse._csrsv_kernels import INDEX_DTYPES, VALUE_DTYPES
 
 SOURCE = "rocsparse/ilu.hip"
@@ -36,22 +35,18 @@ _compile.register(SOURCE, instantiations())
 KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 
 
-def _level(kernel, count, order, start, indptr, indices, data, diag, pivot):
-    dev = data.data.device_id
-    k = KERNELS[kernel_name(kernel, data.dtype, indptr.dtype)]
-    with launch.on_device(dev):
-        k(dev, (-(-int(count) // BLOCK),), (numpy.int64(count), order[start:], indptr, indices, data, diag, pivot))
+def ilu0_levels(order, level_ptr, diag, dtype):
+    """The prepared launches of ``ra_rocsparse_csrilu0_level``, one per level, for
+    :func:`rocarray.rocsparse._csrsv_kernels.run_factor`: ILU(0) of each level's rows in place in
+    ``data``; ``pivot[0] := min(pivot[0], i)`` over rows whose pivot is zero or missing."""
+    name = kernel_name("csrilu0_level", dtype, order.dtype)
+    return _csrsv_kernels.factor_levels(KERNELS, name, order, level_ptr, diag, BLOCK)
 
 
-def ilu0_level(count, order, start, indptr, indices, data, diag, pivot):
-    """ILU(0) of the rows ``order[start:start+count]`` (one level) in place in ``data``
-    (``ra_rocsparse_csrilu0_level``); ``pivot[0] := min(pivot[0], i)`` over those rows whose
-    pivot is zero or missing."""
-    _level("csrilu0_level", count, order, start, indptr, indices, data, diag, pivot)
-
-
-def ic0_level(count, order, start, indptr, indices, data, diag, pivot):
-    """IC(0) of the rows ``order[start:start+count]`` (one level) in place in ``data``'s lower
-    triangle (``ra_rocsparse_csric0_level``); ``pivot[0] := min(pivot[0], i)`` over those rows
-    whose pivot is missing or not positive."""
-    _level("csric0_level", count, order, start, indptr, indices, data, diag, pivot)
+def ic0_levels(order, level_ptr, diag, dtype):
+    """The prepared launches of ``ra_rocsparse_csric0_level``, one per level, for
+    :func:`rocarray.rocsparse._csrsv_kernels.run_factor`: IC(0) of each level's rows in place in
+    ``data``'s lower triangle; ``pivot[0] := min(pivot[0], i)`` over rows whose diagonal is
+    missing or whose pivot is not positive."""
+    name = kernel_name("csric0_level", dtype, order.dtype)
+    return _csrsv_kernels.factor_levels(KERNELS, name, order, level_ptr, diag, BLOCK)

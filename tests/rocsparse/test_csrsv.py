@@ -152,6 +152,7 @@ def test_several_right_hand_sides_in_any_layout(host, rng, trans):
         np.testing.assert_allclose(view(x), reference(a, layout, lower=True, trans=trans), rtol=1e-10, atol=1e-12)
     launches = [c for c in host if c[0] == "solve_level"]
     assert all(c[3:5] == (0, 4) for c in launches) and len(launches) == 3 * an.levels
+    assert [c for c in host if c[0] == "solve_levels"] == [("solve_levels", an.levels, 0, 4)]  # one plan
 
 
 def test_right_hand_sides_past_the_grid_limit_go_in_chunks(host, rng, monkeypatch):
@@ -244,8 +245,12 @@ def test_solve_launches_one_registered_kernel_per_level(fake_device, monkeypatch
     assert all(ln.block == (256, 1, 1) for ln in launches)
     first = launches[1].args
     assert int(first[0]) == 599 and int(first[-1]) == 4 and first[9] == np.dtype(dtype).type(2)
-    # the level's rows start at its offset in order
-    assert first[1].data.ptr == an.order.data.ptr + 1 * np.dtype(index_dtype).itemsize
+    # the level's rows start at its offset in order; the matrix, x and diag are the call's
+    assert int(first[1]) == an.order.data.ptr + 1 * np.dtype(index_dtype).itemsize
+    assert [int(v) for v in first[2:7]] == [ptr.data.ptr, ind.data.ptr, data.data.ptr, an.diag.data.ptr, x.data.ptr]
+    fd.launches.clear()
+    rocsparse.csrsv_solve(an, ptr, ind, data, fd.array((m, 5), dtype), alpha=3)
+    assert len(fd.launches) == 3 and fd.launches[0].args[9] == np.dtype(dtype).type(3)
 
 
 @pytest.mark.parametrize("dtype", ALL)

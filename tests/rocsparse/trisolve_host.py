@@ -139,6 +139,40 @@ def solve_level(count, order, start, indptr, indices, data, diag, x, ldx, col0, 
             col[i] = v
 
 
+def solve_levels(order, level_ptr, diag, index_dtype, dtype, ldx, col0, ncols, lower, unit, group):
+    calls.append(("solve_levels", len(level_ptr) - 1, col0, ncols))
+    return [dict(count=int(level_ptr[k + 1] - level_ptr[k]), order=order, start=int(level_ptr[k]), diag=diag,
+                 ldx=ldx, col0=col0, ncols=ncols, lower=lower, unit=unit, group=group, dtype=np.dtype(dtype))
+            for k in range(len(level_ptr) - 1)]
+
+
+def run_solve(plan, indptr, indices, data, x, alpha):
+    for level in plan:
+        assert data.dtype == level["dtype"]
+        kw = {k: v for k, v in level.items() if k != "dtype"}
+        solve_level(indptr=indptr, indices=indices, data=data, x=x, alpha=alpha, **kw)
+
+
+def factor_levels(step, order, level_ptr, diag):
+    return [(step, int(level_ptr[k + 1] - level_ptr[k]), order, int(level_ptr[k]), diag)
+            for k in range(len(level_ptr) - 1)]
+
+
+def run_factor(plan, indptr, indices, data, pivot):
+    for step, count, order, start, diag in plan:
+        step(count, order, start, indptr, indices, data, diag, pivot)
+
+
+def ilu0_levels(order, level_ptr, diag, dtype):
+    calls.append(("ilu0_levels", len(level_ptr) - 1))
+    return factor_levels(ilu0_level, order, level_ptr, diag)
+
+
+def ic0_levels(order, level_ptr, diag, dtype):
+    calls.append(("ic0_levels", len(level_ptr) - 1))
+    return factor_levels(ic0_level, order, level_ptr, diag)
+
+
 def zero_pivot(m, diag, data, pivot):
     calls.append(("zero_pivot", m))
     for i in range(m):
@@ -237,13 +271,16 @@ def install(monkeypatch, seed=0):
     """Stand-ins for every device step of the triangular solve and the factorizations; returns
     the call log. ``seed`` orders the frontier stand-in's visits."""
     from rocarray import prim, rocsparse
+    from rocarray._core import plans
     from rocarray.rocsparse import _csrsv_kernels, _ilu_kernels
 
     for name in ("warp_size", "empty", "zeros", "pivot_word", "positions", "as_index", "gather", "copy",
-                 "rhs_copy", "read_word", "rows", "frontier", "solve_level", "zero_pivot"):
+                 "rhs_copy", "read_word", "rows", "frontier", "solve_levels", "run_solve", "run_factor",
+                 "zero_pivot"):
         monkeypatch.setattr(_csrsv_kernels, name, globals()[name])
-    monkeypatch.setattr(_ilu_kernels, "ilu0_level", ilu0_level)
-    monkeypatch.setattr(_ilu_kernels, "ic0_level", ic0_level)
+    monkeypatch.setattr(_ilu_kernels, "ilu0_levels", ilu0_levels)
+    monkeypatch.setattr(_ilu_kernels, "ic0_levels", ic0_levels)
+    monkeypatch.setattr(plans, "cache", plans.PlanCache())
     monkeypatch.setattr(prim, "radix_argsort", radix_argsort)
     monkeypatch.setattr(rocsparse, "csr2csc", csr2csc, raising=False)
     monkeypatch.setitem(_order_rng, 0, np.random.default_rng(seed))
