@@ -385,3 +385,33 @@ def test_gpu_zero_pivot(rng, trans):
     assert an.structural_zero == 100 and an.zero_pivot(data) == 50
     data[:] = data + (data == 0)  # the stored zero becomes one; the missing diagonal stays
     assert an.zero_pivot(data) == 100
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the self-check and the benchmark's matrix
+# --------------------------------------------------------------------------------------------
+
+def test_benchmark_laplacian_is_scipys(rng):
+    from rocarray._checks import rocsparse_trisolve as checks
+
+    a = laplacian_2d(9)
+    indptr, indices, data = checks.laplacian_2d(9)
+    np.testing.assert_array_equal(indptr, a.indptr)
+    np.testing.assert_array_equal(indices, a.indices)
+    np.testing.assert_array_equal(data, a.data)
+    low = sp.tril(a).tocsr()
+    low.sort_indices()
+    indptr, indices, data = checks.laplacian_2d(9, lower_only=True)
+    np.testing.assert_array_equal(indptr, low.indptr)
+    np.testing.assert_array_equal(indices, low.indices)
+    np.testing.assert_array_equal(data, low.data)
+
+
+def test_self_check_passes_and_catches_a_wrong_solve(monkeypatch, rng):
+    from rocarray._checks import rocsparse_trisolve as checks
+
+    trisolve_host.install_checks(monkeypatch, seed=int(rng.integers(1 << 30)))
+    checks.check_csrsv(rng)
+    monkeypatch.setattr(_csrsv_kernels, "run_solve", lambda *args: None)  # x would stay b
+    with pytest.raises(AssertionError, match="csrsv"):
+        checks.check_csrsv(rng)

@@ -247,3 +247,14 @@ def test_gpu_zero_pivots(rng):
     one = with_index(sp.csr_matrix(np.array([[9.0]])), "int32")
     lu, pivot = rocsparse.csric0(1, *device_parts(one))
     assert pivot == -1 and float(lu[0]) == 3.0
+
+
+def test_self_check_passes_and_catches_a_wrong_factor(monkeypatch, rng):
+    from rocarray._checks import rocsparse_trisolve as checks
+    from rocarray.rocsparse import _csrsv_kernels
+
+    trisolve_host.install_checks(monkeypatch, seed=int(rng.integers(1 << 30)))
+    checks.check_ilu(rng)
+    monkeypatch.setattr(_csrsv_kernels, "run_factor", lambda *args: None)  # A itself is no factor of A
+    with pytest.raises(AssertionError, match="csrilu0"):
+        checks.check_ilu(rng)

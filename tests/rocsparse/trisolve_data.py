@@ -33,7 +33,6 @@ def _finish(pattern, rng, dtype, diag=True, index_dtype="int32"):
     """Random values on ``pattern`` (a boolean/0-1 sparse matrix), diagonal made dominant."""
     pattern = sp.csr_matrix(pattern, dtype=np.float64)
     pattern.sum_duplicates()
-    m = pattern.shape[0]
     pattern.data[:] = 1.0
     a = pattern.astype(np.dtype(dtype))
     a.data[:] = values(rng, a.nnz, dtype)

@@ -286,3 +286,17 @@ def install(monkeypatch, seed=0):
     monkeypatch.setitem(_order_rng, 0, np.random.default_rng(seed))
     calls.clear()
     return calls
+
+
+def install_checks(monkeypatch, seed=0):
+    """:func:`install`, and ``backend.cupy()`` a namespace moving host arrays to :func:`hostdev.dev`
+    arrays and back, so the self-checks of ``rocarray._checks.rocsparse_trisolve`` run on the CPU."""
+    import types
+
+    from rocarray._core import backend
+
+    log = install(monkeypatch, seed)
+    shim = types.SimpleNamespace(asarray=lambda a: dev(np.asarray(a)), asnumpy=lambda x, **kw: view(x).copy())
+    monkeypatch.setattr(backend, "_cupy", [shim])
+    monkeypatch.setattr(backend, "cupy_module", lambda: shim)
+    return log
