@@ -52,7 +52,8 @@ def _values(rng, shape, dtype):
 
 
 def _dominant_triangle(rng, m, density, dtype, lower):
-    a = _values(rng, (m, m), dtype) * (rng.random((m, m)) < density)
+    # off-diagonal rows sum to about 1/2 in magnitude: unit-diagonal solves stay well conditioned
+    a = _values(rng, (m, m), dtype) * (rng.random((m, m)) < density) * (0.5 / (1 + density * m))
     a = numpy.tril(a, -1) if lower else numpy.triu(a, 1)
     numpy.fill_diagonal(a, numpy.abs(a).sum(axis=1) + 1)
     return a
@@ -83,8 +84,8 @@ def check_csrsv(rng):
                     op = t if trans == "N" else t.T
                     want = numpy.linalg.solve(op.astype(numpy.complex128), b.astype(numpy.complex128))
                     x = rocsparse.csrsv_solve(an, ptr, ind, data, cupy.asarray(b), unit_diagonal=unit)
-                    harness.assert_close(x, want, dtype, m, factor=16, name=f"csrsv {dtype} lower={lower} "
-                                         f"trans={trans} unit={unit}")
+                    harness.assert_close(x, want, dtype, m, factor=16, growth="linear",
+                                         name=f"csrsv {dtype} lower={lower} trans={trans} unit={unit}")
 
 
 def _on_pattern(dense, indptr, indices):

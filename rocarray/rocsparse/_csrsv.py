@@ -37,6 +37,7 @@ blocks; level scheduling needs no forward-progress guarantee across blocks, whic
 it safe on both vendors.)
 """
 
+import importlib
 import itertools
 
 import numpy
@@ -173,6 +174,12 @@ def _levels(m, s_ptr, s_ind, d_ptr, d_ind, lower, index_dtype):
     return level_ptr, order, diag, (-1 if missing >= m else missing)
 
 
+def _transpose(m, indptr, indices, data):
+    """The CSR of A^T through ``csr2csc`` of the conversions module, a sibling of this one in
+    :mod:`rocarray.rocsparse` (looked up when called, after the package has loaded)."""
+    return importlib.import_module("rocarray.rocsparse._convert").csr2csc(m, m, indptr, indices, data)
+
+
 def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
     """Level sets of a sparse triangular matrix for :func:`csrsv_solve` (``rocsparse_csrsv_analysis``).
 
@@ -200,15 +207,13 @@ def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
     Runs on the device with one host synchronization per level (a chain of m dependent rows
     has m levels); see the module documentation for the algorithm and for zero pivots.
     """
-    from rocarray import rocsparse
-
     if trans not in ("N", "T", "C"):
         raise ValueError(f"csrsv_analysis: trans must be 'N', 'T' or 'C', got {trans!r}")
     m = int(m)
     index_dtype = numpy.dtype(indptr.dtype)
     nnz = int(indices.size)
     positions = _k.positions(nnz, indptr)
-    t_ptr, t_ind, t_pos = rocsparse.csr2csc(m, m, indptr, indices, positions)
+    t_ptr, t_ind, t_pos = _transpose(m, indptr, indices, positions)
     t_ptr, t_ind = _k.as_index(t_ptr, index_dtype), _k.as_index(t_ind, index_dtype)
     group = group_size(nnz, m, _k.warp_size(indptr))
     if trans == "N":

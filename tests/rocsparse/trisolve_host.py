@@ -1,7 +1,8 @@
 """CPU stand-ins for the triangular solve's and the incomplete factorizations' device steps.
 
-``install(monkeypatch, rng)`` replaces the functions of :mod:`rocarray.rocsparse._csrsv_kernels`
-and :mod:`rocarray.rocsparse._ilu_kernels`, ``prim.radix_argsort`` and ``rocsparse.csr2csc`` by
+``install(monkeypatch, seed)`` replaces the functions of :mod:`rocarray.rocsparse._csrsv_kernels`
+and :mod:`rocarray.rocsparse._ilu_kernels`, ``prim.radix_argsort`` and the formats owner's
+``csr2csc`` (``rocarray.rocsparse._convert``) by
 NumPy implementations of the same contracts that read and write the host memory behind
 :func:`hostdev.dev` arrays. The kernel stand-ins follow the kernels' loops (one row per thread,
 the same merges), and the frontier stand-in visits its rows in a random order, as the device's
@@ -9,6 +10,9 @@ atomics may. The drivers then run unchanged on the CPU: their offsets, level poi
 transposes and gathers are real, so a wrong one gives wrong levels or a wrong solution, caught
 against independent references.
 """
+
+import sys
+import types
 
 import numpy as np
 
@@ -282,7 +286,13 @@ def install(monkeypatch, seed=0):
     monkeypatch.setattr(_ilu_kernels, "ic0_levels", ic0_levels)
     monkeypatch.setattr(plans, "cache", plans.PlanCache())
     monkeypatch.setattr(prim, "radix_argsort", radix_argsort)
-    monkeypatch.setattr(rocsparse, "csr2csc", csr2csc, raising=False)
+    try:
+        from rocarray.rocsparse import _convert
+    except ImportError:  # the formats owner's module is not on this branch: a stand-in module
+        _convert = types.ModuleType("rocarray.rocsparse._convert")
+        monkeypatch.setitem(sys.modules, _convert.__name__, _convert)
+        monkeypatch.setattr(rocsparse, "_convert", _convert, raising=False)
+    monkeypatch.setattr(_convert, "csr2csc", csr2csc, raising=False)
     monkeypatch.setitem(_order_rng, 0, np.random.default_rng(seed))
     calls.clear()
     return calls
@@ -291,8 +301,6 @@ def install(monkeypatch, seed=0):
 def install_checks(monkeypatch, seed=0):
     """:func:`install`, and ``backend.cupy()`` a namespace moving host arrays to :func:`hostdev.dev`
     arrays and back, so the self-checks of ``rocarray._checks.rocsparse_trisolve`` run on the CPU."""
-    import types
-
     from rocarray._core import backend
 
     log = install(monkeypatch, seed)
