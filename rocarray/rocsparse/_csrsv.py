@@ -151,8 +151,6 @@ class CsrsvAnalysis:
 def _levels(m, s_ptr, s_ind, d_ptr, d_ind, lower, index_dtype):
     """(level_ptr, order, diag, structural_zero) of the CSR pattern S (its ``lower`` triangle),
     given D = S^T for the dependents."""
-    if m == 0:
-        return [0], _k.empty(0, index_dtype, s_ptr), _k.empty(0, index_dtype, s_ptr), -1
     deps = _k.empty(m, numpy.int32, s_ptr)
     diag = _k.empty(m, index_dtype, s_ptr)
     level = _k.empty(m, index_dtype, s_ptr)
@@ -211,6 +209,13 @@ def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
         raise ValueError(f"csrsv_analysis: trans must be 'N', 'T' or 'C', got {trans!r}")
     m = int(m)
     index_dtype = numpy.dtype(indptr.dtype)
+    if m == 0:
+        none = _k.empty(0, index_dtype, indptr)
+        if trans == "N":
+            return CsrsvAnalysis(0, lower, trans, index_dtype, [0], none, none, -1)
+        # the transpose of a 0 x 0 pattern is itself
+        return CsrsvAnalysis(0, lower, trans, index_dtype, [0], none, none, -1, indptr=indptr, indices=indices,
+                             perm=none)
     nnz = int(indices.size)
     positions = _k.positions(nnz, indptr)
     t_ptr, t_ind, t_pos = _transpose(m, indptr, indices, positions)

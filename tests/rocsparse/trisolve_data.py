@@ -132,9 +132,8 @@ def ilu0_reference(a):
             if not stored[i, k]:
                 continue
             w[i, k] /= w[k, k]
-            for j in range(k + 1, m):
-                if stored[i, j] and stored[k, j]:
-                    w[i, j] -= w[i, k] * w[k, j]
+            both = np.flatnonzero(stored[i, k + 1:] & stored[k, k + 1:]) + k + 1
+            w[i, both] -= w[i, k] * w[k, both]
     return w, stored
 
 
