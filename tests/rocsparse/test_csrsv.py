@@ -115,8 +115,12 @@ def test_chain_diagonal_one_by_one_and_empty_level_counts(host, rng, lower):
     one = sp.csr_matrix(np.array([[2.0]]))
     an = rocsparse.csrsv_analysis(1, *host_parts(one)[:2], lower=lower)
     assert an.levels == 1 and list(view(an.order)) == [0]
-    an = rocsparse.csrsv_analysis(0, dev(np.zeros(1, np.int32)), dev(np.zeros(0, np.int32)), lower=lower)
-    assert an.levels == 0 and an.zero_pivot(dev(np.zeros(0))) == -1
+    for trans in TRANS:
+        host.clear()
+        an = rocsparse.csrsv_analysis(0, dev(np.zeros(1, np.int32)), dev(np.zeros(0, np.int32)), lower=lower,
+                                      trans=trans)
+        assert an.levels == 0 and an.zero_pivot(dev(np.zeros(0))) == -1
+        assert host == []  # no device work, no synchronization
     x = rocsparse.csrsv_solve(an, dev(np.zeros(1, np.int32)), dev(np.zeros(0, np.int32)), dev(np.zeros(0)),
                               dev(np.zeros((0, 3))))
     assert view(x).shape == (0, 3)
