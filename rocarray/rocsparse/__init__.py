@@ -14,5 +14,8 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 # SpGEMM, SDDMM (spgemm)
 
 # triangular solve, ILU(0), IC(0) (trisolve)
+from rocarray.rocsparse._csrsv import CsrsvAnalysis, csrsv_analysis, csrsv_solve
+from rocarray.rocsparse._ilu import csric0, csrilu0
 
 __all__ = []
+__all__ += ["CsrsvAnalysis", "csrsv_analysis", "csrsv_solve", "csrilu0", "csric0"]  # trisolve
