@@ -17,6 +17,9 @@ from rocarray.rocsparse._geam import csr_multiply, csrgeam
 from rocarray.rocsparse._sddmm import sddmm
 
 # triangular solve, ILU(0), IC(0) (trisolve)
+from rocarray.rocsparse._csrsv import CsrsvAnalysis, csrsv_analysis, csrsv_solve
+from rocarray.rocsparse._ilu import csric0, csrilu0
 
 __all__ = []
 __all__ += ["csrgemm", "csrgeam", "csr_multiply", "sddmm"]  # spgemm
+__all__ += ["CsrsvAnalysis", "csrsv_analysis", "csrsv_solve", "csrilu0", "csric0"]  # trisolve
