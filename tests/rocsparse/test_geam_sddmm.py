@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 import spgemm_host
 from launchfake import fake_device  # noqa: F401 (fixture)
-from sparse_data import INDEX_DTYPES, VALUE_DTYPES, assert_csr_equal, from_coo, random_parts, scipy_of, values
+from spgemm_data import INDEX_DTYPES, VALUE_DTYPES, assert_csr_equal, from_coo, random_parts, scipy_of, values
 
 import rocarray.rocsparse as rs
 from rocarray.rocsparse import _spgemm_kernels as _k

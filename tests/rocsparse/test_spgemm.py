@@ -13,7 +13,7 @@ from scipy.sparse._sputils import get_index_dtype
 
 import spgemm_host
 from launchfake import fake_device  # noqa: F401 (fixture)
-from sparse_data import (INDEX_DTYPES, VALUE_DTYPES, assert_csr_equal, banded_parts, from_coo, laplacian_2d_parts,
+from spgemm_data import (INDEX_DTYPES, VALUE_DTYPES, assert_csr_equal, banded_parts, from_coo, laplacian_2d_parts,
                          power_law_parts, random_parts, scipy_of)
 
 import rocarray.rocsparse as rs
