@@ -136,7 +136,8 @@ def lanczos(op, k, which, ncv, maxiter, tol, v0, want_vectors):
         order = _rank(theta, which)
         wanted = order[:k]
         resid = beta * numpy.abs(S[m - 1, wanted])
-        bound = tol * numpy.maximum(eps ** (2.0 / 3.0), numpy.abs(theta[wanted]))
+        # the estimate cannot fall below the rounding of the projected problem, eps ||T||
+        bound = numpy.maximum(tol * numpy.abs(theta[wanted]), eps * numpy.abs(theta).max())
         if numpy.all(resid <= bound) or m >= n and beta == 0:
             return _finish(ops, V, m, theta, S, wanted, dtype, want_vectors)
         keep = min(m - 1, k + (m - k) // 2)
@@ -151,13 +152,14 @@ def lanczos(op, k, which, ncv, maxiter, tol, v0, want_vectors):
         T[keep, :keep] = coupling
         T[:keep, keep] = numpy.conj(coupling)
         start = keep
-    theta, S = numpy.linalg.eigh(T)
-    wanted = _rank(theta, which)[:k]
-    resid = beta * numpy.abs(S[m - 1, wanted])
-    good = wanted[resid <= tol * numpy.maximum(eps ** (2.0 / 3.0), numpy.abs(theta[wanted]))]
-    vals, vecs = _finish(ops, V, m, theta, S, good, dtype, True)
+    # not converged: the wanted Ritz pairs of the last cycle are V[:k] after its restart
+    good = numpy.flatnonzero(resid <= bound)
+    good = good[numpy.argsort(theta[wanted][good], kind="stable")]
+    vecs = ops.zeros((len(good), n), dtype)
+    for row, j in enumerate(good):
+        ops.assign(vecs[row], V[j])
     raise ArpackNoConvergence(f"ARPACK error -1: No convergence ({maxiter} iterations, {len(good)}/{k} "
-                              "eigenvectors converged)", vals.astype(rdtype), vecs)
+                              "eigenvectors converged)", theta[wanted][good].astype(rdtype), vecs.T)
 
 
 def _finish(ops, V, m, theta, S, wanted, dtype, want_vectors):
@@ -212,7 +214,8 @@ def eigsh(A, k=6, M=None, sigma=None, which="LM", v0=None, ncv=None, maxiter=Non
     maxiter : int, optional
         Most restarts (default ``10 N``).
     tol : float, optional
-        Relative accuracy of the Ritz values (0: machine precision).
+        Relative accuracy of the Ritz values (0: machine precision): a Ritz pair is converged when
+        its residual estimate is below ``max(tol |theta|, eps ||T||)``, T the projected matrix.
     return_eigenvectors : bool, optional
         Also return the eigenvectors.
     mode : str, optional
