@@ -4,4 +4,8 @@
 
 # construction, arithmetic, reductions, indexing helpers (construct)
 
+# solvers and graphs (the scipy.sparse.linalg and scipy.sparse.csgraph subpackages)
+from rocarray.sparse import csgraph, linalg  # noqa: E402
+
 __all__ = []
+__all__ += ["csgraph", "linalg"]  # solvers and graphs

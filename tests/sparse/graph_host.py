@@ -6,6 +6,7 @@ rounds, relabelling, level order) against SciPy.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from rocarray.sparse.csgraph import _graph, _graph_kernels
 
@@ -152,8 +153,8 @@ def install(monkeypatch):
                  "scc_roots", "scc_backward", "scc_assign", "bfs_init", "bfs_level"):
         monkeypatch.setattr(_graph_kernels, name, globals()[name])
 
-    def transpose(csr):
-        T = csr._S.T.tocsr()
+    def transpose(n, indptr, indices):
+        T = sp.csr_array((np.ones(indices.size), indices, indptr), shape=(n, n)).T.tocsr()
         return T.indptr, T.indices
 
     monkeypatch.setattr(_graph, "transpose_adjacency", transpose)

@@ -42,12 +42,12 @@ def breadth_first_order(csgraph, i_start, directed=True, return_predecessors=Tru
     (undirected: a vertex's out-edges, then its in-edges by source). SciPy's result is thus
     reproduced exactly for the same stored order of the rows.
     """
-    n, indptr, indices, csr = _graph.as_graph(csgraph)
+    n, indptr, indices, _ = _graph.as_graph(csgraph)
     if not isinstance(i_start, (numbers.Integral, numpy.integer)) or not 0 <= i_start < n:
         raise ValueError(f"i_start out of range: {i_start!r} for a graph of {n} vertices")
     graphs = [(indptr, indices, None)]
     if not directed:
-        indptr_t, indices_t = _graph.transpose_adjacency(csr)
+        indptr_t, indices_t = _graph.transpose_adjacency(n, indptr, indices)
         graphs.append((indptr_t, indices_t, indptr))
     state, keys, order, pred = gk.bfs_init(n, int(i_start))
     base, count, tag = 0, 1, 1

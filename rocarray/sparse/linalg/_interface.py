@@ -33,9 +33,9 @@ def _is_dense_device(A):
 def _dense_product(A, x):
     """``A @ x`` of a dense matrix: rocarray's matmul for device arrays."""
     if _is_dense_device(A):
-        import rocarray
+        from rocarray._numpy.matrix_products import matmul
 
-        return rocarray.matmul(A, x)
+        return matmul(A, x)
     return A @ x
 
 
