@@ -27,6 +27,15 @@ class ArpackError(RuntimeError):
 class ArpackNoConvergence(ArpackError):
     """The Lanczos iteration did not converge within ``maxiter`` restarts.
 
+    Parameters
+    ----------
+    msg : str
+        The message.
+    eigenvalues : numpy.ndarray
+        The converged Ritz values.
+    eigenvectors : cupy.ndarray
+        Their vectors.
+
     Attributes
     ----------
     eigenvalues : numpy.ndarray
@@ -202,7 +211,7 @@ def eigsh(A, k=6, M=None, sigma=None, which="LM", v0=None, ncv=None, maxiter=Non
     k : int, optional
         Number of eigenvalues, ``0 < k < N`` (``k >= N`` on a matrix: all of them, from a dense
         eigensolver, with SciPy's warning).
-    M, sigma, Minv, OPinv : None
+    M, sigma : None
         Generalized and shift-invert modes are not provided: anything but None raises
         ``NotImplementedError``.
     which : {'LM', 'SM', 'LA', 'SA', 'BE'}, optional
@@ -218,6 +227,8 @@ def eigsh(A, k=6, M=None, sigma=None, which="LM", v0=None, ncv=None, maxiter=Non
         its residual estimate is below ``max(tol |theta|, eps ||T||)``, T the projected matrix.
     return_eigenvectors : bool, optional
         Also return the eigenvectors.
+    Minv, OPinv : None
+        As ``M`` and ``sigma``: only None.
     mode : str, optional
         Only ``'normal'``.
 
@@ -282,12 +293,14 @@ def svds(A, k=6, ncv=None, tol=0, which="LM", v0=None, maxiter=None, return_sing
         ``(M, N)``; needs ``A @ x`` and ``A^H @ y``.
     k : int, optional
         Number of singular values, ``1 <= k < min(M, N)``.
-    ncv, tol, maxiter : optional
-        Passed to :func:`eigsh` for the Gram operator.
+    ncv, tol : optional
+        Passed to the Lanczos iteration on the Gram operator.
     which : {'LM', 'SM'}, optional
         Largest or smallest singular values.
     v0 : cupy.ndarray, optional
         Starting vector of length ``min(M, N)``.
+    maxiter : int, optional
+        Most restarts of the Lanczos iteration (default ``10 min(M, N)``).
     return_singular_vectors : {True, False, 'u', 'vh'}, optional
         Which singular vectors to return.
     solver : str, optional

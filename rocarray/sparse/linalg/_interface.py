@@ -116,21 +116,51 @@ class LinearOperator:
         raise ValueError(f"invalid shape returned by user-defined {what}()")
 
     def matvec(self, x):
-        """``A @ x`` for x of shape ``(N,)`` or ``(N, 1)`` (result ``(M,)`` or ``(M, 1)``)."""
+        """``A @ x`` for x of shape ``(N,)`` or ``(N, 1)`` (result ``(M,)`` or ``(M, 1)``).
+
+        Parameters
+        ----------
+        x : array
+            Vector of shape ``(N,)`` or ``(N, 1)``.
+
+        Returns
+        -------
+        array
+        """
         M, N = self.shape
         if x.shape != (N,) and x.shape != (N, 1):
             raise ValueError("dimension mismatch")
         return self._vector(x, N, self._matvec(x), M, "matvec")
 
     def rmatvec(self, x):
-        """``A^H @ x`` for x of shape ``(M,)`` or ``(M, 1)``."""
+        """``A^H @ x`` for x of shape ``(M,)`` or ``(M, 1)``.
+
+        Parameters
+        ----------
+        x : array
+            Vector of shape ``(M,)`` or ``(M, 1)``.
+
+        Returns
+        -------
+        array
+        """
         M, N = self.shape
         if x.shape != (M,) and x.shape != (M, 1):
             raise ValueError("dimension mismatch")
         return self._vector(x, M, self._rmatvec(x), N, "rmatvec")
 
     def matmat(self, X):
-        """``A @ X`` for a 2-D X of shape ``(N, K)``."""
+        """``A @ X`` for a 2-D X of shape ``(N, K)``.
+
+        Parameters
+        ----------
+        X : array
+            Matrix of shape ``(N, K)``.
+
+        Returns
+        -------
+        array
+        """
         if X.ndim != 2:
             raise ValueError(f"expected 2-d ndarray or matrix, not {X.ndim}-d")
         if X.shape[0] != self.shape[1]:
@@ -138,7 +168,17 @@ class LinearOperator:
         return self._matmat(X)
 
     def rmatmat(self, X):
-        """``A^H @ X`` for a 2-D X of shape ``(M, K)``."""
+        """``A^H @ X`` for a 2-D X of shape ``(M, K)``.
+
+        Parameters
+        ----------
+        X : array
+            Matrix of shape ``(M, K)``.
+
+        Returns
+        -------
+        array
+        """
         if X.ndim != 2:
             raise ValueError(f"expected 2-d ndarray or matrix, not {X.ndim}-d")
         if X.shape[0] != self.shape[0]:
@@ -157,7 +197,17 @@ class LinearOperator:
         return _ScaledLinearOperator(self, 1.0 / other)
 
     def dot(self, x):
-        """``A @ x``: an operator for an operator or a scalar, an array for a 1-D or 2-D array."""
+        """``A @ x``: an operator for an operator or a scalar, an array for a 1-D or 2-D array.
+
+        Parameters
+        ----------
+        x : LinearOperator, scalar or array
+            The right operand.
+
+        Returns
+        -------
+        LinearOperator or array
+        """
         if isinstance(x, LinearOperator):
             return _ProductLinearOperator(self, x)
         if _isscalar(x):
