@@ -3,7 +3,6 @@ device solvers against SciPy on the GPU."""
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
 import krylov_host
