@@ -7,6 +7,7 @@ import scipy.sparse as sp
 import scipy.sparse.csgraph as scg
 
 import graph_host
+from launchfake import fake_device  # noqa: F401 (the fixture)
 import rocarray.sparse.csgraph as rcg
 from rocarray._core import compile as _compile
 from rocarray.sparse.csgraph import _graph_kernels
@@ -117,3 +118,25 @@ def test_gpu_dense_graph_input(rng):
     count, labels = rcg.connected_components(cupy.asarray(D), directed=True, connection="strong")
     want, wlabels = scg.connected_components(D, directed=True, connection="strong")
     assert count == want and same_partition(labels.get(), wlabels)
+
+
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+def test_graph_launches_on_a_recording_device(fake_device, index_dtype):
+    n = 1000
+    indptr = fake_device.array((n + 1,), index_dtype, np.zeros(n + 1))
+    indices = fake_device.array((1,), index_dtype, np.zeros(1))
+    labels = fake_device.array((n,), "int32", np.arange(n))
+    assert _graph_kernels.cc_hook(indptr, indices, labels) is False  # the flag stays 0: nothing ran
+    ct = "int" if index_dtype == "int32" else "long long"
+    hook = fake_device.launches[-1]
+    assert hook.name == f"ra_rocsparse_cc_hook<{ct}>" and len(hook.args) == 5 and int(hook.args[0]) == n
+    order = fake_device.array((n,), "int32", np.zeros(n))
+    state = fake_device.array((n,), "int32", np.zeros(n))
+    keys = fake_device.array((n,), "uint64", np.full(n, _graph_kernels.NO_KEY))
+    pred = fake_device.array((n,), "int32", np.full(n, -9999))
+    before = len(fake_device.launches)
+    found = _graph_kernels.bfs_level([(indptr, indices, None), (indptr, indices, indptr)], state, keys, order, pred,
+                                     0, 1, 2)
+    expand = fake_device.launches[before:]
+    assert found == 0 and [e.name for e in expand] == [f"ra_rocsparse_bfs_expand<{ct}>"] * 2
+    assert int(expand[0].args[5]) == 0 and int(expand[1].args[5]) != 0   # the out-edge indptr comes second

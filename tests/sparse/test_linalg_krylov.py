@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse.linalg as sla
 
 import krylov_host
+from launchfake import fake_device  # noqa: F401 (the fixture)
 import rocarray.sparse.linalg as ral
 from rocarray.sparse.linalg import _isolve, _krylov_kernels
 from rocarray._core import compile as _compile
@@ -325,3 +326,22 @@ def test_gpu_sparse_laplacian_cg_and_gmres(rng, dtype, index_dtype):
         y, jnfo = getattr(sla, name)(L, b, rtol=1e-8 if tol < 1e-4 else 1e-5)
         assert info == jnfo
         np.testing.assert_allclose(x.get(), y, rtol=tol * 10, atol=tol * 10 * np.abs(y).max())
+
+
+def test_fused_cg_launches_on_a_recording_device(fake_device):
+    n = 100_000
+    x, r, p, q = (fake_device.array((n,), "float64") for _ in range(4))
+    S = fake_device.array((4,), "float64")
+    _krylov_kernels.cg_update(x, r, p, q, S, 0, 2, 1)
+    _krylov_kernels.cg_direction(p, r, S, 1, 0)
+    update, finish, direction = fake_device.launches[-3:]
+    assert update.name == "ra_rocsparse_cg_update<double, double>"
+    assert finish.name == "ra_rocsparse_krylov_finish<double, double>"
+    assert direction.name == "ra_rocsparse_cg_direction<double>"
+    assert update.block == finish.block == (_krylov_kernels.BLOCK, 1, 1)
+    assert finish.grid == (1, 1, 1)
+    parts = update.grid[0]
+    assert 1 <= parts <= min(_krylov_kernels.MAX_PARTS, -(-n // _krylov_kernels.BLOCK))
+    assert int(finish.args[1]) == parts          # the finishing block adds every partial
+    assert [int(a) for a in update.args[6:8]] == [0, 2] and int(finish.args[3]) == 1
+    assert [int(a) for a in direction.args[4:6]] == [1, 0]

@@ -44,7 +44,7 @@ KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
 def _launch(kernel, count, *args):
     """One grid-stride launch over ``count`` items (at most one full wave of blocks)."""
     k = KERNELS[kernel]
-    dev = backend.cupy().cuda.Device().id
+    dev = next(a for a in args if hasattr(getattr(a, "data", None), "device_id")).data.device_id
     with launch.on_device(dev):
         grid = max(1, min(k.wave(dev), -(-int(count) // BLOCK)))
         k(dev, (grid,), args)
@@ -59,6 +59,11 @@ def int_array(n, fill):
     return backend.cupy().full(n, fill, dtype=numpy.int32)
 
 
+def _read(x):
+    """``x`` on the host (synchronizes)."""
+    return backend.cupy().asnumpy(x)
+
+
 def _flag():
     return backend.cupy().zeros(1, dtype=numpy.int32)
 
@@ -68,7 +73,7 @@ def cc_hook(indptr, indices, labels):
     flag = _flag()
     n = labels.size
     _launch(kernel_name("cc_hook", indptr.dtype), n, _i64(n), indptr, indices, labels, flag)
-    return bool(flag.get()[0])
+    return bool(_read(flag)[0])
 
 
 def cc_compress(labels):
@@ -88,7 +93,7 @@ def relabel(labels):
     ids = prim.exclusive_scan(flags, axis=0, dtype=numpy.int32)
     out = int_array(n, 0)
     _launch(kernel_name("cc_relabel"), n, _i64(n), labels, ids, out)
-    return int(ids[-1].get()) + int(flags[-1].get()), out
+    return int(_read(ids[-1:])[0]) + int(_read(flags[-1:])[0]), out
 
 
 def scc_trim(indptr, indices, scc):
@@ -97,7 +102,7 @@ def scc_trim(indptr, indices, scc):
     has_in, has_out, flag = int_array(n, 0), int_array(n, 0), _flag()
     _launch(kernel_name("scc_trim", indptr.dtype), n, _i64(n), indptr, indices, scc, has_in, has_out)
     _launch(kernel_name("scc_trim_apply"), n, _i64(n), scc, has_in, has_out, flag)
-    return bool(flag.get()[0])
+    return bool(_read(flag)[0])
 
 
 def scc_color_init(colors):
@@ -110,7 +115,7 @@ def scc_propagate(indptr, indices, scc, colors):
     flag = _flag()
     n = scc.size
     _launch(kernel_name("scc_propagate", indptr.dtype), n, _i64(n), indptr, indices, scc, colors, flag)
-    return bool(flag.get()[0])
+    return bool(_read(flag)[0])
 
 
 def scc_roots(scc, colors, mark):
@@ -123,14 +128,14 @@ def scc_backward(indptr, indices, scc, colors, mark):
     flag = _flag()
     n = scc.size
     _launch(kernel_name("scc_backward", indptr.dtype), n, _i64(n), indptr, indices, scc, colors, mark, flag)
-    return bool(flag.get()[0])
+    return bool(_read(flag)[0])
 
 
 def scc_assign(scc, colors, mark):
     """Marked vertices take their color as label; whether active vertices remain."""
     flag = _flag()
     _launch(kernel_name("scc_assign"), scc.size, _i64(scc.size), scc, colors, mark, flag)
-    return bool(flag.get()[0])
+    return bool(_read(flag)[0])
 
 
 def bfs_init(n, start):
@@ -156,12 +161,12 @@ def bfs_level(graphs, state, keys, order, pred, base, count, tag):
     cupy = backend.cupy()
     n = state.size
     frontier = order[base:base + count]
-    nxt = int_array(n - base - count, 0)
+    nxt = cupy.empty(n - base - count, dtype=numpy.int32)  # written up to the count before it is read
     counter = _flag()
     for indptr, indices, before in graphs:
         _launch(kernel_name("bfs_expand", indptr.dtype), count, _i64(count), frontier, _i64(base), indptr, indices,
                 before if before is not None else numpy.uint64(0), state, numpy.int32(tag), keys, nxt, counter)
-    found = int(counter.get()[0])
+    found = int(_read(counter)[0])
     if found == 0:
         return 0
     nxt = nxt[:found]
