@@ -120,7 +120,8 @@ def norm(x, ord=None, axis=None):
     if ord == -numpy.inf:
         return _dense_result(absx.min(axis=a))
     if ord == 0:
-        return _dense_result(_with_data(x, (x.data != 0).astype(numpy.int64)).sum(axis=a))
+        # counted in float64 (exact below 2^53) so that the sum takes the compute path of every owner
+        return _dense_result(_with_data(x, (x.data != 0).astype(numpy.float64)).sum(axis=a)).astype(numpy.int64)
     if ord == 1:
         return _dense_result(absx.sum(axis=a))
     if ord in (2, None):
