@@ -69,7 +69,8 @@ def spsolve_triangular(A, b, lower=True, overwrite_A=False, overwrite_b=False, u
     Notes
     -----
     Level scheduling: :func:`rocarray.rocsparse.csrsv_analysis` groups rows that can be solved
-    together, then :func:`rocarray.rocsparse.csrsv_solve` solves level by level.
+    together, its ``zero_pivot`` finds a missing or zero diagonal entry (one host read), then
+    :func:`rocarray.rocsparse.csrsv_solve` solves level by level.
     """
     from rocarray import rocsparse
 
@@ -79,12 +80,11 @@ def spsolve_triangular(A, b, lower=True, overwrite_A=False, overwrite_b=False, u
     if m != n:
         raise ValueError(f"A must be a square matrix but its shape is {A.shape}.")
     b = _check_rhs(b, m, A_shape)
-    if not unit_diagonal and m and bool((A.diagonal() == 0).any()):
-        raise numpy.linalg.LinAlgError("A is singular: zero entry on diagonal.")
     dtype = numpy.promote_types(numpy.promote_types(A.dtype, numpy.float32), b.dtype)
     data = A.data if A.data.dtype == dtype else A.data.astype(dtype)
-    b = b.astype(dtype, copy=True)
     analysis = rocsparse.csrsv_analysis(m, A.indptr, A.indices, lower=bool(lower))
+    if not unit_diagonal and analysis.zero_pivot(data) >= 0:
+        raise numpy.linalg.LinAlgError("A is singular: zero entry on diagonal.")
     return rocsparse.csrsv_solve(analysis, A.indptr, A.indices, data, b, unit_diagonal=bool(unit_diagonal))
 
 
