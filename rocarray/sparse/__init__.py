@@ -8,4 +8,5 @@
 from rocarray.sparse import csgraph, linalg  # noqa: E402
 
 __all__ = []
-__all__ += ["csgraph", "linalg"]  # solvers and graphs
+# solvers and graphs
+__all__ += ["csgraph", "linalg"]
