@@ -40,4 +40,5 @@ def transpose_adjacency(n, indptr, indices):
 
     values = args.as_device_array(indices, "indices").astype("float32")  # the structure is what matters
     indptr_t, indices_t, _ = rocsparse.csr2csc(n, n, indptr, indices, values)
-    return indptr_t, indices_t
+    # one index type for both adjacencies: the search kernel reads them together
+    return indptr_t.astype(indptr.dtype, copy=False), indices_t.astype(indptr.dtype, copy=False)
