@@ -4,4 +4,9 @@
 
 # construction, arithmetic, reductions, indexing helpers (construct)
 
+# solvers and graphs (the scipy.sparse.linalg and scipy.sparse.csgraph subpackages)
+from rocarray.sparse import csgraph, linalg  # noqa: E402
+
 __all__ = []
+# solvers and graphs
+__all__ += ["csgraph", "linalg"]
