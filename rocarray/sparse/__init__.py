@@ -3,5 +3,10 @@
 # formats (csr_array, csc_array, coo_array, *_matrix, issparse, ...)
 
 # construction, arithmetic, reductions, indexing helpers (construct)
+from rocarray.sparse._construct import (block_array, block_diag, bmat, diags, diags_array, eye, eye_array, find,
+                                        hstack, identity, kron, kronsum, rand, random, random_array, spdiags,
+                                        tril, triu, vstack)
 
 __all__ = []
+__all__ += ["eye_array", "eye", "identity", "diags_array", "diags", "spdiags", "random_array", "random", "rand",
+            "kron", "kronsum", "vstack", "hstack", "block_array", "bmat", "block_diag", "tril", "triu", "find"]

@@ -1,0 +1,78 @@
+"""The device interface of the sparse operations (``_arith``, ``_reduce``, ``_index``, ``_construct``).
+
+Every array operation of those modules goes through the array module :func:`xp` (CuPy), and every
+library call through the few functions here, so CPU tests replace them with NumPy stand-ins and run
+the façade logic unchanged. Library functions are looked up at call time (``rocarray.rocsparse``,
+``rocarray.prim``): the façade depends only on their public names.
+"""
+
+import numpy
+
+from rocarray._core import backend
+
+_INT32_MAX = numpy.iinfo(numpy.int32).max
+
+#: Value types the rocsparse kernels compute in.
+KERNEL_DTYPES = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
+
+
+def xp():
+    """The array module of device arrays (CuPy)."""
+    return backend.cupy()
+
+
+def is_matrix(x):
+    """True for a ``*_matrix`` (spmatrix semantics), False for a ``*_array``."""
+    from rocarray import sparse
+
+    return bool(sparse.isspmatrix(x))
+
+
+def index_dtype(*maxvals):
+    """SciPy's index dtype rule: int32 when every value fits in int32, else int64."""
+    return numpy.dtype(numpy.int32 if all(int(v) <= _INT32_MAX for v in maxvals) else numpy.int64)
+
+
+def csrgeam(m, n, alpha, a_parts, beta, b_parts):
+    """``alpha A + beta B`` of two CSR matrices given as ``(indptr, indices, data)`` (canonical result)."""
+    from rocarray import rocsparse
+
+    return rocsparse.csrgeam(m, n, alpha, *a_parts, beta, *b_parts)
+
+
+def csr_multiply(m, n, a_parts, b_parts):
+    """Elementwise product of two CSR matrices given as ``(indptr, indices, data)`` (canonical result)."""
+    from rocarray import rocsparse
+
+    return rocsparse.csr_multiply(m, n, *a_parts, *b_parts)
+
+
+def csr2csc(m, n, indptr, indices, data):
+    """CSR parts of the transpose (``rocsparse.csr2csc``)."""
+    from rocarray import rocsparse
+
+    return rocsparse.csr2csc(m, n, indptr, indices, data)
+
+
+def segmented_sum(x, heads, dtype):
+    """Inclusive sum of 1-D ``x`` restarting where ``heads`` is true, in ``dtype``."""
+    from rocarray import prim
+
+    return prim.segmented_inclusive_scan(x, heads, op="add", dtype=dtype)
+
+
+def segmented_sort(keys, offsets):
+    """Ascending sort of every segment ``keys[offsets[s]:offsets[s + 1]]`` (NaNs last)."""
+    from rocarray import prim
+
+    return prim.segmented_radix_sort_keys(keys, offsets)
+
+
+def host_int(x):
+    """A device integer scalar or 0-d array as a Python int (one synchronization)."""
+    return int(x)
+
+
+def host_ints(x):
+    """A small 1-D device integer array as a list of Python ints (one synchronization)."""
+    return [int(v) for v in x.tolist()]

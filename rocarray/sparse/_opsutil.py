@@ -1,0 +1,126 @@
+"""Shared pieces of the sparse operations: argument kinds, compressed parts, results built from parts.
+
+Duck typing only (``format`` in ``'csr'``, ``'csc'``, ``'coo'``): the format modules are never
+imported here. Array work goes through :func:`rocarray.sparse._opsdev.xp`.
+"""
+
+import numbers
+
+import numpy
+
+from rocarray.sparse import _opsdev
+
+FORMATS = ("csr", "csc", "coo")
+
+
+def issparse(x):
+    """True for a rocarray sparse array or matrix (any of the three formats)."""
+    return getattr(x, "format", None) in FORMATS and hasattr(x, "tocsr")
+
+
+def isdense(x):
+    """True for a device array."""
+    return isinstance(x, _opsdev.xp().ndarray)
+
+
+def isscalarlike(x):
+    """A Python/NumPy scalar or a 0-d (host or device) array, as SciPy's ``isscalarlike``."""
+    if isinstance(x, (numbers.Number, numpy.generic)):
+        return True
+    return isinstance(x, (numpy.ndarray, _opsdev.xp().ndarray)) and x.ndim == 0
+
+
+def scalar_value(x):
+    """A scalar-like argument as a NumPy scalar (0-d device arrays are read back)."""
+    if isinstance(x, (numpy.ndarray, _opsdev.xp().ndarray)):
+        return x.dtype.type(x.item())
+    return x
+
+
+def reject_host_array(x, name):
+    """``TypeError`` for a NumPy array where a device array is expected (``_core.args``' rule)."""
+    if isinstance(x, numpy.ndarray) and not isinstance(x, _opsdev.xp().ndarray):
+        raise TypeError(f"argument '{name}' is a host (NumPy) array; move it to the GPU with ra.asarray() first")
+
+
+def compressed(x, fmt):
+    """``x`` in ``fmt`` ('csr' or 'csc'), converting only when needed."""
+    if x.format == fmt:
+        return x
+    return x.tocsr() if fmt == "csr" else x.tocsc()
+
+
+def major_shape(x):
+    """``(major, minor)`` sizes of a CSR/CSC array: rows × columns for CSR, swapped for CSC."""
+    m, n = x.shape
+    return (m, n) if x.format == "csr" else (n, m)
+
+
+def with_data(x, data, canonical=None):
+    """A new array of ``x``'s class and structure (index arrays copied) holding ``data``."""
+    canon = x.has_canonical_format if canonical is None else canonical
+    if x.format == "coo":
+        return type(x)._from_parts(data, x.row.copy(), x.col.copy(), x.shape, canonical=canon)
+    return type(x)._from_parts(data, x.indices.copy(), x.indptr.copy(), x.shape, canonical=canon)
+
+
+_siblings = {}
+
+
+def sibling_class(like, fmt):
+    """The ``fmt`` ('csr', 'csc', 'coo') class of ``like``'s kind (array or matrix).
+
+    Found once per class by converting an empty 1 x 1 instance (the format modules are not
+    imported here).
+    """
+    key = (type(like), fmt)
+    if like.format == fmt:
+        return type(like)
+    if key not in _siblings:
+        xp = _opsdev.xp()
+        ind = xp.zeros(0, dtype=numpy.int32)
+        empty = xp.zeros(0, dtype=like.dtype)
+        if like.format == "coo":
+            tiny = type(like)._from_parts(empty, ind, ind.copy(), (1, 1), canonical=True)
+        else:
+            tiny = type(like)._from_parts(empty, ind, xp.zeros(2, dtype=numpy.int32), (1, 1), canonical=True)
+        _siblings[key] = type({"csr": tiny.tocsr, "csc": tiny.tocsc, "coo": tiny.tocoo}[fmt]())
+    return _siblings[key]
+
+
+def from_compressed(like, fmt, indptr, indices, data, shape, canonical=False):
+    """A ``fmt`` ('csr'/'csc') array of ``like``'s kind (array or matrix) from raw parts."""
+    return sibling_class(like, fmt)._from_parts(data, indices, indptr, shape, canonical=canonical)
+
+
+def from_coo(like, row, col, data, shape, canonical=False):
+    """A COO array of ``like``'s kind from raw parts."""
+    return sibling_class(like, "coo")._from_parts(data, row, col, shape, canonical=canonical)
+
+
+def row_ids(indptr, nnz):
+    """Major index of every stored element of a compressed array (dtype of ``indptr``)."""
+    xp = _opsdev.xp()
+    k = xp.arange(nnz, dtype=indptr.dtype)
+    return xp.searchsorted(indptr[1:], k, side="right").astype(indptr.dtype, copy=False)
+
+
+def segment_sums(data, indptr, dtype):
+    """Sum of every segment ``data[indptr[i]:indptr[i + 1]]`` in ``dtype`` (0 for empty segments)."""
+    xp = _opsdev.xp()
+    m = indptr.size - 1
+    out = xp.zeros(m, dtype=dtype)
+    if data.size == 0 or m == 0:
+        return out
+    starts, ends = indptr[:-1], indptr[1:]
+    full = ends > starts
+    heads = xp.zeros(data.size, dtype=bool)
+    heads[starts[full]] = True
+    scanned = _opsdev.segmented_sum(data, heads, dtype)
+    out[full] = scanned[ends[full] - 1]
+    return out
+
+
+def index_parts(indptr, indices, dtype):
+    """``indptr`` and ``indices`` in the index dtype ``dtype``."""
+    return indptr.astype(dtype, copy=False), indices.astype(dtype, copy=False)
