@@ -5,7 +5,8 @@ Functions take a sparse array first and never import the format modules.
 Keys, as SciPy's: integers (negative ones count from the end), slices with any step, 1-D integer
 arrays or lists (device or host; negative entries count from the end), 1-D boolean masks of the
 axis length, ``...``; a pair of them for rows and columns. Out-of-range integers raise
-``IndexError('index (i) out of range')``; ``None`` and more than two indices raise ``IndexError``.
+``IndexError('index (i) out of range')``; more than two indices raise ``IndexError``, and so does
+``None`` (SciPy adds an axis for some such keys; these classes are 2-D).
 
 Results, as SciPy's except where noted:
 
@@ -52,15 +53,16 @@ def split_key(key, fmt):
     if any(p is None for p in parts):
         raise IndexError(f"Indexing that leads to >2D is not supported by {fmt} format. "
                          f"Try converting to COO format")
-    if sum(p is Ellipsis for p in parts) > 1:
+    ellipses = [k for k, p in enumerate(parts) if p is Ellipsis]
+    if len(ellipses) > 1:
         raise IndexError("an index can only have a single ellipsis")
     dims = [p for p in parts if p is not Ellipsis]
     if len(dims) > 2:
         raise IndexError(f"Too many indices for array or tuple index out of range. Key {key} needs "
                          f"{len(dims)}D. Array is 2D")
     fill = [slice(None)] * (2 - len(dims))
-    if Ellipsis in parts:
-        at = parts.index(Ellipsis)
+    if ellipses:
+        at = ellipses[0]
         dims = dims[:at] + fill + dims[at:]
     else:
         dims = dims + fill

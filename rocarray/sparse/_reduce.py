@@ -9,7 +9,10 @@ Results, as SciPy's except where noted:
   (SciPy returns a NumPy scalar). Along an axis, a ``*_array`` gives a 1-D device array and a
   ``*_matrix`` a 2-D ``(1, n)`` or ``(m, 1)`` one (SciPy: ``numpy.matrix``).
 * ``sum``: NumPy's accumulation dtype (bool and signed integers narrower than int64 sum in int64,
-  unsigned ones in uint64); ``dtype=`` casts the result. Row sums are segmented scans
+  unsigned ones in uint64); ``dtype=`` casts the result. Over the whole array, duplicates of
+  integer arrays are first summed in place in the data dtype, as SciPy; along an axis every
+  format accumulates in the wide dtype (SciPy's CSR row sums and CSC column sums of narrow
+  integers wrap in the data dtype). Row sums are segmented scans
   (``rocarray.prim.segmented_inclusive_scan``) over the CSR (column sums over the CSC) data.
 * ``mean``: integer and bool inputs average in float64.
 * ``max``/``min``: implicit zeros count unless ``explicit=True``; NaN propagates. Along an axis a
@@ -87,6 +90,11 @@ def _finish(res, out):
     return out
 
 
+def _own(a):
+    """``a`` in its own compressed format (COO as CSR)."""
+    return compressed(a, a.format if a.format != "coo" else "csr")
+
+
 def _along(a, axis):
     """The compressed form whose major axis survives a reduction along ``axis``."""
     return compressed(a, "csc" if axis == 0 else "csr")
@@ -114,7 +122,9 @@ def sum(a, axis=None, dtype=None, out=None):  # noqa: A001  (SciPy's name)
     if axis is None:
         if a.nnz == 0:
             return _finish(xp.zeros((), dtype=dtype or res_dtype), out)
-        return _finish(xp.sum(a.data, dtype=dtype), out)
+        # duplicates are summed in the data dtype first (SciPy's deduplicated data)
+        c = _canonical(_own(a)) if a.dtype.kind in "biu" else a
+        return _finish(xp.sum(c.data, dtype=dtype), out)
     c = _along(a, axis)
     sums = segment_sums(c.data, c.indptr, res_dtype).astype(dtype or res_dtype, copy=False)
     return _finish(sums.reshape(reduced_shape(a.shape, axis, _opsdev.is_matrix(a))), out)
@@ -152,7 +162,7 @@ def _extreme(a, axis, explicit, is_max):
     if axis is None:
         if 0 in a.shape:
             raise ValueError("zero-size array to reduction operation")
-        c = _canonical(compressed(a, "csr"))
+        c = _canonical(_own(a))
         if c.nnz == 0:
             return xp.zeros((), dtype=a.dtype)
         m = xp.amax(c.data) if is_max else xp.amin(c.data)
@@ -170,7 +180,7 @@ def _extreme(a, axis, explicit, is_max):
         return value
     major = xp.nonzero(value)[0]
     value = value[major]
-    major = major.astype(_opsdev.index_dtype(max(a.shape)), copy=False)
+    major = major.astype(_opsdev.index_dtype(builtins.max(a.shape)), copy=False)
     zeros = xp.zeros_like(major)
     row, col = (zeros, major) if axis == 0 else (major, zeros)
     return from_coo(a, row, col, value, reduced_shape(a.shape, axis, True), canonical=True)
@@ -259,7 +269,7 @@ def count_nonzero(a, axis=None):
     """
     xp = _opsdev.xp()
     if axis is None:
-        c = _canonical(compressed(a, a.format if a.format != "coo" else "csr"))
+        c = _canonical(_own(a))
         return _opsdev.host_int(xp.count_nonzero(c.data))
     axis = operator.index(axis)
     if axis < 0:
