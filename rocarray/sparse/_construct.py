@@ -89,6 +89,8 @@ def _eye(array, m, n, k, dtype, format):
     xp = _opsdev.xp()
     m, n = _shape2(m, n)
     k = operator.index(k)
+    if min(m + k, n - k, min(m, n)) < 0:
+        raise ValueError(f"Offset {k} (index 0) out of bounds")
     r0 = max(0, -k)
     length = max(0, min(m, n - k) - r0)
     row = xp.arange(r0, r0 + length, dtype=_I64)
