@@ -64,28 +64,15 @@ def with_data(x, data, canonical=None):
     return type(x)._from_parts(data, x.indices.copy(), x.indptr.copy(), x.shape, canonical=canon)
 
 
-_siblings = {}
-
-
 def sibling_class(like, fmt):
-    """The ``fmt`` ('csr', 'csc', 'coo') class of ``like``'s kind (array or matrix).
-
-    Found once per class by converting an empty 1 x 1 instance (the format modules are not
-    imported here).
-    """
-    key = (type(like), fmt)
+    """The ``fmt`` ('csr', 'csc', 'coo') class of ``like``'s kind (array or matrix), looked up by
+    its public name in :mod:`rocarray.sparse` at call time (the format modules are not imported
+    here)."""
     if like.format == fmt:
         return type(like)
-    if key not in _siblings:
-        xp = _opsdev.xp()
-        ind = xp.zeros(0, dtype=numpy.int32)
-        empty = xp.zeros(0, dtype=like.dtype)
-        if like.format == "coo":
-            tiny = type(like)._from_parts(empty, ind, ind.copy(), (1, 1), canonical=True)
-        else:
-            tiny = type(like)._from_parts(empty, ind, xp.zeros(2, dtype=numpy.int32), (1, 1), canonical=True)
-        _siblings[key] = type({"csr": tiny.tocsr, "csc": tiny.tocsc, "coo": tiny.tocoo}[fmt]())
-    return _siblings[key]
+    from rocarray import sparse
+
+    return getattr(sparse, f"{fmt}_{'matrix' if _opsdev.is_matrix(like) else 'array'}")
 
 
 def from_compressed(like, fmt, indptr, indices, data, shape, canonical=False):

@@ -214,12 +214,11 @@ def is_matrix(x):
 def install(monkeypatch):
     """Route the sparse operations to NumPy and the stand-in classes (see the module docstring)."""
     import rocarray.sparse as ras
-    from rocarray.sparse import _opsdev, _opsutil
+    from rocarray.sparse import _opsdev
 
     calls.clear()
     monkeypatch.setattr(_opsdev, "xp", lambda: np)
     for name in ("csrgeam", "csr_multiply", "csr2csc", "segmented_sum", "segmented_sort", "is_matrix"):
         monkeypatch.setattr(_opsdev, name, globals()[name])
-    monkeypatch.setattr(_opsutil, "_siblings", {})
     for (fmt, matrix), cls in _CLASSES.items():
         monkeypatch.setattr(ras, f"{fmt}_{'matrix' if matrix else 'array'}", cls, raising=False)
