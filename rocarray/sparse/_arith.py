@@ -81,7 +81,17 @@ def add(a, b):
 
 
 def subtract(a, b):
-    """``a - b``: ``b`` sparse, dense or scalar (see :func:`add`)."""
+    """``a - b``: ``b`` sparse, dense or scalar (see :func:`add`).
+
+    Parameters
+    ----------
+    a : sparse array or matrix
+    b : sparse array, cupy.ndarray or scalar
+
+    Returns
+    -------
+    sparse array or cupy.ndarray
+    """
     if isscalarlike(b):
         if _scalar_is_zero(b):
             return a.copy()
@@ -95,7 +105,17 @@ def subtract(a, b):
 
 
 def rsubtract(a, b):
-    """``b - a`` for a dense or scalar ``b`` (see :func:`add`)."""
+    """``b - a`` for a dense or scalar ``b`` (see :func:`add`).
+
+    Parameters
+    ----------
+    a : sparse array or matrix
+    b : cupy.ndarray or scalar
+
+    Returns
+    -------
+    sparse array or cupy.ndarray
+    """
     if isscalarlike(b):
         if _scalar_is_zero(b):
             return negative(a)
@@ -328,6 +348,14 @@ def _div_sparse(a, b):
 
 def negative(a):
     """``-a``.
+
+    Parameters
+    ----------
+    a : sparse array or matrix
+
+    Returns
+    -------
+    sparse array or matrix
 
     Raises
     ------

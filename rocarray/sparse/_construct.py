@@ -120,12 +120,41 @@ def eye_array(m, n=None, *, k=0, dtype=float, format=None):
 
 
 def eye(m, n=None, k=0, dtype=float, format=None):
-    """Sparse matrix with ones on the ``k``-th diagonal (:func:`eye_array` as a ``*_matrix``)."""
+    """Sparse matrix with ones on the ``k``-th diagonal (:func:`eye_array` as a ``*_matrix``).
+
+    Parameters
+    ----------
+    m : int
+        Rows.
+    n : int, optional
+        Columns (default ``m``).
+    k : int
+        Diagonal.
+    dtype : dtype
+    format : {'csr', 'csc', 'coo', None}
+        None gives CSR.
+
+    Returns
+    -------
+    csr_matrix, csc_matrix or coo_matrix
+    """
     return _eye(False, m, n, k, dtype, format)
 
 
 def identity(n, dtype="d", format=None):
-    """Identity sparse matrix of size ``n`` (a ``*_matrix``)."""
+    """Identity sparse matrix of size ``n`` (a ``*_matrix``).
+
+    Parameters
+    ----------
+    n : int
+    dtype : dtype
+    format : {'csr', 'csc', 'coo', None}
+        None gives CSR.
+
+    Returns
+    -------
+    csr_matrix, csc_matrix or coo_matrix
+    """
     return _eye(False, n, n, 0, dtype, format)
 
 
@@ -221,13 +250,46 @@ def diags_array(diagonals, /, *, offsets=0, shape=None, format=None, dtype=_NO_V
 
 
 def diags(diagonals, offsets=0, shape=None, format=None, dtype=_NO_VALUE):
-    """Sparse matrix from diagonals (:func:`diags_array` as a ``*_matrix``)."""
+    """Sparse matrix from diagonals (:func:`diags_array` as a ``*_matrix``).
+
+    Parameters
+    ----------
+    diagonals : sequence of array_like
+    offsets : int or sequence of int
+    shape : tuple of int, optional
+    format : {'csr', 'csc', 'coo', None}
+        None gives CSR.
+    dtype : dtype or None, optional
+
+    Returns
+    -------
+    csr_matrix, csc_matrix or coo_matrix
+    """
     return _diags(False, diagonals, offsets, shape, format, dtype)
 
 
 def spdiags(data, diags, m=None, n=None, format=None):
-    """Sparse matrix from the rows of ``data`` placed on diagonals (DIA layout: ``data[j, c]``
-    goes to row ``c - diags[j]``, column ``c``)."""
+    """Sparse matrix from the rows of ``data`` placed on diagonals.
+
+    DIA layout: ``data[j, c]`` goes to row ``c - diags[j]``, column ``c``; zeros are not stored.
+
+    Parameters
+    ----------
+    data : array_like
+        2-D, one row per diagonal.
+    diags : int or sequence of int
+        Offsets of the diagonals.
+    m : int or tuple of int, optional
+        Rows, or the shape when ``n`` is None (default: square of ``data.shape[1]``).
+    n : int, optional
+        Columns.
+    format : {'csr', 'csc', 'coo', None}
+        None gives CSR.
+
+    Returns
+    -------
+    csr_matrix, csc_matrix or coo_matrix
+    """
     _check_format(format)
     xp = _opsdev.xp()
     data = xp.atleast_2d(xp.asarray(data))
@@ -356,13 +418,47 @@ def random_array(shape, *, density=0.01, format="coo", dtype=None, rng=None, dat
 
 
 def random(m, n, density=0.01, format="coo", dtype=None, rng=None, data_rvs=None, *, random_state=None):
-    """Sparse matrix with random positions and values (:func:`random_array` as a ``*_matrix``)."""
+    """Sparse matrix with random positions and values (:func:`random_array` as a ``*_matrix``).
+
+    Parameters
+    ----------
+    m, n : int
+        Shape.
+    density : float
+    format : {'coo', 'csr', 'csc'}
+    dtype : dtype, optional
+    rng : numpy.random.Generator, int or None
+    data_rvs : callable, optional
+        ``data_rvs(size=k)`` returns the values.
+    random_state : optional
+        SciPy's older name of ``rng``.
+
+    Returns
+    -------
+    coo_matrix, csr_matrix or csc_matrix
+    """
     return _random(False, (m, n), density, format, dtype, rng if rng is not None else random_state,
                    data_rvs)
 
 
 def rand(m, n, density=0.01, format="coo", dtype=None, rng=None, *, random_state=None):
-    """Sparse matrix with uniform ``[0, 1)`` values at random positions (a ``*_matrix``)."""
+    """Sparse matrix with uniform ``[0, 1)`` values at random positions (a ``*_matrix``).
+
+    Parameters
+    ----------
+    m, n : int
+        Shape.
+    density : float
+    format : {'coo', 'csr', 'csc'}
+    dtype : dtype, optional
+    rng : numpy.random.Generator, int or None
+    random_state : optional
+        SciPy's older name of ``rng``.
+
+    Returns
+    -------
+    coo_matrix, csr_matrix or csc_matrix
+    """
     return _random(False, (m, n), density, format, dtype, rng if rng is not None else random_state, None)
 
 
@@ -396,6 +492,16 @@ def kron(A, B, format=None):
 
 def kronsum(A, B, format=None):
     """Kronecker sum ``kron(I_n, A) + kron(B, I_m)`` of square ``A`` (m × m) and ``B`` (n × n).
+
+    Parameters
+    ----------
+    A, B : sparse array or matrix, or array_like
+    format : {'csr', 'csc', 'coo', None}
+        None gives CSR.
+
+    Returns
+    -------
+    sparse array or matrix
 
     Raises
     ------
@@ -498,22 +604,69 @@ def block_array(blocks, *, format=None, dtype=None):
 
 
 def bmat(blocks, format=None, dtype=None):
-    """:func:`block_array` returning a ``*_matrix`` unless a block is a ``*_array``."""
+    """:func:`block_array` returning a ``*_matrix`` unless a block is a ``*_array``.
+
+    Parameters
+    ----------
+    blocks : sequence of sequences
+    format : {'csr', 'csc', 'coo', None}
+    dtype : dtype, optional
+
+    Returns
+    -------
+    sparse array or matrix
+    """
     return _block(blocks, format, dtype, _is_array(*[b for row in blocks for b in row]))
 
 
 def vstack(blocks, format=None, dtype=None):
-    """Stack sparse arrays vertically (same column counts)."""
+    """Stack sparse arrays vertically (same column counts).
+
+    Parameters
+    ----------
+    blocks : sequence of sparse arrays
+    format : {'csr', 'csc', 'coo', None}
+        None: the blocks' format when all are CSR (or all CSC), else COO.
+    dtype : dtype, optional
+
+    Returns
+    -------
+    sparse array or matrix
+    """
     return _block([[b] for b in blocks], format, dtype, _is_array(*blocks))
 
 
 def hstack(blocks, format=None, dtype=None):
-    """Stack sparse arrays horizontally (same row counts)."""
+    """Stack sparse arrays horizontally (same row counts).
+
+    Parameters
+    ----------
+    blocks : sequence of sparse arrays
+    format : {'csr', 'csc', 'coo', None}
+        None: the blocks' format when all are CSR (or all CSC), else COO.
+    dtype : dtype, optional
+
+    Returns
+    -------
+    sparse array or matrix
+    """
     return _block([list(blocks)], format, dtype, _is_array(*blocks))
 
 
 def block_diag(mats, format=None, dtype=None):
-    """Block-diagonal sparse array or matrix of ``mats`` (sparse or dense)."""
+    """Block-diagonal sparse array or matrix of ``mats`` (sparse or dense).
+
+    Parameters
+    ----------
+    mats : sequence of sparse arrays or array_like
+    format : {'csr', 'csc', 'coo', None}
+        None gives COO.
+    dtype : dtype, optional
+
+    Returns
+    -------
+    sparse array or matrix
+    """
     mats = list(mats)
     array = _is_array(*mats)
     grid = [[None] * len(mats) for _ in mats]
@@ -558,12 +711,28 @@ def tril(A, k=0, format=None):
 
 
 def triu(A, k=0, format=None):
-    """Upper triangle of ``A``: entries with ``col - row >= k`` (see :func:`tril`)."""
+    """Upper triangle of ``A``: entries with ``col - row >= k`` (see :func:`tril`).
+
+    Parameters
+    ----------
+    A : sparse array or matrix, or array_like
+    k : int
+    format : {'csr', 'csc', 'coo', None}
+        None gives COO.
+
+    Returns
+    -------
+    sparse array or matrix
+    """
     return _triangle(A, k, format, False)
 
 
 def find(A):
     """Rows, columns and values of the nonzero entries of ``A`` (duplicates summed, row-major order).
+
+    Parameters
+    ----------
+    A : sparse array or matrix, or array_like
 
     Returns
     -------

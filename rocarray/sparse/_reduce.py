@@ -133,6 +133,18 @@ def sum(a, axis=None, dtype=None, out=None):  # noqa: A001  (SciPy's name)
 def mean(a, axis=None, dtype=None, out=None):
     """``a.mean(axis)``: the sum divided by the number of elements reduced (float64 for integers).
 
+    Parameters
+    ----------
+    a : sparse array or matrix
+    axis : {None, 0, 1, -1, -2}
+    dtype : dtype, optional
+        Result dtype.
+    out : cupy.ndarray, optional
+
+    Returns
+    -------
+    cupy.ndarray
+
     Raises
     ------
     ZeroDivisionError
@@ -217,6 +229,18 @@ def _segment_extremes(c, length, explicit, is_max):
 def max(a, axis=None, explicit=False):  # noqa: A001
     """``a.max(axis)``: the largest element, implicit zeros included unless ``explicit``.
 
+    Parameters
+    ----------
+    a : sparse array or matrix
+    axis : {None, 0, 1, -1, -2}
+    explicit : bool
+        Only the stored values count.
+
+    Returns
+    -------
+    cupy.ndarray or coo_matrix
+        See the module's rules.
+
     Raises
     ------
     ValueError
@@ -228,12 +252,36 @@ def max(a, axis=None, explicit=False):  # noqa: A001
 
 
 def min(a, axis=None, explicit=False):  # noqa: A001
-    """``a.min(axis)``: the smallest element, implicit zeros included unless ``explicit``."""
+    """``a.min(axis)``: the smallest element, implicit zeros included unless ``explicit``.
+
+    Parameters
+    ----------
+    a : sparse array or matrix
+    axis : {None, 0, 1, -1, -2}
+    explicit : bool
+        Only the stored values count.
+
+    Returns
+    -------
+    cupy.ndarray or coo_matrix
+        See :func:`max`.
+    """
     return _extreme(a, axis, explicit, False)
 
 
 def diagonal(a, k=0):
-    """``a.diagonal(k)``: the ``k``-th diagonal as a 1-D device array (duplicates summed)."""
+    """``a.diagonal(k)``: the ``k``-th diagonal as a 1-D device array (duplicates summed).
+
+    Parameters
+    ----------
+    a : sparse array or matrix
+    k : int
+        Diagonal: 0 the main one, positive above, negative below.
+
+    Returns
+    -------
+    cupy.ndarray
+    """
     xp = _opsdev.xp()
     k = operator.index(k)
     rows, cols = a.shape
@@ -256,6 +304,11 @@ def diagonal(a, k=0):
 
 def count_nonzero(a, axis=None):
     """``a.count_nonzero(axis)``: nonzero values after summing duplicates (in place, as SciPy).
+
+    Parameters
+    ----------
+    a : sparse array or matrix
+    axis : {None, 0, 1, -1, -2}
 
     Returns
     -------
