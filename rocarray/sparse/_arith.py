@@ -18,14 +18,15 @@ The rules, as SciPy's (``scipy.sparse``, sparray and spmatrix alike):
   a sparse operand of the same shape gives the CSR (or CSC) elementwise product through
   ``rocsparse.csr_multiply`` (float and complex dtypes; others raise ``TypeError``); a sparse
   ``(1, 1)``, row or column operand broadcasts; a dense operand broadcastable to the sparse shape
-  gives a COO result on the sparse pattern (explicit zeros kept, as SciPy); a dense operand of
-  more than two dimensions gives a dense product.
+  gives a COO result on the sparse pattern (explicit zeros kept, as SciPy); a sparse row
+  (column) times a dense array with more rows (columns) repeats the pattern per dense row
+  (column); a dense operand of more than two dimensions gives a dense product.
 * ``divide``: by a scalar, float64 results for inputs castable to float64 (SciPy's rule); by a
   dense array, ``a.multiply(1 / b)``; by a sparse array, a dense array with NaN where neither
   operand stores a nonzero quotient and ``b`` is zero.
 
-Dense operands must be device arrays: a host (NumPy) array raises ``TypeError``; other objects
-give ``NotImplemented`` so Python tries the reflected operation.
+Dense operands must be device arrays: a host (NumPy) array or a SciPy sparse object raises
+``TypeError``; other objects give ``NotImplemented`` so Python tries the reflected operation.
 """
 
 import numpy
@@ -267,14 +268,38 @@ def _mul_dense(a, b):
         return _mul_scalar(a, b.reshape(()))
     if a.shape == (1, 1):
         return xp.multiply(a.toarray(), b)
-    if not _broadcasts_to(b.shape, a.shape):
-        raise ValueError(f"inconsistent shapes {a.shape} and {b.shape}")
     b2 = b.reshape((1,) * (2 - b.ndim) + b.shape)
     c = a.tocoo()
+    if not _broadcasts_to(b.shape, a.shape):
+        return _mul_vector_dense(a, c, b2, b.shape)
     rows = c.row if b2.shape[0] != 1 else xp.zeros_like(c.row)
     cols = c.col if b2.shape[1] != 1 else xp.zeros_like(c.col)
     data = xp.multiply(c.data, b2[rows, cols])
     return with_data(c, data)
+
+
+def _mul_vector_dense(a, c, b2, bshape):
+    """A sparse row (column) times a dense array with more rows (columns): SciPy's expansion to
+    a COO result with one copy of the pattern per dense row (column)."""
+    xp = _opsdev.xp()
+    (m, n), nnz = a.shape, c.data.size
+    if m == 1 and b2.shape[1] in (1, n):
+        k = b2.shape[0]
+        data = c.data[None, :] * (b2 if b2.shape[1] == 1 else b2[:, c.col])
+        idx = _opsdev.index_dtype(k, n, nnz * k)
+        row = xp.repeat(xp.arange(k, dtype=idx), nnz)
+        col = xp.tile(c.col.astype(idx, copy=False), k)
+        shape = (k, n)
+    elif n == 1 and b2.shape[0] in (1, m):
+        k = b2.shape[1]
+        data = c.data[:, None] * (b2 if b2.shape[0] == 1 else b2[c.row])
+        idx = _opsdev.index_dtype(m, k, nnz * k)
+        row = xp.repeat(c.row.astype(idx, copy=False), k)
+        col = xp.tile(xp.arange(k, dtype=idx), nnz)
+        shape = (m, k)
+    else:
+        raise ValueError(f"inconsistent shapes {a.shape} and {bshape}")
+    return from_coo(a, row, col, data.ravel(), shape)
 
 
 def _broadcasts_to(s, target):

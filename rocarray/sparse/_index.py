@@ -15,6 +15,7 @@ Results, as SciPy's except where noted:
   ``(1, n)`` or ``(m, 1)`` sparse matrix; for a ``*_array``, a dense 1-D device array (SciPy gives
   a 1-D ``coo_array``; the format classes here are 2-D).
 * Two integer arrays: the elements at the pairs, a 1-D device array (2-D ``(1, k)`` for matrices).
+  Index arrays are 1-D (SciPy's 2-D outer-indexing arrays raise ``IndexError``).
 * Otherwise a sparse array of ``a``'s format and kind: CSR and CSC select in their compressed
   layout (a CSC key is the transposed CSR key), COO through CSR.
 
@@ -282,9 +283,8 @@ def getitem(a, key):
     kinds = (rkey[0], ckey[0])
     if kinds == ("int", "int"):
         return scalar(base.indptr, base.indices, base.data, rkey[1], ckey[1])
-    if kinds == ("array", "array") or "array" in kinds and "int" in kinds:
-        r = rkey[1] if rkey[0] == "array" else xp.full(1, rkey[1], dtype=_I64)
-        c = ckey[1] if ckey[0] == "array" else xp.full(1, ckey[1], dtype=_I64)
+    if kinds == ("array", "array"):
+        r, c = rkey[1], ckey[1]
         if r.size != c.size and 1 not in (r.size, c.size):
             raise IndexError(f"shape mismatch: indexing arrays could not be broadcast together with "
                              f"shapes {tuple(r.shape)} {tuple(c.shape)}")

@@ -14,8 +14,19 @@ FORMATS = ("csr", "csc", "coo")
 
 
 def issparse(x):
-    """True for a rocarray sparse array or matrix (any of the three formats)."""
-    return getattr(x, "format", None) in FORMATS and hasattr(x, "tocsr")
+    """True for a rocarray sparse array or matrix (any of the three formats).
+
+    Raises
+    ------
+    TypeError
+        For a SciPy sparse object (host memory).
+    """
+    if not (getattr(x, "format", None) in FORMATS and hasattr(x, "tocsr")):
+        return False
+    if type(x).__module__.startswith("scipy."):
+        raise TypeError("argument 'other' is a host (SciPy) sparse array; move it to the GPU with "
+                        "ra.sparse.csr_array() first")
+    return True
 
 
 def isdense(x):

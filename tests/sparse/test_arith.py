@@ -159,6 +159,23 @@ def test_multiply_by_dense_matches_scipy(host, rng, shape):
         _arith.multiply(a, np.ones((4, 5)))
 
 
+@pytest.mark.parametrize("sshape,dshape", [((1, 5), (3, 5)), ((1, 5), (3, 1)), ((6, 1), (6, 4)), ((6, 1), (1, 4))])
+def test_multiply_sparse_vector_by_larger_dense_expands_as_scipy(host, rng, sshape, dshape):
+    a_s = sp.csr_array(rng.standard_normal(sshape) * (rng.random(sshape) < 0.6))
+    d = rng.standard_normal(dshape)
+    got, want = _arith.multiply(si.from_scipy(a_s), d), a_s.multiply(d)
+    assert got.format == "coo" and got.shape == want.shape and got.nnz == want.nnz
+    _close(got, want)
+    with pytest.raises(ValueError, match="inconsistent shapes"):
+        _arith.multiply(si.from_scipy(a_s), np.ones((2, 7)))
+
+
+def test_scipy_operands_are_rejected(host, rng):
+    a_s = csr(rng, 3, 3)
+    with pytest.raises(TypeError, match="SciPy"):
+        _arith.add(si.from_scipy(a_s), a_s)
+
+
 def test_divide_matches_scipy(host, rng):
     a_s = csr(rng, 5, 4, dtype="float32")
     a = si.from_scipy(a_s)

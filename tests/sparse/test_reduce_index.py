@@ -133,7 +133,8 @@ KEYS = [(1, 2), (-1, -2), 1, -1, (2, slice(None)), (slice(None), 1), (slice(None
         slice(None, None, -1), slice(5, 1, -2), (slice(None), slice(1, 3)), (slice(None), slice(None, None, -2)),
         (slice(1, 5), slice(0, 4, 3)), [0, 2, 2], np.array([4, -1, 0]), [], np.array([True, False, True, False, True, True]),
         (slice(None), [3, 0, 0, 1]), ([0, 2], slice(1, 3)), ([0, 1], [1, 2]), (np.array([5, 0]), np.array([3, 3])),
-        Ellipsis, (Ellipsis, 1), (1, Ellipsis), (slice(None), np.array([False, True, True, False]))]
+        Ellipsis, (Ellipsis, 1), (1, Ellipsis), (slice(None), np.array([False, True, True, False])),
+        ([0, 2, -1], 1), (1, [0, 3]), (-2, np.array([True, False, False, True])), ([3, 1], [2])]
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
