@@ -32,7 +32,7 @@ Dense operands must be device arrays: a host (NumPy) array or a SciPy sparse obj
 import numpy
 
 from rocarray.sparse import _opsdev
-from rocarray.sparse._opsutil import (compressed, from_compressed, from_coo, index_parts, isdense,
+from rocarray.sparse._opsutil import (compressed, from_parts, index_parts, isdense,
                                       isscalarlike, issparse, major_shape, reject_host_array, row_ids,
                                       scalar_value, with_data)
 
@@ -148,7 +148,7 @@ def _add_sparse(a, b, sign):
         pa = (*index_parts(ca.indptr, ca.indices, idx), ca.data.astype(dtype, copy=False))
         pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
         indptr, indices, data = _opsdev.csrgeam(M, N, 1, pa, sign, pb)
-        out = from_compressed(a, fmt, indptr, indices, data, a.shape, canonical=True)
+        out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
         out.eliminate_zeros()
         return out
     if dtype.kind == "b" and sign < 0:
@@ -167,7 +167,7 @@ def _add_coo(a, b, sign, dtype, fmt):
     row = xp.concatenate([ca.row.astype(idx, copy=False), cb.row.astype(idx, copy=False)])
     col = xp.concatenate([ca.col.astype(idx, copy=False), cb.col.astype(idx, copy=False)])
     data = xp.concatenate([ca.data.astype(dtype, copy=False), bdata])
-    out = compressed(from_coo(a, row, col, data, a.shape), fmt)
+    out = compressed(from_parts(ca, row, col, data, a.shape), fmt)
     out.sum_duplicates()
     out.eliminate_zeros()
     return out
@@ -245,7 +245,7 @@ def _emul(a, b):
     pa = (*index_parts(ca.indptr, ca.indices, idx), ca.data.astype(dtype, copy=False))
     pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
     indptr, indices, data = _opsdev.csr_multiply(M, N, pa, pb)
-    out = from_compressed(a, fmt, indptr, indices, data, a.shape, canonical=True)
+    out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
     out.eliminate_zeros()
     return out
 
@@ -299,7 +299,7 @@ def _mul_vector_dense(a, c, b2, bshape):
         shape = (m, k)
     else:
         raise ValueError(f"inconsistent shapes {a.shape} and {bshape}")
-    return from_coo(a, row, col, data.ravel(), shape)
+    return from_parts(c, row, col, data.ravel(), shape)
 
 
 def _broadcasts_to(s, target):

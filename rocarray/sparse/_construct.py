@@ -15,7 +15,6 @@ the constructors do. Results are ``*_array`` when any sparse input is one (alway
 ``*_array`` functions), else ``*_matrix``, as SciPy.
 """
 
-import importlib
 import numbers
 import operator
 
@@ -28,12 +27,18 @@ _FORMATS = ("csr", "csc", "coo")
 _I64 = numpy.dtype(numpy.int64)
 
 
-def _sparse():
-    return importlib.import_module("rocarray.sparse")
-
-
 def _coo_class(array):
-    return getattr(_sparse(), "coo_array" if array else "coo_matrix")
+    """``coo_array`` or ``coo_matrix`` (from the format modules, imported at call time because
+    they import the operations that import this module's siblings)."""
+    from rocarray.sparse import _coo
+
+    if array:
+        return _coo.coo_array
+    if hasattr(_coo, "coo_matrix"):
+        return _coo.coo_matrix
+    from rocarray.sparse import _matrix
+
+    return _matrix.coo_matrix
 
 
 def _check_format(format, name="format"):

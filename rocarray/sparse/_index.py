@@ -30,7 +30,7 @@ import operator
 import numpy
 
 from rocarray.sparse import _opsdev
-from rocarray.sparse._opsutil import row_ids, segment_sums, sibling_class
+from rocarray.sparse._opsutil import from_parts, row_ids, segment_sums
 
 _I64 = numpy.dtype(numpy.int64)
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), and integer or boolean arrays are valid "
@@ -296,8 +296,7 @@ def getitem(a, key):
     parts = _finish_parts(parts, shape)
     canonical = bool(base.has_canonical_format and ordered)
     out_shape = shape if base.format == "csr" else shape[::-1]
-    out = sibling_class(base, base.format)._from_parts(parts[2], parts[1], parts[0], out_shape,
-                                                      canonical=canonical)
+    out = from_parts(base, parts[1], parts[0], parts[2], out_shape, canonical=canonical)
     if "int" in kinds:
         if not matrix:
             return out.toarray().reshape(-1)

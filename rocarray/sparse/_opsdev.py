@@ -22,10 +22,9 @@ def xp():
 
 
 def is_matrix(x):
-    """True for a ``*_matrix`` (spmatrix semantics), False for a ``*_array``."""
-    from rocarray import sparse
-
-    return bool(sparse.isspmatrix(x))
+    """True for a ``*_matrix`` (spmatrix semantics), False for a ``*_array``: the contract's class
+    names (``spmatrix``, ``csr_matrix``, ...) in the class's MRO."""
+    return any(k.__name__ == "spmatrix" or k.__name__.endswith("_matrix") for k in type(x).__mro__)
 
 
 def index_dtype(*maxvals):

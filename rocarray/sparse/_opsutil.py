@@ -1,7 +1,8 @@
 """Shared pieces of the sparse operations: argument kinds, compressed parts, results built from parts.
 
 Duck typing only (``format`` in ``'csr'``, ``'csc'``, ``'coo'``): the format modules are never
-imported here. Array work goes through :func:`rocarray.sparse._opsdev.xp`.
+imported here; a result's class is the class of an argument already in the result's format
+(``type(x)._from_parts``). Array work goes through :func:`rocarray.sparse._opsdev.xp`.
 """
 
 import numbers
@@ -75,25 +76,10 @@ def with_data(x, data, canonical=None):
     return type(x)._from_parts(data, x.indices.copy(), x.indptr.copy(), x.shape, canonical=canon)
 
 
-def sibling_class(like, fmt):
-    """The ``fmt`` ('csr', 'csc', 'coo') class of ``like``'s kind (array or matrix), looked up by
-    its public name in :mod:`rocarray.sparse` at call time (the format modules are not imported
-    here)."""
-    if like.format == fmt:
-        return type(like)
-    from rocarray import sparse
-
-    return getattr(sparse, f"{fmt}_{'matrix' if _opsdev.is_matrix(like) else 'array'}")
-
-
-def from_compressed(like, fmt, indptr, indices, data, shape, canonical=False):
-    """A ``fmt`` ('csr'/'csc') array of ``like``'s kind (array or matrix) from raw parts."""
-    return sibling_class(like, fmt)._from_parts(data, indices, indptr, shape, canonical=canonical)
-
-
-def from_coo(like, row, col, data, shape, canonical=False):
-    """A COO array of ``like``'s kind from raw parts."""
-    return sibling_class(like, "coo")._from_parts(data, row, col, shape, canonical=canonical)
+def from_parts(like, a, b, data, shape, canonical=False):
+    """A new array of ``like``'s class (format and kind) from raw parts: ``(indices, indptr)`` for
+    CSR/CSC, ``(row, col)`` for COO."""
+    return type(like)._from_parts(data, a, b, shape, canonical=canonical)
 
 
 def row_ids(indptr, nnz):

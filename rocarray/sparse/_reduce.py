@@ -32,7 +32,7 @@ import operator
 import numpy
 
 from rocarray.sparse import _opsdev
-from rocarray.sparse._opsutil import compressed, from_coo, row_ids, segment_sums
+from rocarray.sparse._opsutil import compressed, from_parts, row_ids, segment_sums
 
 
 def validate_axis(axis):
@@ -190,12 +190,16 @@ def _extreme(a, axis, explicit, is_max):
     value = _segment_extremes(c, a.shape[axis], explicit, is_max)
     if not _opsdev.is_matrix(a):
         return value
-    major = xp.nonzero(value)[0]
-    value = value[major]
-    major = major.astype(_opsdev.index_dtype(builtins.max(a.shape)), copy=False)
-    zeros = xp.zeros_like(major)
-    row, col = (zeros, major) if axis == 0 else (major, zeros)
-    return from_coo(a, row, col, value, reduced_shape(a.shape, axis, True), canonical=True)
+    # a (1, n) CSC or (m, 1) CSR of c's class holds the nonzero extremes; its COO is the result
+    nonzero = value != 0
+    idx = c.indptr.dtype
+    indptr = xp.zeros(value.size + 1, dtype=idx)
+    if value.size:
+        indptr[1:] = xp.cumsum(nonzero)
+    kept = value[nonzero]
+    out = from_parts(c, xp.zeros(kept.size, dtype=idx), indptr, kept, reduced_shape(a.shape, axis, True),
+                     canonical=True)
+    return out.tocoo()
 
 
 def _segment_extremes(c, length, explicit, is_max):

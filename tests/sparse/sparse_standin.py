@@ -4,9 +4,9 @@ NumPy versions of the library calls the operations make.
 
 ``install(monkeypatch)`` points :func:`rocarray.sparse._opsdev.xp` at NumPy, replaces the library
 calls of :mod:`rocarray.sparse._opsdev` (``csrgeam``, ``csr_multiply``, ``csr2csc``,
-``segmented_sum``, ``segmented_sort``, ``is_matrix``) by independent NumPy implementations of their
-contracts (``csrgeam`` keeps zeros from cancellation, as the contract allows, so the façade's
-clean-up is tested), and sets ``rocarray.sparse.coo_array`` etc. to the stand-in classes. The
+``segmented_sum``, ``segmented_sort``) by independent NumPy implementations of their contracts
+(``csrgeam`` keeps zeros from cancellation, as the contract allows, so the façade's clean-up is
+tested), and makes the construction functions build the stand-in classes. The
 classes implement only what the contract names: ``_from_parts``, the parts, ``shape``/``dtype``/
 ``nnz``/``format``/``has_canonical_format``, ``tocsr``/``tocsc``/``tocoo``, ``toarray``, ``copy``,
 ``sum_duplicates`` and ``eliminate_zeros`` (in place). The operations then run unchanged on the CPU.
@@ -207,18 +207,12 @@ def segmented_sort(keys, offsets):
     return out
 
 
-def is_matrix(x):
-    return bool(getattr(type(x), "is_matrix", False))
-
-
 def install(monkeypatch):
     """Route the sparse operations to NumPy and the stand-in classes (see the module docstring)."""
-    import rocarray.sparse as ras
-    from rocarray.sparse import _opsdev
+    from rocarray.sparse import _construct, _opsdev
 
     calls.clear()
     monkeypatch.setattr(_opsdev, "xp", lambda: np)
-    for name in ("csrgeam", "csr_multiply", "csr2csc", "segmented_sum", "segmented_sort", "is_matrix"):
+    for name in ("csrgeam", "csr_multiply", "csr2csc", "segmented_sum", "segmented_sort"):
         monkeypatch.setattr(_opsdev, name, globals()[name])
-    for (fmt, matrix), cls in _CLASSES.items():
-        monkeypatch.setattr(ras, f"{fmt}_{'matrix' if matrix else 'array'}", cls, raising=False)
+    monkeypatch.setattr(_construct, "_coo_class", lambda array: coo_array if array else coo_matrix)
