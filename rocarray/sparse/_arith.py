@@ -16,8 +16,9 @@ The rules, as SciPy's (``scipy.sparse``, sparray and spmatrix alike):
   raises ``NotImplementedError`` with SciPy's message.
 * ``multiply``: a scalar keeps the format and structure (NumPy's dtype rule for ``data * scalar``);
   a sparse operand of the same shape gives the CSR (or CSC) elementwise product through
-  ``rocsparse.csr_multiply`` (float and complex dtypes; others raise ``TypeError``); a sparse
-  ``(1, 1)``, row or column operand broadcasts; a dense operand broadcastable to the sparse shape
+  ``rocsparse.csr_multiply`` for float and complex dtypes (integer and bool operands match their
+  sorted positions by binary search instead); a sparse ``(1, 1)``, row or column operand
+  broadcasts; a dense operand broadcastable to the sparse shape
   gives a COO result on the sparse pattern (explicit zeros kept, as SciPy); a sparse row
   (column) times a dense array with more rows (columns) repeats the pattern per dense row
   (column); a dense operand of more than two dimensions gives a dense product.
@@ -202,7 +203,7 @@ def multiply(a, b):
     ValueError
         For shapes that do not broadcast.
     TypeError
-        For a host array; for two sparse operands of an integer or bool dtype.
+        For a host array or a SciPy sparse object.
     """
     if isscalarlike(b):
         return _mul_scalar(a, b)
@@ -236,16 +237,50 @@ def _mul_sparse(a, b):
 def _emul(a, b):
     fmt = a.format if a.format in ("csr", "csc") else "csr"
     dtype = _sparse_dtype(a, b)
-    if dtype not in _opsdev.KERNEL_DTYPES:
-        raise TypeError(f"sparse multiply: two sparse operands of dtype {dtype.name} are not supported "
-                        f"(float32, float64, complex64, complex128)")
     ca, cb = compressed(a, fmt), compressed(b, fmt)
+    if dtype not in _opsdev.KERNEL_DTYPES:
+        return _emul_merge(ca, cb, dtype)
     M, N = major_shape(ca)
     idx = _common_index(a, b)
     pa = (*index_parts(ca.indptr, ca.indices, idx), ca.data.astype(dtype, copy=False))
     pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
     indptr, indices, data = _opsdev.csr_multiply(M, N, pa, pb)
     out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
+    out.eliminate_zeros()
+    return out
+
+
+def _canonical_copy(x):
+    if x.has_canonical_format:
+        return x
+    x = x.copy()
+    x.sum_duplicates()
+    return x
+
+
+def _emul_merge(ca, cb, dtype):
+    """Integer and bool products of two arrays of one compressed format: the stored positions as
+    sorted keys ``major * minor_size + minor`` (canonical inputs), those of ``ca`` found in ``cb``
+    by binary search."""
+    xp = _opsdev.xp()
+    ca, cb = _canonical_copy(ca), _canonical_copy(cb)
+    M, N = major_shape(ca)
+    i64 = numpy.dtype(numpy.int64)
+    ka = row_ids(ca.indptr, ca.nnz).astype(i64) * N + ca.indices.astype(i64)
+    kb = row_ids(cb.indptr, cb.nnz).astype(i64) * N + cb.indices.astype(i64)
+    if ka.size == 0 or kb.size == 0:
+        hit = xp.zeros(ka.size, dtype=bool)
+        pos = xp.zeros(ka.size, dtype=i64)
+    else:
+        pos = xp.minimum(xp.searchsorted(kb, ka), kb.size - 1)
+        hit = kb[pos] == ka
+    data = ca.data[hit].astype(dtype) * cb.data[pos[hit]].astype(dtype)
+    major = row_ids(ca.indptr, ca.nnz)[hit]
+    idx = _opsdev.index_dtype(M, N, data.size)
+    indptr = xp.zeros(M + 1, dtype=idx)
+    if M:
+        indptr[1:] = xp.cumsum(xp.bincount(major, minlength=M)[:M]).astype(idx)
+    out = from_parts(ca, ca.indices[hit].astype(idx), indptr, data, ca.shape, canonical=True)
     out.eliminate_zeros()
     return out
 

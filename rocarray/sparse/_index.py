@@ -141,8 +141,7 @@ def gather_rows(indptr, indices, data, rows):
 
 
 def select_rows(indptr, indices, data, kind, sel):
-    """CSR parts of the row selection ``(kind, sel)``; the second value says whether the result
-    keeps the input's row order (so canonical rows stay canonical)."""
+    """CSR parts of the row selection ``(kind, sel)`` (every row copied whole)."""
     xp = _opsdev.xp()
     if kind == "int":
         sel = range(sel, sel + 1)
@@ -192,12 +191,13 @@ def _transpose(m, n, parts):
 
 def select(indptr, indices, data, shape, rkey, ckey):
     """CSR parts, shape and order flag of ``A[rkey, ckey]`` for normalized row and column keys
-    (not both integers, not both arrays)."""
+    (not both integers, not both arrays). The flag says whether every row keeps its column order
+    (rows are copied whole, so only a negative column step reverses it)."""
     m, n = shape
     parts = select_rows(indptr, indices, data, *rkey)
     rk, rsel = rkey
     rows = 1 if rk == "int" else len(rsel) if rk == "slice" else rsel.size
-    ordered = rk != "array"
+    ordered = True
     ck, csel = ckey
     if ck == "int":
         ck, csel = "slice", range(csel, csel + 1)
@@ -297,8 +297,6 @@ def getitem(a, key):
     canonical = bool(base.has_canonical_format and ordered)
     out_shape = shape if base.format == "csr" else shape[::-1]
     out = from_parts(base, parts[1], parts[0], parts[2], out_shape, canonical=canonical)
-    if "int" in kinds:
-        if not matrix:
-            return out.toarray().reshape(-1)
-        return out if fmt != "coo" else out.tocoo()
+    if "int" in kinds and not matrix:
+        return out.toarray().reshape(-1)
     return out if fmt != "coo" else out.tocoo()

@@ -137,9 +137,14 @@ def test_multiply_sparse_and_broadcast_match_scipy(host, rng, messy):
         _close(got, a_s.multiply(v_s))
     with pytest.raises(ValueError, match="inconsistent shapes"):
         _arith.multiply(a, si.from_scipy(sp.csr_array((2, 5))))
-    ints = si.from_scipy(csr(rng, 3, 3, dtype="int32"))
-    with pytest.raises(TypeError, match="int32"):
-        _arith.multiply(ints, ints)
+    si.calls.clear()
+    for dtype in ("int32", "uint8", "bool"):
+        i_s, j_s = csr(rng, 7, 6, 0.5, dtype=dtype, messy=dtype != "bool"), csr(rng, 7, 6, 0.5, dtype=dtype)
+        got = _arith.multiply(si.from_scipy(i_s, "csc"), si.from_scipy(j_s))
+        want = i_s.multiply(j_s)
+        assert got.format == "csc" and got.dtype == want.dtype and got.has_canonical_format
+        np.testing.assert_array_equal(dense(got), dense(want))
+        assert not any(c[0] == "csr_multiply" for c in si.calls)
 
 
 @pytest.mark.parametrize("shape", [(6, 5), (5,), (1, 5), (6, 1), (2, 6, 5)])
@@ -191,8 +196,8 @@ def test_divide_matches_scipy(host, rng):
     d = rng.standard_normal((5, 4)) + 3
     _close(_arith.divide(a, d), a_s / d)
     b_s = csr(rng, 5, 4, density=0.6)
-    got = _arith.divide(si.from_scipy(a_s), si.from_scipy(b_s))
     with np.errstate(divide="ignore", invalid="ignore"):
+        got = _arith.divide(si.from_scipy(a_s), si.from_scipy(b_s))
         want = a_s / b_s
     np.testing.assert_allclose(dense(got), dense(want), rtol=1e-6, equal_nan=True)
 
@@ -279,3 +284,13 @@ def test_gpu_matrix_kind_and_csc_results(rng):
     assert (c + c).format == "csc"
     _close(c + _device(a_s), a_s.tocsc() + a_s)
     _close(c.multiply(c), a_s.multiply(a_s))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int8", "int32", "uint16", "bool"])
+def test_gpu_integer_and_bool_add_multiply_match_scipy(rng, dtype):
+    a_s, b_s = csr(rng, 50, 40, 0.2, dtype, messy=dtype != "bool"), csr(rng, 50, 40, 0.2, dtype)
+    a, b = _device(a_s), _device(b_s)
+    np.testing.assert_array_equal(dense(a + b), dense(a_s + b_s))
+    np.testing.assert_array_equal(dense(a.multiply(b)), dense(a_s.multiply(b_s)))
+    assert (a + b).dtype == (a_s + b_s).dtype
