@@ -18,8 +18,8 @@ Results, as SciPy's except where noted:
 * ``max``/``min``: implicit zeros count unless ``explicit=True``; NaN propagates. Along an axis a
   ``*_matrix`` gives a COO matrix as SciPy; a ``*_array`` gives a dense 1-D device array (SciPy
   gives a 1-D ``coo_array``; the format classes here are 2-D). Along an axis they sort every row
-  (``rocarray.prim.segmented_radix_sort_keys``), so complex dtypes raise ``TypeError`` there.
-  Non-canonical inputs are canonicalized in place first, as SciPy does.
+  (``rocarray.prim.segmented_radix_sort_keys``; complex values: the real parts, then the imaginary
+  parts of the entries tied for the real extreme). Non-canonical inputs are canonicalized in place first, as SciPy does.
 * ``diagonal``: a 1-D device array, duplicates summed.
 * ``count_nonzero``: stored values that are nonzero after summing duplicates; an ``int`` for the
   whole array, int64 device arrays along an axis.
@@ -183,9 +183,6 @@ def _extreme(a, axis, explicit, is_max):
         return m
     if a.shape[axis] == 0:
         raise ValueError("zero-size array to reduction operation")
-    if a.dtype.kind == "c":
-        raise TypeError(f"sparse {'max' if is_max else 'min'} along an axis: not supported for dtype "
-                        f"{a.dtype.name}")
     c = _canonical(_along(a, axis))
     value = _segment_extremes(c, a.shape[axis], explicit, is_max)
     if not _opsdev.is_matrix(a):
@@ -202,16 +199,12 @@ def _extreme(a, axis, explicit, is_max):
     return out.tocoo()
 
 
-def _segment_extremes(c, length, explicit, is_max):
-    """Max or min of every major segment of canonical ``c`` (0 for empty segments); segments with
-    fewer than ``length`` entries fold in the implicit zero unless ``explicit``."""
+def _sorted_extremes(data, indptr, is_max):
+    """Max or min of every segment of real ``data`` (0 for empty segments; NaN propagates), from one
+    segmented ascending sort: the last element is the max and says whether a NaN is present."""
     xp = _opsdev.xp()
-    indptr = c.indptr
-    m = indptr.size - 1
-    value = xp.zeros(m, dtype=c.dtype)
-    if c.nnz == 0:
-        return value
-    s = _opsdev.segmented_sort(c.data, indptr)
+    value = xp.zeros(indptr.size - 1, dtype=data.dtype)
+    s = _opsdev.segmented_sort(data, indptr)
     starts, ends = indptr[:-1], indptr[1:]
     full = ends > starts
     last = s[ends[full] - 1]
@@ -219,14 +212,34 @@ def _segment_extremes(c, length, explicit, is_max):
         ext = last
     else:
         ext = s[starts[full]]
-        if c.dtype.kind == "f":
+        if data.dtype.kind == "f":
             ext = xp.where(xp.isnan(last), last, ext)
     value[full] = ext
+    return value
+
+
+def _segment_extremes(c, length, explicit, is_max):
+    """Max or min of every major segment of canonical ``c`` (0 for empty segments); segments with
+    fewer than ``length`` entries fold in the implicit zero unless ``explicit``. Complex values
+    order as NumPy's (real part, then imaginary part among the ties)."""
+    xp = _opsdev.xp()
+    indptr = c.indptr
+    if c.nnz == 0:
+        return xp.zeros(indptr.size - 1, dtype=c.dtype)
+    if c.dtype.kind == "c":
+        re = _sorted_extremes(xp.ascontiguousarray(c.data.real), indptr, is_max)
+        ties = c.data.real == re[row_ids(indptr, c.nnz)]
+        fill = numpy.array(-numpy.inf if is_max else numpy.inf, dtype=re.dtype)
+        im = _sorted_extremes(xp.where(ties, c.data.imag, fill.item()).astype(re.dtype), indptr, is_max)
+        value = (re + 1j * im).astype(c.dtype)
+    else:
+        value = _sorted_extremes(c.data, indptr, is_max)
     if not explicit:
-        short = (ends - starts) < length
+        starts, ends = indptr[:-1], indptr[1:]
+        short = (ends > starts) & ((ends - starts) < length)
         zero = xp.zeros((), dtype=c.dtype)
         fold = xp.maximum if is_max else xp.minimum
-        value = xp.where(short & full, fold(value, zero), value)
+        value = xp.where(short, fold(value, zero), value)
     return value
 
 
@@ -249,8 +262,6 @@ def max(a, axis=None, explicit=False):  # noqa: A001
     ------
     ValueError
         For an empty array (or an empty reduced axis).
-    TypeError
-        Along an axis, for complex dtypes.
     """
     return _extreme(a, axis, explicit, True)
 
