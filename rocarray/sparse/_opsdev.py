@@ -2,12 +2,13 @@
 
 Every array operation of those modules goes through the array module :func:`xp` (CuPy), and every
 library call through the few functions here, so CPU tests replace them with NumPy stand-ins and run
-the façade logic unchanged. Library functions are looked up at call time (``rocarray.rocsparse``,
-``rocarray.prim``): the façade depends only on their public names.
+the façade logic unchanged. Library functions are looked up on their packages at call time
+(``rocarray.rocsparse``, ``rocarray.prim``): the façade depends only on their public names.
 """
 
 import numpy
 
+from rocarray import prim, rocsparse
 from rocarray._core import backend
 
 _INT32_MAX = numpy.iinfo(numpy.int32).max
@@ -34,36 +35,26 @@ def index_dtype(*maxvals):
 
 def csrgeam(m, n, alpha, a_parts, beta, b_parts):
     """``alpha A + beta B`` of two CSR matrices given as ``(indptr, indices, data)`` (canonical result)."""
-    from rocarray import rocsparse
-
     return rocsparse.csrgeam(m, n, alpha, *a_parts, beta, *b_parts)
 
 
 def csr_multiply(m, n, a_parts, b_parts):
     """Elementwise product of two CSR matrices given as ``(indptr, indices, data)`` (canonical result)."""
-    from rocarray import rocsparse
-
     return rocsparse.csr_multiply(m, n, *a_parts, *b_parts)
 
 
 def csr2csc(m, n, indptr, indices, data):
     """CSR parts of the transpose (``rocsparse.csr2csc``)."""
-    from rocarray import rocsparse
-
     return rocsparse.csr2csc(m, n, indptr, indices, data)
 
 
 def segmented_sum(x, heads, dtype):
     """Inclusive sum of 1-D ``x`` restarting where ``heads`` is true, in ``dtype``."""
-    from rocarray import prim
-
     return prim.segmented_inclusive_scan(x, heads, op="add", dtype=dtype)
 
 
 def segmented_sort(keys, offsets):
     """Ascending sort of every segment ``keys[offsets[s]:offsets[s + 1]]`` (NaNs last)."""
-    from rocarray import prim
-
     return prim.segmented_radix_sort_keys(keys, offsets)
 
 
