@@ -91,11 +91,11 @@ def _shape2(m, n):
 
 def _eye(array, m, n, k, dtype, format):
     _check_format(format)
-    xp = _opsdev.xp()
     m, n = _shape2(m, n)
     k = operator.index(k)
     if min(m + k, n - k, min(m, n)) < 0:
         raise ValueError(f"Offset {k} (index 0) out of bounds")
+    xp = _opsdev.xp()
     r0 = max(0, -k)
     length = max(0, min(m, n - k) - r0)
     row = xp.arange(r0, r0 + length, dtype=_I64)
@@ -164,19 +164,22 @@ def identity(n, dtype="d", format=None):
 
 
 def _diag_inputs(diagonals, offsets):
-    """SciPy's normalization of ``diagonals``/``offsets``: lists of 1-D arrays and ints."""
+    """SciPy's normalization of ``diagonals``/``offsets``: the diagonals as given (a list), their
+    lengths and dtypes (read on the host), and the offsets as ints."""
     if isinstance(offsets, (numbers.Integral, numpy.integer)) or numpy.ndim(offsets) == 0:
         if len(diagonals) == 0 or numpy.ndim(diagonals[0]) == 0:
             diagonals = [diagonals]
         else:
             raise ValueError("Different number of diagonals and offsets.")
         offsets = [offsets]
-    xp = _opsdev.xp()
-    diagonals = [xp.atleast_1d(xp.asarray(d)) for d in diagonals]
+    diagonals = list(diagonals)
     offsets = [int(o) for o in numpy.atleast_1d(numpy.asarray(offsets))]
     if len(diagonals) != len(offsets):
         raise ValueError("Different number of diagonals and offsets.")
-    return diagonals, offsets
+    metas = [(d.shape, d.dtype) if hasattr(d, "dtype") and hasattr(d, "shape") else
+             (numpy.shape(d), numpy.asarray(d).dtype) for d in diagonals]
+    lengths = [int(numpy.prod(shape[:1] or (1,))) for shape, _ in metas]
+    return diagonals, lengths, [numpy.dtype(dt) for _, dt in metas], offsets
 
 
 _NO_VALUE = object()
@@ -191,35 +194,37 @@ def common_type(dtypes):
 
 def _diags(array, diagonals, offsets, shape, format, dtype):
     _check_format(format)
-    xp = _opsdev.xp()
-    diagonals, offsets = _diag_inputs(diagonals, offsets)
+    diagonals, lengths, dtypes, offsets = _diag_inputs(diagonals, offsets)
     if shape is None:
-        m = diagonals[0].shape[0] + abs(offsets[0])
+        m = lengths[0] + abs(offsets[0])
         shape = (m, m)
     m, n = _shape2(*shape)
     if dtype is None:
-        dtype = numpy.result_type(*[d.dtype for d in diagonals])
+        dtype = numpy.result_type(*dtypes)
     elif dtype is _NO_VALUE:
-        dtype = common_type([d.dtype for d in diagonals])
+        dtype = common_type(dtypes)
     dtype = numpy.dtype(dtype)
     K = min(m, n)
-    rows, cols, vals = [], [], []
-    for j, (diagonal, offset) in enumerate(zip(diagonals, offsets)):
+    places = []
+    for j, (d, offset) in enumerate(zip(lengths, offsets)):
         length = min(m + offset, n - offset, K)
         if length < 0:
             raise ValueError(f"Offset {offset} (index {j}) out of bounds")
-        d = diagonal.shape[0]
-        if d != length and d != 1:
-            if d < length:
-                raise ValueError(f"Diagonal length (index {j}: {d} at offset {offset}) does not agree "
-                                 f"with array size ({m}, {n}).")
+        if d != length and d != 1 and d < length:
+            raise ValueError(f"Diagonal length (index {j}: {d} at offset {offset}) does not agree "
+                             f"with array size ({m}, {n}).")
+        places.append(length)
+    xp = _opsdev.xp()
+    rows, cols, vals = [xp.zeros(0, dtype=_I64)], [xp.zeros(0, dtype=_I64)], [xp.zeros(0, dtype=dtype)]
+    for diagonal, offset, length in zip(diagonals, offsets, places):
+        diagonal = xp.atleast_1d(xp.asarray(diagonal))
+        if diagonal.shape[0] > length:
             diagonal = diagonal[:length]
         t = xp.arange(length, dtype=_I64)
         rows.append(t + max(0, -offset))
         cols.append(t + max(0, offset))
         vals.append(xp.broadcast_to(diagonal, (length,)).astype(dtype))
-    row, col, data = (xp.concatenate(v) if v else xp.zeros(0, dtype=t) for v, t in
-                      ((rows, _I64), (cols, _I64), (vals, dtype)))
+    row, col, data = xp.concatenate(rows), xp.concatenate(cols), xp.concatenate(vals)
     keep = data != 0
     return _build(array, row[keep], col[keep], data[keep], (m, n), format)
 
@@ -533,7 +538,6 @@ def kronsum(A, B, format=None):
 def _block(blocks, format, dtype, array):
     """Assemble a 2-D grid of sparse blocks (``None`` for zero blocks)."""
     _check_format(format)
-    xp = _opsdev.xp()
     grid = numpy.empty((len(blocks), len(blocks[0]) if len(blocks) else 0), dtype=object)
     for i, brow in enumerate(blocks):
         if not isinstance(brow, (list, tuple)) or len(brow) != grid.shape[1]:
@@ -559,6 +563,7 @@ def _block(blocks, format, dtype, array):
             elif widths[j] != w:
                 raise ValueError(f"blocks[:,{j}] has incompatible column dimensions. Got blocks[{i},{j}]"
                                  f".shape[1] == {w}, expected {widths[j]}.")
+    xp = _opsdev.xp()
     present = [b for b in grid.ravel() if b is not None]
     if dtype is None:
         dtype = numpy.result_type(*[b.dtype for b in present]) if present else numpy.dtype(numpy.float64)

@@ -103,15 +103,18 @@ def normalize_index(idx, length, axis):
         return "array", xp.nonzero(arr)[0].astype(_I64)
     if arr.dtype.kind not in "iu":
         raise IndexError(_BAD_INDEX)
-    arr = xp.asarray(arr).astype(_I64)
+    lo = hi = 0
     if arr.size:
-        lo, hi = _opsdev.host_int(arr.min()), _opsdev.host_int(arr.max())
+        # host keys are checked before they move; device keys cost one read of their bounds
+        lo, hi = (int(arr.min()), int(arr.max())) if isinstance(arr, numpy.ndarray) else \
+            (_opsdev.host_int(arr.min()), _opsdev.host_int(arr.max()))
         if hi >= length:
             raise IndexError(f"index ({hi}) out of range")
         if lo < -length:
             raise IndexError(f"index ({lo}) out of range")
-        if lo < 0:
-            arr = xp.where(arr < 0, arr + length, arr)
+    arr = xp.asarray(arr).astype(_I64)
+    if lo < 0:
+        arr = xp.where(arr < 0, arr + length, arr)
     return "array", arr
 
 

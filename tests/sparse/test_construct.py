@@ -241,3 +241,23 @@ def test_gpu_random_array_is_exact_and_canonical(shape, density):
     s2.sum_duplicates()
     assert s2.nnz == s.nnz and np.all(np.diff(s.indices[s.indptr[0]:s.indptr[1]]) > 0)
     assert a.has_canonical_format
+
+
+def test_construct_argument_errors_come_before_device_work(monkeypatch):
+    from rocarray.sparse import _opsdev
+
+    def no_device():
+        raise AssertionError("device work before the argument check")
+
+    monkeypatch.setattr(_opsdev, "xp", no_device)
+    for fn, args, kwargs, match in (
+            (c.random_array, ((3, 3),), dict(density=1.5), "density"),
+            (c.random_array, ((3, 3, 3),), {}, "2-D"),
+            (c.eye_array, (3,), dict(format="lil"), "format"),
+            (c.eye_array, (3, 3), dict(k=4), "out of bounds"),
+            (c.diags_array, ([[1, 2], [3]],), dict(offsets=[0]), "Different number"),
+            (c.diags_array, ([[1, 2, 3]],), dict(offsets=[5], shape=(3, 3)), "out of bounds"),
+            (c.diags_array, ([[1, 2]],), dict(offsets=[0], shape=(3, 3)), "does not agree"),
+            (c.block_array, ([[None], []],), {}, "2-D")):
+        with pytest.raises(ValueError, match=match):
+            fn(*args, **kwargs)

@@ -245,3 +245,57 @@ def test_gpu_getitem_matches_scipy(rng, fmt, index, messy):
     b = _device(big)
     for key in (slice(100, 4000, 3), np.arange(4999, 0, -7), (slice(None), slice(5, 600, 2)), (slice(None), 17)):
         _close(b[key], big[key], 1e-6)
+
+
+# ------------------------------------------------------------------------------------------
+# CPU: argument errors come before any device work (arrays over made-up addresses)
+# ------------------------------------------------------------------------------------------
+
+class _FakeCsr:
+    """A CSR-shaped object over never-launched device arrays; any conversion is a failure."""
+
+    format = "csr"
+    has_canonical_format = True
+
+    def __init__(self, m, n, nnz=4, dtype="float64"):
+        from conftest import fake
+
+        self.shape, self.nnz = (m, n), nnz
+        self.data = fake((nnz,), dtype)
+        self.indices = fake((nnz,), "int32", address=2 << 20)
+        self.indptr = fake((m + 1,), "int32", address=3 << 20)
+        self.dtype = self.data.dtype
+
+    def tocsr(self):
+        return self
+
+    def _device_work(self, *args, **kwargs):
+        raise AssertionError("device work before the argument check")
+
+    tocsc = tocoo = toarray = copy = sum_duplicates = eliminate_zeros = _device_work
+
+
+def test_argument_errors_come_before_device_work():
+    from rocarray.sparse import _arith
+
+    a = _FakeCsr(5, 4)
+    for fn, args, err in ((_reduce.sum, dict(axis=2), ValueError), (_reduce.sum, dict(axis=1.5), TypeError),
+                          (_reduce.mean, dict(axis=(0, 0)), ValueError), (_reduce.max, dict(axis=-3), ValueError),
+                          (_reduce.count_nonzero, dict(axis=2), ValueError)):
+        with pytest.raises(err):
+            fn(a, **args)
+    with pytest.raises(ValueError, match="zero-size"):
+        _reduce.min(_FakeCsr(0, 4, 0))
+    for key in (5, (1, 4), (-6, 0), None, (1, 2, 3), np.array([True, False]), [0, 9], 1.5):
+        with pytest.raises(IndexError):
+            _index.getitem(a, key)
+    with pytest.raises(NotImplementedError):
+        _arith.add(a, 3)
+    with pytest.raises(ValueError, match="inconsistent shapes"):
+        _arith.add(a, _FakeCsr(4, 5))
+    with pytest.raises(ValueError, match="inconsistent shapes"):
+        _arith.multiply(a, _FakeCsr(2, 7))
+    with pytest.raises(TypeError, match="host"):
+        _arith.subtract(a, np.ones((5, 4)))
+    with pytest.raises(NotImplementedError, match="boolean"):
+        _arith.negative(_FakeCsr(2, 2, dtype="bool"))
