@@ -33,7 +33,7 @@ Dense operands must be device arrays: a host (NumPy) array or a SciPy sparse obj
 import numpy
 
 from rocarray.sparse import _opsdev
-from rocarray.sparse._opsutil import (compressed, from_parts, index_parts, isdense,
+from rocarray.sparse._opsutil import (compressed, from_parts, index_of, index_parts, isdense,
                                       isscalarlike, issparse, major_shape, reject_host_array, row_ids,
                                       scalar_value, with_data)
 
@@ -132,9 +132,13 @@ def _sparse_dtype(a, b):
     return numpy.result_type(a.dtype, b.dtype)
 
 
-def _common_index(a, b, extra_nnz=0):
+def _common_index(a, b):
     m, n = a.shape
-    return _opsdev.index_dtype(m, n, a.nnz + b.nnz + extra_nnz)
+    return _opsdev.index_dtype(m, n, a.nnz + b.nnz, like=(index_of(a), index_of(b)))
+
+
+def _both_canonical(ca, cb):
+    return bool(ca.has_canonical_format and cb.has_canonical_format)
 
 
 def _add_sparse(a, b, sign):
@@ -148,7 +152,7 @@ def _add_sparse(a, b, sign):
         idx = _common_index(a, b)
         pa = (*index_parts(ca.indptr, ca.indices, idx), ca.data.astype(dtype, copy=False))
         pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
-        indptr, indices, data = _opsdev.csrgeam(M, N, 1, pa, sign, pb)
+        indptr, indices, data = _opsdev.csrgeam(M, N, 1, pa, sign, pb, _both_canonical(ca, cb))
         out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
         out.eliminate_zeros()
         return out
@@ -244,7 +248,7 @@ def _emul(a, b):
     idx = _common_index(a, b)
     pa = (*index_parts(ca.indptr, ca.indices, idx), ca.data.astype(dtype, copy=False))
     pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
-    indptr, indices, data = _opsdev.csr_multiply(M, N, pa, pb)
+    indptr, indices, data = _opsdev.csr_multiply(M, N, pa, pb, _both_canonical(ca, cb))
     out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
     out.eliminate_zeros()
     return out
@@ -276,7 +280,7 @@ def _emul_merge(ca, cb, dtype):
         hit = kb[pos] == ka
     data = ca.data[hit].astype(dtype) * cb.data[pos[hit]].astype(dtype)
     major = row_ids(ca.indptr, ca.nnz)[hit]
-    idx = _opsdev.index_dtype(M, N, data.size)
+    idx = _opsdev.index_dtype(M, N, data.size, like=(ca.indptr.dtype, cb.indptr.dtype))
     indptr = xp.zeros(M + 1, dtype=idx)
     if M:
         indptr[1:] = xp.cumsum(xp.bincount(major, minlength=M)[:M]).astype(idx)
@@ -321,14 +325,14 @@ def _mul_vector_dense(a, c, b2, bshape):
     if m == 1 and b2.shape[1] in (1, n):
         k = b2.shape[0]
         data = c.data[None, :] * (b2 if b2.shape[1] == 1 else b2[:, c.col])
-        idx = _opsdev.index_dtype(k, n, nnz * k)
+        idx = _opsdev.index_dtype(k, n, nnz * k, like=(c.col.dtype,))
         row = xp.repeat(xp.arange(k, dtype=idx), nnz)
         col = xp.tile(c.col.astype(idx, copy=False), k)
         shape = (k, n)
     elif n == 1 and b2.shape[0] in (1, m):
         k = b2.shape[1]
         data = c.data[:, None] * (b2 if b2.shape[0] == 1 else b2[c.row])
-        idx = _opsdev.index_dtype(m, k, nnz * k)
+        idx = _opsdev.index_dtype(m, k, nnz * k, like=(c.row.dtype,))
         row = xp.repeat(c.row.astype(idx, copy=False), k)
         col = xp.tile(xp.arange(k, dtype=idx), nnz)
         shape = (m, k)

@@ -181,10 +181,11 @@ def select_column_range(indptr, indices, data, cols):
     return new_indptr, newcol[keep], data[keep]
 
 
-def _finish_parts(parts, shape):
-    """Parts in SciPy's index dtype for ``shape`` and their stored count."""
+def _finish_parts(parts, shape, like):
+    """Parts in SciPy's index dtype for ``shape``, their stored count and the source's index dtype
+    ``like``."""
     indptr, indices, data = parts
-    idx = _opsdev.index_dtype(shape[0], shape[1], data.size)
+    idx = _opsdev.index_dtype(shape[0], shape[1], data.size, like=(like,))
     return indptr.astype(idx, copy=False), indices.astype(idx, copy=False), data
 
 
@@ -210,9 +211,10 @@ def select(indptr, indices, data, shape, rkey, ckey):
         parts = select_column_range(*parts, csel)
         return parts, (rows, len(csel)), ordered and csel.step > 0
     # a column array: gather rows of the transpose, then transpose back (sorted rows again)
-    t = _transpose(rows, n, _finish_parts(parts, (rows, n)))
+    like = indptr.dtype
+    t = _transpose(rows, n, _finish_parts(parts, (rows, n), like))
     tsel = gather_rows(*t, csel)
-    out = _transpose(csel.size, rows, _finish_parts(tsel, (csel.size, rows)))
+    out = _transpose(csel.size, rows, _finish_parts(tsel, (csel.size, rows), like))
     return out, (rows, csel.size), True
 
 
@@ -296,7 +298,7 @@ def getitem(a, key):
         vals = lookup(cb.indptr, cb.indices, cb.data, minor, r, c)
         return vals.reshape(1, -1) if matrix else vals
     parts, shape, ordered = select(base.indptr, base.indices, base.data, (major, minor), rkey, ckey)
-    parts = _finish_parts(parts, shape)
+    parts = _finish_parts(parts, shape, base.indptr.dtype)
     canonical = bool(base.has_canonical_format and ordered)
     out_shape = shape if base.format == "csr" else shape[::-1]
     out = from_parts(base, parts[1], parts[0], parts[2], out_shape, canonical=canonical)

@@ -28,19 +28,23 @@ def is_matrix(x):
     return any(k.__name__ == "spmatrix" or k.__name__.endswith("_matrix") for k in type(x).__mro__)
 
 
-def index_dtype(*maxvals):
-    """SciPy's index dtype rule: int32 when every value fits in int32, else int64."""
-    return numpy.dtype(numpy.int32 if all(int(v) <= _INT32_MAX for v in maxvals) else numpy.int64)
+def index_dtype(*maxvals, like=()):
+    """SciPy's index dtype rule: int32 when every value fits in int32 and no source index array
+    (dtypes ``like``) is int64, else int64."""
+    small = all(int(v) <= _INT32_MAX for v in maxvals) and all(numpy.dtype(d).itemsize <= 4 for d in like)
+    return numpy.dtype(numpy.int32 if small else numpy.int64)
 
 
-def csrgeam(m, n, alpha, a_parts, beta, b_parts):
-    """``alpha A + beta B`` of two CSR matrices given as ``(indptr, indices, data)`` (canonical result)."""
-    return rocsparse.csrgeam(m, n, alpha, *a_parts, beta, *b_parts)
+def csrgeam(m, n, alpha, a_parts, beta, b_parts, canonical):
+    """``alpha A + beta B`` of two CSR matrices given as ``(indptr, indices, data)`` (canonical
+    result); ``canonical`` says both inputs are, so the library skips sorting them."""
+    return rocsparse.csrgeam(m, n, alpha, *a_parts, beta, *b_parts, canonical=canonical)
 
 
-def csr_multiply(m, n, a_parts, b_parts):
-    """Elementwise product of two CSR matrices given as ``(indptr, indices, data)`` (canonical result)."""
-    return rocsparse.csr_multiply(m, n, *a_parts, *b_parts)
+def csr_multiply(m, n, a_parts, b_parts, canonical):
+    """Elementwise product of two CSR matrices given as ``(indptr, indices, data)`` (canonical
+    result); ``canonical`` as in :func:`csrgeam`."""
+    return rocsparse.csr_multiply(m, n, *a_parts, *b_parts, canonical=canonical)
 
 
 def csr2csc(m, n, indptr, indices, data):

@@ -82,6 +82,11 @@ def from_parts(like, a, b, data, shape, canonical=False):
     return type(like)._from_parts(data, a, b, shape, canonical=canonical)
 
 
+def index_of(x):
+    """The index dtype of a sparse array's parts."""
+    return (x.row if x.format == "coo" else x.indptr).dtype
+
+
 def row_ids(indptr, nnz):
     """Major index of every stored element of a compressed array (dtype of ``indptr``)."""
     xp = _opsdev.xp()

@@ -154,8 +154,15 @@ def from_scipy(s, fmt=None, matrix=False):
 # library calls
 # ------------------------------------------------------------------------------------------
 
-def csrgeam(m, n, alpha, a_parts, beta, b_parts):
-    calls.append(("csrgeam", m, n, alpha, beta, a_parts[0].dtype, b_parts[0].dtype))
+def _check_canonical_claim(canonical, *parts):
+    if canonical:
+        for indptr, indices, _ in parts:
+            assert _canonical(indptr, indices), "inputs claimed canonical are not"
+
+
+def csrgeam(m, n, alpha, a_parts, beta, b_parts, canonical):
+    calls.append(("csrgeam", m, n, alpha, beta, a_parts[0].dtype, b_parts[0].dtype, canonical))
+    _check_canonical_claim(canonical, a_parts, b_parts)
     assert a_parts[0].dtype == b_parts[0].dtype == a_parts[1].dtype == b_parts[1].dtype
     assert a_parts[2].dtype == b_parts[2].dtype
     a = sp.csr_array(tuple(reversed(a_parts)), shape=(m, n)).tocoo()
@@ -167,8 +174,9 @@ def csrgeam(m, n, alpha, a_parts, beta, b_parts):
     return c.indptr.astype(idx), c.indices.astype(idx), c.data
 
 
-def csr_multiply(m, n, a_parts, b_parts):
-    calls.append(("csr_multiply", m, n))
+def csr_multiply(m, n, a_parts, b_parts, canonical):
+    calls.append(("csr_multiply", m, n, canonical))
+    _check_canonical_claim(canonical, a_parts, b_parts)
     a = sp.csr_array(tuple(reversed(a_parts)), shape=(m, n))
     b = sp.csr_array(tuple(reversed(b_parts)), shape=(m, n))
     c = a.multiply(b).tocsr()

@@ -144,8 +144,9 @@ KEYS = [(1, 2), (-1, -2), 1, -1, (2, slice(None)), (slice(None), 1), (slice(None
 @pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
 @pytest.mark.parametrize("matrix", [False, True])
 @pytest.mark.parametrize("messy", [False, True])
-def test_getitem_matches_scipy(host, rng, fmt, matrix, messy):
-    a_s = csr(rng, 6, 4, density=0.5, messy=messy)
+@pytest.mark.parametrize("index", ["int32", "int64"])
+def test_getitem_matches_scipy(host, rng, fmt, matrix, messy, index):
+    a_s = csr(rng, 6, 4, density=0.5, messy=messy, index=index)
     # SciPy's coo_matrix has no indexing: its reference is the CSR matrix's result
     ref = (sp.csr_matrix(a_s) if matrix else a_s).asformat("csr" if matrix and fmt == "coo" else fmt)
     for key in KEYS:
