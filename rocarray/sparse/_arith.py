@@ -154,7 +154,7 @@ def _add_sparse(a, b, sign):
         pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
         indptr, indices, data = _opsdev.csrgeam(M, N, 1, pa, sign, pb, _both_canonical(ca, cb))
         out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
-        out.eliminate_zeros()
+        _drop_zeros(out)
         return out
     if dtype.kind == "b" and sign < 0:
         raise TypeError("sparse subtract: not supported for dtype bool")
@@ -174,8 +174,15 @@ def _add_coo(a, b, sign, dtype, fmt):
     data = xp.concatenate([ca.data.astype(dtype, copy=False), bdata])
     out = compressed(from_parts(ca, row, col, data, a.shape), fmt)
     out.sum_duplicates()
-    out.eliminate_zeros()
+    _drop_zeros(out)
     return out
+
+
+def _drop_zeros(x):
+    """``x.eliminate_zeros()`` (in place) when a stored value is exactly zero: one read of the
+    values and one host read usually spare the compaction (the library results rarely hold any)."""
+    if x.nnz and _opsdev.host_int((x.data == 0).any()):
+        x.eliminate_zeros()
 
 
 def _scalar_dtype(dtype, s):
@@ -229,11 +236,11 @@ def _mul_sparse(a, b):
     m, n = a.shape
     if b.shape in ((1, n), (m, 1)):
         out = _scale(a.tocsr(), b.toarray(), numpy.result_type(a.dtype, b.dtype))
-        out.eliminate_zeros()
+        _drop_zeros(out)
         return out
     if a.shape in ((1, b.shape[1]), (b.shape[0], 1)):
         out = _scale(b.tocsr(), a.toarray(), numpy.result_type(a.dtype, b.dtype))
-        out.eliminate_zeros()
+        _drop_zeros(out)
         return out
     raise ValueError(f"inconsistent shapes {a.shape} and {b.shape}")
 
@@ -250,7 +257,7 @@ def _emul(a, b):
     pb = (*index_parts(cb.indptr, cb.indices, idx), cb.data.astype(dtype, copy=False))
     indptr, indices, data = _opsdev.csr_multiply(M, N, pa, pb, _both_canonical(ca, cb))
     out = from_parts(ca, indices, indptr, data, a.shape, canonical=True)
-    out.eliminate_zeros()
+    _drop_zeros(out)
     return out
 
 
@@ -285,7 +292,7 @@ def _emul_merge(ca, cb, dtype):
     if M:
         indptr[1:] = xp.cumsum(xp.bincount(major, minlength=M)[:M]).astype(idx)
     out = from_parts(ca, ca.indices[hit].astype(idx), indptr, data, ca.shape, canonical=True)
-    out.eliminate_zeros()
+    _drop_zeros(out)
     return out
 
 
