@@ -3,6 +3,9 @@
 # formats (csr_array, csc_array, coo_array, *_matrix, issparse, ...)
 
 # construction, arithmetic, reductions, indexing helpers (construct)
+from rocarray.sparse._construct import (block_array, block_diag, bmat, diags, diags_array, eye, eye_array, find,
+                                        hstack, identity, kron, kronsum, rand, random, random_array, spdiags,
+                                        tril, triu, vstack)
 
 # solvers and graphs (the scipy.sparse.linalg and scipy.sparse.csgraph subpackages)
 from rocarray.sparse import csgraph, linalg  # noqa: E402
@@ -10,3 +13,6 @@ from rocarray.sparse import csgraph, linalg  # noqa: E402
 __all__ = []
 # solvers and graphs
 __all__ += ["csgraph", "linalg"]
+# construct
+__all__ += ["eye_array", "eye", "identity", "diags_array", "diags", "spdiags", "random_array", "random", "rand",
+            "kron", "kronsum", "vstack", "hstack", "block_array", "bmat", "block_diag", "tril", "triu", "find"]
