@@ -8,6 +8,8 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 """
 
 # conversions and canonical form (formats)
+from rocarray.rocsparse._convert import (coo2csr, coosort, csr2coo, csr2csc, csr2dense, csr_eliminate_zeros,
+                                         csr_sum_duplicates, csrsort, dense2csr)
 
 # SpMV, SpMM (spmv/spmm)
 
@@ -16,3 +18,6 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 # triangular solve, ILU(0), IC(0) (trisolve)
 
 __all__ = []
+# formats
+__all__ += ["csr2coo", "coo2csr", "coosort", "csrsort", "csr2csc", "csr_sum_duplicates", "csr_eliminate_zeros",
+            "csr2dense", "dense2csr"]
