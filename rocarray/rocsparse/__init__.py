@@ -8,8 +8,8 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 """
 
 # conversions and canonical form (formats)
-from rocarray.rocsparse._convert import (coo2csr, coosort, csr2coo, csr2csc, csr2dense, csr_eliminate_zeros,
-                                         csr_sum_duplicates, csrsort, dense2csr)
+from rocarray.rocsparse._convert import (check_matrix_coo, check_matrix_csr, coo2csr, coosort, csr2coo, csr2csc,
+                                         csr2dense, csr_eliminate_zeros, csr_sum_duplicates, csrsort, dense2csr)
 
 # SpMV, SpMM (spmv/spmm)
 
@@ -20,4 +20,4 @@ from rocarray.rocsparse._convert import (coo2csr, coosort, csr2coo, csr2csc, csr
 __all__ = []
 # formats
 __all__ += ["csr2coo", "coo2csr", "coosort", "csrsort", "csr2csc", "csr_sum_duplicates", "csr_eliminate_zeros",
-            "csr2dense", "dense2csr"]
+            "csr2dense", "dense2csr", "check_matrix_csr", "check_matrix_coo"]

@@ -6,7 +6,9 @@ Public functions
 ``csr2coo(indptr, nnz)``, ``coo2csr(row, m)``, ``coosort(m, n, row, col, data)``,
 ``csrsort(m, n, indptr, indices, data)``, ``csr2csc(m, n, indptr, indices, data)``,
 ``csr_sum_duplicates(m, n, indptr, indices, data)``, ``csr_eliminate_zeros(m, n, indptr, indices, data)``,
-``csr2dense(m, n, indptr, indices, data, out)``, ``dense2csr(a)``.
+``csr2dense(m, n, indptr, indices, data, out)``, ``dense2csr(a)``; the structure checks
+``check_matrix_csr(m, n, indptr, indices)`` and ``check_matrix_coo(m, n, row, col)`` (rocSPARSE's
+``check_matrix_csr``/``check_matrix_coo``) for callers that do validate.
 
 Arguments are raw parts (``cupy.ndarray``): indices and index pointers of one matrix share one
 dtype, int32 or int64; values are any dtype SciPy stores (bool, integers, float32/64,
@@ -258,3 +260,49 @@ def dense2csr(a):
     row = (flat // n).astype(idx)
     col = (flat % n).astype(idx)
     return coo2csr(row, m), col, data
+
+
+def check_matrix_csr(m, n, indptr, indices):
+    """Check the structure of an m x n CSR matrix.
+
+    Parameters
+    ----------
+    m, n : int
+        Shape.
+    indptr : cupy.ndarray
+        ``m + 1`` index pointers with ``indptr[0] == 0`` and ``indptr[m] == indices.size`` (the
+        caller checks these two first).
+    indices : cupy.ndarray
+        Column indices of ``indptr.dtype``.
+
+    Returns
+    -------
+    frozenset of str
+        The problems found: ``'indptr'`` (decreasing index pointers), ``'negative'`` /
+        ``'too_large'`` (a column index outside ``[0, n)``), ``'unsorted'`` (columns not
+        ascending within a row), ``'duplicates'`` (a column repeated next to itself in a row;
+        with ``'unsorted'`` absent this finds every duplicate). Empty for a canonical matrix.
+        Reading it waits for the device.
+    """
+    return _kernels.check_csr(int(m), int(n), indptr, indices)
+
+
+def check_matrix_coo(m, n, row, col):
+    """Check the structure of an m x n COO matrix.
+
+    Parameters
+    ----------
+    m, n : int
+        Shape.
+    row, col : cupy.ndarray
+        Row and column indices (one dtype).
+
+    Returns
+    -------
+    frozenset of str
+        The problems found: ``'row_negative'`` / ``'row_too_large'`` (a row index outside
+        ``[0, m)``), ``'negative'`` / ``'too_large'`` (a column index outside ``[0, n)``),
+        ``'unsorted'`` (pairs not in row-major order), ``'duplicates'`` (a pair equal to the one
+        before it). Empty for a canonical matrix. Reading it waits for the device.
+    """
+    return _kernels.check_coo(int(m), int(n), row, col)

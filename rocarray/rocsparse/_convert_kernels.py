@@ -33,7 +33,7 @@ def kernel_name(op, *types):
 
 def instantiations():
     """Every name expression the conversions launch."""
-    names = [kernel_name(op, i) for op in ("csr2coo", "flag_heads") for i in INDEX_DTYPES]
+    names = [kernel_name(op, i) for op in ("csr2coo", "flag_heads", "check_csr", "check_coo") for i in INDEX_DTYPES]
     names += [kernel_name("sum_runs", v) for v in VALUE_DTYPES]
     names += [kernel_name("csr2dense", v, i) for v in VALUE_DTYPES for i in INDEX_DTYPES]
     return sorted(names)
@@ -50,6 +50,11 @@ def _launch(name, work, args, device_id):
     grid = max(1, min(-(-int(work) // BLOCK), kernel.wave(device_id)))
     with launch.on_device(device_id):
         kernel(device_id, (grid,), args)
+
+
+#: The status bits of the structure checks (``RA_ROCSPARSE_CHECK_*``) and their names.
+CHECK_BITS = {1: "indptr", 2: "negative", 4: "too_large", 8: "unsorted", 16: "duplicates", 32: "row_negative",
+              64: "row_too_large"}
 
 
 def _i64(v):
@@ -90,3 +95,25 @@ def csr2dense(m, indptr, indices, data, out):
         isz = out.dtype.itemsize
         args = (_i64(m), indptr, indices, data, out, _i64(out.strides[0] // isz), _i64(out.strides[1] // isz))
         _launch(kernel_name("csr2dense", data.dtype, indices.dtype), m, args, out.data.device_id)
+
+
+def _check(op, m, n, major, minor, nnz, work):
+    """Run a structure check; the names of the status bits it set."""
+    cupy = backend.cupy()
+    status = cupy.zeros(1, dtype=numpy.uint32)
+    if work:
+        _launch(kernel_name(op, minor.dtype), work, (_i64(m), _i64(n), major, minor, _i64(nnz), status),
+                minor.data.device_id)
+    bits = int(cupy.asnumpy(status)[0])
+    return frozenset(name for bit, name in CHECK_BITS.items() if bits & bit)
+
+
+def check_csr(m, n, indptr, indices):
+    """Structure check of an m x n CSR matrix with ``indptr[0] == 0``, ``indptr[m] == indices.size``."""
+    nnz = indices.size
+    return _check("check_csr", m, n, indptr, indices, nnz, max(m, nnz))
+
+
+def check_coo(m, n, row, col):
+    """Structure check of an m x n COO matrix."""
+    return _check("check_coo", m, n, row, col, row.size, row.size)
