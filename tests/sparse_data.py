@@ -13,7 +13,10 @@ INDEX_DTYPES = ["int32", "int64"]
 #: (m, n, density, kind): empty shapes, one row/column, 1x1, empty rows, power-law, banded.
 SHAPES = [(0, 5, 0.0, "uniform"), (4, 0, 0.0, "uniform"), (1, 1, 1.0, "uniform"), (1, 40, 0.3, "uniform"),
           (40, 1, 0.3, "uniform"), (30, 20, 0.0, "uniform"), (60, 50, 0.1, "uniform"), (300, 200, 1e-2, "uniform"),
-          (400, 400, 0.0, "powerlaw"), (300, 300, 0.0, "banded"), (2000, 3000, 1e-4, "uniform")]
+          (400, 400, 0.0, "powerlaw"), (300, 300, 0.0, "banded"), (2000, 3000, 1e-4, "uniform"),
+          (40_000, 5_000, 1e-3, "uniform")]
+#: The shapes small enough for dense operands.
+DENSE_SHAPES = [s for s in SHAPES if s[0] * s[1] <= 1 << 20]
 
 
 def values(rng, size, dtype):
@@ -45,8 +48,7 @@ def triplets(rng, m, n, density, kind="uniform", dtype="float64", duplicates=Fal
         keep = (c >= 0) & (c < n)
         row, col = r[keep], c[keep]
     else:
-        nnz = int(round(density * m * n))
-        flat = rng.choice(m * n, nnz, replace=False) if nnz else np.zeros(0, np.int64)
+        flat = np.unique(rng.integers(0, m * n, int(round(density * m * n))))
         row, col = flat // n, flat % n
     order = np.lexsort((col, row))
     row, col = row[order].astype(np.int64), col[order].astype(np.int64)

@@ -174,7 +174,8 @@ class _coo_base(_spbase):
         """Remove the stored zeros, in place."""
         keep = prim.nonzero_indices(self._data)
         if keep.size != self.nnz:
-            self._set(self._data.take(keep), self._row.take(keep), self._col.take(keep), self.shape, self._canonical)
+            self._set(self._data.take(keep), self._row.take(keep), self._col.take(keep), self.shape,
+                      self._canonical)
 
     def _product_kernel(self, x, kd, transpose):
         return self.tocsr()._product_kernel(x, kd, transpose)

@@ -12,7 +12,8 @@ import scipy.sparse as sp
 from rocarray import rocsparse
 from rocarray._core import compile as _compile
 from rocarray.rocsparse import _convert, _convert_kernels
-from sparse_data import FLOAT_DTYPES, INDEX_DTYPES, MODES, SHAPES, VALUE_DTYPES, csr_parts, setup_mode, triplets
+from sparse_data import (DENSE_SHAPES, FLOAT_DTYPES, INDEX_DTYPES, MODES, SHAPES, VALUE_DTYPES, csr_parts, setup_mode,
+                         triplets)
 
 
 @pytest.fixture(params=MODES)
@@ -125,7 +126,7 @@ def test_csr_eliminate_zeros_matches_scipy(mode, rng, m, n, density, kind, idx, 
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
-@pytest.mark.parametrize("m, n, density, kind", SHAPES[:-1])
+@pytest.mark.parametrize("m, n, density, kind", DENSE_SHAPES)
 def test_csr2dense_adds_duplicates(mode, rng, m, n, density, kind, idx, dtype, order):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype, duplicates=True, unsorted=True)
@@ -138,7 +139,7 @@ def test_csr2dense_adds_duplicates(mode, rng, m, n, density, kind, idx, dtype, o
 
 @pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("m, n, density, kind", SHAPES[:-1])
+@pytest.mark.parametrize("m, n, density, kind", DENSE_SHAPES)
 def test_dense2csr_matches_scipy(mode, rng, m, n, density, kind, order, dtype):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype)
