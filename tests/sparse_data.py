@@ -15,8 +15,13 @@ SHAPES = [(0, 5, 0.0, "uniform"), (4, 0, 0.0, "uniform"), (1, 1, 1.0, "uniform")
           (40, 1, 0.3, "uniform"), (30, 20, 0.0, "uniform"), (60, 50, 0.1, "uniform"), (300, 200, 1e-2, "uniform"),
           (400, 400, 0.0, "powerlaw"), (300, 300, 0.0, "banded"), (2000, 3000, 1e-4, "uniform"),
           (40_000, 5_000, 1e-3, "uniform")]
+#: ``(m, n, density, kind, dtype)``: every shape in the four float dtypes, one shape in the others.
+CASES = [s + (d,) for s in SHAPES for d in FLOAT_DTYPES] + [SHAPES[6] + (d,) for d in VALUE_DTYPES
+                                                            if d not in FLOAT_DTYPES]
 #: The shapes small enough for dense operands.
 DENSE_SHAPES = [s for s in SHAPES if s[0] * s[1] <= 1 << 20]
+#: :data:`CASES` with :data:`DENSE_SHAPES`.
+DENSE_CASES = [c for c in CASES if c[:4] in DENSE_SHAPES]
 
 
 def values(rng, size, dtype):

@@ -202,7 +202,8 @@ class coo_array(sparray, _coo_base):
 
     Examples
     --------
-    >>> a = ra.sparse.coo_array((cupy.ones(2), (cupy.array([0, 0]), cupy.array([1, 1]))), shape=(2, 2))  # doctest: +SKIP
+    >>> row, col = cupy.array([0, 0]), cupy.array([1, 1])
+    >>> a = ra.sparse.coo_array((cupy.ones(2), (row, col)), shape=(2, 2))   # doctest: +SKIP
     >>> a.tocsr().data                                # doctest: +SKIP
     array([2.])
     """

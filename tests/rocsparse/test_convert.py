@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from rocarray import rocsparse
 from rocarray._core import compile as _compile
 from rocarray.rocsparse import _convert, _convert_kernels
-from sparse_data import (DENSE_SHAPES, FLOAT_DTYPES, INDEX_DTYPES, MODES, SHAPES, VALUE_DTYPES, csr_parts, setup_mode,
-                         triplets)
+from sparse_data import (CASES, DENSE_CASES, FLOAT_DTYPES, INDEX_DTYPES, MODES, SHAPES, VALUE_DTYPES, csr_parts,
+                         setup_mode, triplets)
 
 
 @pytest.fixture(params=MODES)
@@ -77,9 +77,8 @@ def test_csrsort_sorts_each_row(mode, rng, m, n, density, kind, idx):
     _exact(host(dat), data[order])
 
 
-@pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
-@pytest.mark.parametrize("m, n, density, kind", SHAPES)
+@pytest.mark.parametrize("m, n, density, kind, dtype", CASES)
 def test_csr2csc_matches_scipy_tocsc(mode, rng, m, n, density, kind, idx, dtype):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype, duplicates=True, unsorted=True)
@@ -91,9 +90,8 @@ def test_csr2csc_matches_scipy_tocsc(mode, rng, m, n, density, kind, idx, dtype)
     _exact(host(dat), ref.data)
 
 
-@pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
-@pytest.mark.parametrize("m, n, density, kind", SHAPES)
+@pytest.mark.parametrize("m, n, density, kind, dtype", CASES)
 def test_csr_sum_duplicates_matches_scipy(mode, rng, m, n, density, kind, idx, dtype):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype, duplicates=True)
@@ -107,9 +105,8 @@ def test_csr_sum_duplicates_matches_scipy(mode, rng, m, n, density, kind, idx, d
     _close(host(dat), ref.data)
 
 
-@pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
-@pytest.mark.parametrize("m, n, density, kind", SHAPES)
+@pytest.mark.parametrize("m, n, density, kind, dtype", CASES)
 def test_csr_eliminate_zeros_matches_scipy(mode, rng, m, n, density, kind, idx, dtype):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype, unsorted=True)
@@ -124,9 +121,8 @@ def test_csr_eliminate_zeros_matches_scipy(mode, rng, m, n, density, kind, idx, 
 
 
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("idx", INDEX_DTYPES)
-@pytest.mark.parametrize("m, n, density, kind", DENSE_SHAPES)
+@pytest.mark.parametrize("m, n, density, kind, dtype", DENSE_CASES)
 def test_csr2dense_adds_duplicates(mode, rng, m, n, density, kind, idx, dtype, order):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype, duplicates=True, unsorted=True)
@@ -137,9 +133,8 @@ def test_csr2dense_adds_duplicates(mode, rng, m, n, density, kind, idx, dtype, o
     _close(host(out), sp.csr_array((data, indices, indptr), shape=(m, n), copy=True).toarray())
 
 
-@pytest.mark.parametrize("dtype", VALUE_DTYPES)
 @pytest.mark.parametrize("order", ["C", "F"])
-@pytest.mark.parametrize("m, n, density, kind", DENSE_SHAPES)
+@pytest.mark.parametrize("m, n, density, kind, dtype", DENSE_CASES)
 def test_dense2csr_matches_scipy(mode, rng, m, n, density, kind, order, dtype):
     dev, host = mode
     row, col, data = triplets(rng, m, n, density, kind, dtype=dtype)
