@@ -210,7 +210,13 @@ class _spbase:
         return getattr(self, "to" + format)(copy=copy)
 
     def todense(self, order=None, out=None):
-        """Dense device array (``cupy.ndarray``, also for the matrix classes): as :meth:`toarray`."""
+        """Dense device array (``cupy.ndarray``, also for the matrix classes): as :meth:`toarray`.
+
+        Parameters
+        ----------
+        order : {'C', 'F'}, optional
+        out : cupy.ndarray, optional
+        """
         return self.toarray(order=order, out=out)
 
     def _dense_out(self, order, out):
@@ -273,13 +279,24 @@ class _spbase:
         return self._with_data(self.data.astype(dtype, casting=casting), copy=True)
 
     def conjugate(self, copy=True):
-        """Complex conjugate (the matrix itself, or a copy, for real dtypes)."""
+        """Complex conjugate (the matrix itself, or a copy, for real dtypes).
+
+        Parameters
+        ----------
+        copy : bool
+            Copy the structure (and real values) instead of sharing it.
+        """
         if self.dtype.kind == "c":
             return self._with_data(self.data.conj(), copy=copy)
         return self.copy() if copy else self
 
     def conj(self, copy=True):
-        """Complex conjugate (:meth:`conjugate`)."""
+        """Complex conjugate (:meth:`conjugate`).
+
+        Parameters
+        ----------
+        copy : bool
+        """
         return self.conjugate(copy=copy)
 
     @property
@@ -382,7 +399,12 @@ class _spbase:
         return self._rmatmul(other)
 
     def dot(self, other):
-        """Matrix product with a sparse or dense (device) operand; a scalar multiplies."""
+        """Matrix product with a sparse or dense (device) operand; a scalar multiplies.
+
+        Parameters
+        ----------
+        other : sparse array, cupy.ndarray or scalar
+        """
         if is_scalar(other):
             return _arith.multiply(self, other)
         return self._matmul(other)
@@ -396,7 +418,12 @@ class _spbase:
         return _arith.multiply(self, other)
 
     def multiply(self, other):
-        """Elementwise product (``rocarray.sparse._arith.multiply``)."""
+        """Elementwise product (``rocarray.sparse._arith.multiply``).
+
+        Parameters
+        ----------
+        other : sparse array, cupy.ndarray or scalar
+        """
         return _arith.multiply(self, other)
 
     def __add__(self, other):
@@ -418,31 +445,73 @@ class _spbase:
         return _arith.negative(self)
 
     def sum(self, axis=None, dtype=None, out=None):  # noqa: A003
-        """Sum of the elements (``rocarray.sparse._reduce.sum``)."""
+        """Sum of the elements (``rocarray.sparse._reduce.sum``).
+
+        Parameters
+        ----------
+        axis : int, optional
+        dtype : dtype, optional
+        out : cupy.ndarray, optional
+        """
         return _reduce.sum(self, axis=axis, dtype=dtype, out=out)
 
     def mean(self, axis=None, dtype=None, out=None):
-        """Mean of the elements (``rocarray.sparse._reduce.mean``)."""
+        """Mean of the elements (``rocarray.sparse._reduce.mean``).
+
+        Parameters
+        ----------
+        axis : int, optional
+        dtype : dtype, optional
+        out : cupy.ndarray, optional
+        """
         return _reduce.mean(self, axis=axis, dtype=dtype, out=out)
 
     def max(self, axis=None, out=None, *, explicit=False):  # noqa: A003
-        """Largest element (``rocarray.sparse._reduce.max``)."""
+        """Largest element (``rocarray.sparse._reduce.max``).
+
+        Parameters
+        ----------
+        axis : int, optional
+        out : None
+            Not supported (SciPy's ``ValueError``).
+        explicit : bool
+            Only the stored values.
+        """
         if out is not None:
             raise ValueError("Sparse types do not support an 'out' parameter.")
         return _reduce.max(self, axis=axis, explicit=explicit)
 
     def min(self, axis=None, out=None, *, explicit=False):  # noqa: A003
-        """Smallest element (``rocarray.sparse._reduce.min``)."""
+        """Smallest element (``rocarray.sparse._reduce.min``).
+
+        Parameters
+        ----------
+        axis : int, optional
+        out : None
+            Not supported (SciPy's ``ValueError``).
+        explicit : bool
+            Only the stored values.
+        """
         if out is not None:
             raise ValueError("Sparse types do not support an 'out' parameter.")
         return _reduce.min(self, axis=axis, explicit=explicit)
 
     def diagonal(self, k=0):
-        """The k-th diagonal (``rocarray.sparse._reduce.diagonal``)."""
+        """The k-th diagonal (``rocarray.sparse._reduce.diagonal``).
+
+        Parameters
+        ----------
+        k : int
+        """
         return _reduce.diagonal(self, k=k)
 
     def count_nonzero(self, axis=None):
-        """Nonzero stored values (``rocarray.sparse._reduce.count_nonzero``)."""
+        """Nonzero stored values (``rocarray.sparse._reduce.count_nonzero``).
+
+        Parameters
+        ----------
+        axis : int, optional
+        """
         return _reduce.count_nonzero(self, axis=axis)
 
     def __getitem__(self, key):

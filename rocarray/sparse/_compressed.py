@@ -145,19 +145,34 @@ class _cs_base(_spbase):
                                                    sorted_indices=True)
 
     def tocsr(self, copy=False):
-        """CSR form (this array, or a copy with ``copy``, when already CSR)."""
+        """CSR form (this array, or a copy with ``copy``, when already CSR).
+
+        Parameters
+        ----------
+        copy : bool
+        """
         if self.format == "csr":
             return self.copy() if copy else self
         return self._converted()
 
     def tocsc(self, copy=False):
-        """CSC form (this array, or a copy with ``copy``, when already CSC)."""
+        """CSC form (this array, or a copy with ``copy``, when already CSC).
+
+        Parameters
+        ----------
+        copy : bool
+        """
         if self.format == "csc":
             return self.copy() if copy else self
         return self._converted()
 
     def tocoo(self, copy=False):
-        """COO form: the stored row (column) pointers expanded; values shared unless ``copy``."""
+        """COO form: the stored row (column) pointers expanded; values shared unless ``copy``.
+
+        Parameters
+        ----------
+        copy : bool
+        """
         data, ind = (self._data.copy(), self._indices.copy()) if copy else (self._data, self._indices)
         major = rocsparse.csr2coo(self._indptr, self.nnz)
         if self.format == "csr":

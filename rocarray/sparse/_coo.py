@@ -139,21 +139,45 @@ class _coo_base(_spbase):
         return rocsparse.coo2csr(major, m), minor.copy(), data.copy()
 
     def tocsr(self, copy=False):
-        """Canonical CSR form (duplicates summed)."""
+        """Canonical CSR form (duplicates summed; always new arrays).
+
+        Parameters
+        ----------
+        copy : bool
+            Ignored, like SciPy's: the result never shares arrays.
+        """
         indptr, indices, data = self._compressed(False)
         return self._csr_container._from_parts(data, indices, indptr, self.shape, canonical=True)
 
     def tocsc(self, copy=False):
-        """Canonical CSC form (duplicates summed)."""
+        """Canonical CSC form (duplicates summed; always new arrays).
+
+        Parameters
+        ----------
+        copy : bool
+            Ignored, like SciPy's: the result never shares arrays.
+        """
         indptr, indices, data = self._compressed(True)
         return self._csc_container._from_parts(data, indices, indptr, self.shape, canonical=True)
 
     def tocoo(self, copy=False):
-        """This array (or a copy with ``copy``)."""
+        """This array (or a copy with ``copy``).
+
+        Parameters
+        ----------
+        copy : bool
+        """
         return self.copy() if copy else self
 
     def toarray(self, order=None, out=None):
-        """Dense device array (``cupy.ndarray``); duplicates add."""
+        """Dense device array (``cupy.ndarray``); duplicates add.
+
+        Parameters
+        ----------
+        order : {'C', 'F'}, optional
+        out : cupy.ndarray, optional
+            Result of this shape and dtype (zeroed first).
+        """
         return self.tocsr().toarray(order=order, out=out)
 
     def sum_duplicates(self):

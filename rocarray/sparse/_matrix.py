@@ -25,18 +25,31 @@ class spmatrix:
         return self._rmatmul(other)
 
 
+_PARAMETERS = """
+
+    Parameters
+    ----------
+    arg1 : object
+        As for the array class; 1-D dense input becomes one row.
+    shape : tuple of int, optional
+    dtype : dtype, optional
+    copy : bool
+    """
+
+
 class csr_matrix(spmatrix, _csr_base):
-    """Compressed Sparse Row matrix (``scipy.sparse.csr_matrix``): :class:`csr_array` with spmatrix
-    semantics. ``get()`` returns a ``scipy.sparse.csr_matrix``."""
+    __doc__ = """Compressed Sparse Row matrix (``scipy.sparse.csr_matrix``): :class:`csr_array` with spmatrix
+    semantics. ``get()`` returns a ``scipy.sparse.csr_matrix``.""" + _PARAMETERS
 
 
 class csc_matrix(spmatrix, _csc_base):
-    """Compressed Sparse Column matrix (``scipy.sparse.csc_matrix``): :class:`csc_array` with
-    spmatrix semantics."""
+    __doc__ = """Compressed Sparse Column matrix (``scipy.sparse.csc_matrix``): :class:`csc_array` with
+    spmatrix semantics.""" + _PARAMETERS
 
 
 class coo_matrix(spmatrix, _coo_base):
-    """COOrdinate matrix (``scipy.sparse.coo_matrix``): :class:`coo_array` with spmatrix semantics."""
+    __doc__ = """COOrdinate matrix (``scipy.sparse.coo_matrix``): :class:`coo_array` with spmatrix
+    semantics.""" + _PARAMETERS
 
 
 for _kind in ((csr_array, csc_array, coo_array), (csr_matrix, csc_matrix, coo_matrix)):
@@ -45,21 +58,57 @@ for _kind in ((csr_array, csc_array, coo_array), (csr_matrix, csc_matrix, coo_ma
 
 
 def isspmatrix(x):
-    """Whether ``x`` is a sparse matrix (not a sparse array), like SciPy's."""
+    """Whether ``x`` is a sparse matrix (not a sparse array), like SciPy's.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(x, spmatrix)
 
 
 def isspmatrix_csr(x):
-    """Whether ``x`` is a :class:`csr_matrix`."""
+    """Whether ``x`` is a :class:`csr_matrix`.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(x, csr_matrix)
 
 
 def isspmatrix_csc(x):
-    """Whether ``x`` is a :class:`csc_matrix`."""
+    """Whether ``x`` is a :class:`csc_matrix`.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(x, csc_matrix)
 
 
 def isspmatrix_coo(x):
-    """Whether ``x`` is a :class:`coo_matrix`."""
+    """Whether ``x`` is a :class:`coo_matrix`.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+    """
     return isinstance(x, coo_matrix)
 
