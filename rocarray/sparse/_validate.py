@@ -113,9 +113,10 @@ def compressed(data, indices, indptr, shape, fmt):
         raise ValueError("indices and data should have the same size")
     if not checks_enabled():
         return data, indices, indptr, False, False
-    if _scalar(indptr[0]) != 0:
+    # both ends in one read-back
+    first, nnz = (int(v) for v in backend.cupy().asnumpy(indptr[::max(1, indptr.size - 1)])[[0, -1]])
+    if first != 0:
         raise ValueError("index pointer should start with 0")
-    nnz = _scalar(indptr[-1])
     if nnz > indices.size:
         raise ValueError("Last value of index pointer should be less than the size of index and data arrays")
     if nnz < indices.size:
