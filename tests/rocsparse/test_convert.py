@@ -237,3 +237,10 @@ def test_coo_order_for_every_key_width(monkeypatch, rng, m, n):
     col = rng.integers(0, min(n, 5), 200) * (n // min(n, 5))
     perm = _convert._coo_order(m, n, row, col)
     np.testing.assert_array_equal(perm, np.lexsort((col, row)))
+
+
+def test_self_check_passes_on_the_stand_ins(monkeypatch, rng):
+    setup_mode("host", monkeypatch)
+    from rocarray._checks import rocsparse_convert
+
+    rocsparse_convert.check_convert(rng)
