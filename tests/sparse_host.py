@@ -149,6 +149,7 @@ def install(monkeypatch):
     calls.clear()
     monkeypatch.setattr(backend, "cupy_module", lambda: XP)
     monkeypatch.setattr(backend, "_cupy", [])
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: None)
     for name in ("csr2coo", "flag_heads", "sum_runs", "csr2dense", "check_csr", "check_coo"):
         monkeypatch.setattr(_convert_kernels, name, globals()[name])
     monkeypatch.setattr(_convert, "prim", PRIM)

@@ -12,8 +12,9 @@ Public functions
 
 Arguments are raw parts (``cupy.ndarray``): indices and index pointers of one matrix share one
 dtype, int32 or int64; values are any dtype SciPy stores (bool, integers, float32/64,
-complex64/128). ``indptr`` starts at 0 and ends at ``nnz = indices.size``. Nothing is validated
-(the ``rocarray.sparse`` façade does).
+complex64/128). ``indptr`` starts at 0 and ends at ``nnz = indices.size``. Only the argument
+types are checked (``TypeError`` for anything but a device array); the contents are trusted (the
+``rocarray.sparse`` façade validates them).
 
 Design
 ------
@@ -29,10 +30,18 @@ thread per row: duplicates add without atomics, in element order like SciPy).
 import numpy
 
 from rocarray import prim
+from rocarray._core import args as _args
 from rocarray._core import backend
 from rocarray.rocsparse import _convert_kernels as _kernels
 
 _I32_MAX = numpy.iinfo(numpy.int32).max
+
+
+def _arrays(**named):
+    """``TypeError`` for an argument that is not a device array (``NoDeviceError`` without CuPy);
+    nothing else about the arguments is checked."""
+    for name, x in named.items():
+        _args.as_device_array(x, name)
 
 
 def _index_dtype(*sizes):
@@ -55,6 +64,7 @@ def csr2coo(indptr, nnz):
     cupy.ndarray
         ``nnz`` row indices of ``indptr.dtype``, non-decreasing.
     """
+    _arrays(indptr=indptr)
     return _kernels.csr2coo(indptr, indptr.size - 1, int(nnz))
 
 
@@ -73,6 +83,7 @@ def coo2csr(row, m):
     cupy.ndarray
         ``m + 1`` index pointers of ``row.dtype``.
     """
+    _arrays(row=row)
     cupy = backend.cupy()
     if row.size == 0:
         return cupy.zeros(int(m) + 1, dtype=row.dtype)
@@ -114,6 +125,7 @@ def coosort(m, n, row, col, data):
     row, col, data : cupy.ndarray
         New sorted arrays.
     """
+    _arrays(row=row, col=col, data=data)
     if row.size == 0:
         return row.copy(), col.copy(), data.copy()
     perm = _coo_order(m, n, row, col)
@@ -137,6 +149,7 @@ def csrsort(m, n, indptr, indices, data):
     indices, data : cupy.ndarray
         New arrays; ``indptr`` is unchanged.
     """
+    _arrays(indptr=indptr, indices=indices, data=data)
     if indices.size == 0:
         return indices.copy(), data.copy()
     return prim.segmented_radix_sort_pairs(indices, indptr, data)
@@ -158,6 +171,7 @@ def csr2csc(m, n, indptr, indices, data):
         ``n + 1`` column pointers, row indices (sorted within each column; duplicates kept, in
         their CSR order) and values.
     """
+    _arrays(indptr=indptr, indices=indices, data=data)
     cupy = backend.cupy()
     nnz = indices.size
     if nnz == 0:
@@ -183,6 +197,7 @@ def csr_sum_duplicates(m, n, indptr, indices, data):
     indptr, indices, data : cupy.ndarray
         The canonical matrix (new arrays); each duplicate group is summed in element order.
     """
+    _arrays(indptr=indptr, indices=indices, data=data)
     nnz = indices.size
     if nnz == 0:
         return indptr.copy(), indices.copy(), data.copy()
@@ -208,6 +223,7 @@ def csr_eliminate_zeros(m, n, indptr, indices, data):
     indptr, indices, data : cupy.ndarray
         New arrays without the elements equal to zero (the order of the others kept).
     """
+    _arrays(indptr=indptr, indices=indices, data=data)
     nnz = indices.size
     keep = prim.nonzero_indices(data) if nnz else None
     if nnz == 0 or keep.size == nnz:
@@ -233,6 +249,7 @@ def csr2dense(m, n, indptr, indices, data, out):
     cupy.ndarray
         ``out``.
     """
+    _arrays(indptr=indptr, indices=indices, data=data, out=out)
     _kernels.csr2dense(int(m), indptr, indices, data, out)
     return out
 
@@ -251,6 +268,7 @@ def dense2csr(a):
         Index dtype by SciPy's rule (int32 when nnz and both dimensions fit, else int64); data of
         ``a.dtype`` in row-major order.
     """
+    _arrays(a=a)
     m, n = a.shape
     flat = prim.nonzero_indices(a)
     idx = _index_dtype(m, n, flat.size)
@@ -284,6 +302,7 @@ def check_matrix_csr(m, n, indptr, indices):
         with ``'unsorted'`` absent this finds every duplicate). Empty for a canonical matrix.
         Reading it waits for the device.
     """
+    _arrays(indptr=indptr, indices=indices)
     return _kernels.check_csr(int(m), int(n), indptr, indices)
 
 
@@ -305,4 +324,5 @@ def check_matrix_coo(m, n, row, col):
         ``'unsorted'`` (pairs not in row-major order), ``'duplicates'`` (a pair equal to the one
         before it). Empty for a canonical matrix. Reading it waits for the device.
     """
+    _arrays(row=row, col=col)
     return _kernels.check_coo(int(m), int(n), row, col)

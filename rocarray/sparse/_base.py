@@ -137,6 +137,7 @@ class _spbase:
             x, fresh = self._from_foreign(arg1), type(arg1).__module__.startswith("scipy")
         elif _validate.is_shape(arg1):
             m, n = _validate.check_shape(arg1)
+            backend.device_info()
             idx = _validate.index_dtype(m, n)
             data = cupy.zeros(0, dtype=_validate.check_dtype(numpy.float64 if dtype is None else dtype))
             x = self._csr_container._from_parts(data, cupy.zeros(0, dtype=idx), cupy.zeros(m + 1, dtype=idx),
@@ -180,6 +181,7 @@ class _spbase:
         if x.format not in _FORMAT_NAMES:
             x = x.tocsr()
         move = cupy.asarray
+        backend.device_info()
         canonical = bool(getattr(x, "has_canonical_format", False))
         if x.format == "coo":
             return self._coo_container._from_parts(move(x.data), move(x.row), move(x.col), x.shape, canonical=canonical)

@@ -71,9 +71,13 @@ def is_shape(x):
 
 
 def as_device(x, name):
-    """A device array of ``x`` (host arrays and lists are copied to the device, like cupyx)."""
+    """A device array of ``x`` (host arrays and lists are copied to the device, like cupyx;
+    ``NoDeviceError`` without a GPU)."""
     cupy = backend.cupy()
-    return x if isinstance(x, cupy.ndarray) else cupy.asarray(x)
+    if isinstance(x, cupy.ndarray):
+        return x
+    backend.device_info()
+    return cupy.asarray(x)
 
 
 def as_index_arrays(arrays, sizes):
