@@ -14,10 +14,17 @@ from rocarray.rocsparse._convert import (check_matrix_coo, check_matrix_csr, coo
 # SpMV, SpMM (spmv/spmm)
 
 # SpGEMM, SDDMM (spgemm)
+from rocarray.rocsparse._spgemm import csrgemm
+from rocarray.rocsparse._geam import csr_multiply, csrgeam
+from rocarray.rocsparse._sddmm import sddmm
 
 # triangular solve, ILU(0), IC(0) (trisolve)
+from rocarray.rocsparse._csrsv import CsrsvAnalysis, csrsv_analysis, csrsv_solve
+from rocarray.rocsparse._ilu import csric0, csrilu0
 
 __all__ = []
 # formats
 __all__ += ["csr2coo", "coo2csr", "coosort", "csrsort", "csr2csc", "csr_sum_duplicates", "csr_eliminate_zeros",
             "csr2dense", "dense2csr", "check_matrix_csr", "check_matrix_coo"]
+__all__ += ["csrgemm", "csrgeam", "csr_multiply", "sddmm"]  # spgemm
+__all__ += ["CsrsvAnalysis", "csrsv_analysis", "csrsv_solve", "csrilu0", "csric0"]  # trisolve
