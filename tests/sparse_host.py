@@ -89,17 +89,10 @@ def check_coo(m, n, row, col):
 
 # ---- prim stand-ins ----------------------------------------------------------------------------
 
-def _segmented_pairs(keys, offsets, values):
-    seg = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
-    perm = np.lexsort((keys, seg))
-    return keys[perm], values[perm]
-
-
 PRIM = types.SimpleNamespace(
     lower_bound=lambda a, v: np.searchsorted(a, v, "left").astype(np.int64),
     radix_argsort=lambda k: np.argsort(k, kind="stable"),
     radix_sort_pairs=lambda k, v: (k[np.argsort(k, kind="stable")], v[np.argsort(k, kind="stable")]),
-    segmented_radix_sort_pairs=_segmented_pairs,
     nonzero_indices=lambda x: np.flatnonzero(x),
     select_if_nonzero=lambda x: x.ravel()[np.flatnonzero(x)],
 )

@@ -18,8 +18,8 @@ types are checked (``TypeError`` for anything but a device array); the contents 
 
 Design
 ------
-Built on :mod:`rocarray.prim`: sorts are stable LSD radix sorts (a COO sort sorts one combined
-``row * n + col`` key, 32-bit when ``m * n`` fits); row pointers of a sorted row list are
+Built on :mod:`rocarray.prim`: sorts are stable LSD radix sorts (a COO or CSR sort sorts one
+combined ``row * n + col`` key, 32-bit when ``m * n`` fits); row pointers of a sorted row list are
 ``lower_bound(row, 0..m)``; compaction (duplicates, zeros, dense nonzeros) is ``nonzero_indices``
 and ``select_if_nonzero`` followed by gathers. ``convert.hip`` has only what prim lacks: the row
 of each element (a binary search of ``indptr`` per element, so long rows cost nothing extra), the
@@ -152,7 +152,9 @@ def csrsort(m, n, indptr, indices, data):
     _arrays(indptr=indptr, indices=indices, data=data)
     if indices.size == 0:
         return indices.copy(), data.copy()
-    return prim.segmented_radix_sort_pairs(indices, indptr, data)
+    # one sort of the combined (row, column) key: cheaper than a segmented sort's two
+    perm = _coo_order(m, n, csr2coo(indptr, indices.size), indices)
+    return indices.take(perm), data.take(perm)
 
 
 def csr2csc(m, n, indptr, indices, data):
