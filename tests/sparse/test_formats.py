@@ -13,7 +13,8 @@ import scipy.sparse as sp
 import rocarray as ra
 from rocarray import rocsparse
 from rocarray.sparse import _arith, _index, _reduce
-from sparse_data import FLOAT_DTYPES, INDEX_DTYPES, MODES, VALUE_DTYPES, csr_parts, setup_mode, triplets
+from sparse_data import (DENSE_SHAPES, FLOAT_DTYPES, INDEX_DTYPES, MODES, SHAPES, VALUE_DTYPES, csr_parts,
+                         setup_mode, triplets)
 
 rs = ra.sparse
 
@@ -429,6 +430,32 @@ def test_in_place_canonicalization_matches_scipy(mode, rng, fmt, dtype):
     ref.eliminate_zeros()
     assert a.nnz == ref.nnz
     _close(_dense(a, host), ref.toarray())
+
+
+# ---- every shape and structure -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("idx", INDEX_DTYPES)
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+@pytest.mark.parametrize("m, n, density, kind", SHAPES)
+def test_every_shape_round_trips_and_multiplies(mode, rng, m, n, density, kind, dtype, idx):
+    dev, host = mode
+    row, col, data = triplets(rng, m, n, density, kind, dtype=dtype, unsorted=True, duplicates=True)
+    ref = sp.coo_array((data, (row, col)), shape=(m, n)).tocsr()
+    a = rs.coo_array((dev(data), (dev(row.astype(idx)), dev(col.astype(idx)))), shape=(m, n))
+    csr, csc = a.tocsr(), a.tocsc()
+    assert csr.nnz == csc.nnz == ref.nnz and csr.has_canonical_format and csc.has_canonical_format
+    np.testing.assert_array_equal(np.asarray(host(csr.indptr)), ref.indptr)
+    np.testing.assert_array_equal(np.asarray(host(csr.indices)), ref.indices)
+    _close(host(csr.data), ref.data)
+    back = csc.tocsr()
+    np.testing.assert_array_equal(np.asarray(host(back.indices)), ref.indices)
+    if (m, n, density, kind) in DENSE_SHAPES:
+        _close(_dense(csc, host), ref.toarray())
+        _close(_dense(a, host), ref.toarray())
+    x, xt = _operand(rng, n, dtype), _operand(rng, m, dtype)
+    for ours in (csr, csc):
+        _close(host(ours @ dev(x)), ref @ x)
+        _close(host(dev(xt) @ ours), xt @ ref)
 
 
 # ---- products -------------------------------------------------------------------------------------------
