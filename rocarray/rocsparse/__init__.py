@@ -8,6 +8,8 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 """
 
 # conversions and canonical form (formats)
+from rocarray.rocsparse._convert import (check_matrix_coo, check_matrix_csr, coo2csr, coosort, csr2coo, csr2csc,
+                                         csr2dense, csr_eliminate_zeros, csr_sum_duplicates, csrsort, dense2csr)
 
 # SpMV, SpMM (spmv/spmm)
 
@@ -21,5 +23,8 @@ from rocarray.rocsparse._csrsv import CsrsvAnalysis, csrsv_analysis, csrsv_solve
 from rocarray.rocsparse._ilu import csric0, csrilu0
 
 __all__ = []
+# formats
+__all__ += ["csr2coo", "coo2csr", "coosort", "csrsort", "csr2csc", "csr_sum_duplicates", "csr_eliminate_zeros",
+            "csr2dense", "dense2csr", "check_matrix_csr", "check_matrix_coo"]
 __all__ += ["csrgemm", "csrgeam", "csr_multiply", "sddmm"]  # spgemm
 __all__ += ["CsrsvAnalysis", "csrsv_analysis", "csrsv_solve", "csrilu0", "csric0"]  # trisolve
