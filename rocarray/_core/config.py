@@ -13,6 +13,7 @@
 ``ROCARRAY_HIPCC``                 the ``hipcc`` used by the offline compile check (default: PATH)
 ``ROCARRAY_CUDA_INCLUDE``          extra include folder for offline NVRTC checks (rarely needed)
 ``ROCARRAY_DETERMINISTIC``         ``1``: bitwise reproducible results (:class:`deterministic`)
+``ROCARRAY_SPARSE_CHECKS``         ``0``: sparse constructors skip the index checks (:class:`sparse_checks`)
 =================================  ==========================================================
 
 CuPy's own kernel disk cache (``CUPY_CACHE_DIR``) is left to CuPy and stays on.
@@ -165,3 +166,53 @@ class deterministic:
 
     def __repr__(self):
         return f"rocarray.config.deterministic({_deterministic[0]})"
+
+
+_sparse_checks = [None]  # the process-wide setting of sparse_checks(), None: the environment's
+
+
+def sparse_checks_enabled():
+    """Whether ``rocarray.sparse`` constructors validate their index arrays: the setting of
+    :class:`sparse_checks`, else ``ROCARRAY_SPARSE_CHECKS`` (default on)."""
+    value = _sparse_checks[0]
+    return _flag("ROCARRAY_SPARSE_CHECKS", True) if value is None else value
+
+
+class sparse_checks:
+    """Turn the index checks of ``rocarray.sparse`` constructors on or off
+    (``ra.config.sparse_checks(False)``), for the process or, as a context manager, for a block.
+
+    With checks on (the default), a sparse array built from index arrays has their dtype,
+    lengths and range checked like SciPy does (one pass over the indices on the device, and a
+    read-back of a few scalars), and its sortedness and duplicates detected into
+    ``has_sorted_indices``/``has_canonical_format``. With checks off only shapes and dtypes are
+    checked; indices are trusted and the flags say "not known sorted", so out-of-range indices
+    give undefined results.
+
+    Parameters
+    ----------
+    enabled : bool, optional
+        The mode to set (default True).
+
+    Examples
+    --------
+    >>> import rocarray as ra
+    >>> with ra.config.sparse_checks(False):                     # doctest: +SKIP
+    ...     a = ra.sparse.csr_array((data, indices, indptr), shape=(m, n))
+    """
+
+    def __init__(self, enabled=True):
+        if not isinstance(enabled, bool):
+            raise TypeError(f"sparse_checks() takes True or False, not {enabled!r}")
+        self._previous = _sparse_checks[0]
+        _sparse_checks[0] = enabled
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _sparse_checks[0] = self._previous
+        return False
+
+    def __repr__(self):
+        return f"rocarray.config.sparse_checks({sparse_checks_enabled()})"

@@ -11,7 +11,7 @@ runs on AMD (wave64) and NVIDIA; :func:`rocarray.hipify` rewrites CUDA idioms in
 ``RawKernel`` and ``RawModule`` compile through rocarray's compile path: on NVIDIA with NVRTC into
 rocarray's binary cache (a new process loads the binary without compiling), on ROCm through
 CuPy's hiprtc. ``ElementwiseKernel`` and ``ReductionKernel`` are CuPy's code generators given the
-headers as their preamble and the defines as options (CuPy compiles them, keeping its own disk
+headers and the defines (as ``#define`` lines) as their preamble (CuPy compiles them, keeping its own disk
 cache). Every launch reports to an active :func:`rocarray.profile`. Arguments follow CuPy's rules.
 """
 
@@ -198,8 +198,19 @@ class RawKernel:
                                            name=f"ra_user_{self.name}")
 
 
-def _header_preamble(preamble):
-    return f"{_compile.header_text()}// ---- user preamble ----\n{preamble}"
+def _define_lines(target):
+    """The compile layer's ``-D`` defines for ``target`` as ``#define`` lines: CuPy's reduction
+    paths (CUB through Jitify among them) do not all pass a kernel's ``options`` on."""
+    lines = []
+    for opt in _compile.options(target):
+        if opt.startswith("-D"):
+            name, _, value = opt[2:].partition("=")
+            lines.append(f"#define {name} {value or 1}\n")
+    return "".join(lines)
+
+
+def _header_preamble(target, preamble):
+    return f"{_define_lines(target)}{_compile.header_text()}// ---- user preamble ----\n{preamble}"
 
 
 class _Generated:
@@ -221,10 +232,9 @@ class _Generated:
                 kernel = self._per_device.get(info.id)
                 if kernel is None:
                     kwargs = dict(self._kwargs)
-                    kwargs["preamble"] = _header_preamble(kwargs.get("preamble", ""))
                     # the defines only: CuPy chooses the standard and the architecture of its kernels
-                    defines = tuple(o for o in _compile.options(info.target) if o.startswith("-D"))
-                    kwargs["options"] = defines + _options(kwargs.get("options", ()))
+                    kwargs["preamble"] = _header_preamble(info.target, kwargs.get("preamble", ""))
+                    kwargs["options"] = _options(kwargs.get("options", ()))
                     cls = getattr(backend.cupy(), self._cupy_class)
                     kernel = self._per_device[info.id] = cls(*self._args, **kwargs)
         return kernel

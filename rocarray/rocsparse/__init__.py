@@ -8,6 +8,8 @@ validate user input (the ``rocarray.sparse`` façade does); analyses that a matr
 """
 
 # conversions and canonical form (formats)
+from rocarray.rocsparse._convert import (check_matrix_coo, check_matrix_csr, coo2csr, coosort, csr2coo, csr2csc,
+                                         csr2dense, csr_eliminate_zeros, csr_sum_duplicates, csrsort, dense2csr)
 
 # SpMV, SpMM (spmv/spmm)
 from rocarray.rocsparse._spmv_analysis import CsrmvAnalysis, csrmv_analysis
@@ -15,8 +17,18 @@ from rocarray.rocsparse._spmv import csrmv
 from rocarray.rocsparse._spmm import csrmm
 
 # SpGEMM, SDDMM (spgemm)
+from rocarray.rocsparse._spgemm import csrgemm
+from rocarray.rocsparse._geam import csr_multiply, csrgeam
+from rocarray.rocsparse._sddmm import sddmm
 
 # triangular solve, ILU(0), IC(0) (trisolve)
+from rocarray.rocsparse._csrsv import CsrsvAnalysis, csrsv_analysis, csrsv_solve
+from rocarray.rocsparse._ilu import csric0, csrilu0
 
 __all__ = []
-__all__ += ["CsrmvAnalysis", "csrmv_analysis", "csrmv", "csrmm"]
+# formats
+__all__ += ["csr2coo", "coo2csr", "coosort", "csrsort", "csr2csc", "csr_sum_duplicates", "csr_eliminate_zeros",
+            "csr2dense", "dense2csr", "check_matrix_csr", "check_matrix_coo"]
+__all__ += ["CsrmvAnalysis", "csrmv_analysis", "csrmv", "csrmm"]  # spmv
+__all__ += ["csrgemm", "csrgeam", "csr_multiply", "sddmm"]  # spgemm
+__all__ += ["CsrsvAnalysis", "csrsv_analysis", "csrsv_solve", "csrilu0", "csric0"]  # trisolve

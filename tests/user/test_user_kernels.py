@@ -143,3 +143,16 @@ def test_elementwise_and_reduction_kernels_see_the_headers(rng):
     with ra.profile() as prof:
         lane(x)
     assert [r.name for r in prof.rows] == ["ra_user_ra_test_lane"]
+
+
+@pytest.mark.parametrize("target, wanted", [
+    (backend.Target("cuda", "sm_90", 32), ("#define RA_CUDA 1\n", "#define RA_WARP_SIZE 32\n")),
+    (backend.Target("hip", "gfx90a", 64), ("#define RA_HIP 1\n", "#define RA_WARP_SIZE 64\n")),
+])
+def test_generated_kernels_get_the_defines_as_preamble_lines(target, wanted):
+    from rocarray._user import kernels as _kernels
+
+    text = _kernels._header_preamble(target, "int user_line;")
+    assert all(line in text for line in wanted)
+    assert text.endswith("int user_line;")
+    assert "-arch" not in text

@@ -1,3 +1,6 @@
 """``scipy.sparse.csgraph`` basics on the device."""
 
-__all__ = []
+from rocarray.sparse.csgraph._components import connected_components
+from rocarray.sparse.csgraph._traversal import breadth_first_order
+
+__all__ = ["connected_components", "breadth_first_order"]

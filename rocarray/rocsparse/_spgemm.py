@@ -1,0 +1,143 @@
+"""SpGEMM: ``C = A @ B`` for CSR matrices (rocSPARSE's ``csrgemm``), hash-based in two phases.
+
+Design
+------
+The method is Nagasaka, Nukada and Matsuoka's hash SpGEMM ("High-performance and memory-saving
+sparse general matrix-matrix multiplication for NVIDIA Pascal GPU", ICPP 2017), in the two-phase
+shape of rocSPARSE's and cuSPARSE's APIs (sizes first, then values):
+
+1. **Products.** For every row of C, the number of products that land in it, the sum over A's row
+   of the lengths of the matching rows of B (``ra_rocsparse_spgemm_products``): an upper bound on
+   the row's nonzeros, and SciPy's ``maxnnz`` for the index dtype.
+2. **Count.** Rows are binned by that bound, or n if smaller (:func:`plan_bins`): a row goes to
+   the smallest hash table that holds it, from 32 slots per 8 lanes up to the largest table of
+   one block that fits the device's shared memory; longer rows use tables in global scratch
+   (:data:`~rocarray.rocsparse._spgemm_kernels.GLOBAL`). A kernel per non-empty bin inserts every
+   product's column into the row's table and counts the new keys: the row's exact nonzeros.
+3. **Scan.** ``indptr`` is the exclusive scan of the counts (:func:`rocarray.prim.exclusive_scan`).
+4. **Fill.** Rows are binned again by ``min(products, n, 2 * nnz)`` (a table at most half full where
+   products overcount), and the same hashing adds the products into the slots; each row is
+   written sorted (a slot's position is the number of smaller keys in its table). Rows of the
+   global bin are written unsorted and then sorted by a segmented sort of the whole result.
+5. **Zeros.** Like SciPy's ``csr_matmat``, values that come out exactly zero are not stored: the
+   fill counts them, and only when there are some does
+   :func:`rocarray.rocsparse.csr_eliminate_zeros` compact the result.
+
+Inputs may be non-canonical (duplicates hash to one slot, order does not matter). The output is
+canonical. Host synchronizations: one per binning (the bin sizes), one for ``nnz`` and one for the
+zero count.
+"""
+
+import numpy
+
+from rocarray.rocsparse import _spgemm_kernels as _k
+
+INT32_MAX = numpy.iinfo(numpy.int32).max
+
+
+def index_dtype(dtypes, maxval):
+    """SciPy's index dtype of a sparse array result (``get_index_dtype`` without content checks):
+    int64 when any input index dtype is int64 or ``maxval`` (the result's largest possible nnz or
+    dimension) passes the int32 range, else int32."""
+    wide = any(numpy.dtype(d) == numpy.int64 for d in dtypes) or int(maxval) > INT32_MAX
+    return numpy.dtype(numpy.int64 if wide else numpy.int32)
+
+
+def plan_bins(counts, bins, order, largest):
+    """The launches over binned rows.
+
+    Parameters
+    ----------
+    counts : sequence of int
+        Rows per bin as :func:`~rocarray.rocsparse._spgemm_kernels.classify` gives them: bin 0
+        (rows needing nothing, skipped), one bin per entry of ``bins``, then the global bin.
+    bins : sequence of (Variant, int)
+        The shared-memory bins (variant, table slots).
+    order : array or None
+        The rows grouped by bin (None: all rows in one bin, ``0 .. m-1``).
+    largest : int
+        Largest need of any row (sizes the global bin's tables).
+
+    Returns
+    -------
+    list of (Variant, table, rows, nrows)
+        ``rows`` is a slice of ``order`` (None when ``order`` is).
+    """
+    counts = [int(c) for c in counts]
+    tables = list(bins) + [(_k.GLOBAL, _k.global_table(largest))]
+    plan, start = [], counts[0]
+    for (variant, table), nrows in zip(tables, counts[1:]):
+        if nrows:
+            rows = None if order is None else order[start:start + nrows]
+            plan.append((variant, table, rows, nrows))
+            start += nrows
+    return plan
+
+
+def _binned(need, slot_bytes, index, like, total_of=None):
+    """Bins and launches for per-row table needs ``need``; also the sum of ``total_of``."""
+    bins = _k.shared_bins(_k.shared_limit(like), slot_bytes)
+    order, counts, total, largest = _k.classify(need, [t for _, t in bins], index, total_of)
+    return plan_bins(counts, bins, order, largest), total
+
+
+def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
+    """Sparse matrix product ``C = A @ B`` of CSR matrices (rocSPARSE's ``csrgemm``).
+
+    Parameters
+    ----------
+    m, k, n : int
+        A is m x k, B is k x n.
+    a_indptr, a_indices, a_data : cupy.ndarray
+        CSR parts of A: index arrays int32 or int64 (one dtype), values float32, float64,
+        complex64 or complex128. Duplicates and unsorted rows are allowed.
+    b_indptr, b_indices, b_data : cupy.ndarray
+        CSR parts of B, likewise (B's index dtype may differ from A's).
+
+    Returns
+    -------
+    indptr, indices, data : cupy.ndarray
+        Canonical CSR of C (sorted rows, no duplicates, no stored zeros, like SciPy's product).
+        Values in the promoted dtype of A's and B's; indices in SciPy's index dtype for the
+        product (:func:`index_dtype` of the inputs' index dtypes and the larger of the number of
+        products, m and n).
+
+    Notes
+    -----
+    Arguments are not checked (the ``rocarray.sparse`` façade does). The products of one entry
+    of C are added with shared-memory atomics, so their order (and the last bits of a sum) may
+    differ between runs. See the module docstring for the algorithm.
+    """
+    dtype = numpy.result_type(a_data.dtype, b_data.dtype)
+    a_data, b_data = _k.astype(a_data, dtype), _k.astype(b_data, dtype)
+    inputs = index_dtype((a_indptr.dtype, b_indptr.dtype), 0)
+    a_indptr, a_indices = _k.astype(a_indptr, inputs), _k.astype(a_indices, inputs)
+    b_indptr, b_indices = _k.astype(b_indptr, inputs), _k.astype(b_indices, inputs)
+
+    products = _k.products(m, a_indptr, a_indices, b_indptr)
+    need = _k.table_need(products, n)
+    plan, total = _binned(need, inputs.itemsize, inputs, a_indptr, products)
+    index = index_dtype((inputs,), max(total, m, n))
+    if index != inputs:
+        a_indptr, a_indices = _k.astype(a_indptr, index), _k.astype(a_indices, index)
+        b_indptr, b_indices = _k.astype(b_indptr, index), _k.astype(b_indices, index)
+        plan, _ = _binned(need, index.itemsize, index, a_indptr)
+    if total == 0:
+        return _k.zeros(m + 1, index, a_indptr), _k.empty(0, index, a_indptr), _k.empty(0, dtype, a_indptr)
+
+    row_nnz = _k.zeros(m + 1, index, a_indptr)
+    for variant, table, rows, nrows in plan:
+        _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
+    indptr, nnz = _k.indptr_from_counts(row_nnz, index)
+
+    plan, _ = _binned(_k.table_need(products, n, indptr), index.itemsize + dtype.itemsize, index, a_indptr)
+    indices, data = _k.empty(nnz, index, a_indptr), _k.empty(nnz, dtype, a_indptr)
+    zeros_found = _k.zeros(1, numpy.uint64, a_indptr)
+    for variant, table, rows, nrows in plan:
+        _k.fill(variant, table, rows, nrows, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, indptr,
+                indices, data, zeros_found)
+    if any(variant.in_global for variant, _, _, _ in plan):
+        indices, data = _k.sort_rows(indptr, indices, data)
+    if int(_k.to_host(zeros_found)[0]):
+        indptr, indices, data = _k.eliminate_zeros(m, n, indptr, indices, data)
+    return indptr, indices, data
