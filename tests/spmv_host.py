@@ -114,13 +114,14 @@ def scale_matrix(C, beta, beta_zero):
     c[...] = 0 if beta_zero else beta * c
 
 
-def scatter(lanes, m, indptr, indices, data, x, incx, y, incy, alpha, conj):
-    calls.append(("scatter", lanes, m, bool(conj)))
-    ip = view(indptr).astype(np.int64)
-    d, ix, xv, yv = view(data), view(indices), _vec(x, incx), _vec(y, incy)
-    for r in range(m):
-        for k in range(ip[r], ip[r + 1]):
-            yv[ix[k]] += alpha * (np.conj(d[k]) if conj else d[k]) * xv[r]
+def positions(nnz, like):
+    calls.append(("positions", nnz))
+    return dev(np.arange(nnz, dtype=np.int32))
+
+
+def gather(data, perm):
+    calls.append(("gather",))
+    return dev(view(data)[view(perm)])
 
 
 def _mm(m, indptr, indices, data, B, sb, C, sc, alpha, beta, beta_zero, conj):
@@ -157,7 +158,8 @@ def csr2csc(m, n, indptr, indices, data):
     t = a.T.tocsr()  # the CSR of the transpose; SciPy's conversion keeps duplicates
     t.has_sorted_indices = False
     t.sort_indices()
-    return dev(t.indptr.astype(view(indptr).dtype)), dev(t.indices.astype(view(indptr).dtype)), dev(t.data)
+    index = view(indptr).dtype
+    return dev(t.indptr.astype(index)), dev(t.indices.astype(index)), dev(t.data.astype(view(data).dtype))
 
 
 def install(monkeypatch):
@@ -167,8 +169,8 @@ def install(monkeypatch):
     from rocarray._core import backend
 
     hostdev._route_to_shim(monkeypatch, backend)
-    for name in ("row_stats", "block_starts", "vector", "split", "scale", "scale_matrix", "scatter", "mm_rows",
-                 "mm_cols", "warp_size", "csr2csc"):
+    for name in ("row_stats", "block_starts", "vector", "split", "scale", "scale_matrix", "positions", "gather",
+                 "mm_rows", "mm_cols", "warp_size", "csr2csc"):
         monkeypatch.setattr(_k, name, globals()[name])
     monkeypatch.setenv("ROCARRAY_TUNE", "0")
     calls.clear()

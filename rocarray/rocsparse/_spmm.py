@@ -13,8 +13,9 @@ Two kernels, chosen by B's layout:
   length.
 
 ``alpha`` and ``beta`` are applied where C is written; ``beta == 0`` never reads C. ``'T'``/``'C'``
-run ``'N'`` on the CSR of the transpose (:func:`rocarray.rocsparse.csr2csc`, one conversion per
-call): no atomics, the same result on every run.
+run ``'N'`` on the CSR of the transpose (the analysis's cached structure and a gather of the
+values, or :func:`rocarray.rocsparse.csr2csc` per call without one): no atomics, the same result
+on every run.
 """
 
 from rocarray._core import backend
@@ -57,8 +58,9 @@ def csrmm(alpha, m, n, indptr, indices, data, B, beta=0, C=None, *, trans="N", a
     trans : {'N', 'T', 'C'}
         ``op(A)``.
     analysis : CsrmvAnalysis, optional
-        Accepted so a caller passes what it keeps with the matrix; the kernel choice needs only
-        B's layout and the mean row length.
+        A's :func:`~rocarray.rocsparse.csrmv_analysis`: ``'T'``/``'C'`` reuse the transpose's
+        structure it keeps (:meth:`~rocarray.rocsparse.CsrmvAnalysis.transpose`) instead of
+        converting on every call. The kernel choice needs only B's layout and the mean row length.
 
     Returns
     -------
@@ -83,7 +85,11 @@ def csrmm(alpha, m, n, indptr, indices, data, B, beta=0, C=None, *, trans="N", a
     nnz = int(data.size)
     if trans != "N":
         if m and nnz:
-            t_indptr, t_indices, t_data = _k.csr2csc(m, n, indptr, indices, data)
+            if analysis is not None:
+                t_indptr, t_indices, perm, _ = analysis.transpose(indices)
+                t_data = _k.gather(data, perm)
+            else:
+                t_indptr, t_indices, t_data = _k.csr2csc(m, n, indptr, indices, data)
             _product_n(alpha, n, t_indptr, t_indices, t_data, nnz, B, beta, C, beta_zero,
                        trans == "C" and data.dtype.kind == "c")
             return C

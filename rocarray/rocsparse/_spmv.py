@@ -8,18 +8,20 @@ Design
 there is one. Every strategy reads each stored element once, gathers ``x`` through the read-only
 path, sums in the data's dtype and applies ``alpha`` and ``beta`` in the kernel that writes y.
 
-``trans='T'``/``'C'`` scatter: ``y := beta y`` and then every stored element adds
-``alpha op(a_ij) x_i`` to ``y_j`` with an atomic add (complex: one per part), so the rounding of
-y depends on the order the adds land in. Under :func:`rocarray.config.deterministic` the product
-instead runs ``'N'`` on the CSR of the transpose (:func:`rocarray.rocsparse.csr2csc`, one
-conversion per call, analysed per call), bitwise reproducible.
+``trans='T'``/``'C'`` run ``'N'`` on the CSR of the transpose, so no sum uses atomics and y is
+bitwise the same on every run. With the matrix's analysis the transpose's structure, the position
+of each of its elements in A's ``data`` and its own analysis are made once
+(:meth:`CsrmvAnalysis.transpose`: :func:`rocarray.rocsparse.csr2csc` of the positions, one wait
+for the device) and each product gathers the values in that order first (one pass over the
+values); without an analysis every call converts with :func:`rocarray.rocsparse.csr2csc` and
+analyses the result.
 """
 
 import numpy
 
-from rocarray._core import backend, config, timing, tuning
+from rocarray._core import backend, timing, tuning
 from rocarray.rocsparse import _spmv_kernels as _k
-from rocarray.rocsparse._spmv_analysis import csrmv_analysis, mean_lanes, strategies, strategy_lanes
+from rocarray.rocsparse._spmv_analysis import csrmv_analysis, strategies, strategy_lanes
 
 #: Calls per timing sample when the tuner measures a strategy.
 TUNE_CALLS = 10
@@ -98,7 +100,7 @@ def csrmv(alpha, m, n, indptr, indices, data, x, beta=0, y=None, *, trans="N", a
         ``op(A)`` is A, its transpose or its conjugate transpose.
     analysis : CsrmvAnalysis, optional
         :func:`csrmv_analysis` of A, kept by the caller; made here when needed otherwise (one
-        wait for the device). Used by ``'N'`` only.
+        wait for the device). ``'T'``/``'C'`` keep their plan in it (see the module docstring).
 
     Returns
     -------
@@ -108,9 +110,8 @@ def csrmv(alpha, m, n, indptr, indices, data, x, beta=0, y=None, *, trans="N", a
     Notes
     -----
     Arguments are not checked (the ``rocarray.sparse`` façade does). Sums run in the data's dtype
-    (float32 in float32, as cuSPARSE). ``'N'`` and the deterministic ``'T'``/``'C'`` give bitwise
-    the same y on every run with the same strategy; the default ``'T'``/``'C'`` adds with atomics
-    and may round differently run to run (see the module docstring).
+    (float32 in float32, as cuSPARSE), in an order fixed by the strategy: bitwise the same y on
+    every run.
     """
     m, n = int(m), int(n)
     trans = trans.upper()
@@ -124,16 +125,15 @@ def csrmv(alpha, m, n, indptr, indices, data, x, beta=0, y=None, *, trans="N", a
         _product_n(alpha, m, n, indptr, indices, data, x, beta, y, beta_zero, False, analysis, trans)
         return y
     conj = trans == "C" and data.dtype.kind == "c"
-    nnz = int(data.size)
+    nnz = analysis.nnz if analysis is not None else int(data.size)
     if m == 0 or nnz == 0:
         _k.scale(n, y, _inc(y), beta, beta_zero)
         return y
-    if config.is_deterministic():
+    if analysis is not None:
+        t_indptr, t_indices, perm, t_analysis = analysis.transpose(indices)
+        t_data = _k.gather(data, perm)
+    else:
         t_indptr, t_indices, t_data = _k.csr2csc(m, n, indptr, indices, data)
-        _product_n(alpha, n, m, t_indptr, t_indices, t_data, x, beta, y, beta_zero, conj, None, trans)
-        return y
-    incy = _inc(y)
-    _k.scale(n, y, incy, beta, beta_zero)
-    lanes = mean_lanes(nnz / m, _k.warp_size(data.data.device_id))
-    _k.scatter(lanes, m, indptr, indices, data, x, _inc(x), y, incy, alpha, conj)
+        t_analysis = None
+    _product_n(alpha, n, m, t_indptr, t_indices, t_data, x, beta, y, beta_zero, conj, t_analysis, trans)
     return y

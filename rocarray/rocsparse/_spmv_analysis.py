@@ -160,6 +160,7 @@ class CsrmvAnalysis:
     forced: bool = False
     _indptr: object = field(default=None, repr=False, compare=False)
     _starts: object = field(default=None, repr=False, compare=False)
+    _transpose: object = field(default=None, repr=False, compare=False)
 
     def starts(self):
         """The split strategy's row blocks: device int64, the first row starting at or past each
@@ -167,6 +168,18 @@ class CsrmvAnalysis:
         if self._starts is None:
             self._starts = _k.block_starts(self.m, self._indptr, self.nnz)
         return self._starts
+
+    def transpose(self, indices):
+        """The transposed products' plan, made once: ``(indptr_t, indices_t, positions,
+        analysis_t)``, the CSR structure of the transpose (:func:`rocarray.rocsparse.csr2csc` of
+        the element positions), where each of its elements sits in A's ``data``, and its own
+        :class:`CsrmvAnalysis`. ``indices`` are A's (the structure this analysis belongs to).
+        Holds about twice A's index arrays of device memory."""
+        if self._transpose is None:
+            positions = _k.positions(self.nnz, indices)
+            indptr_t, indices_t, perm = _k.csr2csc(self.m, self.n, self._indptr, indices, positions)
+            self._transpose = (indptr_t, indices_t, perm, csrmv_analysis(self.n, self.m, indptr_t, self.nnz))
+        return self._transpose
 
     def forced_to(self, strategy):
         """A copy that always runs ``strategy`` (one of :func:`strategies`; ``'split'`` needs

@@ -5,7 +5,8 @@ This is the one small interface through which the SpMV and SpMM drivers
 :mod:`rocarray.rocsparse._spmm`) reach their kernels. Every function takes device arrays (vectors
 as ``(array, stride in elements)``), never checks, and queues work on the current stream of the
 arrays' device; only :func:`row_stats` waits for the device (it returns host numbers). The
-transposed products reach the formats module's ``csr2csc`` through :func:`csr2csc` here. The CPU
+transposed products reach the formats module's ``csr2csc`` through :func:`csr2csc` here, and
+their value gathers and position ranges (:func:`gather`, :func:`positions`) are CuPy's. The CPU
 tests replace these functions with NumPy stand-ins of the same contract.
 """
 
@@ -72,7 +73,7 @@ def spmv_instantiations():
     for d in STANDARD:
         for i in INDEX_TYPES:
             names += [vector_name(d, i, g) for g in VECTOR_LANES]
-            names += [value_name(k, d, i) for k in ("csrmv_split", "csrmv_fixup", "csrmv_scatter")]
+            names += [value_name(k, d, i) for k in ("csrmv_split", "csrmv_fixup")]
     return sorted(names)
 
 
@@ -208,15 +209,17 @@ def scale_matrix(C, beta, beta_zero):
             C *= scalar(beta, C.dtype)
 
 
-def scatter(lanes, m, indptr, indices, data, x, incx, y, incy, alpha, conj):
-    """``y += alpha op(A)^T x`` by atomic adds, ``lanes`` threads per row of A (order of the adds,
-    and so the rounding, varies between runs)."""
-    dev = _device(data)
-    with launch.on_device(dev):
-        SPMV_KERNELS[value_name("csrmv_scatter", data.dtype, indptr.dtype)](
-            dev, (grid_for(m, BLOCK // int(lanes)),),
-            (_i64(m), indptr, indices, data, x, _i64(incx), y, _i64(incy), scalar(alpha, data.dtype), _i32(conj),
-             _i32(lanes)))
+def positions(nnz, like):
+    """``0 .. nnz - 1`` on ``like``'s device (int32 when it fits, else int64), through CuPy."""
+    cupy = backend.cupy()
+    with launch.on_device(_device(like)):
+        return cupy.arange(nnz, dtype=numpy.int32 if nnz < 2**31 else numpy.int64)
+
+
+def gather(data, perm):
+    """``data[perm]`` (the values of the transpose in its order), through CuPy's ``take``."""
+    with launch.on_device(_device(data)):
+        return data.take(perm)
 
 
 def mm_rows(m, ncols, indptr, indices, data, B, sb, C, sc, alpha, beta, beta_zero, conj):

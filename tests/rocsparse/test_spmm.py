@@ -44,7 +44,8 @@ def rand_matrix(rng, shape, dtype, order="C"):
 
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("trans", ["N", "T", "C"])
-def test_host_layouts_and_trans(monkeypatch, rng, order, trans):
+@pytest.mark.parametrize("kept", [False, True])
+def test_host_layouts_and_trans(monkeypatch, rng, order, trans, kept):
     calls = spmv_host.install(monkeypatch)
     a = from_lengths(rng, rng.integers(0, 20, 120), 90, "complex128", unsorted=True)
     m, n = a.shape
@@ -52,14 +53,17 @@ def test_host_layouts_and_trans(monkeypatch, rng, order, trans):
     B = rand_matrix(rng, (inner, 7), "complex128", order)
     C0 = rand_matrix(rng, (rows, 7), "complex128", "F")
     C = dev_order(C0, "F")
-    out = rocsparse.csrmm(1 - 2j, m, n, dev(a.indptr), dev(a.indices), dev(a.data), dev_order(B, order), 0.5j, C,
-                          trans=trans)
+    ip = dev(a.indptr)
+    an = rocsparse.csrmv_analysis(m, n, ip, a.nnz) if kept else None
+    out = rocsparse.csrmm(1 - 2j, m, n, ip, dev(a.indices), dev(a.data), dev_order(B, order), 0.5j, C,
+                          trans=trans, analysis=an)
     assert out is C
     np.testing.assert_allclose(view(C), reference(a, B, 1 - 2j, 0.5j, C0, trans), rtol=1e-12, atol=1e-12)
     kernel = [c for c in calls if c[0].startswith("mm_")][-1]
     assert kernel[0] == ("mm_rows" if order == "C" else "mm_cols")
     assert kernel[-1] is (trans == "C")
     assert ("csr2csc" in [c[0] for c in calls]) is (trans != "N")
+    assert ("gather" in [c[0] for c in calls]) is (trans != "N" and kept)
 
 
 def test_host_strided_b_and_c_and_beta_zero(monkeypatch, rng):
@@ -119,17 +123,20 @@ def test_launch_cols_kernel_for_column_major_b(fake_device, rng):
 # GPU
 # --------------------------------------------------------------------------------------------
 
-def check(a, B, dtype, trans, rng, alpha=1.25, beta=-0.5, nan_c=False, c_order="C"):
+def check(a, B, dtype, trans, rng, alpha=1.25, beta=-0.5, nan_c=False, c_order="C", keep=False):
     import cupy
 
     m, n = a.shape
+    ip = cupy.asarray(a.indptr)
+    an = rocsparse.csrmv_analysis(m, n, ip, a.nnz) if keep else None
     rows = m if trans == "N" else n
     C0 = np.full((rows, B.shape[1]), np.nan, dtype, order=c_order) if nan_c else \
         rand_matrix(rng, (rows, B.shape[1]), dtype, c_order)
     beta = 0 if nan_c else beta
     Cd = cupy.asarray(C0, order=c_order)
-    out = rocsparse.csrmm(alpha, m, n, cupy.asarray(a.indptr), cupy.asarray(a.indices), cupy.asarray(a.data),
-                          cupy.asarray(B, order="F" if B.flags.f_contiguous else "C"), beta, Cd, trans=trans)
+    out = rocsparse.csrmm(alpha, m, n, ip, cupy.asarray(a.indices), cupy.asarray(a.data),
+                          cupy.asarray(B, order="F" if B.flags.f_contiguous else "C"), beta, Cd, trans=trans,
+                          analysis=an)
     want = reference(a, B, alpha, beta, C0, trans)
     longest = max(int(np.diff(a.indptr).max(initial=0)), 1)
     scale = max(float(np.abs(want).max(initial=0)), 1.0)
@@ -153,10 +160,9 @@ def test_gpu_matches_scipy(dtype, index, order, rng):
 @pytest.mark.parametrize("trans", ["T", "C"])
 @pytest.mark.parametrize("dtype", ["float32", "complex128"])
 def test_gpu_transpose(trans, dtype, rng):
-    if not hasattr(rocsparse, "csr2csc"):
-        pytest.skip("rocsparse.csr2csc (formats) is not on this branch")
     a = from_lengths(rng, rng.integers(0, 30, 800), 600, dtype, unsorted=True)
     check(a, rand_matrix(rng, (800, 12), dtype), dtype, trans, rng)
+    check(a, rand_matrix(rng, (800, 5), dtype, "F"), dtype, trans, rng, keep=True)
 
 
 @pytest.mark.gpu

@@ -4,8 +4,8 @@ CPU tests: the analysis heuristic on statistics computed on the host from real r
 patterns (uniform, stencil, power-law, very short rows); ``csrmv`` run on host memory with the
 NumPy stand-ins of ``spmv_host`` for every forced strategy, where the split strategy's stand-in
 emulates the split and fix-up kernels block by block and asserts each row is written once; the
-transpose paths (atomic scatter, deterministic CSR of the transpose); and, on the recording fake
-device, which kernel each strategy launches with which grid.
+transposed products (on the CSR of the transpose: kept in the analysis, or converted per call);
+and, on the recording fake device, which kernel each strategy launches with which grid.
 
 GPU tests run the kernels on fresh random data against ``scipy.sparse`` in float64/complex128:
 every strategy forced, all four dtypes, both index widths, ``'N'``/``'T'``/``'C'``, alpha/beta with
@@ -22,7 +22,6 @@ from conftest import tolerance
 from hostdev import dev, view
 from launchfake import fake_device  # noqa: F401 (the fixture)
 
-import rocarray
 from rocarray import rocsparse
 from rocarray.rocsparse import _spmv_analysis as _an
 from rocarray.rocsparse import _spmv_kernels as _k
@@ -202,23 +201,35 @@ def test_host_split_chunks_inside_one_long_row(monkeypatch, rng):
 
 
 @pytest.mark.parametrize("trans", ["T", "C"])
-@pytest.mark.parametrize("deterministic", [False, True])
-def test_host_transpose_paths(monkeypatch, rng, trans, deterministic):
+@pytest.mark.parametrize("kept", [False, True])
+def test_host_transpose_runs_n_on_the_transpose(monkeypatch, rng, trans, kept):
     calls = spmv_host.install(monkeypatch)
     a = from_lengths(rng, rng.integers(0, 12, 300), 200, "complex128", unsorted=True)
     ip, ix, d = host_parts(a)
-    x = rand_values(rng, 300, "complex128")
-    y0 = rand_values(rng, 200, "complex128")
-    y = dev(y0)
-    with rocarray.config.deterministic(deterministic):
-        rocsparse.csrmv(0.5 - 1j, 300, 200, ip, ix, d, dev(x), 2j, y, trans=trans)
-    np.testing.assert_allclose(view(y), reference(a, x, 0.5 - 1j, 2j, y0, trans), rtol=1e-12, atol=1e-12)
+    an = rocsparse.csrmv_analysis(300, 200, ip, a.indptr[-1]) if kept else None
+    for _ in range(2):
+        x = rand_values(rng, 300, "complex128")
+        y0 = rand_values(rng, 200, "complex128")
+        y = dev(y0)
+        rocsparse.csrmv(0.5 - 1j, 300, 200, ip, ix, d, dev(x), 2j, y, trans=trans, analysis=an)
+        np.testing.assert_allclose(view(y), reference(a, x, 0.5 - 1j, 2j, y0, trans), rtol=1e-12, atol=1e-12)
+        assert calls[-1][0] == "vector" and calls[-1][-1] is (trans == "C")  # the conj flag
     names = [c[0] for c in calls]
-    if deterministic:
-        assert "csr2csc" in names and "scatter" not in names and names[-1] == "vector"
-    else:
-        assert names[-2:] == ["scale", "scatter"]
-    assert calls[-1][-1] is (trans == "C")  # the conj flag
+    # kept: the transpose's structure is made once, each call gathers the values; else converted per call
+    assert names.count("csr2csc") == (1 if kept else 2) and names.count("gather") == (2 if kept else 0)
+
+
+def test_host_transpose_plan_follows_the_values(monkeypatch, rng):
+    spmv_host.install(monkeypatch)
+    a = from_lengths(rng, rng.integers(0, 7, 80), 60, "float64", unsorted=True)
+    ip, ix, d = host_parts(a)
+    an = rocsparse.csrmv_analysis(80, 60, ip, a.indptr[-1])
+    x = rand_values(rng, 80, "float64")
+    rocsparse.csrmv(1.0, 80, 60, ip, ix, d, dev(x), trans="T", analysis=an)
+    b = a.copy()
+    b.data = rand_values(rng, b.nnz, "float64")  # new values, same structure: the plan still holds
+    y = rocsparse.csrmv(1.0, 80, 60, ip, ix, dev(b.data), dev(x), trans="T", analysis=an)
+    np.testing.assert_allclose(view(y), reference(b, x, 1.0, 0, None, "T"), rtol=1e-12, atol=1e-12)
 
 
 def test_host_beta_zero_never_reads_y_and_y_none_allocates(monkeypatch, rng):
@@ -359,16 +370,6 @@ def test_launch_split_then_fixup(fake_device, rng):
     assert fake_device.launches[1].grid == (blocks, 1, 1) and fake_device.launches[0].grid == (1, 1, 1)
 
 
-def test_launch_transpose_scatters(fake_device, monkeypatch, rng):
-    monkeypatch.setenv("ROCARRAY_DETERMINISTIC", "0")
-    a = from_lengths(rng, np.full(500, 8), 300, "float32")
-    ip, ix, d = fake_csr(fake_device, a)
-    rocsparse.csrmv(1.0, 500, 300, ip, ix, d, fake_device.array((500,), "float32"), 0.0,
-                    fake_device.array((300,), "float32"), trans="T")
-    assert fake_device.names() == ["ra_rocsparse_scale<float>", "ra_rocsparse_csrmv_scatter<float, int>"]
-    assert int(fake_device.launches[1].args[-1]) == 8  # lanes from the mean row length
-
-
 def test_launch_stats_grid_is_capped(fake_device):
     m = 3_000_000  # past STATS_GRID blocks of 1024 rows
     indptr = fake_device.array((m + 1,), "int64")
@@ -384,7 +385,7 @@ def test_every_launched_name_is_registered():
         for i in INDEX:
             for g in _k.VECTOR_LANES:
                 assert _k.vector_name(d, i, g) in names
-            for k in ("csrmv_split", "csrmv_fixup", "csrmv_scatter"):
+            for k in ("csrmv_split", "csrmv_fixup"):
                 assert _k.value_name(k, d, i) in names
 
 
@@ -398,12 +399,12 @@ def gpu_parts(a):
     return cupy.asarray(a.indptr), cupy.asarray(a.indices), cupy.asarray(a.data)
 
 
-def check(a, strategy, dtype, trans, rng, alpha=1.5, beta=-0.5, nan_y=False, strided=False):
+def check(a, strategy, dtype, trans, rng, alpha=1.5, beta=-0.5, nan_y=False, strided=False, keep=True):
     import cupy
 
     m, n = a.shape
     ip, ix, d = gpu_parts(a)
-    an = rocsparse.csrmv_analysis(m, n, ip, a.indptr[-1])
+    an = rocsparse.csrmv_analysis(m, n, ip, a.indptr[-1]) if keep else None
     if strategy is not None and (strategy != "split" or a.nnz):
         an = an.forced_to(strategy)
     rows, cols = (m, n) if trans == "N" else (n, m)
@@ -435,14 +436,11 @@ def test_gpu_strategies_match_scipy(strategy, dtype, index, rng):
 @pytest.mark.gpu
 @pytest.mark.parametrize("trans", ["T", "C"])
 @pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("deterministic", [False, True])
-def test_gpu_transpose_matches_scipy(trans, dtype, deterministic, rng):
-    if deterministic and not hasattr(rocsparse, "csr2csc"):
-        pytest.skip("rocsparse.csr2csc (formats) is not on this branch")
+@pytest.mark.parametrize("kept", [False, True])
+def test_gpu_transpose_matches_scipy(trans, dtype, kept, rng):
     a = from_lengths(rng, rng.integers(0, 40, 2000), 1500, dtype, index="int64", unsorted=True)
-    with rocarray.config.deterministic(deterministic):
-        check(a, None, dtype, trans, rng, alpha=0.75, beta=2.0)
-        check(a, None, dtype, trans, rng, nan_y=True, strided=True)
+    check(a, None, dtype, trans, rng, alpha=0.75, beta=2.0, keep=kept)
+    check(a, None, dtype, trans, rng, nan_y=True, strided=True, keep=kept)
 
 
 @pytest.mark.gpu

@@ -2,8 +2,8 @@
 //
 // T: float, double, ra_c64, ra_c128 (sums in T); I: int or long long (indptr and indices).
 // x and y are strided (incx, incy in elements, either sign). beta_zero != 0 writes y without
-// reading it (y may hold NaN). conj != 0 multiplies by conj(A) (the "C" product through the CSR
-// of the transpose). Kernels:
+// reading it (y may hold NaN). conj != 0 multiplies by conj(A) (the "C" product runs on the CSR
+// of the transpose). No kernel adds with atomics: every sum has a fixed order. Kernels:
 //   ra_rocsparse_csrmv_stats   row-length statistics of the analysis (max, rows above a threshold)
 //   ra_rocsparse_csrmv_blocks  first row of each nnz chunk (the split strategy's row blocks)
 //   ra_rocsparse_csrmv_vector  G lanes per row (G = 1: a row per thread), two elements per lane and
@@ -12,7 +12,6 @@
 //                              memory; rows inside a chunk finish there, rows crossing a chunk
 //                              boundary leave two partial sums per chunk
 //   ra_rocsparse_csrmv_fixup   finishes the crossing rows from the partial sums in a fixed order
-//   ra_rocsparse_csrmv_scatter y += alpha op(A)^T x by atomic adds (the non-deterministic "T"/"C")
 //   ra_rocsparse_scale         y = beta y (0 when beta_zero)
 
 #define RA_SP_BLOCK 256
@@ -22,14 +21,6 @@
 RA_DEVICE float ra_sp_conj_if(float v, int) { return v; }
 RA_DEVICE double ra_sp_conj_if(double v, int) { return v; }
 template <typename R> RA_DEVICE ra_complex<R> ra_sp_conj_if(ra_complex<R> v, int c) { return c ? ra_conj(v) : v; }
-
-RA_DEVICE void ra_sp_atomic_add(float* p, float v) { atomicAdd(p, v); }
-RA_DEVICE void ra_sp_atomic_add(double* p, double v) { atomicAdd(p, v); }
-// Complex: one atomic per part (the parts of one sum are independent).
-template <typename R> RA_DEVICE void ra_sp_atomic_add(ra_complex<R>* p, ra_complex<R> v) {
-    atomicAdd(&p->re, v.re);
-    atomicAdd(&p->im, v.im);
-}
 
 // y[off] = alpha acc + beta y[off]; y is not read when beta_zero.
 template <typename T>
@@ -213,22 +204,6 @@ ra_rocsparse_csrmv_fixup(ra_i64 nnz, ra_i64 nblocks, const I* RA_RESTRICT indptr
         T acc = partials[2 * first + 1];
         for (ra_i64 k = first + 1; k <= b; ++k) acc = acc + partials[2 * k];
         ra_sp_store(y, (r0 - 1) * incy, acc, alpha, beta, beta_zero);
-    }
-}
-
-// y[indices[k]] += alpha op(data[k]) x[row] for every stored element, `lanes` threads per row.
-template <typename T, typename I>
-__global__ void RA_LAUNCH_BOUNDS(RA_SP_BLOCK)
-ra_rocsparse_csrmv_scatter(ra_i64 m, const I* RA_RESTRICT indptr, const I* RA_RESTRICT indices,
-                           const T* RA_RESTRICT data, const T* RA_RESTRICT x, ra_i64 incx, T* y, ra_i64 incy,
-                           T alpha, int conj, int lanes) {
-    const ra_i64 groups = ra_grid_threads() / lanes;
-    const int lane = (int)(ra_global_thread_id() % lanes);
-    for (ra_i64 row = ra_global_thread_id() / lanes; row < m; row += groups) {
-        const T ax = alpha * x[row * incx];
-        const ra_i64 end = (ra_i64)indptr[row + 1];
-        for (ra_i64 k = (ra_i64)indptr[row] + lane; k < end; k += lanes)
-            ra_sp_atomic_add(y + (ra_i64)indices[k] * incy, ra_sp_conj_if(data[k], conj) * ax);
     }
 }
 
