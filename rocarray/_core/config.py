@@ -130,7 +130,9 @@ class deterministic:
 
     rocarray's kernels never add floating-point values with atomics: reductions, scans, weighted
     histograms and split-K gemm combine their partial results in a fixed order, so a result
-    depends only on the plan. The one input to a plan that can differ between runs is the tuning
+    depends only on the plan. The one exception is the sparse-times-sparse product
+    (:func:`rocarray.rocsparse.csrgemm`), whose hash tables add the products of one entry in
+    arrival order: its last bits may differ between runs, in this mode too. The one input to a plan that can differ between runs is the tuning
     DB (a user's or the shipped one, and ``ROCARRAY_TUNE`` measurements); in deterministic mode
     every choice is the heuristic's, which depends only on the arguments and the device. Calls
     that fall through to CuPy are CuPy's and not covered. Setting the mode drops every plan

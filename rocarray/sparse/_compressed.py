@@ -59,7 +59,8 @@ class _cs_base(_spbase):
     def _set(self, data, indices, indptr, shape, sorted_, canonical):
         self._data, self._indices, self._indptr, self._shape = data, indices, indptr, shape
         self._sorted, self._canonical = bool(sorted_ or canonical), bool(canonical)
-        self._analysis = None
+        # [analysis or None], a new holder: a transpose sharing the old arrays keeps the old one
+        self._analysis = [None]
 
     def _swap(self, pair):
         """``(rows, columns)`` <-> ``(major, minor)`` of the stored parts."""
@@ -98,7 +99,8 @@ class _cs_base(_spbase):
 
     def _structure_changed(self, sorted_, canonical):
         self._sorted, self._canonical = bool(sorted_ or canonical), bool(canonical)
-        self._analysis = None
+        # [analysis or None], a new holder: a transpose sharing the old arrays keeps the old one
+        self._analysis = [None]
 
     @property
     def has_sorted_indices(self):
@@ -134,8 +136,11 @@ class _cs_base(_spbase):
         arrays = (self._data, self._indices, self._indptr)
         if copy:
             arrays = tuple(a.copy() for a in arrays)
-        return self._other_container()._from_parts(*arrays, self.shape[::-1], canonical=self._canonical,
-                                                   sorted_indices=self._sorted)
+        out = self._other_container()._from_parts(*arrays, self.shape[::-1], canonical=self._canonical,
+                                                  sorted_indices=self._sorted)
+        if not copy:
+            out._analysis = self._analysis  # the same stored parts: ``A.T @ x`` reuses A's analysis
+        return out
 
     def _converted(self):
         """This matrix in the other compressed format (``csr2csc`` of the stored parts)."""
@@ -229,10 +234,10 @@ class _cs_base(_spbase):
 
     def _spmv_analysis(self):
         """The cached ``csrmv_analysis`` of the stored parts (made on the first product)."""
-        if self._analysis is None:
+        if self._analysis[0] is None:
             major, minor = self._swap(self.shape)
-            self._analysis = rocsparse.csrmv_analysis(major, minor, self._indptr, self.nnz)
-        return self._analysis
+            self._analysis[0] = rocsparse.csrmv_analysis(major, minor, self._indptr, self.nnz)
+        return self._analysis[0]
 
     def _product_kernel(self, x, kd, transpose):
         """``op(A) @ x`` with values and ``x`` in the kernel dtype ``kd``; ``transpose``: op = A^T.
@@ -241,7 +246,7 @@ class _cs_base(_spbase):
         major, minor = self._swap(self.shape)
         data = self._data.astype(kd, copy=False)
         trans = transpose != (self.format == "csc")
-        analysis = None if trans else self._spmv_analysis()
+        analysis = self._spmv_analysis()  # for op = A^T it also keeps the transposed structure
         op = "T" if trans else "N"
         one = numpy.dtype(kd).type(1)
         if x.ndim == 1:

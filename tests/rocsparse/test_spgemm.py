@@ -58,11 +58,23 @@ def test_host_long_rows_cross_every_bin_and_the_global_tables(monkeypatch, rng):
     # 20 KB of shared memory: count tables up to 4096 slots (4-byte keys) and fill tables up to
     # 1024 slots (12-byte slots) fit; longer rows go to global tables
     host = spgemm_host.install(monkeypatch, shared_limit=20 * 1024)
-    m, k, n = 40, 60, 6000
-    lengths = np.array([1, 3, 10, 40, 300, 1500, 3000, 5000] + [2] * 32)
-    rows = np.repeat(np.arange(m), rng.permutation(lengths)[:m])
-    a = from_coo(rng, m, k, rows, rng.integers(0, k, rows.size), "float64", "int32", unsorted=True)
-    b = power_law_parts(rng, k, n, "float64", "int32", alpha=0.7, cap=n)
+    k, n = 60, 6000
+    # B: rows 0-2 long (4500, 1500, 200 columns), the others 3 columns
+    b_len = np.full(k, 3)
+    b_len[:3] = [4500, 1500, 200]
+    b_rows = np.repeat(np.arange(k), b_len)
+    b_cols = np.concatenate([rng.choice(n, size=int(c), replace=False) for c in b_len])
+    b = from_coo(rng, k, n, b_rows, b_cols, "float64", "int32", unsorted=True)
+    # A: random rows of Pareto-like lengths over every column, then one row per bin for certain:
+    # 3 products (8 lanes), 60 (32 lanes), 200 (a block, shared tables), 4500 (global tables)
+    lengths = rng.permutation(np.array([1, 3, 10, 40, 300, 1500, 3000, 5000] + [2] * 32))
+    rows = np.repeat(np.arange(40), lengths)
+    cols = rng.integers(0, k, rows.size)
+    explicit = [[3], list(range(3, 23)), [2], [0]]
+    rows = np.concatenate([rows] + [np.full(len(c), 40 + i) for i, c in enumerate(explicit)])
+    cols = np.concatenate([cols] + [np.array(c) for c in explicit])
+    m = 40 + len(explicit)
+    a = from_coo(rng, m, k, rows, cols, "float64", "int32", unsorted=True)
     out = rs.csrgemm(m, k, n, *a, *b)
     assert_csr_equal(out, _gemm_ref(a, b, (m, k), (k, n)), "float64", k)
     for phase in ("count", "fill"):

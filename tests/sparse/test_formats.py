@@ -576,8 +576,15 @@ def test_spmv_analysis_is_cached_and_dropped(host_mode, rng):
     a.indices = a.indices.copy()
     a @ np.ones(6)
     assert len(analyses()) == 3
-    a.T @ np.ones(8)                          # trans='T' needs no analysis
+    a.T @ np.ones(8)                          # the transpose shares the stored parts and their analysis
+    a.T @ np.ones(8)
     assert len(analyses()) == 3
+    a.T.sum_duplicates()                      # a structure change of the view leaves a's analysis alone
+    a @ np.ones(6)
+    assert len(analyses()) == 3
+    at = a.transpose(copy=True)               # a copy analyses its own arrays
+    at @ np.ones(8)
+    assert len(analyses()) == 4
 
 
 def test_products_upcast_operands_before_the_library(host_mode, rng):
