@@ -12,10 +12,15 @@ import rocarray as ra
 from rocarray._core import backend
 
 NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.linalg, "rocarray.prim": ra.prim,
-              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft, "rocarray.rocsolver": ra.rocsolver}
+              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft, "rocarray.rocsolver": ra.rocsolver,
+              "rocarray.rocsparse": ra.rocsparse, "rocarray.sparse": ra.sparse,
+              "rocarray.sparse.linalg": ra.sparse.linalg, "rocarray.sparse.csgraph": ra.sparse.csgraph}
 #: Functions that need no device by design.
 HOST_ONLY = {"rocarray.is_available", "rocarray.show_config", "rocarray.free_workspaces", "rocarray.asnumpy",
-             "rocarray.tune", "rocarray.profile"}
+             "rocarray.tune", "rocarray.profile",
+             # type predicates answer from the object alone, as SciPy's do
+             "rocarray.sparse.issparse", "rocarray.sparse.isspmatrix", "rocarray.sparse.isspmatrix_csr",
+             "rocarray.sparse.isspmatrix_csc", "rocarray.sparse.isspmatrix_coo"}
 #: Argument lists tried on each function: a scalar, a list, two numbers, nothing.
 ARGUMENTS = [(3,), ([1.0, 2.0],), (4, 5), ()]
 

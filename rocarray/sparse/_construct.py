@@ -95,6 +95,7 @@ def _eye(array, m, n, k, dtype, format):
     k = operator.index(k)
     if min(m + k, n - k, min(m, n)) < 0:
         raise ValueError(f"Offset {k} (index 0) out of bounds")
+    _opsdev.require_device()
     xp = _opsdev.xp()
     r0 = max(0, -k)
     length = max(0, min(m, n - k) - r0)
@@ -214,6 +215,7 @@ def _diags(array, diagonals, offsets, shape, format, dtype):
             raise ValueError(f"Diagonal length (index {j}: {d} at offset {offset}) does not agree "
                              f"with array size ({m}, {n}).")
         places.append(length)
+    _opsdev.require_device()
     xp = _opsdev.xp()
     rows, cols, vals = [xp.zeros(0, dtype=_I64)], [xp.zeros(0, dtype=_I64)], [xp.zeros(0, dtype=dtype)]
     for diagonal, offset, length in zip(diagonals, offsets, places):
@@ -301,6 +303,7 @@ def spdiags(data, diags, m=None, n=None, format=None):
     csr_matrix, csc_matrix or coo_matrix
     """
     _check_format(format)
+    _opsdev.require_device()
     xp = _opsdev.xp()
     data = xp.atleast_2d(xp.asarray(data))
     if m is None and n is None:
@@ -385,6 +388,7 @@ def _random(array, shape, density, format, dtype, rng, data_sampler):
     dtype = numpy.dtype(numpy.float64 if dtype is None else dtype)
     total = m * n
     size = int(round(density * total))
+    _opsdev.require_device()
     gen = _opsdev.xp().random.RandomState(_seed(rng))
     pos = random_positions(total, size, gen)
     data = _random_values(size, dtype, gen, data_sampler)
@@ -563,6 +567,7 @@ def _block(blocks, format, dtype, array):
             elif widths[j] != w:
                 raise ValueError(f"blocks[:,{j}] has incompatible column dimensions. Got blocks[{i},{j}]"
                                  f".shape[1] == {w}, expected {widths[j]}.")
+    _opsdev.require_device()
     xp = _opsdev.xp()
     present = [b for b in grid.ravel() if b is not None]
     if dtype is None:
@@ -679,6 +684,7 @@ def block_diag(mats, format=None, dtype=None):
     """
     mats = list(mats)
     array = _is_array(*mats)
+    _opsdev.require_device()
     grid = [[None] * len(mats) for _ in mats]
     for i, a in enumerate(mats):
         a = _as_sparse(a if issparse(a) else _opsdev.xp().atleast_2d(_opsdev.xp().asarray(a)), array)

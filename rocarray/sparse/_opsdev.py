@@ -22,6 +22,12 @@ def xp():
     return backend.cupy()
 
 
+def require_device():
+    """``NoDeviceError`` without a GPU: for functions that make arrays from host arguments alone
+    (no device array in, so no other call would say it first)."""
+    backend.device_info()
+
+
 def is_matrix(x):
     """True for a ``*_matrix`` (spmatrix semantics), False for a ``*_array``: the contract's class
     names (``spmatrix``, ``csr_matrix``, ...) in the class's MRO."""

@@ -74,7 +74,7 @@ def spsolve_triangular(A, b, lower=True, overwrite_A=False, overwrite_b=False, u
     """
     from rocarray import rocsparse
 
-    A_shape = A.shape
+    A_shape = getattr(A, "shape", None)
     A = _as_csr(A, "spsolve_triangular")
     m, n = A.shape
     if m != n:
