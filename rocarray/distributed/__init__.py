@@ -1,0 +1,16 @@
+"""Multi-GPU collectives over NCCL (RCCL on ROCm) through ``cupy.cuda.nccl``.
+
+* :class:`Communicator`: ``all_reduce`` (sum, prod, min, max, avg), ``reduce``, ``broadcast``,
+  ``all_gather``, ``reduce_scatter``, ``all_to_all`` (equal and uneven), ``send``/``recv`` and
+  ``barrier`` on CuPy arrays, with every call's arguments checked across ranks.
+* :func:`init` / :func:`world`: one process per GPU, started by ``mpirun``/``srun`` (mpi4py) or a
+  torchrun-style launcher (``RANK``, ``WORLD_SIZE``, ``MASTER_ADDR``, ``MASTER_PORT``).
+* :meth:`Communicator.local` and :func:`group`: one process driving several GPUs.
+* :class:`DistributedError`: a peer that does not arrive within the timeout, or a failed communicator.
+"""
+
+from rocarray.distributed._comm import Communicator, group
+from rocarray.distributed._errors import DistributedError
+from rocarray.distributed._rendezvous import init, world
+
+__all__ = ["Communicator", "DistributedError", "group", "init", "world"]
