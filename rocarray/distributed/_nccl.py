@@ -128,16 +128,16 @@ def device_of(x):
     return x.device.id
 
 
-def to_host(x):
-    """A NumPy copy of device array ``x`` (waits for the current stream)."""
-    return x.get()
+def to_host(x, stream, device):
+    """A NumPy copy of ``x``, made on ``stream`` of ``device`` after the work queued there (waits)."""
+    with device_scope(device):
+        return x.get(stream=stream)
 
 
-def to_device(a, device):
-    """A device copy of NumPy array ``a`` on ``device``."""
-    cupy = backend.cupy()
-    with cupy.cuda.Device(device):
-        return cupy.asarray(a)
+def to_device(a, stream, device):
+    """A copy of NumPy array ``a`` on ``device``, made on ``stream`` (ordered before later work there)."""
+    with stream_scope(stream, device):
+        return backend.cupy().asarray(a)
 
 
 def device_scope(device):

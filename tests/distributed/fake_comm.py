@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from rocarray.distributed import _comm, _nccl, _rendezvous
+from rocarray.distributed import _batch, _comm, _nccl, _rendezvous
 
 REDUCTIONS = _nccl.REDUCTIONS
 _DTYPES = ("int8", "uint8", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64")
@@ -268,11 +268,11 @@ class Transport:
     def device_of(self, x):
         return None
 
-    def to_host(self, x):
+    def to_host(self, x, stream, device):
         self.wait_thread()
         return np.array(x)
 
-    def to_device(self, a, device):
+    def to_device(self, a, stream, device):
         return np.array(a)
 
     def device_scope(self, device):
@@ -322,14 +322,14 @@ _install_lock = threading.Lock()
 
 @contextlib.contextmanager
 def installed(transport):
-    """Put ``transport`` in place of ``_nccl`` for the communicator and the rendezvous."""
+    """Put ``transport`` in place of ``_nccl`` for the communicator, its batches and the rendezvous."""
     with _install_lock:
-        saved = _comm._nccl, _rendezvous._nccl
-        _comm._nccl = _rendezvous._nccl = transport
+        saved = _batch._nccl, _comm._nccl, _rendezvous._nccl
+        _batch._nccl = _comm._nccl = _rendezvous._nccl = transport
         try:
             yield transport
         finally:
-            _comm._nccl, _rendezvous._nccl = saved
+            _batch._nccl, _comm._nccl, _rendezvous._nccl = saved
 
 
 def communicators(n, transport, *, timeout=5.0, validate=True):
