@@ -12,7 +12,8 @@ shape of rocSPARSE's and cuSPARSE's APIs (sizes first, then values):
 2. **Count.** Rows are binned by that bound, or n if smaller (:func:`plan_bins`): a row goes to
    the smallest hash table that holds it, from 32 slots per 8 lanes up to the largest table of
    one block that fits the device's shared memory; longer rows use tables in global scratch
-   (:data:`~rocarray.rocsparse._spgemm_kernels.GLOBAL`). A kernel per non-empty bin inserts every
+   (:data:`~rocarray.rocsparse._spgemm_kernels.GLOBAL`), binned by powers of two like the shared
+   ones (a row never clears a table sized by a longer row). A kernel per non-empty bin inserts every
    product's column into the row's table and counts the new keys: the row's exact nonzeros.
 3. **Scan.** ``indptr`` is the exclusive scan of the counts (:func:`rocarray.prim.exclusive_scan`).
 4. **Fill.** Rows are binned again by ``min(products, n, 2 * nnz)`` (a table at most half full where
@@ -50,13 +51,14 @@ def plan_bins(counts, bins, order, largest):
     ----------
     counts : sequence of int
         Rows per bin as :func:`~rocarray.rocsparse._spgemm_kernels.classify` gives them: bin 0
-        (rows needing nothing, skipped), one bin per entry of ``bins``, then the global bin.
+        (rows needing nothing, skipped), one bin per entry of ``bins``, then the rows above them all.
     bins : sequence of (Variant, int)
-        The shared-memory bins (variant, table slots).
+        The bins (variant, table slots) in increasing table size: the shared-memory ones, then the
+        global ones (:func:`~rocarray.rocsparse._spgemm_kernels.global_bins`).
     order : array or None
         The rows grouped by bin (None: all rows in one bin, ``0 .. m-1``).
     largest : int
-        Largest need of any row (sizes the global bin's tables).
+        Largest need of any row (sizes the tables of the rows above every bin).
 
     Returns
     -------
@@ -74,9 +76,11 @@ def plan_bins(counts, bins, order, largest):
     return plan
 
 
-def _binned(need, slot_bytes, index, like, total_of=None):
-    """Bins and launches for per-row table needs ``need``; also the sum of ``total_of``."""
+def _binned(need, slot_bytes, index, like, n, total_of=None):
+    """Bins and launches for per-row table needs ``need`` (at most ``n``); also the sum of
+    ``total_of``."""
     bins = _k.shared_bins(_k.shared_limit(like), slot_bytes)
+    bins += _k.global_bins(bins[-1][1] if bins else 0, n)
     order, counts, total, largest = _k.classify(need, [t for _, t in bins], index, total_of)
     return plan_bins(counts, bins, order, largest), total
 
@@ -116,12 +120,12 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
 
     products = _k.products(m, a_indptr, a_indices, b_indptr)
     need = _k.table_need(products, n)
-    plan, total = _binned(need, inputs.itemsize, inputs, a_indptr, products)
+    plan, total = _binned(need, inputs.itemsize, inputs, a_indptr, n, products)
     index = index_dtype((inputs,), max(total, m, n))
     if index != inputs:
         a_indptr, a_indices = _k.astype(a_indptr, index), _k.astype(a_indices, index)
         b_indptr, b_indices = _k.astype(b_indptr, index), _k.astype(b_indices, index)
-        plan, _ = _binned(need, index.itemsize, index, a_indptr)
+        plan, _ = _binned(need, index.itemsize, index, a_indptr, n)
     if total == 0:
         return _k.zeros(m + 1, index, a_indptr), _k.empty(0, index, a_indptr), _k.empty(0, dtype, a_indptr)
 
@@ -130,7 +134,7 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
         _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
     indptr, nnz = _k.indptr_from_counts(row_nnz, index)
 
-    plan, _ = _binned(_k.table_need(products, n, indptr), index.itemsize + dtype.itemsize, index, a_indptr)
+    plan, _ = _binned(_k.table_need(products, n, indptr), index.itemsize + dtype.itemsize, index, a_indptr, n)
     indices, data = _k.empty(nnz, index, a_indptr), _k.empty(nnz, dtype, a_indptr)
     zeros_found = _k.zeros(1, numpy.uint64, a_indptr)
     for variant, table, rows, nrows in plan:

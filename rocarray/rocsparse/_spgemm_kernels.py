@@ -140,6 +140,17 @@ def global_table(largest):
     return 1 << max(0, int(largest - 1).bit_length())
 
 
+def global_bins(above, n):
+    """The global-table bins for rows needing more than ``above`` slots (the largest shared
+    table, 0 for none) and at most ``n`` (a row's columns): one per power of two, so that a row
+    clears and probes a table of less than twice its need, not one sized by the longest row."""
+    bins, table = [], 2 * int(above) if above else 1
+    while table // 2 < n:
+        bins.append((GLOBAL, table))
+        table *= 2
+    return tuple(bins)
+
+
 def global_blocks(nrows, table, slot_bytes):
     """Blocks (and global tables) of a global-table launch over ``nrows`` rows."""
     return int(max(1, min(nrows, GLOBAL_TABLE_BYTES // (table * slot_bytes), MAX_GRID)))

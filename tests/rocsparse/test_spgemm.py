@@ -85,6 +85,32 @@ def test_host_long_rows_cross_every_bin_and_the_global_tables(monkeypatch, rng):
     assert sorted(host.filled) == sorted(host.counted)
 
 
+def test_host_global_tables_are_sized_by_their_own_rows(monkeypatch, rng):
+    # one row needs ~6000 slots and a hundred ~1200: with 20 KB of shared memory both go to global
+    # tables in the fill (beyond 1024 slots), but the short ones must not each clear and probe an
+    # 8192-slot table sized by the longest row
+    host = spgemm_host.install(monkeypatch, shared_limit=20 * 1024)
+    k, n = 8, 20000
+    b_len = np.array([6000, 1200, 3, 3, 3, 3, 3, 3])
+    b_rows = np.repeat(np.arange(k), b_len)
+    b_cols = np.concatenate([rng.choice(n, size=int(c), replace=False) for c in b_len])
+    b = from_coo(rng, k, n, b_rows, b_cols, "float64", "int32")
+    m = 101
+    a = from_coo(rng, m, k, np.arange(m), np.r_[0, np.ones(m - 1, int)], "float64", "int32")
+    out = rs.csrgemm(m, k, n, *a, *b)
+    assert_csr_equal(out, _gemm_ref(a, b, (m, k), (k, n)), "float64", k)
+    row_nnz = np.diff(np.asarray(out[0]))
+    products = spgemm_host.products(m, *a[:2], b[0])
+    for kind, variant, table, rows in host.log:
+        if variant.in_global:
+            need = np.minimum(products[rows], n)
+            if kind == "fill":
+                need = np.minimum(need, 2 * row_nnz[rows])
+            assert need.max() <= table < 2 * need.min(), (kind, table, need.min(), need.max())
+    assert {(kind, table) for kind, v, table, _ in host.log if v.in_global} == {("fill", 2048), ("fill", 8192),
+                                                                              ("count", 8192)}
+
+
 def test_host_exact_cancellation_is_not_stored_like_scipy(monkeypatch, rng):
     host = spgemm_host.install(monkeypatch)
     # row 0 of A @ B: 1*1 + 1*(-1) = 0 in column 0, 1*2 in column 1; row 1 has no products
