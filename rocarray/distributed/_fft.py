@@ -136,23 +136,38 @@ def _check_ndim(ndim, decomposition):
                          f"got {ndim}")
 
 
-def _fields(x, dtype, axes, norm, decomposition, grid, transposed_in, transposed_out):
-    """The row compared across ranks: everything but the shape must match; the shape after it."""
-    axis_flags = [1 if a in axes else 0 for a in range(_MAX_NDIM)]
-    shape = list(x.shape) + [0] * (_MAX_NDIM - x.ndim)
-    head = [x.ndim, dtype.num, (None, "backward", "ortho", "forward").index(norm),
-            list(_DECOMPOSITIONS).index(decomposition), *grid, *[0] * (2 - len(grid)),
-            int(transposed_in), int(transposed_out)]
-    return head + axis_flags + shape
+_NORM_CODES = (None, "backward", "ortho", "forward")
 
 
-_HEAD = 8  # entries of _fields before the axis flags
+class _Call:
+    """One checked call, the same on every rank: the local block and what to do with it."""
+
+    def __init__(self, x, dtype, axes, norm, decomposition, grid, transposed_in, transposed_out, n):
+        self.x, self.dtype, self.axes, self.norm = x, dtype, axes, norm
+        self.decomposition, self.grid, self.n = decomposition, grid, n
+        self.chain = _DECOMPOSITIONS[decomposition]
+        self.start = len(self.chain) - 1 if transposed_in else 0
+        self.end = len(self.chain) - 1 if transposed_out else 0
+        self.shape = None  # the global shape, found by _agree
+
+    def fields(self):
+        """The row compared across ranks: all but the shape must match; the shape after it."""
+        head = [self.x.ndim, self.dtype.num, _NORM_CODES.index(self.norm),
+                list(_DECOMPOSITIONS).index(self.decomposition), *self.grid, *[0] * (2 - len(self.grid)),
+                self.start, self.end, -1 if self.n is None else self.n]
+        flags = [1 if a in self.axes else 0 for a in range(_MAX_NDIM)]
+        order = list(self.axes) + [-1] * (_MAX_NDIM - len(self.axes))
+        return head + flags + order + list(self.x.shape) + [0] * (_MAX_NDIM - self.x.ndim)
+
+
+_HEAD = 9  # entries of _Call.fields before the axis flags
+_SHAPE = _HEAD + 2 * _MAX_NDIM  # where the shape starts
 
 
 def _global_shape(table, ndim, layout, grid):
     """The global shape from every rank's local shape; ``ValueError`` unless each rank's block is
     its ``numpy.array_split`` share."""
-    shapes = table[:, _HEAD + _MAX_NDIM:_HEAD + _MAX_NDIM + ndim]
+    shapes = table[:, _SHAPE:_SHAPE + ndim]
     full = [int(n) for n in shapes[0]]
     for dim, axis in enumerate(layout):
         ranks = [0] * grid[dim]
@@ -170,12 +185,19 @@ def _global_shape(table, ndim, layout, grid):
     return full
 
 
-def _transform(x_local, comm, axes, norm, decomposition, grid, transposed_in, transposed_out, forward, where):
+def _checked(x_local, comm, axes, norm, decomposition, grid, transposed_in, transposed_out, n, kind, where):
+    """Check the arguments on this rank, compare them across ranks, find the global shape.
+
+    ``kind`` is ``"c2c"``, ``"r2c"`` (real input, whole along the last transformed axis) or
+    ``"c2r"``. Returns a :class:`_Call`; raises on every rank when any rank's arguments are bad.
+    """
     check_comm(comm, _NEEDS)
     ops = _local.ops()
-    fields, error = [0] * (_HEAD + 2 * _MAX_NDIM), None
+    call, error = None, None
     try:
         x = ops.array(x_local, "x_local")
+        if kind == "r2c" and x.dtype.kind == "c":
+            raise TypeError(f"{where} takes real input, not {x.dtype}")
         dtype = complex_result(x.dtype)
         check_norm(norm)
         grid = process_grid(decomposition, grid, comm.size)
@@ -183,44 +205,95 @@ def _transform(x_local, comm, axes, norm, decomposition, grid, transposed_in, tr
         axes = list(range(x.ndim)) if axes is None else [normalize_axis(a, x.ndim) for a in axes]
         if len(set(axes)) != len(axes):
             raise ValueError(f"axes {axes} repeat an axis (each axis is transformed once)")
-        fields = _fields(x, dtype, axes, norm, decomposition, grid, transposed_in, transposed_out)
+        if kind != "c2c":
+            if not axes:
+                raise ValueError(f"{where} needs at least one axis")
+            if axes[-1] in _DECOMPOSITIONS[decomposition][0]:
+                raise ValueError(f"{where}: the last transformed axis ({axes[-1]}) is split in the natural "
+                                 f"layout of the {decomposition} decomposition; it must be a whole axis")
+        if n is not None:
+            n = int(n)
+            if n < 1:
+                raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+        call = _Call(x, dtype, axes, norm, decomposition, grid, transposed_in, transposed_out, n)
     except (TypeError, ValueError) as exc:
         error = exc
-    table = agree(comm, ops, fields, error, where)
-    if any((row[:_HEAD + _MAX_NDIM] != table[0, :_HEAD + _MAX_NDIM]).any() for row in table):
+    table = agree(comm, ops, call.fields() if call else [0] * (_SHAPE + _MAX_NDIM), error, where)
+    if (table[:, :_SHAPE] != table[0, :_SHAPE]).any():
         raise ValueError(f"{where}: ranks disagree on the arguments (ndim, dtype, axes, norm, decomposition, "
-                         f"grid or layout flags); every rank must pass the same ones")
-    chain = _DECOMPOSITIONS[decomposition]
-    start, end = (len(chain) - 1 if transposed_in else 0), (len(chain) - 1 if transposed_out else 0)
-    shape = _global_shape(table, x.ndim, chain[start], grid)
+                         f"grid, layout flags or n); every rank must pass the same ones")
+    call.shape = _global_shape(table, call.x.ndim, call.chain[call.start], call.grid)
     for a in axes:
-        if shape[a] < 1:
-            raise ValueError(f"Invalid number of FFT data points ({shape[a]}) along axis {a}")
-    scale = norm_scale(norm, math.prod(shape[a] for a in axes), forward)
-    with ops.on(comm):
-        x = ops.xp.ascontiguousarray(x.astype(dtype, copy=False))
-        step = 1 if start == 0 else -1
-        here, todo = start, set(axes)
-        for i in range(start, len(chain) - 1 - start + step, step):
-            x = _move(x, comm, ops, chain, here, i, shape, grid)
-            here = i
-            now = sorted((a for a in todo if a not in chain[i]), reverse=True)
-            if now:
-                x = ops.c2c(x, now, forward, scale)
-                scale, todo = 1.0, todo - set(now)
-            if not todo:
-                break
-        return _move(x, comm, ops, chain, here, end, shape, grid)
+        if call.shape[a] < 1:
+            raise ValueError(f"Invalid number of FFT data points ({call.shape[a]}) along axis {a}")
+    return call
 
 
-def _move(x, comm, ops, chain, here, there, shape, grid):
+def _walk(x, comm, ops, call, todo, forward, scale):
+    """Complex transforms along the axes ``todo``, walking the layouts from ``call.start`` towards
+    the far end and stopping when all are done, then to ``call.end``. ``scale`` is applied by the
+    first transform; returns the block and the scale still to apply (1 once applied)."""
+    chain, here = call.chain, call.start
+    step = 1 if here == 0 else -1
+    todo = set(todo)
+    for i in range(here, len(chain) - 1 - here + step, step):
+        if not todo:
+            break
+        x = _move(x, comm, ops, call, here, i)
+        here = i
+        now = sorted((a for a in todo if a not in chain[i]), reverse=True)
+        if now:
+            x = ops.c2c(x, now, forward, scale)
+            scale, todo = 1.0, todo - set(now)
+    return _move(x, comm, ops, call, here, call.end), scale
+
+
+def _move(x, comm, ops, call, here, there):
     """Walk ``x`` from layout ``chain[here]`` to ``chain[there]`` one neighbour at a time."""
     step = 1 if there > here else -1
     for i in range(here, there, step):
-        src, dst = chain[i], chain[i + step]
+        src, dst = call.chain[i], call.chain[i + step]
         dim = next(d for d in range(len(src)) if src[d] != dst[d])
-        x = exchange(x, comm, ops, _group(comm.rank, grid, dim), src[dim], dst[dim], shape[src[dim]])
+        group = _group(comm.rank, call.grid, dim)
+        x = exchange(x, comm, ops, group, src[dim], dst[dim], call.shape[src[dim]])
     return x
+
+
+def _transform(x_local, comm, axes, norm, decomposition, grid, transposed_in, transposed_out, forward, where):
+    call = _checked(x_local, comm, axes, norm, decomposition, grid, transposed_in, transposed_out, None, "c2c",
+                    where)
+    ops = _local.ops()
+    scale = norm_scale(norm, math.prod(call.shape[a] for a in call.axes), forward)
+    with ops.on(comm):
+        x = ops.xp.ascontiguousarray(call.x.astype(call.dtype, copy=False))
+        x, scale = _walk(x, comm, ops, call, call.axes, forward, scale)
+        return x if scale == 1 else x * x.real.dtype.type(scale)
+
+
+def _real_forward(x_local, comm, axes, norm, decomposition, grid, transposed_out):
+    call = _checked(x_local, comm, axes, norm, decomposition, grid, False, transposed_out, None, "r2c", "rfftn")
+    ops, last = _local.ops(), call.axes[-1]
+    scale = norm_scale(norm, math.prod(call.shape[a] for a in call.axes), True)
+    with ops.on(comm):
+        x = ops.xp.ascontiguousarray(call.x.astype(call.dtype.char.lower(), copy=False))
+        x = ops.r2c(x, last, scale)
+        call.shape[last] = call.shape[last] // 2 + 1
+        return _walk(x, comm, ops, call, call.axes[:-1], True, 1.0)[0]
+
+
+def _real_inverse(x_local, comm, axes, norm, n, decomposition, grid, transposed_in):
+    call = _checked(x_local, comm, axes, norm, decomposition, grid, transposed_in, False, n, "c2r", "irfftn")
+    ops, last = _local.ops(), call.axes[-1]
+    m = call.shape[last]
+    n = 2 * (m - 1) if n is None else call.n
+    if n < 1 or n // 2 + 1 != m:
+        raise ValueError(f"irfftn: {m} coefficients along axis {last} do not make {n} real points (n // 2 + 1 "
+                         f"must be {m}; the distributed transform neither crops nor pads)")
+    scale = norm_scale(norm, math.prod(call.shape[a] for a in call.axes[:-1]) * n, False)
+    with ops.on(comm):
+        x = ops.xp.ascontiguousarray(call.x.astype(call.dtype, copy=False))
+        x = _walk(x, comm, ops, call, call.axes[:-1], False, 1.0)[0]
+        return ops.c2r(x, last, n, scale)
 
 
 _DOC = """{summary}
@@ -276,3 +349,86 @@ fftn.__doc__ = _DOC.format(summary="Forward N-D FFT of a distributed array (``nu
                            name="fftn")
 ifftn.__doc__ = _DOC.format(summary="Inverse N-D FFT of a distributed array (``numpy.fft.ifftn`` of the whole).",
                             name="ifftn")
+
+
+def rfftn(x_local, comm, axes=None, norm=None, *, decomposition="slab", grid=None, transposed_out=False):
+    """Forward N-D FFT of a real distributed array (``numpy.fft.rfftn`` of the whole).
+
+    Parameters
+    ----------
+    x_local : cupy.ndarray
+        This rank's block of the global real array, natural layout (see :func:`local_slices`);
+        float32 gives complex64, other real and integer dtypes complex128; complex raises.
+    comm : Communicator
+        The communicator of the ranks holding the array (every rank calls this function).
+    axes : sequence of int, optional
+        Distinct axes to transform (default: all); the real-to-complex transform runs along the
+        last one, which must be whole in the natural layout (not axis 0; for pencils not axis 1).
+    norm : {None, "backward", "ortho", "forward"}, optional
+        ``numpy.fft``'s normalization.
+    decomposition : {"slab", "pencil"}, optional
+        How the global array is split (see :mod:`rocarray.distributed.fft`).
+    grid : tuple of int, optional
+        The process grid: ``(p,)`` for slabs, ``(p0, p1)`` for pencils (default: the most square).
+    transposed_out : bool, optional
+        Return the block of the transposed layout of the spectrum, which saves the exchanges back.
+
+    Returns
+    -------
+    cupy.ndarray
+        This rank's block of the spectrum (``n // 2 + 1`` long along the last transformed axis),
+        C-contiguous, in the natural layout (or the transposed one).
+
+    Raises
+    ------
+    TypeError
+        ``comm`` is not a Communicator; ``x_local`` is not a real device array.
+    ValueError
+        A bad ``norm``, ``axes``, ``decomposition`` or ``grid``; blocks that are not the
+        ``numpy.array_split`` shares of one global array; ranks passing different arguments.
+        Raised on every rank.
+    """
+    return _real_forward(x_local, comm, axes, norm, decomposition, grid, transposed_out)
+
+
+def irfftn(x_local, comm, axes=None, norm=None, *, n=None, decomposition="slab", grid=None, transposed_in=False):
+    """Inverse of :func:`rfftn` (``numpy.fft.irfftn`` of the whole spectrum).
+
+    Parameters
+    ----------
+    x_local : cupy.ndarray
+        This rank's block of the global spectrum (natural layout, or the transposed one with
+        ``transposed_in=True``), ``n // 2 + 1`` long along the last transformed axis.
+    comm : Communicator
+        The communicator of the ranks holding the array (every rank calls this function).
+    axes : sequence of int, optional
+        Distinct axes to transform (default: all); the complex-to-real transform runs along the
+        last one, which must be whole in the natural layout.
+    norm : {None, "backward", "ortho", "forward"}, optional
+        ``numpy.fft``'s normalization.
+    n : int, optional
+        Length of the real output along the last transformed axis (default ``2 * (m - 1)`` for
+        ``m`` coefficients); ``n // 2 + 1`` must equal ``m`` (no cropping or padding).
+    decomposition : {"slab", "pencil"}, optional
+        How the global array is split (see :mod:`rocarray.distributed.fft`).
+    grid : tuple of int, optional
+        The process grid: ``(p,)`` for slabs, ``(p0, p1)`` for pencils (default: the most square).
+    transposed_in : bool, optional
+        ``x_local`` is a block of the transposed layout (as ``rfftn(..., transposed_out=True)``
+        returns).
+
+    Returns
+    -------
+    cupy.ndarray
+        This rank's block of the real result, natural layout, float32 (complex64 input) or float64.
+
+    Raises
+    ------
+    TypeError
+        ``comm`` is not a Communicator; ``x_local`` is not a numeric device array.
+    ValueError
+        A bad ``norm``, ``axes``, ``n``, ``decomposition`` or ``grid``; blocks that are not the
+        ``numpy.array_split`` shares of one global array; ranks passing different arguments.
+        Raised on every rank.
+    """
+    return _real_inverse(x_local, comm, axes, norm, n, decomposition, grid, transposed_in)

@@ -34,6 +34,14 @@ class DeviceOps:
         """Complex transform of ``x`` along the distinct ``axes`` times ``scale`` (a new array)."""
         return rocfft.c2c(x, tuple(axes), forward=forward, scale=scale)
 
+    def r2c(self, x, axis, scale):
+        """Real-to-complex transform of ``x`` along ``axis`` times ``scale`` (``n // 2 + 1`` long)."""
+        return rocfft.r2c(x, (axis,), scale=scale)
+
+    def c2r(self, x, axis, n, scale):
+        """Complex-to-real transform of ``x`` along ``axis`` to ``n`` points, times ``scale``."""
+        return rocfft.c2r(x, (axis,), n, scale=scale)
+
     def to_host(self, x):
         """``x`` as a NumPy array (a device-to-host copy)."""
         return self.xp.asnumpy(x)

@@ -167,3 +167,10 @@ class NumpyOps:
 
     def to_host(self, x):
         return np.asarray(x)
+
+    def r2c(self, x, axis, scale):
+        return np.ascontiguousarray((np.fft.rfft(x, axis=axis) * scale).astype(np.result_type(x.dtype, 1j)))
+
+    def c2r(self, x, axis, n, scale):
+        y = np.fft.irfft(x, n, axis=axis, norm="forward") * scale
+        return np.ascontiguousarray(y.astype(x.real.dtype))

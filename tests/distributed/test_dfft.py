@@ -163,6 +163,62 @@ def test_real_input_gives_numpys_complex_dtype(rng, dtype):
 
 
 @pytest.mark.usefixtures("numpy_ops")
+@pytest.mark.parametrize("n", RANKS)
+@pytest.mark.parametrize("decomposition,shape,axes", [
+    ("slab", (8, 6), None), ("slab", (7, 5), None), ("slab", (5, 6, 7), None), ("slab", (5, 6, 7), (0, 2)),
+    ("slab", (6, 5, 4), (0, 2, 1)), ("pencil", (5, 6, 7), None), ("pencil", (4, 5, 6, 3), (0, 1, 2)),
+])
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rfftn_and_irfftn_match_numpy(rng, n, decomposition, shape, axes, transposed, dtype):
+    x = rng.standard_normal(shape).astype(dtype)
+    want = np.fft.rfftn(x.astype(np.float64), axes=axes)
+    last = (axes or range(len(shape)))[-1]
+    odd = shape[last] % 2 == 1
+
+    def body(comm):
+        mine = dfft.local_slices(shape, comm, decomposition=decomposition)
+        spec = dfft.local_slices(want.shape, comm, decomposition=decomposition, transposed=transposed)
+        forward = dfft.rfftn(x[mine].copy(), comm, axes=axes, decomposition=decomposition, transposed_out=transposed)
+        back = dfft.irfftn(forward, comm, axes=axes, decomposition=decomposition, transposed_in=transposed,
+                           n=shape[last] if odd else None)
+        return forward, spec, back, mine
+
+    results = run_ranks(n, body)
+    complex_dtype = np.result_type(dtype, 1j)
+    assert results[0][0].dtype == complex_dtype and results[0][2].dtype == np.dtype(dtype)
+    _assert_close(_assemble([(r[0], r[1], None) for r in results], want.shape, complex_dtype), want, complex_dtype)
+    _assert_close(_assemble([(r[2], r[3], None) for r in results], shape, dtype), x.astype(np.float64), complex_dtype)
+
+
+@pytest.mark.usefixtures("numpy_ops")
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_irfftn_of_a_spectrum_with_every_norm(rng, norm):
+    spectrum = np.fft.rfftn(rng.standard_normal((6, 5, 8)))
+    want = np.fft.irfftn(spectrum, norm=norm)
+    results = run_ranks(3, lambda c: (dfft.irfftn(spectrum[dfft.local_slices(spectrum.shape, c)].copy(), c, norm=norm),
+                                      dfft.local_slices(want.shape, c), None))
+    _assert_close(_assemble(results, want.shape, want.dtype), want, "complex128")
+    forward = run_ranks(3, lambda c: (dfft.rfftn(want[dfft.local_slices(want.shape, c)].copy(), c, norm=norm),
+                                      dfft.local_slices(spectrum.shape, c), None))
+    _assert_close(_assemble(forward, spectrum.shape, spectrum.dtype), np.fft.rfftn(want, norm=norm), "complex128")
+
+
+@pytest.mark.usefixtures("numpy_ops")
+@pytest.mark.parametrize("call,error,message", [
+    (lambda c: dfft.rfftn(np.zeros((4, 4), complex), c), TypeError, "real input"),
+    (lambda c: dfft.rfftn(np.zeros((4, 4)), c, axes=(1, 0)), ValueError, "split in the natural layout"),
+    (lambda c: dfft.irfftn(np.zeros((4, 3, 4), complex), c, decomposition="pencil", axes=(0, 2, 1)), ValueError,
+     "split in the natural layout"),
+    (lambda c: dfft.irfftn(np.zeros((2, 3), complex), c, n=7), ValueError, "n // 2 + 1"),
+    (lambda c: dfft.irfftn(np.zeros((2, 1), complex), c), ValueError, "real points"),
+])
+def test_real_transform_errors(call, error, message):
+    errors = run_ranks_errors(2, call)
+    assert all(isinstance(e, error) and message in str(e) for e in errors), errors
+
+
+@pytest.mark.usefixtures("numpy_ops")
 def test_local_slices_tile_the_global_array_like_array_split():
     shape = (7, 5, 3)
     for decomposition in ("slab", "pencil"):
@@ -229,7 +285,7 @@ def test_a_non_communicator_is_a_type_error():
 
 
 def test_the_public_names():
-    assert rd.fft.fftn is dfft.fftn and set(dfft.__all__) == {"fftn", "ifftn", "local_slices"}
+    assert rd.fft.fftn is dfft.fftn and set(dfft.__all__) == {"fftn", "ifftn", "rfftn", "irfftn", "local_slices"}
 
 
 # ------------------------------------------------------------------------------------------------
