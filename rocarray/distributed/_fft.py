@@ -21,7 +21,9 @@ stops as soon as all are done; then it walks to the requested output layout. So
 ``fftn(..., transposed_out=True)`` followed by ``ifftn(..., transposed_in=True)`` costs one
 exchange each (slab) or two (pencil), the natural-to-natural round trip twice that.
 
-Transforms along whole axes are :func:`rocarray.rocfft.c2c` calls on the local block; exchanges
+Transforms along whole axes are :func:`rocarray.rocfft.c2c` calls on the local block (``rfftn``
+and ``irfftn`` add :func:`~rocarray.rocfft.r2c` first or :func:`~rocarray.rocfft.c2r` last, along
+their last axis, which must be whole in the natural layout); exchanges
 pack the blocks sent to each peer into one contiguous buffer (CuPy copies, none when the split
 axis is axis 0) and go through ``comm.all_to_all`` as bytes, with per-peer counts when the split
 is uneven or the exchange is inside a row or column (zero counts for the ranks outside it).
