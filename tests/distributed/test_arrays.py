@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import rocarray.distributed as rd
+from rocarray._core import backend
 from rocarray.distributed import _local
 
 from dfft_standin import NumpyOps, run_ranks, run_ranks_errors
@@ -196,3 +197,41 @@ def test_one_rank_on_the_device(rng, monkeypatch):
         np.testing.assert_allclose(float(rd.norm(block, comm)), np.linalg.norm(x), rtol=1e-5)
     finally:
         comm.close()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(backend.device_count() < 2, reason="two ranks need two GPUs (NCCL refuses two ranks on one)")
+def test_two_gpus(rng, monkeypatch):
+    import concurrent.futures
+
+    import cupy
+
+    monkeypatch.setattr(_local, "ops", DEVICE_OPS)
+    communicator = getattr(rd, "Communicator", None)
+    if communicator is None:
+        pytest.skip("rocarray.distributed.Communicator is not in this build")
+    comms = communicator.local([0, 1])
+    x = rng.standard_normal((11, 3)).astype(np.float64)
+    v = rng.standard_normal(11) + 1j * rng.standard_normal(11)
+
+    def body(comm):  # one thread per rank, as a one-process driver of several GPUs runs them
+        with cupy.cuda.Device(comm.device):
+            block = rd.scatter(cupy.asarray(x) if comm.rank == 0 else None, comm)
+            vb = rd.scatter(cupy.asarray(v) if comm.rank == 1 else None, comm, root=1)
+            return (cupy.asnumpy(block), cupy.asnumpy(rd.gather(block, comm, all=True)), float(rd.sum(block, comm)),
+                    cupy.asnumpy(rd.sum(block, comm, axis=0)), complex(rd.dot(vb, vb, comm)),
+                    float(rd.norm(vb, comm, ord=np.inf)))
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            results = list(pool.map(body, comms))
+    finally:
+        for c in comms:
+            c.close()
+    for r, (block, everything, total, column_sums, vv, vmax) in enumerate(results):
+        np.testing.assert_array_equal(block, np.array_split(x, 2)[r])
+        np.testing.assert_array_equal(everything, x)
+        np.testing.assert_allclose(total, x.sum(), rtol=1e-12)
+        np.testing.assert_allclose(column_sums, x.sum(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(vv, np.dot(v, v), rtol=1e-12)
+        np.testing.assert_allclose(vmax, np.linalg.norm(v, np.inf), rtol=1e-12)

@@ -320,7 +320,8 @@ def test_one_rank_on_the_device_matches_numpy(rng, dtype, decomposition):
 @pytest.mark.skipif(backend.device_count() < 2, reason="two ranks need two GPUs (NCCL refuses two ranks on one)")
 @pytest.mark.parametrize("shape", [(64, 48, 40), (33, 17, 9)])
 @pytest.mark.parametrize("transposed_out", [False, True])
-def test_two_gpus_match_numpy(rng, shape, transposed_out):
+@pytest.mark.parametrize("decomposition", ["slab", "pencil"])
+def test_two_gpus_match_numpy(rng, shape, transposed_out, decomposition):
     import concurrent.futures
 
     import cupy
@@ -330,9 +331,10 @@ def test_two_gpus_match_numpy(rng, shape, transposed_out):
 
     def body(comm):
         with cupy.cuda.Device(comm.device):
-            where = dfft.local_slices(shape, comm)
-            out = dfft.fftn(cupy.asarray(x[where]), comm, transposed_out=transposed_out)
-            return cupy.asnumpy(out), dfft.local_slices(shape, comm, transposed=transposed_out), ()
+            where = dfft.local_slices(shape, comm, decomposition=decomposition)
+            out = dfft.fftn(cupy.asarray(x[where]), comm, decomposition=decomposition, transposed_out=transposed_out)
+            there = dfft.local_slices(shape, comm, decomposition=decomposition, transposed=transposed_out)
+            return cupy.asnumpy(out), there, ()
 
     try:
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
