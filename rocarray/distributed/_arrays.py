@@ -113,7 +113,7 @@ def scatter(x, comm, axis=0, root=0):
         return xp.ascontiguousarray(xp.moveaxis(got, 0, axis))
 
 
-def gather(x_local, comm, axis=0, root=0, all=False):  # noqa: A002  (the brief's name, like numpy's `all`)
+def gather(x_local, comm, axis=0, root=0, all=False):  # noqa: A002  (shadows the builtin, as NumPy keywords do)
     """Concatenate every rank's block along ``axis`` (the inverse of :func:`scatter`).
 
     Parameters

@@ -150,7 +150,7 @@ class _Call:
         self.chain = _DECOMPOSITIONS[decomposition]
         self.start = len(self.chain) - 1 if transposed_in else 0
         self.end = len(self.chain) - 1 if transposed_out else 0
-        self.shape = None  # the global shape, found by _agree
+        self.shape = None  # the global shape, found once the ranks' rows are gathered
 
     def fields(self):
         """The row compared across ranks: all but the shape must match; the shape after it."""
@@ -225,7 +225,7 @@ def _checked(x_local, comm, axes, norm, decomposition, grid, transposed_in, tran
         raise ValueError(f"{where}: ranks disagree on the arguments (ndim, dtype, axes, norm, decomposition, "
                          f"grid, layout flags or n); every rank must pass the same ones")
     call.shape = _global_shape(table, call.x.ndim, call.chain[call.start], call.grid)
-    for a in axes:
+    for a in call.axes:
         if call.shape[a] < 1:
             raise ValueError(f"Invalid number of FFT data points ({call.shape[a]}) along axis {a}")
     return call
