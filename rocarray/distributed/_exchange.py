@@ -3,8 +3,8 @@
 An array distributed "along axis ``a`` over ``p`` ranks" is split like ``numpy.array_split``: the
 first ``n % p`` ranks hold ``n // p + 1`` planes, the others ``n // p``. :func:`exchange` moves a
 split from one axis to another inside a group of ranks with one ``all_to_all``: each rank packs
-the blocks it sends into one contiguous buffer, peer by peer, and unpacks what it receives into
-its new block. Peers outside the group get zero counts, so one call of the whole communicator
+the blocks it sends into one contiguous buffer, peer by peer (a copy, or the FFT's last 1-D pass
+writing there), and unpacks what it receives into its new block. Peers outside the group get zero counts, so one call of the whole communicator
 serves every group at once (the pencil decomposition's row and column exchanges).
 """
 
@@ -53,7 +53,7 @@ def _along(ndim, axis, start, stop):
     return tuple(index)
 
 
-def exchange(x, comm, ops, group, a, b, n_a):
+def exchange(x, comm, ops, group, a, b, n_a, pending=None):
     """Move the split of ``x`` from axis ``a`` to axis ``b`` inside ``group``.
 
     Parameters
@@ -69,6 +69,10 @@ def exchange(x, comm, ops, group, a, b, n_a):
         Distinct axes: ``a`` becomes whole, ``b`` becomes split.
     n_a : int
         Global length of axis ``a``.
+    pending : tuple, optional
+        ``(axis, forward, scale)``: a 1-D transform of ``x`` along ``axis`` (not ``b``) still to
+        do, done by the packing (each peer's block transformed into its place in the send
+        buffer) instead of a copy. Requires ``b != 0``.
 
     Returns
     -------
@@ -76,7 +80,7 @@ def exchange(x, comm, ops, group, a, b, n_a):
         New C-contiguous block: whole along ``a``, this rank's share of ``x.shape[b]`` along ``b``.
     """
     if len(group) == 1:
-        return x
+        return x if pending is None else ops.c2c(x, pending[:1], *pending[1:])
     xp, p, k = ops.xp, len(group), group.index(comm.rank)
     cnt_a, cnt_b = split_counts(n_a, p), split_counts(x.shape[b], p)
     off_a, off_b = offsets(cnt_a), offsets(cnt_b)
@@ -89,7 +93,11 @@ def exchange(x, comm, ops, group, a, b, n_a):
         start = 0
         for j, shape in enumerate(sends):
             size = math.prod(shape)
-            send[start:start + size].reshape(shape)[...] = x[_along(x.ndim, b, off_b[j], off_b[j] + cnt_b[j])]
+            block, part = send[start:start + size].reshape(shape), x[_along(x.ndim, b, off_b[j], off_b[j] + cnt_b[j])]
+            if pending is None:
+                block[...] = part
+            else:
+                ops.c2c_into(part, block, *pending)
             start += size
     send_counts, recv_counts = [0] * comm.size, [0] * comm.size
     for j, rank in enumerate(group):

@@ -234,30 +234,52 @@ def _checked(x_local, comm, axes, norm, decomposition, grid, transposed_in, tran
 def _walk(x, comm, ops, call, todo, forward, scale):
     """Complex transforms along the axes ``todo``, walking the layouts from ``call.start`` towards
     the far end and stopping when all are done, then to ``call.end``. ``scale`` is applied by the
-    first transform; returns the block and the scale still to apply (1 once applied)."""
+    first transform; returns the block and the scale still to apply (1 once applied).
+
+    When an exchange follows a stage and packs (its new split axis is not axis 0), one of the
+    stage's axes other than that one is transformed by the packing itself, straight into the
+    send buffer (``pending``), which saves a copy of the block.
+    """
     chain, here = call.chain, call.start
     step = 1 if here == 0 else -1
-    todo = set(todo)
+    todo, pending = set(todo), None
     for i in range(here, len(chain) - 1 - here + step, step):
         if not todo:
             break
-        x = _move(x, comm, ops, call, here, i)
-        here = i
+        x = _move(x, comm, ops, call, here, i, pending)
+        here, pending = i, None
         now = sorted((a for a in todo if a not in chain[i]), reverse=True)
-        if now:
-            x = ops.c2c(x, now, forward, scale)
-            scale, todo = 1.0, todo - set(now)
-    return _move(x, comm, ops, call, here, call.end), scale
+        if not now:
+            continue
+        todo -= set(now)
+        split = _next_split(call, here, i + step if todo else call.end)
+        fused = [a for a in now if split and a != split][:1]
+        rest = [a for a in now if a not in fused]
+        if rest:
+            x, scale = ops.c2c(x, rest, forward, scale), 1.0
+        if fused:
+            pending, scale = (fused[0], forward, scale), 1.0
+    return _move(x, comm, ops, call, here, call.end, pending), scale
 
 
-def _move(x, comm, ops, call, here, there):
-    """Walk ``x`` from layout ``chain[here]`` to ``chain[there]`` one neighbour at a time."""
+def _next_split(call, here, there):
+    """The axis the first exchange from layout ``here`` towards ``there`` splits (None: no exchange)."""
+    if here == there:
+        return None
+    src, dst = call.chain[here], call.chain[here + (1 if there > here else -1)]
+    return next(d for s, d in zip(src, dst) if s != d)
+
+
+def _move(x, comm, ops, call, here, there, pending=None):
+    """Walk ``x`` from layout ``chain[here]`` to ``chain[there]`` one neighbour at a time; the
+    first exchange applies the ``pending`` transform (``(axis, forward, scale)``) as it packs."""
     step = 1 if there > here else -1
     for i in range(here, there, step):
         src, dst = call.chain[i], call.chain[i + step]
         dim = next(d for d in range(len(src)) if src[d] != dst[d])
         group = _group(comm.rank, call.grid, dim)
-        x = exchange(x, comm, ops, group, src[dim], dst[dim], call.shape[src[dim]])
+        x = exchange(x, comm, ops, group, src[dim], dst[dim], call.shape[src[dim]], pending)
+        pending = None
     return x
 
 

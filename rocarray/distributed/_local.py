@@ -34,6 +34,11 @@ class DeviceOps:
         """Complex transform of ``x`` along the distinct ``axes`` times ``scale`` (a new array)."""
         return rocfft.c2c(x, tuple(axes), forward=forward, scale=scale)
 
+    def c2c_into(self, x, out, axis, forward, scale):
+        """One 1-D complex transform of ``x`` along ``axis`` times ``scale``, written into ``out``
+        (same shape, any strides)."""
+        rocfft.transform_axis(x, out, axis, forward=forward, scale=scale)
+
     def r2c(self, x, axis, scale):
         """Real-to-complex transform of ``x`` along ``axis`` times ``scale`` (``n // 2 + 1`` long)."""
         return rocfft.r2c(x, (axis,), scale=scale)

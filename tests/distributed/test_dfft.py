@@ -151,6 +151,28 @@ def test_even_splits_take_the_plain_all_to_all_and_uneven_ones_counts():
     assert {c[1] for c in uneven[0][2] if c[0] == "all_to_all"} == {True}
 
 
+@pytest.mark.parametrize("decomposition,shape,axes,fused", [
+    ("slab", (6, 5, 4), None, 3), ("slab", (6, 5, 4, 2), (0, 1, 3), 3), ("slab", (6, 5), None, 0), ("slab", (6, 5, 4), (0, 1), 0),
+    ("pencil", (6, 5, 4), None, 0), ("pencil", (6, 5, 4, 3), None, 0),
+])
+def test_the_pass_before_a_packing_exchange_writes_into_the_send_buffer(rng, monkeypatch, decomposition, shape,
+                                                                         axes, fused):
+    calls = []
+
+    class Recording(NumpyOps):
+        def c2c_into(self, x, out, axis, forward, scale):
+            calls.append(axis)
+            super().c2c_into(x, out, axis, forward, scale)
+
+    monkeypatch.setattr(_local, "ops", Recording)
+    x = _random(rng, shape, "complex128")
+    results = _distributed(x, 3, lambda xl, c: dfft.fftn(xl, c, axes=axes, decomposition=decomposition, norm="ortho"),
+                           decomposition=decomposition)
+    _assert_close(_assemble(results, shape, x.dtype), np.fft.fftn(x, axes=axes, norm="ortho"), x.dtype)
+    assert len(calls) == 3 * fused  # each of the 3 ranks packs one block per peer
+    assert set(calls) <= {len(shape) - 1}  # the contiguous axis
+
+
 @pytest.mark.usefixtures("numpy_ops")
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int16"])
 def test_real_input_gives_numpys_complex_dtype(rng, dtype):
