@@ -81,7 +81,7 @@ def scatter(x, comm, axis=0, root=0):
         root = _check_root(root, comm.size)
         axis = int(axis)
         if comm.rank == root:
-            x = ops.array(x, "x")
+            x = ops.array(x, "x", comm)
             _check_dtype(x.dtype, "x")
             axis = normalize_axis(axis, x.ndim)
             fields = [axis, root, x.ndim, ord(x.dtype.char), *_padded(x.shape)]
@@ -148,7 +148,7 @@ def gather(x_local, comm, axis=0, root=0, all=False):  # noqa: A002  (shadows th
     fields, error = [0] * (5 + _MAX_NDIM), None
     try:
         root = _check_root(root, comm.size)
-        x = ops.array(x_local, "x_local")
+        x = ops.array(x_local, "x_local", comm)
         _check_dtype(x.dtype, "x_local")
         axis = normalize_axis(axis, x.ndim)
         fields = [axis, root, int(bool(all)), x.ndim, ord(x.dtype.char), *_padded(x.shape)]
@@ -260,7 +260,7 @@ def sum(x_local, comm, axis=None, split_axis=0):  # noqa: A001  (numpy's name)
     ops = _local.ops()
     error, local, reduced = None, None, None
     try:
-        x = ops.array(x_local, "x_local")
+        x = ops.array(x_local, "x_local", comm)
         _check_dtype(x.dtype, "x_local")
         split_axis = normalize_axis(split_axis, x.ndim)
         reduced = None if axis is None else normalize_axes(axis, x.ndim)
@@ -321,7 +321,7 @@ def dot(x_local, y_local, comm):
     ops = _local.ops()
     error, local, dtype = None, None, None
     try:
-        x, y = ops.array(x_local, "x_local"), ops.array(y_local, "y_local")
+        x, y = ops.array(x_local, "x_local", comm), ops.array(y_local, "y_local", comm)
         _check_dtype(x.dtype, "x_local")
         _check_dtype(y.dtype, "y_local")
         if x.ndim != 1 or y.shape != x.shape:
@@ -388,7 +388,7 @@ def norm(x_local, comm, ord=None):  # noqa: A002  (numpy.linalg.norm's name)
     ops = _local.ops()
     error, local, dtype = None, None, None
     try:
-        x = ops.array(x_local, "x_local")
+        x = ops.array(x_local, "x_local", comm)
         _check_dtype(x.dtype, "x_local")
         vector_ord = _vector_ord(ord, x.ndim)
         dtype = numpy.linalg.norm(numpy.ones(1, x.dtype)).dtype

@@ -197,7 +197,7 @@ def _checked(x_local, comm, axes, norm, decomposition, grid, transposed_in, tran
     ops = _local.ops()
     call, error = None, None
     try:
-        x = ops.array(x_local, "x_local")
+        x = ops.array(x_local, "x_local", comm)
         if kind == "r2c" and x.dtype.kind == "c":
             raise TypeError(f"{where} takes real input, not {x.dtype}")
         dtype = complex_result(x.dtype)
@@ -354,7 +354,8 @@ _DOC = """{summary}
         ``comm`` is not a Communicator; ``x_local`` is not a device array or not numeric.
     ValueError
         A bad ``norm``, ``axes``, ``decomposition`` or ``grid``; blocks that are not the
-        ``numpy.array_split`` shares of one global array; ranks passing different arguments.
+        ``numpy.array_split`` shares of one global array; ``x_local`` on another device than
+        ``comm``'s; ranks passing different arguments.
         Raised on every rank.
     """
 
@@ -409,7 +410,8 @@ def rfftn(x_local, comm, axes=None, norm=None, *, decomposition="slab", grid=Non
         ``comm`` is not a Communicator; ``x_local`` is not a real device array.
     ValueError
         A bad ``norm``, ``axes``, ``decomposition`` or ``grid``; blocks that are not the
-        ``numpy.array_split`` shares of one global array; ranks passing different arguments.
+        ``numpy.array_split`` shares of one global array; ``x_local`` on another device than
+        ``comm``'s; ranks passing different arguments.
         Raised on every rank.
     """
     return _real_forward(x_local, comm, axes, norm, decomposition, grid, transposed_out)
@@ -452,7 +454,8 @@ def irfftn(x_local, comm, axes=None, norm=None, *, n=None, decomposition="slab",
         ``comm`` is not a Communicator; ``x_local`` is not a numeric device array.
     ValueError
         A bad ``norm``, ``axes``, ``n``, ``decomposition`` or ``grid``; blocks that are not the
-        ``numpy.array_split`` shares of one global array; ranks passing different arguments.
+        ``numpy.array_split`` shares of one global array; ``x_local`` on another device than
+        ``comm``'s; ranks passing different arguments.
         Raised on every rank.
     """
     return _real_inverse(x_local, comm, axes, norm, n, decomposition, grid, transposed_in)

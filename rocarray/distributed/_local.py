@@ -22,9 +22,14 @@ class DeviceOps:
         """The array module (``cupy``)."""
         return backend.cupy()
 
-    def array(self, x, name):
-        """``x`` as a device array, else ``TypeError`` naming ``name`` (host arrays included)."""
-        return as_device_array(x, name)
+    def array(self, x, name, comm):
+        """``x`` as a device array on ``comm``'s device: ``TypeError`` naming ``name`` for anything
+        else (host arrays included), ``ValueError`` for an array on another device."""
+        x = as_device_array(x, name)
+        if x.device.id != comm.device:
+            raise ValueError(f"argument '{name}' is on device {x.device.id}; this rank's communicator is on "
+                             f"device {comm.device}")
+        return x
 
     def on(self, comm):
         """Context in which new arrays live on ``comm``'s device (its ``device`` attribute)."""

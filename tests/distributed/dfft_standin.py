@@ -153,7 +153,7 @@ class NumpyOps:
 
     xp = np
 
-    def array(self, x, name):
+    def array(self, x, name, comm):
         if not isinstance(x, np.ndarray):
             raise TypeError(f"argument '{name}' must be an array, not {type(x).__name__}")
         return x
