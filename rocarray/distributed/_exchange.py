@@ -3,8 +3,8 @@
 An array distributed "along axis ``a`` over ``p`` ranks" is split like ``numpy.array_split``: the
 first ``n % p`` ranks hold ``n // p + 1`` planes, the others ``n // p``. :func:`exchange` moves a
 split from one axis to another inside a group of ranks with one ``all_to_all``: each rank packs
-the blocks it sends into one contiguous buffer, peer by peer (a copy, or the FFT's last 1-D pass
-writing there), and unpacks what it receives into its new block. Peers outside the group get zero counts, so one call of the whole communicator
+the blocks it sends into one contiguous buffer, peer by peer, and unpacks what it receives into
+its new block (copies, or 1-D FFT passes reading or writing the buffers). Peers outside the group get zero counts, so one call of the whole communicator
 serves every group at once (the pencil decomposition's row and column exchanges).
 """
 
@@ -53,7 +53,7 @@ def _along(ndim, axis, start, stop):
     return tuple(index)
 
 
-def exchange(x, comm, ops, group, a, b, n_a, pending=None):
+def exchange(x, comm, ops, group, a, b, n_a, pending=None, after=None):
     """Move the split of ``x`` from axis ``a`` to axis ``b`` inside ``group``.
 
     Parameters
@@ -73,6 +73,10 @@ def exchange(x, comm, ops, group, a, b, n_a, pending=None):
         ``(axis, forward, scale)``: a 1-D transform of ``x`` along ``axis`` (not ``b``) still to
         do, done by the packing (each peer's block transformed into its place in the send
         buffer) instead of a copy. Requires ``b != 0``.
+    after : tuple, optional
+        ``(axis, forward, scale)``: a 1-D transform along ``axis`` (not ``a``) of the new block,
+        done by the unpacking (each received block transformed into its place). Requires
+        ``a != 0``.
 
     Returns
     -------
@@ -80,7 +84,10 @@ def exchange(x, comm, ops, group, a, b, n_a, pending=None):
         New C-contiguous block: whole along ``a``, this rank's share of ``x.shape[b]`` along ``b``.
     """
     if len(group) == 1:
-        return x if pending is None else ops.c2c(x, pending[:1], *pending[1:])
+        for transform in (pending, after):
+            if transform is not None:
+                x = ops.c2c(x, transform[:1], *transform[1:])
+        return x
     xp, p, k = ops.xp, len(group), group.index(comm.rank)
     cnt_a, cnt_b = split_counts(n_a, p), split_counts(x.shape[b], p)
     off_a, off_b = offsets(cnt_a), offsets(cnt_b)
@@ -114,6 +121,10 @@ def exchange(x, comm, ops, group, a, b, n_a, pending=None):
     start = 0
     for j, shape in enumerate(recvs):
         size = math.prod(shape)
-        out[_along(x.ndim, a, off_a[j], off_a[j] + cnt_a[j])] = got[start:start + size].reshape(shape)
+        place, part = out[_along(x.ndim, a, off_a[j], off_a[j] + cnt_a[j])], got[start:start + size].reshape(shape)
+        if after is None:
+            place[...] = part
+        else:
+            ops.c2c_into(part, place, *after)
         start += size
     return out

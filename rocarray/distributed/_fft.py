@@ -236,9 +236,11 @@ def _walk(x, comm, ops, call, todo, forward, scale):
     the far end and stopping when all are done, then to ``call.end``. ``scale`` is applied by the
     first transform; returns the block and the scale still to apply (1 once applied).
 
-    When an exchange follows a stage and packs (its new split axis is not axis 0), one of the
-    stage's axes other than that one is transformed by the packing itself, straight into the
-    send buffer (``pending``), which saves a copy of the block.
+    Exchanges copy blocks into the send buffer (packing, when the new split axis is not axis 0)
+    and out of the received one (unpacking, when the axis made whole is not axis 0). Where a
+    transform along another axis comes right before (after) the exchange, its 1-D pass does that
+    copy: it reads each peer's block from the array (the received buffer) and writes it into its
+    place in the send buffer (the new block), which saves a pass over the block.
     """
     chain, here = call.chain, call.start
     step = 1 if here == 0 else -1
@@ -246,13 +248,26 @@ def _walk(x, comm, ops, call, todo, forward, scale):
     for i in range(here, len(chain) - 1 - here + step, step):
         if not todo:
             break
-        x = _move(x, comm, ops, call, here, i, pending)
-        here, pending = i, None
         now = sorted((a for a in todo if a not in chain[i]), reverse=True)
+        joined = _exchanged(call, here, i)[0]
+        after = next((a for a in now if joined and a != joined), None)
+        if after is not None:
+            now.remove(after)
+            todo.discard(after)
+            after, scale = (after, forward, scale), 1.0
+        x = _move(x, comm, ops, call, here, i, pending, after)
+        here, pending = i, None
+        following = i + step if 0 <= i + step < len(chain) else None
+        if following is not None and todo - set(now):
+            # an axis whole on both sides of the coming exchange waits for it, to do its unpacking
+            joined = _exchanged(call, i, following)[0]
+            wait = next((a for a in now if joined and a != joined and a not in chain[following]), None)
+            if wait is not None:
+                now.remove(wait)
         if not now:
             continue
         todo -= set(now)
-        split = _next_split(call, here, i + step if todo else call.end)
+        split = _exchanged(call, here, i + step if todo else call.end)[1]
         fused = [a for a in now if split and a != split][:1]
         rest = [a for a in now if a not in fused]
         if rest:
@@ -262,23 +277,26 @@ def _walk(x, comm, ops, call, todo, forward, scale):
     return _move(x, comm, ops, call, here, call.end, pending), scale
 
 
-def _next_split(call, here, there):
-    """The axis the first exchange from layout ``here`` towards ``there`` splits (None: no exchange)."""
+def _exchanged(call, here, there):
+    """``(axis made whole, axis split)`` by the first exchange from layout ``here`` towards
+    ``there`` (``(None, None)``: none)."""
     if here == there:
-        return None
+        return None, None
     src, dst = call.chain[here], call.chain[here + (1 if there > here else -1)]
-    return next(d for s, d in zip(src, dst) if s != d)
+    return next((s, d) for s, d in zip(src, dst) if s != d)
 
 
-def _move(x, comm, ops, call, here, there, pending=None):
+def _move(x, comm, ops, call, here, there, pending=None, after=None):
     """Walk ``x`` from layout ``chain[here]`` to ``chain[there]`` one neighbour at a time; the
-    first exchange applies the ``pending`` transform (``(axis, forward, scale)``) as it packs."""
+    first exchange applies the ``pending`` transform (``(axis, forward, scale)``) as it packs, the
+    last one the ``after`` transform as it unpacks."""
     step = 1 if there > here else -1
     for i in range(here, there, step):
         src, dst = call.chain[i], call.chain[i + step]
         dim = next(d for d in range(len(src)) if src[d] != dst[d])
         group = _group(comm.rank, call.grid, dim)
-        x = exchange(x, comm, ops, group, src[dim], dst[dim], call.shape[src[dim]], pending)
+        x = exchange(x, comm, ops, group, src[dim], dst[dim], call.shape[src[dim]], pending,
+                     after if i + step == there else None)
         pending = None
     return x
 

@@ -151,12 +151,14 @@ def test_even_splits_take_the_plain_all_to_all_and_uneven_ones_counts():
     assert {c[1] for c in uneven[0][2] if c[0] == "all_to_all"} == {True}
 
 
-@pytest.mark.parametrize("decomposition,shape,axes,fused", [
-    ("slab", (6, 5, 4), None, 3), ("slab", (6, 5, 4, 2), (0, 1, 3), 3), ("slab", (6, 5), None, 0), ("slab", (6, 5, 4), (0, 1), 0),
-    ("pencil", (6, 5, 4), None, 0), ("pencil", (6, 5, 4, 3), None, 0),
+@pytest.mark.parametrize("decomposition,shape,axes,transposed_in,fused", [
+    ("slab", (6, 5, 4), None, False, 3), ("slab", (6, 5, 4, 2), (0, 1, 3), False, 3), ("slab", (6, 5), None, False, 0),
+    ("slab", (6, 5, 4), (0, 1), False, 0), ("slab", (6, 5, 4), None, True, 3), ("slab", (6, 5), None, True, 0),
+    ("pencil", (6, 5, 4), None, False, 0), ("pencil", (6, 5, 4, 3), None, False, 0), ("pencil", (6, 5, 4), None, True, 0),
 ])
-def test_the_pass_before_a_packing_exchange_writes_into_the_send_buffer(rng, monkeypatch, decomposition, shape,
-                                                                         axes, fused):
+def test_a_pass_next_to_an_exchange_does_its_copy(rng, monkeypatch, decomposition, shape, axes, transposed_in, fused):
+    """The pass before a packing exchange writes into the send buffer, the pass after an
+    unpacking one reads the received blocks (slabs of 3 or more dimensions; pencils never)."""
     calls = []
 
     class Recording(NumpyOps):
@@ -166,10 +168,11 @@ def test_the_pass_before_a_packing_exchange_writes_into_the_send_buffer(rng, mon
 
     monkeypatch.setattr(_local, "ops", Recording)
     x = _random(rng, shape, "complex128")
-    results = _distributed(x, 3, lambda xl, c: dfft.fftn(xl, c, axes=axes, decomposition=decomposition, norm="ortho"),
-                           decomposition=decomposition)
-    _assert_close(_assemble(results, shape, x.dtype), np.fft.fftn(x, axes=axes, norm="ortho"), x.dtype)
-    assert len(calls) == 3 * fused  # each of the 3 ranks packs one block per peer
+    results = _distributed(x, 3, lambda xl, c: dfft.ifftn(xl, c, axes=axes, decomposition=decomposition, norm="ortho",
+                                                          transposed_in=transposed_in),
+                           decomposition=decomposition, transposed_in=transposed_in)
+    _assert_close(_assemble(results, shape, x.dtype), np.fft.ifftn(x, axes=axes, norm="ortho"), x.dtype)
+    assert len(calls) == 3 * fused  # each of the 3 ranks moves one block per peer
     assert set(calls) <= {len(shape) - 1}  # the contiguous axis
 
 
