@@ -4,8 +4,9 @@ An array distributed "along axis ``a`` over ``p`` ranks" is split like ``numpy.a
 first ``n % p`` ranks hold ``n // p + 1`` planes, the others ``n // p``. :func:`exchange` moves a
 split from one axis to another inside a group of ranks with one ``all_to_all``: each rank packs
 the blocks it sends into one contiguous buffer, peer by peer, and unpacks what it receives into
-its new block (copies, or 1-D FFT passes reading or writing the buffers). Peers outside the group get zero counts, so one call of the whole communicator
-serves every group at once (the pencil decomposition's row and column exchanges).
+its new block (copies, or 1-D FFT passes reading or writing the buffers). Peers outside the group
+get zero counts, so one call of the whole communicator serves every group at once (the pencil
+decomposition's row and column exchanges).
 """
 
 import math

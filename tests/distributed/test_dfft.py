@@ -152,9 +152,10 @@ def test_even_splits_take_the_plain_all_to_all_and_uneven_ones_counts():
 
 
 @pytest.mark.parametrize("decomposition,shape,axes,transposed_in,fused", [
-    ("slab", (6, 5, 4), None, False, 3), ("slab", (6, 5, 4, 2), (0, 1, 3), False, 3), ("slab", (6, 5), None, False, 0),
-    ("slab", (6, 5, 4), (0, 1), False, 0), ("slab", (6, 5, 4), None, True, 3), ("slab", (6, 5), None, True, 0),
-    ("pencil", (6, 5, 4), None, False, 0), ("pencil", (6, 5, 4, 3), None, False, 0), ("pencil", (6, 5, 4), None, True, 0),
+    ("slab", (6, 5, 4), None, False, 3), ("slab", (6, 5, 4, 2), (0, 1, 3), False, 3),
+    ("slab", (6, 5), None, False, 0), ("slab", (6, 5, 4), (0, 1), False, 0), ("slab", (6, 5, 4), None, True, 3),
+    ("slab", (6, 5), None, True, 0), ("pencil", (6, 5, 4), None, False, 0), ("pencil", (6, 5, 4, 3), None, False, 0),
+    ("pencil", (6, 5, 4), None, True, 0),
 ])
 def test_a_pass_next_to_an_exchange_does_its_copy(rng, monkeypatch, decomposition, shape, axes, transposed_in, fused):
     """The pass before a packing exchange writes into the send buffer, the pass after an
