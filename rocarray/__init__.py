@@ -33,8 +33,7 @@ from rocarray._numpy.reductions import (  # noqa: A004  (NumPy names shadow buil
 )
 from rocarray._numpy.sorting import argpartition, argsort, lexsort, partition, sort, sort_complex
 from rocarray._numpy.searching import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
-from rocarray import config, fft, linalg, prim, rocblas, rocsolver, rocsparse, sparse
-from rocarray import distributed
+from rocarray import config, distributed, fft, linalg, prim, rocblas, rocsolver, rocsparse, sparse
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
 from numpy import (  # noqa: E402
