@@ -1,9 +1,8 @@
 """Self-checks and benchmark cases of the distributed FFT (walked by ``python -m rocarray``).
 
-Registered only where they can run: the one-rank self-check where
-:class:`rocarray.distributed.Communicator` exists, the two-rank self-check and the benchmark cases
-where two GPUs are visible as well. The ranks are driven from one process
-(``Communicator.local``), one thread per rank.
+Registered only where they can run: the one-rank self-check where a GPU is visible, the two-rank
+self-check and the benchmark cases where two are. The ranks are driven from one process
+(``Communicator.local``), one thread per rank (``run_threads``).
 
 The benchmark's "vendor" column is the bound the issue sets, run as work: on every rank the local
 rocFFT passes of the same blocks plus ``comm.all_to_all`` of the same bytes as many times as the
@@ -12,7 +11,6 @@ Its speed-up column is therefore the fraction of the bound reached (the target i
 the argument agreement and the host's thread hand-offs are what separates the two.
 """
 
-import concurrent.futures
 import functools
 import math
 
@@ -37,22 +35,17 @@ def _comms(ranks):
     return _distributed().Communicator.local(list(range(ranks)))
 
 
-@functools.cache
-def _pool(ranks):
-    return concurrent.futures.ThreadPoolExecutor(ranks, thread_name_prefix="rocarray-rank")
-
-
 def _on_ranks(fn, comms, per_rank):
-    """``fn(comm, arg)`` on every rank at once (one thread each); every device synchronized after."""
+    """``fn(comm, per_rank[rank])`` on every rank at once (``run_threads``: one thread each, the
+    collectives meeting in one group); every device synchronized after."""
     cupy = backend.cupy()
 
-    def body(comm, arg):
-        with cupy.cuda.Device(comm.device):
-            out = fn(comm, arg)
-            cupy.cuda.Device().synchronize()
-            return out
+    def body(comm):
+        out = fn(comm, per_rank[comm.rank])
+        cupy.cuda.Device().synchronize()
+        return out
 
-    return list(_pool(len(comms)).map(body, comms, per_rank))
+    return _distributed().run_threads(body, comms)
 
 
 def _check(ranks, rng):
@@ -144,11 +137,5 @@ def _register(ranks):
             vendor=_bound(shape, exchanges), bytes_moved=volume * exchanges, memory_bound=False))
 
 
-def _register_all():
-    if not hasattr(_distributed(), "Communicator"):
-        return
-    _register(1)
-    _register(2)
-
-
-_register_all()
+_register(1)
+_register(2)

@@ -185,10 +185,7 @@ def test_one_rank_on_the_device(rng, monkeypatch):
     import cupy
 
     monkeypatch.setattr(_local, "ops", DEVICE_OPS)
-    communicator = getattr(rd, "Communicator", None)
-    if communicator is None:
-        pytest.skip("rocarray.distributed.Communicator is not in this build")
-    comm = communicator.local([0])[0]
+    comm = rd.Communicator.local([0])[0]
     x = rng.standard_normal((9, 4)).astype(np.float32)
     try:
         block = rd.scatter(cupy.asarray(x), comm)
@@ -205,29 +202,22 @@ def test_one_rank_on_the_device(rng, monkeypatch):
 @pytest.mark.gpu
 @pytest.mark.skipif(backend.device_count() < 2, reason="two ranks need two GPUs (NCCL refuses two ranks on one)")
 def test_two_gpus(rng, monkeypatch):
-    import concurrent.futures
-
     import cupy
 
     monkeypatch.setattr(_local, "ops", DEVICE_OPS)
-    communicator = getattr(rd, "Communicator", None)
-    if communicator is None:
-        pytest.skip("rocarray.distributed.Communicator is not in this build")
-    comms = communicator.local([0, 1])
+    comms = rd.Communicator.local([0, 1])
     x = rng.standard_normal((11, 3)).astype(np.float64)
     v = rng.standard_normal(11) + 1j * rng.standard_normal(11)
 
-    def body(comm):  # one thread per rank, as a one-process driver of several GPUs runs them
-        with cupy.cuda.Device(comm.device):
-            block = rd.scatter(cupy.asarray(x) if comm.rank == 0 else None, comm)
-            vb = rd.scatter(cupy.asarray(v) if comm.rank == 1 else None, comm, root=1)
-            return (cupy.asnumpy(block), cupy.asnumpy(rd.gather(block, comm, all=True)), float(rd.sum(block, comm)),
-                    cupy.asnumpy(rd.sum(block, comm, axis=0)), complex(rd.dot(vb, vb, comm)),
-                    float(rd.norm(vb, comm, ord=np.inf)))
+    def body(comm):  # one thread per rank (run_threads), its GPU current
+        block = rd.scatter(cupy.asarray(x) if comm.rank == 0 else None, comm)
+        vb = rd.scatter(cupy.asarray(v) if comm.rank == 1 else None, comm, root=1)
+        return (cupy.asnumpy(block), cupy.asnumpy(rd.gather(block, comm, all=True)), float(rd.sum(block, comm)),
+                cupy.asnumpy(rd.sum(block, comm, axis=0)), complex(rd.dot(vb, vb, comm)),
+                float(rd.norm(vb, comm, ord=np.inf)))
 
     try:
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            results = list(pool.map(body, comms))
+        results = rd.run_threads(body, comms)
     finally:
         for c in comms:
             c.close()

@@ -318,20 +318,13 @@ def test_the_public_names():
 # GPU: the device path (rocfft's local transforms, CuPy buffers, the real Communicator)
 # ------------------------------------------------------------------------------------------------
 
-def _communicator():
-    comm = getattr(rd, "Communicator", None)
-    if comm is None:
-        pytest.skip("rocarray.distributed.Communicator is not in this build")
-    return comm
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
 @pytest.mark.parametrize("decomposition", ["slab", "pencil"])
 def test_one_rank_on_the_device_matches_numpy(rng, dtype, decomposition):
     import cupy
 
-    comm = _communicator().local([0])[0]
+    comm = rd.Communicator.local([0])[0]
     x = _random(rng, (16, 12, 10), dtype)
     try:
         got = cupy.asnumpy(dfft.fftn(cupy.asarray(x), comm, decomposition=decomposition, norm="ortho"))
@@ -348,23 +341,19 @@ def test_one_rank_on_the_device_matches_numpy(rng, dtype, decomposition):
 @pytest.mark.parametrize("transposed_out", [False, True])
 @pytest.mark.parametrize("decomposition", ["slab", "pencil"])
 def test_two_gpus_match_numpy(rng, shape, transposed_out, decomposition):
-    import concurrent.futures
-
     import cupy
 
-    comms = _communicator().local([0, 1])
+    comms = rd.Communicator.local([0, 1])
     x = _random(rng, shape, "complex64")
 
     def body(comm):
-        with cupy.cuda.Device(comm.device):
-            where = dfft.local_slices(shape, comm, decomposition=decomposition)
-            out = dfft.fftn(cupy.asarray(x[where]), comm, decomposition=decomposition, transposed_out=transposed_out)
-            there = dfft.local_slices(shape, comm, decomposition=decomposition, transposed=transposed_out)
-            return cupy.asnumpy(out), there, ()
+        where = dfft.local_slices(shape, comm, decomposition=decomposition)
+        out = dfft.fftn(cupy.asarray(x[where]), comm, decomposition=decomposition, transposed_out=transposed_out)
+        there = dfft.local_slices(shape, comm, decomposition=decomposition, transposed=transposed_out)
+        return cupy.asnumpy(out), there, ()
 
     try:
-        with concurrent.futures.ThreadPoolExecutor(2) as pool:
-            results = list(pool.map(body, comms))
+        results = rd.run_threads(body, comms)
     finally:
         for c in comms:
             c.close()
