@@ -14,7 +14,8 @@ import rocarray as ra
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.linalg, "rocarray.prim": ra.prim,
-              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft}
+              "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft,
+              "rocarray.distributed": ra.distributed, "rocarray.distributed.fft": ra.distributed.fft}
 #: numpydoc's checks of structure (what a reader relies on): a docstring, the parameters documented
 #: in order with their types, no parameter that does not exist, a summary line that ends in a
 #: period. (Style checks such as See Also and Examples sections are not enforced.)

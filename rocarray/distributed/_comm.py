@@ -67,6 +67,20 @@ class Communicator:
     :attr:`device`, runs NCCL's operation of the same name on ``stream`` (default: the device's
     current stream) and returns the output array. Every rank makes the same calls in the same order.
 
+    Parameters
+    ----------
+    handle : cupy.cuda.nccl.NcclCommunicator
+        The NCCL communicator of this rank (made by :func:`~rocarray.distributed.init` or
+        :meth:`local`).
+    device : int
+        This rank's GPU.
+    timeout : float or None, optional
+        See the attribute.
+    validate : bool, optional
+        See the attribute.
+    clique : list of Communicator, optional
+        The communicators of one :meth:`local` call, driven by this process (None otherwise).
+
     Attributes
     ----------
     rank, size, device : int
