@@ -692,7 +692,8 @@ def test_every_quick_check_and_headline_case_is_registered_one_per_library():
     assert all(name in cases for name in cli_main.HEADLINE_CASES)
     libraries = set(checks.values())
     assert sorted(checks[n] for n in cli_main.QUICK_CHECKS) == sorted(libraries)
-    assert sorted(cases[n] for n in cli_main.HEADLINE_CASES) == sorted(libraries)
+    # distributed's cases need two GPUs: no headline case of it is registered on every machine
+    assert sorted(cases[n] for n in cli_main.HEADLINE_CASES) == sorted(libraries - {"distributed"})
 
 
 def test_all_and_filter_choose_every_matching_item():
