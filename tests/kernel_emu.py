@@ -1,0 +1,230 @@
+"""Run rocarray's real kernel sources on the CPU, for small sizes: a test tool without a GPU.
+
+A kernel (one name expression of one source, as the compile layer builds it) is the source's
+pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
+``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
+``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point that
+runs a launch: blocks one after another, a block on one OS thread per GPU thread. The shim's
+header comment says what is modelled (barriers, warp collectives, atomics, shared memory) and
+what is not. The target is ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and ``RA_WARP_SIZE=32``, so every
+vendor fast path is off and the portable paths run; inline PTX (the fp16 conversions among it)
+does not compile for the host and fails with :class:`Unsupported`.
+
+The ``emulated_device`` fixture builds on ``launchfake.fake_device`` (its device profile,
+recorded launches, empty plan cache and workspaces) and makes every kernel launch run here. The
+library's host-side CuPy calls reach a NumPy stand-in (:mod:`emu_cupy`): device arrays are a
+NumPy subclass whose ``.data.ptr`` is their host address, so CuPy's array functions, methods and
+operators are NumPy's (CuPy mirrors them). What it lacks raises ``AttributeError`` naming it.
+
+Usage::
+
+    from kernel_emu import emulated_device  # noqa: F401 (the fixture)
+
+    def test_scan(emulated_device):
+        x = emulated_device.array(np.arange(100, dtype=np.int32))
+        out = ra.prim.inclusive_scan(x)
+        assert (np.asarray(out) == np.cumsum(...)).all()
+"""
+
+import ctypes
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from emu_cupy import DeviceArray, namespace
+from launchfake import _Function, fake_device  # noqa: F401 (the fixture this one builds on)
+from rocarray._core import backend
+from rocarray._core import compile as _compile
+
+SHIM = Path(__file__).with_name("kernel_emu_shim.hpp")
+DEFINES = ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32", "-DRA_ARCH_EMU=1")
+FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-w")
+#: The most dynamic shared memory a launch may ask for (sm_90's per-block limit).
+DYNAMIC_SHARED_BYTES = 232448
+#: Seconds a launch may run before the process is aborted (a spin-wait the emulator cannot serve).
+TIMEOUT_S = float(os.environ.get("ROCARRAY_EMU_TIMEOUT", "120"))
+
+
+class Unsupported(RuntimeError):
+    """A kernel the emulator cannot compile for the host (inline PTX, fp16 conversions)."""
+
+
+class KernelFault(RuntimeError):
+    """A launch the emulator stopped: a deadlock, a shuffle from a lane that did not take part,
+    lanes at different collectives, an exception in a kernel thread."""
+
+
+def compiler():
+    """The g++ the emulator uses, or None."""
+    return shutil.which(os.environ.get("ROCARRAY_EMU_CXX", "g++"))
+
+
+def cache_dir():
+    path = Path(os.environ.get("ROCARRAY_EMU_CACHE", Path(tempfile.gettempdir()) / "rocarray-kernel-emu"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+_EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+((?:__align__\(\d+\)\s+|alignas\(\d+\)\s+)?)([\w:<>, ]+?)\s+(\w+)\s*\[\s*\]\s*;")
+
+
+def translation_unit(source, name):
+    """The host C++ text of kernel ``name`` (an ``extern "C"`` name or a name expression) of
+    ``source``: the shim, the pasted source with ``extern __shared__`` arrays made plain
+    ``extern`` ones, their definitions, and the entry points ``emu_launch``/``emu_params``."""
+    text = _compile.full_source(source)
+    buffers = {}
+
+    def plain_extern(match):
+        align, ctype, var = match.groups()
+        buffers.setdefault(var, ctype.strip())
+        return f"extern {ctype} {var}[];"
+
+    text = _EXTERN_SHARED.sub(plain_extern, text)
+    defs = "".join(f"alignas(256) {t} {v}[({DYNAMIC_SHARED_BYTES} + sizeof({t}) - 1) / sizeof({t})];\n"
+                   for v, t in buffers.items())
+    poison = "".join(f"    memset({v}, 0xff, sizeof {v});\n" for v in buffers)
+    return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
+            f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
+            f'                          void** args, double timeout) {{\n{poison}'
+            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, "{name}");\n}}\n'
+            f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
+            f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
+
+
+def _library(text):
+    key = hashlib.sha256((text + SHIM.read_text() + " ".join(DEFINES + FLAGS)).encode()).hexdigest()[:24]
+    out = cache_dir() / f"{key}.so"
+    if not out.exists():
+        cxx = compiler()
+        if cxx is None:
+            raise Unsupported("g++ is not installed")
+        src = cache_dir() / f"{key}.cpp"
+        src.write_text(text)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        run = subprocess.run([cxx, *FLAGS, *DEFINES, str(src), "-o", str(tmp)], capture_output=True, text=True)
+        if run.returncode:
+            log = run.stderr
+            if re.search(r"\basm\b|impossible constraint|no such instruction|invalid .*constraint", log):
+                raise Unsupported(f"the kernel uses inline PTX (asm), which the host cannot run ({src}):\n"
+                                  f"{log[-3000:]}")
+            raise Unsupported(f"g++ could not compile {src}:\n{log[-6000:]}")
+        os.replace(tmp, out)
+    return ctypes.CDLL(str(out))
+
+
+class Kernel:
+    """One emulated kernel: ``kernel(grid, block, args, shared_mem)`` runs a launch (CuPy's call)."""
+
+    def __init__(self, source, name):
+        self.source, self.name = source, name
+        lib = _library(translation_unit(source, name))
+        self._launch = lib.emu_launch
+        self._launch.restype = ctypes.c_int
+        self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double]
+        self._error = lib.emu_error
+        self._error.restype = ctypes.c_char_p
+        sizes = (ctypes.c_ulonglong * 64)()
+        count = lib.emu_params(sizes)
+        self.param_sizes = tuple(sizes[:count])
+
+    def _argument(self, i, value, keep):
+        want = self.param_sizes[i]
+        if isinstance(value, np.ndarray) and not isinstance(value, DeviceArray):
+            host = np.ascontiguousarray(value)
+            if host.size != 1:
+                raise TypeError(f"{self.name} argument {i}: a by-value array must have one element")
+        elif isinstance(value, np.generic):
+            host = np.array(value)
+        else:
+            host = np.array(getattr(value, "data", value).ptr, np.uint64)
+        if host.nbytes != want:
+            raise TypeError(f"{self.name} argument {i}: the kernel's parameter has {want} bytes, the launch "
+                            f"passes {host.nbytes} ({type(value).__name__} {getattr(value, 'dtype', '')})")
+        keep.append(host)
+        return host.ctypes.data
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        if len(args) != len(self.param_sizes):
+            raise TypeError(f"{self.name} takes {len(self.param_sizes)} arguments, the launch passes {len(args)}")
+        if shared_mem > DYNAMIC_SHARED_BYTES:
+            raise KernelFault(f"{self.name}: {shared_mem} bytes of dynamic shared memory asked for")
+        keep = []
+        ptrs = (ctypes.c_void_p * max(1, len(args)))(*[self._argument(i, a, keep) for i, a in enumerate(args)])
+        g, b = _dims(grid), _dims(block)
+        with _one_launch:
+            if self._launch(*g, *b, ptrs, TIMEOUT_S):
+                raise KernelFault(f"{self.name}: {self._error().decode()}")
+
+
+_one_launch = threading.Lock()  # the shim's launch state is global: one launch at a time
+_kernels = {}
+
+
+def kernel(source, name):
+    """The memoized emulated kernel ``name`` of ``source`` (compiled on first use)."""
+    key = (source, name)
+    if key not in _kernels:
+        _kernels[key] = Kernel(source, name)
+    return _kernels[key]
+
+
+def _dims(v):
+    t = tuple(int(x) for x in (v if isinstance(v, (tuple, list)) else (v,)))
+    return t + (1,) * (3 - len(t))
+
+
+class _EmulatedFunction(_Function):
+    """launchfake's recording kernel stand-in that also runs the launch."""
+
+    def __init__(self, device, source, name):
+        super().__init__(device, name)
+        self.kernel = None  # no driver handle: the launch layer calls this object
+        self._emulated = kernel(source, name)
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        super().__call__(grid, block, args, shared_mem)
+        self._emulated(grid, block, args, shared_mem)
+
+
+class EmulatedDevice:
+    """What the fixture returns: the recording fake device plus arrays for the emulator."""
+
+    def __init__(self, fake):
+        self.fake = fake
+        self.cupy = namespace()
+
+    @property
+    def launches(self):
+        return self.fake.launches
+
+    def names(self):
+        return self.fake.names()
+
+    def array(self, values, dtype=None):
+        """A device array (256-byte aligned) holding a copy of ``values``."""
+        return self.cupy.asarray(values, dtype=dtype)
+
+
+@pytest.fixture
+def emulated_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    if compiler() is None:
+        pytest.skip("g++ is needed to run kernels on the CPU")
+    device = EmulatedDevice(fake_device)
+
+    def get_kernel(source, name, device_id=None):
+        if "<" in name and name not in _compile.registered(source):
+            raise LookupError(f"{name} is not registered for {source}")
+        return _EmulatedFunction(fake_device, source, name)
+
+    monkeypatch.setattr(_compile, "get_kernel", get_kernel)
+    monkeypatch.setattr(backend, "_cupy", [device.cupy])
+    yield device

@@ -1,0 +1,181 @@
+"""The sparse kernels run on the CPU through the kernel emulator (tests/kernel_emu.py), through
+their library functions, against SciPy on small random matrices (empty rows, duplicates, both
+index widths). CPU tests: skipped where g++ is missing."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from kernel_emu import emulated_device  # noqa: F401 (the fixture)
+from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+from rocsparse.spgemm_data import random_parts, scipy_of
+
+from rocarray import rocsparse
+from rocarray.rocsparse import _spmv_analysis
+
+SEED = 20261205
+
+
+def _tol(dtype):
+    return 1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-11
+
+
+def _device_parts(dev, parts):
+    return tuple(dev.array(p) for p in parts)
+
+
+def _matrix(rng, m, n, dtype, index, density=0.15):
+    parts = random_parts(rng, m, n, density, dtype, index, duplicates=True, unsorted=True, empty_rows=0.2)
+    return parts, scipy_of(parts, (m, n))
+
+
+def _vector(rng, n, dtype):
+    v = rng.standard_normal(n)
+    if np.dtype(dtype).kind == "c":
+        v = v + 1j * rng.standard_normal(n)
+    return v.astype(dtype)
+
+
+SPMV_CASES = [("float64", "int32"), ("float32", "int64"), ("complex128", "int32")]
+
+
+@pytest.mark.parametrize("dtype,index", SPMV_CASES)
+@pytest.mark.parametrize("trans", ["N", "T"])
+@pytest.mark.parametrize("strategy", ["scalar", "vector4", "vector32", "split"])
+def test_csrmv_every_strategy(emulated_device, dtype, index, trans, strategy):
+    rng = np.random.default_rng(SEED)
+    m, n = 37, 29
+    parts, a = _matrix(rng, m, n, dtype, index)
+    indptr, indices, data = _device_parts(emulated_device, parts)
+    rows, cols = (m, n) if trans == "N" else (n, m)
+    x = _vector(rng, cols, dtype)
+    y0 = _vector(rng, rows, dtype)
+    analysis = rocsparse.csrmv_analysis(m, n, indptr, data.size).forced_to(strategy)
+    y = emulated_device.array(y0)
+    rocsparse.csrmv(2.0, m, n, indptr, indices, data, emulated_device.array(x), 0.5, y, trans=trans,
+                    analysis=analysis)
+    op = a if trans == "N" else a.T
+    np.testing.assert_allclose(np.asarray(y), 2.0 * (op @ x) + 0.5 * y0, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype,index", [("float64", "int32"), ("complex128", "int64")])
+@pytest.mark.parametrize("trans", ["N", "T"])
+@pytest.mark.parametrize("layout", ["C", "F"])
+def test_csrmm(emulated_device, dtype, index, trans, layout):
+    rng = np.random.default_rng(SEED)
+    m, n, k = 23, 19, 5
+    parts, a = _matrix(rng, m, n, dtype, index)
+    rows, inner = (m, n) if trans == "N" else (n, m)
+    b = np.asarray(_vector(rng, inner * k, dtype).reshape(inner, k), order=layout)
+    c0 = _vector(rng, rows * k, dtype).reshape(rows, k)
+    c = emulated_device.array(c0)
+    rocsparse.csrmm(1.5, m, n, *_device_parts(emulated_device, parts), emulated_device.array(b), -1.0, c,
+                    trans=trans)
+    op = a if trans == "N" else a.T
+    np.testing.assert_allclose(np.asarray(c), 1.5 * (op @ b) - c0, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype,index", [("float32", "int32"), ("complex128", "int64")])
+def test_conversions(emulated_device, dtype, index):
+    rng = np.random.default_rng(SEED)
+    m, n = 31, 26
+    parts, a = _matrix(rng, m, n, dtype, index)
+    indptr, indices, data = _device_parts(emulated_device, parts)
+    nnz = parts[2].size
+    row = rocsparse.csr2coo(indptr, nnz)
+    want_row = np.repeat(np.arange(m), np.diff(parts[0]))
+    np.testing.assert_array_equal(np.asarray(row), want_row)
+    np.testing.assert_array_equal(np.asarray(rocsparse.coo2csr(row, m)), parts[0])
+    t_indptr, t_indices, t_data = rocsparse.csr2csc(m, n, indptr, indices, data)
+    t = sp.csr_array((np.asarray(t_data), np.asarray(t_indices), np.asarray(t_indptr)), shape=(n, m))
+    np.testing.assert_allclose(t.toarray(), a.T.toarray(), rtol=_tol(dtype), atol=_tol(dtype))
+    out = emulated_device.cupy.zeros((m, n), dtype)
+    rocsparse.csr2dense(m, n, indptr, indices, data, out)
+    np.testing.assert_allclose(np.asarray(out), a.toarray(), rtol=_tol(dtype), atol=_tol(dtype))
+    s_indices, s_data = rocsparse.csrsort(m, n, indptr, indices, data)
+    d_indptr, d_indices, d_data = rocsparse.csr_sum_duplicates(m, n, indptr, s_indices, s_data)
+    ref = a.copy()
+    ref.sum_duplicates()
+    np.testing.assert_array_equal(np.asarray(d_indptr), ref.indptr)
+    np.testing.assert_array_equal(np.asarray(d_indices), ref.indices)
+    np.testing.assert_allclose(np.asarray(d_data), ref.data, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+def _assert_canonical(parts, ref, dtype):
+    indptr, indices, data = (np.asarray(p) for p in parts)
+    ref = sp.csr_array(ref)
+    ref.sum_duplicates()
+    ref.eliminate_zeros()
+    ref.sort_indices()
+    np.testing.assert_array_equal(indptr, ref.indptr)
+    np.testing.assert_array_equal(indices, ref.indices)
+    np.testing.assert_allclose(data, ref.data, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype,index", [("float32", "int32"), ("float64", "int64"), ("complex128", "int32")])
+def test_csrgemm(emulated_device, dtype, index):
+    rng = np.random.default_rng(SEED)
+    m, k, n = 27, 21, 24
+    a_parts, a = _matrix(rng, m, k, dtype, index, 0.2)
+    b_parts, b = _matrix(rng, k, n, dtype, index, 0.2)
+    c = rocsparse.csrgemm(m, k, n, *_device_parts(emulated_device, a_parts), *_device_parts(emulated_device, b_parts))
+    _assert_canonical(c, a @ b, dtype)
+
+
+@pytest.mark.parametrize("dtype,index", [("float64", "int32"), ("complex128", "int64")])
+def test_csrgeam(emulated_device, dtype, index):
+    rng = np.random.default_rng(SEED)
+    m, n = 25, 22
+    a_parts, a = _matrix(rng, m, n, dtype, index)
+    b_parts, b = _matrix(rng, m, n, dtype, index)
+    c = rocsparse.csrgeam(m, n, 2.0, *_device_parts(emulated_device, a_parts), -0.5,
+                          *_device_parts(emulated_device, b_parts))
+    _assert_canonical(c, 2.0 * a - 0.5 * b, dtype)
+
+
+def _triangular(rng, m, dtype, index, lower):
+    """A canonical well-conditioned triangular matrix with some empty off-diagonal rows."""
+    a = sp.random_array((m, m), density=0.15, rng=rng, format="csr")
+    a = sp.tril(a, -1) if lower else sp.triu(a, 1)
+    a = sp.csr_array(a.astype(dtype) + sp.diags_array(np.full(m, 4.0), dtype=dtype))
+    if np.dtype(dtype).kind == "c":
+        a = a + 0.5j * sp.csr_array((a != 0).astype(dtype))
+    a.sum_duplicates()
+    a.sort_indices()
+    return (a.indptr.astype(index), a.indices.astype(index), a.data.astype(dtype)), a
+
+
+@pytest.mark.parametrize("dtype,index", [("float64", "int32"), ("float32", "int64"), ("complex128", "int32")])
+@pytest.mark.parametrize("lower,trans", [(True, "N"), (False, "N"), (True, "T")])
+def test_csrsv(emulated_device, dtype, index, lower, trans):
+    rng = np.random.default_rng(SEED)
+    m = 33
+    parts, a = _triangular(rng, m, dtype, index, lower)
+    indptr, indices, data = _device_parts(emulated_device, parts)
+    analysis = rocsparse.csrsv_analysis(m, indptr, indices, lower=lower, trans=trans)
+    b = _vector(rng, m, dtype)
+    x = rocsparse.csrsv_solve(analysis, indptr, indices, data, emulated_device.array(b), alpha=2.0)
+    op = a if trans == "N" else a.T
+    np.testing.assert_allclose(op @ np.asarray(x), 2.0 * b, rtol=_tol(dtype) * 10, atol=_tol(dtype) * 10)
+
+
+@pytest.mark.parametrize("dtype,index", [("float64", "int32"), ("complex128", "int64")])
+def test_csrilu0_and_csric0(emulated_device, dtype, index):
+    rng = np.random.default_rng(SEED)
+    m = 30
+    a = sp.random_array((m, m), density=0.12, rng=rng, format="csr")
+    a = sp.csr_array(a + a.T + sp.diags_array(np.full(m, 8.0))).astype(dtype)
+    a.sum_duplicates()
+    a.sort_indices()
+    parts = (a.indptr.astype(index), a.indices.astype(index), a.data)
+    lu, pivot = rocsparse.csrilu0(m, *_device_parts(emulated_device, parts))
+    assert pivot == -1
+    f = sp.csr_array((np.asarray(lu), a.indices, a.indptr), shape=(m, m)).toarray()
+    lower, upper = np.tril(f, -1) + np.eye(m), np.triu(f)
+    mask = a.toarray() != 0
+    np.testing.assert_allclose((lower @ upper)[mask], a.toarray()[mask], rtol=1e-10, atol=1e-10)
+    l_data, pivot = rocsparse.csric0(m, *_device_parts(emulated_device, parts))
+    assert pivot == -1
+    low = np.tril(sp.csr_array((np.asarray(l_data), a.indices, a.indptr), shape=(m, m)).toarray())
+    lmask = np.tril(mask)
+    np.testing.assert_allclose((low @ low.conj().T)[lmask], a.toarray()[lmask], rtol=1e-10, atol=1e-10)
