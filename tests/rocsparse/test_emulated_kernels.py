@@ -8,10 +8,10 @@ import scipy.sparse as sp
 
 from kernel_emu import emulated_device  # noqa: F401 (the fixture)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
-from rocsparse.spgemm_data import random_parts, scipy_of
+from rocsparse.spgemm_data import from_coo, random_parts, scipy_of
 
 from rocarray import rocsparse
-from rocarray.rocsparse import _spmv_analysis
+from rocarray.rocsparse import _spgemm_kernels
 
 SEED = 20261205
 
@@ -56,6 +56,26 @@ def test_csrmv_every_strategy(emulated_device, dtype, index, trans, strategy):
                     analysis=analysis)
     op = a if trans == "N" else a.T
     np.testing.assert_allclose(np.asarray(y), 2.0 * (op @ x) + 0.5 * y0, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype,index", [("float64", "int64"), ("complex64", "int32")])
+@pytest.mark.parametrize("strategy", ["split", "vector32", None])
+def test_csrmv_rows_across_blocks(emulated_device, dtype, index, strategy):
+    # rows longer than the split kernel's chunk of 2048 elements cross block boundaries; one
+    # spans a whole block (no row starts there); empty rows between them
+    rng = np.random.default_rng(SEED)
+    m, n = 12, 300
+    lengths = np.array([5, 0, 2500, 3, 0, 4400, 7, 1, 0, 2100, 0, 9])
+    rows = np.repeat(np.arange(m), lengths)
+    parts = from_coo(rng, m, n, rows, rng.integers(0, n, rows.size), dtype, index, unsorted=True)
+    a = scipy_of(parts, (m, n))
+    indptr, indices, data = _device_parts(emulated_device, parts)
+    analysis = rocsparse.csrmv_analysis(m, n, indptr, data.size)
+    if strategy is not None:
+        analysis = analysis.forced_to(strategy)
+    x = _vector(rng, n, dtype)
+    y = rocsparse.csrmv(1.0, m, n, indptr, indices, data, emulated_device.array(x), analysis=analysis)
+    np.testing.assert_allclose(np.asarray(y), a @ x, rtol=_tol(dtype) * 10, atol=_tol(dtype) * 10)
 
 
 @pytest.mark.parametrize("dtype,index", [("float64", "int32"), ("complex128", "int64")])
@@ -120,6 +140,26 @@ def test_csrgemm(emulated_device, dtype, index):
     b_parts, b = _matrix(rng, k, n, dtype, index, 0.2)
     c = rocsparse.csrgemm(m, k, n, *_device_parts(emulated_device, a_parts), *_device_parts(emulated_device, b_parts))
     _assert_canonical(c, a @ b, dtype)
+
+
+def test_csrgemm_every_bin_and_the_global_tables(emulated_device, monkeypatch):
+    # 20 KB of shared memory: count tables up to 4096 slots, fill tables up to 1024; rows of C
+    # needing 3, 60, 200 and 4500 slots go to the 8-lane, 32-lane, block and global-table kernels
+    monkeypatch.setattr(_spgemm_kernels, "shared_limit", lambda like: 20 * 1024)
+    rng = np.random.default_rng(SEED)
+    k, n = 60, 6000
+    b_len = np.full(k, 3)
+    b_len[:3] = [4500, 1500, 200]
+    b_cols = np.concatenate([rng.choice(n, size=int(c), replace=False) for c in b_len])
+    b_parts = from_coo(rng, k, n, np.repeat(np.arange(k), b_len), b_cols, "float64", "int32", unsorted=True)
+    explicit = [[3], list(range(3, 23)), [2], [0], [1, 5, 9]]
+    rows = np.concatenate([np.full(len(c), i) for i, c in enumerate(explicit)])
+    a_parts = from_coo(rng, len(explicit), k, rows, np.concatenate(explicit), "float64", "int32")
+    m = len(explicit)
+    c = rocsparse.csrgemm(m, k, n, *_device_parts(emulated_device, a_parts), *_device_parts(emulated_device, b_parts))
+    _assert_canonical(c, scipy_of(a_parts, (m, k)) @ scipy_of(b_parts, (k, n)), "float64")
+    fills = {name for name in emulated_device.names() if name.startswith("ra_rocsparse_spgemm_fill")}
+    assert len(fills) == len(_spgemm_kernels.VARIANTS), fills
 
 
 @pytest.mark.parametrize("dtype,index", [("float64", "int32"), ("complex128", "int64")])

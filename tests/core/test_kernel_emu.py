@@ -1,0 +1,67 @@
+"""The kernel emulator's own checks (tests/kernel_emu.py): collectives, shared memory and atomics
+compute what a GPU does, and kernels with warp or barrier mistakes fail loudly instead of passing."""
+
+import os
+
+import numpy as np
+import pytest
+
+from kernel_emu import KernelFault, emulated_device  # noqa: F401 (the fixture)
+from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+
+from rocarray._core import kernels
+
+SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernel_emu_selfcheck.hip")
+
+
+def _launch(name, grid, block, args, shared=0):
+    kernels.Kernel(SOURCE, name, block, 1)(0, grid, args, shared=shared)
+
+
+def test_block_reduction_and_double_atomics(emulated_device):
+    h = np.random.default_rng(1).standard_normal(1000)
+    out = emulated_device.array(np.zeros(1))
+    _launch("emu_check_block_sum", 4, 256, (emulated_device.array(h), np.int64(h.size), out))
+    np.testing.assert_allclose(np.asarray(out)[0], h.sum(), rtol=1e-12)
+
+
+def test_shuffles_and_ballot_follow_cuda(emulated_device):
+    out = emulated_device.array(np.zeros(4 * 64, np.int32))
+    _launch("emu_check_shuffles", 1, 64, (out,))
+    got = np.asarray(out).reshape(64, 4)
+    lane = np.arange(64) % 32
+    np.testing.assert_array_equal(got[:, 0], (lane + 3) % 32 * 10)
+    np.testing.assert_array_equal(got[:, 1], np.where(lane + 5 < 32, lane + 5, lane) * 10)
+    np.testing.assert_array_equal(got[:, 2], np.where(lane >= 2, lane - 2, lane) * 10)
+    assert set(got[:, 3].view(np.uint32)) == {sum(1 << b for b in range(0, 32, 3))}
+
+
+def test_dynamic_shared_memory_and_integer_atomics(emulated_device):
+    h = np.arange(3 * 128, dtype=np.float32)
+    y = emulated_device.array(np.zeros_like(h))
+    stats = emulated_device.array(np.array([0, 0, 1 << 40, 0], np.uint64))
+    _launch("emu_check_shared_atomics", 3, 128, (emulated_device.array(h), y, stats), shared=128 * 4)
+    np.testing.assert_array_equal(np.asarray(y), h.reshape(3, 128)[:, ::-1].ravel())
+    np.testing.assert_array_equal(np.asarray(stats), [384, 383, 0, 7])
+
+
+def test_a_shuffle_from_an_exited_lane_fails(emulated_device):
+    x, out = emulated_device.array(np.ones(32)), emulated_device.array(np.zeros(1))
+    with pytest.raises(KernelFault, match="did not take part"):
+        _launch("emu_check_exited_lane", 1, 32, (x, np.int32(20), out))
+
+
+def test_a_barrier_against_a_shuffle_is_a_deadlock(emulated_device):
+    with pytest.raises(KernelFault, match="deadlock"):
+        _launch("emu_check_divergent_barrier", 1, 64, (emulated_device.array(np.zeros(64, np.int32)),))
+
+
+def test_lanes_at_different_collectives_fail(emulated_device):
+    with pytest.raises(KernelFault, match="different kinds"):
+        _launch("emu_check_mixed_collectives", 1, 32, (emulated_device.array(np.zeros(32, np.int32)),))
+
+
+def test_an_argument_of_the_wrong_width_is_refused(emulated_device):
+    x, out = emulated_device.array(np.ones(32)), emulated_device.array(np.zeros(1))
+    with pytest.raises(TypeError, match="parameter has 4 bytes"):
+        _launch("emu_check_exited_lane", 1, 32, (x, np.int64(32), out))
