@@ -2,16 +2,21 @@
 
 Device memory is host memory: a device array is a :class:`DeviceArray`, a NumPy subclass whose
 ``.data.ptr`` is the address of its first element (what the launch layer passes to kernels), so
-the library's host-side CuPy calls (array functions, methods, operators) run as NumPy's. The
-array constructors return 256-byte aligned memory; ``empty`` is filled with 0xff bytes (NaN, -1)
-so a kernel that leaves outputs unwritten is seen; indexing one element gives a 0-d device
-array, as CuPy's does. Results of NumPy's own allocations (methods,
-operators) have NumPy's alignment. ``cuda`` serves one stream and one device, ``memsetAsync``
-on host memory, and no events, graphs, pools or NCCL. A name NumPy lacks raises
+the library's host-side CuPy calls (array functions, methods, operators) run as NumPy's;
+indexing one element gives a 0-d device array, as CuPy's does.
+
+The array constructors, ``astype`` and ``copy`` allocate in CuPy's 512-byte unit (also the
+alignment) and put an inaccessible page right after the unit: a kernel access past the
+allocation stops the process. ``empty`` is filled with 0xff bytes (NaN, -1), so a kernel that
+leaves outputs unwritten is seen. Results of NumPy's other allocations (operators, ``take``)
+have NumPy's alignment and no guard page. ``cuda`` serves one stream and one device and
+``memsetAsync`` on host memory; no events, graphs, pools or NCCL. A name NumPy lacks raises
 ``AttributeError``.
 """
 
 import ctypes
+import mmap
+import os
 import types
 
 import numpy as np
@@ -37,6 +42,14 @@ class DeviceArray(np.ndarray):
     def get(self):
         return np.array(self)
 
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if not copy and np.dtype(dtype) == self.dtype:
+            return self
+        return array(np.asarray(self).astype(dtype, order=order, casting=casting))
+
+    def copy(self, order="C"):
+        return array(np.asarray(self).copy(order=order))
+
     def __getitem__(self, key):
         # CuPy's x[i] is a 0-d device array, NumPy's a host scalar
         r = super().__getitem__(key)
@@ -48,13 +61,33 @@ class DeviceArray(np.ndarray):
         return f"DeviceArray({np.asarray(self)!r})"
 
 
+_PAGE = mmap.PAGESIZE
+#: Allocation unit (and alignment): CuPy's 512 bytes by default; 16 makes the guard page catch
+#: any access past an array's last 16-byte unit (ROCARRAY_EMU_GUARD_UNIT=16).
+_UNIT = int(os.environ.get("ROCARRAY_EMU_GUARD_UNIT", "512"))
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+
+
+def _guarded(nbytes):
+    """``nbytes`` of fresh memory ending where the allocation unit :data:`_UNIT` would, right
+    before an inaccessible page: a kernel reading or writing past the allocation stops the
+    process (SIGSEGV; pytest's faulthandler prints the test)."""
+    span = -(-max(nbytes, 1) // _UNIT) * _UNIT
+    body = -(-span // _PAGE) * _PAGE
+    region = mmap.mmap(-1, body + _PAGE)
+    raw = np.frombuffer(region, np.uint8)
+    if _libc.mprotect(raw.ctypes.data + body, _PAGE, 0):
+        raise OSError(ctypes.get_errno(), "mprotect of a guard page failed")
+    return raw[body - span:body - span + nbytes]
+
+
 def _aligned(shape, dtype, fill):
     dtype = np.dtype(dtype)
     shape = (shape,) if np.isscalar(shape) else tuple(shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    raw = np.full(nbytes + 256, fill, np.uint8)
-    off = (-raw.ctypes.data) % 256
-    return raw[off:off + nbytes].view(dtype).reshape(shape).view(DeviceArray)
+    raw = _guarded(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)
+    raw[...] = fill
+    return raw.view(dtype).reshape(shape).view(DeviceArray)
 
 
 def empty(shape, dtype=float, order="C"):

@@ -4,7 +4,8 @@ A kernel (one name expression of one source, as the compile layer builds it) is 
 pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
 ``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
 ``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point that
-runs a launch: blocks one after another, a block on one OS thread per GPU thread. The shim's
+runs a launch: blocks one after another, a block on one OS thread per GPU thread; it checks the
+launch's argument count and each argument's byte width against the kernel's parameters. The shim's
 header comment says what is modelled (barriers, warp collectives, atomics, shared memory) and
 what is not. The target is ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and ``RA_WARP_SIZE=32``, so every
 vendor fast path is off and the portable paths run; inline PTX (the fp16 conversions among it)
@@ -21,9 +22,9 @@ Usage::
     from kernel_emu import emulated_device  # noqa: F401 (the fixture)
 
     def test_scan(emulated_device):
-        x = emulated_device.array(np.arange(100, dtype=np.int32))
-        out = ra.prim.inclusive_scan(x)
-        assert (np.asarray(out) == np.cumsum(...)).all()
+        h = np.arange(100, dtype=np.int32)
+        out = ra.prim.inclusive_scan(emulated_device.array(h))
+        assert (np.asarray(out) == np.cumsum(h)).all()
 """
 
 import ctypes
@@ -118,6 +119,7 @@ def _library(text):
                                   f"{log[-3000:]}")
             raise Unsupported(f"g++ could not compile {src}:\n{log[-6000:]}")
         os.replace(tmp, out)
+        src.unlink()
     return ctypes.CDLL(str(out))
 
 

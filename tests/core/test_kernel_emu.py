@@ -65,3 +65,11 @@ def test_an_argument_of_the_wrong_width_is_refused(emulated_device):
     x, out = emulated_device.array(np.ones(32)), emulated_device.array(np.zeros(1))
     with pytest.raises(TypeError, match="parameter has 4 bytes"):
         _launch("emu_check_exited_lane", 1, 32, (x, np.int64(32), out))
+
+
+def test_inline_ptx_is_refused_with_a_reason(emulated_device):
+    import rocarray as ra
+    from kernel_emu import Unsupported
+
+    with pytest.raises(Unsupported, match="inline PTX"):
+        ra.prim.inclusive_scan(emulated_device.array(np.ones(10, np.float16)))

@@ -219,3 +219,57 @@ def test_csrilu0_and_csric0(emulated_device, dtype, index):
     low = np.tril(sp.csr_array((np.asarray(l_data), a.indices, a.indptr), shape=(m, m)).toarray())
     lmask = np.tril(mask)
     np.testing.assert_allclose((low @ low.conj().T)[lmask], a.toarray()[lmask], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype,index", [("complex128", "int64"), ("float32", "int32")])
+def test_csrsv_many_rhs_unit_diagonal_conjugate(emulated_device, dtype, index):
+    rng = np.random.default_rng(SEED)
+    m, k = 40, 3
+    parts, a = _triangular(rng, m, dtype, index, lower=False)
+    indptr, indices, data = _device_parts(emulated_device, parts)
+    analysis = rocsparse.csrsv_analysis(m, indptr, indices, lower=False, trans="C")
+    b = _vector(rng, m * k, dtype).reshape(m, k)
+    x = rocsparse.csrsv_solve(analysis, indptr, indices, data, emulated_device.array(b), unit_diagonal=True)
+    unit = sp.triu(a, 1) + sp.eye_array(m, dtype=dtype)
+    np.testing.assert_allclose(unit.conj().T @ np.asarray(x), b, rtol=_tol(dtype) * 10, atol=_tol(dtype) * 10)
+
+
+def test_zero_pivots_are_found(emulated_device):
+    rng = np.random.default_rng(SEED)
+    m = 20
+    parts, _ = _triangular(rng, m, "float64", "int32", lower=True)
+    data = parts[2].copy()
+    diag = parts[0][1:] - 1  # the diagonal is each row's last entry (lower, sorted)
+    data[diag[[7, 12]]] = 0.0
+    indptr, indices = _device_parts(emulated_device, parts[:2])
+    analysis = rocsparse.csrsv_analysis(m, indptr, indices, lower=True)
+    assert analysis.zero_pivot(emulated_device.array(data)) == 7
+    _, pivot = rocsparse.csrilu0(m, indptr, indices, emulated_device.array(data))
+    assert pivot == 7
+
+
+def test_csrmm_many_columns(emulated_device):
+    rng = np.random.default_rng(SEED)
+    m, n, k = 21, 17, 70
+    parts, a = _matrix(rng, m, n, "float64", "int32")
+    b = _vector(rng, n * k, "float64").reshape(n, k)
+    c = rocsparse.csrmm(1.0, m, n, *_device_parts(emulated_device, parts), emulated_device.array(b))
+    np.testing.assert_allclose(np.asarray(c), a @ b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype,index", [("float32", "int64"), ("complex128", "int32")])
+def test_csr_multiply_and_sddmm(emulated_device, dtype, index):
+    rng = np.random.default_rng(SEED)
+    m, n, k = 19, 23, 6
+    a_parts, a = _matrix(rng, m, n, dtype, index, 0.3)
+    b_parts, b = _matrix(rng, m, n, dtype, index, 0.3)
+    c = rocsparse.csr_multiply(m, n, *_device_parts(emulated_device, a_parts), *_device_parts(emulated_device, b_parts))
+    _assert_canonical(c, a.multiply(b), dtype)
+    dense_a = _vector(rng, m * k, dtype).reshape(m, k)
+    dense_b = np.asarray(_vector(rng, k * n, dtype).reshape(k, n), order="F")
+    indptr, indices, data = _device_parts(emulated_device, a_parts)
+    out = rocsparse.sddmm(2.0, emulated_device.array(dense_a), emulated_device.array(dense_b), 0.5, indptr, indices,
+                          data)
+    rows = np.repeat(np.arange(m), np.diff(a_parts[0]))
+    want = 2.0 * (dense_a @ dense_b)[rows, a_parts[1]] + 0.5 * a_parts[2]
+    np.testing.assert_allclose(np.asarray(out), want, rtol=_tol(dtype), atol=_tol(dtype))
