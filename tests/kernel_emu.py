@@ -52,6 +52,9 @@ FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-w")
 DYNAMIC_SHARED_BYTES = 232448
 #: Seconds a launch may run before the process is aborted (a spin-wait the emulator cannot serve).
 TIMEOUT_S = float(os.environ.get("ROCARRAY_EMU_TIMEOUT", "120"))
+#: Run each grid's blocks last to first: a kernel that assumes an order among independent blocks
+#: gives other answers (one that spin-waits on an earlier block stops at the timeout).
+REVERSE_BLOCKS = os.environ.get("ROCARRAY_EMU_REVERSE_BLOCKS", "0") == "1"
 
 
 class Unsupported(RuntimeError):
@@ -95,8 +98,8 @@ def translation_unit(source, name):
     poison = "".join(f"    memset({v}, 0xff, sizeof {v});\n" for v in buffers)
     return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
             f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
-            f'                          void** args, double timeout) {{\n{poison}'
-            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, "{name}");\n}}\n'
+            f'                          void** args, double timeout, int reverse) {{\n{poison}'
+            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse, "{name}");\n}}\n'
             f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
             f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
 
@@ -131,7 +134,7 @@ class Kernel:
         lib = _library(translation_unit(source, name))
         self._launch = lib.emu_launch
         self._launch.restype = ctypes.c_int
-        self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double]
+        self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int]
         self._error = lib.emu_error
         self._error.restype = ctypes.c_char_p
         sizes = (ctypes.c_ulonglong * 64)()
@@ -163,7 +166,7 @@ class Kernel:
         ptrs = (ctypes.c_void_p * max(1, len(args)))(*[self._argument(i, a, keep) for i, a in enumerate(args)])
         g, b = _dims(grid), _dims(block)
         with _one_launch:
-            if self._launch(*g, *b, ptrs, TIMEOUT_S):
+            if self._launch(*g, *b, ptrs, TIMEOUT_S, REVERSE_BLOCKS):
                 raise KernelFault(f"{self.name}: {self._error().decode()}")
 
 

@@ -1,6 +1,7 @@
 // The CUDA dialect on the host, for running rocarray's kernel sources on the CPU (tests/kernel_emu.py).
 //
-// Models: a grid runs its blocks one after another (in x, then y, then z order), each block on
+// Models: a grid runs its blocks one after another (in x, then y, then z order, or the reverse
+// order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), each block on
 // blockDim OS threads (one per GPU thread, reused across blocks). __shared__ variables are
 // function-scope statics (one block alive at a time); dynamic shared memory is a buffer the
 // generated glue defines per `extern __shared__` name, filled with 0xff bytes before each launch.
@@ -257,7 +258,8 @@ template <typename... P> inline int param_sizes(void (*)(P...), unsigned long lo
 }
 
 template <typename... P>
-inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, const char* name) {
+inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
+                  const char* name) {
     error.clear();
     kernel_name = name;
     const int n = (int)(blk.x * blk.y * blk.z);
@@ -299,7 +301,9 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
                 team_cv.wait(g, [&] { return current == k || stop; });
                 if (stop) return;
             }
-            block_idx = uint3{(unsigned)(k % grid.x), (unsigned)(k / grid.x % grid.y), (unsigned)(k / (grid.x * grid.y))};
+            const long long id = reverse ? nblocks - 1 - k : k;
+            block_idx = uint3{(unsigned)(id % grid.x), (unsigned)(id / grid.x % grid.y),
+                              (unsigned)(id / (grid.x * grid.y))};
             try {
                 std::apply(kernel, values);
             } catch (Abort&) {
