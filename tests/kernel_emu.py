@@ -46,7 +46,7 @@ from rocarray._core import backend
 from rocarray._core import compile as _compile
 
 SHIM = Path(__file__).with_name("kernel_emu_shim.hpp")
-DEFINES = ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32", "-DRA_ARCH_EMU=1")
+DEFINES = ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32")
 FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-w")
 #: The most dynamic shared memory a launch may ask for (sm_90's per-block limit).
 DYNAMIC_SHARED_BYTES = 232448
@@ -77,7 +77,9 @@ def cache_dir():
     return path
 
 
-_EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+((?:__align__\(\d+\)\s+|alignas\(\d+\)\s+)?)([\w:<>, ]+?)\s+(\w+)\s*\[\s*\]\s*;")
+# `extern __shared__ [alignment] type name[];` (the buffer defined for it is 256-byte aligned)
+_EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+(?:__align__\(\d+\)\s+|alignas\(\d+\)\s+)?"
+                            r"([\w:<>, ]+?)\s+(\w+)\s*\[\s*\]\s*;")
 
 
 def translation_unit(source, name):
@@ -88,7 +90,7 @@ def translation_unit(source, name):
     buffers = {}
 
     def plain_extern(match):
-        align, ctype, var = match.groups()
+        ctype, var = match.groups()
         buffers.setdefault(var, ctype.strip())
         return f"extern {ctype} {var}[];"
 
@@ -99,7 +101,8 @@ def translation_unit(source, name):
     return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
             f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
             f'                          void** args, double timeout, int reverse) {{\n{poison}'
-            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse, "{name}");\n}}\n'
+            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse,\n'
+            f'                       "{name}");\n}}\n'
             f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
             f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
 
@@ -111,7 +114,7 @@ def _library(text):
         cxx = compiler()
         if cxx is None:
             raise Unsupported("g++ is not installed")
-        src = cache_dir() / f"{key}.cpp"
+        src = cache_dir() / f"{key}.{os.getpid()}.cpp"
         src.write_text(text)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
         run = subprocess.run([cxx, *FLAGS, *DEFINES, str(src), "-o", str(tmp)], capture_output=True, text=True)
@@ -122,11 +125,11 @@ def _library(text):
                                   f"{log[-3000:]}")
             raise Unsupported(f"g++ could not compile {src}:\n{log[-6000:]}")
         os.replace(tmp, out)
-        src.unlink()
+        src.unlink()  # kept when the compile fails, for reading
     return ctypes.CDLL(str(out))
 
 
-class Kernel:
+class EmulatedKernel:
     """One emulated kernel: ``kernel(grid, block, args, shared_mem)`` runs a launch (CuPy's call)."""
 
     def __init__(self, source, name):
@@ -178,7 +181,7 @@ def kernel(source, name):
     """The memoized emulated kernel ``name`` of ``source`` (compiled on first use)."""
     key = (source, name)
     if key not in _kernels:
-        _kernels[key] = Kernel(source, name)
+        _kernels[key] = EmulatedKernel(source, name)
     return _kernels[key]
 
 
@@ -215,7 +218,7 @@ class EmulatedDevice:
         return self.fake.names()
 
     def array(self, values, dtype=None):
-        """A device array (256-byte aligned) holding a copy of ``values``."""
+        """A device array (512-byte aligned, a guard page after it) holding a copy of ``values``."""
         return self.cupy.asarray(values, dtype=dtype)
 
 

@@ -455,12 +455,16 @@ inline long long __double_as_longlong(double x) { return emu::bits_as<long long>
 inline double __longlong_as_double(long long x) { return emu::bits_as<double>(&x); }
 
 // CUDA's min/max: integer and floating overloads with the usual arithmetic conversions.
-template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
+namespace emu {
+template <typename A, typename B>
+using arithmetic2 = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>;
+}
+template <typename A, typename B, typename = emu::arithmetic2<A, B>>
 inline std::common_type_t<A, B> min(A a, B b) {
     typedef std::common_type_t<A, B> C;
     return (C)b < (C)a ? (C)b : (C)a;
 }
-template <typename A, typename B, typename = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>>
+template <typename A, typename B, typename = emu::arithmetic2<A, B>>
 inline std::common_type_t<A, B> max(A a, B b) {
     typedef std::common_type_t<A, B> C;
     return (C)a < (C)b ? (C)b : (C)a;

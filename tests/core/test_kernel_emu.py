@@ -9,6 +9,7 @@ import pytest
 from kernel_emu import KernelFault, emulated_device  # noqa: F401 (the fixture)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 
+import rocarray as ra
 from rocarray._core import kernels
 
 SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernel_emu_selfcheck.hip")
@@ -67,8 +68,16 @@ def test_an_argument_of_the_wrong_width_is_refused(emulated_device):
         _launch("emu_check_exited_lane", 1, 32, (x, np.int64(32), out))
 
 
+@pytest.mark.parametrize("n", [1, 300, 40000])
+def test_known_good_prim_scan_and_reduce(emulated_device, n):
+    # the decoupled look-back scan across several tiles, the row reduction across blocks
+    h = np.random.default_rng(2).standard_normal(n)
+    x = emulated_device.array(h)
+    np.testing.assert_allclose(np.asarray(ra.prim.inclusive_scan(x)), np.cumsum(h), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(ra.prim.reduce(x, op="add")), h.sum(), rtol=1e-10, atol=1e-10)
+
+
 def test_inline_ptx_is_refused_with_a_reason(emulated_device):
-    import rocarray as ra
     from kernel_emu import Unsupported
 
     with pytest.raises(Unsupported, match="inline PTX"):
