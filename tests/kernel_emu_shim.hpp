@@ -427,6 +427,16 @@ inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }
 inline float __fdividef(float a, float b) { return a / b; }
+inline void sincospi(double x, double* s, double* c) {
+    *s = sin(M_PI * x);
+    *c = cos(M_PI * x);
+}
+inline void sincospif(float x, float* s, float* c) {
+    *s = sinf((float)M_PI * x);
+    *c = cosf((float)M_PI * x);
+}
+// (only inline PTX takes a shared-window address; this makes such kernels fail at the asm)
+inline size_t __cvta_generic_to_shared(const void* p) { return (size_t)p; }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
