@@ -82,10 +82,24 @@ _EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+(?:__align__\(\d+\)\s+|align
                             r"([\w:<>, ]+?)\s+(\w+)\s*\[\s*\]\s*;")
 
 
+# `__shared__ type a[...], b;` (one statement, possibly several declarators)
+_SHARED = re.compile(r"__shared__\s+([^;{}]+);")
+
+
+def _shared_names(declaration):
+    """The variable names of a ``__shared__`` statement's declarators."""
+    flat = re.sub(r"\[[^\]]*\]", "", declaration)
+    while re.search(r"<[^<>]*>", flat):
+        flat = re.sub(r"<[^<>]*>", "", flat)
+    return [re.findall(r"\w+", part)[-1] for part in flat.split(",")]
+
+
 def translation_unit(source, name):
     """The host C++ text of kernel ``name`` (an ``extern "C"`` name or a name expression) of
     ``source``: the shim, the pasted source with ``extern __shared__`` arrays made plain
-    ``extern`` ones, their definitions, and the entry points ``emu_launch``/``emu_params``."""
+    ``extern`` ones and each ``__shared__`` statement followed by the registration of its
+    variables (:func:`emu::shared_region`), the dynamic arrays' definitions, and the entry points
+    ``emu_launch``/``emu_params``."""
     text = _compile.full_source(source)
     buffers = {}
 
@@ -95,12 +109,21 @@ def translation_unit(source, name):
         return f"extern {ctype} {var}[];"
 
     text = _EXTERN_SHARED.sub(plain_extern, text)
+    sites = iter(range(1 << 30))
+
+    def registered_shared(match):
+        # the first thread to pass registers the variables: poisoned then and between blocks
+        regions = " && ".join(f"emu::shared_region(&{v}, sizeof {v})" for v in _shared_names(match.group(1)))
+        return f"{match.group(0)} static const bool emu_shared_{next(sites)} = {regions};"
+
+    text = _SHARED.sub(registered_shared, text)
     defs = "".join(f"alignas(256) {t} {v}[({DYNAMIC_SHARED_BYTES} + sizeof({t}) - 1) / sizeof({t})];\n"
                    for v, t in buffers.items())
-    poison = "".join(f"    memset({v}, 0xff, sizeof {v});\n" for v in buffers)
+    register = "".join(f"    static const bool emu_dynamic_{v} = emu::shared_region({v}, sizeof {v});\n"
+                       for v in buffers)
     return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
             f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
-            f'                          void** args, double timeout, int reverse) {{\n{poison}'
+            f'                          void** args, double timeout, int reverse) {{\n{register}'
             f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse,\n'
             f'                       "{name}");\n}}\n'
             f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'

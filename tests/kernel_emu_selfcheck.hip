@@ -50,3 +50,11 @@ RA_KERNEL void emu_check_mixed_collectives(int* out) {
     if (ra_lane_id() < 16) out[threadIdx.x] = ra_shfl((int)threadIdx.x, 0);
     else out[threadIdx.x] = (int)ra_ballot(1);
 }
+
+// Bug: only block 0 writes the shared array that every block reads.
+RA_KERNEL void emu_check_uninitialized_shared(float* out) {
+    __shared__ float s[32], unused;
+    if (blockIdx.x == 0) s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[ra_global_thread_id()] = s[threadIdx.x];
+}

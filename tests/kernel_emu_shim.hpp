@@ -3,8 +3,9 @@
 // Models: a grid runs its blocks one after another (in x, then y, then z order, or the reverse
 // order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), each block on
 // blockDim OS threads (one per GPU thread, reused across blocks). __shared__ variables are
-// function-scope statics (one block alive at a time); dynamic shared memory is a buffer the
-// generated glue defines per `extern __shared__` name, filled with 0xff bytes before each launch.
+// function-scope statics (one block alive at a time), filled with 0xff bytes before each block;
+// dynamic shared memory is a buffer the generated glue defines per `extern __shared__` name,
+// filled likewise.
 // __syncthreads is a block barrier that counts exited threads as arrived (Volta and later). Warp
 // collectives (shuffles, ballot, __syncwarp) are a barrier of the warp's live lanes with an
 // exchange buffer: a shuffle that reads a lane that did not take part (exited, or elsewhere)
@@ -93,6 +94,21 @@ struct Block {
     bool failed = false;
     std::unique_ptr<Warp[]> warps;
 };
+
+// Static __shared__ variables, registered by the first thread to pass their declaration; filled
+// with 0xff bytes then and between blocks (a GPU block starts with undefined shared memory).
+inline std::vector<std::pair<void*, size_t>> shared_regions;
+inline std::mutex shared_lock;
+inline bool shared_region(void* p, size_t n) {
+    std::lock_guard<std::mutex> g(shared_lock);
+    shared_regions.emplace_back(p, n);
+    memset(p, 0xff, n);
+    return true;
+}
+inline void poison_shared() {
+    std::lock_guard<std::mutex> g(shared_lock);
+    for (auto& r : shared_regions) memset(r.first, 0xff, r.second);
+}
 
 inline thread_local uint3 thread_idx, block_idx;
 inline thread_local int lane_id = 0, warp_id = 0;
@@ -262,6 +278,7 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
                   const char* name) {
     error.clear();
     kernel_name = name;
+    poison_shared();
     const int n = (int)(blk.x * blk.y * blk.z);
     const long long nblocks = (long long)grid.x * grid.y * grid.z;
     if (n < 1 || n > 1024 || nblocks < 1) {
@@ -317,6 +334,7 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
                 if (b.failed) stop = true;
                 else {
                     reset();
+                    poison_shared();
                     ++current;
                     if (current == nblocks) stop = true;
                 }

@@ -46,6 +46,13 @@ def test_dynamic_shared_memory_and_integer_atomics(emulated_device):
     np.testing.assert_array_equal(np.asarray(stats), [384, 383, 0, 7])
 
 
+def test_shared_memory_starts_each_block_poisoned(emulated_device):
+    out = emulated_device.array(np.zeros(64, np.float32))
+    _launch("emu_check_uninitialized_shared", 2, 32, (out,))
+    got = np.asarray(out)
+    assert (got[:32] == 1).all() and np.isnan(got[32:]).all()
+
+
 def test_a_shuffle_from_an_exited_lane_fails(emulated_device):
     x, out = emulated_device.array(np.ones(32)), emulated_device.array(np.zeros(1))
     with pytest.raises(KernelFault, match="did not take part"):
