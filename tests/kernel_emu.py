@@ -7,12 +7,15 @@ pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
 runs a launch: blocks one after another, a block on one OS thread per GPU thread; it checks the
 launch's argument count and each argument's byte width against the kernel's parameters. The shim's
 header comment says what is modelled (barriers, warp collectives, atomics, shared memory) and
-what is not. The target is ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and ``RA_WARP_SIZE=32``, so every
-vendor fast path is off and the portable paths run; inline PTX (the fp16 conversions among it)
-does not compile for the host and fails with :class:`Unsupported`.
+what is not. Two targets (:data:`TARGETS`): ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and 32-lane
+warps, so every NVIDIA fast path is off and the portable paths run (inline PTX, the fp16
+conversions among it, does not compile for the host and fails with :class:`Unsupported`); and
+``RA_HIP`` with 64-lane wavefronts and no matrix cores, the lane groups and reductions of AMD's
+CDNA GPUs.
 
-The ``emulated_device`` fixture builds on ``launchfake.fake_device`` (its device profile,
-recorded launches, empty plan cache and workspaces) and makes every kernel launch run here. The
+The ``emulated_device`` fixture (``emulated_wave64_device``: the HIP target on a gfx942-like
+profile) builds on ``launchfake.fake_device`` (its device profile, recorded launches, empty plan
+cache and workspaces) and makes every kernel launch run here. The
 library's host-side CuPy calls reach a NumPy stand-in (:mod:`emu_cupy`): device arrays are a
 NumPy subclass whose ``.data.ptr`` is their host address, so CuPy's array functions, methods and
 operators are NumPy's (CuPy mirrors them). What it lacks raises ``AttributeError`` naming it.
@@ -28,6 +31,7 @@ Usage::
 """
 
 import ctypes
+import dataclasses
 import hashlib
 import os
 import re
@@ -41,12 +45,15 @@ import numpy as np
 import pytest
 
 from emu_cupy import DeviceArray, namespace
-from launchfake import _Function, fake_device  # noqa: F401 (the fixture this one builds on)
+from launchfake import PROFILE, _Function, fake_device  # noqa: F401 (the fixture this one builds on)
 from rocarray._core import backend
 from rocarray._core import compile as _compile
 
 SHIM = Path(__file__).with_name("kernel_emu_shim.hpp")
-DEFINES = ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32")
+#: The defines of each target: NVIDIA's warp of 32 without any vendor fast path, and AMD's
+#: wavefront of 64 (HIP's collectives, no matrix cores).
+TARGETS = {"cuda32": ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32"),
+           "hip64": ("-DRA_HIP=1", "-DRA_WARP_SIZE=64")}
 FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-w")
 #: The most dynamic shared memory a launch may ask for (sm_90's per-block limit).
 DYNAMIC_SHARED_BYTES = 232448
@@ -130,8 +137,8 @@ def translation_unit(source, name):
             f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
 
 
-def _library(text):
-    key = hashlib.sha256((text + SHIM.read_text() + " ".join(DEFINES + FLAGS)).encode()).hexdigest()[:24]
+def _library(text, defines):
+    key = hashlib.sha256((text + SHIM.read_text() + " ".join(defines + FLAGS)).encode()).hexdigest()[:24]
     out = cache_dir() / f"{key}.so"
     if not out.exists():
         cxx = compiler()
@@ -140,7 +147,7 @@ def _library(text):
         src = cache_dir() / f"{key}.{os.getpid()}.cpp"
         src.write_text(text)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        run = subprocess.run([cxx, *FLAGS, *DEFINES, str(src), "-o", str(tmp)], capture_output=True, text=True)
+        run = subprocess.run([cxx, *FLAGS, *defines, str(src), "-o", str(tmp)], capture_output=True, text=True)
         if run.returncode:
             log = run.stderr
             if re.search(r"\basm\b|impossible constraint|no such instruction|invalid .*constraint", log):
@@ -155,9 +162,9 @@ def _library(text):
 class EmulatedKernel:
     """One emulated kernel: ``kernel(grid, block, args, shared_mem)`` runs a launch (CuPy's call)."""
 
-    def __init__(self, source, name):
-        self.source, self.name = source, name
-        lib = _library(translation_unit(source, name))
+    def __init__(self, source, name, target):
+        self.source, self.name, self.target = source, name, target
+        lib = _library(translation_unit(source, name), TARGETS[target])
         self._launch = lib.emu_launch
         self._launch.restype = ctypes.c_int
         self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int]
@@ -200,11 +207,11 @@ _one_launch = threading.Lock()  # the shim's launch state is global: one launch 
 _kernels = {}
 
 
-def kernel(source, name):
-    """The memoized emulated kernel ``name`` of ``source`` (compiled on first use)."""
-    key = (source, name)
+def kernel(source, name, target="cuda32"):
+    """The memoized emulated kernel ``name`` of ``source`` for ``target`` (compiled on first use)."""
+    key = (source, name, target)
     if key not in _kernels:
-        _kernels[key] = EmulatedKernel(source, name)
+        _kernels[key] = EmulatedKernel(source, name, target)
     return _kernels[key]
 
 
@@ -216,10 +223,10 @@ def _dims(v):
 class _EmulatedFunction(_Function):
     """launchfake's recording kernel stand-in that also runs the launch."""
 
-    def __init__(self, device, source, name):
+    def __init__(self, device, source, name, target):
         super().__init__(device, name)
         self.kernel = None  # no driver handle: the launch layer calls this object
-        self._emulated = kernel(source, name)
+        self._emulated = kernel(source, name, target)
 
     def __call__(self, grid, block, args, shared_mem=0):
         super().__call__(grid, block, args, shared_mem)
@@ -245,17 +252,35 @@ class EmulatedDevice:
         return self.cupy.asarray(values, dtype=dtype)
 
 
-@pytest.fixture
-def emulated_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+#: The device a wave64 emulation reports (a CDNA3-like profile).
+WAVE64_PROFILE = dataclasses.replace(PROFILE, name="fake gfx942", is_hip=True, arch="gfx942", warp_size=64,
+                                     multiprocessors=304, shared_mem_per_block=65536, compute_capability="9.4")
+
+
+def _emulate(fake, monkeypatch, target):
     if compiler() is None:
         pytest.skip("g++ is needed to run kernels on the CPU")
-    device = EmulatedDevice(fake_device)
+    device = EmulatedDevice(fake)
 
     def get_kernel(source, name, device_id=None):
         if "<" in name and name not in _compile.registered(source):
             raise LookupError(f"{name} is not registered for {source}")
-        return _EmulatedFunction(fake_device, source, name)
+        return _EmulatedFunction(fake, source, name, target)
 
     monkeypatch.setattr(_compile, "get_kernel", get_kernel)
     monkeypatch.setattr(backend, "_cupy", [device.cupy])
-    yield device
+    if target == "hip64":
+        monkeypatch.setattr(backend, "device_info", lambda device_id=None: WAVE64_PROFILE)
+    return device
+
+
+@pytest.fixture
+def emulated_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """Kernels run as NVIDIA's (RA_CUDA, warp 32) on launchfake's sm_90 profile."""
+    return _emulate(fake_device, monkeypatch, "cuda32")
+
+
+@pytest.fixture
+def emulated_wave64_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """Kernels run as AMD's (RA_HIP, wavefront 64) on a gfx942-like profile."""
+    return _emulate(fake_device, monkeypatch, "hip64")

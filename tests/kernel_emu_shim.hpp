@@ -13,11 +13,14 @@
 // (a __syncthreads that some lanes skip while their warp waits in a shuffle, say) fails as a
 // deadlock. Atomics are GCC __atomic builtins (compare-and-swap loops for floating point).
 //
+// Targets: RA_CUDA with 32-lane warps, or RA_HIP with 64-lane wavefronts (HIP's mask-free
+// collectives and _Float16 conversions).
+//
 // Does not model: partial shuffle masks (every collective is over the warp's live lanes),
 // warp-synchronous code without __syncwarp (it is a data race here, as under independent thread
 // scheduling), concurrently resident blocks (a block that spin-waits on a later block never
 // finishes: the launch's watchdog aborts the process), memory spaces and their bounds, inline PTX
-// and the fp16 conversions built on it.
+// and the fp16 conversions built on it (RA_CUDA).
 #pragma once
 
 #include <math.h>
@@ -63,7 +66,8 @@ struct dim3 {
 
 namespace emu {
 
-constexpr int WARP = 32;
+constexpr int WARP = RA_WARP_SIZE;
+typedef unsigned long long Mask;  // a bit per lane, up to 64
 
 struct Abort {};  // unwinds a kernel thread once the launch has failed
 
@@ -79,7 +83,7 @@ inline void record(const std::string& what) {
 // Sync state of the running block: one lock, a barrier for the block and one per warp.
 struct Warp {
     int live = 0, arrived = 0, kind = 0;
-    unsigned live_mask = 0;            // lanes that have not exited
+    Mask live_mask = 0;                // lanes that have not exited
     unsigned long long round = 0;      // completed collectives
     unsigned long long took[2][WARP];  // round + 1 in which a lane wrote its exchange slot
     unsigned char slot[2][WARP][16];   // exchange buffer, double-buffered by round parity
@@ -200,7 +204,7 @@ inline void thread_exit(Block& b) {
     --b.live;
     Warp& w = b.warps[warp_id];
     --w.live;
-    w.live_mask &= ~(1u << lane_id);
+    w.live_mask &= ~(1ull << lane_id);
     if (b.failed) return;
     if (b.arrived > 0 && b.arrived == b.live) {
         b.blocked -= b.arrived;
@@ -233,14 +237,14 @@ template <typename T> T shuffle(T v, int src, int width, const char* what) {
     return r;
 }
 
-inline unsigned ballot(int predicate) {
+inline Mask ballot(int predicate) {
     const unsigned char p = predicate != 0;
     const unsigned long long round = warp_meet(BALLOT, &p, 1);
     const int par = (int)(round & 1);
     Warp& w = block->warps[warp_id];
-    unsigned mask = 0;
+    Mask mask = 0;
     for (int l = 0; l < WARP; ++l)  // a lane that did not take part votes 0
-        if (w.took[par][l] == round + 1 && w.slot[par][l][0]) mask |= 1u << l;
+        if (w.took[par][l] == round + 1 && w.slot[par][l][0]) mask |= 1ull << l;
     return mask;
 }
 
@@ -301,7 +305,7 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
         b.blocked = b.arrived = 0;
         for (int w = 0; w < nwarps; ++w) {
             b.warps[w].live = (w + 1) * WARP <= n ? WARP : n - w * WARP;
-            b.warps[w].live_mask = b.warps[w].live == WARP ? 0xffffffffu : (1u << b.warps[w].live) - 1u;
+            b.warps[w].live_mask = b.warps[w].live == 64 ? ~0ull : (1ull << b.warps[w].live) - 1ull;
             b.warps[w].arrived = 0;
             b.warps[w].kind = 0;
         }
@@ -366,7 +370,7 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
 #define blockIdx (emu::block_idx)
 #define blockDim (emu::block_dim)
 #define gridDim (emu::grid_dim)
-#define warpSize 32
+#define warpSize RA_WARP_SIZE
 #define __global__
 #define __device__
 #define __host__
@@ -379,27 +383,39 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
 inline void __syncthreads() { emu::syncthreads(); }
 inline void __syncwarp(unsigned = 0xffffffffu) { emu::warp_meet(emu::SYNCWARP, nullptr, 0); }
 // The lanes that have not exited (the emulator does not track divergence).
-inline unsigned __activemask() { return emu::block->warps[emu::warp_id].live_mask; }
-inline unsigned __ballot_sync(unsigned, int p) { return emu::ballot(p); }
+inline unsigned __activemask() { return (unsigned)emu::block->warps[emu::warp_id].live_mask; }
+inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)emu::ballot(p); }
 inline int __any_sync(unsigned, int p) { return emu::ballot(p) != 0; }
 inline int __all_sync(unsigned m, int p) { return emu::ballot(!p) == 0; }
-template <typename T> T __shfl_sync(unsigned, T v, int src, int width = 32) {
+template <typename T> T __shfl_sync(unsigned, T v, int src, int width = RA_WARP_SIZE) {
     const int base = emu::lane_id & ~(width - 1);
     return emu::shuffle(v, base + (src & (width - 1)), width, "__shfl_sync");
 }
-template <typename T> T __shfl_xor_sync(unsigned, T v, int m, int width = 32) {
+template <typename T> T __shfl_xor_sync(unsigned, T v, int m, int width = RA_WARP_SIZE) {
     const int s = emu::lane_id ^ m;
     const int base = emu::lane_id & ~(width - 1);
     return emu::shuffle(v, s >= base + width ? emu::lane_id : s, width, "__shfl_xor_sync");
 }
-template <typename T> T __shfl_down_sync(unsigned, T v, unsigned d, int width = 32) {
+template <typename T> T __shfl_down_sync(unsigned, T v, unsigned d, int width = RA_WARP_SIZE) {
     const int seg = emu::lane_id & (width - 1);
     return emu::shuffle(v, seg + (int)d < width ? emu::lane_id + (int)d : emu::lane_id, width, "__shfl_down_sync");
 }
-template <typename T> T __shfl_up_sync(unsigned, T v, unsigned d, int width = 32) {
+template <typename T> T __shfl_up_sync(unsigned, T v, unsigned d, int width = RA_WARP_SIZE) {
     const int seg = emu::lane_id & (width - 1);
     return emu::shuffle(v, seg >= (int)d ? emu::lane_id - (int)d : emu::lane_id, width, "__shfl_up_sync");
 }
+
+// HIP's spellings (RA_HIP targets, wave64): the same collectives without masks.
+#if defined(RA_HIP)
+template <typename T> T __shfl(T v, int src, int width = RA_WARP_SIZE) { return __shfl_sync(0u, v, src, width); }
+template <typename T> T __shfl_xor(T v, int m, int width = RA_WARP_SIZE) { return __shfl_xor_sync(0u, v, m, width); }
+template <typename T> T __shfl_down(T v, unsigned d, int width = RA_WARP_SIZE) {
+    return __shfl_down_sync(0u, v, d, width);
+}
+template <typename T> T __shfl_up(T v, unsigned d, int width = RA_WARP_SIZE) { return __shfl_up_sync(0u, v, d, width); }
+inline unsigned long long __ballot(int p) { return emu::ballot(p); }
+#define __builtin_amdgcn_wave_barrier() __syncwarp()
+#endif
 
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }

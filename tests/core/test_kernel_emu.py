@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from kernel_emu import KernelFault, emulated_device  # noqa: F401 (the fixture)
+from kernel_emu import KernelFault, emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 
 import rocarray as ra
@@ -26,13 +26,15 @@ def test_block_reduction_and_double_atomics(emulated_device):
     np.testing.assert_allclose(np.asarray(out)[0], h.sum(), rtol=1e-12)
 
 
-def test_shuffles_and_ballot_follow_cuda(emulated_device):
-    out = emulated_device.array(np.zeros(4 * 64, np.int32))
-    _launch("emu_check_shuffles", 1, 64, (out,))
-    got = np.asarray(out).reshape(64, 4)
-    lane = np.arange(64) % 32
-    np.testing.assert_array_equal(got[:, 0], (lane + 3) % 32 * 10)
-    np.testing.assert_array_equal(got[:, 1], np.where(lane + 5 < 32, lane + 5, lane) * 10)
+@pytest.mark.parametrize("fixture,warp", [("emulated_device", 32), ("emulated_wave64_device", 64)])
+def test_shuffles_and_ballot_follow_the_vendors(request, fixture, warp):
+    device = request.getfixturevalue(fixture)
+    out = device.array(np.zeros(4 * 128, np.int32))
+    _launch("emu_check_shuffles", 1, 128, (out,))
+    got = np.asarray(out).reshape(128, 4)
+    lane = np.arange(128) % warp
+    np.testing.assert_array_equal(got[:, 0], (lane + 3) % warp * 10)
+    np.testing.assert_array_equal(got[:, 1], np.where(lane + 5 < warp, lane + 5, lane) * 10)
     np.testing.assert_array_equal(got[:, 2], np.where(lane >= 2, lane - 2, lane) * 10)
     assert set(got[:, 3].view(np.uint32)) == {sum(1 << b for b in range(0, 32, 3))}
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kernel_emu import emulated_device  # noqa: F401 (the fixture)
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 from rocsparse.spgemm_data import from_coo, random_parts, scipy_of
 
@@ -36,6 +36,16 @@ def _vector(rng, n, dtype):
     return v.astype(dtype)
 
 
+def _forced(m, n, indptr, indices, nnz, strategy, trans):
+    """The analysis forced to ``strategy``; for 'T'/'C' its transpose's analysis too (forced_to
+    sets only the analysis of the 'N' product)."""
+    analysis = rocsparse.csrmv_analysis(m, n, indptr, nnz).forced_to(strategy)
+    if trans != "N":
+        t_indptr, t_indices, perm, t_analysis = analysis.transpose(indices)
+        object.__setattr__(analysis, "_transpose", (t_indptr, t_indices, perm, t_analysis.forced_to(strategy)))
+    return analysis
+
+
 SPMV_CASES = [("float64", "int32"), ("float32", "int64"), ("complex128", "int32")]
 
 
@@ -50,7 +60,7 @@ def test_csrmv_every_strategy(emulated_device, dtype, index, trans, strategy):
     rows, cols = (m, n) if trans == "N" else (n, m)
     x = _vector(rng, cols, dtype)
     y0 = _vector(rng, rows, dtype)
-    analysis = rocsparse.csrmv_analysis(m, n, indptr, data.size).forced_to(strategy)
+    analysis = _forced(m, n, indptr, indices, data.size, strategy, trans)
     y = emulated_device.array(y0)
     rocsparse.csrmv(2.0, m, n, indptr, indices, data, emulated_device.array(x), 0.5, y, trans=trans,
                     analysis=analysis)
@@ -273,3 +283,56 @@ def test_csr_multiply_and_sddmm(emulated_device, dtype, index):
     rows = np.repeat(np.arange(m), np.diff(a_parts[0]))
     want = 2.0 * (dense_a @ dense_b)[rows, a_parts[1]] + 0.5 * a_parts[2]
     np.testing.assert_allclose(np.asarray(out), want, rtol=_tol(dtype), atol=_tol(dtype))
+
+
+# ---- AMD's 64-lane wavefronts (the RA_HIP target): lane groups and reductions span 64 lanes ----
+
+@pytest.mark.parametrize("strategy", ["vector16", "vector64", "split"])
+def test_wave64_csrmv(emulated_wave64_device, strategy):
+    dev = emulated_wave64_device
+    rng = np.random.default_rng(SEED)
+    m, n = 12, 300
+    lengths = np.array([5, 0, 2500, 3, 0, 70, 7, 1, 0, 2100, 0, 9])
+    rows = np.repeat(np.arange(m), lengths)
+    parts = from_coo(rng, m, n, rows, rng.integers(0, n, rows.size), "complex128", "int32", unsorted=True)
+    indptr, indices, data = _device_parts(dev, parts)
+    analysis = _forced(m, n, indptr, indices, data.size, strategy, "C")
+    x = _vector(rng, m, "complex128")
+    y = rocsparse.csrmv(1.0, m, n, indptr, indices, data, dev.array(x), trans="C", analysis=analysis)
+    np.testing.assert_allclose(np.asarray(y), scipy_of(parts, (m, n)).conj().T @ x, rtol=1e-10, atol=1e-10)
+
+
+def test_wave64_csrmm_csrgemm_sddmm(emulated_wave64_device):
+    dev = emulated_wave64_device
+    rng = np.random.default_rng(SEED)
+    m, n, k = 23, 19, 40
+    a_parts, a = _matrix(rng, m, n, "float64", "int64", 0.3)
+    b_parts, b = _matrix(rng, n, m, "float64", "int64", 0.3)
+    dense = np.asarray(_vector(rng, n * k, "float64").reshape(n, k), order="F")
+    c = rocsparse.csrmm(1.0, m, n, *_device_parts(dev, a_parts), dev.array(dense))
+    np.testing.assert_allclose(np.asarray(c), a @ dense, rtol=1e-12, atol=1e-12)
+    _assert_canonical(rocsparse.csrgemm(m, n, m, *_device_parts(dev, a_parts), *_device_parts(dev, b_parts)), a @ b,
+                      "float64")
+    left = _vector(rng, m * k, "float64").reshape(m, k)
+    indptr, indices, data = _device_parts(dev, a_parts)
+    out = rocsparse.sddmm(1.0, dev.array(left), dev.array(dense.T), 0.0, indptr, indices, data)
+    rows = np.repeat(np.arange(m), np.diff(a_parts[0]))
+    np.testing.assert_allclose(np.asarray(out), (left @ dense.T)[rows, a_parts[1]], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_wave64_csrsv_and_ilu0(emulated_wave64_device, dtype):
+    dev = emulated_wave64_device
+    rng = np.random.default_rng(SEED)
+    m = 70
+    parts, a = _triangular(rng, m, dtype, "int32", lower=True)
+    indptr, indices, data = _device_parts(dev, parts)
+    analysis = rocsparse.csrsv_analysis(m, indptr, indices, lower=True)
+    b = _vector(rng, m, dtype)
+    x = rocsparse.csrsv_solve(analysis, indptr, indices, data, dev.array(b))
+    np.testing.assert_allclose(a @ np.asarray(x), b, rtol=_tol(dtype) * 10, atol=_tol(dtype) * 10)
+    lu, pivot = rocsparse.csrilu0(m, indptr, indices, data, analysis)
+    assert pivot == -1
+    f = sp.csr_array((np.asarray(lu), parts[1], parts[0]), shape=(m, m)).toarray()
+    product = (np.tril(f, -1) + np.eye(m)) @ np.triu(f)
+    np.testing.assert_allclose(product[a.toarray() != 0], a.data, rtol=_tol(dtype), atol=_tol(dtype))
