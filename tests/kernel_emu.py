@@ -54,7 +54,8 @@ SHIM = Path(__file__).with_name("kernel_emu_shim.hpp")
 #: wavefront of 64 (HIP's collectives, no matrix cores).
 TARGETS = {"cuda32": ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32"),
            "hip64": ("-DRA_HIP=1", "-DRA_WARP_SIZE=64")}
-FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-w")
+# -fno-gnu-unique: each kernel library keeps its own shim state (launch, shared regions)
+FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-fno-gnu-unique", "-w")
 #: The most dynamic shared memory a launch may ask for (sm_90's per-block limit).
 DYNAMIC_SHARED_BYTES = 232448
 #: Seconds a launch may run before the process is aborted (a spin-wait the emulator cannot serve).
