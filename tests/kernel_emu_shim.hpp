@@ -73,7 +73,6 @@ struct Abort {};  // unwinds a kernel thread once the launch has failed
 
 inline std::string error;  // the first failure of the current launch ("" when none)
 inline std::mutex error_lock;
-inline std::string kernel_name;
 
 inline void record(const std::string& what) {
     std::lock_guard<std::mutex> g(error_lock);
@@ -281,7 +280,6 @@ template <typename... P>
 inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
                   const char* name) {
     error.clear();
-    kernel_name = name;
     poison_shared();
     const int n = (int)(blk.x * blk.y * blk.z);
     const long long nblocks = (long long)grid.x * grid.y * grid.z;
