@@ -1,0 +1,93 @@
+"""The kernel emulator's own checks (tests/kernel_emu.py): collectives, shared memory and atomics
+compute what a GPU does, and kernels with warp or barrier mistakes fail loudly instead of passing."""
+
+import os
+
+import numpy as np
+import pytest
+
+from kernel_emu import KernelFault, emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+
+import rocarray as ra
+from rocarray._core import kernels
+
+SOURCE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "kernel_emu_selfcheck.hip")
+
+
+def _launch(name, grid, block, args, shared=0):
+    kernels.Kernel(SOURCE, name, block, 1)(0, grid, args, shared=shared)
+
+
+def test_block_reduction_and_double_atomics(emulated_device):
+    h = np.random.default_rng(1).standard_normal(1000)
+    out = emulated_device.array(np.zeros(1))
+    _launch("emu_check_block_sum", 4, 256, (emulated_device.array(h), np.int64(h.size), out))
+    np.testing.assert_allclose(np.asarray(out)[0], h.sum(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fixture,warp", [("emulated_device", 32), ("emulated_wave64_device", 64)])
+def test_shuffles_and_ballot_follow_the_vendors(request, fixture, warp):
+    device = request.getfixturevalue(fixture)
+    out = device.array(np.zeros(4 * 128, np.int32))
+    _launch("emu_check_shuffles", 1, 128, (out,))
+    got = np.asarray(out).reshape(128, 4)
+    lane = np.arange(128) % warp
+    np.testing.assert_array_equal(got[:, 0], (lane + 3) % warp * 10)
+    np.testing.assert_array_equal(got[:, 1], np.where(lane + 5 < warp, lane + 5, lane) * 10)
+    np.testing.assert_array_equal(got[:, 2], np.where(lane >= 2, lane - 2, lane) * 10)
+    assert set(got[:, 3].view(np.uint32)) == {sum(1 << b for b in range(0, 32, 3))}
+
+
+def test_dynamic_shared_memory_and_integer_atomics(emulated_device):
+    h = np.arange(3 * 128, dtype=np.float32)
+    y = emulated_device.array(np.zeros_like(h))
+    stats = emulated_device.array(np.array([0, 0, 1 << 40, 0], np.uint64))
+    _launch("emu_check_shared_atomics", 3, 128, (emulated_device.array(h), y, stats), shared=128 * 4)
+    np.testing.assert_array_equal(np.asarray(y), h.reshape(3, 128)[:, ::-1].ravel())
+    np.testing.assert_array_equal(np.asarray(stats), [384, 383, 0, 7])
+
+
+def test_shared_memory_starts_each_block_poisoned(emulated_device):
+    out = emulated_device.array(np.zeros(64, np.float32))
+    _launch("emu_check_uninitialized_shared", 2, 32, (out,))
+    got = np.asarray(out)
+    assert (got[:32] == 1).all() and np.isnan(got[32:]).all()
+
+
+def test_a_shuffle_from_an_exited_lane_fails(emulated_device):
+    x, out = emulated_device.array(np.ones(32)), emulated_device.array(np.zeros(1))
+    with pytest.raises(KernelFault, match="did not take part"):
+        _launch("emu_check_exited_lane", 1, 32, (x, np.int32(20), out))
+
+
+def test_a_barrier_against_a_shuffle_is_a_deadlock(emulated_device):
+    with pytest.raises(KernelFault, match="deadlock"):
+        _launch("emu_check_divergent_barrier", 1, 64, (emulated_device.array(np.zeros(64, np.int32)),))
+
+
+def test_lanes_at_different_collectives_fail(emulated_device):
+    with pytest.raises(KernelFault, match="different kinds"):
+        _launch("emu_check_mixed_collectives", 1, 32, (emulated_device.array(np.zeros(32, np.int32)),))
+
+
+def test_an_argument_of_the_wrong_width_is_refused(emulated_device):
+    x, out = emulated_device.array(np.ones(32)), emulated_device.array(np.zeros(1))
+    with pytest.raises(TypeError, match="parameter has 4 bytes"):
+        _launch("emu_check_exited_lane", 1, 32, (x, np.int64(32), out))
+
+
+@pytest.mark.parametrize("n", [1, 300, 40000])
+def test_known_good_prim_scan_and_reduce(emulated_device, n):
+    # the decoupled look-back scan across several tiles, the row reduction across blocks
+    h = np.random.default_rng(2).standard_normal(n)
+    x = emulated_device.array(h)
+    np.testing.assert_allclose(np.asarray(ra.prim.inclusive_scan(x)), np.cumsum(h), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(np.asarray(ra.prim.reduce(x, op="add")), h.sum(), rtol=1e-10, atol=1e-10)
+
+
+def test_inline_ptx_is_refused_with_a_reason(emulated_device):
+    from kernel_emu import Unsupported
+
+    with pytest.raises(Unsupported, match="inline PTX"):
+        ra.prim.inclusive_scan(emulated_device.array(np.ones(10, np.float16)))

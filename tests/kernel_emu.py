@@ -1,0 +1,287 @@
+"""Run rocarray's real kernel sources on the CPU, for small sizes: a test tool without a GPU.
+
+A kernel (one name expression of one source, as the compile layer builds it) is the source's
+pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
+``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
+``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point that
+runs a launch: blocks one after another, a block on one OS thread per GPU thread; it checks the
+launch's argument count and each argument's byte width against the kernel's parameters. The shim's
+header comment says what is modelled (barriers, warp collectives, atomics, shared memory) and
+what is not. Two targets (:data:`TARGETS`): ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and 32-lane
+warps, so every NVIDIA fast path is off and the portable paths run (inline PTX, the fp16
+conversions among it, does not compile for the host and fails with :class:`Unsupported`); and
+``RA_HIP`` with 64-lane wavefronts and no matrix cores, the lane groups and reductions of AMD's
+CDNA GPUs.
+
+The ``emulated_device`` fixture (``emulated_wave64_device``: the HIP target on a gfx942-like
+profile) builds on ``launchfake.fake_device`` (its device profile, recorded launches, empty plan
+cache and workspaces) and makes every kernel launch run here. The
+library's host-side CuPy calls reach a NumPy stand-in (:mod:`emu_cupy`): device arrays are a
+NumPy subclass whose ``.data.ptr`` is their host address, so CuPy's array functions, methods and
+operators are NumPy's (CuPy mirrors them). What it lacks raises ``AttributeError`` naming it.
+
+Usage::
+
+    from kernel_emu import emulated_device  # noqa: F401 (the fixture)
+
+    def test_scan(emulated_device):
+        h = np.arange(100, dtype=np.int32)
+        out = ra.prim.inclusive_scan(emulated_device.array(h))
+        assert (np.asarray(out) == np.cumsum(h)).all()
+"""
+
+import ctypes
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from emu_cupy import DeviceArray, namespace
+from launchfake import PROFILE, _Function, fake_device  # noqa: F401 (the fixture this one builds on)
+from rocarray._core import backend
+from rocarray._core import compile as _compile
+
+SHIM = Path(__file__).with_name("kernel_emu_shim.hpp")
+#: The defines of each target: NVIDIA's warp of 32 without any vendor fast path, and AMD's
+#: wavefront of 64 (HIP's collectives, no matrix cores).
+TARGETS = {"cuda32": ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32"),
+           "hip64": ("-DRA_HIP=1", "-DRA_WARP_SIZE=64")}
+# -fno-gnu-unique: each kernel library keeps its own shim state (launch, shared regions)
+FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-fno-gnu-unique", "-w")
+#: The most dynamic shared memory a launch may ask for (sm_90's per-block limit).
+DYNAMIC_SHARED_BYTES = 232448
+#: Seconds a launch may run before the process is aborted (a spin-wait the emulator cannot serve).
+TIMEOUT_S = float(os.environ.get("ROCARRAY_EMU_TIMEOUT", "120"))
+#: Run each grid's blocks last to first: a kernel that assumes an order among independent blocks
+#: gives other answers (one that spin-waits on an earlier block stops at the timeout).
+REVERSE_BLOCKS = os.environ.get("ROCARRAY_EMU_REVERSE_BLOCKS", "0") == "1"
+
+
+class Unsupported(RuntimeError):
+    """A kernel the emulator cannot compile for the host (inline PTX, fp16 conversions)."""
+
+
+class KernelFault(RuntimeError):
+    """A launch the emulator stopped: a deadlock, a shuffle from a lane that did not take part,
+    lanes at different collectives, an exception in a kernel thread."""
+
+
+def compiler():
+    """The g++ the emulator uses, or None."""
+    return shutil.which(os.environ.get("ROCARRAY_EMU_CXX", "g++"))
+
+
+def cache_dir():
+    path = Path(os.environ.get("ROCARRAY_EMU_CACHE", Path(tempfile.gettempdir()) / "rocarray-kernel-emu"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# `extern __shared__ [alignment] type name[];` (the buffer defined for it is 256-byte aligned)
+_EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+(?:__align__\(\d+\)\s+|alignas\(\d+\)\s+)?"
+                            r"([\w:<>, ]+?)\s+(\w+)\s*\[\s*\]\s*;")
+
+
+# `__shared__ type a[...], b;` (one statement, possibly several declarators)
+_SHARED = re.compile(r"__shared__\s+([^;{}]+);")
+
+
+def _shared_names(declaration):
+    """The variable names of a ``__shared__`` statement's declarators."""
+    flat = re.sub(r"\[[^\]]*\]", "", declaration)
+    while re.search(r"<[^<>]*>", flat):
+        flat = re.sub(r"<[^<>]*>", "", flat)
+    return [re.findall(r"\w+", part)[-1] for part in flat.split(",")]
+
+
+def translation_unit(source, name):
+    """The host C++ text of kernel ``name`` (an ``extern "C"`` name or a name expression) of
+    ``source``: the shim, the pasted source with ``extern __shared__`` arrays made plain
+    ``extern`` ones and each ``__shared__`` statement followed by the registration of its
+    variables (:func:`emu::shared_region`), the dynamic arrays' definitions, and the entry points
+    ``emu_launch``/``emu_params``."""
+    text = _compile.full_source(source)
+    buffers = {}
+
+    def plain_extern(match):
+        ctype, var = match.groups()
+        buffers.setdefault(var, ctype.strip())
+        return f"extern {ctype} {var}[];"
+
+    text = _EXTERN_SHARED.sub(plain_extern, text)
+    sites = iter(range(1 << 30))
+
+    def registered_shared(match):
+        # the first thread to pass registers the variables: poisoned then and between blocks
+        regions = " && ".join(f"emu::shared_region(&{v}, sizeof {v})" for v in _shared_names(match.group(1)))
+        return f"{match.group(0)} static const bool emu_shared_{next(sites)} = {regions};"
+
+    text = _SHARED.sub(registered_shared, text)
+    defs = "".join(f"alignas(256) {t} {v}[({DYNAMIC_SHARED_BYTES} + sizeof({t}) - 1) / sizeof({t})];\n"
+                   for v, t in buffers.items())
+    register = "".join(f"    static const bool emu_dynamic_{v} = emu::shared_region({v}, sizeof {v});\n"
+                       for v in buffers)
+    return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
+            f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
+            f'                          void** args, double timeout, int reverse) {{\n{register}'
+            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse,\n'
+            f'                       "{name}");\n}}\n'
+            f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
+            f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
+
+
+def _library(text, defines):
+    key = hashlib.sha256((text + SHIM.read_text() + " ".join(defines + FLAGS)).encode()).hexdigest()[:24]
+    out = cache_dir() / f"{key}.so"
+    if not out.exists():
+        cxx = compiler()
+        if cxx is None:
+            raise Unsupported("g++ is not installed")
+        src = cache_dir() / f"{key}.{os.getpid()}.cpp"
+        src.write_text(text)
+        tmp = out.with_suffix(f".{os.getpid()}.tmp")
+        run = subprocess.run([cxx, *FLAGS, *defines, str(src), "-o", str(tmp)], capture_output=True, text=True)
+        if run.returncode:
+            log = run.stderr
+            if re.search(r"\basm\b|impossible constraint|no such instruction|invalid .*constraint", log):
+                raise Unsupported(f"the kernel uses inline PTX (asm), which the host cannot run ({src}):\n"
+                                  f"{log[-3000:]}")
+            raise Unsupported(f"g++ could not compile {src}:\n{log[-6000:]}")
+        os.replace(tmp, out)
+        src.unlink()  # kept when the compile fails, for reading
+    return ctypes.CDLL(str(out))
+
+
+class EmulatedKernel:
+    """One emulated kernel: ``kernel(grid, block, args, shared_mem)`` runs a launch (CuPy's call)."""
+
+    def __init__(self, source, name, target):
+        self.source, self.name, self.target = source, name, target
+        lib = _library(translation_unit(source, name), TARGETS[target])
+        self._launch = lib.emu_launch
+        self._launch.restype = ctypes.c_int
+        self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int]
+        self._error = lib.emu_error
+        self._error.restype = ctypes.c_char_p
+        sizes = (ctypes.c_ulonglong * 64)()
+        count = lib.emu_params(sizes)
+        self.param_sizes = tuple(sizes[:count])
+
+    def _argument(self, i, value, keep):
+        want = self.param_sizes[i]
+        if isinstance(value, np.ndarray) and not isinstance(value, DeviceArray):
+            host = np.ascontiguousarray(value)
+            if host.size != 1:
+                raise TypeError(f"{self.name} argument {i}: a by-value array must have one element")
+        elif isinstance(value, np.generic):
+            host = np.array(value)
+        else:
+            host = np.array(getattr(value, "data", value).ptr, np.uint64)
+        if host.nbytes != want:
+            raise TypeError(f"{self.name} argument {i}: the kernel's parameter has {want} bytes, the launch "
+                            f"passes {host.nbytes} ({type(value).__name__} {getattr(value, 'dtype', '')})")
+        keep.append(host)
+        return host.ctypes.data
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        if len(args) != len(self.param_sizes):
+            raise TypeError(f"{self.name} takes {len(self.param_sizes)} arguments, the launch passes {len(args)}")
+        if shared_mem > DYNAMIC_SHARED_BYTES:
+            raise KernelFault(f"{self.name}: {shared_mem} bytes of dynamic shared memory asked for")
+        keep = []
+        ptrs = (ctypes.c_void_p * max(1, len(args)))(*[self._argument(i, a, keep) for i, a in enumerate(args)])
+        g, b = _dims(grid), _dims(block)
+        with _one_launch:
+            if self._launch(*g, *b, ptrs, TIMEOUT_S, REVERSE_BLOCKS):
+                raise KernelFault(f"{self.name}: {self._error().decode()}")
+
+
+_one_launch = threading.Lock()  # the shim's launch state is global: one launch at a time
+_kernels = {}
+
+
+def kernel(source, name, target="cuda32"):
+    """The memoized emulated kernel ``name`` of ``source`` for ``target`` (compiled on first use)."""
+    key = (source, name, target)
+    if key not in _kernels:
+        _kernels[key] = EmulatedKernel(source, name, target)
+    return _kernels[key]
+
+
+def _dims(v):
+    t = tuple(int(x) for x in (v if isinstance(v, (tuple, list)) else (v,)))
+    return t + (1,) * (3 - len(t))
+
+
+class _EmulatedFunction(_Function):
+    """launchfake's recording kernel stand-in that also runs the launch."""
+
+    def __init__(self, device, source, name, target):
+        super().__init__(device, name)
+        self.kernel = None  # no driver handle: the launch layer calls this object
+        self._emulated = kernel(source, name, target)
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        super().__call__(grid, block, args, shared_mem)
+        self._emulated(grid, block, args, shared_mem)
+
+
+class EmulatedDevice:
+    """What the fixture returns: the recording fake device plus arrays for the emulator."""
+
+    def __init__(self, fake):
+        self.fake = fake
+        self.cupy = namespace()
+
+    @property
+    def launches(self):
+        return self.fake.launches
+
+    def names(self):
+        return self.fake.names()
+
+    def array(self, values, dtype=None):
+        """A device array (512-byte aligned, a guard page after it) holding a copy of ``values``."""
+        return self.cupy.asarray(values, dtype=dtype)
+
+
+#: The device a wave64 emulation reports (a CDNA3-like profile).
+WAVE64_PROFILE = dataclasses.replace(PROFILE, name="fake gfx942", is_hip=True, arch="gfx942", warp_size=64,
+                                     multiprocessors=304, shared_mem_per_block=65536, compute_capability="9.4")
+
+
+def _emulate(fake, monkeypatch, target):
+    if compiler() is None:
+        pytest.skip("g++ is needed to run kernels on the CPU")
+    device = EmulatedDevice(fake)
+
+    def get_kernel(source, name, device_id=None):
+        if "<" in name and name not in _compile.registered(source):
+            raise LookupError(f"{name} is not registered for {source}")
+        return _EmulatedFunction(fake, source, name, target)
+
+    monkeypatch.setattr(_compile, "get_kernel", get_kernel)
+    monkeypatch.setattr(backend, "_cupy", [device.cupy])
+    if target == "hip64":
+        monkeypatch.setattr(backend, "device_info", lambda device_id=None: WAVE64_PROFILE)
+    return device
+
+
+@pytest.fixture
+def emulated_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """Kernels run as NVIDIA's (RA_CUDA, warp 32) on launchfake's sm_90 profile."""
+    return _emulate(fake_device, monkeypatch, "cuda32")
+
+
+@pytest.fixture
+def emulated_wave64_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """Kernels run as AMD's (RA_HIP, wavefront 64) on a gfx942-like profile."""
+    return _emulate(fake_device, monkeypatch, "hip64")

@@ -1,0 +1,513 @@
+// The CUDA dialect on the host, for running rocarray's kernel sources on the CPU (tests/kernel_emu.py).
+//
+// Models: a grid runs its blocks one after another (in x, then y, then z order, or the reverse
+// order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), each block on
+// blockDim OS threads (one per GPU thread, reused across blocks). __shared__ variables are
+// function-scope statics (one block alive at a time), filled with 0xff bytes before each block;
+// dynamic shared memory is a buffer the generated glue defines per `extern __shared__` name,
+// filled likewise.
+// __syncthreads is a block barrier that counts exited threads as arrived (Volta and later). Warp
+// collectives (shuffles, ballot, __syncwarp) are a barrier of the warp's live lanes with an
+// exchange buffer: a shuffle that reads a lane that did not take part (exited, or elsewhere)
+// fails, lanes that meet at different kinds of collective fail, and a barrier no thread can leave
+// (a __syncthreads that some lanes skip while their warp waits in a shuffle, say) fails as a
+// deadlock. Atomics are GCC __atomic builtins (compare-and-swap loops for floating point).
+//
+// Targets: RA_CUDA with 32-lane warps, or RA_HIP with 64-lane wavefronts (HIP's mask-free
+// collectives and _Float16 conversions).
+//
+// Does not model: partial shuffle masks (every collective is over the warp's live lanes),
+// warp-synchronous code without __syncwarp (it is a data race here, as under independent thread
+// scheduling), concurrently resident blocks (a block that spin-waits on a later block never
+// finishes: the launch's watchdog aborts the process), memory spaces and their bounds, inline PTX
+// and the fp16 conversions built on it (RA_CUDA).
+#pragma once
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+struct uint3 { unsigned x, y, z; };
+// CUDA's vector types with their alignment, and their make_ functions.
+#define EMU_VEC2(T, N, A)                                                      \
+    struct alignas(A) N##2 { T x, y; };                                         \
+    inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+#define EMU_VEC4(T, N, A)                                                      \
+    struct alignas(A) N##4 { T x, y, z, w; };                                   \
+    inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+EMU_VEC2(int, int, 8)
+EMU_VEC2(unsigned, uint, 8)
+EMU_VEC2(float, float, 8)
+EMU_VEC2(double, double, 16)
+EMU_VEC2(long long, longlong, 16)
+EMU_VEC2(unsigned long long, ulonglong, 16)
+EMU_VEC4(int, int, 16)
+EMU_VEC4(unsigned, uint, 16)
+EMU_VEC4(float, float, 16)
+#undef EMU_VEC2
+#undef EMU_VEC4
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+namespace emu {
+
+constexpr int WARP = RA_WARP_SIZE;
+typedef unsigned long long Mask;  // a bit per lane, up to 64
+
+struct Abort {};  // unwinds a kernel thread once the launch has failed
+
+inline std::string error;  // the first failure of the current launch ("" when none)
+inline std::mutex error_lock;
+
+inline void record(const std::string& what) {
+    std::lock_guard<std::mutex> g(error_lock);
+    if (error.empty()) error = what;
+}
+
+// Sync state of the running block: one lock, a barrier for the block and one per warp.
+struct Warp {
+    int live = 0, arrived = 0, kind = 0;
+    Mask live_mask = 0;                // lanes that have not exited
+    unsigned long long round = 0;      // completed collectives
+    unsigned long long took[2][WARP];  // round + 1 in which a lane wrote its exchange slot
+    unsigned char slot[2][WARP][16];   // exchange buffer, double-buffered by round parity
+    std::condition_variable cv;
+};
+
+struct Block {
+    std::mutex m;
+    std::condition_variable cv;
+    int live = 0, blocked = 0, arrived = 0;
+    unsigned long long round = 0;
+    bool failed = false;
+    std::unique_ptr<Warp[]> warps;
+};
+
+// Static __shared__ variables, registered by the first thread to pass their declaration; filled
+// with 0xff bytes then and between blocks (a GPU block starts with undefined shared memory).
+inline std::vector<std::pair<void*, size_t>> shared_regions;
+inline std::mutex shared_lock;
+inline bool shared_region(void* p, size_t n) {
+    std::lock_guard<std::mutex> g(shared_lock);
+    shared_regions.emplace_back(p, n);
+    memset(p, 0xff, n);
+    return true;
+}
+inline void poison_shared() {
+    std::lock_guard<std::mutex> g(shared_lock);
+    for (auto& r : shared_regions) memset(r.first, 0xff, r.second);
+}
+
+inline thread_local uint3 thread_idx, block_idx;
+inline thread_local int lane_id = 0, warp_id = 0;
+inline dim3 block_dim, grid_dim;
+inline Block* block = nullptr;
+
+[[noreturn]] inline void fail_locked(Block& b, const std::string& what) {
+    record(what);
+    b.failed = true;
+    b.cv.notify_all();
+    for (int w = 0; w < (int)((block_dim.x * block_dim.y * block_dim.z + WARP - 1) / WARP); ++w)
+        b.warps[w].cv.notify_all();
+    throw Abort();
+}
+
+[[noreturn]] inline void fail(const std::string& what) {
+    std::unique_lock<std::mutex> g(block->m);
+    fail_locked(*block, what);
+}
+
+inline std::string where() {
+    char buf[160];
+    snprintf(buf, sizeof buf, " (block (%u,%u,%u), thread (%u,%u,%u))", block_idx.x, block_idx.y, block_idx.z,
+             thread_idx.x, thread_idx.y, thread_idx.z);
+    return buf;
+}
+
+// After a thread starts waiting or exits: every live thread waiting and none released is a deadlock.
+inline void check_deadlock(Block& b) {
+    if (b.live > 0 && b.blocked == b.live)
+        fail_locked(b, "deadlock: every live thread of the block waits at a barrier that some never reach "
+                       "(__syncthreads against a warp collective, or a collective skipped by some lanes)" + where());
+}
+
+inline void syncthreads() {
+    Block& b = *block;
+    std::unique_lock<std::mutex> g(b.m);
+    if (b.failed) throw Abort();
+    if (++b.arrived == b.live) {
+        b.blocked -= b.arrived - 1;
+        b.arrived = 0;
+        ++b.round;
+        b.cv.notify_all();
+        return;
+    }
+    const unsigned long long round = b.round;
+    ++b.blocked;
+    check_deadlock(b);
+    b.cv.wait(g, [&] { return b.round != round || b.failed; });
+    if (b.failed) throw Abort();
+}
+
+// Releases the warp's collective (under the lock): every live lane has arrived.
+inline void release_warp(Block& b, Warp& w, int waiting) {
+    b.blocked -= waiting;
+    w.arrived = 0;
+    w.kind = 0;
+    ++w.round;
+    w.cv.notify_all();
+}
+
+// One warp collective of kind `kind`: writes `bytes` of `value` to this lane's slot, waits for the
+// warp's live lanes, returns the round's slots (valid until the lane's next collective).
+inline unsigned long long warp_meet(int kind, const void* value, size_t bytes) {
+    Block& b = *block;
+    Warp& w = b.warps[warp_id];
+    std::unique_lock<std::mutex> g(b.m);
+    if (b.failed) throw Abort();
+    const unsigned long long round = w.round;
+    const int par = (int)(round & 1);
+    if (w.arrived == 0) w.kind = kind;
+    else if (w.kind != kind) fail_locked(b, "lanes of a warp meet at different kinds of warp collective" + where());
+    if (bytes) memcpy(w.slot[par][lane_id], value, bytes);
+    w.took[par][lane_id] = round + 1;
+    if (++w.arrived == w.live) {
+        release_warp(b, w, w.arrived - 1);
+        return round;
+    }
+    ++b.blocked;
+    check_deadlock(b);
+    w.cv.wait(g, [&] { return w.round != round || b.failed; });
+    if (b.failed) throw Abort();
+    return round;
+}
+
+// This thread leaves the kernel: it counts as arrived at every barrier it did not reach.
+inline void thread_exit(Block& b) {
+    std::unique_lock<std::mutex> g(b.m);
+    --b.live;
+    Warp& w = b.warps[warp_id];
+    --w.live;
+    w.live_mask &= ~(1ull << lane_id);
+    if (b.failed) return;
+    if (b.arrived > 0 && b.arrived == b.live) {
+        b.blocked -= b.arrived;
+        b.arrived = 0;
+        ++b.round;
+        b.cv.notify_all();
+    }
+    if (w.arrived > 0 && w.arrived == w.live) release_warp(b, w, w.arrived);
+    try {
+        check_deadlock(b);
+    } catch (Abort&) {
+    }
+}
+
+enum Kind { SHFL = 1, BALLOT, SYNCWARP };
+
+template <typename T> T shuffle(T v, int src, int width, const char* what) {
+    static_assert(sizeof(T) <= 16, "a shuffled value is at most 16 bytes");
+    if (width <= 0 || width > WARP || (width & (width - 1)))
+        fail(std::string(what) + ": width must be a power of two up to the warp size" + where());
+    const unsigned long long round = warp_meet(SHFL, &v, sizeof(T));
+    const int par = (int)(round & 1);
+    if (src == lane_id) return v;
+    Warp& w = block->warps[warp_id];
+    if (w.took[par][src] != round + 1)
+        fail(std::string(what) + " reads lane " + std::to_string(src) + ", which did not take part (exited or "
+             "diverged)" + where());
+    T r;
+    memcpy(&r, w.slot[par][src], sizeof(T));
+    return r;
+}
+
+inline Mask ballot(int predicate) {
+    const unsigned char p = predicate != 0;
+    const unsigned long long round = warp_meet(BALLOT, &p, 1);
+    const int par = (int)(round & 1);
+    Warp& w = block->warps[warp_id];
+    Mask mask = 0;
+    for (int l = 0; l < WARP; ++l)  // a lane that did not take part votes 0
+        if (w.took[par][l] == round + 1 && w.slot[par][l][0]) mask |= 1ull << l;
+    return mask;
+}
+
+template <typename T> inline T bits_as(const void* p) {
+    T r;
+    memcpy(&r, p, sizeof(T));
+    return r;
+}
+
+// Atomics: read-modify-write through a compare-and-swap loop on the value's bytes.
+template <typename T, typename F> inline T rmw(T* p, F f) {
+    T old;
+    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+    T next = f(old);
+    while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) next = f(old);
+    return old;
+}
+
+// Runs one launch: the argument bytes are copied into the kernel's parameter types.
+template <typename... P, size_t... I>
+inline std::tuple<std::decay_t<P>...> unpack(void** args, std::index_sequence<I...>) {
+    std::tuple<std::decay_t<P>...> t;
+    ((void)memcpy(&std::get<I>(t), args[I], sizeof(std::get<I>(t))), ...);
+    return t;
+}
+
+template <typename... P> inline int param_sizes(void (*)(P...), unsigned long long* out) {
+    const unsigned long long sizes[] = {sizeof(std::decay_t<P>)..., 0};
+    for (size_t i = 0; i < sizeof...(P); ++i) out[i] = sizes[i];
+    return (int)sizeof...(P);
+}
+
+template <typename... P>
+inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
+                  const char* name) {
+    error.clear();
+    poison_shared();
+    const int n = (int)(blk.x * blk.y * blk.z);
+    const long long nblocks = (long long)grid.x * grid.y * grid.z;
+    if (n < 1 || n > 1024 || nblocks < 1) {
+        error = "bad launch dimensions";
+        return 1;
+    }
+    auto values = unpack<P...>(args, std::index_sequence_for<P...>{});
+    block_dim = blk;
+    grid_dim = grid;
+    const int nwarps = (n + WARP - 1) / WARP;
+    Block b;
+    b.warps.reset(new Warp[nwarps]);
+    block = &b;
+    long long current = 0;  // the block running now
+    bool stop = false;
+    std::mutex team_lock;
+    std::condition_variable team_cv;
+    auto reset = [&] {
+        b.live = n;
+        b.blocked = b.arrived = 0;
+        for (int w = 0; w < nwarps; ++w) {
+            b.warps[w].live = (w + 1) * WARP <= n ? WARP : n - w * WARP;
+            b.warps[w].live_mask = b.warps[w].live == 64 ? ~0ull : (1ull << b.warps[w].live) - 1ull;
+            b.warps[w].arrived = 0;
+            b.warps[w].kind = 0;
+        }
+    };
+    reset();
+    int done = 0;  // threads finished with the current block
+    auto body = [&](int t) {
+        thread_idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y), (unsigned)(t / (blk.x * blk.y))};
+        lane_id = t % WARP;
+        warp_id = t / WARP;
+        for (long long k = 0; k < nblocks; ++k) {
+            {
+                std::unique_lock<std::mutex> g(team_lock);
+                team_cv.wait(g, [&] { return current == k || stop; });
+                if (stop) return;
+            }
+            const long long id = reverse ? nblocks - 1 - k : k;
+            block_idx = uint3{(unsigned)(id % grid.x), (unsigned)(id / grid.x % grid.y),
+                              (unsigned)(id / (grid.x * grid.y))};
+            try {
+                std::apply(kernel, values);
+            } catch (Abort&) {
+            } catch (std::exception& e) {
+                record(std::string("exception: ") + e.what() + where());
+            }
+            thread_exit(b);
+            std::unique_lock<std::mutex> g(team_lock);
+            if (++done == n) {
+                done = 0;
+                if (b.failed) stop = true;
+                else {
+                    reset();
+                    poison_shared();
+                    ++current;
+                    if (current == nblocks) stop = true;
+                }
+                team_cv.notify_all();
+            }
+        }
+    };
+    std::vector<std::thread> team;
+    team.reserve(n);
+    for (int t = 0; t < n; ++t) team.emplace_back(body, t);
+    {
+        std::unique_lock<std::mutex> g(team_lock);
+        if (!team_cv.wait_for(g, std::chrono::duration<double>(timeout_s), [&] { return stop; })) {
+            fprintf(stderr, "kernel_emu: %s did not finish in %.0f s (block %lld of %lld): a spin-wait on a block "
+                            "that runs later, or an endless loop. Aborting.\n", name, timeout_s, current, nblocks);
+            fflush(stderr);
+            abort();
+        }
+    }
+    for (auto& th : team) th.join();
+    block = nullptr;
+    return error.empty() ? 0 : 1;
+}
+
+}  // namespace emu
+
+// ---- the dialect ----
+#define threadIdx (emu::thread_idx)
+#define blockIdx (emu::block_idx)
+#define blockDim (emu::block_dim)
+#define gridDim (emu::grid_dim)
+#define warpSize RA_WARP_SIZE
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+
+inline void __syncthreads() { emu::syncthreads(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { emu::warp_meet(emu::SYNCWARP, nullptr, 0); }
+// The lanes that have not exited (the emulator does not track divergence).
+inline unsigned __activemask() { return (unsigned)emu::block->warps[emu::warp_id].live_mask; }
+inline unsigned __ballot_sync(unsigned, int p) { return (unsigned)emu::ballot(p); }
+inline int __any_sync(unsigned, int p) { return emu::ballot(p) != 0; }
+inline int __all_sync(unsigned m, int p) { return emu::ballot(!p) == 0; }
+template <typename T> T __shfl_sync(unsigned, T v, int src, int width = RA_WARP_SIZE) {
+    const int base = emu::lane_id & ~(width - 1);
+    return emu::shuffle(v, base + (src & (width - 1)), width, "__shfl_sync");
+}
+template <typename T> T __shfl_xor_sync(unsigned, T v, int m, int width = RA_WARP_SIZE) {
+    const int s = emu::lane_id ^ m;
+    const int base = emu::lane_id & ~(width - 1);
+    return emu::shuffle(v, s >= base + width ? emu::lane_id : s, width, "__shfl_xor_sync");
+}
+template <typename T> T __shfl_down_sync(unsigned, T v, unsigned d, int width = RA_WARP_SIZE) {
+    const int seg = emu::lane_id & (width - 1);
+    return emu::shuffle(v, seg + (int)d < width ? emu::lane_id + (int)d : emu::lane_id, width, "__shfl_down_sync");
+}
+template <typename T> T __shfl_up_sync(unsigned, T v, unsigned d, int width = RA_WARP_SIZE) {
+    const int seg = emu::lane_id & (width - 1);
+    return emu::shuffle(v, seg >= (int)d ? emu::lane_id - (int)d : emu::lane_id, width, "__shfl_up_sync");
+}
+
+// HIP's spellings (RA_HIP targets, wave64): the same collectives without masks.
+#if defined(RA_HIP)
+template <typename T> T __shfl(T v, int src, int width = RA_WARP_SIZE) { return __shfl_sync(0u, v, src, width); }
+template <typename T> T __shfl_xor(T v, int m, int width = RA_WARP_SIZE) { return __shfl_xor_sync(0u, v, m, width); }
+template <typename T> T __shfl_down(T v, unsigned d, int width = RA_WARP_SIZE) {
+    return __shfl_down_sync(0u, v, d, width);
+}
+template <typename T> T __shfl_up(T v, unsigned d, int width = RA_WARP_SIZE) { return __shfl_up_sync(0u, v, d, width); }
+inline unsigned long long __ballot(int p) { return emu::ballot(p); }
+#define __builtin_amdgcn_wave_barrier() __syncwarp()
+#endif
+
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+[[noreturn]] inline void __trap() { emu::fail("__trap()" + emu::where()); }
+inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+
+// atomics
+#define EMU_ATOMIC_INT(T)                                                                               \
+    inline T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }               \
+    inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }               \
+    inline T atomicOr(T* p, T v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }                 \
+    inline T atomicAnd(T* p, T v) { return __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); }               \
+    inline T atomicXor(T* p, T v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }               \
+    inline T atomicExch(T* p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }             \
+    inline T atomicMin(T* p, T v) { return emu::rmw(p, [v](T o) { return v < o ? v : o; }); }          \
+    inline T atomicMax(T* p, T v) { return emu::rmw(p, [v](T o) { return o < v ? v : o; }); }          \
+    inline T atomicCAS(T* p, T c, T v) {                                                               \
+        __atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);              \
+        return c;                                                                                      \
+    }
+EMU_ATOMIC_INT(int)
+EMU_ATOMIC_INT(unsigned int)
+EMU_ATOMIC_INT(long long)
+EMU_ATOMIC_INT(unsigned long long)
+#undef EMU_ATOMIC_INT
+inline float atomicAdd(float* p, float v) { return emu::rmw(p, [v](float o) { return o + v; }); }
+inline double atomicAdd(double* p, double v) { return emu::rmw(p, [v](double o) { return o + v; }); }
+inline float atomicExch(float* p, float v) {
+    float old;
+    __atomic_exchange(p, &v, &old, __ATOMIC_SEQ_CST);
+    return old;
+}
+inline unsigned atomicInc(unsigned* p, unsigned limit) {
+    return emu::rmw(p, [limit](unsigned o) { return o >= limit ? 0u : o + 1u; });
+}
+inline unsigned atomicDec(unsigned* p, unsigned limit) {
+    return emu::rmw(p, [limit](unsigned o) { return (o == 0u || o > limit) ? limit : o - 1u; });
+}
+
+// math and bit intrinsics
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline void sincospi(double x, double* s, double* c) {
+    *s = sin(M_PI * x);
+    *c = cos(M_PI * x);
+}
+inline void sincospif(float x, float* s, float* c) {
+    *s = sinf((float)M_PI * x);
+    *c = cosf((float)M_PI * x);
+}
+// (only inline PTX takes a shared-window address; this makes such kernels fail at the asm)
+inline size_t __cvta_generic_to_shared(const void* p) { return (size_t)p; }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+    unsigned r = 0;
+    for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+inline unsigned long long __brevll(unsigned long long x) {
+    return ((unsigned long long)__brev((unsigned)x) << 32) | __brev((unsigned)(x >> 32));
+}
+inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+    return (unsigned long long)(((unsigned __int128)a * b) >> 64);
+}
+template <typename T> inline T __ldg(const T* p) { return *p; }
+inline int __float_as_int(float x) { return emu::bits_as<int>(&x); }
+inline unsigned __float_as_uint(float x) { return emu::bits_as<unsigned>(&x); }
+inline float __int_as_float(int x) { return emu::bits_as<float>(&x); }
+inline float __uint_as_float(unsigned x) { return emu::bits_as<float>(&x); }
+inline long long __double_as_longlong(double x) { return emu::bits_as<long long>(&x); }
+inline double __longlong_as_double(long long x) { return emu::bits_as<double>(&x); }
+
+// CUDA's min/max: integer and floating overloads with the usual arithmetic conversions.
+namespace emu {
+template <typename A, typename B>
+using arithmetic2 = std::enable_if_t<std::is_arithmetic<A>::value && std::is_arithmetic<B>::value>;
+}
+template <typename A, typename B, typename = emu::arithmetic2<A, B>>
+inline std::common_type_t<A, B> min(A a, B b) {
+    typedef std::common_type_t<A, B> C;
+    return (C)b < (C)a ? (C)b : (C)a;
+}
+template <typename A, typename B, typename = emu::arithmetic2<A, B>>
+inline std::common_type_t<A, B> max(A a, B b) {
+    typedef std::common_type_t<A, B> C;
+    return (C)a < (C)b ? (C)b : (C)a;
+}
