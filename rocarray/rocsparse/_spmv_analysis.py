@@ -178,17 +178,20 @@ class CsrmvAnalysis:
         if self._transpose is None:
             positions = _k.positions(self.nnz, indices)
             indptr_t, indices_t, perm = _k.csr2csc(self.m, self.n, self._indptr, indices, positions)
-            self._transpose = (indptr_t, indices_t, perm, csrmv_analysis(self.n, self.m, indptr_t, self.nnz))
+            analysis_t = csrmv_analysis(self.n, self.m, indptr_t, self.nnz)
+            if self.forced:
+                analysis_t = analysis_t.forced_to(self.strategy)
+            self._transpose = (indptr_t, indices_t, perm, analysis_t)
         return self._transpose
 
     def forced_to(self, strategy):
         """A copy that always runs ``strategy`` (one of :func:`strategies`; ``'split'`` needs
-        ``nnz > 0``), sharing the computed row blocks."""
+        ``nnz > 0``), for the transposed products too, sharing the computed row blocks."""
         if strategy == "split" and self.nnz == 0:
             raise ValueError("the split strategy needs stored elements")
         if strategy != "split" and strategy_lanes(strategy) not in _k.VECTOR_LANES:
             raise ValueError(f"unknown csrmv strategy {strategy!r}")
-        return replace(self, strategy=strategy, forced=True)
+        return replace(self, strategy=strategy, forced=True, _transpose=None)
 
 
 def csrmv_analysis(m, n, indptr, nnz):

@@ -37,12 +37,11 @@ def _vector(rng, n, dtype):
 
 
 def _forced(m, n, indptr, indices, nnz, strategy, trans):
-    """The analysis forced to ``strategy``; for 'T'/'C' its transpose's analysis too (forced_to
-    sets only the analysis of the 'N' product)."""
+    """The analysis forced to ``strategy`` (for the 'T'/'C' products too)."""
     analysis = rocsparse.csrmv_analysis(m, n, indptr, nnz).forced_to(strategy)
     if trans != "N":
-        t_indptr, t_indices, perm, t_analysis = analysis.transpose(indices)
-        object.__setattr__(analysis, "_transpose", (t_indptr, t_indices, perm, t_analysis.forced_to(strategy)))
+        forced_t = analysis.transpose(indices)[3]
+        assert forced_t.forced and forced_t.strategy == strategy
     return analysis
 
 
