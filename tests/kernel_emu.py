@@ -270,6 +270,7 @@ def _emulate(fake, monkeypatch, target):
 
     monkeypatch.setattr(_compile, "get_kernel", get_kernel)
     monkeypatch.setattr(backend, "_cupy", [device.cupy])
+    monkeypatch.setattr(backend, "cupy_module", lambda: device.cupy)  # ra.asnumpy and friends reach it too
     if target == "hip64":
         monkeypatch.setattr(backend, "device_info", lambda device_id=None: WAVE64_PROFILE)
     return device
