@@ -33,7 +33,7 @@ from rocarray._numpy.reductions import (  # noqa: A004  (NumPy names shadow buil
 )
 from rocarray._numpy.sorting import argpartition, argsort, lexsort, partition, sort, sort_complex
 from rocarray._numpy.searching import argwhere, compress, extract, flatnonzero, nonzero, searchsorted, unique
-from rocarray import config, distributed, fft, linalg, prim, rocblas, rocsolver, rocsparse, sparse
+from rocarray import config, distributed, fft, linalg, miopen, nn, prim, rocblas, rocsolver, rocsparse, sparse
 
 # dtypes and constants are NumPy's own objects (CuPy re-exports the same ones).
 from numpy import (  # noqa: E402
@@ -48,7 +48,7 @@ __all__ = [
     "RawKernel", "RawModule", "ElementwiseKernel", "ReductionKernel",
     "asarray", "asnumpy", "dot", "vdot", "inner", "linalg", "rocblas", "rocsolver", "rocsparse", "sparse", "prim",
     "matmul", "tensordot", "outer", "kron", "trace", "einsum",
-    "fft", "distributed",
+    "fft", "distributed", "miopen", "nn",
     "cumsum", "cumprod", "nancumsum", "nancumprod", "bincount", "histogram",
     "sum", "prod", "min", "max", "amin", "amax", "argmin", "argmax", "mean", "all", "any", "nansum",
     "nanprod", "nanmin", "nanmax", "nanargmin", "nanargmax", "nanmean", "count_nonzero",

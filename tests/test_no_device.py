@@ -15,7 +15,8 @@ NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.lina
               "rocarray.rocblas": ra.rocblas, "rocarray.rocfft": ra.rocfft, "rocarray.rocsolver": ra.rocsolver,
               "rocarray.rocsparse": ra.rocsparse, "rocarray.sparse": ra.sparse,
               "rocarray.sparse.linalg": ra.sparse.linalg, "rocarray.sparse.csgraph": ra.sparse.csgraph,
-              "rocarray.distributed": ra.distributed, "rocarray.distributed.fft": ra.distributed.fft}
+              "rocarray.distributed": ra.distributed, "rocarray.distributed.fft": ra.distributed.fft,
+              "rocarray.miopen": ra.miopen, "rocarray.nn": ra.nn}
 #: Functions that need no device by design.
 HOST_ONLY = {"rocarray.is_available", "rocarray.show_config", "rocarray.free_workspaces", "rocarray.asnumpy",
              "rocarray.tune", "rocarray.profile",
