@@ -306,6 +306,20 @@ def test_self_check_lines_and_counts(monkeypatch, capsys):
     assert out[-1] == "self-check: 1 passed, 1 failed"
 
 
+def test_a_check_whose_reference_is_missing_is_skipped_not_failed(monkeypatch, capsys):
+    monkeypatch.setattr(cli_checks, "_sync", lambda: None)
+
+    def needs_missing_reference(rng):
+        harness.require("rocarray_no_such_reference_module")
+
+    checks = [harness.SelfCheck("demo.ok", "demo", _ok), harness.SelfCheck("demo.ref", "demo", needs_missing_reference)]
+    assert cli_checks.run_self_checks(checks, print) == (1, 0)
+    out = lines_of(capsys)
+    assert out[1].startswith("SKIP  demo.ref") and "rocarray_no_such_reference_module is not installed" in out[1]
+    assert out[-1] == "self-check: 1 passed, 0 failed, 1 skipped"
+    assert harness.require("math").sqrt(4.0) == 2.0
+
+
 def test_self_check_with_no_registered_checks(capsys):
     assert cli_checks.run_self_checks([], print) == (0, 0)
     assert "no self-checks registered" in capsys.readouterr().out

@@ -29,7 +29,8 @@ def run_self_checks(checks, out):
     """Run ``checks``, each with a fresh ``numpy.random.Generator``, and print one line per check.
 
     An exception from a check (an ``AssertionError`` mismatch, or any error such as a compile
-    failure) makes it FAIL; the seed is printed so the failure can be reproduced with
+    failure) makes it FAIL, :class:`~rocarray._core.harness.Unavailable` (a reference that is not
+    installed here) makes it SKIP; the seed is printed so the failure can be reproduced with
     ``numpy.random.default_rng(seed)``. The device is synchronized after each check so that an
     asynchronous launch error is charged to the check that caused it.
 
@@ -44,7 +45,7 @@ def run_self_checks(checks, out):
     tuple of int
         ``(passed, failed)``.
     """
-    passed = failed = 0
+    passed = failed = skipped = 0
     width = max((len(c.name) for c in checks), default=0)
     for check in checks:
         seed = int.from_bytes(os.urandom(4), "little")
@@ -52,6 +53,10 @@ def run_self_checks(checks, out):
         try:
             check.run(numpy.random.default_rng(seed))
             _sync()
+        except harness.Unavailable as exc:
+            skipped += 1
+            out(f"SKIP  {check.name.ljust(width)}  ({exc})")
+            continue
         except Exception as exc:  # report every failure, keep going
             failed += 1
             out(f"FAIL  {check.name.ljust(width)}  (seed {seed})")
@@ -63,5 +68,5 @@ def run_self_checks(checks, out):
         out(f"PASS  {check.name.ljust(width)}  {time.perf_counter() - t0:.2f} s")
     if not checks:
         out("no self-checks registered (libraries register them with rocarray._core.harness.self_check)")
-    out(f"self-check: {passed} passed, {failed} failed")
+    out(f"self-check: {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return passed, failed

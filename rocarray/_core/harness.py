@@ -43,6 +43,22 @@ class BenchCase:
     memory_bound: bool = True
 
 
+class Unavailable(Exception):
+    """Raised by a self-check whose reference is not installed here (e.g. torch): reported as
+    skipped, not as a failure."""
+
+
+def require(module):
+    """Import and return ``module`` (a reference a check compares with), or raise
+    :class:`Unavailable` naming it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise Unavailable(f"{module} is not installed (the reference of this check)") from None
+
+
 def self_check(library, name=None):
     """Decorator registering ``fn(rng)`` as a self-check of ``library``."""
 
