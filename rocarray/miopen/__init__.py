@@ -13,6 +13,9 @@ __all__ = []
 # --- convolution algorithms: implicit GEMM, Winograd, FFT (convalgos) -----------------------------
 
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
+from rocarray.miopen._activation import activation_backward, activation_forward
+
+__all__ += ["activation_forward", "activation_backward"]
 
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
 

@@ -13,6 +13,14 @@ __all__ = []
 # --- convolution algorithms (convalgos) ---------------------------------------------------------------
 
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
+from rocarray.nn._activation import (elu, elu_backward, gelu, gelu_backward, hardswish, hardswish_backward,
+                                    leaky_relu, leaky_relu_backward, relu, relu_backward, sigmoid,
+                                    sigmoid_backward, silu, silu_backward, softplus, softplus_backward, tanh,
+                                    tanh_backward)
+
+__all__ += ["relu", "leaky_relu", "elu", "sigmoid", "tanh", "gelu", "silu", "softplus", "hardswish",
+            "relu_backward", "leaky_relu_backward", "elu_backward", "sigmoid_backward", "tanh_backward",
+            "gelu_backward", "silu_backward", "softplus_backward", "hardswish_backward"]
 
 # --- normalization (norm) -------------------------------------------------------------------------------
 
