@@ -14,8 +14,9 @@ __all__ = []
 
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
 from rocarray.miopen._activation import activation_backward, activation_forward
+from rocarray.miopen._softmax import softmax_backward, softmax_forward
 
-__all__ += ["activation_forward", "activation_backward"]
+__all__ += ["activation_forward", "activation_backward", "softmax_forward", "softmax_backward"]
 
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
 
