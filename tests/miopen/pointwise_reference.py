@@ -87,3 +87,71 @@ def softmax_grad(g, y, axis, log=False):
     if log:
         return g - np.exp(y) * g.sum(axis=axis, keepdims=True)
     return y * (g - (g * y).sum(axis=axis, keepdims=True))
+
+
+def _axis_window(mode, o, size, out, kernel, stride, pad, dilation):
+    """Positions of output ``o``'s window along one axis, and (avg) its padded length."""
+    if mode.startswith("adaptive"):
+        return list(range((o * size) // out, -((-(o + 1) * size) // out))), None
+    start = o * stride - pad
+    if mode == "max":
+        return [start + k * dilation for k in range(kernel) if 0 <= start + k * dilation < size], None
+    end = min(start + kernel, size + pad)
+    return list(range(max(start, 0), min(end, size))), end - start
+
+
+def pool(x, mode, output_size, kernel=None, stride=None, padding=None, dilation=None, count_include_pad=True,
+         divisor_override=None):
+    """Pooling of an NCHW-style float64 ``x`` (N, C, *spatial), brute force: ``(y, indices)`` with
+    torch's flat indices (max modes; None otherwise) and ``windows``: per output, the flat input
+    positions and the divisor, for :func:`pool_grad`."""
+    x = np.asarray(x, np.float64)
+    n, c, spatial = x.shape[0], x.shape[1], x.shape[2:]
+    nd = len(spatial)
+    kernel, stride = kernel or (1,) * nd, stride or (1,) * nd
+    padding, dilation = padding or (0,) * nd, dilation or (1,) * nd
+    y = np.empty((n, c, *output_size))
+    indices = np.empty((n, c, *output_size), np.int64)
+    windows = {}
+    planes = x.reshape(n, c, -1)
+    for o in np.ndindex(*output_size):
+        axes = [_axis_window(mode, o[a], spatial[a], output_size[a], kernel[a], stride[a], padding[a], dilation[a])
+                for a in range(nd)]
+        grid = np.meshgrid(*[np.array(p, np.int64) for p, _ in axes], indexing="ij")
+        flat = np.ravel_multi_index(tuple(g.ravel() for g in grid), spatial) if grid[0].size else np.zeros(0, np.int64)
+        vals = planes[:, :, flat]
+        if mode in ("max", "adaptive_max"):
+            nan = np.isnan(vals)
+            last_nan = vals.shape[2] - 1 - np.argmax(nan[:, :, ::-1], axis=2)
+            pick = np.where(nan.any(axis=2), last_nan, np.argmax(np.where(nan, -np.inf, vals), axis=2))
+            indices[(slice(None), slice(None), *o)] = flat[pick]
+            y[(slice(None), slice(None), *o)] = np.take_along_axis(vals, pick[:, :, None], 2)[:, :, 0]
+            windows[o] = (flat, None)
+        else:
+            inside = len(flat)
+            if mode == "adaptive_avg" or not count_include_pad:
+                divisor = inside
+            else:
+                divisor = int(np.prod([length for _, length in axes]))
+            if divisor_override:
+                divisor = divisor_override
+            y[(slice(None), slice(None), *o)] = vals.sum(axis=2) / divisor
+            windows[o] = (flat, divisor)
+    return y, (indices if mode in ("max", "adaptive_max") else None), windows
+
+
+def pool_grad(g, x_shape, mode, indices, windows):
+    """Input gradient by scatter (the other way round from the kernel's gather)."""
+    g = np.asarray(g, np.float64)
+    n, c = x_shape[:2]
+    dx = np.zeros((n, c, int(np.prod(x_shape[2:]))))
+    for o, (flat, divisor) in windows.items():
+        go = g[(slice(None), slice(None), *o)]
+        if mode in ("max", "adaptive_max"):
+            idx = indices[(slice(None), slice(None), *o)]
+            for i in range(n):
+                for j in range(c):
+                    dx[i, j, idx[i, j]] += go[i, j]
+        else:
+            dx[:, :, flat] += (go / divisor)[:, :, None]
+    return dx.reshape(x_shape)
