@@ -33,15 +33,34 @@ GEOMETRY = numpy.dtype([("n", _I8), ("c", _I8), ("in", _I8, 3), ("out", _I8, 3),
                         ("count_include_pad", _I8)])
 
 
-def kernel_name(direction, ctype, mode, nhwc):
-    """e.g. ``'ra_miopen_pooling_forward<float, 0, true>'``."""
-    return f"ra_miopen_pooling_{direction}<{ctype}, {MODES[mode]}, {'true' if nhwc else 'false'}>"
+_PACK = {"ra_half": 8, "ra_bfloat16": 8, "float": 4, "double": 2}
+
+
+def kernel_name(direction, ctype, mode, nhwc, vec=1):
+    """e.g. ``'ra_miopen_pooling_forward<float, 0, true, 4>'`` (``vec``: channels per thread of the
+    forward) or ``'ra_miopen_pooling_backward<double, 2, false>'``."""
+    layout = "true" if nhwc else "false"
+    if direction == "forward":
+        return f"ra_miopen_pooling_forward<{ctype}, {MODES[mode]}, {layout}, {vec}>"
+    return f"ra_miopen_pooling_backward<{ctype}, {MODES[mode]}, {layout}>"
 
 
 def instantiations():
-    """Every name expression launched."""
-    return sorted(kernel_name(d, t, m, h) for d in ("forward", "backward") for t in _CTYPES for m in MODES
-                  for h in (False, True))
+    """Every name expression launched: forward one channel per thread in both layouts and a
+    16-byte pack of channels per thread for NHWC, backward in both layouts."""
+    names = [kernel_name("backward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
+    names += [kernel_name("forward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
+    names += [kernel_name("forward", t, m, True, _PACK[t]) for t in _CTYPES for m in MODES]
+    return sorted(names)
+
+
+def channel_pack(geometry, dtype, *arrays):
+    """Channels per thread of the forward: a 16-byte pack for NHWC when the channels divide into
+    packs and every array is 16-aligned, else 1."""
+    vec = _PACK[_c.ctype(dtype)]
+    if geometry.nhwc and geometry.channels % vec == 0 and _c.aligned(*arrays):
+        return vec
+    return 1
 
 
 _compile.register(SOURCE, instantiations())
@@ -119,11 +138,11 @@ class PoolingGeometry:
 _NULL = numpy.uint64(0)
 
 
-def _launch(direction, geometry, args, work, like):
+def _launch(direction, geometry, args, work, like, vec=1):
     if work == 0:
         return
     dev = _c.device_of(like)
-    name = kernel_name(direction, _c.ctype(like.dtype), geometry.mode, geometry.nhwc)
+    name = kernel_name(direction, _c.ctype(like.dtype), geometry.mode, geometry.nhwc, vec)
     with launch.on_device(dev):
         KERNELS[name](dev, (_c.blocks(work, BLOCK, _c.MAX_GRID),), (*args, geometry.packed()))
 
@@ -150,7 +169,8 @@ def pooling_forward(x, geometry, *, return_indices=False):
     """
     y = _c.empty(geometry.output_shape, x.dtype, x)
     indices = _c.empty(geometry.output_shape, numpy.int64, x) if return_indices else None
-    _launch("forward", geometry, (x, y, _NULL if indices is None else indices), y.size, x)
+    vec = channel_pack(geometry, x.dtype, x, y)
+    _launch("forward", geometry, (x, y, _NULL if indices is None else indices), y.size // vec, x, vec)
     return (y, indices) if return_indices else y
 
 

@@ -119,7 +119,7 @@ def test_global_pools(emulated_device):
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 def test_float16_wave64(emulated_wave64_device, layout):
     rng = np.random.default_rng(SEED)
-    x = rng.standard_normal((1, 3, 9, 8)).astype(np.float16)
+    x = rng.standard_normal((1, 8, 9, 8)).astype(np.float16)  # NHWC: a pack of 8 channels per thread
     dev = emulated_wave64_device
     y = ra.nn.max_pool2d(dev.array(_to_layout(x, layout)), 3, 2, 1, layout=layout)
     want, _, _ = ref.pool(x.astype(np.float64), "max", (5, 4), (3, 3), (2, 2), (1, 1), (1, 1))
@@ -127,3 +127,22 @@ def test_float16_wave64(emulated_wave64_device, layout):
     a = ra.nn.avg_pool2d(dev.array(_to_layout(x, layout)), 3, 2, 1, layout=layout)
     want, _, _ = ref.pool(x.astype(np.float64), "avg", (5, 4), (3, 3), (2, 2), (1, 1))
     np.testing.assert_allclose(_from_layout(a, layout).astype(np.float64), want, rtol=1e-3, atol=1e-3)
+
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_channel_packs_nhwc(emulated_device, dtype):
+    # 8 channels: packs of 2 (float64) or 4 (float32) channels per thread
+    rng = np.random.default_rng(SEED)
+    x = rng.standard_normal((2, 8, 7, 6)).astype(dtype)
+    dev_x = emulated_device.array(_to_layout(x, "NHWC"))
+    y, idx = ra.nn.max_pool2d(dev_x, 3, 2, 1, return_indices=True, layout="NHWC")
+    assert emulated_device.names()[-1].endswith(f", {16 // x.itemsize}>")
+    want, want_idx, _ = ref.pool(x, "max", (4, 3), (3, 3), (2, 2), (1, 1), (1, 1))
+    np.testing.assert_array_equal(_from_layout(y, "NHWC"), want)
+    np.testing.assert_array_equal(_from_layout(idx, "NHWC"), want_idx)
+    a = ra.nn.avg_pool2d(dev_x, 3, 2, 1, count_include_pad=False, layout="NHWC")
+    want, _, _ = ref.pool(x.astype(np.float64), "avg", (4, 3), (3, 3), (2, 2), (1, 1), None, False)
+    np.testing.assert_allclose(_from_layout(a, "NHWC"), want, rtol=1e-6, atol=1e-6)
+    m = ra.nn.adaptive_max_pool2d(dev_x, (3, 2), layout="NHWC")
+    np.testing.assert_array_equal(_from_layout(m, "NHWC"), ref.pool(x, "adaptive_max", (3, 2))[0])

@@ -86,22 +86,22 @@ def test_max_pool_nhwc_geometry_and_launch(fake_device):
     y = ra.nn.max_pool2d(x, 3, 2, 1, layout="NHWC")
     assert y.shape == (2, 56, 56, 64) and y.dtype == np.float16
     launch = fake_device.launches[-1]
-    assert launch.name == "ra_miopen_pooling_forward<ra_half, 0, true>"
+    assert launch.name == "ra_miopen_pooling_forward<ra_half, 0, true, 8>"  # 16-byte channel packs
     assert int(launch.args[2]) == 0  # no indices asked for: none written
     g = launch.args[3][0]
     assert (g["n"], g["c"]) == (2, 64)
     assert list(g["in"]) == [1, 112, 112] and list(g["out"]) == [1, 56, 56]
     assert list(g["kernel"]) == [1, 3, 3] and list(g["stride"]) == [1, 2, 2] and list(g["pad"]) == [0, 1, 1]
-    assert launch.grid[0] == -(-y.size // _pooling.BLOCK)
+    assert launch.grid[0] == -(-y.size // 8 // _pooling.BLOCK)
 
 
 def test_unbatched_and_adaptive_none(fake_device):
     y, idx = ra.nn.adaptive_max_pool2d(fake_device.array((3, 10, 7), "float32"), (4, None), return_indices=True)
     assert y.shape == idx.shape == (3, 4, 7) and idx.dtype == np.int64
-    assert fake_device.names() == ["ra_miopen_pooling_forward<float, 3, false>"]
+    assert fake_device.names() == ["ra_miopen_pooling_forward<float, 3, false, 1>"]
     z = ra.nn.avg_pool1d(fake_device.array((8, 5), "float64"), 2, layout="NLC")
     assert z.shape == (4, 5)
-    assert fake_device.names()[-1] == "ra_miopen_pooling_forward<double, 1, true>"
+    assert fake_device.names()[-1] == "ra_miopen_pooling_forward<double, 1, true, 1>"  # 5 channels: no pairs
     gl = ra.nn.global_avg_pool(fake_device.array((2, 4, 4, 4, 3), "float32"), layout="NHWC")
     assert gl.shape == (2, 1, 1, 1, 3)
 
@@ -235,3 +235,12 @@ def test_divisor_override_and_resnet_stem_vs_torch(rng):
     y = ra.nn.max_pool2d(to_device(_to_layout(host, "NHWC")), 3, 2, 1, layout="NHWC")
     np.testing.assert_array_equal(_from_layout(to_host(y), "NHWC"),
                                   torch.nn.functional.max_pool2d(tx, 3, 2, 1).cpu().numpy())
+
+
+def test_channel_packs_need_divisible_channels_and_alignment(fake_device):
+    base = fake_device.array((1 * 6 * 6 * 8 + 1,), "float32")
+    ra.nn.max_pool2d(base[:-1].reshape(1, 6, 6, 8), 2, layout="NHWC")
+    ra.nn.max_pool2d(base[1:].reshape(1, 6, 6, 8), 2, layout="NHWC")  # 4 bytes off 16-byte alignment
+    ra.nn.max_pool2d(fake_device.array((1, 6, 6, 6), "float32"), 2, layout="NHWC")
+    ra.nn.max_pool2d(fake_device.array((1, 8, 6, 6), "float32"), 2)
+    assert [n.split(", ")[-1] for n in fake_device.names()] == ["4>", "1>", "1>", "1>"]

@@ -9,8 +9,8 @@
 // (window of output o along an axis of input size I and output size O: [floor(o I / O),
 // ceil((o + 1) I / O))). NHWC: channels last.
 //
-// Forward: a thread per output element in memory order (for NHWC consecutive threads take
-// consecutive channels, so every window read is coalesced). Backward gathers: a thread per input
+// Forward: a thread per output element (or pack of VEC channels) in memory order (for NHWC
+// consecutive threads take consecutive channels, so every window read is coalesced). Backward gathers: a thread per input
 // element sums over the outputs whose windows can hold it (for max, those whose index names it),
 // so no atomics are needed and the sum order is fixed. Sums run in ra_traits<T>::acc.
 
@@ -52,19 +52,27 @@ RA_DEVICE void ra_pool_plane(ra_i64 n, ra_i64 c, ra_i64 channels, ra_i64 plane, 
 RA_DEVICE ra_i64 ra_pool_adaptive_start(ra_i64 o, ra_i64 in, ra_i64 out) { return (o * in) / out; }
 RA_DEVICE ra_i64 ra_pool_adaptive_end(ra_i64 o, ra_i64 in, ra_i64 out) { return ((o + 1) * in + out - 1) / out; }
 
-template <typename T, int MODE, bool NHWC>
+template <typename T, int N> struct alignas(sizeof(T) * N) ra_pool_pack { T v[N]; };
+
+// VEC > 1 (channels last only): a thread takes VEC consecutive channels, moved as one pack of
+// VEC * sizeof(T) bytes (the library passes it when C % VEC == 0 and the arrays are aligned), so
+// the index arithmetic and the load instructions are shared by VEC outputs.
+template <typename T, int MODE, bool NHWC, int VEC>
 __global__ void __launch_bounds__(RA_MIOPEN_POOLING_BLOCK)
 ra_miopen_pooling_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64* RA_RESTRICT indices,
                           ra_miopen_pool_geometry g) {
+    static_assert(VEC == 1 || NHWC, "channel packs need channels-last data");
     typedef ra_traits<T> Tr;
     typedef typename Tr::acc A;
+    typedef ra_pool_pack<T, VEC> P;
     const ra_i64 plane = g.in[0] * g.in[1] * g.in[2];
-    const ra_i64 total = g.n * g.c * g.out[0] * g.out[1] * g.out[2];
+    const ra_i64 groups = g.c / VEC;
+    const ra_i64 total = g.n * groups * g.out[0] * g.out[1] * g.out[2];
     for (ra_i64 idx = ra_global_thread_id(); idx < total; idx += ra_grid_threads()) {
         ra_i64 n, c, o[3], lo[3], hi[3], step_of[3];
-        ra_pool_coords<NHWC>(idx, g.c, g.out, n, c, o);
+        ra_pool_coords<NHWC>(idx, groups, g.out, n, c, o);
         ra_i64 base, step;
-        ra_pool_plane<NHWC>(n, c, g.c, plane, base, step);
+        ra_pool_plane<NHWC>(n, c * VEC, g.c, plane, base, step);
         const bool adaptive = MODE >= 2;
         ra_i64 window = 1;  // avg: the divisor before clipping to the input
 #pragma unroll
@@ -91,33 +99,56 @@ ra_miopen_pooling_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64* RA_R
                 hi[a] = ra_min(hi[a], g.in[a]);
             }
         }
+        P r;
         if (MODE == 0 || MODE == 3) {
-            A best = ra_pool_neg_inf<A>();
-            ra_i64 at = (lo[0] * g.in[1] + lo[1]) * g.in[2] + lo[2];
+            A best[VEC];
+            ra_i64 at[VEC];
+            const ra_i64 first = (lo[0] * g.in[1] + lo[1]) * g.in[2] + lo[2];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                best[k] = ra_pool_neg_inf<A>();
+                at[k] = first;
+            }
             for (ra_i64 d = lo[0]; d < hi[0]; d += step_of[0])
                 for (ra_i64 h = lo[1]; h < hi[1]; h += step_of[1])
                     for (ra_i64 w = lo[2]; w < hi[2]; w += step_of[2]) {
                         const ra_i64 flat = (d * g.in[1] + h) * g.in[2] + w;
-                        const A v = Tr::to_acc(x[base + flat * step]);
-                        if (v > best || v != v) {
-                            best = v;
-                            at = flat;
+                        const P v = *reinterpret_cast<const P*>(x + base + flat * step);
+#pragma unroll
+                        for (int k = 0; k < VEC; ++k) {
+                            const A a = Tr::to_acc(v.v[k]);
+                            if (a > best[k] || a != a) {
+                                best[k] = a;
+                                at[k] = flat;
+                            }
                         }
                     }
-            y[idx] = Tr::from_acc(best);
-            if (indices != nullptr) indices[idx] = at;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) r.v[k] = Tr::from_acc(best[k]);
+            if (indices != nullptr) {
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) indices[idx * VEC + k] = at[k];
+            }
         } else {
-            A sum = Tr::zero();
+            A sum[VEC];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) sum[k] = Tr::zero();
             for (ra_i64 d = lo[0]; d < hi[0]; ++d)
                 for (ra_i64 h = lo[1]; h < hi[1]; ++h)
-                    for (ra_i64 w = lo[2]; w < hi[2]; ++w) sum += Tr::to_acc(x[base + ((d * g.in[1] + h) * g.in[2] + w) * step]);
+                    for (ra_i64 w = lo[2]; w < hi[2]; ++w) {
+                        const P v = *reinterpret_cast<const P*>(x + base + ((d * g.in[1] + h) * g.in[2] + w) * step);
+#pragma unroll
+                        for (int k = 0; k < VEC; ++k) sum[k] += Tr::to_acc(v.v[k]);
+                    }
             ra_i64 divisor;
             if (MODE == 2) divisor = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
             else if (g.divisor != 0) divisor = g.divisor;
             else if (g.count_include_pad) divisor = window;
             else divisor = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-            y[idx] = Tr::from_acc(sum / A(divisor));
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) r.v[k] = Tr::from_acc(sum[k] / A(divisor));
         }
+        reinterpret_cast<P*>(y)[idx] = r;
     }
 }
 
