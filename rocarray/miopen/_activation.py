@@ -47,17 +47,18 @@ def _params(mode, alpha, beta):
 
 def _run(direction, mode, inputs, out, alpha, beta):
     first = inputs[0]
+    dev = _c.device_of(first)
     if not _c.aligned(*inputs):
         # the kernel's 16-byte packs need 16-aligned addresses: a view's offset gets a fresh copy
         inputs = tuple(a if _c.aligned(a) else a.copy() for a in inputs)
     result = out if out is not None and _c.aligned(out) else _c.empty(first.shape, first.dtype, first)
     n = first.size
     if n:
-        dev = _c.device_of(first)
         kernel = KERNELS[kernel_name(direction, mode, first.dtype)]
-        vec = 16 // first.dtype.itemsize
+        packs = -(-n // (16 // first.dtype.itemsize))
         with launch.on_device(dev):
-            grid = _c.blocks(-(-n // vec), BLOCK, kernel.wave(dev))
+            # two packs per thread and loop trip; a grid of at most one resident wave
+            grid = _c.blocks(-(-packs // 2), BLOCK, kernel.wave(dev))
             kernel(dev, (grid,), (*inputs, result, numpy.int64(n), *_params(mode, alpha, beta)))
     if out is not None and result is not out:
         out[...] = result
@@ -99,7 +100,9 @@ def activation_backward(dy, z, mode, *, alpha=0.0, beta=0.0, out=None):
     z : cupy.ndarray
         The forward's output ``y`` for ``sigmoid`` and ``tanh`` (:data:`FROM_OUTPUT`), its input
         ``x`` for the others; ``dy``'s shape and dtype.
-    mode, alpha, beta :
+    mode : str
+        As in :func:`activation_forward`.
+    alpha, beta : float, optional
         As in :func:`activation_forward`.
     out : cupy.ndarray, optional
         C-contiguous result, not overlapping the inputs.

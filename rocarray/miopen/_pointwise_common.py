@@ -10,7 +10,10 @@ MAX_GRID = (1 << 31) - 1
 
 
 def device_of(x):
-    """The device id holding ``x``."""
+    """The device id holding ``x`` (``TypeError`` for anything but a device array: the one check
+    the libraries make, so that a wrong call fails with a clear error instead of deep inside)."""
+    if not isinstance(x, backend.cupy().ndarray):
+        raise TypeError(f"expected a device array (cupy.ndarray), got {type(x).__name__}")
     return x.data.device_id
 
 

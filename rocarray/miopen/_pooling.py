@@ -167,6 +167,7 @@ def pooling_forward(x, geometry, *, return_indices=False):
     indices : cupy.ndarray
         int64, ``y``'s shape; only with ``return_indices``.
     """
+    _c.device_of(x)
     y = _c.empty(geometry.output_shape, x.dtype, x)
     indices = _c.empty(geometry.output_shape, numpy.int64, x) if return_indices else None
     vec = channel_pack(geometry, x.dtype, x, y)
@@ -192,6 +193,7 @@ def pooling_backward(dy, geometry, *, indices=None):
         its index (summed where windows share one), average modes spread it over the window
         divided by the forward's divisor.
     """
+    _c.device_of(dy)
     dx = _c.empty(geometry.input_shape, dy.dtype, dy)
     with_indices = geometry.mode in WITH_INDICES
     _launch("backward", geometry, (dy, indices if with_indices else _NULL, dx), math.prod(geometry.input_shape), dy)

@@ -67,10 +67,10 @@ def plan(shape, axis, warp_size):
 
 
 def _run(x, dy, axis, backward, log, out):
+    dev = _c.device_of(x)
     y = out if out is not None else _c.empty(x.shape, x.dtype, x)
     if x.size == 0:
         return y
-    dev = _c.device_of(x)
     outer, n, inner = geometry(x.shape, axis)
     mode = MODES[(backward, log)]
     ctype = _c.ctype(x.dtype)

@@ -329,11 +329,17 @@ def _backward_doc(forward, args_doc):
 
 
 _WINDOW_ARGS = """
-    kernel_size, stride, padding, dilation, ceil_mode :
-        The forward's arguments."""
+    kernel_size, stride, padding, dilation : int or tuple of ints
+        The forward's window arguments (``stride`` None: ``kernel_size``).
+    ceil_mode : bool
+        The forward's rounding of the output size."""
 _AVG_ARGS = """
-    kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override :
-        The forward's arguments."""
+    kernel_size, stride, padding : int or tuple of ints
+        The forward's window arguments (``stride`` None: ``kernel_size``).
+    ceil_mode, count_include_pad : bool
+        The forward's flags.
+    divisor_override : int or None
+        The forward's divisor."""
 _INDICES_ARG = """
     indices : cupy.ndarray
         The forward's int64 indices."""

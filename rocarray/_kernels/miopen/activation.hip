@@ -1,7 +1,8 @@
 // Elementwise activations, forward and backward (rocarray.miopen._activation): one templated
 // grid-stride kernel per direction, instantiated per element type and operation code. Each thread
 // moves 16-byte packs (8 half/bfloat16, 4 float, 2 double values; the library passes 16-aligned
-// pointers), then the grid finishes the n % pack tail element by element. Arithmetic runs in
+// pointers), two per loop trip so that two loads are in flight, then the grid finishes the
+// n % pack tail element by element. Arithmetic runs in
 // ra_traits<T>::acc (float for the 16-bit types), with the library's precise math functions.
 //
 // Operation codes (mirrored by rocarray/miopen/_activation.py's OPS); p0, p1 are the parameters:
@@ -86,12 +87,20 @@ ra_miopen_activation_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 n,
     const ra_i64 packs = n / VEC, stride = ra_grid_threads();
     const P* xp = reinterpret_cast<const P*>(x);
     P* yp = reinterpret_cast<P*>(y);
-    for (ra_i64 i = ra_global_thread_id(); i < packs; i += stride) {
-        const P v = xp[i];
-        P r;
+    for (ra_i64 i = ra_global_thread_id(); i < packs; i += 2 * stride) {
+        // two packs in flight per thread before either is used
+        const bool second = i + stride < packs;
+        const P v0 = xp[i];
+        P v1 = v0;
+        if (second) v1 = xp[i + stride];
+        P r0, r1;
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) r.v[k] = Tr::from_acc(ra_act_forward<A, OP>(Tr::to_acc(v.v[k]), p0, p1));
-        yp[i] = r;
+        for (int k = 0; k < VEC; ++k) {
+            r0.v[k] = Tr::from_acc(ra_act_forward<A, OP>(Tr::to_acc(v0.v[k]), p0, p1));
+            r1.v[k] = Tr::from_acc(ra_act_forward<A, OP>(Tr::to_acc(v1.v[k]), p0, p1));
+        }
+        yp[i] = r0;
+        if (second) yp[i + stride] = r1;
     }
     for (ra_i64 i = packs * VEC + ra_global_thread_id(); i < n; i += stride)
         y[i] = Tr::from_acc(ra_act_forward<A, OP>(Tr::to_acc(x[i]), p0, p1));
@@ -110,13 +119,22 @@ ra_miopen_activation_backward(const T* RA_RESTRICT dy, const T* RA_RESTRICT z, T
     const P* gp = reinterpret_cast<const P*>(dy);
     const P* zp = reinterpret_cast<const P*>(z);
     P* dp = reinterpret_cast<P*>(dx);
-    for (ra_i64 i = ra_global_thread_id(); i < packs; i += stride) {
-        const P g = gp[i], v = zp[i];
-        P r;
+    for (ra_i64 i = ra_global_thread_id(); i < packs; i += 2 * stride) {
+        const bool second = i + stride < packs;
+        const P g0 = gp[i], v0 = zp[i];
+        P g1 = g0, v1 = v0;
+        if (second) {
+            g1 = gp[i + stride];
+            v1 = zp[i + stride];
+        }
+        P r0, r1;
 #pragma unroll
-        for (int k = 0; k < VEC; ++k)
-            r.v[k] = Tr::from_acc(ra_act_backward<A, OP>(Tr::to_acc(g.v[k]), Tr::to_acc(v.v[k]), p0, p1));
-        dp[i] = r;
+        for (int k = 0; k < VEC; ++k) {
+            r0.v[k] = Tr::from_acc(ra_act_backward<A, OP>(Tr::to_acc(g0.v[k]), Tr::to_acc(v0.v[k]), p0, p1));
+            r1.v[k] = Tr::from_acc(ra_act_backward<A, OP>(Tr::to_acc(g1.v[k]), Tr::to_acc(v1.v[k]), p0, p1));
+        }
+        dp[i] = r0;
+        if (second) dp[i + stride] = r1;
     }
     for (ra_i64 i = packs * VEC + ra_global_thread_id(); i < n; i += stride)
         dx[i] = Tr::from_acc(ra_act_backward<A, OP>(Tr::to_acc(dy[i]), Tr::to_acc(z[i]), p0, p1));
