@@ -21,9 +21,11 @@ from rocarray.nn._activation import (elu, elu_backward, gelu, gelu_backward, har
 __all__ += ["relu", "leaky_relu", "elu", "sigmoid", "tanh", "gelu", "silu", "softplus", "hardswish",
             "relu_backward", "leaky_relu_backward", "elu_backward", "sigmoid_backward", "tanh_backward",
             "gelu_backward", "silu_backward", "softplus_backward", "hardswish_backward"]
+
 from rocarray.nn._softmax import log_softmax, log_softmax_backward, softmax, softmax_backward
 
 __all__ += ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward"]
+
 from rocarray.nn._pooling import (adaptive_avg_pool1d, adaptive_avg_pool1d_backward, adaptive_avg_pool2d,
                                   adaptive_avg_pool2d_backward, adaptive_avg_pool3d,
                                   adaptive_avg_pool3d_backward, adaptive_max_pool1d,

@@ -26,12 +26,15 @@ def _prepared(x):
 
 
 def _forward(fn, input, dim, dtype, log):
-    x = _args.tensor(input, "input", fn)
-    if dtype is not None:
+    if dtype is None:
+        x = _args.tensor(input, "input", fn)
+    else:
+        # torch casts first, so any numeric input goes with a floating dtype
         want = numpy.dtype(dtype)
         if want not in _args.float_dtypes():
             names = ", ".join(d.name for d in _args.float_dtypes())
             raise TypeError(f"{fn}: dtype {want.name} is not supported; supported: {names}")
+        x = args.as_device_array(input, "input")
         x = x.astype(want, copy=False)
     axis = _dim(dim, x.ndim, fn)
     return _softmax.softmax_forward(_prepared(x), axis, log=log).reshape(x.shape)
@@ -60,7 +63,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     _stacklevel : int, optional
         Accepted for torch's signature; unused.
     dtype : dtype, optional
-        Cast the input to this floating dtype first (the result's dtype).
+        Cast the input to this floating dtype first (the result's dtype); the input may then
+        have any numeric dtype.
 
     Returns
     -------

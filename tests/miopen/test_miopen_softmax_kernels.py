@@ -75,3 +75,19 @@ def test_plan_choices():
     assert _softmax.plan((4, 2048), 1, 32) == ("block", 4)
     assert _softmax.plan((4, 5, 6), 1, 32) == ("strided", 1)
     assert _softmax.geometry((2, 3, 4, 5), 2) == (6, 4, 5)
+
+
+def test_facade_scalar_non_contiguous_and_negative_dim(emulated_device):
+    import rocarray as ra
+
+    rng = np.random.default_rng(SEED)
+    s = ra.nn.softmax(emulated_device.array(np.array(3.0)), 0)
+    assert s.shape == () and float(np.asarray(s)) == 1.0
+    x = rng.standard_normal((6, 10))
+    view = emulated_device.array(x)[:, ::2]
+    y = ra.nn.log_softmax(view, -1)
+    np.testing.assert_allclose(np.asarray(y), ref.softmax(x[:, ::2], 1, log=True), rtol=1e-12)
+    g = rng.standard_normal((6, 5))
+    dx = ra.nn.log_softmax_backward(emulated_device.array(g), y, -1)
+    np.testing.assert_allclose(np.asarray(dx), ref.softmax_grad(g, np.asarray(y), 1, log=True), rtol=1e-12,
+                               atol=1e-14)

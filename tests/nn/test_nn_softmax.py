@@ -113,6 +113,14 @@ def test_dtype_argument_and_non_contiguous(rng):
 
 
 @pytest.mark.gpu
+def test_integer_input_with_dtype(rng):
+    host = rng.integers(-5, 5, (7, 9))
+    y = ra.nn.log_softmax(to_device(host), 1, dtype=np.float64)
+    shifted = host - host.max(axis=1, keepdims=True)
+    np.testing.assert_allclose(to_host(y), shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True)), rtol=1e-13)
+
+
+@pytest.mark.gpu
 def test_extreme_values_stay_finite_and_nan_propagates():
     x = to_device(np.array([[1000.0, 999.0, -np.inf], [np.nan, 1.0, 2.0]], np.float32))
     y = to_host(ra.nn.softmax(x, 1))
