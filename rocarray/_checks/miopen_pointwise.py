@@ -149,8 +149,9 @@ def _max_pool_case(dtype):
     def theirs(x, tx):
         _torch().nn.functional.max_pool2d(tx, 3, 2, 1)
 
+    nbytes = (n * c * h * h + n * c * out * out) * itemsize
     harness.bench_case(BenchCase(name=f"{_LIB}.max_pool_3x3s2_n64c64_112_{dtype}_nhwc", library=_LIB, setup=setup,
-                                 rocarray=ours, vendor=theirs, bytes_moved=(n * c * h * h + n * c * out * out) * itemsize))
+                                 rocarray=ours, vendor=theirs, bytes_moved=nbytes))
 
 
 def _activation_case(name):

@@ -109,6 +109,12 @@ def _grad(fn, grad_output, geometry, batched, dtype):
     return _contiguous(g.reshape(geometry.output_shape))
 
 
+def _grad_spatial(fn, grad_output, nd, layout):
+    """The spatial sizes of an adaptive pool's gradient: its output size."""
+    g = _args.tensor(grad_output, "grad_output", fn)
+    return tuple(g.shape[-nd - 1:-1] if layout == "NHWC" else g.shape[-nd:])
+
+
 def _indices(fn, indices, geometry):
     x = backend.cupy()
     if not isinstance(indices, x.ndarray):
@@ -378,21 +384,20 @@ def _make(nd):
     def adaptive_avg_pool_backward(grad_output, input, *, layout="NCHW"):
         fn = f"adaptive_avg_pool{tag}_backward"
         return _backward(fn, nd, grad_output, input, lambda x, lay: _adaptive_geometry(
-            fn, nd, x, lay, "adaptive_avg", tuple(grad_output.shape[-nd - 1:-1] if lay == "NHWC"
-                                                  else grad_output.shape[-nd:])), layout)
+            fn, nd, x, lay, "adaptive_avg", _grad_spatial(fn, grad_output, nd, lay)), layout)
 
     def adaptive_max_pool_backward(grad_output, input, indices, *, layout="NCHW"):
         fn = f"adaptive_max_pool{tag}_backward"
         return _backward(fn, nd, grad_output, input, lambda x, lay: _adaptive_geometry(
-            fn, nd, x, lay, "adaptive_max", tuple(grad_output.shape[-nd - 1:-1] if lay == "NHWC"
-                                                  else grad_output.shape[-nd:])), layout, indices)
+            fn, nd, x, lay, "adaptive_max", _grad_spatial(fn, grad_output, nd, lay)), layout, indices)
 
     return (
         _named(max_pool, f"max_pool{tag}", _max_pool_doc(nd)),
         _named(avg_pool, f"avg_pool{tag}", _avg_pool_doc(nd)),
         _named(adaptive_avg_pool, f"adaptive_avg_pool{tag}", _adaptive_doc(nd, "average")),
         _named(adaptive_max_pool, f"adaptive_max_pool{tag}", _adaptive_doc(nd, "max")),
-        _named(max_pool_backward, f"max_pool{tag}_backward", _backward_doc(f"max_pool{tag}", _WINDOW_ARGS + _INDICES_ARG)),
+        _named(max_pool_backward, f"max_pool{tag}_backward",
+               _backward_doc(f"max_pool{tag}", _WINDOW_ARGS + _INDICES_ARG)),
         _named(avg_pool_backward, f"avg_pool{tag}_backward", _backward_doc(f"avg_pool{tag}", _AVG_ARGS)),
         _named(adaptive_avg_pool_backward, f"adaptive_avg_pool{tag}_backward",
                _backward_doc(f"adaptive_avg_pool{tag}", "")),

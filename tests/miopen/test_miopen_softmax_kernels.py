@@ -62,7 +62,8 @@ def test_float32_warp_rows_full_warp(emulated_device):
     _check(emulated_device, x, 1, False, 2e-6, 1e-8, "warp")
 
 
-@pytest.mark.parametrize("shape,axis,variant", [((3, 100), 1, "warp"), ((2, 5, 3), 1, "strided")])
+@pytest.mark.parametrize("shape,axis,variant", [((3, 100), 1, "warp"), ((2, 2600), 1, "block"),
+                                                ((2, 5, 3), 1, "strided")])
 def test_float16_wave64(emulated_wave64_device, shape, axis, variant):
     rng = np.random.default_rng(SEED)
     x = rng.standard_normal(shape).astype(np.float16)

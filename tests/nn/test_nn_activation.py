@@ -53,7 +53,8 @@ def test_gelu_tanh_and_backward_dispatch(fake_device):
     x = fake_device.array((8,), "float64")
     ra.nn.gelu(x, approximate="tanh")
     ra.nn.sigmoid_backward(x, x)
-    assert fake_device.names() == ["ra_miopen_activation_forward<double, 6>", "ra_miopen_activation_backward<double, 3>"]
+    assert fake_device.names() == [
+        "ra_miopen_activation_forward<double, 6>", "ra_miopen_activation_backward<double, 3>"]
 
 
 def test_inplace_returns_input(fake_device):

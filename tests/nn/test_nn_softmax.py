@@ -57,7 +57,8 @@ def test_backward_dispatch(fake_device):
     g, y = fake_device.array((6, 7), "float64"), fake_device.array((6, 7), "float64")
     ra.nn.softmax_backward(g, y, 0)
     ra.nn.log_softmax_backward(g, y, 1)
-    assert fake_device.names() == ["ra_miopen_softmax_strided<double, 2>", "ra_miopen_softmax_rows<double, 3, true, 32>"]
+    assert fake_device.names() == [
+        "ra_miopen_softmax_strided<double, 2>", "ra_miopen_softmax_rows<double, 3, true, 32>"]
     assert fake_device.launches[0].args[0].data.ptr == y.data.ptr  # the kernel's x is the output
     assert fake_device.launches[0].args[1].data.ptr == g.data.ptr
 
@@ -80,8 +81,8 @@ def _tol(dtype):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", _dtypes())
-@pytest.mark.parametrize("shape,dim", [((1, 1), 1), ((3, 37), -1), ((5, 1024), 1), ((3, 2000), 1), ((2, 2049), 1), ((2, 3, 9000), 2),
-                                       ((4, 7, 5), 1), ((6, 5), 0), ((2, 3, 4, 5), 1)])
+@pytest.mark.parametrize("shape,dim", [((1, 1), 1), ((3, 37), -1), ((5, 1024), 1), ((3, 2000), 1), ((2, 2049), 1),
+                                       ((2, 3, 9000), 2), ((4, 7, 5), 1), ((6, 5), 0), ((2, 3, 4, 5), 1)])
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_forward_backward_vs_torch(rng, dtype, shape, dim, log):
     torch = pytest.importorskip("torch")

@@ -10,9 +10,10 @@
 // ceil((o + 1) I / O))). NHWC: channels last.
 //
 // Forward: a thread per output element (or pack of VEC channels) in memory order (for NHWC
-// consecutive threads take consecutive channels, so every window read is coalesced). Backward gathers: a thread per input
-// element sums over the outputs whose windows can hold it (for max, those whose index names it),
-// so no atomics are needed and the sum order is fixed. Sums run in ra_traits<T>::acc.
+// consecutive threads take consecutive channels, so every window read is coalesced). Backward
+// gathers: a thread per input element sums over the outputs whose windows can hold it (for max,
+// those whose index names it), so no atomics are needed and the sum order is fixed. Sums run in
+// ra_traits<T>::acc.
 
 #define RA_MIOPEN_POOLING_BLOCK 256
 
