@@ -132,3 +132,24 @@ def test_relu_keeps_nan_and_inplace(rng):
     got = to_host(x)
     assert np.isnan(got[5])
     np.testing.assert_array_equal(np.delete(got, 5), np.maximum(np.delete(host, 5), 0))
+
+
+@pytest.mark.gpu
+def test_library_out_argument_is_fully_written(rng):
+    # the out= of the library functions, poisoned with NaN first: every element must be written
+    import cupy
+
+    from rocarray import miopen
+
+    for dtype in ("float16", "float32", "float64"):
+        host = _normal(rng, (3, 1021), dtype)
+        out = cupy.full(host.shape, np.nan, dtype)
+        miopen.activation_forward(to_device(host), "silu", out=out)
+        x64 = host.astype(np.float64)
+        np.testing.assert_allclose(to_host(out).astype(np.float64), x64 / (1 + np.exp(-x64)), rtol=_tol(dtype),
+                                   atol=_tol(dtype))
+        out = cupy.full(host.shape, np.nan, dtype)
+        miopen.softmax_forward(to_device(host), 1, log=True, out=out)
+        shifted = x64 - x64.max(axis=1, keepdims=True)
+        want = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        np.testing.assert_allclose(to_host(out).astype(np.float64), want, rtol=4 * _tol(dtype), atol=4 * _tol(dtype))
