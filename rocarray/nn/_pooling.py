@@ -58,13 +58,12 @@ def _windows(fn, nd, kernel_size, stride, padding, dilation):
     return kernel, stride, padding, dilation
 
 
-def _sizes(fn, spatial, kernel, stride, padding, dilation, ceil_mode, effective):
-    for k, p, d in zip(kernel, padding, dilation):
-        # max_pool1d bounds the padding by the dilated kernel, the 2-D/3-D shape checks by the kernel
-        limit = ((k - 1) * d + 1) // 2 if effective else k // 2
-        if p > limit:
-            raise ValueError(f"{fn}: pad should be at most half of {'effective ' if effective else ''}kernel size, "
-                             f"but got pad={padding}, kernel_size={kernel} and dilation={dilation}")
+def _sizes(fn, spatial, kernel, stride, padding, dilation, ceil_mode):
+    # torch's shape checks bound the padding by half the kernel (the dilated kernel's bound of
+    # pooling_output_shape is never the tighter one)
+    if any(p > k // 2 for k, p in zip(kernel, padding)):
+        raise ValueError(f"{fn}: pad should be smaller than or equal to half of kernel size, but got "
+                         f"padding={padding}, kernel_size={kernel}")
     out = tuple(output_size(*args, bool(ceil_mode)) for args in zip(spatial, kernel, padding, stride, dilation))
     if any(o < 1 for o in out):
         given = "x".join(str(s) for s in spatial)
@@ -146,7 +145,7 @@ def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, retu
 def _max_geometry(fn, nd, x, layout, kernel_size, stride, padding, dilation, ceil_mode):
     kernel, stride, padding, dilation = _windows(fn, nd, kernel_size, stride, padding, dilation)
     spatial = x.shape[1:-1] if layout == "NHWC" else x.shape[2:]
-    out = _sizes(fn, spatial, kernel, stride, padding, dilation, ceil_mode, effective=nd == 1)
+    out = _sizes(fn, spatial, kernel, stride, padding, dilation, ceil_mode)
     return _pooling.PoolingGeometry("max", layout, tuple(x.shape), out, kernel, stride, padding, dilation)
 
 
@@ -157,7 +156,7 @@ def _avg_geometry(fn, nd, x, layout, kernel_size, stride, padding, ceil_mode, co
         if divisor_override == 0:
             raise ValueError(f"{fn}: divisor must be not zero")
     spatial = x.shape[1:-1] if layout == "NHWC" else x.shape[2:]
-    out = _sizes(fn, spatial, kernel, stride, padding, dilation, ceil_mode, effective=False)
+    out = _sizes(fn, spatial, kernel, stride, padding, dilation, ceil_mode)
     return _pooling.PoolingGeometry("avg", layout, tuple(x.shape), out, kernel, stride, padding, dilation,
                                     bool(count_include_pad), divisor_override)
 
