@@ -13,6 +13,12 @@ __all__ = []
 # --- convolution algorithms: implicit GEMM, Winograd, FFT (convalgos) -----------------------------
 
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
+from rocarray.miopen._activation import activation_backward, activation_forward
+from rocarray.miopen._pooling import PoolingGeometry, pooling_backward, pooling_forward
+from rocarray.miopen._softmax import softmax_backward, softmax_forward
+
+__all__ += ["activation_forward", "activation_backward", "softmax_forward", "softmax_backward", "PoolingGeometry",
+            "pooling_forward", "pooling_backward"]
 
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
 

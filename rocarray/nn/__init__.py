@@ -13,6 +13,38 @@ __all__ = []
 # --- convolution algorithms (convalgos) ---------------------------------------------------------------
 
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
+from rocarray.nn._activation import (elu, elu_backward, gelu, gelu_backward, hardswish, hardswish_backward,
+                                    leaky_relu, leaky_relu_backward, relu, relu_backward, sigmoid,
+                                    sigmoid_backward, silu, silu_backward, softplus, softplus_backward, tanh,
+                                    tanh_backward)
+
+__all__ += ["relu", "leaky_relu", "elu", "sigmoid", "tanh", "gelu", "silu", "softplus", "hardswish",
+            "relu_backward", "leaky_relu_backward", "elu_backward", "sigmoid_backward", "tanh_backward",
+            "gelu_backward", "silu_backward", "softplus_backward", "hardswish_backward"]
+
+from rocarray.nn._softmax import log_softmax, log_softmax_backward, softmax, softmax_backward
+
+__all__ += ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward"]
+
+from rocarray.nn._pooling import (adaptive_avg_pool1d, adaptive_avg_pool1d_backward, adaptive_avg_pool2d,
+                                  adaptive_avg_pool2d_backward, adaptive_avg_pool3d,
+                                  adaptive_avg_pool3d_backward, adaptive_max_pool1d,
+                                  adaptive_max_pool1d_backward, adaptive_max_pool2d,
+                                  adaptive_max_pool2d_backward, adaptive_max_pool3d,
+                                  adaptive_max_pool3d_backward, avg_pool1d, avg_pool1d_backward, avg_pool2d,
+                                  avg_pool2d_backward, avg_pool3d, avg_pool3d_backward, global_avg_pool,
+                                  global_avg_pool_backward, global_max_pool, global_max_pool_backward,
+                                  max_pool1d, max_pool1d_backward, max_pool2d, max_pool2d_backward, max_pool3d,
+                                  max_pool3d_backward)
+
+__all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "max_pool2d",
+            "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "max_pool3d", "avg_pool3d",
+            "adaptive_avg_pool3d", "adaptive_max_pool3d", "global_avg_pool", "global_max_pool",
+            "max_pool1d_backward", "avg_pool1d_backward", "adaptive_avg_pool1d_backward",
+            "adaptive_max_pool1d_backward", "max_pool2d_backward", "avg_pool2d_backward",
+            "adaptive_avg_pool2d_backward", "adaptive_max_pool2d_backward", "max_pool3d_backward",
+            "avg_pool3d_backward", "adaptive_avg_pool3d_backward", "adaptive_max_pool3d_backward",
+            "global_avg_pool_backward", "global_max_pool_backward"]
 
 # --- normalization (norm) -------------------------------------------------------------------------------
 

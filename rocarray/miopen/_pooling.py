@@ -1,0 +1,200 @@
+"""Pooling forward and backward (MIOpen's ``miopenPoolingForward`` / ``miopenPoolingBackward``):
+max (torch's int64 indices), average (``count_include_pad``, ``divisor_override``), adaptive
+average and adaptive max, 1-D to 3-D, channels first or last, on the kernels of
+``rocarray/_kernels/miopen/pooling.hip``.
+
+Forward runs a thread per output element; backward gathers, a thread per input element summing
+over the outputs whose windows hold it, so it needs no atomics and is deterministic.
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy
+
+from rocarray._core import compile as _compile, kernels, launch
+from rocarray.miopen import _pointwise_common as _c
+
+SOURCE = "miopen/pooling.hip"
+#: Threads per block (``RA_MIOPEN_POOLING_BLOCK``).
+BLOCK = 256
+#: Resident blocks per multiprocessor assumed for the occupancy bound.
+BLOCKS_PER_MULTIPROCESSOR = 8
+#: Kernel modes by pooling mode.
+MODES = {"max": 0, "avg": 1, "adaptive_avg": 2, "adaptive_max": 3}
+#: Modes whose forward gives indices and whose backward takes them.
+WITH_INDICES = frozenset({"max", "adaptive_max"})
+_CTYPES = ("ra_half", "ra_bfloat16", "float", "double")
+
+_I8 = numpy.int64
+#: ``ra_miopen_pool_geometry`` of pooling.hip (spatial axes in (D, H, W) order).
+GEOMETRY = numpy.dtype([("n", _I8), ("c", _I8), ("in", _I8, 3), ("out", _I8, 3), ("kernel", _I8, 3),
+                        ("stride", _I8, 3), ("pad", _I8, 3), ("dilation", _I8, 3), ("divisor", _I8),
+                        ("count_include_pad", _I8)])
+
+
+_PACK = {"ra_half": 8, "ra_bfloat16": 8, "float": 4, "double": 2}
+
+
+def kernel_name(direction, ctype, mode, nhwc, vec=1):
+    """e.g. ``'ra_miopen_pooling_forward<float, 0, true, 4>'`` (``vec``: channels per thread of the
+    forward) or ``'ra_miopen_pooling_backward<double, 2, false>'``."""
+    layout = "true" if nhwc else "false"
+    if direction == "forward":
+        return f"ra_miopen_pooling_forward<{ctype}, {MODES[mode]}, {layout}, {vec}>"
+    return f"ra_miopen_pooling_backward<{ctype}, {MODES[mode]}, {layout}>"
+
+
+def instantiations():
+    """Every name expression launched: forward one channel per thread in both layouts and a
+    16-byte pack of channels per thread for NHWC, backward in both layouts."""
+    names = [kernel_name("backward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
+    names += [kernel_name("forward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
+    names += [kernel_name("forward", t, m, True, _PACK[t]) for t in _CTYPES for m in MODES]
+    return sorted(names)
+
+
+def channel_pack(geometry, dtype, *arrays):
+    """Channels per thread of the forward: a 16-byte pack for NHWC when the channels divide into
+    packs and every array is 16-aligned, else 1."""
+    vec = _PACK[_c.ctype(dtype)]
+    if geometry.nhwc and geometry.channels % vec == 0 and _c.aligned(*arrays):
+        return vec
+    return 1
+
+
+_compile.register(SOURCE, instantiations())
+KERNELS = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+
+@dataclass(frozen=True)
+class PoolingGeometry:
+    """One pooling problem, with its sizes already checked (the façade applies torch's rules).
+
+    Parameters
+    ----------
+    mode : str
+        ``'max'``, ``'avg'``, ``'adaptive_avg'`` or ``'adaptive_max'``.
+    layout : str
+        ``'NCHW'`` (input ``(N, C, *spatial)``) or ``'NHWC'`` (``(N, *spatial, C)``).
+    input_shape : tuple of int
+        The input's full shape, 1 to 3 spatial axes.
+    output_size : tuple of int
+        Output spatial sizes.
+    kernel_size, stride, padding, dilation : tuple of int
+        Per spatial axis; ignored by the adaptive modes (empty tuples there).
+    count_include_pad : bool
+        Average: padded positions count in the divisor.
+    divisor_override : int or None
+        Average: the divisor of every window.
+    """
+
+    mode: str
+    layout: str
+    input_shape: tuple
+    output_size: tuple
+    kernel_size: tuple = ()
+    stride: tuple = ()
+    padding: tuple = ()
+    dilation: tuple = ()
+    count_include_pad: bool = True
+    divisor_override: int = None
+
+    @property
+    def nhwc(self):
+        return self.layout == "NHWC"
+
+    @property
+    def spatial(self):
+        """Input spatial sizes."""
+        return tuple(self.input_shape[1:-1] if self.nhwc else self.input_shape[2:])
+
+    @property
+    def channels(self):
+        return self.input_shape[-1] if self.nhwc else self.input_shape[1]
+
+    @property
+    def output_shape(self):
+        n, c = self.input_shape[0], self.channels
+        return (n, *self.output_size, c) if self.nhwc else (n, c, *self.output_size)
+
+    def packed(self):
+        """The kernel's by-value geometry (a size-one :data:`GEOMETRY` array)."""
+        g = numpy.zeros(1, GEOMETRY)
+        lead = 3 - len(self.spatial)
+
+        def three(values, fill):
+            return (fill,) * lead + tuple(values) if values else (fill,) * 3
+
+        g["n"], g["c"] = self.input_shape[0], self.channels
+        g["in"], g["out"] = three(self.spatial, 1), three(self.output_size, 1)
+        g["kernel"], g["stride"] = three(self.kernel_size, 1), three(self.stride, 1)
+        g["pad"], g["dilation"] = three(self.padding, 0), three(self.dilation, 1)
+        g["divisor"] = self.divisor_override or 0
+        g["count_include_pad"] = int(bool(self.count_include_pad))
+        return g
+
+
+_NULL = numpy.uint64(0)
+
+
+def _launch(direction, geometry, args, work, like, vec=1):
+    if work == 0:
+        return
+    dev = _c.device_of(like)
+    name = kernel_name(direction, _c.ctype(like.dtype), geometry.mode, geometry.nhwc, vec)
+    with launch.on_device(dev):
+        KERNELS[name](dev, (_c.blocks(work, BLOCK, _c.MAX_GRID),), (*args, geometry.packed()))
+
+
+def pooling_forward(x, geometry, *, return_indices=False):
+    """Pool ``x`` as ``geometry`` says.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        C-contiguous float16, bfloat16, float32 or float64 input of ``geometry.input_shape``.
+    geometry : PoolingGeometry
+    return_indices : bool, optional
+        Max modes: also return each maximum's int64 index, torch's flat index within its (n, c)
+        plane (``(d * H + h) * W + w``); computed only when asked for.
+
+    Returns
+    -------
+    y : cupy.ndarray
+        ``geometry.output_shape`` in ``x``'s dtype (16-bit sums in float32). A NaN in a max
+        window is its maximum.
+    indices : cupy.ndarray
+        int64, ``y``'s shape; only with ``return_indices``.
+    """
+    _c.device_of(x)
+    y = _c.empty(geometry.output_shape, x.dtype, x)
+    indices = _c.empty(geometry.output_shape, numpy.int64, x) if return_indices else None
+    vec = channel_pack(geometry, x.dtype, x, y)
+    _launch("forward", geometry, (x, y, _NULL if indices is None else indices), y.size // vec, x, vec)
+    return (y, indices) if return_indices else y
+
+
+def pooling_backward(dy, geometry, *, indices=None):
+    """Gradient of :func:`pooling_forward` with respect to its input.
+
+    Parameters
+    ----------
+    dy : cupy.ndarray
+        C-contiguous gradient of ``geometry.output_shape``.
+    geometry : PoolingGeometry
+    indices : cupy.ndarray, optional
+        The forward's int64 indices (C-contiguous); required by the max modes.
+
+    Returns
+    -------
+    cupy.ndarray
+        ``dx`` of ``geometry.input_shape`` in ``dy``'s dtype: max modes route each gradient to
+        its index (summed where windows share one), average modes spread it over the window
+        divided by the forward's divisor.
+    """
+    _c.device_of(dy)
+    dx = _c.empty(geometry.input_shape, dy.dtype, dy)
+    with_indices = geometry.mode in WITH_INDICES
+    _launch("backward", geometry, (dy, indices if with_indices else _NULL, dx), math.prod(geometry.input_shape), dy)
+    return dx
