@@ -31,6 +31,8 @@ FIND_MODES = ("fast", "normal", "force")
 ENV = "ROCARRAY_FIND_MODE"
 #: The heuristic's order of preference among the algorithms that apply.
 PREFERENCE = ("depthwise", "implicit_gemm", "gemm", "direct")
+#: Problems of fewer floating-point operations than this run "direct" by default.
+SMALL_FLOPS = 1 << 22
 
 _mode = ["fast"]     # the mode now
 _from_env = [True]   # whether it came from the environment (re-read on config.refresh)
@@ -137,10 +139,12 @@ def _check_problem(problem):
 
 
 def heuristic(problem, candidates):
-    """The algorithm chosen without timing: the first of :data:`PREFERENCE` among ``candidates``,
+    """The algorithm chosen without timing: the first of :data:`PREFERENCE` among ``candidates``
+    (below :data:`SMALL_FLOPS`, "direct" first: one launch beats the patch matrix and the product),
     else the first candidate."""
     by_name = {a.name: a for a in candidates}
-    for name in PREFERENCE:
+    order = ("direct",) + PREFERENCE if problem.flops() < SMALL_FLOPS else PREFERENCE
+    for name in order:
         if name in by_name:
             return by_name[name]
     return candidates[0]
