@@ -1,0 +1,148 @@
+// Depthwise convolution (groups == C, K = C * multiplier), rocarray.miopen's "depthwise"
+// algorithm: every direction, both layouts, 1 to 3 spatial axes (fewer run as three with leading
+// axes of size 1), stride, dilation, padding.
+//
+// T: ra_half, ra_bfloat16, float, double; sums in ra_traits<T>::acc. CL: channels last or first
+// (conv_direct.hip gives the shapes; the weights are (K, 1, taps) either way, so one layout of w).
+// Output channel k reads input channel k / m (m = K / C). Consecutive threads take consecutive
+// elements of the output (channels last: consecutive channels), so the reads of x coalesce and
+// neighbouring taps hit the cache. Kernels:
+//   ra_miopen_conv_depthwise_fwd           y, a thread per output element
+//   ra_miopen_conv_depthwise_bwd_data      dx, a thread per input element over its m channels' taps
+//   ra_miopen_conv_depthwise_bwd_weights   dw, a block per weight element, block-wide sum over the
+//                                          batch and the output positions (deterministic)
+
+#define RA_DW_BLOCK 256
+
+// Sizes of one problem (rocarray/miopen/_conv_direct.py's GEOMETRY, field for field).
+struct ra_conv_geometry {
+    ra_i64 n, c, k, groups, cpg, kpg;
+    ra_i64 in[3], flt[3], out[3], stride[3], pad[3], dil[3];
+};
+
+template <bool CL>
+RA_DEVICE ra_i64 ra_dw_offset(ra_i64 n, ra_i64 ch, ra_i64 nch, ra_i64 s0, ra_i64 s1, ra_i64 s2, ra_i64 d, ra_i64 h,
+                              ra_i64 w) {
+    return CL ? (((n * s0 + d) * s1 + h) * s2 + w) * nch + ch : (((n * nch + ch) * s0 + d) * s1 + h) * s2 + w;
+}
+
+template <bool CL>
+RA_DEVICE void ra_dw_decode(ra_i64 i, ra_i64 nch, ra_i64 s0, ra_i64 s1, ra_i64 s2, ra_i64& n, ra_i64& ch, ra_i64& d,
+                            ra_i64& h, ra_i64& w) {
+    if (CL) {
+        ch = i % nch; i /= nch;
+        w = i % s2; i /= s2;
+        h = i % s1; i /= s1;
+        d = i % s0; n = i / s0;
+    } else {
+        w = i % s2; i /= s2;
+        h = i % s1; i /= s1;
+        d = i % s0; i /= s0;
+        ch = i % nch; n = i / nch;
+    }
+}
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
+                             T* RA_RESTRICT y) {
+    typedef typename ra_traits<T>::acc A;
+    const ra_i64 total = g.n * g.k * g.out[0] * g.out[1] * g.out[2];
+    const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
+    for (ra_i64 i = ra_global_thread_id(); i < total; i += ra_grid_threads()) {
+        ra_i64 n, k, od, oh, ow;
+        ra_dw_decode<CL>(i, g.k, g.out[0], g.out[1], g.out[2], n, k, od, oh, ow);
+        const ra_i64 c = k / g.kpg;
+        const T* wk = w + k * taps;
+        A acc = ra_traits<T>::zero();
+        for (ra_i64 fd = 0; fd < g.flt[0]; ++fd) {
+            const ra_i64 id = od * g.stride[0] - g.pad[0] + fd * g.dil[0];
+            if (id < 0 || id >= g.in[0]) continue;
+            for (ra_i64 fh = 0; fh < g.flt[1]; ++fh) {
+                const ra_i64 ih = oh * g.stride[1] - g.pad[1] + fh * g.dil[1];
+                if (ih < 0 || ih >= g.in[1]) continue;
+                for (ra_i64 fw = 0; fw < g.flt[2]; ++fw) {
+                    const ra_i64 iw = ow * g.stride[2] - g.pad[2] + fw * g.dil[2];
+                    if (iw < 0 || iw >= g.in[2]) continue;
+                    acc += ra_traits<T>::to_acc(x[ra_dw_offset<CL>(n, c, g.c, g.in[0], g.in[1], g.in[2], id, ih, iw)]) *
+                           ra_traits<T>::to_acc(wk[(fd * g.flt[1] + fh) * g.flt[2] + fw]);
+                }
+            }
+        }
+        y[i] = ra_traits<T>::from_acc(acc);
+    }
+}
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_bwd_data(ra_conv_geometry g, const T* RA_RESTRICT dy, const T* RA_RESTRICT w,
+                                  T* RA_RESTRICT dx) {
+    typedef typename ra_traits<T>::acc A;
+    const ra_i64 total = g.n * g.c * g.in[0] * g.in[1] * g.in[2];
+    const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
+    for (ra_i64 i = ra_global_thread_id(); i < total; i += ra_grid_threads()) {
+        ra_i64 n, c, id, ih, iw;
+        ra_dw_decode<CL>(i, g.c, g.in[0], g.in[1], g.in[2], n, c, id, ih, iw);
+        A acc = ra_traits<T>::zero();
+        for (ra_i64 fd = 0; fd < g.flt[0]; ++fd) {
+            const ra_i64 td = id + g.pad[0] - fd * g.dil[0];
+            if (td < 0 || td % g.stride[0]) continue;
+            const ra_i64 od = td / g.stride[0];
+            if (od >= g.out[0]) continue;
+            for (ra_i64 fh = 0; fh < g.flt[1]; ++fh) {
+                const ra_i64 th = ih + g.pad[1] - fh * g.dil[1];
+                if (th < 0 || th % g.stride[1]) continue;
+                const ra_i64 oh = th / g.stride[1];
+                if (oh >= g.out[1]) continue;
+                for (ra_i64 fw = 0; fw < g.flt[2]; ++fw) {
+                    const ra_i64 tw = iw + g.pad[2] - fw * g.dil[2];
+                    if (tw < 0 || tw % g.stride[2]) continue;
+                    const ra_i64 ow = tw / g.stride[2];
+                    if (ow >= g.out[2]) continue;
+                    const ra_i64 r = (fd * g.flt[1] + fh) * g.flt[2] + fw;
+                    for (ra_i64 j = 0; j < g.kpg; ++j) {
+                        const ra_i64 k = c * g.kpg + j;
+                        acc += ra_traits<T>::to_acc(
+                                   dy[ra_dw_offset<CL>(n, k, g.k, g.out[0], g.out[1], g.out[2], od, oh, ow)]) *
+                               ra_traits<T>::to_acc(w[k * taps + r]);
+                    }
+                }
+            }
+        }
+        dx[i] = ra_traits<T>::from_acc(acc);
+    }
+}
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_bwd_weights(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT dy,
+                                     T* RA_RESTRICT dw) {
+    typedef typename ra_traits<T>::acc A;
+    __shared__ A scratch[RA_DW_BLOCK / RA_WARP_SIZE];
+    const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
+    const ra_i64 total = g.k * taps;
+    const ra_i64 per_image = g.out[0] * g.out[1] * g.out[2];
+    const ra_i64 terms = g.n * per_image;
+    for (ra_i64 e = blockIdx.x; e < total; e += gridDim.x) {
+        const ra_i64 k = e / taps, r = e - k * taps;
+        const ra_i64 fw = r % g.flt[2], fh = (r / g.flt[2]) % g.flt[1], fd = r / (g.flt[2] * g.flt[1]);
+        const ra_i64 c = k / g.kpg;
+        A acc = ra_traits<T>::zero();
+        for (ra_i64 j = threadIdx.x; j < terms; j += RA_DW_BLOCK) {
+            const ra_i64 n = j / per_image;
+            ra_i64 rest = j - n * per_image;
+            const ra_i64 ow = rest % g.out[2];
+            rest /= g.out[2];
+            const ra_i64 oh = rest % g.out[1], od = rest / g.out[1];
+            const ra_i64 id = od * g.stride[0] - g.pad[0] + fd * g.dil[0];
+            const ra_i64 ih = oh * g.stride[1] - g.pad[1] + fh * g.dil[1];
+            const ra_i64 iw = ow * g.stride[2] - g.pad[2] + fw * g.dil[2];
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || iw < 0 || iw >= g.in[2]) continue;
+            acc += ra_traits<T>::to_acc(x[ra_dw_offset<CL>(n, c, g.c, g.in[0], g.in[1], g.in[2], id, ih, iw)]) *
+                   ra_traits<T>::to_acc(dy[ra_dw_offset<CL>(n, k, g.k, g.out[0], g.out[1], g.out[2], od, oh, ow)]);
+        }
+        acc = ra_block_reduce<RA_DW_BLOCK>(acc, ra_op_sum(), scratch);
+        if (threadIdx.x == 0) dw[e] = ra_traits<T>::from_acc(acc);
+        __syncthreads();  // scratch is reused by the next element
+    }
+}
