@@ -11,6 +11,7 @@ import operator
 
 from rocarray._core import backend
 from rocarray.miopen import _conv as _library
+from rocarray.miopen import _fold
 from rocarray.miopen._conv_epilogue import FUSED_ACTIVATIONS
 from rocarray.miopen._conv_problem import ConvProblem, output_length
 from rocarray.nn import _args
@@ -332,3 +333,56 @@ for _nd in (1, 2, 3):
     globals()[f"conv{_nd}d_input"].__doc__ = _doc(_INPUT_DOC, _nd, f"conv{_nd}d")
     globals()[f"conv{_nd}d_weight"].__doc__ = _doc(_WEIGHT_DOC, _nd, f"conv{_nd}d")
 del _nd
+
+
+def fold_batchnorm(weight, bias, running_mean, running_var, bn_weight, bn_bias, eps=1e-5, *, layout="NCHW"):
+    """Fold an inference batch norm into the convolution before it:
+    ``batch_norm(conv(x, weight, bias)) == conv(x, weight', bias')``.
+
+    Parameters
+    ----------
+    weight : cupy.ndarray
+        Convolution weights of 1-3 spatial axes in ``layout`` (output channels first either way).
+    bias : cupy.ndarray or None
+        The convolution's bias, ``(K,)`` (None: zeros).
+    running_mean, running_var : cupy.ndarray
+        The batch norm's running statistics, ``(K,)``.
+    bn_weight, bn_bias : cupy.ndarray or None
+        The batch norm's affine weight and bias, ``(K,)`` (None: ones and zeros).
+    eps : float, optional
+        Added to the variance.
+    layout : {'NCHW', 'NHWC'}, keyword-only
+        The weights' layout (``(K, C/g, *k)`` or ``(K, *k, C/g)``).
+
+    Returns
+    -------
+    tuple of cupy.ndarray
+        ``(weight', bias')`` in weight's dtype and layout: ``weight * s`` and
+        ``(bias - mean) * s + bn_bias`` with ``s = bn_weight / sqrt(running_var + eps)`` per output
+        channel, computed in float32 (float64 for float64 weights).
+
+    Raises
+    ------
+    TypeError
+        Non-device tensors, unsupported or mixed dtypes.
+    ValueError
+        Weights of other than 3 to 5 dimensions, vectors of other than K elements, a negative eps.
+    """
+    fn = "fold_batchnorm"
+    _args.layout(layout, fn)
+    weight = _args.tensor(weight, "weight", fn, ndim=(3, 4, 5))
+    vectors = {"bias": bias, "running_mean": running_mean, "running_var": running_var, "bn_weight": bn_weight,
+               "bn_bias": bn_bias}
+    for name, v in vectors.items():
+        if v is None and name in ("running_mean", "running_var"):
+            raise TypeError(f"{fn}: '{name}' is required")
+        if v is not None:
+            v = vectors[name] = _args.tensor(v, name, fn)
+            if v.shape != (weight.shape[0],):
+                raise ValueError(f"{fn}: '{name}' must have shape ({weight.shape[0]},) (the output channels), "
+                                 f"got {tuple(v.shape)}")
+    _args.same_dtype(fn, weight=weight, **vectors)
+    if not eps >= 0:
+        raise ValueError(f"{fn}: eps must be >= 0, got {eps!r}")
+    return _fold.fold_batchnorm(_contiguous(weight), vectors["bias"], vectors["running_mean"],
+                                vectors["running_var"], vectors["bn_weight"], vectors["bn_bias"], float(eps))
