@@ -22,7 +22,7 @@ def problem(direction, n, c, k, input_size, filter_size, *, stride=1, pad=0, dil
     out = tuple(output_length(i, f, s, p, q, d)
                 for i, f, s, p, q, d in zip(input_size, filter_size, stride, pad, after, dilation))
     return ConvProblem(direction, n, c, k, tuple(input_size), tuple(filter_size), out, stride, pad, dilation, groups,
-                       np.dtype(dtype) if dtype != "bfloat16" else dtype, layout)
+                       np.dtype(dtype), layout)
 
 
 def _first(a, p):
