@@ -27,3 +27,22 @@ def test_forward_matches_scipy(rng):
     padded = np.pad(x[0, 0], ((1, 1), (2, 2)))
     np.testing.assert_allclose(host.forward(p, x, w)[0, 0], scipy.signal.correlate2d(padded, w[0, 0], "valid"),
                                rtol=1e-12, atol=1e-12)
+
+
+def test_the_self_check_reference_matches_this_one(rng):
+    from rocarray._checks import miopen_conv
+
+    for case in miopen_conv._CASES:
+        for layout in ("NCHW", "NHWC"):
+            p = miopen_conv._problem("forward", *case, "float64", layout)
+            x, w, _ = host.inputs(rng, p)
+            np.testing.assert_allclose(miopen_conv._reference(p, x, w), host.forward(p, x, w), rtol=1e-12, atol=1e-12)
+
+
+def test_the_bench_cases_are_registered():
+    from rocarray._checks import miopen_conv  # noqa: F401 (registers)
+    from rocarray._core import harness
+
+    names = {c.name for c in harness.bench_cases() if c.library == "miopen"}
+    assert {"miopen.conv3x3_n64_c256_56_f16_nhwc", "miopen.conv3x3_n64_c256_56_f32_nchw",
+            "miopen.depthwise3x3_n64_c256_56_f16_nhwc"} <= names

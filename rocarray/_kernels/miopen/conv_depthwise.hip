@@ -29,16 +29,18 @@ RA_DEVICE ra_i64 ra_dw_offset(ra_i64 n, ra_i64 ch, ra_i64 nch, ra_i64 s0, ra_i64
 template <bool CL>
 RA_DEVICE void ra_dw_decode(ra_i64 i, ra_i64 nch, ra_i64 s0, ra_i64 s1, ra_i64 s2, ra_i64& n, ra_i64& ch, ra_i64& d,
                             ra_i64& h, ra_i64& w) {
+    // ra_divmod_i64: the 32-bit division where the values fit (the decode runs per element)
+    ra_i64 q;
     if (CL) {
-        ch = i % nch; i /= nch;
-        w = i % s2; i /= s2;
-        h = i % s1; i /= s1;
-        d = i % s0; n = i / s0;
+        ra_divmod_i64(i, nch, q, ch);
+        ra_divmod_i64(q, s2, q, w);
+        ra_divmod_i64(q, s1, q, h);
+        ra_divmod_i64(q, s0, n, d);
     } else {
-        w = i % s2; i /= s2;
-        h = i % s1; i /= s1;
-        d = i % s0; i /= s0;
-        ch = i % nch; n = i / nch;
+        ra_divmod_i64(i, s2, q, w);
+        ra_divmod_i64(q, s1, q, h);
+        ra_divmod_i64(q, s0, q, d);
+        ra_divmod_i64(q, nch, n, ch);
     }
 }
 
