@@ -3,18 +3,16 @@ with ``groups == C`` (one input channel per group, any channel multiplier ``K / 
 direction, dtype, layout and number of spatial axes.
 
 Each output element sums its taps alone (no channel loop), so the forward and the data gradient
-are one pass over the tensors with the taps' neighbours in cache; the weight gradient gives each
+are one pass over the tensors with the taps' neighbours in cache (the forward adds the bias and
+applies the activation before its one rounding); the weight gradient gives each
 block one weight element (``K x taps`` blocks) and sums over the batch and the output positions.
 """
 
-import math
-
-from rocarray._core import compile as _compile, kernels, launch, plans
-from rocarray.miopen._conv_direct import DTYPES, ctype, geometry
+from rocarray._core import compile as _compile, kernels
+from rocarray.miopen._conv_direct import DTYPES, ctype, run_plan
 
 SOURCE = "miopen/conv_depthwise.hip"
 BLOCK = 256
-MAX_GRID = 1 << 20
 _KERNEL = {"forward": "fwd", "backward_data": "bwd_data", "backward_weights": "bwd_weights"}
 
 
@@ -27,46 +25,22 @@ _compile.register(SOURCE, sorted(kernel_name(d, t, cl) for d in _KERNEL for t in
 KERNELS = kernels.Family(SOURCE, BLOCK, 8)
 
 
-def _plan(problem, device_id):
-    if problem.direction == "forward":
-        items = problem.n * problem.k * math.prod(problem.output_size)
-    elif problem.direction == "backward_data":
-        items = problem.n * problem.c * math.prod(problem.input_size)
-    else:
-        items = problem.k * math.prod(problem.filter_size)
-    if items == 0:
-        return lambda a, b, out: None
-    # the weight gradient takes a block per weight element
-    blocks = items if problem.direction == "backward_weights" else -(-items // BLOCK)
-    P = launch.POINTER
-    with launch.on_device(device_id):
-        prepared = KERNELS[kernel_name(problem.direction, problem.dtype, problem.channels_last)].prepare(
-            device_id, (int(max(1, min(MAX_GRID, blocks))),), (geometry(problem), P, P, P))
-
-    def run(a, b, out):
-        prepared(a.data.ptr, b.data.ptr, out.data.ptr)
-    return run
+def _kernel(problem):
+    return KERNELS[kernel_name(problem.direction, problem.dtype, problem.channels_last)]
 
 
 class Depthwise:
     """The depthwise algorithm object (see :mod:`rocarray.miopen._conv_registry`)."""
 
     name = "depthwise"
-    fuses_epilogue = False
+    fuses_epilogue = True
     sources = (SOURCE,)
 
     def applicable(self, problem):
         return problem.dtype.name in DTYPES and problem.groups == problem.c and problem.c_per_group == 1
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
-        device_id = x.data.device_id
-        plan = plans.cache.lookup(("miopen.conv.depthwise", problem, device_id), lambda: _plan(problem, device_id))
-        if problem.direction == "forward":
-            plan(x, w, y)
-        elif problem.direction == "backward_data":
-            plan(y, w, x)
-        else:
-            plan(x, y, w)
+        run_plan("miopen.conv.depthwise", _kernel, problem, x, w, y, bias, activation)
 
 
 ALGORITHMS = [Depthwise()]

@@ -3,10 +3,13 @@
 Every problem: each direction, dtype (float64 included), layout, 1 to 3 spatial axes, groups,
 stride, dilation and padding. The forward pass and the data gradient give each thread one output
 element and sum its taps straight from memory; the weight gradient gives each block one weight
-element and sums over the batch and the output positions with a block reduction. No scratch, no
-atomics: the same bits on every run. The other algorithms are faster where they apply; this one is
+element and sums over the batch and the output positions with a block reduction. The forward adds
+the bias and applies the activation before its one rounding. No scratch, no atomics: the same
+bits on every run. The other algorithms are faster where they apply; this one is
 the reference they are checked against and the fallback of the search.
 """
+
+import math
 
 import numpy
 
@@ -18,6 +21,11 @@ BLOCK = 256
 #: Most blocks of a grid-stride launch.
 MAX_GRID = 1 << 20
 BLOCKS_PER_MULTIPROCESSOR = 8
+#: Activation codes of the fused epilogues (``ra_activation``'s, plus leaky_relu) in every kernel
+#: that applies one.
+ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "sigmoid": 4, "tanh": 5, "leaky_relu": 6}
+#: leaky_relu's slope in the fused epilogue (torch's default).
+LEAKY_RELU_SLOPE = 0.01
 #: The dtypes the kernels are instantiated for.
 DTYPES = ("float16", "bfloat16", "float32", "float64")
 #: Kernel element type of each dtype name (bfloat16 is ml_dtypes', which may be absent here).
@@ -67,47 +75,60 @@ def _grid(items):
     return int(max(1, min(MAX_GRID, -(-int(items) // BLOCK))))
 
 
-def _plan(problem, device_id):
-    """``run(a, b, out)`` for ``problem``: one prepared launch (nothing when the output is empty)."""
+def launch_plan(problem, device_id, kernel, activation):
+    """``run(a, b, out, bias)`` for ``problem``: one prepared launch of ``kernel`` (a thread per
+    output element; a block per weight element for the weight gradient), nothing when the output
+    is empty. The forward kernels take the bias (a pointer, 0 for none) and the activation."""
     if problem.direction == "forward":
-        items = problem.n * problem.k * numpy.prod(problem.output_size, dtype=numpy.int64)
+        items = problem.n * problem.k * math.prod(problem.output_size)
     elif problem.direction == "backward_data":
-        items = problem.n * problem.c * numpy.prod(problem.input_size, dtype=numpy.int64)
+        items = problem.n * problem.c * math.prod(problem.input_size)
     else:
-        items = problem.k * problem.c_per_group * numpy.prod(problem.filter_size, dtype=numpy.int64)
+        items = problem.k * problem.c_per_group * math.prod(problem.filter_size)
     if items == 0:
-        return lambda a, b, out: None
-    # the weight gradient takes a block per weight element
+        return lambda a, b, out, bias: None
     grid = int(min(items, MAX_GRID)) if problem.direction == "backward_weights" else _grid(items)
-    kernel = KERNELS[kernel_name(problem.direction, problem.dtype, problem.channels_last)]
     P = launch.POINTER
+    args = (geometry(problem), P, P, P)
+    if problem.direction == "forward":
+        args += (P, numpy.int32(ACTIVATIONS[activation]), numpy.float64(LEAKY_RELU_SLOPE))
     with launch.on_device(device_id):
-        prepared = kernel.prepare(device_id, (grid,), (geometry(problem), P, P, P))
+        prepared = kernel.prepare(device_id, (grid,), args)
+    if problem.direction != "forward":
+        return lambda a, b, out, bias: prepared(a.data.ptr, b.data.ptr, out.data.ptr)
+    return lambda a, b, out, bias: prepared(a.data.ptr, b.data.ptr, out.data.ptr, 0 if bias is None else bias.data.ptr)
 
-    def run(a, b, out):
-        prepared(a.data.ptr, b.data.ptr, out.data.ptr)
-    return run
+
+def run_plan(name, kernel_of, problem, x, w, y, bias, activation):
+    """Run ``problem`` through the cached :func:`launch_plan` of ``kernel_of(problem)``: the
+    registry's ``run`` of a one-launch algorithm."""
+    device_id = x.data.device_id
+    plan = plans.cache.lookup((name, problem, activation, device_id),
+                              lambda: launch_plan(problem, device_id, kernel_of(problem), activation))
+    if problem.direction == "forward":
+        plan(x, w, y, bias)
+    elif problem.direction == "backward_data":
+        plan(y, w, x, None)
+    else:
+        plan(x, y, w, None)
+
+
+def _kernel(problem):
+    return KERNELS[kernel_name(problem.direction, problem.dtype, problem.channels_last)]
 
 
 class Direct:
     """The direct algorithm object (see :mod:`rocarray.miopen._conv_registry`)."""
 
     name = "direct"
-    fuses_epilogue = False
+    fuses_epilogue = True
     sources = (SOURCE,)
 
     def applicable(self, problem):
         return problem.dtype.name in DTYPES
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
-        device_id = x.data.device_id
-        plan = plans.cache.lookup(("miopen.conv.direct", problem, device_id), lambda: _plan(problem, device_id))
-        if problem.direction == "forward":
-            plan(x, w, y)
-        elif problem.direction == "backward_data":
-            plan(y, w, x)
-        else:
-            plan(x, y, w)
+        run_plan("miopen.conv.direct", _kernel, problem, x, w, y, bias, activation)
 
 
 ALGORITHMS = [Direct()]

@@ -6,17 +6,14 @@ import math
 import numpy
 
 from rocarray._core import compile as _compile, kernels, launch, plans
-from rocarray.miopen._conv_direct import DTYPES, ctype
+from rocarray.miopen._conv_direct import ACTIVATIONS, DTYPES, LEAKY_RELU_SLOPE, ctype
 
 SOURCE = "miopen/conv_epilogue.hip"
 BLOCK = 256
 MAX_GRID = 1 << 16
-#: Activation codes of the kernel (``ra_activation``'s, plus leaky_relu).
-ACTIVATIONS = {None: 0, "relu": 1, "gelu": 2, "silu": 3, "sigmoid": 4, "tanh": 5, "leaky_relu": 6}
 #: The activations a convolution applies to its output in the same call (leaky_relu with torch's
 #: default slope, :data:`LEAKY_RELU_SLOPE`; gelu in the exact erf form).
 FUSED_ACTIVATIONS = ("relu", "leaky_relu", "gelu", "silu", "sigmoid", "tanh")
-LEAKY_RELU_SLOPE = 0.01
 
 
 def kernel_name(dtype):

@@ -62,7 +62,7 @@ def test_direct_float16_wave64(emulated_wave64_device):
                         ("float16", "NHWC", 2, 6, 4, (5, 6), (3, 3), (2, 1), (1, 1), (1, 0), (1, 2), 2))
 
 
-def test_epilogue_bias_and_activation(emulated_device):
+def test_bias_and_activation_fused(emulated_device):
     rng = np.random.default_rng(SEED)
     p = _problem("forward", CASES[0])
     x, w, _ = host.inputs(rng, p)
@@ -75,4 +75,22 @@ def test_epilogue_bias_and_activation(emulated_device):
                                    algo="direct")
     plain = host.forward(p, x, w)
     np.testing.assert_allclose(np.asarray(y), plain / (1 + np.exp(-plain)), rtol=1e-12, atol=1e-12)
-    assert emulated_device.names()[-1] == "ra_miopen_conv_epilogue<double>"
+    assert emulated_device.names() == ["ra_miopen_conv_direct_fwd<double, false>"] * 2  # one launch each
+
+
+def test_epilogue_kernel(emulated_device):
+    # after an algorithm that does not fuse (the gemm channels first): one pass over y
+    from rocarray.miopen import _conv_epilogue
+
+    rng = np.random.default_rng(SEED)
+    for layout, act in (("NCHW", "gelu"), ("NHWC", "tanh")):
+        p = host.problem("forward", 2, 3, 5, (4, 6), (3, 3), layout=layout)
+        y0 = rng.standard_normal(p.y_shape())
+        bias = rng.standard_normal(p.k)
+        y = emulated_device.array(y0)
+        _conv_epilogue.apply(p, y, emulated_device.array(bias), act)
+        z = y0 + (bias if layout == "NHWC" else bias[:, None, None])
+        want = {"gelu": lambda v: 0.5 * v * (1 + np.vectorize(__import__("math").erf)(v / np.sqrt(2))),
+                "tanh": np.tanh}[act](z)
+        np.testing.assert_allclose(np.asarray(y), want, rtol=1e-12, atol=1e-12)
+    assert emulated_device.names() == ["ra_miopen_conv_epilogue<double>"] * 2

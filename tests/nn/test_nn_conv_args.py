@@ -62,11 +62,14 @@ def test_gradients_shapes_and_directions(fake_device):
     assert fake_device.launches[-1].name.startswith("ra_miopen_conv_direct_bwd_weights")
 
 
-def test_bias_and_activation_add_the_epilogue(fake_device):
+def test_bias_and_activation_are_fused_into_the_direct_launch(fake_device):
     x = fake_device.array((1, 3, 5, 5), "float32")
     w = fake_device.array((2, 3, 3, 3), "float32")
-    ra.nn.conv2d(x, w, fake_device.array((2,), "float32"), activation="relu", algo="direct")
-    assert fake_device.names()[-2:] == ["ra_miopen_conv_direct_fwd<float, false>", "ra_miopen_conv_epilogue<float>"]
+    b = fake_device.array((2,), "float32")
+    ra.nn.conv2d(x, w, b, activation="relu", algo="direct")
+    (launch,) = fake_device.launches
+    assert launch.name == "ra_miopen_conv_direct_fwd<float, false>"
+    assert int(launch.args[4]) == b.data.ptr and int(launch.args[5]) == 1  # bias pointer, relu
 
 
 def _xw(dtype="float32"):

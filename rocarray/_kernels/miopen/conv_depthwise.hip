@@ -7,7 +7,7 @@
 // Output channel k reads input channel k / m (m = K / C). Consecutive threads take consecutive
 // elements of the output (channels last: consecutive channels), so the reads of x coalesce and
 // neighbouring taps hit the cache. Kernels:
-//   ra_miopen_conv_depthwise_fwd           y, a thread per output element
+//   ra_miopen_conv_depthwise_fwd           y, a thread per output element, bias and activation fused
 //   ra_miopen_conv_depthwise_bwd_data      dx, a thread per input element over its m channels' taps
 //   ra_miopen_conv_depthwise_bwd_weights   dw, a block per weight element, block-wide sum over the
 //                                          batch and the output positions (deterministic)
@@ -44,10 +44,19 @@ RA_DEVICE void ra_dw_decode(ra_i64 i, ra_i64 nch, ra_i64 s0, ra_i64 s1, ra_i64 s
     }
 }
 
+// The fused epilogue of the forward: v + bias[k] (bias may be null), then the activation (act:
+// ra_activation's codes, 6 leaky_relu with `slope`; conv_epilogue.hip's).
+template <typename T, typename A>
+RA_DEVICE A ra_conv_epilogue(A v, const T* RA_RESTRICT bias, ra_i64 k, int act, double slope) {
+    if (bias != nullptr) v += ra_traits<T>::to_acc(bias[k]);
+    if (act == 6) return v < A(0) ? v * A(slope) : v;
+    return act == 0 ? v : ra_activation(v, act);
+}
+
 template <typename T, bool CL>
 __global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
-ra_miopen_conv_depthwise_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
-                             T* RA_RESTRICT y) {
+ra_miopen_conv_depthwise_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y,
+                             const T* RA_RESTRICT bias, int act, double slope) {
     typedef typename ra_traits<T>::acc A;
     const ra_i64 total = g.n * g.k * g.out[0] * g.out[1] * g.out[2];
     const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
@@ -71,7 +80,7 @@ ra_miopen_conv_depthwise_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T
                 }
             }
         }
-        y[i] = ra_traits<T>::from_acc(acc);
+        y[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc, bias, k, act, slope));
     }
 }
 

@@ -8,7 +8,7 @@
 // (x: N C D H W, w: K C/g FD FH FW, y: N K OD OH OW). Output position o of an axis reads input
 // position o * stride - pad + r * dilation for tap r; positions outside the input read zero.
 // Kernels (each writes every element of its output, reading nothing it writes):
-//   ra_miopen_conv_direct_fwd        y, a thread per output element
+//   ra_miopen_conv_direct_fwd        y, a thread per output element, bias and activation fused
 //   ra_miopen_conv_direct_bwd_data   dx, a thread per input element over the outputs it fed
 //   ra_miopen_conv_direct_bwd_weights  dw, a block per weight element, block-wide sum over the
 //                                      batch and the output positions (fixed order: deterministic)
@@ -54,9 +54,19 @@ RA_DEVICE ra_i64 ra_conv_w_offset(const ra_conv_geometry& g, ra_i64 k, ra_i64 cl
     return ra_conv_offset<CL>(k, cl, g.cpg, g.flt[0], g.flt[1], g.flt[2], fd, fh, fw);
 }
 
+// The fused epilogue of the forward: v + bias[k] (bias may be null), then the activation (act:
+// ra_activation's codes, 6 leaky_relu with `slope`; conv_epilogue.hip's).
+template <typename T, typename A>
+RA_DEVICE A ra_conv_epilogue(A v, const T* RA_RESTRICT bias, ra_i64 k, int act, double slope) {
+    if (bias != nullptr) v += ra_traits<T>::to_acc(bias[k]);
+    if (act == 6) return v < A(0) ? v * A(slope) : v;
+    return act == 0 ? v : ra_activation(v, act);
+}
+
 template <typename T, bool CL>
 __global__ void RA_LAUNCH_BOUNDS(RA_CONV_BLOCK)
-ra_miopen_conv_direct_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y) {
+ra_miopen_conv_direct_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y,
+                          const T* RA_RESTRICT bias, int act, double slope) {
     typedef typename ra_traits<T>::acc A;
     const ra_i64 total = g.n * g.k * g.out[0] * g.out[1] * g.out[2];
     for (ra_i64 i = ra_global_thread_id(); i < total; i += ra_grid_threads()) {
@@ -82,7 +92,7 @@ ra_miopen_conv_direct_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* R
                 }
             }
         }
-        y[i] = ra_traits<T>::from_acc(acc);
+        y[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc, bias, k, act, slope));
     }
 }
 

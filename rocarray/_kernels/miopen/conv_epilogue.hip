@@ -4,7 +4,7 @@
 // T: ra_half, ra_bfloat16, float, double. The channel of element i is (i / inner) % channels
 // (channels first: inner = the spatial size; channels last: inner = 1). bias may be null.
 // act: ra_activation's codes (0 none, 1 relu, 2 gelu (erf), 3 silu, 4 sigmoid, 5 tanh) and
-// 6 leaky_relu with slope `slope` (rocarray/miopen/_conv_epilogue.py's ACTIVATIONS).
+// 6 leaky_relu with slope `slope` (rocarray/miopen/_conv_direct.py's ACTIVATIONS).
 
 #define RA_EPILOGUE_BLOCK 256
 
