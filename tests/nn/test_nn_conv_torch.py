@@ -58,6 +58,11 @@ def _references(p, x, w, dy):
     return _back(y, p), _back(dx, p), _back(dw, p)
 
 
+def _terms(dtype, n):
+    """Terms the tolerance grows with: 16-bit data sums in float32, so only its one rounding counts."""
+    return 1 if dtype.itemsize == 2 else n
+
+
 def _poisoned(shape, dtype):
     return to_device(np.full(shape, np.nan, np.float32).astype(dtype))
 
@@ -80,13 +85,13 @@ def test_every_algorithm_matches_torch(rng, case, layout, dtype):
     reduce_fwd = fwd.c_per_group * int(np.prod(flt))
     for algo in [None] + miopen.conv_algorithms(fwd):
         y = miopen.convolution_forward(fwd, xd, wd, algo=algo, out=_poisoned(fwd.y_shape(), dt))
-        assert_close(y, y_ref, dt, reduce_fwd)
+        assert_close(y, y_ref, dt, _terms(dt, reduce_fwd))
     for algo in [None] + miopen.conv_algorithms(bd):
         dx = miopen.convolution_backward_data(bd, dyd, wd, algo=algo, out=_poisoned(bd.x_shape(), dt))
-        assert_close(dx, dx_ref, dt, fwd.k_per_group * int(np.prod(flt)))
+        assert_close(dx, dx_ref, dt, _terms(dt, fwd.k_per_group * int(np.prod(flt))))
     for algo in [None] + miopen.conv_algorithms(bw):
         dw = miopen.convolution_backward_weights(bw, xd, dyd, algo=algo, out=_poisoned(bw.w_shape(), dt))
-        assert_close(dw, dw_ref, dt, n * int(np.prod(fwd.output_size)))
+        assert_close(dw, dw_ref, dt, _terms(dt, n * int(np.prod(fwd.output_size))))
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
