@@ -75,16 +75,15 @@ def _grid(items):
     return int(max(1, min(MAX_GRID, -(-int(items) // BLOCK))))
 
 
-def launch_plan(problem, device_id, kernel, activation):
+def launch_plan(problem, device_id, kernel, activation, items=None):
     """``run(a, b, out, bias)`` for ``problem``: one prepared launch of ``kernel`` (a thread per
-    output element; a block per weight element for the weight gradient), nothing when the output
-    is empty. The forward kernels take the bias (a pointer, 0 for none) and the activation."""
-    if problem.direction == "forward":
-        items = problem.n * problem.k * math.prod(problem.output_size)
-    elif problem.direction == "backward_data":
-        items = problem.n * problem.c * math.prod(problem.input_size)
-    else:
-        items = problem.k * problem.c_per_group * math.prod(problem.filter_size)
+    output element, or per ``items`` work items when given; a block per weight element for the
+    weight gradient), nothing when the output is empty. The forward kernels take the bias (a
+    pointer, 0 for none) and the activation."""
+    if items is None:
+        items = {"forward": problem.n * problem.k * math.prod(problem.output_size),
+                 "backward_data": problem.n * problem.c * math.prod(problem.input_size),
+                 "backward_weights": problem.k * problem.c_per_group * math.prod(problem.filter_size)}[problem.direction]
     if items == 0:
         return lambda a, b, out, bias: None
     grid = int(min(items, MAX_GRID)) if problem.direction == "backward_weights" else _grid(items)
@@ -100,11 +99,14 @@ def launch_plan(problem, device_id, kernel, activation):
 
 
 def run_plan(name, kernel_of, problem, x, w, y, bias, activation):
-    """Run ``problem`` through the cached :func:`launch_plan` of ``kernel_of(problem)``: the
-    registry's ``run`` of a one-launch algorithm."""
+    """Run ``problem`` through the cached :func:`launch_plan` of ``kernel_of(problem) -> (kernel,
+    work items or None)``: the registry's ``run`` of a one-launch algorithm."""
     device_id = x.data.device_id
-    plan = plans.cache.lookup((name, problem, activation, device_id),
-                              lambda: launch_plan(problem, device_id, kernel_of(problem), activation))
+    plan = plans.cache.get((name, problem, activation, device_id))
+    if plan is None:
+        kernel, items = kernel_of(problem)
+        plan = plans.cache.put((name, problem, activation, device_id),
+                               launch_plan(problem, device_id, kernel, activation, items))
     if problem.direction == "forward":
         plan(x, w, y, bias)
     elif problem.direction == "backward_data":
@@ -114,7 +116,7 @@ def run_plan(name, kernel_of, problem, x, w, y, bias, activation):
 
 
 def _kernel(problem):
-    return KERNELS[kernel_name(problem.direction, problem.dtype, problem.channels_last)]
+    return KERNELS[kernel_name(problem.direction, problem.dtype, problem.channels_last)], None
 
 
 class Direct:

@@ -20,6 +20,7 @@ CASES = [  # (dtype, layout, n, c, multiplier, size, filter, stride, pad, dilati
     ("float64", "NCHW", 1, 2, 3, (9,), (5,), (1,), (2,), (1,)),
     ("float32", "NHWC", 2, 4, 3, (5, 6), (3, 2), (1, 2), (1, 0), (2, 1)),
     ("float32", "NHWC", 1, 2, 1, (4, 3, 5), (2, 2, 3), (1, 1, 2), (1, 0, 1), 1),
+    ("float64", "NHWC", 1, 3, 2, (3, 13), (2, 4), (1, 2), (0, 3), (1, 2)),
 ]
 
 
@@ -43,7 +44,9 @@ def _check(dev, case):
     bw = problem("backward_weights")
     dw = miopen.convolution_backward_weights(bw, dev.array(x), dev.array(dy), algo="depthwise")
     np.testing.assert_allclose(np.asarray(dw, np.float64), host.backward_weights(bw, x, dy), rtol=tol, atol=tol)
-    assert all(name.startswith("ra_miopen_conv_depthwise_") for name in dev.names())
+    names = dev.names()
+    assert all(name.startswith("ra_miopen_conv_depthwise_") for name in names)
+    assert names[0].startswith("ra_miopen_conv_depthwise_fwd2d" if len(size) <= 2 else "ra_miopen_conv_depthwise_fwd<")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}-{len(c[5])}d-m{c[4]}")
@@ -59,3 +62,15 @@ def test_depthwise_applies_only_to_one_channel_per_group():
     algorithm = _conv_depthwise.ALGORITHMS[0]
     assert not algorithm.applicable(host.problem("forward", 1, 4, 4, (5, 5), (3, 3), groups=2))
     assert algorithm.applicable(host.problem("forward", 1, 4, 8, (5, 5), (3, 3), groups=4))
+
+
+def test_depthwise_fused_bias_and_activation(emulated_device):
+    rng = np.random.default_rng(SEED)
+    for layout in ("NCHW", "NHWC"):
+        p = host.problem("forward", 2, 3, 6, (4, 9), (3, 3), pad=1, groups=3, layout=layout)
+        x, w, _ = host.inputs(rng, p)
+        bias = rng.standard_normal(6)
+        y = miopen.convolution_forward(p, emulated_device.array(x), emulated_device.array(w),
+                                       bias=emulated_device.array(bias), activation="tanh", algo="depthwise")
+        want = host.forward(p, x, w) + (bias if layout == "NHWC" else bias[:, None, None])
+        np.testing.assert_allclose(np.asarray(y), np.tanh(want), rtol=1e-12, atol=1e-12)
