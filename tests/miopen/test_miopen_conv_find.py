@@ -172,3 +172,27 @@ def test_a_find_db_hit_costs_at_most_20_microseconds_of_host_time(search):
     print(f"find-db hit: {best * 1e6:.1f} us per call")
     assert best <= 20e-6, f"{best * 1e6:.1f} us per call"
     assert measured == ["direct", "other"]
+
+
+def test_the_heuristic_and_the_applicable_algorithms():
+    # this branch's algorithms (others registered later may join the lists)
+    big = host.problem("forward", 8, 64, 64, (32, 32), (3, 3), pad=1, dtype="float16", layout="NHWC")
+    small = host.problem("forward", 1, 3, 4, (8, 8), (3, 3), dtype="float32")
+    depthwise = host.problem("forward", 8, 64, 128, (32, 32), (3, 3), pad=1, groups=64, dtype="float32")
+    ours = ("gemm", "depthwise", "direct")
+
+    def names(p):
+        return [n for n in miopen.conv_algorithms(p) if n in ours]
+
+    assert names(big) == ["gemm", "direct"]
+    assert names(depthwise) == ["gemm", "depthwise", "direct"]
+
+    def pick(p):
+        return _conv_find.heuristic(p, [a for a in _conv_registry.applicable(p) if a.name in ours]).name
+
+    assert (pick(big), pick(small), pick(depthwise)) == ("gemm", "direct", "depthwise")
+    # 16-bit weight gradients channels first would sum rounded chunks in the gemm: direct takes them
+    bw = host.problem("backward_weights", 8, 64, 64, (32, 32), (3, 3), pad=1, dtype="float16")
+    assert names(bw) == ["direct"]
+    with pytest.raises(TypeError, match="ConvProblem"):
+        miopen.conv_algorithms(None)
