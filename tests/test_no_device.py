@@ -20,6 +20,8 @@ NAMESPACES = {"rocarray": ra, "rocarray.fft": ra.fft, "rocarray.linalg": ra.lina
 #: Functions that need no device by design.
 HOST_ONLY = {"rocarray.is_available", "rocarray.show_config", "rocarray.free_workspaces", "rocarray.asnumpy",
              "rocarray.tune", "rocarray.profile",
+             # the convolution search's mode is a host setting
+             "rocarray.nn.find_mode", "rocarray.miopen.find_mode",
              # type predicates answer from the object alone, as SciPy's do
              "rocarray.sparse.issparse", "rocarray.sparse.isspmatrix", "rocarray.sparse.isspmatrix_csr",
              "rocarray.sparse.isspmatrix_csc", "rocarray.sparse.isspmatrix_coo"}

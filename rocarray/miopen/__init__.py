@@ -9,6 +9,14 @@ tuning DB (:mod:`rocarray._core.tuning`), MIOpen's find-db.
 __all__ = []
 
 # --- convolution: problem, algorithm search, forward/backward (conv) ---------------------------
+from rocarray.miopen._conv import (convolution_backward_data, convolution_backward_weights,
+                                   convolution_forward)
+from rocarray.miopen._conv_epilogue import FUSED_ACTIVATIONS
+from rocarray.miopen._conv_find import conv_algorithms, find_convolution, find_mode
+from rocarray.miopen._conv_problem import ConvProblem
+
+__all__ += ["ConvProblem", "convolution_forward", "convolution_backward_data", "convolution_backward_weights",
+            "find_convolution", "conv_algorithms", "find_mode", "FUSED_ACTIVATIONS"]
 
 # --- convolution algorithms: implicit GEMM, Winograd, FFT (convalgos) -----------------------------
 

@@ -9,6 +9,12 @@ normalizes arguments with torch's rules and messages, then makes one library cal
 __all__ = []
 
 # --- convolution (conv) -------------------------------------------------------------------------------
+from rocarray.miopen._conv_find import find_mode
+from rocarray.nn._conv import (conv1d, conv1d_input, conv1d_weight, conv2d, conv2d_input, conv2d_weight, conv3d,
+                               conv3d_input, conv3d_weight, fold_batchnorm)
+
+__all__ += ["conv1d", "conv2d", "conv3d", "conv1d_input", "conv2d_input", "conv3d_input", "conv1d_weight",
+            "conv2d_weight", "conv3d_weight", "find_mode", "fold_batchnorm"]
 
 # --- convolution algorithms (convalgos) ---------------------------------------------------------------
 

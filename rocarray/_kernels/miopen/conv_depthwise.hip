@@ -1,0 +1,222 @@
+// Depthwise convolution (groups == C, K = C * multiplier), rocarray.miopen's "depthwise"
+// algorithm: every direction, both layouts, 1 to 3 spatial axes (fewer run as three with leading
+// axes of size 1), stride, dilation, padding.
+//
+// T: ra_half, ra_bfloat16, float, double; sums in ra_traits<T>::acc. CL: channels last or first
+// (conv_direct.hip gives the shapes; the weights are (K, 1, taps) either way, so one layout of w).
+// Output channel k reads input channel k / m (m = K / C). Consecutive threads take consecutive
+// elements of the output (channels last: consecutive channels), so the reads of x coalesce and
+// neighbouring taps hit the cache. Kernels:
+//   ra_miopen_conv_depthwise_fwd           y, a thread per output element, bias and activation fused
+//   ra_miopen_conv_depthwise_fwd2d         the same for 1-D/2-D problems of 32-bit sizes, RA_DW_TW
+//                                          outputs of a row per thread
+//   ra_miopen_conv_depthwise_bwd_data      dx, a thread per input element over its m channels' taps
+//   ra_miopen_conv_depthwise_bwd_weights   dw, a block per weight element, block-wide sum over the
+//                                          batch and the output positions (deterministic)
+
+#define RA_DW_BLOCK 256
+
+// Sizes of one problem (rocarray/miopen/_conv_direct.py's GEOMETRY, field for field).
+struct ra_conv_geometry {
+    ra_i64 n, c, k, groups, cpg, kpg;
+    ra_i64 in[3], flt[3], out[3], stride[3], pad[3], dil[3];
+};
+
+template <bool CL>
+RA_DEVICE ra_i64 ra_dw_offset(ra_i64 n, ra_i64 ch, ra_i64 nch, ra_i64 s0, ra_i64 s1, ra_i64 s2, ra_i64 d, ra_i64 h,
+                              ra_i64 w) {
+    return CL ? (((n * s0 + d) * s1 + h) * s2 + w) * nch + ch : (((n * nch + ch) * s0 + d) * s1 + h) * s2 + w;
+}
+
+template <bool CL>
+RA_DEVICE void ra_dw_decode(ra_i64 i, ra_i64 nch, ra_i64 s0, ra_i64 s1, ra_i64 s2, ra_i64& n, ra_i64& ch, ra_i64& d,
+                            ra_i64& h, ra_i64& w) {
+    // ra_divmod_i64: the 32-bit division where the values fit (the decode runs per element)
+    ra_i64 q;
+    if (CL) {
+        ra_divmod_i64(i, nch, q, ch);
+        ra_divmod_i64(q, s2, q, w);
+        ra_divmod_i64(q, s1, q, h);
+        ra_divmod_i64(q, s0, n, d);
+    } else {
+        ra_divmod_i64(i, s2, q, w);
+        ra_divmod_i64(q, s1, q, h);
+        ra_divmod_i64(q, s0, q, d);
+        ra_divmod_i64(q, nch, n, ch);
+    }
+}
+
+// The fused epilogue of the forward: v + bias[k] (bias may be null), then the activation (act:
+// ra_activation's codes, 6 leaky_relu with `slope`; conv_epilogue.hip's).
+template <typename T, typename A>
+RA_DEVICE A ra_conv_epilogue(A v, const T* RA_RESTRICT bias, ra_i64 k, int act, double slope) {
+    if (bias != nullptr) v += ra_traits<T>::to_acc(bias[k]);
+    if (act == 6) return v < A(0) ? v * A(slope) : v;
+    return act == 0 ? v : ra_activation(v, act);
+}
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_fwd(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y,
+                             const T* RA_RESTRICT bias, int act, double slope) {
+    typedef typename ra_traits<T>::acc A;
+    const ra_i64 total = g.n * g.k * g.out[0] * g.out[1] * g.out[2];
+    const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
+    for (ra_i64 i = ra_global_thread_id(); i < total; i += ra_grid_threads()) {
+        ra_i64 n, k, od, oh, ow;
+        ra_dw_decode<CL>(i, g.k, g.out[0], g.out[1], g.out[2], n, k, od, oh, ow);
+        const ra_i64 c = k / g.kpg;
+        const T* wk = w + k * taps;
+        A acc = ra_traits<T>::zero();
+        for (ra_i64 fd = 0; fd < g.flt[0]; ++fd) {
+            const ra_i64 id = od * g.stride[0] - g.pad[0] + fd * g.dil[0];
+            if (id < 0 || id >= g.in[0]) continue;
+            for (ra_i64 fh = 0; fh < g.flt[1]; ++fh) {
+                const ra_i64 ih = oh * g.stride[1] - g.pad[1] + fh * g.dil[1];
+                if (ih < 0 || ih >= g.in[1]) continue;
+                for (ra_i64 fw = 0; fw < g.flt[2]; ++fw) {
+                    const ra_i64 iw = ow * g.stride[2] - g.pad[2] + fw * g.dil[2];
+                    if (iw < 0 || iw >= g.in[2]) continue;
+                    acc += ra_traits<T>::to_acc(x[ra_dw_offset<CL>(n, c, g.c, g.in[0], g.in[1], g.in[2], id, ih, iw)]) *
+                           ra_traits<T>::to_acc(wk[(fd * g.flt[1] + fh) * g.flt[2] + fw]);
+                }
+            }
+        }
+        y[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc, bias, k, act, slope));
+    }
+}
+
+// The 2-D forward (1-D and 2-D problems: in[0] = flt[0] = 1) with every size and offset in 32 bits
+// (the host checks): a thread computes RA_DW_TW consecutive outputs of one row, so the index
+// decode, the weight loads and the row bounds are paid once per RA_DW_TW outputs. Threads step
+// fastest over channels (channels last: coalesced) or over the row's tiles (channels first).
+#define RA_DW_TW 4
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_fwd2d(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
+                               T* RA_RESTRICT y, const T* RA_RESTRICT bias, int act, double slope) {
+    typedef typename ra_traits<T>::acc A;
+    const int C = (int)g.c, K = (int)g.k, m = (int)g.kpg;
+    const int H = (int)g.in[1], W = (int)g.in[2], KH = (int)g.flt[1], KW = (int)g.flt[2];
+    const int OH = (int)g.out[1], OW = (int)g.out[2];
+    const int sh = (int)g.stride[1], sw = (int)g.stride[2], ph = (int)g.pad[1], pw = (int)g.pad[2];
+    const int dh = (int)g.dil[1], dw = (int)g.dil[2];
+    const int tiles = (OW + RA_DW_TW - 1) / RA_DW_TW;
+    const int total = (int)g.n * K * OH * tiles;
+    for (int t = (int)ra_global_thread_id(); t < total; t += (int)ra_grid_threads()) {
+        int k, tile, oh, n;
+        if (CL) {
+            k = t % K;
+            int rest = t / K;
+            tile = rest % tiles; rest /= tiles;
+            oh = rest % OH; n = rest / OH;
+        } else {
+            tile = t % tiles;
+            int rest = t / tiles;
+            oh = rest % OH; rest /= OH;
+            k = rest % K; n = rest / K;
+        }
+        const int c = k / m, ow0 = tile * RA_DW_TW;
+        // x(n, c, ih, iw) = x[base + ih * row + iw * col]
+        const int col = CL ? C : 1, row = W * col;
+        const int base = CL ? n * H * W * C + c : (n * C + c) * H * W;
+        A acc[RA_DW_TW];
+#pragma unroll
+        for (int j = 0; j < RA_DW_TW; ++j) acc[j] = ra_traits<T>::zero();
+        for (int fh = 0; fh < KH; ++fh) {
+            const int ih = oh * sh - ph + fh * dh;
+            if (ih < 0 || ih >= H) continue;
+            const T* xr = x + base + ih * row;
+            for (int fw = 0; fw < KW; ++fw) {
+                const A wv = ra_traits<T>::to_acc(w[(k * KH + fh) * KW + fw]);
+#pragma unroll
+                for (int j = 0; j < RA_DW_TW; ++j) {
+                    const int iw = (ow0 + j) * sw - pw + fw * dw;
+                    if (ow0 + j < OW && iw >= 0 && iw < W) acc[j] += ra_traits<T>::to_acc(xr[iw * col]) * wv;
+                }
+            }
+        }
+        // y(n, k, oh, ow) = y[out + ow * ocol]
+        const int ocol = CL ? K : 1;
+        const int out = CL ? (n * OH + oh) * OW * K + k : ((n * K + k) * OH + oh) * OW;
+#pragma unroll
+        for (int j = 0; j < RA_DW_TW; ++j)
+            if (ow0 + j < OW)
+                y[out + (ow0 + j) * ocol] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[j], bias, k, act, slope));
+    }
+}
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_bwd_data(ra_conv_geometry g, const T* RA_RESTRICT dy, const T* RA_RESTRICT w,
+                                  T* RA_RESTRICT dx) {
+    typedef typename ra_traits<T>::acc A;
+    const ra_i64 total = g.n * g.c * g.in[0] * g.in[1] * g.in[2];
+    const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
+    for (ra_i64 i = ra_global_thread_id(); i < total; i += ra_grid_threads()) {
+        ra_i64 n, c, id, ih, iw;
+        ra_dw_decode<CL>(i, g.c, g.in[0], g.in[1], g.in[2], n, c, id, ih, iw);
+        A acc = ra_traits<T>::zero();
+        for (ra_i64 fd = 0; fd < g.flt[0]; ++fd) {
+            const ra_i64 td = id + g.pad[0] - fd * g.dil[0];
+            if (td < 0 || td % g.stride[0]) continue;
+            const ra_i64 od = td / g.stride[0];
+            if (od >= g.out[0]) continue;
+            for (ra_i64 fh = 0; fh < g.flt[1]; ++fh) {
+                const ra_i64 th = ih + g.pad[1] - fh * g.dil[1];
+                if (th < 0 || th % g.stride[1]) continue;
+                const ra_i64 oh = th / g.stride[1];
+                if (oh >= g.out[1]) continue;
+                for (ra_i64 fw = 0; fw < g.flt[2]; ++fw) {
+                    const ra_i64 tw = iw + g.pad[2] - fw * g.dil[2];
+                    if (tw < 0 || tw % g.stride[2]) continue;
+                    const ra_i64 ow = tw / g.stride[2];
+                    if (ow >= g.out[2]) continue;
+                    const ra_i64 r = (fd * g.flt[1] + fh) * g.flt[2] + fw;
+                    for (ra_i64 j = 0; j < g.kpg; ++j) {
+                        const ra_i64 k = c * g.kpg + j;
+                        acc += ra_traits<T>::to_acc(
+                                   dy[ra_dw_offset<CL>(n, k, g.k, g.out[0], g.out[1], g.out[2], od, oh, ow)]) *
+                               ra_traits<T>::to_acc(w[k * taps + r]);
+                    }
+                }
+            }
+        }
+        dx[i] = ra_traits<T>::from_acc(acc);
+    }
+}
+
+template <typename T, bool CL>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_bwd_weights(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT dy,
+                                     T* RA_RESTRICT dw) {
+    typedef typename ra_traits<T>::acc A;
+    __shared__ A scratch[RA_DW_BLOCK / RA_WARP_SIZE];
+    const ra_i64 taps = g.flt[0] * g.flt[1] * g.flt[2];
+    const ra_i64 total = g.k * taps;
+    const ra_i64 per_image = g.out[0] * g.out[1] * g.out[2];
+    const ra_i64 terms = g.n * per_image;
+    for (ra_i64 e = blockIdx.x; e < total; e += gridDim.x) {
+        const ra_i64 k = e / taps, r = e - k * taps;
+        const ra_i64 fw = r % g.flt[2], fh = (r / g.flt[2]) % g.flt[1], fd = r / (g.flt[2] * g.flt[1]);
+        const ra_i64 c = k / g.kpg;
+        A acc = ra_traits<T>::zero();
+        for (ra_i64 j = threadIdx.x; j < terms; j += RA_DW_BLOCK) {
+            const ra_i64 n = j / per_image;
+            ra_i64 rest = j - n * per_image;
+            const ra_i64 ow = rest % g.out[2];
+            rest /= g.out[2];
+            const ra_i64 oh = rest % g.out[1], od = rest / g.out[1];
+            const ra_i64 id = od * g.stride[0] - g.pad[0] + fd * g.dil[0];
+            const ra_i64 ih = oh * g.stride[1] - g.pad[1] + fh * g.dil[1];
+            const ra_i64 iw = ow * g.stride[2] - g.pad[2] + fw * g.dil[2];
+            if (id < 0 || id >= g.in[0] || ih < 0 || ih >= g.in[1] || iw < 0 || iw >= g.in[2]) continue;
+            acc += ra_traits<T>::to_acc(x[ra_dw_offset<CL>(n, c, g.c, g.in[0], g.in[1], g.in[2], id, ih, iw)]) *
+                   ra_traits<T>::to_acc(dy[ra_dw_offset<CL>(n, k, g.k, g.out[0], g.out[1], g.out[2], od, oh, ow)]);
+        }
+        acc = ra_block_reduce<RA_DW_BLOCK>(acc, ra_op_sum(), scratch);
+        if (threadIdx.x == 0) dw[e] = ra_traits<T>::from_acc(acc);
+        __syncthreads();  // scratch is reused by the next element
+    }
+}
