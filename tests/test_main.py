@@ -726,5 +726,5 @@ def test_the_default_run_without_a_gpu_compiles_one_source_per_library(monkeypat
     monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
     monkeypatch.setattr(cli_main, "_device_problem", lambda: "no GPU is visible")
     assert cli_main.main([]) == 0
-    assert sorted(s.split("/")[0] for s in seen["sources"]) == ["prim", "rocblas", "rocfft", "rocsolver", "rocsparse"]
+    assert sorted(s.split("/")[0] for s in seen["sources"]) == ["miopen", "prim", "rocblas", "rocfft", "rocsolver", "rocsparse"]
     assert "python -m rocarray compile-check" in capsys.readouterr().out

@@ -103,11 +103,11 @@ def _torch():
 
 def _conv_case(name, n, c, k, hw, flt, groups, dtype, layout):
     pad = flt // 2
-    cupy = backend.cupy()
 
     def setup():
         import rocarray as ra
 
+        cupy = backend.cupy()
         dt = numpy.dtype(dtype)
         if layout == "NHWC":
             x_shape, w_shape = (n, hw, hw, c), (k, flt, flt, c // groups)

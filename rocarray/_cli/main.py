@@ -90,10 +90,11 @@ def _print_report():
 
 #: The self-check of each library that ``python -m rocarray`` and ``self-check`` run (``--all``: every one).
 QUICK_CHECKS = ("prim.searchsorted", "rocblas.dot", "rocfft.fft_ifft", "rocsolver.lu_solve", "rocsparse.csrmv_csrmm",
-                "distributed.one_rank_identities")
+                "distributed.one_rank_identities", "miopen.convolution")
 #: The headline benchmark row of each library (``bench --all``: every registered case).
 HEADLINE_CASES = ("prim.sum_float32_2^28", "rocblas.gemm_8192_float32", "rocfft.fft_1d_16777216_complex64",
-                  "rocsolver.solve_8192_float64", "rocsparse.spmv_uniform_4M_x16")
+                  "rocsolver.solve_8192_float64", "rocsparse.spmv_uniform_4M_x16",
+                  "miopen.conv3x3_n64_c256_56_f16_nhwc")
 
 
 def _chosen(items, args, quick):
