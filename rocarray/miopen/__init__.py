@@ -17,3 +17,6 @@ __all__ = []
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
 
 # --- attention (attention) ---------------------------------------------------------------------------
+from rocarray.miopen._attention import attention_backward, attention_forward  # noqa: E402
+
+__all__ += ["attention_forward", "attention_backward"]
