@@ -17,3 +17,7 @@ __all__ = []
 # --- normalization (norm) -------------------------------------------------------------------------------
 
 # --- attention (attention) ---------------------------------------------------------------------------
+from rocarray.nn._attention import (  # noqa: E402
+    scaled_dot_product_attention, scaled_dot_product_attention_backward)
+
+__all__ += ["scaled_dot_product_attention", "scaled_dot_product_attention_backward"]

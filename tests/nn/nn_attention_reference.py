@@ -20,9 +20,13 @@ def _allowed_and_bias(L, S, mask, causal):
     return allowed, bias
 
 
+def _heads(x):
+    return x.shape[-3] if x.ndim >= 3 else 1
+
+
 def _expand(x, h):
     """Key/value heads repeated to ``h`` query heads (torch's repeat_interleave on axis -3)."""
-    return np.repeat(x, h // x.shape[-3], axis=-3)
+    return np.repeat(x, h // x.shape[-3], axis=-3) if x.ndim >= 3 else x
 
 
 def probabilities(q, k, mask=None, causal=False, scale=None):
@@ -31,7 +35,7 @@ def probabilities(q, k, mask=None, causal=False, scale=None):
     L, S, e = q.shape[-2], k.shape[-2], q.shape[-1]
     scale = 1.0 / np.sqrt(e) if scale is None else scale
     allowed, bias = _allowed_and_bias(L, S, mask, causal)
-    s = q @ np.swapaxes(_expand(k, q.shape[-3]), -1, -2) * scale + bias
+    s = q @ np.swapaxes(_expand(k, _heads(q)), -1, -2) * scale + bias
     s = np.where(allowed, s, -np.inf)
     m = s.max(axis=-1, keepdims=True) if S else np.full(s.shape[:-1] + (1,), -np.inf)
     m = np.where(np.isfinite(m), m, 0.0)
@@ -46,14 +50,14 @@ def probabilities(q, k, mask=None, causal=False, scale=None):
 def forward(q, k, v, mask=None, causal=False, scale=None):
     """``(out, lse)`` in float64."""
     P, lse = probabilities(q, k, mask, causal, scale)
-    return P @ _expand(np.asarray(v, np.float64), P.shape[-3]), lse
+    return P @ _expand(np.asarray(v, np.float64), _heads(P)), lse
 
 
 def backward(dout, q, k, v, mask=None, causal=False, scale=None):
     """``(dq, dk, dv)`` in float64 (dk, dv summed over the query heads of each key/value head)."""
     q, k, v, dout = (np.asarray(a, np.float64) for a in (q, k, v, dout))
     scale = 1.0 / np.sqrt(q.shape[-1]) if scale is None else scale
-    h, hkv = q.shape[-3], k.shape[-3]
+    h, hkv = _heads(q), _heads(k)
     P, _ = probabilities(q, k, mask, causal, scale)
     ke, ve = _expand(k, h), _expand(v, h)
     dv = np.swapaxes(P, -1, -2) @ dout
@@ -63,6 +67,8 @@ def backward(dout, q, k, v, mask=None, causal=False, scale=None):
     dk = np.swapaxes(ds, -1, -2) @ q * scale
 
     def fold(g):
+        if g.ndim < 3:
+            return g
         return g.reshape(g.shape[:-3] + (hkv, h // hkv) + g.shape[-2:]).sum(axis=-3)
 
     return dq, fold(dk), fold(dv)
