@@ -11,7 +11,6 @@ from launchfake import fake_device  # noqa: F401 (the fixture emulated_device bu
 from nn import nn_attention_reference as ref
 
 from rocarray import miopen
-from rocarray._core import harness
 
 SEED = 20261205
 
