@@ -22,6 +22,9 @@
 // dimension are zero in registers and in shared memory, so they add nothing.
 
 #define RA_ATTN_THREADS 128
+// Rows of a tile the backward kernels score at a time: their scores and dO . v products, and the
+// tile values loaded for them, stay in registers next to four register rows (fewer for double).
+template <typename A> struct ra_attn_sub { static constexpr int value = sizeof(A) == 8 ? 2 : 4; };
 
 RA_DEVICE float ra_attn_exp(float x) { return expf(x); }
 RA_DEVICE double ra_attn_exp(double x) { return exp(x); }
@@ -238,6 +241,7 @@ ra_miopen_attention_bwd_dq(const T* __restrict__ q, const T* __restrict__ k, con
     typedef typename ra_traits<T>::acc A;
     constexpr int TPR = D / 16;
     constexpr int ROWS = RA_ATTN_THREADS / TPR;
+    constexpr int SUB = ra_attn_sub<A>::value;
     static_assert(RA_WARP_SIZE % TPR == 0, "a row's lanes lie in one warp");
     __shared__ __align__(16) A ks[N * D];
     __shared__ __align__(16) A vs[N * D];
@@ -265,18 +269,21 @@ ra_miopen_attention_bwd_dq(const T* __restrict__ q, const T* __restrict__ k, con
         ra_attn_load_tile<T, D, N>(ks, k + kv * S * E, j0, S, E);
         ra_attn_load_tile<T, D, N>(vs, v + kv * S * EV, j0, S, EV);
         __syncthreads();
-        A s[N], dp[N];
+#pragma unroll 1
+        for (int jb = 0; jb < N; jb += SUB) {
+            A s[SUB], dp[SUB];
 #pragma unroll
-        for (int jj = 0; jj < N; ++jj) {
-            s[jj] = ra_attn_dot<TPR>(qr, ks + jj * D, c);
-            dp[jj] = ra_attn_dot<TPR>(dor, vs + jj * D, c);
-        }
-        ra_attn_row_sums<TPR, N>(s);
-        ra_attn_row_sums<TPR, N>(dp);
+            for (int jj = 0; jj < SUB; ++jj) {
+                s[jj] = ra_attn_dot<TPR>(qr, ks + (jb + jj) * D, c);
+                dp[jj] = ra_attn_dot<TPR>(dor, vs + (jb + jj) * D, c);
+            }
+            ra_attn_row_sums<TPR, SUB>(s);
+            ra_attn_row_sums<TPR, SUB>(dp);
 #pragma unroll
-        for (int jj = 0; jj < N; ++jj) {
-            const A p = ra_attn_prob(ra_attn_score<T>(s[jj], mask, mk, z, h, i, j0 + jj), lse_i);
-            ra_attn_axpy<TPR>(acc, p * (dp[jj] - d_i), ks + jj * D, c);
+            for (int jj = 0; jj < SUB; ++jj) {
+                const A p = ra_attn_prob(ra_attn_score<T>(s[jj], mask, mk, z, h, i, j0 + jb + jj), lse_i);
+                ra_attn_axpy<TPR>(acc, p * (dp[jj] - d_i), ks + (jb + jj) * D, c);
+            }
         }
     }
     if (row_ok) {
@@ -303,6 +310,7 @@ ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, c
     typedef typename ra_traits<T>::acc A;
     constexpr int TPR = D / 16;
     constexpr int ROWS = RA_ATTN_THREADS / TPR;
+    constexpr int SUB = ra_attn_sub<A>::value;
     static_assert(RA_WARP_SIZE % TPR == 0, "a row's lanes lie in one warp");
     __shared__ __align__(16) A qs[N * D];
     __shared__ __align__(16) A dos[N * D];
@@ -340,19 +348,23 @@ ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, c
                 d_s[ii] = ok ? (A)dvec[zh * L + i0 + ii] : A(0);
             }
             __syncthreads();
-            A s[N], dp[N];
+#pragma unroll 1
+            for (int ib = 0; ib < N; ib += SUB) {
+                A s[SUB], dp[SUB];
 #pragma unroll
-            for (int ii = 0; ii < N; ++ii) {
-                s[ii] = ra_attn_dot<TPR>(kr, qs + ii * D, c);
-                dp[ii] = ra_attn_dot<TPR>(vr, dos + ii * D, c);
-            }
-            ra_attn_row_sums<TPR, N>(s);
-            ra_attn_row_sums<TPR, N>(dp);
+                for (int ii = 0; ii < SUB; ++ii) {
+                    s[ii] = ra_attn_dot<TPR>(kr, qs + (ib + ii) * D, c);
+                    dp[ii] = ra_attn_dot<TPR>(vr, dos + (ib + ii) * D, c);
+                }
+                ra_attn_row_sums<TPR, SUB>(s);
+                ra_attn_row_sums<TPR, SUB>(dp);
 #pragma unroll
-            for (int ii = 0; ii < N; ++ii) {
-                const A p = ra_attn_prob(ra_attn_score<T>(s[ii], mask, mk, z, h, i0 + ii, j), lse_s[ii]);
-                ra_attn_axpy<TPR>(dvr, p, dos + ii * D, c);
-                ra_attn_axpy<TPR>(dkr, p * (dp[ii] - d_s[ii]), qs + ii * D, c);
+                for (int ii = 0; ii < SUB; ++ii) {
+                    const int at = ib + ii;
+                    const A p = ra_attn_prob(ra_attn_score<T>(s[ii], mask, mk, z, h, i0 + at, j), lse_s[at]);
+                    ra_attn_axpy<TPR>(dvr, p, dos + at * D, c);
+                    ra_attn_axpy<TPR>(dkr, p * (dp[ii] - d_s[at]), qs + at * D, c);
+                }
             }
         }
     }
