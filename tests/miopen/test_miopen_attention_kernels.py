@@ -162,3 +162,13 @@ def test_backward_matches_finite_differences(emulated_device):
             hi = loss(*[plus if i == which else a for i, a in enumerate(args)])
             lo = loss(*[minus if i == which else a for i, a in enumerate(args)])
             np.testing.assert_allclose(np.asarray(grad)[index], (hi - lo) / (2 * step), rtol=1e-6, atol=1e-8)
+
+
+def test_self_check_runs_on_the_emulated_wave64_device(emulated_wave64_device, monkeypatch):
+    from rocarray._checks import miopen_attention
+
+    # the check's own cases are GPU-sized; smaller ones of the same kinds run here
+    monkeypatch.setattr(miopen_attention, "CASES", [(2, 1, 9, 13, 16, 24, "bool", False),
+                                                    (1, 1, 11, 5, 8, 8, None, True),
+                                                    (1, 1, 3, 7, 8, 8, "add", False)])
+    miopen_attention.check_attention(np.random.default_rng(SEED))
