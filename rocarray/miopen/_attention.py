@@ -225,13 +225,19 @@ def attention_backward(dout, q, k, v, out, lse, *, mask=None, causal=False, scal
     ----------
     dout : cupy.ndarray
         Gradient of the output (Z, H, L, EV), q's dtype, C-contiguous.
-    q, k, v, mask, causal, scale
+    q, k, v : cupy.ndarray
         As given to :func:`attention_forward`.
     out : cupy.ndarray
         The forward's output (Z, H, L, EV).
     lse : cupy.ndarray
         The forward's log-sum-exp (Z, H, L), C-contiguous; float32 or float64 (cast to
         :func:`lse_dtype` of q's dtype when it differs).
+    mask : cupy.ndarray, optional
+        As given to :func:`attention_forward`.
+    causal : bool
+        As given to :func:`attention_forward`.
+    scale : float, optional
+        As given to :func:`attention_forward`.
 
     Returns
     -------

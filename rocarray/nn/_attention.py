@@ -195,12 +195,20 @@ def scaled_dot_product_attention_backward(grad_output, query, key, value, output
     ----------
     grad_output : cupy.ndarray
         Gradient of the output, (..., H, L, Ev), query's dtype.
-    query, key, value, attn_mask, is_causal, scale, enable_gqa
+    query, key, value : cupy.ndarray
         As given to the forward call.
     output : cupy.ndarray
         The forward's output (..., H, L, Ev).
     lse : cupy.ndarray
         The forward's log-sum-exp (``return_lse=True``), (..., H, L), float32 or float64.
+    attn_mask : cupy.ndarray, optional
+        As given to the forward call.
+    is_causal : bool
+        As given to the forward call.
+    scale : float, optional
+        As given to the forward call.
+    enable_gqa : bool
+        As given to the forward call.
 
     Returns
     -------
