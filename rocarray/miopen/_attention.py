@@ -83,18 +83,46 @@ def lse_dtype(dtype):
 
 
 def kernel_name(kind, dtype_name, d=None):
-    """Name expression of ``kind`` (``'fwd'``, ``'bwd_dq'``, ``'bwd_dkdv'``, ``'bwd_dot'``)."""
+    """Name expression of ``kind`` (``'fwd'``, ``'fwd_mma'``, ``'bwd_dq'``, ``'bwd_dkdv'``,
+    ``'bwd_dot'``)."""
     t, lt = _TYPES[dtype_name]
     if kind == "bwd_dot":
         return f"ra_miopen_attention_bwd_dot<{t}, {lt}>"
+    if kind == "fwd_mma":
+        return f"ra_miopen_attention_fwd_mma<{t}, {d}>"
     return f"ra_miopen_attention_{kind}<{t}, {lt}, {d}, {tile_rows(d, dtype_name)}>"
+
+
+#: Forward variants: ``"portable"`` (every dtype, head dimensions up to 256, scalar FMAs) and
+#: ``"mma"`` (float16/bfloat16, head dimensions up to :data:`MMA_MAX_HEAD_DIM`, 16 x 8 x 16
+#: matrix tiles: mma.sync on NVIDIA sm_80+, a portable emulation of the tiles elsewhere).
+VARIANTS = ("portable", "mma")
+MMA_DTYPES = ("float16", "bfloat16")
+MMA_MAX_HEAD_DIM = 128
+#: Queries per block of the ``mma`` variant.
+MMA_ROWS = 64
 
 
 def instantiations():
     """Every name expression this module launches."""
     names = [kernel_name("bwd_dot", t) for t in _TYPES]
     names += [kernel_name(k, t, d) for k in ("fwd", "bwd_dq", "bwd_dkdv") for t in _TYPES for d in HEAD_DIMS]
+    names += [kernel_name("fwd_mma", t, d) for t in MMA_DTYPES for d in HEAD_DIMS if d <= MMA_MAX_HEAD_DIM]
     return sorted(names)
+
+
+def mma_applies(dtype_name, e, ev):
+    """Whether the ``mma`` variant takes this problem (16-bit data, head dimensions up to 128)."""
+    return dtype_name in MMA_DTYPES and max(int(e), int(ev)) <= MMA_MAX_HEAD_DIM
+
+
+def choose_variant(dtype_name, e, ev, info):
+    """The heuristic: ``'mma'`` where it applies and the device has the matrix units it is
+    written for (NVIDIA compute capability 8.0 or newer), else ``'portable'``."""
+    if mma_applies(dtype_name, e, ev) and not info.is_hip and info.arch.startswith("sm_") \
+            and int(info.arch[3:]) >= 80:
+        return "mma"
+    return "portable"
 
 
 _compile.register(SOURCE, instantiations())
@@ -131,15 +159,19 @@ class _Plan:
     __slots__ = ("fwd", "dot", "dq", "dkdv")
 
 
-def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id):
+def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, variant, vec):
     plan = _Plan()
     d = head_class(e, ev)
     p = launch.POINTER
     geom = _geom(kind, strides, causal, L, S)
     fixed = (geom, numpy.int64(h), numpy.int64(hkv), numpy.int32(e), numpy.int32(ev), numpy.float64(scale))
-    blocks = z * h * -(-L // block_rows(d))
-    plan.fwd = (_kernels[kernel_name("fwd", name, d)].prepare(device_id, (blocks,), (p,) * 6 + fixed)
-                if blocks else None)
+    if variant == "mma":
+        blocks = z * h * -(-L // MMA_ROWS)
+        kernel, fixed = _kernels[kernel_name("fwd_mma", name, d)], fixed + (numpy.int32(vec),)
+    else:
+        blocks = z * h * -(-L // block_rows(d))
+        kernel = _kernels[kernel_name("fwd", name, d)]
+    plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed) if blocks else None
     return plan
 
 
@@ -172,7 +204,7 @@ def _signature(q, k, v, mask, causal, scale):
     return (_name(q.dtype), z, h, hkv, L, S, e, ev, kind, strides, bool(causal), scale, q.data.device_id)
 
 
-def attention_forward(q, k, v, *, mask=None, causal=False, scale=None):
+def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=None):
     """Flash attention forward: ``softmax(scale q k^T + mask) v`` per (batch, head), and the
     log-sum-exp of every query's scores.
 
@@ -192,6 +224,9 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None):
         Key j takes part in query i's softmax only when ``j <= i`` (torch's top-left alignment).
     scale : float, optional
         Score scale; default ``1 / sqrt(E)``.
+    variant : {None, 'portable', 'mma'}
+        The kernel (:data:`VARIANTS`); None: :func:`choose_variant`'s choice. ``'mma'`` takes
+        float16/bfloat16 with head dimensions up to 128 (``ValueError`` otherwise).
 
     Returns
     -------
@@ -203,14 +238,25 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None):
 
     Notes
     -----
-    Scores, the softmax and the output accumulate in float32 (float64 for float64 data).
+    Scores, the softmax and the output accumulate in float32 (float64 for float64 data); the
+    ``mma`` variant rounds the probabilities to the data's type for the product with v, as
+    FlashAttention does.
     """
     sig = _signature(q, k, v, mask, causal, scale)
-    z, h, L, ev = sig[1], sig[2], sig[4], sig[7]
+    name, z, h, L, e, ev = sig[0], sig[1], sig[2], sig[4], sig[6], sig[7]
+    if variant is None:
+        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]))
+    elif variant not in VARIANTS or (variant == "mma" and not mma_applies(name, e, ev)):
+        raise ValueError(f"attention_forward: variant {variant!r} does not apply to {name} with head dimensions "
+                         f"{e}, {ev} (variants: {', '.join(VARIANTS)}; 'mma': {', '.join(MMA_DTYPES)} up to "
+                         f"{MMA_MAX_HEAD_DIM})")
+    # 16-byte rows: every head dimension a multiple of 8 elements, every base 16-byte aligned
+    vec = e % 8 == 0 and ev % 8 == 0 and all(x.data.ptr % 16 == 0 for x in (q, k, v))
     cupy = backend.cupy()
     out = cupy.empty((z, h, L, ev), q.dtype)
     lse = cupy.empty((z, h, L), lse_dtype(q.dtype))
-    plan = plans.cache.lookup(("miopen.attention_forward",) + sig, lambda: _forward_plan(*sig))
+    key = ("miopen.attention_forward",) + sig + (variant, vec)
+    plan = plans.cache.lookup(key, lambda: _forward_plan(*sig, variant, vec))
     if plan.fwd is not None:
         with launch.on_device(sig[-1]):
             plan.fwd(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr, _ptr(mask))

@@ -172,3 +172,47 @@ def test_self_check_runs_on_the_emulated_wave64_device(emulated_wave64_device, m
                                                     (1, 1, 11, 5, 8, 8, None, True),
                                                     (1, 1, 3, 7, 8, 8, "add", False)])
     miopen_attention.check_attention(np.random.default_rng(SEED))
+
+
+# the matrix-unit forward (forced): its tiles, fragment layouts, masks and softmax through the
+# portable emulation of mma.sync and ldmatrix (the instructions themselves run only on a GPU)
+MMA = [
+    ("bfloat16", 1, 2, 1, 70, 75, 64, 64, "bool", "z1ls", False),
+    ("float16", 1, 1, 1, 19, 67, 36, 120, "add", "11ls", False),
+    ("bfloat16", 1, 2, 2, 66, 40, 128, 128, None, None, True),
+]
+
+
+def _run_mma(dev, case):
+    dtype_name, z, h, hkv, L, S, e, ev, kind, code, causal = case
+    dtype = _dtype(dtype_name)
+    rng = np.random.default_rng(SEED)
+    q, k, v = _inputs(rng, dtype, z, h, hkv, L, S, e, ev)
+    mask = _mask(rng, kind, _mask_shape(code, z, h, L, S), dtype) if kind else None
+    out, lse = miopen.attention_forward(dev.array(q), dev.array(k), dev.array(v),
+                                        mask=None if mask is None else dev.array(mask), causal=causal, scale=0.3,
+                                        variant="mma")
+    assert dev.launches[-1].name.startswith("ra_miopen_attention_fwd_mma")
+    want, want_lse = ref.forward(q, k, v, mask, causal, 0.3)
+    # the probabilities are rounded to the data's type before the product with v
+    tol = 2 * _tol(dtype)
+    got = np.asarray(out).astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(1.0, np.abs(want).max()))
+    fin = np.isfinite(want_lse)
+    np.testing.assert_array_equal(np.isneginf(np.asarray(lse)), ~fin)
+    np.testing.assert_allclose(np.asarray(lse)[fin], want_lse[fin], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", MMA, ids=lambda c: f"{c[0]}-E{c[6]}-EV{c[7]}-{c[8]}-causal{c[10]}")
+def test_mma_forward_wave64(emulated_wave64_device, case):
+    _run_mma(emulated_wave64_device, case)
+
+
+def test_mma_forward_warp32(emulated_device):
+    _run_mma(emulated_device, MMA[0])
+
+
+def test_mma_variant_refuses_what_it_cannot_take(emulated_device):
+    q = emulated_device.array(np.zeros((1, 1, 4, 8), np.float32))
+    with pytest.raises(ValueError, match="mma"):
+        miopen.attention_forward(q, q, q, variant="mma")

@@ -381,3 +381,264 @@ ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, c
             }
     }
 }
+
+// ---- forward on the matrix units (float16, bfloat16) ----
+// The same flash forward with both products on 16 x 8 x 16 matrix tiles (FlashAttention-2's warp
+// split: each 32-lane group owns 16 queries and all of a tile's keys, so a row's softmax never
+// leaves its group). A block of RA_ATTN_THREADS threads (4 groups) owns 64 queries of one (z, h)
+// and loops over tiles of 64 keys (only those at or before its last query when causal). The tiles
+// sit in shared memory as 16-bit rows padded by 8 elements (16 bytes), so the fragment reads of a
+// group fall in distinct banks; the Q tile passes through the K buffer into registers first.
+// Per tile: S = Q K^T (D / 16 k steps x 8 key tiles), scores scaled and masked in float32 and
+// kept in base-2 units (exp2), the row maxima and the rescaling of the running output as in the
+// portable kernel, then O += P V with P taken straight from S's accumulators (the accumulator
+// layout of two adjacent 8-key tiles is the A-operand layout of one 16-key step).
+// Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), for
+// lane l of a group, g = l / 4, t = l % 4: A (16 x 16, row-major): a0 = A[g][2t, 2t+1],
+// a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]; B (16 x 8): b0 =
+// B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]; C (16 x 8, float): c0, c1 = C[g][2t, 2t+1], c2, c3 =
+// C[g+8][2t, 2t+1]. Pairs are packed low element first.
+// Backends: NVIDIA sm_80+ runs mma.sync and ldmatrix.trans (inline PTX); elsewhere the same
+// fragments are multiplied by a portable emulation of the two instructions on warp shuffles
+// (correct and slow: the library chooses this kernel only where the matrix units exist, and tests
+// force it elsewhere to check the tiles, masks and softmax).
+
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+#define RA_ATTN_MMA_NV 1
+#endif
+#define RA_ATTN_MMA_BM 64
+#define RA_ATTN_MMA_BN 64
+
+template <typename T> RA_DEVICE float ra_attn_bits_to_float(ra_u32 bits) {
+    T x;
+    x.bits = (ra_u16)bits;
+    return ra_traits<T>::to_acc(x);
+}
+template <typename T> RA_DEVICE ra_u32 ra_attn_pack(float lo, float hi) {
+    return (ra_u32)ra_traits<T>::from_acc(lo).bits | ((ra_u32)ra_traits<T>::from_acc(hi).bits << 16);
+}
+
+// d += a b for one 16 x 8 x 16 tile of the lane's 32-lane group.
+template <typename T> struct ra_attn_mma;
+#if defined(RA_ATTN_MMA_NV)
+template <> struct ra_attn_mma<ra_half> {
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+template <> struct ra_attn_mma<ra_bfloat16> {
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+#else
+template <typename T> struct ra_attn_mma {
+    // A[g][k] sits in lane 4 (g % 8) + (k % 8) / 2 (register (g >= 8) + 2 (k >= 8)), B[k][n] in
+    // lane 4 n + (k % 8) / 2 (register k >= 8); the half is k % 2.
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        const int l = ra_lane_id() & 31, base = ra_lane_id() & ~31;
+        const int g = l >> 2, t = l & 3;
+#pragma unroll 1
+        for (int k = 0; k < 16; ++k) {
+            const int hi = k >= 8, shift = (k & 1) * 16;
+            const int src_a = base + 4 * g + (k & 7) / 2;
+            const int src_b = base + 4 * (2 * t) + (k & 7) / 2;
+            const ra_u32 a_lo = ra_shfl(a[2 * hi], src_a);
+            const ra_u32 a_hi = ra_shfl(a[2 * hi + 1], src_a);
+            const ra_u32 b_0 = ra_shfl(hi ? b1 : b0, src_b);
+            const ra_u32 b_1 = ra_shfl(hi ? b1 : b0, src_b + 4);
+            const float x0 = ra_attn_bits_to_float<T>(a_lo >> shift), x1 = ra_attn_bits_to_float<T>(a_hi >> shift);
+            const float y0 = ra_attn_bits_to_float<T>(b_0 >> shift), y1 = ra_attn_bits_to_float<T>(b_1 >> shift);
+            d[0] = ra_fma(x0, y0, d[0]);
+            d[1] = ra_fma(x0, y1, d[1]);
+            d[2] = ra_fma(x1, y0, d[2]);
+            d[3] = ra_fma(x1, y1, d[3]);
+        }
+    }
+};
+#endif
+
+// Four 8 x 8 16-bit matrices, transposed: lane 8 q + r gives the address of row r of matrix q;
+// lane l receives in r[q] the elements (2 (l % 4) + {0, 1}, l / 4) of matrix q.
+RA_DEVICE void ra_attn_ldmatrix_x4_trans(ra_u32 (&r)[4], const ra_u16* row) {
+#if defined(RA_ATTN_MMA_NV)
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#else
+    const int l = ra_lane_id() & 31, base = ra_lane_id() & ~31;
+    const ra_u64 mine = reinterpret_cast<ra_u64>(row);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const ra_u64 p0 = ra_shfl(mine, base + 8 * q + 2 * (l & 3));
+        const ra_u64 p1 = ra_shfl(mine, base + 8 * q + 2 * (l & 3) + 1);
+        r[q] = (ra_u32)reinterpret_cast<const ra_u16*>(p0)[l >> 2] |
+               ((ra_u32)reinterpret_cast<const ra_u16*>(p1)[l >> 2] << 16);
+    }
+#endif
+}
+
+// Rows [r0, r0 + ROWS) of a (rows x n) global 16-bit matrix into a shared tile of row stride
+// D + 8 (zeros outside); vec: n % 8 == 0 and x 16-byte aligned, so rows move in 16-byte chunks.
+template <int D, int ROWS>
+RA_DEVICE void ra_attn_mma_load(ra_u16* tile, const ra_u16* __restrict__ x, ra_i64 r0, ra_i64 rows, int n, int vec) {
+    constexpr int LD = D + 8;
+    if (vec) {
+        constexpr int CH = D / 8;
+        for (int idx = threadIdx.x; idx < ROWS * CH; idx += RA_ATTN_THREADS) {
+            const int rr = idx / CH, ch = idx % CH;
+            const ra_i64 row = r0 + rr;
+            uint4 val = make_uint4(0u, 0u, 0u, 0u);
+            if (row < rows && ch * 8 < n) val = *reinterpret_cast<const uint4*>(x + row * n + ch * 8);
+            *reinterpret_cast<uint4*>(tile + rr * LD + ch * 8) = val;
+        }
+    } else {
+        for (int idx = threadIdx.x; idx < ROWS * D; idx += RA_ATTN_THREADS) {
+            const int rr = idx / D, e = idx % D;
+            const ra_i64 row = r0 + rr;
+            tile[rr * LD + e] = (row < rows && e < n) ? x[row * n + e] : (ra_u16)0;
+        }
+    }
+}
+
+template <typename T, int D>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_THREADS)
+ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                            T* __restrict__ o, float* __restrict__ lse, const void* __restrict__ mask,
+                            ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int E, int EV, double scale, int vec) {
+    constexpr int BM = RA_ATTN_MMA_BM, BN = RA_ATTN_MMA_BN, LD = D + 8;
+    constexpr int KT = D / 16;  // k steps of q k^T
+    constexpr int NT = BN / 8;  // key tiles of S
+    constexpr int OT = D / 8;   // column tiles of O
+    static_assert(RA_ATTN_THREADS == 4 * 32 && BM == 4 * 16, "four 32-lane groups of 16 queries");
+    __shared__ __align__(16) ra_u16 ks[BN * LD];
+    __shared__ __align__(16) ra_u16 vs[BN * LD];
+    const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
+    const float neg_inf = ra_attn_neg_inf<float>();
+    const ra_i64 L = mk.L, S = mk.S;
+    const int lane = threadIdx.x & 31, grp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const ra_i64 tiles = (L + BM - 1) / BM;
+    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
+    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * BM;
+    const ra_i64 h = zh % H, z = zh / H;
+    const ra_i64 kv = z * HKV + h / (H / HKV);
+    const int r0 = grp * 16 + g;  // the lane's rows r0 and r0 + 8 of the block
+    const ra_i64 qi[2] = {i0 + r0, i0 + r0 + 8};
+    const ra_u16* qb = reinterpret_cast<const ra_u16*>(q) + zh * L * E;
+    const ra_u16* kb = reinterpret_cast<const ra_u16*>(k) + kv * S * E;
+    const ra_u16* vb = reinterpret_cast<const ra_u16*>(v) + kv * S * EV;
+
+    ra_attn_mma_load<D, BM>(ks, qb, i0, L, E, vec);
+    __syncthreads();
+    ra_u32 qf[KT][4];
+#pragma unroll
+    for (int kt = 0; kt < KT; ++kt) {
+        const ra_u16* p = ks + r0 * LD + kt * 16 + 2 * t;
+        qf[kt][0] = *reinterpret_cast<const ra_u32*>(p);
+        qf[kt][1] = *reinterpret_cast<const ra_u32*>(p + 8 * LD);
+        qf[kt][2] = *reinterpret_cast<const ra_u32*>(p + 8);
+        qf[kt][3] = *reinterpret_cast<const ra_u32*>(p + 8 * LD + 8);
+    }
+    float acc[OT][4];
+#pragma unroll
+    for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[ot][e] = 0.0f;
+    float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
+    const float sc = (float)scale;
+    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
+    for (ra_i64 j0 = 0; j0 < end; j0 += BN) {
+        __syncthreads();  // the previous tile (or the Q staging) is read
+        ra_attn_mma_load<D, BN>(ks, kb, j0, S, E, vec);
+        ra_attn_mma_load<D, BN>(vs, vb, j0, S, EV, vec);
+        __syncthreads();
+        float s[NT][4];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[nt][e] = 0.0f;
+#pragma unroll
+        for (int kt = 0; kt < KT; ++kt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+                const ra_u16* p = ks + (nt * 8 + g) * LD + kt * 16 + 2 * t;
+                ra_attn_mma<T>::run(s[nt], qf[kt], *reinterpret_cast<const ra_u32*>(p),
+                                    *reinterpret_cast<const ra_u32*>(p + 8));
+            }
+        float top[2] = {neg_inf, neg_inf};
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int rr = e >> 1;
+                const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
+                s[nt][e] = ra_attn_score<T>(s[nt][e] * sc, mask, mk, z, h, qi[rr], j) * LOG2E;
+                top[rr] = ra_max(top[rr], s[nt][e]);
+            }
+        float base[2];
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) {
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
+            const float m_new = ra_max(m[rr], top[rr]);
+            const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
+            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+            m[rr] = m_new;
+            l[rr] *= alpha;
+#pragma unroll
+            for (int ot = 0; ot < OT; ++ot) {
+                acc[ot][2 * rr] *= alpha;
+                acc[ot][2 * rr + 1] *= alpha;
+            }
+        }
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                s[nt][e] = exp2f(s[nt][e] - base[e >> 1]);
+                l[e >> 1] += s[nt][e];
+            }
+#pragma unroll
+        for (int kt = 0; kt < BN / 16; ++kt) {
+            ra_u32 pa[4];
+            pa[0] = ra_attn_pack<T>(s[2 * kt][0], s[2 * kt][1]);
+            pa[1] = ra_attn_pack<T>(s[2 * kt][2], s[2 * kt][3]);
+            pa[2] = ra_attn_pack<T>(s[2 * kt + 1][0], s[2 * kt + 1][1]);
+            pa[3] = ra_attn_pack<T>(s[2 * kt + 1][2], s[2 * kt + 1][3]);
+            // lane 8 q + r: row r of matrix q = (keys 8 (q & 1) .., columns 8 (q >> 1) ..)
+            const ra_u16* vrow = vs + (kt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + ((lane >> 4) & 1) * 8;
+#pragma unroll
+            for (int ot = 0; ot < OT; ot += 2) {
+                ra_u32 vf[4];
+                ra_attn_ldmatrix_x4_trans(vf, vrow + ot * 8);
+                ra_attn_mma<T>::run(acc[ot], pa, vf[0], vf[1]);
+                ra_attn_mma<T>::run(acc[ot + 1], pa, vf[2], vf[3]);
+            }
+        }
+    }
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        float total = l[rr];
+        total += ra_shfl_xor(total, 1);
+        total += ra_shfl_xor(total, 2);
+        if (qi[rr] < L) {
+            const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+            T* orow = o + (zh * L + qi[rr]) * EV;
+#pragma unroll
+            for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int col = ot * 8 + 2 * t + e;
+                    if (col < EV) orow[col] = ra_traits<T>::from_acc(acc[ot][2 * rr + e] * inv);
+                }
+            if (t == 0) lse[zh * L + qi[rr]] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+        }
+    }
+}
