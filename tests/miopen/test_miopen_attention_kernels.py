@@ -177,9 +177,9 @@ def test_self_check_runs_on_the_emulated_wave64_device(emulated_wave64_device, m
 # the matrix-unit forward (forced): its tiles, fragment layouts, masks and softmax through the
 # portable emulation of mma.sync and ldmatrix (the instructions themselves run only on a GPU)
 MMA = [
-    ("bfloat16", 1, 2, 1, 70, 75, 64, 64, "bool", "z1ls", False),
+    ("bfloat16", 1, 2, 1, 20, 75, 64, 64, "bool", "z1ls", False),
     ("float16", 1, 1, 1, 19, 67, 36, 120, "add", "11ls", False),
-    ("bfloat16", 1, 2, 2, 66, 40, 128, 128, None, None, True),
+    ("bfloat16", 1, 1, 1, 66, 40, 128, 128, None, None, True),
 ]
 
 

@@ -1,6 +1,7 @@
 """``ra.nn.scaled_dot_product_attention`` on the GPU against torch's SDPA in float64 (the shapes
-and masks of nn_attention_gpu_data.py, causal, every dtype); queries with no key taking part and
-empty lengths against the NumPy reference (zeros)."""
+and masks of nn_attention_gpu_data.py, causal, every dtype), both forward kernels forced for the
+16-bit types; queries with no key taking part and empty lengths against the NumPy reference
+(zeros)."""
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from nn import nn_attention_reference as ref
 from nn.nn_attention_gpu_data import DTYPES, SHAPES, TOL, close, inputs, mask_for, np_dtype, torch_reference
 
 import rocarray as ra
+from rocarray.miopen import _attention
 
 pytestmark = pytest.mark.gpu
 
@@ -33,6 +35,22 @@ def test_forward_matches_torch(dtype, shape, variant, rng):
     close(out, want, TOL[dtype][0], "out")
     want_lse = ref.forward(q, k, v, mask, causal, scale)[1]
     close(lse, want_lse, 1e-11 if dtype == "float64" else 2e-5 * max(1.0, np.abs(want_lse).max()), "lse")
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d in _attention.MMA_DTYPES])
+@pytest.mark.parametrize("variant", ["portable", "mma"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_both_forward_variants_match_torch(dtype, variant, causal, rng):
+    torch = pytest.importorskip("torch")
+    dt = np_dtype(dtype)
+    shape = ((2,), 4, 2, 131, 97, 72, 128)
+    q, k, v = inputs(rng, dt, shape)
+    mask = None if causal else mask_for(rng, "bool", shape, dt)
+    q4, k4, v4 = (to_device(x) for x in (q, k, v))
+    out, lse = ra.miopen.attention_forward(q4, k4, v4, mask=None if mask is None else to_device(mask),
+                                           causal=causal, variant=variant)
+    close(out, torch_reference(torch, q, k, v, mask, causal, None), TOL[dtype][0], f"out {variant}")
+    close(lse, ref.forward(q, k, v, mask, causal)[1], 2e-5 * 8, f"lse {variant}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
