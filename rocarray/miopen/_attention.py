@@ -11,8 +11,14 @@ gradient is accumulated with atomics and results repeat bit for bit.
 Tiles (``attention.hip``'s header says how lanes own elements): both head dimensions are padded
 to a class ``D`` of 64, 128 or 256 (:data:`HEAD_DIMS`); ``D / 16`` lanes own a row of the block's
 ``2048 / D`` rows; the other operand streams through shared memory in tiles of :func:`tile_rows`
-rows, converted to the accumulation type (float32, float64 for float64 data). Plans (the prepared
-launches of a call signature) live in :data:`rocarray._core.plans.cache`.
+rows, converted to the accumulation type (float32, float64 for float64 data).
+
+The forward pass has a second variant for float16/bfloat16 with head dimensions up to 128,
+``"mma"``: 64 queries per block, 16 per 32-lane group, both products on 16 x 8 x 16 matrix tiles
+(mma.sync on NVIDIA sm_80+; a shuffle emulation of the same tiles elsewhere, which only tests
+choose). :func:`choose_variant` is the heuristic; ``attention_forward(..., variant=...)`` forces
+one. Plans (the prepared launches of a call signature) live in
+:data:`rocarray._core.plans.cache`.
 """
 
 import math

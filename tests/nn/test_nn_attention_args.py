@@ -190,3 +190,27 @@ def test_two_dimensional_causal_with_more_queries_than_keys(emulated_device):
     _check(out, want)
     _check(lse, want_lse)
     assert out.shape == (9, 4) and lse.shape == (9,)
+
+
+def test_the_heuristic_takes_the_matrix_units_where_they_exist():
+    import dataclasses
+
+    from launchfake import PROFILE
+
+    amd = dataclasses.replace(PROFILE, is_hip=True, arch="gfx942", warp_size=64)
+    turing = dataclasses.replace(PROFILE, arch="sm_75")
+    for name in ("float16", "bfloat16"):
+        assert _attention.choose_variant(name, 128, 64, PROFILE) == "mma"
+        assert _attention.choose_variant(name, 256, 64, PROFILE) == "portable"
+        assert _attention.choose_variant(name, 64, 64, amd) == "portable"
+        assert _attention.choose_variant(name, 64, 64, turing) == "portable"
+    for name in ("float32", "float64"):
+        assert _attention.choose_variant(name, 64, 64, PROFILE) == "portable"
+
+
+def test_a_half_precision_call_on_sm90_launches_the_mma_kernel(fake_device):
+    q = fake_device.array((1, 2, 100, 64), "float16")
+    SDPA(q, q, q)
+    (fwd,) = fake_device.launches
+    assert fwd.name == "ra_miopen_attention_fwd_mma<ra_half, 64>"
+    assert fwd.grid == (2 * math.ceil(100 / _attention.MMA_ROWS), 1, 1) and fwd.args[-1] == 1  # 16-byte rows
