@@ -552,7 +552,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[ot][e] = 0.0f;
     float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
-    const float sc = (float)scale;
+    const float sc = (float)scale, sc2 = (float)scale * LOG2E;
     const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
     for (ra_i64 j0 = 0; j0 < end; j0 += BN) {
         __syncthreads();  // the previous tile (or the Q staging) is read
@@ -572,6 +572,8 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
                 ra_attn_mma<T>::run(s[nt], qf[kt], *reinterpret_cast<const ra_u32*>(p),
                                     *reinterpret_cast<const ra_u32*>(p + 8));
             }
+        // a tile inside L x S, unmasked and wholly at or below the causal diagonal takes every score
+        const bool whole = mk.kind == 0 && j0 + BN <= S && i0 + BM <= L && (!mk.causal || j0 + BN - 1 <= i0);
         float top[2] = {neg_inf, neg_inf};
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
@@ -579,7 +581,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
             for (int e = 0; e < 4; ++e) {
                 const int rr = e >> 1;
                 const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
-                s[nt][e] = ra_attn_score<T>(s[nt][e] * sc, mask, mk, z, h, qi[rr], j) * LOG2E;
+                s[nt][e] = whole ? s[nt][e] * sc2 : ra_attn_score<T>(s[nt][e] * sc, mask, mk, z, h, qi[rr], j) * LOG2E;
                 top[rr] = ra_max(top[rr], s[nt][e]);
             }
         float base[2];
