@@ -47,19 +47,17 @@ CASES = [(4, 2, 37, 53, 64, 64, "bool", False), (2, 2, 70, 19, 128, 96, None, Tr
          (3, 1, 9, 131, 40, 200, "add", False)]
 
 
-def _dtypes():
-    from rocarray.nn import _args
-
-    return [d.name for d in _args.float_dtypes()]
 
 
 @harness.self_check(_LIB, "attention")
 def check_attention(rng):
     from rocarray import nn
 
+    from rocarray.nn import _args
+
     cupy = backend.cupy()
-    for dtype in _dtypes():
-        dt = numpy.dtype(dtype) if dtype != "bfloat16" else __import__("ml_dtypes").bfloat16
+    for dt in _args.float_dtypes():
+        dtype = dt.name
         for h, hkv, L, S, e, ev, kind, causal in CASES:
             q = harness.standard_normal(rng, (2, h, L, e), dt)
             k = harness.standard_normal(rng, (2, hkv, S, e), dt)
