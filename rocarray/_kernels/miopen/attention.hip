@@ -517,6 +517,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
     constexpr int NT = BN / 8;  // key tiles of S
     constexpr int OT = D / 8;   // column tiles of O
     static_assert(RA_ATTN_THREADS == 4 * 32 && BM == 4 * 16, "four 32-lane groups of 16 queries");
+    static_assert(BM <= BN, "the Q tile passes through the K buffer");
     __shared__ __align__(16) ra_u16 ks[BN * LD];
     __shared__ __align__(16) ra_u16 vs[BN * LD];
     const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
