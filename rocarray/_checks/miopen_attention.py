@@ -6,7 +6,8 @@ an additive mask, causal with more queries than keys, E != Ev) against NumPy in 
 
 The benchmark cases are the issue's: B8 H16 L = S = 4096 E = Ev = 128 in bfloat16 and float16,
 causal and not, against ``torch.nn.functional.scaled_dot_product_attention`` on the same device
-memory (torch's fused flash kernel). FLOPs: ``4 B H L S D`` (the two products), half of it when
+memory (torch's fused flash kernel); without torch (or ml_dtypes for bfloat16) the setup raises
+``harness.Unavailable``. FLOPs: ``4 B H L S D`` (the two products), half of it when
 causal, as torch counts them.
 """
 
@@ -89,15 +90,12 @@ def _register_benchmarks():
     for dtype in ("bfloat16", "float16"):
         for causal in (False, True):
             def setup(dtype=dtype):
-                import torch
-
+                torch = harness.require("torch")
                 cupy = backend.cupy()
                 tdt = getattr(torch, dtype)
                 tensors = [torch.randn((_B, _H, _S, _D), dtype=tdt, device="cuda") for _ in range(3)]
                 if dtype == "bfloat16":
-                    import ml_dtypes
-
-                    ndt = numpy.dtype(ml_dtypes.bfloat16)
+                    ndt = numpy.dtype(harness.require("ml_dtypes").bfloat16)
                 else:
                     ndt = numpy.dtype(numpy.float16)
                 views = []
