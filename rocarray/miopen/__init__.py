@@ -31,3 +31,7 @@ __all__ += ["activation_forward", "activation_backward", "softmax_forward", "sof
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
 
 # --- attention (attention) ---------------------------------------------------------------------------
+from rocarray.miopen._attention import MAX_HEAD_DIM as ATTENTION_MAX_HEAD_DIM  # noqa: E402
+from rocarray.miopen._attention import attention_backward, attention_forward  # noqa: E402
+
+__all__ += ["attention_forward", "attention_backward", "ATTENTION_MAX_HEAD_DIM"]

@@ -55,3 +55,7 @@ __all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_poo
 # --- normalization (norm) -------------------------------------------------------------------------------
 
 # --- attention (attention) ---------------------------------------------------------------------------
+from rocarray.nn._attention import (  # noqa: E402
+    scaled_dot_product_attention, scaled_dot_product_attention_backward)
+
+__all__ += ["scaled_dot_product_attention", "scaled_dot_product_attention_backward"]

@@ -1,0 +1,647 @@
+// Flash attention on portable tiles: the forward pass of Dao et al. 2022 (FlashAttention: blocks of
+// queries loop over tiles of keys and values with an online softmax; the L x S score matrix is
+// never stored) and the backward pass of Dao 2023 (FlashAttention-2: the probabilities recomputed
+// from the log-sum-exp, D = rowsum(dO * O) computed first), without atomics: one kernel sums dK and
+// dV over query tiles for a tile of keys, another sums dQ over key tiles for a tile of queries.
+//
+// Layouts (C-contiguous): q (Z, H, L, E), k (Z, HKV, S, E), v (Z, HKV, S, EV), o and dO
+// (Z, H, L, EV), lse and D (Z, H, L). Query head h reads key/value head h / (H / HKV) (grouped
+// queries; HKV == H is plain multi-head attention). The score of query i and key j is
+// s = (scale q_i) . k_j, plus mask[i, j] for an additive mask; it takes part only when j < S, when
+// j <= i for causal attention (torch's top-left alignment) and when a boolean mask holds 1 there.
+// The mask element of (z, h, i, j) is at z msz + h msh + i msl + j mss (a stride is 0 where the
+// mask broadcasts). A row with no key taking part gets output 0 and log-sum-exp -inf.
+//
+// Tiles: D (64, 128 or 256) bounds both head dimensions; a row (query, or key in the dK/dV kernel)
+// is owned by TPR = D / 16 lanes of one warp, each holding 16 of its elements in registers as four
+// 4-element chunks, chunk u of lane c covering elements 4 (c + TPR u) .. + 3, so a row's lanes read a
+// tile row of shared memory in consecutive 16-byte pieces. Dot products are summed by a butterfly
+// over the TPR lanes, which leaves the same sum in every lane. A block of RA_ATTN_THREADS threads
+// owns RA_ATTN_THREADS / TPR rows; the other operand comes through shared memory in tiles of N rows,
+// converted to the accumulation type (float, or double for double data). Elements past a head
+// dimension are zero in registers and in shared memory, so they add nothing.
+
+#define RA_ATTN_THREADS 128
+// Rows of a tile the backward kernels score at a time: their scores and dO . v products, and the
+// tile values loaded for them, stay in registers next to four register rows (fewer for double).
+template <typename A> struct ra_attn_sub { static constexpr int value = sizeof(A) == 8 ? 2 : 4; };
+
+RA_DEVICE float ra_attn_exp(float x) { return expf(x); }
+RA_DEVICE double ra_attn_exp(double x) { return exp(x); }
+RA_DEVICE float ra_attn_log(float x) { return logf(x); }
+RA_DEVICE double ra_attn_log(double x) { return log(x); }
+template <typename A> RA_DEVICE A ra_attn_neg_inf();
+template <> RA_DEVICE float ra_attn_neg_inf<float>() { return __int_as_float((int)0xff800000u); }
+template <> RA_DEVICE double ra_attn_neg_inf<double>() {
+    return __longlong_as_double((long long)0xfff0000000000000ull);
+}
+
+// Four consecutive accumulation values of a 16-byte aligned shared row.
+RA_DEVICE void ra_attn_ld4(const float* p, float* r) {
+    const float4 v = *reinterpret_cast<const float4*>(p);
+    r[0] = v.x;
+    r[1] = v.y;
+    r[2] = v.z;
+    r[3] = v.w;
+}
+RA_DEVICE void ra_attn_ld4(const double* p, double* r) {
+    const double2 a = reinterpret_cast<const double2*>(p)[0];
+    const double2 b = reinterpret_cast<const double2*>(p)[1];
+    r[0] = a.x;
+    r[1] = a.y;
+    r[2] = b.x;
+    r[3] = b.y;
+}
+
+// Element e of lane c's register row: chunk u, place w.
+template <int TPR> RA_DEVICE int ra_attn_elem(int c, int u, int w) { return 4 * (c + TPR * u) + w; }
+
+// Lane c's 16 elements of a global row (length n, zeros past it), times f.
+template <typename T, int TPR, typename A>
+RA_DEVICE void ra_attn_load_row(A* r, const T* __restrict__ row, bool ok, int n, int c, A f) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+            const int e = ra_attn_elem<TPR>(c, u, w);
+            r[4 * u + w] = (ok && e < n) ? ra_traits<T>::to_acc(row[e]) * f : A(0);
+        }
+}
+
+// Lane c's partial dot product of its 16 register elements with a shared tile row.
+template <int TPR, typename A> RA_DEVICE A ra_attn_dot(const A* r, const A* tile_row, int c) {
+    A d = A(0);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+        A x[4];
+        ra_attn_ld4(tile_row + 4 * (c + TPR * u), x);
+#pragma unroll
+        for (int w = 0; w < 4; ++w) d = ra_fma(r[4 * u + w], x[w], d);
+    }
+    return d;
+}
+
+// acc += f * (lane c's 16 elements of a shared tile row).
+template <int TPR, typename A> RA_DEVICE void ra_attn_axpy(A* acc, A f, const A* tile_row, int c) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+        A x[4];
+        ra_attn_ld4(tile_row + 4 * (c + TPR * u), x);
+#pragma unroll
+        for (int w = 0; w < 4; ++w) acc[4 * u + w] = ra_fma(f, x[w], acc[4 * u + w]);
+    }
+}
+
+// Sums of N partial dot products over the TPR lanes of a row (every lane gets the sums).
+template <int TPR, int N, typename A> RA_DEVICE void ra_attn_row_sums(A* s) {
+#pragma unroll
+    for (int m = 1; m < TPR; m <<= 1)
+#pragma unroll
+        for (int j = 0; j < N; ++j) s[j] += ra_shfl_xor(s[j], m);
+}
+
+// Rows [r0, r0 + N) of a (rows x n) global matrix into a shared N x D tile (zeros outside).
+template <typename T, int D, int N, typename A>
+RA_DEVICE void ra_attn_load_tile(A* tile, const T* __restrict__ x, ra_i64 r0, ra_i64 rows, int n) {
+    for (int idx = threadIdx.x; idx < N * D; idx += RA_ATTN_THREADS) {
+        const int rr = idx / D, e = idx % D;
+        const ra_i64 row = r0 + rr;
+        tile[idx] = (row < rows && e < n) ? ra_traits<T>::to_acc(x[row * (ra_i64)n + e]) : A(0);
+    }
+}
+
+// Where scores take part (by value; rocarray/miopen/_attention.py's GEOM mirrors it): the mask's
+// kind (0 none, 1 boolean bytes, 2 additive in the data's type) and element strides, causal, L, S.
+struct ra_attn_geom {
+    int kind, causal;
+    ra_i64 msz, msh, msl, mss;
+    ra_i64 L, S;
+};
+
+// The score of query i and key j as it takes part in the softmax: -inf where it does not.
+template <typename T, typename A>
+RA_DEVICE A ra_attn_score(A s, const void* mask, const ra_attn_geom& g, ra_i64 z, ra_i64 h, ra_i64 i, ra_i64 j) {
+    bool ok = i < g.L && j < g.S && !(g.causal && j > i);
+    if (ok && g.kind != 0) {
+        const ra_i64 at = z * g.msz + h * g.msh + i * g.msl + j * g.mss;
+        if (g.kind == 1) ok = static_cast<const ra_u8*>(mask)[at] != 0;
+        else s += ra_traits<T>::to_acc(static_cast<const T*>(mask)[at]);
+    }
+    return ok ? s : ra_attn_neg_inf<A>();
+}
+
+// Forward: a block owns ROWS queries of one (z, h) and loops over key/value tiles of N keys (only
+// those at or before its last query when causal), keeping per query the running maximum m, the
+// running sum l of exp(s - m) and the unnormalized output; o = acc / l, lse = m + log l.
+template <typename T, typename LT, int D, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_THREADS)
+ra_miopen_attention_fwd(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                        T* __restrict__ o, LT* __restrict__ lse, const void* __restrict__ mask, ra_attn_geom mk,
+                        ra_i64 H, ra_i64 HKV, int E, int EV, double scale) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int TPR = D / 16;
+    constexpr int ROWS = RA_ATTN_THREADS / TPR;
+    static_assert(RA_WARP_SIZE % TPR == 0, "a row's lanes lie in one warp");
+    __shared__ __align__(16) A ks[N * D];
+    __shared__ __align__(16) A vs[N * D];
+    const ra_i64 L = mk.L, S = mk.S;
+    const int c = threadIdx.x % TPR, r = threadIdx.x / TPR;
+    const ra_i64 tiles = (L + ROWS - 1) / ROWS;
+    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
+    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * ROWS;  // (causal: the longest rows first)
+    const ra_i64 h = zh % H, z = zh / H;
+    const ra_i64 kv = z * HKV + h / (H / HKV);
+    const ra_i64 i = i0 + r;
+    const bool row_ok = i < L;
+    const ra_i64 row = zh * L + (row_ok ? i : 0);
+    const A neg_inf = ra_attn_neg_inf<A>();
+
+    A qr[16], acc[16];
+    ra_attn_load_row<T, TPR>(qr, q + row * E, row_ok, E, c, (A)scale);
+#pragma unroll
+    for (int e = 0; e < 16; ++e) acc[e] = A(0);
+    A m = neg_inf, l = A(0);
+    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + ROWS) : S;
+    for (ra_i64 j0 = 0; j0 < end; j0 += N) {
+        __syncthreads();  // the previous tile is read
+        ra_attn_load_tile<T, D, N>(ks, k + kv * S * E, j0, S, E);
+        ra_attn_load_tile<T, D, N>(vs, v + kv * S * EV, j0, S, EV);
+        __syncthreads();
+        A s[N];
+#pragma unroll
+        for (int jj = 0; jj < N; ++jj) s[jj] = ra_attn_dot<TPR>(qr, ks + jj * D, c);
+        ra_attn_row_sums<TPR, N>(s);
+        A top = neg_inf;
+#pragma unroll
+        for (int jj = 0; jj < N; ++jj) {
+            s[jj] = ra_attn_score<T>(s[jj], mask, mk, z, h, i, j0 + jj);
+            top = ra_max(top, s[jj]);
+        }
+        const A m_new = ra_max(m, top);
+        if (m_new != neg_inf) {  // else no key of this row takes part yet
+            const A alpha = ra_attn_exp(m - m_new);
+            A sum = A(0);
+#pragma unroll
+            for (int jj = 0; jj < N; ++jj) {
+                s[jj] = ra_attn_exp(s[jj] - m_new);
+                sum += s[jj];
+            }
+            l = l * alpha + sum;
+#pragma unroll
+            for (int e = 0; e < 16; ++e) acc[e] *= alpha;
+#pragma unroll
+            for (int jj = 0; jj < N; ++jj) ra_attn_axpy<TPR>(acc, s[jj], vs + jj * D, c);
+            m = m_new;
+        }
+    }
+    if (row_ok) {
+        const A inv = l > A(0) ? A(1) / l : A(0);
+        T* orow = o + row * EV;
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                const int e = ra_attn_elem<TPR>(c, u, w);
+                if (e < EV) orow[e] = ra_traits<T>::from_acc(acc[4 * u + w] * inv);
+            }
+        if (c == 0) lse[row] = (LT)(l > A(0) ? m + ra_attn_log(l) : neg_inf);
+    }
+}
+
+// Backward pre-pass: dvec[row] = sum_e dO[row, e] O[row, e], a warp per row.
+template <typename T, typename LT>
+__global__ void RA_LAUNCH_BOUNDS(256)
+ra_miopen_attention_bwd_dot(const T* __restrict__ dout, const T* __restrict__ out, LT* __restrict__ dvec,
+                            ra_i64 rows, int EV) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int WARPS = 256 / RA_WARP_SIZE;
+    const int lane = ra_lane_id();
+    for (ra_i64 row = (ra_i64)blockIdx.x * WARPS + ra_warp_id(); row < rows; row += (ra_i64)gridDim.x * WARPS) {
+        A d = A(0);
+        for (int e = lane; e < EV; e += RA_WARP_SIZE)
+            d = ra_fma(ra_traits<T>::to_acc(dout[row * EV + e]), ra_traits<T>::to_acc(out[row * EV + e]), d);
+        d = ra_warp_reduce(d, ra_op_sum());
+        if (lane == 0) dvec[row] = (LT)d;
+    }
+}
+
+// The probability of a score recomputed from the row's log-sum-exp (0 where it takes no part).
+template <typename A> RA_DEVICE A ra_attn_prob(A s, A lse) {
+    return s == ra_attn_neg_inf<A>() ? A(0) : ra_attn_exp(s - lse);
+}
+
+// dQ: a block owns ROWS queries of one (z, h) and loops over key/value tiles of N keys:
+// dS = P (dO . v_j - D_i), dQ_i = scale sum_j dS_ij k_j.
+template <typename T, typename LT, int D, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_THREADS)
+ra_miopen_attention_bwd_dq(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                           const T* __restrict__ dout, const LT* __restrict__ lse, const LT* __restrict__ dvec,
+                           T* __restrict__ dq, const void* __restrict__ mask, ra_attn_geom mk, ra_i64 H,
+                           ra_i64 HKV, int E, int EV, double scale) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int TPR = D / 16;
+    constexpr int ROWS = RA_ATTN_THREADS / TPR;
+    constexpr int SUB = ra_attn_sub<A>::value;
+    static_assert(RA_WARP_SIZE % TPR == 0, "a row's lanes lie in one warp");
+    __shared__ __align__(16) A ks[N * D];
+    __shared__ __align__(16) A vs[N * D];
+    const ra_i64 L = mk.L, S = mk.S;
+    const int c = threadIdx.x % TPR, r = threadIdx.x / TPR;
+    const ra_i64 tiles = (L + ROWS - 1) / ROWS;
+    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
+    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * ROWS;
+    const ra_i64 h = zh % H, z = zh / H;
+    const ra_i64 kv = z * HKV + h / (H / HKV);
+    const ra_i64 i = i0 + r;
+    const bool row_ok = i < L;
+    const ra_i64 row = zh * L + (row_ok ? i : 0);
+
+    A qr[16], dor[16], acc[16];
+    ra_attn_load_row<T, TPR>(qr, q + row * E, row_ok, E, c, (A)scale);
+    ra_attn_load_row<T, TPR>(dor, dout + row * EV, row_ok, EV, c, A(1));
+#pragma unroll
+    for (int e = 0; e < 16; ++e) acc[e] = A(0);
+    const A lse_i = row_ok ? (A)lse[row] : A(0);
+    const A d_i = row_ok ? (A)dvec[row] : A(0);
+    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + ROWS) : S;
+    for (ra_i64 j0 = 0; j0 < end; j0 += N) {
+        __syncthreads();
+        ra_attn_load_tile<T, D, N>(ks, k + kv * S * E, j0, S, E);
+        ra_attn_load_tile<T, D, N>(vs, v + kv * S * EV, j0, S, EV);
+        __syncthreads();
+#pragma unroll 1
+        for (int jb = 0; jb < N; jb += SUB) {
+            A s[SUB], dp[SUB];
+#pragma unroll
+            for (int jj = 0; jj < SUB; ++jj) {
+                s[jj] = ra_attn_dot<TPR>(qr, ks + (jb + jj) * D, c);
+                dp[jj] = ra_attn_dot<TPR>(dor, vs + (jb + jj) * D, c);
+            }
+            ra_attn_row_sums<TPR, SUB>(s);
+            ra_attn_row_sums<TPR, SUB>(dp);
+#pragma unroll
+            for (int jj = 0; jj < SUB; ++jj) {
+                const A p = ra_attn_prob(ra_attn_score<T>(s[jj], mask, mk, z, h, i, j0 + jb + jj), lse_i);
+                ra_attn_axpy<TPR>(acc, p * (dp[jj] - d_i), ks + (jb + jj) * D, c);
+            }
+        }
+    }
+    if (row_ok) {
+        T* drow = dq + row * E;
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                const int e = ra_attn_elem<TPR>(c, u, w);
+                if (e < E) drow[e] = ra_traits<T>::from_acc(acc[4 * u + w] * (A)scale);
+            }
+    }
+}
+
+// dK, dV: a block owns ROWS keys of one (z, kv head) and loops over the query heads of its group
+// and their query tiles of N queries (from the first tile reaching its first key when causal):
+// dV_j = sum_i P_ij dO_i, dK_j = sum_i dS_ij (scale q_i).
+template <typename T, typename LT, int D, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_THREADS)
+ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                             const T* __restrict__ dout, const LT* __restrict__ lse, const LT* __restrict__ dvec,
+                             T* __restrict__ dk, T* __restrict__ dv, const void* __restrict__ mask,
+                             ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int E, int EV, double scale) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int TPR = D / 16;
+    constexpr int ROWS = RA_ATTN_THREADS / TPR;
+    constexpr int SUB = ra_attn_sub<A>::value;
+    static_assert(RA_WARP_SIZE % TPR == 0, "a row's lanes lie in one warp");
+    __shared__ __align__(16) A qs[N * D];
+    __shared__ __align__(16) A dos[N * D];
+    __shared__ A lse_s[N];
+    __shared__ A d_s[N];
+    const ra_i64 L = mk.L, S = mk.S;
+    const int c = threadIdx.x % TPR, r = threadIdx.x / TPR;
+    const ra_i64 tiles = (S + ROWS - 1) / ROWS;
+    const ra_i64 zk = (ra_i64)blockIdx.x / tiles;  // z * HKV + kv head
+    const ra_i64 j_first = ((ra_i64)blockIdx.x % tiles) * ROWS;
+    const ra_i64 z = zk / HKV, hk = zk % HKV, group = H / HKV;
+    const ra_i64 j = j_first + r;
+    const bool row_ok = j < S;
+    const ra_i64 krow = zk * S + (row_ok ? j : 0);
+
+    A kr[16], vr[16], dkr[16], dvr[16];
+    ra_attn_load_row<T, TPR>(kr, k + krow * E, row_ok, E, c, A(1));
+    ra_attn_load_row<T, TPR>(vr, v + krow * EV, row_ok, EV, c, A(1));
+#pragma unroll
+    for (int e = 0; e < 16; ++e) dkr[e] = dvr[e] = A(0);
+    const ra_i64 start = mk.causal ? j_first / N * N : 0;
+    for (ra_i64 h = hk * group; h < (hk + 1) * group; ++h) {
+        const ra_i64 zh = z * H + h;
+        for (ra_i64 i0 = start; i0 < L; i0 += N) {
+            __syncthreads();
+            for (int idx = threadIdx.x; idx < N * D; idx += RA_ATTN_THREADS) {
+                const int ii = idx / D, e = idx % D;
+                const ra_i64 i = i0 + ii;
+                qs[idx] = (i < L && e < E) ? ra_traits<T>::to_acc(q[(zh * L + i) * E + e]) * (A)scale : A(0);
+                dos[idx] = (i < L && e < EV) ? ra_traits<T>::to_acc(dout[(zh * L + i) * EV + e]) : A(0);
+            }
+            for (int ii = threadIdx.x; ii < N; ii += RA_ATTN_THREADS) {
+                const bool ok = i0 + ii < L;
+                lse_s[ii] = ok ? (A)lse[zh * L + i0 + ii] : A(0);
+                d_s[ii] = ok ? (A)dvec[zh * L + i0 + ii] : A(0);
+            }
+            __syncthreads();
+#pragma unroll 1
+            for (int ib = 0; ib < N; ib += SUB) {
+                A s[SUB], dp[SUB];
+#pragma unroll
+                for (int ii = 0; ii < SUB; ++ii) {
+                    s[ii] = ra_attn_dot<TPR>(kr, qs + (ib + ii) * D, c);
+                    dp[ii] = ra_attn_dot<TPR>(vr, dos + (ib + ii) * D, c);
+                }
+                ra_attn_row_sums<TPR, SUB>(s);
+                ra_attn_row_sums<TPR, SUB>(dp);
+#pragma unroll
+                for (int ii = 0; ii < SUB; ++ii) {
+                    const int at = ib + ii;
+                    const A p = ra_attn_prob(ra_attn_score<T>(s[ii], mask, mk, z, h, i0 + at, j), lse_s[at]);
+                    ra_attn_axpy<TPR>(dvr, p, dos + at * D, c);
+                    ra_attn_axpy<TPR>(dkr, p * (dp[ii] - d_s[at]), qs + at * D, c);
+                }
+            }
+        }
+    }
+    if (row_ok) {
+        T* krow_out = dk + krow * E;
+        T* vrow_out = dv + krow * EV;
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+#pragma unroll
+            for (int w = 0; w < 4; ++w) {
+                const int e = ra_attn_elem<TPR>(c, u, w);
+                if (e < E) krow_out[e] = ra_traits<T>::from_acc(dkr[4 * u + w]);
+                if (e < EV) vrow_out[e] = ra_traits<T>::from_acc(dvr[4 * u + w]);
+            }
+    }
+}
+
+// ---- forward on the matrix units (float16, bfloat16) ----
+// The same flash forward with both products on 16 x 8 x 16 matrix tiles (FlashAttention-2's warp
+// split: each 32-lane group owns 16 queries and all of a tile's keys, so a row's softmax never
+// leaves its group). A block of RA_ATTN_THREADS threads (4 groups) owns 64 queries of one (z, h)
+// and loops over tiles of 64 keys (only those at or before its last query when causal). The tiles
+// sit in shared memory as 16-bit rows padded by 8 elements (16 bytes), so the fragment reads of a
+// group fall in distinct banks; the Q tile passes through the K buffer into registers first.
+// Per tile: S = Q K^T (D / 16 k steps x 8 key tiles), scores scaled and masked in float32 and
+// kept in base-2 units (exp2), the row maxima and the rescaling of the running output as in the
+// portable kernel, then O += P V with P taken straight from S's accumulators (the accumulator
+// layout of two adjacent 8-key tiles is the A-operand layout of one 16-key step).
+// Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), for
+// lane l of a group, g = l / 4, t = l % 4: A (16 x 16, row-major): a0 = A[g][2t, 2t+1],
+// a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]; B (16 x 8): b0 =
+// B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]; C (16 x 8, float): c0, c1 = C[g][2t, 2t+1], c2, c3 =
+// C[g+8][2t, 2t+1]. Pairs are packed low element first.
+// Backends: NVIDIA sm_80+ runs mma.sync and ldmatrix.trans (inline PTX); elsewhere the same
+// fragments are multiplied by a portable emulation of the two instructions on warp shuffles
+// (correct and slow: the library chooses this kernel only where the matrix units exist, and tests
+// force it elsewhere to check the tiles, masks and softmax).
+
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+#define RA_ATTN_MMA_NV 1
+#endif
+#define RA_ATTN_MMA_BM 64
+#define RA_ATTN_MMA_BN 64
+
+template <typename T> RA_DEVICE float ra_attn_bits_to_float(ra_u32 bits) {
+    T x;
+    x.bits = (ra_u16)bits;
+    return ra_traits<T>::to_acc(x);
+}
+template <typename T> RA_DEVICE ra_u32 ra_attn_pack(float lo, float hi) {
+    return (ra_u32)ra_traits<T>::from_acc(lo).bits | ((ra_u32)ra_traits<T>::from_acc(hi).bits << 16);
+}
+
+// d += a b for one 16 x 8 x 16 tile of the lane's 32-lane group.
+template <typename T> struct ra_attn_mma;
+#if defined(RA_ATTN_MMA_NV)
+template <> struct ra_attn_mma<ra_half> {
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+template <> struct ra_attn_mma<ra_bfloat16> {
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+#else
+template <typename T> struct ra_attn_mma {
+    // A[g][k] sits in lane 4 (g % 8) + (k % 8) / 2 (register (g >= 8) + 2 (k >= 8)), B[k][n] in
+    // lane 4 n + (k % 8) / 2 (register k >= 8); the half is k % 2.
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        const int l = ra_lane_id() & 31, base = ra_lane_id() & ~31;
+        const int g = l >> 2, t = l & 3;
+#pragma unroll 1
+        for (int k = 0; k < 16; ++k) {
+            const int hi = k >= 8, shift = (k & 1) * 16;
+            const int src_a = base + 4 * g + (k & 7) / 2;
+            const int src_b = base + 4 * (2 * t) + (k & 7) / 2;
+            const ra_u32 a_lo = ra_shfl(a[2 * hi], src_a);
+            const ra_u32 a_hi = ra_shfl(a[2 * hi + 1], src_a);
+            const ra_u32 b_0 = ra_shfl(hi ? b1 : b0, src_b);
+            const ra_u32 b_1 = ra_shfl(hi ? b1 : b0, src_b + 4);
+            const float x0 = ra_attn_bits_to_float<T>(a_lo >> shift), x1 = ra_attn_bits_to_float<T>(a_hi >> shift);
+            const float y0 = ra_attn_bits_to_float<T>(b_0 >> shift), y1 = ra_attn_bits_to_float<T>(b_1 >> shift);
+            d[0] = ra_fma(x0, y0, d[0]);
+            d[1] = ra_fma(x0, y1, d[1]);
+            d[2] = ra_fma(x1, y0, d[2]);
+            d[3] = ra_fma(x1, y1, d[3]);
+        }
+    }
+};
+#endif
+
+// Four 8 x 8 16-bit matrices, transposed: lane 8 q + r gives the address of row r of matrix q;
+// lane l receives in r[q] the elements (2 (l % 4) + {0, 1}, l / 4) of matrix q.
+RA_DEVICE void ra_attn_ldmatrix_x4_trans(ra_u32 (&r)[4], const ra_u16* row) {
+#if defined(RA_ATTN_MMA_NV)
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+#else
+    const int l = ra_lane_id() & 31, base = ra_lane_id() & ~31;
+    const ra_u64 mine = reinterpret_cast<ra_u64>(row);
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const ra_u64 p0 = ra_shfl(mine, base + 8 * q + 2 * (l & 3));
+        const ra_u64 p1 = ra_shfl(mine, base + 8 * q + 2 * (l & 3) + 1);
+        r[q] = (ra_u32)reinterpret_cast<const ra_u16*>(p0)[l >> 2] |
+               ((ra_u32)reinterpret_cast<const ra_u16*>(p1)[l >> 2] << 16);
+    }
+#endif
+}
+
+// Rows [r0, r0 + ROWS) of a (rows x n) global 16-bit matrix into a shared tile of row stride
+// D + 8 (zeros outside); vec: n % 8 == 0 and x 16-byte aligned, so rows move in 16-byte chunks.
+template <int D, int ROWS>
+RA_DEVICE void ra_attn_mma_load(ra_u16* tile, const ra_u16* __restrict__ x, ra_i64 r0, ra_i64 rows, int n, int vec) {
+    constexpr int LD = D + 8;
+    if (vec) {
+        constexpr int CH = D / 8;
+        for (int idx = threadIdx.x; idx < ROWS * CH; idx += RA_ATTN_THREADS) {
+            const int rr = idx / CH, ch = idx % CH;
+            const ra_i64 row = r0 + rr;
+            uint4 val = make_uint4(0u, 0u, 0u, 0u);
+            if (row < rows && ch * 8 < n) val = *reinterpret_cast<const uint4*>(x + row * n + ch * 8);
+            *reinterpret_cast<uint4*>(tile + rr * LD + ch * 8) = val;
+        }
+    } else {
+        for (int idx = threadIdx.x; idx < ROWS * D; idx += RA_ATTN_THREADS) {
+            const int rr = idx / D, e = idx % D;
+            const ra_i64 row = r0 + rr;
+            tile[rr * LD + e] = (row < rows && e < n) ? x[row * n + e] : (ra_u16)0;
+        }
+    }
+}
+
+template <typename T, int D>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_THREADS)
+ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                            T* __restrict__ o, float* __restrict__ lse, const void* __restrict__ mask,
+                            ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int E, int EV, double scale, int vec) {
+    constexpr int BM = RA_ATTN_MMA_BM, BN = RA_ATTN_MMA_BN, LD = D + 8;
+    constexpr int KT = D / 16;  // k steps of q k^T
+    constexpr int NT = BN / 8;  // key tiles of S
+    constexpr int OT = D / 8;   // column tiles of O
+    static_assert(RA_ATTN_THREADS == 4 * 32 && BM == 4 * 16, "four 32-lane groups of 16 queries");
+    static_assert(BM <= BN, "the Q tile passes through the K buffer");
+    __shared__ __align__(16) ra_u16 ks[BN * LD];
+    __shared__ __align__(16) ra_u16 vs[BN * LD];
+    const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
+    const float neg_inf = ra_attn_neg_inf<float>();
+    const ra_i64 L = mk.L, S = mk.S;
+    const int lane = threadIdx.x & 31, grp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    const ra_i64 tiles = (L + BM - 1) / BM;
+    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
+    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * BM;
+    const ra_i64 h = zh % H, z = zh / H;
+    const ra_i64 kv = z * HKV + h / (H / HKV);
+    const int r0 = grp * 16 + g;  // the lane's rows r0 and r0 + 8 of the block
+    const ra_i64 qi[2] = {i0 + r0, i0 + r0 + 8};
+    const ra_u16* qb = reinterpret_cast<const ra_u16*>(q) + zh * L * E;
+    const ra_u16* kb = reinterpret_cast<const ra_u16*>(k) + kv * S * E;
+    const ra_u16* vb = reinterpret_cast<const ra_u16*>(v) + kv * S * EV;
+
+    ra_attn_mma_load<D, BM>(ks, qb, i0, L, E, vec);
+    __syncthreads();
+    ra_u32 qf[KT][4];
+#pragma unroll
+    for (int kt = 0; kt < KT; ++kt) {
+        const ra_u16* p = ks + r0 * LD + kt * 16 + 2 * t;
+        qf[kt][0] = *reinterpret_cast<const ra_u32*>(p);
+        qf[kt][1] = *reinterpret_cast<const ra_u32*>(p + 8 * LD);
+        qf[kt][2] = *reinterpret_cast<const ra_u32*>(p + 8);
+        qf[kt][3] = *reinterpret_cast<const ra_u32*>(p + 8 * LD + 8);
+    }
+    float acc[OT][4];
+#pragma unroll
+    for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) acc[ot][e] = 0.0f;
+    float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
+    const float sc = (float)scale, sc2 = (float)scale * LOG2E;
+    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
+    for (ra_i64 j0 = 0; j0 < end; j0 += BN) {
+        __syncthreads();  // the previous tile (or the Q staging) is read
+        ra_attn_mma_load<D, BN>(ks, kb, j0, S, E, vec);
+        ra_attn_mma_load<D, BN>(vs, vb, j0, S, EV, vec);
+        __syncthreads();
+        float s[NT][4];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) s[nt][e] = 0.0f;
+#pragma unroll
+        for (int kt = 0; kt < KT; ++kt)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt) {
+                const ra_u16* p = ks + (nt * 8 + g) * LD + kt * 16 + 2 * t;
+                ra_attn_mma<T>::run(s[nt], qf[kt], *reinterpret_cast<const ra_u32*>(p),
+                                    *reinterpret_cast<const ra_u32*>(p + 8));
+            }
+        // a tile inside L x S, unmasked and wholly at or below the causal diagonal takes every score
+        const bool whole = mk.kind == 0 && j0 + BN <= S && i0 + BM <= L && (!mk.causal || j0 + BN - 1 <= i0);
+        float top[2] = {neg_inf, neg_inf};
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int rr = e >> 1;
+                const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
+                s[nt][e] = whole ? s[nt][e] * sc2 : ra_attn_score<T>(s[nt][e] * sc, mask, mk, z, h, qi[rr], j) * LOG2E;
+                top[rr] = ra_max(top[rr], s[nt][e]);
+            }
+        float base[2];
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) {
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
+            const float m_new = ra_max(m[rr], top[rr]);
+            const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
+            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+            m[rr] = m_new;
+            l[rr] *= alpha;
+#pragma unroll
+            for (int ot = 0; ot < OT; ++ot) {
+                acc[ot][2 * rr] *= alpha;
+                acc[ot][2 * rr + 1] *= alpha;
+            }
+        }
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                s[nt][e] = exp2f(s[nt][e] - base[e >> 1]);
+                l[e >> 1] += s[nt][e];
+            }
+#pragma unroll
+        for (int kt = 0; kt < BN / 16; ++kt) {
+            ra_u32 pa[4];
+            pa[0] = ra_attn_pack<T>(s[2 * kt][0], s[2 * kt][1]);
+            pa[1] = ra_attn_pack<T>(s[2 * kt][2], s[2 * kt][3]);
+            pa[2] = ra_attn_pack<T>(s[2 * kt + 1][0], s[2 * kt + 1][1]);
+            pa[3] = ra_attn_pack<T>(s[2 * kt + 1][2], s[2 * kt + 1][3]);
+            // lane 8 q + r: row r of matrix q = (keys 8 (q & 1) .., columns 8 (q >> 1) ..)
+            const ra_u16* vrow = vs + (kt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + ((lane >> 4) & 1) * 8;
+#pragma unroll
+            for (int ot = 0; ot < OT; ot += 2) {
+                ra_u32 vf[4];
+                ra_attn_ldmatrix_x4_trans(vf, vrow + ot * 8);
+                ra_attn_mma<T>::run(acc[ot], pa, vf[0], vf[1]);
+                ra_attn_mma<T>::run(acc[ot + 1], pa, vf[2], vf[3]);
+            }
+        }
+    }
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        float total = l[rr];
+        total += ra_shfl_xor(total, 1);
+        total += ra_shfl_xor(total, 2);
+        if (qi[rr] < L) {
+            const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+            T* orow = o + (zh * L + qi[rr]) * EV;
+#pragma unroll
+            for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+                for (int e = 0; e < 2; ++e) {
+                    const int col = ot * 8 + 2 * t + e;
+                    if (col < EV) orow[col] = ra_traits<T>::from_acc(acc[ot][2 * rr + e] * inv);
+                }
+            if (t == 0) lse[zh * L + qi[rr]] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+        }
+    }
+}
