@@ -15,5 +15,9 @@ __all__ = []
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
 
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
+from rocarray.miopen._batchnorm import (batchnorm_backward, batchnorm_forward_inference,  # noqa: E402
+                                        batchnorm_forward_training)
+
+__all__ += ["batchnorm_forward_training", "batchnorm_forward_inference", "batchnorm_backward"]
 
 # --- attention (attention) ---------------------------------------------------------------------------

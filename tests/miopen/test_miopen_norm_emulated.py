@@ -1,0 +1,112 @@
+"""The normalization kernels run on the CPU through the kernel emulator (tests/kernel_emu.py),
+through their library functions, against the NumPy float64 references of norm_reference.py:
+multi-split grids (the last-block merge), both layouts, the vector and scalar paths, 16-bit
+data on the wave64 target. CPU tests: skipped where g++ is missing."""
+
+import numpy as np
+import pytest
+
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+from miopen import norm_reference as ref
+
+from rocarray import miopen
+from rocarray.miopen import _batchnorm
+
+SEED = 20261205
+
+
+def _tol(dtype):
+    return {"float64": 1e-11, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}[np.dtype(dtype).name]
+
+
+def _close(got, want, dtype, scale=None):
+    got = np.asarray(got).astype(np.float64)
+    tol = _tol(dtype)
+    scale = float(np.max(np.abs(want))) if scale is None else scale
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(scale, 1.0))
+
+
+def _channels(layout, shape):
+    return shape[1] if layout == "NCHW" or len(shape) == 2 else shape[-1]
+
+
+# (shape, layout): nchw with a vector path and several splits per channel, an odd plane (scalar
+# path), nhwc with several row splits and a channel tile wider than C, two channel tiles, (N, C)
+BN_CASES = [((3, 2, 3000), "NCHW"), ((2, 3, 5, 7), "NCHW"), ((700, 5), "NHWC"), ((4, 5, 300), "NHWC"),
+            ((9, 6), "NCHW")]
+
+
+@pytest.mark.parametrize("shape,layout", BN_CASES)
+def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout):
+    rng = np.random.default_rng(SEED)
+    dtype = np.float64 if len(shape) != 3 else np.float32
+    C = _channels(layout, shape)
+    x = (3.0 + 2.0 * rng.standard_normal(shape)).astype(dtype)
+    acc = _batchnorm.acc_dtype(dtype)
+    w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
+    rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
+    geo = _batchnorm.geometry(shape, layout, np.dtype(dtype), 132)
+    dev = emulated_device
+    d_rm, d_rv = dev.array(rm), dev.array(rv)
+    y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), d_rm, d_rv, 0.1,
+                                                        1e-5, layout=layout)
+    want = ref.batch_norm_training(x, w, b, rm, rv, 0.1, 1e-5, layout)
+    _close(y, want[0], dtype)
+    _close(mean, want[1], dtype)
+    _close(invstd, want[2], dtype)
+    _close(d_rm, want[3], dtype)
+    _close(d_rv, want[4], dtype)
+    assert shape != BN_CASES[0][0] or geo.splits > 1
+    assert shape != BN_CASES[2][0] or geo.splits > 1
+    dy = rng.standard_normal(shape).astype(dtype)
+    dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), dev.array(w), mean, invstd, layout=layout)
+    want = ref.batch_norm_backward(dy, x, w, np.asarray(mean), np.asarray(invstd), True, layout)
+    _close(dx, want[0], dtype)
+    _close(dw, want[1], dtype)
+    _close(db, want[2], dtype)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_batchnorm_inference_and_its_backward(emulated_device, layout):
+    rng = np.random.default_rng(SEED)
+    shape = (2, 3, 4, 5) if layout == "NCHW" else (2, 4, 5, 3)
+    x = rng.standard_normal(shape)
+    rm, rv = rng.standard_normal(3), 1 + rng.random(3)
+    dev = emulated_device
+    y, invstd = miopen.batchnorm_forward_inference(dev.array(x), None, None, dev.array(rm), dev.array(rv), 1e-3,
+                                                   layout=layout)
+    want, want_invstd = ref.batch_norm_inference(x, None, None, rm, rv, 1e-3, layout)
+    _close(y, want, "float64")
+    _close(invstd, want_invstd, "float64")
+    dy = rng.standard_normal(shape)
+    dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), None, dev.array(rm), invstd, training=False,
+                                           layout=layout)
+    want = ref.batch_norm_backward(dy, x, None, rm, want_invstd, False, layout)
+    assert dw is None
+    _close(dx, want[0], "float64")
+    _close(db, want[2], "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batchnorm_16bit_on_wave64(emulated_wave64_device, dtype):
+    ml_dtypes = pytest.importorskip("ml_dtypes") if dtype == "bfloat16" else None
+    dt = np.dtype(ml_dtypes.bfloat16) if ml_dtypes else np.dtype(dtype)
+    rng = np.random.default_rng(SEED)
+    dev = emulated_wave64_device
+    for shape, layout in (((2, 3, 40), "NCHW"), ((50, 6), "NHWC")):
+        C = _channels(layout, shape)
+        x = rng.standard_normal(shape).astype(dt)
+        w = rng.standard_normal(C).astype(np.float32)
+        y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), None, None, None, 0.1, 1e-5,
+                                                            layout=layout)
+        assert y.dtype == dt and mean.dtype == np.float32
+        want = ref.batch_norm_training(x.astype(np.float64), w, None, None, None, 0.1, 1e-5, layout)
+        _close(y, want[0], dt)
+        _close(mean, want[1], "float32", scale=1.0)
+        dy = rng.standard_normal(shape).astype(dt)
+        dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), dev.array(w), mean, invstd, layout=layout)
+        want = ref.batch_norm_backward(dy.astype(np.float64), x.astype(np.float64), w, np.asarray(mean),
+                                       np.asarray(invstd), True, layout)
+        _close(dx, want[0], dt)
+        _close(dw, want[1], "float32", scale=10.0)
