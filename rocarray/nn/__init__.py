@@ -15,5 +15,10 @@ __all__ = []
 # --- pooling, activations, softmax (pointwise) -----------------------------------------------------
 
 # --- normalization (norm) -------------------------------------------------------------------------------
+from rocarray.nn._norm import (batch_norm, batch_norm_backward, group_norm, group_norm_backward,  # noqa: E402
+                              instance_norm, layer_norm, layer_norm_backward)
+
+__all__ += ["batch_norm", "batch_norm_backward", "layer_norm", "layer_norm_backward", "group_norm",
+            "group_norm_backward", "instance_norm"]
 
 # --- attention (attention) ---------------------------------------------------------------------------

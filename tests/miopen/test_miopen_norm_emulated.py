@@ -110,3 +110,44 @@ def test_batchnorm_16bit_on_wave64(emulated_wave64_device, dtype):
                                        np.asarray(invstd), True, layout)
         _close(dx, want[0], dt)
         _close(dw, want[1], "float32", scale=10.0)
+
+
+# (rows, D, dtype): 32-thread groups with the vector and the scalar path (several row splits of
+# the weight-gradient kernel), a block per row from registers (three column tiles), a block per
+# row streaming a row longer than the registers
+LN_CASES = [(70, 40, "float32"), (9, 37, "float64"), (3, 600, "float32"), (2, 4100, "float32")]
+
+
+def _layer_norm_case(dev, rng, rows, D, dtype, with_weight=True):
+    dt = np.dtype(dtype)
+    x = (1.5 + rng.standard_normal((rows, D))).astype(dt)
+    acc = np.float64 if dt == np.float64 else np.float32
+    w = rng.standard_normal(D).astype(acc) if with_weight else None
+    b = rng.standard_normal(D).astype(acc) if with_weight else None
+    y, mean, invstd = miopen.layernorm_forward(dev.array(x), None if w is None else dev.array(w),
+                                               None if b is None else dev.array(b), 1e-5, norm_size=D)
+    want = ref.layer_norm(x.astype(np.float64), 1, w, b, 1e-5)
+    _close(y, want[0], dt)
+    _close(mean, want[1].ravel(), "float32" if dt.itemsize == 2 else dt, scale=1.0)
+    _close(invstd, want[2].ravel(), "float32" if dt.itemsize == 2 else dt, scale=1.0)
+    dy = rng.standard_normal((rows, D)).astype(dt)
+    dx, dw, db = miopen.layernorm_backward(dev.array(dy), dev.array(x), None if w is None else dev.array(w), mean,
+                                           invstd, norm_size=D)
+    want = ref.layer_norm_backward(dy.astype(np.float64), x.astype(np.float64), 1, np.asarray(mean),
+                                   np.asarray(invstd), w)
+    _close(dx, want[0], dt)
+    wide = "float32" if dt.itemsize == 2 else dt
+    _close(dw, want[1], wide, scale=float(np.abs(want[1]).max()) * 4)
+    _close(db, want[2], wide, scale=float(np.abs(want[2]).max()) * 4)
+
+
+@pytest.mark.parametrize("rows,D,dtype", LN_CASES)
+def test_layernorm_forward_and_backward(emulated_device, rows, D, dtype):
+    _layer_norm_case(emulated_device, np.random.default_rng(SEED), rows, D, dtype)
+
+
+def test_layernorm_16bit_on_wave64(emulated_wave64_device):
+    # 32-thread groups inside 64-lane wavefronts; five rows leave groups of the last wave idle
+    rng = np.random.default_rng(SEED)
+    _layer_norm_case(emulated_wave64_device, rng, 5, 64, "float16")
+    _layer_norm_case(emulated_wave64_device, rng, 2, 301, "float16", with_weight=False)
