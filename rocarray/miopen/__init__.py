@@ -18,9 +18,10 @@ __all__ = []
 from rocarray.miopen._batchnorm import (batchnorm_backward, batchnorm_forward_inference,  # noqa: E402
                                         batchnorm_forward_training)
 
+from rocarray.miopen._groupnorm import groupnorm_backward, groupnorm_forward  # noqa: E402
 from rocarray.miopen._layernorm import layernorm_backward, layernorm_forward  # noqa: E402
 
 __all__ += ["batchnorm_forward_training", "batchnorm_forward_inference", "batchnorm_backward", "layernorm_forward",
-            "layernorm_backward"]
+            "layernorm_backward", "groupnorm_forward", "groupnorm_backward"]
 
 # --- attention (attention) ---------------------------------------------------------------------------

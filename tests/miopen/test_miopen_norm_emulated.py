@@ -151,3 +151,46 @@ def test_layernorm_16bit_on_wave64(emulated_wave64_device):
     rng = np.random.default_rng(SEED)
     _layer_norm_case(emulated_wave64_device, rng, 5, 64, "float16")
     _layer_norm_case(emulated_wave64_device, rng, 2, 301, "float16", with_weight=False)
+
+
+# (shape, groups, layout): channels first with several splits per group (vector path) and an
+# odd plane (scalar path), channels last with vector runs and with odd groups, (N, C)
+GN_CASES = [((2, 4, 2100), 2, "NCHW", "float32"), ((2, 6, 3, 5), 3, "NCHW", "float64"),
+            ((2, 5, 3, 8), 2, "NHWC", "float32"), ((3, 7, 9), 3, "NHWC", "float64"), ((5, 6), 3, "NCHW", "float64")]
+
+
+@pytest.mark.parametrize("shape,groups,layout,dtype", GN_CASES)
+def test_groupnorm_forward_and_backward(emulated_device, shape, groups, layout, dtype):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_device
+    C = _channels(layout, shape)
+    x = (2.0 + rng.standard_normal(shape)).astype(dtype)
+    w, b = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
+    y, mean, invstd = miopen.groupnorm_forward(dev.array(x), groups, dev.array(w), dev.array(b), 1e-5, layout=layout)
+    want = ref.group_norm(x, groups, w, b, 1e-5, layout)
+    _close(y, want[0], dtype)
+    _close(mean, want[1], dtype)
+    _close(invstd, want[2], dtype)
+    dy = rng.standard_normal(shape).astype(dtype)
+    dx, dw, db = miopen.groupnorm_backward(dev.array(dy), dev.array(x), groups, dev.array(w), mean, invstd,
+                                           layout=layout)
+    want = ref.group_norm_backward(dy, x, groups, np.asarray(mean), np.asarray(invstd), w, layout)
+    _close(dx, want[0], dtype)
+    _close(dw, want[1], dtype)
+    _close(db, want[2], dtype)
+
+
+def test_groupnorm_16bit_on_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_wave64_device
+    for shape, layout in (((2, 4, 16), "NCHW"), ((2, 3, 8), "NHWC")):
+        x = rng.standard_normal(shape).astype(np.float16)
+        y, mean, invstd = miopen.groupnorm_forward(dev.array(x), 2, None, None, 1e-5, layout=layout)
+        want = ref.group_norm(x, 2, None, None, 1e-5, layout)
+        _close(y, want[0], "float16")
+        dy = rng.standard_normal(shape).astype(np.float16)
+        dx, dw, db = miopen.groupnorm_backward(dev.array(dy), dev.array(x), 2, None, mean, invstd, layout=layout)
+        want = ref.group_norm_backward(dy, x, 2, np.asarray(mean), np.asarray(invstd), None, layout)
+        assert dw is None
+        _close(dx, want[0], "float16")
+        _close(db, want[2], "float32", scale=10.0)
