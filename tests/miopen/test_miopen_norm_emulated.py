@@ -194,3 +194,27 @@ def test_groupnorm_16bit_on_wave64(emulated_wave64_device):
         assert dw is None
         _close(dx, want[0], "float16")
         _close(db, want[2], "float32", scale=10.0)
+
+
+def _norm_checks():
+    from rocarray._core import harness
+
+    harness.load_all()  # the command line loads them; a test run on its own must too
+    return [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.layer_norm",
+                                                           "miopen.group_norm")]
+
+
+def test_norm_checks_and_cases_are_registered():
+    from rocarray._core import harness
+
+    assert len(_norm_checks()) == 3
+    cases = {c.name: c for c in harness.bench_cases()}
+    case = cases["miopen.bn_train_f32_64x256x56x56_nchw"]
+    assert case.bytes_moved == 2 * 4 * 64 * 256 * 56 * 56 and case.memory_bound
+    assert {"miopen.bn_train_f32_64x256x56x56_nhwc", "miopen.ln_8192x4096_f16", "miopen.ln_8192x4096_f32"} <= set(cases)
+
+
+def test_norm_self_checks_pass_on_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    for check in _norm_checks():
+        check.run(rng)
