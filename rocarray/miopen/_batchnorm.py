@@ -34,6 +34,10 @@ BLOCK = 256
 UNROLL = 4
 #: Resident blocks per multiprocessor the split count aims at (2048 threads).
 BLOCKS_PER_MULTIPROCESSOR = 8
+#: Most channels (columns) of a channels-last tile: 128 bytes of float32 per row of a warp, and
+#: few enough that the finishing block of a tile merges many splits' partials per channel in
+#: parallel (eight rows of threads per column).
+COLUMN_TILE = 32
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc")
@@ -94,16 +98,16 @@ def geometry(shape, layout, dtype, multiprocessors):
     if view == "nchw":
         per_channel, vec = outer * inner, _vector(dtype)
         most = max(1, -(-per_channel // (BLOCK * UNROLL * vec)))
-        splits = max(1, min(-(-target // max(C, 1)), most, 65535))
+        splits = max(1, min(target // max(C, 1), most, 65535))
         chunk = -(-per_channel // splits)
         chunk = max(vec, -(-chunk // vec) * vec)
         splits = max(1, -(-per_channel // chunk))
         return Geometry(view, outer, C, inner, 1, splits, chunk, (C, splits), C)
-    cols = min(BLOCK, 1 << max(0, (C - 1).bit_length()))
+    cols = min(COLUMN_TILE, 1 << max(0, (C - 1).bit_length()))
     tiles = -(-C // cols)
     rows = BLOCK // cols
     most = max(1, -(-outer // (rows * 2 * UNROLL)))
-    splits = max(1, min(-(-target // tiles), most, 1 << 30))
+    splits = max(1, min(target // tiles, most, 1 << 30))
     chunk = max(1, -(-outer // splits))
     splits = max(1, -(-outer // chunk))
     return Geometry(view, outer, C, 1, cols, splits, chunk, (splits, tiles), tiles)

@@ -25,6 +25,10 @@ BLOCK = 256
 #: Vectors a thread folds per batch (``RA_GN_UNROLL``).
 UNROLL = 4
 BLOCKS_PER_MULTIPROCESSOR = 8
+#: Most channels (columns) of a channels-last tile: 128 bytes of float32 per row of a warp, and
+#: few enough that the finishing block of a tile merges many splits' partials per channel in
+#: parallel (eight rows of threads per column).
+COLUMN_TILE = 32
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 
@@ -81,22 +85,22 @@ def geometry(shape, layout, G, dtype, multiprocessors):
     total, K = reps * length, N * G
     target = max(1, multiprocessors * BLOCKS_PER_MULTIPROCESSOR)
     most = max(1, -(-total // (BLOCK * UNROLL * unit)))
-    splits = max(1, min(-(-target // max(K, 1)), most, 65535))
+    splits = max(1, min(target // max(K, 1), most, 65535))
     chunk = -(-total // splits)
     chunk = max(unit, -(-chunk // unit) * unit)
     splits = max(1, -(-total // chunk))
     if last:
         M = N * S
-        cols = min(BLOCK, 1 << max(0, (C - 1).bit_length()))
+        cols = min(COLUMN_TILE, 1 << max(0, (C - 1).bit_length()))
         tiles = -(-C // cols)
-        ps = max(1, min(-(-target // tiles), -(-M // (BLOCK // cols * 8)), 1 << 30))
+        ps = max(1, min(target // tiles, -(-M // (BLOCK // cols * 8)), 1 << 30))
         param_chunk = max(1, -(-M // ps))
         param_grid = (max(1, -(-M // param_chunk)), tiles)
         tickets = max(K, tiles)
     else:
         cols = 1
         per_channel = N * S
-        ps = max(1, min(-(-target // max(C, 1)), -(-per_channel // (BLOCK * 8)), 65535))
+        ps = max(1, min(target // max(C, 1), -(-per_channel // (BLOCK * 8)), 65535))
         param_chunk = max(1, -(-per_channel // ps))
         param_grid = (C, max(1, -(-per_channel // param_chunk)))
         tickets = max(K, C)

@@ -28,6 +28,10 @@ WARP_GROUP = 32
 #: Most blocks of a grid-stride launch.
 MAX_GRID = 1 << 20
 BLOCKS_PER_MULTIPROCESSOR = 8
+#: Most channels (columns) of a channels-last tile: 128 bytes of float32 per row of a warp, and
+#: few enough that the finishing block of a tile merges many splits' partials per channel in
+#: parallel (eight rows of threads per column).
+COLUMN_TILE = 32
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 
@@ -66,12 +70,12 @@ def _row_launch(D, rows, dtype, arrays):
 
 def params_geometry(rows, D, multiprocessors):
     """``(cols, splits, chunk, tiles)`` of the weight/bias gradient kernel."""
-    cols = min(BLOCK, 1 << max(0, (D - 1).bit_length()))
+    cols = min(COLUMN_TILE, 1 << max(0, (D - 1).bit_length()))
     tiles = -(-D // cols)
     per = BLOCK // cols
     target = max(1, multiprocessors * BLOCKS_PER_MULTIPROCESSOR)
     most = max(1, -(-rows // (per * 8)))
-    splits = max(1, min(-(-target // tiles), most, 1 << 30))
+    splits = max(1, min(target // tiles, most, 1 << 30))
     chunk = max(1, -(-rows // splits))
     return cols, -(-rows // chunk) if rows else 1, chunk, tiles
 

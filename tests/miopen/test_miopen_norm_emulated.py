@@ -32,15 +32,16 @@ def _channels(layout, shape):
 
 
 # (shape, layout): nchw with a vector path and several splits per channel, an odd plane (scalar
-# path), nhwc with several row splits and a channel tile wider than C, two channel tiles, (N, C)
-BN_CASES = [((3, 2, 3000), "NCHW"), ((2, 3, 5, 7), "NCHW"), ((700, 5), "NHWC"), ((4, 5, 300), "NHWC"),
-            ((9, 6), "NCHW")]
+# path), nhwc with several row splits and a channel tile wider than C, eleven channel tiles,
+# (N, C), 65 row splits (the finishing block's lanes read their partials in two batches)
+BN_CASES = [((3, 2, 3000), "NCHW"), ((2, 3, 5, 7), "NCHW"), ((700, 5), "NHWC"), ((4, 5, 330), "NHWC"),
+            ((9, 6), "NCHW"), ((4100, 32), "NHWC")]
 
 
 @pytest.mark.parametrize("shape,layout", BN_CASES)
 def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout):
     rng = np.random.default_rng(SEED)
-    dtype = np.float64 if len(shape) != 3 else np.float32
+    dtype = np.float32 if len(shape) == 3 else np.float64
     C = _channels(layout, shape)
     x = (3.0 + 2.0 * rng.standard_normal(shape)).astype(dtype)
     acc = _batchnorm.acc_dtype(dtype)
@@ -59,6 +60,7 @@ def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout)
     _close(d_rv, want[4], dtype)
     assert shape != BN_CASES[0][0] or geo.splits > 1
     assert shape != BN_CASES[2][0] or geo.splits > 1
+    assert shape != BN_CASES[5][0] or geo.splits > 8 * _batchnorm.BLOCK // geo.cols
     dy = rng.standard_normal(shape).astype(dtype)
     dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), dev.array(w), mean, invstd, layout=layout)
     want = ref.batch_norm_backward(dy, x, w, np.asarray(mean), np.asarray(invstd), True, layout)

@@ -123,12 +123,12 @@ def test_batch_norm_grid_covers_each_channel_once(shape, layout):
     geo = _batchnorm.geometry(shape, layout, np.dtype(F32), 132)
     assert geo.splits * geo.chunk >= (geo.count if geo.view == "nchw" else geo.outer)
     assert (geo.splits - 1) * geo.chunk < (geo.count if geo.view == "nchw" else geo.outer)
-    blocks = geo.grid[0] * geo.grid[1]
-    assert blocks <= 2 * 132 * _batchnorm.BLOCKS_PER_MULTIPROCESSOR or geo.splits == 1
+    blocks, wave = geo.grid[0] * geo.grid[1], 132 * _batchnorm.BLOCKS_PER_MULTIPROCESSOR
+    assert blocks <= wave or geo.splits == 1  # one wave: no tail of a partial second wave
     if geo.view == "nhwc":
-        assert geo.cols & (geo.cols - 1) == 0 and geo.cols * geo.grid[1] >= geo.C
-    if shape == (64, 256, 56, 56):
-        assert geo.chunk % 4 == 0 and blocks >= 132 * _batchnorm.BLOCKS_PER_MULTIPROCESSOR
+        assert geo.cols & (geo.cols - 1) == 0 and geo.cols * geo.grid[1] >= geo.C and geo.cols <= 32
+    if shape[0] == 64:
+        assert (geo.view == "nhwc" or geo.chunk % 4 == 0) and blocks >= 0.9 * wave
 
 
 def test_row_group_choice():

@@ -39,7 +39,29 @@ template <typename T, int V, typename A> RA_DEVICE void ra_bn_store(T* p, const 
     *reinterpret_cast<ra_bn_pack<T, V>*>(p) = pk;
 }
 
-template <typename A> RA_DEVICE A ra_bn_load_volatile(const A* p) { return *(const volatile A*)p; }
+
+// The partial pairs (part[2 q], part[2 q + 1]) of slots q = first + i * step < last, read past
+// the L1 (other blocks wrote them) RA_BN_BATCH at a time so their latencies overlap, and
+// folded in slot order: f(i, a, b) for each.
+#define RA_BN_BATCH 8
+template <typename A, typename F>
+RA_DEVICE void ra_bn_partials(const A* part, ra_i64 base, ra_i64 first, ra_i64 last, ra_i64 step, F f) {
+    for (ra_i64 q0 = first; q0 < last; q0 += RA_BN_BATCH * step) {
+        A a[RA_BN_BATCH], b[RA_BN_BATCH];
+#pragma unroll
+        for (int u = 0; u < RA_BN_BATCH; ++u) {
+            const ra_i64 q = q0 + u * step;
+            if (q < last) {
+                a[u] = *(const volatile A*)(part + 2 * (base + q));
+                b[u] = *(const volatile A*)(part + 2 * (base + q) + 1);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < RA_BN_BATCH; ++u) {
+            if (q0 + u * step < last) f(q0 + u * step, a[u], b[u]);
+        }
+    }
+}
 
 RA_DEVICE float ra_bn_rsqrt(float v) { return 1.0f / sqrtf(v); }
 RA_DEVICE double ra_bn_rsqrt(double v) { return 1.0 / sqrt(v); }
@@ -142,11 +164,9 @@ RA_DEVICE void ra_bn_finish_stats(ra_i64 c, ra_i64 C, const A* part, ra_i64 spli
                                   A* running_mean, A* running_var, A momentum, A eps, A* save_mean, A* save_invstd,
                                   A* coef) {
     A n = A(0), mean = A(0), m2 = A(0);
-    for (ra_i64 y = row; y < splits; y += rows) {
-        const ra_i64 k = c * splits + y;
-        ra_bn_merge(n, mean, m2, A(ra_bn_split_count(per_channel, chunk, y)), ra_bn_load_volatile(part + 2 * k),
-                    ra_bn_load_volatile(part + 2 * k + 1));
-    }
+    ra_bn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64 y, A pm, A pq) {
+        ra_bn_merge(n, mean, m2, A(ra_bn_split_count(per_channel, chunk, y)), pm, pq);
+    });
     ra_bn_tree_merge(n, mean, m2, row, rows, 0, 1, sn, smean, sm2);
     if (row != 0) return;
     const A count = A(per_channel);
@@ -172,11 +192,9 @@ RA_DEVICE void ra_bn_finish_stats_cols(ra_i64 c, ra_i64 C, const A* part, ra_i64
                                        A eps, A* save_mean, A* save_invstd, A* coef) {
     A n = A(0), mean = A(0), m2 = A(0);
     if (c < C) {
-        for (ra_i64 y = row; y < splits; y += rows) {
-            const ra_i64 k = c * splits + y;
-            ra_bn_merge(n, mean, m2, A(ra_bn_split_count(rows_total, chunk, y)), ra_bn_load_volatile(part + 2 * k),
-                        ra_bn_load_volatile(part + 2 * k + 1));
-        }
+        ra_bn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64 y, A pm, A pq) {
+            ra_bn_merge(n, mean, m2, A(ra_bn_split_count(rows_total, chunk, y)), pm, pq);
+        });
     }
     ra_bn_tree_merge(n, mean, m2, row, rows, col, cols, sn, smean, sm2);
     if (row != 0 || c >= C) return;
@@ -338,10 +356,10 @@ ra_miopen_bn_backward_reduce_nchw(const T* RA_RESTRICT dy, const T* RA_RESTRICT 
     }
     if (!ra_bn_last_block(tickets + c, (unsigned int)splits, &flag)) return;
     s1 = s2 = A(0);
-    for (ra_i64 k = t; k < splits; k += RA_BN_BLOCK) {
-        s1 += ra_bn_load_volatile(part + 2 * (c * splits + k));
-        s2 += ra_bn_load_volatile(part + 2 * (c * splits + k) + 1);
-    }
+    ra_bn_partials(part, c * splits, (ra_i64)t, splits, (ra_i64)RA_BN_BLOCK, [&](ra_i64, A a, A b) {
+        s1 += a;
+        s2 += b;
+    });
     ra_bn_tree_sum(s1, s2, t, RA_BN_BLOCK, 0, 1, sa, sb);
     if (t == 0) ra_bn_backward_coefs(c, C, s1, s2, A(per_channel), weight, mean, invstd, training, grad_weight,
                                      grad_bias, coef);
@@ -486,10 +504,10 @@ ra_miopen_bn_backward_reduce_nhwc(const T* RA_RESTRICT dy, const T* RA_RESTRICT 
     if (!ra_bn_last_block(tickets + blockIdx.y, (unsigned int)splits, &flag)) return;
     s1 = s2 = A(0);
     if (c < C) {
-        for (ra_i64 k = row; k < splits; k += rows) {
-            s1 += ra_bn_load_volatile(part + 2 * (c * splits + k));
-            s2 += ra_bn_load_volatile(part + 2 * (c * splits + k) + 1);
-        }
+        ra_bn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64, A a, A b) {
+            s1 += a;
+            s2 += b;
+        });
     }
     ra_bn_tree_sum(s1, s2, row, rows, col, cols, sa, sb);
     if (row == 0 && c < C) ra_bn_backward_coefs(c, C, s1, s2, A(M), weight, mean, invstd, training, grad_weight,

@@ -33,7 +33,29 @@ template <typename T, int V, typename A> RA_DEVICE void ra_gn_store(T* p, const 
     for (int i = 0; i < V; ++i) pk.v[i] = ra_traits<T>::from_acc(in[i]);
     *reinterpret_cast<ra_gn_pack<T, V>*>(p) = pk;
 }
-template <typename A> RA_DEVICE A ra_gn_volatile(const A* p) { return *(const volatile A*)p; }
+
+// The partial pairs (part[2 q], part[2 q + 1]) of slots q = first + i * step < last, read past
+// the L1 (other blocks wrote them) RA_GN_BATCH at a time so their latencies overlap, and
+// folded in slot order: f(i, a, b) for each.
+#define RA_GN_BATCH 8
+template <typename A, typename F>
+RA_DEVICE void ra_gn_partials(const A* part, ra_i64 base, ra_i64 first, ra_i64 last, ra_i64 step, F f) {
+    for (ra_i64 q0 = first; q0 < last; q0 += RA_GN_BATCH * step) {
+        A a[RA_GN_BATCH], b[RA_GN_BATCH];
+#pragma unroll
+        for (int u = 0; u < RA_GN_BATCH; ++u) {
+            const ra_i64 q = q0 + u * step;
+            if (q < last) {
+                a[u] = *(const volatile A*)(part + 2 * (base + q));
+                b[u] = *(const volatile A*)(part + 2 * (base + q) + 1);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < RA_GN_BATCH; ++u) {
+            if (q0 + u * step < last) f(q0 + u * step, a[u], b[u]);
+        }
+    }
+}
 RA_DEVICE float ra_gn_rsqrt(float v) { return 1.0f / sqrtf(v); }
 RA_DEVICE double ra_gn_rsqrt(double v) { return 1.0 / sqrt(v); }
 
@@ -168,10 +190,9 @@ ra_miopen_gn_stats(const T* RA_RESTRICT x, ra_i64 G, ra_i64 bn, ra_i64 bg, ra_i6
     }
     if (!ra_gn_last_block(tickets + k, (unsigned int)splits, &flag)) return;
     n = mean = m2 = A(0);
-    for (ra_i64 q = t; q < splits; q += RA_GN_BLOCK) {
-        ra_gn_merge(n, mean, m2, A(ra_gn_split_count(total, chunk, q)), ra_gn_volatile(part + 2 * (k * splits + q)),
-                    ra_gn_volatile(part + 2 * (k * splits + q) + 1));
-    }
+    ra_gn_partials(part, k * splits, (ra_i64)t, splits, (ra_i64)RA_GN_BLOCK, [&](ra_i64 q, A pm, A pq) {
+        ra_gn_merge(n, mean, m2, A(ra_gn_split_count(total, chunk, q)), pm, pq);
+    });
     ra_gn_tree_merge(n, mean, m2, t, RA_GN_BLOCK, 0, 1, s0, s1, s2);
     if (t != 0) return;
     const A invstd = ra_gn_rsqrt(m2 / A(total) + eps);
@@ -291,10 +312,10 @@ ra_miopen_gn_backward_reduce(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra
     }
     if (!ra_gn_last_block(tickets + k, (unsigned int)splits, &flag)) return;
     s1 = s2 = A(0);
-    for (ra_i64 q = t; q < splits; q += RA_GN_BLOCK) {
-        s1 += ra_gn_volatile(part + 2 * (k * splits + q));
-        s2 += ra_gn_volatile(part + 2 * (k * splits + q) + 1);
-    }
+    ra_gn_partials(part, k * splits, (ra_i64)t, splits, (ra_i64)RA_GN_BLOCK, [&](ra_i64, A a, A b) {
+        s1 += a;
+        s2 += b;
+    });
     ra_gn_tree_sum(s1, s2, t, RA_GN_BLOCK, 0, 1, sa, sb);
     if (t != 0) return;
     const A L = A(total);
@@ -337,10 +358,10 @@ ra_miopen_gn_param_sums_nchw(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra
     }
     if (!ra_gn_last_block(tickets + c, (unsigned int)splits, &flag)) return;
     s1 = s2 = A(0);
-    for (ra_i64 q = t; q < splits; q += RA_GN_BLOCK) {
-        s1 += ra_gn_volatile(part + 2 * (c * splits + q));
-        s2 += ra_gn_volatile(part + 2 * (c * splits + q) + 1);
-    }
+    ra_gn_partials(part, c * splits, (ra_i64)t, splits, (ra_i64)RA_GN_BLOCK, [&](ra_i64, A a, A b) {
+        s1 += a;
+        s2 += b;
+    });
     ra_gn_tree_sum(s1, s2, t, RA_GN_BLOCK, 0, 1, sa, sb);
     if (t != 0) return;
     grad_bias[c] = s1;
@@ -382,10 +403,10 @@ ra_miopen_gn_param_sums_nhwc(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra
     if (!ra_gn_last_block(tickets + blockIdx.y, (unsigned int)splits, &flag)) return;
     s1 = s2 = A(0);
     if (c < C) {
-        for (ra_i64 q = row; q < splits; q += rows) {
-            s1 += ra_gn_volatile(part + 2 * (c * splits + q));
-            s2 += ra_gn_volatile(part + 2 * (c * splits + q) + 1);
-        }
+        ra_gn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64, A a, A b) {
+            s1 += a;
+            s2 += b;
+        });
     }
     ra_gn_tree_sum(s1, s2, row, rows, col, cols, sa, sb);
     if (row != 0 || c >= C) return;

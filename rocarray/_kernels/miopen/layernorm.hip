@@ -29,6 +29,29 @@ template <typename T, int V, typename A> RA_DEVICE void ra_ln_store(T* p, const 
     *reinterpret_cast<ra_ln_pack<T, V>*>(p) = pk;
 }
 
+// The partial pairs (part[2 q], part[2 q + 1]) of slots q = first + i * step < last, read past
+// the L1 (other blocks wrote them) RA_LN_BATCH at a time so their latencies overlap, and
+// folded in slot order: f(i, a, b) for each.
+#define RA_LN_BATCH 8
+template <typename A, typename F>
+RA_DEVICE void ra_ln_partials(const A* part, ra_i64 base, ra_i64 first, ra_i64 last, ra_i64 step, F f) {
+    for (ra_i64 q0 = first; q0 < last; q0 += RA_LN_BATCH * step) {
+        A a[RA_LN_BATCH], b[RA_LN_BATCH];
+#pragma unroll
+        for (int u = 0; u < RA_LN_BATCH; ++u) {
+            const ra_i64 q = q0 + u * step;
+            if (q < last) {
+                a[u] = *(const volatile A*)(part + 2 * (base + q));
+                b[u] = *(const volatile A*)(part + 2 * (base + q) + 1);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < RA_LN_BATCH; ++u) {
+            if (q0 + u * step < last) f(q0 + u * step, a[u], b[u]);
+        }
+    }
+}
+
 RA_DEVICE float ra_ln_rsqrt(float v) { return 1.0f / sqrtf(v); }
 RA_DEVICE double ra_ln_rsqrt(double v) { return 1.0 / sqrt(v); }
 
@@ -366,10 +389,10 @@ ra_miopen_ln_backward_params(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra
     ra_threadfence();
     s1 = s2 = A(0);
     if (j < D) {
-        for (ra_i64 k = lane_row; k < splits; k += per) {
-            s1 += *(const volatile A*)(part + 2 * (j * splits + k));
-            s2 += *(const volatile A*)(part + 2 * (j * splits + k) + 1);
-        }
+        ra_ln_partials(part, j * splits, (ra_i64)lane_row, splits, (ra_i64)per, [&](ra_i64, A a, A b) {
+            s1 += a;
+            s2 += b;
+        });
     }
     sa[i] = s1;
     sb[i] = s2;
