@@ -220,3 +220,50 @@ def test_norm_self_checks_pass_on_wave64(emulated_wave64_device):
     rng = np.random.default_rng(SEED)
     for check in _norm_checks():
         check.run(rng)
+
+
+def _check_directional_derivatives(f, x, g, dx, rng, h=1e-6):
+    """sum(f(x) * g) differentiated along random directions by central differences (float64)
+    against the analytic gradient dx."""
+    for _ in range(3):
+        d = rng.standard_normal(x.shape)
+        numeric = ((f(x + h * d) - f(x - h * d)) * g).sum() / (2 * h)
+        np.testing.assert_allclose((dx * d).sum(), numeric, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("family", ["batch", "layer", "group"])
+def test_backward_matches_finite_differences(emulated_device, family):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_device
+    x = rng.standard_normal((3, 4, 5)) + 1.0
+    g = rng.standard_normal(x.shape)
+    w, b = rng.standard_normal(4), rng.standard_normal(4)
+    wl, bl = rng.standard_normal(5), rng.standard_normal(5)
+    if family == "batch":
+        def forward(v):
+            return np.asarray(miopen.batchnorm_forward_training(dev.array(v), dev.array(w), dev.array(b), None, None,
+                                                                0.1, 1e-5)[0])
+        _, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), None, None, 0.1,
+                                                            1e-5)
+        dx, dw, db = miopen.batchnorm_backward(dev.array(g), dev.array(x), dev.array(w), mean, invstd)
+    elif family == "layer":
+        def forward(v):
+            return np.asarray(miopen.layernorm_forward(dev.array(v), dev.array(wl), dev.array(bl), 1e-5,
+                                                       norm_size=5)[0])
+        _, mean, invstd = miopen.layernorm_forward(dev.array(x), dev.array(wl), dev.array(bl), 1e-5, norm_size=5)
+        dx, dw, db = miopen.layernorm_backward(dev.array(g), dev.array(x), dev.array(wl), mean, invstd, norm_size=5)
+    else:
+        def forward(v):
+            return np.asarray(miopen.groupnorm_forward(dev.array(v), 2, dev.array(w), dev.array(b), 1e-5)[0])
+        _, mean, invstd = miopen.groupnorm_forward(dev.array(x), 2, dev.array(w), dev.array(b), 1e-5)
+        dx, dw, db = miopen.groupnorm_backward(dev.array(g), dev.array(x), 2, dev.array(w), mean, invstd)
+    _check_directional_derivatives(forward, x, g, np.asarray(dx), rng)
+    y0 = forward(x)
+    # the output is affine in the bias (gradient sum(g) per channel) and in the weight
+    axes = (0, 1) if family == "layer" else (0, 2)
+    np.testing.assert_allclose(np.asarray(db), g.sum(axis=axes), rtol=1e-12, atol=1e-12)
+    scale = wl if family == "layer" else w
+    shift = bl if family == "layer" else b
+    shape = (1, 1, 5) if family == "layer" else (1, 4, 1)
+    xhat = (y0 - shift.reshape(shape)) / scale.reshape(shape)
+    np.testing.assert_allclose(np.asarray(dw), (g * xhat).sum(axis=axes), rtol=1e-9, atol=1e-9)
