@@ -216,6 +216,7 @@ def test_norm_checks_and_cases_are_registered():
     assert {"miopen.bn_train_f32_64x256x56x56_nhwc", "miopen.ln_8192x4096_f16", "miopen.ln_8192x4096_f32"} <= set(cases)
 
 
+@pytest.mark.slow  # about 100 launches of 256 emulated threads: a minute or two on two cores
 def test_norm_self_checks_pass_on_wave64(emulated_wave64_device):
     rng = np.random.default_rng(SEED)
     for check in _norm_checks():
