@@ -55,7 +55,7 @@ def _unmoved(x, layout):
     return np.moveaxis(x, 1, -1) if layout == "NHWC" and x.ndim > 2 else x
 
 
-BN_SHAPES = [(1, 3, 17), (4, 5), (2, 7, 9, 11), (3, 4, 3, 5, 2), (8, 64, 28, 28), (1, 13, 1, 1), (5, 257, 3)]
+BN_SHAPES = [(1, 3, 17), (4, 5), (2, 7, 9, 11), (3, 4, 3, 5, 2), (8, 64, 28, 28), (2, 13, 1, 1), (5, 257, 3)]
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
