@@ -129,12 +129,12 @@ def _aligned(*arrays):
 
 
 def _scratch(geo, acc, dev):
-    """Partials (2 per channel and split), tickets (kept zero) and the 3 C coefficients."""
+    """Partials (2 per channel and split), tickets (kept zero) and the 5 C coefficients."""
     part = workspaces.scratch("miopen.batchnorm.partials", 2 * geo.C * geo.splits * acc.itemsize, dev)
     tickets = workspaces.counters("miopen.batchnorm.tickets", 4 * geo.tickets, dev)
-    coef = workspaces.scratch("miopen.batchnorm.coefficients", 3 * geo.C * acc.itemsize, dev)
+    coef = workspaces.scratch("miopen.batchnorm.coefficients", 5 * geo.C * acc.itemsize, dev)
     return (part[: 2 * geo.C * geo.splits * acc.itemsize].view(acc), tickets,
-            coef[: 3 * geo.C * acc.itemsize].view(acc))
+            coef[: 5 * geo.C * acc.itemsize].view(acc))
 
 
 def _apply(geo, in0, in1, out, coef, dev):

@@ -134,8 +134,8 @@ def _scratch(geo, acc, dev):
     n_part = 2 * max(K * geo.splits, geo.param_grid[0] * geo.param_grid[1] * geo.cols)
     part = workspaces.scratch("miopen.groupnorm.partials", n_part * acc.itemsize, dev)
     tickets = workspaces.counters("miopen.groupnorm.tickets", 4 * geo.tickets, dev)
-    coef = workspaces.scratch("miopen.groupnorm.coefficients", 4 * K * acc.itemsize, dev)
-    return part[: n_part * acc.itemsize].view(acc), tickets, coef[: 4 * K * acc.itemsize].view(acc)
+    coef = workspaces.scratch("miopen.groupnorm.coefficients", 5 * K * acc.itemsize, dev)
+    return part[: n_part * acc.itemsize].view(acc), tickets, coef[: 5 * K * acc.itemsize].view(acc)
 
 
 def _apply(geo, in0, in1, out, weight, bias, coef, dev):

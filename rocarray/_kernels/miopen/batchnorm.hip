@@ -18,8 +18,9 @@
 // last block of a channel (integer ticket, as the threadFenceReduction scheme) merges the Y
 // partials in split order: no floating-point atomics, the same result on every run.
 // Sums and statistics run in ra_traits<T>::acc (float for the 16-bit types, double for double).
-// Per-channel coefficients of the elementwise passes: out = coef[c] * in0 + coef[C + c] * in1 +
-// coef[2C + c] (in1 absent in the forward).
+// Per-channel coefficients of the elementwise passes, coef[c + j C] for j = 0..4 = (a, m0, b, m1,
+// d): out = a (in0 - m0) + b (in1 - m1) + d (in1 absent in the forward). Centring before scaling
+// keeps the result accurate when a channel's mean is large against its spread.
 
 #define RA_BN_BLOCK 256
 #define RA_BN_UNROLL 4
@@ -149,6 +150,14 @@ RA_DEVICE bool ra_bn_last_block(unsigned int* ticket, unsigned int count, int* f
     return last;
 }
 
+template <typename A> RA_DEVICE void ra_bn_set_coefs(A* coef, ra_i64 c, ra_i64 C, A a, A m0, A b, A m1, A d) {
+    coef[c] = a;
+    coef[C + c] = m0;
+    coef[2 * C + c] = b;
+    coef[3 * C + c] = m1;
+    coef[4 * C + c] = d;
+}
+
 // Elements of split y of a range of `total` cut in `chunk`s.
 RA_DEVICE ra_i64 ra_bn_split_count(ra_i64 total, ra_i64 chunk, ra_i64 y) {
     const ra_i64 left = total - y * chunk;
@@ -178,10 +187,8 @@ RA_DEVICE void ra_bn_finish_stats(ra_i64 c, ra_i64 C, const A* part, ra_i64 spli
         running_mean[c] = (A(1) - momentum) * running_mean[c] + momentum * mean;
         running_var[c] = (A(1) - momentum) * running_var[c] + momentum * (m2 / (count - A(1)));
     }
-    const A a = weight != nullptr ? weight[c] * invstd : invstd;
-    coef[c] = a;
-    coef[C + c] = A(0);
-    coef[2 * C + c] = (bias != nullptr ? bias[c] : A(0)) - mean * a;
+    ra_bn_set_coefs(coef, c, C, weight != nullptr ? weight[c] * invstd : invstd, mean, A(0), A(0),
+                    bias != nullptr ? bias[c] : A(0));
 }
 
 // The per-channel column version for the nhwc tiles: column k of the block finishes channel c.
@@ -207,15 +214,13 @@ RA_DEVICE void ra_bn_finish_stats_cols(ra_i64 c, ra_i64 C, const A* part, ra_i64
         running_mean[c] = (A(1) - momentum) * running_mean[c] + momentum * mean;
         running_var[c] = (A(1) - momentum) * running_var[c] + momentum * (m2 / (count - A(1)));
     }
-    const A a = weight != nullptr ? weight[c] * invstd : invstd;
-    coef[c] = a;
-    coef[C + c] = A(0);
-    coef[2 * C + c] = (bias != nullptr ? bias[c] : A(0)) - mean * a;
+    ra_bn_set_coefs(coef, c, C, weight != nullptr ? weight[c] * invstd : invstd, mean, A(0), A(0),
+                    bias != nullptr ? bias[c] : A(0));
 }
 
 // Backward coefficients of channel c from its sums s1 = sum(dy), s2 = sum(dy (x - mean)):
-// grad_weight = s2 * invstd, grad_bias = s1; training: dx = k dy + B x + D with k = w invstd,
-// B = -k invstd^2 s2 / n, D = -k s1 / n - B mean; inference (fixed statistics): dx = k dy.
+// grad_weight = s2 * invstd, grad_bias = s1; training: dx = k dy + B (x - mean) + D with
+// k = w invstd, B = -k invstd^2 s2 / n, D = -k s1 / n; inference (fixed statistics): dx = k dy.
 template <typename A>
 RA_DEVICE void ra_bn_backward_coefs(ra_i64 c, ra_i64 C, A s1, A s2, A count, const A* weight, const A* mean,
                                     const A* invstd, int training, A* grad_weight, A* grad_bias, A* coef) {
@@ -226,11 +231,9 @@ RA_DEVICE void ra_bn_backward_coefs(ra_i64 c, ra_i64 C, A s1, A s2, A count, con
     A b = A(0), d = A(0);
     if (training) {
         b = -k * is * is * s2 / count;
-        d = -k * s1 / count - b * mean[c];
+        d = -k * s1 / count;
     }
-    coef[c] = k;
-    coef[C + c] = b;
-    coef[2 * C + c] = d;
+    ra_bn_set_coefs(coef, c, C, k, A(0), b, mean[c], d);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -367,7 +370,7 @@ ra_miopen_bn_backward_reduce_nchw(const T* RA_RESTRICT dy, const T* RA_RESTRICT 
 
 template <int V, typename T, typename A>
 RA_DEVICE void ra_bn_nchw_apply(const T* in0, const T* in1, T* out, ra_i64 c, ra_i64 C, ra_i64 S, ra_i64 j0,
-                                ra_i64 j1, A a, A b, A d) {
+                                ra_i64 j1, A a, A m0, A b, A m1, A d) {
     const ra_i64 sv = S / V, v0 = j0 / V, v1 = j1 / V;
     // backwards through the range: the statistics pass read its end last
     for (ra_i64 top = v1 - 1 - threadIdx.x; top >= v0; top -= (ra_i64)RA_BN_BLOCK * RA_BN_UNROLL) {
@@ -390,15 +393,15 @@ RA_DEVICE void ra_bn_nchw_apply(const T* in0, const T* in1, T* out, ra_i64 c, ra
             if (at[u] < 0) continue;
 #pragma unroll
             for (int i = 0; i < V; ++i) {
-                const A r = a * p[u * V + i] + d;
-                p[u * V + i] = in1 != nullptr ? r + b * q[u * V + i] : r;
+                const A r = a * (p[u * V + i] - m0) + d;
+                p[u * V + i] = in1 != nullptr ? r + b * (q[u * V + i] - m1) : r;
             }
             ra_bn_store<T, V>(out + at[u], p + u * V);
         }
     }
 }
 
-// out = coef[c] in0 + coef[C + c] in1 + coef[2C + c] (in1 may be null), on the statistics' grid.
+// out = a (in0 - m0) + b (in1 - m1) + d per channel (in1 may be null), on the statistics' grid.
 template <typename T>
 __global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
 ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RESTRICT out, ra_i64 N, ra_i64 C,
@@ -407,11 +410,11 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
     constexpr int V = ra_bn_vec<T>::N;
     const ra_i64 c = blockIdx.x, y = blockIdx.y, per_channel = N * S;
     const ra_i64 j0 = y * chunk, j1 = ra_min(j0 + chunk, per_channel);
-    const A a = coef[c], b = coef[C + c], d = coef[2 * C + c];
+    const A a = coef[c], m0 = coef[C + c], b = coef[2 * C + c], m1 = coef[3 * C + c], d = coef[4 * C + c];
     if (vec) {
-        ra_bn_nchw_apply<V>(in0, in1, out, c, C, S, j0, j1, a, b, d);
+        ra_bn_nchw_apply<V>(in0, in1, out, c, C, S, j0, j1, a, m0, b, m1, d);
     } else {
-        ra_bn_nchw_apply<1>(in0, in1, out, c, C, S, j0, j1, a, b, d);
+        ra_bn_nchw_apply<1>(in0, in1, out, c, C, S, j0, j1, a, m0, b, m1, d);
     }
 }
 
@@ -514,7 +517,7 @@ ra_miopen_bn_backward_reduce_nhwc(const T* RA_RESTRICT dy, const T* RA_RESTRICT 
                                                 grad_bias, coef);
 }
 
-// out = coef[c] in0 + coef[C + c] in1 + coef[2C + c] (in1 may be null), on the statistics' grid,
+// out = a (in0 - m0) + b (in1 - m1) + d per channel (in1 may be null), on the statistics' grid,
 // each thread's rows backwards.
 template <typename T>
 __global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
@@ -525,7 +528,7 @@ ra_miopen_bn_apply_nhwc(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
     const ra_i64 y = blockIdx.x, c = (ra_i64)blockIdx.y * cols + col;
     const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
     if (c >= C || m0 + row >= m1) return;
-    const A a = coef[c], b = coef[C + c], d = coef[2 * C + c];
+    const A a = coef[c], o0 = coef[C + c], b = coef[2 * C + c], o1 = coef[3 * C + c], d = coef[4 * C + c];
     constexpr int K = 2 * RA_BN_UNROLL;
     const ra_i64 last = m0 + row + (m1 - 1 - m0 - row) / rows * rows;
     for (ra_i64 top = last; top >= m0; top -= (ra_i64)rows * K) {
@@ -534,8 +537,8 @@ ra_miopen_bn_apply_nhwc(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
         for (int u = 0; u < K; ++u) {
             const ra_i64 m = top - (ra_i64)u * rows;
             if (m >= m0) {
-                p[u] = ra_traits<T>::to_acc(in0[m * C + c]);
-                q[u] = in1 != nullptr ? ra_traits<T>::to_acc(in1[m * C + c]) : A(0);
+                p[u] = ra_traits<T>::to_acc(in0[m * C + c]) - o0;
+                q[u] = in1 != nullptr ? ra_traits<T>::to_acc(in1[m * C + c]) - o1 : A(0);
             }
         }
 #pragma unroll
@@ -546,8 +549,8 @@ ra_miopen_bn_apply_nhwc(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
     }
 }
 
-// Inference coefficients from the running statistics: invstd = 1/sqrt(var + eps), out = a x + d
-// with a = w invstd, d = b - mean a.
+// Inference coefficients from the running statistics: invstd = 1/sqrt(var + eps),
+// out = w invstd (x - mean) + b.
 template <typename A>
 __global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
 ra_miopen_bn_inference_coefs(ra_i64 C, const A* RA_RESTRICT running_mean, const A* RA_RESTRICT running_var,
@@ -556,9 +559,7 @@ ra_miopen_bn_inference_coefs(ra_i64 C, const A* RA_RESTRICT running_mean, const 
     const ra_i64 c = ra_global_thread_id();
     if (c >= C) return;
     const A is = ra_bn_rsqrt(running_var[c] + eps);
-    const A a = weight != nullptr ? weight[c] * is : is;
     invstd[c] = is;
-    coef[c] = a;
-    coef[C + c] = A(0);
-    coef[2 * C + c] = (bias != nullptr ? bias[c] : A(0)) - running_mean[c] * a;
+    ra_bn_set_coefs(coef, c, C, weight != nullptr ? weight[c] * is : is, running_mean[c], A(0), A(0),
+                    bias != nullptr ? bias[c] : A(0));
 }

@@ -11,8 +11,8 @@
 // al.'s pairwise update, a tree across the block, the last block of a group merging the Y
 // partials in split order: the same result on every run). The elementwise kernel walks each
 // block's range backwards (the statistics pass read its end last, so it starts in L2) and
-// computes out = a in0 + e in1 + d with a = s_k w[c], d = B_k + b[c] - u_k a from the per-group
-// coefficients coef[k + j K] (j = 0..3: s, u, e, B; K = N * G groups). Weight/bias gradients are
+// computes out = s_k w[c] (in0 - u_k) + e_k (in1 - v_k) + B_k + b[c] from the per-group
+// coefficients coef[k + j K] (j = 0..4: s, u, e, v, B; K = N * G groups): centred before scaled. Weight/bias gradients are
 // per-channel sums over n and the spatial axes (channels-first: a block per (channel, split);
 // channels-last: a block per (row split, channel tile)). Arithmetic in ra_traits<T>::acc.
 
@@ -202,6 +202,7 @@ ra_miopen_gn_stats(const T* RA_RESTRICT x, ra_i64 G, ra_i64 bn, ra_i64 bg, ra_i6
     coef[K + k] = mean;
     coef[2 * K + k] = A(0);
     coef[3 * K + k] = A(0);
+    coef[4 * K + k] = A(0);
 }
 
 // Channel of element i of a run: channels last, g Cg + i; channels first, g Cg + i / S.
@@ -214,13 +215,13 @@ template <bool LAST> RA_DEVICE ra_i64 ra_gn_channel(ra_i64 g, ra_i64 Cg, ra_i64 
 
 template <int V, bool LAST, typename T, typename A>
 RA_DEVICE void ra_gn_apply_range(const T* in0, const T* in1, T* out, ra_gn_seg seg, ra_i64 f0, ra_i64 f1, ra_i64 g,
-                                 ra_i64 Cg, ra_i64 S, const A* weight, const A* bias, A s, A u, A e, A B) {
+                                 ra_i64 Cg, ra_i64 S, const A* weight, const A* bias, A s, A u, A e, A v, A B) {
     // backwards: the statistics pass read the end of the range last. A vector lies in one run
     // (len % V == 0) and, channels first, in one channel (S % V == 0): channels c0 + j (last) or c0.
     const ra_i64 nv = (f1 - f0) / V;
-    for (ra_i64 v = nv - 1 - threadIdx.x; v >= 0; v -= RA_GN_BLOCK) {
+    for (ra_i64 w = nv - 1 - threadIdx.x; w >= 0; w -= RA_GN_BLOCK) {
         ra_i64 i;
-        const ra_i64 at = seg.at(f0 + v * V, i);
+        const ra_i64 at = seg.at(f0 + w * V, i);
         A p[V], q[V];
         ra_gn_load<T, V>(in0 + at, p);
         if (in1 != nullptr) ra_gn_load<T, V>(in1 + at, q);
@@ -229,16 +230,16 @@ RA_DEVICE void ra_gn_apply_range(const T* in0, const T* in1, T* out, ra_gn_seg s
         for (int j = 0; j < V; ++j) {
             const ra_i64 c = LAST ? c0 + j : c0;
             const A a = weight != nullptr ? s * weight[c] : s;
-            A r = a * p[j] + B - u * a;
+            A r = a * (p[j] - u) + B;
             if (bias != nullptr) r += bias[c];
-            if (in1 != nullptr) r += e * q[j];
+            if (in1 != nullptr) r += e * (q[j] - v);
             p[j] = r;
         }
         ra_gn_store<T, V>(out + at, p);
     }
 }
 
-// out = a in0 + e in1 + d per group (module comment); in1 may be null.
+// out = s w[c] (in0 - u) + e (in1 - v) + B + b[c] per group (module comment); in1 may be null.
 template <typename T, bool LAST>
 __global__ void RA_LAUNCH_BOUNDS(RA_GN_BLOCK)
 ra_miopen_gn_apply(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RESTRICT out, ra_i64 G, ra_i64 Cg,
@@ -251,11 +252,11 @@ ra_miopen_gn_apply(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RES
     const ra_i64 k = blockIdx.x, K = gridDim.x, y = blockIdx.y, total = reps * len;
     const ra_gn_seg seg = {(k / G) * bn + (k % G) * bg, len, stride};
     const ra_i64 f0 = y * chunk, f1 = ra_min(f0 + chunk, total);
-    const A s = coef[k], u = coef[K + k], e = coef[2 * K + k], B = coef[3 * K + k];
+    const A s = coef[k], u = coef[K + k], e = coef[2 * K + k], v = coef[3 * K + k], B = coef[4 * K + k];
     if (vec) {
-        ra_gn_apply_range<V, LAST>(in0, in1, out, seg, f0, f1, k % G, Cg, S, weight, bias, s, u, e, B);
+        ra_gn_apply_range<V, LAST>(in0, in1, out, seg, f0, f1, k % G, Cg, S, weight, bias, s, u, e, v, B);
     } else {
-        ra_gn_apply_range<1, LAST>(in0, in1, out, seg, f0, f1, k % G, Cg, S, weight, bias, s, u, e, B);
+        ra_gn_apply_range<1, LAST>(in0, in1, out, seg, f0, f1, k % G, Cg, S, weight, bias, s, u, e, v, B);
     }
 }
 
@@ -279,8 +280,8 @@ RA_DEVICE void ra_gn_sums(const T* dy, const T* x, ra_gn_seg seg, ra_i64 f0, ra_
 }
 
 // Per group: s1 = sum g, s2 = sum g xhat (g = dy w[c]); the finishing block writes the dx
-// coefficients: dx = invstd w[c] dy + A x + B with A = -invstd^2 s2 / L, B = -invstd s1 / L - A mean
-// (coef: s = invstd, u = 0, e = A, B).
+// coefficients: dx = invstd w[c] dy + A (x - mean) + B with A = -invstd^2 s2 / L,
+// B = -invstd s1 / L (coef: s = invstd, u = 0, e = A, v = mean, B).
 template <typename T, bool LAST>
 __global__ void RA_LAUNCH_BOUNDS(RA_GN_BLOCK)
 ra_miopen_gn_backward_reduce(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra_i64 G, ra_i64 Cg, ra_i64 S,
@@ -319,11 +320,11 @@ ra_miopen_gn_backward_reduce(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra
     ra_gn_tree_sum(s1, s2, t, RA_GN_BLOCK, 0, 1, sa, sb);
     if (t != 0) return;
     const A L = A(total);
-    const A a = -is * is * s2 / L;
     coef[k] = is;
     coef[K + k] = A(0);
-    coef[2 * K + k] = a;
-    coef[3 * K + k] = -is * s1 / L - a * mu;
+    coef[2 * K + k] = -is * is * s2 / L;
+    coef[3 * K + k] = mu;
+    coef[4 * K + k] = -is * s1 / L;
 }
 
 // grad_weight[c] = sum dy xhat, grad_bias[c] = sum dy over n and the spatial axes; channels
