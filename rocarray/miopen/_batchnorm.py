@@ -91,10 +91,11 @@ def view_of(shape, layout):
     return "nhwc", shape[0] * spatial, shape[-1], 1
 
 
-def geometry(shape, layout, dtype, multiprocessors):
-    """The :class:`Geometry` of a call on a device with ``multiprocessors`` multiprocessors."""
+def geometry(shape, layout, dtype, resident):
+    """The :class:`Geometry` of a call on a device holding ``resident`` blocks of the statistics
+    kernel at once: the grid fills it once (a partial second wave would double the time)."""
     view, outer, C, inner = view_of(shape, layout)
-    target = max(1, multiprocessors * BLOCKS_PER_MULTIPROCESSOR)
+    target = max(1, int(resident))
     if view == "nchw":
         per_channel, vec = outer * inner, _vector(dtype)
         most = max(1, -(-per_channel // (BLOCK * UNROLL * vec)))
@@ -113,11 +114,22 @@ def geometry(shape, layout, dtype, multiprocessors):
     return Geometry(view, outer, C, 1, cols, splits, chunk, (splits, tiles), tiles)
 
 
+def resident_blocks(name, dev):
+    """Blocks of kernel ``name`` resident at once on ``dev`` (the occupancy API; at most
+    :data:`BLOCKS_PER_MULTIPROCESSOR` per multiprocessor, that many where the API is missing)."""
+    per_mp = kernels.occupancy(_FAMILY[name].function(dev), BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+    return per_mp * backend.device_info(dev).multiprocessors
+
+
 def _plan(x, layout):
     dev = x.data.device_id
     key = ("miopen.batchnorm", tuple(x.shape), layout, x.dtype, dev)
-    return plans.cache.lookup(key, lambda: geometry(x.shape, layout, x.dtype,
-                                                     backend.device_info(dev).multiprocessors))
+
+    def build():
+        view = view_of(x.shape, layout)[0]
+        resident = resident_blocks(f"ra_miopen_bn_stats_{view}<{dtypes.ctype(x.dtype)}>", dev)
+        return geometry(x.shape, layout, x.dtype, resident)
+    return plans.cache.lookup(key, build)
 
 
 def _null(a):

@@ -68,8 +68,9 @@ class Geometry:
             setattr(self, k, v)
 
 
-def geometry(shape, layout, G, dtype, multiprocessors):
-    """The :class:`Geometry` of ``shape`` in ``layout`` with ``G`` groups."""
+def geometry(shape, layout, G, dtype, resident):
+    """The :class:`Geometry` of ``shape`` in ``layout`` with ``G`` groups on a device holding
+    ``resident`` blocks at once (each grid fills it about once)."""
     shape = tuple(int(v) for v in shape)
     last = layout == "NHWC" and len(shape) > 2
     N, C = shape[0], (shape[-1] if last else shape[1])
@@ -83,7 +84,7 @@ def geometry(shape, layout, G, dtype, multiprocessors):
     vec_ok = length % V == 0 and stride % V == 0 and bn % V == 0 and bg % V == 0 and (last or S % V == 0)
     unit = V if vec_ok else 1
     total, K = reps * length, N * G
-    target = max(1, multiprocessors * BLOCKS_PER_MULTIPROCESSOR)
+    target = max(1, int(resident))
     most = max(1, -(-total // (BLOCK * UNROLL * unit)))
     splits = max(1, min(target // max(K, 1), most, 65535))
     chunk = -(-total // splits)
@@ -112,8 +113,12 @@ def geometry(shape, layout, G, dtype, multiprocessors):
 def _plan(x, layout, G):
     dev = x.data.device_id
     key = ("miopen.groupnorm", tuple(x.shape), layout, G, x.dtype, dev)
-    return plans.cache.lookup(key, lambda: geometry(x.shape, layout, G, x.dtype,
-                                                     backend.device_info(dev).multiprocessors))
+
+    def build():
+        name = f"ra_miopen_gn_stats<{dtypes.ctype(x.dtype)}>"
+        per_mp = kernels.occupancy(_FAMILY[name].function(dev), BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+        return geometry(x.shape, layout, G, x.dtype, per_mp * backend.device_info(dev).multiprocessors)
+    return plans.cache.lookup(key, build)
 
 
 def _null(a):

@@ -68,12 +68,13 @@ def _row_launch(D, rows, dtype, arrays):
     return group, grid, vec
 
 
-def params_geometry(rows, D, multiprocessors):
-    """``(cols, splits, chunk, tiles)`` of the weight/bias gradient kernel."""
+def params_geometry(rows, D, resident):
+    """``(cols, splits, chunk, tiles)`` of the weight/bias gradient kernel on a device holding
+    ``resident`` of its blocks at once."""
     cols = min(COLUMN_TILE, 1 << max(0, (D - 1).bit_length()))
     tiles = -(-D // cols)
     per = BLOCK // cols
-    target = max(1, multiprocessors * BLOCKS_PER_MULTIPROCESSOR)
+    target = max(1, int(resident))
     most = max(1, -(-rows // (per * 8)))
     splits = max(1, min(target // tiles, most, 1 << 30))
     chunk = max(1, -(-rows // splits))
@@ -162,12 +163,16 @@ def layernorm_backward(dy, x, weight, mean, invstd, *, norm_size, weight_grads=T
         _FAMILY[f"ra_miopen_ln_backward<{ct}, {group}>"](
             dev, (grid,), (dy, x, dx, i64(rows), i64(D), numpy.int32(vec), _null(weight), mean, invstd))
         if weight_grads:
-            key = ("miopen.layernorm.params", rows, D, dev)
-            cols, splits, chunk, tiles = plans.cache.lookup(
-                key, lambda: params_geometry(rows, D, backend.device_info(dev).multiprocessors))
+            key = ("miopen.layernorm.params", rows, D, x.dtype, dev)
+            params = _FAMILY[f"ra_miopen_ln_backward_params<{ct}>"]
+
+            def build():
+                per_mp = kernels.occupancy(params.function(dev), BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+                return params_geometry(rows, D, per_mp * backend.device_info(dev).multiprocessors)
+            cols, splits, chunk, tiles = plans.cache.lookup(key, build)
             part = workspaces.scratch("miopen.layernorm.partials", 2 * D * splits * acc.itemsize, dev)
             tickets = workspaces.counters("miopen.layernorm.tickets", 4 * tiles, dev)
-            _FAMILY[f"ra_miopen_ln_backward_params<{ct}>"](
+            params(
                 dev, (splits, tiles), (dy, x, i64(rows), i64(D), numpy.int32(cols), i64(chunk), mean, invstd,
                                        part[: 2 * D * splits * acc.itemsize].view(acc), tickets, dw, db))
     return dx, dw, db

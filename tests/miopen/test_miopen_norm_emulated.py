@@ -47,7 +47,7 @@ def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout)
     acc = _batchnorm.acc_dtype(dtype)
     w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
     rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
-    geo = _batchnorm.geometry(shape, layout, np.dtype(dtype), 132)
+    geo = _batchnorm.geometry(shape, layout, np.dtype(dtype), 132 * _batchnorm.BLOCKS_PER_MULTIPROCESSOR)
     dev = emulated_device
     d_rm, d_rv = dev.array(rm), dev.array(rv)
     y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), d_rm, d_rv, 0.1,

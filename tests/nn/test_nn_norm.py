@@ -120,7 +120,7 @@ def test_layer_and_group_norm_launches(fake_device):
 @pytest.mark.parametrize("shape,layout", [((64, 256, 56, 56), "NCHW"), ((64, 56, 56, 256), "NHWC"), ((3, 5), "NCHW"),
                                           ((1, 2048, 1, 1), "NCHW"), ((7, 3000, 3), "NHWC")])
 def test_batch_norm_grid_covers_each_channel_once(shape, layout):
-    geo = _batchnorm.geometry(shape, layout, np.dtype(F32), 132)
+    geo = _batchnorm.geometry(shape, layout, np.dtype(F32), 132 * 8)
     assert geo.splits * geo.chunk >= (geo.count if geo.view == "nchw" else geo.outer)
     assert (geo.splits - 1) * geo.chunk < (geo.count if geo.view == "nchw" else geo.outer)
     blocks, wave = geo.grid[0] * geo.grid[1], 132 * _batchnorm.BLOCKS_PER_MULTIPROCESSOR
@@ -138,11 +138,11 @@ def test_row_group_choice():
 
 
 def test_group_norm_runs():
-    geo = _groupnorm.geometry((2, 4, 5, 6), "NHWC", 3, np.dtype(F32), 132)
+    geo = _groupnorm.geometry((2, 4, 5, 6), "NHWC", 3, np.dtype(F32), 132 * 8)
     assert (geo.bn, geo.bg, geo.reps, geo.len, geo.stride) == (120, 2, 20, 2, 6)
-    geo = _groupnorm.geometry((2, 6, 3, 5), "NCHW", 3, np.dtype(F32), 132)
+    geo = _groupnorm.geometry((2, 6, 3, 5), "NCHW", 3, np.dtype(F32), 132 * 8)
     assert (geo.bn, geo.bg, geo.reps, geo.len) == (90, 30, 1, 30) and not geo.vec_ok  # S = 15
-    assert _groupnorm.geometry((2, 8, 4, 4), "NCHW", 2, np.dtype(F32), 132).vec_ok
+    assert _groupnorm.geometry((2, 8, 4, 4), "NCHW", 2, np.dtype(F32), 132 * 8).vec_ok
 
 
 # ------------------------------------------------------------------------------------------------
