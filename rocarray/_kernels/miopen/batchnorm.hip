@@ -134,11 +134,12 @@ RA_DEVICE void ra_bn_tree_sum(A& a, A& b, int row, int rows, int col, int cols, 
     }
 }
 
-// Thread 0 has published the block's partials; true in every thread of the one block drawing the
+// The block's threads have written its partials; true in every thread of the one block drawing the
 // last of `count` tickets (which resets the ticket), after a fence making all partials visible.
 RA_DEVICE bool ra_bn_last_block(unsigned int* ticket, unsigned int count, int* flag) {
+    ra_threadfence();  // each thread's partials (several threads write them) before the ticket
+    __syncthreads();
     if (threadIdx.x == 0) {
-        ra_threadfence();
         const unsigned int t = ra_atomic_inc_u32(ticket);
         const bool last = t == count - 1;
         if (last) *ticket = 0u;

@@ -106,8 +106,9 @@ template <typename A> RA_DEVICE void ra_gn_tree_sum(A& a, A& b, int row, int row
 }
 
 RA_DEVICE bool ra_gn_last_block(unsigned int* ticket, unsigned int count, int* flag) {
+    ra_threadfence();  // each thread's partials (several threads write them) before the ticket
+    __syncthreads();
     if (threadIdx.x == 0) {
-        ra_threadfence();
         const unsigned int t = ra_atomic_inc_u32(ticket);
         const bool last = t == count - 1;
         if (last) *ticket = 0u;

@@ -377,8 +377,9 @@ ra_miopen_ln_backward_params(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra
         part[2 * (j * splits + y)] = s1;
         part[2 * (j * splits + y) + 1] = s2;
     }
+    ra_threadfence();  // each writing thread's partials before the ticket
+    __syncthreads();
     if (threadIdx.x == 0) {
-        ra_threadfence();
         const unsigned int t = ra_atomic_inc_u32(tickets + blockIdx.y);
         const bool last = t == (unsigned int)splits - 1u;
         if (last) tickets[blockIdx.y] = 0u;
