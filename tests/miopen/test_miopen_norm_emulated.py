@@ -153,6 +153,11 @@ def test_layernorm_16bit_on_wave64(emulated_wave64_device):
     rng = np.random.default_rng(SEED)
     _layer_norm_case(emulated_wave64_device, rng, 5, 64, "float16")
     _layer_norm_case(emulated_wave64_device, rng, 2, 301, "float16", with_weight=False)
+    try:
+        import ml_dtypes
+    except ImportError:
+        return
+    _layer_norm_case(emulated_wave64_device, rng, 3, 600, ml_dtypes.bfloat16)
 
 
 # (shape, groups, layout): channels first with several splits per group (vector path) and an
