@@ -213,3 +213,22 @@ def test_norm_self_checks_pass(rng):
     assert len(checks) == 3
     for check in checks:
         check.run(rng)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_batch_norm_writes_every_output_element_and_is_deterministic(rng, layout):
+    import cupy
+
+    from rocarray import miopen
+
+    shape = (7, 33, 5, 9) if layout == "NCHW" else (7, 5, 9, 33)
+    x = cupy.asarray(rng.standard_normal(shape).astype(np.float32))
+    out = cupy.full(shape, np.nan, np.float32)
+    y, mean, invstd = miopen.batchnorm_forward_training(x, None, None, None, None, 0.1, 1e-5, layout=layout, out=out)
+    assert y is out and not bool(cupy.isnan(out).any())
+    y2, mean2, invstd2 = miopen.batchnorm_forward_training(x, None, None, None, None, 0.1, 1e-5, layout=layout)
+    for a, b in ((y, y2), (mean, mean2), (invstd, invstd2)):
+        assert bool((a == b).all())  # no floating-point atomics: the same bits on every run
+    out = cupy.full(shape, np.nan, np.float32)
+    miopen.batchnorm_forward_inference(x, None, None, mean, 1 / (invstd * invstd), 0.0, layout=layout, out=out)
+    assert not bool(cupy.isnan(out).any())
