@@ -131,8 +131,10 @@ def check_group_norm(rng):
 # --------------------------------------------------------------------------------------------
 
 def _torch():
-    import torch
-
+    try:
+        import torch
+    except ImportError:
+        raise ImportError("torch is needed for the vendor (torch/cuDNN) column of the normalization cases") from None
     return torch
 
 
