@@ -38,6 +38,8 @@ BLOCKS_PER_MULTIPROCESSOR = 8
 #: few enough that the finishing block of a tile merges many splits' partials per channel in
 #: parallel (eight rows of threads per column).
 COLUMN_TILE = 32
+#: Threads across a channels-last tile of 16-byte vectors (128 bytes of each row).
+VECTOR_LANES = 8
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc")
@@ -65,19 +67,22 @@ def _vector(dtype):
 
 class Geometry:
     """The grid of one call: ``view`` ``'nchw'`` (``outer=N``, ``inner=S``) or ``'nhwc'``
-    (``outer=M`` rows, ``cols`` channels per tile), ``C`` channels, ``splits`` and ``chunk``
-    (elements of a channel, or rows, per split)."""
+    (``outer=M`` rows; ``cols`` threads across a tile, each on ``width`` adjacent channels:
+    16-byte vectors when ``vec``), ``C`` channels, ``splits`` and ``chunk`` (elements of a
+    channel, or rows, per split)."""
 
-    __slots__ = ("view", "outer", "C", "inner", "cols", "splits", "chunk", "grid", "tickets", "count")
+    __slots__ = ("view", "outer", "C", "inner", "cols", "width", "vec", "splits", "chunk", "grid", "tickets",
+                 "count")
 
-    def __init__(self, view, outer, C, inner, cols, splits, chunk, grid, tickets):
+    def __init__(self, view, outer, C, inner, cols, splits, chunk, grid, tickets, width=1):
         self.view, self.outer, self.C, self.inner, self.cols = view, outer, C, inner, cols
         self.splits, self.chunk, self.grid, self.tickets = splits, chunk, grid, tickets
+        self.width, self.vec = width, width > 1
         self.count = outer * inner  # elements per channel
 
     def __repr__(self):
         return (f"Geometry({self.view!r}, outer={self.outer}, C={self.C}, inner={self.inner}, cols={self.cols}, "
-                f"splits={self.splits}, chunk={self.chunk})")
+                f"width={self.width}, splits={self.splits}, chunk={self.chunk})")
 
 
 def view_of(shape, layout):
@@ -91,9 +96,11 @@ def view_of(shape, layout):
     return "nhwc", shape[0] * spatial, shape[-1], 1
 
 
-def geometry(shape, layout, dtype, resident):
+def geometry(shape, layout, dtype, resident, vec=False):
     """The :class:`Geometry` of a call on a device holding ``resident`` blocks of the statistics
-    kernel at once: the grid fills it once (a partial second wave would double the time)."""
+    kernel at once: the grid fills it once (a partial second wave would double the time).
+    ``vec``: channels last, threads take 16-byte vectors of channels (C a multiple of the
+    vector width, arrays 16-byte aligned; the forward's kernels only)."""
     view, outer, C, inner = view_of(shape, layout)
     target = max(1, int(resident))
     if view == "nchw":
@@ -104,14 +111,16 @@ def geometry(shape, layout, dtype, resident):
         chunk = max(vec, -(-chunk // vec) * vec)
         splits = max(1, -(-per_channel // chunk))
         return Geometry(view, outer, C, inner, 1, splits, chunk, (C, splits), C)
-    cols = min(COLUMN_TILE, 1 << max(0, (C - 1).bit_length()))
-    tiles = -(-C // cols)
+    width = _vector(dtype) if vec and C % _vector(dtype) == 0 else 1
+    lanes = -(-C // width)
+    cols = min(VECTOR_LANES if width > 1 else COLUMN_TILE, 1 << max(0, (lanes - 1).bit_length()))
+    tiles = -(-C // (cols * width))
     rows = BLOCK // cols
     most = max(1, -(-outer // (rows * 2 * UNROLL)))
     splits = max(1, min(target // tiles, most, 1 << 30))
     chunk = max(1, -(-outer // splits))
     splits = max(1, -(-outer // chunk))
-    return Geometry(view, outer, C, 1, cols, splits, chunk, (splits, tiles), tiles)
+    return Geometry(view, outer, C, 1, cols, splits, chunk, (splits, tiles), tiles, width)
 
 
 def resident_blocks(name, dev):
@@ -121,14 +130,14 @@ def resident_blocks(name, dev):
     return per_mp * backend.device_info(dev).multiprocessors
 
 
-def _plan(x, layout):
+def _plan(x, layout, vec=False):
     dev = x.data.device_id
-    key = ("miopen.batchnorm", tuple(x.shape), layout, x.dtype, dev)
+    key = ("miopen.batchnorm", tuple(x.shape), layout, x.dtype, bool(vec), dev)
 
     def build():
         view = view_of(x.shape, layout)[0]
         resident = resident_blocks(f"ra_miopen_bn_stats_{view}<{dtypes.ctype(x.dtype)}>", dev)
-        return geometry(x.shape, layout, x.dtype, resident)
+        return geometry(x.shape, layout, x.dtype, resident, vec)
     return plans.cache.lookup(key, build)
 
 
@@ -158,7 +167,7 @@ def _apply(geo, in0, in1, out, coef, dev):
                                numpy.int32(vec), coef))
     else:
         kernel(dev, geo.grid, (in0, _null(in1), out, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols),
-                               i64(geo.chunk), coef))
+                               i64(geo.chunk), numpy.int32(geo.vec), coef))
 
 
 def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momentum=0.1, eps=1e-5, *,
@@ -196,8 +205,8 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
     dev = x.data.device_id
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
-        geo = _plan(x, layout)
         y = cupy.empty(x.shape, x.dtype) if out is None else out
+        geo = _plan(x, layout, _aligned(x, y))
         mean = cupy.empty(geo.C, acc)
         invstd = cupy.empty(geo.C, acc)
         if x.size == 0:
@@ -212,7 +221,8 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
             kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk), numpy.int32(vec))
                    + tail)
         else:
-            kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols), i64(geo.chunk)) + tail)
+            kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols), i64(geo.chunk),
+                                   numpy.int32(geo.vec)) + tail)
         _apply(geo, x, None, y, coef, dev)
     return y, mean, invstd
 
@@ -244,8 +254,8 @@ def batchnorm_forward_inference(x, weight, bias, running_mean, running_var, eps=
     dev = x.data.device_id
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
-        geo = _plan(x, layout)
         y = cupy.empty(x.shape, x.dtype) if out is None else out
+        geo = _plan(x, layout, _aligned(x, y))
         invstd = cupy.empty(geo.C, acc)
         if geo.C == 0:
             return y, invstd

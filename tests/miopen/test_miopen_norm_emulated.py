@@ -32,10 +32,13 @@ def _channels(layout, shape):
 
 
 # (shape, layout): nchw with a vector path and several splits per channel, an odd plane (scalar
-# path), nhwc with several row splits and a channel tile wider than C, eleven channel tiles,
-# (N, C), 65 row splits (the finishing block's lanes read their partials in two batches)
+# path), nhwc with several row splits and a channel tile wider than C, eleven channel tiles of
+# scalars (330 float32 channels), (N, C), 32 float64 channels (the forward's vector path: two
+# tiles of 8 x 2 channels; the backward's scalar grid has 65 row splits, so the finishing block's
+# lanes read their partials in two batches), 44 float32 channels (11 vectors: a tile of 8 lanes,
+# the second one partly empty)
 BN_CASES = [((3, 2, 3000), "NCHW"), ((2, 3, 5, 7), "NCHW"), ((700, 5), "NHWC"), ((4, 5, 330), "NHWC"),
-            ((9, 6), "NCHW"), ((4100, 32), "NHWC")]
+            ((9, 6), "NCHW"), ((4100, 32), "NHWC"), ((3, 70, 44), "NHWC")]
 
 
 @pytest.mark.parametrize("shape,layout", BN_CASES)
@@ -61,6 +64,9 @@ def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout)
     assert shape != BN_CASES[0][0] or geo.splits > 1
     assert shape != BN_CASES[2][0] or geo.splits > 1
     assert shape != BN_CASES[5][0] or geo.splits > 8 * _batchnorm.BLOCK // geo.cols
+    if layout == "NHWC" and len(shape) > 2:  # the forward takes the vector path where C allows
+        stats = [launch for launch in dev.launches if "stats_nhwc" in launch.name][-1]
+        assert int(stats.args[5]) == int(C % (16 // np.dtype(dtype).itemsize) == 0)
     dy = rng.standard_normal(shape).astype(dtype)
     dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), dev.array(w), mean, invstd, layout=layout)
     want = ref.batch_norm_backward(dy, x, w, np.asarray(mean), np.asarray(invstd), True, layout)
@@ -96,7 +102,7 @@ def test_batchnorm_16bit_on_wave64(emulated_wave64_device, dtype):
     dt = np.dtype(ml_dtypes.bfloat16) if ml_dtypes else np.dtype(dtype)
     rng = np.random.default_rng(SEED)
     dev = emulated_wave64_device
-    for shape, layout in (((2, 3, 40), "NCHW"), ((50, 6), "NHWC")):
+    for shape, layout in (((2, 3, 40), "NCHW"), ((50, 6), "NHWC"), ((20, 3, 16), "NHWC")):
         C = _channels(layout, shape)
         x = rng.standard_normal(shape).astype(dt)
         w = rng.standard_normal(C).astype(np.float32)

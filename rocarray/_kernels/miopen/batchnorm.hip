@@ -423,9 +423,37 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
 // channels last
 // ------------------------------------------------------------------------------------------------
 
+// The moments of W consecutive channels c0 .. c0 + W - 1 over rows m0 + row, m0 + row + rows, ...
+// (W-wide vector loads), folded per channel in batches of K rows.
+template <int W, int V, typename T, typename A>
+RA_DEVICE void ra_bn_nhwc_moments(const T* x, ra_i64 C, ra_i64 c0, ra_i64 m0, ra_i64 m1, int row, int rows, A* n,
+                                  A* mean, A* m2) {
+    constexpr int K = 2 * RA_BN_UNROLL;
+    for (ra_i64 base = m0 + row; base < m1; base += (ra_i64)rows * K) {
+        A vals[K * W];
+        const ra_i64 left = (m1 - base + rows - 1) / rows;
+        const int valid = left < K ? (int)left : K;
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            if (u < valid) ra_bn_load<T, W>(x + (base + (ra_i64)u * rows) * C + c0, vals + u * W);
+        }
+#pragma unroll
+        for (int i = 0; i < W; ++i) {
+            A column[K];
+#pragma unroll
+            for (int u = 0; u < K; ++u) column[u] = vals[u * W + i];
+            ra_bn_fold<K>(n[i], mean[i], m2[i], column, valid);
+        }
+    }
+}
+
+// Statistics channels last: block (y, t) of grid (Y, T), threads rows x cols; thread (row, col)
+// takes channels t * cols * W + col * W .. + W - 1 (W = the vector width when vec, else 1) over
+// rows row, row + rows, ... of its split. The finishing block of a tile sees its cols * W channels
+// as columns of a (BLOCK / (cols W)) x (cols W) thread grid.
 template <typename T>
 __global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
-ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra_i64 chunk,
+ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra_i64 chunk, int vec,
                         typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
                         const typename ra_traits<T>::acc* RA_RESTRICT weight,
                         const typename ra_traits<T>::acc* RA_RESTRICT bias,
@@ -435,33 +463,40 @@ ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra
                         typename ra_traits<T>::acc* RA_RESTRICT save_invstd,
                         typename ra_traits<T>::acc* RA_RESTRICT coef) {
     typedef typename ra_traits<T>::acc A;
-    constexpr int K = 2 * RA_BN_UNROLL;
+    constexpr int V = ra_bn_vec<T>::N;
     __shared__ A sn[RA_BN_BLOCK], smean[RA_BN_BLOCK], sm2[RA_BN_BLOCK];
     __shared__ int flag;
+    const int width = vec ? V : 1;
     const int rows = RA_BN_BLOCK / cols, row = (int)threadIdx.x / cols, col = (int)threadIdx.x % cols;
-    const ra_i64 y = blockIdx.x, splits = gridDim.x, c = (ra_i64)blockIdx.y * cols + col;
+    const ra_i64 tile = (ra_i64)cols * width;
+    const ra_i64 y = blockIdx.x, splits = gridDim.x, c0 = (ra_i64)blockIdx.y * tile + (ra_i64)col * width;
     const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
-    A n = A(0), mean = A(0), m2 = A(0);
-    if (c < C) {
-        for (ra_i64 base = m0 + row; base < m1; base += (ra_i64)rows * K) {
-            A vals[K];
-            const ra_i64 left = (m1 - base + rows - 1) / rows;
-            const int valid = left < K ? (int)left : K;
+    A n[V], mean[V], m2[V];
 #pragma unroll
-            for (int u = 0; u < K; ++u) {
-                if (u < valid) vals[u] = ra_traits<T>::to_acc(x[(base + (ra_i64)u * rows) * C + c]);
-            }
-            ra_bn_fold<K>(n, mean, m2, vals, valid);
+    for (int i = 0; i < V; ++i) n[i] = mean[i] = m2[i] = A(0);
+    if (c0 < C) {
+        if (vec) {
+            ra_bn_nhwc_moments<V, V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
+        } else {
+            ra_bn_nhwc_moments<1, V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
         }
     }
-    ra_bn_tree_merge(n, mean, m2, row, rows, col, cols, sn, smean, sm2);
-    if (row == 0 && c < C) {
-        part[2 * (c * splits + y)] = mean;
-        part[2 * (c * splits + y) + 1] = m2;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        if (i < width) {  // uniform over the block: the tree's barriers are reached by every thread
+            ra_bn_tree_merge(n[i], mean[i], m2[i], row, rows, col, cols, sn, smean, sm2);
+            if (row == 0 && c0 + i < C) {
+                part[2 * ((c0 + i) * splits + y)] = mean[i];
+                part[2 * ((c0 + i) * splits + y) + 1] = m2[i];
+            }
+        }
     }
     if (!ra_bn_last_block(tickets + blockIdx.y, (unsigned int)splits, &flag)) return;
-    ra_bn_finish_stats_cols(c, C, part, splits, M, chunk, row, rows, col, cols, sn, smean, sm2, weight, bias,
-                            running_mean, running_var, momentum, eps, save_mean, save_invstd, coef);
+    const int fcols = (int)tile, frows = RA_BN_BLOCK / fcols;
+    const int frow = (int)threadIdx.x / fcols, fcol = (int)threadIdx.x % fcols;
+    ra_bn_finish_stats_cols((ra_i64)blockIdx.y * tile + fcol, C, part, splits, M, chunk, frow, frows, fcol, fcols, sn,
+                            smean, sm2, weight, bias, running_mean, running_var, momentum, eps, save_mean, save_invstd,
+                            coef);
 }
 
 template <typename T>
@@ -518,35 +553,61 @@ ra_miopen_bn_backward_reduce_nhwc(const T* RA_RESTRICT dy, const T* RA_RESTRICT 
                                                 grad_bias, coef);
 }
 
-// out = a (in0 - m0) + b (in1 - m1) + d per channel (in1 may be null), on the statistics' grid,
-// each thread's rows backwards.
-template <typename T>
-__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
-ra_miopen_bn_apply_nhwc(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RESTRICT out, ra_i64 M, ra_i64 C,
-                        int cols, ra_i64 chunk, const typename ra_traits<T>::acc* RA_RESTRICT coef) {
-    typedef typename ra_traits<T>::acc A;
-    const int rows = RA_BN_BLOCK / cols, row = (int)threadIdx.x / cols, col = (int)threadIdx.x % cols;
-    const ra_i64 y = blockIdx.x, c = (ra_i64)blockIdx.y * cols + col;
-    const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
-    if (c >= C || m0 + row >= m1) return;
-    const A a = coef[c], o0 = coef[C + c], b = coef[2 * C + c], o1 = coef[3 * C + c], d = coef[4 * C + c];
+template <int W, typename T, typename A>
+RA_DEVICE void ra_bn_nhwc_apply(const T* in0, const T* in1, T* out, ra_i64 C, ra_i64 c0, ra_i64 m0, ra_i64 m1, int row,
+                                int rows, const A* coef) {
     constexpr int K = 2 * RA_BN_UNROLL;
+    A a[W], o0[W], b[W], o1[W], d[W];
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+        a[i] = coef[c0 + i];
+        o0[i] = coef[C + c0 + i];
+        b[i] = coef[2 * C + c0 + i];
+        o1[i] = coef[3 * C + c0 + i];
+        d[i] = coef[4 * C + c0 + i];
+    }
     const ra_i64 last = m0 + row + (m1 - 1 - m0 - row) / rows * rows;
     for (ra_i64 top = last; top >= m0; top -= (ra_i64)rows * K) {
-        A p[K], q[K];
+        A p[K * W], q[K * W];
 #pragma unroll
         for (int u = 0; u < K; ++u) {
             const ra_i64 m = top - (ra_i64)u * rows;
             if (m >= m0) {
-                p[u] = ra_traits<T>::to_acc(in0[m * C + c]) - o0;
-                q[u] = in1 != nullptr ? ra_traits<T>::to_acc(in1[m * C + c]) - o1 : A(0);
+                ra_bn_load<T, W>(in0 + m * C + c0, p + u * W);
+                if (in1 != nullptr) ra_bn_load<T, W>(in1 + m * C + c0, q + u * W);
             }
         }
 #pragma unroll
         for (int u = 0; u < K; ++u) {
             const ra_i64 m = top - (ra_i64)u * rows;
-            if (m >= m0) out[m * C + c] = ra_traits<T>::from_acc(a * p[u] + b * q[u] + d);
+            if (m < m0) continue;
+#pragma unroll
+            for (int i = 0; i < W; ++i) {
+                const A r = a[i] * (p[u * W + i] - o0[i]) + d[i];
+                p[u * W + i] = in1 != nullptr ? r + b[i] * (q[u * W + i] - o1[i]) : r;
+            }
+            ra_bn_store<T, W>(out + m * C + c0, p + u * W);
         }
+    }
+}
+
+// out = a (in0 - m0) + b (in1 - m1) + d per channel (in1 may be null), on the statistics' grid
+// and thread layout (channels per thread: the vector width when vec, else 1), each thread's rows
+// backwards.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_apply_nhwc(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RESTRICT out, ra_i64 M, ra_i64 C,
+                        int cols, ra_i64 chunk, int vec, const typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    constexpr int V = ra_bn_vec<T>::N;
+    const int width = vec ? V : 1;
+    const int rows = RA_BN_BLOCK / cols, row = (int)threadIdx.x / cols, col = (int)threadIdx.x % cols;
+    const ra_i64 y = blockIdx.x, c0 = (ra_i64)blockIdx.y * cols * width + (ra_i64)col * width;
+    const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
+    if (c0 >= C || m0 + row >= m1) return;
+    if (vec) {
+        ra_bn_nhwc_apply<V>(in0, in1, out, C, c0, m0, m1, row, rows, coef);
+    } else {
+        ra_bn_nhwc_apply<1>(in0, in1, out, C, c0, m0, m1, row, rows, coef);
     }
 }
 
