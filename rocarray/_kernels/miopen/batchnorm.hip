@@ -8,9 +8,10 @@
 // starts on the data its statistics pass read last, still in L2):
 //   nchw: block (c, y) of grid (C, Y) owns the flat range [y * chunk, (y + 1) * chunk) of channel
 //         c's N * S elements (flat j = n * S + s);
-//   nhwc: block (y, t) of grid (Y, T) owns rows [y * chunk, (y + 1) * chunk) of the TC channels
-//         of tile t; its threads are TR x TC (TR * TC = RA_BN_BLOCK, TC a power of two), thread
-//         (r, k) takes channel t * TC + k and rows r, r + TR, ...
+//   nhwc: block (y, t) of grid (Y, T) owns rows [y * chunk, (y + 1) * chunk) of the TC * W
+//         channels of tile t; its threads are TR x TC (TR * TC = RA_BN_BLOCK, TC a power of two),
+//         thread (r, k) takes channels (t * TC + k) * W .. + W - 1 and rows r, r + TR, ...
+//         (W: 1, or a 16-byte vector of channels in the forward when C is a multiple of it).
 // Statistics read the input once: each thread folds batches of up to RA_BN_UNROLL * V elements
 // into its running (count, mean, M2) with the pairwise update of Chan, Golub & LeVeque (1979), the
 // batch's own mean and M2 taken exactly from registers (Welford 1962 is the one-element case);
