@@ -29,6 +29,14 @@ __all__ += ["activation_forward", "activation_backward", "softmax_forward", "sof
             "pooling_forward", "pooling_backward"]
 
 # --- batch, layer and group normalization (norm) ----------------------------------------------------
+from rocarray.miopen._batchnorm import (batchnorm_backward, batchnorm_forward_inference,  # noqa: E402
+                                        batchnorm_forward_training)
+
+from rocarray.miopen._groupnorm import groupnorm_backward, groupnorm_forward  # noqa: E402
+from rocarray.miopen._layernorm import layernorm_backward, layernorm_forward  # noqa: E402
+
+__all__ += ["batchnorm_forward_training", "batchnorm_forward_inference", "batchnorm_backward", "layernorm_forward",
+            "layernorm_backward", "groupnorm_forward", "groupnorm_backward"]
 
 # --- attention (attention) ---------------------------------------------------------------------------
 from rocarray.miopen._attention import MAX_HEAD_DIM as ATTENTION_MAX_HEAD_DIM  # noqa: E402

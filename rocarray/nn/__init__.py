@@ -53,6 +53,11 @@ __all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_poo
             "global_avg_pool_backward", "global_max_pool_backward"]
 
 # --- normalization (norm) -------------------------------------------------------------------------------
+from rocarray.nn._norm import (batch_norm, batch_norm_backward, group_norm, group_norm_backward,  # noqa: E402
+                              instance_norm, layer_norm, layer_norm_backward)
+
+__all__ += ["batch_norm", "batch_norm_backward", "layer_norm", "layer_norm_backward", "group_norm",
+            "group_norm_backward", "instance_norm"]
 
 # --- attention (attention) ---------------------------------------------------------------------------
 from rocarray.nn._attention import (  # noqa: E402

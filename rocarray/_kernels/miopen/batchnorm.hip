@@ -1,0 +1,628 @@
+// Batch normalization: per-channel statistics of a batch, the normalize pass, and the backward.
+//
+// Two layouts, each seen through one view:
+//   channels first ("nchw"): x[(n * C + c) * S + s], n < N, s < S (S: the spatial size, 1 for (N, C));
+//   channels last  ("nhwc"): x[m * C + c], m < M (M = N * S rows).
+// Work decomposition (the same grid for the statistics, the backward reductions and the
+// elementwise passes of one call, so an elementwise pass walking each block's range backwards
+// starts on the data its statistics pass read last, still in L2):
+//   nchw: block (c, y) of grid (C, Y) owns the flat range [y * chunk, (y + 1) * chunk) of channel
+//         c's N * S elements (flat j = n * S + s);
+//   nhwc: block (y, t) of grid (Y, T) owns rows [y * chunk, (y + 1) * chunk) of the TC * W
+//         channels of tile t; its threads are TR x TC (TR * TC = RA_BN_BLOCK, TC a power of two),
+//         thread (r, k) takes channels (t * TC + k) * W .. + W - 1 and rows r, r + TR, ...
+//         (W: 1, or a 16-byte vector of channels in the forward when C is a multiple of it).
+// Statistics read the input once: each thread folds batches of up to RA_BN_UNROLL * V elements
+// into its running (count, mean, M2) with the pairwise update of Chan, Golub & LeVeque (1979), the
+// batch's own mean and M2 taken exactly from registers (Welford 1962 is the one-element case);
+// threads merge the same way in a shared-memory tree, each block publishes its partial, and the
+// last block of a channel (integer ticket, as the threadFenceReduction scheme) merges the Y
+// partials in split order: no floating-point atomics, the same result on every run.
+// Sums and statistics run in ra_traits<T>::acc (float for the 16-bit types, double for double).
+// Per-channel coefficients of the elementwise passes, coef[c + j C] for j = 0..4 = (a, m0, b, m1,
+// d): out = a (in0 - m0) + b (in1 - m1) + d (in1 absent in the forward). Centring before scaling
+// keeps the result accurate when a channel's mean is large against its spread.
+
+#define RA_BN_BLOCK 256
+#define RA_BN_UNROLL 4
+
+template <typename T> struct ra_bn_vec { static constexpr int N = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T); };
+template <typename T, int V> struct alignas(V * sizeof(T)) ra_bn_pack { T v[V]; };
+
+template <typename T, int V, typename A> RA_DEVICE void ra_bn_load(const T* p, A* out) {
+    const ra_bn_pack<T, V> pk = *reinterpret_cast<const ra_bn_pack<T, V>*>(p);
+#pragma unroll
+    for (int i = 0; i < V; ++i) out[i] = ra_traits<T>::to_acc(pk.v[i]);
+}
+template <typename T, int V, typename A> RA_DEVICE void ra_bn_store(T* p, const A* in) {
+    ra_bn_pack<T, V> pk;
+#pragma unroll
+    for (int i = 0; i < V; ++i) pk.v[i] = ra_traits<T>::from_acc(in[i]);
+    *reinterpret_cast<ra_bn_pack<T, V>*>(p) = pk;
+}
+
+
+// The partial pairs (part[2 q], part[2 q + 1]) of slots q = first + i * step < last, read past
+// the L1 (other blocks wrote them) RA_BN_BATCH at a time so their latencies overlap, and
+// folded in slot order: f(i, a, b) for each.
+#define RA_BN_BATCH 8
+template <typename A, typename F>
+RA_DEVICE void ra_bn_partials(const A* part, ra_i64 base, ra_i64 first, ra_i64 last, ra_i64 step, F f) {
+    for (ra_i64 q0 = first; q0 < last; q0 += RA_BN_BATCH * step) {
+        A a[RA_BN_BATCH], b[RA_BN_BATCH];
+#pragma unroll
+        for (int u = 0; u < RA_BN_BATCH; ++u) {
+            const ra_i64 q = q0 + u * step;
+            if (q < last) {
+                a[u] = *(const volatile A*)(part + 2 * (base + q));
+                b[u] = *(const volatile A*)(part + 2 * (base + q) + 1);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < RA_BN_BATCH; ++u) {
+            if (q0 + u * step < last) f(q0 + u * step, a[u], b[u]);
+        }
+    }
+}
+
+RA_DEVICE float ra_bn_rsqrt(float v) { return 1.0f / sqrtf(v); }
+RA_DEVICE double ra_bn_rsqrt(double v) { return 1.0 / sqrt(v); }
+
+// (n, mean, m2) += (nb, meanb, m2b): Chan et al.'s pairwise update; an empty side changes nothing.
+template <typename A> RA_DEVICE void ra_bn_merge(A& n, A& mean, A& m2, A nb, A meanb, A m2b) {
+    if (nb == A(0)) return;
+    const A total = n + nb;
+    const A delta = meanb - mean;
+    const A f = nb / total;
+    mean += delta * f;
+    m2 += m2b + delta * delta * n * f;
+    n = total;
+}
+
+// Folds vals[0 .. cnt) into (n, mean, m2): their mean and M2 exactly, then one pairwise update.
+template <int K, typename A> RA_DEVICE void ra_bn_fold(A& n, A& mean, A& m2, const A* vals, int cnt) {
+    if (cnt == 0) return;
+    A s = A(0);
+#pragma unroll
+    for (int i = 0; i < K; ++i) s += i < cnt ? vals[i] : A(0);
+    const A mb = s / A(cnt);
+    A q = A(0);
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+        const A d = vals[i] - mb;
+        q += i < cnt ? d * d : A(0);
+    }
+    ra_bn_merge(n, mean, m2, A(cnt), mb, q);
+}
+
+// Merges the states of the ROWS threads of each of the COLS columns (thread = row * COLS + col)
+// in a fixed tree; row 0 ends with the column's total. Ends with a barrier (smem reusable).
+template <typename A>
+RA_DEVICE void ra_bn_tree_merge(A& n, A& mean, A& m2, int row, int rows, int col, int cols, A* sn, A* smean,
+                                A* sm2) {
+    const int i = row * cols + col;
+    sn[i] = n;
+    smean[i] = mean;
+    sm2[i] = m2;
+    __syncthreads();
+    for (int s = rows / 2; s > 0; s >>= 1) {
+        if (row < s) {
+            const int o = i + s * cols;
+            ra_bn_merge(n, mean, m2, sn[o], smean[o], sm2[o]);
+            sn[i] = n;
+            smean[i] = mean;
+            sm2[i] = m2;
+        }
+        __syncthreads();
+    }
+}
+
+// The same tree for two plain sums.
+template <typename A>
+RA_DEVICE void ra_bn_tree_sum(A& a, A& b, int row, int rows, int col, int cols, A* sa, A* sb) {
+    const int i = row * cols + col;
+    sa[i] = a;
+    sb[i] = b;
+    __syncthreads();
+    for (int s = rows / 2; s > 0; s >>= 1) {
+        if (row < s) {
+            a += sa[i + s * cols];
+            b += sb[i + s * cols];
+            sa[i] = a;
+            sb[i] = b;
+        }
+        __syncthreads();
+    }
+}
+
+// The block's threads have written its partials; true in every thread of the one block drawing the
+// last of `count` tickets (which resets the ticket), after a fence making all partials visible.
+RA_DEVICE bool ra_bn_last_block(unsigned int* ticket, unsigned int count, int* flag) {
+    ra_threadfence();  // each thread's partials (several threads write them) before the ticket
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned int t = ra_atomic_inc_u32(ticket);
+        const bool last = t == count - 1;
+        if (last) *ticket = 0u;
+        *flag = last ? 1 : 0;
+    }
+    __syncthreads();
+    const bool last = *flag != 0;
+    if (last) ra_threadfence();
+    return last;
+}
+
+template <typename A> RA_DEVICE void ra_bn_set_coefs(A* coef, ra_i64 c, ra_i64 C, A a, A m0, A b, A m1, A d) {
+    coef[c] = a;
+    coef[C + c] = m0;
+    coef[2 * C + c] = b;
+    coef[3 * C + c] = m1;
+    coef[4 * C + c] = d;
+}
+
+// Elements of split y of a range of `total` cut in `chunk`s.
+RA_DEVICE ra_i64 ra_bn_split_count(ra_i64 total, ra_i64 chunk, ra_i64 y) {
+    const ra_i64 left = total - y * chunk;
+    return left < chunk ? (left > 0 ? left : 0) : chunk;
+}
+
+// The statistics of channel c from the partials of its `splits` blocks (merged in split order by
+// every thread of the finishing block), and what follows from them: saved mean and 1/sqrt(var +
+// eps), the running averages (unbiased variance, like torch), the forward coefficients.
+template <typename A>
+RA_DEVICE void ra_bn_finish_stats(ra_i64 c, ra_i64 C, const A* part, ra_i64 splits, ra_i64 per_channel, ra_i64 chunk,
+                                  int row, int rows, A* sn, A* smean, A* sm2, const A* weight, const A* bias,
+                                  A* running_mean, A* running_var, A momentum, A eps, A* save_mean, A* save_invstd,
+                                  A* coef) {
+    A n = A(0), mean = A(0), m2 = A(0);
+    ra_bn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64 y, A pm, A pq) {
+        ra_bn_merge(n, mean, m2, A(ra_bn_split_count(per_channel, chunk, y)), pm, pq);
+    });
+    ra_bn_tree_merge(n, mean, m2, row, rows, 0, 1, sn, smean, sm2);
+    if (row != 0) return;
+    const A count = A(per_channel);
+    const A var = m2 / count;
+    const A invstd = ra_bn_rsqrt(var + eps);
+    save_mean[c] = mean;
+    save_invstd[c] = invstd;
+    if (running_mean != nullptr) {
+        running_mean[c] = (A(1) - momentum) * running_mean[c] + momentum * mean;
+        running_var[c] = (A(1) - momentum) * running_var[c] + momentum * (m2 / (count - A(1)));
+    }
+    ra_bn_set_coefs(coef, c, C, weight != nullptr ? weight[c] * invstd : invstd, mean, A(0), A(0),
+                    bias != nullptr ? bias[c] : A(0));
+}
+
+// The per-channel column version for the nhwc tiles: column k of the block finishes channel c.
+template <typename A>
+RA_DEVICE void ra_bn_finish_stats_cols(ra_i64 c, ra_i64 C, const A* part, ra_i64 splits, ra_i64 rows_total,
+                                       ra_i64 chunk, int row, int rows, int col, int cols, A* sn, A* smean, A* sm2,
+                                       const A* weight, const A* bias, A* running_mean, A* running_var, A momentum,
+                                       A eps, A* save_mean, A* save_invstd, A* coef) {
+    A n = A(0), mean = A(0), m2 = A(0);
+    if (c < C) {
+        ra_bn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64 y, A pm, A pq) {
+            ra_bn_merge(n, mean, m2, A(ra_bn_split_count(rows_total, chunk, y)), pm, pq);
+        });
+    }
+    ra_bn_tree_merge(n, mean, m2, row, rows, col, cols, sn, smean, sm2);
+    if (row != 0 || c >= C) return;
+    const A count = A(rows_total);
+    const A var = m2 / count;
+    const A invstd = ra_bn_rsqrt(var + eps);
+    save_mean[c] = mean;
+    save_invstd[c] = invstd;
+    if (running_mean != nullptr) {
+        running_mean[c] = (A(1) - momentum) * running_mean[c] + momentum * mean;
+        running_var[c] = (A(1) - momentum) * running_var[c] + momentum * (m2 / (count - A(1)));
+    }
+    ra_bn_set_coefs(coef, c, C, weight != nullptr ? weight[c] * invstd : invstd, mean, A(0), A(0),
+                    bias != nullptr ? bias[c] : A(0));
+}
+
+// Backward coefficients of channel c from its sums s1 = sum(dy), s2 = sum(dy (x - mean)):
+// grad_weight = s2 * invstd, grad_bias = s1; training: dx = k dy + B (x - mean) + D with
+// k = w invstd, B = -k invstd^2 s2 / n, D = -k s1 / n; inference (fixed statistics): dx = k dy.
+template <typename A>
+RA_DEVICE void ra_bn_backward_coefs(ra_i64 c, ra_i64 C, A s1, A s2, A count, const A* weight, const A* mean,
+                                    const A* invstd, int training, A* grad_weight, A* grad_bias, A* coef) {
+    const A is = invstd[c];
+    if (grad_weight != nullptr) grad_weight[c] = s2 * is;
+    if (grad_bias != nullptr) grad_bias[c] = s1;
+    const A k = weight != nullptr ? weight[c] * is : is;
+    A b = A(0), d = A(0);
+    if (training) {
+        b = -k * is * is * s2 / count;
+        d = -k * s1 / count;
+    }
+    ra_bn_set_coefs(coef, c, C, k, A(0), b, mean[c], d);
+}
+
+// ------------------------------------------------------------------------------------------------
+// channels first
+// ------------------------------------------------------------------------------------------------
+
+// Address of vector v (V elements) of channel c: flat j = v * V = n * S + s (S % V == 0).
+template <int V, typename T>
+RA_DEVICE const T* ra_bn_nchw_at(const T* base, ra_i64 v, ra_i64 c, ra_i64 C, ra_i64 sv) {
+    ra_i64 n, s;
+    ra_divmod_i64(v, sv, n, s);
+    return base + ((n * C + c) * sv + s) * V;
+}
+
+template <int V, typename T, typename A>
+RA_DEVICE void ra_bn_nchw_moments(const T* x, ra_i64 c, ra_i64 C, ra_i64 S, ra_i64 j0, ra_i64 j1, A& n, A& mean,
+                                  A& m2) {
+    const ra_i64 sv = S / V, v1 = j1 / V;
+    for (ra_i64 base = j0 / V + threadIdx.x; base < v1; base += (ra_i64)RA_BN_BLOCK * RA_BN_UNROLL) {
+        A vals[RA_BN_UNROLL * V];
+        const ra_i64 left = (v1 - base + RA_BN_BLOCK - 1) / RA_BN_BLOCK;
+        const int valid = left < RA_BN_UNROLL ? (int)left : RA_BN_UNROLL;
+#pragma unroll
+        for (int u = 0; u < RA_BN_UNROLL; ++u) {
+            if (u < valid) ra_bn_load<T, V>(ra_bn_nchw_at<V>(x, base + (ra_i64)u * RA_BN_BLOCK, c, C, sv), vals + u * V);
+        }
+        ra_bn_fold<RA_BN_UNROLL * V>(n, mean, m2, vals, valid * V);
+    }
+}
+
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_stats_nchw(const T* RA_RESTRICT x, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk, int vec,
+                        typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
+                        const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                        const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                        typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                        typename ra_traits<T>::acc* RA_RESTRICT running_var, typename ra_traits<T>::acc momentum,
+                        typename ra_traits<T>::acc eps, typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                        typename ra_traits<T>::acc* RA_RESTRICT save_invstd,
+                        typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N;
+    __shared__ A sn[RA_BN_BLOCK], smean[RA_BN_BLOCK], sm2[RA_BN_BLOCK];
+    __shared__ int flag;
+    const ra_i64 c = blockIdx.x, y = blockIdx.y, splits = gridDim.y, per_channel = N * S;
+    const ra_i64 j0 = y * chunk, j1 = ra_min(j0 + chunk, per_channel);
+    A n = A(0), mean = A(0), m2 = A(0);
+    if (vec) {
+        ra_bn_nchw_moments<V>(x, c, C, S, j0, j1, n, mean, m2);
+    } else {
+        ra_bn_nchw_moments<1>(x, c, C, S, j0, j1, n, mean, m2);
+    }
+    ra_bn_tree_merge(n, mean, m2, (int)threadIdx.x, RA_BN_BLOCK, 0, 1, sn, smean, sm2);
+    if (threadIdx.x == 0) {
+        part[2 * (c * splits + y)] = mean;
+        part[2 * (c * splits + y) + 1] = m2;
+    }
+    if (!ra_bn_last_block(tickets + c, (unsigned int)splits, &flag)) return;
+    ra_bn_finish_stats(c, C, part, splits, per_channel, chunk, (int)threadIdx.x, RA_BN_BLOCK, sn, smean, sm2, weight,
+                       bias, running_mean, running_var, momentum, eps, save_mean, save_invstd, coef);
+}
+
+template <int V, typename T, typename A>
+RA_DEVICE void ra_bn_nchw_sums(const T* dy, const T* x, ra_i64 c, ra_i64 C, ra_i64 S, ra_i64 j0, ra_i64 j1, A mean,
+                               A& s1, A& s2) {
+    const ra_i64 sv = S / V, v1 = j1 / V;
+    for (ra_i64 base = j0 / V + threadIdx.x; base < v1; base += (ra_i64)RA_BN_BLOCK * RA_BN_UNROLL) {
+        A g[RA_BN_UNROLL * V], h[RA_BN_UNROLL * V];
+#pragma unroll
+        for (int u = 0; u < RA_BN_UNROLL; ++u) {
+            const ra_i64 v = base + (ra_i64)u * RA_BN_BLOCK;
+            if (v < v1) {
+                ra_i64 n, s;
+                ra_divmod_i64(v, sv, n, s);
+                const ra_i64 at = ((n * C + c) * sv + s) * V;
+                ra_bn_load<T, V>(dy + at, g + u * V);
+                ra_bn_load<T, V>(x + at, h + u * V);
+            } else {
+#pragma unroll
+                for (int i = 0; i < V; ++i) g[u * V + i] = h[u * V + i] = A(0);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < RA_BN_UNROLL * V; ++i) {
+            s1 += g[i];
+            s2 += g[i] * (h[i] - mean);  // padding: g = 0
+        }
+    }
+}
+
+// Backward sums of each channel (grid and chunks as the statistics), then per channel the
+// gradients of weight and bias and the dx coefficients (ra_bn_backward_coefs).
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_backward_reduce_nchw(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra_i64 N, ra_i64 C, ra_i64 S,
+                                  ra_i64 chunk, int vec, typename ra_traits<T>::acc* RA_RESTRICT part,
+                                  unsigned int* RA_RESTRICT tickets,
+                                  const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                                  const typename ra_traits<T>::acc* RA_RESTRICT mean,
+                                  const typename ra_traits<T>::acc* RA_RESTRICT invstd, int training,
+                                  typename ra_traits<T>::acc* RA_RESTRICT grad_weight,
+                                  typename ra_traits<T>::acc* RA_RESTRICT grad_bias,
+                                  typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N;
+    __shared__ A sa[RA_BN_BLOCK], sb[RA_BN_BLOCK];
+    __shared__ int flag;
+    const ra_i64 c = blockIdx.x, y = blockIdx.y, splits = gridDim.y, per_channel = N * S;
+    const ra_i64 j0 = y * chunk, j1 = ra_min(j0 + chunk, per_channel);
+    const A mu = mean[c];
+    A s1 = A(0), s2 = A(0);
+    if (vec) {
+        ra_bn_nchw_sums<V>(dy, x, c, C, S, j0, j1, mu, s1, s2);
+    } else {
+        ra_bn_nchw_sums<1>(dy, x, c, C, S, j0, j1, mu, s1, s2);
+    }
+    const int t = (int)threadIdx.x;
+    ra_bn_tree_sum(s1, s2, t, RA_BN_BLOCK, 0, 1, sa, sb);
+    if (t == 0) {
+        part[2 * (c * splits + y)] = s1;
+        part[2 * (c * splits + y) + 1] = s2;
+    }
+    if (!ra_bn_last_block(tickets + c, (unsigned int)splits, &flag)) return;
+    s1 = s2 = A(0);
+    ra_bn_partials(part, c * splits, (ra_i64)t, splits, (ra_i64)RA_BN_BLOCK, [&](ra_i64, A a, A b) {
+        s1 += a;
+        s2 += b;
+    });
+    ra_bn_tree_sum(s1, s2, t, RA_BN_BLOCK, 0, 1, sa, sb);
+    if (t == 0) ra_bn_backward_coefs(c, C, s1, s2, A(per_channel), weight, mean, invstd, training, grad_weight,
+                                     grad_bias, coef);
+}
+
+template <int V, typename T, typename A>
+RA_DEVICE void ra_bn_nchw_apply(const T* in0, const T* in1, T* out, ra_i64 c, ra_i64 C, ra_i64 S, ra_i64 j0,
+                                ra_i64 j1, A a, A m0, A b, A m1, A d) {
+    const ra_i64 sv = S / V, v0 = j0 / V, v1 = j1 / V;
+    // backwards through the range: the statistics pass read its end last
+    for (ra_i64 top = v1 - 1 - threadIdx.x; top >= v0; top -= (ra_i64)RA_BN_BLOCK * RA_BN_UNROLL) {
+        A p[RA_BN_UNROLL * V], q[RA_BN_UNROLL * V];
+        ra_i64 at[RA_BN_UNROLL];
+#pragma unroll
+        for (int u = 0; u < RA_BN_UNROLL; ++u) {
+            const ra_i64 v = top - (ra_i64)u * RA_BN_BLOCK;
+            at[u] = -1;
+            if (v >= v0) {
+                ra_i64 n, s;
+                ra_divmod_i64(v, sv, n, s);
+                at[u] = ((n * C + c) * sv + s) * V;
+                ra_bn_load<T, V>(in0 + at[u], p + u * V);
+                if (in1 != nullptr) ra_bn_load<T, V>(in1 + at[u], q + u * V);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < RA_BN_UNROLL; ++u) {
+            if (at[u] < 0) continue;
+#pragma unroll
+            for (int i = 0; i < V; ++i) {
+                const A r = a * (p[u * V + i] - m0) + d;
+                p[u * V + i] = in1 != nullptr ? r + b * (q[u * V + i] - m1) : r;
+            }
+            ra_bn_store<T, V>(out + at[u], p + u * V);
+        }
+    }
+}
+
+// out = a (in0 - m0) + b (in1 - m1) + d per channel (in1 may be null), on the statistics' grid.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RESTRICT out, ra_i64 N, ra_i64 C,
+                        ra_i64 S, ra_i64 chunk, int vec, const typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N;
+    const ra_i64 c = blockIdx.x, y = blockIdx.y, per_channel = N * S;
+    const ra_i64 j0 = y * chunk, j1 = ra_min(j0 + chunk, per_channel);
+    const A a = coef[c], m0 = coef[C + c], b = coef[2 * C + c], m1 = coef[3 * C + c], d = coef[4 * C + c];
+    if (vec) {
+        ra_bn_nchw_apply<V>(in0, in1, out, c, C, S, j0, j1, a, m0, b, m1, d);
+    } else {
+        ra_bn_nchw_apply<1>(in0, in1, out, c, C, S, j0, j1, a, m0, b, m1, d);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// channels last
+// ------------------------------------------------------------------------------------------------
+
+// The moments of W consecutive channels c0 .. c0 + W - 1 over rows m0 + row, m0 + row + rows, ...
+// (W-wide vector loads), folded per channel in batches of K rows.
+template <int W, int V, typename T, typename A>
+RA_DEVICE void ra_bn_nhwc_moments(const T* x, ra_i64 C, ra_i64 c0, ra_i64 m0, ra_i64 m1, int row, int rows, A* n,
+                                  A* mean, A* m2) {
+    constexpr int K = 2 * RA_BN_UNROLL;
+    for (ra_i64 base = m0 + row; base < m1; base += (ra_i64)rows * K) {
+        A vals[K * W];
+        const ra_i64 left = (m1 - base + rows - 1) / rows;
+        const int valid = left < K ? (int)left : K;
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            if (u < valid) ra_bn_load<T, W>(x + (base + (ra_i64)u * rows) * C + c0, vals + u * W);
+        }
+#pragma unroll
+        for (int i = 0; i < W; ++i) {
+            A column[K];
+#pragma unroll
+            for (int u = 0; u < K; ++u) column[u] = vals[u * W + i];
+            ra_bn_fold<K>(n[i], mean[i], m2[i], column, valid);
+        }
+    }
+}
+
+// Statistics channels last: block (y, t) of grid (Y, T), threads rows x cols; thread (row, col)
+// takes channels t * cols * W + col * W .. + W - 1 (W = the vector width when vec, else 1) over
+// rows row, row + rows, ... of its split. The finishing block of a tile sees its cols * W channels
+// as columns of a (BLOCK / (cols W)) x (cols W) thread grid.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra_i64 chunk, int vec,
+                        typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
+                        const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                        const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                        typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                        typename ra_traits<T>::acc* RA_RESTRICT running_var, typename ra_traits<T>::acc momentum,
+                        typename ra_traits<T>::acc eps, typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                        typename ra_traits<T>::acc* RA_RESTRICT save_invstd,
+                        typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N;
+    __shared__ A sn[RA_BN_BLOCK], smean[RA_BN_BLOCK], sm2[RA_BN_BLOCK];
+    __shared__ int flag;
+    const int width = vec ? V : 1;
+    const int rows = RA_BN_BLOCK / cols, row = (int)threadIdx.x / cols, col = (int)threadIdx.x % cols;
+    const ra_i64 tile = (ra_i64)cols * width;
+    const ra_i64 y = blockIdx.x, splits = gridDim.x, c0 = (ra_i64)blockIdx.y * tile + (ra_i64)col * width;
+    const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
+    A n[V], mean[V], m2[V];
+#pragma unroll
+    for (int i = 0; i < V; ++i) n[i] = mean[i] = m2[i] = A(0);
+    if (c0 < C) {
+        if (vec) {
+            ra_bn_nhwc_moments<V, V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
+        } else {
+            ra_bn_nhwc_moments<1, V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+        if (i < width) {  // uniform over the block: the tree's barriers are reached by every thread
+            ra_bn_tree_merge(n[i], mean[i], m2[i], row, rows, col, cols, sn, smean, sm2);
+            if (row == 0 && c0 + i < C) {
+                part[2 * ((c0 + i) * splits + y)] = mean[i];
+                part[2 * ((c0 + i) * splits + y) + 1] = m2[i];
+            }
+        }
+    }
+    if (!ra_bn_last_block(tickets + blockIdx.y, (unsigned int)splits, &flag)) return;
+    const int fcols = (int)tile, frows = RA_BN_BLOCK / fcols;
+    const int frow = (int)threadIdx.x / fcols, fcol = (int)threadIdx.x % fcols;
+    ra_bn_finish_stats_cols((ra_i64)blockIdx.y * tile + fcol, C, part, splits, M, chunk, frow, frows, fcol, fcols, sn,
+                            smean, sm2, weight, bias, running_mean, running_var, momentum, eps, save_mean, save_invstd,
+                            coef);
+}
+
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_backward_reduce_nhwc(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols,
+                                  ra_i64 chunk, typename ra_traits<T>::acc* RA_RESTRICT part,
+                                  unsigned int* RA_RESTRICT tickets,
+                                  const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                                  const typename ra_traits<T>::acc* RA_RESTRICT mean,
+                                  const typename ra_traits<T>::acc* RA_RESTRICT invstd, int training,
+                                  typename ra_traits<T>::acc* RA_RESTRICT grad_weight,
+                                  typename ra_traits<T>::acc* RA_RESTRICT grad_bias,
+                                  typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int K = 2 * RA_BN_UNROLL;
+    __shared__ A sa[RA_BN_BLOCK], sb[RA_BN_BLOCK];
+    __shared__ int flag;
+    const int rows = RA_BN_BLOCK / cols, row = (int)threadIdx.x / cols, col = (int)threadIdx.x % cols;
+    const ra_i64 y = blockIdx.x, splits = gridDim.x, c = (ra_i64)blockIdx.y * cols + col;
+    const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
+    A s1 = A(0), s2 = A(0);
+    if (c < C) {
+        const A mu = mean[c];
+        for (ra_i64 base = m0 + row; base < m1; base += (ra_i64)rows * K) {
+            A g[K], h[K];
+#pragma unroll
+            for (int u = 0; u < K; ++u) {
+                const ra_i64 m = base + (ra_i64)u * rows;
+                g[u] = m < m1 ? ra_traits<T>::to_acc(dy[m * C + c]) : A(0);
+                h[u] = m < m1 ? ra_traits<T>::to_acc(x[m * C + c]) - mu : A(0);
+            }
+#pragma unroll
+            for (int u = 0; u < K; ++u) {
+                s1 += g[u];
+                s2 += g[u] * h[u];
+            }
+        }
+    }
+    ra_bn_tree_sum(s1, s2, row, rows, col, cols, sa, sb);
+    if (row == 0 && c < C) {
+        part[2 * (c * splits + y)] = s1;
+        part[2 * (c * splits + y) + 1] = s2;
+    }
+    if (!ra_bn_last_block(tickets + blockIdx.y, (unsigned int)splits, &flag)) return;
+    s1 = s2 = A(0);
+    if (c < C) {
+        ra_bn_partials(part, c * splits, (ra_i64)row, splits, (ra_i64)rows, [&](ra_i64, A a, A b) {
+            s1 += a;
+            s2 += b;
+        });
+    }
+    ra_bn_tree_sum(s1, s2, row, rows, col, cols, sa, sb);
+    if (row == 0 && c < C) ra_bn_backward_coefs(c, C, s1, s2, A(M), weight, mean, invstd, training, grad_weight,
+                                                grad_bias, coef);
+}
+
+template <int W, typename T, typename A>
+RA_DEVICE void ra_bn_nhwc_apply(const T* in0, const T* in1, T* out, ra_i64 C, ra_i64 c0, ra_i64 m0, ra_i64 m1, int row,
+                                int rows, const A* coef) {
+    constexpr int K = 2 * RA_BN_UNROLL;
+    A a[W], o0[W], b[W], o1[W], d[W];
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+        a[i] = coef[c0 + i];
+        o0[i] = coef[C + c0 + i];
+        b[i] = coef[2 * C + c0 + i];
+        o1[i] = coef[3 * C + c0 + i];
+        d[i] = coef[4 * C + c0 + i];
+    }
+    const ra_i64 last = m0 + row + (m1 - 1 - m0 - row) / rows * rows;
+    for (ra_i64 top = last; top >= m0; top -= (ra_i64)rows * K) {
+        A p[K * W], q[K * W];
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            const ra_i64 m = top - (ra_i64)u * rows;
+            if (m >= m0) {
+                ra_bn_load<T, W>(in0 + m * C + c0, p + u * W);
+                if (in1 != nullptr) ra_bn_load<T, W>(in1 + m * C + c0, q + u * W);
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < K; ++u) {
+            const ra_i64 m = top - (ra_i64)u * rows;
+            if (m < m0) continue;
+#pragma unroll
+            for (int i = 0; i < W; ++i) {
+                const A r = a[i] * (p[u * W + i] - o0[i]) + d[i];
+                p[u * W + i] = in1 != nullptr ? r + b[i] * (q[u * W + i] - o1[i]) : r;
+            }
+            ra_bn_store<T, W>(out + m * C + c0, p + u * W);
+        }
+    }
+}
+
+// out = a (in0 - m0) + b (in1 - m1) + d per channel (in1 may be null), on the statistics' grid
+// and thread layout (channels per thread: the vector width when vec, else 1), each thread's rows
+// backwards.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_apply_nhwc(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* RA_RESTRICT out, ra_i64 M, ra_i64 C,
+                        int cols, ra_i64 chunk, int vec, const typename ra_traits<T>::acc* RA_RESTRICT coef) {
+    constexpr int V = ra_bn_vec<T>::N;
+    const int width = vec ? V : 1;
+    const int rows = RA_BN_BLOCK / cols, row = (int)threadIdx.x / cols, col = (int)threadIdx.x % cols;
+    const ra_i64 y = blockIdx.x, c0 = (ra_i64)blockIdx.y * cols * width + (ra_i64)col * width;
+    const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
+    if (c0 >= C || m0 + row >= m1) return;
+    if (vec) {
+        ra_bn_nhwc_apply<V>(in0, in1, out, C, c0, m0, m1, row, rows, coef);
+    } else {
+        ra_bn_nhwc_apply<1>(in0, in1, out, C, c0, m0, m1, row, rows, coef);
+    }
+}
+
+// Inference coefficients from the running statistics: invstd = 1/sqrt(var + eps),
+// out = w invstd (x - mean) + b.
+template <typename A>
+__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+ra_miopen_bn_inference_coefs(ra_i64 C, const A* RA_RESTRICT running_mean, const A* RA_RESTRICT running_var,
+                             const A* RA_RESTRICT weight, const A* RA_RESTRICT bias, A eps, A* RA_RESTRICT invstd,
+                             A* RA_RESTRICT coef) {
+    const ra_i64 c = ra_global_thread_id();
+    if (c >= C) return;
+    const A is = ra_bn_rsqrt(running_var[c] + eps);
+    invstd[c] = is;
+    ra_bn_set_coefs(coef, c, C, weight != nullptr ? weight[c] * is : is, running_mean[c], A(0), A(0),
+                    bias != nullptr ? bias[c] : A(0));
+}

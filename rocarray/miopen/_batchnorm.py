@@ -1,0 +1,318 @@
+"""Batch normalization: training forward (batch statistics, running averages), inference forward
+and backward (``batchnorm.hip``).
+
+Design
+------
+A tensor is viewed as channels first, ``(N, C, S)`` with ``S`` the product of the spatial sizes,
+or channels last, ``(M, C)`` with ``M = N * S`` rows; an ``(N, C)`` input is the channels-last
+view in either layout. One grid serves every kernel of a call: channels first, a block per
+(channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
+of channels). The splits are sized so the grid fills the device about once.
+
+Training forward: two launches. The statistics kernel reads the input once (per-thread batches
+folded with Chan et al.'s pairwise update, then a tree across the block; the last block of each
+channel merges the splits' partials in split order) and writes the saved mean and inverse
+standard deviation, the running averages and the per-channel affine coefficients; the
+normalize kernel then walks each block's range backwards, so it starts on data the statistics
+pass left in L2. Backward: a reduction kernel (sums of ``dy`` and ``dy (x - mean)``, same
+scheme) that also writes the weight and bias gradients and the ``dx`` coefficients, then the
+elementwise kernel. Inference: a per-channel coefficient kernel, then the elementwise kernel.
+Statistics and sums run in float32 for 16-bit data and in float64 for float64 data; results do
+not depend on timing (no floating-point atomics).
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans
+from rocarray._core.workspace import workspaces
+
+SOURCE = "miopen/batchnorm.hip"
+#: Threads per block (``RA_BN_BLOCK``).
+BLOCK = 256
+#: Elements a thread folds per batch: vectors of ``UNROLL`` (channels first) or ``2 * UNROLL``
+#: rows (channels last) (``RA_BN_UNROLL``).
+UNROLL = 4
+#: Resident blocks per multiprocessor the split count aims at (2048 threads).
+BLOCKS_PER_MULTIPROCESSOR = 8
+#: Most channels (columns) of a channels-last tile: 128 bytes of float32 per row of a warp, and
+#: few enough that the finishing block of a tile merges many splits' partials per channel in
+#: parallel (eight rows of threads per column).
+COLUMN_TILE = 32
+#: Threads across a channels-last tile of 16-byte vectors (128 bytes of each row).
+VECTOR_LANES = 8
+
+_STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
+_KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc")
+
+
+def instantiations():
+    """Every name expression launched."""
+    names = [f"ra_miopen_bn_{k}<{t}>" for k in _KERNELS for t in _STORAGE]
+    return sorted(names + ["ra_miopen_bn_inference_coefs<float>", "ra_miopen_bn_inference_coefs<double>"])
+
+
+_compile.register(SOURCE, instantiations())
+_FAMILY = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+
+def acc_dtype(dtype):
+    """The dtype statistics, sums and per-channel parameters are kept in: float64 for float64
+    data, float32 otherwise."""
+    return numpy.dtype(numpy.float64) if numpy.dtype(dtype) == numpy.float64 else numpy.dtype(numpy.float32)
+
+
+def _vector(dtype):
+    return max(1, 16 // numpy.dtype(dtype).itemsize)
+
+
+class Geometry:
+    """The grid of one call: ``view`` ``'nchw'`` (``outer=N``, ``inner=S``) or ``'nhwc'``
+    (``outer=M`` rows; ``cols`` threads across a tile, each on ``width`` adjacent channels:
+    16-byte vectors when ``vec``), ``C`` channels, ``splits`` and ``chunk`` (elements of a
+    channel, or rows, per split)."""
+
+    __slots__ = ("view", "outer", "C", "inner", "cols", "width", "vec", "splits", "chunk", "grid", "tickets",
+                 "count")
+
+    def __init__(self, view, outer, C, inner, cols, splits, chunk, grid, tickets, width=1):
+        self.view, self.outer, self.C, self.inner, self.cols = view, outer, C, inner, cols
+        self.splits, self.chunk, self.grid, self.tickets = splits, chunk, grid, tickets
+        self.width, self.vec = width, width > 1
+        self.count = outer * inner  # elements per channel
+
+    def __repr__(self):
+        return (f"Geometry({self.view!r}, outer={self.outer}, C={self.C}, inner={self.inner}, cols={self.cols}, "
+                f"width={self.width}, splits={self.splits}, chunk={self.chunk})")
+
+
+def view_of(shape, layout):
+    """``('nchw', N, C, S)`` or ``('nhwc', M, C, 1)`` for a tensor ``shape`` in ``layout``."""
+    shape = tuple(int(v) for v in shape)
+    if len(shape) == 2:
+        return "nhwc", shape[0], shape[1], 1
+    spatial = int(numpy.prod(shape[2:] if layout == "NCHW" else shape[1:-1], dtype=numpy.int64))
+    if layout == "NCHW":
+        return "nchw", shape[0], shape[1], spatial
+    return "nhwc", shape[0] * spatial, shape[-1], 1
+
+
+def geometry(shape, layout, dtype, resident, vec=False):
+    """The :class:`Geometry` of a call on a device holding ``resident`` blocks of the statistics
+    kernel at once: the grid fills it once (a partial second wave would double the time).
+    ``vec``: channels last, threads take 16-byte vectors of channels (C a multiple of the
+    vector width, arrays 16-byte aligned; the forward's kernels only)."""
+    view, outer, C, inner = view_of(shape, layout)
+    target = max(1, int(resident))
+    if view == "nchw":
+        per_channel, vec = outer * inner, _vector(dtype)
+        most = max(1, -(-per_channel // (BLOCK * UNROLL * vec)))
+        splits = max(1, min(target // max(C, 1), most, 65535))
+        chunk = -(-per_channel // splits)
+        chunk = max(vec, -(-chunk // vec) * vec)
+        splits = max(1, -(-per_channel // chunk))
+        return Geometry(view, outer, C, inner, 1, splits, chunk, (C, splits), C)
+    width = _vector(dtype) if vec and C % _vector(dtype) == 0 else 1
+    lanes = -(-C // width)
+    cols = min(VECTOR_LANES if width > 1 else COLUMN_TILE, 1 << max(0, (lanes - 1).bit_length()))
+    tiles = -(-C // (cols * width))
+    rows = BLOCK // cols
+    most = max(1, -(-outer // (rows * 2 * UNROLL)))
+    splits = max(1, min(target // tiles, most, 1 << 30))
+    chunk = max(1, -(-outer // splits))
+    splits = max(1, -(-outer // chunk))
+    return Geometry(view, outer, C, 1, cols, splits, chunk, (splits, tiles), tiles, width)
+
+
+def resident_blocks(name, dev):
+    """Blocks of kernel ``name`` resident at once on ``dev`` (the occupancy API; at most
+    :data:`BLOCKS_PER_MULTIPROCESSOR` per multiprocessor, that many where the API is missing)."""
+    per_mp = kernels.occupancy(_FAMILY[name].function(dev), BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+    return per_mp * backend.device_info(dev).multiprocessors
+
+
+def _plan(x, layout, vec=False):
+    dev = x.data.device_id
+    key = ("miopen.batchnorm", tuple(x.shape), layout, x.dtype, bool(vec), dev)
+
+    def build():
+        view = view_of(x.shape, layout)[0]
+        resident = resident_blocks(f"ra_miopen_bn_stats_{view}<{dtypes.ctype(x.dtype)}>", dev)
+        return geometry(x.shape, layout, x.dtype, resident, vec)
+    return plans.cache.lookup(key, build)
+
+
+def _null(a):
+    return numpy.uint64(0) if a is None else a
+
+
+def _aligned(*arrays):
+    return all(a is None or a.data.ptr % 16 == 0 for a in arrays)
+
+
+def _scratch(geo, acc, dev):
+    """Partials (2 per channel and split), tickets (kept zero) and the 5 C coefficients."""
+    part = workspaces.scratch("miopen.batchnorm.partials", 2 * geo.C * geo.splits * acc.itemsize, dev)
+    tickets = workspaces.counters("miopen.batchnorm.tickets", 4 * geo.tickets, dev)
+    coef = workspaces.scratch("miopen.batchnorm.coefficients", 5 * geo.C * acc.itemsize, dev)
+    return (part[: 2 * geo.C * geo.splits * acc.itemsize].view(acc), tickets,
+            coef[: 5 * geo.C * acc.itemsize].view(acc))
+
+
+def _apply(geo, in0, in1, out, coef, dev):
+    kernel = _FAMILY[f"ra_miopen_bn_apply_{geo.view}<{dtypes.ctype(in0.dtype)}>"]
+    i64 = numpy.int64
+    if geo.view == "nchw":
+        vec = int(geo.inner % _vector(in0.dtype) == 0 and _aligned(in0, in1, out))
+        kernel(dev, geo.grid, (in0, _null(in1), out, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk),
+                               numpy.int32(vec), coef))
+    else:
+        kernel(dev, geo.grid, (in0, _null(in1), out, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols),
+                               i64(geo.chunk), numpy.int32(geo.vec), coef))
+
+
+def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momentum=0.1, eps=1e-5, *,
+                               layout="NCHW", out=None):
+    """Batch normalization with the batch's statistics; running averages updated in place.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Contiguous ``(N, C, *spatial)`` (``layout='NCHW'``) or ``(N, *spatial, C)`` (``'NHWC'``),
+        or ``(N, C)``; float16, bfloat16, float32 or float64; more than one element per channel.
+    weight, bias : cupy.ndarray or None
+        ``(C,)`` in :func:`acc_dtype` (float32, float64 for float64 data); None: 1 and 0.
+    running_mean, running_var : cupy.ndarray or None
+        ``(C,)`` in :func:`acc_dtype`, both or neither; updated in place as torch does:
+        ``(1 - momentum) r + momentum s`` with the batch mean and the unbiased batch variance.
+    momentum, eps : float
+    layout : {'NCHW', 'NHWC'}
+    out : cupy.ndarray, optional
+        Output of ``x``'s shape and dtype (contiguous); a new array otherwise.
+
+    Returns
+    -------
+    y : cupy.ndarray
+        ``(x - mean) / sqrt(var + eps) * weight + bias`` (biased batch variance), ``x``'s dtype.
+    mean, invstd : cupy.ndarray
+        ``(C,)`` in :func:`acc_dtype`: the batch mean and ``1 / sqrt(var + eps)``, what
+        :func:`batchnorm_backward` takes.
+
+    Notes
+    -----
+    Arguments are not checked (the ``rocarray.nn`` façade does).
+    """
+    cupy = backend.cupy()
+    dev = x.data.device_id
+    acc = acc_dtype(x.dtype)
+    with launch.on_device(dev):
+        y = cupy.empty(x.shape, x.dtype) if out is None else out
+        geo = _plan(x, layout, _aligned(x, y))
+        mean = cupy.empty(geo.C, acc)
+        invstd = cupy.empty(geo.C, acc)
+        if x.size == 0:
+            return y, mean, invstd
+        part, tickets, coef = _scratch(geo, acc, dev)
+        kernel = _FAMILY[f"ra_miopen_bn_stats_{geo.view}<{dtypes.ctype(x.dtype)}>"]
+        i64, a = numpy.int64, acc.type
+        tail = (part, tickets, _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum), a(eps),
+                mean, invstd, coef)
+        if geo.view == "nchw":
+            vec = int(geo.inner % _vector(x.dtype) == 0 and _aligned(x))
+            kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk), numpy.int32(vec))
+                   + tail)
+        else:
+            kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols), i64(geo.chunk),
+                                   numpy.int32(geo.vec)) + tail)
+        _apply(geo, x, None, y, coef, dev)
+    return y, mean, invstd
+
+
+def batchnorm_forward_inference(x, weight, bias, running_mean, running_var, eps=1e-5, *, layout="NCHW", out=None):
+    """Batch normalization with fixed (running) statistics.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        As :func:`batchnorm_forward_training`.
+    weight, bias : cupy.ndarray or None
+        ``(C,)`` in :func:`acc_dtype`; None: 1 and 0.
+    running_mean, running_var : cupy.ndarray
+        ``(C,)`` in :func:`acc_dtype`.
+    eps : float
+    layout : {'NCHW', 'NHWC'}
+    out : cupy.ndarray, optional
+
+    Returns
+    -------
+    y : cupy.ndarray
+        ``(x - running_mean) / sqrt(running_var + eps) * weight + bias`` in ``x``'s dtype.
+    invstd : cupy.ndarray
+        ``1 / sqrt(running_var + eps)``, ``(C,)`` in :func:`acc_dtype` (with ``running_mean``,
+        what :func:`batchnorm_backward` takes with ``training=False``).
+    """
+    cupy = backend.cupy()
+    dev = x.data.device_id
+    acc = acc_dtype(x.dtype)
+    with launch.on_device(dev):
+        y = cupy.empty(x.shape, x.dtype) if out is None else out
+        geo = _plan(x, layout, _aligned(x, y))
+        invstd = cupy.empty(geo.C, acc)
+        if geo.C == 0:
+            return y, invstd
+        coef = _scratch(geo, acc, dev)[2]
+        _FAMILY[f"ra_miopen_bn_inference_coefs<{dtypes.ctype(acc)}>"](
+            dev, (-(-geo.C // BLOCK),), (numpy.int64(geo.C), running_mean, running_var, _null(weight), _null(bias),
+                                         acc.type(eps), invstd, coef))
+        if x.size:
+            _apply(geo, x, None, y, coef, dev)
+    return y, invstd
+
+
+def batchnorm_backward(dy, x, weight, mean, invstd, *, training=True, layout="NCHW"):
+    """Gradients of batch normalization.
+
+    Parameters
+    ----------
+    dy, x : cupy.ndarray
+        Contiguous, one shape and dtype (as :func:`batchnorm_forward_training`).
+    weight : cupy.ndarray or None
+        ``(C,)`` in :func:`acc_dtype`.
+    mean, invstd : cupy.ndarray
+        ``(C,)`` in :func:`acc_dtype`: the forward's batch statistics (``training=True``), or the
+        running mean and ``1 / sqrt(running_var + eps)`` (``training=False``: the statistics are
+        constants).
+    training : bool
+    layout : {'NCHW', 'NHWC'}
+
+    Returns
+    -------
+    grad_input : cupy.ndarray
+        ``x``'s shape and dtype.
+    grad_weight : cupy.ndarray or None
+        ``sum(dy * (x - mean) * invstd)`` per channel in :func:`acc_dtype`; None without weight.
+    grad_bias : cupy.ndarray
+        ``sum(dy)`` per channel in :func:`acc_dtype`.
+    """
+    cupy = backend.cupy()
+    dev = x.data.device_id
+    acc = acc_dtype(x.dtype)
+    with launch.on_device(dev):
+        geo = _plan(x, layout)
+        dx = cupy.empty(x.shape, x.dtype)
+        grad_weight = cupy.zeros(geo.C, acc) if weight is not None else None
+        grad_bias = cupy.zeros(geo.C, acc)
+        if x.size == 0:
+            return dx, grad_weight, grad_bias
+        part, tickets, coef = _scratch(geo, acc, dev)
+        kernel = _FAMILY[f"ra_miopen_bn_backward_reduce_{geo.view}<{dtypes.ctype(x.dtype)}>"]
+        i64 = numpy.int64
+        tail = (part, tickets, _null(weight), mean, invstd, numpy.int32(bool(training)), _null(grad_weight), grad_bias,
+                coef)
+        if geo.view == "nchw":
+            vec = int(geo.inner % _vector(x.dtype) == 0 and _aligned(dy, x))
+            kernel(dev, geo.grid, (dy, x, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk),
+                                   numpy.int32(vec)) + tail)
+        else:
+            kernel(dev, geo.grid, (dy, x, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols), i64(geo.chunk)) + tail)
+        _apply(geo, dy, x if training else None, dx, coef, dev)
+    return dx, grad_weight, grad_bias

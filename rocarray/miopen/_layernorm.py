@@ -1,0 +1,178 @@
+"""Layer normalization of the rows of a contiguous ``(R, D)`` view (``layernorm.hip``).
+
+Design
+------
+A row belongs to a group of threads: a 32-thread group for rows up to 32 x 16 bytes per thread
+x 4 (eight rows per block), the whole block of 256 threads otherwise. A row that fits the
+group's registers (``RA_LN_ITEMS`` 16-byte vectors per thread) is read once and its mean and
+variance are exact sums over the registers; a longer one takes a statistics pass (Chan et al.
+merges) and a second read. The grid covers the rows once (one block per 8 rows or per row). The
+backward's input gradient is the same row scheme (two row sums); the weight and bias gradients
+are column sums over the rows by a separate kernel (splits of the rows, the last block of each
+column tile adding the partials in split order). Statistics run in float32 for 16-bit data and
+in float64 for float64.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans
+from rocarray._core.workspace import workspaces
+
+SOURCE = "miopen/layernorm.hip"
+#: Threads per block (``RA_LN_BLOCK``).
+BLOCK = 256
+#: 16-byte vectors of a row each thread keeps in registers (``RA_LN_ITEMS``).
+ITEMS = 4
+#: Threads of the narrow row group.
+WARP_GROUP = 32
+#: Most blocks of a grid-stride launch.
+MAX_GRID = 1 << 20
+BLOCKS_PER_MULTIPROCESSOR = 8
+#: Most channels (columns) of a channels-last tile: 128 bytes of float32 per row of a warp, and
+#: few enough that the finishing block of a tile merges many splits' partials per channel in
+#: parallel (eight rows of threads per column).
+COLUMN_TILE = 32
+
+_STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
+
+
+def instantiations():
+    """Every name expression launched."""
+    names = [f"ra_miopen_ln_{k}<{t}, {g}>" for k in ("forward", "backward") for t in _STORAGE
+             for g in (WARP_GROUP, BLOCK)]
+    return sorted(names + [f"ra_miopen_ln_backward_params<{t}>" for t in _STORAGE])
+
+
+_compile.register(SOURCE, instantiations())
+_FAMILY = kernels.Family(SOURCE, BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+
+
+def acc_dtype(dtype):
+    """float64 for float64 data, float32 otherwise."""
+    return numpy.dtype(numpy.float64) if numpy.dtype(dtype) == numpy.float64 else numpy.dtype(numpy.float32)
+
+
+def _vector(dtype):
+    return max(1, 16 // numpy.dtype(dtype).itemsize)
+
+
+def row_group(D, dtype):
+    """Threads per row: :data:`WARP_GROUP` when the row fits its registers, else the block."""
+    return WARP_GROUP if D <= WARP_GROUP * ITEMS * _vector(dtype) else BLOCK
+
+
+def _row_launch(D, rows, dtype, arrays):
+    group = row_group(D, dtype)
+    grid = min(MAX_GRID, max(1, -(-rows // (BLOCK // group))))
+    vec = int(D % _vector(dtype) == 0 and all(a.data.ptr % 16 == 0 for a in arrays))
+    return group, grid, vec
+
+
+def params_geometry(rows, D, resident):
+    """``(cols, splits, chunk, tiles)`` of the weight/bias gradient kernel on a device holding
+    ``resident`` of its blocks at once."""
+    cols = min(COLUMN_TILE, 1 << max(0, (D - 1).bit_length()))
+    tiles = -(-D // cols)
+    per = BLOCK // cols
+    target = max(1, int(resident))
+    most = max(1, -(-rows // (per * 8)))
+    splits = max(1, min(target // tiles, most, 1 << 30))
+    chunk = max(1, -(-rows // splits))
+    return cols, -(-rows // chunk) if rows else 1, chunk, tiles
+
+
+def _null(a):
+    return numpy.uint64(0) if a is None else a
+
+
+def layernorm_forward(x, weight, bias, eps, *, norm_size):
+    """Layer normalization of each run of ``norm_size`` trailing elements.
+
+    Parameters
+    ----------
+    x : cupy.ndarray
+        Contiguous, any shape whose size is a multiple of ``norm_size`` (rows of D =
+        ``norm_size`` elements); float16, bfloat16, float32 or float64.
+    weight, bias : cupy.ndarray or None
+        ``D`` contiguous elements in :func:`acc_dtype` (1 and 0 when None).
+    eps : float
+    norm_size : int
+        D, the elements normalized together (> 0).
+
+    Returns
+    -------
+    y : cupy.ndarray
+        ``x``'s shape and dtype.
+    mean, invstd : cupy.ndarray
+        ``(R,)`` in :func:`acc_dtype`: each row's mean and ``1 / sqrt(var + eps)`` (biased).
+    """
+    cupy = backend.cupy()
+    dev = x.data.device_id
+    acc = acc_dtype(x.dtype)
+    D = int(norm_size)
+    rows = x.size // D if D else 0
+    with launch.on_device(dev):
+        y = cupy.empty(x.shape, x.dtype)
+        mean, invstd = cupy.empty(rows, acc), cupy.empty(rows, acc)
+        if rows == 0 or D == 0:
+            return y, mean, invstd
+        group, grid, vec = _row_launch(D, rows, x.dtype, (x, y))
+        _FAMILY[f"ra_miopen_ln_forward<{dtypes.ctype(x.dtype)}, {group}>"](
+            dev, (grid,), (x, y, numpy.int64(rows), numpy.int64(D), numpy.int32(vec), _null(weight), _null(bias),
+                           acc.type(eps), mean, invstd))
+    return y, mean, invstd
+
+
+def layernorm_backward(dy, x, weight, mean, invstd, *, norm_size, weight_grads=True):
+    """Gradients of :func:`layernorm_forward`.
+
+    Parameters
+    ----------
+    dy, x : cupy.ndarray
+        Contiguous, one shape and dtype.
+    weight : cupy.ndarray or None
+        ``D`` elements in :func:`acc_dtype`.
+    mean, invstd : cupy.ndarray
+        ``(R,)`` in :func:`acc_dtype`, the forward's.
+    norm_size : int
+    weight_grads : bool
+        Compute the weight and bias gradients (else they are None).
+
+    Returns
+    -------
+    grad_input : cupy.ndarray
+        ``x``'s shape and dtype.
+    grad_weight, grad_bias : cupy.ndarray or None
+        ``(D,)`` in :func:`acc_dtype`: ``sum(dy * xhat)`` and ``sum(dy)`` over the rows.
+    """
+    cupy = backend.cupy()
+    dev = x.data.device_id
+    acc = acc_dtype(x.dtype)
+    D = int(norm_size)
+    rows = x.size // D if D else 0
+    i64 = numpy.int64
+    with launch.on_device(dev):
+        dx = cupy.empty(x.shape, x.dtype)
+        dw = db = None
+        if weight_grads:
+            dw, db = cupy.zeros(D, acc), cupy.zeros(D, acc)
+        if rows == 0 or D == 0:
+            return dx, dw, db
+        ct = dtypes.ctype(x.dtype)
+        group, grid, vec = _row_launch(D, rows, x.dtype, (dy, x, dx))
+        _FAMILY[f"ra_miopen_ln_backward<{ct}, {group}>"](
+            dev, (grid,), (dy, x, dx, i64(rows), i64(D), numpy.int32(vec), _null(weight), mean, invstd))
+        if weight_grads:
+            key = ("miopen.layernorm.params", rows, D, x.dtype, dev)
+            params = _FAMILY[f"ra_miopen_ln_backward_params<{ct}>"]
+
+            def build():
+                per_mp = kernels.occupancy(params.function(dev), BLOCK, BLOCKS_PER_MULTIPROCESSOR)
+                return params_geometry(rows, D, per_mp * backend.device_info(dev).multiprocessors)
+            cols, splits, chunk, tiles = plans.cache.lookup(key, build)
+            part = workspaces.scratch("miopen.layernorm.partials", 2 * D * splits * acc.itemsize, dev)
+            tickets = workspaces.counters("miopen.layernorm.tickets", 4 * tiles, dev)
+            params(
+                dev, (splits, tiles), (dy, x, i64(rows), i64(D), numpy.int32(cols), i64(chunk), mean, invstd,
+                                       part[: 2 * D * splits * acc.itemsize].view(acc), tickets, dw, db))
+    return dx, dw, db

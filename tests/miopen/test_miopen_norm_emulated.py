@@ -1,0 +1,281 @@
+"""The normalization kernels run on the CPU through the kernel emulator (tests/kernel_emu.py),
+through their library functions, against the NumPy float64 references of norm_reference.py:
+multi-split grids (the last-block merge), both layouts, the vector and scalar paths, 16-bit
+data on the wave64 target. CPU tests: skipped where g++ is missing."""
+
+import numpy as np
+import pytest
+
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+from miopen import norm_reference as ref
+
+from rocarray import miopen
+from rocarray.miopen import _batchnorm
+
+SEED = 20261205
+
+
+def _tol(dtype):
+    return {"float64": 1e-11, "float32": 2e-5, "float16": 4e-3, "bfloat16": 3e-2}[np.dtype(dtype).name]
+
+
+def _close(got, want, dtype, scale=None):
+    got = np.asarray(got).astype(np.float64)
+    tol = _tol(dtype)
+    scale = float(np.max(np.abs(want))) if scale is None else scale
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * max(scale, 1.0))
+
+
+def _channels(layout, shape):
+    return shape[1] if layout == "NCHW" or len(shape) == 2 else shape[-1]
+
+
+# (shape, layout): nchw with a vector path and several splits per channel, an odd plane (scalar
+# path), nhwc with several row splits and a channel tile wider than C, eleven channel tiles of
+# scalars (330 float32 channels), (N, C), 32 float64 channels (the forward's vector path: two
+# tiles of 8 x 2 channels; the backward's scalar grid has 65 row splits, so the finishing block's
+# lanes read their partials in two batches), 44 float32 channels (11 vectors: a tile of 8 lanes,
+# the second one partly empty)
+BN_CASES = [((3, 2, 3000), "NCHW"), ((2, 3, 5, 7), "NCHW"), ((700, 5), "NHWC"), ((4, 5, 330), "NHWC"),
+            ((9, 6), "NCHW"), ((4100, 32), "NHWC"), ((3, 70, 44), "NHWC")]
+
+
+@pytest.mark.parametrize("shape,layout", BN_CASES)
+def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout):
+    rng = np.random.default_rng(SEED)
+    dtype = np.float32 if len(shape) == 3 else np.float64
+    C = _channels(layout, shape)
+    x = (3.0 + 2.0 * rng.standard_normal(shape)).astype(dtype)
+    acc = _batchnorm.acc_dtype(dtype)
+    w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
+    rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
+    geo = _batchnorm.geometry(shape, layout, np.dtype(dtype), 132 * _batchnorm.BLOCKS_PER_MULTIPROCESSOR)
+    dev = emulated_device
+    d_rm, d_rv = dev.array(rm), dev.array(rv)
+    y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), d_rm, d_rv, 0.1,
+                                                        1e-5, layout=layout)
+    want = ref.batch_norm_training(x, w, b, rm, rv, 0.1, 1e-5, layout)
+    _close(y, want[0], dtype)
+    _close(mean, want[1], dtype)
+    _close(invstd, want[2], dtype)
+    _close(d_rm, want[3], dtype)
+    _close(d_rv, want[4], dtype)
+    assert shape != BN_CASES[0][0] or geo.splits > 1
+    assert shape != BN_CASES[2][0] or geo.splits > 1
+    assert shape != BN_CASES[5][0] or geo.splits > 8 * _batchnorm.BLOCK // geo.cols
+    if layout == "NHWC" and len(shape) > 2:  # the forward takes the vector path where C allows
+        stats = [launch for launch in dev.launches if "stats_nhwc" in launch.name][-1]
+        assert int(stats.args[5]) == int(C % (16 // np.dtype(dtype).itemsize) == 0)
+    dy = rng.standard_normal(shape).astype(dtype)
+    dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), dev.array(w), mean, invstd, layout=layout)
+    want = ref.batch_norm_backward(dy, x, w, np.asarray(mean), np.asarray(invstd), True, layout)
+    _close(dx, want[0], dtype)
+    _close(dw, want[1], dtype)
+    _close(db, want[2], dtype)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_batchnorm_inference_and_its_backward(emulated_device, layout):
+    rng = np.random.default_rng(SEED)
+    shape = (2, 3, 4, 5) if layout == "NCHW" else (2, 4, 5, 3)
+    x = rng.standard_normal(shape)
+    rm, rv = rng.standard_normal(3), 1 + rng.random(3)
+    dev = emulated_device
+    y, invstd = miopen.batchnorm_forward_inference(dev.array(x), None, None, dev.array(rm), dev.array(rv), 1e-3,
+                                                   layout=layout)
+    want, want_invstd = ref.batch_norm_inference(x, None, None, rm, rv, 1e-3, layout)
+    _close(y, want, "float64")
+    _close(invstd, want_invstd, "float64")
+    dy = rng.standard_normal(shape)
+    dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), None, dev.array(rm), invstd, training=False,
+                                           layout=layout)
+    want = ref.batch_norm_backward(dy, x, None, rm, want_invstd, False, layout)
+    assert dw is None
+    _close(dx, want[0], "float64")
+    _close(db, want[2], "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_batchnorm_16bit_on_wave64(emulated_wave64_device, dtype):
+    ml_dtypes = pytest.importorskip("ml_dtypes") if dtype == "bfloat16" else None
+    dt = np.dtype(ml_dtypes.bfloat16) if ml_dtypes else np.dtype(dtype)
+    rng = np.random.default_rng(SEED)
+    dev = emulated_wave64_device
+    for shape, layout in (((2, 3, 40), "NCHW"), ((50, 6), "NHWC"), ((20, 3, 16), "NHWC")):
+        C = _channels(layout, shape)
+        x = rng.standard_normal(shape).astype(dt)
+        w = rng.standard_normal(C).astype(np.float32)
+        y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), None, None, None, 0.1, 1e-5,
+                                                            layout=layout)
+        assert y.dtype == dt and mean.dtype == np.float32
+        want = ref.batch_norm_training(x.astype(np.float64), w, None, None, None, 0.1, 1e-5, layout)
+        _close(y, want[0], dt)
+        _close(mean, want[1], "float32", scale=1.0)
+        dy = rng.standard_normal(shape).astype(dt)
+        dx, dw, db = miopen.batchnorm_backward(dev.array(dy), dev.array(x), dev.array(w), mean, invstd, layout=layout)
+        want = ref.batch_norm_backward(dy.astype(np.float64), x.astype(np.float64), w, np.asarray(mean),
+                                       np.asarray(invstd), True, layout)
+        _close(dx, want[0], dt)
+        _close(dw, want[1], "float32", scale=10.0)
+
+
+# (rows, D, dtype): 32-thread groups with the vector and the scalar path (several row splits of
+# the weight-gradient kernel), a block per row from registers (three column tiles), a block per
+# row streaming a row longer than the registers
+LN_CASES = [(70, 40, "float32"), (9, 37, "float64"), (3, 600, "float32"), (2, 4100, "float32")]
+
+
+def _layer_norm_case(dev, rng, rows, D, dtype, with_weight=True):
+    dt = np.dtype(dtype)
+    x = (1.5 + rng.standard_normal((rows, D))).astype(dt)
+    acc = np.float64 if dt == np.float64 else np.float32
+    w = rng.standard_normal(D).astype(acc) if with_weight else None
+    b = rng.standard_normal(D).astype(acc) if with_weight else None
+    y, mean, invstd = miopen.layernorm_forward(dev.array(x), None if w is None else dev.array(w),
+                                               None if b is None else dev.array(b), 1e-5, norm_size=D)
+    want = ref.layer_norm(x.astype(np.float64), 1, w, b, 1e-5)
+    _close(y, want[0], dt)
+    _close(mean, want[1].ravel(), "float32" if dt.itemsize == 2 else dt, scale=1.0)
+    _close(invstd, want[2].ravel(), "float32" if dt.itemsize == 2 else dt, scale=1.0)
+    dy = rng.standard_normal((rows, D)).astype(dt)
+    dx, dw, db = miopen.layernorm_backward(dev.array(dy), dev.array(x), None if w is None else dev.array(w), mean,
+                                           invstd, norm_size=D)
+    want = ref.layer_norm_backward(dy.astype(np.float64), x.astype(np.float64), 1, np.asarray(mean),
+                                   np.asarray(invstd), w)
+    _close(dx, want[0], dt)
+    wide = "float32" if dt.itemsize == 2 else dt
+    _close(dw, want[1], wide, scale=float(np.abs(want[1]).max()) * 4)
+    _close(db, want[2], wide, scale=float(np.abs(want[2]).max()) * 4)
+
+
+@pytest.mark.parametrize("rows,D,dtype", LN_CASES)
+def test_layernorm_forward_and_backward(emulated_device, rows, D, dtype):
+    _layer_norm_case(emulated_device, np.random.default_rng(SEED), rows, D, dtype)
+
+
+def test_layernorm_16bit_on_wave64(emulated_wave64_device):
+    # 32-thread groups inside 64-lane wavefronts; five rows leave groups of the last wave idle
+    rng = np.random.default_rng(SEED)
+    _layer_norm_case(emulated_wave64_device, rng, 5, 64, "float16")
+    _layer_norm_case(emulated_wave64_device, rng, 2, 301, "float16", with_weight=False)
+    try:
+        import ml_dtypes
+    except ImportError:
+        return
+    _layer_norm_case(emulated_wave64_device, rng, 3, 600, ml_dtypes.bfloat16)
+
+
+# (shape, groups, layout): channels first with several splits per group (vector path) and an
+# odd plane (scalar path), channels last with vector runs and with odd groups, (N, C)
+GN_CASES = [((2, 4, 2100), 2, "NCHW", "float32"), ((2, 6, 3, 5), 3, "NCHW", "float64"),
+            ((2, 5, 3, 8), 2, "NHWC", "float32"), ((3, 7, 9), 3, "NHWC", "float64"), ((5, 6), 3, "NCHW", "float64")]
+
+
+@pytest.mark.parametrize("shape,groups,layout,dtype", GN_CASES)
+def test_groupnorm_forward_and_backward(emulated_device, shape, groups, layout, dtype):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_device
+    C = _channels(layout, shape)
+    x = (2.0 + rng.standard_normal(shape)).astype(dtype)
+    w, b = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
+    y, mean, invstd = miopen.groupnorm_forward(dev.array(x), groups, dev.array(w), dev.array(b), 1e-5, layout=layout)
+    want = ref.group_norm(x, groups, w, b, 1e-5, layout)
+    _close(y, want[0], dtype)
+    _close(mean, want[1], dtype)
+    _close(invstd, want[2], dtype)
+    dy = rng.standard_normal(shape).astype(dtype)
+    dx, dw, db = miopen.groupnorm_backward(dev.array(dy), dev.array(x), groups, dev.array(w), mean, invstd,
+                                           layout=layout)
+    want = ref.group_norm_backward(dy, x, groups, np.asarray(mean), np.asarray(invstd), w, layout)
+    _close(dx, want[0], dtype)
+    _close(dw, want[1], dtype)
+    _close(db, want[2], dtype)
+
+
+def test_groupnorm_16bit_on_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_wave64_device
+    for shape, layout in (((2, 4, 16), "NCHW"), ((2, 3, 8), "NHWC")):
+        x = rng.standard_normal(shape).astype(np.float16)
+        y, mean, invstd = miopen.groupnorm_forward(dev.array(x), 2, None, None, 1e-5, layout=layout)
+        want = ref.group_norm(x, 2, None, None, 1e-5, layout)
+        _close(y, want[0], "float16")
+        dy = rng.standard_normal(shape).astype(np.float16)
+        dx, dw, db = miopen.groupnorm_backward(dev.array(dy), dev.array(x), 2, None, mean, invstd, layout=layout)
+        want = ref.group_norm_backward(dy, x, 2, np.asarray(mean), np.asarray(invstd), None, layout)
+        assert dw is None
+        _close(dx, want[0], "float16")
+        _close(db, want[2], "float32", scale=10.0)
+
+
+def _norm_checks():
+    from rocarray._core import harness
+
+    harness.load_all()  # the command line loads them; a test run on its own must too
+    return [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.layer_norm",
+                                                           "miopen.group_norm")]
+
+
+def test_norm_checks_and_cases_are_registered():
+    from rocarray._core import harness
+
+    assert len(_norm_checks()) == 3
+    cases = {c.name: c for c in harness.bench_cases()}
+    case = cases["miopen.bn_train_f32_64x256x56x56_nchw"]
+    assert case.bytes_moved == 2 * 4 * 64 * 256 * 56 * 56 and case.memory_bound
+    assert {"miopen.bn_train_f32_64x256x56x56_nhwc", "miopen.ln_8192x4096_f16", "miopen.ln_8192x4096_f32"} <= set(cases)
+
+
+@pytest.mark.slow  # about 100 launches of 256 emulated threads: a minute or two on two cores
+def test_norm_self_checks_pass_on_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    for check in _norm_checks():
+        check.run(rng)
+
+
+def _check_directional_derivatives(f, x, g, dx, rng, h=1e-6):
+    """sum(f(x) * g) differentiated along random directions by central differences (float64)
+    against the analytic gradient dx."""
+    for _ in range(3):
+        d = rng.standard_normal(x.shape)
+        numeric = ((f(x + h * d) - f(x - h * d)) * g).sum() / (2 * h)
+        np.testing.assert_allclose((dx * d).sum(), numeric, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("family", ["batch", "layer", "group"])
+def test_backward_matches_finite_differences(emulated_device, family):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_device
+    x = rng.standard_normal((3, 4, 5)) + 1.0
+    g = rng.standard_normal(x.shape)
+    w, b = rng.standard_normal(4), rng.standard_normal(4)
+    wl, bl = rng.standard_normal(5), rng.standard_normal(5)
+    if family == "batch":
+        def forward(v):
+            return np.asarray(miopen.batchnorm_forward_training(dev.array(v), dev.array(w), dev.array(b), None, None,
+                                                                0.1, 1e-5)[0])
+        _, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), None, None, 0.1,
+                                                            1e-5)
+        dx, dw, db = miopen.batchnorm_backward(dev.array(g), dev.array(x), dev.array(w), mean, invstd)
+    elif family == "layer":
+        def forward(v):
+            return np.asarray(miopen.layernorm_forward(dev.array(v), dev.array(wl), dev.array(bl), 1e-5,
+                                                       norm_size=5)[0])
+        _, mean, invstd = miopen.layernorm_forward(dev.array(x), dev.array(wl), dev.array(bl), 1e-5, norm_size=5)
+        dx, dw, db = miopen.layernorm_backward(dev.array(g), dev.array(x), dev.array(wl), mean, invstd, norm_size=5)
+    else:
+        def forward(v):
+            return np.asarray(miopen.groupnorm_forward(dev.array(v), 2, dev.array(w), dev.array(b), 1e-5)[0])
+        _, mean, invstd = miopen.groupnorm_forward(dev.array(x), 2, dev.array(w), dev.array(b), 1e-5)
+        dx, dw, db = miopen.groupnorm_backward(dev.array(g), dev.array(x), 2, dev.array(w), mean, invstd)
+    _check_directional_derivatives(forward, x, g, np.asarray(dx), rng)
+    y0 = forward(x)
+    # the output is affine in the bias (gradient sum(g) per channel) and in the weight
+    axes = (0, 1) if family == "layer" else (0, 2)
+    np.testing.assert_allclose(np.asarray(db), g.sum(axis=axes), rtol=1e-12, atol=1e-12)
+    scale = wl if family == "layer" else w
+    shift = bl if family == "layer" else b
+    shape = (1, 1, 5) if family == "layer" else (1, 4, 1)
+    xhat = (y0 - shift.reshape(shape)) / scale.reshape(shape)
+    np.testing.assert_allclose(np.asarray(dw), (g * xhat).sum(axis=axes), rtol=1e-9, atol=1e-9)
