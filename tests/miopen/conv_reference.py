@@ -144,3 +144,31 @@ def random_operands(rng, problem, dtype=None):
     dtype = problem.dtype if dtype is None else dtype
     return tuple(rng.standard_normal(s).astype(dtype) for s in (problem.x_shape(), problem.w_shape(),
                                                                 problem.y_shape()))
+
+
+def _eps(dtype):
+    name = np.dtype(dtype).name
+    return {"float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float32": 2.0 ** -24}.get(name, 2.0 ** -53)
+
+
+def assert_conv_close(actual, problem, x, w, y=None, accumulate="float32", slack=1.0):
+    """Check a device result of ``problem.direction`` against :func:`run` in float64, within the
+    rounding of the problem's dtype plus the accumulation error of ``terms`` products in
+    ``accumulate``, both relative to the same result computed on the absolute values (an upper
+    bound of every partial sum). ``slack`` widens it for algorithms that transform the data
+    (Winograd, FFT)."""
+    dtype = problem.dtype
+    acc = "float64" if dtype.name == "float64" else accumulate
+    expected = run(problem, x, w, y)
+    bound = run(problem, *(None if a is None else np.abs(np.asarray(a, np.float64)) for a in (x, w, y)))
+    terms = problem.c_per_group * int(np.prod(problem.filter_size))
+    if problem.direction != "forward":
+        terms = int(np.prod(problem.output_size)) * (problem.n if problem.direction == "backward_weights" else 1)
+    tol = slack * (2 * _eps(dtype) + _eps(acc) * (terms + 2)) * bound + 1e-300
+    actual = np.asarray(actual).astype(np.float64)
+    assert actual.shape == expected.shape
+    assert np.isfinite(actual).all(), "non-finite outputs (an element left unwritten?)"
+    err = np.abs(actual - expected)
+    worst = np.unravel_index(np.argmax(err - tol), err.shape)
+    assert (err <= tol).all(), (f"{int((err > tol).sum())} of {err.size} elements off; worst at {worst}: "
+                                f"{actual[worst]} vs {expected[worst]} (tolerance {tol[worst]})")

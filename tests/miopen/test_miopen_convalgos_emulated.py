@@ -1,0 +1,51 @@
+"""The convolution algorithms of the convalgos modules (implicit GEMM, Winograd, FFT) run on the
+CPU: kernels through the kernel emulator (tests/kernel_emu.py), checked against the float64
+reference (tests/miopen/conv_reference.py). Small sizes that still cross tile edges. CPU tests:
+skipped where g++ is missing."""
+
+import numpy as np
+import pytest
+
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+from miopen import conv_reference as ref
+
+from rocarray.miopen import _conv_implicit_gemm
+
+SEED = 20261205
+
+
+def _run(device, algorithm_run, p, rng, dtype=None, **kwargs):
+    x, w, _ = ref.random_operands(rng, p, dtype)
+    y = device.cupy.empty(p.y_shape(), p.dtype)  # 0xff bytes: NaN where a kernel leaves a gap
+    algorithm_run(p, device.array(x), device.array(w), y, **kwargs)
+    return x, w, y
+
+
+IGEMM_CASES = [
+    # dtype, layout, tile, problem arguments
+    ("float64", "NCHW", "small", dict(n=2, c=4, k=6, input_size=(7, 6), filter_size=3, stride=(2, 1), pad=1,
+                                      dilation=(1, 2), groups=2)),
+    ("float64", "NHWC", "small", dict(n=3, c=3, k=70, input_size=(5, 4), filter_size=(2, 3), pad=(0, 1), dilation=(2, 1))),
+    ("float32", "NHWC", "narrow", dict(n=1, c=6, k=9, input_size=(3, 4, 5), filter_size=(2, 1, 3), stride=2,
+                                       pad=(1, 0, 1), dilation=(2, 1, 1), groups=3)),
+    ("float32", "NCHW", "large", dict(n=2, c=5, k=131, input_size=(67,), filter_size=(4,), pad=2, dilation=3,
+                                      pad_after=1)),
+]
+
+
+@pytest.mark.parametrize("dtype,layout,tile,args", IGEMM_CASES)
+def test_implicit_gemm_forward(emulated_device, dtype, layout, tile, args):
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(dtype=dtype, layout=layout, **args)
+    x, w, y = _run(emulated_device, _conv_implicit_gemm.forward, p, rng, tile=tile)
+    ref.assert_conv_close(y, p, x, w)
+
+
+def test_implicit_gemm_half_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(n=2, c=6, k=10, input_size=(6, 5), filter_size=3, pad=1, groups=2, dtype="float16",
+                         layout="NHWC")
+    x, w, y = _run(emulated_wave64_device, _conv_implicit_gemm.ImplicitGemm().run, p, rng)
+    assert emulated_wave64_device.names()[-1] == _conv_implicit_gemm.kernel_name("float16", True, "narrow")
+    ref.assert_conv_close(y, p, x, w)
