@@ -10,7 +10,7 @@ from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (th
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 from miopen import conv_reference as ref
 
-from rocarray.miopen import _conv_implicit_gemm
+from rocarray.miopen import _conv_implicit_gemm, _conv_registry
 
 SEED = 20261205
 
@@ -49,3 +49,30 @@ def test_implicit_gemm_half_wave64(emulated_wave64_device):
     x, w, y = _run(emulated_wave64_device, _conv_implicit_gemm.ImplicitGemm().run, p, rng)
     assert emulated_wave64_device.names()[-1] == _conv_implicit_gemm.kernel_name("float16", True, "narrow")
     ref.assert_conv_close(y, p, x, w)
+
+
+WINOGRAD_CASES = [
+    # m, dtype, layout, problem arguments
+    (2, "float64", "NCHW", dict(n=2, c=4, k=6, input_size=(7, 6), pad=1, groups=2)),
+    (4, "float64", "NHWC", dict(n=1, c=3, k=5, input_size=(9, 11), pad=(2, 0), pad_after=(1, 2))),
+    (4, "float32", "NCHW", dict(n=2, c=5, k=3, input_size=(6, 7), pad=1)),
+    (2, "float32", "NHWC", dict(n=1, c=4, k=4, input_size=(5, 3), pad=(0, 1), groups=4)),
+]
+
+
+@pytest.mark.parametrize("m,dtype,layout,args", WINOGRAD_CASES)
+def test_winograd_forward(emulated_device, m, dtype, layout, args):
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(dtype=dtype, layout=layout, filter_size=3, **args)
+    algorithm = _conv_registry.algorithms()[f"winograd_f{m}x3"]
+    assert algorithm.applicable(p)
+    x, w, y = _run(emulated_device, algorithm.run, p, rng)
+    ref.assert_conv_close(y, p, x, w, slack=8 if m == 4 else 2)
+
+
+def test_winograd_half_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(n=2, c=6, k=4, input_size=(6, 9), filter_size=3, pad=1, groups=2, dtype="float16")
+    x, w, y = _run(emulated_wave64_device, _conv_registry.algorithms()["winograd_f4x3"].run, p, rng)
+    assert "ra_miopen_winograd_output<ra_half, 4, false>" in emulated_wave64_device.names()
+    ref.assert_conv_close(y, p, x, w, slack=8)
