@@ -10,7 +10,7 @@ from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (th
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 from miopen import conv_reference as ref
 
-from rocarray.miopen import _conv_implicit_gemm, _conv_registry
+from rocarray.miopen import _conv_fft, _conv_implicit_gemm, _conv_registry
 
 SEED = 20261205
 
@@ -76,3 +76,53 @@ def test_winograd_half_wave64(emulated_wave64_device):
     x, w, y = _run(emulated_wave64_device, _conv_registry.algorithms()["winograd_f4x3"].run, p, rng)
     assert "ra_miopen_winograd_output<ra_half, 4, false>" in emulated_wave64_device.names()
     ref.assert_conv_close(y, p, x, w, slack=8)
+
+
+FFT_CASES = [
+    # dtype, layout, problem arguments
+    ("float64", "NCHW", dict(n=2, c=4, k=6, input_size=(9, 8), filter_size=(5, 4), pad=(2, 1), groups=2)),
+    ("float64", "NHWC", dict(n=1, c=3, k=2, input_size=(13,), filter_size=(7,), stride=2, dilation=2, pad=4,
+                             pad_after=0)),
+    ("float32", "NCHW", dict(n=1, c=2, k=3, input_size=(5, 4, 6), filter_size=(3, 2, 3), stride=(1, 2, 1),
+                             pad=(1, 0, 2))),
+    ("float16", "NHWC", dict(n=2, c=3, k=4, input_size=(7, 9), filter_size=(5, 5), pad=2)),
+]
+
+
+class NumpyFft:
+    """rocfft's r2c/c2r contract on NumPy's FFT (the emulator cannot run the rocfft library's
+    host side): unnormalized transforms times ``scale``, results as device arrays."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def r2c(self, x, axes, *, scale=1.0):
+        return self.device.array(np.fft.rfftn(np.asarray(x), axes=axes) * scale)
+
+    def c2r(self, x, axes, n, *, scale=1.0):
+        s = [x.shape[a] for a in axes[:-1]] + [n]
+        return self.device.array(np.fft.irfftn(np.asarray(x), s=s, axes=axes, norm="forward") * scale)
+
+
+@pytest.mark.parametrize("dtype,layout,args", FFT_CASES)
+def test_fft_forward(emulated_device, monkeypatch, dtype, layout, args):
+    monkeypatch.setattr(_conv_fft, "rocfft", NumpyFft(emulated_device))
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(dtype=dtype, layout=layout, **args)
+    algorithm = _conv_registry.algorithms()["fft"]
+    assert algorithm.applicable(p)
+    x, w, y = _run(emulated_device, algorithm.run, p, rng)
+    ref.assert_conv_close(y, p, x, w, slack=8)
+
+
+def test_bfloat16_bits_round_to_nearest_even(emulated_device):
+    one = 1.0
+    values = np.array([one, one + 2.0 ** -8, one + 3 * 2.0 ** -8, one + 2.0 ** -8 + 2.0 ** -20, -2.5, np.inf,
+                       -np.nan, 3.0e38], np.float32)
+    bits = np.asarray(_conv_fft.bfloat16_bits(emulated_device.array(values)))
+    assert bits.dtype == np.uint16
+    assert [hex(b) for b in bits[:6]] == ["0x3f80", "0x3f80", "0x3f82", "0x3f81", "0xc020", "0x7f80"]
+    assert bits[6] & 0x7FC0 == 0x7FC0 and bits[6] >> 15 == np.signbit(values[6])
+    widened = np.asarray(_conv_fft.bfloat16_widen(emulated_device.array(bits)))
+    np.testing.assert_allclose(widened[7], 3.0e38, rtol=2.0 ** -8)
+    assert widened[0] == 1.0 and widened[2] == one + 2 * 2.0 ** -7 and np.isnan(widened[6])
