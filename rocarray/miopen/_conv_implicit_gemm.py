@@ -3,7 +3,9 @@ left operand (input pixels x (channel, tap) pairs) is gathered from ``x`` while 
 so no im2col buffer exists (kernel ``miopen/conv_implicit_gemm.hip``, which states the mapping).
 
 Every dtype (float16 and bfloat16 accumulate in float32), both layouts, groups, stride, padding
-and dilation, 1-D to 3-D. The epilogue (bias, activation) is the caller's.
+and dilation, 1-D to 3-D. float16 and bfloat16 in channels-last layout run on the matrix units
+(``mma.sync`` on NVIDIA sm_80+, MFMA on AMD CDNA; the same tiles with scalar FMAs elsewhere);
+the other problems on tiles of scalar FMAs. The epilogue (bias, activation) is the caller's.
 """
 
 import numpy
@@ -17,6 +19,10 @@ BLOCK = 256
 #: Tile shapes ``(BM, BN, BK, TM, TN)``: ``BM`` output pixels x ``BN`` output channels per block,
 #: ``BK`` reduction steps per shared-memory pass, ``TM x TN`` outputs per thread.
 TILES = {"large": (128, 128, 8, 8, 8), "small": (64, 64, 8, 4, 4), "narrow": (256, 32, 8, 8, 4)}
+#: The matrix-unit kernel's tile (pixels x output channels); its name in :func:`choose_tile`.
+MMA_TILE = (128, 128)
+#: dtypes of the matrix-unit kernel (channels-last problems).
+MMA_DTYPES = ("float16", "bfloat16")
 #: Kernel element type of each dtype name taken (bfloat16 by name: NumPy itself lacks it).
 CTYPES = {"float16": "ra_half", "bfloat16": dtypes.BFLOAT16, "float32": "float", "float64": "double"}
 #: The 64-bit fields of the kernel's ``ra_conv_geometry``, in order.
@@ -35,6 +41,11 @@ def kernel_name(dtype_name, channels_last, tile):
             f"{bm}, {bn}, {bk}, {tm}, {tn}>")
 
 
+def mma_kernel_name(dtype_name):
+    """Name expression of the matrix-unit kernel, e.g. ``'ra_miopen_conv_igemm_fwd_mma<ra_half>'``."""
+    return f"ra_miopen_conv_igemm_fwd_mma<{CTYPES[dtype_name]}>"
+
+
 def _tiles_of(dtype_name):
     # float64's 8 x 8 register tile (128 doubles per thread) would spill: never launched
     return [t for t in TILES if not (dtype_name == "float64" and t == "large")]
@@ -42,7 +53,8 @@ def _tiles_of(dtype_name):
 
 def instantiations():
     """Every name expression of the source that the library launches."""
-    return sorted(kernel_name(d, cl, t) for d in CTYPES for cl in (False, True) for t in _tiles_of(d))
+    names = [kernel_name(d, cl, t) for d in CTYPES for cl in (False, True) for t in _tiles_of(d)]
+    return sorted(names + [mma_kernel_name(d) for d in MMA_DTYPES])
 
 
 _compile.register(SOURCE, instantiations())
@@ -64,8 +76,11 @@ def geometry(problem):
 
 
 def choose_tile(problem):
-    """The tile shape of ``problem``: narrow for few output channels per group, small for little
-    work or float64, large otherwise."""
+    """The tile shape of ``problem``: ``"mma"`` (the matrix-unit kernel) for 16-bit channels-last
+    problems; else narrow for few output channels per group, small for little work or float64,
+    large otherwise."""
+    if problem.channels_last and problem.dtype.name in MMA_DTYPES:
+        return "mma"
     kg = problem.k_per_group
     if kg <= 32:
         return "narrow"
@@ -76,14 +91,19 @@ def choose_tile(problem):
 
 
 class _Plan:
-    __slots__ = ("kernel", "grid", "geometry")
+    __slots__ = ("kernel", "grid", "geometry", "mma", "chunked")
 
     def __init__(self, problem, tile):
-        bm, bn = TILES[tile][:2]
+        self.mma = tile == "mma"
+        bm, bn = MMA_TILE if self.mma else TILES[tile][:2]
         rows = problem.n * int(numpy.prod(problem.output_size))
-        self.kernel = KERNELS[kernel_name(problem.dtype.name, problem.channels_last, tile)]
+        name = (mma_kernel_name(problem.dtype.name) if self.mma
+                else kernel_name(problem.dtype.name, problem.channels_last, tile))
+        self.kernel = KERNELS[name]
         self.grid = (-(-rows // bm), -(-problem.k_per_group // bn), problem.groups)
         self.geometry = geometry(problem)
+        # 16-byte loads of 8 channels of one tap need whole groups of 8 channels
+        self.chunked = problem.c_per_group % 8 == 0
 
 
 def forward(problem, x, w, y, tile=None):
@@ -96,7 +116,8 @@ def forward(problem, x, w, y, tile=None):
     x, w, y : cupy.ndarray
         Input, weights and output of ``problem``'s dtype and shapes; ``y`` is overwritten.
     tile : str, optional
-        A key of :data:`TILES` (default: :func:`choose_tile`).
+        A key of :data:`TILES` or ``"mma"`` (default: :func:`choose_tile`); ``"mma"`` takes
+        float16/bfloat16 channels-last problems only.
     """
     if y.size == 0:
         return
@@ -104,7 +125,11 @@ def forward(problem, x, w, y, tile=None):
     device_id = x.data.device_id
     plan = plans.cache.lookup(("miopen.conv_implicit_gemm", problem.key(), tile, device_id),
                               lambda: _Plan(problem, tile))
-    plan.kernel(device_id, plan.grid, (x, w, y, plan.geometry))
+    if plan.mma:
+        vec = plan.chunked and x.data.ptr % 16 == 0 and w.data.ptr % 16 == 0
+        plan.kernel(device_id, plan.grid, (x, w, y, plan.geometry, numpy.int32(vec)))
+    else:
+        plan.kernel(device_id, plan.grid, (x, w, y, plan.geometry))
 
 
 class ImplicitGemm:

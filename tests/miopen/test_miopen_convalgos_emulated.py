@@ -44,10 +44,9 @@ def test_implicit_gemm_forward(emulated_device, dtype, layout, tile, args):
 
 def test_implicit_gemm_half_wave64(emulated_wave64_device):
     rng = np.random.default_rng(SEED)
-    p = ref.make_problem(n=2, c=6, k=10, input_size=(6, 5), filter_size=3, pad=1, groups=2, dtype="float16",
-                         layout="NHWC")
+    p = ref.make_problem(n=2, c=6, k=10, input_size=(6, 5), filter_size=3, pad=1, groups=2, dtype="float16")
     x, w, y = _run(emulated_wave64_device, _conv_implicit_gemm.ImplicitGemm().run, p, rng)
-    assert emulated_wave64_device.names()[-1] == _conv_implicit_gemm.kernel_name("float16", True, "narrow")
+    assert emulated_wave64_device.names()[-1] == _conv_implicit_gemm.kernel_name("float16", False, "narrow")
     ref.assert_conv_close(y, p, x, w)
 
 

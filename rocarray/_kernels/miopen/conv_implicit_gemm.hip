@@ -134,3 +134,308 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
         }
     }
 }
+
+// ra_miopen_conv_igemm_fwd_mma<T>: the same GEMM for T = ra_half or ra_bfloat16 in channels-last
+// layout on the matrix units (float32 accumulation, one rounding at the store).
+//  * A block of 256 threads owns a 128 (pixels) x 128 (output channels) tile of Y_g and walks r
+//    in steps of 32 through two shared-memory buffers (the next step's tiles are read from
+//    global memory into registers while the current one is multiplied, then stored to the other
+//    buffer: one barrier per step). Tiles are stored k-contiguous: row i of the A tile holds
+//    A_g[m0 + i, r0 .. r0 + 31], row j of the B tile W_g[n0 + j, r0 .. r0 + 31], each row padded
+//    by 8 elements (80 bytes) so fragment reads of 8 consecutive rows hit distinct banks.
+//  * Global loads move 8 consecutive r (16 bytes) per thread and chunk. With `vec` (CG a multiple
+//    of 8, x and w 16-byte aligned) the 8 are consecutive channels of one tap: one 16-byte load;
+//    otherwise each element is gathered on its own. Out-of-range elements are zero.
+// Backends (chosen at compile time):
+//  * NVIDIA sm_80+: 8 warps as 2 (m) x 4 (n), warp tile 64 x 32 = 4 x 4 tiles of
+//    mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}; each lane reads its fragment registers
+//    from shared memory with 32-bit loads (PTX ISA, "Matrix Fragments for mma.m16n8k16": with
+//    g = lane / 4, t = lane % 4, A register q holds (g + 8 (q & 1), 2 t + 8 (q >> 1) + {0, 1}),
+//    B register q holds (k = 2 t + 8 q + {0, 1}, n = g), D register c is (g + 8 (c >> 1), 2 t + (c & 1))).
+//  * AMD CDNA2/3 (wave64, MFMA): 4 waves as 2 x 2, wave tile 64 x 64 = 2 x 2 tiles of
+//    v_mfma_f32_32x32x8{f16,bf16_1k}: lane l holds A(l % 32, 4 (l / 32) + 0..3), B(4 (l / 32) + 0..3,
+//    l % 32) and D(8 (c / 4) + 4 (l / 32) + c % 4, l % 32) in accumulator register c.
+//  * anywhere else: the tiles multiplied with scalar float FMAs (8 x 8 outputs per thread).
+// The vendor instructions are wrapped in the primitives block below (the CPU tests run the
+// kernel with host models of exactly these wrappers).
+
+#define RA_CONV_MMA_BM 128
+#define RA_CONV_MMA_BN 128
+#define RA_CONV_MMA_BK 32
+#define RA_CONV_MMA_LD 40  // elements per shared row: BK + 8 of padding
+
+// ---- ra-conv-mma-primitives-begin ----
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+#define RA_CONV_MMA_NV 1
+#elif defined(RA_HIP) && defined(RA_AMD_MFMA) && RA_WARP_SIZE == 64 && !defined(RA_ARCH_GFX908)
+#define RA_CONV_MMA_AMD 1
+#endif
+
+#if defined(RA_CONV_MMA_NV)
+// d += a b for one 16 x 8 x 16 tile (a: the 4 A fragment registers, b0, b1: the B fragment).
+template <typename T> struct ra_conv_mma_16816;
+template <> struct ra_conv_mma_16816<ra_half> {
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+template <> struct ra_conv_mma_16816<ra_bfloat16> {
+    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+            "{%8, %9}, {%0, %1, %2, %3};\n"
+            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    }
+};
+#endif
+
+#if defined(RA_CONV_MMA_AMD)
+typedef float ra_conv_f32x16 __attribute__((ext_vector_type(16)));
+typedef _Float16 ra_conv_f16x4 __attribute__((ext_vector_type(4)));
+typedef short ra_conv_i16x4 __attribute__((ext_vector_type(4)));
+// d + a b for one 32 x 32 x 8 tile; a, b: this lane's 4 elements (bits), packed low to high.
+template <typename T> struct ra_conv_mfma_32x32x8;
+template <> struct ra_conv_mfma_32x32x8<ra_half> {
+    static RA_DEVICE ra_conv_f32x16 run(ra_u64 a, ra_u64 b, ra_conv_f32x16 d) {
+        return __builtin_amdgcn_mfma_f32_32x32x8f16(__builtin_bit_cast(ra_conv_f16x4, a),
+                                                    __builtin_bit_cast(ra_conv_f16x4, b), d, 0, 0, 0);
+    }
+};
+template <> struct ra_conv_mfma_32x32x8<ra_bfloat16> {
+    static RA_DEVICE ra_conv_f32x16 run(ra_u64 a, ra_u64 b, ra_conv_f32x16 d) {
+        return __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(__builtin_bit_cast(ra_conv_i16x4, a),
+                                                        __builtin_bit_cast(ra_conv_i16x4, b), d, 0, 0, 0);
+    }
+};
+#endif
+// ---- ra-conv-mma-primitives-end ----
+
+struct alignas(16) ra_conv_chunk { ra_u32 w[4]; };  // 8 elements of 16 bits
+
+template <typename T> RA_DEVICE float ra_conv_bits_to_float(ra_u16 bits) {
+    T v; v.bits = bits; return ra_traits<T>::to_acc(v);
+}
+
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(256)
+ra_miopen_conv_igemm_fwd_mma(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y, ra_conv_geometry g,
+                             int vec) {
+    constexpr int BM = RA_CONV_MMA_BM, BN = RA_CONV_MMA_BN, BK = RA_CONV_MMA_BK, LD = RA_CONV_MMA_LD;
+    constexpr int THREADS = 256, CHUNKS = BK / 8;  // 16-byte chunks per tile row
+    constexpr int LA = BM * CHUNKS / THREADS, LB = BN * CHUNKS / THREADS;
+    static_assert(LD % 8 == 0, "shared rows are whole 16-byte chunks");
+    __shared__ ra_conv_chunk a_tiles[2][BM * LD / 8];
+    __shared__ ra_conv_chunk b_tiles[2][BN * LD / 8];
+
+    const int tid = threadIdx.x;
+    const ra_i64 group = blockIdx.z;
+    const ra_i64 m0 = (ra_i64)blockIdx.x * BM, n0 = (ra_i64)blockIdx.y * BN;
+    const ra_i64 plane = g.out_d * g.out_h * g.out_w, rows = g.n * plane;
+    const ra_i64 red = g.cg * g.f_d * g.f_h * g.f_w;
+    const ra_i64 in_plane = g.in_d * g.in_h * g.in_w;
+    const ra_u16* xb = (const ra_u16*)x;
+    const ra_u16* wg = (const ra_u16*)w + group * g.kg * red;
+
+    // This thread's A chunks: pixel rows (fixed for the whole loop) and their input corners.
+    ra_i64 a_base[LA];
+    int a_d[LA], a_h[LA], a_w[LA];
+    bool a_ok[LA];
+#pragma unroll
+    for (int i = 0; i < LA; ++i) {
+        const ra_i64 m = m0 + (tid + i * THREADS) / CHUNKS;
+        a_ok[i] = m < rows;
+        const ra_i64 mc = a_ok[i] ? m : 0;
+        const ra_i64 nb = mc / plane, p = mc % plane;
+        const ra_i64 od = p / (g.out_h * g.out_w), oh = (p / g.out_w) % g.out_h, ow = p % g.out_w;
+        a_d[i] = (int)(od * g.stride_d - g.pad_d);
+        a_h[i] = (int)(oh * g.stride_h - g.pad_h);
+        a_w[i] = (int)(ow * g.stride_w - g.pad_w);
+        a_base[i] = nb * in_plane * g.c + group * g.cg;
+    }
+
+    ra_conv_chunk a_next[LA], b_next[LB];  // the next step's chunks, in registers
+    auto gather = [&](ra_i64 r0) {
+#pragma unroll
+        for (int i = 0; i < LA; ++i) {
+            const ra_i64 r = r0 + 8 * ((tid + i * THREADS) % CHUNKS);
+            if (vec) {
+                // 8 consecutive channels of one tap (CG % 8 == 0)
+                bool in = a_ok[i] && r < red;
+                const ra_u16* src = xb;
+                if (in) {
+                    const ra_i64 c = r % g.cg, tap = r / g.cg;
+                    const ra_i64 td = tap / (g.f_h * g.f_w), th = (tap / g.f_w) % g.f_h, tw = tap % g.f_w;
+                    const ra_i64 id = a_d[i] + td * g.dil_d, ih = a_h[i] + th * g.dil_h, iw = a_w[i] + tw * g.dil_w;
+                    in = id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
+                    src = xb + a_base[i] + ((id * g.in_h + ih) * g.in_w + iw) * g.c + c;
+                }
+                if (in) {
+                    a_next[i] = *(const ra_conv_chunk*)src;
+                } else {
+                    a_next[i].w[0] = a_next[i].w[1] = a_next[i].w[2] = a_next[i].w[3] = 0u;
+                }
+                continue;
+            }
+            ra_u16 e[8];
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                e[q] = 0;
+                const ra_i64 rq = r + q;
+                if (a_ok[i] && rq < red) {
+                    const ra_i64 c = rq % g.cg, tap = rq / g.cg;
+                    const ra_i64 td = tap / (g.f_h * g.f_w), th = (tap / g.f_w) % g.f_h, tw = tap % g.f_w;
+                    const ra_i64 id = a_d[i] + td * g.dil_d, ih = a_h[i] + th * g.dil_h, iw = a_w[i] + tw * g.dil_w;
+                    if (id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w)
+                        e[q] = xb[a_base[i] + ((id * g.in_h + ih) * g.in_w + iw) * g.c + c];
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < 4; ++q) a_next[i].w[q] = (ra_u32)e[2 * q] | ((ra_u32)e[2 * q + 1] << 16);
+        }
+#pragma unroll
+        for (int i = 0; i < LB; ++i) {
+            const int q = tid + i * THREADS;
+            const ra_i64 n = n0 + q / CHUNKS, r = r0 + 8 * (q % CHUNKS);
+            if (vec && n < g.kg && r < red) {
+                b_next[i] = *(const ra_conv_chunk*)(wg + n * red + r);  // red % 8 == 0 under vec
+                continue;
+            }
+            ra_u16 e[8];
+#pragma unroll
+            for (int p = 0; p < 8; ++p) e[p] = (n < g.kg && r + p < red) ? wg[n * red + r + p] : (ra_u16)0;
+#pragma unroll
+            for (int p = 0; p < 4; ++p) b_next[i].w[p] = (ra_u32)e[2 * p] | ((ra_u32)e[2 * p + 1] << 16);
+        }
+    };
+    auto stash = [&](int buf) {
+#pragma unroll
+        for (int i = 0; i < LA; ++i) {
+            const int q = tid + i * THREADS;
+            a_tiles[buf][(q / CHUNKS) * (LD / 8) + q % CHUNKS] = a_next[i];
+        }
+#pragma unroll
+        for (int i = 0; i < LB; ++i) {
+            const int q = tid + i * THREADS;
+            b_tiles[buf][(q / CHUNKS) * (LD / 8) + q % CHUNKS] = b_next[i];
+        }
+    };
+    // The k loop shared by every backend: step(sa, sb) multiplies one pair of tiles.
+    auto k_loop = [&](auto step) {
+        const ra_i64 steps = (red + BK - 1) / BK;
+        gather(0);
+        stash(0);
+        __syncthreads();
+        for (ra_i64 s = 0; s < steps; ++s) {
+            const int buf = (int)(s & 1);
+            if (s + 1 < steps) gather((s + 1) * BK);
+            step((const ra_u16*)a_tiles[buf], (const ra_u16*)b_tiles[buf]);
+            if (s + 1 < steps) stash(buf ^ 1);
+            __syncthreads();
+        }
+    };
+    auto store = [&](ra_i64 m, ra_i64 n, float v) {
+        if (m < rows && n < g.kg) y[m * g.k + group * g.kg + n] = ra_traits<T>::from_acc(v);
+    };
+
+#if defined(RA_CONV_MMA_NV)
+    static_assert(RA_WARP_SIZE == 32, "mma.sync is a 32-lane operation");
+    const int lane = tid % RA_WARP_SIZE, warp = tid / RA_WARP_SIZE;
+    const int wm = (warp % 2) * 64, wn = (warp / 2) * 32;
+    const int gq = lane >> 2, t = lane & 3;
+    float acc[4][4][4];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = 0; b < 4; ++b)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) acc[a][b][c] = 0.0f;
+    k_loop([&](const ra_u16* sa, const ra_u16* sb) {
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 16) {
+            ra_u32 af[4][4], bf[4][2];
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                for (int q = 0; q < 4; ++q)
+                    af[mi][q] = *(const ra_u32*)(sa + (wm + 16 * mi + gq + 8 * (q & 1)) * LD + kk + 2 * t + 8 * (q >> 1));
+#pragma unroll
+            for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+                for (int q = 0; q < 2; ++q) bf[ni][q] = *(const ra_u32*)(sb + (wn + 8 * ni + gq) * LD + kk + 2 * t + 8 * q);
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < 4; ++ni) ra_conv_mma_16816<T>::run(acc[mi][ni], af[mi], bf[ni][0], bf[ni][1]);
+        }
+    });
+#pragma unroll
+    for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                store(m0 + wm + 16 * mi + gq + 8 * (c >> 1), n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c]);
+
+#elif defined(RA_CONV_MMA_AMD)
+    const int lane = tid % RA_WARP_SIZE, warp = tid / RA_WARP_SIZE;
+    const int wm = (warp % 2) * 64, wn = (warp / 2) * 64;
+    const int li = lane & 31, lk = 4 * (lane >> 5);
+    ra_conv_f32x16 acc[2][2];
+#pragma unroll
+    for (int a = 0; a < 2; ++a)
+#pragma unroll
+        for (int b = 0; b < 2; ++b)
+#pragma unroll
+            for (int c = 0; c < 16; ++c) acc[a][b][c] = 0.0f;
+    k_loop([&](const ra_u16* sa, const ra_u16* sb) {
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 8) {
+            ra_u64 af[2], bf[2];
+#pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                af[v] = *(const ra_u64*)(sa + (wm + 32 * v + li) * LD + kk + lk);
+                bf[v] = *(const ra_u64*)(sb + (wn + 32 * v + li) * LD + kk + lk);
+            }
+#pragma unroll
+            for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < 2; ++ni) acc[mi][ni] = ra_conv_mfma_32x32x8<T>::run(af[mi], bf[ni], acc[mi][ni]);
+        }
+    });
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+#pragma unroll
+            for (int c = 0; c < 16; ++c)
+                store(m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3), n0 + wn + 32 * ni + li, acc[mi][ni][c]);
+
+#else
+    const int tx = tid % 16, ty = tid / 16;
+    float acc[8][8];
+#pragma unroll
+    for (int a = 0; a < 8; ++a)
+#pragma unroll
+        for (int b = 0; b < 8; ++b) acc[a][b] = 0.0f;
+    k_loop([&](const ra_u16* sa, const ra_u16* sb) {
+        for (int kk = 0; kk < BK; ++kk) {
+            float av[8], bv[8];
+#pragma unroll
+            for (int a = 0; a < 8; ++a) av[a] = ra_conv_bits_to_float<T>(sa[(tx + 16 * a) * LD + kk]);
+#pragma unroll
+            for (int b = 0; b < 8; ++b) bv[b] = ra_conv_bits_to_float<T>(sb[(ty + 16 * b) * LD + kk]);
+#pragma unroll
+            for (int a = 0; a < 8; ++a)
+#pragma unroll
+                for (int b = 0; b < 8; ++b) acc[a][b] = ra_fma(av[a], bv[b], acc[a][b]);
+        }
+    });
+#pragma unroll
+    for (int a = 0; a < 8; ++a)
+#pragma unroll
+        for (int b = 0; b < 8; ++b) store(m0 + tx + 16 * a, n0 + ty + 16 * b, acc[a][b]);
+#endif
+}
