@@ -1,6 +1,9 @@
-"""The implicit-GEMM convolution (``"implicit_gemm"``): the forward as one GEMM per group whose
-left operand (input pixels x (channel, tap) pairs) is gathered from ``x`` while the tile loads,
-so no im2col buffer exists (kernel ``miopen/conv_implicit_gemm.hip``, which states the mapping).
+"""The implicit-GEMM convolution (``"implicit_gemm"``), every direction: each is one GEMM per
+group whose operands are gathered from the tensors while the tiles load, so no im2col buffer
+exists (kernel ``miopen/conv_implicit_gemm.hip``, which states the mappings). The forward's rows
+are output pixels; backward data's rows are input pixels; backward weights reduces over every
+output pixel of the batch, split across blocks (partial sums in workspace scratch, added by a
+second kernel) so that small weight tensors still fill the device.
 
 Every dtype (float16 and bfloat16 accumulate in float32), both layouts, groups, stride, padding
 and dilation, 1-D to 3-D. float16 and bfloat16 in channels-last layout run on the matrix units
@@ -10,8 +13,10 @@ the other problems on tiles of scalar FMAs. The epilogue (bias, activation) is t
 
 import numpy
 
+from rocarray._core import backend
 from rocarray._core import compile as _compile
 from rocarray._core import dtypes, kernels, plans
+from rocarray._core.workspace import workspaces
 
 SOURCE = "miopen/conv_implicit_gemm.hip"
 #: Threads per block of every tile shape.
@@ -46,6 +51,22 @@ def mma_kernel_name(dtype_name):
     return f"ra_miopen_conv_igemm_fwd_mma<{CTYPES[dtype_name]}>"
 
 
+def backward_kernel_name(dtype_name, channels_last, direction, tile):
+    """Name expression of a backward kernel (``direction`` 0: data, 1: weights)."""
+    bm, bn, bk, tm, tn = TILES[tile]
+    return (f"ra_miopen_conv_igemm_bwd<{CTYPES[dtype_name]}, {'true' if channels_last else 'false'}, "
+            f"{int(direction)}, {bm}, {bn}, {bk}, {tm}, {tn}>")
+
+
+def reduce_kernel_name(dtype_name):
+    """Name expression of the kernel adding the split partial sums of backward weights."""
+    return f"ra_miopen_conv_igemm_reduce<{CTYPES[dtype_name]}>"
+
+
+#: Tile shapes of the backward kernels.
+BACKWARD_TILES = ("small", "large")
+
+
 def _tiles_of(dtype_name):
     # float64's 8 x 8 register tile (128 doubles per thread) would spill: never launched
     return [t for t in TILES if not (dtype_name == "float64" and t == "large")]
@@ -54,6 +75,9 @@ def _tiles_of(dtype_name):
 def instantiations():
     """Every name expression of the source that the library launches."""
     names = [kernel_name(d, cl, t) for d in CTYPES for cl in (False, True) for t in _tiles_of(d)]
+    names += [backward_kernel_name(d, cl, r, t) for d in CTYPES for cl in (False, True) for r in (0, 1)
+              for t in BACKWARD_TILES if t in _tiles_of(d)]
+    names += [reduce_kernel_name(d) for d in CTYPES]
     return sorted(names + [mma_kernel_name(d) for d in MMA_DTYPES])
 
 
@@ -132,6 +156,87 @@ def forward(problem, x, w, y, tile=None):
         plan.kernel(device_id, plan.grid, (x, w, y, plan.geometry))
 
 
+#: Most blocks of the reduction launch (grid-stride).
+REDUCE_GRID = 1 << 16
+#: Least reduction steps (of BK) per split of backward weights.
+MIN_SPLIT_STEPS = 32
+
+
+def backward_shape(problem, direction):
+    """``(rows, cols, reduction)`` of one group's GEMM of a backward direction (0 data, 1 weights)."""
+    taps = int(numpy.prod(problem.filter_size))
+    if direction == 0:
+        return problem.n * int(numpy.prod(problem.input_size)), problem.c_per_group, problem.k_per_group * taps
+    return problem.k_per_group, problem.c_per_group * taps, problem.n * int(numpy.prod(problem.output_size))
+
+
+def backward_tile(problem, direction):
+    """``"large"`` for much work in 16/32-bit types, else ``"small"``."""
+    rows, cols, _ = backward_shape(problem, direction)
+    large = problem.dtype.name != "float64" and rows * cols * problem.groups >= SMALL_WORK
+    return "large" if large else "small"
+
+
+def splits_for(problem, tile, multiprocessors):
+    """Splits of the backward-weights reduction: enough blocks for two per multiprocessor, each
+    split at least :data:`MIN_SPLIT_STEPS` steps long, ``groups * splits`` within the grid."""
+    bm, bn, bk = TILES[tile][:3]
+    rows, cols, red = backward_shape(problem, 1)
+    blocks = -(-rows // bm) * -(-cols // bn) * problem.groups
+    most = max(1, min(-(-red // (bk * MIN_SPLIT_STEPS)), 65535 // problem.groups))
+    return max(1, min(most, -(-2 * multiprocessors // blocks)))
+
+
+class _BackwardPlan:
+    __slots__ = ("kernel", "grid", "geometry", "split_len", "splits", "reduce", "count", "reduce_grid")
+
+    def __init__(self, problem, direction, tile, device_id):
+        bm, bn, bk = TILES[tile][:3]
+        rows, cols, red = backward_shape(problem, direction)
+        name = problem.dtype.name
+        self.kernel = KERNELS[backward_kernel_name(name, problem.channels_last, direction, tile)]
+        self.geometry = geometry(problem)
+        self.splits = 1
+        if direction == 1:
+            self.splits = splits_for(problem, tile, backend.device_info(device_id).multiprocessors)
+        per = -(-red // self.splits)
+        self.split_len = numpy.int64(-(-per // bk) * bk)  # whole tile steps per split
+        self.grid = (-(-rows // bm), -(-cols // bn), problem.groups * self.splits)
+        self.count = problem.k * cols
+        self.reduce = KERNELS[reduce_kernel_name(name)]
+        self.reduce_grid = max(1, min(REDUCE_GRID, -(-self.count // BLOCK)))
+
+
+def _backward_plan(problem, direction, device_id):
+    tile = backward_tile(problem, direction)
+    return plans.cache.lookup(("miopen.conv_implicit_gemm", problem.key(), tile, device_id),
+                              lambda: _BackwardPlan(problem, direction, tile, device_id))
+
+
+def backward_data(problem, dy, w, dx):
+    """``dx`` of a ``"backward_data"`` ``problem`` from ``dy`` and ``w`` (contiguous arrays in its
+    layout; ``dx`` is overwritten)."""
+    if dx.size == 0:
+        return
+    device_id = dy.data.device_id
+    plan = _backward_plan(problem, 0, device_id)
+    plan.kernel(device_id, plan.grid, (dy, w, dx, plan.geometry, plan.split_len))
+
+
+def backward_weights(problem, x, dy, dw):
+    """``dw`` of a ``"backward_weights"`` ``problem`` from ``x`` and ``dy`` (contiguous arrays in
+    its layout; ``dw`` is overwritten)."""
+    if dw.size == 0:
+        return
+    device_id = x.data.device_id
+    plan = _backward_plan(problem, 1, device_id)
+    acc = numpy.dtype(numpy.float64 if problem.dtype.name == "float64" else numpy.float32)
+    nbytes = plan.splits * plan.count * acc.itemsize
+    partial = workspaces.scratch("miopen.conv_igemm.partials", nbytes, device_id)[:nbytes].view(acc)
+    plan.kernel(device_id, plan.grid, (dy, x, partial, plan.geometry, plan.split_len))
+    plan.reduce(device_id, plan.reduce_grid, (partial, dw, numpy.int64(plan.count), numpy.int64(plan.splits)))
+
+
 class ImplicitGemm:
     """The ``"implicit_gemm"`` algorithm object (see :mod:`rocarray.miopen._conv_registry`)."""
 
@@ -139,10 +244,15 @@ class ImplicitGemm:
     fuses_epilogue = False
 
     def applicable(self, problem):
-        return problem.direction == "forward" and problem.dtype.name in CTYPES
+        return problem.dtype.name in CTYPES
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
-        forward(problem, x, w, y)
+        if problem.direction == "forward":
+            forward(problem, x, w, y)
+        elif problem.direction == "backward_data":
+            backward_data(problem, y, w, x)
+        else:
+            backward_weights(problem, x, y, w)
 
 
 ALGORITHMS = [ImplicitGemm()]

@@ -153,17 +153,17 @@ def _eps(dtype):
 
 def assert_conv_close(actual, problem, x, w, y=None, accumulate="float32", slack=1.0):
     """Check a device result of ``problem.direction`` against :func:`run` in float64, within the
-    rounding of the problem's dtype plus the accumulation error of ``terms`` products in
-    ``accumulate``, both relative to the same result computed on the absolute values (an upper
+    rounding of the problem's dtype plus the accumulation error of the products each element
+    sums, in ``accumulate``, both relative to the same result computed on the absolute values (an upper
     bound of every partial sum). ``slack`` widens it for algorithms that transform the data
     (Winograd, FFT)."""
     dtype = problem.dtype
     acc = "float64" if dtype.name == "float64" else accumulate
     expected = run(problem, x, w, y)
     bound = run(problem, *(None if a is None else np.abs(np.asarray(a, np.float64)) for a in (x, w, y)))
-    terms = problem.c_per_group * int(np.prod(problem.filter_size))
-    if problem.direction != "forward":
-        terms = int(np.prod(problem.output_size)) * (problem.n if problem.direction == "backward_weights" else 1)
+    taps = int(np.prod(problem.filter_size))
+    terms = {"forward": problem.c_per_group * taps, "backward_data": problem.k_per_group * taps,
+             "backward_weights": problem.n * int(np.prod(problem.output_size))}[problem.direction]
     tol = slack * (2 * _eps(dtype) + _eps(acc) * (terms + 2)) * bound + 1e-300
     actual = np.asarray(actual).astype(np.float64)
     assert actual.shape == expected.shape

@@ -125,3 +125,52 @@ def test_bfloat16_bits_round_to_nearest_even(emulated_device):
     widened = np.asarray(_conv_fft.bfloat16_widen(emulated_device.array(bits)))
     np.testing.assert_allclose(widened[7], 3.0e38, rtol=2.0 ** -8)
     assert widened[0] == 1.0 and widened[2] == one + 2 * 2.0 ** -7 and np.isnan(widened[6])
+
+
+BACKWARD_CASES = [
+    # direction, dtype, layout, problem arguments
+    ("backward_data", "float64", "NCHW", dict(n=2, c=4, k=6, input_size=(7, 6), filter_size=3, stride=(2, 1), pad=1,
+                                              dilation=(1, 2), groups=2)),
+    ("backward_data", "float32", "NHWC", dict(n=1, c=6, k=9, input_size=(3, 5, 4), filter_size=(2, 1, 3),
+                                              stride=(2, 1, 2), pad=(1, 0, 1), dilation=(2, 1, 1), groups=3)),
+    ("backward_weights", "float64", "NHWC", dict(n=3, c=4, k=6, input_size=(9, 7), filter_size=(3, 2), stride=2,
+                                                 pad=(1, 0), dilation=(1, 2), groups=2)),
+    ("backward_weights", "float32", "NCHW", dict(n=2, c=3, k=5, input_size=(31,), filter_size=(4,), pad=2,
+                                                 dilation=3, pad_after=1)),
+]
+
+
+@pytest.mark.parametrize("direction,dtype,layout,args", BACKWARD_CASES)
+def test_implicit_gemm_backward(emulated_device, monkeypatch, direction, dtype, layout, args):
+    # a short least split length, so that backward weights splits its reduction across blocks
+    monkeypatch.setattr(_conv_implicit_gemm, "MIN_SPLIT_STEPS", 1)
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(direction=direction, dtype=dtype, layout=layout, **args)
+    x, w, dy = ref.random_operands(rng, p)
+    cupy = emulated_device.cupy
+    if direction == "backward_data":
+        out = cupy.empty(p.x_shape(), p.dtype)
+        _conv_implicit_gemm.ImplicitGemm().run(p, out, emulated_device.array(w), emulated_device.array(dy))
+        ref.assert_conv_close(out, p, None, w, dy)
+    else:
+        out = cupy.empty(p.w_shape(), p.dtype)
+        _conv_implicit_gemm.ImplicitGemm().run(p, emulated_device.array(x), out, emulated_device.array(dy))
+        assert emulated_device.launches[-2].grid[2] > p.groups  # the reduction was split
+        ref.assert_conv_close(out, p, x, None, dy)
+
+
+@pytest.mark.parametrize("direction", ["backward_data", "backward_weights"])
+def test_implicit_gemm_backward_half_wave64(emulated_wave64_device, direction):
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(direction=direction, n=2, c=4, k=6, input_size=(5, 6), filter_size=3, pad=1, groups=2,
+                         dtype="float16", layout="NHWC")
+    x, w, dy = ref.random_operands(rng, p)
+    dev, cupy = emulated_wave64_device, emulated_wave64_device.cupy
+    if direction == "backward_data":
+        out = cupy.empty(p.x_shape(), p.dtype)
+        _conv_implicit_gemm.ImplicitGemm().run(p, out, dev.array(w), dev.array(dy))
+        ref.assert_conv_close(out, p, None, w, dy)
+    else:
+        out = cupy.empty(p.w_shape(), p.dtype)
+        _conv_implicit_gemm.ImplicitGemm().run(p, dev.array(x), out, dev.array(dy))
+        ref.assert_conv_close(out, p, x, None, dy)

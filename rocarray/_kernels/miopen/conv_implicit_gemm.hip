@@ -135,6 +135,170 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
     }
 }
 
+// ra_miopen_conv_igemm_bwd<T, CL, DIR, BM, BN, BK, TM, TN>: the backward directions as implicit
+// GEMMs on the same tiles (block, thread and shared-memory layout as the forward kernel), both
+// operands gathered element by element.
+//  DIR 0, backward data, per group: dX_g[m, c] = sum_r dY_g[m, r] W_g[r, c] with
+//    m = (n, id, ih, iw) an input pixel, c a channel of the group, r = (k, tap) ordered
+//    k * taps + tap (channels first) or tap * KG + k (channels last); dY_g[m, r] is dy at output
+//    position o = (i + pad - tap * dilation) / stride when that divides exactly and lies inside
+//    the output, else zero. Launch: a_src = dy, b_src = w, out = dx.
+//  DIR 1, backward weights, per group: dW_g[k, col] = sum_r dY_g[k, r] X_g[r, col] with col the
+//    (channel, tap) pair in the weights' order (c * taps + tap, or tap * CG + c), r = (n, o) an
+//    output pixel, X_g[r, col] the input element tap `tap` of pixel o reads (zero in the
+//    padding). The reduction is long (N * output pixels), so gridDim.z = groups * splits and
+//    split s sums r in [s * split_len, (s + 1) * split_len), writing its partial sums (acc type)
+//    to out[s][K][CG * taps]; ra_miopen_conv_igemm_reduce adds the splits and rounds once.
+// Consecutive threads load along the contiguous direction of each operand and store along the
+// contiguous direction of the result.
+
+RA_DEVICE void ra_conv_tap(const ra_conv_geometry& g, ra_i64 tap, ra_i64& td, ra_i64& th, ra_i64& tw) {
+    td = tap / (g.f_h * g.f_w);
+    th = (tap / g.f_w) % g.f_h;
+    tw = tap % g.f_w;
+}
+
+// Output index along one axis read by input position i through filter tap t, or -1.
+RA_DEVICE ra_i64 ra_conv_source(ra_i64 i, ra_i64 t, ra_i64 pad, ra_i64 dil, ra_i64 stride, ra_i64 out) {
+    const ra_i64 num = i + pad - t * dil;
+    if (num < 0 || num % stride) return -1;
+    const ra_i64 o = num / stride;
+    return o < out ? o : -1;
+}
+
+template <typename T, bool CL, int DIR, int BM, int BN, int BK, int TM, int TN>
+__global__ void RA_LAUNCH_BOUNDS((BM / TM) * (BN / TN))
+ra_miopen_conv_igemm_bwd(const T* RA_RESTRICT a_src, const T* RA_RESTRICT b_src, void* RA_RESTRICT out,
+                         ra_conv_geometry g, ra_i64 split_len) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int MT = BM / TM, NT = BN / TN, THREADS = MT * NT;
+    constexpr int LA = BM * BK / THREADS, LB = BN * BK / THREADS;
+    static_assert(BM * BK % THREADS == 0 && BN * BK % THREADS == 0, "tile loads must split evenly");
+    // which index consecutive threads take: A rows (m), B columns (n), result rows (m)
+    constexpr bool A_MFAST = DIR == 0 ? !CL : CL;
+    constexpr bool B_NFAST = CL;
+    constexpr bool C_MFAST = DIR == 0 && !CL;
+    __shared__ A as[BK][BM];
+    __shared__ A bs[BK][BN];
+
+    const int tid = threadIdx.x;
+    const ra_i64 splits = DIR == 1 ? (ra_i64)gridDim.z / (g.c / g.cg) : 1;
+    const ra_i64 group = (ra_i64)blockIdx.z / splits, split = (ra_i64)blockIdx.z % splits;
+    const ra_i64 m0 = (ra_i64)blockIdx.x * BM, n0 = (ra_i64)blockIdx.y * BN;
+    const ra_i64 taps = g.f_d * g.f_h * g.f_w;
+    const ra_i64 plane = g.out_d * g.out_h * g.out_w, in_plane = g.in_d * g.in_h * g.in_w;
+    const ra_i64 rows = DIR == 0 ? g.n * in_plane : g.kg;
+    const ra_i64 cols = DIR == 0 ? g.cg : g.cg * taps;
+    const ra_i64 r_begin = DIR == 0 ? 0 : split * split_len;
+    const ra_i64 r_full = DIR == 0 ? g.kg * taps : g.n * plane;
+    const ra_i64 r_end = DIR == 0 ? r_full : (r_begin + split_len < r_full ? r_begin + split_len : r_full);
+
+    auto load_a = [&](ra_i64 m, ra_i64 r) -> A {
+        if (m >= rows || r >= r_end) return ra_traits<T>::zero();
+        if (DIR == 0) {
+            const ra_i64 nb = m / in_plane, q = m % in_plane;
+            const ra_i64 id = q / (g.in_h * g.in_w), ih = (q / g.in_w) % g.in_h, iw = q % g.in_w;
+            const ra_i64 k = CL ? r % g.kg : r / taps, tap = CL ? r / g.kg : r % taps;
+            ra_i64 td, th, tw;
+            ra_conv_tap(g, tap, td, th, tw);
+            const ra_i64 od = ra_conv_source(id, td, g.pad_d, g.dil_d, g.stride_d, g.out_d);
+            const ra_i64 oh = ra_conv_source(ih, th, g.pad_h, g.dil_h, g.stride_h, g.out_h);
+            const ra_i64 ow = ra_conv_source(iw, tw, g.pad_w, g.dil_w, g.stride_w, g.out_w);
+            if (od < 0 || oh < 0 || ow < 0) return ra_traits<T>::zero();
+            const ra_i64 p = (od * g.out_h + oh) * g.out_w + ow, ko = group * g.kg + k;
+            return ra_traits<T>::to_acc(a_src[CL ? (nb * plane + p) * g.k + ko : (nb * g.k + ko) * plane + p]);
+        } else {
+            const ra_i64 nb = r / plane, p = r % plane, ko = group * g.kg + m;
+            return ra_traits<T>::to_acc(a_src[CL ? r * g.k + ko : (nb * g.k + ko) * plane + p]);
+        }
+    };
+    auto load_b = [&](ra_i64 r, ra_i64 n) -> A {
+        if (n >= cols || r >= r_end) return ra_traits<T>::zero();
+        if (DIR == 0) {
+            const ra_i64 k = CL ? r % g.kg : r / taps, tap = CL ? r / g.kg : r % taps, ko = group * g.kg + k;
+            return ra_traits<T>::to_acc(b_src[CL ? (ko * taps + tap) * g.cg + n : (ko * g.cg + n) * taps + tap]);
+        } else {
+            const ra_i64 c = CL ? n % g.cg : n / taps, tap = CL ? n / g.cg : n % taps;
+            const ra_i64 nb = r / plane, p = r % plane;
+            const ra_i64 od = p / (g.out_h * g.out_w), oh = (p / g.out_w) % g.out_h, ow = p % g.out_w;
+            ra_i64 td, th, tw;
+            ra_conv_tap(g, tap, td, th, tw);
+            const ra_i64 id = od * g.stride_d - g.pad_d + td * g.dil_d;
+            const ra_i64 ih = oh * g.stride_h - g.pad_h + th * g.dil_h;
+            const ra_i64 iw = ow * g.stride_w - g.pad_w + tw * g.dil_w;
+            if (id < 0 || id >= g.in_d || ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) return ra_traits<T>::zero();
+            const ra_i64 pos = (id * g.in_h + ih) * g.in_w + iw, ci = group * g.cg + c;
+            return ra_traits<T>::to_acc(b_src[CL ? (nb * in_plane + pos) * g.c + ci : (nb * g.c + ci) * in_plane + pos]);
+        }
+    };
+
+    A acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = ra_traits<T>::zero();
+    const int tm = C_MFAST ? tid % MT : tid / NT;
+    const int tn = C_MFAST ? tid / MT : tid % NT;
+
+    for (ra_i64 r0 = r_begin; r0 < r_end; r0 += BK) {
+#pragma unroll
+        for (int i = 0; i < LA; ++i) {
+            const int e = tid + i * THREADS;
+            const int mm = A_MFAST ? e % BM : e / BK, kk = A_MFAST ? e / BM : e % BK;
+            as[kk][mm] = load_a(m0 + mm, r0 + kk);
+        }
+#pragma unroll
+        for (int i = 0; i < LB; ++i) {
+            const int e = tid + i * THREADS;
+            const int nn = B_NFAST ? e % BN : e / BK, kk = B_NFAST ? e / BN : e % BK;
+            bs[kk][nn] = load_b(r0 + kk, n0 + nn);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            A a[TM], b[TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) a[i] = as[kk][tm + i * MT];
+#pragma unroll
+            for (int j = 0; j < TN; ++j) b[j] = bs[kk][tn + j * NT];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const ra_i64 m = m0 + tm + i * MT;
+        if (m >= rows) continue;
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const ra_i64 n = n0 + tn + j * NT;
+            if (n >= cols) continue;
+            if (DIR == 0) {
+                const ra_i64 nb = m / in_plane, q = m % in_plane, ci = group * g.cg + n;
+                ((T*)out)[CL ? m * g.c + ci : (nb * g.c + ci) * in_plane + q] = ra_traits<T>::from_acc(acc[i][j]);
+            } else {
+                ((A*)out)[(split * g.k + group * g.kg + m) * cols + n] = acc[i][j];
+            }
+        }
+    }
+}
+
+// dw[i] = sum over the splits of the partial sums (acc type), rounded once to T.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(256)
+ra_miopen_conv_igemm_reduce(const typename ra_traits<T>::acc* RA_RESTRICT partial, T* RA_RESTRICT dw, ra_i64 count,
+                            ra_i64 splits) {
+    for (ra_i64 i = ra_global_thread_id(); i < count; i += ra_grid_threads()) {
+        typename ra_traits<T>::acc sum = partial[i];
+        for (ra_i64 s = 1; s < splits; ++s) sum += partial[s * count + i];
+        dw[i] = ra_traits<T>::from_acc(sum);
+    }
+}
+
 // ra_miopen_conv_igemm_fwd_mma<T>: the same GEMM for T = ra_half or ra_bfloat16 in channels-last
 // layout on the matrix units (float32 accumulation, one rounding at the store).
 //  * A block of 256 threads owns a 128 (pixels) x 128 (output channels) tile of Y_g and walks r
