@@ -26,10 +26,10 @@ IGEMM_CASES = [
     # dtype, layout, tile, problem arguments
     ("float64", "NCHW", "small", dict(n=2, c=4, k=6, input_size=(7, 6), filter_size=3, stride=(2, 1), pad=1,
                                       dilation=(1, 2), groups=2)),
-    ("float64", "NHWC", "small", dict(n=3, c=3, k=70, input_size=(5, 4), filter_size=(2, 3), pad=(0, 1), dilation=(2, 1))),
+    ("float64", "NHWC", "small", dict(n=3, c=19, k=70, input_size=(5, 4), filter_size=(2, 3), pad=(0, 1), dilation=(2, 1))),
     ("float32", "NHWC", "narrow", dict(n=1, c=6, k=9, input_size=(3, 4, 5), filter_size=(2, 1, 3), stride=2,
                                        pad=(1, 0, 1), dilation=(2, 1, 1), groups=3)),
-    ("float32", "NCHW", "large", dict(n=2, c=5, k=131, input_size=(67,), filter_size=(4,), pad=2, dilation=3,
+    ("float32", "NCHW", "large", dict(n=2, c=21, k=131, input_size=(67,), filter_size=(4,), pad=2, dilation=3,
                                       pad_after=1)),
 ]
 

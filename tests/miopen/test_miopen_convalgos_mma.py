@@ -121,10 +121,10 @@ def test_primitives_block_holds_every_vendor_instruction():
 
 
 # problem arguments: 8-channel groups (16-byte loads) and odd channel counts (element gathers),
-# pixels and output channels crossing the 128 x 128 tile, a partial last k step
+# both past one 32-channel step, pixels and output channels crossing the 128 x 128 tile
 MMA_CASES = [
-    dict(n=2, c=16, k=20, input_size=(9, 10), filter_size=3, pad=1, groups=2),
-    dict(n=1, c=3, k=130, input_size=(12, 13), filter_size=(2, 3), stride=(1, 2), dilation=(2, 1), pad=(1, 0)),
+    dict(n=2, c=80, k=20, input_size=(9, 10), filter_size=3, pad=1, groups=2),
+    dict(n=1, c=19, k=130, input_size=(12, 13), filter_size=(2, 3), stride=(1, 2), dilation=(2, 1), pad=(1, 0)),
 ]
 
 
@@ -174,6 +174,6 @@ def test_mma_kernel_bfloat16_warp32(emulated_device, monkeypatch, model):
     got = (np.asarray(y).astype(np.uint32) << 16).view(np.float32)
     expected = ref.forward(p, x, w)
     bound = ref.forward(p, np.abs(x), np.abs(w))
-    terms = p.c_per_group * 9
+    terms = p.c_per_group * int(np.prod(p.filter_size))
     assert np.isfinite(got).all()
     assert (np.abs(got - expected) <= (2.0 ** -8 + 2.0 ** -24 * (terms + 2)) * bound).all()

@@ -1,16 +1,16 @@
-// miopen: convolution forward as an implicit GEMM (no im2col buffer), for every dtype, both
-// layouts, groups, stride, padding and dilation, 1-D to 3-D (1-D and 2-D problems are 3-D ones
-// with leading spatial axes of length 1, filter 1, stride 1, pad 0, dilation 1).
+// miopen: convolutions as implicit GEMMs (no im2col buffer), for every dtype, both layouts,
+// groups, stride, padding and dilation, 1-D to 3-D (1-D and 2-D problems are 3-D ones with
+// leading spatial axes of length 1, filter 1, stride 1, pad 0, dilation 1).
 //
-// Per group g the forward is one GEMM  Y_g[m, k] = sum_r A_g[m, r] * W_g[k, r]  with
+// Forward, per group g: one GEMM  Y_g[m, k] = sum_r A_g[m, r] * W_g[k, r]  with
 //   m = (n, od, oh, ow) an output pixel (M = N * OD * OH * OW rows),
 //   k an output channel of the group (KG columns),
-//   r = a (channel, filter tap) pair (R = CG * FD * FH * FW), ordered as the weights are stored:
-//       channels first: r = c * taps + tap (w is K x CG x FD x FH x FW);
-//       channels last:  r = tap * CG + c   (w is K x FD x FH x FW x CG);
-// so W_g is the K x R row-major matrix the weights already are, and A_g[m, r] is the input
-// element tap `tap` of pixel m reads on channel c (zero in the padding): gathered while loading
-// the tile, never stored.
+//   r = (tap, c) a filter tap and a channel of the group; A_g[m, r] is the input element tap
+//   `tap` of pixel m reads on channel c (zero in the padding), gathered while the tile loads.
+// The reduction walks the taps in the outer loop and the channels in steps of BK in the inner
+// one (the last step of each tap masked past CG), so a step's tap is the same for the whole
+// block and no thread divides in the loop; W_g[k, r] is read at its place in either weight
+// layout (K x CG x taps or K x taps x CG).
 //
 // ra_miopen_conv_igemm_fwd<T, CL, BM, BN, BK, TM, TN>: T the element type (16-bit types are
 // converted to float when loaded, products accumulate in ra_traits<T>::acc), CL channels last.
@@ -32,6 +32,25 @@ struct ra_conv_geometry {
     ra_i64 dil_d, dil_h, dil_w;
 };
 
+// The reduction position of the forward kernels: a filter tap and the first channel of a step.
+struct ra_conv_step {
+    int c0, td, th, tw;
+
+    RA_DEVICE void start() { c0 = td = th = tw = 0; }
+    // The next step: BK channels on, or the next tap's first channel.
+    RA_DEVICE void advance(const ra_conv_geometry& g, int bk) {
+        c0 += bk;
+        if (c0 < g.cg) return;
+        c0 = 0;
+        if (++tw < g.f_w) return;
+        tw = 0;
+        if (++th < g.f_h) return;
+        th = 0;
+        ++td;
+    }
+    RA_DEVICE ra_i64 tap(const ra_conv_geometry& g) const { return ((ra_i64)td * g.f_h + th) * g.f_w + tw; }
+};
+
 template <typename T, bool CL, int BM, int BN, int BK, int TM, int TN>
 __global__ void RA_LAUNCH_BOUNDS((BM / TM) * (BN / TN))
 ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y, ra_conv_geometry g) {
@@ -48,7 +67,7 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
     const ra_i64 plane = g.out_d * g.out_h * g.out_w, rows = g.n * plane;
     const ra_i64 taps = g.f_d * g.f_h * g.f_w, red = g.cg * taps;
     const ra_i64 in_plane = g.in_d * g.in_h * g.in_w;
-    const ra_i64 c0 = group * g.cg;
+    const ra_i64 c_first = group * g.cg;
 
     // The pixels this thread loads for the A tile: batch offset and the input corner they read.
     ra_i64 a_base[LA];
@@ -67,7 +86,7 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
         a_d[i] = (int)(od * g.stride_d - g.pad_d);
         a_h[i] = (int)(oh * g.stride_h - g.pad_h);
         a_w[i] = (int)(ow * g.stride_w - g.pad_w);
-        a_base[i] = CL ? nb * in_plane * g.c + c0 : (nb * g.c + c0) * in_plane;
+        a_base[i] = CL ? nb * in_plane * g.c + c_first : (nb * g.c + c_first) * in_plane;
     }
 
     A acc[TM][TN];
@@ -79,20 +98,21 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
     const int tm = CL ? tid / NT : tid % MT;
     const int tn = CL ? tid % NT : tid / MT;
     const T* wg = w + group * g.kg * red;  // the group's first output channel
+    const ra_i64 steps = taps * ((g.cg + BK - 1) / BK);
+    ra_conv_step at;
+    at.start();
 
-    for (ra_i64 r0 = 0; r0 < red; r0 += BK) {
+    for (ra_i64 s = 0; s < steps; ++s, at.advance(g, BK)) {
+        const ra_i64 tap = at.tap(g);
+        const int dd = (int)(at.td * g.dil_d), dh = (int)(at.th * g.dil_h), dw = (int)(at.tw * g.dil_w);
 #pragma unroll
         for (int i = 0; i < LA; ++i) {
-            const ra_i64 r = r0 + a_kk[i];
+            const ra_i64 c = at.c0 + a_kk[i];
+            const int id = a_d[i] + dd, ih = a_h[i] + dh, iw = a_w[i] + dw;
             A v = ra_traits<T>::zero();
-            if (a_ok[i] && r < red) {
-                const ra_i64 c = CL ? r % g.cg : r / taps, tap = CL ? r / g.cg : r % taps;
-                const ra_i64 td = tap / (g.f_h * g.f_w), th = (tap / g.f_w) % g.f_h, tw = tap % g.f_w;
-                const ra_i64 id = a_d[i] + td * g.dil_d, ih = a_h[i] + th * g.dil_h, iw = a_w[i] + tw * g.dil_w;
-                if (id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w) {
-                    const ra_i64 pos = (id * g.in_h + ih) * g.in_w + iw;
-                    v = ra_traits<T>::to_acc(x[CL ? a_base[i] + pos * g.c + c : a_base[i] + c * in_plane + pos]);
-                }
+            if (a_ok[i] && c < g.cg && id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w) {
+                const ra_i64 pos = ((ra_i64)id * g.in_h + ih) * g.in_w + iw;
+                v = ra_traits<T>::to_acc(x[CL ? a_base[i] + pos * g.c + c : a_base[i] + c * in_plane + pos]);
             }
             const int e = tid + i * THREADS;
             as[a_kk[i]][CL ? e / BK : e % BM] = v;
@@ -101,8 +121,10 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
         for (int i = 0; i < LB; ++i) {
             const int e = tid + i * THREADS;
             const int kk = e % BK, nn = e / BK;
-            const ra_i64 r = r0 + kk, n = n0 + nn;
-            bs[kk][nn] = (r < red && n < g.kg) ? ra_traits<T>::to_acc(wg[n * red + r]) : ra_traits<T>::zero();
+            const ra_i64 c = at.c0 + kk, n = n0 + nn;
+            bs[kk][nn] = (c < g.cg && n < g.kg)
+                             ? ra_traits<T>::to_acc(wg[n * red + (CL ? tap * g.cg + c : c * taps + tap)])
+                             : ra_traits<T>::zero();
         }
         __syncthreads();
 #pragma unroll
@@ -301,15 +323,17 @@ ra_miopen_conv_igemm_reduce(const typename ra_traits<T>::acc* RA_RESTRICT partia
 
 // ra_miopen_conv_igemm_fwd_mma<T>: the same GEMM for T = ra_half or ra_bfloat16 in channels-last
 // layout on the matrix units (float32 accumulation, one rounding at the store).
-//  * A block of 256 threads owns a 128 (pixels) x 128 (output channels) tile of Y_g and walks r
-//    in steps of 32 through two shared-memory buffers (the next step's tiles are read from
-//    global memory into registers while the current one is multiplied, then stored to the other
-//    buffer: one barrier per step). Tiles are stored k-contiguous: row i of the A tile holds
-//    A_g[m0 + i, r0 .. r0 + 31], row j of the B tile W_g[n0 + j, r0 .. r0 + 31], each row padded
-//    by 8 elements (80 bytes) so fragment reads of 8 consecutive rows hit distinct banks.
-//  * Global loads move 8 consecutive r (16 bytes) per thread and chunk. With `vec` (CG a multiple
-//    of 8, x and w 16-byte aligned) the 8 are consecutive channels of one tap: one 16-byte load;
-//    otherwise each element is gathered on its own. Out-of-range elements are zero.
+//  * A block of 256 threads owns a 128 (pixels) x 128 (output channels) tile of Y_g and walks the
+//    reduction as the forward kernel above does (taps outside, 32 channels per step inside)
+//    through two shared-memory buffers (the next step's tiles are read from global memory into
+//    registers while the current one is multiplied, then stored to the other buffer: one
+//    barrier per step). Tiles are stored channel-contiguous: row i of the A tile holds the
+//    step's 32 channels of pixel m0 + i, row j of the B tile those of output channel n0 + j,
+//    each row padded by 8 elements (80 bytes) so fragment reads of 8 consecutive rows hit
+//    distinct banks.
+//  * Global loads move 8 consecutive channels of one tap (16 bytes) per thread and chunk. With
+//    `vec` (CG a multiple of 8, x and w 16-byte aligned) that is one 16-byte load; otherwise each
+//    element is loaded on its own. Channels past CG and pixels in the padding read as zero.
 // Backends (chosen at compile time):
 //  * NVIDIA sm_80+: 8 warps as 2 (m) x 4 (n), warp tile 64 x 32 = 4 x 4 tiles of
 //    mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}; each lane reads its fragment registers
@@ -421,22 +445,20 @@ ra_miopen_conv_igemm_fwd_mma(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* 
     }
 
     ra_conv_chunk a_next[LA], b_next[LB];  // the next step's chunks, in registers
-    auto gather = [&](ra_i64 r0) {
+    const int cq = 8 * (tid % CHUNKS);        // this thread's first channel within a step
+    ra_conv_step at;                          // the step the next gather reads
+    at.start();
+    auto gather = [&]() {
+        const ra_i64 tap = at.tap(g);
+        const int dd = (int)(at.td * g.dil_d), dh = (int)(at.th * g.dil_h), dw = (int)(at.tw * g.dil_w);
+        const ra_i64 c = at.c0 + cq;
 #pragma unroll
         for (int i = 0; i < LA; ++i) {
-            const ra_i64 r = r0 + 8 * ((tid + i * THREADS) % CHUNKS);
-            if (vec) {
-                // 8 consecutive channels of one tap (CG % 8 == 0)
-                bool in = a_ok[i] && r < red;
-                const ra_u16* src = xb;
-                if (in) {
-                    const ra_i64 c = r % g.cg, tap = r / g.cg;
-                    const ra_i64 td = tap / (g.f_h * g.f_w), th = (tap / g.f_w) % g.f_h, tw = tap % g.f_w;
-                    const ra_i64 id = a_d[i] + td * g.dil_d, ih = a_h[i] + th * g.dil_h, iw = a_w[i] + tw * g.dil_w;
-                    in = id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
-                    src = xb + a_base[i] + ((id * g.in_h + ih) * g.in_w + iw) * g.c + c;
-                }
-                if (in) {
+            const int id = a_d[i] + dd, ih = a_h[i] + dh, iw = a_w[i] + dw;
+            const bool in = a_ok[i] && id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w;
+            const ra_u16* src = xb + a_base[i] + (((ra_i64)id * g.in_h + ih) * g.in_w + iw) * g.c + c;
+            if (vec) {  // 8 consecutive channels (CG % 8 == 0: all inside or all past CG)
+                if (in && c < g.cg) {
                     a_next[i] = *(const ra_conv_chunk*)src;
                 } else {
                     a_next[i].w[0] = a_next[i].w[1] = a_next[i].w[2] = a_next[i].w[3] = 0u;
@@ -445,34 +467,29 @@ ra_miopen_conv_igemm_fwd_mma(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* 
             }
             ra_u16 e[8];
 #pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                e[q] = 0;
-                const ra_i64 rq = r + q;
-                if (a_ok[i] && rq < red) {
-                    const ra_i64 c = rq % g.cg, tap = rq / g.cg;
-                    const ra_i64 td = tap / (g.f_h * g.f_w), th = (tap / g.f_w) % g.f_h, tw = tap % g.f_w;
-                    const ra_i64 id = a_d[i] + td * g.dil_d, ih = a_h[i] + th * g.dil_h, iw = a_w[i] + tw * g.dil_w;
-                    if (id >= 0 && id < g.in_d && ih >= 0 && ih < g.in_h && iw >= 0 && iw < g.in_w)
-                        e[q] = xb[a_base[i] + ((id * g.in_h + ih) * g.in_w + iw) * g.c + c];
-                }
-            }
+            for (int q = 0; q < 8; ++q) e[q] = (in && c + q < g.cg) ? src[q] : (ra_u16)0;
 #pragma unroll
             for (int q = 0; q < 4; ++q) a_next[i].w[q] = (ra_u32)e[2 * q] | ((ra_u32)e[2 * q + 1] << 16);
         }
 #pragma unroll
         for (int i = 0; i < LB; ++i) {
-            const int q = tid + i * THREADS;
-            const ra_i64 n = n0 + q / CHUNKS, r = r0 + 8 * (q % CHUNKS);
-            if (vec && n < g.kg && r < red) {
-                b_next[i] = *(const ra_conv_chunk*)(wg + n * red + r);  // red % 8 == 0 under vec
+            const ra_i64 n = n0 + (tid + i * THREADS) / CHUNKS;
+            const ra_u16* src = wg + n * red + tap * g.cg + c;
+            if (vec) {
+                if (n < g.kg && c < g.cg) {
+                    b_next[i] = *(const ra_conv_chunk*)src;  // red and CG are multiples of 8
+                } else {
+                    b_next[i].w[0] = b_next[i].w[1] = b_next[i].w[2] = b_next[i].w[3] = 0u;
+                }
                 continue;
             }
             ra_u16 e[8];
 #pragma unroll
-            for (int p = 0; p < 8; ++p) e[p] = (n < g.kg && r + p < red) ? wg[n * red + r + p] : (ra_u16)0;
+            for (int q = 0; q < 8; ++q) e[q] = (n < g.kg && c + q < g.cg) ? src[q] : (ra_u16)0;
 #pragma unroll
-            for (int p = 0; p < 4; ++p) b_next[i].w[p] = (ra_u32)e[2 * p] | ((ra_u32)e[2 * p + 1] << 16);
+            for (int q = 0; q < 4; ++q) b_next[i].w[q] = (ra_u32)e[2 * q] | ((ra_u32)e[2 * q + 1] << 16);
         }
+        at.advance(g, BK);
     };
     auto stash = [&](int buf) {
 #pragma unroll
@@ -488,13 +505,13 @@ ra_miopen_conv_igemm_fwd_mma(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* 
     };
     // The k loop shared by every backend: step(sa, sb) multiplies one pair of tiles.
     auto k_loop = [&](auto step) {
-        const ra_i64 steps = (red + BK - 1) / BK;
-        gather(0);
+        const ra_i64 steps = g.f_d * g.f_h * g.f_w * ((g.cg + BK - 1) / BK);
+        gather();
         stash(0);
         __syncthreads();
         for (ra_i64 s = 0; s < steps; ++s) {
             const int buf = (int)(s & 1);
-            if (s + 1 < steps) gather((s + 1) * BK);
+            if (s + 1 < steps) gather();
             step((const ra_u16*)a_tiles[buf], (const ra_u16*)b_tiles[buf]);
             if (s + 1 < steps) stash(buf ^ 1);
             __syncthreads();
