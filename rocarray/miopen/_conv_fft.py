@@ -1,6 +1,7 @@
 """The FFT convolution ``"fft"``: forward problems through the convolution theorem, for filters
 of more than one tap (the larger the filter, the better it does against the direct and GEMM
-algorithms: its cost does not grow with the filter).
+algorithms: its cost does not grow with the filter) whose spectra fit in
+:data:`MAX_SCRATCH_BYTES`.
 
 Every spatial axis is zero-padded to a length ``L`` (the least 2, 3, 5, 7-smooth length holding
 every input position the outputs read), so the circular cross-correlation of length ``L`` equals
@@ -22,6 +23,9 @@ from rocarray._core import backend
 
 #: dtypes taken (bfloat16 by name: NumPy itself lacks it).
 DTYPES = ("float16", "bfloat16", "float32", "float64")
+#: Most bytes of spectra and their rearranged copies a problem may need: past it the algorithm
+#: does not apply (the search and the caller take another).
+MAX_SCRATCH_BYTES = 4 << 30
 
 
 def fast_length(n):
@@ -91,6 +95,16 @@ class Geometry:
             self.outputs.append(slice(0, (o - 1) * s + 1, s))
 
 
+def scratch_bytes(problem):
+    """Bytes of the spectra of x, w and y at the FFT lengths, twice (each is also rearranged
+    for the batched product)."""
+    lengths = Geometry(problem).lengths
+    freqs = int(numpy.prod(lengths[:-1])) * (lengths[-1] // 2 + 1)
+    complex_bytes = 16 if problem.dtype.name == "float64" else 8
+    spectra = (problem.n * problem.c + problem.k * problem.c_per_group + problem.n * problem.k) * freqs
+    return 2 * spectra * complex_bytes
+
+
 def forward(problem, x, w, y):
     """``y := conv(x, w)`` through FFTs for a forward ``problem`` (contiguous arrays in its
     layout; ``y`` is overwritten)."""
@@ -143,7 +157,7 @@ class Fft:
 
     def applicable(self, problem):
         return (problem.direction == "forward" and problem.dtype.name in DTYPES
-                and int(numpy.prod(problem.filter_size)) > 1)
+                and int(numpy.prod(problem.filter_size)) > 1 and scratch_bytes(problem) <= MAX_SCRATCH_BYTES)
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
         forward(problem, x, w, y)

@@ -1,6 +1,7 @@
 """Winograd convolutions ``"winograd_f2x3"`` and ``"winograd_f4x3"``: F(2 x 2, 3 x 3) and
 F(4 x 4, 3 x 3) of Lavin & Gray (2016) for 2-D, 3 x 3, stride 1, dilation 1 forward problems,
-every dtype, both layouts, groups, any padding.
+every dtype, both layouts, groups, any padding, while the transformed operands fit in
+:data:`MAX_SCRATCH_BYTES`.
 
 Three transform kernels (``miopen/conv_winograd.hip``, which states the buffers) and, between
 them, the channel sums as one strided batched GEMM per call (:func:`rocarray.rocblas.gemm_strided_batched`,
@@ -22,6 +23,9 @@ SOURCE = "miopen/conv_winograd.hip"
 BLOCK = 256
 #: Most blocks of a grid-stride transform launch.
 MAX_GRID = 1 << 16
+#: Most scratch bytes (transformed filters, inputs and products) a problem may need: past it the
+#: algorithm does not apply (the search and the caller take another).
+MAX_SCRATCH_BYTES = 4 << 30
 #: The transform kernels, by role.
 STAGES = ("filter", "input", "output")
 _GEOMETRY = numpy.dtype((numpy.void, 8 * 12))
@@ -44,6 +48,14 @@ KERNELS = kernels.Family(SOURCE, BLOCK, 4)
 def acc_dtype(dtype):
     """The dtype the transforms and products run in."""
     return numpy.dtype(numpy.float64 if numpy.dtype(dtype).name == "float64" else numpy.float32)
+
+
+def scratch_bytes(problem, m):
+    """Bytes of the three transformed buffers of ``problem`` under F(``m`` x ``m``, 3 x 3)."""
+    (oh, ow) = problem.output_size
+    tiles = problem.n * -(-oh // m) * -(-ow // m)
+    elements = (m + 2) ** 2 * (problem.k * problem.c_per_group + (problem.c + problem.k) * tiles)
+    return elements * acc_dtype(problem.dtype).itemsize
 
 
 def _grid(items):
@@ -110,7 +122,8 @@ class Winograd:
 
     def applicable(self, problem):
         return (problem.direction == "forward" and problem.nd == 2 and problem.filter_size == (3, 3)
-                and problem.stride == (1, 1) and problem.dilation == (1, 1) and problem.dtype.name in CTYPES)
+                and problem.stride == (1, 1) and problem.dilation == (1, 1) and problem.dtype.name in CTYPES
+                and scratch_bytes(problem, self.m) <= MAX_SCRATCH_BYTES)
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
         forward(problem, x, w, y, self.m)

@@ -124,3 +124,15 @@ def test_winograd_launch_sequence(fake_device, monkeypatch):
     (ta, tb, m, n, k, *_rest), = calls
     tiles = 1 * 3 * 2  # ceil(10 / 4) x ceil(7 / 4)
     assert (ta, tb, m, n, k) == ("N", "N", tiles, 2, 3) and calls[0][-1] == 36 * 2
+
+
+def test_transform_algorithms_stop_at_their_scratch_limit():
+    small = ref.make_problem(n=64, c=256, k=256, input_size=(56, 56), filter_size=3, pad=1, dtype="float16")
+    huge = ref.make_problem(n=256, c=512, k=512, input_size=(112, 112), filter_size=3, pad=1, dtype="float16")
+    for name in ("winograd_f2x3", "winograd_f4x3", "fft"):
+        a = _conv_registry.algorithms()[name]
+        assert a.applicable(small) and not a.applicable(huge), name
+    # F(4x4): 36 x (K CG + (C + K) tiles) float32 elements, 12544 tiles
+    assert wino.scratch_bytes(small, 4) == 36 * (256 * 256 + 512 * 12544) * 4
+    # FFT: lengths 60 x 60, 60 x 31 frequencies, complex64, twice
+    assert _conv_fft.scratch_bytes(small) == 2 * (64 * 256 + 256 * 256 + 64 * 256) * 60 * 31 * 8
