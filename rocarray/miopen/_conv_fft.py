@@ -9,7 +9,7 @@ the linear one at the outputs kept:
 
     y[n, k] = irfft( sum_c rfft(x[n, c]) * conj(rfft(w_dilated[k, c])) )  at o * stride,
 
-with the channel sums one strided batched complex GEMM over (frequency, group)
+with the channel sums strided batched complex GEMMs over (frequency, group)
 (:func:`rocarray.rocblas.gemm_strided_batched` with ``transA = 'C'``) and the transforms
 :func:`rocarray.rocfft.r2c` / :func:`rocarray.rocfft.c2r`. Every dtype and layout, groups,
 stride, padding and dilation, 1-D to 3-D; float32 arithmetic (float64 for float64 data).
@@ -23,6 +23,8 @@ from rocarray._core import backend
 
 #: dtypes taken (bfloat16 by name: NumPy itself lacks it).
 DTYPES = ("float16", "bfloat16", "float32", "float64")
+#: Most products of one batched GEMM call (one launch's grid dimension).
+MAX_GEMM_BATCH = 65535
 #: Most bytes of spectra and their rearranged copies a problem may need: past it the algorithm
 #: does not apply (the search and the caller take another).
 MAX_SCRATCH_BYTES = 4 << 30
@@ -134,14 +136,24 @@ def forward(problem, x, w, y):
     wt = cupy.ascontiguousarray(wf.reshape(g, kg, cg, freqs).transpose(3, 0, 1, 2))
     del xf, wf
     yt = cupy.empty((freqs, g, problem.n, kg), complex_)
-    # column-major: Y_b^T (KG x N) = conj(W_b) (KG x CG, stored as its CG x KG transpose) X_b^T
-    rocblas.gemm_strided_batched("C", "N", kg, problem.n, cg, 1.0, wt, cg, kg * cg, xt, cg, problem.n * cg, 0.0,
-                                 yt, kg, problem.n * kg, freqs * g)
+    products(problem, freqs * g, wt.reshape(-1), xt.reshape(-1), yt.reshape(-1))
     del xt, wt
     yf = cupy.ascontiguousarray(yt.transpose(2, 1, 3, 0)).reshape(problem.n, problem.k, *xt_shape(lengths))
     full = rocfft.c2r(yf, axes, lengths[-1], scale=1.0 / float(numpy.prod(lengths)))
     result = full[(slice(None), slice(None), *geo.outputs)]
     store(y, cupy.moveaxis(result, 1, -1) if problem.channels_last else result)
+
+
+def products(problem, batch, wt, xt, yt):
+    """``Y_b := X_b conj(W_b)^T`` for the ``batch`` (frequency, group) entries of the flat
+    spectra: column-major, ``Y_b^T (KG x N) = conj(W_b) X_b^T`` with ``W_b`` stored as its
+    CG x KG transpose (``transA = 'C'``), :data:`MAX_GEMM_BATCH` products a call."""
+    n, cg, kg = problem.n, problem.c_per_group, problem.k_per_group
+    sw, sx, sy = kg * cg, n * cg, n * kg
+    for b in range(0, batch, MAX_GEMM_BATCH):
+        count = min(MAX_GEMM_BATCH, batch - b)
+        rocblas.gemm_strided_batched("C", "N", kg, n, cg, 1.0, wt[b * sw:], cg, sw, xt[b * sx:], cg, sx, 0.0,
+                                     yt[b * sy:], kg, sy, count)
 
 
 def xt_shape(lengths):

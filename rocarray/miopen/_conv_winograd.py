@@ -4,11 +4,11 @@ every dtype, both layouts, groups, any padding, while the transformed operands f
 :data:`MAX_SCRATCH_BYTES`.
 
 Three transform kernels (``miopen/conv_winograd.hip``, which states the buffers) and, between
-them, the channel sums as one strided batched GEMM per call (:func:`rocarray.rocblas.gemm_strided_batched`,
+them, the channel sums as strided batched GEMMs (:func:`rocarray.rocblas.gemm_strided_batched`,
 one batch entry per transform position and group). Transforms and products run in float32
-(float64 for float64 data); the transformed operands live in workspace scratch. F(4 x 4) does
-2.25x fewer multiplications than F(2 x 2) (4x fewer than direct) with larger transform
-rounding; both are tested against the float64 reference.
+(float64 for float64 data); the transformed operands live in workspace scratch. Per output,
+F(2 x 2) multiplies 2.25x and F(4 x 4) 4x less than a direct convolution; F(4 x 4) rounds more
+(larger transform coefficients). Both are tested against the float64 reference.
 """
 
 import numpy
@@ -26,6 +26,8 @@ MAX_GRID = 1 << 16
 #: Most scratch bytes (transformed filters, inputs and products) a problem may need: past it the
 #: algorithm does not apply (the search and the caller take another).
 MAX_SCRATCH_BYTES = 4 << 30
+#: Most products of one batched GEMM call (one launch's grid dimension).
+MAX_GEMM_BATCH = 65535
 #: The transform kernels, by role.
 STAGES = ("filter", "input", "output")
 _GEOMETRY = numpy.dtype((numpy.void, 8 * 12))
@@ -104,11 +106,15 @@ def forward(problem, x, w, y, m):
 
 def products(problem, al2, tiles, u, v, t):
     """``t[xi, g] := u[xi, g] @ v[xi, g]`` for every transform position ``xi`` and group ``g``
-    (row-major KG x CG times CG x P blocks, see the kernel source), as one column-major strided
-    batched GEMM of the transposes: ``t^T = v^T u^T``."""
+    (row-major KG x CG times CG x P blocks, see the kernel source), as column-major strided
+    batched GEMMs of the transposes, ``t^T = v^T u^T``, :data:`MAX_GEMM_BATCH` products a call."""
     kg, cg = problem.k_per_group, problem.c_per_group
-    rocblas.gemm_strided_batched("N", "N", tiles, kg, cg, 1.0, v, tiles, cg * tiles, u, cg, kg * cg, 0.0, t, tiles,
-                                 kg * tiles, al2 * problem.groups)
+    sv, su, st = cg * tiles, kg * cg, kg * tiles
+    batch = al2 * problem.groups
+    for b in range(0, batch, MAX_GEMM_BATCH):
+        count = min(MAX_GEMM_BATCH, batch - b)
+        rocblas.gemm_strided_batched("N", "N", tiles, kg, cg, 1.0, v[b * sv:], tiles, sv, u[b * su:], cg, su, 0.0,
+                                     t[b * st:], tiles, st, count)
 
 
 class Winograd:

@@ -10,7 +10,7 @@ from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (th
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 from miopen import conv_reference as ref
 
-from rocarray.miopen import _conv_fft, _conv_implicit_gemm, _conv_registry
+from rocarray.miopen import _conv_fft, _conv_implicit_gemm, _conv_registry, _conv_winograd
 
 SEED = 20261205
 
@@ -60,7 +60,8 @@ WINOGRAD_CASES = [
 
 
 @pytest.mark.parametrize("m,dtype,layout,args", WINOGRAD_CASES)
-def test_winograd_forward(emulated_device, m, dtype, layout, args):
+def test_winograd_forward(emulated_device, monkeypatch, m, dtype, layout, args):
+    monkeypatch.setattr(_conv_winograd, "MAX_GEMM_BATCH", 7)  # the products in several calls
     rng = np.random.default_rng(SEED)
     p = ref.make_problem(dtype=dtype, layout=layout, filter_size=3, **args)
     algorithm = _conv_registry.algorithms()[f"winograd_f{m}x3"]
@@ -106,6 +107,7 @@ class NumpyFft:
 @pytest.mark.parametrize("dtype,layout,args", FFT_CASES)
 def test_fft_forward(emulated_device, monkeypatch, dtype, layout, args):
     monkeypatch.setattr(_conv_fft, "rocfft", NumpyFft(emulated_device))
+    monkeypatch.setattr(_conv_fft, "MAX_GEMM_BATCH", 50)  # the products in several calls
     rng = np.random.default_rng(SEED)
     p = ref.make_problem(dtype=dtype, layout=layout, **args)
     algorithm = _conv_registry.algorithms()["fft"]
