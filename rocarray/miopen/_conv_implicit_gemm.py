@@ -6,9 +6,10 @@ output pixel of the batch, split across blocks (partial sums in workspace scratc
 second kernel) so that small weight tensors still fill the device.
 
 Every dtype (float16 and bfloat16 accumulate in float32), both layouts, groups, stride, padding
-and dilation, 1-D to 3-D. float16 and bfloat16 in channels-last layout run on the matrix units
-(``mma.sync`` on NVIDIA sm_80+, MFMA on AMD CDNA; the same tiles with scalar FMAs elsewhere);
-the other problems on tiles of scalar FMAs. The epilogue (bias, activation) is the caller's.
+and dilation, 1-D to 3-D. Forwards of float16 and bfloat16 in channels-last layout run on the
+matrix units (``mma.sync`` on NVIDIA sm_80+, MFMA on AMD CDNA; the same tiles with scalar FMAs
+elsewhere); everything else on register tiles of scalar FMAs. The epilogue (bias, activation)
+is the caller's.
 """
 
 import numpy
@@ -34,8 +35,8 @@ CTYPES = {"float16": "ra_half", "bfloat16": dtypes.BFLOAT16, "float32": "float",
 GEOMETRY_FIELDS = ("n", "c", "k", "cg", "kg", "in_d", "in_h", "in_w", "out_d", "out_h", "out_w", "f_d", "f_h",
                    "f_w", "stride_d", "stride_h", "stride_w", "pad_d", "pad_h", "pad_w", "dil_d", "dil_h", "dil_w")
 _GEOMETRY = numpy.dtype((numpy.void, 8 * len(GEOMETRY_FIELDS)))
-#: Output elements (pixels x channels of a group) below which the small tile fills the device
-#: better than the large one (about a wave of large tiles on a big GPU).
+#: Output elements (pixels x output channels, all groups) below which the small tile fills the
+#: device better than the large one (256 large tiles: about two waves on 132 multiprocessors).
 SMALL_WORK = 128 * 128 * 256
 
 
@@ -68,13 +69,18 @@ BACKWARD_TILES = ("small", "large")
 
 
 def _tiles_of(dtype_name):
-    # float64's 8 x 8 register tile (128 doubles per thread) would spill: never launched
+    # float64's 8 x 8 register tile (64 doubles, 128 registers per thread) would spill: never launched
     return [t for t in TILES if not (dtype_name == "float64" and t == "large")]
+
+
+def _forward_tiles(dtype_name, channels_last):
+    # 16-bit channels-last forwards always take the matrix-unit kernel
+    return [] if channels_last and dtype_name in MMA_DTYPES else _tiles_of(dtype_name)
 
 
 def instantiations():
     """Every name expression of the source that the library launches."""
-    names = [kernel_name(d, cl, t) for d in CTYPES for cl in (False, True) for t in _tiles_of(d)]
+    names = [kernel_name(d, cl, t) for d in CTYPES for cl in (False, True) for t in _forward_tiles(d, cl)]
     names += [backward_kernel_name(d, cl, r, t) for d in CTYPES for cl in (False, True) for r in (0, 1)
               for t in BACKWARD_TILES if t in _tiles_of(d)]
     names += [reduce_kernel_name(d) for d in CTYPES]
@@ -140,8 +146,8 @@ def forward(problem, x, w, y, tile=None):
     x, w, y : cupy.ndarray
         Input, weights and output of ``problem``'s dtype and shapes; ``y`` is overwritten.
     tile : str, optional
-        A key of :data:`TILES` or ``"mma"`` (default: :func:`choose_tile`); ``"mma"`` takes
-        float16/bfloat16 channels-last problems only.
+        A key of :data:`TILES` or ``"mma"`` (default: :func:`choose_tile`); float16/bfloat16
+        channels-last problems take ``"mma"`` only, and only they take it.
     """
     if y.size == 0:
         return
