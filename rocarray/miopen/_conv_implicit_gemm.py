@@ -16,7 +16,7 @@ import numpy
 
 from rocarray._core import backend
 from rocarray._core import compile as _compile
-from rocarray._core import dtypes, kernels, plans
+from rocarray._core import dtypes, kernels, launch, plans
 from rocarray._core.workspace import workspaces
 
 SOURCE = "miopen/conv_implicit_gemm.hip"
@@ -120,18 +120,24 @@ def choose_tile(problem):
     return "large"
 
 
-class _Plan:
-    __slots__ = ("kernel", "grid", "geometry", "mma", "chunked")
+_P = launch.POINTER
 
-    def __init__(self, problem, tile):
+
+class _Plan:
+    """The prepared launch of one forward problem (per call: the three addresses and, for the
+    matrix-unit kernel, whether 16-byte loads apply)."""
+
+    __slots__ = ("launch", "mma", "chunked")
+
+    def __init__(self, problem, tile, device_id):
         self.mma = tile == "mma"
         bm, bn = MMA_TILE if self.mma else TILES[tile][:2]
         rows = problem.n * int(numpy.prod(problem.output_size))
         name = (mma_kernel_name(problem.dtype.name) if self.mma
                 else kernel_name(problem.dtype.name, problem.channels_last, tile))
-        self.kernel = KERNELS[name]
-        self.grid = (-(-rows // bm), -(-problem.k_per_group // bn), problem.groups)
-        self.geometry = geometry(problem)
+        grid = (-(-rows // bm), -(-problem.k_per_group // bn), problem.groups)
+        args = (_P, _P, _P, geometry(problem)) + ((launch.scalar(numpy.int32),) if self.mma else ())
+        self.launch = KERNELS[name].prepare(device_id, grid, args)
         # 16-byte loads of 8 channels of one tap need whole groups of 8 channels
         self.chunked = problem.c_per_group % 8 == 0
 
@@ -154,12 +160,12 @@ def forward(problem, x, w, y, tile=None):
     tile = choose_tile(problem) if tile is None else tile
     device_id = x.data.device_id
     plan = plans.cache.lookup(("miopen.conv_implicit_gemm", problem.key(), tile, device_id),
-                              lambda: _Plan(problem, tile))
+                              lambda: _Plan(problem, tile, device_id))
+    xp, wp = x.data.ptr, w.data.ptr
     if plan.mma:
-        vec = plan.chunked and x.data.ptr % 16 == 0 and w.data.ptr % 16 == 0
-        plan.kernel(device_id, plan.grid, (x, w, y, plan.geometry, numpy.int32(vec)))
+        plan.launch(xp, wp, y.data.ptr, int(plan.chunked and xp % 16 == 0 and wp % 16 == 0))
     else:
-        plan.kernel(device_id, plan.grid, (x, w, y, plan.geometry))
+        plan.launch(xp, wp, y.data.ptr)
 
 
 #: Most blocks of the reduction launch (grid-stride).
@@ -194,23 +200,29 @@ def splits_for(problem, tile, multiprocessors):
 
 
 class _BackwardPlan:
-    __slots__ = ("kernel", "grid", "geometry", "split_len", "splits", "reduce", "count", "reduce_grid")
+    """The prepared launches of one backward problem: the GEMM kernel and, for backward
+    weights, the kernel adding the splits (per call: the addresses)."""
+
+    __slots__ = ("launch", "splits", "count", "reduce")
 
     def __init__(self, problem, direction, tile, device_id):
         bm, bn, bk = TILES[tile][:3]
         rows, cols, red = backward_shape(problem, direction)
         name = problem.dtype.name
-        self.kernel = KERNELS[backward_kernel_name(name, problem.channels_last, direction, tile)]
-        self.geometry = geometry(problem)
         self.splits = 1
         if direction == 1:
             self.splits = splits_for(problem, tile, backend.device_info(device_id).multiprocessors)
         per = -(-red // self.splits)
-        self.split_len = numpy.int64(-(-per // bk) * bk)  # whole tile steps per split
-        self.grid = (-(-rows // bm), -(-cols // bn), problem.groups * self.splits)
+        split_len = numpy.int64(-(-per // bk) * bk)  # whole tile steps per split
+        grid = (-(-rows // bm), -(-cols // bn), problem.groups * self.splits)
+        kernel = KERNELS[backward_kernel_name(name, problem.channels_last, direction, tile)]
+        self.launch = kernel.prepare(device_id, grid, (_P, _P, _P, geometry(problem), split_len))
         self.count = problem.k * cols
-        self.reduce = KERNELS[reduce_kernel_name(name)]
-        self.reduce_grid = max(1, min(REDUCE_GRID, -(-self.count // BLOCK)))
+        self.reduce = None
+        if direction == 1:
+            reduce_grid = max(1, min(REDUCE_GRID, -(-self.count // BLOCK)))
+            self.reduce = KERNELS[reduce_kernel_name(name)].prepare(
+                device_id, reduce_grid, (_P, _P, numpy.int64(self.count), numpy.int64(self.splits)))
 
 
 def _backward_plan(problem, direction, device_id):
@@ -226,7 +238,7 @@ def backward_data(problem, dy, w, dx):
         return
     device_id = dy.data.device_id
     plan = _backward_plan(problem, 0, device_id)
-    plan.kernel(device_id, plan.grid, (dy, w, dx, plan.geometry, plan.split_len))
+    plan.launch(dy.data.ptr, w.data.ptr, dx.data.ptr)
 
 
 def backward_weights(problem, x, dy, dw):
@@ -239,8 +251,8 @@ def backward_weights(problem, x, dy, dw):
     acc = numpy.dtype(numpy.float64 if problem.dtype.name == "float64" else numpy.float32)
     nbytes = plan.splits * plan.count * acc.itemsize
     partial = workspaces.scratch("miopen.conv_igemm.partials", nbytes, device_id)[:nbytes].view(acc)
-    plan.kernel(device_id, plan.grid, (dy, x, partial, plan.geometry, plan.split_len))
-    plan.reduce(device_id, plan.reduce_grid, (partial, dw, numpy.int64(plan.count), numpy.int64(plan.splits)))
+    plan.launch(dy.data.ptr, x.data.ptr, partial.data.ptr)
+    plan.reduce(partial.data.ptr, dw.data.ptr)
 
 
 class ImplicitGemm:

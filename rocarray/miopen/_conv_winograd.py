@@ -15,7 +15,7 @@ import numpy
 
 from rocarray import rocblas
 from rocarray._core import compile as _compile
-from rocarray._core import kernels, plans
+from rocarray._core import kernels, launch, plans
 from rocarray._core.workspace import workspaces
 from rocarray.miopen._conv_implicit_gemm import CTYPES
 
@@ -65,22 +65,23 @@ def _grid(items):
 
 
 class _Plan:
-    """Everything one problem's launches need but its data: kernels, grids, geometry, GEMM shape
-    and scratch sizes (elements of the acc dtype)."""
+    """Everything one problem's launches need but its data: the prepared transform launches
+    (per call: two addresses each), GEMM shape and scratch sizes (elements of the acc dtype)."""
 
-    def __init__(self, problem, m):
+    def __init__(self, problem, m, device_id):
         (h, w), (oh, ow), (ph, pw) = problem.input_size, problem.output_size, problem.pad
         th, tw = -(-oh // m), -(-ow // m)
         self.al2 = (m + 2) ** 2
         self.tiles = problem.n * th * tw
-        self.geometry = numpy.array((problem.n, problem.c, problem.k, problem.c_per_group, h, w, oh, ow, ph, pw,
-                                     th, tw), numpy.int64).view(_GEOMETRY)
+        geo = numpy.array((problem.n, problem.c, problem.k, problem.c_per_group, h, w, oh, ow, ph, pw, th, tw),
+                          numpy.int64).view(_GEOMETRY)
         cl, name = problem.channels_last, problem.dtype.name
-        self.filter, self.input, self.output = (KERNELS[kernel_name(s, name, m, cl)] for s in STAGES)
         self.sizes = (self.al2 * problem.k * problem.c_per_group, self.al2 * problem.c * self.tiles,
                       self.al2 * problem.k * self.tiles)
-        self.grids = (_grid(self.sizes[0] // self.al2), _grid(self.sizes[1] // self.al2),
-                      _grid(self.sizes[2] // self.al2))
+        self.filter, self.input, self.output = (
+            KERNELS[kernel_name(stage, name, m, cl)].prepare(device_id, _grid(size // self.al2),
+                                                             (launch.POINTER, launch.POINTER, geo))
+            for stage, size in zip(STAGES, self.sizes))
 
 
 def _scratch(name, count, dtype, device_id):
@@ -93,15 +94,16 @@ def forward(problem, x, w, y, m):
     if y.size == 0:
         return
     device_id = x.data.device_id
-    plan = plans.cache.lookup(("miopen.conv_winograd", problem.key(), m, device_id), lambda: _Plan(problem, m))
+    plan = plans.cache.lookup(("miopen.conv_winograd", problem.key(), m, device_id),
+                              lambda: _Plan(problem, m, device_id))
     acc = acc_dtype(problem.dtype)
     u = _scratch("miopen.winograd.filter", plan.sizes[0], acc, device_id)
     v = _scratch("miopen.winograd.input", plan.sizes[1], acc, device_id)
     t = _scratch("miopen.winograd.products", plan.sizes[2], acc, device_id)
-    plan.filter(device_id, plan.grids[0], (w, u, plan.geometry))
-    plan.input(device_id, plan.grids[1], (x, v, plan.geometry))
+    plan.filter(w.data.ptr, u.data.ptr)
+    plan.input(x.data.ptr, v.data.ptr)
     products(problem, plan.al2, plan.tiles, u, v, t)
-    plan.output(device_id, plan.grids[2], (t, y, plan.geometry))
+    plan.output(t.data.ptr, y.data.ptr)
 
 
 def products(problem, al2, tiles, u, v, t):

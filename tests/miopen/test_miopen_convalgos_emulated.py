@@ -176,3 +176,23 @@ def test_implicit_gemm_backward_half_wave64(emulated_wave64_device, direction):
         out = cupy.empty(p.w_shape(), p.dtype)
         _conv_implicit_gemm.ImplicitGemm().run(p, dev.array(x), out, dev.array(dy))
         ref.assert_conv_close(out, p, x, None, dy)
+
+
+BF16_CASES = [
+    # algorithm, layout, problem arguments (float32 arithmetic on bfloat16 data, on the warp-32 target)
+    ("implicit_gemm", "NCHW", dict(n=2, c=5, k=7, input_size=(6, 7), filter_size=3, stride=2, pad=1)),
+    ("implicit_gemm", "NHWC", dict(n=1, c=40, k=9, input_size=(7, 6), filter_size=3, pad=1)),  # matrix-unit kernel
+    ("winograd_f4x3", "NHWC", dict(n=1, c=3, k=4, input_size=(9, 6), filter_size=3, pad=1)),
+    ("fft", "NCHW", dict(n=2, c=2, k=3, input_size=(10, 9), filter_size=5, pad=2)),
+]
+
+
+@pytest.mark.parametrize("name,layout,args", BF16_CASES)
+def test_bfloat16(emulated_device, monkeypatch, name, layout, args):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    monkeypatch.setattr(_conv_fft, "rocfft", NumpyFft(emulated_device))
+    rng = np.random.default_rng(SEED)
+    p = ref.make_problem(dtype=np.dtype(ml_dtypes.bfloat16), layout=layout, **args)
+    algorithm = _conv_registry.algorithms()[name]
+    x, w, y = _run(emulated_device, algorithm.run, p, rng)
+    ref.assert_conv_close(y, p, x, w, slack=8 if name != "implicit_gemm" else 1)
