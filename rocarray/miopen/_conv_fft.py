@@ -138,7 +138,7 @@ def forward(problem, x, w, y):
     yt = cupy.empty((freqs, g, problem.n, kg), complex_)
     products(problem, freqs * g, wt.reshape(-1), xt.reshape(-1), yt.reshape(-1))
     del xt, wt
-    yf = cupy.ascontiguousarray(yt.transpose(2, 1, 3, 0)).reshape(problem.n, problem.k, *xt_shape(lengths))
+    yf = cupy.ascontiguousarray(yt.transpose(2, 1, 3, 0)).reshape(problem.n, problem.k, *spectrum_shape(lengths))
     full = rocfft.c2r(yf, axes, lengths[-1], scale=1.0 / float(numpy.prod(lengths)))
     result = full[(slice(None), slice(None), *geo.outputs)]
     store(y, cupy.moveaxis(result, 1, -1) if problem.channels_last else result)
@@ -156,7 +156,7 @@ def products(problem, batch, wt, xt, yt):
                                      yt[b * sy:], kg, sy, count)
 
 
-def xt_shape(lengths):
+def spectrum_shape(lengths):
     """Shape of the spectrum of a real array of spatial ``lengths`` (the last axis halved)."""
     return (*lengths[:-1], lengths[-1] // 2 + 1)
 
