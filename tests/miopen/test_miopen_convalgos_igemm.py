@@ -29,7 +29,7 @@ def test_forward(rng, shape, dtype, layout):
 @pytest.mark.parametrize("direction", ["backward_data", "backward_weights"])
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [0, 1, 2, 4])
+@pytest.mark.parametrize("shape", [1, 2, 4])
 def test_backward(rng, shape, dtype, layout, direction):
     run_checked("implicit_gemm", problem(direction, dtype=dtype, layout=layout, **SHAPES[shape]), rng)
 
