@@ -34,10 +34,12 @@ struct ra_winograd_geometry {
     ra_i64 tiles_h, tiles_w;   // output tiles per axis
 };
 
-// The transform matrices B^T (AL x AL), G (AL x 3) and A^T (M x AL) of F(M, 3), interpolation
-// points 0, 1, -1 (and 2, -2 for M = 4) and infinity. Indices are compile-time constants after
-// unrolling, so each entry folds to a literal and the zero and one entries cost nothing
-// (ra_wino_dot skips them).
+// The transform matrices B^T (AL x AL), G (AL x 3) and A^T (M x AL) of F(M, 3): Toom-Cook's
+// construction on the interpolation points 0, 1, -1 and infinity, plus 1/2 and -2 for M = 4
+// (rather than the usual 2 and -2: about half the float32 rounding error, the choice Barabasz
+// et al., "Error analysis and improving the accuracy of Winograd convolution for deep neural
+// networks", 2020, recommend). Indices are compile-time constants after unrolling, so each entry
+// folds to a literal and the zero and +-1 entries cost nothing (ra_wino_fma skips them).
 template <typename A, int M> struct ra_wino;
 
 template <typename A> struct ra_wino<A, 2> {
@@ -60,17 +62,20 @@ template <typename A> struct ra_wino<A, 2> {
 template <typename A> struct ra_wino<A, 4> {
     static constexpr int AL = 6;
     static RA_DEVICE A bt(int i, int j) {
-        const A m[6][6] = {{4, 0, -5, 0, 1, 0}, {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-                           {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+        const A h = A(1) / A(2), t = A(3) / A(2), f = A(5) / A(2);
+        const A m[6][6] = {{1, -t, -2, t, 1, 0}, {0, -1, h, f, 1, 0}, {0, 1, -f, h, 1, 0},
+                           {0, -2, -1, 2, 1, 0}, {0, h, -1, -h, 1, 0}, {0, 1, -t, -2, t, 1}};
         return m[i][j];
     }
     static RA_DEVICE A g(int i, int j) {
-        const A q = A(1) / A(4), s = A(1) / A(6), t = A(1) / A(12), u = A(1) / A(24);
-        const A m[6][3] = {{q, 0, 0}, {-s, -s, -s}, {-s, s, -s}, {u, t, s}, {u, -t, s}, {0, 0, 1}};
+        const A a = A(1) / A(3), b = A(16) / A(15), c = A(8) / A(15), d = A(4) / A(15), e = A(1) / A(15),
+                k = A(2) / A(15);
+        const A m[6][3] = {{1, 0, 0}, {a, a, a}, {-a, a, -a}, {-b, -c, -d}, {e, -k, d}, {0, 0, 1}};
         return m[i][j];
     }
     static RA_DEVICE A at(int i, int j) {
-        const A m[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+        const A h = A(1) / A(2), q = A(1) / A(4), o = A(1) / A(8);
+        const A m[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, h, -2, 0}, {0, 1, 1, q, 4, 0}, {0, 1, -1, o, -8, 1}};
         return m[i][j];
     }
 };
