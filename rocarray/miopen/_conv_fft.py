@@ -166,6 +166,8 @@ class Fft:
 
     name = "fft"
     fuses_epilogue = False
+    #: Kernel sources of its own (none: the transforms and products are rocfft's and rocblas's).
+    sources = ()
 
     def applicable(self, problem):
         return (problem.direction == "forward" and problem.dtype.name in DTYPES

@@ -260,6 +260,8 @@ class ImplicitGemm:
 
     name = "implicit_gemm"
     fuses_epilogue = False
+    #: Kernel sources (the find-db's entries of a problem are keyed by their content).
+    sources = (SOURCE,)
 
     def applicable(self, problem):
         return problem.dtype.name in CTYPES

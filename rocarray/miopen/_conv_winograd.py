@@ -123,6 +123,8 @@ class Winograd:
     """A Winograd algorithm object (see :mod:`rocarray.miopen._conv_registry`): F(``m`` x ``m``, 3 x 3)."""
 
     fuses_epilogue = False
+    #: Kernel sources (the find-db's entries of a problem are keyed by their content).
+    sources = (SOURCE,)
 
     def __init__(self, m):
         self.m = m

@@ -16,6 +16,8 @@ def test_registry_holds_the_four_algorithms():
     names = _conv_registry.algorithms()
     for name in ("implicit_gemm", "winograd_f2x3", "winograd_f4x3", "fft"):
         assert names[name].name == name and names[name].fuses_epilogue is False
+    assert names["implicit_gemm"].sources == (igemm.SOURCE,) and names["winograd_f4x3"].sources == (wino.SOURCE,)
+    assert names["fft"].sources == ()
 
 
 @pytest.mark.parametrize("direction", ["forward", "backward_data", "backward_weights"])
