@@ -1,9 +1,10 @@
 """The implicit-GEMM convolution (``"implicit_gemm"``), every direction: each is one GEMM per
 group whose operands are gathered from the tensors while the tiles load, so no im2col buffer
 exists (kernel ``miopen/conv_implicit_gemm.hip``, which states the mappings). The forward's rows
-are output pixels; backward data's rows are input pixels; backward weights reduces over every
-output pixel of the batch, split across blocks (partial sums in workspace scratch, added by a
-second kernel) so that small weight tensors still fill the device.
+are output pixels and backward data's input pixels, both reducing over (filter tap, channel)
+with the tap in the outer loop; backward weights reduces over every output pixel of the batch,
+split across blocks (partial sums in workspace scratch, added by a second kernel) so that small
+weight tensors still fill the device.
 
 Every dtype (float16 and bfloat16 accumulate in float32), both layouts, groups, stride, padding
 and dilation, 1-D to 3-D. Forwards of float16 and bfloat16 in channels-last layout run on the
@@ -53,10 +54,12 @@ def mma_kernel_name(dtype_name):
 
 
 def backward_kernel_name(dtype_name, channels_last, direction, tile):
-    """Name expression of a backward kernel (``direction`` 0: data, 1: weights)."""
+    """Name expression of a backward kernel (``direction`` 0: data, 1: weights), e.g.
+    ``'ra_miopen_conv_igemm_bwd_data<float, false, 64, 64, 8, 4, 4>'``."""
     bm, bn, bk, tm, tn = TILES[tile]
-    return (f"ra_miopen_conv_igemm_bwd<{CTYPES[dtype_name]}, {'true' if channels_last else 'false'}, "
-            f"{int(direction)}, {bm}, {bn}, {bk}, {tm}, {tn}>")
+    kind = ("data", "weights")[direction]
+    return (f"ra_miopen_conv_igemm_bwd_{kind}<{CTYPES[dtype_name]}, {'true' if channels_last else 'false'}, "
+            f"{bm}, {bn}, {bk}, {tm}, {tn}>")
 
 
 def reduce_kernel_name(dtype_name):
@@ -216,7 +219,8 @@ class _BackwardPlan:
         split_len = numpy.int64(-(-per // bk) * bk)  # whole tile steps per split
         grid = (-(-rows // bm), -(-cols // bn), problem.groups * self.splits)
         kernel = KERNELS[backward_kernel_name(name, problem.channels_last, direction, tile)]
-        self.launch = kernel.prepare(device_id, grid, (_P, _P, _P, geometry(problem), split_len))
+        args = (_P, _P, _P, geometry(problem)) + ((split_len,) if direction == 1 else ())
+        self.launch = kernel.prepare(device_id, grid, args)
         self.count = problem.k * cols
         self.reduce = None
         if direction == 1:

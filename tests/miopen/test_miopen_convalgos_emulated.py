@@ -135,6 +135,8 @@ BACKWARD_CASES = [
                                               dilation=(1, 2), groups=2)),
     ("backward_data", "float32", "NHWC", dict(n=1, c=6, k=9, input_size=(3, 5, 4), filter_size=(2, 1, 3),
                                               stride=(2, 1, 2), pad=(1, 0, 1), dilation=(2, 1, 1), groups=3)),
+    ("backward_data", "float32", "NCHW", dict(n=2, c=5, k=19, input_size=(9, 8), filter_size=(3, 4), stride=3,
+                                              pad=2, dilation=(1, 2))),
     ("backward_weights", "float64", "NHWC", dict(n=3, c=4, k=6, input_size=(9, 7), filter_size=(3, 2), stride=2,
                                                  pad=(1, 0), dilation=(1, 2), groups=2)),
     ("backward_weights", "float32", "NCHW", dict(n=2, c=3, k=5, input_size=(31,), filter_size=(4,), pad=2,

@@ -55,6 +55,8 @@ def test_every_launched_name_is_registered():
     assert igemm.kernel_name("float16", True, "small") not in registered  # the matrix-unit kernel's problems
     assert igemm.mma_kernel_name("bfloat16") == "ra_miopen_conv_igemm_fwd_mma<ra_bfloat16>" in registered
     assert igemm.backward_kernel_name("float32", True, 1, "small") in registered
+    assert igemm.backward_kernel_name("float64", False, 0, "small") == (
+        "ra_miopen_conv_igemm_bwd_data<double, false, 64, 64, 8, 4, 4>")
     assert set(_compile.registered(wino.SOURCE)) == set(wino.instantiations())
     assert wino.kernel_name("input", "float16", 4, True) == "ra_miopen_winograd_input<ra_half, 4, true>"
 

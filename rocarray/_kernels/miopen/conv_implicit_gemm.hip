@@ -41,15 +41,16 @@ struct ra_conv_geometry {
 #define RA_CONV_TWO_BLOCKS(threads) __launch_bounds__(threads)
 #endif
 
-// The reduction position of the forward kernels: a filter tap and the first channel of a step.
+// The reduction position of the forward and backward-data kernels: a filter tap and the first
+// channel (of the `channels` the reduction runs over per tap) of a step.
 struct ra_conv_step {
     int c0, td, th, tw;
 
     RA_DEVICE void start() { c0 = td = th = tw = 0; }
     // The next step: BK channels on, or the next tap's first channel.
-    RA_DEVICE void advance(const ra_conv_geometry& g, int bk) {
+    RA_DEVICE void advance(const ra_conv_geometry& g, int bk, ra_i64 channels) {
         c0 += bk;
-        if (c0 < g.cg) return;
+        if (c0 < channels) return;
         c0 = 0;
         if (++tw < g.f_w) return;
         tw = 0;
@@ -111,7 +112,7 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
     ra_conv_step at;
     at.start();
 
-    for (ra_i64 s = 0; s < steps; ++s, at.advance(g, BK)) {
+    for (ra_i64 s = 0; s < steps; ++s, at.advance(g, BK, g.cg)) {
         const ra_i64 tap = at.tap(g);
         const int dd = (int)(at.td * g.dil_d), dh = (int)(at.th * g.dil_h), dw = (int)(at.tw * g.dil_w);
 #pragma unroll
@@ -166,101 +167,185 @@ ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_R
     }
 }
 
-// ra_miopen_conv_igemm_bwd<T, CL, DIR, BM, BN, BK, TM, TN>: the backward directions as implicit
-// GEMMs on the same tiles (block, thread and shared-memory layout as the forward kernel), both
-// operands gathered element by element.
-//  DIR 0, backward data, per group: dX_g[m, c] = sum_r dY_g[m, r] W_g[r, c] with
-//    m = (n, id, ih, iw) an input pixel, c a channel of the group, r = (k, tap) ordered
-//    k * taps + tap (channels first) or tap * KG + k (channels last); dY_g[m, r] is dy at output
-//    position o = (i + pad - tap * dilation) / stride when that divides exactly and lies inside
-//    the output, else zero. Launch: a_src = dy, b_src = w, out = dx.
-//  DIR 1, backward weights, per group: dW_g[k, col] = sum_r dY_g[k, r] X_g[r, col] with col the
-//    (channel, tap) pair in the weights' order (c * taps + tap, or tap * CG + c), r = (n, o) an
-//    output pixel, X_g[r, col] the input element tap `tap` of pixel o reads (zero in the
-//    padding). The reduction is long (N * output pixels), so gridDim.z = groups * splits and
-//    split s sums r in [s * split_len, (s + 1) * split_len), writing its partial sums (acc type)
-//    to out[s][K][CG * taps]; ra_miopen_conv_igemm_reduce adds the splits and rounds once.
-// Consecutive threads load along the contiguous direction of each operand and store along the
-// contiguous direction of the result.
+// ra_miopen_conv_igemm_bwd_data<T, CL, BM, BN, BK, TM, TN>: backward data as an implicit GEMM on
+// the forward kernel's tiles (block, thread and shared-memory layout), per group
+//   dX_g[m, c] = sum_r dY_g[m, r] W_g[r, c],
+// m = (n, id, ih, iw) an input pixel, c a channel of the group, r = (tap, k) a filter tap and an
+// output channel of the group; dY_g[m, r] is dy at the output position o with
+// o * stride = i + pad - tap * dilation on every axis, zero where no such o lies inside the
+// output. As in the forward, taps run in the outer loop and output channels in steps of BK
+// inside; each thread splits its pixels' i + pad into quotient and remainder by the stride once,
+// and each step's tap offset once, so o exists iff the remainders agree (no division per
+// element). Launch: dy, w, dx.
+template <typename T, bool CL, int BM, int BN, int BK, int TM, int TN>
+__global__ void RA_LAUNCH_BOUNDS((BM / TM) * (BN / TN))
+ra_miopen_conv_igemm_bwd_data(const T* RA_RESTRICT dy, const T* RA_RESTRICT w, T* RA_RESTRICT dx,
+                              ra_conv_geometry g) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int MT = BM / TM, NT = BN / TN, THREADS = MT * NT;
+    constexpr int LA = BM * BK / THREADS, LB = BN * BK / THREADS;
+    static_assert(BM * BK % THREADS == 0 && BN * BK % THREADS == 0, "tile loads must split evenly");
+    __shared__ A as[BK][BM];
+    __shared__ A bs[BK][BN];
 
+    const int tid = threadIdx.x;
+    const ra_i64 group = blockIdx.z;
+    const ra_i64 m0 = (ra_i64)blockIdx.x * BM, n0 = (ra_i64)blockIdx.y * BN;
+    const ra_i64 plane = g.out_d * g.out_h * g.out_w, in_plane = g.in_d * g.in_h * g.in_w;
+    const ra_i64 rows = g.n * in_plane, taps = g.f_d * g.f_h * g.f_w;
+    const ra_i64 k_first = group * g.kg;
+
+    // This thread's A pixels: the batch offset into dy and i + pad split by the stride per axis.
+    ra_i64 a_base[LA];
+    int a_kk[LA], a_qd[LA], a_qh[LA], a_qw[LA], a_rd[LA], a_rh[LA], a_rw[LA];
+    bool a_ok[LA];
+#pragma unroll
+    for (int i = 0; i < LA; ++i) {
+        const int e = tid + i * THREADS;
+        const int mm = CL ? e / BK : e % BM;
+        a_kk[i] = CL ? e % BK : e / BM;
+        const ra_i64 m = m0 + mm;
+        a_ok[i] = m < rows;
+        const ra_i64 mc = a_ok[i] ? m : 0;
+        const ra_i64 nb = mc / in_plane, q = mc % in_plane;
+        const ra_i64 id = q / (g.in_h * g.in_w) + g.pad_d, ih = (q / g.in_w) % g.in_h + g.pad_h,
+                     iw = q % g.in_w + g.pad_w;
+        a_qd[i] = (int)(id / g.stride_d); a_rd[i] = (int)(id % g.stride_d);
+        a_qh[i] = (int)(ih / g.stride_h); a_rh[i] = (int)(ih % g.stride_h);
+        a_qw[i] = (int)(iw / g.stride_w); a_rw[i] = (int)(iw % g.stride_w);
+        a_base[i] = CL ? nb * plane * g.k + k_first : (nb * g.k + k_first) * plane;
+    }
+
+    A acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = ra_traits<T>::zero();
+    // consecutive threads store consecutive pixels (channels first) or channels (channels last)
+    const int tm = CL ? tid / NT : tid % MT;
+    const int tn = CL ? tid % NT : tid / MT;
+    const ra_i64 steps = taps * ((g.kg + BK - 1) / BK);
+    ra_conv_step at;
+    at.start();
+
+    for (ra_i64 s = 0; s < steps; ++s, at.advance(g, BK, g.kg)) {
+        const ra_i64 tap = at.tap(g);
+        const int td = (int)(at.td * g.dil_d), th = (int)(at.th * g.dil_h), tw = (int)(at.tw * g.dil_w);
+        const int sqd = td / (int)g.stride_d, srd = td % (int)g.stride_d;
+        const int sqh = th / (int)g.stride_h, srh = th % (int)g.stride_h;
+        const int sqw = tw / (int)g.stride_w, srw = tw % (int)g.stride_w;
+#pragma unroll
+        for (int i = 0; i < LA; ++i) {
+            const ra_i64 k = at.c0 + a_kk[i];
+            const int od = a_qd[i] - sqd, oh = a_qh[i] - sqh, ow = a_qw[i] - sqw;
+            A v = ra_traits<T>::zero();
+            if (a_ok[i] && k < g.kg && a_rd[i] == srd && a_rh[i] == srh && a_rw[i] == srw && od >= 0 &&
+                od < g.out_d && oh >= 0 && oh < g.out_h && ow >= 0 && ow < g.out_w) {
+                const ra_i64 p = ((ra_i64)od * g.out_h + oh) * g.out_w + ow;
+                v = ra_traits<T>::to_acc(dy[CL ? a_base[i] + p * g.k + k : a_base[i] + k * plane + p]);
+            }
+            const int e = tid + i * THREADS;
+            as[a_kk[i]][CL ? e / BK : e % BM] = v;
+        }
+#pragma unroll
+        for (int i = 0; i < LB; ++i) {
+            const int e = tid + i * THREADS;
+            const int nn = e % BN, kk = e / BN;
+            const ra_i64 k = at.c0 + kk, c = n0 + nn, ko = k_first + k;
+            bs[kk][nn] = (k < g.kg && c < g.cg)
+                             ? ra_traits<T>::to_acc(w[CL ? (ko * taps + tap) * g.cg + c : (ko * g.cg + c) * taps + tap])
+                             : ra_traits<T>::zero();
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            A a[TM], b[TN];
+#pragma unroll
+            for (int i = 0; i < TM; ++i) a[i] = as[kk][tm + i * MT];
+#pragma unroll
+            for (int j = 0; j < TN; ++j) b[j] = bs[kk][tn + j * NT];
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] += a[i] * b[j];
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const ra_i64 m = m0 + tm + i * MT;
+        if (m >= rows) continue;
+        const ra_i64 nb = m / in_plane, q = m % in_plane;
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+            const ra_i64 c = n0 + tn + j * NT;
+            if (c >= g.cg) continue;
+            const ra_i64 ci = group * g.cg + c;
+            dx[CL ? m * g.c + ci : (nb * g.c + ci) * in_plane + q] = ra_traits<T>::from_acc(acc[i][j]);
+        }
+    }
+}
+
+// ra_miopen_conv_igemm_bwd_weights<T, CL, BM, BN, BK, TM, TN>: backward weights as an implicit
+// GEMM on the same tiles, per group
+//   dW_g[k, col] = sum_r dY_g[k, r] X_g[r, col],
+// col the (channel, tap) pair in the weights' order (c * taps + tap, or tap * CG + c), r = (n, o)
+// an output pixel, X_g[r, col] the input element tap `tap` of pixel o reads (zero in the
+// padding), both operands gathered element by element. The reduction is long (N * output
+// pixels), so gridDim.z = groups * splits and split s sums r in [s * split_len, (s + 1) *
+// split_len), writing its partial sums (acc type) to partial[s][K][CG * taps];
+// ra_miopen_conv_igemm_reduce adds the splits and rounds once. Consecutive threads load along
+// the contiguous direction of each operand. Launch: dy, x, partial, split_len.
 RA_DEVICE void ra_conv_tap(const ra_conv_geometry& g, ra_i64 tap, ra_i64& td, ra_i64& th, ra_i64& tw) {
     td = tap / (g.f_h * g.f_w);
     th = (tap / g.f_w) % g.f_h;
     tw = tap % g.f_w;
 }
 
-// Output index along one axis read by input position i through filter tap t, or -1.
-RA_DEVICE ra_i64 ra_conv_source(ra_i64 i, ra_i64 t, ra_i64 pad, ra_i64 dil, ra_i64 stride, ra_i64 out) {
-    const ra_i64 num = i + pad - t * dil;
-    if (num < 0 || num % stride) return -1;
-    const ra_i64 o = num / stride;
-    return o < out ? o : -1;
-}
-
-template <typename T, bool CL, int DIR, int BM, int BN, int BK, int TM, int TN>
+template <typename T, bool CL, int BM, int BN, int BK, int TM, int TN>
 __global__ void RA_LAUNCH_BOUNDS((BM / TM) * (BN / TN))
-ra_miopen_conv_igemm_bwd(const T* RA_RESTRICT a_src, const T* RA_RESTRICT b_src, void* RA_RESTRICT out,
-                         ra_conv_geometry g, ra_i64 split_len) {
+ra_miopen_conv_igemm_bwd_weights(const T* RA_RESTRICT dy, const T* RA_RESTRICT x,
+                                 typename ra_traits<T>::acc* RA_RESTRICT partial, ra_conv_geometry g,
+                                 ra_i64 split_len) {
     typedef typename ra_traits<T>::acc A;
     constexpr int MT = BM / TM, NT = BN / TN, THREADS = MT * NT;
     constexpr int LA = BM * BK / THREADS, LB = BN * BK / THREADS;
     static_assert(BM * BK % THREADS == 0 && BN * BK % THREADS == 0, "tile loads must split evenly");
-    // which index consecutive threads take: A rows (m), B columns (n), result rows (m)
-    constexpr bool A_MFAST = DIR == 0 ? !CL : CL;
-    constexpr bool B_NFAST = CL;
-    constexpr bool C_MFAST = DIR == 0 && !CL;
+    // which index consecutive threads take: A rows (output channels; contiguous in channels-last
+    // dy, else the pixels r are), B columns (the channels of channels-last x, else the pixels r)
+    constexpr bool A_MFAST = CL, B_NFAST = CL;
     __shared__ A as[BK][BM];
     __shared__ A bs[BK][BN];
 
     const int tid = threadIdx.x;
-    const ra_i64 splits = DIR == 1 ? (ra_i64)gridDim.z / (g.c / g.cg) : 1;
+    const ra_i64 splits = (ra_i64)gridDim.z / (g.c / g.cg);
     const ra_i64 group = (ra_i64)blockIdx.z / splits, split = (ra_i64)blockIdx.z % splits;
     const ra_i64 m0 = (ra_i64)blockIdx.x * BM, n0 = (ra_i64)blockIdx.y * BN;
     const ra_i64 taps = g.f_d * g.f_h * g.f_w;
     const ra_i64 plane = g.out_d * g.out_h * g.out_w, in_plane = g.in_d * g.in_h * g.in_w;
-    const ra_i64 rows = DIR == 0 ? g.n * in_plane : g.kg;
-    const ra_i64 cols = DIR == 0 ? g.cg : g.cg * taps;
-    const ra_i64 r_begin = DIR == 0 ? 0 : split * split_len;
-    const ra_i64 r_full = DIR == 0 ? g.kg * taps : g.n * plane;
-    const ra_i64 r_end = DIR == 0 ? r_full : (r_begin + split_len < r_full ? r_begin + split_len : r_full);
+    const ra_i64 rows = g.kg, cols = g.cg * taps;
+    const ra_i64 r_full = g.n * plane, r_begin = split * split_len;
+    const ra_i64 r_end = r_begin + split_len < r_full ? r_begin + split_len : r_full;
 
     auto load_a = [&](ra_i64 m, ra_i64 r) -> A {
         if (m >= rows || r >= r_end) return ra_traits<T>::zero();
-        if (DIR == 0) {
-            const ra_i64 nb = m / in_plane, q = m % in_plane;
-            const ra_i64 id = q / (g.in_h * g.in_w), ih = (q / g.in_w) % g.in_h, iw = q % g.in_w;
-            const ra_i64 k = CL ? r % g.kg : r / taps, tap = CL ? r / g.kg : r % taps;
-            ra_i64 td, th, tw;
-            ra_conv_tap(g, tap, td, th, tw);
-            const ra_i64 od = ra_conv_source(id, td, g.pad_d, g.dil_d, g.stride_d, g.out_d);
-            const ra_i64 oh = ra_conv_source(ih, th, g.pad_h, g.dil_h, g.stride_h, g.out_h);
-            const ra_i64 ow = ra_conv_source(iw, tw, g.pad_w, g.dil_w, g.stride_w, g.out_w);
-            if (od < 0 || oh < 0 || ow < 0) return ra_traits<T>::zero();
-            const ra_i64 p = (od * g.out_h + oh) * g.out_w + ow, ko = group * g.kg + k;
-            return ra_traits<T>::to_acc(a_src[CL ? (nb * plane + p) * g.k + ko : (nb * g.k + ko) * plane + p]);
-        } else {
-            const ra_i64 nb = r / plane, p = r % plane, ko = group * g.kg + m;
-            return ra_traits<T>::to_acc(a_src[CL ? r * g.k + ko : (nb * g.k + ko) * plane + p]);
-        }
+        const ra_i64 nb = r / plane, p = r % plane, ko = group * g.kg + m;
+        return ra_traits<T>::to_acc(dy[CL ? r * g.k + ko : (nb * g.k + ko) * plane + p]);
     };
     auto load_b = [&](ra_i64 r, ra_i64 n) -> A {
         if (n >= cols || r >= r_end) return ra_traits<T>::zero();
-        if (DIR == 0) {
-            const ra_i64 k = CL ? r % g.kg : r / taps, tap = CL ? r / g.kg : r % taps, ko = group * g.kg + k;
-            return ra_traits<T>::to_acc(b_src[CL ? (ko * taps + tap) * g.cg + n : (ko * g.cg + n) * taps + tap]);
-        } else {
-            const ra_i64 c = CL ? n % g.cg : n / taps, tap = CL ? n / g.cg : n % taps;
-            const ra_i64 nb = r / plane, p = r % plane;
-            const ra_i64 od = p / (g.out_h * g.out_w), oh = (p / g.out_w) % g.out_h, ow = p % g.out_w;
-            ra_i64 td, th, tw;
-            ra_conv_tap(g, tap, td, th, tw);
-            const ra_i64 id = od * g.stride_d - g.pad_d + td * g.dil_d;
-            const ra_i64 ih = oh * g.stride_h - g.pad_h + th * g.dil_h;
-            const ra_i64 iw = ow * g.stride_w - g.pad_w + tw * g.dil_w;
-            if (id < 0 || id >= g.in_d || ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) return ra_traits<T>::zero();
-            const ra_i64 pos = (id * g.in_h + ih) * g.in_w + iw, ci = group * g.cg + c;
-            return ra_traits<T>::to_acc(b_src[CL ? (nb * in_plane + pos) * g.c + ci : (nb * g.c + ci) * in_plane + pos]);
-        }
+        const ra_i64 c = CL ? n % g.cg : n / taps, tap = CL ? n / g.cg : n % taps;
+        const ra_i64 nb = r / plane, p = r % plane;
+        const ra_i64 od = p / (g.out_h * g.out_w), oh = (p / g.out_w) % g.out_h, ow = p % g.out_w;
+        ra_i64 td, th, tw;
+        ra_conv_tap(g, tap, td, th, tw);
+        const ra_i64 id = od * g.stride_d - g.pad_d + td * g.dil_d;
+        const ra_i64 ih = oh * g.stride_h - g.pad_h + th * g.dil_h;
+        const ra_i64 iw = ow * g.stride_w - g.pad_w + tw * g.dil_w;
+        if (id < 0 || id >= g.in_d || ih < 0 || ih >= g.in_h || iw < 0 || iw >= g.in_w) return ra_traits<T>::zero();
+        const ra_i64 pos = (id * g.in_h + ih) * g.in_w + iw, ci = group * g.cg + c;
+        return ra_traits<T>::to_acc(x[CL ? (nb * in_plane + pos) * g.c + ci : (nb * g.c + ci) * in_plane + pos]);
     };
 
     A acc[TM][TN];
@@ -268,8 +353,7 @@ ra_miopen_conv_igemm_bwd(const T* RA_RESTRICT a_src, const T* RA_RESTRICT b_src,
     for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < TN; ++j) acc[i][j] = ra_traits<T>::zero();
-    const int tm = C_MFAST ? tid % MT : tid / NT;
-    const int tn = C_MFAST ? tid / MT : tid % NT;
+    const int tm = tid / NT, tn = tid % NT;  // consecutive threads store consecutive columns
 
     for (ra_i64 r0 = r_begin; r0 < r_end; r0 += BK) {
 #pragma unroll
@@ -307,13 +391,7 @@ ra_miopen_conv_igemm_bwd(const T* RA_RESTRICT a_src, const T* RA_RESTRICT b_src,
 #pragma unroll
         for (int j = 0; j < TN; ++j) {
             const ra_i64 n = n0 + tn + j * NT;
-            if (n >= cols) continue;
-            if (DIR == 0) {
-                const ra_i64 nb = m / in_plane, q = m % in_plane, ci = group * g.cg + n;
-                ((T*)out)[CL ? m * g.c + ci : (nb * g.c + ci) * in_plane + q] = ra_traits<T>::from_acc(acc[i][j]);
-            } else {
-                ((A*)out)[(split * g.k + group * g.kg + m) * cols + n] = acc[i][j];
-            }
+            if (n < cols) partial[(split * g.k + group * g.kg + m) * cols + n] = acc[i][j];
         }
     }
 }
@@ -498,7 +576,7 @@ ra_miopen_conv_igemm_fwd_mma(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* 
 #pragma unroll
             for (int q = 0; q < 4; ++q) b_next[i].w[q] = (ra_u32)e[2 * q] | ((ra_u32)e[2 * q + 1] << 16);
         }
-        at.advance(g, BK);
+        at.advance(g, BK, g.cg);
     };
     auto stash = [&](int buf) {
 #pragma unroll
