@@ -435,6 +435,17 @@ def test_bench_case_error_is_reported_and_exit_1(fake_device, capsys):
     assert "    RuntimeError: out of memory" in out
 
 
+def test_a_bench_case_whose_vendor_is_missing_is_skipped_and_exit_0(fake_device, capsys):
+    def needs_torch():
+        harness.require("rocarray_no_such_vendor_module")
+
+    skipped = harness.BenchCase("demo.vendorless", "demo", needs_torch, print, print)
+    assert cli_bench.run_bench([_case("demo.ok"), skipped], print, repeat=3) == 0
+    out = lines_of(capsys)
+    assert any(line.split()[:2] == ["demo.vendorless", "SKIP"] for line in out)
+    assert any(line.startswith("SKIP  demo.vendorless: rocarray_no_such_vendor_module is not installed") for line in out)
+
+
 def test_bench_with_no_cases(fake_device, capsys):
     assert cli_bench.run_bench([], print) == 0
     assert "no benchmark cases registered" in capsys.readouterr().out

@@ -94,11 +94,7 @@ def check_convolution(rng):
 # --------------------------------------------------------------------------------------------
 
 def _torch():
-    try:
-        import torch
-    except ImportError:
-        raise ImportError("torch is needed for the vendor (cuDNN) column of the convolution cases") from None
-    return torch
+    return harness.require("torch")
 
 
 def _conv_case(name, n, c, k, hw, flt, groups, dtype, layout):

@@ -146,9 +146,9 @@ def _case(name, dtype, layout):
     p = problem("forward", dtype, layout, **ISSUE)
 
     def setup():
-        import torch
-
         from rocarray.miopen._conv_registry import algorithms
+
+        torch = harness.require("torch")
 
         cupy = backend.cupy()
         torch.backends.cudnn.allow_tf32 = False

@@ -131,11 +131,7 @@ def check_group_norm(rng):
 # --------------------------------------------------------------------------------------------
 
 def _torch():
-    try:
-        import torch
-    except ImportError:
-        raise ImportError("torch is needed for the vendor (torch/cuDNN) column of the normalization cases") from None
-    return torch
+    return harness.require("torch")
 
 
 def _bn_case(layout):

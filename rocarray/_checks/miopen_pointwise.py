@@ -125,7 +125,6 @@ def check_pooling(rng):
 # --------------------------------------------------------------------------------------------
 
 def _torch():
-    # main's harness.require: torch missing is reported as unavailable, not as a failure
     return harness.require("torch")
 
 

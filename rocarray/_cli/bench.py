@@ -143,6 +143,8 @@ def measure_case(cupy, case, repeat, copy_rate):
 
 
 def _row_cells(row, with_flops):
+    if row.get("skipped"):
+        return [row["name"], "SKIP", "-", "-", "-", "-"] + (["-"] if with_flops else [])
     if row["error"]:
         return [row["name"], "ERROR", "-", "-", "-", "-"] + (["-"] if with_flops else [])
     cells = [row["name"], seconds(row["rocarray_s"]), seconds(row["vendor_s"]),
@@ -172,7 +174,8 @@ def run_bench(cases, out, repeat=7, json_path=None):
     Returns
     -------
     int
-        0 when every case ran, 1 when a case raised.
+        0 when every case ran or was skipped (:class:`~rocarray._core.harness.Unavailable`: its
+        vendor twin is not installed), 1 when a case raised.
 
     Raises
     ------
@@ -194,6 +197,8 @@ def run_bench(cases, out, repeat=7, json_path=None):
             step(case.name)
         try:
             rows.append(measure_case(cupy, case, repeat, copy_rate))
+        except harness.Unavailable as exc:  # the vendor twin is not installed here
+            rows.append({"name": case.name, "library": case.library, "error": None, "skipped": str(exc)})
         except Exception as exc:  # report and keep going
             rows.append({"name": case.name, "library": case.library,
                          "error": f"{type(exc).__name__}: {exc}"})
@@ -208,6 +213,9 @@ def run_bench(cases, out, repeat=7, json_path=None):
             out(line)
     else:
         out("no benchmark cases registered (libraries register them with rocarray._core.harness.bench_case)")
+    for r in rows:
+        if r.get("skipped"):
+            out(f"SKIP  {r['name']}: {r['skipped']}")
     errors = [r for r in rows if r.get("error")]
     for r in errors:
         out(f"ERROR {r['name']}:")
