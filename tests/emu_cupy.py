@@ -31,6 +31,9 @@ class _Pointer:
     def __init__(self, ptr):
         self.ptr = ptr
 
+    def __add__(self, offset):  # CuPy's pointer arithmetic, in bytes
+        return _Pointer(self.ptr + int(offset))
+
 
 class DeviceArray(np.ndarray):
     """A device array over host memory: ``.data.ptr`` is its address, ``.get()`` a NumPy copy."""

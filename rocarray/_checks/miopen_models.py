@@ -85,10 +85,10 @@ def _fold(cp, conv, dtype):
     import rocarray as ra
 
     bn = conv["bn"]
-    w = cp.asarray(conv["w"].transpose(0, 2, 3, 1), dtype=numpy.float32)
-    w, b = ra.nn.fold_batchnorm(w, None, cp.asarray(bn["mean"], numpy.float32), cp.asarray(bn["var"], numpy.float32),
-                                cp.asarray(bn["weight"], numpy.float32), cp.asarray(bn["bias"], numpy.float32),
-                                BN_EPS, layout="NHWC")
+    fold = numpy.float32 if numpy.dtype(dtype).itemsize < 4 else dtype  # 16-bit weights: fold in float32
+    w = cp.asarray(conv["w"].transpose(0, 2, 3, 1), dtype=fold)
+    w, b = ra.nn.fold_batchnorm(w, None, cp.asarray(bn["mean"], fold), cp.asarray(bn["var"], fold),
+                                cp.asarray(bn["weight"], fold), cp.asarray(bn["bias"], fold), BN_EPS, layout="NHWC")
     return cp.ascontiguousarray(w.astype(dtype)), cp.ascontiguousarray(b.astype(dtype))
 
 

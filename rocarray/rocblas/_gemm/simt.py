@@ -61,8 +61,9 @@ def finish_name(dtype):
 def instantiations():
     """Every name expression this module launches (registered with the compile layer)."""
     names = [kernel_name(d, t) for d in _STANDARD for t in tiles.tiles_for(d, "cuda")]
+    names += [kernel_name(d, t) for d in _STANDARD for t in tiles.tiles_for(d, "hip")]  # AMD's matrix tiles
     names += [kernel_name(d, t, vec=True) for d in _STANDARD for t in tiles.tiles_for(d, "cuda") if tiles.has_vec(t)]
-    return sorted(names + [finish_name(d) for d in _STANDARD])
+    return sorted(set(names + [finish_name(d) for d in _STANDARD]))
 
 
 _compile.register(SOURCE, instantiations())
