@@ -58,9 +58,10 @@ def _strip_comments(text):
     return re.sub(r"//[^\n]*", "", text)
 
 
-# launch bounds whose arguments may hold one level of parentheses (a template-dependent bound such
+# launch bounds (``__launch_bounds__``, the prelude's ``RA_LAUNCH_BOUNDS`` or a source's own
+# ``RA_<FAMILY>_LAUNCH_BOUNDS``) whose arguments may hold one level of parentheses (a template-dependent bound such
 # as ``(ra_plan<T, U>::BLOCKS)`` is parenthesized so its comma stays inside one macro argument)
-_LAUNCH_BOUNDS = r"(?:(?:__launch_bounds__|RA_LAUNCH_BOUNDS)\s*\((?:[^()]|\([^()]*\))*\)\s*)?"
+_LAUNCH_BOUNDS = r"(?:(?:__launch_bounds__|RA_\w*LAUNCH_BOUNDS)\s*\((?:[^()]|\([^()]*\))*\)\s*)?"
 _KERNEL_RE = re.compile(
     r"(?P<head>RA_KERNEL|extern\s+\"C\"\s+__global__|__global__)\s+" + _LAUNCH_BOUNDS
     + r"void\s+" + _LAUNCH_BOUNDS + r"(?P<name>\w+)\s*\("

@@ -408,6 +408,8 @@ ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, c
 #endif
 #define RA_ATTN_MMA_BM 64
 #define RA_ATTN_MMA_BN 64
+// Lanes of one m16n8k16 fragment group: a warp on NVIDIA, half a wavefront on wave64 targets.
+#define RA_ATTN_MMA_GROUP 32
 
 template <typename T> RA_DEVICE float ra_attn_bits_to_float(ra_u32 bits) {
     T x;
@@ -516,14 +518,14 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
     constexpr int KT = D / 16;  // k steps of q k^T
     constexpr int NT = BN / 8;  // key tiles of S
     constexpr int OT = D / 8;   // column tiles of O
-    static_assert(RA_ATTN_THREADS == 4 * 32 && BM == 4 * 16, "four 32-lane groups of 16 queries");
+    static_assert(RA_ATTN_THREADS == 4 * RA_ATTN_MMA_GROUP && BM == 4 * 16, "four 32-lane groups of 16 queries");
     static_assert(BM <= BN, "the Q tile passes through the K buffer");
     __shared__ __align__(16) ra_u16 ks[BN * LD];
     __shared__ __align__(16) ra_u16 vs[BN * LD];
     const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
     const float neg_inf = ra_attn_neg_inf<float>();
     const ra_i64 L = mk.L, S = mk.S;
-    const int lane = threadIdx.x & 31, grp = threadIdx.x >> 5;
+    const int lane = threadIdx.x % RA_ATTN_MMA_GROUP, grp = threadIdx.x / RA_ATTN_MMA_GROUP;
     const int g = lane >> 2, t = lane & 3;
     const ra_i64 tiles = (L + BM - 1) / BM;
     const ra_i64 zh = (ra_i64)blockIdx.x / tiles;

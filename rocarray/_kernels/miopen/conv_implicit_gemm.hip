@@ -36,9 +36,9 @@ struct ra_conv_geometry {
 // 128 a thread; a few values used once a step spill to L1), so one block's global loads overlap
 // the other's products. HIP's second bound means waves per SIMD: left to the compiler there.
 #if defined(RA_CUDA)
-#define RA_CONV_TWO_BLOCKS(threads) __launch_bounds__(threads, 2)
+#define RA_CONV_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 2)
 #else
-#define RA_CONV_TWO_BLOCKS(threads) __launch_bounds__(threads)
+#define RA_CONV_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
 // The reduction position of the forward and backward-data kernels: a filter tap and the first
@@ -62,7 +62,7 @@ struct ra_conv_step {
 };
 
 template <typename T, bool CL, int BM, int BN, int BK, int TM, int TN>
-__global__ void RA_CONV_TWO_BLOCKS((BM / TM) * (BN / TN))
+__global__ void RA_CONV_LAUNCH_BOUNDS((BM / TM) * (BN / TN))
 ra_miopen_conv_igemm_fwd(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y, ra_conv_geometry g) {
     typedef typename ra_traits<T>::acc A;
     constexpr int MT = BM / TM, NT = BN / TN, THREADS = MT * NT;
@@ -495,7 +495,7 @@ template <typename T> RA_DEVICE float ra_conv_bits_to_float(ra_u16 bits) {
 }
 
 template <typename T>
-__global__ void RA_CONV_TWO_BLOCKS(256)
+__global__ void RA_CONV_LAUNCH_BOUNDS(256)
 ra_miopen_conv_igemm_fwd_mma(const T* RA_RESTRICT x, const T* RA_RESTRICT w, T* RA_RESTRICT y, ra_conv_geometry g,
                              int vec) {
     constexpr int BM = RA_CONV_MMA_BM, BN = RA_CONV_MMA_BN, BK = RA_CONV_MMA_BK, LD = RA_CONV_MMA_LD;

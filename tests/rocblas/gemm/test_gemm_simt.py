@@ -118,11 +118,15 @@ def test_kernel_names():
 def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_simt.SOURCE))
     assert registered == set(_simt.instantiations())
-    # one per dtype and tile shape, a 16-byte-layout one per direct float64 matrix tile, plus one
-    # split-K finish per dtype: the transposes are flags
+    # one per dtype and tile shape of either vendor (AMD's float64 matrix tiles are their own
+    # instances), a 16-byte-layout one per direct float64 matrix tile, plus one split-K finish per
+    # dtype: the transposes are flags
     vec = sum(_tiles.has_vec(t) for d in _tiles.TILES for t in _tiles.tiles_for(d, "cuda"))
     assert vec == 4
-    assert len(registered) == sum(len(_tiles.tiles_for(d, "cuda")) for d in _tiles.TILES) + vec + 4
+    shapes = {(d, t) for d in _tiles.TILES for vendor in ("cuda", "hip") for t in _tiles.tiles_for(d, vendor)}
+    assert len(registered) == len({_simt.kernel_name(d, t) for d, t in shapes}) + vec + 4
+    hip_only = {_simt.kernel_name("float64", t) for t in _tiles.tiles_for("float64", "hip")}
+    assert hip_only and hip_only <= registered
     assert "ra_rocblas_gemm_f64mma(" in _compile.read_text(_simt.SOURCE)
     source = _compile.read_text(_simt.SOURCE)
     assert "ra_rocblas_gemm(" in source and "ra_rocblas_gemm_splitk_finish(" in source
