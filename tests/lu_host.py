@@ -59,6 +59,30 @@ def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
             i[b] = offset + inf
 
 
+def getrf_warp(n, A, lda, strideA, ipiv, strideP, info, batch):
+    calls.append(("getrf_warp", n, lda, batch))
+    for b in range(batch):
+        piv, inf = getf2_ref(_mat(A, n, n, lda, b * strideA))
+        view(ipiv)[b * strideP:b * strideP + n] = piv
+        view(info)[b] = inf
+
+
+def gesv_warp(A, B, X, info):
+    calls.append(("gesv_warp", A.shape, B.shape[2]))
+    A, B, X = (np.asarray(v).view(np.ndarray) for v in (A, B, X))
+    for b in range(A.shape[0]):
+        lu = A[b].copy()
+        piv, inf = getf2_ref(lu)
+        view(info)[b] = inf
+        x = B[b].copy()
+        for j, p in enumerate(piv):
+            x[[j, p - 1]] = x[[p - 1, j]]
+        with np.errstate(all="ignore"):
+            x = solve_triangular(lu, x, lower=True, unit_diagonal=True, check_finite=False)
+            x = solve_triangular(lu, x, lower=False, check_finite=False) if not inf else x * np.nan
+        X[b] = x
+
+
 def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
     calls.append(("laswp", n, k1, k2, reverse, batch))
     if n == 0:
@@ -136,7 +160,7 @@ def install(monkeypatch):
     from rocarray import rocblas
     from rocarray.rocsolver import _lu_kernels
 
-    for name in ("getf2", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok"):
+    for name in ("getf2", "getrf_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(rocblas, "trsm", trsm)
     monkeypatch.setattr(rocblas, "gemm", gemm)

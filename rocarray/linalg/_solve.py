@@ -1,10 +1,18 @@
 """``numpy.linalg.solve``, ``inv``, ``det``, ``slogdet``, ``tensorsolve`` and ``tensorinv`` on
 rocsolver's LU (:func:`rocarray.rocsolver.getrf_strided_batched` and ``getrs_strided_batched``).
 
-Every stacked input becomes one column-major batch (:func:`._stacked.column_major_batch`, one
-copy in the computation dtype), factored in one call; the façade reads ``info`` back once per call
-(solve and inv raise NumPy's ``LinAlgError("Singular matrix")`` if any matrix of the stack is
-singular); det and slogdet read nothing back.
+Design
+------
+``solve`` and ``inv`` of matrices of order up to :data:`rocarray.rocsolver.GESV_SMALL_MAX` hand
+the stack to :func:`rocarray.rocsolver.gesv_small_batched` as it is laid out: ``a`` and ``b``
+broadcast to the common stack and viewed as ``(batch, M, M)`` and ``(batch, M, K)`` (a copy only
+where the dtype changes or the stack dimensions do not merge into one stride; broadcast
+dimensions are zero strides), one launch factors and solves, ``inv``'s right-hand side is a
+broadcast identity. Every other stacked input becomes one column-major batch
+(:func:`._stacked.column_major_batch`, one copy in the computation dtype), factored in one
+getrf call and solved in one getrs call. The façade reads ``info`` back once per call (solve and
+inv raise NumPy's ``LinAlgError("Singular matrix")`` if any matrix of the stack is singular); det
+and slogdet read nothing back.
 """
 
 import collections
@@ -35,6 +43,26 @@ def factor(a, dtype):
     info = _info.new_info(batch)
     rocsolver.getrf_strided_batched(m, m, A.reshape(-1), m, m * m, ipiv.reshape(-1), m, info, batch)
     return A, ipiv, info, batch
+
+
+def _as_batch(x, stack, rows, cols, dtype):
+    """``x`` of ``dtype`` broadcast to ``stack + (rows, cols)`` as a ``(batch, rows, cols)`` array:
+    a view where the stack dimensions merge into one stride, else a copy."""
+    cupy = backend.cupy()
+    x = cupy.broadcast_to(x.astype(dtype, copy=False), stack + (rows, cols))
+    return x.reshape((_count(stack), rows, cols))
+
+
+def _gesv_small(A, B, dtype):
+    """X of ``A X = B`` for ``(batch, M, M)`` and ``(batch, M, K)`` arrays (M small), or
+    ``LinAlgError`` if a matrix is singular."""
+    cupy = backend.cupy()
+    batch = A.shape[0]
+    X = cupy.empty(B.shape, dtype)
+    info = _info.new_info(batch)
+    rocsolver.gesv_small_batched(A, B, X, info)
+    _raise_if_singular(info, batch)
+    return X
 
 
 def _raise_if_singular(info, batch):
@@ -71,8 +99,10 @@ def solve(a, b):
 
     Notes
     -----
-    LU with partial pivoting on rocsolver (getrf, then getrs): one batched call for the whole
-    stack; the singularity check reads ``info`` back once.
+    LU with partial pivoting on rocsolver: for ``M <= 32`` one fused factor-and-solve launch on
+    the stack as laid out (:func:`rocarray.rocsolver.gesv_small_batched`), otherwise getrf, then
+    getrs, one batched call each for the whole stack; the singularity check reads ``info`` back
+    once.
 
     Examples
     --------
@@ -98,6 +128,10 @@ def solve(a, b):
     batch = _count(stack)
     if batch == 0 or m == 0:
         return cupy.empty(shape, dtype)
+    if m <= rocsolver.GESV_SMALL_MAX:
+        X = _gesv_small(_as_batch(a, stack, m, m, dtype), _as_batch(b2, stack, m, k, dtype), dtype)
+        x = X.reshape(stack + (m, k))
+        return x[..., 0] if vector else x
     A, ipiv, info, batch = factor(cupy.broadcast_to(a, stack + (m, m)), dtype)
     _raise_if_singular(info, batch)
     if k == 0:
@@ -131,7 +165,9 @@ def inv(a):
 
     Notes
     -----
-    getrf, then getrs against identity matrices (the whole stack in one call each).
+    For ``M <= 32`` one fused factor-and-solve launch against a broadcast identity
+    (:func:`rocarray.rocsolver.gesv_small_batched`), otherwise getrf, then getrs against identity
+    matrices (the whole stack in one call each).
 
     Examples
     --------
@@ -145,6 +181,11 @@ def inv(a):
     m = a.shape[-1]
     if a.size == 0:
         return cupy.empty(a.shape, dtype)
+    if m <= rocsolver.GESV_SMALL_MAX:
+        stack = a.shape[:-2]
+        eye = cupy.eye(m, dtype=dtype)
+        return _gesv_small(_as_batch(a, stack, m, m, dtype), _as_batch(eye, stack, m, m, dtype),
+                           dtype).reshape(a.shape)
     A, ipiv, info, batch = factor(a, dtype)
     _raise_if_singular(info, batch)
     X = cupy.zeros((batch, m, m), dtype)

@@ -6,8 +6,17 @@ Pivots are LAPACK's: ``ipiv`` (int32, 1-based) says row ``i`` was interchanged w
 
 Design
 ------
-Two algorithms, chosen per call by size:
+Three algorithms, chosen per call by size:
 
+* **A group of lanes per matrix** (square matrices up to :data:`WARP_MAX`, any batch): the kernels
+  of ``lu_warp.hip`` give each matrix ``N`` lanes of a warp (N = 8, 16 or 32, the smallest that
+  holds n), one row per lane in registers; the pivot search is a butterfly argmax of shuffles,
+  the pivot row is broadcast by shuffles, rows never move between lanes (each lane tracks its
+  row's position in LAPACK's order), and nothing waits on a block barrier.
+  ``ra_rocsolver_getrf_warp`` is getrf of the column-major batch;
+  ``ra_rocsolver_gesv_warp`` (:func:`gesv_small_batched`) factors and solves in one launch,
+  reading A and B through any element strides (the façade's C-ordered stacks, broadcast ones
+  with zero batch strides) without a copy. The same pivots, info and arithmetic as getf2.
 * **One block per matrix** (small matrices, and batches of up to 512 x 512): the kernel
   ``ra_rocsolver_getf2`` factors a whole matrix in one thread block, in shared memory when it fits
   (global memory otherwise), and ``ra_rocsolver_getrs_small`` applies the pivots and both
@@ -41,6 +50,10 @@ SMALL_SINGLE = 128
 SMALL_BATCHED = 512
 #: Batches at least this long take the one-block path up to :data:`SMALL_BATCHED`.
 MANY = 64
+#: Largest order of square matrices factored with a group of lanes per matrix (the largest n
+#: :func:`gesv_small_batched` takes).
+WARP_MAX = _k.WARP_ORDERS[-1]
+GESV_SMALL_MAX = WARP_MAX
 #: Largest m and n (pivots are int32).
 INT32_MAX = 2 ** 31 - 1
 
@@ -147,6 +160,10 @@ def _getrs_blocked(trans, n, nrhs, A, lda, ipiv, B, ldb):
 
 
 def _getrf_batch(m, n, A, lda, strideA, ipiv, strideP, info, batch):
+    if 0 < n == m <= WARP_MAX and batch:
+        # warp per matrix for every batch: even one matrix finishes sooner without block barriers
+        _k.getrf_warp(n, A, lda, strideA, ipiv, strideP, info, batch)
+        return
     _k.clear_info(info, batch)
     if m == 0 or n == 0:
         return
@@ -400,6 +417,71 @@ def _getrs(fn, batched, trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, 
         if nrhs:
             _m.matrix_bounds(B, n, nrhs, ldb, "B", where, batch, strideB)
     _getrs_batch(trans, n, nrhs, _flat(A), lda, strideA, piv, strideP, _flat(B), ldb, strideB, batch)
+
+
+def gesv_small_batched(A, B, X, info):
+    """Solve ``A[b] X[b] = B[b]`` for a batch of small systems given as strided arrays (a rocarray
+    extension: rocSOLVER's gesv takes column-major buffers and overwrites A).
+
+    Parameters
+    ----------
+    A : cupy.ndarray
+        ``(batch, n, n)`` with ``n <= WARP_MAX`` (32), float32, float64, complex64 or complex128,
+        any strides (a zero batch stride shares one matrix). Only read.
+    B : cupy.ndarray
+        ``(batch, n, k)`` right-hand sides of A's dtype, any strides.
+    X : cupy.ndarray
+        ``(batch, n, k)`` of A's dtype, written with the solutions; it may be ``B`` itself, and
+        must not otherwise overlap A or B. Not defined for systems whose info is not 0.
+    info : cupy.ndarray
+        int32, at least ``batch`` elements (contiguous): 0, or the first column (1-based) with a
+        zero pivot.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy arrays, unsupported or mismatched dtypes.
+    ValueError
+        Shapes that do not match, n larger than ``WARP_MAX``, devices that differ, strides that
+        are not whole elements.
+
+    Notes
+    -----
+    One launch, a group of 8, 16 or 32 lanes per system (see :mod:`rocarray.rocsolver._lu`):
+    LU with partial pivoting as :func:`getrf` (the same pivots) and both substitutions with the
+    factors in registers. Nothing is synchronized.
+    """
+    where = "rocsolver.gesv_small_batched"
+    for name, x in (("A", A), ("B", B), ("X", X)):
+        _args.device_array(x, name, where)
+        if x.ndim != 3:
+            raise ValueError(f"{where}: {name} must be 3-D (batch, n, columns), got shape {x.shape}")
+        if any(s % x.dtype.itemsize for s in x.strides):
+            raise ValueError(f"{where}: {name}'s strides must be whole elements, got {x.strides}")
+    dtype = _m.supported_dtype(A.dtype, _m.STANDARD, where)
+    batch, n = A.shape[0], A.shape[1]
+    if A.shape[2] != n or n > WARP_MAX:
+        raise ValueError(f"{where}: A must be (batch, n, n) with n <= {WARP_MAX}, got {A.shape}")
+    if B.shape[:2] != (batch, n) or X.shape != B.shape:
+        raise ValueError(f"{where}: B and X must be ({batch}, {n}, k) alike, got {B.shape} and {X.shape}")
+    for name, x in (("B", B), ("X", X)):
+        _same_array(where, dtype, A.data.device_id, name, x)
+    info = _info.info_buffer(info, batch, where).ravel()
+    if batch and n:
+        _k.gesv_warp(A, B, X, info)
+    elif batch:
+        _k.clear_info(info, batch)
+
+
+def _same_array(where, dtype, device, name, X):
+    if X.dtype != dtype:
+        raise TypeError(f"{where}: {name} must have the dtype of A ({dtype.name}), got {X.dtype.name}")
+    if X.data.device_id != device:
+        raise ValueError(f"{where}: {name} is on device {X.data.device_id} but A is on device {device}")
 
 
 def getri(n, A, lda, ipiv, info):

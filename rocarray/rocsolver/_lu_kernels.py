@@ -1,4 +1,5 @@
-"""The kernels of ``rocarray/_kernels/rocsolver/lu.hip``: their registration and launches.
+"""The kernels of ``rocarray/_kernels/rocsolver/lu.hip`` and ``lu_warp.hip``: their registration
+and launches.
 
 This is the one small interface through which the LU drivers (:mod:`rocarray.rocsolver._lu`)
 reach their kernels. Every function takes 1-D device views that start at the first element it
@@ -139,6 +140,91 @@ def diag_zero(n, A, lda, strideA, info, batch):
     kernel = KERNELS[kernel_name("diag_zero", A.dtype)]
     with launch.on_device(dev):
         kernel(dev, (-(-batch // 256),), (_i64(n), A, _i64(lda), _i64(strideA), info, _i64(batch)), block=256)
+
+
+# --------------------------------------------------------------------------------------------
+# one matrix per group of lanes (lu_warp.hip)
+# --------------------------------------------------------------------------------------------
+
+WARP_SOURCE = "rocsolver/lu_warp.hip"
+#: Orders of the register-resident kernels: a matrix of order n takes the smallest N >= n, and
+#: a warp holds ``warp_size / N`` matrices (N <= 32 keeps every warp size of every vendor).
+WARP_ORDERS = (8, 16, 32)
+#: Warps per block of the warp kernels (``RA_ROCSOLVER_LU_WARP_BLOCK`` threads at most).
+WARPS_PER_BLOCK = 4
+#: Shared memory a warp-kernel block takes at most (the default limit on every device: no opt-in).
+WARP_SHARED_BUDGET = 48 * 1024
+_WARP_KERNELS = ("getrf_warp", "gesv_warp")
+
+
+def warp_order(n):
+    """The template order N of the warp kernels for matrices of order n (None if n is too large)."""
+    for order in WARP_ORDERS:
+        if n <= order:
+            return order
+    return None
+
+
+def warp_kernel_name(kernel, dtype, order):
+    """Name expression, e.g. ``'ra_rocsolver_gesv_warp<float, 32>'``."""
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}, {int(order)}>"
+
+
+def warp_instantiations():
+    """Every name expression of ``lu_warp.hip`` the LU routines launch."""
+    return sorted(warp_kernel_name(k, d, o) for k in _WARP_KERNELS for d in STANDARD for o in WARP_ORDERS)
+
+
+_compile.register(WARP_SOURCE, warp_instantiations())
+
+WARP_KERNELS = kernels.Family(WARP_SOURCE, 128, BLOCKS_PER_MULTIPROCESSOR)
+
+
+def warp_geometry(order, dtype, batch, device_id):
+    """``(grid, block, shared)`` of a warp-kernel launch over ``batch`` matrices: per warp one
+    tile of ``warp_size * (order + 1)`` elements and ``warp_size`` ints, as many warps per block
+    (up to :data:`WARPS_PER_BLOCK`) as fit :data:`WARP_SHARED_BUDGET`."""
+    ws = backend.device_info(device_id).warp_size
+    per_warp = ws * ((order + 1) * numpy.dtype(dtype).itemsize + 4)
+    warps = max(1, min(WARPS_PER_BLOCK, WARP_SHARED_BUDGET // per_warp))
+    per_block = warps * (ws // order)
+    return -(-int(batch) // per_block), warps * ws, warps * per_warp + 16
+
+
+def getrf_warp(n, A, lda, strideA, ipiv, strideP, info, batch):
+    """LU with partial pivoting of ``batch`` n x n column-major matrices (n <= 32), a group of
+    lanes each; ``info[:batch]`` is written (0 or the first zero pivot, 1-based), ipiv as getf2's."""
+    dev = _device(A)
+    order = warp_order(n)
+    grid, block, shared = warp_geometry(order, A.dtype, batch, dev)
+    kernel = WARP_KERNELS[warp_kernel_name("getrf_warp", A.dtype, order)]
+    with launch.on_device(dev):
+        kernel(dev, (grid,), (_i64(n), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), info, _i64(batch)),
+               block=block, shared=shared)
+
+
+def _element_strides(x):
+    return tuple(s // x.dtype.itemsize for s in x.strides)
+
+
+def gesv_warp(A, B, X, info):
+    """``A[b] X[b] = B[b]`` for the ``(batch, n, n)`` array A (n <= 32), ``(batch, n, k)`` B and X
+    of A's dtype, any element strides (zero batch strides broadcast; X may be B itself);
+    ``info[:batch]`` is written as by :func:`getrf_warp`. A is only read."""
+    batch, n = A.shape[0], A.shape[1]
+    k = B.shape[2]
+    dev = _device(A)
+    order = warp_order(n)
+    grid, block, shared = warp_geometry(order, A.dtype, batch, dev)
+    kernel = WARP_KERNELS[warp_kernel_name("gesv_warp", A.dtype, order)]
+    a_bs, a_rs, a_cs = _element_strides(A)
+    b_bs, b_rs, b_cs = _element_strides(B)
+    x_bs, x_rs, x_cs = _element_strides(X)
+    cols_fast = numpy.int32(abs(a_cs) < abs(a_rs))
+    with launch.on_device(dev):
+        kernel(dev, (grid,), (_i64(n), _i64(k), A, _i64(a_rs), _i64(a_cs), _i64(a_bs), cols_fast,
+                              B, _i64(b_rs), _i64(b_cs), _i64(b_bs), X, _i64(x_rs), _i64(x_cs), _i64(x_bs),
+                              info, _i64(batch)), block=block, shared=shared)
 
 
 def clear_info(info, batch):

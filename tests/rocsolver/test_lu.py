@@ -68,6 +68,7 @@ def host_lu(monkeypatch):
     monkeypatch.setattr(_lu, "PANEL", 4)
     monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
     monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
+    monkeypatch.setattr(_lu, "WARP_MAX", 0)
     return log
 
 
