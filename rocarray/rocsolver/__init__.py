@@ -41,7 +41,7 @@ from rocarray.rocsolver._geev import geev, gehrd, orghr, unghr
 from rocarray.rocsolver._svd import gesvd, gesvd_strided_batched, gesvdj, gesvdj_strided_batched
 
 __all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "getri", "getri_strided_batched",
-           "laswp", "laswp_strided_batched", "gesv_small_batched",
+           "laswp", "laswp_strided_batched", "gesv_small_batched", "GESV_SMALL_MAX",
            "potrf", "potrf_strided_batched", "potrs", "potrs_strided_batched", "potri", "trtri",
            "geqrf", "geqrf_strided_batched", "orgqr", "ungqr", "orgqr_strided_batched", "ungqr_strided_batched",
            "ormqr", "unmqr", "gels",

@@ -322,3 +322,43 @@ def test_inv_larger(rng, dtype):
     inv = la.inv(cupy.asarray(a)).get()
     eps = np.finfo(np.dtype(dtype)).eps
     assert np.linalg.norm(a.astype(np.complex128) @ inv - np.eye(n)) / (np.linalg.cond(a) * n * eps) < 8
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_small_stacks_layouts_and_broadcasting(rng, dtype):
+    n, batch = 32, 500
+    a, b = rand(rng, (batch, n, n), dtype), rand(rng, (batch, n, 1), dtype)
+    eps = np.finfo(np.dtype(dtype)).eps
+
+    def check(x, a, b):
+        x = x.get()
+        r = np.linalg.norm(a.astype(np.complex128) @ x - b, axis=(-2, -1)) / (
+            np.linalg.norm(a, axis=(-2, -1)) * np.linalg.norm(x, axis=(-2, -1)) * n * eps)
+        assert r.max() < 8
+
+    check(la.solve(cupy.asarray(a), cupy.asarray(b)), a, b)
+    check(la.solve(cupy.asfortranarray(cupy.asarray(a)), cupy.asarray(b)), a, b)
+    check(la.solve(cupy.asarray(a).transpose(0, 2, 1), cupy.asarray(b)), a.transpose(0, 2, 1), b)
+    big = cupy.asarray(np.repeat(a, 2, axis=0))[::2]
+    check(la.solve(big, cupy.asarray(b)), a, b)
+    v = rand(rng, (n,), dtype)
+    x = la.solve(cupy.asarray(a), cupy.asarray(v)).get()
+    assert x.shape == (batch, n)
+    check(cupy.asarray(x[..., None]), a, np.broadcast_to(v[:, None], (batch, n, 1)))
+    one = rand(rng, (n, n), dtype)
+    check(la.solve(cupy.asarray(one), cupy.asarray(b)), np.broadcast_to(one, (batch, n, n)), b)
+    inv = la.inv(cupy.asarray(a[:50])).get()
+    assert (np.linalg.norm(a[:50].astype(np.complex128) @ inv - np.eye(n), axis=(1, 2))
+            / (np.linalg.cond(a[:50]) * n * eps)).max() < 8
+
+
+@pytest.mark.gpu
+def test_bench_sized_small_solve(rng):
+    batch, n = 100000, 32
+    a = cupy.random.standard_normal((batch, n, n), dtype=cupy.float32)
+    b = cupy.random.standard_normal((batch, n, 1), dtype=cupy.float32)
+    x = la.solve(a, b)
+    r = cupy.linalg.norm(a @ x - b, axis=(1, 2)) / (cupy.linalg.norm(a, axis=(1, 2)) * cupy.linalg.norm(x, axis=(1, 2))
+                                                    * n * np.finfo(np.float32).eps)
+    assert float(r.max()) < 16

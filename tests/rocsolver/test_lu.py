@@ -390,3 +390,45 @@ def test_laswp_gpu(rng, dtype):
     for k in range(5, -1, -1):
         want[[k, piv[k] - 1]] = want[[piv[k] - 1, k]]
     np.testing.assert_array_equal(cupy.asnumpy(A).reshape(n, m).T, want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [1, 7, 16, 31, 32, 33])
+def test_small_batched_getrf_warp_pivots_and_backward_error(rng, dtype, n):
+    batch = 1001
+    a = rand(rng, (batch, n, n), dtype)
+    a[5][:, min(2, n - 1)] = 0
+    lda, sa, sp = n + 1, (n + 1) * n + 3, n + 2
+    A = cupy.asarray(buffer(a, lda, sa))
+    ipiv, info = cupy.full(batch * sp, -7, cupy.int32), cupy.full(batch, 99, cupy.int32)
+    rs.getrf_strided_batched(n, n, A, lda, sa, ipiv, sp, info, batch)
+    h, p, inf = cupy.asnumpy(A), cupy.asnumpy(ipiv).reshape(batch, sp), cupy.asnumpy(info)
+    assert inf[5] == min(3, n) and (np.delete(inf, 5) == 0).all()
+    assert (p[:, n:] == -7).all()
+    for k in range(0, batch, 97):
+        lu = unpack(h, n, n, lda, k, sa)
+        assert _backward_error_lu(a[k], lu, p[k, :n]) < 4
+        if k != 5:
+            _, piv = sl.lu_factor(a[k].astype(np.complex128 if a.dtype.kind == "c" else np.float64))
+            assert (p[k, :n] - 1 == piv).mean() > 0.9   # near-ties may pick differently in single precision
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n,k", [(1, 1), (8, 3), (17, 1), (32, 2)])
+def test_gesv_small_batched_gpu(rng, dtype, n, k):
+    batch = 999
+    a, b = rand(rng, (batch, n, n), dtype), rand(rng, (batch, n, k), dtype)
+    A, B = cupy.asarray(a), cupy.asarray(b)
+    X = cupy.full((batch, n, k), np.nan, dtype)
+    info = cupy.full(batch, 99, cupy.int32)
+    rs.gesv_small_batched(A, B, X, info)
+    assert (cupy.asnumpy(info) == 0).all()
+    x = cupy.asnumpy(X)
+    eps = EPS[np.dtype(dtype)]
+    r = np.linalg.norm(a.astype(np.complex128) @ x - b, axis=(1, 2)) / (
+        np.linalg.norm(a, axis=(1, 2)) * np.linalg.norm(x, axis=(1, 2)) * n * eps)
+    assert r.max() < 8
+    rs.gesv_small_batched(cupy.asarray(np.asfortranarray(a)), B, B, info)   # F-ordered A, in place
+    np.testing.assert_allclose(cupy.asnumpy(B), x, rtol=0, atol=0)
