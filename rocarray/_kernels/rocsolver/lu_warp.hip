@@ -33,8 +33,9 @@
 //  * ra_rocsolver_gesv_warp: A X = B for general element strides (row, column, batch; a batch
 //    stride of 0 broadcasts one matrix); A is only read. After the factorization the rows are
 //    permuted to their final positions through the tile (lane i then holds row i of L \ U, and
-//    reads right-hand side row p(i), its row's original index), and each right-hand side column
-//    runs a forward and a backward substitution with one shuffle per step. X may be B itself
+//    reads right-hand side row p(i), its row's original index); each lane scales the U part of
+//    its row by the reciprocal of its diagonal element, and each right-hand side column runs a
+//    forward and a backward substitution with one shuffle and no division per step. X may be B itself
 //    (the same strides): a column is read by every lane before any lane writes it (the first
 //    shuffle of its substitution orders them). X is not defined where info > 0.
 
@@ -59,6 +60,10 @@ template <typename R> RA_DEVICE ra_complex<R> ra_luw_fms(ra_complex<R> a, ra_com
     return ra_make_complex<R>(ra_fma(-a.re, b.re, ra_fma(a.im, b.im, c.re)),
                               ra_fma(-a.re, b.im, ra_fma(-a.im, b.re, c.im)));
 }
+
+template <typename T> RA_DEVICE T ra_luw_one() { return T(1); }
+template <> RA_DEVICE ra_c64 ra_luw_one<ra_c64>() { return ra_make_complex<float>(1.0f, 0.0f); }
+template <> RA_DEVICE ra_c128 ra_luw_one<ra_c128>() { return ra_make_complex<double>(1.0, 0.0); }
 
 // a / b; complex by Smith's algorithm
 RA_DEVICE float ra_luw_div(float a, float b) { return a / b; }
@@ -226,6 +231,18 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_WARP_BLOCK) void ra_rocsolver_gesv_w
     ra_luw_get_row<T, N>(r, tile + (base + li) * (N + 1));   // now row li of L \ U
     const int src = origin[base + li];                        // its original row
     if (b < batch && li == 0) info[b] = bad;
+    // U's row divided by its diagonal (one reciprocal per row), so the backward substitution
+    // needs no division: (D^-1 U) x = D^-1 y
+    T dg = ra_luw_one<T>();
+#pragma unroll
+    for (int c = 0; c < N; ++c) {
+        if (c == li) dg = r[c];
+    }
+    const T dinv = ra_luw_div(ra_luw_one<T>(), dg);
+#pragma unroll
+    for (int c = 1; c < N; ++c) {
+        if (c > li) r[c] = r[c] * dinv;
+    }
     const T* Bb = B + b * b_bs + (ra_i64)src * b_rs;
     T* Xb = X + b * x_bs + (ra_i64)li * x_rs;
     for (ra_i64 k = 0; k < nrhs; ++k) {
@@ -238,11 +255,11 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_WARP_BLOCK) void ra_rocsolver_gesv_w
                 if (li > j) x = ra_luw_fms(r[j], y, x);
             }
         }
-        // U x = y: row j is finished by its own lane, then leaves the rows above
+        x = x * dinv;
+        // (D^-1 U) x = D^-1 y: x_j is final at step j and leaves the rows above
 #pragma unroll
-        for (int j = N - 1; j >= 0; --j) {
+        for (int j = N - 1; j > 0; --j) {
             if (j < nn) {
-                if (li == j) x = ra_luw_div(x, r[j]);
                 const T y = ra_shfl(x, base + j);
                 if (li < j) x = ra_luw_fms(r[j], y, x);
             }
