@@ -233,8 +233,9 @@ def getrf(m, n, A, lda, ipiv, info):
 
     Notes
     -----
-    Partial pivoting takes the first row of largest ``|re| + |im|`` (LAPACK's ``i?amax``). Up to
-    128 x 128 one thread block factors the matrix; larger ones run the recursive blocked LU on
+    Partial pivoting takes the first row of largest ``|re| + |im|`` (LAPACK's ``i?amax``). Square
+    matrices up to 32 x 32 are factored by a group of lanes of one warp, the rows in registers; up
+    to 128 x 128 one thread block factors the matrix; larger ones run the recursive blocked LU on
     rocblas trsm and gemm (see :mod:`rocarray.rocsolver._lu`). Nothing is synchronized.
 
     Examples
@@ -281,9 +282,10 @@ def getrf_strided_batched(m, n, A, lda, strideA, ipiv, strideP, info, batch_coun
 
     Notes
     -----
-    Batches of matrices up to 512 x 512 (128 x 128 for fewer than 64 matrices) take one launch
-    with one thread block per matrix, in shared memory where the matrix fits; larger matrices run
-    the blocked LU one after another.
+    Square matrices up to 32 x 32 take one launch with a group of 8, 16 or 32 lanes of a warp per
+    matrix (the rows in registers, no block barriers). Other batches of matrices up to 512 x 512
+    (128 x 128 for fewer than 64 matrices) take one launch with one thread block per matrix, in
+    shared memory where the matrix fits; larger matrices run the blocked LU one after another.
     """
     _getrf("getrf_strided_batched", True, m, n, A, lda, strideA, ipiv, strideP, info, batch_count)
 
