@@ -2,8 +2,8 @@
 
 The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix on the one-block
 path, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
-four dtypes and checks the backward
-error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a singular matrix raises ``LinAlgError``.
+four dtypes and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
+singular matrix raises ``LinAlgError``.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
 the same arrays: one 8192^2 system in float64 and float32, and the batched cases of the issue,
 10^5 systems of 32 x 32 in float32 and 10^4 of 128 x 128 in float64 (right-hand sides as
