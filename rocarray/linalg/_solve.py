@@ -1,5 +1,6 @@
 """``numpy.linalg.solve``, ``inv``, ``det``, ``slogdet``, ``tensorsolve`` and ``tensorinv`` on
-rocsolver's LU (:func:`rocarray.rocsolver.getrf_strided_batched` and ``getrs_strided_batched``).
+rocsolver's LU (:func:`rocarray.rocsolver.gesv_small_batched`, ``getrf_strided_batched`` and
+``getrs_strided_batched``).
 
 Design
 ------
