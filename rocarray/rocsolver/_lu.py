@@ -13,7 +13,8 @@ Three algorithms, chosen per call by size:
   holds n), one row per lane in registers; the pivot search is a butterfly argmax of shuffles,
   the pivot row is broadcast by shuffles, rows never move between lanes (each lane tracks its
   row's position in LAPACK's order), and nothing waits on a block barrier.
-  ``ra_rocsolver_getrf_warp`` is getrf of the column-major batch;
+  ``ra_rocsolver_getrf_warp`` is getrf of the column-major batch, ``ra_rocsolver_getrs_warp``
+  getrs with the factors in registers (a lane holds row i of ``op(L \\ U)``);
   ``ra_rocsolver_gesv_warp`` (:func:`gesv_small_batched`) factors and solves in one launch,
   reading A and B through any element strides (the façade's C-ordered stacks, broadcast ones
   with zero batch strides) without a copy. The same pivots, info and arithmetic as getf2.
@@ -176,6 +177,9 @@ def _getrf_batch(m, n, A, lda, strideA, ipiv, strideP, info, batch):
 
 def _getrs_batch(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):
     if n == 0 or nrhs == 0 or batch == 0:
+        return
+    if n <= WARP_MAX:
+        _k.getrs_warp(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch)
         return
     if one_block(n, nrhs, batch) or (batch >= MANY and n <= SMALL_BATCHED):
         _k.getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch)
@@ -342,9 +346,11 @@ def getrs(trans, n, nrhs, A, lda, ipiv, B, ldb):
 
     Notes
     -----
-    No test for singularity is made (LAPACK's rule): check getrf's info first. The pivots are
-    applied with laswp, the substitutions run in :func:`rocarray.rocblas.trsm` (one thread block
-    for matrices up to 128 x 128 with few right-hand sides).
+    No test for singularity is made (LAPACK's rule): check getrf's info first. Up to 32 x 32 a
+    group of lanes of one warp applies the pivots and both substitutions with the factors in
+    registers; otherwise the pivots are applied with laswp and the substitutions run in
+    :func:`rocarray.rocblas.trsm` (one thread block for matrices up to 128 x 128 with few
+    right-hand sides).
 
     Examples
     --------
@@ -393,7 +399,8 @@ def getrs_strided_batched(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb
 
     Notes
     -----
-    Batches of systems up to 512 x 512 (128 x 128 for fewer than 64 systems) take one launch with
+    Systems up to 32 x 32 take one launch with a group of lanes of a warp per system. Other
+    batches of systems up to 512 x 512 (128 x 128 for fewer than 64 systems) take one launch with
     one thread block per system; larger ones run laswp and trsm system by system.
     """
     _getrs("getrs_strided_batched", True, trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB,

@@ -154,7 +154,7 @@ WARP_ORDERS = (8, 16, 32)
 WARPS_PER_BLOCK = 4
 #: Shared memory a warp-kernel block takes at most (the default limit on every device: no opt-in).
 WARP_SHARED_BUDGET = 48 * 1024
-_WARP_KERNELS = ("getrf_warp", "gesv_warp")
+_WARP_KERNELS = ("getrf_warp", "getrs_warp", "gesv_warp")
 
 
 def warp_order(n):
@@ -201,6 +201,19 @@ def getrf_warp(n, A, lda, strideA, ipiv, strideP, info, batch):
     with launch.on_device(dev):
         kernel(dev, (grid,), (_i64(n), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), info, _i64(batch)),
                block=block, shared=shared)
+
+
+def getrs_warp(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):
+    """``op(A) X = B`` for ``batch`` n x n matrices (n <= 32) factored by getrf, a group of lanes
+    each; ``trans`` is ``'N'``, ``'T'`` or ``'C'``."""
+    dev = _device(A)
+    order = warp_order(n)
+    grid, block, shared = warp_geometry(order, A.dtype, batch, dev)
+    kernel = WARP_KERNELS[warp_kernel_name("getrs_warp", A.dtype, order)]
+    code = {"N": 0, "T": 1, "C": 2}[trans]
+    with launch.on_device(dev):
+        kernel(dev, (grid,), (_i64(n), _i64(nrhs), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), B, _i64(ldb),
+                              _i64(strideB), _i64(batch), numpy.int32(code)), block=block, shared=shared)
 
 
 def _element_strides(x):

@@ -161,6 +161,7 @@ def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
     if blocked:
         monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
         monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
+        monkeypatch.setattr(_lu, "WARP_MAX", 0)
     n, nrhs, batch = 10, 3, 2
     a = rand(rng, (batch, n, n), "complex128")
     b = rand(rng, (batch, n, nrhs), "complex128")
@@ -173,7 +174,7 @@ def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
         op = {"N": a[k], "T": a[k].T, "C": a[k].conj().T}[trans]
         np.testing.assert_allclose(unpack(view(B), n, nrhs, ldb, k, ldb * nrhs), np.linalg.solve(op, b[k]),
                                    rtol=1e-9, atol=1e-9)
-    assert any(c[0] == "getrs_small" for c in log) != blocked
+    assert any(c[0] == "getrs_warp" for c in log) != blocked
 
 
 def test_getri_inverts_and_leaves_singular_matrices_alone(monkeypatch, rng):

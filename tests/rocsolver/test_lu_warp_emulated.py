@@ -1,7 +1,7 @@
 """The warp-per-matrix LU kernels (``rocarray/_kernels/rocsolver/lu_warp.hip``) run on the CPU
 through the kernel emulator (tests/kernel_emu.py), on the 32-lane (NVIDIA-like) and the 64-lane
-(AMD wavefront) targets, through :func:`rocsolver.getrf_strided_batched` and
-:func:`rocsolver.gesv_small_batched`, against a float64/complex128 getf2 with LAPACK's pivot
+(AMD wavefront) targets, through :func:`rocsolver.getrf_strided_batched`,
+``getrs_strided_batched`` ('N', 'T', 'C') and :func:`rocsolver.gesv_small_batched`, against a float64/complex128 getf2 with LAPACK's pivot
 rule written here (first row of largest ``|re| + |im|``, a NaN never chosen, a column of NaNs
 keeping its row) and against NumPy's solve: pivots equal, factors and solutions within
 dtype-fit tolerances, ``info`` of singular matrices, NaN inputs, poisoned outputs (NaN, ipiv -7,
@@ -192,6 +192,44 @@ def test_gesv_small_batched_strides_broadcast_and_in_place(device):
     np.testing.assert_allclose(np.asarray(X), np.linalg.solve(a, b), rtol=1e-10, atol=1e-10)
 
 
+GETRS_CASES = [("float32", 7, 3), ("float64", 32, 1), ("complex64", 16, 2), ("complex128", 31, 2)]
+
+
+@pytest.mark.parametrize("dtype,n,k", GETRS_CASES)
+def test_getrs_warp_solves_op_a(device, dtype, n, k):
+    rng = np.random.default_rng(SEED + 3 * n + k)
+    batch = 3
+    a = rand(rng, (batch, n, n), dtype)
+    b = rand(rng, (batch, n, k), dtype)
+    lda, sa, sp, ldb, sb = n + 1, (n + 1) * n + 2, n + 1, n + 2, (n + 2) * k + 3
+    A = device.array(buffer(a, lda, sa))
+    ipiv, info = device.array(np.zeros(batch * sp, np.int32)), device.array(np.zeros(batch, np.int32))
+    rs.getrf_strided_batched(n, n, A, lda, sa, ipiv, sp, info, batch)
+    factored = np.asarray(A).copy()
+    for trans in ("N", "T", "C"):
+        hb = np.full((batch - 1) * sb + ldb * k + 3, np.nan, b.dtype)
+        for i in range(batch):
+            for c in range(k):
+                hb[i * sb + c * ldb:i * sb + c * ldb + n] = b[i][:, c]
+        B = device.array(hb)
+        rs.getrs_strided_batched(trans, n, k, A, lda, sa, ipiv, sp, B, ldb, sb, batch)
+        assert device.names()[-1] == _lu_kernels.warp_kernel_name("getrs_warp", dtype, _lu_kernels.warp_order(n))
+        x = np.asarray(B)
+        for i in range(batch):
+            ai = a[i].astype(wide(dtype))
+            op = {"N": ai, "T": ai.T, "C": ai.conj().T}[trans]
+            want = np.linalg.solve(op, b[i].astype(wide(dtype)))
+            got = np.lib.stride_tricks.as_strided(x[i * sb:], (n, k), (x.itemsize, ldb * x.itemsize))
+            t = tol(dtype, n) * np.linalg.cond(ai)
+            np.testing.assert_allclose(got, want, rtol=t, atol=t * np.abs(want).max())
+        mask = np.ones(x.size, bool)
+        for i in range(batch):
+            for c in range(k):
+                mask[i * sb + c * ldb:i * sb + c * ldb + n] = False
+        assert np.isnan(x[mask]).all()       # leading-dimension rows and gaps untouched
+    np.testing.assert_array_equal(np.asarray(A), factored)   # the factors are only read
+
+
 def test_gesv_small_batched_argument_errors(emulated_device):
     dev = emulated_device
     a, b, info = dev.array(np.eye(3)[None]), dev.array(np.ones((1, 3, 1))), dev.array(np.zeros(1, np.int32))
@@ -214,7 +252,7 @@ def test_gesv_small_batched_argument_errors(emulated_device):
 
 def test_warp_kernels_are_registered():
     names = _compile.registered(_lu_kernels.WARP_SOURCE)
-    assert set(names) == set(_lu_kernels.warp_instantiations()) and len(names) == 24
+    assert set(names) == set(_lu_kernels.warp_instantiations()) and len(names) == 36
     assert "ra_rocsolver_gesv_warp<float, 32>" in names and "ra_rocsolver_getrf_warp<ra_c128, 8>" in names
     assert [_lu_kernels.warp_order(n) for n in (1, 8, 9, 16, 17, 32, 33)] == [8, 8, 16, 16, 32, 32, None]
     assert _lu.WARP_MAX == rs.GESV_SMALL_MAX == 32
@@ -230,14 +268,17 @@ def test_warp_geometry_fits_the_shared_budget(fake_device):
                 assert grid * per_block >= batch > (grid - 1) * per_block
 
 
-@pytest.mark.parametrize("n,kernel", [(1, "getrf_warp<double, 8>"), (32, "getrf_warp<double, 32>"),
-                                      (33, "getf2<double, true>")])
-def test_getrf_routes_by_order(fake_device, monkeypatch, n, kernel):
+@pytest.mark.parametrize("n,getrf,getrs", [(1, "getrf_warp<double, 8>", "getrs_warp<double, 8>"),
+                                           (32, "getrf_warp<double, 32>", "getrs_warp<double, 32>"),
+                                           (33, "getf2<double, true>", "getrs_small<double, false>")])
+def test_getrf_and_getrs_route_by_order(fake_device, monkeypatch, n, getrf, getrs):
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill: no kernel here
-    A = fake_device.array((n * n * 3,), "float64")
+    A, B = fake_device.array((n * n * 3,), "float64"), fake_device.array((n * 3,), "float64")
     ipiv, info = fake_device.array((n * 3,), "int32"), fake_device.array((3,), "int32")
     rs.getrf_strided_batched(n, n, A, n, n * n, ipiv, n, info, 3)
-    assert fake_device.names()[-1] == "ra_rocsolver_" + kernel
+    assert fake_device.names()[-1] == "ra_rocsolver_" + getrf
+    rs.getrs_strided_batched("T", n, 1, A, n, n * n, ipiv, n, B, n, n, 3)
+    assert fake_device.names()[-1] == "ra_rocsolver_" + getrs
 
 
 def test_getrf_non_square_small_keeps_getf2(fake_device, monkeypatch):

@@ -38,6 +38,11 @@
 //    forward and a backward substitution with one shuffle and no division per step. X may be B itself
 //    (the same strides): a column is read by every lane before any lane writes it (the first
 //    shuffle of its substitution orders them). X is not defined where info > 0.
+//  * ra_rocsolver_getrs_warp: op(A) X = B (trans 0 'N', 1 'T', 2 'C') with A = P L U from
+//    getrf (column-major, leading dimension lda) and B overwritten (ldb). Lane i holds row i of
+//    op(L \ U): row i of the factors for 'N', column i (conjugated for 'C') otherwise, so that
+//    both substitutions read only the lane's own row; the interchanges become one row index per
+//    lane (where 'N' reads its right-hand side, where 'T'/'C' write their solution).
 
 #define RA_ROCSOLVER_LU_WARP_BLOCK 256   // most threads of a block
 #define RA_LUW_NO_KEY 0x7fffffff
@@ -60,6 +65,10 @@ template <typename R> RA_DEVICE ra_complex<R> ra_luw_fms(ra_complex<R> a, ra_com
     return ra_make_complex<R>(ra_fma(-a.re, b.re, ra_fma(a.im, b.im, c.re)),
                               ra_fma(-a.re, b.im, ra_fma(-a.im, b.re, c.im)));
 }
+
+RA_DEVICE float ra_luw_conj(float a) { return a; }
+RA_DEVICE double ra_luw_conj(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_luw_conj(ra_complex<R> a) { return ra_conj(a); }
 
 template <typename T> RA_DEVICE T ra_luw_one() { return T(1); }
 template <> RA_DEVICE ra_c64 ra_luw_one<ra_c64>() { return ra_make_complex<float>(1.0f, 0.0f); }
@@ -265,5 +274,76 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_WARP_BLOCK) void ra_rocsolver_gesv_w
             }
         }
         if (live) Xb[k * x_cs] = x;
+    }
+}
+
+template <typename T, int N>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_WARP_BLOCK) void ra_rocsolver_getrs_warp(
+    ra_i64 n, ra_i64 nrhs, const T* __restrict__ A, ra_i64 lda, ra_i64 strideA, const int* __restrict__ ipiv,
+    ra_i64 strideP, T* __restrict__ B, ra_i64 ldb, ra_i64 strideB, ra_i64 batch, int trans) {
+    static_assert(N <= RA_WARP_SIZE && RA_WARP_SIZE % N == 0, "a group of N lanes within one warp");
+    constexpr int G = RA_WARP_SIZE / N;
+    const int lane = ra_lane_id(), li = lane % N, g = lane / N, base = g * N, nn = (int)n;
+    const ra_i64 b0 = ((ra_i64)blockIdx.x * (blockDim.x / RA_WARP_SIZE) + ra_warp_id()) * G;
+    const ra_i64 b = b0 + g;
+    const bool live = b < batch && li < nn, tr = trans != 0;
+    T* tile = ra_luw_shared<T>() + (ra_i64)ra_warp_id() * RA_WARP_SIZE * (N + 1);
+    // lane i takes row i of op(L \ U): row i of the factors, or column i (conjugated for 'C')
+    if (tr) {
+        ra_luw_load<T, N>(tile, A, lda, 1, strideA, b0, batch, nn, true);
+    } else {
+        ra_luw_load<T, N>(tile, A, 1, lda, strideA, b0, batch, nn, false);
+    }
+    ra_warp_sync();
+    T r[N];
+    ra_luw_get_row<T, N>(r, tile + (base + li) * (N + 1));
+    if (trans == 2) {
+#pragma unroll
+        for (int c = 0; c < N; ++c) r[c] = ra_luw_conj(r[c]);
+    }
+    // the op(U) part of the row divided by its diagonal: U right of it ('N'), op(U) left of it
+    T dg = ra_luw_one<T>();
+#pragma unroll
+    for (int c = 0; c < N; ++c) {
+        if (c == li) dg = r[c];
+    }
+    const T dinv = ra_luw_div(ra_luw_one<T>(), dg);
+#pragma unroll
+    for (int c = 0; c < N; ++c) {
+        if (tr ? c < li : c > li) r[c] = r[c] * dinv;
+    }
+    // q: the row that LAPACK's interchanges 0 .. n-1, in order, bring to position li; 'N' reads
+    // right-hand side row q (P^T b), 'T'/'C' write the solution's row li to row q (P w)
+    int q = li;
+    if (live) {
+        const int* p = ipiv + b * strideP;
+        for (int s = nn - 1; s >= 0; --s) {
+            const int ps = p[s] - 1;
+            q = q == s ? ps : (q == ps ? s : q);
+        }
+    }
+    T* Bb = B + b * strideB;
+    const ra_i64 rin = tr ? li : q, rout = tr ? q : li;
+    for (ra_i64 k = 0; k < nrhs; ++k) {
+        T x = live ? Bb[rin + k * ldb] : T();
+        if (tr) x = x * dinv;
+        // downward: unit L ('N') or D^-1 op(U) ('T'/'C'); x_j is final at step j
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            if (j + 1 < nn) {
+                const T y = ra_shfl(x, base + j);
+                if (li > j) x = ra_luw_fms(r[j], y, x);
+            }
+        }
+        if (!tr) x = x * dinv;
+        // upward: D^-1 U ('N') or unit op(L) ('T'/'C')
+#pragma unroll
+        for (int j = N - 1; j > 0; --j) {
+            if (j < nn) {
+                const T y = ra_shfl(x, base + j);
+                if (li < j) x = ra_luw_fms(r[j], y, x);
+            }
+        }
+        if (live) Bb[rout + k * ldb] = x;
     }
 }
