@@ -2,7 +2,9 @@
 rocsolver's LU (:func:`rocarray.rocsolver.getrf_strided_batched` and ``getrs_strided_batched``).
 
 Every stacked input becomes one column-major batch (:func:`._stacked.column_major_batch`, one
-copy in the computation dtype), factored in one call; the façade reads ``info`` back once per call
+copy in the computation dtype), factored in one call; solve of mid-size systems with few
+right-hand sides (:func:`rocarray.rocsolver._lu_block.solves`) instead reads the stacks through
+their strides and factors and solves in one launch; the façade reads ``info`` back once per call
 (solve and inv raise NumPy's ``LinAlgError("Singular matrix")`` if any matrix of the stack is
 singular); det and slogdet read nothing back.
 """
@@ -14,7 +16,7 @@ import numpy
 from rocarray import rocsolver
 from rocarray._core import args as _args, backend
 from rocarray.linalg import _stacked
-from rocarray.rocsolver import _info
+from rocarray.rocsolver import _info, _lu_block
 
 #: NumPy's ``slogdet`` result: ``sign`` and ``logabsdet``.
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -40,6 +42,26 @@ def factor(a, dtype):
 def _raise_if_singular(info, batch):
     if (_info.failures(info, batch) > 0).any():
         raise _stacked.LinAlgError("Singular matrix")
+
+
+def _solve_in_registers(a, b, stack, dtype):
+    """``x`` of ``a x = b`` as a ``(batch, M, K)`` stack in one launch
+    (:func:`rocarray.rocsolver._lu_block.gesv`), reading ``a`` and ``b`` through their strides:
+    no column-major copy (a copy only to convert the dtype or to flatten a stack that strides
+    cannot express)."""
+    cupy = backend.cupy()
+    m, k = b.shape[-2:]
+    batch = _count(stack)
+
+    def flat(x, shape):
+        x = cupy.broadcast_to(x, stack + shape).astype(dtype, copy=False).reshape((batch,) + shape)
+        return _lu_block.strided_view(x)
+
+    X = cupy.empty((batch, m, k), dtype)
+    info = _info.new_info(batch)
+    _lu_block.gesv(flat(a, (m, m)), flat(b, (m, k)), X, info)
+    _raise_if_singular(info, batch)
+    return X
 
 
 def solve(a, b):
@@ -72,7 +94,9 @@ def solve(a, b):
     Notes
     -----
     LU with partial pivoting on rocsolver (getrf, then getrs): one batched call for the whole
-    stack; the singularity check reads ``info`` back once.
+    stack; the singularity check reads ``info`` back once. Orders of 33 to 128 (96 for complex128) with at
+    most 16 right-hand sides factor and solve in one launch that reads ``a`` and ``b`` in place
+    (C- or Fortran-ordered or strided), a matrix per thread block held in registers.
 
     Examples
     --------
@@ -98,6 +122,8 @@ def solve(a, b):
     batch = _count(stack)
     if batch == 0 or m == 0:
         return cupy.empty(shape, dtype)
+    if _lu_block.solves(m, k, dtype, a.data.device_id):
+        return _solve_in_registers(a, b2, stack, dtype).reshape(shape)
     A, ipiv, info, batch = factor(cupy.broadcast_to(a, stack + (m, m)), dtype)
     _raise_if_singular(info, batch)
     if k == 0:

@@ -6,8 +6,11 @@ Pivots are LAPACK's: ``ipiv`` (int32, 1-based) says row ``i`` was interchanged w
 
 Design
 ------
-Two algorithms, chosen per call by size:
+Three algorithms, chosen per call by size:
 
+* **Register tile** (square matrices of mid-size order, :func:`register_block`): one block of
+  256 threads per matrix holds the matrix in registers (:mod:`rocarray.rocsolver._lu_block`), two
+  barriers per column; a batch is one launch.
 * **One block per matrix** (small matrices, and batches of up to 512 x 512): the kernel
   ``ra_rocsolver_getf2`` factors a whole matrix in one thread block, in shared memory when it fits
   (global memory otherwise), and ``ra_rocsolver_getrs_small`` applies the pivots and both
@@ -31,7 +34,7 @@ Batches that do not take the one-block path run the blocked algorithm matrix by 
 
 from rocarray import rocblas
 from rocarray._core import args as _args, matrix_args as _m
-from rocarray.rocsolver import _info, _lu_kernels as _k
+from rocarray.rocsolver import _info, _lu_block, _lu_kernels as _k
 
 #: Columns of the panels the recursive LU hands to the one-block kernel.
 PANEL = 32
@@ -49,6 +52,12 @@ def one_block(rows, cols, batch):
     """Whether ``batch`` matrices of ``rows x cols`` take the one-block-per-matrix kernels."""
     largest = max(rows, cols)
     return largest <= SMALL_SINGLE or (batch >= MANY and largest <= SMALL_BATCHED)
+
+
+def register_block(m, n, A):
+    """Whether square ``m x n`` matrices like ``A`` take the register-tile kernel of
+    :mod:`rocarray.rocsolver._lu_block` (mid-size orders, any batch)."""
+    return m == n and _lu_block.takes(n, A.dtype, A.data.device_id)
 
 
 def split(width, nb=None):
@@ -149,6 +158,9 @@ def _getrs_blocked(trans, n, nrhs, A, lda, ipiv, B, ldb):
 def _getrf_batch(m, n, A, lda, strideA, ipiv, strideP, info, batch):
     _k.clear_info(info, batch)
     if m == 0 or n == 0:
+        return
+    if register_block(m, n, A):
+        _lu_block.getrf(n, A, lda, strideA, ipiv, strideP, info, batch)
         return
     if one_block(m, n, batch):
         _k.getf2(m, n, A, lda, strideA, ipiv, strideP, info, 0, batch)
@@ -265,8 +277,9 @@ def getrf_strided_batched(m, n, A, lda, strideA, ipiv, strideP, info, batch_coun
     Notes
     -----
     Batches of matrices up to 512 x 512 (128 x 128 for fewer than 64 matrices) take one launch
-    with one thread block per matrix, in shared memory where the matrix fits; larger matrices run
-    the blocked LU one after another.
+    with one thread block per matrix: square ones of mid-size order (:func:`register_block`) in
+    registers, the others in shared memory where the matrix fits; larger matrices run the blocked
+    LU one after another.
     """
     _getrf("getrf_strided_batched", True, m, n, A, lda, strideA, ipiv, strideP, info, batch_count)
 
