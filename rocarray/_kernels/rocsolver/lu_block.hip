@@ -19,12 +19,12 @@
 // search and are never written.
 //
 // Step j, two barriers:
-//  A. Every warp reduces (|re| + |im|, row, value) over its thread columns' register column b
-//     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): in thread column t
-//     this is column j's pivot, the first row p of largest |re| + |im| (NaN never wins; only NaN
-//     in the column keeps row j). Thread column t then finishes column j: row j gets the pivot,
-//     row p the old A(j, j), the rows below are scaled by the pivot (by its reciprocal where
-//     that is finite, LAPACK's rule; left unscaled when the pivot is zero) and published with p.
+//  A. The warp holding thread column t reduces (|re| + |im|, row, value) over register column b
+//     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): column j's pivot,
+//     the first row p of largest |re| + |im| (NaN never wins; only NaN in the column keeps
+//     row j). Thread column t then finishes column j: row j gets the pivot, row p the old
+//     A(j, j), the rows below are scaled by the pivot (by its reciprocal where that is finite,
+//     LAPACK's rule; left unscaled when the pivot is zero) and published with p.
 //  B. After the barrier every thread reads p. The thread row holding row p (for p == j row j)
 //     publishes it (the new row j: the update's u), and, when p != j, the one holding row j
 //     publishes row j.
@@ -113,15 +113,35 @@ template <typename T> RA_DEVICE T* ra_lub_shared() {
 }
 
 // dst (rows x cols, column-major, leading dimension ldd) := src through element strides; the
-// lanes walk the index whose stride is smaller, so the global reads coalesce
+// lanes walk the index whose stride is smaller, so the global reads coalesce, and each thread
+// issues CHUNK loads before their stores so that they are in flight together
 template <typename T>
 RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
+    constexpr int CHUNK = 16;
     const int total = rows * cols;
     const bool rows_fast = (rs < 0 ? -rs : rs) <= (cs < 0 ? -cs : cs);
-    for (int e = threadIdx.x; e < total; e += RA_LU_BLOCK_THREADS) {
-        const int i = rows_fast ? e % rows : e / cols;
-        const int j = rows_fast ? e / rows : e % cols;
-        dst[i + j * ldd] = src[(ra_i64)i * rs + (ra_i64)j * cs];
+    const int fast = rows_fast ? rows : cols;
+    // element e = f + s * fast; (f, s) stepped by RA_LU_BLOCK_THREADS without a division per element
+    const int df = RA_LU_BLOCK_THREADS % fast, ds = RA_LU_BLOCK_THREADS / fast;
+    int f = (int)threadIdx.x % fast, sl = (int)threadIdx.x / fast;
+    for (int e0 = threadIdx.x; e0 < total; e0 += CHUNK * RA_LU_BLOCK_THREADS) {
+        T x[CHUNK];
+        int at[CHUNK];
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) {
+            const int i = rows_fast ? f : sl, j = rows_fast ? sl : f;
+            at[k] = e0 + k * RA_LU_BLOCK_THREADS < total ? i + j * ldd : -1;
+            if (at[k] >= 0) x[k] = src[(ra_i64)i * rs + (ra_i64)j * cs];
+            f += df;
+            sl += ds;
+            if (f >= fast) {
+                f -= fast;
+                ++sl;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k)
+            if (at[k] >= 0) dst[at[k]] = x[k];
     }
 }
 
@@ -168,46 +188,49 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
             const int j = b * S + t;
             if (j >= n) break;
             const int par = t & 1;
-            // A: column j's pivot (meaningful in thread column t), then column j finished there
-            R best = R(-1);
-            int brow = RA_LU_BLOCK_NO_ROW;
-            T bval = zero;
-#pragma unroll
-            for (int a = b; a < M; ++a) {
-                const int row = a * S + tr;
-                if (row >= j && row < n) ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
-            }
-#pragma unroll
-            for (int m = S / 2; m > 0; m >>= 1) {
-                const R v2 = ra_shfl_xor(best, m);
-                const int i2 = ra_shfl_xor(brow, m);
-                const T x2 = ra_shfl_xor(bval, m);
-                ra_lub_better(best, brow, bval, v2, i2, x2);
-            }
-            const T ajj = ra_shfl(v[b][b], seg + t);  // row j's element of this thread column
-            if (tc == t) {
-                const int p = brow == RA_LU_BLOCK_NO_ROW ? j : brow;
-                const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : bval;
-                const bool is_zero = ra_lub_is_zero(piv);
-                const bool recip = ra_lub_abs1(piv) >= ra_lub_sfmin(R(0));
-                const T rpiv = ra_lub_div(ra_lub_one<T>(), piv);
+            // A: column j's pivot and multipliers, by the warp that holds thread column t
+            if (ra_warp_id() == t * S / RA_WARP_SIZE) {
+                R best = R(-1);
+                int brow = RA_LU_BLOCK_NO_ROW;
+                T bval = zero;
 #pragma unroll
                 for (int a = b; a < M; ++a) {
                     const int row = a * S + tr;
-                    T x = v[a][b];
-                    if (row == p) x = ajj;
-                    if (row == j) {
-                        x = piv;
-                    } else if (row > j && !is_zero) {
-                        x = recip ? ra_lub_mul(x, rpiv) : ra_lub_div(x, piv);
-                    }
-                    v[a][b] = x;
-                    lbuf[par][row] = x;
+                    if ((a > b || row >= j) && row < n)
+                        ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
                 }
-                if (tr == 0) {
-                    pbuf[par][0] = p;
-                    pbuf[par][1] = is_zero ? 1 : 0;
-                    if (!SOLVE) ipiv[mat * strideP + j] = p + 1;
+#pragma unroll
+                for (int m = S / 2; m > 0; m >>= 1) {
+                    const R v2 = ra_shfl_xor(best, m);
+                    const int i2 = ra_shfl_xor(brow, m);
+                    const T x2 = ra_shfl_xor(bval, m);
+                    ra_lub_better(best, brow, bval, v2, i2, x2);
+                }
+                const T ajj = ra_shfl(v[b][b], seg + t);  // row j's element of this thread column
+                if (tc == t) {
+                    const int p = brow == RA_LU_BLOCK_NO_ROW ? j : brow;
+                    const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : bval;
+                    const bool is_zero = ra_lub_is_zero(piv);
+                    const bool recip = ra_lub_abs1(piv) >= ra_lub_sfmin(R(0));
+                    const T rpiv = ra_lub_div(ra_lub_one<T>(), piv);
+#pragma unroll
+                    for (int a = b; a < M; ++a) {
+                        const int row = a * S + tr;
+                        T x = v[a][b];
+                        if (row == p) x = ajj;
+                        if (row == j) {
+                            x = piv;
+                        } else if ((a > b || row > j) && !is_zero) {
+                            x = recip ? ra_lub_mul(x, rpiv) : ra_lub_div(x, piv);
+                        }
+                        v[a][b] = x;
+                        lbuf[par][row] = x;
+                    }
+                    if (tr == 0) {
+                        pbuf[par][0] = p;
+                        pbuf[par][1] = is_zero ? 1 : 0;
+                        if (!SOLVE) ipiv[mat * strideP + j] = p + 1;
+                    }
                 }
             }
             __syncthreads();
@@ -255,12 +278,12 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
 #pragma unroll
                 for (int a = b; a < M; ++a) {
                     const int row = a * S + tr;
-                    if (row > j) {
+                    // (a > b, c > b: compile-time true; B's column c == M is right of column j)
+                    if (a > b || row > j) {
                         const T l = lbuf[par][row];
 #pragma unroll
                         for (int c = b; c < MC; ++c) {
-                            // B's column (c == M) is always right of column j
-                            if (c == M || c * S + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
+                            if (c > b || c * S + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
                         }
                     }
                 }
