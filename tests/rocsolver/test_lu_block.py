@@ -160,6 +160,24 @@ def test_nan_never_wins_a_pivot(emulated_device, monkeypatch, rng):
     assert (info == 0).all()
 
 
+def test_tiny_pivots_divide(emulated_device, monkeypatch, rng):
+    # a pivot below the safe minimum divides its column (its reciprocal would overflow)
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    n = 34
+    a = rand(rng, (1, n, n), "float64")
+    a[0, :, 0] *= 1e-310
+    import lu_host
+
+    A, ipiv, info, lda, stride = factor(emulated_device, a)
+    lu = a[0].copy()
+    piv, _ = lu_host.getf2_ref(lu)   # the reference getf2 divides (OpenBLAS's getrf differs here)
+    got = unpack(A, n, lda, 0, stride)
+    assert info[0] == 0 and np.isfinite(got).all()
+    np.testing.assert_array_equal(ipiv[0, :n], piv)
+    np.testing.assert_array_equal(got[:, 0], lu[:, 0])   # divided: the same quotients, bit for bit
+    np.testing.assert_allclose(got, lu, rtol=1e-12, atol=1e-12 * np.abs(lu).max())
+
+
 SOLVE_CASES = [
     # (dtype, a shape, b shape, layout of a)
     ("float64", (1, 128, 128), (1, 128, 1), "C"),   # the benchmark's shapes

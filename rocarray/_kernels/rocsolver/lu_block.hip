@@ -199,6 +199,9 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
                     if ((a > b || row >= j) && row < n)
                         ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
                 }
+                // every lane's candidate reciprocal, independent of the reduction's shuffles
+                // (the winner's is taken after it: the division's latency hides behind them)
+                const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
 #pragma unroll
                 for (int m = S / 2; m > 0; m >>= 1) {
                     const R v2 = ra_shfl_xor(best, m);
@@ -207,12 +210,13 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
                     ra_lub_better(best, brow, bval, v2, i2, x2);
                 }
                 const T ajj = ra_shfl(v[b][b], seg + t);  // row j's element of this thread column
+                const T rwin = ra_shfl(rloc, seg + (brow == RA_LU_BLOCK_NO_ROW ? t : brow % S));
                 if (tc == t) {
                     const int p = brow == RA_LU_BLOCK_NO_ROW ? j : brow;
                     const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : bval;
                     const bool is_zero = ra_lub_is_zero(piv);
                     const bool recip = ra_lub_abs1(piv) >= ra_lub_sfmin(R(0));
-                    const T rpiv = ra_lub_div(ra_lub_one<T>(), piv);
+                    const T rpiv = rwin;  // 1 / piv (unused when the pivot is NaN, zero or tiny)
 #pragma unroll
                     for (int a = b; a < M; ++a) {
                         const int row = a * S + tr;
