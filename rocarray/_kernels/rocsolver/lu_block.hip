@@ -190,15 +190,20 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
             const int par = t & 1;
             // A: column j's pivot and multipliers, by the warp that holds thread column t
             if (ra_warp_id() == t * S / RA_WARP_SIZE) {
-                R best = R(-1);
-                int brow = RA_LU_BLOCK_NO_ROW;
-                T bval = zero;
+                // two independent chains over the register rows (half the dependent compares),
+                // then merged: "larger, then lower row" is a total order once NaN is kept out
+                R best = R(-1), best2 = R(-1);
+                int brow = RA_LU_BLOCK_NO_ROW, brow2 = RA_LU_BLOCK_NO_ROW;
+                T bval = zero, bval2 = zero;
 #pragma unroll
                 for (int a = b; a < M; ++a) {
                     const int row = a * S + tr;
-                    if ((a > b || row >= j) && row < n)
-                        ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
+                    if ((a > b || row >= j) && row < n) {
+                        if ((a - b) % 2 == 0) ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
+                        else ra_lub_better(best2, brow2, bval2, ra_lub_abs1(v[a][b]), row, v[a][b]);
+                    }
                 }
+                ra_lub_better(best, brow, bval, best2, brow2, bval2);
                 // every lane's candidate reciprocal, independent of the reduction's shuffles
                 // (the winner's is taken after it: the division's latency hides behind them)
                 const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
