@@ -222,6 +222,19 @@ def test_solve_of_a_singular_matrix_raises(emulated_device, monkeypatch, rng):
     assert len(route(emulated_device)) == 1
 
 
+def test_facade_det_and_lu_factor_take_the_kernel(emulated_device, monkeypatch, rng):
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    a = rand(rng, (2, 45, 45), "complex64")
+    d = la.det(emulated_device.cupy.asarray(a))
+    want = np.linalg.det(a.astype(np.complex128))
+    np.testing.assert_allclose(np.asarray(d), want, rtol=1e-3)
+    lu, piv = la.lu_factor(emulated_device.cupy.asarray(a[0]))
+    wlu, wpiv = sl.lu_factor(a[0].astype(np.complex128))
+    np.testing.assert_array_equal(np.asarray(piv), wpiv)
+    np.testing.assert_allclose(np.asarray(lu), wlu, rtol=1e-4, atol=1e-4 * np.abs(wlu).max())
+    assert route(emulated_device) == ["ra_rocsolver_getrf_block<ra_c64, 4, false>"] * 2
+
+
 def test_gesv_writes_only_x_and_info(emulated_device, monkeypatch, rng):
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     n, k = 40, 3
