@@ -32,7 +32,9 @@
 //     (done in A), and unless the pivot is zero every thread applies the rank-1 update
 //     v -= l u to its elements right of and below (j, j). The published rows and multipliers
 //     are double-buffered by the parity of j: step j + 2 rewrites them only after both barriers
-//     of step j + 1, which no thread passes before finishing step j.
+//     of step j + 1, which no thread passes before finishing step j. No barrier separates C from
+//     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
+//     update is done, while the other warps still update.
 // info = the first j + 1 whose pivot is exactly zero, else 0 (the factorization completes).
 //
 // Without SOLVE the factors and pivots (ipiv 1-based) are written to F (column-major, leading
