@@ -70,8 +70,15 @@ def _shared(n, nrhs, dtype):
     return (n * (n + 1) + n * nrhs) * numpy.dtype(dtype).itemsize + 16
 
 
+_limits = {}   # (device id, the asking function) -> bytes: a device's limit is read once
+
+
 def _fits(n, nrhs, dtype, device_id):
-    return _shared(n, nrhs, dtype) + STATIC_SHARED <= backend.shared_memory_limit(device_id)
+    ask = backend.shared_memory_limit
+    limit = _limits.get((device_id, ask))
+    if limit is None:
+        limit = _limits[(device_id, ask)] = ask(device_id)
+    return _shared(n, nrhs, dtype) + STATIC_SHARED <= limit
 
 
 def takes(n, dtype, device_id):
