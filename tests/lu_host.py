@@ -1,7 +1,7 @@
 """CPU stand-ins for the LU drivers' kernels and rocblas calls (tests/rocsolver, tests/linalg).
 
-``install(monkeypatch)`` replaces the functions of :mod:`rocarray.rocsolver._lu_kernels` and
-``rocblas.trsm``/``rocblas.gemm`` by NumPy implementations of the same contracts that read and
+``install(monkeypatch)`` replaces the functions of :mod:`rocarray.rocsolver._lu_kernels`, the
+launches of :mod:`rocarray.rocsolver._lu_block` and ``rocblas.trsm``/``rocblas.gemm`` by NumPy implementations of the same contracts that read and
 write the host memory behind :func:`hostdev.dev` arrays. The drivers then run unchanged on the
 CPU: their views, offsets, leading dimensions, strides and pivot bookkeeping are real, so a
 wrong one gives a wrong factorization, caught against SciPy. The stand-in of the one-block LU is
@@ -137,6 +137,26 @@ def copy_where_ok(n, X, A, lda, strideA, info, batch):
             _mat(A, n, n, lda, b * strideA)[...] = _mat(X, n, n, n, b * n * n)
 
 
+def getrf_block(n, A, lda, strideA, ipiv, strideP, info, batch):
+    calls.append(("getrf_block", n, lda, batch))
+    for b in range(batch):
+        piv, inf = getf2_ref(_mat(A, n, n, lda, b * strideA))
+        view(ipiv)[b * strideP:b * strideP + n] = piv
+        view(info)[b] = inf
+
+
+def gesv_block(A, B, X, info):
+    """The register-tile solve's contract on (batch, n, n) and (batch, n, nrhs) host stacks."""
+    from scipy.linalg import lu_solve
+
+    calls.append(("gesv_block",) + tuple(B.shape))
+    for b in range(B.shape[0]):
+        lu = np.array(view(A)[b])
+        piv, inf = getf2_ref(lu)
+        view(info)[b] = inf
+        view(X)[b] = np.nan if inf else lu_solve((lu, np.array(piv) - 1), np.array(view(B)[b]))
+
+
 def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
     calls.append(("trsm", side, uplo, transA, diag, m, n))
     assert side == "L" and alpha == 1
@@ -163,10 +183,13 @@ def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
 def install(monkeypatch):
     """Stand-ins for every kernel and rocblas call of the LU drivers; returns the call log."""
     from rocarray import rocblas
-    from rocarray.rocsolver import _lu_kernels
+    from rocarray.rocsolver import _lu_block, _lu_kernels
 
     for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
+    monkeypatch.setattr(_lu_block, "getrf", getrf_block)
+    monkeypatch.setattr(_lu_block, "gesv", gesv_block)
+    monkeypatch.setattr(_lu_block, "_fits", lambda n, nrhs, dtype, device_id: True)   # no device to ask
     monkeypatch.setattr(rocblas, "trsm", trsm)
     monkeypatch.setattr(rocblas, "gemm", gemm)
     calls.clear()

@@ -11,9 +11,11 @@ where the dtype changes or the stack dimensions do not merge into one stride; br
 dimensions are zero strides), one launch factors and solves, ``inv``'s right-hand side is a
 broadcast identity. Every other stacked input becomes one column-major batch
 (:func:`._stacked.column_major_batch`, one copy in the computation dtype), factored in one
-getrf call and solved in one getrs call. The façade reads ``info`` back once per call (solve and
-inv raise NumPy's ``LinAlgError("Singular matrix")`` if any matrix of the stack is singular); det
-and slogdet read nothing back.
+getrf call and solved in one getrs call, except ``solve`` of orders 33 to 128 (96 for complex128)
+with at most 16 right-hand sides, which reads the stacks through their strides and factors and
+solves in one launch, a matrix per thread block held in registers. The façade reads ``info``
+back once per call (solve and inv raise NumPy's ``LinAlgError("Singular matrix")`` if any matrix
+of the stack is singular); det and slogdet read nothing back.
 """
 
 import collections
@@ -23,7 +25,7 @@ import numpy
 from rocarray import rocsolver
 from rocarray._core import args as _args, backend
 from rocarray.linalg import _stacked
-from rocarray.rocsolver import _info
+from rocarray.rocsolver import _info, _lu_block
 
 #: NumPy's ``slogdet`` result: ``sign`` and ``logabsdet``.
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -71,6 +73,26 @@ def _raise_if_singular(info, batch):
         raise _stacked.LinAlgError("Singular matrix")
 
 
+def _solve_in_registers(a, b, stack, dtype):
+    """``x`` of ``a x = b`` as a ``(batch, M, K)`` stack in one launch
+    (:func:`rocarray.rocsolver._lu_block.gesv`), reading ``a`` and ``b`` through their strides:
+    no column-major copy (a copy only to convert the dtype or to flatten a stack that strides
+    cannot express)."""
+    cupy = backend.cupy()
+    m, k = b.shape[-2:]
+    batch = _count(stack)
+
+    def flat(x, shape):
+        x = cupy.broadcast_to(x, stack + shape).astype(dtype, copy=False).reshape((batch,) + shape)
+        return _lu_block.strided_view(x)
+
+    X = cupy.empty((batch, m, k), dtype)
+    info = _info.new_info(batch)
+    _lu_block.gesv(flat(a, (m, m)), flat(b, (m, k)), X, info)
+    _raise_if_singular(info, batch)
+    return X
+
+
 def solve(a, b):
     """Solve ``a @ x = b`` for x (``numpy.linalg.solve``, NumPy 2 semantics).
 
@@ -101,9 +123,11 @@ def solve(a, b):
     Notes
     -----
     LU with partial pivoting on rocsolver: for ``M <= 32`` one fused factor-and-solve launch on
-    the stack as laid out (:func:`rocarray.rocsolver.gesv_small_batched`), otherwise getrf, then
-    getrs, one batched call each for the whole stack; the singularity check reads ``info`` back
-    once.
+    the stack as laid out (:func:`rocarray.rocsolver.gesv_small_batched`); orders of 33 to 128
+    (96 for complex128) with at most 16 right-hand sides also factor and solve in one launch that
+    reads ``a`` and ``b`` in place, a matrix per thread block held in registers; otherwise getrf,
+    then getrs, one batched call each for the whole stack. The singularity check reads ``info``
+    back once.
 
     Examples
     --------
@@ -133,6 +157,8 @@ def solve(a, b):
         X = _gesv_small(_as_batch(a, stack, m, m, dtype), _as_batch(b2, stack, m, k, dtype), dtype)
         x = X.reshape(stack + (m, k))
         return x[..., 0] if vector else x
+    if _lu_block.solves(m, k, dtype, a.data.device_id):
+        return _solve_in_registers(a, b2, stack, dtype).reshape(shape)
     A, ipiv, info, batch = factor(cupy.broadcast_to(a, stack + (m, m)), dtype)
     _raise_if_singular(info, batch)
     if k == 0:

@@ -6,7 +6,7 @@ Pivots are LAPACK's: ``ipiv`` (int32, 1-based) says row ``i`` was interchanged w
 
 Design
 ------
-Three algorithms, chosen per call by size:
+Four algorithms, chosen per call by size:
 
 * **A group of lanes per matrix** (square matrices up to :data:`WARP_MAX`, any batch): the kernels
   of ``lu_warp.hip`` give each matrix ``N`` lanes of a warp (N = 8, 16 or 32, the smallest that
@@ -18,6 +18,9 @@ Three algorithms, chosen per call by size:
   ``ra_rocsolver_gesv_warp`` (:func:`gesv_small_batched`) factors and solves in one launch,
   reading A and B through any element strides (the façade's C-ordered stacks, broadcast ones
   with zero batch strides) without a copy. The same pivots, info and arithmetic as getf2.
+* **Register tile** (square matrices of mid-size order, :func:`register_block`): one block of
+  256 threads per matrix holds the matrix in registers (:mod:`rocarray.rocsolver._lu_block`), two
+  barriers per column; a batch is one launch.
 * **One block per matrix** (small matrices, and batches of up to 512 x 512): the kernel
   ``ra_rocsolver_getf2`` factors a whole matrix in one thread block, in shared memory when it fits
   (global memory otherwise), and ``ra_rocsolver_getrs_small`` applies the pivots and both
@@ -41,7 +44,7 @@ Batches that do not take the one-block path run the blocked algorithm matrix by 
 
 from rocarray import rocblas
 from rocarray._core import args as _args, matrix_args as _m
-from rocarray.rocsolver import _info, _lu_kernels as _k
+from rocarray.rocsolver import _info, _lu_block, _lu_kernels as _k
 
 #: Columns of the panels the recursive LU hands to the one-block kernel.
 PANEL = 32
@@ -63,6 +66,12 @@ def one_block(rows, cols, batch):
     """Whether ``batch`` matrices of ``rows x cols`` take the one-block-per-matrix kernels."""
     largest = max(rows, cols)
     return largest <= SMALL_SINGLE or (batch >= MANY and largest <= SMALL_BATCHED)
+
+
+def register_block(m, n, A):
+    """Whether square ``m x n`` matrices like ``A`` take the register-tile kernel of
+    :mod:`rocarray.rocsolver._lu_block` (mid-size orders, any batch)."""
+    return m == n and _lu_block.takes(n, A.dtype, A.data.device_id)
 
 
 def split(width, nb=None):
@@ -167,6 +176,9 @@ def _getrf_batch(m, n, A, lda, strideA, ipiv, strideP, info, batch):
         return
     _k.clear_info(info, batch)
     if m == 0 or n == 0:
+        return
+    if register_block(m, n, A):
+        _lu_block.getrf(n, A, lda, strideA, ipiv, strideP, info, batch)
         return
     if one_block(m, n, batch):
         _k.getf2(m, n, A, lda, strideA, ipiv, strideP, info, 0, batch)
@@ -288,8 +300,9 @@ def getrf_strided_batched(m, n, A, lda, strideA, ipiv, strideP, info, batch_coun
     -----
     Square matrices up to 32 x 32 take one launch with a group of 8, 16 or 32 lanes of a warp per
     matrix (the rows in registers, no block barriers). Other batches of matrices up to 512 x 512
-    (128 x 128 for fewer than 64 matrices) take one launch with one thread block per matrix, in
-    shared memory where the matrix fits; larger matrices run the blocked LU one after another.
+    (128 x 128 for fewer than 64 matrices) take one launch with one thread block per matrix:
+    square ones of mid-size order (:func:`register_block`) in registers, the others in shared
+    memory where the matrix fits; larger matrices run the blocked LU one after another.
     """
     _getrf("getrf_strided_batched", True, m, n, A, lda, strideA, ipiv, strideP, info, batch_count)
 

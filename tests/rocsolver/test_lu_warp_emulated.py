@@ -269,7 +269,7 @@ def test_warp_geometry_fits_the_shared_budget(fake_device):
 
 @pytest.mark.parametrize("n,getrf,getrs", [(1, "getrf_warp<double, 8>", "getrs_warp<double, 8>"),
                                            (32, "getrf_warp<double, 32>", "getrs_warp<double, 32>"),
-                                           (33, "getf2<double, true>", "getrs_small<double, false>")])
+                                           (33, "getrf_block<double, 4, false>", "getrs_small<double, false>")])
 def test_getrf_and_getrs_route_by_order(fake_device, monkeypatch, n, getrf, getrs):
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill: no kernel here
     A, B = fake_device.array((n * n * 3,), "float64"), fake_device.array((n * 3,), "float64")

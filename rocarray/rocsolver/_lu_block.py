@@ -1,0 +1,147 @@
+"""LU and solve of mid-size matrices, one matrix per thread block with the matrix in registers:
+the kernels of ``rocarray/_kernels/rocsolver/lu_block.hip``, their routing and launches.
+
+Design
+------
+``ra_rocsolver_getrf_block<T, M, SOLVE>`` runs 256 threads as a 16 x 16 grid, each thread holding
+an ``M x M`` tile of the matrix in registers in a cyclic distribution (element ``(a * 16 + tr,
+c * 16 + tc)`` on thread ``(tr, tc)``), so one block factors an ``n x n`` matrix for
+``n <= 16 M``. Each elimination step costs two block barriers: the pivot search of column j runs
+in registers and warp shuffles within the thread column that holds it, and only the pivot row,
+the old row j and column j's multipliers pass through shared memory. With ``SOLVE`` up to 16
+right-hand sides ride along as one more register column (the interchanges and the forward
+elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
+with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.
+
+The input is read through element strides (row, column, matrix), so the façade's C-ordered or
+otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
+(:data:`TILES`) keep the tile within the registers of 256 threads; :func:`takes` says which
+orders take this path (:data:`LOWEST` up to ``16 * max(M)``), :func:`solves` which systems.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+
+SOURCE = "rocsolver/lu_block.hip"
+
+#: Threads per side of the block's thread grid (``RA_LU_BLOCK_SIDE``).
+SIDE = 16
+#: Threads per block.
+THREADS = SIDE * SIDE
+#: Register tile heights per dtype, smallest first: an order n takes the first M with
+#: ``n <= SIDE * M``. complex128 takes fewer elements per thread (four registers each).
+TILES = {numpy.dtype(numpy.float32): (4, 8), numpy.dtype(numpy.float64): (4, 8),
+         numpy.dtype(numpy.complex64): (4, 8), numpy.dtype(numpy.complex128): (4, 6)}
+#: Smallest order routed here (smaller ones are a warp's work).
+LOWEST = 33
+#: Most right-hand sides of the fused solve (one register column: one per thread column).
+MAX_RHS = SIDE
+#: The kernels' shared memory besides the staged matrix (their static arrays), an upper bound.
+STATIC_SHARED = 16384
+
+
+def kernel_name(dtype, tile, solve):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block<double, 8, true>'``."""
+    return f"ra_rocsolver_getrf_block<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
+
+
+def instantiations():
+    """Every name expression the routes launch."""
+    return sorted(kernel_name(d, m, s) for d, tiles in TILES.items() for m in tiles for s in (False, True))
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, THREADS, 1)
+
+
+def tile(n, dtype):
+    """The register tile height for order ``n`` of ``dtype``, or None when n is too large."""
+    for m in TILES.get(numpy.dtype(dtype), ()):
+        if n <= SIDE * m:
+            return m
+    return None
+
+
+def _shared(n, nrhs, dtype):
+    """Dynamic shared memory of a launch: the staged matrix (leading dimension n + 1), the
+    right-hand sides, alignment slack."""
+    return (n * (n + 1) + n * nrhs) * numpy.dtype(dtype).itemsize + 16
+
+
+_limits = {}   # (device id, the asking function) -> bytes: a device's limit is read once
+
+
+def _fits(n, nrhs, dtype, device_id):
+    ask = backend.shared_memory_limit
+    limit = _limits.get((device_id, ask))
+    if limit is None:
+        limit = _limits[(device_id, ask)] = ask(device_id)
+    return _shared(n, nrhs, dtype) + STATIC_SHARED <= limit
+
+
+def takes(n, dtype, device_id):
+    """Whether square matrices of order ``n`` and ``dtype`` are factored here on ``device_id``
+    (the staged matrix must fit one block's shared memory)."""
+    return n >= LOWEST and tile(n, dtype) is not None and _fits(n, 0, dtype, device_id)
+
+
+def solves(n, nrhs, dtype, device_id):
+    """Whether systems of order ``n`` with ``nrhs`` right-hand sides are solved here in one launch."""
+    return (n >= LOWEST and tile(n, dtype) is not None and 1 <= nrhs <= MAX_RHS
+            and _fits(n, nrhs, dtype, device_id))
+
+
+def _i64(v):
+    return numpy.int64(v)
+
+
+_NULL = numpy.uint64(0)
+
+
+def _launch(dtype, n, nrhs, solve, batch, args, device_id):
+    kernel = KERNELS[kernel_name(dtype, tile(n, dtype), solve)]
+    shared = _shared(n, nrhs, dtype)
+    with launch.on_device(device_id):
+        kernel(device_id, (int(batch),), (numpy.int32(n), numpy.int32(nrhs)) + args, block=THREADS, shared=shared)
+
+
+def getrf(n, A, lda, strideA, ipiv, strideP, info, batch):
+    """LU with partial pivoting of ``batch`` column-major n x n matrices in place (1-D views, as
+    :func:`rocarray.rocsolver._lu_kernels.getf2`): ``ipiv[b * strideP + j]`` (1-based) and
+    ``info[b]`` := the first zero pivot's 1-based column, else 0. ``n`` must satisfy :func:`takes`."""
+    if batch == 0:
+        return
+    args = (A, _i64(1), _i64(lda), _i64(strideA), A, _i64(lda), _i64(strideA), ipiv, _i64(strideP), info,
+            _NULL, _i64(0), _i64(0), _i64(0), _NULL, _i64(0), _i64(0), _i64(0))
+    _launch(A.dtype, n, 0, False, batch, args, A.data.device_id)
+
+
+def _element_strides(x):
+    isz = x.dtype.itemsize
+    if any(s % isz for s in x.strides):
+        return None
+    return tuple(s // isz for s in x.strides)
+
+
+def gesv(A, B, X, info):
+    """``X[b] := A[b]^-1 B[b]`` for the ``(batch, n, n)`` stack A and ``(batch, n, nrhs)`` stacks B
+    and X (device arrays of one dtype, any element strides, X written), with ``info[b]`` as
+    :func:`getrf`'s (X of a singular matrix is not meaningful). ``(n, nrhs)`` must satisfy
+    :func:`solves`."""
+    batch, n, nrhs = B.shape
+    if batch == 0:
+        return
+    sa, sb, sx = (_element_strides(v) for v in (A, B, X))
+    args = (A, _i64(sa[1]), _i64(sa[2]), _i64(sa[0]), _NULL, _i64(0), _i64(0), _NULL, _i64(0), info,
+            B, _i64(sb[1]), _i64(sb[2]), _i64(sb[0]), X, _i64(sx[1]), _i64(sx[2]), _i64(sx[0]))
+    _launch(A.dtype, n, nrhs, True, batch, args, A.data.device_id)
+
+
+def strided_view(x):
+    """``x`` if its element strides are whole elements (the kernels read any such strides), else a
+    C-contiguous copy."""
+    if _element_strides(x) is None:
+        return x.copy()
+    return x

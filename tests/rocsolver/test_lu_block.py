@@ -1,0 +1,385 @@
+"""The register-tile LU of mid-size matrices (``rocsolver/lu_block.hip``, ``_lu_block``).
+
+CPU tests run the real kernels on the kernel emulator (tests/kernel_emu.py), 32-lane (NVIDIA-like)
+and 64-lane (AMD wavefront) targets, through the library's routes: ``getrf_strided_batched``
+against ``scipy.linalg.lu_factor`` (pivots exactly, factors to dtype-fit tolerances), zero pivots
+and their ``info``, NaN columns, outputs poisoned before the launch; and ``ra.linalg.solve`` (the
+fused factor + solve launch reading C-, F-ordered, strided and broadcast stacks in place) against
+NumPy. The emulator is given sm_90's opt-in shared memory (the launch layer's profile reports the
+48 KB default), and runs one OS thread per GPU thread, so sizes and batches are small and the
+instantiations few. Routing tests record launches with ``launchfake`` (nothing runs). GPU tests
+(marked gpu) check backward errors on fresh random data.
+"""
+
+import numpy as np
+import pytest
+import scipy.linalg as sl
+
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture the emulator builds on)
+
+import rocarray.linalg as la
+import rocarray.rocsolver as rs
+from rocarray._core import backend, compile as _compile
+from rocarray.rocsolver import _lu_block, _lu_kernels
+
+try:
+    import cupy
+except Exception:  # pragma: no cover - CuPy is a test dependency
+    cupy = None
+
+ALL = ["float32", "float64", "complex64", "complex128"]
+#: sm_90's opt-in shared memory per block (the emulator's limit too)
+SM90_SHARED = 232448
+
+
+def rand(rng, shape, dtype):
+    dtype = np.dtype(dtype)
+    x = rng.standard_normal(shape)
+    if dtype.kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def tol(dtype, n):
+    return 20 * n * np.finfo(np.dtype(dtype)).eps
+
+
+@pytest.fixture(params=["cuda32", "hip64"])
+def emu(request, monkeypatch):
+    dev = request.getfixturevalue("emulated_device" if request.param == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    dev.target = request.param
+    return dev
+
+
+def col_major(dev, a, lda, stride, fill=np.nan):
+    """A flat device buffer holding the (batch, n, n) stack column-major, spare entries ``fill``."""
+    batch, m, n = a.shape
+    buf = np.full((batch - 1) * stride + lda * n + 3, fill, a.dtype)
+    for b in range(batch):
+        for j in range(n):
+            buf[b * stride + j * lda:b * stride + j * lda + m] = a[b, :, j]
+    return dev.array(buf)
+
+
+def factor(dev, a, lda=None, stride=None):
+    """getrf_strided_batched of the stack ``a`` on the emulator: (buffer, ipiv, info, lda, stride)."""
+    batch, n, _ = a.shape
+    lda = lda or n + 2
+    stride = stride or lda * n + 5
+    A = col_major(dev, a, lda, stride)
+    ipiv, info = dev.array(np.full(batch * (n + 1), -7, np.int32)), dev.array(np.full(batch, 99, np.int32))
+    rs.getrf_strided_batched(n, n, A, lda, stride, ipiv, n + 1, info, batch)
+    return np.asarray(A), np.asarray(ipiv).reshape(batch, n + 1), np.asarray(info), lda, stride
+
+
+def unpack(buf, n, lda, b, stride):
+    return np.lib.stride_tricks.as_strided(buf[b * stride:], (n, n), (buf.itemsize, lda * buf.itemsize)).copy()
+
+
+def route(dev):
+    return [name for name in dev.names() if "getrf_block" in name]
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: the kernels on the emulator
+# --------------------------------------------------------------------------------------------
+
+FACTOR_CASES = {
+    "cuda32": [("float64", 33, 3), ("float64", 128, 1), ("float32", 65, 1), ("complex64", 97, 1),
+               ("complex128", 96, 1)],
+    "hip64": [("float64", 64, 1), ("complex128", 65, 1)],
+}
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_getrf_matches_scipy(emu, rng, case):
+    cases = FACTOR_CASES[emu.target]
+    if case >= len(cases):
+        pytest.skip("no further case for this target")
+    dtype, n, batch = cases[case]
+    a = rand(rng, (batch, n, n), dtype)
+    A, ipiv, info, lda, stride = factor(emu, a)
+    assert route(emu) == [_lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), False)]
+    assert (info == 0).all()
+    for b in range(batch):
+        lu, piv = sl.lu_factor(a[b].astype(np.complex128 if a.dtype.kind == "c" else np.float64))
+        np.testing.assert_array_equal(ipiv[b, :n] - 1, piv)
+        assert ipiv[b, n] == -7
+        got = unpack(A, n, lda, b, stride)
+        np.testing.assert_allclose(got, lu, rtol=tol(dtype, n), atol=tol(dtype, n) * np.abs(lu).max())
+        spare = np.lib.stride_tricks.as_strided(A[b * stride + n:], (lda - n, n), (A.itemsize, lda * A.itemsize))
+        assert np.isnan(spare).all()
+
+
+@pytest.mark.parametrize("n,dtype", [(1, "float64"), (2, "float64"), (3, "complex128"), (7, "complex128"),
+                                     (31, "float64")])
+def test_small_orders_through_the_kernel(emulated_device, rng, n, dtype):
+    # orders below the route's range still run correctly in the smallest tile
+    a = rand(rng, (2, n, n), dtype)
+    A = col_major(emulated_device, a, n, n * n)
+    ipiv, info = emulated_device.array(np.full(2 * n, -7, np.int32)), emulated_device.array(np.full(2, 99, np.int32))
+    _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 2)
+    assert (np.asarray(info) == 0).all()
+    for b in range(2):
+        lu, piv = sl.lu_factor(a[b])
+        np.testing.assert_array_equal(np.asarray(ipiv)[b * n:(b + 1) * n] - 1, piv)
+        np.testing.assert_allclose(unpack(np.asarray(A), n, n, b, n * n), lu, rtol=1e-12, atol=1e-12)
+
+
+def test_zero_pivots_report_the_first_and_complete(emulated_device, monkeypatch, rng):
+    import lu_host
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    emu = emulated_device
+    n = 41
+    a = rand(rng, (2, n, n), "float64")
+    a[0, :, 5] = 0.0
+    a[0, :, 30] = 0.0
+    a[1, 17, :] = 0.0
+    A, ipiv, info, lda, stride = factor(emu, a)
+    for b, want in ((0, 6), (1, None)):
+        ref = a[b].copy()
+        piv, inf = lu_host.getf2_ref(ref)
+        assert info[b] == inf and (want is None or inf == want)
+        np.testing.assert_array_equal(ipiv[b, :n], piv)
+        np.testing.assert_allclose(unpack(A, n, lda, b, stride), ref, rtol=1e-11, atol=1e-11)
+    assert info[1] > 0
+
+
+def test_nan_never_wins_a_pivot(emulated_device, monkeypatch, rng):
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    n = 37
+    a = rand(rng, (2, n, n), "float64")
+    a[0, 0, 0] = np.nan          # column 0: the largest finite entry wins
+    a[1, :, 0] = np.nan          # only NaN: row 0 stays
+    A, ipiv, info, lda, stride = factor(emulated_device, a)
+    assert ipiv[0, 0] - 1 == 1 + np.argmax(np.abs(a[0, 1:, 0]))
+    assert ipiv[1, 0] == 1
+    assert (info == 0).all()
+
+
+def test_tiny_pivots_divide(emulated_device, monkeypatch, rng):
+    # a pivot below the safe minimum divides its column (its reciprocal would overflow)
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    n = 34
+    a = rand(rng, (1, n, n), "float64")
+    a[0, :, 0] *= 1e-310
+    import lu_host
+
+    A, ipiv, info, lda, stride = factor(emulated_device, a)
+    lu = a[0].copy()
+    piv, _ = lu_host.getf2_ref(lu)   # the reference getf2 divides (OpenBLAS's getrf differs here)
+    got = unpack(A, n, lda, 0, stride)
+    assert info[0] == 0 and np.isfinite(got).all()
+    np.testing.assert_array_equal(ipiv[0, :n], piv)
+    np.testing.assert_array_equal(got[:, 0], lu[:, 0])   # divided: the same quotients, bit for bit
+    np.testing.assert_allclose(got, lu, rtol=1e-12, atol=1e-12 * np.abs(lu).max())
+
+
+SOLVE_CASES = [
+    # (dtype, a shape, b shape, layout of a)
+    ("float64", (1, 128, 128), (1, 128, 1), "C"),   # the benchmark's shapes
+    ("float64", (3, 37, 37), (3, 37, 2), "F"),
+    ("complex64", (65, 65), (65, 16), "C"),
+    ("float32", (2, 33, 33), (33,), "T"),           # a transposed view; b one vector for both
+    ("complex128", (1, 96, 96), (1, 96, 1), "strided"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(SOLVE_CASES)))
+def test_solve_in_one_launch_matches_numpy(emu, rng, case):
+    dtype, ashape, bshape, layout = SOLVE_CASES[case]
+    if emu.target == "hip64" and case in (0, 2, 4):
+        pytest.skip("the largest cases run on the 32-lane target only (emulator time)")
+    a, b = rand(rng, ashape, dtype), rand(rng, bshape, dtype)
+    if layout == "F":
+        d = emu.cupy.asarray(np.asfortranarray(a))
+    elif layout == "T":
+        d = emu.cupy.asarray(np.ascontiguousarray(a.swapaxes(-1, -2))).swapaxes(-1, -2)
+    elif layout == "strided":
+        big = np.zeros(ashape[:-2] + (2 * ashape[-2], 3 * ashape[-1]), dtype)
+        big[..., ::2, ::3] = a
+        d = emu.cupy.asarray(big)[..., ::2, ::3]
+    else:
+        d = emu.cupy.asarray(a)
+    x = la.solve(d, emu.cupy.asarray(b))
+    want = np.linalg.solve(a, b if len(bshape) > 1 else b[:, None])
+    want = want if len(bshape) > 1 else want[..., 0]
+    assert route(emu) == [_lu_block.kernel_name(dtype, _lu_block.tile(ashape[-1], dtype), True)]
+    assert x.shape == want.shape and x.dtype == want.dtype
+    np.testing.assert_allclose(np.asarray(x), want, rtol=50 * tol(dtype, ashape[-1]),
+                               atol=50 * tol(dtype, ashape[-1]) * np.abs(want).max())
+
+
+def test_solve_of_a_singular_matrix_raises(emulated_device, monkeypatch, rng):
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    a = rand(rng, (2, 40, 40), "float64")
+    a[1, :, 11] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        la.solve(emulated_device.cupy.asarray(a), emulated_device.cupy.asarray(rand(rng, (2, 40, 1), "float64")))
+    assert len(route(emulated_device)) == 1
+
+
+def test_facade_det_and_lu_factor_take_the_kernel(emulated_device, monkeypatch, rng):
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    a = rand(rng, (2, 45, 45), "complex64")
+    d = la.det(emulated_device.cupy.asarray(a))
+    want = np.linalg.det(a.astype(np.complex128))
+    np.testing.assert_allclose(np.asarray(d), want, rtol=1e-3)
+    lu, piv = la.lu_factor(emulated_device.cupy.asarray(a[0]))
+    wlu, wpiv = sl.lu_factor(a[0].astype(np.complex128))
+    np.testing.assert_array_equal(np.asarray(piv), wpiv)
+    np.testing.assert_allclose(np.asarray(lu), wlu, rtol=1e-4, atol=1e-4 * np.abs(wlu).max())
+    assert route(emulated_device) == ["ra_rocsolver_getrf_block<ra_c64, 4, false>"] * 2
+
+
+def test_gesv_writes_only_x_and_info(emulated_device, monkeypatch, rng):
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    n, k = 40, 3
+    a, b = rand(rng, (2, n, n), "float64"), rand(rng, (2, n, k), "float64")
+    A, B = emulated_device.array(a), emulated_device.array(b)
+    X = emulated_device.array(np.full((2, n, k), np.nan))
+    info = emulated_device.array(np.full(2, 99, np.int32))
+    _lu_block.gesv(A, B, X, info)
+    np.testing.assert_array_equal(np.asarray(A), a)
+    np.testing.assert_array_equal(np.asarray(B), b)
+    np.testing.assert_allclose(np.asarray(X), np.linalg.solve(a, b), rtol=1e-11, atol=1e-11)
+    np.testing.assert_array_equal(np.asarray(info), [0, 0])
+
+
+# --------------------------------------------------------------------------------------------
+# CPU: routing (launches recorded, nothing runs)
+# --------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def recorded(fake_device, monkeypatch):
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill
+    return fake_device
+
+
+def test_instantiations_are_registered():
+    names = _compile.registered(_lu_block.SOURCE)
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 16
+    assert "ra_rocsolver_getrf_block<double, 8, false>" in names
+    assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
+
+
+@pytest.mark.parametrize("dtype,n,kernel", [
+    ("float64", 32, "ra_rocsolver_getrf_warp"), ("float64", 33, "getrf_block<double, 4, false>"),
+    ("float64", 64, "getrf_block<double, 4, false>"), ("float64", 65, "getrf_block<double, 8, false>"),
+    ("float64", 128, "getrf_block<double, 8, false>"), ("float64", 129, "ra_rocsolver_getf2"),
+    ("float32", 128, "getrf_block<float, 8, false>"), ("complex64", 100, "getrf_block<ra_c64, 8, false>"),
+    ("complex128", 96, "getrf_block<ra_c128, 6, false>"), ("complex128", 97, "ra_rocsolver_getf2"),
+])
+def test_getrf_routes_by_order(recorded, dtype, n, kernel):
+    batch = 64   # the one-block paths' batch size up to 512 x 512
+    A = recorded.array((batch * n * n,), dtype)
+    rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((batch * n,), "int32"), n,
+                             recorded.array((batch,), "int32"), batch)
+    assert len(recorded.launches) == 1 and kernel in recorded.launches[0].name
+    if "block" in kernel:
+        launch = recorded.launches[0]
+        assert launch.grid == (batch, 1, 1) and launch.block == (_lu_block.THREADS, 1, 1)
+
+
+def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, monkeypatch):
+    A = recorded.array((100 * 100,), "float64")
+    rs.getrf_strided_batched(80, 70, A, 80, 80 * 70, recorded.array((70,), "int32"), 70,
+                             recorded.array((1,), "int32"), 1)
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 65536)   # AMD's LDS
+    for n in (76, 100):
+        rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((n,), "int32"), n, recorded.array((1,), "int32"), 1)
+    names = recorded.names()
+    assert "getf2" in names[0] and "getrf_block" in names[1] and "getf2" in names[2]
+
+
+@pytest.mark.parametrize("n,k,fused", [(32, 1, False), (33, 1, True), (128, 1, True), (128, 16, True),
+                                       (128, 17, False), (129, 1, False)])
+def test_solve_routes_to_one_launch(recorded, n, k, fused):
+    assert _lu_block.solves(n, k, "float64", 0) == fused
+    if not fused:
+        return   # the getrf + getrs path copies with CuPy kernels, which launchfake cannot run
+    a = recorded.array((4, n, n), "float64")
+    b = recorded.array((4, n, k), "float64")
+    x = la.solve(a, b)
+    assert x.shape == (4, n, k)
+    assert recorded.names() == ["ra_rocsolver_getrf_block<double, 8, true>" if n > 64 else
+                                "ra_rocsolver_getrf_block<double, 4, true>"]
+    args = recorded.launches[0].args
+    # a and b read in place, C-ordered: (row, column, matrix) element strides
+    assert [int(v) for v in args[3:6]] == [n, 1, n * n] and args[2].data.ptr == a.data.ptr
+    assert [int(v) for v in args[13:16]] == [k, 1, n * k] and args[12].data.ptr == b.data.ptr
+
+
+# --------------------------------------------------------------------------------------------
+# GPU
+# --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n,batch", [(33, 5), (64, 3), (65, 200), (97, 3), (128, 300), (129, 2)])
+def test_gpu_getrf_strided_batched(rng, dtype, n, batch):
+    a = rand(rng, (batch, n, n), dtype)
+    lda, stride = n + 1, (n + 1) * n + 3
+    A = cupy.asarray(col_major(_Host(), a, lda, stride))
+    ipiv, info = cupy.full(batch * (n + 1), -7, cupy.int32), cupy.full(batch, 99, cupy.int32)
+    rs.getrf_strided_batched(n, n, A, lda, stride, ipiv, n + 1, info, batch)
+    h, piv = cupy.asnumpy(A), cupy.asnumpy(ipiv).reshape(batch, n + 1)
+    assert (cupy.asnumpy(info) == 0).all() and (piv[:, n] == -7).all()
+    eps = np.finfo(np.dtype(dtype)).eps
+    for b in range(0, batch, max(1, batch // 5)):
+        lu = unpack(h, n, lda, b, stride)
+        L, U = np.tril(lu, -1) + np.eye(n), np.triu(lu)
+        pa = a[b].astype(np.complex128)
+        for i in range(n):
+            p = piv[b, i] - 1
+            pa[[i, p]] = pa[[p, i]]
+        assert np.linalg.norm(L @ U - pa) / (np.linalg.norm(a[b]) * n * eps) < 4
+        if dtype in ("float64", "complex128"):
+            np.testing.assert_array_equal(piv[b, :n] - 1, sl.lu_factor(a[b])[1])
+
+
+class _Host:
+    """col_major's device for host buffers."""
+
+    @staticmethod
+    def array(x):
+        return x
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n,k,batch,layout", [(33, 1, 7, "C"), (64, 16, 5, "F"), (100, 3, 50, "T"),
+                                              (128, 1, 1000, "C"), (96, 1, 3, "strided")])
+def test_gpu_solve_backward_error(rng, dtype, n, k, batch, layout):
+    a, b = rand(rng, (batch, n, n), dtype), rand(rng, (batch, n, k), dtype)
+    if layout == "F":
+        d = cupy.asfortranarray(cupy.asarray(a))
+    elif layout == "T":
+        d = cupy.ascontiguousarray(cupy.asarray(a).swapaxes(-1, -2)).swapaxes(-1, -2)
+    elif layout == "strided":
+        big = cupy.zeros((batch, 2 * n, 2 * n), dtype)
+        big[:, ::2, ::2] = cupy.asarray(a)
+        d = big[:, ::2, ::2]
+    else:
+        d = cupy.asarray(a)
+    x = la.solve(d, cupy.asarray(b)).get()
+    eps = np.finfo(np.dtype(dtype)).eps
+    ax = np.einsum("bij,bjk->bik", a.astype(np.complex128), x)
+    r = np.linalg.norm(ax - b, axis=(1, 2)) / (np.linalg.norm(a, axis=(1, 2)) * np.linalg.norm(x, axis=(1, 2)) * n * eps)
+    assert r.max() < 8
+
+
+@pytest.mark.gpu
+def test_gpu_solve_singular_and_nan():
+    rng = np.random.default_rng()
+    a = rng.standard_normal((20, 128, 128))
+    a[13, :, 70] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        la.solve(cupy.asarray(a), cupy.asarray(rng.standard_normal((20, 128, 1))))
+    a[13, :, 70] = np.nan
+    x = la.solve(cupy.asarray(a), cupy.asarray(rng.standard_normal((20, 128, 1)))).get()
+    assert np.isnan(x[13]).all() and np.isfinite(np.delete(x, 13, axis=0)).all()
