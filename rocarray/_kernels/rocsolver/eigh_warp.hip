@@ -1,0 +1,323 @@
+// rocsolver: the symmetric/Hermitian eigenproblem of small matrices, one warp (wavefront) per
+// matrix (rocarray/rocsolver/_eigh_kernels.py).
+//
+// ra_rocsolver_syevj_warp<T, N>: cyclic two-sided Jacobi for orders n <= N <= RA_WARP_SIZE.
+//   Each warp of the block diagonalizes its own matrix with warp-level synchronization only (no
+//   block barrier). The sweep is the round-robin (circle) tournament on N players: player 0
+//   stays, players 1..N-1 rotate, so each of the N - 1 rounds rotates N/2 disjoint pairs and a
+//   sweep meets every pair once. Indices n..N-1 are dummies: a pair with a dummy is no rotation,
+//   and the dummy rows and columns of A (zero) are never written.
+//   A (padded to N x N, leading dimension N + 1) lives in the warp's slice of shared memory. A
+//   round is two warp-synchronous steps: (1) lane k < N/2 computes pair k's rotation
+//   (Rutishauser's formulas) and publishes it; (2) every lane applies A := J^H A J to its 2 x 2
+//   blocks (rows of one pair, columns of another; each element of A is in exactly one block),
+//   the pair's own diagonal block set exactly. The eigenvectors live in registers: lane i holds
+//   row i of V in slot order, where slot 0 is index 0 and slot t + 1 is index
+//   1 + (t + round) mod (N - 1); pair k is then always slots (0, 1) or (k + 1, N - k), so V := V J
+//   indexes its registers at compile time, and the slots shift by one between rounds (after the
+//   N - 1 rounds of a sweep, slot order is index order again).
+//   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
+//   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
+//   scattered to their ranks over A (column-major, lda).
+//
+// Instantiated for every target; the body exists only where N <= RA_WARP_SIZE (the host launches
+// an order-N kernel only there). Launched with RA_EIGHW_THREADS threads at most (whole warps).
+
+#define RA_EIGHW_THREADS 128
+#define RA_EIGHW_UPPER 1
+#define RA_EIGHW_VECTORS 2
+
+// Real and complex elements through one set of names.
+template <typename T> struct ra_eighw_ops;
+template <> struct ra_eighw_ops<float> {
+    typedef float R;
+    static RA_DEVICE float eps() { return 1.1920928955078125e-07f; }
+    static RA_DEVICE float re(float x) { return x; }
+    static RA_DEVICE float conj(float x) { return x; }
+    static RA_DEVICE float abs2(float x) { return x * x; }
+    static RA_DEVICE float mag(float x) { return fabsf(x); }
+    static RA_DEVICE float real(float x) { return x; }
+};
+template <> struct ra_eighw_ops<double> {
+    typedef double R;
+    static RA_DEVICE double eps() { return 2.220446049250313e-16; }
+    static RA_DEVICE double re(double x) { return x; }
+    static RA_DEVICE double conj(double x) { return x; }
+    static RA_DEVICE double abs2(double x) { return x * x; }
+    static RA_DEVICE double mag(double x) { return fabs(x); }
+    static RA_DEVICE double real(double x) { return x; }
+};
+template <> struct ra_eighw_ops<ra_c64> {
+    typedef float R;
+    static RA_DEVICE float eps() { return 1.1920928955078125e-07f; }
+    static RA_DEVICE float re(ra_c64 x) { return x.re; }
+    static RA_DEVICE ra_c64 conj(ra_c64 x) { return ra_make_complex<float>(x.re, -x.im); }
+    static RA_DEVICE float abs2(ra_c64 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE float mag(ra_c64 x) { return hypotf(x.re, x.im); }
+    static RA_DEVICE ra_c64 real(float x) { return ra_make_complex<float>(x, 0.0f); }
+};
+template <> struct ra_eighw_ops<ra_c128> {
+    typedef double R;
+    static RA_DEVICE double eps() { return 2.220446049250313e-16; }
+    static RA_DEVICE double re(ra_c128 x) { return x.re; }
+    static RA_DEVICE ra_c128 conj(ra_c128 x) { return ra_make_complex<double>(x.re, -x.im); }
+    static RA_DEVICE double abs2(ra_c128 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE double mag(ra_c128 x) { return hypot(x.re, x.im); }
+    static RA_DEVICE ra_c128 real(double x) { return ra_make_complex<double>(x, 0.0); }
+};
+
+// Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * (N + 1)], ss[N/2];
+// R sc[N/2], snp[N/2], snq[N/2], sw[N]; int spa[N/2], spb[N/2], srank[N].
+template <typename T, int N> struct ra_eighw_layout {
+    typedef typename ra_eighw_ops<T>::R R;
+    static constexpr int HALF = N / 2;
+    static constexpr int LDS = N + 1;  // odd: a column of one block and a row of another hit different banks
+    static constexpr int T_BYTES = (N * LDS + HALF) * (int)sizeof(T);
+    static constexpr int R_BYTES = (3 * HALF + N) * (int)sizeof(R);
+    static constexpr int I_BYTES = (2 * HALF + N) * 4;
+    static constexpr int BYTES = (T_BYTES + R_BYTES + I_BYTES + 15) / 16 * 16;
+};
+
+// Player `slot` of round r of the circle tournament on C + 1 players, as a matrix index.
+RA_DEVICE int ra_eighw_index(int slot, int r, int C) { return slot == 0 ? 0 : 1 + (slot - 1 + r) % C; }
+
+// j sorts before i: ascending, NaN last, ties by index (a strict total order, so the ranks are a
+// permutation even for NaN).
+template <typename R>
+RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
+    const bool nj = wj != wj, ni = wi != wi;
+    if (nj != ni) return ni;
+    if (wj < wi) return true;
+    if (wi < wj) return false;
+    return j < i;
+}
+
+// Matrix b = blockIdx.x * warps + warp of the batch (A_b at A + b * strideA, n x n column-major,
+// lda; only the `uplo` triangle read): eigenvalues ascending into W + b * strideW, eigenvectors
+// (flags & VECTORS) over A_b's columns in the same order. info[b] = 0 if off(A) <= tol was
+// reached (A finite), else 1; residual[b] = off(A) at the end, n_sweeps[b] = sweeps done (either
+// may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
+// ra_eighw_layout<T, N>::BYTES per warp of the block.
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS)
+ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
+                        typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
+                        int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
+                        int* __restrict__ info, int flags, ra_i64 batch) {
+    if constexpr (N <= RA_WARP_SIZE) {
+        typedef ra_eighw_ops<T> O;
+        typedef typename O::R R;
+        typedef ra_eighw_layout<T, N> L;
+        constexpr int HALF = L::HALF;
+        constexpr int LDS = L::LDS;
+        constexpr int C = N - 1;
+        // 2 x 2 blocks per lane in step (2): lane l takes row pair l % HALF and every
+        // (RA_WARP_SIZE / HALF)-th column pair from l / HALF
+        constexpr int COL_STEP = RA_WARP_SIZE / HALF;
+        constexpr int BLOCKS = HALF * HALF / RA_WARP_SIZE;
+        static_assert((N & (N - 1)) == 0 && N >= 4, "N is a power of two");
+        static_assert(BLOCKS * RA_WARP_SIZE == HALF * HALF, "the blocks split evenly over the lanes");
+        extern __shared__ ra_c128 ra_rocsolver_eighw_smem[];
+
+        const int lane = ra_lane_id();
+        const ra_i64 b = (ra_i64)blockIdx.x * (ra_i64)(blockDim.x / RA_WARP_SIZE) + (ra_i64)ra_warp_id();
+        if (b >= batch) return;  // the whole warp leaves together
+        unsigned char* base = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem) + ra_warp_id() * L::BYTES;
+        T* sA = reinterpret_cast<T*>(base);
+        T* ss = sA + N * LDS;
+        R* sc = reinterpret_cast<R*>(ss + HALF);
+        R* snp = sc + HALF;
+        R* snq = snp + HALF;
+        R* sw = snq + HALF;
+        int* spa = reinterpret_cast<int*>(sw + N);
+        int* spb = spa + HALF;
+        int* srank = spb + HALF;
+
+        const bool upper = (flags & RA_EIGHW_UPPER) != 0;
+        const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
+        T* Ab = A + b * strideA;
+        const T zero = O::real(R(0));
+
+        // A padded with zeros, then the Hermitian matrix from its stored triangle (lane i reads
+        // row i of each column: coalesced; the diagonal's imaginary part dropped)
+        for (int e = lane; e < N * N; e += RA_WARP_SIZE) sA[e % N + (e / N) * LDS] = zero;
+        ra_warp_sync();
+        for (int j = 0; j < n; ++j) {
+            const int i = lane;
+            if (i < n && (upper ? i <= j : i >= j)) {
+                const T v = Ab[i + (ra_i64)j * lda];
+                if (i == j) {
+                    sA[i + j * LDS] = O::real(O::re(v));
+                } else {
+                    sA[i + j * LDS] = v;
+                    sA[j + i * LDS] = O::conj(v);
+                }
+            }
+        }
+        ra_warp_sync();
+
+        // lane i: row i of V in slot order (identity at the start of every sweep's slot order);
+        // indexed only by compile-time indices (fully unrolled loops) so it stays in registers
+        T vr[N];
+#pragma unroll
+        for (int s = 0; s < N; ++s) vr[s] = O::real(s == lane ? R(1) : R(0));
+
+        // ||A||_F^2 and off(A)^2: lane j sums column j
+        R frob2 = R(0), off2 = R(0);
+        if (lane < n) {
+            for (int i = 0; i < n; ++i) {
+                const R a2 = O::abs2(sA[i + lane * LDS]);
+                frob2 += a2;
+                if (i != lane) off2 += a2;
+            }
+        }
+        frob2 = ra_warp_reduce(frob2, ra_op_sum());
+        R off = sqrt(ra_warp_reduce(off2, ra_op_sum()));
+        const R tol = abstol > R(0) ? abstol : O::eps() * sqrt(frob2);
+        // inf or NaN anywhere (or squares past the range) never converges: max_sweeps sweeps, info = 1
+        const bool finite = (frob2 - frob2) == R(0);
+
+        const int kr = lane % HALF;  // this lane's row pair in step (2)
+        int sweeps = 0;
+        while (!(finite && off <= tol) && sweeps < max_sweeps) {
+#pragma unroll 1
+            for (int r = 0; r < C; ++r) {
+                // (1) the rotation of pair k = lane: J = [[c, s], [-conj(s), c]] on indices (p, q)
+                // makes (J^H A J)(p, q) = 0; a pair with a dummy is J = I
+                if (lane < HALF) {
+                    const int p = ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
+                    const int q = ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
+                    R c = R(1), tt = R(0), np = R(0), nq = R(0);
+                    T s = zero;
+                    if (p < n && q < n) {
+                        const R a = O::re(sA[p + p * LDS]), d = O::re(sA[q + q * LDS]);
+                        const T beta = sA[p + q * LDS];
+                        const R bm = O::mag(beta);
+                        if (bm != R(0)) {
+                            // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
+                            const R tau = (d - a) / (R(2) * bm);
+                            const R sgn = tau >= R(0) ? R(1) : R(-1);
+                            const R at = fabs(tau);
+                            if (at > R(1)) {
+                                const R inv = R(1) / at;
+                                tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                            } else {
+                                tt = sgn / (at + sqrt(R(1) + at * at));
+                            }
+                            c = R(1) / sqrt(R(1) + tt * tt);
+                            s = ((tt * c) / bm) * beta;  // the real sine times beta's phase
+                        }
+                        np = a - tt * bm;
+                        nq = d + tt * bm;
+                    }
+                    spa[lane] = p;
+                    spb[lane] = q;
+                    sc[lane] = c;
+                    ss[lane] = s;
+                    snp[lane] = np;
+                    snq[lane] = nq;
+                }
+                ra_warp_sync();
+
+                // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
+                // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel; the
+                // pair's own block set exactly; dummy rows and columns never written.
+                {
+                    const int rp = spa[kr], rq = spb[kr];
+                    const bool row_active = rp < n && rq < n;
+                    const R ck = sc[kr];
+                    const T sk = ss[kr], skb = O::conj(sk);
+#pragma unroll
+                    for (int j = 0; j < BLOCKS; ++j) {
+                        const int l = lane / HALF + j * COL_STEP;
+                        const int cp = spa[l], cq = spb[l];
+                        T x00 = sA[rp + cp * LDS], x01 = sA[rp + cq * LDS];
+                        T x10 = sA[rq + cp * LDS], x11 = sA[rq + cq * LDS];
+                        if (l == kr) {
+                            if (row_active) {
+                                x00 = O::real(snp[kr]);
+                                x11 = O::real(snq[kr]);
+                                x01 = zero;
+                                x10 = zero;
+                            }
+                        } else {
+                            if (cp < n && cq < n) {
+                                const R cl = sc[l];
+                                const T sl = ss[l], slb = O::conj(sl);
+                                const T y00 = cl * x00 - slb * x01, y01 = sl * x00 + cl * x01;
+                                const T y10 = cl * x10 - slb * x11, y11 = sl * x10 + cl * x11;
+                                x00 = y00;
+                                x01 = y01;
+                                x10 = y10;
+                                x11 = y11;
+                            }
+                            if (row_active) {
+                                const T y00 = ck * x00 - sk * x10, y10 = skb * x00 + ck * x10;
+                                const T y01 = ck * x01 - sk * x11, y11 = skb * x01 + ck * x11;
+                                x00 = y00;
+                                x01 = y01;
+                                x10 = y10;
+                                x11 = y11;
+                            }
+                        }
+                        if (rp < n && cp < n) sA[rp + cp * LDS] = x00;
+                        if (rp < n && cq < n) sA[rp + cq * LDS] = x01;
+                        if (rq < n && cp < n) sA[rq + cp * LDS] = x10;
+                        if (rq < n && cq < n) sA[rq + cq * LDS] = x11;
+                    }
+                }
+
+                // (3) V := V J on this lane's row: pair k is slots (0, 1) or (k + 1, N - k); then
+                // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
+                if (vectors) {
+#pragma unroll
+                    for (int k = 0; k < HALF; ++k) {
+                        const int sp = k == 0 ? 0 : k + 1;
+                        const int sq = k == 0 ? 1 : N - k;
+                        const R c = sc[k];
+                        const T s = ss[k], sb = O::conj(s);
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = c * vp - sb * vq;
+                        vr[sq] = s * vp + c * vq;
+                    }
+                    const T first = vr[1];
+#pragma unroll
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
+                }
+                ra_warp_sync();
+            }
+            ++sweeps;
+            off2 = R(0);
+            if (lane < n) {
+                for (int i = 0; i < n; ++i) {
+                    if (i != lane) off2 += O::abs2(sA[i + lane * LDS]);
+                }
+            }
+            off = sqrt(ra_warp_reduce(off2, ra_op_sum()));
+        }
+
+        // ascending order: rank of each eigenvalue, then scatter values and vectors
+        const R w = lane < n ? O::re(sA[lane + lane * LDS]) : R(0);
+        if (lane < N) sw[lane] = w;
+        ra_warp_sync();
+        if (lane < n) {
+            int rank = 0;
+            for (int j = 0; j < n; ++j) rank += ra_eighw_before<R>(sw[j], j, w, lane) ? 1 : 0;
+            srank[lane] = rank;
+            W[b * strideW + rank] = w;
+        }
+        ra_warp_sync();
+        if (vectors && lane < n) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) {
+                if (j < n) Ab[lane + (ra_i64)srank[j] * lda] = vr[j];
+            }
+        }
+        if (lane == 0) {
+            info[b] = (finite && off <= tol) ? 0 : 1;
+            if (residual != nullptr) residual[b] = off;
+            if (n_sweeps != nullptr) n_sweeps[b] = sweeps;
+        }
+    }
+}
