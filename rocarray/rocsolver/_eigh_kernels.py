@@ -99,11 +99,14 @@ def small_variant(n, dtype, vectors, device_id):
 
 def warp_shared_bytes(order, dtype):
     """Dynamic shared memory of one warp of ``ra_rocsolver_syevj_warp<T, order>``
-    (``ra_eighw_layout``: A padded to ``order x (order + 1)``, the round's rotations, the ranks)."""
+    (``ra_eighw_layout``: A padded to ``order x (order + 1)``, the round's pairs and rotations
+    (16 bytes each for float32, else 32), the new diagonals, the eigenvalues and their ranks)."""
     dtype = numpy.dtype(dtype)
     real = dtypes.real_dtype(dtype).itemsize
     half = order // 2
-    nbytes = (order * (order + 1) + half) * dtype.itemsize + (3 * half + order) * real + (2 * half + order) * 4
+    a_bytes = (order * (order + 1) * dtype.itemsize + 15) // 16 * 16
+    pair = 16 if dtype == numpy.float32 else 32
+    nbytes = a_bytes + half * pair + (2 * half + order) * real + order * 4
     return (nbytes + 15) // 16 * 16
 
 

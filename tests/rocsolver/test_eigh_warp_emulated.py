@@ -244,5 +244,6 @@ def test_warp_kernels_registered():
     names = _eigh_kernels.warp_instantiations()
     assert len(names) == 7 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
     assert "ra_rocsolver_syevj_warp<ra_c128, 64>" not in names
-    # f64 at order 32: A (32 x 33) and the round's rotations, ranks and eigenvalues
-    assert _eigh_kernels.warp_shared_bytes(32, "float64") == 8448 + 128 + 80 * 8 + 64 * 4
+    # f64 at order 32: A (32 x 33), 16 pairs of 32 bytes, 64 reals, 32 ranks
+    assert _eigh_kernels.warp_shared_bytes(32, "float64") == 8448 + 16 * 32 + 64 * 8 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float32") == 4224 + 16 * 16 + 64 * 4 + 32 * 4

@@ -66,16 +66,24 @@ template <> struct ra_eighw_ops<ra_c128> {
     static RA_DEVICE ra_c128 real(double x) { return ra_make_complex<double>(x, 0.0); }
 };
 
-// Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * (N + 1)], ss[N/2];
-// R sc[N/2], snp[N/2], snq[N/2], sw[N]; int spa[N/2], spb[N/2], srank[N].
+// One pair of a round: indices p and q, and the rotation J = [[c, s], [-conj(s), c]] on them
+// (16 bytes for float, so a lane reads a pair with one 16-byte load; 32 for the others).
+template <typename T> struct alignas(16) ra_eighw_pair {
+    T s;
+    typename ra_eighw_ops<T>::R c;
+    int p, q;
+};
+
+// Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * (N + 1)] (rounded up
+// to 16 bytes); ra_eighw_pair<T> spair[N/2]; R snp[N/2], snq[N/2], sw[N]; int srank[N].
 template <typename T, int N> struct ra_eighw_layout {
     typedef typename ra_eighw_ops<T>::R R;
     static constexpr int HALF = N / 2;
-    static constexpr int LDS = N + 1;  // odd: a column of one block and a row of another hit different banks
-    static constexpr int T_BYTES = (N * LDS + HALF) * (int)sizeof(T);
-    static constexpr int R_BYTES = (3 * HALF + N) * (int)sizeof(R);
-    static constexpr int I_BYTES = (2 * HALF + N) * 4;
-    static constexpr int BYTES = (T_BYTES + R_BYTES + I_BYTES + 15) / 16 * 16;
+    static constexpr int LDS = N + 1;  // odd: the rows of one column fall in different banks
+    static constexpr int A_BYTES = (N * LDS * (int)sizeof(T) + 15) / 16 * 16;
+    static constexpr int PAIR_BYTES = HALF * (int)sizeof(ra_eighw_pair<T>);
+    static constexpr int R_BYTES = (2 * HALF + N) * (int)sizeof(R);
+    static constexpr int BYTES = (A_BYTES + PAIR_BYTES + R_BYTES + N * 4 + 15) / 16 * 16;
 };
 
 // Player `slot` of round r of the circle tournament on C + 1 players, as a matrix index.
@@ -124,14 +132,11 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
         if (b >= batch) return;  // the whole warp leaves together
         unsigned char* base = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem) + ra_warp_id() * L::BYTES;
         T* sA = reinterpret_cast<T*>(base);
-        T* ss = sA + N * LDS;
-        R* sc = reinterpret_cast<R*>(ss + HALF);
-        R* snp = sc + HALF;
+        ra_eighw_pair<T>* spair = reinterpret_cast<ra_eighw_pair<T>*>(base + L::A_BYTES);
+        R* snp = reinterpret_cast<R*>(spair + HALF);
         R* snq = snp + HALF;
         R* sw = snq + HALF;
-        int* spa = reinterpret_cast<int*>(sw + N);
-        int* spb = spa + HALF;
-        int* srank = spb + HALF;
+        int* srank = reinterpret_cast<int*>(sw + N);
 
         const bool upper = (flags & RA_EIGHW_UPPER) != 0;
         const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
@@ -183,87 +188,72 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 #pragma unroll 1
             for (int r = 0; r < C; ++r) {
                 // (1) the rotation of pair k = lane: J = [[c, s], [-conj(s), c]] on indices (p, q)
-                // makes (J^H A J)(p, q) = 0; a pair with a dummy is J = I
+                // makes (J^H A J)(p, q) = 0, and the pair's new diagonal; a pair with a dummy is
+                // J = I with its diagonal as it is
                 if (lane < HALF) {
-                    const int p = ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
-                    const int q = ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
-                    R c = R(1), tt = R(0), np = R(0), nq = R(0);
+                    ra_eighw_pair<T> pr;
+                    pr.p = ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
+                    pr.q = ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
+                    const int p = pr.p, q = pr.q;
+                    const R a = O::re(sA[p + p * LDS]), d = O::re(sA[q + q * LDS]);
+                    const T beta = sA[p + q * LDS];
+                    const R bm = O::mag(beta);
+                    R c = R(1), np = a, nq = d;
                     T s = zero;
-                    if (p < n && q < n) {
-                        const R a = O::re(sA[p + p * LDS]), d = O::re(sA[q + q * LDS]);
-                        const T beta = sA[p + q * LDS];
-                        const R bm = O::mag(beta);
-                        if (bm != R(0)) {
-                            // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
-                            const R tau = (d - a) / (R(2) * bm);
-                            const R sgn = tau >= R(0) ? R(1) : R(-1);
-                            const R at = fabs(tau);
-                            if (at > R(1)) {
-                                const R inv = R(1) / at;
-                                tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
-                            } else {
-                                tt = sgn / (at + sqrt(R(1) + at * at));
-                            }
-                            c = R(1) / sqrt(R(1) + tt * tt);
-                            s = ((tt * c) / bm) * beta;  // the real sine times beta's phase
+                    if (p < n && q < n && bm != R(0)) {
+                        // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
+                        const R tau = (d - a) / (R(2) * bm);
+                        const R sgn = tau >= R(0) ? R(1) : R(-1);
+                        const R at = fabs(tau);
+                        R tt;
+                        if (at > R(1)) {
+                            const R inv = R(1) / at;
+                            tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                        } else {
+                            tt = sgn / (at + sqrt(R(1) + at * at));
                         }
+                        c = R(1) / sqrt(R(1) + tt * tt);
+                        s = ((tt * c) / bm) * beta;  // the real sine times beta's phase
                         np = a - tt * bm;
                         nq = d + tt * bm;
                     }
-                    spa[lane] = p;
-                    spb[lane] = q;
-                    sc[lane] = c;
-                    ss[lane] = s;
+                    pr.c = c;
+                    pr.s = s;
+                    spair[lane] = pr;
                     snp[lane] = np;
                     snq[lane] = nq;
                 }
                 ra_warp_sync();
 
                 // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
-                // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel; the
-                // pair's own block set exactly; dummy rows and columns never written.
+                // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel. No
+                // masks: J = I is exact on finite values, so the dummy rows and columns stay zero
+                // (a non-finite matrix reports info = 1 whatever they hold).
                 {
-                    const int rp = spa[kr], rq = spb[kr];
-                    const bool row_active = rp < n && rq < n;
-                    const R ck = sc[kr];
-                    const T sk = ss[kr], skb = O::conj(sk);
+                    const ra_eighw_pair<T> pk = spair[kr];
+                    const T skb = O::conj(pk.s);
+                    const int rp = pk.p, rq = pk.q;
 #pragma unroll
                     for (int j = 0; j < BLOCKS; ++j) {
-                        const int l = lane / HALF + j * COL_STEP;
-                        const int cp = spa[l], cq = spb[l];
-                        T x00 = sA[rp + cp * LDS], x01 = sA[rp + cq * LDS];
-                        T x10 = sA[rq + cp * LDS], x11 = sA[rq + cq * LDS];
-                        if (l == kr) {
-                            if (row_active) {
-                                x00 = O::real(snp[kr]);
-                                x11 = O::real(snq[kr]);
-                                x01 = zero;
-                                x10 = zero;
-                            }
-                        } else {
-                            if (cp < n && cq < n) {
-                                const R cl = sc[l];
-                                const T sl = ss[l], slb = O::conj(sl);
-                                const T y00 = cl * x00 - slb * x01, y01 = sl * x00 + cl * x01;
-                                const T y10 = cl * x10 - slb * x11, y11 = sl * x10 + cl * x11;
-                                x00 = y00;
-                                x01 = y01;
-                                x10 = y10;
-                                x11 = y11;
-                            }
-                            if (row_active) {
-                                const T y00 = ck * x00 - sk * x10, y10 = skb * x00 + ck * x10;
-                                const T y01 = ck * x01 - sk * x11, y11 = skb * x01 + ck * x11;
-                                x00 = y00;
-                                x01 = y01;
-                                x10 = y10;
-                                x11 = y11;
-                            }
-                        }
-                        if (rp < n && cp < n) sA[rp + cp * LDS] = x00;
-                        if (rp < n && cq < n) sA[rp + cq * LDS] = x01;
-                        if (rq < n && cp < n) sA[rq + cp * LDS] = x10;
-                        if (rq < n && cq < n) sA[rq + cq * LDS] = x11;
+                        const ra_eighw_pair<T> pl = spair[lane / HALF + j * COL_STEP];
+                        const T slb = O::conj(pl.s);
+                        T* colp = sA + pl.p * LDS;
+                        T* colq = sA + pl.q * LDS;
+                        const T x00 = colp[rp], x01 = colq[rp], x10 = colp[rq], x11 = colq[rq];
+                        const T y00 = pl.c * x00 - slb * x01, y01 = pl.s * x00 + pl.c * x01;
+                        const T y10 = pl.c * x10 - slb * x11, y11 = pl.s * x10 + pl.c * x11;
+                        colp[rp] = pk.c * y00 - pk.s * y10;
+                        colp[rq] = skb * y00 + pk.c * y10;
+                        colq[rp] = pk.c * y01 - pk.s * y11;
+                        colq[rq] = skb * y01 + pk.c * y11;
+                    }
+                    // the pair's own block (this lane's block j = kr / COL_STEP when its column
+                    // pair is kr), set exactly: diagonal real, (p, q) and (q, p) zero
+                    if (lane / HALF == kr % COL_STEP) {
+                        sA[rp + rp * LDS] = O::real(snp[kr]);
+                        sA[rq + rq * LDS] = O::real(snq[kr]);
+                        sA[rq + rp * LDS] = zero;
+                        sA[rp + rq * LDS] = zero;
                     }
                 }
 
@@ -274,8 +264,9 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     for (int k = 0; k < HALF; ++k) {
                         const int sp = k == 0 ? 0 : k + 1;
                         const int sq = k == 0 ? 1 : N - k;
-                        const R c = sc[k];
-                        const T s = ss[k], sb = O::conj(s);
+                        const ra_eighw_pair<T> pr = spair[k];
+                        const R c = pr.c;
+                        const T s = pr.s, sb = O::conj(s);
                         const T vp = vr[sp], vq = vr[sq];
                         vr[sp] = c * vp - sb * vq;
                         vr[sq] = s * vp + c * vq;
