@@ -200,6 +200,7 @@ def test_syevj_past_the_kernel_limit_solves_each_matrix(monkeypatch, evect, uplo
     checked = (evect == "V", uplo, n, np.dtype(np.complex128), lda, stride_a, 0.0, residual, 10, sweeps, n + 2,
                info, batch)
     monkeypatch.setattr(_syevj, "_check", lambda *args: checked)
+    monkeypatch.setattr(_eigh_kernels, "warp_order", lambda *args: None)
     monkeypatch.setattr(_eigh_kernels, "small_variant", lambda *args: None)
     _syevj._run("heevj_strided_batched", evect, uplo, n, A, lda, stride_a, 0.0, residual, 10, sweeps, W, n + 2, info,
                 batch)
