@@ -5,17 +5,20 @@
 //   Each warp of the block diagonalizes its own matrix with warp-level synchronization only (no
 //   block barrier). The sweep is the round-robin (circle) tournament on N players: player 0
 //   stays, players 1..N-1 rotate, so each of the N - 1 rounds rotates N/2 disjoint pairs and a
-//   sweep meets every pair once. Indices n..N-1 are dummies: a pair with a dummy is no rotation,
-//   and the dummy rows and columns of A (zero) are never written.
+//   sweep meets every pair once. Indices n..N-1 are dummies: a pair with a dummy is J = I, which
+//   keeps the dummy rows and columns of A zero.
 //   A (padded to N x N, leading dimension N + 1) lives in the warp's slice of shared memory. A
 //   round is two warp-synchronous steps: (1) lane k < N/2 computes pair k's rotation
-//   (Rutishauser's formulas) and publishes it; (2) every lane applies A := J^H A J to its 2 x 2
-//   blocks (rows of one pair, columns of another; each element of A is in exactly one block),
-//   the pair's own diagonal block set exactly. The eigenvectors live in registers: lane i holds
-//   row i of V in slot order, where slot 0 is index 0 and slot t + 1 is index
-//   1 + (t + round) mod (N - 1); pair k is then always slots (0, 1) or (k + 1, N - k), so V := V J
-//   indexes its registers at compile time, and the slots shift by one between rounds (after the
-//   N - 1 rounds of a sweep, slot order is index order again).
+//   (Rutishauser's formulas) and publishes it; (2) A := J^H A J on the 2 x 2 blocks (rows of one
+//   pair, columns of another; each element of A is in exactly one block), the pair's own block
+//   set exactly. For float on a warp of exactly N lanes, a lane takes one row of a block for
+//   every column pair (the partner row's values by shuffle), so each access to a column of A
+//   hits 32 different banks; otherwise a lane takes whole blocks.
+//   The eigenvectors live in registers: lane i holds row i of V in slot order, where slot 0 is
+//   index 0 and slot t + 1 is index 1 + (t + round) mod (N - 1); pair k is then always slots
+//   (0, 1) or (k + 1, N - k), so V := V J indexes its registers at compile time, and the slots
+//   shift by one between rounds (after the N - 1 rounds of a sweep, slot order is index order
+//   again).
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks over A (column-major, lda).
@@ -125,6 +128,9 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
         constexpr int BLOCKS = HALF * HALF / RA_WARP_SIZE;
         static_assert((N & (N - 1)) == 0 && N >= 4, "N is a power of two");
         static_assert(BLOCKS * RA_WARP_SIZE == HALF * HALF, "the blocks split evenly over the lanes");
+        // float on a warp of exactly N lanes: a lane per row of a block (conflict-free columns of
+        // A, the partner row by shuffle); otherwise a lane per block
+        constexpr bool ROW_SPLIT = sizeof(T) == 4 && N == RA_WARP_SIZE;
         extern __shared__ ra_c128 ra_rocsolver_eighw_smem[];
 
         const int lane = ra_lane_id();
@@ -225,56 +231,98 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                 }
                 ra_warp_sync();
 
-                // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
-                // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel. No
-                // masks: J = I is exact on finite values, so the dummy rows and columns stay zero
-                // (a non-finite matrix reports info = 1 whatever they hold).
-                {
+                if constexpr (ROW_SPLIT) {
+                    // (2) and (3) together, a lane per row of each 2 x 2 block: lane l % HALF of
+                    // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
+                    // every column pair j: X := B J_j on its row, the partner row's X by shuffle,
+                    // then J_k^H; every access of a column of A hits 32 different banks. Then
+                    // V := V J_j for the same pair. No masks: J = I is exact on finite values, so
+                    // the dummy rows and columns stay zero (a non-finite matrix reports info = 1
+                    // whatever they hold).
                     const ra_eighw_pair<T> pk = spair[kr];
-                    const T skb = O::conj(pk.s);
-                    const int rp = pk.p, rq = pk.q;
+                    const bool upper_row = lane >= HALF;
+                    const int row = upper_row ? pk.q : pk.p;
+                    // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s)
+                    const R other = upper_row ? pk.s : -pk.s;
 #pragma unroll
-                    for (int j = 0; j < BLOCKS; ++j) {
-                        const ra_eighw_pair<T> pl = spair[lane / HALF + j * COL_STEP];
-                        const T slb = O::conj(pl.s);
+                    for (int j = 0; j < HALF; ++j) {
+                        const ra_eighw_pair<T> pl = spair[j];
                         T* colp = sA + pl.p * LDS;
                         T* colq = sA + pl.q * LDS;
-                        const T x00 = colp[rp], x01 = colq[rp], x10 = colp[rq], x11 = colq[rq];
-                        const T y00 = pl.c * x00 - slb * x01, y01 = pl.s * x00 + pl.c * x01;
-                        const T y10 = pl.c * x10 - slb * x11, y11 = pl.s * x10 + pl.c * x11;
-                        colp[rp] = pk.c * y00 - pk.s * y10;
-                        colp[rq] = skb * y00 + pk.c * y10;
-                        colq[rp] = pk.c * y01 - pk.s * y11;
-                        colq[rq] = skb * y01 + pk.c * y11;
+                        const T ap = colp[row], aq = colq[row];
+                        const T yp = pl.c * ap - pl.s * aq, yq = pl.s * ap + pl.c * aq;
+                        const T op = ra_shfl_xor(yp, HALF), oq = ra_shfl_xor(yq, HALF);
+                        colp[row] = pk.c * yp + other * op;
+                        colq[row] = pk.c * yq + other * oq;
+                        if (vectors) {
+                            const int sp = j == 0 ? 0 : j + 1;
+                            const int sq = j == 0 ? 1 : N - j;
+                            const T vp = vr[sp], vq = vr[sq];
+                            vr[sp] = pl.c * vp - pl.s * vq;
+                            vr[sq] = pl.s * vp + pl.c * vq;
+                        }
                     }
-                    // the pair's own block (this lane's block j = kr / COL_STEP when its column
-                    // pair is kr), set exactly: diagonal real, (p, q) and (q, p) zero
-                    if (lane / HALF == kr % COL_STEP) {
-                        sA[rp + rp * LDS] = O::real(snp[kr]);
-                        sA[rq + rq * LDS] = O::real(snq[kr]);
-                        sA[rq + rp * LDS] = zero;
-                        sA[rp + rq * LDS] = zero;
+                    // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
+                    sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
+                    sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
+                    if (vectors) {
+                        const T first = vr[1];
+#pragma unroll
+                        for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                        vr[C] = first;
                     }
-                }
+                } else {
+                    // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
+                    // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel. No
+                    // masks: J = I is exact on finite values, so the dummy rows and columns stay zero
+                    // (a non-finite matrix reports info = 1 whatever they hold).
+                    {
+                        const ra_eighw_pair<T> pk = spair[kr];
+                        const T skb = O::conj(pk.s);
+                        const int rp = pk.p, rq = pk.q;
+#pragma unroll
+                        for (int j = 0; j < BLOCKS; ++j) {
+                            const ra_eighw_pair<T> pl = spair[lane / HALF + j * COL_STEP];
+                            const T slb = O::conj(pl.s);
+                            T* colp = sA + pl.p * LDS;
+                            T* colq = sA + pl.q * LDS;
+                            const T x00 = colp[rp], x01 = colq[rp], x10 = colp[rq], x11 = colq[rq];
+                            const T y00 = pl.c * x00 - slb * x01, y01 = pl.s * x00 + pl.c * x01;
+                            const T y10 = pl.c * x10 - slb * x11, y11 = pl.s * x10 + pl.c * x11;
+                            colp[rp] = pk.c * y00 - pk.s * y10;
+                            colp[rq] = skb * y00 + pk.c * y10;
+                            colq[rp] = pk.c * y01 - pk.s * y11;
+                            colq[rq] = skb * y01 + pk.c * y11;
+                        }
+                        // the pair's own block (this lane's block j = kr / COL_STEP when its column
+                        // pair is kr), set exactly: diagonal real, (p, q) and (q, p) zero
+                        if (lane / HALF == kr % COL_STEP) {
+                            sA[rp + rp * LDS] = O::real(snp[kr]);
+                            sA[rq + rq * LDS] = O::real(snq[kr]);
+                            sA[rq + rp * LDS] = zero;
+                            sA[rp + rq * LDS] = zero;
+                        }
+                    }
 
-                // (3) V := V J on this lane's row: pair k is slots (0, 1) or (k + 1, N - k); then
-                // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
-                if (vectors) {
+                    // (3) V := V J on this lane's row: pair k is slots (0, 1) or (k + 1, N - k); then
+                    // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
+                    if (vectors) {
 #pragma unroll
-                    for (int k = 0; k < HALF; ++k) {
-                        const int sp = k == 0 ? 0 : k + 1;
-                        const int sq = k == 0 ? 1 : N - k;
-                        const ra_eighw_pair<T> pr = spair[k];
-                        const R c = pr.c;
-                        const T s = pr.s, sb = O::conj(s);
-                        const T vp = vr[sp], vq = vr[sq];
-                        vr[sp] = c * vp - sb * vq;
-                        vr[sq] = s * vp + c * vq;
+                        for (int k = 0; k < HALF; ++k) {
+                            const int sp = k == 0 ? 0 : k + 1;
+                            const int sq = k == 0 ? 1 : N - k;
+                            const ra_eighw_pair<T> pr = spair[k];
+                            const R c = pr.c;
+                            const T s = pr.s, sb = O::conj(s);
+                            const T vp = vr[sp], vq = vr[sq];
+                            vr[sp] = c * vp - sb * vq;
+                            vr[sq] = s * vp + c * vq;
+                        }
+                        const T first = vr[1];
+#pragma unroll
+                        for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                        vr[C] = first;
                     }
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
                 }
                 ra_warp_sync();
             }
