@@ -101,7 +101,7 @@ def _vectors(out, b, n, lda, extra):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_warp_kernel_every_order_32_lanes(emulated_device, dtype):
     rng = np.random.default_rng(SEED)
-    for n, batch in [(1, 1), (2, 3), (3, 1), (5, 3), (16, 1), (31, 1), (32, 5)]:
+    for n, batch in [(1, 1), (2, 5), (3, 1), (5, 3), (16, 1), (31, 1), (32, 3)]:
         mats = [hermitian(rng, n, dtype) for _ in range(batch)]
         uplo = "U" if n % 2 else "L"
         out, w, info, residual, sweeps = _run(emulated_device, mats, dtype, uplo=uplo, lda=n + 2, extra=3)
@@ -184,16 +184,16 @@ def test_warp_kernel_values_only_leaves_a(emulated_device, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "complex128"])
 def test_facade_eigh_on_the_warp_kernel(emulated_device, dtype):
     rng = np.random.default_rng(SEED + 5)
-    a = rng.standard_normal((3, 32, 32))
+    a = rng.standard_normal((2, 32, 32))
     if np.dtype(dtype).kind == "c":
-        a = a + 1j * rng.standard_normal((3, 32, 32))
+        a = a + 1j * rng.standard_normal((2, 32, 32))
     a = a.astype(dtype)  # not Hermitian: only the UPLO triangle counts
     for uplo in ("L", "U"):
         w, v = ra.linalg.eigh(emulated_device.array(a), UPLO=uplo)
         assert emulated_device.names()[-1] == f"ra_rocsolver_syevj_warp<{'ra_c128' if dtype == 'complex128' else 'float'}, 32>"
         w, v = np.asarray(w), np.asarray(v)
         assert w.dtype == _real(dtype) and v.dtype == np.dtype(dtype) and v.shape == a.shape
-        for k in range(3):
+        for k in range(2):
             full = np.linalg.eigh(a[k].astype(np.complex128 if dtype == "complex128" else np.float64), UPLO=uplo)
             herm = (full.eigenvectors * full.eigenvalues) @ full.eigenvectors.conj().T
             check_eigenpairs(herm, w[k], v[k], dtype)

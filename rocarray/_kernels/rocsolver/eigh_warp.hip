@@ -168,7 +168,8 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
         ra_warp_sync();
 
         // lane i: row i of V in slot order (identity at the start of every sweep's slot order);
-        // indexed only by compile-time indices (fully unrolled loops) so it stays in registers
+        // indexed only by compile-time indices (fully unrolled loops) so it stays in registers.
+        // Rotated whatever the flags (no predicate in the round loop); written only with VECTORS.
         T vr[N];
 #pragma unroll
         for (int s = 0; s < N; ++s) vr[s] = O::real(s == lane ? R(1) : R(0));
@@ -254,23 +255,19 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                         const T op = ra_shfl_xor(yp, HALF), oq = ra_shfl_xor(yq, HALF);
                         colp[row] = pk.c * yp + other * op;
                         colq[row] = pk.c * yq + other * oq;
-                        if (vectors) {
-                            const int sp = j == 0 ? 0 : j + 1;
-                            const int sq = j == 0 ? 1 : N - j;
-                            const T vp = vr[sp], vq = vr[sq];
-                            vr[sp] = pl.c * vp - pl.s * vq;
-                            vr[sq] = pl.s * vp + pl.c * vq;
-                        }
+                        const int sp = j == 0 ? 0 : j + 1;
+                        const int sq = j == 0 ? 1 : N - j;
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = pl.c * vp - pl.s * vq;
+                        vr[sq] = pl.s * vp + pl.c * vq;
                     }
                     // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
                     sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
                     sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
-                    if (vectors) {
-                        const T first = vr[1];
+                    const T first = vr[1];
 #pragma unroll
-                        for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                        vr[C] = first;
-                    }
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
                 } else {
                     // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
                     // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel. No
@@ -306,23 +303,21 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 
                     // (3) V := V J on this lane's row: pair k is slots (0, 1) or (k + 1, N - k); then
                     // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
-                    if (vectors) {
 #pragma unroll
-                        for (int k = 0; k < HALF; ++k) {
-                            const int sp = k == 0 ? 0 : k + 1;
-                            const int sq = k == 0 ? 1 : N - k;
-                            const ra_eighw_pair<T> pr = spair[k];
-                            const R c = pr.c;
-                            const T s = pr.s, sb = O::conj(s);
-                            const T vp = vr[sp], vq = vr[sq];
-                            vr[sp] = c * vp - sb * vq;
-                            vr[sq] = s * vp + c * vq;
-                        }
-                        const T first = vr[1];
-#pragma unroll
-                        for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                        vr[C] = first;
+                    for (int k = 0; k < HALF; ++k) {
+                        const int sp = k == 0 ? 0 : k + 1;
+                        const int sq = k == 0 ? 1 : N - k;
+                        const ra_eighw_pair<T> pr = spair[k];
+                        const R c = pr.c;
+                        const T s = pr.s, sb = O::conj(s);
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = c * vp - sb * vq;
+                        vr[sq] = s * vp + c * vq;
                     }
+                    const T first = vr[1];
+#pragma unroll
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
                 }
                 ra_warp_sync();
             }
