@@ -48,7 +48,7 @@ WARP_THREADS = 128
 #: The orders the one-warp-per-matrix kernel is built for (``N``): order n takes the smallest
 #: ``N >= n`` that is at most the device's warp size (complex128: 32, its eigenvector row of 64
 #: complex numbers would not fit a lane's registers).
-WARP_ORDERS = (32, 64)
+WARP_ORDERS = (16, 32, 64)
 
 
 def warp_kernel_name(dtype, order):
@@ -58,8 +58,8 @@ def warp_kernel_name(dtype, order):
 
 
 def warp_instantiations():
-    """Every name expression of ``eigh_warp.hip`` (both orders for every dtype but complex128 at 64;
-    the order-64 kernels have a body only on wave64 targets)."""
+    """Every name expression of ``eigh_warp.hip`` (every order for every dtype but complex128 at
+    64; the order-64 kernels have a body only on wave64 targets)."""
     return sorted(warp_kernel_name(d, N) for d in STANDARD for N in WARP_ORDERS
                   if not (N == 64 and numpy.dtype(d) == numpy.complex128))
 

@@ -184,7 +184,7 @@ def test_eigh_nan_raises(n, rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("shape", [(1000, 32, 32), (9, 31, 31), (3, 1, 1), (5, 33, 33)])
+@pytest.mark.parametrize("shape", [(1000, 32, 32), (9, 31, 31), (7, 12, 12), (3, 1, 1), (5, 33, 33)])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_eigh_stack_of_small_matrices(dtype, shape, rng):
     # orders up to the warp size: one warp per matrix; 33: the one-block kernel

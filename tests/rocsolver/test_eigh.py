@@ -466,7 +466,7 @@ def _batched_residuals(mats, w, v):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 31, 32, 33])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 17, 31, 32, 33])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_syevj_warp_kernel_stack_garbage_triangle_and_poison(dtype, n, rng):
     # orders up to the warp size run one warp per matrix (33: the one-block kernel); a batch that

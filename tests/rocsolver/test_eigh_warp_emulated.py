@@ -101,7 +101,7 @@ def _vectors(out, b, n, lda, extra):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_warp_kernel_every_order_32_lanes(emulated_device, dtype):
     rng = np.random.default_rng(SEED)
-    for n, batch in [(1, 1), (2, 5), (3, 1), (5, 3), (16, 1), (31, 1), (32, 3)]:
+    for n, batch in [(1, 1), (2, 5), (3, 1), (5, 3), (16, 1), (17, 1), (31, 1), (32, 3)]:
         mats = [hermitian(rng, n, dtype) for _ in range(batch)]
         uplo = "U" if n % 2 else "L"
         out, w, info, residual, sweeps = _run(emulated_device, mats, dtype, uplo=uplo, lda=n + 2, extra=3)
@@ -115,13 +115,13 @@ def test_warp_kernel_every_order_32_lanes(emulated_device, dtype):
 def test_warp_kernel_64_lanes(emulated_wave64_device, dtype):
     rng = np.random.default_rng(SEED + 1)
     # (33 runs the order-64 kernel with a dummy index: float64 only, to keep the emulation short)
-    orders = [(1, 1), (5, 3), (32, 3)] + ([(64, 1)] if dtype != "complex128" else []) + (
+    orders = [(1, 1), (5, 3), (20, 1), (32, 3)] + ([(64, 1)] if dtype != "complex128" else []) + (
         [(33, 1)] if dtype == "float64" else [])
     for n, batch in orders:
         mats = [hermitian(rng, n, dtype) for _ in range(batch)]
         out, w, info, _, _ = _run(emulated_wave64_device, mats, dtype, uplo="L", lda=n + 1)
         assert list(info) == [0] * batch
-        assert emulated_wave64_device.names()[-1].endswith(f", {64 if n > 32 else 32}>")
+        assert emulated_wave64_device.names()[-1].endswith(f", {64 if n > 32 else 32 if n > 16 else 16}>")
         for b, a in enumerate(mats):
             check_eigenpairs(a, w[b], _vectors(out, b, n, n + 1, 0), dtype)
 
@@ -218,11 +218,12 @@ def _route(fake, n, dtype, batch=3):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_orders_up_to_the_warp_take_the_warp_kernel(fake_device, dtype):
     ctype = {"float32": "float", "float64": "double", "complex64": "ra_c64", "complex128": "ra_c128"}[dtype]
-    for n in (1, 2, 17, 32):
+    for n in (1, 2, 16, 17, 32):
         launch = _route(fake_device, n, dtype, batch=9)
-        per_warp = _eigh_kernels.warp_shared_bytes(32, dtype)
+        order = 16 if n <= 16 else 32
+        per_warp = _eigh_kernels.warp_shared_bytes(order, dtype)
         warps = min(4, 49152 // per_warp)
-        assert launch.name == f"ra_rocsolver_syevj_warp<{ctype}, 32>"
+        assert launch.name == f"ra_rocsolver_syevj_warp<{ctype}, {order}>"
         assert launch.block == (32 * warps, 1, 1) and launch.grid == (-(-9 // warps), 1, 1)
         assert launch.shared == warps * per_warp
         assert int(launch.args[-1]) == 9 and int(launch.args[0]) == n
@@ -238,13 +239,15 @@ def test_wave64_routes_up_to_64_but_complex128_to_32(fake_device, monkeypatch, d
     assert _route(fake_device, limit, dtype).name.startswith("ra_rocsolver_syevj_warp<")
     assert _route(fake_device, limit, dtype).name.endswith(f", {limit}>")
     assert _route(fake_device, 20, dtype).name.endswith(", 32>")
+    assert _route(fake_device, 16, dtype).name.endswith(", 16>")
     assert _route(fake_device, limit + 1, dtype).name.startswith("ra_rocsolver_syevj_small<")
     assert _eigh_kernels.warp_order(limit + 1, dtype, 0) is None
 
 
 def test_warp_kernels_registered():
     names = _eigh_kernels.warp_instantiations()
-    assert len(names) == 7 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
+    assert len(names) == 11 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
+    assert "ra_rocsolver_syevj_warp<float, 16>" in names
     assert "ra_rocsolver_syevj_warp<ra_c128, 64>" not in names
     # f64 at order 32: A (32 x 33), 16 pairs of 32 bytes, 64 reals, 32 ranks
     assert _eigh_kernels.warp_shared_bytes(32, "float64") == 8448 + 16 * 32 + 64 * 8 + 32 * 4
