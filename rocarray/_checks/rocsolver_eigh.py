@@ -1,12 +1,12 @@
 """Self-checks and vendor-ratio benchmark cases of rocsolver's symmetric/Hermitian eigensolvers
 (``python -m rocarray``).
 
-Self-checks run the batched Jacobi (``syevj_strided_batched``/``heevj_strided_batched``) on a
-small stack and ``syevd``/``heevd`` on a matrix past the Jacobi limit, every dtype, against
-NumPy's ``eigvalsh`` in float64 with the backward error ``||A V - V W|| / (||A|| n eps)`` and
-``||V^H V - I||``. Benchmark cases time ``ra.linalg.eigh`` against ``cupy.linalg.eigh``
-(cuSOLVER) on the same arrays: one 4096^2 float64 matrix, and stacks of 10^4 matrices of 32^2
-in float32 and float64.
+Self-checks run the batched Jacobi (``syevj_strided_batched``/``heevj_strided_batched``) on
+small stacks (order 21: one warp per matrix; 40: one block per matrix) and ``syevd``/``heevd``
+on a matrix past the Jacobi limit, every dtype, against NumPy's ``eigvalsh`` in float64 with
+the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``. Benchmark cases
+time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same arrays: one 4096^2
+float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64.
 """
 
 import numpy
@@ -48,8 +48,8 @@ def check_syevj(rng):
     from rocarray import rocsolver
 
     cupy = backend.cupy()
-    n, batch = 21, 4
-    for dtype in _DTYPES:
+    batch = 5
+    for n, dtype in [(n, d) for n in (21, 40) for d in _DTYPES]:  # a warp, then a block per matrix
         mats = [_hermitian(rng, n, dtype) for _ in range(batch)]
         host = numpy.concatenate([numpy.tril(a).T.ravel() for a in mats])  # column-major, lower
         A = cupy.asarray(host)
@@ -59,10 +59,10 @@ def check_syevj(rng):
         fn = rocsolver.heevj_strided_batched if numpy.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
         fn("V", "L", n, A, n, n * n, 0.0, None, 100, None, W, n, info, batch)
         if numpy.any(cupy.asnumpy(info) != 0):
-            raise AssertionError(f"syevj {dtype}: info {cupy.asnumpy(info)}")
+            raise AssertionError(f"syevj {dtype} n={n}: info {cupy.asnumpy(info)}")
         out, w = cupy.asnumpy(A), cupy.asnumpy(W)
         for b, a in enumerate(mats):
-            _verify(f"syevj {dtype} matrix {b}", a, w[b * n:(b + 1) * n].astype(numpy.float64),
+            _verify(f"syevj {dtype} n={n} matrix {b}", a, w[b * n:(b + 1) * n].astype(numpy.float64),
                     _columns(out[b * n * n:], n, n).astype(numpy.complex128), dtype)
 
 

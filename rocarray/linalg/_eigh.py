@@ -105,7 +105,9 @@ def eigh(a, UPLO="L", *, subset_by_index=None):
     Notes
     -----
     Matrices up to order 128 (fewer for complex128 and where shared memory is short) run
-    :func:`rocarray.rocsolver.syevj_strided_batched`: one launch for the whole stack. Larger ones
+    :func:`rocarray.rocsolver.syevj_strided_batched`: one launch for the whole stack, one warp per
+    matrix up to the warp size (32; 64 on wave64 AMD GPUs but for complex128), else one thread
+    block per matrix. Larger ones
     run :func:`rocarray.rocsolver.syevd`'s path per matrix (device tridiagonal reduction and
     back-transformation, the tridiagonal eigenproblem on the host). Checking convergence costs
     one synchronization per call.

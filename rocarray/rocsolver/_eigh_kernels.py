@@ -1,5 +1,6 @@
-"""The eigensolvers' one interface to the device: the kernels of ``rocsolver/eigh.hip`` (their
-registration, shared-memory sizing and launches) and the array glue of the blocked drivers.
+"""The eigensolvers' one interface to the device: the kernels of ``rocsolver/eigh.hip`` and
+``rocsolver/eigh_warp.hip`` (their registration, shared-memory sizing and launches) and the array
+glue of the blocked drivers.
 
 The glue functions work on the array module of the array they are given (CuPy on the device,
 NumPy in the CPU tests), so the drivers' blocking and bookkeeping run unchanged on host arrays
@@ -41,6 +42,32 @@ _compile.register(SOURCE, instantiations())
 
 KERNELS = kernels.Family(SOURCE, BLOCK, 2048 // BLOCK)
 
+WARP_SOURCE = "rocsolver/eigh_warp.hip"
+#: Most threads of a block of the one-warp-per-matrix kernel (``RA_EIGHW_THREADS``).
+WARP_THREADS = 128
+#: The orders the one-warp-per-matrix kernel is built for (``N``): order n takes the smallest
+#: ``N >= n`` that is at most the device's warp size (complex128: 32, its eigenvector row of 64
+#: complex numbers would not fit a lane's registers).
+WARP_ORDERS = (16, 32, 64)
+
+
+def warp_kernel_name(dtype, order):
+    """Name expression of the one-warp-per-matrix Jacobi kernel, e.g.
+    ``'ra_rocsolver_syevj_warp<float, 32>'``."""
+    return f"ra_rocsolver_syevj_warp<{dtypes.ctype(dtype)}, {int(order)}>"
+
+
+def warp_instantiations():
+    """Every name expression of ``eigh_warp.hip`` (every order for every dtype but complex128 at
+    64; the order-64 kernels have a body only on wave64 targets)."""
+    return sorted(warp_kernel_name(d, N) for d in STANDARD for N in WARP_ORDERS
+                  if not (N == 64 and numpy.dtype(d) == numpy.complex128))
+
+
+_compile.register(WARP_SOURCE, warp_instantiations())
+
+WARP_KERNELS = kernels.Family(WARP_SOURCE, WARP_THREADS, 2048 // WARP_THREADS)
+
 
 # --------------------------------------------------------------------------------------------
 # the one-block Jacobi kernel
@@ -68,6 +95,51 @@ def small_variant(n, dtype, vectors, device_id):
     if vectors and small_shared_bytes(n, dtype, False) <= limit:
         return True
     return None
+
+
+def warp_shared_bytes(order, dtype):
+    """Dynamic shared memory of one warp of ``ra_rocsolver_syevj_warp<T, order>``
+    (``ra_eighw_layout``: A padded to ``order x (order + 1)``, the round's pairs and rotations
+    (16 bytes each for float32, else 32), the new diagonals, the eigenvalues and their ranks)."""
+    dtype = numpy.dtype(dtype)
+    real = dtypes.real_dtype(dtype).itemsize
+    half = order // 2
+    a_bytes = (order * (order + 1) * dtype.itemsize + 15) // 16 * 16
+    pair = 16 if dtype == numpy.float32 else 32
+    nbytes = a_bytes + half * pair + (2 * half + order) * real + order * 4
+    return (nbytes + 15) // 16 * 16
+
+
+def warp_order(n, dtype, device_id):
+    """The order ``N`` of the one-warp-per-matrix kernel that takes matrices of order ``n`` on
+    ``device_id``, or None (``n`` past the warp size, or past 32 for complex128)."""
+    warp = backend.device_info(device_id).warp_size
+    for order in WARP_ORDERS:
+        if order > warp or (order > 32 and numpy.dtype(dtype) == numpy.complex128):
+            break
+        if n <= order:
+            return order if warp_shared_bytes(order, dtype) <= backend.shared_memory_limit(device_id) else None
+    return None
+
+
+def syevj_warp(dtype, order, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, batch,
+               upper, vectors):
+    """One launch of the one-warp-per-matrix Jacobi kernel for ``batch`` matrices (checked
+    arguments, ``1 <= n <= order``, ``order`` from :func:`warp_order`): as many warps per block
+    as ``WARP_THREADS`` and the shared memory allow."""
+    device_id = A.data.device_id
+    real = dtypes.real_dtype(dtype)
+    warp = backend.device_info(device_id).warp_size
+    per_warp = warp_shared_bytes(order, dtype)
+    warps = max(1, min(WARP_THREADS // warp, backend.shared_memory_limit(device_id) // per_warp))
+    flags = (UPPER if upper else 0) | (VECTORS if vectors else 0)
+    with launch.on_device(device_id):
+        WARP_KERNELS[warp_kernel_name(dtype, order)](
+            device_id, (-(-batch // warps),),
+            (numpy.int32(n), A, numpy.int64(lda), numpy.int64(strideA), real.type(abstol), _pointer(residual),
+             numpy.int32(max_sweeps), _pointer(n_sweeps), W, numpy.int64(strideW), info, numpy.int32(flags),
+             numpy.int64(batch)),
+            block=warps * warp, shared=warps * per_warp)
 
 
 def _pointer(x):

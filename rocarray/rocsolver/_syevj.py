@@ -3,16 +3,26 @@ symmetric/Hermitian matrices by cyclic Jacobi, built for many small matrices.
 
 Design
 ------
-Matrices up to order 128 whose matrix fits the device's shared memory
-(:func:`rocarray.rocsolver._eigh_kernels.small_variant`) take one launch for the whole batch: one
-block per matrix (``ra_rocsolver_syevj_small``), A in shared memory, and V there too when both
-fit (else V is rotated in place in the output matrix, in global memory). Each
-sweep is ``n - 1`` rounds of the round-robin tournament, each round rotating ``n / 2`` disjoint
-pairs at once (two barrier-separated passes over columns and rows), Rutishauser's formulas for the
-angle, the rotated 2 x 2 block set exactly. Convergence is tested once per sweep on
-``off(A) = ||A - diag(A)||_F``. A NaN never passes the test, so such a matrix runs
-``max_sweeps`` sweeps and reports ``info = 1``. The eigenvalues are ranked in the block (ascending,
-NaN last) and the vectors scattered to their ranks.
+Matrices of order up to the warp size (32 on NVIDIA; 64 on AMD's wave64 GPUs, 32 there for
+complex128: :func:`rocarray.rocsolver._eigh_kernels.warp_order`) take one launch for the whole
+batch with one warp per matrix (``ra_rocsolver_syevj_warp``, several matrices per block, no block
+barrier): A in the warp's slice of shared memory, each lane one row of the eigenvectors in
+registers. A sweep is the round-robin tournament on ``N`` (16, 32 or 64: the smallest that
+holds ``n``) players, indices past ``n`` being dummies: ``N - 1`` rounds, each rotating ``N / 2`` disjoint pairs at once in two
+warp-synchronous steps (the pairs' rotations; then ``A := J^H A J`` on 2 x 2 blocks, ``V := V J``
+in registers).
+
+Larger matrices up to order 128 whose matrix fits the device's shared memory
+(:func:`rocarray.rocsolver._eigh_kernels.small_variant`) take one launch with one block per matrix
+(``ra_rocsolver_syevj_small``), A in shared memory, and V there too when both fit (else V is
+rotated in place in the output matrix, in global memory). Each sweep is ``n - 1`` rounds of the
+round-robin ordering, each round rotating ``n / 2`` disjoint pairs at once (two barrier-separated
+passes over columns and rows).
+
+Both kernels use Rutishauser's formulas for the angle, the rotated 2 x 2 block set exactly, and
+test convergence once per sweep on ``off(A) = ||A - diag(A)||_F``. A NaN never passes the test,
+so such a matrix runs ``max_sweeps`` sweeps and reports ``info = 1``. The eigenvalues are ranked
+(ascending, NaN last) and the vectors scattered to their ranks.
 
 Larger matrices are solved one by one by :func:`rocarray.rocsolver.syevd`'s path (tridiagonal
 reduction); there ``residual`` and ``n_sweeps`` report 0.
@@ -100,6 +110,11 @@ def _run(fn, evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sw
         for out in (residual, n_sweeps):
             if out is not None:
                 out[:batch] = 0
+        return None
+    order = _k.warp_order(n, dtype, _k.device_id(a))
+    if order is not None:
+        _k.syevj_warp(dtype, order, n, a, lda, strideA, abstol, residual, max_sweeps, n_sweeps, w, strideW, info,
+                      batch, uplo == "U", vectors)
         return None
     v_global = _k.small_variant(n, dtype, vectors, _k.device_id(a))
     if v_global is not None:
@@ -192,9 +207,10 @@ _PARAMS = """
 
     Notes
     -----
-    Matrices up to order 128 (fewer where shared memory cannot hold one matrix) run one thread
-    block each in a single launch: parallel-order cyclic Jacobi with ``n / 2`` rotations per
-    round. Larger ones are solved one at a time by the tridiagonal path
+    Matrices up to the warp size (32; 64 on wave64 AMD GPUs except complex128) run one warp
+    each, several per block; larger ones up to order 128 (fewer where shared memory cannot hold
+    one matrix) one thread block each; both in a single launch: parallel-order cyclic Jacobi
+    with ``n / 2`` rotations per round. Larger ones are solved one at a time by the tridiagonal path
     of :func:`rocarray.rocsolver.syevd`. See :mod:`rocarray.rocsolver._syevj`. rocSOLVER's
     ``esort`` argument is not taken: the order is always ascending. Nothing is synchronized on
     the Jacobi path.

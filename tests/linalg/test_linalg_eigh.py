@@ -181,3 +181,15 @@ def test_eigh_nan_raises(n, rng):
         ra.linalg.eigh(to_device(a))
     with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
         ra.linalg.eigvalsh(to_device(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1000, 32, 32), (9, 31, 31), (7, 12, 12), (3, 1, 1), (5, 33, 33)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eigh_stack_of_small_matrices(dtype, shape, rng):
+    # orders up to the warp size: one warp per matrix; 33: the one-block kernel
+    a = random_array(rng, shape, dtype)  # not Hermitian: only the UPLO triangle counts
+    for uplo in ("L", "U"):
+        w, v = ra.linalg.eigh(to_device(a), UPLO=uplo)
+        assert w.shape == shape[:-1] and v.shape == shape
+        check(a, to_host(w), to_host(v), dtype, uplo)

@@ -200,6 +200,7 @@ def test_syevj_past_the_kernel_limit_solves_each_matrix(monkeypatch, evect, uplo
     checked = (evect == "V", uplo, n, np.dtype(np.complex128), lda, stride_a, 0.0, residual, 10, sweeps, n + 2,
                info, batch)
     monkeypatch.setattr(_syevj, "_check", lambda *args: checked)
+    monkeypatch.setattr(_eigh_kernels, "warp_order", lambda *args: None)
     monkeypatch.setattr(_eigh_kernels, "small_variant", lambda *args: None)
     _syevj._run("heevj_strided_batched", evect, uplo, n, A, lda, stride_a, 0.0, residual, 10, sweeps, W, n + 2, info,
                 batch)
@@ -453,3 +454,77 @@ def test_syevj_large_order_takes_the_tridiagonal_path(rng):
     rocsolver.syevj("V", "L", n, A, n, 0.0, residual, 50, sweeps, W, info)
     assert to_host(info)[0] == 0 and to_host(sweeps)[0] == 0
     check_eigenpairs(a, to_host(W), _eigh_kernels.view(to_host(A), 0, n, n, n), "float32")
+
+
+def _batched_residuals(mats, w, v):
+    """Per matrix: max |w - NumPy's|, ||A V - V diag(w)||, ||V^H V - I|| (vectorized over the stack)."""
+    ref = np.linalg.eigvalsh(mats)
+    err_w = np.max(np.abs(w - ref), axis=-1)
+    res = np.linalg.norm(mats @ v - v * w[:, None, :], axis=(-2, -1))
+    orth = np.linalg.norm(np.swapaxes(v, -1, -2).conj() @ v - np.eye(mats.shape[-1]), axis=(-2, -1))
+    return err_w, res, orth
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 16, 17, 31, 32, 33])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_syevj_warp_kernel_stack_garbage_triangle_and_poison(dtype, n, rng):
+    # orders up to the warp size run one warp per matrix (33: the one-block kernel); a batch that
+    # does not fill the last block; the unreferenced triangle and the diagonal's imaginary part
+    # hold garbage; every output poisoned before the call
+    batch, uplo = 1001, "U" if n % 2 else "L"
+    wide_t = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    mats = np.stack([hermitian(rng, n, dtype) for _ in range(batch)]).astype(wide_t)
+    keep = np.triu(np.ones((n, n), bool)) if uplo == "U" else np.tril(np.ones((n, n), bool))
+    stored = np.where(keep, mats, np.nan).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        stored[:, np.arange(n), np.arange(n)] += 3j
+    lda = n + 1
+    host = np.full((batch, n, lda), np.nan, dtype)  # column j of matrix b at host[b, j, :n]
+    host[:, :, :n] = np.swapaxes(stored, 1, 2)
+    A = to_device(host.ravel())
+    real = np.float32 if np.dtype(dtype).char in "fF" else np.float64
+    W = to_device(np.full(batch * n, np.nan, real))
+    info = to_device(np.full(batch, -7, np.int32))
+    residual = to_device(np.full(batch, np.nan, real))
+    sweeps = to_device(np.full(batch, -1, np.int32))
+    fn = rocsolver.heevj_strided_batched if np.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
+    fn("V", uplo, n, A, lda, lda * n, 0, residual, 100, sweeps, W, n, info, batch)
+    assert np.all(to_host(info) == 0) and np.all(to_host(sweeps) <= 20) and np.all(np.isfinite(to_host(residual)))
+    out = to_host(A).reshape(batch, n, lda)
+    assert np.all(np.isnan(out[:, :, n:]))  # padding rows untouched
+    w = to_host(W).reshape(batch, n).astype(np.float64)
+    v = np.swapaxes(out[:, :, :n], 1, 2).astype(wide_t)
+    assert np.all(np.diff(w, axis=-1) >= 0)
+    err_w, res, orth = _batched_residuals(mats, w, v)
+    scale = np.linalg.norm(mats, axis=(-2, -1))
+    assert np.all(err_w <= 30 * n * eps(dtype) * scale)
+    assert np.all(res <= 30 * n * eps(dtype) * scale)
+    assert np.all(orth <= 30 * n * eps(dtype))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_syevj_warp_kernel_values_only_degenerate_and_nan(dtype, rng):
+    n = 32
+    spread = np.repeat([1.0, -2.0, 3.0, 0.5], 8)
+    a = hermitian(rng, n, dtype, spread)
+    nan = hermitian(rng, n, dtype)
+    nan[5, 9] = nan[9, 5] = np.nan
+    mats = [a, np.eye(n, dtype=dtype), nan, hermitian(rng, n, dtype)]
+    host = np.concatenate([m.T.ravel() for m in mats])
+    A = to_device(host)
+    real = np.float32 if np.dtype(dtype).char in "fF" else np.float64
+    W = to_device(np.full(4 * n, 5.0, real))
+    info = to_device(np.full(4, -7, np.int32))
+    sweeps = to_device(np.full(4, -1, np.int32))
+    fn = rocsolver.heevj_strided_batched if np.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
+    fn("N", "L", n, A, n, n * n, 0, None, 40, sweeps, W, n, info, 4)
+    assert list(to_host(info)) == [0, 0, 1, 0] and to_host(sweeps)[2] == 40 and to_host(sweeps)[1] == 0
+    w = to_host(W)
+    check_eigenpairs(a, w[:n], None, dtype)
+    assert np.array_equal(w[n:2 * n], np.ones(n))
+    isnan = np.isnan(w[2 * n:3 * n])
+    assert not np.any(isnan[:-1] & ~isnan[1:])  # NaN last
+    check_eigenpairs(mats[3], w[3 * n:], None, dtype)
+    np.testing.assert_array_equal(to_host(A), host)  # values only: A unchanged

@@ -1,0 +1,357 @@
+// rocsolver: the symmetric/Hermitian eigenproblem of small matrices, one warp (wavefront) per
+// matrix (rocarray/rocsolver/_eigh_kernels.py).
+//
+// ra_rocsolver_syevj_warp<T, N>: cyclic two-sided Jacobi for orders n <= N <= RA_WARP_SIZE.
+//   Each warp of the block diagonalizes its own matrix with warp-level synchronization only (no
+//   block barrier). The sweep is the round-robin (circle) tournament on N players: player 0
+//   stays, players 1..N-1 rotate, so each of the N - 1 rounds rotates N/2 disjoint pairs and a
+//   sweep meets every pair once. Indices n..N-1 are dummies: a pair with a dummy is J = I, which
+//   keeps the dummy rows and columns of A zero.
+//   A (padded to N x N, leading dimension N + 1) lives in the warp's slice of shared memory. A
+//   round is two warp-synchronous steps: (1) lane k < N/2 computes pair k's rotation
+//   (Rutishauser's formulas) and publishes it; (2) A := J^H A J on the 2 x 2 blocks (rows of one
+//   pair, columns of another; each element of A is in exactly one block), the pair's own block
+//   set exactly. For float on a warp of exactly N lanes, a lane takes one row of a block for
+//   every column pair (the partner row's values by shuffle), so each access to a column of A
+//   hits 32 different banks; otherwise a lane takes whole blocks.
+//   The eigenvectors live in registers: lane i holds row i of V in slot order, where slot 0 is
+//   index 0 and slot t + 1 is index 1 + (t + round) mod (N - 1); pair k is then always slots
+//   (0, 1) or (k + 1, N - k), so V := V J indexes its registers at compile time, and the slots
+//   shift by one between rounds (after the N - 1 rounds of a sweep, slot order is index order
+//   again).
+//   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
+//   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
+//   scattered to their ranks over A (column-major, lda).
+//
+// Instantiated for every target; the body exists only where N <= RA_WARP_SIZE (the host launches
+// an order-N kernel only there). Launched with RA_EIGHW_THREADS threads at most (whole warps).
+
+#define RA_EIGHW_THREADS 128
+#define RA_EIGHW_UPPER 1
+#define RA_EIGHW_VECTORS 2
+
+// Real and complex elements through one set of names.
+template <typename T> struct ra_eighw_ops;
+template <> struct ra_eighw_ops<float> {
+    typedef float R;
+    static RA_DEVICE float eps() { return 1.1920928955078125e-07f; }
+    static RA_DEVICE float re(float x) { return x; }
+    static RA_DEVICE float conj(float x) { return x; }
+    static RA_DEVICE float abs2(float x) { return x * x; }
+    static RA_DEVICE float mag(float x) { return fabsf(x); }
+    static RA_DEVICE float real(float x) { return x; }
+};
+template <> struct ra_eighw_ops<double> {
+    typedef double R;
+    static RA_DEVICE double eps() { return 2.220446049250313e-16; }
+    static RA_DEVICE double re(double x) { return x; }
+    static RA_DEVICE double conj(double x) { return x; }
+    static RA_DEVICE double abs2(double x) { return x * x; }
+    static RA_DEVICE double mag(double x) { return fabs(x); }
+    static RA_DEVICE double real(double x) { return x; }
+};
+template <> struct ra_eighw_ops<ra_c64> {
+    typedef float R;
+    static RA_DEVICE float eps() { return 1.1920928955078125e-07f; }
+    static RA_DEVICE float re(ra_c64 x) { return x.re; }
+    static RA_DEVICE ra_c64 conj(ra_c64 x) { return ra_make_complex<float>(x.re, -x.im); }
+    static RA_DEVICE float abs2(ra_c64 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE float mag(ra_c64 x) { return hypotf(x.re, x.im); }
+    static RA_DEVICE ra_c64 real(float x) { return ra_make_complex<float>(x, 0.0f); }
+};
+template <> struct ra_eighw_ops<ra_c128> {
+    typedef double R;
+    static RA_DEVICE double eps() { return 2.220446049250313e-16; }
+    static RA_DEVICE double re(ra_c128 x) { return x.re; }
+    static RA_DEVICE ra_c128 conj(ra_c128 x) { return ra_make_complex<double>(x.re, -x.im); }
+    static RA_DEVICE double abs2(ra_c128 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE double mag(ra_c128 x) { return hypot(x.re, x.im); }
+    static RA_DEVICE ra_c128 real(double x) { return ra_make_complex<double>(x, 0.0); }
+};
+
+// One pair of a round: indices p and q, and the rotation J = [[c, s], [-conj(s), c]] on them
+// (16 bytes for float, so a lane reads a pair with one 16-byte load; 32 for the others).
+template <typename T> struct alignas(16) ra_eighw_pair {
+    T s;
+    typename ra_eighw_ops<T>::R c;
+    int p, q;
+};
+
+// Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * (N + 1)] (rounded up
+// to 16 bytes); ra_eighw_pair<T> spair[N/2]; R snp[N/2], snq[N/2], sw[N]; int srank[N].
+template <typename T, int N> struct ra_eighw_layout {
+    typedef typename ra_eighw_ops<T>::R R;
+    static constexpr int HALF = N / 2;
+    static constexpr int LDS = N + 1;  // odd: the rows of one column fall in different banks
+    static constexpr int A_BYTES = (N * LDS * (int)sizeof(T) + 15) / 16 * 16;
+    static constexpr int PAIR_BYTES = HALF * (int)sizeof(ra_eighw_pair<T>);
+    static constexpr int R_BYTES = (2 * HALF + N) * (int)sizeof(R);
+    static constexpr int BYTES = (A_BYTES + PAIR_BYTES + R_BYTES + N * 4 + 15) / 16 * 16;
+};
+
+// Player `slot` of round r of the circle tournament on C + 1 players, as a matrix index.
+RA_DEVICE int ra_eighw_index(int slot, int r, int C) { return slot == 0 ? 0 : 1 + (slot - 1 + r) % C; }
+
+// j sorts before i: ascending, NaN last, ties by index (a strict total order, so the ranks are a
+// permutation even for NaN).
+template <typename R>
+RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
+    const bool nj = wj != wj, ni = wi != wi;
+    if (nj != ni) return ni;
+    if (wj < wi) return true;
+    if (wi < wj) return false;
+    return j < i;
+}
+
+// Matrix b = blockIdx.x * warps + warp of the batch (A_b at A + b * strideA, n x n column-major,
+// lda; only the `uplo` triangle read): eigenvalues ascending into W + b * strideW, eigenvectors
+// (flags & VECTORS) over A_b's columns in the same order. info[b] = 0 if off(A) <= tol was
+// reached (A finite), else 1; residual[b] = off(A) at the end, n_sweeps[b] = sweeps done (either
+// may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
+// ra_eighw_layout<T, N>::BYTES per warp of the block.
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS)
+ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
+                        typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
+                        int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
+                        int* __restrict__ info, int flags, ra_i64 batch) {
+    if constexpr (N <= RA_WARP_SIZE) {
+        typedef ra_eighw_ops<T> O;
+        typedef typename O::R R;
+        typedef ra_eighw_layout<T, N> L;
+        constexpr int HALF = L::HALF;
+        constexpr int LDS = L::LDS;
+        constexpr int C = N - 1;
+        // 2 x 2 blocks per lane in step (2): lane l takes row pair l % HALF and every
+        // (RA_WARP_SIZE / HALF)-th column pair from l / HALF
+        constexpr int COL_STEP = RA_WARP_SIZE / HALF;
+        constexpr int BLOCKS = HALF * HALF / RA_WARP_SIZE;
+        static_assert((N & (N - 1)) == 0 && N >= 4, "N is a power of two");
+        static_assert(BLOCKS * RA_WARP_SIZE == HALF * HALF, "the blocks split evenly over the lanes");
+        // float on a warp of exactly N lanes: a lane per row of a block (conflict-free columns of
+        // A, the partner row by shuffle); otherwise a lane per block
+        constexpr bool ROW_SPLIT = sizeof(T) == 4 && N == RA_WARP_SIZE;
+        extern __shared__ ra_c128 ra_rocsolver_eighw_smem[];
+
+        const int lane = ra_lane_id();
+        const ra_i64 b = (ra_i64)blockIdx.x * (ra_i64)(blockDim.x / RA_WARP_SIZE) + (ra_i64)ra_warp_id();
+        if (b >= batch) return;  // the whole warp leaves together
+        unsigned char* base = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem) + ra_warp_id() * L::BYTES;
+        T* sA = reinterpret_cast<T*>(base);
+        ra_eighw_pair<T>* spair = reinterpret_cast<ra_eighw_pair<T>*>(base + L::A_BYTES);
+        R* snp = reinterpret_cast<R*>(spair + HALF);
+        R* snq = snp + HALF;
+        R* sw = snq + HALF;
+        int* srank = reinterpret_cast<int*>(sw + N);
+
+        const bool upper = (flags & RA_EIGHW_UPPER) != 0;
+        const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
+        T* Ab = A + b * strideA;
+        const T zero = O::real(R(0));
+
+        // A padded with zeros, then the Hermitian matrix from its stored triangle (lane i reads
+        // row i of each column: coalesced; the diagonal's imaginary part dropped)
+        for (int e = lane; e < N * N; e += RA_WARP_SIZE) sA[e % N + (e / N) * LDS] = zero;
+        ra_warp_sync();
+        for (int j = 0; j < n; ++j) {
+            const int i = lane;
+            if (i < n && (upper ? i <= j : i >= j)) {
+                const T v = Ab[i + (ra_i64)j * lda];
+                if (i == j) {
+                    sA[i + j * LDS] = O::real(O::re(v));
+                } else {
+                    sA[i + j * LDS] = v;
+                    sA[j + i * LDS] = O::conj(v);
+                }
+            }
+        }
+        ra_warp_sync();
+
+        // lane i: row i of V in slot order (identity at the start of every sweep's slot order);
+        // indexed only by compile-time indices (fully unrolled loops) so it stays in registers.
+        // Rotated whatever the flags (no predicate in the round loop); written only with VECTORS.
+        T vr[N];
+#pragma unroll
+        for (int s = 0; s < N; ++s) vr[s] = O::real(s == lane ? R(1) : R(0));
+
+        // ||A||_F^2 and off(A)^2: lane j sums column j
+        R frob2 = R(0), off2 = R(0);
+        if (lane < n) {
+            for (int i = 0; i < n; ++i) {
+                const R a2 = O::abs2(sA[i + lane * LDS]);
+                frob2 += a2;
+                if (i != lane) off2 += a2;
+            }
+        }
+        frob2 = ra_warp_reduce(frob2, ra_op_sum());
+        R off = sqrt(ra_warp_reduce(off2, ra_op_sum()));
+        const R tol = abstol > R(0) ? abstol : O::eps() * sqrt(frob2);
+        // inf or NaN anywhere (or squares past the range) never converges: max_sweeps sweeps, info = 1
+        const bool finite = (frob2 - frob2) == R(0);
+
+        const int kr = lane % HALF;  // this lane's row pair in step (2)
+        int sweeps = 0;
+        while (!(finite && off <= tol) && sweeps < max_sweeps) {
+#pragma unroll 1
+            for (int r = 0; r < C; ++r) {
+                // (1) the rotation of pair k = lane: J = [[c, s], [-conj(s), c]] on indices (p, q)
+                // makes (J^H A J)(p, q) = 0, and the pair's new diagonal; a pair with a dummy is
+                // J = I with its diagonal as it is
+                if (lane < HALF) {
+                    ra_eighw_pair<T> pr;
+                    pr.p = ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
+                    pr.q = ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
+                    const int p = pr.p, q = pr.q;
+                    const R a = O::re(sA[p + p * LDS]), d = O::re(sA[q + q * LDS]);
+                    const T beta = sA[p + q * LDS];
+                    const R bm = O::mag(beta);
+                    R c = R(1), np = a, nq = d;
+                    T s = zero;
+                    if (p < n && q < n && bm != R(0)) {
+                        // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
+                        const R tau = (d - a) / (R(2) * bm);
+                        const R sgn = tau >= R(0) ? R(1) : R(-1);
+                        const R at = fabs(tau);
+                        R tt;
+                        if (at > R(1)) {
+                            const R inv = R(1) / at;
+                            tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                        } else {
+                            tt = sgn / (at + sqrt(R(1) + at * at));
+                        }
+                        c = R(1) / sqrt(R(1) + tt * tt);
+                        s = ((tt * c) / bm) * beta;  // the real sine times beta's phase
+                        np = a - tt * bm;
+                        nq = d + tt * bm;
+                    }
+                    pr.c = c;
+                    pr.s = s;
+                    spair[lane] = pr;
+                    snp[lane] = np;
+                    snq[lane] = nq;
+                }
+                ra_warp_sync();
+
+                if constexpr (ROW_SPLIT) {
+                    // (2) and (3) together, a lane per row of each 2 x 2 block: lane l % HALF of
+                    // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
+                    // every column pair j: X := B J_j on its row, the partner row's X by shuffle,
+                    // then J_k^H; every access of a column of A hits 32 different banks. Then
+                    // V := V J_j for the same pair. No masks: J = I is exact on finite values, so
+                    // the dummy rows and columns stay zero (a non-finite matrix reports info = 1
+                    // whatever they hold).
+                    const ra_eighw_pair<T> pk = spair[kr];
+                    const bool upper_row = lane >= HALF;
+                    const int row = upper_row ? pk.q : pk.p;
+                    // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s)
+                    const R other = upper_row ? pk.s : -pk.s;
+#pragma unroll
+                    for (int j = 0; j < HALF; ++j) {
+                        const ra_eighw_pair<T> pl = spair[j];
+                        T* colp = sA + pl.p * LDS;
+                        T* colq = sA + pl.q * LDS;
+                        const T ap = colp[row], aq = colq[row];
+                        const T yp = pl.c * ap - pl.s * aq, yq = pl.s * ap + pl.c * aq;
+                        const T op = ra_shfl_xor(yp, HALF), oq = ra_shfl_xor(yq, HALF);
+                        colp[row] = pk.c * yp + other * op;
+                        colq[row] = pk.c * yq + other * oq;
+                        const int sp = j == 0 ? 0 : j + 1;
+                        const int sq = j == 0 ? 1 : N - j;
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = pl.c * vp - pl.s * vq;
+                        vr[sq] = pl.s * vp + pl.c * vq;
+                    }
+                    // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
+                    sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
+                    sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
+                    const T first = vr[1];
+#pragma unroll
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
+                } else {
+                    // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
+                    // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel. No
+                    // masks: J = I is exact on finite values, so the dummy rows and columns stay zero
+                    // (a non-finite matrix reports info = 1 whatever they hold).
+                    {
+                        const ra_eighw_pair<T> pk = spair[kr];
+                        const T skb = O::conj(pk.s);
+                        const int rp = pk.p, rq = pk.q;
+#pragma unroll
+                        for (int j = 0; j < BLOCKS; ++j) {
+                            const ra_eighw_pair<T> pl = spair[lane / HALF + j * COL_STEP];
+                            const T slb = O::conj(pl.s);
+                            T* colp = sA + pl.p * LDS;
+                            T* colq = sA + pl.q * LDS;
+                            const T x00 = colp[rp], x01 = colq[rp], x10 = colp[rq], x11 = colq[rq];
+                            const T y00 = pl.c * x00 - slb * x01, y01 = pl.s * x00 + pl.c * x01;
+                            const T y10 = pl.c * x10 - slb * x11, y11 = pl.s * x10 + pl.c * x11;
+                            colp[rp] = pk.c * y00 - pk.s * y10;
+                            colp[rq] = skb * y00 + pk.c * y10;
+                            colq[rp] = pk.c * y01 - pk.s * y11;
+                            colq[rq] = skb * y01 + pk.c * y11;
+                        }
+                        // the pair's own block (this lane's block j = kr / COL_STEP when its column
+                        // pair is kr), set exactly: diagonal real, (p, q) and (q, p) zero
+                        if (lane / HALF == kr % COL_STEP) {
+                            sA[rp + rp * LDS] = O::real(snp[kr]);
+                            sA[rq + rq * LDS] = O::real(snq[kr]);
+                            sA[rq + rp * LDS] = zero;
+                            sA[rp + rq * LDS] = zero;
+                        }
+                    }
+
+                    // (3) V := V J on this lane's row: pair k is slots (0, 1) or (k + 1, N - k); then
+                    // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
+#pragma unroll
+                    for (int k = 0; k < HALF; ++k) {
+                        const int sp = k == 0 ? 0 : k + 1;
+                        const int sq = k == 0 ? 1 : N - k;
+                        const ra_eighw_pair<T> pr = spair[k];
+                        const R c = pr.c;
+                        const T s = pr.s, sb = O::conj(s);
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = c * vp - sb * vq;
+                        vr[sq] = s * vp + c * vq;
+                    }
+                    const T first = vr[1];
+#pragma unroll
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
+                }
+                ra_warp_sync();
+            }
+            ++sweeps;
+            off2 = R(0);
+            if (lane < n) {
+                for (int i = 0; i < n; ++i) {
+                    if (i != lane) off2 += O::abs2(sA[i + lane * LDS]);
+                }
+            }
+            off = sqrt(ra_warp_reduce(off2, ra_op_sum()));
+        }
+
+        // ascending order: rank of each eigenvalue, then scatter values and vectors
+        const R w = lane < n ? O::re(sA[lane + lane * LDS]) : R(0);
+        if (lane < N) sw[lane] = w;
+        ra_warp_sync();
+        if (lane < n) {
+            int rank = 0;
+            for (int j = 0; j < n; ++j) rank += ra_eighw_before<R>(sw[j], j, w, lane) ? 1 : 0;
+            srank[lane] = rank;
+            W[b * strideW + rank] = w;
+        }
+        ra_warp_sync();
+        if (vectors && lane < n) {
+#pragma unroll
+            for (int j = 0; j < N; ++j) {
+                if (j < n) Ab[lane + (ra_i64)srank[j] * lda] = vr[j];
+            }
+        }
+        if (lane == 0) {
+            info[b] = (finite && off <= tol) ? 0 : 1;
+            if (residual != nullptr) residual[b] = off;
+            if (n_sweeps != nullptr) n_sweeps[b] = sweeps;
+        }
+    }
+}
