@@ -4,6 +4,9 @@
 cupy.ndarray``). Functions with a rocarray kernel come from rocarray; every other NumPy name
 falls through to CuPy, so ``import rocarray as np`` scripts run unchanged.
 
+``rocarray`` (with ``rocarray.linalg`` and ``rocarray.fft``) is also a namespace of the Python
+Array API standard, revision ``__array_api_version__`` (see :mod:`rocarray._numpy.array_api`).
+
 Importing works on a machine without a GPU; the first call that needs one raises
 :class:`NoDeviceError` saying what to install.
 """
@@ -22,6 +25,11 @@ from rocarray._user import profile as _profile
 from rocarray._user.profile import profile
 from rocarray._user.kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 from rocarray._numpy.transfer import asarray, asnumpy
+from rocarray._numpy.array_api import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
+    __array_api_version__, __array_namespace_info__, arange, astype, clip, empty, empty_like, eye,
+    finfo, from_dlpack, full, full_like, iinfo, linspace, meshgrid, ones, ones_like, repeat, reshape,
+    std, take_along_axis, unstack, var, vecdot, zeros, zeros_like,
+)
 from rocarray._numpy.vector_products import inner, vdot
 from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
 from rocarray._numpy.einsum import einsum
@@ -39,7 +47,7 @@ from rocarray import config, distributed, fft, linalg, miopen, nn, prim, rocblas
 from numpy import (  # noqa: E402
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, float32, float64, complex64, complex128, intp, uintp,
-    dtype, finfo, iinfo, e, pi, inf, nan, newaxis, euler_gamma,
+    dtype, e, pi, inf, nan, newaxis, euler_gamma,
 )
 
 __all__ = [
@@ -56,6 +64,10 @@ __all__ = [
     "nonzero", "flatnonzero", "argwhere", "extract", "compress", "searchsorted", "unique",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128", "intp", "uintp",
+    "__array_api_version__", "__array_namespace_info__", "arange", "astype", "clip", "empty",
+    "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid", "ones",
+    "ones_like", "repeat", "reshape", "std", "take_along_axis", "unstack", "var", "vecdot", "zeros",
+    "zeros_like",
     "dtype", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis", "euler_gamma",
 ]
 
