@@ -27,7 +27,7 @@ from rocarray._user.kernels import ElementwiseKernel, RawKernel, RawModule, Redu
 from rocarray._numpy.transfer import asarray, asnumpy
 from rocarray._numpy.array_api import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
     __array_api_version__, __array_namespace_info__, arange, astype, clip, empty, empty_like, eye,
-    finfo, from_dlpack, full, full_like, iinfo, linspace, meshgrid, ones, ones_like, repeat, reshape,
+    from_dlpack, full, full_like, linspace, meshgrid, ones, ones_like, repeat, reshape,
     std, take_along_axis, unstack, var, vecdot, zeros, zeros_like,
 )
 from rocarray._numpy.vector_products import inner, vdot
@@ -47,7 +47,7 @@ from rocarray import config, distributed, fft, linalg, miopen, nn, prim, rocblas
 from numpy import (  # noqa: E402
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, float32, float64, complex64, complex128, intp, uintp,
-    dtype, e, pi, inf, nan, newaxis, euler_gamma,
+    dtype, finfo, iinfo, e, pi, inf, nan, newaxis, euler_gamma,
 )
 
 __all__ = [

@@ -10,7 +10,6 @@ standard, each keeping NumPy 2.x's signature and behaviour and adding what the s
 ``__array_namespace_info__``  the inspection namespace (:class:`ArrayNamespaceInfo`)
 ``arange`` ``empty`` ...    the creation functions take the keyword-only ``device=``
 ``astype``                  ``device=``
-``finfo`` ``iinfo``         accept an array as well as a dtype
 ``clip``                    ``min``/``max`` as the second and third parameters, both optional
 ``reshape``                 the parameter is ``shape``; ``copy=`` is honoured
 ``take_along_axis``         ``axis`` defaults to -1
@@ -537,44 +536,6 @@ def astype(x, dtype, /, *, copy=True, device=None):
         return x.astype(dtype, copy=copy)
     with device:
         return _cupy().array(x, dtype=dtype, copy=True)
-
-
-def _dtype_of(obj):
-    """An array's dtype; a dtype, a scalar type or a dtype name as given."""
-    dtype = getattr(obj, "dtype", None)
-    if isinstance(dtype, numpy.dtype) and not isinstance(obj, (numpy.dtype, type)):
-        return dtype
-    return obj
-
-
-def finfo(type, /):
-    """Machine limits of a floating dtype (``numpy.finfo``); an array stands for its dtype.
-
-    Parameters
-    ----------
-    type : data-type or cupy.ndarray
-        A real or complex floating dtype, or an array of one.
-
-    Returns
-    -------
-    numpy.finfo
-    """
-    return numpy.finfo(_dtype_of(type))
-
-
-def iinfo(type, /):
-    """Machine limits of an integer dtype (``numpy.iinfo``); an array stands for its dtype.
-
-    Parameters
-    ----------
-    type : data-type or cupy.ndarray
-        An integer dtype, or an array of one.
-
-    Returns
-    -------
-    numpy.iinfo
-    """
-    return numpy.iinfo(_dtype_of(type))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -81,9 +81,8 @@ def fftfreq(n, d=1.0, device=None, *, dtype=None):
     backend.device_info()  # NoDeviceError without a GPU, before CuPy allocates
     with scope:
         k = backend.cupy().arange(size, dtype=numpy.int_)
+        k[(size + 1) // 2:] -= size
         return _with_dtype(_frequencies(k, val), dtype)
-    k[(size + 1) // 2:] -= size
-    return _frequencies(k, val)
 
 
 def rfftfreq(n, d=1.0, device=None, *, dtype=None):
