@@ -1,5 +1,6 @@
-"""The ``numpy.linalg`` names that NumPy 2 added for the Array API standard and CuPy lacks:
-``diagonal``, ``trace``, ``outer``, ``tensordot``, ``vecdot``, ``vector_norm``, ``matrix_norm``.
+"""The ``numpy.linalg`` names that NumPy 2 added for the Array API standard: ``diagonal``,
+``trace``, ``matmul``, ``outer``, ``tensordot``, ``vecdot``, ``vector_norm``, ``matrix_norm``
+(CuPy lacks all but ``matmul``, whose ``cupy.linalg`` spelling takes ``*args``).
 
 Each has NumPy 2.x's signature (the standard's: positional-only arrays, keyword-only options) and
 works on the last two axes (matrices) or along one axis (vectors), batched over the others. The
@@ -60,6 +61,21 @@ def trace(x, /, *, offset=0, dtype=None):
     """
     x = _matrices(x, "x")
     return _products.trace(x, offset=operator.index(offset), axis1=-2, axis2=-1, dtype=dtype)
+
+
+def matmul(x1, x2, /):
+    """Matrix product (``numpy.linalg.matmul``; ``ra.matmul`` on rocBLAS GEMM).
+
+    Parameters
+    ----------
+    x1, x2 : cupy.ndarray
+        At least 1-D, numeric; batch dimensions broadcast.
+
+    Returns
+    -------
+    cupy.ndarray
+    """
+    return _products.matmul(x1, x2)
 
 
 def outer(x1, x2, /):
