@@ -560,9 +560,10 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=_NO_VALUE, a_max=_NO_VALUE
     ----------
     a : cupy.ndarray
     min, max : scalar, cupy.ndarray or None, optional
-        Bounds; None leaves that side open. NumPy's ``a_min``/``a_max`` keywords are the same
-        bounds under their old names (giving both spellings is a ``TypeError``).
+        Bounds; None leaves that side open.
     out : cupy.ndarray, optional
+    a_min, a_max : scalar, cupy.ndarray or None, optional
+        NumPy's older keywords for the same bounds (giving both spellings is a ``TypeError``).
 
     Returns
     -------
@@ -625,8 +626,9 @@ def repeat(a, repeats, axis=None):
     Parameters
     ----------
     a : cupy.ndarray
-    repeats : int, sequence of int or integer array
-        A device array is read back to the host (its values decide the result's shape).
+    repeats : int, sequence of int or cupy.ndarray
+        A device array of integers is read back to the host (its values decide the result's
+        shape).
     axis : int, optional
         Default: repeat the flattened array.
 
