@@ -26,7 +26,8 @@
 # Every test file runs as its own pytest process, all at once (the two largest spread over
 # RA_API_WORKERS xdist workers); a process still running RA_API_BUDGET_S + 60 s after the start is
 # killed and its file reported as TIMEOUT. Files written under $OUT: env.txt (versions, device),
-# logs/<file>.log (pytest's output), junit/<file>.xml, summary.txt (the table printed last).
+# logs/<file>.log (pytest's output, cut to 2 MB), junit/<file>.xml, failures.txt (one line per
+# failing test: its id and the start of its message), summary.txt (the table printed last).
 # Exit status: 0 when every file ran to the end with no failure, 1 otherwise.
 set -u
 
@@ -101,7 +102,7 @@ for f in $FILES; do
     fi
     (
         timeout -k 10 $((BUDGET + 60)) "$PY" -m pytest "array_api_tests/$f" -p no:cacheprovider \
-            -p array_api_budget -q -rfE --max-examples="$EXAMPLES" --disable-deadline \
+            -p array_api_budget -q -rfE --tb=short --max-examples="$EXAMPLES" --disable-deadline \
             --junitxml="$OUT/junit/$name.xml" -o junit_family=xunit1 "${extra[@]}" \
             >"$OUT/logs/$name.log" 2>&1
         echo $? >"$OUT/logs/$name.rc"
@@ -109,13 +110,18 @@ for f in $FILES; do
 done
 wait
 echo "all files done in $(( $(date +%s) - START )) s"
+for log in "$OUT"/logs/*.log; do  # keep each log's head and tail under 2 MB
+    if [ "$(stat -c %s "$log")" -gt 2000000 ]; then
+        { head -c 1000000 "$log"; printf '\n[... cut ...]\n'; tail -c 900000 "$log"; } >"$log.cut" && mv "$log.cut" "$log"
+    fi
+done
 
 "$PY" - "$OUT" $FILES <<'EOF' | tee "$OUT/summary.txt"
 import os, sys
 import xml.etree.ElementTree as ET
 
 out, files = sys.argv[1], sys.argv[2:]
-rows, bad = [], False
+rows, bad, failures = [], False, []
 totals = [0, 0, 0, 0]
 for f in files:
     name = f[:-3] if f.endswith(".py") else f
@@ -127,6 +133,10 @@ for f in files:
     if os.path.exists(xml):
         for case in ET.parse(xml).getroot().iter("testcase"):
             kinds = [child.tag for child in case]
+            for child in case:
+                if child.tag in ("failure", "error"):
+                    message = " ".join((child.get("message") or child.text or "").split())[:300]
+                    failures.append(f"{name}::{case.get('name')} [{child.tag}] {message}")
             if "failure" in kinds:
                 counts[1] += 1
             elif "error" in kinds:
@@ -142,6 +152,8 @@ for f in files:
     bad |= rc not in ("0", "5")
     totals = [t + c for t, c in zip(totals, counts)]
     rows.append((name, *counts, budget, status))
+with open(os.path.join(out, "failures.txt"), "w") as f:
+    f.write("\n".join(failures) + "\n")
 rows.append(("TOTAL", *totals, sum(r[5] for r in rows), "FAILED" if bad else "ok"))
 head = ("test file", "passed", "failed", "errors", "skipped", "of them: budget", "status")
 width = max(len(r[0]) for r in rows + [head])
