@@ -12,14 +12,15 @@
 #   .cache-wheels-api/                  wheels of hypothesis, ndindex, pytest-json-report,
 #                                       pytest-metadata, pytest-xdist, execnet, sortedcontainers,
 #                                       attrs, exceptiongroup (CPython 3.10 to 3.14, x86_64)
-# The wheels are installed into a temporary folder (nothing else changes); python3 (or $PYTHON)
+# The wheels are installed into a temporary folder (with pip, or unpacked where the interpreter has
+# no pip; nothing else changes); python3 (or $PYTHON)
 # needs cupy, numpy and pytest.
 #
 # Settings (environment):
 #   RA_API_MODULE        the namespace under test (default rocarray; numpy checks this script)
 #   RA_API_VERSION       the standard's revision (default 2024.12)
 #   RA_API_MAX_EXAMPLES  Hypothesis examples per test (default 10; the suite's own default is 20)
-#   RA_API_BUDGET_S      seconds after which tests not yet started are skipped (default 270)
+#   RA_API_BUDGET_S      seconds after which tests not yet started are skipped (default 240)
 #   RA_API_WORKERS       pytest-xdist workers for each of the two largest files (default 4)
 #   OUT                  where logs and reports go (default ./array-api-report)
 #
@@ -39,7 +40,7 @@ OUT="${OUT:-$ROOT/array-api-report}"
 MODULE="${RA_API_MODULE:-rocarray}"
 VERSION="${RA_API_VERSION:-2024.12}"
 EXAMPLES="${RA_API_MAX_EXAMPLES:-10}"
-BUDGET="${RA_API_BUDGET_S:-270}"
+BUDGET="${RA_API_BUDGET_S:-240}"
 WORKERS="${RA_API_WORKERS:-4}"
 HEAVY="test_special_cases.py test_operators_and_elementwise_functions.py"
 
@@ -53,10 +54,26 @@ mkdir -p "$OUT/logs" "$OUT/junit"
 SITE="$(mktemp -d)"
 trap 'rm -rf "$SITE"' EXIT
 
-"$PY" -m pip install --quiet --no-index --no-deps --disable-pip-version-check --target "$SITE" \
+# pip when the interpreter has it, else the wheels are unpacked (a wheel is a zip of the files)
+if ! "$PY" -m pip install --quiet --no-index --no-deps --disable-pip-version-check --target "$SITE" \
     --find-links "$WHEELS" hypothesis ndindex pytest-json-report pytest-metadata pytest-xdist \
-    execnet sortedcontainers attrs exceptiongroup >"$OUT/logs/pip.log" 2>&1 \
-    || { echo "array_api_tests.sh: installing the wheels failed:" >&2; cat "$OUT/logs/pip.log" >&2; exit 2; }
+    execnet sortedcontainers attrs exceptiongroup >"$OUT/logs/pip.log" 2>&1; then
+    "$PY" - "$WHEELS" "$SITE" <<'EOF' >>"$OUT/logs/pip.log" 2>&1 \
+        || { echo "array_api_tests.sh: installing the wheels failed:" >&2; cat "$OUT/logs/pip.log" >&2; exit 2; }
+import os, sys, zipfile
+wheels, site = sys.argv[1:]
+tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+done = set()
+for name in sorted(os.listdir(wheels)):
+    project, _, rest = name.partition("-")
+    if name.endswith(".whl") and project not in done and ("-py3" in rest or "-py2.py3" in rest or f"-{tag}-" in rest):
+        zipfile.ZipFile(os.path.join(wheels, name)).extractall(site)
+        done.add(project)
+print("unpacked", sorted(done))
+missing = {"hypothesis", "ndindex", "pytest_json_report", "pytest_metadata"} - done
+sys.exit(f"no wheel for {sorted(missing)} ({tag})" if missing else 0)
+EOF
+fi
 
 export PYTHONPATH="$ROOT:$ROOT/scripts:$SITE${PYTHONPATH:+:$PYTHONPATH}"
 export ARRAY_API_TESTS_MODULE="$MODULE" ARRAY_API_TESTS_VERSION="$VERSION"
