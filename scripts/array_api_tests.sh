@@ -13,8 +13,7 @@
 #                                       pytest-metadata, pytest-xdist, execnet, sortedcontainers,
 #                                       attrs, exceptiongroup (CPython 3.10 to 3.14, x86_64)
 # The wheels are installed into a temporary folder (with pip, or unpacked where the interpreter has
-# no pip; nothing else changes); python3 (or $PYTHON)
-# needs cupy, numpy and pytest.
+# no pip); nothing else changes. python3 (or $PYTHON) needs cupy, numpy and pytest.
 #
 # Settings (environment):
 #   RA_API_MODULE        the namespace under test (default rocarray; numpy checks this script)

@@ -32,6 +32,7 @@ import numpy
 
 from rocarray._core import backend
 from rocarray._core.args import as_device_array, normalize_axis
+from rocarray._user import profile as _profile
 
 __array_api_version__ = "2024.12"
 
@@ -217,6 +218,12 @@ def _cupy():
     return cupy
 
 
+def _call(name):
+    """CuPy's function ``name``, which does the work of the façade function of that name: inside
+    a :func:`rocarray.profile` region each call is one ``cupy.<name>`` row, as a fall-through is."""
+    return _profile.fallthrough(getattr(_cupy(), name), name)
+
+
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     """Evenly spaced values in ``[start, stop)`` (``numpy.arange``).
 
@@ -234,7 +241,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _cupy().arange(start, stop, step, dtype=dtype)
+        return _call("arange")(start, stop, step, dtype=dtype)
 
 
 def empty(shape, dtype=float, order="C", *, device=None):
@@ -253,7 +260,7 @@ def empty(shape, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _cupy().empty(shape, dtype=_default_float(dtype), order=order)
+        return _call("empty")(shape, dtype=_default_float(dtype), order=order)
 
 
 def zeros(shape, dtype=float, order="C", *, device=None):
@@ -272,7 +279,7 @@ def zeros(shape, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _cupy().zeros(shape, dtype=_default_float(dtype), order=order)
+        return _call("zeros")(shape, dtype=_default_float(dtype), order=order)
 
 
 def ones(shape, dtype=float, order="C", *, device=None):
@@ -291,7 +298,7 @@ def ones(shape, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _cupy().ones(shape, dtype=_default_float(dtype), order=order)
+        return _call("ones")(shape, dtype=_default_float(dtype), order=order)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
@@ -311,14 +318,14 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _cupy().full(shape, fill_value, dtype=dtype, order=order)
+        return _call("full")(shape, fill_value, dtype=dtype, order=order)
 
 
 def _like(name, a, dtype, order, subok, shape, device, *fill):
     if device is None:
         device = getattr(a, "device", None)
     with device_scope(device):
-        return getattr(_cupy(), name)(a, *fill, dtype=dtype, order=order, subok=subok, shape=shape)
+        return _call(name)(a, *fill, dtype=dtype, order=order, subok=subok, shape=shape)
 
 
 def empty_like(prototype, /, dtype=None, order="K", subok=None, shape=None, *, device=None):
@@ -427,7 +434,7 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _cupy().eye(N, M, k=k, dtype=_default_float(dtype), order=order)
+        return _call("eye")(N, M, k=k, dtype=_default_float(dtype), order=order)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
@@ -449,7 +456,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     cupy.ndarray or (cupy.ndarray, float)
     """
     with device_scope(device):
-        return _cupy().linspace(start, stop, num, endpoint=endpoint, retstep=retstep,
+        return _call("linspace")(start, stop, num, endpoint=endpoint, retstep=retstep,
                                 dtype=dtype, axis=axis)
 
 
@@ -470,7 +477,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
-    return tuple(_cupy().meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing))
+    return tuple(_call("meshgrid")(*xi, copy=copy, sparse=sparse, indexing=indexing))
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
@@ -495,7 +502,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     device_scope(device)  # ValueError for anything but None / "cpu" / a CuPy device
     if isinstance(device, cupy.cuda.Device):
         with device:
-            result = cupy.from_dlpack(x, copy=copy)
+            result = _call("from_dlpack")(x, copy=copy)
         if result.device != device:
             if copy is False:
                 raise BufferError(f"from_dlpack(copy=False): the data is on {result.device}, "
@@ -503,7 +510,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
             with device:
                 result = result.copy()
         return result
-    return cupy.from_dlpack(x, copy=copy)
+    return _call("from_dlpack")(x, copy=copy)
 
 
 def _default_float(dtype):
@@ -578,7 +585,7 @@ def clip(a, /, min=None, max=None, out=None, *, a_min=_NO_VALUE, a_max=_NO_VALUE
             return a.copy()
         out[...] = a
         return out
-    return _cupy().clip(a, lo, hi, out=out)
+    return _call("clip")(a, lo, hi, out=out)
 
 
 def reshape(a, /, shape, order="C", *, copy=None):
@@ -599,7 +606,7 @@ def reshape(a, /, shape, order="C", *, copy=None):
     cupy.ndarray
     """
     a = as_device_array(a, "a")
-    return _cupy().reshape(a, shape, order=order, copy=copy)
+    return _call("reshape")(a, shape, order=order, copy=copy)
 
 
 def take_along_axis(arr, indices, axis=-1):
@@ -617,7 +624,7 @@ def take_along_axis(arr, indices, axis=-1):
     -------
     cupy.ndarray
     """
-    return _cupy().take_along_axis(arr, indices, axis)
+    return _call("take_along_axis")(arr, indices, axis)
 
 
 def repeat(a, repeats, axis=None):
@@ -639,7 +646,7 @@ def repeat(a, repeats, axis=None):
     cupy = _cupy()
     if isinstance(repeats, (cupy.ndarray, numpy.ndarray)):
         repeats = int(repeats) if repeats.ndim == 0 else repeats.tolist()
-    return cupy.repeat(a, repeats, axis)
+    return _call("repeat")(a, repeats, axis)
 
 
 def _ddof(ddof, correction):
@@ -669,7 +676,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correctio
     -------
     cupy.ndarray
     """
-    return _cupy().std(a, axis=axis, dtype=dtype, out=out, ddof=_ddof(ddof, correction),
+    return _call("std")(a, axis=axis, dtype=dtype, out=out, ddof=_ddof(ddof, correction),
                        keepdims=keepdims)
 
 
@@ -692,7 +699,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, correctio
     -------
     cupy.ndarray
     """
-    return _cupy().var(a, axis=axis, dtype=dtype, out=out, ddof=_ddof(ddof, correction),
+    return _call("var")(a, axis=axis, dtype=dtype, out=out, ddof=_ddof(ddof, correction),
                        keepdims=keepdims)
 
 
