@@ -128,7 +128,7 @@ class _DeviceUfunc:
 def __getattr__(name):
     """Fall through to CuPy for NumPy names rocarray has no kernel for.
 
-    With a GPU the result is CuPy's own object (``ra.zeros is cupy.zeros``; inside a
+    With a GPU the result is CuPy's own object (``ra.concatenate is cupy.concatenate``; inside a
     :func:`profile` region, a wrapper that records each call). Without one, callables
     are wrapped so that calling them raises :class:`NoDeviceError` (saying what is missing) instead
     of a raw CUDA/HIP runtime error; types, modules and constants are always returned unwrapped.
