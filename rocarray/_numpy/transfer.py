@@ -1,5 +1,9 @@
 """Moving data between host and device: ``ra.asarray`` and ``ra.asnumpy``."""
 
+import numbers
+
+import numpy
+
 from rocarray._core import backend
 from rocarray._numpy.array_api import device_scope
 
@@ -21,7 +25,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
         accepted and also means the current device).
     copy : bool, optional
         ``True`` always copies; ``False`` never copies (``ValueError`` where a copy is needed, as
-        NumPy); ``None`` (default) copies only when needed.
+        NumPy: host data, another device); ``None`` (default) copies only when
+        needed.
 
     Returns
     -------
@@ -42,9 +47,11 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     with device_scope(device):
         if copy:
             return cupy.array(a, dtype=dtype, order=order or "K", copy=True)
-        if copy is False and isinstance(device, cupy.cuda.Device) and isinstance(a, cupy.ndarray) \
-                and a.device != device:
-            raise ValueError(f"asarray(copy=False): the array is on {a.device}, not {device}")
+        if copy is False:
+            if isinstance(a, (numpy.ndarray, numpy.generic, list, tuple, numbers.Number)):
+                raise ValueError("asarray(copy=False): host data must be copied to the device")
+            if isinstance(device, cupy.cuda.Device) and isinstance(a, cupy.ndarray) and a.device != device:
+                raise ValueError(f"asarray(copy=False): the array is on {a.device}, not {device}")
         return cupy.asarray(a, dtype=dtype, order=order, copy=copy)
 
 

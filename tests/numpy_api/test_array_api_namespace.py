@@ -418,3 +418,99 @@ def test_matrix_norm_follows_numpy(monkeypatch):
         for keepdims in (False, True):
             np.testing.assert_allclose(linalg_api.matrix_norm(x, ord=ord, keepdims=keepdims),
                                        np.linalg.matrix_norm(x, ord=ord, keepdims=keepdims))
+
+
+# ------------------------------------------------------------------------------------------------
+# GPU: the fixes on device arrays, against NumPy 2.x
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_namespace_info_and_device_keywords_on_the_gpu():
+    import cupy
+
+    info = ra.__array_namespace_info__()
+    device = info.default_device()
+    assert isinstance(device, cupy.cuda.Device) and device in info.devices()
+    for make in (lambda: ra.zeros((2, 3), device=device), lambda: ra.arange(4, device=device),
+                 lambda: ra.full(3, 1.5, device=device), lambda: ra.eye(3, k=1, device=device),
+                 lambda: ra.linspace(0, 1, 5, device=device), lambda: ra.asarray([1, 2], device=device),
+                 lambda: ra.fft.fftfreq(8, d=0.5, dtype=np.float32, device=device)):
+        assert make().device == device
+    x = ra.ones(4, dtype=ra.int32)
+    assert ra.zeros_like(x).device == x.device and ra.astype(x, ra.float32, device=device).dtype == np.float32
+    assert ra.fft.fftfreq(8, dtype=np.float32).dtype == np.float32
+    y = ra.from_dlpack(x, device=device, copy=True)
+    y[0] = 7
+    assert int(x[0]) == 1
+    with pytest.raises(ValueError):
+        ra.asarray([1.0], copy=False)  # a host list must be copied to the device
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "float32", "float64", "complex64"])
+def test_vecdot_and_linalg_extras_match_numpy_on_the_gpu(rng, dtype):
+    a = rng.integers(-3, 4, (3, 4, 5)).astype(dtype)
+    b = rng.integers(-3, 4, (4, 5)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * a[::-1]
+    da, db = ra.asarray(a), ra.asarray(b)
+    for axis in (-1, -2):
+        got, want = ra.vecdot(da, db, axis=axis), np.vecdot(a, b, axis=axis)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(ra.asnumpy(got), want, rtol=1e-6)
+    np.testing.assert_array_equal(ra.asnumpy(ra.linalg.diagonal(da, offset=1)), np.linalg.diagonal(a, offset=1))
+    got, want = ra.linalg.trace(da, offset=-1), np.linalg.trace(a, offset=-1)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(ra.asnumpy(got), want, rtol=1e-6)
+    if np.dtype(dtype).kind in "fc":
+        for axis, ord in ((None, 2), (-1, 1), ((0, 2), np.inf), (1, 0), (-1, -np.inf)):
+            got = ra.linalg.vector_norm(da, axis=axis, ord=ord, keepdims=True)
+            want = np.linalg.vector_norm(a, axis=axis, ord=ord, keepdims=True)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            np.testing.assert_allclose(ra.asnumpy(got), want, rtol=1e-5)
+        for ord in ("fro", "nuc", 1, 2, -np.inf):
+            np.testing.assert_allclose(ra.asnumpy(ra.linalg.matrix_norm(da, ord=ord)),
+                                       np.linalg.matrix_norm(a, ord=ord), rtol=1e-5)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["int16", "uint8", "float32", "float64"])
+@pytest.mark.parametrize("axis", [0, -1, None])
+def test_descending_sort_matches_numpys_stable_order_on_the_gpu(rng, dtype, axis):
+    a = rng.integers(0, 5, (7, 33)).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        a[1, 2] = np.nan
+    d = ra.asarray(a)
+    flat = a.reshape(-1) if axis is None else a
+    ax = 0 if axis is None else axis
+    # NumPy's stable ascending order of the reversed array, reversed: the stable descending order
+    rev = np.flip(flat, ax)
+    want_idx = np.flip(flat.shape[ax] - 1 - np.argsort(rev, axis=ax, kind="stable"), ax)
+    np.testing.assert_array_equal(ra.asnumpy(ra.argsort(d, axis=axis, descending=True)), want_idx)
+    np.testing.assert_array_equal(ra.asnumpy(ra.sort(d, axis=axis, descending=True)),
+                                  np.take_along_axis(flat, want_idx, ax))
+
+
+@pytest.mark.gpu
+def test_clip_std_var_reshape_unstack_on_the_gpu(rng):
+    a = rng.standard_normal((4, 6))
+    d = ra.asarray(a)
+    np.testing.assert_array_equal(ra.asnumpy(ra.clip(d, max=0.5)), np.clip(a, max=0.5))
+    np.testing.assert_array_equal(ra.asnumpy(ra.clip(d, ra.asarray(a[0]), None)), np.clip(a, a[0], None))
+    np.testing.assert_allclose(ra.asnumpy(ra.std(d, axis=1, correction=1)), np.std(a, axis=1, correction=1))
+    np.testing.assert_allclose(ra.asnumpy(ra.var(d, correction=0.5)), np.var(a, correction=0.5))
+    assert ra.reshape(d, shape=(6, 4)).shape == (6, 4)
+    with pytest.raises(ValueError):
+        ra.reshape(d.T, (24,), copy=False)
+    parts = ra.unstack(d, axis=1)
+    assert len(parts) == 6 and all(p.shape == (4,) for p in parts)
+    np.testing.assert_array_equal(ra.asnumpy(ra.repeat(d, ra.asarray([1, 0, 2, 1]), axis=0)),
+                                  np.repeat(a, [1, 0, 2, 1], axis=0))
+
+
+@pytest.mark.parametrize("host", [[1.0, 2.0], (1,), 3, 2.5, np.float32(1), np.ones(2)])
+def test_asarray_copy_false_refuses_host_data(monkeypatch, host):
+    pytest.importorskip("cupy")
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: None)
+    with pytest.raises(ValueError, match="copy=False"):
+        ra.asarray(host, copy=False)
