@@ -4,6 +4,9 @@
 cupy.ndarray``). Functions with a rocarray kernel come from rocarray; every other NumPy name
 falls through to CuPy, so ``import rocarray as np`` scripts run unchanged.
 
+``rocarray`` (with ``rocarray.linalg`` and ``rocarray.fft``) is also a namespace of the Python
+Array API standard, revision ``__array_api_version__`` (see :mod:`rocarray._numpy.array_api`).
+
 Importing works on a machine without a GPU; the first call that needs one raises
 :class:`NoDeviceError` saying what to install.
 """
@@ -22,6 +25,11 @@ from rocarray._user import profile as _profile
 from rocarray._user.profile import profile
 from rocarray._user.kernels import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
 from rocarray._numpy.transfer import asarray, asnumpy
+from rocarray._numpy.array_api import (  # noqa: A004  (NumPy names shadow builtins, like numpy)
+    __array_api_version__, __array_namespace_info__, arange, astype, clip, empty, empty_like, eye,
+    from_dlpack, full, full_like, linspace, meshgrid, ones, ones_like, repeat, reshape,
+    std, take_along_axis, unstack, var, vecdot, zeros, zeros_like,
+)
 from rocarray._numpy.vector_products import inner, vdot
 from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
 from rocarray._numpy.einsum import einsum
@@ -56,6 +64,10 @@ __all__ = [
     "nonzero", "flatnonzero", "argwhere", "extract", "compress", "searchsorted", "unique",
     "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128", "intp", "uintp",
+    "__array_api_version__", "__array_namespace_info__", "arange", "astype", "clip", "empty",
+    "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid", "ones",
+    "ones_like", "repeat", "reshape", "std", "take_along_axis", "unstack", "var", "vecdot", "zeros",
+    "zeros_like",
     "dtype", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis", "euler_gamma",
 ]
 
@@ -116,7 +128,7 @@ class _DeviceUfunc:
 def __getattr__(name):
     """Fall through to CuPy for NumPy names rocarray has no kernel for.
 
-    With a GPU the result is CuPy's own object (``ra.zeros is cupy.zeros``; inside a
+    With a GPU the result is CuPy's own object (``ra.concatenate is cupy.concatenate``; inside a
     :func:`profile` region, a wrapper that records each call). Without one, callables
     are wrapped so that calling them raises :class:`NoDeviceError` (saying what is missing) instead
     of a raw CUDA/HIP runtime error; types, modules and constants are always returned unwrapped.

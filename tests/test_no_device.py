@@ -24,7 +24,9 @@ HOST_ONLY = {"rocarray.is_available", "rocarray.show_config", "rocarray.free_wor
              "rocarray.nn.find_mode", "rocarray.miopen.find_mode",
              # type predicates answer from the object alone, as SciPy's do
              "rocarray.sparse.issparse", "rocarray.sparse.isspmatrix", "rocarray.sparse.isspmatrix_csr",
-             "rocarray.sparse.isspmatrix_csc", "rocarray.sparse.isspmatrix_coo"}
+             "rocarray.sparse.isspmatrix_csc", "rocarray.sparse.isspmatrix_coo",
+             # the Array API inspection namespace describes the library (devices() is then empty)
+             "rocarray.__array_namespace_info__"}
 #: Argument lists tried on each function: a scalar, a list, two numbers, nothing.
 ARGUMENTS = [(3,), ([1.0, 2.0],), (4, 5), ()]
 

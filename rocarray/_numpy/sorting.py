@@ -129,6 +129,16 @@ def _sort_along(a, axis, indices):
     return cupy.ascontiguousarray(cupy.moveaxis(res, -1, axis))
 
 
+def _sort_descending(a, axis, indices):
+    """Stable descending sort (or argsort): the reversed ascending sort of the reversed input,
+    which keeps equal values in input order."""
+    cupy = backend.cupy()
+    res = _sort_along(cupy.flip(a, axis), axis, indices)
+    if indices:
+        res = (a.shape[axis] - 1) - res
+    return cupy.ascontiguousarray(cupy.flip(res, axis))
+
+
 def _prepare(a, axis, name):
     a = as_device_array(a, "a")
     _check_dtype(a, name)
@@ -141,7 +151,7 @@ def _prepare(a, axis, name):
 # public functions
 # --------------------------------------------------------------------------------------------
 
-def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+def sort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """Return a sorted copy of an array (``numpy.sort``); always NumPy's stable sort.
 
     Parameters
@@ -156,6 +166,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
         Must be None (device arrays have no fields): ``ValueError`` otherwise.
     stable : bool, optional
         Accepted for compatibility (NumPy 2); may not be combined with ``kind``.
+    descending : bool, optional
+        The Array API standard's keyword (NumPy has none): largest first, equal values still in
+        input order, NaNs first.
 
     Returns
     -------
@@ -174,10 +187,12 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     check_kind(kind, stable)
     check_order(order)
     a, axis = _prepare(a, axis, "sort")
+    if descending:
+        return _sort_descending(a, axis, False)
     return _sort_along(a, axis, False)
 
 
-def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None, descending=False):
     """Indices that sort an array (``numpy.argsort``); always NumPy's stable argsort.
 
     Parameters
@@ -192,6 +207,9 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         Must be None (device arrays have no fields): ``ValueError`` otherwise.
     stable : bool, optional
         Accepted for compatibility (NumPy 2); may not be combined with ``kind``.
+    descending : bool, optional
+        The Array API standard's keyword (NumPy has none): indices of the largest first, equal
+        values still in input order, NaNs first.
 
     Returns
     -------
@@ -207,6 +225,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     check_kind(kind, stable)
     check_order(order)
     a, axis = _prepare(a, axis, "argsort")
+    if descending:
+        return _sort_descending(a, axis, True)
     return _sort_along(a, axis, True)
 
 

@@ -1,9 +1,14 @@
 """Moving data between host and device: ``ra.asarray`` and ``ra.asnumpy``."""
 
+import numbers
+
+import numpy
+
 from rocarray._core import backend
+from rocarray._numpy.array_api import device_scope
 
 
-def asarray(a, dtype=None, order=None, *, copy=None):
+def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     """Convert the input to a device array (``cupy.ndarray``).
 
     Parameters
@@ -15,8 +20,13 @@ def asarray(a, dtype=None, order=None, *, copy=None):
         Result dtype; default: inferred as NumPy would.
     order : {'C', 'F', 'A', 'K'}, optional
         Memory layout of the result.
+    device : None or cupy.cuda.Device, optional
+        Where the result lives (default: the current device; ``"cpu"``, NumPy's only value, is
+        accepted and also means the current device).
     copy : bool, optional
-        ``True`` always copies; ``None`` (default) copies only when needed.
+        ``True`` always copies; ``False`` never copies (``ValueError`` where a copy is needed, as
+        NumPy: host data, another device); ``None`` (default) copies only when
+        needed.
 
     Returns
     -------
@@ -34,9 +44,15 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     """
     cupy = backend.cupy()
     backend.device_info()  # a clear NoDeviceError before CuPy's own error
-    if copy:
-        return cupy.array(a, dtype=dtype, order=order or "K", copy=True)
-    return cupy.asarray(a, dtype=dtype, order=order)
+    with device_scope(device):
+        if copy:
+            return cupy.array(a, dtype=dtype, order=order or "K", copy=True)
+        if copy is False:
+            if isinstance(a, (numpy.ndarray, numpy.generic, list, tuple, numbers.Number)):
+                raise ValueError("asarray(copy=False): host data must be copied to the device")
+            if isinstance(device, cupy.cuda.Device) and isinstance(a, cupy.ndarray) and a.device != device:
+                raise ValueError(f"asarray(copy=False): the array is on {a.device}, not {device}")
+        return cupy.asarray(a, dtype=dtype, order=order, copy=copy)
 
 
 def asnumpy(a, stream=None, order="C", out=None):

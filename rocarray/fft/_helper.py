@@ -1,8 +1,10 @@
 """``numpy.fft`` helpers on the device: ``fftfreq``, ``rfftfreq``, ``fftshift``, ``ifftshift``.
 
 Same arguments, dtypes and errors as NumPy 2.x; the arrays are built on the device (CuPy
-``arange``/``roll``). ``device`` accepts None or ``"cpu"`` (NumPy's only value; either gives a
-device array), anything else raises NumPy's ``ValueError``. Host (NumPy) arrays passed to the
+``arange``/``roll``). ``device`` accepts None or ``"cpu"`` (NumPy's only value; either gives an
+array on the current device) or a ``cupy.cuda.Device`` (the Array API standard's device: the
+result lives there); anything else raises ``ValueError``. The frequency functions also take the
+standard's keyword-only ``dtype`` (a real floating dtype; default float64, as NumPy). Host (NumPy) arrays passed to the
 shifts raise ``TypeError`` (the project rule, see :mod:`rocarray._core.args`).
 """
 
@@ -13,11 +15,20 @@ import numpy
 
 from rocarray._core import backend
 from rocarray._core.args import as_device_array
+from rocarray._numpy.array_api import device_scope
 
 
-def _check_device(device):
-    if device is not None and device != "cpu":
-        raise ValueError(f'Device not understood. Only "cpu" is allowed, but received: {device}')
+def _check_dtype(dtype):
+    if dtype is None:
+        return None
+    dtype = numpy.dtype(dtype)
+    if dtype.kind != "f":
+        raise ValueError(f"dtype must be a real floating dtype, got {dtype}")
+    return dtype
+
+
+def _with_dtype(result, dtype):
+    return result if dtype is None else result.astype(dtype, copy=False)
 
 
 def _check_int(n):
@@ -35,7 +46,7 @@ def _frequencies(k, val):
     return k.astype(dtype) * dtype.type(val)
 
 
-def fftfreq(n, d=1.0, device=None):
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
     """Sample frequencies of a length-``n`` DFT (``numpy.fft.fftfreq``).
 
     ``[0, 1, ..., ceil(n/2) - 1, -floor(n/2), ..., -1] / (d * n)``.
@@ -46,8 +57,10 @@ def fftfreq(n, d=1.0, device=None):
         Window length.
     d : scalar, optional
         Sample spacing (default 1.0).
-    device : None or "cpu", optional
-        NumPy's argument, accepted for compatibility; the result is always a device array.
+    device : None, "cpu" or cupy.cuda.Device, optional
+        Where the result lives (None and NumPy's "cpu": the current device).
+    dtype : data-type, optional
+        Real floating result dtype (the Array API standard's keyword); default: NumPy's.
 
     Returns
     -------
@@ -59,18 +72,20 @@ def fftfreq(n, d=1.0, device=None):
     >>> ra.fft.fftfreq(4)   # doctest: +SKIP
     array([ 0.  ,  0.25, -0.5 , -0.25])
     """
-    _check_device(device)
+    scope = device_scope(device)
+    dtype = _check_dtype(dtype)
     size = _check_int(n)
     if size < 0:
         raise ValueError("negative dimensions are not allowed")
     val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
     backend.device_info()  # NoDeviceError without a GPU, before CuPy allocates
-    k = backend.cupy().arange(size, dtype=numpy.int_)
-    k[(size + 1) // 2:] -= size
-    return _frequencies(k, val)
+    with scope:
+        k = backend.cupy().arange(size, dtype=numpy.int_)
+        k[(size + 1) // 2:] -= size
+        return _with_dtype(_frequencies(k, val), dtype)
 
 
-def rfftfreq(n, d=1.0, device=None):
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
     """Sample frequencies of :func:`~rocarray.fft.rfft` of length ``n`` (``numpy.fft.rfftfreq``).
 
     ``[0, 1, ..., n // 2] / (d * n)``.
@@ -81,8 +96,10 @@ def rfftfreq(n, d=1.0, device=None):
         Window length.
     d : scalar, optional
         Sample spacing (default 1.0).
-    device : None or "cpu", optional
-        NumPy's argument, accepted for compatibility; the result is always a device array.
+    device : None, "cpu" or cupy.cuda.Device, optional
+        Where the result lives (None and NumPy's "cpu": the current device).
+    dtype : data-type, optional
+        Real floating result dtype (the Array API standard's keyword); default: NumPy's.
 
     Returns
     -------
@@ -94,12 +111,14 @@ def rfftfreq(n, d=1.0, device=None):
     >>> ra.fft.rfftfreq(4)   # doctest: +SKIP
     array([0.  , 0.25, 0.5 ])
     """
-    _check_device(device)
+    scope = device_scope(device)
+    dtype = _check_dtype(dtype)
     size = _check_int(n)
     val = 1.0 / (n * d)  # ZeroDivisionError for n == 0 or d == 0, as NumPy
     backend.device_info()  # NoDeviceError without a GPU, before CuPy allocates
-    k = backend.cupy().arange(max(size // 2 + 1, 0), dtype=numpy.int_)
-    return _frequencies(k, val)
+    with scope:
+        k = backend.cupy().arange(max(size // 2 + 1, 0), dtype=numpy.int_)
+        return _with_dtype(_frequencies(k, val), dtype)
 
 
 def _shifts(x, axes, sign):

@@ -607,10 +607,14 @@ def test_names_match_numpy_fft():
     assert ra.fft is ra.__dict__["fft"] and "fft" in ra.__all__
     import inspect
 
+    # keyword-only parameters the Array API standard adds to NumPy's signature
+    array_api_extras = {"fftfreq": ["dtype"], "rfftfreq": ["dtype"]}
     for name in public:
         want = inspect.signature(getattr(np.fft, name))
         got = inspect.signature(getattr(ra.fft, name))
-        assert list(got.parameters) == list(want.parameters), name
+        extras = array_api_extras.get(name, [])
+        assert list(got.parameters) == list(want.parameters) + extras, name
+        assert all(got.parameters[p].kind is inspect.Parameter.KEYWORD_ONLY for p in extras), name
         for p in want.parameters.values():
             assert got.parameters[p.name].default == p.default, (name, p.name)
         doc = getattr(ra.fft, name).__doc__

@@ -152,14 +152,15 @@ def test_a_profiled_region_on_the_gpu(rng, tmp_path):
     with ra.profile() as prof:
         s = ra.sum(x)
         y = ra.sort(x)
-        z = ra.zeros(5)  # a fall-through to CuPy
-    assert ra.zeros is cupy.zeros  # outside a region: CuPy's own object
+        z = ra.zeros(5)  # CuPy does the work (an Array API façade function)
+        c = ra.concatenate((z, z))  # a fall-through to CuPy
+    assert ra.concatenate is cupy.concatenate  # outside a region: CuPy's own object
     assert float(s) == pytest.approx(float(np.sum(cupy.asnumpy(x), dtype=np.float64)), rel=1e-4)
-    assert y.shape == x.shape and z.shape == (5,)
+    assert y.shape == x.shape and z.shape == (5,) and c.shape == (10,)
     names = [r.name for r in prof.rows]
     assert any(n.startswith("ra_prim_reduce") for n in names)
     assert any(n.startswith(("ra_prim_radix", "ra_prim_sort")) for n in names)  # the sort
-    assert "cupy.zeros" in names
+    assert "cupy.zeros" in names and "cupy.concatenate" in names
     assert all(r.time_ms >= 0 and r.start_ms >= 0 for r in prof.rows)
     assert all(r.time_ms > 0 for r in prof.rows if r.library == "prim")  # kernels take time
     starts = [r.start_ms for r in prof.rows if r.library != "cupy"]
