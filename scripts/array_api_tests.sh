@@ -6,7 +6,7 @@
 #   bash scripts/array_api_tests.sh test_linalg.py     # only these files (names in array_api_tests/)
 #
 # Needs two git-ignored folders in the checkout (fetched on a machine with network, see
-# docs/core.rst, "Array API standard"):
+# docs/array_api.rst):
 #   .cache-api-tests/array-api-tests/   the suite at the release for 2024.12 (2025.05.23), with the
 #                                       standard's stubs in its array-api/ folder
 #   .cache-wheels-api/                  wheels of hypothesis, ndindex, pytest-json-report,
