@@ -318,14 +318,32 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _call("full")(shape, fill_value, dtype=dtype, order=order)
+        out = _call("full")(shape, fill_value, dtype=dtype, order=order)
+        return _keep_negative_zero(out, fill_value)
+
+
+def _negative_zero(value):
+    """Whether the scalar ``value`` has a zero part with the sign bit set (-0.0, complex(-0.0, x))."""
+    if not isinstance(value, (float, complex, numpy.floating, numpy.complexfloating)):
+        return False
+    parts = (value.real, value.imag) if isinstance(value, (complex, numpy.complexfloating)) else (value,)
+    return any(p == 0 and numpy.signbit(p) for p in parts)
+
+
+def _keep_negative_zero(out, fill_value):
+    """``out`` filled with ``fill_value`` bit for bit: CuPy fills a value that compares equal to zero
+    with a memset, which turns -0.0 into +0.0; such a value is copied from a host scalar instead."""
+    if out.size and out.dtype.kind in "fc" and _negative_zero(fill_value):
+        out[...] = _cupy().asarray(numpy.asarray(fill_value).astype(out.dtype))
+    return out
 
 
 def _like(name, a, dtype, order, subok, shape, device, *fill):
     if device is None:
         device = getattr(a, "device", None)
     with device_scope(device):
-        return _call(name)(a, *fill, dtype=dtype, order=order, subok=subok, shape=shape)
+        out = _call(name)(a, *fill, dtype=dtype, order=order, subok=subok, shape=shape)
+        return _keep_negative_zero(out, fill[0]) if fill else out
 
 
 def empty_like(prototype, /, dtype=None, order="K", subok=None, shape=None, *, device=None):
@@ -500,17 +518,19 @@ def from_dlpack(x, /, *, device=None, copy=None):
     """
     cupy = _cupy()
     device_scope(device)  # ValueError for anything but None / "cpu" / a CuPy device
+    # CuPy's exporters copy only to the host: a copy on the device is made here
     if isinstance(device, cupy.cuda.Device):
         with device:
-            result = _call("from_dlpack")(x, copy=copy)
-        if result.device != device:
+            result = _call("from_dlpack")(x, copy=None if copy else copy)
+        if result.device != device or copy:
             if copy is False:
                 raise BufferError(f"from_dlpack(copy=False): the data is on {result.device}, "
                                   f"not {device}")
             with device:
                 result = result.copy()
         return result
-    return _call("from_dlpack")(x, copy=copy)
+    result = _call("from_dlpack")(x, copy=None if copy else copy)
+    return result.copy() if copy and result.data.ptr == getattr(getattr(x, "data", None), "ptr", None) else result
 
 
 def _default_float(dtype):

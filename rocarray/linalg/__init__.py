@@ -9,14 +9,15 @@ and SciPy's :func:`lu`, :func:`lu_factor`, :func:`lu_solve` (LU); :func:`cholesk
 :func:`svdvals`, :func:`pinv`, :func:`matrix_rank`, :func:`cond`, :func:`lstsq` (Jacobi SVD);
 :func:`eig`, :func:`eigvals` (general eigenproblem). NumPy 2's Array API names :func:`diagonal`,
 :func:`trace`, :func:`matmul`, :func:`outer`, :func:`tensordot`, :func:`vecdot`,
-:func:`vector_norm` and :func:`matrix_norm` run on the façade's products and :func:`norm`. Every
-other ``numpy.linalg`` name (``LinAlgError``, ``cross``, ``matrix_transpose``, ...) falls through
+:func:`vector_norm` and :func:`matrix_norm` run on the façade's products and :func:`norm`, and
+:func:`cross` broadcasts its inputs as NumPy 2 does. Every
+other ``numpy.linalg`` name (``LinAlgError``, ``matrix_transpose``, ...) falls through
 to ``cupy.linalg`` until rocarray has its own kernel for it; without CuPy, such a name raises
 :class:`~rocarray.NoDeviceError`.
 """
 
 from rocarray.linalg._array_api import (
-    diagonal, matmul, matrix_norm, outer, tensordot, trace, vecdot, vector_norm,
+    cross, diagonal, matmul, matrix_norm, outer, tensordot, trace, vecdot, vector_norm,
 )
 from rocarray.linalg._cholesky import cho_factor, cho_solve, cholesky, solve_triangular
 from rocarray.linalg._eig import eig, eigvals
@@ -32,7 +33,7 @@ __all__ = ["norm", "matrix_power", "multi_dot",
            "solve", "inv", "det", "slogdet", "tensorsolve", "tensorinv", "lu", "lu_factor", "lu_solve",
            "cholesky", "cho_factor", "cho_solve", "solve_triangular",
            "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_rank", "cond", "lstsq", "eig", "eigvals",
-           "diagonal", "trace", "matmul", "outer", "tensordot", "vecdot", "vector_norm", "matrix_norm"]
+           "cross", "diagonal", "trace", "matmul", "outer", "tensordot", "vecdot", "vector_norm", "matrix_norm"]
 
 
 def __getattr__(name):

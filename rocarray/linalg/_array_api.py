@@ -181,3 +181,34 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 (NumPy's name
     """
     x = _matrices(x, "x")
     return _norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """Cross product of 3-element vectors (``numpy.linalg.cross``).
+
+    Parameters
+    ----------
+    x1, x2 : cupy.ndarray
+        Numeric arrays of size 3 along ``axis``; the other dimensions broadcast.
+    axis : int, optional
+        The axis holding the vectors, of each input (default the last).
+
+    Returns
+    -------
+    cupy.ndarray
+        The broadcast shape, dtype by NumPy's promotion.
+
+    Raises
+    ------
+    ValueError
+        A 0-d input, or a size other than 3 along ``axis``.
+    """
+    x1 = as_device_array(x1, "x1")
+    x2 = as_device_array(x2, "x2")
+    axis = operator.index(axis)
+    for name, x in (("x1", x1), ("x2", x2)):
+        if x.ndim == 0:
+            raise ValueError(f"cross: {name} must be at least 1-D")
+        if not -x.ndim <= axis < x.ndim or x.shape[axis] != 3:
+            raise ValueError(f"cross: {name} must have size 3 along axis {axis}, got shape {x.shape}")
+    return backend.cupy().cross(x1, x2, axisa=axis, axisb=axis, axisc=axis)

@@ -514,3 +514,80 @@ def test_asarray_copy_false_refuses_host_data(monkeypatch, host):
     monkeypatch.setattr(backend, "device_info", lambda device_id=None: None)
     with pytest.raises(ValueError, match="copy=False"):
         ra.asarray(host, copy=False)
+
+
+def _plus_zero(v):
+    """``v`` with +0.0 wherever it is zero (the scalar's type kept), as CuPy's memset fill makes it."""
+    if isinstance(v, (complex, np.complexfloating)):
+        return type(v)(complex(v.real if v.real != 0 else 0.0, v.imag if v.imag != 0 else 0.0))
+    return abs(v) if isinstance(v, (float, np.floating)) and v == 0 else v
+
+
+class _MemsetZeroNumpy:
+    """NumPy, except that a zero scalar fills as +0.0, as CuPy's memset fill makes it."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def full(shape, fill_value, dtype=None, order="C"):
+        return np.full(shape, _plus_zero(fill_value), dtype=dtype, order=order)
+
+    @staticmethod
+    def full_like(a, fill_value, dtype=None, order="K", subok=None, shape=None):
+        return np.full_like(a, _plus_zero(fill_value), dtype=dtype, order=order, shape=shape)
+
+    @staticmethod
+    def asarray(a, dtype=None, order=None, copy=None):
+        if isinstance(a, (float, complex, np.generic)):
+            a = _plus_zero(a)
+        return np.asarray(a, dtype=dtype, order=order, copy=copy)
+
+    @staticmethod
+    def array(a, dtype=None, order="K", copy=True):
+        if isinstance(a, (float, complex, np.generic)):
+            a = _plus_zero(a)
+        return np.array(a, dtype=dtype, order=order, copy=copy)
+
+
+@pytest.mark.parametrize("value", [-0.0, np.float32(-0.0), complex(-0.0, 1.0), complex(2.0, -0.0)])
+def test_full_and_asarray_keep_the_sign_of_zero(monkeypatch, value):
+    monkeypatch.setattr(backend, "_cupy", [_MemsetZeroNumpy()])
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: None)
+    want = np.full(3, value)
+    for got in (array_api.full(3, value), array_api.full_like(np.zeros(3, want.dtype), value)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+        np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))
+    if not isinstance(value, complex):
+        assert np.signbit(ra.asarray(value, dtype=np.float64))
+        assert np.signbit(ra.asarray(value, copy=True))
+
+
+@pytest.mark.usefixtures("numpy_device")
+@pytest.mark.parametrize("s1,s2,axis", [((3,), (3,), -1), ((4, 3), (3,), -1), ((1, 0, 0, 3), (0, 3), -1),
+                                        ((3, 5), (3, 1), 0), ((2, 1, 3), (4, 3), -1)])
+def test_linalg_cross_broadcasts_as_numpy(s1, s2, axis):
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(s1), rng.standard_normal(s2)
+    got, want = linalg_api.cross(a, b, axis=axis), np.linalg.cross(a, b, axis=axis)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.usefixtures("numpy_device")
+@pytest.mark.parametrize("s1,s2", [((2,), (3,)), ((3, 4), (3, 4)), ((), (3,))])
+def test_linalg_cross_refuses_other_sizes(s1, s2):
+    with pytest.raises(ValueError, match="cross"):
+        linalg_api.cross(np.ones(s1), np.ones(s2))
+
+
+@pytest.mark.gpu
+def test_signed_zero_survives_creation_on_the_gpu():
+    import cupy
+
+    for x in (ra.asarray(-0.0), ra.asarray(-0.0, dtype=ra.float32), ra.full(4, -0.0), ra.full_like(ra.ones(2), -0.0)):
+        assert bool(cupy.all(cupy.signbit(x)))
+    assert float(ra.divide(ra.asarray(1.0), ra.asarray(-0.0))) == -np.inf
+    y = ra.from_dlpack(ra.ones(3), copy=True)
+    assert y.shape == (3,)
