@@ -333,7 +333,8 @@ def softplus_backward(grad_output, input, beta=1.0, threshold=20.0):
 
 
 def hardswish_backward(grad_output, input):
-    """Gradient of :func:`hardswish` (arguments as in :func:`relu_backward`).
+    """Gradient of :func:`hardswish` (arguments as in :func:`relu_backward`): 0 for inputs
+    ``<= -3``, ``grad * (x / 3 + 1/2)`` between, ``grad`` for inputs ``>= 3`` (torch's boundaries).
 
     Parameters
     ----------

@@ -67,7 +67,7 @@ def activation_grad(mode, g, x, alpha=0.0, beta=0.0):
         elif mode == "softplus":
             d = np.where(x * alpha > beta, 1.0, _sig(x * alpha))
         elif mode == "hardswish":
-            d = np.where(x < -3, 0.0, np.where(x <= 3, x / 3 + 0.5, 1.0))
+            d = np.where(x <= -3, 0.0, np.where(x < 3, x / 3 + 0.5, 1.0))
         else:
             raise ValueError(mode)
     return g * d

@@ -41,6 +41,14 @@ def test_every_activation_float64(emulated_device, mode):
     np.testing.assert_allclose(np.asarray(dx), ref.activation_grad(mode, g, x, alpha, beta), rtol=1e-10, atol=1e-12)
 
 
+def test_hardswish_gradient_boundaries_are_torchs(emulated_device):
+    x = np.array([-3.0, -3.0 + 2 ** -20, 3.0 - 2 ** -20, 3.0, -4.0, 4.0], np.float64)
+    g = np.full_like(x, 2.0)
+    dx = np.asarray(miopen.activation_backward(emulated_device.array(g), emulated_device.array(x), "hardswish"))
+    np.testing.assert_allclose(dx, [0.0, 2 * ((-3.0 + 2 ** -20) / 3 + 0.5), 2 * ((3.0 - 2 ** -20) / 3 + 0.5), 2.0, 0.0, 2.0],
+                               rtol=1e-15)
+
+
 @pytest.mark.parametrize("mode", ["gelu", "hardswish"])
 def test_float32_packs_and_tail(emulated_device, mode):
     rng = np.random.default_rng(SEED)

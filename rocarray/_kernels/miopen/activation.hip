@@ -69,9 +69,9 @@ template <typename A, int OP> RA_DEVICE A ra_act_backward(A g, A z, A p0, A p1) 
         const A e = ra_exp(z * p0);
         return g * e / (e + one);
     }
-    // OP == 9
-    if (z < A(-3)) return zero;
-    return z <= A(3) ? g * (z / A(3) + half) : g;
+    // OP == 9, the boundaries as torch takes them: 0 at -3, g at +3
+    if (z <= A(-3)) return zero;
+    return z < A(3) ? g * (z / A(3) + half) : g;
 }
 
 template <typename T, int N> struct alignas(16) ra_act_pack { T v[N]; };

@@ -81,7 +81,7 @@ def _check_strided_bounds(X, rows, cols, ld, stride, batch, name, fn):
             f"rocblas.{fn}: {batch} matrices of {rows} x {cols} with ld{name.lower()}={ld} and "
             f"stride_{name.lower()}={stride} need {need} elements of {name}, but the buffer has {X.size}"
         )
-    align = ALIGNMENT[X.dtype]
+    align = ALIGNMENT.get(X.dtype, X.dtype.itemsize)
     if X.data.ptr % align:
         raise ValueError(f"rocblas.{fn}: {name} is not aligned to {align} bytes (data pointer 0x{X.data.ptr:x})")
 
