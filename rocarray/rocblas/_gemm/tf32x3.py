@@ -220,8 +220,9 @@ def fused_shared_bytes(stages=None, tile_m=TILE, tile_n=TILE):
 
 def fused_aligned(address, ld, stride, batch):
     """Whether TMA can copy an operand as float32: its address, leading dimension and (for
-    batches) batch stride on 16 bytes."""
-    return address % 16 == 0 and ld % 4 == 0 and (batch <= 1 or stride % 4 == 0)
+    batches) batch stride on 16 bytes, the batch stride positive (a tensor map has no zero
+    stride: a matrix shared by every batch entry takes the split pass)."""
+    return address % 16 == 0 and ld % 4 == 0 and (batch <= 1 or (stride > 0 and stride % 4 == 0))
 
 
 def operand_strides(trans, ld, is_a):

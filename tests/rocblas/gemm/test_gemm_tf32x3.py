@@ -297,6 +297,16 @@ def test_fused_run_takes_the_split_pass_for_unaligned_operands(sm90, monkeypatch
     assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
 
 
+@pytest.mark.parametrize("strides", [(0, 72 * 200, 300 * 200), (300 * 72, 0, 300 * 200)])
+def test_fused_run_takes_the_split_pass_for_a_matrix_shared_by_the_batch(sm90, monkeypatch, strides):
+    record = _record_launches(monkeypatch)
+    m, n, k = 300, 200, 72
+    run = x3.prepare_run(0, FUSED, m, n, k, m, k, m, False, False, 0, batch=3, strides=strides)
+    run(np.float32(1), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
+    names = [r[0] for r in record if r[0] not in ("empty", "memset")]
+    assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
+
+
 def test_blocked_maps_of_mn_major_operands():
     # 4-D (32 mn, k, mn / 32, batch): the contiguous 128 bytes, then k at ld, the blocks of 32 mn
     # at 128 bytes, the batch at its stride; the box is the whole rows x 32 tile
@@ -324,6 +334,7 @@ def test_fused_alignment_rule():
     assert x3.fused_aligned(0x1000, 8, 0, 1) and x3.fused_aligned(0x1010, 4, 7, 1)  # one matrix: no stride
     assert not x3.fused_aligned(0x1008, 8, 0, 1) and not x3.fused_aligned(0x1000, 6, 0, 1)
     assert x3.fused_aligned(0x1000, 8, 64, 3) and not x3.fused_aligned(0x1000, 8, 66, 3)
+    assert not x3.fused_aligned(0x1000, 8, 0, 3)  # one matrix shared by the batch: no tensor map
 
 
 @pytest.mark.parametrize("lda, a_address, aligned", [(72, 0x1000, True), (72, 0x1004, False), (73, 0x1000, False)])
@@ -501,6 +512,22 @@ def test_strided_batches(rng, forced, m, pads):
         assert_close(wide(got[i * sc:i * sc + m * n]).reshape(n, m).T, want, "float32", k,
                      atol_scale=float(np.max(1.25 * np.abs(am) @ np.abs(bm) + 0.5 * np.abs(cm))))
         np.testing.assert_array_equal(got[i * sc + m * n:(i + 1) * sc], c[i * sc + m * n:(i + 1) * sc])
+
+
+@pytest.mark.gpu
+def test_batch_sharing_one_matrix(rng, forced):
+    # a zero batch stride (one B for every entry, as a convolution's weights): no tensor map has it
+    m, n, k, batch = 64, 96, 128, 3
+    a, b = random_array(rng, m * k * batch, "float32"), random_array(rng, k * n, "float32")
+    dc = to_device(np.full(m * n * batch, np.nan, np.float32))
+    _plan.launch(dc.data.device_id, np.dtype("float32"), m, n, k, np.float32(1), to_device(a).data, m,
+                 to_device(b).data, k, np.float32(0), dc.data, m, 0, batch, m * k, 0, m * n)
+    got = to_host(dc)
+    bm = wide(b).reshape(n, k).T
+    for i in range(batch):
+        am = wide(a[i * m * k:(i + 1) * m * k]).reshape(k, m).T
+        assert_close(wide(got[i * m * n:(i + 1) * m * n]).reshape(n, m).T, am @ bm, "float32", k,
+                     atol_scale=float(np.max(np.abs(am) @ np.abs(bm))))
 
 
 def _assert_special_values_match(got, want):
