@@ -16,6 +16,7 @@ import scipy.linalg as sl
 
 import lu_host
 
+from conftest import random_array as rand
 import rocarray.linalg as la
 
 try:
@@ -45,14 +46,6 @@ def env(request, monkeypatch):
     if request.param == "host":
         lu_host.install_facade(monkeypatch)
     return Env(request.param)
-
-
-def rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    x = rng.standard_normal(shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def tol(dtype, n):

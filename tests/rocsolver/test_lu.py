@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from conftest import fake
+from conftest import fake, random_array as rand
 from hostdev import dev, view
 import lu_host
 
@@ -31,14 +31,6 @@ except Exception:  # pragma: no cover - CuPy is a test dependency
 
 ALL = ["float32", "float64", "complex64", "complex128"]
 EPS = {np.dtype(d): np.finfo(d).eps for d in ALL}
-
-
-def rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    x = rng.standard_normal(shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def buffer(a, lda, batch_stride=None, fill=np.nan):

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
+from conftest import random_array as rand
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulator builds on)
 
@@ -31,14 +32,6 @@ except Exception:  # pragma: no cover - CuPy is a test dependency
 ALL = ["float32", "float64", "complex64", "complex128"]
 #: sm_90's opt-in shared memory per block (the emulator's limit too)
 SM90_SHARED = 232448
-
-
-def rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    x = rng.standard_normal(shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def tol(dtype, n):

@@ -13,6 +13,7 @@ CPU tests: skipped where g++ is missing.
 import numpy as np
 import pytest
 
+from conftest import random_array as rand
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 
@@ -28,14 +29,6 @@ ALL = ["float32", "float64", "complex64", "complex128"]
 def device(request):
     name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
     return request.getfixturevalue(name)
-
-
-def rand(rng, shape, dtype):
-    dtype = np.dtype(dtype)
-    x = rng.standard_normal(shape)
-    if dtype.kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
 
 
 def wide(dtype):
