@@ -4,16 +4,15 @@ rocsolver's LU (:func:`rocarray.rocsolver.gesv_small_batched`, ``getrf_strided_b
 
 Design
 ------
-``solve`` and ``inv`` of matrices of order up to :data:`rocarray.rocsolver.GESV_SMALL_MAX` hand
-the stack to :func:`rocarray.rocsolver.gesv_small_batched` as it is laid out: ``a`` and ``b``
+``solve`` and ``inv`` of systems that :func:`rocarray.rocsolver.gesv_small_supported` takes
+(order up to 32; up to 128 with at most 16 right-hand sides) hand the stack to
+:func:`rocarray.rocsolver.gesv_small_batched` as it is laid out: ``a`` and ``b``
 broadcast to the common stack and viewed as ``(batch, M, M)`` and ``(batch, M, K)`` (a copy only
 where the dtype changes or the stack dimensions do not merge into one stride; broadcast
 dimensions are zero strides), one launch factors and solves, ``inv``'s right-hand side is a
 broadcast identity. Every other stacked input becomes one column-major batch
 (:func:`._stacked.column_major_batch`, one copy in the computation dtype), factored in one
-getrf call and solved in one getrs call, except ``solve`` of orders 33 to 128 (96 for complex128)
-with at most 16 right-hand sides, which reads the stacks through their strides and factors and
-solves in one launch, a matrix per thread block held in registers. The façade reads ``info``
+getrf call and solved in one getrs call. The façade reads ``info``
 back once per call (solve and inv raise NumPy's ``LinAlgError("Singular matrix")`` if any matrix
 of the stack is singular); det and slogdet read nothing back.
 """
@@ -25,7 +24,7 @@ import numpy
 from rocarray import rocsolver
 from rocarray._core import args as _args, backend
 from rocarray.linalg import _stacked
-from rocarray.rocsolver import _info, _lu_block
+from rocarray.rocsolver import _info
 
 #: NumPy's ``slogdet`` result: ``sign`` and ``logabsdet``.
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -73,26 +72,6 @@ def _raise_if_singular(info, batch):
         raise _stacked.LinAlgError("Singular matrix")
 
 
-def _solve_in_registers(a, b, stack, dtype):
-    """``x`` of ``a x = b`` as a ``(batch, M, K)`` stack in one launch
-    (:func:`rocarray.rocsolver._lu_block.gesv`), reading ``a`` and ``b`` through their strides:
-    no column-major copy (a copy only to convert the dtype or to flatten a stack that strides
-    cannot express)."""
-    cupy = backend.cupy()
-    m, k = b.shape[-2:]
-    batch = _count(stack)
-
-    def flat(x, shape):
-        x = cupy.broadcast_to(x, stack + shape).astype(dtype, copy=False).reshape((batch,) + shape)
-        return _lu_block.strided_view(x)
-
-    X = cupy.empty((batch, m, k), dtype)
-    info = _info.new_info(batch)
-    _lu_block.gesv(flat(a, (m, m)), flat(b, (m, k)), X, info)
-    _raise_if_singular(info, batch)
-    return X
-
-
 def solve(a, b):
     """Solve ``a @ x = b`` for x (``numpy.linalg.solve``, NumPy 2 semantics).
 
@@ -122,12 +101,11 @@ def solve(a, b):
 
     Notes
     -----
-    LU with partial pivoting on rocsolver: for ``M <= 32`` one fused factor-and-solve launch on
-    the stack as laid out (:func:`rocarray.rocsolver.gesv_small_batched`); orders of 33 to 128
-    (96 for complex128) with at most 16 right-hand sides also factor and solve in one launch that
-    reads ``a`` and ``b`` in place, a matrix per thread block held in registers; otherwise getrf,
-    then getrs, one batched call each for the whole stack. The singularity check reads ``info``
-    back once.
+    LU with partial pivoting on rocsolver: for ``M <= 32``, and for ``M <= 128`` (96 for
+    complex128) with at most 16 right-hand sides, one fused factor-and-solve launch on the stack
+    as laid out (:func:`rocarray.rocsolver.gesv_small_batched`: a group of lanes, or a thread
+    block, per system, the matrix in registers); otherwise getrf, then getrs, one batched call
+    each for the whole stack. The singularity check reads ``info`` back once.
 
     Examples
     --------
@@ -153,12 +131,10 @@ def solve(a, b):
     batch = _count(stack)
     if batch == 0 or m == 0:
         return cupy.empty(shape, dtype)
-    if m <= rocsolver.GESV_SMALL_MAX:
+    if rocsolver.gesv_small_supported(m, k, dtype, a.data.device_id):
         X = _gesv_small(_as_batch(a, stack, m, m, dtype), _as_batch(b2, stack, m, k, dtype), dtype)
         x = X.reshape(stack + (m, k))
         return x[..., 0] if vector else x
-    if _lu_block.solves(m, k, dtype, a.data.device_id):
-        return _solve_in_registers(a, b2, stack, dtype).reshape(shape)
     A, ipiv, info, batch = factor(cupy.broadcast_to(a, stack + (m, m)), dtype)
     _raise_if_singular(info, batch)
     if k == 0:
@@ -208,7 +184,7 @@ def inv(a):
     m = a.shape[-1]
     if a.size == 0:
         return cupy.empty(a.shape, dtype)
-    if m <= rocsolver.GESV_SMALL_MAX:
+    if rocsolver.gesv_small_supported(m, m, dtype, a.data.device_id):
         stack = a.shape[:-2]
         eye = cupy.eye(m, dtype=dtype)
         return _gesv_small(_as_batch(a, stack, m, m, dtype), _as_batch(eye, stack, m, m, dtype),

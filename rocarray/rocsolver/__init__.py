@@ -10,8 +10,8 @@ forms take ``batch_count`` matrices ``strideA`` elements apart.
 
 LU: :func:`getrf`, :func:`getrs`, :func:`getri`, their ``_strided_batched`` forms, :func:`laswp`
 (and :func:`laswp_strided_batched`, a rocarray extension), :func:`gesv_small_batched` (a rocarray
-extension: factor and solve a batch of systems of order up to ``GESV_SMALL_MAX`` given as strided
-arrays, in one launch).
+extension: factor and solve a batch of small systems given as strided arrays, in one launch;
+:func:`gesv_small_supported` says which orders and right-hand sides it takes).
 
 Cholesky and triangular inverses: :func:`potrf`, :func:`potrs` (and their ``_strided_batched``
 forms), :func:`potri`, :func:`trtri`.
@@ -28,8 +28,9 @@ Singular values: :func:`gesvdj`, :func:`gesvd` (and their ``_strided_batched`` f
 General eigenproblem: :func:`gehrd`, :func:`orghr`/:func:`unghr`, :func:`geev`.
 """
 
-from rocarray.rocsolver._lu import (GESV_SMALL_MAX, gesv_small_batched, getrf, getrf_strided_batched, getri, getri_strided_batched,
-                                    getrs, getrs_strided_batched, laswp, laswp_strided_batched)
+from rocarray.rocsolver._lu import (GESV_SMALL_MAX, gesv_small_batched, gesv_small_supported, getrf,
+                                    getrf_strided_batched, getri, getri_strided_batched, getrs,
+                                    getrs_strided_batched, laswp, laswp_strided_batched)
 from rocarray.rocsolver._cholesky import potrf, potrf_strided_batched, potri, potrs, potrs_strided_batched
 from rocarray.rocsolver._trtri import trtri
 from rocarray.rocsolver._qr import (gels, geqrf, geqrf_strided_batched, orgqr, orgqr_strided_batched, ormqr, ungqr,
@@ -41,7 +42,7 @@ from rocarray.rocsolver._geev import geev, gehrd, orghr, unghr
 from rocarray.rocsolver._svd import gesvd, gesvd_strided_batched, gesvdj, gesvdj_strided_batched
 
 __all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "getri", "getri_strided_batched",
-           "laswp", "laswp_strided_batched", "gesv_small_batched", "GESV_SMALL_MAX",
+           "laswp", "laswp_strided_batched", "gesv_small_batched", "gesv_small_supported", "GESV_SMALL_MAX",
            "potrf", "potrf_strided_batched", "potrs", "potrs_strided_batched", "potri", "trtri",
            "geqrf", "geqrf_strided_batched", "orgqr", "ungqr", "orgqr_strided_batched", "ungqr_strided_batched",
            "ormqr", "unmqr", "gels",

@@ -42,8 +42,10 @@ twice the flops of getri's ``4/3 n^3``, all of them in trsm.
 Batches that do not take the one-block path run the blocked algorithm matrix by matrix.
 """
 
+import numpy
+
 from rocarray import rocblas
-from rocarray._core import args as _args, matrix_args as _m
+from rocarray._core import args as _args, backend, matrix_args as _m
 from rocarray.rocsolver import _info, _lu_block, _lu_kernels as _k
 
 #: Columns of the panels the recursive LU hands to the one-block kernel.
@@ -441,6 +443,32 @@ def _getrs(fn, batched, trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, 
     _getrs_batch(trans, n, nrhs, _flat(A), lda, strideA, piv, strideP, _flat(B), ldb, strideB, batch)
 
 
+def gesv_small_supported(n, nrhs, dtype, device_id=None):
+    """Whether :func:`gesv_small_batched` takes systems of order ``n`` with ``nrhs`` right-hand
+    sides of ``dtype`` on the device ``device_id`` (default: the current one).
+
+    Parameters
+    ----------
+    n, nrhs : int
+        Order and number of right-hand sides.
+    dtype : numpy.dtype
+        float32, float64, complex64 or complex128.
+    device_id : int, optional
+        The device (its shared memory bounds the mid-size orders).
+
+    Returns
+    -------
+    bool
+        True for ``n <= WARP_MAX`` (32), and for orders 33 to 128 (96 for complex128) with 1 to 16
+        right-hand sides where the device's shared memory holds the kernel's staging.
+    """
+    if n <= WARP_MAX:
+        return True
+    if device_id is None:
+        device_id = backend.cupy().cuda.get_device_id()
+    return _lu_block.solves(n, nrhs, numpy.dtype(dtype), device_id)
+
+
 def gesv_small_batched(A, B, X, info):
     """Solve ``A[b] X[b] = B[b]`` for a batch of small systems given as strided arrays (a rocarray
     extension: rocSOLVER's gesv takes column-major buffers and overwrites A).
@@ -448,8 +476,9 @@ def gesv_small_batched(A, B, X, info):
     Parameters
     ----------
     A : cupy.ndarray
-        ``(batch, n, n)`` with ``n <= WARP_MAX`` (32), float32, float64, complex64 or complex128,
-        any strides (a zero batch stride shares one matrix). Only read.
+        ``(batch, n, n)``, float32, float64, complex64 or complex128, any strides (a zero batch
+        stride shares one matrix), with ``(n, k)`` as :func:`gesv_small_supported` allows. Only
+        read.
     B : cupy.ndarray
         ``(batch, n, k)`` right-hand sides of A's dtype, any strides.
     X : cupy.ndarray
@@ -468,14 +497,15 @@ def gesv_small_batched(A, B, X, info):
     TypeError
         Non-CuPy arrays, unsupported or mismatched dtypes.
     ValueError
-        Shapes that do not match, n larger than ``WARP_MAX``, devices that differ, strides that
-        are not whole elements.
+        Shapes that do not match, ``(n, k)`` that :func:`gesv_small_supported` refuses, devices
+        that differ, strides that are not whole elements.
 
     Notes
     -----
-    One launch, a group of 8, 16 or 32 lanes per system (see :mod:`rocarray.rocsolver._lu`):
-    LU with partial pivoting as :func:`getrf` (the same pivots) and both substitutions with the
-    factors in registers. Nothing is synchronized.
+    One launch (see :mod:`rocarray.rocsolver._lu`): up to order 32 a group of 8, 16 or 32 lanes
+    per system, above it one thread block per system, the matrix in registers either way; LU with
+    partial pivoting as :func:`getrf` (the same pivots) and both substitutions with the factors
+    in registers. Nothing is synchronized.
     """
     where = "rocsolver.gesv_small_batched"
     for name, x in (("A", A), ("B", B), ("X", X)):
@@ -486,15 +516,20 @@ def gesv_small_batched(A, B, X, info):
             raise ValueError(f"{where}: {name}'s strides must be whole elements, got {x.strides}")
     dtype = _m.supported_dtype(A.dtype, _m.STANDARD, where)
     batch, n = A.shape[0], A.shape[1]
-    if A.shape[2] != n or n > WARP_MAX:
-        raise ValueError(f"{where}: A must be (batch, n, n) with n <= {WARP_MAX}, got {A.shape}")
+    if A.shape[2] != n:
+        raise ValueError(f"{where}: A must be (batch, n, n), got {A.shape}")
     if B.shape[:2] != (batch, n) or X.shape != B.shape:
         raise ValueError(f"{where}: B and X must be ({batch}, {n}, k) alike, got {B.shape} and {X.shape}")
     for name, x in (("B", B), ("X", X)):
         _same_array(where, dtype, A.data.device_id, name, x)
+    if not gesv_small_supported(n, B.shape[2], dtype, A.data.device_id):
+        raise ValueError(f"{where}: systems of order {n} with {B.shape[2]} right-hand sides of {dtype.name} are "
+                         f"not taken (order <= {WARP_MAX}, or up to 128 with 1 to 16 right-hand sides)")
     info = _info.info_buffer(info, batch, where).ravel()
-    if batch and n:
+    if batch and n <= WARP_MAX and n:
         _k.gesv_warp(A, B, X, info)
+    elif batch and n:
+        _lu_block.gesv(A, B, X, info)
     elif batch:
         _k.clear_info(info, batch)
 

@@ -137,11 +137,3 @@ def gesv(A, B, X, info):
     args = (A, _i64(sa[1]), _i64(sa[2]), _i64(sa[0]), _NULL, _i64(0), _i64(0), _NULL, _i64(0), info,
             B, _i64(sb[1]), _i64(sb[2]), _i64(sb[0]), X, _i64(sx[1]), _i64(sx[2]), _i64(sx[0]))
     _launch(A.dtype, n, nrhs, True, batch, args, A.data.device_id)
-
-
-def strided_view(x):
-    """``x`` if its element strides are whole elements (the kernels read any such strides), else a
-    C-contiguous copy."""
-    if _element_strides(x) is None:
-        return x.copy()
-    return x

@@ -225,9 +225,12 @@ def test_getrs_warp_solves_op_a(device, dtype, n, k):
 def test_gesv_small_batched_argument_errors(emulated_device):
     dev = emulated_device
     a, b, info = dev.array(np.eye(3)[None]), dev.array(np.ones((1, 3, 1))), dev.array(np.zeros(1, np.int32))
-    with pytest.raises(ValueError, match="n <= 32"):
-        rs.gesv_small_batched(dev.array(np.zeros((1, 33, 33))), dev.array(np.ones((1, 33, 1))),
-                              dev.array(np.ones((1, 33, 1))), info)
+    for n, k in ((129, 1), (33, 17)):   # past the register tile's orders, or its right-hand sides
+        assert not rs.gesv_small_supported(n, k, np.float64, 0)
+        with pytest.raises(ValueError, match="not taken"):
+            rs.gesv_small_batched(dev.array(np.zeros((1, n, n))), dev.array(np.ones((1, n, k))),
+                                  dev.array(np.ones((1, n, k))), info)
+    assert rs.gesv_small_supported(32, 100, np.float64, 0) and rs.gesv_small_supported(33, 16, np.float64, 0)
     with pytest.raises(ValueError, match="3-D"):
         rs.gesv_small_batched(dev.array(np.eye(3)), b, b, info)
     with pytest.raises(ValueError, match="alike"):
