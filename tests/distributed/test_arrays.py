@@ -138,7 +138,10 @@ def test_a_distributed_conjugate_gradient_converges(rng):
             p, rr = r + rr_new / rr * p, rr_new
         return rd.gather(x, comm)
 
-    np.testing.assert_allclose(run_ranks(ranks, cg)[0], np.linalg.solve(a, b), rtol=1e-8)
+    want = np.linalg.solve(a, b)
+    # the stopping rule bounds the error in norm, not per component: a component near zero may
+    # carry the error of the large ones
+    np.testing.assert_allclose(run_ranks(ranks, cg)[0], want, rtol=1e-8, atol=1e-8 * np.abs(want).max())
 
 
 # ------------------------------------------------------------------------------------------------
