@@ -59,12 +59,18 @@ def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
             i[b] = offset + inf
 
 
-def getrf_warp(n, A, lda, strideA, ipiv, strideP, info, batch):
-    calls.append(("getrf_warp", n, lda, batch))
-    for b in range(batch):
-        piv, inf = getf2_ref(_mat(A, n, n, lda, b * strideA))
-        view(ipiv)[b * strideP:b * strideP + n] = piv
-        view(info)[b] = inf
+def _square_getrf(name):
+    """The stand-in of a square-matrix getrf kernel: getf2's pivots and factors, recorded as ``name``."""
+    def getrf(n, A, lda, strideA, ipiv, strideP, info, batch):
+        calls.append((name, n, lda, batch))
+        for b in range(batch):
+            piv, inf = getf2_ref(_mat(A, n, n, lda, b * strideA))
+            view(ipiv)[b * strideP:b * strideP + n] = piv
+            view(info)[b] = inf
+    return getrf
+
+
+getrf_warp = _square_getrf("getrf_warp")
 
 
 def gesv_warp(A, B, X, info):
@@ -137,12 +143,7 @@ def copy_where_ok(n, X, A, lda, strideA, info, batch):
             _mat(A, n, n, lda, b * strideA)[...] = _mat(X, n, n, n, b * n * n)
 
 
-def getrf_block(n, A, lda, strideA, ipiv, strideP, info, batch):
-    calls.append(("getrf_block", n, lda, batch))
-    for b in range(batch):
-        piv, inf = getf2_ref(_mat(A, n, n, lda, b * strideA))
-        view(ipiv)[b * strideP:b * strideP + n] = piv
-        view(info)[b] = inf
+getrf_block = _square_getrf("getrf_block")
 
 
 def gesv_block(A, B, X, info):
