@@ -62,7 +62,8 @@ def check_krylov(rng):
     D, c = rng.standard_normal((70, 40)), rng.standard_normal(70)
     ours = ral.lsqr(cupy.asarray(D), cupy.asarray(c), atol=1e-12, btol=1e-12)
     theirs = sla.lsqr(D, c, atol=1e-12, btol=1e-12)
-    if ours[1:3] != theirs[1:3]:
+    # the same stopping reason; the iteration count may move by one either way (summation order)
+    if ours[1] != theirs[1] or abs(ours[2] - theirs[2]) > 1:
         raise AssertionError(f"lsqr: istop, itn {ours[1:3]}, SciPy {theirs[1:3]}")
     _close(ours[0], theirs[0], 1e-8, "lsqr")
 

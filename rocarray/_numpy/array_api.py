@@ -334,8 +334,18 @@ def _keep_negative_zero(out, fill_value):
     """``out`` filled with ``fill_value`` bit for bit: CuPy fills a value that compares equal to zero
     with a memset, which turns -0.0 into +0.0; such a value is copied from a host scalar instead."""
     if out.size and out.dtype.kind in "fc" and _negative_zero(fill_value):
-        out[...] = _cupy().asarray(numpy.asarray(fill_value).astype(out.dtype))
+        out[...] = device_scalar(fill_value, out.dtype)
     return out
+
+
+def device_scalar(value, dtype=None):
+    """A 0-d device array holding ``value`` (converted to ``dtype`` as NumPy would) bit for bit.
+
+    CuPy fills a new 0-d array with ``fill``, which writes a value equal to zero with a memset and
+    so turns -0.0 into +0.0; a one-element array is copied from the host and keeps the sign.
+    """
+    host = numpy.asarray(value, dtype=dtype)
+    return _cupy().asarray(host.reshape(1)).reshape(())
 
 
 def _like(name, a, dtype, order, subok, shape, device, *fill):

@@ -5,7 +5,7 @@ import numbers
 import numpy
 
 from rocarray._core import backend
-from rocarray._numpy.array_api import device_scope
+from rocarray._numpy.array_api import device_scalar, device_scope
 
 
 def asarray(a, dtype=None, order=None, *, device=None, copy=None):
@@ -45,20 +45,21 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None):
     cupy = backend.cupy()
     backend.device_info()  # a clear NoDeviceError before CuPy's own error
     with device_scope(device):
+        if copy is not False and _host_scalar(a):
+            return device_scalar(a, dtype)
         if copy:
-            if isinstance(a, (numbers.Number, numpy.generic)):
-                a = numpy.asarray(a, dtype=dtype)
             return cupy.array(a, dtype=dtype, order=order or "K", copy=True)
         if copy is False:
             if isinstance(a, (numpy.ndarray, numpy.generic, list, tuple, numbers.Number)):
                 raise ValueError("asarray(copy=False): host data must be copied to the device")
             if isinstance(device, cupy.cuda.Device) and isinstance(a, cupy.ndarray) and a.device != device:
                 raise ValueError(f"asarray(copy=False): the array is on {a.device}, not {device}")
-        if isinstance(a, (numbers.Number, numpy.generic)):
-            # a scalar goes through a host array: CuPy fills zero-valued scalars with a memset,
-            # which drops the sign of -0.0
-            a = numpy.asarray(a, dtype=dtype)
         return cupy.asarray(a, dtype=dtype, order=order, copy=copy)
+
+
+def _host_scalar(a):
+    """A Python or NumPy scalar, or a 0-d NumPy array."""
+    return isinstance(a, (numbers.Number, numpy.generic)) or (isinstance(a, numpy.ndarray) and a.ndim == 0)
 
 
 def asnumpy(a, stream=None, order="C", out=None):

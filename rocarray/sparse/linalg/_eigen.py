@@ -215,7 +215,9 @@ def eigsh(A, k=6, M=None, sigma=None, which="LM", v0=None, ncv=None, maxiter=Non
         Generalized and shift-invert modes are not provided: anything but None raises
         ``NotImplementedError``.
     which : {'LM', 'SM', 'LA', 'SA', 'BE'}, optional
-        Largest/smallest magnitude, largest/smallest algebraic, both ends.
+        Largest/smallest magnitude, largest/smallest algebraic, both ends (ARPACK's rule: k // 2
+        from the low end, the rest from the high end). 'BE' is taken for complex A too, where
+        SciPy refuses it.
     v0 : cupy.ndarray, optional
         Starting vector (default: a fixed pseudo-random vector).
     ncv : int, optional
