@@ -75,38 +75,76 @@ def conj_trans(dtype):
 # drivers on 1-D buffers (no checks)
 # --------------------------------------------------------------------------------------------
 
-def factor(uplo, n, A, lda, info, nb, j0=0):
-    """Recursive Cholesky of the order-``n`` matrix starting at ``A[0]``; ``info[0]`` gets the first
-    failure (already zeroed by the caller)."""
+def inverse_workspace(n, nb, A):
+    """Scratch for :func:`factor_inv` of order ``n``: the inverses of the diagonal blocks (block p
+    at ``p * nb * nb``, leading dimension nb) and a copy of one panel block (``n * nb`` elements)."""
+    blocks = -(-n // nb)
+    buf = kern.scratch(A, (blocks * nb + n) * nb)
+    return buf[:blocks * nb * nb], buf[blocks * nb * nb:]
+
+
+def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0):
+    """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``, aligned at
+    multiples of nb from the top) and the panel solves through their inverses (:func:`panel`);
+    ``inv`` holds the inverse of the block at column c at ``inv[(c // nb) * nb * nb]``."""
     if n <= nb:
         if n > 0:
-            kern.potf2(uplo, n, A, lda, 0, info, 1, j0)
+            kern.potf2_inv(uplo, n, A, lda, inv, nb, info, j0)
         return
     n1 = split(n, nb)
     n2 = n - n1
     herk, ct = rank_k(A.dtype)
-    factor(uplo, n1, A, lda, info, nb, j0)
+    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0)
     if uplo == "L":
         a21 = A[n1:]
-        blas.trsm("R", "L", ct, "N", n2, n1, 1, A, lda, a21, lda)
+        panel(uplo, n2, n1, A, lda, a21, lda, inv, nb, tmp)
         herk("L", "N", n2, n1, -1, a21, lda, 1, A[n1 + n1 * lda:], lda)
     else:
         a12 = A[n1 * lda:]
-        blas.trsm("L", "U", ct, "N", n1, n2, 1, A, lda, a12, lda)
+        panel(uplo, n2, n1, A, lda, a12, lda, inv, nb, tmp)
         herk("U", ct, n2, n1, -1, a12, lda, 1, A[n1 + n1 * lda:], lda)
-    factor(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, j0 + n1)
+    factor_inv(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1)
+
+
+def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp):
+    """The panel solve of the recursion with the factor T (order k, a multiple of nb or at most
+    nb) whose diagonal blocks' inverses are in ``inv``: ``B := B T^{-H}`` (lower; B is m x k) or
+    ``B := T^{-H} B`` (upper; B is k x m). Recursive as a trsm, with each leaf one gemm with the
+    block's inverse (after a copy of its B into ``tmp``) instead of a triangular solve."""
+    ct = conj_trans(B.dtype)
+    if k <= nb:
+        if uplo == "L":   # B := copy(B) inv(S)^H, S = L
+            kern.lacpy(m, k, B, ldb, tmp, m)
+            blas.gemm("N", ct, m, k, k, 1, tmp, m, inv, nb, 0, B, ldb)
+        else:             # B := inv(S) copy(B), S = U^H
+            kern.lacpy(k, m, B, ldb, tmp, k)
+            blas.gemm("N", "N", k, m, k, 1, inv, nb, tmp, k, 0, B, ldb)
+        return
+    k1 = split(k, nb)
+    k2 = k - k1
+    panel(uplo, m, k1, T, ldt, B, ldb, inv, nb, tmp)
+    if uplo == "L":   # B2 -= B1 T21^H
+        blas.gemm("N", ct, m, k2, k1, -1, B, ldb, T[k1:], ldt, 1, B[k1 * ldb:], ldb)
+        b2 = B[k1 * ldb:]
+    else:             # B2 -= T12^H B1
+        blas.gemm(ct, "N", k2, m, k1, -1, T[k1 * ldt:], ldt, B, ldb, 1, B[k1:], ldb)
+        b2 = B[k1:]
+    panel(uplo, m, k2, T[k1 + k1 * ldt:], ldt, b2, ldb, inv[(k1 // nb) * nb * nb:], nb, tmp)
 
 
 def factor_batch(uplo, n, A, lda, stride, info, batch, nb, limit):
-    """potrf of ``batch`` matrices: one launch when they fit one block, else one recursion each."""
-    info[:batch].fill(0)
+    """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
+    (:func:`factor_inv`)."""
+    kern.clear_info(info, batch)
     if n == 0 or batch == 0:
         return
-    if kern.fits(n, A.dtype, limit) and (batch > 1 or n <= nb):
+    if batch > 1 and kern.fits(n, A.dtype, limit):
         kern.potf2(uplo, n, A, lda, stride, info, batch)
         return
+    nbi = kern.inverse_leaf_order(A.dtype)
+    inv, tmp = inverse_workspace(n, nbi, A)
     for b in range(batch):
-        factor(uplo, n, A[b * stride:], lda, info[b:], nb)
+        factor_inv(uplo, n, A[b * stride:], lda, info[b:], nbi, inv, tmp)
 
 
 def solve(uplo, n, nrhs, A, lda, B, ldb):

@@ -17,6 +17,7 @@ import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray._core.matrix_args import STANDARD
+from rocarray._core.workspace import workspaces
 
 SOURCE = "rocsolver/cholesky.hip"
 
@@ -31,7 +32,7 @@ LEAF_ORDERS = (128, 64, 32, 16)
 # flag bits (``RA_ROCSOLVER_CHOL_*`` in the source)
 UPPER, UNIT = 1, 2
 
-TEMPLATES = ("potf2", "potrs_small", "trti2", "lauu2", "zero_diag")
+TEMPLATES = ("potf2", "potrs_small", "trti2", "lauu2", "zero_diag", "lacpy")
 
 #: Register tile of ``potf2_inv`` per dtype (``M``: a thread keeps ``M * M`` elements, the block
 #: order is up to ``16 M``); complex128 takes a smaller tile (four registers an element).
@@ -41,6 +42,7 @@ INV_TILES = {numpy.dtype(numpy.float32): 8, numpy.dtype(numpy.float64): 8,
 INV_SIDE = 16
 
 _MAX_GRID_X = 2 ** 31 - 1
+_MAX_GRID_Y = 65535
 
 
 def kernel_name(kernel, dtype):
@@ -88,6 +90,19 @@ def inverse_leaf_order(dtype):
     return INV_SIDE * INV_TILES[numpy.dtype(dtype)]
 
 
+def clear_info(info, batch):
+    """``info[:batch] := 0``."""
+    info[:batch].fill(0)
+
+
+def scratch(A, count):
+    """``count`` elements of A's dtype of device scratch (uninitialized) on A's device and stream:
+    the Cholesky driver's inverses of diagonal blocks and its panel copy."""
+    itemsize = A.dtype.itemsize
+    raw = workspaces.scratch("rocsolver.potrf.inverses", max(count, 1) * itemsize, A.data.device_id)
+    return raw[:count * itemsize].view(A.dtype)
+
+
 def shared_limit(A):
     """Bytes of dynamic shared memory one block may take on ``A``'s device."""
     return backend.shared_memory_limit(A.data.device_id)
@@ -125,6 +140,14 @@ def potf2_inv(uplo, n, A, lda, W, ldw, info, j0=0):
     with launch.on_device(device):
         KERNELS[inverse_kernel_name(A.dtype)](device, (1,), (_i64(n), A, _i64(lda), W, _i64(ldw), info, _i64(j0),
                                                              numpy.int32(flags)), shared=0)
+
+
+def lacpy(m, n, src, lds, dst, ldd):
+    """``dst := src`` for an m x n column-major block (leading dimensions ``lds`` and ``ldd``)."""
+    if m == 0 or n == 0:
+        return
+    grid = (-(-m // BLOCK), min(n, _MAX_GRID_Y))
+    _launch("lacpy", src.dtype, src, grid, (_i64(m), _i64(n), src, _i64(lds), dst, _i64(ldd)), 0)
 
 
 def potrs_small(uplo, n, nrhs, A, lda, stride_a, B, ldb, stride_b, batch):

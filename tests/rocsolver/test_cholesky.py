@@ -63,7 +63,7 @@ def other_triangle_untouched(buf, n, lda, uplo):
 
 @pytest.fixture
 def stand_ins(monkeypatch):
-    blas, kern = host.Blas(), host.Kernels()
+    blas, kern = host.Blas(), host.Kernels(inverse_nb=4)   # tiny diagonal blocks: deep recursion
     for module in (_cholesky, _trtri):
         monkeypatch.setattr(module, "blas", blas)
         monkeypatch.setattr(module, "kern", kern)
@@ -82,12 +82,13 @@ def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
     lda = n + 3
     buf = packed(a, lda, uplo, dtype)
     info = np.full(1, -7, np.int32)
+    _, kern = stand_ins
+    kern.inverse_nb = nb
     _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, nb, 0)
     assert info[0] == 0
     assert factor_error(buf, a, lda, uplo, dtype) < 10
     assert other_triangle_untouched(buf, n, lda, uplo)
-    _, kern = stand_ins
-    leaves = [c for c in kern.calls if c[0] == "potf2"]
+    leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
     assert all(c[1] <= nb for c in leaves) and sum(c[1] for c in leaves) == n
 
 
@@ -132,7 +133,7 @@ def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
     if limit:
         assert kern.calls == [("potf2", n, batch)]
     else:
-        assert all(c[2] == 1 for c in kern.calls)
+        assert all(c[2] == 1 for c in kern.calls if c[0].startswith("potf2"))
 
 
 @pytest.mark.parametrize("limit", [1 << 20, 0])
@@ -213,6 +214,91 @@ def test_potri_pipeline_gives_the_inverse(stand_ins, rng, uplo):
     _trtri.lauum(uplo, n, buf, n, 4)
     inv = host.hermitian_from(host.view(buf, n, n, n), uplo)
     np.testing.assert_allclose(inv @ a, np.eye(n), atol=1e-10)
+
+
+@pytest.mark.parametrize("n, nb", [(1, 16), (127, 16), (128, 16), (129, 16), (300, 32), (1000, 64), (1000, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_inverse_leaves_and_panels_give_the_factor(stand_ins, rng, dtype, uplo, n, nb):
+    # the recursion with potf2_inv leaves and every panel solve by gemms with their inverses
+    a = spd(rng, n, dtype)
+    lda = n + 3
+    buf = packed(a, lda, uplo, dtype)
+    info = np.full(1, -7, np.int32)
+    blas, kern = stand_ins
+    kern.inverse_nb = nb
+    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 128, 0)
+    assert info[0] == 0
+    assert factor_error(buf, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(buf, n, lda, uplo)
+    assert np.isnan(buf[-3:]).all()
+    leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
+    assert [c[1] for c in leaves] == [nb] * (n // nb) + ([n % nb] if n % nb else [])
+    assert "trsm" not in blas.calls and not any(c[0] == "potf2" for c in kern.calls)
+    # each full leaf but a trailing one has a panel below (beside) it: one copy, one gemm each
+    copies = [c for c in kern.calls if c[0] == "lacpy"]
+    blocks = -(-n // nb)
+    depth_sum = 0   # leaf gemms: one per block of every left half, over the recursion's nodes
+
+    def count(m, first):
+        nonlocal depth_sum
+        if m <= nb:
+            return
+        m1 = _cholesky.split(m, nb)
+        depth_sum += m1 // nb
+        count(m1, first)
+        count(m - m1, first + m1)
+
+    count(n, 0)
+    assert len(copies) == depth_sum and blocks >= 1
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("k", [1, 16, 17, 40, 129, 300])
+def test_inverse_path_info_is_the_first_failing_minor(stand_ins, rng, uplo, k):
+    n = 300
+    a = spd(rng, n, "float64")
+    a[k - 1, k - 1] -= 1e4
+    buf = packed(a, n, uplo, "float64")
+    info = np.full(1, 5, np.int32)
+    _, kern = stand_ins
+    kern.inverse_nb = 16
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 128, 0)
+    assert info[0] == k
+    # the columns before the failure are the factor of the leading minor
+    want = np.linalg.cholesky(a[:k - 1, :k - 1]) if k > 1 else np.zeros((0, 0))
+    t = host.tri(host.view(buf, n, n, n), uplo)
+    s = t if uplo == "L" else t.conj().T
+    np.testing.assert_allclose(s[:k - 1, :k - 1], want, rtol=1e-10, atol=1e-10)
+
+
+def test_panel_leaves_read_only_their_copy(rng):
+    # the stand-in gemm refuses an output that overlaps an input: the panel's leaf gemm must read
+    # the copy in the workspace, never the block it overwrites (checked for both triangles above);
+    # here the inverse-based panel alone, against a triangular solve
+    blas, kern = host.Blas(), host.Kernels(inverse_nb=8)
+    n, m, nb = 24, 11, 8
+    for uplo in "LU":
+        t = np.tril(random_array(rng, (n, n), "float64")) * 0.1 + 2 * np.eye(n)
+        s = t if uplo == "L" else t.T.copy()
+        tbuf = np.full(n * n, np.nan)
+        host.put_triangle(host.view(tbuf, n, n, n), s, uplo)
+        inv = np.full(3 * nb * nb, np.nan)
+        for p in range(3):
+            host.view(inv[p * nb * nb:], nb, nb, nb)[...] = np.linalg.inv(t[p * nb:(p + 1) * nb, p * nb:(p + 1) * nb])
+        shape = (m, n) if uplo == "L" else (n, m)
+        b = random_array(rng, shape, "float64")
+        bbuf = np.asfortranarray(b).T.reshape(-1).copy()
+        import rocarray.rocsolver._cholesky as drv
+        old = drv.blas, drv.kern
+        drv.blas, drv.kern = blas, kern
+        try:
+            _cholesky.panel(uplo, m, n, tbuf, n, bbuf, shape[0], inv, nb, np.full(m * nb, np.nan))
+        finally:
+            drv.blas, drv.kern = old
+        got = host.view(bbuf, *shape, shape[0])
+        want = b @ np.linalg.inv(t).T if uplo == "L" else np.linalg.inv(t) @ b
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_split_is_a_multiple_of_the_block_inside_the_range():

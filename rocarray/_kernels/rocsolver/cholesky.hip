@@ -24,6 +24,7 @@
 //  * ra_rocsolver_zero_diag: info := 1 + the first i with A(i, i) == 0, or 0; a strided batch.
 //  * ra_rocsolver_potf2_inv: potf2 of one block held in registers, and the inverse of its factor
 //    in the same launch (see its section at the end of the file).
+//  * ra_rocsolver_lacpy: a copy of an m x n block.
 
 #define RA_ROCSOLVER_CHOL_BLOCK 256
 
@@ -401,4 +402,16 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
         }
     }
     if (t == 0 && fail != 0 && info[0] == 0) info[0] = (int)(j0 + fail);
+}
+
+// dst := src for an m x n block (column-major, leading dimensions lds and ldd; not overlapping):
+// the copy that lets a gemm overwrite its own input (the driver's panel solve through inv(L)).
+// Thread x of block (bx, by) copies row bx * RA_ROCSOLVER_CHOL_BLOCK + x of columns by,
+// by + gridDim.y, ... (coalesced along a column).
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_BLOCK) void ra_rocsolver_lacpy(
+    ra_i64 m, ra_i64 n, const T* __restrict__ src, ra_i64 lds, T* __restrict__ dst, ra_i64 ldd) {
+    const ra_i64 i = (ra_i64)blockIdx.x * RA_ROCSOLVER_CHOL_BLOCK + threadIdx.x;
+    if (i >= m) return;
+    for (ra_i64 j = blockIdx.y; j < n; j += gridDim.y) dst[i + j * ldd] = src[i + j * lds];
 }
