@@ -5,20 +5,44 @@ Design
 potrf is recursive (Gustavson's and Toledo's recursive Cholesky): a matrix of order n splits at
 ``n1`` (about half, a multiple of the diagonal block order ``nb``); for ``A = L L^H`` (lower)::
 
-    L11 = potrf(A11);  L21 = A21 L11^{-H} (rocblas trsm);  A22 -= L21 L21^H (rocblas syrk/herk);
+    L11 = potrf(A11);  L21 = A21 L11^{-H} (panel);  A22 -= L21 L21^H (rocblas syrk/herk);
     L22 = potrf(A22)
 
-and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Blocks of order
-``<= nb`` (128, or less where one block's shared memory is smaller) are factored by one launch of
-``ra_rocsolver_potf2``. Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and trsm of
-order ``n / 2``, so the speed follows rocblas gemm; the diagonal blocks (``n^2 nb / 3`` flops) are
-on the critical path only.
+and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Every diagonal
+block (a leaf: order ``<= nb``, starting at a multiple of nb) is factored by one launch of
+``ra_rocsolver_potf2_inv`` (the block in the registers of 256 threads, one barrier per column),
+which also writes the inverse of its factor into a workspace (:func:`inverse_workspace`);
+``nb`` is 128 (complex128: 64, :func:`~._cholesky_kernels.inverse_leaf_order`). The panel
+solve (:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
+(``B := copy(B) inv(L_kk)^H``, the copy because gemm cannot write its input) and whose inner
+steps are gemm updates, so potrf launches no trsm: leaves, copies, gemms and syrk/herk only.
+Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and panel of order ``n / 2``, so
+the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
 
-A strided batch of matrices that fit one block is factored by one launch (a thread block per
-matrix); larger matrices go one by one through the recursion. ``info`` is zeroed first; a leaf
-that finds a non-positive (or NaN) pivot writes its global column where ``info`` is still 0, so
-the first failure is what stays; the steps after it run on to the end (their values are then
-meaningless, as LAPACK's matrix after a failure is) without any iteration that could hang.
+Accuracy of the inverse-based panel. The leaf step replaces the substitution ``X L_kk^H = B``
+by ``X = B inv(L_kk)^H`` with a computed inverse: this is how rocBLAS's and cuBLAS's own trsm
+treat their diagonal blocks, and LAPACK-style block methods with explicitly inverted diagonal
+blocks are analysed by Du Croz and Higham (Stability of methods for matrix inversion, IMA J.
+Numer. Anal. 12, 1992) and Demmel, Higham and Schreiber (Stability of block LU factorization,
+Numer. Linear Algebra Appl. 2, 1995). The inverse of a triangular block computed column by
+column (here: forward substitution for ``L X = I``, in right-looking order; each column of X
+is a substitution) has a small right residual, ``|L X - I| <= c nb u |L| |X|`` (Du Croz and
+Higham; Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., ch. 14), and the gemm
+adds ``E``, ``|E| <= gamma_nb |B| |X^H|``. The panel's residual is then
+``L21 L_kk^H - B = B (L_kk X - I)^H + E L_kk^H``, bounded by ``c nb u |B| |X^H| |L_kk^H|``, i.e.
+``c nb u kappa(L_kk) |B|`` in norm instead of substitution's ``c nb u |L21| |L_kk^H|``: larger at
+most by the condition of a diagonal block of the factor, which
+is ``sqrt(kappa)`` of that diagonal block of A (or of a Schur complement) and, for an SPD
+matrix, at most ``sqrt(kappa(A))``. With blocks of order 128 that growth stays near the
+substitution's in practice; the GPU tests compare the backward error with NumPy's (LAPACK's
+substitution-based) potrf on matrices of condition 1e10.
+
+A strided batch of matrices that fit one block is factored by one launch of the shared-memory
+``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go one by one through the
+recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
+global column where ``info`` is still 0, so the first failure is what stays; the steps after it
+run on to the end (their values, the inverses' included, are then meaningless, as LAPACK's
+matrix after a failure is) without any iteration that could hang.
 
 potrs solves with two rocblas trsm per matrix (``L Y = B, L^H X = Y`` or ``U^H Y = B, U X = Y``);
 a batch of factors that fit one block is solved by one launch of ``ra_rocsolver_potrs_small``.
@@ -224,8 +248,8 @@ def potrf(uplo, n, A, lda, info):
 
     Notes
     -----
-    Recursive: trsm and syrk/herk of rocblas for the off-diagonal blocks, one kernel launch per
-    diagonal block of order <= 128; see :mod:`rocarray.rocsolver._cholesky`.
+    Recursive: one kernel launch per diagonal block of order <= 128 (factor and inverse), gemm
+    and syrk/herk of rocblas for the off-diagonal blocks; see :mod:`rocarray.rocsolver._cholesky`.
 
     Examples
     --------

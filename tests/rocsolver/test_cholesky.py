@@ -16,7 +16,9 @@ import pytest
 import cholesky_host as host
 from conftest import fake, random_array, to_device, to_host
 
-from rocarray._core import compile as _compile
+from launchfake import fake_device  # noqa: F401 (the fixture the routing tests record with)
+
+from rocarray._core import backend, compile as _compile
 from rocarray.rocsolver import _cholesky, _cholesky_kernels, _trtri
 import rocarray.rocsolver as rocsolver
 
@@ -301,6 +303,54 @@ def test_panel_leaves_read_only_their_copy(rng):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.fixture
+def recorded(fake_device, monkeypatch):
+    monkeypatch.setattr(_cholesky_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 232448)
+    return fake_device
+
+
+@pytest.mark.parametrize("dtype, n, leaf", [("float64", 1, 1), ("float64", 128, 128), ("float32", 100, 100),
+                                            ("complex128", 64, 64), ("complex64", 128, 128)])
+def test_potrf_routes_one_block_to_potf2_inv(recorded, dtype, n, leaf):
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf("L", n, A, n, info)
+    assert recorded.names() == [_cholesky_kernels.inverse_kernel_name(dtype)]
+    launch = recorded.launches[0]
+    assert launch.grid == (1, 1, 1) and launch.block == (256, 1, 1) and int(launch.args[0]) == leaf
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype, n", [("float64", 129), ("float64", 300), ("complex128", 65), ("float32", 1000)])
+def test_potrf_routes_large_orders_without_trsm(recorded, dtype, uplo, n):
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf(uplo, n, A, n, info)
+    names = recorded.names()
+    nb = _cholesky_kernels.inverse_leaf_order(dtype)
+    leaves = [x for x in names if "potf2_inv" in x]
+    assert len(leaves) == -(-n // nb) and set(leaves) == {_cholesky_kernels.inverse_kernel_name(dtype)}
+    assert not any("trsm" in x or "ra_rocsolver_potf2<" in x for x in names)
+    assert any("lacpy" in x for x in names) and any("gemm" in x for x in names)
+
+
+def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
+    n, batch = 40, 7
+    A, info = recorded.array((batch * n * n,), "float64"), recorded.array((batch,), "int32")
+    rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, batch)
+    assert recorded.names() == ["ra_rocsolver_potf2<double>"]
+    # a batch of matrices too large for one block: one recursion each, with potf2_inv leaves
+    n = 200
+    A, info = recorded.array((2 * n * n,), "float64"), recorded.array((2,), "int32")
+    rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, 2)
+    assert sum("potf2_inv" in x for x in recorded.names()) == 4
+
+
+def test_potf2_inv_instantiations_are_registered():
+    names = _compile.registered(_cholesky_kernels.SOURCE)
+    assert "ra_rocsolver_potf2_inv<double, 8>" in names and "ra_rocsolver_potf2_inv<ra_c128, 4>" in names
+    assert "ra_rocsolver_lacpy<float>" in names
+
+
 def test_split_is_a_multiple_of_the_block_inside_the_range():
     for nb in (1, 4, 16, 128):
         for n in range(nb + 1, 5 * nb + 3):
@@ -503,3 +553,78 @@ def test_fortran_ordered_2d_buffers(rng):
     db = to_device(np.asfortranarray(rhs))
     rocsolver.potrs("U", n, 4, d, n, db, n)
     np.testing.assert_allclose(a @ to_host(db), rhs, atol=1e-10)
+
+
+def _device_factor_error(d, a, lda, uplo):
+    """``||S S^H - A||_F / (||A||_F n eps)`` of potrf's output on the device (S = L, or U^H)."""
+    import cupy
+
+    n = a.shape[0]
+    m = cupy.lib.stride_tricks.as_strided(d, (n, n), (d.itemsize, lda * d.itemsize))
+    s = cupy.tril(m) if uplo == "L" else cupy.triu(m).conj().T
+    s = cupy.nan_to_num(s, nan=0.0).astype(a.dtype)   # the other triangle holds NaN
+    ad = cupy.asarray(a)
+    return float(cupy.linalg.norm(s @ s.conj().T - ad) / (cupy.linalg.norm(ad) * n * EPS[np.dtype(d.dtype)]))
+
+
+def _numpy_factor_error(a):
+    n = a.shape[0]
+    low = np.linalg.cholesky(a)
+    return np.linalg.norm(low @ low.conj().T - a) / (np.linalg.norm(a) * n * EPS[np.dtype(a.dtype)])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_potrf_large_backward_error(rng, uplo):
+    # the bench's path at half its order: potf2_inv leaves, panel solves through their inverses
+    n = 4096
+    a = spd(rng, n, "float64")
+    lda = n + 1
+    d, info = to_device(packed(a, lda, uplo, "float64")), to_device(np.full(1, -3, np.int32))
+    rocsolver.potrf(uplo, n, d, lda, info)
+    assert to_host(info)[0] == 0
+    assert _device_factor_error(d, a, lda, uplo) < 10
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype, n", [("float64", 1000), ("complex128", 700)])
+def test_potrf_ill_conditioned_matches_numpy_residual(rng, dtype, uplo, n):
+    # condition 1e10: the inverse-based panel solves keep the backward error at NumPy's (LAPACK's
+    # trsm-based potrf) level
+    a = spd(rng, n, dtype, cond=1e10)
+    a = (a + a.conj().T) / 2
+    d, info = to_device(packed(a, n, uplo, dtype)), to_device(np.zeros(1, np.int32))
+    rocsolver.potrf(uplo, n, d, n, info)
+    assert to_host(info)[0] == 0
+    ours, theirs = _device_factor_error(d, a, n, uplo), _numpy_factor_error(a)
+    assert ours < max(10.0, 10 * theirs), (ours, theirs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_potf2_inv_factor_and_inverse(rng, dtype):
+    n = _cholesky_kernels.inverse_leaf_order(dtype)
+    a = spd(rng, n, dtype)
+    lda, ldw = n + 2, n + 1
+    d = to_device(packed(a, lda, "U", dtype))
+    w = to_device(np.full(ldw * n, np.nan, dtype))
+    info = to_device(np.zeros(1, np.int32))
+    _cholesky_kernels.potf2_inv("U", n, d, lda, w, ldw, info, 0)
+    assert to_host(info)[0] == 0
+    out, inv = to_host(d), host.view(to_host(w), n, n, ldw)
+    assert factor_error(out, a, lda, "U", dtype) < 10
+    s = np.triu(host.view(out, n, n, lda)).conj().T.astype(a.dtype)
+    assert np.all(np.triu(inv, 1) == 0)
+    assert np.linalg.norm(inv.astype(a.dtype) @ s - np.eye(n)) / (n * EPS[np.dtype(dtype)]) < 100
+
+
+@pytest.mark.gpu
+def test_linalg_cholesky_bench_shape(rng):
+    import rocarray as ra
+
+    n = 2048
+    a = spd(rng, n, "float64")
+    got = to_host(ra.linalg.cholesky(to_device(a)))
+    assert np.linalg.norm(got @ got.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
+    np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-9, atol=1e-9)
