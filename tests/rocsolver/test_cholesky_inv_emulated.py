@@ -147,3 +147,32 @@ def test_registered():
     for d in ALL:
         assert kern.inverse_kernel_name(d) in names
     assert kern.inverse_leaf_order("float64") == 128 and kern.inverse_leaf_order("complex128") == 64
+
+
+def test_lacpy_copies_the_block_only(emulated_device, rng):
+    m, n, lds, ldd = 300, 5, 303, 301
+    src = rng.standard_normal(lds * n)
+    S = emulated_device.array(src)
+    D = emulated_device.array(np.full(ldd * n + 2, np.nan))
+    kern.lacpy(m, n, S, lds, D, ldd)
+    d = np.asarray(D)
+    np.testing.assert_array_equal(host.view(d, m, n, ldd), host.view(src, m, n, lds))
+    assert np.isnan(np.lib.stride_tricks.as_strided(d[m:], (ldd - m, n), (8, ldd * 8))).all()
+    assert np.isnan(d[ldd * n:]).all()
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_potrf_end_to_end(emulated_device, rng, uplo):
+    # the whole recursion on the emulator: potf2_inv leaves, lacpy, rocblas gemm and syrk
+    import rocarray.rocsolver as rs
+
+    n, lda = 150, 151
+    a = spd(rng, n, "float32")
+    buf = np.full(lda * n + 3, np.nan, np.float32)
+    host.put_triangle(host.view(buf, n, n, lda), a.astype(np.float32), uplo)
+    A, info = emulated_device.array(buf), emulated_device.array(np.full(1, 9, np.int32))
+    rs.potrf(uplo, n, A, lda, info)
+    assert int(np.asarray(info)[0]) == 0
+    t = host.tri(host.view(np.asarray(A), n, n, lda), uplo).astype(np.float64)
+    s = t if uplo == "L" else t.T
+    assert np.linalg.norm(s @ s.T - a) / (np.linalg.norm(a) * n * np.finfo(np.float32).eps) < 10

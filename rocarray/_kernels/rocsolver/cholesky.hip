@@ -289,7 +289,7 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // L21 = A21 inv(L)^H (lower) and, with S = U^H, U12 = inv(U)^H A12 = inv(S) A12 (upper).
 //
 // Layout. 256 threads as a 16 x 16 grid: thread (tr, tc) = (threadIdx.x % 16, threadIdx.x / 16)
-// keeps the element (i, k) = (a * 16 + tr, b * 16 + tc), a, b < M, in its register v[a][b] (a
+// (upper storage: (threadIdx.x / 16, threadIdx.x % 16), so that lanes walk A's rows) keeps the element (i, k) = (a * 16 + tr, b * 16 + tc), a, b < M, in its register v[a][b] (a
 // cyclic distribution, as lu_block.hip). One tile holds both triangular matrices: v[a][b] is
 // L(i, k) where i >= k and X(k, i) where i < k, X = inv(L) (its diagonal, 1 / L(i, i), is formed
 // when storing). Step j = jb * 16 + jt is register column jb of thread column jt: the loop over
@@ -322,7 +322,9 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
     __shared__ T col[2][NB];
     const int n = (int)n64;
     const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
-    const int t = (int)threadIdx.x, tr = t % SIDE, tc = t / SIDE;
+    // lanes follow the stored triangle's fast index: the row of A (lower) is the tile's row, the
+    // row of A (upper) is the tile's column, so each global load and store is coalesced
+    const int t = (int)threadIdx.x, tr = upper ? t / SIDE : t % SIDE, tc = upper ? t % SIDE : t / SIDE;
     const T zero = ra_traits<T>::zero();
 
     // v[a][b]: a and b are compile-time indices everywhere (fully unrolled loops): registers
