@@ -365,16 +365,19 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
 #pragma unroll
             for (int a = 0; a < M; ++a) lr[a] = ra_rsc_scale(c[a * SIDE + tr], r);
 #pragma unroll
-            for (int b = 0; b < M; ++b) lc[b] = ra_rsc_scale(c[b * SIDE + tc], r);
+            for (int b = jb; b < M; ++b) lc[b] = ra_rsc_scale(c[b * SIDE + tc], r);
+            // register columns b < jb hold k < j only (nothing to do) and b > jb hold k > j only:
+            // both known at compile time, so only column jb compares k with j
 #pragma unroll
             for (int a = 0; a < M; ++a) {
 #pragma unroll
-                for (int b = 0; b < M; ++b) {
+                for (int b = jb; b < M; ++b) {
                     const int i = a * SIDE + tr, k = b * SIDE + tc;
+                    const bool later = b > jb || k > j;
                     if (i >= k) {
-                        if (k > j) v[a][b] = ra_rsc_msub(lr[a], ra_rsc_conj(lc[b]), v[a][b]);
+                        if (later) v[a][b] = ra_rsc_msub(lr[a], ra_rsc_conj(lc[b]), v[a][b]);
                         else if (k == j) v[a][b] = i == j ? ra_rsc_make<T>::real(s) : lr[a];
-                    } else if (k > j) {
+                    } else if (later) {
                         if (i < j) v[a][b] = ra_rsc_msub(lc[b], lr[a], v[a][b]);
                         else if (i == j) v[a][b] = ra_rsc_scale(lc[b], -r);
                     } else if (k == j) {
