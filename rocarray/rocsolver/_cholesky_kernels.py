@@ -98,8 +98,9 @@ def clear_info(info, batch):
 def scratch(A, count):
     """``count`` elements of A's dtype of device scratch (uninitialized) on A's device and stream:
     the Cholesky driver's inverses of diagonal blocks and its panel copy."""
-    itemsize = A.dtype.itemsize
-    raw = workspaces.scratch("rocsolver.potrf.inverses", max(count, 1) * itemsize, A.data.device_id)
+    itemsize, device = A.dtype.itemsize, A.data.device_id
+    with launch.on_device(device):
+        raw = workspaces.scratch("rocsolver.potrf.inverses", max(count, 1) * itemsize, device)
     return raw[:count * itemsize].view(A.dtype)
 
 
