@@ -156,7 +156,7 @@ def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp):
     panel(uplo, m, k2, T[k1 + k1 * ldt:], ldt, b2, ldb, inv[(k1 // nb) * nb * nb:], nb, tmp)
 
 
-def factor_batch(uplo, n, A, lda, stride, info, batch, nb, limit):
+def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
     """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
     (:func:`factor_inv`)."""
     kern.clear_info(info, batch)
@@ -261,8 +261,7 @@ def potrf(uplo, n, A, lda, info):
     """
     fn = "rocsolver.potrf"
     uplo, n, dtype, lda, _, _ = _potrf_args(fn, uplo, n, A, lda, info)
-    factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.leaf_order(dtype, kern.shared_limit(A)),
-                 kern.shared_limit(A))
+    factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.shared_limit(A))
 
 
 def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
@@ -312,7 +311,7 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     fn = "rocsolver.potrf_strided_batched"
     uplo, n, dtype, lda, stride, batch = _potrf_args(fn, uplo, n, A, lda, info, batch_count, strideA)
     limit = kern.shared_limit(A)
-    factor_batch(uplo, n, flat(A), lda, stride, info, batch, kern.leaf_order(dtype, limit), limit)
+    factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit)
 
 
 def _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch=1, stride_a=None, stride_b=None):

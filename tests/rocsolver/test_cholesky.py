@@ -86,7 +86,7 @@ def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
     info = np.full(1, -7, np.int32)
     _, kern = stand_ins
     kern.inverse_nb = nb
-    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, nb, 0)
+    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0)
     assert info[0] == 0
     assert factor_error(buf, a, lda, uplo, dtype) < 10
     assert other_triangle_untouched(buf, n, lda, uplo)
@@ -102,7 +102,7 @@ def test_info_is_the_first_failing_minor(stand_ins, rng, k, uplo):
     a[k - 1, k - 1] -= 1e3  # the leading minor of order k is the first that is not positive definite
     buf = packed(a, n, uplo, "float64")
     info = np.zeros(1, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, nb, 0)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
     assert info[0] == k
 
 
@@ -113,7 +113,7 @@ def test_nan_on_the_diagonal_fails_at_its_column(stand_ins, rng, k):
     a[k - 1, k - 1] = np.nan
     buf = packed(a, n, "L", "complex128")
     info = np.zeros(1, np.int32)
-    _cholesky.factor_batch("L", n, buf, n, 0, info, 1, 4, 0)
+    _cholesky.factor_batch("L", n, buf, n, 0, info, 1, 0)
     assert info[0] == k
 
 
@@ -127,7 +127,7 @@ def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
     stride = lda * n + 2
     buf = packed(mats, lda, uplo, "float32", batch, stride)
     info = np.full(batch, 99, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, 4, limit)
+    _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, limit)
     assert info.tolist() == [0, 5, 0, 1, 0]
     for b in (0, 2, 4):
         assert factor_error(buf[b * stride:], mats[b], lda, uplo, "float32") < 10
@@ -146,7 +146,7 @@ def test_solve_batch_matches_numpy(stand_ins, rng, dtype, uplo, limit):
     mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
     buf = packed(mats, lda, uplo, dtype, batch)
     info = np.zeros(batch, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, lda, lda * n, info, batch, 4, 1 << 20)
+    _cholesky.factor_batch(uplo, n, buf, lda, lda * n, info, batch, 1 << 20)
     rhs = random_array(rng, (batch, n, nrhs), dtype)
     bbuf = np.zeros(batch * ldb * nrhs, dtype)
     for b in range(batch):
@@ -211,7 +211,7 @@ def test_potri_pipeline_gives_the_inverse(stand_ins, rng, uplo):
     a = spd(rng, n, "complex128")
     buf = packed(a, n, uplo, "complex128")
     info = np.zeros(1, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 4, 0)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
     _trtri.invert(uplo, "N", n, buf, n, info, 4)
     _trtri.lauum(uplo, n, buf, n, 4)
     inv = host.hermitian_from(host.view(buf, n, n, n), uplo)
@@ -229,7 +229,7 @@ def test_inverse_leaves_and_panels_give_the_factor(stand_ins, rng, dtype, uplo, 
     info = np.full(1, -7, np.int32)
     blas, kern = stand_ins
     kern.inverse_nb = nb
-    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 128, 0)
+    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0)
     assert info[0] == 0
     assert factor_error(buf, a, lda, uplo, dtype) < 10
     assert other_triangle_untouched(buf, n, lda, uplo)
@@ -265,7 +265,7 @@ def test_inverse_path_info_is_the_first_failing_minor(stand_ins, rng, uplo, k):
     info = np.full(1, 5, np.int32)
     _, kern = stand_ins
     kern.inverse_nb = 16
-    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 128, 0)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
     assert info[0] == k
     # the columns before the failure are the factor of the leading minor
     want = np.linalg.cholesky(a[:k - 1, :k - 1]) if k > 1 else np.zeros((0, 0))
