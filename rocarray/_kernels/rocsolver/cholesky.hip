@@ -293,10 +293,10 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // consecutive rows of A either way) keeps the element (i, k) = (a * 16 + tr, b * 16 + tc),
 // a, b < M, in its register v[a][b] (a cyclic distribution, as lu_block.hip). One tile holds
 // both triangular matrices: v[a][b] is L(i, k) where i >= k and X(k, i) where i < k, X = inv(L)
-// (its diagonal, 1 / L(i, i), is formed when storing). Step j = jb * 16 + jt is register column jb of thread column jt: the loop over
-// jb is unrolled and the loop over jt is not, so every register array is indexed only by
-// compile-time indices and stays in registers. Elements past n start at zero and are never
-// written back.
+// (its diagonal, 1 / L(i, i), is formed when storing). Step j = jb * 16 + jt is register
+// column jb of thread column jt: the loop over jb is unrolled and the loop over jt is not, so
+// every register array is indexed only by compile-time indices and stays in registers. Elements
+// past n start at zero and are never written back.
 //
 // Step j, one barrier. Before step j, register column j (thread column jt) holds L(i, j) for
 // i >= j, updated by steps < j, and X(j, i) for i < j, final but for the division by L(j, j):
