@@ -274,6 +274,25 @@ def test_inverse_path_info_is_the_first_failing_minor(stand_ins, rng, uplo, k):
     np.testing.assert_allclose(s[:k - 1, :k - 1], want, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("cond", [1e10, 1e14])
+def test_inverse_panels_keep_the_backward_error_when_ill_conditioned(stand_ins, rng, uplo, cond):
+    # the inverse-based panel solves (leaves of 128, as on the device) against NumPy's
+    # substitution-based potrf on SPD matrices of condition 1e10 and 1e14
+    n = 600
+    a = spd(rng, n, "float64", cond=cond)
+    a = (a + a.T) / 2
+    buf = packed(a, n, uplo, "float64")
+    info = np.zeros(1, np.int32)
+    _, kern = stand_ins
+    kern.inverse_nb = 128
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
+    assert info[0] == 0
+    low = np.linalg.cholesky(a)
+    theirs = np.linalg.norm(low @ low.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")])
+    assert factor_error(buf, a, n, uplo, "float64") < max(0.1, 10 * theirs)
+
+
 def test_panel_leaves_read_only_their_copy(rng):
     # the stand-in gemm refuses an output that overlaps an input: the panel's leaf gemm must read
     # the copy in the workspace, never the block it overwrites (checked for both triangles above);
