@@ -73,6 +73,14 @@ class Blas:
         b = view(B, m, n, ldb)
         b[...] = alpha * (t @ b if side == "L" else b @ t)
 
+    def gemm(self, transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
+        self.calls.append("gemm")
+        a = op(view(A, *((m, k) if transA == "N" else (k, m)), lda), transA)
+        b = op(view(B, *((k, n) if transB == "N" else (n, k)), ldb), transB)
+        c = view(C, m, n, ldc)
+        assert not np.shares_memory(c, a) and not np.shares_memory(c, b)   # gemm cannot write its input
+        c[...] = alpha * (a @ b) + (beta * c if beta != 0 else 0)
+
     def _rank_k(self, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc):
         a = view(A, n, k, lda) if trans == "N" else op(view(A, k, n, lda), "C" if herm else "T")
         c = view(C, n, n, ldc)
@@ -96,10 +104,34 @@ class Kernels:
     """The launch wrappers of ``rocarray.rocsolver._cholesky_kernels`` on host buffers, with a
     made-up shared-memory limit; ``calls`` records (name, order, batch)."""
 
-    def __init__(self, limit=1 << 20):
+    def __init__(self, limit=1 << 20, inverse_nb=None):
         from rocarray.rocsolver import _cholesky_kernels as real
 
-        self.real, self.limit, self.calls = real, limit, []
+        self.real, self.limit, self.calls, self.inverse_nb = real, limit, [], inverse_nb
+
+    def inverse_leaf_order(self, dtype):
+        return self.inverse_nb or self.real.inverse_leaf_order(dtype)
+
+    def clear_info(self, info, batch):
+        info[:batch] = 0
+
+    def scratch(self, A, count):
+        return np.full(count, np.nan, A.dtype)   # poisoned: the driver must write before it reads
+
+    def lacpy(self, m, n, src, lds, dst, ldd):
+        self.calls.append(("lacpy", m, n))
+        view(dst, m, n, ldd)[...] = view(src, m, n, lds)
+
+    def potf2_inv(self, uplo, n, A, lda, W, ldw, info, j0=0):
+        assert n <= self.inverse_leaf_order(A.dtype)
+        tmp = np.zeros(1, np.int32)
+        self.potf2(uplo, n, A, lda, 0, tmp, 1)
+        self.calls[-1] = ("potf2_inv", n, 1)
+        if tmp[0] and info[0] == 0:
+            info[0] = j0 + tmp[0]
+        t = tri(view(A, n, n, lda), uplo)
+        s = t if uplo == "L" else t.conj().T
+        view(W, n, n, ldw)[...] = np.tril(solve_or_nan(s, np.eye(n, dtype=A.dtype)))
 
     def fits(self, n, dtype, limit):
         return self.real.fits(n, dtype, limit)

@@ -5,20 +5,44 @@ Design
 potrf is recursive (Gustavson's and Toledo's recursive Cholesky): a matrix of order n splits at
 ``n1`` (about half, a multiple of the diagonal block order ``nb``); for ``A = L L^H`` (lower)::
 
-    L11 = potrf(A11);  L21 = A21 L11^{-H} (rocblas trsm);  A22 -= L21 L21^H (rocblas syrk/herk);
+    L11 = potrf(A11);  L21 = A21 L11^{-H} (panel);  A22 -= L21 L21^H (rocblas syrk/herk);
     L22 = potrf(A22)
 
-and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Blocks of order
-``<= nb`` (128, or less where one block's shared memory is smaller) are factored by one launch of
-``ra_rocsolver_potf2``. Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and trsm of
-order ``n / 2``, so the speed follows rocblas gemm; the diagonal blocks (``n^2 nb / 3`` flops) are
-on the critical path only.
+and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Every diagonal
+block (a leaf: order ``<= nb``, starting at a multiple of nb) is factored by one launch of
+``ra_rocsolver_potf2_inv`` (the block in the registers of 256 threads, one barrier per column),
+which also writes the inverse of its factor into a workspace (:func:`inverse_workspace`);
+``nb`` is 128 (complex128: 64, :func:`~._cholesky_kernels.inverse_leaf_order`). The panel
+solve (:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
+(``B := copy(B) inv(L_kk)^H``, the copy because gemm cannot write its input) and whose inner
+steps are gemm updates, so potrf launches no trsm: leaves, copies, gemms and syrk/herk only.
+Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and panel of order ``n / 2``, so
+the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
 
-A strided batch of matrices that fit one block is factored by one launch (a thread block per
-matrix); larger matrices go one by one through the recursion. ``info`` is zeroed first; a leaf
-that finds a non-positive (or NaN) pivot writes its global column where ``info`` is still 0, so
-the first failure is what stays; the steps after it run on to the end (their values are then
-meaningless, as LAPACK's matrix after a failure is) without any iteration that could hang.
+Accuracy of the inverse-based panel. The leaf step replaces the substitution ``X L_kk^H = B``
+by ``X = B inv(L_kk)^H`` with a computed inverse: this is how rocBLAS's and cuBLAS's own trsm
+treat their diagonal blocks, and LAPACK-style block methods with explicitly inverted diagonal
+blocks are analysed by Du Croz and Higham (Stability of methods for matrix inversion, IMA J.
+Numer. Anal. 12, 1992) and Demmel, Higham and Schreiber (Stability of block LU factorization,
+Numer. Linear Algebra Appl. 2, 1995). The inverse of a triangular block computed column by
+column (here: forward substitution for ``L X = I``, in right-looking order; each column of X
+is a substitution) has a small right residual, ``|L X - I| <= c nb u |L| |X|`` (Du Croz and
+Higham; Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., ch. 14), and the gemm
+adds ``E``, ``|E| <= gamma_nb |B| |X^H|``. The panel's residual is then
+``L21 L_kk^H - B = B (L_kk X - I)^H + E L_kk^H``, bounded by ``c nb u |B| |X^H| |L_kk^H|``, i.e.
+``c nb u kappa(L_kk) |B|`` in norm instead of substitution's ``c nb u |L21| |L_kk^H|``: larger at
+most by the condition of a diagonal block of the factor, which
+is ``sqrt(kappa)`` of that diagonal block of A (or of a Schur complement) and, for an SPD
+matrix, at most ``sqrt(kappa(A))``. With blocks of order 128 that growth stays near the
+substitution's in practice; the GPU tests compare the backward error with NumPy's (LAPACK's
+substitution-based) potrf on matrices of condition 1e10.
+
+A strided batch of matrices that fit one block is factored by one launch of the shared-memory
+``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go one by one through the
+recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
+global column where ``info`` is still 0, so the first failure is what stays; the steps after it
+run on to the end (their values, the inverses' included, are then meaningless, as LAPACK's
+matrix after a failure is) without any iteration that could hang.
 
 potrs solves with two rocblas trsm per matrix (``L Y = B, L^H X = Y`` or ``U^H Y = B, U X = Y``);
 a batch of factors that fit one block is solved by one launch of ``ra_rocsolver_potrs_small``.
@@ -75,38 +99,76 @@ def conj_trans(dtype):
 # drivers on 1-D buffers (no checks)
 # --------------------------------------------------------------------------------------------
 
-def factor(uplo, n, A, lda, info, nb, j0=0):
-    """Recursive Cholesky of the order-``n`` matrix starting at ``A[0]``; ``info[0]`` gets the first
-    failure (already zeroed by the caller)."""
+def inverse_workspace(n, nb, A):
+    """Scratch for :func:`factor_inv` of order ``n``: the inverses of the diagonal blocks (block p
+    at ``p * nb * nb``, leading dimension nb) and a copy of one panel block (``n * nb`` elements)."""
+    blocks = -(-n // nb)
+    buf = kern.scratch(A, (blocks * nb + n) * nb)
+    return buf[:blocks * nb * nb], buf[blocks * nb * nb:]
+
+
+def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0):
+    """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``, aligned at
+    multiples of nb from the top) and the panel solves through their inverses (:func:`panel`);
+    ``inv`` holds the inverse of the block at column c at ``inv[(c // nb) * nb * nb]``."""
     if n <= nb:
         if n > 0:
-            kern.potf2(uplo, n, A, lda, 0, info, 1, j0)
+            kern.potf2_inv(uplo, n, A, lda, inv, nb, info, j0)
         return
     n1 = split(n, nb)
     n2 = n - n1
     herk, ct = rank_k(A.dtype)
-    factor(uplo, n1, A, lda, info, nb, j0)
+    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0)
     if uplo == "L":
         a21 = A[n1:]
-        blas.trsm("R", "L", ct, "N", n2, n1, 1, A, lda, a21, lda)
+        panel(uplo, n2, n1, A, lda, a21, lda, inv, nb, tmp)
         herk("L", "N", n2, n1, -1, a21, lda, 1, A[n1 + n1 * lda:], lda)
     else:
         a12 = A[n1 * lda:]
-        blas.trsm("L", "U", ct, "N", n1, n2, 1, A, lda, a12, lda)
+        panel(uplo, n2, n1, A, lda, a12, lda, inv, nb, tmp)
         herk("U", ct, n2, n1, -1, a12, lda, 1, A[n1 + n1 * lda:], lda)
-    factor(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, j0 + n1)
+    factor_inv(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1)
 
 
-def factor_batch(uplo, n, A, lda, stride, info, batch, nb, limit):
-    """potrf of ``batch`` matrices: one launch when they fit one block, else one recursion each."""
-    info[:batch].fill(0)
+def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp):
+    """The panel solve of the recursion with the factor T (order k, a multiple of nb or at most
+    nb) whose diagonal blocks' inverses are in ``inv``: ``B := B T^{-H}`` (lower; B is m x k) or
+    ``B := T^{-H} B`` (upper; B is k x m). Recursive as a trsm, with each leaf one gemm with the
+    block's inverse (after a copy of its B into ``tmp``) instead of a triangular solve."""
+    ct = conj_trans(B.dtype)
+    if k <= nb:
+        if uplo == "L":   # B := copy(B) inv(S)^H, S = L
+            kern.lacpy(m, k, B, ldb, tmp, m)
+            blas.gemm("N", ct, m, k, k, 1, tmp, m, inv, nb, 0, B, ldb)
+        else:             # B := inv(S) copy(B), S = U^H
+            kern.lacpy(k, m, B, ldb, tmp, k)
+            blas.gemm("N", "N", k, m, k, 1, inv, nb, tmp, k, 0, B, ldb)
+        return
+    k1 = split(k, nb)
+    k2 = k - k1
+    panel(uplo, m, k1, T, ldt, B, ldb, inv, nb, tmp)
+    if uplo == "L":   # B2 -= B1 T21^H
+        blas.gemm("N", ct, m, k2, k1, -1, B, ldb, T[k1:], ldt, 1, B[k1 * ldb:], ldb)
+        b2 = B[k1 * ldb:]
+    else:             # B2 -= T12^H B1
+        blas.gemm(ct, "N", k2, m, k1, -1, T[k1 * ldt:], ldt, B, ldb, 1, B[k1:], ldb)
+        b2 = B[k1:]
+    panel(uplo, m, k2, T[k1 + k1 * ldt:], ldt, b2, ldb, inv[(k1 // nb) * nb * nb:], nb, tmp)
+
+
+def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
+    """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
+    (:func:`factor_inv`)."""
+    kern.clear_info(info, batch)
     if n == 0 or batch == 0:
         return
-    if kern.fits(n, A.dtype, limit) and (batch > 1 or n <= nb):
+    if batch > 1 and kern.fits(n, A.dtype, limit):
         kern.potf2(uplo, n, A, lda, stride, info, batch)
         return
+    nbi = kern.inverse_leaf_order(A.dtype)
+    inv, tmp = inverse_workspace(n, nbi, A)
     for b in range(batch):
-        factor(uplo, n, A[b * stride:], lda, info[b:], nb)
+        factor_inv(uplo, n, A[b * stride:], lda, info[b:], nbi, inv, tmp)
 
 
 def solve(uplo, n, nrhs, A, lda, B, ldb):
@@ -186,8 +248,8 @@ def potrf(uplo, n, A, lda, info):
 
     Notes
     -----
-    Recursive: trsm and syrk/herk of rocblas for the off-diagonal blocks, one kernel launch per
-    diagonal block of order <= 128; see :mod:`rocarray.rocsolver._cholesky`.
+    Recursive: one kernel launch per diagonal block of order <= 128 (factor and inverse), gemm
+    and syrk/herk of rocblas for the off-diagonal blocks; see :mod:`rocarray.rocsolver._cholesky`.
 
     Examples
     --------
@@ -199,8 +261,7 @@ def potrf(uplo, n, A, lda, info):
     """
     fn = "rocsolver.potrf"
     uplo, n, dtype, lda, _, _ = _potrf_args(fn, uplo, n, A, lda, info)
-    factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.leaf_order(dtype, kern.shared_limit(A)),
-                 kern.shared_limit(A))
+    factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.shared_limit(A))
 
 
 def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
@@ -250,7 +311,7 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     fn = "rocsolver.potrf_strided_batched"
     uplo, n, dtype, lda, stride, batch = _potrf_args(fn, uplo, n, A, lda, info, batch_count, strideA)
     limit = kern.shared_limit(A)
-    factor_batch(uplo, n, flat(A), lda, stride, info, batch, kern.leaf_order(dtype, limit), limit)
+    factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit)
 
 
 def _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch=1, stride_a=None, stride_b=None):

@@ -16,7 +16,9 @@ import pytest
 import cholesky_host as host
 from conftest import fake, random_array, to_device, to_host
 
-from rocarray._core import compile as _compile
+from launchfake import fake_device  # noqa: F401 (the fixture the routing tests record with)
+
+from rocarray._core import backend, compile as _compile
 from rocarray.rocsolver import _cholesky, _cholesky_kernels, _trtri
 import rocarray.rocsolver as rocsolver
 
@@ -63,7 +65,7 @@ def other_triangle_untouched(buf, n, lda, uplo):
 
 @pytest.fixture
 def stand_ins(monkeypatch):
-    blas, kern = host.Blas(), host.Kernels()
+    blas, kern = host.Blas(), host.Kernels(inverse_nb=4)   # tiny diagonal blocks: deep recursion
     for module in (_cholesky, _trtri):
         monkeypatch.setattr(module, "blas", blas)
         monkeypatch.setattr(module, "kern", kern)
@@ -82,12 +84,13 @@ def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
     lda = n + 3
     buf = packed(a, lda, uplo, dtype)
     info = np.full(1, -7, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, nb, 0)
+    _, kern = stand_ins
+    kern.inverse_nb = nb
+    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0)
     assert info[0] == 0
     assert factor_error(buf, a, lda, uplo, dtype) < 10
     assert other_triangle_untouched(buf, n, lda, uplo)
-    _, kern = stand_ins
-    leaves = [c for c in kern.calls if c[0] == "potf2"]
+    leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
     assert all(c[1] <= nb for c in leaves) and sum(c[1] for c in leaves) == n
 
 
@@ -99,7 +102,7 @@ def test_info_is_the_first_failing_minor(stand_ins, rng, k, uplo):
     a[k - 1, k - 1] -= 1e3  # the leading minor of order k is the first that is not positive definite
     buf = packed(a, n, uplo, "float64")
     info = np.zeros(1, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, nb, 0)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
     assert info[0] == k
 
 
@@ -110,7 +113,7 @@ def test_nan_on_the_diagonal_fails_at_its_column(stand_ins, rng, k):
     a[k - 1, k - 1] = np.nan
     buf = packed(a, n, "L", "complex128")
     info = np.zeros(1, np.int32)
-    _cholesky.factor_batch("L", n, buf, n, 0, info, 1, 4, 0)
+    _cholesky.factor_batch("L", n, buf, n, 0, info, 1, 0)
     assert info[0] == k
 
 
@@ -124,7 +127,7 @@ def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
     stride = lda * n + 2
     buf = packed(mats, lda, uplo, "float32", batch, stride)
     info = np.full(batch, 99, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, 4, limit)
+    _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, limit)
     assert info.tolist() == [0, 5, 0, 1, 0]
     for b in (0, 2, 4):
         assert factor_error(buf[b * stride:], mats[b], lda, uplo, "float32") < 10
@@ -132,7 +135,7 @@ def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
     if limit:
         assert kern.calls == [("potf2", n, batch)]
     else:
-        assert all(c[2] == 1 for c in kern.calls)
+        assert all(c[2] == 1 for c in kern.calls if c[0].startswith("potf2"))
 
 
 @pytest.mark.parametrize("limit", [1 << 20, 0])
@@ -143,7 +146,7 @@ def test_solve_batch_matches_numpy(stand_ins, rng, dtype, uplo, limit):
     mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
     buf = packed(mats, lda, uplo, dtype, batch)
     info = np.zeros(batch, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, lda, lda * n, info, batch, 4, 1 << 20)
+    _cholesky.factor_batch(uplo, n, buf, lda, lda * n, info, batch, 1 << 20)
     rhs = random_array(rng, (batch, n, nrhs), dtype)
     bbuf = np.zeros(batch * ldb * nrhs, dtype)
     for b in range(batch):
@@ -208,11 +211,163 @@ def test_potri_pipeline_gives_the_inverse(stand_ins, rng, uplo):
     a = spd(rng, n, "complex128")
     buf = packed(a, n, uplo, "complex128")
     info = np.zeros(1, np.int32)
-    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 4, 0)
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
     _trtri.invert(uplo, "N", n, buf, n, info, 4)
     _trtri.lauum(uplo, n, buf, n, 4)
     inv = host.hermitian_from(host.view(buf, n, n, n), uplo)
     np.testing.assert_allclose(inv @ a, np.eye(n), atol=1e-10)
+
+
+@pytest.mark.parametrize("n, nb", [(1, 16), (127, 16), (128, 16), (129, 16), (300, 32), (1000, 64), (1000, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_inverse_leaves_and_panels_give_the_factor(stand_ins, rng, dtype, uplo, n, nb):
+    # the recursion with potf2_inv leaves and every panel solve by gemms with their inverses
+    a = spd(rng, n, dtype)
+    lda = n + 3
+    buf = packed(a, lda, uplo, dtype)
+    info = np.full(1, -7, np.int32)
+    blas, kern = stand_ins
+    kern.inverse_nb = nb
+    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0)
+    assert info[0] == 0
+    assert factor_error(buf, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(buf, n, lda, uplo)
+    assert np.isnan(buf[-3:]).all()
+    leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
+    assert [c[1] for c in leaves] == [nb] * (n // nb) + ([n % nb] if n % nb else [])
+    assert "trsm" not in blas.calls and not any(c[0] == "potf2" for c in kern.calls)
+    # each full leaf but a trailing one has a panel below (beside) it: one copy, one gemm each
+    copies = [c for c in kern.calls if c[0] == "lacpy"]
+    blocks = -(-n // nb)
+    depth_sum = 0   # leaf gemms: one per block of every left half, over the recursion's nodes
+
+    def count(m, first):
+        nonlocal depth_sum
+        if m <= nb:
+            return
+        m1 = _cholesky.split(m, nb)
+        depth_sum += m1 // nb
+        count(m1, first)
+        count(m - m1, first + m1)
+
+    count(n, 0)
+    assert len(copies) == depth_sum and blocks >= 1
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("k", [1, 16, 17, 40, 129, 300])
+def test_inverse_path_info_is_the_first_failing_minor(stand_ins, rng, uplo, k):
+    n = 300
+    a = spd(rng, n, "float64")
+    a[k - 1, k - 1] -= 1e4
+    buf = packed(a, n, uplo, "float64")
+    info = np.full(1, 5, np.int32)
+    _, kern = stand_ins
+    kern.inverse_nb = 16
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
+    assert info[0] == k
+    # the columns before the failure are the factor of the leading minor
+    want = np.linalg.cholesky(a[:k - 1, :k - 1]) if k > 1 else np.zeros((0, 0))
+    t = host.tri(host.view(buf, n, n, n), uplo)
+    s = t if uplo == "L" else t.conj().T
+    np.testing.assert_allclose(s[:k - 1, :k - 1], want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("cond", [1e10, 1e14])
+def test_inverse_panels_keep_the_backward_error_when_ill_conditioned(stand_ins, rng, uplo, cond):
+    # the inverse-based panel solves (leaves of 128, as on the device) against NumPy's
+    # substitution-based potrf on SPD matrices of condition 1e10 and 1e14
+    n = 600
+    a = spd(rng, n, "float64", cond=cond)
+    a = (a + a.T) / 2
+    buf = packed(a, n, uplo, "float64")
+    info = np.zeros(1, np.int32)
+    _, kern = stand_ins
+    kern.inverse_nb = 128
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0)
+    assert info[0] == 0
+    low = np.linalg.cholesky(a)
+    theirs = np.linalg.norm(low @ low.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")])
+    assert factor_error(buf, a, n, uplo, "float64") < max(0.1, 10 * theirs)
+
+
+def test_panel_leaves_read_only_their_copy(rng):
+    # the stand-in gemm refuses an output that overlaps an input: the panel's leaf gemm must read
+    # the copy in the workspace, never the block it overwrites (checked for both triangles above);
+    # here the inverse-based panel alone, against a triangular solve
+    blas, kern = host.Blas(), host.Kernels(inverse_nb=8)
+    n, m, nb = 24, 11, 8
+    for uplo in "LU":
+        t = np.tril(random_array(rng, (n, n), "float64")) * 0.1 + 2 * np.eye(n)
+        s = t if uplo == "L" else t.T.copy()
+        tbuf = np.full(n * n, np.nan)
+        host.put_triangle(host.view(tbuf, n, n, n), s, uplo)
+        inv = np.full(3 * nb * nb, np.nan)
+        for p in range(3):
+            host.view(inv[p * nb * nb:], nb, nb, nb)[...] = np.linalg.inv(t[p * nb:(p + 1) * nb, p * nb:(p + 1) * nb])
+        shape = (m, n) if uplo == "L" else (n, m)
+        b = random_array(rng, shape, "float64")
+        bbuf = np.asfortranarray(b).T.reshape(-1).copy()
+        import rocarray.rocsolver._cholesky as drv
+        old = drv.blas, drv.kern
+        drv.blas, drv.kern = blas, kern
+        try:
+            _cholesky.panel(uplo, m, n, tbuf, n, bbuf, shape[0], inv, nb, np.full(m * nb, np.nan))
+        finally:
+            drv.blas, drv.kern = old
+        got = host.view(bbuf, *shape, shape[0])
+        want = b @ np.linalg.inv(t).T if uplo == "L" else np.linalg.inv(t) @ b
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.fixture
+def recorded(fake_device, monkeypatch):
+    monkeypatch.setattr(_cholesky_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 232448)
+    return fake_device
+
+
+@pytest.mark.parametrize("dtype, n, leaf", [("float64", 1, 1), ("float64", 128, 128), ("float32", 100, 100),
+                                            ("complex128", 64, 64), ("complex64", 128, 128)])
+def test_potrf_routes_one_block_to_potf2_inv(recorded, dtype, n, leaf):
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf("L", n, A, n, info)
+    assert recorded.names() == [_cholesky_kernels.inverse_kernel_name(dtype)]
+    launch = recorded.launches[0]
+    assert launch.grid == (1, 1, 1) and launch.block == (256, 1, 1) and int(launch.args[0]) == leaf
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype, n", [("float64", 129), ("float64", 300), ("complex128", 65), ("float32", 1000)])
+def test_potrf_routes_large_orders_without_trsm(recorded, dtype, uplo, n):
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf(uplo, n, A, n, info)
+    names = recorded.names()
+    nb = _cholesky_kernels.inverse_leaf_order(dtype)
+    leaves = [x for x in names if "potf2_inv" in x]
+    assert len(leaves) == -(-n // nb) and set(leaves) == {_cholesky_kernels.inverse_kernel_name(dtype)}
+    assert not any("trsm" in x or "ra_rocsolver_potf2<" in x for x in names)
+    assert any("lacpy" in x for x in names) and any("gemm" in x for x in names)
+
+
+def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
+    n, batch = 40, 7
+    A, info = recorded.array((batch * n * n,), "float64"), recorded.array((batch,), "int32")
+    rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, batch)
+    assert recorded.names() == ["ra_rocsolver_potf2<double>"]
+    # a batch of matrices too large for one block: one recursion each, with potf2_inv leaves
+    n = 200
+    A, info = recorded.array((2 * n * n,), "float64"), recorded.array((2,), "int32")
+    rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, 2)
+    assert sum("potf2_inv" in x for x in recorded.names()) == 4
+
+
+def test_potf2_inv_instantiations_are_registered():
+    names = _compile.registered(_cholesky_kernels.SOURCE)
+    assert "ra_rocsolver_potf2_inv<double, 8>" in names and "ra_rocsolver_potf2_inv<ra_c128, 4>" in names
+    assert "ra_rocsolver_lacpy<float>" in names
 
 
 def test_split_is_a_multiple_of_the_block_inside_the_range():
@@ -417,3 +572,78 @@ def test_fortran_ordered_2d_buffers(rng):
     db = to_device(np.asfortranarray(rhs))
     rocsolver.potrs("U", n, 4, d, n, db, n)
     np.testing.assert_allclose(a @ to_host(db), rhs, atol=1e-10)
+
+
+def _device_factor_error(d, a, lda, uplo):
+    """``||S S^H - A||_F / (||A||_F n eps)`` of potrf's output on the device (S = L, or U^H)."""
+    import cupy
+
+    n = a.shape[0]
+    m = cupy.lib.stride_tricks.as_strided(d, (n, n), (d.itemsize, lda * d.itemsize))
+    s = cupy.tril(m) if uplo == "L" else cupy.triu(m).conj().T
+    s = cupy.nan_to_num(s, nan=0.0).astype(a.dtype)   # the other triangle holds NaN
+    ad = cupy.asarray(a)
+    return float(cupy.linalg.norm(s @ s.conj().T - ad) / (cupy.linalg.norm(ad) * n * EPS[np.dtype(d.dtype)]))
+
+
+def _numpy_factor_error(a):
+    n = a.shape[0]
+    low = np.linalg.cholesky(a)
+    return np.linalg.norm(low @ low.conj().T - a) / (np.linalg.norm(a) * n * EPS[np.dtype(a.dtype)])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_potrf_large_backward_error(rng, uplo):
+    # the bench's path at half its order: potf2_inv leaves, panel solves through their inverses
+    n = 4096
+    a = spd(rng, n, "float64")
+    lda = n + 1
+    d, info = to_device(packed(a, lda, uplo, "float64")), to_device(np.full(1, -3, np.int32))
+    rocsolver.potrf(uplo, n, d, lda, info)
+    assert to_host(info)[0] == 0
+    assert _device_factor_error(d, a, lda, uplo) < 10
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype, n", [("float64", 1000), ("complex128", 700)])
+def test_potrf_ill_conditioned_matches_numpy_residual(rng, dtype, uplo, n):
+    # condition 1e10: the inverse-based panel solves keep the backward error at NumPy's (LAPACK's
+    # trsm-based potrf) level
+    a = spd(rng, n, dtype, cond=1e10)
+    a = (a + a.conj().T) / 2
+    d, info = to_device(packed(a, n, uplo, dtype)), to_device(np.zeros(1, np.int32))
+    rocsolver.potrf(uplo, n, d, n, info)
+    assert to_host(info)[0] == 0
+    ours, theirs = _device_factor_error(d, a, n, uplo), _numpy_factor_error(a)
+    assert ours < max(10.0, 10 * theirs), (ours, theirs)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+def test_potf2_inv_factor_and_inverse(rng, dtype):
+    n = _cholesky_kernels.inverse_leaf_order(dtype)
+    a = spd(rng, n, dtype)
+    lda, ldw = n + 2, n + 1
+    d = to_device(packed(a, lda, "U", dtype))
+    w = to_device(np.full(ldw * n, np.nan, dtype))
+    info = to_device(np.zeros(1, np.int32))
+    _cholesky_kernels.potf2_inv("U", n, d, lda, w, ldw, info, 0)
+    assert to_host(info)[0] == 0
+    out, inv = to_host(d), host.view(to_host(w), n, n, ldw)
+    assert factor_error(out, a, lda, "U", dtype) < 10
+    s = np.triu(host.view(out, n, n, lda)).conj().T.astype(a.dtype)
+    assert np.all(np.triu(inv, 1) == 0)
+    assert np.linalg.norm(inv.astype(a.dtype) @ s - np.eye(n)) / (n * EPS[np.dtype(dtype)]) < 100
+
+
+@pytest.mark.gpu
+def test_linalg_cholesky_bench_shape(rng):
+    import rocarray as ra
+
+    n = 2048
+    a = spd(rng, n, "float64")
+    got = to_host(ra.linalg.cholesky(to_device(a)))
+    assert np.linalg.norm(got @ got.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
+    np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-9, atol=1e-9)

@@ -22,6 +22,9 @@
 //  * ra_rocsolver_lauu2: S := S^H S (lower triangle of the Hermitian product), row by row from
 //    the top: row i of the product reads only rows >= i of S, so rows above may be overwritten.
 //  * ra_rocsolver_zero_diag: info := 1 + the first i with A(i, i) == 0, or 0; a strided batch.
+//  * ra_rocsolver_potf2_inv: potf2 of one block held in registers, and the inverse of its factor
+//    in the same launch (see its section at the end of the file).
+//  * ra_rocsolver_lacpy: a copy of an m x n block.
 
 #define RA_ROCSOLVER_CHOL_BLOCK 256
 
@@ -273,4 +276,148 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
     }
     first = ra_block_reduce<RA_ROCSOLVER_CHOL_BLOCK>(first, ra_op_min(), scratch);
     if (threadIdx.x == 0) info[blockIdx.x] = first == 0x7fffffff ? 0 : first + 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ra_rocsolver_potf2_inv<T, M>: a diagonal block's factor and the factor's inverse in one launch
+// ---------------------------------------------------------------------------------------------
+//
+// S := chol(S) (as potf2: the same info, the same values while no pivot fails) and W := inv(L),
+// L = chol(S), for one block of order n <= 16 M in the lower normal form of the top of the file.
+// W (n x n, leading dimension ldw) gets the whole square: inv(L) below and on the diagonal,
+// zeros above, so that a gemm applies it: the recursive driver's panel solves are
+// L21 = A21 inv(L)^H (lower) and, with S = U^H, U12 = inv(U)^H A12 = inv(S) A12 (upper).
+//
+// Layout. 256 threads as a 16 x 16 grid: thread (tr, tc) = (threadIdx.x % 16, threadIdx.x / 16)
+// (upper storage: (threadIdx.x / 16, threadIdx.x % 16), so that consecutive lanes read and write
+// consecutive rows of A either way) keeps the element (i, k) = (a * 16 + tr, b * 16 + tc),
+// a, b < M, in its register v[a][b] (a cyclic distribution, as lu_block.hip). One tile holds
+// both triangular matrices: v[a][b] is L(i, k) where i >= k and X(k, i) where i < k, X = inv(L)
+// (its diagonal, 1 / L(i, i), is formed when storing). Step j = jb * 16 + jt is register
+// column jb of thread column jt: the loop over jb is unrolled and the loop over jt is not, so
+// every register array is indexed only by compile-time indices and stays in registers. Elements
+// past n start at zero and are never written back.
+//
+// Step j, one barrier. Before step j, register column j (thread column jt) holds L(i, j) for
+// i >= j, updated by steps < j, and X(j, i) for i < j, final but for the division by L(j, j):
+// right-looking potf2 and right-looking forward substitution L X = I run side by side, and both
+// need that one vector.
+//  A. Thread column jt publishes it: col[i] (shared, double-buffered by the parity of j).
+//  B. After the barrier every thread reads d = re(col[j]); d not > 0 (NaN included) ends the
+//     walk with fail = j + 1 (uniform: every thread read the same value). Else s = sqrt(d),
+//     l(i) = col[i] / s (L(i, j) for i > j, X(j, i) for i < j), and every thread updates its
+//     elements:  L(i, k) -= L(i, j) conj(L(k, j))  (i >= k > j);  X(k, i) -= L(k, j) X(j, i)
+//     (k > j > i);  X(k, j) = -L(k, j) / s  (k > j);  column j itself := l, diagonal s.
+// Step j + 2 rewrites a buffer only after the barrier of step j + 1, which no thread passes
+// before it has read that buffer in step j.
+
+#define RA_ROCSOLVER_CHOL_SIDE 16
+#define RA_ROCSOLVER_CHOL_INV_THREADS (RA_ROCSOLVER_CHOL_SIDE * RA_ROCSOLVER_CHOL_SIDE)
+
+template <typename T, int M>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_potf2_inv(
+    ra_i64 n64, T* __restrict__ A, ra_i64 lda, T* __restrict__ W, ra_i64 ldw, int* __restrict__ info, ra_i64 j0,
+    int flags) {
+    typedef typename ra_real_of<T>::type R;
+    constexpr int SIDE = RA_ROCSOLVER_CHOL_SIDE, NB = M * RA_ROCSOLVER_CHOL_SIDE;
+    __shared__ T col[2][NB];
+    const int n = (int)n64;
+    const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
+    // lanes follow the stored triangle's fast index: the row of A (lower) is the tile's row, the
+    // row of A (upper) is the tile's column, so each global load and store is coalesced
+    const int t = (int)threadIdx.x, tr = upper ? t / SIDE : t % SIDE, tc = upper ? t % SIDE : t / SIDE;
+    const T zero = ra_traits<T>::zero();
+
+    // v[a][b]: a and b are compile-time indices everywhere (fully unrolled loops): registers
+    T v[M][M];
+#pragma unroll
+    for (int a = 0; a < M; ++a) {
+#pragma unroll
+        for (int b = 0; b < M; ++b) {
+            const int i = a * SIDE + tr, k = b * SIDE + tc;
+            v[a][b] = zero;
+            if (i < n && k < n && i >= k)
+                v[a][b] = upper ? ra_rsc_conj(A[k + (ra_i64)i * lda]) : A[i + (ra_i64)k * lda];
+        }
+    }
+    for (int i = t; i < 2 * NB; i += RA_ROCSOLVER_CHOL_INV_THREADS) col[i / NB][i % NB] = zero;
+    __syncthreads();
+
+    int fail = 0;
+#pragma unroll
+    for (int jb = 0; jb < M; ++jb) {
+        for (int jt = 0; jt < SIDE && fail == 0; ++jt) {
+            const int j = jb * SIDE + jt;
+            if (j >= n) break;
+            T* c = col[j & 1];
+            if (tc == jt) {
+#pragma unroll
+                for (int a = 0; a < M; ++a)
+                    if (a * SIDE + tr < n) c[a * SIDE + tr] = v[a][jb];
+            }
+            __syncthreads();
+            const R d = ra_rsc_re(c[j]);
+            if (!(d > R(0))) {  // true for a NaN
+                fail = j + 1;
+                break;
+            }
+            const R s = ra_sqrt(d), r = R(1) / s;
+            T lr[M], lc[M];
+#pragma unroll
+            for (int a = 0; a < M; ++a) lr[a] = ra_rsc_scale(c[a * SIDE + tr], r);
+#pragma unroll
+            for (int b = jb; b < M; ++b) lc[b] = ra_rsc_scale(c[b * SIDE + tc], r);
+            // register columns b < jb hold k < j only (nothing to do) and b > jb hold k > j only:
+            // both known at compile time, so only column jb compares k with j
+#pragma unroll
+            for (int a = 0; a < M; ++a) {
+#pragma unroll
+                for (int b = jb; b < M; ++b) {
+                    const int i = a * SIDE + tr, k = b * SIDE + tc;
+                    const bool later = b > jb || k > j;
+                    if (i >= k) {
+                        if (later) v[a][b] = ra_rsc_msub(lr[a], ra_rsc_conj(lc[b]), v[a][b]);
+                        else if (k == j) v[a][b] = i == j ? ra_rsc_make<T>::real(s) : lr[a];
+                    } else if (later) {
+                        if (i < j) v[a][b] = ra_rsc_msub(lc[b], lr[a], v[a][b]);
+                        else if (i == j) v[a][b] = ra_rsc_scale(lc[b], -r);
+                    } else if (k == j) {
+                        v[a][b] = lr[a];
+                    }
+                }
+            }
+        }
+    }
+
+    // L into A's stored triangle, X into W (zeros above its diagonal)
+#pragma unroll
+    for (int a = 0; a < M; ++a) {
+#pragma unroll
+        for (int b = 0; b < M; ++b) {
+            const int i = a * SIDE + tr, k = b * SIDE + tc;
+            if (i < n && k < n) {
+                if (i >= k) {
+                    if (upper) A[k + (ra_i64)i * lda] = ra_rsc_conj(v[a][b]);
+                    else A[i + (ra_i64)k * lda] = v[a][b];
+                    if (i == k) W[i + (ra_i64)i * ldw] = ra_rsc_make<T>::real(R(1) / ra_rsc_re(v[a][b]));
+                } else {
+                    W[k + (ra_i64)i * ldw] = v[a][b];
+                    W[i + (ra_i64)k * ldw] = zero;
+                }
+            }
+        }
+    }
+    if (t == 0 && fail != 0 && info[0] == 0) info[0] = (int)(j0 + fail);
+}
+
+// dst := src for an m x n block (column-major, leading dimensions lds and ldd; not overlapping):
+// the copy that lets a gemm overwrite its own input (the driver's panel solve through inv(L)).
+// Thread x of block (bx, by) copies row bx * RA_ROCSOLVER_CHOL_BLOCK + x of columns by,
+// by + gridDim.y, ... (coalesced along a column).
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_BLOCK) void ra_rocsolver_lacpy(
+    ra_i64 m, ra_i64 n, const T* __restrict__ src, ra_i64 lds, T* __restrict__ dst, ra_i64 ldd) {
+    const ra_i64 i = (ra_i64)blockIdx.x * RA_ROCSOLVER_CHOL_BLOCK + threadIdx.x;
+    if (i >= m) return;
+    for (ra_i64 j = blockIdx.y; j < n; j += gridDim.y) dst[i + j * ldd] = src[i + j * lds];
 }
