@@ -132,9 +132,31 @@ def test_batch_norm_grid_covers_each_channel_once(shape, layout):
 
 
 def test_row_group_choice():
+    # the narrowest group whose registers (4 vectors of 16 bytes a thread) hold the row
     assert _layernorm.row_group(512, np.dtype(F32)) == 32
-    assert _layernorm.row_group(513, np.dtype(F32)) == 256
+    assert _layernorm.row_group(513, np.dtype(F32)) == 128
+    assert _layernorm.row_group(2048, np.dtype(F32)) == 128
+    assert _layernorm.row_group(2049, np.dtype(F32)) == 256
     assert _layernorm.row_group(1024, np.dtype("float16")) == 32
+    assert _layernorm.row_group(4096, np.dtype("float16")) == 128
+    assert _layernorm.row_group(8193, np.dtype("float16")) == 256
+
+
+def test_layer_norm_block_of_a_wide_group_is_the_group(fake_device):
+    # the bench row (8192 x 4096 float16): blocks of 128 threads, a row each, 16-byte
+    # loads of the rows and of the weight and bias (vec = 3); a misaligned weight keeps bit 0 only
+    x = fake_device.array((8192, 4096), "float16")
+    w, b = fake_device.array((4096,), F32), fake_device.array((4096,), F32)
+    _layernorm.layernorm_forward(x, w, b, 1e-5, norm_size=4096)
+    launch = fake_device.launches[-1]
+    assert launch.name == "ra_miopen_ln_forward<ra_half, 128>"
+    assert launch.grid[0] == 8192 and launch.block[0] == 128 and int(launch.args[4]) == 3
+    odd = fake_device.array((4097,), F32)[1:]
+    _layernorm.layernorm_forward(x, odd, b, 1e-5, norm_size=4096)
+    assert int(fake_device.launches[-1].args[4]) == 1
+    _layernorm.layernorm_forward(fake_device.array((10, 300), F32), w[:300], None, 1e-5, norm_size=300)
+    launch = fake_device.launches[-1]
+    assert launch.name == "ra_miopen_ln_forward<float, 32>" and launch.block[0] == 256 and launch.grid[0] == 2
 
 
 def test_group_norm_runs():
