@@ -11,7 +11,7 @@ from launchfake import fake_device  # noqa: F401 (the fixture emulated_device bu
 from miopen import norm_reference as ref
 
 from rocarray import miopen
-from rocarray.miopen import _batchnorm
+from rocarray.miopen import _batchnorm, _layernorm
 
 SEED = 20261205
 
@@ -184,20 +184,23 @@ def test_layernorm_16bit_block_of_128_on_wave64(emulated_wave64_device):
     # parameters one element off alignment
     dev = emulated_wave64_device
     _layer_norm_case(dev, np.random.default_rng(SEED), 3, 4096, "float16")
-    names = [n for n in dev.names() if "ln_forward" in n or "ln_backward<" in n]
-    assert names == ["ra_miopen_ln_forward<ra_half, 128>", "ra_miopen_ln_backward<ra_half, 128>"]
-    fwd, bwd = (launch for launch in dev.fake.launches if launch.name in names)
-    assert (int(fwd.args[4]), int(bwd.args[5]), fwd.block[0]) == (3, 3, 128)
+    fwd, bwd = dev.fake.launches[:2]
+    assert (fwd.name, bwd.name) == (_layernorm.kernel_name("forward", "ra_half", 128, True),
+                                    _layernorm.kernel_name("backward", "ra_half", 128, True))
+    assert (int(fwd.args[4]), int(bwd.args[5]), fwd.block[0]) == (1, 1, 128)
     _layer_norm_case(dev, np.random.default_rng(SEED), 2, 2001, "float16", misaligned_params=True)
     fwd, bwd = dev.fake.launches[-3:-1]
-    assert (fwd.name, int(fwd.args[4]), int(bwd.args[5])) == ("ra_miopen_ln_forward<ra_half, 128>", 0, 0)
+    assert (fwd.name, bwd.name) == ("ra_miopen_ln_forward<ra_half, 128, false>",
+                                    "ra_miopen_ln_backward<ra_half, 128, false>")
+    assert (int(fwd.args[4]), int(bwd.args[5])) == (0, 0)
 
 
 def test_layernorm_misaligned_parameters(emulated_device):
-    # 16-byte loads of the rows, the weight and bias one at a time (vec = 1)
+    # 16-byte loads of the rows, the weight and bias one at a time (params16 = 0)
     dev = emulated_device
     _layer_norm_case(dev, np.random.default_rng(SEED), 3, 1500, "float32", misaligned_params=True)
-    assert int(dev.fake.launches[0].args[4]) == 1
+    fwd = dev.fake.launches[0]
+    assert (fwd.name, int(fwd.args[4])) == ("ra_miopen_ln_forward<float, 128, true>", 0)
 
 
 # (shape, groups, layout): channels first with several splits per group (vector path) and an

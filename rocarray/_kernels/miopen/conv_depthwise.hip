@@ -185,7 +185,8 @@ ra_miopen_conv_depthwise_fwd2d_vec(ra_conv_geometry g, const T* RA_RESTRICT x, c
         wst[r * pb * VEC + cl] = w[p0 * VEC * taps + i];
     }
     if (bias != nullptr)
-        for (int cl = (int)threadIdx.x; cl < np * VEC; cl += RA_DW_BLOCK) wst[taps * pb * VEC + cl] = bias[p0 * VEC + cl];
+        for (int cl = (int)threadIdx.x; cl < np * VEC; cl += RA_DW_BLOCK)
+            wst[taps * pb * VEC + cl] = bias[p0 * VEC + cl];
     __syncthreads();
     const int p = (int)threadIdx.x % pb, slot = (int)threadIdx.x / pb, slots = RA_DW_BLOCK / pb;
     if (p >= np || slot >= slots) return;  // no barrier below
@@ -229,7 +230,8 @@ ra_miopen_conv_depthwise_fwd2d_vec(ra_conv_geometry g, const T* RA_RESTRICT x, c
             if (ow0 + j < OW) {
                 ra_dw_pack<T> out;
 #pragma unroll
-                for (int i = 0; i < VEC; ++i) out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[j][i], bs, i, act, slope));
+                for (int i = 0; i < VEC; ++i)
+                    out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[j][i], bs, i, act, slope));
                 *reinterpret_cast<ra_dw_pack<T>*>(yr + (ow0 + j) * C) = out;
             }
         }

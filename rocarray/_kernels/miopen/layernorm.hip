@@ -232,13 +232,14 @@ RA_DEVICE void ra_ln_forward_row(const T* xr, T* yr, ra_i64 D, const A* weight, 
     invstd_out = invstd;
 }
 
-// y = (x - mean) invstd weight + bias per row; mean and invstd saved per row. vec bit 0: D is a
-// multiple of the vector width and x, y are 16-byte aligned; bit 1: weight and bias are 16-byte
+// y = (x - mean) invstd weight + bias per row; mean and invstd saved per row. VEC: D is a
+// multiple of the vector width and x, y are 16-byte aligned (a kernel of its own, so the
+// one-element path's registers do not count against it); params16: weight and bias are 16-byte
 // aligned too (read in 16-byte loads). Blocks: RA_LN_BLOCK threads of narrow groups (G <=
 // RA_LN_NARROW), else G threads, one group.
-template <typename T, int G>
+template <typename T, int G, bool VEC>
 __global__ void RA_LAUNCH_BOUNDS(RA_LN_BLOCK)
-ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i64 D, int vec,
+ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i64 D, int params16,
                      const typename ra_traits<T>::acc* RA_RESTRICT weight,
                      const typename ra_traits<T>::acc* RA_RESTRICT bias, typename ra_traits<T>::acc eps,
                      typename ra_traits<T>::acc* RA_RESTRICT mean, typename ra_traits<T>::acc* RA_RESTRICT invstd) {
@@ -252,12 +253,8 @@ ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i
          r += (ra_i64)gridDim.x * GROUPS) {
         if (r >= rows) continue;  // (G < the block only: no block-wide barrier in the row)
         A m, s;
-        if (vec & 1) {
-            ra_ln_forward_row<V, G>(x + r * D, y + r * D, D, weight, bias, (vec & 2) != 0, eps, m, s, red, sn, smean,
-                                    sm2);
-        } else {
-            ra_ln_forward_row<1, G>(x + r * D, y + r * D, D, weight, bias, false, eps, m, s, red, sn, smean, sm2);
-        }
+        ra_ln_forward_row<VEC ? V : 1, G>(x + r * D, y + r * D, D, weight, bias, params16 != 0, eps, m, s, red, sn,
+                                          smean, sm2);
         if (threadIdx.x % G == 0) {
             mean[r] = m;
             invstd[r] = s;
@@ -332,10 +329,11 @@ RA_DEVICE void ra_ln_backward_row(const T* dyr, const T* xr, T* dxr, ra_i64 D, c
 }
 
 // dx = invstd (g - mean(g) - xhat mean(g xhat)) per row, g = dy weight, xhat = (x - mean) invstd.
-template <typename T, int G>
+// VEC, params16 and the blocks as in the forward.
+template <typename T, int G, bool VEC>
 __global__ void RA_LAUNCH_BOUNDS(RA_LN_BLOCK)
 ra_miopen_ln_backward(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, T* RA_RESTRICT dx, ra_i64 rows, ra_i64 D,
-                      int vec, const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                      int params16, const typename ra_traits<T>::acc* RA_RESTRICT weight,
                       const typename ra_traits<T>::acc* RA_RESTRICT mean,
                       const typename ra_traits<T>::acc* RA_RESTRICT invstd) {
     typedef typename ra_traits<T>::acc A;
@@ -345,12 +343,8 @@ ra_miopen_ln_backward(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, T* RA_RES
     for (ra_i64 r = (ra_i64)blockIdx.x * GROUPS + threadIdx.x / G; r - threadIdx.x / G < rows;
          r += (ra_i64)gridDim.x * GROUPS) {
         if (r >= rows) continue;  // (G < the block only: no block-wide barrier in the row)
-        if (vec & 1) {
-            ra_ln_backward_row<V, G>(dy + r * D, x + r * D, dx + r * D, D, weight, (vec & 2) != 0, mean[r], invstd[r],
-                                     red);
-        } else {
-            ra_ln_backward_row<1, G>(dy + r * D, x + r * D, dx + r * D, D, weight, false, mean[r], invstd[r], red);
-        }
+        ra_ln_backward_row<VEC ? V : 1, G>(dy + r * D, x + r * D, dx + r * D, D, weight, params16 != 0, mean[r],
+                                           invstd[r], red);
     }
 }
 
