@@ -10,9 +10,10 @@ block one weight element (``K x taps`` blocks) and sums over the batch and the o
 The 1-D/2-D forward computes several outputs of a row per thread. Channels last with one output
 channel per input channel (``K == C``), ``C`` a multiple of the 16-byte pack (8 float16/bfloat16,
 4 float32, 2 float64 channels), x and y 16-byte aligned and at most :data:`VECTOR_TAPS` taps, a
-thread takes a pack of channels (one 16-byte load per input pixel, the block's weights and bias
-in shared memory): :func:`vector_applies` and the pointers decide per call. Elsewhere a thread
-takes one channel. Both sum the taps in the same order, so they give the same bits.
+thread of the 1-D/2-D forward and data gradient takes a pack of channels (one 16-byte load per
+pixel, the block's weights and bias in shared memory): :func:`vector_applies` and the pointers
+decide per call. Elsewhere a thread takes one channel. Both sum the taps in the same order, so
+they give the same bits.
 """
 
 import math
@@ -44,12 +45,15 @@ def kernel_name(direction, dtype, channels_last):
             f"{'true' if channels_last else 'false'}>")
 
 
-def vector_name(dtype):
-    return f"ra_miopen_conv_depthwise_fwd2d_vec<{ctype(dtype)}>"
+_VECTOR = {"forward": "fwd2d_vec", "backward_data": "bwd_data2d_vec"}
+
+
+def vector_name(direction, dtype):
+    return f"ra_miopen_conv_depthwise_{_VECTOR[direction]}<{ctype(dtype)}>"
 
 
 _compile.register(SOURCE, sorted([kernel_name(d, t, cl) for d in _KERNEL for t in DTYPES for cl in (False, True)]
-                                 + [vector_name(t) for t in DTYPES]))
+                                 + [vector_name(d, t) for d in _VECTOR for t in DTYPES]))
 KERNELS = kernels.Family(SOURCE, BLOCK, 8)
 
 
@@ -69,27 +73,36 @@ def _two_d(p):
 
 
 def vector_applies(problem):
-    """Whether the packed forward takes ``problem`` when x and y are 16-byte aligned."""
+    """Whether the packed kernels (forward, data gradient) take ``problem`` when x and y are
+    16-byte aligned."""
     p = problem
     pack = 16 // p.dtype.itemsize
-    return (p.direction == "forward" and p.channels_last and p.k == p.c > 0 and p.c % pack == 0 and _two_d(p)
+    return (p.direction in _VECTOR and p.channels_last and p.k == p.c > 0 and p.c % pack == 0 and _two_d(p)
             and math.prod(p.filter_size) <= VECTOR_TAPS and -(-(p.c // pack) // PACKS) < 1 << 16)
 
 
 def _vector_plan(problem, device_id, activation):
-    """``run(x, w, y, bias)``: one prepared launch of the packed forward, grid (row tiles of the
-    chunk, chunks of :data:`PACKS` packs)."""
+    """``run(x, w, y, bias)``: one prepared launch of a packed kernel, grid (work items of the
+    chunk: row tiles of y, or pixels of x for the data gradient; chunks of :data:`PACKS` packs)."""
     p = problem
     packs = p.c // (16 // p.dtype.itemsize)
     per_chunk = min(packs, PACKS)
-    items = p.n * math.prod(p.output_size[:-1]) * -(-p.output_size[-1] // TILE_W)
+    if p.direction == "forward":
+        items = p.n * math.prod(p.output_size[:-1]) * -(-p.output_size[-1] // TILE_W)
+    else:
+        items = p.n * math.prod(p.input_size)
     if items == 0:
         return lambda x, w, y, bias: None
     grid = (int(min(MAX_GRID, -(-items // (BLOCK // per_chunk)))), -(-packs // per_chunk))
     P = launch.POINTER
+    kernel = KERNELS[vector_name(p.direction, p.dtype)]
+    if p.direction == "backward_data":
+        with launch.on_device(device_id):
+            prepared = kernel.prepare(device_id, grid, (geometry(p), P, P, P))
+        return lambda dx, w, dy, bias: prepared(dy.data.ptr, w.data.ptr, dx.data.ptr)
     args = (geometry(p), P, P, P, P, numpy.int32(ACTIVATIONS[activation]), numpy.float64(LEAKY_RELU_SLOPE))
     with launch.on_device(device_id):
-        prepared = KERNELS[vector_name(p.dtype)].prepare(device_id, grid, args)
+        prepared = kernel.prepare(device_id, grid, args)
     return lambda x, w, y, bias: prepared(x.data.ptr, w.data.ptr, y.data.ptr, 0 if bias is None else bias.data.ptr)
 
 

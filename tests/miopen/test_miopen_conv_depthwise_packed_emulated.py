@@ -1,8 +1,10 @@
-"""The packed channels-last depthwise forward (``ra_miopen_conv_depthwise_fwd2d_vec``: a 16-byte
-pack of channels per thread) runs on the CPU through the kernel emulator against the NumPy
-float64 reference and against the one-channel kernel bit for bit (a view one element off the
-16-byte alignment takes that one); float16/bfloat16 on the wave64 target. Routing (which kernel a
+"""The packed channels-last depthwise kernels (``ra_miopen_conv_depthwise_fwd2d_vec`` and
+``..._bwd_data2d_vec``: a 16-byte pack of channels per thread) run on the CPU through the kernel
+emulator against the NumPy float64 reference and against the one-channel kernels bit for bit (a
+view one element off the 16-byte alignment takes those); float16/bfloat16 on the wave64 target. Routing (which kernel a
 problem and its pointers get) on launchfake. CPU tests: skipped where g++ is missing."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -17,6 +19,8 @@ from rocarray.miopen import _conv_depthwise
 SEED = 20261205
 VEC = "ra_miopen_conv_depthwise_fwd2d_vec"
 ONE = "ra_miopen_conv_depthwise_fwd2d<"
+VEC_BD = "ra_miopen_conv_depthwise_bwd_data2d_vec"
+ONE_BD = "ra_miopen_conv_depthwise_bwd_data<"
 TOL = {"float64": 1e-12, "float32": 1e-5, "float16": 2e-2, "bfloat16": 5e-2}
 
 
@@ -46,6 +50,32 @@ def _run(dev, p, x, w, *, bias=None, activation=None, aligned=True):
     return np.asarray(y), dev.names()[before:]
 
 
+def _run_backward_data(dev, bd, dy, w, aligned=True):
+    dyd = dev.array(dy) if aligned else _misaligned(dev, dy)
+    dx = _poisoned_x(dev, bd, aligned)
+    before = len(dev.names())
+    miopen.convolution_backward_data(bd, dyd, dev.array(w), algo="depthwise", out=dx)
+    return np.asarray(dx), dev.names()[before:]
+
+
+def _poisoned_x(dev, p, aligned):
+    nan = np.full(p.x_shape(), np.nan, p.dtype)
+    return dev.array(nan) if aligned else _misaligned(dev, nan)
+
+
+def _check_backward_data(dev, p):
+    """The packed data gradient against the float64 reference and the one-channel kernel's bits."""
+    bd = dataclasses.replace(p, direction="backward_data")
+    _, w, dy = host.inputs(np.random.default_rng(SEED + 1), bd)
+    dx, names = _run_backward_data(dev, bd, dy, w)
+    assert names == [f"{VEC_BD}<{_conv_depthwise.ctype(p.dtype)}>"]
+    tol = TOL[p.dtype.name]
+    np.testing.assert_allclose(dx.astype(np.float64), host.backward_data(bd, dy, w), rtol=tol, atol=tol)
+    one, names = _run_backward_data(dev, bd, dy, w, aligned=False)
+    assert names[0].startswith(ONE_BD)
+    np.testing.assert_array_equal(dx.view(np.uint8), one.view(np.uint8))
+
+
 def _check(dev, p, *, bias=None, activation=None):
     """The packed kernel's y against the float64 reference and the one-channel kernel's bits."""
     rng = np.random.default_rng(SEED)
@@ -62,6 +92,7 @@ def _check(dev, p, *, bias=None, activation=None):
     one, names = _run(dev, p, x, w, bias=bias, activation=activation, aligned=False)
     assert names[0].startswith(ONE)
     np.testing.assert_array_equal(y.view(np.uint8), one.view(np.uint8))
+    _check_backward_data(dev, p)
 
 
 CASES = [  # (n, c, size, filter, stride, pad, dilation): odd sizes, partial row tiles, chunks
@@ -112,7 +143,9 @@ def test_packed_route():
     assert not applies(_problem(1, 8, (9, 9), (5, 10), "float16", pad=2))             # 50 taps
     assert not applies(_problem(1, 8, (4, 4, 4), (3, 3, 3), "float16"))               # 3-D
     assert not applies(host.problem("forward", 1, 8, 8, (8, 8), (3, 3), groups=8, dtype="float16"))  # NCHW
-    assert not applies(host.problem("backward_data", 1, 8, 8, (8, 8), (3, 3), groups=8, dtype="float16",
+    assert applies(host.problem("backward_data", 1, 8, 8, (8, 8), (3, 3), groups=8, dtype="float16",
+                                layout="NHWC"))
+    assert not applies(host.problem("backward_weights", 1, 8, 8, (8, 8), (3, 3), groups=8, dtype="float16",
                                     layout="NHWC"))
 
 
@@ -128,3 +161,13 @@ def test_packed_launch_geometry(fake_device):
     miopen.convolution_forward(small, fake_device.array(small.x_shape(), small.dtype),
                                fake_device.array(small.w_shape(), small.dtype), algo="depthwise")
     assert tuple(fake_device.launches[-1].grid)[:2] == (1, 1)
+
+
+def test_packed_data_gradient_launch_geometry(fake_device):
+    p = host.problem("backward_data", 64, 256, 256, (56, 56), (3, 3), pad=1, groups=256, dtype="float16",
+                     layout="NHWC")
+    dy, w = fake_device.array(p.y_shape(), p.dtype), fake_device.array(p.w_shape(), p.dtype)
+    miopen.convolution_backward_data(p, dy, w, algo="depthwise")
+    launch = fake_device.launches[-1]
+    # a pixel's 32 packs of 8 channels a warp, 8 pixels a block
+    assert launch.name == f"{VEC_BD}<ra_half>" and tuple(launch.grid)[:2] == (64 * 56 * 56 // 8, 1)
