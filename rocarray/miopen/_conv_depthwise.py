@@ -6,20 +6,35 @@ Each output element sums its taps alone (no channel loop), so the forward and th
 are one pass over the tensors with the taps' neighbours in cache (the forward adds the bias and
 applies the activation before its one rounding); the weight gradient gives each
 block one weight element (``K x taps`` blocks) and sums over the batch and the output positions.
+
+The 1-D/2-D forward computes several outputs of a row per thread. Channels last with one output
+channel per input channel (``K == C``), ``C`` a multiple of the 16-byte pack (8 float16/bfloat16,
+4 float32, 2 float64 channels), x and y 16-byte aligned and at most :data:`VECTOR_TAPS` taps, a
+thread of the 1-D/2-D forward and data gradient takes a pack of channels (one 16-byte load per
+pixel, the block's weights and bias in shared memory): :func:`vector_applies` and the pointers
+decide per call. Elsewhere a thread takes one channel. Both sum the taps in the same order, so
+they give the same bits.
 """
 
 import math
 
-from rocarray._core import compile as _compile, kernels
-from rocarray.miopen._conv_direct import DTYPES, ctype, run_plan
+import numpy
+
+from rocarray._core import compile as _compile, kernels, launch, plans
+from rocarray.miopen._conv_direct import (ACTIVATIONS, DTYPES, LEAKY_RELU_SLOPE, MAX_GRID, ctype, geometry,
+                                          run_plan)
 
 SOURCE = "miopen/conv_depthwise.hip"
 BLOCK = 256
 _KERNEL = {"forward": "fwd", "backward_data": "bwd_data", "backward_weights": "bwd_weights", "fwd2d": "fwd2d"}
 
 
-#: Outputs of a row per thread of the 2-D forward kernel (``RA_DW_TW``).
+#: Outputs of a row per thread of the 2-D forward kernels (``RA_DW_TW``).
 TILE_W = 4
+#: Packs of channels per block of the packed forward (``RA_DW_PACKS``).
+PACKS = 32
+#: Most taps of the packed forward (``RA_DW_VTAPS``: its shared memory holds them).
+VECTOR_TAPS = 49
 #: Sizes below this (elements of x and y) take the 2-D forward kernel's 32-bit indexing, with
 #: room for a grid-stride step past the end.
 SMALL = 1 << 30
@@ -30,20 +45,65 @@ def kernel_name(direction, dtype, channels_last):
             f"{'true' if channels_last else 'false'}>")
 
 
-_compile.register(SOURCE, sorted(kernel_name(d, t, cl) for d in _KERNEL for t in DTYPES
-                                 for cl in (False, True)))
+_VECTOR = {"forward": "fwd2d_vec", "backward_data": "bwd_data2d_vec"}
+
+
+def vector_name(direction, dtype):
+    return f"ra_miopen_conv_depthwise_{_VECTOR[direction]}<{ctype(dtype)}>"
+
+
+_compile.register(SOURCE, sorted([kernel_name(d, t, cl) for d in _KERNEL for t in DTYPES for cl in (False, True)]
+                                 + [vector_name(d, t) for d in _VECTOR for t in DTYPES]))
 KERNELS = kernels.Family(SOURCE, BLOCK, 8)
 
 
 def _kernel(problem):
     """``(kernel, work items)``: the 2-D forward kernel where it applies, else the general one."""
     p = problem
-    if (p.direction == "forward" and p.nd <= 2 and p.n * p.c * math.prod(p.input_size) < SMALL
-            and p.n * p.k * math.prod(p.output_size) < SMALL):
+    if p.direction == "forward" and _two_d(p):
         tiles = -(-p.output_size[-1] // TILE_W)
         rows = math.prod(p.output_size[:-1])
         return KERNELS[kernel_name("fwd2d", p.dtype, p.channels_last)], p.n * p.k * rows * tiles
     return KERNELS[kernel_name(p.direction, p.dtype, p.channels_last)], None
+
+
+def _two_d(p):
+    return (p.nd <= 2 and p.n * p.c * math.prod(p.input_size) < SMALL
+            and p.n * p.k * math.prod(p.output_size) < SMALL)
+
+
+def vector_applies(problem):
+    """Whether the packed kernels (forward, data gradient) take ``problem`` when x and y are
+    16-byte aligned."""
+    p = problem
+    pack = 16 // p.dtype.itemsize
+    return (p.direction in _VECTOR and p.channels_last and p.k == p.c > 0 and p.c % pack == 0 and _two_d(p)
+            and math.prod(p.filter_size) <= VECTOR_TAPS and -(-(p.c // pack) // PACKS) < 1 << 16)
+
+
+def _vector_plan(problem, device_id, activation):
+    """``run(x, w, y, bias)``: one prepared launch of a packed kernel, grid (work items of the
+    chunk: row tiles of y, or pixels of x for the data gradient; chunks of :data:`PACKS` packs)."""
+    p = problem
+    packs = p.c // (16 // p.dtype.itemsize)
+    per_chunk = min(packs, PACKS)
+    if p.direction == "forward":
+        items = p.n * math.prod(p.output_size[:-1]) * -(-p.output_size[-1] // TILE_W)
+    else:
+        items = p.n * math.prod(p.input_size)
+    if items == 0:
+        return lambda x, w, y, bias: None
+    grid = (int(min(MAX_GRID, -(-items // (BLOCK // per_chunk)))), -(-packs // per_chunk))
+    P = launch.POINTER
+    kernel = KERNELS[vector_name(p.direction, p.dtype)]
+    if p.direction == "backward_data":
+        with launch.on_device(device_id):
+            prepared = kernel.prepare(device_id, grid, (geometry(p), P, P, P))
+        return lambda dx, w, dy, bias: prepared(dy.data.ptr, w.data.ptr, dx.data.ptr)
+    args = (geometry(p), P, P, P, P, numpy.int32(ACTIVATIONS[activation]), numpy.float64(LEAKY_RELU_SLOPE))
+    with launch.on_device(device_id):
+        prepared = kernel.prepare(device_id, grid, args)
+    return lambda x, w, y, bias: prepared(x.data.ptr, w.data.ptr, y.data.ptr, 0 if bias is None else bias.data.ptr)
 
 
 class Depthwise:
@@ -57,6 +117,11 @@ class Depthwise:
         return problem.dtype.name in DTYPES and problem.groups == problem.c and problem.c_per_group == 1
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
+        if vector_applies(problem) and x.data.ptr % 16 == 0 and y.data.ptr % 16 == 0:
+            key = ("miopen.conv.depthwise.vec", problem, activation, x.data.device_id)
+            plan = plans.cache.lookup(key, lambda: _vector_plan(problem, x.data.device_id, activation))
+            plan(x, w, y, bias)
+            return
         run_plan("miopen.conv.depthwise", _kernel, problem, x, w, y, bias, activation)
 
 

@@ -2,11 +2,15 @@
 
 Design
 ------
-A row belongs to a group of threads: a 32-thread group for rows up to 32 x 16 bytes per thread
-x 4 (eight rows per block), the whole block of 256 threads otherwise. A row that fits the
-group's registers (``RA_LN_ITEMS`` 16-byte vectors per thread) is read once and its mean and
-variance are exact sums over the registers; a longer one takes a statistics pass (Chan et al.
-merges) and a second read. The grid covers the rows once (one block per 8 rows or per row). The
+A row belongs to a group of threads: the narrowest of a 32-thread group (eight rows per block of
+256), a block of 128 and a block of 256 threads whose registers hold it (``RA_LN_ITEMS``
+16-byte vectors per thread, so a thread keeps 64 bytes of the row in flight whatever the dtype:
+a 16-bit row of 4096 takes 128 threads, not half of the 256 threads' registers), the block of
+256 threads for longer rows. A row that fits is read once (kept as loaded, converted in each
+pass) and its mean and variance are exact sums over the registers; a longer one takes a
+statistics pass (Chan et al. merges) and a second read. Rows in 16-byte vectors and rows of
+one element at a time are separate kernels (each with only its own path's registers). Weight
+and bias come in 16-byte loads where aligned. The grid covers the rows once (one block per 8 rows or per row). The
 backward's input gradient is the same row scheme (two row sums); the weight and bias gradients
 are column sums over the rows by a separate kernel (splits of the rows, the last block of each
 column tile adding the partials in split order). Statistics run in float32 for 16-bit data and
@@ -25,6 +29,8 @@ BLOCK = 256
 ITEMS = 4
 #: Threads of the narrow row group.
 WARP_GROUP = 32
+#: Row groups, narrowest first: the narrow one and the one-block ones.
+GROUPS = (WARP_GROUP, 128, BLOCK)
 #: Most blocks of a grid-stride launch.
 MAX_GRID = 1 << 20
 BLOCKS_PER_MULTIPROCESSOR = 8
@@ -36,10 +42,15 @@ COLUMN_TILE = 32
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 
 
+def kernel_name(kind, ctype, group, vec):
+    """``'ra_miopen_ln_forward<ra_half, 128, true>'`` (kind ``'forward'`` or ``'backward'``)."""
+    return f"ra_miopen_ln_{kind}<{ctype}, {group}, {'true' if vec else 'false'}>"
+
+
 def instantiations():
     """Every name expression launched."""
-    names = [f"ra_miopen_ln_{k}<{t}, {g}>" for k in ("forward", "backward") for t in _STORAGE
-             for g in (WARP_GROUP, BLOCK)]
+    names = [kernel_name(k, t, g, v) for k in ("forward", "backward") for t in _STORAGE for g in GROUPS
+             for v in (False, True)]
     return sorted(names + [f"ra_miopen_ln_backward_params<{t}>" for t in _STORAGE])
 
 
@@ -57,15 +68,20 @@ def _vector(dtype):
 
 
 def row_group(D, dtype):
-    """Threads per row: :data:`WARP_GROUP` when the row fits its registers, else the block."""
-    return WARP_GROUP if D <= WARP_GROUP * ITEMS * _vector(dtype) else BLOCK
+    """Threads per row: the first of :data:`GROUPS` whose registers hold the row, else the largest."""
+    return next((g for g in GROUPS if D <= g * ITEMS * _vector(dtype)), BLOCK)
 
 
-def _row_launch(D, rows, dtype, arrays):
+def _row_launch(kind, D, rows, dtype, arrays, params):
+    """``(kernel name, grid, block, params16)``: the 16-byte kernel when ``D`` and the rows
+    (``arrays``) allow, params16 when the weight and bias (``params``, None skipped) are 16-byte
+    aligned too."""
     group = row_group(D, dtype)
-    grid = min(MAX_GRID, max(1, -(-rows // (BLOCK // group))))
-    vec = int(D % _vector(dtype) == 0 and all(a.data.ptr % 16 == 0 for a in arrays))
-    return group, grid, vec
+    block = BLOCK if group == WARP_GROUP else group
+    grid = min(MAX_GRID, max(1, -(-rows // (block // group))))
+    vec = D % _vector(dtype) == 0 and all(a.data.ptr % 16 == 0 for a in arrays)
+    params16 = int(vec and all(p is None or p.data.ptr % 16 == 0 for p in params))
+    return kernel_name(kind, dtypes.ctype(dtype), group, vec), grid, block, params16
 
 
 def params_geometry(rows, D, resident):
@@ -116,10 +132,9 @@ def layernorm_forward(x, weight, bias, eps, *, norm_size):
         mean, invstd = cupy.empty(rows, acc), cupy.empty(rows, acc)
         if rows == 0 or D == 0:
             return y, mean, invstd
-        group, grid, vec = _row_launch(D, rows, x.dtype, (x, y))
-        _FAMILY[f"ra_miopen_ln_forward<{dtypes.ctype(x.dtype)}, {group}>"](
-            dev, (grid,), (x, y, numpy.int64(rows), numpy.int64(D), numpy.int32(vec), _null(weight), _null(bias),
-                           acc.type(eps), mean, invstd))
+        name, grid, block, params16 = _row_launch("forward", D, rows, x.dtype, (x, y), (weight, bias))
+        _FAMILY[name](dev, (grid,), (x, y, numpy.int64(rows), numpy.int64(D), numpy.int32(params16), _null(weight),
+                                     _null(bias), acc.type(eps), mean, invstd), block=block)
     return y, mean, invstd
 
 
@@ -159,9 +174,9 @@ def layernorm_backward(dy, x, weight, mean, invstd, *, norm_size, weight_grads=T
         if rows == 0 or D == 0:
             return dx, dw, db
         ct = dtypes.ctype(x.dtype)
-        group, grid, vec = _row_launch(D, rows, x.dtype, (dy, x, dx))
-        _FAMILY[f"ra_miopen_ln_backward<{ct}, {group}>"](
-            dev, (grid,), (dy, x, dx, i64(rows), i64(D), numpy.int32(vec), _null(weight), mean, invstd))
+        name, grid, block, params16 = _row_launch("backward", D, rows, x.dtype, (dy, x, dx), (weight,))
+        _FAMILY[name](dev, (grid,), (dy, x, dx, i64(rows), i64(D), numpy.int32(params16), _null(weight), mean, invstd),
+                      block=block)
         if weight_grads:
             key = ("miopen.layernorm.params", rows, D, x.dtype, dev)
             params = _FAMILY[f"ra_miopen_ln_backward_params<{ct}>"]

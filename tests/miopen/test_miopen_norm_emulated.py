@@ -11,7 +11,7 @@ from launchfake import fake_device  # noqa: F401 (the fixture emulated_device bu
 from miopen import norm_reference as ref
 
 from rocarray import miopen
-from rocarray.miopen import _batchnorm
+from rocarray.miopen import _batchnorm, _layernorm
 
 SEED = 20261205
 
@@ -121,25 +121,37 @@ def test_batchnorm_16bit_on_wave64(emulated_wave64_device, dtype):
 
 
 # (rows, D, dtype): 32-thread groups with the vector and the scalar path (several row splits of
-# the weight-gradient kernel), a block per row from registers (three column tiles), a block per
-# row streaming a row longer than the registers
-LN_CASES = [(70, 40, "float32"), (9, 37, "float64"), (3, 600, "float32"), (2, 4100, "float32")]
+# the weight-gradient kernel), a block of 128 per row from registers (three column tiles), a block
+# of 256 per row streaming a row longer than the registers, a block of 256 per row from registers
+LN_CASES = [(70, 40, "float32"), (9, 37, "float64"), (3, 600, "float32"), (2, 4100, "float32"),
+            (3, 3000, "float32")]
 
 
-def _layer_norm_case(dev, rng, rows, D, dtype, with_weight=True):
+def _param(dev, a, misaligned):
+    """``a`` on the device (one element past a 16-byte boundary when ``misaligned``)."""
+    if a is None:
+        return None
+    if not misaligned:
+        return dev.array(a)
+    view = dev.array(np.concatenate([a[:1], a]))[1:]
+    assert view.data.ptr % 16 != 0
+    return view
+
+
+def _layer_norm_case(dev, rng, rows, D, dtype, with_weight=True, misaligned_params=False):
     dt = np.dtype(dtype)
     x = (1.5 + rng.standard_normal((rows, D))).astype(dt)
     acc = np.float64 if dt == np.float64 else np.float32
     w = rng.standard_normal(D).astype(acc) if with_weight else None
     b = rng.standard_normal(D).astype(acc) if with_weight else None
-    y, mean, invstd = miopen.layernorm_forward(dev.array(x), None if w is None else dev.array(w),
-                                               None if b is None else dev.array(b), 1e-5, norm_size=D)
+    y, mean, invstd = miopen.layernorm_forward(dev.array(x), _param(dev, w, misaligned_params),
+                                               _param(dev, b, misaligned_params), 1e-5, norm_size=D)
     want = ref.layer_norm(x.astype(np.float64), 1, w, b, 1e-5)
     _close(y, want[0], dt)
     _close(mean, want[1].ravel(), "float32" if dt.itemsize == 2 else dt, scale=1.0)
     _close(invstd, want[2].ravel(), "float32" if dt.itemsize == 2 else dt, scale=1.0)
     dy = rng.standard_normal((rows, D)).astype(dt)
-    dx, dw, db = miopen.layernorm_backward(dev.array(dy), dev.array(x), None if w is None else dev.array(w), mean,
+    dx, dw, db = miopen.layernorm_backward(dev.array(dy), dev.array(x), _param(dev, w, misaligned_params), mean,
                                            invstd, norm_size=D)
     want = ref.layer_norm_backward(dy.astype(np.float64), x.astype(np.float64), 1, np.asarray(mean),
                                    np.asarray(invstd), w)
@@ -164,6 +176,31 @@ def test_layernorm_16bit_on_wave64(emulated_wave64_device):
     except ImportError:
         return
     _layer_norm_case(emulated_wave64_device, rng, 3, 600, ml_dtypes.bfloat16)
+
+
+def test_layernorm_16bit_block_of_128_on_wave64(emulated_wave64_device):
+    # rows of 4096 in blocks of 128 (the bench case's shape class) with 16-byte loads of rows
+    # and parameters, then rows of 2001 (not a multiple of 8: one element at a time) with the
+    # parameters one element off alignment
+    dev = emulated_wave64_device
+    _layer_norm_case(dev, np.random.default_rng(SEED), 3, 4096, "float16")
+    fwd, bwd = dev.fake.launches[:2]
+    assert (fwd.name, bwd.name) == (_layernorm.kernel_name("forward", "ra_half", 128, True),
+                                    _layernorm.kernel_name("backward", "ra_half", 128, True))
+    assert (int(fwd.args[4]), int(bwd.args[5]), fwd.block[0]) == (1, 1, 128)
+    _layer_norm_case(dev, np.random.default_rng(SEED), 2, 2001, "float16", misaligned_params=True)
+    fwd, bwd = dev.fake.launches[-3:-1]
+    assert (fwd.name, bwd.name) == ("ra_miopen_ln_forward<ra_half, 128, false>",
+                                    "ra_miopen_ln_backward<ra_half, 128, false>")
+    assert (int(fwd.args[4]), int(bwd.args[5])) == (0, 0)
+
+
+def test_layernorm_misaligned_parameters(emulated_device):
+    # 16-byte loads of the rows, the weight and bias one at a time (params16 = 0)
+    dev = emulated_device
+    _layer_norm_case(dev, np.random.default_rng(SEED), 3, 1500, "float32", misaligned_params=True)
+    fwd = dev.fake.launches[0]
+    assert (fwd.name, int(fwd.args[4])) == ("ra_miopen_ln_forward<float, 128, true>", 0)
 
 
 # (shape, groups, layout): channels first with several splits per group (vector path) and an

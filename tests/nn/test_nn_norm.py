@@ -109,7 +109,7 @@ def test_batch_norm_launches(fake_device):
 def test_layer_and_group_norm_launches(fake_device):
     ra.nn.layer_norm(fake_device.array((10, 128), F32), 128)
     ra.nn.layer_norm(fake_device.array((10, 4096), F32), (4096,))
-    assert fake_device.names() == ["ra_miopen_ln_forward<float, 32>", "ra_miopen_ln_forward<float, 256>"]
+    assert fake_device.names() == ["ra_miopen_ln_forward<float, 32, true>", "ra_miopen_ln_forward<float, 256, true>"]
     assert fake_device.launches[0].grid[0] == 2 and fake_device.launches[1].grid[0] == 10
     fake_device.launches.clear()
     ra.nn.group_norm(fake_device.array((2, 8, 5, 5), F32), 4)
@@ -132,9 +132,34 @@ def test_batch_norm_grid_covers_each_channel_once(shape, layout):
 
 
 def test_row_group_choice():
+    # the narrowest group whose registers (4 vectors of 16 bytes a thread) hold the row
     assert _layernorm.row_group(512, np.dtype(F32)) == 32
-    assert _layernorm.row_group(513, np.dtype(F32)) == 256
+    assert _layernorm.row_group(513, np.dtype(F32)) == 128
+    assert _layernorm.row_group(2048, np.dtype(F32)) == 128
+    assert _layernorm.row_group(2049, np.dtype(F32)) == 256
     assert _layernorm.row_group(1024, np.dtype("float16")) == 32
+    assert _layernorm.row_group(4096, np.dtype("float16")) == 128
+    assert _layernorm.row_group(8193, np.dtype("float16")) == 256
+
+
+def test_layer_norm_block_of_a_wide_group_is_the_group(fake_device):
+    # the bench row (8192 x 4096 float16): blocks of 128 threads, a row each, the 16-byte
+    # kernel with the weight and bias in 16-byte loads (params16 = 1); a misaligned weight: 0
+    x = fake_device.array((8192, 4096), "float16")
+    w, b = fake_device.array((4096,), F32), fake_device.array((4096,), F32)
+    _layernorm.layernorm_forward(x, w, b, 1e-5, norm_size=4096)
+    launch = fake_device.launches[-1]
+    assert launch.name == "ra_miopen_ln_forward<ra_half, 128, true>"
+    assert launch.grid[0] == 8192 and launch.block[0] == 128 and int(launch.args[4]) == 1
+    odd = fake_device.array((4097,), F32)[1:]
+    _layernorm.layernorm_forward(x, odd, b, 1e-5, norm_size=4096)
+    assert fake_device.launches[-1].name == launch.name and int(fake_device.launches[-1].args[4]) == 0
+    # rows of 300: 32-thread groups, 8 a block; x one element off alignment: the one-element kernel
+    xs = fake_device.array((3001,), F32)[1:].reshape(10, 300)
+    _layernorm.layernorm_forward(xs, w[:300], None, 1e-5, norm_size=300)
+    launch = fake_device.launches[-1]
+    assert launch.name == "ra_miopen_ln_forward<float, 32, false>"
+    assert (launch.block[0], launch.grid[0], int(launch.args[4])) == (256, 2, 0)
 
 
 def test_group_norm_runs():

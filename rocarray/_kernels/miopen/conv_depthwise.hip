@@ -10,6 +10,10 @@
 //   ra_miopen_conv_depthwise_fwd           y, a thread per output element, bias and activation fused
 //   ra_miopen_conv_depthwise_fwd2d         the same for 1-D/2-D problems of 32-bit sizes, RA_DW_TW
 //                                          outputs of a row per thread
+//   ra_miopen_conv_depthwise_fwd2d_vec     the same, channels last with K == C, for a 16-byte pack of
+//                                          channels per thread
+//   ra_miopen_conv_depthwise_bwd_data2d_vec  dx under the same conditions, a pack of an input pixel
+//                                          per thread
 //   ra_miopen_conv_depthwise_bwd_data      dx, a thread per input element over its m channels' taps
 //   ra_miopen_conv_depthwise_bwd_weights   dw, a block per weight element, block-wide sum over the
 //                                          batch and the output positions (deterministic)
@@ -144,6 +148,155 @@ ra_miopen_conv_depthwise_fwd2d(ra_conv_geometry g, const T* RA_RESTRICT x, const
         for (int j = 0; j < RA_DW_TW; ++j)
             if (ow0 + j < OW)
                 y[out + (ow0 + j) * ocol] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[j], bias, k, act, slope));
+    }
+}
+
+// The channels-last 2-D forward of one input channel per output channel (K == C) in 16-byte
+// packs of RA_DW_VEC(T) channels (C a multiple of it, x and y 16-byte aligned, sizes and offsets in
+// 32 bits; the host checks): a thread computes RA_DW_TW consecutive outputs of a row for one pack,
+// so each input pixel's channels come in one 16-byte load instead of a 2-byte load per channel
+// and the index decode is paid once per pack. Block (bx, by) takes the chunk by of up to
+// RA_DW_PACKS packs (lanes: consecutive packs of one pixel, coalesced) and RA_DW_BLOCK / packs
+// row tiles per step; its weights and bias wait in shared memory tap-major, one pack per tap, so
+// a tap's weights are one 16-byte shared load. Sums run in the same order as the scalar kernel's.
+#define RA_DW_PACKS 32
+#define RA_DW_VTAPS 49
+
+template <typename T> struct alignas(16) ra_dw_pack { T v[16 / sizeof(T)]; };
+
+// The packed kernels' chunk: packs per chunk pb, first pack p0, packs np of this block's chunk;
+// its weights staged tap-major into ws (read in w's order), and the bias (if any) as row taps.
+template <typename T>
+RA_DEVICE void ra_dw_stage(ra_dw_pack<T>* ws, const T* RA_RESTRICT w, const T* RA_RESTRICT bias, int C, int taps,
+                           int& pb, int& p0, int& np) {
+    constexpr int VEC = 16 / (int)sizeof(T);
+    const int packs = C / VEC;
+    pb = packs < RA_DW_PACKS ? packs : RA_DW_PACKS;
+    p0 = (int)blockIdx.y * pb;
+    np = packs - p0 < pb ? packs - p0 : pb;
+    T* wst = reinterpret_cast<T*>(ws);
+    for (int i = (int)threadIdx.x; i < np * VEC * taps; i += RA_DW_BLOCK) {
+        const int cl = i / taps, r = i - cl * taps;
+        wst[r * pb * VEC + cl] = w[p0 * VEC * taps + i];
+    }
+    if (bias != nullptr)
+        for (int cl = (int)threadIdx.x; cl < np * VEC; cl += RA_DW_BLOCK)
+            wst[taps * pb * VEC + cl] = bias[p0 * VEC + cl];
+    __syncthreads();
+}
+
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_fwd2d_vec(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
+                                   T* RA_RESTRICT y, const T* RA_RESTRICT bias, int act, double slope) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int VEC = 16 / (int)sizeof(T);
+    // rows 0 .. taps - 1: the taps' weights, row taps: the bias; a row holds pb packs
+    __shared__ ra_dw_pack<T> ws[(RA_DW_VTAPS + 1) * RA_DW_PACKS];
+    const int C = (int)g.c, H = (int)g.in[1], W = (int)g.in[2], KH = (int)g.flt[1], KW = (int)g.flt[2];
+    const int OH = (int)g.out[1], OW = (int)g.out[2];
+    const int sh = (int)g.stride[1], sw = (int)g.stride[2], ph = (int)g.pad[1], pw = (int)g.pad[2];
+    const int dh = (int)g.dil[1], dw = (int)g.dil[2];
+    const int taps = KH * KW;
+    int pb, p0, np;
+    ra_dw_stage(ws, w, bias, C, taps, pb, p0, np);
+    const int p = (int)threadIdx.x % pb, slot = (int)threadIdx.x / pb, slots = RA_DW_BLOCK / pb;
+    if (p >= np || slot >= slots) return;  // no barrier below
+    const T* bs = bias != nullptr ? ws[taps * pb + p].v : nullptr;
+    const int c0 = (p0 + p) * VEC;
+    const int tiles = (OW + RA_DW_TW - 1) / RA_DW_TW;
+    const int items = (int)g.n * OH * tiles;
+    for (int t = (int)blockIdx.x * slots + slot; t < items; t += (int)gridDim.x * slots) {
+        const int tile = t % tiles, rest = t / tiles;
+        const int oh = rest % OH, n = rest / OH;
+        const int ow0 = tile * RA_DW_TW;
+        const T* xn = x + n * H * W * C + c0;
+        A acc[RA_DW_TW][VEC];
+#pragma unroll
+        for (int j = 0; j < RA_DW_TW; ++j)
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) acc[j][i] = ra_traits<T>::zero();
+        for (int fh = 0; fh < KH; ++fh) {
+            const int ih = oh * sh - ph + fh * dh;
+            if (ih < 0 || ih >= H) continue;
+            const T* xr = xn + ih * W * C;
+            for (int fw = 0; fw < KW; ++fw) {
+                const ra_dw_pack<T> wp = ws[(fh * KW + fw) * pb + p];
+                A wv[VEC];
+#pragma unroll
+                for (int i = 0; i < VEC; ++i) wv[i] = ra_traits<T>::to_acc(wp.v[i]);
+#pragma unroll
+                for (int j = 0; j < RA_DW_TW; ++j) {
+                    const int iw = (ow0 + j) * sw - pw + fw * dw;
+                    if (ow0 + j < OW && iw >= 0 && iw < W) {
+                        const ra_dw_pack<T> xp = *reinterpret_cast<const ra_dw_pack<T>*>(xr + iw * C);
+#pragma unroll
+                        for (int i = 0; i < VEC; ++i) acc[j][i] += ra_traits<T>::to_acc(xp.v[i]) * wv[i];
+                    }
+                }
+            }
+        }
+        T* yr = y + (n * OH + oh) * OW * C + c0;
+#pragma unroll
+        for (int j = 0; j < RA_DW_TW; ++j) {
+            if (ow0 + j < OW) {
+                ra_dw_pack<T> out;
+#pragma unroll
+                for (int i = 0; i < VEC; ++i)
+                    out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[j][i], bs, i, act, slope));
+                *reinterpret_cast<ra_dw_pack<T>*>(yr + (ow0 + j) * C) = out;
+            }
+        }
+    }
+}
+
+// The data gradient under the packed forward's conditions: a thread computes one input pixel's
+// pack, one 16-byte load of dy per tap that reaches it, the weights from shared memory as there;
+// taps in the one-channel kernel's order.
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_bwd_data2d_vec(ra_conv_geometry g, const T* RA_RESTRICT dy, const T* RA_RESTRICT w,
+                                        T* RA_RESTRICT dx) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int VEC = 16 / (int)sizeof(T);
+    __shared__ ra_dw_pack<T> ws[RA_DW_VTAPS * RA_DW_PACKS];
+    const int C = (int)g.c, H = (int)g.in[1], W = (int)g.in[2], KH = (int)g.flt[1], KW = (int)g.flt[2];
+    const int OH = (int)g.out[1], OW = (int)g.out[2];
+    const int sh = (int)g.stride[1], sw = (int)g.stride[2], ph = (int)g.pad[1], pw = (int)g.pad[2];
+    const int dh = (int)g.dil[1], dw = (int)g.dil[2];
+    int pb, p0, np;
+    ra_dw_stage<T>(ws, w, nullptr, C, KH * KW, pb, p0, np);
+    const int p = (int)threadIdx.x % pb, slot = (int)threadIdx.x / pb, slots = RA_DW_BLOCK / pb;
+    if (p >= np || slot >= slots) return;  // no barrier below
+    const int c0 = (p0 + p) * VEC;
+    const int items = (int)g.n * H * W;
+    for (int t = (int)blockIdx.x * slots + slot; t < items; t += (int)gridDim.x * slots) {
+        const int iw = t % W, rest = t / W;
+        const int ih = rest % H, n = rest / H;
+        A acc[VEC];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) acc[i] = ra_traits<T>::zero();
+        for (int fh = 0; fh < KH; ++fh) {
+            const int th = ih + ph - fh * dh;
+            if (th < 0 || th % sh) continue;
+            const int oh = th / sh;
+            if (oh >= OH) continue;
+            const T* dyr = dy + (n * OH + oh) * OW * C + c0;
+            for (int fw = 0; fw < KW; ++fw) {
+                const int tw = iw + pw - fw * dw;
+                if (tw < 0 || tw % sw) continue;
+                const int ow = tw / sw;
+                if (ow >= OW) continue;
+                const ra_dw_pack<T> wp = ws[(fh * KW + fw) * pb + p];
+                const ra_dw_pack<T> gp = *reinterpret_cast<const ra_dw_pack<T>*>(dyr + ow * C);
+#pragma unroll
+                for (int i = 0; i < VEC; ++i) acc[i] += ra_traits<T>::to_acc(gp.v[i]) * ra_traits<T>::to_acc(wp.v[i]);
+            }
+        }
+        ra_dw_pack<T> out;
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) out.v[i] = ra_traits<T>::from_acc(acc[i]);
+        *reinterpret_cast<ra_dw_pack<T>*>(dx + ((n * H + ih) * W + iw) * C + c0) = out;
     }
 }
 

@@ -1,7 +1,7 @@
 // Layer normalization of the rows of a contiguous (R, D) view: forward, the input gradient, and
 // the weight/bias gradients (column sums over the rows).
 //
-// Row kernels: G threads own a row (G = a warp-sized group or the whole block), each holding
+// Row kernels: G threads own a row (G = a 32-thread group or the whole block of G threads), each holding
 // RA_LN_ITEMS vectors of V elements in registers (thread t of the group: elements
 // (k * G + t) * V + i), so a row of up to G * RA_LN_ITEMS * V elements is read once: mean and
 // variance come exactly from the registers (sum, then sum of squared deviations; no
@@ -13,6 +13,7 @@
 
 #define RA_LN_BLOCK 256
 #define RA_LN_ITEMS 4
+#define RA_LN_NARROW 32
 
 template <typename T> struct ra_ln_vec { static constexpr int N = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T); };
 template <typename T, int V> struct alignas(V * sizeof(T)) ra_ln_pack { T v[V]; };
@@ -21,6 +22,24 @@ template <typename T, int V, typename A> RA_DEVICE void ra_ln_load(const T* p, A
     const ra_ln_pack<T, V> pk = *reinterpret_cast<const ra_ln_pack<T, V>*>(p);
 #pragma unroll
     for (int i = 0; i < V; ++i) out[i] = ra_traits<T>::to_acc(pk.v[i]);
+}
+// V weight or bias values at p in 16-byte loads where `aligned` (p 16-byte aligned, V of them a
+// whole number of loads), else one at a time.
+template <int V, typename A> RA_DEVICE void ra_ln_load_params(const A* p, bool aligned, A* out) {
+    constexpr int Q = 16 / (int)sizeof(A);
+    if constexpr (V % Q == 0) {
+        if (aligned) {
+#pragma unroll
+            for (int c = 0; c < V / Q; ++c) {
+                const ra_ln_pack<A, Q> pk = *reinterpret_cast<const ra_ln_pack<A, Q>*>(p + c * Q);
+#pragma unroll
+                for (int i = 0; i < Q; ++i) out[c * Q + i] = pk.v[i];
+            }
+            return;
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < V; ++i) out[i] = p[i];
 }
 template <typename T, int V, typename A> RA_DEVICE void ra_ln_store(T* p, const A* in) {
     ra_ln_pack<T, V> pk;
@@ -56,8 +75,8 @@ RA_DEVICE float ra_ln_rsqrt(float v) { return 1.0f / sqrtf(v); }
 RA_DEVICE double ra_ln_rsqrt(double v) { return 1.0 / sqrt(v); }
 
 // Sum over the G threads of a group (groups are contiguous thread ranges); every thread of the
-// group gets the same value. G == RA_LN_BLOCK uses `red` (RA_LN_BLOCK / RA_WARP_SIZE values) and
-// needs the whole block; it ends with a barrier.
+// group gets the same value. A group wider than a warp is the whole block: it uses `red`
+// (G / RA_WARP_SIZE values) and ends with a barrier.
 template <int G, typename A> RA_DEVICE A ra_ln_group_sum(A v, A* red) {
     if constexpr (G <= RA_WARP_SIZE) {
 #pragma unroll
@@ -138,35 +157,36 @@ template <int V, typename T, typename A> RA_DEVICE void ra_ln_row_moments(const 
 }
 
 template <int V, int G, typename T, typename A>
-RA_DEVICE void ra_ln_forward_row(const T* xr, T* yr, ra_i64 D, const A* weight, const A* bias, A eps, A& mean_out,
-                                 A& invstd_out, A* red, A* sn, A* smean, A* sm2) {
+RA_DEVICE void ra_ln_forward_row(const T* xr, T* yr, ra_i64 D, const A* weight, const A* bias, bool params_aligned,
+                                 A eps, A& mean_out, A& invstd_out, A* red, A* sn, A* smean, A* sm2) {
     constexpr int NI = RA_LN_ITEMS * ra_ln_vec<T>::N / V;  // vectors per thread
     const int t = (int)threadIdx.x % G;
     A mean, invstd;
     if (D <= (ra_i64)G * NI * V) {
-        A v[NI * V];
+        // the row stays in registers as loaded (16-bit data in half the registers of floats) and
+        // is converted in each of the three passes
+        ra_ln_pack<T, V> raw[NI];
         A s = A(0);
 #pragma unroll
         for (int k = 0; k < NI; ++k) {
             const ra_i64 j = ((ra_i64)k * G + t) * V;
             if (j < D) {
-                ra_ln_load<T, V>(xr + j, v + k * V);
-            } else {
+                raw[k] = *reinterpret_cast<const ra_ln_pack<T, V>*>(xr + j);
 #pragma unroll
-                for (int i = 0; i < V; ++i) v[k * V + i] = A(0);
+                for (int i = 0; i < V; ++i) s += ra_traits<T>::to_acc(raw[k].v[i]);
             }
-#pragma unroll
-            for (int i = 0; i < V; ++i) s += v[k * V + i];
         }
         mean = ra_ln_group_sum<G>(s, red) / A(D);
         A q = A(0);
 #pragma unroll
         for (int k = 0; k < NI; ++k) {
             const ra_i64 j = ((ra_i64)k * G + t) * V;
+            if (j < D) {
 #pragma unroll
-            for (int i = 0; i < V; ++i) {
-                const A d = v[k * V + i] - mean;
-                q += j < D ? d * d : A(0);
+                for (int i = 0; i < V; ++i) {
+                    const A d = ra_traits<T>::to_acc(raw[k].v[i]) - mean;
+                    q += d * d;
+                }
             }
         }
         invstd = ra_ln_rsqrt(ra_ln_group_sum<G>(q, red) / A(D) + eps);
@@ -174,14 +194,17 @@ RA_DEVICE void ra_ln_forward_row(const T* xr, T* yr, ra_i64 D, const A* weight, 
         for (int k = 0; k < NI; ++k) {
             const ra_i64 j = ((ra_i64)k * G + t) * V;
             if (j < D) {
+                A v[V], wv[V], bv[V];
+                if (weight != nullptr) ra_ln_load_params<V>(weight + j, params_aligned, wv);
+                if (bias != nullptr) ra_ln_load_params<V>(bias + j, params_aligned, bv);
 #pragma unroll
                 for (int i = 0; i < V; ++i) {
-                    A r = (v[k * V + i] - mean) * invstd;
-                    if (weight != nullptr) r *= weight[j + i];
-                    if (bias != nullptr) r += bias[j + i];
-                    v[k * V + i] = r;
+                    A r = (ra_traits<T>::to_acc(raw[k].v[i]) - mean) * invstd;
+                    if (weight != nullptr) r *= wv[i];
+                    if (bias != nullptr) r += bv[i];
+                    v[i] = r;
                 }
-                ra_ln_store<T, V>(yr + j, v + k * V);
+                ra_ln_store<T, V>(yr + j, v);
             }
         }
     } else {
@@ -209,17 +232,20 @@ RA_DEVICE void ra_ln_forward_row(const T* xr, T* yr, ra_i64 D, const A* weight, 
     invstd_out = invstd;
 }
 
-// y = (x - mean) invstd weight + bias per row; mean and invstd saved per row. vec: D is a
-// multiple of the vector width and x, y are 16-byte aligned.
-template <typename T, int G>
+// y = (x - mean) invstd weight + bias per row; mean and invstd saved per row. VEC: D is a
+// multiple of the vector width and x, y are 16-byte aligned (a kernel of its own, so the
+// one-element path's registers do not count against it); params16: weight and bias are 16-byte
+// aligned too (read in 16-byte loads). Blocks: RA_LN_BLOCK threads of narrow groups (G <=
+// RA_LN_NARROW), else G threads, one group.
+template <typename T, int G, bool VEC>
 __global__ void RA_LAUNCH_BOUNDS(RA_LN_BLOCK)
-ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i64 D, int vec,
+ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i64 D, int params16,
                      const typename ra_traits<T>::acc* RA_RESTRICT weight,
                      const typename ra_traits<T>::acc* RA_RESTRICT bias, typename ra_traits<T>::acc eps,
                      typename ra_traits<T>::acc* RA_RESTRICT mean, typename ra_traits<T>::acc* RA_RESTRICT invstd) {
     typedef typename ra_traits<T>::acc A;
     constexpr int V = ra_ln_vec<T>::N;
-    constexpr int GROUPS = RA_LN_BLOCK / G;
+    constexpr int GROUPS = (G <= RA_LN_NARROW ? RA_LN_BLOCK : G) / G;
     __shared__ A red[RA_LN_BLOCK / RA_WARP_SIZE];
     __shared__ A sn[G == RA_LN_BLOCK ? RA_LN_BLOCK : 1], smean[G == RA_LN_BLOCK ? RA_LN_BLOCK : 1],
         sm2[G == RA_LN_BLOCK ? RA_LN_BLOCK : 1];
@@ -227,11 +253,8 @@ ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i
          r += (ra_i64)gridDim.x * GROUPS) {
         if (r >= rows) continue;  // (G < the block only: no block-wide barrier in the row)
         A m, s;
-        if (vec) {
-            ra_ln_forward_row<V, G>(x + r * D, y + r * D, D, weight, bias, eps, m, s, red, sn, smean, sm2);
-        } else {
-            ra_ln_forward_row<1, G>(x + r * D, y + r * D, D, weight, bias, eps, m, s, red, sn, smean, sm2);
-        }
+        ra_ln_forward_row<VEC ? V : 1, G>(x + r * D, y + r * D, D, weight, bias, params16 != 0, eps, m, s, red, sn,
+                                          smean, sm2);
         if (threadIdx.x % G == 0) {
             mean[r] = m;
             invstd[r] = s;
@@ -240,8 +263,8 @@ ra_miopen_ln_forward(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 rows, ra_i
 }
 
 template <int V, int G, typename T, typename A>
-RA_DEVICE void ra_ln_backward_row(const T* dyr, const T* xr, T* dxr, ra_i64 D, const A* weight, A mean, A invstd,
-                                  A* red) {
+RA_DEVICE void ra_ln_backward_row(const T* dyr, const T* xr, T* dxr, ra_i64 D, const A* weight, bool params_aligned,
+                                  A mean, A invstd, A* red) {
     constexpr int NI = RA_LN_ITEMS * ra_ln_vec<T>::N / V;
     const int t = (int)threadIdx.x % G;
     const A inv_d = A(1) / A(D);
@@ -254,9 +277,11 @@ RA_DEVICE void ra_ln_backward_row(const T* dyr, const T* xr, T* dxr, ra_i64 D, c
             if (j < D) {
                 ra_ln_load<T, V>(dyr + j, g + k * V);
                 ra_ln_load<T, V>(xr + j, h + k * V);
+                A wv[V];
+                if (weight != nullptr) ra_ln_load_params<V>(weight + j, params_aligned, wv);
 #pragma unroll
                 for (int i = 0; i < V; ++i) {
-                    if (weight != nullptr) g[k * V + i] *= weight[j + i];
+                    if (weight != nullptr) g[k * V + i] *= wv[i];
                     h[k * V + i] = (h[k * V + i] - mean) * invstd;
                     s1 += g[k * V + i];
                     s2 += g[k * V + i] * h[k * V + i];
@@ -304,24 +329,22 @@ RA_DEVICE void ra_ln_backward_row(const T* dyr, const T* xr, T* dxr, ra_i64 D, c
 }
 
 // dx = invstd (g - mean(g) - xhat mean(g xhat)) per row, g = dy weight, xhat = (x - mean) invstd.
-template <typename T, int G>
+// VEC, params16 and the blocks as in the forward.
+template <typename T, int G, bool VEC>
 __global__ void RA_LAUNCH_BOUNDS(RA_LN_BLOCK)
 ra_miopen_ln_backward(const T* RA_RESTRICT dy, const T* RA_RESTRICT x, T* RA_RESTRICT dx, ra_i64 rows, ra_i64 D,
-                      int vec, const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                      int params16, const typename ra_traits<T>::acc* RA_RESTRICT weight,
                       const typename ra_traits<T>::acc* RA_RESTRICT mean,
                       const typename ra_traits<T>::acc* RA_RESTRICT invstd) {
     typedef typename ra_traits<T>::acc A;
     constexpr int V = ra_ln_vec<T>::N;
-    constexpr int GROUPS = RA_LN_BLOCK / G;
+    constexpr int GROUPS = (G <= RA_LN_NARROW ? RA_LN_BLOCK : G) / G;
     __shared__ A red[RA_LN_BLOCK / RA_WARP_SIZE];
     for (ra_i64 r = (ra_i64)blockIdx.x * GROUPS + threadIdx.x / G; r - threadIdx.x / G < rows;
          r += (ra_i64)gridDim.x * GROUPS) {
         if (r >= rows) continue;  // (G < the block only: no block-wide barrier in the row)
-        if (vec) {
-            ra_ln_backward_row<V, G>(dy + r * D, x + r * D, dx + r * D, D, weight, mean[r], invstd[r], red);
-        } else {
-            ra_ln_backward_row<1, G>(dy + r * D, x + r * D, dx + r * D, D, weight, mean[r], invstd[r], red);
-        }
+        ra_ln_backward_row<VEC ? V : 1, G>(dy + r * D, x + r * D, dx + r * D, D, weight, params16 != 0, mean[r],
+                                           invstd[r], red);
     }
 }
 
