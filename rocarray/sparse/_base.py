@@ -276,9 +276,12 @@ class _spbase:
             Copy even when ``dtype`` is the current dtype.
         """
         dtype = _validate.check_dtype(dtype)
+        if not numpy.can_cast(self.dtype, dtype, casting=casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to the rule {casting!r}")
         if dtype == self.dtype:
             return self.copy() if copy else self
-        return self._with_data(self.data.astype(dtype, casting=casting), copy=True)
+        # CuPy's astype takes no casting rule: it is checked above, CuPy casts unsafely
+        return self._with_data(self.data.astype(dtype), copy=True)
 
     def conjugate(self, copy=True):
         """Complex conjugate (the matrix itself, or a copy, for real dtypes).

@@ -395,6 +395,9 @@ def test_transpose_conj_astype_copy(mode, rng, fmt, kind):
     assert a.astype(a.dtype, copy=False) is a
     with pytest.raises(ValueError):
         a.astype(np.float16)
+    with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
+        a.astype(np.float64, casting="same_kind")  # complex to real, as SciPy's (NumPy's) check
+    assert a.astype(np.complex64, casting="same_kind").dtype == np.complex64
     c = a.copy()
     assert c.data is not a.data and type(c) is type(a)
     _close(_dense(c, host), s.toarray())
