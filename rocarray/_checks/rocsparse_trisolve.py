@@ -204,7 +204,7 @@ def _ilu_case():
         rocsparse.csrilu0(m, ptr, ind, vals, an)
 
     def vendor(an, ptr, ind, vals, vendor_a):
-        from cupy import cusparse
+        from cupyx import cusparse
         from cupyx.scipy.sparse.linalg import spilu
 
         if not cusparse.check_availability("csrilu02"):
