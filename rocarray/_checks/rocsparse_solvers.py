@@ -138,7 +138,7 @@ def _cg_case():
 
 
 def _eigsh_case():
-    k = 512
+    k = 256
 
     def setup():
         import cupyx.scipy.sparse as csp
