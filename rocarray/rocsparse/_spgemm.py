@@ -76,13 +76,13 @@ def plan_bins(counts, bins, order, largest):
     return plan
 
 
-def _binned(need, slot_bytes, index, like, n, total_of=None):
+def _binned(need, slot_bytes, index, like, n, total_of=None, widest_of=None):
     """Bins and launches for per-row table needs ``need`` (at most ``n``); also the sum of
-    ``total_of``."""
+    ``total_of`` and the maximum of ``widest_of``."""
     bins = _k.shared_bins(_k.shared_limit(like), slot_bytes)
     bins += _k.global_bins(bins[-1][1] if bins else 0, n)
-    order, counts, total, largest = _k.classify(need, [t for _, t in bins], index, total_of)
-    return plan_bins(counts, bins, order, largest), total
+    order, counts, total, largest, widest = _k.classify(need, [t for _, t in bins], index, total_of, widest_of)
+    return plan_bins(counts, bins, order, largest), total, widest
 
 
 def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
@@ -118,25 +118,39 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
     a_indptr, a_indices = _k.astype(a_indptr, inputs), _k.astype(a_indices, inputs)
     b_indptr, b_indices = _k.astype(b_indptr, inputs), _k.astype(b_indices, inputs)
 
-    products = _k.products(m, a_indptr, a_indices, b_indptr)
-    need = _k.table_need(products, n)
-    plan, total = _binned(need, inputs.itemsize, inputs, a_indptr, n, products)
+    products, need, ways = _k.row_work(m, n, a_indptr, a_indices, b_indptr)
+    plan, total, widest = _binned(need, inputs.itemsize, inputs, a_indptr, n, products, ways)
     index = index_dtype((inputs,), max(total, m, n))
     if index != inputs:
         a_indptr, a_indices = _k.astype(a_indptr, index), _k.astype(a_indices, index)
         b_indptr, b_indices = _k.astype(b_indptr, index), _k.astype(b_indices, index)
-        plan, _ = _binned(need, index.itemsize, index, a_indptr, n)
+        plan, _, _ = _binned(need, index.itemsize, index, a_indptr, n)
     if total == 0:
         return _k.zeros(m + 1, index, a_indptr), _k.empty(0, index, a_indptr), _k.empty(0, dtype, a_indptr)
 
+    merge = _k.merge_ways(widest)
     row_nnz = _k.zeros(m + 1, index, a_indptr)
+    if merge is not None:
+        unsorted = _k.zeros(1, numpy.uint64, a_indptr)
+        _k.merge_count(merge, m, need, a_indptr, a_indices, b_indptr, b_indices, row_nnz, unsorted)
     for variant, table, rows, nrows in plan:
         _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
+    if merge is not None and int(_k.to_host(unsorted)[0]):
+        # a row of B the merge read is unsorted: the merge rows go to the hash tables too
+        plan, _, _ = _binned(_k.merged_need(products, need, n), index.itemsize, index, a_indptr, n)
+        for variant, table, rows, nrows in plan:
+            _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
+        merge, need = None, _k.table_need(products, n)
     indptr, nnz = _k.indptr_from_counts(row_nnz, index)
 
-    plan, _ = _binned(_k.table_need(products, n, indptr), index.itemsize + dtype.itemsize, index, a_indptr, n)
     indices, data = _k.empty(nnz, index, a_indptr), _k.empty(nnz, dtype, a_indptr)
     zeros_found = _k.zeros(1, numpy.uint64, a_indptr)
+    if merge is not None:
+        _k.merge_fill(merge, m, need, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, indptr, indices, data,
+                      zeros_found)
+    if plan:
+        # merge rows keep need 0 (bin 0, skipped)
+        plan, _, _ = _binned(_k.table_need(need, n, indptr), index.itemsize + dtype.itemsize, index, a_indptr, n)
     for variant, table, rows, nrows in plan:
         _k.fill(variant, table, rows, nrows, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, indptr,
                 indices, data, zeros_found)

@@ -63,6 +63,11 @@ VARIANTS = (SMALL, MEDIUM, LARGE, GLOBAL)
 #: device's shared memory are dropped (:func:`shared_bins`).
 SHARED_BINS = ((SMALL, 32), (MEDIUM, 128), (LARGE, 512), (LARGE, 1024), (LARGE, 2048), (LARGE, 4096),
                (LARGE, 8192))
+#: Entries of A a merge kernel takes per row (its cursors, in registers): the smallest that fits the
+#: widest merge row is launched.
+MERGE_WAYS = (8, 32)
+#: Most products of a merge row (one thread runs the row; longer rows spread over lanes in tables).
+MERGE_PRODUCTS = 512
 #: SDDMM lanes per stored element: few for short products, a whole 32 otherwise.
 SDDMM_LANES = (8, 32)
 
@@ -87,8 +92,24 @@ def fill_name(variant, dtype, index_dtype):
             f"{_flag(variant.in_global)}>")
 
 
-def products_name(index_dtype):
-    return f"ra_rocsparse_spgemm_products<{_ct(index_dtype)}>"
+def rows_name(index_dtype):
+    return f"ra_rocsparse_spgemm_rows<{_ct(index_dtype)}>"
+
+
+def merge_count_name(ways, index_dtype):
+    """e.g. ``'ra_rocsparse_spgemm_merge_count<int, 8>'``."""
+    return f"ra_rocsparse_spgemm_merge_count<{_ct(index_dtype)}, {ways}>"
+
+
+def merge_fill_name(ways, dtype, index_dtype):
+    """e.g. ``'ra_rocsparse_spgemm_merge_fill<double, int, 8>'``."""
+    return f"ra_rocsparse_spgemm_merge_fill<{_ct(dtype)}, {_ct(index_dtype)}, {ways}>"
+
+
+def merge_ways(widest):
+    """The merge kernel's cursors for merge rows of at most ``widest`` entries of A (None for no
+    merge rows)."""
+    return next((w for w in MERGE_WAYS if widest <= w), None) if widest > 0 else None
 
 
 def geam_name(kind, dtype, index_dtype):
@@ -102,7 +123,9 @@ def sddmm_name(dtype, index_dtype, lanes):
 
 def instantiations():
     """Every name expression launched, by source."""
-    spgemm = [products_name(i) for i in INDEX_DTYPES]
+    spgemm = [rows_name(i) for i in INDEX_DTYPES]
+    spgemm += [merge_count_name(w, i) for w in MERGE_WAYS for i in INDEX_DTYPES]
+    spgemm += [merge_fill_name(w, d, i) for w in MERGE_WAYS for d in VALUE_DTYPES for i in INDEX_DTYPES]
     spgemm += [count_name(v, i) for v in VARIANTS for i in INDEX_DTYPES]
     spgemm += [fill_name(v, d, i) for v in VARIANTS for d in VALUE_DTYPES for i in INDEX_DTYPES]
     geam = [geam_name(k, d, i) for k in ("geam", "csr_multiply") for d in VALUE_DTYPES for i in INDEX_DTYPES]
@@ -206,15 +229,50 @@ def to_host(x):
     return backend.cupy().asnumpy(x)
 
 
-def products(m, a_indptr, a_indices, b_indptr):
-    """int64 ``(m,)``: products of each row of A B (sum of B's row lengths over A's row)."""
+def row_work(m, n, a_indptr, a_indices, b_indptr):
+    """The work of each row of A B: ``(products, need, ways)``.
+
+    ``products`` (int64): the row's products (sum of B's row lengths over A's row). Rows of at most
+    ``MERGE_WAYS[-1]`` entries of A and :data:`MERGE_PRODUCTS` products are merge rows: ``need`` 0
+    and ``ways`` (int32) their entries of A (0 when they have no products); the others have
+    ``need = min(products, n)`` (the hash table they need) and ``ways`` 0.
+    """
     dev = _dev(a_indptr)
-    out = empty(m, numpy.int64, a_indptr)
+    products = empty(m, numpy.int64, a_indptr)
+    need = empty(m, numpy.int64, a_indptr)
+    ways = empty(m, numpy.int32, a_indptr)
     if m:
-        kernel = _FAMILIES[SPGEMM][products_name(a_indptr.dtype)]
+        kernel = _FAMILIES[SPGEMM][rows_name(a_indptr.dtype)]
         with launch.on_device(dev):
-            kernel(dev, (int(min(-(-m // BLOCK), MAX_GRID)),), (_i64(m), a_indptr, a_indices, b_indptr, out))
-    return out
+            kernel(dev, (int(min(-(-m // BLOCK), MAX_GRID)),),
+                   (_i64(m), _i64(n), _i64(MERGE_WAYS[-1]), _i64(MERGE_PRODUCTS), a_indptr, a_indices, b_indptr,
+                    products, need, ways))
+    return products, need, ways
+
+
+def _grid_rows(m):
+    return int(max(1, min(-(-m // BLOCK), MAX_GRID)))
+
+
+def merge_count(ways, m, need, a_indptr, a_indices, b_indptr, b_indices, row_nnz, unsorted):
+    """``row_nnz[row]`` := distinct columns of each merge row of A B (``need[row] == 0`` and at most
+    ``ways`` entries of A); ``unsorted[0]`` (uint64) := nonzero when a row of B they read is not
+    sorted (their counts are then meaningless)."""
+    dev = _dev(a_indptr)
+    kernel = _FAMILIES[SPGEMM][merge_count_name(ways, a_indptr.dtype)]
+    with launch.on_device(dev):
+        kernel(dev, (_grid_rows(m),), (_i64(m), need, a_indptr, a_indices, b_indptr, b_indices, row_nnz, unsorted))
+
+
+def merge_fill(ways, m, need, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, c_indptr, c_indices, c_data,
+               zeros_found):
+    """Write each merge row of A B (as :func:`merge_count`) at ``c_indptr[row]``, sorted by column,
+    adding the number of exactly-zero values to ``zeros_found[0]`` (uint64)."""
+    dev = _dev(a_indptr)
+    kernel = _FAMILIES[SPGEMM][merge_fill_name(ways, c_data.dtype, a_indptr.dtype)]
+    with launch.on_device(dev):
+        kernel(dev, (_grid_rows(m),), (_i64(m), need, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
+                                       c_indptr, c_indices, c_data, zeros_found))
 
 
 def bin_edges(limits):
@@ -224,7 +282,7 @@ def bin_edges(limits):
     return numpy.array([0, 1] + [t + 1 for t in limits] + [1 << 62], numpy.float64)
 
 
-def classify(need, limits, index_dtype, total_of=None):
+def classify(need, limits, index_dtype, total_of=None, widest_of=None):
     """Bin the rows by ``need`` (int64 per row): bin 0 holds rows needing nothing, bin b > 0 rows
     with ``limits[b-2] < need <= limits[b-1]``, the last bin rows above every limit.
 
@@ -235,9 +293,9 @@ def classify(need, limits, index_dtype, total_of=None):
         bin; None when all rows are in one bin (then the rows are ``0 .. m-1``).
     counts : numpy.ndarray
         Rows per bin (``len(limits) + 2`` entries).
-    total, largest : int
-        Sum of ``total_of`` (an int64 array of the rows; default ``need``) and maximum of
-        ``need`` (0 for no rows).
+    total, largest, widest : int
+        Sum of ``total_of`` (an int64 array of the rows; default ``need``), maximum of ``need``
+        and maximum of ``widest_of`` (an integer array of the rows; 0 when None), 0 for no rows.
     The counts come from :func:`rocarray.prim.histogram_range` (per-block counts merged, no
     single-address atomics); bin numbers and the sort by bin only when rows fall in several bins.
     """
@@ -247,21 +305,24 @@ def classify(need, limits, index_dtype, total_of=None):
     m = need.size
     nbins = len(limits) + 2
     if m == 0:
-        return None, numpy.zeros(nbins, numpy.int64), 0, 0
+        return None, numpy.zeros(nbins, numpy.int64), 0, 0, 0
     edges = bin_edges(limits)
     with launch.on_device(_dev(need)):
-        summary = cupy.concatenate([prim.histogram_range(need, edges),
-                                    (need if total_of is None else total_of).sum(keepdims=True),
-                                    need.max(keepdims=True)])
-        host = cupy.asnumpy(summary)
+        parts = [prim.histogram_range(need, edges), (need if total_of is None else total_of).sum(keepdims=True),
+                 need.max(keepdims=True)]
+        if widest_of is not None:
+            parts.append(widest_of.max(keepdims=True).astype(numpy.int64))
+        host = cupy.asnumpy(cupy.concatenate(parts))
         counts = host[:nbins]
+        total, largest = int(host[nbins]), int(host[nbins + 1])
+        widest = int(host[nbins + 2]) if widest_of is not None else 0
         if counts.max() == m:
-            return None, counts, int(host[nbins]), int(host[nbins + 1])
+            return None, counts, total, largest, widest
         inner = cupy.asarray(edges[1:-1].astype(numpy.int64))
         bins = cupy.searchsorted(inner, need, side="right").astype(numpy.int32)
         rows = cupy.arange(m, dtype=index_dtype)
         _, order = prim.radix_sort_pairs(bins, rows, end_bit=max(1, int(nbins - 1).bit_length()))
-    return order, counts, int(host[nbins]), int(host[nbins + 1])
+    return order, counts, total, largest, widest
 
 
 def count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz):
@@ -312,6 +373,13 @@ def table_need(products_per_row, n, indptr=None):
         if indptr is not None:
             need = cupy.minimum(need, 2 * cupy.diff(indptr).astype(numpy.int64))
         return need
+
+
+def merged_need(products_per_row, need, n):
+    """The table need of the merge rows (``need`` 0) alone, ``min(products, n)``; 0 for the others."""
+    cupy = backend.cupy()
+    with launch.on_device(_dev(need)):
+        return cupy.where(need == 0, cupy.minimum(products_per_row, n), 0)
 
 
 def indptr_from_counts(counts, index_dtype):

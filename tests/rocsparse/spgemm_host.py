@@ -8,7 +8,8 @@ kernel's linear probing with the kernel's hash and fail when a row has more dist
 its table), tables are powers of two, every row is counted and filled exactly once, each row's
 slice of the output has exactly its size, and merges see canonical rows. Unwritten outputs are
 poisoned (NaN, or -7 for indices) so a row the driver forgets shows up. ``log`` records the
-(kind, variant, table, rows) of every launch.
+(kind, variant, table, rows) of every hash launch; ``merge_counted`` / ``merge_filled`` the rows
+the merge stand-ins ran (which, like the kernels, flag unsorted rows of B they read).
 """
 
 import numpy as np
@@ -54,6 +55,8 @@ class Host:
         self.log = []
         self.counted = []
         self.filled = []
+        self.merge_counted = []
+        self.merge_filled = []
 
     def _table_ok(self, variant, table, slot_bytes):
         assert table & (table - 1) == 0 and table > 0, table
@@ -94,6 +97,48 @@ class Host:
             self.filled.append(int(row))
 
 
+    def _merge_rows(self, ways, m, need, a_indptr):
+        lengths = np.diff(a_indptr)
+        assert ways in _k.MERGE_WAYS
+        return [r for r in range(m) if need[r] == 0 and lengths[r] <= ways]
+
+    def merge_count(self, ways, m, need, a_indptr, a_indices, b_indptr, b_indices, row_nnz, unsorted):
+        assert a_indptr.dtype == a_indices.dtype == b_indptr.dtype == b_indices.dtype == row_nnz.dtype
+        assert unsorted.dtype == np.uint64
+        for row in self._merge_rows(ways, m, need, a_indptr):
+            cols = [int(c) for c, _ in _row_products(row, a_indptr, a_indices, None, b_indptr, b_indices, None)]
+            for p in range(a_indptr[row], a_indptr[row + 1]):
+                seg = b_indices[b_indptr[a_indices[p]]:b_indptr[a_indices[p] + 1]]
+                if np.any(np.diff(seg) < 0):
+                    unsorted[0] = 1
+            row_nnz[row] = len(set(cols))
+            self.merge_counted.append(int(row))
+
+    def merge_fill(self, ways, m, need, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, c_indptr, c_indices,
+                   c_data, zeros_found):
+        assert a_data.dtype == b_data.dtype == c_data.dtype and c_indices.dtype == c_indptr.dtype == a_indptr.dtype
+        for row in self._merge_rows(ways, m, need, a_indptr):
+            sums = {}
+            for c, v in _row_products(row, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
+                sums[int(c)] = sums.get(int(c), c_data.dtype.type(0)) + v
+            start, end = int(c_indptr[row]), int(c_indptr[row + 1])
+            assert end - start == len(sums), "row size differs from its count"
+            cols = sorted(sums)
+            c_indices[start:end] = cols
+            c_data[start:end] = [sums[c] for c in cols]
+            zeros_found[0] += sum(1 for c in cols if sums[c] == 0)
+            self.merge_filled.append(int(row))
+
+
+def row_work(m, n, a_indptr, a_indices, b_indptr):
+    prods = products(m, a_indptr, a_indices, b_indptr)
+    lengths = np.diff(a_indptr).astype(np.int64)[:m]
+    merged = (lengths <= _k.MERGE_WAYS[-1]) & (prods <= _k.MERGE_PRODUCTS)
+    need = np.where(merged, 0, np.minimum(prods, n)).astype(np.int64)
+    ways = np.where(merged & (prods > 0), lengths, 0).astype(np.int32)
+    return prods, need, ways
+
+
 def products(m, a_indptr, a_indices, b_indptr):
     lengths = np.diff(b_indptr).astype(np.int64)
     return np.array([lengths[a_indices[a_indptr[r]:a_indptr[r + 1]]].sum() for r in range(m)], np.int64)
@@ -106,16 +151,21 @@ def table_need(products_per_row, n, indptr=None):
     return need
 
 
-def classify(need, limits, index_dtype, total_of=None):
+def classify(need, limits, index_dtype, total_of=None, widest_of=None):
     nbins = len(limits) + 2
     bins = np.array([0 if x == 0 else next((b + 1 for b, t in enumerate(limits) if x <= t), nbins - 1)
                      for x in need], np.int64)
     counts = np.bincount(bins, minlength=nbins)
     total = int((need if total_of is None else total_of).sum())
     largest = int(need.max()) if need.size else 0
+    widest = int(widest_of.max()) if widest_of is not None and need.size else 0
     if need.size == 0 or counts.max() == need.size:
-        return None, counts, total, largest
-    return np.argsort(bins, kind="stable").astype(index_dtype), counts, total, largest
+        return None, counts, total, largest, widest
+    return np.argsort(bins, kind="stable").astype(index_dtype), counts, total, largest, widest
+
+
+def merged_need(products_per_row, need, n):
+    return np.where(need == 0, np.minimum(products_per_row, n), 0)
 
 
 def indptr_from_counts(counts, index_dtype):
@@ -185,7 +235,8 @@ def install(monkeypatch, shared_limit=48 * 1024):
                empty=lambda n, dtype, like: _poison(n, dtype),
                zeros=lambda n, dtype, like: np.zeros(int(n), dtype),
                to_host=lambda x: np.array(x), shared_limit=lambda like: host.limit,
-               products=products, table_need=table_need, classify=classify, count=host.count, fill=host.fill,
+               row_work=row_work, table_need=table_need, classify=classify, count=host.count, fill=host.fill,
+               merge_count=host.merge_count, merge_fill=host.merge_fill, merged_need=merged_need,
                indptr_from_counts=indptr_from_counts, sort_rows=sort_rows, eliminate_zeros=eliminate_zeros,
                canonicalize=canonicalize, merge=merge, sddmm=sddmm)
     for name, fn in fns.items():

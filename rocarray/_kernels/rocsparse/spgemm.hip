@@ -13,6 +13,11 @@
 // are written unsorted and the host sorts them afterwards. Rows list the bin's rows (null: the
 // identity, every row in one bin). Inputs may hold duplicates and unsorted columns: duplicates hash
 // to one slot.
+//
+// Rows of C with few entries of A and few products skip the tables: one thread merges the sorted
+// rows of B that A's row selects (ra_rocsparse_spgemm_merge_count / _fill), in column order, so
+// the row comes out sorted with no shared memory, atomics or ranking. The count reports rows of B
+// that are not sorted; the host then sends those rows to the tables instead.
 
 #define RA_ROCSPARSE_SPGEMM_BLOCK 256
 
@@ -61,20 +66,129 @@ template <typename I> RA_DEVICE ra_i64 ra_rocsparse_listed_row(const I* rows, ra
     return rows ? (ra_i64)rows[r] : r;
 }
 
-// products[row] = sum over A's row of the lengths of the matching rows of B (an upper bound on the
-// row's nonzeros); one thread per row.
+// Per row of C: products[row] = sum over A's row of the lengths of the matching rows of B (an upper
+// bound on the row's nonzeros). Rows of at most max_ways entries of A and max_products products go
+// to the merge kernels: need[row] = 0 and ways[row] = the row's entries of A (0 when it has no
+// products); the others to the hash tables: need[row] = min(products, n), ways[row] = 0. One thread
+// per row.
 template <typename I>
-__global__ void ra_rocsparse_spgemm_products(ra_i64 m, const I* RA_RESTRICT a_indptr, const I* RA_RESTRICT a_indices,
-                                             const I* RA_RESTRICT b_indptr, ra_i64* RA_RESTRICT products) {
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_SPGEMM_BLOCK)
+ra_rocsparse_spgemm_rows(ra_i64 m, ra_i64 n, ra_i64 max_ways, ra_i64 max_products, const I* RA_RESTRICT a_indptr,
+                         const I* RA_RESTRICT a_indices, const I* RA_RESTRICT b_indptr, ra_i64* RA_RESTRICT products,
+                         ra_i64* RA_RESTRICT need, ra_i32* RA_RESTRICT ways) {
     for (ra_i64 row = ra_global_thread_id(); row < m; row += ra_grid_threads()) {
         ra_i64 sum = 0;
-        const ra_i64 end = a_indptr[row + 1];
-        for (ra_i64 p = a_indptr[row]; p < end; ++p) {
+        const ra_i64 start = a_indptr[row], end = a_indptr[row + 1];
+        for (ra_i64 p = start; p < end; ++p) {
             const ra_i64 c = a_indices[p];
             sum += (ra_i64)b_indptr[c + 1] - (ra_i64)b_indptr[c];
         }
+        const bool merged = end - start <= max_ways && sum <= max_products;
         products[row] = sum;
+        need[row] = merged ? 0 : (sum < n ? sum : n);
+        ways[row] = merged && sum > 0 ? (ra_i32)(end - start) : 0;
     }
+}
+
+// The largest I: the column of an exhausted cursor (every real column is smaller).
+template <typename I> RA_DEVICE I ra_rocsparse_merge_done() { return (I)(~(ra_u64)0 >> (65 - 8 * (int)sizeof(I))); }
+
+// One row of C = A B by a K-way merge of the rows of B that A's row selects (K >= its entries),
+// one thread per row: cursor j walks the row of B of A's j-th entry, and each step takes the
+// smallest column under any cursor, adds every product at that column (a cursor's duplicate
+// columns included) and advances those cursors. B's rows must be sorted (duplicates allowed); a
+// cursor that meets a smaller column sets `unsorted` (the row's result is then meaningless, but the
+// loop still ends: every step advances a cursor). Returns the row's distinct columns; with FILL,
+// writes them and their values at c_indices / c_data + start and counts the exact zeros. The
+// cursor arrays are indexed only inside fully unrolled loops over j, so they stay in registers.
+template <typename T, typename I, int K, bool FILL>
+RA_DEVICE ra_i64 ra_rocsparse_merge_row(ra_i64 row, const I* RA_RESTRICT a_indptr, const I* RA_RESTRICT a_indices,
+                                        const T* RA_RESTRICT a_data, const I* RA_RESTRICT b_indptr,
+                                        const I* RA_RESTRICT b_indices, const T* RA_RESTRICT b_data,
+                                        I* RA_RESTRICT c_indices, T* RA_RESTRICT c_data, ra_i64 start,
+                                        ra_u64& zero_values, bool& unsorted) {
+    const I done = ra_rocsparse_merge_done<I>();
+    const ra_i64 first = a_indptr[row], ways = (ra_i64)a_indptr[row + 1] - first;
+    I pos[K], end[K], col[K];
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+        pos[j] = 0;
+        end[j] = 0;
+        col[j] = done;
+        if (j < ways) {
+            const ra_i64 b_row = a_indices[first + j];
+            pos[j] = b_indptr[b_row];
+            end[j] = b_indptr[b_row + 1];
+            if (pos[j] < end[j]) col[j] = b_indices[pos[j]];
+        }
+    }
+    ra_i64 out = 0;
+    while (true) {
+        I next = done;
+#pragma unroll
+        for (int j = 0; j < K; ++j) next = col[j] < next ? col[j] : next;
+        if (next == done) break;
+        T sum = ra_traits<T>::zero();
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+            if (col[j] == next) {
+                T a = sum;
+                if (FILL) a = a_data[first + j];
+                I c;
+                do {
+                    if (FILL) sum = sum + a * b_data[pos[j]];
+                    ++pos[j];
+                    c = pos[j] < end[j] ? b_indices[pos[j]] : done;
+                } while (c == next);
+                unsorted |= c < next;
+                col[j] = c;
+            }
+        }
+        if (FILL) {
+            c_indices[start + out] = next;
+            c_data[start + out] = sum;
+            zero_values += ra_rocsparse_is_zero(sum) ? 1u : 0u;
+        }
+        ++out;
+    }
+    return out;
+}
+
+// Phase 1 of the merge rows (need[row] == 0, at most K entries of A): row_nnz[row] := the row's
+// distinct columns; *unsorted := 1 if some row of B they read is unsorted.
+template <typename I, int K>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_SPGEMM_BLOCK)
+ra_rocsparse_spgemm_merge_count(ra_i64 m, const ra_i64* RA_RESTRICT need, const I* RA_RESTRICT a_indptr,
+                                const I* RA_RESTRICT a_indices, const I* RA_RESTRICT b_indptr,
+                                const I* RA_RESTRICT b_indices, I* RA_RESTRICT row_nnz, ra_u64* unsorted) {
+    bool seen = false;
+    for (ra_i64 row = ra_global_thread_id(); row < m; row += ra_grid_threads()) {
+        if (need[row] != 0 || (ra_i64)a_indptr[row + 1] - (ra_i64)a_indptr[row] > K) continue;
+        ra_u64 unused = 0;
+        row_nnz[row] = (I)ra_rocsparse_merge_row<float, I, K, false>(row, a_indptr, a_indices, nullptr, b_indptr,
+                                                                      b_indices, nullptr, nullptr, nullptr, 0,
+                                                                      unused, seen);
+    }
+    if (seen) ra_atomic_or_u64(unsorted, 1ull);
+}
+
+// Phase 2 of the merge rows: their rows of C at c_indptr[row], columns sorted; *zeros counts the
+// stored values that are exactly zero.
+template <typename T, typename I, int K>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_SPGEMM_BLOCK)
+ra_rocsparse_spgemm_merge_fill(ra_i64 m, const ra_i64* RA_RESTRICT need, const I* RA_RESTRICT a_indptr,
+                               const I* RA_RESTRICT a_indices, const T* RA_RESTRICT a_data,
+                               const I* RA_RESTRICT b_indptr, const I* RA_RESTRICT b_indices,
+                               const T* RA_RESTRICT b_data, const I* RA_RESTRICT c_indptr, I* RA_RESTRICT c_indices,
+                               T* RA_RESTRICT c_data, ra_u64* zeros) {
+    ra_u64 zero_values = 0;
+    bool seen = false;  // the count found these rows of B sorted
+    for (ra_i64 row = ra_global_thread_id(); row < m; row += ra_grid_threads()) {
+        if (need[row] != 0 || (ra_i64)a_indptr[row + 1] - (ra_i64)a_indptr[row] > K) continue;
+        ra_rocsparse_merge_row<T, I, K, true>(row, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
+                                              c_indices, c_data, (ra_i64)c_indptr[row], zero_values, seen);
+    }
+    if (zero_values) ra_atomic_add_u64(zeros, zero_values);
 }
 
 // Phase 1: row_nnz[row] := distinct columns of row `row` of A B, for the nrows listed rows.
