@@ -1,32 +1,46 @@
-"""SpGEMM: ``C = A @ B`` for CSR matrices (rocSPARSE's ``csrgemm``), hash-based in two phases.
+"""SpGEMM: ``C = A @ B`` for CSR matrices (rocSPARSE's ``csrgemm``): rows merged or hashed, in two
+phases.
 
 Design
 ------
-The method is Nagasaka, Nukada and Matsuoka's hash SpGEMM ("High-performance and memory-saving
-sparse general matrix-matrix multiplication for NVIDIA Pascal GPU", ICPP 2017), in the two-phase
-shape of rocSPARSE's and cuSPARSE's APIs (sizes first, then values):
+Rows of C with few products are merged: one thread walks the rows of B that A's row selects with
+one cursor each (in registers) and emits the columns in order, so the row is counted and written
+sorted without tables, atomics or ranking. The other rows use Nagasaka, Nukada and Matsuoka's hash
+SpGEMM ("High-performance and memory-saving sparse general matrix-matrix multiplication for NVIDIA
+Pascal GPU", ICPP 2017). Both follow the two-phase shape of rocSPARSE's and cuSPARSE's APIs (sizes
+first, then values):
 
-1. **Products.** For every row of C, the number of products that land in it, the sum over A's row
-   of the lengths of the matching rows of B (``ra_rocsparse_spgemm_products``): an upper bound on
-   the row's nonzeros, and SciPy's ``maxnnz`` for the index dtype.
-2. **Count.** Rows are binned by that bound, or n if smaller (:func:`plan_bins`): a row goes to
-   the smallest hash table that holds it, from 32 slots per 8 lanes up to the largest table of
-   one block that fits the device's shared memory; longer rows use tables in global scratch
+1. **Rows.** For every row of C (``ra_rocsparse_spgemm_rows``) the number of products that land in
+   it, the sum over A's row of the lengths of the matching rows of B: an upper bound on the row's
+   nonzeros, and SciPy's ``maxnnz`` for the index dtype. A row of at most ``MERGE_WAYS[-1]``
+   entries of A and :data:`~rocarray.rocsparse._spgemm_kernels.MERGE_PRODUCTS` products is a merge
+   row (table need 0); the others need a table of ``min(products, n)`` slots.
+2. **Count.** One summary read (bin sizes, the product total, the widest merge row) plans the
+   launches. The merge rows go to one merge kernel, with the fewest cursors
+   (:data:`~rocarray.rocsparse._spgemm_kernels.MERGE_WAYS`) that fit the widest of them; it
+   counts each row's distinct columns and reports a row of B that is not sorted. The other rows
+   are binned by need (:func:`plan_bins`): a row goes to the smallest hash table that holds it,
+   from 32 slots per 8 lanes up to the largest table of one block that fits the device's shared
+   memory; longer rows use tables in global scratch
    (:data:`~rocarray.rocsparse._spgemm_kernels.GLOBAL`), binned by powers of two like the shared
-   ones (a row never clears a table sized by a longer row). A kernel per non-empty bin inserts every
-   product's column into the row's table and counts the new keys: the row's exact nonzeros.
+   ones (a row never clears a table sized by a longer row). A kernel per non-empty bin inserts
+   every product's column into the row's table and counts the new keys. When the merge found an
+   unsorted row of B, the merge rows are counted again in hash tables and take the hash path from
+   then on (the merge needs B's rows sorted; duplicates are fine).
 3. **Scan.** ``indptr`` is the exclusive scan of the counts (:func:`rocarray.prim.exclusive_scan`).
-4. **Fill.** Rows are binned again by ``min(products, n, 2 * nnz)`` (a table at most half full where
-   products overcount), and the same hashing adds the products into the slots; each row is
-   written sorted (a slot's position is the number of smaller keys in its table). Rows of the
-   global bin are written unsorted and then sorted by a segmented sort of the whole result.
+4. **Fill.** The merge kernel writes its rows in column order. The hash rows are binned again by
+   ``min(products, n, 2 * nnz)`` (a table at most half full where products overcount), and the
+   same hashing adds the products into the slots; each row is written sorted (a slot's position
+   is the number of smaller keys in its table). Rows of the global bin are written unsorted and
+   then sorted by a segmented sort of the whole result.
 5. **Zeros.** Like SciPy's ``csr_matmat``, values that come out exactly zero are not stored: the
-   fill counts them, and only when there are some does
+   fills count them, and only when there are some does
    :func:`rocarray.rocsparse.csr_eliminate_zeros` compact the result.
 
-Inputs may be non-canonical (duplicates hash to one slot, order does not matter). The output is
-canonical. Host synchronizations: one per binning (the bin sizes), one for ``nnz`` and one for the
-zero count.
+Inputs may be non-canonical (duplicates hash to one slot, or are summed by the merge; order does
+not matter to the tables). The output is canonical. Host synchronizations: the summary, the
+unsorted flag when merge rows exist, one more summary when hash rows exist (the fill's bins),
+``nnz`` and the zero count.
 """
 
 import numpy
@@ -108,9 +122,10 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
 
     Notes
     -----
-    Arguments are not checked (the ``rocarray.sparse`` façade does). The products of one entry
-    of C are added with shared-memory atomics, so their order (and the last bits of a sum) may
-    differ between runs. See the module docstring for the algorithm.
+    Arguments are not checked (the ``rocarray.sparse`` façade does). A merge row adds the products
+    of one entry of C in the order of A's entries, like SciPy; a hashed row adds them with
+    shared-memory atomics, so their order (and the last bits of a sum) may differ between runs.
+    See the module docstring for the algorithm.
     """
     dtype = numpy.result_type(a_data.dtype, b_data.dtype)
     a_data, b_data = _k.astype(a_data, dtype), _k.astype(b_data, dtype)
