@@ -234,6 +234,59 @@ def test_global_fill_launch_takes_scratch_not_shared_memory(fake_device):
     assert keys.nbytes >= 3 * (1 << 15) * 8 and vals.nbytes >= 3 * (1 << 15) * 16
 
 
+def test_merge_launches_one_thread_per_row(fake_device):
+    ip = fake_device.array((1001,), "int32")
+    ix = fake_device.array((50,), "int32")
+    need = fake_device.array((1000,), "int64")
+    flag = fake_device.array((1,), "uint64")
+    v = fake_device.array((50,), "float32")
+    _k.merge_count(8, 1000, need, ip, ix, ip, ix, ip, flag)
+    _k.merge_fill(32, 1000, need, ip, ix, v, ip, ix, v, ip, ix, v, flag)
+    count, fill = fake_device.launches
+    assert count.name == "ra_rocsparse_spgemm_merge_count<ra_i32, 8>"
+    assert fill.name == "ra_rocsparse_spgemm_merge_fill<float, ra_i32, 32>"
+    for launch in (count, fill):
+        assert launch.grid == (4, 1, 1) and launch.block == (256, 1, 1) and launch.shared == 0
+        assert int(launch.args[0]) == 1000 and launch.args[1] is need
+
+
+@pytest.mark.parametrize("widest, ways", [(0, None), (1, 8), (8, 8), (9, 32), (32, 32)])
+def test_merge_width_is_the_narrowest_that_fits(widest, ways):
+    assert _k.merge_ways(widest) == ways
+
+
+def test_host_merge_rows_stop_at_the_cursor_and_product_limits(monkeypatch, rng):
+    host = spgemm_host.install(monkeypatch)
+    k, n = 40, 700
+    b_len = np.r_[600, 512, 1, np.full(k - 3, 2)]
+    b_cols = np.concatenate([rng.choice(n, size=int(c), replace=False) for c in b_len])
+    b = from_coo(rng, k, n, np.repeat(np.arange(k), b_len), b_cols, "float64", "int32")
+    explicit = [[3] * 32, [3] * 33, [1], [1, 2], [0], []]
+    rows = np.concatenate([np.full(len(c), i) for i, c in enumerate(explicit)])
+    a = from_coo(rng, len(explicit), k, rows, np.concatenate(explicit), "float64", "int32")
+    m = len(explicit)
+    out = rs.csrgemm(m, k, n, *a, *b)
+    assert_csr_equal(out, _gemm_ref(a, b, (m, k), (k, n)), "float64", k)
+    # 32 entries of A / 512 products merge; 33 entries / 513 or 600 products hash; no products: both
+    assert host.merge_counted == host.merge_filled == [0, 2, 5]
+    assert sorted(host.counted) == sorted(host.filled) == [1, 3, 4]
+
+
+def test_host_unsorted_rows_of_b_send_only_the_merge_rows_to_the_tables(monkeypatch, rng):
+    host = spgemm_host.install(monkeypatch)
+    k, n = 12, 900
+    b_len = np.r_[600, np.full(k - 1, 4)]
+    b_cols = np.concatenate([rng.choice(n, size=int(c), replace=False) for c in b_len])
+    b = from_coo(rng, k, n, np.repeat(np.arange(k), b_len), b_cols, "float64", "int32", unsorted=True)
+    explicit = [[0], [1, 2, 3], [4], []]
+    rows = np.concatenate([np.full(len(c), i) for i, c in enumerate(explicit)])
+    a = from_coo(rng, len(explicit), k, rows, np.concatenate(explicit), "float64", "int32")
+    out = rs.csrgemm(4, k, n, *a, *b)
+    assert_csr_equal(out, _gemm_ref(a, b, (4, k), (k, n)), "float64", k)
+    assert host.merge_filled == []
+    assert sorted(host.counted) == sorted(host.filled) == [0, 1, 2]
+
+
 # --------------------------------------------------------------------------------------------
 # GPU: the kernels against SciPy
 # --------------------------------------------------------------------------------------------
@@ -351,3 +404,43 @@ def test_scipy_reference_drops_cancelled_products():
     # the rule the library follows: SciPy's product stores no exact zeros
     z = sp.csr_array(np.array([[1.0, -1.0]])) @ sp.csr_array(np.ones((2, 1)))
     assert z.nnz == 0
+
+
+def _merge_case(rng, m, k, n, widest, dtype, index, unsorted=False):
+    """Rows of A with 0..widest entries (repeats), B rows of 0..12 entries with repeats, sorted
+    unless ``unsorted``: merge rows of ``widest`` cursors, a few rows of C across many blocks."""
+    a_len = rng.integers(0, widest + 1, m)
+    a_rows = np.repeat(np.arange(m), a_len)
+    a = from_coo(rng, m, k, a_rows, rng.integers(0, k, a_rows.size), dtype, index, unsorted=True)
+    b_len = rng.integers(0, 13, k)
+    b_rows = np.repeat(np.arange(k), b_len)
+    b = from_coo(rng, k, n, b_rows, rng.integers(0, n, b_rows.size), dtype, index, unsorted=unsorted)
+    return a, b
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("widest", [5, 8, 20, 32])
+@pytest.mark.parametrize("index", INDEX_DTYPES)
+@pytest.mark.parametrize("dtype", VALUE_DTYPES)
+def test_csrgemm_merge_rows_match_scipy(rng, widest, index, dtype):
+    m, k, n = 20000, 3000, 5000
+    a, b = _merge_case(rng, m, k, n, widest, dtype, index)
+    out = _run(a, b, m, k, n)
+    assert out[1].dtype == np.dtype(index) and out[2].dtype == np.dtype(dtype)
+    assert_csr_equal(out, _gemm_ref(a, b, (m, k), (k, n)), dtype, k)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("index", INDEX_DTYPES)
+def test_csrgemm_unsorted_b_after_the_merge_count(rng, index):
+    m, k, n = 5000, 800, 900
+    a, b = _merge_case(rng, m, k, n, 8, "float64", index, unsorted=True)
+    assert_csr_equal(_run(a, b, m, k, n), _gemm_ref(a, b, (m, k), (k, n)), "float64", k)
+
+
+@pytest.mark.gpu
+def test_csrgemm_laplacian_square_crosses_many_blocks():
+    a = laplacian_2d_parts(300, "float64", "int64")
+    n = 300 * 300
+    assert_csr_equal(_run(a, a, n, n, n), _gemm_ref(a, a, (n, n), (n, n)), "float64", 5)
+
