@@ -68,6 +68,9 @@ SHARED_BINS = ((SMALL, 32), (MEDIUM, 128), (LARGE, 512), (LARGE, 1024), (LARGE, 
 MERGE_WAYS = (8, 32)
 #: Most products of a merge row (one thread runs the row; longer rows spread over lanes in tables).
 MERGE_PRODUCTS = 512
+#: Dynamic shared memory of the narrowest merge fill, where a block's rows of C are staged and
+#: written coalesced (the wider merge rows rarely fit, and their fill is register-bound already).
+MERGE_STAGE_BYTES = 40 * 1024
 #: SDDMM lanes per stored element: few for short products, a whole 32 otherwise.
 SDDMM_LANES = (8, 32)
 
@@ -267,12 +270,15 @@ def merge_count(ways, m, need, a_indptr, a_indices, b_indptr, b_indices, row_nnz
 def merge_fill(ways, m, need, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, c_indptr, c_indices, c_data,
                zeros_found):
     """Write each merge row of A B (as :func:`merge_count`) at ``c_indptr[row]``, sorted by column,
-    adding the number of exactly-zero values to ``zeros_found[0]`` (uint64)."""
+    adding the number of exactly-zero values to ``zeros_found[0]`` (uint64). The narrowest merge
+    stages a block's rows in :data:`MERGE_STAGE_BYTES` of shared memory to write them coalesced."""
     dev = _dev(a_indptr)
     kernel = _FAMILIES[SPGEMM][merge_fill_name(ways, c_data.dtype, a_indptr.dtype)]
+    stage = MERGE_STAGE_BYTES if ways == MERGE_WAYS[0] else 0
     with launch.on_device(dev):
         kernel(dev, (_grid_rows(m),), (_i64(m), need, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
-                                       c_indptr, c_indices, c_data, zeros_found))
+                                       c_indptr, c_indices, c_data, zeros_found, _i64(stage)),
+               shared=stage + 16 if stage else 0)
 
 
 def bin_edges(limits):

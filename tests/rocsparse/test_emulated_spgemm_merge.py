@@ -110,6 +110,31 @@ def test_wide_rows_take_the_32_way_merge_beside_the_hash_tables(emulated_device,
     assert _launched(emulated_device, "ra_rocsparse_spgemm_fill") != []
 
 
+def test_8_way_fill_stages_a_block_only_when_it_fits_and_has_no_hash_row(emulated_device, monkeypatch):
+    # 4096 bytes of stage: 340 entries of float64 + int32. Blocks of 256 rows: the first spans
+    # exactly 340 entries (staged), the second 341 (written in place), the third holds a hash row
+    # (a row of 33 entries of A; written in place), the last is partial (staged)
+    monkeypatch.setattr(_k, "MERGE_STAGE_BYTES", 4096)
+    rng = np.random.default_rng(SEED + 5)
+    k, n = 40, 100
+    b = from_coo(rng, k, n, np.arange(k), 2 * np.arange(k), "float64", "int32")
+    per_row = np.ones(800, np.int64)
+    per_row[:84] = 2
+    per_row[256:256 + 85] = 2
+    rows = [np.repeat(np.arange(800), per_row)]
+    cols = [np.concatenate([rng.choice(k, size=int(c), replace=False) for c in per_row])]
+    rows.append(np.full(32, 600))  # row 600: 33 entries of A, so a hash row
+    cols.append(rng.integers(0, k, 32))
+    m = 800
+    a = from_coo(rng, m, k, np.concatenate(rows), np.concatenate(cols), "float64", "int32", unsorted=True)
+    c = _product(emulated_device, m, k, n, a, b)
+    _assert_canonical(c, scipy_of(a, (m, k)) @ scipy_of(b, (k, n)), "float64", "int32")
+    indptr = np.asarray(c[0])
+    assert [indptr[256] - indptr[0], indptr[512] - indptr[256]] == [340, 341]
+    assert _launched(emulated_device, "ra_rocsparse_spgemm_merge_fill") == [_k.merge_fill_name(8, "float64", "int32")]
+    assert _launched(emulated_device, "ra_rocsparse_spgemm_fill") != []
+
+
 def test_unsorted_rows_of_b_go_to_the_hash_tables(emulated_device):
     rng = np.random.default_rng(SEED + 2)
     k, n = 30, 25

@@ -248,6 +248,11 @@ def test_merge_launches_one_thread_per_row(fake_device):
     for launch in (count, fill):
         assert launch.grid == (4, 1, 1) and launch.block == (256, 1, 1) and launch.shared == 0
         assert int(launch.args[0]) == 1000 and launch.args[1] is need
+    assert int(fill.args[-1]) == 0
+    _k.merge_fill(8, 1000, need, ip, ix, v, ip, ix, v, ip, ix, v, flag)
+    staged = fake_device.launches[-1]
+    assert staged.name == "ra_rocsparse_spgemm_merge_fill<float, ra_i32, 8>"
+    assert int(staged.args[-1]) == _k.MERGE_STAGE_BYTES and staged.shared == _k.MERGE_STAGE_BYTES + 16
 
 
 @pytest.mark.parametrize("widest, ways", [(0, None), (1, 8), (8, 8), (9, 32), (32, 32)])

@@ -173,20 +173,52 @@ ra_rocsparse_spgemm_merge_count(ra_i64 m, const ra_i64* RA_RESTRICT need, const 
 }
 
 // Phase 2 of the merge rows: their rows of C at c_indptr[row], columns sorted; *zeros counts the
-// stored values that are exactly zero.
+// stored values that are exactly zero. A block takes RA_ROCSPARSE_SPGEMM_BLOCK consecutive rows,
+// whose entries are consecutive in C: when none of them is a hash row and they fit the
+// stage_bytes of dynamic shared memory, the threads merge into shared memory and the block then
+// writes the span coalesced (a thread's own row would put each lane of a warp store in another
+// sector); otherwise each thread writes its row in place.
 template <typename T, typename I, int K>
 __global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_SPGEMM_BLOCK)
 ra_rocsparse_spgemm_merge_fill(ra_i64 m, const ra_i64* RA_RESTRICT need, const I* RA_RESTRICT a_indptr,
                                const I* RA_RESTRICT a_indices, const T* RA_RESTRICT a_data,
                                const I* RA_RESTRICT b_indptr, const I* RA_RESTRICT b_indices,
                                const T* RA_RESTRICT b_data, const I* RA_RESTRICT c_indptr, I* RA_RESTRICT c_indices,
-                               T* RA_RESTRICT c_data, ra_u64* zeros) {
+                               T* RA_RESTRICT c_data, ra_u64* zeros, ra_i64 stage_bytes) {
+    extern __shared__ unsigned char ra_rocsparse_smem[];
+    __shared__ int hashed;
+    // values first (16-aligned), then the indices; an even capacity keeps them aligned for I
+    const ra_i64 capacity = (stage_bytes / (ra_i64)(sizeof(T) + sizeof(I))) & ~(ra_i64)1;
+    T* stage_data = reinterpret_cast<T*>(ra_align_shared<16>(ra_rocsparse_smem));
+    I* stage_indices = reinterpret_cast<I*>(stage_data + capacity);
     ra_u64 zero_values = 0;
     bool seen = false;  // the count found these rows of B sorted
-    for (ra_i64 row = ra_global_thread_id(); row < m; row += ra_grid_threads()) {
-        if (need[row] != 0 || (ra_i64)a_indptr[row + 1] - (ra_i64)a_indptr[row] > K) continue;
-        ra_rocsparse_merge_row<T, I, K, true>(row, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
-                                              c_indices, c_data, (ra_i64)c_indptr[row], zero_values, seen);
+    for (ra_i64 first = (ra_i64)blockIdx.x * RA_ROCSPARSE_SPGEMM_BLOCK; first < m;
+         first += (ra_i64)gridDim.x * RA_ROCSPARSE_SPGEMM_BLOCK) {
+        const ra_i64 row = first + threadIdx.x;
+        const ra_i64 last = first + RA_ROCSPARSE_SPGEMM_BLOCK < m ? first + RA_ROCSPARSE_SPGEMM_BLOCK : m;
+        const ra_i64 base = c_indptr[first], span = (ra_i64)c_indptr[last] - base;
+        if (threadIdx.x == 0) hashed = 0;
+        __syncthreads();
+        // need 0 with more than K entries of A: a row without products (nothing to write)
+        const bool mine = row < m && need[row] == 0;
+        if (row < m && !mine) atomicAdd(&hashed, 1);
+        __syncthreads();
+        const bool staged = hashed == 0 && span <= capacity;
+        if (mine && (ra_i64)a_indptr[row + 1] - (ra_i64)a_indptr[row] <= K) {
+            const ra_i64 start = (ra_i64)c_indptr[row] - (staged ? base : 0);
+            ra_rocsparse_merge_row<T, I, K, true>(row, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
+                                                  staged ? stage_indices : c_indices, staged ? stage_data : c_data,
+                                                  start, zero_values, seen);
+        }
+        if (staged) {
+            __syncthreads();
+            for (ra_i64 e = threadIdx.x; e < span; e += RA_ROCSPARSE_SPGEMM_BLOCK) {
+                c_indices[base + e] = stage_indices[e];
+                c_data[base + e] = stage_data[e];
+            }
+        }
+        __syncthreads();  // the next pass resets `hashed` and refills the stage
     }
     if (zero_values) ra_atomic_add_u64(zeros, zero_values);
 }
