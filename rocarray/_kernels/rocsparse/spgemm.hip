@@ -122,26 +122,38 @@ RA_DEVICE ra_i64 ra_rocsparse_merge_row(ra_i64 row, const I* RA_RESTRICT a_indpt
             if (pos[j] < end[j]) col[j] = b_indices[pos[j]];
         }
     }
+    // cursors go in groups of 8, and a step skips the groups past the row's entries of A
+    constexpr int G = K < 8 ? K : 8;
+    static_assert(K % G == 0, "cursors come in whole groups");
     ra_i64 out = 0;
     while (true) {
         I next = done;
 #pragma unroll
-        for (int j = 0; j < K; ++j) next = col[j] < next ? col[j] : next;
+        for (int g = 0; g < K; g += G) {
+            if (g < ways) {
+#pragma unroll
+                for (int j = g; j < g + G; ++j) next = col[j] < next ? col[j] : next;
+            }
+        }
         if (next == done) break;
         T sum = ra_traits<T>::zero();
 #pragma unroll
-        for (int j = 0; j < K; ++j) {
-            if (col[j] == next) {
-                T a = sum;
-                if (FILL) a = a_data[first + j];
-                I c;
-                do {
-                    if (FILL) sum = sum + a * b_data[pos[j]];
-                    ++pos[j];
-                    c = pos[j] < end[j] ? b_indices[pos[j]] : done;
-                } while (c == next);
-                unsorted |= c < next;
-                col[j] = c;
+        for (int g = 0; g < K; g += G) {
+            if (g >= ways) continue;
+#pragma unroll
+            for (int j = g; j < g + G; ++j) {
+                if (col[j] == next) {
+                    T a = sum;
+                    if (FILL) a = a_data[first + j];
+                    I c;
+                    do {
+                        if (FILL) sum = sum + a * b_data[pos[j]];
+                        ++pos[j];
+                        c = pos[j] < end[j] ? b_indices[pos[j]] : done;
+                    } while (c == next);
+                    unsorted |= c < next;
+                    col[j] = c;
+                }
             }
         }
         if (FILL) {
