@@ -38,9 +38,9 @@ first, then values):
    :func:`rocarray.rocsparse.csr_eliminate_zeros` compact the result.
 
 Inputs may be non-canonical (duplicates hash to one slot, or are summed by the merge; order does
-not matter to the tables). The output is canonical. Host synchronizations: the summary, the
-unsorted flag when merge rows exist, one more summary when hash rows exist (the fill's bins),
-``nnz`` and the zero count.
+not matter to the tables). The output is canonical. Host synchronizations: the summary, ``nnz``
+(read with the unsorted flag), one more summary when hash rows exist (the fill's bins), and the
+zero count.
 """
 
 import numpy
@@ -150,13 +150,17 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
         _k.merge_count(merge, m, need, a_indptr, a_indices, b_indptr, b_indices, row_nnz, unsorted)
     for variant, table, rows, nrows in plan:
         _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
-    if merge is not None and int(_k.to_host(unsorted)[0]):
-        # a row of B the merge read is unsorted: the merge rows go to the hash tables too
-        plan, _, _ = _binned(_k.merged_need(products, need, n), index.itemsize, index, a_indptr, n)
-        for variant, table, rows, nrows in plan:
-            _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
-        merge, need = None, _k.table_need(products, n)
-    indptr, nnz = _k.indptr_from_counts(row_nnz, index)
+    if merge is None:
+        indptr, nnz = _k.indptr_from_counts(row_nnz, index)
+    else:
+        indptr, nnz, flagged = _k.indptr_from_counts_and_flag(row_nnz, index, unsorted)
+        if flagged:
+            # a row of B the merge read is unsorted: the merge rows go to the hash tables too
+            plan, _, _ = _binned(_k.merged_need(products, need, n), index.itemsize, index, a_indptr, n)
+            for variant, table, rows, nrows in plan:
+                _k.count(variant, table, rows, nrows, a_indptr, a_indices, b_indptr, b_indices, row_nnz)
+            merge, need = None, _k.table_need(products, n)
+            indptr, nnz = _k.indptr_from_counts(row_nnz, index)
 
     indices, data = _k.empty(nnz, index, a_indptr), _k.empty(nnz, dtype, a_indptr)
     zeros_found = _k.zeros(1, numpy.uint64, a_indptr)

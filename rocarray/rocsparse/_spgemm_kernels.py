@@ -398,6 +398,17 @@ def indptr_from_counts(counts, index_dtype):
         return indptr, int(indptr[-1].get())
 
 
+def indptr_from_counts_and_flag(counts, index_dtype, flag):
+    """:func:`indptr_from_counts` and ``flag[0]`` (a uint64 device scalar, as an int) in one read."""
+    from rocarray import prim
+
+    cupy = backend.cupy()
+    with launch.on_device(_dev(counts)):
+        indptr = prim.exclusive_scan(counts, axis=0, dtype=index_dtype)
+        host = cupy.asnumpy(cupy.concatenate([indptr[-1:].astype(numpy.uint64), flag]))
+        return indptr, int(host[0]), int(host[1])
+
+
 def sort_rows(indptr, indices, data):
     """Sort every row's entries by column (a segmented sort over the whole matrix)."""
     from rocarray import prim

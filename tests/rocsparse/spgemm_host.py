@@ -174,6 +174,11 @@ def indptr_from_counts(counts, index_dtype):
     return indptr, int(indptr[-1])
 
 
+def indptr_from_counts_and_flag(counts, index_dtype, flag):
+    assert flag.dtype == np.uint64 and flag.size == 1
+    return indptr_from_counts(counts, index_dtype) + (int(flag[0]),)
+
+
 def sort_rows(indptr, indices, data):
     indices, data = indices.copy(), data.copy()
     for r in range(len(indptr) - 1):
@@ -237,7 +242,8 @@ def install(monkeypatch, shared_limit=48 * 1024):
                to_host=lambda x: np.array(x), shared_limit=lambda like: host.limit,
                row_work=row_work, table_need=table_need, classify=classify, count=host.count, fill=host.fill,
                merge_count=host.merge_count, merge_fill=host.merge_fill, merged_need=merged_need,
-               indptr_from_counts=indptr_from_counts, sort_rows=sort_rows, eliminate_zeros=eliminate_zeros,
+               indptr_from_counts=indptr_from_counts, indptr_from_counts_and_flag=indptr_from_counts_and_flag,
+               sort_rows=sort_rows, eliminate_zeros=eliminate_zeros,
                canonicalize=canonicalize, merge=merge, sddmm=sddmm)
     for name, fn in fns.items():
         assert hasattr(_k, name), name
