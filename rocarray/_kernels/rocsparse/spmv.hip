@@ -25,6 +25,45 @@ RA_DEVICE float ra_sp_conj_if(float v, int) { return v; }
 RA_DEVICE double ra_sp_conj_if(double v, int) { return v; }
 template <typename R> RA_DEVICE ra_complex<R> ra_sp_conj_if(ra_complex<R> v, int c) { return c ? ra_conj(v) : v; }
 
+// A load of an element read once (the split kernel's values and indices): on NVIDIA sm_70+ a
+// streaming load (ld.global.cs: evict-first in L1 and L2), so the stream does not push the gathered
+// x out of L2. Elsewhere a plain load. Types of 4, 8 or 16 bytes, naturally aligned.
+template <int BYTES> struct ra_sp_stream;
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700
+template <> struct ra_sp_stream<4> {
+    template <typename T> static RA_DEVICE T load(const T* p) {
+        unsigned w;
+        asm("ld.global.cs.b32 %0, [%1];" : "=r"(w) : "l"(p));
+        T r;
+        *reinterpret_cast<unsigned*>(&r) = w;
+        return r;
+    }
+};
+template <> struct ra_sp_stream<8> {
+    template <typename T> static RA_DEVICE T load(const T* p) {
+        ra_u64 w;
+        asm("ld.global.cs.b64 %0, [%1];" : "=l"(w) : "l"(p));
+        T r;
+        *reinterpret_cast<ra_u64*>(&r) = w;
+        return r;
+    }
+};
+template <> struct ra_sp_stream<16> {
+    template <typename T> static RA_DEVICE T load(const T* p) {
+        ra_u64 w0, w1;
+        asm("ld.global.cs.v2.b64 {%0, %1}, [%2];" : "=l"(w0), "=l"(w1) : "l"(p));
+        T r;
+        ra_u64* q = reinterpret_cast<ra_u64*>(&r);
+        q[0] = w0;
+        q[1] = w1;
+        return r;
+    }
+};
+template <typename T> RA_DEVICE T ra_sp_load_stream(const T* p) { return ra_sp_stream<(int)sizeof(T)>::load(p); }
+#else
+template <typename T> RA_DEVICE T ra_sp_load_stream(const T* p) { return *p; }
+#endif
+
 // y[off] = alpha acc + beta y[off]; y is not read when beta_zero.
 template <typename T>
 RA_DEVICE void ra_sp_store(T* y, ra_i64 off, T acc, T alpha, T beta, int beta_zero) {
@@ -117,8 +156,8 @@ ra_rocsparse_csrmv_vector(ra_i64 m, const I* RA_RESTRICT indptr, const I* RA_RES
 // here ends here and is written to y (load-balanced like CSR-stream, Greathouse & Daga 2014, on
 // an nnz split like merge-path's, Merrill & Garland 2016).
 //
-// Phase 1 issues every global load before any product: RA_SP_ITEMS coalesced index and value loads
-// per thread, the row pointers of the rows starting here (staged in shared memory as offsets into
+// Phase 1 issues every global load before any product: RA_SP_ITEMS coalesced streaming index and
+// value loads per thread, the row pointers of the rows starting here (staged in shared memory as offsets into
 // the chunk, clamped to its end), then RA_SP_ITEMS independent gathers of x. The head and tail sums
 // come from the products still in registers (a fixed-order warp and block reduction); the other
 // rows are summed from the staged products with G lanes per row, G near their mean length, reading
@@ -144,8 +183,8 @@ ra_rocsparse_csrmv_split(ra_i64 m, ra_i64 nnz, const I* RA_RESTRICT indptr, cons
 #pragma unroll
     for (int i = 0; i < RA_SP_ITEMS; ++i) {
         const int k = i * RA_SP_BLOCK + (int)threadIdx.x;
-        col[i] = k < len ? indices[lo + k] : (I)0;
-        val[i] = k < len ? data[lo + k] : ra_traits<T>::zero();
+        col[i] = k < len ? ra_sp_load_stream(indices + lo + k) : (I)0;
+        val[i] = k < len ? ra_sp_load_stream(data + lo + k) : ra_traits<T>::zero();
     }
     // the first tile of row pointers: rows r0 .. min(r1, r0 + RA_SP_ROWS) (r1 <= m)
     const ra_i64 first_tile = r1 - r0 < RA_SP_ROWS ? r1 - r0 : RA_SP_ROWS;
