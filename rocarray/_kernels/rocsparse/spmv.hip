@@ -157,11 +157,12 @@ ra_rocsparse_csrmv_vector(ra_i64 m, const I* RA_RESTRICT indptr, const I* RA_RES
 // an nnz split like merge-path's, Merrill & Garland 2016).
 //
 // Phase 1 issues every global load before any product: RA_SP_ITEMS coalesced streaming index and
-// value loads per thread, the row pointers of the rows starting here (staged in shared memory as offsets into
-// the chunk, clamped to its end), then RA_SP_ITEMS independent gathers of x. The head and tail sums
-// come from the products still in registers (a fixed-order warp and block reduction); the other
-// rows are summed from the staged products with G lanes per row, G near their mean length, reading
-// only shared memory. More than RA_SP_ROWS rows starting here (empty rows) run as several tiles.
+// value loads per thread, the row pointers of the rows starting here (staged in shared memory as
+// offsets into the chunk, clamped to its end), then RA_SP_ITEMS independent gathers of x. The head
+// and tail sums come from the products still in registers (a fixed-order warp and block
+// reduction); the other rows are summed from the staged products with G lanes per row, G near
+// their mean length, reading only shared memory. More than RA_SP_ROWS rows starting here (empty
+// rows) run as several tiles.
 template <typename T, typename I>
 __global__ void RA_LAUNCH_BOUNDS(RA_SP_BLOCK)
 ra_rocsparse_csrmv_split(ra_i64 m, ra_i64 nnz, const I* RA_RESTRICT indptr, const I* RA_RESTRICT indices,
@@ -256,8 +257,10 @@ ra_rocsparse_csrmv_split(ra_i64 m, ra_i64 nnz, const I* RA_RESTRICT indptr, cons
         for (int base = 0; base < tile_rows; base += per_round) {
             const int j = base + (int)threadIdx.x / g;
             T acc = ra_traits<T>::zero();
-            if (j < tile_rows)
-                for (int k = rel[j] + lane; k < rel[j + 1]; k += g) acc = acc + prod[k];
+            if (j < tile_rows) {
+                const int e = rel[j + 1];
+                for (int k = rel[j] + lane; k < e; k += g) acc = acc + prod[k];
+            }
             for (int o = g / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
             if (lane == 0 && j < tile_rows) ra_sp_store(y, (t + j) * incy, acc, alpha, beta, beta_zero);
         }
