@@ -1,13 +1,13 @@
-"""The split strategy of ``csrmv`` (``ra_rocsparse_csrmv_split`` + ``ra_rocsparse_csrmv_fixup``) run on
-the CPU through the kernel emulator (tests/kernel_emu.py) on 32-lane warps and 64-lane wavefronts,
-against SciPy in float64/complex128 with a backward-error bound, for every value dtype and both
-index widths, on matrices built to hit the kernels' edge cases: rows ending exactly on a chunk
-boundary and one past it, one row spanning more chunks than a warp has lanes (the fix-up's
-lane-strided sum wraps), more rows starting in one chunk than the kernel stages at once (empty and
-one-element rows: several tiles), a chunk whose rows start after thousands of empty rows and end in
-a row crossing into the next chunk, leading and trailing empty rows, a single row, and a last chunk
-that is not full. y is poisoned with NaN where ``beta == 0``; two runs of the power-law and
-many-rows matrices give bitwise the same y.
+"""The split strategy of ``csrmv`` (``ra_rocsparse_csrmv_split`` + ``ra_rocsparse_csrmv_fixup``)
+run on the CPU through the kernel emulator (tests/kernel_emu.py) on 32-lane warps and 64-lane
+wavefronts, against SciPy in float64/complex128 with a backward-error bound, for every value dtype
+and both index widths, on matrices built to hit the kernels' edge cases: rows ending exactly on a
+chunk boundary and one past it, rows spanning several chunks and one spanning more chunks than a
+warp has lanes (the fix-up's lane-strided sum wraps), more rows starting in one chunk than the
+kernel stages at once (empty and one-element rows: several tiles), a chunk whose rows start after
+thousands of empty rows and end in a row crossing into the next chunk, leading and trailing empty
+rows, a single row, and a last chunk that is not full. y is poisoned with NaN where
+``beta == 0``; two runs of the power-law and many-rows matrices give bitwise the same y.
 CPU tests: skipped where g++ is missing."""
 
 import numpy as np
@@ -27,7 +27,9 @@ C = _k.CHUNK
 def _lengths(case):
     if case == "chunk_edges":  # rows ending on chunk boundaries, one past, one short
         return np.array([C, C + 1, C - 1, 1, 0, 2 * C, 3, 0, C - 4, 5])
-    if case == "long_row":  # one row across 35 chunks: 34 partial sums past the first
+    if case == "long_row":  # one row across 6 chunks
+        return np.array([0, 3, 0, 5 * C + 5, 2, 0, 0])
+    if case == "warp_long_row":  # one row across 35 chunks: its fix-up sum wraps a 32-lane warp
         return np.array([0, 3, 0, 33 * C + 5, 2, 0, 0])
     if case == "many_rows":  # > RA_SP_ROWS rows start in one chunk; then 3000 empty rows and a crossing row
         return np.concatenate([np.tile([0, 1, 0], 2500), np.zeros(3000, np.int64), [C + 17],
@@ -101,6 +103,10 @@ def test_split_warp32(emulated_device, dtype, index):
 def test_split_wave64(emulated_wave64_device, dtype, index):
     for k, case in enumerate(CASES):
         _check(emulated_wave64_device, case, dtype, index, beta=0.25 if k % 2 == 0 else 0)
+
+
+def test_split_fixup_wraps_the_warp(emulated_device):
+    _check(emulated_device, "warp_long_row", "float32", "int64", beta=0)
 
 
 def test_split_writes_every_row_once(emulated_device):
