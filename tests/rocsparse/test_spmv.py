@@ -5,12 +5,14 @@ patterns (uniform, stencil, power-law, very short rows); ``csrmv`` run on host m
 NumPy stand-ins of ``spmv_host`` for every forced strategy, where the split strategy's stand-in
 emulates the split and fix-up kernels block by block and asserts each row is written once; the
 transposed products (on the CSR of the transpose: kept in the analysis, or converted per call);
-and, on the recording fake device, which kernel each strategy launches with which grid.
+and, on the recording fake device, which kernel each strategy launches with which grid, and which
+strategy the bench's power-law (split, warp-per-chunk fix-up), uniform and Laplacian matrices take.
 
 GPU tests run the kernels on fresh random data against ``scipy.sparse`` in float64/complex128:
 every strategy forced, all four dtypes, both index widths, ``'N'``/``'T'``/``'C'``, alpha/beta with
 beta 0 over a NaN y, empty rows, zero nnz, 0/1 shapes, unsorted and duplicate indices, strided x
-and y, and power-law rows longer than a split chunk.
+and y, power-law rows longer than a split chunk, and the bench's power-law rows at a smaller size
+(split by default, bitwise the same y on a second run).
 """
 
 import numpy as np

@@ -12,8 +12,8 @@
 //                              memory with their rows' pointers; rows inside a chunk finish
 //                              there, rows crossing a chunk boundary leave two partial sums per
 //                              chunk
-//   ra_rocsparse_csrmv_fixup   a warp per crossing row: finishes it from the partial sums in a
-//                              fixed order
+//   ra_rocsparse_csrmv_fixup   a warp per chunk: finishes the crossing row that ends there from
+//                              its partial sums in a fixed order
 //   ra_rocsparse_scale         y = beta y (0 when beta_zero)
 
 #define RA_SP_BLOCK 256
