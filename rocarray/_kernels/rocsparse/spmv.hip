@@ -157,8 +157,8 @@ ra_rocsparse_csrmv_vector(ra_i64 m, const I* RA_RESTRICT indptr, const I* RA_RES
 // an nnz split like merge-path's, Merrill & Garland 2016).
 //
 // Phase 1 issues every global load before any product: RA_SP_ITEMS coalesced streaming index and
-// value loads per thread, the row pointers of the rows starting here (staged in shared memory as
-// offsets into the chunk, clamped to its end), then RA_SP_ITEMS independent gathers of x. The head
+// value loads per thread, RA_SP_ITEMS independent gathers of x, then the row pointers of the rows
+// starting here (staged in shared memory as offsets into the chunk, clamped to its end). The head
 // and tail sums come from the products still in registers (a fixed-order warp and block
 // reduction); the other rows are summed from the staged products with G lanes per row, G near
 // their mean length, reading only shared memory. More than RA_SP_ROWS rows starting here (empty
@@ -187,22 +187,26 @@ ra_rocsparse_csrmv_split(ra_i64 m, ra_i64 nnz, const I* RA_RESTRICT indptr, cons
         col[i] = k < len ? ra_sp_load_stream(indices + lo + k) : (I)0;
         val[i] = k < len ? ra_sp_load_stream(data + lo + k) : ra_traits<T>::zero();
     }
-    // the first tile of row pointers: rows r0 .. min(r1, r0 + RA_SP_ROWS) (r1 <= m)
-    const ra_i64 first_tile = r1 - r0 < RA_SP_ROWS ? r1 - r0 : RA_SP_ROWS;
-    for (ra_i64 j = threadIdx.x; j <= first_tile; j += RA_SP_BLOCK) {
-        const ra_i64 p = (ra_i64)indptr[r0 + j];
-        rel[j] = (int)((p < hi ? p : hi) - lo);
-    }
-    // head: [0, head_hi); tail: [tail_lo, len) of the row r1 - 1 when it runs past hi
-    const ra_i64 p0 = (ra_i64)indptr[r0];
-    const int head_hi = r0 > 0 ? (int)((p0 < hi ? p0 : hi) - lo) : 0;
-    const bool has_tail = r1 > r0 && (ra_i64)indptr[r1] > hi;
-    const int tail_lo = has_tail ? (int)((ra_i64)indptr[r1 - 1] - lo) : len;
+    // the gathers go out before anything waits on a load of a row pointer
     T p[RA_SP_ITEMS];
 #pragma unroll
     for (int i = 0; i < RA_SP_ITEMS; ++i) {
         const int k = i * RA_SP_BLOCK + (int)threadIdx.x;
         p[i] = k < len ? x[(ra_i64)col[i] * incx] : ra_traits<T>::zero();
+    }
+    // head: [0, head_hi); tail: [tail_lo, len) of the row r1 - 1 when it runs past hi (no branch
+    // on a loaded value: indptr[r1 - 1] is read whenever r1 > 0, used only when rows start here)
+    const ra_i64 p0 = (ra_i64)indptr[r0];
+    const ra_i64 p1 = (ra_i64)indptr[r1];
+    const ra_i64 pt = (ra_i64)indptr[r1 > 0 ? r1 - 1 : 0];
+    const int head_hi = r0 > 0 ? (int)((p0 < hi ? p0 : hi) - lo) : 0;
+    const bool has_tail = (r1 > r0) & (p1 > hi);
+    const int tail_lo = has_tail ? (int)(pt - lo) : len;
+    // the first tile of row pointers: rows r0 .. min(r1, r0 + RA_SP_ROWS) (r1 <= m)
+    const ra_i64 first_tile = r1 - r0 < RA_SP_ROWS ? r1 - r0 : RA_SP_ROWS;
+    for (ra_i64 j = threadIdx.x; j <= first_tile; j += RA_SP_BLOCK) {
+        const ra_i64 q = (ra_i64)indptr[r0 + j];
+        rel[j] = (int)((q < hi ? q : hi) - lo);
     }
     T head = ra_traits<T>::zero(), tail = ra_traits<T>::zero();
 #pragma unroll
