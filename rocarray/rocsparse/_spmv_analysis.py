@@ -13,10 +13,12 @@ numbers once. :func:`heuristic` turns them into one of the strategies of
     flight at once), G the largest power of two not above half the mean row length: regular
     matrices (a uniform 16 per row takes ``vector8``, a 5-point stencil ``vector2``);
 ``split``
-    load-balanced: the stored elements in chunks of :data:`CHUNK`, one block per chunk staged in
-    shared memory, rows crossing a chunk boundary finished from partial sums by a second kernel
-    (CSR-stream's row blocks, Greathouse & Daga 2014, on merge-path's even split of the
-    elements, Merrill & Garland 2016). Taken when rows longer than :func:`long_threshold` hold at
+    load-balanced: the stored elements in chunks of :data:`CHUNK`, one block per chunk with its
+    products and the pointers of the rows starting in it staged in shared memory (every global
+    load issued before the first product, the values and indices as streaming loads), rows
+    crossing a chunk boundary left as two partial sums per chunk and finished by a second kernel,
+    a warp per row summing its partials in a fixed order (CSR-stream's row blocks, Greathouse &
+    Daga 2014, on merge-path's even split of the elements, Merrill & Garland 2016). Taken when rows longer than :func:`long_threshold` hold at
     least :data:`SKEWED_SHARE` of the elements or one row is longer than :data:`SPLIT_ROW`
     (power-law rows), on matrices of at least :data:`SPLIT_MIN_NNZ` elements. The chunks' first
     rows (:meth:`CsrmvAnalysis.starts`, one binary search per chunk) are computed by the analysis

@@ -175,11 +175,13 @@ def vector(lanes, m, indptr, indices, data, x, incx, y, incy, alpha, beta, beta_
 
 def split(m, nnz, indptr, indices, data, starts, x, incx, y, incy, alpha, beta, beta_zero, conj):
     """The split strategy: one block per :data:`CHUNK` stored elements, then the fix-up of the rows
-    that cross chunks (partial sums in a workspace, combined in a fixed order)."""
+    that cross chunks (partial sums in a workspace, combined in a fixed order by a warp per
+    chunk)."""
     from rocarray._core.workspace import workspaces
 
     dev = _device(data)
     nblocks = -(-int(nnz) // CHUNK)
+    fixup_grid = grid_for(nblocks, BLOCK // warp_size(dev))
     a, b = scalar(alpha, data.dtype), scalar(beta, data.dtype)
     with launch.on_device(dev):
         partials = workspaces.scratch("rocsparse.csrmv.partials", 2 * nblocks * data.dtype.itemsize, dev)
@@ -187,8 +189,8 @@ def split(m, nnz, indptr, indices, data, starts, x, incx, y, incy, alpha, beta, 
             dev, (nblocks,), (_i64(m), _i64(nnz), indptr, indices, data, starts, x, _i64(incx), y, _i64(incy), a, b,
                               _i32(beta_zero), _i32(conj), partials))
         SPMV_KERNELS[value_name("csrmv_fixup", data.dtype, indptr.dtype)](
-            dev, (grid_for(nblocks, BLOCK),), (_i64(nnz), _i64(nblocks), indptr, starts, partials, y, _i64(incy), a, b,
-                                               _i32(beta_zero)))
+            dev, (fixup_grid,), (_i64(nnz), _i64(nblocks), indptr, starts, partials, y, _i64(incy), a, b,
+                                 _i32(beta_zero)))
 
 
 def scale(n, y, incy, beta, beta_zero):

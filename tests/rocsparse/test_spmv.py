@@ -5,12 +5,14 @@ patterns (uniform, stencil, power-law, very short rows); ``csrmv`` run on host m
 NumPy stand-ins of ``spmv_host`` for every forced strategy, where the split strategy's stand-in
 emulates the split and fix-up kernels block by block and asserts each row is written once; the
 transposed products (on the CSR of the transpose: kept in the analysis, or converted per call);
-and, on the recording fake device, which kernel each strategy launches with which grid.
+and, on the recording fake device, which kernel each strategy launches with which grid, and which
+strategy the bench's power-law (split, warp-per-chunk fix-up), uniform and Laplacian matrices take.
 
 GPU tests run the kernels on fresh random data against ``scipy.sparse`` in float64/complex128:
 every strategy forced, all four dtypes, both index widths, ``'N'``/``'T'``/``'C'``, alpha/beta with
 beta 0 over a NaN y, empty rows, zero nnz, 0/1 shapes, unsorted and duplicate indices, strided x
-and y, and power-law rows longer than a split chunk.
+and y, power-law rows longer than a split chunk, and the bench's power-law rows at a smaller size
+(split by default, bitwise the same y on a second run).
 """
 
 import numpy as np
@@ -370,6 +372,49 @@ def test_launch_split_then_fixup(fake_device, rng):
     assert fake_device.launches[1].grid == (blocks, 1, 1) and fake_device.launches[0].grid == (1, 1, 1)
 
 
+def route(fake_device, monkeypatch, lengths, index="int32"):
+    """The launches of ``csrmv`` (no analysis kept, tuning off) on a float32 square matrix of these
+    row lengths, the analysis seeing the lengths' real statistics."""
+    monkeypatch.setenv("ROCARRAY_TUNE", "0")
+    lengths = np.asarray(lengths, np.int64)
+
+    def row_stats(m, indptr, threshold):
+        long = lengths > threshold
+        return int(lengths.max(initial=0)), int(long.sum()), int(lengths[long].sum())
+
+    monkeypatch.setattr(_k, "row_stats", row_stats)
+    m, nnz = lengths.size, int(lengths.sum())
+    ip = fake_device.array((m + 1,), index, np.concatenate([[0], np.cumsum(lengths)]).astype(index))
+    ix, d = fake_device.array((nnz,), index), fake_device.array((nnz,), "float32")
+    rocsparse.csrmv(1.0, m, m, ip, ix, d, fake_device.array((m,), "float32"))
+    return fake_device.launches
+
+
+@pytest.mark.parametrize("index,ctype", [("int32", "int"), ("int64", "long long")])
+def test_route_bench_power_law_takes_split_and_warp_fixup(fake_device, monkeypatch, index, ctype):
+    from rocarray._checks.rocsparse_spmv import power_law_lengths as bench_lengths
+
+    lengths = bench_lengths(200_000)  # the bench's Pareto(1.2) rows, 20x fewer
+    launches = route(fake_device, monkeypatch, lengths, index)
+    assert [launch.name for launch in launches] == [
+        f"ra_rocsparse_csrmv_blocks<{ctype}>", f"ra_rocsparse_csrmv_split<float, {ctype}>",
+        f"ra_rocsparse_csrmv_fixup<float, {ctype}>"]
+    blocks = -(-int(lengths.sum()) // _k.CHUNK)
+    assert launches[1].grid == (blocks, 1, 1) and launches[1].block == (256, 1, 1)
+    assert launches[2].grid == (-(-blocks // (256 // 32)), 1, 1)  # a warp per chunk
+
+
+def test_route_uniform_and_laplacian_keep_their_vector_kernels(fake_device, monkeypatch):
+    (launch,) = route(fake_device, monkeypatch, np.full(100_000, 16))
+    assert launch.name == "ra_rocsparse_csrmv_vector<float, int, 8>"
+    fake_device.launches.clear()
+    k = 300
+    t = sp.diags([-1, 2, -1], [-1, 0, 1], shape=(k, k), dtype=np.float64)
+    lap = (sp.kron(sp.identity(k), t) + sp.kron(t, sp.identity(k))).tocsr()
+    (launch,) = route(fake_device, monkeypatch, np.diff(lap.indptr))
+    assert launch.name == "ra_rocsparse_csrmv_vector<float, int, 2>"
+
+
 def test_launch_stats_grid_is_capped(fake_device):
     m = 3_000_000  # past STATS_GRID blocks of 1024 rows
     indptr = fake_device.array((m + 1,), "int64")
@@ -470,3 +515,22 @@ def test_gpu_banded_and_large_power_law(rng):
     big = from_lengths(rng, power_law_lengths(rng, 200_000, 200_000, 50 * _k.CHUNK), 200_000, "float32")
     for strategy in (None, "split", "vector32"):
         check(big, strategy, "float32", "N", rng)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype,index", [("float32", "int32"), ("complex128", "int64")])
+def test_gpu_bench_power_law_split_is_deterministic(dtype, index, rng):
+    import cupy
+
+    from rocarray._checks.rocsparse_spmv import power_law_lengths as bench_lengths
+
+    lengths = bench_lengths(300_000, seed=int(rng.integers(1 << 30)))  # rows across > 64 chunks
+    a = from_lengths(rng, lengths, 300_000, dtype, index=index)
+    check(a, None, dtype, "N", rng, nan_y=True)
+    ip, ix, d = gpu_parts(a)
+    an = rocsparse.csrmv_analysis(*a.shape, ip, a.nnz)
+    assert an.strategy == "split"
+    x = cupy.asarray(rand_values(rng, a.shape[1], dtype))
+    first = rocsparse.csrmv(1.0, *a.shape, ip, ix, d, x, analysis=an)
+    again = rocsparse.csrmv(1.0, *a.shape, ip, ix, d, x, analysis=an)
+    assert bool((first == again).all())
