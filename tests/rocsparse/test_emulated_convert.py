@@ -279,6 +279,22 @@ def test_check_csr_one_block_takes_every_tile(emulated_device, monkeypatch):
     _check(emulated_device, lengths.size, n, p, cols, np.int32)
 
 
+@pytest.mark.parametrize("indptr, indices, want", [
+    ([0, 2, 2, 5, 6], [1, 3, 4, 3, 3, 0], {"unsorted", "duplicates"}),  # row 2: 4 > 3, then 3 == 3
+    ([0, 2, 2, 4, 5], [1, 3, 3, 4, 0], set()),
+    ([0, 2, 2, 4, 5], [0, 3, 3, 4, 0], set()),  # equal columns across a row boundary
+    ([0, 2, 2, 4, 5], [1, 5, 3, 4, 0], {"too_large"}),
+    ([0, 2, 2, 4, 5], [-1, 3, 3, 4, 0], {"negative"}),
+    ([0, 3, 2, 4, 5], [1, 3, 3, 4, 0], {"indptr"}),  # (the order bits mean nothing then)
+])
+def test_check_csr_hand_made(emulated_device, indptr, indices, want):
+    got = rocsparse.check_matrix_csr(4, 5, emulated_device.array(np.array(indptr, np.int32)),
+                                     emulated_device.array(np.array(indices, np.int32)))
+    if "indptr" in want:
+        got = got - {"unsorted", "duplicates"}
+    assert got == want
+
+
 def test_check_csr_no_rows_and_no_elements(emulated_device):
     _check(emulated_device, 0, 5, [0], [], np.int32)
     _check(emulated_device, 4, 0, [0, 0, 0, 0, 0], [], np.int64)
