@@ -37,6 +37,7 @@ def kernel_name(op, *types):
 def instantiations():
     """Every name expression the conversions launch."""
     names = [kernel_name(op, i) for op in ("csr2coo", "flag_heads", "check_csr", "check_coo") for i in INDEX_DTYPES]
+    names += [kernel_name("csr2coo_pairs", numpy.dtype(numpy.int32))]
     names += [kernel_name("sum_runs", v) for v in VALUE_DTYPES]
     names += [kernel_name("csr2dense", v, i) for v in VALUE_DTYPES for i in INDEX_DTYPES]
     return sorted(names)
@@ -81,6 +82,26 @@ def csr2coo(indptr, m, nnz):
         dev = indptr.data.device_id
         _launch_tiles(kernel_name("csr2coo", indptr.dtype), m, nnz, (indptr, _i64(m), _i64(nnz), row), dev)
     return row
+
+
+def csr2coo_pairs(indptr, m, data):
+    """uint64 ``row | data bits << 32`` of each element of an m-row CSR matrix with int32 index
+    pointers and 4-byte values (``data``)."""
+    nnz = data.size
+    pairs = backend.cupy().empty(nnz, dtype=numpy.uint64)
+    if nnz:
+        _launch_tiles(kernel_name("csr2coo_pairs", indptr.dtype), m, nnz,
+                      (indptr, _i64(m), _i64(nnz), data, pairs), indptr.data.device_id)
+    return pairs
+
+
+def unpack_pairs(pairs, low_dtype, high_dtype):
+    """The low and high 32 bits of each uint64 in ``pairs``, as arrays of two 4-byte dtypes."""
+    cupy = backend.cupy()
+    low, high = cupy.empty(pairs.size, dtype=low_dtype), cupy.empty(pairs.size, dtype=high_dtype)
+    if pairs.size:
+        _launch("ra_rocsparse_unpack_pairs", pairs.size, (pairs, _i64(pairs.size), low, high), pairs.data.device_id)
+    return low, high
 
 
 def flag_heads(row, col):

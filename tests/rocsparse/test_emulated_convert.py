@@ -299,3 +299,61 @@ def test_check_csr_no_rows_and_no_elements(emulated_device):
     _check(emulated_device, 0, 5, [0], [], np.int32)
     _check(emulated_device, 4, 0, [0, 0, 0, 0, 0], [], np.int64)
     assert not [x for x in emulated_device.launches if "check_csr" in x.name and x.name.endswith("ra_i32>")]
+
+
+# ---- csr2csc: rows and 4-byte values carried through the sort as one word, or positions -----
+
+
+def _csc_reference(m, n, indptr, indices, data):
+    row = np.repeat(np.arange(m), np.diff(indptr))
+    order = np.argsort(indices, kind="stable")
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(indices, minlength=n))])
+    return ptr, row[order], data[order]
+
+
+def _csr2csc_case(dev, rng, m, n, lengths, index, dtype):
+    indptr = _indptr(lengths, index)
+    nnz = int(indptr[-1])
+    indices = rng.integers(0, n, nnz).astype(index)  # unsorted, with duplicates
+    if np.dtype(dtype).kind == "f":
+        data = rng.standard_normal(nnz).astype(dtype)
+        data[::7] = -0.0  # moved bit for bit
+    else:
+        data = rng.integers(-1000, 1000, nnz).astype(dtype)
+    got = rocsparse.csr2csc(m, n, dev.array(indptr), dev.array(indices), dev.array(data))
+    want = _csc_reference(m, n, indptr.astype(np.int64), indices.astype(np.int64), data)
+    for g, w, dt in zip(got, want, (index, index, dtype)):
+        g = np.asarray(g)
+        assert g.dtype == np.dtype(dt)
+        np.testing.assert_array_equal(g.view(f"u{g.dtype.itemsize}"), w.astype(dt).view(f"u{g.dtype.itemsize}"))
+
+
+CSC_CASES = [(np.int32, np.float32), (np.int32, np.int32), (np.int32, np.float64), (np.int64, np.float32)]
+
+
+@pytest.mark.parametrize("index, dtype", CSC_CASES)
+def test_csr2csc_structures(emulated_device, index, dtype):
+    rng = np.random.default_rng(SEED)
+    cases = [
+        (1, 1, np.array([5])),                                  # one column: no key bits to sort on
+        (3, 2, np.array([4, 0, 9])),
+        (40, 64, rng.integers(0, 12, 40)),                      # n a power of two
+        (40, 65, rng.integers(0, 12, 40)),                      # and one past
+        (2, 300, np.array([TILE + 1, 5])),                      # one long row crossing a tile
+        (5000, 7, np.where(rng.random(5000) < 0.002, 3, 0)),    # mostly empty rows
+    ]
+    for m, n, lengths in cases:
+        try:
+            _csr2csc_case(emulated_device, rng, m, n, lengths, index, dtype)
+        except AssertionError as e:
+            raise AssertionError(f"m={m} n={n}: {e}") from None
+    names = emulated_device.names()
+    pairs = any("csr2coo_pairs" in x for x in names)
+    assert pairs == (index == np.int32 and np.dtype(dtype).itemsize == 4)
+    assert pairs == ("ra_rocsparse_unpack_pairs" in names)
+
+
+def test_csr2csc_wave64(emulated_wave64_device):
+    rng = np.random.default_rng(SEED)
+    _csr2csc_case(emulated_wave64_device, rng, 60, 33, rng.integers(0, 40, 60), np.int32, np.float32)
+    _csr2csc_case(emulated_wave64_device, rng, 60, 33, rng.integers(0, 40, 60), np.int64, np.float64)

@@ -52,16 +52,16 @@ RA_DEVICE ra_i64 ra_rocsparse_merge_diagonal(ra_i64 t, ra_i64 total) {
     return d < total ? d : total;
 }
 
-// row[k] = the row r with indptr[r] <= k < indptr[r + 1], for k < nnz (a valid CSR structure:
-// indptr non-decreasing from 0 to nnz; empty rows get no element). Per tile: rows [i0, i1) end
-// and elements [j0, j1) are taken in it; the walk writes the tile's rows into shared memory and
-// the block copies them out with coalesced stores.
-template <typename I>
-__global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_CONVERT_BLOCK)
-ra_rocsparse_csr2coo(const I* __restrict__ indptr, ra_i64 m, ra_i64 nnz, I* __restrict__ row) {
-    __shared__ ra_i64 s_split[RA_ROCSPARSE_CONVERT_BLOCK];
-    __shared__ I s_ptr[RA_ROCSPARSE_CONVERT_TILE + 1];  // indptr[i0 .. i1]
-    __shared__ I s_row[RA_ROCSPARSE_CONVERT_TILE];      // row of element j0 + x
+// The row of each element k < nnz of a valid CSR structure (indptr non-decreasing from 0 to nnz;
+// empty rows get no element): the row r with indptr[r] <= k < indptr[r + 1]. Per tile the rows
+// [i0, i1) end and the elements [j0, j1) are taken; the walk writes the tile's rows into s_row
+// and the block copies them out with coalesced stores: row[k] = r (PAIRS false), or
+// pairs[k] = r | values[k] << 32 (PAIRS true: 32-bit rows, for a sort that carries both).
+// s_split, s_ptr and s_row are the caller's shared arrays of BLOCK, TILE + 1 and TILE entries.
+template <typename I, bool PAIRS>
+RA_DEVICE void ra_rocsparse_expand_rows(const I* __restrict__ indptr, ra_i64 m, ra_i64 nnz, I* __restrict__ row,
+                                        const ra_u32* __restrict__ values, ra_u64* __restrict__ pairs,
+                                        ra_i64* s_split, I* s_ptr, I* s_row) {
     const int tid = (int)threadIdx.x;
     const ra_i64 total = m + nnz;
     ra_i64 t_begin, t_end;
@@ -93,9 +93,44 @@ ra_rocsparse_csr2coo(const I* __restrict__ indptr, ra_i64 m, ra_i64 nnz, I* __re
                 }
             }
             ra_syncthreads();
-            for (ra_i64 x = tid; x < elements; x += RA_ROCSPARSE_CONVERT_BLOCK) row[j0 + x] = s_row[x];
+            for (ra_i64 x = tid; x < elements; x += RA_ROCSPARSE_CONVERT_BLOCK) {
+                if (PAIRS) pairs[j0 + x] = (ra_u64)(ra_u32)s_row[x] | ((ra_u64)values[j0 + x] << 32);
+                else row[j0 + x] = s_row[x];
+            }
         }
         ra_syncthreads();  // s_split is rewritten by the next batch
+    }
+}
+
+template <typename I>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_CONVERT_BLOCK)
+ra_rocsparse_csr2coo(const I* __restrict__ indptr, ra_i64 m, ra_i64 nnz, I* __restrict__ row) {
+    __shared__ ra_i64 s_split[RA_ROCSPARSE_CONVERT_BLOCK];
+    __shared__ I s_ptr[RA_ROCSPARSE_CONVERT_TILE + 1];  // indptr[i0 .. i1]
+    __shared__ I s_row[RA_ROCSPARSE_CONVERT_TILE];      // row of element j0 + x
+    ra_rocsparse_expand_rows<I, false>(indptr, m, nnz, row, nullptr, nullptr, s_split, s_ptr, s_row);
+}
+
+// pairs[k] = row of element k | values[k] << 32: the rows and 32-bit values of a CSR matrix with
+// 32-bit indices as one 64-bit word each (the value a sort by column carries).
+template <typename I>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_CONVERT_BLOCK)
+ra_rocsparse_csr2coo_pairs(const I* __restrict__ indptr, ra_i64 m, ra_i64 nnz, const ra_u32* __restrict__ values,
+                           ra_u64* __restrict__ pairs) {
+    __shared__ ra_i64 s_split[RA_ROCSPARSE_CONVERT_BLOCK];
+    __shared__ I s_ptr[RA_ROCSPARSE_CONVERT_TILE + 1];
+    __shared__ I s_row[RA_ROCSPARSE_CONVERT_TILE];
+    ra_rocsparse_expand_rows<I, true>(indptr, m, nnz, nullptr, values, pairs, s_split, s_ptr, s_row);
+}
+
+// low[k] = the low 32 bits of pairs[k], high[k] = the high 32 bits.
+extern "C" __global__ void RA_LAUNCH_BOUNDS(RA_ROCSPARSE_CONVERT_BLOCK)
+ra_rocsparse_unpack_pairs(const ra_u64* __restrict__ pairs, ra_i64 n, ra_u32* __restrict__ low,
+                          ra_u32* __restrict__ high) {
+    for (ra_i64 k = ra_global_thread_id(); k < n; k += ra_grid_threads()) {
+        const ra_u64 v = pairs[k];
+        low[k] = (ra_u32)v;
+        high[k] = (ra_u32)(v >> 32);
     }
 }
 
