@@ -186,11 +186,12 @@ ra_rocsparse_csr2dense(ra_i64 m, const I* __restrict__ indptr, const I* __restri
 #define RA_ROCSPARSE_CHECK_ROW_TOO_LARGE 64u // COO: a row index >= m
 
 // Structure check of an m x n CSR matrix (indptr[0] == 0 and indptr[m] == nnz checked by the
-// host): each thread ORs what it saw into *status once. The merge tiles above cover every row
-// pointer pair (INDPTR) and every element (column range) exactly once whatever indptr holds: the
-// splits run from (0, 0) at the first tile to (m, nnz) after the last, so the rows [i0, i1) and
-// elements [j0, j1) of the tiles whose ranges are not reversed cover [0, m) and [0, nnz). A tile
-// with a reversed range (only where indptr decreases) checks its other range from global memory;
+// host): each thread ORs what it saw into *status once. The merge tiles above check every row
+// pointer pair (INDPTR) and every element (column range) whatever indptr holds (each once where
+// indptr is non-decreasing): the splits run from (0, 0) at the first tile to (m, nnz) after the
+// last, so the rows [i0, i1) and the elements [j0, j1) of the tiles where they are not reversed
+// cover [0, m) and [0, nnz). A tile with a reversed range (possible only where indptr decreases)
+// checks its other range from global memory;
 // the others stage indptr[i0 .. i1] and indices[j0 - 1 .. j1) and find each element's row on the
 // merge walk: the order bits compare an element with the one before it unless it starts its
 // row. Where indptr decreases those rows may be wrong, but the INDPTR bit is then set and the
