@@ -82,6 +82,24 @@ def test_csr2coo_structures_wave64(emulated_wave64_device, index):
             raise AssertionError(f"{name}: {e}") from None
 
 
+def test_csr2coo_pairs_structures(emulated_device):
+    # the packed rows and values that csr2csc sorts: every structure, int32 rows, float32 bits
+    rng = np.random.default_rng(SEED + 2)
+    for name, lengths in _structures(rng).items():
+        indptr = _indptr(lengths, np.int32)
+        data = rng.standard_normal(int(indptr[-1])).astype(np.float32)
+        got = np.asarray(_convert_kernels.csr2coo_pairs(emulated_device.array(indptr), lengths.size,
+                                                        emulated_device.array(data)))
+        want = _reference_rows(lengths).astype(np.uint64) | (data.view(np.uint32).astype(np.uint64) << np.uint64(32))
+        assert got.dtype == np.uint64, name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+        if name.startswith("random"):
+            low, high = _convert_kernels.unpack_pairs(emulated_device.array(want), np.int32, np.float32)
+            assert low.dtype == np.int32 and high.dtype == np.float32
+            np.testing.assert_array_equal(np.asarray(low), _reference_rows(lengths))
+            np.testing.assert_array_equal(np.asarray(high).view(np.uint32), data.view(np.uint32))
+
+
 @pytest.mark.parametrize("blocks", [1, 3])
 def test_csr2coo_few_blocks_take_every_tile(emulated_device, monkeypatch, blocks):
     # one block: 300 tiles, more than one batch of BLOCK - 1 splits; three: uneven shares
