@@ -1,5 +1,6 @@
-"""The row expansion (``csr2coo``) and the CSR structure check (``check_matrix_csr``) run on the CPU
-through the kernel emulator (tests/kernel_emu.py), on NVIDIA's 32-lane and AMD's 64-lane targets,
+"""The row expansion (``csr2coo``, and ``csr2coo_pairs`` with its ``unpack_pairs``), the CSR
+structure check (``check_matrix_csr``) and ``csr2csc`` through both of its sort paths run on the
+CPU through the kernel emulator (tests/kernel_emu.py), on NVIDIA's 32-lane and AMD's 64-lane targets,
 against NumPy on adversarial structures: runs of empty rows far longer than a merge tile, one row
 holding every element, rows of exactly a tile's length and one more, no rows, no elements, both
 index widths, one block taking every tile (more than one batch of splits), and for the check
