@@ -256,6 +256,24 @@ def test_gpu_csr2coo_and_check_on_large_structures(rng, idx):
 
 
 @pytest.mark.gpu
+def test_gpu_csr2coo_past_two_to_the_31_elements():
+    # 64-bit element offsets: a row ending past 2**31 and one after it (17 GB of int64 rows)
+    import cupy
+
+    lengths = [5, 2**31 - 3, 0, 2**20 - 2]
+    nnz = sum(lengths)
+    if cupy.cuda.Device().mem_info[0] < 24 << 30:
+        pytest.skip("needs 24 GB of free device memory")
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    row = rocsparse.csr2coo(cupy.asarray(indptr), nnz)
+    assert row.dtype == np.int64 and row.size == nnz
+    for r in range(len(lengths)):
+        part = row[int(indptr[r]):int(indptr[r + 1])]
+        assert int(cupy.count_nonzero(part != r)) == 0, r
+    del row
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("idx, dtype", [(np.int32, np.float32), (np.int32, np.int32), (np.int32, np.complex64),
                                         (np.int64, np.float32), (np.int64, np.float64)])
 def test_gpu_csr2csc_on_large_structures(rng, idx, dtype):
