@@ -38,6 +38,34 @@ def csr2coo(indptr, m, nnz):
     return np.repeat(np.arange(m), np.diff(indptr)).astype(indptr.dtype)
 
 
+def csr2coo_pairs(indptr, m, data):
+    assert indptr.dtype == np.int32 and data.dtype.itemsize == 4
+    row = csr2coo(indptr, m, data.size).astype(np.uint64)
+    return row | (data.view(np.uint32).astype(np.uint64) << np.uint64(32))
+
+
+def unpack_pairs(pairs, low_dtype, high_dtype):
+    assert pairs.dtype == np.uint64
+    return ((pairs & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(low_dtype),
+            (pairs >> np.uint64(32)).astype(np.uint32).view(high_dtype))
+
+
+def _radix_sort_pairs(keys, values, begin_bit=0, end_bit=None):
+    """prim's contract: a stable sort on bits [begin_bit, end_bit) of the keys' order-preserving
+    unsigned image (integer keys here)."""
+    bits = keys.dtype.itemsize * 8
+    if keys.dtype.kind != "i":
+        image = keys.astype(np.uint64)
+    elif bits == 64:
+        image = keys.view(np.uint64) ^ np.uint64(1 << 63)
+    else:
+        image = (keys.astype(np.int64) + (1 << (bits - 1))).astype(np.uint64)
+    end_bit = bits if end_bit is None else end_bit
+    image = (image >> np.uint64(begin_bit)) & np.uint64((1 << (end_bit - begin_bit)) - 1)
+    order = np.argsort(image, kind="stable")
+    return keys[order], values[order]
+
+
 def flag_heads(row, col):
     head = np.ones(row.size, bool)
     head[1:] = (row[1:] != row[:-1]) | (col[1:] != col[:-1])
@@ -92,7 +120,7 @@ def check_coo(m, n, row, col):
 PRIM = types.SimpleNamespace(
     lower_bound=lambda a, v: np.searchsorted(a, v, "left").astype(np.int64),
     radix_argsort=lambda k: np.argsort(k, kind="stable"),
-    radix_sort_pairs=lambda k, v: (k[np.argsort(k, kind="stable")], v[np.argsort(k, kind="stable")]),
+    radix_sort_pairs=_radix_sort_pairs,
     nonzero_indices=lambda x: np.flatnonzero(x),
     select_if_nonzero=lambda x: x.ravel()[np.flatnonzero(x)],
 )
@@ -143,7 +171,7 @@ def install(monkeypatch):
     monkeypatch.setattr(backend, "cupy_module", lambda: XP)
     monkeypatch.setattr(backend, "_cupy", [])
     monkeypatch.setattr(backend, "device_info", lambda device_id=None: None)
-    for name in ("csr2coo", "flag_heads", "sum_runs", "csr2dense", "check_csr", "check_coo"):
+    for name in ("csr2coo", "csr2coo_pairs", "unpack_pairs", "flag_heads", "sum_runs", "csr2dense", "check_csr", "check_coo"):
         monkeypatch.setattr(_convert_kernels, name, globals()[name])
     monkeypatch.setattr(_convert, "prim", PRIM)
     monkeypatch.setattr(_coo, "prim", PRIM)

@@ -22,9 +22,15 @@ Built on :mod:`rocarray.prim`: sorts are stable LSD radix sorts (a COO or CSR so
 combined ``row * n + col`` key, 32-bit when ``m * n`` fits); row pointers of a sorted row list are
 ``lower_bound(row, 0..m)``; compaction (duplicates, zeros, dense nonzeros) is ``nonzero_indices``
 and ``select_if_nonzero`` followed by gathers. ``convert.hip`` has only what prim lacks: the row
-of each element (a binary search of ``indptr`` per element, so long rows cost nothing extra), the
-head flags of runs of duplicates, the sum of each run, and the scatter into a dense array (one
-thread per row: duplicates add without atomics, in element order like SciPy).
+of each element, the structure checks, the head flags of runs of duplicates, the sum of each run,
+and the scatter into a dense array (one thread per row: duplicates add without atomics, in
+element order like SciPy). The row of each element and the CSR structure check walk the merge
+path of row ends and elements (Merrill & Garland, SC 2016): tiles of a fixed number of rows plus
+elements, so long rows and runs of empty rows cost only their bytes; a tile's row pointers are
+staged in shared memory and its rows stored coalesced. ``csr2csc`` is one stable radix sort by
+column on the bits a column index can use (``ceil(log2 n)``); with int32 indices and 4-byte values
+the sort carries each element's row and value packed in one 64-bit word (then split in two),
+else int positions whose permutation gathers the rows and values.
 """
 
 import numpy
@@ -178,9 +184,17 @@ def csr2csc(m, n, indptr, indices, data):
     nnz = indices.size
     if nnz == 0:
         return cupy.zeros(int(n) + 1, dtype=indptr.dtype), indices.copy(), data.copy()
+    # a stable sort by column keeps the rows of a column in CSR (ascending) order; the keys are
+    # in [0, n), so only their low bits are sorted on
+    end_bit = (int(n) - 1).bit_length()
+    if indptr.dtype == numpy.int32 and indices.dtype == numpy.int32 and data.dtype.itemsize == 4:
+        # row and value travel through the sort as one 64-bit word: no positions, no gathers
+        pairs = _kernels.csr2coo_pairs(indptr, indptr.size - 1, cupy.ascontiguousarray(data))
+        cols, pairs = prim.radix_sort_pairs(indices, pairs, end_bit=end_bit)
+        row_t, data_t = _kernels.unpack_pairs(pairs, indptr.dtype, data.dtype)
+        return coo2csr(cols, n), row_t, data_t
     row = csr2coo(indptr, nnz)
-    # a stable sort by column keeps the rows of a column in CSR (ascending) order
-    cols, perm = prim.radix_sort_pairs(indices, cupy.arange(nnz, dtype=_index_dtype(nnz)))
+    cols, perm = prim.radix_sort_pairs(indices, cupy.arange(nnz, dtype=_index_dtype(nnz)), end_bit=end_bit)
     return coo2csr(cols, n), row.take(perm), data.take(perm)
 
 

@@ -15,6 +15,9 @@ SOURCE = "rocsparse/convert.hip"
 
 #: Threads per block (``RA_ROCSPARSE_CONVERT_BLOCK``).
 BLOCK = 256
+#: Merge items (row ends plus elements) per tile of the row expansion and the CSR check
+#: (``RA_ROCSPARSE_CONVERT_TILE``: 8 per thread).
+TILE = BLOCK * 8
 #: Resident blocks per multiprocessor assumed for the grid size.
 BLOCKS_PER_MULTIPROCESSOR = 8
 
@@ -34,6 +37,7 @@ def kernel_name(op, *types):
 def instantiations():
     """Every name expression the conversions launch."""
     names = [kernel_name(op, i) for op in ("csr2coo", "flag_heads", "check_csr", "check_coo") for i in INDEX_DTYPES]
+    names += [kernel_name("csr2coo_pairs", numpy.dtype(numpy.int32))]
     names += [kernel_name("sum_runs", v) for v in VALUE_DTYPES]
     names += [kernel_name("csr2dense", v, i) for v in VALUE_DTYPES for i in INDEX_DTYPES]
     return sorted(names)
@@ -52,6 +56,16 @@ def _launch(name, work, args, device_id):
         kernel(device_id, (grid,), args)
 
 
+def _launch_tiles(name, m, nnz, args, device_id):
+    """A launch over the merge-path tiles of an m-row matrix of ``nnz`` elements: at most one
+    block per tile, about a wave of blocks (each takes a contiguous run of tiles)."""
+    kernel = KERNELS[name]
+    tiles = -(-(int(m) + int(nnz)) // TILE)
+    grid = max(1, min(tiles, kernel.wave(device_id)))
+    with launch.on_device(device_id):
+        kernel(device_id, (grid,), args)
+
+
 #: The status bits of the structure checks (``RA_ROCSPARSE_CHECK_*``) and their names.
 CHECK_BITS = {1: "indptr", 2: "negative", 4: "too_large", 8: "unsorted", 16: "duplicates", 32: "row_negative",
               64: "row_too_large"}
@@ -66,8 +80,28 @@ def csr2coo(indptr, m, nnz):
     row = backend.cupy().empty(int(nnz), dtype=indptr.dtype)
     if nnz:
         dev = indptr.data.device_id
-        _launch(kernel_name("csr2coo", indptr.dtype), nnz, (indptr, _i64(m), _i64(nnz), row), dev)
+        _launch_tiles(kernel_name("csr2coo", indptr.dtype), m, nnz, (indptr, _i64(m), _i64(nnz), row), dev)
     return row
+
+
+def csr2coo_pairs(indptr, m, data):
+    """uint64 ``row | data bits << 32`` of each element of an m-row CSR matrix with int32 index
+    pointers and 4-byte values (``data``)."""
+    nnz = data.size
+    pairs = backend.cupy().empty(nnz, dtype=numpy.uint64)
+    if nnz:
+        _launch_tiles(kernel_name("csr2coo_pairs", indptr.dtype), m, nnz,
+                      (indptr, _i64(m), _i64(nnz), data, pairs), indptr.data.device_id)
+    return pairs
+
+
+def unpack_pairs(pairs, low_dtype, high_dtype):
+    """The low and high 32 bits of each uint64 in ``pairs``, as arrays of two 4-byte dtypes."""
+    cupy = backend.cupy()
+    low, high = cupy.empty(pairs.size, dtype=low_dtype), cupy.empty(pairs.size, dtype=high_dtype)
+    if pairs.size:
+        _launch("ra_rocsparse_unpack_pairs", pairs.size, (pairs, _i64(pairs.size), low, high), pairs.data.device_id)
+    return low, high
 
 
 def flag_heads(row, col):
@@ -97,23 +131,25 @@ def csr2dense(m, indptr, indices, data, out):
         _launch(kernel_name("csr2dense", data.dtype, indices.dtype), m, args, out.data.device_id)
 
 
-def _check(op, m, n, major, minor, nnz, work):
+def _check(op, m, n, major, minor, nnz):
     """Run a structure check; the names of the status bits it set."""
     cupy = backend.cupy()
     status = cupy.zeros(1, dtype=numpy.uint32)
-    if work:
-        _launch(kernel_name(op, minor.dtype), work, (_i64(m), _i64(n), major, minor, _i64(nnz), status),
-                minor.data.device_id)
+    name, args, dev = kernel_name(op, minor.dtype), (_i64(m), _i64(n), major, minor, _i64(nnz), status), \
+        minor.data.device_id
+    if op == "check_csr" and m + nnz:
+        _launch_tiles(name, m, nnz, args, dev)
+    elif op == "check_coo" and nnz:
+        _launch(name, nnz, args, dev)
     bits = int(cupy.asnumpy(status)[0])
     return frozenset(name for bit, name in CHECK_BITS.items() if bits & bit)
 
 
 def check_csr(m, n, indptr, indices):
     """Structure check of an m x n CSR matrix with ``indptr[0] == 0``, ``indptr[m] == indices.size``."""
-    nnz = indices.size
-    return _check("check_csr", m, n, indptr, indices, nnz, max(m, nnz))
+    return _check("check_csr", m, n, indptr, indices, indices.size)
 
 
 def check_coo(m, n, row, col):
     """Structure check of an m x n COO matrix."""
-    return _check("check_coo", m, n, row, col, row.size, row.size)
+    return _check("check_coo", m, n, row, col, row.size)

@@ -206,6 +206,95 @@ def test_conversions_chain_back_to_scipy(mode, rng, idx, dtype):
     _close(host(out), _ref(row, col, data, m, n).toarray().T)
 
 
+# ---- GPU only: the merge-path kernels on large adversarial structures -------------------------------
+
+def _gpu_structures(rng):
+    """name -> row lengths: many tiles and blocks of the merge-path kernels."""
+    sparse_rows = np.zeros(1_000_000, np.int64)
+    sparse_rows[rng.choice(sparse_rows.size, 10, replace=False)] = 1
+    return {
+        "random ~10 per row": rng.integers(0, 21, 300_000),
+        "power law": np.minimum(rng.pareto(1.2, 200_000).astype(np.int64), 50_000),
+        "1e6 rows, 10 elements": sparse_rows,
+        "one row": np.array([3_000_001]),
+        "middle row": np.array([0, 5, 2_000_000, 0, 3]),
+    }
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("idx", INDEX_DTYPES)
+def test_gpu_csr2coo_and_check_on_large_structures(rng, idx):
+    import cupy
+
+    for name, lengths in _gpu_structures(rng).items():
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(idx)
+        m, nnz = lengths.size, int(indptr[-1])
+        d_indptr = cupy.asarray(indptr)
+        rows = np.repeat(np.arange(m), lengths)
+        _exact(cupy.asnumpy(rocsparse.csr2coo(d_indptr, nnz)), rows.astype(idx))
+        # strictly increasing columns in each row: position in row times a stride, plus jitter
+        position = np.arange(nnz) - np.repeat(indptr[:-1].astype(np.int64), lengths)
+        stride = 4
+        n = stride * int(lengths.max())
+        cols = (position * stride + rng.integers(0, stride, nnz)).astype(idx)
+        assert rocsparse.check_matrix_csr(m, n, d_indptr, cupy.asarray(cols)) == frozenset(), name
+        inner = np.flatnonzero(position > 0)  # elements that do not start their row
+        for k in (rng.choice(inner, 2) if inner.size else ()):
+            bad = cols.copy()
+            bad[k] = bad[k - 1]
+            assert rocsparse.check_matrix_csr(m, n, d_indptr, cupy.asarray(bad)) == {"duplicates"}, name
+            if bad[k - 1] > 0:
+                bad[k] = bad[k - 1] - 1
+                assert rocsparse.check_matrix_csr(m, n, d_indptr, cupy.asarray(bad)) == {"unsorted"}, name
+        bad = cols.copy()
+        bad[-1] = -1
+        assert "negative" in rocsparse.check_matrix_csr(m, n, d_indptr, cupy.asarray(bad)), name
+        if m > 2:
+            p = indptr.copy()
+            p[m // 2] = p[m // 2 + 1] + 1 if p[m // 2 + 1] < nnz else nnz + 1
+            assert "indptr" in rocsparse.check_matrix_csr(m, n, cupy.asarray(p), cupy.asarray(cols)), name
+
+
+@pytest.mark.gpu
+def test_gpu_csr2coo_past_two_to_the_31_elements():
+    # 64-bit element offsets: a row ending past 2**31 and one after it (17 GB of int64 rows)
+    import cupy
+
+    lengths = [5, 2**31 - 3, 0, 2**20 - 2]
+    nnz = sum(lengths)
+    if cupy.cuda.Device().mem_info[0] < 24 << 30:
+        pytest.skip("needs 24 GB of free device memory")
+    indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    row = rocsparse.csr2coo(cupy.asarray(indptr), nnz)
+    assert row.dtype == np.int64 and row.size == nnz
+    for r in range(len(lengths)):
+        part = row[int(indptr[r]):int(indptr[r + 1])]
+        assert int(cupy.count_nonzero(part != r)) == 0, r
+    del row
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("idx, dtype", [(np.int32, np.float32), (np.int32, np.int32), (np.int32, np.complex64),
+                                        (np.int64, np.float32), (np.int64, np.float64)])
+def test_gpu_csr2csc_on_large_structures(rng, idx, dtype):
+    import cupy
+
+    for name, lengths in _gpu_structures(rng).items():
+        indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(idx)
+        m, nnz = lengths.size, int(indptr[-1])
+        for n in (1, 1_000_003):
+            cols = rng.integers(0, n, nnz).astype(idx)
+            data = rng.standard_normal(nnz) * 100
+            data = (data + 1j * rng.standard_normal(nnz) if np.dtype(dtype).kind == "c" else data).astype(dtype)
+            got = rocsparse.csr2csc(m, n, cupy.asarray(indptr), cupy.asarray(cols), cupy.asarray(data))
+            order = np.argsort(cols, kind="stable")
+            want_ptr = np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=n))]).astype(idx)
+            want_row = np.repeat(np.arange(m), lengths)[order].astype(idx)
+            _exact(cupy.asnumpy(got[0]), want_ptr)
+            _exact(cupy.asnumpy(got[1]), want_row)
+            _exact(cupy.asnumpy(got[2]), data[order])
+
+
 # ---- CPU only: rules and registration --------------------------------------------------------------
 
 def test_every_launched_kernel_is_registered():
@@ -217,6 +306,7 @@ def test_every_launched_kernel_is_registered():
             assert _convert_kernels.kernel_name("csr2dense", dtype, idx) in names
     for dtype in VALUE_DTYPES:
         assert _convert_kernels.kernel_name("sum_runs", dtype) in names
+    assert _convert_kernels.kernel_name("csr2coo_pairs", "int32") in names
     assert _convert_kernels.kernel_name("csr2dense", "complex64", "int64") == "ra_rocsparse_csr2dense<ra_c64, ra_i64>"
 
 
