@@ -34,8 +34,10 @@ def _run_one(path, out_dir, timeout):
     try:
         client.execute()
     except CellExecutionError as exc:
-        lines = [line for line in str(exc).splitlines() if line.strip()]
-        error = re.sub(r"\x1b\[[0-9;]*m", "", lines[-1]) if lines else type(exc).__name__
+        cell = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+                     and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
+        message = re.sub(r"\x1b\[[0-9;]*m", "", f"{exc.ename}: {exc.evalue}").strip().splitlines()
+        error = f"cell {cell}: " + " ".join(line.strip() for line in message[:3])
     except Exception as exc:  # a kernel that died or timed out: reported, the other notebooks still run
         error = f"{type(exc).__name__}: {exc}".splitlines()[0]
     seconds = time.perf_counter() - start
