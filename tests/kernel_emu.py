@@ -4,7 +4,7 @@ A kernel (one name expression of one source, as the compile layer builds it) is 
 pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
 ``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
 ``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point that
-runs a launch: blocks one after another, a block on one OS thread per GPU thread; it checks the
+runs a launch: blocks one after another, a block as one fiber per GPU thread; it checks the
 launch's argument count and each argument's byte width against the kernel's parameters. The shim's
 header comment says what is modelled (barriers, warp collectives, atomics, shared memory) and
 what is not. Two targets (:data:`TARGETS`): ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and 32-lane

@@ -1,8 +1,9 @@
 // The CUDA dialect on the host, for running rocarray's kernel sources on the CPU (tests/kernel_emu.py).
 //
 // Models: a grid runs its blocks one after another (in x, then y, then z order, or the reverse
-// order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), each block on
-// blockDim OS threads (one per GPU thread, reused across blocks). __shared__ variables are
+// order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), each block as blockDim fibers
+// (user-space contexts of the launching thread, one per GPU thread) run round-robin, each until
+// it waits at a barrier or collective (or sleeps), so a block's threads interleave only there. __shared__ variables are
 // function-scope statics (one block alive at a time), filled with 0xff bytes before each block;
 // dynamic shared memory is a buffer the generated glue defines per `extern __shared__` name,
 // filled likewise.
@@ -19,7 +20,8 @@
 // Does not model: partial shuffle masks (every collective is over the warp's live lanes),
 // warp-synchronous code without __syncwarp (it is a data race here, as under independent thread
 // scheduling), concurrently resident blocks (a block that spin-waits on a later block never
-// finishes: the launch's watchdog aborts the process), memory spaces and their bounds, inline PTX
+// finishes: the launch's watchdog aborts the process; so does a thread that spin-waits on another
+// of its block without __nanosleep, which never yields), memory spaces and their bounds, inline PTX
 // and the fp16 conversions built on it (RA_CUDA).
 #pragma once
 
@@ -27,6 +29,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -79,19 +84,18 @@ inline void record(const std::string& what) {
     if (error.empty()) error = what;
 }
 
-// Sync state of the running block: one lock, a barrier for the block and one per warp.
+// Sync state of the running block: a barrier for the block and one per warp. The block's threads
+// are fibers of the launching OS thread (user-space contexts, switched only where a thread waits),
+// so the state needs no lock and a barrier costs a context switch, not a kernel wake-up.
 struct Warp {
     int live = 0, arrived = 0, kind = 0;
     Mask live_mask = 0;                // lanes that have not exited
     unsigned long long round = 0;      // completed collectives
     unsigned long long took[2][WARP];  // round + 1 in which a lane wrote its exchange slot
     unsigned char slot[2][WARP][16];   // exchange buffer, double-buffered by round parity
-    std::condition_variable cv;
 };
 
 struct Block {
-    std::mutex m;
-    std::condition_variable cv;
     int live = 0, blocked = 0, arrived = 0;
     unsigned long long round = 0;
     bool failed = false;
@@ -101,34 +105,53 @@ struct Block {
 // Static __shared__ variables, registered by the first thread to pass their declaration; filled
 // with 0xff bytes then and between blocks (a GPU block starts with undefined shared memory).
 inline std::vector<std::pair<void*, size_t>> shared_regions;
-inline std::mutex shared_lock;
 inline bool shared_region(void* p, size_t n) {
-    std::lock_guard<std::mutex> g(shared_lock);
     shared_regions.emplace_back(p, n);
     memset(p, 0xff, n);
     return true;
 }
 inline void poison_shared() {
-    std::lock_guard<std::mutex> g(shared_lock);
     for (auto& r : shared_regions) memset(r.first, 0xff, r.second);
 }
 
-inline thread_local uint3 thread_idx, block_idx;
-inline thread_local int lane_id = 0, warp_id = 0;
+inline uint3 thread_idx, block_idx;
+inline int lane_id = 0, warp_id = 0;
 inline dim3 block_dim, grid_dim;
 inline Block* block = nullptr;
+
+// One GPU thread of the running block. A fiber that waits names what it waits for; the scheduler
+// resumes it once that barrier's round has moved on (or the block failed).
+enum Wait { RUNNABLE, AT_BLOCK, AT_WARP, DONE };
+struct Fiber {
+    ucontext_t ctx;
+    uint3 idx;
+    int lane = 0, warp = 0;
+    Wait wait = RUNNABLE;
+    unsigned long long round = 0;  // the round it waits to see completed
+};
+inline ucontext_t scheduler_ctx;
+inline Fiber* current_fiber = nullptr;
+
+// Hands the processor back to the scheduler until this fiber's wait is over.
+inline void yield_to_scheduler() {
+    Fiber* self = current_fiber;
+    swapcontext(&self->ctx, &scheduler_ctx);
+}
+
+// A thread that sleeps lets the others of its block run (a spin-wait on them can finish).
+inline void nap() {
+    if (current_fiber == nullptr) return;
+    current_fiber->wait = RUNNABLE;
+    yield_to_scheduler();
+}
 
 [[noreturn]] inline void fail_locked(Block& b, const std::string& what) {
     record(what);
     b.failed = true;
-    b.cv.notify_all();
-    for (int w = 0; w < (int)((block_dim.x * block_dim.y * block_dim.z + WARP - 1) / WARP); ++w)
-        b.warps[w].cv.notify_all();
     throw Abort();
 }
 
 [[noreturn]] inline void fail(const std::string& what) {
-    std::unique_lock<std::mutex> g(block->m);
     fail_locked(*block, what);
 }
 
@@ -148,29 +171,27 @@ inline void check_deadlock(Block& b) {
 
 inline void syncthreads() {
     Block& b = *block;
-    std::unique_lock<std::mutex> g(b.m);
     if (b.failed) throw Abort();
     if (++b.arrived == b.live) {
         b.blocked -= b.arrived - 1;
         b.arrived = 0;
         ++b.round;
-        b.cv.notify_all();
         return;
     }
-    const unsigned long long round = b.round;
     ++b.blocked;
     check_deadlock(b);
-    b.cv.wait(g, [&] { return b.round != round || b.failed; });
+    current_fiber->wait = AT_BLOCK;
+    current_fiber->round = b.round;
+    yield_to_scheduler();
     if (b.failed) throw Abort();
 }
 
-// Releases the warp's collective (under the lock): every live lane has arrived.
+// Releases the warp's collective: every live lane has arrived.
 inline void release_warp(Block& b, Warp& w, int waiting) {
     b.blocked -= waiting;
     w.arrived = 0;
     w.kind = 0;
     ++w.round;
-    w.cv.notify_all();
 }
 
 // One warp collective of kind `kind`: writes `bytes` of `value` to this lane's slot, waits for the
@@ -178,7 +199,6 @@ inline void release_warp(Block& b, Warp& w, int waiting) {
 inline unsigned long long warp_meet(int kind, const void* value, size_t bytes) {
     Block& b = *block;
     Warp& w = b.warps[warp_id];
-    std::unique_lock<std::mutex> g(b.m);
     if (b.failed) throw Abort();
     const unsigned long long round = w.round;
     const int par = (int)(round & 1);
@@ -192,14 +212,15 @@ inline unsigned long long warp_meet(int kind, const void* value, size_t bytes) {
     }
     ++b.blocked;
     check_deadlock(b);
-    w.cv.wait(g, [&] { return w.round != round || b.failed; });
+    current_fiber->wait = AT_WARP;
+    current_fiber->round = round;
+    yield_to_scheduler();
     if (b.failed) throw Abort();
     return round;
 }
 
 // This thread leaves the kernel: it counts as arrived at every barrier it did not reach.
 inline void thread_exit(Block& b) {
-    std::unique_lock<std::mutex> g(b.m);
     --b.live;
     Warp& w = b.warps[warp_id];
     --w.live;
@@ -209,7 +230,6 @@ inline void thread_exit(Block& b) {
         b.blocked -= b.arrived;
         b.arrived = 0;
         ++b.round;
-        b.cv.notify_all();
     }
     if (w.arrived > 0 && w.arrived == w.live) release_warp(b, w, w.arrived);
     try {
@@ -276,6 +296,53 @@ template <typename... P> inline int param_sizes(void (*)(P...), unsigned long lo
     return (int)sizeof...(P);
 }
 
+// The kernel call of the running launch, entered by every fiber.
+inline void (*fiber_body)() = nullptr;
+
+inline void fiber_entry() {
+    try {
+        fiber_body();
+    } catch (Abort&) {
+    } catch (std::exception& e) {
+        record(std::string("exception: ") + e.what() + where());
+    }
+    thread_exit(*block);
+    current_fiber->wait = DONE;
+    // returning resumes the scheduler (uc_link)
+}
+
+// Per-fiber stacks: kernels keep register tiles in locals, so each gets room to spare; the pages
+// are reserved, not touched, until used.
+constexpr size_t FIBER_STACK = 1024 * 1024;
+
+// Aborts the process when a launch runs longer than its timeout (a fiber that spins on a block
+// that runs later, or an endless loop, never yields).
+struct Watchdog {
+    std::mutex m;
+    std::condition_variable cv;
+    bool finished = false;
+    std::thread thread;
+    Watchdog(double timeout_s, const char* name, const long long* current, long long nblocks)
+        : thread([this, timeout_s, name, current, nblocks] {
+              std::unique_lock<std::mutex> g(m);
+              if (!cv.wait_for(g, std::chrono::duration<double>(timeout_s), [&] { return finished; })) {
+                  fprintf(stderr, "kernel_emu: %s did not finish in %.0f s (block %lld of %lld): a spin-wait on a "
+                                  "block that runs later, or an endless loop. Aborting.\n",
+                          name, timeout_s, __atomic_load_n(current, __ATOMIC_RELAXED), nblocks);
+                  fflush(stderr);
+                  abort();
+              }
+          }) {}
+    ~Watchdog() {
+        {
+            std::lock_guard<std::mutex> g(m);
+            finished = true;
+        }
+        cv.notify_all();
+        thread.join();
+    }
+};
+
 template <typename... P>
 inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
                   const char* name) {
@@ -287,76 +354,87 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
         error = "bad launch dimensions";
         return 1;
     }
-    auto values = unpack<P...>(args, std::index_sequence_for<P...>{});
+    static std::tuple<std::decay_t<P>...> values;
+    values = unpack<P...>(args, std::index_sequence_for<P...>{});
+    static void (*entry)(P...);
+    entry = kernel;
+    fiber_body = [] { std::apply(entry, values); };
     block_dim = blk;
     grid_dim = grid;
     const int nwarps = (n + WARP - 1) / WARP;
     Block b;
     b.warps.reset(new Warp[nwarps]);
     block = &b;
+    std::vector<Fiber> fibers(n);
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t span = FIBER_STACK + page;  // a guard page below each stack
+    char* stacks = (char*)mmap(nullptr, span * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                               -1, 0);
+    if (stacks == MAP_FAILED) {
+        error = "could not map the fibers' stacks";
+        block = nullptr;
+        return 1;
+    }
+    for (int t = 0; t < n; ++t) mprotect(stacks + t * span, page, PROT_NONE);
     long long current = 0;  // the block running now
-    bool stop = false;
-    std::mutex team_lock;
-    std::condition_variable team_cv;
-    auto reset = [&] {
-        b.live = n;
-        b.blocked = b.arrived = 0;
-        for (int w = 0; w < nwarps; ++w) {
-            b.warps[w].live = (w + 1) * WARP <= n ? WARP : n - w * WARP;
-            b.warps[w].live_mask = b.warps[w].live == 64 ? ~0ull : (1ull << b.warps[w].live) - 1ull;
-            b.warps[w].arrived = 0;
-            b.warps[w].kind = 0;
-        }
-    };
-    reset();
-    int done = 0;  // threads finished with the current block
-    auto body = [&](int t) {
-        thread_idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y), (unsigned)(t / (blk.x * blk.y))};
-        lane_id = t % WARP;
-        warp_id = t / WARP;
-        for (long long k = 0; k < nblocks; ++k) {
-            {
-                std::unique_lock<std::mutex> g(team_lock);
-                team_cv.wait(g, [&] { return current == k || stop; });
-                if (stop) return;
-            }
+    {
+        Watchdog watchdog(timeout_s, name, &current, nblocks);
+        for (long long k = 0; k < nblocks && !b.failed; ++k) {
+            __atomic_store_n(&current, k, __ATOMIC_RELAXED);
             const long long id = reverse ? nblocks - 1 - k : k;
             block_idx = uint3{(unsigned)(id % grid.x), (unsigned)(id / grid.x % grid.y),
                               (unsigned)(id / (grid.x * grid.y))};
-            try {
-                std::apply(kernel, values);
-            } catch (Abort&) {
-            } catch (std::exception& e) {
-                record(std::string("exception: ") + e.what() + where());
+            b.live = n;
+            b.blocked = b.arrived = 0;
+            for (int w = 0; w < nwarps; ++w) {
+                b.warps[w].live = (w + 1) * WARP <= n ? WARP : n - w * WARP;
+                b.warps[w].live_mask = b.warps[w].live == 64 ? ~0ull : (1ull << b.warps[w].live) - 1ull;
+                b.warps[w].arrived = 0;
+                b.warps[w].kind = 0;
             }
-            thread_exit(b);
-            std::unique_lock<std::mutex> g(team_lock);
-            if (++done == n) {
-                done = 0;
-                if (b.failed) stop = true;
-                else {
-                    reset();
-                    poison_shared();
-                    ++current;
-                    if (current == nblocks) stop = true;
+            if (k) poison_shared();
+            for (int t = 0; t < n; ++t) {
+                Fiber& f = fibers[t];
+                f.idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y), (unsigned)(t / (blk.x * blk.y))};
+                f.lane = t % WARP;
+                f.warp = t / WARP;
+                f.wait = RUNNABLE;
+                getcontext(&f.ctx);
+                f.ctx.uc_stack.ss_sp = stacks + t * span + page;
+                f.ctx.uc_stack.ss_size = FIBER_STACK;
+                f.ctx.uc_link = &scheduler_ctx;
+                makecontext(&f.ctx, fiber_entry, 0);
+            }
+            // round-robin over the fibers that can run, until every one has left the kernel
+            int done = 0;
+            while (done < n) {
+                bool ran = false;
+                for (int t = 0; t < n; ++t) {
+                    Fiber& f = fibers[t];
+                    if (f.wait == DONE) continue;
+                    if (!b.failed && ((f.wait == AT_BLOCK && b.round == f.round) ||
+                                      (f.wait == AT_WARP && b.warps[f.warp].round == f.round)))
+                        continue;
+                    f.wait = RUNNABLE;
+                    current_fiber = &f;
+                    thread_idx = f.idx;
+                    lane_id = f.lane;
+                    warp_id = f.warp;
+                    swapcontext(&scheduler_ctx, &f.ctx);
+                    ran = true;
+                    if (f.wait == DONE) ++done;
                 }
-                team_cv.notify_all();
+                if (!ran && done < n) {
+                    // every waiting thread waits for a barrier no runnable thread can reach
+                    record("deadlock: every live thread of the block waits at a barrier that some never reach"
+                           " (__syncthreads against a warp collective, or a collective skipped by some lanes)");
+                    b.failed = true;
+                }
             }
-        }
-    };
-    std::vector<std::thread> team;
-    team.reserve(n);
-    for (int t = 0; t < n; ++t) team.emplace_back(body, t);
-    {
-        std::unique_lock<std::mutex> g(team_lock);
-        if (!team_cv.wait_for(g, std::chrono::duration<double>(timeout_s), [&] { return stop; })) {
-            fprintf(stderr, "kernel_emu: %s did not finish in %.0f s (block %lld of %lld): a spin-wait on a block "
-                            "that runs later, or an endless loop. Aborting.\n", name, timeout_s, current, nblocks);
-            fflush(stderr);
-            abort();
         }
     }
-    for (auto& th : team) th.join();
+    current_fiber = nullptr;
+    munmap(stacks, span * n);
     block = nullptr;
     return error.empty() ? 0 : 1;
 }
@@ -418,7 +496,7 @@ inline unsigned long long __ballot(int p) { return emu::ballot(p); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 [[noreturn]] inline void __trap() { emu::fail("__trap()" + emu::where()); }
-inline void __nanosleep(unsigned) { std::this_thread::yield(); }
+inline void __nanosleep(unsigned) { emu::nap(); }
 
 // atomics
 #define EMU_ATOMIC_INT(T)                                                                               \
