@@ -27,10 +27,19 @@ def _result_parts(result):
     return list(result) if isinstance(result, tuple) else [result]
 
 
-def _assert_like_numpy(got, want, dtype, n):
+def _condition(a):
+    """The largest 2-norm condition number of the stacked matrices of ``a`` (1 when empty): two QR
+    algorithms' factors of the same matrix differ by about eps times it, element by element."""
+    a = np.asarray(a)
+    if a.size == 0:
+        return 1.0
+    return float(np.max(np.linalg.cond(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))))
+
+
+def _assert_like_numpy(got, want, dtype, n, cond=1.0):
     got, want = _result_parts(got), _result_parts(want)
     assert len(got) == len(want)
-    tol = 50 * np.finfo(np.dtype(dtype)).eps * max(n, 1)
+    tol = 50 * np.finfo(np.dtype(dtype)).eps * max(n, 1) * max(cond, 1.0)
     for g, w in zip(got, want):
         g = to_host(g) if not isinstance(g, np.ndarray) else g
         assert g.shape == w.shape and g.dtype == w.dtype
@@ -70,7 +79,7 @@ def host_facade(monkeypatch):
 def test_facade_logic_matches_numpy(host_facade, rng, shape, mode, dtype):
     a = random_array(rng, shape, dtype)
     _assert_like_numpy(ra.linalg.qr(a, mode=mode), np.linalg.qr(a, mode=mode), dtype if dtype != "int64" else
-                       "float64", max(shape[-2:]))
+                       "float64", max(shape[-2:]), _condition(a))
 
 
 def test_facade_logic_non_contiguous_input(host_facade, rng):
@@ -122,7 +131,8 @@ def test_qr_is_rocarrays_own():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_qr_matches_numpy(rng, shape, mode, dtype):
     a = random_array(rng, shape, dtype)
-    _assert_like_numpy(ra.linalg.qr(to_device(a), mode=mode), np.linalg.qr(a, mode=mode), dtype, max(shape[-2:]))
+    _assert_like_numpy(ra.linalg.qr(to_device(a), mode=mode), np.linalg.qr(a, mode=mode), dtype, max(shape[-2:]),
+                       _condition(a))
 
 
 @pytest.mark.gpu
