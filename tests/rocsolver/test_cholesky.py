@@ -76,20 +76,28 @@ def stand_ins(monkeypatch):
 # CPU: the drivers on NumPy stand-ins
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("n, nb", [(0, 4), (1, 4), (4, 4), (5, 4), (13, 4), (32, 8), (37, 4), (70, 16)])
-@pytest.mark.parametrize("uplo", ["L", "U"])
-@pytest.mark.parametrize("dtype", ALL)
-def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
+def _factor_checked(stand_ins, rng, dtype, uplo, n, nb):
+    """An SPD matrix of order n factored by the recursion on stand-ins with leaves of order nb, in a
+    buffer with spare rows (lda = n + 3); asserts info 0, the factor's backward error and the other
+    triangle untouched. Returns the buffer and the kernel stand-ins (their recorded calls)."""
     a = spd(rng, n, dtype)
     lda = n + 3
     buf = packed(a, lda, uplo, dtype)
     info = np.full(1, -7, np.int32)
-    _, kern = stand_ins
+    kern = stand_ins[1]
     kern.inverse_nb = nb
     _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0)
     assert info[0] == 0
     assert factor_error(buf, a, lda, uplo, dtype) < 10
     assert other_triangle_untouched(buf, n, lda, uplo)
+    return buf, kern
+
+
+@pytest.mark.parametrize("n, nb", [(0, 4), (1, 4), (4, 4), (5, 4), (13, 4), (32, 8), (37, 4), (70, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
+    buf, kern = _factor_checked(stand_ins, rng, dtype, uplo, n, nb)
     leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
     assert all(c[1] <= nb for c in leaves) and sum(c[1] for c in leaves) == n
 
@@ -97,7 +105,7 @@ def test_recursive_factor_matches_cholesky(stand_ins, rng, dtype, uplo, n, nb):
 @pytest.mark.parametrize("uplo", ["L", "U"])
 @pytest.mark.parametrize("k", [1, 3, 4, 5, 9, 17, 23])
 def test_info_is_the_first_failing_minor(stand_ins, rng, k, uplo):
-    n, nb = 23, 4
+    n = 23
     a = spd(rng, n, "float64")
     a[k - 1, k - 1] -= 1e3  # the leading minor of order k is the first that is not positive definite
     buf = packed(a, n, uplo, "float64")
@@ -223,16 +231,8 @@ def test_potri_pipeline_gives_the_inverse(stand_ins, rng, uplo):
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
 def test_inverse_leaves_and_panels_give_the_factor(stand_ins, rng, dtype, uplo, n, nb):
     # the recursion with potf2_inv leaves and every panel solve by gemms with their inverses
-    a = spd(rng, n, dtype)
-    lda = n + 3
-    buf = packed(a, lda, uplo, dtype)
-    info = np.full(1, -7, np.int32)
-    blas, kern = stand_ins
-    kern.inverse_nb = nb
-    _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0)
-    assert info[0] == 0
-    assert factor_error(buf, a, lda, uplo, dtype) < 10
-    assert other_triangle_untouched(buf, n, lda, uplo)
+    buf, kern = _factor_checked(stand_ins, rng, dtype, uplo, n, nb)
+    blas = stand_ins[0]
     assert np.isnan(buf[-3:]).all()
     leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
     assert [c[1] for c in leaves] == [nb] * (n // nb) + ([n % nb] if n % nb else [])

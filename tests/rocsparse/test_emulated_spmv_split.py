@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from conftest import random_array
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 
@@ -47,18 +48,11 @@ def _lengths(case):
 CASES = ["chunk_edges", "long_row", "many_rows", "power_law", "one_row"]
 
 
-def _values(rng, size, dtype):
-    v = rng.standard_normal(size)
-    if np.dtype(dtype).kind == "c":
-        v = v + 1j * rng.standard_normal(size)
-    return v.astype(dtype)
-
-
 def _matrix(rng, lengths, n, dtype, index):
     indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(index)
     nnz = int(indptr[-1])
     indices = rng.integers(0, n, nnz).astype(index)  # unsorted, duplicates possible
-    return indptr, indices, _values(rng, nnz, dtype)
+    return indptr, indices, random_array(rng, nnz, dtype)
 
 
 def _check(dev, case, dtype, index, beta):
@@ -68,8 +62,8 @@ def _check(dev, case, dtype, index, beta):
     indptr, indices, data = _matrix(rng, lengths, n, dtype, index)
     a = sp.csr_matrix((data.astype(np.complex128 if data.dtype.kind == "c" else np.float64), indices, indptr),
                       shape=(m, n))
-    x = _values(rng, n, dtype)
-    y0 = np.full(m, np.nan, dtype) if beta == 0 else _values(rng, m, dtype)
+    x = random_array(rng, n, dtype)
+    y0 = np.full(m, np.nan, dtype) if beta == 0 else random_array(rng, m, dtype)
     d_indptr, d_indices, d_data = dev.array(indptr), dev.array(indices), dev.array(data)
     analysis = rocsparse.csrmv_analysis(m, n, d_indptr, data.size).forced_to("split")
     outs = []
