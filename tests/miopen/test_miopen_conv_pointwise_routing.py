@@ -47,6 +47,12 @@ def sm90(fake_device, monkeypatch, tmp_path):
     tuning.clear_cache()
 
 
+def _address(arg):
+    """A kernel argument as the launch passes it: the address of an array or a memory pointer."""
+    data = getattr(arg, "data", None)
+    return data.ptr if hasattr(data, "ptr") else getattr(arg, "ptr", arg)
+
+
 def _bench_tensors(dev, dtype, layout, bias):
     if layout == "NHWC":
         x, w = dev.array((N, HW, HW, C), dtype), dev.array((K, 1, 1, C), dtype)
@@ -144,3 +150,21 @@ def test_small_pointwise_problems_stay_direct():
     p = host.problem("forward", 1, 8, 8, (8, 8), (1, 1), dtype="float32")
     assert _conv_find.pointwise_product(p) and p.flops() < _conv_find.SMALL_FLOPS
     assert _conv_find.heuristic(p, _conv_registry.applicable(p)).name == "direct"
+
+
+def test_f16_nchw_copies_the_shared_weights_for_the_warpgroup_gemm(sm90):
+    # not a bench problem; the same shared weights as float32 NCHW: past PACK_MIN_FLOPS they are
+    # copied once per image (the padded-copy kernel) and the wgmma kernel runs the batch, where the
+    # tensor map of a zero batch stride failed and the mma.sync kernel ran instead
+    dev = sm90
+    x, w, _ = _bench_tensors(dev, "float16", "NCHW", False)
+    for _ in range(2):
+        dev.launches.clear()
+        dev.maps.clear()
+        ra.nn.conv2d(x, w)
+        assert dev.names() == [wgmma.PACK_KERNEL, "ra_rocblas_gemm_wgmma<ra_half, false, true, 256>"]
+        copy, gemm = dev.launches
+        args = tuple(_address(a) for a in copy.args)   # an immediate launch: arrays and memory pointers
+        assert args[:6] == (C, K, N, w.data.ptr, C, 0) and args[7:] == (C, C * K)
+        assert (gemm.args[2], gemm.args[3], gemm.args[4], gemm.args[5]) == (HW * HW, K, C, N)
+        assert dev.maps[1] == ("map", args[6], True, K, C, C, C * K, N, 256)
