@@ -4,13 +4,15 @@ GPU of 132 multiprocessors with its 227 KiB of opt-in shared memory; tensor maps
 The two bench problems (``rocarray/_checks/miopen_conv.py``: N 64, C 256 -> K 256, 56 x 56) through
 ``ra.nn.conv2d`` in the default find mode: which kernels, how many launches, their sizes and
 operands; and that the fast-mode heuristic sends only forward 1x1 convolutions of one group,
-stride 1 and no padding to "gemm".
+stride 1 and no padding to "gemm". On a GPU: those routes (sizes past the three-TF32 and the
+16-bit copy thresholds) against a NumPy float64 reference.
 """
 
 import numpy as np
 import pytest
 
 import launchfake
+from conftest import assert_close, random_array, to_device, to_host
 import miopen_conv_host as host
 
 import rocarray as ra
@@ -168,3 +170,23 @@ def test_f16_nchw_copies_the_shared_weights_for_the_warpgroup_gemm(sm90):
         assert args[:6] == (C, K, N, w.data.ptr, C, 0) and args[7:] == (C, C * K)
         assert (gemm.args[2], gemm.args[3], gemm.args[4], gemm.args[5]) == (HW * HW, K, C, N)
         assert dev.maps[1] == ("map", args[6], True, K, C, C, C * K, N, 256)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, layout", [("float32", "NCHW"), ("float16", "NCHW"), ("float16", "NHWC"),
+                                           ("float32", "NHWC")])
+def test_pointwise_routes_match_float64(rng, dtype, layout):
+    # N 8, C 256 -> K 200, 48 x 48: 3.8 GFLOP, past the three-TF32 path's and the 16-bit copies'
+    # thresholds, so sm_90 takes the routes above; a bias and relu (fused channels last)
+    n, c, k, hw = 8, 256, 200, 48
+    x = random_array(rng, (n, hw, hw, c) if layout == "NHWC" else (n, c, hw, hw), dtype)
+    w = (random_array(rng, (k, c), dtype).astype(np.float64) / 16).astype(dtype)
+    b = random_array(rng, (k,), dtype)
+    wt = w.reshape((k, 1, 1, c) if layout == "NHWC" else (k, c, 1, 1))
+    got = ra.nn.conv2d(to_device(x), to_device(wt), to_device(b), layout=layout, activation="relu")
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    if layout == "NHWC":
+        want = np.einsum("nhwc,kc->nhwk", x64, w64) + b.astype(np.float64)
+    else:
+        want = np.einsum("nchw,kc->nkhw", x64, w64) + b.astype(np.float64)[:, None, None]
+    assert_close(to_host(got), np.maximum(want, 0), dtype, c)

@@ -560,17 +560,21 @@ def test_strided_batches(rng, forced, m, pads):
 
 
 @pytest.mark.gpu
-def test_batch_sharing_one_matrix(rng, forced):
-    # a zero batch stride (one B for every entry, as a convolution's weights): no tensor map has it
+@pytest.mark.parametrize("shared", ["A", "B"])
+def test_batch_sharing_one_matrix(rng, forced, shared):
+    # a zero batch stride (one B for every entry, as a convolution's weights; or one A): no tensor
+    # map has it (the fused tiles copy it per entry, the split pass splits it per entry)
     m, n, k, batch = 64, 96, 128, 3
-    a, b = random_array(rng, m * k * batch, "float32"), random_array(rng, k * n, "float32")
+    sa, sb = (0, k * n) if shared == "A" else (m * k, 0)
+    a = random_array(rng, m * k * (1 if sa == 0 else batch), "float32")
+    b = random_array(rng, k * n * (1 if sb == 0 else batch), "float32")
     dc = to_device(np.full(m * n * batch, np.nan, np.float32))
     _plan.launch(dc.data.device_id, np.dtype("float32"), m, n, k, np.float32(1), to_device(a).data, m,
-                 to_device(b).data, k, np.float32(0), dc.data, m, 0, batch, m * k, 0, m * n)
+                 to_device(b).data, k, np.float32(0), dc.data, m, 0, batch, sa, sb, m * n)
     got = to_host(dc)
-    bm = wide(b).reshape(n, k).T
     for i in range(batch):
-        am = wide(a[i * m * k:(i + 1) * m * k]).reshape(k, m).T
+        am = wide(a[i * sa:i * sa + m * k]).reshape(k, m).T
+        bm = wide(b[i * sb:i * sb + k * n]).reshape(n, k).T
         assert_close(wide(got[i * m * n:(i + 1) * m * n]).reshape(n, m).T, am @ bm, "float32", k,
                      atol_scale=float(np.max(np.abs(am) @ np.abs(bm))))
 
