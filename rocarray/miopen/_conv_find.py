@@ -31,6 +31,10 @@ FIND_MODES = ("fast", "normal", "force")
 ENV = "ROCARRAY_FIND_MODE"
 #: The heuristic's order of preference among the algorithms that apply.
 PREFERENCE = ("depthwise", "implicit_gemm", "gemm", "direct")
+#: The order for a pointwise forward (:func:`pointwise_product`): "gemm" hands the tensors
+#: themselves to rocblas (one product channels last, one strided batch channels first), where
+#: implicit_gemm gathers its tiles.
+POINTWISE_PREFERENCE = ("gemm",) + PREFERENCE
 #: Problems of fewer floating-point operations than this run "direct" by default.
 SMALL_FLOPS = 1 << 22
 
@@ -138,12 +142,23 @@ def _check_problem(problem):
         raise TypeError(f"problem must be a ConvProblem, not {type(problem).__name__}")
 
 
+def pointwise_product(problem):
+    """Whether ``problem`` is a forward 1x1 convolution of one group with stride 1 and no padding:
+    its input and output are the operands of a matrix product (no patch matrix)."""
+    return (problem.direction == "forward" and problem.groups == 1
+            and all(f == 1 for f in problem.filter_size) and all(s == 1 for s in problem.stride)
+            and not any(problem.pad) and tuple(problem.output_size) == tuple(problem.input_size))
+
+
 def heuristic(problem, candidates):
     """The algorithm chosen without timing: the first of :data:`PREFERENCE` among ``candidates``
-    (below :data:`SMALL_FLOPS`, "direct" first: one launch beats the patch matrix and the product),
-    else the first candidate."""
+    (below :data:`SMALL_FLOPS`, "direct" first: one launch beats the patch matrix and the product;
+    for a :func:`pointwise_product`, :data:`POINTWISE_PREFERENCE`), else the first candidate."""
     by_name = {a.name: a for a in candidates}
-    order = ("direct",) + PREFERENCE if problem.flops() < SMALL_FLOPS else PREFERENCE
+    if problem.flops() < SMALL_FLOPS:
+        order = ("direct",) + PREFERENCE
+    else:
+        order = POINTWISE_PREFERENCE if pointwise_product(problem) else PREFERENCE
     for name in order:
         if name in by_name:
             return by_name[name]

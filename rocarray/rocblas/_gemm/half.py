@@ -14,8 +14,9 @@ float16 alone (the bfloat16 kernels are still compiled by the compile matrix).
 Which kernel (:func:`prepare`): on compute capability 9.0, operands that move as 16-byte chunks
 and ``k >= 1`` take the warpgroup kernel (:mod:`rocarray.rocblas._gemm.wgmma`: TMA copies, split
 k); unaligned operands past :data:`rocarray.rocblas._gemm.wgmma.PACK_MIN_FLOPS` are first copied
-into padded buffers for it; everything else, and a driver that refuses a tensor map, takes the
-``mma.sync`` kernel (:mod:`rocarray.rocblas._gemm.mma`). :func:`launch` is the entry of both,
+into padded buffers for it, and so is a matrix shared by every batch entry (a zero batch stride,
+which no tensor map holds), once per entry; everything else, and a driver that refuses a tensor
+map, takes the ``mma.sync`` kernel (:mod:`rocarray.rocblas._gemm.mma`). :func:`launch` is the entry of both,
 called by :func:`rocarray.rocblas.gemm` and the strided-batched gemm after their checks.
 """
 
@@ -80,7 +81,8 @@ def launch(device_id, dtype, transA, transB, m, n, k, alpha, A, lda, B, ldb, bet
     if launches is not None:
         launches(alpha, beta, A.ptr, B.ptr, C.ptr, bias_address)
         return launches
-    # sm_90a, operands not 16-byte aligned, a large problem: padded copies for the wgmma kernel
+    # sm_90a, operands not 16-byte aligned or shared by the batch, a large problem: padded copies
+    # for the wgmma kernel
     transA, transB = _norm_trans(transA), _norm_trans(transB)
     with _launch.on_device(device_id):
         (A, lda, stride_a), (B, ldb, stride_b), keep = wgmma.pack_operands(
@@ -111,8 +113,8 @@ def prepare(device_id, dtype, transA, transB, m, n, k, alpha, a_address, lda, b_
     callable or None
         ``run(alpha, beta, A, B, C, bias)`` taking host scalars and device addresses (ints; bias
         0: none) and launching on ``device_id``; None when the operands first need padded copies
-        (unaligned on sm_90a past :data:`rocarray.rocblas._gemm.wgmma.PACK_MIN_FLOPS`), which
-        ``packed=True`` says were made.
+        (unaligned, or shared by the batch, on sm_90a past
+        :data:`rocarray.rocblas._gemm.wgmma.PACK_MIN_FLOPS`), which ``packed=True`` says were made.
     """
     name = dtype_name(dtype)
     if m == 0 or n == 0 or batch == 0:
@@ -124,13 +126,15 @@ def prepare(device_id, dtype, transA, transB, m, n, k, alpha, a_address, lda, b_
         return _nothing
     transA, transB = _norm_trans(transA), _norm_trans(transB)
     aligned = packed or use_aligned(a_address, lda, b_address, ldb, k, stride_a, stride_b, batch)
+    # a tensor map needs aligned operands and a positive batch stride
+    mappable = packed or (aligned and (batch <= 1 or (stride_a != 0 and stride_b != 0)))
     facts = mma.device_facts(device_id)
     sm90 = wgmma.usable(True, is_hip=facts["is_hip"], cc_major=facts["cc_major"], cc_minor=facts["cc_minor"], k=k,
                         sizes=(m, n, k, batch))
-    if sm90 and not aligned and 2 * m * n * k * batch >= wgmma.PACK_MIN_FLOPS:
+    if sm90 and not mappable and 2 * m * n * k * batch >= wgmma.PACK_MIN_FLOPS:
         return None
     fast = None
-    if sm90 and aligned:
+    if sm90 and mappable:
         config = wgmma.choose_config(m, n, batch, multiprocessors=facts["multiprocessors"],
                                      shared_limit=facts["shared_limit"], whole_lines=wgmma.whole_lines(lda, ldb))
         if config is not None:

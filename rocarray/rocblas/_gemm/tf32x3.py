@@ -31,7 +31,10 @@ side): TMA copies op(A) and op(B) themselves as float32 (any transposes) and the
 k tile in shared memory, so the gemm moves float32 gemm's bytes, not the split pass's three times
 as many, and has no workspace; its guard is decided per k tile.
 It needs 16-byte aligned operands (addresses, leading dimensions and batch strides); a call
-whose operands are not takes the split pass (step 1) with the same results.
+whose operands are not takes the split pass (step 1) with the same results. A matrix shared by
+every batch entry (a zero batch stride, which no tensor map holds: a convolution's weights over
+its images) is first copied once per entry into a workspace (``ra_rocblas_gemm_wg_pack``, batch
+times its bytes, less than the split pass would write for it) and the kernel reads the copies.
 
 Infinities and NaNs give float32 gemm's results (the split's special cases in the kernel
 source); without infinities the pieces are exact, so sums that float32 gets exactly (small
@@ -45,7 +48,7 @@ SIMT tiles (:func:`rocarray.rocblas._gemm.plan.candidates`).
 
 import numpy
 
-from rocarray._core import backend, compile as _compile, config, launch, plans
+from rocarray._core import backend, compile as _compile, config, launch, plans, workspace
 from rocarray.rocblas._gemm import tensor_maps, wgmma as wg
 from rocarray.rocblas._gemm.mma import TILE, device_facts
 
@@ -221,8 +224,35 @@ def fused_shared_bytes(stages=None, tile_m=TILE, tile_n=TILE):
 def fused_aligned(address, ld, stride, batch):
     """Whether TMA can copy an operand as float32: its address, leading dimension and (for
     batches) batch stride on 16 bytes, the batch stride positive (a tensor map has no zero
-    stride: a matrix shared by every batch entry takes the split pass)."""
+    stride: a matrix shared by every batch entry is copied per entry first, see
+    :func:`shared_copies`)."""
     return address % 16 == 0 and ld % 4 == 0 and (batch <= 1 or (stride > 0 and stride % 4 == 0))
+
+
+#: Workspace of the per-entry copies of a matrix shared by every batch entry
+#: (:data:`rocarray._core.workspace.workspaces` scratch, held until the call's launches are queued).
+SHARED_COPIES = "rocblas.gemm.x3.shared"
+
+
+def stored_shape(trans, rows, cols):
+    """``(rows, cols)`` of the stored column-major matrix whose op is ``rows`` x ``cols``."""
+    return (int(cols), int(rows)) if trans else (int(rows), int(cols))
+
+
+def shared_copies(shapes, lds, strides, batch):
+    """The per-entry copies that give each operand shared by every batch entry (``batch > 1``,
+    stride 0) a positive batch stride: ``(new strides, [(operand index, stored rows, cols, ld,
+    workspace offset in bytes)], workspace bytes)``. ``shapes``: the stored ``(rows, cols)`` of A
+    and B; ``lds``: their leading dimensions. A copy keeps the leading dimension; entry ``b``
+    starts ``ld * cols`` elements after entry 0 (16-byte steps when ``ld`` is a multiple of 4)."""
+    out, copies, offset = list(strides[:2]), [], 0
+    if batch > 1:
+        for i, ((rows, cols), ld) in enumerate(zip(shapes, lds)):
+            if strides[i] == 0:
+                out[i] = int(ld) * int(cols)
+                copies.append((i, int(rows), int(cols), int(ld), offset))
+                offset += ITEMSIZE * out[i] * int(batch)
+    return tuple(out) + tuple(strides[2:]), copies, offset
 
 
 def operand_strides(trans, ld, is_a):
@@ -249,7 +279,8 @@ def prepare_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, 
 
 def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b, act, batch, strides):
     """:func:`prepare_run` for the split inside the kernel; calls whose operands TMA cannot copy
-    as float32 (:func:`fused_aligned`) take the split pass's launches instead."""
+    as float32 (:func:`fused_aligned`) take the split pass's launches instead, except that a
+    matrix shared by every batch entry is copied per entry first (:func:`shared_copies`)."""
     tile_m, tile_n = int(tile[0]), int(tile[1])
     stages = FUSED_STAGES[(tile_m, tile_n)]
     sms = device_facts(device_id)["multiprocessors"]
@@ -263,15 +294,51 @@ def _prepare_fused_run(device_id, tile, m, n, k, lda, ldb, ldc, trans_a, trans_b
     # (prepared when a call first needs it: most calls never do)
     fallback = plans.on_first_use(lambda: _prepare_split_run(device_id, TILES[1], m, n, k, lda, ldb, ldc, trans_a,
                                                              trans_b, act, batch, strides))
-    lds_aligned = fused_aligned(0, lda, strides[0], batch) and fused_aligned(0, ldb, strides[1], batch)
+    shapes = (stored_shape(trans_a, m, k), stored_shape(trans_b, k, n))
+    used, copies, copy_bytes = shared_copies(shapes, (lda, ldb), strides, batch)
+    lds_aligned = fused_aligned(0, lda, used[0], batch) and fused_aligned(0, ldb, used[1], batch)
+    copy_launches = [(i, offset, _prepare_shared_copy(device_id, rows, cols, ld, batch))
+                     for i, rows, cols, ld, offset in copies]
+    shared = [False, False]
+    for i, _, _ in copy_launches:
+        shared[i] = True
 
     def run(alpha, beta, A, B, C, bias):
-        if not (lds_aligned and A % 16 == 0 and B % 16 == 0):
+        # a shared matrix's own address does not reach a tensor map (its copies' does)
+        if not (lds_aligned and (shared[0] or A % 16 == 0) and (shared[1] or B % 16 == 0)):
             return fallback()(alpha, beta, A, B, C, bias)
-        map_a = fused_operand_map(A, a_kmajor, m, k, lda, strides[0], batch, tile_m, blocked_maps)
-        map_b = fused_operand_map(B, b_kmajor, n, k, ldb, strides[1], batch, tile_n, blocked_maps)
+        keep = None
+        if copy_launches:
+            keep = workspace.workspaces.scratch(SHARED_COPIES, copy_bytes, device_id)  # held until queued
+            operands = [A, B]
+            for i, offset, copy in copy_launches:
+                operands[i] = keep.data.ptr + offset
+                copy(A if i == 0 else B, operands[i])
+            A, B = operands
+        map_a = fused_operand_map(A, a_kmajor, m, k, lda, used[0], batch, tile_m, blocked_maps)
+        map_b = fused_operand_map(B, b_kmajor, n, k, ldb, used[1], batch, tile_n, blocked_maps)
         product(map_a, map_b, alpha, beta, C, bias)
+        del keep
     return run
+
+
+def _prepare_shared_copy(device_id, rows, cols, ld, batch):
+    """The launch copying one float32 matrix (stored ``rows`` x ``cols``, leading dimension ``ld``)
+    to ``batch`` entries ``ld * cols`` elements apart: ``copy(source, destination)`` on device
+    addresses. The padded-copy kernel of the 16-bit path moves the matrix's span (``ld (cols - 1)
+    + rows`` elements, columns and the gaps between them) as one column of 16-bit halves from a
+    zero batch stride."""
+    span = 2 * (int(ld) * (int(cols) - 1) + int(rows))  # 16-bit halves
+    total = span * int(batch)
+    i64, POINTER = numpy.int64, launch.POINTER
+    go = wg.KERNELS[wg.PACK_KERNEL].prepare(
+        device_id, (max(1, min(-(-total // wg.AUX_BLOCK), 65536)),),
+        (i64(span), i64(1), i64(batch), POINTER, i64(span), i64(0), POINTER, i64(span),
+         i64(2 * int(ld) * int(cols))), block=wg.AUX_BLOCK)
+
+    def copy(source, destination):
+        go(source, destination)
+    return copy
 
 
 def blocked(a_kmajor, b_kmajor, m, n):

@@ -19,7 +19,9 @@ Long k on few tiles (the tiles fill at most half the device) is split (:func:`sp
 split writes its float32 sum to a workspace and ``ra_rocblas_gemm_wg_finish`` adds them and
 applies alpha and beta. Operands whose columns are not 16-byte aligned take the ``mma.sync``
 kernel's predicated copies, except past :data:`PACK_MIN_FLOPS`, where they are first copied into
-padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel. The same kernel body serves
+padded buffers (``ra_rocblas_gemm_wg_pack``) for the wgmma kernel; past it, a matrix shared by
+every batch entry (batch stride 0, which no tensor map holds) is copied once per entry the same
+way (below it the ``mma.sync`` kernel reads it in place). The same kernel body serves
 the float32 three-TF32 path (:mod:`rocarray.rocblas._gemm.tf32x3`, :func:`prepare_product`).
 """
 import collections
@@ -209,7 +211,8 @@ def grid(m, n, batch, tile_n, multiprocessors, parts=1, tile_m=TILE):
 
 def pack_operands(device_id, a, b, batch):
     """Padded copies (leading dimension and batch stride multiples of 8) of the operands that are
-    not 16-byte aligned: ``((A, lda, stride_a), (B, ldb, stride_b), buffers to keep alive)``.
+    not 16-byte aligned or that every batch entry shares (batch stride 0: copied once per entry):
+    ``((A, lda, stride_a), (B, ldb, stride_b), buffers to keep alive)``.
 
     ``a``/``b`` are ``(pointer, ld, stride, rows of op(X), cols of op(X), op is identity)``; the
     stored matrix is rows x cols for an identity op and cols x rows otherwise."""
@@ -217,7 +220,7 @@ def pack_operands(device_id, a, b, batch):
     kernel = KERNELS[PACK_KERNEL]
     out, keep = [], []
     for ptr, ld, stride, r, c, identity in (a, b):
-        if operand_aligned(ptr.ptr, ld, stride, batch):
+        if operand_aligned(ptr.ptr, ld, stride, batch) and (batch <= 1 or stride != 0):
             out.append((ptr, ld, stride))
             continue
         rows, cols = (r, c) if identity else (c, r)

@@ -531,3 +531,43 @@ def test_sm90_launches_the_warpgroup_kernel_when_aligned(recorder, monkeypatch):
                  _Ptr(0x3000), 4096, bias=bias, activation=2)
     name, grid, block, args, shared = recorder.calls[-1]
     assert name.startswith("ra_rocblas_gemm_mma<") and args[2] == 0 and args[16] == bias.ptr and args[17] == 2
+
+
+def test_sm90_matrix_shared_by_the_batch(recorder, monkeypatch):
+    # a zero batch stride has no tensor map: past PACK_MIN_FLOPS the plan asks for padded copies
+    # (one per batch entry, made by launch), below it the mma.sync kernel reads the matrix in place
+    monkeypatch.setattr(_tensor_maps, "operand_map", lambda *a: np.zeros(1, _tensor_maps.TENSOR_MAP))
+    recorder.facts = dict(H200)
+    f16 = np.dtype(np.float16)
+    big = (3136, 256, 256, 1.0, 0x1000, 3136, 0x2000, 256, 0.0, 3136, 64, 256 * 3136, 0, 256 * 3136)
+    assert _half.prepare(0, f16, "N", "N", *big) is None
+    assert callable(_half.prepare(0, f16, "N", "N", *big[:12], 256 * 256, *big[13:]))   # strides positive
+    small = (64, 64, 64, 1.0, 0x1000, 64, 0x2000, 64, 0.0, 64, 3, 64 * 64, 0, 64 * 64)
+    _half.prepare(0, f16, "N", "N", *small)(1.0, 0.0, 0x1000, 0x2000, 0x3000, 0)
+    name, grid, block, args, shared = recorder.calls[-1]
+    assert name == "ra_rocblas_gemm_mma<ra_half, false, true, 128>" and args[14] == 1   # the 16-byte variant
+    assert not any(c[0].startswith("ra_rocblas_gemm_wgmma") for c in recorder.calls)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("forced_pack", [False, True], ids=["in_place", "copied"])
+def test_gemm_batch_sharing_one_matrix(rng, monkeypatch, forced_pack):
+    # a zero batch stride of B (a convolution's weights over its images): the copies per entry for
+    # the wgmma kernel (PACK_MIN_FLOPS forced to 0 here; sm_90) or the mma.sync kernel in place
+    if forced_pack:
+        monkeypatch.setattr(_wgmma, "PACK_MIN_FLOPS", 0)
+    m, n, k, batch = 136, 72, 200, 3
+    dt = np.dtype(np.float16)
+    a = rng.standard_normal((batch, k, m)).astype(dt)
+    b = rng.standard_normal((n, k)).astype(dt)
+    da, db = to_device(a.ravel()), to_device(b.ravel())
+    dc = to_device(np.full(batch * m * n, np.nan, dt))
+    _half.launch(da.data.device_id, dt, "N", "N", m, n, k, 1.0, da.data, m, db.data, k, 0.0, dc.data, m,
+                 batch=batch, stride_a=m * k, stride_b=0, stride_c=m * n)
+    got = to_host(dc).reshape(batch, n, m).astype(np.float64)
+    ob = b.astype(np.float64).T
+    for i in range(batch):
+        oa = a[i].astype(np.float64).T
+        want = (oa @ ob).T
+        scale = (np.abs(oa) @ np.abs(ob)).T
+        assert np.all(np.abs(got[i] - want) <= EPS_OUT["float16"] * np.abs(want) + (k + 4) * 2.0**-23 * scale + 1e-7)

@@ -297,11 +297,56 @@ def test_fused_run_takes_the_split_pass_for_unaligned_operands(sm90, monkeypatch
     assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
 
 
-@pytest.mark.parametrize("strides", [(0, 72 * 200, 300 * 200), (300 * 72, 0, 300 * 200)])
-def test_fused_run_takes_the_split_pass_for_a_matrix_shared_by_the_batch(sm90, monkeypatch, strides):
+@pytest.mark.parametrize("shared", ["A", "B", "both"])
+def test_fused_run_copies_a_matrix_shared_by_the_batch_per_entry(sm90, monkeypatch, shared):
+    # a zero batch stride (a convolution's weights over its images) has no tensor map: one padded-copy
+    # launch writes the matrix once per entry into a workspace, then the kernel that splits inside
+    # runs on the copies (no split pass)
     record = _record_launches(monkeypatch)
-    m, n, k = 300, 200, 72
-    run = x3.prepare_run(0, FUSED, m, n, k, m, k, m, False, False, 0, batch=3, strides=strides)
+    m, n, k, batch = 300, 200, 72, 3
+    strides = (0 if shared in ("A", "both") else m * k, 0 if shared in ("B", "both") else k * n, m * n)
+    run = x3.prepare_run(0, FUSED, m, n, k, m, k, m, False, False, 0, batch=batch, strides=strides)
+    run(np.float32(1), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
+    names = [r[0] for r in record]
+    copies = 2 if shared == "both" else 1
+    assert names == [_wgmma.PACK_KERNEL] * copies + [x3.fused_kernel_name(False, False)]
+    base = 1 << 31  # the stand-in workspace
+    a_address, b_address = 0x1000, 0x2000
+    offset = 0
+    for name, grid, block, args, _ in record[:copies]:
+        source = 0x1000 if shared in ("A", "both") and offset == 0 else 0x2000
+        rows, cols = (m, k) if source == 0x1000 else (k, n)   # stored A is m x k, B k x n ('N', 'N')
+        span = 2 * rows * cols                                  # ld == rows: the span is the matrix
+        assert block == (_wgmma.AUX_BLOCK,) and grid == (-(-span * batch // _wgmma.AUX_BLOCK), 1, 1)[:len(grid)]
+        assert args == (span, 1, batch, source, span, 0, base + offset, span, span)
+        if source == 0x1000:
+            a_address = base + offset
+        else:
+            b_address = base + offset
+        offset += 4 * rows * cols * batch
+    kernel_args = record[-1][3]
+    a_stride = m * k if shared in ("A", "both") else strides[0]
+    b_stride = k * n if shared in ("B", "both") else strides[1]
+    assert kernel_args[0] == ("map", a_address, False, m, k, m, a_stride, batch, 128, 4)
+    assert kernel_args[1] == ("map", b_address, True, n, k, k, b_stride, batch, 128, 4)
+
+
+def test_shared_copies_layout():
+    # stored shapes, leading dimensions, strides: the copies' strides and workspace offsets
+    strides, copies, nbytes = x3.shared_copies(((300, 72), (72, 200)), (304, 76), (0, 0, 9), 3)
+    assert strides == (304 * 72, 76 * 200, 9)
+    assert copies == [(0, 300, 72, 304, 0), (1, 72, 200, 76, 4 * 304 * 72 * 3)]
+    assert nbytes == 4 * 3 * (304 * 72 + 76 * 200)
+    assert x3.shared_copies(((300, 72), (72, 200)), (304, 76), (0, 0, 9), 1) == ((0, 0, 9), [], 0)
+    assert x3.shared_copies(((300, 72), (72, 200)), (304, 76), (8, 0, 9), 2)[1] == [(1, 72, 200, 76, 0)]
+    assert x3.stored_shape(True, 5, 7) == (7, 5) and x3.stored_shape(False, 5, 7) == (5, 7)
+
+
+def test_fused_run_takes_the_split_pass_for_an_unaligned_matrix_shared_by_the_batch(sm90, monkeypatch):
+    # the copies keep the leading dimension: one TMA cannot step (ldb = 74) still takes the split pass
+    record = _record_launches(monkeypatch)
+    m, n, k = 300, 200, 74
+    run = x3.prepare_run(0, FUSED, m, n, k, m, k, m, False, False, 0, batch=3, strides=(m * k, 0, m * n))
     run(np.float32(1), np.float32(0), 0x1000, 0x2000, 0x3000, 0)
     names = [r[0] for r in record if r[0] not in ("empty", "memset")]
     assert names == [x3.SPLIT_KERNEL, x3.SPLIT_KERNEL, x3.GUARD_KERNEL, x3.kernel_name(128)]
@@ -515,17 +560,21 @@ def test_strided_batches(rng, forced, m, pads):
 
 
 @pytest.mark.gpu
-def test_batch_sharing_one_matrix(rng, forced):
-    # a zero batch stride (one B for every entry, as a convolution's weights): no tensor map has it
+@pytest.mark.parametrize("shared", ["A", "B"])
+def test_batch_sharing_one_matrix(rng, forced, shared):
+    # a zero batch stride (one B for every entry, as a convolution's weights; or one A): no tensor
+    # map has it (the fused tiles copy it per entry, the split pass splits it per entry)
     m, n, k, batch = 64, 96, 128, 3
-    a, b = random_array(rng, m * k * batch, "float32"), random_array(rng, k * n, "float32")
+    sa, sb = (0, k * n) if shared == "A" else (m * k, 0)
+    a = random_array(rng, m * k * (1 if sa == 0 else batch), "float32")
+    b = random_array(rng, k * n * (1 if sb == 0 else batch), "float32")
     dc = to_device(np.full(m * n * batch, np.nan, np.float32))
     _plan.launch(dc.data.device_id, np.dtype("float32"), m, n, k, np.float32(1), to_device(a).data, m,
-                 to_device(b).data, k, np.float32(0), dc.data, m, 0, batch, m * k, 0, m * n)
+                 to_device(b).data, k, np.float32(0), dc.data, m, 0, batch, sa, sb, m * n)
     got = to_host(dc)
-    bm = wide(b).reshape(n, k).T
     for i in range(batch):
-        am = wide(a[i * m * k:(i + 1) * m * k]).reshape(k, m).T
+        am = wide(a[i * sa:i * sa + m * k]).reshape(k, m).T
+        bm = wide(b[i * sb:i * sb + k * n]).reshape(n, k).T
         assert_close(wide(got[i * m * n:(i + 1) * m * n]).reshape(n, m).T, am @ bm, "float32", k,
                      atol_scale=float(np.max(np.abs(am) @ np.abs(bm))))
 
