@@ -30,6 +30,7 @@ from rocarray._numpy.array_api import (  # noqa: A004  (NumPy names shadow built
     from_dlpack, full, full_like, linspace, meshgrid, ones, ones_like, repeat, reshape,
     std, take_along_axis, unstack, var, vecdot, zeros, zeros_like,
 )
+from rocarray._numpy.remainder import mod, remainder
 from rocarray._numpy.vector_products import inner, vdot
 from rocarray._numpy.matrix_products import dot, kron, matmul, outer, tensordot, trace
 from rocarray._numpy.einsum import einsum
@@ -67,7 +68,7 @@ __all__ = [
     "__array_api_version__", "__array_namespace_info__", "arange", "astype", "clip", "empty",
     "empty_like", "eye", "from_dlpack", "full", "full_like", "linspace", "meshgrid", "ones",
     "ones_like", "repeat", "reshape", "std", "take_along_axis", "unstack", "var", "vecdot", "zeros",
-    "zeros_like",
+    "zeros_like", "remainder", "mod",
     "dtype", "finfo", "iinfo", "e", "pi", "inf", "nan", "newaxis", "euler_gamma",
 ]
 

@@ -14,6 +14,8 @@ standard, each keeping NumPy 2.x's signature and behaviour and adding what the s
 ``reshape``                 the parameter is ``shape``; ``copy=`` is honoured
 ``take_along_axis``         ``axis`` defaults to -1
 ``repeat``                  ``repeats`` may be a device array
+shapes                      a 0-d integer device array counts as an int (NumPy takes such
+                            arrays through ``__index__``, which CuPy's array lacks)
 ``std`` ``var``             ``correction=``
 ``meshgrid``                inspectable ``indexing=``, ``sparse=``, ``copy=``
 ``from_dlpack``             ``device=`` takes an array-API device (a ``cupy.cuda.Device``)
@@ -260,7 +262,7 @@ def empty(shape, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _call("empty")(shape, dtype=_default_float(dtype), order=order)
+        return _call("empty")(_shape_arg(shape), dtype=_default_float(dtype), order=order)
 
 
 def zeros(shape, dtype=float, order="C", *, device=None):
@@ -279,7 +281,7 @@ def zeros(shape, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _call("zeros")(shape, dtype=_default_float(dtype), order=order)
+        return _call("zeros")(_shape_arg(shape), dtype=_default_float(dtype), order=order)
 
 
 def ones(shape, dtype=float, order="C", *, device=None):
@@ -298,7 +300,7 @@ def ones(shape, dtype=float, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        return _call("ones")(shape, dtype=_default_float(dtype), order=order)
+        return _call("ones")(_shape_arg(shape), dtype=_default_float(dtype), order=order)
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None):
@@ -318,7 +320,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None):
     cupy.ndarray
     """
     with device_scope(device):
-        out = _call("full")(shape, fill_value, dtype=dtype, order=order)
+        out = _call("full")(_shape_arg(shape), fill_value, dtype=dtype, order=order)
         return _keep_negative_zero(out, fill_value)
 
 
@@ -348,9 +350,35 @@ def device_scalar(value, dtype=None):
     return _cupy().asarray(host.reshape(1)).reshape(())
 
 
+def _index_value(value):
+    """``value``, or the int a 0-d integer device array holds (NumPy reads such an array through
+    ``__index__``, which CuPy's array does not have)."""
+    if isinstance(value, _cupy().ndarray):
+        if value.ndim != 0 or value.dtype.kind not in "iu":
+            raise TypeError(f"only integer scalar arrays can be converted to a scalar index "
+                            f"(got a {value.ndim}-d {value.dtype} array)")
+        return int(value)
+    return value
+
+
+def _shape_arg(shape):
+    """A shape argument with device integers (0-d arrays, or a 1-d array as the whole shape) read
+    back as ints, as NumPy accepts them; anything else is passed on unchanged."""
+    cupy = _cupy()
+    if isinstance(shape, cupy.ndarray) and shape.ndim == 1:
+        if shape.dtype.kind not in "iu":
+            raise TypeError(f"expected a sequence of integers or a single integer, got a {shape.dtype} array")
+        return tuple(int(v) for v in shape.tolist())
+    if isinstance(shape, (tuple, list)):
+        return tuple(_index_value(v) for v in shape)
+    return _index_value(shape)
+
+
 def _like(name, a, dtype, order, subok, shape, device, *fill):
     if device is None:
         device = getattr(a, "device", None)
+    if shape is not None:
+        shape = _shape_arg(shape)
     with device_scope(device):
         out = _call(name)(a, *fill, dtype=dtype, order=order, subok=subok, shape=shape)
         return _keep_negative_zero(out, fill[0]) if fill else out
@@ -636,7 +664,7 @@ def reshape(a, /, shape, order="C", *, copy=None):
     cupy.ndarray
     """
     a = as_device_array(a, "a")
-    return _call("reshape")(a, shape, order=order, copy=copy)
+    return _call("reshape")(a, _shape_arg(shape), order=order, copy=copy)
 
 
 def take_along_axis(arr, indices, axis=-1):

@@ -276,7 +276,7 @@ def _wait(entries):
     timeout = min(e.comm.timeout for e in entries)
     deadline, interval = time.monotonic() + timeout, _POLL_FIRST
     kinds = ", ".join(sorted({e.kind for e in entries}))
-    while not all(event.query() for event in events):
+    while not all(event.done for event in events):
         for comm in comms.values():
             message = _nccl.async_error(comm._handle)
             if message:

@@ -156,8 +156,8 @@ def stream(stream, device):
 
 
 def record(stream, device):
-    """An event recorded now on ``stream`` of ``device``; ``.query()`` tells whether the work before
-    it is done."""
+    """An event recorded now on ``stream`` of ``device`` (a ``cupy.cuda.Event``); its ``.done``
+    tells whether the work before it has finished."""
     with device_scope(device):
         event = backend.cupy().cuda.Event(disable_timing=True)
         event.record(stream)

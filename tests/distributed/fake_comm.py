@@ -190,7 +190,9 @@ class _Event:
     def __init__(self, ops):
         self.ops = ops
 
-    def query(self):
+    @property
+    def done(self):
+        """Like ``cupy.cuda.Event.done``: whether the work recorded before it has finished."""
         return all(op.done for op in self.ops)
 
 
