@@ -67,6 +67,15 @@ def _outputs(outputs, stem, index, dest):
     return parts
 
 
+def _first_error(nb):
+    """``(cell index, "Name: message")`` of the first error output, or None."""
+    for index, cell in enumerate(nb.get("cells", [])):
+        for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else ():
+            if out.get("output_type") == "error":
+                return index, ANSI.sub("", f"{out.get('ename')}: {out.get('evalue')}")
+    return None
+
+
 def render(path, dest):
     """Write ``dest/<stem>.md`` (and its images) for the notebook at ``path``; returns its title."""
     with open(path, encoding="utf-8") as f:
@@ -86,6 +95,10 @@ def render(path, dest):
     if title is None:
         title = stem.replace("_", " ")
         blocks.insert(0, f"# {title}\n")
+    stopped = _first_error(nb)
+    if stopped:
+        at = 1 if blocks[0].lstrip().startswith("# ") else 0
+        blocks.insert(at, f"```{{note}}\nThis run stopped at cell {stopped[0]}: {stopped[1]}\n```\n")
     with open(os.path.join(dest, f"{stem}.md"), "w", encoding="utf-8") as f:
         f.write("\n".join(blocks))
     return title

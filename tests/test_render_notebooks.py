@@ -40,6 +40,7 @@ def test_a_notebook_becomes_a_page(tmp_path):
     assert _load().main(["--src", str(src), "--dest", str(dest), "--machine", "an H100"]) == 0
     page = (dest / "02_sorting.md").read_text()
     assert page.startswith("# Sorting on the GPU")
+    assert "This run stopped at cell 3: ZeroDivisionError: division by zero" in page
     assert "````\n``` 1\n````" in page  # a fence longer than the backticks inside
     assert "```python\n1 / 0\n```" in page
     assert "ZeroDivisionError: division by zero" in page and "\x1b" not in page

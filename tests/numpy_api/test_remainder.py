@@ -102,7 +102,8 @@ def test_special_values_match_numpy_bit_for_bit(dtype):
     ra.remainder(cupy.asarray(a), cupy.asarray(b), out=got)
     got = cupy.asnumpy(got)
     np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    numbers = ~np.isnan(want)  # a NaN's sign bit is the hardware's (x86 makes -NaN), not a result
+    np.testing.assert_array_equal(np.signbit(got)[numbers], np.signbit(want)[numbers])
     np.testing.assert_array_equal(cupy.asnumpy(ra.mod(cupy.asarray(a), cupy.asarray(b))), want)
 
 
