@@ -1,0 +1,338 @@
+"""Kernel binaries shipped with the package, so that the first call of a common family loads its
+kernels instead of compiling them, even with an empty cache.
+
+NVRTC takes 0.1 to 2.5 s per module (docs/performance/core.md), while vendor libraries ship
+their kernels compiled. The modules the first calls of the families in :data:`FAMILIES` load
+(their common dtypes) ship as CUBINs under ``rocarray/_data/kernels/<arch>/``:
+
+* ``<key>.cubin``: the binary NVRTC returned;
+* ``manifest.json``: ``{"format": 1, "arch": ..., "cuda_major": ..., "compiler": "13.5",
+  "entries": {key: {"file": "<key>.cubin", "size": ..., "sha256": ..., "names": {name expression:
+  lowered name}, "source": ..., "name": ..., "families": [...]}}}``.
+
+An entry's key is the binary cache's key of the module without the compiler's version
+(:func:`rocarray._core.compile.module_key`): the pasted source, the options, the name expressions
+and the architecture. A CUBIN for one architecture loads on every driver of its CUDA major version
+or later, whichever NVRTC built it (PTX would not: it needs a driver at least as new as the
+compiler). The one compile path (:func:`rocarray._core.compile.precompile`) looks here after the
+user's binary cache and before compiling. An entry is used only when the manifest parses, the
+entry's file is named by its key and the binary's size and SHA-256 match; nothing read is executed
+or unpickled. A mismatch is ignored with a :class:`~rocarray._core.kernel_cache.KernelCacheWarning`
+and the module compiles; a driver older than the binaries' CUDA major version skips them without
+a warning; a binary the driver refuses compiles instead (``_BinaryModule``'s fallback).
+``ROCARRAY_PREBUILT=0`` ignores the shipped binaries.
+
+``python -m rocarray prebuild --arch sm_90`` (:func:`build`) compiles the modules with the
+installed NVRTC (no GPU needed) and rewrites the folder; :func:`problems` lists entries whose source
+changed since (the CPU tests fail on any).
+"""
+
+import hashlib
+import json
+import os
+import threading
+import time
+import warnings
+from pathlib import Path
+
+from rocarray._core import config
+from rocarray._core.kernel_cache import KernelCacheWarning
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+#: The command that rebuilds the shipped binaries of an architecture.
+COMMAND = "python -m rocarray prebuild --arch {arch}"
+
+_STOCKHAM, _POINTWISE = "rocfft/stockham.hip", "rocfft/pointwise.hip"
+
+
+def _pow2(real, logs, direction=-1, variant="stockham_pow2"):
+    return tuple((_STOCKHAM, f"ra_rocfft_{variant}<{real}, {direction}, {log}>") for log in logs)
+
+
+def _twiddles(real):
+    return ((_POINTWISE, f"ra_rocfft_twiddles<{real}>"),)
+
+
+def _radix(word, floats):
+    source = "prim/radix_sort.hip"
+    out = ((source, None), (source, f"ra_prim_radix_upsweep<{word}, {'true' if floats else 'false'}>"),
+           (source, f"ra_prim_radix_onesweep<{word}, 0>"))
+    return out + (((source, f"ra_prim_radix_lossy<{word}>"),) if floats else ())
+
+
+def _prim(source, kernel, types, op):
+    return tuple((f"prim/{source}", f"ra_prim_{kernel}<{t}, {t}, {op}>") for t in types)
+
+
+#: family -> the modules (source under ``_kernels/``, name expression, or None for the source's
+#: ``extern "C"`` kernels) that its first calls load on sm_90 for the dtypes and shape classes
+#: shipped: the benchmarked first call (scripts/first_calls.py), its other common dtypes and the
+#: tile or pass of large (4096) and small (128) sizes. tests/core/test_prebuilt.py traces each
+#: family's first calls and checks them against these lists.
+FAMILIES = {
+    "sum": _prim("reduce.hip", "reduce_rows", ("float", "double", "ra_i64"), "ra_prim_red_op_add")
+           + _prim("reduce.hip", "reduce_cols", ("float", "double"), "ra_prim_red_op_add"),
+    "cumsum": _prim("scan.hip", "scan_rows_staged", ("float", "double", "ra_i64"), "ra_prim_op_add"),
+    "sort": _radix("ra_u32", True) + _radix("ra_u64", True)[1:] + _radix("ra_u32", False)[1:2]
+            + _radix("ra_u64", False)[1:2],
+    "unique": (("prim/select.hip", "ra_prim_unique_minmax<ra_i64>"), ("prim/select.hip", "ra_prim_unique_count<ra_i64>"),
+               ("prim/select.hip", "ra_prim_select<ra_u32, ra_u32>")),
+    "matmul_f16": (("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma<ra_half, false, true, 128>"),
+                   ("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma<ra_half, false, true, 256>")),
+    "matmul_f32": (("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma_x3<false, true, 128, 128, false>"),
+                   ("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wg_finish<float>"),
+                   ("rocblas/gemm_wgmma.hip", None),
+                   ("rocblas/gemm_wgmma.hip", "ra_rocblas_gemm_wgmma<float, true, true, 128>"),
+                   ("rocblas/gemm.hip", "ra_rocblas_gemm<float, 64, 64, 16, 4, 4, 1>")),
+    "matmul_f64": (("rocblas/gemm.hip", "ra_rocblas_gemm_f64mma<64, 64, 16, 4, 0, 1, 128>"),
+                   ("rocblas/gemm.hip", "ra_rocblas_gemm_f64mma<128, 128, 16, 3, 0, 1>")),
+    "einsum": (("rocblas/gemm.hip", "ra_rocblas_gemm<float, 64, 64, 16, 4, 4, 1>"),),
+    "fft_pow2": _twiddles("float") + _pow2("float", (4, 8)) + _pow2("float", (4, 8), 1)
+                + _pow2("float", (10, 12), variant="stockham_pow2_rows")
+                + _twiddles("double") + _pow2("double", (4, 8)),
+    "fft_prime": _twiddles("float") + tuple((_POINTWISE, f"ra_rocfft_{k}<float>") for k in ("chirp", "multiply"))
+                 + tuple((_POINTWISE, f"ra_rocfft_{k}<float, -1>") for k in ("chirp_pad", "chirp_filter", "chirp_extract"))
+                 + _pow2("float", (5, 8)) + _pow2("float", (5, 8), 1),
+    "rfft_pow2": _twiddles("float") + ((_STOCKHAM, "ra_rocfft_stockham<float, -1>"),
+                                       (_STOCKHAM, "ra_rocfft_stockham_pow2_r2c_last<float, 8>"))
+                 + _pow2("float", (8,)),
+    "irfft_pow2": _twiddles("float") + ((_POINTWISE, "ra_rocfft_c2r_pre<float>"),
+                                        (_STOCKHAM, "ra_rocfft_stockham<float, 1>")) + _pow2("float", (8,), 1),
+    "fftn_pow2": _twiddles("float") + _pow2("float", (7,), variant="stockham_pow2_rows") + _pow2("float", (7,))
+                 + _twiddles("double") + _pow2("double", (7,), variant="stockham_pow2_rows") + _pow2("double", (7,)),
+}
+
+
+def modules(families=None):
+    """The distinct modules of ``families`` (default: all of :data:`FAMILIES`), in order:
+    ``{(source, name): [family, ...]}``.
+
+    Raises
+    ------
+    ValueError
+        For a family that is not in :data:`FAMILIES`.
+    """
+    chosen = list(FAMILIES) if not families else list(families)
+    unknown = [f for f in chosen if f not in FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown families {', '.join(unknown)}; known: {', '.join(FAMILIES)}")
+    out = {}
+    for family in chosen:
+        for module in FAMILIES[family]:
+            out.setdefault(module, []).append(family)
+    return out
+
+
+def folder(arch):
+    """The folder of ``arch``'s shipped binaries (inside the package)."""
+    return Path(__file__).resolve().parent.parent / "_data" / "kernels" / str(arch)
+
+
+_lock = threading.Lock()
+_manifests = {}  # arch -> entries dict (empty when absent or invalid)
+_drivers = []    # the driver's CUDA major version, once read
+
+
+def clear_memo():
+    """Forget the manifests and driver version read so far (tests; after a rebuild)."""
+    with _lock:
+        _manifests.clear()
+        _drivers.clear()
+
+
+def read_manifest(arch):
+    """``arch``'s manifest as a dict, or None when there is none; an unreadable or malformed one is
+    None after a :class:`KernelCacheWarning`."""
+    path = folder(arch) / MANIFEST
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        _warn(f"cannot read the shipped kernel manifest {path} ({exc})")
+        return None
+    try:
+        meta = json.loads(text)
+        if (not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("arch") != arch
+                or not isinstance(meta.get("entries"), dict) or not isinstance(meta.get("cuda_major"), int)):
+            raise ValueError("not a manifest of this format and architecture")
+    except ValueError as exc:
+        _warn(f"the shipped kernel manifest {path} is invalid ({exc}); compiling instead")
+        return None
+    return meta
+
+
+def _manifest(arch):
+    meta = _manifests.get(arch)
+    if meta is None:
+        with _lock:
+            meta = _manifests.get(arch)
+            if meta is None:
+                found = read_manifest(arch)
+                meta = _manifests[arch] = found if found is not None and _driver_runs(found["cuda_major"]) else {}
+    return meta
+
+
+def driver_major():
+    """The CUDA major version of the installed driver (``13`` for 13.0), or 0 when it cannot be read."""
+    try:
+        from rocarray._core import backend
+
+        return int(backend.cupy().cuda.runtime.driverGetVersion()) // 1000
+    except Exception:
+        return 0
+
+
+def _driver_runs(cuda_major):
+    if not _drivers:
+        _drivers.append(driver_major())
+    return _drivers[0] >= cuda_major
+
+
+def load(arch, key):
+    """``(path of the binary, lowered names)`` of the shipped entry ``key`` of ``arch``, or None:
+    none shipped, ``ROCARRAY_PREBUILT=0``, a driver older than the binaries' CUDA major version, or
+    an entry that does not check out (warned).
+
+    Parameters
+    ----------
+    arch : str
+        ``'sm_90'``.
+    key : str
+        :func:`rocarray._core.compile.module_key` without a compiler version.
+    """
+    if not config.prebuilt_enabled():
+        return None
+    entries = _manifest(arch).get("entries", {})
+    entry = entries.get(key)
+    if entry is None:
+        return None
+    try:
+        if not isinstance(entry, dict) or entry.get("file") != f"{key}.cubin":
+            raise ValueError("the entry does not name its key's file")
+        names = entry.get("names")
+        if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+            raise ValueError("bad 'names'")
+        path = folder(arch) / entry["file"]
+        binary = path.read_bytes()
+        if len(binary) != entry.get("size") or hashlib.sha256(binary).hexdigest() != entry.get("sha256"):
+            raise ValueError("the binary does not match its size and digest")
+    except (ValueError, OSError) as exc:
+        _warn(f"shipped kernel {key[:16]}... of {arch} is invalid ({exc}); compiling instead")
+        return None
+    return path, names
+
+
+def options(arch):
+    """The run-time NVRTC options of a device of ``arch`` (``'sm_90'``), as the shipped keys hold them."""
+    from rocarray._core import backend
+    from rocarray._core import compile as _compile
+
+    return _compile.nvrtc_options(backend.Target("cuda", arch, 32), arch.split("_")[1])
+
+
+def entry_key(arch, source, name, opts=None):
+    """The shipped key of one module as the sources are now."""
+    from rocarray._core import compile as _compile
+
+    opts = options(arch) if opts is None else opts
+    return _compile.module_key(arch, opts, [name] if name else [], _compile.full_source(source))
+
+
+def problems(arch, families=None):
+    """Why the shipped binaries of ``arch`` no longer match the sources: a list of lines (empty when
+    they match), each naming a module that is missing, stale (its source, a header or the options
+    changed) or shipped without a family."""
+    meta = read_manifest(arch)
+    wanted = modules(families)
+    if meta is None:
+        return [f"no shipped manifest for {arch}"]
+    opts = options(arch)
+    shipped = {(e.get("source"), e.get("name")): k for k, e in meta["entries"].items() if isinstance(e, dict)}
+    lines = []
+    for (source, name), key in sorted(shipped.items(), key=lambda kv: (str(kv[0][0]), str(kv[0][1]))):
+        if (source, name) not in wanted and families is None:
+            lines.append(f"shipped but in no family: {source} {name}")
+        elif key != entry_key(arch, source, name, opts):
+            lines.append(f"stale (the source, a header or the options changed): {source} {name or '(extern C)'}")
+    for source, name in wanted:
+        if (source, name) not in shipped:
+            lines.append(f"missing: {source} {name or '(extern C)'}")
+    return lines
+
+
+def _compile_job(source, name, arch, opts):
+    """One module compiled in a worker process: ``(source, name, lowered, binary, seconds)``."""
+    from rocarray._core import backend, offline
+    from rocarray._core import compile as _compile
+
+    offline.import_all_libraries()
+    t0 = time.perf_counter()
+    lowered, binary = _compile.nvrtc_compile(source, backend.Target("cuda", arch, 32), _compile.full_source(source),
+                                             opts, [name] if name else [])
+    return source, name, lowered, bytes(binary), time.perf_counter() - t0
+
+
+def build(arch, families=None, workers=None, out=print):
+    """Compile the modules of ``families`` (default: all) for ``arch`` with the installed NVRTC and
+    write them, with their manifest, to :func:`folder`. Entries of other families stay when a
+    subset is built and they are still current; binaries the manifest no longer lists are deleted.
+    Returns ``{"modules": n, "bytes": total, "seconds":
+    compile seconds}``.
+
+    Raises
+    ------
+    RuntimeError
+        When NVRTC is missing or cannot build ``arch``.
+    KernelCompileError
+        With NVRTC's log for a module that does not compile.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+    import multiprocessing
+
+    from rocarray._core import compile as _compile
+
+    bindings = _compile.nvrtc()
+    if bindings is None:
+        raise RuntimeError("NVRTC is not available (pip install nvidia-cuda-nvrtc)")
+    if int(arch.split("_")[1]) not in {int(a) for a in bindings.getSupportedArchs()}:
+        raise RuntimeError(f"this NVRTC cannot build {arch}")
+    wanted = modules(families)
+    opts = options(arch)
+    major, minor = bindings.getVersion()
+    target = folder(arch)
+    target.mkdir(parents=True, exist_ok=True)
+    entries, seconds = {}, 0.0
+    kept = read_manifest(arch) if families else None  # a partial build keeps the other current entries
+    if kept is not None and kept["cuda_major"] == int(major):
+        current = modules()
+        for key, entry in kept["entries"].items():
+            module = (entry.get("source"), entry.get("name")) if isinstance(entry, dict) else None
+            if module in current and module not in wanted and key == entry_key(arch, *module, opts):
+                entries[key] = dict(entry, families=sorted(current[module]))
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, mp_context=context) as pool:
+        futures = [pool.submit(_compile_job, source, name, arch, opts) for source, name in wanted]
+        for future in futures:
+            source, name, lowered, binary, took = future.result()
+            key = entry_key(arch, source, name, opts)
+            (target / f"{key}.cubin").write_bytes(binary)
+            entries[key] = {"file": f"{key}.cubin", "size": len(binary), "sha256": hashlib.sha256(binary).hexdigest(),
+                            "names": dict(lowered), "source": source, "name": name,
+                            "families": sorted(wanted[(source, name)])}
+            seconds += took
+            out(f"  {took:6.2f} s {len(binary) / 1024:7.0f} KiB  {source} {name or '(extern C)'}")
+    meta = {"format": FORMAT, "arch": arch, "cuda_major": int(major), "compiler": f"{major}.{minor}",
+            "entries": dict(sorted(entries.items()))}
+    (target / MANIFEST).write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    for path in target.iterdir():
+        if path.suffix == ".cubin" and path.stem not in entries:
+            path.unlink()
+    with _lock:
+        _manifests.pop(arch, None)
+    return {"modules": len(wanted), "bytes": sum(e["size"] for e in entries.values()), "seconds": seconds}
+
+
+def _warn(message):
+    warnings.warn(message, KernelCacheWarning, stacklevel=3)
