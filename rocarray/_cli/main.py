@@ -218,6 +218,11 @@ def cmd_cache(args, parser):
         _out("  empty")
     for arch, (count, nbytes) in entries.items():
         _out(f"  {arch:10s} {count:6d} binaries  {nbytes / 2**20:8.1f} MiB")
+    from rocarray._core import prebuilt
+
+    for arch, (count, nbytes) in prebuilt.info().items():
+        _out(f"shipped       {prebuilt.folder(arch)} (read only, used when the cache lacks a module)")
+        _out(f"  {arch:10s} {count:6d} binaries  {nbytes / 2**20:8.1f} MiB")
     return EXIT_OK
 
 

@@ -8,7 +8,9 @@ template instantiation (the name expression alone) and one per source for its ``
 kernels, per device. A source with a hundred registered instantiations thus costs a user only the
 ones they call. Modules are memoized in-process per device. On NVIDIA devices the binaries go
 through rocarray's own cache (:mod:`rocarray._core.kernel_cache`): a new process loads them
-without compiling. On ROCm devices CuPy's ``RawModule`` compiles with hiprtc.
+without compiling; with an empty cache, the binaries shipped with the package for the first calls
+of common families (:mod:`rocarray._core.prebuilt`) load before anything compiles. On ROCm devices
+CuPy's ``RawModule`` compiles with hiprtc.
 
 Libraries declare the template instantiations they launch with :func:`register` at import time,
 so the offline compile matrix (:mod:`rocarray._core.offline`, whose ``import_all_libraries``

@@ -224,6 +224,20 @@ def load(arch, key):
     return path, names
 
 
+def info():
+    """``{arch: (entries, bytes of binaries)}`` of the shipped manifests."""
+    out = {}
+    base = folder("x").parent
+    if not base.is_dir():
+        return out
+    for arch in sorted(p.name for p in base.iterdir() if p.is_dir()):
+        meta = read_manifest(arch)
+        if meta is not None:
+            sizes = [e.get("size", 0) for e in meta["entries"].values() if isinstance(e, dict)]
+            out[arch] = (len(sizes), int(sum(sizes)))
+    return out
+
+
 def options(arch):
     """The run-time NVRTC options of a device of ``arch`` (``'sm_90'``), as the shipped keys hold them."""
     from rocarray._core import backend
