@@ -228,20 +228,20 @@ def cmd_cache(args, parser):
 
 def cmd_prebuild(args, parser):
     """Build (or, with --check, check) the kernel binaries shipped for an architecture."""
-    from rocarray._core import offline, prebuilt
+    from rocarray._core import offline, prebuild, prebuilt
 
     offline.import_all_libraries()
     families = args.families or None
     try:
         if args.check:
-            lines = prebuilt.problems(args.arch, families)
+            lines = prebuild.problems(args.arch, families)
             for line in lines:
                 _out(f"  {line}")
             _out(f"prebuilt {args.arch}: " + (f"{len(lines)} problem(s); rebuild with "
                                               f"{prebuilt.COMMAND.format(arch=args.arch)}" if lines else "current"))
             return EXIT_FAIL if lines else EXIT_OK
         _out(f"prebuild {args.arch}: {len(prebuilt.modules(families))} module(s) into {prebuilt.folder(args.arch)}")
-        done = prebuilt.build(args.arch, families, getattr(args, "jobs", None), _out)
+        done = prebuild.build(args.arch, families, getattr(args, "jobs", None), _out)
     except ValueError as exc:
         parser.error(str(exc))
     except (RuntimeError, KernelCompileError) as exc:

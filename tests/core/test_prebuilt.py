@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import rocarray as ra
-from rocarray._core import backend, config, offline, prebuilt, tuning
+from rocarray._core import backend, config, offline, prebuild, prebuilt, tuning
 from rocarray._core import compile as _compile
 from rocarray._core import kernel_cache as K
 
@@ -35,7 +35,7 @@ MAX_SHIPPED_BYTES = 8 * 2**20
 # --------------------------------------------------------------------------------------------
 
 def test_shipped_binaries_match_the_sources():
-    problems = prebuilt.problems(ARCH)
+    problems = prebuild.problems(ARCH)
     assert not problems, ("the kernel binaries shipped for sm_90 no longer match the sources; rebuild them with "
                           f"`{prebuilt.COMMAND.format(arch=ARCH)}` (NVRTC, no GPU needed):\n  " + "\n  ".join(problems))
 
@@ -309,12 +309,12 @@ def test_a_shipped_binary_the_driver_refuses_is_compiled_instead(shipped, monkey
 
 def test_a_changed_source_makes_its_entry_stale_and_names_the_command(shipped, monkeypatch):
     _rewrite(shipped)
-    monkeypatch.setattr(prebuilt, "options", lambda arch: OPTS)
+    monkeypatch.setattr(prebuild, "options", lambda arch: OPTS)
     monkeypatch.setattr(prebuilt, "modules", lambda families=None: {(SOURCE, NAME): ["sum"]})
-    assert prebuilt.problems(ARCH) == []
+    assert prebuild.problems(ARCH) == []
     real = _compile.full_source
     monkeypatch.setattr(_compile, "full_source", lambda s: real(s) + "// edited\n")
-    assert prebuilt.problems(ARCH) == [f"stale (the source, a header or the options changed): {SOURCE} {NAME}"]
+    assert prebuild.problems(ARCH) == [f"stale (the source, a header or the options changed): {SOURCE} {NAME}"]
     from rocarray._cli.main import main
 
     assert main(["prebuild", "--arch", ARCH, "--check"]) == 1
@@ -328,13 +328,13 @@ def test_prebuild_writes_a_manifest_the_lookup_accepts(monkeypatch, tmp_path):
     monkeypatch.setattr(prebuilt, "_drivers", [13])
     (tmp_path / ARCH).mkdir()
     (tmp_path / ARCH / "leftover.cubin").write_bytes(b"old")
-    done = prebuilt.build(ARCH, ["unique"], workers=1, out=lambda line: None)
+    done = prebuild.build(ARCH, ["unique"], workers=1, out=lambda line: None)
     assert done["modules"] == 3 and 0 < done["bytes"] < 2**20
-    assert prebuilt.problems(ARCH, ["unique"]) == []
+    assert prebuild.problems(ARCH, ["unique"]) == []
     assert not (tmp_path / ARCH / "leftover.cubin").exists()
-    opts = prebuilt.options(ARCH)
+    opts = prebuild.options(ARCH)
     for source, name in prebuilt.FAMILIES["unique"]:
-        path, names = prebuilt.load(ARCH, prebuilt.entry_key(ARCH, source, name, opts))
+        path, names = prebuilt.load(ARCH, prebuild.entry_key(ARCH, source, name, opts))
         assert names[name].startswith("_Z") and path.parent == tmp_path / ARCH
 
 
