@@ -7,6 +7,7 @@ check out."""
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import types
@@ -318,6 +319,14 @@ def test_a_changed_source_makes_its_entry_stale_and_names_the_command(shipped, m
     from rocarray._cli.main import main
 
     assert main(["prebuild", "--arch", ARCH, "--check"]) == 1
+
+
+def test_cache_info_lists_the_shipped_binaries(shipped, capsys):
+    from rocarray._cli.main import main
+
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert "shipped" in out and re.search(rf"{ARCH}\s+1 binaries", out)
 
 
 def test_prebuild_writes_a_manifest_the_lookup_accepts(monkeypatch, tmp_path):
