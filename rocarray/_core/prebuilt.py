@@ -1,8 +1,8 @@
 """Kernel binaries shipped with the package, so that the first call of a common family loads its
 kernels instead of compiling them, even with an empty cache.
 
-NVRTC takes 0.1 to 2.5 s per module (docs/performance/core.md), while vendor libraries ship
-their kernels compiled. The modules the first calls of the families in :data:`FAMILIES` load
+Compiling a module with NVRTC takes far longer than a vendor library's first call, which loads
+kernels compiled in advance (docs/performance/core.md). The modules the first calls of the families in :data:`FAMILIES` load
 (their common dtypes) ship as CUBINs under ``rocarray/_data/kernels/<arch>/``:
 
 * ``<key>.cubin``: the binary NVRTC returned;
@@ -73,6 +73,7 @@ FAMILIES = {
     "sum": _prim("reduce.hip", "reduce_rows", ("float", "double", "ra_i64"), "ra_prim_red_op_add")
            + _prim("reduce.hip", "reduce_cols", ("float", "double"), "ra_prim_red_op_add"),
     "cumsum": _prim("scan.hip", "scan_rows_staged", ("float", "double", "ra_i64"), "ra_prim_op_add"),
+    # integer keys share the float keys' passes; only their upsweep differs
     "sort": _radix("ra_u32", True) + _radix("ra_u64", True)[1:] + _radix("ra_u32", False)[1:2]
             + _radix("ra_u64", False)[1:2],
     "unique": (("prim/select.hip", "ra_prim_unique_minmax<ra_i64>"), ("prim/select.hip", "ra_prim_unique_count<ra_i64>"),
