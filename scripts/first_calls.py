@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Time the first call of each NumPy-named family in fresh processes.
 
-    python3 scripts/first_calls.py [--json FILE] [FAMILY ...]
+    python3 scripts/first_calls.py [--json FILE] [--no-prebuilt] [FAMILY ...]
 
 For every family three fresh processes each time one call (device synchronized) after the
 import and the input transfer: rocarray with empty rocarray and CuPy caches ("cold"), rocarray
 again on the caches the cold run filled ("warm"), and CuPy's own function with an empty CuPy
-cache ("cupy"). Needs a GPU; the caches live in a temporary folder.
+cache ("cupy"). ``--no-prebuilt`` runs rocarray with ``ROCARRAY_PREBUILT=0``: every kernel the
+binary cache lacks is compiled, the package's shipped binaries are ignored. Needs a GPU; the
+caches live in a temporary folder.
 """
 
 import argparse
@@ -61,6 +63,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("families", nargs="*", default=list(FAMILIES))
     parser.add_argument("--json")
+    parser.add_argument("--no-prebuilt", action="store_true", help="ignore the shipped kernel binaries")
     args = parser.parse_args()
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -68,6 +71,9 @@ def main():
             base = os.path.join(tmp, family)
             env = dict(os.environ, ROCARRAY_CACHE_DIR=os.path.join(base, "ra"), CUPY_CACHE_DIR=os.path.join(base, "cupy"))
             env.pop("ROCARRAY_TUNE", None)
+            env.pop("ROCARRAY_PREBUILT", None)
+            if args.no_prebuilt:
+                env["ROCARRAY_PREBUILT"] = "0"
             row = {"cold": time_first_call(family, "import rocarray as xp", env)}
             row["warm"] = time_first_call(family, "import rocarray as xp", env)
             cupy_env = dict(env, CUPY_CACHE_DIR=os.path.join(base, "cupy-own"))

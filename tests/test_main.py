@@ -28,7 +28,7 @@ from rocarray._core.errors import KernelCompileError, NoDeviceError
 from rocarray._version import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache", "tune", "hipify"]
+COMMANDS = ["report", "self-check", "bench", "warmup", "compile-check", "cache", "tune", "hipify", "prebuild"]
 
 
 def run_cli(*args, hide_gpu=True, timeout=300):

@@ -14,6 +14,10 @@ bench           The vendor-ratio table of the headline cases (``--all``, ``--fil
 warmup          Compile every kernel (``warmup rocblas prim``: of those libraries) for this device
                 into the binary cache, in parallel worker processes (progress per module).
 cache           ``cache info`` (default) / ``cache clear``: rocarray's kernel binary cache.
+prebuild        ``prebuild --arch sm_90 [--families sum matmul_f16 ...] [--check]``: compile the
+                kernels the first calls of common families load into the package's shipped
+                binaries (``rocarray/_data/kernels/<arch>/``) with the installed NVRTC (no GPU
+                needed); ``--check`` only lists the shipped entries that no longer match the sources.
 tune            Time the candidates of every bench case's problem into the tuning DB (``--filter``);
                 ``tune --export FILE [--arch ARCH]`` / ``tune --import FILE`` move a DB.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
@@ -40,7 +44,7 @@ from rocarray._cli import checks as _checks
 from rocarray._cli import compile_check as _cc
 from rocarray._cli import hipify as _hipify
 from rocarray._core import backend, report
-from rocarray._core.errors import NoDeviceError
+from rocarray._core.errors import KernelCompileError, NoDeviceError
 from rocarray._version import __version__
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NO_DEVICE = 0, 1, 2, 3
@@ -214,6 +218,37 @@ def cmd_cache(args, parser):
         _out("  empty")
     for arch, (count, nbytes) in entries.items():
         _out(f"  {arch:10s} {count:6d} binaries  {nbytes / 2**20:8.1f} MiB")
+    from rocarray._core import prebuilt
+
+    for arch, (count, nbytes) in prebuilt.info().items():
+        _out(f"shipped       {prebuilt.folder(arch)} (read only, used when the cache lacks a module)")
+        _out(f"  {arch:10s} {count:6d} binaries  {nbytes / 2**20:8.1f} MiB")
+    return EXIT_OK
+
+
+def cmd_prebuild(args, parser):
+    """Build (or, with --check, check) the kernel binaries shipped for an architecture."""
+    from rocarray._core import offline, prebuild, prebuilt
+
+    offline.import_all_libraries()
+    families = args.families or None
+    try:
+        if args.check:
+            lines = prebuild.problems(args.arch, families)
+            for line in lines:
+                _out(f"  {line}")
+            _out(f"prebuilt {args.arch}: " + (f"{len(lines)} problem(s); rebuild with "
+                                              f"{prebuilt.COMMAND.format(arch=args.arch)}" if lines else "current"))
+            return EXIT_FAIL if lines else EXIT_OK
+        _out(f"prebuild {args.arch}: {len(prebuilt.modules(families))} module(s) into {prebuilt.folder(args.arch)}")
+        done = prebuild.build(args.arch, families, getattr(args, "jobs", None), _out)
+    except ValueError as exc:
+        parser.error(str(exc))
+    except (RuntimeError, KernelCompileError) as exc:
+        _err(f"prebuild: {exc}")
+        return EXIT_FAIL
+    _out(f"prebuild {args.arch}: {done['modules']} module(s) built in {done['seconds']:.1f} compile s; shipped total "
+         f"{done['bytes'] / 2**20:.2f} MiB")
     return EXIT_OK
 
 
@@ -298,6 +333,14 @@ def build_parser():
     cache = sub.add_parser("cache", help="show or clear rocarray's kernel binary cache")
     cache.add_argument("action", choices=["info", "clear"], nargs="?", default="info")
     cache.set_defaults(func=cmd_cache)
+    pre = sub.add_parser("prebuild", help="compile the kernels of common first calls into the package's shipped "
+                                          "binaries (no GPU needed)")
+    pre.add_argument("--arch", default="sm_90", help="the architecture (default sm_90)")
+    pre.add_argument("--families", nargs="*", metavar="FAMILY", help="only these families (default: all)")
+    pre.add_argument("--check", action="store_true", help="list shipped entries that no longer match the sources")
+    pre.add_argument("--jobs", type=_positive_int, default=S, metavar="N",
+                     help="parallel compiler processes (default: the CPU count)")
+    pre.set_defaults(func=cmd_prebuild)
     sub.add_parser("compile-check", parents=[compile_opts, filter_opts],
                    help="offline compile for sm_90 / gfx90a / gfx940 (no GPU needed)"
                    ).set_defaults(func=cmd_compile_check)

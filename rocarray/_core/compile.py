@@ -8,7 +8,9 @@ template instantiation (the name expression alone) and one per source for its ``
 kernels, per device. A source with a hundred registered instantiations thus costs a user only the
 ones they call. Modules are memoized in-process per device. On NVIDIA devices the binaries go
 through rocarray's own cache (:mod:`rocarray._core.kernel_cache`): a new process loads them
-without compiling. On ROCm devices CuPy's ``RawModule`` compiles with hiprtc.
+without compiling; with an empty cache, the binaries shipped with the package for the first calls
+of common families (:mod:`rocarray._core.prebuilt`) load before anything compiles. On ROCm devices
+CuPy's ``RawModule`` compiles with hiprtc.
 
 Libraries declare the template instantiations they launch with :func:`register` at import time,
 so the offline compile matrix (:mod:`rocarray._core.offline`, whose ``import_all_libraries``
@@ -18,7 +20,7 @@ imports every module) builds exactly what runs.
 import os
 import threading
 
-from rocarray._core import backend, config, kernel_cache
+from rocarray._core import backend, config, kernel_cache, prebuilt
 from rocarray._core.errors import KernelCompileError
 
 # Headers in the order they are pasted; every file of _kernels/include/ must be listed here.
@@ -230,11 +232,18 @@ def nvrtc_compile(relative_path, target, text, opts, names):
     return lowered, binary
 
 
+def nvrtc_options(target, compute_capability):
+    """Every NVRTC option of a run-time compile for an NVIDIA device of ``compute_capability``
+    (``'9.0'`` or ``'90'``), in the order CuPy's own ``RawModule`` compile passes them: rocarray's
+    :func:`options`, flush-to-zero, the device's ``-arch=sm_*`` and CuPy's default execution space,
+    so a cached binary is the one CuPy would build."""
+    cc = str(compute_capability).replace(".", "")
+    return options(target) + ("-ftz=true", f"-arch=sm_{cc}", "--device-as-default-execution-space")
+
+
 def runtime_options(info):
-    """Every NVRTC option of a run-time compile for an NVIDIA device, in the order CuPy's own
-    ``RawModule`` compile passes them (rocarray's :func:`options`, flush-to-zero, the device's
-    ``-arch=sm_*`` and CuPy's default execution space), so a cached binary is the one CuPy would
-    build; None when NVRTC cannot build a CUBIN for the device (CuPy's PTX path then compiles)."""
+    """:func:`nvrtc_options` of the device ``info`` describes; None when NVRTC cannot build a
+    CUBIN for it (CuPy's PTX path then compiles)."""
     bindings = nvrtc()
     if bindings is None:
         return None
@@ -244,7 +253,17 @@ def runtime_options(info):
             return None
     except Exception:
         return None
-    return options(info.target) + ("-ftz=true", f"-arch=sm_{cc}", "--device-as-default-execution-space")
+    return nvrtc_options(info.target, cc)
+
+
+def module_key(arch, opts, names, text, compiler_version=None):
+    """The key of one module's binary: a digest of the pasted ``text``, the options, the name
+    expressions, the architecture and the compiler's version. Without a version it is the key of
+    the shipped binaries (:mod:`rocarray._core.prebuilt`), built once for every compiler version
+    of a CUDA major version."""
+    if compiler_version is None:
+        return kernel_cache.key("runtime", "nvrtc", arch, opts, names, text)
+    return kernel_cache.key("runtime", "nvrtc", compiler_version, arch, opts, names, text)
 
 
 _private_dir = []  # a temporary folder for binaries when the cache cannot be written
@@ -307,9 +326,10 @@ def _cached_module(relative_path, info, text, name):
 
 
 def precompile(relative_path, name, arch, opts, text=None):
-    """Compile one instantiation (``name``; None: the ``extern "C"`` kernels) with NVRTC into the
-    binary cache unless it is there: ``(path of the binary, lowered names)``. Needs no device, so
-    ``python -m rocarray warmup`` runs it in worker processes.
+    """The binary of one instantiation (``name``; None: the ``extern "C"`` kernels):
+    ``(path of the binary, lowered names)``, from rocarray's binary cache, else from the binaries
+    shipped with the package (:mod:`rocarray._core.prebuilt`), else compiled with NVRTC into the
+    cache. Needs no device, so ``python -m rocarray warmup`` runs it in worker processes.
 
     Parameters
     ----------
@@ -326,8 +346,11 @@ def precompile(relative_path, name, arch, opts, text=None):
     """
     text = full_source(relative_path) if text is None else text
     names = [name] if name else []
-    entry_key = kernel_cache.key("runtime", "nvrtc", nvrtc().getVersion(), arch, opts, names, text)
+    entry_key = module_key(arch, opts, names, text, nvrtc().getVersion())
     found = kernel_cache.load(arch, entry_key)
+    if found is not None:
+        return found
+    found = prebuilt.load(arch, module_key(arch, opts, names, text))
     if found is not None:
         return found
     lowered, binary = nvrtc_compile(relative_path, backend.Target("cuda", arch, 32), text, opts, names)

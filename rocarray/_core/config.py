@@ -3,6 +3,8 @@
 =================================  ==========================================================
 ``ROCARRAY_CACHE_DIR``             root of rocarray's caches (kernel binaries, tuning DB, dumped sources);
                                    default ``$XDG_CACHE_HOME/rocarray`` or ``~/.cache/rocarray``
+``ROCARRAY_PREBUILT``              ``0``: ignore the kernel binaries shipped with the package (compile
+                                   what the binary cache lacks)
 ``ROCARRAY_DUMP_SOURCE_ON_ERROR``  ``1``: write the full pasted kernel source next to a compile error
 ``ROCARRAY_TUNE``                  unset: the tuning DB's answers, else heuristics (never times);
                                    ``0`` heuristics only, ``1`` tune unseen problems,
@@ -70,6 +72,11 @@ def cache_dir():
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / "rocarray"
+
+
+def prebuilt_enabled():
+    """Whether the kernel binaries shipped with the package are used (``ROCARRAY_PREBUILT``, default on)."""
+    return _flag("ROCARRAY_PREBUILT", True)
 
 
 def dump_source_on_error():
