@@ -95,7 +95,7 @@ def kernel_name(kind, dtype_name, d=None):
     if kind == "bwd_dot":
         return f"ra_miopen_attention_bwd_dot<{t}, {lt}>"
     if kind == "fwd_mma":
-        return f"ra_miopen_attention_fwd_mma<{t}, {d}>"
+        return f"ra_miopen_attention_fwd_mma<{t}, {d}, {MMA_GROUP_TILES}>"
     return f"ra_miopen_attention_{kind}<{t}, {lt}, {d}, {tile_rows(d, dtype_name)}>"
 
 
@@ -105,8 +105,33 @@ def kernel_name(kind, dtype_name, d=None):
 VARIANTS = ("portable", "mma")
 MMA_DTYPES = ("float16", "bfloat16")
 MMA_MAX_HEAD_DIM = 128
-#: Queries per block of the ``mma`` variant.
-MMA_ROWS = 64
+#: Queries per block of the ``mma`` variant (``RA_ATTN_MMA_BM``) and keys per streamed tile
+#: (``RA_ATTN_MMA_BN``).
+MMA_ROWS = 128
+MMA_KEYS = 64
+#: Tiles of 16 queries each 32-lane group of the ``mma`` variant owns (its template argument MI).
+MMA_GROUP_TILES = 2
+#: Threads per block of the ``mma`` variant (``RA_ATTN_MMA_THREADS(MI)``).
+MMA_THREADS = MMA_ROWS // (16 * MMA_GROUP_TILES) * 32
+#: Depths of the ``mma`` variant's K/V shared-memory ring, deepest first.
+MMA_STAGES = (4, 3, 2)
+
+
+def mma_shared_bytes(d, stages):
+    """Dynamic shared memory of an ``mma`` block: the Q tile and ``stages`` K and V tiles, rows
+    of ``d + 8`` 16-bit elements."""
+    return (MMA_ROWS + 2 * MMA_KEYS * int(stages)) * (int(d) + 8) * 2
+
+
+def mma_stages(d, shared_limit):
+    """The ``mma`` ring depth for head-dimension class ``d``: the deepest of :data:`MMA_STAGES`
+    of which two blocks fit ``shared_limit`` bytes (two blocks are what the kernel's registers
+    allow on a multiprocessor), else the deepest of which one block does, else the shallowest."""
+    for blocks in (2, 1):
+        for stages in MMA_STAGES:
+            if blocks * mma_shared_bytes(d, stages) <= shared_limit:
+                return stages
+    return MMA_STAGES[-1]
 
 
 def instantiations():
@@ -122,13 +147,26 @@ def mma_applies(dtype_name, e, ev):
     return dtype_name in MMA_DTYPES and max(int(e), int(ev)) <= MMA_MAX_HEAD_DIM
 
 
-def choose_variant(dtype_name, e, ev, info):
-    """The heuristic: ``'mma'`` where it applies and the device has the matrix units it is
-    written for (NVIDIA compute capability 8.0 or newer), else ``'portable'``."""
+def choose_variant(dtype_name, e, ev, info, shared_limit=None):
+    """The heuristic: ``'mma'`` where it applies, the device has the matrix units it is written
+    for (NVIDIA compute capability 8.0 or newer) and, when ``shared_limit`` (bytes of dynamic
+    shared memory a block may take) is given, a block with the shallowest ring fits it; else
+    ``'portable'``."""
     if mma_applies(dtype_name, e, ev) and not info.is_hip and info.arch.startswith("sm_") \
-            and int(info.arch[3:]) >= 80:
+            and int(info.arch[3:]) >= 80 and (shared_limit is None or mma_shared_bytes(
+                head_class(e, ev), MMA_STAGES[-1]) <= shared_limit):
         return "mma"
     return "portable"
+
+
+_shared_limits = {}  # device id -> bytes of dynamic shared memory a block may take
+
+
+def _shared_limit(device_id):
+    limit = _shared_limits.get(device_id)
+    if limit is None:
+        limit = _shared_limits[device_id] = backend.shared_memory_limit(device_id)
+    return limit
 
 
 _compile.register(SOURCE, instantiations())
@@ -173,11 +211,14 @@ def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, de
     fixed = (geom, numpy.int64(h), numpy.int64(hkv), numpy.int32(e), numpy.int32(ev), numpy.float64(scale))
     if variant == "mma":
         blocks = z * h * -(-L // MMA_ROWS)
-        kernel, fixed = _kernels[kernel_name("fwd_mma", name, d)], fixed + (numpy.int32(vec),)
+        stages = mma_stages(d, _shared_limit(device_id))
+        kernel = _kernels[kernel_name("fwd_mma", name, d)]
+        plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed + (numpy.int32(vec), numpy.int32(stages)),
+                                  block=MMA_THREADS, shared=mma_shared_bytes(d, stages)) if blocks else None
     else:
         blocks = z * h * -(-L // block_rows(d))
         kernel = _kernels[kernel_name("fwd", name, d)]
-    plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed) if blocks else None
+        plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed) if blocks else None
     return plan
 
 
@@ -251,7 +292,7 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     sig = _signature(q, k, v, mask, causal, scale)
     name, z, h, L, e, ev = sig[0], sig[1], sig[2], sig[4], sig[6], sig[7]
     if variant is None:
-        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]))
+        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]), _shared_limit(sig[-1]))
     elif variant not in VARIANTS or (variant == "mma" and not mma_applies(name, e, ev)):
         raise ValueError(f"attention_forward: variant {variant!r} does not apply to {name} with head dimensions "
                          f"{e}, {ev} (variants: {', '.join(VARIANTS)}; 'mma': {', '.join(MMA_DTYPES)} up to "
