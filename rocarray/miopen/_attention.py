@@ -14,11 +14,12 @@ to a class ``D`` of 64, 128 or 256 (:data:`HEAD_DIMS`); ``D / 16`` lanes own a r
 rows, converted to the accumulation type (float32, float64 for float64 data).
 
 The forward pass has a second variant for float16/bfloat16 with head dimensions up to 128,
-``"mma"``: 64 queries per block, 16 per 32-lane group, both products on 16 x 8 x 16 matrix tiles
-(mma.sync on NVIDIA sm_80+; a shuffle emulation of the same tiles elsewhere, which only tests
-choose). :func:`choose_variant` is the heuristic; ``attention_forward(..., variant=...)`` forces
-one. Plans (the prepared launches of a call signature) live in
-:data:`rocarray._core.plans.cache`.
+``"mma"`` (FlashAttention-2's forward): 128 queries per block, 32 per 32-lane group, both
+products on 16 x 8 x 16 matrix tiles (mma.sync on NVIDIA sm_80+; a shuffle emulation of the same
+tiles elsewhere, which only tests choose), key and value tiles of 64 rows streamed through a ring
+of :func:`mma_stages` shared-memory slots by asynchronous copies. :func:`choose_variant` is the
+heuristic; ``attention_forward(..., variant=...)`` forces one. Plans (the prepared launches of a
+call signature) live in :data:`rocarray._core.plans.cache`.
 """
 
 import math
@@ -203,7 +204,7 @@ class _Plan:
     __slots__ = ("fwd", "dot", "dq", "dkdv")
 
 
-def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, variant, vec):
+def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, variant, vec, stages):
     plan = _Plan()
     d = head_class(e, ev)
     p = launch.POINTER
@@ -211,7 +212,6 @@ def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, de
     fixed = (geom, numpy.int64(h), numpy.int64(hkv), numpy.int32(e), numpy.int32(ev), numpy.float64(scale))
     if variant == "mma":
         blocks = z * h * -(-L // MMA_ROWS)
-        stages = mma_stages(d, _shared_limit(device_id))
         kernel = _kernels[kernel_name("fwd_mma", name, d)]
         plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed + (numpy.int32(vec), numpy.int32(stages)),
                                   block=MMA_THREADS, shared=mma_shared_bytes(d, stages)) if blocks else None
@@ -302,8 +302,9 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     cupy = backend.cupy()
     out = cupy.empty((z, h, L, ev), q.dtype)
     lse = cupy.empty((z, h, L), lse_dtype(q.dtype))
-    key = ("miopen.attention_forward",) + sig + (variant, vec)
-    plan = plans.cache.lookup(key, lambda: _forward_plan(*sig, variant, vec))
+    stages = mma_stages(head_class(e, ev), _shared_limit(sig[-1])) if variant == "mma" else 0
+    key = ("miopen.attention_forward",) + sig + (variant, vec, stages)
+    plan = plans.cache.lookup(key, lambda: _forward_plan(*sig, variant, vec, stages))
     if plan.fwd is not None:
         with launch.on_device(sig[-1]):
             plan.fwd(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr, _ptr(mask))
