@@ -202,7 +202,7 @@ MMA_WAVE64 = [
 MMA_LIMITS = {49152: (2, 2), 150000: (3, 3), 232448: (4, 2)}
 
 
-def _run_mma(dev, case, limit, monkeypatch):
+def _run_mma(dev, case, limit, monkeypatch, scale=0.3):
     dtype_name, z, h, hkv, L, S, e, ev, kind, code, causal = case
     monkeypatch.setattr(_attention, "_shared_limit", lambda device_id: limit)
     dtype = _dtype(dtype_name)
@@ -210,7 +210,7 @@ def _run_mma(dev, case, limit, monkeypatch):
     q, k, v = _inputs(rng, dtype, z, h, hkv, L, S, e, ev)
     mask = _mask(rng, kind, _mask_shape(code, z, h, L, S), dtype) if kind else None
     out, lse = miopen.attention_forward(dev.array(q), dev.array(k), dev.array(v),
-                                        mask=None if mask is None else dev.array(mask), causal=causal, scale=0.3,
+                                        mask=None if mask is None else dev.array(mask), causal=causal, scale=scale,
                                         variant="mma")
     d = _attention.head_class(e, ev)
     stages = MMA_LIMITS[limit][d == 128]
@@ -218,7 +218,7 @@ def _run_mma(dev, case, limit, monkeypatch):
     assert launch.name == _attention.kernel_name("fwd_mma", dtype_name, d)
     assert launch.block == (_attention.MMA_THREADS, 1, 1) and launch.args[-1] == stages
     assert launch.shared == _attention.mma_shared_bytes(d, stages)
-    want, want_lse = ref.forward(q, k, v, mask, causal, 0.3)
+    want, want_lse = ref.forward(q, k, v, mask, causal, scale)
     # the probabilities are rounded to the data's type before the product with v
     tol = 2 * _tol(dtype)
     got = np.asarray(out).astype(np.float64)
@@ -232,6 +232,14 @@ def _run_mma(dev, case, limit, monkeypatch):
 @pytest.mark.parametrize("case", MMA_WARP32, ids=lambda c: f"{c[0]}-L{c[4]}-S{c[5]}-E{c[6]}-EV{c[7]}-{c[8]}-causal{c[10]}")
 def test_mma_forward_warp32(emulated_device, case, limit, monkeypatch):
     _run_mma(emulated_device, case, limit, monkeypatch)
+
+
+def test_mma_forward_negative_scale(emulated_device, monkeypatch):
+    # whole tiles keep their scores unscaled only for a positive scale (which keeps their order):
+    # under a negative one the row maximum taken before scaling would be the minimum, and scores
+    # spread over hundreds of binary orders would overflow the exponentials
+    _run_mma(emulated_device, ("bfloat16", 1, 1, 1, 128, 128, 64, 64, None, None, False), 49152, monkeypatch,
+             scale=-3.0)
 
 
 @pytest.mark.parametrize("case", MMA_WAVE64, ids=lambda c: f"{c[0]}-L{c[4]}-S{c[5]}-E{c[6]}-EV{c[7]}-{c[8]}-causal{c[10]}")

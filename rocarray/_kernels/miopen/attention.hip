@@ -396,10 +396,11 @@ ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, c
 // it, one barrier (which also frees the slot read in the previous tile), issue the copies of the
 // tile stages - 1 ahead into that slot, then compute.
 // Per tile: S = Q K^T (D / 16 k steps; the A fragments of Q and the B fragments of K come from
-// shared memory through ldmatrix), scores scaled and masked in float32 and kept in base-2 units
-// (exp2), the row maxima and the rescaling of the running output, then O += P V with P taken
-// straight from S's accumulators (the accumulator layout of two adjacent 8-key tiles is the
-// A-operand layout of one 16-key step) and V's B fragments from ldmatrix.trans.
+// shared memory through ldmatrix), the softmax in float32 in base-2 units (exp2; scores scaled
+// and masked where a tile needs it, else scaled inside the exponent's multiply-add), the row
+// maxima and the rescaling of the running output, then O += P V with P taken straight from S's
+// accumulators (the accumulator layout of two adjacent 8-key tiles is the A-operand layout of
+// one 16-key step) and V's B fragments from ldmatrix.trans.
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), for
 // lane l of a group, g = l / 4, t = l % 4: A (16 x 16, row-major): a0 = A[g][2t, 2t+1],
 // a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]; B (16 x 8): b0 =
@@ -425,9 +426,22 @@ template <typename T> RA_DEVICE float ra_attn_bits_to_float(ra_u32 bits) {
     x.bits = (ra_u16)bits;
     return ra_traits<T>::to_acc(x);
 }
+// Two floats rounded to the nearest T, packed low element first (NVIDIA sm_80+: one cvt of a pair).
 template <typename T> RA_DEVICE ra_u32 ra_attn_pack(float lo, float hi) {
     return (ra_u32)ra_traits<T>::from_acc(lo).bits | ((ra_u32)ra_traits<T>::from_acc(hi).bits << 16);
 }
+#if defined(RA_ATTN_MMA_NV)
+template <> RA_DEVICE ra_u32 ra_attn_pack<ra_half>(float lo, float hi) {
+    ra_u32 r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));  // first source to the upper half
+    return r;
+}
+template <> RA_DEVICE ra_u32 ra_attn_pack<ra_bfloat16>(float lo, float hi) {
+    ra_u32 r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#endif
 
 // d += a b for one 16 x 8 x 16 tile of the lane's 32-lane group.
 template <typename T> struct ra_attn_mma;
@@ -655,7 +669,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
-#pragma unroll 2
+#pragma unroll 4
         for (int kt = 0; kt < KT; ++kt) {
             ra_u32 qa[MI][4];
 #pragma unroll
@@ -671,8 +685,12 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
                 }
             }
         }
-        // a tile inside L x S, unmasked and wholly at or below the causal diagonal takes every score
-        const bool whole = mk.kind == 0 && j0 + BN <= S && i0 + BM <= L && (!mk.causal || j0 + BN - 1 <= i0);
+        // A tile inside L x S, unmasked and wholly at or below the causal diagonal takes every
+        // score: its scores stay unscaled (a positive scale keeps their order) and the scale
+        // rides the exponent's multiply-add; elsewhere each score is scaled and masked first.
+        const bool whole = mk.kind == 0 && sc2 > 0.0f && j0 + BN <= S && i0 + BM <= L &&
+                           (!mk.causal || j0 + BN - 1 <= i0);
+        const float f = whole ? sc2 : 1.0f;
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
             float top[2] = {neg_inf, neg_inf};
@@ -681,9 +699,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const int rr = e >> 1;
-                    if (whole) {
-                        s[mi][nt][e] *= sc2;
-                    } else {
+                    if (!whole) {
                         const ra_i64 i = i0 + row0 + 16 * mi + g + 8 * rr;
                         const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
                         s[mi][nt][e] = ra_attn_score<T>(s[mi][nt][e] * sc, mask, mk, z, h, i, j) * LOG2E;
@@ -695,7 +711,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
             for (int rr = 0; rr < 2; ++rr) {
                 top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
                 top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
-                const float m_new = ra_max(m[mi][rr], top[rr]);
+                const float m_new = ra_max(m[mi][rr], top[rr] * f);
                 const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[mi][rr] - m_new);
                 base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
                 m[mi][rr] = m_new;
@@ -710,7 +726,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    s[mi][nt][e] = exp2f(s[mi][nt][e] - base[e >> 1]);
+                    s[mi][nt][e] = exp2f(ra_fma(s[mi][nt][e], f, -base[e >> 1]));
                     l[mi][e >> 1] += s[mi][nt][e];
                 }
         }
