@@ -14,11 +14,12 @@ to a class ``D`` of 64, 128 or 256 (:data:`HEAD_DIMS`); ``D / 16`` lanes own a r
 rows, converted to the accumulation type (float32, float64 for float64 data).
 
 The forward pass has a second variant for float16/bfloat16 with head dimensions up to 128,
-``"mma"``: 64 queries per block, 16 per 32-lane group, both products on 16 x 8 x 16 matrix tiles
-(mma.sync on NVIDIA sm_80+; a shuffle emulation of the same tiles elsewhere, which only tests
-choose). :func:`choose_variant` is the heuristic; ``attention_forward(..., variant=...)`` forces
-one. Plans (the prepared launches of a call signature) live in
-:data:`rocarray._core.plans.cache`.
+``"mma"`` (FlashAttention-2's forward): 128 queries per block, 32 per 32-lane group, both
+products on 16 x 8 x 16 matrix tiles (mma.sync on NVIDIA sm_80+; a shuffle emulation of the same
+tiles elsewhere, which only tests choose), key and value tiles of 64 rows streamed through a ring
+of :func:`mma_stages` shared-memory slots by asynchronous copies. :func:`choose_variant` is the
+heuristic; ``attention_forward(..., variant=...)`` forces one. Plans (the prepared launches of a
+call signature) live in :data:`rocarray._core.plans.cache`.
 """
 
 import math
@@ -95,7 +96,7 @@ def kernel_name(kind, dtype_name, d=None):
     if kind == "bwd_dot":
         return f"ra_miopen_attention_bwd_dot<{t}, {lt}>"
     if kind == "fwd_mma":
-        return f"ra_miopen_attention_fwd_mma<{t}, {d}>"
+        return f"ra_miopen_attention_fwd_mma<{t}, {d}, {MMA_GROUP_TILES}>"
     return f"ra_miopen_attention_{kind}<{t}, {lt}, {d}, {tile_rows(d, dtype_name)}>"
 
 
@@ -105,8 +106,33 @@ def kernel_name(kind, dtype_name, d=None):
 VARIANTS = ("portable", "mma")
 MMA_DTYPES = ("float16", "bfloat16")
 MMA_MAX_HEAD_DIM = 128
-#: Queries per block of the ``mma`` variant.
-MMA_ROWS = 64
+#: Queries per block of the ``mma`` variant (``RA_ATTN_MMA_BM``) and keys per streamed tile
+#: (``RA_ATTN_MMA_BN``).
+MMA_ROWS = 128
+MMA_KEYS = 64
+#: Tiles of 16 queries each 32-lane group of the ``mma`` variant owns (its template argument MI).
+MMA_GROUP_TILES = 2
+#: Threads per block of the ``mma`` variant (``RA_ATTN_MMA_THREADS(MI)``).
+MMA_THREADS = MMA_ROWS // (16 * MMA_GROUP_TILES) * 32
+#: Depths of the ``mma`` variant's K/V shared-memory ring, deepest first.
+MMA_STAGES = (4, 3, 2)
+
+
+def mma_shared_bytes(d, stages):
+    """Dynamic shared memory of an ``mma`` block: the Q tile and ``stages`` K and V tiles, rows
+    of ``d + 8`` 16-bit elements."""
+    return (MMA_ROWS + 2 * MMA_KEYS * int(stages)) * (int(d) + 8) * 2
+
+
+def mma_stages(d, shared_limit):
+    """The ``mma`` ring depth for head-dimension class ``d``: the deepest of :data:`MMA_STAGES`
+    of which two blocks fit ``shared_limit`` bytes (two blocks are what the kernel's registers
+    allow on a multiprocessor), else the deepest of which one block does, else the shallowest."""
+    for blocks in (2, 1):
+        for stages in MMA_STAGES:
+            if blocks * mma_shared_bytes(d, stages) <= shared_limit:
+                return stages
+    return MMA_STAGES[-1]
 
 
 def instantiations():
@@ -122,13 +148,29 @@ def mma_applies(dtype_name, e, ev):
     return dtype_name in MMA_DTYPES and max(int(e), int(ev)) <= MMA_MAX_HEAD_DIM
 
 
-def choose_variant(dtype_name, e, ev, info):
-    """The heuristic: ``'mma'`` where it applies and the device has the matrix units it is
-    written for (NVIDIA compute capability 8.0 or newer), else ``'portable'``."""
+def choose_variant(dtype_name, e, ev, info, shared_limit=None):
+    """The heuristic: ``'mma'`` where it applies, the device has the matrix units it is written
+    for (NVIDIA compute capability 8.0 or newer) and, when ``shared_limit`` (bytes of dynamic
+    shared memory a block may take) is given, a block with the shallowest ring fits it; else
+    ``'portable'``."""
     if mma_applies(dtype_name, e, ev) and not info.is_hip and info.arch.startswith("sm_") \
-            and int(info.arch[3:]) >= 80:
+            and int(info.arch[3:]) >= 80 and (shared_limit is None or mma_shared_bytes(
+                head_class(e, ev), MMA_STAGES[-1]) <= shared_limit):
         return "mma"
     return "portable"
+
+
+# bytes of dynamic shared memory a block may take, per device: keyed by the device's facts, so a
+# stand-in device (tests) never shares an entry with the real one of the same id
+_shared_limits = {}
+
+
+def _shared_limit(device_id):
+    info = backend.device_info(device_id)
+    limit = _shared_limits.get(info)
+    if limit is None:
+        limit = _shared_limits[info] = backend.shared_memory_limit(device_id)
+    return limit
 
 
 _compile.register(SOURCE, instantiations())
@@ -165,7 +207,7 @@ class _Plan:
     __slots__ = ("fwd", "dot", "dq", "dkdv")
 
 
-def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, variant, vec):
+def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, variant, vec, stages):
     plan = _Plan()
     d = head_class(e, ev)
     p = launch.POINTER
@@ -173,11 +215,13 @@ def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, de
     fixed = (geom, numpy.int64(h), numpy.int64(hkv), numpy.int32(e), numpy.int32(ev), numpy.float64(scale))
     if variant == "mma":
         blocks = z * h * -(-L // MMA_ROWS)
-        kernel, fixed = _kernels[kernel_name("fwd_mma", name, d)], fixed + (numpy.int32(vec),)
+        kernel = _kernels[kernel_name("fwd_mma", name, d)]
+        plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed + (numpy.int32(vec), numpy.int32(stages)),
+                                  block=MMA_THREADS, shared=mma_shared_bytes(d, stages)) if blocks else None
     else:
         blocks = z * h * -(-L // block_rows(d))
         kernel = _kernels[kernel_name("fwd", name, d)]
-    plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed) if blocks else None
+        plan.fwd = kernel.prepare(device_id, (blocks,), (p,) * 6 + fixed) if blocks else None
     return plan
 
 
@@ -251,7 +295,7 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     sig = _signature(q, k, v, mask, causal, scale)
     name, z, h, L, e, ev = sig[0], sig[1], sig[2], sig[4], sig[6], sig[7]
     if variant is None:
-        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]))
+        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]), _shared_limit(sig[-1]))
     elif variant not in VARIANTS or (variant == "mma" and not mma_applies(name, e, ev)):
         raise ValueError(f"attention_forward: variant {variant!r} does not apply to {name} with head dimensions "
                          f"{e}, {ev} (variants: {', '.join(VARIANTS)}; 'mma': {', '.join(MMA_DTYPES)} up to "
@@ -261,8 +305,9 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     cupy = backend.cupy()
     out = cupy.empty((z, h, L, ev), q.dtype)
     lse = cupy.empty((z, h, L), lse_dtype(q.dtype))
-    key = ("miopen.attention_forward",) + sig + (variant, vec)
-    plan = plans.cache.lookup(key, lambda: _forward_plan(*sig, variant, vec))
+    stages = mma_stages(head_class(e, ev), _shared_limit(sig[-1])) if variant == "mma" else 0
+    key = ("miopen.attention_forward",) + sig + (variant, vec, stages)
+    plan = plans.cache.lookup(key, lambda: _forward_plan(*sig, variant, vec, stages))
     if plan.fwd is not None:
         with launch.on_device(sig[-1]):
             plan.fwd(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr, _ptr(mask))

@@ -11,6 +11,7 @@ from launchfake import fake_device  # noqa: F401 (the fixture emulated_device bu
 from nn import nn_attention_reference as ref
 
 from rocarray import miopen
+from rocarray.miopen import _attention
 
 SEED = 20261205
 
@@ -174,26 +175,50 @@ def test_self_check_runs_on_the_emulated_wave64_device(emulated_wave64_device, m
     miopen_attention.check_attention(np.random.default_rng(SEED))
 
 
-# the matrix-unit forward (forced): its tiles, fragment layouts, masks and softmax through the
-# portable emulation of mma.sync and ldmatrix (the instructions themselves run only on a GPU)
-MMA = [
-    ("bfloat16", 1, 2, 1, 20, 75, 64, 64, "bool", "z1ls", False),
-    ("float16", 1, 1, 1, 19, 67, 36, 120, "add", "11ls", False),
-    ("bfloat16", 1, 1, 1, 66, 40, 128, 128, None, None, True),
+# the matrix-unit forward (forced): its tiles, fragment layouts, shared-memory ring, masks and
+# softmax through the portable emulation of mma.sync, ldmatrix and cp.async (the instructions
+# themselves run only on a GPU). L and S cross the 128-query blocks and 64-key tiles; the ring's
+# depth follows the shared memory a block may take (2 at 48 KB, 3 or 4 with more).
+# float16 runs on the wave64 target only (the 32-lane target's float16 conversions are inline PTX)
+MMA_WARP32 = [
+    # several blocks and key tiles, causal: whole tiles below the diagonal, partial ones on it
+    ("bfloat16", 1, 1, 1, 200, 203, 128, 128, None, None, True),
+    ("bfloat16", 1, 1, 1, 256, 256, 64, 64, None, None, True),
+    # every tile whole (no per-score checks)
+    ("bfloat16", 1, 1, 1, 128, 192, 64, 64, None, None, False),
+    # grouped heads and a boolean mask with rows of no key
+    ("bfloat16", 1, 2, 1, 131, 150, 64, 64, "bool", "z1ls", False),
+    # head dimensions that are not multiples of 8 (element-wise copies), an additive mask
+    ("bfloat16", 1, 2, 2, 67, 133, 100, 60, "add", "1hl1", True),
 ]
+MMA_WAVE64 = [
+    ("float16", 1, 1, 1, 150, 140, 128, 128, None, None, True),
+    ("float16", 1, 2, 1, 131, 150, 64, 64, "bool", "z1ls", False),
+    ("float16", 1, 1, 1, 129, 70, 36, 120, "add", "11ls", False),
+    ("float16", 1, 1, 1, 128, 192, 64, 64, None, None, False),
+    ("bfloat16", 1, 1, 1, 66, 131, 128, 128, "add", "11ls", True),
+]
+#: Dynamic shared memory a block may take -> the ring's depth for head-dimension class 64, 128.
+MMA_LIMITS = {49152: (2, 2), 150000: (3, 3), 232448: (4, 2)}
 
 
-def _run_mma(dev, case):
+def _run_mma(dev, case, limit, monkeypatch, scale=0.3):
     dtype_name, z, h, hkv, L, S, e, ev, kind, code, causal = case
+    monkeypatch.setattr(_attention, "_shared_limit", lambda device_id: limit)
     dtype = _dtype(dtype_name)
     rng = np.random.default_rng(SEED)
     q, k, v = _inputs(rng, dtype, z, h, hkv, L, S, e, ev)
     mask = _mask(rng, kind, _mask_shape(code, z, h, L, S), dtype) if kind else None
     out, lse = miopen.attention_forward(dev.array(q), dev.array(k), dev.array(v),
-                                        mask=None if mask is None else dev.array(mask), causal=causal, scale=0.3,
+                                        mask=None if mask is None else dev.array(mask), causal=causal, scale=scale,
                                         variant="mma")
-    assert dev.launches[-1].name.startswith("ra_miopen_attention_fwd_mma")
-    want, want_lse = ref.forward(q, k, v, mask, causal, 0.3)
+    d = _attention.head_class(e, ev)
+    stages = MMA_LIMITS[limit][d == 128]
+    launch = dev.launches[-1]
+    assert launch.name == _attention.kernel_name("fwd_mma", dtype_name, d)
+    assert launch.block == (_attention.MMA_THREADS, 1, 1) and launch.args[-1] == stages
+    assert launch.shared == _attention.mma_shared_bytes(d, stages)
+    want, want_lse = ref.forward(q, k, v, mask, causal, scale)
     # the probabilities are rounded to the data's type before the product with v
     tol = 2 * _tol(dtype)
     got = np.asarray(out).astype(np.float64)
@@ -203,14 +228,23 @@ def _run_mma(dev, case):
     np.testing.assert_allclose(np.asarray(lse)[fin], want_lse[fin], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("case", MMA, ids=lambda c: f"{c[0]}-E{c[6]}-EV{c[7]}-{c[8]}-causal{c[10]}")
-def test_mma_forward_wave64(emulated_wave64_device, case):
-    _run_mma(emulated_wave64_device, case)
+@pytest.mark.parametrize("limit", list(MMA_LIMITS))
+@pytest.mark.parametrize("case", MMA_WARP32, ids=lambda c: f"{c[0]}-L{c[4]}-S{c[5]}-E{c[6]}-EV{c[7]}-{c[8]}-causal{c[10]}")
+def test_mma_forward_warp32(emulated_device, case, limit, monkeypatch):
+    _run_mma(emulated_device, case, limit, monkeypatch)
 
 
-def test_mma_forward_warp32(emulated_device):
-    # whole tiles (no per-score checks) next to a partial one
-    _run_mma(emulated_device, ("bfloat16", 1, 1, 1, 64, 70, 64, 64, None, None, False))
+def test_mma_forward_negative_scale(emulated_device, monkeypatch):
+    # whole tiles keep their scores unscaled only for a positive scale (which keeps their order):
+    # under a negative one the row maximum taken before scaling would be the minimum, and scores
+    # spread over hundreds of binary orders would overflow the exponentials
+    _run_mma(emulated_device, ("bfloat16", 1, 1, 1, 128, 128, 64, 64, None, None, False), 49152, monkeypatch,
+             scale=-3.0)
+
+
+@pytest.mark.parametrize("case", MMA_WAVE64, ids=lambda c: f"{c[0]}-L{c[4]}-S{c[5]}-E{c[6]}-EV{c[7]}-{c[8]}-causal{c[10]}")
+def test_mma_forward_wave64(emulated_wave64_device, case, monkeypatch):
+    _run_mma(emulated_wave64_device, case, 150000, monkeypatch)
 
 
 def test_mma_variant_refuses_what_it_cannot_take(emulated_device):

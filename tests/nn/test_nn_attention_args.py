@@ -206,11 +206,30 @@ def test_the_heuristic_takes_the_matrix_units_where_they_exist():
         assert _attention.choose_variant(name, 64, 64, turing) == "portable"
     for name in ("float32", "float64"):
         assert _attention.choose_variant(name, 64, 64, PROFILE) == "portable"
+    # a block with the shallowest ring must fit the shared memory a block may take (99 KB on sm_86)
+    sm86 = dataclasses.replace(PROFILE, arch="sm_86")
+    assert _attention.choose_variant("float16", 128, 128, sm86, 101376) == "portable"
+    assert _attention.choose_variant("float16", 64, 64, sm86, 101376) == "mma"
+    assert _attention.choose_variant("float16", 128, 128, PROFILE, 232448) == "mma"
 
 
-def test_a_half_precision_call_on_sm90_launches_the_mma_kernel(fake_device):
-    q = fake_device.array((1, 2, 100, 64), "float16")
+def test_the_ring_depth_fits_two_blocks_where_it_can():
+    # sm_90 (227 KB a block): two blocks of 4 (D 64) or 2 (D 128) stages; sm_80 (163 KB): one of 3
+    assert _attention.mma_stages(64, 232448) == 4 and _attention.mma_stages(128, 232448) == 2
+    assert _attention.mma_stages(128, 166912) == 3
+    for d in (64, 128):
+        assert 2 * _attention.mma_shared_bytes(d, _attention.mma_stages(d, 232448)) <= 232448
+        assert _attention.mma_stages(d, 1024) == min(_attention.MMA_STAGES)
+
+
+@pytest.mark.parametrize("d", [64, 128])
+def test_a_half_precision_call_on_sm90_launches_the_mma_kernel(fake_device, monkeypatch, d):
+    monkeypatch.setattr(_attention, "_shared_limit", lambda device_id: 232448)  # H100's opt-in maximum
+    q = fake_device.array((1, 2, 300, d), "float16")
     SDPA(q, q, q)
     (fwd,) = fake_device.launches
-    assert fwd.name == "ra_miopen_attention_fwd_mma<ra_half, 64>"
-    assert fwd.grid == (2 * math.ceil(100 / _attention.MMA_ROWS), 1, 1) and fwd.args[-1] == 1  # 16-byte rows
+    stages = _attention.mma_stages(d, 232448)
+    assert fwd.name == f"ra_miopen_attention_fwd_mma<ra_half, {d}, {_attention.MMA_GROUP_TILES}>"
+    assert fwd.grid == (2 * math.ceil(300 / _attention.MMA_ROWS), 1, 1) and fwd.block == (_attention.MMA_THREADS, 1, 1)
+    assert fwd.args[-2:] == (1, stages)  # 16-byte rows, the ring's depth
+    assert fwd.shared == _attention.mma_shared_bytes(d, stages)

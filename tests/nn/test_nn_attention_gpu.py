@@ -53,6 +53,32 @@ def test_both_forward_variants_match_torch(dtype, variant, causal, rng):
     close(lse, ref.forward(q, k, v, mask, causal)[1], 2e-5 * 8, f"lse {variant}")
 
 
+# the matrix-unit forward's shared-memory ring at each depth (the shared memory a block may take
+# decides it: 48 KB -> 2, 150 KB -> 3, H100's 227 KB -> 4 for D 64, 2 for D 128), over many key
+# tiles and several 128-query blocks, L and S not multiples of the tiles
+MMA_RING = [((1,), 4, 2, 1000, 1100, 128, 128, None, True), ((2,), 2, 2, 517, 1283, 64, 64, "bool", False),
+            ((1,), 2, 1, 777, 640, 120, 128, "float", False), ((1,), 2, 2, 1024, 1024, 64, 64, None, True)]
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d in _attention.MMA_DTYPES])
+@pytest.mark.parametrize("limit", [49152, 150000, 232448])
+@pytest.mark.parametrize("case", MMA_RING, ids=lambda c: f"L{c[3]}-S{c[4]}-E{c[5]}-{c[7]}-causal{c[8]}")
+def test_mma_forward_ring_matches_torch(dtype, limit, case, rng, monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(_attention, "_shared_limit", lambda device_id: limit)
+    dt = np_dtype(dtype)
+    shape, kind, causal = case[:7], case[7], case[8]
+    q, k, v = inputs(rng, dt, shape)
+    mask = mask_for(rng, kind, shape, dt)
+    if mask is not None and mask.ndim == 3:
+        mask = mask[None]  # miopen.attention_forward takes 4-D masks
+    out, lse = ra.miopen.attention_forward(*(to_device(x) for x in (q, k, v)),
+                                           mask=None if mask is None else to_device(mask), causal=causal,
+                                           variant="mma")
+    close(out, torch_reference(torch, q, k, v, mask, causal, None), TOL[dtype][0], "out")
+    close(lse, ref.forward(q, k, v, mask, causal)[1], 2e-5 * 8, "lse")
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_queries_without_keys_get_zeros(dtype, rng):
     dt = np_dtype(dtype)

@@ -383,42 +383,65 @@ ra_miopen_attention_bwd_dkdv(const T* __restrict__ q, const T* __restrict__ k, c
 }
 
 // ---- forward on the matrix units (float16, bfloat16) ----
-// The same flash forward with both products on 16 x 8 x 16 matrix tiles (FlashAttention-2's warp
-// split: each 32-lane group owns 16 queries and all of a tile's keys, so a row's softmax never
-// leaves its group). A block of RA_ATTN_THREADS threads (4 groups) owns 64 queries of one (z, h)
-// and loops over tiles of 64 keys (only those at or before its last query when causal). The tiles
-// sit in shared memory as 16-bit rows padded by 8 elements (16 bytes), so the fragment reads of a
-// group fall in distinct banks; the Q tile passes through the K buffer into registers first.
-// Per tile: S = Q K^T (D / 16 k steps x 8 key tiles), scores scaled and masked in float32 and
-// kept in base-2 units (exp2), the row maxima and the rescaling of the running output as in the
-// portable kernel, then O += P V with P taken straight from S's accumulators (the accumulator
-// layout of two adjacent 8-key tiles is the A-operand layout of one 16-key step).
+// The flash forward with both products on 16 x 8 x 16 matrix tiles, organized as FlashAttention-2
+// (Dao 2023): each 32-lane group owns MI tiles of 16 queries and all of a key tile's scores, so a
+// row's softmax never leaves its group. A block owns RA_ATTN_MMA_BM = 128 queries of one (z, h)
+// (RA_ATTN_MMA_BM / (16 MI) groups) and loops over tiles of 64 keys (only those at or before its
+// last query when causal; blocks of one (z, h) are numbered heaviest first).
+// Shared memory (dynamic): the block's Q tile, then a ring of `stages` (>= 2) slots each holding
+// a K tile and a V tile; every tile stores 16-bit rows padded by 8 elements (16 bytes), so the 8
+// row addresses of one 8 x 8 matrix read fall in 8 distinct 16-byte bank groups. Copies are
+// 16-byte chunks (zero-filled past L, S and the head dimensions) issued as asynchronous copies
+// in one commit group per tile; the ring keeps stages - 1 tiles in flight: per tile, wait for
+// it, one barrier (which also frees the slot read in the previous tile), issue the copies of the
+// tile stages - 1 ahead into that slot, then compute.
+// Per tile: S = Q K^T (D / 16 k steps; the A fragments of Q and the B fragments of K come from
+// shared memory through ldmatrix), the softmax in float32 in base-2 units (exp2; scores scaled
+// and masked where a tile needs it, else scaled inside the exponent's multiply-add), the row
+// maxima and the rescaling of the running output, then O += P V with P taken straight from S's
+// accumulators (the accumulator layout of two adjacent 8-key tiles is the A-operand layout of
+// one 16-key step) and V's B fragments from ldmatrix.trans.
 // Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"), for
 // lane l of a group, g = l / 4, t = l % 4: A (16 x 16, row-major): a0 = A[g][2t, 2t+1],
 // a1 = A[g+8][2t, 2t+1], a2 = A[g][2t+8, 2t+9], a3 = A[g+8][2t+8, 2t+9]; B (16 x 8): b0 =
 // B[2t, 2t+1][g], b1 = B[2t+8, 2t+9][g]; C (16 x 8, float): c0, c1 = C[g][2t, 2t+1], c2, c3 =
 // C[g+8][2t, 2t+1]. Pairs are packed low element first.
-// Backends: NVIDIA sm_80+ runs mma.sync and ldmatrix.trans (inline PTX); elsewhere the same
-// fragments are multiplied by a portable emulation of the two instructions on warp shuffles
-// (correct and slow: the library chooses this kernel only where the matrix units exist, and tests
-// force it elsewhere to check the tiles, masks and softmax).
+// Backends: NVIDIA sm_80+ runs mma.sync, ldmatrix and cp.async (inline PTX); elsewhere the same
+// fragments are multiplied by a portable emulation of the instructions on warp shuffles and the
+// copies are plain (correct and slow: the library chooses this kernel only where the matrix
+// units exist, and tests force it elsewhere to check the tiles, ring, masks and softmax).
 
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
 #define RA_ATTN_MMA_NV 1
 #endif
-#define RA_ATTN_MMA_BM 64
+#define RA_ATTN_MMA_BM 128
 #define RA_ATTN_MMA_BN 64
 // Lanes of one m16n8k16 fragment group: a warp on NVIDIA, half a wavefront on wave64 targets.
 #define RA_ATTN_MMA_GROUP 32
+// Threads of a block whose groups own MI tiles of 16 queries each.
+#define RA_ATTN_MMA_THREADS(MI) (RA_ATTN_MMA_BM / (16 * (MI)) * RA_ATTN_MMA_GROUP)
 
 template <typename T> RA_DEVICE float ra_attn_bits_to_float(ra_u32 bits) {
     T x;
     x.bits = (ra_u16)bits;
     return ra_traits<T>::to_acc(x);
 }
+// Two floats rounded to the nearest T, packed low element first (NVIDIA sm_80+: one cvt of a pair).
 template <typename T> RA_DEVICE ra_u32 ra_attn_pack(float lo, float hi) {
     return (ra_u32)ra_traits<T>::from_acc(lo).bits | ((ra_u32)ra_traits<T>::from_acc(hi).bits << 16);
 }
+#if defined(RA_ATTN_MMA_NV)
+template <> RA_DEVICE ra_u32 ra_attn_pack<ra_half>(float lo, float hi) {
+    ra_u32 r;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));  // first source to the upper half
+    return r;
+}
+template <> RA_DEVICE ra_u32 ra_attn_pack<ra_bfloat16>(float lo, float hi) {
+    ra_u32 r;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+#endif
 
 // d += a b for one 16 x 8 x 16 tile of the lane's 32-lane group.
 template <typename T> struct ra_attn_mma;
@@ -466,184 +489,291 @@ template <typename T> struct ra_attn_mma {
 };
 #endif
 
-// Four 8 x 8 16-bit matrices, transposed: lane 8 q + r gives the address of row r of matrix q;
-// lane l receives in r[q] the elements (2 (l % 4) + {0, 1}, l / 4) of matrix q.
-RA_DEVICE void ra_attn_ldmatrix_x4_trans(ra_u32 (&r)[4], const ra_u16* row) {
+// Four 8 x 8 16-bit matrices from shared memory: lane 8 q + r gives the address of row r of
+// matrix q (16 bytes); lane l receives in r[q] the elements (l / 4, 2 (l % 4) + {0, 1}) of
+// matrix q, or with TRANS the elements (2 (l % 4) + {0, 1}, l / 4).
+template <bool TRANS> RA_DEVICE void ra_attn_ldmatrix_x4(ra_u32 (&r)[4], const ra_u16* row) {
 #if defined(RA_ATTN_MMA_NV)
     const unsigned addr = (unsigned)__cvta_generic_to_shared(row);
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+    if (TRANS) {
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+    } else {
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+    }
 #else
     const int l = ra_lane_id() & 31, base = ra_lane_id() & ~31;
     const ra_u64 mine = reinterpret_cast<ra_u64>(row);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-        const ra_u64 p0 = ra_shfl(mine, base + 8 * q + 2 * (l & 3));
-        const ra_u64 p1 = ra_shfl(mine, base + 8 * q + 2 * (l & 3) + 1);
-        r[q] = (ra_u32)reinterpret_cast<const ra_u16*>(p0)[l >> 2] |
-               ((ra_u32)reinterpret_cast<const ra_u16*>(p1)[l >> 2] << 16);
+        if (TRANS) {
+            const ra_u64 p0 = ra_shfl(mine, base + 8 * q + 2 * (l & 3));
+            const ra_u64 p1 = ra_shfl(mine, base + 8 * q + 2 * (l & 3) + 1);
+            r[q] = (ra_u32)reinterpret_cast<const ra_u16*>(p0)[l >> 2] |
+                   ((ra_u32)reinterpret_cast<const ra_u16*>(p1)[l >> 2] << 16);
+        } else {
+            const ra_u64 p = ra_shfl(mine, base + 8 * q + (l >> 2));
+            const ra_u16* e = reinterpret_cast<const ra_u16*>(p) + 2 * (l & 3);
+            r[q] = (ra_u32)e[0] | ((ra_u32)e[1] << 16);
+        }
+    }
+#endif
+}
+
+// 16-byte global -> shared copy of which the first src_bytes (0 or 16) come from src and the rest
+// is zero; NVIDIA: asynchronous (cp.async.cg with src-size), complete after a wait; elsewhere a
+// plain copy.
+RA_DEVICE void ra_attn_cp_async_16(ra_u16* dst, const ra_u16* src, int src_bytes) {
+#if defined(RA_ATTN_MMA_NV)
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(src_bytes));
+#else
+    *reinterpret_cast<uint4*>(dst) = src_bytes ? *reinterpret_cast<const uint4*>(src) : make_uint4(0u, 0u, 0u, 0u);
+#endif
+}
+RA_DEVICE void ra_attn_cp_async_commit() {
+#if defined(RA_ATTN_MMA_NV)
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+// Wait until at most `pending` of this thread's committed copy groups are in flight (a deeper
+// ring than 4 stages waits for more than it must, which is always correct).
+RA_DEVICE void ra_attn_cp_async_wait(int pending) {
+#if defined(RA_ATTN_MMA_NV)
+    if (pending >= 2) {
+        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
+    } else if (pending == 1) {
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+    } else {
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
     }
 #endif
 }
 
 // Rows [r0, r0 + ROWS) of a (rows x n) global 16-bit matrix into a shared tile of row stride
-// D + 8 (zeros outside); vec: n % 8 == 0 and x 16-byte aligned, so rows move in 16-byte chunks.
-template <int D, int ROWS>
+// D + 8 (zeros outside), in 16-byte chunks: thread x takes chunk x % (D / 8) of rows x / (D / 8)
+// + THREADS / (D / 8) e. vec (n % 8 == 0, x 16-byte aligned): asynchronous copies; else element
+// by element, plain stores.
+template <int D, int ROWS, int THREADS>
 RA_DEVICE void ra_attn_mma_load(ra_u16* tile, const ra_u16* __restrict__ x, ra_i64 r0, ra_i64 rows, int n, int vec) {
-    constexpr int LD = D + 8;
-    if (vec) {
-        constexpr int CH = D / 8;
-        for (int idx = threadIdx.x; idx < ROWS * CH; idx += RA_ATTN_THREADS) {
-            const int rr = idx / CH, ch = idx % CH;
-            const ra_i64 row = r0 + rr;
-            uint4 val = make_uint4(0u, 0u, 0u, 0u);
-            if (row < rows && ch * 8 < n) val = *reinterpret_cast<const uint4*>(x + row * n + ch * 8);
-            *reinterpret_cast<uint4*>(tile + rr * LD + ch * 8) = val;
-        }
-    } else {
-        for (int idx = threadIdx.x; idx < ROWS * D; idx += RA_ATTN_THREADS) {
-            const int rr = idx / D, e = idx % D;
-            const ra_i64 row = r0 + rr;
-            tile[rr * LD + e] = (row < rows && e < n) ? x[row * n + e] : (ra_u16)0;
+    constexpr int LD = D + 8, CH = D / 8, STEP = THREADS / CH;
+    static_assert(THREADS % CH == 0 && ROWS % STEP == 0, "whole rows per pass");
+    const int rr = (int)threadIdx.x / CH, c8 = (int)threadIdx.x % CH * 8;
+    const ra_i64 left = rows - r0 - rr;  // rows of this thread's chunks left in x
+    const ra_u16* src = x + (r0 + rr) * n + c8;
+    ra_u16* dst = tile + rr * LD + c8;
+#pragma unroll
+    for (int e = 0; e < ROWS / STEP; ++e) {
+        const bool in = e * STEP < left;
+        if (vec) {
+            const bool ok = in && c8 < n;
+            ra_attn_cp_async_16(dst + e * STEP * LD, ok ? src + e * STEP * n : x, ok ? 16 : 0);
+        } else {
+            ra_u32 w[4];
+#pragma unroll
+            for (int p = 0; p < 4; ++p) {
+                const int c = c8 + 2 * p;
+                const ra_u32 lo = in && c < n ? (ra_u32)src[e * STEP * n + 2 * p] : 0u;
+                const ra_u32 hi = in && c + 1 < n ? (ra_u32)src[e * STEP * n + 2 * p + 1] : 0u;
+                w[p] = lo | (hi << 16);
+            }
+            *reinterpret_cast<uint4*>(dst + e * STEP * LD) = make_uint4(w[0], w[1], w[2], w[3]);
         }
     }
 }
 
-template <typename T, int D>
-__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_THREADS)
+// Dynamic shared memory: the Q tile (RA_ATTN_MMA_BM rows) and `stages` slots of a K and a V tile
+// (RA_ATTN_MMA_BN rows each), rows of D + 8 16-bit elements (rocarray/miopen/_attention.py's
+// mma_shared_bytes mirrors it).
+template <typename T, int D, int MI>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_MMA_THREADS(MI))
 ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
                             T* __restrict__ o, float* __restrict__ lse, const void* __restrict__ mask,
-                            ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int E, int EV, double scale, int vec) {
+                            ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int E, int EV, double scale, int vec,
+                            int stages) {
+    constexpr int THREADS = RA_ATTN_MMA_THREADS(MI);
     constexpr int BM = RA_ATTN_MMA_BM, BN = RA_ATTN_MMA_BN, LD = D + 8;
     constexpr int KT = D / 16;  // k steps of q k^T
     constexpr int NT = BN / 8;  // key tiles of S
     constexpr int OT = D / 8;   // column tiles of O
-    static_assert(RA_ATTN_THREADS == 4 * RA_ATTN_MMA_GROUP && BM == 4 * 16, "four 32-lane groups of 16 queries");
-    static_assert(BM <= BN, "the Q tile passes through the K buffer");
-    __shared__ __align__(16) ra_u16 ks[BN * LD];
-    __shared__ __align__(16) ra_u16 vs[BN * LD];
+    constexpr int TILE = BN * LD;
+    static_assert(BM % (16 * MI) == 0 && THREADS % RA_WARP_SIZE == 0, "whole groups and warps");
+    extern __shared__ __align__(16) ra_u16 ra_attn_mma_smem[];
+    ra_u16* const qs = ra_attn_mma_smem;
+    ra_u16* const ring = ra_attn_mma_smem + BM * LD;
     const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
     const float neg_inf = ra_attn_neg_inf<float>();
     const ra_i64 L = mk.L, S = mk.S;
-    const int lane = threadIdx.x % RA_ATTN_MMA_GROUP, grp = threadIdx.x / RA_ATTN_MMA_GROUP;
+    const int lane = (int)threadIdx.x % RA_ATTN_MMA_GROUP, grp = (int)threadIdx.x / RA_ATTN_MMA_GROUP;
     const int g = lane >> 2, t = lane & 3;
     const ra_i64 tiles = (L + BM - 1) / BM;
     const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
     const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * BM;
     const ra_i64 h = zh % H, z = zh / H;
     const ra_i64 kv = z * HKV + h / (H / HKV);
-    const int r0 = grp * 16 + g;  // the lane's rows r0 and r0 + 8 of the block
-    const ra_i64 qi[2] = {i0 + r0, i0 + r0 + 8};
+    const int row0 = grp * 16 * MI;  // the group's first row of the block
     const ra_u16* qb = reinterpret_cast<const ra_u16*>(q) + zh * L * E;
     const ra_u16* kb = reinterpret_cast<const ra_u16*>(k) + kv * S * E;
     const ra_u16* vb = reinterpret_cast<const ra_u16*>(v) + kv * S * EV;
-
-    ra_attn_mma_load<D, BM>(ks, qb, i0, L, E, vec);
-    __syncthreads();
-    ra_u32 qf[KT][4];
-#pragma unroll
-    for (int kt = 0; kt < KT; ++kt) {
-        const ra_u16* p = ks + r0 * LD + kt * 16 + 2 * t;
-        qf[kt][0] = *reinterpret_cast<const ra_u32*>(p);
-        qf[kt][1] = *reinterpret_cast<const ra_u32*>(p + 8 * LD);
-        qf[kt][2] = *reinterpret_cast<const ra_u32*>(p + 8);
-        qf[kt][3] = *reinterpret_cast<const ra_u32*>(p + 8 * LD + 8);
-    }
-    float acc[OT][4];
-#pragma unroll
-    for (int ot = 0; ot < OT; ++ot)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) acc[ot][e] = 0.0f;
-    float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
-    const float sc = (float)scale, sc2 = (float)scale * LOG2E;
     const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
-    for (ra_i64 j0 = 0; j0 < end; j0 += BN) {
-        __syncthreads();  // the previous tile (or the Q staging) is read
-        ra_attn_mma_load<D, BN>(ks, kb, j0, S, E, vec);
-        ra_attn_mma_load<D, BN>(vs, vb, j0, S, EV, vec);
-        __syncthreads();
-        float s[NT][4];
+    const ra_i64 ntiles = (end + BN - 1) / BN;
+    auto prefetch = [&](ra_i64 jt, int slot) {
+        if (jt < ntiles) {
+            ra_attn_mma_load<D, BN, THREADS>(ring + slot * 2 * TILE, kb, jt * BN, S, E, vec);
+            ra_attn_mma_load<D, BN, THREADS>(ring + slot * 2 * TILE + TILE, vb, jt * BN, S, EV, vec);
+        }
+        ra_attn_cp_async_commit();  // (an empty group past the end keeps the count uniform)
+    };
+    ra_attn_mma_load<D, BM, THREADS>(qs, qb, i0, L, E, vec);
+    ra_attn_cp_async_commit();
+    for (int st = 0; st < stages - 1; ++st) prefetch(st, st);
+
+    // ldmatrix row addresses: lane 8 mq + mr gives row mr of matrix mq
+    const int mq = lane >> 3, mr = lane & 7;
+    // Q's A fragment: matrix mq = rows 8 (mq & 1) .., columns 8 (mq >> 1) .. of a 16 x 16 step
+    const ra_u16* qrow = qs + (row0 + 8 * (mq & 1) + mr) * LD + 8 * (mq >> 1);
+    // K's B fragments of two 8-key tiles: matrix mq = keys 8 (mq >> 1) .., columns 8 (mq & 1) ..
+    const int krow = (8 * (mq >> 1) + mr) * LD + 8 * (mq & 1);
+    // V's B fragments (transposed) of two 8-column tiles: keys 8 (mq & 1) .., columns 8 (mq >> 1) ..
+    const int vrow = (8 * (mq & 1) + mr) * LD + 8 * (mq >> 1);
+
+    float acc[MI][OT][4];
 #pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
+    for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) s[nt][e] = 0.0f;
+        for (int ot = 0; ot < OT; ++ot)
 #pragma unroll
-        for (int kt = 0; kt < KT; ++kt)
+            for (int e = 0; e < 4; ++e) acc[mi][ot][e] = 0.0f;
+    float m[MI][2], l[MI][2];  // l: this lane's part of the row sums
 #pragma unroll
-            for (int nt = 0; nt < NT; ++nt) {
-                const ra_u16* p = ks + (nt * 8 + g) * LD + kt * 16 + 2 * t;
-                ra_attn_mma<T>::run(s[nt], qf[kt], *reinterpret_cast<const ra_u32*>(p),
-                                    *reinterpret_cast<const ra_u32*>(p + 8));
-            }
-        // a tile inside L x S, unmasked and wholly at or below the causal diagonal takes every score
-        const bool whole = mk.kind == 0 && j0 + BN <= S && i0 + BM <= L && (!mk.causal || j0 + BN - 1 <= i0);
-        float top[2] = {neg_inf, neg_inf};
-#pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int rr = e >> 1;
-                const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
-                s[nt][e] = whole ? s[nt][e] * sc2 : ra_attn_score<T>(s[nt][e] * sc, mask, mk, z, h, qi[rr], j) * LOG2E;
-                top[rr] = ra_max(top[rr], s[nt][e]);
-            }
-        float base[2];
+    for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
         for (int rr = 0; rr < 2; ++rr) {
-            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
-            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
-            const float m_new = ra_max(m[rr], top[rr]);
-            const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
-            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
-            m[rr] = m_new;
-            l[rr] *= alpha;
+            m[mi][rr] = neg_inf;
+            l[mi][rr] = 0.0f;
+        }
+    const float sc = (float)scale, sc2 = (float)scale * LOG2E;
+    int rd = 0, wr = stages - 1;
+    for (ra_i64 jt = 0; jt < ntiles; ++jt) {
+        ra_attn_cp_async_wait(stages - 2);  // this thread's copies of Q and of tile jt are done
+        __syncthreads();                    // everyone's; and everyone is done with tile jt - 1
+        prefetch(jt + stages - 1, wr);
+        const ra_u16* ks = ring + rd * 2 * TILE;
+        const ra_u16* vs = ks + TILE;
+        const ra_i64 j0 = jt * BN;
+        float s[MI][NT][4];
 #pragma unroll
-            for (int ot = 0; ot < OT; ++ot) {
-                acc[ot][2 * rr] *= alpha;
-                acc[ot][2 * rr + 1] *= alpha;
+        for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
+#pragma unroll 4
+        for (int kt = 0; kt < KT; ++kt) {
+            ra_u32 qa[MI][4];
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) ra_attn_ldmatrix_x4<false>(qa[mi], qrow + mi * 16 * LD + kt * 16);
+#pragma unroll
+            for (int np = 0; np < NT / 2; ++np) {
+                ra_u32 kf[4];
+                ra_attn_ldmatrix_x4<false>(kf, ks + krow + np * 16 * LD + kt * 16);
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    ra_attn_mma<T>::run(s[mi][2 * np], qa[mi], kf[0], kf[1]);
+                    ra_attn_mma<T>::run(s[mi][2 * np + 1], qa[mi], kf[2], kf[3]);
+                }
             }
         }
+        // A tile inside L x S, unmasked and wholly at or below the causal diagonal takes every
+        // score: its scores stay unscaled (a positive scale keeps their order) and the scale
+        // rides the exponent's multiply-add; elsewhere each score is scaled and masked first.
+        const bool whole = mk.kind == 0 && sc2 > 0.0f && j0 + BN <= S && i0 + BM <= L &&
+                           (!mk.causal || j0 + BN - 1 <= i0);
+        const float f = whole ? sc2 : 1.0f;
 #pragma unroll
-        for (int nt = 0; nt < NT; ++nt)
+        for (int mi = 0; mi < MI; ++mi) {
+            float top[2] = {neg_inf, neg_inf};
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                s[nt][e] = exp2f(s[nt][e] - base[e >> 1]);
-                l[e >> 1] += s[nt][e];
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const int rr = e >> 1;
+                    if (!whole) {
+                        const ra_i64 i = i0 + row0 + 16 * mi + g + 8 * rr;
+                        const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
+                        s[mi][nt][e] = ra_attn_score<T>(s[mi][nt][e] * sc, mask, mk, z, h, i, j) * LOG2E;
+                    }
+                    top[rr] = ra_max(top[rr], s[mi][nt][e]);
+                }
+            float base[2];
+#pragma unroll
+            for (int rr = 0; rr < 2; ++rr) {
+                top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
+                top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
+                const float m_new = ra_max(m[mi][rr], top[rr] * f);
+                const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[mi][rr] - m_new);
+                base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+                m[mi][rr] = m_new;
+                l[mi][rr] *= alpha;
+#pragma unroll
+                for (int ot = 0; ot < OT; ++ot) {
+                    acc[mi][ot][2 * rr] *= alpha;
+                    acc[mi][ot][2 * rr + 1] *= alpha;
+                }
             }
 #pragma unroll
-        for (int kt = 0; kt < BN / 16; ++kt) {
-            ra_u32 pa[4];
-            pa[0] = ra_attn_pack<T>(s[2 * kt][0], s[2 * kt][1]);
-            pa[1] = ra_attn_pack<T>(s[2 * kt][2], s[2 * kt][3]);
-            pa[2] = ra_attn_pack<T>(s[2 * kt + 1][0], s[2 * kt + 1][1]);
-            pa[3] = ra_attn_pack<T>(s[2 * kt + 1][2], s[2 * kt + 1][3]);
-            // lane 8 q + r: row r of matrix q = (keys 8 (q & 1) .., columns 8 (q >> 1) ..)
-            const ra_u16* vrow = vs + (kt * 16 + (lane & 7) + ((lane >> 3) & 1) * 8) * LD + ((lane >> 4) & 1) * 8;
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    s[mi][nt][e] = exp2f(ra_fma(s[mi][nt][e], f, -base[e >> 1]));
+                    l[mi][e >> 1] += s[mi][nt][e];
+                }
+        }
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+            ra_u32 pa[MI][4];
+#pragma unroll
+            for (int mi = 0; mi < MI; ++mi) {
+                pa[mi][0] = ra_attn_pack<T>(s[mi][2 * kk][0], s[mi][2 * kk][1]);
+                pa[mi][1] = ra_attn_pack<T>(s[mi][2 * kk][2], s[mi][2 * kk][3]);
+                pa[mi][2] = ra_attn_pack<T>(s[mi][2 * kk + 1][0], s[mi][2 * kk + 1][1]);
+                pa[mi][3] = ra_attn_pack<T>(s[mi][2 * kk + 1][2], s[mi][2 * kk + 1][3]);
+            }
 #pragma unroll
             for (int ot = 0; ot < OT; ot += 2) {
                 ra_u32 vf[4];
-                ra_attn_ldmatrix_x4_trans(vf, vrow + ot * 8);
-                ra_attn_mma<T>::run(acc[ot], pa, vf[0], vf[1]);
-                ra_attn_mma<T>::run(acc[ot + 1], pa, vf[2], vf[3]);
+                ra_attn_ldmatrix_x4<true>(vf, vs + vrow + kk * 16 * LD + ot * 8);
+#pragma unroll
+                for (int mi = 0; mi < MI; ++mi) {
+                    ra_attn_mma<T>::run(acc[mi][ot], pa[mi], vf[0], vf[1]);
+                    ra_attn_mma<T>::run(acc[mi][ot + 1], pa[mi], vf[2], vf[3]);
+                }
             }
         }
+        rd = rd + 1 == stages ? 0 : rd + 1;
+        wr = wr + 1 == stages ? 0 : wr + 1;
     }
+    ra_attn_cp_async_wait(0);  // (the empty groups, or the Q copy where no tile exists)
 #pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {
-        float total = l[rr];
-        total += ra_shfl_xor(total, 1);
-        total += ra_shfl_xor(total, 2);
-        if (qi[rr] < L) {
-            const float inv = total > 0.0f ? 1.0f / total : 0.0f;
-            T* orow = o + (zh * L + qi[rr]) * EV;
+    for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
-            for (int ot = 0; ot < OT; ++ot)
+        for (int rr = 0; rr < 2; ++rr) {
+            const ra_i64 i = i0 + row0 + 16 * mi + g + 8 * rr;
+            float total = l[mi][rr];
+            total += ra_shfl_xor(total, 1);
+            total += ra_shfl_xor(total, 2);
+            if (i < L) {
+                const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+                T* orow = o + (zh * L + i) * EV;
 #pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int col = ot * 8 + 2 * t + e;
-                    if (col < EV) orow[col] = ra_traits<T>::from_acc(acc[ot][2 * rr + e] * inv);
-                }
-            if (t == 0) lse[zh * L + qi[rr]] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+                for (int ot = 0; ot < OT; ++ot)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = ot * 8 + 2 * t + e;
+                        if (col < EV) orow[col] = ra_traits<T>::from_acc(acc[mi][ot][2 * rr + e] * inv);
+                    }
+                if (t == 0) lse[zh * L + i] = total > 0.0f ? m[mi][rr] * LN2 + logf(total) : neg_inf;
+            }
         }
-    }
 }
