@@ -321,6 +321,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
     typedef typename ra_real_of<T>::type R;
     constexpr int SIDE = RA_ROCSOLVER_CHOL_SIDE, NB = M * RA_ROCSOLVER_CHOL_SIDE;
     __shared__ T col[2][NB];
+    __shared__ R pivot[NB];  // the pivot d = L(j, j)^2 of each factored column
     const int n = (int)n64;
     const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
     // lanes follow the stored triangle's fast index: the row of A (lower) is the tile's row, the
@@ -356,52 +357,90 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
                     if (a * SIDE + tr < n) c[a * SIDE + tr] = v[a][jb];
             }
             __syncthreads();
+            // the thread's rows and columns of the published vector, loaded before the pivot
+            // test so that their latency overlaps it
+            T ci[M], ck[M];
+#pragma unroll
+            for (int a = 0; a < M; ++a) ci[a] = c[a * SIDE + tr];
+#pragma unroll
+            for (int b = jb; b < M; ++b) ck[b] = c[b * SIDE + tc];
             const R d = ra_rsc_re(c[j]);
             if (!(d > R(0))) {  // true for a NaN
                 fail = j + 1;
                 break;
             }
-            const R s = ra_sqrt(d), r = R(1) / s;
-            T lr[M], lc[M];
+            // Column j keeps the unscaled vector (the loop never reads it again; the store scales
+            // it by 1 / s, s = sqrt(d)), and the updates take it unscaled too: L(i, j) conj(L(k, j))
+            // = c(i) conj(c(k)) / d and L(k, j) X(j, i) = c(k) c(i) / d, so a step waits for 1 / d
+            // only and no square root is on its path.
+            const R rd = R(1) / d;
+            if (t == 0) pivot[j] = d;
+            T lq[M], xr[M];
 #pragma unroll
-            for (int a = 0; a < M; ++a) lr[a] = ra_rsc_scale(c[a * SIDE + tr], r);
+            for (int b = jb; b < M; ++b) lq[b] = ra_rsc_scale(ck[b], rd);
+            // xr[a]: the row factor of the inverse's update, c(i) = X(j, i) s (i < j), 1 (i == j,
+            // X(k, j) := -L(k, j) / s), 0 (i > j); only register row jb compares i with j
 #pragma unroll
-            for (int b = jb; b < M; ++b) lc[b] = ra_rsc_scale(c[b * SIDE + tc], r);
-            // register columns b < jb hold k < j only (nothing to do) and b > jb hold k > j only:
-            // both known at compile time, so only column jb compares k with j
+            for (int a = 0; a < M; ++a) {
+                if (a < jb) xr[a] = ci[a];
+                else if (a == jb) xr[a] = tr < jt ? ci[a] : (tr == jt ? ra_rsc_make<T>::real(R(1)) : zero);
+                else xr[a] = zero;
+            }
+            // Every element the step changes is v -= p q. Register columns b < jb hold k < j
+            // only and b > jb hold k > j only, blocks a > b hold i > k and a < b hold i < k: all
+            // known at compile time, so only register column jb (k against j), diagonal blocks
+            // (i against k) and register row jb (i against j) select at run time, without
+            // branches.
+            const bool after = tc > jt;
 #pragma unroll
             for (int a = 0; a < M; ++a) {
 #pragma unroll
                 for (int b = jb; b < M; ++b) {
-                    const int i = a * SIDE + tr, k = b * SIDE + tc;
-                    const bool later = b > jb || k > j;
-                    if (i >= k) {
-                        if (later) v[a][b] = ra_rsc_msub(lr[a], ra_rsc_conj(lc[b]), v[a][b]);
-                        else if (k == j) v[a][b] = i == j ? ra_rsc_make<T>::real(s) : lr[a];
-                    } else if (later) {
-                        if (i < j) v[a][b] = ra_rsc_msub(lc[b], lr[a], v[a][b]);
-                        else if (i == j) v[a][b] = ra_rsc_scale(lc[b], -r);
-                    } else if (k == j) {
-                        v[a][b] = lr[a];
+                    T u;
+                    if (a > b) {  // L(i, k) -= L(i, j) conj(L(k, j)), i > k
+                        u = ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]);
+                    } else if (a < b) {  // X(k, i) -= L(k, j) X(j, i), i < k (i > j: nothing)
+                        if (a > jb) continue;
+                        u = ra_rsc_msub(lq[b], xr[a], v[a][b]);
+                    } else if (b > jb) {  // diagonal block right of column j: L part only
+                        u = tr >= tc ? ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]) : v[a][b];
+                    } else {  // the diagonal block of column j: both parts
+                        const bool lower = tr >= tc;
+                        u = ra_rsc_msub(lower ? ci[a] : xr[a], lower ? ra_rsc_conj(lq[b]) : lq[b], v[a][b]);
                     }
+                    v[a][b] = (b > jb || after) ? u : v[a][b];
                 }
             }
         }
     }
+    __syncthreads();  // pivot complete
 
-    // L into A's stored triangle, X into W (zeros above its diagonal)
+    // L into A's stored triangle, X into W (zeros above its diagonal). Columns k < done are
+    // final but for the scale 1 / L(k, k), their diagonal is sqrt(pivot); later ones (after a
+    // failed pivot) stay as updated, as potf2 leaves them.
+    const int done = fail != 0 ? fail - 1 : n;
+    R diag[M], scale[M];
+#pragma unroll
+    for (int b = 0; b < M; ++b) {
+        const int k = b * SIDE + tc;
+        diag[b] = k < done ? ra_sqrt(pivot[k]) : R(1);
+        scale[b] = R(1) / diag[b];
+    }
 #pragma unroll
     for (int a = 0; a < M; ++a) {
 #pragma unroll
         for (int b = 0; b < M; ++b) {
             const int i = a * SIDE + tr, k = b * SIDE + tc;
             if (i < n && k < n) {
+                const R sc = scale[b];
+                const T x = ra_rsc_scale(v[a][b], sc);
                 if (i >= k) {
-                    if (upper) A[k + (ra_i64)i * lda] = ra_rsc_conj(v[a][b]);
-                    else A[i + (ra_i64)k * lda] = v[a][b];
-                    if (i == k) W[i + (ra_i64)i * ldw] = ra_rsc_make<T>::real(R(1) / ra_rsc_re(v[a][b]));
+                    const T l = (i == k && k < done) ? ra_rsc_make<T>::real(diag[b]) : x;
+                    if (upper) A[k + (ra_i64)i * lda] = ra_rsc_conj(l);
+                    else A[i + (ra_i64)k * lda] = l;
+                    if (i == k) W[i + (ra_i64)i * ldw] = ra_rsc_make<T>::real(sc);
                 } else {
-                    W[k + (ra_i64)i * ldw] = v[a][b];
+                    W[k + (ra_i64)i * ldw] = x;
                     W[i + (ra_i64)k * ldw] = zero;
                 }
             }
