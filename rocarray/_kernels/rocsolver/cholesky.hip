@@ -351,10 +351,9 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
             const int j = jb * SIDE + jt;
             if (j >= n) break;
             T* c = col[j & 1];
-            if (tc == jt) {
+            if (tc == jt) {  // rows past n publish their zeros (c stays zero there)
 #pragma unroll
-                for (int a = 0; a < M; ++a)
-                    if (a * SIDE + tr < n) c[a * SIDE + tr] = v[a][jb];
+                for (int a = 0; a < M; ++a) c[a * SIDE + tr] = v[a][jb];
             }
             __syncthreads();
             // the thread's rows and columns of the published vector, loaded before the pivot
@@ -408,7 +407,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
                         const bool lower = tr >= tc;
                         u = ra_rsc_msub(lower ? ci[a] : xr[a], lower ? ra_rsc_conj(lq[b]) : lq[b], v[a][b]);
                     }
-                    v[a][b] = (b > jb || after) ? u : v[a][b];
+                    if (b > jb || after) v[a][b] = u;
                 }
             }
         }
