@@ -237,22 +237,44 @@ def test_inverse_leaves_and_panels_give_the_factor(stand_ins, rng, dtype, uplo, 
     leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
     assert [c[1] for c in leaves] == [nb] * (n // nb) + ([n % nb] if n % nb else [])
     assert "trsm" not in blas.calls and not any(c[0] == "potf2" for c in kern.calls)
-    # each full leaf but a trailing one has a panel below (beside) it: one copy, one gemm each
+    # every panel fits the staging area here: one copy each (one per inner node of the recursion),
+    # and one leaf gemm per block of every left half
     copies = [c for c in kern.calls if c[0] == "lacpy"]
-    blocks = -(-n // nb)
-    depth_sum = 0   # leaf gemms: one per block of every left half, over the recursion's nodes
+    panels, leaf_blocks = count_panels(n, nb)
+    assert len(copies) == panels and blas.calls.count("gemm") >= leaf_blocks
+    assert sum(c[1] * c[2] for c in copies) == staged_elements(n, nb)
 
-    def count(m, first):
-        nonlocal depth_sum
-        if m <= nb:
-            return
-        m1 = _cholesky.split(m, nb)
-        depth_sum += m1 // nb
-        count(m1, first)
-        count(m - m1, first + m1)
 
-    count(n, 0)
-    assert len(copies) == depth_sum and blocks >= 1
+def count_panels(n, nb):
+    """(panels, blocks of the panels' leaves) of the recursion of order n with leaves of nb."""
+    if n <= nb:
+        return 0, 0
+    n1 = _cholesky.split(n, nb)
+    p1, b1 = count_panels(n1, nb)
+    p2, b2 = count_panels(n - n1, nb)
+    return 1 + p1 + p2, n1 // nb + b1 + b2
+
+
+def staged_elements(n, nb):
+    """Elements of every panel of the recursion (each is staged once)."""
+    if n <= nb:
+        return 0
+    n1 = _cholesky.split(n, nb)
+    return n1 * (n - n1) + staged_elements(n1, nb) + staged_elements(n - n1, nb)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("stage", [1, 40 * 16, 100 * 64])
+def test_panels_larger_than_the_staging_area_split(stand_ins, rng, monkeypatch, uplo, stage):
+    # a staging area smaller than the panels (down to none: every leaf copies its own block): the
+    # panels split until their parts fit, every element still staged exactly once
+    n, nb = 300, 16
+    monkeypatch.setattr(_cholesky, "STAGE_BYTES", stage * 8)
+    buf, kern = _factor_checked(stand_ins, rng, "float64", uplo, n, nb)
+    copies = [c for c in kern.calls if c[0] == "lacpy"]
+    assert sum(c[1] * c[2] for c in copies) == staged_elements(n, nb)
+    assert all(c[1] * c[2] <= max(stage, n * nb) for c in copies)
+    assert len(copies) > count_panels(n, nb)[0]
 
 
 @pytest.mark.parametrize("uplo", ["L", "U"])
