@@ -282,7 +282,7 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // ra_rocsolver_potf2_inv<T, M>: a diagonal block's factor and the factor's inverse in one launch
 // ---------------------------------------------------------------------------------------------
 //
-// S := chol(S) (as potf2: the same info, the same values while no pivot fails) and W := inv(L),
+// S := chol(S) (as potf2: the same info, the same values up to rounding) and W := inv(L),
 // L = chol(S), for one block of order n <= 16 M in the lower normal form of the top of the file.
 // W (n x n, leading dimension ldw) gets the whole square: inv(L) below and on the diagonal,
 // zeros above, so that a gemm applies it: the recursive driver's panel solves are
@@ -292,24 +292,32 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // (upper storage: (threadIdx.x / 16, threadIdx.x % 16), so that consecutive lanes read and write
 // consecutive rows of A either way) keeps the element (i, k) = (a * 16 + tr, b * 16 + tc),
 // a, b < M, in its register v[a][b] (a cyclic distribution, as lu_block.hip). One tile holds
-// both triangular matrices: v[a][b] is L(i, k) where i >= k and X(k, i) where i < k, X = inv(L)
-// (its diagonal, 1 / L(i, i), is formed when storing). Step j = jb * 16 + jt is register
+// both triangular matrices: v[a][b] is L(i, k) where i >= k and X(k, i) where i < k, X = inv(L),
+// both times L(k, k) until the store divides by it (X's diagonal, 1 / L(i, i), is formed there). Step j = jb * 16 + jt is register
 // column jb of thread column jt: the loop over jb is unrolled and the loop over jt is not, so
 // every register array is indexed only by compile-time indices and stays in registers. Elements
 // past n start at zero and are never written back.
 //
-// Step j, one barrier. Before step j, register column j (thread column jt) holds L(i, j) for
-// i >= j, updated by steps < j, and X(j, i) for i < j, final but for the division by L(j, j):
-// right-looking potf2 and right-looking forward substitution L X = I run side by side, and both
-// need that one vector.
+// Step j, one barrier. Before step j, register column j (thread column jt) holds c(i) =
+// L(i, j) s for i > j and X(j, i) s for i < j, s = L(j, j), and c(j) = d = s^2: right-looking
+// potf2 and right-looking forward substitution L X = I run side by side, and both need that one
+// vector, and both can take it unscaled.
 //  A. Thread column jt publishes it: col[i] (shared, double-buffered by the parity of j).
 //  B. After the barrier every thread reads d = re(col[j]); d not > 0 (NaN included) ends the
-//     walk with fail = j + 1 (uniform: every thread read the same value). Else s = sqrt(d),
-//     l(i) = col[i] / s (L(i, j) for i > j, X(j, i) for i < j), and every thread updates its
-//     elements:  L(i, k) -= L(i, j) conj(L(k, j))  (i >= k > j);  X(k, i) -= L(k, j) X(j, i)
-//     (k > j > i);  X(k, j) = -L(k, j) / s  (k > j);  column j itself := l, diagonal s.
+//     walk with fail = j + 1 (uniform: every thread read the same value). Else, with 1 / d only
+//     (no square root on the step's path), every thread updates its elements:
+//     L(i, k) -= c(i) conj(c(k)) / d  (i >= k > j);  X(k, i) -= c(k) c(i) / d  (k > j > i);
+//     X(k, j) = -c(k) / d  (k > j). Column j keeps c: the walk never reads it again.
 // Step j + 2 rewrites a buffer only after the barrier of step j + 1, which no thread passes
-// before it has read that buffer in step j.
+// before it has read that buffer in step j. Thread 0 records each pivot d; the store scales
+// column k by 1 / sqrt(d_k) and writes sqrt(d_k) on the diagonal (a column after a failed pivot
+// is stored as updated, as potf2 leaves it).
+//
+// The only run-time tests of a step are tc against jt (register column jb), tr against tc
+// (the diagonal blocks a == b) and tr against jt (register row jb), all as selects or predicated
+// instructions: i > k for a > b, i < k for a < b, k < j for b < jb and k > j for b > jb are
+// compile-time facts of the unrolled loops (a run-time comparison of i = a * 16 + tr with k in
+// every element makes the compiler build a branch tree per element).
 
 #define RA_ROCSOLVER_CHOL_SIDE 16
 #define RA_ROCSOLVER_CHOL_INV_THREADS (RA_ROCSOLVER_CHOL_SIDE * RA_ROCSOLVER_CHOL_SIDE)
