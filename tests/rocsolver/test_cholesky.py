@@ -661,6 +661,57 @@ def test_potf2_inv_factor_and_inverse(rng, dtype):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_potf2_inv_lower_and_failed_pivot(rng, dtype):
+    # the lower triangle; then a pivot failing mid-block: info, and the stored triangle is the
+    # reference potf2's (columns before the failure factored, the later ones as updated)
+    n = _cholesky_kernels.inverse_leaf_order(dtype)
+    lda, ldw = n + 2, n + 1
+    for k in (0, 70):
+        a = spd(rng, n, dtype)
+        if k:
+            a[k - 1, k - 1] -= 1e3
+        d = to_device(packed(a, lda, "L", dtype))
+        w = to_device(np.full(ldw * n, np.nan, dtype))
+        info = to_device(np.zeros(1, np.int32))
+        _cholesky_kernels.potf2_inv("L", n, d, lda, w, ldw, info, 1000)
+        out = to_host(d)
+        assert other_triangle_untouched(out, n, lda, "L")
+        if not k:
+            assert to_host(info)[0] == 0
+            assert factor_error(out, a, lda, "L", dtype) < 10
+            s = np.tril(host.view(out, n, n, lda)).astype(a.dtype)
+            inv = host.view(to_host(w), n, n, ldw).astype(a.dtype)
+            assert np.linalg.norm(inv @ s - np.eye(n)) / (n * EPS[np.dtype(dtype)]) < 100
+            continue
+        assert to_host(info)[0] == 1000 + k
+        ref = packed(a, n, "L", dtype)
+        ref_info = np.zeros(1, np.int32)
+        host.Kernels().potf2("L", n, ref, n, 0, ref_info, 1)
+        want = np.tril(host.view(ref, n, n, n))
+        got = np.tril(host.view(out, n, n, lda))
+        tol = 50 * n * EPS[np.dtype(dtype)]
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_potrf_panels_larger_than_the_staging_area(rng, monkeypatch, dtype, uplo):
+    # a staging area of 64 KB: the panels split until their parts fit, down to a copy per leaf
+    monkeypatch.setattr(_cholesky, "STAGE_BYTES", 64 << 10)
+    n = 1100
+    a = spd(rng, n, dtype)
+    lda = n + 1
+    d, info = to_device(packed(a, lda, uplo, dtype)), to_device(np.full(1, -3, np.int32))
+    rocsolver.potrf(uplo, n, d, lda, info)
+    assert to_host(info)[0] == 0
+    out = to_host(d)
+    assert factor_error(out, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(out, n, lda, uplo)
+
+
+@pytest.mark.gpu
 def test_linalg_cholesky_bench_shape(rng):
     import rocarray as ra
 
