@@ -398,25 +398,28 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
             // known at compile time, so only register column jb (k against j), diagonal blocks
             // (i against k) and register row jb (i against j) select at run time, without
             // branches.
-            const bool after = tc > jt;
+            // v[a][b] less its step-j product (a and b compile-time after unrolling)
+            auto updated = [&](int a, int b) -> T {
+                if (a > b)  // L(i, k) -= L(i, j) conj(L(k, j)), i > k
+                    return ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]);
+                if (a < b)  // X(k, i) -= L(k, j) X(j, i), i < k (a <= jb here)
+                    return ra_rsc_msub(lq[b], xr[a], v[a][b]);
+                if (b > jb)  // diagonal block right of column j: L part only
+                    return tr >= tc ? ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]) : v[a][b];
+                const bool lower = tr >= tc;  // the diagonal block of column j: both parts
+                return ra_rsc_msub(lower ? ci[a] : xr[a], lower ? ra_rsc_conj(lq[b]) : lq[b], v[a][b]);
+            };
 #pragma unroll
             for (int a = 0; a < M; ++a) {
 #pragma unroll
-                for (int b = jb; b < M; ++b) {
-                    T u;
-                    if (a > b) {  // L(i, k) -= L(i, j) conj(L(k, j)), i > k
-                        u = ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]);
-                    } else if (a < b) {  // X(k, i) -= L(k, j) X(j, i), i < k (i > j: nothing)
-                        if (a > jb) continue;
-                        u = ra_rsc_msub(lq[b], xr[a], v[a][b]);
-                    } else if (b > jb) {  // diagonal block right of column j: L part only
-                        u = tr >= tc ? ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]) : v[a][b];
-                    } else {  // the diagonal block of column j: both parts
-                        const bool lower = tr >= tc;
-                        u = ra_rsc_msub(lower ? ci[a] : xr[a], lower ? ra_rsc_conj(lq[b]) : lq[b], v[a][b]);
-                    }
-                    if (b > jb || after) v[a][b] = u;
-                }
+                for (int b = jb + 1; b < M; ++b)
+                    if (a <= jb || a >= b) v[a][b] = updated(a, b);  // a < b with a > jb: i > j, nothing
+            }
+            // register column jb: only the thread columns right of column j (a branch, not a select
+            // per element: all but one or two warps take it uniformly in the lower layout)
+            if (tc > jt) {
+#pragma unroll
+                for (int a = 0; a < M; ++a) v[a][jb] = updated(a, jb);
             }
         }
     }
