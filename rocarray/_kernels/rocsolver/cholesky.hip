@@ -313,9 +313,9 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // column k by 1 / sqrt(d_k) and writes sqrt(d_k) on the diagonal (a column after a failed pivot
 // is stored as updated, as potf2 leaves it).
 //
-// The only run-time tests of a step are tc against jt (register column jb), tr against tc
-// (the diagonal blocks a == b) and tr against jt (register row jb), all as selects or predicated
-// instructions: i > k for a > b, i < k for a < b, k < j for b < jb and k > j for b > jb are
+// The only run-time tests of a step are tc against jt (one branch around register column jb's
+// updates), tr against tc (the diagonal blocks a == b) and tr against jt (register row jb), the
+// last two as selects: i > k for a > b, i < k for a < b, k < j for b < jb and k > j for b > jb are
 // compile-time facts of the unrolled loops (a run-time comparison of i = a * 16 + tr with k in
 // every element makes the compiler build a branch tree per element).
 
@@ -395,10 +395,9 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
             }
             // Every element the step changes is v -= p q. Register columns b < jb hold k < j
             // only and b > jb hold k > j only, blocks a > b hold i > k and a < b hold i < k: all
-            // known at compile time, so only register column jb (k against j), diagonal blocks
-            // (i against k) and register row jb (i against j) select at run time, without
-            // branches.
-            // v[a][b] less its step-j product (a and b compile-time after unrolling)
+            // known at compile time, so only register column jb (k against j, below), diagonal
+            // blocks (i against k) and register row jb (i against j, in xr) test at run time.
+            // updated(a, b): v[a][b] less its step-j product (a, b compile-time after unrolling)
             auto updated = [&](int a, int b) -> T {
                 if (a > b)  // L(i, k) -= L(i, j) conj(L(k, j)), i > k
                     return ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]);
