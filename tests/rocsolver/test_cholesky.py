@@ -374,6 +374,22 @@ def test_potrf_routes_large_orders_without_trsm(recorded, dtype, uplo, n):
     assert any("lacpy" in x for x in names) and any("gemm" in x for x in names)
 
 
+@pytest.mark.parametrize("dtype, copies", [("float64", 4 + 2 + 4 + 8 + 16 + 32),
+                                           ("complex128", 8 + 2 * 2 + 4 + 8 + 16 + 32 + 64)])
+def test_potrf_bench_order_stages_each_panel_once(recorded, dtype, copies):
+    # 8192: 64 leaves of 128 (complex128: 128 of 64); one copy per panel, but a panel larger than
+    # the staging area of 32 MB goes in parts: float64's top panel (4096^2) in 4, complex128's in 8
+    # and its two 2048^2 panels in 2 each
+    n = 8192
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf("L", n, A, n, info)
+    names = recorded.names()
+    nb = _cholesky_kernels.inverse_leaf_order(dtype)
+    assert sum("potf2_inv" in x for x in names) == n // nb
+    assert sum("lacpy" in x for x in names) == copies
+    assert not any("trsm" in x for x in names)
+
+
 def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
     n, batch = 40, 7
     A, info = recorded.array((batch * n * n,), "float64"), recorded.array((batch,), "int32")
