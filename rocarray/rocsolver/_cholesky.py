@@ -14,8 +14,10 @@ block (a leaf: order ``<= nb``, starting at a multiple of nb) is factored by one
 which also writes the inverse of its factor into a workspace (:func:`inverse_workspace`);
 ``nb`` is 128 (complex128: 64, :func:`~._cholesky_kernels.inverse_leaf_order`). The panel
 solve (:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
-(``B := copy(B) inv(L_kk)^H``, the copy because gemm cannot write its input) and whose inner
-steps are gemm updates, so potrf launches no trsm: leaves, copies, gemms and syrk/herk only.
+(``B := S inv(L_kk)^H`` with S a copy of B's right-hand sides: gemm cannot write its input, so
+the panel is staged in the workspace, one copy for a whole panel up to :data:`STAGE_BYTES`, and
+its inner updates run on the staged copy) and whose inner steps are gemm updates, so potrf
+launches no trsm: leaves, copies, gemms and syrk/herk only.
 Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and panel of order ``n / 2``, so
 the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
 
@@ -99,11 +101,19 @@ def conj_trans(dtype):
 # drivers on 1-D buffers (no checks)
 # --------------------------------------------------------------------------------------------
 
+#: Largest panel staged whole in the workspace (bytes; :func:`panel`): a larger one is split
+#: by the recursion until its parts fit.
+STAGE_BYTES = 32 << 20
+
+
 def inverse_workspace(n, nb, A):
     """Scratch for :func:`factor_inv` of order ``n``: the inverses of the diagonal blocks (block p
-    at ``p * nb * nb``, leading dimension nb) and a copy of one panel block (``n * nb`` elements)."""
+    at ``p * nb * nb``, leading dimension nb) and the staging area of :func:`panel` (room for the
+    largest panel up to :data:`STAGE_BYTES`, and for at least ``n * nb`` elements)."""
     blocks = -(-n // nb)
-    buf = kern.scratch(A, (blocks * nb + n) * nb)
+    n1 = split(n, nb) if n > nb else 0
+    stage = max(n * nb, min(STAGE_BYTES // numpy.dtype(A.dtype).itemsize, n1 * (n - n1)))
+    buf = kern.scratch(A, blocks * nb * nb + stage)
     return buf[:blocks * nb * nb], buf[blocks * nb * nb:]
 
 
@@ -130,30 +140,42 @@ def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0):
     factor_inv(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1)
 
 
-def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp):
+def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
     """The panel solve of the recursion with the factor T (order k, a multiple of nb or at most
     nb) whose diagonal blocks' inverses are in ``inv``: ``B := B T^{-H}`` (lower; B is m x k) or
     ``B := T^{-H} B`` (upper; B is k x m). Recursive as a trsm, with each leaf one gemm with the
-    block's inverse (after a copy of its B into ``tmp``) instead of a triangular solve."""
+    block's inverse instead of a triangular solve.
+
+    A gemm cannot write its input, so the right-hand sides are staged: the first call whose panel
+    fits ``tmp`` copies it there (one copy for the whole panel), its leaves' gemms read the staged
+    block and write B, and its updates run on the staged copy. ``staged`` is ``(S, lds)``, where
+    B's current right-hand sides are (None: in B itself, not staged yet)."""
     ct = conj_trans(B.dtype)
+    rows, cols = (m, k) if uplo == "L" else (k, m)
+    if staged is None and (k <= nb or rows * cols <= tmp.size):
+        kern.lacpy(rows, cols, B, ldb, tmp, rows)
+        staged = (tmp, rows)
     if k <= nb:
-        if uplo == "L":   # B := copy(B) inv(S)^H, S = L
-            kern.lacpy(m, k, B, ldb, tmp, m)
-            blas.gemm("N", ct, m, k, k, 1, tmp, m, inv, nb, 0, B, ldb)
-        else:             # B := inv(S) copy(B), S = U^H
-            kern.lacpy(k, m, B, ldb, tmp, k)
-            blas.gemm("N", "N", k, m, k, 1, inv, nb, tmp, k, 0, B, ldb)
+        S, lds = staged
+        if uplo == "L":   # B := S inv(L)^H
+            blas.gemm("N", ct, m, k, k, 1, S, lds, inv, nb, 0, B, ldb)
+        else:             # B := inv(U^H) S
+            blas.gemm("N", "N", k, m, k, 1, inv, nb, S, lds, 0, B, ldb)
         return
     k1 = split(k, nb)
     k2 = k - k1
-    panel(uplo, m, k1, T, ldt, B, ldb, inv, nb, tmp)
-    if uplo == "L":   # B2 -= B1 T21^H
-        blas.gemm("N", ct, m, k2, k1, -1, B, ldb, T[k1:], ldt, 1, B[k1 * ldb:], ldb)
+    panel(uplo, m, k1, T, ldt, B, ldb, inv, nb, tmp, staged)
+    # the second half's right-hand sides (in B, or staged) less the solved first half's part
+    if uplo == "L":   # B2 -= X1 T21^H
         b2 = B[k1 * ldb:]
-    else:             # B2 -= T12^H B1
-        blas.gemm(ct, "N", k2, m, k1, -1, T[k1 * ldt:], ldt, B, ldb, 1, B[k1:], ldb)
+        c2, ldc = (b2, ldb) if staged is None else (staged[0][k1 * staged[1]:], staged[1])
+        blas.gemm("N", ct, m, k2, k1, -1, B, ldb, T[k1:], ldt, 1, c2, ldc)
+    else:             # B2 -= T12^H X1
         b2 = B[k1:]
-    panel(uplo, m, k2, T[k1 + k1 * ldt:], ldt, b2, ldb, inv[(k1 // nb) * nb * nb:], nb, tmp)
+        c2, ldc = (b2, ldb) if staged is None else (staged[0][k1:], staged[1])
+        blas.gemm(ct, "N", k2, m, k1, -1, T[k1 * ldt:], ldt, B, ldb, 1, c2, ldc)
+    panel(uplo, m, k2, T[k1 + k1 * ldt:], ldt, b2, ldb, inv[(k1 // nb) * nb * nb:], nb, tmp,
+          None if staged is None else (c2, ldc))
 
 
 def factor_batch(uplo, n, A, lda, stride, info, batch, limit):

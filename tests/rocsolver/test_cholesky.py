@@ -237,22 +237,44 @@ def test_inverse_leaves_and_panels_give_the_factor(stand_ins, rng, dtype, uplo, 
     leaves = [c for c in kern.calls if c[0] == "potf2_inv"]
     assert [c[1] for c in leaves] == [nb] * (n // nb) + ([n % nb] if n % nb else [])
     assert "trsm" not in blas.calls and not any(c[0] == "potf2" for c in kern.calls)
-    # each full leaf but a trailing one has a panel below (beside) it: one copy, one gemm each
+    # every panel fits the staging area here: one copy each (one per inner node of the recursion),
+    # and one leaf gemm per block of every left half
     copies = [c for c in kern.calls if c[0] == "lacpy"]
-    blocks = -(-n // nb)
-    depth_sum = 0   # leaf gemms: one per block of every left half, over the recursion's nodes
+    panels, leaf_blocks = count_panels(n, nb)
+    assert len(copies) == panels and blas.calls.count("gemm") >= leaf_blocks
+    assert sum(c[1] * c[2] for c in copies) == staged_elements(n, nb)
 
-    def count(m, first):
-        nonlocal depth_sum
-        if m <= nb:
-            return
-        m1 = _cholesky.split(m, nb)
-        depth_sum += m1 // nb
-        count(m1, first)
-        count(m - m1, first + m1)
 
-    count(n, 0)
-    assert len(copies) == depth_sum and blocks >= 1
+def count_panels(n, nb):
+    """(panels, blocks of the panels' leaves) of the recursion of order n with leaves of nb."""
+    if n <= nb:
+        return 0, 0
+    n1 = _cholesky.split(n, nb)
+    p1, b1 = count_panels(n1, nb)
+    p2, b2 = count_panels(n - n1, nb)
+    return 1 + p1 + p2, n1 // nb + b1 + b2
+
+
+def staged_elements(n, nb):
+    """Elements of every panel of the recursion (each is staged once)."""
+    if n <= nb:
+        return 0
+    n1 = _cholesky.split(n, nb)
+    return n1 * (n - n1) + staged_elements(n1, nb) + staged_elements(n - n1, nb)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("stage", [1, 40 * 16, 100 * 64])
+def test_panels_larger_than_the_staging_area_split(stand_ins, rng, monkeypatch, uplo, stage):
+    # a staging area smaller than the panels (down to none: every leaf copies its own block): the
+    # panels split until their parts fit, every element still staged exactly once
+    n, nb = 300, 16
+    monkeypatch.setattr(_cholesky, "STAGE_BYTES", stage * 8)
+    buf, kern = _factor_checked(stand_ins, rng, "float64", uplo, n, nb)
+    copies = [c for c in kern.calls if c[0] == "lacpy"]
+    assert sum(c[1] * c[2] for c in copies) == staged_elements(n, nb)
+    assert all(c[1] * c[2] <= max(stage, n * nb) for c in copies)
+    assert len(copies) > count_panels(n, nb)[0]
 
 
 @pytest.mark.parametrize("uplo", ["L", "U"])
@@ -350,6 +372,22 @@ def test_potrf_routes_large_orders_without_trsm(recorded, dtype, uplo, n):
     assert len(leaves) == -(-n // nb) and set(leaves) == {_cholesky_kernels.inverse_kernel_name(dtype)}
     assert not any("trsm" in x or "ra_rocsolver_potf2<" in x for x in names)
     assert any("lacpy" in x for x in names) and any("gemm" in x for x in names)
+
+
+@pytest.mark.parametrize("dtype, copies", [("float64", 4 + 2 + 4 + 8 + 16 + 32),
+                                           ("complex128", 8 + 2 * 2 + 4 + 8 + 16 + 32 + 64)])
+def test_potrf_bench_order_stages_each_panel_once(recorded, dtype, copies):
+    # 8192: 64 leaves of 128 (complex128: 128 of 64); one copy per panel, but a panel larger than
+    # the staging area of 32 MB goes in parts: float64's top panel (4096^2) in 4, complex128's in 8
+    # and its two 2048^2 panels in 2 each
+    n = 8192
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf("L", n, A, n, info)
+    names = recorded.names()
+    nb = _cholesky_kernels.inverse_leaf_order(dtype)
+    assert sum("potf2_inv" in x for x in names) == n // nb
+    assert sum("lacpy" in x for x in names) == copies
+    assert not any("trsm" in x for x in names)
 
 
 def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
@@ -636,6 +674,57 @@ def test_potf2_inv_factor_and_inverse(rng, dtype):
     s = np.triu(host.view(out, n, n, lda)).conj().T.astype(a.dtype)
     assert np.all(np.triu(inv, 1) == 0)
     assert np.linalg.norm(inv.astype(a.dtype) @ s - np.eye(n)) / (n * EPS[np.dtype(dtype)]) < 100
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_potf2_inv_lower_and_failed_pivot(rng, dtype):
+    # the lower triangle; then a pivot failing mid-block: info, and the stored triangle is the
+    # reference potf2's (columns before the failure factored, the later ones as updated)
+    n = _cholesky_kernels.inverse_leaf_order(dtype)
+    lda, ldw = n + 2, n + 1
+    for k in (0, 70):
+        a = spd(rng, n, dtype)
+        if k:
+            a[k - 1, k - 1] -= 1e3
+        d = to_device(packed(a, lda, "L", dtype))
+        w = to_device(np.full(ldw * n, np.nan, dtype))
+        info = to_device(np.zeros(1, np.int32))
+        _cholesky_kernels.potf2_inv("L", n, d, lda, w, ldw, info, 1000)
+        out = to_host(d)
+        assert other_triangle_untouched(out, n, lda, "L")
+        if not k:
+            assert to_host(info)[0] == 0
+            assert factor_error(out, a, lda, "L", dtype) < 10
+            s = np.tril(host.view(out, n, n, lda)).astype(a.dtype)
+            inv = host.view(to_host(w), n, n, ldw).astype(a.dtype)
+            assert np.linalg.norm(inv @ s - np.eye(n)) / (n * EPS[np.dtype(dtype)]) < 100
+            continue
+        assert to_host(info)[0] == 1000 + k
+        ref = packed(a, n, "L", dtype)
+        ref_info = np.zeros(1, np.int32)
+        host.Kernels().potf2("L", n, ref, n, 0, ref_info, 1)
+        want = np.tril(host.view(ref, n, n, n))
+        got = np.tril(host.view(out, n, n, lda))
+        tol = 50 * n * EPS[np.dtype(dtype)]
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_potrf_panels_larger_than_the_staging_area(rng, monkeypatch, dtype, uplo):
+    # a staging area of 64 KB: the panels split until their parts fit, down to a copy per leaf
+    monkeypatch.setattr(_cholesky, "STAGE_BYTES", 64 << 10)
+    n = 1100
+    a = spd(rng, n, dtype)
+    lda = n + 1
+    d, info = to_device(packed(a, lda, uplo, dtype)), to_device(np.full(1, -3, np.int32))
+    rocsolver.potrf(uplo, n, d, lda, info)
+    assert to_host(info)[0] == 0
+    out = to_host(d)
+    assert factor_error(out, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(out, n, lda, uplo)
 
 
 @pytest.mark.gpu

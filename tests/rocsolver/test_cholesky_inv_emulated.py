@@ -162,17 +162,21 @@ def test_lacpy_copies_the_block_only(emulated_device, rng):
 
 
 @pytest.mark.parametrize("uplo", ["L", "U"])
-def test_potrf_end_to_end(emulated_device, rng, uplo):
-    # the whole recursion on the emulator: potf2_inv leaves, lacpy, rocblas gemm and syrk
+@pytest.mark.parametrize("dtype, n", [("float32", 150), ("complex128", 300)])
+def test_potrf_end_to_end(emulated_device, rng, uplo, dtype, n):
+    # the whole recursion on the emulator: potf2_inv leaves, lacpy, rocblas gemm and syrk/herk;
+    # complex128 (leaves of 64) at 300 has panels of two leaves, whose second leaf reads the
+    # staged copy after a gemm update of it
     import rocarray.rocsolver as rs
 
-    n, lda = 150, 151
-    a = spd(rng, n, "float32")
-    buf = np.full(lda * n + 3, np.nan, np.float32)
-    host.put_triangle(host.view(buf, n, n, lda), a.astype(np.float32), uplo)
+    lda = n + 1
+    a = spd(rng, n, dtype)
+    buf = np.full(lda * n + 3, np.nan, dtype)
+    host.put_triangle(host.view(buf, n, n, lda), a.astype(dtype), uplo)
     A, info = emulated_device.array(buf), emulated_device.array(np.full(1, 9, np.int32))
     rs.potrf(uplo, n, A, lda, info)
     assert int(np.asarray(info)[0]) == 0
-    t = host.tri(host.view(np.asarray(A), n, n, lda), uplo).astype(np.float64)
-    s = t if uplo == "L" else t.T
-    assert np.linalg.norm(s @ s.T - a) / (np.linalg.norm(a) * n * np.finfo(np.float32).eps) < 10
+    t = host.tri(host.view(np.asarray(A), n, n, lda), uplo).astype(a.dtype)
+    s = t if uplo == "L" else t.conj().T
+    err = np.linalg.norm(s @ s.conj().T - a) / (np.linalg.norm(a) * n * np.finfo(np.dtype(dtype)).eps)
+    assert err < 10

@@ -282,7 +282,7 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // ra_rocsolver_potf2_inv<T, M>: a diagonal block's factor and the factor's inverse in one launch
 // ---------------------------------------------------------------------------------------------
 //
-// S := chol(S) (as potf2: the same info, the same values while no pivot fails) and W := inv(L),
+// S := chol(S) (as potf2: the same info, the same values up to rounding) and W := inv(L),
 // L = chol(S), for one block of order n <= 16 M in the lower normal form of the top of the file.
 // W (n x n, leading dimension ldw) gets the whole square: inv(L) below and on the diagonal,
 // zeros above, so that a gemm applies it: the recursive driver's panel solves are
@@ -292,24 +292,32 @@ ra_rocsolver_zero_diag(ra_i64 n, const T* __restrict__ A, ra_i64 lda, ra_i64 str
 // (upper storage: (threadIdx.x / 16, threadIdx.x % 16), so that consecutive lanes read and write
 // consecutive rows of A either way) keeps the element (i, k) = (a * 16 + tr, b * 16 + tc),
 // a, b < M, in its register v[a][b] (a cyclic distribution, as lu_block.hip). One tile holds
-// both triangular matrices: v[a][b] is L(i, k) where i >= k and X(k, i) where i < k, X = inv(L)
-// (its diagonal, 1 / L(i, i), is formed when storing). Step j = jb * 16 + jt is register
+// both triangular matrices: v[a][b] is L(i, k) where i >= k and X(k, i) where i < k, X = inv(L),
+// both times L(k, k) until the store divides by it (X's diagonal, 1 / L(i, i), is formed there). Step j = jb * 16 + jt is register
 // column jb of thread column jt: the loop over jb is unrolled and the loop over jt is not, so
 // every register array is indexed only by compile-time indices and stays in registers. Elements
 // past n start at zero and are never written back.
 //
-// Step j, one barrier. Before step j, register column j (thread column jt) holds L(i, j) for
-// i >= j, updated by steps < j, and X(j, i) for i < j, final but for the division by L(j, j):
-// right-looking potf2 and right-looking forward substitution L X = I run side by side, and both
-// need that one vector.
+// Step j, one barrier. Before step j, register column j (thread column jt) holds c(i) =
+// L(i, j) s for i > j and X(j, i) s for i < j, s = L(j, j), and c(j) = d = s^2: right-looking
+// potf2 and right-looking forward substitution L X = I run side by side, and both need that one
+// vector, and both can take it unscaled.
 //  A. Thread column jt publishes it: col[i] (shared, double-buffered by the parity of j).
 //  B. After the barrier every thread reads d = re(col[j]); d not > 0 (NaN included) ends the
-//     walk with fail = j + 1 (uniform: every thread read the same value). Else s = sqrt(d),
-//     l(i) = col[i] / s (L(i, j) for i > j, X(j, i) for i < j), and every thread updates its
-//     elements:  L(i, k) -= L(i, j) conj(L(k, j))  (i >= k > j);  X(k, i) -= L(k, j) X(j, i)
-//     (k > j > i);  X(k, j) = -L(k, j) / s  (k > j);  column j itself := l, diagonal s.
+//     walk with fail = j + 1 (uniform: every thread read the same value). Else, with 1 / d only
+//     (no square root on the step's path), every thread updates its elements:
+//     L(i, k) -= c(i) conj(c(k)) / d  (i >= k > j);  X(k, i) -= c(k) c(i) / d  (k > j > i);
+//     X(k, j) = -c(k) / d  (k > j). Column j keeps c: the walk never reads it again.
 // Step j + 2 rewrites a buffer only after the barrier of step j + 1, which no thread passes
-// before it has read that buffer in step j.
+// before it has read that buffer in step j. Thread 0 records each pivot d; the store scales
+// column k by 1 / sqrt(d_k) and writes sqrt(d_k) on the diagonal (a column after a failed pivot
+// is stored as updated, as potf2 leaves it).
+//
+// The only run-time tests of a step are tc against jt (one branch around register column jb's
+// updates), tr against tc (the diagonal blocks a == b) and tr against jt (register row jb), the
+// last two as selects: i > k for a > b, i < k for a < b, k < j for b < jb and k > j for b > jb are
+// compile-time facts of the unrolled loops (a run-time comparison of i = a * 16 + tr with k in
+// every element makes the compiler build a branch tree per element).
 
 #define RA_ROCSOLVER_CHOL_SIDE 16
 #define RA_ROCSOLVER_CHOL_INV_THREADS (RA_ROCSOLVER_CHOL_SIDE * RA_ROCSOLVER_CHOL_SIDE)
@@ -321,6 +329,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
     typedef typename ra_real_of<T>::type R;
     constexpr int SIDE = RA_ROCSOLVER_CHOL_SIDE, NB = M * RA_ROCSOLVER_CHOL_SIDE;
     __shared__ T col[2][NB];
+    __shared__ R pivot[NB];  // the pivot d = L(j, j)^2 of each factored column
     const int n = (int)n64;
     const bool upper = (flags & RA_ROCSOLVER_CHOL_UPPER) != 0;
     // lanes follow the stored triangle's fast index: the row of A (lower) is the tile's row, the
@@ -350,58 +359,97 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_CHOL_INV_THREADS) void ra_rocsolver_pot
             const int j = jb * SIDE + jt;
             if (j >= n) break;
             T* c = col[j & 1];
-            if (tc == jt) {
+            if (tc == jt) {  // rows past n publish their zeros (c stays zero there)
 #pragma unroll
-                for (int a = 0; a < M; ++a)
-                    if (a * SIDE + tr < n) c[a * SIDE + tr] = v[a][jb];
+                for (int a = 0; a < M; ++a) c[a * SIDE + tr] = v[a][jb];
             }
             __syncthreads();
+            // the thread's rows and columns of the published vector, loaded before the pivot
+            // test so that their latency overlaps it
+            T ci[M], ck[M];
+#pragma unroll
+            for (int a = 0; a < M; ++a) ci[a] = c[a * SIDE + tr];
+#pragma unroll
+            for (int b = jb; b < M; ++b) ck[b] = c[b * SIDE + tc];
             const R d = ra_rsc_re(c[j]);
             if (!(d > R(0))) {  // true for a NaN
                 fail = j + 1;
                 break;
             }
-            const R s = ra_sqrt(d), r = R(1) / s;
-            T lr[M], lc[M];
+            // Column j keeps the unscaled vector (the loop never reads it again; the store scales
+            // it by 1 / s, s = sqrt(d)), and the updates take it unscaled too: L(i, j) conj(L(k, j))
+            // = c(i) conj(c(k)) / d and L(k, j) X(j, i) = c(k) c(i) / d, so a step waits for 1 / d
+            // only and no square root is on its path.
+            const R rd = R(1) / d;
+            if (t == 0) pivot[j] = d;
+            T lq[M], xr[M];
 #pragma unroll
-            for (int a = 0; a < M; ++a) lr[a] = ra_rsc_scale(c[a * SIDE + tr], r);
+            for (int b = jb; b < M; ++b) lq[b] = ra_rsc_scale(ck[b], rd);
+            // xr[a]: the row factor of the inverse's update, c(i) = X(j, i) s (i < j), 1 (i == j,
+            // X(k, j) := -L(k, j) / s), 0 (i > j); only register row jb compares i with j
 #pragma unroll
-            for (int b = jb; b < M; ++b) lc[b] = ra_rsc_scale(c[b * SIDE + tc], r);
-            // register columns b < jb hold k < j only (nothing to do) and b > jb hold k > j only:
-            // both known at compile time, so only column jb compares k with j
+            for (int a = 0; a < M; ++a) {
+                if (a < jb) xr[a] = ci[a];
+                else if (a == jb) xr[a] = tr < jt ? ci[a] : (tr == jt ? ra_rsc_make<T>::real(R(1)) : zero);
+                else xr[a] = zero;
+            }
+            // Every element the step changes is v -= p q. Register columns b < jb hold k < j
+            // only and b > jb hold k > j only, blocks a > b hold i > k and a < b hold i < k: all
+            // known at compile time, so only register column jb (k against j, below), diagonal
+            // blocks (i against k) and register row jb (i against j, in xr) test at run time.
+            // updated(a, b): v[a][b] less its step-j product (a, b compile-time after unrolling)
+            auto updated = [&](int a, int b) -> T {
+                if (a > b)  // L(i, k) -= L(i, j) conj(L(k, j)), i > k
+                    return ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]);
+                if (a < b)  // X(k, i) -= L(k, j) X(j, i), i < k (a <= jb here)
+                    return ra_rsc_msub(lq[b], xr[a], v[a][b]);
+                if (b > jb)  // diagonal block right of column j: L part only
+                    return tr >= tc ? ra_rsc_msub(ci[a], ra_rsc_conj(lq[b]), v[a][b]) : v[a][b];
+                const bool lower = tr >= tc;  // the diagonal block of column j: both parts
+                return ra_rsc_msub(lower ? ci[a] : xr[a], lower ? ra_rsc_conj(lq[b]) : lq[b], v[a][b]);
+            };
 #pragma unroll
             for (int a = 0; a < M; ++a) {
 #pragma unroll
-                for (int b = jb; b < M; ++b) {
-                    const int i = a * SIDE + tr, k = b * SIDE + tc;
-                    const bool later = b > jb || k > j;
-                    if (i >= k) {
-                        if (later) v[a][b] = ra_rsc_msub(lr[a], ra_rsc_conj(lc[b]), v[a][b]);
-                        else if (k == j) v[a][b] = i == j ? ra_rsc_make<T>::real(s) : lr[a];
-                    } else if (later) {
-                        if (i < j) v[a][b] = ra_rsc_msub(lc[b], lr[a], v[a][b]);
-                        else if (i == j) v[a][b] = ra_rsc_scale(lc[b], -r);
-                    } else if (k == j) {
-                        v[a][b] = lr[a];
-                    }
-                }
+                for (int b = jb + 1; b < M; ++b)
+                    if (a <= jb || a >= b) v[a][b] = updated(a, b);  // a < b with a > jb: i > j, nothing
+            }
+            // register column jb: only the thread columns right of column j (a branch, not a select
+            // per element: all but one or two warps take it uniformly in the lower layout)
+            if (tc > jt) {
+#pragma unroll
+                for (int a = 0; a < M; ++a) v[a][jb] = updated(a, jb);
             }
         }
     }
+    __syncthreads();  // pivot complete
 
-    // L into A's stored triangle, X into W (zeros above its diagonal)
+    // L into A's stored triangle, X into W (zeros above its diagonal). Columns k < done are
+    // final but for the scale 1 / L(k, k), their diagonal is sqrt(pivot); later ones (after a
+    // failed pivot) stay as updated, as potf2 leaves them.
+    const int done = fail != 0 ? fail - 1 : n;
+    R diag[M], scale[M];
+#pragma unroll
+    for (int b = 0; b < M; ++b) {
+        const int k = b * SIDE + tc;
+        diag[b] = k < done ? ra_sqrt(pivot[k]) : R(1);
+        scale[b] = R(1) / diag[b];
+    }
 #pragma unroll
     for (int a = 0; a < M; ++a) {
 #pragma unroll
         for (int b = 0; b < M; ++b) {
             const int i = a * SIDE + tr, k = b * SIDE + tc;
             if (i < n && k < n) {
+                const R sc = scale[b];
+                const T x = ra_rsc_scale(v[a][b], sc);
                 if (i >= k) {
-                    if (upper) A[k + (ra_i64)i * lda] = ra_rsc_conj(v[a][b]);
-                    else A[i + (ra_i64)k * lda] = v[a][b];
-                    if (i == k) W[i + (ra_i64)i * ldw] = ra_rsc_make<T>::real(R(1) / ra_rsc_re(v[a][b]));
+                    const T l = (i == k && k < done) ? ra_rsc_make<T>::real(diag[b]) : x;
+                    if (upper) A[k + (ra_i64)i * lda] = ra_rsc_conj(l);
+                    else A[i + (ra_i64)k * lda] = l;
+                    if (i == k) W[i + (ra_i64)i * ldw] = ra_rsc_make<T>::real(sc);
                 } else {
-                    W[k + (ra_i64)i * ldw] = v[a][b];
+                    W[k + (ra_i64)i * ldw] = x;
                     W[i + (ra_i64)k * ldw] = zero;
                 }
             }
