@@ -1,8 +1,9 @@
 """Self-checks of rocsolver's paths that only batches take (``python -m rocarray``).
 
 Small enough for the sanitizers: a batch of Cholesky solves whose factors fit one block (one
-``potrs_small`` launch for the batch) and batched inverses (``getri``: the zero-pivot scan of
-the diagonal, then the solve against identities), compared with NumPy's.
+``potrs_small`` launch for the batch) and batched LU factorizations and inverses of orders 24 and
+40 (a group of lanes, or a block, per matrix; ``getri``: the zero-pivot scan of the diagonal,
+then the solve against identities), checked by their residuals.
 """
 
 import numpy
@@ -38,12 +39,13 @@ def check_batched_paths(rng):
         if not err < 64:
             raise AssertionError(f"potrs_strided_batched {dtype}: residual {err:.1f} n eps")
 
-        g = harness.standard_normal(rng, (batch, n, n), dtype) + 4 * numpy.eye(n, dtype=dtype)
-        dg = cupy.asarray(g.transpose(0, 2, 1).ravel())
-        ipiv = cupy.zeros(batch * n, numpy.int32)
-        rocsolver.getrf_strided_batched(n, n, dg, n, n * n, ipiv, n, info, batch)
-        rocsolver.getri_strided_batched(n, dg, n, n * n, ipiv, n, info, batch)
-        inv = cupy.asnumpy(dg).reshape(batch, n, n).transpose(0, 2, 1).astype(numpy.complex128)
-        err = numpy.abs(g.astype(numpy.complex128) @ inv - numpy.eye(n)).max() / (n * eps * 64)
-        if not err < 1:
-            raise AssertionError(f"getri_strided_batched {dtype}: |A inv(A) - I| too large")
+        for n in (24, 40):  # a group of lanes per matrix; a block per matrix
+            g = harness.standard_normal(rng, (batch, n, n), dtype) + 4 * numpy.eye(n, dtype=dtype)
+            dg = cupy.asarray(g.transpose(0, 2, 1).ravel())
+            ipiv = cupy.zeros(batch * n, numpy.int32)
+            rocsolver.getrf_strided_batched(n, n, dg, n, n * n, ipiv, n, info, batch)
+            rocsolver.getri_strided_batched(n, dg, n, n * n, ipiv, n, info, batch)
+            inv = cupy.asnumpy(dg).reshape(batch, n, n).transpose(0, 2, 1).astype(numpy.complex128)
+            err = numpy.abs(g.astype(numpy.complex128) @ inv - numpy.eye(n)).max() / (n * eps * 64)
+            if not err < 1:
+                raise AssertionError(f"getri_strided_batched {dtype} n={n}: |A inv(A) - I| too large")
