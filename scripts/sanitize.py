@@ -14,9 +14,11 @@ GPU. The tools ``--per-library`` names (racecheck by default: it is the slowest,
 process per library instead, each with its own ``--timeout``, so that a slow library does not
 keep the others from being checked; their results are merged into the tool's column. Inside
 the workload the launch layer's observer records the name of every kernel launched; the
-sanitizer's log attributes each error to the kernel it names. The report (``DIR/sanitize.md``, also printed) has one row per kernel: ``clean`` where the tool saw the
-kernel run without an error, the error count where it did not, ``-`` where that tool's run did not
-reach it (a timeout), and a last line with the kernels of the sources that no self-check launched.
+sanitizer's log attributes each error to the kernel it names. The report (``DIR/sanitize.md``,
+also printed) has one row per kernel: ``clean`` where the tool saw the kernel run without an
+error, the error count where it did not, ``-`` where that tool's run did not reach it (a
+timeout), a verdict line per tool (and per library where it ran per library), and a last line
+with the kernels of the sources that no self-check launched.
 
 Where the tool comes from, first found wins: ``--sanitizer``, ``$COMPUTE_SANITIZER``,
 ``compute-sanitizer`` on the PATH, the ``nvidia-cuda-sanitizer-api`` wheel's binary
