@@ -7,8 +7,10 @@ would on the GPU. Since no kernel runs, the checks' comparisons would fail at th
 stop the check: the check modules are loaded from their source with every ``raise AssertionError``
 and ``assert`` statement removed and ``harness.assert_close`` made a no-op, so each check goes
 through all its cases. A check still stops where the host reads a device value that decides what
-to launch next (a count, a pivot), or where the stand-in lacks a CuPy feature; the result says
-where, per check.
+to launch next (a count, a pivot), where the stand-in lacks a CuPy feature, or after
+:data:`LAUNCH_BUDGET` launches (a solver iterating on values no kernel computed); the result says
+where, per check. Device facts are an H100's (launchfake's sm_90 profile with its opt-in shared
+memory), so plans choose the kernels they choose there.
 """
 
 import ast
@@ -21,6 +23,15 @@ import traceback
 import numpy as np
 
 import emu_cupy
+import launchfake
+
+#: Launches a check may make here: iterative solvers loop on values no kernel computed (they run
+#: to their iteration limit); the kernels of an iteration are all launched long before this.
+LAUNCH_BUDGET = 5000
+
+
+class LaunchBudgetSpent(Exception):
+    """A check made :data:`LAUNCH_BUDGET` launches (it is stopped there)."""
 
 
 #: Shared memory per block an H100 grants on request (227 KiB).
@@ -150,11 +161,22 @@ def launches_of_self_checks(fake_device, monkeypatch, name_filter=None):
     monkeypatch.setattr(harness, "assert_close", lambda *args, **kwargs: None)
     monkeypatch.setattr(np.testing, "assert_allclose", lambda *args, **kwargs: None)
     registry = _load_without_comparisons(monkeypatch, harness)
+    record = launchfake._Function.__call__
+    budget = [0]
+
+    def counted(self, *args, **kwargs):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise LaunchBudgetSpent(f"{LAUNCH_BUDGET} launches")
+        return record(self, *args, **kwargs)
+
+    monkeypatch.setattr(launchfake._Function, "__call__", counted)
     result = {}
     for name in sorted(registry):
         if name_filter and name_filter not in name:
             continue
         first = len(fake_device.launches)
+        budget[0] = LAUNCH_BUDGET
         stopped = None
         try:
             registry[name].run(np.random.default_rng(0))
