@@ -40,7 +40,8 @@ def check_batched_paths(rng):
             raise AssertionError(f"potrs_strided_batched {dtype}: residual {err:.1f} n eps")
 
         for n in (24, 40):  # a group of lanes per matrix; a block per matrix
-            g = harness.standard_normal(rng, (batch, n, n), dtype) + 4 * numpy.eye(n, dtype=dtype)
+            # eigenvalues within about 1 of 2: condition number below about 10
+            g = harness.standard_normal(rng, (batch, n, n), dtype) / numpy.sqrt(n) + 2 * numpy.eye(n, dtype=dtype)
             dg = cupy.asarray(g.transpose(0, 2, 1).ravel())
             ipiv = cupy.zeros(batch * n, numpy.int32)
             rocsolver.getrf_strided_batched(n, n, dg, n, n * n, ipiv, n, info, batch)
