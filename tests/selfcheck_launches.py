@@ -90,13 +90,6 @@ class _Event:
         pass
 
 
-def _namespace():
-    ns = emu_cupy.namespace()
-    ns.cuda.alloc_pinned_memory = lambda nbytes: bytearray(max(int(nbytes), 8))
-    ns.cuda.Event = _Event
-    return ns
-
-
 def _get(self, stream=None, out=None, blocking=True, **kwargs):
     if out is None:
         return np.array(self)
@@ -106,6 +99,19 @@ def _get(self, stream=None, out=None, blocking=True, **kwargs):
 
 def _set(self, values, stream=None):
     np.ndarray.__setitem__(self, Ellipsis, values)
+
+
+def extend_standin(ns, monkeypatch):
+    """Give the NumPy stand-in for CuPy ``ns`` (``emu_cupy.namespace()``) what the self-checks'
+    host code uses beyond it: ``cupy.ndarray(shape, dtype, memptr=..., strides=...)`` views,
+    ``get(out=..., blocking=...)``, ``set``, pinned host memory and events (which do nothing: one
+    stream)."""
+    ns.cuda.alloc_pinned_memory = lambda nbytes: bytearray(max(int(nbytes), 8))
+    ns.cuda.Event = _Event
+    monkeypatch.setattr(emu_cupy.DeviceArray, "__new__", _view_new, raising=False)
+    monkeypatch.setattr(emu_cupy.DeviceArray, "get", _get)
+    monkeypatch.setattr(emu_cupy.DeviceArray, "set", _set, raising=False)
+    return ns
 
 
 def _minmax_keys_of(launching):
@@ -141,11 +147,8 @@ def launches_of_self_checks(fake_device, monkeypatch, name_filter=None):
     """``{check name: (kernel names launched, None or where and why the check stopped)}``."""
     from rocarray._core import backend, harness, plans, workspace
 
-    ns = _namespace()
+    ns = extend_standin(emu_cupy.namespace(), monkeypatch)
     monkeypatch.setattr(emu_cupy, "_guarded", _plain)
-    monkeypatch.setattr(emu_cupy.DeviceArray, "__new__", _view_new, raising=False)
-    monkeypatch.setattr(emu_cupy.DeviceArray, "get", _get)
-    monkeypatch.setattr(emu_cupy.DeviceArray, "set", _set, raising=False)
     monkeypatch.setattr(backend, "_cupy", [ns])
     monkeypatch.setattr(backend, "cupy_module", lambda: ns)
     # an H100's opt-in shared memory per block (launchfake's profile has the 48 KiB default), so

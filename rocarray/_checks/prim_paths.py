@@ -14,8 +14,7 @@ from rocarray._core import backend, harness
 _LIB = "prim"
 
 
-@harness.self_check(_LIB, "rare_paths")
-def check_rare_paths(rng):
+def _weighted_histograms(rng):
     import rocarray as ra
 
     cupy = backend.cupy()
@@ -32,14 +31,30 @@ def check_rare_paths(rng):
     want, _ = numpy.histogram(big.astype(numpy.float64), bins=64, range=(-4, 4), weights=wb.astype(numpy.float64))
     harness.assert_close(counts, want, "float32", 1 << 22, name="histogram, 64 bins, weighted, many partials")
 
+
+def _line_scan(rng):
+    import rocarray as ra
+
     lines = harness.standard_normal(rng, (2, 200_003, 8), "float32")
-    got = ra.cumsum(cupy.asarray(lines), axis=1)
+    got = ra.cumsum(backend.cupy().asarray(lines), axis=1)
     harness.assert_close(got, numpy.cumsum(lines.astype(numpy.float64), axis=1), "float32", 200_003,
                          name="cumsum of 16 long lines along the middle axis")
 
-    # last: the path is chosen from the data's minimum and maximum, read back from the device
+
+def _unique_bitmap(rng):
+    import rocarray as ra
+
+    cupy = backend.cupy()
     for dtype in ("int32", "int64"):
         x = rng.integers(-(1 << 23), 1 << 23, 1 << 20).astype(dtype)
         got = cupy.asnumpy(ra.unique(cupy.asarray(x)))
         if not numpy.array_equal(got, numpy.unique(x)):
             raise AssertionError(f"unique {dtype} (bitmap path): differs from NumPy")
+
+
+@harness.self_check(_LIB, "rare_paths")
+def check_rare_paths(rng):
+    _weighted_histograms(rng)
+    _line_scan(rng)
+    # last: the path is chosen from the data's minimum and maximum, read back from the device
+    _unique_bitmap(rng)
