@@ -1,17 +1,24 @@
 #!/usr/bin/env python3
 """Run rocarray's self-checks under NVIDIA's compute-sanitizer and report each kernel's verdict.
 
-    python3 scripts/sanitize.py --out DIR [--filter TEXT] [--tools memcheck,racecheck,...]
-                                [--sanitizer PATH] [--timeout SECONDS]
+    python3 scripts/sanitize.py --out DIR [--library NAME,...] [--filter TEXT]
+                                [--tools memcheck,racecheck,...] [--per-library TOOLS]
+                                [--jobs N] [--sanitizer PATH] [--timeout SECONDS]
 
 The workload is ``python -m rocarray self-check --all`` (every library's self-checks: small fresh
-random inputs through the public functions, so every kernel family the checks reach is launched).
-Each tool (memcheck, racecheck, initcheck, synccheck) runs the workload in its own process, all
-tools at once on the one GPU. Inside the workload the launch layer's observer records the name of
-every kernel launched; the sanitizer's log attributes each error to the kernel it names. The
-report (``DIR/sanitize.md``, also printed) has one row per kernel: ``clean`` where the tool saw the
-kernel run without an error, the error count where it did not, ``-`` where that tool's run did not
-reach it (a timeout), and a last line with the kernels of the sources that no self-check launched.
+random inputs through the public functions, so every kernel family the checks reach is launched),
+or the checks of the libraries ``--library`` names (``prim``, ``rocblas``, ``rocsparse``, ...)
+and of those the names contain ``--filter``. Each tool (memcheck, racecheck, initcheck,
+synccheck) runs the workload in its own process, at most ``--jobs`` processes at once on the one
+GPU. The tools ``--per-library`` names (racecheck by default: it is the slowest, by far) run one
+process per library instead, each with its own ``--timeout``, so that a slow library does not
+keep the others from being checked; their results are merged into the tool's column. Inside
+the workload the launch layer's observer records the name of every kernel launched; the
+sanitizer's log attributes each error to the kernel it names. The report (``DIR/sanitize.md``,
+also printed) has one row per kernel: ``clean`` where the tool saw the kernel run without an
+error, the error count where it did not, ``-`` where that tool's run did not reach it (a
+timeout), a verdict line per tool (and per library where it ran per library), and a last line
+with the kernels of the sources that no self-check launched.
 
 Where the tool comes from, first found wins: ``--sanitizer``, ``$COMPUTE_SANITIZER``,
 ``compute-sanitizer`` on the PATH, the ``nvidia-cuda-sanitizer-api`` wheel's binary
@@ -74,9 +81,22 @@ class _Names:
         pass
 
 
-def workload(name_filter, names_path):
+def selected_checks(name_filter=None, libraries=None):
+    """The registered self-checks whose name contains ``name_filter`` and whose library is one of
+    ``libraries`` (None: any)."""
+    from rocarray._cli.checks import registered_checks
+
+    return [c for c in registered_checks(name_filter) if not libraries or c.library in libraries]
+
+
+def check_libraries(name_filter=None, libraries=None):
+    """The libraries of :func:`selected_checks`, sorted."""
+    return sorted({c.library for c in selected_checks(name_filter, libraries)})
+
+
+def workload(name_filter, names_path, libraries=None):
     """Run the self-checks with a name-recording observer; write the names as JSON."""
-    from rocarray._cli.checks import registered_checks, run_self_checks
+    from rocarray._cli.checks import run_self_checks
     from rocarray._core import launch
 
     names = _Names()
@@ -96,7 +116,7 @@ def workload(name_filter, names_path):
                 save()
         return run_and_save
 
-    checks = [dataclasses.replace(c, run=saving(c.run)) for c in registered_checks(name_filter)]
+    checks = [dataclasses.replace(c, run=saving(c.run)) for c in selected_checks(name_filter, libraries)]
     launch.observer = names
     try:
         _, failed = run_self_checks(checks, print)
@@ -148,36 +168,100 @@ def known_kernels():
     return names
 
 
-def run_tool(tool, sanitizer, out, name_filter, timeout):
-    log = os.path.join(out, f"{tool}.log")
-    names = os.path.join(out, f"{tool}.kernels.json")
-    cmd = [sanitizer, "--tool", tool, *TOOL_OPTIONS[tool], "--print-limit", "100", "--log-file", log,
+@dataclasses.dataclass
+class Job:
+    """One sanitized workload: a tool over the selected checks, or over one library's (``library``)."""
+
+    tool: str
+    library: str = None
+
+    @property
+    def stem(self):
+        return self.tool + (f".{self.library}" if self.library else "")
+
+
+def plan_jobs(tools, per_library, libraries):
+    """The jobs: one per tool, or one per library for the tools in ``per_library``."""
+    jobs = []
+    for tool in tools:
+        if tool in per_library:
+            jobs += [Job(tool, library) for library in libraries]
+        else:
+            jobs.append(Job(tool))
+    return jobs
+
+
+def _command(job, sanitizer, out, name_filter, libraries):
+    log = os.path.join(out, f"{job.stem}.log")
+    names = os.path.join(out, f"{job.stem}.kernels.json")
+    cmd = [sanitizer, "--tool", job.tool, *TOOL_OPTIONS[job.tool], "--print-limit", "100", "--log-file", log,
            sys.executable, os.path.abspath(__file__), "--workload", names]
     if name_filter:
         cmd += ["--filter", name_filter]
-    t0 = time.time()
-    with open(os.path.join(out, f"{tool}.stdout"), "w", encoding="utf-8") as stdout:
-        proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.STDOUT)
-    return tool, proc, t0, log, names, timeout
+    chosen = [job.library] if job.library else libraries
+    if chosen:
+        cmd += ["--library", ",".join(chosen)]
+    return cmd, log, names
 
 
-def collect(tool, proc, t0, log, names, timeout):
-    try:
-        rc = proc.wait(timeout=max(1.0, timeout - (time.time() - t0)))
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        rc, timed_out = proc.wait(), True
+def collect(job, rc, timed_out, seconds, log, names):
     text = open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else ""
     launched = json.load(open(names, encoding="utf-8")) if os.path.exists(names) else []
     summary = _ERROR_SUMMARY.findall(text)
-    return {"tool": tool, "rc": rc, "timed_out": timed_out, "seconds": round(time.time() - t0, 1),
+    return {"tool": job.tool, "library": job.library, "rc": rc, "timed_out": timed_out, "seconds": round(seconds, 1),
             "errors": int(summary[-1]) if summary else None, "launched": launched,
             "by_kernel": errors_by_kernel(text, launched)}
 
 
-def report(results):
-    """The per-kernel table (markdown) and a one-line verdict per tool."""
+def run_jobs(jobs, sanitizer, out, name_filter, libraries, timeout, max_jobs):
+    """Run ``jobs`` (at most ``max_jobs`` at once), each killed after ``timeout`` seconds of its
+    own; their results in the order of ``jobs``."""
+    waiting, running, results = list(enumerate(jobs)), [], {}
+    while waiting or running:
+        while waiting and len(running) < max_jobs:
+            index, job = waiting.pop(0)
+            cmd, log, names = _command(job, sanitizer, out, name_filter, libraries)
+            with open(os.path.join(out, f"{job.stem}.stdout"), "w", encoding="utf-8") as stdout:
+                proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.STDOUT)
+            running.append((index, job, proc, time.time(), log, names))
+        time.sleep(0.2)
+        for entry in list(running):
+            index, job, proc, t0, log, names = entry
+            rc, timed_out = proc.poll(), False
+            if rc is None and time.time() - t0 > timeout:
+                proc.kill()
+                rc, timed_out = proc.wait(), True
+            if rc is not None:
+                running.remove(entry)
+                results[index] = collect(job, rc, timed_out, time.time() - t0, log, names)
+    return [results[i] for i in range(len(jobs))]
+
+
+def merge_by_tool(results):
+    """One result per tool: the per-library parts of a tool summed (errors: None when a part's tool
+    wrote no summary), their kernels united, ``parts`` listing each library's own line."""
+    merged = {}
+    for r in results:
+        m = merged.get(r["tool"])
+        if m is None:
+            merged[r["tool"]] = m = {"tool": r["tool"], "rc": 0, "timed_out": False, "seconds": 0.0, "errors": 0,
+                                     "launched": [], "by_kernel": {}, "parts": []}
+        m["rc"] = m["rc"] or r["rc"]
+        m["timed_out"] = m["timed_out"] or r["timed_out"]
+        m["seconds"] = max(m["seconds"], r["seconds"])
+        m["errors"] = None if m["errors"] is None or r["errors"] is None else m["errors"] + r["errors"]
+        m["launched"] = sorted(set(m["launched"]) | set(r["launched"]))
+        for kernel, count in r["by_kernel"].items():
+            m["by_kernel"][kernel] = m["by_kernel"].get(kernel, 0) + count
+        if r.get("library"):
+            m["parts"].append(r)
+    return list(merged.values())
+
+
+def report(results, libraries=None):
+    """The per-kernel table (markdown), a one-line verdict per tool (and per library where a tool
+    ran per library), and the kernels of the sources (of ``libraries``' sources, ``ra_<library>_``,
+    when given) that no check launched."""
     tools = [r["tool"] for r in results]
     kernels = sorted({base_name(k) for r in results for k in r["launched"]})
     lines = ["| kernel | " + " | ".join(tools) + " |", "| --- |" + " --- |" * len(tools)]
@@ -190,33 +274,48 @@ def report(results):
         lines.append(f"| {k} | " + " | ".join(cells) + " |")
     unattributed = {r["tool"]: r["by_kernel"].get("(unattributed)", 0) for r in results}
     if any(unattributed.values()):
-        lines.append(f"| (unattributed) | " + " | ".join(str(unattributed[t]) for t in tools) + " |")
+        lines.append("| (unattributed) | " + " | ".join(str(unattributed[t]) for t in tools) + " |")
     lines.append("")
     for r in results:
-        state = "timed out" if r["timed_out"] else f"exit {r['rc']}"
-        lines.append(f"- {r['tool']}: {r['errors']} error(s), {len({base_name(k) for k in r['launched']})} "
-                     f"kernel(s) launched, {r['seconds']} s, {state}")
-    missing = sorted(known_kernels() - set(kernels))
+        lines.append(_verdict(r["tool"], r))
+        lines += ["  " + _verdict(p["library"], p) for p in r.get("parts", ())]
+    missing = sorted(k for k in known_kernels() - set(kernels)
+                     if not libraries or any(k.startswith(f"ra_{lib}_") for lib in libraries))
     lines.append(f"- kernels in the sources that no self-check launched ({len(missing)}): "
                  + (", ".join(missing) if missing else "none"))
     return "\n".join(lines)
 
 
+def _verdict(label, r):
+    state = "timed out" if r["timed_out"] else f"exit {r['rc']}"
+    return (f"- {label}: {r['errors']} error(s), {len({base_name(k) for k in r['launched']})} "
+            f"kernel(s) launched, {r['seconds']} s, {state}")
+
+
+def _names(text):
+    return [t for t in (text or "").split(",") if t]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="folder for the logs and sanitize.md")
+    parser.add_argument("--library", default=None, help="only the self-checks of these libraries (comma-separated)")
     parser.add_argument("--filter", default=None, help="only self-checks whose name contains this text")
     parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--per-library", default="racecheck",
+                        help="tools run as one process per library (comma-separated; '' for none)")
+    parser.add_argument("--jobs", type=int, default=10, help="sanitized processes at once")
     parser.add_argument("--sanitizer", default=None, help="path of compute-sanitizer")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per tool")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
     parser.add_argument("--workload", metavar="NAMES_JSON", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    libraries = _names(args.library)
     if args.workload:
-        return workload(args.filter, args.workload)
+        return workload(args.filter, args.workload, libraries)
     if not args.out:
         parser.error("--out is required")
-    tools = [t for t in args.tools.split(",") if t]
-    unknown = sorted(set(tools) - set(TOOLS))
+    tools, per_library = _names(args.tools), _names(args.per_library)
+    unknown = sorted((set(tools) | set(per_library)) - set(TOOLS))
     if unknown:
         parser.error(f"unknown tool(s) {unknown}; choose from {list(TOOLS)}")
     sanitizer = find_sanitizer(args.sanitizer)
@@ -225,9 +324,10 @@ def main(argv=None):
               "or pass --sanitizer PATH", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    started = [run_tool(t, sanitizer, args.out, args.filter, args.timeout) for t in tools]
-    results = [collect(*s) for s in started]
-    text = report(results)
+    jobs = plan_jobs(tools, per_library, check_libraries(args.filter, libraries))
+    parts = run_jobs(jobs, sanitizer, args.out, args.filter, libraries, args.timeout, max(1, args.jobs))
+    results = merge_by_tool(parts)
+    text = report(results, libraries)
     with open(os.path.join(args.out, "sanitize.md"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
     with open(os.path.join(args.out, "sanitize.json"), "w", encoding="utf-8") as f:

@@ -92,3 +92,66 @@ def test_the_workload_saves_the_kernel_names_after_every_check(sanitize, monkeyp
     assert seen_on_disk == ['["ra_t_first<float>"]']
     assert open(path).read() == '["ra_t_first<float>", "ra_t_second"]'
     assert launch.observer is None
+
+
+def test_per_library_tools_become_one_job_per_library(sanitize):
+    jobs = sanitize.plan_jobs(["memcheck", "racecheck"], ["racecheck"], ["prim", "rocblas"])
+    assert [(j.tool, j.library) for j in jobs] == [("memcheck", None), ("racecheck", "prim"), ("racecheck", "rocblas")]
+    assert [j.stem for j in jobs] == ["memcheck", "racecheck.prim", "racecheck.rocblas"]
+
+
+def test_the_libraries_select_checks_and_name_the_checked_sources(sanitize, monkeypatch):
+    from rocarray._cli import checks
+    from rocarray._core import harness
+
+    fake = [harness.SelfCheck("prim.a", "prim", None), harness.SelfCheck("rocblas.b", "rocblas", None),
+            harness.SelfCheck("rocsparse.c", "rocsparse", None)]
+    monkeypatch.setattr(checks, "registered_checks", lambda name_filter=None: fake)
+    assert [c.name for c in sanitize.selected_checks(None, ["prim", "rocsparse"])] == ["prim.a", "rocsparse.c"]
+    assert sanitize.check_libraries() == ["prim", "rocblas", "rocsparse"]
+    results = [{"tool": "memcheck", "rc": 0, "timed_out": False, "seconds": 1.0, "errors": 0,
+                "launched": ["ra_prim_scan_rows<float>"], "by_kernel": {}}]
+    missing = sanitize.report(results, ["prim"]).splitlines()[-1].split(": ", 1)[1].split(", ")
+    assert "ra_prim_scan_rows" not in missing and "ra_prim_search" in missing
+    assert all(k.startswith("ra_prim_") for k in missing)
+
+
+FAKE_SANITIZER = """#!{python}
+import json, sys, time
+args = sys.argv[1:]
+log = args[args.index("--log-file") + 1]
+names = args[args.index("--workload") + 1]
+library = args[args.index("--library") + 1] if "--library" in args else "all"
+json.dump(["ra_%s_k<float>" % library.split(",")[0]], open(names, "w"))
+if library == "slow":
+    time.sleep(30)
+errors = 2 if library == "rocblas" else 0
+open(log, "w").write("========= Race reported\\n=========     at ra_rocblas_k+0x10\\n=========\\n" * errors
+                     + "========= ERROR SUMMARY: %d errors\\n" % errors)
+"""
+
+
+def test_per_library_racecheck_runs_in_parallel_within_its_own_time(sanitize, tmp_path, monkeypatch):
+    import sys
+    import time
+
+    tool = tmp_path / "compute-sanitizer"
+    tool.write_text(FAKE_SANITIZER.format(python=sys.executable))
+    tool.chmod(0o755)
+    out = tmp_path / "out"
+    out.mkdir()
+    jobs = sanitize.plan_jobs(["memcheck", "racecheck"], ["racecheck"], ["prim", "rocblas", "slow"])
+    t0 = time.time()
+    parts = sanitize.run_jobs(jobs, str(tool), str(out), None, [], timeout=5.0, max_jobs=4)
+    assert time.time() - t0 < 20  # the slow library was stopped at its own limit, the others ran
+    assert [(p["tool"], p["library"], p["timed_out"]) for p in parts] == [
+        ("memcheck", None, False), ("racecheck", "prim", False), ("racecheck", "rocblas", False),
+        ("racecheck", "slow", True)]
+    merged = {r["tool"]: r for r in sanitize.merge_by_tool(parts)}
+    race = merged["racecheck"]
+    assert race["launched"] == ["ra_prim_k<float>", "ra_rocblas_k<float>", "ra_slow_k<float>"]
+    assert race["errors"] is None and race["timed_out"]  # the stopped part wrote no summary
+    assert race["by_kernel"] == {"ra_rocblas_k": 2}
+    text = sanitize.report(list(merged.values()))
+    assert "| ra_rocblas_k | - | 2 error(s) |" in text and "| ra_all_k | clean | - |" in text
+    assert "  - slow: None error(s), 1 kernel(s) launched" in text and "timed out" in text
