@@ -200,11 +200,15 @@ def device_info(device_id=None):
 DEFAULT_SHARED = 48 * 1024
 
 
-@functools.lru_cache(maxsize=None)
 def shared_memory_limit(device_id):
     """Bytes of dynamic shared memory one block may use on ``device_id``: CUDA's opt-in maximum
-    where the runtime reports it, else the per-block figure (ROCm's LDS per workgroup)."""
-    info = device_info(device_id)
+    where the runtime reports it, else the per-block figure (ROCm's LDS per workgroup). Remembered
+    per device's facts, so a stand-in device (tests) never answers for the real one of its id."""
+    return _shared_memory_limit(device_info(device_id), device_id)
+
+
+@functools.lru_cache(maxsize=None)
+def _shared_memory_limit(info, device_id):
     limit = int(info.shared_mem_per_block)
     if not info.is_hip:
         try:

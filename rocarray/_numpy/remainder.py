@@ -12,6 +12,7 @@ NumPy.
 import numpy
 
 from rocarray._core import backend
+from rocarray._user import profile as _profile
 from rocarray._user.kernels import ElementwiseKernel
 
 _FLOAT_REMAINDER = ElementwiseKernel(
@@ -57,7 +58,9 @@ def remainder(x1, x2, /, out=None, **kwargs):
         moved into the divisor's sign, a zero with the divisor's sign, NaN for a zero divisor;
         ``x1`` (or ``x2`` when the signs differ) for a finite ``x1`` and infinite ``x2``.
     """
+    backend.device_info()  # a clear NoDeviceError before CuPy's own error
     cupy = backend.cupy()
+    fallthrough = _profile.fallthrough(cupy.remainder, "remainder")
     if isinstance(out, tuple):
         if len(out) != 1:
             raise ValueError(f"remainder: out must be one array, got a tuple of {len(out)}")
@@ -65,10 +68,10 @@ def remainder(x1, x2, /, out=None, **kwargs):
     operands = (x1, x2)
     plain = all(isinstance(v, (cupy.ndarray, int, float, bool, numpy.generic)) for v in operands)
     if kwargs or not plain or not any(isinstance(v, cupy.ndarray) for v in operands):
-        return cupy.remainder(x1, x2, out=out, **kwargs) if out is not None else cupy.remainder(x1, x2, **kwargs)
+        return fallthrough(x1, x2, out=out, **kwargs) if out is not None else fallthrough(x1, x2, **kwargs)
     dtype = numpy.result_type(*(_operand_for_dtype(v, cupy) for v in operands))
     if dtype.kind != "f":
-        return cupy.remainder(x1, x2, out=out) if out is not None else cupy.remainder(x1, x2)
+        return fallthrough(x1, x2, out=out) if out is not None else fallthrough(x1, x2)
     if out is not None and not isinstance(out, cupy.ndarray):
         raise TypeError(f"remainder: out must be a cupy.ndarray, got {type(out).__name__}")
     if out is not None and not numpy.can_cast(dtype, out.dtype, casting="same_kind"):

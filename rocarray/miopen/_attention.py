@@ -160,17 +160,9 @@ def choose_variant(dtype_name, e, ev, info, shared_limit=None):
     return "portable"
 
 
-# bytes of dynamic shared memory a block may take, per device: keyed by the device's facts, so a
-# stand-in device (tests) never shares an entry with the real one of the same id
-_shared_limits = {}
-
-
 def _shared_limit(device_id):
-    info = backend.device_info(device_id)
-    limit = _shared_limits.get(info)
-    if limit is None:
-        limit = _shared_limits[info] = backend.shared_memory_limit(device_id)
-    return limit
+    """Bytes of dynamic shared memory a block may take on ``device_id``."""
+    return backend.shared_memory_limit(device_id)
 
 
 _compile.register(SOURCE, instantiations())

@@ -4,6 +4,7 @@ CPU tests use a fake CuPy runtime (AMD and NVIDIA flavours) or simulate a missin
 the GPU test checks the facts of the real device.
 """
 
+import collections
 import re
 import types
 from types import SimpleNamespace
@@ -193,9 +194,9 @@ def test_bulk_copy_and_dependent_launch_rules(monkeypatch):
 
 
 def test_shared_memory_limit_is_the_opt_in_maximum_on_nvidia(monkeypatch):
-    backend.shared_memory_limit.cache_clear()
-    infos = {0: types.SimpleNamespace(is_hip=False, shared_mem_per_block=48 * 1024),
-             1: types.SimpleNamespace(is_hip=True, shared_mem_per_block=64 * 1024)}
+    Facts = collections.namedtuple("Facts", "is_hip shared_mem_per_block")
+    backend._shared_memory_limit.cache_clear()
+    infos = {0: Facts(False, 48 * 1024), 1: Facts(True, 64 * 1024)}
     monkeypatch.setattr(backend, "device_info", lambda device_id: infos[device_id])
     device = types.SimpleNamespace(attributes={"MaxSharedMemoryPerBlockOptin": 227 * 1024})
     monkeypatch.setattr(backend, "cupy", lambda: types.SimpleNamespace(
@@ -203,8 +204,11 @@ def test_shared_memory_limit_is_the_opt_in_maximum_on_nvidia(monkeypatch):
     try:
         assert backend.shared_memory_limit(0) == 227 * 1024
         assert backend.shared_memory_limit(1) == 64 * 1024
+        # other facts under the same id (a stand-in device in tests) get their own answer
+        infos[0] = Facts(True, 32 * 1024)
+        assert backend.shared_memory_limit(0) == 32 * 1024
     finally:
-        backend.shared_memory_limit.cache_clear()
+        backend._shared_memory_limit.cache_clear()
 
 
 def test_install_hints_name_packages_that_exist():
