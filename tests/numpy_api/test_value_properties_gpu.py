@@ -66,16 +66,24 @@ def _pair(rng, shape, dtype, layout):
     return _view(np, host, layout), _view(cupy, to_device(host), layout)
 
 
-def _compare(call, host, dev, dtype, n_terms, exact=False):
-    """NumPy's outcome of ``call(np, host)`` and rocarray's of ``call(ra, dev)`` agree."""
+def _outcomes(call, host, dev):
+    """``(NumPy's result, rocarray's on the host)`` of ``call(np, host)`` and ``call(ra, dev)``, or
+    None when NumPy raises (rocarray must then raise an exception of the same kind)."""
     try:
         want = call(np, host)
     except Exception as exc:
         with pytest.raises(type(exc)):
             call(ra, dev)
+        return None
+    return np.asarray(want), to_host(call(ra, dev))
+
+
+def _compare(call, host, dev, dtype, n_terms, exact=False):
+    """NumPy's outcome of ``call(np, host)`` and rocarray's of ``call(ra, dev)`` agree."""
+    outcomes = _outcomes(call, host, dev)
+    if outcomes is None:
         return
-    got = to_host(call(ra, dev))
-    want = np.asarray(want)
+    want, got = outcomes
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
     if exact or want.dtype.kind in "biu":
         np.testing.assert_array_equal(got, want)
@@ -172,13 +180,10 @@ def test_ffts_match_numpy(name, shape, layout, dtype, n, axis, norm, seed):
     def call(xp, x):
         return getattr(xp.fft, name)(x, n=n, axis=axis, norm=norm)
 
-    try:
-        want = call(np, host)
-    except Exception as exc:
-        with pytest.raises(type(exc)):
-            call(ra, dev)
+    outcomes = _outcomes(call, host, dev)
+    if outcomes is None:
         return
-    got = to_host(call(ra, dev))
+    want, got = outcomes
     # NumPy 2's pocketfft keeps single precision; the kind and shape must match, the width too
     assert got.shape == want.shape and got.dtype.kind == want.dtype.kind, (got.dtype, want.dtype)
     assert np.finfo(got.dtype).eps == np.finfo(precision).eps, got.dtype
