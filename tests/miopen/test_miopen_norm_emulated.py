@@ -83,20 +83,23 @@ def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout)
 # 20 folded 4 at a time: 42 loads a thread, a full turn, the drain and a partial group); float64
 # (a ring of 6, 2 a time) and float16 (16 elements per vector) vectors, float16 scalars. Channels
 # last: float32 vectors over 47 rows a thread and over split ends, float32 and float64 scalars
-# past two rings, float16 vectors (8 channels a thread).
+# past two rings, float16 and bfloat16 vectors (8 channels a thread).
 BN_STREAM_CASES = [((300, 2, 36), "NCHW", "float32", 2), ((3, 2, 4000), "NCHW", "float32", 2),
                    ((1, 1, 40000), "NCHW", "float32", 3), ((220, 2, 49), "NCHW", "float32", 1),
                    ((2, 3, 3000), "NCHW", "float64", 1), ((4, 2, 6000), "NCHW", "float16", 1),
                    ((280, 1, 7, 11), "NCHW", "float16", 2), ((1500, 32), "NHWC", "float32", 1),
                    ((6, 250, 32), "NHWC", "float32", 3), ((2600, 7), "NHWC", "float32", 2),
-                   ((1400, 5), "NHWC", "float64", 1), ((3, 40, 50, 16), "NHWC", "float16", 1)]
+                   ((1400, 5), "NHWC", "float64", 1), ((3, 40, 50, 16), "NHWC", "float16", 1),
+                   ((2, 3000, 8), "NHWC", "bfloat16", 2)]
 
 
 @pytest.mark.parametrize("target", ["cuda32", "hip64"])
 @pytest.mark.parametrize("shape,layout,dtype,splits", BN_STREAM_CASES)
 def test_batchnorm_statistics_stream_boundaries(request, monkeypatch, target, shape, layout, dtype, splits):
-    if dtype == "float16" and target == "cuda32":
-        pytest.skip("the 32-lane target's float16 conversions are inline PTX; the 64-lane one runs them")
+    if dtype in ("float16", "bfloat16") and target == "cuda32":
+        pytest.skip("the 32-lane target's 16-bit conversions are inline PTX; the 64-lane one runs them")
+    if dtype == "bfloat16":
+        dtype = np.dtype(pytest.importorskip("ml_dtypes").bfloat16)
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     rng = np.random.default_rng(SEED + len(shape) * 1000 + shape[0])
     C = _channels(layout, shape)
@@ -113,7 +116,7 @@ def test_batchnorm_statistics_stream_boundaries(request, monkeypatch, target, sh
     stats = [launch for launch in dev.launches if "bn_stats" in launch.name][-1]
     assert stats.grid[1 if layout == "NCHW" else 0] == splits
     want = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, layout)
-    stat_tol = "float32" if dtype == "float16" else dtype  # float32 statistics of 16-bit data
+    stat_tol = "float32" if np.dtype(dtype).itemsize == 2 else dtype  # float32 statistics of 16-bit data
     _close(y, want[0], dtype)
     _close(mean, want[1], stat_tol)
     _close(invstd, want[2], stat_tol)

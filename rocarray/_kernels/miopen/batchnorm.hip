@@ -26,16 +26,20 @@
 #define RA_BN_BLOCK 256
 #define RA_BN_UNROLL 4
 
-// The float32 statistics kernels keep four blocks resident per NVIDIA multiprocessor (64
-// registers a thread), the occupancy of the float32 elementwise pass on the same grid, so the grid
-// that fills the device once for one fills it for both (other types would spill at that bound).
-// HIP's second bound means waves per SIMD: left to the compiler there.
-template <typename T> struct ra_bn_stats_blocks { static constexpr int N = 1; };
-template <> struct ra_bn_stats_blocks<float> { static constexpr int N = 4; };
+// Blocks of the statistics kernels resident per NVIDIA multiprocessor (CHANNELS_LAST: 0 or 1),
+// the most that ptxas fits without spilling in the loop: float32 four (64 registers a thread, the
+// occupancy of the float32 elementwise pass on the same grid, so the grid that fills the device
+// once for one fills it for both), float16 three (80), bfloat16 channels first three; the others
+// as the compiler allocates. HIP's second bound means waves per SIMD: left to the compiler there.
+template <typename T, int CHANNELS_LAST> struct ra_bn_stats_blocks { static constexpr int N = 1; };
+template <int L> struct ra_bn_stats_blocks<float, L> { static constexpr int N = 4; };
+template <int L> struct ra_bn_stats_blocks<ra_half, L> { static constexpr int N = 3; };
+template <> struct ra_bn_stats_blocks<ra_bfloat16, 0> { static constexpr int N = 3; };
 #if defined(RA_CUDA)
-#define RA_BN_STATS_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, (ra_bn_stats_blocks<T>::N))
+#define RA_BN_STATS_LAUNCH_BOUNDS(threads, channels_last) \
+    __launch_bounds__(threads, (ra_bn_stats_blocks<T, channels_last>::N))
 #else
-#define RA_BN_STATS_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+#define RA_BN_STATS_LAUNCH_BOUNDS(threads, channels_last) __launch_bounds__(threads)
 #endif
 
 template <typename T> struct ra_bn_vec { static constexpr int N = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T); };
@@ -375,7 +379,7 @@ RA_DEVICE void ra_bn_nchw_moments(const T* x, ra_i64 c, ra_i64 C, ra_i64 S, ra_i
 }
 
 template <typename T>
-__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK)
+__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK, 0)
 ra_miopen_bn_stats_nchw(const T* RA_RESTRICT x, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk, int vec,
                         typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
                         const typename ra_traits<T>::acc* RA_RESTRICT weight,
@@ -554,7 +558,7 @@ RA_DEVICE void ra_bn_nhwc_moments(const T* x, ra_i64 C, ra_i64 c0, ra_i64 m0, ra
 // rows row, row + rows, ... of its split. The finishing block of a tile sees its cols * W channels
 // as columns of a (BLOCK / (cols W)) x (cols W) thread grid.
 template <typename T>
-__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK)
+__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK, 1)
 ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra_i64 chunk, int vec,
                         typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
                         const typename ra_traits<T>::acc* RA_RESTRICT weight,
