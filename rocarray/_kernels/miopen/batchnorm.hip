@@ -12,9 +12,10 @@
 //         channels of tile t; its threads are TR x TC (TR * TC = RA_BN_BLOCK, TC a power of two),
 //         thread (r, k) takes channels (t * TC + k) * W .. + W - 1 and rows r, r + TR, ...
 //         (W: 1, or a 16-byte vector of channels in the forward when C is a multiple of it).
-// Statistics read the input once: each thread folds batches of up to RA_BN_UNROLL * V elements
-// into its running (count, mean, M2) with the pairwise update of Chan, Golub & LeVeque (1979), the
-// batch's own mean and M2 taken exactly from registers (Welford 1962 is the one-element case);
+// Statistics read the input once: each thread keeps a ring of loads in flight (ra_bn_ring) and
+// folds them a group at a time into its running (count, mean, M2) with the pairwise update of
+// Chan, Golub & LeVeque (1979), the group's own mean and M2 taken exactly from registers (Welford
+// 1962 is the one-element case);
 // threads merge the same way in a shared-memory tree, each block publishes its partial, and the
 // last block of a channel (integer ticket, as the threadFenceReduction scheme) merges the Y
 // partials in split order: no floating-point atomics, the same result on every run.
@@ -28,9 +29,9 @@
 
 // Blocks of the statistics kernels resident per NVIDIA multiprocessor (CHANNELS_LAST: 0 or 1),
 // the most that ptxas fits without spilling in the loop: float32 four (64 registers a thread, the
-// occupancy of the float32 elementwise pass on the same grid, so the grid that fills the device
-// once for one fills it for both), float16 three (80), bfloat16 channels first three; the others
-// as the compiler allocates. HIP's second bound means waves per SIMD: left to the compiler there.
+// occupancy of the float32 channels-first elementwise pass on the same grid, so the grid that
+// fills the device once for one fills it for both), float16 three (80), bfloat16 channels first
+// three; the others as the compiler allocates. HIP's second bound means waves per SIMD: left to the compiler there.
 template <typename T, int CHANNELS_LAST> struct ra_bn_stats_blocks { static constexpr int N = 1; };
 template <int L> struct ra_bn_stats_blocks<float, L> { static constexpr int N = 4; };
 template <int L> struct ra_bn_stats_blocks<ra_half, L> { static constexpr int N = 3; };
@@ -157,12 +158,13 @@ RA_DEVICE void ra_bn_fold_packs(A& n, A* mean, A* m2, const ra_bn_pack<T, W>* pa
 }
 
 // The statistics loop of both layouts: `count` loads (next() gives each one's address in turn)
-// through the ring of ra_bn_ring<T, W>, folded as ra_bn_fold_packs<.., JOINT> says. The last, partial ring is loaded whole before its groups are folded.
+// through the ring of ra_bn_ring<T, W>, folded as ra_bn_fold_packs<.., JOINT> says. The last,
+// partial ring is loaded whole before its groups are folded (slots past it masked).
 template <bool JOINT, int W, typename T, typename A, typename Next>
 RA_DEVICE void ra_bn_stream_moments(ra_i64 count, Next next, A& n, A* mean, A* m2) {
     typedef ra_bn_ring<T, W> Ring;
     constexpr int R = Ring::R, G = Ring::G;
-    ra_bn_pack<T, W> ring[R];
+    ra_bn_pack<T, W> ring[R] = {};
     ra_i64 left = count;
     if (left >= R) {
 #pragma unroll
@@ -341,14 +343,6 @@ RA_DEVICE void ra_bn_backward_coefs(ra_i64 c, ra_i64 C, A s1, A s2, A count, con
 // channels first
 // ------------------------------------------------------------------------------------------------
 
-// Address of vector v (V elements) of channel c: flat j = v * V = n * S + s (S % V == 0).
-template <int V, typename T>
-RA_DEVICE const T* ra_bn_nchw_at(const T* base, ra_i64 v, ra_i64 c, ra_i64 C, ra_i64 sv) {
-    ra_i64 n, s;
-    ra_divmod_i64(v, sv, n, s);
-    return base + ((n * C + c) * sv + s) * V;
-}
-
 // The moments of channel c over the vectors first, first + BLOCK, ... of the flat range [j0, j1)
 // (thread `first - j0 / V`), each V elements of one image's run (S % V == 0). The walk needs no
 // division per load: BLOCK vectors are dn whole images and ds positions more, so a step adds a
@@ -374,8 +368,7 @@ RA_DEVICE void ra_bn_nchw_moments(const T* x, ra_i64 c, ra_i64 C, ra_i64 S, ra_i
         }
         return at;
     };
-    ra_bn_stream_moments<true, V, T>((end - first + RA_BN_BLOCK - 1) / RA_BN_BLOCK, next, n, &mean,
-                                                     &m2);
+    ra_bn_stream_moments<true, V, T>((end - first + RA_BN_BLOCK - 1) / RA_BN_BLOCK, next, n, &mean, &m2);
 }
 
 template <typename T>
