@@ -124,6 +124,25 @@ def test_batchnorm_statistics_stream_boundaries(request, monkeypatch, target, sh
     _close(d_rv, want[4], stat_tol)
 
 
+def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch):
+    # S a multiple of the vector width but x 4 bytes past a 16-byte boundary: the scalar walk (a
+    # ring of 20 floats) over the same image runs, two splits
+    rng = np.random.default_rng(SEED)
+    shape = (300, 2, 36)
+    monkeypatch.setattr(_batchnorm, "resident_blocks", lambda name, dev: 2 * shape[1])
+    x = (1.5 + rng.standard_normal(shape)).astype(np.float32)
+    base = emulated_device.array(np.concatenate([np.zeros(1, np.float32), x.ravel()]))
+    xd = base[1:].reshape(shape)
+    assert xd.data.ptr % 16 == 4
+    y, mean, invstd = miopen.batchnorm_forward_training(xd, None, None, None, None, 0.1, 1e-5)
+    stats = [launch for launch in emulated_device.launches if "bn_stats" in launch.name][-1]
+    assert int(stats.args[5]) == 0 and stats.grid[1] == 2
+    want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5)
+    _close(y, want[0], "float32")
+    _close(mean, want[1], "float32")
+    _close(invstd, want[2], "float32")
+
+
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 def test_batchnorm_statistics_of_a_large_mean(emulated_device, layout):
     # float32 data 1000 standard deviations from zero: the per-group means and the pairwise
