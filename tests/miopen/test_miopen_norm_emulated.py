@@ -79,18 +79,19 @@ def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout)
 # splits). Channels first, float32 vectors (a ring of 5, 1 folded a time): image runs shorter than
 # a block's step of 256 vectors (9 vectors: the walk's wrap after 28 images and 4 positions) with
 # threads at exactly two rings and at two and one; runs longer than the step (1000 vectors) with
-# split ends inside an image; N = 1 and C = 1 over 3 splits; odd planes (the scalar path, a ring of
-# 20 folded 4 at a time: 42 loads a thread, a full turn, the drain and a partial group); float64
-# (a ring of 6, 2 a time) and float16 (16 elements per vector) vectors, float16 scalars. Channels
-# last: float32 vectors over 47 rows a thread and over split ends, float32 and float64 scalars
-# past two rings, float16 and bfloat16 vectors (8 channels a thread).
+# split ends inside an image; runs of one vector (2 x 2 planes: 256 images a step); N = 1 and
+# C = 1 over 3 splits; odd planes (the scalar path, a ring of 20 folded 4 at a time: 42 loads a
+# thread, a full turn, the drain and a partial group); float64 (a ring of 6, 2 a time) and float16
+# (8 elements a vector) vectors, float16 scalars. Channels last: float32 vectors over 47 rows a
+# thread and over split ends, float32 and float64 scalars past two rings, float16 and bfloat16
+# vectors (8 channels a thread).
 BN_STREAM_CASES = [((300, 2, 36), "NCHW", "float32", 2), ((3, 2, 4000), "NCHW", "float32", 2),
-                   ((1, 1, 40000), "NCHW", "float32", 3), ((220, 2, 49), "NCHW", "float32", 1),
-                   ((2, 3, 3000), "NCHW", "float64", 1), ((4, 2, 6000), "NCHW", "float16", 1),
-                   ((280, 1, 7, 11), "NCHW", "float16", 2), ((1500, 32), "NHWC", "float32", 1),
-                   ((6, 250, 32), "NHWC", "float32", 3), ((2600, 7), "NHWC", "float32", 2),
-                   ((1400, 5), "NHWC", "float64", 1), ((3, 40, 50, 16), "NHWC", "float16", 1),
-                   ((2, 3000, 8), "NHWC", "bfloat16", 2)]
+                   ((2600, 3, 2, 2), "NCHW", "float32", 1), ((1, 1, 40000), "NCHW", "float32", 3),
+                   ((220, 2, 49), "NCHW", "float32", 1), ((2, 3, 3000), "NCHW", "float64", 1),
+                   ((4, 2, 6000), "NCHW", "float16", 1), ((280, 1, 7, 11), "NCHW", "float16", 2),
+                   ((1500, 32), "NHWC", "float32", 1), ((6, 250, 32), "NHWC", "float32", 3),
+                   ((2600, 7), "NHWC", "float32", 2), ((1400, 5), "NHWC", "float64", 1),
+                   ((3, 40, 50, 16), "NHWC", "float16", 1), ((2, 3000, 8), "NHWC", "bfloat16", 2)]
 
 
 @pytest.mark.parametrize("target", ["cuda32", "hip64"])
