@@ -30,12 +30,11 @@
 // Blocks of the statistics kernels resident per NVIDIA multiprocessor (CHANNELS_LAST: 0 or 1),
 // the most that ptxas fits without spilling in the loop: float32 four (64 registers a thread, the
 // occupancy of the float32 channels-first elementwise pass on the same grid, so the grid that
-// fills the device once for one fills it for both), float16 three (80), bfloat16 channels first
-// three; the others as the compiler allocates. HIP's second bound means waves per SIMD: left to the compiler there.
+// fills the device once for one fills it for both), float16 three (80); bfloat16 and float64 as
+// the compiler allocates (they spill at three). HIP's second bound means waves per SIMD: left to the compiler there.
 template <typename T, int CHANNELS_LAST> struct ra_bn_stats_blocks { static constexpr int N = 1; };
 template <int L> struct ra_bn_stats_blocks<float, L> { static constexpr int N = 4; };
 template <int L> struct ra_bn_stats_blocks<ra_half, L> { static constexpr int N = 3; };
-template <> struct ra_bn_stats_blocks<ra_bfloat16, 0> { static constexpr int N = 3; };
 #if defined(RA_CUDA)
 #define RA_BN_STATS_LAUNCH_BOUNDS(threads, channels_last) \
     __launch_bounds__(threads, (ra_bn_stats_blocks<T, channels_last>::N))
