@@ -10,17 +10,16 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 of channels). The splits are sized so the grid fills the device about once.
 
 Training forward: two launches. The statistics kernel reads the input once (each thread keeps a
-ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update,
-walking the channels-first layout without index divisions; then a tree across the block; the
-last block of each
-channel merges the splits' partials in split order) and writes the saved mean and inverse
-standard deviation, the running averages and the per-channel affine coefficients; the
-normalize kernel then walks each block's range backwards, so it starts on data the statistics
-pass left in L2. Backward: a reduction kernel (sums of ``dy`` and ``dy (x - mean)``, same
-scheme) that also writes the weight and bias gradients and the ``dx`` coefficients, then the
-elementwise kernel. Inference: a per-channel coefficient kernel, then the elementwise kernel.
-Statistics and sums run in float32 for 16-bit data and in float64 for float64 data; results do
-not depend on timing (no floating-point atomics).
+ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
+the channels-first layout without index divisions; then a tree across the block; the last block of
+each channel merges the splits' partials in split order) and writes the saved mean and inverse
+standard deviation, the running averages and the per-channel affine coefficients; the normalize
+kernel then walks each block's range backwards, so it starts on data the statistics pass left in
+L2. Backward: a reduction kernel (sums of ``dy`` and ``dy (x - mean)``: per-thread sums, then the
+same tree and last-block merge) that also writes the weight and bias gradients and the ``dx``
+coefficients, then the elementwise kernel. Inference: a per-channel coefficient kernel, then the
+elementwise kernel. Statistics and sums run in float32 for 16-bit data and in float64 for float64
+data; results do not depend on timing (no floating-point atomics).
 """
 
 import numpy
@@ -32,12 +31,9 @@ SOURCE = "miopen/batchnorm.hip"
 #: Threads per block (``RA_BN_BLOCK``).
 BLOCK = 256
 #: Loads a thread of the backward and elementwise kernels issues per batch: ``UNROLL`` vectors
-#: (channels first) or ``2 * UNROLL`` rows (channels last) (``RA_BN_UNROLL``).
+#: (channels first) or ``2 * UNROLL`` rows (channels last) (``RA_BN_UNROLL``); a split holds at
+#: least one such batch per thread where the data allow.
 UNROLL = 4
-#: Fewest loads (vectors, or rows) per thread a split is given where the data allow: more than
-#: the statistics kernels' ring of 16-byte loads holds (``ra_bn_ring``: 4 in flight and 1 being
-#: folded), so small problems keep more work per block rather than more splits.
-LOADS_PER_THREAD = 8
 #: Resident blocks per multiprocessor the split count aims at (2048 threads).
 BLOCKS_PER_MULTIPROCESSOR = 8
 #: Most channels (columns) of a channels-last tile: 128 bytes of float32 per row of a warp, and
@@ -111,7 +107,7 @@ def geometry(shape, layout, dtype, resident, vec=False):
     target = max(1, int(resident))
     if view == "nchw":
         per_channel, vec = outer * inner, _vector(dtype)
-        most = max(1, -(-per_channel // (BLOCK * LOADS_PER_THREAD * vec)))
+        most = max(1, -(-per_channel // (BLOCK * UNROLL * vec)))
         splits = max(1, min(target // max(C, 1), most, 65535))
         chunk = -(-per_channel // splits)
         chunk = max(vec, -(-chunk // vec) * vec)
@@ -122,7 +118,7 @@ def geometry(shape, layout, dtype, resident, vec=False):
     cols = min(VECTOR_LANES if width > 1 else COLUMN_TILE, 1 << max(0, (lanes - 1).bit_length()))
     tiles = -(-C // (cols * width))
     rows = BLOCK // cols
-    most = max(1, -(-outer // (rows * LOADS_PER_THREAD)))
+    most = max(1, -(-outer // (rows * 2 * UNROLL)))
     splits = max(1, min(target // tiles, most, 1 << 30))
     chunk = max(1, -(-outer // splits))
     splits = max(1, -(-outer // chunk))
