@@ -39,9 +39,11 @@ matrix, at most ``sqrt(kappa(A))``. With blocks of order 128 that growth stays n
 substitution's in practice; the GPU tests compare the backward error with NumPy's (LAPACK's
 substitution-based) potrf on matrices of condition 1e10.
 
-A strided batch of matrices that fit one block is factored by one launch of the shared-memory
-``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go one by one through the
-recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
+A strided batch of matrices of order up to 128 (complex128: 64) is factored by one launch of
+``ra_rocsolver_potrf_block`` (each matrix in the registers of a group of threads, one barrier
+per column; :mod:`._cholesky_block`); a batch of larger matrices that fit one block's shared
+memory by one launch of ``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go
+one by one through the recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
 global column where ``info`` is still 0, so the first failure is what stays; the steps after it
 run on to the end (their values, the inverses' included, are then meaningless, as LAPACK's
 matrix after a failure is) without any iteration that could hang.
@@ -58,6 +60,7 @@ import numpy
 
 from rocarray import rocblas as blas
 from rocarray._core import matrix_args as _ma
+from rocarray.rocsolver import _cholesky_block as block
 from rocarray.rocsolver import _cholesky_kernels as kern
 from rocarray.rocsolver import _info
 from rocarray.rocsolver import _trtri
@@ -179,8 +182,12 @@ def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
 
 
 def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
-    """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
-    (:func:`factor_inv`)."""
+    """potrf of ``batch`` matrices: one launch of the register-tile kernel for a batch of orders it
+    takes (:mod:`._cholesky_block`), else one launch of potf2 when a batch fits one block's shared
+    memory, else one recursion each (:func:`factor_inv`)."""
+    if batch > 1 and block.takes(n, A.dtype):
+        block.potrf(uplo, n, A, lda, stride, info, batch)   # writes every info
+        return
     kern.clear_info(info, batch)
     if n == 0 or batch == 0:
         return
@@ -291,9 +298,11 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     (``rocsolver_?potrf_strided_batched``).
 
     Matrix b starts at ``A[b * strideA]``; ``info[b]`` is its status, as in :func:`potrf`.
-    Matrices of order up to 128 (float64; what fits one block's shared memory) are factored by
-    one kernel launch for the whole batch, a thread block per matrix; larger ones one after
-    another by :func:`potrf`'s recursion.
+    A batch of matrices of order up to 128 (complex128: 64) is factored by one kernel launch,
+    each matrix in the registers of a group of threads (16 matrices a thread block up to order
+    32, 4 up to 64, 1 up to 128); larger matrices that fit one block's shared memory by one
+    launch, a thread block per matrix; larger ones one after another by :func:`potrf`'s
+    recursion.
 
     Parameters
     ----------

@@ -1,0 +1,169 @@
+// rocSOLVER Cholesky of a strided batch of small matrices with each matrix in registers
+// (rocarray/rocsolver/_cholesky_block.py).
+//
+// ra_rocsolver_potrf_block<T, M, SIDE>: LAPACK's potf2 (right-looking Cholesky, one column per
+// step) of matrices of order n <= M * SIDE, G = 256 / SIDE^2 matrices per block of 256 threads:
+// matrix g of block b is A + (b * G + g) * stride. Column-major, element (i, k) at
+// A[i + k * lda], 64-bit offsets; 'L' factors A = L L^H in the lower triangle, 'U' A = U^H U in
+// the upper one; the other triangle is neither read nor written.
+//
+// Normal form. Both triangles are worked on as a lower S: a lower-stored A as S(i, k) = A(i, k),
+// an upper-stored one as S(i, k) = conj(A(k, i)) (S = U^H), so S := chol(S) serves both and the
+// store maps back.
+//
+// Layout. Group g is the threads g * SIDE^2 .. (g + 1) * SIDE^2 - 1, a SIDE x SIDE grid; its
+// thread (tr, tc) = (l % SIDE, l / SIDE), l the thread's index in the group (upper storage:
+// (l / SIDE, l % SIDE), so that consecutive lanes read and write consecutive rows of A either
+// way), keeps S(i, k), i = a * SIDE + tr, k = b * SIDE + tc, in its register v[a][b] for the
+// blocks a >= b of its M x M tile (cyclic: every thread has work until the last SIDE columns).
+// Blocks a < b hold only i < k: they are never declared as used, so the compiler allocates no
+// registers for them; in the diagonal blocks a == b the elements with tr < tc are dead (zero).
+// Step j = jb * SIDE + jt is register column jb of thread column jt: the loop over jb is
+// unrolled, the one over jt is not, so the registers are indexed at compile time only. Elements
+// past n start at zero and are never written back.
+//
+// Step j, one barrier. Before step j register column jb of thread column jt holds
+// c(i) = S(i, j) s for i > j and c(j) = d = s^2, s = L(j, j) (the column unscaled).
+//  A. Thread column jt publishes rows >= jb * SIDE of it: col[i] (shared, double-buffered by the
+//     parity of j; the G matrices of a block side by side).
+//  B. After the barrier every thread reads d = re(col[j]); d not > 0 (NaN included) fails the
+//     matrix with fail = j + 1: its threads skip the remaining updates (the walk goes on to n for
+//     the other matrices of the block, whose barriers it shares). Else, with 1 / d only (no square
+//     root on the step's path): S(i, k) -= c(i) conj(c(k)) / d for i >= k > j. Column j keeps c.
+// Step j + 2 rewrites a buffer only after the barrier of step j + 1, which no thread passes
+// before it has read that buffer in step j. Thread (0, 0) of the group records each pivot d; the
+// store scales column k by 1 / sqrt(d_k) and writes sqrt(d_k) on the diagonal (a column after a
+// failed pivot is stored as updated, as potf2 leaves it: the failing pivot's diagonal included).
+// info[matrix] := the failing column (1-based), else 0.
+//
+// The only run-time tests of a step are tc against jt (a branch around register column jb's
+// updates) and tr against tc (the diagonal blocks, selects): i > k in blocks a > b, k > j in
+// register columns b > jb and k < j in b < jb are compile-time facts of the unrolled loops.
+
+#define RA_CHOLB_THREADS 256
+
+RA_DEVICE float ra_cholb_conj(float a) { return a; }
+RA_DEVICE double ra_cholb_conj(double a) { return a; }
+template <typename R> RA_DEVICE ra_complex<R> ra_cholb_conj(ra_complex<R> a) { return ra_conj(a); }
+
+RA_DEVICE float ra_cholb_re(float a) { return a; }
+RA_DEVICE double ra_cholb_re(double a) { return a; }
+template <typename R> RA_DEVICE R ra_cholb_re(ra_complex<R> a) { return a.re; }
+
+template <typename T> struct ra_cholb_make {
+    static RA_DEVICE T real(T r) { return r; }
+};
+template <typename R> struct ra_cholb_make<ra_complex<R> > {
+    static RA_DEVICE ra_complex<R> real(R r) { return ra_make_complex<R>(r, R(0)); }
+};
+
+// c - a * conj(b)
+RA_DEVICE float ra_cholb_msubc(float a, float b, float c) { return ra_fma(-a, b, c); }
+RA_DEVICE double ra_cholb_msubc(double a, double b, double c) { return ra_fma(-a, b, c); }
+template <typename R>
+RA_DEVICE ra_complex<R> ra_cholb_msubc(ra_complex<R> a, ra_complex<R> b, ra_complex<R> c) {
+    return ra_make_complex<R>(ra_fma(-a.re, b.re, ra_fma(-a.im, b.im, c.re)),
+                              ra_fma(-a.im, b.re, ra_fma(a.re, b.im, c.im)));
+}
+
+// a * s for a real s
+RA_DEVICE float ra_cholb_scale(float a, float s) { return a * s; }
+RA_DEVICE double ra_cholb_scale(double a, double s) { return a * s; }
+template <typename R> RA_DEVICE ra_complex<R> ra_cholb_scale(ra_complex<R> a, R s) { return s * a; }
+
+template <typename T, int M, int SIDE>
+__global__ RA_LAUNCH_BOUNDS(RA_CHOLB_THREADS) void ra_rocsolver_potrf_block(
+    ra_i64 n64, T* __restrict__ A, ra_i64 lda, ra_i64 stride, ra_i64 batch, int* __restrict__ info, int upper_flag) {
+    typedef typename ra_real_of<T>::type R;
+    constexpr int NB = M * SIDE, GROUP = SIDE * SIDE, G = RA_CHOLB_THREADS / GROUP;
+    // a group's published column: NB elements and SIDE of padding, so that the groups sharing a
+    // warp read distinct banks
+    constexpr int LD = NB + SIDE;
+    __shared__ T col[2][G * LD];
+    __shared__ R pivot[G * NB];
+    const int n = (int)n64;
+    const bool upper = upper_flag != 0;
+    const int t = (int)threadIdx.x, g = t / GROUP, l = t % GROUP;
+    const int tr = upper ? l / SIDE : l % SIDE, tc = upper ? l % SIDE : l / SIDE;
+    const ra_i64 matrix = (ra_i64)blockIdx.x * G + g;
+    const bool active = matrix < batch;
+    T* __restrict__ a_ = A + (active ? matrix : 0) * stride;
+    const T zero = ra_traits<T>::zero();
+
+    T v[M][M];
+#pragma unroll
+    for (int a = 0; a < M; ++a) {
+#pragma unroll
+        for (int b = 0; b <= a; ++b) {
+            const int i = a * SIDE + tr, k = b * SIDE + tc;
+            v[a][b] = zero;
+            if (active && i < n && i >= k)  // i < n and i >= k give k < n
+                v[a][b] = upper ? ra_cholb_conj(a_[k + (ra_i64)i * lda]) : a_[i + (ra_i64)k * lda];
+        }
+    }
+
+    int fail = active ? 0 : -1;  // -1: no matrix (past the batch), no updates, nothing stored
+#pragma unroll
+    for (int jb = 0; jb < M; ++jb) {
+        for (int jt = 0; jt < SIDE; ++jt) {
+            const int j = jb * SIDE + jt;
+            if (j >= n) break;  // uniform across the block
+            T* c = col[j & 1] + g * LD;
+            if (tc == jt) {  // rows past n publish their zeros
+#pragma unroll
+                for (int a = jb; a < M; ++a) c[a * SIDE + tr] = v[a][jb];
+            }
+            __syncthreads();
+            // the thread's rows and columns of the published vector, loaded before the pivot
+            // test so that their latency overlaps it
+            T ci[M], ck[M];
+#pragma unroll
+            for (int a = jb; a < M; ++a) ci[a] = c[a * SIDE + tr];
+#pragma unroll
+            for (int b = jb; b < M; ++b) ck[b] = c[b * SIDE + tc];
+            const R d = ra_cholb_re(c[j]);
+            if (fail == 0 && !(d > R(0))) fail = j + 1;  // true for a NaN; uniform in the group
+            if (fail != 0) continue;
+            const R rd = R(1) / d;
+            if (l == 0) pivot[g * NB + j] = d;
+            T q[M];  // c(k) / d
+#pragma unroll
+            for (int b = jb; b < M; ++b) q[b] = ra_cholb_scale(ck[b], rd);
+            // register columns right of jb: k > j; blocks below the diagonal: i > k
+#pragma unroll
+            for (int b = jb + 1; b < M; ++b) {
+                v[b][b] = tr >= tc ? ra_cholb_msubc(ci[b], q[b], v[b][b]) : v[b][b];
+#pragma unroll
+                for (int a = b + 1; a < M; ++a) v[a][b] = ra_cholb_msubc(ci[a], q[b], v[a][b]);
+            }
+            // register column jb: only the thread columns right of column j
+            if (tc > jt) {
+                v[jb][jb] = tr >= tc ? ra_cholb_msubc(ci[jb], q[jb], v[jb][jb]) : v[jb][jb];
+#pragma unroll
+                for (int a = jb + 1; a < M; ++a) v[a][jb] = ra_cholb_msubc(ci[a], q[jb], v[a][jb]);
+            }
+        }
+    }
+    __syncthreads();  // the group's pivots complete
+    if (fail < 0) return;
+
+    // columns k < done are final but for the scale 1 / L(k, k), and their diagonal is
+    // sqrt(pivot); later ones (after a failed pivot) stay as updated
+    const int done = fail != 0 ? fail - 1 : n;
+#pragma unroll
+    for (int b = 0; b < M; ++b) {
+        const int k = b * SIDE + tc;
+        const R diag = k < done ? ra_sqrt(pivot[g * NB + k]) : R(1);
+        const R sc = R(1) / diag;
+#pragma unroll
+        for (int a = b; a < M; ++a) {
+            const int i = a * SIDE + tr;
+            if (i < n && i >= k) {
+                const T x = (i == k && k < done) ? ra_cholb_make<T>::real(diag) : ra_cholb_scale(v[a][b], sc);
+                if (upper) a_[k + (ra_i64)i * lda] = ra_cholb_conj(x);
+                else a_[i + (ra_i64)k * lda] = x;
+            }
+        }
+    }
+    if (l == 0) info[matrix] = fail;
+}
