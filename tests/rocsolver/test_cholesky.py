@@ -69,6 +69,7 @@ def stand_ins(monkeypatch):
     for module in (_cholesky, _trtri):
         monkeypatch.setattr(module, "blas", blas)
         monkeypatch.setattr(module, "kern", kern)
+    monkeypatch.setattr(_cholesky, "block", host.Block(kern.calls))
     return blas, kern
 
 
@@ -125,25 +126,31 @@ def test_nan_on_the_diagonal_fails_at_its_column(stand_ins, rng, k):
     assert info[0] == k
 
 
-@pytest.mark.parametrize("limit", [1 << 20, 0])  # one launch for the batch / one recursion each
+@pytest.mark.parametrize("dtype, n, limit, route", [
+    ("float32", 9, 1 << 20, "potrf_block"),   # the register-tile launch for the batch
+    ("float32", 9, 0, "potrf_block"),         # (it needs no dynamic shared memory)
+    ("complex128", 70, 1 << 20, "potf2"),     # past the register tiles, in one block's shared memory
+    ("complex128", 70, 0, "potf2_inv"),       # one recursion each
+])
 @pytest.mark.parametrize("uplo", ["L", "U"])
-def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
-    n, batch, lda = 9, 5, 10
-    mats = np.stack([spd(rng, n, "float32") for _ in range(batch)])
+def test_batch_info_per_matrix(stand_ins, rng, uplo, dtype, n, limit, route):
+    batch, lda = 5, n + 1
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
     mats[1, 4, 4] = -1.0
     mats[3, 0, 0] = 0.0
     stride = lda * n + 2
-    buf = packed(mats, lda, uplo, "float32", batch, stride)
+    buf = packed(mats, lda, uplo, dtype, batch, stride)
     info = np.full(batch, 99, np.int32)
     _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, limit)
     assert info.tolist() == [0, 5, 0, 1, 0]
     for b in (0, 2, 4):
-        assert factor_error(buf[b * stride:], mats[b], lda, uplo, "float32") < 10
+        assert factor_error(buf[b * stride:], mats[b], lda, uplo, dtype) < 10
     _, kern = stand_ins
-    if limit:
-        assert kern.calls == [("potf2", n, batch)]
+    if route == "potf2_inv":
+        assert {c[0] for c in kern.calls} == {"potf2_inv", "lacpy"}
+        assert all(c[2] == 1 for c in kern.calls if c[0] == "potf2_inv")
     else:
-        assert all(c[2] == 1 for c in kern.calls if c[0].startswith("potf2"))
+        assert kern.calls == [(route, n, batch)]
 
 
 @pytest.mark.parametrize("limit", [1 << 20, 0])
@@ -390,16 +397,40 @@ def test_potrf_bench_order_stages_each_panel_once(recorded, dtype, copies):
     assert not any("trsm" in x for x in names)
 
 
-def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
-    n, batch = 40, 7
-    A, info = recorded.array((batch * n * n,), "float64"), recorded.array((batch,), "int32")
+@pytest.mark.parametrize("dtype, n, batch, name, grid", [
+    ("float32", 32, 100000, "ra_rocsolver_potrf_block<float, 8, 4>", 6250),      # 16 matrices a block
+    ("float64", 1, 17, "ra_rocsolver_potrf_block<double, 8, 4>", 2),
+    ("float64", 40, 7, "ra_rocsolver_potrf_block<double, 8, 8>", 2),             # 4 a block
+    ("complex64", 65, 3, "ra_rocsolver_potrf_block<ra_c64, 8, 16>", 3),          # 1 a block
+    ("float64", 128, 10000, "ra_rocsolver_potrf_block<double, 8, 16>", 10000),
+    ("complex128", 33, 5, "ra_rocsolver_potrf_block<ra_c128, 4, 16>", 5),
+    ("complex128", 32, 5, "ra_rocsolver_potrf_block<ra_c128, 4, 8>", 2),
+])
+def test_potrf_batches_of_small_matrices_route_to_the_register_tiles(recorded, dtype, n, batch, name, grid):
+    A, info = recorded.array((batch * n * n,), dtype), recorded.array((batch,), "int32")
     rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, batch)
-    assert recorded.names() == ["ra_rocsolver_potf2<double>"]
+    assert recorded.names() == [name]
+    launch = recorded.launches[0]
+    assert launch.grid == (grid, 1, 1) and launch.block == (256, 1, 1)
+    assert int(launch.args[0]) == n and int(launch.args[4]) == batch and int(launch.args[6]) == 1
+
+
+def test_potrf_batches_past_the_register_tiles_keep_their_routes(recorded):
+    # complex128 past 64 in one block's shared memory: potf2, a block per matrix
+    n, batch = 100, 3
+    A, info = recorded.array((batch * n * n,), "complex128"), recorded.array((batch,), "int32")
+    rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, batch)
+    assert recorded.names() == ["ra_rocsolver_potf2<ra_c128>"]
     # a batch of matrices too large for one block: one recursion each, with potf2_inv leaves
     n = 200
     A, info = recorded.array((2 * n * n,), "float64"), recorded.array((2,), "int32")
     rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, 2)
     assert sum("potf2_inv" in x for x in recorded.names()) == 4
+    # a single matrix keeps the factor-and-inverse leaf
+    n = 64
+    A, info = recorded.array((n * n,), "float32"), recorded.array((1,), "int32")
+    rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, 1)
+    assert recorded.names()[-1] == _cholesky_kernels.inverse_kernel_name("float32")
 
 
 def test_potf2_inv_instantiations_are_registered():
