@@ -24,8 +24,9 @@
 //
 // Step j, one barrier. Before step j register column jb of thread column jt holds
 // c(i) = S(i, j) s for i > j and c(j) = d = s^2, s = L(j, j) (the column unscaled).
-//  A. Thread column jt publishes rows >= jb * SIDE of it: col[i] (shared, double-buffered by the
-//     parity of j; the G matrices of a block side by side).
+//  A. Thread column jt publishes rows >= jb * SIDE of it to shared memory (double-buffered by
+//     the parity of j; the G matrices of a block side by side; a thread's M rows consecutive, so
+//     it writes and reads them as 16-byte chunks).
 //  B. After the barrier every thread reads d = re(col[j]); d not > 0 (NaN included) fails the
 //     matrix with fail = j + 1: its threads skip the remaining updates (the walk goes on to n for
 //     the other matrices of the block, whose barriers it shares). Else, with 1 / d only (no square
@@ -57,6 +58,9 @@ template <typename R> struct ra_cholb_make<ra_complex<R> > {
     static RA_DEVICE ra_complex<R> real(R r) { return ra_make_complex<R>(r, R(0)); }
 };
 
+// K elements of 16 bytes, read and written in one access
+template <typename T, int K> struct alignas(16) ra_cholb_chunk { T x[K]; };
+
 // c - a * conj(b)
 RA_DEVICE float ra_cholb_msubc(float a, float b, float c) { return ra_fma(-a, b, c); }
 RA_DEVICE double ra_cholb_msubc(double a, double b, double c) { return ra_fma(-a, b, c); }
@@ -71,15 +75,24 @@ RA_DEVICE float ra_cholb_scale(float a, float s) { return a * s; }
 RA_DEVICE double ra_cholb_scale(double a, double s) { return a * s; }
 template <typename R> RA_DEVICE ra_complex<R> ra_cholb_scale(ra_complex<R> a, R s) { return s * a; }
 
+// Two resident blocks a multiprocessor (at most 128 registers a thread on NVIDIA): a step's
+// latency chain (publication, barrier, pivot, reciprocal) of one block overlaps the other's
+// updates. (One template argument: HIP's __launch_bounds__ is a two-parameter macro.)
+template <typename T> constexpr int ra_cholb_min_blocks = 2;
+
 template <typename T, int M, int SIDE>
-__global__ RA_LAUNCH_BOUNDS(RA_CHOLB_THREADS) void ra_rocsolver_potrf_block(
+__global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_rocsolver_potrf_block(
     ra_i64 n64, T* __restrict__ A, ra_i64 lda, ra_i64 stride, ra_i64 batch, int* __restrict__ info, int upper_flag) {
     typedef typename ra_real_of<T>::type R;
     constexpr int NB = M * SIDE, GROUP = SIDE * SIDE, G = RA_CHOLB_THREADS / GROUP;
-    // a group's published column: NB elements and SIDE of padding, so that the groups sharing a
-    // warp read distinct banks
-    constexpr int LD = NB + SIDE;
-    __shared__ T col[2][G * LD];
+    // The published column, by residue: element i = a * SIDE + r of group g's column at
+    // [(g * SIDE + r) * LDC + a], so that a thread's rows (and its columns) are consecutive and
+    // are read as 16-byte chunks of K elements; LDC = M + K (one chunk of padding) puts the 16
+    // rows a warp reads at most into two passes of the banks.
+    constexpr int K = 16 / (int)sizeof(T), LDC = M + K, CPR = LDC / K;  // CPR: chunks a row
+    static_assert(M % K == 0, "the tile height is a whole number of 16-byte chunks");
+    typedef ra_cholb_chunk<T, K> C16;
+    __shared__ C16 col[2][G * SIDE * CPR];
     __shared__ R pivot[G * NB];
     const int n = (int)n64;
     const bool upper = upper_flag != 0;
@@ -108,20 +121,33 @@ __global__ RA_LAUNCH_BOUNDS(RA_CHOLB_THREADS) void ra_rocsolver_potrf_block(
         for (int jt = 0; jt < SIDE; ++jt) {
             const int j = jb * SIDE + jt;
             if (j >= n) break;  // uniform across the block
-            T* c = col[j & 1] + g * LD;
+            C16* c = col[j & 1];
             if (tc == jt) {  // rows past n publish their zeros
+                C16* dst = c + (g * SIDE + tr) * CPR;
 #pragma unroll
-                for (int a = jb; a < M; ++a) c[a * SIDE + tr] = v[a][jb];
+                for (int q = jb / K; q < M / K; ++q) {
+                    C16 chunk;
+#pragma unroll
+                    for (int e = 0; e < K; ++e) chunk.x[e] = q * K + e >= jb ? v[q * K + e][jb] : zero;
+                    dst[q] = chunk;
+                }
             }
             __syncthreads();
             // the thread's rows and columns of the published vector, loaded before the pivot
             // test so that their latency overlaps it
             T ci[M], ck[M];
+            const C16* rows = c + (g * SIDE + tr) * CPR;
+            const C16* cols = c + (g * SIDE + tc) * CPR;
 #pragma unroll
-            for (int a = jb; a < M; ++a) ci[a] = c[a * SIDE + tr];
+            for (int q = jb / K; q < M / K; ++q) {
+                const C16 x = rows[q], y = cols[q];
 #pragma unroll
-            for (int b = jb; b < M; ++b) ck[b] = c[b * SIDE + tc];
-            const R d = ra_cholb_re(c[j]);
+                for (int e = 0; e < K; ++e) {
+                    ci[q * K + e] = x.x[e];
+                    ck[q * K + e] = y.x[e];
+                }
+            }
+            const R d = ra_cholb_re(reinterpret_cast<const T*>(c)[(g * SIDE + jt) * LDC + jb]);
             if (fail == 0 && !(d > R(0))) fail = j + 1;  // true for a NaN; uniform in the group
             if (fail != 0) continue;
             const R rd = R(1) / d;
