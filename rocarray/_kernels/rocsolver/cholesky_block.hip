@@ -118,6 +118,7 @@ __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_r
     int fail = active ? 0 : -1;  // -1: no matrix (past the batch), no updates, nothing stored
 #pragma unroll
     for (int jb = 0; jb < M; ++jb) {
+#pragma unroll 2
         for (int jt = 0; jt < SIDE; ++jt) {
             const int j = jb * SIDE + jt;
             if (j >= n) break;  // uniform across the block
