@@ -19,7 +19,7 @@ from conftest import fake, random_array, to_device, to_host
 from launchfake import fake_device  # noqa: F401 (the fixture the routing tests record with)
 
 from rocarray._core import backend, compile as _compile
-from rocarray.rocsolver import _cholesky, _cholesky_kernels, _trtri
+from rocarray.rocsolver import _cholesky, _cholesky_block, _cholesky_kernels, _trtri
 import rocarray.rocsolver as rocsolver
 
 ALL = ["float32", "float64", "complex64", "complex128"]
@@ -767,3 +767,55 @@ def test_linalg_cholesky_bench_shape(rng):
     got = to_host(ra.linalg.cholesky(to_device(a)))
     assert np.linalg.norm(got @ got.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
     np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n, batch", [(2, 40), (31, 37), (33, 9), (64, 9), (65, 5), (127, 5)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_potrf_strided_batched_register_tiles(rng, dtype, uplo, n, batch):
+    # the register-tile kernel (complex128 past 64: shared-memory potf2) on every tile shape and
+    # both sides of its limits: lda > n, gaps between the matrices, everything but the stored
+    # triangles NaN and untouched; one matrix fails mid-way and is left as the reference potf2
+    # leaves it, one is ill-conditioned (its residual against NumPy's)
+    lda, stride = n + 3, (n + 3) * n + 7
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
+    bad, ill = batch // 2, batch - 1
+    fail = max(1, (2 * n) // 3)
+    mats[bad, fail - 1, fail - 1] -= 1e3
+    if n > 2:
+        mats[ill] = spd(rng, n, dtype, cond=1e4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e10)
+    buf = packed(mats, lda, uplo, dtype, batch, stride)
+    d, info = to_device(buf), to_device(np.full(batch, 77, np.int32))
+    rocsolver.potrf_strided_batched(uplo, n, d, lda, stride, info, batch)
+    want_info = np.zeros(batch, np.int32)
+    want_info[bad] = fail
+    np.testing.assert_array_equal(to_host(info), want_info)
+    out = to_host(d)
+    stored = np.zeros(buf.size, bool)
+    i, k = np.indices((n, n))
+    mask = (i >= k) if uplo == "L" else (i <= k)
+    for b in range(batch):
+        stored[b * stride + i[mask] + k[mask] * lda] = True
+    assert np.isnan(out[~stored]).all()
+    eps = EPS[np.dtype(dtype)]
+    for b in range(batch):
+        if b == bad:
+            ref = packed(mats[b], n, uplo, dtype)
+            ref_info = np.zeros(1, np.int32)
+            host.Kernels().potf2(uplo, n, ref, n, 0, ref_info, 1)
+            want = host.tri(host.view(ref, n, n, n), uplo)
+            got = host.tri(host.view(out[b * stride:], n, n, lda), uplo)
+            if not _cholesky_block.takes(n, dtype):   # other routes: the columns before the failure
+                cols = (slice(None), slice(0, fail - 1)) if uplo == "L" else (slice(0, fail - 1), slice(None))
+                got, want = got[cols], want[cols]
+            t = 50 * n * eps
+            np.testing.assert_allclose(got, want, rtol=t, atol=t * np.abs(want).max())
+            continue
+        err = factor_error(out[b * stride:], mats[b], lda, uplo, dtype)
+        if b == ill and n > 2:   # within a small factor of LAPACK's own residual
+            lapack = np.linalg.cholesky(mats[b].astype(dtype))
+            ref = np.linalg.norm(lapack.astype(mats.dtype) @ lapack.conj().T.astype(mats.dtype) - mats[b])
+            assert err < 10 + 4 * ref / (np.linalg.norm(mats[b]) * n * eps)
+        else:
+            assert err < 10

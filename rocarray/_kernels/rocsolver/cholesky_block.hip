@@ -78,7 +78,7 @@ template <typename R> RA_DEVICE ra_complex<R> ra_cholb_scale(ra_complex<R> a, R 
 // Two resident blocks a multiprocessor (at most 128 registers a thread on NVIDIA): a step's
 // latency chain (publication, barrier, pivot, reciprocal) of one block overlaps the other's
 // updates. (One template argument: HIP's __launch_bounds__ is a two-parameter macro.)
-template <typename T> constexpr int ra_cholb_min_blocks = 2;
+template <typename T> constexpr int ra_cholb_min_blocks = sizeof(T) == 4 ? 3 : 2;
 
 template <typename T, int M, int SIDE>
 __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_rocsolver_potrf_block(
