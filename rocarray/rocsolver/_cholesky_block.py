@@ -70,25 +70,60 @@ def takes(n, dtype):
     return 1 <= n and shape(n, dtype) is not None
 
 
+# flag bits (``RA_CHOLB_*`` in the source)
+CONJ, COLS_FAST, ZERO = 1, 2, 4
+
+
 def _i64(v):
     return numpy.int64(v)
 
 
-def potrf(uplo, n, A, lda, stride, info, batch):
-    """Cholesky of ``batch`` matrices of order ``n`` (``takes(n, A.dtype)``), ``stride`` elements
-    apart in the 1-D buffer A, in place; ``info[b] :=`` the first failing column (1-based), else 0
-    (every element of ``info[:batch]`` is written)."""
+def _launch(n, A, a_strides, F, f_strides, info, batch, flags, at):
+    """One launch per ``2^31 - 1`` blocks; ``at(x, first)`` is x's view from matrix ``first``."""
     if batch == 0:
         return
     m, side = shape(n, A.dtype)
     per_block = THREADS // (side * side)
     kernel = KERNELS[kernel_name(A.dtype, m, side)]
     device = A.data.device_id
-    flags = numpy.int32(1 if uplo == "U" else 0)
+    if abs(a_strides[1]) < abs(a_strides[0]):
+        flags |= COLS_FAST
     step = _MAX_GRID_X * per_block
     for first in range(0, batch, step):
         count = min(step, batch - first)
         with launch.on_device(device):
             kernel(device, (-(-count // per_block),),
-                   (_i64(n), A[first * stride:], _i64(lda), _i64(stride), _i64(count), info[first:], flags),
-                   block=THREADS, shared=0)
+                   (_i64(n), at(A, first), *map(_i64, a_strides), at(F, first), *map(_i64, f_strides), _i64(count),
+                    info[first:], numpy.int32(flags)), block=THREADS, shared=0)
+
+
+def potrf(uplo, n, A, lda, stride, info, batch):
+    """Cholesky of ``batch`` matrices of order ``n`` (``takes(n, A.dtype)``), ``stride`` elements
+    apart in the 1-D buffer A (column-major, leading dimension ``lda``), in place: the ``uplo``
+    triangle read and overwritten, the other one untouched; ``info[b] :=`` the first failing
+    column (1-based), else 0 (every element of ``info[:batch]`` is written)."""
+    if uplo == "U":   # S(i, k) = conj(A(k, i))
+        strides, flags = (lda, 1, stride), CONJ
+    else:
+        strides, flags = (1, lda, stride), 0
+    _launch(n, A, strides, A, strides, info, batch, flags, lambda x, first: x[first * stride:])
+
+
+def _element_strides(x):
+    return tuple(s // x.dtype.itemsize for s in x.strides)
+
+
+def factor_stack(uplo, A, F, info):
+    """Cholesky factors of the ``(batch, n, n)`` stack A (any whole-element strides; only its
+    ``uplo`` triangle, in NumPy's row and column sense, is read) into F, an array of A's shape and
+    dtype (any strides; F may be A): ``A[b] = L L^H`` with L on and below F[b]'s diagonal
+    (``'L'``) or ``A[b] = U^H U`` with U on and above it (``'U'``), zeros elsewhere. ``info`` as
+    :func:`potrf`'s; ``takes(n, A.dtype)`` must hold."""
+    batch, n = A.shape[0], A.shape[1]
+    ab, ar, ac = _element_strides(A)
+    fb, fr, fc = _element_strides(F)
+    if uplo == "U":   # S(i, k) = conj(A[b, k, i]); U(k, i) = conj(S(i, k)) goes to F[b, k, i]
+        a_strides, f_strides, flags = (ac, ar, ab), (fc, fr, fb), CONJ | ZERO
+    else:
+        a_strides, f_strides, flags = (ar, ac, ab), (fr, fc, fb), ZERO
+    _launch(n, A, a_strides, F, f_strides, info, batch, flags, lambda x, first: x[first:])

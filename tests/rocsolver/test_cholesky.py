@@ -412,7 +412,10 @@ def test_potrf_batches_of_small_matrices_route_to_the_register_tiles(recorded, d
     assert recorded.names() == [name]
     launch = recorded.launches[0]
     assert launch.grid == (grid, 1, 1) and launch.block == (256, 1, 1)
-    assert int(launch.args[0]) == n and int(launch.args[4]) == batch and int(launch.args[6]) == 1
+    # (n, A, a_i, a_k, a_m, F, f_i, f_k, f_m, batch, info, flags): 'U' column-major in place is
+    # S(i, k) = conj(A[k + i * n]), lanes along k
+    args = [int(x) for x in launch.args[2:5]] + [int(x) for x in launch.args[6:10]] + [int(launch.args[11])]
+    assert int(launch.args[0]) == n and args == [n, 1, n * n, n, 1, n * n, batch, 1 | (2 if n > 1 else 0)]
 
 
 def test_potrf_batches_past_the_register_tiles_keep_their_routes(recorded):
@@ -505,6 +508,34 @@ def test_argument_errors(call, error, match):
 def test_unsupported_dtype_is_type_error(dtype):
     with pytest.raises(TypeError, match="rocsolver.potrf"):
         rocsolver.potrf("L", 2, fake((4,), dtype), 2, _info())
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(3), "X"), ValueError, "uplo"),
+    (lambda A, F: rocsolver.potrf_small_batched(A[0], F[0], _info(3)), ValueError, "A must be"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F[:2], _info(3)), ValueError, "shape"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, fake((3, 4, 4), "float32"), _info(3)), TypeError, "dtype of A"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(2)), ValueError, "info needs 3"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(3, np.int64)), TypeError, "int32"),
+    (lambda A, F: rocsolver.potrf_small_batched(np.zeros((3, 4, 4)), F, _info(3)), TypeError, "A"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((3, 4, 4), "int32"), F, _info(3)), TypeError, "int32"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 129, 129), "float64"), fake((1, 129, 129), "float64"),
+                                                _info(1)), ValueError, "order 129"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 65, 65), "complex128"), fake((1, 65, 65), "complex128"),
+                                                _info(1)), ValueError, "order 65"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 0, 0), "float64"), fake((1, 0, 0), "float64"),
+                                                _info(1)), ValueError, "order 0"),
+])
+def test_potrf_small_batched_argument_errors(call, error, match):
+    A, F = fake((3, 4, 4), "float64"), fake((3, 4, 4), "float64", address=1 << 22)
+    with pytest.raises(error, match=match):
+        call(A, F)
+
+
+def test_potrf_small_supported_orders():
+    assert rocsolver.potrf_small_supported(128, "float64") and not rocsolver.potrf_small_supported(129, "float64")
+    assert rocsolver.potrf_small_supported(64, "complex128") and not rocsolver.potrf_small_supported(65, "complex128")
+    assert not rocsolver.potrf_small_supported(0, "float32") and not rocsolver.potrf_small_supported(4, "int32")
 
 
 def test_c_ordered_2d_matrix_is_rejected():

@@ -152,3 +152,50 @@ def test_registered_shapes_cover_the_orders():
             m, side = block.shape(n, d)
             assert n <= m * side and 256 % (side * side) == 0
             assert block.kernel_name(d, m, side) in block.instantiations()
+
+
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("dtype, shape, view", [
+    ("float32", (3, 5, 5), "c"), ("float64", (2, 33, 33), "transposed"), ("complex64", (2, 2, 17, 17), "sliced"),
+    ("complex128", (3, 40, 40), "c"), ("float64", (1, 1), "c"), ("int32", (2, 6, 6), "c")])
+def test_linalg_cholesky_reads_the_stack_where_it_lies(emulated_device, rng, dtype, shape, view, upper):
+    import rocarray as ra
+
+    n = shape[-1]
+    wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+    mats = np.stack([spd(rng, n, dtype) for _ in range(int(np.prod(shape[:-2], dtype=int)))]).reshape(shape)
+    if dtype == "int32":
+        mats = np.rint(mats * 10) + 10 * n * np.eye(n)
+    host_in = mats.astype(dtype)
+    other = np.triu(np.ones((n, n), bool), 1)
+    if upper:
+        other = other.T
+    poisoned = host_in.copy()
+    if np.dtype(dtype).kind in "fc":
+        poisoned[..., other] = np.nan   # the triangle that must not be read
+    if view == "transposed":    # column-major matrices (a real dtype here)
+        dev = np.swapaxes(emulated_device.array(np.ascontiguousarray(np.swapaxes(poisoned, -1, -2))), -1, -2)
+        assert dev.strides[-2] < dev.strides[-1]
+    elif view == "sliced":      # every other matrix of a longer stack
+        big = np.repeat(poisoned, 2, axis=-3)
+        dev = emulated_device.array(big)[..., ::2, :, :]
+        assert not dev.flags.c_contiguous
+    else:
+        dev = emulated_device.array(poisoned)
+    got = np.asarray(ra.linalg.cholesky(dev, upper=upper))
+    names = emulated_device.names()
+    assert any("potrf_block" in x for x in names) and not any("potf2" in x for x in names)
+    want = np.linalg.cholesky(host_in.astype(wide), upper=upper)
+    t = tol(dtype if dtype != "int32" else "float64", n)
+    assert got.shape == shape and got.dtype == np.linalg.cholesky(host_in).dtype
+    np.testing.assert_allclose(got, want, rtol=t, atol=t * np.abs(want).max())
+    assert (got[..., other] == 0).all()
+
+
+def test_linalg_cholesky_not_positive_definite(emulated_device, rng):
+    import rocarray as ra
+
+    mats = np.stack([spd(rng, 9, "float64") for _ in range(4)])
+    mats[2, 5, 5] = -1.0
+    with pytest.raises(np.linalg.LinAlgError):
+        ra.linalg.cholesky(emulated_device.array(mats))

@@ -1,20 +1,24 @@
-// rocSOLVER Cholesky of a strided batch of small matrices with each matrix in registers
+// rocSOLVER Cholesky of a batch of small matrices with each matrix in registers
 // (rocarray/rocsolver/_cholesky_block.py).
 //
 // ra_rocsolver_potrf_block<T, M, SIDE>: LAPACK's potf2 (right-looking Cholesky, one column per
-// step) of matrices of order n <= M * SIDE, G = 256 / SIDE^2 matrices per block of 256 threads:
-// matrix g of block b is A + (b * G + g) * stride. Column-major, element (i, k) at
-// A[i + k * lda], 64-bit offsets; 'L' factors A = L L^H in the lower triangle, 'U' A = U^H U in
-// the upper one; the other triangle is neither read nor written.
+// step) of matrices of order n <= M * SIDE, G = 256 / SIDE^2 matrices per block of 256 threads
+// (matrix m = blockIdx.x * G + g of the batch for group g).
 //
-// Normal form. Both triangles are worked on as a lower S: a lower-stored A as S(i, k) = A(i, k),
-// an upper-stored one as S(i, k) = conj(A(k, i)) (S = U^H), so S := chol(S) serves both and the
-// store maps back.
+// Normal form and strides. Every matrix is worked on as a lower S with S S^H = the input. The
+// caller gives where S(i, k), i >= k, is read: A + m * a_m + i * a_i + k * a_k, conjugated with
+// RA_CHOLB_CONJ; the factor goes back through F's strides (f_i, f_k, f_m) and the same
+// conjugation. A column-major 'L' matrix of leading dimension lda is (a_i, a_k) = (1, lda); a 'U'
+// one is (lda, 1) with RA_CHOLB_CONJ (S = U^H: S(i, k) = conj(A(k, i))); a C-ordered stack's
+// lower triangle (NumPy's cholesky) is (n, 1), its upper one (1, n) with RA_CHOLB_CONJ. Nothing
+// but S's lower triangle is read, and F gets only that triangle unless RA_CHOLB_ZERO also writes
+// zeros over the rest of F's n x n square (the façade's new factor). F may be A (in place: every
+// load precedes every store of a matrix, in the same group). 64-bit offsets; any strides.
 //
 // Layout. Group g is the threads g * SIDE^2 .. (g + 1) * SIDE^2 - 1, a SIDE x SIDE grid; its
-// thread (tr, tc) = (l % SIDE, l / SIDE), l the thread's index in the group (upper storage:
-// (l / SIDE, l % SIDE), so that consecutive lanes read and write consecutive rows of A either
-// way), keeps S(i, k), i = a * SIDE + tr, k = b * SIDE + tc, in its register v[a][b] for the
+// thread (tr, tc) = (l % SIDE, l / SIDE), l the thread's index in the group (with
+// RA_CHOLB_COLS_FAST (l / SIDE, l % SIDE): the caller sets it where S's columns are the fast
+// index in memory, so that consecutive lanes read and write consecutive elements), keeps S(i, k), i = a * SIDE + tr, k = b * SIDE + tc, in its register v[a][b] for the
 // blocks a >= b of its M x M tile (cyclic: every thread has work until the last SIDE columns).
 // Blocks a < b hold only i < k: they are never declared as used, so the compiler allocates no
 // registers for them; in the diagonal blocks a == b the elements with tr < tc are dead (zero).
@@ -42,6 +46,11 @@
 // register columns b > jb and k < j in b < jb are compile-time facts of the unrolled loops.
 
 #define RA_CHOLB_THREADS 256
+
+// flags (mirrored in rocarray/rocsolver/_cholesky_block.py)
+#define RA_CHOLB_CONJ 0x01       // S(i, k) is the conjugate of the element at the strides' place
+#define RA_CHOLB_COLS_FAST 0x02  // lanes run along S's columns k (a_k is the unit stride)
+#define RA_CHOLB_ZERO 0x04       // F's elements above S's diagonal := 0
 
 RA_DEVICE float ra_cholb_conj(float a) { return a; }
 RA_DEVICE double ra_cholb_conj(double a) { return a; }
@@ -82,7 +91,8 @@ template <typename T> constexpr int ra_cholb_min_blocks = sizeof(T) == 4 ? 3 : 2
 
 template <typename T, int M, int SIDE>
 __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_rocsolver_potrf_block(
-    ra_i64 n64, T* __restrict__ A, ra_i64 lda, ra_i64 stride, ra_i64 batch, int* __restrict__ info, int upper_flag) {
+    ra_i64 n64, const T* A, ra_i64 a_i, ra_i64 a_k, ra_i64 a_m, T* F, ra_i64 f_i, ra_i64 f_k, ra_i64 f_m,
+    ra_i64 batch, int* __restrict__ info, int flags) {
     typedef typename ra_real_of<T>::type R;
     constexpr int NB = M * SIDE, GROUP = SIDE * SIDE, G = RA_CHOLB_THREADS / GROUP;
     // The published column, by residue: element i = a * SIDE + r of group g's column at
@@ -95,12 +105,13 @@ __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_r
     __shared__ C16 col[2][G * SIDE * CPR];
     __shared__ R pivot[G * NB];
     const int n = (int)n64;
-    const bool upper = upper_flag != 0;
+    const bool conj = (flags & RA_CHOLB_CONJ) != 0, cols_fast = (flags & RA_CHOLB_COLS_FAST) != 0;
     const int t = (int)threadIdx.x, g = t / GROUP, l = t % GROUP;
-    const int tr = upper ? l / SIDE : l % SIDE, tc = upper ? l % SIDE : l / SIDE;
+    const int tr = cols_fast ? l / SIDE : l % SIDE, tc = cols_fast ? l % SIDE : l / SIDE;
     const ra_i64 matrix = (ra_i64)blockIdx.x * G + g;
     const bool active = matrix < batch;
-    T* __restrict__ a_ = A + (active ? matrix : 0) * stride;
+    const T* src = A + (active ? matrix : 0) * a_m;
+    T* dst = F + (active ? matrix : 0) * f_m;
     const T zero = ra_traits<T>::zero();
 
     T v[M][M];
@@ -111,7 +122,10 @@ __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_r
             const int i = a * SIDE + tr, k = b * SIDE + tc;
             v[a][b] = zero;
             if (active && i < n && i >= k)  // i < n and i >= k give k < n
-                v[a][b] = upper ? ra_cholb_conj(a_[k + (ra_i64)i * lda]) : a_[i + (ra_i64)k * lda];
+            {
+                const T x = src[(ra_i64)i * a_i + (ra_i64)k * a_k];
+                v[a][b] = conj ? ra_cholb_conj(x) : x;
+            }
         }
     }
 
@@ -124,13 +138,13 @@ __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_r
             if (j >= n) break;  // uniform across the block
             C16* c = col[j & 1];
             if (tc == jt) {  // rows past n publish their zeros
-                C16* dst = c + (g * SIDE + tr) * CPR;
+                C16* mine = c + (g * SIDE + tr) * CPR;
 #pragma unroll
                 for (int q = jb / K; q < M / K; ++q) {
                     C16 chunk;
 #pragma unroll
                     for (int e = 0; e < K; ++e) chunk.x[e] = q * K + e >= jb ? v[q * K + e][jb] : zero;
-                    dst[q] = chunk;
+                    mine[q] = chunk;
                 }
             }
             __syncthreads();
@@ -187,8 +201,18 @@ __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_r
             const int i = a * SIDE + tr;
             if (i < n && i >= k) {
                 const T x = (i == k && k < done) ? ra_cholb_make<T>::real(diag) : ra_cholb_scale(v[a][b], sc);
-                if (upper) a_[k + (ra_i64)i * lda] = ra_cholb_conj(x);
-                else a_[i + (ra_i64)k * lda] = x;
+                dst[(ra_i64)i * f_i + (ra_i64)k * f_k] = conj ? ra_cholb_conj(x) : x;
+            }
+        }
+    }
+    if ((flags & RA_CHOLB_ZERO) != 0) {  // above S's diagonal: blocks a < b, tr < tc in the diagonal ones
+#pragma unroll
+        for (int b = 0; b < M; ++b) {
+            const int k = b * SIDE + tc;
+#pragma unroll
+            for (int a = 0; a <= b; ++a) {
+                const int i = a * SIDE + tr;
+                if (k < n && i < k) dst[(ra_i64)i * f_i + (ra_i64)k * f_k] = zero;
             }
         }
     }
