@@ -18,12 +18,14 @@
 // Layout. Group g is the threads g * SIDE^2 .. (g + 1) * SIDE^2 - 1, a SIDE x SIDE grid; its
 // thread (tr, tc) = (l % SIDE, l / SIDE), l the thread's index in the group (with
 // RA_CHOLB_COLS_FAST (l / SIDE, l % SIDE): the caller sets it where S's columns are the fast
-// index in memory, so that consecutive lanes read and write consecutive elements), keeps S(i, k), i = a * SIDE + tr, k = b * SIDE + tc, in its register v[a][b] for the
-// blocks a >= b of its M x M tile (cyclic: every thread has work until the last SIDE columns).
+// index in memory, so that consecutive lanes read and write consecutive elements), keeps S(i, k),
+// i = a * SIDE + tr, k = b * SIDE + tc, in its register v[a][b] for the blocks a >= b of its
+// M x M tile (cyclic: every thread has work until the last SIDE columns).
 // Blocks a < b hold only i < k: they are never declared as used, so the compiler allocates no
 // registers for them; in the diagonal blocks a == b the elements with tr < tc are dead (zero).
 // Step j = jb * SIDE + jt is register column jb of thread column jt: the loop over jb is
-// unrolled, the one over jt is not, so the registers are indexed at compile time only. Elements
+// unrolled, the one over jt by two only (the buffer parity becomes a compile-time fact), so the
+// registers are indexed at compile time only. Elements
 // past n start at zero and are never written back.
 //
 // Step j, one barrier. Before step j register column jb of thread column jt holds
@@ -121,8 +123,7 @@ __global__ void __launch_bounds__(RA_CHOLB_THREADS, ra_cholb_min_blocks<T>) ra_r
         for (int b = 0; b <= a; ++b) {
             const int i = a * SIDE + tr, k = b * SIDE + tc;
             v[a][b] = zero;
-            if (active && i < n && i >= k)  // i < n and i >= k give k < n
-            {
+            if (active && i < n && i >= k) {  // i < n and i >= k give k < n
                 const T x = src[(ra_i64)i * a_i + (ra_i64)k * a_k];
                 v[a][b] = conj ? ra_cholb_conj(x) : x;
             }
