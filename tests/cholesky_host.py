@@ -180,3 +180,24 @@ class Kernels:
             d = np.diag(view(A[b * stride:], n, n, lda))
             zeros = np.flatnonzero(d == 0)
             info[b] = zeros[0] + 1 if zeros.size else 0
+
+
+class Block:
+    """The launch wrapper of ``rocarray.rocsolver._cholesky_block`` on host buffers (the reference
+    potf2 per matrix); ``calls`` (shared with a :class:`Kernels`' when given) records
+    ("potrf_block", order, batch)."""
+
+    def __init__(self, calls=None):
+        from rocarray.rocsolver import _cholesky_block as real
+
+        self.real, self.calls = real, [] if calls is None else calls
+
+    def takes(self, n, dtype):
+        return self.real.takes(n, dtype)
+
+    def potrf(self, uplo, n, A, lda, stride, info, batch):
+        assert self.takes(n, A.dtype)
+        info[:batch] = 0
+        Kernels().potf2(uplo, n, A, lda, stride, info, batch)
+        self.calls.append(("potrf_block", n, batch))
+

@@ -39,9 +39,11 @@ matrix, at most ``sqrt(kappa(A))``. With blocks of order 128 that growth stays n
 substitution's in practice; the GPU tests compare the backward error with NumPy's (LAPACK's
 substitution-based) potrf on matrices of condition 1e10.
 
-A strided batch of matrices that fit one block is factored by one launch of the shared-memory
-``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go one by one through the
-recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
+A strided batch of matrices of order up to 128 (complex128: 64) is factored by one launch of
+``ra_rocsolver_potrf_block`` (each matrix in the registers of a group of threads, one barrier
+per column; :mod:`._cholesky_block`); a batch of larger matrices that fit one block's shared
+memory by one launch of ``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go
+one by one through the recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
 global column where ``info`` is still 0, so the first failure is what stays; the steps after it
 run on to the end (their values, the inverses' included, are then meaningless, as LAPACK's
 matrix after a failure is) without any iteration that could hang.
@@ -57,7 +59,8 @@ attributes), which the CPU tests replace with NumPy stand-ins.
 import numpy
 
 from rocarray import rocblas as blas
-from rocarray._core import matrix_args as _ma
+from rocarray._core import args as _args, matrix_args as _ma
+from rocarray.rocsolver import _cholesky_block as block
 from rocarray.rocsolver import _cholesky_kernels as kern
 from rocarray.rocsolver import _info
 from rocarray.rocsolver import _trtri
@@ -179,8 +182,12 @@ def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
 
 
 def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
-    """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
-    (:func:`factor_inv`)."""
+    """potrf of ``batch`` matrices: one launch of the register-tile kernel for a batch of orders it
+    takes (:mod:`._cholesky_block`), else one launch of potf2 when a batch fits one block's shared
+    memory, else one recursion each (:func:`factor_inv`)."""
+    if batch > 1 and block.takes(n, A.dtype):
+        block.potrf(uplo, n, A, lda, stride, info, batch)   # writes every info
+        return
     kern.clear_info(info, batch)
     if n == 0 or batch == 0:
         return
@@ -291,9 +298,11 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     (``rocsolver_?potrf_strided_batched``).
 
     Matrix b starts at ``A[b * strideA]``; ``info[b]`` is its status, as in :func:`potrf`.
-    Matrices of order up to 128 (float64; what fits one block's shared memory) are factored by
-    one kernel launch for the whole batch, a thread block per matrix; larger ones one after
-    another by :func:`potrf`'s recursion.
+    A batch of matrices of order up to 128 (complex128: 64) is factored by one kernel launch,
+    each matrix in the registers of a group of threads (16 matrices a thread block up to order
+    32, 4 up to 64, 1 up to 128); larger matrices that fit one block's shared memory by one
+    launch, a thread block per matrix; larger ones one after another by :func:`potrf`'s
+    recursion.
 
     Parameters
     ----------
@@ -334,6 +343,94 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     uplo, n, dtype, lda, stride, batch = _potrf_args(fn, uplo, n, A, lda, info, batch_count, strideA)
     limit = kern.shared_limit(A)
     factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit)
+
+
+def potrf_small_supported(n, dtype):
+    """Whether :func:`potrf_small_batched` takes matrices of order ``n`` and ``dtype``.
+
+    Parameters
+    ----------
+    n : int
+        Order.
+    dtype : numpy.dtype
+        float32, float64, complex64 or complex128.
+
+    Returns
+    -------
+    bool
+        True for orders 1 to 128 (complex128: 64).
+    """
+    dtype = numpy.dtype(dtype)
+    return dtype in _ma.STANDARD and block.takes(int(n), dtype)
+
+
+def potrf_small_batched(A, F, info, uplo="L"):
+    """Cholesky factors of a batch of small matrices given as strided arrays (a rocarray extension:
+    rocSOLVER's potrf takes column-major buffers and works in place).
+
+    Parameters
+    ----------
+    A : cupy.ndarray
+        ``(batch, n, n)`` Hermitian positive definite matrices, float32, float64, complex64 or
+        complex128, any whole-element strides, with ``n`` as :func:`potrf_small_supported`
+        allows. Only its ``uplo`` triangle (``A[b, i, k]`` with ``i >= k`` for ``'L'``) is read;
+        the imaginary parts of the diagonal are taken as zero.
+    F : cupy.ndarray
+        Array of A's shape and dtype, any strides; written: ``A[b] = L L^H`` with L in and below
+        the diagonal (``'L'``), or ``A[b] = U^H U`` with U in and above it (``'U'``), zeros in
+        the other triangle. It may be A itself, and must not otherwise overlap it. A matrix whose
+        ``info`` is not 0 is left as LAPACK's potf2 leaves its triangle.
+    info : cupy.ndarray
+        int32, at least ``batch`` elements (contiguous): 0, or ``k > 0`` when the leading minor
+        of order k is the first that is not positive definite (its pivot <= 0 or NaN).
+    uplo : {'L', 'U'}, optional
+        The triangle read and the factor's.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy arrays, unsupported or mismatched dtypes.
+    ValueError
+        Shapes that are not ``(batch, n, n)`` alike, an order :func:`potrf_small_supported`
+        refuses, another device, strides that are not whole elements, an invalid ``uplo``.
+
+    Notes
+    -----
+    One launch (:mod:`rocarray.rocsolver._cholesky_block`): each matrix in the registers of a
+    group of 16, 64 or 256 threads, one barrier per column; the input is read where it lies and
+    the factor written with its zeros in the same pass. Nothing is synchronized.
+
+    Examples
+    --------
+    >>> a = cupy.asarray(numpy.eye(3) * 4).reshape(1, 3, 3)
+    >>> f, info = cupy.empty_like(a), cupy.zeros(1, cupy.int32)
+    >>> ra.rocsolver.potrf_small_batched(a, f, info)   # doctest: +SKIP
+    """
+    where = "rocsolver.potrf_small_batched"
+    uplo = _ma.option(uplo, "uplo", where)
+    for name, x in (("A", A), ("F", F)):
+        _args.device_array(x, name, where)
+        if x.ndim != 3 or x.shape[1] != x.shape[2]:
+            raise ValueError(f"{where}: {name} must be (batch, n, n), got shape {x.shape}")
+        if any(s % x.dtype.itemsize for s in x.strides):
+            raise ValueError(f"{where}: {name}'s strides must be whole elements, got {x.strides}")
+    dtype = _ma.supported_dtype(A.dtype, _ma.STANDARD, where)
+    if F.dtype != dtype:
+        raise TypeError(f"{where}: F must have the dtype of A ({dtype.name}), got {F.dtype.name}")
+    if F.shape != A.shape:
+        raise ValueError(f"{where}: F must have A's shape {A.shape}, got {F.shape}")
+    if F.data.device_id != A.data.device_id:
+        raise ValueError(f"{where}: F is on device {F.data.device_id} but A is on device {A.data.device_id}")
+    batch, n = A.shape[0], A.shape[1]
+    if not potrf_small_supported(n, dtype):
+        raise ValueError(f"{where}: matrices of order {n} of {dtype.name} are not taken (1 to "
+                         f"{block.max_order(dtype)})")
+    info = _info.info_buffer(info, batch, where).ravel()
+    block.factor_stack(uplo, A, F, info)
 
 
 def _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch=1, stride_a=None, stride_b=None):

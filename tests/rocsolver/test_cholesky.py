@@ -19,7 +19,7 @@ from conftest import fake, random_array, to_device, to_host
 from launchfake import fake_device  # noqa: F401 (the fixture the routing tests record with)
 
 from rocarray._core import backend, compile as _compile
-from rocarray.rocsolver import _cholesky, _cholesky_kernels, _trtri
+from rocarray.rocsolver import _cholesky, _cholesky_block, _cholesky_kernels, _trtri
 import rocarray.rocsolver as rocsolver
 
 ALL = ["float32", "float64", "complex64", "complex128"]
@@ -69,6 +69,7 @@ def stand_ins(monkeypatch):
     for module in (_cholesky, _trtri):
         monkeypatch.setattr(module, "blas", blas)
         monkeypatch.setattr(module, "kern", kern)
+    monkeypatch.setattr(_cholesky, "block", host.Block(kern.calls))
     return blas, kern
 
 
@@ -125,25 +126,31 @@ def test_nan_on_the_diagonal_fails_at_its_column(stand_ins, rng, k):
     assert info[0] == k
 
 
-@pytest.mark.parametrize("limit", [1 << 20, 0])  # one launch for the batch / one recursion each
+@pytest.mark.parametrize("dtype, n, limit, route", [
+    ("float32", 9, 1 << 20, "potrf_block"),   # the register-tile launch for the batch
+    ("float32", 9, 0, "potrf_block"),         # (it needs no dynamic shared memory)
+    ("complex128", 70, 1 << 20, "potf2"),     # past the register tiles, in one block's shared memory
+    ("complex128", 70, 0, "potf2_inv"),       # one recursion each
+])
 @pytest.mark.parametrize("uplo", ["L", "U"])
-def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
-    n, batch, lda = 9, 5, 10
-    mats = np.stack([spd(rng, n, "float32") for _ in range(batch)])
+def test_batch_info_per_matrix(stand_ins, rng, uplo, dtype, n, limit, route):
+    batch, lda = 5, n + 1
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
     mats[1, 4, 4] = -1.0
     mats[3, 0, 0] = 0.0
     stride = lda * n + 2
-    buf = packed(mats, lda, uplo, "float32", batch, stride)
+    buf = packed(mats, lda, uplo, dtype, batch, stride)
     info = np.full(batch, 99, np.int32)
     _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, limit)
     assert info.tolist() == [0, 5, 0, 1, 0]
     for b in (0, 2, 4):
-        assert factor_error(buf[b * stride:], mats[b], lda, uplo, "float32") < 10
+        assert factor_error(buf[b * stride:], mats[b], lda, uplo, dtype) < 10
     _, kern = stand_ins
-    if limit:
-        assert kern.calls == [("potf2", n, batch)]
+    if route == "potf2_inv":
+        assert {c[0] for c in kern.calls} == {"potf2_inv", "lacpy"}
+        assert all(c[2] == 1 for c in kern.calls if c[0] == "potf2_inv")
     else:
-        assert all(c[2] == 1 for c in kern.calls if c[0].startswith("potf2"))
+        assert kern.calls == [(route, n, batch)]
 
 
 @pytest.mark.parametrize("limit", [1 << 20, 0])
@@ -390,16 +397,43 @@ def test_potrf_bench_order_stages_each_panel_once(recorded, dtype, copies):
     assert not any("trsm" in x for x in names)
 
 
-def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
-    n, batch = 40, 7
-    A, info = recorded.array((batch * n * n,), "float64"), recorded.array((batch,), "int32")
+@pytest.mark.parametrize("dtype, n, batch, name, grid", [
+    ("float32", 32, 100000, "ra_rocsolver_potrf_block<float, 8, 4>", 6250),      # 16 matrices a block
+    ("float64", 1, 17, "ra_rocsolver_potrf_block<double, 8, 4>", 2),
+    ("float64", 40, 7, "ra_rocsolver_potrf_block<double, 8, 8>", 2),             # 4 a block
+    ("complex64", 65, 3, "ra_rocsolver_potrf_block<ra_c64, 8, 16>", 3),          # 1 a block
+    ("float64", 128, 10000, "ra_rocsolver_potrf_block<double, 8, 16>", 10000),
+    ("complex128", 33, 5, "ra_rocsolver_potrf_block<ra_c128, 4, 16>", 5),
+    ("complex128", 32, 5, "ra_rocsolver_potrf_block<ra_c128, 4, 8>", 2),
+])
+def test_potrf_batches_of_small_matrices_route_to_the_register_tiles(recorded, dtype, n, batch, name, grid):
+    A, info = recorded.array((batch * n * n,), dtype), recorded.array((batch,), "int32")
     rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, batch)
-    assert recorded.names() == ["ra_rocsolver_potf2<double>"]
+    assert recorded.names() == [name]
+    launch = recorded.launches[0]
+    assert launch.grid == (grid, 1, 1) and launch.block == (256, 1, 1)
+    # (n, A, a_i, a_k, a_m, F, f_i, f_k, f_m, batch, info, flags): 'U' column-major in place is
+    # S(i, k) = conj(A[k + i * n]), lanes along k
+    args = [int(x) for x in launch.args[2:5]] + [int(x) for x in launch.args[6:10]] + [int(launch.args[11])]
+    assert int(launch.args[0]) == n and args == [n, 1, n * n, n, 1, n * n, batch, 1 | (2 if n > 1 else 0)]
+
+
+def test_potrf_batches_past_the_register_tiles_keep_their_routes(recorded):
+    # complex128 past 64 in one block's shared memory: potf2, a block per matrix
+    n, batch = 100, 3
+    A, info = recorded.array((batch * n * n,), "complex128"), recorded.array((batch,), "int32")
+    rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, batch)
+    assert recorded.names() == ["ra_rocsolver_potf2<ra_c128>"]
     # a batch of matrices too large for one block: one recursion each, with potf2_inv leaves
     n = 200
     A, info = recorded.array((2 * n * n,), "float64"), recorded.array((2,), "int32")
     rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, 2)
     assert sum("potf2_inv" in x for x in recorded.names()) == 4
+    # a single matrix keeps the factor-and-inverse leaf
+    n = 64
+    A, info = recorded.array((n * n,), "float32"), recorded.array((1,), "int32")
+    rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, 1)
+    assert recorded.names()[-1] == _cholesky_kernels.inverse_kernel_name("float32")
 
 
 def test_potf2_inv_instantiations_are_registered():
@@ -474,6 +508,34 @@ def test_argument_errors(call, error, match):
 def test_unsupported_dtype_is_type_error(dtype):
     with pytest.raises(TypeError, match="rocsolver.potrf"):
         rocsolver.potrf("L", 2, fake((4,), dtype), 2, _info())
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(3), "X"), ValueError, "uplo"),
+    (lambda A, F: rocsolver.potrf_small_batched(A[0], F[0], _info(3)), ValueError, "A must be"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F[:2], _info(3)), ValueError, "shape"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, fake((3, 4, 4), "float32"), _info(3)), TypeError, "dtype of A"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(2)), ValueError, "info needs 3"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(3, np.int64)), TypeError, "int32"),
+    (lambda A, F: rocsolver.potrf_small_batched(np.zeros((3, 4, 4)), F, _info(3)), TypeError, "A"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((3, 4, 4), "int32"), F, _info(3)), TypeError, "int32"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 129, 129), "float64"), fake((1, 129, 129), "float64"),
+                                                _info(1)), ValueError, "order 129"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 65, 65), "complex128"), fake((1, 65, 65), "complex128"),
+                                                _info(1)), ValueError, "order 65"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 0, 0), "float64"), fake((1, 0, 0), "float64"),
+                                                _info(1)), ValueError, "order 0"),
+])
+def test_potrf_small_batched_argument_errors(call, error, match):
+    A, F = fake((3, 4, 4), "float64"), fake((3, 4, 4), "float64", address=1 << 22)
+    with pytest.raises(error, match=match):
+        call(A, F)
+
+
+def test_potrf_small_supported_orders():
+    assert rocsolver.potrf_small_supported(128, "float64") and not rocsolver.potrf_small_supported(129, "float64")
+    assert rocsolver.potrf_small_supported(64, "complex128") and not rocsolver.potrf_small_supported(65, "complex128")
+    assert not rocsolver.potrf_small_supported(0, "float32") and not rocsolver.potrf_small_supported(4, "int32")
 
 
 def test_c_ordered_2d_matrix_is_rejected():
@@ -736,3 +798,55 @@ def test_linalg_cholesky_bench_shape(rng):
     got = to_host(ra.linalg.cholesky(to_device(a)))
     assert np.linalg.norm(got @ got.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
     np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n, batch", [(2, 40), (31, 37), (33, 9), (64, 9), (65, 5), (127, 5)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_potrf_strided_batched_register_tiles(rng, dtype, uplo, n, batch):
+    # the register-tile kernel (complex128 past 64: shared-memory potf2) on every tile shape and
+    # both sides of its limits: lda > n, gaps between the matrices, everything but the stored
+    # triangles NaN and untouched; one matrix fails mid-way and is left as the reference potf2
+    # leaves it, one is ill-conditioned (its residual against NumPy's)
+    lda, stride = n + 3, (n + 3) * n + 7
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
+    bad, ill = batch // 2, batch - 1
+    fail = max(1, (2 * n) // 3)
+    mats[bad, fail - 1, fail - 1] -= 1e3
+    if n > 2:
+        mats[ill] = spd(rng, n, dtype, cond=1e4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e10)
+    buf = packed(mats, lda, uplo, dtype, batch, stride)
+    d, info = to_device(buf), to_device(np.full(batch, 77, np.int32))
+    rocsolver.potrf_strided_batched(uplo, n, d, lda, stride, info, batch)
+    want_info = np.zeros(batch, np.int32)
+    want_info[bad] = fail
+    np.testing.assert_array_equal(to_host(info), want_info)
+    out = to_host(d)
+    stored = np.zeros(buf.size, bool)
+    i, k = np.indices((n, n))
+    mask = (i >= k) if uplo == "L" else (i <= k)
+    for b in range(batch):
+        stored[b * stride + i[mask] + k[mask] * lda] = True
+    assert np.isnan(out[~stored]).all()
+    eps = EPS[np.dtype(dtype)]
+    for b in range(batch):
+        if b == bad:
+            ref = packed(mats[b], n, uplo, dtype)
+            ref_info = np.zeros(1, np.int32)
+            host.Kernels().potf2(uplo, n, ref, n, 0, ref_info, 1)
+            want = host.tri(host.view(ref, n, n, n), uplo)
+            got = host.tri(host.view(out[b * stride:], n, n, lda), uplo)
+            if not _cholesky_block.takes(n, dtype):   # other routes: the columns before the failure
+                cols = (slice(None), slice(0, fail - 1)) if uplo == "L" else (slice(0, fail - 1), slice(None))
+                got, want = got[cols], want[cols]
+            t = 50 * n * eps
+            np.testing.assert_allclose(got, want, rtol=t, atol=t * np.abs(want).max())
+            continue
+        err = factor_error(out[b * stride:], mats[b], lda, uplo, dtype)
+        if b == ill and n > 2:   # within a small factor of LAPACK's own residual
+            lapack = np.linalg.cholesky(mats[b].astype(dtype))
+            ref = np.linalg.norm(lapack.astype(mats.dtype) @ lapack.conj().T.astype(mats.dtype) - mats[b])
+            assert err < 10 + 4 * ref / (np.linalg.norm(mats[b]) * n * eps)
+        else:
+            assert err < 10
