@@ -117,27 +117,79 @@ def inverse_workspace(n, nb, A):
     return buf[:blocks * nb * nb], buf[blocks * nb * nb:]
 
 
-def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0):
+def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0, keep_other=True):
     """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``, aligned at
     multiples of nb from the top) and the panel solves through their inverses (:func:`panel`);
-    ``inv`` holds the inverse of the block at column c at ``inv[(c // nb) * nb * nb]``."""
+    ``inv`` holds the inverse of the block at column c at ``inv[(c // nb) * nb * nb]``.
+    ``keep_other=False``: the trailing updates may write the strict other triangle
+    (:func:`trailing_update`)."""
     if n <= nb:
         if n > 0:
             kern.potf2_inv(uplo, n, A, lda, inv, nb, info, j0)
         return
     n1 = split(n, nb)
     n2 = n - n1
-    herk, ct = rank_k(A.dtype)
-    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0)
-    if uplo == "L":
-        a21 = A[n1:]
-        panel(uplo, n2, n1, A, lda, a21, lda, inv, nb, tmp)
-        herk("L", "N", n2, n1, -1, a21, lda, 1, A[n1 + n1 * lda:], lda)
+    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0, keep_other)
+    w = A[n1:] if uplo == "L" else A[n1 * lda:]   # L21 (n2 x n1) or U12 (n1 x n2)
+    panel(uplo, n2, n1, A, lda, w, lda, inv, nb, tmp)
+    a22 = A[n1 + n1 * lda:]
+    if keep_other:
+        herk, ct = rank_k(A.dtype)
+        herk(uplo, "N" if uplo == "L" else ct, n2, n1, -1, w, lda, 1, a22, lda)
     else:
-        a12 = A[n1 * lda:]
-        panel(uplo, n2, n1, A, lda, a12, lda, inv, nb, tmp)
-        herk("U", ct, n2, n1, -1, a12, lda, 1, A[n1 + n1 * lda:], lda)
-    factor_inv(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1)
+        trailing_update(uplo, n2, n1, w, lda, a22, lda)
+    factor_inv(uplo, n2, a22, lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1, keep_other)
+
+
+#: Order of the diagonal squares of :func:`trailing_update`.
+UPDATE_DIAGONAL = 512
+
+
+def trailing_update(uplo, n, k, W, ldw, C, ldc):
+    """``C := C - W W^H`` (lower; W is n x k) or ``C := C - W^H W`` (upper; W is k x n) on C's
+    ``uplo`` triangle, by gemms that also write C's strict other triangle inside the diagonal
+    squares (leaving meaningless values there): the rank-k update of a factorization whose caller
+    discards that triangle.
+
+    C splits into diagonal squares of :data:`UPDATE_DIAGONAL` (one gemm of the whole square up to
+    that order). The strict triangle outside them is covered level by level, as rocblas syrk
+    covers it: at level h = 1, 2, 4, ... the block pairs (rows ``[i+h, i+2h)``, columns
+    ``[i, i+h)`` of squares, i = 0, 2h, 4h, ...) are equal-sized, one strided batched gemm (and
+    one for a ragged last pair); the diagonal squares are one more strided batched gemm straight
+    into C. So syrk's launches, without its workspace and the merge of the squares' triangles."""
+    ct = conj_trans(W.dtype)
+    ta, tb = ("N", ct) if uplo == "L" else (ct, "N")
+    row = 1 if uplo == "L" else ldw    # elements from row i of op(W) to row i + 1
+
+    def product(r0, c0, rows, cols, count=1, step=0):
+        # C[r0:r0+rows, c0:c0+cols] -= op(W)[r0:] op(W)[c0:]^H, ``count`` times ``step`` further
+        a, b, c = W[r0 * row:], W[c0 * row:], C[r0 + c0 * ldc:]
+        if count == 1:
+            blas.gemm(ta, tb, rows, cols, k, -1, a, ldw, b, ldw, 1, c, ldc)
+        else:
+            blas.gemm_strided_batched(ta, tb, rows, cols, k, -1, a, ldw, step * row, b, ldw, step * row, 1, c,
+                                      ldc, step * (1 + ldc), count)
+
+    D = UPDATE_DIAGONAL
+    blocks = -(-n // D)
+    h = 1
+    while h < blocks:
+        span = 2 * h
+        full = sum(1 for i in range(0, blocks, span) if (i + span) * D <= n)
+        parts = [(0, full, h * D)] if full else []
+        parts += [(i, 1, n - (i + h) * D) for i in range(full * span, blocks, span) if i + h < blocks]
+        for first, count, rows in parts:
+            r0, c0 = (first + h) * D, first * D   # rows r0.., columns c0.. (lower); the mirror (upper)
+            if uplo == "L":
+                product(r0, c0, rows, h * D, count, span * D)
+            else:
+                product(c0, r0, h * D, rows, count, span * D)
+        h *= 2
+    full = n // D
+    if full:
+        product(0, 0, D, D, full, D)
+    if full * D < n:
+        product(full * D, full * D, n - full * D, n - full * D)
 
 
 def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
@@ -178,9 +230,9 @@ def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
           None if staged is None else (c2, ldc))
 
 
-def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
+def factor_batch(uplo, n, A, lda, stride, info, batch, limit, keep_other=True):
     """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
-    (:func:`factor_inv`)."""
+    (:func:`factor_inv`; ``keep_other=False`` lets its trailing updates write the other triangle)."""
     kern.clear_info(info, batch)
     if n == 0 or batch == 0:
         return
@@ -190,7 +242,7 @@ def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
     nbi = kern.inverse_leaf_order(A.dtype)
     inv, tmp = inverse_workspace(n, nbi, A)
     for b in range(batch):
-        factor_inv(uplo, n, A[b * stride:], lda, info[b:], nbi, inv, tmp)
+        factor_inv(uplo, n, A[b * stride:], lda, info[b:], nbi, inv, tmp, keep_other=keep_other)
 
 
 def solve(uplo, n, nrhs, A, lda, B, ldb):
@@ -286,7 +338,7 @@ def potrf(uplo, n, A, lda, info):
     factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.shared_limit(A))
 
 
-def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
+def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count, *, keep_other=True):
     """Cholesky factorization of ``batch_count`` matrices ``strideA`` elements apart
     (``rocsolver_?potrf_strided_batched``).
 
@@ -312,6 +364,10 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
         int32 device array of at least ``batch_count`` elements (see :func:`potrf`).
     batch_count : int
         Number of matrices (>= 0).
+    keep_other : bool, optional
+        True (rocSOLVER's contract): the strict other triangle is neither read nor written.
+        False: it is scratch, left with meaningless values (a caller that zeroes it, as
+        ``ra.linalg.cholesky`` does, saves the trailing updates' merge of their diagonal blocks).
 
     Returns
     -------
@@ -333,7 +389,7 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     fn = "rocsolver.potrf_strided_batched"
     uplo, n, dtype, lda, stride, batch = _potrf_args(fn, uplo, n, A, lda, info, batch_count, strideA)
     limit = kern.shared_limit(A)
-    factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit)
+    factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit, bool(keep_other))
 
 
 def _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch=1, stride_a=None, stride_b=None):
