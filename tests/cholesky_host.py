@@ -125,6 +125,9 @@ class Kernels:
     def scratch(self, A, count):
         return np.full(count, np.nan, A.dtype)   # poisoned: the driver must write before it reads
 
+    def zero(self, buf):
+        buf[...] = 0
+
     def lacpy(self, m, n, src, lds, dst, ldd):
         self.calls.append(("lacpy", m, n))
         view(dst, m, n, ldd)[...] = view(src, m, n, lds)

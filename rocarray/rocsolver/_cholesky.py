@@ -106,39 +106,72 @@ def conj_trans(dtype):
 STAGE_BYTES = 32 << 20
 
 
+#: The panel solves use the inverses of diagonal blocks of this many leaves (of order
+#: ``MERGED_LEAVES * nb``, :func:`factor_inv`): fewer and wider panel gemms.
+MERGED_LEAVES = 2
+
+
 def inverse_workspace(n, nb, A):
-    """Scratch for :func:`factor_inv` of order ``n``: the inverses of the diagonal blocks (block p
-    at ``p * nb * nb``, leading dimension nb) and the staging area of :func:`panel` (room for the
-    largest panel up to :data:`STAGE_BYTES`, and for at least ``n * nb`` elements)."""
-    blocks = -(-n // nb)
-    n1 = split(n, nb) if n > nb else 0
-    stage = max(n * nb, min(STAGE_BYTES // numpy.dtype(A.dtype).itemsize, n1 * (n - n1)))
-    buf = kern.scratch(A, blocks * nb * nb + stage)
-    return buf[:blocks * nb * nb], buf[blocks * nb * nb:]
+    """Scratch for :func:`factor_inv` of order ``n`` with leaves of ``nb``: the inverses of the
+    diagonal blocks of order ``P = MERGED_LEAVES * nb`` (block q at ``q * P * P``, leading
+    dimension P; zeroed here, as the blocks' upper parts are never written) and the staging area
+    of :func:`panel` (room for the largest panel up to :data:`STAGE_BYTES`, and for at least
+    ``n * P`` elements)."""
+    P = MERGED_LEAVES * nb
+    blocks = -(-n // P)
+    n1 = split(n, P) if n > P else 0
+    stage = max(n * P, min(STAGE_BYTES // numpy.dtype(A.dtype).itemsize, n1 * (n - n1)))
+    buf = kern.scratch(A, blocks * P * P + stage)
+    inv = buf[:blocks * P * P]
+    kern.zero(inv)
+    return inv, buf[blocks * P * P:]
 
 
-def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0, keep_other=True):
-    """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``, aligned at
-    multiples of nb from the top) and the panel solves through their inverses (:func:`panel`);
-    ``inv`` holds the inverse of the block at column c at ``inv[(c // nb) * nb * nb]``.
+def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0, keep_other=True, need_inverse=False):
+    """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``) and the panel
+    solves through inverses of diagonal blocks of order ``P = MERGED_LEAVES * nb`` (:func:`panel`).
+
+    Above P the recursion splits at multiples of P, inside a block of order ``<= P`` at multiples
+    of nb, so the blocks of P are aligned at multiples of P from the top. ``inv`` points at this
+    node's place on the diagonal of its block's inverse (leading dimension P; the block at column
+    c has its inverse at ``(c // P) * P * P``, zero above the diagonal): a leaf writes its inverse
+    there, and a node of order ``<= P`` joins its halves' inverses into its own (:func:`merge`)
+    where a panel will read it (``need_inverse``: every left half, not the matrix's last block).
     ``keep_other=False``: the trailing updates may write the strict other triangle
     (:func:`trailing_update`)."""
+    P = MERGED_LEAVES * nb
     if n <= nb:
         if n > 0:
-            kern.potf2_inv(uplo, n, A, lda, inv, nb, info, j0)
+            kern.potf2_inv(uplo, n, A, lda, inv, P, info, j0)
         return
-    n1 = split(n, nb)
+    n1 = split(n, P if n > P else nb)
     n2 = n - n1
-    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0, keep_other)
+    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0, keep_other, True)
     w = A[n1:] if uplo == "L" else A[n1 * lda:]   # L21 (n2 x n1) or U12 (n1 x n2)
-    panel(uplo, n2, n1, A, lda, w, lda, inv, nb, tmp)
+    panel(uplo, n2, n1, A, lda, w, lda, inv, P, tmp)
     a22 = A[n1 + n1 * lda:]
     if keep_other:
         herk, ct = rank_k(A.dtype)
         herk(uplo, "N" if uplo == "L" else ct, n2, n1, -1, w, lda, 1, a22, lda)
     else:
         trailing_update(uplo, n2, n1, w, lda, a22, lda)
-    factor_inv(uplo, n2, a22, lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1, keep_other)
+    inv2 = inv[(n1 // P) * P * P:] if n > P else inv[n1 + n1 * P:]
+    factor_inv(uplo, n2, a22, lda, info, nb, inv2, tmp, j0 + n1, keep_other, need_inverse)
+    if n <= P and need_inverse:
+        merge(uplo, n1, n2, w, lda, inv, P, tmp)
+
+
+def merge(uplo, n1, n2, W, ldw, X, ldx, tmp):
+    """The inverse of a factor's lower normal form S (L, or U^H) of order ``n1 + n2`` from its
+    halves' inverses X11, X22 (on X's diagonal, leading dimension ``ldx``; X12 is zero):
+    ``X21 := -X22 (S21 X11)``, S21 = L21 (lower; W is L21, n2 x n1) or U12^H (upper; W is U12,
+    n1 x n2), the product staged in ``tmp``."""
+    ct = conj_trans(W.dtype)
+    if uplo == "L":
+        blas.gemm("N", "N", n2, n1, n1, 1, W, ldw, X, ldx, 0, tmp, n2)
+    else:
+        blas.gemm(ct, "N", n2, n1, n1, 1, W, ldw, X, ldx, 0, tmp, n2)
+    blas.gemm("N", "N", n2, n1, n2, -1, X[n1 + n1 * ldx:], ldx, tmp, n2, 0, X[n1:], ldx)
 
 
 #: Order of the diagonal squares of :func:`trailing_update`.

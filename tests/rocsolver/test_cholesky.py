@@ -273,7 +273,7 @@ def test_panels_larger_than_the_staging_area_split(stand_ins, rng, monkeypatch, 
     buf, kern = _factor_checked(stand_ins, rng, "float64", uplo, n, nb)
     copies = [c for c in kern.calls if c[0] == "lacpy"]
     assert sum(c[1] * c[2] for c in copies) == staged_elements(n, nb)
-    assert all(c[1] * c[2] <= max(stage, n * nb) for c in copies)
+    assert all(c[1] * c[2] <= max(stage, n * _cholesky.MERGED_LEAVES * nb) for c in copies)
     assert len(copies) > count_panels(n, nb)[0]
 
 
@@ -342,6 +342,57 @@ def test_panel_leaves_read_only_their_copy(rng):
         got = host.view(bbuf, *shape, shape[0])
         want = b @ np.linalg.inv(t).T if uplo == "L" else np.linalg.inv(t) @ b
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("merged", [1, 2, 4])
+@pytest.mark.parametrize("n, nb", [(9, 4), (37, 4), (100, 8), (300, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_panels_through_merged_inverses_give_the_factor(stand_ins, rng, monkeypatch, dtype, uplo, n, nb, merged):
+    # the panels use inverses of blocks of ``merged`` leaves (1: the leaves' own), joined by
+    # merge (nested for 4); each block's inverse in the workspace is the inverse of its factor
+    # block, every one but the matrix's last (which no panel reads)
+    monkeypatch.setattr(_cholesky, "MERGED_LEAVES", merged)
+    a = spd(rng, n, dtype)
+    lda = n + 2
+    buf, info = packed(a, lda, uplo, dtype), np.zeros(1, np.int32)
+    stand_ins[1].inverse_nb = nb
+    inv, tmp = _cholesky.inverse_workspace(n, nb, buf)
+    _cholesky.factor_inv(uplo, n, buf, lda, info, nb, inv, tmp)
+    assert info[0] == 0
+    assert factor_error(buf, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(buf, n, lda, uplo)
+    t = host.tri(host.view(buf, n, n, lda), uplo)
+    s = t if uplo == "L" else t.conj().T
+    P = merged * nb
+    for q in range(-(-n // P) - 1):
+        block = s[q * P:(q + 1) * P, q * P:(q + 1) * P]
+        got = host.view(inv[q * P * P:], P, P, P)
+        np.testing.assert_allclose(got @ block, np.eye(P), atol=1e-10)
+        assert np.all(np.triu(got, 1) == 0)
+
+
+def test_merge_joins_two_inverses(rng):
+    # X21 := -X22 (S21 X11) for both storages, against NumPy's inverse of the whole block
+    blas = host.Blas()
+    import rocarray.rocsolver._cholesky as drv
+    old = drv.blas
+    drv.blas = blas
+    try:
+        for uplo in "LU":
+            for n1, n2 in ((4, 4), (4, 3), (8, 5)):
+                n, ld = n1 + n2, n1 + n2 + 3
+                s = np.tril(random_array(rng, (n, n), "complex128")) + 3 * np.eye(n)
+                a = np.full(ld * n, np.nan, complex)
+                host.put_triangle(host.view(a, n, n, ld), s if uplo == "L" else s.conj().T, uplo)
+                x = np.zeros(ld * n, complex)
+                host.view(x, n1, n1, ld)[...] = np.linalg.inv(s[:n1, :n1])
+                host.view(x[n1 + n1 * ld:], n2, n2, ld)[...] = np.linalg.inv(s[n1:, n1:])
+                w = a[n1:] if uplo == "L" else a[n1 * ld:]
+                _cholesky.merge(uplo, n1, n2, w, ld, x, ld, np.full(n1 * n2, np.nan, complex))
+                np.testing.assert_allclose(host.view(x, n, n, ld), np.linalg.inv(s), atol=1e-12)
+    finally:
+        drv.blas = old
 
 
 def _band_mask(n, uplo, width):
@@ -491,13 +542,14 @@ def test_potrf_bench_order_stages_each_panel_once(recorded, dtype, copies):
 
 @pytest.mark.parametrize("uplo", ["L", "U"])
 @pytest.mark.parametrize("dtype, keep, launches, gemms", [
-    ("float64", True, 619, 410), ("float64", False, 541, 395),
-    ("complex128", True, 1325, 922), ("complex128", False, 1183, 907)])
+    ("float64", True, 521, 312), ("float64", False, 443, 297),
+    ("complex128", True, 1067, 664), ("complex128", False, 925, 649)])
 def test_potrf_bench_order_launch_counts(recorded, dtype, uplo, keep, launches, gemms):
     # the launches of one 8192 factorization (ra.linalg.cholesky's path is keep_other=False): the
-    # leaves, one copy per staged panel, gemms (with split-k finishes) and, keeping the other
-    # triangle, one merge of syrk's diagonal squares per trailing update; a change in the
-    # recursion or the updates' blocking shows here
+    # leaves, one copy per staged panel, gemms (panel leaves through inverses of blocks of two
+    # leaves, panel updates, the two gemms joining each pair's inverses, trailing updates, split-k
+    # finishes) and, keeping the other triangle, one merge of syrk's diagonal squares per
+    # trailing update; a change in the recursion or the updates' blocking shows here
     n = 8192
     A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
     rocsolver.potrf_strided_batched(uplo, n, A, n, n * n, info, 1, keep_other=keep)
