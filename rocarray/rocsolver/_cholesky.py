@@ -5,21 +5,26 @@ Design
 potrf is recursive (Gustavson's and Toledo's recursive Cholesky): a matrix of order n splits at
 ``n1`` (about half, a multiple of the diagonal block order ``nb``); for ``A = L L^H`` (lower)::
 
-    L11 = potrf(A11);  L21 = A21 L11^{-H} (panel);  A22 -= L21 L21^H (rocblas syrk/herk);
+    L11 = potrf(A11);  L21 = A21 L11^{-H} (panel);  A22 -= L21 L21^H (trailing update);
     L22 = potrf(A22)
 
 and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Every diagonal
-block (a leaf: order ``<= nb``, starting at a multiple of nb) is factored by one launch of
-``ra_rocsolver_potf2_inv`` (the block in the registers of 256 threads, one barrier per column),
-which also writes the inverse of its factor into a workspace (:func:`inverse_workspace`);
-``nb`` is 128 (complex128: 64, :func:`~._cholesky_kernels.inverse_leaf_order`). The panel
-solve (:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
+block (a leaf: order ``<= nb``) is factored by one launch of ``ra_rocsolver_potf2_inv`` (the
+block in the registers of 256 threads, one barrier per column), which also writes the inverse
+of its factor into a workspace (:func:`inverse_workspace`); ``nb`` is 128 (complex128: 64,
+:func:`~._cholesky_kernels.inverse_leaf_order`). Pairs of leaves form the blocks of order
+``P = 2 nb`` whose inverses the panels use: above P the recursion splits at multiples of P, and
+a node of order P joins its leaves' inverses by two gemms (:func:`merge`). The panel solve
+(:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
 (``B := S inv(L_kk)^H`` with S a copy of B's right-hand sides: gemm cannot write its input, so
 the panel is staged in the workspace, one copy for a whole panel up to :data:`STAGE_BYTES`, and
 its inner updates run on the staged copy) and whose inner steps are gemm updates, so potrf
-launches no trsm: leaves, copies, gemms and syrk/herk only.
-Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and panel of order ``n / 2``, so
-the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
+launches no trsm: leaves, copies, gemms and the trailing updates only. The trailing update is
+rocblas syrk/herk, or, where the caller lets the other triangle be scratch (``keep_other=False``,
+as ``ra.linalg.cholesky`` does), gemms straight into A that also write that triangle inside
+their diagonal squares (:func:`trailing_update`: no workspace and no merge of the squares).
+Half of the ``n^3 / 3`` flops are in the top-level trailing update and panel of order ``n / 2``,
+so the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
 
 Accuracy of the inverse-based panel. The leaf step replaces the substitution ``X L_kk^H = B``
 by ``X = B inv(L_kk)^H`` with a computed inverse: this is how rocBLAS's and cuBLAS's own trsm
@@ -35,9 +40,13 @@ adds ``E``, ``|E| <= gamma_nb |B| |X^H|``. The panel's residual is then
 ``c nb u kappa(L_kk) |B|`` in norm instead of substitution's ``c nb u |L21| |L_kk^H|``: larger at
 most by the condition of a diagonal block of the factor, which
 is ``sqrt(kappa)`` of that diagonal block of A (or of a Schur complement) and, for an SPD
-matrix, at most ``sqrt(kappa(A))``. With blocks of order 128 that growth stays near the
+matrix, at most ``sqrt(kappa(A))``. The joined inverse of a block of order P,
+``X21 = -X22 (S21 X11)``, multiplies by the half blocks' computed inverses where a substitution
+would solve with ``L22`` (a block variant of the methods Du Croz and Higham analyse), which can
+add up to ``kappa`` of a half block to its residual; the panel's bound keeps its form with
+``L_kk`` of order P. With blocks of order 256 the growth stays within a few times the
 substitution's in practice; the GPU tests compare the backward error with NumPy's (LAPACK's
-substitution-based) potrf on matrices of condition 1e10.
+substitution-based) potrf and with cuSOLVER's on matrices of condition 1e10.
 
 A strided batch of matrices that fit one block is factored by one launch of the shared-memory
 ``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go one by one through the
