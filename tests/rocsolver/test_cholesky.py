@@ -832,9 +832,8 @@ def test_potrf_ill_conditioned_matches_numpy_residual(rng, dtype, uplo, n):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("uplo", ["L", "U"])
-@pytest.mark.parametrize("dtype, n, cond", [("float64", 1000, None), ("float64", 1100, 1e10), ("float64", 4097, None),
-                                            ("float32", 1100, None), ("complex64", 1000, None),
-                                            ("complex128", 700, 1e10)])
+@pytest.mark.parametrize("dtype, n, cond", [("float64", 1000, None), ("float64", 1100, 1e10), ("float32", 1100, None),
+                                            ("complex64", 1000, None), ("complex128", 700, 1e10)])
 def test_potrf_scratch_other_triangle_backward_error(rng, dtype, uplo, n, cond):
     # keep_other=False (ra.linalg.cholesky's path): trailing updates by gemms straight into A
     # (diagonal squares of 512, levels of block pairs); the spare rows stay untouched
