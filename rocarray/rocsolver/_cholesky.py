@@ -137,8 +137,9 @@ def inverse_workspace(n, nb, A):
 
 
 def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0, keep_other=True, need_inverse=False):
-    """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``) and the panel
-    solves through inverses of diagonal blocks of order ``P = MERGED_LEAVES * nb`` (:func:`panel`).
+    """The recursion of the module's Design: the diagonal blocks by ``potf2_inv`` (order
+    ``<= nb``), the panel solves through inverses of diagonal blocks of order
+    ``P = MERGED_LEAVES * nb`` (:func:`panel`).
 
     Above P the recursion splits at multiples of P, inside a block of order ``<= P`` at multiples
     of nb, so the blocks of P are aligned at multiples of P from the top. ``inv`` points at this
