@@ -81,6 +81,13 @@ class Blas:
         assert not np.shares_memory(c, a) and not np.shares_memory(c, b)   # gemm cannot write its input
         c[...] = alpha * (a @ b) + (beta * c if beta != 0 else 0)
 
+    def gemm_strided_batched(self, transA, transB, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C,
+                             ldc, stride_c, batch_count):
+        for b in range(batch_count):
+            self.gemm(transA, transB, m, n, k, alpha, A[b * stride_a:], lda, B[b * stride_b:], ldb, beta,
+                      C[b * stride_c:], ldc)
+        self.calls[len(self.calls) - batch_count:] = ["gemm_strided_batched"]
+
     def _rank_k(self, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc):
         a = view(A, n, k, lda) if trans == "N" else op(view(A, k, n, lda), "C" if herm else "T")
         c = view(C, n, n, ldc)
@@ -117,6 +124,9 @@ class Kernels:
 
     def scratch(self, A, count):
         return np.full(count, np.nan, A.dtype)   # poisoned: the driver must write before it reads
+
+    def zero(self, buf):
+        buf[...] = 0
 
     def lacpy(self, m, n, src, lds, dst, ldd):
         self.calls.append(("lacpy", m, n))

@@ -51,10 +51,11 @@ def _count(shape):
 
 
 def _factor_in_place(buf, n, batch, lower):
-    """potrf on a C-ordered ``(..., n, n)`` buffer, leaving the ``lower`` (C-order) factor; the
-    host copy of ``info``."""
+    """potrf on a C-ordered ``(..., n, n)`` buffer, leaving the ``lower`` (C-order) factor and
+    meaningless values in the other triangle (the caller zeroes it); the host copy of ``info``."""
     info = _info.new_info(batch)
-    rocsolver.potrf_strided_batched("U" if lower else "L", n, buf.reshape(-1), n, n * n, info, batch)
+    rocsolver.potrf_strided_batched("U" if lower else "L", n, buf.reshape(-1), n, n * n, info, batch,
+                                    keep_other=False)
     return _info.failures(info, batch)
 
 
