@@ -25,8 +25,10 @@ BLOCK_STEP = 64
 COLUMN_LANES = 8
 #: Fewest right-hand sides for which getrs_small stages A and B in shared memory.
 STAGE_RHS = 4
-#: Columns per laswp block.
+#: Threads of a laswp block (``RA_ROCSOLVER_LASWP_BLOCK``: 64 row slots x 4 column lanes).
 LASWP_BLOCK = 256
+#: Columns one laswp block covers (``RA_ROCSOLVER_LASWP_COLUMNS``).
+LASWP_COLUMNS = 16
 #: Largest grid y dimension (laswp's batch).
 MAX_GRID_Y = 65535
 #: Resident blocks per multiprocessor assumed for the occupancy bound.
@@ -102,7 +104,8 @@ def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
 
 def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
     """Swap rows k and ``ipiv[k] - 1`` of the n columns at ``A`` for k in ``k1 .. k2-1`` (0-based;
-    ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices."""
+    ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices; every 32 interchanges are
+    applied as one permutation of the rows they touch."""
     if n == 0 or k2 <= k1 or batch == 0:
         return
     dev = _device(A)
@@ -112,7 +115,7 @@ def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
             count = min(MAX_GRID_Y, batch - first)
             a = A[first * strideA:] if first else A
             p = ipiv[first * strideP:] if first else ipiv
-            kernel(dev, (-(-n // LASWP_BLOCK), count),
+            kernel(dev, (-(-n // LASWP_COLUMNS), count),
                    (_i64(n), a, _i64(lda), _i64(strideA), _i64(k1), _i64(k2), p, _i64(strideP),
                     numpy.int32(1 if reverse else 0)), block=LASWP_BLOCK)
 

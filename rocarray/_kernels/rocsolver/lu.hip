@@ -21,7 +21,12 @@
 //    streams from L2). STAGE copies the matrix to shared memory (ld = m) first and back at the
 //    end; otherwise it works in global memory (visible within the block across barriers).
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
-//    rows k and ipiv[k] - 1 swapped, one thread per column.
+//    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
+//    <= 64 rows they touch: each of 64 row slots finds its destination row (a row k, or a pivot
+//    row named first by it) and traces it back through the interchanges to its source row; the
+//    slot's threads load their columns' source elements, the block meets at a barrier, and they
+//    store them, so no load waits on a store. A block covers RA_ROCSOLVER_LASWP_COLUMNS columns
+//    with four column lanes per slot, four columns per thread.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
 //    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
@@ -32,6 +37,14 @@
 #define RA_ROCSOLVER_LU_MAX_BLOCK 1024
 #define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
 #define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
+// laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
+// columns per thread (their loads in flight together), the block and the columns it covers
+#define RA_ROCSOLVER_LASWP_CHUNK 32
+#define RA_ROCSOLVER_LASWP_SLOTS (2 * RA_ROCSOLVER_LASWP_CHUNK)
+#define RA_ROCSOLVER_LASWP_LANES 4
+#define RA_ROCSOLVER_LASWP_PER_THREAD 4
+#define RA_ROCSOLVER_LASWP_BLOCK (RA_ROCSOLVER_LASWP_SLOTS * RA_ROCSOLVER_LASWP_LANES)
+#define RA_ROCSOLVER_LASWP_COLUMNS (RA_ROCSOLVER_LASWP_LANES * RA_ROCSOLVER_LASWP_PER_THREAD)
 
 template <typename T> struct ra_lu_real { typedef T type; };
 template <typename R> struct ra_lu_real<ra_complex<R> > { typedef R type; };
@@ -210,20 +223,59 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
 }
 
 template <typename T>
-__global__ void ra_rocsolver_laswp(ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2,
-                                   const int* __restrict__ ipiv, ra_i64 strideP, int reverse) {
-    const ra_i64 c = (ra_i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n) return;
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
+    ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2, const int* __restrict__ ipiv,
+    ra_i64 strideP, int reverse) {
+    __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_CHUNK];
     const ra_i64 b = blockIdx.y;
-    T* col = A + b * strideA + c * lda;
+    A += b * strideA;
     ipiv += b * strideP;
-    for (ra_i64 s = 0; s < k2 - k1; ++s) {
-        const ra_i64 kk = reverse ? k2 - 1 - s : k1 + s;
-        const ra_i64 p = (ra_i64)ipiv[kk] - 1;
-        if (p != kk) {
-            const T t = col[kk];
-            col[kk] = col[p];
-            col[p] = t;
+    const int slot = (int)(threadIdx.x % RA_ROCSOLVER_LASWP_SLOTS);
+    const int lane = (int)(threadIdx.x / RA_ROCSOLVER_LASWP_SLOTS);
+    const ra_i64 c0 = (ra_i64)blockIdx.x * RA_ROCSOLVER_LASWP_COLUMNS + lane;
+    const ra_i64 total = k2 - k1;
+    for (ra_i64 done = 0; done < total; done += RA_ROCSOLVER_LASWP_CHUNK) {
+        const int count = (int)(total - done < RA_ROCSOLVER_LASWP_CHUNK ? total - done : RA_ROCSOLVER_LASWP_CHUNK);
+        // the chunk's interchanges are k = lo .. lo + count - 1, applied upwards or downwards
+        const ra_i64 lo = reverse ? k2 - done - count : k1 + done;
+        __syncthreads();  // the previous chunk's stores and reads of spiv are done
+        if (threadIdx.x < (unsigned)count) spiv[threadIdx.x] = (ra_i64)ipiv[lo + threadIdx.x] - 1;
+        __syncthreads();
+        // this slot's destination row: one of the chunk's rows, or a pivot row outside them that
+        // no earlier pivot of the chunk names (each destination once)
+        ra_i64 dst = -1;
+        if (slot < count) {
+            dst = lo + slot;
+        } else if (slot >= RA_ROCSOLVER_LASWP_CHUNK && slot - RA_ROCSOLVER_LASWP_CHUNK < count) {
+            const int s = slot - RA_ROCSOLVER_LASWP_CHUNK;
+            dst = spiv[s];
+            if (dst >= lo && dst < lo + count) dst = -1;
+            for (int t = 0; t < s && dst >= 0; ++t)
+                if (spiv[t] == dst) dst = -1;
+        }
+        // the row whose content ends at dst: dst traced back through the interchanges, the last
+        // applied first
+        ra_i64 src = dst;
+        if (dst >= 0) {
+            for (int t = 0; t < count; ++t) {
+                const int s = reverse ? t : count - 1 - t;
+                const ra_i64 k = lo + s, p = spiv[s];
+                if (src == k) src = p;
+                else if (src == p) src = k;
+            }
+        }
+        const bool moves = dst >= 0 && src != dst;
+        T v[RA_ROCSOLVER_LASWP_PER_THREAD];
+#pragma unroll
+        for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
+            const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
+            if (moves && c < n) v[q] = A[src + c * lda];
+        }
+        __syncthreads();  // every element of the block's columns is read before any is written
+#pragma unroll
+        for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
+            const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
+            if (moves && c < n) A[dst + c * lda] = v[q];
         }
     }
 }
