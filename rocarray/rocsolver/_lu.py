@@ -129,32 +129,40 @@ def _stride(value, least, name, where):
 # drivers (1-D views; no checks)
 # --------------------------------------------------------------------------------------------
 
-def _rgetrf(m, n, A, lda, j0, width, ipiv, info):
+def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None):
     """Factor columns ``j0 .. j0+width-1`` over rows ``j0 .. m-1``, every earlier column's row
     swaps and updates already applied to them. Each panel's swaps reach all n columns as soon as
     the panel is factored (the columns on its left are not read again above the panel's rows
     until the end, and those on its right not before their turn), so every laswp runs at most
     :data:`PANEL` interchanges in sequence."""
     if width <= PANEL:
-        _k.getf2(m - j0, width, A[j0 + j0 * lda:], lda, 0, ipiv[j0:], 0, info, j0, 1)
+        panel = A[j0 + j0 * lda:]
+        sync = _k.getf2_grid(m - j0, width, panel, lda, ipiv[j0:], info, j0)
+        if sync is None:
+            _k.getf2(m - j0, width, panel, lda, 0, ipiv[j0:], 0, info, j0, 1)
+        elif barriers is not None:
+            barriers[:] = [sync]
         end = j0 + width
         _k.laswp(j0, A, lda, 0, j0, end, ipiv, 0, False, 1)
         _k.laswp(n - end, A[end * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
         return
     w1 = split(width)
     w2, j1 = width - w1, j0 + w1
-    _rgetrf(m, n, A, lda, j0, w1, ipiv, info)
+    _rgetrf(m, n, A, lda, j0, w1, ipiv, info, barriers)
     rocblas.trsm("L", "L", "N", "U", w1, w2, 1, A[j0 + j0 * lda:], lda, A[j0 + j1 * lda:], lda)
     if m > j1:
         rocblas.gemm("N", "N", m - j1, w2, w1, -1, A[j1 + j0 * lda:], lda, A[j0 + j1 * lda:], lda, 1,
                      A[j1 + j1 * lda:], lda)
-    _rgetrf(m, n, A, lda, j1, w2, ipiv, info)
+    _rgetrf(m, n, A, lda, j1, w2, ipiv, info, barriers)
 
 
 def _getrf_blocked(m, n, A, lda, ipiv, info):
     """Recursive blocked LU of one m x n matrix (``info`` zeroed by the caller)."""
     k = min(m, n)
-    _rgetrf(m, n, A, lda, 0, k, ipiv, info)
+    barriers = []
+    _rgetrf(m, n, A, lda, 0, k, ipiv, info, barriers)
+    if barriers:  # device-wide panels ran: one wait for their barrier's verdict
+        _k.check_grid_barrier(barriers[0])
     if n > k:  # wide: U's right part, L11^{-1} P^T A[:, k:] (the swaps are applied already)
         rocblas.trsm("L", "L", "N", "U", k, n - k, 1, A, lda, A[k * lda:], lda)
 
