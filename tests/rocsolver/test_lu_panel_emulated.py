@@ -242,3 +242,29 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
     for j, p in enumerate(piv):
         perm[[j, p - 1]] = perm[[p - 1, j]]
     assert np.linalg.norm(L @ U - a[perm]) / (np.linalg.norm(a) * m * np.finfo(float).eps) < 4
+
+
+def test_getrf_8192_launch_counts(fake_device, monkeypatch):
+    """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
+    32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
+    rest by one block; two laswp per panel but the empty sides; the barrier checked once."""
+    checks = []
+    monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
+    monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
+    rs.getrf(n, n, A, n, ipiv, info)
+    names = fake_device.names()
+    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_grid")]
+    tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.GRID_PANEL_ROWS)
+    assert len(grid) == tall == 193 and all(x.cooperative for x in grid)
+    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 63
+    assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
+    assert sum(x.cooperative for x in fake_device.launches) == 193
+    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 64    # 8192 rows: 131 blocks of 63; 2048: 64 of 32
+    assert len(checks) == 1
+    counts = {}
+    for name in names:
+        counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
+    print("getrf 8192 float64 launches:", dict(sorted(counts.items())))
