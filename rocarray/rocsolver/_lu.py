@@ -263,6 +263,9 @@ def getrf(m, n, A, lda, ipiv, info):
         Non-CuPy buffers, unsupported or mismatched dtypes, non-integer sizes.
     ValueError
         Negative sizes, a leading dimension too small, buffers too short or misaligned.
+    RuntimeError
+        ``GridBarrierError``: the blocks of a panel factored across the device waited too long
+        for each other (the factorization is incomplete).
 
     Notes
     -----

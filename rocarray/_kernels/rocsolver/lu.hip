@@ -298,9 +298,12 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
     __shared__ R sv[RA_ROCSOLVER_LU_GRID_BLOCK / RA_WARP_SIZE];
     __shared__ int si[RA_ROCSOLVER_LU_GRID_BLOCK / RA_WARP_SIZE];
     __shared__ int spiv, sflag;
-    if (*(volatile unsigned*)&sync[2] != 0u) return;  // an earlier panel's barrier failed
     const ra_i64 G = gridDim.x, g = blockIdx.x;
     const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    // an earlier panel's barrier failed: the whole block returns (one read, shared)
+    if (tid == 0) sflag = *(volatile unsigned*)&sync[2] != 0u;
+    __syncthreads();
+    if (sflag) return;
     const ra_i64 r0 = g * share;
     const ra_i64 rows = m - r0 < share ? (m - r0 > 0 ? m - r0 : 0) : share;  // this block's rows
     T* W = ra_lu_shared<T>();  // rows x n, leading dimension share
