@@ -254,26 +254,21 @@ template <typename T> RA_DEVICE T ra_lu_load_volatile(const volatile T* p) {
     return r;
 }
 
-// Grid-wide barrier of the co-resident blocks of a cooperative launch. sync[0] counts arrivals
-// (the last arriver resets it), sync[1] is the generation the others wait to see change, sync[2]
+// Grid-wide barrier of the co-resident blocks of a cooperative launch. sync[0] counts the
+// arrivals since the launch began, so barrier k is passed once it reaches target = G * (k + 1)
+// (the last arriver's increment is the release: no reset, no second word to write); sync[2] is
 // the error flag: a block that waits longer than `limit` clock cycles (or sees the flag) sets it
 // and the barrier returns false in every thread of that block. The block's global writes are
 // made visible device-wide before it arrives.
-RA_DEVICE bool ra_lu_grid_sync(unsigned* sync, ra_i64 limit, int* sflag) {
+RA_DEVICE bool ra_lu_grid_sync(unsigned* sync, unsigned target, ra_i64 limit, int* sflag) {
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) {
         volatile unsigned* vs = sync;
         int failed = 0;
-        const unsigned generation = vs[1];
-        __threadfence();
-        if (atomicAdd(&sync[0], 1u) == gridDim.x - 1) {
-            atomicExch(&sync[0], 0u);
-            __threadfence();
-            atomicAdd(&sync[1], 1u);
-        } else {
+        if (atomicAdd(&sync[0], 1u) + 1u < target) {
             const long long start = clock64();
-            while (vs[1] == generation) {
+            while (vs[0] < target) {
                 if (vs[2] != 0u || clock64() - start > limit) {
                     atomicExch(&sync[2], 1u);
                     failed = 1;
@@ -329,7 +324,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
             for (ra_i64 c = tid; c < n; c += nt) cand[g * n + c] = W[(mine - r0) + c * share];
         if (j >= r0 && j < r0 + rows)
             for (ra_i64 c = tid; c < n; c += nt) cand[G * n + c] = W[(j - r0) + c * share];
-        if (!ra_lu_grid_sync(sync, limit, &sflag)) return;
+        if (!ra_lu_grid_sync(sync, (unsigned)(G * (j + 1)), limit, &sflag)) return;
         // every block reduces the candidates: the same pivot everywhere
         bv = R(-1);
         bi = RA_ROCSOLVER_LU_NO_ROW;
@@ -371,10 +366,11 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
         __syncthreads();
     }
     ra_lu_copy(rows, n, W, share, A + r0, lda);
-    // the last block out leaves the barrier's words zeroed for the next launch
-    if (tid == 0 && atomicAdd(&sync[3], 1u) == (unsigned)(G - 1)) {
+    // the last block out (every block is past its last barrier) leaves the words zeroed for the
+    // next launch
+    if (tid == 0 && atomicAdd(&sync[1], 1u) == (unsigned)(G - 1)) {
+        atomicExch(&sync[0], 0u);
         atomicExch(&sync[1], 0u);
-        atomicExch(&sync[3], 0u);
     }
 }
 
