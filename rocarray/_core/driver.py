@@ -66,6 +66,16 @@ _cooperative = []  # [the entry or None], filled once
 _COOPERATIVE_ARGS = (ctypes.c_void_p,) + (ctypes.c_uint,) * 7 + (ctypes.c_void_p, ctypes.c_void_p)
 
 
+def _hip_library():
+    """The HIP runtime library (the development link name, else the versioned ones)."""
+    for name in ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    raise OSError("libamdhip64.so: cannot open shared object file")
+
+
 def cooperative_launch():
     """The driver's cooperative launch, ``entry(function, gx, gy, gz, bx, by, bz, shared, stream,
     params)`` returning the driver's status code (0: queued), or None where this process has none
@@ -74,7 +84,7 @@ def cooperative_launch():
         fn = None
         try:
             if backend.cupy().cuda.runtime.is_hip:
-                fn = getattr(ctypes.CDLL("libamdhip64.so"), "hipModuleLaunchCooperativeKernel")
+                fn = getattr(_hip_library(), "hipModuleLaunchCooperativeKernel")
                 fn.restype = ctypes.c_int
                 fn.argtypes = list(_COOPERATIVE_ARGS)
             else:
