@@ -433,7 +433,8 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
                 saves[g].regions.clear();
                 for (int t = 0; t < n; ++t) {
                     Fiber& f = fibers[g * n + t];
-                    f.idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y), (unsigned)(t / (blk.x * blk.y))};
+                    f.idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y),
+                                  (unsigned)(t / (blk.x * blk.y))};
                     f.lane = t % WARP;
                     f.warp = t / WARP;
                     f.wait = RUNNABLE;

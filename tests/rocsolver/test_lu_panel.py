@@ -1,8 +1,9 @@
 """The large LU's device-wide panels and permutation laswp on the GPU.
 
 The decisive check first: getrf of n = 8192, 4097 and 1000 (float64 first; float32, complex64
-and complex128 last, as their rocblas kernels compile on first use) with its tall panels factored across the device must give the pivots of the same
-getrf with every panel factored by the one-block getf2 (``ipiv`` equal: the panel kernels do the
+and complex128 last, as their rocblas kernels compile on first use) with its tall panels
+factored across the device must give the pivots of the same getrf with every panel factored by
+the one-block getf2 (``ipiv`` equal: the panel kernels do the
 same operations in the same order), factors that agree with those, and a LAPACK-size backward error
 ``||P L U - A|| / (||A|| n eps)`` (computed on the device). Then: a singular matrix (``info`` where
 a zero column meets the diagonal), NaN input (the same pivots and NaN pattern as the one-block

@@ -314,7 +314,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
         R bv = R(-1);
         int bi = RA_ROCSOLVER_LU_NO_ROW;
         const ra_i64 first = j - r0 > 0 ? j - r0 : 0;
-        for (ra_i64 i = first + tid; i < rows; i += nt) ra_lu_better(bv, bi, ra_lu_abs1(W[i + j * share]), (int)(r0 + i));
+        for (ra_i64 i = first + tid; i < rows; i += nt)
+            ra_lu_better(bv, bi, ra_lu_abs1(W[i + j * share]), (int)(r0 + i));
         const int mine = ra_lu_block_argmax(bv, bi, sv, si, &spiv);
         if (tid == 0) {
             pub_values[q * G + g] = mine == RA_ROCSOLVER_LU_NO_ROW ? R(-1) : ra_lu_abs1(W[(mine - r0) + j * share]);
