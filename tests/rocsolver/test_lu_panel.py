@@ -156,3 +156,37 @@ def test_laswp_chunks_against_numpy(rng, dtype, incx):
 @pytest.mark.parametrize("n", [8192, 4097, 1000])
 def test_grid_panels_match_one_block_panels_other_dtypes(monkeypatch, rng, dtype, n):
     check_against_one_block_panels(monkeypatch, rng, dtype, n)
+
+
+@pytest.mark.gpu
+def test_panel_times_for_the_threshold(rng, capsys):
+    """Times one 32-column float64 panel of 8192, 4096, 2048 and 1024 rows on both kernels and
+    prints them (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
+    lines = []
+    for m in (8192, 4096, 2048, 1024):
+        a = device_random(rng, (m, 32), "float64")
+        times, pivots = [], []
+        for grid in (True, False):
+            A = cupy.asfortranarray(a).copy(order="F").reshape(-1, order="F")
+            ipiv, info = cupy.zeros(32, cupy.int32), cupy.zeros(1, cupy.int32)
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            for rep in range(4):   # the last three timed after a warm-up
+                B = A.copy()
+                if rep == 1:
+                    start.record()
+                if grid:   # the blocks named: shorter panels than GRID_PANEL_ROWS run too
+                    blocks = _lu_kernels.grid_panel_shape(m, 32, B.dtype, B.data.device_id)[0]
+                    sync = _lu_kernels.getf2_grid(m, 32, B, m, ipiv, info, 0, blocks=blocks)
+                    assert sync is not None
+                else:
+                    _lu_kernels.getf2(m, 32, B, m, 0, ipiv, 0, info, 0, 1)
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 3 * 1000)
+            pivots.append(cupy.asnumpy(ipiv))
+        _lu_kernels.check_grid_barrier(sync)
+        np.testing.assert_array_equal(pivots[0], pivots[1])
+        lines.append(f"panel {m} x 32 float64: device-wide {times[0]:.1f} us, one block {times[1]:.1f} us "
+                     f"(each with a {m} x 32 copy)")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
