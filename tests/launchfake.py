@@ -31,13 +31,15 @@ from rocarray._core import compile as _compile
 @dataclass
 class Launch:
     """One recorded launch: kernel name, grid and block (3-tuples), shared bytes, arguments (NumPy
-    scalars for values and device addresses, size-one arrays for structures)."""
+    scalars for values and device addresses, size-one arrays for structures), whether it was a
+    cooperative launch."""
 
     name: str
     grid: tuple
     block: tuple
     shared: int
     args: tuple
+    cooperative: bool = False
 
 
 def _dims(v):
@@ -52,8 +54,9 @@ class _Function:
         self.device, self.name = device, name
         self.max_dynamic_shared_size_bytes = 48 * 1024
 
-    def __call__(self, grid, block, args, shared_mem=0):
-        self.device.launches.append(Launch(self.name, _dims(grid), _dims(block), int(shared_mem), tuple(args)))
+    def __call__(self, grid, block, args, shared_mem=0, cooperative=False):
+        self.device.launches.append(Launch(self.name, _dims(grid), _dims(block), int(shared_mem), tuple(args),
+                                           bool(cooperative)))
 
 
 class _Stream:
