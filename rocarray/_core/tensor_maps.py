@@ -85,13 +85,18 @@ def encode_tiled(key, address, itemsize, dims, strides, box):
     Raises
     ------
     TensorMapError
-        When a stride is not a positive multiple of 16 bytes or the driver refuses the description.
+        When a stride is not a positive multiple of 16 bytes, the driver refuses the description or
+        has no tensor maps.
     """
     if any(v <= 0 or v % 16 for v in strides):
         raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
+    try:
+        encoder = _encoder()
+    except (OSError, AttributeError) as exc:  # no CUDA driver, or one older than 12.0
+        raise TensorMapError(f"the CUDA driver cannot encode tensor maps ({exc})") from None
     rank = len(dims)
     out = numpy.zeros(1, TENSOR_MAP)
-    rc = _encoder()(out.ctypes.data, _DATA_BY_ITEMSIZE[int(itemsize)], rank, ctypes.c_void_p(int(address)),
+    rc = encoder(out.ctypes.data, _DATA_BY_ITEMSIZE[int(itemsize)], rank, ctypes.c_void_p(int(address)),
                     (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * (rank - 1))(*strides),
                     (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), _INTERLEAVE_NONE,
                     _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
