@@ -4,6 +4,7 @@ products checked against the float64 reference, and what ``ra.nn.conv2d`` launch
 recording sm_90 device (tensor maps are stand-ins). The kernel itself (inline PTX: wgmma, TMA)
 runs only on a GPU: ``tests/nn/test_nn_conv_wgmma_gpu.py``."""
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -14,7 +15,7 @@ from miopen import conv_reference as ref
 
 import rocarray as ra
 from rocarray._core import backend, compile as _compile, tensor_maps, tuning
-from rocarray.miopen import _conv_find, _conv_wgmma as wg
+from rocarray.miopen import _conv_wgmma as wg
 from rocarray.miopen._conv_direct import ACTIVATIONS, LEAKY_RELU_SLOPE
 
 fake_device = launchfake.fake_device  # the fixture
@@ -100,7 +101,7 @@ def test_shape_record_of_an_odd_problem():
 
 def test_tile_width_and_ring_depth_fit_the_shared_memory():
     assert [wg.tile_width(k) for k in (8, 128, 129, 256, 1000)] == [128, 128, 256, 256, 256]
-    limit = 232448  # sm_90's opt-in shared memory per block
+    limit = launchfake.SM90_SHARED
     assert wg.stages_for(256, limit) == 4 and wg.stages_for(128, limit) == 6
     for tile_n in wg.TILE_WIDTHS:
         assert wg.shared_bytes(tile_n, wg.stages_for(tile_n, limit)) <= limit
@@ -238,11 +239,7 @@ def test_model_of_the_kernel_matches_the_reference(kw, act):
 def sm90(fake_device, monkeypatch, tmp_path):
     """The fake device with sm_90's opt-in shared memory, stand-in tensor maps recorded in
     ``device.maps``, an empty find-db and the fast find mode."""
-    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("ROCARRAY_TUNE", raising=False)
-    monkeypatch.delenv(_conv_find.ENV, raising=False)
-    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 232448)
-    fake_device.maps = []
+    launchfake.with_fresh_search(fake_device, monkeypatch, tmp_path)
 
     def stand_in(kind, address, geometry):
         fake_device.maps.append((kind, address) + tuple(geometry))
@@ -325,11 +322,7 @@ def test_a_refused_tensor_map_falls_back_to_the_mma_kernel(sm90, monkeypatch):
 
 def test_other_compute_capabilities_run_the_mma_kernel(sm90, monkeypatch):
     dev = sm90
-    info = launchfake.PROFILE._replace(arch="sm_80", compute_capability="8.0") if hasattr(
-        launchfake.PROFILE, "_replace") else None
-    if info is None:
-        import dataclasses
-        info = dataclasses.replace(launchfake.PROFILE, arch="sm_80", compute_capability="8.0")
+    info = dataclasses.replace(launchfake.PROFILE, arch="sm_80", compute_capability="8.0")
     monkeypatch.setattr(backend, "device_info", lambda device_id=None: info)
     problem = _problem(n=1, c=16, k=32, input_size=(9, 9))
     x, w, _ = _tensors(dev, problem)
