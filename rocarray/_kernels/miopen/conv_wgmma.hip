@@ -128,7 +128,7 @@ RA_DEVICE void ra_conv_wg_store(float (&d)[BN / 2], const ra_conv_wg_shape& g, i
 #endif  // RA_WGMMA
 
 template <typename T, int BN>
-__global__ void __launch_bounds__(RA_CONV_WG_THREADS, 1)
+__global__ void RA_LAUNCH_BOUNDS(RA_CONV_WG_THREADS)
 ra_miopen_conv_wgmma_fwd(const RA_GRID_CONSTANT ra_tensor_map tma_x, const RA_GRID_CONSTANT ra_tensor_map tma_w,
                          T* __restrict__ y, const T* __restrict__ bias, ra_conv_wg_shape g, int stages, int act,
                          float slope) {
