@@ -73,6 +73,8 @@ _FORWARD_CASES = [
     dict(n=2, c=6, k=10, input_size=(11, 9), filter_size=3, pad=1, groups=2),
     dict(n=1, c=5, k=7, input_size=(13, 12), filter_size=5, stride=2, pad=2, dilation=2),
     dict(n=2, c=3, k=4, input_size=(29,), filter_size=7, pad=3),
+    # one group, stride 1, channels a multiple of 8: the warpgroup kernel's (float16 NHWC on sm_90)
+    dict(n=2, c=24, k=40, input_size=(13, 17), filter_size=3, pad=1),
 ]
 
 
