@@ -15,7 +15,7 @@ gathers a run of consecutive output pixels instead, but its bounding box is fixe
 the padding and filter size and the tap goes in as offsets: the tiled map of the plain 4-D tensor
 needs no per-problem corner arithmetic and gives the same copies, at the cost of partial
 rectangles at image edges, which :func:`rectangle` keeps small.) Stride 1 only: a strided
-traversal in tiled mode would need the map's element strides, which change the box's shape.
+problem keeps the older kernels (in tiled mode it would need the map's traversal strides).
 """
 
 import numpy

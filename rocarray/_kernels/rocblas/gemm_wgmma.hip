@@ -59,7 +59,8 @@
 //    activation switch in each element's code made the kernel 38 000 instructions long and its
 //    per-tile walk through them, missing the instruction cache, took half the kernel's time.
 // Targets without sm_90a's wgmma and TMA (AMD, other NVIDIA architectures) compile an empty
-// body: the Python layer never launches the kernel there.
+// body: the Python layer never launches the kernel there. The wgmma instructions and descriptor
+// are the pasted header ra_wgmma.cuh's (shared with miopen's warpgroup convolution).
 
 // Rows of a block tile of C: 128 (two consumer warpgroups), or 64 (one) where the 128-row tiles
 // would leave half the device idle or need k split (see ra_rocblas_gemm_wgmma).
