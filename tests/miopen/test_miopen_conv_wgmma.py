@@ -6,6 +6,7 @@ runs only on a GPU: ``tests/nn/test_nn_conv_wgmma_gpu.py``."""
 
 import dataclasses
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -97,6 +98,15 @@ def test_shape_record_of_an_odd_problem():
     assert (f["taps"], f["s"], f["ctiles"]) == (15, 5, 4)
     assert (f["pad_h"], f["pad_w"], f["dil_h"], f["dil_w"]) == (1, 2, 2, 1)
     assert wg.shape(problem).nbytes == 4 * len(wg.SHAPE_FIELDS)
+
+
+def test_shape_fields_are_the_kernels_struct_in_order():
+    text = _compile.read_text(wg.SOURCE)
+    body = re.search(r"struct ra_conv_wg_shape \{(.*?)\};", text, re.S).group(1)
+    body = re.sub(r"//[^\n]*", "", body)
+    fields = [name for decl in body.split(";") if decl.strip()
+              for name in re.match(r"\s*int\s+(.*)", decl, re.S).group(1).replace(" ", "").replace("\n", "").split(",")]
+    assert tuple(fields) == wg.SHAPE_FIELDS
 
 
 def test_tile_width_and_ring_depth_fit_the_shared_memory():
