@@ -155,3 +155,19 @@ def fake_device(monkeypatch):
         plans.cache.clear()
         workspace.free_workspaces()
         cupy.cuda.set_allocator(allocator)
+
+
+#: sm_90's opt-in dynamic shared memory per block (bytes): what the warpgroup kernels size their rings by.
+SM90_SHARED = 232448
+
+
+def with_fresh_search(device, monkeypatch, tmp_path):
+    """``device`` (the fixture's) with sm_90's opt-in shared memory, an empty cache folder (no
+    tuning DB, no find-db entries), no tuning or find mode from the environment, and an empty
+    ``device.maps`` for stand-in tensor maps to record into; returns ``device``."""
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ROCARRAY_TUNE", raising=False)
+    monkeypatch.delenv("ROCARRAY_FIND_MODE", raising=False)
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    device.maps = []
+    return device

@@ -30,6 +30,7 @@ HEADER_ORDER = (
     "ra_math.cuh",
     "ra_warp.cuh",
     "ra_async.cuh",
+    "ra_wgmma.cuh",
 )
 
 # AMD architectures with matrix-core (MFMA) instructions, and the CDNA3+ subset.
