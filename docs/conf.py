@@ -5,6 +5,7 @@ Build from the repository root with ``pip install -e .[docs]`` then
 without a GPU or without CuPy.
 """
 
+import json
 import os
 import sys
 
@@ -43,3 +44,40 @@ templates_path = []
 html_theme = "alabaster"
 html_static_path = []
 html_title = f"rocarray {release}"
+
+# The published asv report (scripts/asv_gpu.sh leaves it as DEST/docs_asv; copied to docs/_asv, or
+# named by ROCARRAY_DOCS_ASV): _asv/asv/ goes to the built site as asv/, and benchmarks.rst says
+# which run it is. Without it the page says how to make one.
+_asv_root = os.environ.get("ROCARRAY_DOCS_ASV") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "_asv")
+_asv_run = {}
+_asv_published = os.path.isfile(os.path.join(_asv_root, "asv", "index.html"))
+if _asv_published:
+    html_extra_path = [_asv_root]
+    try:
+        with open(os.path.join(_asv_root, "asv", "rocarray-run.json"), encoding="utf-8") as _f:
+            _asv_run = json.load(_f)
+    except (OSError, ValueError):
+        _asv_run = {}
+exclude_patterns.append("_asv")
+
+
+def _asv_fact(key, default="not recorded"):
+    """A fact of the run's rocarray-run.json as reStructuredText (markup characters escaped)."""
+    value = " ".join(str(_asv_run.get(key, default)).split()) or default
+    return "".join("\\" + c if c in "\\*`_|[]<>:" else c for c in value)
+
+
+rst_epilog = "\n".join([
+    f".. |asv_source| replace:: {_asv_fact('source')}",
+    f".. |asv_commit| replace:: {_asv_fact('commit')[:12]}",
+    f".. |asv_machine| replace:: {_asv_fact('machine')}",
+    f".. |asv_date| replace:: {_asv_fact('date')}",
+    f".. |asv_selection| replace:: {_asv_fact('selection')}",
+    f".. |asv_measured| replace:: {_asv_fact('measured', '0')}",
+])
+
+
+def setup(app):
+    """The ``asv_published`` tag (benchmarks.rst's ``only`` blocks) where a report was found."""
+    if _asv_published:
+        app.tags.add("asv_published")

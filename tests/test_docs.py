@@ -2,6 +2,7 @@
 public function's docstring passes numpydoc's structural checks."""
 
 import importlib.util
+import json
 import inspect
 import os
 import subprocess
@@ -58,3 +59,25 @@ def test_every_public_docstring_passes_numpydocs_structural_checks():
             if code in STRUCTURAL:
                 problems.append(f"{qualname}: {code} {message}")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.skipif(not _have("sphinx", "numpydoc", "myst_parser"),
+                    reason="the docs tools are not installed (pip install -e \".[test]\")")
+def test_a_published_asv_report_is_linked_without_a_warning(tmp_path):
+    # scripts/asv_gpu.sh's docs_asv folder (here a stand-in, with markup characters in its facts)
+    report = tmp_path / "docs_asv" / "asv"
+    report.mkdir(parents=True)
+    (report / "index.html").write_text("<html><body>asv</body></html>\n")
+    run = {"source": "a copy *without* .git (set ASV_COMMIT_TO|name it)", "commit": "0123456789abcdef0123",
+           "machine": "NVIDIA_H100_80GB_HBM3", "date": "2026-12-05 21:00 UTC", "selection": "headline",
+           "measured": 24}
+    (report / "rocarray-run.json").write_text(json.dumps(run))
+    env = dict(os.environ, ROCARRAY_DOCS_ASV=str(tmp_path / "docs_asv"))
+    out = tmp_path / "html"
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-b", "html",
+                           os.path.join(REPO, "docs"), str(out)], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    assert (out / "asv" / "index.html").read_text() == "<html><body>asv</body></html>\n"
+    page = (out / "benchmarks.html").read_text()
+    assert 'href="asv/index.html"' in page and "0123456789ab" in page and "NVIDIA_H100_80GB_HBM3" in page
+    assert "a copy *without* .git (set ASV_COMMIT_TO|name it)" in page and "has no published asv run" not in page

@@ -130,9 +130,9 @@ def test_parse_targets():
 
 def fake_compile_all(fail=False, skip_hip=False, seen=None):
     """A fast ``offline.compile_all``; ``seen``, a dict, records the targets and sources asked for."""
-    def compile_all(targets, sources=None, workers=None, progress=None):
+    def compile_all(targets, sources=None, workers=None, progress=None, use_cache=None):
         if seen is not None:
-            seen.update(targets=targets, sources=sources)
+            seen.update(targets=targets, sources=sources, use_cache=use_cache)
         skipped = [(t, "hipcc not found") for t in targets if t.is_hip and skip_hip]
         used = [t for t in targets if not (t.is_hip and skip_hip)]
         results, failures = [], []
@@ -186,7 +186,8 @@ def test_compile_check_says_which_targets_are_skipped(monkeypatch, capsys, two_s
 
 def test_compile_check_with_no_sources(monkeypatch, capsys):
     monkeypatch.setattr(cli_cc._compile, "source_files", lambda: [])
-    monkeypatch.setattr(offline, "compile_all", lambda targets, sources=None, workers=None, progress=None: ([], [], []))
+    monkeypatch.setattr(offline, "compile_all",
+                        lambda targets, sources=None, workers=None, progress=None, use_cache=None: ([], [], []))
     assert cli_main.main(["compile-check"]) == 0
     assert any("nothing to compile" in line for line in lines_of(capsys))
 
@@ -199,6 +200,26 @@ def test_compile_check_filter_compiles_only_the_matching_sources(monkeypatch, ca
     assert seen["sources"] == ["demo/b.hip"]
     assert out[0].startswith("offline compile check: 1 source(s) x 3 target(s)")
     assert not any(line.strip().startswith("demo/a.hip") for line in out)
+
+
+def test_compile_check_no_cache_reaches_the_compiles_and_cached_cells_say_so(monkeypatch, capsys, two_sources):
+    seen = {}
+    monkeypatch.setattr(offline, "compile_all", fake_compile_all(seen=seen))
+    assert cli_main.main(["compile-check", "--no-cache"]) == 0
+    assert seen["use_cache"] is False
+    cli_main.main(["compile-check"])
+    assert seen["use_cache"] is None  # the environment's setting (ROCARRAY_OFFLINE_CACHE)
+
+    def from_cache(*args, **kwargs):
+        results, failures, skipped = fake_compile_all()(*args, **kwargs)
+        results[0].cached = True
+        return results, failures, skipped
+    monkeypatch.setattr(offline, "compile_all", from_cache)
+    capsys.readouterr()
+    assert cli_main.main(["compile-check", "--targets", "sm_90"]) == 0
+    out = summary_of(lines_of(capsys))
+    assert "(1 unchanged compile(s) from the offline cache; --no-cache compiles them again)" in out[0]
+    assert any(line.split()[0] == "demo/a.hip" and line.split()[-1] == "cached" for line in out if line.strip())
 
 
 def test_compile_check_filter_that_matches_nothing_fails(monkeypatch, capsys, two_sources):

@@ -49,7 +49,7 @@ def representative_sources():
     return sorted(source for _, source in cheapest.values())
 
 
-def run_compile_check(targets, out, workers=None, source_filter=None, sources=None):
+def run_compile_check(targets, out, workers=None, source_filter=None, sources=None, use_cache=None):
     """Compile the kernel sources offline for ``targets`` and print a table.
 
     Targets whose compiler is missing are skipped (and said so); that is not a failure.
@@ -66,6 +66,9 @@ def run_compile_check(targets, out, workers=None, source_filter=None, sources=No
         none is a failure, so a typo cannot pass as a clean check.
     sources : list of str, optional
         Exactly these sources (instead of a filter).
+    use_cache : bool, optional
+        False: compile everything again; default: ``ROCARRAY_OFFLINE_CACHE`` (on), so unchanged
+        compiles are answered from :mod:`rocarray._core.offline_cache`.
 
     Returns
     -------
@@ -82,19 +85,21 @@ def run_compile_check(targets, out, workers=None, source_filter=None, sources=No
         out(f"offline compile check: {len(sources)} source(s) x {', '.join(t.arch for t in usable)} ...")
     step, close = progress(len(sources) * len(usable), "compiling", out, "source")
     results, failures, skipped = offline.compile_all(
-        targets=tuple(targets), sources=sources, workers=workers,
+        targets=tuple(targets), sources=sources, workers=workers, use_cache=use_cache,
         progress=lambda source, target, took, ok: step(f"{target.arch} {source} {'ok' if ok else 'FAIL'} "
                                                        f"{took:.1f} s"))
+    cached = sum(r.cached for r in results)
     close()
     elapsed = time.perf_counter() - start
     skipped_arches = {t.arch for t, _ in skipped}
     used = [t for t in targets if t.arch not in skipped_arches]
 
-    out(f"offline compile check: {len(sources)} source(s) x {len(used)} target(s), {elapsed:.1f} s")
+    out(f"offline compile check: {len(sources)} source(s) x {len(used)} target(s), {elapsed:.1f} s"
+        + (f" ({cached} unchanged compile(s) from the offline cache; --no-cache compiles them again)" if cached else ""))
     if not sources:
         out("  no kernel sources under rocarray/_kernels/ yet: nothing to compile")
     elif used:
-        cell = {(r.source, r.target.arch): f"ok {r.seconds:.1f}s" for r in results}
+        cell = {(r.source, r.target.arch): "ok cached" if r.cached else f"ok {r.seconds:.1f}s" for r in results}
         cell.update({(s, t.arch): "FAIL" for s, t, _ in failures})
         rows = [[s, len(_compile.registered(s))] + [cell.get((s, t.arch), "-") for t in used]
                 for s in sources]

@@ -21,7 +21,8 @@ prebuild        ``prebuild --arch sm_90 [--families sum matmul_f16 ...] [--check
 tune            Time the candidates of every bench case's problem into the tuning DB (``--filter``);
                 ``tune --export FILE [--arch ARCH]`` / ``tune --import FILE`` move a DB.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
-                NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``.
+                NVRTC ``sm_90``, hipcc ``gfx90a``/``gfx940``; unchanged compiles are answered from
+                the offline cache (``--no-cache``: compile everything again).
 hipify          ``hipify FILE [-o OUT] [--check]``: rewrite a CUDA source into rocarray's portable
                 form (printed, or written to OUT), the warnings on standard error; ``--check``
                 compiles the result offline (``--targets``).
@@ -124,8 +125,10 @@ def cmd_default(args, parser):
         _out("self-check and bench need a GPU; compiling one kernel source per library offline instead")
         _out("")
         if getattr(args, "filter", None):
-            return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None), getattr(args, "filter", None))
-        rc = _cc.run_compile_check(targets, _out, getattr(args, "jobs", None), sources=_cc.representative_sources())
+            return _cc.run_compile_check(targets, _out, getattr(args, "jobs", None), getattr(args, "filter", None),
+                                         use_cache=_use_cache(args))
+        rc = _cc.run_compile_check(targets, _out, getattr(args, "jobs", None), sources=_cc.representative_sources(),
+                                   use_cache=_use_cache(args))
         _out("the whole matrix (every source and instantiation): python -m rocarray compile-check")
         return rc
     _out("")
@@ -255,7 +258,12 @@ def cmd_prebuild(args, parser):
 def cmd_compile_check(args, parser):
     """Offline compile of every source for the targets whose compilers are present."""
     return _cc.run_compile_check(_targets(args, parser), _out, getattr(args, "jobs", None),
-                                 getattr(args, "filter", None))
+                                 getattr(args, "filter", None), use_cache=_use_cache(args))
+
+
+def _use_cache(args):
+    """False with ``--no-cache``, else None (the environment's setting)."""
+    return False if getattr(args, "no_cache", False) else None
 
 
 def cmd_hipify(args, parser):
@@ -288,6 +296,9 @@ def build_parser():
                               help="offline targets, comma-separated: sm_90,gfx90a,gfx940 or all (default)")
     compile_opts.add_argument("--jobs", type=_positive_int, default=S, metavar="N",
                               help="parallel offline compiles (default: cores + 1)")
+    compile_opts.add_argument("--no-cache", dest="no_cache", action="store_true", default=S,
+                              help="compile everything again instead of answering unchanged compiles from "
+                                   "the offline cache (also ROCARRAY_OFFLINE_CACHE=0)")
     filter_opts = argparse.ArgumentParser(add_help=False)
     filter_opts.add_argument("--filter", default=S, metavar="SUBSTR",
                              help="only checks/cases (for the compile check: kernel sources) "

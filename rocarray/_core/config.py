@@ -5,6 +5,8 @@
                                    default ``$XDG_CACHE_HOME/rocarray`` or ``~/.cache/rocarray``
 ``ROCARRAY_PREBUILT``              ``0``: ignore the kernel binaries shipped with the package (compile
                                    what the binary cache lacks)
+``ROCARRAY_OFFLINE_CACHE``         ``0``: the offline compile check compiles everything again instead of
+                                   answering unchanged compiles from its cache (default on)
 ``ROCARRAY_DUMP_SOURCE_ON_ERROR``  ``1``: write the full pasted kernel source next to a compile error
 ``ROCARRAY_TUNE``                  unset: the tuning DB's answers, else heuristics (never times);
                                    ``0`` heuristics only, ``1`` tune unseen problems,
@@ -77,6 +79,12 @@ def cache_dir():
 def prebuilt_enabled():
     """Whether the kernel binaries shipped with the package are used (``ROCARRAY_PREBUILT``, default on)."""
     return _flag("ROCARRAY_PREBUILT", True)
+
+
+def offline_cache_enabled():
+    """Whether the offline compile check answers unchanged compiles from its cache
+    (``ROCARRAY_OFFLINE_CACHE``, default on; :mod:`rocarray._core.offline_cache`)."""
+    return _flag("ROCARRAY_OFFLINE_CACHE", True)
 
 
 def dump_source_on_error():

@@ -11,7 +11,9 @@ all its registered instantiations; targets compile in parallel processes.
   and each name expression is instantiated by taking its address, as hiprtc's name expressions do.
 
 :func:`compile_text` compiles any pasted text (what :func:`rocarray.compile_check` does with a
-user's source); :func:`compile_source` is it applied to one of rocarray's own sources.
+user's source); :func:`compile_source` is it applied to one of rocarray's own sources. Successful
+compiles are remembered between runs (:mod:`rocarray._core.offline_cache`), keyed by the exact text,
+options, target and compiler, so an unchanged translation unit is not compiled again.
 """
 
 import os
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 from rocarray._core import compile as _compile
 from rocarray._core import config
+from rocarray._core import offline_cache
 from rocarray._core.backend import Target
 from rocarray._core.errors import KernelCompileError
 
@@ -44,6 +47,7 @@ class CompileResult:
     lowered: dict = field(default_factory=dict)  # name expression -> mangled symbol (NVRTC)
     binary: bytes = b""
     seconds: float = 0.0
+    cached: bool = False  # answered from the offline cache (seconds is then the lookup's)
 
 
 #: What to install for each offline compiler.
@@ -79,10 +83,7 @@ def missing_compiler(target):
     return _nvrtc()[1]
 
 
-def _compile_nvrtc(source, target, text, names, extra_options=()):
-    nvrtc, why = _nvrtc()
-    if nvrtc is None:
-        raise RuntimeError(why)
+def _nvrtc_options(target, extra_options):
     # what CuPy adds at run time: flush-to-zero and its default execution space (without it some
     # NVRTC versions refuse the kernels' device lambdas)
     opts = list(_compile.options(target)) + [f"--gpu-architecture={target.arch}", "-ftz=true",
@@ -91,7 +92,7 @@ def _compile_nvrtc(source, target, text, names, extra_options=()):
     if extra:
         opts.append(f"-I{extra}")
     opts.extend(extra_options)
-    return _compile.nvrtc_compile(source, target, text, opts, names)
+    return opts
 
 
 def _hip_text(text, names):
@@ -101,18 +102,19 @@ def _hip_text(text, names):
     return "\n".join(lines) + "\n"
 
 
-def _compile_hipcc(source, target, text, names, extra_options=()):
-    path, why = _hipcc()
-    if path is None:
-        raise RuntimeError(why)
+def _hipcc_options(target, extra_options):
+    return ["-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", "-O3",
+            "-fcuda-flush-denormals-to-zero", *_compile.options(target), *extra_options]
+
+
+def _compile_hipcc(path, source, target, text, names, opts):
     env = dict(os.environ, HIP_PLATFORM="amd")
     with tempfile.TemporaryDirectory(prefix="rocarray-hipcc-") as tmp:
         src = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_.-]", "_", source))
         obj = src + ".o"
         with open(src, "w", encoding="utf-8") as f:
             f.write(_hip_text(text, names))
-        cmd = [path, "-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", "-O3",
-               "-fcuda-flush-denormals-to-zero", *_compile.options(target), *extra_options, src, "-o", obj]
+        cmd = [path, *opts, src, "-o", obj]
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             log = (proc.stdout + proc.stderr).strip()
@@ -121,8 +123,9 @@ def _compile_hipcc(source, target, text, names, extra_options=()):
             return f.read()
 
 
-def compile_source(source, target):
-    """Compile one ``.hip`` file with all its registered instantiations for ``target``.
+def compile_source(source, target, use_cache=None):
+    """Compile one ``.hip`` file with all its registered instantiations for ``target``
+    (:func:`compile_text` of its pasted text; ``use_cache`` as there).
 
     Raises
     ------
@@ -131,10 +134,11 @@ def compile_source(source, target):
     RuntimeError
         When the target's compiler is not installed (see :func:`missing_compiler`).
     """
-    return compile_text(source, _compile.full_source(source), target, _compile.registered(source))
+    return compile_text(source, _compile.full_source(source), target, _compile.registered(source),
+                        use_cache=use_cache)
 
 
-def compile_text(label, text, target, names=(), extra_options=()):
+def compile_text(label, text, target, names=(), extra_options=(), use_cache=None):
     """Compile ``text``, a complete translation unit (headers already pasted), for ``target``.
 
     Parameters
@@ -149,11 +153,15 @@ def compile_text(label, text, target, names=(), extra_options=()):
         Name expressions to instantiate.
     extra_options : sequence of str
         Options appended to :func:`rocarray._core.compile.options` (``-D`` defines, say).
+    use_cache : bool, optional
+        Answer an unchanged compile from the offline cache and remember a successful one
+        (:mod:`rocarray._core.offline_cache`); default: ``ROCARRAY_OFFLINE_CACHE`` (on).
 
     Returns
     -------
     CompileResult
-        The binary, the lowered names (NVRTC) and the seconds it took.
+        The binary, the lowered names (NVRTC), the seconds it took and whether it came from the
+        cache.
 
     Raises
     ------
@@ -165,12 +173,39 @@ def compile_text(label, text, target, names=(), extra_options=()):
     names, extra_options = tuple(names), tuple(extra_options)
     start = time.perf_counter()
     result = CompileResult(label, target, names)
+    # the compiler's presence is checked first: a cached answer never hides a missing compiler
     if target.is_hip:
-        result.binary = _compile_hipcc(label, target, text, names, extra_options)
+        path, why = _hipcc()
+        if path is None:
+            raise RuntimeError(why)
+        opts = _hipcc_options(target, extra_options)
     else:
-        result.lowered, result.binary = _compile_nvrtc(label, target, text, names, extra_options)
+        nvrtc, why = _nvrtc()
+        if nvrtc is None:
+            raise RuntimeError(why)
+        opts = _nvrtc_options(target, extra_options)
+    if not offline_cache.enabled(use_cache):
+        result.lowered, result.binary = _run_compiler(label, target, text, names, opts)
+    else:
+        compiler = offline_cache.hipcc_identity(path) if target.is_hip else offline_cache.nvrtc_identity(nvrtc)
+        entry_key = offline_cache.key(compiler, target, text, names, opts)
+        with offline_cache.once(entry_key):
+            found = offline_cache.lookup(target, entry_key)
+            if found is not None:
+                result.binary, result.lowered = found
+                result.cached = True
+            else:
+                result.lowered, result.binary = _run_compiler(label, target, text, names, opts)
+                offline_cache.store(target, entry_key, result.binary, result.lowered)
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _run_compiler(label, target, text, names, opts):
+    """``(lowered names, binary)`` from the target's compiler (no lowered names from hipcc)."""
+    if target.is_hip:
+        return {}, _compile_hipcc(_hipcc()[0], label, target, text, names, opts)
+    return _compile.nvrtc_compile(label, target, text, opts, names)
 
 
 def import_all_libraries():
@@ -197,9 +232,9 @@ def estimated_cost(source, target):
     return weight * len(_compile.read_text(source)) * (1 + len(_compile.registered(source)))
 
 
-def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None):
+def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None, use_cache=None):
     """Start compiling every source for every target whose compiler is present, in the background,
-    the longest compiles first.
+    the longest compiles first (``use_cache`` as in :func:`compile_text`).
 
     Returns
     -------
@@ -219,7 +254,7 @@ def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None
     def run(job):
         start = time.perf_counter()
         try:
-            outcome = compile_source(*job), None
+            outcome = compile_source(*job, use_cache=use_cache), None
         except KernelCompileError as exc:
             outcome = None, (job[0], job[1], exc)
         if progress is not None:
@@ -232,9 +267,9 @@ def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None
     return futures, skipped, pool
 
 
-def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None):
+def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None, use_cache=None):
     """Compile every source for every target whose compiler is present (:func:`start_all`, waited
-    for).
+    for; ``use_cache`` as in :func:`compile_text`).
 
     ``progress(source, target, seconds, ok)`` is called as each compile finishes (from the thread
     that ran it).
@@ -245,7 +280,7 @@ def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=No
     failures : list of (source, Target, KernelCompileError)
     skipped : list of (Target, reason)
     """
-    futures, skipped, pool = start_all(targets, sources, workers, progress)
+    futures, skipped, pool = start_all(targets, sources, workers, progress, use_cache)
     results, failures = [], []
     try:
         for future in futures.values():

@@ -10,6 +10,7 @@ import pytest
 
 from rocarray import KernelCompileError
 from rocarray._core import compile as ra_compile
+from rocarray._core import kernel_cache as K
 from rocarray._core import offline
 from rocarray._core.backend import Target
 
@@ -263,3 +264,154 @@ def test_runtime_modules_are_memoized_per_source_and_device(tmp_path):
     out = cupy.zeros(1, cupy.float32)
     ra_compile.get_kernel(str(path), "ra_test_ok")((1,), (1,), (out,))
     assert float(out[0]) == backend.device_info().warp_size
+
+
+# --------------------------------------------------------------------------------------------
+# the offline cache: unchanged compiles answered between runs, any change compiles again
+# --------------------------------------------------------------------------------------------
+
+SMALL = """
+RA_KERNEL void RA_LAUNCH_BOUNDS(64) ra_test_cache_plain(float* out) { out[threadIdx.x] = (float)RA_WARP_SIZE; }
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(64) ra_test_cache_tmpl(T* out) { out[threadIdx.x] = (T)SMALL_VALUE; }
+"""
+SMALL_NAMES = ("ra_test_cache_tmpl<float>",)
+
+
+@pytest.fixture
+def counted_compiles(monkeypatch):
+    """Counts the compiler runs of :func:`offline.compile_text` (the real compiler still runs)."""
+    calls = []
+    real = offline._run_compiler
+
+    def run(label, target, text, names, opts):
+        calls.append((label, target.arch, text, tuple(names), tuple(opts)))
+        return real(label, target, text, names, opts)
+    monkeypatch.setattr(offline, "_run_compiler", run)
+    return calls
+
+
+def _small(target, text=SMALL, names=SMALL_NAMES, value="1", **kwargs):
+    return offline.compile_text("small.hip", ra_compile.header_text() + text, target, names,
+                                [f"-DSMALL_VALUE={value}"], **kwargs)
+
+
+@pytest.mark.parametrize("target", offline.OFFLINE_TARGETS, ids=lambda t: t.arch)
+def test_an_unchanged_compile_is_answered_from_the_offline_cache(target, cache_dir, counted_compiles, monkeypatch):
+    _require_offline_compiler(target)
+    monkeypatch.delenv("ROCARRAY_OFFLINE_CACHE", raising=False)
+    first = _small(target)
+    assert not first.cached and len(counted_compiles) == 1
+    second = _small(target)
+    assert second.cached and len(counted_compiles) == 1
+    assert second.binary == first.binary and second.lowered == first.lowered and second.names == first.names
+    assert list((cache_dir / "kernels" / f"offline-{target.arch}").glob("*.json"))
+    if not target.is_hip:
+        assert sorted(second.lowered) == list(SMALL_NAMES) and second.lowered[SMALL_NAMES[0]].startswith("_Z")
+
+
+@pytest.mark.parametrize("target", offline.OFFLINE_TARGETS, ids=lambda t: t.arch)
+def test_a_changed_source_option_name_or_compiler_compiles_again(target, cache_dir, counted_compiles, monkeypatch):
+    _require_offline_compiler(target)
+    monkeypatch.delenv("ROCARRAY_OFFLINE_CACHE", raising=False)
+    _small(target)
+    changed = [
+        _small(target, text=SMALL + "\n// one more line\n"),        # the source (or a header)
+        _small(target, value="2"),                                  # an option
+        _small(target, names=SMALL_NAMES + ("ra_test_cache_tmpl<double>",)),  # the instantiations
+    ]
+    assert [r.cached for r in changed] == [False, False, False] and len(counted_compiles) == 4
+    identity = "hipcc_identity" if target.is_hip else "nvrtc_identity"
+    real = getattr(offline.offline_cache, identity)
+    monkeypatch.setattr(offline.offline_cache, identity, lambda arg: real(arg) + " (another build)")
+    assert not _small(target).cached and len(counted_compiles) == 5  # another compiler version
+    monkeypatch.setattr(offline.offline_cache, identity, real)
+    assert _small(target).cached and len(counted_compiles) == 5
+
+
+def test_the_cache_keys_name_the_compiler_the_target_and_every_input():
+    base = ("nvrtc 13.0 /lib/libnvrtc.so 1 2", SM90, "text", ("a<float>",), ("-DX=1",))
+    k = offline.offline_cache.key(*base)
+    assert k == offline.offline_cache.key(*base)
+    for i, other in enumerate(["nvrtc 13.1 /lib/libnvrtc.so 1 2", GFX1100, "text ", ("a<double>",), ("-DX=2",)]):
+        assert offline.offline_cache.key(*base[:i], other, *base[i + 1:]) != k, i
+    # the warp size is part of the target: the same arch at another width is another entry
+    assert offline.offline_cache.key(base[0], Target("hip", "gfx942", 32), *base[2:]) != \
+        offline.offline_cache.key(base[0], GFX942, *base[2:])
+
+
+def test_hipcc_identity_holds_the_version_output_and_the_resolved_path(tmp_path):
+    fake = tmp_path / "hipcc"
+    fake.write_text("#!/bin/sh\necho 'HIP version: 9.9.9-fake'\necho 'clang version 99'\n")
+    fake.chmod(0o755)
+    identity = offline.offline_cache.hipcc_identity(str(fake))
+    assert "HIP version: 9.9.9-fake" in identity and "clang version 99" in identity
+    assert os.path.realpath(str(fake)) in identity
+    fake.write_text("#!/bin/sh\necho 'HIP version: 10.0.0-fake'\n")  # a new build: new size, new answer
+    assert "10.0.0-fake" in offline.offline_cache.hipcc_identity(str(fake))
+
+
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_the_offline_cache_can_be_bypassed(how, cache_dir, counted_compiles, monkeypatch):
+    _require_offline_compiler(SM90)
+    _small(SM90)
+    if how == "argument":
+        again = _small(SM90, use_cache=False)
+    else:
+        monkeypatch.setenv("ROCARRAY_OFFLINE_CACHE", "0")
+        again = _small(SM90)
+    assert not again.cached and len(counted_compiles) == 2
+
+
+def test_a_failed_compile_is_not_remembered(broken_source, cache_dir, counted_compiles):
+    _require_offline_compiler(SM90)
+    for _ in range(2):
+        with pytest.raises(KernelCompileError):
+            offline.compile_source(broken_source, SM90)
+    assert len(counted_compiles) == 2
+    assert not list((cache_dir / "kernels").rglob("*.json"))
+
+
+def test_a_cached_answer_never_hides_a_missing_compiler(cache_dir, monkeypatch):
+    _require_offline_compiler(SM90)
+    _small(SM90)
+    monkeypatch.setattr(offline, "_nvrtc", lambda: (None, "the NVRTC library is not installed: pip install it"))
+    with pytest.raises(RuntimeError, match="NVRTC library is not installed"):
+        _small(SM90)
+
+
+def test_a_damaged_entry_is_compiled_again_with_a_warning(cache_dir, counted_compiles):
+    _require_offline_compiler(SM90)
+    first = _small(SM90)
+    [binary] = (cache_dir / "kernels" / "offline-sm_90").glob("*.bin")
+    binary.write_bytes(b"\x7fELF not the compiled binary")
+    with pytest.warns(K.KernelCacheWarning):
+        again = _small(SM90)
+    assert not again.cached and again.binary == first.binary and len(counted_compiles) == 2
+
+
+def test_identical_compiles_asked_at_once_run_the_compiler_once(cache_dir, monkeypatch):
+    import threading
+    import time
+
+    calls = []
+
+    def slow(label, target, text, names, opts):
+        calls.append(label)
+        time.sleep(0.3)
+        return {}, b"binary"
+    monkeypatch.setattr(offline, "_run_compiler", slow)
+    _require_offline_compiler(SM90)
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(_small(SM90))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and sorted(r.cached for r in out) == [False, True, True]
+
+
+def _require_offline_compiler(target):
+    why = offline.missing_compiler(target)
+    if why:
+        pytest.skip(f"{target.arch}: compiler absent: {why}")

@@ -203,6 +203,48 @@ def test_one_rank_on_the_device(rng, monkeypatch):
 
 
 @pytest.mark.gpu
+def test_one_rank_clique_makes_every_collective_an_identity(rng, monkeypatch):
+    # what notebooks/06_distributed.ipynb does on a machine with one GPU: a one-rank
+    # Communicator.local clique driven by run_threads; all_to_all of bytes, in-place all_reduce
+    # 'avg', the transposed-layout FFT round trip, scatter/gather and the reductions
+    import cupy
+
+    from rocarray.distributed import fft as dfft
+
+    monkeypatch.setattr(_local, "ops", DEVICE_OPS)
+    comms = rd.Communicator.local([0])
+    x = rng.standard_normal((12, 10, 6)) + 1j * rng.standard_normal((12, 10, 6))
+    g = rng.standard_normal(33).astype(np.float32)
+
+    def body(comm):
+        flat = cupy.asarray(x).reshape(-1).view(np.uint8)
+        moved = comm.all_to_all(flat, out=cupy.empty_like(flat))
+        grad = cupy.asarray(g)
+        comm.all_reduce(grad, op="avg", out=grad)
+        spectrum = dfft.fftn(cupy.asarray(x), comm, transposed_out=True)
+        back = dfft.ifftn(spectrum, comm, transposed_in=True)
+        whole = rd.gather(rd.scatter(cupy.asarray(x), comm), comm)
+        total = float(rd.sum(cupy.abs(cupy.asarray(x)) ** 2, comm))
+        cupy.cuda.Device().synchronize()
+        return (comm.size, cupy.asnumpy(moved), cupy.asnumpy(grad), cupy.asnumpy(spectrum), cupy.asnumpy(back),
+                cupy.asnumpy(whole), total)
+
+    try:
+        [(size, moved, grad, spectrum, back, whole, total)] = rd.run_threads(body, comms)
+    finally:
+        for comm in comms:
+            comm.close()
+    assert size == 1
+    np.testing.assert_array_equal(moved, x.reshape(-1).view(np.uint8))
+    np.testing.assert_array_equal(grad, g)
+    want = np.fft.fftn(x)
+    assert np.linalg.norm(spectrum - want) <= 1e-12 * np.linalg.norm(want)
+    assert np.linalg.norm(back - x) <= 1e-12 * np.linalg.norm(x)
+    np.testing.assert_array_equal(whole, x)
+    np.testing.assert_allclose(total, np.sum(np.abs(x) ** 2), rtol=1e-12)
+
+
+@pytest.mark.gpu
 @pytest.mark.skipif(backend.device_count() < 2, reason="two ranks need two GPUs (NCCL refuses two ranks on one)")
 def test_two_gpus(rng, monkeypatch):
     import cupy
