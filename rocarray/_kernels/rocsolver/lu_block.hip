@@ -19,18 +19,20 @@
 // search and are never written.
 //
 // Step j, two barriers:
-//  A. The warp holding thread column t reduces (|re| + |im|, row, value) over register column b
+//  A. The warp holding thread column t reduces (|re| + |im|, row) over register column b
 //     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): column j's pivot,
 //     the first row p of largest |re| + |im| (NaN never wins; only NaN in the column keeps
-//     row j). Thread column t then finishes column j: row j gets the pivot, row p the old
-//     A(j, j), the rows below are scaled by the pivot (by its reciprocal where that is finite,
-//     LAPACK's rule; left unscaled when the pivot is zero) and published with p.
+//     row j); the pivot and its reciprocal come from the lane that holds row p. Thread column t
+//     then publishes column j with rows j and p interchanged, p, and how the column is scaled
+//     (LAPACK's rule: by the pivot's reciprocal where that is finite, else by division, which
+//     this warp does itself; not at all when the pivot is zero).
 //  B. After the barrier every thread reads p. The thread row holding row p (for p == j row j)
 //     publishes it (the new row j: the update's u), and, when p != j, the one holding row j
 //     publishes row j.
-//  C. After the second barrier rows j and p are exchanged in every register column but column j
-//     (done in A), and unless the pivot is zero every thread applies the rank-1 update
-//     v -= l u to its elements right of and below (j, j). The published rows and multipliers
+//  C. After the second barrier rows j and p are exchanged in every register column but column j,
+//     every thread scales the multipliers of its rows (thread column t keeps them, with the
+//     pivot, as column j), and unless the pivot is zero applies the rank-1 update v -= l u to
+//     its elements right of and below (j, j). The published rows and multipliers
 //     are double-buffered by the parity of j: step j + 2 rewrites them only after both barriers
 //     of step j + 1, which no thread passes before finishing step j. No barrier separates C from
 //     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
