@@ -260,6 +260,30 @@ ra_miopen_conv_depthwise_fwd2d_vec(ra_conv_geometry g, const T* RA_RESTRICT x, c
 // once and adds it to every output whose window holds it, so an input pack is loaded once per
 // row instead of once per tap column. Each output still adds its taps in (fh, fw) order and skips
 // those outside the input: the same bits as fwd2d_vec and the one-channel kernel.
+// One window row of the run kernel: column j of the row (v, converted once) is tap j - r * SW of
+// output r, so for one output ascending j is ascending fw. EDGE: some columns lie outside the
+// input (bit j of `inside` clear: its clamped value is skipped); without it no bit is tested.
+template <typename T, int KW, int SW, int RUN, int COLS, bool EDGE>
+RA_DEVICE void ra_dw_run_row(const ra_dw_pack<T> (&v)[COLS], const typename ra_traits<T>::acc (&wv)[KW][16 / sizeof(T)],
+                             unsigned inside, typename ra_traits<T>::acc (&acc)[RUN][16 / sizeof(T)]) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int VEC = 16 / (int)sizeof(T);
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+        if (EDGE && !(inside >> j & 1u)) continue;
+        A xv[VEC];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) xv[i] = ra_traits<T>::to_acc(v[j].v[i]);
+#pragma unroll
+        for (int r = 0; r < RUN; ++r) {
+            const int fw = j - r * SW;
+            if (fw < 0 || fw >= KW) continue;
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) acc[r][i] += xv[i] * wv[fw][i];
+        }
+    }
+}
+
 template <typename T, int KW, int SW>
 __global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
 ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
@@ -287,13 +311,14 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
         const int ow0 = run * RUN, col0 = ow0 * SW - pw;  // input column of the run's column 0
         // loads from columns clamped into the input, so they are unconditional (issued together);
         // the values of columns outside are never used
-        bool inside[COLS];
+        unsigned inside = 0;  // bit j: column j lies in the input
         int at[COLS];
 #pragma unroll
         for (int j = 0; j < COLS; ++j) {
-            inside[j] = col0 + j >= 0 && col0 + j < W;
+            inside |= (col0 + j >= 0 && col0 + j < W ? 1u : 0u) << j;
             at[j] = ra_min(ra_max(col0 + j, 0), W - 1) * C;
         }
+        const bool edge = inside != (1u << COLS) - 1u;
         A acc[RUN][VEC];
 #pragma unroll
         for (int r = 0; r < RUN; ++r)
@@ -314,30 +339,24 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
 #pragma unroll
                 for (int i = 0; i < VEC; ++i) wv[fw][i] = ra_traits<T>::to_acc(wp.v[i]);
             }
-            // column j is tap fw = j - r * SW of output r; for one r, ascending j is ascending fw
-#pragma unroll
-            for (int j = 0; j < COLS; ++j) {
-                if (!inside[j]) continue;
-                A xv[VEC];
-#pragma unroll
-                for (int i = 0; i < VEC; ++i) xv[i] = ra_traits<T>::to_acc(v[j].v[i]);
-#pragma unroll
-                for (int r = 0; r < RUN; ++r) {
-                    const int fw = j - r * SW;
-                    if (fw < 0 || fw >= KW) continue;
-#pragma unroll
-                    for (int i = 0; i < VEC; ++i) acc[r][i] += xv[i] * wv[fw][i];
-                }
-            }
+            if (edge) ra_dw_run_row<T, KW, SW, RUN, COLS, true>(v, wv, inside, acc);
+            else ra_dw_run_row<T, KW, SW, RUN, COLS, false>(v, wv, inside, acc);
         }
         T* yr = y + (n * OH + oh) * OW * C + c0;
 #pragma unroll
         for (int r = 0; r < RUN; ++r) {
             if (ow0 + r < OW) {
                 P out;
+                if (act == 0) {  // ra_conv_epilogue's identity, its tests taken once per output
 #pragma unroll
-                for (int i = 0; i < VEC; ++i)
-                    out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[r][i], bs, i, act, slope));
+                    for (int i = 0; i < VEC; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(bs != nullptr ? acc[r][i] + ra_traits<T>::to_acc(bs[i])
+                                                                        : acc[r][i]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < VEC; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[r][i], bs, i, act, slope));
+                }
                 *reinterpret_cast<P*>(yr + (ow0 + r) * C) = out;
             }
         }
