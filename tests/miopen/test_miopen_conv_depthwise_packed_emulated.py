@@ -111,6 +111,8 @@ CASES = [  # (n, c, size, filter, stride, pad, dilation): odd sizes, partial row
 ]
 RUN_CASES = [  # the run kernel's shapes (3 wide, stride 1 or 2 along W): W not a multiple of the run
     (2, 8, (5, 13), (3, 3), 1, 1, 1),       # 13 columns: a partial last run
+    (2, 16, (8, 9), (3, 3), 1, 1, 1),       # 8 output rows: bands of 4 rows
+    (1, 264, (6, 7), (3, 3), 1, 1, 1),      # bands of 2 rows, two chunks of packs
     (1, 4, (7, 1), (3, 3), 1, 1, 1),        # one column: every run's other columns clamped
     (3, 8, (6, 11), (3, 3), (2, 2), 0, 1),  # stride 2, no padding
     (1, 8, (9, 10), (3, 3), (1, 2), (2, 2), (2, 1)),  # stride 2 along W, vertical dilation, wide pad

@@ -305,9 +305,13 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
     const int c0 = (p0 + p) * VEC;
     const int runs = (OW + RUN - 1) / RUN;
     const int items = (int)g.n * OH * runs;
+    // consecutive items step over a band of `band` output rows first, then along the row, so a
+    // block's slots share input rows as well as columns in the cache (band divides OH)
+    const int band = OH % 4 == 0 ? 4 : OH % 2 == 0 ? 2 : 1;
     for (int t = (int)blockIdx.x * slots + slot; t < items; t += (int)gridDim.x * slots) {
-        const int run = t % runs, rest = t / runs;
-        const int oh = rest % OH, n = rest / OH;
+        const int in_band = t % (band * runs), bands = t / (band * runs);  // bands: n * OH / band + b
+        const int run = in_band / band;
+        const int oh = bands % (OH / band) * band + in_band % band, n = bands / (OH / band);
         const int ow0 = run * RUN, col0 = ow0 * SW - pw;  // input column of the run's column 0
         // loads from columns clamped into the input, so they are unconditional (issued together);
         // the values of columns outside are never used
