@@ -253,19 +253,13 @@ ra_miopen_conv_depthwise_fwd2d_vec(ra_conv_geometry g, const T* RA_RESTRICT x, c
     }
 }
 
-// The packed forward for a window width KW and a stride SW along W (dilation 1 along W; any
-// height, vertical stride, dilation and padding), under fwd2d_vec's conditions: a thread computes
-// RA_DW_TW consecutive outputs of a row for one pack (the same work items as fwd2d_vec). Per window row it issues the loads of
-// the row's COLS input packs together (the taps' bounds decided once per run), converts each
-// once and adds it to every output whose window holds it, so an input pack is loaded once per
-// row instead of once per tap column. Each output still adds its taps in (fh, fw) order and skips
-// those outside the input: the same bits as fwd2d_vec and the one-channel kernel.
 // One window row of the run kernel: column j of the row (v, converted once) is tap j - r * SW of
 // output r, so for one output ascending j is ascending fw. EDGE: some columns lie outside the
 // input (bit j of `inside` clear: its clamped value is skipped); without it no bit is tested.
 template <typename T, int KW, int SW, int RUN, int COLS, bool EDGE>
-RA_DEVICE void ra_dw_run_row(const ra_dw_pack<T> (&v)[COLS], const typename ra_traits<T>::acc (&wv)[KW][16 / sizeof(T)],
-                             unsigned inside, typename ra_traits<T>::acc (&acc)[RUN][16 / sizeof(T)]) {
+RA_DEVICE void ra_dw_run_row(const ra_dw_pack<T> (&v)[COLS],
+                             const typename ra_traits<T>::acc (&wv)[KW][16 / sizeof(T)], unsigned inside,
+                             typename ra_traits<T>::acc (&acc)[RUN][16 / sizeof(T)]) {
     typedef typename ra_traits<T>::acc A;
     constexpr int VEC = 16 / (int)sizeof(T);
 #pragma unroll
@@ -284,6 +278,13 @@ RA_DEVICE void ra_dw_run_row(const ra_dw_pack<T> (&v)[COLS], const typename ra_t
     }
 }
 
+// The packed forward for a window width KW and a stride SW along W (dilation 1 along W; any
+// height, vertical stride, dilation and padding), under fwd2d_vec's conditions: a thread computes
+// RA_DW_TW consecutive outputs of a row for one pack (fwd2d_vec's work items). Per window row it
+// issues the loads of the row's COLS input packs together (the taps' bounds decided once per run),
+// converts each once and adds it to every output whose window holds it, so an input pack is
+// loaded once per row instead of once per tap column. Each output still adds its taps in (fh, fw)
+// order and skips those outside the input: the same bits as fwd2d_vec and the one-channel kernel.
 template <typename T, int KW, int SW>
 __global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
 ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,

@@ -10,7 +10,8 @@
 // ceil((o + 1) I / O))). NHWC: channels last.
 //
 // Forward: a thread per output element (or pack of VEC channels) in memory order (for NHWC
-// consecutive threads take consecutive channels, so every window read is coalesced). Backward
+// consecutive threads take consecutive channels, so every window read is coalesced); the NHWC
+// max pool of common window widths takes a run of outputs per thread (max2d_nhwc). Backward
 // gathers: a thread per input element sums over the outputs whose windows can hold it (for max,
 // those whose index names it), so no atomics are needed and the sum order is fixed. Sums run in
 // ra_traits<T>::acc.
