@@ -210,4 +210,3 @@ class Block:
         info[:batch] = 0
         Kernels().potf2(uplo, n, A, lda, stride, info, batch)
         self.calls.append(("potrf_block", n, batch))
-

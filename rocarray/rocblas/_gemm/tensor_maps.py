@@ -100,4 +100,3 @@ def blocked_operand_map(address, mn, k, ld, stride, batch, rows):
         return hit
     dims, strides, box = blocked_geometry(mn, k, ld, stride, batch, rows)
     return encode_tiled(key, address, 4, dims, strides, box)
-
