@@ -14,6 +14,7 @@ import pytest
 import kernel_emu
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+from mma_host_model import mma_16816
 from level3_host import activation_reference
 
 from rocarray._core import compile as _compile
@@ -57,35 +58,7 @@ template <bool TRANS> RA_DEVICE void ra_ldmatrix_x4(ra_u32 (&r)[4], const void* 
     }
     __syncwarp();
 }
-template <typename T> struct ra_mma_16816 {
-    static RA_DEVICE float value(ra_u32 reg, int half) {
-        T v; v.bits = (ra_u16)(half ? reg >> 16 : reg & 0xffffu); return ra_traits<T>::to_acc(v);
-    }
-    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
-        __shared__ ra_u32 exchange[8][32][6];
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        for (int q = 0; q < 4; ++q) exchange[warp][lane][q] = a[q];
-        exchange[warp][lane][4] = b0;
-        exchange[warp][lane][5] = b1;
-        __syncwarp();
-        float A[16][16], B[16][8];
-        for (int s = 0; s < 32; ++s) {
-            const int g = s / 4, t = s % 4;
-            for (int i = 0; i < 8; ++i)
-                A[g + 8 * ((i / 2) % 2)][2 * t + (i % 2) + 8 * (i / 4)] = value(exchange[warp][s][i / 2], i % 2);
-            for (int i = 0; i < 4; ++i)
-                B[2 * t + (i % 2) + 8 * (i / 2)][g] = value(exchange[warp][s][4 + i / 2], i % 2);
-        }
-        __syncwarp();
-        const int g = lane / 4, t = lane % 4;
-        for (int i = 0; i < 4; ++i) {
-            float sum = 0.0f;
-            for (int k = 0; k < 16; ++k) sum += A[g + 8 * (i / 2)][k] * B[k][2 * t + (i % 2)];
-            d[i] += sum;
-        }
-    }
-};
-"""
+""" + mma_16816("ra_mma_16816")
 
 # v_mfma_f32_32x32x8 (f16, bf16_1k), wave64: lane l holds A(l % 32, 4 (l / 32) + e) and
 # B(4 (l / 32) + e, l % 32) in element e (16 bits each, low first) and D(8 (r / 4) + 4 (l / 32)
