@@ -14,7 +14,7 @@ import pytest
 import kernel_emu
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
-from mma_host_model import mma_16816
+from mma_host_model import mfma_32x32x8, mma_16816
 from level3_host import activation_reference
 
 from rocarray._core import compile as _compile
@@ -66,37 +66,7 @@ template <bool TRANS> RA_DEVICE void ra_ldmatrix_x4(ra_u32 (&r)[4], const void* 
 AMD_MODEL = r"""
 #define RA_GEMM_MMA_AMD 1
 """ + COPIES + r"""
-struct ra_f32x16 {
-    float v[16];
-    RA_DEVICE float& operator[](int i) { return v[i]; }
-    RA_DEVICE float operator[](int i) const { return v[i]; }
-};
-template <typename T> struct ra_mfma_32x32x8 {
-    static RA_DEVICE float value(ra_u64 reg, int e) {
-        T v; v.bits = (ra_u16)(reg >> (16 * e)); return ra_traits<T>::to_acc(v);
-    }
-    static RA_DEVICE ra_f32x16 run(ra_u64 a, ra_u64 b, ra_f32x16 d) {
-        __shared__ ra_u64 exchange[4][64][2];
-        const int wave = threadIdx.x / 64, lane = threadIdx.x % 64;
-        exchange[wave][lane][0] = a;
-        exchange[wave][lane][1] = b;
-        __syncwarp();
-        float A[32][8], B[8][32];
-        for (int s = 0; s < 64; ++s)
-            for (int e = 0; e < 4; ++e) {
-                A[s % 32][4 * (s / 32) + e] = value(exchange[wave][s][0], e);
-                B[4 * (s / 32) + e][s % 32] = value(exchange[wave][s][1], e);
-            }
-        __syncwarp();
-        for (int r = 0; r < 16; ++r) {
-            float sum = 0.0f;
-            for (int k = 0; k < 8; ++k) sum += A[8 * (r / 4) + 4 * (lane / 32) + r % 4][k] * B[k][lane % 32];
-            d[r] += sum;
-        }
-        return d;
-    }
-};
-"""
+""" + mfma_32x32x8("ra_mfma_32x32x8", "ra_f32x16")
 
 
 def _with_model(monkeypatch, model):
