@@ -18,6 +18,7 @@ from conftest import random_array as rand
 import lu_host
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
+from lu_host import getf2_rule
 
 import rocarray.rocsolver as rs
 from rocarray.rocsolver import _lu, _lu_kernels
@@ -79,32 +80,6 @@ def test_laswp_strided_batched(device, rng):
 # --------------------------------------------------------------------------------------------
 # the device-wide panel (cooperative launch)
 # --------------------------------------------------------------------------------------------
-
-def wide(dtype):
-    return np.complex128 if np.dtype(dtype).kind == "c" else np.float64
-
-
-def getf2_rule(a):
-    """LU of the m x n ``a`` in float64/complex128 with getf2's rules: (lu, ipiv 1-based, info):
-    the first row of largest ``|re| + |im|``, a NaN never chosen, a column of NaNs keeping its row,
-    a zero pivot leaving its column unscaled."""
-    a = np.array(a, dtype=wide(a.dtype))
-    m, n = a.shape
-    piv, info = [], 0
-    for j in range(min(m, n)):
-        col = a[j:, j]
-        v = np.abs(col.real) + np.abs(col.imag) if a.dtype.kind == "c" else np.abs(col)
-        p = j + int(np.argmax(np.where(np.isnan(v), -0.5, v)))
-        piv.append(p + 1)
-        a[[j, p]] = a[[p, j]]
-        if a[j, j] == 0:
-            info = info or j + 1
-            continue
-        with np.errstate(all="ignore"):
-            a[j + 1:, j] /= a[j, j]
-            a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
-    return a, np.array(piv, np.int32), info
-
 
 def panel_buffer(a, lda):
     """Column-major buffer of ``a`` with NaN in the spare rows of each column and after it."""
