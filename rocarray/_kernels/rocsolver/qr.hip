@@ -14,6 +14,15 @@
 //    then the columns right of k are updated CHUNK at a time (16; complex128: 8): every thread
 //    forms partial dots v^H A(:, j) over its rows for all the chunk's columns, warps reduce them,
 //    and after one barrier every thread applies A(i, j) -= v(i) conj(tau) (v^H A(:, j)) to its rows.
+//  * ra_rocsolver_geqr2_grid<T>: geqr2 of one tall m x n leaf (n <= RA_ROCSOLVER_QR_GRID_COLUMNS) by a cooperative launch of
+//    about one block per multiprocessor: block g holds rows g*share .. (g+1)*share-1 in shared
+//    memory. Column k: every block publishes its partial ||A(k+1:m, k)||^2 (and the block owning
+//    row k its A(k, k)) in a slot double-buffered by k's parity; grid barrier; every block sums the
+//    partials in the same order (the same beta and tau everywhere, geqr2's xLARFG arithmetic),
+//    scales its part of the column into v and publishes its partial dots v^H A(:, j) of the
+//    columns right of k; grid barrier; every block sums the dots, updates its rows and publishes
+//    the next column's partial norm on the way, so a column costs two barriers (one when tau = 0
+//    or k is the last column). The grid barrier is ra_qr_grid_sync (bounded spin, error flag).
 //  * ra_rocsolver_qr_copy_v: the unit lower trapezoid of an rows x cols panel (the reflectors:
 //    ones on the diagonal, zeros above) written as an explicit matrix V, so that the block
 //    reflector's products are plain gemms.
@@ -28,6 +37,8 @@
 
 #define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
 #define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
+#define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
+#define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
 
 // ---------------------------------------------------------------------------------------------
 // scalar helpers for float, double, ra_c64, ra_c128
@@ -177,6 +188,199 @@ ra_rocsolver_geqr2(ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 str
                    ra_i64 stride_p) {
     const ra_i64 b = blockIdx.x;
     ra_rocsolver_geqr2_one<T, BLOCK>(m, n, A + b * stride_a, lda, tau + b * stride_p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// geqr2_grid: one tall leaf across the device (cooperative launch)
+// ---------------------------------------------------------------------------------------------
+
+// A thread that waits lets the others of its multiprocessor issue.
+RA_DEVICE void ra_qr_pause() {
+#if defined(RA_HIP)
+    __builtin_amdgcn_s_sleep(2);
+#else
+    __nanosleep(64);
+#endif
+}
+
+// *p read past the non-coherent caches (another block wrote it), one real part at a time
+template <typename T> RA_DEVICE T ra_qr_load_volatile(const T* p) {
+    typedef typename ra_real_of<T>::type R;
+    T r;
+    R* d = reinterpret_cast<R*>(&r);
+    const volatile R* s = reinterpret_cast<const volatile R*>(p);
+#pragma unroll
+    for (int c = 0; c < (int)(sizeof(T) / sizeof(R)); ++c) d[c] = s[c];
+    return r;
+}
+
+// Grid-wide barrier of a cooperative launch, the protocol of lu.hip's device-wide panel:
+// sync[0] counts arrivals since the launch began (barrier p is passed once it reaches
+// G * (p + 1)); sync[2] is the error flag, set by a block that waited more than `limit` clock
+// cycles (or saw it set), and the barrier then returns false in every thread of that block. The
+// block's global writes are made visible device-wide before it arrives.
+RA_DEVICE bool ra_qr_grid_sync(unsigned* sync, unsigned target, ra_i64 limit, int* sflag) {
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        volatile unsigned* vs = sync;
+        int failed = 0;
+        if (atomicAdd(&sync[0], 1u) + 1u < target) {
+            const long long start = clock64();
+            while (vs[0] < target) {
+                if (vs[2] != 0u || clock64() - start > limit) {
+                    atomicExch(&sync[2], 1u);
+                    failed = 1;
+                    break;
+                }
+                ra_qr_pause();
+            }
+        }
+        __threadfence();
+        *sflag = failed;
+    }
+    __syncthreads();
+    return *sflag == 0;
+}
+
+// The sum of p[0], p[stride], ... p[(count - 1) * stride] (published by other blocks), in every
+// lane of the calling warp; the order depends only on count, so every block gets the same bits.
+template <typename T> RA_DEVICE T ra_qr_published_sum(const T* p, ra_i64 count, ra_i64 stride) {
+    typedef typename ra_real_of<T>::type R;
+    T s = ra_qr_make<T>::of(R(0), R(0));
+    for (ra_i64 t = ra_lane_id(); t < count; t += RA_WARP_SIZE) s = s + ra_qr_load_volatile(p + t * stride);
+    return ra_warp_reduce(s, ra_op_sum());
+}
+
+template <typename T> RA_DEVICE T* ra_qr_shared() {
+    extern __shared__ ra_u64 ra_qr_smem[];
+    return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_qr_smem)));
+}
+
+// This block's partial ||A(k+1:m, k)||^2 over its rows (W, ld share, first row r0), and A(k, k)
+// if it holds row k, into the norm slots `slot` (G partials, then alpha). Ends with a barrier.
+template <typename T>
+RA_DEVICE void ra_qr_publish_norm(ra_i64 k, const T* W, ra_i64 share, ra_i64 r0, ra_i64 rows, T* slot,
+                                  ra_i64 G, ra_i64 g, typename ra_real_of<T>::type* s_red) {
+    typedef typename ra_real_of<T>::type R;
+    const ra_i64 first = k + 1 - r0 > 0 ? k + 1 - r0 : 0;
+    R part = R(0);
+    for (ra_i64 i = first + threadIdx.x; i < rows; i += blockDim.x) part += ra_qr_abs2(W[i + k * share]);
+    part = ra_warp_reduce(part, ra_op_sum());
+    if (ra_lane_id() == 0) s_red[ra_warp_id()] = part;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        R s = R(0);
+        for (int w = 0; w < RA_ROCSOLVER_QR_GRID_BLOCK / RA_WARP_SIZE; ++w) s += s_red[w];
+        slot[g] = ra_qr_make<T>::of(s, R(0));
+        if (k >= r0 && k < r0 + rows) slot[G] = W[(k - r0) + k * share];
+    }
+    __syncthreads();
+}
+
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_grid(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau, ra_i64 share, T* pub,
+    unsigned* sync, ra_i64 limit) {
+    typedef typename ra_real_of<T>::type R;
+    typedef ra_qr_make<T> make;
+    constexpr int NT = RA_ROCSOLVER_QR_GRID_BLOCK, WARPS = NT / RA_WARP_SIZE;
+    __shared__ R s_red[WARPS];
+    __shared__ T s_w[RA_ROCSOLVER_QR_GRID_COLUMNS];  // conj(tau) (v^H A(:, j)) of the update
+    __shared__ T s_scale, s_ctau, s_beta;
+    __shared__ int sflag;
+    const ra_i64 G = gridDim.x, g = blockIdx.x;
+    const int tid = (int)threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
+    // an earlier launch's barrier failed: the whole block returns (one read, shared)
+    if (tid == 0) sflag = *(volatile unsigned*)&sync[2] != 0u;
+    __syncthreads();
+    if (sflag) return;
+    const T zero = make::of(R(0), R(0)), one = make::of(R(1), R(0));
+    const ra_i64 r0 = g * share;
+    const ra_i64 rows = m - r0 < share ? (m - r0 > 0 ? m - r0 : 0) : share;  // this block's rows
+    T* W = ra_qr_shared<T>();  // rows x n, leading dimension share
+    for (ra_i64 e = tid; e < rows * n; e += NT) {
+        const ra_i64 c = e / rows, r = e - c * rows;
+        W[r + c * share] = A[r0 + r + c * lda];
+    }
+    __syncthreads();
+    // publication area: G x n partial dots (block g's at g * n), then two norm slots of G + 1
+    T* dots = pub;
+    T* norms = pub + G * n;
+    const ra_i64 kmax = m < n ? m : n;
+    unsigned passed = 0;  // grid barriers so far
+    ra_qr_publish_norm(0, W, share, r0, rows, norms, G, g, s_red);
+    for (ra_i64 k = 0; k < kmax; ++k) {
+        const T* slot = norms + (k & 1) * (G + 1);
+        if (!ra_qr_grid_sync(sync, (unsigned)(G * ++passed), limit, &sflag)) return;
+        // xLARFG on (A(k, k), A(k+1:m, k)) from the published partials, as geqr2 forms it
+        if (warp == 0) {
+            const R ssq = ra_qr_re(ra_qr_published_sum(slot, G, 1));
+            if (lane == 0) {
+                const T alpha = ra_qr_load_volatile(slot + G);
+                const R ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
+                T t = zero, scale = zero, beta = alpha;
+                if (ssq != R(0) || ai != R(0)) {
+                    const R norm = ra_sqrt(ar * ar + ai * ai + ssq);
+                    const R b = ar >= R(0) ? -norm : norm;
+                    t = make::of((b - ar) / b, -ai / b);
+                    scale = ra_qr_recip(alpha - make::of(b, R(0)));
+                    beta = make::of(b, R(0));
+                }
+                if (g == 0) tau[k] = t;
+                s_scale = scale;
+                s_ctau = ra_qr_conj(t);
+                s_beta = beta;
+            }
+        }
+        __syncthreads();
+        const T scale = s_scale, ctau = s_ctau;
+        const bool reflect = ra_qr_re(ctau) != R(0) || ra_qr_im(ctau) != R(0);  // uniform: H != I
+        const ra_i64 top = k - r0 > 0 ? k - r0 : 0;  // this block's first row of v (rows k..m-1)
+        if (reflect) {
+            if (tid == 0 && k >= r0 && k < r0 + rows) W[(k - r0) + k * share] = s_beta;
+            for (ra_i64 i = (k + 1 - r0 > 0 ? k + 1 - r0 : 0) + tid; i < rows; i += NT)
+                W[i + k * share] = scale * W[i + k * share];
+        }
+        __syncthreads();
+        if (reflect && k + 1 < n) {
+            // this block's partial dots v^H A(:, j), a warp per column
+            for (ra_i64 j = k + 1 + warp; j < n; j += WARPS) {
+                T acc = zero;
+                for (ra_i64 i = top + lane; i < rows; i += RA_WARP_SIZE) {
+                    const T cv = r0 + i == k ? one : ra_qr_conj(W[i + k * share]);
+                    acc = ra_qr_madd(cv, W[i + j * share], acc);
+                }
+                acc = ra_warp_reduce(acc, ra_op_sum());
+                if (lane == 0) dots[g * n + j] = acc;
+            }
+            if (!ra_qr_grid_sync(sync, (unsigned)(G * ++passed), limit, &sflag)) return;
+            for (ra_i64 j = k + 1 + warp; j < n; j += WARPS) {
+                const T s = ra_qr_published_sum(dots + j, G, n);
+                if (lane == 0) s_w[j] = ctau * s;
+            }
+            __syncthreads();
+            // A(k:m, k+1:n) -= v (conj(tau) v^H A(k:m, k+1:n)) on this block's rows
+            const ra_i64 h = rows - top, w = n - k - 1;
+            for (ra_i64 e = tid; e < h * w; e += NT) {
+                const ra_i64 c = k + 1 + e / h, i = top + e % h;
+                const T v = r0 + i == k ? one : W[i + k * share];
+                W[i + c * share] = W[i + c * share] - v * s_w[c];
+            }
+            __syncthreads();
+        }
+        if (k + 1 < kmax) ra_qr_publish_norm(k + 1, W, share, r0, rows, norms + ((k + 1) & 1) * (G + 1), G, g, s_red);
+    }
+    for (ra_i64 e = tid; e < rows * n; e += NT) {
+        const ra_i64 c = e / rows, r = e - c * rows;
+        A[r0 + r + c * lda] = W[r + c * share];
+    }
+    // the last block out (every block is past its last barrier) leaves the words zeroed for the
+    // next launch
+    if (tid == 0 && atomicAdd(&sync[1], 1u) == (unsigned)(G - 1)) {
+        atomicExch(&sync[0], 0u);
+        atomicExch(&sync[1], 0u);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
