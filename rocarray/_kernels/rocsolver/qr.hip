@@ -20,7 +20,8 @@
 //    row k its A(k, k)) in a slot double-buffered by k's parity; grid barrier; every block sums the
 //    partials in the same order (the same beta and tau everywhere, geqr2's xLARFG arithmetic),
 //    scales its part of the column into v and publishes its partial dots v^H A(:, j) of the
-//    columns right of k; grid barrier; every block sums the dots, updates its rows and publishes
+//    columns right of k (a group of lanes per column, over the rows); grid barrier; every block
+//    sums the dots (the same groups, over the blocks), updates its rows and publishes
 //    the next column's partial norm on the way, so a column costs two barriers (one when tau = 0
 //    or k is the last column). The grid barrier is ra_qr_grid_sync (bounded spin, error flag).
 //  * ra_rocsolver_qr_copy_v: the unit lower trapezoid of an rows x cols panel (the reflectors:
@@ -248,6 +249,7 @@ RA_DEVICE bool ra_qr_grid_sync(unsigned* sync, unsigned target, ra_i64 limit, in
 template <typename T> RA_DEVICE T ra_qr_published_sum(const T* p, ra_i64 count, ra_i64 stride) {
     typedef typename ra_real_of<T>::type R;
     T s = ra_qr_make<T>::of(R(0), R(0));
+#pragma unroll 4
     for (ra_i64 t = ra_lane_id(); t < count; t += RA_WARP_SIZE) s = s + ra_qr_load_volatile(p + t * stride);
     return ra_warp_reduce(s, ra_op_sum());
 }
@@ -344,28 +346,39 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
         }
         __syncthreads();
         if (reflect && k + 1 < n) {
-            // this block's partial dots v^H A(:, j), a warp per column
-            for (ra_i64 j = k + 1 + warp; j < n; j += WARPS) {
-                T acc = zero;
-                for (ra_i64 i = top + lane; i < rows; i += RA_WARP_SIZE) {
+            // the sums of the update: column j = k + 1 + c taken by a group of S adjacent lanes
+            // (S a power of two, at most a warp, as many as the block has for the columns), lane
+            // s of the group over the rows (then the blocks) s, s + S, ...
+            const int w = (int)(n - k - 1);
+            int S = RA_WARP_SIZE;
+            while (S > 1 && S * w > NT) S >>= 1;
+            const int c = tid / S, s = tid % S;
+            const ra_i64 j = k + 1 + c;
+            // this block's partial dots v^H A(:, j)
+            T acc = zero;
+            if (c < w)
+                for (ra_i64 i = top + s; i < rows; i += S) {
                     const T cv = r0 + i == k ? one : ra_qr_conj(W[i + k * share]);
                     acc = ra_qr_madd(cv, W[i + j * share], acc);
                 }
-                acc = ra_warp_reduce(acc, ra_op_sum());
-                if (lane == 0) dots[g * n + j] = acc;
-            }
+            for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
+            if (c < w && s == 0) dots[g * n + j] = acc;
             if (!ra_qr_grid_sync(sync, (unsigned)(G * ++passed), limit, &sflag)) return;
-            for (ra_i64 j = k + 1 + warp; j < n; j += WARPS) {
-                const T s = ra_qr_published_sum(dots + j, G, n);
-                if (lane == 0) s_w[j] = ctau * s;
+            // the blocks' partials of column j, in the same order in every block
+            acc = zero;
+            if (c < w) {
+#pragma unroll 4
+                for (ra_i64 t = s; t < G; t += S) acc = acc + ra_qr_load_volatile(dots + t * n + j);
             }
+            for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
+            if (c < w && s == 0) s_w[j] = ctau * acc;
             __syncthreads();
             // A(k:m, k+1:n) -= v (conj(tau) v^H A(k:m, k+1:n)) on this block's rows
-            const ra_i64 h = rows - top, w = n - k - 1;
+            const ra_i64 h = rows - top;
             for (ra_i64 e = tid; e < h * w; e += NT) {
-                const ra_i64 c = k + 1 + e / h, i = top + e % h;
+                const ra_i64 col = k + 1 + e / h, i = top + e % h;
                 const T v = r0 + i == k ? one : W[i + k * share];
-                W[i + c * share] = W[i + c * share] - v * s_w[c];
+                W[i + col * share] = W[i + col * share] - v * s_w[col];
             }
             __syncthreads();
         }
