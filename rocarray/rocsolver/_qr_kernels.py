@@ -26,10 +26,9 @@ BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
 
 #: Threads of a block of the device-wide geqr2 (``RA_ROCSOLVER_QR_GRID_BLOCK``).
 GRID_BLOCK = 128
-#: Fewest rows of a leaf factored across the device (below, one block walking the leaf is about
-#: as fast: its time falls with the rows, the device-wide kernel's is about two grid barriers per
-#: column).
-GRID_LEAF_ROWS = 1024
+#: Fewest rows of a leaf factored across the device (the one-block geqr2's time falls with the
+#: rows, the device-wide kernel's is about two grid barriers per column whatever the height).
+GRID_LEAF_ROWS = 512
 #: Most columns of a device-wide leaf (``RA_ROCSOLVER_QR_GRID_COLUMNS``).
 GRID_LEAF_COLUMNS = 32
 #: Fewest rows per block of a device-wide leaf (fewer blocks for shorter leaves).

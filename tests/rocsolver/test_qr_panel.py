@@ -119,9 +119,9 @@ def test_zero_column_and_barrier_words_zeroed(monkeypatch, rng):
 
 
 @pytest.mark.gpu
-def test_qr_4096_backward_error():
+def test_qr_4096_backward_error(rng):
     n = 4096
-    a = cupy.random.default_rng(7).standard_normal((n, n))
+    a = device_random(rng, (n, n), "float64")
     q, r = ra.linalg.qr(a)
     eps = np.finfo(np.float64).eps
     assert float(cupy.linalg.norm(q @ r - a) / (cupy.linalg.norm(a) * n * eps)) < 1.0
@@ -131,10 +131,10 @@ def test_qr_4096_backward_error():
 
 @pytest.mark.gpu
 def test_leaf_times_for_the_threshold(rng, capsys):
-    """Times one 32-column float64 leaf of 4096, 2048, 1024 and 512 rows on both kernels and prints
-    them (the crossover sets ``GRID_LEAF_ROWS``); checks only that tau agrees."""
+    """Times one 32-column float64 leaf of 4096 down to 128 rows on both kernels and prints them
+    (the crossover sets ``GRID_LEAF_ROWS``); checks only that tau agrees."""
     lines = []
-    for m in (4096, 2048, 1024, 512):
+    for m in (4096, 2048, 1024, 512, 256, 128):
         a = device_random(rng, (m, 32), "float64")
         times, taus = [], []
         for grid in (True, False):

@@ -221,11 +221,11 @@ def test_geqrf_4096_launch_counts(fake_device, monkeypatch):
     names = fake_device.names()
     grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_geqr2_grid")]
     tall = sum(1 for j in range(0, n, 32) if n - j >= _qr_kernels.GRID_LEAF_ROWS)
-    assert len(grid) == tall == 97 and all(x.cooperative for x in grid)
-    assert sum(x.cooperative for x in fake_device.launches) == 97
+    assert len(grid) == tall == 113 and all(x.cooperative for x in grid)
+    assert sum(x.cooperative for x in fake_device.launches) == 113
     one = [x for x in names if x.startswith("ra_rocsolver_geqr2<")]
-    assert len(one) == 128 - 97
-    assert grid[0].grid[0] == 128 and grid[-1].grid[0] == 32    # 4096 rows: 128 blocks of 32; 1024: 32
+    assert len(one) == 128 - 113
+    assert grid[0].grid[0] == 128 and grid[-1].grid[0] == 16    # 4096 rows: 128 blocks of 32; 512: 16
     assert len(checks) == 1
     counts = {}
     for name in names:
