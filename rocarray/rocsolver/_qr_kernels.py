@@ -12,7 +12,7 @@ import numpy
 from rocarray import rocblas
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray._core.workspace import workspaces
-from rocarray.rocsolver._lu_kernels import GridBarrierError, check_grid_barrier  # noqa: F401 (re-exported)
+from rocarray.rocsolver import _lu_kernels
 
 SOURCE = "rocsolver/qr.hip"
 
@@ -124,6 +124,16 @@ def geqr2_grid(m, n, A, lda, tau, blocks=None):
                                  sync[:16].view(numpy.uint32), _i64(GRID_SPIN_LIMIT)),
                block=GRID_BLOCK, shared=shared, cooperative=True)
     return sync
+
+
+#: Raised by :func:`check_grid_barrier` (the LU panel's class: one barrier protocol).
+GridBarrierError = _lu_kernels.GridBarrierError
+
+
+def check_grid_barrier(sync):
+    """Raise :class:`GridBarrierError` (after zeroing the barrier's state) if a device-wide leaf
+    that used ``sync`` gave up at its grid barrier; waits for the device."""
+    _lu_kernels.check_grid_barrier(sync)
 
 
 def copy_v(rows, cols, A, lda, stride_a, V, ldv, stride_v, batch):
