@@ -27,7 +27,7 @@ BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
 #: Threads of a block of the device-wide geqr2 (``RA_ROCSOLVER_QR_GRID_BLOCK``).
 GRID_BLOCK = 128
 #: Fewest rows of a leaf factored across the device (the one-block geqr2's time falls with the
-#: rows, the device-wide kernel's is about two grid barriers per column whatever the height).
+#: rows, the device-wide kernel's is about one grid barrier per column whatever the height).
 GRID_LEAF_ROWS = 512
 #: Most columns of a device-wide leaf (``RA_ROCSOLVER_QR_GRID_COLUMNS``).
 GRID_LEAF_COLUMNS = 32
@@ -98,8 +98,8 @@ def grid_leaf_shape(m, n, dtype, device_id, blocks=None):
 
 def geqr2_grid(m, n, A, lda, tau, blocks=None):
     """geqr2 of one m x n leaf (``n <=`` :data:`GRID_LEAF_COLUMNS`) across the device: a cooperative
-    launch of blocks that each hold a share of the rows in shared memory and meet at two grid
-    barriers per column. The same reflectors, R and tau as :func:`geqr2` up to rounding (the sums
+    launch of blocks that each hold a share of the rows in shared memory and meet at one grid
+    barrier per column. The same reflectors, R and tau as :func:`geqr2` up to rounding (the sums
     are taken in another order).
 
     Returns the barrier's state (pass it to :func:`check_grid_barrier` once the factorization's
@@ -116,7 +116,7 @@ def geqr2_grid(m, n, A, lda, tau, blocks=None):
         return None
     if kernel.resident_blocks(device, GRID_BLOCK, shared) < grid:
         return None
-    pub_bytes = (grid * n + 2 * (grid + 1)) * A.dtype.itemsize
+    pub_bytes = 2 * (grid * (n + 1) + n) * A.dtype.itemsize
     with launch.on_device(device):
         pub = workspaces.scratch("rocsolver.qr.grid_publication", pub_bytes, device)
         sync = workspaces.counters("rocsolver.qr.grid_barrier", 16, device)
