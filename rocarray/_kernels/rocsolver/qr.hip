@@ -292,6 +292,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
     typedef typename ra_real_of<T>::type R;
     typedef ra_qr_make<T> make;
     constexpr int NT = RA_ROCSOLVER_QR_GRID_BLOCK;
+    static_assert(RA_ROCSOLVER_QR_GRID_COLUMNS <= NT, "a thread per column of the update's scalars");
     __shared__ T s_sum[RA_ROCSOLVER_QR_GRID_COLUMNS];  // column k + c's sums over all blocks
     __shared__ T s_w[RA_ROCSOLVER_QR_GRID_COLUMNS];    // conj(tau) (v^H A(k:m, j)) of the update
     __shared__ T s_scale, s_ctau, s_beta;
@@ -318,6 +319,11 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
     for (ra_i64 k = 0; k < kmax; ++k) {
         const T* slot = pub + (k & 1) * area;
         if (!ra_qr_grid_sync(sync, (unsigned)(G * (k + 1)), limit, &sflag)) return;
+        // row k's element of this thread's column of the update (and alpha), loaded now so that
+        // these loads are in flight with the sums'
+        const ra_i64 jw = k + 1 + tid;
+        const T row_k = jw < n ? ra_qr_load_volatile(slot + G * (n + 1) + jw) : zero;
+        const T alpha = tid == 0 ? ra_qr_load_volatile(slot + G * (n + 1) + k) : zero;
         // the blocks' partials of columns k .. n-1, summed in the same order in every block
         {
             const ra_i64 w = n - k;
@@ -338,7 +344,6 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
         // xLARFG on (A(k, k), A(k+1:m, k)), as geqr2 forms it
         if (tid == 0) {
             const R ssq = ra_qr_re(s_sum[0]);
-            const T alpha = ra_qr_load_volatile(slot + G * (n + 1) + k);
             const R ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
             T t = zero, scale = zero, beta = alpha;
             if (ssq != R(0) || ai != R(0)) {
@@ -362,8 +367,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
                 W[i + k * share] = scale * W[i + k * share];
             // v^H A(k:m, j) = A(k, j) + conj(scale) (x^H A(k+1:m, j)), v = (1, scale x)
             const T cscale = ra_qr_conj(scale);
-            for (ra_i64 j = k + 1 + tid; j < n; j += NT)
-                s_w[j - k] = ctau * ra_qr_madd(cscale, s_sum[j - k], ra_qr_load_volatile(slot + G * (n + 1) + j));
+            if (jw < n) s_w[jw - k] = ctau * ra_qr_madd(cscale, s_sum[jw - k], row_k);  // n - k - 1 < NT columns
             __syncthreads();
             // A(k:m, k+1:n) -= v (conj(tau) v^H A(k:m, k+1:n)) on this block's rows
             const ra_i64 h = rows - top, w = n - k - 1;
