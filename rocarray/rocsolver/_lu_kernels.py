@@ -176,7 +176,7 @@ def check_grid_barrier(sync):
     if int(words[2]):
         with launch.on_device(_device(sync)):
             words.fill(0)
-        raise GridBarrierError("a device-wide LU panel's blocks waited too long at their grid barrier (were "
+        raise GridBarrierError("a device-wide panel's blocks waited too long at their grid barrier (were "
                                "they all resident?); the factorization is incomplete")
 
 
