@@ -27,7 +27,7 @@
 //    grid barrier; then every block reduces the candidates itself (the same pivot, ties to the
 //    lower row, NaN never chosen), takes the pivot row and the old diagonal row from the
 //    publication area for its part of the interchange, scales and updates its own rows. The
-//    same pivots, info and arithmetic as getf2. The barrier is bounded (see ra_lu_grid_sync); a
+//    same pivots, info and arithmetic as getf2. The barrier is bounded (ra_grid_sync, include/ra_grid.cuh); a
 //    failed barrier leaves the flag set and every later launch returns at once.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
@@ -234,56 +234,6 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
 
 // ---- the device-wide panel (ra_rocsolver_getf2_grid) ----
 
-// A thread that waits lets the others of its multiprocessor issue.
-RA_DEVICE void ra_lu_pause() {
-#if defined(RA_HIP)
-    __builtin_amdgcn_s_sleep(2);
-#else
-    __nanosleep(64);
-#endif
-}
-
-// *p read past the non-coherent caches (another block wrote it), one real part at a time
-template <typename T> RA_DEVICE T ra_lu_load_volatile(const volatile T* p) {
-    typedef typename ra_lu_real<T>::type R;
-    T r;
-    R* d = reinterpret_cast<R*>(&r);
-    const volatile R* s = reinterpret_cast<const volatile R*>(p);
-#pragma unroll
-    for (int c = 0; c < (int)(sizeof(T) / sizeof(R)); ++c) d[c] = s[c];
-    return r;
-}
-
-// Grid-wide barrier of the co-resident blocks of a cooperative launch. sync[0] counts the
-// arrivals since the launch began, so barrier k is passed once it reaches target = G * (k + 1)
-// (the last arriver's increment is the release: no reset, no second word to write); sync[2] is
-// the error flag: a block that waits longer than `limit` clock cycles (or sees the flag) sets it
-// and the barrier returns false in every thread of that block. The block's global writes are
-// made visible device-wide before it arrives.
-RA_DEVICE bool ra_lu_grid_sync(unsigned* sync, unsigned target, ra_i64 limit, int* sflag) {
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        volatile unsigned* vs = sync;
-        int failed = 0;
-        if (atomicAdd(&sync[0], 1u) + 1u < target) {
-            const long long start = clock64();
-            while (vs[0] < target) {
-                if (vs[2] != 0u || clock64() - start > limit) {
-                    atomicExch(&sync[2], 1u);
-                    failed = 1;
-                    break;
-                }
-                ra_lu_pause();
-            }
-        }
-        __threadfence();
-        *sflag = failed;
-    }
-    __syncthreads();
-    return *sflag == 0;
-}
-
 template <typename T>
 __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_grid(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
@@ -325,7 +275,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
             for (ra_i64 c = tid; c < n; c += nt) cand[g * n + c] = W[(mine - r0) + c * share];
         if (j >= r0 && j < r0 + rows)
             for (ra_i64 c = tid; c < n; c += nt) cand[G * n + c] = W[(j - r0) + c * share];
-        if (!ra_lu_grid_sync(sync, (unsigned)(G * (j + 1)), limit, &sflag)) return;
+        if (!ra_grid_sync(sync, (unsigned)(G * (j + 1)), limit, &sflag)) return;
         // every block reduces the candidates: the same pivot everywhere
         bv = R(-1);
         bi = RA_ROCSOLVER_LU_NO_ROW;
@@ -337,8 +287,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
         const volatile T* vc = cand;
         const ra_i64 owner = p == j ? G : p / share;  // the pivot row's publication
         for (ra_i64 c = tid; c < n; c += nt) {
-            su[c] = ra_lu_load_volatile(vc + owner * n + c);
-            sd[c] = ra_lu_load_volatile(vc + G * n + c);
+            su[c] = ra_load_volatile(vc + owner * n + c);
+            sd[c] = ra_load_volatile(vc + G * n + c);
         }
         if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
         __syncthreads();

@@ -22,7 +22,7 @@
 //    slot double-buffered by k's parity; ONE grid barrier; every block sums the partials in the
 //    same order (the same beta and tau everywhere, geqr2's xLARFG arithmetic), scales its part of
 //    x into v, forms v^H A(k:m, j) = A(k, j) + conj(scale) x^H A(k+1:m, j), updates its rows and
-//    publishes column k + 1's partials. The grid barrier is ra_qr_grid_sync (bounded spin, error
+//    publishes column k + 1's partials. The grid barrier is ra_grid_sync (bounded spin, error
 //    flag).
 //  * ra_rocsolver_qr_copy_v: the unit lower trapezoid of an rows x cols panel (the reflectors:
 //    ones on the diagonal, zeros above) written as an explicit matrix V, so that the block
@@ -195,55 +195,6 @@ ra_rocsolver_geqr2(ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 str
 // geqr2_grid: one tall leaf across the device (cooperative launch)
 // ---------------------------------------------------------------------------------------------
 
-// A thread that waits lets the others of its multiprocessor issue.
-RA_DEVICE void ra_qr_pause() {
-#if defined(RA_HIP)
-    __builtin_amdgcn_s_sleep(2);
-#else
-    __nanosleep(64);
-#endif
-}
-
-// *p read past the non-coherent caches (another block wrote it), one real part at a time
-template <typename T> RA_DEVICE T ra_qr_load_volatile(const T* p) {
-    typedef typename ra_real_of<T>::type R;
-    T r;
-    R* d = reinterpret_cast<R*>(&r);
-    const volatile R* s = reinterpret_cast<const volatile R*>(p);
-#pragma unroll
-    for (int c = 0; c < (int)(sizeof(T) / sizeof(R)); ++c) d[c] = s[c];
-    return r;
-}
-
-// Grid-wide barrier of a cooperative launch, the protocol of lu.hip's device-wide panel:
-// sync[0] counts arrivals since the launch began (barrier p is passed once it reaches
-// G * (p + 1)); sync[2] is the error flag, set by a block that waited more than `limit` clock
-// cycles (or saw it set), and the barrier then returns false in every thread of that block. The
-// block's global writes are made visible device-wide before it arrives.
-RA_DEVICE bool ra_qr_grid_sync(unsigned* sync, unsigned target, ra_i64 limit, int* sflag) {
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        volatile unsigned* vs = sync;
-        int failed = 0;
-        if (atomicAdd(&sync[0], 1u) + 1u < target) {
-            const long long start = clock64();
-            while (vs[0] < target) {
-                if (vs[2] != 0u || clock64() - start > limit) {
-                    atomicExch(&sync[2], 1u);
-                    failed = 1;
-                    break;
-                }
-                ra_qr_pause();
-            }
-        }
-        __threadfence();
-        *sflag = failed;
-    }
-    __syncthreads();
-    return *sflag == 0;
-}
-
 template <typename T> RA_DEVICE T* ra_qr_shared() {
     extern __shared__ ra_u64 ra_qr_smem[];
     return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_qr_smem)));
@@ -318,12 +269,12 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
     ra_qr_publish_column(0, n, W, share, r0, rows, pub, G, g);
     for (ra_i64 k = 0; k < kmax; ++k) {
         const T* slot = pub + (k & 1) * area;
-        if (!ra_qr_grid_sync(sync, (unsigned)(G * (k + 1)), limit, &sflag)) return;
+        if (!ra_grid_sync(sync, (unsigned)(G * (k + 1)), limit, &sflag)) return;
         // row k's element of this thread's column of the update (and alpha), loaded now so that
         // these loads are in flight with the sums'
         const ra_i64 jw = k + 1 + tid;
-        const T row_k = jw < n ? ra_qr_load_volatile(slot + G * (n + 1) + jw) : zero;
-        const T alpha = tid == 0 ? ra_qr_load_volatile(slot + G * (n + 1) + k) : zero;
+        const T row_k = jw < n ? ra_load_volatile(slot + G * (n + 1) + jw) : zero;
+        const T alpha = tid == 0 ? ra_load_volatile(slot + G * (n + 1) + k) : zero;
         // the blocks' partials of columns k .. n-1, summed in the same order in every block
         {
             const ra_i64 w = n - k;
@@ -335,7 +286,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
                 const T* p = j == k ? slot + G * n : slot + j;
                 const ra_i64 step = j == k ? 1 : n;
 #pragma unroll 4
-                for (ra_i64 t = s; t < G; t += S) acc = acc + ra_qr_load_volatile(p + t * step);
+                for (ra_i64 t = s; t < G; t += S) acc = acc + ra_load_volatile(p + t * step);
             }
             for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
             if (c < w && s == 0) s_sum[c] = acc;
