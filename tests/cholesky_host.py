@@ -81,6 +81,13 @@ class Blas:
         assert not np.shares_memory(c, a) and not np.shares_memory(c, b)   # gemm cannot write its input
         c[...] = alpha * (a @ b) + (beta * c if beta != 0 else 0)
 
+    def gemm_strided_batched(self, transA, transB, m, n, k, alpha, A, lda, stride_a, B, ldb, stride_b, beta, C,
+                             ldc, stride_c, batch_count):
+        for b in range(batch_count):
+            self.gemm(transA, transB, m, n, k, alpha, A[b * stride_a:], lda, B[b * stride_b:], ldb, beta,
+                      C[b * stride_c:], ldc)
+        self.calls[len(self.calls) - batch_count:] = ["gemm_strided_batched"]
+
     def _rank_k(self, herm, uplo, trans, n, k, alpha, A, lda, beta, C, ldc):
         a = view(A, n, k, lda) if trans == "N" else op(view(A, k, n, lda), "C" if herm else "T")
         c = view(C, n, n, ldc)
@@ -117,6 +124,9 @@ class Kernels:
 
     def scratch(self, A, count):
         return np.full(count, np.nan, A.dtype)   # poisoned: the driver must write before it reads
+
+    def zero(self, buf):
+        buf[...] = 0
 
     def lacpy(self, m, n, src, lds, dst, ldd):
         self.calls.append(("lacpy", m, n))
@@ -180,3 +190,23 @@ class Kernels:
             d = np.diag(view(A[b * stride:], n, n, lda))
             zeros = np.flatnonzero(d == 0)
             info[b] = zeros[0] + 1 if zeros.size else 0
+
+
+class Block:
+    """The launch wrapper of ``rocarray.rocsolver._cholesky_block`` on host buffers (the reference
+    potf2 per matrix); ``calls`` (shared with a :class:`Kernels`' when given) records
+    ("potrf_block", order, batch)."""
+
+    def __init__(self, calls=None):
+        from rocarray.rocsolver import _cholesky_block as real
+
+        self.real, self.calls = real, [] if calls is None else calls
+
+    def takes(self, n, dtype):
+        return self.real.takes(n, dtype)
+
+    def potrf(self, uplo, n, A, lda, stride, info, batch):
+        assert self.takes(n, A.dtype)
+        info[:batch] = 0
+        Kernels().potf2(uplo, n, A, lda, stride, info, batch)
+        self.calls.append(("potrf_block", n, batch))

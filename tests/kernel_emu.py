@@ -4,7 +4,8 @@ A kernel (one name expression of one source, as the compile layer builds it) is 
 pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
 ``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
 ``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point that
-runs a launch: blocks one after another, a block as one fiber per GPU thread; it checks the
+runs a launch: blocks one after another (a cooperative launch: all blocks together, each with its
+own shared memory), a block as one fiber per GPU thread; it checks the
 launch's argument count and each argument's byte width against the kernel's parameters. The shim's
 header comment says what is modelled (barriers, warp collectives, atomics, shared memory) and
 what is not. Two targets (:data:`TARGETS`): ``RA_CUDA`` with ``RA_CUDA_ARCH=0`` and 32-lane
@@ -131,9 +132,9 @@ def translation_unit(source, name):
                        for v in buffers)
     return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
             f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
-            f'                          void** args, double timeout, int reverse) {{\n{register}'
+            f'                          void** args, double timeout, int reverse, int cooperative) {{\n{register}'
             f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse,\n'
-            f'                       "{name}");\n}}\n'
+            f'                       cooperative, "{name}");\n}}\n'
             f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
             f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
 
@@ -168,7 +169,7 @@ class EmulatedKernel:
         lib = _library(translation_unit(source, name), TARGETS[target])
         self._launch = lib.emu_launch
         self._launch.restype = ctypes.c_int
-        self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int]
+        self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int, ctypes.c_int]
         self._error = lib.emu_error
         self._error.restype = ctypes.c_char_p
         sizes = (ctypes.c_ulonglong * 64)()
@@ -191,7 +192,7 @@ class EmulatedKernel:
         keep.append(host)
         return host.ctypes.data
 
-    def __call__(self, grid, block, args, shared_mem=0):
+    def __call__(self, grid, block, args, shared_mem=0, cooperative=False):
         if len(args) != len(self.param_sizes):
             raise TypeError(f"{self.name} takes {len(self.param_sizes)} arguments, the launch passes {len(args)}")
         if shared_mem > DYNAMIC_SHARED_BYTES:
@@ -200,7 +201,7 @@ class EmulatedKernel:
         ptrs = (ctypes.c_void_p * max(1, len(args)))(*[self._argument(i, a, keep) for i, a in enumerate(args)])
         g, b = _dims(grid), _dims(block)
         with _one_launch:
-            if self._launch(*g, *b, ptrs, TIMEOUT_S, REVERSE_BLOCKS):
+            if self._launch(*g, *b, ptrs, TIMEOUT_S, REVERSE_BLOCKS, int(bool(cooperative))):
                 raise KernelFault(f"{self.name}: {self._error().decode()}")
 
 
@@ -229,9 +230,9 @@ class _EmulatedFunction(_Function):
         self.kernel = None  # no driver handle: the launch layer calls this object
         self._emulated = kernel(source, name, target)
 
-    def __call__(self, grid, block, args, shared_mem=0):
-        super().__call__(grid, block, args, shared_mem)
-        self._emulated(grid, block, args, shared_mem)
+    def __call__(self, grid, block, args, shared_mem=0, cooperative=False):
+        super().__call__(grid, block, args, shared_mem, cooperative)
+        self._emulated(grid, block, args, shared_mem, cooperative)
 
 
 class EmulatedDevice:

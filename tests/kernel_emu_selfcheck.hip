@@ -58,3 +58,24 @@ RA_KERNEL void emu_check_uninitialized_shared(float* out) {
     __syncthreads();
     out[ra_global_thread_id()] = s[threadIdx.x];
 }
+
+// A cooperative launch: every block marks its own static and dynamic shared memory, meets the
+// others at a spin-wait grid barrier, then reports its shared memory and the next block's mark.
+RA_KERNEL void emu_check_cooperative(unsigned* count, int* marks, int* out) {
+    __shared__ int mine;
+    extern __shared__ int dyn[];
+    const int t = (int)threadIdx.x, g = (int)blockIdx.x, nb = (int)blockDim.x;
+    if (t == 0) mine = g;
+    dyn[t] = g * 1000 + t;
+    marks[g * nb + t] = g + 1;
+    __threadfence();
+    __syncthreads();
+    if (t == 0) {
+        atomicAdd(count, 1u);
+        while (*(volatile unsigned*)count < gridDim.x) __nanosleep(32);
+    }
+    __syncthreads();
+    const int next = (g + 1) % (int)gridDim.x;
+    out[2 * (g * nb + t)] = mine * 1000000 + dyn[t];
+    out[2 * (g * nb + t) + 1] = *(volatile int*)&marks[next * nb + t];
+}

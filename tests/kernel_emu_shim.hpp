@@ -1,7 +1,10 @@
 // The CUDA dialect on the host, for running rocarray's kernel sources on the CPU (tests/kernel_emu.py).
 //
 // Models: a grid runs its blocks one after another (in x, then y, then z order, or the reverse
-// order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), each block as blockDim fibers
+// order: ROCARRAY_EMU_REVERSE_BLOCKS=1 in tests/kernel_emu.py), or, for a cooperative launch, all
+// together (every block's fibers in one round-robin, each block with its own barriers, warps and
+// shared memory, swapped in and out of the shared variables when the running block changes),
+// each block as blockDim fibers
 // (user-space contexts of the launching thread, one per GPU thread) run round-robin, each until
 // it waits at a barrier or collective (or sleeps), so a block's threads interleave only there. __shared__ variables are
 // function-scope statics (one block alive at a time), filled with 0xff bytes before each block;
@@ -19,8 +22,9 @@
 //
 // Does not model: partial shuffle masks (every collective is over the warp's live lanes),
 // warp-synchronous code without __syncwarp (it is a data race here, as under independent thread
-// scheduling), concurrently resident blocks (a block that spin-waits on a later block never
-// finishes: the launch's watchdog aborts the process; so does a thread that spin-waits on another
+// scheduling), concurrently resident blocks outside a cooperative launch (a block that spin-waits
+// on a later block never finishes unless it gives up on a clock64() limit: the launch's watchdog
+// aborts the process; so does a thread that spin-waits on another
 // of its block without __nanosleep, which never yields), memory spaces and their bounds, inline PTX
 // and the fp16 conversions built on it (RA_CUDA).
 #pragma once
@@ -143,6 +147,7 @@ inline void nap() {
     if (current_fiber == nullptr) return;
     current_fiber->wait = RUNNABLE;
     yield_to_scheduler();
+    if (block->failed) throw Abort();
 }
 
 [[noreturn]] inline void fail_locked(Block& b, const std::string& what) {
@@ -343,15 +348,42 @@ struct Watchdog {
     }
 };
 
+// Shared memory of the blocks of a cooperative launch that are not running now: the running
+// block's contents live in the registered regions; switching blocks saves them and restores (or,
+// for a block that has not yet seen a region, poisons) the next one's.
+struct SharedSave {
+    std::vector<std::vector<unsigned char>> regions;
+};
+
+inline void switch_shared(SharedSave& out, SharedSave& in) {
+    out.regions.resize(shared_regions.size());
+    for (size_t r = 0; r < shared_regions.size(); ++r) {
+        auto& region = shared_regions[r];
+        const unsigned char* p = (const unsigned char*)region.first;
+        out.regions[r].assign(p, p + region.second);
+        if (r < in.regions.size() && in.regions[r].size() == region.second)
+            memcpy(region.first, in.regions[r].data(), region.second);
+        else
+            memset(region.first, 0xff, region.second);
+    }
+}
+
 template <typename... P>
 inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
-                  const char* name) {
+                  int cooperative, const char* name) {
     error.clear();
     poison_shared();
     const int n = (int)(blk.x * blk.y * blk.z);
     const long long nblocks = (long long)grid.x * grid.y * grid.z;
     if (n < 1 || n > 1024 || nblocks < 1) {
         error = "bad launch dimensions";
+        return 1;
+    }
+    // a cooperative launch runs all its blocks together (their fibers interleave); otherwise one
+    // block at a time
+    const long long group = cooperative ? nblocks : 1;
+    if (group > 4096) {
+        error = "a cooperative launch of more than 4096 blocks";
         return 1;
     }
     static std::tuple<std::decay_t<P>...> values;
@@ -362,59 +394,77 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
     block_dim = blk;
     grid_dim = grid;
     const int nwarps = (n + WARP - 1) / WARP;
-    Block b;
-    b.warps.reset(new Warp[nwarps]);
-    block = &b;
-    std::vector<Fiber> fibers(n);
+    std::vector<Block> blocks(group);
+    std::vector<uint3> block_ids(group);
+    std::vector<SharedSave> saves(group);
+    for (auto& b : blocks) b.warps.reset(new Warp[nwarps]);
+    const long long nfibers = (long long)n * group;
+    std::vector<Fiber> fibers(nfibers);
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     const size_t span = FIBER_STACK + page;  // a guard page below each stack
-    char* stacks = (char*)mmap(nullptr, span * n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                               -1, 0);
+    char* stacks = (char*)mmap(nullptr, span * nfibers, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (stacks == MAP_FAILED) {
         error = "could not map the fibers' stacks";
-        block = nullptr;
         return 1;
     }
-    for (int t = 0; t < n; ++t) mprotect(stacks + t * span, page, PROT_NONE);
-    long long current = 0;  // the block running now
+    for (long long t = 0; t < nfibers; ++t) mprotect(stacks + t * span, page, PROT_NONE);
+    bool failed = false;
+    long long current = 0;  // the block (or first block of the group) running now
     {
         Watchdog watchdog(timeout_s, name, &current, nblocks);
-        for (long long k = 0; k < nblocks && !b.failed; ++k) {
-            __atomic_store_n(&current, k, __ATOMIC_RELAXED);
-            const long long id = reverse ? nblocks - 1 - k : k;
-            block_idx = uint3{(unsigned)(id % grid.x), (unsigned)(id / grid.x % grid.y),
-                              (unsigned)(id / (grid.x * grid.y))};
-            b.live = n;
-            b.blocked = b.arrived = 0;
-            for (int w = 0; w < nwarps; ++w) {
-                b.warps[w].live = (w + 1) * WARP <= n ? WARP : n - w * WARP;
-                b.warps[w].live_mask = b.warps[w].live == 64 ? ~0ull : (1ull << b.warps[w].live) - 1ull;
-                b.warps[w].arrived = 0;
-                b.warps[w].kind = 0;
-            }
-            if (k) poison_shared();
-            for (int t = 0; t < n; ++t) {
-                Fiber& f = fibers[t];
-                f.idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y), (unsigned)(t / (blk.x * blk.y))};
-                f.lane = t % WARP;
-                f.warp = t / WARP;
-                f.wait = RUNNABLE;
-                getcontext(&f.ctx);
-                f.ctx.uc_stack.ss_sp = stacks + t * span + page;
-                f.ctx.uc_stack.ss_size = FIBER_STACK;
-                f.ctx.uc_link = &scheduler_ctx;
-                makecontext(&f.ctx, fiber_entry, 0);
-            }
-            // round-robin over the fibers that can run, until every one has left the kernel
-            int done = 0;
-            while (done < n) {
-                bool ran = false;
+        for (long long k0 = 0; k0 < nblocks && !failed; k0 += group) {
+            __atomic_store_n(&current, k0, __ATOMIC_RELAXED);
+            for (long long g = 0; g < group; ++g) {
+                const long long k = k0 + g;
+                const long long id = reverse ? nblocks - 1 - k : k;
+                block_ids[g] = uint3{(unsigned)(id % grid.x), (unsigned)(id / grid.x % grid.y),
+                                     (unsigned)(id / (grid.x * grid.y))};
+                Block& b = blocks[g];
+                b.live = n;
+                b.blocked = b.arrived = 0;
+                b.failed = false;
+                for (int w = 0; w < nwarps; ++w) {
+                    b.warps[w].live = (w + 1) * WARP <= n ? WARP : n - w * WARP;
+                    b.warps[w].live_mask = b.warps[w].live == 64 ? ~0ull : (1ull << b.warps[w].live) - 1ull;
+                    b.warps[w].arrived = 0;
+                    b.warps[w].kind = 0;
+                }
+                saves[g].regions.clear();
                 for (int t = 0; t < n; ++t) {
+                    Fiber& f = fibers[g * n + t];
+                    f.idx = uint3{(unsigned)(t % blk.x), (unsigned)(t / blk.x % blk.y),
+                                  (unsigned)(t / (blk.x * blk.y))};
+                    f.lane = t % WARP;
+                    f.warp = t / WARP;
+                    f.wait = RUNNABLE;
+                    getcontext(&f.ctx);
+                    f.ctx.uc_stack.ss_sp = stacks + (g * n + t) * span + page;
+                    f.ctx.uc_stack.ss_size = FIBER_STACK;
+                    f.ctx.uc_link = &scheduler_ctx;
+                    makecontext(&f.ctx, fiber_entry, 0);
+                }
+            }
+            if (k0) poison_shared();
+            long long loaded = 0;  // the block whose shared memory is in the regions
+            // round-robin over the fibers that can run, until every one has left the kernel
+            long long done = 0;
+            while (done < nfibers) {
+                bool ran = false;
+                for (long long t = 0; t < nfibers; ++t) {
                     Fiber& f = fibers[t];
                     if (f.wait == DONE) continue;
+                    const long long g = t / n;
+                    Block& b = blocks[g];
                     if (!b.failed && ((f.wait == AT_BLOCK && b.round == f.round) ||
                                       (f.wait == AT_WARP && b.warps[f.warp].round == f.round)))
                         continue;
+                    if (g != loaded) {
+                        switch_shared(saves[loaded], saves[g]);
+                        loaded = g;
+                    }
+                    block = &b;
+                    block_idx = block_ids[g];
                     f.wait = RUNNABLE;
                     current_fiber = &f;
                     thread_idx = f.idx;
@@ -423,18 +473,23 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
                     swapcontext(&scheduler_ctx, &f.ctx);
                     ran = true;
                     if (f.wait == DONE) ++done;
+                    if (b.failed && !failed) {  // one block's failure ends the launch
+                        failed = true;
+                        for (auto& other : blocks) other.failed = true;
+                    }
                 }
-                if (!ran && done < n) {
+                if (!ran && done < nfibers) {
                     // every waiting thread waits for a barrier no runnable thread can reach
                     record("deadlock: every live thread of the block waits at a barrier that some never reach"
                            " (__syncthreads against a warp collective, or a collective skipped by some lanes)");
-                    b.failed = true;
+                    failed = true;
+                    for (auto& other : blocks) other.failed = true;
                 }
             }
         }
     }
     current_fiber = nullptr;
-    munmap(stacks, span * n);
+    munmap(stacks, span * nfibers);
     block = nullptr;
     return error.empty() ? 0 : 1;
 }
@@ -491,12 +546,18 @@ template <typename T> T __shfl_down(T v, unsigned d, int width = RA_WARP_SIZE) {
 template <typename T> T __shfl_up(T v, unsigned d, int width = RA_WARP_SIZE) { return __shfl_up_sync(0u, v, d, width); }
 inline unsigned long long __ballot(int p) { return emu::ballot(p); }
 #define __builtin_amdgcn_wave_barrier() __syncwarp()
+#define __builtin_amdgcn_s_sleep(n) emu::nap()
 #endif
 
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 [[noreturn]] inline void __trap() { emu::fail("__trap()" + emu::where()); }
 inline void __nanosleep(unsigned) { emu::nap(); }
+// the clock counts nanoseconds of the host's steady clock
+inline long long clock64() {
+    return (long long)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 // atomics
 #define EMU_ATOMIC_INT(T)                                                                               \

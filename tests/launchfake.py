@@ -31,13 +31,15 @@ from rocarray._core import compile as _compile
 @dataclass
 class Launch:
     """One recorded launch: kernel name, grid and block (3-tuples), shared bytes, arguments (NumPy
-    scalars for values and device addresses, size-one arrays for structures)."""
+    scalars for values and device addresses, size-one arrays for structures), whether it was a
+    cooperative launch."""
 
     name: str
     grid: tuple
     block: tuple
     shared: int
     args: tuple
+    cooperative: bool = False
 
 
 def _dims(v):
@@ -52,8 +54,9 @@ class _Function:
         self.device, self.name = device, name
         self.max_dynamic_shared_size_bytes = 48 * 1024
 
-    def __call__(self, grid, block, args, shared_mem=0):
-        self.device.launches.append(Launch(self.name, _dims(grid), _dims(block), int(shared_mem), tuple(args)))
+    def __call__(self, grid, block, args, shared_mem=0, cooperative=False):
+        self.device.launches.append(Launch(self.name, _dims(grid), _dims(block), int(shared_mem), tuple(args),
+                                           bool(cooperative)))
 
 
 class _Stream:
@@ -152,3 +155,19 @@ def fake_device(monkeypatch):
         plans.cache.clear()
         workspace.free_workspaces()
         cupy.cuda.set_allocator(allocator)
+
+
+#: sm_90's opt-in dynamic shared memory per block (bytes): what the warpgroup kernels size their rings by.
+SM90_SHARED = 232448
+
+
+def with_fresh_search(device, monkeypatch, tmp_path):
+    """``device`` (the fixture's) with sm_90's opt-in shared memory, an empty cache folder (no
+    tuning DB, no find-db entries), no tuning or find mode from the environment, and an empty
+    ``device.maps`` for stand-in tensor maps to record into; returns ``device``."""
+    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("ROCARRAY_TUNE", raising=False)
+    monkeypatch.delenv("ROCARRAY_FIND_MODE", raising=False)
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    device.maps = []
+    return device

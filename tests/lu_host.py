@@ -251,3 +251,29 @@ def install_facade(monkeypatch):
     monkeypatch.setattr(backend, "_cupy", [NumpyCupy()])
     monkeypatch.setattr(plans, "cache", plans.PlanCache())
     return log
+
+
+def wide(dtype):
+    return np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+
+
+def getf2_rule(a):
+    """LU of the m x n ``a`` in float64/complex128 with getf2's rules: (lu, ipiv 1-based, info):
+    the first row of largest ``|re| + |im|``, a NaN never chosen, a column of NaNs keeping its row,
+    a zero pivot leaving its column unscaled."""
+    a = np.array(a, dtype=wide(a.dtype))
+    m, n = a.shape
+    piv, info = [], 0
+    for j in range(min(m, n)):
+        col = a[j:, j]
+        v = np.abs(col.real) + np.abs(col.imag) if a.dtype.kind == "c" else np.abs(col)
+        p = j + int(np.argmax(np.where(np.isnan(v), -0.5, v)))
+        piv.append(p + 1)
+        a[[j, p]] = a[[p, j]]
+        if a[j, j] == 0:
+            info = info or j + 1
+            continue
+        with np.errstate(all="ignore"):
+            a[j + 1:, j] /= a[j, j]
+            a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
+    return a, np.array(piv, np.int32), info

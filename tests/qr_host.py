@@ -112,7 +112,17 @@ def empty(elements, dtype, like):
     return np.full(max(int(elements), 1), np.nan, dtype)
 
 
-NAMES = ("geqr2", "copy_v", "set_identity", "conj_transpose", "larft", "diag_info", "gemm", "trsm", "empty")
+def geqr2_grid(m, n, A, lda, tau, blocks=None):
+    """The device-wide leaf declines (no cooperative launch here): the drivers fall back to geqr2."""
+    return None
+
+
+def check_grid_barrier(sync):
+    """Never called: no device-wide leaf runs on the stand-ins."""
+    raise AssertionError("no device-wide leaf ran, so there is no barrier to check")
+
+
+NAMES = ("geqr2", "geqr2_grid", "check_grid_barrier", "copy_v", "set_identity", "conj_transpose", "larft", "diag_info", "gemm", "trsm", "empty")
 
 
 def install(monkeypatch):

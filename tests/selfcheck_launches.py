@@ -155,7 +155,7 @@ def launches_of_self_checks(fake_device, monkeypatch, name_filter=None):
     # plans choose the kernels they choose there
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: H100_SHARED_OPTIN)
     # tensor maps are encoded by the driver, which this machine lacks: an all-zero map stands in
-    from rocarray.rocblas._gemm import tensor_maps
+    from rocarray._core import tensor_maps
     monkeypatch.setattr(tensor_maps, "_encoder", lambda: lambda *args: 0)
     # unique's choice of path reads the input's minimum and maximum back from the device: the
     # launch is recorded, the keys come from the input (host memory here)

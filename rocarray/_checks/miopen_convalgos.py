@@ -9,11 +9,13 @@ implicit GEMM's backward directions through the adjoint identities
 ``<conv(x, w), dy> = <x, dconv_x(dy, w)> = <w, dconv_w(x, dy)>`` in float64.
 
 The benchmark cases are the issue's convolution: 3 x 3, N 64, C 256 -> K 256, 56 x 56, padding
-1, float16 NHWC and float32 NCHW, once per algorithm, each against ``torch.nn.functional.conv2d``
+1, float16 NHWC and float32 NCHW, once per algorithm (and bfloat16 NHWC for the implicit GEMM where
+NumPy has bfloat16), each against ``torch.nn.functional.conv2d``
 (cuDNN) on the same arrays (channels-last tensors for NHWC; TF32 off for float32, so both sides
 compute in true float32). Bytes counted: x, w and y once; FLOPs: 2 N K P C R S.
 """
 
+import importlib
 import itertools
 
 import numpy
@@ -71,6 +73,8 @@ _FORWARD_CASES = [
     dict(n=2, c=6, k=10, input_size=(11, 9), filter_size=3, pad=1, groups=2),
     dict(n=1, c=5, k=7, input_size=(13, 12), filter_size=5, stride=2, pad=2, dilation=2),
     dict(n=2, c=3, k=4, input_size=(29,), filter_size=7, pad=3),
+    # one group, stride 1, channels a multiple of 8: the warpgroup kernel's (float16 NHWC on sm_90)
+    dict(n=2, c=24, k=40, input_size=(13, 17), filter_size=3, pad=1),
 ]
 
 
@@ -152,9 +156,14 @@ def _case(name, dtype, layout):
 
         cupy = backend.cupy()
         torch.backends.cudnn.allow_tf32 = False
-        rs = cupy.random.RandomState(7)
-        x = rs.standard_normal(p.x_shape(), dtype=numpy.float32).astype(dtype)
-        w = rs.standard_normal(p.w_shape(), dtype=numpy.float32).astype(dtype)
+        if p.dtype.name == "bfloat16":  # CuPy has no cast to bfloat16: the search's random data
+            from rocarray.miopen._conv_find import _random
+
+            x, w = _random(p.x_shape(), p.dtype), _random(p.w_shape(), p.dtype)
+        else:
+            rs = cupy.random.RandomState(7)
+            x = rs.standard_normal(p.x_shape(), dtype=numpy.float32).astype(dtype)
+            w = rs.standard_normal(p.w_shape(), dtype=numpy.float32).astype(dtype)
         y = cupy.empty(p.y_shape(), dtype)
         xt, wt = torch.from_dlpack(x), torch.from_dlpack(w)
         if p.channels_last:  # NHWC storage seen as NCHW tensors (torch's channels_last format)
@@ -178,6 +187,11 @@ def _register_benchmarks():
     for name in ALGORITHMS:
         _case(name, "float16", "NHWC")
         _case(name, "float32", "NCHW")
+    try:
+        bfloat16 = numpy.dtype(importlib.import_module("ml_dtypes").bfloat16)
+    except ImportError:  # no NumPy bfloat16, so no such CuPy array either
+        return
+    _case("implicit_gemm", bfloat16, "NHWC")
 
 
 _register_benchmarks()

@@ -57,6 +57,12 @@ def _depthwise(rng):
     y = ra.nn.conv2d(cupy.asarray(_to_nhwc(x)), cupy.asarray(w_nhwc), padding=1, groups=8, layout="NHWC",
                      algo="depthwise")
     harness.assert_close(y, _to_nhwc(want), "float32", 9, name="depthwise conv NHWC, packed channels")
+    # a 5-wide window has no run kernel: the packed kernel that loads a tap at a time
+    w5 = harness.standard_normal(rng, (8, 1, 5, 5), "float32")
+    y5 = ra.nn.conv2d(cupy.asarray(_to_nhwc(x)), cupy.asarray(_to_nhwc(w5)), padding=2, groups=8, layout="NHWC",
+                      algo="depthwise")
+    harness.assert_close(y5, _to_nhwc(_conv_ref(x.astype(numpy.float64), w5, 2)), "float32", 25,
+                         name="depthwise conv NHWC 5x5, packed channels")
     g = harness.standard_normal(rng, want.shape, "float32")
     dx = cupy.asnumpy(ra.nn.conv2d_input((2, 9, 16, 8), cupy.asarray(w_nhwc), cupy.asarray(_to_nhwc(g)), padding=1,
                                          groups=8, layout="NHWC", algo="depthwise")).astype(numpy.float64)

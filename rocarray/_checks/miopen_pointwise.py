@@ -118,6 +118,16 @@ def check_pooling(rng):
             a = cupy.asnumpy(a) if layout == "NCHW" else cupy.asnumpy(a).transpose(0, 3, 1, 2)
             harness.assert_close(a, _padded_windows(wide, 3, 2, 1, 0.0).mean(axis=(4, 5)), dtype, 9,
                                  name=f"avg_pool2d {layout} {dtype}")
+    # channels last in 16-byte packs (8 float32 channels): the max-pool run kernel
+    x = harness.standard_normal(rng, (2, 8, 13, 11), "float32")
+    wide = x.astype(numpy.float64)
+    want = _padded_windows(wide, 3, 2, 1, -numpy.inf).max(axis=(4, 5))
+    y, idx = ra.nn.max_pool2d(cupy.asarray(numpy.ascontiguousarray(x.transpose(0, 2, 3, 1))), 3, 2, 1,
+                              return_indices=True, layout="NHWC")
+    y, idx = cupy.asnumpy(y).transpose(0, 3, 1, 2), cupy.asnumpy(idx).transpose(0, 3, 1, 2)
+    harness.assert_close(y, want, "float32", name="max_pool2d NHWC, packed channels")
+    picked = numpy.take_along_axis(wide.reshape(2, 8, -1), idx.reshape(2, 8, -1), 2).reshape(want.shape)
+    harness.assert_close(picked, want, "float32", name="max_pool2d NHWC indices, packed channels")
 
 
 # --------------------------------------------------------------------------------------------

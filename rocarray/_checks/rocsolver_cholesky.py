@@ -87,6 +87,29 @@ def check_batched(rng):
             f = numpy.tril(_matrix(out[k * n * n:(k + 1) * n * n], n))
             _bound(f"potrf_strided_batched {dtype}",
                    numpy.linalg.norm(f @ f.conj().T - mats[k]) / (numpy.linalg.norm(mats[k]) * n * eps))
+        # the strided-stack form: the upper factor of a C-ordered stack, zeros written below
+        stack = numpy.stack(mats[:3])
+        stack[1] = _spd(rng, n, dtype)
+        f, info = cupy.full(stack.shape, numpy.nan, dtype), cupy.zeros(3, numpy.int32)
+        rocsolver.potrf_small_batched(cupy.asarray(stack.astype(dtype)), f, info, "U")
+        got, u = cupy.asnumpy(info), cupy.asnumpy(f).astype(numpy.complex128)
+        if got.tolist() != [0, 0, 0] or (numpy.tril(u, -1) != 0).any():
+            raise AssertionError(f"potrf_small_batched {dtype}: info {got.tolist()} or a nonzero below the diagonal")
+        for k in range(3):
+            _bound(f"potrf_small_batched {dtype}", numpy.linalg.norm(u[k].conj().T @ u[k] - stack[k])
+                   / (numpy.linalg.norm(stack[k]) * n * eps))
+    # past the register tiles (complex128 beyond order 64): a block per matrix in shared memory
+    # where it fits, else the recursion
+    n = 100
+    mats = [_spd(rng, n, "complex128") for _ in range(2)]
+    d = cupy.asarray(numpy.concatenate([_colmajor(m, "complex128") for m in mats]))
+    info = cupy.zeros(2, numpy.int32)
+    rocsolver.potrf_strided_batched("L", n, d, n, n * n, info, 2)
+    if cupy.asnumpy(info).tolist() != [0, 0]:
+        raise AssertionError(f"potrf_strided_batched complex128 {n}: info {cupy.asnumpy(info).tolist()}")
+    f = numpy.tril(_matrix(cupy.asnumpy(d)[n * n:], n))
+    _bound(f"potrf_strided_batched complex128 {n}", numpy.linalg.norm(f @ f.conj().T - mats[1])
+           / (numpy.linalg.norm(mats[1]) * n * numpy.finfo(numpy.complex128).eps))
 
 
 @harness.self_check(_LIB, "trtri")

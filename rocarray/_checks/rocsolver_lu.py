@@ -2,7 +2,8 @@
 
 The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix on the one-block
 path, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
-four dtypes and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
+four dtypes, and one of order 2100 in float64 and complex64 whose first panels are tall enough for
+the device-wide panel factorization, and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
 singular matrix raises ``LinAlgError``.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
 the same arrays: one 8192^2 system in float64 and float32, and the batched cases of the issue,
@@ -40,7 +41,8 @@ def check_solve(rng):
 
     for dtype in _DTYPES:
         eps = numpy.finfo(numpy.dtype(dtype)).eps
-        for shape in ((37, 37), (300, 300), (50, 24, 24)):
+        tall = ((2100, 2100),) if dtype in ("float64", "complex64") else ()
+        for shape in ((37, 37), (300, 300), (50, 24, 24)) + tall:
             n = shape[-1]
             a = _random(shape, dtype, rng)
             b = _random(shape[:-1] + (2,), dtype, rng)

@@ -1,8 +1,9 @@
 """Self-checks and vendor-ratio benchmark cases of rocsolver's Householder QR (``python -m rocarray``).
 
 The self-check factors small fresh random matrices (sizes crossing the 32-column leaves and the
-128-column panels, a stack for the one-launch batched kernel) with ``ra.linalg.qr`` in every
-dtype and checks ``||Q R - A|| / ||A||``, ``||Q^H Q - I||`` and R against NumPy (LAPACK), and
+128-column panels, a stack for the one-launch batched kernel, and a 1100 x 40 matrix whose leaves
+are tall enough for the device-wide leaf factorization) with ``ra.linalg.qr`` in every dtype and
+checks ``||Q R - A|| / ||A||``, ``||Q^H Q - I||`` and R against NumPy (LAPACK), and
 ``gels`` against ``numpy.linalg.lstsq``. Benchmark cases time ``ra.linalg.qr`` against
 ``cupy.linalg.qr`` (cuSOLVER geqrf/orgqr) on the same float64 4096^2 array, modes ``'reduced'``
 and ``'r'``, and ``geqrf_strided_batched`` on 10^4 32 x 32 float64 matrices against
@@ -43,7 +44,7 @@ def check_qr(rng):
 
     cupy = backend.cupy()
     for dtype in _DTYPES:
-        for shape in ((45, 30), (30, 45), (300, 161), (50, 12, 12)):
+        for shape in ((45, 30), (30, 45), (300, 161), (50, 12, 12), (1100, 40)):
             a = harness.standard_normal(rng, shape, dtype)
             q, r = ra.linalg.qr(cupy.asarray(a))
             _check_qr(f"qr {shape} {dtype}", a, cupy.asnumpy(q), cupy.asnumpy(r), dtype)

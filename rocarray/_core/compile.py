@@ -30,6 +30,8 @@ HEADER_ORDER = (
     "ra_math.cuh",
     "ra_warp.cuh",
     "ra_async.cuh",
+    "ra_wgmma.cuh",
+    "ra_grid.cuh",
 )
 
 # AMD architectures with matrix-core (MFMA) instructions, and the CDNA3+ subset.

@@ -3,6 +3,9 @@
 * :func:`cuda_entry`: a CUDA driver API function looked up once by name on the driver library
   CuPy loaded (``libcuda.so.1``): ``cuTensorMapEncodeTiled`` (rocBLAS's tensor maps) and
   ``cuLaunchKernelEx``.
+* :func:`cooperative_launch`: the driver's cooperative launch (``cuLaunchCooperativeKernel`` /
+  ``hipModuleLaunchCooperativeKernel``), which starts a grid only if all its blocks can be
+  resident at once (a kernel may then wait on the others at a grid-wide barrier).
 * :class:`DependentLaunch`: programmatic dependent launches (NVIDIA, compute capability 9.0+). A
   kernel queued with the driver's programmatic stream serialization attribute (``cuLaunchKernelEx``,
   CUDA driver API 12.0+) is placed as soon as every block of the previous kernel in the stream has
@@ -50,6 +53,46 @@ def launch_kernel():
         return backend.cupy().cuda.driver.launchKernel
     except Exception:  # pragma: no cover (every CuPy build has it)
         return None
+
+
+# --------------------------------------------------------------------------------------------
+# cooperative launches
+# --------------------------------------------------------------------------------------------
+
+_cooperative = []  # [the entry or None], filled once
+
+#: Argument types shared by ``cuLaunchCooperativeKernel`` and ``hipModuleLaunchCooperativeKernel``:
+#: function, grid x/y/z, block x/y/z, dynamic shared bytes, stream, kernel parameters.
+_COOPERATIVE_ARGS = (ctypes.c_void_p,) + (ctypes.c_uint,) * 7 + (ctypes.c_void_p, ctypes.c_void_p)
+
+
+def _hip_library():
+    """The HIP runtime library (the development link name, else the versioned ones)."""
+    for name in ("libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"):
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    raise OSError("libamdhip64.so: cannot open shared object file")
+
+
+def cooperative_launch():
+    """The driver's cooperative launch, ``entry(function, gx, gy, gz, bx, by, bz, shared, stream,
+    params)`` returning the driver's status code (0: queued), or None where this process has none
+    (no CuPy, no driver library, a driver without the entry point)."""
+    if not _cooperative:
+        fn = None
+        try:
+            if backend.cupy().cuda.runtime.is_hip:
+                fn = getattr(_hip_library(), "hipModuleLaunchCooperativeKernel")
+                fn.restype = ctypes.c_int
+                fn.argtypes = list(_COOPERATIVE_ARGS)
+            else:
+                fn = cuda_entry("cuLaunchCooperativeKernel", _COOPERATIVE_ARGS)
+        except Exception:
+            fn = None
+        _cooperative[:] = [fn]
+    return _cooperative[0]
 
 
 # --------------------------------------------------------------------------------------------

@@ -111,13 +111,20 @@ class Kernel:
         return _launch.Launch(self.function(device_id), grid, self.block if block is None else block, args,
                               shared_mem=shared, dependent=dependent, name=self.name)
 
-    def __call__(self, device_id, grid, args, *, block=None, shared=0):
+    def cooperative_available(self, device_id):
+        """Whether this kernel can be launched cooperatively on ``device_id``
+        (:func:`rocarray._core.launch.cooperative_available`)."""
+        return _launch.cooperative_available(self.function(device_id))
+
+    def __call__(self, device_id, grid, args, *, block=None, shared=0, cooperative=False):
         """Launch now on the current stream (``device_id`` current), the arguments converted on
-        this call (:func:`rocarray._core.launch.launch`): for launches a plan does not repeat."""
+        this call (:func:`rocarray._core.launch.launch`): for launches a plan does not repeat.
+        ``cooperative=True``: a cooperative launch (every block resident at once; check
+        :meth:`cooperative_available` and :meth:`resident_blocks` first)."""
         if shared:
             self.allow_shared(device_id, shared)
         _launch.launch(self.function(device_id), grid, self.block if block is None else block, args, shared,
-                       name=self.name)
+                       name=self.name, cooperative=cooperative)
 
 
 class Family:

@@ -274,29 +274,58 @@ def note_work(nbytes=None, flops=None):
         watch.note(nbytes, flops)
 
 
-def launch(function, grid, block, args, shared_mem=0, name=None):
+def launch(function, grid, block, args, shared_mem=0, name=None, cooperative=False):
     """Queue one launch of ``function`` on the current stream now, its arguments converted on
     this call (see the module docstring for the kinds taken).
+
+    ``cooperative=True`` makes it a cooperative launch (:func:`cooperative_available` must be
+    true): the driver starts the grid only if every block can be resident at once, so blocks may
+    wait on each other; a stand-in kernel (tests) is called with ``cooperative=True``.
 
     Raises
     ------
     TypeError
         An argument of another kind (a Python number, say).
+    RuntimeError
+        The driver refused a cooperative launch (its status code in the message).
     """
     watch = observer
     if watch is None:
-        _launch_now(function, grid, block, args, shared_mem)
+        _launch_now(function, grid, block, args, shared_mem, cooperative)
         return
     token = watch.begin(name or getattr(function, "name", "kernel"), grid, block, shared_mem)
-    _launch_now(function, grid, block, args, shared_mem)
+    _launch_now(function, grid, block, args, shared_mem, cooperative)
     watch.end(token)
 
 
-def _launch_now(function, grid, block, args, shared_mem):
+def _handle(function):
     try:
-        handle = int(function.kernel.ptr)
+        return int(function.kernel.ptr)
     except Exception:
-        handle = None
+        return None
+
+
+def cooperative_available(function):
+    """Whether :func:`launch` can make a cooperative launch of ``function``: the driver has the
+    entry point, or ``function`` is a stand-in without a driver handle (it takes the flag)."""
+    return _handle(function) is None or driver.cooperative_launch() is not None
+
+
+def _launch_now(function, grid, block, args, shared_mem, cooperative=False):
+    handle = _handle(function)
+    if cooperative:
+        if handle is None:
+            function(grid, block, tuple(args), shared_mem=shared_mem, cooperative=True)
+            return
+        entry = driver.cooperative_launch()
+        keep = []
+        params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
+        status = entry(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(),
+                       ctypes.addressof(params))
+        if status:
+            raise RuntimeError(f"the driver refused a cooperative launch of grid {grid}, block {block}, "
+                               f"{shared_mem} B shared (status {status})")
+        return
     launch_fn = driver.launch_kernel() if handle is not None else None
     if launch_fn is None:
         for value in args:

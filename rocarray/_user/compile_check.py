@@ -153,8 +153,8 @@ def compile_check(source, targets=DEFAULT_TARGETS, name_expressions=(), options=
     """Compile a kernel source offline for each target, without a GPU.
 
     The source is compiled the way rocarray compiles its own kernels: its portability headers
-    (``ra_prelude.cuh``, ``ra_types.cuh``, ``ra_math.cuh``, ``ra_warp.cuh``, ``ra_async.cuh``) pasted
-    in front, and the target's defines (``RA_WARP_SIZE``, ``RA_HIP`` or ``RA_CUDA``,
+    (``ra_prelude.cuh``, ``ra_types.cuh``, ``ra_math.cuh``, ``ra_warp.cuh``, ``ra_async.cuh``,
+    ``ra_wgmma.cuh``) pasted in front, and the target's defines (``RA_WARP_SIZE``, ``RA_HIP`` or ``RA_CUDA``,
     ``RA_ARCH_<ARCH>``, ...). ``sm_90`` compiles with NVRTC, ``gfx90a`` and ``gfx940`` with hipcc
     (HIP_PLATFORM=amd), in parallel. A target whose compiler is not installed is skipped, with the
     reason and what to install.

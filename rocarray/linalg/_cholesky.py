@@ -4,7 +4,9 @@
 Layout: a C-ordered ``(..., n, n)`` stack is, matrix by matrix, the column-major transpose. For a
 Hermitian matrix the transpose is the conjugate, whose Cholesky factor is the conjugate of the
 factor: potrf with the opposite ``uplo`` on the C-ordered copy leaves NumPy's (SciPy's) factor in
-place, in the C-ordered view, with no transposed copy. Solves take column-major copies
+place, in the C-ordered view, with no transposed copy. ``cholesky`` of orders up to 128 needs no
+copy at all: rocsolver's ``potrf_small_batched`` reads the stack where it lies (any strides) and
+writes the factor, zeros included, into a new array. Solves take column-major copies
 (:func:`rocarray.linalg._stacked.column_major_batch`), as the right-hand sides are overwritten.
 
 Every status (``info``, SciPy's finiteness check, a zero on a triangular diagonal) is read with
@@ -49,10 +51,11 @@ def _count(shape):
 
 
 def _factor_in_place(buf, n, batch, lower):
-    """potrf on a C-ordered ``(..., n, n)`` buffer, leaving the ``lower`` (C-order) factor; the
-    host copy of ``info``."""
+    """potrf on a C-ordered ``(..., n, n)`` buffer, leaving the ``lower`` (C-order) factor and
+    meaningless values in the other triangle (the caller zeroes it); the host copy of ``info``."""
     info = _info.new_info(batch)
-    rocsolver.potrf_strided_batched("U" if lower else "L", n, buf.reshape(-1), n, n * n, info, batch)
+    rocsolver.potrf_strided_batched("U" if lower else "L", n, buf.reshape(-1), n, n * n, info, batch,
+                                    keep_other=False)
     return _info.failures(info, batch)
 
 
@@ -86,8 +89,10 @@ def cholesky(a, /, *, upper=False):
 
     Notes
     -----
-    rocsolver potrf (strided batched: one launch for a stack of matrices up to order 128 in
-    float64; recursive on rocblas trsm/syrk/herk for large ones); ``info`` read once.
+    Orders up to 128 (complex128: 64): one launch of rocsolver's ``potrf_small_batched`` for the
+    whole stack, reading ``a`` where it lies and writing the factor with its zeros; larger orders:
+    rocsolver ``potrf_strided_batched`` on a C-ordered copy (recursive on rocblas gemm and
+    syrk/herk). ``info`` read once.
 
     Examples
     --------
@@ -102,6 +107,14 @@ def cholesky(a, /, *, upper=False):
     n, batch = a.shape[-1], _count(a.shape[:-2])
     if n == 0 or batch == 0:
         return cupy.empty(a.shape, dtype)
+    if rocsolver.potrf_small_supported(n, dtype):   # read in place, factor and zeros written at once
+        factor = cupy.empty(a.shape, dtype)
+        info = _info.new_info(batch)
+        rocsolver.potrf_small_batched(a.astype(dtype, copy=False).reshape(batch, n, n),
+                                      factor.reshape(batch, n, n), info, "U" if upper else "L")
+        if _info.failures(info, batch).any():
+            raise LinAlgError("Matrix is not positive definite")
+        return factor
     buf = a.astype(dtype, order="C", copy=True)
     if _factor_in_place(buf, n, batch, not upper).any():
         raise LinAlgError("Matrix is not positive definite")

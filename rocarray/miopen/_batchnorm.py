@@ -9,16 +9,17 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward: two launches. The statistics kernel reads the input once (per-thread batches
-folded with Chan et al.'s pairwise update, then a tree across the block; the last block of each
-channel merges the splits' partials in split order) and writes the saved mean and inverse
-standard deviation, the running averages and the per-channel affine coefficients; the
-normalize kernel then walks each block's range backwards, so it starts on data the statistics
-pass left in L2. Backward: a reduction kernel (sums of ``dy`` and ``dy (x - mean)``, same
-scheme) that also writes the weight and bias gradients and the ``dx`` coefficients, then the
-elementwise kernel. Inference: a per-channel coefficient kernel, then the elementwise kernel.
-Statistics and sums run in float32 for 16-bit data and in float64 for float64 data; results do
-not depend on timing (no floating-point atomics).
+Training forward: two launches. The statistics kernel reads the input once (each thread keeps a
+ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
+the channels-first layout without index divisions; then a tree across the block; the last block of
+each channel merges the splits' partials in split order) and writes the saved mean and inverse
+standard deviation, the running averages and the per-channel affine coefficients; the normalize
+kernel then walks each block's range backwards, so it starts on data the statistics pass left in
+L2. Backward: a reduction kernel (sums of ``dy`` and ``dy (x - mean)``: per-thread sums, then the
+same tree and last-block merge) that also writes the weight and bias gradients and the ``dx``
+coefficients, then the elementwise kernel. Inference: a per-channel coefficient kernel, then the
+elementwise kernel. Statistics and sums run in float32 for 16-bit data and in float64 for float64
+data; results do not depend on timing (no floating-point atomics).
 """
 
 import numpy
@@ -29,8 +30,9 @@ from rocarray._core.workspace import workspaces
 SOURCE = "miopen/batchnorm.hip"
 #: Threads per block (``RA_BN_BLOCK``).
 BLOCK = 256
-#: Elements a thread folds per batch: vectors of ``UNROLL`` (channels first) or ``2 * UNROLL``
-#: rows (channels last) (``RA_BN_UNROLL``).
+#: Loads a thread of the backward and elementwise kernels issues per batch: ``UNROLL`` vectors
+#: (channels first) or ``2 * UNROLL`` rows (channels last) (``RA_BN_UNROLL``); a split holds at
+#: least one such batch per thread where the data allow.
 UNROLL = 4
 #: Resident blocks per multiprocessor the split count aims at (2048 threads).
 BLOCKS_PER_MULTIPROCESSOR = 8

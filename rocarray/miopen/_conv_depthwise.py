@@ -13,7 +13,9 @@ channel per input channel (``K == C``), ``C`` a multiple of the 16-byte pack (8 
 thread of the 1-D/2-D forward and data gradient takes a pack of channels (one 16-byte load per
 pixel, the block's weights and bias in shared memory): :func:`vector_applies` and the pointers
 decide per call. Elsewhere a thread takes one channel. Both sum the taps in the same order, so
-they give the same bits.
+they give the same bits. The packed forward of a 3-wide window at stride 1 or 2 along W (no
+dilation along W) loads each input pack of a window row once for the thread's run of outputs,
+with all of the row's loads issued together, and adds it to each output that needs it.
 """
 
 import math
@@ -46,14 +48,29 @@ def kernel_name(direction, dtype, channels_last):
 
 
 _VECTOR = {"forward": "fwd2d_vec", "backward_data": "bwd_data2d_vec"}
+#: (window width, stride) along W of the packed forward's run kernel (``fwd2d_run``: dilation 1
+#: along W, :data:`TILE_W` outputs of a row per thread like ``fwd2d_vec``).
+RUN_SHAPES = ((3, 1), (3, 2))
 
 
 def vector_name(direction, dtype):
     return f"ra_miopen_conv_depthwise_{_VECTOR[direction]}<{ctype(dtype)}>"
 
 
+def run_name(dtype, width, stride):
+    return f"ra_miopen_conv_depthwise_fwd2d_run<{ctype(dtype)}, {width}, {stride}>"
+
+
+def _run_shape(problem):
+    """``(width, stride)`` along W when the packed forward's run kernel takes ``problem``, else None."""
+    p = problem
+    shape = (p.filter_size[-1], p.stride[-1])
+    return shape if p.direction == "forward" and p.dilation[-1] == 1 and shape in RUN_SHAPES else None
+
+
 _compile.register(SOURCE, sorted([kernel_name(d, t, cl) for d in _KERNEL for t in DTYPES for cl in (False, True)]
-                                 + [vector_name(d, t) for d in _VECTOR for t in DTYPES]))
+                                 + [vector_name(d, t) for d in _VECTOR for t in DTYPES]
+                                 + [run_name(t, *s) for t in DTYPES for s in RUN_SHAPES]))
 KERNELS = kernels.Family(SOURCE, BLOCK, 8)
 
 
@@ -82,8 +99,10 @@ def vector_applies(problem):
 
 
 def _vector_plan(problem, device_id, activation):
-    """``run(x, w, y, bias)``: one prepared launch of a packed kernel, grid (work items of the
-    chunk: row tiles of y, or pixels of x for the data gradient; chunks of :data:`PACKS` packs)."""
+    """``run(x, w, y, bias)``: one prepared launch of a packed kernel (the forward's run kernel
+    where :data:`RUN_SHAPES` holds the window's width and stride), grid (work items of the chunk:
+    row tiles of y for both forward kernels, or pixels of x for the data gradient; chunks of
+    :data:`PACKS` packs)."""
     p = problem
     packs = p.c // (16 // p.dtype.itemsize)
     per_chunk = min(packs, PACKS)
@@ -95,7 +114,8 @@ def _vector_plan(problem, device_id, activation):
         return lambda x, w, y, bias: None
     grid = (int(min(MAX_GRID, -(-items // (BLOCK // per_chunk)))), -(-packs // per_chunk))
     P = launch.POINTER
-    kernel = KERNELS[vector_name(p.direction, p.dtype)]
+    shape = _run_shape(p)
+    kernel = KERNELS[vector_name(p.direction, p.dtype) if shape is None else run_name(p.dtype, *shape)]
     if p.direction == "backward_data":
         with launch.on_device(device_id):
             prepared = kernel.prepare(device_id, grid, (geometry(p), P, P, P))

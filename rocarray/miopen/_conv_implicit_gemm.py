@@ -8,9 +8,12 @@ weight tensors still fill the device.
 
 Every dtype (float16 and bfloat16 accumulate in float32), both layouts, groups, stride, padding
 and dilation, 1-D to 3-D. Forwards of float16 and bfloat16 in channels-last layout run on the
-matrix units (``mma.sync`` on NVIDIA sm_80+, MFMA on AMD CDNA; the same tiles with scalar FMAs
-elsewhere); everything else on register tiles of scalar FMAs. The epilogue (bias, activation)
-is the caller's.
+matrix units: on compute capability 9.0 the warpgroup kernel fed by TMA
+(:mod:`rocarray.miopen._conv_wgmma`: 2-D, stride 1, one group, channels a multiple of 8; it
+fuses bias and activation), otherwise ``mma.sync`` on NVIDIA sm_80+, MFMA on AMD CDNA, the same
+tiles with scalar FMAs elsewhere; everything else on register tiles of scalar FMAs. Outside the
+warpgroup kernel the epilogue (bias, activation) is a second pass
+(:mod:`rocarray.miopen._conv_epilogue`).
 """
 
 import numpy
@@ -19,6 +22,8 @@ from rocarray._core import backend
 from rocarray._core import compile as _compile
 from rocarray._core import dtypes, kernels, launch, plans
 from rocarray._core.workspace import workspaces
+from rocarray.miopen import _conv_epilogue, _conv_wgmma
+from rocarray.miopen._conv_direct import ACTIVATIONS, LEAKY_RELU_SLOPE
 
 SOURCE = "miopen/conv_implicit_gemm.hip"
 #: Threads per block of every tile shape.
@@ -263,16 +268,21 @@ class ImplicitGemm:
     """The ``"implicit_gemm"`` algorithm object (see :mod:`rocarray.miopen._conv_registry`)."""
 
     name = "implicit_gemm"
-    fuses_epilogue = False
+    #: The forward applies bias and activation: in the warpgroup kernel's epilogue where it runs,
+    #: else as a second pass.
+    fuses_epilogue = True
     #: Kernel sources (the find-db's entries of a problem are keyed by their content).
-    sources = (SOURCE,)
+    sources = (SOURCE, _conv_wgmma.SOURCE)
 
     def applicable(self, problem):
         return problem.dtype.name in CTYPES
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
         if problem.direction == "forward":
+            if _conv_wgmma.forward(problem, x, w, y, bias, ACTIVATIONS[activation], LEAKY_RELU_SLOPE):
+                return
             forward(problem, x, w, y)
+            _conv_epilogue.apply(problem, y, bias, activation)
         elif problem.direction == "backward_data":
             backward_data(problem, y, w, x)
         else:

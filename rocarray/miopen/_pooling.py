@@ -3,7 +3,9 @@ max (torch's int64 indices), average (``count_include_pad``, ``divisor_override`
 average and adaptive max, 1-D to 3-D, channels first or last, on the kernels of
 ``rocarray/_kernels/miopen/pooling.hip``.
 
-Forward runs a thread per output element; backward gathers, a thread per input element summing
+Forward runs a thread per output element (or 16-byte pack of channels, channels last); the
+channels-last max pool of common window widths and strides runs a row of outputs per thread,
+each input pack of a window row loaded once (:func:`max_run_shape`); backward gathers, a thread per input element summing
 over the outputs whose windows hold it, so it needs no atomics and is deterministic.
 """
 
@@ -45,13 +47,41 @@ def kernel_name(direction, ctype, mode, nhwc, vec=1):
     return f"ra_miopen_pooling_backward<{ctype}, {MODES[mode]}, {layout}>"
 
 
+#: (window width, stride) along W of the channels-last max-pool run kernel (dilation 1 along W).
+MAX_RUN_SHAPES = ((3, 2), (2, 2), (3, 1))
+#: Outputs of a row per thread of the run kernel (``RA_POOL_RUN``).
+RUN = 4
+#: Elements of x and of y below which the run kernel's 32-bit indexing applies.
+SMALL = 1 << 31
+
+
+def max_run_name(ctype, width, stride, with_indices):
+    """e.g. ``'ra_miopen_pooling_max2d_nhwc<ra_half, 3, 2, false>'``."""
+    return f"ra_miopen_pooling_max2d_nhwc<{ctype}, {width}, {stride}, {'true' if with_indices else 'false'}>"
+
+
 def instantiations():
     """Every name expression launched: forward one channel per thread in both layouts and a
-    16-byte pack of channels per thread for NHWC, backward in both layouts."""
+    16-byte pack of channels per thread for NHWC, the max-pool run kernel's shapes, backward in
+    both layouts."""
     names = [kernel_name("backward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
     names += [kernel_name("forward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
     names += [kernel_name("forward", t, m, True, _PACK[t]) for t in _CTYPES for m in MODES]
+    names += [max_run_name(t, *shape, i) for t in _CTYPES for shape in MAX_RUN_SHAPES for i in (False, True)]
     return sorted(names)
+
+
+def max_run_shape(geometry, vec):
+    """``(width, stride)`` along W when the max-pool run kernel takes ``geometry`` with ``vec``
+    channels per thread (:func:`channel_pack`), else None: max mode, 1-D or 2-D, 16-byte packs,
+    a window width and stride of :data:`MAX_RUN_SHAPES` without dilation along W, and x and y
+    under :data:`SMALL` elements."""
+    g = geometry
+    if g.mode != "max" or len(g.spatial) > 2 or vec == 1 or g.dilation[-1] != 1:
+        return None
+    shape = (g.kernel_size[-1], g.stride[-1])
+    sizes = (math.prod(g.input_shape), math.prod(g.output_shape))
+    return shape if shape in MAX_RUN_SHAPES and max(sizes) < SMALL else None
 
 
 def channel_pack(geometry, dtype, *arrays):
@@ -171,7 +201,17 @@ def pooling_forward(x, geometry, *, return_indices=False):
     y = _c.empty(geometry.output_shape, x.dtype, x)
     indices = _c.empty(geometry.output_shape, numpy.int64, x) if return_indices else None
     vec = channel_pack(geometry, x.dtype, x, y)
-    _launch("forward", geometry, (x, y, _NULL if indices is None else indices), y.size // vec, x, vec)
+    args = (x, y, _NULL if indices is None else indices)
+    shape = max_run_shape(geometry, vec)
+    if shape is None:
+        _launch("forward", geometry, args, y.size // vec, x, vec)
+    elif y.size:
+        runs = -(-geometry.output_size[-1] // RUN)
+        work = y.size // vec // geometry.output_size[-1] * runs
+        dev = _c.device_of(x)
+        name = max_run_name(_c.ctype(x.dtype), *shape, return_indices)
+        with launch.on_device(dev):
+            KERNELS[name](dev, (_c.blocks(work, BLOCK, _c.MAX_GRID),), (*args, geometry.packed()))
     return (y, indices) if return_indices else y
 
 

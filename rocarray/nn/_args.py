@@ -2,6 +2,7 @@
 sizes. Messages follow torch's where torch has one; exception types follow NumPy's habits
 (``TypeError`` for a wrong type or dtype, ``ValueError`` for a wrong value or shape)."""
 
+import functools
 import operator
 
 import numpy
@@ -14,8 +15,10 @@ FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
 LAYOUTS = ("NCHW", "NHWC")
 
 
+@functools.lru_cache(maxsize=None)
 def float_dtypes():
-    """The floating dtypes this installation can hold on the device."""
+    """The floating dtypes this installation can hold on the device (looked up once: every call
+    of an ``rocarray.nn`` function checks its dtype against them)."""
     found = [numpy.dtype(numpy.float16), numpy.dtype(numpy.float32), numpy.dtype(numpy.float64)]
     try:
         import ml_dtypes

@@ -14,7 +14,9 @@ extension: factor and solve a batch of small systems given as strided arrays, in
 :func:`gesv_small_supported` says which orders and right-hand sides it takes).
 
 Cholesky and triangular inverses: :func:`potrf`, :func:`potrs` (and their ``_strided_batched``
-forms), :func:`potri`, :func:`trtri`.
+forms), :func:`potri`, :func:`trtri`, :func:`potrf_small_batched` (a rocarray extension: the
+factors of a batch of small matrices given as strided arrays, in one launch;
+:func:`potrf_small_supported` says which orders it takes).
 
 Householder QR: :func:`geqrf`, :func:`geqrf_strided_batched`, :func:`orgqr`/:func:`ungqr` (and
 their strided-batched forms), :func:`ormqr`/:func:`unmqr`, :func:`gels`.
@@ -31,7 +33,8 @@ General eigenproblem: :func:`gehrd`, :func:`orghr`/:func:`unghr`, :func:`geev`.
 from rocarray.rocsolver._lu import (GESV_SMALL_MAX, gesv_small_batched, gesv_small_supported, getrf,
                                     getrf_strided_batched, getri, getri_strided_batched, getrs,
                                     getrs_strided_batched, laswp, laswp_strided_batched)
-from rocarray.rocsolver._cholesky import potrf, potrf_strided_batched, potri, potrs, potrs_strided_batched
+from rocarray.rocsolver._cholesky import (potrf, potrf_small_batched, potrf_small_supported, potrf_strided_batched,
+                                          potri, potrs, potrs_strided_batched)
 from rocarray.rocsolver._trtri import trtri
 from rocarray.rocsolver._qr import (gels, geqrf, geqrf_strided_batched, orgqr, orgqr_strided_batched, ormqr, ungqr,
                                     ungqr_strided_batched, unmqr)
@@ -43,7 +46,7 @@ from rocarray.rocsolver._svd import gesvd, gesvd_strided_batched, gesvdj, gesvdj
 
 __all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "getri", "getri_strided_batched",
            "laswp", "laswp_strided_batched", "gesv_small_batched", "gesv_small_supported", "GESV_SMALL_MAX",
-           "potrf", "potrf_strided_batched", "potrs", "potrs_strided_batched", "potri", "trtri",
+           "potrf", "potrf_strided_batched", "potrf_small_batched", "potrf_small_supported", "potrs", "potrs_strided_batched", "potri", "trtri",
            "geqrf", "geqrf_strided_batched", "orgqr", "ungqr", "orgqr_strided_batched", "ungqr_strided_batched",
            "ormqr", "unmqr", "gels",
            "syevj", "heevj", "syevj_strided_batched", "heevj_strided_batched", "syevd", "heevd", "sytrd", "hetrd",

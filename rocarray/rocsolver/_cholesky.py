@@ -5,21 +5,26 @@ Design
 potrf is recursive (Gustavson's and Toledo's recursive Cholesky): a matrix of order n splits at
 ``n1`` (about half, a multiple of the diagonal block order ``nb``); for ``A = L L^H`` (lower)::
 
-    L11 = potrf(A11);  L21 = A21 L11^{-H} (panel);  A22 -= L21 L21^H (rocblas syrk/herk);
+    L11 = potrf(A11);  L21 = A21 L11^{-H} (panel);  A22 -= L21 L21^H (trailing update);
     L22 = potrf(A22)
 
 and for ``A = U^H U`` (upper) ``U12 = U11^{-H} A12``, ``A22 -= U12^H U12``. Every diagonal
-block (a leaf: order ``<= nb``, starting at a multiple of nb) is factored by one launch of
-``ra_rocsolver_potf2_inv`` (the block in the registers of 256 threads, one barrier per column),
-which also writes the inverse of its factor into a workspace (:func:`inverse_workspace`);
-``nb`` is 128 (complex128: 64, :func:`~._cholesky_kernels.inverse_leaf_order`). The panel
-solve (:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
+block (a leaf: order ``<= nb``) is factored by one launch of ``ra_rocsolver_potf2_inv`` (the
+block in the registers of 256 threads, one barrier per column), which also writes the inverse
+of its factor into a workspace (:func:`inverse_workspace`); ``nb`` is 128 (complex128: 64,
+:func:`~._cholesky_kernels.inverse_leaf_order`). Pairs of leaves form the blocks of order
+``P = 2 nb`` whose inverses the panels use: above P the recursion splits at multiples of P, and
+a node of order P joins its leaves' inverses by two gemms (:func:`merge`). The panel solve
+(:func:`panel`) is a recursive triangular solve whose leaves are gemms with those inverses
 (``B := S inv(L_kk)^H`` with S a copy of B's right-hand sides: gemm cannot write its input, so
 the panel is staged in the workspace, one copy for a whole panel up to :data:`STAGE_BYTES`, and
 its inner updates run on the staged copy) and whose inner steps are gemm updates, so potrf
-launches no trsm: leaves, copies, gemms and syrk/herk only.
-Half of the ``n^3 / 3`` flops are in the top-level syrk/herk and panel of order ``n / 2``, so
-the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
+launches no trsm: leaves, copies, gemms and the trailing updates only. The trailing update is
+rocblas syrk/herk, or, where the caller lets the other triangle be scratch (``keep_other=False``,
+as ``ra.linalg.cholesky`` does), gemms straight into A that also write that triangle inside
+their diagonal squares (:func:`trailing_update`: no workspace and no merge of the squares).
+Half of the ``n^3 / 3`` flops are in the top-level trailing update and panel of order ``n / 2``,
+so the speed follows rocblas gemm; the diagonal blocks are on the critical path only.
 
 Accuracy of the inverse-based panel. The leaf step replaces the substitution ``X L_kk^H = B``
 by ``X = B inv(L_kk)^H`` with a computed inverse: this is how rocBLAS's and cuBLAS's own trsm
@@ -35,13 +40,19 @@ adds ``E``, ``|E| <= gamma_nb |B| |X^H|``. The panel's residual is then
 ``c nb u kappa(L_kk) |B|`` in norm instead of substitution's ``c nb u |L21| |L_kk^H|``: larger at
 most by the condition of a diagonal block of the factor, which
 is ``sqrt(kappa)`` of that diagonal block of A (or of a Schur complement) and, for an SPD
-matrix, at most ``sqrt(kappa(A))``. With blocks of order 128 that growth stays near the
+matrix, at most ``sqrt(kappa(A))``. The joined inverse of a block of order P,
+``X21 = -X22 (S21 X11)``, multiplies by the half blocks' computed inverses where a substitution
+would solve with ``L22`` (a block variant of the methods Du Croz and Higham analyse), which can
+add up to ``kappa`` of a half block to its residual; the panel's bound keeps its form with
+``L_kk`` of order P. With blocks of order 256 the growth stays within a few times the
 substitution's in practice; the GPU tests compare the backward error with NumPy's (LAPACK's
-substitution-based) potrf on matrices of condition 1e10.
+substitution-based) potrf and with cuSOLVER's on matrices of condition 1e10.
 
-A strided batch of matrices that fit one block is factored by one launch of the shared-memory
-``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go one by one through the
-recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
+A strided batch of matrices of order up to 128 (complex128: 64) is factored by one launch of
+``ra_rocsolver_potrf_block`` (each matrix in the registers of a group of threads, one barrier
+per column; :mod:`._cholesky_block`); a batch of larger matrices that fit one block's shared
+memory by one launch of ``ra_rocsolver_potf2`` (a thread block per matrix); larger matrices go
+one by one through the recursion. ``info`` is zeroed first; a leaf that finds a non-positive (or NaN) pivot writes its
 global column where ``info`` is still 0, so the first failure is what stays; the steps after it
 run on to the end (their values, the inverses' included, are then meaningless, as LAPACK's
 matrix after a failure is) without any iteration that could hang.
@@ -57,7 +68,8 @@ attributes), which the CPU tests replace with NumPy stand-ins.
 import numpy
 
 from rocarray import rocblas as blas
-from rocarray._core import matrix_args as _ma
+from rocarray._core import args as _args, matrix_args as _ma
+from rocarray.rocsolver import _cholesky_block as block
 from rocarray.rocsolver import _cholesky_kernels as kern
 from rocarray.rocsolver import _info
 from rocarray.rocsolver import _trtri
@@ -106,38 +118,124 @@ def conj_trans(dtype):
 STAGE_BYTES = 32 << 20
 
 
+#: The panel solves use the inverses of diagonal blocks of this many leaves (of order
+#: ``MERGED_LEAVES * nb``, :func:`factor_inv`): fewer and wider panel gemms.
+MERGED_LEAVES = 2
+
+
 def inverse_workspace(n, nb, A):
-    """Scratch for :func:`factor_inv` of order ``n``: the inverses of the diagonal blocks (block p
-    at ``p * nb * nb``, leading dimension nb) and the staging area of :func:`panel` (room for the
-    largest panel up to :data:`STAGE_BYTES`, and for at least ``n * nb`` elements)."""
-    blocks = -(-n // nb)
-    n1 = split(n, nb) if n > nb else 0
-    stage = max(n * nb, min(STAGE_BYTES // numpy.dtype(A.dtype).itemsize, n1 * (n - n1)))
-    buf = kern.scratch(A, blocks * nb * nb + stage)
-    return buf[:blocks * nb * nb], buf[blocks * nb * nb:]
+    """Scratch for :func:`factor_inv` of order ``n`` with leaves of ``nb``: the inverses of the
+    diagonal blocks of order ``P = MERGED_LEAVES * nb`` (block q at ``q * P * P``, leading
+    dimension P; zeroed here, as the blocks' upper parts are never written) and the staging area
+    of :func:`panel` (room for the largest panel up to :data:`STAGE_BYTES`, and for at least
+    ``n * P`` elements)."""
+    P = MERGED_LEAVES * nb
+    blocks = -(-n // P)
+    n1 = split(n, P) if n > P else 0
+    stage = max(n * P, min(STAGE_BYTES // numpy.dtype(A.dtype).itemsize, n1 * (n - n1)))
+    buf = kern.scratch(A, blocks * P * P + stage)
+    inv = buf[:blocks * P * P]
+    kern.zero(inv)
+    return inv, buf[blocks * P * P:]
 
 
-def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0):
-    """:func:`factor` with the diagonal blocks by ``potf2_inv`` (order ``<= nb``, aligned at
-    multiples of nb from the top) and the panel solves through their inverses (:func:`panel`);
-    ``inv`` holds the inverse of the block at column c at ``inv[(c // nb) * nb * nb]``."""
+def factor_inv(uplo, n, A, lda, info, nb, inv, tmp, j0=0, keep_other=True, need_inverse=False):
+    """The recursion of the module's Design: the diagonal blocks by ``potf2_inv`` (order
+    ``<= nb``), the panel solves through inverses of diagonal blocks of order
+    ``P = MERGED_LEAVES * nb`` (:func:`panel`).
+
+    Above P the recursion splits at multiples of P, inside a block of order ``<= P`` at multiples
+    of nb, so the blocks of P are aligned at multiples of P from the top. ``inv`` points at this
+    node's place on the diagonal of its block's inverse (leading dimension P; the block at column
+    c has its inverse at ``(c // P) * P * P``, zero above the diagonal): a leaf writes its inverse
+    there, and a node of order ``<= P`` joins its halves' inverses into its own (:func:`merge`)
+    where a panel will read it (``need_inverse``: every left half, not the matrix's last block).
+    ``keep_other=False``: the trailing updates may write the strict other triangle
+    (:func:`trailing_update`)."""
+    P = MERGED_LEAVES * nb
     if n <= nb:
         if n > 0:
-            kern.potf2_inv(uplo, n, A, lda, inv, nb, info, j0)
+            kern.potf2_inv(uplo, n, A, lda, inv, P, info, j0)
         return
-    n1 = split(n, nb)
+    n1 = split(n, P if n > P else nb)
     n2 = n - n1
-    herk, ct = rank_k(A.dtype)
-    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0)
-    if uplo == "L":
-        a21 = A[n1:]
-        panel(uplo, n2, n1, A, lda, a21, lda, inv, nb, tmp)
-        herk("L", "N", n2, n1, -1, a21, lda, 1, A[n1 + n1 * lda:], lda)
+    factor_inv(uplo, n1, A, lda, info, nb, inv, tmp, j0, keep_other, True)
+    w = A[n1:] if uplo == "L" else A[n1 * lda:]   # L21 (n2 x n1) or U12 (n1 x n2)
+    panel(uplo, n2, n1, A, lda, w, lda, inv, P, tmp)
+    a22 = A[n1 + n1 * lda:]
+    if keep_other:
+        herk, ct = rank_k(A.dtype)
+        herk(uplo, "N" if uplo == "L" else ct, n2, n1, -1, w, lda, 1, a22, lda)
     else:
-        a12 = A[n1 * lda:]
-        panel(uplo, n2, n1, A, lda, a12, lda, inv, nb, tmp)
-        herk("U", ct, n2, n1, -1, a12, lda, 1, A[n1 + n1 * lda:], lda)
-    factor_inv(uplo, n2, A[n1 + n1 * lda:], lda, info, nb, inv[(n1 // nb) * nb * nb:], tmp, j0 + n1)
+        trailing_update(uplo, n2, n1, w, lda, a22, lda)
+    inv2 = inv[(n1 // P) * P * P:] if n > P else inv[n1 + n1 * P:]
+    factor_inv(uplo, n2, a22, lda, info, nb, inv2, tmp, j0 + n1, keep_other, need_inverse)
+    if n <= P and need_inverse:
+        merge(uplo, n1, n2, w, lda, inv, P, tmp)
+
+
+def merge(uplo, n1, n2, W, ldw, X, ldx, tmp):
+    """The inverse of a factor's lower normal form S (L, or U^H) of order ``n1 + n2`` from its
+    halves' inverses X11, X22 (on X's diagonal, leading dimension ``ldx``; X12 is zero):
+    ``X21 := -X22 (S21 X11)``, S21 = L21 (lower; W is L21, n2 x n1) or U12^H (upper; W is U12,
+    n1 x n2), the product staged in ``tmp``."""
+    ct = conj_trans(W.dtype)
+    if uplo == "L":
+        blas.gemm("N", "N", n2, n1, n1, 1, W, ldw, X, ldx, 0, tmp, n2)
+    else:
+        blas.gemm(ct, "N", n2, n1, n1, 1, W, ldw, X, ldx, 0, tmp, n2)
+    blas.gemm("N", "N", n2, n1, n2, -1, X[n1 + n1 * ldx:], ldx, tmp, n2, 0, X[n1:], ldx)
+
+
+#: Order of the diagonal squares of :func:`trailing_update`.
+UPDATE_DIAGONAL = 512
+
+
+def trailing_update(uplo, n, k, W, ldw, C, ldc):
+    """``C := C - W W^H`` (lower; W is n x k) or ``C := C - W^H W`` (upper; W is k x n) on C's
+    ``uplo`` triangle, by gemms that also write C's strict other triangle inside the diagonal
+    squares (leaving meaningless values there): the rank-k update of a factorization whose caller
+    discards that triangle.
+
+    C splits into diagonal squares of :data:`UPDATE_DIAGONAL` (one gemm of the whole square up to
+    that order). The strict triangle outside them is covered level by level, as rocblas syrk
+    covers it: at level h = 1, 2, 4, ... the block pairs (rows ``[i+h, i+2h)``, columns
+    ``[i, i+h)`` of squares, i = 0, 2h, 4h, ...) are equal-sized, one strided batched gemm (and
+    one for a ragged last pair); the diagonal squares are one more strided batched gemm straight
+    into C. So syrk's launches, without its workspace and the merge of the squares' triangles."""
+    ct = conj_trans(W.dtype)
+    ta, tb = ("N", ct) if uplo == "L" else (ct, "N")
+    row = 1 if uplo == "L" else ldw    # elements from row i of op(W) to row i + 1
+
+    def product(r0, c0, rows, cols, count=1, step=0):
+        # C[r0:r0+rows, c0:c0+cols] -= op(W)[r0:] op(W)[c0:]^H, ``count`` times ``step`` further
+        a, b, c = W[r0 * row:], W[c0 * row:], C[r0 + c0 * ldc:]
+        if count == 1:
+            blas.gemm(ta, tb, rows, cols, k, -1, a, ldw, b, ldw, 1, c, ldc)
+        else:
+            blas.gemm_strided_batched(ta, tb, rows, cols, k, -1, a, ldw, step * row, b, ldw, step * row, 1, c,
+                                      ldc, step * (1 + ldc), count)
+
+    D = UPDATE_DIAGONAL
+    blocks = -(-n // D)
+    h = 1
+    while h < blocks:
+        span = 2 * h
+        full = sum(1 for i in range(0, blocks, span) if (i + span) * D <= n)
+        parts = [(0, full, h * D)] if full else []
+        parts += [(i, 1, n - (i + h) * D) for i in range(full * span, blocks, span) if i + h < blocks]
+        for first, count, rows in parts:
+            r0, c0 = (first + h) * D, first * D   # rows r0.., columns c0.. (lower); the mirror (upper)
+            if uplo == "L":
+                product(r0, c0, rows, h * D, count, span * D)
+            else:
+                product(c0, r0, h * D, rows, count, span * D)
+        h *= 2
+    full = n // D
+    if full:
+        product(0, 0, D, D, full, D)
+    if full * D < n:
+        product(full * D, full * D, n - full * D, n - full * D)
 
 
 def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
@@ -178,9 +276,14 @@ def panel(uplo, m, k, T, ldt, B, ldb, inv, nb, tmp, staged=None):
           None if staged is None else (c2, ldc))
 
 
-def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
-    """potrf of ``batch`` matrices: one launch when a batch fits one block, else one recursion each
-    (:func:`factor_inv`)."""
+def factor_batch(uplo, n, A, lda, stride, info, batch, limit, keep_other=True):
+    """potrf of ``batch`` matrices: one launch of the register-tile kernel for a batch of orders it
+    takes (:mod:`._cholesky_block`), else one launch of potf2 when a batch fits one block's shared
+    memory, else one recursion each (:func:`factor_inv`; ``keep_other=False`` lets its trailing
+    updates write the other triangle)."""
+    if batch > 1 and block.takes(n, A.dtype):
+        block.potrf(uplo, n, A, lda, stride, info, batch)   # writes every info
+        return
     kern.clear_info(info, batch)
     if n == 0 or batch == 0:
         return
@@ -190,7 +293,7 @@ def factor_batch(uplo, n, A, lda, stride, info, batch, limit):
     nbi = kern.inverse_leaf_order(A.dtype)
     inv, tmp = inverse_workspace(n, nbi, A)
     for b in range(batch):
-        factor_inv(uplo, n, A[b * stride:], lda, info[b:], nbi, inv, tmp)
+        factor_inv(uplo, n, A[b * stride:], lda, info[b:], nbi, inv, tmp, keep_other=keep_other)
 
 
 def solve(uplo, n, nrhs, A, lda, B, ldb):
@@ -286,14 +389,16 @@ def potrf(uplo, n, A, lda, info):
     factor_batch(uplo, n, flat(A), lda, 0, info, 1, kern.shared_limit(A))
 
 
-def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
+def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count, *, keep_other=True):
     """Cholesky factorization of ``batch_count`` matrices ``strideA`` elements apart
     (``rocsolver_?potrf_strided_batched``).
 
     Matrix b starts at ``A[b * strideA]``; ``info[b]`` is its status, as in :func:`potrf`.
-    Matrices of order up to 128 (float64; what fits one block's shared memory) are factored by
-    one kernel launch for the whole batch, a thread block per matrix; larger ones one after
-    another by :func:`potrf`'s recursion.
+    A batch of matrices of order up to 128 (complex128: 64) is factored by one kernel launch,
+    each matrix in the registers of a group of threads (16 matrices a thread block up to order
+    32, 4 up to 64, 1 up to 128); larger matrices that fit one block's shared memory by one
+    launch, a thread block per matrix; larger ones one after another by :func:`potrf`'s
+    recursion.
 
     Parameters
     ----------
@@ -312,6 +417,10 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
         int32 device array of at least ``batch_count`` elements (see :func:`potrf`).
     batch_count : int
         Number of matrices (>= 0).
+    keep_other : bool, optional
+        True (rocSOLVER's contract): the strict other triangle is neither read nor written.
+        False: it is scratch, left with meaningless values (a caller that zeroes it, as
+        ``ra.linalg.cholesky`` does, saves the trailing updates' merge of their diagonal blocks).
 
     Returns
     -------
@@ -333,7 +442,95 @@ def potrf_strided_batched(uplo, n, A, lda, strideA, info, batch_count):
     fn = "rocsolver.potrf_strided_batched"
     uplo, n, dtype, lda, stride, batch = _potrf_args(fn, uplo, n, A, lda, info, batch_count, strideA)
     limit = kern.shared_limit(A)
-    factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit)
+    factor_batch(uplo, n, flat(A), lda, stride, info, batch, limit, bool(keep_other))
+
+
+def potrf_small_supported(n, dtype):
+    """Whether :func:`potrf_small_batched` takes matrices of order ``n`` and ``dtype``.
+
+    Parameters
+    ----------
+    n : int
+        Order.
+    dtype : numpy.dtype
+        float32, float64, complex64 or complex128.
+
+    Returns
+    -------
+    bool
+        True for orders 1 to 128 (complex128: 64).
+    """
+    dtype = numpy.dtype(dtype)
+    return dtype in _ma.STANDARD and block.takes(int(n), dtype)
+
+
+def potrf_small_batched(A, F, info, uplo="L"):
+    """Cholesky factors of a batch of small matrices given as strided arrays (a rocarray extension:
+    rocSOLVER's potrf takes column-major buffers and works in place).
+
+    Parameters
+    ----------
+    A : cupy.ndarray
+        ``(batch, n, n)`` Hermitian positive definite matrices, float32, float64, complex64 or
+        complex128, any whole-element strides, with ``n`` as :func:`potrf_small_supported`
+        allows. Only its ``uplo`` triangle (``A[b, i, k]`` with ``i >= k`` for ``'L'``) is read;
+        the imaginary parts of the diagonal are taken as zero.
+    F : cupy.ndarray
+        Array of A's shape and dtype, any strides; written: ``A[b] = L L^H`` with L in and below
+        the diagonal (``'L'``), or ``A[b] = U^H U`` with U in and above it (``'U'``), zeros in
+        the other triangle. It may be A itself, and must not otherwise overlap it. A matrix whose
+        ``info`` is not 0 is left as LAPACK's potf2 leaves its triangle.
+    info : cupy.ndarray
+        int32, at least ``batch`` elements (contiguous): 0, or ``k > 0`` when the leading minor
+        of order k is the first that is not positive definite (its pivot <= 0 or NaN).
+    uplo : {'L', 'U'}, optional
+        The triangle read and the factor's.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        Non-CuPy arrays, unsupported or mismatched dtypes.
+    ValueError
+        Shapes that are not ``(batch, n, n)`` alike, an order :func:`potrf_small_supported`
+        refuses, another device, strides that are not whole elements, an invalid ``uplo``.
+
+    Notes
+    -----
+    One launch (:mod:`rocarray.rocsolver._cholesky_block`): each matrix in the registers of a
+    group of 16, 64 or 256 threads, one barrier per column; the input is read where it lies and
+    the factor written with its zeros in the same pass. Nothing is synchronized.
+
+    Examples
+    --------
+    >>> a = cupy.asarray(numpy.eye(3) * 4).reshape(1, 3, 3)
+    >>> f, info = cupy.empty_like(a), cupy.zeros(1, cupy.int32)
+    >>> ra.rocsolver.potrf_small_batched(a, f, info)   # doctest: +SKIP
+    """
+    where = "rocsolver.potrf_small_batched"
+    uplo = _ma.option(uplo, "uplo", where)
+    for name, x in (("A", A), ("F", F)):
+        _args.device_array(x, name, where)
+        if x.ndim != 3 or x.shape[1] != x.shape[2]:
+            raise ValueError(f"{where}: {name} must be (batch, n, n), got shape {x.shape}")
+        if any(s % x.dtype.itemsize for s in x.strides):
+            raise ValueError(f"{where}: {name}'s strides must be whole elements, got {x.strides}")
+    dtype = _ma.supported_dtype(A.dtype, _ma.STANDARD, where)
+    if F.dtype != dtype:
+        raise TypeError(f"{where}: F must have the dtype of A ({dtype.name}), got {F.dtype.name}")
+    if F.shape != A.shape:
+        raise ValueError(f"{where}: F must have A's shape {A.shape}, got {F.shape}")
+    if F.data.device_id != A.data.device_id:
+        raise ValueError(f"{where}: F is on device {F.data.device_id} but A is on device {A.data.device_id}")
+    batch, n = A.shape[0], A.shape[1]
+    if not potrf_small_supported(n, dtype):
+        raise ValueError(f"{where}: matrices of order {n} of {dtype.name} are not taken (1 to "
+                         f"{block.max_order(dtype)})")
+    info = _info.info_buffer(info, batch, where).ravel()
+    block.factor_stack(uplo, A, F, info)
 
 
 def _potrs_args(fn, uplo, n, nrhs, A, lda, B, ldb, batch=1, stride_a=None, stride_b=None):

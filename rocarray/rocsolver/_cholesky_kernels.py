@@ -95,6 +95,13 @@ def clear_info(info, batch):
     info[:batch].fill(0)
 
 
+def zero(buf):
+    """``buf := 0`` (a device memset on the current stream)."""
+    if buf.size:
+        with launch.on_device(buf.data.device_id):
+            backend.cupy().cuda.runtime.memsetAsync(buf.data.ptr, 0, buf.nbytes, launch.current_stream())
+
+
 def scratch(A, count):
     """``count`` elements of A's dtype of device scratch (uninitialized) on A's device and stream:
     the Cholesky driver's inverses of diagonal blocks and its panel copy."""

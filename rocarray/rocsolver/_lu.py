@@ -26,10 +26,16 @@ Four algorithms, chosen per call by size:
   (global memory otherwise), and ``ra_rocsolver_getrs_small`` applies the pivots and both
   substitutions for all right-hand sides in one block. A batch is one launch of each.
 * **Recursive blocked LU** (larger matrices): the column range is halved (the left part a
-  multiple of :data:`PANEL` columns) until a panel of at most :data:`PANEL` columns is left, which
-  ``ra_rocsolver_getf2`` factors in one block over all its rows; its row swaps then go to every
-  other column of the matrix at once (``ra_rocsolver_laswp``, at most :data:`PANEL` interchanges
-  in sequence). Between the halves: ``U12 := L11^{-1} A12`` (:func:`rocarray.rocblas.trsm`) and
+  multiple of :data:`PANEL` columns) until a panel of at most :data:`PANEL` columns is left. A
+  tall panel (at least ``_lu_kernels.GRID_PANEL_ROWS`` rows) is factored across the device by
+  ``ra_rocsolver_getf2_grid``: a cooperative launch of about one block per multiprocessor, each
+  block holding a share of the panel's rows in shared memory, one grid-wide barrier per column
+  (the candidates' rows and the diagonal row published in global memory, every block reducing
+  them to the same pivot); where the device has no cooperative launch or the blocks would not
+  all be resident, and for shorter panels, ``ra_rocsolver_getf2`` factors it in one block. Both
+  give the same pivots and factors. The panel's row swaps then go to every other column of the
+  matrix at once (``ra_rocsolver_laswp``: the <= 32 interchanges as one permutation of the rows
+  they touch). Between the halves: ``U12 := L11^{-1} A12`` (:func:`rocarray.rocblas.trsm`) and
   ``A22 -= L21 U12`` (:func:`rocarray.rocblas.gemm`), then the right half recursively (Toledo's
   recursive LU; the same pivots and, up to rounding, the same factors as LAPACK's getrf). Wide
   matrices factor their left ``m x m`` block so and then solve for the rest with trsm. getrs is
@@ -129,32 +135,41 @@ def _stride(value, least, name, where):
 # drivers (1-D views; no checks)
 # --------------------------------------------------------------------------------------------
 
-def _rgetrf(m, n, A, lda, j0, width, ipiv, info):
+def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None):
     """Factor columns ``j0 .. j0+width-1`` over rows ``j0 .. m-1``, every earlier column's row
     swaps and updates already applied to them. Each panel's swaps reach all n columns as soon as
     the panel is factored (the columns on its left are not read again above the panel's rows
-    until the end, and those on its right not before their turn), so every laswp runs at most
-    :data:`PANEL` interchanges in sequence."""
+    until the end, and those on its right not before their turn), so every laswp applies at most
+    :data:`PANEL` interchanges. Tall panels are factored across the device; ``barriers`` (a
+    list) receives the grid barrier's state when one was."""
     if width <= PANEL:
-        _k.getf2(m - j0, width, A[j0 + j0 * lda:], lda, 0, ipiv[j0:], 0, info, j0, 1)
+        panel = A[j0 + j0 * lda:]
+        sync = _k.getf2_grid(m - j0, width, panel, lda, ipiv[j0:], info, j0)
+        if sync is None:
+            _k.getf2(m - j0, width, panel, lda, 0, ipiv[j0:], 0, info, j0, 1)
+        elif barriers is not None:
+            barriers[:] = [sync]
         end = j0 + width
         _k.laswp(j0, A, lda, 0, j0, end, ipiv, 0, False, 1)
         _k.laswp(n - end, A[end * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
         return
     w1 = split(width)
     w2, j1 = width - w1, j0 + w1
-    _rgetrf(m, n, A, lda, j0, w1, ipiv, info)
+    _rgetrf(m, n, A, lda, j0, w1, ipiv, info, barriers)
     rocblas.trsm("L", "L", "N", "U", w1, w2, 1, A[j0 + j0 * lda:], lda, A[j0 + j1 * lda:], lda)
     if m > j1:
         rocblas.gemm("N", "N", m - j1, w2, w1, -1, A[j1 + j0 * lda:], lda, A[j0 + j1 * lda:], lda, 1,
                      A[j1 + j1 * lda:], lda)
-    _rgetrf(m, n, A, lda, j1, w2, ipiv, info)
+    _rgetrf(m, n, A, lda, j1, w2, ipiv, info, barriers)
 
 
 def _getrf_blocked(m, n, A, lda, ipiv, info):
     """Recursive blocked LU of one m x n matrix (``info`` zeroed by the caller)."""
     k = min(m, n)
-    _rgetrf(m, n, A, lda, 0, k, ipiv, info)
+    barriers = []
+    _rgetrf(m, n, A, lda, 0, k, ipiv, info, barriers)
+    if barriers:  # device-wide panels ran: one wait for their barrier's verdict
+        _k.check_grid_barrier(barriers[0])
     if n > k:  # wide: U's right part, L11^{-1} P^T A[:, k:] (the swaps are applied already)
         rocblas.trsm("L", "L", "N", "U", k, n - k, 1, A, lda, A[k * lda:], lda)
 
@@ -248,13 +263,19 @@ def getrf(m, n, A, lda, ipiv, info):
         Non-CuPy buffers, unsupported or mismatched dtypes, non-integer sizes.
     ValueError
         Negative sizes, a leading dimension too small, buffers too short or misaligned.
+    RuntimeError
+        ``GridBarrierError``: the blocks of a panel factored across the device waited too long
+        for each other (the factorization is incomplete).
 
     Notes
     -----
     Partial pivoting takes the first row of largest ``|re| + |im|`` (LAPACK's ``i?amax``). Square
     matrices up to 32 x 32 are factored by a group of lanes of one warp, the rows in registers; up
     to 128 x 128 one thread block factors the matrix; larger ones run the recursive blocked LU on
-    rocblas trsm and gemm (see :mod:`rocarray.rocsolver._lu`). Nothing is synchronized.
+    rocblas trsm and gemm (see :mod:`rocarray.rocsolver._lu`), its tall panels across the device.
+    Nothing is synchronized, except that a factorization whose panels ran across the device waits
+    for the device once at its end to check their grid barrier
+    (:class:`rocarray.rocsolver._lu_kernels.GridBarrierError` if its blocks waited too long).
 
     Examples
     --------

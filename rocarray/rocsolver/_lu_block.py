@@ -8,7 +8,8 @@ an ``M x M`` tile of the matrix in registers in a cyclic distribution (element `
 c * 16 + tc)`` on thread ``(tr, tc)``), so one block factors an ``n x n`` matrix for
 ``n <= 16 M``. Each elimination step costs two block barriers: the pivot search of column j runs
 in registers and warp shuffles within the thread column that holds it, and only the pivot row,
-the old row j and column j's multipliers pass through shared memory. With ``SOLVE`` up to 16
+the old row j and column j (every thread scales the multipliers of its own rows) pass through
+shared memory. With ``SOLVE`` up to 16
 right-hand sides ride along as one more register column (the interchanges and the forward
 elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
 with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.

@@ -5,7 +5,8 @@ This is the one small interface through which the LU drivers (:mod:`rocarray.roc
 reach their kernels. Every function takes 1-D device views that start at the first element it
 works on (a sub-matrix is ``A[i + j * lda:]``; :func:`gesv_warp` takes 3-D arrays and passes their
 element strides), never checks (the drivers have), and queues work on the current stream. The few steps that are plain data movement
-(:func:`clear_info`, :func:`identities`, :func:`copy_where_ok`) use CuPy's array operations. The CPU
+(:func:`clear_info`, :func:`identities`, :func:`copy_where_ok`) use CuPy's array operations;
+:func:`check_grid_barrier` is the one function that waits for the device. The CPU
 tests replace these functions with NumPy stand-ins of the same
 contract to check the drivers' blocking, pivoting and bookkeeping without a device.
 """
@@ -13,6 +14,7 @@ contract to check the drivers' blocking, pivoting and bookkeeping without a devi
 import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.workspace import workspaces
 from rocarray._core.matrix_args import STANDARD
 
 SOURCE = "rocsolver/lu.hip"
@@ -25,15 +27,30 @@ BLOCK_STEP = 64
 COLUMN_LANES = 8
 #: Fewest right-hand sides for which getrs_small stages A and B in shared memory.
 STAGE_RHS = 4
-#: Columns per laswp block.
+#: Threads of a laswp block (``RA_ROCSOLVER_LASWP_BLOCK``: 64 row slots x 4 column lanes).
 LASWP_BLOCK = 256
+#: Columns one laswp block covers (``RA_ROCSOLVER_LASWP_COLUMNS``).
+LASWP_COLUMNS = 16
 #: Largest grid y dimension (laswp's batch).
 MAX_GRID_Y = 65535
 #: Resident blocks per multiprocessor assumed for the occupancy bound.
 BLOCKS_PER_MULTIPROCESSOR = 8
 
+#: Threads of a device-wide panel block (``RA_ROCSOLVER_LU_GRID_BLOCK``).
+GRID_BLOCK = 128
+#: Fewest rows of a panel factored across the device (below, one block is as fast: its time
+#: falls with the rows, the device-wide panel's is about a grid barrier per column).
+GRID_PANEL_ROWS = 2048
+#: Most columns of a device-wide panel.
+GRID_PANEL_COLUMNS = 32
+#: Fewest rows per block of a device-wide panel (fewer blocks for shorter panels).
+GRID_MIN_SHARE = 32
+#: Clock cycles a block of the device-wide panel waits at a grid barrier before it gives up
+#: (about 2 s at 2 GHz: far past any real wait, short of a hang).
+GRID_SPIN_LIMIT = 1 << 32
+
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "diag_zero")
+_PLAIN = ("laswp", "diag_zero", "getf2_grid")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -100,9 +117,73 @@ def getf2(m, n, A, lda, strideA, ipiv, strideP, info, offset, batch):
                                     _i64(offset)), block=block, shared=shared)
 
 
+class GridBarrierError(RuntimeError):
+    """A device-wide panel's grid barrier gave up waiting (its blocks were not all resident)."""
+
+
+def grid_panel_shape(m, n, dtype, device_id, blocks=None):
+    """``(blocks, share, shared)`` of a device-wide panel of ``m x n``: blocks of ``share`` rows
+    each (the last may hold fewer, or none) and the dynamic shared bytes of one; ``blocks``
+    defaults to one per multiprocessor, fewer for short panels (:data:`GRID_MIN_SHARE`)."""
+    if blocks is None:
+        sms = backend.device_info(device_id).multiprocessors
+        blocks = max(1, min(sms, -(-m // GRID_MIN_SHARE)))
+        blocks = -(-m // -(-m // blocks))  # no block without rows
+    share = max(1, -(-m // blocks))
+    shared = (share * n + 2 * n) * numpy.dtype(dtype).itemsize + 16
+    return int(blocks), int(share), int(shared)
+
+
+def getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=None):
+    """getf2 of one m x n panel (``n <=`` :data:`GRID_PANEL_COLUMNS`) across the device: a
+    cooperative launch of blocks that each hold a share of the rows in shared memory and meet at
+    one grid barrier per column. The same pivots, ``ipiv`` and ``info`` as :func:`getf2` (one
+    matrix, ``strideA = strideP = 0``).
+
+    Returns the barrier's state (pass it to :func:`check_grid_barrier` once the factorization's
+    launches are queued), or None, launching nothing, where the panel is short
+    (< :data:`GRID_PANEL_ROWS` rows, unless ``blocks`` is given), too wide, the device has no
+    cooperative launch, or the blocks would not fit in shared memory or be resident together.
+    """
+    if n > GRID_PANEL_COLUMNS or m < 1 or (blocks is None and m < GRID_PANEL_ROWS):
+        return None
+    dev = _device(A)
+    kernel = KERNELS[kernel_name("getf2_grid", A.dtype)]
+    grid, share, shared = grid_panel_shape(m, n, A.dtype, dev, blocks)
+    if not fits_shared(share * n + 2 * n, A.dtype, dev) or not kernel.cooperative_available(dev):
+        return None
+    if kernel.resident_blocks(dev, GRID_BLOCK, shared) < grid:
+        return None
+    real = numpy.dtype(A.dtype.char.lower()) if A.dtype.kind == "c" else A.dtype
+    rows_bytes = 2 * (grid + 1) * n * A.dtype.itemsize
+    values_bytes = 2 * grid * real.itemsize
+    with launch.on_device(dev):
+        pub = workspaces.scratch("rocsolver.lu.grid_publication", rows_bytes + values_bytes + 8 * grid, dev)
+        sync = workspaces.counters("rocsolver.lu.grid_barrier", 16, dev)
+        rows = pub[:rows_bytes].view(A.dtype)
+        values = pub[rows_bytes:rows_bytes + values_bytes].view(real)
+        index = pub[rows_bytes + values_bytes:rows_bytes + values_bytes + 8 * grid].view(numpy.int32)
+        kernel(dev, (grid,), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset), _i64(share), rows, values,
+                              index, sync[:16].view(numpy.uint32), _i64(GRID_SPIN_LIMIT)),
+               block=GRID_BLOCK, shared=shared, cooperative=True)
+    return sync
+
+
+def check_grid_barrier(sync):
+    """Raise :class:`GridBarrierError` (after zeroing the barrier's state) if a device-wide panel
+    that used ``sync`` gave up at its barrier; waits for the device."""
+    words = sync[:16].view(numpy.uint32)
+    if int(words[2]):
+        with launch.on_device(_device(sync)):
+            words.fill(0)
+        raise GridBarrierError("a device-wide panel's blocks waited too long at their grid barrier (were "
+                               "they all resident?); the factorization is incomplete")
+
+
 def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
     """Swap rows k and ``ipiv[k] - 1`` of the n columns at ``A`` for k in ``k1 .. k2-1`` (0-based;
-    ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices."""
+    ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices; every 32 interchanges are
+    applied as one permutation of the rows they touch."""
     if n == 0 or k2 <= k1 or batch == 0:
         return
     dev = _device(A)
@@ -112,7 +193,7 @@ def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
             count = min(MAX_GRID_Y, batch - first)
             a = A[first * strideA:] if first else A
             p = ipiv[first * strideP:] if first else ipiv
-            kernel(dev, (-(-n // LASWP_BLOCK), count),
+            kernel(dev, (-(-n // LASWP_COLUMNS), count),
                    (_i64(n), a, _i64(lda), _i64(strideA), _i64(k1), _i64(k2), p, _i64(strideP),
                     numpy.int32(1 if reverse else 0)), block=LASWP_BLOCK)
 

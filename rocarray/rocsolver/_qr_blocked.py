@@ -7,7 +7,9 @@ Algorithms (LAPACK's, with the block reflectors on gemm; Schreiber and Van Loan'
 ``H_j ... H_{j+b-1} = I - V T V^H``):
 
 * geqrf: panels of :data:`NB` columns; a panel is factored recursively (halves of multiples of
-  :data:`LEAF` columns, Elmroth and Gustavson's splitting), each leaf by one ``geqr2`` launch and
+  :data:`LEAF` columns, Elmroth and Gustavson's splitting), each leaf by one ``geqr2`` launch (a
+  tall leaf of a single matrix by ``geqr2_grid``, a cooperative launch across the device, where
+  it can run; its grid barrier is checked once, at the end of the factorization) and
   each left half applied to its right half as a block reflector; then the panel's reflector
   updates the trailing columns, ``C := (I - V T V^H)^H C``. Stacks of matrices with at most
   :data:`BATCHED_MAX` columns are one ``geqr2`` launch (one block per matrix).
@@ -41,6 +43,7 @@ class _Scratch:
 
     def __init__(self, like):
         self.like, self.dtype, self.bufs = like, like.dtype, {}
+        self.barrier = None  # the grid barrier's state of the last device-wide leaf
 
     def get(self, name, elements):
         buf = self.bufs.get(name)
@@ -78,10 +81,21 @@ def _larfb(side, trans, V, T, rows, jb, C, ldc, sC, other, batch, ws):
         _k.gemm("N", "C", other, rows, jb, -1, W2, other, sw, V, rows, sv, 1, C, ldc, sC, batch)
 
 
+def _leaf(m, n, A, lda, sA, tau, sP, batch, ws):
+    """geqr2 of an m x n leaf: across the device when it is one tall matrix and the device can
+    (``geqr2_grid``), else one block per matrix."""
+    if batch == 1:
+        sync = _k.geqr2_grid(m, n, A, lda, tau)
+        if sync is not None:
+            ws.barrier = sync
+            return
+    _k.geqr2(m, n, A, lda, sA, tau, sP, batch)
+
+
 def _panel(m, j, w, A, lda, sA, tau, sP, batch, ws):
     """Factor columns j .. j+w-1 (rows j .. m-1) in place; tau(j .. j+w-1)."""
     if w <= LEAF:
-        _k.geqr2(m - j, w, _at(A, j, j, lda), lda, sA, tau[j:], sP, batch)
+        _leaf(m - j, w, _at(A, j, j, lda), lda, sA, tau[j:], sP, batch, ws)
         return
     w1 = -(-(w // 2) // LEAF) * LEAF  # a multiple of LEAF, < w
     _panel(m, j, w1, A, lda, sA, tau, sP, batch, ws)
@@ -96,16 +110,18 @@ def geqrf(m, n, A, lda, sA, tau, sP, batch):
     k = min(m, n)
     if k == 0 or batch == 0:
         return
-    if n <= LEAF or (batch > 1 and n <= BATCHED_MAX):
-        _k.geqr2(m, n, A, lda, sA, tau, sP, batch)
-        return
     ws = _Scratch(A)
-    for j in range(0, k, NB):
-        jb = min(NB, k - j)
-        _panel(m, j, jb, A, lda, sA, tau, sP, batch, ws)
-        if j + jb < n:
-            V, T = _reflector(A, lda, sA, j, j, m - j, jb, tau, sP, batch, ws)
-            _larfb("L", "C", V, T, m - j, jb, _at(A, j, j + jb, lda), lda, sA, n - j - jb, batch, ws)
+    if n <= LEAF or (batch > 1 and n <= BATCHED_MAX):
+        _leaf(m, n, A, lda, sA, tau, sP, batch, ws)
+    else:
+        for j in range(0, k, NB):
+            jb = min(NB, k - j)
+            _panel(m, j, jb, A, lda, sA, tau, sP, batch, ws)
+            if j + jb < n:
+                V, T = _reflector(A, lda, sA, j, j, m - j, jb, tau, sP, batch, ws)
+                _larfb("L", "C", V, T, m - j, jb, _at(A, j, j + jb, lda), lda, sA, n - j - jb, batch, ws)
+    if ws.barrier is not None:
+        _k.check_grid_barrier(ws.barrier)
 
 
 def orgqr(m, n, k, A, lda, sA, tau, sP, batch):

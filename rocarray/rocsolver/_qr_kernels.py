@@ -11,6 +11,8 @@ import numpy
 
 from rocarray import rocblas
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.workspace import workspaces
+from rocarray.rocsolver import _lu_kernels
 
 SOURCE = "rocsolver/qr.hip"
 
@@ -21,6 +23,20 @@ BLOCK = 256
 GEQR2_BLOCKS = ((64, 64), (1024, 256), (None, 512))
 #: Resident blocks per multiprocessor assumed for the occupancy query.
 BLOCKS_PER_MULTIPROCESSOR = 2048 // BLOCK
+
+#: Threads of a block of the device-wide geqr2 (``RA_ROCSOLVER_QR_GRID_BLOCK``).
+GRID_BLOCK = 128
+#: Fewest rows of a leaf factored across the device (the one-block geqr2's time falls with the
+#: rows, the device-wide kernel's is about one grid barrier per column whatever the height).
+GRID_LEAF_ROWS = 512
+#: Most columns of a device-wide leaf (``RA_ROCSOLVER_QR_GRID_COLUMNS``).
+GRID_LEAF_COLUMNS = 32
+#: Fewest rows per block of a device-wide leaf (fewer blocks for shorter leaves).
+GRID_MIN_SHARE = 32
+#: Clock cycles a block waits at a grid barrier before it gives up (about 2 s at 2 GHz).
+GRID_SPIN_LIMIT = 1 << 32
+#: Static shared bytes of the device-wide geqr2 beside its rows (s_w, the scalars, slack).
+GRID_STATIC_SHARED = 1024
 
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
 _ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
@@ -35,6 +51,7 @@ def instantiations():
     """Every name expression the QR routines launch from this source."""
     names = [_name(k, d) for k in _ELEMENTWISE for d in _STANDARD]
     names += [_name("geqr2", d, b) for d in _STANDARD for _, b in GEQR2_BLOCKS]
+    names += [_name("geqr2_grid", d) for d in _STANDARD]
     return sorted(names)
 
 
@@ -64,6 +81,59 @@ def geqr2(m, n, A, lda, stride_a, tau, stride_p, batch):
     with launch.on_device(device):
         KERNELS[_name("geqr2", A.dtype, block)](
             device, (batch,), (_i64(m), _i64(n), A, _i64(lda), _i64(stride_a), tau, _i64(stride_p)), block=block)
+
+
+def grid_leaf_shape(m, n, dtype, device_id, blocks=None):
+    """``(blocks, share, shared)`` of a device-wide geqr2 of ``m x n``: blocks of ``share`` rows each
+    (the last may hold fewer) and the dynamic shared bytes of one; ``blocks`` defaults to one per
+    multiprocessor, fewer for short leaves (:data:`GRID_MIN_SHARE` rows at least)."""
+    if blocks is None:
+        sms = backend.device_info(device_id).multiprocessors
+        blocks = max(1, min(sms, -(-m // GRID_MIN_SHARE)))
+        blocks = -(-m // -(-m // blocks))  # no block without rows
+    share = max(1, -(-m // blocks))
+    shared = share * n * numpy.dtype(dtype).itemsize + 16
+    return int(blocks), int(share), int(shared)
+
+
+def geqr2_grid(m, n, A, lda, tau, blocks=None):
+    """geqr2 of one m x n leaf (``n <=`` :data:`GRID_LEAF_COLUMNS`) across the device: a cooperative
+    launch of blocks that each hold a share of the rows in shared memory and meet at one grid
+    barrier per column. The same reflectors, R and tau as :func:`geqr2` up to rounding (the sums
+    are taken in another order).
+
+    Returns the barrier's state (pass it to :func:`check_grid_barrier` once the factorization's
+    launches are queued), or None, launching nothing, where the leaf is short
+    (< :data:`GRID_LEAF_ROWS` rows, unless ``blocks`` is given), too wide, the device has no
+    cooperative launch, or the blocks would not fit in shared memory or be resident together.
+    """
+    if n > GRID_LEAF_COLUMNS or n < 1 or m < 1 or (blocks is None and m < GRID_LEAF_ROWS):
+        return None
+    device = _device(A)
+    kernel = KERNELS[_name("geqr2_grid", A.dtype)]
+    grid, share, shared = grid_leaf_shape(m, n, A.dtype, device, blocks)
+    if shared + GRID_STATIC_SHARED > backend.shared_memory_limit(device) or not kernel.cooperative_available(device):
+        return None
+    if kernel.resident_blocks(device, GRID_BLOCK, shared) < grid:
+        return None
+    pub_bytes = 2 * (grid * (n + 1) + n) * A.dtype.itemsize
+    with launch.on_device(device):
+        pub = workspaces.scratch("rocsolver.qr.grid_publication", pub_bytes, device)
+        sync = workspaces.counters("rocsolver.qr.grid_barrier", 16, device)
+        kernel(device, (grid,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), pub[:pub_bytes].view(A.dtype),
+                                 sync[:16].view(numpy.uint32), _i64(GRID_SPIN_LIMIT)),
+               block=GRID_BLOCK, shared=shared, cooperative=True)
+    return sync
+
+
+#: Raised by :func:`check_grid_barrier` (the LU panel's class: one barrier protocol).
+GridBarrierError = _lu_kernels.GridBarrierError
+
+
+def check_grid_barrier(sync):
+    """Raise :class:`GridBarrierError` (after zeroing the barrier's state) if a device-wide leaf
+    that used ``sync`` gave up at its grid barrier; waits for the device."""
+    _lu_kernels.check_grid_barrier(sync)
 
 
 def copy_v(rows, cols, A, lda, stride_a, V, ldv, stride_v, batch):

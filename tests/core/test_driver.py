@@ -104,3 +104,35 @@ def test_an_entry_is_looked_up_once(monkeypatch):
     first = D.cuda_entry("cuSomething", (ctypes.c_int,))
     assert D.cuda_entry("cuSomething", (ctypes.c_int,)) is first and opened == ["libcuda.so.1"]
     assert first.restype is ctypes.c_int
+
+
+@pytest.mark.parametrize("hip", [False, True])
+def test_cooperative_launch_entry_per_vendor(monkeypatch, hip):
+    runtime = types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(is_hip=hip)))
+    monkeypatch.setattr(backend, "cupy", lambda: runtime)
+    monkeypatch.setattr(D, "_entries", {})
+    monkeypatch.setattr(D, "_cooperative", [])
+    opened = []
+
+    class Library:
+        def __getattr__(self, name):
+            opened.append(name)
+            return ctypes.CFUNCTYPE(ctypes.c_int)(lambda: 0)
+
+    monkeypatch.setattr(D.ctypes, "CDLL", lambda name: opened.append(name) or Library())
+    entry = D.cooperative_launch()
+    assert entry is not None and D.cooperative_launch() is entry
+    assert opened == (["libamdhip64.so", "hipModuleLaunchCooperativeKernel"] if hip
+                      else ["libcuda.so.1", "cuLaunchCooperativeKernel"])
+    assert entry.restype is ctypes.c_int and len(entry.argtypes) == 10
+
+
+def test_without_a_driver_library_there_is_no_cooperative_launch(monkeypatch):
+    monkeypatch.setattr(D, "_entries", {})
+    monkeypatch.setattr(D, "_cooperative", [])
+
+    def no_library(name):
+        raise OSError("cannot open shared object file")
+
+    monkeypatch.setattr(D.ctypes, "CDLL", no_library)
+    assert D.cooperative_launch() is None

@@ -91,3 +91,21 @@ def test_inline_ptx_is_refused_with_a_reason(emulated_device):
 
     with pytest.raises(Unsupported, match="inline PTX"):
         ra.prim.inclusive_scan(emulated_device.array(np.ones(10, np.float16)))
+
+
+@pytest.mark.parametrize("fixture", ["emulated_device", "emulated_wave64_device"])
+def test_a_cooperative_launch_runs_its_blocks_together(request, fixture):
+    """Blocks meet at a spin-wait grid barrier (impossible one block at a time) and each keeps
+    its own shared memory across the others' turns."""
+    device = request.getfixturevalue(fixture)
+    blocks, threads = 5, 64
+    count = device.array(np.zeros(1, np.uint32))
+    marks = device.array(np.zeros(blocks * threads, np.int32))
+    out = device.array(np.zeros(2 * blocks * threads, np.int32))
+    kernels.Kernel(SOURCE, "emu_check_cooperative", threads, 1)(
+        0, blocks, (count, marks, out), shared=threads * 4, cooperative=True)
+    got = np.asarray(out).reshape(blocks, threads, 2)
+    g, t = np.meshgrid(np.arange(blocks), np.arange(threads), indexing="ij")
+    np.testing.assert_array_equal(got[..., 0], g * 1000000 + g * 1000 + t)
+    np.testing.assert_array_equal(got[..., 1], (g + 1) % blocks + 1)
+    assert device.launches[-1].cooperative

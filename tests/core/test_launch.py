@@ -223,3 +223,36 @@ def test_on_device_switches_only_when_another_device_is_current(monkeypatch):
     with L.on_device(3):
         pass
     assert entered == [3, -3]
+
+
+def test_cooperative_launch_goes_to_the_drivers_cooperative_entry(driver, monkeypatch):
+    calls, _ = driver
+    coop = []
+
+    def entry(f, gx, gy, gz, bx, by, bz, shared, stream, params):
+        addresses = (ctypes.c_void_p * 2).from_address(params)
+        coop.append(((f, gx, gy, gz, bx, by, bz, shared, stream),
+                     [ctypes.string_at(addresses[0], 8), ctypes.string_at(addresses[1], 8)]))
+        return status[0]
+
+    status = [0]
+    monkeypatch.setattr(D, "cooperative_launch", lambda: entry)
+    assert L.cooperative_available(_kernel())
+    L.launch(_kernel(), (131,), (128,), (np.int64(5), _Memory(0xCAFE10)), 2048, cooperative=True)
+    assert not calls   # not the plain launch
+    assert coop[0][0] == (0xF00, 131, 1, 1, 128, 1, 1, 2048, 0x5150)
+    assert coop[0][1] == [np.int64(5).tobytes(), (0xCAFE10).to_bytes(8, "little")]
+    status[0] = 720    # CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE
+    with pytest.raises(RuntimeError, match="refused a cooperative launch.*status 720"):
+        L.launch(_kernel(), (9999,), (128,), (np.int64(5), _Memory(0xCAFE10)), 0, cooperative=True)
+
+
+def test_cooperative_launch_availability_and_stand_ins(monkeypatch):
+    monkeypatch.setattr(D, "cooperative_launch", lambda: None)
+    assert not L.cooperative_available(_kernel())
+    seen = []
+    stand_in = lambda grid, block, args, shared_mem=0, cooperative=False: seen.append(cooperative)  # noqa: E731
+    assert L.cooperative_available(stand_in)
+    L.launch(stand_in, (3,), (64,), (np.int32(1),), 0, cooperative=True)
+    L.launch(stand_in, (3,), (64,), (np.int32(1),), 0)
+    assert seen == [True, False]

@@ -103,7 +103,8 @@ def _backward(a, factor, upper, dtype):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(1, 1), (2, 2), (37, 37), (128, 128), (131, 131), (5, 20, 20), (2, 3, 129, 129),
-                                   (400, 400)], ids=str)
+                                   (400, 400), (40, 32, 32), (3, 3, 64, 64), (6, 100, 100), (4, 128, 128)],
+                         ids=str)
 @pytest.mark.parametrize("upper", [False, True])
 @pytest.mark.parametrize("dtype", ALL)
 def test_cholesky_matches_numpy(rng, dtype, upper, shape):

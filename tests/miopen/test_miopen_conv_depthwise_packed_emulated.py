@@ -76,6 +76,13 @@ def _check_backward_data(dev, p):
     np.testing.assert_array_equal(dx.view(np.uint8), one.view(np.uint8))
 
 
+def _packed_name(p):
+    """The packed forward kernel ``p`` takes: the run kernel for its window width and stride along
+    W where it has one, else ``fwd2d_vec``."""
+    shape = _conv_depthwise._run_shape(p)
+    return f"{VEC}<{_conv_depthwise.ctype(p.dtype)}>" if shape is None else _conv_depthwise.run_name(p.dtype, *shape)
+
+
 def _check(dev, p, *, bias=None, activation=None):
     """The packed kernel's y against the float64 reference and the one-channel kernel's bits."""
     rng = np.random.default_rng(SEED)
@@ -83,7 +90,7 @@ def _check(dev, p, *, bias=None, activation=None):
     if bias is not None:
         bias = rng.standard_normal(p.k).astype(p.dtype)
     y, names = _run(dev, p, x, w, bias=bias, activation=activation)
-    assert names == [f"{VEC}<{_conv_depthwise.ctype(p.dtype)}>"]
+    assert names == [_packed_name(p)]
     want = host.forward(p, x, w) + (0 if bias is None else bias.astype(np.float64))
     if activation == "relu":
         want = np.maximum(want, 0)
@@ -102,6 +109,16 @@ CASES = [  # (n, c, size, filter, stride, pad, dilation): odd sizes, partial row
     (1, 132, (3, 5), (3, 3), 1, 1, 1),      # 33 packs: two chunks, the second of one pack
     (2, 8, (11,), (5,), 1, 2, 1),           # 1-D
 ]
+RUN_CASES = [  # the run kernel's shapes (3 wide, stride 1 or 2 along W): W not a multiple of the run
+    (2, 8, (5, 13), (3, 3), 1, 1, 1),       # 13 columns: a partial last run
+    (2, 16, (8, 9), (3, 3), 1, 1, 1),       # 8 output rows: bands of 4 rows
+    (1, 264, (6, 7), (3, 3), 1, 1, 1),      # bands of 2 rows, two chunks of packs
+    (1, 4, (7, 1), (3, 3), 1, 1, 1),        # one column: every run's other columns clamped
+    (3, 8, (6, 11), (3, 3), (2, 2), 0, 1),  # stride 2, no padding
+    (1, 8, (9, 10), (3, 3), (1, 2), (2, 2), (2, 1)),  # stride 2 along W, vertical dilation, wide pad
+    (2, 4, (5, 7), (5, 3), (2, 1), (1, 1), 1),        # 5 rows, vertical stride
+    (1, 16, (17,), (3,), 2, 1, 1),          # 1-D, stride 2
+]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"n{c[0]}-c{c[1]}-{'x'.join(map(str, c[2]))}")
@@ -109,6 +126,37 @@ def test_packed_forward_float32(emulated_device, case):
     n, c, size, flt, stride, pad, dil = case
     _check(emulated_device, _problem(n, c, size, flt, "float32", stride=stride, pad=pad, dilation=dil),
            bias=True, activation="relu")
+
+
+@pytest.mark.parametrize("case", RUN_CASES, ids=lambda c: f"n{c[0]}-c{c[1]}-{'x'.join(map(str, c[2]))}")
+def test_run_kernel_forward_float32(emulated_device, case):
+    n, c, size, flt, stride, pad, dil = case
+    p = _problem(n, c, size, flt, "float32", stride=stride, pad=pad, dilation=dil)
+    assert _conv_depthwise._run_shape(p) is not None
+    _check(emulated_device, p, bias=True, activation="relu")
+
+
+def test_run_kernel_forward_float16_wave64_stride2(emulated_wave64_device):
+    _check(emulated_wave64_device, _problem(2, 16, (7, 9), (3, 3), "float16", stride=2), bias=True)
+
+
+def test_run_kernel_skips_taps_outside_the_input(emulated_device):
+    """Columns outside the input are loaded clamped but never added: an infinite left-column weight
+    leaves the first output column (whose left tap is padding) finite and makes the rest infinite."""
+    p = _problem(2, 8, (4, 6), (3, 3), "float32")
+    x = np.random.default_rng(SEED).uniform(0.5, 1.0, p.x_shape()).astype(np.float32)
+    w = np.ones(p.w_shape(), np.float32)
+    w[:, :, 0] = np.inf  # (K, KH, KW, 1): the left column of every row
+    y, names = _run(emulated_device, p, x, w)
+    assert names == [_conv_depthwise.run_name(p.dtype, 3, 1)]
+    assert np.isfinite(y[:, :, 0, :]).all() and np.isposinf(y[:, :, 1:, :]).all()
+
+
+def test_dilated_width_takes_the_vector_kernel():
+    assert _conv_depthwise._run_shape(_problem(1, 8, (8, 8), (3, 3), "float16", dilation=(1, 2))) is None
+    assert _conv_depthwise._run_shape(_problem(1, 8, (8, 8), (3, 5), "float16")) is None
+    assert _conv_depthwise._run_shape(_problem(1, 8, (8, 8), (3, 3), "float16", stride=3)) is None
+    assert _conv_depthwise._run_shape(_problem(1, 8, (8, 8), (3, 3), "float16", stride=(1, 2))) == (3, 2)
 
 
 def test_packed_forward_float64_no_bias(emulated_device):
@@ -154,7 +202,7 @@ def test_packed_launch_geometry(fake_device):
     x, w = fake_device.array(p.x_shape(), p.dtype), fake_device.array(p.w_shape(), p.dtype)
     miopen.convolution_forward(p, x, w, algo="depthwise")
     launch = fake_device.launches[-1]
-    assert launch.name == f"{VEC}<ra_half>"
+    assert launch.name == "ra_miopen_conv_depthwise_fwd2d_run<ra_half, 3, 1>"
     # 32 packs of 8 channels a block, 8 row tiles of 4 outputs per block: 64 * 56 * 14 / 8 blocks
     assert tuple(launch.grid)[:2] == (64 * 56 * 14 // 8, 1)
     small = _problem(1, 40, (3, 9), (3, 3), "float16")  # 5 packs: 51 row tiles per block

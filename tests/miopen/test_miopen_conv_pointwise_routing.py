@@ -17,7 +17,7 @@ import miopen_conv_host as host
 
 import rocarray as ra
 from rocarray import miopen
-from rocarray._core import backend, tuning
+from rocarray._core import tuning
 from rocarray.miopen import _conv_find, _conv_registry
 from rocarray.rocblas._gemm import tensor_maps, tf32x3, wgmma
 
@@ -30,11 +30,7 @@ fake_device = launchfake.fake_device  # the fixture
 def sm90(fake_device, monkeypatch, tmp_path):
     """The fake device with sm_90's opt-in shared memory, stand-in tensor maps recorded in
     ``device.maps``, an empty find-db and the fast find mode."""
-    monkeypatch.setenv("ROCARRAY_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("ROCARRAY_TUNE", raising=False)
-    monkeypatch.delenv(_conv_find.ENV, raising=False)
-    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 232448)
-    fake_device.maps = []
+    launchfake.with_fresh_search(fake_device, monkeypatch, tmp_path)
 
     def operand_map(*args):
         fake_device.maps.append(("map",) + args)

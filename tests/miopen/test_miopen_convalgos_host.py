@@ -9,14 +9,18 @@ from launchfake import fake_device  # noqa: F401 (the fixture)
 from miopen import conv_reference as ref
 
 from rocarray._core import compile as _compile
-from rocarray.miopen import _conv_fft, _conv_implicit_gemm as igemm, _conv_registry, _conv_winograd as wino
+from rocarray.miopen import _conv_fft, _conv_implicit_gemm as igemm, _conv_registry, _conv_wgmma
+from rocarray.miopen import _conv_winograd as wino
 
 
 def test_registry_holds_the_four_algorithms():
     names = _conv_registry.algorithms()
     for name in ("implicit_gemm", "winograd_f2x3", "winograd_f4x3", "fft"):
-        assert names[name].name == name and names[name].fuses_epilogue is False
-    assert names["implicit_gemm"].sources == (igemm.SOURCE,) and names["winograd_f4x3"].sources == (wino.SOURCE,)
+        assert names[name].name == name
+        # implicit_gemm's forward fuses bias and activation (its warpgroup kernel's epilogue, else a second pass)
+        assert names[name].fuses_epilogue is (name == "implicit_gemm")
+    assert names["implicit_gemm"].sources == (igemm.SOURCE, _conv_wgmma.SOURCE)
+    assert names["winograd_f4x3"].sources == (wino.SOURCE,)
     assert names["fft"].sources == ()
 
 

@@ -11,6 +11,7 @@ import pytest
 import kernel_emu
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
+from mma_host_model import mfma_32x32x8, mma_16816
 from miopen import conv_reference as ref
 
 from rocarray._core import compile as _compile
@@ -25,73 +26,14 @@ BEGIN, END = "// ---- ra-conv-mma-primitives-begin ----", "// ---- ra-conv-mma-p
 # column g. C/D: c_i at row g + 8 * (i / 2), column 2 t + (i % 2).
 NV_MODEL = r"""
 #define RA_CONV_MMA_NV 1
-template <typename T> struct ra_conv_mma_16816 {
-    static RA_DEVICE float value(ra_u32 reg, int half) {
-        T v; v.bits = (ra_u16)(half ? reg >> 16 : reg & 0xffffu); return ra_traits<T>::to_acc(v);
-    }
-    static RA_DEVICE void run(float (&d)[4], const ra_u32 (&a)[4], ra_u32 b0, ra_u32 b1) {
-        __shared__ ra_u32 exchange[8][32][6];
-        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        for (int q = 0; q < 4; ++q) exchange[warp][lane][q] = a[q];
-        exchange[warp][lane][4] = b0;
-        exchange[warp][lane][5] = b1;
-        __syncwarp();
-        float A[16][16], B[16][8];
-        for (int s = 0; s < 32; ++s) {
-            const int g = s / 4, t = s % 4;
-            for (int i = 0; i < 8; ++i)
-                A[g + 8 * ((i / 2) % 2)][2 * t + (i % 2) + 8 * (i / 4)] = value(exchange[warp][s][i / 2], i % 2);
-            for (int i = 0; i < 4; ++i)
-                B[2 * t + (i % 2) + 8 * (i / 2)][g] = value(exchange[warp][s][4 + i / 2], i % 2);
-        }
-        __syncwarp();
-        const int g = lane / 4, t = lane % 4;
-        for (int i = 0; i < 4; ++i) {
-            const int row = g + 8 * (i / 2), col = 2 * t + (i % 2);
-            float sum = 0.0f;
-            for (int k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
-            d[i] += sum;
-        }
-    }
-};
-"""
+""" + mma_16816("ra_conv_mma_16816")
 
 # v_mfma_f32_32x32x8 (f16, bf16_1k), wave64: lane l holds A(l % 32, 4 (l / 32) + e) and
 # B(4 (l / 32) + e, l % 32) in element e (16 bits each, low first) and D(8 (r / 4) + 4 (l / 32)
 # + r % 4, l % 32) in accumulator r.
 AMD_MODEL = r"""
 #define RA_CONV_MMA_AMD 1
-struct ra_conv_f32x16 {
-    float v[16];
-    RA_DEVICE float& operator[](int i) { return v[i]; }
-};
-template <typename T> struct ra_conv_mfma_32x32x8 {
-    static RA_DEVICE float value(ra_u64 reg, int e) {
-        T v; v.bits = (ra_u16)(reg >> (16 * e)); return ra_traits<T>::to_acc(v);
-    }
-    static RA_DEVICE ra_conv_f32x16 run(ra_u64 a, ra_u64 b, ra_conv_f32x16 d) {
-        __shared__ ra_u64 exchange[4][64][2];
-        const int wave = threadIdx.x / 64, lane = threadIdx.x % 64;
-        exchange[wave][lane][0] = a;
-        exchange[wave][lane][1] = b;
-        __syncwarp();
-        float A[32][8], B[8][32];
-        for (int s = 0; s < 64; ++s)
-            for (int e = 0; e < 4; ++e) {
-                A[s % 32][4 * (s / 32) + e] = value(exchange[wave][s][0], e);
-                B[4 * (s / 32) + e][s % 32] = value(exchange[wave][s][1], e);
-            }
-        __syncwarp();
-        for (int r = 0; r < 16; ++r) {
-            const int i = 8 * (r / 4) + 4 * (lane / 32) + r % 4, j = lane % 32;
-            float sum = 0.0f;
-            for (int k = 0; k < 8; ++k) sum += A[i][k] * B[k][j];
-            d[r] += sum;
-        }
-        return d;
-    }
-};
-"""
+""" + mfma_32x32x8("ra_conv_mfma_32x32x8", "ra_conv_f32x16")
 
 
 def _with_model(monkeypatch, model):

@@ -75,6 +75,91 @@ def test_batchnorm_training_forward_and_backward(emulated_device, shape, layout)
     _close(db, want[2], dtype)
 
 
+# The statistics' ring of loads (ra_bn_stream_moments) at its boundaries: (shape, layout, dtype,
+# splits). Channels first, float32 vectors (a ring of 5, 1 folded a time): image runs shorter than
+# a block's step of 256 vectors (9 vectors: the walk's wrap after 28 images and 4 positions) with
+# threads at exactly two rings and at two and one; runs longer than the step (1000 vectors) with
+# split ends inside an image; runs of one vector (2 x 2 planes: 256 images a step); N = 1 and
+# C = 1 over 3 splits; odd planes (the scalar path, a ring of 20 folded 4 at a time: 42 loads a
+# thread, a full turn, the drain and a partial group); float64 (a ring of 6, 2 a time) and float16
+# (8 elements a vector) vectors, float16 scalars. Channels last: float32 vectors over 47 rows a
+# thread and over split ends, float32 and float64 scalars past two rings, float16 and bfloat16
+# vectors (8 channels a thread).
+BN_STREAM_CASES = [((300, 2, 36), "NCHW", "float32", 2), ((3, 2, 4000), "NCHW", "float32", 2),
+                   ((2600, 3, 2, 2), "NCHW", "float32", 1), ((1, 1, 40000), "NCHW", "float32", 3),
+                   ((220, 2, 49), "NCHW", "float32", 1), ((2, 3, 3000), "NCHW", "float64", 1),
+                   ((4, 2, 6000), "NCHW", "float16", 1), ((280, 1, 7, 11), "NCHW", "float16", 2),
+                   ((1500, 32), "NHWC", "float32", 1), ((6, 250, 32), "NHWC", "float32", 3),
+                   ((2600, 7), "NHWC", "float32", 2), ((1400, 5), "NHWC", "float64", 1),
+                   ((3, 40, 50, 16), "NHWC", "float16", 1), ((2, 3000, 8), "NHWC", "bfloat16", 2)]
+
+
+@pytest.mark.parametrize("target", ["cuda32", "hip64"])
+@pytest.mark.parametrize("shape,layout,dtype,splits", BN_STREAM_CASES)
+def test_batchnorm_statistics_stream_boundaries(request, monkeypatch, target, shape, layout, dtype, splits):
+    if dtype in ("float16", "bfloat16") and target == "cuda32":
+        pytest.skip("the 32-lane target's 16-bit conversions are inline PTX; the 64-lane one runs them")
+    if dtype == "bfloat16":
+        dtype = np.dtype(pytest.importorskip("ml_dtypes").bfloat16)
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    rng = np.random.default_rng(SEED + len(shape) * 1000 + shape[0])
+    C = _channels(layout, shape)
+    tiles = -(-C // 32) if layout == "NHWC" else C  # the grid's tiles at most 32 channels wide
+    monkeypatch.setattr(_batchnorm, "resident_blocks", lambda name, dev: splits * tiles)
+    x = (1.5 + rng.standard_normal(shape)).astype(dtype)
+    acc = _batchnorm.acc_dtype(dtype)
+    w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
+    rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
+    d_rm, d_rv = dev.array(rm), dev.array(rv)
+    out = dev.array(np.full(shape, np.nan, dtype))
+    y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), d_rm, d_rv, 0.1,
+                                                        1e-5, layout=layout, out=out)
+    stats = [launch for launch in dev.launches if "bn_stats" in launch.name][-1]
+    assert stats.grid[1 if layout == "NCHW" else 0] == splits
+    want = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, layout)
+    stat_tol = "float32" if np.dtype(dtype).itemsize == 2 else dtype  # float32 statistics of 16-bit data
+    _close(y, want[0], dtype)
+    _close(mean, want[1], stat_tol)
+    _close(invstd, want[2], stat_tol)
+    _close(d_rm, want[3], stat_tol)
+    _close(d_rv, want[4], stat_tol)
+
+
+def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch):
+    # S a multiple of the vector width but x 4 bytes past a 16-byte boundary: the scalar walk (a
+    # ring of 20 floats) over the same image runs, two splits
+    rng = np.random.default_rng(SEED)
+    shape = (300, 2, 36)
+    monkeypatch.setattr(_batchnorm, "resident_blocks", lambda name, dev: 2 * shape[1])
+    x = (1.5 + rng.standard_normal(shape)).astype(np.float32)
+    base = emulated_device.array(np.concatenate([np.zeros(1, np.float32), x.ravel()]))
+    xd = base[1:].reshape(shape)
+    assert xd.data.ptr % 16 == 4
+    y, mean, invstd = miopen.batchnorm_forward_training(xd, None, None, None, None, 0.1, 1e-5)
+    stats = [launch for launch in emulated_device.launches if "bn_stats" in launch.name][-1]
+    assert int(stats.args[5]) == 0 and stats.grid[1] == 2
+    want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5)
+    _close(y, want[0], "float32")
+    _close(mean, want[1], "float32")
+    _close(invstd, want[2], "float32")
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_batchnorm_statistics_of_a_large_mean(emulated_device, layout):
+    # float32 data 1000 standard deviations from zero: the per-group means and the pairwise
+    # update keep the variance to a few float32 roundings of the mean's size over sigma (2^-24 *
+    # 1000 * a small factor), where sums of squares would lose it entirely
+    rng = np.random.default_rng(SEED)
+    shape = (40, 3, 30, 30) if layout == "NCHW" else (40, 30, 30, 8)
+    x = (1000.0 + rng.standard_normal(shape)).astype(np.float32)
+    y, mean, invstd = miopen.batchnorm_forward_training(emulated_device.array(x), None, None, None, None, 0.1, 1e-5,
+                                                        layout=layout)
+    want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5, layout)
+    np.testing.assert_allclose(np.asarray(mean, np.float64), want[1], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(invstd, np.float64), want[2], rtol=2e-5)
+    np.testing.assert_allclose(np.asarray(y, np.float64), want[0], rtol=0, atol=2e-3)
+
+
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 def test_batchnorm_inference_and_its_backward(emulated_device, layout):
     rng = np.random.default_rng(SEED)

@@ -136,8 +136,12 @@ def test_channel_packs_nhwc(emulated_device, dtype):
     rng = np.random.default_rng(SEED)
     x = rng.standard_normal((2, 8, 7, 6)).astype(dtype)
     dev_x = emulated_device.array(_to_layout(x, "NHWC"))
-    y, idx = ra.nn.max_pool2d(dev_x, 3, 2, 1, return_indices=True, layout="NHWC")
-    assert emulated_device.names()[-1].endswith(f", {16 // x.itemsize}>")
+    y, idx = ra.nn.max_pool2d(dev_x, 3, 2, 1, dilation=(1, 1), return_indices=True, layout="NHWC")
+    assert emulated_device.names()[-1].startswith("ra_miopen_pooling_max2d_nhwc<")  # the run kernel
+    a = ra.nn.max_pool2d(dev_x, 3, 2, 1, dilation=(2, 2), layout="NHWC")
+    assert emulated_device.names()[-1].endswith(f", {16 // x.itemsize}>")         # the packed general one
+    want, _, _ = ref.pool(x, "max", (3, 2), (3, 3), (2, 2), (1, 1), (2, 2))
+    np.testing.assert_array_equal(_from_layout(a, "NHWC"), want)
     want, want_idx, _ = ref.pool(x, "max", (4, 3), (3, 3), (2, 2), (1, 1), (1, 1))
     np.testing.assert_array_equal(_from_layout(y, "NHWC"), want)
     np.testing.assert_array_equal(_from_layout(idx, "NHWC"), want_idx)

@@ -216,6 +216,59 @@ def test_norm_self_checks_pass(rng):
         check.run(rng)
 
 
+# Shapes whose statistics run at the device's full grid with many turns of each thread's ring of
+# loads: 16-byte vectors in both layouts, an odd plane (the channels-first scalar walk), one
+# channel of one image, and channels last with a channel count that is not a multiple of the
+# vector (scalars); (shape in NCHW order, layouts)
+BN_STREAM_SHAPES = [((32, 64, 56, 56), ("NCHW", "NHWC")), ((16, 24, 55, 55), ("NCHW",)), ((1, 1, 1023, 1027), ("NCHW",)),
+                    ((16, 37, 28, 28), ("NHWC",))]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,layouts", BN_STREAM_SHAPES)
+def test_batch_norm_statistics_over_the_full_grid(rng, shape, layouts, dtype):
+    import cupy
+
+    from rocarray import miopen
+
+    dt = _dtype(dtype)
+    C = shape[1]
+    for layout in layouts:
+        cl = shape if layout == "NCHW" else (shape[0],) + shape[2:] + (shape[1],)
+        x = (1.5 + 2 * rng.standard_normal(cl)).astype(dt)
+        rm, rv = rng.standard_normal(C).astype(_acc(dt)), (0.5 + rng.random(C)).astype(_acc(dt))
+        d_rm, d_rv = cupy.asarray(rm), cupy.asarray(rv)
+        out = cupy.asarray(np.full(cl, np.nan, dt))  # poisoned (ml_dtypes builds the bfloat16 NaNs)
+        y, mean, invstd = miopen.batchnorm_forward_training(cupy.asarray(x), None, None, d_rm, d_rv, 0.1, 1e-5,
+                                                            layout=layout, out=out)
+        want = ref.batch_norm_training(x.astype(np.float64), None, None, rm, rv, 0.1, 1e-5, layout)
+        stat = "float32" if dt.itemsize == 2 else dtype
+        _close(y, want[0], dtype)
+        for got, exp in zip((mean, invstd, d_rm, d_rv), want[1:]):
+            _close(got, exp, stat)
+        again = miopen.batchnorm_forward_training(cupy.asarray(x), None, None, None, None, 0.1, 1e-5, layout=layout)
+        assert bool((again[1] == mean).all()) and bool((again[2] == invstd).all())  # fixed merge order
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_batch_norm_statistics_of_a_large_mean_match_torch(rng, layout):
+    # float32 data a thousand standard deviations from zero: the grouped pairwise folds keep the
+    # variance to the float32 rounding of the mean (relative 2^-24 * 1000 * a small factor)
+    torch = _torch()
+    import cupy
+
+    shape = (32, 64, 28, 28)
+    cl = shape if layout == "NCHW" else (32, 28, 28, 64)
+    x = (1000.0 + rng.standard_normal(cl)).astype(np.float32)
+    y, mean, invstd = ra.nn.batch_norm(cupy.asarray(x), None, None, training=True, layout=layout, return_stats=True)
+    want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5, layout)
+    np.testing.assert_allclose(cupy.asnumpy(invstd).astype(np.float64), want[2], rtol=5e-5)
+    yt = torch.nn.functional.batch_norm(torch.from_numpy(_moved(x, layout)).cuda(), None, None, training=True)
+    ours = np.abs(cupy.asnumpy(y).astype(np.float64) - want[0]).max()
+    theirs = np.abs(_unmoved(yt.cpu().numpy(), layout).astype(np.float64) - want[0]).max()
+    assert ours <= max(2e-3, 2 * theirs)
+
+
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
 def test_batch_norm_writes_every_output_element_and_is_deterministic(rng, layout):
     import cupy

@@ -87,13 +87,14 @@ def test_max_pool_nhwc_geometry_and_launch(fake_device):
     y = ra.nn.max_pool2d(x, 3, 2, 1, layout="NHWC")
     assert y.shape == (2, 56, 56, 64) and y.dtype == np.float16
     launch = fake_device.launches[-1]
-    assert launch.name == "ra_miopen_pooling_forward<ra_half, 0, true, 8>"  # 16-byte channel packs
-    assert int(launch.args[2]) == 0  # no indices asked for: none written
+    # 16-byte channel packs, a run of outputs per thread; no indices asked for: none written
+    assert launch.name == "ra_miopen_pooling_max2d_nhwc<ra_half, 3, 2, false>"
+    assert int(launch.args[2]) == 0
     g = launch.args[3][0]
     assert (g["n"], g["c"]) == (2, 64)
     assert list(g["in"]) == [1, 112, 112] and list(g["out"]) == [1, 56, 56]
     assert list(g["kernel"]) == [1, 3, 3] and list(g["stride"]) == [1, 2, 2] and list(g["pad"]) == [0, 1, 1]
-    assert launch.grid[0] == -(-y.size // 8 // _pooling.BLOCK)
+    assert launch.grid[0] == -(-(2 * 56 * 14 * 8) // _pooling.BLOCK)  # 14 runs of 4 in a row of 56
 
 
 def test_unbatched_and_adaptive_none(fake_device):
@@ -240,8 +241,11 @@ def test_divisor_override_and_resnet_stem_vs_torch(rng):
 
 def test_channel_packs_need_divisible_channels_and_alignment(fake_device):
     base = fake_device.array((1 * 6 * 6 * 8 + 1,), "float32")
-    ra.nn.max_pool2d(base[:-1].reshape(1, 6, 6, 8), 2, layout="NHWC")
-    ra.nn.max_pool2d(base[1:].reshape(1, 6, 6, 8), 2, layout="NHWC")  # 4 bytes off 16-byte alignment
-    ra.nn.max_pool2d(fake_device.array((1, 6, 6, 6), "float32"), 2, layout="NHWC")
-    ra.nn.max_pool2d(fake_device.array((1, 8, 6, 6), "float32"), 2)
+    # stride 1 along W with a 2-wide window: no run kernel, the general one with or without packs
+    ra.nn.max_pool2d(base[:-1].reshape(1, 6, 6, 8), 2, 1, layout="NHWC")
+    ra.nn.max_pool2d(base[1:].reshape(1, 6, 6, 8), 2, 1, layout="NHWC")  # 4 bytes off 16-byte alignment
+    ra.nn.max_pool2d(fake_device.array((1, 6, 6, 6), "float32"), 2, 1, layout="NHWC")
+    ra.nn.max_pool2d(fake_device.array((1, 8, 6, 6), "float32"), 2, 1)
     assert [n.split(", ")[-1] for n in fake_device.names()] == ["4>", "1>", "1>", "1>"]
+    ra.nn.max_pool2d(base[1:].reshape(1, 6, 6, 8), 2, layout="NHWC")  # misaligned: not the run kernel either
+    assert fake_device.names()[-1] == "ra_miopen_pooling_forward<float, 0, true, 1>"

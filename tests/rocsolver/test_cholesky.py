@@ -19,7 +19,7 @@ from conftest import fake, random_array, to_device, to_host
 from launchfake import fake_device  # noqa: F401 (the fixture the routing tests record with)
 
 from rocarray._core import backend, compile as _compile
-from rocarray.rocsolver import _cholesky, _cholesky_kernels, _trtri
+from rocarray.rocsolver import _cholesky, _cholesky_block, _cholesky_kernels, _trtri
 import rocarray.rocsolver as rocsolver
 
 ALL = ["float32", "float64", "complex64", "complex128"]
@@ -69,6 +69,7 @@ def stand_ins(monkeypatch):
     for module in (_cholesky, _trtri):
         monkeypatch.setattr(module, "blas", blas)
         monkeypatch.setattr(module, "kern", kern)
+    monkeypatch.setattr(_cholesky, "block", host.Block(kern.calls))
     return blas, kern
 
 
@@ -125,25 +126,31 @@ def test_nan_on_the_diagonal_fails_at_its_column(stand_ins, rng, k):
     assert info[0] == k
 
 
-@pytest.mark.parametrize("limit", [1 << 20, 0])  # one launch for the batch / one recursion each
+@pytest.mark.parametrize("dtype, n, limit, route", [
+    ("float32", 9, 1 << 20, "potrf_block"),   # the register-tile launch for the batch
+    ("float32", 9, 0, "potrf_block"),         # (it needs no dynamic shared memory)
+    ("complex128", 70, 1 << 20, "potf2"),     # past the register tiles, in one block's shared memory
+    ("complex128", 70, 0, "potf2_inv"),       # one recursion each
+])
 @pytest.mark.parametrize("uplo", ["L", "U"])
-def test_batch_info_per_matrix(stand_ins, rng, uplo, limit):
-    n, batch, lda = 9, 5, 10
-    mats = np.stack([spd(rng, n, "float32") for _ in range(batch)])
+def test_batch_info_per_matrix(stand_ins, rng, uplo, dtype, n, limit, route):
+    batch, lda = 5, n + 1
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
     mats[1, 4, 4] = -1.0
     mats[3, 0, 0] = 0.0
     stride = lda * n + 2
-    buf = packed(mats, lda, uplo, "float32", batch, stride)
+    buf = packed(mats, lda, uplo, dtype, batch, stride)
     info = np.full(batch, 99, np.int32)
     _cholesky.factor_batch(uplo, n, buf, lda, stride, info, batch, limit)
     assert info.tolist() == [0, 5, 0, 1, 0]
     for b in (0, 2, 4):
-        assert factor_error(buf[b * stride:], mats[b], lda, uplo, "float32") < 10
+        assert factor_error(buf[b * stride:], mats[b], lda, uplo, dtype) < 10
     _, kern = stand_ins
-    if limit:
-        assert kern.calls == [("potf2", n, batch)]
+    if route == "potf2_inv":
+        assert {c[0] for c in kern.calls} == {"potf2_inv", "lacpy"}
+        assert all(c[2] == 1 for c in kern.calls if c[0] == "potf2_inv")
     else:
-        assert all(c[2] == 1 for c in kern.calls if c[0].startswith("potf2"))
+        assert kern.calls == [(route, n, batch)]
 
 
 @pytest.mark.parametrize("limit", [1 << 20, 0])
@@ -273,7 +280,7 @@ def test_panels_larger_than_the_staging_area_split(stand_ins, rng, monkeypatch, 
     buf, kern = _factor_checked(stand_ins, rng, "float64", uplo, n, nb)
     copies = [c for c in kern.calls if c[0] == "lacpy"]
     assert sum(c[1] * c[2] for c in copies) == staged_elements(n, nb)
-    assert all(c[1] * c[2] <= max(stage, n * nb) for c in copies)
+    assert all(c[1] * c[2] <= max(stage, n * _cholesky.MERGED_LEAVES * nb) for c in copies)
     assert len(copies) > count_panels(n, nb)[0]
 
 
@@ -344,6 +351,156 @@ def test_panel_leaves_read_only_their_copy(rng):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("merged", [1, 2, 4])
+@pytest.mark.parametrize("n, nb", [(9, 4), (37, 4), (100, 8), (300, 16)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_panels_through_merged_inverses_give_the_factor(stand_ins, rng, monkeypatch, dtype, uplo, n, nb, merged):
+    # the panels use inverses of blocks of ``merged`` leaves (1: the leaves' own), joined by
+    # merge (nested for 4); each block's inverse in the workspace is the inverse of its factor
+    # block, every one but the matrix's last (which no panel reads)
+    monkeypatch.setattr(_cholesky, "MERGED_LEAVES", merged)
+    a = spd(rng, n, dtype)
+    lda = n + 2
+    buf, info = packed(a, lda, uplo, dtype), np.zeros(1, np.int32)
+    stand_ins[1].inverse_nb = nb
+    inv, tmp = _cholesky.inverse_workspace(n, nb, buf)
+    _cholesky.factor_inv(uplo, n, buf, lda, info, nb, inv, tmp)
+    assert info[0] == 0
+    assert factor_error(buf, a, lda, uplo, dtype) < 10
+    assert other_triangle_untouched(buf, n, lda, uplo)
+    t = host.tri(host.view(buf, n, n, lda), uplo)
+    s = t if uplo == "L" else t.conj().T
+    P = merged * nb
+    for q in range(-(-n // P) - 1):
+        block = s[q * P:(q + 1) * P, q * P:(q + 1) * P]
+        got = host.view(inv[q * P * P:], P, P, P)
+        np.testing.assert_allclose(got @ block, np.eye(P), atol=1e-10)
+        assert np.all(np.triu(got, 1) == 0)
+
+
+def test_merge_joins_two_inverses(rng):
+    # X21 := -X22 (S21 X11) for both storages, against NumPy's inverse of the whole block
+    blas = host.Blas()
+    import rocarray.rocsolver._cholesky as drv
+    old = drv.blas
+    drv.blas = blas
+    try:
+        for uplo in "LU":
+            for n1, n2 in ((4, 4), (4, 3), (8, 5)):
+                n, ld = n1 + n2, n1 + n2 + 3
+                s = np.tril(random_array(rng, (n, n), "complex128")) + 3 * np.eye(n)
+                a = np.full(ld * n, np.nan, complex)
+                host.put_triangle(host.view(a, n, n, ld), s if uplo == "L" else s.conj().T, uplo)
+                x = np.zeros(ld * n, complex)
+                host.view(x, n1, n1, ld)[...] = np.linalg.inv(s[:n1, :n1])
+                host.view(x[n1 + n1 * ld:], n2, n2, ld)[...] = np.linalg.inv(s[n1:, n1:])
+                w = a[n1:] if uplo == "L" else a[n1 * ld:]
+                _cholesky.merge(uplo, n1, n2, w, ld, x, ld, np.full(n1 * n2, np.nan, complex))
+                np.testing.assert_allclose(host.view(x, n, n, ld), np.linalg.inv(s), atol=1e-12)
+    finally:
+        drv.blas = old
+
+
+def _band_mask(n, uplo, width):
+    """The strict other triangle's elements at least ``width`` off the diagonal."""
+    i, j = np.indices((n, n))
+    return ((i < j) if uplo == "L" else (i > j)) & (np.abs(i - j) >= width)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 16, 17, 40, 64, 65, 100])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_trailing_update_matches_numpy(rng, monkeypatch, dtype, uplo, n):
+    # C := C - W W^H (lower) or C - W^H W (upper) on C's triangle, with diagonal squares of 8: one
+    # gemm up to 8, then levels of block pairs (ragged ones included) and the batched squares
+    monkeypatch.setattr(_cholesky, "UPDATE_DIAGONAL", 8)
+    blas = host.Blas()
+    monkeypatch.setattr(_cholesky, "blas", blas)
+    k, ldw, ldc = 5, n + 2, n + 3
+    w = random_array(rng, (n, k) if uplo == "L" else (k, n), dtype)
+    wbuf = np.full(ldw * w.shape[1] + 2, np.nan, dtype)
+    host.view(wbuf, *w.shape, ldw)[...] = w
+    c = spd(rng, n, dtype).astype(dtype)
+    cbuf = packed(c, ldc, uplo, dtype)
+    _cholesky.trailing_update(uplo, n, k, wbuf, ldw, cbuf, ldc)
+    want = c - (w @ w.conj().T if uplo == "L" else w.conj().T @ w)
+    got = host.view(cbuf, n, n, ldc)
+    keep = np.tril(np.ones((n, n), bool)) if uplo == "L" else np.triu(np.ones((n, n), bool))
+    np.testing.assert_allclose(got[keep], want[keep], rtol=1e-12, atol=1e-12)
+    assert np.isnan(got[_band_mask(n, uplo, 8)]).all()   # written only inside the diagonal squares
+    assert np.isnan(host.view(cbuf, ldc, n, ldc)[n:]).all() and np.isnan(cbuf[ldc * n:]).all()
+    assert "syrk" not in blas.calls and "herk" not in blas.calls
+    assert ("gemm_strided_batched" in blas.calls) == (n >= 16)   # two or more squares of 8
+
+
+@pytest.mark.parametrize("n, nb, diag", [(1, 4, 8), (13, 4, 8), (37, 4, 8), (70, 16, 16), (100, 4, 8),
+                                         (300, 16, 32), (301, 16, 48)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_scratch_other_triangle_gives_the_factor(stand_ins, rng, monkeypatch, dtype, uplo, n, nb, diag):
+    # keep_other=False (ra.linalg.cholesky's path): the same factor as the syrk/herk path, no
+    # syrk/herk, the other triangle written only inside the trailing updates' diagonal squares,
+    # the spare rows and the buffer's tail untouched
+    monkeypatch.setattr(_cholesky, "UPDATE_DIAGONAL", diag)
+    a = spd(rng, n, dtype)
+    lda = n + 3
+    blas, kern = stand_ins
+    kern.inverse_nb = nb
+    bufs, calls = [], []
+    for keep in (True, False):
+        blas.calls.clear()
+        buf, info = packed(a, lda, uplo, dtype), np.full(1, -7, np.int32)
+        _cholesky.factor_batch(uplo, n, buf, lda, 0, info, 1, 0, keep_other=keep)
+        assert info[0] == 0
+        assert factor_error(buf, a, lda, uplo, dtype) < 10
+        bufs.append(buf)
+        calls.append({c for c in blas.calls if c in ("syrk", "herk")})
+    assert calls == [{"herk" if np.dtype(dtype).kind == "c" else "syrk"} if n > nb else set(), set()]
+    keep_tri = host.tri(host.view(bufs[0], n, n, lda), uplo)
+    got_tri = host.tri(host.view(bufs[1], n, n, lda), uplo)
+    tol = 100 * n * EPS[np.dtype(dtype)]
+    np.testing.assert_allclose(got_tri, keep_tri, rtol=tol, atol=tol)
+    assert np.isnan(host.view(bufs[1], n, n, lda)[_band_mask(n, uplo, diag)]).all()
+    assert np.isnan(host.view(bufs[1], lda, n, lda)[n:]).all() and np.isnan(bufs[1][lda * n:]).all()
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("k", [1, 16, 17, 40, 129, 300])
+def test_scratch_other_triangle_info_is_the_first_failing_minor(stand_ins, rng, monkeypatch, uplo, k):
+    monkeypatch.setattr(_cholesky, "UPDATE_DIAGONAL", 32)
+    n = 300
+    a = spd(rng, n, "float64")
+    a[k - 1, k - 1] -= 1e4
+    buf = packed(a, n, uplo, "float64")
+    info = np.full(1, 5, np.int32)
+    stand_ins[1].inverse_nb = 16
+    _cholesky.factor_batch(uplo, n, buf, n, 0, info, 1, 0, keep_other=False)
+    assert info[0] == k
+    want = np.linalg.cholesky(a[:k - 1, :k - 1]) if k > 1 else np.zeros((0, 0))
+    t = host.tri(host.view(buf, n, n, n), uplo)
+    s = t if uplo == "L" else t.conj().T
+    np.testing.assert_allclose(s[:k - 1, :k - 1], want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_scratch_other_triangle_batch(stand_ins, rng, monkeypatch, uplo):
+    # a stack of matrices too large for one block, the second not positive definite: one recursion
+    # each, info per matrix, the first factor right
+    monkeypatch.setattr(_cholesky, "UPDATE_DIAGONAL", 8)
+    n, batch = 40, 3
+    a = np.stack([spd(rng, n, "float64") for _ in range(batch)])
+    a[1, 20, 20] = -1.0
+    buf = packed(a, n, uplo, "float64", batch=batch, stride=n * n + 5)
+    info = np.full(batch, 9, np.int32)
+    stand_ins[1].inverse_nb = 4
+    _cholesky.factor_batch(uplo, n, buf, n, n * n + 5, info, batch, 0, keep_other=False)
+    assert list(info) == [0, 21, 0]
+    for b in (0, 2):
+        assert factor_error(buf[b * (n * n + 5):], a[b], n, uplo, "float64") < 10
+    assert np.isnan(buf[n * n:n * n + 5]).all() and np.isnan(buf[2 * (n * n + 5) - 5:2 * (n * n + 5)]).all()
+
+
 @pytest.fixture
 def recorded(fake_device, monkeypatch):
     monkeypatch.setattr(_cholesky_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill
@@ -390,16 +547,65 @@ def test_potrf_bench_order_stages_each_panel_once(recorded, dtype, copies):
     assert not any("trsm" in x for x in names)
 
 
-def test_potrf_batches_of_small_matrices_stay_on_potf2(recorded):
-    n, batch = 40, 7
-    A, info = recorded.array((batch * n * n,), "float64"), recorded.array((batch,), "int32")
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype, keep, launches, gemms", [
+    ("float64", True, 521, 312), ("float64", False, 443, 297),
+    ("complex128", True, 1067, 664), ("complex128", False, 925, 649)])
+def test_potrf_bench_order_launch_counts(recorded, dtype, uplo, keep, launches, gemms):
+    # the launches of one 8192 factorization (ra.linalg.cholesky's path is keep_other=False): the
+    # leaves, one copy per staged panel, gemms (panel leaves through inverses of blocks of two
+    # leaves, panel updates, the two gemms joining each pair's inverses, trailing updates, split-k
+    # finishes) and, keeping the other triangle, one merge of syrk's diagonal squares per
+    # trailing update; a change in the recursion or the updates' blocking shows here
+    n = 8192
+    A, info = recorded.array((n * n,), dtype), recorded.array((1,), "int32")
+    rocsolver.potrf_strided_batched(uplo, n, A, n, n * n, info, 1, keep_other=keep)
+    names = recorded.names()
+    nb = _cholesky_kernels.inverse_leaf_order(dtype)
+    assert len(names) == launches
+    assert sum("potf2_inv" in x for x in names) == n // nb
+    assert sum(x.startswith("ra_rocblas_gemm") and "splitk" not in x for x in names) == gemms
+    assert sum("tri_merge" in x for x in names) == (n // nb - 1 if keep else 0)
+    assert not any("trsm" in x or "syrk" in x for x in names)
+
+
+@pytest.mark.parametrize("dtype, n, batch, name, grid", [
+    ("float32", 32, 100000, "ra_rocsolver_potrf_block<float, 8, 4>", 6250),      # 16 matrices a block
+    ("float64", 1, 17, "ra_rocsolver_potrf_block<double, 8, 4>", 2),
+    ("float64", 40, 7, "ra_rocsolver_potrf_block<double, 8, 8>", 2),             # 4 a block
+    ("complex64", 65, 3, "ra_rocsolver_potrf_block<ra_c64, 8, 16>", 3),          # 1 a block
+    ("float64", 128, 10000, "ra_rocsolver_potrf_block<double, 8, 16>", 10000),
+    ("complex128", 33, 5, "ra_rocsolver_potrf_block<ra_c128, 4, 16>", 5),
+    ("complex128", 32, 5, "ra_rocsolver_potrf_block<ra_c128, 4, 8>", 2),
+])
+def test_potrf_batches_of_small_matrices_route_to_the_register_tiles(recorded, dtype, n, batch, name, grid):
+    A, info = recorded.array((batch * n * n,), dtype), recorded.array((batch,), "int32")
     rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, batch)
-    assert recorded.names() == ["ra_rocsolver_potf2<double>"]
+    assert recorded.names() == [name]
+    launch = recorded.launches[0]
+    assert launch.grid == (grid, 1, 1) and launch.block == (256, 1, 1)
+    # (n, A, a_i, a_k, a_m, F, f_i, f_k, f_m, batch, info, flags): 'U' column-major in place is
+    # S(i, k) = conj(A[k + i * n]), lanes along k
+    args = [int(x) for x in launch.args[2:5]] + [int(x) for x in launch.args[6:10]] + [int(launch.args[11])]
+    assert int(launch.args[0]) == n and args == [n, 1, n * n, n, 1, n * n, batch, 1 | (2 if n > 1 else 0)]
+
+
+def test_potrf_batches_past_the_register_tiles_keep_their_routes(recorded):
+    # complex128 past 64 in one block's shared memory: potf2, a block per matrix
+    n, batch = 100, 3
+    A, info = recorded.array((batch * n * n,), "complex128"), recorded.array((batch,), "int32")
+    rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, batch)
+    assert recorded.names() == ["ra_rocsolver_potf2<ra_c128>"]
     # a batch of matrices too large for one block: one recursion each, with potf2_inv leaves
     n = 200
     A, info = recorded.array((2 * n * n,), "float64"), recorded.array((2,), "int32")
     rocsolver.potrf_strided_batched("L", n, A, n, n * n, info, 2)
     assert sum("potf2_inv" in x for x in recorded.names()) == 4
+    # a single matrix keeps the factor-and-inverse leaf
+    n = 64
+    A, info = recorded.array((n * n,), "float32"), recorded.array((1,), "int32")
+    rocsolver.potrf_strided_batched("U", n, A, n, n * n, info, 1)
+    assert recorded.names()[-1] == _cholesky_kernels.inverse_kernel_name("float32")
 
 
 def test_potf2_inv_instantiations_are_registered():
@@ -474,6 +680,34 @@ def test_argument_errors(call, error, match):
 def test_unsupported_dtype_is_type_error(dtype):
     with pytest.raises(TypeError, match="rocsolver.potrf"):
         rocsolver.potrf("L", 2, fake((4,), dtype), 2, _info())
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(3), "X"), ValueError, "uplo"),
+    (lambda A, F: rocsolver.potrf_small_batched(A[0], F[0], _info(3)), ValueError, "A must be"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F[:2], _info(3)), ValueError, "shape"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, fake((3, 4, 4), "float32"), _info(3)), TypeError, "dtype of A"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(2)), ValueError, "info needs 3"),
+    (lambda A, F: rocsolver.potrf_small_batched(A, F, _info(3, np.int64)), TypeError, "int32"),
+    (lambda A, F: rocsolver.potrf_small_batched(np.zeros((3, 4, 4)), F, _info(3)), TypeError, "A"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((3, 4, 4), "int32"), F, _info(3)), TypeError, "int32"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 129, 129), "float64"), fake((1, 129, 129), "float64"),
+                                                _info(1)), ValueError, "order 129"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 65, 65), "complex128"), fake((1, 65, 65), "complex128"),
+                                                _info(1)), ValueError, "order 65"),
+    (lambda A, F: rocsolver.potrf_small_batched(fake((1, 0, 0), "float64"), fake((1, 0, 0), "float64"),
+                                                _info(1)), ValueError, "order 0"),
+])
+def test_potrf_small_batched_argument_errors(call, error, match):
+    A, F = fake((3, 4, 4), "float64"), fake((3, 4, 4), "float64", address=1 << 22)
+    with pytest.raises(error, match=match):
+        call(A, F)
+
+
+def test_potrf_small_supported_orders():
+    assert rocsolver.potrf_small_supported(128, "float64") and not rocsolver.potrf_small_supported(129, "float64")
+    assert rocsolver.potrf_small_supported(64, "complex128") and not rocsolver.potrf_small_supported(65, "complex128")
+    assert not rocsolver.potrf_small_supported(0, "float32") and not rocsolver.potrf_small_supported(4, "int32")
 
 
 def test_c_ordered_2d_matrix_is_rejected():
@@ -659,6 +893,26 @@ def test_potrf_ill_conditioned_matches_numpy_residual(rng, dtype, uplo, n):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype, n, cond", [("float64", 1000, None), ("float64", 1100, 1e10), ("float32", 1100, None),
+                                            ("complex64", 1000, None), ("complex128", 700, 1e10)])
+def test_potrf_scratch_other_triangle_backward_error(rng, dtype, uplo, n, cond):
+    # keep_other=False (ra.linalg.cholesky's path): trailing updates by gemms straight into A
+    # (diagonal squares of 512, levels of block pairs); the spare rows stay untouched
+    a = spd(rng, n, dtype, cond=cond)
+    a = (a + a.conj().T) / 2
+    lda = n + 3
+    buf = packed(a, lda, uplo, dtype)
+    d, info = to_device(buf), to_device(np.full(1, -3, np.int32))
+    rocsolver.potrf_strided_batched(uplo, n, d, lda, lda * n, info, 1, keep_other=False)
+    assert to_host(info)[0] == 0
+    ours = _device_factor_error(d, a, lda, uplo)
+    assert ours < (10.0 if cond is None else max(10.0, 10 * _numpy_factor_error(a)))
+    out = to_host(d)
+    assert np.isnan(host.view(out, lda, n, lda)[n:]).all() and np.isnan(out[lda * n:]).all()
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL)
 def test_potf2_inv_factor_and_inverse(rng, dtype):
     n = _cholesky_kernels.inverse_leaf_order(dtype)
@@ -736,3 +990,55 @@ def test_linalg_cholesky_bench_shape(rng):
     got = to_host(ra.linalg.cholesky(to_device(a)))
     assert np.linalg.norm(got @ got.T - a) / (np.linalg.norm(a) * n * EPS[np.dtype("float64")]) < 10
     np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n, batch", [(2, 40), (31, 37), (33, 9), (64, 9), (65, 5), (127, 5)])
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_potrf_strided_batched_register_tiles(rng, dtype, uplo, n, batch):
+    # the register-tile kernel (complex128 past 64: shared-memory potf2) on every tile shape and
+    # both sides of its limits: lda > n, gaps between the matrices, everything but the stored
+    # triangles NaN and untouched; one matrix fails mid-way and is left as the reference potf2
+    # leaves it, one is ill-conditioned (its residual against NumPy's)
+    lda, stride = n + 3, (n + 3) * n + 7
+    mats = np.stack([spd(rng, n, dtype) for _ in range(batch)])
+    bad, ill = batch // 2, batch - 1
+    fail = max(1, (2 * n) // 3)
+    mats[bad, fail - 1, fail - 1] -= 1e3
+    if n > 2:
+        mats[ill] = spd(rng, n, dtype, cond=1e4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e10)
+    buf = packed(mats, lda, uplo, dtype, batch, stride)
+    d, info = to_device(buf), to_device(np.full(batch, 77, np.int32))
+    rocsolver.potrf_strided_batched(uplo, n, d, lda, stride, info, batch)
+    want_info = np.zeros(batch, np.int32)
+    want_info[bad] = fail
+    np.testing.assert_array_equal(to_host(info), want_info)
+    out = to_host(d)
+    stored = np.zeros(buf.size, bool)
+    i, k = np.indices((n, n))
+    mask = (i >= k) if uplo == "L" else (i <= k)
+    for b in range(batch):
+        stored[b * stride + i[mask] + k[mask] * lda] = True
+    assert np.isnan(out[~stored]).all()
+    eps = EPS[np.dtype(dtype)]
+    for b in range(batch):
+        if b == bad:
+            ref = packed(mats[b], n, uplo, dtype)
+            ref_info = np.zeros(1, np.int32)
+            host.Kernels().potf2(uplo, n, ref, n, 0, ref_info, 1)
+            want = host.tri(host.view(ref, n, n, n), uplo)
+            got = host.tri(host.view(out[b * stride:], n, n, lda), uplo)
+            if not _cholesky_block.takes(n, dtype):   # other routes: the columns before the failure
+                cols = (slice(None), slice(0, fail - 1)) if uplo == "L" else (slice(0, fail - 1), slice(None))
+                got, want = got[cols], want[cols]
+            t = 50 * n * eps
+            np.testing.assert_allclose(got, want, rtol=t, atol=t * np.abs(want).max())
+            continue
+        err = factor_error(out[b * stride:], mats[b], lda, uplo, dtype)
+        if b == ill and n > 2:   # within a small factor of LAPACK's own residual
+            lapack = np.linalg.cholesky(mats[b].astype(dtype))
+            ref = np.linalg.norm(lapack.astype(mats.dtype) @ lapack.conj().T.astype(mats.dtype) - mats[b])
+            assert err < 10 + 4 * ref / (np.linalg.norm(mats[b]) * n * eps)
+        else:
+            assert err < 10

@@ -180,3 +180,30 @@ def test_potrf_end_to_end(emulated_device, rng, uplo, dtype, n):
     s = t if uplo == "L" else t.conj().T
     err = np.linalg.norm(s @ s.conj().T - a) / (np.linalg.norm(a) * n * np.finfo(np.dtype(dtype)).eps)
     assert err < 10
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+def test_potrf_scratch_other_triangle_end_to_end(emulated_device, rng, monkeypatch, uplo):
+    # keep_other=False with diagonal squares of 64: the trailing update of order 172 runs a level
+    # of block pairs, a ragged pair, the batched squares (rocblas gemm_strided_batched) and a
+    # ragged square on the real gemm kernels; the spare rows and the buffer's tail stay NaN
+    import rocarray.rocsolver as rs
+    from rocarray.rocsolver import _cholesky
+
+    monkeypatch.setattr(_cholesky, "UPDATE_DIAGONAL", 64)
+    n, dtype = 300, "float32"
+    lda = n + 1
+    a = spd(rng, n, dtype)
+    buf = np.full(lda * n + 3, np.nan, dtype)
+    host.put_triangle(host.view(buf, n, n, lda), a.astype(dtype), uplo)
+    A, info = emulated_device.array(buf), emulated_device.array(np.full(1, 9, np.int32))
+    rs.potrf_strided_batched(uplo, n, A, lda, lda * n, info, 1, keep_other=False)
+    assert int(np.asarray(info)[0]) == 0
+    out = np.asarray(A)
+    t = host.tri(host.view(out, n, n, lda), uplo).astype(a.dtype)
+    s = t if uplo == "L" else t.conj().T
+    err = np.linalg.norm(s @ s.conj().T - a) / (np.linalg.norm(a) * n * np.finfo(np.dtype(dtype)).eps)
+    assert err < 10
+    assert np.isnan(host.view(out, lda, n, lda)[n:]).all() and np.isnan(out[lda * n:]).all()
+    names = emulated_device.names()
+    assert not any("tri_merge" in x for x in names) and sum("potf2_inv" in x for x in names) == 3

@@ -126,6 +126,22 @@ def test_warp_kernel_64_lanes(emulated_wave64_device, dtype):
             check_eigenpairs(a, w[b], _vectors(out, b, n, n + 1, 0), dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_warp_kernel_graded_spectrum_and_negative_couplings(emulated_device, dtype):
+    # eigenvalues of both signs over six decades, and a matrix whose couplings are all negative
+    # (the rotation's sine takes the sign of a_pq): orders 31 and 32 (the row split for float32)
+    rng = np.random.default_rng(SEED + 7)
+    for n in (31, 32):
+        spread = np.geomspace(1.0, 1e-6, n) * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        negative = -np.abs(hermitian(rng, n, "float64")) + np.diag(rng.standard_normal(n))
+        wide = np.complex128 if np.dtype(dtype).kind == "c" else np.float64
+        mats = [hermitian(rng, n, dtype, spread), negative.astype(dtype).astype(wide)]
+        out, w, info, residual, sweeps = _run(emulated_device, mats, dtype, lda=n)
+        assert list(info) == [0, 0] and np.all(sweeps <= 15)
+        for b, a in enumerate(mats):
+            check_eigenpairs(a, w[b], _vectors(out, b, n, n, 0), dtype)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "complex128"])
 def test_warp_kernel_degenerate_identity_and_upper(emulated_device, dtype):
     rng = np.random.default_rng(SEED + 2)

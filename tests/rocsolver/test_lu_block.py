@@ -206,6 +206,25 @@ def test_solve_in_one_launch_matches_numpy(emu, rng, case):
                                atol=50 * tol(dtype, ashape[-1]) * np.abs(want).max())
 
 
+@pytest.mark.parametrize("n", [33, 127])
+def test_fused_solve_ill_conditioned_backward_error(emulated_device, monkeypatch, rng, n):
+    # cond 1e10, orders at both ends of the range (127: the 8-row tile with a padding row); the
+    # backward error stays at LAPACK's level; X poisoned before the launch
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    u, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    v, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    a = ((u * np.geomspace(1.0, 1e-10, n)) @ v.T)[None]
+    b = rng.standard_normal((1, n, 2))
+    cp = emulated_device.cupy
+    X, info = cp.asarray(np.full((1, n, 2), np.nan)), cp.asarray(np.full(1, 99, np.int32))
+    _lu_block.gesv(cp.asarray(a), cp.asarray(b), X, info)
+    x = np.asarray(X)[0]
+    assert int(np.asarray(info)[0]) == 0 and np.isfinite(x).all()
+    eps = np.finfo(np.float64).eps
+    r = np.linalg.norm(a[0] @ x - b[0]) / (np.linalg.norm(a[0]) * np.linalg.norm(x) * n * eps)
+    assert r < 8
+
+
 def test_solve_of_a_singular_matrix_raises(emulated_device, monkeypatch, rng):
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     a = rand(rng, (2, 40, 40), "float64")
@@ -310,6 +329,26 @@ def test_solve_routes_to_one_launch(recorded, n, k, fused):
 # --------------------------------------------------------------------------------------------
 # GPU
 # --------------------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+def test_gpu_solve_bench_shape_ill_conditioned_and_poisoned():
+    # the bench's order (128, float64, one right-hand side) on a stack of cond-1e10 matrices and
+    # random ones, C-ordered as linalg.solve gets them; X poisoned before the launch
+    rng = np.random.default_rng()
+    batch, n = 2000, 128
+    q1 = np.linalg.qr(rng.standard_normal((batch // 2, n, n)))[0]
+    q2 = np.linalg.qr(rng.standard_normal((batch // 2, n, n)))[0]
+    ill = (q1 * np.geomspace(1.0, 1e-10, n)[None, None, :]) @ q2
+    a = np.concatenate([ill, rng.standard_normal((batch // 2, n, n))])
+    b = rng.standard_normal((batch, n, 1))
+    X, info = cupy.full((batch, n, 1), cupy.nan), cupy.full(batch, 99, cupy.int32)
+    _lu_block.gesv(cupy.asarray(a), cupy.asarray(b), X, info)
+    x = cupy.asnumpy(X)
+    assert (cupy.asnumpy(info) == 0).all() and np.isfinite(x).all()
+    eps = np.finfo(np.float64).eps
+    r = np.linalg.norm(a @ x - b, axis=(1, 2)) / (np.linalg.norm(a, axis=(1, 2)) * np.linalg.norm(x, axis=(1, 2)) * n * eps)
+    assert r.max() < 8
+
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL)

@@ -16,6 +16,7 @@ import pytest
 from conftest import random_array as rand
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
+from lu_host import getf2_rule, wide
 
 import rocarray.rocsolver as rs
 from rocarray._core import compile as _compile
@@ -29,30 +30,6 @@ ALL = ["float32", "float64", "complex64", "complex128"]
 def device(request):
     name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
     return request.getfixturevalue(name)
-
-
-def wide(dtype):
-    return np.complex128 if np.dtype(dtype).kind == "c" else np.float64
-
-
-def getf2_rule(a):
-    """LU of ``a`` (a float64/complex128 copy) with getf2's rules: (lu, ipiv 1-based, info)."""
-    a = np.array(a, dtype=wide(a.dtype))
-    n = a.shape[0]
-    piv, info = [], 0
-    for j in range(n):
-        col = a[j:, j]
-        v = np.abs(col.real) + np.abs(col.imag) if a.dtype.kind == "c" else np.abs(col)
-        p = j + int(np.argmax(np.where(np.isnan(v), -0.5, v)))
-        piv.append(p + 1)
-        a[[j, p]] = a[[p, j]]
-        if a[j, j] == 0:
-            info = info or j + 1
-            continue
-        with np.errstate(all="ignore"):
-            a[j + 1:, j] /= a[j, j]
-            a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
-    return a, np.array(piv, np.int32), info
 
 
 def tol(dtype, n):

@@ -12,9 +12,10 @@
 //         channels of tile t; its threads are TR x TC (TR * TC = RA_BN_BLOCK, TC a power of two),
 //         thread (r, k) takes channels (t * TC + k) * W .. + W - 1 and rows r, r + TR, ...
 //         (W: 1, or a 16-byte vector of channels in the forward when C is a multiple of it).
-// Statistics read the input once: each thread folds batches of up to RA_BN_UNROLL * V elements
-// into its running (count, mean, M2) with the pairwise update of Chan, Golub & LeVeque (1979), the
-// batch's own mean and M2 taken exactly from registers (Welford 1962 is the one-element case);
+// Statistics read the input once: each thread keeps a ring of loads in flight (ra_bn_ring) and
+// folds them a group at a time into its running (count, mean, M2) with the pairwise update of
+// Chan, Golub & LeVeque (1979), the group's own mean and M2 taken exactly from registers (Welford
+// 1962 is the one-element case);
 // threads merge the same way in a shared-memory tree, each block publishes its partial, and the
 // last block of a channel (integer ticket, as the threadFenceReduction scheme) merges the Y
 // partials in split order: no floating-point atomics, the same result on every run.
@@ -25,6 +26,21 @@
 
 #define RA_BN_BLOCK 256
 #define RA_BN_UNROLL 4
+
+// Blocks of the statistics kernels resident per NVIDIA multiprocessor (CHANNELS_LAST: 0 or 1),
+// the most that ptxas fits without spilling in the loop: float32 four (64 registers a thread, the
+// occupancy of the float32 channels-first elementwise pass on the same grid, so the grid that
+// fills the device once for one fills it for both), float16 three (80); bfloat16 and float64 as
+// the compiler allocates (they spill at three). HIP's second bound means waves per SIMD: left to the compiler there.
+template <typename T, int CHANNELS_LAST> struct ra_bn_stats_blocks { static constexpr int N = 1; };
+template <int L> struct ra_bn_stats_blocks<float, L> { static constexpr int N = 4; };
+template <int L> struct ra_bn_stats_blocks<ra_half, L> { static constexpr int N = 3; };
+#if defined(RA_CUDA)
+#define RA_BN_STATS_LAUNCH_BOUNDS(threads, channels_last) \
+    __launch_bounds__(threads, (ra_bn_stats_blocks<T, channels_last>::N))
+#else
+#define RA_BN_STATS_LAUNCH_BOUNDS(threads, channels_last) __launch_bounds__(threads)
+#endif
 
 template <typename T> struct ra_bn_vec { static constexpr int N = sizeof(T) >= 16 ? 1 : 16 / (int)sizeof(T); };
 template <typename T, int V> struct alignas(V * sizeof(T)) ra_bn_pack { T v[V]; };
@@ -79,20 +95,104 @@ template <typename A> RA_DEVICE void ra_bn_merge(A& n, A& mean, A& m2, A nb, A m
     n = total;
 }
 
-// Folds vals[0 .. cnt) into (n, mean, m2): their mean and M2 exactly, then one pairwise update.
-template <int K, typename A> RA_DEVICE void ra_bn_fold(A& n, A& mean, A& m2, const A* vals, int cnt) {
-    if (cnt == 0) return;
-    A s = A(0);
+// A thread's statistics stream: a ring of R loads of W-wide packs, folded G packs at a time (at
+// least 4 elements), each group's slots refilled right after its fold, so R - G loads (64 bytes
+// where at most 16 loads reach it: 16-byte vectors 4, float32 or 16-bit scalars 16, float64
+// scalars 8) stay in flight while the thread computes.
+template <typename T, int W> struct ra_bn_ring {
+    static constexpr int bytes = W * (int)sizeof(T);
+    static constexpr int G = W >= 4 ? 1 : 4 / W;
+    static constexpr int ahead = 64 / bytes < 4 ? 4 : (64 / bytes > 16 ? 16 : 64 / bytes);
+    static constexpr int R = ahead + G;
+};
+
+// v[0] + ... + v[K - 1] as a balanced tree (K a power of two; v is overwritten): a short
+// dependency chain and an error bound growing with log2 K instead of K.
+template <int K, typename A> RA_DEVICE A ra_bn_pairwise_sum(A* v) {
+    static_assert(K > 0 && (K & (K - 1)) == 0, "a power of two");
 #pragma unroll
-    for (int i = 0; i < K; ++i) s += i < cnt ? vals[i] : A(0);
-    const A mb = s / A(cnt);
-    A q = A(0);
+    for (int w = K / 2; w >= 1; w /= 2) {
+#pragma unroll
+        for (int i = 0; i < w; ++i) v[i] = v[i] + v[i + w];
+    }
+    return v[0];
+}
+
+// The mean and M2 of vals[0 .. cnt) (cnt <= K; FULL: cnt == K, no masking and a division by a
+// power of two), both from registers: the sum, then the sum of squared deviations.
+template <int K, bool FULL, typename A> RA_DEVICE void ra_bn_batch_moments(const A* vals, int cnt, A& mb, A& qb) {
+    A t[K];
+#pragma unroll
+    for (int i = 0; i < K; ++i) t[i] = FULL || i < cnt ? vals[i] : A(0);
+    mb = FULL ? ra_bn_pairwise_sum<K>(t) * (A(1) / A(K)) : ra_bn_pairwise_sum<K>(t) / A(cnt);
 #pragma unroll
     for (int i = 0; i < K; ++i) {
         const A d = vals[i] - mb;
-        q += i < cnt ? d * d : A(0);
+        t[i] = FULL || i < cnt ? d * d : A(0);
     }
-    ra_bn_merge(n, mean, m2, A(cnt), mb, q);
+    qb = ra_bn_pairwise_sum<K>(t);
+}
+
+// Folds the first `cnt` (of G) W-wide packs into the states, n counting the elements folded so
+// far per state: JOINT, every element into (n, mean[0], m2[0]) (one channel's run); otherwise lane
+// i of each pack into (mean[i], m2[i]) (W adjacent channels, the same count). Each fold takes the
+// group's mean and M2 exactly, then the pairwise update, its division shared by the W states.
+template <int G, bool FULL, bool JOINT, int W, typename T, typename A>
+RA_DEVICE void ra_bn_fold_packs(A& n, A* mean, A* m2, const ra_bn_pack<T, W>* packs, int cnt) {
+    constexpr int K = JOINT ? G * W : G, STATES = JOINT ? 1 : W;
+    const A nb = A(FULL ? K : (JOINT ? cnt * W : cnt));
+    const A f = nb / (n + nb);
+#pragma unroll
+    for (int i = 0; i < STATES; ++i) {
+        A vals[K];
+#pragma unroll
+        for (int u = 0; u < K; ++u) vals[u] = ra_traits<T>::to_acc(JOINT ? packs[u / W].v[u % W] : packs[u].v[i]);
+        A mb, qb;
+        ra_bn_batch_moments<K, FULL>(vals, JOINT ? cnt * W : cnt, mb, qb);
+        const A delta = mb - mean[i];
+        mean[i] += delta * f;
+        m2[i] += qb + delta * delta * n * f;
+    }
+    n += nb;
+}
+
+// The statistics loop of both layouts: `count` loads (next() gives each one's address in turn)
+// through the ring of ra_bn_ring<T, W>, folded as ra_bn_fold_packs<.., JOINT> says. The last,
+// partial ring is loaded whole before its groups are folded (slots past it masked).
+template <bool JOINT, int W, typename T, typename A, typename Next>
+RA_DEVICE void ra_bn_stream_moments(ra_i64 count, Next next, A& n, A* mean, A* m2) {
+    typedef ra_bn_ring<T, W> Ring;
+    constexpr int R = Ring::R, G = Ring::G;
+    ra_bn_pack<T, W> ring[R] = {};
+    ra_i64 left = count;
+    if (left >= R) {
+#pragma unroll
+        for (int u = 0; u < R; ++u) ring[u] = *next();
+        left -= R;
+        for (; left >= R; left -= R) {
+#pragma unroll
+            for (int g = 0; g < R; g += G) {
+                ra_bn_fold_packs<G, true, JOINT, W, T>(n, mean, m2, ring + g, G);
+#pragma unroll
+                for (int u = 0; u < G; ++u) ring[g + u] = *next();
+            }
+        }
+#pragma unroll
+        for (int g = 0; g < R; g += G) ra_bn_fold_packs<G, true, JOINT, W, T>(n, mean, m2, ring + g, G);
+    }
+    const int rest = (int)left;
+#pragma unroll
+    for (int u = 0; u < R; ++u) {
+        if (u < rest) ring[u] = *next();
+    }
+#pragma unroll
+    for (int g = 0; g < R; g += G) {
+        if (g + G <= rest) {
+            ra_bn_fold_packs<G, true, JOINT, W, T>(n, mean, m2, ring + g, G);
+        } else if (g < rest) {
+            ra_bn_fold_packs<G, false, JOINT, W, T>(n, mean, m2, ring + g, rest - g);
+        }
+    }
 }
 
 // Merges the states of the ROWS threads of each of the COLS columns (thread = row * COLS + col)
@@ -242,32 +342,36 @@ RA_DEVICE void ra_bn_backward_coefs(ra_i64 c, ra_i64 C, A s1, A s2, A count, con
 // channels first
 // ------------------------------------------------------------------------------------------------
 
-// Address of vector v (V elements) of channel c: flat j = v * V = n * S + s (S % V == 0).
-template <int V, typename T>
-RA_DEVICE const T* ra_bn_nchw_at(const T* base, ra_i64 v, ra_i64 c, ra_i64 C, ra_i64 sv) {
-    ra_i64 n, s;
-    ra_divmod_i64(v, sv, n, s);
-    return base + ((n * C + c) * sv + s) * V;
-}
-
+// The moments of channel c over the vectors first, first + BLOCK, ... of the flat range [j0, j1)
+// (thread `first - j0 / V`), each V elements of one image's run (S % V == 0). The walk needs no
+// division per load: BLOCK vectors are dn whole images and ds positions more, so a step adds a
+// fixed offset and, when the position passes the run's end, the distance to the next image's run.
 template <int V, typename T, typename A>
 RA_DEVICE void ra_bn_nchw_moments(const T* x, ra_i64 c, ra_i64 C, ra_i64 S, ra_i64 j0, ra_i64 j1, A& n, A& mean,
                                   A& m2) {
-    const ra_i64 sv = S / V, v1 = j1 / V;
-    for (ra_i64 base = j0 / V + threadIdx.x; base < v1; base += (ra_i64)RA_BN_BLOCK * RA_BN_UNROLL) {
-        A vals[RA_BN_UNROLL * V];
-        const ra_i64 left = (v1 - base + RA_BN_BLOCK - 1) / RA_BN_BLOCK;
-        const int valid = left < RA_BN_UNROLL ? (int)left : RA_BN_UNROLL;
-#pragma unroll
-        for (int u = 0; u < RA_BN_UNROLL; ++u) {
-            if (u < valid) ra_bn_load<T, V>(ra_bn_nchw_at<V>(x, base + (ra_i64)u * RA_BN_BLOCK, c, C, sv), vals + u * V);
+    typedef ra_bn_pack<T, V> P;
+    const ra_i64 sv = S / V, first = j0 / V + threadIdx.x, end = j1 / V;
+    if (first >= end) return;
+    ra_i64 img, s, dn, ds;
+    ra_divmod_i64(first, sv, img, s);
+    ra_divmod_i64((ra_i64)RA_BN_BLOCK, sv, dn, ds);
+    const ra_i64 step = dn * C * sv + ds, wrap = (C - 1) * sv;
+    const P* p = reinterpret_cast<const P*>(x) + (img * C + c) * sv + s;
+    auto next = [&]() {
+        const P* at = p;
+        p += step;
+        s += ds;
+        if (s >= sv) {
+            s -= sv;
+            p += wrap;
         }
-        ra_bn_fold<RA_BN_UNROLL * V>(n, mean, m2, vals, valid * V);
-    }
+        return at;
+    };
+    ra_bn_stream_moments<true, V, T>((end - first + RA_BN_BLOCK - 1) / RA_BN_BLOCK, next, n, &mean, &m2);
 }
 
 template <typename T>
-__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK, 0)
 ra_miopen_bn_stats_nchw(const T* RA_RESTRICT x, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk, int vec,
                         typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
                         const typename ra_traits<T>::acc* RA_RESTRICT weight,
@@ -425,27 +529,20 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
 // ------------------------------------------------------------------------------------------------
 
 // The moments of W consecutive channels c0 .. c0 + W - 1 over rows m0 + row, m0 + row + rows, ...
-// (W-wide vector loads), folded per channel in batches of K rows.
-template <int W, int V, typename T, typename A>
-RA_DEVICE void ra_bn_nhwc_moments(const T* x, ra_i64 C, ra_i64 c0, ra_i64 m0, ra_i64 m1, int row, int rows, A* n,
+// below m1 (W-wide loads, a fixed stride apart).
+template <int W, typename T, typename A>
+RA_DEVICE void ra_bn_nhwc_moments(const T* x, ra_i64 C, ra_i64 c0, ra_i64 m0, ra_i64 m1, int row, int rows, A& n,
                                   A* mean, A* m2) {
-    constexpr int K = 2 * RA_BN_UNROLL;
-    for (ra_i64 base = m0 + row; base < m1; base += (ra_i64)rows * K) {
-        A vals[K * W];
-        const ra_i64 left = (m1 - base + rows - 1) / rows;
-        const int valid = left < K ? (int)left : K;
-#pragma unroll
-        for (int u = 0; u < K; ++u) {
-            if (u < valid) ra_bn_load<T, W>(x + (base + (ra_i64)u * rows) * C + c0, vals + u * W);
-        }
-#pragma unroll
-        for (int i = 0; i < W; ++i) {
-            A column[K];
-#pragma unroll
-            for (int u = 0; u < K; ++u) column[u] = vals[u * W + i];
-            ra_bn_fold<K>(n[i], mean[i], m2[i], column, valid);
-        }
-    }
+    typedef ra_bn_pack<T, W> P;
+    if (m0 + row >= m1) return;
+    const ra_i64 stride = (ra_i64)rows * C;
+    const T* p = x + (m0 + row) * C + c0;
+    auto next = [&]() {
+        const P* at = reinterpret_cast<const P*>(p);
+        p += stride;
+        return at;
+    };
+    ra_bn_stream_moments<false, W, T>((m1 - m0 - row + rows - 1) / rows, next, n, mean, m2);
 }
 
 // Statistics channels last: block (y, t) of grid (Y, T), threads rows x cols; thread (row, col)
@@ -453,7 +550,7 @@ RA_DEVICE void ra_bn_nhwc_moments(const T* x, ra_i64 C, ra_i64 c0, ra_i64 m0, ra
 // rows row, row + rows, ... of its split. The finishing block of a tile sees its cols * W channels
 // as columns of a (BLOCK / (cols W)) x (cols W) thread grid.
 template <typename T>
-__global__ void RA_LAUNCH_BOUNDS(RA_BN_BLOCK)
+__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK, 1)
 ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra_i64 chunk, int vec,
                         typename ra_traits<T>::acc* RA_RESTRICT part, unsigned int* RA_RESTRICT tickets,
                         const typename ra_traits<T>::acc* RA_RESTRICT weight,
@@ -472,20 +569,21 @@ ra_miopen_bn_stats_nhwc(const T* RA_RESTRICT x, ra_i64 M, ra_i64 C, int cols, ra
     const ra_i64 tile = (ra_i64)cols * width;
     const ra_i64 y = blockIdx.x, splits = gridDim.x, c0 = (ra_i64)blockIdx.y * tile + (ra_i64)col * width;
     const ra_i64 m0 = y * chunk, m1 = ra_min(m0 + chunk, M);
-    A n[V], mean[V], m2[V];
+    A n = A(0), mean[V], m2[V];
 #pragma unroll
-    for (int i = 0; i < V; ++i) n[i] = mean[i] = m2[i] = A(0);
+    for (int i = 0; i < V; ++i) mean[i] = m2[i] = A(0);
     if (c0 < C) {
         if (vec) {
-            ra_bn_nhwc_moments<V, V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
+            ra_bn_nhwc_moments<V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
         } else {
-            ra_bn_nhwc_moments<1, V>(x, C, c0, m0, m1, row, rows, n, mean, m2);
+            ra_bn_nhwc_moments<1>(x, C, c0, m0, m1, row, rows, n, mean, m2);
         }
     }
 #pragma unroll
     for (int i = 0; i < V; ++i) {
         if (i < width) {  // uniform over the block: the tree's barriers are reached by every thread
-            ra_bn_tree_merge(n[i], mean[i], m2[i], row, rows, col, cols, sn, smean, sm2);
+            A ni = n;
+            ra_bn_tree_merge(ni, mean[i], m2[i], row, rows, col, cols, sn, smean, sm2);
             if (row == 0 && c0 + i < C) {
                 part[2 * ((c0 + i) * splits + y)] = mean[i];
                 part[2 * ((c0 + i) * splits + y) + 1] = m2[i];

@@ -12,6 +12,9 @@
 //                                          outputs of a row per thread
 //   ra_miopen_conv_depthwise_fwd2d_vec     the same, channels last with K == C, for a 16-byte pack of
 //                                          channels per thread
+//   ra_miopen_conv_depthwise_fwd2d_run     the same for window widths and strides along W with an
+//                                          instantiation: a run of outputs per thread, each input
+//                                          pack loaded once per window row
 //   ra_miopen_conv_depthwise_bwd_data2d_vec  dx under the same conditions, a pack of an input pixel
 //                                          per thread
 //   ra_miopen_conv_depthwise_bwd_data      dx, a thread per input element over its m channels' taps
@@ -245,6 +248,121 @@ ra_miopen_conv_depthwise_fwd2d_vec(ra_conv_geometry g, const T* RA_RESTRICT x, c
                 for (int i = 0; i < VEC; ++i)
                     out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[j][i], bs, i, act, slope));
                 *reinterpret_cast<ra_dw_pack<T>*>(yr + (ow0 + j) * C) = out;
+            }
+        }
+    }
+}
+
+// One window row of the run kernel: column j of the row (v, converted once) is tap j - r * SW of
+// output r, so for one output ascending j is ascending fw. EDGE: some columns lie outside the
+// input (bit j of `inside` clear: its clamped value is skipped); without it no bit is tested.
+template <typename T, int KW, int SW, int RUN, int COLS, bool EDGE>
+RA_DEVICE void ra_dw_run_row(const ra_dw_pack<T> (&v)[COLS],
+                             const typename ra_traits<T>::acc (&wv)[KW][16 / sizeof(T)], unsigned inside,
+                             typename ra_traits<T>::acc (&acc)[RUN][16 / sizeof(T)]) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int VEC = 16 / (int)sizeof(T);
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+        if (EDGE && !(inside >> j & 1u)) continue;
+        A xv[VEC];
+#pragma unroll
+        for (int i = 0; i < VEC; ++i) xv[i] = ra_traits<T>::to_acc(v[j].v[i]);
+#pragma unroll
+        for (int r = 0; r < RUN; ++r) {
+            const int fw = j - r * SW;
+            if (fw < 0 || fw >= KW) continue;
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) acc[r][i] += xv[i] * wv[fw][i];
+        }
+    }
+}
+
+// The packed forward for a window width KW and a stride SW along W (dilation 1 along W; any
+// height, vertical stride, dilation and padding), under fwd2d_vec's conditions: a thread computes
+// RA_DW_TW consecutive outputs of a row for one pack (fwd2d_vec's work items). Per window row it
+// issues the loads of the row's COLS input packs together (the taps' bounds decided once per run),
+// converts each once and adds it to every output whose window holds it, so an input pack is
+// loaded once per row instead of once per tap column. Each output still adds its taps in (fh, fw)
+// order and skips those outside the input: the same bits as fwd2d_vec and the one-channel kernel.
+template <typename T, int KW, int SW>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
+                                   T* RA_RESTRICT y, const T* RA_RESTRICT bias, int act, double slope) {
+    typedef typename ra_traits<T>::acc A;
+    typedef ra_dw_pack<T> P;
+    constexpr int VEC = 16 / (int)sizeof(T);
+    constexpr int RUN = RA_DW_TW;
+    constexpr int COLS = (RUN - 1) * SW + KW;
+    __shared__ P ws[(RA_DW_VTAPS + 1) * RA_DW_PACKS];
+    const int C = (int)g.c, H = (int)g.in[1], W = (int)g.in[2], KH = (int)g.flt[1];
+    const int OH = (int)g.out[1], OW = (int)g.out[2];
+    const int sh = (int)g.stride[1], ph = (int)g.pad[1], pw = (int)g.pad[2], dh = (int)g.dil[1];
+    int pb, p0, np;
+    ra_dw_stage(ws, w, bias, C, KH * KW, pb, p0, np);
+    const int p = (int)threadIdx.x % pb, slot = (int)threadIdx.x / pb, slots = RA_DW_BLOCK / pb;
+    if (p >= np || slot >= slots) return;  // no barrier below
+    const T* bs = bias != nullptr ? ws[KH * KW * pb + p].v : nullptr;
+    const int c0 = (p0 + p) * VEC;
+    const int runs = (OW + RUN - 1) / RUN;
+    const int items = (int)g.n * OH * runs;
+    // consecutive items step over a band of `band` output rows first, then along the row, so a
+    // block's slots share input rows as well as columns in the cache (band divides OH)
+    const int band = OH % 4 == 0 ? 4 : OH % 2 == 0 ? 2 : 1;
+    for (int t = (int)blockIdx.x * slots + slot; t < items; t += (int)gridDim.x * slots) {
+        const int in_band = t % (band * runs), bands = t / (band * runs);  // bands: n * OH / band + b
+        const int run = in_band / band;
+        const int oh = bands % (OH / band) * band + in_band % band, n = bands / (OH / band);
+        const int ow0 = run * RUN, col0 = ow0 * SW - pw;  // input column of the run's column 0
+        // loads from columns clamped into the input, so they are unconditional (issued together);
+        // the values of columns outside are never used
+        unsigned inside = 0;  // bit j: column j lies in the input
+        int at[COLS];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) {
+            inside |= (col0 + j >= 0 && col0 + j < W ? 1u : 0u) << j;
+            at[j] = ra_min(ra_max(col0 + j, 0), W - 1) * C;
+        }
+        const bool edge = inside != (1u << COLS) - 1u;
+        A acc[RUN][VEC];
+#pragma unroll
+        for (int r = 0; r < RUN; ++r)
+#pragma unroll
+            for (int i = 0; i < VEC; ++i) acc[r][i] = ra_traits<T>::zero();
+        const T* xn = x + n * H * W * C + c0;
+        for (int fh = 0; fh < KH; ++fh) {
+            const int ih = oh * sh - ph + fh * dh;
+            if (ih < 0 || ih >= H) continue;
+            const T* xr = xn + ih * W * C;
+            P v[COLS];
+#pragma unroll
+            for (int j = 0; j < COLS; ++j) v[j] = *reinterpret_cast<const P*>(xr + at[j]);
+            A wv[KW][VEC];
+#pragma unroll
+            for (int fw = 0; fw < KW; ++fw) {
+                const P wp = ws[(fh * KW + fw) * pb + p];
+#pragma unroll
+                for (int i = 0; i < VEC; ++i) wv[fw][i] = ra_traits<T>::to_acc(wp.v[i]);
+            }
+            if (edge) ra_dw_run_row<T, KW, SW, RUN, COLS, true>(v, wv, inside, acc);
+            else ra_dw_run_row<T, KW, SW, RUN, COLS, false>(v, wv, inside, acc);
+        }
+        T* yr = y + (n * OH + oh) * OW * C + c0;
+#pragma unroll
+        for (int r = 0; r < RUN; ++r) {
+            if (ow0 + r < OW) {
+                P out;
+                if (act == 0) {  // ra_conv_epilogue's identity, its tests taken once per output
+#pragma unroll
+                    for (int i = 0; i < VEC; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(bs != nullptr ? acc[r][i] + ra_traits<T>::to_acc(bs[i])
+                                                                        : acc[r][i]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < VEC; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(ra_conv_epilogue(acc[r][i], bs, i, act, slope));
+                }
+                *reinterpret_cast<P*>(yr + (ow0 + r) * C) = out;
             }
         }
     }

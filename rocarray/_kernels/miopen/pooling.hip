@@ -10,7 +10,8 @@
 // ceil((o + 1) I / O))). NHWC: channels last.
 //
 // Forward: a thread per output element (or pack of VEC channels) in memory order (for NHWC
-// consecutive threads take consecutive channels, so every window read is coalesced). Backward
+// consecutive threads take consecutive channels, so every window read is coalesced); the NHWC
+// max pool of common window widths takes a run of outputs per thread (max2d_nhwc). Backward
 // gathers: a thread per input element sums over the outputs whose windows can hold it (for max,
 // those whose index names it), so no atomics are needed and the sum order is fixed. Sums run in
 // ra_traits<T>::acc.
@@ -212,5 +213,94 @@ ra_miopen_pooling_backward(const T* RA_RESTRICT dy, const ra_i64* RA_RESTRICT in
                     sum += Tr::to_acc(dy[at]) / A(divisor);
                 }
         dx[idx] = Tr::from_acc(sum);
+    }
+}
+
+// The channels-last 2-D max-pool forward (1-D and 2-D problems) for a window width KW and stride
+// SW along W (dilation 1 along W; any window height, vertical stride, dilation and padding), a
+// 16-byte pack of VEC channels, sizes and offsets in 32 bits (the library checks): a thread takes
+// RA_POOL_RUN consecutive outputs of a row for one pack. Per window row it issues the loads of
+// the row's COLS packs together (from columns clamped into the input; those outside are never
+// compared) and compares each output's taps in the general kernel's order (rows, then columns),
+// so the maxima, the NaN rule and the indices are the general kernel's. INDICES: also write them.
+#define RA_POOL_RUN 4
+
+template <typename T, int KW, int SW, bool INDICES>
+__global__ void __launch_bounds__(RA_MIOPEN_POOLING_BLOCK)
+ra_miopen_pooling_max2d_nhwc(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64* RA_RESTRICT indices,
+                             ra_miopen_pool_geometry g) {
+    typedef ra_traits<T> Tr;
+    typedef typename Tr::acc A;
+    constexpr int VEC = 16 / (int)sizeof(T);
+    constexpr int RUN = RA_POOL_RUN;
+    constexpr int COLS = (RUN - 1) * SW + KW;
+    typedef ra_pool_pack<T, VEC> P;
+    const int packs = (int)g.c / VEC, H = (int)g.in[1], W = (int)g.in[2], OH = (int)g.out[1], OW = (int)g.out[2];
+    const int KH = (int)g.kernel[1], sh = (int)g.stride[1], ph = (int)g.pad[1], dh = (int)g.dilation[1];
+    const int runs = (OW + RUN - 1) / RUN;
+    const int t = (int)blockIdx.x * RA_MIOPEN_POOLING_BLOCK + (int)threadIdx.x;
+    if (t >= (int)g.n * OH * runs * packs) return;
+    const int p = t % packs, rest = t / packs;
+    const int run = rest % runs, nh = rest / runs;  // nh = n * OH + oh
+    const int oh = nh % OH, n = nh / OH;
+    const int ow0 = run * RUN, col0 = ow0 * SW - (int)g.pad[2];
+    bool inside[COLS];
+    int at[COLS];
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+        inside[j] = col0 + j >= 0 && col0 + j < W;
+        at[j] = ra_min(ra_max(col0 + j, 0), W - 1) * packs;
+    }
+    // rows on the dilation grid inside the input: [h0, h1)
+    int h0 = oh * sh - ph;
+    const int h1 = ra_min(h0 + (KH - 1) * dh + 1, H);
+    while (h0 < 0) h0 += dh;
+    A best[RUN][VEC];
+    int where[RUN][VEC];
+#pragma unroll
+    for (int r = 0; r < RUN; ++r) {
+        const int first = h0 * W + ra_max(col0 + r * SW, 0);  // the window's first tap inside
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            best[r][k] = ra_pool_neg_inf<A>();
+            if (INDICES) where[r][k] = first;
+        }
+    }
+    const P* xn = reinterpret_cast<const P*>(x) + n * H * W * packs + p;
+    for (int h = h0; h < h1; h += dh) {
+        const P* xr = xn + h * W * packs;
+        P v[COLS];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) v[j] = xr[at[j]];
+        // column j is tap j - r * SW of output r; for one r, ascending j is the window's order
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) {
+            if (!inside[j]) continue;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const A a = Tr::to_acc(v[j].v[k]);
+#pragma unroll
+                for (int r = 0; r < RUN; ++r) {
+                    if (j < r * SW || j >= r * SW + KW) continue;
+                    if (a > best[r][k] || a != a) {
+                        best[r][k] = a;
+                        if (INDICES) where[r][k] = h * W + col0 + j;
+                    }
+                }
+            }
+        }
+    }
+    const int out0 = (nh * OW + ow0) * packs + p;  // pack index of output ow0
+#pragma unroll
+    for (int r = 0; r < RUN; ++r) {
+        if (ow0 + r >= OW) break;
+        P out;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) out.v[k] = Tr::from_acc(best[r][k]);
+        reinterpret_cast<P*>(y)[out0 + r * packs] = out;
+        if (INDICES) {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) indices[(ra_i64)(out0 + r * packs) * VEC + k] = where[r][k];
+        }
     }
 }

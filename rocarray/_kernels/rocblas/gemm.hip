@@ -81,8 +81,8 @@ template <typename R> RA_DEVICE ra_complex<R> ra_rocblas3_act(ra_complex<R> x, i
 
 // C's element after the product: act(alpha_s + beta * c + bias), where alpha_s is alpha times
 // the product (already scaled) and c is read only when beta != 0.
-// `act`: the activation code of `flags` (a compile-time 0 in the unrolled tile epilogues without
-// one, see ra_with_activation).
+// `act`: the activation code of `flags` (0 in the unrolled tile epilogues, which apply it in a
+// second pass).
 template <typename T>
 RA_DEVICE T ra_rocblas3_epilogue(T alpha_s, T beta, const T* c, const T* bias, ra_i64 i, int flags, int act) {
     T out = alpha_s;
@@ -514,22 +514,33 @@ ra_rocblas_gemm(ra_i64 M, ra_i64 N, ra_i64 K, T alpha, const T* __restrict__ A, 
 
     const bool split = gridDim.z > 1;
     T* part = ws + (ra_i64)blockIdx.z * M * N;
-    ra_with_activation(ra_rocblas3_act_code(flags), [&](auto code) {
 #pragma unroll
-        for (int c = 0; c < TN; ++c) {
-            const ra_i64 j = n0 + (c / VB) * SPAN_B + ty * VB + c % VB;
-            if (j >= N) continue;
+    for (int c = 0; c < TN; ++c) {
+        const ra_i64 j = n0 + (c / VB) * SPAN_B + ty * VB + c % VB;
+        if (j >= N) continue;
 #pragma unroll
-            for (int r = 0; r < TM; ++r) {
-                const ra_i64 i = m0 + (r / VA) * SPAN_A + tx * VA + r % VA;
-                if (i >= M) continue;
-                const T s = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
-                if (split) part[i + j * M] = s;
-                else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags,
-                                                           code.of(ra_rocblas3_act_code(flags)));
-            }
+        for (int r = 0; r < TM; ++r) {
+            const ra_i64 i = m0 + (r / VA) * SPAN_A + tx * VA + r % VA;
+            if (i >= M) continue;
+            const T s = K > 0 ? alpha * acc[r][c] : ra_traits<T>::zero();
+            if (split) part[i + j * M] = s;
+            else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags, 0);
         }
-    });
+    }
+    // The activation (where the split-K finish does not apply it): a second pass, not unrolled,
+    // over the elements of C this thread has just stored. Unrolled with the stores, the activation
+    // (erf, exp, tanh) made a second copy of the whole epilogue and most of the kernel's code and
+    // compile time. The values are re-read as stored, in T, so the result is the same.
+    const int act = ra_rocblas3_act_code(flags);
+    if (act != 0 && !split) {
+#pragma unroll 1
+        for (int e = 0; e < TM * TN; ++e) {
+            const int r = e % TM, c = e / TM;
+            const ra_i64 j = n0 + (c / VB) * SPAN_B + ty * VB + c % VB;
+            const ra_i64 i = m0 + (r / VA) * SPAN_A + tx * VA + r % VA;
+            if (i < M && j < N) C[i + j * ldc] = ra_rocblas3_act(C[i + j * ldc], act);
+        }
+    }
 }
 
 // The split-K finish: C(i, j) := epilogue(sum over parts z of ws[z][j][i]), parts added in order.
@@ -1167,20 +1178,30 @@ ra_rocblas_gemm_f64mma(ra_i64 M, ra_i64 N, ra_i64 K, double alpha, const double*
 
     const bool split = gridDim.z > 1;
     double* part = ws + (ra_i64)blockIdx.z * M * N;
-    ra_with_activation(ra_rocblas3_act_code(flags), [&](auto code) {
 #pragma unroll
-        for (int f = 0; f < FM; ++f)
+    for (int f = 0; f < FM; ++f)
 #pragma unroll
-            for (int g = 0; g < FN; ++g)
+        for (int g = 0; g < FN; ++g)
 #pragma unroll
-                for (int e = 0; e < MMA::ACC; ++e) {
-                    const ra_i64 i = m0 + wm * WTM + ra_rocblas3_f64mma_c_row<MMA>(lane, f, e, vec);
-                    const ra_i64 j = n0 + wn * WTN + ra_rocblas3_f64mma_c_col<MMA>(lane, g, e, vec, !b_rows);
-                    if (i >= M || j >= N || i < i0 || j < j0) continue;  // a shifted tile's overlap
-                    const double s = K > 0 ? alpha * acc[f][g][e] : 0.0;
-                    if (split) part[i + j * M] = s;
-                    else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags,
-                                                               code.of(ra_rocblas3_act_code(flags)));
-                }
-    });
+            for (int e = 0; e < MMA::ACC; ++e) {
+                const ra_i64 i = m0 + wm * WTM + ra_rocblas3_f64mma_c_row<MMA>(lane, f, e, vec);
+                const ra_i64 j = n0 + wn * WTN + ra_rocblas3_f64mma_c_col<MMA>(lane, g, e, vec, !b_rows);
+                if (i >= M || j >= N || i < i0 || j < j0) continue;  // a shifted tile's overlap
+                const double s = K > 0 ? alpha * acc[f][g][e] : 0.0;
+                if (split) part[i + j * M] = s;
+                else C[i + j * ldc] = ra_rocblas3_epilogue(s, beta, C + i + j * ldc, bias, i, flags, 0);
+            }
+    // The activation: a second pass, not unrolled, over the elements just stored (as in
+    // ra_rocblas_gemm; the values are re-read as stored, in double).
+    const int act = ra_rocblas3_act_code(flags);
+    if (act != 0 && !split) {
+#pragma unroll 1
+        for (int x = 0; x < FM * FN * MMA::ACC; ++x) {
+            const int f = x / (FN * MMA::ACC), g = x / MMA::ACC % FN, e = x % MMA::ACC;
+            const ra_i64 i = m0 + wm * WTM + ra_rocblas3_f64mma_c_row<MMA>(lane, f, e, vec);
+            const ra_i64 j = n0 + wn * WTN + ra_rocblas3_f64mma_c_col<MMA>(lane, g, e, vec, !b_rows);
+            if (i >= M || j >= N || i < i0 || j < j0) continue;
+            C[i + j * ldc] = ra_rocblas3_act(C[i + j * ldc], act);
+        }
+    }
 }

@@ -273,6 +273,38 @@ template <typename Ctx, typename Step> RA_DEVICE void ra_gemm_mma_k_loop(const C
     ra_cp_async_wait<0>();
 }
 
+// The epilogue of a thread's R accumulators (rounded once to T):
+//   C(i, j) := act(alpha * value(e) + beta * C(i, j) + bias[i]),   where(e, i, j) for e = 0 .. R - 1.
+// One unrolled pass computes every element's float value (the reads of C and the bias issued
+// together) and, without an activation, stores it. With one, the values are kept in a per-thread
+// float array instead and a second pass, not unrolled, applies the activation and stores them:
+// the activation's code (erf, exp, tanh) then exists once per kernel rather than once per element
+// in a second unrolled copy of the epilogue, which was most of this source's compile time. The
+// values stay in float until their one rounding, so the result is the same as applying the
+// activation inline. The array is only indexed by the rolled pass, so it lives in local memory
+// and the accumulators stay in registers; the plain product never touches it.
+template <typename T, int R, typename Value, typename Where>
+RA_DEVICE void ra_gemm_mma_epilogue(T* __restrict__ C, ra_i64 ldc, ra_i64 M, ra_i64 N, float alpha, float beta,
+                                    const T* __restrict__ bias, int act, Value value, Where where) {
+    float keep[R];
+#pragma unroll
+    for (int e = 0; e < R; ++e) {
+        ra_i64 i, j;
+        where(e, i, j);
+        const float v = ra_gemm_epilogue_value<T>(C, ldc, M, N, i, j, value(e), alpha, beta, bias);
+        if (act == 0) ra_gemm_epilogue_put<T>(C, ldc, M, N, i, j, v);
+        else keep[e] = v;
+    }
+    if (act != 0) {
+#pragma unroll 1
+        for (int e = 0; e < R; ++e) {
+            ra_i64 i, j;
+            where(e, i, j);
+            ra_gemm_epilogue_put<T>(C, ldc, M, N, i, j, ra_activation(keep[e], act));
+        }
+    }
+}
+
 // Portable inner product: thread (tx, ty) computes rows tx + 16 a (8) and columns ty + 16 b
 // (BN / 16) with scalar FMAs.
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
@@ -304,14 +336,10 @@ RA_DEVICE void ra_gemm_mma_portable(const ra_gemm_mma_ctx<T, A_KMAJOR, B_KMAJOR,
         }
     });
 
-    ra_with_activation(act, [&](auto code) {
-#pragma unroll
-        for (int a = 0; a < 8; ++a)
-#pragma unroll
-            for (int b = 0; b < NB; ++b)
-                ra_gemm_epilogue_store<T>(C, ldc, x.M, x.N, x.m0 + tx + 16 * a, x.n0 + ty + 16 * b, acc[a][b], alpha_k,
-                                          beta, bias, code.of(act));
-    });
+    // element e: acc[a][b] with a = e / NB, b = e % NB
+    ra_gemm_mma_epilogue<T, 8 * NB>(
+        C, ldc, x.M, x.N, alpha_k, beta, bias, act, [&](int e) { return acc[e / NB][e % NB]; },
+        [&](int e, ra_i64& i, ra_i64& j) { i = x.m0 + tx + 16 * (e / NB); j = x.n0 + ty + 16 * (e % NB); });
 }
 
 template <typename T, bool A_KMAJOR, bool B_KMAJOR, int BN>
@@ -406,17 +434,14 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
 
     // D fragment: register c of tile (mi, ni) is (g + 8 (c >> 1), 2 t + (c & 1)), g = lane / 4, t = lane % 4.
     const int g = lane >> 2, t = lane & 3;
-    ra_with_activation(act, [&](auto code) {
-#pragma unroll
-        for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-                for (int c = 0; c < 4; ++c)
-                    ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 16 * mi + g + 8 * (c >> 1),
-                                              x.n0 + wn + 8 * ni + 2 * t + (c & 1), acc[mi][ni][c], alpha_k, beta,
-                                              bias, code.of(act));
-    });
+    // element e: acc[mi][ni][c] with mi = e / (4 NI), ni = e / 4 % NI, c = e % 4
+    ra_gemm_mma_epilogue<T, 16 * NI>(
+        C, ldc, M, N, alpha_k, beta, bias, act, [&](int e) { return acc[e / (4 * NI)][e / 4 % NI][e % 4]; },
+        [&](int e, ra_i64& i, ra_i64& j) {
+            const int mi = e / (4 * NI), ni = e / 4 % NI, c = e % 4;
+            i = x.m0 + wm + 16 * mi + g + 8 * (c >> 1);
+            j = x.n0 + wn + 8 * ni + 2 * t + (c & 1);
+        });
 
 #elif defined(RA_GEMM_MMA_AMD)
     if constexpr (BN != 128) {
@@ -469,17 +494,14 @@ ra_rocblas_gemm_mma(ra_i64 M, ra_i64 N, ra_i64 K, float alpha, const T* __restri
             }
         });
 
-        ra_with_activation(act, [&](auto code) {
-#pragma unroll
-            for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < 2; ++ni)
-#pragma unroll
-                    for (int c = 0; c < 16; ++c)
-                        ra_gemm_epilogue_store<T>(C, ldc, M, N, x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3),
-                                                  x.n0 + wn + 32 * ni + li, acc[mi][ni][c], alpha_k, beta, bias,
-                                                  code.of(act));
-        });
+        // element e: acc[mi][ni][c] with mi = e / 32, ni = e / 16 % 2, c = e % 16
+        ra_gemm_mma_epilogue<T, 64>(
+            C, ldc, M, N, alpha_k, beta, bias, act, [&](int e) { return acc[e / 32][e / 16 % 2][e % 16]; },
+            [&](int e, ra_i64& i, ra_i64& j) {
+                const int mi = e / 32, ni = e / 16 % 2, c = e % 16;
+                i = x.m0 + wm + 32 * mi + 8 * (c >> 2) + lk + (c & 3);
+                j = x.n0 + wn + 32 * ni + li;
+            });
     }
 
 #else

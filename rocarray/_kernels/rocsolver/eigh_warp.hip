@@ -30,7 +30,9 @@
 #define RA_EIGHW_UPPER 1
 #define RA_EIGHW_VECTORS 2
 
-// Real and complex elements through one set of names.
+// Real and complex elements through one set of names; phase(x, beta, |beta|) = x beta / |beta|
+// (for real beta, x times its sign: no division); inv_sqrt(x) = 1 / sqrt(x), in double precision
+// the library's rsqrt: one call on the rotation's chain instead of a square root and a division.
 template <typename T> struct ra_eighw_ops;
 template <> struct ra_eighw_ops<float> {
     typedef float R;
@@ -40,6 +42,8 @@ template <> struct ra_eighw_ops<float> {
     static RA_DEVICE float abs2(float x) { return x * x; }
     static RA_DEVICE float mag(float x) { return fabsf(x); }
     static RA_DEVICE float real(float x) { return x; }
+    static RA_DEVICE float phase(float x, float beta, float) { return beta < 0.0f ? -x : x; }
+    static RA_DEVICE float inv_sqrt(float x) { return 1.0f / sqrtf(x); }
 };
 template <> struct ra_eighw_ops<double> {
     typedef double R;
@@ -49,6 +53,8 @@ template <> struct ra_eighw_ops<double> {
     static RA_DEVICE double abs2(double x) { return x * x; }
     static RA_DEVICE double mag(double x) { return fabs(x); }
     static RA_DEVICE double real(double x) { return x; }
+    static RA_DEVICE double phase(double x, double beta, double) { return beta < 0.0 ? -x : x; }
+    static RA_DEVICE double inv_sqrt(double x) { return rsqrt(x); }
 };
 template <> struct ra_eighw_ops<ra_c64> {
     typedef float R;
@@ -58,6 +64,8 @@ template <> struct ra_eighw_ops<ra_c64> {
     static RA_DEVICE float abs2(ra_c64 x) { return x.re * x.re + x.im * x.im; }
     static RA_DEVICE float mag(ra_c64 x) { return hypotf(x.re, x.im); }
     static RA_DEVICE ra_c64 real(float x) { return ra_make_complex<float>(x, 0.0f); }
+    static RA_DEVICE ra_c64 phase(float x, ra_c64 beta, float bm) { return (x / bm) * beta; }
+    static RA_DEVICE float inv_sqrt(float x) { return 1.0f / sqrtf(x); }
 };
 template <> struct ra_eighw_ops<ra_c128> {
     typedef double R;
@@ -67,6 +75,8 @@ template <> struct ra_eighw_ops<ra_c128> {
     static RA_DEVICE double abs2(ra_c128 x) { return x.re * x.re + x.im * x.im; }
     static RA_DEVICE double mag(ra_c128 x) { return hypot(x.re, x.im); }
     static RA_DEVICE ra_c128 real(double x) { return ra_make_complex<double>(x, 0.0); }
+    static RA_DEVICE ra_c128 phase(double x, ra_c128 beta, double bm) { return (x / bm) * beta; }
+    static RA_DEVICE double inv_sqrt(double x) { return rsqrt(x); }
 };
 
 // One pair of a round: indices p and q, and the rotation J = [[c, s], [-conj(s), c]] on them
@@ -131,6 +141,14 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
         // float on a warp of exactly N lanes: a lane per row of a block (conflict-free columns of
         // A, the partner row by shuffle); otherwise a lane per block
         constexpr bool ROW_SPLIT = sizeof(T) == 4 && N == RA_WARP_SIZE;
+        // column pairs (row split) and blocks (block split) whose loads are issued together: the
+        // latency of a round is a chain of shared-memory loads, shuffles and stores per batch;
+        // larger batches cost registers: 2 blocks for 8-byte elements keep the 128 registers
+        // of four warps per block at 16 warps per SM; 16-byte elements have no room to spare
+        constexpr int ROW_BATCH = HALF < 8 ? HALF : 8;
+        constexpr int BLOCK_WANT = sizeof(T) >= 16 ? 1 : (sizeof(T) == 8 ? 2 : 4);
+        constexpr int BLOCK_BATCH = BLOCKS < BLOCK_WANT ? BLOCKS : BLOCK_WANT;
+        static_assert(HALF % ROW_BATCH == 0 && BLOCKS % BLOCK_BATCH == 0, "the batches split evenly");
         extern __shared__ ra_c128 ra_rocsolver_eighw_smem[];
 
         const int lane = ra_lane_id();
@@ -219,8 +237,8 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                         } else {
                             tt = sgn / (at + sqrt(R(1) + at * at));
                         }
-                        c = R(1) / sqrt(R(1) + tt * tt);
-                        s = ((tt * c) / bm) * beta;  // the real sine times beta's phase
+                        c = O::inv_sqrt(R(1) + tt * tt);
+                        s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
                         np = a - tt * bm;
                         nq = d + tt * bm;
                     }
@@ -237,29 +255,53 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
                     // every column pair j: X := B J_j on its row, the partner row's X by shuffle,
                     // then J_k^H; every access of a column of A hits 32 different banks. Then
-                    // V := V J_j for the same pair. No masks: J = I is exact on finite values, so
-                    // the dummy rows and columns stay zero (a non-finite matrix reports info = 1
-                    // whatever they hold).
+                    // V := V J_j for the same pair. The column pairs go in batches of ROW_BATCH:
+                    // a batch's loads, then its arithmetic and shuffles, then its stores, so the
+                    // loads and shuffles of a batch are in flight together (the elements of a
+                    // round are disjoint, so no load of a round reads a store of the same round).
+                    // No masks: J = I is exact on finite values, so the dummy rows and columns
+                    // stay zero (a non-finite matrix reports info = 1 whatever they hold).
                     const ra_eighw_pair<T> pk = spair[kr];
                     const bool upper_row = lane >= HALF;
                     const int row = upper_row ? pk.q : pk.p;
                     // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s)
                     const R other = upper_row ? pk.s : -pk.s;
 #pragma unroll
-                    for (int j = 0; j < HALF; ++j) {
-                        const ra_eighw_pair<T> pl = spair[j];
-                        T* colp = sA + pl.p * LDS;
-                        T* colq = sA + pl.q * LDS;
-                        const T ap = colp[row], aq = colq[row];
-                        const T yp = pl.c * ap - pl.s * aq, yq = pl.s * ap + pl.c * aq;
-                        const T op = ra_shfl_xor(yp, HALF), oq = ra_shfl_xor(yq, HALF);
-                        colp[row] = pk.c * yp + other * op;
-                        colq[row] = pk.c * yq + other * oq;
-                        const int sp = j == 0 ? 0 : j + 1;
-                        const int sq = j == 0 ? 1 : N - j;
-                        const T vp = vr[sp], vq = vr[sq];
-                        vr[sp] = pl.c * vp - pl.s * vq;
-                        vr[sq] = pl.s * vp + pl.c * vq;
+                    for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
+                        R cl[ROW_BATCH];
+                        T sl[ROW_BATCH], yp[ROW_BATCH], yq[ROW_BATCH];
+                        int offp[ROW_BATCH], offq[ROW_BATCH];
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const ra_eighw_pair<T> pl = spair[j0 + i];
+                            cl[i] = pl.c;
+                            sl[i] = pl.s;
+                            offp[i] = row + pl.p * LDS;
+                            offq[i] = row + pl.q * LDS;
+                            yp[i] = sA[offp[i]];
+                            yq[i] = sA[offq[i]];
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const T ap = yp[i], aq = yq[i];
+                            yp[i] = cl[i] * ap - sl[i] * aq;
+                            yq[i] = sl[i] * ap + cl[i] * aq;
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
+                            sA[offp[i]] = pk.c * yp[i] + other * op;
+                            sA[offq[i]] = pk.c * yq[i] + other * oq;
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const int j = j0 + i;
+                            const int sp = j == 0 ? 0 : j + 1;
+                            const int sq = j == 0 ? 1 : N - j;
+                            const T vp = vr[sp], vq = vr[sq];
+                            vr[sp] = cl[i] * vp - sl[i] * vq;
+                            vr[sq] = sl[i] * vp + cl[i] * vq;
+                        }
                     }
                     // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
                     sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
@@ -270,26 +312,45 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     vr[C] = first;
                 } else {
                     // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
-                    // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel. No
-                    // masks: J = I is exact on finite values, so the dummy rows and columns stay zero
-                    // (a non-finite matrix reports info = 1 whatever they hold).
+                    // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel.
+                    // The blocks go in batches of BLOCK_BATCH: a batch's loads, then its
+                    // arithmetic and stores, so the loads of a batch are in flight together (the
+                    // blocks of a round are disjoint). No masks: J = I is exact on finite values,
+                    // so the dummy rows and columns stay zero (a non-finite matrix reports
+                    // info = 1 whatever they hold).
                     {
                         const ra_eighw_pair<T> pk = spair[kr];
                         const T skb = O::conj(pk.s);
                         const int rp = pk.p, rq = pk.q;
 #pragma unroll
-                        for (int j = 0; j < BLOCKS; ++j) {
-                            const ra_eighw_pair<T> pl = spair[lane / HALF + j * COL_STEP];
-                            const T slb = O::conj(pl.s);
-                            T* colp = sA + pl.p * LDS;
-                            T* colq = sA + pl.q * LDS;
-                            const T x00 = colp[rp], x01 = colq[rp], x10 = colp[rq], x11 = colq[rq];
-                            const T y00 = pl.c * x00 - slb * x01, y01 = pl.s * x00 + pl.c * x01;
-                            const T y10 = pl.c * x10 - slb * x11, y11 = pl.s * x10 + pl.c * x11;
-                            colp[rp] = pk.c * y00 - pk.s * y10;
-                            colp[rq] = skb * y00 + pk.c * y10;
-                            colq[rp] = pk.c * y01 - pk.s * y11;
-                            colq[rq] = skb * y01 + pk.c * y11;
+                        for (int j0 = 0; j0 < BLOCKS; j0 += BLOCK_BATCH) {
+                            R cl[BLOCK_BATCH];
+                            T sl[BLOCK_BATCH], x00[BLOCK_BATCH], x01[BLOCK_BATCH], x10[BLOCK_BATCH],
+                                x11[BLOCK_BATCH];
+                            int cp[BLOCK_BATCH], cq[BLOCK_BATCH];
+#pragma unroll
+                            for (int i = 0; i < BLOCK_BATCH; ++i) {
+                                const ra_eighw_pair<T> pl = spair[lane / HALF + (j0 + i) * COL_STEP];
+                                cl[i] = pl.c;
+                                sl[i] = pl.s;
+                                cp[i] = pl.p * LDS;
+                                cq[i] = pl.q * LDS;
+                                x00[i] = sA[cp[i] + rp];
+                                x01[i] = sA[cq[i] + rp];
+                                x10[i] = sA[cp[i] + rq];
+                                x11[i] = sA[cq[i] + rq];
+                            }
+#pragma unroll
+                            for (int i = 0; i < BLOCK_BATCH; ++i) {
+                                const R c = cl[i];
+                                const T s = sl[i], slb = O::conj(s);
+                                const T y00 = c * x00[i] - slb * x01[i], y01 = s * x00[i] + c * x01[i];
+                                const T y10 = c * x10[i] - slb * x11[i], y11 = s * x10[i] + c * x11[i];
+                                sA[cp[i] + rp] = pk.c * y00 - pk.s * y10;
+                                sA[cp[i] + rq] = skb * y00 + pk.c * y10;
+                                sA[cq[i] + rp] = pk.c * y01 - pk.s * y11;
+                                sA[cq[i] + rq] = skb * y01 + pk.c * y11;
+                            }
                         }
                         // the pair's own block (this lane's block j = kr / COL_STEP when its column
                         // pair is kr), set exactly: diagonal real, (p, q) and (q, p) zero

@@ -20,8 +20,22 @@
 //    takes ROWS of its rows at once so that their loads are in flight together (a tall panel
 //    streams from L2). STAGE copies the matrix to shared memory (ld = m) first and back at the
 //    end; otherwise it works in global memory (visible within the block across barriers).
+//  * ra_rocsolver_getf2_grid: getf2 of one tall m x n panel (n <= 32) by a cooperative launch:
+//    block g holds rows g*share .. (g+1)*share-1 in shared memory; per column each block finds
+//    its best candidate, publishes (value, row, the row's n values) and, if it owns the
+//    diagonal row, that row, in a publication area double-buffered by the column's parity; one
+//    grid barrier; then every block reduces the candidates itself (the same pivot, ties to the
+//    lower row, NaN never chosen), takes the pivot row and the old diagonal row from the
+//    publication area for its part of the interchange, scales and updates its own rows. The
+//    same pivots, info and arithmetic as getf2. The barrier is bounded (ra_grid_sync, include/ra_grid.cuh); a
+//    failed barrier leaves the flag set and every later launch returns at once.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
-//    rows k and ipiv[k] - 1 swapped, one thread per column.
+//    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
+//    <= 64 rows they touch: each of 64 row slots finds its destination row (a row k, or a pivot
+//    row named first by it) and traces it back through the interchanges to its source row; the
+//    slot's threads load their columns' source elements, the block meets at a barrier, and they
+//    store them, so no load waits on a store. A block covers RA_ROCSOLVER_LASWP_COLUMNS columns
+//    with four column lanes per slot, four columns per thread.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
 //    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
@@ -32,6 +46,15 @@
 #define RA_ROCSOLVER_LU_MAX_BLOCK 1024
 #define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
 #define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
+#define RA_ROCSOLVER_LU_GRID_BLOCK 128  // threads of a device-wide panel's block
+// laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
+// columns per thread (their loads in flight together), the block and the columns it covers
+#define RA_ROCSOLVER_LASWP_CHUNK 32
+#define RA_ROCSOLVER_LASWP_SLOTS (2 * RA_ROCSOLVER_LASWP_CHUNK)
+#define RA_ROCSOLVER_LASWP_LANES 4
+#define RA_ROCSOLVER_LASWP_PER_THREAD 4
+#define RA_ROCSOLVER_LASWP_BLOCK (RA_ROCSOLVER_LASWP_SLOTS * RA_ROCSOLVER_LASWP_LANES)
+#define RA_ROCSOLVER_LASWP_COLUMNS (RA_ROCSOLVER_LASWP_LANES * RA_ROCSOLVER_LASWP_PER_THREAD)
 
 template <typename T> struct ra_lu_real { typedef T type; };
 template <typename R> struct ra_lu_real<ra_complex<R> > { typedef R type; };
@@ -209,21 +232,153 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_MAX_BLOCK) void ra_rocsolver_getf2(
     }
 }
 
+// ---- the device-wide panel (ra_rocsolver_getf2_grid) ----
+
 template <typename T>
-__global__ void ra_rocsolver_laswp(ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2,
-                                   const int* __restrict__ ipiv, ra_i64 strideP, int reverse) {
-    const ra_i64 c = (ra_i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= n) return;
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_grid(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
+    ra_i64 offset, ra_i64 share, T* pub_rows, typename ra_lu_real<T>::type* pub_values, int* pub_index,
+    unsigned* sync, ra_i64 limit) {
+    typedef typename ra_lu_real<T>::type R;
+    __shared__ R sv[RA_ROCSOLVER_LU_GRID_BLOCK / RA_WARP_SIZE];
+    __shared__ int si[RA_ROCSOLVER_LU_GRID_BLOCK / RA_WARP_SIZE];
+    __shared__ int spiv, sflag;
+    const ra_i64 G = gridDim.x, g = blockIdx.x;
+    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    // an earlier panel's barrier failed: the whole block returns (one read, shared)
+    if (tid == 0) sflag = *(volatile unsigned*)&sync[2] != 0u;
+    __syncthreads();
+    if (sflag) return;
+    const ra_i64 r0 = g * share;
+    const ra_i64 rows = m - r0 < share ? (m - r0 > 0 ? m - r0 : 0) : share;  // this block's rows
+    T* W = ra_lu_shared<T>();  // rows x n, leading dimension share
+    T* su = W + share * n;     // the pivot row (row j after the interchange)
+    T* sd = su + n;            // the old row j
+    ra_lu_copy(rows, n, A + r0, lda, W, share);
+    __syncthreads();
+    const ra_i64 k = m < n ? m : n;
+    for (ra_i64 j = 0; j < k; ++j) {
+        const int q = (int)(j & 1);
+        T* cand = pub_rows + (ra_i64)q * (G + 1) * n;  // G candidate rows, then the diagonal row
+        // this block's candidate among its rows j .. m-1
+        R bv = R(-1);
+        int bi = RA_ROCSOLVER_LU_NO_ROW;
+        const ra_i64 first = j - r0 > 0 ? j - r0 : 0;
+        for (ra_i64 i = first + tid; i < rows; i += nt)
+            ra_lu_better(bv, bi, ra_lu_abs1(W[i + j * share]), (int)(r0 + i));
+        const int mine = ra_lu_block_argmax(bv, bi, sv, si, &spiv);
+        if (tid == 0) {
+            pub_values[q * G + g] = mine == RA_ROCSOLVER_LU_NO_ROW ? R(-1) : ra_lu_abs1(W[(mine - r0) + j * share]);
+            pub_index[q * G + g] = mine;
+        }
+        if (mine != RA_ROCSOLVER_LU_NO_ROW)
+            for (ra_i64 c = tid; c < n; c += nt) cand[g * n + c] = W[(mine - r0) + c * share];
+        if (j >= r0 && j < r0 + rows)
+            for (ra_i64 c = tid; c < n; c += nt) cand[G * n + c] = W[(j - r0) + c * share];
+        if (!ra_grid_sync(sync, (unsigned)(G * (j + 1)), limit, &sflag)) return;
+        // every block reduces the candidates: the same pivot everywhere
+        bv = R(-1);
+        bi = RA_ROCSOLVER_LU_NO_ROW;
+        const volatile R* vv = pub_values + q * G;
+        const volatile int* vi = pub_index + q * G;
+        for (ra_i64 t = tid; t < G; t += nt) ra_lu_better(bv, bi, (R)vv[t], (int)vi[t]);
+        int p = ra_lu_block_argmax(bv, bi, sv, si, &spiv);
+        if (p == RA_ROCSOLVER_LU_NO_ROW) p = (int)j;  // only NaN in the column: keep the row
+        const volatile T* vc = cand;
+        const ra_i64 owner = p == j ? G : p / share;  // the pivot row's publication
+        for (ra_i64 c = tid; c < n; c += nt) {
+            su[c] = ra_load_volatile(vc + owner * n + c);
+            sd[c] = ra_load_volatile(vc + G * n + c);
+        }
+        if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
+        __syncthreads();
+        // the interchange: row j takes the pivot row, row p the old row j
+        if (p != j) {
+            if (j >= r0 && j < r0 + rows)
+                for (ra_i64 c = tid; c < n; c += nt) W[(j - r0) + c * share] = su[c];
+            if (p >= r0 && p < r0 + rows)
+                for (ra_i64 c = tid; c < n; c += nt) W[(p - r0) + c * share] = sd[c];
+        }
+        const T piv = su[j];
+        const bool zero = ra_lu_is_zero(piv);
+        if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
+        __syncthreads();
+        if (!zero) {
+            const ra_i64 below = j + 1 - r0 > 0 ? j + 1 - r0 : 0;
+            for (ra_i64 i = below + tid; i < rows; i += nt) W[i + j * share] = ra_lu_div(W[i + j * share], piv);
+            __syncthreads();
+            // the rank-1 update of this block's rows below j, over (row, column) pairs
+            const ra_i64 h = rows - below, w = n - j - 1;
+            for (ra_i64 e = tid; e < h * w; e += nt) {
+                const ra_i64 c = j + 1 + e / h, i = below + e % h;
+                W[i + c * share] = ra_lu_fms(W[i + j * share], su[c], W[i + c * share]);
+            }
+        }
+        __syncthreads();
+    }
+    ra_lu_copy(rows, n, W, share, A + r0, lda);
+    // the last block out (every block is past its last barrier) leaves the words zeroed for the
+    // next launch
+    if (tid == 0 && atomicAdd(&sync[1], 1u) == (unsigned)(G - 1)) {
+        atomicExch(&sync[0], 0u);
+        atomicExch(&sync[1], 0u);
+    }
+}
+
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
+    ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2, const int* __restrict__ ipiv,
+    ra_i64 strideP, int reverse) {
+    __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_CHUNK];
     const ra_i64 b = blockIdx.y;
-    T* col = A + b * strideA + c * lda;
+    A += b * strideA;
     ipiv += b * strideP;
-    for (ra_i64 s = 0; s < k2 - k1; ++s) {
-        const ra_i64 kk = reverse ? k2 - 1 - s : k1 + s;
-        const ra_i64 p = (ra_i64)ipiv[kk] - 1;
-        if (p != kk) {
-            const T t = col[kk];
-            col[kk] = col[p];
-            col[p] = t;
+    const int slot = (int)(threadIdx.x % RA_ROCSOLVER_LASWP_SLOTS);
+    const int lane = (int)(threadIdx.x / RA_ROCSOLVER_LASWP_SLOTS);
+    const ra_i64 c0 = (ra_i64)blockIdx.x * RA_ROCSOLVER_LASWP_COLUMNS + lane;
+    const ra_i64 total = k2 - k1;
+    for (ra_i64 done = 0; done < total; done += RA_ROCSOLVER_LASWP_CHUNK) {
+        const int count = (int)(total - done < RA_ROCSOLVER_LASWP_CHUNK ? total - done : RA_ROCSOLVER_LASWP_CHUNK);
+        // the chunk's interchanges are k = lo .. lo + count - 1, applied upwards or downwards
+        const ra_i64 lo = reverse ? k2 - done - count : k1 + done;
+        __syncthreads();  // the previous chunk's stores and reads of spiv are done
+        if (threadIdx.x < (unsigned)count) spiv[threadIdx.x] = (ra_i64)ipiv[lo + threadIdx.x] - 1;
+        __syncthreads();
+        // this slot's destination row: one of the chunk's rows, or a pivot row outside them that
+        // no earlier pivot of the chunk names (each destination once)
+        ra_i64 dst = -1;
+        if (slot < count) {
+            dst = lo + slot;
+        } else if (slot >= RA_ROCSOLVER_LASWP_CHUNK && slot - RA_ROCSOLVER_LASWP_CHUNK < count) {
+            const int s = slot - RA_ROCSOLVER_LASWP_CHUNK;
+            dst = spiv[s];
+            if (dst >= lo && dst < lo + count) dst = -1;
+            for (int t = 0; t < s && dst >= 0; ++t)
+                if (spiv[t] == dst) dst = -1;
+        }
+        // the row whose content ends at dst: dst traced back through the interchanges, the last
+        // applied first
+        ra_i64 src = dst;
+        if (dst >= 0) {
+            for (int t = 0; t < count; ++t) {
+                const int s = reverse ? t : count - 1 - t;
+                const ra_i64 k = lo + s, p = spiv[s];
+                if (src == k) src = p;
+                else if (src == p) src = k;
+            }
+        }
+        const bool moves = dst >= 0 && src != dst;
+        T v[RA_ROCSOLVER_LASWP_PER_THREAD];
+#pragma unroll
+        for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
+            const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
+            if (moves && c < n) v[q] = A[src + c * lda];
+        }
+        __syncthreads();  // every element of the block's columns is read before any is written
+#pragma unroll
+        for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
+            const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
+            if (moves && c < n) A[dst + c * lda] = v[q];
         }
     }
 }

@@ -19,18 +19,20 @@
 // search and are never written.
 //
 // Step j, two barriers:
-//  A. The warp holding thread column t reduces (|re| + |im|, row, value) over register column b
+//  A. The warp holding thread column t reduces (|re| + |im|, row) over register column b
 //     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): column j's pivot,
 //     the first row p of largest |re| + |im| (NaN never wins; only NaN in the column keeps
-//     row j). Thread column t then finishes column j: row j gets the pivot, row p the old
-//     A(j, j), the rows below are scaled by the pivot (by its reciprocal where that is finite,
-//     LAPACK's rule; left unscaled when the pivot is zero) and published with p.
+//     row j); the pivot and its reciprocal come from the lane that holds row p. Thread column t
+//     then publishes column j with rows j and p interchanged, p, and how the column is scaled
+//     (LAPACK's rule: by the pivot's reciprocal where that is finite, else by division, which
+//     this warp does itself; not at all when the pivot is zero).
 //  B. After the barrier every thread reads p. The thread row holding row p (for p == j row j)
 //     publishes it (the new row j: the update's u), and, when p != j, the one holding row j
 //     publishes row j.
-//  C. After the second barrier rows j and p are exchanged in every register column but column j
-//     (done in A), and unless the pivot is zero every thread applies the rank-1 update
-//     v -= l u to its elements right of and below (j, j). The published rows and multipliers
+//  C. After the second barrier rows j and p are exchanged in every register column but column j,
+//     every thread scales the multipliers of its rows (thread column t keeps them, with the
+//     pivot, as column j), and unless the pivot is zero applies the rank-1 update v -= l u to
+//     its elements right of and below (j, j). The published rows and multipliers
 //     are double-buffered by the parity of j: step j + 2 rewrites them only after both barriers
 //     of step j + 1, which no thread passes before finishing step j. No barrier separates C from
 //     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
@@ -52,6 +54,10 @@
 #define RA_LU_BLOCK_SIDE 16
 #define RA_LU_BLOCK_THREADS (RA_LU_BLOCK_SIDE * RA_LU_BLOCK_SIDE)
 #define RA_LU_BLOCK_NO_ROW 0x7fffffff
+// how a step scales column j: not at all (zero pivot), by the reciprocal, or by division
+#define RA_LU_BLOCK_PIVOT_ZERO 0
+#define RA_LU_BLOCK_PIVOT_RECIP 1
+#define RA_LU_BLOCK_PIVOT_DIVIDE 2
 
 template <typename T> struct ra_lub_real { typedef T type; };
 template <typename R> struct ra_lub_real<ra_complex<R> > { typedef R type; };
@@ -109,6 +115,14 @@ RA_DEVICE void ra_lub_better(R& v, int& i, T& x, R v2, int i2, T x2) {
     }
 }
 
+// (v, i) := the better of it and (v2, i2), as ra_lub_better without the value
+template <typename R> RA_DEVICE void ra_lub_better_row(R& v, int& i, R v2, int i2) {
+    if (v2 > v || (v2 == v && i2 < i)) {
+        v = v2;
+        i = i2;
+    }
+}
+
 template <typename T> RA_DEVICE T* ra_lub_shared() {
     extern __shared__ ra_u64 ra_lub_smem[];
     return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_lub_smem)));
@@ -156,10 +170,11 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
     constexpr int S = RA_LU_BLOCK_SIDE;
     constexpr int N = M * S;                  // rows and columns of the register tile
     constexpr int MC = SOLVE ? M + 1 : M;     // register columns: the matrix's, then B's
-    __shared__ T lbuf[2][N];                  // column j's multipliers, by row
+    __shared__ T lbuf[2][N];                  // column j after the interchange, by row
+    __shared__ T spiv[2];                     // the pivot's reciprocal
     __shared__ T urow[2][MC * S];             // the new row j (old row p), by column
     __shared__ T jrow[2][MC * S];             // the old row j, by column
-    __shared__ int pbuf[2][2];                // p and whether the pivot is zero
+    __shared__ int pbuf[2][2];                // p, and the pivot's kind (RA_LU_BLOCK_PIVOT_*)
     const ra_i64 mat = blockIdx.x;
     const int tid = threadIdx.x;
     const int tr = tid % S, tc = tid / S;
@@ -209,37 +224,47 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
                 // every lane's candidate reciprocal, independent of the reduction's shuffles
                 // (the winner's is taken after it: the division's latency hides behind them)
                 const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
+                // the reduction moves (magnitude, row) only: the winning row's lane has it as its
+                // own candidate, so its value and reciprocal come from that lane afterwards
 #pragma unroll
                 for (int m = S / 2; m > 0; m >>= 1) {
                     const R v2 = ra_shfl_xor(best, m);
                     const int i2 = ra_shfl_xor(brow, m);
-                    const T x2 = ra_shfl_xor(bval, m);
-                    ra_lub_better(best, brow, bval, v2, i2, x2);
+                    ra_lub_better_row(best, brow, v2, i2);
                 }
+                const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? t : brow % S);
                 const T ajj = ra_shfl(v[b][b], seg + t);  // row j's element of this thread column
-                const T rwin = ra_shfl(rloc, seg + (brow == RA_LU_BLOCK_NO_ROW ? t : brow % S));
+                const T wval = ra_shfl(bval, from);
+                const T rwin = ra_shfl(rloc, from);
                 if (tc == t) {
+                    // column j after the interchange of rows j and p. LAPACK's rule: scale by
+                    // the reciprocal where it is finite (every thread does that for the rows it
+                    // needs after the barrier, so this warp's chain ends with the stores), else
+                    // divide (here: rare); a zero pivot leaves the column as it is
                     const int p = brow == RA_LU_BLOCK_NO_ROW ? j : brow;
-                    const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : bval;
-                    const bool is_zero = ra_lub_is_zero(piv);
-                    const bool recip = ra_lub_abs1(piv) >= ra_lub_sfmin(R(0));
-                    const T rpiv = rwin;  // 1 / piv (unused when the pivot is NaN, zero or tiny)
+                    const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : wval;
+                    const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
+                                     : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
+                                                                               : RA_LU_BLOCK_PIVOT_DIVIDE;
+                    T x[M];
 #pragma unroll
                     for (int a = b; a < M; ++a) {
                         const int row = a * S + tr;
-                        T x = v[a][b];
-                        if (row == p) x = ajj;
-                        if (row == j) {
-                            x = piv;
-                        } else if ((a > b || row > j) && !is_zero) {
-                            x = recip ? ra_lub_mul(x, rpiv) : ra_lub_div(x, piv);
-                        }
-                        v[a][b] = x;
-                        lbuf[par][row] = x;
+                        x[a] = v[a][b];
+                        if (row == p) x[a] = ajj;
+                        if (row == j) x[a] = piv;
                     }
+                    if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) {
+#pragma unroll
+                        for (int a = b; a < M; ++a)
+                            if (a > b || a * S + tr > j) x[a] = ra_lub_div(x[a], piv);
+                    }
+#pragma unroll
+                    for (int a = b; a < M; ++a) lbuf[par][a * S + tr] = x[a];
                     if (tr == 0) {
                         pbuf[par][0] = p;
-                        pbuf[par][1] = is_zero ? 1 : 0;
+                        pbuf[par][1] = kind;
+                        spiv[par] = rwin;  // 1 / piv (used only with RA_LU_BLOCK_PIVOT_RECIP)
                         if (!SOLVE) ipiv[mat * strideP + j] = p + 1;
                     }
                 }
@@ -247,7 +272,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
             __syncthreads();
             // B: publish the new row j (old row p) and, for an interchange, the old row j
             const int p = pbuf[par][0];
-            const bool is_zero = pbuf[par][1] != 0;
+            const int kind = pbuf[par][1];
+            const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
             if (is_zero && bad == 0) bad = j + 1;
             const int tp = p % S, ap = p / S;
             if (tr == tp) {
@@ -282,20 +308,28 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
                     }
                 }
             }
-            if (!is_zero) {
-                T u[MC];
+            // the multipliers (rows below j): column j scaled by the pivot's reciprocal, unless
+            // A divided it already or the pivot is zero; thread column t's register column b
+            // takes column j
+            const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
+            const T rpiv = spiv[par];
+            T u[MC];
 #pragma unroll
-                for (int c = b; c < MC; ++c) u[c] = urow[par][c * S + tc];
+            for (int c = b; c < MC; ++c) u[c] = urow[par][c * S + tc];
 #pragma unroll
-                for (int a = b; a < M; ++a) {
-                    const int row = a * S + tr;
-                    // (a > b, c > b: compile-time true; B's column c == M is right of column j)
-                    if (a > b || row > j) {
-                        const T l = lbuf[par][row];
+            for (int a = b; a < M; ++a) {
+                const int row = a * S + tr;
+                const T x = lbuf[par][row];
+                const T l = by_recip ? ra_lub_mul(x, rpiv) : x;
+                if (tc == t) {
+                    if (row == j) v[a][b] = x;
+                    else if (a > b || row > j) v[a][b] = l;
+                }
+                // (a > b, c > b: compile-time true; B's column c == M is right of column j)
+                if (!is_zero && (a > b || row > j)) {
 #pragma unroll
-                        for (int c = b; c < MC; ++c) {
-                            if (c > b || c * S + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
-                        }
+                    for (int c = b; c < MC; ++c) {
+                        if (c > b || c * S + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
                     }
                 }
             }

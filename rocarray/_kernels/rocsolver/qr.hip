@@ -14,6 +14,16 @@
 //    then the columns right of k are updated CHUNK at a time (16; complex128: 8): every thread
 //    forms partial dots v^H A(:, j) over its rows for all the chunk's columns, warps reduce them,
 //    and after one barrier every thread applies A(i, j) -= v(i) conj(tau) (v^H A(:, j)) to its rows.
+//  * ra_rocsolver_geqr2_grid<T>: geqr2 of one tall m x n leaf (n <= RA_ROCSOLVER_QR_GRID_COLUMNS) by a
+//    cooperative launch of about one block per multiprocessor: block g holds rows
+//    g*share .. (g+1)*share-1 in shared memory. Column k, x = A(k+1:m, k): every block publishes
+//    its partial ||x||^2 and partial dots x^H A(k+1:m, j) of the columns right of k (a group of
+//    lanes per column, over its rows), and the block holding row k publishes A(k, k:n), in a
+//    slot double-buffered by k's parity; ONE grid barrier; every block sums the partials in the
+//    same order (the same beta and tau everywhere, geqr2's xLARFG arithmetic), scales its part of
+//    x into v, forms v^H A(k:m, j) = A(k, j) + conj(scale) x^H A(k+1:m, j), updates its rows and
+//    publishes column k + 1's partials. The grid barrier is ra_grid_sync (bounded spin, error
+//    flag).
 //  * ra_rocsolver_qr_copy_v: the unit lower trapezoid of an rows x cols panel (the reflectors:
 //    ones on the diagonal, zeros above) written as an explicit matrix V, so that the block
 //    reflector's products are plain gemms.
@@ -28,6 +38,8 @@
 
 #define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
 #define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
+#define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
+#define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
 
 // ---------------------------------------------------------------------------------------------
 // scalar helpers for float, double, ra_c64, ra_c128
@@ -177,6 +189,158 @@ ra_rocsolver_geqr2(ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 str
                    ra_i64 stride_p) {
     const ra_i64 b = blockIdx.x;
     ra_rocsolver_geqr2_one<T, BLOCK>(m, n, A + b * stride_a, lda, tau + b * stride_p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// geqr2_grid: one tall leaf across the device (cooperative launch)
+// ---------------------------------------------------------------------------------------------
+
+template <typename T> RA_DEVICE T* ra_qr_shared() {
+    extern __shared__ ra_u64 ra_qr_smem[];
+    return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_qr_smem)));
+}
+
+// The sums of the update are taken by groups of S adjacent lanes, a group per column (S a power of
+// two, at most a warp, as many lanes as the block has for `cols` columns).
+RA_DEVICE int ra_qr_group_lanes(ra_i64 cols) {
+    int S = RA_WARP_SIZE;
+    while (S > 1 && S * cols > RA_ROCSOLVER_QR_GRID_BLOCK) S >>= 1;
+    return S;
+}
+
+// Publishes column k's sums over this block's rows below k (W, ld share, first row r0): at
+// slot[g * n + j] the partial x^H A(:, j) of each column j > k (x = A(k+1:m, k)), at
+// slot[G * n + g] the partial ||x||^2, and, from the block that holds row k, A(k, k:n) at
+// slot[G * (n + 1) + j]. Every thread takes part (shuffles); W is complete (a barrier before).
+template <typename T>
+RA_DEVICE void ra_qr_publish_column(ra_i64 k, ra_i64 n, const T* W, ra_i64 share, ra_i64 r0, ra_i64 rows,
+                                    T* slot, ra_i64 G, ra_i64 g) {
+    typedef typename ra_real_of<T>::type R;
+    const int tid = (int)threadIdx.x;
+    const ra_i64 w = n - k;
+    const int S = ra_qr_group_lanes(w);
+    const int c = tid / S, s = tid % S;
+    const ra_i64 j = k + c;
+    const ra_i64 first = k + 1 - r0 > 0 ? k + 1 - r0 : 0;
+    T acc = ra_qr_make<T>::of(R(0), R(0));
+    if (c < w) {
+        if (j == k)
+            for (ra_i64 i = first + s; i < rows; i += S) acc = acc + ra_qr_make<T>::of(ra_qr_abs2(W[i + k * share]), R(0));
+        else
+            for (ra_i64 i = first + s; i < rows; i += S)
+                acc = ra_qr_madd(ra_qr_conj(W[i + k * share]), W[i + j * share], acc);
+    }
+    for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
+    if (c < w && s == 0) slot[j == k ? G * n + g : g * n + j] = acc;
+    if (k >= r0 && k < r0 + rows)
+        for (ra_i64 jj = k + tid; jj < n; jj += RA_ROCSOLVER_QR_GRID_BLOCK) slot[G * (n + 1) + jj] = W[(k - r0) + jj * share];
+}
+
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_grid(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau, ra_i64 share, T* pub,
+    unsigned* sync, ra_i64 limit) {
+    typedef typename ra_real_of<T>::type R;
+    typedef ra_qr_make<T> make;
+    constexpr int NT = RA_ROCSOLVER_QR_GRID_BLOCK;
+    static_assert(RA_ROCSOLVER_QR_GRID_COLUMNS <= NT, "a thread per column of the update's scalars");
+    __shared__ T s_sum[RA_ROCSOLVER_QR_GRID_COLUMNS];  // column k + c's sums over all blocks
+    __shared__ T s_w[RA_ROCSOLVER_QR_GRID_COLUMNS];    // conj(tau) (v^H A(k:m, j)) of the update
+    __shared__ T s_scale, s_ctau, s_beta;
+    __shared__ int sflag;
+    const ra_i64 G = gridDim.x, g = blockIdx.x;
+    const int tid = (int)threadIdx.x;
+    // an earlier launch's barrier failed: the whole block returns (one read, shared)
+    if (tid == 0) sflag = *(volatile unsigned*)&sync[2] != 0u;
+    __syncthreads();
+    if (sflag) return;
+    const T zero = make::of(R(0), R(0)), one = make::of(R(1), R(0));
+    const ra_i64 r0 = g * share;
+    const ra_i64 rows = m - r0 < share ? (m - r0 > 0 ? m - r0 : 0) : share;  // this block's rows
+    T* W = ra_qr_shared<T>();  // rows x n, leading dimension share
+    for (ra_i64 e = tid; e < rows * n; e += NT) {
+        const ra_i64 c = e / rows, r = e - c * rows;
+        W[r + c * share] = A[r0 + r + c * lda];
+    }
+    __syncthreads();
+    // publication area: two slots (column parity) of G x n partial dots, G partial norms, a row
+    const ra_i64 area = G * (n + 1) + n;
+    const ra_i64 kmax = m < n ? m : n;
+    ra_qr_publish_column(0, n, W, share, r0, rows, pub, G, g);
+    for (ra_i64 k = 0; k < kmax; ++k) {
+        const T* slot = pub + (k & 1) * area;
+        if (!ra_grid_sync(sync, (unsigned)(G * (k + 1)), limit, &sflag)) return;
+        // row k's element of this thread's column of the update (and alpha), loaded now so that
+        // these loads are in flight with the sums'
+        const ra_i64 jw = k + 1 + tid;
+        const T row_k = jw < n ? ra_load_volatile(slot + G * (n + 1) + jw) : zero;
+        const T alpha = tid == 0 ? ra_load_volatile(slot + G * (n + 1) + k) : zero;
+        // the blocks' partials of columns k .. n-1, summed in the same order in every block
+        {
+            const ra_i64 w = n - k;
+            const int S = ra_qr_group_lanes(w);
+            const int c = tid / S, s = tid % S;
+            const ra_i64 j = k + c;
+            T acc = zero;
+            if (c < w) {
+                const T* p = j == k ? slot + G * n : slot + j;
+                const ra_i64 step = j == k ? 1 : n;
+#pragma unroll 4
+                for (ra_i64 t = s; t < G; t += S) acc = acc + ra_load_volatile(p + t * step);
+            }
+            for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
+            if (c < w && s == 0) s_sum[c] = acc;
+        }
+        __syncthreads();
+        // xLARFG on (A(k, k), A(k+1:m, k)), as geqr2 forms it
+        if (tid == 0) {
+            const R ssq = ra_qr_re(s_sum[0]);
+            const R ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
+            T t = zero, scale = zero, beta = alpha;
+            if (ssq != R(0) || ai != R(0)) {
+                const R norm = ra_sqrt(ar * ar + ai * ai + ssq);
+                const R b = ar >= R(0) ? -norm : norm;
+                t = make::of((b - ar) / b, -ai / b);
+                scale = ra_qr_recip(alpha - make::of(b, R(0)));
+                beta = make::of(b, R(0));
+            }
+            if (g == 0) tau[k] = t;
+            s_scale = scale;
+            s_ctau = ra_qr_conj(t);
+            s_beta = beta;
+        }
+        __syncthreads();
+        const T scale = s_scale, ctau = s_ctau;
+        if (ra_qr_re(ctau) != R(0) || ra_qr_im(ctau) != R(0)) {  // uniform: H != I
+            const ra_i64 top = k - r0 > 0 ? k - r0 : 0;  // this block's first row of v (rows k..m-1)
+            if (tid == 0 && k >= r0 && k < r0 + rows) W[(k - r0) + k * share] = s_beta;
+            for (ra_i64 i = (k + 1 - r0 > 0 ? k + 1 - r0 : 0) + tid; i < rows; i += NT)
+                W[i + k * share] = scale * W[i + k * share];
+            // v^H A(k:m, j) = A(k, j) + conj(scale) (x^H A(k+1:m, j)), v = (1, scale x)
+            const T cscale = ra_qr_conj(scale);
+            if (jw < n) s_w[jw - k] = ctau * ra_qr_madd(cscale, s_sum[jw - k], row_k);  // n - k - 1 < NT columns
+            __syncthreads();
+            // A(k:m, k+1:n) -= v (conj(tau) v^H A(k:m, k+1:n)) on this block's rows
+            const ra_i64 h = rows - top, w = n - k - 1;
+            for (ra_i64 e = tid; e < h * w; e += NT) {
+                const ra_i64 c = 1 + e / h, i = top + e % h;
+                const T v = r0 + i == k ? one : W[i + k * share];
+                W[i + (k + c) * share] = W[i + (k + c) * share] - v * s_w[c];
+            }
+        }
+        __syncthreads();
+        if (k + 1 < kmax) ra_qr_publish_column(k + 1, n, W, share, r0, rows, pub + ((k + 1) & 1) * area, G, g);
+    }
+    for (ra_i64 e = tid; e < rows * n; e += NT) {
+        const ra_i64 c = e / rows, r = e - c * rows;
+        A[r0 + r + c * lda] = W[r + c * share];
+    }
+    // the last block out (every block is past its last barrier) leaves the words zeroed for the
+    // next launch
+    if (tid == 0 && atomicAdd(&sync[1], 1u) == (unsigned)(G - 1)) {
+        atomicExch(&sync[0], 0u);
+        atomicExch(&sync[1], 0u);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

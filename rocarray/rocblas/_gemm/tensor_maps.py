@@ -1,11 +1,5 @@
-"""TMA tensor maps (NVIDIA sm_90+) for the warpgroup gemm kernel (``rocblas/gemm_wgmma.hip``).
-
-A tensor map (the driver's ``CUtensorMap``, 128 opaque bytes) tells the tensor memory accelerator
-how to copy a box of a strided array into shared memory. The driver builds it
-(``cuTensorMapEncodeTiled``, CUDA driver API 12.0+); CuPy does not wrap that entry point, so it is
-called through ``ctypes`` on the driver library CuPy already loaded. The kernel takes the map by
-value (``__grid_constant__``): :func:`operand_map` returns it as a size-one NumPy array of
-:data:`TENSOR_MAP` (128 bytes), the form CuPy passes by value.
+"""TMA tensor maps (NVIDIA sm_90+) for the warpgroup gemm kernel (``rocblas/gemm_wgmma.hip``),
+encoded by :mod:`rocarray._core.tensor_maps` (the driver's ``cuTensorMapEncodeTiled``).
 
 One map describes one gemm operand of 16-bit elements (or 32-bit: the float32 path's operands
 or their TF32 pieces) as a 3-D array (contiguous dimension, leading dimension, batch), with 128-byte
@@ -15,50 +9,13 @@ multiple of 32 through a 4-D map instead (:func:`blocked_operand_map`): one box 
 than one per 32 rows.
 """
 
-import ctypes
-import threading
+from rocarray._core.tensor_maps import TENSOR_MAP, TensorMapError, cached, encode_tiled
 
-import numpy
+__all__ = ["TENSOR_MAP", "TensorMapError", "SWIZZLE_BYTES", "box_shape", "operand_geometry", "operand_map",
+           "blocked_geometry", "blocked_operand_map"]
 
-from rocarray._core import driver
-
-#: The NumPy twin of ``ra_tensor_map`` (``CUtensorMap``: 16 64-bit words).
-TENSOR_MAP = numpy.dtype([("words", "<u8", (16,))])
-
-# CUtensorMapDataType, CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-# CUtensorMapFloatOOBfill (cuda.h, CUDA 12): the values used here.
-_DATA_UINT16 = 1
-_DATA_UINT32 = 2
-#: Data type of the map by element size in bytes (the copies move raw bits).
-_DATA_BY_ITEMSIZE = {2: _DATA_UINT16, 4: _DATA_UINT32}
 #: Bytes of the contiguous box edge: the 128-byte swizzle span.
 SWIZZLE_BYTES = 128
-_INTERLEAVE_NONE = 0
-_SWIZZLE_128B = 3
-_L2_PROMOTION_256B = 3
-_OOB_FILL_ZERO = 0
-
-_lock = threading.Lock()  # guards _cache
-#: Encoded maps by description, a bounded memo (oldest dropped first) outside the plan cache:
-#: a map holds an address, which plans leave to the call, and repeated calls reuse their buffers.
-#: A map holds only an address and a geometry, so it stays valid for any buffer later allocated
-#: at that address.
-_cache = {}
-CACHE_SIZE = 256
-
-
-class TensorMapError(RuntimeError):
-    """The driver refused to encode a tensor map (the caller falls back to another kernel)."""
-
-
-_ENCODE_ARGS = (ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
-                ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
-                ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
-                ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int)
-
-
-def _encoder():
-    return driver.cuda_entry("cuTensorMapEncodeTiled", _ENCODE_ARGS)
 
 
 def box_shape(kmajor, rows, itemsize=2):
@@ -114,12 +71,12 @@ def operand_map(address, kmajor, mn, k, ld, stride, batch, rows, itemsize=2):
     """
     key = (int(address), bool(kmajor), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch),
            int(rows), int(itemsize))
-    hit = _cache.get(key)
+    hit = cached(key)
     if hit is not None:
         return hit
     dims, strides = operand_geometry(kmajor, mn, k, ld, stride, batch, itemsize)
     box = box_shape(kmajor, rows, itemsize) + (1,)
-    return _encoded(key, address, itemsize, dims, strides, box)
+    return encode_tiled(key, address, itemsize, dims, strides, box)
 
 
 def blocked_geometry(mn, k, ld, stride, batch, rows):
@@ -138,28 +95,8 @@ def blocked_operand_map(address, mn, k, ld, stride, batch, rows):
     if int(mn) % 32:
         raise ValueError(f"a blocked map needs mn a multiple of 32, got {mn}")
     key = ("blocked", int(address), int(mn), int(k), int(ld), int(stride) if batch > 1 else 0, int(batch), int(rows))
-    hit = _cache.get(key)
+    hit = cached(key)
     if hit is not None:
         return hit
     dims, strides, box = blocked_geometry(mn, k, ld, stride, batch, rows)
-    return _encoded(key, address, 4, dims, strides, box)
-
-
-def _encoded(key, address, itemsize, dims, strides, box):
-    """Encodes the map of ``dims`` (elements, contiguous first), ``strides`` (bytes, of dimensions
-    1 ..) and ``box``, and remembers it under ``key``."""
-    if any(v <= 0 or v % 16 for v in strides):
-        raise TensorMapError(f"tensor map strides {strides} are not positive multiples of 16 bytes")
-    rank = len(dims)
-    out = numpy.zeros(1, TENSOR_MAP)
-    rc = _encoder()(out.ctypes.data, _DATA_BY_ITEMSIZE[int(itemsize)], rank, ctypes.c_void_p(int(address)),
-                    (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * (rank - 1))(*strides),
-                    (ctypes.c_uint32 * rank)(*box), (ctypes.c_uint32 * rank)(*([1] * rank)), _INTERLEAVE_NONE,
-                    _SWIZZLE_128B, _L2_PROMOTION_256B, _OOB_FILL_ZERO)
-    if rc != 0:
-        raise TensorMapError(f"cuTensorMapEncodeTiled returned {rc} for dims {dims}, strides {strides}, box {box}")
-    with _lock:
-        if len(_cache) >= CACHE_SIZE:
-            _cache.pop(next(iter(_cache)))
-        _cache[key] = out
-    return out
+    return encode_tiled(key, address, 4, dims, strides, box)

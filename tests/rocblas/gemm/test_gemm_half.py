@@ -22,11 +22,12 @@ import numpy as np
 import pytest
 
 from conftest import to_device, to_host
-from level3_host import SameDevice
+from level3_host import SameDevice, activation_reference
 from rocblas_fixtures import fresh_prepared_launches, record_launches  # noqa: F401  (autouse)
 
 from rocarray._core import launch, plans, workspace as workspace_owner
 from rocarray.rocblas._gemm import half as _half, mma as _mma, tensor_maps as _tensor_maps, wgmma as _wgmma
+from rocarray.rocblas._gemm.simt import ACTIVATIONS
 import rocarray.rocblas as rocblas
 
 try:
@@ -80,8 +81,10 @@ class Mat:
 
 
 def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, offsets=(0, 0, 0),
-            poison_c=False, poison_ab=False, expect_aligned=None):
-    """One matrix-core gemm on fresh random buffers, checked against the float64 reference."""
+            poison_c=False, poison_ab=False, expect_aligned=None, activation=None):
+    """One matrix-core gemm on fresh random buffers, checked against the float64 reference;
+    ``activation`` (a name of ``ACTIVATIONS``, or ``''`` for a bias alone) adds a random bias and
+    the fused activation."""
     dt = _dtype(dtype)
     ta, tb = trans
     ar, ac = (m, k) if ta == "N" else (k, m)
@@ -94,7 +97,11 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
     if expect_aligned is not None:
         assert _mma.use_aligned(a.ptr.ptr, lda, b.ptr.ptr, ldb, k) is expect_aligned
     device = a.dev.data.device_id
-    _half.launch(device, dt, ta, tb, m, n, k, alpha, a.ptr, lda, b.ptr, ldb, beta, c.ptr, ldc)
+    fused = {}
+    if activation is not None:
+        bias = rng.standard_normal(max(m, 1)).astype(dt)
+        fused = dict(bias=to_device(bias).data, activation=ACTIVATIONS.get(activation, 0))
+    _half.launch(device, dt, ta, tb, m, n, k, alpha, a.ptr, lda, b.ptr, ldb, beta, c.ptr, ldc, **fused)
     a.unchanged()
     b.unchanged()
     got = to_host(c.dev)
@@ -117,6 +124,9 @@ def run_mma(rng, dtype, trans, m, n, k, extra=(0, 0, 0), alpha=1.5, beta=-0.5, o
         cm = c.matrix()
         want = want + be * cm
         scale = scale + abs(be) * np.abs(cm)
+    if activation is not None:
+        b64 = bias[:m].astype(np.float64)[:, None]
+        want, scale = activation_reference(activation or None, want + b64), 1.2 * (scale + np.abs(b64))
     g = got[c.pos].astype(np.float64)
     tol = EPS_OUT[dtype] * np.abs(want) + (k + 4) * 2.0**-23 * scale + 1e-7
     bad = ~(np.abs(g - want) <= tol)
@@ -221,6 +231,26 @@ def test_gemm_mma_every_tile_configuration(rng, monkeypatch, dtype, trans, confi
     run_mma(rng, dtype, trans, 300, 260, 70)
     run_mma(rng, dtype, trans, 300, 260, 70, extra=(3, 1, 0), expect_aligned=False)
     run_mma(rng, dtype, trans, 2100, 520, 40, beta=0.0, poison_c=True)   # 2 groups of tile rows
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", CONFIGS, ids=_ids)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gemm_mma_every_tile_configuration_applies_bias_and_activation(rng, monkeypatch, dtype, config):
+    # the epilogue's rolled activation pass over the values kept in float, in each tile
+    # configuration's own accumulator layout: every activation, partial tiles at every edge (odd m
+    # and n, k not a multiple of 32), C's spare rows untouched, one rounding to the 16-bit output
+    tile_n, stages = config
+    facts = _mma.device_facts(to_device(np.zeros(1, np.float16)).data.device_id)
+    monkeypatch.setattr(_wgmma, "usable", lambda *a, **k: False)
+    if facts["is_hip"] and tile_n != 128:
+        pytest.skip("the 128 x 256 tile is for NVIDIA only")
+    if _mma.shared_bytes(tile_n, stages) > max(facts["shared_limit"], _mma.DEFAULT_SHARED):
+        pytest.skip("not enough shared memory for this configuration")
+    monkeypatch.setattr(_mma, "choose_config", lambda *a, **k: config)
+    for activation in ["", "relu", "gelu", "silu", "sigmoid", "tanh"]:  # 16-byte copies
+        run_mma(rng, dtype, "NT", 304, 264, 70, extra=(0, 0, 3), expect_aligned=True, activation=activation)
+    run_mma(rng, dtype, "TN", 131, 257, 45, extra=(3, 1, 0), expect_aligned=False, activation="gelu")
 
 
 @pytest.mark.gpu

@@ -235,3 +235,21 @@ def test_plan_timing_warms_the_device_before_its_samples(monkeypatch):
     monkeypatch.setattr(_plan, "TIME_WARM_SECONDS", 10.0)   # 10^4 calls: capped
     _plan.time_choice(0, np.float32, None, 1000, 1000, 1000, np.float32(1), 1, 1000, 2, 1000, 0)
     assert clock["calls"] == 2 + _plan.TIME_WARM_CALLS_MAX + 3 * (1 + _plan.TIME_CALLS_SMALL)
+
+
+def test_the_shipped_gemm_tuning_entries_are_keyed_by_the_sources_as_they_are():
+    # An entry answers only while its key's digest matches the gemm sources as compiled (headers
+    # pasted in): a change to any of them (or to a header) silently retires the shipped tuning.
+    # After such a change, tune again on the GPU, or re-key once the kernels' code is shown to
+    # be unchanged (SASS), and say which in docs/performance/rocblas.md.
+    import json
+    import pathlib
+
+    from rocarray._core import tuning
+    from rocarray.rocblas._gemm.plan import TUNED_SOURCES
+
+    shipped = pathlib.Path(tuning.shipped_db_path("sm_90"))
+    keys = [k for k in json.loads(shipped.read_text())["entries"] if k.startswith("rocblas.gemm|")]
+    assert keys
+    digest = tuning.sources_digest(TUNED_SOURCES)
+    assert {k.rsplit("|src=", 1)[1] for k in keys} == {digest}

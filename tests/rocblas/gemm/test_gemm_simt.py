@@ -187,3 +187,19 @@ def test_flags_conjugate_only_complex_data():
     assert _simt.flags("C", "C", np.float64) == _simt.TRANS_A | _simt.TRANS_B
     assert _simt.flags("C", "T", np.complex64) == _simt.TRANS_A | _simt.CONJ_A | _simt.TRANS_B
     assert _simt.flags("N", "C", np.complex128) == _simt.TRANS_B | _simt.CONJ_B
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("activation", ["relu", "gelu"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_tile_applies_the_activation_in_its_second_pass(rng, monkeypatch, dtype, activation):
+    # each tile's rolled activation pass over the elements its threads stored: shifted last tiles
+    # (the float64 matrix tiles' overlap rows, not stored twice), odd and even m (the 8- and
+    # 16-byte layouts), against NumPy
+    sms, mma = _tiles.device_facts(to_device(np.zeros(1)).data.device_id)
+    for tile in _tiles.tiles_for(dtype, mma):
+        plan = _tiles.TileChoice(tile, 1)
+        monkeypatch.setattr(_plan, "choose", lambda *args, **kwargs: plan)
+        for m, n, k in [(2 * tile[0] + 3, tile[1] + 1, 48), (2 * tile[0] + 2, tile[1] + 6, 40)]:
+            monkeypatch.setattr(plans, "cache", plans.PlanCache())
+            run_gemm_bias_activation(rng, dtype, m, n, k, activation)

@@ -1,0 +1,192 @@
+"""The large LU's device-wide panels and permutation laswp on the GPU.
+
+The decisive check first: getrf of n = 8192, 4097 and 1000 (float64 first; float32, complex64
+and complex128 last, as their rocblas kernels compile on first use) with its tall panels
+factored across the device must give the pivots of the same getrf with every panel factored by
+the one-block getf2 (``ipiv`` equal: the panel kernels do the
+same operations in the same order), factors that agree with those, and a LAPACK-size backward error
+``||P L U - A|| / (||A|| n eps)`` (computed on the device). Then: a singular matrix (``info`` where
+a zero column meets the diagonal), NaN input (the same pivots and NaN pattern as the one-block
+panels, no hang), the grid barrier's words left zeroed, ``linalg.solve``'s backward error at
+n = 8192, and laswp with more than one 32-interchange chunk against NumPy. Every input is fresh
+random data; outputs are poisoned (ipiv -7, info 99) before the calls.
+"""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+import rocarray.rocsolver as rs
+from rocarray.rocsolver import _lu_kernels
+
+try:
+    import cupy
+except Exception:  # pragma: no cover - CuPy is a test dependency
+    cupy = None
+
+
+def device_random(rng, shape, dtype):
+    """Fresh standard-normal device data of ``dtype`` (complex: both parts), seeded from ``rng``."""
+    gen = cupy.random.default_rng(int(rng.integers(2 ** 31)))
+    dtype = np.dtype(dtype)
+    real = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    x = gen.standard_normal(shape, dtype=real)
+    if dtype.kind == "c":
+        x = x + 1j * gen.standard_normal(shape, dtype=real)
+    return x.astype(dtype)
+
+
+def factor(a, grid_rows, monkeypatch):
+    """getrf of the square device matrix ``a`` (column-major copy) with panels of at least
+    ``grid_rows`` rows across the device: (factors, ipiv, info, device-wide panels run)."""
+    n = a.shape[0]
+    A = cupy.asfortranarray(a).copy(order="F")
+    ipiv, info = cupy.full(n, -7, cupy.int32), cupy.full(1, 99, cupy.int32)
+    ran = []
+    real = _lu_kernels.getf2_grid
+
+    def counting(*args, **kwargs):
+        sync = real(*args, **kwargs)
+        ran.append(sync is not None)
+        return sync
+
+    with monkeypatch.context() as mp:
+        mp.setattr(_lu_kernels, "GRID_PANEL_ROWS", grid_rows)
+        mp.setattr(_lu_kernels, "getf2_grid", counting)
+        rs.getrf(n, n, A, n, ipiv, info)
+    return A, cupy.asnumpy(ipiv), int(info[0]), sum(ran)
+
+
+def backward_error(a, lu, ipiv):
+    n = a.shape[0]
+    L = cupy.tril(lu, -1) + cupy.eye(n, dtype=lu.dtype)
+    U = cupy.triu(lu)
+    perm = np.arange(n)
+    for j, p in enumerate(ipiv):
+        perm[[j, p - 1]] = perm[[p - 1, j]]
+    eps = np.finfo(a.dtype).eps
+    r = L @ U - a[cupy.asarray(perm)]
+    return float(cupy.linalg.norm(r) / (cupy.linalg.norm(a) * n * eps))
+
+
+def check_against_one_block_panels(monkeypatch, rng, dtype, n):
+    a = device_random(rng, (n, n), dtype)
+    grid_rows = 256 if n < 2048 else _lu_kernels.GRID_PANEL_ROWS
+    lu, piv, info, ran = factor(a, grid_rows, monkeypatch)
+    lu1, piv1, info1, ran1 = factor(a, 10 ** 9, monkeypatch)
+    assert ran > 0 and ran1 == 0, "the device-wide panel did not run (no cooperative launch?)"
+    assert info == info1 == 0
+    np.testing.assert_array_equal(piv, piv1)
+    eps = np.finfo(a.dtype).eps
+    scale = float(cupy.abs(lu1).max())
+    assert float(cupy.abs(lu - lu1).max()) <= 16 * n * eps * scale
+    assert backward_error(a, lu, piv) < 1.0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [8192, 4097, 1000])
+def test_grid_panels_match_one_block_panels_float64(monkeypatch, rng, n):
+    check_against_one_block_panels(monkeypatch, rng, "float64", n)
+
+
+@pytest.mark.gpu
+def test_barrier_words_are_left_zeroed(monkeypatch, rng):
+    a = device_random(rng, (4097, 4097), "float64")
+    factor(a, _lu_kernels.GRID_PANEL_ROWS, monkeypatch)
+    from rocarray._core.workspace import workspaces
+
+    sync = workspaces.counters("rocsolver.lu.grid_barrier", 16, a.data.device_id)
+    assert not cupy.asnumpy(sync[:16]).any()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_singular_matrix_info(monkeypatch, rng, dtype):
+    n = 4097
+    a = device_random(rng, (n, n), dtype)
+    a[:, 100] = 0     # stays zero through the updates: U(101, 101) == 0 in a device-wide panel
+    lu, piv, info, ran = factor(a, _lu_kernels.GRID_PANEL_ROWS, monkeypatch)
+    _, piv1, info1, _ = factor(a, 10 ** 9, monkeypatch)
+    assert ran > 0 and info == info1 == 101
+    np.testing.assert_array_equal(piv, piv1)
+
+
+@pytest.mark.gpu
+def test_nan_input_same_pivots_no_hang(monkeypatch, rng):
+    n = 4097
+    a = device_random(rng, (n, n), "float64")
+    a[5, 7] = np.nan
+    a[3000, 40] = np.nan
+    lu, piv, info, ran = factor(a, _lu_kernels.GRID_PANEL_ROWS, monkeypatch)
+    lu1, piv1, info1, _ = factor(a, 10 ** 9, monkeypatch)
+    assert ran > 0 and info == info1
+    np.testing.assert_array_equal(piv, piv1)
+    np.testing.assert_array_equal(cupy.asnumpy(cupy.isnan(lu)), cupy.asnumpy(cupy.isnan(lu1)))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_solve_8192_backward_error(rng, dtype):
+    n = 8192
+    a = device_random(rng, (n, n), dtype)
+    b = device_random(rng, (n, 3), dtype)
+    x = ra.linalg.solve(a, b)
+    eps = np.finfo(a.dtype).eps
+    r = cupy.linalg.norm(a @ x - b) / (cupy.linalg.norm(a) * cupy.linalg.norm(x) * n * eps)
+    assert float(r) < 1.0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("incx", [1, -1])
+def test_laswp_chunks_against_numpy(rng, dtype, incx):
+    m, n, k1, k2 = 500, 1003, 3, 75
+    a = (rng.standard_normal((m, n)) + (1j * rng.standard_normal((m, n)) if dtype == "complex128" else 0)).astype(dtype)
+    piv = rng.integers(1, m + 1, size=k2).astype(np.int32)
+    A = cupy.asarray(a.T.reshape(-1))
+    rs.laswp(n, A, m, k1, k2, cupy.asarray(piv), incx)
+    want = a.copy()
+    for k in (range(k1 - 1, k2) if incx == 1 else range(k2 - 1, k1 - 2, -1)):
+        want[[k, piv[k] - 1]] = want[[piv[k] - 1, k]]
+    np.testing.assert_array_equal(cupy.asnumpy(A).reshape(n, m).T, want)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "complex128"])
+@pytest.mark.parametrize("n", [8192, 4097, 1000])
+def test_grid_panels_match_one_block_panels_other_dtypes(monkeypatch, rng, dtype, n):
+    check_against_one_block_panels(monkeypatch, rng, dtype, n)
+
+
+@pytest.mark.gpu
+def test_panel_times_for_the_threshold(rng, capsys):
+    """Times one 32-column float64 panel of 8192, 4096, 2048 and 1024 rows on both kernels and
+    prints them (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
+    lines = []
+    for m in (8192, 4096, 2048, 1024):
+        a = device_random(rng, (m, 32), "float64")
+        times, pivots = [], []
+        for grid in (True, False):
+            A = cupy.asfortranarray(a).copy(order="F").reshape(-1, order="F")
+            ipiv, info = cupy.zeros(32, cupy.int32), cupy.zeros(1, cupy.int32)
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            for rep in range(4):   # the last three timed after a warm-up
+                B = A.copy()
+                if rep == 1:
+                    start.record()
+                if grid:   # the blocks named: shorter panels than GRID_PANEL_ROWS run too
+                    blocks = _lu_kernels.grid_panel_shape(m, 32, B.dtype, B.data.device_id)[0]
+                    sync = _lu_kernels.getf2_grid(m, 32, B, m, ipiv, info, 0, blocks=blocks)
+                    assert sync is not None
+                else:
+                    _lu_kernels.getf2(m, 32, B, m, 0, ipiv, 0, info, 0, 1)
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 3 * 1000)
+            pivots.append(cupy.asnumpy(ipiv))
+        _lu_kernels.check_grid_barrier(sync)
+        np.testing.assert_array_equal(pivots[0], pivots[1])
+        lines.append(f"panel {m} x 32 float64: device-wide {times[0]:.1f} us, one block {times[1]:.1f} us "
+                     f"(each with a {m} x 32 copy)")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))

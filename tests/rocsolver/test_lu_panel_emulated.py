@@ -1,0 +1,248 @@
+"""The large LU's panel kernels (``rocarray/_kernels/rocsolver/lu.hip``) run on the CPU through the
+kernel emulator (tests/kernel_emu.py), on the 32-lane (NVIDIA-like) and 64-lane (AMD wavefront)
+targets.
+
+* ``ra_rocsolver_laswp`` through :func:`rocsolver.laswp` and ``laswp_strided_batched`` against
+  LAPACK's interchanges applied one after another in NumPy: random pivots of every kind (below,
+  at and above their step, repeated, naming each other's rows), both directions, more than one
+  32-interchange chunk, column counts that leave blocks part empty, batches; rows no interchange
+  names (and the padding past them) must stay bit-for-bit unchanged.
+
+CPU tests: skipped where g++ is missing.
+"""
+
+import numpy as np
+import pytest
+
+from conftest import random_array as rand
+import lu_host
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
+from lu_host import getf2_rule
+
+import rocarray.rocsolver as rs
+from rocarray.rocsolver import _lu, _lu_kernels
+
+ALL = ["float32", "float64", "complex64", "complex128"]
+
+
+@pytest.fixture(params=["cuda32", "hip64"])
+def device(request):
+    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
+    return request.getfixturevalue(name)
+
+
+def swapped(a, k1, k2, piv, incx):
+    """LAPACK laswp on a copy of ``a`` (rows), 1-based k1..k2."""
+    a = a.copy()
+    steps = range(k1 - 1, k2) if incx == 1 else range(k2 - 1, k1 - 2, -1)
+    for k in steps:
+        p = piv[k] - 1
+        a[[k, p]] = a[[p, k]]
+    return a
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("incx", [1, -1])
+@pytest.mark.parametrize("k1, k2, n", [(1, 32, 37), (3, 9, 16), (2, 71, 5), (40, 40, 17)])
+def test_laswp_matches_sequential_interchanges(device, rng, dtype, incx, k1, k2, n):
+    m, lda = 90, 93
+    a = rand(rng, (lda, n), dtype)
+    piv = rng.integers(1, m + 1, size=k2).astype(np.int32)
+    piv[k1 - 1] = k1                     # a step that keeps its row
+    if k2 - k1 > 4:
+        piv[k1 + 1] = piv[k1 + 2]        # two steps naming the same row
+        piv[k1 + 3] = k1                 # a pivot row among the chunk's own rows, above its step
+    A = device.array(np.asfortranarray(a))
+    rs.laswp(n, A, lda, k1, k2, device.array(piv), incx)
+    np.testing.assert_array_equal(np.asarray(A), swapped(a, k1, k2, piv, incx))
+    assert device.names()[-1].startswith("ra_rocsolver_laswp")
+
+
+def test_laswp_strided_batched(device, rng):
+    batch, m, n, k2 = 3, 40, 21, 33
+    lda, strideA, strideP = m + 1, (m + 1) * n + 5, k2 + 2
+    a = rand(rng, (batch, lda, n), "float64")
+    buf = np.full((batch - 1) * strideA + lda * n + 3, np.nan)
+    for b in range(batch):
+        buf[b * strideA:b * strideA + lda * n] = a[b].T.reshape(-1)
+    piv = rng.integers(1, m + 1, size=(batch, strideP)).astype(np.int32)
+    A = device.array(buf)
+    rs.laswp_strided_batched(n, A, lda, strideA, 1, k2, device.array(piv.reshape(-1)), strideP, 1, batch)
+    got = np.asarray(A)
+    for b in range(batch):
+        want = swapped(a[b], 1, k2, piv[b], 1)
+        np.testing.assert_array_equal(got[b * strideA:b * strideA + lda * n].reshape(n, lda).T, want)
+    gaps = [got[b * strideA + lda * n:(b + 1) * strideA] for b in range(batch - 1)]
+    assert all(np.isnan(g).all() for g in gaps)
+
+
+# --------------------------------------------------------------------------------------------
+# the device-wide panel (cooperative launch)
+# --------------------------------------------------------------------------------------------
+
+def panel_buffer(a, lda):
+    """Column-major buffer of ``a`` with NaN in the spare rows of each column and after it."""
+    m, n = a.shape
+    buf = np.full(lda * n + 3, np.nan, a.dtype)
+    for j in range(n):
+        buf[j * lda:j * lda + m] = a[:, j]
+    return buf
+
+
+def factor_both(device, a, offset, blocks):
+    """The panel factored by the device-wide kernel (``blocks`` blocks) and by the one-block getf2:
+    (buffer, ipiv, info) of each, and whether the device-wide kernel ran."""
+    m, n = a.shape
+    lda = m + 3
+    out = []
+    for grid in (True, False):
+        A = device.array(panel_buffer(a, lda))
+        ipiv = device.array(np.full(min(m, n), -7, np.int32))
+        info = device.array(np.zeros(1, np.int32))
+        if grid:
+            sync = _lu_kernels.getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=blocks)
+            assert sync is not None
+            _lu_kernels.check_grid_barrier(sync)
+            assert not np.asarray(sync)[:16].any()     # the last block out zeroed the barrier's words
+            launch = device.launches[-1]
+            assert launch.name.startswith("ra_rocsolver_getf2_grid") and launch.cooperative
+            assert launch.grid[0] == blocks
+        else:
+            _lu_kernels.getf2(m, n, A, lda, 0, ipiv, 0, info, offset, 1)
+        out.append((np.asarray(A).copy(), np.asarray(ipiv).copy(), int(np.asarray(info)[0])))
+    return out
+
+
+def check_panel(device, a, offset, blocks):
+    m, n = a.shape
+    lda = m + 3
+    (g_buf, g_piv, g_info), (o_buf, o_piv, o_info) = factor_both(device, a, offset, blocks)
+    # the one-block kernel's pivots, info and (the same operations in the same order) bits
+    np.testing.assert_array_equal(g_piv, o_piv)
+    assert g_info == o_info
+    np.testing.assert_array_equal(g_buf, o_buf)
+    # and LAPACK's rule in float64
+    lu, piv, info = getf2_rule(a)
+    np.testing.assert_array_equal(g_piv, piv + offset)
+    assert g_info == (info + offset if info else 0)
+    got = g_buf[:lda * n].reshape(n, lda).T
+    assert np.isnan(got[m:]).all() and np.isnan(g_buf[lda * n:]).all()
+    finite = np.isfinite(lu)
+    eps = np.finfo(np.dtype(a.dtype)).eps
+    atol = 60 * max(m, 1) * eps * max(1, abs(lu[finite]).max())
+    np.testing.assert_allclose(got[:m][finite], lu[finite], rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("m, n, blocks",
+                         [(200, 32, 7), (90, 17, 5), (64, 1, 4), (33, 32, 33), (5, 12, 8), (130, 31, 3)])
+def test_grid_panel_matches_one_block_getf2(device, rng, dtype, m, n, blocks):
+    check_panel(device, rand(rng, (m, n), dtype), 5, blocks)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_grid_panel_zero_columns_nan_and_ties(device, rng, dtype):
+    m, n, blocks = 70, 8, 5    # 14 rows per block
+    a = rand(rng, (m, n), dtype)
+    a[:, 0] = 0
+    a[3, 0], a[44, 0], a[60, 0] = -3, 3, 3      # a tie across blocks: the lowest row wins
+    a[:, 2] = 0                                  # a zero column: info, the column left unscaled
+    a[50, 4] = np.nan                            # a NaN never wins the pivot search
+    a[:, 6] = np.nan                             # only NaN (after the update): the row stays
+    check_panel(device, a, 0, blocks)
+    (_, piv, info), _ = factor_both(device, a, 0, blocks)
+    assert piv[0] == 4 and info == 3
+
+
+def test_grid_panel_takes_tall_panels_only(fake_device):
+    A = fake_device.array((4096 * 32,), "float64")
+    ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
+    assert _lu_kernels.getf2_grid(_lu_kernels.GRID_PANEL_ROWS - 1, 32, A, 4096, ipiv, info, 0) is None
+    assert _lu_kernels.getf2_grid(4096, 33, A, 4096, ipiv, info, 0) is None
+    assert not fake_device.launches
+    assert _lu_kernels.getf2_grid(4096, 32, A, 4096, ipiv, info, 0) is not None
+    launch = fake_device.launches[-1]
+    blocks, share, shared = _lu_kernels.grid_panel_shape(4096, 32, np.float64, 0)
+    assert launch.cooperative and launch.grid[0] == blocks == 128 and share == 32
+    assert launch.shared == shared and launch.block[0] == _lu_kernels.GRID_BLOCK
+
+
+def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
+    """Blocks run one after another (not co-resident): the first gives up at its barrier after
+    the spin limit, the next sees the flag and returns; the host raises and resets the state."""
+    import kernel_emu
+
+    monkeypatch.setattr(_lu_kernels, "GRID_SPIN_LIMIT", 2_000_000)  # 2 ms of the emulator's clock
+    call = kernel_emu.EmulatedKernel.__call__
+    monkeypatch.setattr(kernel_emu.EmulatedKernel, "__call__",
+                        lambda self, grid, block, args, shared_mem=0, cooperative=False:
+                        call(self, grid, block, args, shared_mem, False))
+    m, n = 40, 4
+    A = emulated_device.array(panel_buffer(rand(rng, (m, n), "float64"), m))
+    ipiv, info = emulated_device.array(np.zeros(n, np.int32)), emulated_device.array(np.zeros(1, np.int32))
+    sync = _lu_kernels.getf2_grid(m, n, A, m, ipiv, info, 0, blocks=3)
+    assert np.asarray(sync).view(np.uint32)[2] == 1
+    with pytest.raises(_lu_kernels.GridBarrierError, match="grid barrier"):
+        _lu_kernels.check_grid_barrier(sync)
+    assert not np.asarray(sync).any()
+
+
+def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
+    """The recursive LU with every panel factored across the device (8-column panels of 16-row
+    blocks) and the emulated laswp; trsm and gemm are lu_host's NumPy stand-ins (the rocblas
+    kernels have tests of their own): LAPACK's pivots and a small backward error."""
+    from rocarray import rocblas
+
+    monkeypatch.setattr(rocblas, "trsm", lu_host.trsm)
+    monkeypatch.setattr(rocblas, "gemm", lu_host.gemm)
+    monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
+    monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
+    monkeypatch.setattr(_lu, "PANEL", 8)
+    monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
+    monkeypatch.setattr(_lu, "WARP_MAX", 0)
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    m, n = 70, 45
+    a = rand(rng, (m, n), "float64")
+    A = device.array(panel_buffer(a, m + 1))
+    ipiv, info = device.array(np.full(n, -7, np.int32)), device.array(np.full(1, 99, np.int32))
+    rs.getrf(m, n, A, m + 1, ipiv, info)
+    names = device.names()
+    assert names.count("ra_rocsolver_getf2_grid<double>") == 6 and not any("getf2<" in x for x in names)
+    assert names.count("ra_rocsolver_laswp<double>") == 10  # none for the empty sides
+    lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
+    piv = np.asarray(ipiv)
+    assert int(np.asarray(info)[0]) == 0
+    np.testing.assert_array_equal(piv, getf2_rule(a)[1])
+    L = np.tril(lu, -1)[:, :n] + np.eye(m, n)
+    U = np.triu(lu[:n])
+    perm = np.arange(m)
+    for j, p in enumerate(piv):
+        perm[[j, p - 1]] = perm[[p - 1, j]]
+    assert np.linalg.norm(L @ U - a[perm]) / (np.linalg.norm(a) * m * np.finfo(float).eps) < 4
+
+
+def test_getrf_8192_launch_counts(fake_device, monkeypatch):
+    """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
+    32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
+    rest by one block; two laswp per panel but the empty sides; the barrier checked once."""
+    checks = []
+    monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
+    monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
+    rs.getrf(n, n, A, n, ipiv, info)
+    names = fake_device.names()
+    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_grid")]
+    tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.GRID_PANEL_ROWS)
+    assert len(grid) == tall == 193 and all(x.cooperative for x in grid)
+    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 63
+    assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
+    assert sum(x.cooperative for x in fake_device.launches) == 193
+    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 64    # 8192 rows: 131 blocks of 63; 2048: 64 of 32
+    assert len(checks) == 1
+    counts = {}
+    for name in names:
+        counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
+    print("getrf 8192 float64 launches:", dict(sorted(counts.items())))

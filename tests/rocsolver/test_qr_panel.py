@@ -1,0 +1,165 @@
+"""The Householder QR's device-wide leaves (``ra_rocsolver_geqr2_grid``) on the GPU.
+
+The decisive check first: one 4096 x 32 float64 leaf factored by the device-wide kernel (a
+cooperative launch must happen) equals the one-block geqr2 up to rounding and LAPACK's
+``numpy.linalg.qr(mode='raw')`` (R, reflectors, tau). Then: geqrf of tall matrices in the four
+dtypes (float64 with three leaves between gemms) with the tall leaves across the device against
+the same geqrf with every leaf on one block and against LAPACK; a zero column (tau = 0); the barrier's words left zeroed; ``linalg.qr`` of
+4096^2 float64 with its backward error and orthogonality on the device; per-leaf times of both
+kernels printed (the crossover sets ``GRID_LEAF_ROWS``). Fresh random inputs; tau poisoned with
+NaN before each call.
+"""
+
+import numpy as np
+import pytest
+
+import rocarray as ra
+import rocarray.rocsolver as rs
+from rocarray.rocsolver import _qr_kernels
+
+try:
+    import cupy
+except Exception:  # pragma: no cover - CuPy is a test dependency
+    cupy = None
+
+
+def device_random(rng, shape, dtype):
+    """Fresh standard-normal device data of ``dtype`` (complex: both parts), seeded from ``rng``."""
+    gen = cupy.random.default_rng(int(rng.integers(2 ** 31)))
+    dtype = np.dtype(dtype)
+    real = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    x = gen.standard_normal(shape, dtype=real)
+    if dtype.kind == "c":
+        x = x + 1j * gen.standard_normal(shape, dtype=real)
+    return x.astype(dtype)
+
+
+def geqrf(a, grid_rows, monkeypatch):
+    """geqrf of the device matrix ``a`` (a column-major copy) with leaves of at least ``grid_rows``
+    rows across the device: (factors as an m x n array, tau, device-wide leaves run)."""
+    m, n = a.shape
+    A = cupy.asfortranarray(a).reshape(-1, order="F").copy()
+    tau = cupy.full(min(m, n), np.nan, a.dtype)
+    ran = []
+    real = _qr_kernels.geqr2_grid
+
+    def counting(*args, **kwargs):
+        sync = real(*args, **kwargs)
+        ran.append(sync is not None)
+        return sync
+
+    with monkeypatch.context() as mp:
+        mp.setattr(_qr_kernels, "GRID_LEAF_ROWS", grid_rows)
+        mp.setattr(_qr_kernels, "geqr2_grid", counting)
+        rs.geqrf(m, n, A, m, tau)
+    return A.reshape(n, m).T, tau, sum(ran)
+
+
+def check_reference(h, tau, a):
+    """h and tau against LAPACK's (float64 / complex128), R's scale and the reflectors' (|v| <= 1)."""
+    m, n = a.shape
+    eps = np.finfo(a.dtype).eps
+    want_h, want_t = np.linalg.qr(cupy.asnumpy(a).astype(np.complex128), mode="raw")
+    want_h = want_h.T
+    got = cupy.asnumpy(h).astype(np.complex128)
+    scale = float(np.abs(want_h).max())
+    np.testing.assert_allclose(np.triu(got), np.triu(want_h), rtol=0, atol=30 * m * eps * scale)
+    np.testing.assert_allclose(np.tril(got, -1), np.tril(want_h, -1), rtol=0, atol=30 * m * eps)
+    np.testing.assert_allclose(cupy.asnumpy(tau), want_t, rtol=0, atol=30 * m * eps)
+
+
+@pytest.mark.gpu
+def test_grid_leaf_4096_matches_one_block_and_lapack_float64(rng):
+    m, n = 4096, 32
+    a = device_random(rng, (m, n), "float64")
+    out = []
+    for grid in (True, False):
+        A = cupy.asfortranarray(a).reshape(-1, order="F").copy()
+        tau = cupy.full(n, np.nan, a.dtype)
+        if grid:
+            sync = _qr_kernels.geqr2_grid(m, n, A, m, tau)
+            assert sync is not None, "no cooperative launch of the device-wide leaf"
+            _qr_kernels.check_grid_barrier(sync)
+        else:
+            _qr_kernels.geqr2(m, n, A, m, 0, tau, 0, 1)
+        out.append((A.reshape(n, m).T, tau))
+    (h, t), (h1, t1) = out
+    eps = np.finfo(np.float64).eps
+    assert float(cupy.abs(h - h1).max()) <= 30 * m * eps * float(cupy.abs(h1).max())
+    assert float(cupy.abs(t - t1).max()) <= 30 * m * eps
+    check_reference(h, t, a)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype, n", [("float64", 70), ("float32", 32), ("complex64", 32), ("complex128", 29)])
+def test_geqrf_tall_leaves_match_one_block_leaves(monkeypatch, rng, dtype, n):
+    """float64: three leaves (columns 0, 32, 64) between block-reflector gemms; the other dtypes
+    one leaf, the whole matrix (their gemm kernels would compile first)."""
+    m = 2100
+    a = device_random(rng, (m, n), dtype)
+    h, t, ran = geqrf(a, _qr_kernels.GRID_LEAF_ROWS, monkeypatch)
+    h1, t1, ran1 = geqrf(a, 10 ** 9, monkeypatch)
+    assert ran == -(-n // 32) and ran1 == 0
+    eps = np.finfo(a.dtype).eps
+    assert float(cupy.abs(h - h1).max()) <= 30 * m * eps * float(cupy.abs(h1).max())
+    assert float(cupy.abs(t - t1).max()) <= 30 * m * eps
+    check_reference(h, t, a)
+
+
+@pytest.mark.gpu
+def test_zero_column_and_barrier_words_zeroed(monkeypatch, rng):
+    m, n = 3001, 32
+    a = device_random(rng, (m, n), "complex128")
+    a[:, 5] = 0
+    h, t, ran = geqrf(a, _qr_kernels.GRID_LEAF_ROWS, monkeypatch)
+    assert ran == 1 and complex(t[5]) == 0 and not cupy.asnumpy(h[5:, 5]).any()
+    check_reference(h, t, a)
+    from rocarray._core.workspace import workspaces
+
+    sync = workspaces.counters("rocsolver.qr.grid_barrier", 16, a.data.device_id)
+    assert not cupy.asnumpy(sync[:16]).any()
+
+
+@pytest.mark.gpu
+def test_qr_4096_backward_error(rng):
+    n = 4096
+    a = device_random(rng, (n, n), "float64")
+    q, r = ra.linalg.qr(a)
+    eps = np.finfo(np.float64).eps
+    assert float(cupy.linalg.norm(q @ r - a) / (cupy.linalg.norm(a) * n * eps)) < 1.0
+    assert float(cupy.linalg.norm(q.T @ q - cupy.eye(n)) / (n * eps)) < 1.0
+    assert float(cupy.abs(cupy.tril(r, -1)).max()) == 0
+
+
+@pytest.mark.gpu
+def test_leaf_times_for_the_threshold(rng, capsys):
+    """Times one 32-column float64 leaf of 4096 down to 128 rows on both kernels and prints them
+    (the crossover sets ``GRID_LEAF_ROWS``); checks only that tau agrees."""
+    lines = []
+    for m in (4096, 2048, 1024, 512, 256, 128):
+        a = device_random(rng, (m, 32), "float64")
+        times, taus = [], []
+        for grid in (True, False):
+            A = cupy.asfortranarray(a).reshape(-1, order="F").copy()
+            tau = cupy.zeros(32, a.dtype)
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            for rep in range(4):   # the last three timed after a warm-up
+                B = A.copy()
+                if rep == 1:
+                    start.record()
+                if grid:   # the blocks named: shorter leaves than GRID_LEAF_ROWS run too
+                    blocks = _qr_kernels.grid_leaf_shape(m, 32, B.dtype, B.data.device_id)[0]
+                    sync = _qr_kernels.geqr2_grid(m, 32, B, m, tau, blocks=blocks)
+                    assert sync is not None
+                else:
+                    _qr_kernels.geqr2(m, 32, B, m, 0, tau, 0, 1)
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 3 * 1000)
+            taus.append(cupy.asnumpy(tau))
+        _qr_kernels.check_grid_barrier(sync)
+        np.testing.assert_allclose(taus[0], taus[1], rtol=0, atol=1e-12)
+        lines.append(f"leaf {m} x 32 float64: device-wide {times[0]:.1f} us, one block {times[1]:.1f} us "
+                     f"(each with a {m} x 32 copy)")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))

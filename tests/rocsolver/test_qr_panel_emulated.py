@@ -1,0 +1,233 @@
+"""The device-wide QR leaf ``ra_rocsolver_geqr2_grid`` (``rocarray/_kernels/rocsolver/qr.hip``) run
+on the CPU through the kernel emulator (tests/kernel_emu.py, a cooperative launch's blocks all
+running together), on the 32-lane (NVIDIA-like) and 64-lane (AMD wavefront) targets.
+
+* Against the one-block ``ra_rocsolver_geqr2`` (the same algorithm, the sums in another order) and
+  against LAPACK through ``numpy.linalg.qr(mode='raw')`` (the same sign conventions: R, the
+  reflectors and tau compare directly): odd row counts, blocks without rows, a row count that is
+  not a multiple of a block's share, zero columns, complex dtypes, tiny and huge scales; Q^H Q = I
+  and A = Q R in float64.
+* The barrier: its words left zeroed, a launch whose blocks are not co-resident gives up and the
+  host raises; the blocked geqrf with every leaf across the device; the launches of a 4096 x 4096
+  geqrf (recorded, not run).
+
+CPU tests: skipped where g++ is missing.
+"""
+
+import numpy as np
+import pytest
+
+from conftest import random_array as rand
+import qr_host
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
+
+import rocarray.rocsolver as rs
+from rocarray.rocsolver import _qr_blocked, _qr_kernels
+
+ALL = ["float32", "float64", "complex64", "complex128"]
+
+
+@pytest.fixture(params=["cuda32", "hip64"])
+def device(request):
+    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
+    return request.getfixturevalue(name)
+
+
+def eps(dtype):
+    return np.finfo(np.dtype(dtype)).eps
+
+
+def leaf_buffer(a, lda):
+    """Column-major buffer of ``a`` with NaN in the spare rows of each column and after it."""
+    m, n = a.shape
+    buf = np.full(lda * n + 3, np.nan, a.dtype)
+    for j in range(n):
+        buf[j * lda:j * lda + m] = a[:, j]
+    return buf
+
+
+def factor_both(device, a, blocks):
+    """(buffer, tau) of the device-wide kernel (``blocks`` blocks) and of the one-block geqr2."""
+    m, n = a.shape
+    lda = m + 3
+    k = min(m, n)
+    out = []
+    for grid in (True, False):
+        A = device.array(leaf_buffer(a, lda))
+        tau = device.array(np.full(k + 2, np.nan, a.dtype))
+        if grid:
+            sync = _qr_kernels.geqr2_grid(m, n, A, lda, tau, blocks=blocks)
+            assert sync is not None
+            _qr_kernels.check_grid_barrier(sync)
+            assert not np.asarray(sync)[:16].any()     # the last block out zeroed the barrier's words
+            launch = device.launches[-1]
+            assert launch.name.startswith("ra_rocsolver_geqr2_grid") and launch.cooperative
+            assert launch.grid[0] == blocks
+        else:
+            _qr_kernels.geqr2(m, n, A, lda, 0, tau, 0, 1)
+            assert device.launches[-1].name.startswith("ra_rocsolver_geqr2<")
+        out.append((np.asarray(A).copy(), np.asarray(tau).copy()))
+    return out
+
+
+def q_of(h, tau):
+    """Q = H_0 ... H_{k-1} (m x m, complex128) from LAPACK's reflectors below h's diagonal."""
+    m = h.shape[0]
+    q = np.eye(m, dtype=np.complex128)
+    for i in range(len(tau)):
+        v = np.zeros(m, np.complex128)
+        v[i], v[i + 1:] = 1, h[i + 1:, i]
+        q -= complex(tau[i]) * np.outer(q @ v, v.conj())
+    return q
+
+
+def check_leaf(device, a, blocks):
+    m, n = a.shape
+    lda, k = m + 3, min(m, n)
+    (g_buf, g_tau), (o_buf, o_tau) = factor_both(device, a, blocks)
+    got = g_buf[:lda * n].reshape(n, lda).T
+    # nothing past the leaf's rows, or past tau, is written
+    assert np.isnan(got[m:]).all() and np.isnan(g_buf[lda * n:]).all() and np.isnan(g_tau[k:]).all()
+    h, t = got[:m], g_tau[:k]
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    scale = float(np.abs(a).max())
+    e = eps(a.dtype)
+    # the one-block kernel: the same algorithm, sums in another order
+    one = o_buf[:lda * n].reshape(n, lda).T[:m]
+    np.testing.assert_allclose(np.triu(h), np.triu(one), rtol=0, atol=30 * m * e * scale)
+    np.testing.assert_allclose(np.tril(h, -1), np.tril(one, -1), rtol=0, atol=30 * m * e)
+    np.testing.assert_allclose(t, o_tau[:k], rtol=0, atol=30 * m * e)
+    # LAPACK (float64 / complex128 reference on the same input)
+    want_h, want_t = np.linalg.qr(a.astype(wide), mode="raw")
+    want_h = want_h.T
+    np.testing.assert_allclose(np.triu(h), np.triu(want_h), rtol=0, atol=30 * m * e * scale)
+    np.testing.assert_allclose(np.tril(h, -1), np.tril(want_h, -1), rtol=0, atol=30 * m * e)
+    np.testing.assert_allclose(t, want_t, rtol=0, atol=30 * m * e)
+    # Q^H Q = I and A = Q R
+    q = q_of(h.astype(wide), t.astype(wide))
+    r = np.triu(h.astype(wide))
+    assert np.linalg.norm(q.conj().T @ q - np.eye(m)) <= 20 * m * e
+    assert np.linalg.norm(q[:, :k] @ r[:k] - a.astype(wide)) <= 20 * m * e * np.linalg.norm(a.astype(wide))
+    return h, t
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("m, n, blocks",
+                         [(200, 32, 7), (93, 17, 5), (64, 1, 4), (33, 32, 33), (5, 3, 8), (131, 31, 3)])
+def test_grid_leaf_matches_one_block_geqr2_and_lapack(device, rng, dtype, m, n, blocks):
+    check_leaf(device, rand(rng, (m, n), dtype), blocks)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_grid_leaf_zero_columns(device, rng, dtype):
+    """A zero column (tau = 0, the column left as it is, no update), and a column zero below its
+    diagonal (real diagonal: tau = 0; complex diagonal: a reflection all the same)."""
+    m, n, blocks = 70, 8, 5    # 14 rows per block
+    a = rand(rng, (m, n), dtype)
+    a[:, 2] = 0
+    h, t = check_leaf(device, a, blocks)
+    assert t[2] == 0 and (h[2:, 2] == 0).all()
+    b = np.zeros((m, 3), dtype)
+    b[0, 0] = 2.5 if dtype == "float64" else 2.5 + 1j
+    b[:, 1] = rand(rng, m, dtype)
+    h, t = check_leaf(device, b, 4)
+    assert (t[0] == 0) == (dtype == "float64")
+
+
+@pytest.mark.parametrize("dtype, scale", [("float64", 1e-140), ("float64", 1e140), ("float32", 1e-17),
+                                          ("float32", 1e17), ("complex128", 1e-140), ("complex64", 1e17)])
+def test_grid_leaf_tiny_and_huge_scales(device, rng, dtype, scale):
+    """Sums of squares that stay in range (the kernels, like the one-block geqr2, do not rescale)."""
+    a = (rand(rng, (90, 6), dtype) * scale).astype(dtype)
+    check_leaf(device, a, 6)
+
+
+def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
+    """Blocks run one after another (not co-resident): the first gives up at its barrier after
+    the spin limit, the next sees the flag and returns; the host raises and resets the state."""
+    import kernel_emu
+
+    monkeypatch.setattr(_qr_kernels, "GRID_SPIN_LIMIT", 2_000_000)  # 2 ms of the emulator's clock
+    call = kernel_emu.EmulatedKernel.__call__
+    monkeypatch.setattr(kernel_emu.EmulatedKernel, "__call__",
+                        lambda self, grid, block, args, shared_mem=0, cooperative=False:
+                        call(self, grid, block, args, shared_mem, False))
+    m, n = 40, 4
+    A = emulated_device.array(leaf_buffer(rand(rng, (m, n), "float64"), m))
+    tau = emulated_device.array(np.zeros(n))
+    sync = _qr_kernels.geqr2_grid(m, n, A, m, tau, blocks=3)
+    assert np.asarray(sync).view(np.uint32)[2] == 1
+    with pytest.raises(_qr_kernels.GridBarrierError, match="grid barrier"):
+        _qr_kernels.check_grid_barrier(sync)
+    assert not np.asarray(sync).any()
+
+
+def test_blocked_geqrf_with_grid_leaves(device, rng, monkeypatch):
+    """The blocked geqrf (8-column panels, 4-column leaves) with every leaf factored across the
+    device by the emulated kernel (blocks of 8 rows); the rest on qr_host's NumPy stand-ins:
+    LAPACK's R, reflectors and tau, and the barrier checked once."""
+    qr_host.install(monkeypatch)
+    monkeypatch.setattr(_qr_kernels, "geqr2_grid", TRUE_GEQR2_GRID)
+    checks = []
+    monkeypatch.setattr(_qr_kernels, "check_grid_barrier", lambda sync: checks.append(TRUE_CHECK(sync)))
+    monkeypatch.setattr(_qr_kernels, "GRID_LEAF_ROWS", 1)
+    monkeypatch.setattr(_qr_kernels, "GRID_MIN_SHARE", 8)
+    monkeypatch.setattr(_qr_blocked, "NB", 8)
+    monkeypatch.setattr(_qr_blocked, "LEAF", 4)
+    m, n, lda = 45, 19, 47
+    a = rand(rng, (m, n), "complex128")
+    A = device.array(leaf_buffer(a, lda))
+    tau = device.array(np.full(n, np.nan, np.complex128))
+    _qr_blocked.geqrf(m, n, A, lda, 0, tau, 0, 1)
+    grid = [x for x in device.launches if x.name.startswith("ra_rocsolver_geqr2_grid")]
+    assert len(grid) == 5 and all(x.cooperative for x in grid)      # leaves at columns 0, 4, 8, 12, 16
+    assert grid[0].grid[0] == 6 and grid[-1].grid[0] == 4           # 45 rows: 6 blocks; 29: 4
+    assert not any(x.name.startswith("ra_rocsolver_geqr2<") for x in device.launches)
+    assert len(checks) == 1
+    h, t = np.linalg.qr(a, mode="raw")
+    got = np.asarray(A)[:lda * n].reshape(n, lda).T[:m]
+    np.testing.assert_allclose(got, h.T, atol=1e-12 * m)
+    np.testing.assert_allclose(np.asarray(tau), t, atol=1e-13 * m)
+
+
+TRUE_GEQR2_GRID = _qr_kernels.geqr2_grid
+TRUE_CHECK = _qr_kernels.check_grid_barrier
+
+
+def test_grid_leaf_takes_tall_leaves_only(fake_device):
+    A = fake_device.array((4096 * 32,), "float64")
+    tau = fake_device.array((32,), "float64")
+    assert _qr_kernels.geqr2_grid(_qr_kernels.GRID_LEAF_ROWS - 1, 32, A, 4096, tau) is None
+    assert _qr_kernels.geqr2_grid(4096, 33, A, 4096, tau) is None
+    assert not fake_device.launches
+    assert _qr_kernels.geqr2_grid(4096, 32, A, 4096, tau) is not None
+    launch = fake_device.launches[-1]
+    blocks, share, shared = _qr_kernels.grid_leaf_shape(4096, 32, np.float64, 0)
+    assert launch.cooperative and launch.grid[0] == blocks == 128 and share == 32
+    assert launch.shared == shared and launch.block[0] == _qr_kernels.GRID_BLOCK
+
+
+def test_geqrf_4096_launch_counts(fake_device, monkeypatch):
+    """Which kernels one geqrf of 4096 x 4096 float64 launches (recorded, not run): 128 leaves of
+    32 columns, those of at least GRID_LEAF_ROWS rows across the device (cooperatively), the rest
+    by one block; the barrier checked once."""
+    checks = []
+    monkeypatch.setattr(_qr_kernels, "check_grid_barrier", checks.append)
+    n = 4096
+    A = fake_device.array((n * n,), "float64")
+    tau = fake_device.array((n,), "float64")
+    rs.geqrf(n, n, A, n, tau)
+    names = fake_device.names()
+    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_geqr2_grid")]
+    tall = sum(1 for j in range(0, n, 32) if n - j >= _qr_kernels.GRID_LEAF_ROWS)
+    assert len(grid) == tall == 113 and all(x.cooperative for x in grid)
+    assert sum(x.cooperative for x in fake_device.launches) == 113
+    one = [x for x in names if x.startswith("ra_rocsolver_geqr2<")]
+    assert len(one) == 128 - 113
+    assert grid[0].grid[0] == 128 and grid[-1].grid[0] == 16    # 4096 rows: 128 blocks of 32; 512: 16
+    assert len(checks) == 1
+    counts = {}
+    for name in names:
+        counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
+    print("geqrf 4096 float64 launches:", dict(sorted(counts.items())))
