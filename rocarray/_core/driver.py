@@ -6,6 +6,11 @@
 * :func:`cooperative_launch`: the driver's cooperative launch (``cuLaunchCooperativeKernel`` /
   ``hipModuleLaunchCooperativeKernel``), which starts a grid only if all its blocks can be
   resident at once (a kernel may then wait on the others at a grid-wide barrier).
+* :func:`lacks_context` / :func:`bind_current_device`: a Python thread that never selected a
+  device (CuPy's ``Device(0)`` scope skips ``cudaSetDevice`` when device 0 is already the current
+  one) has no current context until a runtime call binds one, and the driver's launch entry points
+  refuse it (``CUDA_ERROR_INVALID_CONTEXT``); the launch layer then binds the current device's
+  primary context and queues the launch again.
 * :class:`DependentLaunch`: programmatic dependent launches (NVIDIA, compute capability 9.0+). A
   kernel queued with the driver's programmatic stream serialization attribute (``cuLaunchKernelEx``,
   CUDA driver API 12.0+) is placed as soon as every block of the previous kernel in the stream has
@@ -44,6 +49,25 @@ def cuda_entry(name, argtypes):
                 fn.argtypes = list(argtypes)
                 _entries[name] = fn
     return fn
+
+
+#: ``CUDA_ERROR_INVALID_CONTEXT`` (cuda.h, ``CUresult``): the calling thread has no current context.
+INVALID_CONTEXT = 201
+
+
+def lacks_context(error):
+    """Whether ``error`` (an exception from CuPy's driver call, or a driver status code) says the
+    calling thread has no current context."""
+    status = error if isinstance(error, int) else getattr(error, "status", None)
+    return status == INVALID_CONTEXT and not backend.cupy().cuda.runtime.is_hip
+
+
+def bind_current_device():
+    """Make the current device's primary context current in the calling thread (the runtime's
+    ``cudaSetDevice`` and a ``cudaFree(0)``, the runtime calls that create and bind it)."""
+    runtime = backend.cupy().cuda.runtime
+    runtime.setDevice(runtime.getDevice())
+    runtime.free(0)
 
 
 def launch_kernel():
@@ -176,7 +200,11 @@ class DependentLaunch:
             c = self._config
             c.grid_x, c.grid_y, c.grid_z, c.block_x, c.block_y, c.block_z = gx, gy, gz, bx, by, bz
             c.shared_bytes, c.stream = shared, stream
-            if self._entry(ctypes.byref(c), function, params, extra or None) == 0:
+            status = self._entry(ctypes.byref(c), function, params, extra or None)
+            if status and lacks_context(status):
+                bind_current_device()
+                status = self._entry(ctypes.byref(c), function, params, extra or None)
+            if status == 0:
                 return
             self._entry = None
         self._plain(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra)

@@ -203,7 +203,13 @@ class Launch:
                     params[i] = _host_address(value)
                 else:
                     store[0], store[1] = value.real, value.imag
-            fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
+            try:
+                fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
+            except Exception as error:
+                if not driver.lacks_context(error):
+                    raise
+                driver.bind_current_device()
+                fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
         if watch is not None:
             watch.end(token)
 
@@ -322,6 +328,10 @@ def _launch_now(function, grid, block, args, shared_mem, cooperative=False):
         params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
         status = entry(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(),
                        ctypes.addressof(params))
+        if status and driver.lacks_context(status):
+            driver.bind_current_device()
+            status = entry(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(),
+                           ctypes.addressof(params))
         if status:
             raise RuntimeError(f"the driver refused a cooperative launch of grid {grid}, block {block}, "
                                f"{shared_mem} B shared (status {status})")
@@ -337,7 +347,13 @@ def _launch_now(function, grid, block, args, shared_mem, cooperative=False):
         return
     keep = []
     params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
-    launch_fn(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(), ctypes.addressof(params), 0)
+    try:
+        launch_fn(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(), ctypes.addressof(params), 0)
+    except Exception as error:
+        if not driver.lacks_context(error):
+            raise
+        driver.bind_current_device()
+        launch_fn(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(), ctypes.addressof(params), 0)
 
 
 class on_device:

@@ -256,3 +256,70 @@ def test_cooperative_launch_availability_and_stand_ins(monkeypatch):
     L.launch(stand_in, (3,), (64,), (np.int32(1),), 0, cooperative=True)
     L.launch(stand_in, (3,), (64,), (np.int32(1),), 0)
     assert seen == [True, False]
+
+
+class _NoContext(Exception):
+    """CuPy's driver error for a thread without a current context."""
+
+    status = D.INVALID_CONTEXT
+
+
+def _runtime_recording(monkeypatch, bound):
+    runtime = types.SimpleNamespace(is_hip=False, getDevice=lambda: 1, setDevice=lambda d: bound.append(("set", d)),
+                                    free=lambda p: bound.append(("free", p)))
+    cupy = _cupy()
+    cupy.cuda.runtime = runtime
+    monkeypatch.setattr(backend, "cupy", lambda: cupy)
+
+
+@pytest.mark.parametrize("prepared", [True, False])
+def test_a_thread_without_a_context_gets_the_current_devices_and_the_launch_is_queued(monkeypatch, prepared):
+    bound, queued = [], []
+
+    def launch_kernel(f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        if not bound:
+            raise _NoContext("CUDA_ERROR_INVALID_CONTEXT")
+        queued.append((f, gx))
+
+    monkeypatch.setattr(D, "launch_kernel", lambda: launch_kernel)
+    _runtime_recording(monkeypatch, bound)
+    if prepared:
+        L.Launch(_kernel(), 3, 32, (L.POINTER,))(0x10)
+    else:
+        L.launch(_kernel(), 3, 32, (_Memory(0x10),))
+    assert bound == [("set", 1), ("free", 0)] and queued == [(0xF00, 3)]
+
+
+def test_other_launch_errors_are_not_retried(monkeypatch):
+    bound, calls = [], []
+
+    class Refused(Exception):
+        status = 1   # CUDA_ERROR_INVALID_VALUE
+
+    def launch_kernel(*args):
+        calls.append(args)
+        raise Refused("CUDA_ERROR_INVALID_VALUE")
+
+    monkeypatch.setattr(D, "launch_kernel", lambda: launch_kernel)
+    _runtime_recording(monkeypatch, bound)
+    with pytest.raises(Refused):
+        L.Launch(_kernel(), 3, 32, (L.POINTER,))(0x10)
+    assert not bound and len(calls) == 1
+
+
+def test_a_cooperative_launch_without_a_context_binds_it_and_is_queued(monkeypatch):
+    bound, statuses = [], [D.INVALID_CONTEXT, 0]
+    monkeypatch.setattr(D, "cooperative_launch", lambda: lambda *args: statuses.pop(0))
+    _runtime_recording(monkeypatch, bound)
+    L.launch(_kernel(), (4,), (64,), (np.int64(5),), 0, cooperative=True)
+    assert bound == [("set", 1), ("free", 0)] and not statuses
+
+
+def test_a_dependent_launch_without_a_context_binds_it_and_stays_dependent(monkeypatch):
+    bound, statuses, plain = [], [D.INVALID_CONTEXT, 0, 0], []
+    monkeypatch.setattr(D, "_launch_ex_entry", lambda: lambda *args: statuses.pop(0))
+    _runtime_recording(monkeypatch, bound)
+    go = D.DependentLaunch(lambda *args: plain.append(args))
+    go(0xF00, 1, 1, 1, 32, 1, 1, 0, 0x5150, 0, 0)
+    go(0xF00, 1, 1, 1, 32, 1, 1, 0, 0x5150, 0, 0)
+    assert bound == [("set", 1), ("free", 0)] and not statuses and not plain

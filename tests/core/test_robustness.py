@@ -70,6 +70,34 @@ def test_threads_with_their_own_streams_give_the_serial_bits(rng):
     assert not differ, f"thread results differ from the serial ones: {differ}"
 
 
+def test_a_fresh_thread_that_never_chose_a_device_launches(rng):
+    """A thread's first rocarray call, with no CuPy call before it in that thread (so no context is
+    current there: the driver's launch refuses such a thread until the launch layer binds one)."""
+    import cupy
+
+    data = _inputs(rng)
+    z = data["z"].reshape(1, -1)
+    out = {}
+
+    def first_call_in_a_thread(name, op):
+        out[name] = ("no context" if cupy.cuda.driver.ctxGetCurrent() == 0 else "context",)
+        try:
+            out[name] += (_bits(op()),)
+        except Exception as exc:
+            out[name] += (repr(exc),)
+
+    ops = {"c2c": lambda: ra.rocfft.c2c(z, (1,), forward=True), "sum": lambda: ra.sum(data["x"]),
+           "matmul": lambda: ra.matmul(data["a"].T, data["a"]), "sort": lambda: ra.sort(data["x"])}
+    serial = {name: _bits(op()) for name, op in ops.items()}
+    for name, op in ops.items():
+        thread = threading.Thread(target=first_call_in_a_thread, args=(name, op))
+        thread.start()
+        thread.join(timeout=300)
+        assert not thread.is_alive(), f"{name} hung"
+    assert all(out[name][0] == "no context" for name in ops), out   # the case this test is about
+    assert {name: out[name][1] for name in ops} == serial
+
+
 BAD_CALLS = [
     (lambda: ra.sum(np.ones(3)), TypeError),
     (lambda: ra.sum(ra.asarray(np.ones((2, 3))), axis=5), np.exceptions.AxisError),
