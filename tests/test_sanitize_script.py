@@ -43,6 +43,29 @@ def test_errors_are_charged_to_the_kernel_they_name(sanitize):
     assert counts == {"ra_prim_scan_tile": 1, "ra_rocblas_dot_f64": 2, "(unattributed)": 1}
 
 
+NCCL_PROBE = """========= Program hit cudaErrorNoKernelImageForDevice (error 209) due to "no kernel image is available for execution on the device" on CUDA API call to cudaFuncGetAttributes.
+=========     Saved host backtrace up to driver entry point at error
+=========         Host Frame: cudaFuncGetAttributes [0x1ccb9c] in libnccl.so.2
+=========         Host Frame: ncclInitKernelsForDevice(int, int, unsigned long*) in enqueue.cc:52 [0x6d9d3] in libnccl.so.2
+=========
+========= Program hit cudaErrorInvalidValue (error 1) on CUDA API call to cudaMemcpyAsync.
+=========         Host Frame: cudaMemcpyAsync [0x1234] in libcudart.so.13
+=========
+========= ERROR SUMMARY: 2 errors
+"""
+
+
+def test_api_errors_inside_nccl_are_charged_to_nccl_not_to_rocarray(sanitize):
+    counts = sanitize.errors_by_kernel(NCCL_PROBE, ["ra_prim_scan_tile"])
+    assert counts == {"(API errors in libnccl.so.2)": 1, "(unattributed)": 1}
+    result = {"tool": "memcheck", "rc": 0, "timed_out": False, "seconds": 1.0, "errors": 2,
+              "launched": ["ra_prim_scan_tile"], "by_kernel": counts}
+    assert sanitize.foreign_errors(result) == 1
+    text = sanitize.report([result])
+    assert "| (API errors in libnccl.so.2), not rocarray's | 1 |" in text
+    assert "| (unattributed) | 1 |" in text
+
+
 def test_the_report_marks_clean_failing_and_unreached_kernels(sanitize):
     results = [
         {"tool": "memcheck", "rc": 17, "timed_out": False, "seconds": 3.0, "errors": 2,
