@@ -10,7 +10,7 @@ implicit GEMM's backward directions through the adjoint identities
 
 The benchmark cases are the issue's convolution: 3 x 3, N 64, C 256 -> K 256, 56 x 56, padding
 1, float16 NHWC and float32 NCHW, once per algorithm (and bfloat16 NHWC for the implicit GEMM where
-NumPy has bfloat16), each against ``torch.nn.functional.conv2d``
+NumPy has bfloat16), and its 1 x 1 twin in float16 NHWC through the implicit GEMM, each against ``torch.nn.functional.conv2d``
 (cuDNN) on the same arrays (channels-last tensors for NHWC; TF32 off for float32, so both sides
 compute in true float32). Bytes counted: x, w and y once; FLOPs: 2 N K P C R S.
 """
@@ -137,6 +137,8 @@ def check_backward(rng):
 
 #: The issue's problem: N, C, K, H = W, R = S, padding.
 ISSUE = dict(n=64, c=256, k=256, input_size=(56, 56), filter_size=3, pad=1)
+#: Its 1 x 1 twin (no padding), where the default route is rocblas's gemm.
+POINTWISE = dict(ISSUE, filter_size=1, pad=0)
 
 
 def conv_bytes(p):
@@ -146,8 +148,9 @@ def conv_bytes(p):
     return elements * p.dtype.itemsize
 
 
-def _case(name, dtype, layout):
-    p = problem("forward", dtype, layout, **ISSUE)
+def _case(name, dtype, layout, shape=ISSUE, prefix="conv3x3"):
+    p = problem("forward", dtype, layout, **shape)
+    pad = shape["pad"]
 
     def setup():
         from rocarray.miopen._conv_registry import algorithms
@@ -176,9 +179,9 @@ def _case(name, dtype, layout):
     def theirs(algorithm, x, w, y, xt, wt):
         import torch
 
-        torch.nn.functional.conv2d(xt, wt, padding=1)
+        torch.nn.functional.conv2d(xt, wt, padding=pad)
 
-    harness.bench_case(BenchCase(name=f"{_LIB}.conv3x3_n64_c256_56_{dtype}_{layout.lower()}_{name}", library=_LIB,
+    harness.bench_case(BenchCase(name=f"{_LIB}.{prefix}_n64_c256_56_{dtype}_{layout.lower()}_{name}", library=_LIB,
                                  setup=setup, rocarray=ours, vendor=theirs, bytes_moved=conv_bytes(p),
                                  flops=p.flops(), memory_bound=False))
 
@@ -187,6 +190,9 @@ def _register_benchmarks():
     for name in ALGORITHMS:
         _case(name, "float16", "NHWC")
         _case(name, "float32", "NCHW")
+    # the 1 x 1 problem forced through the implicit GEMM (the warpgroup kernel on sm_90), against
+    # the gemm route that the search picks for it
+    _case("implicit_gemm", "float16", "NHWC", POINTWISE, "conv1x1")
     try:
         bfloat16 = numpy.dtype(importlib.import_module("ml_dtypes").bfloat16)
     except ImportError:  # no NumPy bfloat16, so no such CuPy array either
