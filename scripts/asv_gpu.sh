@@ -43,7 +43,10 @@ say() { echo "asv_gpu: $*" | tee -a "$DEST/asv.log" >&2; }
 
 # 1. asv from the wheels, into a folder of its own
 [ -d "$WHEELS" ] || { say "no wheel folder $WHEELS (set ASV_WHEELS)"; exit 2; }
+# (a --target install resolves every dependency from the folder alone, even one the environment
+# has, such as NumPy; then each wheel of the folder goes in as it is, without resolution)
 "$PY" -m pip install --quiet --no-index --find-links "$WHEELS" --target "$WORK/site" asv >>"$DEST/asv.log" 2>&1 \
+    || "$PY" -m pip install --quiet --no-index --no-deps --target "$WORK/site" "$WHEELS"/*.whl >>"$DEST/asv.log" 2>&1 \
     || { say "pip could not install asv from $WHEELS (see $DEST/asv.log)"; exit 2; }
 export PYTHONPATH="$WORK/site${PYTHONPATH:+:$PYTHONPATH}"
 asv() { "$PY" -m asv "$@"; }
