@@ -6,7 +6,8 @@ of the portability headers) is compiled as one translation unit per target: ``sm
 ``gfx90a`` and ``gfx940`` with hipcc, through :mod:`rocarray._core.offline`, the same code path
 ``python -m rocarray`` uses. NVRTC runs in its fast-compile mode (``fast_compile``: every
 instantiation through the front end, PTX and ptxas, with fewer optimizations, about a fifth of the
-time); the optimized sm_90 code is what ``compile-check`` and the GPU runs build. The compiles start once, in the background, the longest first
+time); the optimized sm_90 code is what ``compile-check`` and the GPU runs build. The compiles
+start once, in the background, the longest first
 (:func:`rocarray._core.offline.start_all`); each (source, target) test waits only for its own
 compile, so the run shows progress as compiles finish, and a failure names its source and target.
 The tests are ordered like the compiles.
