@@ -144,8 +144,8 @@ def translation_unit(source, name):
 
 
 def _target_parts(defines):
-    """What every kernel library of one target shares, built once per process and cache folder
-    (memoized): ``(prefix header, runtime object)``.
+    """What every kernel library of one target shares, built once in a cache folder (and
+    memoized while its files exist): ``(prefix header, runtime object)``.
 
     * The prefix header holds :func:`prefix_text` (the shim and rocarray's pasted headers), with
       g++'s precompiled form (``.gch``) beside it. g++ uses the ``.gch`` only where the options it
@@ -155,8 +155,9 @@ def _target_parts(defines):
       collectives, the launch loop), linked into each library: every library keeps its own copy
       of the runtime's state, and none compiles it again.
     """
-    if defines in _parts:
-        return _parts[defines]
+    memo = (defines, str(cache_dir()))
+    if memo in _parts and all(path.exists() for path in _parts[memo]):
+        return _parts[memo]
     cxx = compiler()
     stamp = os.stat(cxx)
     identity = f"{cxx} {stamp.st_size} {int(stamp.st_mtime)}"
@@ -185,8 +186,8 @@ def _target_parts(defines):
         if run.returncode:
             raise Unsupported(f"g++ could not compile the emulator's runtime ({SHIM}):\n{run.stderr[-6000:]}")
         os.replace(tmp, runtime)
-    _parts[defines] = header, runtime
-    return _parts[defines]
+    _parts[memo] = header, runtime
+    return _parts[memo]
 
 
 _parts = {}
