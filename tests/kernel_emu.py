@@ -3,7 +3,11 @@
 A kernel (one name expression of one source, as the compile layer builds it) is the source's
 pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
 ``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
-``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point that
+``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point.
+What every library of a target shares is built once (:func:`_target_parts`): the shim's runtime
+(scheduler, barriers, collectives, the launch loop) as an object linked into each library, which
+keeps its own copy of the runtime's state, and the shim with the pasted headers as a precompiled
+header, so a library's build compiles only its source and its kernel. The entry point
 runs a launch: blocks one after another (a cooperative launch: all blocks together, each with its
 own shared memory), a block as one fiber per GPU thread; it checks the
 launch's argument count and each argument's byte width against the kernel's parameters. The shim's
@@ -139,6 +143,63 @@ def translation_unit(source, name):
             f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
 
 
+def _target_parts(defines):
+    """What every kernel library of one target shares, built once in a cache folder (and
+    memoized while its files exist): ``(prefix header, runtime object)``.
+
+    * The prefix header holds :func:`prefix_text` (the shim and rocarray's pasted headers), with
+      g++'s precompiled form (``.gch``) beside it. g++ uses the ``.gch`` only where the options it
+      was made with match and reads the header where they do not (or it is missing), so the
+      precompiled form saves time, never changes what is compiled.
+    * The runtime object is the shim's ``EMU_RUNTIME`` part (the fiber scheduler, barriers, warp
+      collectives, the launch loop), linked into each library: every library keeps its own copy
+      of the runtime's state, and none compiles it again.
+    """
+    memo = (defines, str(cache_dir()))
+    if memo in _parts and all(path.exists() for path in _parts[memo]):
+        return _parts[memo]
+    cxx = compiler()
+    stamp = os.stat(cxx)
+    identity = f"{cxx} {stamp.st_size} {int(stamp.st_mtime)}"
+    text = prefix_text()
+    key = hashlib.sha256((text + SHIM.read_text() + " ".join(defines + FLAGS) + identity).encode()).hexdigest()[:24]
+    header = cache_dir() / f"prefix-{key}.hpp"
+    pch = header.with_name(header.name + ".gch")
+    runtime = cache_dir() / f"runtime-{key}.o"
+    flags = [f for f in FLAGS if f != "-shared"]
+    if not header.exists():
+        tmp = header.with_name(f"{header.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, header)
+    if not pch.exists():
+        tmp = pch.with_name(f"{pch.name}.{os.getpid()}.tmp")
+        run = subprocess.run([cxx, *flags, *defines, "-x", "c++-header", str(header), "-o", str(tmp)],
+                             capture_output=True, text=True)
+        if run.returncode == 0:
+            os.replace(tmp, pch)
+        else:  # the libraries then read the header itself, and report what fails in it
+            tmp.unlink(missing_ok=True)
+    if not runtime.exists():
+        tmp = runtime.with_name(f"{runtime.name}.{os.getpid()}.tmp")
+        run = subprocess.run([cxx, *flags, *defines, "-DEMU_RUNTIME", "-x", "c++", "-c", str(SHIM), "-o", str(tmp)],
+                             capture_output=True, text=True)
+        if run.returncode:
+            raise Unsupported(f"g++ could not compile the emulator's runtime ({SHIM}):\n{run.stderr[-6000:]}")
+        os.replace(tmp, runtime)
+    _parts[memo] = header, runtime
+    return _parts[memo]
+
+
+_parts = {}
+
+
+def prefix_text():
+    """The text every kernel library's translation unit starts with: the shim and the pasted
+    headers (:func:`rocarray._core.compile.header_text`), which hold no ``__shared__`` statement
+    for :func:`translation_unit` to rewrite."""
+    return f'#include "{SHIM}"\n{_compile.header_text()}'
+
+
 def _library(text, defines):
     key = hashlib.sha256((text + SHIM.read_text() + " ".join(defines + FLAGS)).encode()).hexdigest()[:24]
     out = cache_dir() / f"{key}.so"
@@ -146,10 +207,15 @@ def _library(text, defines):
         cxx = compiler()
         if cxx is None:
             raise Unsupported("g++ is not installed")
+        header, runtime = _target_parts(defines)
+        prefix = prefix_text()
+        if text.startswith(prefix):  # the shared prefix comes from its precompiled header
+            text = f'#include "{header}"\n{text[len(prefix):]}'
         src = cache_dir() / f"{key}.{os.getpid()}.cpp"
         src.write_text(text)
         tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        run = subprocess.run([cxx, *FLAGS, *defines, str(src), "-o", str(tmp)], capture_output=True, text=True)
+        run = subprocess.run([cxx, *FLAGS, *defines, str(src), str(runtime), "-o", str(tmp)], capture_output=True,
+                             text=True)
         if run.returncode:
             log = run.stderr
             if re.search(r"\basm\b|impossible constraint|no such instruction|invalid .*constraint", log):
@@ -166,7 +232,7 @@ class EmulatedKernel:
 
     def __init__(self, source, name, target):
         self.source, self.name, self.target = source, name, target
-        lib = _library(translation_unit(source, name), TARGETS[target])
+        self.library = lib = _library(translation_unit(source, name), TARGETS[target])
         self._launch = lib.emu_launch
         self._launch.restype = ctypes.c_int
         self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int, ctypes.c_int]

@@ -49,6 +49,10 @@
 #include <utility>
 #include <vector>
 
+// Nothing of the shim is exported from a kernel library: each keeps its own runtime state, and only
+// the generated entry points (after this header) are looked up.
+#pragma GCC visibility push(hidden)
+
 struct uint3 { unsigned x, y, z; };
 // CUDA's vector types with their alignment, and their make_ functions.
 #define EMU_VEC2(T, N, A)                                                      \
@@ -80,14 +84,6 @@ typedef unsigned long long Mask;  // a bit per lane, up to 64
 
 struct Abort {};  // unwinds a kernel thread once the launch has failed
 
-inline std::string error;  // the first failure of the current launch ("" when none)
-inline std::mutex error_lock;
-
-inline void record(const std::string& what) {
-    std::lock_guard<std::mutex> g(error_lock);
-    if (error.empty()) error = what;
-}
-
 // Sync state of the running block: a barrier for the block and one per warp. The block's threads
 // are fibers of the launching OS thread (user-space contexts, switched only where a thread waits),
 // so the state needs no lock and a barrier costs a context switch, not a kernel wake-up.
@@ -106,22 +102,114 @@ struct Block {
     std::unique_ptr<Warp[]> warps;
 };
 
+// The runtime: one object per target (the EMU_RUNTIME part below, built once and linked into each
+// kernel library, so every library keeps its own copy of this state).
+extern std::string error;  // the first failure of the current launch ("" when none)
+void record(const std::string& what);
+// Registers a static __shared__ variable: filled with 0xff bytes now and before each block.
+bool shared_region(void* p, size_t n);
+extern uint3 thread_idx, block_idx;
+extern int lane_id, warp_id;
+extern dim3 block_dim, grid_dim;
+extern Block* block;  // the running block
+void nap();  // a thread that sleeps lets the others of its block run
+[[noreturn]] void fail(const std::string& what);
+std::string where();  // " (block (..), thread (..))" of the running thread
+void syncthreads();
+unsigned long long warp_meet(int kind, const void* value, size_t bytes);
+Mask ballot(int predicate);
+extern void (*fiber_body)();  // the kernel call of the running launch, entered by every fiber
+int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperative, const char* name);
+
+enum Kind { SHFL = 1, BALLOT, SYNCWARP };
+
+template <typename T> T shuffle(T v, int src, int width, const char* what) {
+    static_assert(sizeof(T) <= 16, "a shuffled value is at most 16 bytes");
+    if (width <= 0 || width > WARP || (width & (width - 1)))
+        fail(std::string(what) + ": width must be a power of two up to the warp size" + where());
+    const unsigned long long round = warp_meet(SHFL, &v, sizeof(T));
+    const int par = (int)(round & 1);
+    if (src == lane_id) return v;
+    Warp& w = block->warps[warp_id];
+    if (w.took[par][src] != round + 1)
+        fail(std::string(what) + " reads lane " + std::to_string(src) + ", which did not take part (exited or "
+             "diverged)" + where());
+    T r;
+    memcpy(&r, w.slot[par][src], sizeof(T));
+    return r;
+}
+
+template <typename T> inline T bits_as(const void* p) {
+    T r;
+    memcpy(&r, p, sizeof(T));
+    return r;
+}
+
+// Atomics: read-modify-write through a compare-and-swap loop on the value's bytes.
+template <typename T, typename F> inline T rmw(T* p, F f) {
+    T old;
+    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
+    T next = f(old);
+    while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) next = f(old);
+    return old;
+}
+
+// The launch's arguments, their bytes copied into the kernel's parameter types.
+template <typename... P, size_t... I>
+inline std::tuple<std::decay_t<P>...> unpack(void** args, std::index_sequence<I...>) {
+    std::tuple<std::decay_t<P>...> t;
+    ((void)memcpy(&std::get<I>(t), args[I], sizeof(std::get<I>(t))), ...);
+    return t;
+}
+
+template <typename... P> inline int param_sizes(void (*)(P...), unsigned long long* out) {
+    const unsigned long long sizes[] = {sizeof(std::decay_t<P>)..., 0};
+    for (size_t i = 0; i < sizeof...(P); ++i) out[i] = sizes[i];
+    return (int)sizeof...(P);
+}
+
+// Runs one launch: the argument bytes are copied into the kernel's parameter types, then the runtime
+// runs the grid.
+template <typename... P>
+inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
+                  int cooperative, const char* name) {
+    static std::tuple<std::decay_t<P>...> values;
+    values = unpack<P...>(args, std::index_sequence_for<P...>{});
+    static void (*entry)(P...);
+    entry = kernel;
+    fiber_body = [] { std::apply(entry, values); };
+    return run_launch(grid, blk, timeout_s, reverse, cooperative, name);
+}
+
+}  // namespace emu
+
+#ifdef EMU_RUNTIME
+namespace emu {
+
+std::string error;
+static std::mutex error_lock;
+
+void record(const std::string& what) {
+    std::lock_guard<std::mutex> g(error_lock);
+    if (error.empty()) error = what;
+}
+
 // Static __shared__ variables, registered by the first thread to pass their declaration; filled
 // with 0xff bytes then and between blocks (a GPU block starts with undefined shared memory).
-inline std::vector<std::pair<void*, size_t>> shared_regions;
-inline bool shared_region(void* p, size_t n) {
+static std::vector<std::pair<void*, size_t>> shared_regions;
+bool shared_region(void* p, size_t n) {
     shared_regions.emplace_back(p, n);
     memset(p, 0xff, n);
     return true;
 }
-inline void poison_shared() {
+void poison_shared() {
     for (auto& r : shared_regions) memset(r.first, 0xff, r.second);
 }
 
-inline uint3 thread_idx, block_idx;
-inline int lane_id = 0, warp_id = 0;
-inline dim3 block_dim, grid_dim;
-inline Block* block = nullptr;
+uint3 thread_idx, block_idx;
+int lane_id = 0, warp_id = 0;
+dim3 block_dim, grid_dim;
+Block* block = nullptr;
 
 // One GPU thread of the running block. A fiber that waits names what it waits for; the scheduler
 // resumes it once that barrier's round has moved on (or the block failed).
@@ -133,34 +221,34 @@ struct Fiber {
     Wait wait = RUNNABLE;
     unsigned long long round = 0;  // the round it waits to see completed
 };
-inline ucontext_t scheduler_ctx;
-inline Fiber* current_fiber = nullptr;
+static ucontext_t scheduler_ctx;
+static Fiber* current_fiber = nullptr;
 
 // Hands the processor back to the scheduler until this fiber's wait is over.
-inline void yield_to_scheduler() {
+void yield_to_scheduler() {
     Fiber* self = current_fiber;
     swapcontext(&self->ctx, &scheduler_ctx);
 }
 
 // A thread that sleeps lets the others of its block run (a spin-wait on them can finish).
-inline void nap() {
+void nap() {
     if (current_fiber == nullptr) return;
     current_fiber->wait = RUNNABLE;
     yield_to_scheduler();
     if (block->failed) throw Abort();
 }
 
-[[noreturn]] inline void fail_locked(Block& b, const std::string& what) {
+[[noreturn]] void fail_locked(Block& b, const std::string& what) {
     record(what);
     b.failed = true;
     throw Abort();
 }
 
-[[noreturn]] inline void fail(const std::string& what) {
+[[noreturn]] void fail(const std::string& what) {
     fail_locked(*block, what);
 }
 
-inline std::string where() {
+std::string where() {
     char buf[160];
     snprintf(buf, sizeof buf, " (block (%u,%u,%u), thread (%u,%u,%u))", block_idx.x, block_idx.y, block_idx.z,
              thread_idx.x, thread_idx.y, thread_idx.z);
@@ -168,13 +256,13 @@ inline std::string where() {
 }
 
 // After a thread starts waiting or exits: every live thread waiting and none released is a deadlock.
-inline void check_deadlock(Block& b) {
+void check_deadlock(Block& b) {
     if (b.live > 0 && b.blocked == b.live)
         fail_locked(b, "deadlock: every live thread of the block waits at a barrier that some never reach "
                        "(__syncthreads against a warp collective, or a collective skipped by some lanes)" + where());
 }
 
-inline void syncthreads() {
+void syncthreads() {
     Block& b = *block;
     if (b.failed) throw Abort();
     if (++b.arrived == b.live) {
@@ -192,7 +280,7 @@ inline void syncthreads() {
 }
 
 // Releases the warp's collective: every live lane has arrived.
-inline void release_warp(Block& b, Warp& w, int waiting) {
+void release_warp(Block& b, Warp& w, int waiting) {
     b.blocked -= waiting;
     w.arrived = 0;
     w.kind = 0;
@@ -201,7 +289,7 @@ inline void release_warp(Block& b, Warp& w, int waiting) {
 
 // One warp collective of kind `kind`: writes `bytes` of `value` to this lane's slot, waits for the
 // warp's live lanes, returns the round's slots (valid until the lane's next collective).
-inline unsigned long long warp_meet(int kind, const void* value, size_t bytes) {
+unsigned long long warp_meet(int kind, const void* value, size_t bytes) {
     Block& b = *block;
     Warp& w = b.warps[warp_id];
     if (b.failed) throw Abort();
@@ -225,7 +313,7 @@ inline unsigned long long warp_meet(int kind, const void* value, size_t bytes) {
 }
 
 // This thread leaves the kernel: it counts as arrived at every barrier it did not reach.
-inline void thread_exit(Block& b) {
+void thread_exit(Block& b) {
     --b.live;
     Warp& w = b.warps[warp_id];
     --w.live;
@@ -243,25 +331,7 @@ inline void thread_exit(Block& b) {
     }
 }
 
-enum Kind { SHFL = 1, BALLOT, SYNCWARP };
-
-template <typename T> T shuffle(T v, int src, int width, const char* what) {
-    static_assert(sizeof(T) <= 16, "a shuffled value is at most 16 bytes");
-    if (width <= 0 || width > WARP || (width & (width - 1)))
-        fail(std::string(what) + ": width must be a power of two up to the warp size" + where());
-    const unsigned long long round = warp_meet(SHFL, &v, sizeof(T));
-    const int par = (int)(round & 1);
-    if (src == lane_id) return v;
-    Warp& w = block->warps[warp_id];
-    if (w.took[par][src] != round + 1)
-        fail(std::string(what) + " reads lane " + std::to_string(src) + ", which did not take part (exited or "
-             "diverged)" + where());
-    T r;
-    memcpy(&r, w.slot[par][src], sizeof(T));
-    return r;
-}
-
-inline Mask ballot(int predicate) {
+Mask ballot(int predicate) {
     const unsigned char p = predicate != 0;
     const unsigned long long round = warp_meet(BALLOT, &p, 1);
     const int par = (int)(round & 1);
@@ -272,39 +342,10 @@ inline Mask ballot(int predicate) {
     return mask;
 }
 
-template <typename T> inline T bits_as(const void* p) {
-    T r;
-    memcpy(&r, p, sizeof(T));
-    return r;
-}
-
-// Atomics: read-modify-write through a compare-and-swap loop on the value's bytes.
-template <typename T, typename F> inline T rmw(T* p, F f) {
-    T old;
-    __atomic_load(p, &old, __ATOMIC_SEQ_CST);
-    T next = f(old);
-    while (!__atomic_compare_exchange(p, &old, &next, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) next = f(old);
-    return old;
-}
-
-// Runs one launch: the argument bytes are copied into the kernel's parameter types.
-template <typename... P, size_t... I>
-inline std::tuple<std::decay_t<P>...> unpack(void** args, std::index_sequence<I...>) {
-    std::tuple<std::decay_t<P>...> t;
-    ((void)memcpy(&std::get<I>(t), args[I], sizeof(std::get<I>(t))), ...);
-    return t;
-}
-
-template <typename... P> inline int param_sizes(void (*)(P...), unsigned long long* out) {
-    const unsigned long long sizes[] = {sizeof(std::decay_t<P>)..., 0};
-    for (size_t i = 0; i < sizeof...(P); ++i) out[i] = sizes[i];
-    return (int)sizeof...(P);
-}
-
 // The kernel call of the running launch, entered by every fiber.
-inline void (*fiber_body)() = nullptr;
+void (*fiber_body)() = nullptr;
 
-inline void fiber_entry() {
+void fiber_entry() {
     try {
         fiber_body();
     } catch (Abort&) {
@@ -355,7 +396,7 @@ struct SharedSave {
     std::vector<std::vector<unsigned char>> regions;
 };
 
-inline void switch_shared(SharedSave& out, SharedSave& in) {
+void switch_shared(SharedSave& out, SharedSave& in) {
     out.regions.resize(shared_regions.size());
     for (size_t r = 0; r < shared_regions.size(); ++r) {
         auto& region = shared_regions[r];
@@ -368,9 +409,8 @@ inline void switch_shared(SharedSave& out, SharedSave& in) {
     }
 }
 
-template <typename... P>
-inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double timeout_s, int reverse,
-                  int cooperative, const char* name) {
+// Runs the launch whose kernel call fiber_body makes (emu::launch set it up).
+int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperative, const char* name) {
     error.clear();
     poison_shared();
     const int n = (int)(blk.x * blk.y * blk.z);
@@ -386,11 +426,6 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
         error = "a cooperative launch of more than 4096 blocks";
         return 1;
     }
-    static std::tuple<std::decay_t<P>...> values;
-    values = unpack<P...>(args, std::index_sequence_for<P...>{});
-    static void (*entry)(P...);
-    entry = kernel;
-    fiber_body = [] { std::apply(entry, values); };
     block_dim = blk;
     grid_dim = grid;
     const int nwarps = (n + WARP - 1) / WARP;
@@ -495,6 +530,7 @@ inline int launch(void (*kernel)(P...), dim3 grid, dim3 blk, void** args, double
 }
 
 }  // namespace emu
+#endif  // EMU_RUNTIME
 
 // ---- the dialect ----
 #define threadIdx (emu::thread_idx)
@@ -650,3 +686,5 @@ inline std::common_type_t<A, B> max(A a, B b) {
     typedef std::common_type_t<A, B> C;
     return (C)a < (C)b ? (C)b : (C)a;
 }
+
+#pragma GCC visibility pop

@@ -50,6 +50,12 @@ class CompileResult:
     cached: bool = False  # answered from the offline cache (seconds is then the lookup's)
 
 
+#: NVRTC's fast-compile mode (NVRTC 12.8 and later) for a check that a source compiles: the same front
+#: end and every instantiation lowered to PTX and assembled by ptxas into the CUBIN, with fewer
+#: optimizations (loops are not unrolled), so not the code a device runs.
+NVRTC_FAST_COMPILE = "--Ofast-compile=mid"
+NVRTC_FAST_COMPILE_SINCE = (12, 8)
+
 #: What to install for each offline compiler.
 NVRTC_HINT = "pip install cupy-cuda13x nvidia-cuda-nvrtc (or, from a checkout, pip install \".[test]\")"
 HIPCC_HINT = "as root: apt-get update && apt-get install hipcc libamdhip64-dev rocm-device-libs (Debian 12)"
@@ -83,7 +89,7 @@ def missing_compiler(target):
     return _nvrtc()[1]
 
 
-def _nvrtc_options(target, extra_options):
+def _nvrtc_options(target, extra_options, fast_compile=False, version=None):
     # what CuPy adds at run time: flush-to-zero and its default execution space (without it some
     # NVRTC versions refuse the kernels' device lambdas)
     opts = list(_compile.options(target)) + [f"--gpu-architecture={target.arch}", "-ftz=true",
@@ -91,6 +97,8 @@ def _nvrtc_options(target, extra_options):
     extra = config.extra_cuda_include()
     if extra:
         opts.append(f"-I{extra}")
+    if fast_compile and version is not None and tuple(version) >= NVRTC_FAST_COMPILE_SINCE:
+        opts.append(NVRTC_FAST_COMPILE)
     opts.extend(extra_options)
     return opts
 
@@ -123,9 +131,9 @@ def _compile_hipcc(path, source, target, text, names, opts):
             return f.read()
 
 
-def compile_source(source, target, use_cache=None):
+def compile_source(source, target, use_cache=None, fast_compile=False):
     """Compile one ``.hip`` file with all its registered instantiations for ``target``
-    (:func:`compile_text` of its pasted text; ``use_cache`` as there).
+    (:func:`compile_text` of its pasted text; ``use_cache`` and ``fast_compile`` as there).
 
     Raises
     ------
@@ -135,10 +143,10 @@ def compile_source(source, target, use_cache=None):
         When the target's compiler is not installed (see :func:`missing_compiler`).
     """
     return compile_text(source, _compile.full_source(source), target, _compile.registered(source),
-                        use_cache=use_cache)
+                        use_cache=use_cache, fast_compile=fast_compile)
 
 
-def compile_text(label, text, target, names=(), extra_options=(), use_cache=None):
+def compile_text(label, text, target, names=(), extra_options=(), use_cache=None, fast_compile=False):
     """Compile ``text``, a complete translation unit (headers already pasted), for ``target``.
 
     Parameters
@@ -156,6 +164,11 @@ def compile_text(label, text, target, names=(), extra_options=(), use_cache=None
     use_cache : bool, optional
         Answer an unchanged compile from the offline cache and remember a successful one
         (:mod:`rocarray._core.offline_cache`); default: ``ROCARRAY_OFFLINE_CACHE`` (on).
+    fast_compile : bool, optional
+        For NVRTC, compile in its fast-compile mode (:data:`NVRTC_FAST_COMPILE`, where the NVRTC
+        version has it): a check that the text compiles for the target, every instantiation
+        included, at a fraction of the time; the binary is not the optimized code a device runs.
+        hipcc compiles as always (its optimizations cost little of its time).
 
     Returns
     -------
@@ -183,7 +196,7 @@ def compile_text(label, text, target, names=(), extra_options=(), use_cache=None
         nvrtc, why = _nvrtc()
         if nvrtc is None:
             raise RuntimeError(why)
-        opts = _nvrtc_options(target, extra_options)
+        opts = _nvrtc_options(target, extra_options, fast_compile, nvrtc.getVersion())
     if not offline_cache.enabled(use_cache):
         result.lowered, result.binary = _run_compiler(label, target, text, names, opts)
     else:
@@ -224,17 +237,18 @@ def import_all_libraries():
     return _compile.registered()
 
 
-def estimated_cost(source, target):
+def estimated_cost(source, target, fast_compile=False):
     """A rough relative cost of compiling ``source`` for ``target`` (its text times its
-    instantiations; NVRTC's CUBIN path weighs double), used to start the longest compiles first so a
-    parallel matrix finishes soonest."""
-    weight = 1 if target.is_hip else 2
+    instantiations; NVRTC's CUBIN path weighs double, a tenth of that in its fast-compile mode),
+    used to start the longest compiles first so a parallel matrix finishes soonest."""
+    weight = 1 if target.is_hip else (0.2 if fast_compile else 2)
     return weight * len(_compile.read_text(source)) * (1 + len(_compile.registered(source)))
 
 
-def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None, use_cache=None):
+def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None, use_cache=None,
+              fast_compile=False):
     """Start compiling every source for every target whose compiler is present, in the background,
-    the longest compiles first (``use_cache`` as in :func:`compile_text`).
+    the longest compiles first (``use_cache`` and ``fast_compile`` as in :func:`compile_text`).
 
     Returns
     -------
@@ -249,12 +263,12 @@ def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None
     sources = list(sources) if sources is not None else _compile.source_files()
     skipped = [(t, missing_compiler(t)) for t in targets if missing_compiler(t)]
     usable = [t for t in targets if not missing_compiler(t)]
-    jobs = sorted(((s, t) for t in usable for s in sources), key=lambda job: -estimated_cost(*job))
+    jobs = sorted(((s, t) for t in usable for s in sources), key=lambda job: -estimated_cost(*job, fast_compile))
 
     def run(job):
         start = time.perf_counter()
         try:
-            outcome = compile_source(*job, use_cache=use_cache), None
+            outcome = compile_source(*job, use_cache=use_cache, fast_compile=fast_compile), None
         except KernelCompileError as exc:
             outcome = None, (job[0], job[1], exc)
         if progress is not None:
@@ -267,9 +281,10 @@ def start_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None
     return futures, skipped, pool
 
 
-def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None, use_cache=None):
+def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=None, use_cache=None,
+                fast_compile=False):
     """Compile every source for every target whose compiler is present (:func:`start_all`, waited
-    for; ``use_cache`` as in :func:`compile_text`).
+    for; ``use_cache`` and ``fast_compile`` as in :func:`compile_text`).
 
     ``progress(source, target, seconds, ok)`` is called as each compile finishes (from the thread
     that ran it).
@@ -280,7 +295,7 @@ def compile_all(targets=OFFLINE_TARGETS, sources=None, workers=None, progress=No
     failures : list of (source, Target, KernelCompileError)
     skipped : list of (Target, reason)
     """
-    futures, skipped, pool = start_all(targets, sources, workers, progress, use_cache)
+    futures, skipped, pool = start_all(targets, sources, workers, progress, use_cache, fast_compile)
     results, failures = [], []
     try:
         for future in futures.values():

@@ -310,6 +310,37 @@ def test_an_unchanged_compile_is_answered_from_the_offline_cache(target, cache_d
         assert sorted(second.lowered) == list(SMALL_NAMES) and second.lowered[SMALL_NAMES[0]].startswith("_Z")
 
 
+def test_fast_compile_adds_nvrtc_s_fast_mode_where_the_version_has_it():
+    base = offline._nvrtc_options(SM90, ("-DX=1",), False, (13, 5))
+    fast = offline._nvrtc_options(SM90, ("-DX=1",), True, (13, 5))
+    assert offline.NVRTC_FAST_COMPILE not in base
+    assert fast == base[:-1] + [offline.NVRTC_FAST_COMPILE, "-DX=1"]  # the caller's options stay last
+    assert offline._nvrtc_options(SM90, (), True, (12, 6)) == offline._nvrtc_options(SM90, (), False, (12, 6))
+
+
+def test_a_fast_compile_builds_every_kernel_and_is_cached_apart(cache_dir, counted_compiles, monkeypatch):
+    _require_offline_compiler(SM90)
+    monkeypatch.delenv("ROCARRAY_OFFLINE_CACHE", raising=False)
+    fast = _small(SM90, fast_compile=True)
+    full = _small(SM90)
+    assert [offline.NVRTC_FAST_COMPILE in call[4] for call in counted_compiles] == [True, False]
+    assert fast.lowered == full.lowered and sorted(fast.lowered) == list(SMALL_NAMES)
+    for result in (fast, full):
+        for symbol in ("ra_test_cache_plain", fast.lowered[SMALL_NAMES[0]]):
+            assert symbol.encode() + b"\0" in result.binary
+    assert _small(SM90, fast_compile=True).cached and len(counted_compiles) == 2
+
+
+def test_a_fast_compile_failure_names_its_source_and_target(broken_source):
+    _require_offline_compiler(SM90)
+    results, failures, skipped = offline.compile_all(targets=[SM90], sources=[broken_source], fast_compile=True,
+                                                     use_cache=False)
+    assert results == [] and skipped == []
+    [(source, failed_target, err)] = failures
+    assert source == broken_source and failed_target == SM90 and err.target == "sm_90"
+    assert broken_source in err.kernel and "ra_no_such_helper_xyz" in err.log
+
+
 @pytest.mark.parametrize("target", offline.OFFLINE_TARGETS, ids=lambda t: t.arch)
 def test_a_changed_source_option_name_or_compiler_compiles_again(target, cache_dir, counted_compiles, monkeypatch):
     _require_offline_compiler(target)

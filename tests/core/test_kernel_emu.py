@@ -109,3 +109,35 @@ def test_a_cooperative_launch_runs_its_blocks_together(request, fixture):
     np.testing.assert_array_equal(got[..., 0], g * 1000000 + g * 1000 + t)
     np.testing.assert_array_equal(got[..., 1], (g + 1) % blocks + 1)
     assert device.launches[-1].cooperative
+
+
+def test_libraries_share_the_precompiled_prefix_and_keep_their_own_runtime_state(emulated_device):
+    """A kernel library's build reads the shared prefix (the shim and the pasted headers) from
+    its precompiled form, and each library has its own, unexported runtime: a failed launch of
+    one leaves the next library's error state empty."""
+    import subprocess
+
+    import kernel_emu
+
+    defines = kernel_emu.TARGETS["cuda32"]
+    text = kernel_emu.translation_unit(SOURCE, "emu_check_block_sum")
+    assert text.startswith(kernel_emu.prefix_text()), "the translation unit does not start with the shared prefix"
+    header, runtime = kernel_emu._target_parts(defines)
+    assert runtime.exists() and header.with_name(header.name + ".gch").exists()
+    probe = header.with_name(f"probe-{os.getpid()}.cpp")
+    probe.write_text(f'#include "{header}"\n{text[len(kernel_emu.prefix_text()):]}')
+    try:
+        run = subprocess.run([kernel_emu.compiler(), *kernel_emu.FLAGS, *defines, "-H", "-fsyntax-only", str(probe)],
+                             capture_output=True, text=True)
+    finally:
+        probe.unlink()
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f"! {header}.gch" in run.stderr, "g++ did not use the precompiled prefix:\n" + run.stderr[:2000]
+
+    with pytest.raises(KernelFault, match="deadlock"):
+        _launch("emu_check_divergent_barrier", 1, 64, (emulated_device.array(np.zeros(64, np.int32)),))
+    failed = kernel_emu.kernel(SOURCE, "emu_check_divergent_barrier")
+    fine = kernel_emu.kernel(SOURCE, "emu_check_block_sum")
+    assert b"deadlock" in failed._error() and fine._error() == b""
+    for runtime_symbol in ("_ZN3emu11syncthreadsEv", "_ZN3emu5errorB5cxx11E"):
+        assert not hasattr(fine.library, runtime_symbol), f"{runtime_symbol} is exported"
