@@ -88,6 +88,19 @@ def to_device(a):
     return cupy.asarray(a)
 
 
+def device_random(rng, shape, dtype):
+    """Fresh standard-normal data of ``dtype`` made on the device (complex: both parts), seeded
+    from ``rng``: large inputs without a host copy."""
+    cupy = backend.cupy()
+    gen = cupy.random.default_rng(int(rng.integers(2 ** 31)))
+    dtype = np.dtype(dtype)
+    real = np.float32 if dtype in (np.float32, np.complex64) else np.float64
+    x = gen.standard_normal(shape, dtype=real)
+    if dtype.kind == "c":
+        x = x + 1j * gen.standard_normal(shape, dtype=real)
+    return x.astype(dtype)
+
+
 def to_host(x):
     """Device -> host."""
     import cupy

@@ -353,3 +353,9 @@ def emulated_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixtu
 def emulated_wave64_device(fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
     """Kernels run as AMD's (RA_HIP, wavefront 64) on a gfx942-like profile."""
     return _emulate(fake_device, monkeypatch, "hip64")
+
+
+@pytest.fixture(params=["cuda32", "hip64"])
+def emulated_either_device(request, fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """Each test twice: kernels run as NVIDIA's (warp 32), then as AMD's (wavefront 64)."""
+    return _emulate(fake_device, monkeypatch, request.param)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import random_array as rand
-from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 
 import rocarray.linalg as la
@@ -19,10 +19,9 @@ import rocarray.linalg as la
 SEED = 20261206
 
 
-@pytest.fixture(params=["cuda32", "hip64"])
-def device(request):
-    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
-    return request.getfixturevalue(name)
+@pytest.fixture
+def device(emulated_either_device):
+    return emulated_either_device
 
 
 def close(got, want, dtype, a):

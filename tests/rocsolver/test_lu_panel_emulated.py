@@ -16,7 +16,7 @@ import pytest
 
 from conftest import random_array as rand
 import lu_host
-from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 from lu_host import getf2_rule
 
@@ -26,10 +26,9 @@ from rocarray.rocsolver import _lu, _lu_kernels
 ALL = ["float32", "float64", "complex64", "complex128"]
 
 
-@pytest.fixture(params=["cuda32", "hip64"])
-def device(request):
-    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
-    return request.getfixturevalue(name)
+@pytest.fixture
+def device(emulated_either_device):
+    return emulated_either_device
 
 
 def swapped(a, k1, k2, piv, incx):

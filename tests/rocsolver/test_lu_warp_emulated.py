@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import random_array as rand
-from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 from lu_host import getf2_rule, wide
 
@@ -26,10 +26,9 @@ SEED = 20261205
 ALL = ["float32", "float64", "complex64", "complex128"]
 
 
-@pytest.fixture(params=["cuda32", "hip64"])
-def device(request):
-    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
-    return request.getfixturevalue(name)
+@pytest.fixture
+def device(emulated_either_device):
+    return emulated_either_device
 
 
 def tol(dtype, n):

@@ -13,6 +13,8 @@ NaN before each call.
 import numpy as np
 import pytest
 
+from conftest import device_random
+
 import rocarray as ra
 import rocarray.rocsolver as rs
 from rocarray.rocsolver import _qr_kernels
@@ -21,17 +23,6 @@ try:
     import cupy
 except Exception:  # pragma: no cover - CuPy is a test dependency
     cupy = None
-
-
-def device_random(rng, shape, dtype):
-    """Fresh standard-normal device data of ``dtype`` (complex: both parts), seeded from ``rng``."""
-    gen = cupy.random.default_rng(int(rng.integers(2 ** 31)))
-    dtype = np.dtype(dtype)
-    real = np.float32 if dtype in (np.float32, np.complex64) else np.float64
-    x = gen.standard_normal(shape, dtype=real)
-    if dtype.kind == "c":
-        x = x + 1j * gen.standard_normal(shape, dtype=real)
-    return x.astype(dtype)
 
 
 def geqrf(a, grid_rows, monkeypatch):

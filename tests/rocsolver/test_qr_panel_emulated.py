@@ -19,7 +19,7 @@ import pytest
 
 from conftest import random_array as rand
 import qr_host
-from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 
 import rocarray.rocsolver as rs
@@ -28,10 +28,9 @@ from rocarray.rocsolver import _qr_blocked, _qr_kernels
 ALL = ["float32", "float64", "complex64", "complex128"]
 
 
-@pytest.fixture(params=["cuda32", "hip64"])
-def device(request):
-    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
-    return request.getfixturevalue(name)
+@pytest.fixture
+def device(emulated_either_device):
+    return emulated_either_device
 
 
 def eps(dtype):

@@ -8,7 +8,7 @@ where g++ is missing. (The float64 matrix-instruction tiles use inline PTX: the 
 import numpy as np
 import pytest
 
-from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 from conftest import assert_close, random_array, wide
 from level3_host import activation_reference
@@ -16,13 +16,12 @@ from level3_host import activation_reference
 import rocarray.rocblas as rocblas
 
 
-@pytest.fixture(params=["cuda32", "hip64"])
-def device(request, monkeypatch):
+@pytest.fixture
+def device(emulated_either_device, monkeypatch):
     from rocarray.rocblas._gemm import tiles
 
     monkeypatch.setattr(tiles, "has_f64_mma", lambda info: False)  # the emulator has no matrix instructions
-    name = "emulated_device" if request.param == "cuda32" else "emulated_wave64_device"
-    return request.getfixturevalue(name)
+    return emulated_either_device
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
