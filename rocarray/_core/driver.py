@@ -70,6 +70,18 @@ def bind_current_device():
     runtime.free(0)
 
 
+def call_with_context(fn, *args):
+    """``fn(*args)`` (a driver call that raises on failure); where it fails for want of a
+    context in the calling thread, the current device's context is bound and it is called again."""
+    try:
+        return fn(*args)
+    except Exception as error:
+        if not lacks_context(error):
+            raise
+        bind_current_device()
+        return fn(*args)
+
+
 def launch_kernel():
     """The driver's kernel launch as CuPy exposes it (``cupy.cuda.driver.launchKernel``:
     ``cuLaunchKernel`` / ``hipModuleLaunchKernel``), or None without it."""

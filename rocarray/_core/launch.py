@@ -203,13 +203,8 @@ class Launch:
                     params[i] = _host_address(value)
                 else:
                     store[0], store[1] = value.real, value.imag
-            try:
-                fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
-            except Exception as error:
-                if not driver.lacks_context(error):
-                    raise
-                driver.bind_current_device()
-                fn(function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr, self._address, 0)
+            driver.call_with_context(fn, function, gx, gy, gz, bx, by, bz, shared, self._stream().ptr,
+                                     self._address, 0)
         if watch is not None:
             watch.end(token)
 
@@ -347,13 +342,8 @@ def _launch_now(function, grid, block, args, shared_mem, cooperative=False):
         return
     keep = []
     params = (ctypes.c_void_p * max(1, len(args)))(*[_argument(a, keep) for a in args])
-    try:
-        launch_fn(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(), ctypes.addressof(params), 0)
-    except Exception as error:
-        if not driver.lacks_context(error):
-            raise
-        driver.bind_current_device()
-        launch_fn(handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(), ctypes.addressof(params), 0)
+    driver.call_with_context(launch_fn, handle, *_dims(grid), *_dims(block), int(shared_mem), current_stream(),
+                             ctypes.addressof(params), 0)
 
 
 class on_device:
