@@ -3,7 +3,8 @@
 
     python3 scripts/sanitize.py --out DIR [--library NAME,...] [--filter TEXT]
                                 [--tools memcheck,racecheck,...] [--per-library TOOLS]
-                                [--jobs N] [--sanitizer PATH] [--timeout SECONDS]
+                                [--per-check TOOLS] [--jobs N] [--sanitizer PATH]
+                                [--timeout SECONDS]
 
 The workload is ``python -m rocarray self-check --all`` (every library's self-checks: small fresh
 random inputs through the public functions, so every kernel family the checks reach is launched),
@@ -12,7 +13,9 @@ and of those the names contain ``--filter``. Each tool (memcheck, racecheck, ini
 synccheck) runs the workload in its own process, at most ``--jobs`` processes at once on the one
 GPU. The tools ``--per-library`` names (racecheck by default: it is the slowest, by far) run one
 process per library instead, each with its own ``--timeout``, so that a slow library does not
-keep the others from being checked; their results are merged into the tool's column. Inside
+keep the others from being checked; their results are merged into the tool's column. The
+tools ``--per-check`` names run one process per self-check (finer still: a library whose checks
+take longer under a tool than one process may run). Inside
 the workload the launch layer's observer records the name of every kernel launched; the
 sanitizer's log attributes each error to the kernel it names. The report (``DIR/sanitize.md``,
 also printed) has one row per kernel: ``clean`` where the tool saw the kernel run without an
@@ -81,12 +84,13 @@ class _Names:
         pass
 
 
-def selected_checks(name_filter=None, libraries=None):
+def selected_checks(name_filter=None, libraries=None, check=None):
     """The registered self-checks whose name contains ``name_filter`` and whose library is one of
-    ``libraries`` (None: any)."""
+    ``libraries`` (None: any); only the one named ``check`` when given."""
     from rocarray._cli.checks import registered_checks
 
-    return [c for c in registered_checks(name_filter) if not libraries or c.library in libraries]
+    return [c for c in registered_checks(name_filter) if (not libraries or c.library in libraries)
+            and (check is None or c.name == check)]
 
 
 def check_libraries(name_filter=None, libraries=None):
@@ -94,7 +98,7 @@ def check_libraries(name_filter=None, libraries=None):
     return sorted({c.library for c in selected_checks(name_filter, libraries)})
 
 
-def workload(name_filter, names_path, libraries=None):
+def workload(name_filter, names_path, libraries=None, check=None):
     """Run the self-checks with a name-recording observer; write the names as JSON."""
     from rocarray._cli.checks import run_self_checks
     from rocarray._core import launch
@@ -116,7 +120,7 @@ def workload(name_filter, names_path, libraries=None):
                 save()
         return run_and_save
 
-    checks = [dataclasses.replace(c, run=saving(c.run)) for c in selected_checks(name_filter, libraries)]
+    checks = [dataclasses.replace(c, run=saving(c.run)) for c in selected_checks(name_filter, libraries, check)]
     launch.observer = names
     try:
         _, failed = run_self_checks(checks, print)
@@ -192,21 +196,30 @@ def known_kernels():
 
 @dataclasses.dataclass
 class Job:
-    """One sanitized workload: a tool over the selected checks, or over one library's (``library``)."""
+    """One sanitized workload: a tool over the selected checks, over one library's (``library``),
+    or over one self-check (``check``, with its library)."""
 
     tool: str
     library: str = None
+    check: str = None
 
     @property
     def stem(self):
-        return self.tool + (f".{self.library}" if self.library else "")
+        return self.tool + (f".{self.check or self.library}" if self.library else "")
+
+    @property
+    def label(self):
+        return self.check or self.library
 
 
-def plan_jobs(tools, per_library, libraries):
-    """The jobs: one per tool, or one per library for the tools in ``per_library``."""
+def plan_jobs(tools, per_library, libraries, per_check=(), checks=()):
+    """The jobs: one per tool, one per library for the tools in ``per_library``, or one per
+    self-check (``checks``: ``(library, name)`` pairs) for the tools in ``per_check``."""
     jobs = []
     for tool in tools:
-        if tool in per_library:
+        if tool in per_check:
+            jobs += [Job(tool, library, name) for library, name in checks]
+        elif tool in per_library:
             jobs += [Job(tool, library) for library in libraries]
         else:
             jobs.append(Job(tool))
@@ -223,6 +236,8 @@ def _command(job, sanitizer, out, name_filter, libraries):
     chosen = [job.library] if job.library else libraries
     if chosen:
         cmd += ["--library", ",".join(chosen)]
+    if job.check:
+        cmd += ["--check", job.check]
     return cmd, log, names
 
 
@@ -230,7 +245,7 @@ def collect(job, rc, timed_out, seconds, log, names):
     text = open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else ""
     launched = json.load(open(names, encoding="utf-8")) if os.path.exists(names) else []
     summary = _ERROR_SUMMARY.findall(text)
-    return {"tool": job.tool, "library": job.library, "rc": rc, "timed_out": timed_out, "seconds": round(seconds, 1),
+    return {"tool": job.tool, "library": job.library, "check": job.check, "label": job.label, "rc": rc, "timed_out": timed_out, "seconds": round(seconds, 1),
             "errors": int(summary[-1]) if summary else None, "launched": launched,
             "by_kernel": errors_by_kernel(text, launched)}
 
@@ -260,8 +275,8 @@ def run_jobs(jobs, sanitizer, out, name_filter, libraries, timeout, max_jobs):
 
 
 def merge_by_tool(results):
-    """One result per tool: the per-library parts of a tool summed (errors: None when a part's tool
-    wrote no summary), their kernels united, ``parts`` listing each library's own line."""
+    """One result per tool: the per-library (or per-check) parts of a tool summed (errors: None when
+    a part's tool wrote no summary), their kernels united, ``parts`` listing each part's own line."""
     merged = {}
     for r in results:
         m = merged.get(r["tool"])
@@ -275,7 +290,7 @@ def merge_by_tool(results):
         m["launched"] = sorted(set(m["launched"]) | set(r["launched"]))
         for kernel, count in r["by_kernel"].items():
             m["by_kernel"][kernel] = m["by_kernel"].get(kernel, 0) + count
-        if r.get("library"):
+        if r.get("label") or r.get("library"):
             m["parts"].append(r)
     return list(merged.values())
 
@@ -304,7 +319,7 @@ def report(results, libraries=None):
     lines.append("")
     for r in results:
         lines.append(_verdict(r["tool"], r))
-        lines += ["  " + _verdict(p["library"], p) for p in r.get("parts", ())]
+        lines += ["  " + _verdict(p.get("label") or p["library"], p) for p in r.get("parts", ())]
     missing = sorted(k for k in known_kernels() - set(kernels)
                      if not libraries or any(k.startswith(f"ra_{lib}_") for lib in libraries))
     lines.append(f"- kernels in the sources that no self-check launched ({len(missing)}): "
@@ -330,18 +345,21 @@ def main(argv=None):
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--per-library", default="racecheck",
                         help="tools run as one process per library (comma-separated; '' for none)")
+    parser.add_argument("--per-check", default="",
+                        help="tools run as one process per self-check (comma-separated)")
     parser.add_argument("--jobs", type=int, default=10, help="sanitized processes at once")
     parser.add_argument("--sanitizer", default=None, help="path of compute-sanitizer")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
     parser.add_argument("--workload", metavar="NAMES_JSON", help=argparse.SUPPRESS)
+    parser.add_argument("--check", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     libraries = _names(args.library)
     if args.workload:
-        return workload(args.filter, args.workload, libraries)
+        return workload(args.filter, args.workload, libraries, args.check)
     if not args.out:
         parser.error("--out is required")
-    tools, per_library = _names(args.tools), _names(args.per_library)
-    unknown = sorted((set(tools) | set(per_library)) - set(TOOLS))
+    tools, per_library, per_check = _names(args.tools), _names(args.per_library), _names(args.per_check)
+    unknown = sorted((set(tools) | set(per_library) | set(per_check)) - set(TOOLS))
     if unknown:
         parser.error(f"unknown tool(s) {unknown}; choose from {list(TOOLS)}")
     sanitizer = find_sanitizer(args.sanitizer)
@@ -350,7 +368,8 @@ def main(argv=None):
               "or pass --sanitizer PATH", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    jobs = plan_jobs(tools, per_library, check_libraries(args.filter, libraries))
+    checks = [(c.library, c.name) for c in selected_checks(args.filter, libraries)] if per_check else []
+    jobs = plan_jobs(tools, per_library, check_libraries(args.filter, libraries), per_check, checks)
     parts = run_jobs(jobs, sanitizer, args.out, args.filter, libraries, args.timeout, max(1, args.jobs))
     results = merge_by_tool(parts)
     text = report(results, libraries)

@@ -123,6 +123,24 @@ def test_per_library_tools_become_one_job_per_library(sanitize):
     assert [j.stem for j in jobs] == ["memcheck", "racecheck.prim", "racecheck.rocblas"]
 
 
+def test_per_check_tools_become_one_job_per_check_with_an_exact_selection(sanitize, monkeypatch):
+    from rocarray._cli import checks
+    from rocarray._core import harness
+
+    jobs = sanitize.plan_jobs(["memcheck", "racecheck"], ["memcheck"], ["rocsparse"], ["racecheck"],
+                              [("rocsparse", "rocsparse.csrsv"), ("rocsparse", "rocsparse.ops")])
+    assert [(j.tool, j.library, j.check) for j in jobs] == [
+        ("memcheck", "rocsparse", None), ("racecheck", "rocsparse", "rocsparse.csrsv"),
+        ("racecheck", "rocsparse", "rocsparse.ops")]
+    assert [j.stem for j in jobs] == ["memcheck.rocsparse", "racecheck.rocsparse.csrsv", "racecheck.rocsparse.ops"]
+    cmd, _, _ = sanitize._command(jobs[1], "/bin/sanitizer", "/tmp/out", None, ["rocsparse"])
+    assert cmd[cmd.index("--check") + 1] == "rocsparse.csrsv" and cmd[cmd.index("--library") + 1] == "rocsparse"
+    # --check selects by the whole name, not a substring: "prim.a" does not also pick "prim.ab"
+    fake = [harness.SelfCheck("prim.a", "prim", None), harness.SelfCheck("prim.ab", "prim", None)]
+    monkeypatch.setattr(checks, "registered_checks", lambda name_filter=None: fake)
+    assert [c.name for c in sanitize.selected_checks(None, ["prim"], "prim.a")] == ["prim.a"]
+
+
 def test_the_libraries_select_checks_and_name_the_checked_sources(sanitize, monkeypatch):
     from rocarray._cli import checks
     from rocarray._core import harness

@@ -33,8 +33,6 @@ NOT_PROVED_HERE = {
     "ra_rocsparse_bfs_keys": "rocsparse.csgraph: loops on the frontier size read back",
     "ra_rocsparse_bfs_pred": "rocsparse.csgraph: loops on the frontier size read back",
     "ra_rocsparse_cc_compress": "rocsparse.csgraph: loops until no label changes, read back",
-    # the operations check builds its matrix from a device-computed index pointer first
-    "ra_rocsparse_scale": "rocsparse.ops: after a product whose index pointer is read back",
 }
 
 

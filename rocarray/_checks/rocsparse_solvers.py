@@ -55,8 +55,10 @@ def check_krylov(rng):
         y, jnfo = getattr(sla, name)(L, b, rtol=1e-10, callback=lambda v: theirs.append(1),
                                      **({"callback_type": "x"} if name == "gmres" else {}), **kw)
         # the stopping test compares a residual norm with rtol * ||b||: summation order may move
-        # the last iteration by one either way
-        if info != jnfo or abs(len(ours) - len(theirs)) > max(1, len(theirs) // 20):
+        # the last iteration by one either way; BiCGSTAB's residual is not monotone, so rounding
+        # moves the iteration where it first drops below the bound by several
+        slack = len(theirs) // (8 if name == "bicgstab" else 20)
+        if info != jnfo or abs(len(ours) - len(theirs)) > max(1, slack):
             raise AssertionError(f"{name}: info {info}/{jnfo}, iterations {len(ours)}/{len(theirs)} (ours/SciPy)")
         _close(x, y, 1e-7, name)
     D, c = rng.standard_normal((70, 40)), rng.standard_normal(70)

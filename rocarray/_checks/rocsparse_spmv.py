@@ -128,6 +128,14 @@ def check_products(rng):
             B = numpy.asarray(harness.standard_normal(rng, (9000, 20), dtype), order=order)
             C = rocsparse.csrmm(1.0, 700, 9000, ip, ix, d, cupy.asarray(B, order=order))
             harness.assert_close(C, wide @ B, dtype, n, name=f"csrmm {order} {dtype}")
+        # a matrix without entries only scales y: by beta, or to zeros without reading it
+        empty = (cupy.zeros(701, numpy.int32), cupy.zeros(0, numpy.int32), cupy.zeros(0, dtype))
+        y0 = harness.standard_normal(rng, 700, dtype)
+        y = rocsparse.csrmv(1.0, 700, 9000, *empty, cupy.asarray(x), beta=0.5, y=cupy.asarray(y0))
+        harness.assert_close(y, 0.5 * y0.astype(numpy.complex128), dtype, 1, name=f"csrmv empty beta {dtype}")
+        y = rocsparse.csrmv(1.0, 700, 9000, *empty, cupy.asarray(x), beta=0,
+                            y=cupy.full(700, numpy.nan, dtype))
+        harness.assert_close(y, numpy.zeros(700), dtype, 1, name=f"csrmv empty beta=0 {dtype}")
 
 
 # --------------------------------------------------------------------------------------------

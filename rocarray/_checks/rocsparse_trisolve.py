@@ -69,7 +69,7 @@ def check_csrsv(rng):
     from rocarray import rocsparse
 
     cupy = backend.cupy()
-    m = 300
+    m = 150
     for dtype in _DTYPES:
         for lower in (True, False):
             a = _dominant_triangle(rng, m, 0.02, dtype, lower)
@@ -86,6 +86,19 @@ def check_csrsv(rng):
                     x = rocsparse.csrsv_solve(an, ptr, ind, data, cupy.asarray(b), unit_diagonal=unit)
                     harness.assert_close(x, want, dtype, m, factor=16, growth="linear",
                                          name=f"csrsv {dtype} lower={lower} trans={trans} unit={unit}")
+            # the first row whose diagonal is zero, for the values of a nonsingular triangle and for
+            # the same values with two diagonal entries zeroed
+            an = rocsparse.csrsv_analysis(m, ptr, ind, lower=lower)
+            if an.zero_pivot(data) != -1:
+                raise AssertionError(f"csrsv {dtype} lower={lower}: zero_pivot of a nonsingular triangle")
+            host_ptr, host_ind, host_data = _csr(a)
+            diagonal = numpy.nonzero(numpy.repeat(numpy.arange(m), numpy.diff(host_ptr)) == host_ind)[0]
+            rows = rng.choice(m, 2, replace=False)
+            zeroed = host_data.copy()
+            zeroed[diagonal[rows]] = 0
+            pivot = an.zero_pivot(cupy.asarray(zeroed))
+            if pivot != rows.min():
+                raise AssertionError(f"csrsv {dtype} lower={lower}: zero_pivot {pivot}, expected {rows.min()}")
 
 
 def _on_pattern(dense, indptr, indices):
