@@ -5,6 +5,7 @@
                                 [--tools memcheck,racecheck,...] [--per-library TOOLS]
                                 [--per-check TOOLS] [--jobs N] [--sanitizer PATH]
                                 [--timeout SECONDS]
+    python3 scripts/sanitize.py --out DIR --reread [--library NAME,...]
 
 The workload is ``python -m rocarray self-check --all`` (every library's self-checks: small fresh
 random inputs through the public functions, so every kernel family the checks reach is launched),
@@ -46,7 +47,20 @@ TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 #: initcheck looks at reads of global memory never written
 TOOL_OPTIONS = {"memcheck": ("--leak-check", "no"), "racecheck": ("--racecheck-report", "hazard"),
                 "initcheck": (), "synccheck": ()}
-_ERROR_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error")
+#: the last line of a tool's log: memcheck, initcheck and synccheck count errors; racecheck counts
+#: hazards as errors and warnings (both are counted here)
+_ERROR_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: \d+ hazards? displayed "
+                            r"\((\d+) errors?, (\d+) warnings?\)")
+
+
+def summary_errors(log_text):
+    """The error count of a sanitizer log's last summary line, or None when it has none (a run
+    that was stopped, or that died)."""
+    found = _ERROR_SUMMARY.findall(log_text)
+    if not found:
+        return None
+    plain, race_errors, race_warnings = found[-1]
+    return int(plain) if plain else int(race_errors) + int(race_warnings)
 
 
 def find_sanitizer(explicit=None):
@@ -145,7 +159,7 @@ def errors_by_kernel(log_text, kernels):
     counts = {}
     bases = sorted({base_name(k) for k in kernels}, key=len, reverse=True)
     for block in re.split(r"\n=========\s*\n", log_text):
-        if "ERROR SUMMARY" in block or "=========" not in block:
+        if "ERROR SUMMARY" in block or "RACECHECK SUMMARY" in block or "=========" not in block:
             continue
         hit = next((b for b in bases if re.search(rf"\b{re.escape(b)}\b", block)), None)
         if hit is None and not re.search(r"(Invalid|Race|Uninitialized|Barrier|error|hazard)", block, re.I):
@@ -244,9 +258,8 @@ def _command(job, sanitizer, out, name_filter, libraries):
 def collect(job, rc, timed_out, seconds, log, names):
     text = open(log, encoding="utf-8", errors="replace").read() if os.path.exists(log) else ""
     launched = json.load(open(names, encoding="utf-8")) if os.path.exists(names) else []
-    summary = _ERROR_SUMMARY.findall(text)
     return {"tool": job.tool, "library": job.library, "check": job.check, "label": job.label, "rc": rc, "timed_out": timed_out, "seconds": round(seconds, 1),
-            "errors": int(summary[-1]) if summary else None, "launched": launched,
+            "errors": summary_errors(text), "launched": launched,
             "by_kernel": errors_by_kernel(text, launched)}
 
 
@@ -350,6 +363,8 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=10, help="sanitized processes at once")
     parser.add_argument("--sanitizer", default=None, help="path of compute-sanitizer")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per process")
+    parser.add_argument("--reread", action="store_true",
+                        help="no new run: the report of the run in --out again, from its logs")
     parser.add_argument("--workload", metavar="NAMES_JSON", help=argparse.SUPPRESS)
     parser.add_argument("--check", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -358,6 +373,8 @@ def main(argv=None):
         return workload(args.filter, args.workload, libraries, args.check)
     if not args.out:
         parser.error("--out is required")
+    if args.reread:
+        return write_report(args.out, reread(args.out), libraries)
     tools, per_library, per_check = _names(args.tools), _names(args.per_library), _names(args.per_check)
     unknown = sorted((set(tools) | set(per_library) | set(per_check)) - set(TOOLS))
     if unknown:
@@ -371,11 +388,30 @@ def main(argv=None):
     checks = [(c.library, c.name) for c in selected_checks(args.filter, libraries)] if per_check else []
     jobs = plan_jobs(tools, per_library, check_libraries(args.filter, libraries), per_check, checks)
     parts = run_jobs(jobs, sanitizer, args.out, args.filter, libraries, args.timeout, max(1, args.jobs))
-    results = merge_by_tool(parts)
+    return write_report(args.out, merge_by_tool(parts), libraries)
+
+
+def reread(out):
+    """The results of the run whose folder is ``out``, each part's errors and kernels read again
+    from its log and kernel list (its exit status, time and timeout from ``sanitize.json``)."""
+    with open(os.path.join(out, "sanitize.json"), encoding="utf-8") as f:
+        saved = json.load(f)
+    parts = []
+    for result in saved:
+        for part in result.get("parts") or [result]:
+            job = Job(part["tool"], part.get("library"), part.get("check"))
+            parts.append(collect(job, part["rc"], part["timed_out"], part["seconds"],
+                                 os.path.join(out, f"{job.stem}.log"), os.path.join(out, f"{job.stem}.kernels.json")))
+    return merge_by_tool(parts)
+
+
+def write_report(out, results, libraries):
+    """Write ``sanitize.md`` and ``sanitize.json`` into ``out``, print the report; 0 when every
+    tool finished with no error of rocarray's, else 1."""
     text = report(results, libraries)
-    with open(os.path.join(args.out, "sanitize.md"), "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "sanitize.md"), "w", encoding="utf-8") as f:
         f.write(text + "\n")
-    with open(os.path.join(args.out, "sanitize.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(out, "sanitize.json"), "w", encoding="utf-8") as f:
         json.dump(results, f, indent=1)
     print(text)
     clean = all(r["errors"] is not None and r["errors"] - foreign_errors(r) == 0 and not r["timed_out"]

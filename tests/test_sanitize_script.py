@@ -123,6 +123,24 @@ def test_per_library_tools_become_one_job_per_library(sanitize):
     assert [j.stem for j in jobs] == ["memcheck", "racecheck.prim", "racecheck.rocblas"]
 
 
+RACE_LOG = """========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at ra_prim_scan_tile<float, 256>+0x120
+=========     and Read access at ra_prim_scan_tile<float, 256>+0x1a0 [4 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+"""
+
+
+def test_racecheck_summaries_count_hazards_and_a_missing_summary_is_none(sanitize):
+    clean = "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
+    assert sanitize.summary_errors(clean) == 0
+    assert sanitize.errors_by_kernel(clean, ["ra_prim_scan_tile<float, 256>"]) == {}
+    assert sanitize.summary_errors(RACE_LOG) == 1
+    assert sanitize.errors_by_kernel(RACE_LOG, ["ra_prim_scan_tile<float, 256>"]) == {"ra_prim_scan_tile": 1}
+    assert sanitize.summary_errors("========= COMPUTE-SANITIZER\n") is None
+    assert sanitize.summary_errors("========= ERROR SUMMARY: 3 errors\n") == 3
+
+
 def test_per_check_tools_become_one_job_per_check_with_an_exact_selection(sanitize, monkeypatch):
     from rocarray._cli import checks
     from rocarray._core import harness
@@ -196,3 +214,6 @@ def test_per_library_racecheck_runs_in_parallel_within_its_own_time(sanitize, tm
     text = sanitize.report(list(merged.values()))
     assert "| ra_rocblas_k | - | 2 error(s) |" in text and "| ra_all_k | clean | - |" in text
     assert "  - slow: None error(s), 1 kernel(s) launched" in text and "timed out" in text
+    # --reread rebuilds the same report from the folder's logs
+    assert sanitize.write_report(str(out), list(merged.values()), None) == 1
+    assert sanitize.report(sanitize.reread(str(out))) == text
