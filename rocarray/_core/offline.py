@@ -55,6 +55,10 @@ class CompileResult:
 #: optimizations (loops are not unrolled), so not the code a device runs.
 NVRTC_FAST_COMPILE = "--Ofast-compile=mid"
 NVRTC_FAST_COMPILE_SINCE = (12, 8)
+#: hipcc's level for the same check: every kernel and instantiation through the front end and the
+#: target's code generator, without the optimization passes that take most of hipcc's time
+#: (the largest sources compile several times faster), so not the code a device runs.
+HIPCC_FAST_COMPILE = "-O0"
 
 #: What to install for each offline compiler.
 NVRTC_HINT = "pip install cupy-cuda13x nvidia-cuda-nvrtc (or, from a checkout, pip install \".[test]\")"
@@ -110,8 +114,9 @@ def _hip_text(text, names):
     return "\n".join(lines) + "\n"
 
 
-def _hipcc_options(target, extra_options):
-    return ["-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", "-O3",
+def _hipcc_options(target, extra_options, fast_compile=False):
+    level = HIPCC_FAST_COMPILE if fast_compile else "-O3"
+    return ["-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", level,
             "-fcuda-flush-denormals-to-zero", *_compile.options(target), *extra_options]
 
 
@@ -165,10 +170,10 @@ def compile_text(label, text, target, names=(), extra_options=(), use_cache=None
         Answer an unchanged compile from the offline cache and remember a successful one
         (:mod:`rocarray._core.offline_cache`); default: ``ROCARRAY_OFFLINE_CACHE`` (on).
     fast_compile : bool, optional
-        For NVRTC, compile in its fast-compile mode (:data:`NVRTC_FAST_COMPILE`, where the NVRTC
-        version has it): a check that the text compiles for the target, every instantiation
-        included, at a fraction of the time; the binary is not the optimized code a device runs.
-        hipcc compiles as always (its optimizations cost little of its time).
+        A check that the text compiles for the target, every instantiation included, at a
+        fraction of the time: NVRTC in its fast-compile mode (:data:`NVRTC_FAST_COMPILE`, where
+        the NVRTC version has it), hipcc without optimizations (:data:`HIPCC_FAST_COMPILE`); the
+        binary is not the optimized code a device runs.
 
     Returns
     -------
@@ -191,7 +196,7 @@ def compile_text(label, text, target, names=(), extra_options=(), use_cache=None
         path, why = _hipcc()
         if path is None:
             raise RuntimeError(why)
-        opts = _hipcc_options(target, extra_options)
+        opts = _hipcc_options(target, extra_options, fast_compile)
     else:
         nvrtc, why = _nvrtc()
         if nvrtc is None:
@@ -239,9 +244,13 @@ def import_all_libraries():
 
 def estimated_cost(source, target, fast_compile=False):
     """A rough relative cost of compiling ``source`` for ``target`` (its text times its
-    instantiations; NVRTC's CUBIN path weighs double, a tenth of that in its fast-compile mode),
-    used to start the longest compiles first so a parallel matrix finishes soonest."""
-    weight = 1 if target.is_hip else (0.2 if fast_compile else 2)
+    instantiations; NVRTC's CUBIN path weighs double, a tenth of that in its fast-compile mode;
+    hipcc without optimizations weighs 0.4), used to start the longest compiles first so a
+    parallel matrix finishes soonest."""
+    if target.is_hip:
+        weight = 0.4 if fast_compile else 1
+    else:
+        weight = 0.2 if fast_compile else 2
     return weight * len(_compile.read_text(source)) * (1 + len(_compile.registered(source)))
 
 

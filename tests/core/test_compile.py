@@ -318,6 +318,14 @@ def test_fast_compile_adds_nvrtc_s_fast_mode_where_the_version_has_it():
     assert offline._nvrtc_options(SM90, (), True, (12, 6)) == offline._nvrtc_options(SM90, (), False, (12, 6))
 
 
+def test_fast_compile_drops_hipcc_s_optimizations_and_keeps_the_caller_s_options_last():
+    gfx = next(t for t in offline.OFFLINE_TARGETS if t.is_hip)
+    base = offline._hipcc_options(gfx, ("-DX=1",))
+    fast = offline._hipcc_options(gfx, ("-DX=1",), True)
+    assert "-O3" in base and offline.HIPCC_FAST_COMPILE not in base
+    assert fast == [offline.HIPCC_FAST_COMPILE if o == "-O3" else o for o in base] and fast[-1] == "-DX=1"
+
+
 def test_a_fast_compile_builds_every_kernel_and_is_cached_apart(cache_dir, counted_compiles, monkeypatch):
     _require_offline_compiler(SM90)
     monkeypatch.delenv("ROCARRAY_OFFLINE_CACHE", raising=False)

@@ -81,7 +81,7 @@ def test_the_notebook_runs_on_any_number_of_gpus(devices, monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", _numpy_cupy(devices))
     monkeypatch.setattr(rocarray.rocfft, "c2c", _numpy_c2c)
     names, out = {"__name__": "notebook_06"}, io.StringIO()
-    figures_before = len(plt.get_fignums())
+    plt.close("all")  # figures another test of this process left open are not the notebook's
     try:
         with installed(Transport()), contextlib.redirect_stdout(out):
             for i, cell in enumerate(_cells()):
@@ -98,7 +98,7 @@ def test_the_notebook_runs_on_any_number_of_gpus(devices, monkeypatch):
     assert "every rank agrees: True" in printed
     assert f"the {ranks} copies of the parameters agree: True" in printed
     assert np.linalg.norm(names["w0"] - names["w_true"]) < 0.05  # the training converged
-    assert names["M"] == 16 and figures_before == 0
+    assert names["M"] == 16
     if ranks == 1:
         assert "one GPU: a single rank, so every collective below is an identity" in printed
         assert "on 1 GPU: local FFTs" in printed and "nothing crosses" in printed
