@@ -15,7 +15,10 @@ pixel, the block's weights and bias in shared memory): :func:`vector_applies` an
 decide per call. Elsewhere a thread takes one channel. Both sum the taps in the same order, so
 they give the same bits. The packed forward of a 3-wide window at stride 1 or 2 along W (no
 dilation along W) loads each input pack of a window row once for the thread's run of outputs,
-with all of the row's loads issued together, and adds it to each output that needs it.
+with all of the row's loads issued together, and adds it to each output that needs it. A 3x3
+window at stride 1 and dilation 1 takes the tiled forward instead (:data:`TILED`): a block walks
+output tiles, staging each tile's input halo in shared memory once with the next tiles' copies in
+flight, and a thread sums a column of outputs from it (same bits again).
 """
 
 import math

@@ -497,10 +497,17 @@ ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, 
         for (int j = 0; j < TR; ++j) {
             if (oh0 + j < OH) {
                 Q out;
+                if (act == 0) {  // ra_conv_epilogue's identity, its tests taken once per output
 #pragma unroll
-                for (int i = 0; i < HV; ++i)
-                    out.v[i] = ra_traits<T>::from_acc(
-                        ra_conv_epilogue(acc[j][i], bias != nullptr ? bt : nullptr, i, act, slope));
+                    for (int i = 0; i < HV; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(bias != nullptr ? acc[j][i] + ra_traits<T>::to_acc(bt[i])
+                                                                          : acc[j][i]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < HV; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(
+                            ra_conv_epilogue(acc[j][i], bias != nullptr ? bt : nullptr, i, act, slope));
+                }
                 *reinterpret_cast<Q*>(yp + j * OW * C) = out;
             }
         }
