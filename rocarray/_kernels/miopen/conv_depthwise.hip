@@ -374,8 +374,8 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
 // conditions. A block owns the channel chunk blockIdx.y (RA_DW_TP packs, 128 bytes of a pixel) and
 // walks output tiles of RA_DW_TH x RA_DW_TW2 pixels (grid-stride over the tiles of all images): it
 // stages the tile's (TH + 2) x (TW + 2) input halo in shared memory once, in 16-byte copies, and
-// keeps the copies of the next tiles in flight while it computes one: NVIDIA sm_80+ copies
-// asynchronously (cp.async) into a ring of RA_DW_STAGES halo buffers, two tiles ahead; elsewhere
+// keeps the copies of the next tiles in flight while it computes one: NVIDIA copies into a ring
+// of RA_DW_STAGES halo buffers two tiles ahead (asynchronously, cp.async, on sm_80+); elsewhere
 // the next tile's halo is loaded into registers during the arithmetic and stored after it. A
 // thread takes half a pack (8 bytes of channels) of RA_DW_TR consecutive outputs of one column: it
 // reads the (TR + 2) x 3 input half packs it needs from shared memory, converts each once and adds
@@ -386,8 +386,10 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
 #define RA_DW_TW2 8
 #define RA_DW_TP 8
 #define RA_DW_TR 4
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-#define RA_DW_CP_ASYNC 1
+// NVIDIA walks with the ring (asynchronous copies on sm_80+, plain copies below: the same walk);
+// other targets with the register prefetch.
+#if defined(RA_CUDA)
+#define RA_DW_RING 1
 #define RA_DW_STAGES 3
 #else
 #define RA_DW_STAGES 1
@@ -395,15 +397,29 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
 
 template <typename T> struct alignas(8) ra_dw_half { T v[8 / sizeof(T)]; };
 
-#if defined(RA_DW_CP_ASYNC)
-// 16 bytes global -> shared, asynchronous; src_bytes 0 fills zeros (src is then not read).
-RA_DEVICE void ra_dw_cp_async_16(void* dst, const void* src, int src_bytes) {
+#if defined(RA_DW_RING)
+// 16 bytes global -> shared; src_bytes 0 fills zeros (src is then not read). sm_80+: asynchronous,
+// complete after ra_dw_copy_wait; below: a plain copy.
+RA_DEVICE void ra_dw_copy_16(void* dst, const void* src, int src_bytes) {
+#if RA_CUDA_ARCH >= 800
     const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(src_bytes) : "memory");
+#else
+    typedef ra_dw_pack<float> P;
+    *reinterpret_cast<P*>(dst) = src_bytes != 0 ? *reinterpret_cast<const P*>(src) : P();
+#endif
 }
-RA_DEVICE void ra_dw_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+RA_DEVICE void ra_dw_copy_commit() {
+#if RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
 // Wait until at most N of this thread's committed groups are in flight.
-template <int N> RA_DEVICE void ra_dw_cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
+template <int N> RA_DEVICE void ra_dw_copy_wait() {
+#if RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
 #endif
 
 template <typename T>
@@ -512,7 +528,7 @@ ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, 
             }
         }
     };
-#if defined(RA_DW_CP_ASYNC)
+#if defined(RA_DW_RING)
     // tile i of the walk (t = blockIdx.x + i * step) lands in buffer i % STAGES; one commit group
     // per tile (empty past the end), so "all but the newest STAGES - 2 groups" is tile i's
     auto issue = [&](int t, int b) {
@@ -522,18 +538,18 @@ ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, 
                 const int e = (int)threadIdx.x + k * RA_DW_BLOCK;
                 if (e < HALO) {
                     const P* src = halo(t, k);
-                    ra_dw_cp_async_16(xs + b * HALO + e, src != nullptr ? (const void*)src : (const void*)x,
+                    ra_dw_copy_16(xs + b * HALO + e, src != nullptr ? (const void*)src : (const void*)x,
                                       src != nullptr ? 16 : 0);
                 }
             }
         }
-        ra_dw_cp_async_commit();
+        ra_dw_copy_commit();
     };
     int t = (int)blockIdx.x;
 #pragma unroll
     for (int s = 0; s < RA_DW_STAGES - 1; ++s) issue(t + s * step, s);
     for (int i = 0; t < tiles; t += step, ++i) {
-        ra_dw_cp_async_wait<RA_DW_STAGES - 2>();
+        ra_dw_copy_wait<RA_DW_STAGES - 2>();
         __syncthreads();  // tile i's halo in; every thread is past tile i - 1, whose buffer is refilled next
         issue(t + (RA_DW_STAGES - 1) * step, (i + RA_DW_STAGES - 1) % RA_DW_STAGES);
         if (active) compute(xs + i % RA_DW_STAGES * HALO, t);
