@@ -128,6 +128,11 @@ def check_pooling(rng):
     harness.assert_close(y, want, "float32", name="max_pool2d NHWC, packed channels")
     picked = numpy.take_along_axis(wide.reshape(2, 8, -1), idx.reshape(2, 8, -1), 2).reshape(want.shape)
     harness.assert_close(picked, want, "float32", name="max_pool2d NHWC indices, packed channels")
+    # float16 channels last without indices: two channels per comparison
+    x = harness.standard_normal(rng, (2, 16, 13, 11), "float16")
+    want = _padded_windows(x.astype(numpy.float64), 3, 2, 1, -numpy.inf).max(axis=(4, 5))
+    y = ra.nn.max_pool2d(cupy.asarray(numpy.ascontiguousarray(x.transpose(0, 2, 3, 1))), 3, 2, 1, layout="NHWC")
+    harness.assert_close(cupy.asnumpy(y).transpose(0, 3, 1, 2), want, "float16", name="max_pool2d NHWC float16 pairs")
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,7 +15,10 @@ pixel, the block's weights and bias in shared memory): :func:`vector_applies` an
 decide per call. Elsewhere a thread takes one channel. Both sum the taps in the same order, so
 they give the same bits. The packed forward of a 3-wide window at stride 1 or 2 along W (no
 dilation along W) loads each input pack of a window row once for the thread's run of outputs,
-with all of the row's loads issued together, and adds it to each output that needs it.
+with all of the row's loads issued together, and adds it to each output that needs it. A 3x3
+window at stride 1 and dilation 1 takes the tiled forward instead (:data:`TILED`): a block walks
+output tiles, staging each tile's input halo in shared memory once with the next tiles' copies in
+flight, and a thread sums a column of outputs from it (same bits again).
 """
 
 import math
@@ -68,9 +71,32 @@ def _run_shape(problem):
     return shape if p.direction == "forward" and p.dilation[-1] == 1 and shape in RUN_SHAPES else None
 
 
+#: Whether the packed forward of a 3x3 window at stride 1 (dilation 1) takes the tiled kernel
+#: (``fwd2d_tile``: the input halo of an output tile staged in shared memory once); False gives
+#: those problems the run kernel.
+TILED = True
+#: Packs of channels per block of the tiled kernel (``RA_DW_TP``).
+TILE_PACKS = 8
+#: Output rows x columns of one tile of the tiled kernel (``RA_DW_TH``, ``RA_DW_TW2``).
+TILE = (8, 8)
+
+
+def tile_name(dtype):
+    return f"ra_miopen_conv_depthwise_fwd2d_tile<{ctype(dtype)}>"
+
+
+def tile_applies(problem):
+    """Whether the tiled forward takes ``problem`` (with :func:`vector_applies` and aligned pointers):
+    2-D, a 3x3 window at stride 1 and dilation 1, any padding; :data:`TILED` on."""
+    p = problem
+    return (TILED and p.direction == "forward" and p.nd == 2 and tuple(p.filter_size) == (3, 3)
+            and tuple(p.stride) == (1, 1) and tuple(p.dilation) == (1, 1))
+
+
 _compile.register(SOURCE, sorted([kernel_name(d, t, cl) for d in _KERNEL for t in DTYPES for cl in (False, True)]
                                  + [vector_name(d, t) for d in _VECTOR for t in DTYPES]
-                                 + [run_name(t, *s) for t in DTYPES for s in RUN_SHAPES]))
+                                 + [run_name(t, *s) for t in DTYPES for s in RUN_SHAPES]
+                                 + [tile_name(t) for t in DTYPES]))
 KERNELS = kernels.Family(SOURCE, BLOCK, 8)
 
 
@@ -105,6 +131,8 @@ def _vector_plan(problem, device_id, activation):
     :data:`PACKS` packs)."""
     p = problem
     packs = p.c // (16 // p.dtype.itemsize)
+    if tile_applies(p):
+        return _tile_plan(p, packs, device_id, activation)
     per_chunk = min(packs, PACKS)
     if p.direction == "forward":
         items = p.n * math.prod(p.output_size[:-1]) * -(-p.output_size[-1] // TILE_W)
@@ -126,6 +154,25 @@ def _vector_plan(problem, device_id, activation):
     return lambda x, w, y, bias: prepared(x.data.ptr, w.data.ptr, y.data.ptr, 0 if bias is None else bias.data.ptr)
 
 
+def _tile_plan(problem, packs, device_id, activation):
+    """``run(x, w, y, bias)``: one prepared launch of the tiled forward, grid (blocks over the
+    tiles of all images, chunks of :data:`TILE_PACKS` packs): one resident wave of blocks in all,
+    each walking its tiles so that it loads the next tile's halo while it computes one."""
+    p = problem
+    tiles = p.n * math.prod(-(-o // t) for o, t in zip(p.output_size, TILE))
+    if tiles == 0:
+        return lambda x, w, y, bias: None
+    chunks = -(-packs // TILE_PACKS)
+    kernel = KERNELS[tile_name(p.dtype)]
+    with launch.on_device(device_id):
+        across = max(1, -(-kernel.wave(device_id) // chunks))
+        grid = (int(min(tiles, across, MAX_GRID)), chunks)
+        P = launch.POINTER
+        args = (geometry(p), P, P, P, P, numpy.int32(ACTIVATIONS[activation]), numpy.float64(LEAKY_RELU_SLOPE))
+        prepared = kernel.prepare(device_id, grid, args)
+    return lambda x, w, y, bias: prepared(x.data.ptr, w.data.ptr, y.data.ptr, 0 if bias is None else bias.data.ptr)
+
+
 class Depthwise:
     """The depthwise algorithm object (see :mod:`rocarray.miopen._conv_registry`)."""
 
@@ -138,7 +185,7 @@ class Depthwise:
 
     def run(self, problem, x, w, y, *, bias=None, activation=None):
         if vector_applies(problem) and x.data.ptr % 16 == 0 and y.data.ptr % 16 == 0:
-            key = ("miopen.conv.depthwise.vec", problem, activation, x.data.device_id)
+            key = ("miopen.conv.depthwise.vec", problem, activation, TILED, x.data.device_id)
             plan = plans.cache.lookup(key, lambda: _vector_plan(problem, x.data.device_id, activation))
             plan(x, w, y, bias)
             return

@@ -5,7 +5,8 @@ average and adaptive max, 1-D to 3-D, channels first or last, on the kernels of
 
 Forward runs a thread per output element (or 16-byte pack of channels, channels last); the
 channels-last max pool of common window widths and strides runs a row of outputs per thread,
-each input pack of a window row loaded once (:func:`max_run_shape`); backward gathers, a thread per input element summing
+each input pack of a window row loaded once (:func:`max_run_shape`; float16 without indices
+compares two channels per instruction, :data:`HALF2`); backward gathers, a thread per input element summing
 over the outputs whose windows hold it, so it needs no atomics and is deterministic.
 """
 
@@ -60,6 +61,16 @@ def max_run_name(ctype, width, stride, with_indices):
     return f"ra_miopen_pooling_max2d_nhwc<{ctype}, {width}, {stride}, {'true' if with_indices else 'false'}>"
 
 
+#: Whether the float16 max pool without indices takes the two-channels-per-comparison run kernel
+#: (``max2d_nhwc_h2``) where the run kernel applies; False gives it the run kernel.
+HALF2 = True
+
+
+def max_h2_name(width, stride):
+    """e.g. ``'ra_miopen_pooling_max2d_nhwc_h2<3, 2>'``."""
+    return f"ra_miopen_pooling_max2d_nhwc_h2<{width}, {stride}>"
+
+
 def instantiations():
     """Every name expression launched: forward one channel per thread in both layouts and a
     16-byte pack of channels per thread for NHWC, the max-pool run kernel's shapes, backward in
@@ -68,6 +79,7 @@ def instantiations():
     names += [kernel_name("forward", t, m, h) for t in _CTYPES for m in MODES for h in (False, True)]
     names += [kernel_name("forward", t, m, True, _PACK[t]) for t in _CTYPES for m in MODES]
     names += [max_run_name(t, *shape, i) for t in _CTYPES for shape in MAX_RUN_SHAPES for i in (False, True)]
+    names += [max_h2_name(*shape) for shape in MAX_RUN_SHAPES]
     return sorted(names)
 
 
@@ -209,7 +221,10 @@ def pooling_forward(x, geometry, *, return_indices=False):
         runs = -(-geometry.output_size[-1] // RUN)
         work = y.size // vec // geometry.output_size[-1] * runs
         dev = _c.device_of(x)
-        name = max_run_name(_c.ctype(x.dtype), *shape, return_indices)
+        if HALF2 and x.dtype == numpy.float16 and not return_indices:
+            name, args = max_h2_name(*shape), args[:2]
+        else:
+            name = max_run_name(_c.ctype(x.dtype), *shape, return_indices)
         with launch.on_device(dev):
             KERNELS[name](dev, (_c.blocks(work, BLOCK, _c.MAX_GRID),), (*args, geometry.packed()))
     return (y, indices) if return_indices else y

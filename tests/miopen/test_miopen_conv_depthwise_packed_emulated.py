@@ -1,5 +1,6 @@
-"""The packed channels-last depthwise kernels (``ra_miopen_conv_depthwise_fwd2d_vec`` and
-``..._bwd_data2d_vec``: a 16-byte pack of channels per thread) run on the CPU through the kernel
+"""The packed channels-last depthwise kernels (``ra_miopen_conv_depthwise_fwd2d_vec``, ``..._run``,
+``..._tile`` and ``..._bwd_data2d_vec``: a 16-byte pack of channels per thread, or half a pack of the tiled
+kernel) run on the CPU through the kernel
 emulator against the NumPy float64 reference and against the one-channel kernels bit for bit (a
 view one element off the 16-byte alignment takes those); float16/bfloat16 on the wave64 target. Routing (which kernel a
 problem and its pointers get) on launchfake. CPU tests: skipped where g++ is missing."""
@@ -10,11 +11,13 @@ import numpy as np
 import pytest
 
 import miopen_conv_host as host
-from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from kernel_emu import emulated_device, emulated_either_device, emulated_wave64_device  # noqa: F401
 from launchfake import fake_device  # noqa: F401 (the fixture emulated_device builds on)
 
 from rocarray import miopen
+from rocarray._core import kernels
 from rocarray.miopen import _conv_depthwise
+from rocarray.miopen._conv_direct import LEAKY_RELU_SLOPE
 
 SEED = 20261205
 VEC = "ra_miopen_conv_depthwise_fwd2d_vec"
@@ -77,8 +80,10 @@ def _check_backward_data(dev, p):
 
 
 def _packed_name(p):
-    """The packed forward kernel ``p`` takes: the run kernel for its window width and stride along
-    W where it has one, else ``fwd2d_vec``."""
+    """The packed forward kernel ``p`` takes: the tiled kernel for a 3x3 window at stride 1, the run
+    kernel for its window width and stride along W where it has one, else ``fwd2d_vec``."""
+    if _conv_depthwise.tile_applies(p):
+        return _conv_depthwise.tile_name(p.dtype)
     shape = _conv_depthwise._run_shape(p)
     return f"{VEC}<{_conv_depthwise.ctype(p.dtype)}>" if shape is None else _conv_depthwise.run_name(p.dtype, *shape)
 
@@ -94,6 +99,8 @@ def _check(dev, p, *, bias=None, activation=None):
     want = host.forward(p, x, w) + (0 if bias is None else bias.astype(np.float64))
     if activation == "relu":
         want = np.maximum(want, 0)
+    elif activation == "leaky_relu":
+        want = np.where(want < 0, want * LEAKY_RELU_SLOPE, want)
     tol = TOL[p.dtype.name]
     np.testing.assert_allclose(y.astype(np.float64), want, rtol=tol, atol=tol)
     one, names = _run(dev, p, x, w, bias=bias, activation=activation, aligned=False)
@@ -128,28 +135,103 @@ def test_packed_forward_float32(emulated_device, case):
            bias=True, activation="relu")
 
 
+@pytest.fixture
+def run_kernel(monkeypatch):
+    """The tiled kernel switched off: 3x3 windows at stride 1 take the run kernel."""
+    monkeypatch.setattr(_conv_depthwise, "TILED", False)
+
+
 @pytest.mark.parametrize("case", RUN_CASES, ids=lambda c: f"n{c[0]}-c{c[1]}-{'x'.join(map(str, c[2]))}")
-def test_run_kernel_forward_float32(emulated_device, case):
+def test_run_kernel_forward_float32(emulated_device, run_kernel, case):
     n, c, size, flt, stride, pad, dil = case
     p = _problem(n, c, size, flt, "float32", stride=stride, pad=pad, dilation=dil)
-    assert _conv_depthwise._run_shape(p) is not None
+    assert _conv_depthwise._run_shape(p) is not None and not _conv_depthwise.tile_applies(p)
     _check(emulated_device, p, bias=True, activation="relu")
+
+
+TILE_CASES = [  # (n, c, size, pad): 3x3 windows at stride 1; tiles of 8 x 8 outputs, chunks of 8 packs
+    (2, 8, (5, 13), 1),        # one pack: 7 of 8 packs of the chunk idle; a partial second tile column
+    (1, 32, (9, 8), 1),        # 8 packs (float32 4 channels a pack): a full chunk; a partial tile row
+    (3, 40, (8, 17), 1),       # 10 packs: a full chunk and one of 2 packs; three tile columns
+    (1, 4, (1, 7), 1),         # one input row: every strip's other rows outside
+    (2, 8, (11, 3), 0),        # no padding: 9 x 1 outputs
+    (1, 8, (6, 5), 2),         # padding 2: outputs whose whole window lies outside
+    (2, 16, (17, 19), 1),      # several tiles per block: the walk and its prefetch
+]
+
+
+@pytest.mark.parametrize("case", TILE_CASES, ids=lambda c: f"n{c[0]}-c{c[1]}-{c[2][0]}x{c[2][1]}-p{c[3]}")
+def test_tiled_forward_float32(emulated_device, case):
+    n, c, size, pad = case
+    p = _problem(n, c, size, (3, 3), "float32", pad=pad)
+    assert _conv_depthwise.tile_applies(p)
+    _check(emulated_device, p, bias=True, activation="relu")
+
+
+@pytest.mark.parametrize("case", [(2, 16, (17, 19), 1), (3, 40, (8, 17), 1)], ids=["one-chunk", "two-chunks"])
+def test_tiled_forward_one_block_walks_every_tile(emulated_either_device, monkeypatch, case):
+    """A wave of one block per chunk: each block walks all tiles, the next halos copied while it
+    computes (NVIDIA: the ring of three halo buffers; wave64: the register prefetch)."""
+    monkeypatch.setattr(kernels.Kernel, "wave", lambda self, device_id: 1)
+    n, c, size, pad = case
+    p = _problem(n, c, size, (3, 3), "float32", pad=pad)
+    dev = emulated_either_device
+    _check(dev, p, bias=True)
+    grids = [tuple(lc.grid)[:2] for lc in dev.launches if lc.name == _conv_depthwise.tile_name(p.dtype)]
+    assert grids == [(1, -(-c // 32))]
+
+
+def test_tiled_forward_float16_wave64(emulated_wave64_device):
+    _check(emulated_wave64_device, _problem(2, 72, (10, 9), (3, 3), "float16"), bias=True)
+
+
+def test_tiled_forward_float16_no_bias_leaky_wave64(emulated_wave64_device):
+    _check(emulated_wave64_device, _problem(1, 16, (9, 11), (3, 3), "float16"), activation="leaky_relu")
+
+
+def test_tiled_forward_float64(emulated_device):
+    _check(emulated_device, _problem(1, 6, (9, 10), (3, 3), "float64"), bias=True)
+
+
+def test_tiled_forward_bfloat16_wave64(emulated_wave64_device):
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    _check(emulated_wave64_device, _problem(2, 8, (5, 9), (3, 3), np.dtype(ml_dtypes.bfloat16)), bias=True)
+
+
+def test_tiled_route():
+    applies = _conv_depthwise.tile_applies
+    assert applies(_problem(64, 256, (56, 56), (3, 3), "float16"))
+    assert applies(_problem(1, 8, (8, 8), (3, 3), "float16", pad=0))
+    assert not applies(_problem(1, 8, (8, 8), (3, 3), "float16", stride=2))
+    assert not applies(_problem(1, 8, (8, 8), (3, 3), "float16", stride=(1, 2)))
+    assert not applies(_problem(1, 8, (8, 8), (3, 3), "float16", dilation=(2, 1)))
+    assert not applies(_problem(1, 8, (8, 8), (5, 5), "float16", pad=2))
+    assert not applies(_problem(1, 8, (8, 8), (3, 1), "float16"))
+    assert not applies(_problem(1, 16, (9,), (3,), "float16"))
 
 
 def test_run_kernel_forward_float16_wave64_stride2(emulated_wave64_device):
     _check(emulated_wave64_device, _problem(2, 16, (7, 9), (3, 3), "float16", stride=2), bias=True)
 
 
-def test_run_kernel_skips_taps_outside_the_input(emulated_device):
-    """Columns outside the input are loaded clamped but never added: an infinite left-column weight
-    leaves the first output column (whose left tap is padding) finite and makes the rest infinite."""
-    p = _problem(2, 8, (4, 6), (3, 3), "float32")
+@pytest.mark.parametrize("tiled", [False, True])
+def test_packed_kernels_skip_taps_outside_the_input(emulated_device, monkeypatch, tiled):
+    """Columns outside the input are loaded clamped (run kernel) or left zero (tiled kernel) but
+    never added: an infinite left-column weight leaves the first output column (whose left tap is
+    padding) finite and makes the rest infinite; an infinite top row does the same for the first
+    output row."""
+    monkeypatch.setattr(_conv_depthwise, "TILED", tiled)
+    p = _problem(2, 8, (4, 10), (3, 3), "float32")
     x = np.random.default_rng(SEED).uniform(0.5, 1.0, p.x_shape()).astype(np.float32)
     w = np.ones(p.w_shape(), np.float32)
     w[:, :, 0] = np.inf  # (K, KH, KW, 1): the left column of every row
     y, names = _run(emulated_device, p, x, w)
-    assert names == [_conv_depthwise.run_name(p.dtype, 3, 1)]
+    assert names == [_conv_depthwise.tile_name(p.dtype) if tiled else _conv_depthwise.run_name(p.dtype, 3, 1)]
     assert np.isfinite(y[:, :, 0, :]).all() and np.isposinf(y[:, :, 1:, :]).all()
+    w = np.ones(p.w_shape(), np.float32)
+    w[:, 0] = np.inf  # the top row
+    y, _ = _run(emulated_device, p, x, w)
+    assert np.isfinite(y[:, 0]).all() and np.isposinf(y[:, 1:]).all()
 
 
 def test_dilated_width_takes_the_vector_kernel():
@@ -197,7 +279,22 @@ def test_packed_route():
                                     layout="NHWC"))
 
 
-def test_packed_launch_geometry(fake_device):
+def test_tiled_launch_geometry(fake_device):
+    p = _problem(64, 256, (56, 56), (3, 3), "float16")
+    x, w = fake_device.array(p.x_shape(), p.dtype), fake_device.array(p.w_shape(), p.dtype)
+    miopen.convolution_forward(p, x, w, algo="depthwise")
+    launch = fake_device.launches[-1]
+    assert launch.name == "ra_miopen_conv_depthwise_fwd2d_tile<ra_half>"
+    # 32 packs in 4 chunks of 8; one wave of blocks in all walking the 64 * 7 * 7 tiles
+    wave = _conv_depthwise.KERNELS[launch.name].wave(0)
+    assert tuple(launch.grid)[:2] == (-(-wave // 4), 4) and tuple(launch.block)[0] == 256
+    small = _problem(1, 40, (3, 9), (3, 3), "float16")  # 5 packs: one chunk; 2 tiles
+    miopen.convolution_forward(small, fake_device.array(small.x_shape(), small.dtype),
+                               fake_device.array(small.w_shape(), small.dtype), algo="depthwise")
+    assert tuple(fake_device.launches[-1].grid)[:2] == (2, 1)
+
+
+def test_packed_launch_geometry(fake_device, run_kernel):
     p = _problem(64, 256, (56, 56), (3, 3), "float16")
     x, w = fake_device.array(p.x_shape(), p.dtype), fake_device.array(p.w_shape(), p.dtype)
     miopen.convolution_forward(p, x, w, algo="depthwise")

@@ -1,5 +1,6 @@
-"""The channels-last max-pool run kernel (``ra_miopen_pooling_max2d_nhwc``: a row of outputs per
-thread for one 16-byte pack of channels) on the CPU through the kernel emulator, against the
+"""The channels-last max-pool run kernels (``ra_miopen_pooling_max2d_nhwc``: a row of outputs per
+thread for one 16-byte pack of channels; ``..._h2``: the same for float16 without indices, two
+channels per comparison) on the CPU through the kernel emulator, against the
 brute-force NumPy float64 pooling of tests/miopen/pointwise_reference.py, values and indices
 bit for bit: odd widths (a partial last run, one column), padding, ceil_mode, vertical stride and
 dilation, 1-D, ties (the first index wins), NaNs (the last NaN wins), -inf windows, outputs
@@ -107,6 +108,43 @@ def test_max_pool_run_float16_wave64(emulated_wave64_device, poisoned):
     _check(emulated_wave64_device, x, (3, 3), (2, 2), (1, 1), dtype="float16")
 
 
+H2 = "ra_miopen_pooling_max2d_nhwc_h2"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-k{c[1]}-s{c[2]}" for c in CASES])
+def test_max_pool_half2_float16_wave64(emulated_wave64_device, poisoned, case):
+    """float16 without indices: two channels per comparison; values equal the reference's, and
+    the bits (zeros' signs: the first maximum wins) equal the run kernel's with indices."""
+    spatial, kernel, stride, padding, dilation, ceil_mode = case
+    dev = emulated_wave64_device
+    x = _ties_and_nans(np.random.default_rng(SEED), (2, 16, *spatial))
+    x[0, 1] = np.where(np.random.default_rng(SEED + 1).random(spatial) < 0.5, -0.0, 0.0)  # signed zeros
+    nd = len(spatial)
+    xd = dev.array(_nhwc(x.astype(np.float16)))
+    kw = dict(kernel_size=kernel, stride=stride, padding=padding, dilation=dilation, ceil_mode=ceil_mode,
+              layout="NHWC")
+    before = len(dev.names())
+    y = ra.nn.max_pool2d(xd, **kw)
+    assert dev.names()[before:] == [f"{H2}<{kernel[-1]}, {stride[-1]}>"]
+    y_run, _ = ra.nn.max_pool2d(xd, **kw, return_indices=True)
+    assert dev.names()[-1].startswith(RUN)
+    out = tuple(output_size(*a, ceil_mode) for a in zip(spatial, kernel, padding, stride, dilation))
+    want, _, _ = ref.pool(x.astype(np.float16).astype(np.float64), "max", out, kernel, stride, padding, dilation)
+    np.testing.assert_array_equal(_nchw(y).astype(np.float64), want)
+    y, y_run = np.asarray(y), np.asarray(y_run)
+    assert nd == 2 and (np.isnan(y) == np.isnan(y_run)).all()
+    np.testing.assert_array_equal(y.view(np.uint16)[~np.isnan(y)], y_run.view(np.uint16)[~np.isnan(y_run)])
+    assert (np.signbit(y) & (y == 0)).any()  # the data reach a -0 maximum
+
+
+def test_max_pool_half2_switch(emulated_wave64_device, poisoned, monkeypatch):
+    monkeypatch.setattr(_pooling, "HALF2", False)
+    dev = emulated_wave64_device
+    x = _ties_and_nans(np.random.default_rng(SEED), (2, 16, 7, 9))
+    ra.nn.max_pool2d(dev.array(_nhwc(x.astype(np.float16))), 3, 2, 1, layout="NHWC")
+    assert dev.names()[-1] == "ra_miopen_pooling_max2d_nhwc<ra_half, 3, 2, false>"
+
+
 def test_max_pool_run_without_indices(emulated_device, poisoned):
     x = np.random.default_rng(SEED).standard_normal((2, 8, 7, 10)).astype(np.float32)
     dev = emulated_device
@@ -154,6 +192,6 @@ def test_max_run_launch_geometry(fake_device):
     x = fake_device.array((64, 112, 112, 64), np.float16)
     ra.nn.max_pool2d(x, 3, 2, 1, layout="NHWC")
     launch = fake_device.launches[-1]
-    assert launch.name == "ra_miopen_pooling_max2d_nhwc<ra_half, 3, 2, false>"
+    assert launch.name == "ra_miopen_pooling_max2d_nhwc_h2<3, 2>"
     # 8 packs of 8 channels, 14 runs of 4 outputs in a row of 56, 64 * 56 rows; 256 threads a block
     assert tuple(launch.grid)[:1] == (64 * 56 * 14 * 8 // 256,)

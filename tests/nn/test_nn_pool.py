@@ -87,10 +87,11 @@ def test_max_pool_nhwc_geometry_and_launch(fake_device):
     y = ra.nn.max_pool2d(x, 3, 2, 1, layout="NHWC")
     assert y.shape == (2, 56, 56, 64) and y.dtype == np.float16
     launch = fake_device.launches[-1]
-    # 16-byte channel packs, a run of outputs per thread; no indices asked for: none written
-    assert launch.name == "ra_miopen_pooling_max2d_nhwc<ra_half, 3, 2, false>"
-    assert int(launch.args[2]) == 0
-    g = launch.args[3][0]
+    # 16-byte channel packs, a run of outputs per thread; no indices asked for: the float16 kernel
+    # of two channels per comparison, which takes no indices pointer
+    assert launch.name == "ra_miopen_pooling_max2d_nhwc_h2<3, 2>"
+    assert len(launch.args) == 3
+    g = launch.args[2][0]
     assert (g["n"], g["c"]) == (2, 64)
     assert list(g["in"]) == [1, 112, 112] and list(g["out"]) == [1, 56, 56]
     assert list(g["kernel"]) == [1, 3, 3] and list(g["stride"]) == [1, 2, 2] and list(g["pad"]) == [0, 1, 1]

@@ -1,5 +1,5 @@
-"""The channels-last max-pool run kernel (``ra_miopen_pooling_max2d_nhwc``: windows/strides 3/2,
-2/2 and 3/1) on the GPU against torch in float64 (on the same inputs, rounded to the tested dtype),
+"""The channels-last max-pool run kernels (``ra_miopen_pooling_max2d_nhwc``: windows/strides 3/2,
+2/2 and 3/1; ``..._h2`` for float16 without indices, set.f16x2 on sm_80+) on the GPU against torch in float64 (on the same inputs, rounded to the tested dtype),
 values and indices exact, with and without indices: odd sizes, ceil_mode, channels in 16-byte
 packs, a NaN, ties (the first index wins), outputs poisoned first."""
 
@@ -48,9 +48,10 @@ def test_max_pool_run_kernel_matches_torch(rng, monkeypatch, case, dtype):
         return out
 
     monkeypatch.setattr(_pooling._c, "empty", poisoned)
-    launched = []  # the run kernel's names, as the library builds them
-    name = _pooling.max_run_name
+    launched = []  # the run kernels' names, as the library builds them
+    name, h2_name = _pooling.max_run_name, _pooling.max_h2_name
     monkeypatch.setattr(_pooling, "max_run_name", lambda *a: launched.append(name(*a)) or launched[-1])
+    monkeypatch.setattr(_pooling, "max_h2_name", lambda *a: launched.append(h2_name(*a)) or launched[-1])
     x = to_device(np.ascontiguousarray(np.moveaxis(data, 1, -1)))
     kw = dict(kernel_size=kernel, stride=stride, padding=padding, ceil_mode=ceil_mode)
     for with_indices in (True, False):
@@ -58,7 +59,29 @@ def test_max_pool_run_kernel_matches_torch(rng, monkeypatch, case, dtype):
         ty, tidx = torch.nn.functional.max_pool2d(torch.from_numpy(data.astype(np.float64)).cuda(), **kw,
                                                   return_indices=True)
         y = got[0] if with_indices else got
-        assert launched.pop().endswith(f"{'true' if with_indices else 'false'}>")
+        if dtype == "float16" and not with_indices:  # two channels per comparison
+            assert launched.pop().startswith("ra_miopen_pooling_max2d_nhwc_h2<")
+        else:
+            assert launched.pop().endswith(f"{'true' if with_indices else 'false'}>")
         np.testing.assert_array_equal(np.moveaxis(to_host(y), -1, 1).astype(np.float64), ty.cpu().numpy())
         if with_indices:
             np.testing.assert_array_equal(np.moveaxis(to_host(got[1]), -1, 1), tidx.cpu().numpy())
+
+
+def test_max_pool_half2_bench_shape_bits_equal_the_run_kernel(rng, monkeypatch):
+    """The bench problem (N64 C64 112x112 float16, 3x3 stride 2 padding 1) with NaNs and signed
+    zeros: the two-channels-per-comparison kernel's bits equal the run kernel's (NaNs as NaNs)."""
+    data = rng.standard_normal((64, 112, 112, 64)).astype(np.float16)
+    data[0, :5, :5, :] = np.where(rng.random((5, 5, 64)) < 0.5, -0.0, 0.0)
+    data[1, 7, 9, 3] = np.nan
+    x = to_device(data)
+    outs = {}
+    for on in (True, False):
+        monkeypatch.setattr(_pooling, "HALF2", on)
+        outs[on] = to_host(ra.nn.max_pool2d(x, 3, 2, 1, layout="NHWC"))
+    a, b = outs[True], outs[False]
+    assert np.isnan(a).sum() == 4 and (np.isnan(a) == np.isnan(b)).all()
+    np.testing.assert_array_equal(a.view(np.uint16)[~np.isnan(a)], b.view(np.uint16)[~np.isnan(b)])
+    want = torch.nn.functional.max_pool2d(torch.from_numpy(np.moveaxis(data, -1, 1).astype(np.float32)).cuda(),
+                                          3, 2, 1)
+    np.testing.assert_array_equal(a, np.moveaxis(want.cpu().numpy(), 1, -1).astype(np.float16))

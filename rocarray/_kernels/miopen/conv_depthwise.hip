@@ -15,6 +15,8 @@
 //   ra_miopen_conv_depthwise_fwd2d_run     the same for window widths and strides along W with an
 //                                          instantiation: a run of outputs per thread, each input
 //                                          pack loaded once per window row
+//   ra_miopen_conv_depthwise_fwd2d_tile    the same for a 3x3 window at stride 1: output tiles, their
+//                                          input halo staged in shared memory once
 //   ra_miopen_conv_depthwise_bwd_data2d_vec  dx under the same conditions, a pack of an input pixel
 //                                          per thread
 //   ra_miopen_conv_depthwise_bwd_data      dx, a thread per input element over its m channels' taps
@@ -366,6 +368,215 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
             }
         }
     }
+}
+
+// The tiled forward of a 3x3 window at stride 1 and dilation 1 (any padding), under fwd2d_vec's
+// conditions. A block owns the channel chunk blockIdx.y (RA_DW_TP packs, 128 bytes of a pixel) and
+// walks output tiles of RA_DW_TH x RA_DW_TW2 pixels (grid-stride over the tiles of all images): it
+// stages the tile's (TH + 2) x (TW + 2) input halo in shared memory once, in 16-byte copies, and
+// keeps the copies of the next tiles in flight while it computes one: NVIDIA copies into a ring
+// of RA_DW_STAGES halo buffers two tiles ahead (asynchronously, cp.async, on sm_80+); elsewhere
+// the next tile's halo is loaded into registers during the arithmetic and stored after it. A
+// thread takes half a pack (8 bytes of channels) of RA_DW_TR consecutive outputs of one column: it
+// reads the (TR + 2) x 3 input half packs it needs from shared memory, converts each once and adds
+// it to every output whose window holds it. Its weights (9 taps of its channels, converted) and
+// bias stay in registers for the whole walk. Input rows ascend, so each output adds its taps in
+// (fh, fw) order and skips those outside the input: the same bits as the one-channel kernel.
+#define RA_DW_TH 8
+#define RA_DW_TW2 8
+#define RA_DW_TP 8
+#define RA_DW_TR 4
+// NVIDIA walks with the ring (asynchronous copies on sm_80+, plain copies below: the same walk);
+// other targets with the register prefetch.
+#if defined(RA_CUDA)
+#define RA_DW_RING 1
+#define RA_DW_STAGES 3
+#else
+#define RA_DW_STAGES 1
+#endif
+
+template <typename T> struct alignas(8) ra_dw_half { T v[8 / sizeof(T)]; };
+
+#if defined(RA_DW_RING)
+// 16 bytes global -> shared; src_bytes 0 fills zeros (src is then not read). sm_80+: asynchronous,
+// complete after ra_dw_copy_wait; below: a plain copy.
+RA_DEVICE void ra_dw_copy_16(void* dst, const void* src, int src_bytes) {
+#if RA_CUDA_ARCH >= 800
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(addr), "l"(src), "r"(src_bytes) : "memory");
+#else
+    typedef ra_dw_pack<float> P;
+    *reinterpret_cast<P*>(dst) = src_bytes != 0 ? *reinterpret_cast<const P*>(src) : P();
+#endif
+}
+RA_DEVICE void ra_dw_copy_commit() {
+#if RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+// Wait until at most N of this thread's committed groups are in flight.
+template <int N> RA_DEVICE void ra_dw_copy_wait() {
+#if RA_CUDA_ARCH >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+#endif
+
+template <typename T>
+__global__ void RA_LAUNCH_BOUNDS(RA_DW_BLOCK)
+ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, const T* RA_RESTRICT w,
+                                    T* RA_RESTRICT y, const T* RA_RESTRICT bias, int act, double slope) {
+    typedef typename ra_traits<T>::acc A;
+    typedef ra_dw_pack<T> P;
+    typedef ra_dw_half<T> Q;
+    constexpr int VEC = 16 / (int)sizeof(T), HV = VEC / 2;
+    constexpr int TH = RA_DW_TH, TW = RA_DW_TW2, TP = RA_DW_TP, TR = RA_DW_TR;
+    constexpr int IH = TH + 2, IW = TW + 2;  // the input halo of a tile
+    constexpr int HALO = IH * IW * TP;       // its packs
+    constexpr int LOADS = (HALO + RA_DW_BLOCK - 1) / RA_DW_BLOCK;
+    static_assert(2 * TP * TW * (TH / TR) == RA_DW_BLOCK, "a thread per half pack and column strip");
+    __shared__ P xs[RA_DW_STAGES * HALO];
+    const int C = (int)g.c, H = (int)g.in[1], W = (int)g.in[2];
+    const int OH = (int)g.out[1], OW = (int)g.out[2], ph = (int)g.pad[1], pw = (int)g.pad[2];
+    const int packs = C / VEC, p0 = (int)blockIdx.y * TP;
+    const int np = packs - p0 < TP ? packs - p0 : TP;
+    // the thread's half pack q, tile column `col` and first tile row `row0` of its strip
+    const int q = (int)threadIdx.x % (2 * TP), col = (int)threadIdx.x / (2 * TP) % TW;
+    const int row0 = (int)threadIdx.x / (2 * TP * TW) * TR;
+    const bool active = q < 2 * np;
+    const int c = p0 * VEC + q * HV;  // its first channel
+    A wv[9][HV];
+    T bt[HV];
+#pragma unroll
+    for (int i = 0; i < HV; ++i) {
+#pragma unroll
+        for (int r = 0; r < 9; ++r) wv[r][i] = ra_traits<T>::zero();
+        bt[i] = T();
+        if (!active) continue;
+#pragma unroll
+        for (int r = 0; r < 9; ++r) wv[r][i] = ra_traits<T>::to_acc(w[(c + i) * 9 + r]);
+        if (bias != nullptr) bt[i] = bias[c + i];
+    }
+    const int tiles_w = (OW + TW - 1) / TW, tiles_h = (OH + TH - 1) / TH;
+    const int tiles = (int)g.n * tiles_h * tiles_w;
+    const int step = (int)gridDim.x;
+    // Halo element e = threadIdx.x + k * RA_DW_BLOCK of tile t is pack e % TP of halo pixel e / TP:
+    // `src` its address, or null where it lies outside the input or the chunk (never added).
+    auto halo = [&](int t, int k) -> const P* {
+        const int tw = t % tiles_w, rest = t / tiles_w;
+        const int th = rest % tiles_h, n = rest / tiles_h;
+        const int e = (int)threadIdx.x + k * RA_DW_BLOCK, pp = e % TP, pix = e / TP;
+        const int ih = th * TH - ph + pix / IW, iw = tw * TW - pw + pix % IW;
+        return e < HALO && pp < np && ih >= 0 && ih < H && iw >= 0 && iw < W
+                   ? reinterpret_cast<const P*>(x + ((n * H + ih) * W + iw) * C + (p0 + pp) * VEC)
+                   : nullptr;
+    };
+    // y of tile t from its halo in `buf`
+    auto compute = [&](const P* buf, int t) {
+        const int tw = t % tiles_w, rest = t / tiles_w;
+        const int th = rest % tiles_h, n = rest / tiles_h;
+        const int oh0 = th * TH + row0, ow = tw * TW + col;
+        const int ih0 = oh0 - ph, iw0 = ow - pw;  // input row and column of the strip's first tap
+        const Q* xq = reinterpret_cast<const Q*>(buf);
+        bool cin[3];
+#pragma unroll
+        for (int fw = 0; fw < 3; ++fw) cin[fw] = iw0 + fw >= 0 && iw0 + fw < W;
+        A acc[TR][HV];
+#pragma unroll
+        for (int j = 0; j < TR; ++j)
+#pragma unroll
+            for (int i = 0; i < HV; ++i) acc[j][i] = ra_traits<T>::zero();
+#pragma unroll
+        for (int rr = 0; rr < TR + 2; ++rr) {
+            if (ih0 + rr < 0 || ih0 + rr >= H) continue;
+            A xv[3][HV];
+#pragma unroll
+            for (int fw = 0; fw < 3; ++fw) {
+                const Q v = xq[((row0 + rr) * IW + col + fw) * 2 * TP + q];
+#pragma unroll
+                for (int i = 0; i < HV; ++i) xv[fw][i] = ra_traits<T>::to_acc(v.v[i]);
+            }
+#pragma unroll
+            for (int j = 0; j < TR; ++j) {
+                const int fh = rr - j;
+                if (fh < 0 || fh > 2) continue;
+#pragma unroll
+                for (int fw = 0; fw < 3; ++fw)
+                    if (cin[fw])
+#pragma unroll
+                        for (int i = 0; i < HV; ++i) acc[j][i] += xv[fw][i] * wv[fh * 3 + fw][i];
+            }
+        }
+        if (ow >= OW) return;
+        T* yp = y + ((n * OH + oh0) * OW + ow) * C + c;
+#pragma unroll
+        for (int j = 0; j < TR; ++j) {
+            if (oh0 + j < OH) {
+                Q out;
+                if (act == 0) {  // ra_conv_epilogue's identity, its tests taken once per output
+#pragma unroll
+                    for (int i = 0; i < HV; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(bias != nullptr ? acc[j][i] + ra_traits<T>::to_acc(bt[i])
+                                                                          : acc[j][i]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < HV; ++i)
+                        out.v[i] = ra_traits<T>::from_acc(
+                            ra_conv_epilogue(acc[j][i], bias != nullptr ? bt : nullptr, i, act, slope));
+                }
+                *reinterpret_cast<Q*>(yp + j * OW * C) = out;
+            }
+        }
+    };
+#if defined(RA_DW_RING)
+    // tile i of the walk (t = blockIdx.x + i * step) lands in buffer i % STAGES; one commit group
+    // per tile (empty past the end), so "all but the newest STAGES - 2 groups" is tile i's
+    auto issue = [&](int t, int b) {
+        if (t < tiles) {
+#pragma unroll
+            for (int k = 0; k < LOADS; ++k) {
+                const int e = (int)threadIdx.x + k * RA_DW_BLOCK;
+                if (e < HALO) {
+                    const P* src = halo(t, k);
+                    ra_dw_copy_16(xs + b * HALO + e, src != nullptr ? (const void*)src : (const void*)x,
+                                      src != nullptr ? 16 : 0);
+                }
+            }
+        }
+        ra_dw_copy_commit();
+    };
+    int t = (int)blockIdx.x;
+#pragma unroll
+    for (int s = 0; s < RA_DW_STAGES - 1; ++s) issue(t + s * step, s);
+    for (int i = 0; t < tiles; t += step, ++i) {
+        ra_dw_copy_wait<RA_DW_STAGES - 2>();
+        __syncthreads();  // tile i's halo in; every thread is past tile i - 1, whose buffer is refilled next
+        issue(t + (RA_DW_STAGES - 1) * step, (i + RA_DW_STAGES - 1) % RA_DW_STAGES);
+        if (active) compute(xs + i % RA_DW_STAGES * HALO, t);
+    }
+#else
+    P pre[LOADS];
+    auto load = [&](int t) {
+#pragma unroll
+        for (int k = 0; k < LOADS; ++k) {
+            const P* src = halo(t, k);
+            pre[k] = src != nullptr ? *src : P();
+        }
+    };
+    int t = (int)blockIdx.x;
+    if (t < tiles) load(t);
+    for (; t < tiles; t += step) {
+        __syncthreads();  // the previous tile's reads of xs are done
+#pragma unroll
+        for (int k = 0; k < LOADS; ++k) {
+            const int e = (int)threadIdx.x + k * RA_DW_BLOCK;
+            if (e < HALO) xs[e] = pre[k];
+        }
+        __syncthreads();
+        if (t + step < tiles) load(t + step);
+        if (active) compute(xs, t);
+    }
+#endif
 }
 
 // The data gradient under the packed forward's conditions: a thread computes one input pixel's

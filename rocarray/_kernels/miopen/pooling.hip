@@ -11,7 +11,8 @@
 //
 // Forward: a thread per output element (or pack of VEC channels) in memory order (for NHWC
 // consecutive threads take consecutive channels, so every window read is coalesced); the NHWC
-// max pool of common window widths takes a run of outputs per thread (max2d_nhwc). Backward
+// max pool of common window widths takes a run of outputs per thread (max2d_nhwc; float16 without
+// indices: max2d_nhwc_h2, two channels per comparison). Backward
 // gathers: a thread per input element sums over the outputs whose windows can hold it (for max,
 // those whose index names it), so no atomics are needed and the sum order is fixed. Sums run in
 // ra_traits<T>::acc.
@@ -302,5 +303,109 @@ ra_miopen_pooling_max2d_nhwc(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64* R
 #pragma unroll
             for (int k = 0; k < VEC; ++k) indices[(ra_i64)(out0 + r * packs) * VEC + k] = where[r][k];
         }
+    }
+}
+
+// The float16 max pool of max2d_nhwc without indices, two channels per comparison: a pack is 4
+// words of two float16 each, and the running maxima stay in that form (no conversions). Per
+// 16-bit lane a tap wins where it is greater than the running maximum or is a NaN, the
+// comparisons max2d_nhwc makes (taps in the same order; float16 compares as its float32 value
+// does), so y is max2d_nhwc's (a NaN maximum keeps its tap's bits). NVIDIA sm_80+ compares both
+// lanes in one instruction (set.f16x2, a 0xffff mask per lane); elsewhere each lane through float.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+#define RA_POOL_H2_PTX 1
+#endif
+
+struct alignas(16) ra_pool_words { ra_u32 w[4]; };
+
+RA_DEVICE ra_u32 ra_pool_h2_lanes(bool lo, bool hi) { return (lo ? 0xffffu : 0u) | (hi ? 0xffff0000u : 0u); }
+RA_DEVICE float ra_pool_h2_lane(ra_u32 a, int lane) {
+    ra_half h;
+    h.bits = (ra_u16)(lane ? a >> 16 : a & 0xffffu);
+    return ra_half_to_float(h);
+}
+// The lanes of float16 pair a that are NaN.
+RA_DEVICE ra_u32 ra_pool_h2_nan(ra_u32 a) {
+#if defined(RA_POOL_H2_PTX)
+    ra_u32 m;
+    asm("set.nan.u32.f16x2 %0, %1, %1;" : "=r"(m) : "r"(a));
+    return m;
+#else
+    return ra_pool_h2_lanes((a & 0x7fffu) > 0x7c00u, (a >> 16 & 0x7fffu) > 0x7c00u);
+#endif
+}
+// The lanes where a > b (float16 pairs; false where either is NaN).
+RA_DEVICE ra_u32 ra_pool_h2_gt(ra_u32 a, ra_u32 b) {
+#if defined(RA_POOL_H2_PTX)
+    ra_u32 m;
+    asm("set.gt.u32.f16x2 %0, %1, %2;" : "=r"(m) : "r"(a), "r"(b));
+    return m;
+#else
+    return ra_pool_h2_lanes(ra_pool_h2_lane(a, 0) > ra_pool_h2_lane(b, 0),
+                            ra_pool_h2_lane(a, 1) > ra_pool_h2_lane(b, 1));
+#endif
+}
+
+// Three blocks per multiprocessor (80 registers on sm_90): more rows' loads in flight per SM.
+template <int KW, int SW>
+__global__ void __launch_bounds__(RA_MIOPEN_POOLING_BLOCK, 3)
+ra_miopen_pooling_max2d_nhwc_h2(const ra_half* RA_RESTRICT x, ra_half* RA_RESTRICT y, ra_miopen_pool_geometry g) {
+    constexpr int RUN = RA_POOL_RUN;
+    constexpr int COLS = (RUN - 1) * SW + KW;
+    typedef ra_pool_words P;
+    const int packs = (int)g.c / 8, H = (int)g.in[1], W = (int)g.in[2], OH = (int)g.out[1], OW = (int)g.out[2];
+    const int KH = (int)g.kernel[1], sh = (int)g.stride[1], ph = (int)g.pad[1], dh = (int)g.dilation[1];
+    const int runs = (OW + RUN - 1) / RUN;
+    const int t = (int)blockIdx.x * RA_MIOPEN_POOLING_BLOCK + (int)threadIdx.x;
+    if (t >= (int)g.n * OH * runs * packs) return;
+    const int p = t % packs, rest = t / packs;
+    const int run = rest % runs, nh = rest / runs;  // nh = n * OH + oh
+    const int oh = nh % OH, n = nh / OH;
+    const int ow0 = run * RUN, col0 = ow0 * SW - (int)g.pad[2];
+    bool inside[COLS];
+    int at[COLS];
+#pragma unroll
+    for (int j = 0; j < COLS; ++j) {
+        inside[j] = col0 + j >= 0 && col0 + j < W;
+        at[j] = ra_min(ra_max(col0 + j, 0), W - 1) * packs;
+    }
+    int h0 = oh * sh - ph;
+    const int h1 = ra_min(h0 + (KH - 1) * dh + 1, H);
+    while (h0 < 0) h0 += dh;
+    ra_u32 best[RUN][4];
+#pragma unroll
+    for (int r = 0; r < RUN; ++r)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) best[r][k] = 0xfc00fc00u;  // -inf, -inf
+    const P* xn = reinterpret_cast<const P*>(x) + n * H * W * packs + p;
+    for (int h = h0; h < h1; h += dh) {
+        const P* xr = xn + h * W * packs;
+        P v[COLS];
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) v[j] = xr[at[j]];
+        // column j is tap j - r * SW of output r; for one r, ascending j is the window's order
+#pragma unroll
+        for (int j = 0; j < COLS; ++j) {
+            if (!inside[j]) continue;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const ra_u32 a = v[j].w[k], nan = ra_pool_h2_nan(a);
+#pragma unroll
+                for (int r = 0; r < RUN; ++r) {
+                    if (j < r * SW || j >= r * SW + KW) continue;
+                    const ra_u32 wins = ra_pool_h2_gt(a, best[r][k]) | nan;
+                    best[r][k] = (a & wins) | (best[r][k] & ~wins);
+                }
+            }
+        }
+    }
+    const int out0 = (nh * OW + ow0) * packs + p;  // pack index of output ow0
+#pragma unroll
+    for (int r = 0; r < RUN; ++r) {
+        if (ow0 + r >= OW) break;
+        P out;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) out.w[k] = best[r][k];
+        reinterpret_cast<P*>(y)[out0 + r * packs] = out;
     }
 }
