@@ -4,7 +4,9 @@
 Self-checks run the batched Jacobi (``syevj_strided_batched``/``heevj_strided_batched``) on
 small stacks (order 21: one warp per matrix; 40: one block per matrix) and ``syevd``/``heevd``
 on a matrix past the Jacobi limit, every dtype, against NumPy's ``eigvalsh`` in float64 with
-the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``. Benchmark cases
+the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``; ``stedc`` (device
+divide and conquer) on random and glued-Wilkinson tridiagonal matrices of order 1000, and
+``syevd`` at order 300 (its device tridiagonal path). Benchmark cases
 time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same arrays: one 4096^2
 float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64.
 """
@@ -82,6 +84,39 @@ def check_syevd(rng):
             raise AssertionError(f"syevd {dtype}: info {int(cupy.asnumpy(info)[0])}")
         _verify(f"syevd {dtype}", a, cupy.asnumpy(W).astype(numpy.float64),
                 _columns(cupy.asnumpy(A), n, n).astype(numpy.complex128), dtype)
+
+
+@harness.self_check(_LIB, "stedc")
+def check_stedc(rng):
+    from rocarray import rocsolver
+
+    cupy = backend.cupy()
+    n = 1000
+    glued = numpy.tile(numpy.abs(numpy.arange(21) - 10.0), n // 21 + 1)[:n], numpy.ones(n - 1)
+    glued[1][20::21] = 1e-8
+    for kind, (d, e) in (("random", (rng.standard_normal(n), rng.standard_normal(n - 1))), ("glued", glued)):
+        for dtype in ("float32", "float64"):
+            d, e = d.astype(dtype).astype(numpy.float64), e.astype(dtype).astype(numpy.float64)
+            D, E = cupy.asarray(d.astype(dtype)), cupy.asarray(e.astype(dtype))
+            C = cupy.full(n * n, numpy.nan, dtype)
+            info = cupy.full(1, -1, numpy.int32)
+            rocsolver.stedc("I", n, D, E, C, n, info)
+            if int(cupy.asnumpy(info)[0]) != 0:
+                raise AssertionError(f"stedc {kind} {dtype}: info {int(cupy.asnumpy(info)[0])}")
+            t = numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1)
+            _verify(f"stedc {kind} {dtype}", t, cupy.asnumpy(D).astype(numpy.float64),
+                    _columns(cupy.asnumpy(C), n, n).astype(numpy.complex128), dtype)
+    for dtype in _DTYPES:
+        m = 300
+        a = _hermitian(rng, m, dtype)
+        A = cupy.asarray(numpy.tril(a).T.ravel())
+        W = cupy.full(m, numpy.nan, numpy.dtype(dtype).char.lower())
+        info = cupy.full(1, -1, numpy.int32)
+        (rocsolver.heevd if numpy.dtype(dtype).kind == "c" else rocsolver.syevd)("V", "L", m, A, m, W, info)
+        if int(cupy.asnumpy(info)[0]) != 0:
+            raise AssertionError(f"syevd {dtype} n={m}: info {int(cupy.asnumpy(info)[0])}")
+        _verify(f"syevd {dtype} n={m}", a, cupy.asnumpy(W).astype(numpy.float64),
+                _columns(cupy.asnumpy(A), m, m).astype(numpy.complex128), dtype)
 
 
 # --------------------------------------------------------------------------------------------

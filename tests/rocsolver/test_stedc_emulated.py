@@ -135,8 +135,15 @@ def test_stedc_float32_matches_scipy(emulated_device, host_gemm, kind, n, rng):
     check(d32.astype(np.float64), e32.astype(np.float64), w, Q, np.float32)
 
 
-@pytest.mark.parametrize("n", [40, 70])
+@pytest.mark.parametrize("n", [40, 64])  # merged orders up to 64: the batched small-gemm kernel
 def test_stedc_on_the_emulated_gemm_and_wave64(emulated_wave64_device, n, rng):
     d, e = tridiagonal("random", n, rng)
     w, Q = run(emulated_wave64_device, d, e, np.float64)
+    check(d, e, w, Q, np.float64)
+
+
+@pytest.mark.parametrize("n", [33, 64])
+def test_stedc_on_the_emulated_gemm_warp32(emulated_device, n, rng):
+    d, e = tridiagonal("wilkinson", n, rng)
+    w, Q = run(emulated_device, d, e, np.float64)
     check(d, e, w, Q, np.float64)

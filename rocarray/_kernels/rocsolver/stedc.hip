@@ -34,7 +34,7 @@ template <typename T> RA_DEVICE T ra_stedc_max(T a, T b) { return a > b ? a : b;
 template <typename T>
 __global__ void ra_rocsolver_stedc_deflate(int nmerge, const int* __restrict__ mo, const int* __restrict__ mn1,
                                            const int* __restrict__ mn2, const T* __restrict__ D,
-                                           const T* __restrict__ Q, int64_t ldq, const T* __restrict__ E,
+                                           const T* __restrict__ Q, ra_i64 ldq, const T* __restrict__ E,
                                            T* __restrict__ zs, T* __restrict__ wd, T* __restrict__ wz,
                                            int* __restrict__ wi, T* __restrict__ dl, T* __restrict__ zw,
                                            int* __restrict__ idx, int* __restrict__ rot_ab, T* __restrict__ rot_cs,
@@ -47,8 +47,8 @@ __global__ void ra_rocsolver_stedc_deflate(int nmerge, const int* __restrict__ m
     const T sgn = beta < T(0) ? T(-1) : T(1);
     T nrm2 = T(0);
     for (int i = 0; i < N; ++i) {
-        int64_t row = i < n1 ? o + n1 - 1 : o + n1;
-        T z = Q[row + (int64_t)(o + i) * ldq];
+        ra_i64 row = i < n1 ? o + n1 - 1 : o + n1;
+        T z = Q[row + (ra_i64)(o + i) * ldq];
         if (i >= n1) z *= sgn;
         zs[o + i] = z;
         nrm2 += z * z;
@@ -272,7 +272,7 @@ ra_rocsolver_stedc_vectors(int n, const int* __restrict__ pm, const int* __restr
                            const T* __restrict__ dl_all, const T* __restrict__ zh_all, const int* __restrict__ idx_all,
                            const int* __restrict__ org_all, const T* __restrict__ tau_all,
                            const int* __restrict__ rot_ab, const T* __restrict__ rot_cs, T* __restrict__ U,
-                           int64_t ldu, T* __restrict__ D) {
+                           ra_i64 ldu, T* __restrict__ D) {
     __shared__ T red[RA_STEDC_BLOCK];
     const int p = blockIdx.x;
     if (p >= n) return;
@@ -290,7 +290,7 @@ ra_rocsolver_stedc_vectors(int n, const int* __restrict__ pm, const int* __restr
         value = dl[c];
         pos = (c - k) + ra_stedc_roots_at_most(dl, org, tau, k, value);
     }
-    T* col = U + o + (int64_t)(o + pos) * ldu;
+    T* col = U + o + (ra_i64)(o + pos) * ldu;
     for (int i = threadIdx.x; i < N; i += blockDim.x) col[i] = T(0);
     __syncthreads();
     if (c < k) {
