@@ -8,7 +8,9 @@ the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``; ``st
 divide and conquer) on random and glued-Wilkinson tridiagonal matrices of order 1000, and
 ``syevd`` at order 300 (its device tridiagonal path). Benchmark cases
 time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same arrays: one 4096^2
-float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64.
+float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64; and ``stedc`` of a
+random tridiagonal matrix of order 4096 (float64) against cuSOLVER's ``syevd`` of the same
+matrix stored dense.
 """
 
 import numpy
@@ -145,8 +147,30 @@ def _eigh_case(name, shape, dtype, flops):
                                  flops=flops, memory_bound=False))
 
 
+def _stedc_case(n, dtype):
+    def setup():
+        cupy = backend.cupy()
+        d = cupy.random.standard_normal(n, dtype=numpy.dtype(dtype))
+        e = cupy.random.standard_normal(n - 1, dtype=numpy.dtype(dtype))
+        t = cupy.diag(d) + cupy.diag(e, 1) + cupy.diag(e, -1)
+        return d, e, t, cupy.empty(n * n, dtype), cupy.zeros(1, numpy.int32)
+
+    def ours(d, e, t, c, info):
+        from rocarray import rocsolver
+
+        rocsolver.stedc("I", n, d.copy(), e.copy(), c, n, info)
+
+    def vendor(d, e, t, c, info):
+        backend.cupy().linalg.eigh(t)  # cuSOLVER has no tridiagonal entry in CuPy: syevd of T
+
+    # the merges' gemms: n^3 at the top level without deflation, 4 n^3 / 3 over all levels
+    harness.bench_case(BenchCase(name=f"{_LIB}.stedc_{n}_{dtype}", library=_LIB, setup=setup, rocarray=ours,
+                                 vendor=vendor, flops=4 * n ** 3 // 3, memory_bound=False))
+
+
 def _register_benchmarks():
     n = 4096
+    _stedc_case(n, "float64")
     # tridiagonal reduction 4/3 n^3 and back-transformation 2 n^3 (the classic syevd count)
     _eigh_case(f"eigh_{n}_float64", (n, n), "float64", 10 * n ** 3 // 3)
     for dtype in ("float32", "float64"):

@@ -175,9 +175,11 @@ def _merge_level(lib, dtype, n, merges, D, E, Qa, Qb, U, w):
 def tridiagonal_eigen(d, e):
     """Eigenvalues (ascending) and orthonormal eigenvectors of the symmetric tridiagonal matrix
     with diagonal ``d`` (n) and off-diagonal ``e`` (n - 1): ``(w, Q)`` with Q the n x n
-    column-major matrix as a flat buffer, on the arrays' side and of their dtype (float32 or
-    float64); None for non-finite input. ``d`` and ``e`` are not changed."""
+    column-major matrix as a flat buffer, device arrays of the inputs' dtype (float32 or
+    float64; host inputs are copied over); None for non-finite input. ``d`` and ``e`` are not
+    changed."""
     lib = backend.cupy()
+    d, e = lib.asarray(d), lib.asarray(e)
     dtype = numpy.dtype(d.dtype)
     n = d.size
     anorm = float(lib.abs(d).max()) if n else 0.0

@@ -147,3 +147,22 @@ def test_stedc_on_the_emulated_gemm_warp32(emulated_device, n, rng):
     d, e = tridiagonal("wilkinson", n, rng)
     w, Q = run(emulated_device, d, e, np.float64)
     check(d, e, w, Q, np.float64)
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_syevd_takes_stedc_from_the_crossover(emulated_device, host_gemm, monkeypatch, dtype, uplo, rng):
+    import eigh_host
+    from test_eigh import _flat_matrix, check_eigenpairs, hermitian
+    from rocarray.rocsolver import _eigh, _sytrd
+
+    eigh_host.install(monkeypatch)
+    monkeypatch.setattr(_sytrd.reduce_lower, "__defaults__", (8,))
+    monkeypatch.setattr(_eigh, "STEDC_MIN_ORDER", 60)
+    n = 71
+    a = hermitian(rng, n, dtype)
+    buf = _flat_matrix(np.tril(a) if uplo == "L" else np.triu(a), n + 1)
+    w, Z = _eigh.solve(np.dtype(dtype), True, uplo, n, buf, n + 1, 0, n - 1)
+    assert any(name.startswith("ra_rocsolver_stedc_vectors") for name in emulated_device.names())
+    assert Z.dtype == np.dtype(dtype)
+    check_eigenpairs(a, np.asarray(w), _eigh_kernels.view(np.asarray(Z), 0, n, n, n), dtype)
