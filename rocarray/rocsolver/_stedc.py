@@ -20,7 +20,8 @@ Cuppen's divide and conquer with Gu and Eisenstat's stable eigenvectors, as LAPA
    and the first row of ``Q2`` (negated for ``beta < 0``), normalized, ``rho = |beta| ||z||^2``
    (``2 |beta|`` in exact arithmetic).
 
-   * deflation (one thread per merge, LAPACK's ``laed2`` rules): a value with
+   * deflation (a block per merge: z, its norm and the merged order in parallel, then one
+     thread walks the values in order with LAPACK's ``laed2`` rules): a value with
      ``rho |z_i| <= 8 eps max(|D|, |z|)`` is an eigenvalue already; two values whose Givens
      rotation zeroing one z leaves ``|t c s|`` under that tolerance are rotated, one deflated;
    * the secular equation ``1 + rho sum z_i^2 / (d_i - lambda) = 0`` (one thread per root,
@@ -153,8 +154,8 @@ def _merge_level(lib, dtype, n, merges, D, E, Qa, Qb, U, w):
     threads = (-(-n // BLOCK),)
     with launch.on_device(device_id):
         KERNELS[kernel_name("deflate", dtype)](
-            device_id, (-(-nm // BLOCK),),
-            (numpy.int32(nm), mo, mn1, mn2, D, Qa, numpy.int64(n), E, w.zs, w.wd, w.wz, w.wi, w.dl, w.zw, w.idx,
+            device_id, (nm,),
+            (mo, mn1, mn2, D, Qa, numpy.int64(n), E, w.zs, w.wd, w.wz, w.wi, w.dl, w.zw, w.idx,
              w.rot_ab, w.rot_cs, w.counts, w.rhos))
         KERNELS[kernel_name("secular", dtype)](
             device_id, threads, (numpy.int32(n), pm, mo, w.counts, w.rhos, w.dl, w.zw, w.org, w.tau))

@@ -4,10 +4,11 @@
 // the n x n eigenvector matrix Q, their eigenvalues (each child's ascending) D[o..o+n1+n2-1].
 // Per-position work arrays (length n) are indexed by o + local position.
 //
-// ra_rocsolver_stedc_deflate<T>: one thread per merge. z from the children's eigenvector rows
+// ra_rocsolver_stedc_deflate<T>: one block per merge. z from the children's eigenvector rows
 //   (last row of Q1, first row of Q2, the second negated for a negative coupling), normalized
-//   (rho := |beta| ||z||^2); the children's values merged into ascending order; deflation as
-//   LAPACK's laed2 (rho |z_j| <= tol; two values whose Givens rotation leaves |t c s| <= tol).
+//   (rho := |beta| ||z||^2), and the children's values merged into ascending order by rank, by
+//   all threads; then deflation by one thread, in order, as LAPACK's laed2 (rho |z_j| <= tol;
+//   two values whose Givens rotation leaves |t c s| <= tol).
 //   Out: the k kept values dl[0..k) with their z, the deflated values dl[k..N) ascending, the
 //   child-local row index of every position, the rotations in the order they were made.
 // ra_rocsolver_stedc_secular<T>: one thread per kept value j: root j of the secular equation
@@ -31,44 +32,79 @@ template <> struct ra_stedc_eps<double> { static RA_DEVICE double value() { retu
 
 template <typename T> RA_DEVICE T ra_stedc_max(T a, T b) { return a > b ? a : b; }
 
+// Rank of value v among the ascending a[0..count): the number of entries < v (strict) or <= v.
 template <typename T>
-__global__ void ra_rocsolver_stedc_deflate(int nmerge, const int* __restrict__ mo, const int* __restrict__ mn1,
-                                           const int* __restrict__ mn2, const T* __restrict__ D,
-                                           const T* __restrict__ Q, ra_i64 ldq, const T* __restrict__ E,
-                                           T* __restrict__ zs, T* __restrict__ wd, T* __restrict__ wz,
-                                           int* __restrict__ wi, T* __restrict__ dl, T* __restrict__ zw,
-                                           int* __restrict__ idx, int* __restrict__ rot_ab, T* __restrict__ rot_cs,
-                                           int* __restrict__ counts, T* __restrict__ rhos) {
-    int m = blockIdx.x * blockDim.x + threadIdx.x;
-    if (m >= nmerge) return;
+RA_DEVICE int ra_stedc_rank(const T* a, int count, T v, bool strict) {
+    int lo = 0, hi = count;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        bool before = strict ? a[mid] < v : a[mid] <= v;
+        if (before) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// Block reduction (sum, or max of non-negative values) of one value per thread.
+template <typename T>
+RA_DEVICE T ra_stedc_block_reduce(T* red, T v, bool sum) {
+    red[threadIdx.x] = v;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+        if (threadIdx.x < h) {
+            T w = red[threadIdx.x + h];
+            red[threadIdx.x] = sum ? red[threadIdx.x] + w : ra_stedc_max(red[threadIdx.x], w);
+        }
+        __syncthreads();
+    }
+    T r = red[0];
+    __syncthreads();
+    return r;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_STEDC_BLOCK)
+ra_rocsolver_stedc_deflate(const int* __restrict__ mo, const int* __restrict__ mn1, const int* __restrict__ mn2,
+                           const T* __restrict__ D, const T* __restrict__ Q, ra_i64 ldq, const T* __restrict__ E,
+                           T* __restrict__ zs, T* __restrict__ wd, T* __restrict__ wz, int* __restrict__ wi,
+                           T* __restrict__ dl, T* __restrict__ zw, int* __restrict__ idx, int* __restrict__ rot_ab,
+                           T* __restrict__ rot_cs, int* __restrict__ counts, T* __restrict__ rhos) {
+    __shared__ T red[RA_STEDC_BLOCK];
+    const int m = blockIdx.x;
     const int o = mo[m], n1 = mn1[m], N = n1 + mn2[m];
     const T eps = ra_stedc_eps<T>::value();
     const T beta = E[o + n1 - 1];
     const T sgn = beta < T(0) ? T(-1) : T(1);
-    T nrm2 = T(0);
-    for (int i = 0; i < N; ++i) {
+    // z (the rows of Q1 and Q2 next to the cut), its norm, the largest |d| and |z|
+    T part = T(0), dpart = T(0), zpart = T(0);
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
         ra_i64 row = i < n1 ? o + n1 - 1 : o + n1;
         T z = Q[row + (ra_i64)(o + i) * ldq];
         if (i >= n1) z *= sgn;
         zs[o + i] = z;
-        nrm2 += z * z;
+        part += z * z;
+        dpart = ra_stedc_max(dpart, ra_abs(D[o + i]));
+        zpart = ra_stedc_max(zpart, ra_abs(z));
     }
-    const T rho = ra_abs(beta) * nrm2;
+    const T nrm2 = ra_stedc_block_reduce(red, part, true);
+    const T dmax = ra_stedc_block_reduce(red, dpart, false);
     const T inv = T(1) / ra_sqrt(nrm2);
-    // the two ascending lists merged: wd/wz/wi the values, z and child-local indices in order
-    T dmax = T(0), zmax = T(0);
-    for (int a = 0, b = n1, j = 0; j < N; ++j) {
-        int take = (b >= N || (a < n1 && D[o + a] <= D[o + b])) ? a++ : b++;
-        wd[o + j] = D[o + take];
-        wz[o + j] = zs[o + take] * inv;
-        wi[o + j] = take;
-        dmax = ra_stedc_max(dmax, ra_abs(wd[o + j]));
-        zmax = ra_stedc_max(zmax, ra_abs(wz[o + j]));
+    const T zmax = ra_stedc_block_reduce(red, zpart, false) * inv;
+    const T rho = ra_abs(beta) * nrm2;
+    // the two ascending lists merged by rank (ties: the first child's value first)
+    for (int i = threadIdx.x; i < N; i += blockDim.x) {
+        T v = D[o + i];
+        int pos = i < n1 ? i + ra_stedc_rank(D + o + n1, N - n1, v, true)
+                         : (i - n1) + ra_stedc_rank(D + o, n1, v, false);
+        wd[o + pos] = v;
+        wz[o + pos] = zs[o + i] * inv;
+        wi[o + pos] = i;
     }
+    __syncthreads();
+    if (threadIdx.x != 0) return;
     const T tol = T(8) * eps * ra_stedc_max(dmax, zmax);
     int k = 0, nd = 0, nrot = 0;
-    // deflated values go to zs (reused) in ascending order by insertion, their indices to wi's
-    // slots already passed (the scan reads position j before any write to it)
+    // the deflated values to zs (free after the merge) and their indices to idx[0..nd), kept
+    // ascending by insertion; the kept ones compacted in place in wd/wz/wi's order (k <= j)
     T* dd = zs + o;
     int* di = idx + o;
     int pj = -1;
@@ -241,18 +277,6 @@ __global__ void ra_rocsolver_stedc_loewner(int n, const int* __restrict__ pm, co
     }
     T r = ra_sqrt(ra_stedc_max(-w, T(0)));
     zh[p] = zw_all[p] < T(0) ? -r : r;
-}
-
-// Rank of value v among the ascending a[0..count): the number of entries < v (strict) or <= v.
-template <typename T>
-RA_DEVICE int ra_stedc_rank(const T* a, int count, T v, bool strict) {
-    int lo = 0, hi = count;
-    while (lo < hi) {
-        int mid = (lo + hi) >> 1;
-        bool before = strict ? a[mid] < v : a[mid] <= v;
-        if (before) lo = mid + 1; else hi = mid;
-    }
-    return lo;
 }
 
 template <typename T>
