@@ -166,3 +166,39 @@ def test_syevd_takes_stedc_from_the_crossover(emulated_device, host_gemm, monkey
     assert any(name.startswith("ra_rocsolver_stedc_vectors") for name in emulated_device.names())
     assert Z.dtype == np.dtype(dtype)
     check_eigenpairs(a, np.asarray(w), _eigh_kernels.view(np.asarray(Z), 0, n, n, n), dtype)
+
+
+def test_stedc_evect_v_n_empty_and_nonfinite(emulated_device, host_gemm, rng):
+    dev = emulated_device
+    n, ldc = 50, 53
+    d, e = tridiagonal("random", n, rng)
+    q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    buf = np.full(ldc * n, 5.0)
+    buf.reshape(n, ldc).T[:n] = q
+    D, E, C, info = dev.array(d), dev.array(e), dev.array(buf), dev.array(np.full(1, -7, np.int32))
+    rocsolver.stedc("V", n, D, E, C, ldc, info)
+    assert np.asarray(info)[0] == 0
+    w, y = scipy.linalg.eigh_tridiagonal(d, e)
+    out = np.asarray(C).reshape(n, ldc).T
+    assert np.allclose(np.abs(out[:n].T @ q @ y), np.eye(n), atol=1e-10)  # the columns q y, up to sign
+    assert np.all(out[n:] == 5.0)  # the padding rows untouched
+    assert np.max(np.abs(np.asarray(D) - w)) <= 20 * n * np.finfo(np.float64).eps * np.abs(w).max()
+    before = np.asarray(C).copy()
+    D = dev.array(d)
+    rocsolver.stedc("N", n, D, dev.array(e), C, ldc, info)
+    assert np.max(np.abs(np.asarray(D) - w)) <= 20 * n * np.finfo(np.float64).eps * np.abs(w).max()
+    np.testing.assert_array_equal(np.asarray(C), before)  # 'N' does not reference C
+    d[7] = np.inf
+    D = dev.array(d)
+    rocsolver.stedc("I", n, D, dev.array(e), C, ldc, info)
+    assert np.asarray(info)[0] == 1 and np.all(np.isnan(np.asarray(D)))
+    assert np.all(np.isnan(np.asarray(C).reshape(n, ldc).T[:n]))
+    info = dev.array(np.full(1, -7, np.int32))
+    rocsolver.stedc("I", 0, dev.array(np.zeros(1)), dev.array(np.zeros(1)), dev.array(np.zeros(1)), 1, info)
+    assert np.asarray(info)[0] == 0
+
+
+def test_stedc_zero_matrix_gives_identity(emulated_device, host_gemm):
+    n = 40
+    w, Q = run(emulated_device, np.zeros(n), np.zeros(n - 1), np.float64)
+    assert np.all(w == 0) and np.array_equal(Q.reshape(n, n, order="F"), np.eye(n))
