@@ -48,6 +48,9 @@ from rocarray.rocsolver import _eigh_kernels as _k, _info
 SOURCE = "rocsolver/stedc.hip"
 #: Threads per block (``RA_STEDC_BLOCK``).
 BLOCK = 128
+#: Threads per block of the one-thread-per-root kernels: small blocks spread a level's roots
+#: (as few as n threads, each a long serial loop) over every multiprocessor.
+ROOT_BLOCK = 32
 #: Largest leaf of the tree (at most the order the one-warp Jacobi kernel takes on any device).
 LEAF_MAX = 32
 REAL = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
@@ -151,16 +154,18 @@ def _merge_level(lib, dtype, n, merges, D, E, Qa, Qb, U, w):
     pm = lib.asarray(owner)
     real = dtype.type
     device_id = _k.device_id(D)
-    threads = (-(-n // BLOCK),)
+    threads = (-(-n // ROOT_BLOCK),)
     with launch.on_device(device_id):
         KERNELS[kernel_name("deflate", dtype)](
             device_id, (nm,),
             (mo, mn1, mn2, D, Qa, numpy.int64(n), E, w.zs, w.wd, w.wz, w.wi, w.dl, w.zw, w.idx,
              w.rot_ab, w.rot_cs, w.counts, w.rhos))
         KERNELS[kernel_name("secular", dtype)](
-            device_id, threads, (numpy.int32(n), pm, mo, w.counts, w.rhos, w.dl, w.zw, w.org, w.tau))
+            device_id, threads, (numpy.int32(n), pm, mo, w.counts, w.rhos, w.dl, w.zw, w.org, w.tau),
+            block=ROOT_BLOCK)
         KERNELS[kernel_name("loewner", dtype)](
-            device_id, threads, (numpy.int32(n), pm, mo, w.counts, w.dl, w.zw, w.org, w.tau, w.zh))
+            device_id, threads, (numpy.int32(n), pm, mo, w.counts, w.dl, w.zw, w.org, w.tau, w.zh),
+            block=ROOT_BLOCK)
         KERNELS[kernel_name("vectors", dtype)](
             device_id, (n,),
             (numpy.int32(n), pm, mo, mn1, mn2, w.counts, w.dl, w.zh, w.idx, w.org, w.tau, w.rot_ab, w.rot_cs, U,
