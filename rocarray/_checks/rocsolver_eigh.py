@@ -4,9 +4,13 @@
 Self-checks run the batched Jacobi (``syevj_strided_batched``/``heevj_strided_batched``) on
 small stacks (order 21: one warp per matrix; 40: one block per matrix) and ``syevd``/``heevd``
 on a matrix past the Jacobi limit, every dtype, against NumPy's ``eigvalsh`` in float64 with
-the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``. Benchmark cases
+the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``; ``stedc`` (device
+divide and conquer) on random and glued-Wilkinson tridiagonal matrices of order 1000, and
+``syevd`` at order 300 (its device tridiagonal path). Benchmark cases
 time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same arrays: one 4096^2
-float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64.
+float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64; and ``stedc`` of a
+random tridiagonal matrix of order 4096 (float64) against cuSOLVER's ``syevd`` of the same
+matrix stored dense.
 """
 
 import numpy
@@ -84,6 +88,39 @@ def check_syevd(rng):
                 _columns(cupy.asnumpy(A), n, n).astype(numpy.complex128), dtype)
 
 
+@harness.self_check(_LIB, "stedc")
+def check_stedc(rng):
+    from rocarray import rocsolver
+
+    cupy = backend.cupy()
+    n = 1000
+    glued = numpy.tile(numpy.abs(numpy.arange(21) - 10.0), n // 21 + 1)[:n], numpy.ones(n - 1)
+    glued[1][20::21] = 1e-8
+    for kind, (d, e) in (("random", (rng.standard_normal(n), rng.standard_normal(n - 1))), ("glued", glued)):
+        for dtype in ("float32", "float64"):
+            d, e = d.astype(dtype).astype(numpy.float64), e.astype(dtype).astype(numpy.float64)
+            D, E = cupy.asarray(d.astype(dtype)), cupy.asarray(e.astype(dtype))
+            C = cupy.full(n * n, numpy.nan, dtype)
+            info = cupy.full(1, -1, numpy.int32)
+            rocsolver.stedc("I", n, D, E, C, n, info)
+            if int(cupy.asnumpy(info)[0]) != 0:
+                raise AssertionError(f"stedc {kind} {dtype}: info {int(cupy.asnumpy(info)[0])}")
+            t = numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1)
+            _verify(f"stedc {kind} {dtype}", t, cupy.asnumpy(D).astype(numpy.float64),
+                    _columns(cupy.asnumpy(C), n, n).astype(numpy.complex128), dtype)
+    for dtype in _DTYPES:
+        m = 300
+        a = _hermitian(rng, m, dtype)
+        A = cupy.asarray(numpy.tril(a).T.ravel())
+        W = cupy.full(m, numpy.nan, numpy.dtype(dtype).char.lower())
+        info = cupy.full(1, -1, numpy.int32)
+        (rocsolver.heevd if numpy.dtype(dtype).kind == "c" else rocsolver.syevd)("V", "L", m, A, m, W, info)
+        if int(cupy.asnumpy(info)[0]) != 0:
+            raise AssertionError(f"syevd {dtype} n={m}: info {int(cupy.asnumpy(info)[0])}")
+        _verify(f"syevd {dtype} n={m}", a, cupy.asnumpy(W).astype(numpy.float64),
+                _columns(cupy.asnumpy(A), m, m).astype(numpy.complex128), dtype)
+
+
 # --------------------------------------------------------------------------------------------
 # benchmark cases against cuSOLVER through cupy.linalg.eigh, same arrays
 # --------------------------------------------------------------------------------------------
@@ -110,8 +147,30 @@ def _eigh_case(name, shape, dtype, flops):
                                  flops=flops, memory_bound=False))
 
 
+def _stedc_case(n, dtype):
+    def setup():
+        cupy = backend.cupy()
+        d = cupy.random.standard_normal(n, dtype=numpy.dtype(dtype))
+        e = cupy.random.standard_normal(n - 1, dtype=numpy.dtype(dtype))
+        t = cupy.diag(d) + cupy.diag(e, 1) + cupy.diag(e, -1)
+        return d, e, t, cupy.empty(n * n, dtype), cupy.zeros(1, numpy.int32)
+
+    def ours(d, e, t, c, info):
+        from rocarray import rocsolver
+
+        rocsolver.stedc("I", n, d.copy(), e.copy(), c, n, info)
+
+    def vendor(d, e, t, c, info):
+        backend.cupy().linalg.eigh(t)  # cuSOLVER has no tridiagonal entry in CuPy: syevd of T
+
+    # the merges' gemms: n^3 at the top level without deflation, 4 n^3 / 3 over all levels
+    harness.bench_case(BenchCase(name=f"{_LIB}.stedc_{n}_{dtype}", library=_LIB, setup=setup, rocarray=ours,
+                                 vendor=vendor, flops=4 * n ** 3 // 3, memory_bound=False))
+
+
 def _register_benchmarks():
     n = 4096
+    _stedc_case(n, "float64")
     # tridiagonal reduction 4/3 n^3 and back-transformation 2 n^3 (the classic syevd count)
     _eigh_case(f"eigh_{n}_float64", (n, n), "float64", 10 * n ** 3 // 3)
     for dtype in ("float32", "float64"):

@@ -109,8 +109,9 @@ def eigh(a, UPLO="L", *, subset_by_index=None):
     matrix up to the warp size (32; 64 on wave64 AMD GPUs but for complex128), else one thread
     block per matrix. Larger ones
     run :func:`rocarray.rocsolver.syevd`'s path per matrix (device tridiagonal reduction and
-    back-transformation, the tridiagonal eigenproblem on the host). Checking convergence costs
-    one synchronization per call.
+    back-transformation; the tridiagonal eigenproblem by divide and conquer on the device,
+    :func:`rocarray.rocsolver.stedc`, for eigenvectors of order 256 or more, else on the host).
+    Checking convergence costs one synchronization per call.
 
     Examples
     --------

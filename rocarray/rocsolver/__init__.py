@@ -23,7 +23,8 @@ their strided-batched forms), :func:`ormqr`/:func:`unmqr`, :func:`gels`.
 
 Symmetric/Hermitian eigenproblem: :func:`syevj`, :func:`heevj`, :func:`syevj_strided_batched`,
 :func:`heevj_strided_batched` (Jacobi, one launch for a batch of small matrices); :func:`syevd`,
-:func:`heevd` (any order, by tridiagonal reduction); :func:`sytrd`, :func:`hetrd` (the reduction).
+:func:`heevd` (any order, by tridiagonal reduction); :func:`sytrd`, :func:`hetrd` (the reduction);
+:func:`stedc` (the symmetric tridiagonal eigenproblem by divide and conquer).
 
 Singular values: :func:`gesvdj`, :func:`gesvd` (and their ``_strided_batched`` forms).
 
@@ -39,6 +40,7 @@ from rocarray.rocsolver._trtri import trtri
 from rocarray.rocsolver._qr import (gels, geqrf, geqrf_strided_batched, orgqr, orgqr_strided_batched, ormqr, ungqr,
                                     ungqr_strided_batched, unmqr)
 from rocarray.rocsolver._eigh import heevd, syevd
+from rocarray.rocsolver._stedc import stedc
 from rocarray.rocsolver._syevj import heevj, heevj_strided_batched, syevj, syevj_strided_batched
 from rocarray.rocsolver._sytrd import hetrd, sytrd
 from rocarray.rocsolver._geev import geev, gehrd, orghr, unghr
@@ -50,5 +52,6 @@ __all__ = ["getrf", "getrf_strided_batched", "getrs", "getrs_strided_batched", "
            "geqrf", "geqrf_strided_batched", "orgqr", "ungqr", "orgqr_strided_batched", "ungqr_strided_batched",
            "ormqr", "unmqr", "gels",
            "syevj", "heevj", "syevj_strided_batched", "heevj_strided_batched", "syevd", "heevd", "sytrd", "hetrd",
+           "stedc",
            "gesvdj", "gesvdj_strided_batched", "gesvd", "gesvd_strided_batched",
            "gehrd", "orghr", "unghr", "geev"]

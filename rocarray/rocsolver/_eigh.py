@@ -7,10 +7,11 @@ Three steps, as MAGMA's hybrid ``syevd``:
 
 1. ``A = Q T Q^H`` on the device (:func:`rocarray.rocsolver._sytrd.reduce_lower`, blocked
    latrd/sytrd on rocblas; ``4 n^3 / 3`` flops).
-2. ``T = Y diag(w) Y^T`` on the host in float64 (:func:`tridiagonal_eigen`: LAPACK's divide and
-   conquer through SciPy; without SciPy, NumPy's ``eigh`` of the dense tridiagonal matrix). The
-   tridiagonal problem has ``O(n)`` data in; one synchronization brings D and E over, one copy
-   takes Y (``n^2`` reals) back.
+2. ``T = Y diag(w) Y^T``: for all eigenpairs of order :data:`STEDC_MIN_ORDER` or more, on the
+   device in the working precision (:func:`rocarray.rocsolver._stedc.tridiagonal_eigen`, divide
+   and conquer); otherwise on the host in float64 (:func:`tridiagonal_eigen`: LAPACK's divide and
+   conquer through SciPy; without SciPy, NumPy's ``eigh`` of the dense tridiagonal matrix), where
+   one synchronization brings D and E over and one copy takes Y (``n^2`` reals) back.
 3. ``Z = Q Y`` on the device (:func:`apply_q`, LAPACK's ``ormtr`` with compact WY blocks of
    :data:`NB_Q` reflectors: ``I - V T V^H`` as three gemms per block, ``2 n^3`` flops; each block's
    ``T`` from ``V^H V`` on the host, one small copy per block).
@@ -23,10 +24,12 @@ import numpy
 
 from rocarray import rocblas
 from rocarray._core import dtypes, matrix_args as _ma
-from rocarray.rocsolver import _eigh_kernels as _k, _info, _sytrd
+from rocarray.rocsolver import _eigh_kernels as _k, _info, _stedc, _sytrd
 
 #: Reflectors per compact WY block of the back-transformation.
 NB_Q = 64
+#: Smallest order whose eigenpairs take the device divide and conquer (None: always the host).
+STEDC_MIN_ORDER = 256
 
 
 def tridiagonal_eigen(d, e, vectors, lo, hi):
@@ -110,6 +113,13 @@ def solve(dtype, vectors, uplo, n, a, lda, lo, hi):
     E = _k.empty(a, max(n - 1, 1), real)
     tau = _k.empty(a, max(n - 1, 1), dtype)
     _sytrd.reduce_lower(dtype, n, a, lda, D, E, tau)
+    if vectors and (lo, hi) == (0, n - 1) and STEDC_MIN_ORDER is not None and n >= STEDC_MIN_ORDER:
+        result = _stedc.tridiagonal_eigen(D, E[:n - 1])
+        if result is None:
+            return None
+        w, Y = result
+        Z = Y if Y.dtype == dtype else Y.astype(dtype)
+        return w, _back_transform(dtype, uplo, n, a, lda, tau, Z)
     d = _k.to_host(D).astype(numpy.float64)
     e = _k.to_host(E[:n - 1]).astype(numpy.float64)
     result = tridiagonal_eigen(d, e, vectors, lo, hi)
@@ -118,12 +128,17 @@ def solve(dtype, vectors, uplo, n, a, lda, lo, hi):
     if not vectors:
         return _k.to_side(a, numpy.asarray(result, dtype=real)), None
     w, Y = result
-    ncols = hi - lo + 1
     Z = _k.to_side(a, numpy.asarray(Y, dtype=dtype).ravel(order="F"))
+    return _k.to_side(a, numpy.asarray(w, dtype=real)), _back_transform(dtype, uplo, n, a, lda, tau, Z)
+
+
+def _back_transform(dtype, uplo, n, a, lda, tau, Z):
+    """``Q Z`` for the n x ncols flat buffer Z (rows reversed back for ``uplo='U'``)."""
+    ncols = Z.size // n
     apply_q(dtype, n, ncols, a, lda, _k.to_host(tau[:max(n - 1, 0)]), Z, n)
     if uplo == "U":
         Z = _k.flat(_k.module_of(a).asfortranarray(_k.view(Z, 0, n, ncols, n)[::-1, :]))
-    return _k.to_side(a, numpy.asarray(w, dtype=real)), Z
+    return Z
 
 
 def _check(fn, evect, uplo, n, A, lda, W, info):
@@ -209,10 +224,11 @@ _DOC = """All eigenvalues and, optionally, eigenvectors of a {kind} matrix (``ro
     -----
     Hybrid: the reduction to tridiagonal form (:func:`{trd}`) and the back-transformation of the
     eigenvectors (blocked Householder products on gemm) run on the device; the tridiagonal
-    eigenproblem (``O(n)`` data in) runs on the host in float64: LAPACK's divide and conquer
+    eigenproblem (``O(n)`` data in) runs on the device by divide and conquer (:func:`stedc`) for
+    eigenvectors of order 256 or more, else on the host in float64: LAPACK's divide and conquer
     ``dstevd`` through SciPy where SciPy is installed, else NumPy. Unlike the other
-    rocsolver routines it synchronizes: once to read the tridiagonal matrix, and once per block of
-    reflectors in the back-transformation. See :mod:`rocarray.rocsolver._eigh`.
+    rocsolver routines it synchronizes: once to read the tridiagonal matrix (or its scale), and
+    once per block of reflectors in the back-transformation. See :mod:`rocarray.rocsolver._eigh`.
     """
 
 
