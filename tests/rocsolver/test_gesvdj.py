@@ -298,7 +298,21 @@ def test_gesvdj_one_larger_matrix(rng, dtype):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("q", [5, 80])
+@pytest.mark.parametrize("dtype, m, n", [("float64", 2048, 2048), ("float32", 1000, 1000),
+                                         ("complex128", 1031, 1000), ("complex64", 1000, 1217),
+                                         ("float64", 1500, 1024)])
+def test_gesvdj_block_path_large_matrices(rng, dtype, m, n):
+    assert min(m, n) >= _svd.BLOCK_Q
+    a = random_matrices(rng, (1, m, n), dtype)
+    lay = _device(Layout(a, "A", "A"))
+    rocsolver.gesvdj_strided_batched(*lay.args(0.0, 100))
+    assert int(to_host(lay.info)[0]) == 0
+    assert 1 <= int(to_host(lay.n_sweeps)[0]) < 30
+    check_svd(a, *lay.results(to_host))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("q", [5, 80, 1000])
 def test_gesvdj_ill_conditioned_and_rank_deficient(rng, q):
     u = np.linalg.qr(rng.standard_normal((q + 3, q)))[0]
     v = np.linalg.qr(rng.standard_normal((q, q)))[0]
