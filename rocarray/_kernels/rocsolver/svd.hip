@@ -338,14 +338,16 @@ ra_rocsolver_svd_sort(ra_i64 p, ra_i64 q, const T* RA_RESTRICT W, const T* RA_RE
 
 // ---- block Jacobi on large matrices: three launches per round ---------------------------------
 //
-// The q columns form nb = ceil(q / RA_SVD_BC) blocks of RA_SVD_BC columns (the last one padded
-// with zero columns past q, never written); the blocks follow the tournament of ra_svd_pair on
-// nbe = nb rounded up to even, so a round is nbe/2 disjoint block pairs (a pair with the pad block
-// nb is skipped). A pair's RA_SVD_PC = 2 RA_SVD_BC columns X = [W_i W_j] are rotated at once:
+// The q columns form nb = ceil(q / RA_SVD_BC) blocks of RA_SVD_BC columns; the blocks follow the
+// tournament of ra_svd_pair on nbe = nb rounded up to even, so a round is nbe/2 disjoint block
+// pairs. Columns past q (the last block's padding, and the pad block nb when nb is odd) read as
+// zero and are never written: a zero column never rotates, so a block paired with the pad block
+// rotates its own columns only (with nb = 1 that is the whole iteration). A pair's
+// RA_SVD_PC = 2 RA_SVD_BC columns X = [W_i W_j] are rotated at once:
 //   gram:   G = X^H X (PC x PC), a partial sum per slice of the p rows
 //   eig:    sums the slices, takes the largest relative off |G_uv| / sqrt(G_uu G_vv) of the pair
 //           (the same test as a column pair's, for every column pair inside X), and when it is
-//           above tol diagonalizes G by cyclic Jacobi (each rotation is the one a column pair of
+//           above tol runs cyclic Jacobi sweeps on G (each rotation is the one a column pair of
 //           X would get, ra_svd_rotation), accumulating J with G := J^H G J
 //   rotate: [W_i W_j] := [W_i W_j] J and [V_i V_j] := [V_i V_j] J, in row tiles, for the pairs
 //           the eig launch marked.
@@ -375,7 +377,6 @@ ra_rocsolver_gesvdj_block_gram(ra_i64 p, ra_i64 q, ra_i64 r, ra_i64 pairs, ra_i6
     const ra_i64 b = pair / half, k = pair - b * half;
     ra_i64 bi, bj;
     ra_svd_pair(r, k, nbe, bi, bj);
-    if (bi >= nb || bj >= nb) return;
     const ra_i64 per = (p + splits - 1) / splits;
     const ra_i64 lo = s * per, hi = ra_min(p, lo + per);
     const T* w = W + b * p * q;
@@ -434,7 +435,6 @@ ra_rocsolver_gesvdj_block_eig(ra_i64 q, ra_i64 r, ra_i64 pairs, ra_i64 splits, c
     const ra_i64 pair = blockIdx.x, b = pair / half, k = pair - b * half;
     ra_i64 bi, bj;
     ra_svd_pair(r, k, nbe, bi, bj);
-    if (bi >= nb || bj >= nb) return;
     const int t = threadIdx.x;
     for (int e = t; e < PC * PC; e += RA_SVD_BLOCK) {
         T sum = G[pair * PC * PC + e];
@@ -527,7 +527,7 @@ ra_rocsolver_gesvdj_block_rotate(ra_i64 p, ra_i64 q, ra_i64 r, ra_i64 tiles, T* 
     const ra_i64 b = pair / half, k = pair - b * half;
     ra_i64 bi, bj;
     ra_svd_pair(r, k, nbe, bi, bj);
-    if (bi >= nb || bj >= nb || !rotate[pair]) return;
+    if (!rotate[pair]) return;
     const ra_i64 wtiles = (p + RT - 1) / RT;
     T* x;
     ra_i64 rows, ld, row0;
