@@ -58,7 +58,7 @@ from rocarray.rocsolver import _svd_kernels as _kern
 #: Largest q (min(m, n)) the one-block-per-matrix kernel takes.
 SMALL_Q = 64
 #: Smallest q that takes the block Jacobi path; between the two, a launch per round of column
-#: pairs. A q past any matrix's (``2**62``) keeps every large matrix on the column-pair path.
+#: pairs. ``2**62`` keeps every large matrix on the column-pair path.
 BLOCK_Q = 129
 #: Default sweep limit of :func:`gesvd`.
 DEFAULT_SWEEPS = 100
