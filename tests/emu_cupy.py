@@ -45,6 +45,13 @@ class DeviceArray(np.ndarray):
     def get(self):
         return np.array(self)
 
+    def set(self, arr):
+        """CuPy's host-to-device copy into this array (same shape)."""
+        arr = np.asarray(arr)
+        if arr.shape != self.shape:
+            raise ValueError(f"shape mismatch: {arr.shape} into {self.shape}")
+        np.copyto(self, arr, casting="unsafe")
+
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         if not copy and np.dtype(dtype) == self.dtype:
             return self

@@ -47,11 +47,76 @@ def _pair_step(w, v, i, j, tol):
     return off
 
 
+BLOCK_COLS = 16
+
+
+class _BlockSweeper:
+    """``_svd_kernels.BlockSweeper``: per round, for each block pair X = [W_i W_j] (32 columns,
+    past q padded with zeros), G = X^H X, the largest relative off of G raises off_bits, and above
+    tol one cyclic sweep of rotations (in the kernel's parallel order) on G accumulates J;
+    then X := X J and V_X := V_X J."""
+
+    def __init__(self, model, p, q, batch, W, V, tol, off_bits):
+        self.model, self.p, self.q, self.batch = model, p, q, batch
+        self.W, self.V, self.tol, self.off_bits = W, V, tol, off_bits
+        self.nb = -(-q // BLOCK_COLS)
+        self.nbe = self.nb + (self.nb & 1)
+
+    def __call__(self):
+        for r in range(self.nbe - 1):
+            self.model.launches["block_round"] += 1
+            for b in range(self.batch):
+                w, v = Model._views(self.p, self.q, b, self.W, self.V)
+                for k in range(self.nbe // 2):
+                    self._pair(b, w, v, *pair(r, k, self.nbe))   # the pad block nb: zero columns
+
+    def _pair(self, b, w, v, bi, bj):
+        pc = 2 * BLOCK_COLS
+        cols = np.concatenate([np.arange(bi * BLOCK_COLS, (bi + 1) * BLOCK_COLS),
+                               np.arange(bj * BLOCK_COLS, (bj + 1) * BLOCK_COLS)])
+        live = cols < self.q
+        x = np.zeros((self.p, pc), w.dtype)
+        x[:, live] = w[:, cols[live]]
+        g = x.conj().T @ x
+        if not np.all(np.isfinite(g)):
+            off = np.inf
+        else:
+            d = g.diagonal().real
+            iu, ju = np.triu_indices(pc, 1)
+            ok = (d[iu] > 0) & (d[ju] > 0)
+            off = np.max(np.abs(g[iu, ju])[ok] / (np.sqrt(d[iu][ok]) * np.sqrt(d[ju][ok])), initial=0.0)
+        if off > 0:
+            bits = np.array([off], np.float64).view(np.uint64)[0]
+            self.off_bits[b] = max(self.off_bits[b], bits)
+        if not (np.isfinite(off) and off > self.tol):
+            return
+        j = np.eye(pc, dtype=w.dtype)
+        for ir in range(pc - 1):
+            rots = []
+            for kk in range(pc // 2):
+                i, jj = pair(ir, kk, pc)
+                rot, c, se, sec, _ = rotation(g[i, i].real, g[jj, jj].real, g[i, jj], self.tol)
+                if rot:
+                    rots.append((i, jj, c, se, sec))
+            for i, jj, c, se, sec in rots:     # G := G J_round, J := J J_round
+                for m in (g, j):
+                    a, bb = m[:, i].copy(), m[:, jj].copy()
+                    m[:, i], m[:, jj] = c * a - sec * bb, se * a + c * bb
+            for i, jj, c, se, sec in rots:     # G := J_round^H G
+                a, bb = g[i, :].copy(), g[jj, :].copy()
+                g[i, :], g[jj, :] = c * a - se * bb, sec * a + c * bb
+        w[:, cols[live]] = (x @ j)[:, live]
+        if v is not None:
+            xv = np.zeros((self.q, pc), v.dtype)
+            xv[:, live] = v[:, cols[live]]
+            v[:, cols[live]] = (xv @ j)[:, live]
+
+
 class Model:
     """Stand-in for ``rocarray.rocsolver._svd_kernels`` (monkeypatched into ``_svd._kern``)."""
 
     def __init__(self):
-        self.launches = {"small": 0, "round": 0}
+        self.launches = {"small": 0, "round": 0, "block_round": 0}
 
     # memory
     @staticmethod
@@ -105,6 +170,9 @@ class Model:
                 sweep += 1
                 done = worst <= tol or not np.isfinite(worst)
             residual[b], n_sweeps[b], info[b] = worst, sweep, 0 if worst <= tol else 1
+
+    def BlockSweeper(self, p, q, batch, W, V, tol, off_bits):  # noqa: N802 (the module's class name)
+        return _BlockSweeper(self, p, q, batch, W, V, tol, off_bits)
 
     def jacobi_sweep(self, p, q, batch, W, V, tol, off_bits):
         qe = q + (q & 1)

@@ -1,7 +1,7 @@
 """Self-check and vendor-ratio benchmark cases of the Jacobi SVD (``python -m rocarray``).
 
-The self-check decomposes small fresh random stacks (the one-launch path) and one matrix past the
-64-column limit (the per-round path) in every dtype through :func:`rocarray.linalg.svd` and
+The self-check decomposes small fresh random stacks (the one-launch path), one matrix past the
+64-column limit (the per-round path) and one past ``BLOCK_Q`` (the block path) in every dtype through :func:`rocarray.linalg.svd` and
 compares with NumPy in float64: singular values, ``U S V^H = A``, orthonormal U and V. The
 benchmark cases time ``ra.linalg.svd`` against ``cupy.linalg.svd`` (cuSOLVER) on the same device
 arrays: one 2048 x 2048 float64 matrix, and 10^4 stacked 32 x 32 float32 matrices.
@@ -44,7 +44,7 @@ def check_svd(rng):
 
     cupy = backend.cupy()
     for dtype in _DTYPES:
-        for shape in ((3, 20, 13), (2, 9, 30), (70, 90)):
+        for shape in ((3, 20, 13), (2, 9, 30), (70, 90), (300, 260)):
             a = harness.standard_normal(rng, shape, dtype)
             _check_one(a, ra.linalg.svd(cupy.asarray(a)), dtype)
 

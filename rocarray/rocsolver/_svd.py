@@ -19,10 +19,19 @@ stops after its first sweep with ``info = 1``: no pair with a non-finite sum is 
 * q <= :data:`SMALL_Q`: one launch for the whole batch, one block per matrix running all sweeps
   (warps take the pairs of a round; the matrix and V in shared memory when they fit in 46 KB),
   with no host synchronization.
-* larger q: one launch per round (one block per column pair of every matrix; the rounds of a sweep
-  are one prepared launch whose only per-call value is the round), and one host read
-  of the batch's largest pair values per sweep to decide whether to go on: ``(q - 1) * sweeps``
-  launches and ``sweeps`` synchronizations, typically 6 to 12 sweeps.
+* SMALL_Q < q < :data:`BLOCK_Q`: one launch per round (one block per column pair of every matrix;
+  the rounds of a sweep are one prepared launch whose only per-call value is the round), and one
+  host read of the batch's largest pair values per sweep to decide whether to go on:
+  ``(q - 1) * sweeps`` launches and ``sweeps`` synchronizations, typically 6 to 12 sweeps.
+* q >= :data:`BLOCK_Q`: block Jacobi. The columns form blocks of 16 (the last one padded), and
+  the tournament runs on blocks: a round rotates disjoint block pairs X = [W_i W_j] at once. Per
+  round three launches: the 32 x 32 Gram matrices G = X^H X of every pair (sums over row slices),
+  one block per pair that tests every column pair inside X by the same relative test as above
+  (from G) and, above the tolerance, runs one cyclic Jacobi sweep on G accumulating the rotations
+  into J (each rotation the one its column pair of X would get), and the update X := X J, V_X :=
+  V_X J in row tiles for the pairs that rotate. A sweep is ``nb - 1`` rounds (nb: ``ceil(q/16)``
+  rounded up to even) instead of q - 1, each still one pass over W and V, with the same stopping
+  rule and host read per sweep.
 
 Then one launch takes the column norms and one writes S sorted descending (NaN last) and the
 vectors permuted alike: U's columns and V^H's rows (for m < n the roles swap: U = V_W, V^H = U_W^H).
@@ -48,6 +57,9 @@ from rocarray.rocsolver import _svd_kernels as _kern
 
 #: Largest q (min(m, n)) the one-block-per-matrix kernel takes.
 SMALL_Q = 64
+#: Smallest q that takes the block Jacobi path; between the two, a launch per round of column
+#: pairs. ``2**62`` keeps every large matrix on the column-pair path.
+BLOCK_Q = 129
 #: Default sweep limit of :func:`gesvd`.
 DEFAULT_SWEEPS = 100
 
@@ -65,13 +77,19 @@ def default_tolerance(dtype, p):
 
 
 def _sweeps(p, q, batch, W, Vw, tol, max_sweeps, residual, n_sweeps, info, like):
-    """The large-matrix iteration: a launch per round, a host read per sweep."""
+    """The large-matrix iteration: launches per round (column pairs, or block pairs from
+    :data:`BLOCK_Q` on), a host read per sweep."""
     off = _kern.zeros(batch, numpy.uint64, like)
+    if q >= BLOCK_Q:
+        one_sweep = _kern.BlockSweeper(p, q, batch, W, Vw, tol, off)
+    else:
+        def one_sweep():
+            _kern.jacobi_sweep(p, q, batch, W, Vw, tol, off)
     swept = numpy.zeros(batch, _I32)
     final = numpy.zeros(batch, numpy.float64)
     active = numpy.ones(batch, bool)
     for sweep in range(max_sweeps):
-        _kern.jacobi_sweep(p, q, batch, W, Vw, tol, off)
+        one_sweep()
         worst = _kern.to_host(off)[:batch].view(numpy.float64)
         off.fill(0)
         swept[active] = sweep + 1
@@ -274,8 +292,9 @@ def gesvdj_strided_batched(left_svect, right_svect, m, n, A, lda, strideA, absto
     Notes
     -----
     Small matrices (``min(m, n) <= 64``) are decomposed in one launch for the whole batch, one
-    block per matrix; larger ones take one launch per round of column pairs and one host read per
-    sweep. See :mod:`rocarray.rocsolver._svd`.
+    block per matrix; larger ones take launches per round of column pairs (from ``min(m, n) >=
+    BLOCK_Q`` on, of pairs of 16-column blocks) and one host read per sweep. See
+    :mod:`rocarray.rocsolver._svd`.
     """
     where = "rocsolver.gesvdj_strided_batched"
     left, right, m, n, dtype, lda, strideA, batch = _common(where, left_svect, right_svect, m, n, A, lda,

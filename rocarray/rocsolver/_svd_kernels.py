@@ -25,7 +25,21 @@ SHARED_LIMIT = 46 * 1024
 #: Largest grid x dimension.
 MAX_GRID_X = 2**31 - 1
 
-TEMPLATES = ("svd_load", "gesvdj_small", "gesvdj_round", "svd_norms", "svd_sort")
+#: Columns per block of the block Jacobi path (``RA_SVD_BC``); a block pair rotates twice as many.
+BLOCK_COLS = 16
+#: Rows of W and V one block of the rotate launch takes (``RA_SVD_ROT_ROWS``).
+ROTATE_ROWS = 32
+#: Rows one block of the gram launch sums at least (``RA_SVD_GRAM_ROWS``, its tile).
+GRAM_ROWS = 64
+#: Blocks the gram launch aims for per round: the rows are split into slices until the pairs of
+#: a round times the slices reach it, so a round with few pairs still fills the device.
+GRAM_BLOCKS = 1024
+#: Most cyclic Jacobi sweeps the eig launch runs on one pair's Gram matrix: one, since every
+#: further sweep adds rounding to J (and V) while the outer sweeps converge about as fast without.
+INNER_SWEEPS = 1
+
+TEMPLATES = ("svd_load", "gesvdj_small", "gesvdj_round", "gesvdj_block_gram", "gesvdj_block_eig",
+             "gesvdj_block_rotate", "svd_norms", "svd_sort")
 
 
 def kernel_name(kernel, dtype):
@@ -140,6 +154,58 @@ def jacobi_sweep(p, q, batch, W, V, tol, off_bits):
                                    numpy.uint64(off_bits.data.ptr)))
         for r in range(q + (q & 1) - 1):
             prepared(r)
+
+
+def block_pairs(q):
+    """Block pairs of one round of the block path: ``ceil(q / BLOCK_COLS)`` rounded up to even, halved."""
+    nb = -(-q // BLOCK_COLS)
+    return (nb + (nb & 1)) // 2
+
+
+def gram_splits(p, q, batch):
+    """Row slices of the gram launch (see :data:`GRAM_BLOCKS`)."""
+    pairs = batch * block_pairs(q)
+    return max(1, min(-(-GRAM_BLOCKS // pairs), -(-p // GRAM_ROWS)))
+
+
+class BlockSweeper:
+    """One sweep of the block path on every matrix per call: three prepared launches per round
+    (gram, eig, rotate; the round their only per-call value), raising ``off_bits[b]`` as
+    :func:`jacobi_sweep` does. Owns the round's Gram slices, rotations and marks, whose addresses
+    the prepared launches hold."""
+
+    def __init__(self, p, q, batch, W, V, tol, off_bits):
+        pairs = batch * block_pairs(q)
+        splits = gram_splits(p, q, batch)
+        pc = 2 * BLOCK_COLS
+        tiles = -(-p // ROTATE_ROWS) + (0 if V is None else -(-q // ROTATE_ROWS))
+        _check_grid(pairs * max(splits, tiles))
+        self.G = empty(splits * pairs * pc * pc, W.dtype, W)
+        self.J = empty(pairs * pc * pc, W.dtype, W)
+        self.marks = empty(pairs, numpy.int32, W)
+        self.device_id = device_id = W.data.device_id
+        nb = -(-q // BLOCK_COLS)
+        self.rounds = nb + (nb & 1) - 1
+        rnd = launch.scalar(numpy.int64)
+        ptr = lambda x: numpy.uint64(0 if x is None else x.data.ptr)  # noqa: E731
+        kernel = lambda k: KERNELS[kernel_name(k, W.dtype)]  # noqa: E731
+        with launch.on_device(device_id):
+            self._gram = kernel("gesvdj_block_gram").prepare(
+                device_id, (pairs * splits,), (_I64(p), _I64(q), rnd, _I64(pairs), _I64(splits), ptr(W), ptr(self.G)))
+            self._eig = kernel("gesvdj_block_eig").prepare(
+                device_id, (pairs,), (_I64(q), rnd, _I64(pairs), _I64(splits), ptr(self.G), ptr(self.J),
+                                      ptr(self.marks), _real(W.dtype)(tol), numpy.int32(INNER_SWEEPS),
+                                      ptr(off_bits)))
+            self._rotate = kernel("gesvdj_block_rotate").prepare(
+                device_id, (pairs * tiles,), (_I64(p), _I64(q), rnd, _I64(tiles), ptr(W), ptr(V), ptr(self.J),
+                                              ptr(self.marks)))
+
+    def __call__(self):
+        with launch.on_device(self.device_id):
+            for r in range(self.rounds):
+                self._gram(r)
+                self._eig(r)
+                self._rotate(r)
 
 
 def norms(p, q, batch, W, out):

@@ -199,6 +199,15 @@ def test_svd_matches_numpy(rng, dtype, shape, full):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype, shape", [("float64", (2048, 2048)), ("complex64", (1100, 1000)),
+                                          ("float32", (1000, 1300))])
+def test_svd_of_large_matrices_block_path(rng, dtype, shape):
+    a = random_matrices(rng, shape, dtype)
+    u, s, vh = ra.linalg.svd(to_device(a), full_matrices=True)
+    check_factors(a, u, s, vh, True)
+
+
+@pytest.mark.gpu
 def test_svd_non_contiguous_integer_and_hermitian_inputs(rng):
     a = random_matrices(rng, (3, 12, 18), "float64")
     view = to_device(a)[:, ::2, 1::2]   # (3, 6, 9), strided

@@ -144,6 +144,23 @@ def test_driver_matches_numpy(model, monkeypatch, rng, shape, dtype, large):
         check_svd(a, *lay.results())
     assert (model.launches["round"] > 0) == (large and min(shape) > 1)
     assert (model.launches["small"] > 0) == (not large or min(shape) == 1)
+    assert model.launches["block_round"] == 0
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (9, 4), (4, 9), (40, 37), (35, 50)])
+@pytest.mark.parametrize("dtype", ALL)
+def test_driver_block_path_matches_numpy(model, monkeypatch, rng, shape, dtype):
+    # 37 columns: three 16-column blocks (the last 5 wide) and a pad block
+    monkeypatch.setattr(_svd, "SMALL_Q", 1)
+    monkeypatch.setattr(_svd, "BLOCK_Q", 2)
+    a = random_matrices(rng, (2,) + shape, dtype)
+    for left, right in (("A", "A"), ("S", "N"), ("N", "S")):
+        lay = Layout(a, left, right)
+        _svd.run(*lay.args(_svd.default_tolerance(dtype, max(shape)), 100))
+        assert list(lay.info) == [0, 0]
+        assert np.all(lay.n_sweeps >= 1) and np.all(lay.n_sweeps < 30)
+        check_svd(a, *lay.results())
+    assert model.launches["block_round"] > 0 and model.launches["round"] == 0
 
 
 @pytest.mark.parametrize("large", [False, True], ids=["one_launch", "per_round"])
@@ -298,7 +315,21 @@ def test_gesvdj_one_larger_matrix(rng, dtype):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("q", [5, 80])
+@pytest.mark.parametrize("dtype, m, n", [("float64", 2048, 2048), ("float32", 1000, 1000),
+                                         ("complex128", 1031, 1000), ("complex64", 1000, 1217),
+                                         ("float64", 1500, 1024)])
+def test_gesvdj_block_path_large_matrices(rng, dtype, m, n):
+    assert min(m, n) >= _svd.BLOCK_Q
+    a = random_matrices(rng, (1, m, n), dtype)
+    lay = _device(Layout(a, "A", "A"))
+    rocsolver.gesvdj_strided_batched(*lay.args(0.0, 100))
+    assert int(to_host(lay.info)[0]) == 0
+    assert 1 <= int(to_host(lay.n_sweeps)[0]) < 30
+    check_svd(a, *lay.results(to_host))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("q", [5, 80, 1000])
 def test_gesvdj_ill_conditioned_and_rank_deficient(rng, q):
     u = np.linalg.qr(rng.standard_normal((q + 3, q)))[0]
     v = np.linalg.qr(rng.standard_normal((q, q)))[0]

@@ -34,6 +34,10 @@ RA_DEVICE float ra_svd_conj(float x) { return x; }
 RA_DEVICE double ra_svd_conj(double x) { return x; }
 template <typename R> RA_DEVICE ra_complex<R> ra_svd_conj(ra_complex<R> z) { return ra_conj(z); }
 
+RA_DEVICE float ra_svd_re(float x) { return x; }
+RA_DEVICE double ra_svd_re(double x) { return x; }
+template <typename R> RA_DEVICE R ra_svd_re(ra_complex<R> z) { return z.re; }
+
 template <typename T> struct ra_svd_elem {
     static RA_DEVICE T from_real(T r) { return r; }
 };
@@ -330,4 +334,240 @@ ra_rocsolver_svd_sort(ra_i64 p, ra_i64 q, const T* RA_RESTRICT W, const T* RA_RE
             }
         }
     }
+}
+
+// ---- block Jacobi on large matrices: three launches per round ---------------------------------
+//
+// The q columns form nb = ceil(q / RA_SVD_BC) blocks of RA_SVD_BC columns; the blocks follow the
+// tournament of ra_svd_pair on nbe = nb rounded up to even, so a round is nbe/2 disjoint block
+// pairs. Columns past q (the last block's padding, and the pad block nb when nb is odd) read as
+// zero and are never written: a zero column never rotates, so a block paired with the pad block
+// rotates its own columns only (with nb = 1 that is the whole iteration). A pair's
+// RA_SVD_PC = 2 RA_SVD_BC columns X = [W_i W_j] are rotated at once:
+//   gram:   G = X^H X (PC x PC), a partial sum per slice of the p rows
+//   eig:    sums the slices, takes the largest relative off |G_uv| / sqrt(G_uu G_vv) of the pair
+//           (the same test as a column pair's, for every column pair inside X), and when it is
+//           above tol runs cyclic Jacobi sweeps on G (each rotation is the one a column pair of
+//           X would get, ra_svd_rotation), accumulating J with G := J^H G J
+//   rotate: [W_i W_j] := [W_i W_j] J and [V_i V_j] := [V_i V_j] J, in row tiles, for the pairs
+//           the eig launch marked.
+// Pair index x (all three launches) = b * (nbe/2) + k: block pair k of matrix b.
+
+#define RA_SVD_BC 16
+#define RA_SVD_PC (2 * RA_SVD_BC)
+#define RA_SVD_GRAM_ROWS 64
+#define RA_SVD_ROT_ROWS 32
+static_assert(RA_SVD_BLOCK == 256 && RA_SVD_PC == 32, "the gram launch's 2 x 2 patches cover G with 256 threads");
+static_assert(RA_SVD_BLOCK * 4 == RA_SVD_ROT_ROWS * RA_SVD_PC, "the rotate launch's 2 x 2 patches cover a tile");
+
+// Column c (0 .. PC-1) of block pair (bi, bj): its index in W.
+RA_DEVICE ra_i64 ra_svd_block_col(ra_i64 bi, ra_i64 bj, int c) {
+    return c < RA_SVD_BC ? bi * RA_SVD_BC + c : bj * RA_SVD_BC + (c - RA_SVD_BC);
+}
+
+// Block x: slice s = x % splits of pair x / splits; G[(s * pairs + pair) * PC * PC + u + v * PC]
+// := sum over the slice's rows of conj(X[row, u]) X[row, v]. Each thread sums a 2 x 2 patch.
+template <typename T>
+__global__ void __launch_bounds__(RA_SVD_BLOCK)
+ra_rocsolver_gesvdj_block_gram(ra_i64 p, ra_i64 q, ra_i64 r, ra_i64 pairs, ra_i64 splits,
+                               const T* RA_RESTRICT W, T* RA_RESTRICT G) {
+    __shared__ T tile[RA_SVD_PC * (RA_SVD_GRAM_ROWS + 1)];  // tile[c * (rows + 1) + row]
+    const ra_i64 nb = (q + RA_SVD_BC - 1) / RA_SVD_BC, nbe = nb + (nb & 1), half = nbe / 2;
+    const ra_i64 pair = (ra_i64)blockIdx.x / splits, s = (ra_i64)blockIdx.x - pair * splits;
+    const ra_i64 b = pair / half, k = pair - b * half;
+    ra_i64 bi, bj;
+    ra_svd_pair(r, k, nbe, bi, bj);
+    const ra_i64 per = (p + splits - 1) / splits;
+    const ra_i64 lo = s * per, hi = ra_min(p, lo + per);
+    const T* w = W + b * p * q;
+    const T zero = ra_svd_elem<T>::from_real(0);
+    const int t = threadIdx.x;
+    const int u0 = 2 * (t / (RA_SVD_PC / 2)), v0 = 2 * (t % (RA_SVD_PC / 2));
+    T acc00 = zero, acc01 = zero, acc10 = zero, acc11 = zero;
+    for (ra_i64 row0 = lo; row0 < hi; row0 += RA_SVD_GRAM_ROWS) {
+        for (int e = t; e < RA_SVD_PC * RA_SVD_GRAM_ROWS; e += RA_SVD_BLOCK) {
+            const int c = e / RA_SVD_GRAM_ROWS, x = e - c * RA_SVD_GRAM_ROWS;
+            const ra_i64 col = ra_svd_block_col(bi, bj, c), row = row0 + x;
+            tile[c * (RA_SVD_GRAM_ROWS + 1) + x] = (col < q && row < hi) ? w[col * p + row] : zero;
+        }
+        __syncthreads();
+        for (int x = 0; x < RA_SVD_GRAM_ROWS; ++x) {
+            const T a0 = ra_svd_conj(tile[u0 * (RA_SVD_GRAM_ROWS + 1) + x]);
+            const T a1 = ra_svd_conj(tile[(u0 + 1) * (RA_SVD_GRAM_ROWS + 1) + x]);
+            const T b0 = tile[v0 * (RA_SVD_GRAM_ROWS + 1) + x];
+            const T b1 = tile[(v0 + 1) * (RA_SVD_GRAM_ROWS + 1) + x];
+            acc00 = acc00 + a0 * b0;
+            acc01 = acc01 + a0 * b1;
+            acc10 = acc10 + a1 * b0;
+            acc11 = acc11 + a1 * b1;
+        }
+        __syncthreads();
+    }
+    T* g = G + (s * pairs + pair) * (RA_SVD_PC * RA_SVD_PC);
+    g[u0 + v0 * RA_SVD_PC] = acc00;
+    g[u0 + (v0 + 1) * RA_SVD_PC] = acc01;
+    g[u0 + 1 + v0 * RA_SVD_PC] = acc10;
+    g[u0 + 1 + (v0 + 1) * RA_SVD_PC] = acc11;
+}
+
+// One block per pair: G (the sum of the splits slices) -> J (PC x PC, column-major, at J + pair *
+// PC * PC) and rotate[pair] (1: apply J; 0: the pair is at or below tol, or its G is not finite).
+// Raises off_bits[b] to the pair's largest off (+inf when G is not finite). At most inner_sweeps
+// cyclic sweeps, each PC - 1 rounds of PC/2 disjoint rotations (parameters from G before the
+// round, then G's columns and J's, then G's rows); ends early after a sweep with no rotation.
+template <typename T>
+__global__ void __launch_bounds__(RA_SVD_BLOCK)
+ra_rocsolver_gesvdj_block_eig(ra_i64 q, ra_i64 r, ra_i64 pairs, ra_i64 splits, const T* RA_RESTRICT G,
+                              T* RA_RESTRICT J, int* RA_RESTRICT rotate, typename ra_real_of<T>::type tol,
+                              int inner_sweeps, ra_u64* RA_RESTRICT off_bits) {
+    typedef typename ra_real_of<T>::type R;
+    constexpr int PC = RA_SVD_PC, NP = PC / 2;
+    __shared__ T g[PC * PC];
+    __shared__ T jm[PC * PC];
+    __shared__ R s_c[NP];
+    __shared__ T s_se[NP], s_sec[NP];
+    __shared__ int s_rot[NP];
+    __shared__ R scratch[RA_SVD_WARPS];
+    __shared__ int iscratch[RA_SVD_WARPS];
+    __shared__ R s_worst;
+    __shared__ int s_any;
+    const ra_i64 nb = (q + RA_SVD_BC - 1) / RA_SVD_BC, nbe = nb + (nb & 1), half = nbe / 2;
+    const ra_i64 pair = blockIdx.x, b = pair / half, k = pair - b * half;
+    ra_i64 bi, bj;
+    ra_svd_pair(r, k, nbe, bi, bj);
+    const int t = threadIdx.x;
+    for (int e = t; e < PC * PC; e += RA_SVD_BLOCK) {
+        T sum = G[pair * PC * PC + e];
+        for (ra_i64 s = 1; s < splits; ++s) sum = sum + G[(s * pairs + pair) * PC * PC + e];
+        g[e] = sum;
+        jm[e] = ra_svd_elem<T>::from_real(e % (PC + 1) == 0 ? 1 : 0);
+    }
+    __syncthreads();
+    // the pair's largest off and whether every entry of G is finite
+    R my_off = R(0);
+    int bad = 0;
+    for (int e = t; e < PC * PC; e += RA_SVD_BLOCK) {
+        const int u = e % PC, v = e / PC;
+        const R gabs = ra_sqrt(ra_svd_abs2(g[e]));
+        if (!ra_svd_finite(gabs)) bad = 1;
+        if (u < v) {
+            const R a = ra_svd_re(g[u * (PC + 1)]), bb = ra_svd_re(g[v * (PC + 1)]);
+            if (a > R(0) && bb > R(0)) my_off = ra_max(my_off, gabs / (ra_sqrt(a) * ra_sqrt(bb)));
+        }
+    }
+    const R worst = ra_block_reduce<RA_SVD_BLOCK>(my_off, ra_op_max(), scratch);
+    const int any_bad = ra_block_reduce<RA_SVD_BLOCK>(bad, ra_op_sum(), iscratch);
+    if (t == 0) {
+        const R off = any_bad ? ra_svd_inf<R>() : worst;
+        s_worst = any_bad ? ra_svd_inf<R>() : off;
+        if (off > R(0)) atomicMax(off_bits + b, ra_svd_order_bits((double)off));
+        rotate[pair] = (!any_bad && off > tol) ? 1 : 0;
+    }
+    __syncthreads();
+    if (!(s_worst > tol) || !ra_svd_finite(s_worst)) return;
+    if (t == 0) s_any = 0;
+    __syncthreads();
+    for (int sweep = 0; sweep < inner_sweeps; ++sweep) {
+        for (int ir = 0; ir < PC - 1; ++ir) {
+            if (t < NP) {
+                ra_i64 i, j;
+                ra_svd_pair(ir, t, PC, i, j);
+                R c = R(1), off = R(0);
+                T se = g[i + j * PC], sec = se;
+                const int rot = ra_svd_rotation(ra_svd_re(g[i * (PC + 1)]), ra_svd_re(g[j * (PC + 1)]),
+                                                g[i + j * PC], tol, c, se, sec, off) ? 1 : 0;
+                s_rot[t] = rot;
+                s_c[t] = c;
+                s_se[t] = se;
+                s_sec[t] = sec;
+                if (rot) s_any = 1;
+            }
+            __syncthreads();
+            // G := G J_round and J := J J_round (columns i, j of each rotated pair)
+            for (int e = t; e < NP * PC; e += RA_SVD_BLOCK) {
+                const int kk = e / PC, x = e - kk * PC;
+                if (!s_rot[kk]) continue;
+                ra_i64 i, j;
+                ra_svd_pair(ir, kk, PC, i, j);
+                ra_svd_rotate(g + x + i * PC, g + x + j * PC, s_c[kk], s_se[kk], s_sec[kk]);
+                ra_svd_rotate(jm + x + i * PC, jm + x + j * PC, s_c[kk], s_se[kk], s_sec[kk]);
+            }
+            __syncthreads();
+            // G := J_round^H G (rows i, j: the conjugate rotation)
+            for (int e = t; e < NP * PC; e += RA_SVD_BLOCK) {
+                const int kk = e / PC, y = e - kk * PC;
+                if (!s_rot[kk]) continue;
+                ra_i64 i, j;
+                ra_svd_pair(ir, kk, PC, i, j);
+                ra_svd_rotate(g + i + y * PC, g + j + y * PC, s_c[kk], s_sec[kk], s_se[kk]);
+            }
+            __syncthreads();
+        }
+        const int any = s_any;
+        __syncthreads();  // every thread has read s_any before it is reset
+        if (!any) break;
+        if (t == 0) s_any = 0;
+        __syncthreads();
+    }
+    for (int e = t; e < PC * PC; e += RA_SVD_BLOCK) J[pair * PC * PC + e] = jm[e];
+}
+
+// Block x: row tile x % tiles of pair x / tiles, tiles = ceil(p / ROT_ROWS) tiles of W then
+// ceil(q / ROT_ROWS) of V (none when V is null); a marked pair's tile of [X_i X_j] := tile J.
+// Tiles are disjoint and read whole before they are written, so the update is in place.
+template <typename T>
+__global__ void __launch_bounds__(RA_SVD_BLOCK)
+ra_rocsolver_gesvdj_block_rotate(ra_i64 p, ra_i64 q, ra_i64 r, ra_i64 tiles, T* RA_RESTRICT W, T* RA_RESTRICT V,
+                                 const T* RA_RESTRICT J, const int* RA_RESTRICT rotate) {
+    constexpr int PC = RA_SVD_PC, RT = RA_SVD_ROT_ROWS;
+    __shared__ T jm[PC * PC];
+    __shared__ T tile[PC * RT];  // tile[c * RT + row]
+    const ra_i64 nb = (q + RA_SVD_BC - 1) / RA_SVD_BC, nbe = nb + (nb & 1), half = nbe / 2;
+    const ra_i64 pair = (ra_i64)blockIdx.x / tiles, tl = (ra_i64)blockIdx.x - pair * tiles;
+    const ra_i64 b = pair / half, k = pair - b * half;
+    ra_i64 bi, bj;
+    ra_svd_pair(r, k, nbe, bi, bj);
+    if (!rotate[pair]) return;
+    const ra_i64 wtiles = (p + RT - 1) / RT;
+    T* x;
+    ra_i64 rows, ld, row0;
+    if (tl < wtiles) {
+        x = W + b * p * q;
+        rows = p;
+        ld = p;
+        row0 = tl * RT;
+    } else {
+        x = V + b * q * q;
+        rows = q;
+        ld = q;
+        row0 = (tl - wtiles) * RT;
+    }
+    const int t = threadIdx.x;
+    const T zero = ra_svd_elem<T>::from_real(0);
+    for (int e = t; e < PC * PC; e += RA_SVD_BLOCK) jm[e] = J[pair * PC * PC + e];
+    for (int e = t; e < PC * RT; e += RA_SVD_BLOCK) {
+        const int c = e / RT, xr = e - c * RT;
+        const ra_i64 col = ra_svd_block_col(bi, bj, c), row = row0 + xr;
+        tile[e] = (col < q && row < rows) ? x[col * ld + row] : zero;
+    }
+    __syncthreads();
+    // each thread: rows xr and xr + RT/2, columns v0 and v0 + 1 (a 2 x 2 patch: one shared load
+    // per multiply-add)
+    const int xr = t % (RT / 2), v0 = 2 * (t / (RT / 2));
+    T acc00 = zero, acc01 = zero, acc10 = zero, acc11 = zero;
+#pragma unroll 8
+    for (int u = 0; u < PC; ++u) {
+        const T a0 = tile[u * RT + xr], a1 = tile[u * RT + xr + RT / 2];
+        const T j0 = jm[u + v0 * PC], j1 = jm[u + (v0 + 1) * PC];
+        acc00 = acc00 + a0 * j0;
+        acc01 = acc01 + a0 * j1;
+        acc10 = acc10 + a1 * j0;
+        acc11 = acc11 + a1 * j1;
+    }
+    const ra_i64 col0 = ra_svd_block_col(bi, bj, v0), col1 = ra_svd_block_col(bi, bj, v0 + 1);
+    const ra_i64 r0 = row0 + xr, r1 = r0 + RT / 2;
+    if (r0 < rows && col0 < q) x[col0 * ld + r0] = acc00;
+    if (r0 < rows && col1 < q) x[col1 * ld + r0] = acc01;
+    if (r1 < rows && col0 < q) x[col0 * ld + r1] = acc10;
+    if (r1 < rows && col1 < q) x[col1 * ld + r1] = acc11;
 }
