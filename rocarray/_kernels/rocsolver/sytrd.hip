@@ -1,0 +1,355 @@
+// rocsolver: the fused panel column of the tridiagonal reduction (rocarray/rocsolver/_sytrd_kernels.py).
+//
+// Column k of a panel starting at column j0 (c = k - j0 panel columns before it; V = A(:, j0:k) the
+// panel's reflectors with their unit elements stored, W (ldw = n) their w columns) takes three
+// launches, each grid-wide:
+//
+// ra_rocsolver_sytrd_column<T>: finishes w of column c - 1 (w := tau w + alpha v, alpha =
+//   -tau conj(tau) (w^H v) / 2 from the dot partials of the sum kernel) into W, brings column k
+//   up to date (A(k:, k) -= V W(k, :)^H + W V(k, :)^H) and leaves each block's scaled sum of
+//   squares of A(k+2:, k) for the reflector. With update = 0 it only finishes the panel's last w.
+// ra_rocsolver_sytrd_symv<T>: every block forms the reflector's scalars (LAPACK's larfg: beta,
+//   tau and the scale of x) from those partials; block 0 stores beta to E[k] and tau to tau[k].
+//   Then each lower-triangle tile of the trailing matrix A22 = A(k+1:, k+1:) is read once and
+//   gives both its row contributions (A22 v) and its transposed ones (A22^H v) as partial sums
+//   per tile row; diagonal tiles also give the partial products W^H v and V^H v of their rows.
+//   v is formed on the fly (v[0] = 1, v[r] = scale x[r]) so that x stays readable.
+// ra_rocsolver_sytrd_sum<T>: w = sum of the tile partials - V (W^H v) - W (V^H v) into wraw,
+//   v stored over x, and each block's partial of w^H v.
+//
+// Partial sums are written to fixed slots and added in a fixed order: the result does not depend
+// on how blocks are scheduled.
+
+#define RA_TRD_TILE 32
+#define RA_TRD_SYMV_THREADS 256
+#define RA_TRD_ROW_THREADS 128
+#define RA_TRD_GROUPS (RA_TRD_SYMV_THREADS / RA_TRD_TILE)
+#define RA_TRD_NB_MAX 64
+
+// Real and complex elements through one set of names.
+template <typename T> struct ra_trd_ops;
+template <> struct ra_trd_ops<float> {
+    typedef float R;
+    static RA_DEVICE float re(float x) { return x; }
+    static RA_DEVICE float im(float) { return 0.0f; }
+    static RA_DEVICE float conj(float x) { return x; }
+    static RA_DEVICE float abs2(float x) { return x * x; }
+    static RA_DEVICE float make(float re, float) { return re; }
+};
+template <> struct ra_trd_ops<double> {
+    typedef double R;
+    static RA_DEVICE double re(double x) { return x; }
+    static RA_DEVICE double im(double) { return 0.0; }
+    static RA_DEVICE double conj(double x) { return x; }
+    static RA_DEVICE double abs2(double x) { return x * x; }
+    static RA_DEVICE double make(double re, double) { return re; }
+};
+template <> struct ra_trd_ops<ra_c64> {
+    typedef float R;
+    static RA_DEVICE float re(ra_c64 x) { return x.re; }
+    static RA_DEVICE float im(ra_c64 x) { return x.im; }
+    static RA_DEVICE ra_c64 conj(ra_c64 x) { return ra_make_complex<float>(x.re, -x.im); }
+    static RA_DEVICE float abs2(ra_c64 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE ra_c64 make(float re, float im) { return ra_make_complex<float>(re, im); }
+};
+template <> struct ra_trd_ops<ra_c128> {
+    typedef double R;
+    static RA_DEVICE double re(ra_c128 x) { return x.re; }
+    static RA_DEVICE double im(ra_c128 x) { return x.im; }
+    static RA_DEVICE ra_c128 conj(ra_c128 x) { return ra_make_complex<double>(x.re, -x.im); }
+    static RA_DEVICE double abs2(ra_c128 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE ra_c128 make(double re, double im) { return ra_make_complex<double>(re, im); }
+};
+
+// The sum over a block of NT threads of one value each; every thread gets the total. `red` holds
+// NT values; the final barrier lets the next call overwrite it.
+template <int NT, typename S>
+RA_DEVICE S ra_trd_block_sum(S v, S* red) {
+    const int t = (int)threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (int s = NT / 2; s > 0; s >>= 1) {
+        if (t < s) red[t] = red[t] + red[t + s];
+        __syncthreads();
+    }
+    const S total = red[0];
+    __syncthreads();
+    return total;
+}
+
+// The largest value over a block of NT threads (NaN wins, so a NaN input is seen).
+template <typename R>
+RA_DEVICE R ra_trd_nanmax(R a, R b) {
+    return (a != a || b < a) ? a : b;
+}
+
+template <int NT, typename R>
+RA_DEVICE R ra_trd_block_max(R v, R* red) {
+    const int t = (int)threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (int s = NT / 2; s > 0; s >>= 1) {
+        if (t < s) red[t] = ra_trd_nanmax<R>(red[t], red[t + s]);
+        __syncthreads();
+    }
+    const R total = red[0];
+    __syncthreads();
+    return total;
+}
+
+// Rows [r0, r1) of `rows` rows for this block: contiguous shares, one per block.
+RA_DEVICE void ra_trd_share(ra_i64 rows, ra_i64& r0, ra_i64& r1) {
+    const ra_i64 blocks = (ra_i64)gridDim.x;
+    const ra_i64 chunk = (rows + blocks - 1) / blocks;
+    r0 = (ra_i64)blockIdx.x * chunk;
+    r1 = r0 + chunk < rows ? r0 + chunk : rows;
+}
+
+// A (n x n, lda) holds the panel's reflectors in columns j0..k-1, W (ldw = n) their w columns;
+// wraw (length n) w of column c - 1 before its finishing step, dot[gridDim.x] the partials of
+// its w^H v; norms[2 * gridDim.x] (largest magnitude, sum of squares scaled by it) per block.
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_ROW_THREADS)
+ra_rocsolver_sytrd_column(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ W, ra_i64 j0, ra_i64 k, ra_i64 c,
+                          int update, const T* __restrict__ wraw, const T* __restrict__ tau,
+                          const T* __restrict__ dot, typename ra_trd_ops<T>::R* __restrict__ norms) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    __shared__ T redT[RA_TRD_ROW_THREADS];
+    __shared__ R redR[RA_TRD_ROW_THREADS];
+    const int t = (int)threadIdx.x;
+    const T zero = O::make(R(0), R(0));
+    const bool finish = c > 0;
+    const T* vprev = a + (k - 1) * lda;  // v of column c - 1 (read only when finishing)
+    T alpha = zero, tk = zero, wk = zero;
+    if (finish) {
+        T d = zero;
+        for (ra_i64 b = t; b < (ra_i64)gridDim.x; b += RA_TRD_ROW_THREADS) d = d + dot[b];
+        d = ra_trd_block_sum<RA_TRD_ROW_THREADS, T>(d, redT);
+        tk = tau[k - 1];
+        alpha = R(-0.5) * (tk * (O::conj(tk) * d));
+        wk = tk * wraw[k] + alpha * vprev[k];  // finished W(k, c - 1), every thread's copy
+    }
+    ra_i64 r0, r1;
+    ra_trd_share(n - k, r0, r1);
+    T* ak = a + k * lda;
+    const T* V = a + j0 * lda;
+    R big = R(0);
+    for (ra_i64 r = r0 + t; r < r1; r += RA_TRD_ROW_THREADS) {
+        const ra_i64 i = k + r;
+        T wi = zero;
+        if (finish) {
+            wi = tk * wraw[i] + alpha * vprev[i];
+            W[i + (c - 1) * n] = wi;
+        }
+        if (update) {
+            T s = ak[i];
+            for (ra_i64 j = 0; j < c; ++j) {
+                const bool last = j == c - 1;
+                const T wij = last ? wi : W[i + j * n];
+                const T wkj = last ? wk : W[k + j * n];
+                s = s - V[i + j * lda] * O::conj(wkj) - wij * O::conj(V[k + j * lda]);
+            }
+            ak[i] = s;
+            if (i >= k + 2) {
+                big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(s))), fabs(O::im(s)));
+            }
+        }
+    }
+    if (!update) return;
+    big = ra_trd_block_max<RA_TRD_ROW_THREADS, R>(big, redR);
+    R ssq = R(0);
+    if (big > R(0)) {
+        const R inv = R(1) / big;
+        for (ra_i64 r = r0 + t; r < r1; r += RA_TRD_ROW_THREADS) {
+            if (r >= 2) ssq += O::abs2(inv * ak[k + r]);
+        }
+    }
+    ssq = ra_trd_block_sum<RA_TRD_ROW_THREADS, R>(ssq, redR);
+    if (t == 0) {
+        norms[2 * blockIdx.x] = big;
+        norms[2 * blockIdx.x + 1] = ssq;
+    }
+}
+
+// nnorms blocks' norm partials of the column kernel in `norms`; partial[nt * m] (nt tile rows of
+// the m x m trailing matrix) takes the tile partial sums: slot (t, r) holds, for row r in tile
+// row I, the row contribution of tile (I, t) when t <= I and the transposed one of tile (t, I)
+// when t > I. ypart[nt * 2c]: per tile row, W(rows)^H v then V(rows)^H v. scale[0] takes the
+// factor of x.
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
+ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
+                        ra_i64 c, ra_i64 nnorms, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                        typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
+                        T* __restrict__ partial, T* __restrict__ ypart) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    const int LD = RA_TRD_TILE + 1;  // padded: a column walk hits different banks
+    __shared__ T sA[RA_TRD_TILE * (RA_TRD_TILE + 1)];
+    __shared__ T vr[RA_TRD_TILE];
+    __shared__ T vc[RA_TRD_TILE];
+    __shared__ T red[RA_TRD_SYMV_THREADS];
+    __shared__ R redR[RA_TRD_SYMV_THREADS];
+    const int t = (int)threadIdx.x;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 tiles = nt * (nt + 1) / 2;
+    if ((ra_i64)blockIdx.x >= tiles) return;
+    const T* x = a + (k + 1) + k * lda;
+
+    // the reflector (LAPACK's larfg) from the column kernel's partials: ||x[1:]|| scaled by its
+    // largest magnitude, no overflow or underflow in the squares
+    R big = R(0);
+    for (ra_i64 b = t; b < nnorms; b += RA_TRD_SYMV_THREADS) big = ra_trd_nanmax<R>(big, norms[2 * b]);
+    big = ra_trd_block_max<RA_TRD_SYMV_THREADS, R>(big, redR);
+    R sum = R(0);
+    if (big > R(0)) {
+        for (ra_i64 b = t; b < nnorms; b += RA_TRD_SYMV_THREADS) {
+            const R bb = norms[2 * b];
+            if (bb > R(0)) {
+                const R q = bb / big;
+                sum += norms[2 * b + 1] * (q * q);
+            }
+        }
+    }
+    sum = ra_trd_block_sum<RA_TRD_SYMV_THREADS, R>(sum, redR);
+    const T alpha = x[0];
+    const R ar = O::re(alpha), ai = O::im(alpha);
+    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
+    R beta = ar;
+    T tk = zero, sc = one;
+    if (!(xnorm == R(0) && ai == R(0))) {
+        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
+        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
+        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
+        beta = ar >= R(0) ? -norm : norm;
+        // 1 / (alpha - beta) = conj(z) / |z|^2, z = (ar - beta, ai)
+        const R zr = ar - beta, zi = ai;
+        const R zs = fmax(fabs(zr), fabs(zi));
+        const R zrs = zr / zs, zis = zi / zs;
+        const R den = zs * (zrs * zrs + zis * zis);
+        sc = O::make(zrs / den, -zis / den);
+        tk = O::make((beta - ar) / beta, -ai / beta);
+    }
+    if (blockIdx.x == 0 && t == 0) {
+        E[k] = beta;
+        tau[k] = tk;
+        scale[0] = sc;
+    }
+
+    const T* A22 = a + (k + 1) + (k + 1) * lda;
+    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
+    for (ra_i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        // tile (I, J), I >= J, numbered row by row: tile = I (I + 1) / 2 + J
+        ra_i64 I = (ra_i64)((sqrt(8.0 * (double)tile + 1.0) - 1.0) / 2.0);
+        while (I * (I + 1) / 2 > tile) --I;
+        while ((I + 1) * (I + 2) / 2 <= tile) ++I;
+        const ra_i64 J = tile - I * (I + 1) / 2;
+        const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
+        const bool diag = I == J;
+        if (t < RA_TRD_TILE) {
+            const ra_i64 r = i0 + t;
+            vr[t] = r < m ? (r == 0 ? one : sc * x[r]) : zero;
+        } else if (t < 2 * RA_TRD_TILE) {
+            const ra_i64 r = c0 + (t - RA_TRD_TILE);
+            vc[t - RA_TRD_TILE] = r < m ? (r == 0 ? one : sc * x[r]) : zero;
+        }
+        for (int e = t; e < RA_TRD_TILE * RA_TRD_TILE; e += RA_TRD_SYMV_THREADS) {
+            const int ii = e % RA_TRD_TILE, jj = e / RA_TRD_TILE;
+            const ra_i64 gi = i0 + ii, gj = c0 + jj;
+            T val = zero;
+            if (gi < m && gj < m && (!diag || ii >= jj)) val = A22[gi + gj * lda];
+            sA[ii + jj * LD] = val;
+        }
+        __syncthreads();
+        // row contributions: row `lane`, columns g, g + GROUPS, ... (the diagonal tile as the
+        // full Hermitian block from its lower half, its diagonal real)
+        T s = zero;
+        if (!diag) {
+            for (int jj = g; jj < RA_TRD_TILE; jj += RA_TRD_GROUPS) s = s + sA[lane + jj * LD] * vc[jj];
+        } else {
+            for (int jj = g; jj < RA_TRD_TILE; jj += RA_TRD_GROUPS) {
+                const T h = lane > jj ? sA[lane + jj * LD]
+                                      : (lane == jj ? O::make(O::re(sA[lane + lane * LD]), R(0))
+                                                    : O::conj(sA[jj + lane * LD]));
+                s = s + h * vr[jj];
+            }
+        }
+        red[t] = s;
+        __syncthreads();
+        if (t < RA_TRD_TILE && i0 + t < m) {
+            T total = zero;
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[t + q * RA_TRD_TILE];
+            partial[(diag ? I : J) * m + i0 + t] = total;
+        }
+        __syncthreads();
+        if (!diag) {
+            // transposed contributions: column `lane`, rows g, g + GROUPS, ...
+            T s2 = zero;
+            for (int ii = g; ii < RA_TRD_TILE; ii += RA_TRD_GROUPS) s2 = s2 + O::conj(sA[ii + lane * LD]) * vr[ii];
+            red[t] = s2;
+            __syncthreads();
+            if (t < RA_TRD_TILE) {
+                T total = zero;
+                for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[t + q * RA_TRD_TILE];
+                partial[I * m + c0 + t] = total;
+            }
+        } else {
+            // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows
+            for (ra_i64 q = t; q < 2 * c; q += RA_TRD_SYMV_THREADS) {
+                const T* col = q < c ? W + q * n : a + (j0 + q - c) * lda;
+                T s3 = zero;
+                for (int ii = 0; ii < RA_TRD_TILE; ++ii) {
+                    const ra_i64 gi = i0 + ii;
+                    if (gi < m) s3 = s3 + O::conj(col[k + 1 + gi]) * vr[ii];
+                }
+                ypart[I * 2 * c + q] = s3;
+            }
+        }
+        __syncthreads();  // the next tile overwrites the shared arrays
+    }
+}
+
+// w = (sum of the tile partials) - V (W^H v) - W (V^H v) for rows k+1.. into wraw, v (from x and
+// scale[0]) over x, and this block's partial of w^H v into dot[blockIdx.x].
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_ROW_THREADS)
+ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
+                       ra_i64 c, const T* __restrict__ scale, const T* __restrict__ partial,
+                       const T* __restrict__ ypart, T* __restrict__ wraw, T* __restrict__ dot) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    __shared__ T ys[2 * RA_TRD_NB_MAX];
+    __shared__ T red[RA_TRD_ROW_THREADS];
+    const int t = (int)threadIdx.x;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    for (ra_i64 q = t; q < 2 * c; q += RA_TRD_ROW_THREADS) {
+        T s = zero;
+        for (ra_i64 I = 0; I < nt; ++I) s = s + ypart[I * 2 * c + q];
+        ys[q] = s;
+    }
+    __syncthreads();
+    const T sc = scale[0];
+    T* x = a + (k + 1) + k * lda;
+    ra_i64 r0, r1;
+    ra_trd_share(m, r0, r1);
+    T d = zero;
+    for (ra_i64 r = r0 + t; r < r1; r += RA_TRD_ROW_THREADS) {
+        T s = zero;
+        for (ra_i64 q = 0; q < nt; ++q) s = s + partial[q * m + r];
+        const ra_i64 i = k + 1 + r;
+        for (ra_i64 j = 0; j < c; ++j) s = s - a[i + (j0 + j) * lda] * ys[j] - W[i + j * n] * ys[c + j];
+        const T v = r == 0 ? one : sc * x[r];
+        wraw[i] = s;
+        x[r] = v;
+        d = d + O::conj(s) * v;
+    }
+    d = ra_trd_block_sum<RA_TRD_ROW_THREADS, T>(d, red);
+    if (t == 0) dot[blockIdx.x] = d;
+}
