@@ -20,13 +20,12 @@ SOURCE = "rocsolver/sytrd.hip"
 
 #: Tile order of the symv kernel (``RA_TRD_TILE``).
 TILE = 32
-#: Threads per block of the symv kernel (``RA_TRD_SYMV_THREADS``).
-SYMV_THREADS = 256
-#: Threads per block of the column and sum kernels (``RA_TRD_ROW_THREADS``).
-ROW_THREADS = 128
-#: Rows of an order-n matrix per block of the column and sum kernels: their grid is
-#: ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction, sharing each column's rows.
-ROWS_PER_BLOCK = 128
+#: Threads per block of every kernel in the source (``RA_TRD_THREADS``).
+THREADS = 256
+#: Rows of an order-n matrix per block of the column and sum kernels (a block takes ``TILE``
+#: rows at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction,
+#: sharing each column's rows.
+ROWS_PER_BLOCK = 32
 #: Widest panel the kernels take (``RA_TRD_NB_MAX``).
 NB_MAX = 64
 
@@ -45,7 +44,7 @@ def instantiations():
 
 _compile.register(SOURCE, instantiations())
 
-KERNELS = kernels.Family(SOURCE, SYMV_THREADS, 2048 // SYMV_THREADS)
+KERNELS = kernels.Family(SOURCE, THREADS, 2048 // THREADS)
 
 
 def tile_rows(n):
@@ -98,7 +97,7 @@ class PanelLaunches:
         self.column = KERNELS[kernel_name("sytrd_column", dtype)].prepare(
             device_id, (rows,),
             (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, launch.scalar(numpy.int32), ptr(wraw),
-             ptr(tau), ptr(dots), ptr(norms)), block=ROW_THREADS)
+             ptr(tau), ptr(dots), ptr(norms)))
         self.symv = symv.prepare(
             device_id, (symv_blocks(n, symv.wave(device_id)),),
             (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, i64(rows), ptr(norms), ptr(E), ptr(tau),
@@ -106,4 +105,4 @@ class PanelLaunches:
         self.total = KERNELS[kernel_name("sytrd_sum", dtype)].prepare(
             device_id, (rows,),
             (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, ptr(scale), ptr(partial), ptr(ypart),
-             ptr(wraw), ptr(dots)), block=ROW_THREADS)
+             ptr(wraw), ptr(dots)))

@@ -63,7 +63,8 @@ def _check_reduction(a, lda, out, D, E, tau, dtype, uplo):
     assert np.linalg.norm(q.conj().T @ q - np.eye(n)) <= 50 * n * eps(dtype)
     ref = np.linalg.eigvalsh(np.asarray(a, np.complex128 if np.iscomplexobj(a) else np.float64))
     assert np.max(np.abs(np.linalg.eigvalsh(t_mat) - ref)) <= tol
-    assert abs(D[0] - a[0, 0].real) <= tol  # T's first diagonal element is A's
+    first = 0 if lower else n - 1  # the diagonal element no reflector touches
+    assert abs(D[first] - a[first, first].real) <= tol
     tri = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
     assert np.array_equal(M[~tri], a[~tri])  # the other triangle untouched
 

@@ -21,9 +21,8 @@
 // on how blocks are scheduled.
 
 #define RA_TRD_TILE 32
-#define RA_TRD_SYMV_THREADS 256
-#define RA_TRD_ROW_THREADS 128
-#define RA_TRD_GROUPS (RA_TRD_SYMV_THREADS / RA_TRD_TILE)
+#define RA_TRD_THREADS 256
+#define RA_TRD_GROUPS (RA_TRD_THREADS / RA_TRD_TILE)
 #define RA_TRD_NB_MAX 64
 
 // Real and complex elements through one set of names.
@@ -108,24 +107,27 @@ RA_DEVICE void ra_trd_share(ra_i64 rows, ra_i64& r0, ra_i64& r1) {
 // A (n x n, lda) holds the panel's reflectors in columns j0..k-1, W (ldw = n) their w columns;
 // wraw (length n) w of column c - 1 before its finishing step, dot[gridDim.x] the partials of
 // its w^H v; norms[2 * gridDim.x] (largest magnitude, sum of squares scaled by it) per block.
+// A block takes RA_TRD_TILE rows at a time, each row's sum over the panel split among
+// RA_TRD_GROUPS threads (short chains of independent loads).
 template <typename T>
-__global__ void __launch_bounds__(RA_TRD_ROW_THREADS)
+__global__ void __launch_bounds__(RA_TRD_THREADS)
 ra_rocsolver_sytrd_column(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ W, ra_i64 j0, ra_i64 k, ra_i64 c,
                           int update, const T* __restrict__ wraw, const T* __restrict__ tau,
                           const T* __restrict__ dot, typename ra_trd_ops<T>::R* __restrict__ norms) {
     typedef ra_trd_ops<T> O;
     typedef typename O::R R;
-    __shared__ T redT[RA_TRD_ROW_THREADS];
-    __shared__ R redR[RA_TRD_ROW_THREADS];
+    __shared__ T redT[RA_TRD_THREADS];
+    __shared__ R redR[RA_TRD_THREADS];
     const int t = (int)threadIdx.x;
+    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
     const T zero = O::make(R(0), R(0));
     const bool finish = c > 0;
     const T* vprev = a + (k - 1) * lda;  // v of column c - 1 (read only when finishing)
     T alpha = zero, tk = zero, wk = zero;
     if (finish) {
         T d = zero;
-        for (ra_i64 b = t; b < (ra_i64)gridDim.x; b += RA_TRD_ROW_THREADS) d = d + dot[b];
-        d = ra_trd_block_sum<RA_TRD_ROW_THREADS, T>(d, redT);
+        for (ra_i64 b = t; b < (ra_i64)gridDim.x; b += RA_TRD_THREADS) d = d + dot[b];
+        d = ra_trd_block_sum<RA_TRD_THREADS, T>(d, redT);
         tk = tau[k - 1];
         alpha = R(-0.5) * (tk * (O::conj(tk) * d));
         wk = tk * wraw[k] + alpha * vprev[k];  // finished W(k, c - 1), every thread's copy
@@ -135,37 +137,45 @@ ra_rocsolver_sytrd_column(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict
     T* ak = a + k * lda;
     const T* V = a + j0 * lda;
     R big = R(0);
-    for (ra_i64 r = r0 + t; r < r1; r += RA_TRD_ROW_THREADS) {
+    for (ra_i64 base = r0; base < r1; base += RA_TRD_TILE) {
+        const ra_i64 r = base + lane;
         const ra_i64 i = k + r;
+        const bool mine = r < r1;
         T wi = zero;
-        if (finish) {
+        if (finish && mine) {
             wi = tk * wraw[i] + alpha * vprev[i];
-            W[i + (c - 1) * n] = wi;
+            if (g == 0) W[i + (c - 1) * n] = wi;
         }
-        if (update) {
-            T s = ak[i];
-            for (ra_i64 j = 0; j < c; ++j) {
+        if (!update) continue;
+        T s = zero;
+        if (mine) {
+            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS) {
                 const bool last = j == c - 1;
                 const T wij = last ? wi : W[i + j * n];
                 const T wkj = last ? wk : W[k + j * n];
-                s = s - V[i + j * lda] * O::conj(wkj) - wij * O::conj(V[k + j * lda]);
-            }
-            ak[i] = s;
-            if (i >= k + 2) {
-                big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(s))), fabs(O::im(s)));
+                s = s + V[i + j * lda] * O::conj(wkj) + wij * O::conj(V[k + j * lda]);
             }
         }
+        redT[t] = s;
+        __syncthreads();
+        if (g == 0 && mine) {
+            T total = ak[i];
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total - redT[lane + q * RA_TRD_TILE];
+            ak[i] = total;
+            if (r >= 2) big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(total))), fabs(O::im(total)));
+        }
+        __syncthreads();
     }
     if (!update) return;
-    big = ra_trd_block_max<RA_TRD_ROW_THREADS, R>(big, redR);
+    big = ra_trd_block_max<RA_TRD_THREADS, R>(big, redR);
     R ssq = R(0);
-    if (big > R(0)) {
+    if (big > R(0) && g == 0) {
         const R inv = R(1) / big;
-        for (ra_i64 r = r0 + t; r < r1; r += RA_TRD_ROW_THREADS) {
+        for (ra_i64 r = r0 + lane; r < r1; r += RA_TRD_TILE) {
             if (r >= 2) ssq += O::abs2(inv * ak[k + r]);
         }
     }
-    ssq = ra_trd_block_sum<RA_TRD_ROW_THREADS, R>(ssq, redR);
+    ssq = ra_trd_block_sum<RA_TRD_THREADS, R>(ssq, redR);
     if (t == 0) {
         norms[2 * blockIdx.x] = big;
         norms[2 * blockIdx.x + 1] = ssq;
@@ -178,7 +188,7 @@ ra_rocsolver_sytrd_column(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict
 // when t > I. ypart[nt * 2c]: per tile row, W(rows)^H v then V(rows)^H v. scale[0] takes the
 // factor of x.
 template <typename T>
-__global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
+__global__ void __launch_bounds__(RA_TRD_THREADS)
 ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
                         ra_i64 c, ra_i64 nnorms, const typename ra_trd_ops<T>::R* __restrict__ norms,
                         typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
@@ -189,8 +199,8 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
     __shared__ T sA[RA_TRD_TILE * (RA_TRD_TILE + 1)];
     __shared__ T vr[RA_TRD_TILE];
     __shared__ T vc[RA_TRD_TILE];
-    __shared__ T red[RA_TRD_SYMV_THREADS];
-    __shared__ R redR[RA_TRD_SYMV_THREADS];
+    __shared__ T red[RA_TRD_THREADS];
+    __shared__ R redR[RA_TRD_THREADS];
     const int t = (int)threadIdx.x;
     const T zero = O::make(R(0), R(0));
     const T one = O::make(R(1), R(0));
@@ -203,11 +213,11 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
     // the reflector (LAPACK's larfg) from the column kernel's partials: ||x[1:]|| scaled by its
     // largest magnitude, no overflow or underflow in the squares
     R big = R(0);
-    for (ra_i64 b = t; b < nnorms; b += RA_TRD_SYMV_THREADS) big = ra_trd_nanmax<R>(big, norms[2 * b]);
-    big = ra_trd_block_max<RA_TRD_SYMV_THREADS, R>(big, redR);
+    for (ra_i64 b = t; b < nnorms; b += RA_TRD_THREADS) big = ra_trd_nanmax<R>(big, norms[2 * b]);
+    big = ra_trd_block_max<RA_TRD_THREADS, R>(big, redR);
     R sum = R(0);
     if (big > R(0)) {
-        for (ra_i64 b = t; b < nnorms; b += RA_TRD_SYMV_THREADS) {
+        for (ra_i64 b = t; b < nnorms; b += RA_TRD_THREADS) {
             const R bb = norms[2 * b];
             if (bb > R(0)) {
                 const R q = bb / big;
@@ -215,7 +225,7 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
             }
         }
     }
-    sum = ra_trd_block_sum<RA_TRD_SYMV_THREADS, R>(sum, redR);
+    sum = ra_trd_block_sum<RA_TRD_THREADS, R>(sum, redR);
     const T alpha = x[0];
     const R ar = O::re(alpha), ai = O::im(alpha);
     const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
@@ -257,7 +267,7 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
             const ra_i64 r = c0 + (t - RA_TRD_TILE);
             vc[t - RA_TRD_TILE] = r < m ? (r == 0 ? one : sc * x[r]) : zero;
         }
-        for (int e = t; e < RA_TRD_TILE * RA_TRD_TILE; e += RA_TRD_SYMV_THREADS) {
+        for (int e = t; e < RA_TRD_TILE * RA_TRD_TILE; e += RA_TRD_THREADS) {
             const int ii = e % RA_TRD_TILE, jj = e / RA_TRD_TILE;
             const ra_i64 gi = i0 + ii, gj = c0 + jj;
             T val = zero;
@@ -299,7 +309,7 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
             }
         } else {
             // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows
-            for (ra_i64 q = t; q < 2 * c; q += RA_TRD_SYMV_THREADS) {
+            for (ra_i64 q = t; q < 2 * c; q += RA_TRD_THREADS) {
                 const T* col = q < c ? W + q * n : a + (j0 + q - c) * lda;
                 T s3 = zero;
                 for (int ii = 0; ii < RA_TRD_TILE; ++ii) {
@@ -314,42 +324,68 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
 }
 
 // w = (sum of the tile partials) - V (W^H v) - W (V^H v) for rows k+1.. into wraw, v (from x and
-// scale[0]) over x, and this block's partial of w^H v into dot[blockIdx.x].
+// scale[0]) over x, and this block's partial of w^H v into dot[blockIdx.x]. Like the column
+// kernel, RA_TRD_TILE rows at a time, each row's sums split among RA_TRD_GROUPS threads.
 template <typename T>
-__global__ void __launch_bounds__(RA_TRD_ROW_THREADS)
+__global__ void __launch_bounds__(RA_TRD_THREADS)
 ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
                        ra_i64 c, const T* __restrict__ scale, const T* __restrict__ partial,
                        const T* __restrict__ ypart, T* __restrict__ wraw, T* __restrict__ dot) {
     typedef ra_trd_ops<T> O;
     typedef typename O::R R;
     __shared__ T ys[2 * RA_TRD_NB_MAX];
-    __shared__ T red[RA_TRD_ROW_THREADS];
+    __shared__ T red[RA_TRD_THREADS];
     const int t = (int)threadIdx.x;
+    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
     const T zero = O::make(R(0), R(0));
     const T one = O::make(R(1), R(0));
     const ra_i64 m = n - k - 1;
     const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
-    for (ra_i64 q = t; q < 2 * c; q += RA_TRD_ROW_THREADS) {
+    // W^H v and V^H v from the diagonal tiles' partials: output q, partials I = part, part + P, ...
+    const int outs = (int)(2 * c);
+    if (outs > 0) {
+        const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
         T s = zero;
-        for (ra_i64 I = 0; I < nt; ++I) s = s + ypart[I * 2 * c + q];
-        ys[q] = s;
+        const int q = t % outs, part = t / outs;
+        if (part < parts) {
+            for (ra_i64 I = part; I < nt; I += parts) s = s + ypart[I * outs + q];
+        }
+        red[t] = s;
+        __syncthreads();
+        if (t < outs) {
+            T total = zero;
+            for (int p = 0; p < parts; ++p) total = total + red[t + p * outs];
+            ys[t] = total;
+        }
+        __syncthreads();
     }
-    __syncthreads();
     const T sc = scale[0];
     T* x = a + (k + 1) + k * lda;
     ra_i64 r0, r1;
     ra_trd_share(m, r0, r1);
     T d = zero;
-    for (ra_i64 r = r0 + t; r < r1; r += RA_TRD_ROW_THREADS) {
-        T s = zero;
-        for (ra_i64 q = 0; q < nt; ++q) s = s + partial[q * m + r];
+    for (ra_i64 base = r0; base < r1; base += RA_TRD_TILE) {
+        const ra_i64 r = base + lane;
         const ra_i64 i = k + 1 + r;
-        for (ra_i64 j = 0; j < c; ++j) s = s - a[i + (j0 + j) * lda] * ys[j] - W[i + j * n] * ys[c + j];
-        const T v = r == 0 ? one : sc * x[r];
-        wraw[i] = s;
-        x[r] = v;
-        d = d + O::conj(s) * v;
+        const bool mine = r < r1;
+        T s = zero;
+        if (mine) {
+            for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
+            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
+                s = s - a[i + (j0 + j) * lda] * ys[j] - W[i + j * n] * ys[c + j];
+        }
+        red[t] = s;
+        __syncthreads();
+        if (g == 0 && mine) {
+            T total = zero;
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[lane + q * RA_TRD_TILE];
+            const T v = r == 0 ? one : sc * x[r];
+            wraw[i] = total;
+            x[r] = v;
+            d = d + O::conj(total) * v;
+        }
+        __syncthreads();
     }
-    d = ra_trd_block_sum<RA_TRD_ROW_THREADS, T>(d, red);
+    d = ra_trd_block_sum<RA_TRD_THREADS, T>(d, red);
     if (t == 0) dot[blockIdx.x] = d;
 }
