@@ -3,10 +3,11 @@
 
 Self-checks run the batched Jacobi (``syevj_strided_batched``/``heevj_strided_batched``) on
 small stacks (order 21: one warp per matrix; 40: one block per matrix) and ``syevd``/``heevd``
-on a matrix past the Jacobi limit (through either panel path of the reduction), every dtype, against NumPy's ``eigvalsh`` in float64 with
-the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``. Benchmark cases
-time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same arrays: one 4096^2
-float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64.
+on a matrix past the Jacobi limit (through either panel path of the reduction), every dtype,
+against NumPy's ``eigvalsh`` in float64 with the backward error ``||A V - V W|| / (||A|| n eps)``
+and ``||V^H V - I||``. Benchmark cases time ``ra.linalg.eigh`` against ``cupy.linalg.eigh``
+(cuSOLVER) on the same arrays: one 4096^2 float64 matrix, and stacks of 10^4 matrices of 32^2 in
+float32 and float64.
 """
 
 import numpy
