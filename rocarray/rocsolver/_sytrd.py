@@ -13,7 +13,7 @@ memory-bound hemv of the trailing matrix, one per column.
 
 Two ways to run a panel's columns (:data:`FUSED_PANEL`):
 
-* fused (:mod:`rocarray.rocsolver._sytrd_kernels`): three prepared launches a column, the
+* fused (:mod:`rocarray.rocsolver._sytrd_kernels`): two prepared launches a column, the
   trailing matrix's lower triangle read once per column for both halves of the hemv;
 * per column on rocblas and two one-block kernels: two gemms for the update, larfg, hemv/symv,
   four gemv and the finishing kernel.
@@ -86,20 +86,19 @@ def reduce_lower(dtype, n, a, lda, D, E, tau, nb=NB):
 
 
 def _reduce_lower_fused(dtype, n, a, lda, D, E, tau, nb):
-    """:func:`reduce_lower` with each panel column in the three fused launches (``n >= 2``)."""
+    """:func:`reduce_lower` with each panel column in the two fused launches (``n >= 2``)."""
     nb = min(nb, _fused.NB_MAX)
     r2k = _blas(dtype)[1]
     with launch.on_device(a.data.device_id):
         go = _fused.PanelLaunches(dtype, n, a, lda, E, tau, nb)
-        column, symv, total, W = go.column, go.symv, go.total, go.W
+        norms, symv, total, W = go.norms, go.symv, go.total, go.W
         for j0 in range(0, n - 1, nb):
             pb = min(nb, n - 1 - j0)
+            norms(j0)
             for c in range(pb):
                 k = j0 + c
-                column(j0, k, c, 1)
                 symv(j0, k, c)
-                total(j0, k, c)
-            column(j0, j0 + pb, pb, 0)
+                total(j0, k, c, int(c + 1 < pb))
             rest = j0 + pb
             r2k("L", "N", n - rest, pb, -1, a[rest + j0 * lda:], lda, W[rest:], n, 1, a[rest + rest * lda:], lda)
             first = j0 + 1 + j0 * lda

@@ -1,14 +1,14 @@
-"""The fused panel column of the tridiagonal reduction: the kernels of ``rocsolver/sytrd.hip``
+"""The fused panel columns of the tridiagonal reduction: the kernels of ``rocsolver/sytrd.hip``
 (registration, scratch sizing) and :class:`PanelLaunches`, their prepared launches for one
 reduction.
 
-A column of latrd takes three launches (see the source's header): the column kernel (the previous
-w's finishing step, the column's update with the panel's V and W, the reflector's norm
-partials), the symv kernel (the reflector's scalars, each lower tile of the trailing matrix read
-once for both its row and its transposed contributions, the panel products ``W^H v``, ``V^H v``)
-and the sum kernel (the tile partials and the panel corrections into w, v stored). Each is a
+A column of latrd takes two launches (see the source's header): the symv kernel (the reflector's
+scalars, each lower tile of the trailing matrix read once for both its row and its transposed
+contributions, the panel products ``W^H v``, ``V^H v``, the shares of ``(A22 v)^H v``) and the sum
+kernel (w finished into W, v stored, and the next column of the panel brought up to date with its
+norm partials). A panel's first column takes one more launch for its norm partials. Each is a
 :class:`rocarray._core.launch.Launch` prepared once per reduction whose per-call values are the
-column's indices, so a column costs three driver calls and no argument checks.
+column's indices, so a column costs two driver calls and no argument checks.
 """
 
 import numpy
@@ -22,14 +22,14 @@ SOURCE = "rocsolver/sytrd.hip"
 TILE = 32
 #: Threads per block of every kernel in the source (``RA_TRD_THREADS``).
 THREADS = 256
-#: Rows of an order-n matrix per block of the column and sum kernels (a block takes ``TILE``
-#: rows at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction,
-#: sharing each column's rows.
+#: Rows of an order-n matrix per block of the norms and sum kernels (a block takes ``TILE`` rows
+#: at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction, sharing
+#: each column's rows.
 ROWS_PER_BLOCK = 32
 #: Widest panel the kernels take (``RA_TRD_NB_MAX``).
 NB_MAX = 64
 
-KERNELS_USED = ("sytrd_column", "sytrd_symv", "sytrd_sum")
+KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum")
 
 
 def kernel_name(kernel, dtype):
@@ -53,7 +53,7 @@ def tile_rows(n):
 
 
 def row_blocks(n):
-    """Blocks of the column and sum kernels for order ``n``."""
+    """Blocks of the norms and sum kernels for order ``n``."""
     return max(1, -(-n // ROWS_PER_BLOCK))
 
 
@@ -64,11 +64,11 @@ def symv_blocks(n, wave):
     return max(1, min(nt * (nt + 1) // 2, int(wave)))
 
 
-def scratch_elements(n, nb):
-    """Elements of A's dtype the reduction's scratch takes: ``(W, wraw, tile partials, panel
-    partials, dot partials, scale)``, and the real norm partials."""
+def scratch_elements(n, nb, symv_grid):
+    """Elements of A's dtype the reduction's scratch takes: ``(W, tile partials, panel partials,
+    symv blocks' dot partials, scale)``, and the real norm partials."""
     nt = tile_rows(n)
-    return (n * nb, n, nt * n, nt * 2 * nb, row_blocks(n), 1), 2 * row_blocks(n)
+    return (n * nb, nt * n, nt * 2 * nb, symv_grid, 1), 2 * row_blocks(n)
 
 
 class PanelLaunches:
@@ -77,8 +77,9 @@ class PanelLaunches:
     current. :attr:`W` is the panel's W (``n x nb``, leading dimension n) for the trailing
     update.
 
-    ``column(j0, k, c, update)``, ``symv(j0, k, c)`` and ``total(j0, k, c)`` queue column ``k``'s
-    steps (``c = k - j0``); ``column(j0, j0 + pb, pb, 0)`` finishes the panel's last w.
+    ``norms(k)`` queues the norm partials of a panel's first column ``k``; ``symv(j0, k, c)`` and
+    ``total(j0, k, c, next)`` column ``k``'s two steps (``c = k - j0``; ``next = 1`` brings column
+    ``k + 1`` of the same panel up to date and writes its norm partials).
     """
 
     def __init__(self, dtype, n, a, lda, E, tau, nb):
@@ -86,23 +87,22 @@ class PanelLaunches:
         real = dtypes.real_dtype(dtype)
         cp = backend.cupy()
         device_id = a.data.device_id
-        sizes, norm_size = scratch_elements(n, nb)
-        self.W, wraw, partial, ypart, dots, scale = (cp.empty(max(s, 1), dtype) for s in sizes)
+        symv = KERNELS[kernel_name("sytrd_symv", dtype)]
+        grid = symv_blocks(n, symv.wave(device_id))
+        sizes, norm_size = scratch_elements(n, nb, grid)
+        self.W, partial, ypart, dots, scale = (cp.empty(max(s, 1), dtype) for s in sizes)
         norms = cp.empty(norm_size, real)
-        self._keep = (wraw, partial, ypart, dots, scale, norms)
+        self._keep = (partial, ypart, dots, scale, norms)
         i64, ptr = numpy.int64, (lambda x: numpy.uint64(x.data.ptr))
         slot = launch.scalar(numpy.int64)
         rows = row_blocks(n)
-        symv = KERNELS[kernel_name("sytrd_symv", dtype)]
-        self.column = KERNELS[kernel_name("sytrd_column", dtype)].prepare(
-            device_id, (rows,),
-            (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, launch.scalar(numpy.int32), ptr(wraw),
-             ptr(tau), ptr(dots), ptr(norms)))
+        self.norms = KERNELS[kernel_name("sytrd_norms", dtype)].prepare(
+            device_id, (rows,), (i64(n), ptr(a), i64(lda), slot, ptr(norms)))
         self.symv = symv.prepare(
-            device_id, (symv_blocks(n, symv.wave(device_id)),),
+            device_id, (grid,),
             (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, i64(rows), ptr(norms), ptr(E), ptr(tau),
-             ptr(scale), ptr(partial), ptr(ypart)))
+             ptr(scale), ptr(partial), ptr(ypart), ptr(dots)))
         self.total = KERNELS[kernel_name("sytrd_sum", dtype)].prepare(
             device_id, (rows,),
-            (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, ptr(scale), ptr(partial), ptr(ypart),
-             ptr(wraw), ptr(dots)))
+            (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, launch.scalar(numpy.int32), i64(grid),
+             ptr(dots), ptr(scale), ptr(tau), ptr(partial), ptr(ypart), ptr(norms)))

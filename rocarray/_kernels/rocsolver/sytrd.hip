@@ -1,21 +1,22 @@
-// rocsolver: the fused panel column of the tridiagonal reduction (rocarray/rocsolver/_sytrd_kernels.py).
+// rocsolver: the fused panel columns of the tridiagonal reduction (rocarray/rocsolver/_sytrd_kernels.py).
 //
 // Column k of a panel starting at column j0 (c = k - j0 panel columns before it; V = A(:, j0:k) the
-// panel's reflectors with their unit elements stored, W (ldw = n) their w columns) takes three
-// launches, each grid-wide:
+// panel's reflectors with their unit elements stored, W (ldw = n) their w columns) takes two
+// launches, each grid-wide, once column k is up to date and its norm partials are written:
 //
-// ra_rocsolver_sytrd_column<T>: finishes w of column c - 1 (w := tau w + alpha v, alpha =
-//   -tau conj(tau) (w^H v) / 2 from the dot partials of the sum kernel) into W, brings column k
-//   up to date (A(k:, k) -= V W(k, :)^H + W V(k, :)^H) and leaves each block's scaled sum of
-//   squares of A(k+2:, k) for the reflector. With update = 0 it only finishes the panel's last w.
 // ra_rocsolver_sytrd_symv<T>: every block forms the reflector's scalars (LAPACK's larfg: beta,
-//   tau and the scale of x) from those partials; block 0 stores beta to E[k] and tau to tau[k].
-//   Then each lower-triangle tile of the trailing matrix A22 = A(k+1:, k+1:) is read once and
-//   gives both its row contributions (A22 v) and its transposed ones (A22^H v) as partial sums
-//   per tile row; diagonal tiles also give the partial products W^H v and V^H v of their rows.
-//   v is formed on the fly (v[0] = 1, v[r] = scale x[r]) so that x stays readable.
-// ra_rocsolver_sytrd_sum<T>: w = sum of the tile partials - V (W^H v) - W (V^H v) into wraw,
-//   v stored over x, and each block's partial of w^H v.
+//   tau and the scale of x = A(k+1:, k)) from the norm partials; block 0 stores beta to E[k] and
+//   tau to tau[k]. Then each lower-triangle tile of the trailing matrix A22 = A(k+1:, k+1:) is
+//   read once and gives both its row contributions (A22 v) and its transposed ones (A22^H v) as
+//   partial sums per tile row, and their share of (A22 v)^H v; diagonal tiles also give the
+//   partial products W^H v and V^H v of their rows. v is formed on the fly (v[0] = 1,
+//   v[r] = scale x[r]) so that x stays readable.
+// ra_rocsolver_sytrd_sum<T>: w = tau (A22 v - V (W^H v) - W (V^H v)) + alpha v, alpha =
+//   -tau conj(tau) (w^H v) / 2 with w^H v = (A22 v)^H v - (W^H v)^H (V^H v) - (V^H v)^H (W^H v),
+//   into W's column c, v stored over x; with `next`, column k + 1 brought up to date
+//   (A(k+1:, k+1) -= V W(k+1, :)^H + W V(k+1, :)^H over the panel's c + 1 columns) and its norm
+//   partials written.
+// ra_rocsolver_sytrd_norms<T>: the norm partials of a panel's first column (no update).
 //
 // Partial sums are written to fixed slots and added in a fixed order: the result does not depend
 // on how blocks are scheduled.
@@ -104,95 +105,57 @@ RA_DEVICE void ra_trd_share(ra_i64 rows, ra_i64& r0, ra_i64& r1) {
     r1 = r0 + chunk < rows ? r0 + chunk : rows;
 }
 
-// A (n x n, lda) holds the panel's reflectors in columns j0..k-1, W (ldw = n) their w columns;
-// wraw (length n) w of column c - 1 before its finishing step, dot[gridDim.x] the partials of
-// its w^H v; norms[2 * gridDim.x] (largest magnitude, sum of squares scaled by it) per block.
-// A block takes RA_TRD_TILE rows at a time, each row's sum over the panel split among
-// RA_TRD_GROUPS threads (short chains of independent loads).
+// Per block (largest magnitude, sum of squares scaled by it) of x[1:] = A(k+2:, k) over this
+// block's share of the column's rows, into norms[2 * blockIdx.x], norms[2 * blockIdx.x + 1]; the
+// caller holds `big` of the rows it read and calls it with every thread of the block.
 template <typename T>
-__global__ void __launch_bounds__(RA_TRD_THREADS)
-ra_rocsolver_sytrd_column(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ W, ra_i64 j0, ra_i64 k, ra_i64 c,
-                          int update, const T* __restrict__ wraw, const T* __restrict__ tau,
-                          const T* __restrict__ dot, typename ra_trd_ops<T>::R* __restrict__ norms) {
+RA_DEVICE void ra_trd_norm_partials(typename ra_trd_ops<T>::R big, const T* __restrict__ col, ra_i64 r0, ra_i64 r1,
+                                    typename ra_trd_ops<T>::R* red, typename ra_trd_ops<T>::R* __restrict__ norms) {
     typedef ra_trd_ops<T> O;
     typedef typename O::R R;
-    __shared__ T redT[RA_TRD_THREADS];
-    __shared__ R redR[RA_TRD_THREADS];
     const int t = (int)threadIdx.x;
-    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
-    const T zero = O::make(R(0), R(0));
-    const bool finish = c > 0;
-    const T* vprev = a + (k - 1) * lda;  // v of column c - 1 (read only when finishing)
-    T alpha = zero, tk = zero, wk = zero;
-    if (finish) {
-        T d = zero;
-        for (ra_i64 b = t; b < (ra_i64)gridDim.x; b += RA_TRD_THREADS) d = d + dot[b];
-        d = ra_trd_block_sum<RA_TRD_THREADS, T>(d, redT);
-        tk = tau[k - 1];
-        alpha = R(-0.5) * (tk * (O::conj(tk) * d));
-        wk = tk * wraw[k] + alpha * vprev[k];  // finished W(k, c - 1), every thread's copy
-    }
-    ra_i64 r0, r1;
-    ra_trd_share(n - k, r0, r1);
-    T* ak = a + k * lda;
-    const T* V = a + j0 * lda;
-    R big = R(0);
-    for (ra_i64 base = r0; base < r1; base += RA_TRD_TILE) {
-        const ra_i64 r = base + lane;
-        const ra_i64 i = k + r;
-        const bool mine = r < r1;
-        T wi = zero;
-        if (finish && mine) {
-            wi = tk * wraw[i] + alpha * vprev[i];
-            if (g == 0) W[i + (c - 1) * n] = wi;
-        }
-        if (!update) continue;
-        T s = zero;
-        if (mine) {
-            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS) {
-                const bool last = j == c - 1;
-                const T wij = last ? wi : W[i + j * n];
-                const T wkj = last ? wk : W[k + j * n];
-                s = s + V[i + j * lda] * O::conj(wkj) + wij * O::conj(V[k + j * lda]);
-            }
-        }
-        redT[t] = s;
-        __syncthreads();
-        if (g == 0 && mine) {
-            T total = ak[i];
-            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total - redT[lane + q * RA_TRD_TILE];
-            ak[i] = total;
-            if (r >= 2) big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(total))), fabs(O::im(total)));
-        }
-        __syncthreads();
-    }
-    if (!update) return;
-    big = ra_trd_block_max<RA_TRD_THREADS, R>(big, redR);
+    big = ra_trd_block_max<RA_TRD_THREADS, R>(big, red);
     R ssq = R(0);
-    if (big > R(0) && g == 0) {
+    if (big > R(0)) {
         const R inv = R(1) / big;
-        for (ra_i64 r = r0 + lane; r < r1; r += RA_TRD_TILE) {
-            if (r >= 2) ssq += O::abs2(inv * ak[k + r]);
-        }
+        for (ra_i64 r = (r0 > 2 ? r0 : 2) + t; r < r1; r += RA_TRD_THREADS) ssq += O::abs2(inv * col[r]);
     }
-    ssq = ra_trd_block_sum<RA_TRD_THREADS, R>(ssq, redR);
+    ssq = ra_trd_block_sum<RA_TRD_THREADS, R>(ssq, red);
     if (t == 0) {
         norms[2 * blockIdx.x] = big;
         norms[2 * blockIdx.x + 1] = ssq;
     }
 }
 
-// nnorms blocks' norm partials of the column kernel in `norms`; partial[nt * m] (nt tile rows of
-// the m x m trailing matrix) takes the tile partial sums: slot (t, r) holds, for row r in tile
-// row I, the row contribution of tile (I, t) when t <= I and the transposed one of tile (t, I)
-// when t > I. ypart[nt * 2c]: per tile row, W(rows)^H v then V(rows)^H v. scale[0] takes the
-// factor of x.
+// The norm partials of column k (rows k.. shared among the blocks; x[1:] from row k + 2).
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_THREADS)
+ra_rocsolver_sytrd_norms(ra_i64 n, const T* __restrict__ a, ra_i64 lda, ra_i64 k,
+                         typename ra_trd_ops<T>::R* __restrict__ norms) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    __shared__ R red[RA_TRD_THREADS];
+    const T* col = a + k + k * lda;
+    ra_i64 r0, r1;
+    ra_trd_share(n - k, r0, r1);
+    R big = R(0);
+    for (ra_i64 r = (r0 > 2 ? r0 : 2) + (ra_i64)threadIdx.x; r < r1; r += RA_TRD_THREADS)
+        big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(col[r]))), fabs(O::im(col[r])));
+    ra_trd_norm_partials<T>(big, col, r0, r1, red, norms);
+}
+
+// nnorms blocks' norm partials of column k in `norms`; partial[nt * m] (nt tile rows of the
+// m x m trailing matrix) takes the tile partial sums: slot (t, r) holds, for row r in tile row I,
+// the row contribution of tile (I, t) when t <= I and the transposed one of tile (t, I) when
+// t > I. ypart[nt * 2c]: per tile row, W(rows)^H v then V(rows)^H v. scale[0] takes the factor
+// of x; dotp[gridDim.x] each block's share of (A22 v)^H v (the sum over its slots of
+// conj(slot) v[row]).
 template <typename T>
 __global__ void __launch_bounds__(RA_TRD_THREADS)
 ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
                         ra_i64 c, ra_i64 nnorms, const typename ra_trd_ops<T>::R* __restrict__ norms,
                         typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
-                        T* __restrict__ partial, T* __restrict__ ypart) {
+                        T* __restrict__ partial, T* __restrict__ ypart, T* __restrict__ dotp) {
     typedef ra_trd_ops<T> O;
     typedef typename O::R R;
     const int LD = RA_TRD_TILE + 1;  // padded: a column walk hits different banks
@@ -207,7 +170,10 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
     const ra_i64 m = n - k - 1;
     const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
     const ra_i64 tiles = nt * (nt + 1) / 2;
-    if ((ra_i64)blockIdx.x >= tiles) return;
+    if ((ra_i64)blockIdx.x >= tiles) {
+        if (t == 0) dotp[blockIdx.x] = zero;
+        return;
+    }
     const T* x = a + (k + 1) + k * lda;
 
     // the reflector (LAPACK's larfg) from the column kernel's partials: ||x[1:]|| scaled by its
@@ -252,6 +218,7 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
 
     const T* A22 = a + (k + 1) + (k + 1) * lda;
     const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
+    T vdot = zero;  // this thread's share of (A22 v)^H v
     for (ra_i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         // tile (I, J), I >= J, numbered row by row: tile = I (I + 1) / 2 + J
         ra_i64 I = (ra_i64)((sqrt(8.0 * (double)tile + 1.0) - 1.0) / 2.0);
@@ -294,6 +261,7 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
             T total = zero;
             for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[t + q * RA_TRD_TILE];
             partial[(diag ? I : J) * m + i0 + t] = total;
+            vdot = vdot + O::conj(total) * vr[t];
         }
         __syncthreads();
         if (!diag) {
@@ -306,6 +274,7 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
                 T total = zero;
                 for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[t + q * RA_TRD_TILE];
                 partial[I * m + c0 + t] = total;
+                vdot = vdot + O::conj(total) * vc[t];
             }
         } else {
             // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows
@@ -321,20 +290,25 @@ ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* 
         }
         __syncthreads();  // the next tile overwrites the shared arrays
     }
+    vdot = ra_trd_block_sum<RA_TRD_THREADS, T>(vdot, red);
+    if (t == 0) dotp[blockIdx.x] = vdot;
 }
 
-// w = (sum of the tile partials) - V (W^H v) - W (V^H v) for rows k+1.. into wraw, v (from x and
-// scale[0]) over x, and this block's partial of w^H v into dot[blockIdx.x]. Like the column
-// kernel, RA_TRD_TILE rows at a time, each row's sums split among RA_TRD_GROUPS threads.
+// Column c of W (rows k+1..) and v over x from the symv kernel's partials (nsymv blocks' dotp);
+// with `next`, column k + 1 up to date and its norm partials in norms[2 * gridDim.x]. A block
+// takes RA_TRD_TILE rows at a time, each row's sums split among RA_TRD_GROUPS threads (short
+// chains of independent loads).
 template <typename T>
 __global__ void __launch_bounds__(RA_TRD_THREADS)
-ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
-                       ra_i64 c, const T* __restrict__ scale, const T* __restrict__ partial,
-                       const T* __restrict__ ypart, T* __restrict__ wraw, T* __restrict__ dot) {
+ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ W, ra_i64 j0, ra_i64 k, ra_i64 c,
+                       int next, ra_i64 nsymv, const T* __restrict__ dotp, const T* __restrict__ scale,
+                       const T* __restrict__ tau, const T* __restrict__ partial, const T* __restrict__ ypart,
+                       typename ra_trd_ops<T>::R* __restrict__ norms) {
     typedef ra_trd_ops<T> O;
     typedef typename O::R R;
     __shared__ T ys[2 * RA_TRD_NB_MAX];
     __shared__ T red[RA_TRD_THREADS];
+    __shared__ R redR[RA_TRD_THREADS];
     const int t = (int)threadIdx.x;
     const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
     const T zero = O::make(R(0), R(0));
@@ -359,14 +333,32 @@ ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, const T* __restr
         }
         __syncthreads();
     }
+    // w^H v before w's finishing step
+    T d = zero;
+    for (ra_i64 b = t; b < nsymv; b += RA_TRD_THREADS) d = d + dotp[b];
+    d = ra_trd_block_sum<RA_TRD_THREADS, T>(d, red);
+    for (ra_i64 j = 0; j < c; ++j) d = d - O::conj(ys[j]) * ys[c + j] - O::conj(ys[c + j]) * ys[j];
+    const T tk = tau[k];
+    const T alpha = R(-0.5) * (tk * (O::conj(tk) * d));
     const T sc = scale[0];
     T* x = a + (k + 1) + k * lda;
+    const ra_i64 kn = k + 1;  // the next column, and the trailing matrix's first row
+    T* an = a + kn + kn * lda;  // A(kn:, kn): row r of the trailing matrix at an[r]
+    // W(kn, c) finished, every block's copy (row 0 of the trailing matrix, v[0] = 1)
+    T w0 = zero;
+    if (next) {
+        T s = zero;
+        for (ra_i64 q = t; q < nt; q += RA_TRD_THREADS) s = s + partial[q * m];
+        for (ra_i64 j = t; j < c; j += RA_TRD_THREADS) s = s - a[kn + (j0 + j) * lda] * ys[j] - W[kn + j * n] * ys[c + j];
+        s = ra_trd_block_sum<RA_TRD_THREADS, T>(s, red);
+        w0 = tk * s + alpha;
+    }
     ra_i64 r0, r1;
     ra_trd_share(m, r0, r1);
-    T d = zero;
+    R big = R(0);
     for (ra_i64 base = r0; base < r1; base += RA_TRD_TILE) {
         const ra_i64 r = base + lane;
-        const ra_i64 i = k + 1 + r;
+        const ra_i64 i = kn + r;
         const bool mine = r < r1;
         T s = zero;
         if (mine) {
@@ -376,16 +368,33 @@ ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, const T* __restr
         }
         red[t] = s;
         __syncthreads();
+        T wf = zero, v = zero;
         if (g == 0 && mine) {
             T total = zero;
             for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[lane + q * RA_TRD_TILE];
-            const T v = r == 0 ? one : sc * x[r];
-            wraw[i] = total;
+            v = r == 0 ? one : sc * x[r];
+            wf = tk * total + alpha * v;
+            W[i + c * n] = wf;
             x[r] = v;
-            d = d + O::conj(total) * v;
+        }
+        __syncthreads();
+        if (!next) continue;
+        // column kn: the panel's earlier columns split among the groups, column c (this row's
+        // v and w, row kn's 1 and w0) by the row's first thread
+        T u = zero;
+        if (mine) {
+            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
+                u = u + a[i + (j0 + j) * lda] * O::conj(W[kn + j * n]) + W[i + j * n] * O::conj(a[kn + (j0 + j) * lda]);
+        }
+        red[t] = u;
+        __syncthreads();
+        if (g == 0 && mine) {
+            T total = an[r] - v * O::conj(w0) - wf;
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total - red[lane + q * RA_TRD_TILE];
+            an[r] = total;
+            if (r >= 2) big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(total))), fabs(O::im(total)));
         }
         __syncthreads();
     }
-    d = ra_trd_block_sum<RA_TRD_THREADS, T>(d, red);
-    if (t == 0) dot[blockIdx.x] = d;
+    if (next) ra_trd_norm_partials<T>(big, an, r0, r1, redR, norms);
 }
