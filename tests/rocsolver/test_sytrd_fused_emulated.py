@@ -142,3 +142,13 @@ def test_zero_column_and_nonfinite_input(device, rng):
     with np.errstate(invalid="ignore"):
         _, D, E, _ = _reduce(device, "float64", "L", a, lda, 4)
     assert not (np.all(np.isfinite(D)) and np.all(np.isfinite(E[:n - 1])))
+
+
+@pytest.mark.parametrize("dtype", ["complex64"])
+def test_default_grids_past_several_tile_rows(device, dtype, rng):
+    # the shipped sizing (32 rows a block, one wave of symv blocks, panels of NB): five tile rows
+    n, lda = 131, 131
+    a = hermitian(rng, n, dtype)
+    out, D, E, tau = _reduce(device, dtype, "U", a, lda, _sytrd.NB)
+    _check_reduction(a, lda, out, D, E, tau, dtype, "U")
+    assert {g.grid[0] for g in device.launches if "sytrd_sum" in g.name} == {_sytrd_kernels.row_blocks(n)}
