@@ -201,8 +201,9 @@ _DOC = """Reduce a {kind} matrix to real symmetric tridiagonal form, ``A = Q T Q
 
     Notes
     -----
-    Blocked as LAPACK's latrd/sytrd with rocblas gemv/symv/hemv in the panel and syr2k/her2k for
-    the trailing update; see :mod:`rocarray.rocsolver._sytrd`. Nothing is synchronized.
+    Blocked as LAPACK's latrd/sytrd: each panel column in two fused kernels (the trailing
+    matrix's lower triangle read once per column), syr2k/her2k for the trailing update; see
+    :mod:`rocarray.rocsolver._sytrd`. Nothing is synchronized.
     """
 
 
