@@ -14,8 +14,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 #: earlier kernels computed (the recording device runs no kernel), or past a CuPy feature the
 #: NumPy stand-in lacks. The sanitizer report (its last line) shows them launched on the GPU.
 NOT_PROVED_HERE = {
-    # syevd's host code takes a view that the stand-in gives back as a plain NumPy array
-    "ra_rocsolver_latrd_w": "rocsolver.syevd_heevd: stand-in shortfall in the tridiagonal reduction",
     # triangular solves and incomplete factorizations launch per level of the level sets the
     # analysis computed on the device
     "ra_rocsparse_csrsv_level": "rocsparse.csrsv: levels read back from the analysis",

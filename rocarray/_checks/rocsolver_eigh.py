@@ -3,14 +3,14 @@
 
 Self-checks run the batched Jacobi (``syevj_strided_batched``/``heevj_strided_batched``) on
 small stacks (order 21: one warp per matrix; 40: one block per matrix) and ``syevd``/``heevd``
-on a matrix past the Jacobi limit, every dtype, against NumPy's ``eigvalsh`` in float64 with
-the backward error ``||A V - V W|| / (||A|| n eps)`` and ``||V^H V - I||``; ``stedc`` (device
-divide and conquer) on random and glued-Wilkinson tridiagonal matrices of order 1000, and
-``syevd`` at order 300 (its device tridiagonal path). Benchmark cases
-time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same arrays: one 4096^2
-float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64; and ``stedc`` of a
-random tridiagonal matrix of order 4096 (float64) against cuSOLVER's ``syevd`` of the same
-matrix stored dense.
+on a matrix past the Jacobi limit (through either panel path of the reduction), every dtype,
+against NumPy's ``eigvalsh`` in float64 with the backward error ``||A V - V W|| / (||A|| n eps)``
+and ``||V^H V - I||``; ``stedc`` (device divide and conquer) on random and glued-Wilkinson
+tridiagonal matrices of order 1000, and ``syevd`` at order 300 (its device tridiagonal path).
+Benchmark cases time ``ra.linalg.eigh`` against ``cupy.linalg.eigh`` (cuSOLVER) on the same
+arrays: one 4096^2 float64 matrix, and stacks of 10^4 matrices of 32^2 in float32 and float64;
+and ``stedc`` of a random tridiagonal matrix of order 4096 (float64) against cuSOLVER's ``syevd``
+of the same matrix stored dense.
 """
 
 import numpy
@@ -70,12 +70,10 @@ def check_syevj(rng):
                     _columns(out[b * n * n:], n, n).astype(numpy.complex128), dtype)
 
 
-@harness.self_check(_LIB, "syevd_heevd")
-def check_syevd(rng):
+def _check_syevd_once(rng, n, label):
     from rocarray import rocsolver
 
     cupy = backend.cupy()
-    n = 150
     for dtype in _DTYPES:
         a = _hermitian(rng, n, dtype)
         A = cupy.asarray(numpy.triu(a).T.ravel())  # column-major upper triangle
@@ -83,9 +81,23 @@ def check_syevd(rng):
         info = cupy.full(1, -1, numpy.int32)
         (rocsolver.heevd if numpy.dtype(dtype).kind == "c" else rocsolver.syevd)("V", "U", n, A, n, W, info)
         if int(cupy.asnumpy(info)[0]) != 0:
-            raise AssertionError(f"syevd {dtype}: info {int(cupy.asnumpy(info)[0])}")
-        _verify(f"syevd {dtype}", a, cupy.asnumpy(W).astype(numpy.float64),
+            raise AssertionError(f"syevd {dtype} ({label}): info {int(cupy.asnumpy(info)[0])}")
+        _verify(f"syevd {dtype} ({label})", a, cupy.asnumpy(W).astype(numpy.float64),
                 _columns(cupy.asnumpy(A), n, n).astype(numpy.complex128), dtype)
+
+
+@harness.self_check(_LIB, "syevd_heevd")
+def check_syevd(rng):
+    """The fused panel columns, then the per-column path they can be switched back to."""
+    from rocarray.rocsolver import _sytrd
+
+    fused = _sytrd.FUSED_PANEL
+    try:
+        for path in (True, False):
+            _sytrd.FUSED_PANEL = path
+            _check_syevd_once(rng, 150, "fused panel" if path else "per-column panel")
+    finally:
+        _sytrd.FUSED_PANEL = fused
 
 
 @harness.self_check(_LIB, "stedc")

@@ -183,8 +183,8 @@ def latrd_w(dtype, m, w, u, tau, k):
 # --------------------------------------------------------------------------------------------
 
 def module_of(a):
-    """``numpy`` for host arrays, else CuPy."""
-    return numpy if isinstance(a, numpy.ndarray) else backend.cupy()
+    """``numpy`` for host arrays (exactly ``numpy.ndarray``), else CuPy."""
+    return numpy if type(a) is numpy.ndarray else backend.cupy()
 
 
 def device_id(a):

@@ -4,13 +4,19 @@
 Design
 ------
 The lower algorithm (Dongarra, Hammarling and Sorensen, "Block reduction of matrices to
-condensed forms for eigenvalue computations", 1989), on rocblas and two one-block kernels: for
-each panel of :data:`NB` columns, column ``k`` is first brought up to date with the panel's
-earlier reflectors (two gemms against the panel's V and W), then :func:`larfg` makes its
-reflector, and its column of W is ``tau (A22 v - V (W^H v) - W (V^H v))`` corrected by
-``-tau conj(tau) (w^H v) v / 2`` (hemv/symv, four gemv, one kernel). The trailing matrix then takes
+condensed forms for eigenvalue computations", 1989): for each panel of :data:`NB` columns, column
+``k`` is first brought up to date with the panel's earlier reflectors (``A(k:, k) -= V W(k, :)^H
++ W V(k, :)^H``), then larfg makes its reflector, and its column of W is ``tau (A22 v - V (W^H v)
+- W (V^H v))`` corrected by ``-tau conj(tau) (w^H v) v / 2``. The trailing matrix then takes
 ``A22 -= V W^H + W V^H`` in one syr2k/her2k. About half of the ``4 n^3 / 3`` flops are the
 memory-bound hemv of the trailing matrix, one per column.
+
+Two ways to run a panel's columns (:data:`FUSED_PANEL`):
+
+* fused (:mod:`rocarray.rocsolver._sytrd_kernels`): two prepared launches a column, the
+  trailing matrix's lower triangle read once per column for both halves of the hemv;
+* per column on rocblas and two one-block kernels: two gemms for the update, larfg, hemv/symv,
+  four gemv and the finishing kernel.
 
 ``uplo='U'`` runs the same algorithm on the index-reversed copy ``B = P A P`` (P the reversal):
 the upper triangle of A is the lower one of B, and the reflectors, D, E and tau of B reversed are
@@ -21,11 +27,13 @@ LAPACK's upper ones (Q = H(n-2) ... H(0), reflector i with ``v[i] = 1`` and ``v[
 import numpy
 
 from rocarray import rocblas
-from rocarray._core import dtypes, matrix_args as _ma
-from rocarray.rocsolver import _eigh_kernels as _k
+from rocarray._core import dtypes, launch, matrix_args as _ma
+from rocarray.rocsolver import _eigh_kernels as _k, _sytrd_kernels as _fused
 
 #: Panel width of the blocked reduction.
 NB = 32
+#: Run the panel's columns through the fused kernels (False: the per-column rocblas path).
+FUSED_PANEL = True
 
 
 def _blas(dtype):
@@ -40,6 +48,9 @@ def reduce_lower(dtype, n, a, lda, D, E, tau, nb=NB):
     the subdiagonal, E on the subdiagonal, D (real) from the diagonal into ``D``; ``E`` and ``tau``
     take ``n - 1`` values."""
     if n == 0:
+        return
+    if FUSED_PANEL and n > 1:
+        _reduce_lower_fused(dtype, n, a, lda, D, E, tau, nb)
         return
     mv, r2k = _blas(dtype)
     W = _k.empty(a, n * nb, dtype)
@@ -71,6 +82,27 @@ def reduce_lower(dtype, n, a, lda, D, E, tau, nb=NB):
         # the subdiagonal back from the reflectors' unit elements
         first = at(j0 + 1, j0)
         a[first:first + (pb - 1) * (lda + 1) + 1:lda + 1] = E[j0:j0 + pb]
+    D[:n] = _k.view(a, 0, n, n, lda).diagonal().real
+
+
+def _reduce_lower_fused(dtype, n, a, lda, D, E, tau, nb):
+    """:func:`reduce_lower` with each panel column in the two fused launches (``n >= 2``)."""
+    nb = min(nb, _fused.NB_MAX)
+    r2k = _blas(dtype)[1]
+    with launch.on_device(a.data.device_id):
+        go = _fused.PanelLaunches(dtype, n, a, lda, E, tau, nb)
+        norms, symv, total, W = go.norms, go.symv, go.total, go.W
+        for j0 in range(0, n - 1, nb):
+            pb = min(nb, n - 1 - j0)
+            norms(j0)
+            for c in range(pb):
+                k = j0 + c
+                symv(j0, k, c)
+                total(j0, k, c, int(c + 1 < pb))
+            rest = j0 + pb
+            r2k("L", "N", n - rest, pb, -1, a[rest + j0 * lda:], lda, W[rest:], n, 1, a[rest + rest * lda:], lda)
+            first = j0 + 1 + j0 * lda
+            a[first:first + (pb - 1) * (lda + 1) + 1:lda + 1] = E[j0:j0 + pb]
     D[:n] = _k.view(a, 0, n, n, lda).diagonal().real
 
 
@@ -169,8 +201,9 @@ _DOC = """Reduce a {kind} matrix to real symmetric tridiagonal form, ``A = Q T Q
 
     Notes
     -----
-    Blocked as LAPACK's latrd/sytrd with rocblas gemv/symv/hemv in the panel and syr2k/her2k for
-    the trailing update; see :mod:`rocarray.rocsolver._sytrd`. Nothing is synchronized.
+    Blocked as LAPACK's latrd/sytrd: each panel column in two fused kernels (the trailing
+    matrix's lower triangle read once per column), syr2k/her2k for the trailing update; see
+    :mod:`rocarray.rocsolver._sytrd`. Nothing is synchronized.
     """
 
 

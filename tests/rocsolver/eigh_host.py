@@ -1,7 +1,8 @@
 """Host stand-ins for the eigensolvers' device pieces, for CPU tests of the drivers' logic.
 
 * :func:`install` replaces the rocblas functions the drivers call and the two one-block kernels
-  (``larfg``, ``latrd_w``) with NumPy versions on flat host buffers, so
+  (``larfg``, ``latrd_w``) with NumPy versions on flat host buffers and selects the reduction's
+  per-column path, so
   :func:`rocarray.rocsolver._sytrd.reduce` and :func:`rocarray.rocsolver._eigh.solve` run on the
   CPU unchanged (their array glue follows the array given).
 * :func:`jacobi_model` is the one-block Jacobi kernel's algorithm step by step (tournament,
@@ -94,7 +95,9 @@ def latrd_w(dtype, m, w, u, tau, k):
 
 
 def install(monkeypatch):
-    """Route the drivers' rocblas calls and kernels to the NumPy stand-ins."""
+    """Route the drivers' rocblas calls and kernels to the NumPy stand-ins (the reduction's
+    per-column path, the one these stand-ins serve)."""
+    monkeypatch.setattr(_sytrd, "FUSED_PANEL", False)
     blas = types.SimpleNamespace(gemm=gemm, gemv=gemv, symv=_mv(False), hemv=_mv(True), syr2k=_r2k(False),
                                  her2k=_r2k(True))
     monkeypatch.setattr(_sytrd, "rocblas", blas)

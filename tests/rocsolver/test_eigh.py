@@ -473,6 +473,33 @@ def test_sytrd_hetrd_reduce_with_a_small_backward_error(dtype, n, uplo, rng):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("n, dtype, uplo", [(1000, "complex128", "L"), (1001, "float64", "U"),
+                                            (2049, "float32", "L"), (4096, "float64", "L")])
+def test_syevd_large_orders_through_either_panel_path(monkeypatch, fused, n, dtype, uplo, rng):
+    # the fused panel columns (and the per-column path, its way back) at the bench's orders:
+    # eigenpairs with backward-error bounds, T's eigenvalues from sytrd/hetrd alone
+    monkeypatch.setattr(_sytrd, "FUSED_PANEL", fused)
+    a = hermitian(rng, n, dtype)
+    stored = np.tril(a) if uplo == "L" else np.triu(a)
+    A = to_device(_flat_matrix(stored, n))
+    real = np.float32 if np.dtype(dtype).char in "fF" else np.float64
+    D, E = to_device(np.full(n, np.nan, real)), to_device(np.full(n - 1, np.nan, real))
+    tau = to_device(np.full(n - 1, np.nan, dtype))
+    (rocsolver.hetrd if np.dtype(dtype).kind == "c" else rocsolver.sytrd)(uplo, n, A, n, D, E, tau)
+    d, e = to_host(D).astype(np.float64), to_host(E).astype(np.float64)
+    assert np.all(np.isfinite(d)) and np.all(np.isfinite(e)) and np.all(np.isfinite(to_host(tau)))
+    ref = np.linalg.eigvalsh(a.astype(np.complex128 if np.dtype(dtype).kind == "c" else np.float64))
+    tol = 30 * n * eps(dtype) * np.linalg.norm(a)
+    assert np.max(np.abs(scipy.linalg.eigvalsh_tridiagonal(d, e) - ref)) <= tol
+    A = to_device(_flat_matrix(stored, n))
+    W, info = to_device(np.full(n, np.nan, real)), to_device(np.full(1, -7, np.int32))
+    (rocsolver.heevd if np.dtype(dtype).kind == "c" else rocsolver.syevd)("V", uplo, n, A, n, W, info)
+    assert to_host(info)[0] == 0
+    check_eigenpairs(a, to_host(W), _eigh_kernels.view(to_host(A), 0, n, n, n), dtype)
+
+
+@pytest.mark.gpu
 def test_syevj_large_order_takes_the_tridiagonal_path(rng):
     n = 160
     a = hermitian(rng, n, "float32")

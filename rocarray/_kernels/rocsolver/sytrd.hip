@@ -1,0 +1,400 @@
+// rocsolver: the fused panel columns of the tridiagonal reduction (rocarray/rocsolver/_sytrd_kernels.py).
+//
+// Column k of a panel starting at column j0 (c = k - j0 panel columns before it; V = A(:, j0:k) the
+// panel's reflectors with their unit elements stored, W (ldw = n) their w columns) takes two
+// launches, each grid-wide, once column k is up to date and its norm partials are written:
+//
+// ra_rocsolver_sytrd_symv<T>: every block forms the reflector's scalars (LAPACK's larfg: beta,
+//   tau and the scale of x = A(k+1:, k)) from the norm partials; block 0 stores beta to E[k] and
+//   tau to tau[k]. Then each lower-triangle tile of the trailing matrix A22 = A(k+1:, k+1:) is
+//   read once and gives both its row contributions (A22 v) and its transposed ones (A22^H v) as
+//   partial sums per tile row, and their share of (A22 v)^H v; diagonal tiles also give the
+//   partial products W^H v and V^H v of their rows. v is formed on the fly (v[0] = 1,
+//   v[r] = scale x[r]) so that x stays readable.
+// ra_rocsolver_sytrd_sum<T>: w = tau (A22 v - V (W^H v) - W (V^H v)) + alpha v, alpha =
+//   -tau conj(tau) (w^H v) / 2 with w^H v = (A22 v)^H v - (W^H v)^H (V^H v) - (V^H v)^H (W^H v),
+//   into W's column c, v stored over x; with `next`, column k + 1 brought up to date
+//   (A(k+1:, k+1) -= V W(k+1, :)^H + W V(k+1, :)^H over the panel's c + 1 columns) and its norm
+//   partials written.
+// ra_rocsolver_sytrd_norms<T>: the norm partials of a panel's first column (no update).
+//
+// Partial sums are written to fixed slots and added in a fixed order: the result does not depend
+// on how blocks are scheduled.
+
+#define RA_TRD_TILE 32
+#define RA_TRD_THREADS 256
+#define RA_TRD_GROUPS (RA_TRD_THREADS / RA_TRD_TILE)
+#define RA_TRD_NB_MAX 64
+
+// Real and complex elements through one set of names.
+template <typename T> struct ra_trd_ops;
+template <> struct ra_trd_ops<float> {
+    typedef float R;
+    static RA_DEVICE float re(float x) { return x; }
+    static RA_DEVICE float im(float) { return 0.0f; }
+    static RA_DEVICE float conj(float x) { return x; }
+    static RA_DEVICE float abs2(float x) { return x * x; }
+    static RA_DEVICE float make(float re, float) { return re; }
+};
+template <> struct ra_trd_ops<double> {
+    typedef double R;
+    static RA_DEVICE double re(double x) { return x; }
+    static RA_DEVICE double im(double) { return 0.0; }
+    static RA_DEVICE double conj(double x) { return x; }
+    static RA_DEVICE double abs2(double x) { return x * x; }
+    static RA_DEVICE double make(double re, double) { return re; }
+};
+template <> struct ra_trd_ops<ra_c64> {
+    typedef float R;
+    static RA_DEVICE float re(ra_c64 x) { return x.re; }
+    static RA_DEVICE float im(ra_c64 x) { return x.im; }
+    static RA_DEVICE ra_c64 conj(ra_c64 x) { return ra_make_complex<float>(x.re, -x.im); }
+    static RA_DEVICE float abs2(ra_c64 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE ra_c64 make(float re, float im) { return ra_make_complex<float>(re, im); }
+};
+template <> struct ra_trd_ops<ra_c128> {
+    typedef double R;
+    static RA_DEVICE double re(ra_c128 x) { return x.re; }
+    static RA_DEVICE double im(ra_c128 x) { return x.im; }
+    static RA_DEVICE ra_c128 conj(ra_c128 x) { return ra_make_complex<double>(x.re, -x.im); }
+    static RA_DEVICE double abs2(ra_c128 x) { return x.re * x.re + x.im * x.im; }
+    static RA_DEVICE ra_c128 make(double re, double im) { return ra_make_complex<double>(re, im); }
+};
+
+// The sum over a block of NT threads of one value each; every thread gets the total. `red` holds
+// NT values; the final barrier lets the next call overwrite it.
+template <int NT, typename S>
+RA_DEVICE S ra_trd_block_sum(S v, S* red) {
+    const int t = (int)threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (int s = NT / 2; s > 0; s >>= 1) {
+        if (t < s) red[t] = red[t] + red[t + s];
+        __syncthreads();
+    }
+    const S total = red[0];
+    __syncthreads();
+    return total;
+}
+
+// The largest value over a block of NT threads (NaN wins, so a NaN input is seen).
+template <typename R>
+RA_DEVICE R ra_trd_nanmax(R a, R b) {
+    return (a != a || b < a) ? a : b;
+}
+
+template <int NT, typename R>
+RA_DEVICE R ra_trd_block_max(R v, R* red) {
+    const int t = (int)threadIdx.x;
+    red[t] = v;
+    __syncthreads();
+    for (int s = NT / 2; s > 0; s >>= 1) {
+        if (t < s) red[t] = ra_trd_nanmax<R>(red[t], red[t + s]);
+        __syncthreads();
+    }
+    const R total = red[0];
+    __syncthreads();
+    return total;
+}
+
+// Rows [r0, r1) of `rows` rows for this block: contiguous shares, one per block.
+RA_DEVICE void ra_trd_share(ra_i64 rows, ra_i64& r0, ra_i64& r1) {
+    const ra_i64 blocks = (ra_i64)gridDim.x;
+    const ra_i64 chunk = (rows + blocks - 1) / blocks;
+    r0 = (ra_i64)blockIdx.x * chunk;
+    r1 = r0 + chunk < rows ? r0 + chunk : rows;
+}
+
+// Per block (largest magnitude, sum of squares scaled by it) of x[1:] = A(k+2:, k) over this
+// block's share of the column's rows, into norms[2 * blockIdx.x], norms[2 * blockIdx.x + 1]; the
+// caller holds `big` of the rows it read and calls it with every thread of the block.
+template <typename T>
+RA_DEVICE void ra_trd_norm_partials(typename ra_trd_ops<T>::R big, const T* __restrict__ col, ra_i64 r0, ra_i64 r1,
+                                    typename ra_trd_ops<T>::R* red, typename ra_trd_ops<T>::R* __restrict__ norms) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    const int t = (int)threadIdx.x;
+    big = ra_trd_block_max<RA_TRD_THREADS, R>(big, red);
+    R ssq = R(0);
+    if (big > R(0)) {
+        const R inv = R(1) / big;
+        for (ra_i64 r = (r0 > 2 ? r0 : 2) + t; r < r1; r += RA_TRD_THREADS) ssq += O::abs2(inv * col[r]);
+    }
+    ssq = ra_trd_block_sum<RA_TRD_THREADS, R>(ssq, red);
+    if (t == 0) {
+        norms[2 * blockIdx.x] = big;
+        norms[2 * blockIdx.x + 1] = ssq;
+    }
+}
+
+// The norm partials of column k (rows k.. shared among the blocks; x[1:] from row k + 2).
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_THREADS)
+ra_rocsolver_sytrd_norms(ra_i64 n, const T* __restrict__ a, ra_i64 lda, ra_i64 k,
+                         typename ra_trd_ops<T>::R* __restrict__ norms) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    __shared__ R red[RA_TRD_THREADS];
+    const T* col = a + k + k * lda;
+    ra_i64 r0, r1;
+    ra_trd_share(n - k, r0, r1);
+    R big = R(0);
+    for (ra_i64 r = (r0 > 2 ? r0 : 2) + (ra_i64)threadIdx.x; r < r1; r += RA_TRD_THREADS)
+        big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(col[r]))), fabs(O::im(col[r])));
+    ra_trd_norm_partials<T>(big, col, r0, r1, red, norms);
+}
+
+// nnorms blocks' norm partials of column k in `norms`; partial[nt * m] (nt tile rows of the
+// m x m trailing matrix) takes the tile partial sums: slot (t, r) holds, for row r in tile row I,
+// the row contribution of tile (I, t) when t <= I and the transposed one of tile (t, I) when
+// t > I. ypart[nt * 2c]: per tile row, W(rows)^H v then V(rows)^H v. scale[0] takes the factor
+// of x; dotp[gridDim.x] each block's share of (A22 v)^H v (the sum over its slots of
+// conj(slot) v[row]).
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_THREADS)
+ra_rocsolver_sytrd_symv(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0, ra_i64 k,
+                        ra_i64 c, ra_i64 nnorms, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                        typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
+                        T* __restrict__ partial, T* __restrict__ ypart, T* __restrict__ dotp) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    const int LD = RA_TRD_TILE + 1;  // padded: a column walk hits different banks
+    __shared__ T sA[RA_TRD_TILE * (RA_TRD_TILE + 1)];
+    __shared__ T vr[RA_TRD_TILE];
+    __shared__ T vc[RA_TRD_TILE];
+    __shared__ T red[RA_TRD_THREADS];
+    __shared__ R redR[RA_TRD_THREADS];
+    const int t = (int)threadIdx.x;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 tiles = nt * (nt + 1) / 2;
+    if ((ra_i64)blockIdx.x >= tiles) {
+        if (t == 0) dotp[blockIdx.x] = zero;
+        return;
+    }
+    const T* x = a + (k + 1) + k * lda;
+
+    // the reflector (LAPACK's larfg) from the column kernel's partials: ||x[1:]|| scaled by its
+    // largest magnitude, no overflow or underflow in the squares
+    R big = R(0);
+    for (ra_i64 b = t; b < nnorms; b += RA_TRD_THREADS) big = ra_trd_nanmax<R>(big, norms[2 * b]);
+    big = ra_trd_block_max<RA_TRD_THREADS, R>(big, redR);
+    R sum = R(0);
+    if (big > R(0)) {
+        for (ra_i64 b = t; b < nnorms; b += RA_TRD_THREADS) {
+            const R bb = norms[2 * b];
+            if (bb > R(0)) {
+                const R q = bb / big;
+                sum += norms[2 * b + 1] * (q * q);
+            }
+        }
+    }
+    sum = ra_trd_block_sum<RA_TRD_THREADS, R>(sum, redR);
+    const T alpha = x[0];
+    const R ar = O::re(alpha), ai = O::im(alpha);
+    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
+    R beta = ar;
+    T tk = zero, sc = one;
+    if (!(xnorm == R(0) && ai == R(0))) {
+        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
+        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
+        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
+        beta = ar >= R(0) ? -norm : norm;
+        // 1 / (alpha - beta) = conj(z) / |z|^2, z = (ar - beta, ai)
+        const R zr = ar - beta, zi = ai;
+        const R zs = fmax(fabs(zr), fabs(zi));
+        const R zrs = zr / zs, zis = zi / zs;
+        const R den = zs * (zrs * zrs + zis * zis);
+        sc = O::make(zrs / den, -zis / den);
+        tk = O::make((beta - ar) / beta, -ai / beta);
+    }
+    if (blockIdx.x == 0 && t == 0) {
+        E[k] = beta;
+        tau[k] = tk;
+        scale[0] = sc;
+    }
+
+    const T* A22 = a + (k + 1) + (k + 1) * lda;
+    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
+    T vdot = zero;  // this thread's share of (A22 v)^H v
+    for (ra_i64 tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        // tile (I, J), I >= J, numbered row by row: tile = I (I + 1) / 2 + J
+        ra_i64 I = (ra_i64)((sqrt(8.0 * (double)tile + 1.0) - 1.0) / 2.0);
+        while (I * (I + 1) / 2 > tile) --I;
+        while ((I + 1) * (I + 2) / 2 <= tile) ++I;
+        const ra_i64 J = tile - I * (I + 1) / 2;
+        const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
+        const bool diag = I == J;
+        if (t < RA_TRD_TILE) {
+            const ra_i64 r = i0 + t;
+            vr[t] = r < m ? (r == 0 ? one : sc * x[r]) : zero;
+        } else if (t < 2 * RA_TRD_TILE) {
+            const ra_i64 r = c0 + (t - RA_TRD_TILE);
+            vc[t - RA_TRD_TILE] = r < m ? (r == 0 ? one : sc * x[r]) : zero;
+        }
+        for (int e = t; e < RA_TRD_TILE * RA_TRD_TILE; e += RA_TRD_THREADS) {
+            const int ii = e % RA_TRD_TILE, jj = e / RA_TRD_TILE;
+            const ra_i64 gi = i0 + ii, gj = c0 + jj;
+            T val = zero;
+            if (gi < m && gj < m && (!diag || ii >= jj)) val = A22[gi + gj * lda];
+            sA[ii + jj * LD] = val;
+        }
+        __syncthreads();
+        // row contributions: row `lane`, columns g, g + GROUPS, ... (the diagonal tile as the
+        // full Hermitian block from its lower half, its diagonal real)
+        T s = zero;
+        if (!diag) {
+            for (int jj = g; jj < RA_TRD_TILE; jj += RA_TRD_GROUPS) s = s + sA[lane + jj * LD] * vc[jj];
+        } else {
+            for (int jj = g; jj < RA_TRD_TILE; jj += RA_TRD_GROUPS) {
+                const T h = lane > jj ? sA[lane + jj * LD]
+                                      : (lane == jj ? O::make(O::re(sA[lane + lane * LD]), R(0))
+                                                    : O::conj(sA[jj + lane * LD]));
+                s = s + h * vr[jj];
+            }
+        }
+        red[t] = s;
+        __syncthreads();
+        if (t < RA_TRD_TILE && i0 + t < m) {
+            T total = zero;
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[t + q * RA_TRD_TILE];
+            partial[(diag ? I : J) * m + i0 + t] = total;
+            vdot = vdot + O::conj(total) * vr[t];
+        }
+        __syncthreads();
+        if (!diag) {
+            // transposed contributions: column `lane`, rows g, g + GROUPS, ...
+            T s2 = zero;
+            for (int ii = g; ii < RA_TRD_TILE; ii += RA_TRD_GROUPS) s2 = s2 + O::conj(sA[ii + lane * LD]) * vr[ii];
+            red[t] = s2;
+            __syncthreads();
+            if (t < RA_TRD_TILE) {
+                T total = zero;
+                for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[t + q * RA_TRD_TILE];
+                partial[I * m + c0 + t] = total;
+                vdot = vdot + O::conj(total) * vc[t];
+            }
+        } else {
+            // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows
+            for (ra_i64 q = t; q < 2 * c; q += RA_TRD_THREADS) {
+                const T* col = q < c ? W + q * n : a + (j0 + q - c) * lda;
+                T s3 = zero;
+                for (int ii = 0; ii < RA_TRD_TILE; ++ii) {
+                    const ra_i64 gi = i0 + ii;
+                    if (gi < m) s3 = s3 + O::conj(col[k + 1 + gi]) * vr[ii];
+                }
+                ypart[I * 2 * c + q] = s3;
+            }
+        }
+        __syncthreads();  // the next tile overwrites the shared arrays
+    }
+    vdot = ra_trd_block_sum<RA_TRD_THREADS, T>(vdot, red);
+    if (t == 0) dotp[blockIdx.x] = vdot;
+}
+
+// Column c of W (rows k+1..) and v over x from the symv kernel's partials (nsymv blocks' dotp);
+// with `next`, column k + 1 up to date and its norm partials in norms[2 * gridDim.x]. A block
+// takes RA_TRD_TILE rows at a time, each row's sums split among RA_TRD_GROUPS threads (short
+// chains of independent loads).
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_THREADS)
+ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ W, ra_i64 j0, ra_i64 k, ra_i64 c,
+                       int next, ra_i64 nsymv, const T* __restrict__ dotp, const T* __restrict__ scale,
+                       const T* __restrict__ tau, const T* __restrict__ partial, const T* __restrict__ ypart,
+                       typename ra_trd_ops<T>::R* __restrict__ norms) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    __shared__ T ys[2 * RA_TRD_NB_MAX];
+    __shared__ T red[RA_TRD_THREADS];
+    __shared__ R redR[RA_TRD_THREADS];
+    const int t = (int)threadIdx.x;
+    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    // W^H v and V^H v from the diagonal tiles' partials: output q, partials I = part, part + P, ...
+    const int outs = (int)(2 * c);
+    if (outs > 0) {
+        const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
+        T s = zero;
+        const int q = t % outs, part = t / outs;
+        if (part < parts) {
+            for (ra_i64 I = part; I < nt; I += parts) s = s + ypart[I * outs + q];
+        }
+        red[t] = s;
+        __syncthreads();
+        if (t < outs) {
+            T total = zero;
+            for (int p = 0; p < parts; ++p) total = total + red[t + p * outs];
+            ys[t] = total;
+        }
+        __syncthreads();
+    }
+    // w^H v before w's finishing step
+    T d = zero;
+    for (ra_i64 b = t; b < nsymv; b += RA_TRD_THREADS) d = d + dotp[b];
+    d = ra_trd_block_sum<RA_TRD_THREADS, T>(d, red);
+    for (ra_i64 j = 0; j < c; ++j) d = d - O::conj(ys[j]) * ys[c + j] - O::conj(ys[c + j]) * ys[j];
+    const T tk = tau[k];
+    const T alpha = R(-0.5) * (tk * (O::conj(tk) * d));
+    const T sc = scale[0];
+    T* x = a + (k + 1) + k * lda;
+    const ra_i64 kn = k + 1;  // the next column, and the trailing matrix's first row
+    T* an = a + kn + kn * lda;  // A(kn:, kn): row r of the trailing matrix at an[r]
+    // W(kn, c) finished, every block's copy (row 0 of the trailing matrix, v[0] = 1)
+    T w0 = zero;
+    if (next) {
+        T s = zero;
+        for (ra_i64 q = t; q < nt; q += RA_TRD_THREADS) s = s + partial[q * m];
+        for (ra_i64 j = t; j < c; j += RA_TRD_THREADS) s = s - a[kn + (j0 + j) * lda] * ys[j] - W[kn + j * n] * ys[c + j];
+        s = ra_trd_block_sum<RA_TRD_THREADS, T>(s, red);
+        w0 = tk * s + alpha;
+    }
+    ra_i64 r0, r1;
+    ra_trd_share(m, r0, r1);
+    R big = R(0);
+    for (ra_i64 base = r0; base < r1; base += RA_TRD_TILE) {
+        const ra_i64 r = base + lane;
+        const ra_i64 i = kn + r;
+        const bool mine = r < r1;
+        T s = zero;
+        if (mine) {
+            for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
+            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
+                s = s - a[i + (j0 + j) * lda] * ys[j] - W[i + j * n] * ys[c + j];
+        }
+        red[t] = s;
+        __syncthreads();
+        T wf = zero, v = zero;
+        if (g == 0 && mine) {
+            T total = zero;
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total + red[lane + q * RA_TRD_TILE];
+            v = r == 0 ? one : sc * x[r];
+            wf = tk * total + alpha * v;
+            W[i + c * n] = wf;
+            x[r] = v;
+        }
+        __syncthreads();
+        if (!next) continue;
+        // column kn: the panel's earlier columns split among the groups, column c (this row's
+        // v and w, row kn's 1 and w0) by the row's first thread
+        T u = zero;
+        if (mine) {
+            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
+                u = u + a[i + (j0 + j) * lda] * O::conj(W[kn + j * n]) + W[i + j * n] * O::conj(a[kn + (j0 + j) * lda]);
+        }
+        red[t] = u;
+        __syncthreads();
+        if (g == 0 && mine) {
+            T total = an[r] - v * O::conj(w0) - wf;
+            for (int q = 0; q < RA_TRD_GROUPS; ++q) total = total - red[lane + q * RA_TRD_TILE];
+            an[r] = total;
+            if (r >= 2) big = ra_trd_nanmax<R>(ra_trd_nanmax<R>(big, fabs(O::re(total))), fabs(O::im(total)));
+        }
+        __syncthreads();
+    }
+    if (next) ra_trd_norm_partials<T>(big, an, r0, r1, redR, norms);
+}

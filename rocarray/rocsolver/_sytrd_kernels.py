@@ -1,0 +1,108 @@
+"""The fused panel columns of the tridiagonal reduction: the kernels of ``rocsolver/sytrd.hip``
+(registration, scratch sizing) and :class:`PanelLaunches`, their prepared launches for one
+reduction.
+
+A column of latrd takes two launches (see the source's header): the symv kernel (the reflector's
+scalars, each lower tile of the trailing matrix read once for both its row and its transposed
+contributions, the panel products ``W^H v``, ``V^H v``, the shares of ``(A22 v)^H v``) and the sum
+kernel (w finished into W, v stored, and the next column of the panel brought up to date with its
+norm partials). A panel's first column takes one more launch for its norm partials. Each is a
+:class:`rocarray._core.launch.Launch` prepared once per reduction whose per-call values are the
+column's indices, so a column costs two driver calls and no argument checks.
+"""
+
+import numpy
+
+from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.matrix_args import STANDARD
+
+SOURCE = "rocsolver/sytrd.hip"
+
+#: Tile order of the symv kernel (``RA_TRD_TILE``).
+TILE = 32
+#: Threads per block of every kernel in the source (``RA_TRD_THREADS``).
+THREADS = 256
+#: Rows of an order-n matrix per block of the norms and sum kernels (a block takes ``TILE`` rows
+#: at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction, sharing
+#: each column's rows.
+ROWS_PER_BLOCK = 32
+#: Widest panel the kernels take (``RA_TRD_NB_MAX``).
+NB_MAX = 64
+
+KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum")
+
+
+def kernel_name(kernel, dtype):
+    """Name expression, e.g. ``'ra_rocsolver_sytrd_symv<double>'``."""
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}>"
+
+
+def instantiations():
+    """Every name expression launched from the source."""
+    return sorted(kernel_name(k, d) for k in KERNELS_USED for d in STANDARD)
+
+
+_compile.register(SOURCE, instantiations())
+
+KERNELS = kernels.Family(SOURCE, THREADS, 2048 // THREADS)
+
+
+def tile_rows(n):
+    """Tile rows of the largest trailing matrix (order ``n - 1``) of an order-``n`` reduction."""
+    return max(1, -(-(n - 1) // TILE))
+
+
+def row_blocks(n):
+    """Blocks of the norms and sum kernels for order ``n``."""
+    return max(1, -(-n // ROWS_PER_BLOCK))
+
+
+def symv_blocks(n, wave):
+    """Blocks of the symv kernel: the tiles of the first trailing matrix, at most ``wave`` (one
+    full wave of resident blocks); blocks loop over the tiles."""
+    nt = tile_rows(n)
+    return max(1, min(nt * (nt + 1) // 2, int(wave)))
+
+
+def scratch_elements(n, nb, symv_grid):
+    """Elements of A's dtype the reduction's scratch takes: ``(W, tile partials, panel partials,
+    symv blocks' dot partials, scale)``, and the real norm partials."""
+    nt = tile_rows(n)
+    return (n * nb, nt * n, nt * 2 * nb, symv_grid, 1), 2 * row_blocks(n)
+
+
+class PanelLaunches:
+    """The three prepared launches of an order-``n`` reduction of the flat device buffer ``a``
+    (checked arguments, ``n >= 2``, ``nb <= NB_MAX``), and their scratch; call with ``a``'s device
+    current. :attr:`W` is the panel's W (``n x nb``, leading dimension n) for the trailing
+    update.
+
+    ``norms(k)`` queues the norm partials of a panel's first column ``k``; ``symv(j0, k, c)`` and
+    ``total(j0, k, c, next)`` column ``k``'s two steps (``c = k - j0``; ``next = 1`` brings column
+    ``k + 1`` of the same panel up to date and writes its norm partials).
+    """
+
+    def __init__(self, dtype, n, a, lda, E, tau, nb):
+        dtype = numpy.dtype(dtype)
+        real = dtypes.real_dtype(dtype)
+        cp = backend.cupy()
+        device_id = a.data.device_id
+        symv = KERNELS[kernel_name("sytrd_symv", dtype)]
+        grid = symv_blocks(n, symv.wave(device_id))
+        sizes, norm_size = scratch_elements(n, nb, grid)
+        self.W, partial, ypart, dots, scale = (cp.empty(max(s, 1), dtype) for s in sizes)
+        norms = cp.empty(norm_size, real)
+        self._keep = (partial, ypart, dots, scale, norms)
+        i64, ptr = numpy.int64, (lambda x: numpy.uint64(x.data.ptr))
+        slot = launch.scalar(numpy.int64)
+        rows = row_blocks(n)
+        self.norms = KERNELS[kernel_name("sytrd_norms", dtype)].prepare(
+            device_id, (rows,), (i64(n), ptr(a), i64(lda), slot, ptr(norms)))
+        self.symv = symv.prepare(
+            device_id, (grid,),
+            (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, i64(rows), ptr(norms), ptr(E), ptr(tau),
+             ptr(scale), ptr(partial), ptr(ypart), ptr(dots)))
+        self.total = KERNELS[kernel_name("sytrd_sum", dtype)].prepare(
+            device_id, (rows,),
+            (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, launch.scalar(numpy.int32), i64(grid),
+             ptr(dots), ptr(scale), ptr(tau), ptr(partial), ptr(ypart), ptr(norms)))

@@ -1,0 +1,161 @@
+"""The fused panel columns of the tridiagonal reduction (``rocarray/_kernels/rocsolver/sytrd.hip``)
+run on the CPU through the kernel emulator (tests/kernel_emu.py), on the 32-lane (NVIDIA-like) and
+64-lane (AMD wavefront) targets, with the trailing syr2k/her2k on NumPy stand-ins.
+
+* :func:`rocarray.rocsolver._sytrd.reduce` against LAPACK's sytrd/hetrd conventions: ``A = Q T Q^H``
+  with Q built from the kernels' reflectors and tau, Q unitary, T's eigenvalues A's, the other
+  triangle untouched; odd orders, orders below the panel width, the panel width plus one, several
+  panels, both triangles, every dtype; many blocks sharing a column's rows and blocks looping over
+  the tiles.
+* Against the per-column path on the same input (the same algorithm, sums in another order): the
+  first reflector to rounding, T's eigenvalues.
+* The launch count: two a column and one a panel, nothing else from the kernels' source.
+
+CPU tests: skipped where g++ is missing.
+"""
+
+import types
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import eigh_host
+from kernel_emu import emulated_either_device  # noqa: F401 (the fixture)
+from launchfake import fake_device  # noqa: F401 (the fixture the emulated device builds on)
+from test_eigh import DTYPES, _flat_matrix, _tridiagonal_q, eps, hermitian
+
+from rocarray.rocsolver import _eigh_kernels, _sytrd, _sytrd_kernels
+
+# (n, nb): one element, below the panel, panel + 1, odd orders over several panels
+CASES = [(1, 4), (2, 4), (3, 8), (9, 8), (9, 4), (17, 16), (40, 8), (70, 32)]
+
+
+def _real(dtype):
+    return np.float32 if np.dtype(dtype).char in "fF" else np.float64
+
+
+def _stand_in_blas(monkeypatch):
+    blas = types.SimpleNamespace(syr2k=eigh_host._r2k(False), her2k=eigh_host._r2k(True), symv=None, hemv=None)
+    monkeypatch.setattr(_sytrd, "rocblas", blas)
+
+
+def _reduce(device, dtype, uplo, a, lda, nb):
+    n = a.shape[0]
+    buf = device.array(_flat_matrix(a, lda))
+    real = _real(dtype)
+    D = device.array(np.full(n, np.nan, real))
+    E = device.array(np.full(max(n - 1, 1), np.nan, real))
+    tau = device.array(np.full(max(n - 1, 1), np.nan, dtype))
+    _sytrd.reduce_lower.__defaults__ = (nb,)
+    _sytrd.reduce(np.dtype(dtype), uplo, n, buf, lda, D, E, tau)
+    return np.asarray(buf).copy(), np.asarray(D).copy(), np.asarray(E).copy(), np.asarray(tau).copy()
+
+
+def _check_reduction(a, lda, out, D, E, tau, dtype, uplo):
+    n = a.shape[0]
+    tol = 50 * n * eps(dtype) * max(np.linalg.norm(a), 1)
+    M = _eigh_kernels.view(out, 0, n, n, lda)
+    lower = uplo == "L"
+    q = _tridiagonal_q(M, tau[:n - 1], lower)
+    e = E[:n - 1].astype(np.float64)
+    t_mat = np.diag(D.astype(np.float64)) + np.diag(e, 1) + np.diag(e, -1)
+    assert np.all(np.isfinite(D)) and np.all(np.isfinite(e)) and np.all(np.isfinite(tau[:n - 1]))
+    assert np.linalg.norm(q @ t_mat @ q.conj().T - a) <= tol
+    assert np.linalg.norm(q.conj().T @ q - np.eye(n)) <= 50 * n * eps(dtype)
+    ref = np.linalg.eigvalsh(np.asarray(a, np.complex128 if np.iscomplexobj(a) else np.float64))
+    assert np.max(np.abs(np.linalg.eigvalsh(t_mat) - ref)) <= tol
+    first = 0 if lower else n - 1  # the diagonal element no reflector touches
+    assert abs(D[first] - a[first, first].real) <= tol
+    tri = np.tril(np.ones((n, n), bool)) if lower else np.triu(np.ones((n, n), bool))
+    assert np.array_equal(M[~tri], a[~tri])  # the other triangle untouched
+
+
+@pytest.fixture
+def device(emulated_either_device, monkeypatch):
+    _stand_in_blas(monkeypatch)
+    monkeypatch.setattr(_sytrd.reduce_lower, "__defaults__", _sytrd.reduce_lower.__defaults__)
+    monkeypatch.setattr(_sytrd, "FUSED_PANEL", True)
+    return emulated_either_device
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("n, nb", CASES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fused_reduction_matches_lapack_conventions(device, monkeypatch, dtype, n, nb, uplo, rng):
+    # small row shares: a column's rows spread over several blocks of the column and sum kernels
+    monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 8)
+    a = hermitian(rng, n, dtype)
+    lda = n + 3
+    out, D, E, tau = _reduce(device, dtype, uplo, a, lda, nb)
+    _check_reduction(a, lda, out, D, E, tau, dtype, uplo)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device, monkeypatch, dtype, rng):
+    monkeypatch.setattr(_sytrd_kernels, "symv_blocks", lambda n, wave: 2)
+    monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 1 << 20)
+    n, lda = 75, 77
+    a = hermitian(rng, n, dtype)
+    out, D, E, tau = _reduce(device, dtype, "L", a, lda, 32)
+    _check_reduction(a, lda, out, D, E, tau, dtype, "L")
+    assert all(g.grid[0] == 2 for g in device.launches if "sytrd_symv" in g.name)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fused_agrees_with_the_per_column_path(device, monkeypatch, dtype, rng):
+    n, nb, lda = 37, 8, 40
+    a = hermitian(rng, n, dtype)
+    out, D, E, tau = _reduce(device, dtype, "L", a, lda, nb)
+    # the per-column path on host stand-ins, same input
+    eigh_host.install(monkeypatch)
+    buf = _flat_matrix(a, lda)
+    real = _real(dtype)
+    D2, E2, tau2 = np.empty(n, real), np.empty(n - 1, real), np.empty(n - 1, dtype)
+    _sytrd.reduce_lower(np.dtype(dtype), n, buf, lda, D2, E2, tau2, nb)
+    scale = max(np.linalg.norm(a), 1)
+    tol = 50 * n * eps(dtype) * scale
+    # the first reflector depends on A's first column alone: the same to rounding
+    assert abs(E[0] - E2[0]) <= tol and abs(tau[0] - tau2[0]) <= 50 * n * eps(dtype)
+    tail, tail2 = _eigh_kernels.view(out, 0, n, n, lda)[2:, 0], _eigh_kernels.view(buf, 0, n, n, lda)[2:, 0]
+    assert np.max(np.abs(tail - tail2)) <= 50 * n * eps(dtype)
+    # later elements may differ past rounding where a column's cancellation amplifies the order
+    # of the sums (both reductions are backward stable); T's eigenvalues agree
+    t1 = scipy.linalg.eigvalsh_tridiagonal(D.astype(np.float64), E[:n - 1].astype(np.float64))
+    t2 = scipy.linalg.eigvalsh_tridiagonal(D2.astype(np.float64), E2.astype(np.float64))
+    assert np.max(np.abs(t1 - t2)) <= tol
+
+
+def test_launches_two_a_column_and_one_a_panel(device, rng):
+    n, nb, lda = 21, 8, 21
+    a = hermitian(rng, n, "float64")
+    _reduce(device, "float64", "L", a, lda, nb)
+    names = [g.name for g in device.launches if "sytrd_" in g.name]
+    panels = -(-(n - 1) // nb)
+    assert len(names) == 2 * (n - 1) + panels
+    assert names[:5] == [_sytrd_kernels.kernel_name(k, np.float64) for k in
+                         ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv", "sytrd_sum")]
+    assert not any("larfg" in g.name or "latrd_w" in g.name for g in device.launches)
+
+
+def test_zero_column_and_nonfinite_input(device, rng):
+    n, lda = 12, 12
+    a = hermitian(rng, n, "float64")
+    a[2:, 0] = a[0, 2:] = 0  # x = 0 in the first column: H = I, tau = 0
+    out, D, E, tau = _reduce(device, "float64", "L", a, lda, 4)
+    _check_reduction(a, lda, out, D, E, tau, "float64", "L")
+    assert tau[0] == 0
+    a[5, 3] = a[3, 5] = np.nan
+    with np.errstate(invalid="ignore"):
+        _, D, E, _ = _reduce(device, "float64", "L", a, lda, 4)
+    assert not (np.all(np.isfinite(D)) and np.all(np.isfinite(E[:n - 1])))
+
+
+@pytest.mark.parametrize("dtype", ["complex64"])
+def test_default_grids_past_several_tile_rows(device, dtype, rng):
+    # the shipped sizing (32 rows a block, one wave of symv blocks, panels of NB): five tile rows
+    n, lda = 131, 131
+    a = hermitian(rng, n, dtype)
+    out, D, E, tau = _reduce(device, dtype, "U", a, lda, _sytrd.NB)
+    _check_reduction(a, lda, out, D, E, tau, dtype, "U")
+    assert {g.grid[0] for g in device.launches if "sytrd_sum" in g.name} == {_sytrd_kernels.row_blocks(n)}
