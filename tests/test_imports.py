@@ -18,7 +18,11 @@ ROOT = pathlib.Path(rocarray.__file__).parent
 
 #: Edges of cycles in other areas, left to their owners (each names the import that closes its
 #: cycle); the test fails on any other cycle. When one is gone, delete its entry.
-KNOWN_BACK_EDGES = {}
+KNOWN_BACK_EDGES = {
+    # syevj's per-matrix fallback past its batched kernels solves with the one-matrix path, which
+    # reaches stedc, whose leaves (order <= 32) go to syevj's batched kernels, never that fallback
+    ("rocarray.rocsolver._syevj", "rocarray.rocsolver._eigh"): "per-matrix fallback",
+}
 
 
 def _modules():
