@@ -70,16 +70,17 @@ def check_syevj(rng):
                     _columns(out[b * n * n:], n, n).astype(numpy.complex128), dtype)
 
 
-def _check_syevd_once(rng, n, label):
+def _check_syevd_once(rng, n, label, uplo="U"):
+    """syevd/heevd of one order, every dtype, the triangle ``uplo`` stored column-major."""
     from rocarray import rocsolver
 
     cupy = backend.cupy()
     for dtype in _DTYPES:
         a = _hermitian(rng, n, dtype)
-        A = cupy.asarray(numpy.triu(a).T.ravel())  # column-major upper triangle
+        A = cupy.asarray((numpy.triu(a) if uplo == "U" else numpy.tril(a)).T.ravel())  # column-major
         W = cupy.full(n, numpy.nan, numpy.dtype(dtype).char.lower())
         info = cupy.full(1, -1, numpy.int32)
-        (rocsolver.heevd if numpy.dtype(dtype).kind == "c" else rocsolver.syevd)("V", "U", n, A, n, W, info)
+        (rocsolver.heevd if numpy.dtype(dtype).kind == "c" else rocsolver.syevd)("V", uplo, n, A, n, W, info)
         if int(cupy.asnumpy(info)[0]) != 0:
             raise AssertionError(f"syevd {dtype} ({label}): info {int(cupy.asnumpy(info)[0])}")
         _verify(f"syevd {dtype} ({label})", a, cupy.asnumpy(W).astype(numpy.float64),
@@ -120,17 +121,7 @@ def check_stedc(rng):
             t = numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1)
             _verify(f"stedc {kind} {dtype}", t, cupy.asnumpy(D).astype(numpy.float64),
                     _columns(cupy.asnumpy(C), n, n).astype(numpy.complex128), dtype)
-    for dtype in _DTYPES:
-        m = 300
-        a = _hermitian(rng, m, dtype)
-        A = cupy.asarray(numpy.tril(a).T.ravel())
-        W = cupy.full(m, numpy.nan, numpy.dtype(dtype).char.lower())
-        info = cupy.full(1, -1, numpy.int32)
-        (rocsolver.heevd if numpy.dtype(dtype).kind == "c" else rocsolver.syevd)("V", "L", m, A, m, W, info)
-        if int(cupy.asnumpy(info)[0]) != 0:
-            raise AssertionError(f"syevd {dtype} n={m}: info {int(cupy.asnumpy(info)[0])}")
-        _verify(f"syevd {dtype} n={m}", a, cupy.asnumpy(W).astype(numpy.float64),
-                _columns(cupy.asnumpy(A), m, m).astype(numpy.complex128), dtype)
+    _check_syevd_once(rng, 300, "n=300, device tridiagonal path", "L")
 
 
 # --------------------------------------------------------------------------------------------
