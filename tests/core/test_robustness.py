@@ -19,6 +19,11 @@ def _inputs(rng):
         "x": to_device(random_array(rng, 1_000_003, "float32")),
         "a": to_device(random_array(rng, (300, 257), "float64")),
         "z": to_device(random_array(rng, 4099, "complex64")),
+        "m": to_device(random_array(rng, (97, 97), "float64") + 97 * np.eye(97)),
+        "img": to_device(random_array(rng, (2, 5, 17, 19), "float32")),
+        "w": to_device(random_array(rng, (7, 5, 3, 3), "float32")),
+        "sp": ra.sparse.random(2000, 1500, density=0.01, format="csr", dtype=np.float64,
+                               random_state=int(rng.integers(1 << 31))),
     }
 
 
@@ -33,6 +38,13 @@ OPERATIONS = {
     "matmul": lambda d: ra.matmul(d["a"].T, d["a"]),
     "fft": lambda d: ra.fft.fft(d["z"]),
     "norm": lambda d: ra.linalg.norm(d["a"]),
+    "solve": lambda d: ra.linalg.solve(d["m"], d["a"][:97]),
+    "cholesky": lambda d: ra.linalg.cholesky(d["m"] @ d["m"].T),
+    "eigh": lambda d: ra.linalg.eigh(d["m"] + d["m"].T)[0],
+    "qr": lambda d: ra.linalg.qr(d["a"])[1],
+    "spmv": lambda d: d["sp"] @ d["a"][:1500, 0],
+    "conv2d": lambda d: ra.nn.conv2d(d["img"], d["w"], padding=1),
+    "softmax": lambda d: ra.nn.softmax(d["a"], dim=-1),
 }
 
 
@@ -109,6 +121,20 @@ BAD_CALLS = [
                              ra.asarray(np.ones(4)), 2), ValueError),
     (lambda: ra.rocblas.axpy(10, 1.0, ra.asarray(np.ones(4)), 1, ra.asarray(np.ones(4)), 1), ValueError),
     (lambda: ra.linalg.norm(ra.asarray(np.ones((2, 2))), ord="bad"), ValueError),
+    (lambda: ra.linalg.solve(ra.asarray(np.zeros((40, 40))), ra.asarray(np.ones(40))), np.linalg.LinAlgError),
+    (lambda: ra.linalg.solve(ra.asarray(np.ones((3, 4))), ra.asarray(np.ones(3))), np.linalg.LinAlgError),
+    (lambda: ra.linalg.cholesky(ra.asarray(-np.eye(300))), np.linalg.LinAlgError),
+    (lambda: ra.linalg.eigh(ra.asarray(np.ones((3, 5)))), np.linalg.LinAlgError),
+    (lambda: ra.linalg.svd(ra.asarray(np.ones(5))), np.linalg.LinAlgError),
+    (lambda: ra.sparse.random(20, 30, density=0.2, format="csr") @ ra.asarray(np.ones(20)), ValueError),
+    (lambda: ra.rocsparse.csrmv(1.0, 4, 4, ra.asarray(np.array([0, 1, 2], np.int32)),
+                                ra.asarray(np.array([0, 1], np.int32)), ra.asarray(np.ones(2)),
+                                ra.asarray(np.ones(4))), ValueError),
+    (lambda: ra.nn.conv2d(ra.asarray(np.ones((1, 3, 8, 8), np.float32)), ra.asarray(np.ones((4, 2, 3, 3), np.float32))),
+     ValueError),
+    (lambda: ra.nn.max_pool2d(ra.asarray(np.ones((1, 3, 8, 8), np.float32)), kernel_size=0), ValueError),
+    (lambda: ra.nn.scaled_dot_product_attention(*(ra.asarray(np.ones((1, 2, 4, 8), np.float16)),) * 2,
+                                                ra.asarray(np.ones((1, 2, 5, 8), np.float16))), ValueError),
 ]
 
 
