@@ -27,8 +27,13 @@ import numbers
 import numpy
 
 from rocarray._core import args as _args
+from rocarray._core import backend
 from rocarray._core import matrix_args as _matrix
 from rocarray.rocsparse._convert_kernels import VALUE_DTYPES as _STORED
+
+#: Check the arguments (the way back: ``False`` skips every check of this module except the
+#: conversions of sizes and ``trans``, as before the checks existed).
+ENABLED = True
 
 #: Index dtypes of every kernel.
 INDEX_DTYPES = frozenset(numpy.dtype(d) for d in ("int32", "int64"))
@@ -61,11 +66,15 @@ def trans(value, fn):
 
 def array(x, name, fn):
     """``x`` if it is a device array (``cupy.ndarray``), else ``TypeError``."""
-    return _args.device_array(x, name, _where(fn))
+    if type(x) is not backend.cupy().ndarray:  # the common case without building a message prefix
+        _args.device_array(x, name, _where(fn))
+    return x
 
 
 def flat(x, name, fn):
     """``x`` if it is a contiguous 1-D device array (the kernels take raw pointers)."""
+    if not ENABLED:
+        return x
     array(x, name, fn)
     if x.ndim != 1:
         raise ValueError(f"{_where(fn)}: {name} must be 1-D, got shape {x.shape}")
@@ -77,6 +86,8 @@ def flat(x, name, fn):
 
 def dtype_in(x, name, fn, dtypes):
     """``TypeError`` unless ``x.dtype`` is one of ``dtypes`` (one of this module's sets)."""
+    if not ENABLED:
+        return
     if x.dtype not in dtypes:
         raise TypeError(f"{_where(fn)}: {name} has dtype {x.dtype.name}; supported: {_NAMES[dtypes]}")
 
@@ -88,6 +99,8 @@ def _device(x):
 
 def same_device(fn, first, *others):
     """``ValueError`` unless every ``(name, array)`` of ``others`` lives on ``first``'s device."""
+    if not ENABLED:
+        return
     dev = _device(first)
     for name, x in others:
         if _device(x) != dev:
@@ -97,6 +110,8 @@ def same_device(fn, first, *others):
 def pointers(fn, rows, indptr, name="indptr", rows_name="m"):
     """Check index pointers: contiguous 1-D, int32 or int64, ``rows + 1`` elements (at least one
     when ``rows`` is None); returns their dtype."""
+    if not ENABLED:
+        return indptr.dtype
     flat(indptr, name, fn)
     if indptr.dtype not in INDEX_DTYPES:
         raise TypeError(f"{_where(fn)}: {name} has dtype {indptr.dtype.name}; supported: int32, int64")
@@ -116,6 +131,21 @@ def csr(fn, rows, indptr, indices, data=None, dtypes=VALUE_DTYPES, prefix="", ro
     ``dtypes`` (None: any); all on one device. ``prefix`` names the matrix's arguments
     (``'a_'``), ``rows_name`` its row count in the messages.
     """
+    if not ENABLED:
+        return indptr.dtype
+    nd = backend.cupy().ndarray
+    # the common case in one expression (products are called in loops); the checks below say
+    # what is wrong otherwise
+    if (type(indptr) is nd and type(indices) is nd and indptr.ndim == 1 and indices.ndim == 1
+            and indptr.size == rows + 1 and indptr.strides[0] == indptr.itemsize
+            and (indices.strides[0] == indices.itemsize or indices.size <= 1)
+            and indptr.dtype in INDEX_DTYPES and indices.dtype == indptr.dtype
+            and (data is None or (type(data) is nd and data.ndim == 1 and data.size == indices.size
+                                  and (data.strides[0] == data.itemsize or data.size <= 1)
+                                  and (dtypes is None or data.dtype in dtypes)))):
+        dev = _device(indptr)
+        if _device(indices) == dev and (data is None or _device(data) == dev):
+            return indptr.dtype
     index = pointers(fn, rows, indptr, prefix + "indptr", rows_name)
     flat(indices, prefix + "indices", fn)
     if indices.dtype != index:
@@ -137,6 +167,8 @@ def csr(fn, rows, indptr, indices, data=None, dtypes=VALUE_DTYPES, prefix="", ro
 def coo(fn, row, col, data=None, dtypes=STORED_DTYPES):
     """Check COO parts: ``row`` and ``col`` contiguous 1-D of one index dtype and one size,
     ``data`` (unless None) contiguous 1-D of that size and a dtype of ``dtypes``."""
+    if not ENABLED:
+        return row.dtype
     flat(row, "row", fn)
     flat(col, "col", fn)
     if row.dtype not in INDEX_DTYPES:
@@ -172,9 +204,16 @@ def _strides(x, name, fn, write):
 
 
 def dense(x, name, fn, shape, what, dtype=None, like=None, write=False):
-    """A dense operand (any strides) of ``shape`` (None: any extent along that axis; ``what``
-    spells the shape for the message, e.g. ``'(n,)'``), of ``dtype`` when given (``like`` names whose dtype it is), on ``like``'s device
-    when ``like`` is given as ``(name, array)``."""
+    """A dense operand (any strides; none zero along an axis of more than one element when
+    ``write``) of ``shape`` (None: any extent along that axis; ``what`` spells the shape for the
+    message, e.g. ``'(n,)'``), of ``dtype`` when given, and on the device of ``like`` when given
+    (``(name, array)``: the array whose dtype and device it must share)."""
+    if not ENABLED:
+        return x
+    if (type(x) is backend.cupy().ndarray and x.shape == shape and (dtype is None or x.dtype == dtype)
+            and x.ndim == 1 and x.strides[0] % x.itemsize == 0 and (x.strides[0] or not write or x.size <= 1)
+            and (like is None or _device(x) == _device(like[1]))):
+        return x  # the common case of a vector in one expression
     array(x, name, fn)
     if x.shape != shape:
         if x.ndim != len(shape):
@@ -191,6 +230,10 @@ def dense(x, name, fn, shape, what, dtype=None, like=None, write=False):
     return x
 
 
+_REAL_TYPES = frozenset((int, float, bool, numpy.float32, numpy.float64, numpy.int32, numpy.int64))
+_COMPLEX_TYPES = frozenset((complex, numpy.complex64, numpy.complex128))
+
+
 def _is_complex(value):
     return isinstance(value, (complex, numpy.complexfloating)) or (
         isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real))
@@ -198,7 +241,12 @@ def _is_complex(value):
 
 def scalars(fn, dtype=None, **values):
     """Host (Python or NumPy) numbers; complex ones only for a complex ``dtype`` (None: any)."""
+    if not ENABLED:
+        return
     for name, value in values.items():
+        kind = type(value)
+        if kind in _REAL_TYPES or (kind in _COMPLEX_TYPES and (dtype is None or dtype.kind == "c")):
+            continue  # the common cases, without the abstract base classes' slower checks
         if not isinstance(value, (numbers.Number, numpy.number, numpy.bool_)):
             raise TypeError(f"{_where(fn)}: {name} must be a host (Python or NumPy) number, not "
                             f"{type(value).__name__}")
@@ -209,6 +257,8 @@ def scalars(fn, dtype=None, **values):
 def analysis(fn, value, cls, hint="", **expected):
     """``value`` if it is a ``cls`` whose attributes equal ``expected`` (the matrix's), else
     ``TypeError`` (another class) or ``ValueError`` (an analysis of another matrix)."""
+    if not ENABLED:
+        return value
     if not isinstance(value, cls):
         raise TypeError(f"{_where(fn)}: analysis must be a {cls.__name__}, not {type(value).__name__}")
     for attr, want in expected.items():

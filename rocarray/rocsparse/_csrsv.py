@@ -215,8 +215,9 @@ def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
     Notes
     -----
     Sizes and dtypes are checked; the index values are not (see
-    :func:`~rocarray.rocsparse.check_matrix_csr`). Runs on the device with one host synchronization per level (a chain of m dependent rows
-    has m levels); see the module documentation for the algorithm and for zero pivots.
+    :func:`~rocarray.rocsparse.check_matrix_csr`). Runs on the device with one host
+    synchronization per level (a chain of m dependent rows has m levels); see the module
+    documentation for the algorithm and for zero pivots.
     """
     m = _args.size(m, "m", "csrsv_analysis")
     trans = _args.trans(trans, "csrsv_analysis")
@@ -245,6 +246,8 @@ def check_parts(fn, a, indptr, indices, data):
     """Check A's CSR parts against the analysis ``a`` of its pattern: ``a.m + 1`` index pointers
     of ``a.index_dtype``, as many indices as the pattern analysed, values of one of the four
     dtypes."""
+    if not _args.ENABLED:
+        return
     index = _args.csr(fn, a.m, indptr, indices, data)
     if index != a.index_dtype:
         raise TypeError(f"rocsparse.{fn}: indptr has dtype {index.name}, but the analysis was made for "
@@ -255,6 +258,8 @@ def check_parts(fn, a, indptr, indices, data):
 
 
 def _check_solve(a, indptr, indices, data, b, alpha):
+    if not _args.ENABLED:
+        return
     fn = "csrsv_solve"
     check_parts(fn, a, indptr, indices, data)
     _args.scalars(fn, data.dtype, alpha=alpha)
