@@ -1,10 +1,14 @@
 """rocSPARSE-style sparse kernels on hand-written HIP sources.
 
-Functions take raw CSR/COO/CSC parts (``data``, ``indices``, ``indptr`` as ``cupy.ndarray``;
-indices and index pointers of one matrix share one integer type, int32 or int64) and dense
-``cupy.ndarray`` operands, in rocSPARSE's spirit without the handle and descriptors. They do not
-validate user input (the ``rocarray.sparse`` façade does); analyses that a matrix can reuse
-(SpMV strategy, triangular-solve levels) are objects the caller keeps with the matrix.
+Functions take raw CSR/COO/CSC parts (``data``, ``indices``, ``indptr`` as contiguous 1-D
+``cupy.ndarray``; indices and index pointers of one matrix share one integer type, int32 or
+int64) and dense ``cupy.ndarray`` operands, in rocSPARSE's spirit without the handle and
+descriptors. Sizes, dtypes, shapes and options are checked on the host before any device work
+(``TypeError``/``ValueError`` naming the function and the argument; a few attribute reads, no
+wait for the device); the index values are not: :func:`check_matrix_csr` and
+:func:`check_matrix_coo` check them, and the ``rocarray.sparse`` constructors call them. Analyses
+that a matrix can reuse (SpMV strategy, triangular-solve levels) are objects the caller keeps
+with the matrix.
 """
 
 # conversions and canonical form (formats)

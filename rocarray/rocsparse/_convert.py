@@ -10,11 +10,12 @@ Public functions
 ``check_matrix_csr(m, n, indptr, indices)`` and ``check_matrix_coo(m, n, row, col)`` (rocSPARSE's
 ``check_matrix_csr``/``check_matrix_coo``) for callers that do validate.
 
-Arguments are raw parts (``cupy.ndarray``): indices and index pointers of one matrix share one
-dtype, int32 or int64; values are any dtype SciPy stores (bool, integers, float32/64,
-complex64/128). ``indptr`` starts at 0 and ends at ``nnz = indices.size``. Only the argument
-types are checked (``TypeError`` for anything but a device array); the contents are trusted (the
-``rocarray.sparse`` façade validates them).
+Arguments are raw parts (contiguous 1-D ``cupy.ndarray``): indices and index pointers of one
+matrix share one dtype, int32 or int64; values are any dtype SciPy stores (bool, integers,
+float32/64, complex64/128), as many as the indices. ``indptr`` has ``m + 1`` elements, starts at
+0 and ends at ``nnz = indices.size``. Sizes and dtypes are checked (``TypeError``/``ValueError``
+naming the argument, without reading the device: :mod:`rocarray.rocsparse._args`); the index
+values are not (see :func:`check_matrix_csr`, which the ``rocarray.sparse`` constructors call).
 
 Design
 ------
@@ -36,18 +37,19 @@ else int positions whose permutation gathers the rows and values.
 import numpy
 
 from rocarray import prim
-from rocarray._core import args as _args
 from rocarray._core import backend
+from rocarray.rocsparse import _args
 from rocarray.rocsparse import _convert_kernels as _kernels
 
 _I32_MAX = numpy.iinfo(numpy.int32).max
 
 
-def _arrays(**named):
-    """``TypeError`` for an argument that is not a device array (``NoDeviceError`` without CuPy);
-    nothing else about the arguments is checked."""
-    for name, x in named.items():
-        _args.as_device_array(x, name)
+def _csr(fn, m, n, indptr, indices, data=None):
+    """The checked sizes ``(m, n)`` of a CSR matrix whose parts are checked too (any stored value
+    dtype)."""
+    m, n = _args.size(m, "m", fn), _args.size(n, "n", fn)
+    _args.csr(fn, m, indptr, indices, data, dtypes=_args.STORED_DTYPES)
+    return m, n
 
 
 def _index_dtype(*sizes):
@@ -69,9 +71,16 @@ def csr2coo(indptr, nnz):
     -------
     cupy.ndarray
         ``nnz`` row indices of ``indptr.dtype``, non-decreasing.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(indptr=indptr)
-    return _kernels.csr2coo(indptr, indptr.size - 1, int(nnz))
+    nnz = _args.size(nnz, "nnz", "csr2coo")
+    _args.pointers("csr2coo", None, indptr)
+    return _kernels.csr2coo(indptr, indptr.size - 1, nnz)
 
 
 def coo2csr(row, m):
@@ -88,12 +97,20 @@ def coo2csr(row, m):
     -------
     cupy.ndarray
         ``m + 1`` index pointers of ``row.dtype``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(row=row)
+    m = _args.size(m, "m", "coo2csr")
+    _args.flat(row, "row", "coo2csr")
+    _args.dtype_in(row, "row", "coo2csr", _args.INDEX_DTYPES)
     cupy = backend.cupy()
     if row.size == 0:
-        return cupy.zeros(int(m) + 1, dtype=row.dtype)
-    rows = cupy.arange(int(m) + 1, dtype=row.dtype)
+        return cupy.zeros(m + 1, dtype=row.dtype)
+    rows = cupy.arange(m + 1, dtype=row.dtype)
     return prim.lower_bound(row, rows).astype(row.dtype, copy=False)
 
 
@@ -130,8 +147,15 @@ def coosort(m, n, row, col, data):
     -------
     row, col, data : cupy.ndarray
         New sorted arrays.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(row=row, col=col, data=data)
+    m, n = _args.size(m, "m", "coosort"), _args.size(n, "n", "coosort")
+    _args.coo("coosort", row, col, data)
     if row.size == 0:
         return row.copy(), col.copy(), data.copy()
     perm = _coo_order(m, n, row, col)
@@ -154,8 +178,14 @@ def csrsort(m, n, indptr, indices, data):
     -------
     indices, data : cupy.ndarray
         New arrays; ``indptr`` is unchanged.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(indptr=indptr, indices=indices, data=data)
+    m, n = _csr("csrsort", m, n, indptr, indices, data)
     if indices.size == 0:
         return indices.copy(), data.copy()
     # one sort of the combined (row, column) key: cheaper than a segmented sort's two
@@ -178,15 +208,21 @@ def csr2csc(m, n, indptr, indices, data):
     indptr_t, indices_t, data_t : cupy.ndarray
         ``n + 1`` column pointers, row indices (sorted within each column; duplicates kept, in
         their CSR order) and values.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(indptr=indptr, indices=indices, data=data)
+    m, n = _csr("csr2csc", m, n, indptr, indices, data)
     cupy = backend.cupy()
     nnz = indices.size
     if nnz == 0:
-        return cupy.zeros(int(n) + 1, dtype=indptr.dtype), indices.copy(), data.copy()
+        return cupy.zeros(n + 1, dtype=indptr.dtype), indices.copy(), data.copy()
     # a stable sort by column keeps the rows of a column in CSR (ascending) order; the keys are
     # in [0, n), so only their low bits are sorted on
-    end_bit = (int(n) - 1).bit_length()
+    end_bit = (n - 1).bit_length()
     if indptr.dtype == numpy.int32 and indices.dtype == numpy.int32 and data.dtype.itemsize == 4:
         # row and value travel through the sort as one 64-bit word: no positions, no gathers
         pairs = _kernels.csr2coo_pairs(indptr, indptr.size - 1, cupy.ascontiguousarray(data))
@@ -212,8 +248,14 @@ def csr_sum_duplicates(m, n, indptr, indices, data):
     -------
     indptr, indices, data : cupy.ndarray
         The canonical matrix (new arrays); each duplicate group is summed in element order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(indptr=indptr, indices=indices, data=data)
+    m, n = _csr("csr_sum_duplicates", m, n, indptr, indices, data)
     nnz = indices.size
     if nnz == 0:
         return indptr.copy(), indices.copy(), data.copy()
@@ -238,8 +280,14 @@ def csr_eliminate_zeros(m, n, indptr, indices, data):
     -------
     indptr, indices, data : cupy.ndarray
         New arrays without the elements equal to zero (the order of the others kept).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(indptr=indptr, indices=indices, data=data)
+    m, n = _csr("csr_eliminate_zeros", m, n, indptr, indices, data)
     nnz = indices.size
     keep = prim.nonzero_indices(data) if nnz else None
     if nnz == 0 or keep.size == nnz:
@@ -264,9 +312,16 @@ def csr2dense(m, n, indptr, indices, data, out):
     -------
     cupy.ndarray
         ``out``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(indptr=indptr, indices=indices, data=data, out=out)
-    _kernels.csr2dense(int(m), indptr, indices, data, out)
+    m, n = _csr("csr2dense", m, n, indptr, indices, data)
+    _args.dense(out, "out", "csr2dense", (m, n), "(m, n)", data.dtype, ("data", data), write=True)
+    _kernels.csr2dense(m, indptr, indices, data, out)
     return out
 
 
@@ -283,8 +338,14 @@ def dense2csr(a):
     indptr, indices, data : cupy.ndarray
         Index dtype by SciPy's rule (int32 when nnz and both dimensions fit, else int64); data of
         ``a.dtype`` in row-major order.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring); the index
+        values are not checked (see :func:`check_matrix_csr`).
     """
-    _arrays(a=a)
+    _args.dense(a, "a", "dense2csr", (None, None), "(m, n)")
     m, n = a.shape
     flat = prim.nonzero_indices(a)
     idx = _index_dtype(m, n, flat.size)
@@ -317,9 +378,14 @@ def check_matrix_csr(m, n, indptr, indices):
         ascending within a row), ``'duplicates'`` (a column repeated next to itself in a row;
         with ``'unsorted'`` absent this finds every duplicate). Empty for a canonical matrix.
         Reading it waits for the device.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring).
     """
-    _arrays(indptr=indptr, indices=indices)
-    return _kernels.check_csr(int(m), int(n), indptr, indices)
+    m, n = _csr("check_matrix_csr", m, n, indptr, indices)
+    return _kernels.check_csr(m, n, indptr, indices)
 
 
 def check_matrix_coo(m, n, row, col):
@@ -339,6 +405,12 @@ def check_matrix_coo(m, n, row, col):
         ``[0, m)``), ``'negative'`` / ``'too_large'`` (a column index outside ``[0, n)``),
         ``'unsorted'`` (pairs not in row-major order), ``'duplicates'`` (a pair equal to the one
         before it). Empty for a canonical matrix. Reading it waits for the device.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Arguments of the wrong type, dtype, shape or size (see the module docstring).
     """
-    _arrays(row=row, col=col)
-    return _kernels.check_coo(int(m), int(n), row, col)
+    m, n = _args.size(m, "m", "check_matrix_coo"), _args.size(n, "n", "check_matrix_coo")
+    _args.coo("check_matrix_coo", row, col)
+    return _kernels.check_coo(m, n, row, col)

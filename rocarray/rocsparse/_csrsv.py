@@ -44,7 +44,7 @@ import numpy
 
 from rocarray import prim
 from rocarray._core import plans
-from rocarray.rocsparse import _csrsv_kernels as _k
+from rocarray.rocsparse import _args, _csrsv_kernels as _k
 
 _tokens = itertools.count()
 
@@ -94,11 +94,15 @@ class CsrsvAnalysis:
         This analysis' number in the process, never reused: the key of its solve plans (the
         prepared per-level launches, which hold the addresses of :attr:`order` and :attr:`diag`)
         in :data:`rocarray._core.plans.cache`.
+    nnz : int or None
+        Stored elements of the pattern analysed (what the solves check ``indices`` against), or
+        None when not known.
     """
 
     def __init__(self, m, lower, trans, index_dtype, level_ptr, order, diag, structural_zero, indptr=None,
-                 indices=None, perm=None, group=1):
+                 indices=None, perm=None, group=1, nnz=None):
         self.m, self.lower, self.trans = int(m), bool(lower), trans
+        self.nnz = None if nnz is None else int(nnz)
         self.index_dtype = numpy.dtype(index_dtype)
         self.level_ptr = numpy.asarray(level_ptr, dtype=numpy.int64)
         self.order, self.diag, self.structural_zero = order, diag, int(structural_zero)
@@ -186,9 +190,9 @@ def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
     m : int
         Order of the square matrix A.
     indptr, indices : cupy.ndarray
-        A's CSR pattern, canonical (sorted columns, no duplicates), int32 or int64 (one dtype).
-        Only the ``lower`` (or upper) triangle and the diagonal take part; other entries are
-        ignored.
+        A's CSR pattern, canonical (sorted columns, no duplicates), contiguous 1-D, int32 or int64
+        (one dtype), ``m + 1`` index pointers. Only the ``lower`` (or upper) triangle and the
+        diagonal take part; other entries are ignored.
     lower : bool
         Solve with A's lower triangle (True) or its upper triangle (False).
     trans : {'N', 'T', 'C'}
@@ -200,33 +204,72 @@ def csrsv_analysis(m, indptr, indices, *, lower, trans="N"):
     CsrsvAnalysis
         To keep with the matrix: every solve with this pattern, triangle and ``trans`` reuses it.
 
+    Raises
+    ------
+    TypeError
+        A non-device array, index arrays not int32/int64 or of two dtypes, a non-integer ``m``.
+    ValueError
+        A negative ``m``, a bad ``trans``, ``indptr`` not of ``m + 1`` elements, parts not
+        contiguous 1-D or on two devices.
+
     Notes
     -----
-    Runs on the device with one host synchronization per level (a chain of m dependent rows
-    has m levels); see the module documentation for the algorithm and for zero pivots.
+    Sizes and dtypes are checked; the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`). Runs on the device with one host
+    synchronization per level (a chain of m dependent rows has m levels); see the module
+    documentation for the algorithm and for zero pivots.
     """
-    if trans not in ("N", "T", "C"):
-        raise ValueError(f"csrsv_analysis: trans must be 'N', 'T' or 'C', got {trans!r}")
-    m = int(m)
-    index_dtype = numpy.dtype(indptr.dtype)
+    m = _args.size(m, "m", "csrsv_analysis")
+    trans = _args.trans(trans, "csrsv_analysis")
+    index_dtype = _args.csr("csrsv_analysis", m, indptr, indices)
+    nnz = int(indices.size)
     if m == 0:
         none = _k.empty(0, index_dtype, indptr)
         if trans == "N":
-            return CsrsvAnalysis(0, lower, trans, index_dtype, [0], none, none, -1)
+            return CsrsvAnalysis(0, lower, trans, index_dtype, [0], none, none, -1, nnz=nnz)
         # the transpose of a 0 x 0 pattern is itself
         return CsrsvAnalysis(0, lower, trans, index_dtype, [0], none, none, -1, indptr=indptr, indices=indices,
-                             perm=none)
-    nnz = int(indices.size)
+                             perm=none, nnz=nnz)
     positions = _k.positions(nnz, indptr)
     t_ptr, t_ind, t_pos = _transpose(m, indptr, indices, positions)
     t_ptr, t_ind = _k.as_index(t_ptr, index_dtype), _k.as_index(t_ind, index_dtype)
     group = group_size(nnz, m, _k.warp_size(indptr))
     if trans == "N":
         level_ptr, order, diag, missing = _levels(m, indptr, indices, t_ptr, t_ind, bool(lower), index_dtype)
-        return CsrsvAnalysis(m, lower, trans, index_dtype, level_ptr, order, diag, missing, group=group)
+        return CsrsvAnalysis(m, lower, trans, index_dtype, level_ptr, order, diag, missing, group=group, nnz=nnz)
     level_ptr, order, diag, missing = _levels(m, t_ptr, t_ind, indptr, indices, not lower, index_dtype)
     return CsrsvAnalysis(m, lower, trans, index_dtype, level_ptr, order, diag, missing, indptr=t_ptr, indices=t_ind,
-                         perm=_k.as_index(t_pos, index_dtype), group=group)
+                         perm=_k.as_index(t_pos, index_dtype), group=group, nnz=nnz)
+
+
+def check_parts(fn, a, indptr, indices, data):
+    """Check A's CSR parts against the analysis ``a`` of its pattern: ``a.m + 1`` index pointers
+    of ``a.index_dtype``, as many indices as the pattern analysed, values of one of the four
+    dtypes."""
+    if not _args.ENABLED:
+        return
+    index = _args.csr(fn, a.m, indptr, indices, data)
+    if index != a.index_dtype:
+        raise TypeError(f"rocsparse.{fn}: indptr has dtype {index.name}, but the analysis was made for "
+                        f"{a.index_dtype.name}")
+    if a.nnz is not None and indices.size != a.nnz:
+        raise ValueError(f"rocsparse.{fn}: indices has {indices.size} elements, but the analysed pattern has "
+                         f"{a.nnz}")
+
+
+def _check_solve(a, indptr, indices, data, b, alpha):
+    if not _args.ENABLED:
+        return
+    fn = "csrsv_solve"
+    check_parts(fn, a, indptr, indices, data)
+    _args.scalars(fn, data.dtype, alpha=alpha)
+    _args.array(b, "b", fn)
+    if b.ndim not in (1, 2) or b.shape[0] != a.m:
+        raise ValueError(f"rocsparse.{fn}: b has shape {b.shape}, expected (m,) or (m, k) with m = {a.m}")
+    if b.dtype.kind not in "biufc" or (b.dtype.kind == "c" and data.dtype.kind != "c"):
+        raise TypeError(f"rocsparse.{fn}: b has dtype {b.dtype.name}, which does not convert to data's "
+                        f"{data.dtype.name}")
+    _args.same_device(fn, indptr, ("b", b))
 
 
 def _solve_plan(a, dtype, unit, col0, ncols):
@@ -258,14 +301,27 @@ def csrsv_solve(analysis, indptr, indices, data, b, *, alpha=1, unit_diagonal=Fa
     cupy.ndarray
         x, of ``b``'s shape and ``data``'s dtype (Fortran-ordered when 2-D).
 
+    Raises
+    ------
+    TypeError
+        ``analysis`` not a :class:`CsrsvAnalysis`, a non-device array, index arrays not of the
+        analysis' index dtype, an unsupported ``data`` dtype, a non-numeric ``b``, a complex ``b``
+        or ``alpha`` with real data.
+    ValueError
+        ``indptr`` not of ``m + 1`` elements, ``indices`` not of the analysed pattern's size,
+        ``data`` not of ``indices``' size, ``b`` not ``(m,)`` or ``(m, k)``, parts not contiguous
+        1-D or on two devices.
+
     Notes
     -----
-    One launch per level and per 65535 right-hand sides, prepared once per analysis and
-    configuration (dtype, unit diagonal, right-hand sides) and kept in the plan cache; nothing is
-    synchronized. A missing or
-    zero diagonal gives inf/NaN, not an error: ask :meth:`CsrsvAnalysis.zero_pivot` first.
+    Sizes and dtypes are checked; the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`). One launch per level and per 65535 right-hand
+    sides, prepared once per analysis and configuration (dtype, unit diagonal, right-hand sides)
+    and kept in the plan cache; nothing is synchronized. A missing or zero diagonal gives inf/NaN,
+    not an error: ask :meth:`CsrsvAnalysis.zero_pivot` first.
     """
-    a = analysis
+    a = _args.analysis("csrsv_solve", analysis, CsrsvAnalysis)
+    _check_solve(a, indptr, indices, data, b, alpha)
     x = _k.rhs_copy(b, data.dtype)
     nrhs = 1 if x.ndim == 1 else x.shape[1]
     if a.m == 0 or nrhs == 0:

@@ -12,11 +12,16 @@ stored zero) is not stored, and for the product a column stored in one operand o
 
 import numpy
 
-from rocarray.rocsparse import _spgemm_kernels as _k
+from rocarray.rocsparse import _args, _spgemm_kernels as _k
 from rocarray.rocsparse._spgemm import index_dtype
 
 
 def _combine(kind, m, n, alpha, beta, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, canonical):
+    fn = "csrgeam" if kind == "geam" else kind
+    m, n = _args.size(m, "m", fn), _args.size(n, "n", fn)
+    _args.csr(fn, m, a_indptr, a_indices, a_data, prefix="a_")
+    _args.csr(fn, m, b_indptr, b_indices, b_data, prefix="b_")
+    _args.same_device(fn, a_indptr, ("b_indptr", b_indptr))
     dtype = numpy.result_type(a_data.dtype, b_data.dtype)
     if kind == "geam":
         dtype = numpy.result_type(dtype, alpha, beta)
@@ -47,8 +52,9 @@ def csrgeam(m, n, alpha, a_indptr, a_indices, a_data, beta, b_indptr, b_indices,
     alpha, beta : scalar
         Host numbers (complex ones promote the result to complex).
     a_indptr, a_indices, a_data, b_indptr, b_indices, b_data : cupy.ndarray
-        CSR parts of A and B: index arrays int32 or int64 (one dtype per matrix), values
-        float32, float64, complex64 or complex128. Duplicates and unsorted rows are allowed.
+        CSR parts of A and B, contiguous 1-D: ``m + 1`` index pointers, indices (int32 or int64,
+        one dtype per matrix) and values (float32, float64, complex64 or complex128) of one size.
+        Duplicates and unsorted rows are allowed.
     canonical : bool, optional
         The caller guarantees both inputs are canonical (sorted, no duplicates): skips the
         canonicalization.
@@ -60,7 +66,19 @@ def csrgeam(m, n, alpha, a_indptr, a_indices, a_data, beta, b_indptr, b_indices,
         zeros of the inputs included). Values in the promoted dtype of the inputs and scalars;
         indices in SciPy's index dtype of the sum (int64 when an input's is, or when
         ``nnz(A) + nnz(B)`` or a dimension passes the int32 range).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`rocarray.rocsparse.csrgemm`'s (both ``indptr`` of ``m + 1`` elements); a scalar
+        that is not a host number is a ``TypeError``.
+
+    Notes
+    -----
+    Sizes and dtypes are checked; the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`).
     """
+    _args.scalars("csrgeam", alpha=alpha, beta=beta)
     return _combine("geam", m, n, alpha, beta, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data, canonical)
 
 
@@ -82,6 +100,11 @@ def csr_multiply(m, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
         Canonical CSR of the product; like SciPy's ``multiply``, exactly-zero products are not
         stored and a column stored in one operand only gives ``a * 0`` (stored when NaN). Index
         dtype as in :func:`csrgeam`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`csrgeam`'s.
     """
     return _combine("csr_multiply", m, n, 1, 1, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data,
                     canonical)

@@ -22,15 +22,20 @@ host synchronization after the level launches (besides the analysis's, when it i
 import numpy
 
 from rocarray._core import plans
-from rocarray.rocsparse import _csrsv, _csrsv_kernels as _k, _ilu_kernels as _ik
+from rocarray.rocsparse import _args, _csrsv, _csrsv_kernels as _k, _ilu_kernels as _ik
 
 
-def _lower_analysis(m, indptr, indices, analysis, where):
+def _lower_analysis(m, indptr, indices, data, analysis, fn):
+    """The checked arguments' analysis: the given one (of this pattern's lower triangle, for
+    ``trans='N'``), or a new one."""
+    m = _args.size(m, "m", fn)
     if analysis is None:
+        _args.csr(fn, m, indptr, indices, data)
         return _csrsv.csrsv_analysis(m, indptr, indices, lower=True, trans="N")
-    if not (analysis.lower and analysis.trans == "N" and analysis.m == m):
-        raise ValueError(f"{where}: analysis must come from csrsv_analysis(m, indptr, indices, lower=True, "
-                         f"trans='N'), got {analysis!r}")
+    _args.analysis(fn, analysis, _csrsv.CsrsvAnalysis,
+                   " (make it with csrsv_analysis(m, indptr, indices, lower=True, trans='N'))",
+                   m=m, lower=True, trans="N")
+    _csrsv.check_parts(fn, analysis, indptr, indices, data)
     return analysis
 
 
@@ -67,9 +72,25 @@ def csrilu0(m, indptr, indices, data, analysis=None):
         below the diagonal, U on and above it, ``L U = A`` on the pattern.
     zero_pivot : int
         -1, or the first row whose pivot ``U[i, i]`` is zero or not stored.
+
+    Raises
+    ------
+    TypeError
+        A non-device array, index arrays not int32/int64 or of two dtypes (or not the analysis'),
+        an unsupported value dtype, a non-integer ``m``, an analysis that is not a
+        :class:`~rocarray.rocsparse.CsrsvAnalysis`.
+    ValueError
+        A negative ``m``, ``indptr`` not of ``m + 1`` elements, ``indices`` and ``data`` of
+        different sizes, parts not contiguous 1-D or on two devices, an analysis of another
+        pattern, triangle or ``trans``.
+
+    Notes
+    -----
+    Sizes and dtypes are checked; the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`).
     """
-    analysis = _lower_analysis(m, indptr, indices, analysis, "csrilu0")
-    return _factor("csrilu0", _ik.ilu0_levels, int(m), indptr, indices, data, analysis)
+    analysis = _lower_analysis(m, indptr, indices, data, analysis, "csrilu0")
+    return _factor("csrilu0", _ik.ilu0_levels, analysis.m, indptr, indices, data, analysis)
 
 
 def csric0(m, indptr, indices, data, analysis=None):
@@ -93,6 +114,11 @@ def csric0(m, indptr, indices, data, analysis=None):
         ``data`` unchanged.
     zero_pivot : int
         -1, or the first row whose diagonal is not stored or whose pivot is not positive.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`csrilu0`'s.
     """
-    analysis = _lower_analysis(m, indptr, indices, analysis, "csric0")
-    return _factor("csric0", _ik.ic0_levels, int(m), indptr, indices, data, analysis)
+    analysis = _lower_analysis(m, indptr, indices, data, analysis, "csric0")
+    return _factor("csric0", _ik.ic0_levels, analysis.m, indptr, indices, data, analysis)

@@ -45,7 +45,7 @@ zero count.
 
 import numpy
 
-from rocarray.rocsparse import _spgemm_kernels as _k
+from rocarray.rocsparse import _args, _spgemm_kernels as _k
 
 INT32_MAX = numpy.iinfo(numpy.int32).max
 
@@ -107,10 +107,11 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
     m, k, n : int
         A is m x k, B is k x n.
     a_indptr, a_indices, a_data : cupy.ndarray
-        CSR parts of A: index arrays int32 or int64 (one dtype), values float32, float64,
-        complex64 or complex128. Duplicates and unsorted rows are allowed.
+        CSR parts of A, contiguous 1-D: ``m + 1`` index pointers and ``nnz(A)`` indices (int32
+        or int64, one dtype), ``nnz(A)`` values float32, float64, complex64 or complex128.
+        Duplicates and unsorted rows are allowed.
     b_indptr, b_indices, b_data : cupy.ndarray
-        CSR parts of B, likewise (B's index dtype may differ from A's).
+        CSR parts of B (``k + 1`` index pointers), likewise (B's index dtype may differ from A's).
 
     Returns
     -------
@@ -120,13 +121,29 @@ def csrgemm(m, k, n, a_indptr, a_indices, a_data, b_indptr, b_indices, b_data):
         product (:func:`index_dtype` of the inputs' index dtypes and the larger of the number of
         products, m and n).
 
+    Raises
+    ------
+    TypeError
+        A non-device array, index arrays not int32/int64 or of two dtypes within a matrix, an
+        unsupported value dtype, a non-integer size.
+    ValueError
+        A negative size, parts of the wrong length (``a_indptr`` not ``m + 1``, ``b_indptr`` not
+        ``k + 1``, indices and values of different sizes) or not contiguous 1-D, arrays on two
+        devices.
+
     Notes
     -----
-    Arguments are not checked (the ``rocarray.sparse`` façade does). A merge row adds the products
+    Sizes and dtypes are checked; the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`). A merge row adds the products
     of one entry of C in the order of A's entries, like SciPy; a hashed row adds them with
     shared-memory atomics, so their order (and the last bits of a sum) may differ between runs.
     See the module docstring for the algorithm.
     """
+    fn = "csrgemm"
+    m, k, n = _args.size(m, "m", fn), _args.size(k, "k", fn), _args.size(n, "n", fn)
+    _args.csr(fn, m, a_indptr, a_indices, a_data, prefix="a_")
+    _args.csr(fn, k, b_indptr, b_indices, b_data, prefix="b_", rows_name="k")
+    _args.same_device(fn, a_indptr, ("b_indptr", b_indptr))
     dtype = numpy.result_type(a_data.dtype, b_data.dtype)
     a_data, b_data = _k.astype(a_data, dtype), _k.astype(b_data, dtype)
     inputs = index_dtype((a_indptr.dtype, b_indptr.dtype), 0)

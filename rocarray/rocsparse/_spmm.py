@@ -19,8 +19,8 @@ on every run.
 """
 
 from rocarray._core import backend
-from rocarray.rocsparse import _spmv_kernels as _k
-from rocarray.rocsparse._spmv_analysis import mean_lanes
+from rocarray.rocsparse import _args, _spmv_kernels as _k
+from rocarray.rocsparse._spmv_analysis import CsrmvAnalysis, mean_lanes
 
 
 def _strides(a):
@@ -53,30 +53,50 @@ def csrmm(alpha, m, n, indptr, indices, data, B, beta=0, C=None, *, trans="N", a
     B : cupy.ndarray
         2-D, ``data``'s dtype, ``n`` rows (``m`` for ``'T'``/``'C'``), any strides.
     C : cupy.ndarray, optional
-        2-D, ``data``'s dtype, ``m`` (``n``) rows and B's columns, any strides; updated in place.
-        ``None``: a new C-order array (``beta`` ignored).
+        2-D, ``data``'s dtype, ``m`` (``n``) rows and B's columns, any strides (none zero along an
+        axis of more than one element); updated in place. ``None``: a new C-order array (``beta``
+        ignored).
     trans : {'N', 'T', 'C'}
         ``op(A)``.
     analysis : CsrmvAnalysis, optional
-        A's :func:`~rocarray.rocsparse.csrmv_analysis`: ``'T'``/``'C'`` reuse the transpose's
-        structure it keeps (:meth:`~rocarray.rocsparse.CsrmvAnalysis.transpose`) instead of
-        converting on every call. The kernel choice needs only B's layout and the mean row length.
+        A's :func:`~rocarray.rocsparse.csrmv_analysis` (its ``m``, ``n``, ``nnz`` and index
+        dtype must match): ``'T'``/``'C'`` reuse the transpose's structure it keeps
+        (:meth:`~rocarray.rocsparse.CsrmvAnalysis.transpose`) instead of converting on every call.
+        The kernel choice needs only B's layout and the mean row length.
 
     Returns
     -------
     cupy.ndarray
         C.
 
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`rocarray.rocsparse.csrmv`'s, for B and C: B 2-D with ``n`` (``m``) rows, C
+        ``(m, B.shape[1])`` (``(n, B.shape[1])``) with no zero stride, both of ``data``'s dtype.
+
     Notes
     -----
-    Arguments are not checked. Sums run in the data's dtype, in a fixed order: bitwise the same C
-    on every run.
+    Sizes, dtypes and ``trans`` are checked; the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`). Sums run in the data's dtype, in a fixed order:
+    bitwise the same C on every run.
     """
-    m, n = int(m), int(n)
-    trans = trans.upper()
+    m, n = _args.size(m, "m", "csrmm"), _args.size(n, "n", "csrmm")
+    trans = _args.trans(trans, "csrmm")
+    _args.csr("csrmm", m, indptr, indices, data)
+    dtype = data.dtype
+    _args.scalars("csrmm", dtype, alpha=alpha, beta=beta)
+    rows, inner = (m, n) if trans == "N" else (n, m)
+    where = ("data", data)
+    _args.dense(B, "B", "csrmm", (inner, None), "(n, B.shape[1])" if trans == "N" else "(m, B.shape[1])", dtype,
+                where)
+    ncols = B.shape[1]
+    if C is not None:
+        _args.dense(C, "C", "csrmm", (rows, ncols), "(m, B.shape[1])" if trans == "N" else "(n, B.shape[1])",
+                    dtype, where, write=True)
+    if analysis is not None:
+        _args.analysis("csrmm", analysis, CsrmvAnalysis, m=m, n=n, nnz=data.size, index_dtype=indptr.dtype)
     cupy = backend.cupy()
-    rows = m if trans == "N" else n
-    ncols = int(B.shape[1])
     beta_zero = C is None or beta == 0
     if C is None:
         C = cupy.empty((rows, ncols), dtype=data.dtype)

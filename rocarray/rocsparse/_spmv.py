@@ -20,8 +20,8 @@ analyses the result.
 import numpy
 
 from rocarray._core import backend, timing, tuning
-from rocarray.rocsparse import _spmv_kernels as _k
-from rocarray.rocsparse._spmv_analysis import csrmv_analysis, strategies, strategy_lanes
+from rocarray.rocsparse import _args, _spmv_kernels as _k
+from rocarray.rocsparse._spmv_analysis import CsrmvAnalysis, csrmv_analysis, strategies, strategy_lanes
 
 #: Calls per timing sample when the tuner measures a strategy.
 TUNE_CALLS = 10
@@ -88,34 +88,57 @@ def csrmv(alpha, m, n, indptr, indices, data, x, beta=0, y=None, *, trans="N", a
     m, n : int
         Shape of A.
     indptr, indices, data : cupy.ndarray
-        A's CSR parts; ``indptr`` and ``indices`` of one integer type (int32 or int64), ``data``
-        float32, float64, complex64 or complex128 with ``indptr[m] == data.size`` stored elements.
-        Non-canonical A is fine (duplicates add, any order within a row).
+        A's CSR parts, contiguous 1-D: ``indptr`` (``m + 1`` elements) and ``indices`` of one
+        integer type (int32 or int64), ``data`` float32, float64, complex64 or complex128 of
+        ``indices``' size, with ``indptr[m] == data.size`` stored elements. Non-canonical A is
+        fine (duplicates add, any order within a row).
     x : cupy.ndarray
         1-D, ``data``'s dtype, ``n`` elements (``m`` for ``'T'``/``'C'``), any stride.
     y : cupy.ndarray, optional
-        1-D, ``data``'s dtype, ``m`` elements (``n`` for ``'T'``/``'C'``), any stride; updated in
-        place. ``None``: a new array (``beta`` ignored).
+        1-D, ``data``'s dtype, ``m`` elements (``n`` for ``'T'``/``'C'``), any nonzero stride;
+        updated in place. ``None``: a new array (``beta`` ignored).
     trans : {'N', 'T', 'C'}
         ``op(A)`` is A, its transpose or its conjugate transpose.
     analysis : CsrmvAnalysis, optional
-        :func:`csrmv_analysis` of A, kept by the caller; made here when needed otherwise (one
-        wait for the device). ``'T'``/``'C'`` keep their plan in it (see the module docstring).
+        :func:`csrmv_analysis` of A (its ``m``, ``n``, ``nnz`` and index dtype must match), kept
+        by the caller; made here when needed otherwise (one wait for the device). ``'T'``/``'C'``
+        keep their plan in it (see the module docstring).
 
     Returns
     -------
     cupy.ndarray
         y.
 
+    Raises
+    ------
+    TypeError
+        A non-device array, index arrays not int32/int64 or of two dtypes, an unsupported value
+        dtype, ``x``/``y`` not of ``data``'s dtype, a complex scalar with real data, a non-integer
+        size, an analysis that is not a :class:`CsrmvAnalysis`.
+    ValueError
+        A negative size, a bad ``trans``, ``indptr``/``indices``/``data``/``x``/``y`` of the wrong
+        shape (or CSR parts not contiguous, a zero-stride y, arrays on two devices), an analysis
+        of another matrix.
+
     Notes
     -----
-    Arguments are not checked (the ``rocarray.sparse`` façade does). Sums run in the data's dtype
-    (float32 in float32, as cuSPARSE), in an order fixed by the strategy: bitwise the same y on
-    every run.
+    Sizes, dtypes and ``trans`` are checked (``ValueError``/``TypeError`` naming the argument,
+    before any device work); the index values are not (see
+    :func:`~rocarray.rocsparse.check_matrix_csr`). Sums run in the data's dtype (float32 in float32,
+    as cuSPARSE), in an order fixed by the strategy: bitwise the same y on every run.
     """
-    m, n = int(m), int(n)
-    trans = trans.upper()
-    rows = m if trans == "N" else n
+    m, n = _args.size(m, "m", "csrmv"), _args.size(n, "n", "csrmv")
+    trans = _args.trans(trans, "csrmv")
+    _args.csr("csrmv", m, indptr, indices, data)
+    dtype = data.dtype
+    _args.scalars("csrmv", dtype, alpha=alpha, beta=beta)
+    rows, cols = (m, n) if trans == "N" else (n, m)
+    where = ("data", data)
+    _args.dense(x, "x", "csrmv", (cols,), "(n,)" if trans == "N" else "(m,)", dtype, where)
+    if y is not None:
+        _args.dense(y, "y", "csrmv", (rows,), "(m,)" if trans == "N" else "(n,)", dtype, where, write=True)
+    if analysis is not None:
+        _args.analysis("csrmv", analysis, CsrmvAnalysis, m=m, n=n, nnz=data.size, index_dtype=indptr.dtype)
     beta_zero = y is None or beta == 0
     if y is None:
         y = backend.cupy().empty(rows, dtype=data.dtype)

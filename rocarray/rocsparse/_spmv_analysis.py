@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy
 
-from rocarray.rocsparse import _spmv_kernels as _k
+from rocarray.rocsparse import _args, _spmv_kernels as _k
 
 CHUNK = _k.CHUNK
 #: Mean row length below which rows are short enough for a row per thread ...
@@ -205,9 +205,9 @@ def csrmv_analysis(m, n, indptr, nnz):
     m, n : int
         Shape.
     indptr : cupy.ndarray
-        Row pointers (``m + 1`` entries, int32 or int64).
+        Row pointers (contiguous 1-D, ``m + 1`` entries, int32 or int64).
     nnz : int
-        Stored elements (``indptr[m]``).
+        Stored elements (``indptr[m]``, which is not read to check it).
 
     Returns
     -------
@@ -215,14 +215,22 @@ def csrmv_analysis(m, n, indptr, nnz):
         Keep it with the matrix while its structure (``indptr``) is unchanged; it holds a
         reference to ``indptr``.
 
+    Raises
+    ------
+    TypeError
+        ``indptr`` not a device array of int32 or int64, a non-integer size.
+    ValueError
+        A negative size, ``indptr`` not contiguous 1-D of ``m + 1`` elements.
+
     Notes
     -----
     One kernel over ``indptr`` and one wait for its three numbers; for the ``split`` strategy one
     more launch (a binary search per chunk) that is not waited for. Nothing is launched when ``m``
     or ``nnz`` is 0.
     """
-    m, n, nnz = int(m), int(n), int(nnz)
-    index_dtype = numpy.dtype(indptr.dtype)
+    fn = "csrmv_analysis"
+    m, n, nnz = _args.size(m, "m", fn), _args.size(n, "n", fn), _args.size(nnz, "nnz", fn)
+    index_dtype = _args.pointers(fn, m, indptr)
     if m == 0 or nnz == 0:
         longest = long_rows = long_nnz = 0
         warp = 32

@@ -15,6 +15,8 @@ the merge stand-ins ran (which, like the kernels, flag unsorted rows of B they r
 import numpy as np
 import scipy.sparse as sp
 
+import sparse_host
+from rocarray._core import backend
 from rocarray.rocsparse import _spgemm_kernels as _k
 
 HASH_SCALE = 107
@@ -234,8 +236,12 @@ def sddmm(alpha, A, B, beta, indptr, indices, data, use_data, out):
 
 
 def install(monkeypatch, shared_limit=48 * 1024):
-    """Replace the kernel interface by these stand-ins; returns the :class:`Host` recording launches."""
+    """Replace the kernel interface by these stand-ins and make NumPy arrays count as device arrays
+    (``backend.cupy()`` is NumPy, so the drivers' argument checks take them); returns the
+    :class:`Host` recording launches."""
     host = Host(shared_limit)
+    monkeypatch.setattr(backend, "cupy_module", lambda: sparse_host.XP)
+    monkeypatch.setattr(backend, "_cupy", [])
     fns = dict(astype=lambda x, d: x if x.dtype == d else x.astype(d),
                empty=lambda n, dtype, like: _poison(n, dtype),
                zeros=lambda n, dtype, like: np.zeros(int(n), dtype),

@@ -304,7 +304,11 @@ def install_checks(monkeypatch, seed=0):
     from rocarray._core import backend
 
     log = install(monkeypatch, seed)
-    shim = types.SimpleNamespace(asarray=lambda a: dev(np.asarray(a)), asnumpy=lambda x, **kw: view(x).copy())
+    import cupy
+
+    # ndarray: the library's argument checks ask what a device array is
+    shim = types.SimpleNamespace(asarray=lambda a: dev(np.asarray(a)), asnumpy=lambda x, **kw: view(x).copy(),
+                                 ndarray=cupy.ndarray)
     monkeypatch.setattr(backend, "_cupy", [shim])
     monkeypatch.setattr(backend, "cupy_module", lambda: shim)
     return log
