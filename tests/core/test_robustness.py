@@ -42,7 +42,7 @@ OPERATIONS = {
     "cholesky": lambda d: ra.linalg.cholesky(d["m"] @ d["m"].T),
     "eigh": lambda d: ra.linalg.eigh(d["m"] + d["m"].T)[0],
     "qr": lambda d: ra.linalg.qr(d["a"])[1],
-    "spmv": lambda d: d["sp"] @ d["a"][:1500, 0],
+    "spmv": lambda d: d["sp"] @ d["a"].ravel()[:1500],
     "conv2d": lambda d: ra.nn.conv2d(d["img"], d["w"], padding=1),
     "softmax": lambda d: ra.nn.softmax(d["a"], dim=-1),
 }
