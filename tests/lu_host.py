@@ -158,6 +158,27 @@ def gesv_block(A, B, X, info):
         view(X)[b] = np.nan if inf else lu_solve((lu, np.array(piv) - 1), np.array(view(B)[b]))
 
 
+def inverse_workspace(count, like):
+    """Host scratch (NaN, so that a read before a write shows) of ``like``'s dtype."""
+    from hostdev import dev
+
+    x = np.full(max(count, 1), np.nan, like.dtype)
+    return x.view(HostArray) if isinstance(like, HostArray) else dev(x)
+
+
+def set_identities(X, nb, count):
+    calls.append(("set_identities", nb, count))
+    squares = view(X)[:count * nb * nb].reshape(count, nb * nb)
+    squares[...] = 0
+    squares[:, ::nb + 1] = 1
+
+
+def lacpy(m, n, src, lds, dst, ldd):
+    calls.append(("lacpy", m, n))
+    if m and n:
+        _mat(dst, m, n, ldd)[...] = _mat(src, m, n, lds)
+
+
 def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
     calls.append(("trsm", side, uplo, transA, diag, m, n))
     assert side == "L" and alpha == 1
@@ -186,7 +207,8 @@ def install(monkeypatch):
     from rocarray import rocblas
     from rocarray.rocsolver import _lu_block, _lu_kernels
 
-    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok"):
+    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok", "inverse_workspace", "set_identities",
+                 "lacpy"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(_lu_block, "getrf", getrf_block)
     monkeypatch.setattr(_lu_block, "gesv", gesv_block)

@@ -25,21 +25,40 @@ Four algorithms, chosen per call by size:
   ``ra_rocsolver_getf2`` factors a whole matrix in one thread block, in shared memory when it fits
   (global memory otherwise), and ``ra_rocsolver_getrs_small`` applies the pivots and both
   substitutions for all right-hand sides in one block. A batch is one launch of each.
-* **Recursive blocked LU** (larger matrices): the column range is halved (the left part a
-  multiple of :data:`PANEL` columns) until a panel of at most :data:`PANEL` columns is left. A
-  tall panel (at least ``_lu_kernels.GRID_PANEL_ROWS`` rows) is factored across the device by
-  ``ra_rocsolver_getf2_grid``: a cooperative launch of about one block per multiprocessor, each
-  block holding a share of the panel's rows in shared memory, one grid-wide barrier per column
-  (the candidates' rows and the diagonal row published in global memory, every block reducing
-  them to the same pivot); where the device has no cooperative launch or the blocks would not
-  all be resident, and for shorter panels, ``ra_rocsolver_getf2`` factors it in one block. Both
-  give the same pivots and factors. The panel's row swaps then go to every other column of the
-  matrix at once (``ra_rocsolver_laswp``: the <= 32 interchanges as one permutation of the rows
-  they touch). Between the halves: ``U12 := L11^{-1} A12`` (:func:`rocarray.rocblas.trsm`) and
-  ``A22 -= L21 U12`` (:func:`rocarray.rocblas.gemm`), then the right half recursively (Toledo's
-  recursive LU; the same pivots and, up to rounding, the same factors as LAPACK's getrf). Wide
-  matrices factor their left ``m x m`` block so and then solve for the rest with trsm. getrs is
-  laswp and two trsm calls.
+* **Blocked LU** (larger matrices): right-looking over outer blocks of :data:`OUTER` columns
+  (:func:`_getrf_outer`). Each block's columns are factored by the recursion below, then
+  ``U12 := L11^{-1} A12`` for every column on the block's right (one lacpy and one gemm with the
+  block's inverse) and the whole trailing matrix is updated by ONE gemm ``A22 -= L21 U12`` of
+  depth OUTER. Inside a block the column range is halved (the left part a multiple of
+  :data:`INVERSE_LEAF`, then of :data:`PANEL` columns) until a panel of at most :data:`PANEL`
+  columns is left. A tall panel (at least ``_lu_kernels.GRID_PANEL_ROWS`` rows) is factored
+  across the device by ``ra_rocsolver_getf2_grid``: a cooperative launch of about one block per
+  multiprocessor, each block holding a share of the panel's rows in shared memory, one
+  grid-wide barrier per column (the candidates' rows and the diagonal row published in global
+  memory, every block reducing them to the same pivot); where the device has no cooperative
+  launch or the blocks would not all be resident, and for shorter panels,
+  ``ra_rocsolver_getf2`` factors it in one block. Both give the same pivots and factors. The
+  panel's row swaps then go to every other column of the matrix at once
+  (``ra_rocsolver_laswp``: the <= 32 interchanges as one permutation of the rows they touch).
+  Between the halves: ``U12 := L11^{-1} A12`` and ``A22 -= L21 U12`` (rocblas gemm), then the
+  right half recursively (Toledo's recursive LU; the same pivots and, up to rounding, the same
+  factors as LAPACK's getrf). The solves use explicit inverses of the unit lower diagonal blocks
+  (:func:`_rgetrf_inv`): a block of at most INVERSE_LEAF columns is inverted by one rocblas
+  trsm on an identity square (one leaf launch on INVERSE_LEAF right-hand sides), a larger node
+  joins its halves' inverses (``X21 := -X22 (L21 X11)``, two gemms), and a solve is a copy of
+  the right-hand sides and one gemm; only the solves inside an INVERSE_LEAF block (below
+  PANEL-column panels) stay trsm. So each diagonal block is solved with once, where the plain
+  recursion ran a trsm leaf for it at every level on up to n right-hand sides. Accuracy:
+  ``|l_ij| <= 1`` under partial pivoting, so a unit lower block of order b is well conditioned
+  in practice (its condition can approach ``2^b`` only in contrived cases, as LAPACK's growth
+  factor can); multiplying by
+  its computed inverse (small right residual, Du Croz and Higham, IMA J. Numer. Anal. 12, 1992)
+  gives a solve whose residual exceeds substitution's at most by that condition, the argument of
+  the Cholesky panels (:mod:`rocarray.rocsolver._cholesky`) and of rocBLAS's own trsm; the GPU
+  tests bound the backward error of getrf and solve at 8192. With :data:`INVERSE` off the solves
+  are rocblas trsm, and with :data:`OUTER` 0 the recursion covers all columns (the earlier
+  design). Wide matrices take their columns past ``m`` in the outer blocks' solves (plain
+  recursion: one trsm at the end). getrs is laswp and two trsm calls.
 
 getri computes ``A^{-1}`` by solving ``A X = I`` (getrs on an identity workspace) rather than
 LAPACK's triangular inversion (trtri) followed by ``X L = U^{-1}``: the same result to rounding,
@@ -56,6 +75,15 @@ from rocarray.rocsolver import _info, _lu_block, _lu_kernels as _k
 
 #: Columns of the panels the recursive LU hands to the one-block kernel.
 PANEL = 32
+#: Columns of the outer blocks of the blocked LU (:func:`_getrf_outer`): each block's trailing
+#: update is one gemm of depth OUTER. 0: the plain recursion over all columns (the way back).
+OUTER = 256
+#: Solves for U12 through inverses of the unit lower diagonal blocks and gemm instead of trsm
+#: (:func:`_rgetrf_inv`). False: rocblas trsm (the way back).
+INVERSE = True
+#: Order of the diagonal blocks inverted by one triangular solve each (a multiple of
+#: :data:`PANEL`; larger ones join two halves' inverses).
+INVERSE_LEAF = 64
 #: Largest order a single matrix is factored or solved in one block.
 SMALL_SINGLE = 128
 #: Largest order a batch is factored or solved with one block per matrix.
@@ -163,14 +191,86 @@ def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None):
     _rgetrf(m, n, A, lda, j1, w2, ipiv, info, barriers)
 
 
+def _apply_inverse(w, cols, X, ldx, B, ldb, T):
+    """``B := X B`` for the ``w x cols`` block B and the ``w x w`` square X (a unit lower inverse,
+    zeros above its diagonal): B staged in ``T`` first (gemm cannot write its input)."""
+    _k.lacpy(w, cols, B, ldb, T, w)
+    rocblas.gemm("N", "N", w, cols, w, 1, X, ldx, T, w, 0, B, ldb)
+
+
+def _rgetrf_inv(m, n, A, lda, j0, width, ipiv, info, barriers, X, ldx, need_inverse, T):
+    """:func:`_rgetrf` of the ``width <= OUTER`` columns from ``j0``, with its solves for U12
+    through inverses of the unit lower diagonal blocks: the inverse of each block of at most
+    :data:`INVERSE_LEAF` columns comes from one triangular solve on an identity square, and a node
+    joins its halves' inverses, ``X21 := -X22 (L21 X11)``, where a solve will read it
+    (``need_inverse``). ``X`` (leading dimension ``ldx``) points at this node's place on the
+    diagonal of its outer block's inverse, which holds the identity until written."""
+    if width <= INVERSE_LEAF:
+        _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers)
+        if need_inverse:
+            rocblas.trsm("L", "L", "N", "U", width, width, 1, A[j0 + j0 * lda:], lda, X, ldx)
+        return
+    w1 = split(width, INVERSE_LEAF)
+    w2, j1 = width - w1, j0 + w1
+    _rgetrf_inv(m, n, A, lda, j0, w1, ipiv, info, barriers, X, ldx, True, T)
+    _apply_inverse(w1, w2, X, ldx, A[j0 + j1 * lda:], lda, T)
+    if m > j1:
+        rocblas.gemm("N", "N", m - j1, w2, w1, -1, A[j1 + j0 * lda:], lda, A[j0 + j1 * lda:], lda, 1,
+                     A[j1 + j1 * lda:], lda)
+    X22 = X[w1 + w1 * ldx:]
+    _rgetrf_inv(m, n, A, lda, j1, w2, ipiv, info, barriers, X22, ldx, need_inverse, T)
+    if need_inverse:   # L21 is final now (the right half's interchanges reached it)
+        rocblas.gemm("N", "N", w2, w1, w1, 1, A[j1 + j0 * lda:], lda, X, ldx, 0, T, w2)
+        rocblas.gemm("N", "N", w2, w1, w2, -1, X22, ldx, T, w2, 0, X[w1:], ldx)
+
+
+def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
+    """Right-looking LU over blocks of :data:`OUTER` columns: each block's columns by the
+    recursion (:func:`_rgetrf_inv`, or :func:`_rgetrf` with :data:`INVERSE` off), then
+    ``U12 := L11^{-1} A12`` for every column on its right (one gemm with the block's inverse, or
+    trsm) and ONE gemm ``A22 -= L21 U12`` for the trailing matrix."""
+    k = min(m, n)
+    blocks = -(-k // OUTER)
+    if INVERSE:
+        square = OUTER * OUTER
+        work = _k.inverse_workspace(blocks * square + OUTER * max(n - min(OUTER, k), OUTER), A)
+        inverses, T = work[:blocks * square], work[blocks * square:]
+        _k.set_identities(inverses, OUTER, blocks)
+    for q, j0 in enumerate(range(0, k, OUTER)):
+        w = min(OUTER, k - j0)
+        j1 = j0 + w
+        right = n - j1
+        if INVERSE:
+            X = inverses[q * square:]
+            _rgetrf_inv(m, n, A, lda, j0, w, ipiv, info, barriers, X, OUTER, right > 0, T)
+        else:
+            _rgetrf(m, n, A, lda, j0, w, ipiv, info, barriers)
+        if right == 0:
+            continue
+        U12 = A[j0 + j1 * lda:]
+        if INVERSE:
+            _apply_inverse(w, right, X, OUTER, U12, lda, T)
+        else:
+            rocblas.trsm("L", "L", "N", "U", w, right, 1, A[j0 + j0 * lda:], lda, U12, lda)
+        if m > j1:
+            rocblas.gemm("N", "N", m - j1, right, w, -1, A[j1 + j0 * lda:], lda, U12, lda, 1,
+                         A[j1 + j1 * lda:], lda)
+
+
 def _getrf_blocked(m, n, A, lda, ipiv, info):
-    """Recursive blocked LU of one m x n matrix (``info`` zeroed by the caller)."""
+    """Blocked LU of one m x n matrix (``info`` zeroed by the caller): outer blocks of
+    :data:`OUTER` columns (:func:`_getrf_outer`) where ``min(m, n)`` exceeds one, else the
+    plain recursion."""
     k = min(m, n)
     barriers = []
-    _rgetrf(m, n, A, lda, 0, k, ipiv, info, barriers)
+    if OUTER and k > OUTER:
+        _getrf_outer(m, n, A, lda, ipiv, info, barriers)
+    else:
+        _rgetrf(m, n, A, lda, 0, k, ipiv, info, barriers)
     if barriers:  # device-wide panels ran: one wait for their barrier's verdict
         _k.check_grid_barrier(barriers[0])
-    if n > k:  # wide: U's right part, L11^{-1} P^T A[:, k:] (the swaps are applied already)
+    if n > k and not (OUTER and k > OUTER):
+        # wide: U's right part, L11^{-1} P^T A[:, k:] (the swaps are applied already)
         rocblas.trsm("L", "L", "N", "U", k, n - k, 1, A, lda, A[k * lda:], lda)
 
 
@@ -271,8 +371,9 @@ def getrf(m, n, A, lda, ipiv, info):
     -----
     Partial pivoting takes the first row of largest ``|re| + |im|`` (LAPACK's ``i?amax``). Square
     matrices up to 32 x 32 are factored by a group of lanes of one warp, the rows in registers; up
-    to 128 x 128 one thread block factors the matrix; larger ones run the recursive blocked LU on
-    rocblas trsm and gemm (see :mod:`rocarray.rocsolver._lu`), its tall panels across the device.
+    to 128 x 128 one thread block factors the matrix; larger ones run the blocked LU on rocblas
+    gemm (trsm only inside 64-column diagonal blocks; see :mod:`rocarray.rocsolver._lu`), its
+    tall panels across the device.
     Nothing is synchronized, except that a factorization whose panels ran across the device waits
     for the device once at its end to check their grid barrier
     (:class:`rocarray.rocsolver._lu_kernels.GridBarrierError` if its blocks waited too long).

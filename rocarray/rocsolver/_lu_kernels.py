@@ -16,6 +16,7 @@ import numpy
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray._core.workspace import workspaces
 from rocarray._core.matrix_args import STANDARD
+from rocarray.rocsolver import _cholesky_kernels
 
 SOURCE = "rocsolver/lu.hip"
 
@@ -348,3 +349,28 @@ def copy_where_ok(n, X, A, lda, strideA, info, batch):
         view = cupy.lib.stride_tricks.as_strided(A, (batch, n, n), (strideA * isz, lda * isz, isz))
         ok = (info[:batch] == 0)[:, None, None]
         view[...] = cupy.where(ok, X.reshape(batch, n, n), view)
+
+
+def inverse_workspace(count, like):
+    """``count`` elements of ``like``'s dtype of device scratch (uninitialized) on its device and
+    current stream: the blocked getrf's inverses of diagonal blocks and its staged right-hand
+    sides (:func:`rocarray.rocsolver._lu._getrf_outer`)."""
+    itemsize, device = like.dtype.itemsize, _device(like)
+    with launch.on_device(device):
+        raw = workspaces.scratch("rocsolver.getrf.inverses", max(count, 1) * itemsize, device)
+    return raw[:count * itemsize].view(like.dtype)
+
+
+def set_identities(X, nb, count):
+    """``count`` identity squares of order ``nb`` into the flat ``X`` (square q at ``q * nb * nb``,
+    leading dimension nb)."""
+    if count and nb:
+        with launch.on_device(_device(X)):
+            squares = X[:count * nb * nb].reshape(count, nb * nb)
+            squares.fill(0)
+            squares[:, ::nb + 1] = 1
+
+
+def lacpy(m, n, src, lds, dst, ldd):
+    """``dst := src`` for an m x n column-major block (the Cholesky family's copy kernel)."""
+    _cholesky_kernels.lacpy(m, n, src, lds, dst, ldd)

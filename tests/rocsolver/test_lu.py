@@ -125,6 +125,61 @@ def test_blocked_getrf_reports_the_first_zero_pivot_and_completes(host_lu, rng):
     np.testing.assert_allclose(unpack(view(A), n, n, n), ref, atol=1e-10)
 
 
+@pytest.mark.parametrize("inverse", [True, False])
+@pytest.mark.parametrize("m,n,outer,leaf", [(50, 50, 16, 8), (61, 37, 16, 8), (37, 61, 16, 8), (48, 48, 16, 8),
+                                            (45, 45, 24, 8), (100, 100, 64, 32)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, outer, leaf, inverse, dtype):
+    """The outer-blocked LU (blocks of ``outer`` columns, inverses of ``leaf``-column diagonal
+    blocks joined up to the block, or trsm with the inverses off): ragged last blocks, tall and
+    wide shapes, LAPACK's pivots; the last block's inverse is never formed."""
+    monkeypatch.setattr(_lu, "OUTER", outer)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", leaf)
+    monkeypatch.setattr(_lu, "INVERSE", inverse)
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    if leaf == 32:
+        monkeypatch.setattr(_lu, "PANEL", 32)
+    a = rand(rng, (m, n), dtype)
+    lda = m + 2
+    A = dev(buffer(a, lda))
+    ipiv, info = dev(np.full(min(m, n), -7, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, lda, ipiv, info)
+    assert view(info)[0] == 0
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv) - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, lda), lu, rtol=1e-9, atol=1e-9)
+    assert np.isnan(view(A)[m:lda]).all()
+    k, blocks = min(m, n), -(-min(m, n) // outer)
+    solves = [c for c in host_lu if c[0] == "trsm"]
+    if inverse:
+        assert ("set_identities", outer, blocks) in host_lu
+        # trsm only for the leaves' own panels and the leaves' inverses: never wider than a leaf
+        assert all(c[5] <= leaf and c[6] <= leaf for c in solves)
+        widest = max(c[2] for c in host_lu if c[0] == "lacpy")
+        assert widest == n - min(outer, k)   # the first block's U12 staged whole
+    else:
+        assert not any(c[0] in ("lacpy", "set_identities") for c in host_lu)
+    trailing = [c for c in host_lu if c[0] == "gemm" and c[3] == outer]
+    assert len(trailing) >= blocks - 1 - (m < n and k % outer == 0)   # one gemm per block of depth outer
+
+
+def test_outer_blocked_getrf_singular_info(host_lu, rng, monkeypatch):
+    """info names the first zero pivot across outer blocks; the factorization completes."""
+    monkeypatch.setattr(_lu, "OUTER", 16)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    n = 40
+    a = rand(rng, (n, n), "float64")
+    a[:, 21] = 0.0
+    a[:, 33] = 0.0
+    A, ipiv, info = dev(buffer(a, n)), dev(np.zeros(n, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(n, n, A, n, ipiv, info)
+    assert view(info)[0] == 22
+    ref = a.copy()
+    piv, inf = lu_host.getf2_ref(ref)
+    np.testing.assert_array_equal(view(ipiv), piv)
+
+
 @pytest.mark.parametrize("blocked", [False, True])
 def test_batched_getrf_strides(monkeypatch, rng, blocked):
     log = lu_host.install(monkeypatch)

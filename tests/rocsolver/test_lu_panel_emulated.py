@@ -187,14 +187,21 @@ def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
     assert not np.asarray(sync).any()
 
 
-def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
+@pytest.mark.parametrize("outer", [0, 16])
+def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
-    blocks) and the emulated laswp; trsm and gemm are lu_host's NumPy stand-ins (the rocblas
-    kernels have tests of their own): LAPACK's pivots and a small backward error."""
+    blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
+    inverses of 16-column diagonal blocks; trsm, gemm and the copies are lu_host's NumPy
+    stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and a small
+    backward error."""
     from rocarray import rocblas
 
     monkeypatch.setattr(rocblas, "trsm", lu_host.trsm)
     monkeypatch.setattr(rocblas, "gemm", lu_host.gemm)
+    for name in ("inverse_workspace", "set_identities", "lacpy"):
+        monkeypatch.setattr(_lu_kernels, name, getattr(lu_host, name))
+    monkeypatch.setattr(_lu, "OUTER", outer)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", 16)
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
     monkeypatch.setattr(_lu, "PANEL", 8)
@@ -224,10 +231,17 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
     32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
-    rest by one block; two laswp per panel but the empty sides; the barrier checked once."""
+    rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
+    solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
+    the 32 x 32 solves inside each 64-column block (128) and one leaf per inverted block (all but
+    the last: 127), each on at most 64 right-hand sides; each of the 31 outer blocks with columns
+    on its right stages them once (lacpy) and updates the trailing matrix with ONE gemm of depth
+    256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
+    identities = []
+    monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: identities.append((nb, count)))
     n = 8192
     A = fake_device.array((n * n,), "float64")
     ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
@@ -241,6 +255,13 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     assert sum(x.cooperative for x in fake_device.launches) == 193
     assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 64    # 8192 rows: 131 blocks of 63; 2048: 64 of 32
     assert len(checks) == 1
+    assert identities == [(256, 32)]
+    leaves = [x for x in fake_device.launches if x.name == "ra_rocblas_trsm_leaf<double>"]
+    assert len(leaves) == 128 + 127 and all(x.grid[0] == 1 for x in leaves)   # one block of 64 vectors each
+    assert names.count("ra_rocsolver_lacpy<double>") == 127                     # 96 inner, 31 outer
+    gemms = [x for x in names if x.startswith("ra_rocblas_gemm_f64mma")]
+    assert len(gemms) == 570 and not any("splitk" in x for x in names)
+    assert len(fake_device.launches) == 1718
     counts = {}
     for name in names:
         counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
