@@ -174,9 +174,17 @@ def set_identities(X, nb, count):
 
 
 def lacpy(m, n, src, lds, dst, ldd):
-    calls.append(("lacpy", m, n))
+    calls.append(("lacpy", m, n, dst.data.ptr))
     if m and n:
         _mat(dst, m, n, ldd)[...] = _mat(src, m, n, lds)
+
+
+def overlap(first, second, device_id):
+    """The look-ahead's two streams in one order: ``first`` then ``second`` (tests that want the
+    other order replace this)."""
+    calls.append(("overlap",))
+    first()
+    second()
 
 
 def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
@@ -208,7 +216,7 @@ def install(monkeypatch):
     from rocarray.rocsolver import _lu_block, _lu_kernels
 
     for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok", "inverse_workspace", "set_identities",
-                 "lacpy"):
+                 "lacpy", "overlap"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(_lu_block, "getrf", getrf_block)
     monkeypatch.setattr(_lu_block, "gesv", gesv_block)

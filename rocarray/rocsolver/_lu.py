@@ -58,7 +58,14 @@ Four algorithms, chosen per call by size:
   tests bound the backward error of getrf and solve at 8192. With :data:`INVERSE` off the solves
   are rocblas trsm, and with :data:`OUTER` 0 the recursion covers all columns (the earlier
   design). Wide matrices take their columns past ``m`` in the outer blocks' solves (plain
-  recursion: one trsm at the end). getrs is laswp and two trsm calls.
+  recursion: one trsm at the end). With :data:`LOOKAHEAD` (off by default) the next outer
+  block's columns are updated first and the block is factored on a second, high-priority stream
+  while the update of the columns beyond it runs on the current one (CuPy events order the two;
+  the block's interchanges stay within its columns until both are done, then two laswp apply
+  them to the rest). The device-wide panel's cooperative launch keeps its residency rule (all
+  blocks resident on an idle device): beside a running gemm its blocks start as the gemm's
+  retire, so the overlap is what the hardware gives, never a hang (the barrier's spin is
+  bounded). getrs is laswp and two trsm calls.
 
 getri computes ``A^{-1}`` by solving ``A X = I`` (getrs on an identity workspace) rather than
 LAPACK's triangular inversion (trtri) followed by ``X L = U^{-1}``: the same result to rounding,
@@ -84,6 +91,9 @@ INVERSE = True
 #: Order of the diagonal blocks inverted by one triangular solve each (a multiple of
 #: :data:`PANEL`; larger ones join two halves' inverses).
 INVERSE_LEAF = 64
+#: Factor the next outer block on a second stream while the trailing update of the columns
+#: beyond it runs (look-ahead, :func:`_getrf_outer`). False: one stream (the way back).
+LOOKAHEAD = False
 #: Largest order a single matrix is factored or solved in one block.
 SMALL_SINGLE = 128
 #: Largest order a batch is factored or solved with one block per matrix.
@@ -163,32 +173,34 @@ def _stride(value, least, name, where):
 # drivers (1-D views; no checks)
 # --------------------------------------------------------------------------------------------
 
-def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None):
+def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None, cols=None):
     """Factor columns ``j0 .. j0+width-1`` over rows ``j0 .. m-1``, every earlier column's row
-    swaps and updates already applied to them. Each panel's swaps reach all n columns as soon as
-    the panel is factored (the columns on its left are not read again above the panel's rows
-    until the end, and those on its right not before their turn), so every laswp applies at most
+    swaps and updates already applied to them. Each panel's swaps reach all n columns (or the
+    columns ``cols = (c0, c1)``; the caller applies them to the rest later) as soon as the panel
+    is factored (the columns on its left are not read again above the panel's rows until the
+    end, and those on its right not before their turn), so every laswp applies at most
     :data:`PANEL` interchanges. Tall panels are factored across the device; ``barriers`` (a
-    list) receives the grid barrier's state when one was."""
+    dict) receives the grid barrier's state, by address, when one was."""
+    c0, c1 = cols if cols is not None else (0, n)
     if width <= PANEL:
         panel = A[j0 + j0 * lda:]
         sync = _k.getf2_grid(m - j0, width, panel, lda, ipiv[j0:], info, j0)
         if sync is None:
             _k.getf2(m - j0, width, panel, lda, 0, ipiv[j0:], 0, info, j0, 1)
         elif barriers is not None:
-            barriers[:] = [sync]
+            barriers[sync.data.ptr] = sync
         end = j0 + width
-        _k.laswp(j0, A, lda, 0, j0, end, ipiv, 0, False, 1)
-        _k.laswp(n - end, A[end * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
+        _k.laswp(j0 - c0, A[c0 * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
+        _k.laswp(c1 - end, A[end * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
         return
     w1 = split(width)
     w2, j1 = width - w1, j0 + w1
-    _rgetrf(m, n, A, lda, j0, w1, ipiv, info, barriers)
+    _rgetrf(m, n, A, lda, j0, w1, ipiv, info, barriers, cols)
     rocblas.trsm("L", "L", "N", "U", w1, w2, 1, A[j0 + j0 * lda:], lda, A[j0 + j1 * lda:], lda)
     if m > j1:
         rocblas.gemm("N", "N", m - j1, w2, w1, -1, A[j1 + j0 * lda:], lda, A[j0 + j1 * lda:], lda, 1,
                      A[j1 + j1 * lda:], lda)
-    _rgetrf(m, n, A, lda, j1, w2, ipiv, info, barriers)
+    _rgetrf(m, n, A, lda, j1, w2, ipiv, info, barriers, cols)
 
 
 def _apply_inverse(w, cols, X, ldx, B, ldb, T):
@@ -198,63 +210,114 @@ def _apply_inverse(w, cols, X, ldx, B, ldb, T):
     rocblas.gemm("N", "N", w, cols, w, 1, X, ldx, T, w, 0, B, ldb)
 
 
-def _rgetrf_inv(m, n, A, lda, j0, width, ipiv, info, barriers, X, ldx, need_inverse, T):
+def _rgetrf_inv(m, n, A, lda, j0, width, ipiv, info, barriers, X, ldx, need_inverse, T, cols=None):
     """:func:`_rgetrf` of the ``width <= OUTER`` columns from ``j0``, with its solves for U12
     through inverses of the unit lower diagonal blocks: the inverse of each block of at most
     :data:`INVERSE_LEAF` columns comes from one triangular solve on an identity square, and a node
     joins its halves' inverses, ``X21 := -X22 (L21 X11)``, where a solve will read it
     (``need_inverse``). ``X`` (leading dimension ``ldx``) points at this node's place on the
-    diagonal of its outer block's inverse, which holds the identity until written."""
+    diagonal of its outer block's inverse, which holds the identity until written; ``T`` is
+    staging for ``OUTER * OUTER`` elements."""
     if width <= INVERSE_LEAF:
-        _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers)
+        _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers, cols)
         if need_inverse:
             rocblas.trsm("L", "L", "N", "U", width, width, 1, A[j0 + j0 * lda:], lda, X, ldx)
         return
     w1 = split(width, INVERSE_LEAF)
     w2, j1 = width - w1, j0 + w1
-    _rgetrf_inv(m, n, A, lda, j0, w1, ipiv, info, barriers, X, ldx, True, T)
+    _rgetrf_inv(m, n, A, lda, j0, w1, ipiv, info, barriers, X, ldx, True, T, cols)
     _apply_inverse(w1, w2, X, ldx, A[j0 + j1 * lda:], lda, T)
     if m > j1:
         rocblas.gemm("N", "N", m - j1, w2, w1, -1, A[j1 + j0 * lda:], lda, A[j0 + j1 * lda:], lda, 1,
                      A[j1 + j1 * lda:], lda)
     X22 = X[w1 + w1 * ldx:]
-    _rgetrf_inv(m, n, A, lda, j1, w2, ipiv, info, barriers, X22, ldx, need_inverse, T)
+    _rgetrf_inv(m, n, A, lda, j1, w2, ipiv, info, barriers, X22, ldx, need_inverse, T, cols)
     if need_inverse:   # L21 is final now (the right half's interchanges reached it)
         rocblas.gemm("N", "N", w2, w1, w1, 1, A[j1 + j0 * lda:], lda, X, ldx, 0, T, w2)
         rocblas.gemm("N", "N", w2, w1, w2, -1, X22, ldx, T, w2, 0, X[w1:], ldx)
+
+
+class _Outer:
+    """One factorization by :func:`_getrf_outer`: the matrix, its outer blocks, their inverses
+    and the staging areas (one for the main stream's solves, one for the look-ahead's)."""
+
+    def __init__(self, m, n, A, lda, ipiv, info, barriers):
+        self.m, self.n, self.A, self.lda, self.ipiv, self.info = m, n, A, lda, ipiv, info
+        self.barriers = barriers
+        self.k = min(m, n)
+        blocks = -(-self.k // OUTER)
+        self.square = OUTER * OUTER
+        if INVERSE:
+            main = OUTER * max(n - min(OUTER, self.k), OUTER)
+            work = _k.inverse_workspace(blocks * self.square + main + self.square, A)
+            self.inverses = work[:blocks * self.square]
+            self.T = work[blocks * self.square:blocks * self.square + main]
+            self.T_ahead = work[blocks * self.square + main:]
+            _k.set_identities(self.inverses, OUTER, blocks)
+
+    def width(self, j0):
+        return min(OUTER, self.k - j0)
+
+    def factor(self, j0, cols=None, T=None):
+        """Block ``j0``'s columns (its swaps over ``cols``, default all)."""
+        w = self.width(j0)
+        if INVERSE:
+            X = self.inverses[(j0 // OUTER) * self.square:]
+            _rgetrf_inv(self.m, self.n, self.A, self.lda, j0, w, self.ipiv, self.info, self.barriers, X, OUTER,
+                        self.n > j0 + w, self.T if T is None else T, cols)
+        else:
+            _rgetrf(self.m, self.n, self.A, self.lda, j0, w, self.ipiv, self.info, self.barriers, cols)
+
+    def update(self, j0, c0, c1):
+        """Columns ``c0 .. c1-1`` (right of block ``j0``) by the block: ``U12 := L11^{-1} A12``,
+        ``A22 -= L21 U12``."""
+        if c1 <= c0:
+            return
+        A, lda, w = self.A, self.lda, self.width(j0)
+        j1 = j0 + w
+        U12 = A[j0 + c0 * lda:]
+        if INVERSE:
+            _apply_inverse(w, c1 - c0, self.inverses[(j0 // OUTER) * self.square:], OUTER, U12, lda, self.T)
+        else:
+            rocblas.trsm("L", "L", "N", "U", w, c1 - c0, 1, A[j0 + j0 * lda:], lda, U12, lda)
+        if self.m > j1:
+            rocblas.gemm("N", "N", self.m - j1, c1 - c0, w, -1, A[j1 + j0 * lda:], lda, U12, lda, 1,
+                         A[j1 + c0 * lda:], lda)
+
+    def swap_outside(self, j0):
+        """Block ``j0``'s interchanges on the columns outside it (deferred by the look-ahead)."""
+        j1 = j0 + self.width(j0)
+        _k.laswp(j0, self.A, self.lda, 0, j0, j1, self.ipiv, 0, False, 1)
+        _k.laswp(self.n - j1, self.A[j1 * self.lda:], self.lda, 0, j0, j1, self.ipiv, 0, False, 1)
 
 
 def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
     """Right-looking LU over blocks of :data:`OUTER` columns: each block's columns by the
     recursion (:func:`_rgetrf_inv`, or :func:`_rgetrf` with :data:`INVERSE` off), then
     ``U12 := L11^{-1} A12`` for every column on its right (one gemm with the block's inverse, or
-    trsm) and ONE gemm ``A22 -= L21 U12`` for the trailing matrix."""
-    k = min(m, n)
-    blocks = -(-k // OUTER)
-    if INVERSE:
-        square = OUTER * OUTER
-        work = _k.inverse_workspace(blocks * square + OUTER * max(n - min(OUTER, k), OUTER), A)
-        inverses, T = work[:blocks * square], work[blocks * square:]
-        _k.set_identities(inverses, OUTER, blocks)
-    for q, j0 in enumerate(range(0, k, OUTER)):
-        w = min(OUTER, k - j0)
-        j1 = j0 + w
-        right = n - j1
-        if INVERSE:
-            X = inverses[q * square:]
-            _rgetrf_inv(m, n, A, lda, j0, w, ipiv, info, barriers, X, OUTER, right > 0, T)
-        else:
-            _rgetrf(m, n, A, lda, j0, w, ipiv, info, barriers)
-        if right == 0:
+    trsm) and ONE gemm ``A22 -= L21 U12`` for the trailing matrix.
+
+    With :data:`LOOKAHEAD`, the next block's columns are updated first and the block is factored
+    on a second stream (:func:`rocarray.rocsolver._lu_kernels.overlap`; its interchanges kept to
+    its own columns) while the update of the columns beyond it runs; the block's interchanges
+    then reach the other columns (two laswp) once both are done."""
+    out = _Outer(m, n, A, lda, ipiv, info, barriers)
+    k = out.k
+    out.factor(0)
+    for j0 in range(0, k, OUTER):
+        j1 = j0 + out.width(j0)
+        if j1 >= n:
+            break
+        if not LOOKAHEAD or j1 >= k:
+            out.update(j0, j1, n)
+            if j1 < k:
+                out.factor(j1)
             continue
-        U12 = A[j0 + j1 * lda:]
-        if INVERSE:
-            _apply_inverse(w, right, X, OUTER, U12, lda, T)
-        else:
-            rocblas.trsm("L", "L", "N", "U", w, right, 1, A[j0 + j0 * lda:], lda, U12, lda)
-        if m > j1:
-            rocblas.gemm("N", "N", m - j1, right, w, -1, A[j1 + j0 * lda:], lda, U12, lda, 1,
-                         A[j1 + j1 * lda:], lda)
+        j2 = j1 + out.width(j1)
+        out.update(j0, j1, j2)
+        _k.overlap(lambda: out.factor(j1, (j1, j2), out.T_ahead if INVERSE else None),
+                   lambda: out.update(j0, j2, n), A.data.device_id)
+        out.swap_outside(j1)
 
 
 def _getrf_blocked(m, n, A, lda, ipiv, info):
@@ -262,14 +325,15 @@ def _getrf_blocked(m, n, A, lda, ipiv, info):
     :data:`OUTER` columns (:func:`_getrf_outer`) where ``min(m, n)`` exceeds one, else the
     plain recursion."""
     k = min(m, n)
-    barriers = []
-    if OUTER and k > OUTER:
+    barriers = {}
+    outer = OUTER and k > OUTER
+    if outer:
         _getrf_outer(m, n, A, lda, ipiv, info, barriers)
     else:
         _rgetrf(m, n, A, lda, 0, k, ipiv, info, barriers)
-    if barriers:  # device-wide panels ran: one wait for their barrier's verdict
-        _k.check_grid_barrier(barriers[0])
-    if n > k and not (OUTER and k > OUTER):
+    for sync in barriers.values():  # device-wide panels ran: one wait for their barrier's verdict
+        _k.check_grid_barrier(sync)
+    if n > k and not outer:
         # wide: U's right part, L11^{-1} P^T A[:, k:] (the swaps are applied already)
         rocblas.trsm("L", "L", "N", "U", k, n - k, 1, A, lda, A[k * lda:], lda)
 

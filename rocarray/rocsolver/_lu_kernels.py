@@ -374,3 +374,38 @@ def set_identities(X, nb, count):
 def lacpy(m, n, src, lds, dst, ldd):
     """``dst := src`` for an m x n column-major block (the Cholesky family's copy kernel)."""
     _cholesky_kernels.lacpy(m, n, src, lds, dst, ldd)
+
+
+#: Priority of the look-ahead stream (:func:`overlap`): the highest, so that its blocks are
+#: scheduled first as a concurrent gemm's retire (CUDA and HIP clamp it to the device's range).
+SIDE_PRIORITY = -5
+
+_side_streams = {}
+
+
+def _side_stream(device_id):
+    stream = _side_streams.get(device_id)
+    if stream is None:
+        cupy = backend.cupy()
+        with cupy.cuda.Device(device_id):
+            stream = cupy.cuda.Stream(non_blocking=True, priority=SIDE_PRIORITY)
+        _side_streams[device_id] = stream
+    return stream
+
+
+def overlap(first, second, device_id):
+    """Queue ``first()``'s launches on a second stream of ``device_id`` and ``second()``'s on the
+    current stream, so that the two may run at the same time: the second stream starts after the
+    work queued on the current one so far, and the current stream waits for it after
+    ``second()``'s launches. Neither may read what the other writes. Workspaces are per stream,
+    so ``first()``'s scratch (grid barrier, gemm splits) is its stream's own."""
+    cupy = backend.cupy()
+    with launch.on_device(device_id):
+        main = cupy.cuda.get_current_stream()
+        side = _side_stream(device_id)
+        side.wait_event(main.record())
+        with side:
+            first()
+        done = side.record()
+        second()
+        main.wait_event(done)

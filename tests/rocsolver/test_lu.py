@@ -125,18 +125,40 @@ def test_blocked_getrf_reports_the_first_zero_pivot_and_completes(host_lu, rng):
     np.testing.assert_allclose(unpack(view(A), n, n, n), ref, atol=1e-10)
 
 
-@pytest.mark.parametrize("inverse", [True, False])
+def reversed_overlap(first, second, device_id):
+    """The look-ahead's streams in the other order: the update beyond the next block before the
+    next block's factorization (neither may read what the other writes)."""
+    lu_host.calls.append(("overlap",))
+    start = len(lu_host.calls)
+    second()
+    middle = len(lu_host.calls)
+    first()
+    staged = [{c[3] for c in part if c[0] == "lacpy"} for part in (lu_host.calls[start:middle], lu_host.calls[middle:])]
+    assert not staged[0] & staged[1], "the two streams stage in the same place"
+
+
+MODES = {"trsm": (False, False), "inverse": (True, False), "lookahead": (True, True),
+         "lookahead_reversed": (True, True), "lookahead_trsm": (False, True)}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
 @pytest.mark.parametrize("m,n,outer,leaf", [(50, 50, 16, 8), (61, 37, 16, 8), (37, 61, 16, 8), (48, 48, 16, 8),
                                             (45, 45, 24, 8), (100, 100, 64, 32)])
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, outer, leaf, inverse, dtype):
+def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, outer, leaf, mode, dtype):
     """The outer-blocked LU (blocks of ``outer`` columns, inverses of ``leaf``-column diagonal
-    blocks joined up to the block, or trsm with the inverses off): ragged last blocks, tall and
-    wide shapes, LAPACK's pivots; the last block's inverse is never formed."""
+    blocks joined up to the block, or trsm with the inverses off; with the look-ahead, the next
+    block factored "on another stream", its interchanges deferred, in either order against the
+    update beyond it): ragged last blocks, tall and wide shapes, LAPACK's pivots; the last
+    block's inverse is never formed."""
+    inverse, lookahead = MODES[mode]
     monkeypatch.setattr(_lu, "OUTER", outer)
     monkeypatch.setattr(_lu, "INVERSE_LEAF", leaf)
     monkeypatch.setattr(_lu, "INVERSE", inverse)
+    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    if mode == "lookahead_reversed":
+        monkeypatch.setattr(_lu_kernels, "overlap", reversed_overlap)
     if leaf == 32:
         monkeypatch.setattr(_lu, "PANEL", 32)
     a = rand(rng, (m, n), dtype)
@@ -156,9 +178,14 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
         # trsm only for the leaves' own panels and the leaves' inverses: never wider than a leaf
         assert all(c[5] <= leaf and c[6] <= leaf for c in solves)
         widest = max(c[2] for c in host_lu if c[0] == "lacpy")
-        assert widest == n - min(outer, k)   # the first block's U12 staged whole
+        first = min(outer, k)
+        ahead = min(outer, k - first) if lookahead else 0
+        # the first block's update of the columns beyond (with the look-ahead: beyond the next block)
+        assert widest == max(n - first - ahead, ahead, outer // 2)
     else:
         assert not any(c[0] in ("lacpy", "set_identities") for c in host_lu)
+    # the look-ahead factors every block but the first on the side, one overlap each
+    assert sum(c[0] == "overlap" for c in host_lu) == (blocks - 1 if lookahead else 0)
     trailing = [c for c in host_lu if c[0] == "gemm" and c[3] == outer]
     assert len(trailing) >= blocks - 1 - (m < n and k % outer == 0)   # one gemm per block of depth outer
 

@@ -187,13 +187,14 @@ def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
     assert not np.asarray(sync).any()
 
 
-@pytest.mark.parametrize("outer", [0, 16])
-def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer):
+@pytest.mark.parametrize("outer,lookahead", [(0, False), (16, False), (16, True)])
+def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
     blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
-    inverses of 16-column diagonal blocks; trsm, gemm and the copies are lu_host's NumPy
-    stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and a small
-    backward error."""
+    inverses of 16-column diagonal blocks (and with the look-ahead: the next block factored
+    before the update beyond it, as a second stream may run it); trsm, gemm and the copies are
+    lu_host's NumPy stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and
+    a small backward error."""
     from rocarray import rocblas
 
     monkeypatch.setattr(rocblas, "trsm", lu_host.trsm)
@@ -202,6 +203,8 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer):
         monkeypatch.setattr(_lu_kernels, name, getattr(lu_host, name))
     monkeypatch.setattr(_lu, "OUTER", outer)
     monkeypatch.setattr(_lu, "INVERSE_LEAF", 16)
+    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
     monkeypatch.setattr(_lu, "PANEL", 8)
@@ -215,7 +218,10 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer):
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
     assert names.count("ra_rocsolver_getf2_grid<double>") == 6 and not any("getf2<" in x for x in names)
-    assert names.count("ra_rocsolver_laswp<double>") == 10  # none for the empty sides
+    # none for the empty sides; a look-ahead block's panels keep their swaps to the block's own
+    # columns (its first and last panel have no left or right side there) and two launches
+    # apply them to the other columns: the same count
+    assert names.count("ra_rocsolver_laswp<double>") == 10
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
     piv = np.asarray(ipiv)
     assert int(np.asarray(info)[0]) == 0
@@ -266,3 +272,32 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     for name in names:
         counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
     print("getrf 8192 float64 launches:", dict(sorted(counts.items())))
+
+
+def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
+    """The look-ahead's launches at 8192 float64 (recorded, not run; the two streams' launches in
+    issue order): the same kernels as without it, 31 blocks factored beside the update of the
+    columns beyond them, each with its interchanges on the other columns in two laswp after the
+    join (in place of its first panel's left and its last panel's right launch: the same count)
+    and one more copy and two more gemms (the next block's columns solved and updated apart from
+    the rest)."""
+    from rocarray.rocsolver import _lu
+
+    overlaps = []
+    monkeypatch.setattr(_lu, "LOOKAHEAD", True)
+    monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
+    monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
+    monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: None)
+    monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (overlaps.append(1), first(),
+                                                                                 second()))
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
+    rs.getrf(n, n, A, n, ipiv, info)
+    names = fake_device.names()
+    assert len(overlaps) == 31
+    assert names.count("ra_rocsolver_getf2_grid<double>") == 193
+    assert names.count("ra_rocsolver_laswp<double>") == 510
+    assert names.count("ra_rocblas_trsm_leaf<double>") == 255
+    assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
+    assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
