@@ -1,11 +1,12 @@
 """CPU stand-ins for the LU drivers' kernels and rocblas calls (tests/rocsolver, tests/linalg).
 
 ``install(monkeypatch)`` replaces the functions of :mod:`rocarray.rocsolver._lu_kernels`, the
-launches of :mod:`rocarray.rocsolver._lu_block` and ``rocblas.trsm``/``rocblas.gemm`` by NumPy implementations of the same contracts that read and
+launches of :mod:`rocarray.rocsolver._lu_block` and ``rocblas.trsm``/``trsv``/``gemm`` by NumPy implementations of the same contracts that read and
 write the host memory behind :func:`hostdev.dev` arrays. The drivers then run unchanged on the
 CPU: their views, offsets, leading dimensions, strides and pivot bookkeeping are real, so a
 wrong one gives a wrong factorization, caught against SciPy. The stand-in of the one-block LU is
-an independent textbook getf2 (first row of largest ``|re| + |im|``).
+an independent textbook getf2 (first row of largest ``|re| + |im|``). The blocked getrf's
+look-ahead (``overlap``) runs its two streams' work one after the other.
 """
 
 import types
@@ -203,6 +204,13 @@ def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
         x[...] = np.nan
 
 
+def trsv(uplo, transA, diag, n, A, lda, x, incx):
+    calls.append(("trsv", uplo, transA, diag, n))
+    assert incx == 1
+    trsm("L", uplo, transA, diag, n, 1, 1, A, lda, x, n)
+    calls.pop()   # the trsm entry: this call is recorded as trsv
+
+
 def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
     calls.append(("gemm", m, n, k))
     assert transA == transB == "N"
@@ -215,14 +223,15 @@ def install(monkeypatch):
     from rocarray import rocblas
     from rocarray.rocsolver import _lu_block, _lu_kernels
 
-    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok", "inverse_workspace", "set_identities",
-                 "lacpy", "overlap"):
+    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info",
+                 "identities", "copy_where_ok", "inverse_workspace", "set_identities", "lacpy", "overlap"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(_lu_block, "getrf", getrf_block)
     monkeypatch.setattr(_lu_block, "gesv", gesv_block)
     monkeypatch.setattr(_lu_block, "_fits", lambda n, nrhs, dtype, device_id: True)   # no device to ask
     monkeypatch.setattr(rocblas, "trsm", trsm)
     monkeypatch.setattr(rocblas, "gemm", gemm)
+    monkeypatch.setattr(rocblas, "trsv", trsv)
     calls.clear()
     return calls
 

@@ -65,7 +65,7 @@ Four algorithms, chosen per call by size:
   them to the rest). The device-wide panel's cooperative launch keeps its residency rule (all
   blocks resident on an idle device): beside a running gemm its blocks start as the gemm's
   retire, so the overlap is what the hardware gives, never a hang (the barrier's spin is
-  bounded). getrs is laswp and two trsm calls.
+  bounded). getrs is laswp and two trsm calls (trsv per column for a single right-hand side).
 
 getri computes ``A^{-1}`` by solving ``A X = I`` (getrs on an identity workspace) rather than
 LAPACK's triangular inversion (trtri) followed by ``X L = U^{-1}``: the same result to rounding,
@@ -94,6 +94,9 @@ INVERSE_LEAF = 64
 #: Factor the next outer block on a second stream while the trailing update of the columns
 #: beyond it runs (look-ahead, :func:`_getrf_outer`). False: one stream (the way back).
 LOOKAHEAD = False
+#: getrs of a large matrix solves up to this many right-hand sides column by column with rocblas
+#: trsv instead of trsm. 0: trsm always (the way back).
+GETRS_TRSV_RHS = 1
 #: Largest order a single matrix is factored or solved in one block.
 SMALL_SINGLE = 128
 #: Largest order a batch is factored or solved with one block per matrix.
@@ -339,14 +342,23 @@ def _getrf_blocked(m, n, A, lda, ipiv, info):
 
 
 def _getrs_blocked(trans, n, nrhs, A, lda, ipiv, B, ldb):
-    """``op(A) X = B`` for one factored matrix with laswp and two trsm calls."""
+    """``op(A) X = B`` for one factored matrix with laswp and two triangular solves: rocblas
+    trsm, or trsv per column for at most :data:`GETRS_TRSV_RHS` right-hand sides (half the
+    launches of trsm on one vector: one solve per diagonal block of 128 and one gemv between)."""
+    if nrhs <= GETRS_TRSV_RHS:
+        def solve(uplo, op, diag):
+            for c in range(nrhs):
+                rocblas.trsv(uplo, op, diag, n, A, lda, B[c * ldb:], 1)
+    else:
+        def solve(uplo, op, diag):
+            rocblas.trsm("L", uplo, op, diag, n, nrhs, 1, A, lda, B, ldb)
     if trans == "N":
         _k.laswp(nrhs, B, ldb, 0, 0, n, ipiv, 0, False, 1)
-        rocblas.trsm("L", "L", "N", "U", n, nrhs, 1, A, lda, B, ldb)
-        rocblas.trsm("L", "U", "N", "N", n, nrhs, 1, A, lda, B, ldb)
+        solve("L", "N", "U")
+        solve("U", "N", "N")
     else:
-        rocblas.trsm("L", "U", trans, "N", n, nrhs, 1, A, lda, B, ldb)
-        rocblas.trsm("L", "L", trans, "U", n, nrhs, 1, A, lda, B, ldb)
+        solve("U", trans, "N")
+        solve("L", trans, "U")
         _k.laswp(nrhs, B, ldb, 0, 0, n, ipiv, 0, True, 1)
 
 

@@ -230,14 +230,16 @@ def test_batched_getrf_strides(monkeypatch, rng, blocked):
 
 
 @pytest.mark.parametrize("trans", ["N", "T", "C"])
-@pytest.mark.parametrize("blocked", [False, True])
-def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
+@pytest.mark.parametrize("blocked,nrhs", [(False, 3), (True, 3), (True, 1)])
+def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked, nrhs):
+    """getrs against NumPy; the blocked path solves one right-hand side with trsv, more with
+    trsm."""
     log = lu_host.install(monkeypatch)
     if blocked:
         monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
         monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
         monkeypatch.setattr(_lu, "WARP_MAX", 0)
-    n, nrhs, batch = 10, 3, 2
+    n, batch = 10, 2
     a = rand(rng, (batch, n, n), "complex128")
     b = rand(rng, (batch, n, nrhs), "complex128")
     lda, ldb = n + 1, n + 2
@@ -250,6 +252,13 @@ def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
         np.testing.assert_allclose(unpack(view(B), n, nrhs, ldb, k, ldb * nrhs), np.linalg.solve(op, b[k]),
                                    rtol=1e-9, atol=1e-9)
     assert any(c[0] == "getrs_warp" for c in log) != blocked
+    if blocked:
+        solves = [c[:3] for c in log if c[0] in ("trsv", "trsm")]
+        order = [("U", trans, "N"), ("L", trans, "U")] if trans != "N" else [("L", "N", "U"), ("U", "N", "N")]
+        if nrhs == 1:
+            assert solves == [("trsv",) + o[:2] for o in order] * batch
+        else:
+            assert solves == [("trsm", "L", o[0]) for o in order] * batch
 
 
 def test_getri_inverts_and_leaves_singular_matrices_alone(monkeypatch, rng):

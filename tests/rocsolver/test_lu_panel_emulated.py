@@ -301,3 +301,18 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     assert names.count("ra_rocblas_trsm_leaf<double>") == 255
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
+
+
+def test_getrs_8192_one_rhs_launch_counts(fake_device):
+    """getrs of 8192 float64 with one right-hand side (recorded, not run): laswp and two trsv
+    (64 diagonal-block solves and 63 gemv each) instead of two trsm (541 launches: 256 leaves,
+    254 gemms and 30 split-k finishes)."""
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    B = fake_device.array((n,), "float64")
+    ipiv = fake_device.array((n,), "int32")
+    rs.getrs("N", n, 1, A, n, ipiv, B, n)
+    names = [x.split("<")[0] for x in fake_device.names()]
+    assert names.count("ra_rocsolver_laswp") == 1
+    assert names.count("ra_rocblas_trsv_block") == 128 and names.count("ra_rocblas_gemv_n") == 126
+    assert len(names) == 255
