@@ -94,6 +94,9 @@ INVERSE_LEAF = 64
 #: Factor the next outer block on a second stream while the trailing update of the columns
 #: beyond it runs (look-ahead, :func:`_getrf_outer`). False: one stream (the way back).
 LOOKAHEAD = False
+#: Most bytes of right-hand sides an outer block's solve stages at once (:class:`_Outer`: wide
+#: matrices are solved in chunks of columns, so the staging area stays this small).
+STAGE_BYTES = 64 << 20
 #: getrs of a large matrix solves up to this many right-hand sides column by column with rocblas
 #: trsv instead of trsm. 0: trsm always (the way back).
 GETRS_TRSV_RHS = 1
@@ -251,7 +254,8 @@ class _Outer:
         blocks = -(-self.k // OUTER)
         self.square = OUTER * OUTER
         if INVERSE:
-            main = OUTER * max(n - min(OUTER, self.k), OUTER)
+            self.chunk = max(OUTER, STAGE_BYTES // (OUTER * A.dtype.itemsize))
+            main = OUTER * max(min(n - min(OUTER, self.k), self.chunk), OUTER)
             work = _k.inverse_workspace(blocks * self.square + main + self.square, A)
             self.inverses = work[:blocks * self.square]
             self.T = work[blocks * self.square:blocks * self.square + main]
@@ -280,7 +284,9 @@ class _Outer:
         j1 = j0 + w
         U12 = A[j0 + c0 * lda:]
         if INVERSE:
-            _apply_inverse(w, c1 - c0, self.inverses[(j0 // OUTER) * self.square:], OUTER, U12, lda, self.T)
+            X = self.inverses[(j0 // OUTER) * self.square:]
+            for c in range(c0, c1, self.chunk):   # the staging area holds ``chunk`` columns
+                _apply_inverse(w, min(self.chunk, c1 - c), X, OUTER, A[j0 + c * lda:], lda, self.T)
         else:
             rocblas.trsm("L", "L", "N", "U", w, c1 - c0, 1, A[j0 + j0 * lda:], lda, U12, lda)
         if self.m > j1:

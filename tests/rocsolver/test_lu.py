@@ -190,6 +190,27 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
     assert len(trailing) >= blocks - 1 - (m < n and k % outer == 0)   # one gemm per block of depth outer
 
 
+@pytest.mark.parametrize("lookahead", [False, True])
+def test_outer_blocked_getrf_stages_wide_matrices_in_chunks(host_lu, rng, monkeypatch, lookahead):
+    """A wide matrix's solves staged ``STAGE_BYTES`` at a time: no copy wider than the chunk,
+    the factors and pivots LAPACK's."""
+    monkeypatch.setattr(_lu, "OUTER", 16)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu, "STAGE_BYTES", 16 * 8 * 40)   # 40 float64 columns
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    m, n = 35, 150
+    a = rand(rng, (m, n), "float64")
+    A = dev(buffer(a, m))
+    ipiv, info = dev(np.zeros(m, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, m, ipiv, info)
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv) - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, m), lu, rtol=1e-9, atol=1e-9)
+    widths = [c[2] for c in host_lu if c[0] == "lacpy"]
+    assert max(widths) == 40 and widths.count(40) >= 3
+
+
 def test_outer_blocked_getrf_singular_info(host_lu, rng, monkeypatch):
     """info names the first zero pivot across outer blocks; the factorization completes."""
     monkeypatch.setattr(_lu, "OUTER", 16)
