@@ -174,6 +174,12 @@ def set_identities(X, nb, count):
     squares[:, ::nb + 1] = 1
 
 
+def unit_lower_inverse(nb, A, lda, W, ldw):
+    calls.append(("unit_lower_inverse", nb))
+    L = np.tril(_mat(A, nb, nb, lda), -1) + np.eye(nb)
+    _mat(W, nb, nb, ldw)[...] = np.linalg.inv(L)
+
+
 def lacpy(m, n, src, lds, dst, ldd):
     calls.append(("lacpy", m, n, dst.data.ptr))
     if m and n:
@@ -224,7 +230,8 @@ def install(monkeypatch):
     from rocarray.rocsolver import _lu_block, _lu_kernels
 
     for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info",
-                 "identities", "copy_where_ok", "inverse_workspace", "set_identities", "lacpy", "overlap"):
+                 "identities", "copy_where_ok", "inverse_workspace", "set_identities", "lacpy", "overlap",
+                 "unit_lower_inverse"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(_lu_block, "getrf", getrf_block)
     monkeypatch.setattr(_lu_block, "gesv", gesv_block)

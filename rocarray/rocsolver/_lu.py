@@ -43,8 +43,9 @@ Four algorithms, chosen per call by size:
   Between the halves: ``U12 := L11^{-1} A12`` and ``A22 -= L21 U12`` (rocblas gemm), then the
   right half recursively (Toledo's recursive LU; the same pivots and, up to rounding, the same
   factors as LAPACK's getrf). The solves use explicit inverses of the unit lower diagonal blocks
-  (:func:`_rgetrf_inv`): a block of at most INVERSE_LEAF columns is inverted by one rocblas
-  trsm on an identity square (one leaf launch on INVERSE_LEAF right-hand sides), a larger node
+  (:func:`_rgetrf_inv`): a block of at most INVERSE_LEAF columns is inverted by one launch of
+  ``ra_rocsolver_lu_inv`` (a warp per column of the inverse, forward substitution with
+  shuffles; with :data:`INVERSE_KERNEL` off, rocblas trsm on an identity square), a larger node
   joins its halves' inverses (``X21 := -X22 (L21 X11)``, two gemms), and a solve is a copy of
   the right-hand sides and one gemm; only the solves inside an INVERSE_LEAF block (below
   PANEL-column panels) stay trsm. So each diagonal block is solved with once, where the plain
@@ -91,6 +92,9 @@ INVERSE = True
 #: Order of the diagonal blocks inverted by one triangular solve each (a multiple of
 #: :data:`PANEL`; larger ones join two halves' inverses).
 INVERSE_LEAF = 64
+#: Invert the diagonal blocks with ``ra_rocsolver_lu_inv`` (a warp per column, no block
+#: barrier). False: rocblas trsm on an identity square (the way back).
+INVERSE_KERNEL = True
 #: Factor the next outer block on a second stream while the trailing update of the columns
 #: beyond it runs (look-ahead, :func:`_getrf_outer`). False: one stream (the way back).
 LOOKAHEAD = False
@@ -226,7 +230,9 @@ def _rgetrf_inv(m, n, A, lda, j0, width, ipiv, info, barriers, X, ldx, need_inve
     staging for ``OUTER * OUTER`` elements."""
     if width <= INVERSE_LEAF:
         _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers, cols)
-        if need_inverse:
+        if need_inverse and INVERSE_KERNEL and width <= _k.INV_MAX:
+            _k.unit_lower_inverse(width, A[j0 + j0 * lda:], lda, X, ldx)
+        elif need_inverse:
             rocblas.trsm("L", "L", "N", "U", width, width, 1, A[j0 + j0 * lda:], lda, X, ldx)
         return
     w1 = split(width, INVERSE_LEAF)

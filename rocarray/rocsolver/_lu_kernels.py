@@ -51,7 +51,7 @@ GRID_MIN_SHARE = 32
 GRID_SPIN_LIMIT = 1 << 32
 
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "diag_zero", "getf2_grid")
+_PLAIN = ("laswp", "diag_zero", "getf2_grid", "lu_inv")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -409,3 +409,20 @@ def overlap(first, second, device_id):
         done = side.record()
         second()
         main.wait_event(done)
+
+
+#: Largest order :func:`unit_lower_inverse` takes (``RA_ROCSOLVER_LU_INV_MAX``).
+INV_MAX = 64
+#: Threads per block of :func:`unit_lower_inverse` (a warp per column of the inverse).
+INV_BLOCK = 128
+
+
+def unit_lower_inverse(nb, A, lda, W, ldw):
+    """``W := inv(L)`` for the unit lower triangle L of the ``nb x nb`` block at ``A``
+    (``nb <= INV_MAX``; A's diagonal and upper part are not read): the full square of W, zeros
+    above the diagonal and ones on it. One launch, a warp per column."""
+    dev = _device(A)
+    per_block = INV_BLOCK // backend.device_info(dev).warp_size
+    with launch.on_device(dev):
+        KERNELS[kernel_name("lu_inv", A.dtype)](dev, (-(-nb // per_block),), (_i64(nb), A, _i64(lda), W, _i64(ldw)),
+                                                block=INV_BLOCK)

@@ -81,8 +81,8 @@ def test_kernels_are_registered():
     names = _compile.registered(_lu_kernels.SOURCE)
     assert set(names) == set(_lu_kernels.instantiations())
     assert "ra_rocsolver_getf2<double, true>" in names and "ra_rocsolver_laswp<ra_c64>" in names
-    assert "ra_rocsolver_getf2_grid<ra_c128>" in names
-    assert len(names) == 28
+    assert "ra_rocsolver_getf2_grid<ra_c128>" in names and "ra_rocsolver_lu_inv<float>" in names
+    assert len(names) == 32
 
 
 def test_block_size_is_whole_warps_within_limits():
@@ -137,8 +137,10 @@ def reversed_overlap(first, second, device_id):
     assert not staged[0] & staged[1], "the two streams stage in the same place"
 
 
-MODES = {"trsm": (False, False), "inverse": (True, False), "lookahead": (True, True),
-         "lookahead_reversed": (True, True), "lookahead_trsm": (False, True)}
+# (INVERSE, LOOKAHEAD, INVERSE_KERNEL)
+MODES = {"trsm": (False, False, True), "inverse": (True, False, True), "inverse_by_trsm": (True, False, False),
+         "lookahead": (True, True, True), "lookahead_reversed": (True, True, True),
+         "lookahead_trsm": (False, True, True)}
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -151,7 +153,8 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
     block factored "on another stream", its interchanges deferred, in either order against the
     update beyond it): ragged last blocks, tall and wide shapes, LAPACK's pivots; the last
     block's inverse is never formed."""
-    inverse, lookahead = MODES[mode]
+    inverse, lookahead, kernel = MODES[mode]
+    monkeypatch.setattr(_lu, "INVERSE_KERNEL", kernel)
     monkeypatch.setattr(_lu, "OUTER", outer)
     monkeypatch.setattr(_lu, "INVERSE_LEAF", leaf)
     monkeypatch.setattr(_lu, "INVERSE", inverse)
@@ -175,8 +178,10 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
     solves = [c for c in host_lu if c[0] == "trsm"]
     if inverse:
         assert ("set_identities", outer, blocks) in host_lu
-        # trsm only for the leaves' own panels and the leaves' inverses: never wider than a leaf
+        # trsm only for the leaves' own panels (and the leaves' inverses without the kernel)
         assert all(c[5] <= leaf and c[6] <= leaf for c in solves)
+        inverted = [c for c in host_lu if c[0] == "unit_lower_inverse"]
+        assert bool(inverted) == kernel and all(c[1] <= leaf for c in inverted)
         widest = max(c[2] for c in host_lu if c[0] == "lacpy")
         first = min(outer, k)
         ahead = min(outer, k - first) if lookahead else 0

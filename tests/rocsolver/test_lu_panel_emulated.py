@@ -7,6 +7,8 @@ targets.
   at and above their step, repeated, naming each other's rows), both directions, more than one
   32-interchange chunk, column counts that leave blocks part empty, batches; rows no interchange
   names (and the padding past them) must stay bit-for-bit unchanged.
+* ``ra_rocsolver_lu_inv`` (the blocked getrf's inverses of unit lower diagonal blocks) against
+  NumPy's inverse, the block's diagonal and upper part never read.
 
 CPU tests: skipped where g++ is missing.
 """
@@ -74,6 +76,29 @@ def test_laswp_strided_batched(device, rng):
         np.testing.assert_array_equal(got[b * strideA:b * strideA + lda * n].reshape(n, lda).T, want)
     gaps = [got[b * strideA + lda * n:(b + 1) * strideA] for b in range(batch - 1)]
     assert all(np.isnan(g).all() for g in gaps)
+
+
+@pytest.mark.parametrize("dtype,nb", [("float64", 64), ("float64", 37), ("float32", 33), ("complex64", 64),
+                                      ("complex128", 1)])
+def test_unit_lower_inverse_matches_numpy(device, rng, dtype, nb):
+    """W := inv(L) as a full square (zeros above, ones on the diagonal, bit-exact), for orders
+    that fill one or two lane slots; A's diagonal and upper part (NaN here) are not read, W's
+    spare rows are left alone."""
+    lda, ldw = nb + 3, nb + 2
+    a = rand(rng, (lda, nb), dtype) / nb            # small multipliers, as partial pivoting gives
+    a[np.triu_indices(nb)] = np.nan
+    A = device.array(np.asfortranarray(a).T.reshape(-1).copy())
+    W = device.array(np.full(ldw * nb + 3, np.nan, dtype))
+    _lu_kernels.unit_lower_inverse(nb, A, lda, W, ldw)
+    assert device.names()[-1].startswith("ra_rocsolver_lu_inv")
+    w = np.asarray(W)
+    X = w[:ldw * nb].reshape(nb, ldw).T
+    L = np.tril(np.nan_to_num(a[:nb]), -1) + np.eye(nb)
+    assert np.isnan(X[nb:]).all() and np.isnan(w[ldw * nb:]).all()
+    np.testing.assert_array_equal(np.triu(X[:nb], 1), 0)
+    np.testing.assert_array_equal(np.diag(X[:nb]), 1)
+    tol = 50 * nb * np.finfo(dtype).eps
+    np.testing.assert_allclose(L.astype(lu_host.wide(dtype)) @ X[:nb], np.eye(nb), atol=tol)
 
 
 # --------------------------------------------------------------------------------------------
@@ -239,10 +264,10 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
     rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
     solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
-    the 32 x 32 solves inside each 64-column block (128) and one leaf per inverted block (all but
-    the last: 127), each on at most 64 right-hand sides; each of the 31 outer blocks with columns
-    on its right stages them once (lacpy) and updates the trailing matrix with ONE gemm of depth
-    256 (was 576 leaves, on up to 8160 right-hand sides)."""
+    the 32 x 32 solves inside each 64-column block (128, one block of 32 vectors each), and one
+    ``lu_inv`` launch inverts each 64-column block (all but the last: 127); each of the 31 outer
+    blocks with columns on its right stages them once (lacpy) and updates the trailing matrix
+    with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
@@ -263,7 +288,9 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     assert len(checks) == 1
     assert identities == [(256, 32)]
     leaves = [x for x in fake_device.launches if x.name == "ra_rocblas_trsm_leaf<double>"]
-    assert len(leaves) == 128 + 127 and all(x.grid[0] == 1 for x in leaves)   # one block of 64 vectors each
+    assert len(leaves) == 128 and all(x.grid[0] == 1 for x in leaves)
+    inverses = [x for x in fake_device.launches if x.name == "ra_rocsolver_lu_inv<double>"]
+    assert len(inverses) == 127 and all(x.grid[0] == 16 and x.block[0] == 128 for x in inverses)
     assert names.count("ra_rocsolver_lacpy<double>") == 127                     # 96 inner, 31 outer
     gemms = [x for x in names if x.startswith("ra_rocblas_gemm_f64mma")]
     assert len(gemms) == 570 and not any("splitk" in x for x in names)
@@ -298,7 +325,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     assert len(overlaps) == 31
     assert names.count("ra_rocsolver_getf2_grid<double>") == 193
     assert names.count("ra_rocsolver_laswp<double>") == 510
-    assert names.count("ra_rocblas_trsm_leaf<double>") == 255
+    assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
 
