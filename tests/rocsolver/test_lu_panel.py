@@ -159,10 +159,12 @@ def test_outer_blocks_singular_info(monkeypatch, rng, mode):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_solve_8192_backward_error(rng, dtype):
+@pytest.mark.parametrize("nrhs", [3, 1])
+def test_solve_8192_backward_error(rng, dtype, nrhs):
+    """The bench's system (one right-hand side: getrs by trsv) and three (trsm)."""
     n = 8192
     a = device_random(rng, (n, n), dtype)
-    b = device_random(rng, (n, 3), dtype)
+    b = device_random(rng, (n, nrhs), dtype)
     x = ra.linalg.solve(a, b)
     eps = np.finfo(a.dtype).eps
     r = cupy.linalg.norm(a @ x - b) / (cupy.linalg.norm(a) * cupy.linalg.norm(x) * n * eps)
@@ -193,10 +195,10 @@ def test_grid_panels_match_one_block_panels_other_dtypes(monkeypatch, rng, dtype
 
 @pytest.mark.gpu
 def test_panel_times_for_the_threshold(rng, capsys):
-    """Times one 32-column float64 panel of 8192, 4096, 2048 and 1024 rows on both kernels and
-    prints them (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
+    """Times one 32-column float64 panel of 8192 down to 256 rows on both kernels and prints them
+    (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
     lines = []
-    for m in (8192, 4096, 2048, 1024):
+    for m in (8192, 4096, 2048, 1024, 512, 256):
         a = device_random(rng, (m, 32), "float64")
         times, pivots = [], []
         for grid in (True, False):

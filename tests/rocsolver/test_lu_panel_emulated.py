@@ -280,11 +280,11 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     names = fake_device.names()
     grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_grid")]
     tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.GRID_PANEL_ROWS)
-    assert len(grid) == tall == 193 and all(x.cooperative for x in grid)
-    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 63
+    assert len(grid) == tall == 225 and all(x.cooperative for x in grid)
+    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 31
     assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
-    assert sum(x.cooperative for x in fake_device.launches) == 193
-    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 64    # 8192 rows: 131 blocks of 63; 2048: 64 of 32
+    assert sum(x.cooperative for x in fake_device.launches) == 225
+    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 32    # 8192 rows: 131 blocks of 63; 1024: 32 of 32
     assert len(checks) == 1
     assert identities == [(256, 32)]
     leaves = [x for x in fake_device.launches if x.name == "ra_rocblas_trsm_leaf<double>"]
@@ -323,7 +323,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
     assert len(overlaps) == 31
-    assert names.count("ra_rocsolver_getf2_grid<double>") == 193
+    assert names.count("ra_rocsolver_getf2_grid<double>") == 225
     assert names.count("ra_rocsolver_laswp<double>") == 510
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
