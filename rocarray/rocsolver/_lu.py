@@ -47,14 +47,13 @@ Four algorithms, chosen per call by size:
   ``ra_rocsolver_lu_inv`` (a warp per column of the inverse, forward substitution with
   shuffles; with :data:`INVERSE_KERNEL` off, rocblas trsm on an identity square), a larger node
   joins its halves' inverses (``X21 := -X22 (L21 X11)``, two gemms), and a solve is a copy of
-  the right-hand sides and one gemm; only the solves inside an INVERSE_LEAF block (below
+  the right-hand sides and one gemm; only the solves inside an INVERSE_LEAF block (between its
   PANEL-column panels) stay trsm. So each diagonal block is solved with once, where the plain
   recursion ran a trsm leaf for it at every level on up to n right-hand sides. Accuracy:
   ``|l_ij| <= 1`` under partial pivoting, so a unit lower block of order b is well conditioned
   in practice (its condition can approach ``2^b`` only in contrived cases, as LAPACK's growth
-  factor can); multiplying by
-  its computed inverse (small right residual, Du Croz and Higham, IMA J. Numer. Anal. 12, 1992)
-  gives a solve whose residual exceeds substitution's at most by that condition, the argument of
+  factor can); multiplying by its computed inverse (small right residual, Du Croz and Higham,
+  IMA J. Numer. Anal. 12, 1992) gives a solve whose residual exceeds substitution's at most by that condition, the argument of
   the Cholesky panels (:mod:`rocarray.rocsolver._cholesky`) and of rocBLAS's own trsm; the GPU
   tests bound the backward error of getrf and solve at 8192. With :data:`INVERSE` off the solves
   are rocblas trsm, and with :data:`OUTER` 0 the recursion covers all columns (the earlier
@@ -89,8 +88,8 @@ OUTER = 256
 #: Solves for U12 through inverses of the unit lower diagonal blocks and gemm instead of trsm
 #: (:func:`_rgetrf_inv`). False: rocblas trsm (the way back).
 INVERSE = True
-#: Order of the diagonal blocks inverted by one triangular solve each (a multiple of
-#: :data:`PANEL`; larger ones join two halves' inverses).
+#: Order of the diagonal blocks inverted directly, one launch each (a multiple of :data:`PANEL`,
+#: at most ``_lu_kernels.INV_MAX`` for the kernel; larger blocks join two halves' inverses).
 INVERSE_LEAF = 64
 #: Invert the diagonal blocks with ``ra_rocsolver_lu_inv`` (a warp per column, no block
 #: barrier). False: rocblas trsm on an identity square (the way back).

@@ -4,11 +4,13 @@ and launches.
 This is the one small interface through which the LU drivers (:mod:`rocarray.rocsolver._lu`)
 reach their kernels. Every function takes 1-D device views that start at the first element it
 works on (a sub-matrix is ``A[i + j * lda:]``; :func:`gesv_warp` takes 3-D arrays and passes their
-element strides), never checks (the drivers have), and queues work on the current stream. The few steps that are plain data movement
-(:func:`clear_info`, :func:`identities`, :func:`copy_where_ok`) use CuPy's array operations;
-:func:`check_grid_barrier` is the one function that waits for the device. The CPU
-tests replace these functions with NumPy stand-ins of the same
-contract to check the drivers' blocking, pivoting and bookkeeping without a device.
+element strides), never checks (the drivers have), and queues work on the current stream. The
+few steps that are plain data movement (:func:`clear_info`, :func:`identities`,
+:func:`set_identities`, :func:`copy_where_ok`) use CuPy's array operations; :func:`lacpy` is the
+Cholesky family's copy kernel; :func:`overlap` queues two parts of the work on two streams;
+:func:`check_grid_barrier` is the one function that waits for the device. The CPU tests replace
+these functions with NumPy stand-ins of the same contract to check the drivers' blocking,
+pivoting and bookkeeping without a device.
 """
 
 import numpy
