@@ -1,11 +1,12 @@
 """CPU stand-ins for the LU drivers' kernels and rocblas calls (tests/rocsolver, tests/linalg).
 
 ``install(monkeypatch)`` replaces the functions of :mod:`rocarray.rocsolver._lu_kernels`, the
-launches of :mod:`rocarray.rocsolver._lu_block` and ``rocblas.trsm``/``rocblas.gemm`` by NumPy implementations of the same contracts that read and
+launches of :mod:`rocarray.rocsolver._lu_block` and ``rocblas.trsm``/``trsv``/``gemm`` by NumPy implementations of the same contracts that read and
 write the host memory behind :func:`hostdev.dev` arrays. The drivers then run unchanged on the
 CPU: their views, offsets, leading dimensions, strides and pivot bookkeeping are real, so a
 wrong one gives a wrong factorization, caught against SciPy. The stand-in of the one-block LU is
-an independent textbook getf2 (first row of largest ``|re| + |im|``).
+an independent textbook getf2 (first row of largest ``|re| + |im|``). The blocked getrf's
+look-ahead (``overlap``) runs its two streams' work one after the other.
 """
 
 import types
@@ -158,6 +159,41 @@ def gesv_block(A, B, X, info):
         view(X)[b] = np.nan if inf else lu_solve((lu, np.array(piv) - 1), np.array(view(B)[b]))
 
 
+def inverse_workspace(count, like):
+    """Host scratch (NaN, so that a read before a write shows) of ``like``'s dtype."""
+    from hostdev import dev
+
+    x = np.full(max(count, 1), np.nan, like.dtype)
+    return x.view(HostArray) if isinstance(like, HostArray) else dev(x)
+
+
+def set_identities(X, nb, count):
+    calls.append(("set_identities", nb, count))
+    squares = view(X)[:count * nb * nb].reshape(count, nb * nb)
+    squares[...] = 0
+    squares[:, ::nb + 1] = 1
+
+
+def unit_lower_inverse(nb, A, lda, W, ldw):
+    calls.append(("unit_lower_inverse", nb))
+    L = np.tril(_mat(A, nb, nb, lda), -1) + np.eye(nb)
+    _mat(W, nb, nb, ldw)[...] = np.linalg.inv(L)
+
+
+def lacpy(m, n, src, lds, dst, ldd):
+    calls.append(("lacpy", m, n, dst.data.ptr))
+    if m and n:
+        _mat(dst, m, n, ldd)[...] = _mat(src, m, n, lds)
+
+
+def overlap(first, second, device_id):
+    """The look-ahead's two streams in one order: ``first`` then ``second`` (tests that want the
+    other order replace this)."""
+    calls.append(("overlap",))
+    first()
+    second()
+
+
 def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
     calls.append(("trsm", side, uplo, transA, diag, m, n))
     assert side == "L" and alpha == 1
@@ -174,6 +210,13 @@ def trsm(side, uplo, transA, diag, m, n, alpha, A, lda, B, ldb):
         x[...] = np.nan
 
 
+def trsv(uplo, transA, diag, n, A, lda, x, incx):
+    calls.append(("trsv", uplo, transA, diag, n))
+    assert incx == 1
+    trsm("L", uplo, transA, diag, n, 1, 1, A, lda, x, n)
+    calls.pop()   # the trsm entry: this call is recorded as trsv
+
+
 def gemm(transA, transB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
     calls.append(("gemm", m, n, k))
     assert transA == transB == "N"
@@ -186,13 +229,16 @@ def install(monkeypatch):
     from rocarray import rocblas
     from rocarray.rocsolver import _lu_block, _lu_kernels
 
-    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok"):
+    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info",
+                 "identities", "copy_where_ok", "inverse_workspace", "set_identities", "lacpy", "overlap",
+                 "unit_lower_inverse"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(_lu_block, "getrf", getrf_block)
     monkeypatch.setattr(_lu_block, "gesv", gesv_block)
     monkeypatch.setattr(_lu_block, "_fits", lambda n, nrhs, dtype, device_id: True)   # no device to ask
     monkeypatch.setattr(rocblas, "trsm", trsm)
     monkeypatch.setattr(rocblas, "gemm", gemm)
+    monkeypatch.setattr(rocblas, "trsv", trsv)
     calls.clear()
     return calls
 

@@ -4,11 +4,13 @@ and launches.
 This is the one small interface through which the LU drivers (:mod:`rocarray.rocsolver._lu`)
 reach their kernels. Every function takes 1-D device views that start at the first element it
 works on (a sub-matrix is ``A[i + j * lda:]``; :func:`gesv_warp` takes 3-D arrays and passes their
-element strides), never checks (the drivers have), and queues work on the current stream. The few steps that are plain data movement
-(:func:`clear_info`, :func:`identities`, :func:`copy_where_ok`) use CuPy's array operations;
-:func:`check_grid_barrier` is the one function that waits for the device. The CPU
-tests replace these functions with NumPy stand-ins of the same
-contract to check the drivers' blocking, pivoting and bookkeeping without a device.
+element strides), never checks (the drivers have), and queues work on the current stream. The
+few steps that are plain data movement (:func:`clear_info`, :func:`identities`,
+:func:`set_identities`, :func:`copy_where_ok`) use CuPy's array operations; :func:`lacpy` is the
+Cholesky family's copy kernel; :func:`overlap` queues two parts of the work on two streams;
+:func:`check_grid_barrier` is the one function that waits for the device. The CPU tests replace
+these functions with NumPy stand-ins of the same contract to check the drivers' blocking,
+pivoting and bookkeeping without a device.
 """
 
 import numpy
@@ -16,6 +18,7 @@ import numpy
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
 from rocarray._core.workspace import workspaces
 from rocarray._core.matrix_args import STANDARD
+from rocarray.rocsolver import _cholesky_kernels
 
 SOURCE = "rocsolver/lu.hip"
 
@@ -38,9 +41,10 @@ BLOCKS_PER_MULTIPROCESSOR = 8
 
 #: Threads of a device-wide panel block (``RA_ROCSOLVER_LU_GRID_BLOCK``).
 GRID_BLOCK = 128
-#: Fewest rows of a panel factored across the device (below, one block is as fast: its time
-#: falls with the rows, the device-wide panel's is about a grid barrier per column).
-GRID_PANEL_ROWS = 2048
+#: Fewest rows of a panel factored across the device (the one-block kernel's time falls with the
+#: rows, the device-wide panel's is about a grid barrier per column; the measured crossover lies
+#: below this, docs/performance/rocsolver.md).
+GRID_PANEL_ROWS = 1024
 #: Most columns of a device-wide panel.
 GRID_PANEL_COLUMNS = 32
 #: Fewest rows per block of a device-wide panel (fewer blocks for shorter panels).
@@ -50,7 +54,7 @@ GRID_MIN_SHARE = 32
 GRID_SPIN_LIMIT = 1 << 32
 
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "diag_zero", "getf2_grid")
+_PLAIN = ("laswp", "diag_zero", "getf2_grid", "lu_inv")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -348,3 +352,80 @@ def copy_where_ok(n, X, A, lda, strideA, info, batch):
         view = cupy.lib.stride_tricks.as_strided(A, (batch, n, n), (strideA * isz, lda * isz, isz))
         ok = (info[:batch] == 0)[:, None, None]
         view[...] = cupy.where(ok, X.reshape(batch, n, n), view)
+
+
+def inverse_workspace(count, like):
+    """``count`` elements of ``like``'s dtype of device scratch (uninitialized) on its device and
+    current stream: the blocked getrf's inverses of diagonal blocks and its staged right-hand
+    sides (:func:`rocarray.rocsolver._lu._getrf_outer`)."""
+    itemsize, device = like.dtype.itemsize, _device(like)
+    with launch.on_device(device):
+        raw = workspaces.scratch("rocsolver.getrf.inverses", max(count, 1) * itemsize, device)
+    return raw[:count * itemsize].view(like.dtype)
+
+
+def set_identities(X, nb, count):
+    """``count`` identity squares of order ``nb`` into the flat ``X`` (square q at ``q * nb * nb``,
+    leading dimension nb)."""
+    if count and nb:
+        with launch.on_device(_device(X)):
+            squares = X[:count * nb * nb].reshape(count, nb * nb)
+            squares.fill(0)
+            squares[:, ::nb + 1] = 1
+
+
+def lacpy(m, n, src, lds, dst, ldd):
+    """``dst := src`` for an m x n column-major block (the Cholesky family's copy kernel)."""
+    _cholesky_kernels.lacpy(m, n, src, lds, dst, ldd)
+
+
+#: Priority of the look-ahead stream (:func:`overlap`): the highest, so that its blocks are
+#: scheduled first as a concurrent gemm's retire (CUDA and HIP clamp it to the device's range).
+SIDE_PRIORITY = -5
+
+_side_streams = {}
+
+
+def _side_stream(device_id):
+    stream = _side_streams.get(device_id)
+    if stream is None:
+        cupy = backend.cupy()
+        with cupy.cuda.Device(device_id):
+            stream = cupy.cuda.Stream(non_blocking=True, priority=SIDE_PRIORITY)
+        _side_streams[device_id] = stream
+    return stream
+
+
+def overlap(first, second, device_id):
+    """Queue ``first()``'s launches on a second stream of ``device_id`` and ``second()``'s on the
+    current stream, so that the two may run at the same time: the second stream starts after the
+    work queued on the current one so far, and the current stream waits for it after
+    ``second()``'s launches. Neither may read what the other writes. Workspaces are per stream,
+    so ``first()``'s scratch (grid barrier, gemm splits) is its stream's own."""
+    cupy = backend.cupy()
+    with launch.on_device(device_id):
+        main = cupy.cuda.get_current_stream()
+        side = _side_stream(device_id)
+        side.wait_event(main.record())
+        with side:
+            first()
+        done = side.record()
+        second()
+        main.wait_event(done)
+
+
+#: Largest order :func:`unit_lower_inverse` takes (``RA_ROCSOLVER_LU_INV_MAX``).
+INV_MAX = 64
+#: Threads per block of :func:`unit_lower_inverse` (a warp per column of the inverse).
+INV_BLOCK = 128
+
+
+def unit_lower_inverse(nb, A, lda, W, ldw):
+    """``W := inv(L)`` for the unit lower triangle L of the ``nb x nb`` block at ``A``
+    (``nb <= INV_MAX``; A's diagonal and upper part are not read): the full square of W, zeros
+    above the diagonal and ones on it. One launch, a warp per column."""
+    dev = _device(A)
+    per_block = INV_BLOCK // backend.device_info(dev).warp_size
+    with launch.on_device(dev):
+        KERNELS[kernel_name("lu_inv", A.dtype)](dev, (-(-nb // per_block),), (_i64(nb), A, _i64(lda), W, _i64(ldw)),
+                                                block=INV_BLOCK)

@@ -81,8 +81,8 @@ def test_kernels_are_registered():
     names = _compile.registered(_lu_kernels.SOURCE)
     assert set(names) == set(_lu_kernels.instantiations())
     assert "ra_rocsolver_getf2<double, true>" in names and "ra_rocsolver_laswp<ra_c64>" in names
-    assert "ra_rocsolver_getf2_grid<ra_c128>" in names
-    assert len(names) == 28
+    assert "ra_rocsolver_getf2_grid<ra_c128>" in names and "ra_rocsolver_lu_inv<float>" in names
+    assert len(names) == 32
 
 
 def test_block_size_is_whole_warps_within_limits():
@@ -125,6 +125,114 @@ def test_blocked_getrf_reports_the_first_zero_pivot_and_completes(host_lu, rng):
     np.testing.assert_allclose(unpack(view(A), n, n, n), ref, atol=1e-10)
 
 
+def reversed_overlap(first, second, device_id):
+    """The look-ahead's streams in the other order: the update beyond the next block before the
+    next block's factorization (neither may read what the other writes)."""
+    lu_host.calls.append(("overlap",))
+    start = len(lu_host.calls)
+    second()
+    middle = len(lu_host.calls)
+    first()
+    staged = [{c[3] for c in part if c[0] == "lacpy"} for part in (lu_host.calls[start:middle], lu_host.calls[middle:])]
+    assert not staged[0] & staged[1], "the two streams stage in the same place"
+
+
+# (INVERSE, LOOKAHEAD, INVERSE_KERNEL)
+MODES = {"trsm": (False, False, True), "inverse": (True, False, True), "inverse_by_trsm": (True, False, False),
+         "lookahead": (True, True, True), "lookahead_reversed": (True, True, True),
+         "lookahead_trsm": (False, True, True)}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("m,n,outer,leaf", [(50, 50, 16, 8), (61, 37, 16, 8), (37, 61, 16, 8), (48, 48, 16, 8),
+                                            (45, 45, 24, 8), (100, 100, 64, 32)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, outer, leaf, mode, dtype):
+    """The outer-blocked LU (blocks of ``outer`` columns, inverses of ``leaf``-column diagonal
+    blocks joined up to the block, or trsm with the inverses off; with the look-ahead, the next
+    block factored "on another stream", its interchanges deferred, in either order against the
+    update beyond it): ragged last blocks, tall and wide shapes, LAPACK's pivots; the last
+    block's inverse is never formed."""
+    inverse, lookahead, kernel = MODES[mode]
+    monkeypatch.setattr(_lu, "INVERSE_KERNEL", kernel)
+    monkeypatch.setattr(_lu, "OUTER", outer)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", leaf)
+    monkeypatch.setattr(_lu, "INVERSE", inverse)
+    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    if mode == "lookahead_reversed":
+        monkeypatch.setattr(_lu_kernels, "overlap", reversed_overlap)
+    if leaf == 32:
+        monkeypatch.setattr(_lu, "PANEL", 32)
+    a = rand(rng, (m, n), dtype)
+    lda = m + 2
+    A = dev(buffer(a, lda))
+    ipiv, info = dev(np.full(min(m, n), -7, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, lda, ipiv, info)
+    assert view(info)[0] == 0
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv) - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, lda), lu, rtol=1e-9, atol=1e-9)
+    assert np.isnan(view(A)[m:lda]).all()
+    k, blocks = min(m, n), -(-min(m, n) // outer)
+    solves = [c for c in host_lu if c[0] == "trsm"]
+    if inverse:
+        assert ("set_identities", outer, blocks) in host_lu
+        # trsm only for the leaves' own panels (and the leaves' inverses without the kernel)
+        assert all(c[5] <= leaf and c[6] <= leaf for c in solves)
+        inverted = [c for c in host_lu if c[0] == "unit_lower_inverse"]
+        assert bool(inverted) == kernel and all(c[1] <= leaf for c in inverted)
+        widest = max(c[2] for c in host_lu if c[0] == "lacpy")
+        first = min(outer, k)
+        ahead = min(outer, k - first) if lookahead else 0
+        # the first block's update of the columns beyond (with the look-ahead: beyond the next block)
+        assert widest == max(n - first - ahead, ahead, outer // 2)
+    else:
+        assert not any(c[0] in ("lacpy", "set_identities") for c in host_lu)
+    # the look-ahead factors every block but the first on the side, one overlap each
+    assert sum(c[0] == "overlap" for c in host_lu) == (blocks - 1 if lookahead else 0)
+    trailing = [c for c in host_lu if c[0] == "gemm" and c[3] == outer]
+    assert len(trailing) >= blocks - 1 - (m < n and k % outer == 0)   # one gemm per block of depth outer
+
+
+@pytest.mark.parametrize("lookahead", [False, True])
+def test_outer_blocked_getrf_stages_wide_matrices_in_chunks(host_lu, rng, monkeypatch, lookahead):
+    """A wide matrix's solves staged ``STAGE_BYTES`` at a time: no copy wider than the chunk,
+    the factors and pivots LAPACK's."""
+    monkeypatch.setattr(_lu, "OUTER", 16)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu, "STAGE_BYTES", 16 * 8 * 40)   # 40 float64 columns
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    m, n = 35, 150
+    a = rand(rng, (m, n), "float64")
+    A = dev(buffer(a, m))
+    ipiv, info = dev(np.zeros(m, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, m, ipiv, info)
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv) - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, m), lu, rtol=1e-9, atol=1e-9)
+    widths = [c[2] for c in host_lu if c[0] == "lacpy"]
+    assert max(widths) == 40 and widths.count(40) >= 3
+
+
+def test_outer_blocked_getrf_singular_info(host_lu, rng, monkeypatch):
+    """info names the first zero pivot across outer blocks; the factorization completes."""
+    monkeypatch.setattr(_lu, "OUTER", 16)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    n = 40
+    a = rand(rng, (n, n), "float64")
+    a[:, 21] = 0.0
+    a[:, 33] = 0.0
+    A, ipiv, info = dev(buffer(a, n)), dev(np.zeros(n, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(n, n, A, n, ipiv, info)
+    assert view(info)[0] == 22
+    ref = a.copy()
+    piv, inf = lu_host.getf2_ref(ref)
+    np.testing.assert_array_equal(view(ipiv), piv)
+
+
 @pytest.mark.parametrize("blocked", [False, True])
 def test_batched_getrf_strides(monkeypatch, rng, blocked):
     log = lu_host.install(monkeypatch)
@@ -148,14 +256,16 @@ def test_batched_getrf_strides(monkeypatch, rng, blocked):
 
 
 @pytest.mark.parametrize("trans", ["N", "T", "C"])
-@pytest.mark.parametrize("blocked", [False, True])
-def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
+@pytest.mark.parametrize("blocked,nrhs", [(False, 3), (True, 3), (True, 1)])
+def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked, nrhs):
+    """getrs against NumPy; the blocked path solves one right-hand side with trsv, more with
+    trsm."""
     log = lu_host.install(monkeypatch)
     if blocked:
         monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
         monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
         monkeypatch.setattr(_lu, "WARP_MAX", 0)
-    n, nrhs, batch = 10, 3, 2
+    n, batch = 10, 2
     a = rand(rng, (batch, n, n), "complex128")
     b = rand(rng, (batch, n, nrhs), "complex128")
     lda, ldb = n + 1, n + 2
@@ -168,6 +278,13 @@ def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked):
         np.testing.assert_allclose(unpack(view(B), n, nrhs, ldb, k, ldb * nrhs), np.linalg.solve(op, b[k]),
                                    rtol=1e-9, atol=1e-9)
     assert any(c[0] == "getrs_warp" for c in log) != blocked
+    if blocked:
+        solves = [c[:3] for c in log if c[0] in ("trsv", "trsm")]
+        order = [("U", trans, "N"), ("L", trans, "U")] if trans != "N" else [("L", "N", "U"), ("U", "N", "N")]
+        if nrhs == 1:
+            assert solves == [("trsv",) + o[:2] for o in order] * batch
+        else:
+            assert solves == [("trsm", "L", o[0]) for o in order] * batch
 
 
 def test_getri_inverts_and_leaves_singular_matrices_alone(monkeypatch, rng):

@@ -8,7 +8,9 @@ same operations in the same order), factors that agree with those, and a LAPACK-
 ``||P L U - A|| / (||A|| n eps)`` (computed on the device). Then: a singular matrix (``info`` where
 a zero column meets the diagonal), NaN input (the same pivots and NaN pattern as the one-block
 panels, no hang), the grid barrier's words left zeroed, ``linalg.solve``'s backward error at
-n = 8192, and laswp with more than one 32-interchange chunk against NumPy. Every input is fresh
+n = 8192, the outer-blocked LU's variants (inverse-based solves, trsm solves, the look-ahead on
+a second stream, the plain recursion) by their backward error and singular info, and laswp with
+more than one 32-interchange chunk against NumPy. Every input is fresh
 random data; outputs are poisoned (ipiv -7, info 99) before the calls.
 """
 
@@ -115,12 +117,54 @@ def test_nan_input_same_pivots_no_hang(monkeypatch, rng):
     np.testing.assert_array_equal(cupy.asnumpy(cupy.isnan(lu)), cupy.asnumpy(cupy.isnan(lu1)))
 
 
+MODES = {"inverse": dict(INVERSE=True, LOOKAHEAD=False), "trsm": dict(INVERSE=False, LOOKAHEAD=False),
+         "lookahead": dict(INVERSE=True, LOOKAHEAD=True), "plain": dict(OUTER=0)}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("dtype,n", [("float64", 8192), ("float64", 4097), ("float32", 4097), ("complex128", 1500)])
+def test_outer_blocks_backward_error(monkeypatch, rng, mode, dtype, n):
+    """The outer-blocked getrf (inverse-based solves, trsm solves, the look-ahead on a second
+    stream) and the plain recursion: LAPACK-size backward error, info 0, every pivot a valid row
+    (the grid barrier is checked inside getrf, for both streams' panels with the look-ahead)."""
+    from rocarray.rocsolver import _lu
+
+    for name, value in MODES[mode].items():
+        monkeypatch.setattr(_lu, name, value)
+    a = device_random(rng, (n, n), dtype)
+    lu, piv, info, _ = factor(a, _lu_kernels.GRID_PANEL_ROWS, monkeypatch)
+    assert info == 0
+    assert ((piv >= np.arange(1, n + 1)) & (piv <= n)).all()
+    assert backward_error(a, lu, piv) < 1.0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["inverse", "lookahead"])
+def test_outer_blocks_singular_info(monkeypatch, rng, mode):
+    """Zero columns in the second and fourth outer blocks: info names the first; the
+    factorization completes with valid pivots."""
+    from rocarray.rocsolver import _lu
+
+    for name, value in MODES[mode].items():
+        monkeypatch.setattr(_lu, name, value)
+    n = 1200
+    a = device_random(rng, (n, n), "float64")
+    a[:, 300] = 0
+    a[:, 900] = 0
+    lu, piv, info, _ = factor(a, _lu_kernels.GRID_PANEL_ROWS, monkeypatch)
+    assert info == 301
+    assert ((piv >= np.arange(1, n + 1)) & (piv <= n)).all()
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_solve_8192_backward_error(rng, dtype):
+@pytest.mark.parametrize("nrhs", [3, 1])
+def test_solve_8192_backward_error(rng, dtype, nrhs):
+    """The bench's system (one right-hand side: getrs by trsv) and three (trsm)."""
     n = 8192
     a = device_random(rng, (n, n), dtype)
-    b = device_random(rng, (n, 3), dtype)
+    b = device_random(rng, (n, nrhs), dtype)
     x = ra.linalg.solve(a, b)
     eps = np.finfo(a.dtype).eps
     r = cupy.linalg.norm(a @ x - b) / (cupy.linalg.norm(a) * cupy.linalg.norm(x) * n * eps)
@@ -151,10 +195,10 @@ def test_grid_panels_match_one_block_panels_other_dtypes(monkeypatch, rng, dtype
 
 @pytest.mark.gpu
 def test_panel_times_for_the_threshold(rng, capsys):
-    """Times one 32-column float64 panel of 8192, 4096, 2048 and 1024 rows on both kernels and
-    prints them (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
+    """Times one 32-column float64 panel of 8192 down to 256 rows on both kernels and prints them
+    (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
     lines = []
-    for m in (8192, 4096, 2048, 1024):
+    for m in (8192, 4096, 2048, 1024, 512, 256):
         a = device_random(rng, (m, 32), "float64")
         times, pivots = [], []
         for grid in (True, False):

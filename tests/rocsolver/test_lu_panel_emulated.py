@@ -7,6 +7,8 @@ targets.
   at and above their step, repeated, naming each other's rows), both directions, more than one
   32-interchange chunk, column counts that leave blocks part empty, batches; rows no interchange
   names (and the padding past them) must stay bit-for-bit unchanged.
+* ``ra_rocsolver_lu_inv`` (the blocked getrf's inverses of unit lower diagonal blocks) against
+  NumPy's inverse, the block's diagonal and upper part never read.
 
 CPU tests: skipped where g++ is missing.
 """
@@ -74,6 +76,29 @@ def test_laswp_strided_batched(device, rng):
         np.testing.assert_array_equal(got[b * strideA:b * strideA + lda * n].reshape(n, lda).T, want)
     gaps = [got[b * strideA + lda * n:(b + 1) * strideA] for b in range(batch - 1)]
     assert all(np.isnan(g).all() for g in gaps)
+
+
+@pytest.mark.parametrize("dtype,nb", [("float64", 64), ("float64", 37), ("float32", 33), ("complex64", 64),
+                                      ("complex128", 1)])
+def test_unit_lower_inverse_matches_numpy(device, rng, dtype, nb):
+    """W := inv(L) as a full square (zeros above, ones on the diagonal, bit-exact), for orders
+    that fill one or two lane slots; A's diagonal and upper part (NaN here) are not read, W's
+    spare rows are left alone."""
+    lda, ldw = nb + 3, nb + 2
+    a = rand(rng, (lda, nb), dtype) / nb            # small multipliers, as partial pivoting gives
+    a[np.triu_indices(nb)] = np.nan
+    A = device.array(np.asfortranarray(a).T.reshape(-1).copy())
+    W = device.array(np.full(ldw * nb + 3, np.nan, dtype))
+    _lu_kernels.unit_lower_inverse(nb, A, lda, W, ldw)
+    assert device.names()[-1].startswith("ra_rocsolver_lu_inv")
+    w = np.asarray(W)
+    X = w[:ldw * nb].reshape(nb, ldw).T
+    L = np.tril(np.nan_to_num(a[:nb]), -1) + np.eye(nb)
+    assert np.isnan(X[nb:]).all() and np.isnan(w[ldw * nb:]).all()
+    np.testing.assert_array_equal(np.triu(X[:nb], 1), 0)
+    np.testing.assert_array_equal(np.diag(X[:nb]), 1)
+    tol = 50 * nb * np.finfo(dtype).eps
+    np.testing.assert_allclose(L.astype(lu_host.wide(dtype)) @ X[:nb], np.eye(nb), atol=tol)
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,14 +212,24 @@ def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
     assert not np.asarray(sync).any()
 
 
-def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
+@pytest.mark.parametrize("outer,lookahead", [(0, False), (16, False), (16, True)])
+def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
-    blocks) and the emulated laswp; trsm and gemm are lu_host's NumPy stand-ins (the rocblas
-    kernels have tests of their own): LAPACK's pivots and a small backward error."""
+    blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
+    inverses of 16-column diagonal blocks (and with the look-ahead: the next block factored
+    before the update beyond it, as a second stream may run it); trsm, gemm and the copies are
+    lu_host's NumPy stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and
+    a small backward error."""
     from rocarray import rocblas
 
     monkeypatch.setattr(rocblas, "trsm", lu_host.trsm)
     monkeypatch.setattr(rocblas, "gemm", lu_host.gemm)
+    for name in ("inverse_workspace", "set_identities", "lacpy"):
+        monkeypatch.setattr(_lu_kernels, name, getattr(lu_host, name))
+    monkeypatch.setattr(_lu, "OUTER", outer)
+    monkeypatch.setattr(_lu, "INVERSE_LEAF", 16)
+    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
     monkeypatch.setattr(_lu, "PANEL", 8)
@@ -208,7 +243,10 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
     assert names.count("ra_rocsolver_getf2_grid<double>") == 6 and not any("getf2<" in x for x in names)
-    assert names.count("ra_rocsolver_laswp<double>") == 10  # none for the empty sides
+    # none for the empty sides; a look-ahead block's panels keep their swaps to the block's own
+    # columns (its first and last panel have no left or right side there) and two launches
+    # apply them to the other columns: the same count
+    assert names.count("ra_rocsolver_laswp<double>") == 10
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
     piv = np.asarray(ipiv)
     assert int(np.asarray(info)[0]) == 0
@@ -224,10 +262,17 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch):
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
     32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
-    rest by one block; two laswp per panel but the empty sides; the barrier checked once."""
+    rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
+    solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
+    the 32 x 32 solves inside each 64-column block (128, one block of 32 vectors each), and one
+    ``lu_inv`` launch inverts each 64-column block (all but the last: 127); each of the 31 outer
+    blocks with columns on its right stages them once (lacpy) and updates the trailing matrix
+    with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
+    identities = []
+    monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: identities.append((nb, count)))
     n = 8192
     A = fake_device.array((n * n,), "float64")
     ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
@@ -235,13 +280,66 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     names = fake_device.names()
     grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_grid")]
     tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.GRID_PANEL_ROWS)
-    assert len(grid) == tall == 193 and all(x.cooperative for x in grid)
-    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 63
+    assert len(grid) == tall == 225 and all(x.cooperative for x in grid)
+    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 31
     assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
-    assert sum(x.cooperative for x in fake_device.launches) == 193
-    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 64    # 8192 rows: 131 blocks of 63; 2048: 64 of 32
+    assert sum(x.cooperative for x in fake_device.launches) == 225
+    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 32    # 8192 rows: 131 blocks of 63; 1024: 32 of 32
     assert len(checks) == 1
+    assert identities == [(256, 32)]
+    leaves = [x for x in fake_device.launches if x.name == "ra_rocblas_trsm_leaf<double>"]
+    assert len(leaves) == 128 and all(x.grid[0] == 1 for x in leaves)
+    inverses = [x for x in fake_device.launches if x.name == "ra_rocsolver_lu_inv<double>"]
+    assert len(inverses) == 127 and all(x.grid[0] == 16 and x.block[0] == 128 for x in inverses)
+    assert names.count("ra_rocsolver_lacpy<double>") == 127                     # 96 inner, 31 outer
+    gemms = [x for x in names if x.startswith("ra_rocblas_gemm_f64mma")]
+    assert len(gemms) == 570 and not any("splitk" in x for x in names)
+    assert len(fake_device.launches) == 1718
     counts = {}
     for name in names:
         counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
     print("getrf 8192 float64 launches:", dict(sorted(counts.items())))
+
+
+def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
+    """The look-ahead's launches at 8192 float64 (recorded, not run; the two streams' launches in
+    issue order): the same kernels as without it, 31 blocks factored beside the update of the
+    columns beyond them, each with its interchanges on the other columns in two laswp after the
+    join (in place of its first panel's left and its last panel's right launch: the same count)
+    and one more copy and two more gemms (the next block's columns solved and updated apart from
+    the rest)."""
+    from rocarray.rocsolver import _lu
+
+    overlaps = []
+    monkeypatch.setattr(_lu, "LOOKAHEAD", True)
+    monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
+    monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
+    monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: None)
+    monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (overlaps.append(1), first(),
+                                                                                 second()))
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
+    rs.getrf(n, n, A, n, ipiv, info)
+    names = fake_device.names()
+    assert len(overlaps) == 31
+    assert names.count("ra_rocsolver_getf2_grid<double>") == 225
+    assert names.count("ra_rocsolver_laswp<double>") == 510
+    assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
+    assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
+    assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
+
+
+def test_getrs_8192_one_rhs_launch_counts(fake_device):
+    """getrs of 8192 float64 with one right-hand side (recorded, not run): laswp and two trsv
+    (64 diagonal-block solves and 63 gemv each) instead of two trsm (541 launches: 256 leaves,
+    254 gemms and 30 split-k finishes)."""
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    B = fake_device.array((n,), "float64")
+    ipiv = fake_device.array((n,), "int32")
+    rs.getrs("N", n, 1, A, n, ipiv, B, n)
+    names = [x.split("<")[0] for x in fake_device.names()]
+    assert names.count("ra_rocsolver_laswp") == 1
+    assert names.count("ra_rocblas_trsv_block") == 128 and names.count("ra_rocblas_gemv_n") == 126
+    assert len(names) == 255

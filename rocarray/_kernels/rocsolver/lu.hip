@@ -42,6 +42,12 @@
 //    2 U^H L^H (pivots applied after, in reverse). STAGE holds A and B in shared memory.
 //  * ra_rocsolver_diag_zero: info = the first i (1-based) with U(i, i) == 0, else 0; one thread
 //    per matrix (getri's singularity test).
+//  * ra_rocsolver_lu_inv: X := inv(L) for the unit lower triangle L of the nb x nb block at A
+//    (nb <= RA_ROCSOLVER_LU_INV_MAX; A's diagonal and upper part are never read), written as the
+//    full square of W (ld ldw): zeros above the diagonal, ones on it. One warp per column j of X
+//    solves L x = e_j by forward substitution, row r of x in lane r % RA_WARP_SIZE (slot
+//    r / RA_WARP_SIZE); step k broadcasts x_k by a shuffle and the lanes of the rows below k
+//    subtract L(r, k) x_k. No block barrier: the columns' chains run side by side.
 
 #define RA_ROCSOLVER_LU_MAX_BLOCK 1024
 #define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
@@ -488,4 +494,45 @@ __global__ void ra_rocsolver_diag_zero(ra_i64 n, const T* __restrict__ A, ra_i64
         }
     }
     info[b] = found;
+}
+
+#define RA_ROCSOLVER_LU_INV_MAX 64
+#define RA_ROCSOLVER_LU_INV_SLOTS ((RA_ROCSOLVER_LU_INV_MAX + RA_WARP_SIZE - 1) / RA_WARP_SIZE)
+
+template <typename T> struct ra_lu_unit {
+    static RA_DEVICE T one() { return T(1); }
+};
+template <typename R> struct ra_lu_unit<ra_complex<R> > {
+    static RA_DEVICE ra_complex<R> one() { return ra_make_complex<R>(R(1), R(0)); }
+};
+
+template <typename T>
+__global__ void ra_rocsolver_lu_inv(ra_i64 nb64, const T* __restrict__ A, ra_i64 lda, T* __restrict__ W,
+                                    ra_i64 ldw) {
+    const int nb = (int)nb64;
+    const int lane = (int)(threadIdx.x % RA_WARP_SIZE);
+    const int j = (int)(blockIdx.x * (blockDim.x / RA_WARP_SIZE) + threadIdx.x / RA_WARP_SIZE);
+    if (j >= nb) return;   // j is the warp's: whole warps leave, the shuffles below see full warps
+    const T zero = ra_traits<T>::zero();
+    T x[RA_ROCSOLVER_LU_INV_SLOTS];
+#pragma unroll
+    for (int s = 0; s < RA_ROCSOLVER_LU_INV_SLOTS; ++s)
+        x[s] = (lane + s * RA_WARP_SIZE == j) ? ra_lu_unit<T>::one() : zero;
+    for (int k = j; k < nb - 1; ++k) {
+        T xk = zero;
+#pragma unroll
+        for (int s = 0; s < RA_ROCSOLVER_LU_INV_SLOTS; ++s)
+            if (k / RA_WARP_SIZE == s) xk = ra_shfl(x[s], k % RA_WARP_SIZE);   // k is warp-uniform
+        const T* col = A + (ra_i64)k * lda;
+#pragma unroll
+        for (int s = 0; s < RA_ROCSOLVER_LU_INV_SLOTS; ++s) {
+            const int r = lane + s * RA_WARP_SIZE;
+            if (r > k && r < nb) x[s] = ra_lu_fms(col[r], xk, x[s]);
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < RA_ROCSOLVER_LU_INV_SLOTS; ++s) {
+        const int r = lane + s * RA_WARP_SIZE;
+        if (r < nb) W[r + (ra_i64)j * ldw] = x[s];
+    }
 }
