@@ -35,6 +35,27 @@ def _random(shape, dtype, rng=None):
     return x.astype(dtype)
 
 
+def _check_outer_blocks(rng):
+    """The outer-block LU (small blocks, so that an order of 300 has several) with its inverted
+    diagonal blocks, and getrs of one right-hand side through trsv, whichever the defaults are."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu
+
+    saved = _lu.OUTER, _lu.GETRS_TRSV_RHS
+    try:
+        _lu.OUTER, _lu.GETRS_TRSV_RHS = 128, 1
+        for dtype in ("float64", "complex64"):
+            eps = numpy.finfo(numpy.dtype(dtype)).eps
+            a, b = _random((300, 300), dtype, rng), _random((300,), dtype, rng)
+            x = la.solve(a, b)
+            ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
+            err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
+            if not err < 8:
+                raise AssertionError(f"solve 300 {dtype}, outer blocks: backward error {err:.2f} n eps")
+    finally:
+        _lu.OUTER, _lu.GETRS_TRSV_RHS = saved
+
+
 @harness.self_check(_LIB, "lu_solve")
 def check_solve(rng):
     import rocarray.linalg as la
@@ -53,6 +74,7 @@ def check_solve(rng):
                    / (numpy.linalg.norm(ah, axis=(-2, -1)) * numpy.linalg.norm(xh, axis=(-2, -1)) * n * eps)).max()
             if not err < 8:
                 raise AssertionError(f"solve {shape} {dtype}: backward error {err:.2f} n eps")
+    _check_outer_blocks(rng)
     a = _random((40, 40), "float64", rng)
     a[:, 7] = 0
     try:

@@ -55,12 +55,13 @@ class CompileResult:
 #: optimizations (loops are not unrolled), so not the code a device runs.
 NVRTC_FAST_COMPILE = "--Ofast-compile=mid"
 NVRTC_FAST_COMPILE_SINCE = (12, 8)
-#: hipcc's level for the same check: every kernel and instantiation through the front end, the
+#: hipcc's options for the same check: every kernel and instantiation through the front end, the
 #: optimizer's basic passes and the target's code generator, without the heavier -O3 passes
-#: (unrolling, vectorization), so not the code a device runs. Not -O0: without inlining and
-#: promotion to registers some kernels' private arrays exceed the 64 KiB local-memory limit that
-#: their optimized code stays far under.
-HIPCC_FAST_COMPILE = "-O1"
+#: (vectorization) and without the unroller's own choices (loops under ``#pragma unroll`` are still
+#: unrolled, so private arrays still live in registers), so not the code a device runs. Not -O0:
+#: without inlining and promotion to registers some kernels' private arrays exceed the 64 KiB
+#: local-memory limit that their optimized code stays far under.
+HIPCC_FAST_COMPILE = ("-O1", "-mllvm", "-unroll-threshold=0")
 
 #: What to install for each offline compiler.
 NVRTC_HINT = "pip install cupy-cuda13x nvidia-cuda-nvrtc (or, from a checkout, pip install \".[test]\")"
@@ -117,8 +118,8 @@ def _hip_text(text, names):
 
 
 def _hipcc_options(target, extra_options, fast_compile=False):
-    level = HIPCC_FAST_COMPILE if fast_compile else "-O3"
-    return ["-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", level,
+    level = HIPCC_FAST_COMPILE if fast_compile else ("-O3",)
+    return ["-x", "hip", f"--offload-arch={target.arch}", "--cuda-device-only", "-c", *level,
             "-fcuda-flush-denormals-to-zero", *_compile.options(target), *extra_options]
 
 

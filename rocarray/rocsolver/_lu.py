@@ -25,7 +25,8 @@ Four algorithms, chosen per call by size:
   ``ra_rocsolver_getf2`` factors a whole matrix in one thread block, in shared memory when it fits
   (global memory otherwise), and ``ra_rocsolver_getrs_small`` applies the pivots and both
   substitutions for all right-hand sides in one block. A batch is one launch of each.
-* **Blocked LU** (larger matrices): right-looking over outer blocks of :data:`OUTER` columns
+* **Blocked LU** (larger matrices): with :data:`OUTER` set (0 by default: the plain recursion
+  below over all columns), right-looking over outer blocks of OUTER columns
   (:func:`_getrf_outer`). Each block's columns are factored by the recursion below, then
   ``U12 := L11^{-1} A12`` for every column on the block's right (one lacpy and one gemm with the
   block's inverse) and the whole trailing matrix is updated by ONE gemm ``A22 -= L21 U12`` of
@@ -83,8 +84,9 @@ from rocarray.rocsolver import _info, _lu_block, _lu_kernels as _k
 #: Columns of the panels the recursive LU hands to the one-block kernel.
 PANEL = 32
 #: Columns of the outer blocks of the blocked LU (:func:`_getrf_outer`): each block's trailing
-#: update is one gemm of depth OUTER. 0: the plain recursion over all columns (the way back).
-OUTER = 256
+#: update is one gemm of depth OUTER (256 is the size it was planned for). 0: the plain
+#: recursion over all columns.
+OUTER = 0
 #: Solves for U12 through inverses of the unit lower diagonal blocks and gemm instead of trsm
 #: (:func:`_rgetrf_inv`). False: rocblas trsm (the way back).
 INVERSE = True
@@ -101,8 +103,8 @@ LOOKAHEAD = False
 #: matrices are solved in chunks of columns, so the staging area stays this small).
 STAGE_BYTES = 64 << 20
 #: getrs of a large matrix solves up to this many right-hand sides column by column with rocblas
-#: trsv instead of trsm. 0: trsm always (the way back).
-GETRS_TRSV_RHS = 1
+#: trsv instead of trsm (1 is the count it was planned for). 0: trsm always.
+GETRS_TRSV_RHS = 0
 #: Largest order a single matrix is factored or solved in one block.
 SMALL_SINGLE = 128
 #: Largest order a batch is factored or solved with one block per matrix.

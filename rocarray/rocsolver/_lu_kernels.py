@@ -44,7 +44,7 @@ GRID_BLOCK = 128
 #: Fewest rows of a panel factored across the device (the one-block kernel's time falls with the
 #: rows, the device-wide panel's is about a grid barrier per column; the measured crossover lies
 #: below this, docs/performance/rocsolver.md).
-GRID_PANEL_ROWS = 1024
+GRID_PANEL_ROWS = 2048
 #: Most columns of a device-wide panel.
 GRID_PANEL_COLUMNS = 32
 #: Fewest rows per block of a device-wide panel (fewer blocks for shorter panels).

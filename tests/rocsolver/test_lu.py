@@ -264,6 +264,7 @@ def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked, nrhs):
     if blocked:
         monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
         monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
+        monkeypatch.setattr(_lu, "GETRS_TRSV_RHS", 1)
         monkeypatch.setattr(_lu, "WARP_MAX", 0)
     n, batch = 10, 2
     a = rand(rng, (batch, n, n), "complex128")

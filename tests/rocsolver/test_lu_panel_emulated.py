@@ -259,6 +259,15 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     assert np.linalg.norm(L @ U - a[perm]) / (np.linalg.norm(a) * m * np.finfo(float).eps) < 4
 
 
+def _outer_blocks(monkeypatch):
+    """The outer-block design with the panel threshold it was planned with (both off by default
+    until measured on a GPU)."""
+    from rocarray.rocsolver import _lu
+
+    monkeypatch.setattr(_lu, "OUTER", 256)
+    monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1024)
+
+
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
     32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
@@ -269,6 +278,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     blocks with columns on its right stages them once (lacpy) and updates the trailing matrix
     with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
+    _outer_blocks(monkeypatch)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
     identities = []
@@ -311,6 +321,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     from rocarray.rocsolver import _lu
 
     overlaps = []
+    _outer_blocks(monkeypatch)
     monkeypatch.setattr(_lu, "LOOKAHEAD", True)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
@@ -330,10 +341,13 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
 
 
-def test_getrs_8192_one_rhs_launch_counts(fake_device):
+def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch):
     """getrs of 8192 float64 with one right-hand side (recorded, not run): laswp and two trsv
     (64 diagonal-block solves and 63 gemv each) instead of two trsm (541 launches: 256 leaves,
     254 gemms and 30 split-k finishes)."""
+    from rocarray.rocsolver import _lu
+
+    monkeypatch.setattr(_lu, "GETRS_TRSV_RHS", 1)
     n = 8192
     A = fake_device.array((n * n,), "float64")
     B = fake_device.array((n,), "float64")
