@@ -777,3 +777,231 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
             }
         }
 }
+
+// ---- forward on the warpgroup matrix instructions (sm_90a: wgmma and TMA; float16, bfloat16) ----
+// FlashAttention-3's forward (Shah et al. 2024) without its intra-warpgroup pipelining: a block
+// of RA_ATTN_WG_THREADS threads owns RA_ATTN_WG_BM = 128 queries of one (z, h) (blocks of one
+// (z, h) numbered heaviest first) as two consumer warpgroups of 64 queries each and one producer
+// warp. The producer's first lane copies the block's Q tile once, then the K and V tiles of
+// RA_ATTN_WG_BN = 128 keys (only those at or before the block's last query when causal) into a
+// ring of `stages` shared-memory slots guarded by `full` mbarriers (the copies' transaction
+// bytes) and `empty` mbarriers (one arrival per consumer warp once its products with the slot are
+// complete), as ra_miopen_conv_wgmma_fwd does. Per key tile, each consumer warpgroup:
+//  * S = Q K^T: D / 16 wgmma m64n128k16 with both operands from shared memory (K is the B operand
+//    k-major: its rows are keys, its reduction dimension D contiguous);
+//  * the online softmax on S's accumulators in float32 and base-2 units (exp2; the scale times
+//    log2 e rides the exponent's multiply-add where the tile needs no masking, else scores are
+//    scaled and masked first: keys past S, and keys after the query when causal), the row
+//    maxima from the thread's registers and the two other lanes of its quad, the running output
+//    rescaled;
+//  * O += P V: P rounded to the data's type straight from S's accumulators into wgmma's
+//    register-A fragments (columns 16 kk .. 16 kk + 15 of the accumulator layout are the A
+//    fragment of k step kk: a[i] packs accumulators 8 kk + 2 i, 8 kk + 2 i + 1), V the B
+//    operand mn-major (its rows are keys, the reduction dimension; the transpose flag set),
+//    BN / 16 wgmma m64nDk16.
+// Tensor maps (rocarray/miopen/_attention.py builds them; 128-byte swizzle, zero fill outside):
+//  * q as the 3-D tensor (E, L, Z H), box (64, 128, 1); k as (E, S, Z HKV), box (64, 128, 1);
+//    v as (EV, S, Z HKV), box (64, 64, 1). Rows past L or S and columns past E or EV arrive as
+//    zeros, so tails need no predicated loads: zero columns add nothing to a dot product, zero
+//    query rows are not stored, and keys past S are masked.
+// Shared memory (dynamic; rocarray/miopen/_attention.py's wgmma_shared_bytes mirrors it):
+// 1 + 2 stages mbarriers (Q's, then full, then empty), then from the next 1024 bytes:
+//  * Q: D / 64 column blocks of 128 rows x 128 bytes (16 KiB each), the k-major A operand of
+//    rocarray/_kernels/rocblas/gemm_wgmma.hip; warpgroup g's rows start 8 KiB into a block.
+//  * per slot, K: D / 64 column blocks of 128 rows x 128 bytes (k-major B operand); then V:
+//    for each 64-key half, D / 64 boxes of 64 keys x 64 columns (8 KiB, the mn-major operand of
+//    gemm_wgmma.hip: blocks of 64 columns 8 KiB apart, a k step of 16 keys 2 KiB further).
+// Accumulator fragment (gemm_wgmma.hip): register 4 j + c of warp w, lane l is row
+// 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2 of the warpgroup's 64 x N tile.
+// Targets without sm_90a compile an empty body: the Python layer never launches it there.
+#define RA_ATTN_WG_BM 128
+#define RA_ATTN_WG_BN 128
+#define RA_ATTN_WG_CONSUMERS (RA_ATTN_WG_BM / 16 * RA_WARP_SIZE)
+#define RA_ATTN_WG_THREADS (RA_ATTN_WG_CONSUMERS + RA_WARP_SIZE)
+
+template <typename T, int D>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS)
+ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const RA_GRID_CONSTANT ra_tensor_map tma_k,
+                              const RA_GRID_CONSTANT ra_tensor_map tma_v, T* __restrict__ o, float* __restrict__ lse,
+                              ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int EV, double scale, int stages) {
+    static_assert(D == 64 || D == 128, "head-dimension class");
+#if defined(RA_WGMMA)
+    constexpr int BM = RA_ATTN_WG_BM, BN = RA_ATTN_WG_BN;
+    constexpr int WG = 4 * RA_WARP_SIZE;       // threads of a warpgroup
+    constexpr int CB = D / 64;                 // 64-column blocks of a head
+    constexpr unsigned Q_BYTES = CB * BM * 128u;
+    constexpr unsigned K_BYTES = CB * BN * 128u;
+    constexpr unsigned V_BYTES = (BN / 64) * CB * 8192u;
+    constexpr unsigned SLOT = K_BYTES + V_BYTES;
+    const int NS = stages;
+    const ra_i64 L = mk.L, S = mk.S;
+    const ra_i64 tiles = (L + BM - 1) / BM;
+    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
+    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * BM;  // (causal: the longest rows first)
+    const ra_i64 h = zh % H, z = zh / H;
+    const ra_i64 kv = z * HKV + h / (H / HKV);
+    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
+    const int ntiles = (int)((end + BN - 1) / BN);
+
+    extern __shared__ ra_u64 ra_attn_wg_smem[];
+    const unsigned qbar = ra_shared_address(ra_attn_wg_smem);
+    const unsigned bars = qbar + 8u;  // full: bars + 8 s; empty: bars + 8 (NS + s)
+    const unsigned qs = (qbar + 8u * (1u + 2u * (unsigned)NS) + 1023u) & ~1023u;
+    const unsigned ring = qs + Q_BYTES;
+    if (threadIdx.x == 0) {
+        ra_mbar_init(qbar, 1u);
+        for (int s = 0; s < NS; ++s) {
+            ra_mbar_init(bars + 8u * (unsigned)s, 1u);
+            ra_mbar_init(bars + 8u * (unsigned)(NS + s), RA_ATTN_WG_CONSUMERS / RA_WARP_SIZE);
+        }
+        ra_mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (threadIdx.x >= RA_ATTN_WG_CONSUMERS) {
+        // producer: one lane issues every copy
+        if (threadIdx.x != RA_ATTN_WG_CONSUMERS) return;
+        ra_mbar_expect_tx(qbar, Q_BYTES);
+#pragma unroll
+        for (int cb = 0; cb < CB; ++cb) ra_tma_load_3d(qs + cb * BM * 128u, &tma_q, 64 * cb, (int)i0, (int)zh, qbar);
+        int slot = 0;
+        unsigned round = 0;
+        for (int jt = 0; jt < ntiles; ++jt) {
+            const unsigned full = bars + 8u * (unsigned)slot;
+            if (round > 0) ra_mbar_wait(bars + 8u * (unsigned)(NS + slot), (round - 1u) & 1u);
+            ra_mbar_expect_tx(full, SLOT);
+            const unsigned ks = ring + (unsigned)slot * SLOT, vs = ks + K_BYTES;
+            const int j0 = jt * BN;
+#pragma unroll
+            for (int cb = 0; cb < CB; ++cb) ra_tma_load_3d(ks + cb * BN * 128u, &tma_k, 64 * cb, j0, (int)kv, full);
+#pragma unroll
+            for (int half = 0; half < BN / 64; ++half)
+#pragma unroll
+                for (int cb = 0; cb < CB; ++cb)
+                    ra_tma_load_3d(vs + (unsigned)(half * CB + cb) * 8192u, &tma_v, 64 * cb, j0 + 64 * half, (int)kv,
+                                   full);
+            if (++slot == NS) { slot = 0; ++round; }
+        }
+        return;
+    }
+
+    // consumers
+    const int wg = (int)threadIdx.x / WG;
+    const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
+    const int g = lane >> 2, t = lane & 3;
+    const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
+    const float neg_inf = ra_attn_neg_inf<float>();
+    const float sc2 = (float)scale * LOG2E;
+    const ra_i64 r_first = i0 + 64 * wg;           // the warpgroup's first query
+    const ra_i64 r_mine = r_first + 16 * w + g;    // the thread's first row (the second: + 8)
+    const unsigned qa = qs + 64u * 128u * (unsigned)wg;
+
+    float sacc[BN / 2], oacc[D / 2];
+#pragma unroll
+    for (int e = 0; e < D / 2; ++e) oacc[e] = 0.0f;
+    float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
+    ra_mbar_wait(qbar, 0u);
+    int slot = 0;
+    unsigned round = 0;
+    for (int jt = 0; jt < ntiles; ++jt) {
+        ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
+        const unsigned ks = ring + (unsigned)slot * SLOT, vs = ks + K_BYTES;
+        const ra_i64 j0 = (ra_i64)jt * BN;
+        ra_gemm_wg_fence();
+#pragma unroll
+        for (int s = 0; s < D / 16; ++s)  // k steps of 16: 32 bytes of a 128-byte row
+            ra_wgmma_m64k16_acc<T, BN>::template run<0, 0>(
+                sacc, ra_gemm_wg_desc(qa + (unsigned)(s / 4) * BM * 128u + 32u * (unsigned)(s % 4), 16u, 1024u),
+                ra_gemm_wg_desc(ks + (unsigned)(s / 4) * BN * 128u + 32u * (unsigned)(s % 4), 16u, 1024u), s > 0);
+        ra_gemm_wg_commit();
+        ra_gemm_wg_wait<0>();
+        ra_gemm_wg_fence_operands(sacc);
+
+        // A tile inside S and wholly at or below the causal diagonal for every row of the
+        // warpgroup takes every score unmasked; a positive scale keeps the scores' order, so
+        // they stay unscaled until the exponent.
+        const bool whole = sc2 > 0.0f && j0 + BN <= S && (!mk.causal || j0 + BN - 1 <= r_first);
+        const float f = whole ? sc2 : 1.0f;
+        float top[2] = {neg_inf, neg_inf};
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int rr = c >> 1;
+                if (!whole) {
+                    const ra_i64 i = r_mine + 8 * rr, key = j0 + 8 * j + 2 * t + (c & 1);
+                    const bool ok = key < S && !(mk.causal && key > i);
+                    sacc[4 * j + c] = ok ? sacc[4 * j + c] * sc2 : neg_inf;
+                }
+                top[rr] = ra_max(top[rr], sacc[4 * j + c]);
+            }
+        float base[2];
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) {
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
+            const float m_new = ra_max(m[rr], top[rr] * f);
+            const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
+            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+            m[rr] = m_new;
+            l[rr] *= alpha;
+#pragma unroll
+            for (int j = 0; j < D / 8; ++j) {
+                oacc[4 * j + 2 * rr] *= alpha;
+                oacc[4 * j + 2 * rr + 1] *= alpha;
+            }
+        }
+        ra_u32 pa[BN / 16][4];
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const float p0 = exp2f(ra_fma(sacc[8 * kk + 2 * r], f, -base[r & 1]));
+                const float p1 = exp2f(ra_fma(sacc[8 * kk + 2 * r + 1], f, -base[r & 1]));
+                l[r & 1] += p0 + p1;
+                pa[kk][r] = ra_attn_pack<T>(p0, p1);
+            }
+        ra_gemm_wg_fence_fragment(pa);
+        ra_gemm_wg_fence_operands(oacc);
+        ra_gemm_wg_fence();
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)  // k steps of 16 keys: 2 KiB into a 64-key half
+            ra_wgmma_m64k16_rs<T, D>::template run<1>(
+                oacc, pa[kk], ra_gemm_wg_desc(vs + (unsigned)(kk / 4) * CB * 8192u + 2048u * (unsigned)(kk % 4),
+                                              8192u, 1024u));
+        ra_gemm_wg_commit();
+        ra_gemm_wg_wait<0>();
+        ra_gemm_wg_fence_operands(oacc);
+        ra_gemm_wg_fence_fragment(pa);
+        if (lane == 0) ra_mbar_arrive(bars + 8u * (unsigned)(NS + slot));
+        if (++slot == NS) { slot = 0; ++round; }
+    }
+
+    const bool pairs = (EV & 1) == 0;  // then a pair's first column is even: 4-byte aligned
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        const ra_i64 i = r_mine + 8 * rr;
+        float total = l[rr];
+        total += ra_shfl_xor(total, 1);
+        total += ra_shfl_xor(total, 2);
+        if (i < L) {
+            const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+            T* orow = o + (zh * L + i) * EV;
+#pragma unroll
+            for (int j = 0; j < D / 8; ++j) {
+                const int col = 8 * j + 2 * t;
+                if (col >= EV) continue;
+                const T lo = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr] * inv);
+                const T hi = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr + 1] * inv);
+                if (pairs) {
+                    *reinterpret_cast<ra_u32*>(orow + col) = (ra_u32)lo.bits | ((ra_u32)hi.bits << 16);
+                } else {
+                    orow[col] = lo;
+                    if (col + 1 < EV) orow[col + 1] = hi;
+                }
+            }
+            if (t == 0) lse[zh * L + i] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+        }
+    }
+#endif
+}
