@@ -157,7 +157,7 @@ def wgmma_applies(dtype_name, e, ev):
 def wgmma_device(info):
     """Whether the ``wgmma`` variant runs on a device (:class:`rocarray._core.backend.DeviceInfo`):
     NVIDIA compute capability 9.0 exactly (sm_90a's instructions exist only there)."""
-    return not info.is_hip and tuple(backend.compute_capability_version(info)) == (9, 0)
+    return not info.is_hip and info.arch == "sm_90" and tuple(backend.compute_capability_version(info)) == (9, 0)
 
 
 def wgmma_shared_bytes(d, stages):
@@ -321,8 +321,8 @@ class _WgmmaPlan:
     def __call__(self, q, k, v, out, lse):
         if self.launch is None:
             return True
-        if q % 16 or k % 16 or v % 16:
-            return False
+        if q % 16 or k % 16 or v % 16 or not all(all(self.geometry[t][0]) for t in "kv"):
+            return False  # (no keys: a tensor map has no empty dimension; mma writes the zeros)
         try:
             maps = [_wgmma_map(kind, address, self.geometry[kind]) for kind, address in (("q", q), ("k", k), ("v", v))]
         except tensor_maps.TensorMapError:
