@@ -26,8 +26,9 @@ pipelining, compute capability 9.0 only), takes float16/bfloat16 without an expl
 dimensions multiples of 8 up to 128 and 16-byte aligned tensors: 128 queries per block as two
 warpgroups of 64, both products on sm_90a's warpgroup matrix instructions (wgmma; P from
 registers), Q, K and V copied by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.
-tensor_maps`) into a ring of :func:`wgmma_stages` slots of 128 keys. A call it cannot take (a
-tensor map the driver refuses, an unaligned tensor) runs ``"mma"`` instead. :data:`WGMMA` = False
+tensor_maps`) into a ring of :func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP`
+a tile's softmax overlaps the previous tile's P V product. A call it cannot take (a tensor map
+the driver refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False
 takes it out of the heuristic's choices.
 """
 
@@ -98,16 +99,18 @@ def lse_dtype(dtype):
     return numpy.dtype(numpy.float64 if numpy.dtype(dtype) == numpy.float64 else numpy.float32)
 
 
-def kernel_name(kind, dtype_name, d=None):
-    """Name expression of ``kind`` (``'fwd'``, ``'fwd_mma'``, ``'bwd_dq'``, ``'bwd_dkdv'``,
-    ``'bwd_dot'``)."""
+def kernel_name(kind, dtype_name, d=None, overlap=None):
+    """Name expression of ``kind`` (``'fwd'``, ``'fwd_mma'``, ``'fwd_wgmma'``, ``'bwd_dq'``,
+    ``'bwd_dkdv'``, ``'bwd_dot'``); ``overlap``: the ``wgmma`` kernel's schedule (None:
+    :data:`WGMMA_OVERLAP`)."""
     t, lt = _TYPES[dtype_name]
     if kind == "bwd_dot":
         return f"ra_miopen_attention_bwd_dot<{t}, {lt}>"
     if kind == "fwd_mma":
         return f"ra_miopen_attention_fwd_mma<{t}, {d}, {MMA_GROUP_TILES}>"
     if kind == "fwd_wgmma":
-        return f"ra_miopen_attention_fwd_wgmma<{t}, {d}>"
+        overlap = WGMMA_OVERLAP if overlap is None else overlap
+        return f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {int(bool(overlap))}>"
     return f"ra_miopen_attention_{kind}<{t}, {lt}, {d}, {tile_rows(d, dtype_name)}>"
 
 
@@ -133,16 +136,22 @@ MMA_STAGES = (4, 3, 2)
 #: The way back: False keeps the ``wgmma`` variant out of :func:`choose_variant`'s choices (a
 #: call may still force it).
 WGMMA = True
+#: The ``wgmma`` kernel's schedule: True overlaps a tile's softmax with the previous tile's
+#: O += P V (FlashAttention-3's intra-warpgroup pipelining); False runs them one after the other
+#: (the way back if the overlapped schedule misbehaves).
+WGMMA_OVERLAP = True
 #: Head-dimension classes of the ``wgmma`` variant.
 WGMMA_HEAD_DIMS = (64, 128)
 #: Queries per block of the ``wgmma`` variant (two warpgroups of 64) and keys per ring slot
 #: (``RA_ATTN_WG_BM``, ``RA_ATTN_WG_BN``).
 WGMMA_ROWS = 128
 WGMMA_KEYS = 128
-#: Threads per block of the ``wgmma`` variant: two consumer warpgroups and one producer warp.
-WGMMA_THREADS = 2 * 128 + 32
+#: Threads per block of the ``wgmma`` variant by :data:`WGMMA_OVERLAP`: two consumer warpgroups
+#: and a producer warp, or (overlapped) a producer warpgroup that hands its registers to the
+#: consumers (``setmaxnreg``).
+WGMMA_THREADS = {False: 2 * 128 + 32, True: 3 * 128}
 #: Depths of the ``wgmma`` variant's K/V ring, deepest first.
-WGMMA_STAGES = (3, 2)
+WGMMA_STAGES = (4, 3, 2)
 #: Alignment (bytes) of the swizzled tiles; the kernel aligns its dynamic shared memory up.
 WGMMA_ALIGN = 1024
 
@@ -210,7 +219,7 @@ def instantiations():
     names = [kernel_name("bwd_dot", t) for t in _TYPES]
     names += [kernel_name(k, t, d) for k in ("fwd", "bwd_dq", "bwd_dkdv") for t in _TYPES for d in HEAD_DIMS]
     names += [kernel_name("fwd_mma", t, d) for t in MMA_DTYPES for d in HEAD_DIMS if d <= MMA_MAX_HEAD_DIM]
-    names += [kernel_name("fwd_wgmma", t, d) for t in MMA_DTYPES for d in WGMMA_HEAD_DIMS]
+    names += [kernel_name("fwd_wgmma", t, d, o) for t in MMA_DTYPES for d in WGMMA_HEAD_DIMS for o in (False, True)]
     return sorted(names)
 
 
@@ -307,15 +316,15 @@ class _WgmmaPlan:
 
     __slots__ = ("launch", "geometry")
 
-    def __init__(self, name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, stages):
+    def __init__(self, name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, stages, overlap):
         d = head_class(e, ev)
         blocks = z * h * -(-L // WGMMA_ROWS)
         ARRAY, POINTER = launch.HOST_ARRAY, launch.POINTER
         fixed = (_geom(kind, strides, causal, L, S), numpy.int64(h), numpy.int64(hkv), numpy.int32(ev),
                  numpy.float64(scale), numpy.int32(stages))
-        self.launch = _kernels[kernel_name("fwd_wgmma", name, d)].prepare(
-            device_id, (blocks,), (ARRAY, ARRAY, ARRAY, POINTER, POINTER) + fixed, block=WGMMA_THREADS,
-            shared=wgmma_shared_bytes(d, stages)) if blocks else None
+        self.launch = _kernels[kernel_name("fwd_wgmma", name, d, overlap)].prepare(
+            device_id, (blocks,), (ARRAY, ARRAY, ARRAY, POINTER, POINTER) + fixed,
+            block=WGMMA_THREADS[bool(overlap)], shared=wgmma_shared_bytes(d, stages)) if blocks else None
         self.geometry = wgmma_map_geometry(z, h, hkv, L, S, e, ev)
 
     def __call__(self, q, k, v, out, lse):
@@ -420,8 +429,9 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     lse = cupy.empty((z, h, L), lse_dtype(q.dtype))
     if variant == "wgmma":
         stages = wgmma_stages(head_class(e, ev), _shared_limit(sig[-1]))
-        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages),
-                                  lambda: _WgmmaPlan(*sig, stages))
+        overlap = bool(WGMMA_OVERLAP)
+        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages, overlap),
+                                  lambda: _WgmmaPlan(*sig, stages, overlap))
         with launch.on_device(sig[-1]):
             if plan(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr):
                 return out, lse

@@ -71,7 +71,7 @@ def test_shared_memory_and_ring_depth():
     # D 128: Q 32 KiB, slots of K and V 64 KiB: 3 slots in H100's 227 KB, 2 in 170 KB
     assert A.wgmma_shared_bytes(128, 3) == 8 * 7 + 1024 + 32768 + 3 * 65536
     assert A.wgmma_shared_bytes(64, 2) == 8 * 5 + 1024 + 16384 + 2 * 32768
-    assert A.wgmma_stages(128, H100_SHARED) == 3 and A.wgmma_stages(64, H100_SHARED) == 3
+    assert A.wgmma_stages(128, H100_SHARED) == 3 and A.wgmma_stages(64, H100_SHARED) == 4
     assert A.wgmma_stages(128, 170000) == 2
     assert A.wgmma_stages(128, 150000) is None
     for d in A.WGMMA_HEAD_DIMS:
@@ -92,7 +92,8 @@ def test_the_kernels_are_registered():
     names = A.instantiations()
     for t in ("ra_half", "ra_bfloat16"):
         for d in (64, 128):
-            assert f"ra_miopen_attention_fwd_wgmma<{t}, {d}>" in names
+            for overlap in (0, 1):
+                assert f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {overlap}>" in names
 
 
 # --------------------------------------------------------------------------------------------
@@ -113,15 +114,17 @@ def sm90(fake_device, monkeypatch):
     return fake_device
 
 
-@pytest.mark.parametrize("d,causal", [(64, False), (128, True)])
-def test_a_half_precision_call_launches_the_wgmma_kernel(sm90, d, causal):
+@pytest.mark.parametrize("d,causal,overlap", [(64, False, True), (128, True, True), (128, False, False)])
+def test_a_half_precision_call_launches_the_wgmma_kernel(sm90, monkeypatch, d, causal, overlap):
+    monkeypatch.setattr(A, "WGMMA_OVERLAP", overlap)
     q = sm90.array((2, 4, 300, d), "float16")
     k = sm90.array((2, 2, 500, d), "float16")
     SDPA(q, k, k, is_causal=causal, enable_gqa=True)
     (fwd,) = sm90.launches
     stages = A.wgmma_stages(d, H100_SHARED)
-    assert fwd.name == f"ra_miopen_attention_fwd_wgmma<ra_half, {d}>"
-    assert fwd.grid == (2 * 4 * math.ceil(300 / A.WGMMA_ROWS), 1, 1) and fwd.block == (A.WGMMA_THREADS, 1, 1)
+    assert fwd.name == f"ra_miopen_attention_fwd_wgmma<ra_half, {d}, {int(overlap)}>"
+    assert fwd.grid == (2 * 4 * math.ceil(300 / A.WGMMA_ROWS), 1, 1)
+    assert fwd.block == ((384 if overlap else 288), 1, 1)
     assert fwd.shared == A.wgmma_shared_bytes(d, stages)
     geom = fwd.args[5]
     assert int(geom["causal"][0]) == causal and int(geom["L"][0]) == 300 and int(geom["S"][0]) == 500

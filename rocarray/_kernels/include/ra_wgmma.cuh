@@ -17,6 +17,15 @@ RA_DEVICE void ra_gemm_wg_commit() { asm volatile("wgmma.commit_group.sync.align
 template <int N> RA_DEVICE void ra_gemm_wg_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
+// Registers per thread of the executing warpgroup (every warp of it executes the same one): dec
+// gives registers back to the block's pool, inc waits until the pool has them. N: 24 .. 256, a
+// multiple of 8; a kernel splits the registers it was launched with among its warpgroups.
+template <int N> RA_DEVICE void ra_wg_setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N> RA_DEVICE void ra_wg_setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
 // Keeps the compiler from moving accumulator reads or writes across a wgmma wait or issue.
 template <int R> RA_DEVICE void ra_gemm_wg_fence_operands(float (&d)[R]) {
 #pragma unroll

@@ -779,10 +779,13 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 }
 
 // ---- forward on the warpgroup matrix instructions (sm_90a: wgmma and TMA; float16, bfloat16) ----
-// FlashAttention-3's forward (Shah et al. 2024) without its intra-warpgroup pipelining: a block
-// of RA_ATTN_WG_THREADS threads owns RA_ATTN_WG_BM = 128 queries of one (z, h) (blocks of one
-// (z, h) numbered heaviest first) as two consumer warpgroups of 64 queries each and one producer
-// warp. The producer's first lane copies the block's Q tile once, then the K and V tiles of
+// FlashAttention-3's forward (Shah et al. 2024) without its inter-warpgroup ping-pong: a block of
+// RA_ATTN_WG_THREADS(OVERLAP) threads owns RA_ATTN_WG_BM = 128 queries of one (z, h) (blocks of
+// one (z, h) numbered heaviest first) as two consumer warpgroups of 64 queries each and a
+// producer warp (OVERLAP = 0) or warpgroup (OVERLAP = 1: it keeps 24 registers per thread and the
+// consumers take 240 with setmaxnreg, room for a second P; nine warps could have no more than
+// 168 each, as a quarter of a multiprocessor holding three of them has 16384 registers). The
+// producer's first lane copies the block's Q tile once, then the K and V tiles of
 // RA_ATTN_WG_BN = 128 keys (only those at or before the block's last query when causal) into a
 // ring of `stages` shared-memory slots guarded by `full` mbarriers (the copies' transaction
 // bytes) and `empty` mbarriers (one arrival per consumer warp once its products with the slot are
@@ -799,6 +802,11 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 //    fragment of k step kk: a[i] packs accumulators 8 kk + 2 i, 8 kk + 2 i + 1), V the B
 //    operand mn-major (its rows are keys, the reduction dimension; the transpose flag set),
 //    BN / 16 wgmma m64nDk16.
+// Schedule: OVERLAP = 0 runs the three steps of a tile one after the other (each product waited
+// for at once). OVERLAP = 1 is FlashAttention-3's intra-warpgroup pipelining: the products
+// S = Q K_j^T and O += P_{j-1} V_{j-1} are issued together, the softmax of tile j runs once the
+// first is done while the second is still in flight (P alternates between two register sets),
+// and the output is rescaled after it; the slot of tile j - 1 is released then.
 // Tensor maps (rocarray/miopen/_attention.py builds them; 128-byte swizzle, zero fill outside):
 //  * q as the 3-D tensor (E, L, Z H), box (64, 128, 1); k as (E, S, Z HKV), box (64, 128, 1);
 //    v as (EV, S, Z HKV), box (64, 64, 1). Rows past L or S and columns past E or EV arrive as
@@ -817,10 +825,17 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 #define RA_ATTN_WG_BM 128
 #define RA_ATTN_WG_BN 128
 #define RA_ATTN_WG_CONSUMERS (RA_ATTN_WG_BM / 16 * RA_WARP_SIZE)
-#define RA_ATTN_WG_THREADS (RA_ATTN_WG_CONSUMERS + RA_WARP_SIZE)
+// Threads of a block: the consumers and a producer warp (OVERLAP: a producer warpgroup, whose
+// registers go to the consumers; see the kernel).
+#define RA_ATTN_WG_THREADS(OVERLAP) (RA_ATTN_WG_CONSUMERS + ((OVERLAP) ? 4 : 1) * RA_WARP_SIZE)
+// Registers per thread of the producer and consumer warpgroups under OVERLAP: 24 + 2 x 240 =
+// 3 x 168, what a block of 3 warpgroups gets at launch (16384 registers per quarter of a
+// multiprocessor, three warps in each).
+#define RA_ATTN_WG_PRODUCER_REGS 24
+#define RA_ATTN_WG_CONSUMER_REGS 240
 
-template <typename T, int D>
-__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS)
+template <typename T, int D, int OVERLAP>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS(OVERLAP))
 ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const RA_GRID_CONSTANT ra_tensor_map tma_k,
                               const RA_GRID_CONSTANT ra_tensor_map tma_v, T* __restrict__ o, float* __restrict__ lse,
                               ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int EV, double scale, int stages) {
@@ -860,6 +875,7 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
 
     if (threadIdx.x >= RA_ATTN_WG_CONSUMERS) {
         // producer: one lane issues every copy
+        if (OVERLAP) ra_wg_setmaxnreg_dec<RA_ATTN_WG_PRODUCER_REGS>();
         if (threadIdx.x != RA_ATTN_WG_CONSUMERS) return;
         ra_mbar_expect_tx(qbar, Q_BYTES);
 #pragma unroll
@@ -886,6 +902,7 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
     }
 
     // consumers
+    if (OVERLAP) ra_wg_setmaxnreg_inc<RA_ATTN_WG_CONSUMER_REGS>();
     const int wg = (int)threadIdx.x / WG;
     const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
     const int g = lane >> 2, t = lane & 3;
@@ -900,23 +917,33 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
 #pragma unroll
     for (int e = 0; e < D / 2; ++e) oacc[e] = 0.0f;
     float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
-    ra_mbar_wait(qbar, 0u);
-    int slot = 0;
-    unsigned round = 0;
-    for (int jt = 0; jt < ntiles; ++jt) {
-        ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
-        const unsigned ks = ring + (unsigned)slot * SLOT, vs = ks + K_BYTES;
-        const ra_i64 j0 = (ra_i64)jt * BN;
-        ra_gemm_wg_fence();
+    ra_u32 pa[BN / 16][4], pb[BN / 16][4];                  // P as A fragments (pb: OVERLAP's next tile)
+    float alpha[2];
+
+    // S = Q K^T of the slot's K tile, issued as one group (the caller fences before).
+    auto issue_s = [&](int s_slot) {
+        const unsigned ks = ring + (unsigned)s_slot * SLOT;
 #pragma unroll
         for (int s = 0; s < D / 16; ++s)  // k steps of 16: 32 bytes of a 128-byte row
             ra_wgmma_m64k16_acc<T, BN>::template run<0, 0>(
                 sacc, ra_gemm_wg_desc(qa + (unsigned)(s / 4) * BM * 128u + 32u * (unsigned)(s % 4), 16u, 1024u),
                 ra_gemm_wg_desc(ks + (unsigned)(s / 4) * BN * 128u + 32u * (unsigned)(s % 4), 16u, 1024u), s > 0);
         ra_gemm_wg_commit();
-        ra_gemm_wg_wait<0>();
-        ra_gemm_wg_fence_operands(sacc);
-
+    };
+    // O += P V of the slot's V tile, issued as one group (the caller fences before).
+    auto issue_pv = [&](int s_slot, ra_u32 (&p)[BN / 16][4]) {
+        const unsigned vs = ring + (unsigned)s_slot * SLOT + K_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)  // k steps of 16 keys: 2 KiB into a 64-key half
+            ra_wgmma_m64k16_rs<T, D>::template run<1>(
+                oacc, p[kk], ra_gemm_wg_desc(vs + (unsigned)(kk / 4) * CB * 8192u + 2048u * (unsigned)(kk % 4),
+                                             8192u, 1024u));
+        ra_gemm_wg_commit();
+    };
+    // The online softmax of tile jt's scores (complete in sacc): the running maxima and sums, the
+    // factors alpha that the output must be rescaled by, and P into p.
+    auto softmax = [&](int jt, ra_u32 (&p)[BN / 16][4]) {
+        const ra_i64 j0 = (ra_i64)jt * BN;
         // A tile inside S and wholly at or below the causal diagonal for every row of the
         // warpgroup takes every score unmasked; a positive scale keeps the scores' order, so
         // they stay unscaled until the exponent.
@@ -941,17 +968,11 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
             top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
             top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
             const float m_new = ra_max(m[rr], top[rr] * f);
-            const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
+            alpha[rr] = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
             base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
             m[rr] = m_new;
-            l[rr] *= alpha;
-#pragma unroll
-            for (int j = 0; j < D / 8; ++j) {
-                oacc[4 * j + 2 * rr] *= alpha;
-                oacc[4 * j + 2 * rr + 1] *= alpha;
-            }
+            l[rr] *= alpha[rr];
         }
-        ra_u32 pa[BN / 16][4];
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk)
 #pragma unroll
@@ -959,22 +980,93 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
                 const float p0 = exp2f(ra_fma(sacc[8 * kk + 2 * r], f, -base[r & 1]));
                 const float p1 = exp2f(ra_fma(sacc[8 * kk + 2 * r + 1], f, -base[r & 1]));
                 l[r & 1] += p0 + p1;
-                pa[kk][r] = ra_attn_pack<T>(p0, p1);
+                p[kk][r] = ra_attn_pack<T>(p0, p1);
             }
-        ra_gemm_wg_fence_fragment(pa);
-        ra_gemm_wg_fence_operands(oacc);
-        ra_gemm_wg_fence();
+    };
+    auto rescale = [&]() {
 #pragma unroll
-        for (int kk = 0; kk < BN / 16; ++kk)  // k steps of 16 keys: 2 KiB into a 64-key half
-            ra_wgmma_m64k16_rs<T, D>::template run<1>(
-                oacc, pa[kk], ra_gemm_wg_desc(vs + (unsigned)(kk / 4) * CB * 8192u + 2048u * (unsigned)(kk % 4),
-                                              8192u, 1024u));
-        ra_gemm_wg_commit();
+        for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) oacc[4 * j + c] *= alpha[c >> 1];
+    };
+    auto release = [&](int s_slot) {
+        if (lane == 0) ra_mbar_arrive(bars + 8u * (unsigned)(NS + s_slot));
+    };
+
+    ra_mbar_wait(qbar, 0u);
+    int slot = 0;
+    unsigned round = 0;
+    if (!OVERLAP) {
+        for (int jt = 0; jt < ntiles; ++jt) {
+            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
+            ra_gemm_wg_fence();
+            issue_s(slot);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(sacc);
+            softmax(jt, pa);
+            rescale();
+            ra_gemm_wg_fence_fragment(pa);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
+            issue_pv(slot, pa);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_fragment(pa);  // (the registers stay P's until the group is done)
+            release(slot);
+            if (++slot == NS) { slot = 0; ++round; }
+        }
+    } else if (ntiles > 0) {
+        // FlashAttention-3's intra-warpgroup overlap: S of tile jt is issued before O += P V of
+        // tile jt - 1, and the softmax of tile jt runs while the second product is in flight; the
+        // output is rescaled once that product is done. P alternates between pa and pb.
+        ra_mbar_wait(bars, 0u);
+        ra_gemm_wg_fence();
+        issue_s(0);
         ra_gemm_wg_wait<0>();
-        ra_gemm_wg_fence_operands(oacc);
-        ra_gemm_wg_fence_fragment(pa);
-        if (lane == 0) ra_mbar_arrive(bars + 8u * (unsigned)(NS + slot));
+        ra_gemm_wg_fence_operands(sacc);
+        softmax(0, pa);  // (the output is zero: no rescaling)
+        int prev = 0;
         if (++slot == NS) { slot = 0; ++round; }
+        // (p_prev and p_next are named arrays at every call: registers, never indexed at run time)
+        auto step = [&](int jt, ra_u32 (&p_prev)[BN / 16][4], ra_u32 (&p_next)[BN / 16][4]) {
+            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
+            ra_gemm_wg_fence_fragment(p_prev);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
+            issue_s(slot);
+            issue_pv(prev, p_prev);
+            ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be
+            ra_gemm_wg_fence_operands(sacc);
+            softmax(jt, p_next);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)
+            release(prev);
+            rescale();
+            prev = slot;
+            if (++slot == NS) { slot = 0; ++round; }
+        };
+        auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {
+            ra_gemm_wg_fence_fragment(p_last);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
+            issue_pv(prev, p_last);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_fragment(p_last);
+            release(prev);
+        };
+        int jt = 1;
+        for (; jt + 1 < ntiles; jt += 2) {
+            step(jt, pa, pb);
+            step(jt + 1, pb, pa);
+        }
+        if (jt < ntiles) {
+            step(jt, pa, pb);
+            finish(pb);
+        } else {
+            finish(pa);
+        }
     }
 
     const bool pairs = (EV & 1) == 0;  // then a pair's first column is even: 4-byte aligned
