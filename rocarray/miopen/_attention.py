@@ -54,6 +54,7 @@ TILE_BYTES = 32768
 _TYPES = {"float16": ("ra_half", "float"), "bfloat16": ("ra_bfloat16", "float"), "float32": ("float", "float"),
           "float64": ("double", "double")}
 _MAX_GRID = 1 << 20
+_MAX_INT32 = 2**31 - 1
 
 #: The byte layout of the kernels' ``ra_attn_geom`` argument.
 GEOM = numpy.dtype([("kind", "<i4"), ("causal", "<i4"), ("msz", "<i8"), ("msh", "<i8"), ("msl", "<i8"),
@@ -330,8 +331,9 @@ class _WgmmaPlan:
     def __call__(self, q, k, v, out, lse):
         if self.launch is None:
             return True
-        if q % 16 or k % 16 or v % 16 or not all(all(self.geometry[t][0]) for t in "kv"):
-            return False  # (no keys: a tensor map has no empty dimension; mma writes the zeros)
+        dims = [n for t in "qkv" for n in self.geometry[t][0]]
+        if q % 16 or k % 16 or v % 16 or min(dims) < 1 or max(dims) > _MAX_INT32:
+            return False  # (no keys: a tensor map has no empty dimension; TMA coordinates are 32-bit)
         try:
             maps = [_wgmma_map(kind, address, self.geometry[kind]) for kind, address in (("q", q), ("k", k), ("v", v))]
         except tensor_maps.TensorMapError:

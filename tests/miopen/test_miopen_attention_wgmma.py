@@ -163,6 +163,14 @@ def test_an_unaligned_tensor_falls_back_to_mma(sm90):
     assert fwd.name.startswith("ra_miopen_attention_fwd_mma<")
 
 
+def test_no_keys_fall_back_to_mma(sm90):
+    q = sm90.array((1, 2, 3, 64), "float16")
+    k = sm90.array((1, 2, 0, 64), "float16")
+    A.attention_forward(q, k, k)
+    (fwd,) = sm90.launches
+    assert fwd.name.startswith("ra_miopen_attention_fwd_mma<") and not sm90.maps
+
+
 def test_forcing_it_where_it_does_not_apply_is_a_value_error(sm90):
     q = sm90.array((1, 1, 4, 12), "float16")
     with pytest.raises(ValueError, match="wgmma"):
