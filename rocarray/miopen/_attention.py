@@ -27,7 +27,8 @@ dimensions multiples of 8 up to 128 and 16-byte aligned tensors: 128 queries per
 warpgroups of 64, both products on sm_90a's warpgroup matrix instructions (wgmma; P from
 registers), Q, K and V copied by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.
 tensor_maps`) into a ring of :func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP`
-a tile's softmax overlaps the previous tile's P V product. A call it cannot take (a tensor map
+a tile's softmax overlaps the previous tile's P V product, and with :data:`WGMMA_PINGPONG` the
+two warpgroups also take turns issuing their products (:func:`wgmma_schedule`). A call it cannot take (a tensor map
 the driver refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False
 takes it out of the heuristic's choices.
 """
@@ -100,18 +101,18 @@ def lse_dtype(dtype):
     return numpy.dtype(numpy.float64 if numpy.dtype(dtype) == numpy.float64 else numpy.float32)
 
 
-def kernel_name(kind, dtype_name, d=None, overlap=None):
+def kernel_name(kind, dtype_name, d=None, sched=None):
     """Name expression of ``kind`` (``'fwd'``, ``'fwd_mma'``, ``'fwd_wgmma'``, ``'bwd_dq'``,
-    ``'bwd_dkdv'``, ``'bwd_dot'``); ``overlap``: the ``wgmma`` kernel's schedule (None:
-    :data:`WGMMA_OVERLAP`)."""
+    ``'bwd_dkdv'``, ``'bwd_dot'``); ``sched``: the ``wgmma`` kernel's schedule (None:
+    :func:`wgmma_schedule`)."""
     t, lt = _TYPES[dtype_name]
     if kind == "bwd_dot":
         return f"ra_miopen_attention_bwd_dot<{t}, {lt}>"
     if kind == "fwd_mma":
         return f"ra_miopen_attention_fwd_mma<{t}, {d}, {MMA_GROUP_TILES}>"
     if kind == "fwd_wgmma":
-        overlap = WGMMA_OVERLAP if overlap is None else overlap
-        return f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {int(bool(overlap))}>"
+        sched = wgmma_schedule() if sched is None else int(sched)
+        return f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {sched}>"
     return f"ra_miopen_attention_{kind}<{t}, {lt}, {d}, {tile_rows(d, dtype_name)}>"
 
 
@@ -141,16 +142,27 @@ WGMMA = True
 #: O += P V (FlashAttention-3's intra-warpgroup pipelining); False runs them one after the other
 #: (the way back if the overlapped schedule misbehaves).
 WGMMA_OVERLAP = True
+#: With :data:`WGMMA_OVERLAP`: the two consumer warpgroups take turns issuing their products
+#: (FlashAttention-3's ping-pong, named barriers), so one's softmax runs under the other's
+#: products. Off until measured on the GPU.
+WGMMA_PINGPONG = False
 #: Head-dimension classes of the ``wgmma`` variant.
 WGMMA_HEAD_DIMS = (64, 128)
 #: Queries per block of the ``wgmma`` variant (two warpgroups of 64) and keys per ring slot
 #: (``RA_ATTN_WG_BM``, ``RA_ATTN_WG_BN``).
 WGMMA_ROWS = 128
 WGMMA_KEYS = 128
-#: Threads per block of the ``wgmma`` variant by :data:`WGMMA_OVERLAP`: two consumer warpgroups
-#: and a producer warp, or (overlapped) a producer warpgroup that hands its registers to the
-#: consumers (``setmaxnreg``).
-WGMMA_THREADS = {False: 2 * 128 + 32, True: 3 * 128}
+#: The ``wgmma`` kernel's schedules (its template argument SCHED): one step after the other,
+#: overlapped, overlapped with the ping-pong.
+WGMMA_SCHEDULES = (0, 1, 2)
+#: Threads per block of the ``wgmma`` variant by schedule: two consumer warpgroups and a producer
+#: warp (0), or a producer warpgroup that hands its registers to the consumers (``setmaxnreg``).
+WGMMA_THREADS = {0: 2 * 128 + 32, 1: 3 * 128, 2: 3 * 128}
+
+
+def wgmma_schedule():
+    """The ``wgmma`` schedule :data:`WGMMA_OVERLAP` and :data:`WGMMA_PINGPONG` select."""
+    return 0 if not WGMMA_OVERLAP else 2 if WGMMA_PINGPONG else 1
 #: Depths of the ``wgmma`` variant's K/V ring, deepest first.
 WGMMA_STAGES = (4, 3, 2)
 #: Alignment (bytes) of the swizzled tiles; the kernel aligns its dynamic shared memory up.
@@ -220,7 +232,8 @@ def instantiations():
     names = [kernel_name("bwd_dot", t) for t in _TYPES]
     names += [kernel_name(k, t, d) for k in ("fwd", "bwd_dq", "bwd_dkdv") for t in _TYPES for d in HEAD_DIMS]
     names += [kernel_name("fwd_mma", t, d) for t in MMA_DTYPES for d in HEAD_DIMS if d <= MMA_MAX_HEAD_DIM]
-    names += [kernel_name("fwd_wgmma", t, d, o) for t in MMA_DTYPES for d in WGMMA_HEAD_DIMS for o in (False, True)]
+    names += [kernel_name("fwd_wgmma", t, d, sched) for t in MMA_DTYPES for d in WGMMA_HEAD_DIMS
+              for sched in WGMMA_SCHEDULES]
     return sorted(names)
 
 
@@ -317,15 +330,15 @@ class _WgmmaPlan:
 
     __slots__ = ("launch", "geometry")
 
-    def __init__(self, name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, stages, overlap):
+    def __init__(self, name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, stages, sched):
         d = head_class(e, ev)
         blocks = z * h * -(-L // WGMMA_ROWS)
         ARRAY, POINTER = launch.HOST_ARRAY, launch.POINTER
         fixed = (_geom(kind, strides, causal, L, S), numpy.int64(h), numpy.int64(hkv), numpy.int32(ev),
                  numpy.float64(scale), numpy.int32(stages))
-        self.launch = _kernels[kernel_name("fwd_wgmma", name, d, overlap)].prepare(
+        self.launch = _kernels[kernel_name("fwd_wgmma", name, d, sched)].prepare(
             device_id, (blocks,), (ARRAY, ARRAY, ARRAY, POINTER, POINTER) + fixed,
-            block=WGMMA_THREADS[bool(overlap)], shared=wgmma_shared_bytes(d, stages)) if blocks else None
+            block=WGMMA_THREADS[sched], shared=wgmma_shared_bytes(d, stages)) if blocks else None
         self.geometry = wgmma_map_geometry(z, h, hkv, L, S, e, ev)
 
     def __call__(self, q, k, v, out, lse):
@@ -431,9 +444,9 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     lse = cupy.empty((z, h, L), lse_dtype(q.dtype))
     if variant == "wgmma":
         stages = wgmma_stages(head_class(e, ev), _shared_limit(sig[-1]))
-        overlap = bool(WGMMA_OVERLAP)
-        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages, overlap),
-                                  lambda: _WgmmaPlan(*sig, stages, overlap))
+        sched = wgmma_schedule()
+        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages, sched),
+                                  lambda: _WgmmaPlan(*sig, stages, sched))
         with launch.on_device(sig[-1]):
             if plan(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr):
                 return out, lse

@@ -92,8 +92,8 @@ def test_the_kernels_are_registered():
     names = A.instantiations()
     for t in ("ra_half", "ra_bfloat16"):
         for d in (64, 128):
-            for overlap in (0, 1):
-                assert f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {overlap}>" in names
+            for sched in (0, 1, 2):
+                assert f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {sched}>" in names
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,15 +114,18 @@ def sm90(fake_device, monkeypatch):
     return fake_device
 
 
-@pytest.mark.parametrize("d,causal,overlap", [(64, False, True), (128, True, True), (128, False, False)])
-def test_a_half_precision_call_launches_the_wgmma_kernel(sm90, monkeypatch, d, causal, overlap):
+@pytest.mark.parametrize("d,causal,overlap,pingpong", [(64, False, True, False), (128, True, True, False),
+                                                       (128, False, False, False), (128, True, True, True)])
+def test_a_half_precision_call_launches_the_wgmma_kernel(sm90, monkeypatch, d, causal, overlap, pingpong):
     monkeypatch.setattr(A, "WGMMA_OVERLAP", overlap)
+    monkeypatch.setattr(A, "WGMMA_PINGPONG", pingpong)
+    sched = 2 if overlap and pingpong else int(overlap)
     q = sm90.array((2, 4, 300, d), "float16")
     k = sm90.array((2, 2, 500, d), "float16")
     SDPA(q, k, k, is_causal=causal, enable_gqa=True)
     (fwd,) = sm90.launches
     stages = A.wgmma_stages(d, H100_SHARED)
-    assert fwd.name == f"ra_miopen_attention_fwd_wgmma<ra_half, {d}, {int(overlap)}>"
+    assert fwd.name == f"ra_miopen_attention_fwd_wgmma<ra_half, {d}, {sched}>"
     assert fwd.grid == (2 * 4 * math.ceil(300 / A.WGMMA_ROWS), 1, 1)
     assert fwd.block == ((384 if overlap else 288), 1, 1)
     assert fwd.shared == A.wgmma_shared_bytes(d, stages)

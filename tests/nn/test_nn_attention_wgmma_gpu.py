@@ -1,8 +1,9 @@
 """The ``wgmma`` forward of ``rocarray.miopen.attention_forward`` (sm_90a warpgroup matrix
 instructions fed by TMA) on the GPU against torch's SDPA in float64 on the same inputs rounded to
 each 16-bit type: L and S of 1, odd and not multiples of the 128-row tiles, grouped heads, E != Ev,
-causal and not, the output poisoned with NaN first; that the heuristic chooses it on compute
-capability 9.0 and the way back (``_attention.WGMMA = False``) and masks keep ``mma``."""
+causal and not, the output poisoned with NaN first, each schedule (``WGMMA_OVERLAP``,
+``WGMMA_PINGPONG``) and ring depth; that the heuristic chooses it on compute capability 9.0 and
+the way back (``_attention.WGMMA = False``) and masks keep ``mma``; the backward fed by it."""
 
 import numpy as np
 import pytest
@@ -74,6 +75,16 @@ def test_wgmma_forward_matches_torch(dtype, shape, causal, rng, monkeypatch):
 def test_wgmma_forward_other_scales(dtype, scale, rng, monkeypatch):
     _sm90()
     _run(dtype, ((1,), 2, 2, 333, 401, 128, 128), True, rng, monkeypatch, scale=scale)
+
+
+@pytest.mark.parametrize("overlap,pingpong", [(False, False), (True, True)], ids=["sequential", "pingpong"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_other_schedules(overlap, pingpong, causal, rng, monkeypatch):
+    _sm90()
+    monkeypatch.setattr(_attention, "WGMMA_OVERLAP", overlap)
+    monkeypatch.setattr(_attention, "WGMMA_PINGPONG", pingpong)
+    for shape in (SHAPES[0], SHAPES[2], SHAPES[4], SHAPES[7]):
+        _run(HALF[-1], shape, causal, rng, monkeypatch)
 
 
 @pytest.mark.parametrize("limit", [170000, 232448])  # rings of 2 and 3 slots for D 128

@@ -779,10 +779,10 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 }
 
 // ---- forward on the warpgroup matrix instructions (sm_90a: wgmma and TMA; float16, bfloat16) ----
-// FlashAttention-3's forward (Shah et al. 2024) without its inter-warpgroup ping-pong: a block of
-// RA_ATTN_WG_THREADS(OVERLAP) threads owns RA_ATTN_WG_BM = 128 queries of one (z, h) (blocks of
-// one (z, h) numbered heaviest first) as two consumer warpgroups of 64 queries each and a
-// producer warp (OVERLAP = 0) or warpgroup (OVERLAP = 1: it keeps 24 registers per thread and the
+// FlashAttention-3's forward (Shah et al. 2024): a block of RA_ATTN_WG_THREADS(SCHED > 0)
+// threads owns RA_ATTN_WG_BM = 128 queries of one (z, h) (blocks of one (z, h) numbered heaviest
+// first) as two consumer warpgroups of 64 queries each and a producer warp (SCHED = 0) or
+// warpgroup (SCHED = 1, 2: it keeps 24 registers per thread and the
 // consumers take 240 with setmaxnreg, room for a second P; nine warps could have no more than
 // 168 each, as a quarter of a multiprocessor holding three of them has 16384 registers). The
 // producer's first lane copies the block's Q tile once, then the K and V tiles of
@@ -802,11 +802,15 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 //    fragment of k step kk: a[i] packs accumulators 8 kk + 2 i, 8 kk + 2 i + 1), V the B
 //    operand mn-major (its rows are keys, the reduction dimension; the transpose flag set),
 //    BN / 16 wgmma m64nDk16.
-// Schedule: OVERLAP = 0 runs the three steps of a tile one after the other (each product waited
-// for at once). OVERLAP = 1 is FlashAttention-3's intra-warpgroup pipelining: the products
+// Schedule (SCHED): 0 runs the three steps of a tile one after the other (each product waited
+// for at once). 1 is FlashAttention-3's intra-warpgroup pipelining: the products
 // S = Q K_j^T and O += P_{j-1} V_{j-1} are issued together, the softmax of tile j runs once the
 // first is done while the second is still in flight (P alternates between two register sets),
-// and the output is rescaled after it; the slot of tile j - 1 is released then.
+// and the output is rescaled after it; the slot of tile j - 1 is released then. 2 adds
+// FlashAttention-3's ping-pong: the two warpgroups take turns issuing their products (named
+// barriers 1 and 2: a warpgroup waits for its turn, issues, then gives the other its turn;
+// warpgroup 1 gives warpgroup 0 the first turn and takes none back after its last issue), so
+// one's softmax runs under the other's products.
 // Tensor maps (rocarray/miopen/_attention.py builds them; 128-byte swizzle, zero fill outside):
 //  * q as the 3-D tensor (E, L, Z H), box (64, 128, 1); k as (E, S, Z HKV), box (64, 128, 1);
 //    v as (EV, S, Z HKV), box (64, 64, 1). Rows past L or S and columns past E or EV arrive as
@@ -825,7 +829,7 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 #define RA_ATTN_WG_BM 128
 #define RA_ATTN_WG_BN 128
 #define RA_ATTN_WG_CONSUMERS (RA_ATTN_WG_BM / 16 * RA_WARP_SIZE)
-// Threads of a block: the consumers and a producer warp (OVERLAP: a producer warpgroup, whose
+// Threads of a block: the consumers and a producer warp (OVERLAP = SCHED > 0: a producer warpgroup, whose
 // registers go to the consumers; see the kernel).
 #define RA_ATTN_WG_THREADS(OVERLAP) (RA_ATTN_WG_CONSUMERS + ((OVERLAP) ? 4 : 1) * RA_WARP_SIZE)
 // Registers per thread of the producer and consumer warpgroups under OVERLAP: 24 + 2 x 240 =
@@ -834,13 +838,26 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 #define RA_ATTN_WG_PRODUCER_REGS 24
 #define RA_ATTN_WG_CONSUMER_REGS 240
 
-template <typename T, int D, int OVERLAP>
-__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS(OVERLAP))
+#if defined(RA_WGMMA)
+// Named barrier ID over the two consumer warpgroups: wait (with 128 arrivals of the other
+// warpgroup), or arrive without waiting. (Immediate ids: a run-time id reserves all 16.)
+template <int ID> RA_DEVICE void ra_attn_wg_bar_sync() {
+    asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(RA_ATTN_WG_CONSUMERS) : "memory");
+}
+template <int ID> RA_DEVICE void ra_attn_wg_bar_arrive() {
+    asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(RA_ATTN_WG_CONSUMERS) : "memory");
+}
+#endif
+
+template <typename T, int D, int SCHED>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS(SCHED > 0))
 ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const RA_GRID_CONSTANT ra_tensor_map tma_k,
                               const RA_GRID_CONSTANT ra_tensor_map tma_v, T* __restrict__ o, float* __restrict__ lse,
                               ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int EV, double scale, int stages) {
     static_assert(D == 64 || D == 128, "head-dimension class");
+    static_assert(SCHED >= 0 && SCHED <= 2, "schedule");
 #if defined(RA_WGMMA)
+    constexpr bool OVERLAP = SCHED > 0, PINGPONG = SCHED == 2;
     constexpr int BM = RA_ATTN_WG_BM, BN = RA_ATTN_WG_BN;
     constexpr int WG = 4 * RA_WARP_SIZE;       // threads of a warpgroup
     constexpr int CB = D / 64;                 // 64-column blocks of a head
@@ -992,6 +1009,19 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
     auto release = [&](int s_slot) {
         if (lane == 0) ra_mbar_arrive(bars + 8u * (unsigned)(NS + s_slot));
     };
+    // PINGPONG: wait for this warpgroup's turn to issue; give the other warpgroup its turn.
+    auto my_turn = [&]() {
+        if (PINGPONG) {
+            if (wg == 0) ra_attn_wg_bar_sync<1>();
+            else ra_attn_wg_bar_sync<2>();
+        }
+    };
+    auto their_turn = [&](bool last) {
+        if (PINGPONG) {
+            if (wg == 0) ra_attn_wg_bar_arrive<2>();
+            else if (!last) ra_attn_wg_bar_arrive<1>();
+        }
+    };
 
     ra_mbar_wait(qbar, 0u);
     int slot = 0;
@@ -1019,9 +1049,12 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         // FlashAttention-3's intra-warpgroup overlap: S of tile jt is issued before O += P V of
         // tile jt - 1, and the softmax of tile jt runs while the second product is in flight; the
         // output is rescaled once that product is done. P alternates between pa and pb.
+        if (PINGPONG && wg == 1) ra_attn_wg_bar_arrive<1>();  // warpgroup 0 issues first
         ra_mbar_wait(bars, 0u);
         ra_gemm_wg_fence();
+        my_turn();
         issue_s(0);
+        their_turn(false);
         ra_gemm_wg_wait<0>();
         ra_gemm_wg_fence_operands(sacc);
         softmax(0, pa);  // (the output is zero: no rescaling)
@@ -1033,8 +1066,10 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
             ra_gemm_wg_fence_fragment(p_prev);
             ra_gemm_wg_fence_operands(oacc);
             ra_gemm_wg_fence();
+            my_turn();
             issue_s(slot);
             issue_pv(prev, p_prev);
+            their_turn(false);
             ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be
             ra_gemm_wg_fence_operands(sacc);
             softmax(jt, p_next);
@@ -1050,7 +1085,9 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
             ra_gemm_wg_fence_fragment(p_last);
             ra_gemm_wg_fence_operands(oacc);
             ra_gemm_wg_fence();
+            my_turn();
             issue_pv(prev, p_last);
+            their_turn(true);
             ra_gemm_wg_wait<0>();
             ra_gemm_wg_fence_operands(oacc);
             ra_gemm_wg_fence_fragment(p_last);
