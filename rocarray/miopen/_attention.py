@@ -21,16 +21,16 @@ of :func:`mma_stages` shared-memory slots by asynchronous copies. :func:`choose_
 heuristic; ``attention_forward(..., variant=...)`` forces one. Plans (the prepared launches of a
 call signature) live in :data:`rocarray._core.plans.cache`.
 
-The third forward variant, ``"wgmma"`` (FlashAttention-3's forward without its intra-warpgroup
-pipelining, compute capability 9.0 only), takes float16/bfloat16 without an explicit mask, head
-dimensions multiples of 8 up to 128 and 16-byte aligned tensors: 128 queries per block as two
-warpgroups of 64, both products on sm_90a's warpgroup matrix instructions (wgmma; P from
-registers), Q, K and V copied by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.
-tensor_maps`) into a ring of :func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP`
-a tile's softmax overlaps the previous tile's P V product, and with :data:`WGMMA_PINGPONG` the
-two warpgroups also take turns issuing their products (:func:`wgmma_schedule`). A call it cannot take (a tensor map
-the driver refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False
-takes it out of the heuristic's choices.
+The third forward variant, ``"wgmma"`` (FlashAttention-3's forward, Shah et al. 2024; compute
+capability 9.0 only), takes float16/bfloat16 without an explicit mask, head dimensions multiples
+of 8 up to 128 and 16-byte aligned tensors: 128 queries per block as two warpgroups of 64, both
+products on sm_90a's warpgroup matrix instructions (wgmma; P from registers), Q, K and V copied
+by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.tensor_maps`) into a ring of
+:func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP` a tile's softmax overlaps the
+previous tile's P V product, and with :data:`WGMMA_PINGPONG` the two warpgroups also take turns
+issuing their products (:func:`wgmma_schedule`). A call it cannot take (a tensor map the driver
+refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False takes it
+out of the heuristic's choices.
 """
 
 import math
@@ -159,14 +159,15 @@ WGMMA_SCHEDULES = (0, 1, 2)
 #: warp (0), or a producer warpgroup that hands its registers to the consumers (``setmaxnreg``).
 WGMMA_THREADS = {0: 2 * 128 + 32, 1: 3 * 128, 2: 3 * 128}
 
-
-def wgmma_schedule():
-    """The ``wgmma`` schedule :data:`WGMMA_OVERLAP` and :data:`WGMMA_PINGPONG` select."""
-    return 0 if not WGMMA_OVERLAP else 2 if WGMMA_PINGPONG else 1
 #: Depths of the ``wgmma`` variant's K/V ring, deepest first.
 WGMMA_STAGES = (4, 3, 2)
 #: Alignment (bytes) of the swizzled tiles; the kernel aligns its dynamic shared memory up.
 WGMMA_ALIGN = 1024
+
+
+def wgmma_schedule():
+    """The ``wgmma`` schedule :data:`WGMMA_OVERLAP` and :data:`WGMMA_PINGPONG` select."""
+    return 0 if not WGMMA_OVERLAP else 2 if WGMMA_PINGPONG else 1
 
 
 def wgmma_applies(dtype_name, e, ev):
@@ -179,7 +180,8 @@ def wgmma_applies(dtype_name, e, ev):
 def wgmma_device(info):
     """Whether the ``wgmma`` variant runs on a device (:class:`rocarray._core.backend.DeviceInfo`):
     NVIDIA compute capability 9.0 exactly (sm_90a's instructions exist only there)."""
-    return not info.is_hip and info.arch == "sm_90" and tuple(backend.compute_capability_version(info)) == (9, 0)
+    return (not info.is_hip and info.arch == "sm_90"
+            and tuple(backend.compute_capability_version(info)) == (9, 0))
 
 
 def wgmma_shared_bytes(d, stages):
@@ -348,7 +350,8 @@ class _WgmmaPlan:
         if q % 16 or k % 16 or v % 16 or min(dims) < 1 or max(dims) > _MAX_INT32:
             return False  # (no keys: a tensor map has no empty dimension; TMA coordinates are 32-bit)
         try:
-            maps = [_wgmma_map(kind, address, self.geometry[kind]) for kind, address in (("q", q), ("k", k), ("v", v))]
+            maps = [_wgmma_map(kind, address, self.geometry[kind])
+                    for kind, address in (("q", q), ("k", k), ("v", v))]
         except tensor_maps.TensorMapError:
             return False
         self.launch(*maps, out, lse)
