@@ -20,6 +20,17 @@ tiles elsewhere, which only tests choose), key and value tiles of 64 rows stream
 of :func:`mma_stages` shared-memory slots by asynchronous copies. :func:`choose_variant` is the
 heuristic; ``attention_forward(..., variant=...)`` forces one. Plans (the prepared launches of a
 call signature) live in :data:`rocarray._core.plans.cache`.
+
+The third forward variant, ``"wgmma"`` (FlashAttention-3's forward, Shah et al. 2024; compute
+capability 9.0 only), takes float16/bfloat16 without an explicit mask, head dimensions multiples
+of 8 up to 128 and 16-byte aligned tensors: 128 queries per block as two warpgroups of 64, both
+products on sm_90a's warpgroup matrix instructions (wgmma; P from registers), Q, K and V copied
+by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.tensor_maps`) into a ring of
+:func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP` a tile's softmax overlaps the
+previous tile's P V product, and with :data:`WGMMA_PINGPONG` the two warpgroups also take turns
+issuing their products (:func:`wgmma_schedule`). A call it cannot take (a tensor map the driver
+refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False takes it
+out of the heuristic's choices.
 """
 
 import math
@@ -27,7 +38,7 @@ import math
 import numpy
 
 from rocarray._core import compile as _compile
-from rocarray._core import backend, dtypes, kernels, launch, plans
+from rocarray._core import backend, dtypes, kernels, launch, plans, tensor_maps
 from rocarray._core.workspace import workspaces
 
 SOURCE = "miopen/attention.hip"
@@ -44,6 +55,7 @@ TILE_BYTES = 32768
 _TYPES = {"float16": ("ra_half", "float"), "bfloat16": ("ra_bfloat16", "float"), "float32": ("float", "float"),
           "float64": ("double", "double")}
 _MAX_GRID = 1 << 20
+_MAX_INT32 = 2**31 - 1
 
 #: The byte layout of the kernels' ``ra_attn_geom`` argument.
 GEOM = numpy.dtype([("kind", "<i4"), ("causal", "<i4"), ("msz", "<i8"), ("msh", "<i8"), ("msl", "<i8"),
@@ -89,21 +101,26 @@ def lse_dtype(dtype):
     return numpy.dtype(numpy.float64 if numpy.dtype(dtype) == numpy.float64 else numpy.float32)
 
 
-def kernel_name(kind, dtype_name, d=None):
-    """Name expression of ``kind`` (``'fwd'``, ``'fwd_mma'``, ``'bwd_dq'``, ``'bwd_dkdv'``,
-    ``'bwd_dot'``)."""
+def kernel_name(kind, dtype_name, d=None, sched=None):
+    """Name expression of ``kind`` (``'fwd'``, ``'fwd_mma'``, ``'fwd_wgmma'``, ``'bwd_dq'``,
+    ``'bwd_dkdv'``, ``'bwd_dot'``); ``sched``: the ``wgmma`` kernel's schedule (None:
+    :func:`wgmma_schedule`)."""
     t, lt = _TYPES[dtype_name]
     if kind == "bwd_dot":
         return f"ra_miopen_attention_bwd_dot<{t}, {lt}>"
     if kind == "fwd_mma":
         return f"ra_miopen_attention_fwd_mma<{t}, {d}, {MMA_GROUP_TILES}>"
+    if kind == "fwd_wgmma":
+        sched = wgmma_schedule() if sched is None else int(sched)
+        return f"ra_miopen_attention_fwd_wgmma<{t}, {d}, {sched}>"
     return f"ra_miopen_attention_{kind}<{t}, {lt}, {d}, {tile_rows(d, dtype_name)}>"
 
 
-#: Forward variants: ``"portable"`` (every dtype, head dimensions up to 256, scalar FMAs) and
+#: Forward variants: ``"portable"`` (every dtype, head dimensions up to 256, scalar FMAs),
 #: ``"mma"`` (float16/bfloat16, head dimensions up to :data:`MMA_MAX_HEAD_DIM`, 16 x 8 x 16
-#: matrix tiles: mma.sync on NVIDIA sm_80+, a portable emulation of the tiles elsewhere).
-VARIANTS = ("portable", "mma")
+#: matrix tiles: mma.sync on NVIDIA sm_80+, a portable emulation of the tiles elsewhere) and
+#: ``"wgmma"`` (:func:`wgmma_applies`, compute capability 9.0 only).
+VARIANTS = ("portable", "mma", "wgmma")
 MMA_DTYPES = ("float16", "bfloat16")
 MMA_MAX_HEAD_DIM = 128
 #: Queries per block of the ``mma`` variant (``RA_ATTN_MMA_BM``) and keys per streamed tile
@@ -116,6 +133,83 @@ MMA_GROUP_TILES = 2
 MMA_THREADS = MMA_ROWS // (16 * MMA_GROUP_TILES) * 32
 #: Depths of the ``mma`` variant's K/V shared-memory ring, deepest first.
 MMA_STAGES = (4, 3, 2)
+
+
+#: The way back: False keeps the ``wgmma`` variant out of :func:`choose_variant`'s choices (a
+#: call may still force it).
+WGMMA = True
+#: The ``wgmma`` kernel's schedule: True overlaps a tile's softmax with the previous tile's
+#: O += P V (FlashAttention-3's intra-warpgroup pipelining); False runs them one after the other
+#: (the way back if the overlapped schedule misbehaves).
+WGMMA_OVERLAP = True
+#: With :data:`WGMMA_OVERLAP`: the two consumer warpgroups take turns issuing their products
+#: (FlashAttention-3's ping-pong, named barriers), so one's softmax runs under the other's
+#: products. Off until measured on the GPU.
+WGMMA_PINGPONG = False
+#: Head-dimension classes of the ``wgmma`` variant.
+WGMMA_HEAD_DIMS = (64, 128)
+#: Queries per block of the ``wgmma`` variant (two warpgroups of 64) and keys per ring slot
+#: (``RA_ATTN_WG_BM``, ``RA_ATTN_WG_BN``).
+WGMMA_ROWS = 128
+WGMMA_KEYS = 128
+#: The ``wgmma`` kernel's schedules (its template argument SCHED): one step after the other,
+#: overlapped, overlapped with the ping-pong.
+WGMMA_SCHEDULES = (0, 1, 2)
+#: Threads per block of the ``wgmma`` variant by schedule: two consumer warpgroups and a producer
+#: warp (0), or a producer warpgroup that hands its registers to the consumers (``setmaxnreg``).
+WGMMA_THREADS = {0: 2 * 128 + 32, 1: 3 * 128, 2: 3 * 128}
+
+#: Depths of the ``wgmma`` variant's K/V ring, deepest first.
+WGMMA_STAGES = (4, 3, 2)
+#: Alignment (bytes) of the swizzled tiles; the kernel aligns its dynamic shared memory up.
+WGMMA_ALIGN = 1024
+
+
+def wgmma_schedule():
+    """The ``wgmma`` schedule :data:`WGMMA_OVERLAP` and :data:`WGMMA_PINGPONG` select."""
+    return 0 if not WGMMA_OVERLAP else 2 if WGMMA_PINGPONG else 1
+
+
+def wgmma_applies(dtype_name, e, ev):
+    """Whether the ``wgmma`` variant takes these data on a device where it runs: float16 or
+    bfloat16, head dimensions up to 128 and multiples of 8 (16-byte rows for TMA)."""
+    e, ev = int(e), int(ev)
+    return dtype_name in MMA_DTYPES and max(e, ev) <= WGMMA_HEAD_DIMS[-1] and e % 8 == 0 and ev % 8 == 0
+
+
+def wgmma_device(info):
+    """Whether the ``wgmma`` variant runs on a device (:class:`rocarray._core.backend.DeviceInfo`):
+    NVIDIA compute capability 9.0 exactly (sm_90a's instructions exist only there)."""
+    return (not info.is_hip and info.arch == "sm_90"
+            and tuple(backend.compute_capability_version(info)) == (9, 0))
+
+
+def wgmma_shared_bytes(d, stages):
+    """Dynamic shared memory of a ``wgmma`` block for head-dimension class ``d``: ``1 + 2 stages``
+    8-byte mbarriers, then (from the next 1024-byte boundary) the Q tile (``d / 64`` blocks of 128
+    rows x 128 bytes) and ``stages`` slots of a K tile (``d / 64`` x 128 rows x 128 bytes) and a V
+    tile (``2 d / 64`` boxes of 64 x 128 bytes)."""
+    blocks = int(d) // 64
+    slot = blocks * WGMMA_KEYS * 128 + (WGMMA_KEYS // 64) * blocks * 8192
+    return 8 * (1 + 2 * int(stages)) + WGMMA_ALIGN + blocks * WGMMA_ROWS * 128 + int(stages) * slot
+
+
+def wgmma_stages(d, shared_limit):
+    """The deepest of :data:`WGMMA_STAGES` of which a ``wgmma`` block fits ``shared_limit`` bytes,
+    or None."""
+    for stages in WGMMA_STAGES:
+        if wgmma_shared_bytes(d, stages) <= shared_limit:
+            return stages
+    return None
+
+
+def wgmma_map_geometry(z, h, hkv, L, S, e, ev):
+    """``{'q' | 'k' | 'v': (dims, strides in bytes, box)}`` of the ``wgmma`` variant's tensor maps:
+    q as the 3-D tensor (E, L, Z H) in boxes of 64 x 128 rows, k as (E, S, Z HKV) in boxes of
+    64 x 128 keys, v as (EV, S, Z HKV) in boxes of 64 x 64 keys."""
+    return {"q": ((e, L, z * h), (2 * e, 2 * e * L), (64, WGMMA_ROWS, 1)),
+            "k": ((e, S, z * hkv), (2 * e, 2 * e * S), (64, WGMMA_KEYS, 1)),
+            "v": ((ev, S, z * hkv), (2 * ev, 2 * ev * S), (64, 64, 1))}
 
 
 def mma_shared_bytes(d, stages):
@@ -140,6 +234,8 @@ def instantiations():
     names = [kernel_name("bwd_dot", t) for t in _TYPES]
     names += [kernel_name(k, t, d) for k in ("fwd", "bwd_dq", "bwd_dkdv") for t in _TYPES for d in HEAD_DIMS]
     names += [kernel_name("fwd_mma", t, d) for t in MMA_DTYPES for d in HEAD_DIMS if d <= MMA_MAX_HEAD_DIM]
+    names += [kernel_name("fwd_wgmma", t, d, sched) for t in MMA_DTYPES for d in WGMMA_HEAD_DIMS
+              for sched in WGMMA_SCHEDULES]
     return sorted(names)
 
 
@@ -148,11 +244,16 @@ def mma_applies(dtype_name, e, ev):
     return dtype_name in MMA_DTYPES and max(int(e), int(ev)) <= MMA_MAX_HEAD_DIM
 
 
-def choose_variant(dtype_name, e, ev, info, shared_limit=None):
-    """The heuristic: ``'mma'`` where it applies, the device has the matrix units it is written
-    for (NVIDIA compute capability 8.0 or newer) and, when ``shared_limit`` (bytes of dynamic
-    shared memory a block may take) is given, a block with the shallowest ring fits it; else
-    ``'portable'``."""
+def choose_variant(dtype_name, e, ev, info, shared_limit=None, masked=False):
+    """The heuristic: ``'wgmma'`` where :data:`WGMMA` is set, there is no explicit mask
+    (``masked``), :func:`wgmma_applies` and :func:`wgmma_device` hold and, when ``shared_limit``
+    (bytes of dynamic shared memory a block may take) is given, a block with the shallowest ring
+    fits it; else ``'mma'`` where it applies, the device has the matrix units it is written for
+    (NVIDIA compute capability 8.0 or newer) and a block with the shallowest ring fits
+    ``shared_limit``; else ``'portable'``."""
+    if WGMMA and not masked and wgmma_applies(dtype_name, e, ev) and wgmma_device(info) and (
+            shared_limit is None or wgmma_stages(head_class(e, ev), shared_limit) is not None):
+        return "wgmma"
     if mma_applies(dtype_name, e, ev) and not info.is_hip and info.arch.startswith("sm_") \
             and int(info.arch[3:]) >= 80 and (shared_limit is None or mma_shared_bytes(
                 head_class(e, ev), MMA_STAGES[-1]) <= shared_limit):
@@ -217,6 +318,46 @@ def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, de
     return plan
 
 
+def _wgmma_map(kind, address, geometry):
+    dims, strides, box = geometry
+    key = ("miopen.attention_wgmma", kind, int(address), dims, strides, box)
+    hit = tensor_maps.cached(key)
+    return hit if hit is not None else tensor_maps.encode_tiled(key, address, 2, dims, strides, box)
+
+
+class _WgmmaPlan:
+    """The prepared ``wgmma`` launch of one call signature: ``plan(q, k, v, out, lse)`` takes
+    device addresses and returns False (nothing launched) when an input is not 16-byte aligned or
+    the driver refuses a tensor map."""
+
+    __slots__ = ("launch", "geometry")
+
+    def __init__(self, name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, stages, sched):
+        d = head_class(e, ev)
+        blocks = z * h * -(-L // WGMMA_ROWS)
+        ARRAY, POINTER = launch.HOST_ARRAY, launch.POINTER
+        fixed = (_geom(kind, strides, causal, L, S), numpy.int64(h), numpy.int64(hkv), numpy.int32(ev),
+                 numpy.float64(scale), numpy.int32(stages))
+        self.launch = _kernels[kernel_name("fwd_wgmma", name, d, sched)].prepare(
+            device_id, (blocks,), (ARRAY, ARRAY, ARRAY, POINTER, POINTER) + fixed,
+            block=WGMMA_THREADS[sched], shared=wgmma_shared_bytes(d, stages)) if blocks else None
+        self.geometry = wgmma_map_geometry(z, h, hkv, L, S, e, ev)
+
+    def __call__(self, q, k, v, out, lse):
+        if self.launch is None:
+            return True
+        dims = [n for t in "qkv" for n in self.geometry[t][0]]
+        if q % 16 or k % 16 or v % 16 or min(dims) < 1 or max(dims) > _MAX_INT32:
+            return False  # (no keys: a tensor map has no empty dimension; TMA coordinates are 32-bit)
+        try:
+            maps = [_wgmma_map(kind, address, self.geometry[kind])
+                    for kind, address in (("q", q), ("k", k), ("v", v))]
+        except tensor_maps.TensorMapError:
+            return False
+        self.launch(*maps, out, lse)
+        return True
+
+
 def _backward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id):
     plan = _Plan()
     d = head_class(e, ev)
@@ -266,9 +407,11 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
         Key j takes part in query i's softmax only when ``j <= i`` (torch's top-left alignment).
     scale : float, optional
         Score scale; default ``1 / sqrt(E)``.
-    variant : {None, 'portable', 'mma'}
+    variant : {None, 'portable', 'mma', 'wgmma'}
         The kernel (:data:`VARIANTS`); None: :func:`choose_variant`'s choice. ``'mma'`` takes
-        float16/bfloat16 with head dimensions up to 128 (``ValueError`` otherwise).
+        float16/bfloat16 with head dimensions up to 128, ``'wgmma'`` what :func:`wgmma_applies`
+        takes without a mask, on compute capability 9.0 (``ValueError`` otherwise); a call
+        ``'wgmma'`` cannot launch (unaligned tensors, a tensor map refused) runs ``'mma'``.
 
     Returns
     -------
@@ -287,16 +430,30 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     sig = _signature(q, k, v, mask, causal, scale)
     name, z, h, L, e, ev = sig[0], sig[1], sig[2], sig[4], sig[6], sig[7]
     if variant is None:
-        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]), _shared_limit(sig[-1]))
-    elif variant not in VARIANTS or (variant == "mma" and not mma_applies(name, e, ev)):
+        variant = choose_variant(name, e, ev, backend.device_info(sig[-1]), _shared_limit(sig[-1]),
+                                 masked=mask is not None)
+    elif variant not in VARIANTS or (variant == "mma" and not mma_applies(name, e, ev)) or (
+            variant == "wgmma" and not (mask is None and wgmma_applies(name, e, ev)
+                                        and wgmma_device(backend.device_info(sig[-1]))
+                                        and wgmma_stages(head_class(e, ev), _shared_limit(sig[-1])))):
         raise ValueError(f"attention_forward: variant {variant!r} does not apply to {name} with head dimensions "
                          f"{e}, {ev} (variants: {', '.join(VARIANTS)}; 'mma': {', '.join(MMA_DTYPES)} up to "
-                         f"{MMA_MAX_HEAD_DIM})")
+                         f"{MMA_MAX_HEAD_DIM}; 'wgmma': the same, multiples of 8, no mask, compute "
+                         f"capability 9.0)")
     # 16-byte rows: every head dimension a multiple of 8 elements, every base 16-byte aligned
     vec = e % 8 == 0 and ev % 8 == 0 and all(x.data.ptr % 16 == 0 for x in (q, k, v))
     cupy = backend.cupy()
     out = cupy.empty((z, h, L, ev), q.dtype)
     lse = cupy.empty((z, h, L), lse_dtype(q.dtype))
+    if variant == "wgmma":
+        stages = wgmma_stages(head_class(e, ev), _shared_limit(sig[-1]))
+        sched = wgmma_schedule()
+        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages, sched),
+                                  lambda: _WgmmaPlan(*sig, stages, sched))
+        with launch.on_device(sig[-1]):
+            if plan(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr):
+                return out, lse
+        variant = "mma"
     stages = mma_stages(head_class(e, ev), _shared_limit(sig[-1])) if variant == "mma" else 0
     key = ("miopen.attention_forward",) + sig + (variant, vec, stages)
     plan = plans.cache.lookup(key, lambda: _forward_plan(*sig, variant, vec, stages))

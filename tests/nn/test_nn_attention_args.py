@@ -200,7 +200,8 @@ def test_the_heuristic_takes_the_matrix_units_where_they_exist():
     amd = dataclasses.replace(PROFILE, is_hip=True, arch="gfx942", warp_size=64)
     turing = dataclasses.replace(PROFILE, arch="sm_75")
     for name in ("float16", "bfloat16"):
-        assert _attention.choose_variant(name, 128, 64, PROFILE) == "mma"
+        assert _attention.choose_variant(name, 128, 64, PROFILE) == "wgmma"
+        assert _attention.choose_variant(name, 128, 64, PROFILE, masked=True) == "mma"
         assert _attention.choose_variant(name, 256, 64, PROFILE) == "portable"
         assert _attention.choose_variant(name, 64, 64, amd) == "portable"
         assert _attention.choose_variant(name, 64, 64, turing) == "portable"
@@ -210,7 +211,8 @@ def test_the_heuristic_takes_the_matrix_units_where_they_exist():
     sm86 = dataclasses.replace(PROFILE, arch="sm_86")
     assert _attention.choose_variant("float16", 128, 128, sm86, 101376) == "portable"
     assert _attention.choose_variant("float16", 64, 64, sm86, 101376) == "mma"
-    assert _attention.choose_variant("float16", 128, 128, PROFILE, 232448) == "mma"
+    assert _attention.choose_variant("float16", 128, 128, PROFILE, 232448) == "wgmma"
+    assert _attention.choose_variant("float16", 128, 128, PROFILE, 232448, masked=True) == "mma"
 
 
 def test_the_ring_depth_fits_two_blocks_where_it_can():
@@ -225,6 +227,7 @@ def test_the_ring_depth_fits_two_blocks_where_it_can():
 @pytest.mark.parametrize("d", [64, 128])
 def test_a_half_precision_call_on_sm90_launches_the_mma_kernel(fake_device, monkeypatch, d):
     monkeypatch.setattr(_attention, "_shared_limit", lambda device_id: 232448)  # H100's opt-in maximum
+    monkeypatch.setattr(_attention, "WGMMA", False)  # the way back
     q = fake_device.array((1, 2, 300, d), "float16")
     SDPA(q, q, q)
     (fwd,) = fake_device.launches

@@ -1,6 +1,7 @@
 // The sm_90a warpgroup matrix instructions (wgmma), NVIDIA only: the fence, commit and wait of
 // the asynchronous groups, the shared-memory matrix descriptor, and wgmma.mma_async m64nNk16 for
-// float16 and bfloat16 (N = 64, 128, 256) and m64nNk8 for TF32, accumulating in float32.
+// float16 and bfloat16 (N = 64, 128, 256; A from shared memory or, N = 64, 128, from registers)
+// and m64nNk8 for TF32, accumulating in float32.
 // Defined where the compiler targets sm_90a (RA_WGMMA); the kernels using them compile an empty
 // body elsewhere. Operand layouts (128-byte swizzled tiles, TMA's layout) and the accumulator
 // fragment are documented in rocarray/_kernels/rocblas/gemm_wgmma.hip.
@@ -15,6 +16,15 @@ RA_DEVICE void ra_gemm_wg_fence() { asm volatile("wgmma.fence.sync.aligned;\n" :
 RA_DEVICE void ra_gemm_wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N> RA_DEVICE void ra_gemm_wg_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Registers per thread of the executing warpgroup (every warp of it executes the same one): dec
+// gives registers back to the block's pool, inc waits until the pool has them. N: 24 .. 256, a
+// multiple of 8; a kernel splits the registers it was launched with among its warpgroups.
+template <int N> RA_DEVICE void ra_wg_setmaxnreg_inc() {
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N> RA_DEVICE void ra_wg_setmaxnreg_dec() {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
 }
 // Keeps the compiler from moving accumulator reads or writes across a wgmma wait or issue.
 template <int R> RA_DEVICE void ra_gemm_wg_fence_operands(float (&d)[R]) {
@@ -111,6 +121,64 @@ template <> struct ra_wgmma_m64k16<ra_bfloat16, 256> {
                      : "l"(a), "l"(b), "r"(1), "n"(TA), "n"(TB));
     }
 };
+// d (64 x N, f32) := A (64 x 16, descriptor) B (16 x N, descriptor) + (accumulate ? d : 0): the
+// form of ra_wgmma_m64k16 that can start the accumulators afresh (N = 64, 128).
+template <typename T, int N> struct ra_wgmma_m64k16_acc;
+#define RA_WGMMA_SS_ACC(TYPE, SHAPE, N, OUT, REGS, PRED, TAIL)                                      \
+    template <> struct ra_wgmma_m64k16_acc<TYPE, N> {                                               \
+        template <int TA, int TB>                                                                   \
+        static RA_DEVICE void run(float (&d)[N / 2], ra_u64 a, ra_u64 b, int accumulate) {          \
+            asm volatile(PRED "wgmma.mma_async.sync.aligned." SHAPE " {" REGS TAIL                  \
+                         : OUT                                                                      \
+                         : "l"(a), "l"(b), "r"(accumulate), "n"(TA), "n"(TB));                      \
+        }                                                                                           \
+    };
+RA_WGMMA_SS_ACC(ra_half, "m64n64k16.f32.f16.f16", 64, RA_WGMMA_OUT32, RA_WGMMA_REGS32, RA_WGMMA_PRED32,
+                RA_WGMMA_TAIL32)
+RA_WGMMA_SS_ACC(ra_half, "m64n128k16.f32.f16.f16", 128, RA_WGMMA_OUT64, RA_WGMMA_REGS64, RA_WGMMA_PRED64,
+                RA_WGMMA_TAIL64)
+RA_WGMMA_SS_ACC(ra_bfloat16, "m64n64k16.f32.bf16.bf16", 64, RA_WGMMA_OUT32, RA_WGMMA_REGS32, RA_WGMMA_PRED32,
+                RA_WGMMA_TAIL32)
+RA_WGMMA_SS_ACC(ra_bfloat16, "m64n128k16.f32.bf16.bf16", 128, RA_WGMMA_OUT64, RA_WGMMA_REGS64, RA_WGMMA_PRED64,
+                RA_WGMMA_TAIL64)
+#undef RA_WGMMA_SS_ACC
+
+// d (64 x N, f32) += A (64 x 16, registers) B (16 x N, descriptor), N = 64, 128: the register-A
+// form. Warp w of the warpgroup holds rows 16 w .. 16 w + 15 of A in the layout of mma.m16n8k16's
+// A fragment (PTX ISA, "Register Fragments" of wgmma .m64nNk16, matrix A): lane l, g = l / 4,
+// t = l % 4: a[0] = A[g][2t, 2t+1], a[1] = A[g+8][2t, 2t+1], a[2] = A[g][2t+8, 2t+9],
+// a[3] = A[g+8][2t+8, 2t+9], pairs packed low element first. The form has no transpose flag
+// for A; TB: B is mn-major in shared memory. Operand numbers after the accumulators: the four A
+// registers, B's descriptor, the scale-d predicate's source, TB.
+#define RA_WGMMA_RS_TAIL32 "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+#define RA_WGMMA_RS_PRED32 "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+#define RA_WGMMA_RS_TAIL64 "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+#define RA_WGMMA_RS_PRED64 "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+template <typename T, int N> struct ra_wgmma_m64k16_rs;
+#define RA_WGMMA_RS(TYPE, SHAPE, N, OUT, REGS, PRED, TAIL)                                                \
+    template <> struct ra_wgmma_m64k16_rs<TYPE, N> {                                                      \
+        template <int TB> static RA_DEVICE void run(float (&d)[N / 2], const ra_u32 (&a)[4], ra_u64 b) {  \
+            asm volatile(PRED "wgmma.mma_async.sync.aligned." SHAPE " {" REGS TAIL                        \
+                         : OUT                                                                            \
+                         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1), "n"(TB));          \
+        }                                                                                                 \
+    };
+RA_WGMMA_RS(ra_half, "m64n64k16.f32.f16.f16", 64, RA_WGMMA_OUT32, RA_WGMMA_REGS32, RA_WGMMA_RS_PRED32,
+            RA_WGMMA_RS_TAIL32)
+RA_WGMMA_RS(ra_half, "m64n128k16.f32.f16.f16", 128, RA_WGMMA_OUT64, RA_WGMMA_REGS64, RA_WGMMA_RS_PRED64,
+            RA_WGMMA_RS_TAIL64)
+RA_WGMMA_RS(ra_bfloat16, "m64n64k16.f32.bf16.bf16", 64, RA_WGMMA_OUT32, RA_WGMMA_REGS32, RA_WGMMA_RS_PRED32,
+            RA_WGMMA_RS_TAIL32)
+RA_WGMMA_RS(ra_bfloat16, "m64n128k16.f32.bf16.bf16", 128, RA_WGMMA_OUT64, RA_WGMMA_REGS64, RA_WGMMA_RS_PRED64,
+            RA_WGMMA_RS_TAIL64)
+#undef RA_WGMMA_RS
+// Keeps the compiler from moving writes of an A fragment across a wgmma issue or wait.
+template <int R> RA_DEVICE void ra_gemm_wg_fence_fragment(ra_u32 (&a)[R][4]) {
+#pragma unroll
+    for (int i = 0; i < R; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) asm volatile("" : "+r"(a[i][j])::"memory");
+}
 // d (64 x 128, f32) := A (64 x 8, descriptor) B (8 x 128, descriptor) + (accumulate ? d : 0),
 // TF32 operands (both k-major: the TF32 forms have no transpose flags).
 RA_DEVICE void ra_wgmma_m64n128k8_tf32(float (&d)[64], ra_u64 a, ra_u64 b, int accumulate) {

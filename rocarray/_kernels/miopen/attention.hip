@@ -777,3 +777,360 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
             }
         }
 }
+
+// ---- forward on the warpgroup matrix instructions (sm_90a: wgmma and TMA; float16, bfloat16) ----
+// FlashAttention-3's forward (Shah et al. 2024): a block of RA_ATTN_WG_THREADS(SCHED > 0)
+// threads owns RA_ATTN_WG_BM = 128 queries of one (z, h) (blocks of one (z, h) numbered heaviest
+// first) as two consumer warpgroups of 64 queries each and a producer warp (SCHED = 0) or
+// warpgroup (SCHED = 1, 2: it keeps 24 registers per thread and the
+// consumers take 240 with setmaxnreg, room for a second P; nine warps could have no more than
+// 168 each, as a quarter of a multiprocessor holding three of them has 16384 registers). The
+// producer's first lane copies the block's Q tile once, then the K and V tiles of
+// RA_ATTN_WG_BN = 128 keys (only those at or before the block's last query when causal) into a
+// ring of `stages` shared-memory slots guarded by `full` mbarriers (the copies' transaction
+// bytes) and `empty` mbarriers (one arrival per consumer warp once its products with the slot are
+// complete), as ra_miopen_conv_wgmma_fwd does. Per key tile, each consumer warpgroup:
+//  * S = Q K^T: D / 16 wgmma m64n128k16 with both operands from shared memory (K is the B operand
+//    k-major: its rows are keys, its reduction dimension D contiguous);
+//  * the online softmax on S's accumulators in float32 and base-2 units (exp2; the scale times
+//    log2 e rides the exponent's multiply-add where the tile needs no masking, else scores are
+//    scaled and masked first: keys past S, and keys after the query when causal), the row
+//    maxima from the thread's registers and the two other lanes of its quad, the running output
+//    rescaled;
+//  * O += P V: P rounded to the data's type straight from S's accumulators into wgmma's
+//    register-A fragments (columns 16 kk .. 16 kk + 15 of the accumulator layout are the A
+//    fragment of k step kk: a[i] packs accumulators 8 kk + 2 i, 8 kk + 2 i + 1), V the B
+//    operand mn-major (its rows are keys, the reduction dimension; the transpose flag set),
+//    BN / 16 wgmma m64nDk16.
+// Schedule (SCHED): 0 runs the three steps of a tile one after the other (each product waited
+// for at once). 1 is FlashAttention-3's intra-warpgroup pipelining: the products
+// S = Q K_j^T and O += P_{j-1} V_{j-1} are issued together, the softmax of tile j runs once the
+// first is done while the second is still in flight (P alternates between two register sets),
+// and the output is rescaled after it; the slot of tile j - 1 is released then. 2 adds
+// FlashAttention-3's ping-pong: the two warpgroups take turns issuing their products (named
+// barriers 1 and 2: a warpgroup waits for its turn, issues, then gives the other its turn;
+// warpgroup 1 gives warpgroup 0 the first turn and takes none back after its last issue), so
+// one's softmax runs under the other's products.
+// Tensor maps (rocarray/miopen/_attention.py builds them; 128-byte swizzle, zero fill outside):
+//  * q as the 3-D tensor (E, L, Z H), box (64, 128, 1); k as (E, S, Z HKV), box (64, 128, 1);
+//    v as (EV, S, Z HKV), box (64, 64, 1). Rows past L or S and columns past E or EV arrive as
+//    zeros, so tails need no predicated loads: zero columns add nothing to a dot product, zero
+//    query rows are not stored, and keys past S are masked.
+// Shared memory (dynamic; rocarray/miopen/_attention.py's wgmma_shared_bytes mirrors it):
+// 1 + 2 stages mbarriers (Q's, then full, then empty), then from the next 1024 bytes:
+//  * Q: D / 64 column blocks of 128 rows x 128 bytes (16 KiB each), the k-major A operand of
+//    rocarray/_kernels/rocblas/gemm_wgmma.hip; warpgroup g's rows start 8 KiB into a block.
+//  * per slot, K: D / 64 column blocks of 128 rows x 128 bytes (k-major B operand); then V:
+//    for each 64-key half, D / 64 boxes of 64 keys x 64 columns (8 KiB, the mn-major operand of
+//    gemm_wgmma.hip: blocks of 64 columns 8 KiB apart, a k step of 16 keys 2 KiB further).
+// Accumulator fragment (gemm_wgmma.hip): register 4 j + c of warp w, lane l is row
+// 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2 of the warpgroup's 64 x N tile.
+// Targets without sm_90a compile an empty body: the Python layer never launches it there.
+#define RA_ATTN_WG_BM 128
+#define RA_ATTN_WG_BN 128
+#define RA_ATTN_WG_CONSUMERS (RA_ATTN_WG_BM / 16 * RA_WARP_SIZE)
+// Threads of a block: the consumers and a producer warp (OVERLAP = SCHED > 0: a producer warpgroup, whose
+// registers go to the consumers; see the kernel).
+#define RA_ATTN_WG_THREADS(OVERLAP) (RA_ATTN_WG_CONSUMERS + ((OVERLAP) ? 4 : 1) * RA_WARP_SIZE)
+// Registers per thread of the producer and consumer warpgroups under OVERLAP: 24 + 2 x 240 =
+// 3 x 168, what a block of 3 warpgroups gets at launch (16384 registers per quarter of a
+// multiprocessor, three warps in each).
+#define RA_ATTN_WG_PRODUCER_REGS 24
+#define RA_ATTN_WG_CONSUMER_REGS 240
+
+#if defined(RA_WGMMA)
+// Named barrier ID over the two consumer warpgroups: wait (with 128 arrivals of the other
+// warpgroup), or arrive without waiting. (Immediate ids: a run-time id reserves all 16.)
+template <int ID> RA_DEVICE void ra_attn_wg_bar_sync() {
+    asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(RA_ATTN_WG_CONSUMERS) : "memory");
+}
+template <int ID> RA_DEVICE void ra_attn_wg_bar_arrive() {
+    asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(RA_ATTN_WG_CONSUMERS) : "memory");
+}
+#endif
+
+template <typename T, int D, int SCHED>
+__global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS(SCHED > 0))
+ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const RA_GRID_CONSTANT ra_tensor_map tma_k,
+                              const RA_GRID_CONSTANT ra_tensor_map tma_v, T* __restrict__ o, float* __restrict__ lse,
+                              ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int EV, double scale, int stages) {
+    static_assert(D == 64 || D == 128, "head-dimension class");
+    static_assert(SCHED >= 0 && SCHED <= 2, "schedule");
+#if defined(RA_WGMMA)
+    constexpr bool OVERLAP = SCHED > 0, PINGPONG = SCHED == 2;
+    constexpr int BM = RA_ATTN_WG_BM, BN = RA_ATTN_WG_BN;
+    constexpr int WG = 4 * RA_WARP_SIZE;       // threads of a warpgroup
+    constexpr int CB = D / 64;                 // 64-column blocks of a head
+    constexpr unsigned Q_BYTES = CB * BM * 128u;
+    constexpr unsigned K_BYTES = CB * BN * 128u;
+    constexpr unsigned V_BYTES = (BN / 64) * CB * 8192u;
+    constexpr unsigned SLOT = K_BYTES + V_BYTES;
+    const int NS = stages;
+    const ra_i64 L = mk.L, S = mk.S;
+    const ra_i64 tiles = (L + BM - 1) / BM;
+    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
+    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * BM;  // (causal: the longest rows first)
+    const ra_i64 h = zh % H, z = zh / H;
+    const ra_i64 kv = z * HKV + h / (H / HKV);
+    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
+    const int ntiles = (int)((end + BN - 1) / BN);
+
+    extern __shared__ ra_u64 ra_attn_wg_smem[];
+    const unsigned qbar = ra_shared_address(ra_attn_wg_smem);
+    const unsigned bars = qbar + 8u;  // full: bars + 8 s; empty: bars + 8 (NS + s)
+    const unsigned qs = (qbar + 8u * (1u + 2u * (unsigned)NS) + 1023u) & ~1023u;
+    const unsigned ring = qs + Q_BYTES;
+    if (threadIdx.x == 0) {
+        ra_mbar_init(qbar, 1u);
+        for (int s = 0; s < NS; ++s) {
+            ra_mbar_init(bars + 8u * (unsigned)s, 1u);
+            ra_mbar_init(bars + 8u * (unsigned)(NS + s), RA_ATTN_WG_CONSUMERS / RA_WARP_SIZE);
+        }
+        ra_mbar_init_fence();
+    }
+    __syncthreads();
+
+    if (threadIdx.x >= RA_ATTN_WG_CONSUMERS) {
+        // producer: one lane issues every copy
+        if (OVERLAP) ra_wg_setmaxnreg_dec<RA_ATTN_WG_PRODUCER_REGS>();
+        if (threadIdx.x != RA_ATTN_WG_CONSUMERS) return;
+        ra_mbar_expect_tx(qbar, Q_BYTES);
+#pragma unroll
+        for (int cb = 0; cb < CB; ++cb) ra_tma_load_3d(qs + cb * BM * 128u, &tma_q, 64 * cb, (int)i0, (int)zh, qbar);
+        int slot = 0;
+        unsigned round = 0;
+        for (int jt = 0; jt < ntiles; ++jt) {
+            const unsigned full = bars + 8u * (unsigned)slot;
+            if (round > 0) ra_mbar_wait(bars + 8u * (unsigned)(NS + slot), (round - 1u) & 1u);
+            ra_mbar_expect_tx(full, SLOT);
+            const unsigned ks = ring + (unsigned)slot * SLOT, vs = ks + K_BYTES;
+            const int j0 = jt * BN;
+#pragma unroll
+            for (int cb = 0; cb < CB; ++cb) ra_tma_load_3d(ks + cb * BN * 128u, &tma_k, 64 * cb, j0, (int)kv, full);
+#pragma unroll
+            for (int half = 0; half < BN / 64; ++half)
+#pragma unroll
+                for (int cb = 0; cb < CB; ++cb)
+                    ra_tma_load_3d(vs + (unsigned)(half * CB + cb) * 8192u, &tma_v, 64 * cb, j0 + 64 * half, (int)kv,
+                                   full);
+            if (++slot == NS) { slot = 0; ++round; }
+        }
+        return;
+    }
+
+    // consumers
+    if (OVERLAP) ra_wg_setmaxnreg_inc<RA_ATTN_WG_CONSUMER_REGS>();
+    const int wg = (int)threadIdx.x / WG;
+    const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
+    const int g = lane >> 2, t = lane & 3;
+    const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
+    const float neg_inf = ra_attn_neg_inf<float>();
+    const float sc2 = (float)scale * LOG2E;
+    const ra_i64 r_first = i0 + 64 * wg;           // the warpgroup's first query
+    const ra_i64 r_mine = r_first + 16 * w + g;    // the thread's first row (the second: + 8)
+    const unsigned qa = qs + 64u * 128u * (unsigned)wg;
+
+    float sacc[BN / 2], oacc[D / 2];
+#pragma unroll
+    for (int e = 0; e < D / 2; ++e) oacc[e] = 0.0f;
+    float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
+    ra_u32 pa[BN / 16][4], pb[BN / 16][4];                  // P as A fragments (pb: OVERLAP's next tile)
+    float alpha[2];
+
+    // S = Q K^T of the slot's K tile, issued as one group (the caller fences before).
+    auto issue_s = [&](int s_slot) {
+        const unsigned ks = ring + (unsigned)s_slot * SLOT;
+#pragma unroll
+        for (int s = 0; s < D / 16; ++s)  // k steps of 16: 32 bytes of a 128-byte row
+            ra_wgmma_m64k16_acc<T, BN>::template run<0, 0>(
+                sacc, ra_gemm_wg_desc(qa + (unsigned)(s / 4) * BM * 128u + 32u * (unsigned)(s % 4), 16u, 1024u),
+                ra_gemm_wg_desc(ks + (unsigned)(s / 4) * BN * 128u + 32u * (unsigned)(s % 4), 16u, 1024u), s > 0);
+        ra_gemm_wg_commit();
+    };
+    // O += P V of the slot's V tile, issued as one group (the caller fences before).
+    auto issue_pv = [&](int s_slot, ra_u32 (&p)[BN / 16][4]) {
+        const unsigned vs = ring + (unsigned)s_slot * SLOT + K_BYTES;
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)  // k steps of 16 keys: 2 KiB into a 64-key half
+            ra_wgmma_m64k16_rs<T, D>::template run<1>(
+                oacc, p[kk], ra_gemm_wg_desc(vs + (unsigned)(kk / 4) * CB * 8192u + 2048u * (unsigned)(kk % 4),
+                                             8192u, 1024u));
+        ra_gemm_wg_commit();
+    };
+    // The online softmax of tile jt's scores (complete in sacc): the running maxima and sums, the
+    // factors alpha that the output must be rescaled by, and P into p.
+    auto softmax = [&](int jt, ra_u32 (&p)[BN / 16][4]) {
+        const ra_i64 j0 = (ra_i64)jt * BN;
+        // A tile inside S and wholly at or below the causal diagonal for every row of the
+        // warpgroup takes every score unmasked; a positive scale keeps the scores' order, so
+        // they stay unscaled until the exponent.
+        const bool whole = sc2 > 0.0f && j0 + BN <= S && (!mk.causal || j0 + BN - 1 <= r_first);
+        const float f = whole ? sc2 : 1.0f;
+        float top[2] = {neg_inf, neg_inf};
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int rr = c >> 1;
+                if (!whole) {
+                    const ra_i64 i = r_mine + 8 * rr, key = j0 + 8 * j + 2 * t + (c & 1);
+                    const bool ok = key < S && !(mk.causal && key > i);
+                    sacc[4 * j + c] = ok ? sacc[4 * j + c] * sc2 : neg_inf;
+                }
+                top[rr] = ra_max(top[rr], sacc[4 * j + c]);
+            }
+        float base[2];
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) {
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
+            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
+            const float m_new = ra_max(m[rr], top[rr] * f);
+            alpha[rr] = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
+            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+            m[rr] = m_new;
+            l[rr] *= alpha[rr];
+        }
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const float p0 = exp2f(ra_fma(sacc[8 * kk + 2 * r], f, -base[r & 1]));
+                const float p1 = exp2f(ra_fma(sacc[8 * kk + 2 * r + 1], f, -base[r & 1]));
+                l[r & 1] += p0 + p1;
+                p[kk][r] = ra_attn_pack<T>(p0, p1);
+            }
+    };
+    auto rescale = [&]() {
+#pragma unroll
+        for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) oacc[4 * j + c] *= alpha[c >> 1];
+    };
+    auto release = [&](int s_slot) {
+        if (lane == 0) ra_mbar_arrive(bars + 8u * (unsigned)(NS + s_slot));
+    };
+    // PINGPONG: wait for this warpgroup's turn to issue; give the other warpgroup its turn.
+    auto my_turn = [&]() {
+        if (PINGPONG) {
+            if (wg == 0) ra_attn_wg_bar_sync<1>();
+            else ra_attn_wg_bar_sync<2>();
+        }
+    };
+    auto their_turn = [&](bool last) {
+        if (PINGPONG) {
+            if (wg == 0) ra_attn_wg_bar_arrive<2>();
+            else if (!last) ra_attn_wg_bar_arrive<1>();
+        }
+    };
+
+    ra_mbar_wait(qbar, 0u);
+    int slot = 0;
+    unsigned round = 0;
+    if (!OVERLAP) {
+        for (int jt = 0; jt < ntiles; ++jt) {
+            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
+            ra_gemm_wg_fence();
+            issue_s(slot);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(sacc);
+            softmax(jt, pa);
+            rescale();
+            ra_gemm_wg_fence_fragment(pa);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
+            issue_pv(slot, pa);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_fragment(pa);  // (the registers stay P's until the group is done)
+            release(slot);
+            if (++slot == NS) { slot = 0; ++round; }
+        }
+    } else if (ntiles > 0) {
+        // FlashAttention-3's intra-warpgroup overlap: S of tile jt is issued before O += P V of
+        // tile jt - 1, and the softmax of tile jt runs while the second product is in flight; the
+        // output is rescaled once that product is done. P alternates between pa and pb.
+        if (PINGPONG && wg == 1) ra_attn_wg_bar_arrive<1>();  // warpgroup 0 issues first
+        ra_mbar_wait(bars, 0u);
+        ra_gemm_wg_fence();
+        my_turn();
+        issue_s(0);
+        their_turn(false);
+        ra_gemm_wg_wait<0>();
+        ra_gemm_wg_fence_operands(sacc);
+        softmax(0, pa);  // (the output is zero: no rescaling)
+        int prev = 0;
+        if (++slot == NS) { slot = 0; ++round; }
+        // (p_prev and p_next are named arrays at every call: registers, never indexed at run time)
+        auto step = [&](int jt, ra_u32 (&p_prev)[BN / 16][4], ra_u32 (&p_next)[BN / 16][4]) {
+            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
+            ra_gemm_wg_fence_fragment(p_prev);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
+            my_turn();
+            issue_s(slot);
+            issue_pv(prev, p_prev);
+            their_turn(false);
+            ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be
+            ra_gemm_wg_fence_operands(sacc);
+            softmax(jt, p_next);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)
+            release(prev);
+            rescale();
+            prev = slot;
+            if (++slot == NS) { slot = 0; ++round; }
+        };
+        auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {
+            ra_gemm_wg_fence_fragment(p_last);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
+            my_turn();
+            issue_pv(prev, p_last);
+            their_turn(true);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_fragment(p_last);
+            release(prev);
+        };
+        int jt = 1;
+        for (; jt + 1 < ntiles; jt += 2) {
+            step(jt, pa, pb);
+            step(jt + 1, pb, pa);
+        }
+        if (jt < ntiles) {
+            step(jt, pa, pb);
+            finish(pb);
+        } else {
+            finish(pa);
+        }
+    }
+
+    const bool pairs = (EV & 1) == 0;  // then a pair's first column is even: 4-byte aligned
+#pragma unroll
+    for (int rr = 0; rr < 2; ++rr) {
+        const ra_i64 i = r_mine + 8 * rr;
+        float total = l[rr];
+        total += ra_shfl_xor(total, 1);
+        total += ra_shfl_xor(total, 2);
+        if (i < L) {
+            const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+            T* orow = o + (zh * L + i) * EV;
+#pragma unroll
+            for (int j = 0; j < D / 8; ++j) {
+                const int col = 8 * j + 2 * t;
+                if (col >= EV) continue;
+                const T lo = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr] * inv);
+                const T hi = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr + 1] * inv);
+                if (pairs) {
+                    *reinterpret_cast<ra_u32*>(orow + col) = (ra_u32)lo.bits | ((ra_u32)hi.bits << 16);
+                } else {
+                    orow[col] = lo;
+                    if (col + 1 < EV) orow[col + 1] = hi;
+                }
+            }
+            if (t == 0) lse[zh * L + i] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+        }
+    }
+#endif
+}
