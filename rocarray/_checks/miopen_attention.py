@@ -50,40 +50,58 @@ CASES = [(4, 2, 37, 53, 64, 64, "bool", False), (2, 2, 70, 19, 128, 96, None, Tr
 
 
 
-@harness.self_check(_LIB, "attention")
-def check_attention(rng):
+def _check_case(rng, dt, case):
     from rocarray import nn
 
+    cupy = backend.cupy()
+    dtype = dt.name
+    h, hkv, L, S, e, ev, kind, causal = case
+    q = harness.standard_normal(rng, (2, h, L, e), dt)
+    k = harness.standard_normal(rng, (2, hkv, S, e), dt)
+    v = harness.standard_normal(rng, (2, hkv, S, ev), dt)
+    dout = harness.standard_normal(rng, (2, h, L, ev), dt)
+    mask = None
+    if kind == "bool":
+        mask = rng.random((2, 1, L, S)) < 0.7
+        mask[..., 0] = True
+    elif kind == "add":
+        mask = harness.standard_normal(rng, (L, S), dt)
+    wide = [x.astype(numpy.float64) for x in (q, k, v, dout)]
+    wide_mask = mask if kind != "add" else mask.astype(numpy.float64)
+    want = _reference(*wide[:3], wide_mask, causal, 1.0 / numpy.sqrt(e), wide[3])
+    dq_, dk_, dv_ = (cupy.asarray(x) for x in (q, k, v))
+    dm = None if mask is None else cupy.asarray(mask)
+    out, lse = nn.scaled_dot_product_attention(dq_, dk_, dv_, attn_mask=dm, is_causal=causal,
+                                               enable_gqa=h != hkv, return_lse=True)
+    grads = nn.scaled_dot_product_attention_backward(cupy.asarray(dout), dq_, dk_, dv_, out, lse,
+                                                     attn_mask=dm, is_causal=causal, enable_gqa=h != hkv)
+    label = f"attention {dtype} H{h}/{hkv} L{L} S{S} E{e}/{ev} {kind} causal={causal}"
+    # 16-bit: the inputs are exact in the reference, the results round once (float32 sums)
+    growth = "none" if dtype in ("float16", "bfloat16") else "sqrt"
+    for name, got, w in zip(("out", "dq", "dk", "dv"), (out,) + tuple(grads), want):
+        harness.assert_close(got, w, dt, max(S, L, e, ev), growth=growth, name=f"{label} {name}")
+
+
+@harness.self_check(_LIB, "attention")
+def check_attention(rng):
+    """Every case in every dtype with the heuristic's variants, then the unmasked cases again with
+    the ``wgmma`` forward among its choices (it applies on sm_90 only)."""
+    from rocarray.miopen import _attention
     from rocarray.nn import _args
 
-    cupy = backend.cupy()
     for dt in _args.float_dtypes():
-        dtype = dt.name
-        for h, hkv, L, S, e, ev, kind, causal in CASES:
-            q = harness.standard_normal(rng, (2, h, L, e), dt)
-            k = harness.standard_normal(rng, (2, hkv, S, e), dt)
-            v = harness.standard_normal(rng, (2, hkv, S, ev), dt)
-            dout = harness.standard_normal(rng, (2, h, L, ev), dt)
-            mask = None
-            if kind == "bool":
-                mask = rng.random((2, 1, L, S)) < 0.7
-                mask[..., 0] = True
-            elif kind == "add":
-                mask = harness.standard_normal(rng, (L, S), dt)
-            wide = [x.astype(numpy.float64) for x in (q, k, v, dout)]
-            wide_mask = mask if kind != "add" else mask.astype(numpy.float64)
-            want = _reference(*wide[:3], wide_mask, causal, 1.0 / numpy.sqrt(e), wide[3])
-            dq_, dk_, dv_ = (cupy.asarray(x) for x in (q, k, v))
-            dm = None if mask is None else cupy.asarray(mask)
-            out, lse = nn.scaled_dot_product_attention(dq_, dk_, dv_, attn_mask=dm, is_causal=causal,
-                                                       enable_gqa=h != hkv, return_lse=True)
-            grads = nn.scaled_dot_product_attention_backward(cupy.asarray(dout), dq_, dk_, dv_, out, lse,
-                                                             attn_mask=dm, is_causal=causal, enable_gqa=h != hkv)
-            label = f"attention {dtype} H{h}/{hkv} L{L} S{S} E{e}/{ev} {kind} causal={causal}"
-            # 16-bit: the inputs are exact in the reference, the results round once (float32 sums)
-            growth = "none" if dtype in ("float16", "bfloat16") else "sqrt"
-            for name, got, w in zip(("out", "dq", "dk", "dv"), (out,) + tuple(grads), want):
-                harness.assert_close(got, w, dt, max(S, L, e, ev), growth=growth, name=f"{label} {name}")
+        for case in CASES:
+            _check_case(rng, dt, case)
+    saved = _attention.WGMMA
+    try:
+        _attention.WGMMA = True
+        for dt in _args.float_dtypes():
+            if dt.name in _attention.MMA_DTYPES:
+                for case in CASES:
+                    if case[6] is None:
+                        _check_case(rng, dt, case)
+    finally:
+        _attention.WGMMA = saved
 
 
 def _register_benchmarks():

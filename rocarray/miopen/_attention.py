@@ -137,7 +137,7 @@ MMA_STAGES = (4, 3, 2)
 
 #: The way back: False keeps the ``wgmma`` variant out of :func:`choose_variant`'s choices (a
 #: call may still force it).
-WGMMA = True
+WGMMA = False
 #: The ``wgmma`` kernel's schedule: True overlaps a tile's softmax with the previous tile's
 #: O += P V (FlashAttention-3's intra-warpgroup pipelining); False runs them one after the other
 #: (the way back if the overlapped schedule misbehaves).

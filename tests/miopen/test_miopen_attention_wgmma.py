@@ -27,6 +27,13 @@ H100_SHARED = 232448  # the opt-in shared memory a block may take on sm_90
 SDPA = ra.nn.scaled_dot_product_attention
 
 
+@pytest.fixture(autouse=True)
+def _wgmma_chosen(monkeypatch):
+    """The variant under test in the heuristic's choices (it is off by default until measured on
+    a GPU); the way-back tests set it back."""
+    monkeypatch.setattr(A, "WGMMA", True)
+
+
 # --------------------------------------------------------------------------------------------
 # what it takes, and the heuristic
 # --------------------------------------------------------------------------------------------

@@ -192,10 +192,13 @@ def test_two_dimensional_causal_with_more_queries_than_keys(emulated_device):
     assert out.shape == (9, 4) and lse.shape == (9,)
 
 
-def test_the_heuristic_takes_the_matrix_units_where_they_exist():
+def test_the_heuristic_takes_the_matrix_units_where_they_exist(monkeypatch):
     import dataclasses
 
     from launchfake import PROFILE
+
+    assert _attention.choose_variant("float16", 128, 64, PROFILE) == ("wgmma" if _attention.WGMMA else "mma")
+    monkeypatch.setattr(_attention, "WGMMA", True)
 
     amd = dataclasses.replace(PROFILE, is_hip=True, arch="gfx942", warp_size=64)
     turing = dataclasses.replace(PROFILE, arch="sm_75")

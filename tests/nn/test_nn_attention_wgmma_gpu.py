@@ -20,6 +20,13 @@ pytestmark = pytest.mark.gpu
 
 HALF = [d for d in DTYPES if d in _attention.MMA_DTYPES]
 
+
+@pytest.fixture(autouse=True)
+def _wgmma_chosen(monkeypatch):
+    """The variant under test in the heuristic's choices (it is off by default until measured on
+    a GPU); the way-back tests set it back."""
+    monkeypatch.setattr(_attention, "WGMMA", True)
+
 # (batch, H, Hkv, L, S, E, Ev)
 SHAPES = [
     ((1,), 1, 1, 1, 1, 64, 64),
