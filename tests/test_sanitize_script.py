@@ -217,3 +217,20 @@ def test_per_library_racecheck_runs_in_parallel_within_its_own_time(sanitize, tm
     # --reread rebuilds the same report from the folder's logs
     assert sanitize.write_report(str(out), list(merged.values()), None) == 1
     assert sanitize.report(sanitize.reread(str(out))) == text
+
+
+def _race_cases():
+    path = os.path.join(os.path.dirname(HERE), "scripts", "race_cases.py")
+    spec = importlib.util.spec_from_file_location("rocarray_race_cases_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_race_cases_lists_its_cases_and_refuses_unknown_ones(capsys):
+    race = _race_cases()
+    assert race.main(["--list"]) == 0
+    assert capsys.readouterr().out.split() == list(race.CASES)
+    assert race.main(["no_such_case"]) == 2
+    assert race.main([]) == 2
+    assert "cases: " in capsys.readouterr().err

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Small single-case workloads for a sanitizer tool whose run over a whole self-check takes too long.
+
+    compute-sanitizer --tool racecheck --racecheck-report hazard python3 scripts/race_cases.py CASE
+    python3 scripts/race_cases.py --list
+
+racecheck instruments every shared-memory access, so the LU and sparse-product self-checks (orders
+up to 2100 and eight dtype/index combinations) run for many minutes under it. Each case here
+launches one kernel family's shapes once on a small problem, checks the answer, and prints the
+kernels it launched (the launch layer's observer), so a clean sanitizer log can be tied to the
+kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
+300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks.
+"""
+
+import sys
+
+import numpy
+
+CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "luouter300", "spgemm_tiny",
+         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian")
+
+
+class _Names:
+    def __init__(self):
+        self.names = set()
+
+    def begin(self, name, grid, block, shared):
+        self.names.add(str(name))
+
+    def end(self, token):
+        pass
+
+    def note(self, nbytes, flops):
+        pass
+
+
+def _lu_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray.rocsolver import _lu, _lu_kernels
+
+    if case.startswith("lugrid"):
+        _lu_kernels.GRID_PANEL_ROWS = 64
+    if case.startswith("luouter"):
+        _lu.OUTER, _lu.GETRS_TRSV_RHS = 128, 1
+    dtype = "complex64" if case.endswith("c") else "float64"
+    shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lu300": (300, 300), "lu700": (700, 700),
+             "lugrid300": (300, 300), "lugrid300c": (300, 300), "luouter300": (300, 300)}[case]
+    scale = 1 + 1j if dtype == "complex64" else 1
+    a = cupy.asarray(rng.standard_normal(shape) * scale).astype(dtype)
+    b = cupy.asarray(rng.standard_normal(shape[:-1] + (2,))).astype(dtype)
+    x = ra.linalg.solve(a, b)
+    residual = float(cupy.abs(a @ x - b).max())
+    if not residual < 1e-3:
+        raise SystemExit(f"{case}: residual {residual}")
+
+
+def _spgemm_case(case, rng):
+    import scipy.sparse as sp
+
+    import rocarray.rocsparse as rs
+    from rocarray._checks.rocsparse_spgemm import _check_csr, _device, _laplacian_2d, _random_csr
+
+    if case == "spgemm_laplacian":
+        side = 32
+        lap = _laplacian_2d(side, "float64")
+        s = sp.csr_array((lap[2], lap[1], lap[0]), shape=(side * side,) * 2)
+        got = rs.csrgemm(side * side, side * side, side * side, *_device(lap), *_device(lap))
+        _check_csr(case, got, s @ s, "float64", 5)
+        return
+    dtype, index = ("complex128", "int64") if case.endswith("z64") else ("float64", "int32")
+    m, k, n, per_a, per_b = {"spgemm_tiny": (50, 30, 200, 3, 4), "spgemm_small": (500, 300, 20000, 6, 40),
+                             "spgemm_long": (4, 300, 20000, 150, 40),
+                             "spgemm_long_z64": (4, 300, 20000, 150, 40)}[case]
+    a, sa = _random_csr(rng, m, k, per_a, dtype, index, duplicates=case == "spgemm_small",
+                        unsorted=case == "spgemm_small")
+    b, sb = _random_csr(rng, k, n, per_b, dtype, index)
+    _check_csr(case, rs.csrgemm(m, k, n, *_device(a), *_device(b)), sa @ sb, dtype, k)
+
+
+def main(argv):
+    if len(argv) != 1 or argv[0] not in CASES + ("--list",):
+        print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
+        return 2
+    if argv[0] == "--list":
+        print(" ".join(CASES))
+        return 0
+    import cupy
+
+    from rocarray._core import launch
+
+    names = _Names()
+    launch.observer = names
+    rng = numpy.random.default_rng(5)
+    case = argv[0]
+    (_lu_case if case.startswith("lu") else _spgemm_case)(case, rng)
+    cupy.cuda.runtime.deviceSynchronize()
+    launch.observer = None
+    print(case, "ok; kernels:", " ".join(sorted(names.names)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
