@@ -359,3 +359,24 @@ def emulated_wave64_device(fake_device, monkeypatch):  # noqa: F811 (the importe
 def emulated_either_device(request, fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
     """Each test twice: kernels run as NVIDIA's (warp 32), then as AMD's (wavefront 64)."""
     return _emulate(fake_device, monkeypatch, request.param)
+
+
+@pytest.fixture
+def emulated_target_device(request, fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """Kernels run as the target the test's parameters name (indirect parametrization, as
+    :func:`spread` gives it)."""
+    return _emulate(fake_device, monkeypatch, request.param)
+
+
+def spread(cases, dtypes):
+    """``(target, dtype, *case)`` parameters: every case on both targets, the dtypes rotating
+    between cases (the AMD target half a turn behind), so that over ``len(dtypes)`` cases every
+    dtype meets every target. The emulator runs a block's threads one after another, so the
+    whole product of shapes, dtypes and targets costs minutes for no path this misses. Use with
+    ``indirect=["emulated_target_device"]``."""
+    out = []
+    for i, case in enumerate(cases):
+        case = case if isinstance(case, tuple) else (case,)
+        out.append(("cuda32", dtypes[i % len(dtypes)], *case))
+        out.append(("hip64", dtypes[(i + len(dtypes) // 2) % len(dtypes)], *case))
+    return out

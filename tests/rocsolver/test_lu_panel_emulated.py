@@ -18,7 +18,8 @@ import pytest
 
 from conftest import random_array as rand
 import lu_host
-from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
+from kernel_emu import (emulated_device, emulated_either_device, emulated_target_device,  # noqa: F401 (fixtures)
+                        emulated_wave64_device, spread)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 from lu_host import getf2_rule
 
@@ -43,10 +44,11 @@ def swapped(a, k1, k2, piv, incx):
     return a
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("incx", [1, -1])
-@pytest.mark.parametrize("k1, k2, n", [(1, 32, 37), (3, 9, 16), (2, 71, 5), (40, 40, 17)])
-def test_laswp_matches_sequential_interchanges(device, rng, dtype, incx, k1, k2, n):
+@pytest.mark.parametrize("emulated_target_device, dtype, incx, k1, k2, n",
+                         spread([(incx,) + c for c in [(1, 32, 37), (3, 9, 16), (2, 71, 5), (40, 40, 17)]
+                                 for incx in (1, -1)], ALL), indirect=["emulated_target_device"])
+def test_laswp_matches_sequential_interchanges(emulated_target_device, rng, dtype, incx, k1, k2, n):
+    device = emulated_target_device
     m, lda = 90, 93
     a = rand(rng, (lda, n), dtype)
     piv = rng.integers(1, m + 1, size=k2).astype(np.int32)
@@ -158,11 +160,11 @@ def check_panel(device, a, offset, blocks):
     np.testing.assert_allclose(got[:m][finite], lu[finite], rtol=0, atol=atol)
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("m, n, blocks",
-                         [(200, 32, 7), (90, 17, 5), (64, 1, 4), (33, 8, 33), (5, 12, 8), (130, 31, 3)])
-def test_grid_panel_matches_one_block_getf2(device, rng, dtype, m, n, blocks):
-    check_panel(device, rand(rng, (m, n), dtype), 5, blocks)
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n, blocks",
+                         spread([(200, 32, 7), (90, 17, 5), (64, 1, 4), (33, 8, 33), (5, 12, 8), (130, 31, 3)], ALL),
+                         indirect=["emulated_target_device"])
+def test_grid_panel_matches_one_block_getf2(emulated_target_device, rng, dtype, m, n, blocks):
+    check_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, blocks)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex64"])

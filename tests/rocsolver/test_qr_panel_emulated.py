@@ -19,7 +19,8 @@ import pytest
 
 from conftest import random_array as rand
 import qr_host
-from kernel_emu import emulated_device, emulated_wave64_device, emulated_either_device  # noqa: F401 (the fixtures)
+from kernel_emu import (emulated_device, emulated_either_device, emulated_target_device,  # noqa: F401 (fixtures)
+                        emulated_wave64_device, spread)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
 
 import rocarray.rocsolver as rs
@@ -111,11 +112,11 @@ def check_leaf(device, a, blocks):
     return h, t
 
 
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("m, n, blocks",
-                         [(200, 32, 7), (93, 17, 5), (64, 1, 4), (33, 32, 33), (5, 3, 8), (131, 31, 3)])
-def test_grid_leaf_matches_one_block_geqr2_and_lapack(device, rng, dtype, m, n, blocks):
-    check_leaf(device, rand(rng, (m, n), dtype), blocks)
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n, blocks",
+                         spread([(200, 32, 7), (93, 17, 5), (64, 1, 4), (33, 32, 33), (5, 3, 8), (131, 31, 3)], ALL),
+                         indirect=["emulated_target_device"])
+def test_grid_leaf_matches_one_block_geqr2_and_lapack(emulated_target_device, rng, dtype, m, n, blocks):
+    check_leaf(emulated_target_device, rand(rng, (m, n), dtype), blocks)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex64"])

@@ -6,7 +6,9 @@ run on the CPU through the kernel emulator (tests/kernel_emu.py), on the 32-lane
   with Q built from the kernels' reflectors and tau, Q unitary, T's eigenvalues A's, the other
   triangle untouched; odd orders, orders below the panel width, the panel width plus one, several
   panels, both triangles, every dtype; many blocks sharing a column's rows and blocks looping over
-  the tiles.
+  the tiles. Each order runs on both targets and every dtype and triangle on each target, in
+  pairs (:data:`CASES`) rather than the whole product: the emulator runs a block's threads one
+  after another, so the product took minutes of the CPU suite for no path it does not reach.
 * Against the per-column path on the same input (the same algorithm, sums in another order): the
   first reflector to rounding, T's eigenvalues.
 * The launch count: two a column and one a panel, nothing else from the kernels' source.
@@ -21,14 +23,25 @@ import pytest
 import scipy.linalg
 
 import eigh_host
-from kernel_emu import emulated_either_device  # noqa: F401 (the fixture)
+import kernel_emu
 from launchfake import fake_device  # noqa: F401 (the fixture the emulated device builds on)
-from test_eigh import DTYPES, _flat_matrix, _tridiagonal_q, eps, hermitian
+from test_eigh import _flat_matrix, _tridiagonal_q, eps, hermitian
 
 from rocarray.rocsolver import _eigh_kernels, _sytrd, _sytrd_kernels
 
-# (n, nb): one element, below the panel, panel + 1, odd orders over several panels
-CASES = [(1, 4), (2, 4), (3, 8), (9, 8), (9, 4), (17, 16), (40, 8), (70, 32)]
+# (target, dtype, n, nb, uplo): one element, below the panel, panel + 1, odd orders over several
+# panels; every order on both targets, every dtype and triangle on each target
+CASES = [("cuda32", "float64", 1, 4, "L"), ("hip64", "complex128", 1, 4, "U"),
+         ("cuda32", "complex64", 2, 4, "U"), ("hip64", "float32", 2, 4, "L"),
+         ("cuda32", "float32", 3, 8, "L"), ("hip64", "complex64", 3, 8, "U"),
+         ("cuda32", "complex128", 9, 8, "U"), ("hip64", "float64", 9, 8, "L"),
+         ("cuda32", "float64", 9, 4, "U"), ("hip64", "complex128", 9, 4, "L"),
+         ("cuda32", "complex64", 17, 16, "L"), ("hip64", "float32", 17, 16, "U"),
+         ("cuda32", "float32", 40, 8, "U"), ("hip64", "complex128", 40, 8, "L"),
+         ("cuda32", "float64", 70, 32, "L"), ("hip64", "complex64", 70, 32, "U"),
+         ("cuda32", "complex128", 17, 16, "L"), ("hip64", "float64", 40, 8, "U")]
+#: (target, dtype) pairs of the tests that need one case per dtype: every dtype, both targets
+PAIRS = [("cuda32", "float32"), ("hip64", "float64"), ("cuda32", "complex64"), ("hip64", "complex128")]
 
 
 def _real(dtype):
@@ -71,28 +84,39 @@ def _check_reduction(a, lda, out, D, E, tau, dtype, uplo):
     assert np.array_equal(M[~tri], a[~tri])  # the other triangle untouched
 
 
-@pytest.fixture
-def device(emulated_either_device, monkeypatch):
+def _device(fake_device, monkeypatch, target):
+    device = kernel_emu._emulate(fake_device, monkeypatch, target)
     _stand_in_blas(monkeypatch)
     monkeypatch.setattr(_sytrd.reduce_lower, "__defaults__", _sytrd.reduce_lower.__defaults__)
     monkeypatch.setattr(_sytrd, "FUSED_PANEL", True)
-    return emulated_either_device
+    return device
 
 
-@pytest.mark.parametrize("uplo", ["L", "U"])
-@pytest.mark.parametrize("n, nb", CASES)
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_fused_reduction_matches_lapack_conventions(device, monkeypatch, dtype, n, nb, uplo, rng):
+@pytest.fixture(params=["cuda32", "hip64"])
+def device(request, fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """The emulated device of each target in turn."""
+    return _device(fake_device, monkeypatch, request.param)
+
+
+@pytest.fixture
+def device_of(request, fake_device, monkeypatch):  # noqa: F811 (the imported fixture)
+    """The emulated device of the target a test's parameters name (indirect parametrization)."""
+    return _device(fake_device, monkeypatch, request.param)
+
+
+@pytest.mark.parametrize("device_of, dtype, n, nb, uplo", CASES, indirect=["device_of"])
+def test_fused_reduction_matches_lapack_conventions(device_of, monkeypatch, dtype, n, nb, uplo, rng):
     # small row shares: a column's rows spread over several blocks of the column and sum kernels
     monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 8)
     a = hermitian(rng, n, dtype)
     lda = n + 3
-    out, D, E, tau = _reduce(device, dtype, uplo, a, lda, nb)
+    out, D, E, tau = _reduce(device_of, dtype, uplo, a, lda, nb)
     _check_reduction(a, lda, out, D, E, tau, dtype, uplo)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "complex64"])
-def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device, monkeypatch, dtype, rng):
+@pytest.mark.parametrize("device_of, dtype", [("cuda32", "float64"), ("hip64", "complex64")], indirect=["device_of"])
+def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, rng):
+    device = device_of
     monkeypatch.setattr(_sytrd_kernels, "symv_blocks", lambda n, wave: 2)
     monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 1 << 20)
     n, lda = 75, 77
@@ -102,8 +126,9 @@ def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device, monkey
     assert all(g.grid[0] == 2 for g in device.launches if "sytrd_symv" in g.name)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_fused_agrees_with_the_per_column_path(device, monkeypatch, dtype, rng):
+@pytest.mark.parametrize("device_of, dtype", PAIRS, indirect=["device_of"])
+def test_fused_agrees_with_the_per_column_path(device_of, monkeypatch, dtype, rng):
+    device = device_of
     n, nb, lda = 37, 8, 40
     a = hermitian(rng, n, dtype)
     out, D, E, tau = _reduce(device, dtype, "L", a, lda, nb)
@@ -151,8 +176,9 @@ def test_zero_column_and_nonfinite_input(device, rng):
     assert not (np.all(np.isfinite(D)) and np.all(np.isfinite(E[:n - 1])))
 
 
-@pytest.mark.parametrize("dtype", ["complex64"])
-def test_default_grids_past_several_tile_rows(device, dtype, rng):
+@pytest.mark.parametrize("device_of, dtype", [("hip64", "complex64")], indirect=["device_of"])
+def test_default_grids_past_several_tile_rows(device_of, dtype, rng):
+    device = device_of
     # the shipped sizing (32 rows a block, one wave of symv blocks, panels of NB): five tile rows
     n, lda = 131, 131
     a = hermitian(rng, n, dtype)
