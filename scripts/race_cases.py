@@ -38,12 +38,12 @@ def _lu_case(case, rng):
     import cupy
 
     import rocarray as ra
-    from rocarray.rocsolver import _lu, _lu_kernels
+    from rocarray.rocsolver import _lu_blocked, _lu_kernels
 
     if case.startswith("lugrid"):
         _lu_kernels.GRID_PANEL_ROWS = 64
     if case.startswith("luouter"):
-        _lu.OUTER, _lu.GETRS_TRSV_RHS = 128, 1
+        _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
     dtype = "complex64" if case.endswith("c") else "float64"
     shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lu300": (300, 300), "lu700": (700, 700),
              "lugrid300": (300, 300), "lugrid300c": (300, 300), "luouter300": (300, 300)}[case]

@@ -39,11 +39,11 @@ def _check_outer_blocks(rng):
     """The outer-block LU (small blocks, so that an order of 300 has several) with its inverted
     diagonal blocks, and getrs of one right-hand side through trsv, whichever the defaults are."""
     import rocarray.linalg as la
-    from rocarray.rocsolver import _lu
+    from rocarray.rocsolver import _lu_blocked
 
-    saved = _lu.OUTER, _lu.GETRS_TRSV_RHS
+    saved = _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS
     try:
-        _lu.OUTER, _lu.GETRS_TRSV_RHS = 128, 1
+        _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
         for dtype in ("float64", "complex64"):
             eps = numpy.finfo(numpy.dtype(dtype)).eps
             a, b = _random((300, 300), dtype, rng), _random((300,), dtype, rng)
@@ -53,7 +53,7 @@ def _check_outer_blocks(rng):
             if not err < 8:
                 raise AssertionError(f"solve 300 {dtype}, outer blocks: backward error {err:.2f} n eps")
     finally:
-        _lu.OUTER, _lu.GETRS_TRSV_RHS = saved
+        _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = saved
 
 
 @harness.self_check(_LIB, "lu_solve")

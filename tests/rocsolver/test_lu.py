@@ -22,7 +22,7 @@ import lu_host
 
 import rocarray.rocsolver as rs
 from rocarray._core import compile as _compile
-from rocarray.rocsolver import _lu, _lu_kernels
+from rocarray.rocsolver import _lu, _lu_blocked, _lu_kernels
 
 try:
     import cupy
@@ -57,7 +57,7 @@ def unpack(buf, m, n, lda, b=0, stride=0):
 @pytest.fixture
 def host_lu(monkeypatch):
     log = lu_host.install(monkeypatch)
-    monkeypatch.setattr(_lu, "PANEL", 4)
+    monkeypatch.setattr(_lu_blocked, "PANEL", 4)
     monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
     monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
     monkeypatch.setattr(_lu, "WARP_MAX", 0)
@@ -67,7 +67,7 @@ def host_lu(monkeypatch):
 def test_split_is_a_multiple_of_the_panel_and_about_half():
     for nb in (4, 32, 64):
         for width in range(nb + 1, 10 * nb):
-            w1 = _lu.split(width, nb)
+            w1 = _lu_blocked.split(width, nb)
             assert w1 % nb == 0 and 0 < w1 < width and abs(2 * w1 - width) <= 2 * nb
 
 
@@ -154,16 +154,16 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
     update beyond it): ragged last blocks, tall and wide shapes, LAPACK's pivots; the last
     block's inverse is never formed."""
     inverse, lookahead, kernel = MODES[mode]
-    monkeypatch.setattr(_lu, "INVERSE_KERNEL", kernel)
-    monkeypatch.setattr(_lu, "OUTER", outer)
-    monkeypatch.setattr(_lu, "INVERSE_LEAF", leaf)
-    monkeypatch.setattr(_lu, "INVERSE", inverse)
-    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu_blocked, "INVERSE_KERNEL", kernel)
+    monkeypatch.setattr(_lu_blocked, "OUTER", outer)
+    monkeypatch.setattr(_lu_blocked, "INVERSE_LEAF", leaf)
+    monkeypatch.setattr(_lu_blocked, "INVERSE", inverse)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", lookahead)
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
     if mode == "lookahead_reversed":
         monkeypatch.setattr(_lu_kernels, "overlap", reversed_overlap)
     if leaf == 32:
-        monkeypatch.setattr(_lu, "PANEL", 32)
+        monkeypatch.setattr(_lu_blocked, "PANEL", 32)
     a = rand(rng, (m, n), dtype)
     lda = m + 2
     A = dev(buffer(a, lda))
@@ -199,10 +199,10 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
 def test_outer_blocked_getrf_stages_wide_matrices_in_chunks(host_lu, rng, monkeypatch, lookahead):
     """A wide matrix's solves staged ``STAGE_BYTES`` at a time: no copy wider than the chunk,
     the factors and pivots LAPACK's."""
-    monkeypatch.setattr(_lu, "OUTER", 16)
-    monkeypatch.setattr(_lu, "INVERSE_LEAF", 8)
-    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
-    monkeypatch.setattr(_lu, "STAGE_BYTES", 16 * 8 * 40)   # 40 float64 columns
+    monkeypatch.setattr(_lu_blocked, "OUTER", 16)
+    monkeypatch.setattr(_lu_blocked, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu_blocked, "STAGE_BYTES", 16 * 8 * 40)   # 40 float64 columns
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
     m, n = 35, 150
     a = rand(rng, (m, n), "float64")
@@ -218,8 +218,8 @@ def test_outer_blocked_getrf_stages_wide_matrices_in_chunks(host_lu, rng, monkey
 
 def test_outer_blocked_getrf_singular_info(host_lu, rng, monkeypatch):
     """info names the first zero pivot across outer blocks; the factorization completes."""
-    monkeypatch.setattr(_lu, "OUTER", 16)
-    monkeypatch.setattr(_lu, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu_blocked, "OUTER", 16)
+    monkeypatch.setattr(_lu_blocked, "INVERSE_LEAF", 8)
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
     n = 40
     a = rand(rng, (n, n), "float64")
@@ -237,7 +237,7 @@ def test_outer_blocked_getrf_singular_info(host_lu, rng, monkeypatch):
 def test_batched_getrf_strides(monkeypatch, rng, blocked):
     log = lu_host.install(monkeypatch)
     if blocked:
-        monkeypatch.setattr(_lu, "PANEL", 4)
+        monkeypatch.setattr(_lu_blocked, "PANEL", 4)
         monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
         monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
     m, n, batch, lda, sa, sp = 11, 9, 3, 13, 13 * 9 + 5, 12
@@ -264,7 +264,7 @@ def test_getrs_solves_op_a(monkeypatch, rng, trans, blocked, nrhs):
     if blocked:
         monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
         monkeypatch.setattr(_lu, "SMALL_BATCHED", 0)
-        monkeypatch.setattr(_lu, "GETRS_TRSV_RHS", 1)
+        monkeypatch.setattr(_lu_blocked, "GETRS_TRSV_RHS", 1)
         monkeypatch.setattr(_lu, "WARP_MAX", 0)
     n, batch = 10, 2
     a = rand(rng, (batch, n, n), "complex128")

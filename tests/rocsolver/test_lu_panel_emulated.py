@@ -24,7 +24,7 @@ from launchfake import fake_device  # noqa: F401 (the fixture the emulated devic
 from lu_host import getf2_rule
 
 import rocarray.rocsolver as rs
-from rocarray.rocsolver import _lu, _lu_kernels
+from rocarray.rocsolver import _lu, _lu_blocked, _lu_kernels
 
 ALL = ["float32", "float64", "complex64", "complex128"]
 
@@ -228,13 +228,13 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     monkeypatch.setattr(rocblas, "gemm", lu_host.gemm)
     for name in ("inverse_workspace", "set_identities", "lacpy"):
         monkeypatch.setattr(_lu_kernels, name, getattr(lu_host, name))
-    monkeypatch.setattr(_lu, "OUTER", outer)
-    monkeypatch.setattr(_lu, "INVERSE_LEAF", 16)
-    monkeypatch.setattr(_lu, "LOOKAHEAD", lookahead)
+    monkeypatch.setattr(_lu_blocked, "OUTER", outer)
+    monkeypatch.setattr(_lu_blocked, "INVERSE_LEAF", 16)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", lookahead)
     monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
-    monkeypatch.setattr(_lu, "PANEL", 8)
+    monkeypatch.setattr(_lu_blocked, "PANEL", 8)
     monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
     monkeypatch.setattr(_lu, "WARP_MAX", 0)
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
@@ -264,9 +264,7 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
 def _outer_blocks(monkeypatch):
     """The outer-block design with the panel threshold it was planned with (both off by default
     until measured on a GPU)."""
-    from rocarray.rocsolver import _lu
-
-    monkeypatch.setattr(_lu, "OUTER", 256)
+    monkeypatch.setattr(_lu_blocked, "OUTER", 256)
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1024)
 
 
@@ -320,11 +318,9 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     join (in place of its first panel's left and its last panel's right launch: the same count)
     and one more copy and two more gemms (the next block's columns solved and updated apart from
     the rest)."""
-    from rocarray.rocsolver import _lu
-
     overlaps = []
     _outer_blocks(monkeypatch)
-    monkeypatch.setattr(_lu, "LOOKAHEAD", True)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", True)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
     monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: None)
@@ -347,9 +343,7 @@ def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch):
     """getrs of 8192 float64 with one right-hand side (recorded, not run): laswp and two trsv
     (64 diagonal-block solves and 63 gemv each) instead of two trsm (541 launches: 256 leaves,
     254 gemms and 30 split-k finishes)."""
-    from rocarray.rocsolver import _lu
-
-    monkeypatch.setattr(_lu, "GETRS_TRSV_RHS", 1)
+    monkeypatch.setattr(_lu_blocked, "GETRS_TRSV_RHS", 1)
     n = 8192
     A = fake_device.array((n * n,), "float64")
     B = fake_device.array((n,), "float64")
