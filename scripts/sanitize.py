@@ -82,7 +82,7 @@ def find_sanitizer(explicit=None):
 
 # ------------------------------------------------------------------------------ the workload
 
-class _Names:
+class KernelNames:
     """A launch-layer observer keeping only the names of the kernels launched."""
 
     def __init__(self):
@@ -117,7 +117,7 @@ def workload(name_filter, names_path, libraries=None, check=None):
     from rocarray._cli.checks import run_self_checks
     from rocarray._core import launch
 
-    names = _Names()
+    names = KernelNames()
 
     def save():
         with open(names_path + ".tmp", "w", encoding="utf-8") as f:
