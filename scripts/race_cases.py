@@ -9,7 +9,9 @@ up to 2100 and eight dtype/index combinations) run for many minutes under it. Ea
 launches one kernel family's shapes once on a small problem, checks the answer, and prints the
 kernels it launched (the launch layer's observer), so a clean sanitizer log can be tied to the
 kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
-300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks.
+300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks;
+``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
+on lengths that are not multiples of its tiles.
 """
 
 import sys
@@ -17,7 +19,7 @@ import sys
 import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "luouter300", "spgemm_tiny",
-         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian")
+         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128")
 
 
 def _lu_case(case, rng):
@@ -65,6 +67,26 @@ def _spgemm_case(case, rng):
     _check_csr(case, rs.csrgemm(m, k, n, *_device(a), *_device(b)), sa @ sb, dtype, k)
 
 
+def _attention_case(case, rng):
+    import cupy
+
+    from rocarray.miopen import _attention
+
+    d = 64 if case.endswith("64") else 128
+    q, k, v = (rng.standard_normal((1, 2, n, d)).astype(numpy.float16) for n in (129, 200, 200))
+    for causal in (False, True):
+        out, _ = _attention.attention_forward(*(cupy.asarray(x) for x in (q, k, v)), causal=causal,
+                                              variant="wgmma")
+        s = numpy.einsum("bhld,bhsd->bhls", q.astype(float), k.astype(float)) / numpy.sqrt(d)
+        if causal:
+            s = numpy.where(numpy.tril(numpy.ones(s.shape[-2:], bool)), s, -numpy.inf)
+        p = numpy.exp(s - s.max(-1, keepdims=True))
+        want = numpy.einsum("bhls,bhsd->bhld", p / p.sum(-1, keepdims=True), v.astype(float))
+        err = float(numpy.abs(cupy.asnumpy(out).astype(float) - want).max())
+        if not err < 1e-2:
+            raise SystemExit(f"{case} causal={causal}: max error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -81,7 +103,8 @@ def main(argv):
     launch.observer = names
     rng = numpy.random.default_rng(5)
     case = argv[0]
-    (_lu_case if case.startswith("lu") else _spgemm_case)(case, rng)
+    run = _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn") else _spgemm_case
+    run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None
     print(case, "ok; kernels:", " ".join(sorted(names.names)))

@@ -84,8 +84,9 @@ def _check_case(rng, dt, case):
 
 @harness.self_check(_LIB, "attention")
 def check_attention(rng):
-    """Every case in every dtype with the heuristic's variants, then the unmasked cases again with
-    the ``wgmma`` forward among its choices (it applies on sm_90 only)."""
+    """Every case in every dtype with the heuristic's variants (the ``wgmma`` forward among them; it
+    applies on sm_90 only), then the unmasked cases again with ``wgmma`` out of the choices, so
+    the ``mma`` forward is checked on sm_90 too."""
     from rocarray.miopen import _attention
     from rocarray.nn import _args
 
@@ -94,7 +95,7 @@ def check_attention(rng):
             _check_case(rng, dt, case)
     saved = _attention.WGMMA
     try:
-        _attention.WGMMA = True
+        _attention.WGMMA = not saved
         for dt in _args.float_dtypes():
             if dt.name in _attention.MMA_DTYPES:
                 for case in CASES:

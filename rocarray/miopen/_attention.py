@@ -137,14 +137,14 @@ MMA_STAGES = (4, 3, 2)
 
 #: The way back: False keeps the ``wgmma`` variant out of :func:`choose_variant`'s choices (a
 #: call may still force it).
-WGMMA = False
+WGMMA = True
 #: The ``wgmma`` kernel's schedule: True overlaps a tile's softmax with the previous tile's
 #: O += P V (FlashAttention-3's intra-warpgroup pipelining); False runs them one after the other
 #: (the way back if the overlapped schedule misbehaves).
 WGMMA_OVERLAP = True
 #: With :data:`WGMMA_OVERLAP`: the two consumer warpgroups take turns issuing their products
 #: (FlashAttention-3's ping-pong, named barriers), so one's softmax runs under the other's
-#: products. Off until measured on the GPU.
+#: products. Off: it measured no faster than the overlapped schedule alone (docs/performance/miopen.md).
 WGMMA_PINGPONG = False
 #: Head-dimension classes of the ``wgmma`` variant.
 WGMMA_HEAD_DIMS = (64, 128)

@@ -34,7 +34,7 @@ the Cholesky panels (:mod:`rocarray.rocsolver._cholesky`) and of rocBLAS's own t
 tests bound the backward error of getrf and solve at 8192. With :data:`INVERSE` off the solves
 are rocblas trsm, and with :data:`OUTER` 0 the recursion covers all columns (the earlier
 design). Wide matrices take their columns past ``m`` in the outer blocks' solves (plain
-recursion: one trsm at the end). With :data:`LOOKAHEAD` (off by default) the next outer
+recursion: one trsm at the end). With :data:`LOOKAHEAD` the next outer
 block's columns are updated first and the block is factored on a second, high-priority stream
 while the update of the columns beyond it runs on the current one (CuPy events order the two;
 the block's interchanges stay within its columns until both are done, then two laswp apply
@@ -50,9 +50,8 @@ from rocarray.rocsolver import _lu_kernels as _k
 #: Columns of the panels the recursive LU hands to the one-block kernel.
 PANEL = 32
 #: Columns of the outer blocks of the blocked LU (:func:`_getrf_outer`): each block's trailing
-#: update is one gemm of depth OUTER (256 is the size it was planned for). 0: the plain
-#: recursion over all columns.
-OUTER = 0
+#: update is one gemm of depth OUTER. 0: the plain recursion over all columns (the way back).
+OUTER = 512
 #: Solves for U12 through inverses of the unit lower diagonal blocks and gemm instead of trsm
 #: (:func:`_rgetrf_inv`). False: rocblas trsm (the way back).
 INVERSE = True
@@ -64,13 +63,13 @@ INVERSE_LEAF = 64
 INVERSE_KERNEL = True
 #: Factor the next outer block on a second stream while the trailing update of the columns
 #: beyond it runs (look-ahead, :func:`_getrf_outer`). False: one stream (the way back).
-LOOKAHEAD = False
+LOOKAHEAD = True
 #: Most bytes of right-hand sides an outer block's solve stages at once (:class:`_Outer`: wide
 #: matrices are solved in chunks of columns, so the staging area stays this small).
 STAGE_BYTES = 64 << 20
 #: getrs of a large matrix solves up to this many right-hand sides column by column with rocblas
-#: trsv instead of trsm (1 is the count it was planned for). 0: trsm always.
-GETRS_TRSV_RHS = 0
+#: trsv instead of trsm. 0: trsm always (the way back).
+GETRS_TRSV_RHS = 1
 
 def split(width, nb=None):
     """Columns of the left half of a recursive step on ``width > nb`` columns (``nb`` defaults to

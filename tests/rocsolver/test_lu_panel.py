@@ -117,8 +117,9 @@ def test_nan_input_same_pivots_no_hang(monkeypatch, rng):
     np.testing.assert_array_equal(cupy.asnumpy(cupy.isnan(lu)), cupy.asnumpy(cupy.isnan(lu1)))
 
 
-MODES = {"inverse": dict(INVERSE=True, LOOKAHEAD=False), "trsm": dict(INVERSE=False, LOOKAHEAD=False),
-         "lookahead": dict(INVERSE=True, LOOKAHEAD=True), "plain": dict(OUTER=0)}
+MODES = {"inverse": dict(OUTER=256, INVERSE=True, LOOKAHEAD=False),
+         "trsm": dict(OUTER=256, INVERSE=False, LOOKAHEAD=False),
+         "lookahead": dict(OUTER=256, INVERSE=True, LOOKAHEAD=True), "plain": dict(OUTER=0)}
 
 
 @pytest.mark.gpu
@@ -128,10 +129,10 @@ def test_outer_blocks_backward_error(monkeypatch, rng, mode, dtype, n):
     """The outer-blocked getrf (inverse-based solves, trsm solves, the look-ahead on a second
     stream) and the plain recursion: LAPACK-size backward error, info 0, every pivot a valid row
     (the grid barrier is checked inside getrf, for both streams' panels with the look-ahead)."""
-    from rocarray.rocsolver import _lu
+    from rocarray.rocsolver import _lu_blocked
 
     for name, value in MODES[mode].items():
-        monkeypatch.setattr(_lu, name, value)
+        monkeypatch.setattr(_lu_blocked, name, value)
     a = device_random(rng, (n, n), dtype)
     lu, piv, info, _ = factor(a, _lu_kernels.GRID_PANEL_ROWS, monkeypatch)
     assert info == 0
@@ -144,10 +145,10 @@ def test_outer_blocks_backward_error(monkeypatch, rng, mode, dtype, n):
 def test_outer_blocks_singular_info(monkeypatch, rng, mode):
     """Zero columns in the second and fourth outer blocks: info names the first; the
     factorization completes with valid pivots."""
-    from rocarray.rocsolver import _lu
+    from rocarray.rocsolver import _lu_blocked
 
     for name, value in MODES[mode].items():
-        monkeypatch.setattr(_lu, name, value)
+        monkeypatch.setattr(_lu_blocked, name, value)
     n = 1200
     a = device_random(rng, (n, n), "float64")
     a[:, 300] = 0
