@@ -9,7 +9,8 @@ up to 2100 and eight dtype/index combinations) run for many minutes under it. Ea
 launches one kernel family's shapes once on a small problem, checks the answer, and prints the
 kernels it launched (the launch layer's observer), so a clean sanitizer log can be tied to the
 kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
-300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks;
+300 reaches ``getf2_grid`` (``lurows*``: ``getf2_rows``, a thread per panel row); ``luouter*`` take
+the outer-block LU with its inverted diagonal blocks;
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
 on lengths that are not multiples of its tiles.
 """
@@ -18,8 +19,9 @@ import sys
 
 import numpy
 
-CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "luouter300", "spgemm_tiny",
-         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128")
+CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
+         "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
+         "attn_wgmma128")
 
 
 def _lu_case(case, rng):
@@ -29,12 +31,15 @@ def _lu_case(case, rng):
     from rocarray.rocsolver import _lu_blocked, _lu_kernels
 
     if case.startswith("lugrid"):
-        _lu_kernels.GRID_PANEL_ROWS = 64
+        _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.ROWS_KERNEL = 64, False
+    if case.startswith("lurows"):
+        _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
     dtype = "complex64" if case.endswith("c") else "float64"
     shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lu300": (300, 300), "lu700": (700, 700),
-             "lugrid300": (300, 300), "lugrid300c": (300, 300), "luouter300": (300, 300)}[case]
+             "lugrid300": (300, 300), "lugrid300c": (300, 300), "lurows300": (300, 300), "lurows300c": (300, 300),
+             "luouter300": (300, 300)}[case]
     scale = 1 + 1j if dtype == "complex64" else 1
     a = cupy.asarray(rng.standard_normal(shape) * scale).astype(dtype)
     b = cupy.asarray(rng.standard_normal(shape[:-1] + (2,))).astype(dtype)

@@ -116,9 +116,10 @@ def panel_buffer(a, lda):
     return buf
 
 
-def factor_both(device, a, offset, blocks):
-    """The panel factored by the device-wide kernel (``blocks`` blocks) and by the one-block getf2:
-    (buffer, ipiv, info) of each, and whether the device-wide kernel ran."""
+def factor_both(device, a, offset, blocks, rows_block=None):
+    """The panel factored by the device-wide kernel (``blocks`` blocks of ``getf2_grid``, or
+    ``getf2_rows`` with blocks of ``rows_block`` threads) and by the one-block getf2:
+    (buffer, ipiv, info) of each."""
     m, n = a.shape
     lda = m + 3
     out = []
@@ -126,7 +127,15 @@ def factor_both(device, a, offset, blocks):
         A = device.array(panel_buffer(a, lda))
         ipiv = device.array(np.full(min(m, n), -7, np.int32))
         info = device.array(np.zeros(1, np.int32))
-        if grid:
+        if grid and rows_block:
+            sync = _lu_kernels.getf2_rows(m, n, A, lda, ipiv, info, offset, block=rows_block)
+            assert sync is not None
+            _lu_kernels.check_grid_barrier(sync)
+            assert not np.asarray(sync)[:16].any()
+            launch = device.launches[-1]
+            assert launch.name.startswith("ra_rocsolver_getf2_rows") and launch.cooperative
+            assert launch.grid[0] == -(-m // rows_block) and launch.block[0] == rows_block
+        elif grid:
             sync = _lu_kernels.getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=blocks)
             assert sync is not None
             _lu_kernels.check_grid_barrier(sync)
@@ -140,10 +149,10 @@ def factor_both(device, a, offset, blocks):
     return out
 
 
-def check_panel(device, a, offset, blocks):
+def check_panel(device, a, offset, blocks, rows_block=None):
     m, n = a.shape
     lda = m + 3
-    (g_buf, g_piv, g_info), (o_buf, o_piv, o_info) = factor_both(device, a, offset, blocks)
+    (g_buf, g_piv, g_info), (o_buf, o_piv, o_info) = factor_both(device, a, offset, blocks, rows_block)
     # the one-block kernel's pivots, info and (the same operations in the same order) bits
     np.testing.assert_array_equal(g_piv, o_piv)
     assert g_info == o_info
@@ -181,7 +190,65 @@ def test_grid_panel_zero_columns_nan_and_ties(device, rng, dtype):
     assert piv[0] == 4 and info == 3
 
 
-def test_grid_panel_takes_tall_panels_only(fake_device):
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n, block",
+                         spread([(200, 32, 64), (90, 17, 64), (33, 8, 64), (5, 12, 64), (130, 31, 128)], ALL),
+                         indirect=["emulated_target_device"])
+def test_rows_panel_matches_one_block_getf2(emulated_target_device, rng, dtype, m, n, block):
+    """``getf2_rows`` (a thread per row, flags per block) against the one-block getf2, bit for
+    bit, and LAPACK's rule: panels over 1 to 4 blocks, the last part empty, wider than tall."""
+    check_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, None, block)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
+    """Ties across blocks (the lowest row), a zero column (info, left unscaled), NaN never
+    chosen, an all-NaN column (the row stays); then a second launch on the same publication
+    buffer (the next epoch's flags: no stale flag is taken for a new one)."""
+    m, n, block = 150, 8, 64    # 3 blocks
+    a = rand(rng, (m, n), dtype)
+    a[:, 0] = 0
+    a[3, 0], a[70, 0], a[140, 0] = -3, 3, 3
+    a[:, 2] = 0
+    a[50, 4] = np.nan
+    a[:, 6] = np.nan
+    check_panel(device, a, 0, None, block)
+    (_, piv, info), _ = factor_both(device, a, 0, None, block)
+    assert piv[0] == 4 and info == 3
+    check_panel(device, rand(rng, (m, n), dtype), 0, None, block)
+
+
+def test_rows_panel_routing(fake_device, monkeypatch):
+    """getf2_grid sends panels of ROWS_PANEL_ROWS rows and more to getf2_rows (256-thread blocks,
+    one row each, cooperative, with sm_90's shared memory; halved blocks where it is short, none
+    where even 64 do not fit); ROWS_KERNEL off is the way back to getf2_grid's shares."""
+    from launchfake import SM90_SHARED
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    A = fake_device.array((8192 * 32,), "float64")
+    ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
+    assert _lu_kernels.getf2_grid(_lu_kernels.ROWS_PANEL_ROWS - 1, 32, A, 8192, ipiv, info, 0) is None
+    assert _lu_kernels.getf2_grid(8192, 33, A, 8192, ipiv, info, 0) is None
+    assert not fake_device.launches
+    assert _lu_kernels.getf2_grid(_lu_kernels.ROWS_PANEL_ROWS, 32, A, 8192, ipiv, info, 0) is not None
+    assert _lu_kernels.getf2_grid(8192, 32, A, 8192, ipiv, info, 0) is not None
+    small, tall = fake_device.launches[-2:]
+    assert small.name == tall.name == "ra_rocsolver_getf2_rows<double>" and small.cooperative and tall.cooperative
+    assert (small.grid[0], tall.grid[0]) == (2, 32) and tall.block[0] == 256
+    assert tall.shared == _lu_kernels.rows_panel_shape(8192, 32, np.float64)[2]
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 64 * 1024)
+    assert _lu_kernels.getf2_rows(8192, 32, A, 8192, ipiv, info, 0) is not None
+    assert fake_device.launches[-1].block[0] == 128 and fake_device.launches[-1].grid[0] == 64
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 16 * 1024)
+    assert _lu_kernels.getf2_rows(8192, 32, A, 8192, ipiv, info, 0) is None
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
+    assert _lu_kernels.getf2_grid(8192, 32, A, 8192, ipiv, info, 0) is not None
+    assert fake_device.launches[-1].name == "ra_rocsolver_getf2_grid<double>"
+
+
+def test_grid_panel_takes_tall_panels_only(fake_device, monkeypatch):
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
     A = fake_device.array((4096 * 32,), "float64")
     ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
     assert _lu_kernels.getf2_grid(_lu_kernels.GRID_PANEL_ROWS - 1, 32, A, 4096, ipiv, info, 0) is None
@@ -262,16 +329,21 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
 
 
 def _outer_blocks(monkeypatch):
-    """The outer-block design with the panel threshold it was planned with (both off by default
-    until measured on a GPU)."""
+    """The outer-block design with the panel threshold it was planned with, and sm_90's shared
+    memory (the H100's routing of the panels: every panel of ROWS_PANEL_ROWS rows or more to
+    getf2_rows)."""
+    from launchfake import SM90_SHARED
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_blocked, "OUTER", 256)
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1024)
 
 
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
-    32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
-    rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
+    32 columns, those of at least ROWS_PANEL_ROWS rows across the device (getf2_rows,
+    cooperatively), the rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
     solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
     the 32 x 32 solves inside each 64-column block (128, one block of 32 vectors each), and one
     ``lu_inv`` launch inverts each 64-column block (all but the last: 127); each of the 31 outer
@@ -279,6 +351,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
     _outer_blocks(monkeypatch)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", False)   # one stream (the next test has the look-ahead)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
     identities = []
@@ -288,13 +361,15 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
-    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_grid")]
-    tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.GRID_PANEL_ROWS)
-    assert len(grid) == tall == 225 and all(x.cooperative for x in grid)
-    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 31
+    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_rows")]
+    tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.ROWS_PANEL_ROWS)
+    assert len(grid) == tall == 241 and all(x.cooperative for x in grid)
+    assert "ra_rocsolver_getf2_grid<double>" not in names
+    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 15
     assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
-    assert sum(x.cooperative for x in fake_device.launches) == 225
-    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 32    # 8192 rows: 131 blocks of 63; 1024: 32 of 32
+    assert sum(x.cooperative for x in fake_device.launches) == 241
+    assert grid[0].grid[0] == 32 and grid[-1].grid[0] == 2      # 8192 rows: 32 blocks of 256; 512: 2
+    assert all(x.block[0] == 256 for x in grid)
     assert len(checks) == 1
     assert identities == [(256, 32)]
     leaves = [x for x in fake_device.launches if x.name == "ra_rocblas_trsm_leaf<double>"]
@@ -332,7 +407,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
     assert len(overlaps) == 31
-    assert names.count("ra_rocsolver_getf2_grid<double>") == 225
+    assert names.count("ra_rocsolver_getf2_rows<double>") == 241
     assert names.count("ra_rocsolver_laswp<double>") == 510
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30

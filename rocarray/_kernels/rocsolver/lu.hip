@@ -53,6 +53,7 @@
 #define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
 #define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
 #define RA_ROCSOLVER_LU_GRID_BLOCK 128  // threads of a device-wide panel's block
+#define RA_ROCSOLVER_LU_ROWS_BLOCK 256   // most threads (one panel row each) of a getf2_rows block
 // laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
 // columns per thread (their loads in flight together), the block and the columns it covers
 #define RA_ROCSOLVER_LASWP_CHUNK 32
@@ -329,6 +330,138 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
         atomicExch(&sync[0], 0u);
         atomicExch(&sync[1], 0u);
     }
+}
+
+// ---- the device-wide panel with its rows in registers (ra_rocsolver_getf2_rows) ----
+
+// v := the better of v and the candidates sv[0 .. count-1] / si[...], reduced over the warp
+// (every lane returns the same pair)
+template <typename R> RA_DEVICE void ra_lu_warp_best(R& v, int& i, const R* sv, const int* si, ra_i64 count) {
+    for (ra_i64 s = ra_lane_id(); s < count; s += RA_WARP_SIZE) ra_lu_better(v, i, sv[s], si[s]);
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) ra_lu_better(v, i, ra_shfl_xor(v, m), ra_shfl_xor(i, m));
+}
+
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_rows(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
+    ra_i64 offset, ra_u64* flags, typename ra_lu_real<T>::type* pub_values, int* pub_index, T* pub_rows,
+    ra_i64 capacity, ra_i64 tag_base, unsigned* sync, ra_i64 limit) {
+    typedef typename ra_lu_real<T>::type R;
+    __shared__ R swv[RA_ROCSOLVER_LU_ROWS_BLOCK / RA_WARP_SIZE];
+    __shared__ int swi[RA_ROCSOLVER_LU_ROWS_BLOCK / RA_WARP_SIZE];
+    __shared__ int sfail;
+    const ra_i64 G = gridDim.x, g = blockIdx.x;
+    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
+    // an earlier panel's barrier failed: the whole block returns (one read, shared)
+    if (tid == 0) sfail = *(volatile unsigned*)&sync[2] != 0u;
+    __syncthreads();
+    if (sfail) return;
+    T* W = ra_lu_shared<T>();                              // nt x n, ld nt: row tid is this thread's
+    T* srow = W + nt * n;                                  // G candidate rows, then the diagonal row
+    R* sval = reinterpret_cast<R*>(srow + (G + 1) * n);    // the G candidates' values
+    int* sidx = reinterpret_cast<int*>(sval + G);          // and rows
+    const ra_i64 r = g * nt + tid;                         // this thread's row of the panel
+    const bool valid = r < m;
+    T* w = W + tid;                                        // element c of the row at w[c * nt]
+    for (ra_i64 c = 0; c < n; ++c) w[c * nt] = valid ? A[r + c * lda] : T();
+    const ra_i64 k = m < n ? m : n;
+    for (ra_i64 J = 0; J < k; ++J) {
+        const int q = (int)(J & 1);
+        const ra_u64 tag = (ra_u64)tag_base + (ra_u64)(J + 1);
+        // the block's candidate for column J: warp argmax, then the warps' results in shared memory
+        R bv = R(-1);
+        int bi = RA_ROCSOLVER_LU_NO_ROW;
+        if (valid && r >= J) ra_lu_better(bv, bi, ra_lu_abs1(w[J * nt]), (int)r);   // NaN never wins
+#pragma unroll
+        for (int s = RA_WARP_SIZE / 2; s > 0; s >>= 1) ra_lu_better(bv, bi, ra_shfl_xor(bv, s), ra_shfl_xor(bi, s));
+        if (ra_lane_id() == 0) {
+            swv[ra_warp_id()] = bv;
+            swi[ra_warp_id()] = bi;
+        }
+        __syncthreads();
+        bv = R(-1);
+        bi = RA_ROCSOLVER_LU_NO_ROW;
+        for (int v = 0; v < warps; ++v) ra_lu_better(bv, bi, swv[v], swi[v]);
+        // publish: the candidate's value, row index and whole row, and (its owner) the diagonal row
+        T* slots = pub_rows + (ra_i64)q * (capacity + 1) * n;   // capacity candidate rows, then the diagonal row
+        bool wrote = false;
+        if (tid == 0) {
+            pub_values[q * capacity + g] = bv;
+            pub_index[q * capacity + g] = bi;
+            wrote = true;
+        }
+        if (valid && r == bi) {
+            for (ra_i64 c = 0; c < n; ++c) slots[g * n + c] = w[c * nt];
+            wrote = true;
+        }
+        if (valid && r == J) {
+            for (ra_i64 c = 0; c < n; ++c) slots[capacity * n + c] = w[c * nt];
+            wrote = true;
+        }
+        if (wrote) __threadfence();   // the slot's data device-wide before its flag
+        __syncthreads();
+        if (tid == 0) *(volatile ra_u64*)&flags[q * capacity + g] = tag;
+        // every block's slot: wait for its flag, then read it (value, row index, row; with the
+        // diagonal row's owner, the diagonal row) into shared memory
+        const ra_i64 owner = J / nt;
+        const volatile R* vv = pub_values + q * capacity;
+        const volatile int* vi = pub_index + q * capacity;
+        for (ra_i64 s = tid; s < G; s += nt) {
+            const volatile ra_u64* f = flags + q * capacity + s;
+            if (*f != tag) {
+                const long long start = clock64();
+                bool ok = true;
+                while (*f != tag) {
+                    if (*(volatile unsigned*)&sync[2] != 0u || clock64() - start > limit) {
+                        atomicExch(&sync[2], 1u);
+                        ok = false;
+                        break;
+                    }
+                    ra_grid_pause();
+                }
+                if (!ok) {
+                    sfail = 1;
+                    break;
+                }
+            }
+            __threadfence();   // the slot's data after its flag
+            sval[s] = (R)vv[s];
+            sidx[s] = (int)vi[s];
+            const volatile T* row = slots + s * n;
+            for (ra_i64 c = 0; c < n; ++c) srow[s * n + c] = ra_load_volatile(row + c);
+            if (s == owner)
+                for (ra_i64 c = 0; c < n; ++c) srow[G * n + c] = ra_load_volatile(slots + capacity * n + c);
+        }
+        __syncthreads();
+        if (sfail) return;
+        // every warp reduces the candidates: the same pivot everywhere, no block barrier
+        bv = R(-1);
+        bi = RA_ROCSOLVER_LU_NO_ROW;
+        ra_lu_warp_best(bv, bi, sval, sidx, G);
+        ra_i64 p = bi;
+        if (p == RA_ROCSOLVER_LU_NO_ROW) p = J;   // only NaN in the column: keep the row
+        if (g == 0 && tid == 0) ipiv[J] = (int)(offset + p + 1);
+        const T* su = srow + (p == J ? G : p / nt) * n;   // the pivot row
+        const T* sd = srow + G * n;                        // the old row J
+        // the interchange: row J takes the pivot row, row p the old row J
+        if (p != J && r == J)
+            for (ra_i64 c = 0; c < n; ++c) w[c * nt] = su[c];
+        if (p != J && r == p)
+            for (ra_i64 c = 0; c < n; ++c) w[c * nt] = sd[c];
+        const T piv = su[J];
+        const bool zero = ra_lu_is_zero(piv);
+        if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + J + 1);
+        if (!zero && valid && r > J) {
+            const T l = ra_lu_div(w[J * nt], piv);
+            w[J * nt] = l;
+#pragma unroll 4
+            for (ra_i64 c = J + 1; c < n; ++c) w[c * nt] = ra_lu_fms(l, su[c], w[c * nt]);
+        }
+    }
+    if (valid)
+        for (ra_i64 c = 0; c < n; ++c) A[r + c * lda] = w[c * nt];
 }
 
 template <typename T>
