@@ -281,10 +281,31 @@ def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
     assert not np.asarray(sync).any()
 
 
-@pytest.mark.parametrize("outer,lookahead", [(0, False), (16, False), (16, True)])
-def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead):
+def test_rows_panel_gives_up_and_raises(emulated_device, rng, monkeypatch):
+    """getf2_rows's blocks run one after another (not co-resident): the first gives up waiting
+    for the others' flags, the rest see the error word and return; the host raises."""
+    import kernel_emu
+
+    monkeypatch.setattr(_lu_kernels, "GRID_SPIN_LIMIT", 2_000_000)
+    call = kernel_emu.EmulatedKernel.__call__
+    monkeypatch.setattr(kernel_emu.EmulatedKernel, "__call__",
+                        lambda self, grid, block, args, shared_mem=0, cooperative=False:
+                        call(self, grid, block, args, shared_mem, False))
+    m, n = 150, 4
+    A = emulated_device.array(panel_buffer(rand(rng, (m, n), "float64"), m))
+    ipiv, info = emulated_device.array(np.zeros(n, np.int32)), emulated_device.array(np.zeros(1, np.int32))
+    sync = _lu_kernels.getf2_rows(m, n, A, m, ipiv, info, 0, block=64)
+    assert np.asarray(sync).view(np.uint32)[2] == 1
+    with pytest.raises(_lu_kernels.GridBarrierError, match="grid barrier"):
+        _lu_kernels.check_grid_barrier(sync)
+    assert not np.asarray(sync).any()
+
+
+@pytest.mark.parametrize("outer,lookahead,rows", [(0, False, False), (16, False, False), (16, True, False),
+                                                  (16, True, True)])
+def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead, rows):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
-    blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
+    blocks of getf2_grid, or with ``rows`` getf2_rows's 64-thread blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
     inverses of 16-column diagonal blocks (and with the look-ahead: the next block factored
     before the update beyond it, as a second stream may run it); trsm, gemm and the copies are
     lu_host's NumPy stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and
@@ -301,6 +322,9 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", rows)
+    monkeypatch.setattr(_lu_kernels, "ROWS_PANEL_ROWS", 1)
+    monkeypatch.setattr(_lu_kernels, "ROWS_BLOCK", 64)
     monkeypatch.setattr(_lu_blocked, "PANEL", 8)
     monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
     monkeypatch.setattr(_lu, "WARP_MAX", 0)
@@ -311,7 +335,8 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     ipiv, info = device.array(np.full(n, -7, np.int32)), device.array(np.full(1, 99, np.int32))
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
-    assert names.count("ra_rocsolver_getf2_grid<double>") == 6 and not any("getf2<" in x for x in names)
+    kernel = "ra_rocsolver_getf2_rows<double>" if rows else "ra_rocsolver_getf2_grid<double>"
+    assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
     # none for the empty sides; a look-ahead block's panels keep their swaps to the block's own
     # columns (its first and last panel have no left or right side there) and two launches
     # apply them to the other columns: the same count

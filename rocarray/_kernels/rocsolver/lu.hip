@@ -54,6 +54,7 @@
 #define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
 #define RA_ROCSOLVER_LU_GRID_BLOCK 128  // threads of a device-wide panel's block
 #define RA_ROCSOLVER_LU_ROWS_BLOCK 256   // most threads (one panel row each) of a getf2_rows block
+#define RA_ROCSOLVER_LU_ROWS_COLUMNS 32  // most columns of a getf2_rows panel (its loops unrolled to this)
 // laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
 // columns per thread (their loads in flight together), the block and the columns it covers
 #define RA_ROCSOLVER_LASWP_CHUNK 32
@@ -348,6 +349,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
     ra_i64 offset, ra_u64* flags, typename ra_lu_real<T>::type* pub_values, int* pub_index, T* pub_rows,
     ra_i64 capacity, ra_i64 tag_base, unsigned* sync, ra_i64 limit) {
     typedef typename ra_lu_real<T>::type R;
+    constexpr int NB = RA_ROCSOLVER_LU_ROWS_COLUMNS;
     __shared__ R swv[RA_ROCSOLVER_LU_ROWS_BLOCK / RA_WARP_SIZE];
     __shared__ int swi[RA_ROCSOLVER_LU_ROWS_BLOCK / RA_WARP_SIZE];
     __shared__ int sfail;
@@ -365,7 +367,10 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
     const ra_i64 r = g * nt + tid;                         // this thread's row of the panel
     const bool valid = r < m;
     T* w = W + tid;                                        // element c of the row at w[c * nt]
-    for (ra_i64 c = 0; c < n; ++c) w[c * nt] = valid ? A[r + c * lda] : T();
+    // the row loops are unrolled to NB with a guard, so that their loads are in flight together
+#pragma unroll
+    for (int c = 0; c < NB; ++c)
+        if (c < n) w[c * nt] = valid ? A[r + c * lda] : T();
     const ra_i64 k = m < n ? m : n;
     for (ra_i64 J = 0; J < k; ++J) {
         const int q = (int)(J & 1);
@@ -393,11 +398,15 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
             wrote = true;
         }
         if (valid && r == bi) {
-            for (ra_i64 c = 0; c < n; ++c) slots[g * n + c] = w[c * nt];
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c < n) slots[g * n + c] = w[c * nt];
             wrote = true;
         }
         if (valid && r == J) {
-            for (ra_i64 c = 0; c < n; ++c) slots[capacity * n + c] = w[c * nt];
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c < n) slots[capacity * n + c] = w[c * nt];
             wrote = true;
         }
         if (wrote) __threadfence();   // the slot's data device-wide before its flag
@@ -427,12 +436,28 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
                 }
             }
             __threadfence();   // the slot's data after its flag
-            sval[s] = (R)vv[s];
-            sidx[s] = (int)vi[s];
+            // every load of the slot issued before the first store to shared memory
+            const R value = vv[s];
+            const int index = vi[s];
             const volatile T* row = slots + s * n;
-            for (ra_i64 c = 0; c < n; ++c) srow[s * n + c] = ra_load_volatile(row + c);
-            if (s == owner)
-                for (ra_i64 c = 0; c < n; ++c) srow[G * n + c] = ra_load_volatile(slots + capacity * n + c);
+            T v[NB];
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c < n) v[c] = ra_load_volatile(row + c);
+            sval[s] = value;
+            sidx[s] = index;
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c < n) srow[s * n + c] = v[c];
+            if (s == owner) {
+                const volatile T* diag = slots + capacity * n;
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) v[c] = ra_load_volatile(diag + c);
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) srow[G * n + c] = v[c];
+            }
         }
         __syncthreads();
         if (sfail) return;
@@ -446,22 +471,28 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
         const T* su = srow + (p == J ? G : p / nt) * n;   // the pivot row
         const T* sd = srow + G * n;                        // the old row J
         // the interchange: row J takes the pivot row, row p the old row J
-        if (p != J && r == J)
-            for (ra_i64 c = 0; c < n; ++c) w[c * nt] = su[c];
-        if (p != J && r == p)
-            for (ra_i64 c = 0; c < n; ++c) w[c * nt] = sd[c];
+        if (p != J && (r == J || r == p)) {
+            const T* from = r == J ? su : sd;
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c < n) w[c * nt] = from[c];
+        }
         const T piv = su[J];
         const bool zero = ra_lu_is_zero(piv);
         if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + J + 1);
         if (!zero && valid && r > J) {
             const T l = ra_lu_div(w[J * nt], piv);
             w[J * nt] = l;
-#pragma unroll 4
-            for (ra_i64 c = J + 1; c < n; ++c) w[c * nt] = ra_lu_fms(l, su[c], w[c * nt]);
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c > J && c < n) w[c * nt] = ra_lu_fms(l, su[c], w[c * nt]);
         }
     }
-    if (valid)
-        for (ra_i64 c = 0; c < n; ++c) A[r + c * lda] = w[c * nt];
+    if (valid) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c)
+            if (c < n) A[r + c * lda] = w[c * nt];
+    }
 }
 
 template <typename T>
