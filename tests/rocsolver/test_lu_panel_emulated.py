@@ -305,7 +305,8 @@ def test_rows_panel_gives_up_and_raises(emulated_device, rng, monkeypatch):
                                                   (16, True, True)])
 def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead, rows):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
-    blocks of getf2_grid, or with ``rows`` getf2_rows's 64-thread blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
+    blocks of getf2_grid, or with ``rows`` getf2_rows's 64-thread blocks) and the emulated laswp,
+    plain (``outer`` 0) and in outer blocks of 16 columns with
     inverses of 16-column diagonal blocks (and with the look-ahead: the next block factored
     before the update beyond it, as a second stream may run it); trsm, gemm and the copies are
     lu_host's NumPy stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and
