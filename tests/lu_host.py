@@ -90,8 +90,17 @@ def gesv_warp(A, B, X, info):
         X[b] = x
 
 
-def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
+def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch, gap=(0, 0)):
     calls.append(("laswp", n, k1, k2, reverse, batch))
+    if gap[1]:   # the columns before the gap, then those after it
+        first = min(gap[0], n)
+        _laswp(first, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch)
+        _laswp(n - first, A[(gap[0] + gap[1]) * lda:], lda, strideA, k1, k2, ipiv, strideP, reverse, batch)
+    else:
+        _laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch)
+
+
+def _laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
     if n == 0:
         return
     p = view(ipiv)

@@ -280,10 +280,12 @@ def check_grid_barrier(sync):
                                "they all resident?); the factorization is incomplete")
 
 
-def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
+def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch, gap=(0, 0)):
     """Swap rows k and ``ipiv[k] - 1`` of the n columns at ``A`` for k in ``k1 .. k2-1`` (0-based;
     ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices; every 32 interchanges are
-    applied as one permutation of the rows they touch."""
+    applied as one permutation of the rows they touch. ``gap = (begin, count)``: the n columns
+    are A's columns ``0 .. begin-1`` and ``begin + count ..`` (both sides of a panel in one
+    launch)."""
     if n == 0 or k2 <= k1 or batch == 0:
         return
     dev = _device(A)
@@ -295,7 +297,7 @@ def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
             p = ipiv[first * strideP:] if first else ipiv
             kernel(dev, (-(-n // LASWP_COLUMNS), count),
                    (_i64(n), a, _i64(lda), _i64(strideA), _i64(k1), _i64(k2), p, _i64(strideP),
-                    numpy.int32(1 if reverse else 0)), block=LASWP_BLOCK)
+                    numpy.int32(1 if reverse else 0), _i64(gap[0]), _i64(gap[1])), block=LASWP_BLOCK)
 
 
 def getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):

@@ -62,6 +62,21 @@ def test_laswp_matches_sequential_interchanges(emulated_target_device, rng, dtyp
     assert device.names()[-1].startswith("ra_rocsolver_laswp")
 
 
+def test_laswp_with_a_gap(device, rng):
+    """Both sides of a panel in one launch: the columns before and after the gap get the
+    interchanges, the gap's columns are left alone."""
+    m, lda, left, gap, right = 70, 72, 21, 8, 30
+    a = rand(rng, (lda, left + gap + right), "float64")
+    piv = rng.integers(1, m + 1, size=40).astype(np.int32)
+    A = device.array(np.asfortranarray(a).T.reshape(-1).copy())
+    _lu_kernels.laswp(left + right, A, lda, 0, 3, 40, device.array(piv), 0, False, 1, gap=(left, gap))
+    got = np.asarray(A).reshape(-1, lda).T
+    want = swapped(a, 4, 40, piv, 1)
+    np.testing.assert_array_equal(got[:, :left], want[:, :left])
+    np.testing.assert_array_equal(got[:, left:left + gap], a[:, left:left + gap])
+    np.testing.assert_array_equal(got[:, left + gap:], want[:, left + gap:])
+
+
 def test_laswp_strided_batched(device, rng):
     batch, m, n, k2 = 3, 40, 21, 33
     lda, strideA, strideP = m + 1, (m + 1) * n + 5, k2 + 2
@@ -338,10 +353,9 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     names = device.names()
     kernel = "ra_rocsolver_getf2_rows<double>" if rows else "ra_rocsolver_getf2_grid<double>"
     assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
-    # none for the empty sides; a look-ahead block's panels keep their swaps to the block's own
-    # columns (its first and last panel have no left or right side there) and two launches
-    # apply them to the other columns: the same count
-    assert names.count("ra_rocsolver_laswp<double>") == 10
+    # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
+    # the block's own columns and one more launch applies them to the other columns
+    assert names.count("ra_rocsolver_laswp<double>") == (8 if lookahead else 6)
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
     piv = np.asarray(ipiv)
     assert int(np.asarray(info)[0]) == 0
@@ -369,7 +383,8 @@ def _outer_blocks(monkeypatch):
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
     32 columns, those of at least ROWS_PANEL_ROWS rows across the device (getf2_rows,
-    cooperatively), the rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
+    cooperatively), the rest by one block; one laswp per panel (both sides, the panel's columns
+    skipped); the barrier checked once. The
     solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
     the 32 x 32 solves inside each 64-column block (128, one block of 32 vectors each), and one
     ``lu_inv`` launch inverts each 64-column block (all but the last: 127); each of the 31 outer
@@ -392,7 +407,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     assert len(grid) == tall == 241 and all(x.cooperative for x in grid)
     assert "ra_rocsolver_getf2_grid<double>" not in names
     assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 15
-    assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
+    assert names.count("ra_rocsolver_laswp<double>") == 256         # both sides of a panel in one launch
     assert sum(x.cooperative for x in fake_device.launches) == 241
     assert grid[0].grid[0] == 32 and grid[-1].grid[0] == 2      # 8192 rows: 32 blocks of 256; 512: 2
     assert all(x.block[0] == 256 for x in grid)
@@ -405,7 +420,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     assert names.count("ra_rocsolver_lacpy<double>") == 127                     # 96 inner, 31 outer
     gemms = [x for x in names if x.startswith("ra_rocblas_gemm_f64mma")]
     assert len(gemms) == 570 and not any("splitk" in x for x in names)
-    assert len(fake_device.launches) == 1718
+    assert len(fake_device.launches) == 1718 - 254
     counts = {}
     for name in names:
         counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
@@ -415,9 +430,8 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
 def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     """The look-ahead's launches at 8192 float64 (recorded, not run; the two streams' launches in
     issue order): the same kernels as without it, 31 blocks factored beside the update of the
-    columns beyond them, each with its interchanges on the other columns in two laswp after the
-    join (in place of its first panel's left and its last panel's right launch: the same count)
-    and one more copy and two more gemms (the next block's columns solved and updated apart from
+    columns beyond them, each with its interchanges on the other columns in one laswp after the
+    join (one more per block: its panels' launches cover its own columns) and one more copy and two more gemms (the next block's columns solved and updated apart from
     the rest)."""
     overlaps = []
     _outer_blocks(monkeypatch)
@@ -434,7 +448,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     names = fake_device.names()
     assert len(overlaps) == 31
     assert names.count("ra_rocsolver_getf2_rows<double>") == 241
-    assert names.count("ra_rocsolver_laswp<double>") == 510
+    assert names.count("ra_rocsolver_laswp<double>") == 256 + 31
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30

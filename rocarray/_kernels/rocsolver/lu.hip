@@ -35,7 +35,9 @@
 //    row named first by it) and traces it back through the interchanges to its source row; the
 //    slot's threads load their columns' source elements, the block meets at a barrier, and they
 //    store them, so no load waits on a store. A block covers RA_ROCSOLVER_LASWP_COLUMNS columns
-//    with four column lanes per slot, four columns per thread.
+//    with four column lanes per slot, four columns per thread. Column c of the n is the matrix's
+//    column c, or c + gap_count from gap_begin on: the columns on both sides of a panel in one
+//    launch.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
 //    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
@@ -498,7 +500,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
 template <typename T>
 __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
     ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2, const int* __restrict__ ipiv,
-    ra_i64 strideP, int reverse) {
+    ra_i64 strideP, int reverse, ra_i64 gap_begin, ra_i64 gap_count) {
     __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_CHUNK];
     const ra_i64 b = blockIdx.y;
     A += b * strideA;
@@ -542,13 +544,13 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
 #pragma unroll
         for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
             const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
-            if (moves && c < n) v[q] = A[src + c * lda];
+            if (moves && c < n) v[q] = A[src + (c < gap_begin ? c : c + gap_count) * lda];
         }
         __syncthreads();  // every element of the block's columns is read before any is written
 #pragma unroll
         for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
             const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
-            if (moves && c < n) A[dst + c * lda] = v[q];
+            if (moves && c < n) A[dst + (c < gap_begin ? c : c + gap_count) * lda] = v[q];
         }
     }
 }
