@@ -253,8 +253,9 @@ def getf2_rows(m, n, A, lda, ipiv, info, offset, block=None):
         size //= 2
     real = numpy.dtype(A.dtype.char.lower()) if A.dtype.kind == "c" else A.dtype
     with launch.on_device(dev):
+        # sized for the widest type: every dtype's launches on this stream share the buffer
         buf, capacity, epoch = workspaces.epochs("rocsolver.lu.rows_publication", dev, grid,
-                                                 lambda cap: _rows_layout(cap, GRID_PANEL_COLUMNS, A.dtype)[3],
+                                                 lambda cap: _rows_layout(cap, GRID_PANEL_COLUMNS, numpy.complex128)[3],
                                                  ROWS_EPOCH_LIMIT)
         values, index, rows, _ = _rows_layout(capacity, n, A.dtype)
         sync = workspaces.counters("rocsolver.lu.grid_barrier", 16, dev)

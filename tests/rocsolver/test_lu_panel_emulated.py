@@ -217,8 +217,8 @@ def test_rows_panel_matches_one_block_getf2(emulated_target_device, rng, dtype, 
 @pytest.mark.parametrize("dtype", ["float64", "complex64"])
 def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
     """Ties across blocks (the lowest row), a zero column (info, left unscaled), NaN never
-    chosen, an all-NaN column (the row stays); then a second launch on the same publication
-    buffer (the next epoch's flags: no stale flag is taken for a new one)."""
+    chosen, an all-NaN column (the row stays); then more launches on the same publication
+    buffer (the next epochs' flags: no stale flag is taken for a new one), one of the widest type."""
     m, n, block = 150, 8, 64    # 3 blocks
     a = rand(rng, (m, n), dtype)
     a[:, 0] = 0
@@ -230,6 +230,7 @@ def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
     (_, piv, info), _ = factor_both(device, a, 0, None, block)
     assert piv[0] == 4 and info == 3
     check_panel(device, rand(rng, (m, n), dtype), 0, None, block)
+    check_panel(device, rand(rng, (m, 32), "complex128"), 0, None, block)
 
 
 def test_rows_panel_routing(fake_device, monkeypatch):
