@@ -61,8 +61,9 @@ ROWS_KERNEL = True
 #: Most threads (panel rows) of a ``getf2_rows`` block (``RA_ROCSOLVER_LU_ROWS_BLOCK``); halved
 #: while the block's shared memory does not fit.
 ROWS_BLOCK = 256
-#: Fewest rows of a panel ``getf2_rows`` takes (shorter: the one-block getf2).
-ROWS_PANEL_ROWS = 512
+#: Fewest rows of a panel ``getf2_rows`` takes (shorter: the one-block getf2). 1: every panel
+#: (one block of up to ROWS_BLOCK rows exchanges nothing through global memory).
+ROWS_PANEL_ROWS = 1
 #: Launches of ``getf2_rows`` per stream before its flags are zeroed and the count restarts (a
 #: flag is the launch's number times 64 plus its column + 1, in 64 bits).
 ROWS_EPOCH_LIMIT = 1 << 40

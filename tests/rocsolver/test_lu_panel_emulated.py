@@ -234,8 +234,8 @@ def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
 
 
 def test_rows_panel_routing(fake_device, monkeypatch):
-    """getf2_grid sends panels of ROWS_PANEL_ROWS rows and more to getf2_rows (256-thread blocks,
-    one row each, cooperative, with sm_90's shared memory; halved blocks where it is short, none
+    """getf2_grid sends panels of ROWS_PANEL_ROWS rows and more (default: all) to getf2_rows
+    (256-thread blocks, one row each, cooperative, with sm_90's shared memory; halved blocks where it is short, none
     where even 64 do not fit); ROWS_KERNEL off is the way back to getf2_grid's shares."""
     from launchfake import SM90_SHARED
     from rocarray._core import backend
@@ -250,7 +250,7 @@ def test_rows_panel_routing(fake_device, monkeypatch):
     assert _lu_kernels.getf2_grid(8192, 32, A, 8192, ipiv, info, 0) is not None
     small, tall = fake_device.launches[-2:]
     assert small.name == tall.name == "ra_rocsolver_getf2_rows<double>" and small.cooperative and tall.cooperative
-    assert (small.grid[0], tall.grid[0]) == (2, 32) and tall.block[0] == 256
+    assert (small.grid[0], tall.grid[0]) == (1, 32) and tall.block[0] == 256
     assert tall.shared == _lu_kernels.rows_panel_shape(8192, 32, np.float64)[2]
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 64 * 1024)
     assert _lu_kernels.getf2_rows(8192, 32, A, 8192, ipiv, info, 0) is not None
@@ -384,11 +384,11 @@ def _outer_blocks(monkeypatch):
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
     32 columns, those of at least ROWS_PANEL_ROWS rows across the device (getf2_rows,
-    cooperatively), the rest by one block; one laswp per panel (both sides, the panel's columns
-    skipped); the barrier checked once. The
-    solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
-    the 32 x 32 solves inside each 64-column block (128, one block of 32 vectors each), and one
-    ``lu_inv`` launch inverts each 64-column block (all but the last: 127); each of the 31 outer
+    cooperatively; by default every panel, the short ones in one block); one laswp per panel
+    (both sides, the panel's columns skipped); the barrier checked once. The solves for U12 go
+    through inverses of the 64-column diagonal blocks: the only trsm leaves are the 32 x 32
+    solves inside each 64-column block (128, one block of 32 vectors each), and one ``lu_inv``
+    launch inverts each 64-column block (all but the last: 127); each of the 31 outer
     blocks with columns on its right stages them once (lacpy) and updates the trailing matrix
     with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
@@ -405,12 +405,12 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     names = fake_device.names()
     grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_rows")]
     tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.ROWS_PANEL_ROWS)
-    assert len(grid) == tall == 241 and all(x.cooperative for x in grid)
+    assert len(grid) == tall == 256 and all(x.cooperative for x in grid)
     assert "ra_rocsolver_getf2_grid<double>" not in names
-    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 15
+    assert not any(x.startswith("ra_rocsolver_getf2<") for x in names)
     assert names.count("ra_rocsolver_laswp<double>") == 256         # both sides of a panel in one launch
-    assert sum(x.cooperative for x in fake_device.launches) == 241
-    assert grid[0].grid[0] == 32 and grid[-1].grid[0] == 2      # 8192 rows: 32 blocks of 256; 512: 2
+    assert sum(x.cooperative for x in fake_device.launches) == 256
+    assert grid[0].grid[0] == 32 and grid[-1].grid[0] == 1      # 8192 rows: 32 blocks of 256; 32: one
     assert all(x.block[0] == 256 for x in grid)
     assert len(checks) == 1
     assert identities == [(256, 32)]
@@ -432,8 +432,8 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     """The look-ahead's launches at 8192 float64 (recorded, not run; the two streams' launches in
     issue order): the same kernels as without it, 31 blocks factored beside the update of the
     columns beyond them, each with its interchanges on the other columns in one laswp after the
-    join (one more per block: its panels' launches cover its own columns) and one more copy and two more gemms (the next block's columns solved and updated apart from
-    the rest)."""
+    join (one more per block: its panels' launches cover its own columns) and one more copy and
+    two more gemms (the next block's columns solved and updated apart from the rest)."""
     overlaps = []
     _outer_blocks(monkeypatch)
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", True)
@@ -448,7 +448,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
     assert len(overlaps) == 31
-    assert names.count("ra_rocsolver_getf2_rows<double>") == 241
+    assert names.count("ra_rocsolver_getf2_rows<double>") == 256
     assert names.count("ra_rocsolver_laswp<double>") == 256 + 31
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30

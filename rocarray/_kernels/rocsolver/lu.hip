@@ -29,6 +29,18 @@
 //    publication area for its part of the interchange, scales and updates its own rows. The
 //    same pivots, info and arithmetic as getf2. The barrier is bounded (ra_grid_sync, include/ra_grid.cuh); a
 //    failed barrier leaves the flag set and every later launch returns at once.
+//  * ra_rocsolver_getf2_rows: getf2 of one m x n panel (n <= 32) by a cooperative launch of
+//    ceil(m / blockDim) blocks, a thread per panel row (the row in shared memory, ld blockDim,
+//    touched by that thread only: the interchange, scaling and update need no block barrier).
+//    Per column: the block's candidate (warp shuffles, the warps' results in shared memory);
+//    its value, row index and row, and (from its owner) the diagonal row, written to the
+//    block's slot in global memory, a fence, then the block's flag = tag_base + j + 1 (a number
+//    no earlier launch on this buffer wrote: no reset); thread t waits for block t's flag and
+//    reads that whole slot into shared memory, so every block has all candidates' rows after
+//    one round trip; every warp reduces the candidates (the same pivot everywhere). Slots and
+//    flags are double-buffered by the column's parity. One block (m <= blockDim) passes the two
+//    rows through shared memory without flags. The same pivots, info and arithmetic as getf2;
+//    a wait that gives up sets sync[2], as ra_grid_sync does.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
 //    <= 64 rows they touch: each of 64 row slots finds its destination row (a row k, or a pivot
@@ -391,82 +403,97 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
         bv = R(-1);
         bi = RA_ROCSOLVER_LU_NO_ROW;
         for (int v = 0; v < warps; ++v) ra_lu_better(bv, bi, swv[v], swi[v]);
-        // publish: the candidate's value, row index and whole row, and (its owner) the diagonal row
-        T* slots = pub_rows + (ra_i64)q * (capacity + 1) * n;   // capacity candidate rows, then the diagonal row
-        bool wrote = false;
-        if (tid == 0) {
-            pub_values[q * capacity + g] = bv;
-            pub_index[q * capacity + g] = bi;
-            wrote = true;
-        }
-        if (valid && r == bi) {
+        if (G == 1) {
+            // one block: the pivot row and the diagonal row pass through shared memory, no flags
+            if (valid && r == bi) {
 #pragma unroll
-            for (int c = 0; c < NB; ++c)
-                if (c < n) slots[g * n + c] = w[c * nt];
-            wrote = true;
-        }
-        if (valid && r == J) {
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) srow[c] = w[c * nt];
+            }
+            if (valid && r == J) {
 #pragma unroll
-            for (int c = 0; c < NB; ++c)
-                if (c < n) slots[capacity * n + c] = w[c * nt];
-            wrote = true;
-        }
-        if (wrote) __threadfence();   // the slot's data device-wide before its flag
-        __syncthreads();
-        if (tid == 0) *(volatile ra_u64*)&flags[q * capacity + g] = tag;
-        // every block's slot: wait for its flag, then read it (value, row index, row; with the
-        // diagonal row's owner, the diagonal row) into shared memory
-        const ra_i64 owner = J / nt;
-        const volatile R* vv = pub_values + q * capacity;
-        const volatile int* vi = pub_index + q * capacity;
-        for (ra_i64 s = tid; s < G; s += nt) {
-            const volatile ra_u64* f = flags + q * capacity + s;
-            if (*f != tag) {
-                const long long start = clock64();
-                bool ok = true;
-                while (*f != tag) {
-                    if (*(volatile unsigned*)&sync[2] != 0u || clock64() - start > limit) {
-                        atomicExch(&sync[2], 1u);
-                        ok = false;
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) srow[n + c] = w[c * nt];
+            }
+            __syncthreads();
+        } else {
+            // publish: the candidate's value, row index and whole row, and (its owner) the diagonal row
+            T* slots = pub_rows + (ra_i64)q * (capacity + 1) * n;   // capacity candidate rows, then the diagonal row
+            bool wrote = false;
+            if (tid == 0) {
+                pub_values[q * capacity + g] = bv;
+                pub_index[q * capacity + g] = bi;
+                wrote = true;
+            }
+            if (valid && r == bi) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) slots[g * n + c] = w[c * nt];
+                wrote = true;
+            }
+            if (valid && r == J) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) slots[capacity * n + c] = w[c * nt];
+                wrote = true;
+            }
+            if (wrote) __threadfence();   // the slot's data device-wide before its flag
+            __syncthreads();
+            if (tid == 0) *(volatile ra_u64*)&flags[q * capacity + g] = tag;
+            // every block's slot: wait for its flag, then read it (value, row index, row; with the
+            // diagonal row's owner, the diagonal row) into shared memory
+            const ra_i64 owner = J / nt;
+            const volatile R* vv = pub_values + q * capacity;
+            const volatile int* vi = pub_index + q * capacity;
+            for (ra_i64 s = tid; s < G; s += nt) {
+                const volatile ra_u64* f = flags + q * capacity + s;
+                if (*f != tag) {
+                    const long long start = clock64();
+                    bool ok = true;
+                    while (*f != tag) {
+                        if (*(volatile unsigned*)&sync[2] != 0u || clock64() - start > limit) {
+                            atomicExch(&sync[2], 1u);
+                            ok = false;
+                            break;
+                        }
+                        ra_grid_pause();
+                    }
+                    if (!ok) {
+                        sfail = 1;
                         break;
                     }
-                    ra_grid_pause();
                 }
-                if (!ok) {
-                    sfail = 1;
-                    break;
-                }
-            }
-            __threadfence();   // the slot's data after its flag
-            // every load of the slot issued before the first store to shared memory
-            const R value = vv[s];
-            const int index = vi[s];
-            const volatile T* row = slots + s * n;
-            T v[NB];
-#pragma unroll
-            for (int c = 0; c < NB; ++c)
-                if (c < n) v[c] = ra_load_volatile(row + c);
-            sval[s] = value;
-            sidx[s] = index;
-#pragma unroll
-            for (int c = 0; c < NB; ++c)
-                if (c < n) srow[s * n + c] = v[c];
-            if (s == owner) {
-                const volatile T* diag = slots + capacity * n;
+                __threadfence();   // the slot's data after its flag
+                // every load of the slot issued before the first store to shared memory
+                const R value = vv[s];
+                const int index = vi[s];
+                const volatile T* row = slots + s * n;
+                T v[NB];
 #pragma unroll
                 for (int c = 0; c < NB; ++c)
-                    if (c < n) v[c] = ra_load_volatile(diag + c);
+                    if (c < n) v[c] = ra_load_volatile(row + c);
+                sval[s] = value;
+                sidx[s] = index;
 #pragma unroll
                 for (int c = 0; c < NB; ++c)
-                    if (c < n) srow[G * n + c] = v[c];
+                    if (c < n) srow[s * n + c] = v[c];
+                if (s == owner) {
+                    const volatile T* diag = slots + capacity * n;
+#pragma unroll
+                    for (int c = 0; c < NB; ++c)
+                        if (c < n) v[c] = ra_load_volatile(diag + c);
+#pragma unroll
+                    for (int c = 0; c < NB; ++c)
+                        if (c < n) srow[G * n + c] = v[c];
+                }
             }
+            __syncthreads();
+            if (sfail) return;
+            // every warp reduces the candidates: the same pivot everywhere, no block barrier
+            bv = R(-1);
+            bi = RA_ROCSOLVER_LU_NO_ROW;
+            ra_lu_warp_best(bv, bi, sval, sidx, G);
         }
-        __syncthreads();
-        if (sfail) return;
-        // every warp reduces the candidates: the same pivot everywhere, no block barrier
-        bv = R(-1);
-        bi = RA_ROCSOLVER_LU_NO_ROW;
-        ra_lu_warp_best(bv, bi, sval, sidx, G);
         ra_i64 p = bi;
         if (p == RA_ROCSOLVER_LU_NO_ROW) p = J;   // only NaN in the column: keep the row
         if (g == 0 && tid == 0) ipiv[J] = (int)(offset + p + 1);
