@@ -7,9 +7,9 @@ right-looking over outer blocks of OUTER columns (:func:`_getrf_outer`). Each bl
 block's inverse) and the whole trailing matrix is updated by ONE gemm ``A22 -= L21 U12`` of
 depth OUTER. Inside a block the column range is halved (the left part a multiple of
 :data:`INVERSE_LEAF`, then of :data:`PANEL` columns) until a panel of at most :data:`PANEL`
-columns is left. A tall panel (at least ``_lu_kernels.ROWS_PANEL_ROWS`` rows) is factored
-across the device by ``ra_rocsolver_getf2_rows``: a cooperative launch of blocks of 256
-threads, a thread per panel row (its row in shared memory), one device-wide exchange per column
+columns is left. A panel (of at least ``_lu_kernels.ROWS_PANEL_ROWS`` rows: by default every
+one) is factored across the device by ``ra_rocsolver_getf2_rows``: a cooperative launch of
+blocks of 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in shared memory), one device-wide exchange per column
 (each block's candidate with its row, and the diagonal row, published in global memory behind a
 per-block flag; every block reads all of them at once and reduces them to the same pivot).
 With ``_lu_kernels.ROWS_KERNEL`` off, or where those blocks do not fit, panels of at least
