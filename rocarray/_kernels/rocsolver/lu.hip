@@ -419,51 +419,50 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
         } else {
             // publish: the candidate's value, row index and whole row, and (its owner) the diagonal row
             T* slots = pub_rows + (ra_i64)q * (capacity + 1) * n;   // capacity candidate rows, then the diagonal row
-            bool wrote = false;
             if (tid == 0) {
                 pub_values[q * capacity + g] = bv;
                 pub_index[q * capacity + g] = bi;
-                wrote = true;
             }
             if (valid && r == bi) {
 #pragma unroll
                 for (int c = 0; c < NB; ++c)
                     if (c < n) slots[g * n + c] = w[c * nt];
-                wrote = true;
             }
             if (valid && r == J) {
 #pragma unroll
                 for (int c = 0; c < NB; ++c)
                     if (c < n) slots[capacity * n + c] = w[c * nt];
-                wrote = true;
             }
-            if (wrote) __threadfence();   // the slot's data device-wide before its flag
             __syncthreads();
-            if (tid == 0) *(volatile ra_u64*)&flags[q * capacity + g] = tag;
+            if (tid == 0) {
+                __threadfence();   // the block's slot data (ordered by the barrier) device-wide before its flag
+                *(volatile ra_u64*)&flags[q * capacity + g] = tag;
+            }
             // every block's slot: wait for its flag, then read it (value, row index, row; with the
             // diagonal row's owner, the diagonal row) into shared memory
             const ra_i64 owner = J / nt;
             const volatile R* vv = pub_values + q * capacity;
             const volatile int* vi = pub_index + q * capacity;
-            for (ra_i64 s = tid; s < G; s += nt) {
+            bool ok = true;
+            for (ra_i64 s = tid; s < G && ok; s += nt) {
                 const volatile ra_u64* f = flags + q * capacity + s;
                 if (*f != tag) {
                     const long long start = clock64();
-                    bool ok = true;
                     while (*f != tag) {
                         if (*(volatile unsigned*)&sync[2] != 0u || clock64() - start > limit) {
                             atomicExch(&sync[2], 1u);
                             ok = false;
+                            sfail = 1;
                             break;
                         }
                         ra_grid_pause();
                     }
-                    if (!ok) {
-                        sfail = 1;
-                        break;
-                    }
                 }
-                __threadfence();   // the slot's data after its flag
+            }
+            // the slots' data after their flags: one fence per polling warp, its lanes together
+            ra_warp_sync();
+            if (ra_warp_id() * RA_WARP_SIZE < G) __threadfence();
+            for (ra_i64 s = tid; s < G && ok; s += nt) {
                 // every load of the slot issued before the first store to shared memory
                 const R value = vv[s];
                 const int index = vi[s];
