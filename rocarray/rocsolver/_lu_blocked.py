@@ -77,6 +77,10 @@ GETRS_TRSV_RHS = 1
 #: A panel's interchanges reach the columns on both of its sides in one laswp launch (the
 #: columns between skipped). False: one launch per side (the way back).
 LASWP_ONE_LAUNCH = True
+#: A look-ahead block's interchanges reach the other columns as ONE composed permutation
+#: (``_lu_kernels.laswp_composed``: each row moved once) instead of 32-interchange chunks.
+#: False: laswp (the way back).
+LASWP_COMPOSED = True
 
 
 def _swap_sides(A, lda, c0, j0, j1, c1, ipiv, k1, k2):
@@ -213,7 +217,10 @@ class _Outer:
     def swap_outside(self, j0):
         """Block ``j0``'s interchanges on the columns outside it (deferred by the look-ahead)."""
         j1 = j0 + self.width(j0)
-        _swap_sides(self.A, self.lda, 0, j0, j1, self.n, self.ipiv, j0, j1)
+        if LASWP_COMPOSED and j1 - j0 <= _k.LASWP_PLAN_MAX:
+            _k.laswp_composed(self.n - (j1 - j0), self.A, self.lda, j0, j1, self.ipiv, gap=(j0, j1 - j0))
+        else:
+            _swap_sides(self.A, self.lda, 0, j0, j1, self.n, self.ipiv, j0, j1)
 
 
 def _getrf_outer(m, n, A, lda, ipiv, info, barriers):

@@ -69,7 +69,7 @@ ROWS_PANEL_ROWS = 1
 ROWS_EPOCH_LIMIT = 1 << 40
 
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "diag_zero", "getf2_grid", "getf2_rows", "lu_inv")
+_PLAIN = ("laswp", "laswp_plan", "laswp_gather", "diag_zero", "getf2_grid", "getf2_rows", "lu_inv")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -300,6 +300,32 @@ def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch, gap=(0, 0))
             kernel(dev, (-(-n // LASWP_COLUMNS), count),
                    (_i64(n), a, _i64(lda), _i64(strideA), _i64(k1), _i64(k2), p, _i64(strideP),
                     numpy.int32(1 if reverse else 0), _i64(gap[0]), _i64(gap[1])), block=LASWP_BLOCK)
+
+
+#: Most interchanges :func:`laswp_composed` applies (``RA_ROCSOLVER_LASWP_PLAN_MAX``).
+LASWP_PLAN_MAX = 512
+#: Columns of one ``laswp_gather`` block (``RA_ROCSOLVER_LASWP_GATHER_COLUMNS``).
+LASWP_GATHER_COLUMNS = 8
+
+
+def laswp_composed(n, A, lda, k1, k2, ipiv, gap=(0, 0)):
+    """:func:`laswp` of one matrix, forward, for up to :data:`LASWP_PLAN_MAX` interchanges
+    ``k1 .. k2-1`` composed into ONE permutation: ``ra_rocsolver_laswp_plan`` (one block) lists
+    each row that changes with its source row, then ``ra_rocsolver_laswp_gather`` moves those
+    rows of every column, so a row that several interchanges touch is read and written once (the
+    32-interchange chunks of :func:`laswp` touch it once per chunk). ``gap`` as for laswp."""
+    count = k2 - k1
+    if n == 0 or count <= 0:
+        return
+    dev = _device(A)
+    with launch.on_device(dev):
+        raw = workspaces.scratch("rocsolver.lu.laswp_pairs", 4 * count * 8, dev)
+        pairs = raw[:4 * count * 8].view(numpy.int64)
+        KERNELS[kernel_name("laswp_plan", A.dtype)](dev, (1,), (_i64(k1), _i64(count), ipiv, pairs),
+                                                    block=LASWP_PLAN_MAX)
+        KERNELS[kernel_name("laswp_gather", A.dtype)](
+            dev, (-(-n // LASWP_GATHER_COLUMNS),),
+            (_i64(n), A, _i64(lda), _i64(2 * count), pairs, _i64(gap[0]), _i64(gap[1])), block=LASWP_BLOCK)
 
 
 def getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):

@@ -77,6 +77,31 @@ def test_laswp_with_a_gap(device, rng):
     np.testing.assert_array_equal(got[:, left + gap:], want[:, left + gap:])
 
 
+@pytest.mark.parametrize("emulated_target_device, dtype", [("cuda32", "float64"), ("hip64", "complex64")],
+                         indirect=["emulated_target_device"])
+def test_laswp_composed_matches_sequential_interchanges(emulated_target_device, rng, dtype):
+    """The interchanges composed into one permutation (plan, then gather), with a gap: pivots
+    below, inside and above the range, repeated, naming each other's rows; rows nothing names
+    stay bit-for-bit."""
+    device = emulated_target_device
+    m, lda, left, gap, right, k1, k2 = 90, 93, 13, 6, 12, 3, 50
+    a = rand(rng, (lda, left + gap + right), dtype)
+    piv = rng.integers(k1 + 1, m + 1, size=k2).astype(np.int32)
+    piv[k1] = k1 + 1                     # a step that keeps its row
+    piv[k1 + 1] = piv[k1 + 2]            # two steps naming the same row
+    piv[k1 + 5] = k1 + 9                 # a row of the range, named before its own step
+    piv[k2 - 1] = k1 + 2                 # the last step names an earlier row of the range
+    A = device.array(np.asfortranarray(a).T.reshape(-1).copy())
+    _lu_kernels.laswp_composed(left + right, A, lda, k1, k2, device.array(piv), gap=(left, gap))
+    assert [x.name.split("<")[0] for x in device.launches[-2:]] == ["ra_rocsolver_laswp_plan",
+                                                                   "ra_rocsolver_laswp_gather"]
+    got = np.asarray(A).reshape(-1, lda).T
+    want = swapped(a, k1 + 1, k2, piv, 1)
+    np.testing.assert_array_equal(got[:, :left], want[:, :left])
+    np.testing.assert_array_equal(got[:, left:left + gap], a[:, left:left + gap])
+    np.testing.assert_array_equal(got[:, left + gap:], want[:, left + gap:])
+
+
 def test_laswp_strided_batched(device, rng):
     batch, m, n, k2 = 3, 40, 21, 33
     lda, strideA, strideP = m + 1, (m + 1) * n + 5, k2 + 2
@@ -355,8 +380,11 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     kernel = "ra_rocsolver_getf2_rows<double>" if rows else "ra_rocsolver_getf2_grid<double>"
     assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
     # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
-    # the block's own columns and one more launch applies them to the other columns
-    assert names.count("ra_rocsolver_laswp<double>") == (8 if lookahead else 6)
+    # the block's own columns and one composed permutation (plan, gather) applies them to the
+    # other columns
+    assert names.count("ra_rocsolver_laswp<double>") == 6
+    assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == (
+        2 if lookahead else 0)
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
     piv = np.asarray(ipiv)
     assert int(np.asarray(info)[0]) == 0
@@ -431,8 +459,9 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
 def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     """The look-ahead's launches at 8192 float64 (recorded, not run; the two streams' launches in
     issue order): the same kernels as without it, 31 blocks factored beside the update of the
-    columns beyond them, each with its interchanges on the other columns in one laswp after the
-    join (one more per block: its panels' launches cover its own columns) and one more copy and
+    columns beyond them, each with its interchanges on the other columns as one composed
+    permutation after the join (laswp_plan and laswp_gather; the panels' laswp launches cover the
+    block's own columns) and one more copy and
     two more gemms (the next block's columns solved and updated apart from the rest)."""
     overlaps = []
     _outer_blocks(monkeypatch)
@@ -449,7 +478,8 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     names = fake_device.names()
     assert len(overlaps) == 31
     assert names.count("ra_rocsolver_getf2_rows<double>") == 256
-    assert names.count("ra_rocsolver_laswp<double>") == 256 + 31
+    assert names.count("ra_rocsolver_laswp<double>") == 256
+    assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == 31
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30

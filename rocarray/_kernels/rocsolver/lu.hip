@@ -77,6 +77,11 @@
 #define RA_ROCSOLVER_LASWP_PER_THREAD 4
 #define RA_ROCSOLVER_LASWP_BLOCK (RA_ROCSOLVER_LASWP_SLOTS * RA_ROCSOLVER_LASWP_LANES)
 #define RA_ROCSOLVER_LASWP_COLUMNS (RA_ROCSOLVER_LASWP_LANES * RA_ROCSOLVER_LASWP_PER_THREAD)
+// laswp_plan / laswp_gather: most interchanges composed at once (the plan's block), slots per
+// gather thread (2 x the most interchanges / the block), columns per gather block
+#define RA_ROCSOLVER_LASWP_PLAN_MAX 512
+#define RA_ROCSOLVER_LASWP_GATHER_SLOTS (2 * RA_ROCSOLVER_LASWP_PLAN_MAX / RA_ROCSOLVER_LASWP_BLOCK)
+#define RA_ROCSOLVER_LASWP_GATHER_COLUMNS 8
 
 template <typename T> struct ra_lu_real { typedef T type; };
 template <typename R> struct ra_lu_real<ra_complex<R> > { typedef R type; };
@@ -579,6 +584,89 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
             if (moves && c < n) A[dst + (c < gap_begin ? c : c + gap_count) * lda] = v[q];
         }
     }
+}
+
+// ---- a long run of interchanges as one permutation (ra_rocsolver_laswp_plan, _gather) ----
+
+// pairs[0 .. 2 count) := destination rows (-1: nothing moves there), pairs[2 count .. 4 count) :=
+// their source rows, for the interchanges k = k1 .. k1+count-1 (forward) composed into one
+// permutation. Slot i < count is row k1 + i; slot count + s is pivot row s when no earlier pivot
+// names it and it is outside k1 .. k1+count-1. One block; one thread replays the interchanges on
+// the slots' contents (the original row each slot's position holds), the others find the slots.
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_PLAN_MAX) void ra_rocsolver_laswp_plan(
+    ra_i64 k1, ra_i64 count, const int* __restrict__ ipiv, ra_i64* __restrict__ pairs) {
+    __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_PLAN_MAX];
+    __shared__ int sslot[RA_ROCSOLVER_LASWP_PLAN_MAX];
+    __shared__ ra_i64 content[2 * RA_ROCSOLVER_LASWP_PLAN_MAX];
+    const ra_i64 t = threadIdx.x, nt = blockDim.x;
+    for (ra_i64 i = t; i < count; i += nt) spiv[i] = (ra_i64)ipiv[k1 + i] - 1;
+    __syncthreads();
+    for (ra_i64 i = t; i < count; i += nt) {
+        const ra_i64 p = spiv[i];
+        int slot = (int)(count + i);
+        if (p >= k1 && p < k1 + count) {
+            slot = (int)(p - k1);
+        } else {
+            for (ra_i64 u = 0; u < i; ++u)
+                if (spiv[u] == p) {
+                    slot = (int)(count + u);
+                    break;
+                }
+        }
+        sslot[i] = slot;
+    }
+    for (ra_i64 i = t; i < 2 * count; i += nt) content[i] = i < count ? k1 + i : spiv[i - count];
+    __syncthreads();
+    if (t == 0) {
+        for (ra_i64 k = 0; k < count; ++k) {
+            const int b = sslot[k];
+            const ra_i64 x = content[k];
+            content[k] = content[b];
+            content[b] = x;
+        }
+    }
+    __syncthreads();
+    for (ra_i64 i = t; i < 2 * count; i += nt) {
+        const bool first = i < count || sslot[i - count] == (int)i;
+        const ra_i64 position = i < count ? k1 + i : spiv[i - count];
+        pairs[i] = first && content[i] != position ? position : -1;
+        pairs[2 * count + i] = content[i];
+    }
+}
+
+// A[dst, c] := A[src, c] for the (dst, src) pairs of ra_rocsolver_laswp_plan (dst >= 0) and the
+// block's RA_ROCSOLVER_LASWP_GATHER_COLUMNS columns (column c, or c + gap_count from gap_begin
+// on): every load before the barrier, every store after it.
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp_gather(
+    ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 slots, const ra_i64* __restrict__ pairs, ra_i64 gap_begin,
+    ra_i64 gap_count) {
+    constexpr int S = RA_ROCSOLVER_LASWP_GATHER_SLOTS, C = RA_ROCSOLVER_LASWP_GATHER_COLUMNS;
+    const ra_i64 c0 = (ra_i64)blockIdx.x * C;
+    ra_i64 dst[S], src[S];
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+        const ra_i64 s = threadIdx.x + (ra_i64)i * blockDim.x;
+        dst[i] = s < slots ? pairs[s] : -1;
+        src[i] = s < slots ? pairs[slots + s] : 0;
+    }
+    T v[S][C];
+#pragma unroll
+    for (int i = 0; i < S; ++i)
+#pragma unroll
+        for (int q = 0; q < C; ++q) {
+            const ra_i64 c = c0 + q;
+            if (dst[i] >= 0 && c < n) v[i][q] = A[src[i] + (c < gap_begin ? c : c + gap_count) * lda];
+        }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < S; ++i)
+#pragma unroll
+        for (int q = 0; q < C; ++q) {
+            const ra_i64 c = c0 + q;
+            if (dst[i] >= 0 && c < n) A[dst[i] + (c < gap_begin ? c : c + gap_count) * lda] = v[i][q];
+        }
 }
 
 // element (i, k) of op(A) for the substitutions: A(i, k), A(k, i) or conj(A(k, i))
