@@ -41,8 +41,8 @@ design). Wide matrices take their columns past ``m`` in the outer blocks' solves
 recursion: one trsm at the end). With :data:`LOOKAHEAD` the next outer
 block's columns are updated first and the block is factored on a second, high-priority stream
 while the update of the columns beyond it runs on the current one (CuPy events order the two;
-the block's interchanges stay within its columns until both are done, then one laswp applies
-them to the rest). The device-wide panel's cooperative launch keeps its residency rule (all
+the block's interchanges stay within its columns until both are done, then they reach the rest
+as one composed permutation, :data:`LASWP_COMPOSED`). The device-wide panel's cooperative launch keeps its residency rule (all
 blocks resident on an idle device): beside a running gemm its blocks start as the gemm's
 retire, so the overlap is what the hardware gives, never a hang (the barrier's spin is
 bounded). getrs is laswp and two trsm calls (trsv per column for a single right-hand side).
@@ -232,7 +232,7 @@ def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
     With :data:`LOOKAHEAD`, the next block's columns are updated first and the block is factored
     on a second stream (:func:`rocarray.rocsolver._lu_kernels.overlap`; its interchanges kept to
     its own columns) while the update of the columns beyond it runs; the block's interchanges
-    then reach the other columns (one laswp) once both are done."""
+    then reach the other columns (one composed permutation) once both are done."""
     out = _Outer(m, n, A, lda, ipiv, info, barriers)
     k = out.k
     out.factor(0)

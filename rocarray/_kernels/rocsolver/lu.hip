@@ -50,6 +50,10 @@
 //    with four column lanes per slot, four columns per thread. Column c of the n is the matrix's
 //    column c, or c + gap_count from gap_begin on: the columns on both sides of a panel in one
 //    launch.
+//  * ra_rocsolver_laswp_plan / ra_rocsolver_laswp_gather: up to RA_ROCSOLVER_LASWP_PLAN_MAX
+//    interchanges (forward) as ONE permutation: the plan (one block) lists each row that changes
+//    and its source row, the gather moves those rows in a tile of columns per block (every load
+//    before the barrier, every store after), so a row several interchanges touch moves once.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
 //    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
