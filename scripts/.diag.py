@@ -13,7 +13,9 @@ def timeit(fn, reps=7):
 ANCHOR_SM = "        const ra_i64 j0 = (ra_i64)jt * BN;\n        // A tile inside S and wholly"
 NOSOFT = ("#pragma unroll\n        for (int kk = 0; kk < BN / 16; ++kk)\n#pragma unroll\n            for (int r = 0; r < 4; ++r)"
           " p[kk][r] = ra_attn_pack<T>(sacc[8 * kk + 2 * r], sacc[8 * kk + 2 * r + 1]);\n        alpha[0] = alpha[1] = 1.0f;\n        if (jt >= 0) return;\n")
+OLD = ("            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);\n            ra_gemm_wg_fence_operands(sacc);\n            ra_gemm_wg_fence();\n            my_turn();\n            issue_s(slot);\n            rescale();  // by tile jt - 1's factors, while S of tile jt runs\n            ra_gemm_wg_fence_fragment(p_prev);\n            ra_gemm_wg_fence_operands(oacc);\n            ra_gemm_wg_fence();\n            issue_pv(prev, p_prev);\n            their_turn(false);\n            ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be\n            ra_gemm_wg_fence_operands(sacc);\n            softmax(jt, p_next);\n            ra_gemm_wg_wait<0>();\n            ra_gemm_wg_fence_operands(oacc);\n            ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)\n            release(prev);\n            prev = slot;", "            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);\n            ra_gemm_wg_fence_fragment(p_prev);\n            ra_gemm_wg_fence_operands(oacc);\n            ra_gemm_wg_fence();\n            my_turn();\n            issue_s(slot);\n            issue_pv(prev, p_prev);\n            their_turn(false);\n            ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be\n            ra_gemm_wg_fence_operands(sacc);\n            softmax(jt, p_next);\n            ra_gemm_wg_wait<0>();\n            ra_gemm_wg_fence_operands(oacc);\n            ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)\n            release(prev);\n            rescale();\n            prev = slot;")
 PATCHES = {
+    "oldorder": [OLD, ("        auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {\n            rescale();\n", "        auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {\n")],
     "base": [],
     "nosoftmax": [(ANCHOR_SM, NOSOFT + ANCHOR_SM)],
     "norescale": [("            for (int c = 0; c < 4; ++c) oacc[4 * j + c] *= alpha[c >> 1];", "            for (int c = 0; c < 4; ++c) oacc[4 * j + c] *= 1.0f;")],
@@ -34,6 +36,10 @@ def sdpa(variant):
     import torch
     from rocarray.miopen import _attention as A
     from rocarray import nn
+    if variant == "pingpong":
+        A.WGMMA_PINGPONG = True
+    if variant == "mma":
+        A.WGMMA = False
     if variant == "stages2":
         A._shared_limit = lambda device_id: 170000
     B, H, S, D = 8, 16, 4096, 128

@@ -693,7 +693,12 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
         const float f = whole ? sc2 : 1.0f;
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
-            float top[2] = {neg_inf, neg_inf};
+            // (four independent fmaxf chains a row: see the wgmma kernel's softmax)
+            float top[2][4];
+#pragma unroll
+            for (int rr = 0; rr < 2; ++rr)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) top[rr][q] = neg_inf;
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
@@ -704,16 +709,18 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
                         const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
                         s[mi][nt][e] = ra_attn_score<T>(s[mi][nt][e] * sc, mask, mk, z, h, i, j) * LOG2E;
                     }
-                    top[rr] = ra_max(top[rr], s[mi][nt][e]);
+                    float& chain = top[rr][2 * (nt & 1) + (e & 1)];
+                    chain = fmaxf(chain, s[mi][nt][e]);
                 }
             float base[2];
 #pragma unroll
             for (int rr = 0; rr < 2; ++rr) {
-                top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
-                top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
-                const float m_new = ra_max(m[mi][rr], top[rr] * f);
-                const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[mi][rr] - m_new);
+                float row = fmaxf(fmaxf(top[rr][0], top[rr][1]), fmaxf(top[rr][2], top[rr][3]));
+                row = fmaxf(row, ra_shfl_xor(row, 1));
+                row = fmaxf(row, ra_shfl_xor(row, 2));
+                const float m_new = fmaxf(m[mi][rr], row * f);
                 base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+                const float alpha = exp2f(m[mi][rr] - base[rr]);  // (0 while the row has no finite score)
                 m[mi][rr] = m_new;
                 l[mi][rr] *= alpha;
 #pragma unroll
@@ -806,7 +813,8 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 // for at once). 1 is FlashAttention-3's intra-warpgroup pipelining: the products
 // S = Q K_j^T and O += P_{j-1} V_{j-1} are issued together, the softmax of tile j runs once the
 // first is done while the second is still in flight (P alternates between two register sets),
-// and the output is rescaled after it; the slot of tile j - 1 is released then. 2 adds
+// and the slot of tile j - 1 is released once the second is done; the output is rescaled by
+// tile j - 1's factors between the two issues, while the first runs. 2 adds
 // FlashAttention-3's ping-pong: the two warpgroups take turns issuing their products (named
 // barriers 1 and 2: a warpgroup waits for its turn, issues, then gives the other its turn;
 // warpgroup 1 gives warpgroup 0 the first turn and takes none back after its last issue), so
@@ -966,7 +974,14 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         // they stay unscaled until the exponent.
         const bool whole = sc2 > 0.0f && j0 + BN <= S && (!mk.causal || j0 + BN - 1 <= r_first);
         const float f = whole ? sc2 : 1.0f;
-        float top[2] = {neg_inf, neg_inf};
+        // Row maxima as four independent chains a row (fmaxf: one instruction, no compare and
+        // select; a NaN score is dropped here but still reaches P, the sums and the output through
+        // its exponential), so the reduction's latency is short beside the exponentials.
+        float top[2][4];
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) top[rr][q] = neg_inf;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -977,28 +992,36 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
                     const bool ok = key < S && !(mk.causal && key > i);
                     sacc[4 * j + c] = ok ? sacc[4 * j + c] * sc2 : neg_inf;
                 }
-                top[rr] = ra_max(top[rr], sacc[4 * j + c]);
+                float& chain = top[rr][2 * (j & 1) + (c & 1)];
+                chain = fmaxf(chain, sacc[4 * j + c]);
             }
         float base[2];
 #pragma unroll
         for (int rr = 0; rr < 2; ++rr) {
-            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
-            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
-            const float m_new = ra_max(m[rr], top[rr] * f);
-            alpha[rr] = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
-            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+            float row = fmaxf(fmaxf(top[rr][0], top[rr][1]), fmaxf(top[rr][2], top[rr][3]));
+            row = fmaxf(row, ra_shfl_xor(row, 1));
+            row = fmaxf(row, ra_shfl_xor(row, 2));
+            const float m_new = fmaxf(m[rr], row * f);
+            // (every score of the row so far is -inf when m_new is: base 0 keeps the exponents
+            // finite, and alpha = 2^(-inf) = 0 rescales the zero output and sums)
+            base[rr] = m_new == neg_inf ? 0.0f : m_new;
+            alpha[rr] = exp2f(m[rr] - base[rr]);
             m[rr] = m_new;
             l[rr] *= alpha[rr];
         }
+        // Two partial sums a row, added to the running sums at the end.
+        float part[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk)
 #pragma unroll
             for (int r = 0; r < 4; ++r) {
                 const float p0 = exp2f(ra_fma(sacc[8 * kk + 2 * r], f, -base[r & 1]));
                 const float p1 = exp2f(ra_fma(sacc[8 * kk + 2 * r + 1], f, -base[r & 1]));
-                l[r & 1] += p0 + p1;
+                part[r & 1][kk & 1] += p0 + p1;
                 p[kk][r] = ra_attn_pack<T>(p0, p1);
             }
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) l[rr] += part[rr][0] + part[rr][1];
     };
     auto rescale = [&]() {
 #pragma unroll
@@ -1048,7 +1071,9 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
     } else if (ntiles > 0) {
         // FlashAttention-3's intra-warpgroup overlap: S of tile jt is issued before O += P V of
         // tile jt - 1, and the softmax of tile jt runs while the second product is in flight; the
-        // output is rescaled once that product is done. P alternates between pa and pb.
+        // output is rescaled by tile jt - 1's factors between the two issues (while S runs, not
+        // on the path from one tile's last product to the next one's first). P alternates
+        // between pa and pb.
         if (PINGPONG && wg == 1) ra_attn_wg_bar_arrive<1>();  // warpgroup 0 issues first
         ra_mbar_wait(bars, 0u);
         ra_gemm_wg_fence();
@@ -1063,11 +1088,14 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         // (p_prev and p_next are named arrays at every call: registers, never indexed at run time)
         auto step = [&](int jt, ra_u32 (&p_prev)[BN / 16][4], ra_u32 (&p_next)[BN / 16][4]) {
             ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
-            ra_gemm_wg_fence_fragment(p_prev);
-            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence_operands(sacc);
             ra_gemm_wg_fence();
             my_turn();
             issue_s(slot);
+            rescale();  // by tile jt - 1's factors, while S of tile jt runs
+            ra_gemm_wg_fence_fragment(p_prev);
+            ra_gemm_wg_fence_operands(oacc);
+            ra_gemm_wg_fence();
             issue_pv(prev, p_prev);
             their_turn(false);
             ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be
@@ -1077,11 +1105,11 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
             ra_gemm_wg_fence_operands(oacc);
             ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)
             release(prev);
-            rescale();
             prev = slot;
             if (++slot == NS) { slot = 0; ++round; }
         };
         auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {
+            rescale();
             ra_gemm_wg_fence_fragment(p_last);
             ra_gemm_wg_fence_operands(oacc);
             ra_gemm_wg_fence();
