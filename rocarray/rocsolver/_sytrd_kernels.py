@@ -27,8 +27,10 @@ SOURCE = "rocsolver/sytrd.hip"
 
 #: Tile order of the symv kernel (``RA_TRD_TILE``).
 TILE = 32
-#: Threads per block of every kernel in the source (``RA_TRD_THREADS``).
+#: Threads per block of every kernel in the source but ``sytrd_symv_warp`` (``RA_TRD_THREADS``).
 THREADS = 256
+#: Threads per block of ``sytrd_symv_warp`` (``RA_TRD_SYMV_THREADS``).
+SYMV_THREADS = 128
 #: Rows of an order-n matrix per block of the norms and sum kernels (a block takes ``TILE`` rows
 #: at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction, sharing
 #: each column's rows.
@@ -58,6 +60,7 @@ def instantiations():
 _compile.register(SOURCE, instantiations())
 
 KERNELS = kernels.Family(SOURCE, THREADS, 2048 // THREADS)
+SYMV_KERNELS = kernels.Family(SOURCE, SYMV_THREADS, 2048 // SYMV_THREADS)
 
 
 def tile_rows(n):
@@ -120,8 +123,8 @@ class PanelLaunches:
         i64, ptr = numpy.int64, (lambda x: numpy.uint64(x.data.ptr))
         slot = launch.scalar(numpy.int64)
         if self.warp_tiles:
-            symv = KERNELS[kernel_name("sytrd_symv_warp", dtype)]
-            self._warps = max(1, THREADS // backend.device_info(device_id).warp_size)
+            symv = SYMV_KERNELS[kernel_name("sytrd_symv_warp", dtype)]
+            self._warps = max(1, SYMV_THREADS // backend.device_info(device_id).warp_size)
             self._wave = symv.wave(device_id)
             grid = warp_symv_blocks(n - 1, self._warps, self._wave)
             norm_size = 2 * norm_blocks(n)

@@ -421,6 +421,10 @@ ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ 
 
 #define RA_TRD_CHUNK 16
 #define RA_TRD_WARPS (RA_TRD_THREADS / RA_WARP_SIZE)
+// symv_warp's blocks are smaller: its warps share nothing but the block's dot, and its register
+// count leaves room for more resident warps in blocks of 128 than of 256
+#define RA_TRD_SYMV_THREADS 128
+#define RA_TRD_SYMV_WARPS (RA_TRD_SYMV_THREADS / RA_WARP_SIZE)
 
 struct ra_trd_nanmax_op {
     template <typename R> RA_DEVICE R operator()(R a, R b) const { return ra_trd_nanmax<R>(a, b); }
@@ -429,18 +433,21 @@ struct ra_trd_nanmax_op {
 // p[j] (j < RA_TRD_CHUNK) of every lane summed over the 32 lanes of its lane group (lanes
 // 32 g .. 32 g + 31): lane r of the group gets the total of p[r % RA_TRD_CHUNK]. A butterfly that
 // halves the values a lane holds at each step (each lane sends the half its partner keeps).
+template <int H, typename T>
+RA_DEVICE void ra_trd_transpose_step(T (&p)[RA_TRD_CHUNK], int lane) {
+    const bool up = (lane & H) != 0;
+#pragma unroll
+    for (int i = 0; i < H; ++i) {
+        const T send = up ? p[i] : p[i + H];
+        const T keep = up ? p[i + H] : p[i];
+        p[i] = keep + ra_shfl_xor(send, H);
+    }
+    if (H > 1) ra_trd_transpose_step<(H > 1 ? H / 2 : 1)>(p, lane);
+}
+
 template <typename T>
 RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
-#pragma unroll
-    for (int h = RA_TRD_CHUNK / 2; h > 0; h >>= 1) {
-        const bool up = (lane & h) != 0;
-#pragma unroll
-        for (int i = 0; i < h; ++i) {
-            const T send = up ? p[i] : p[i + h];
-            const T keep = up ? p[i + h] : p[i];
-            p[i] = keep + ra_shfl_xor(send, h);
-        }
-    }
+    ra_trd_transpose_step<RA_TRD_CHUNK / 2>(p, lane);
     T s = p[0];
 #pragma unroll
     for (int o = RA_TRD_CHUNK; o < RA_TRD_TILE; o <<= 1) s = s + ra_shfl_xor(s, o);
@@ -448,7 +455,7 @@ RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
 }
 
 template <typename T>
-__global__ void __launch_bounds__(RA_TRD_THREADS)
+__global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
 ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0,
                              ra_i64 k, ra_i64 c, const typename ra_trd_ops<T>::R* __restrict__ norms,
                              typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
@@ -458,7 +465,8 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
     static_assert(RA_WARP_SIZE == 32 || RA_WARP_SIZE == 64, "a tile row per lane of a 32-lane group");
     constexpr int NG = RA_WARP_SIZE / RA_TRD_TILE;              // lane groups a warp
     constexpr int CPL = RA_TRD_TILE / RA_TRD_CHUNK / NG;         // column chunks a lane, each tile
-    __shared__ T wdot[RA_TRD_WARPS];
+    __shared__ T wdot[RA_TRD_SYMV_WARPS];
+    __shared__ T vcols[RA_TRD_SYMV_WARPS][RA_TRD_TILE];  // each warp's tile column v (broadcast reads)
     ra_dependent_grid_enter();
     const int lane = ra_lane_id(), warp = ra_warp_id();
     const int r = lane % RA_TRD_TILE, grp = lane / RA_TRD_TILE;
@@ -509,9 +517,9 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
     }
 
     const T* A22 = a + (k + 1) + (k + 1) * lda;
-    const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_WARPS;
+    const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
     T vdot = zero;  // this lane's share of (A22 v)^H v
-    for (ra_i64 tile = (ra_i64)blockIdx.x * RA_TRD_WARPS + warp; tile < tiles; tile += warps) {
+    for (ra_i64 tile = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp; tile < tiles; tile += warps) {
         ra_i64 I = (ra_i64)((sqrt(8.0 * (double)tile + 1.0) - 1.0) / 2.0);
         while (I * (I + 1) / 2 > tile) --I;
         while ((I + 1) * (I + 2) / 2 <= tile) ++I;
@@ -522,6 +530,9 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
         const bool row_in = gi < m;
         const T xr = row_in ? (gi == 0 ? one : sc * x[gi]) : zero;
         const T xc = diag ? xr : (gj < m ? (gj == 0 ? one : sc * x[gj]) : zero);
+        ra_warp_sync();  // the previous tile's reads of vcols are done
+        if (grp == 0) vcols[warp][r] = xc;
+        ra_warp_sync();
         T rowacc = zero;
         T tacc[CPL];
 #pragma unroll
@@ -537,7 +548,7 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
 #pragma unroll
             for (int j = 0; j < RA_TRD_CHUNK; ++j) {
                 const int cj = ch * RA_TRD_CHUNK + j;
-                const T vj = ra_shfl(xc, cj);
+                const T vj = vcols[warp][cj];
                 const bool on_diag = diag && cj == r;
                 rowacc = rowacc + (on_diag ? O::make(O::re(p[j]), R(0)) : p[j]) * vj;
                 p[j] = on_diag ? zero : O::conj(p[j]) * xr;
@@ -593,7 +604,7 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
     __syncthreads();
     if (threadIdx.x == 0) {
         T total = zero;
-        for (int w = 0; w < RA_TRD_WARPS; ++w) total = total + wdot[w];
+        for (int w = 0; w < RA_TRD_SYMV_WARPS; ++w) total = total + wdot[w];
         dotp[blockIdx.x] = total;
     }
 }
