@@ -31,9 +31,9 @@ TILE = 32
 THREADS = 256
 #: Threads per block of ``sytrd_symv_warp`` (``RA_TRD_SYMV_THREADS``).
 SYMV_THREADS = 128
-#: Rows of an order-n matrix per block of the norms and sum kernels (a block takes ``TILE`` rows
-#: at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole reduction, sharing
-#: each column's rows.
+#: Rows of an order-n matrix per block of the block-tile pair's norms and sum kernels (a block
+#: takes ``TILE`` rows at a time): their grid is ``ceil(n / ROWS_PER_BLOCK)`` blocks for the whole
+#: reduction, sharing each column's rows. The warp-tile pair takes ``TILE`` rows a block.
 ROWS_PER_BLOCK = 32
 #: Widest panel the kernels take (``RA_TRD_NB_MAX``).
 NB_MAX = 64
@@ -69,7 +69,7 @@ def tile_rows(n):
 
 
 def row_blocks(n):
-    """Blocks of the norms and sum kernels for order ``n``."""
+    """Blocks of the block-tile pair's norms and sum kernels for order ``n``."""
     return max(1, -(-n // ROWS_PER_BLOCK))
 
 
@@ -149,7 +149,8 @@ class PanelLaunches:
                 (i64(n), ptr(a), i64(lda), ptr(self.W), slot, slot, slot, launch.scalar(numpy.int32), i64(grid),
                  ptr(dots), ptr(scale), ptr(tau), ptr(partial), ptr(ypart), ptr(norms)))
             return
-        dependent = bool(DEPENDENT)
+        # only where the kernels are compiled with the grid dependency wait (else a race)
+        dependent = bool(DEPENDENT) and backend.dependent_launches(device_id)
         self._norm_kernel = KERNELS[kernel_name("sytrd_norms", dtype)]
         self._norm_args = (i64(n), ptr(a), i64(lda), slot, ptr(norms))
         self._symv_kernel = symv
