@@ -480,6 +480,7 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
 
     // larfg's scalars, every warp on its own (the same loads and order: the same bits)
     R big = R(0);
+#pragma unroll 4
     for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) big = ra_trd_nanmax<R>(big, norms[2 * b]);
     big = ra_warp_reduce(big, ra_trd_nanmax_op());
     R sum = R(0);
@@ -650,10 +651,12 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
         const int q = t % outs, part = t / outs;
         if (part < parts) {
+#pragma unroll 8
             for (ra_i64 I = part; I < nt; I += parts) ysp = ysp + ypart[I * outs + q];
         }
     }
     T dp = zero;
+#pragma unroll 4
     for (ra_i64 b = t; b < nsymv; b += RA_TRD_THREADS) dp = dp + dotp[b];
     T w0p = zero;
     if (next) {
@@ -661,6 +664,7 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
     }
     T s = zero, u = zero;
     if (mine) {
+#pragma unroll 8
         for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
         if (next) {
             for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
