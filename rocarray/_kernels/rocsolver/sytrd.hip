@@ -408,9 +408,11 @@ ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ 
 //   reductions of the nnorms = ceil((n - k) / RA_TRD_TILE) norm partials) and then takes whole
 //   32 x 32 lower tiles of A22 in turn: a lane holds one row of the tile and RA_TRD_CHUNK of its
 //   columns at a time in registers (16 independent loads in flight per lane), adds their row
-//   contributions in place and hands their transposed products to a butterfly that leaves lane r
-//   with the column sum of column r (RA_TRD_CHUNK - 1 + 1 shuffles a chunk, no shared memory).
-//   A wavefront of 64 takes a tile's two column chunks in its two lane halves.
+//   contributions in place (the tile column's v read as broadcasts from the warp's row of shared
+//   memory) and hands their transposed products to a butterfly that leaves lane r with the sum of
+//   column r (RA_TRD_CHUNK shuffles a chunk). A wavefront of 64 takes a tile's two column chunks
+//   in its two lane halves. Diagonal tiles also give the panel products W^H v, V^H v of their
+//   rows through the same butterfly.
 // ra_rocsolver_sytrd_sum_rows<T>: block b takes the rows [32 b, 32 b + 32) of the column's m rows
 //   (blocks past m return at once: the grid is sized by n, the work by n - k), warp reductions,
 //   three block barriers, and its norm partials of column k + 1 from the values in registers
