@@ -158,6 +158,7 @@ class PanelLaunches:
                            ptr(scale), ptr(partial), ptr(ypart), ptr(dots))
         self._dependent = dependent
         self._prepared = {}
+        self._symv_at = {}
         self._grid = grid
         self._sum = KERNELS[kernel_name("sytrd_sum_rows", dtype)].prepare(
             device_id, (norm_blocks(n),),
@@ -180,8 +181,14 @@ class PanelLaunches:
         self._launch("norms", norm_blocks(self._n - k))(k)
 
     def _warp_symv(self, j0, k, c):
-        self._grid = grid = warp_symv_blocks(self._n - k - 1, self._warps, self._wave)
-        self._launch("symv", grid)(j0, k, c)
+        got = self._symv_at.get(k)
+        if got is None:  # the grids of the whole reduction, once (the column loop stays a lookup)
+            for col in range(self._n - 1):
+                grid = warp_symv_blocks(self._n - col - 1, self._warps, self._wave)
+                self._symv_at[col] = (grid, self._launch("symv", grid))
+            got = self._symv_at[k]
+        self._grid, go = got
+        go(j0, k, c)
 
     def _warp_total(self, j0, k, c, next):
         self._sum(j0, k, c, next, self._grid)
