@@ -646,37 +646,38 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
     const T tk = tau[k];
     const T sc = scale[0];
 
-    // every independent load first: the panel products' partials, the dots, row 0's slots, this
+    // every independent load first (a loop's loads wait for the previous loop's sums): this row's
+    // x and next-column elements, the panel products' partials, the dots with row 0's slots, this
     // row's slots, the next column's update (needs no W^H v)
+    T xv = zero, anv = zero;
+    if (g == 0 && mine) {
+        xv = x[r];
+        if (next) anv = an[r];
+    }
     T ysp = zero;
     if (outs > 0) {
         const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
         const int q = t % outs, part = t / outs;
         if (part < parts) {
-#pragma unroll 8
+#pragma unroll 16
             for (ra_i64 I = part; I < nt; I += parts) ysp = ysp + ypart[I * outs + q];
         }
     }
-    T dp = zero;
+    T dp = zero, w0p = zero;
+    const ra_i64 ends = next && nt > nsymv ? nt : nsymv;
 #pragma unroll 4
-    for (ra_i64 b = t; b < nsymv; b += RA_TRD_THREADS) dp = dp + dotp[b];
-    T w0p = zero;
-    if (next) {
-        for (ra_i64 q = t; q < nt; q += RA_TRD_THREADS) w0p = w0p + partial[q * m];
+    for (ra_i64 b = t; b < ends; b += RA_TRD_THREADS) {
+        if (b < nsymv) dp = dp + dotp[b];
+        if (next && b < nt) w0p = w0p + partial[b * m];
     }
     T s = zero, u = zero;
     if (mine) {
-#pragma unroll 8
+#pragma unroll 16
         for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
         if (next) {
             for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
                 u = u + a[i + (j0 + j) * lda] * O::conj(W[kn + j * n]) + W[i + j * n] * O::conj(a[kn + (j0 + j) * lda]);
         }
-    }
-    T xv = zero, anv = zero;
-    if (g == 0 && mine) {
-        xv = x[r];
-        if (next) anv = an[r];
     }
     red[t] = ysp;
     redu[t] = u;
