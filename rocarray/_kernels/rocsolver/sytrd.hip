@@ -646,14 +646,9 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
     const T tk = tau[k];
     const T sc = scale[0];
 
-    // every independent load first (a loop's loads wait for the previous loop's sums): this row's
-    // x and next-column elements, the panel products' partials, the dots with row 0's slots, this
-    // row's slots, the next column's update (needs no W^H v)
-    T xv = zero, anv = zero;
-    if (g == 0 && mine) {
-        xv = x[r];
-        if (next) anv = an[r];
-    }
+    // the independent loads first (a loop's loads wait for the previous loop's sums): the panel
+    // products' partials, the dots with row 0's slots, this row's slots, the next column's update
+    // (needs no W^H v)
     T ysp = zero;
     if (outs > 0) {
         const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
@@ -700,6 +695,12 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         w0raw = w0raw + wsum[RA_TRD_WARPS + w];
     }
     __syncthreads();  // ys complete; red free
+    // this row's x and next-column elements, loaded with the corrections' operands
+    T xv = zero, anv = zero;
+    if (g == 0 && mine) {
+        xv = x[r];
+        if (next) anv = an[r];
+    }
     // the corrections V (W^H v) + W (V^H v): this row's by its group, row 0's spread over the block
     T corr = zero;
     if (mine) {
