@@ -11,7 +11,9 @@ kernels it launched (the launch layer's observer), so a clean sanitizer log can 
 kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
 300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks;
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
-on lengths that are not multiples of its tiles.
+on lengths that are not multiples of its tiles. ``sytrd150``/``sytrd150z`` reduce an order-150
+matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
+``sytrd_sum_rows``) and then through the block-tile ones.
 """
 
 import sys
@@ -19,7 +21,8 @@ import sys
 import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "luouter300", "spgemm_tiny",
-         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128")
+         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128",
+         "sytrd150", "sytrd150z")
 
 
 def _lu_case(case, rng):
@@ -87,6 +90,30 @@ def _attention_case(case, rng):
             raise SystemExit(f"{case} causal={causal}: max error {err}")
 
 
+def _sytrd_case(case, rng):
+    import cupy
+
+    from rocarray import rocsolver
+    from rocarray.rocsolver import _sytrd_kernels
+
+    n = 150
+    dtype = "complex128" if case.endswith("z") else "float64"
+    x = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dtype == "complex128" else 0)
+    a = ((x + x.conj().T) / 2).astype(dtype)
+    want = numpy.linalg.eigvalsh(a)
+    for warp_tiles in (True, False):
+        _sytrd_kernels.WARP_TILES = warp_tiles
+        A = cupy.asarray(a.T.ravel())  # column-major, the lower triangle used
+        D, E = cupy.empty(n, numpy.float64), cupy.empty(n - 1, numpy.float64)
+        tau = cupy.empty(n - 1, dtype)
+        (rocsolver.hetrd if dtype == "complex128" else rocsolver.sytrd)("L", n, A, n, D, E, tau)
+        d, e = cupy.asnumpy(D), cupy.asnumpy(E)
+        got = numpy.linalg.eigvalsh(numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1))
+        err = float(numpy.abs(got - want).max())
+        if not err < 1e-9 * n:
+            raise SystemExit(f"{case} warp_tiles={warp_tiles}: eigenvalue error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -103,7 +130,8 @@ def main(argv):
     launch.observer = names
     rng = numpy.random.default_rng(5)
     case = argv[0]
-    run = _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn") else _spgemm_case
+    run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
+           else _sytrd_case if case.startswith("sytrd") else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None
