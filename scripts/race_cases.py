@@ -11,8 +11,9 @@ kernels it launched (the launch layer's observer), so a clean sanitizer log can 
 kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
 300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks;
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
-on lengths that are not multiples of its tiles. ``sytrd150``/``sytrd150z`` reduce an order-150
-matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
+on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
+so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
+order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
 ``sytrd_sum_rows``) and then through the block-tile ones.
 """
 
@@ -22,7 +23,7 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "luouter300", "spgemm_tiny",
          "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128",
-         "sytrd150", "sytrd150z")
+         "attn_wgmma_units", "sytrd150", "sytrd150z")
 
 
 def _lu_case(case, rng):
@@ -75,8 +76,9 @@ def _attention_case(case, rng):
 
     from rocarray.miopen import _attention
 
-    d = 64 if case.endswith("64") else 128
-    q, k, v = (rng.standard_normal((1, 2, n, d)).astype(numpy.float16) for n in (129, 200, 200))
+    d = 128 if case.endswith("128") else 64
+    heads = 300 if case.endswith("units") else 2
+    q, k, v = (rng.standard_normal((1, heads, n, d)).astype(numpy.float16) for n in (129, 200, 200))
     for causal in (False, True):
         out, _ = _attention.attention_forward(*(cupy.asarray(x) for x in (q, k, v)), causal=causal,
                                               variant="wgmma")
