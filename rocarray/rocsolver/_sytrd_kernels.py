@@ -41,8 +41,9 @@ NB_MAX = 64
 #: Run the columns through the warp-tile kernels (False: the block-tile ``sytrd_symv``/``sytrd_sum``).
 WARP_TILES = True
 #: Queue the warp-tile kernels as programmatic dependents of the previous kernel where the device
-#: supports it (NVIDIA sm_90+), so that a column's launch overlaps the previous one's drain.
-DEPENDENT = True
+#: supports it (NVIDIA sm_90+), so that a column's launch overlaps the previous one's drain. Off:
+#: it measured slower than plain launches (docs/performance/rocsolver.md).
+DEPENDENT = False
 
 KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv_warp", "sytrd_sum_rows")
 
