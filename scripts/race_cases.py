@@ -12,7 +12,10 @@ kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold s
 300 reaches ``getf2_grid`` (``lurows*``: ``getf2_rows``, a thread per panel row); ``luouter*`` take
 the outer-block LU with its inverted diagonal blocks;
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
-on lengths that are not multiples of its tiles.
+on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
+so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
+order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
+``sytrd_sum_rows``) and then through the block-tile ones.
 """
 
 import sys
@@ -21,7 +24,7 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128")
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z")
 
 
 def _lu_case(case, rng):
@@ -77,8 +80,9 @@ def _attention_case(case, rng):
 
     from rocarray.miopen import _attention
 
-    d = 64 if case.endswith("64") else 128
-    q, k, v = (rng.standard_normal((1, 2, n, d)).astype(numpy.float16) for n in (129, 200, 200))
+    d = 128 if case.endswith("128") else 64
+    heads = 300 if case.endswith("units") else 2
+    q, k, v = (rng.standard_normal((1, heads, n, d)).astype(numpy.float16) for n in (129, 200, 200))
     for causal in (False, True):
         out, _ = _attention.attention_forward(*(cupy.asarray(x) for x in (q, k, v)), causal=causal,
                                               variant="wgmma")
@@ -90,6 +94,30 @@ def _attention_case(case, rng):
         err = float(numpy.abs(cupy.asnumpy(out).astype(float) - want).max())
         if not err < 1e-2:
             raise SystemExit(f"{case} causal={causal}: max error {err}")
+
+
+def _sytrd_case(case, rng):
+    import cupy
+
+    from rocarray import rocsolver
+    from rocarray.rocsolver import _sytrd_kernels
+
+    n = 150
+    dtype = "complex128" if case.endswith("z") else "float64"
+    x = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dtype == "complex128" else 0)
+    a = ((x + x.conj().T) / 2).astype(dtype)
+    want = numpy.linalg.eigvalsh(a)
+    for warp_tiles in (True, False):
+        _sytrd_kernels.WARP_TILES = warp_tiles
+        A = cupy.asarray(a.T.ravel())  # column-major, the lower triangle used
+        D, E = cupy.empty(n, numpy.float64), cupy.empty(n - 1, numpy.float64)
+        tau = cupy.empty(n - 1, dtype)
+        (rocsolver.hetrd if dtype == "complex128" else rocsolver.sytrd)("L", n, A, n, D, E, tau)
+        d, e = cupy.asnumpy(D), cupy.asnumpy(E)
+        got = numpy.linalg.eigvalsh(numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1))
+        err = float(numpy.abs(got - want).max())
+        if not err < 1e-9 * n:
+            raise SystemExit(f"{case} warp_tiles={warp_tiles}: eigenvalue error {err}")
 
 
 def main(argv):
@@ -108,7 +136,8 @@ def main(argv):
     launch.observer = names
     rng = numpy.random.default_rng(5)
     case = argv[0]
-    run = _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn") else _spgemm_case
+    run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
+           else _sytrd_case if case.startswith("sytrd") else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None
