@@ -58,23 +58,25 @@ def _check_outer_blocks(rng):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = saved
 
 
-def _check_way_back_panels(rng):
-    """The panel kernels getf2_rows replaced by default (its way back, ``ROWS_KERNEL = False``):
-    an order of 300 with the device-wide threshold lowered, so that its first panels go to
-    ``getf2_grid`` and the shorter ones to the one-block ``getf2``."""
+def _check_other_panels(rng):
+    """The panel kernels the defaults may not reach at this check's orders: ``getf2_rows`` (off by
+    default, ``ROWS_KERNEL``; it takes every real panel when on) and, with the device-wide
+    threshold lowered, ``getf2_grid`` for the first panels of an order of 300 and the one-block
+    ``getf2`` for the shorter ones."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_kernels
 
     saved = _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS
     try:
-        _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = False, 256
-        eps = numpy.finfo(numpy.float64).eps
-        a, b = _random((300, 300), "float64", rng), _random((300,), "float64", rng)
-        x = la.solve(a, b)
-        ah, bh, xh = (backend.cupy().asnumpy(v) for v in (a, b, x))
-        err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
-        if not err < 8:
-            raise AssertionError(f"solve 300 float64, getf2_grid and getf2 panels: backward error {err:.2f} n eps")
+        for rows_kernel, what in ((True, "getf2_rows panels"), (False, "getf2_grid and getf2 panels")):
+            _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = rows_kernel, 256
+            eps = numpy.finfo(numpy.float64).eps
+            a, b = _random((300, 300), "float64", rng), _random((300,), "float64", rng)
+            x = la.solve(a, b)
+            ah, bh, xh = (backend.cupy().asnumpy(v) for v in (a, b, x))
+            err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
+            if not err < 8:
+                raise AssertionError(f"solve 300 float64, {what}: backward error {err:.2f} n eps")
     finally:
         _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = saved
 
@@ -99,7 +101,7 @@ def _check_composed_laswp(rng):
 def check_solve(rng):
     import rocarray.linalg as la
 
-    _check_way_back_panels(rng)
+    _check_other_panels(rng)
     _check_composed_laswp(rng)
 
     for dtype in _DTYPES:

@@ -7,14 +7,14 @@ right-looking over outer blocks of OUTER columns (:func:`_getrf_outer`). Each bl
 block's inverse) and the whole trailing matrix is updated by ONE gemm ``A22 -= L21 U12`` of
 depth OUTER. Inside a block the column range is halved (the left part a multiple of
 :data:`INVERSE_LEAF`, then of :data:`PANEL` columns) until a panel of at most :data:`PANEL`
-columns is left. A panel (of at least ``_lu_kernels.ROWS_PANEL_ROWS`` rows: by default every
-one) is factored across the device by ``ra_rocsolver_getf2_rows``: a cooperative launch of
-blocks of 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in shared memory), one device-wide exchange per column
-(each block's candidate with its row, and the diagonal row, published in global memory behind a
-per-block flag; every block reads all of them at once and reduces them to the same pivot).
-With ``_lu_kernels.ROWS_KERNEL`` off, or where those blocks do not fit, panels of at least
-``_lu_kernels.GRID_PANEL_ROWS`` rows go to ``ra_rocsolver_getf2_grid`` (about one block per
-multiprocessor holding a share of the rows, a counting grid barrier per column); where the
+columns is left. A panel of at least ``_lu_kernels.GRID_PANEL_ROWS`` rows is factored across
+the device by ``ra_rocsolver_getf2_grid`` (about one block per multiprocessor holding a share of
+the rows, a counting grid barrier per column). With ``_lu_kernels.ROWS_KERNEL`` on (off by
+default), a real panel goes to ``ra_rocsolver_getf2_rows`` first: a cooperative launch of
+blocks of 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in
+shared memory), one device-wide exchange per column (each block's candidate with its row, and
+the diagonal row, published in global memory behind a per-block flag; every block reads all of
+them at once and reduces them to the same pivot). Where the
 device has no cooperative launch or the blocks would not all be resident, and for shorter
 panels, ``ra_rocsolver_getf2`` factors it in one block. All give the same pivots and factors.
 The panel's row swaps then go to every other column of the matrix at once, both sides of the

@@ -53,11 +53,13 @@ GRID_MIN_SHARE = 32
 #: (about 2 s at 2 GHz: far past any real wait, short of a hang).
 GRID_SPIN_LIMIT = 1 << 32
 
-#: Factor device-wide panels with ``ra_rocsolver_getf2_rows`` (a thread per panel row, the
-#: blocks' candidates read after per-block flags instead of a counting barrier) where it fits.
-#: False: ``ra_rocsolver_getf2_grid`` from GRID_PANEL_ROWS and the one-block getf2 below (the
-#: way back).
-ROWS_KERNEL = True
+#: Factor device-wide panels of real matrices with ``ra_rocsolver_getf2_rows`` (a thread per
+#: panel row, the blocks' candidates read after per-block flags instead of a counting barrier)
+#: where it fits. Off: it measured slower than ``ra_rocsolver_getf2_grid`` on the GPU, and its
+#: complex pivots differed from the one-block kernel's there, so complex panels never take it
+#: (docs/performance/rocsolver.md). False: ``getf2_grid`` from GRID_PANEL_ROWS and the one-block
+#: getf2 below.
+ROWS_KERNEL = False
 #: Most threads (panel rows) of a ``getf2_rows`` block (``RA_ROCSOLVER_LU_ROWS_BLOCK``); halved
 #: while the block's shared memory does not fit.
 ROWS_BLOCK = 256
@@ -159,7 +161,7 @@ def getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=None):
     one grid barrier per column. The same pivots, ``ipiv`` and ``info`` as :func:`getf2` (one
     matrix, ``strideA = strideP = 0``).
 
-    With :data:`ROWS_KERNEL` (and ``blocks`` not given) the panel goes to :func:`getf2_rows`
+    With :data:`ROWS_KERNEL` (and ``blocks`` not given) a real panel goes to :func:`getf2_rows`
     first, where that takes it.
 
     Returns the barrier's state (pass it to :func:`check_grid_barrier` once the factorization's
@@ -167,7 +169,7 @@ def getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=None):
     (< :data:`GRID_PANEL_ROWS` rows, unless ``blocks`` is given), too wide, the device has no
     cooperative launch, or the blocks would not fit in shared memory or be resident together.
     """
-    if ROWS_KERNEL and blocks is None:
+    if ROWS_KERNEL and blocks is None and A.dtype.kind != "c":
         sync = getf2_rows(m, n, A, lda, ipiv, info, offset)
         if sync is not None:
             return sync

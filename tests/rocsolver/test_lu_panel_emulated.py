@@ -259,12 +259,14 @@ def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
 
 
 def test_rows_panel_routing(fake_device, monkeypatch):
-    """getf2_grid sends panels of ROWS_PANEL_ROWS rows and more (default: all) to getf2_rows
-    (256-thread blocks, one row each, cooperative, with sm_90's shared memory; halved blocks where it is short, none
-    where even 64 do not fit); ROWS_KERNEL off is the way back to getf2_grid's shares."""
+    """With ROWS_KERNEL on, getf2_grid sends real panels of ROWS_PANEL_ROWS rows and more (default:
+    all) to getf2_rows (256-thread blocks, one row each, cooperative, with sm_90's shared memory;
+    halved blocks where it is short, none where even 64 do not fit), complex ones to its own shares;
+    ROWS_KERNEL off (the default) keeps getf2_grid's shares for every panel."""
     from launchfake import SM90_SHARED
     from rocarray._core import backend
 
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", True)
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     A = fake_device.array((8192 * 32,), "float64")
     ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
@@ -283,6 +285,9 @@ def test_rows_panel_routing(fake_device, monkeypatch):
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 16 * 1024)
     assert _lu_kernels.getf2_rows(8192, 32, A, 8192, ipiv, info, 0) is None
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    Z = fake_device.array((8192 * 32,), "complex128")
+    assert _lu_kernels.getf2_grid(8192, 32, Z, 8192, ipiv, info, 0) is not None
+    assert fake_device.launches[-1].name == "ra_rocsolver_getf2_grid<ra_c128>"
     monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
     assert _lu_kernels.getf2_grid(8192, 32, A, 8192, ipiv, info, 0) is not None
     assert fake_device.launches[-1].name == "ra_rocsolver_getf2_grid<double>"
@@ -410,9 +415,9 @@ def _outer_blocks(monkeypatch):
 
 
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
-    """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
-    32 columns, those of at least ROWS_PANEL_ROWS rows across the device (getf2_rows,
-    cooperatively; by default every panel, the short ones in one block); one laswp per panel
+    """Which kernels one getrf of 8192 x 8192 float64 launches with ROWS_KERNEL on (recorded, not
+    run): 256 panels of 32 columns, those of at least ROWS_PANEL_ROWS rows across the device
+    (getf2_rows, cooperatively; by default every panel, the short ones in one block); one laswp per panel
     (both sides, the panel's columns skipped); the barrier checked once. The solves for U12 go
     through inverses of the 64-column diagonal blocks: the only trsm leaves are the 32 x 32
     solves inside each 64-column block (128, one block of 32 vectors each), and one ``lu_inv``
@@ -421,6 +426,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
     _outer_blocks(monkeypatch)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", True)   # (off by default)
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", False)   # one stream (the next test has the look-ahead)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
@@ -465,6 +471,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     two more gemms (the next block's columns solved and updated apart from the rest)."""
     overlaps = []
     _outer_blocks(monkeypatch)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", True)   # (off by default)
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", True)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
