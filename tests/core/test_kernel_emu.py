@@ -156,7 +156,7 @@ def test_a_source_s_listed_kernels_share_one_library_and_a_broken_list_falls_bac
     assert total.param_sizes == (8, 8, 8) and shuffles.param_sizes == (8,)
     h = np.random.default_rng(2).standard_normal(300)
     out = emulated_device.array(np.zeros(1))
-    total(1, 256, (emulated_device.array(h), np.int64(h.size), out))
+    total(2, 256, (emulated_device.array(h), np.int64(h.size), out))
     np.testing.assert_allclose(np.asarray(out)[0], h.sum(), rtol=1e-12)
 
     monkeypatch.setattr(kernel_emu, "_manifest_memo", [{"cuda32": {SOURCE: [*listed, "emu_check_no_such_kernel"]}}])
