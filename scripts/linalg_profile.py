@@ -7,8 +7,12 @@ count, then the median time of unprofiled calls (device events) against CuPy's (
     python scripts/linalg_profile.py                              # cholesky 8192, float64 and float32
     python scripts/linalg_profile.py eigh 4096 float64            # eigh, solve, qr, svd, cholesky
     python scripts/linalg_profile.py cholesky 4096 float64 --table # also the profile's full table
+    python scripts/linalg_profile.py eigh 4096 float64 --set=rocarray.rocsolver._sytrd_kernels.WARP_TILES=False
+                                                                  # a module constant set first (a way back)
 """
 
+import ast
+import importlib
 import sys
 
 import numpy
@@ -59,9 +63,20 @@ def _matrix(cupy, n, dtype, kind):
     return x.astype(dtype)
 
 
+def set_constants(argv):
+    """Apply each ``--set=package.module.NAME=literal`` argument (a module constant, before any call)."""
+    for arg in argv:
+        if arg.startswith("--set="):
+            target, value = arg[len("--set="):].split("=", 1)
+            module, name = target.rsplit(".", 1)
+            setattr(importlib.import_module(module), name, ast.literal_eval(value))
+            print(f"{target} = {value}")
+
+
 def main(argv):
     import cupy
 
+    set_constants(argv)
     args = [a for a in argv if not a.startswith("--")]
     name = args.pop(0) if args and args[0] in FUNCTIONS else "cholesky"
     ours, theirs, count, kind = FUNCTIONS[name]

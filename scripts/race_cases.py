@@ -9,17 +9,22 @@ up to 2100 and eight dtype/index combinations) run for many minutes under it. Ea
 launches one kernel family's shapes once on a small problem, checks the answer, and prints the
 kernels it launched (the launch layer's observer), so a clean sanitizer log can be tied to the
 kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
-300 reaches ``getf2_grid``; ``luouter*`` take the outer-block LU with its inverted diagonal blocks;
+300 reaches ``getf2_grid`` (``lurows*``: ``getf2_rows``, a thread per panel row); ``luouter*`` take
+the outer-block LU with its inverted diagonal blocks;
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
-on lengths that are not multiples of its tiles.
+on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
+so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
+order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
+``sytrd_sum_rows``) and then through the block-tile ones.
 """
 
 import sys
 
 import numpy
 
-CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "luouter300", "spgemm_tiny",
-         "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128")
+CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
+         "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z")
 
 
 def _lu_case(case, rng):
@@ -29,12 +34,15 @@ def _lu_case(case, rng):
     from rocarray.rocsolver import _lu_blocked, _lu_kernels
 
     if case.startswith("lugrid"):
-        _lu_kernels.GRID_PANEL_ROWS = 64
+        _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.ROWS_KERNEL = 64, False
+    if case.startswith("lurows"):
+        _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
     dtype = "complex64" if case.endswith("c") else "float64"
     shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lu300": (300, 300), "lu700": (700, 700),
-             "lugrid300": (300, 300), "lugrid300c": (300, 300), "luouter300": (300, 300)}[case]
+             "lugrid300": (300, 300), "lugrid300c": (300, 300), "lurows300": (300, 300), "lurows300c": (300, 300),
+             "luouter300": (300, 300)}[case]
     scale = 1 + 1j if dtype == "complex64" else 1
     a = cupy.asarray(rng.standard_normal(shape) * scale).astype(dtype)
     b = cupy.asarray(rng.standard_normal(shape[:-1] + (2,))).astype(dtype)
@@ -72,8 +80,9 @@ def _attention_case(case, rng):
 
     from rocarray.miopen import _attention
 
-    d = 64 if case.endswith("64") else 128
-    q, k, v = (rng.standard_normal((1, 2, n, d)).astype(numpy.float16) for n in (129, 200, 200))
+    d = 128 if case.endswith("128") else 64
+    heads = 300 if case.endswith("units") else 2
+    q, k, v = (rng.standard_normal((1, heads, n, d)).astype(numpy.float16) for n in (129, 200, 200))
     for causal in (False, True):
         out, _ = _attention.attention_forward(*(cupy.asarray(x) for x in (q, k, v)), causal=causal,
                                               variant="wgmma")
@@ -85,6 +94,30 @@ def _attention_case(case, rng):
         err = float(numpy.abs(cupy.asnumpy(out).astype(float) - want).max())
         if not err < 1e-2:
             raise SystemExit(f"{case} causal={causal}: max error {err}")
+
+
+def _sytrd_case(case, rng):
+    import cupy
+
+    from rocarray import rocsolver
+    from rocarray.rocsolver import _sytrd_kernels
+
+    n = 150
+    dtype = "complex128" if case.endswith("z") else "float64"
+    x = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dtype == "complex128" else 0)
+    a = ((x + x.conj().T) / 2).astype(dtype)
+    want = numpy.linalg.eigvalsh(a)
+    for warp_tiles in (True, False):
+        _sytrd_kernels.WARP_TILES = warp_tiles
+        A = cupy.asarray(a.T.ravel())  # column-major, the lower triangle used
+        D, E = cupy.empty(n, numpy.float64), cupy.empty(n - 1, numpy.float64)
+        tau = cupy.empty(n - 1, dtype)
+        (rocsolver.hetrd if dtype == "complex128" else rocsolver.sytrd)("L", n, A, n, D, E, tau)
+        d, e = cupy.asnumpy(D), cupy.asnumpy(E)
+        got = numpy.linalg.eigvalsh(numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1))
+        err = float(numpy.abs(got - want).max())
+        if not err < 1e-9 * n:
+            raise SystemExit(f"{case} warp_tiles={warp_tiles}: eigenvalue error {err}")
 
 
 def main(argv):
@@ -103,7 +136,8 @@ def main(argv):
     launch.observer = names
     rng = numpy.random.default_rng(5)
     case = argv[0]
-    run = _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn") else _spgemm_case
+    run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
+           else _sytrd_case if case.startswith("sytrd") else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None

@@ -90,8 +90,28 @@ def gesv_warp(A, B, X, info):
         X[b] = x
 
 
-def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
+def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch, gap=(0, 0)):
     calls.append(("laswp", n, k1, k2, reverse, batch))
+    if gap[1]:   # the columns before the gap, then those after it
+        first = min(gap[0], n)
+        _laswp(first, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch)
+        _laswp(n - first, A[(gap[0] + gap[1]) * lda:], lda, strideA, k1, k2, ipiv, strideP, reverse, batch)
+    else:
+        _laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch)
+
+
+def getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=None):
+    """No device-wide panel here (those have emulated tests of their own): getf2 takes every panel."""
+    return None
+
+
+def laswp_composed(n, A, lda, k1, k2, ipiv, gap=(0, 0)):
+    calls.append(("laswp_composed", n, k1, k2))
+    laswp(n, A, lda, 0, k1, k2, ipiv, 0, False, 1, gap)
+    calls.pop(-1)   # the laswp entry: this call is recorded as laswp_composed
+
+
+def _laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
     if n == 0:
         return
     p = view(ipiv)
@@ -229,9 +249,9 @@ def install(monkeypatch):
     from rocarray import rocblas
     from rocarray.rocsolver import _lu_block, _lu_kernels
 
-    for name in ("getf2", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "getrs_small", "diag_zero", "clear_info",
-                 "identities", "copy_where_ok", "inverse_workspace", "set_identities", "lacpy", "overlap",
-                 "unit_lower_inverse"):
+    for name in ("getf2", "getf2_grid", "getrf_warp", "getrs_warp", "gesv_warp", "laswp", "laswp_composed",
+                 "getrs_small", "diag_zero", "clear_info", "identities", "copy_where_ok", "inverse_workspace",
+                 "set_identities", "lacpy", "overlap", "unit_lower_inverse"):
         monkeypatch.setattr(_lu_kernels, name, globals()[name])
     monkeypatch.setattr(_lu_block, "getrf", getrf_block)
     monkeypatch.setattr(_lu_block, "gesv", gesv_block)

@@ -89,16 +89,18 @@ def _check_syevd_once(rng, n, label, uplo="U"):
 
 @harness.self_check(_LIB, "syevd_heevd")
 def check_syevd(rng):
-    """The fused panel columns, then the per-column path they can be switched back to."""
-    from rocarray.rocsolver import _sytrd
+    """The fused panel columns (warp-tile kernels, then block-tile ones), then the per-column
+    path they can be switched back to."""
+    from rocarray.rocsolver import _sytrd, _sytrd_kernels
 
-    fused = _sytrd.FUSED_PANEL
+    fused, warp_tiles = _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES
     try:
-        for path in (True, False):
-            _sytrd.FUSED_PANEL = path
-            _check_syevd_once(rng, 150, "fused panel" if path else "per-column panel")
+        for path, warp, label in ((True, True, "fused panel, warp tiles"), (True, False, "fused panel, block tiles"),
+                                  (False, warp_tiles, "per-column panel")):
+            _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES = path, warp
+            _check_syevd_once(rng, 150, label)
     finally:
-        _sytrd.FUSED_PANEL = fused
+        _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES = fused, warp_tiles
 
 
 @harness.self_check(_LIB, "stedc")

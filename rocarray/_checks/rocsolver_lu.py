@@ -4,7 +4,9 @@ The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix 
 path, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
 four dtypes, and one of order 2100 in float64 and complex64 whose first panels are tall enough for
 the device-wide panel factorization, and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
-singular matrix raises ``LinAlgError``.
+singular matrix raises ``LinAlgError``; one of order 300 runs the panel kernels behind
+``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``), and 300 row interchanges
+applied by ``laswp`` and as one composed permutation must agree bit for bit.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
 the same arrays: one 8192^2 system in float64 and float32, and the batched cases of the issue,
 10^5 systems of 32 x 32 in float32 and 10^4 of 128 x 128 in float64 (right-hand sides as
@@ -56,9 +58,49 @@ def _check_outer_blocks(rng):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = saved
 
 
+def _check_way_back_panels(rng):
+    """The panel kernels getf2_rows replaced by default (its way back, ``ROWS_KERNEL = False``):
+    an order of 300 with the device-wide threshold lowered, so that its first panels go to
+    ``getf2_grid`` and the shorter ones to the one-block ``getf2``."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu_kernels
+
+    saved = _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS
+    try:
+        _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = False, 256
+        eps = numpy.finfo(numpy.float64).eps
+        a, b = _random((300, 300), "float64", rng), _random((300,), "float64", rng)
+        x = la.solve(a, b)
+        ah, bh, xh = (backend.cupy().asnumpy(v) for v in (a, b, x))
+        err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
+        if not err < 8:
+            raise AssertionError(f"solve 300 float64, getf2_grid and getf2 panels: backward error {err:.2f} n eps")
+    finally:
+        _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = saved
+
+
+def _check_composed_laswp(rng):
+    """300 interchanges (past one 32-interchange chunk) with a gap of columns, by the chunked
+    laswp and as one composed permutation (laswp_plan, laswp_gather): the same rows, bit for bit."""
+    from rocarray.rocsolver import _lu_kernels
+
+    cupy = backend.cupy()
+    m, n, k1, k2, gap = 700, 90, 40, 340, (30, 20)
+    piv = cupy.asarray(rng.integers(k1 + 1, m + 1, size=k2).astype(numpy.int32))
+    a = _random((n, m), "float64", rng).reshape(-1)    # column-major m x n, lda m
+    chunked, composed = a.copy(), a.copy()
+    _lu_kernels.laswp(n - gap[1], chunked, m, 0, k1, k2, piv, 0, False, 1, gap=gap)
+    _lu_kernels.laswp_composed(n - gap[1], composed, m, k1, k2, piv, gap=gap)
+    if not numpy.array_equal(cupy.asnumpy(chunked), cupy.asnumpy(composed)):
+        raise AssertionError("laswp_composed differs from laswp (300 interchanges, a gap of columns)")
+
+
 @harness.self_check(_LIB, "lu_solve")
 def check_solve(rng):
     import rocarray.linalg as la
+
+    _check_way_back_panels(rng)
+    _check_composed_laswp(rng)
 
     for dtype in _DTYPES:
         eps = numpy.finfo(numpy.dtype(dtype)).eps

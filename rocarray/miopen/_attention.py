@@ -28,7 +28,8 @@ products on sm_90a's warpgroup matrix instructions (wgmma; P from registers), Q,
 by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.tensor_maps`) into a ring of
 :func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP` a tile's softmax overlaps the
 previous tile's P V product, and with :data:`WGMMA_PINGPONG` the two warpgroups also take turns
-issuing their products (:func:`wgmma_schedule`). A call it cannot take (a tensor map the driver
+issuing their products (:func:`wgmma_schedule`); with :data:`WGMMA_PERSISTENT` one block per
+multiprocessor takes the units of 128 queries in turn (without a causal mask). A call it cannot take (a tensor map the driver
 refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False takes it
 out of the heuristic's choices.
 """
@@ -146,6 +147,12 @@ WGMMA_OVERLAP = True
 #: (FlashAttention-3's ping-pong, named barriers), so one's softmax runs under the other's
 #: products. Off: it measured no faster than the overlapped schedule alone (docs/performance/miopen.md).
 WGMMA_PINGPONG = False
+#: The ``wgmma`` kernel's grid without a causal mask: True launches one block per multiprocessor,
+#: each taking units of 128 queries in turn, so a block's producer copies the next unit's Q and
+#: first K/V tiles while the last unit's products and stores finish; False launches one block per
+#: unit (the way back). Causal calls always take one block per unit: their units differ in
+#: length, and the hardware's scheduling of blocks balances them where a fixed turn does not.
+WGMMA_PERSISTENT = True
 #: Head-dimension classes of the ``wgmma`` variant.
 WGMMA_HEAD_DIMS = (64, 128)
 #: Queries per block of the ``wgmma`` variant (two warpgroups of 64) and keys per ring slot
@@ -185,13 +192,13 @@ def wgmma_device(info):
 
 
 def wgmma_shared_bytes(d, stages):
-    """Dynamic shared memory of a ``wgmma`` block for head-dimension class ``d``: ``1 + 2 stages``
+    """Dynamic shared memory of a ``wgmma`` block for head-dimension class ``d``: ``2 + 2 stages``
     8-byte mbarriers, then (from the next 1024-byte boundary) the Q tile (``d / 64`` blocks of 128
     rows x 128 bytes) and ``stages`` slots of a K tile (``d / 64`` x 128 rows x 128 bytes) and a V
     tile (``2 d / 64`` boxes of 64 x 128 bytes)."""
     blocks = int(d) // 64
     slot = blocks * WGMMA_KEYS * 128 + (WGMMA_KEYS // 64) * blocks * 8192
-    return 8 * (1 + 2 * int(stages)) + WGMMA_ALIGN + blocks * WGMMA_ROWS * 128 + int(stages) * slot
+    return 8 * (2 + 2 * int(stages)) + WGMMA_ALIGN + blocks * WGMMA_ROWS * 128 + int(stages) * slot
 
 
 def wgmma_stages(d, shared_limit):
@@ -334,10 +341,12 @@ class _WgmmaPlan:
 
     def __init__(self, name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, device_id, stages, sched):
         d = head_class(e, ev)
-        blocks = z * h * -(-L // WGMMA_ROWS)
+        units = z * h * -(-L // WGMMA_ROWS)
+        persistent = WGMMA_PERSISTENT and not causal
+        blocks = min(units, backend.device_info(device_id).multiprocessors) if persistent else units
         ARRAY, POINTER = launch.HOST_ARRAY, launch.POINTER
         fixed = (_geom(kind, strides, causal, L, S), numpy.int64(h), numpy.int64(hkv), numpy.int32(ev),
-                 numpy.float64(scale), numpy.int32(stages))
+                 numpy.float64(scale), numpy.int32(stages), numpy.int64(units))
         self.launch = _kernels[kernel_name("fwd_wgmma", name, d, sched)].prepare(
             device_id, (blocks,), (ARRAY, ARRAY, ARRAY, POINTER, POINTER) + fixed,
             block=WGMMA_THREADS[sched], shared=wgmma_shared_bytes(d, stages)) if blocks else None
@@ -448,7 +457,7 @@ def attention_forward(q, k, v, *, mask=None, causal=False, scale=None, variant=N
     if variant == "wgmma":
         stages = wgmma_stages(head_class(e, ev), _shared_limit(sig[-1]))
         sched = wgmma_schedule()
-        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages, sched),
+        plan = plans.cache.lookup(("miopen.attention_forward",) + sig + (variant, stages, sched, WGMMA_PERSISTENT),
                                   lambda: _WgmmaPlan(*sig, stages, sched))
         with launch.on_device(sig[-1]):
             if plan(q.data.ptr, k.data.ptr, v.data.ptr, out.data.ptr, lse.data.ptr):

@@ -33,7 +33,9 @@ ENV = "ROCARRAY_FIND_MODE"
 PREFERENCE = ("depthwise", "implicit_gemm", "gemm", "direct")
 #: The order for a pointwise forward (:func:`pointwise_product`): "gemm" hands the tensors
 #: themselves to rocblas (one product channels last, one strided batch channels first), where
-#: implicit_gemm gathers its tiles.
+#: implicit_gemm gathers its tiles. A 16-bit problem the warpgroup convolution takes
+#: (:func:`rocarray.miopen._conv_wgmma.applies`) keeps :data:`PREFERENCE`: that kernel runs the
+#: 1x1 bench problem in about two thirds of the rocblas product's time (docs/performance/miopen.md).
 POINTWISE_PREFERENCE = ("gemm",) + PREFERENCE
 #: Problems of fewer floating-point operations than this run "direct" by default.
 SMALL_FLOPS = 1 << 22
@@ -150,15 +152,25 @@ def pointwise_product(problem):
             and not any(problem.pad) and tuple(problem.output_size) == tuple(problem.input_size))
 
 
+def _warpgroup_convolution(problem):
+    """Whether the sm_90a warpgroup convolution would run ``problem`` on the current device."""
+    from rocarray.miopen import _conv_wgmma
+
+    return _conv_wgmma.shape_applies(problem) and _conv_wgmma.device_applies(backend.device_info().id)
+
+
 def heuristic(problem, candidates):
     """The algorithm chosen without timing: the first of :data:`PREFERENCE` among ``candidates``
     (below :data:`SMALL_FLOPS`, "direct" first: one launch beats the patch matrix and the product;
-    for a :func:`pointwise_product`, :data:`POINTWISE_PREFERENCE`), else the first candidate."""
+    for a :func:`pointwise_product`, :data:`POINTWISE_PREFERENCE` unless the warpgroup convolution
+    takes it), else the first candidate."""
     by_name = {a.name: a for a in candidates}
     if problem.flops() < SMALL_FLOPS:
         order = ("direct",) + PREFERENCE
+    elif pointwise_product(problem) and not _warpgroup_convolution(problem):
+        order = POINTWISE_PREFERENCE
     else:
-        order = POINTWISE_PREFERENCE if pointwise_product(problem) else PREFERENCE
+        order = PREFERENCE
     for name in order:
         if name in by_name:
             return by_name[name]

@@ -7,15 +7,19 @@ right-looking over outer blocks of OUTER columns (:func:`_getrf_outer`). Each bl
 block's inverse) and the whole trailing matrix is updated by ONE gemm ``A22 -= L21 U12`` of
 depth OUTER. Inside a block the column range is halved (the left part a multiple of
 :data:`INVERSE_LEAF`, then of :data:`PANEL` columns) until a panel of at most :data:`PANEL`
-columns is left. A tall panel (at least ``_lu_kernels.GRID_PANEL_ROWS`` rows) is factored
-across the device by ``ra_rocsolver_getf2_grid``: a cooperative launch of about one block per
-multiprocessor, each block holding a share of the panel's rows in shared memory, one
-grid-wide barrier per column (the candidates' rows and the diagonal row published in global
-memory, every block reducing them to the same pivot); where the device has no cooperative
-launch or the blocks would not all be resident, and for shorter panels,
-``ra_rocsolver_getf2`` factors it in one block. Both give the same pivots and factors. The
-panel's row swaps then go to every other column of the matrix at once
-(``ra_rocsolver_laswp``: the <= 32 interchanges as one permutation of the rows they touch).
+columns is left. A panel (of at least ``_lu_kernels.ROWS_PANEL_ROWS`` rows: by default every
+one) is factored across the device by ``ra_rocsolver_getf2_rows``: a cooperative launch of
+blocks of 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in shared memory), one device-wide exchange per column
+(each block's candidate with its row, and the diagonal row, published in global memory behind a
+per-block flag; every block reads all of them at once and reduces them to the same pivot).
+With ``_lu_kernels.ROWS_KERNEL`` off, or where those blocks do not fit, panels of at least
+``_lu_kernels.GRID_PANEL_ROWS`` rows go to ``ra_rocsolver_getf2_grid`` (about one block per
+multiprocessor holding a share of the rows, a counting grid barrier per column); where the
+device has no cooperative launch or the blocks would not all be resident, and for shorter
+panels, ``ra_rocsolver_getf2`` factors it in one block. All give the same pivots and factors.
+The panel's row swaps then go to every other column of the matrix at once, both sides of the
+panel in one launch (``ra_rocsolver_laswp``: the <= 32 interchanges as one permutation of the
+rows they touch; :data:`LASWP_ONE_LAUNCH`).
 Between the halves: ``U12 := L11^{-1} A12`` and ``A22 -= L21 U12`` (rocblas gemm), then the
 right half recursively (Toledo's recursive LU; the same pivots and, up to rounding, the same
 factors as LAPACK's getrf). The solves use explicit inverses of the unit lower diagonal blocks
@@ -37,8 +41,8 @@ design). Wide matrices take their columns past ``m`` in the outer blocks' solves
 recursion: one trsm at the end). With :data:`LOOKAHEAD` the next outer
 block's columns are updated first and the block is factored on a second, high-priority stream
 while the update of the columns beyond it runs on the current one (CuPy events order the two;
-the block's interchanges stay within its columns until both are done, then two laswp apply
-them to the rest). The device-wide panel's cooperative launch keeps its residency rule (all
+the block's interchanges stay within its columns until both are done, then they reach the rest
+as one composed permutation, :data:`LASWP_COMPOSED`). The device-wide panel's cooperative launch keeps its residency rule (all
 blocks resident on an idle device): beside a running gemm its blocks start as the gemm's
 retire, so the overlap is what the hardware gives, never a hang (the barrier's spin is
 bounded). getrs is laswp and two trsm calls (trsv per column for a single right-hand side).
@@ -70,6 +74,23 @@ STAGE_BYTES = 64 << 20
 #: getrs of a large matrix solves up to this many right-hand sides column by column with rocblas
 #: trsv instead of trsm. 0: trsm always (the way back).
 GETRS_TRSV_RHS = 1
+#: A panel's interchanges reach the columns on both of its sides in one laswp launch (the
+#: columns between skipped). False: one launch per side (the way back).
+LASWP_ONE_LAUNCH = True
+#: A look-ahead block's interchanges reach the other columns as ONE composed permutation
+#: (``_lu_kernels.laswp_composed``: each row moved once) instead of 32-interchange chunks.
+#: False: laswp (the way back).
+LASWP_COMPOSED = True
+
+
+def _swap_sides(A, lda, c0, j0, j1, c1, ipiv, k1, k2):
+    """Interchanges ``k1 .. k2-1`` on columns ``c0 .. j0-1`` and ``j1 .. c1-1`` of A."""
+    if LASWP_ONE_LAUNCH:
+        _k.laswp(j0 - c0 + c1 - j1, A[c0 * lda:], lda, 0, k1, k2, ipiv, 0, False, 1, gap=(j0 - c0, j1 - j0))
+    else:
+        _k.laswp(j0 - c0, A[c0 * lda:], lda, 0, k1, k2, ipiv, 0, False, 1)
+        _k.laswp(c1 - j1, A[j1 * lda:], lda, 0, k1, k2, ipiv, 0, False, 1)
+
 
 def split(width, nb=None):
     """Columns of the left half of a recursive step on ``width > nb`` columns (``nb`` defaults to
@@ -95,8 +116,7 @@ def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None, cols=None):
         elif barriers is not None:
             barriers[sync.data.ptr] = sync
         end = j0 + width
-        _k.laswp(j0 - c0, A[c0 * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
-        _k.laswp(c1 - end, A[end * lda:], lda, 0, j0, end, ipiv, 0, False, 1)
+        _swap_sides(A, lda, c0, j0, end, c1, ipiv, j0, end)
         return
     w1 = split(width)
     w2, j1 = width - w1, j0 + w1
@@ -197,8 +217,10 @@ class _Outer:
     def swap_outside(self, j0):
         """Block ``j0``'s interchanges on the columns outside it (deferred by the look-ahead)."""
         j1 = j0 + self.width(j0)
-        _k.laswp(j0, self.A, self.lda, 0, j0, j1, self.ipiv, 0, False, 1)
-        _k.laswp(self.n - j1, self.A[j1 * self.lda:], self.lda, 0, j0, j1, self.ipiv, 0, False, 1)
+        if LASWP_COMPOSED and j1 - j0 <= _k.LASWP_PLAN_MAX:
+            _k.laswp_composed(self.n - (j1 - j0), self.A, self.lda, j0, j1, self.ipiv, gap=(j0, j1 - j0))
+        else:
+            _swap_sides(self.A, self.lda, 0, j0, j1, self.n, self.ipiv, j0, j1)
 
 
 def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
@@ -210,7 +232,7 @@ def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
     With :data:`LOOKAHEAD`, the next block's columns are updated first and the block is factored
     on a second stream (:func:`rocarray.rocsolver._lu_kernels.overlap`; its interchanges kept to
     its own columns) while the update of the columns beyond it runs; the block's interchanges
-    then reach the other columns (two laswp) once both are done."""
+    then reach the other columns (one composed permutation) once both are done."""
     out = _Outer(m, n, A, lda, ipiv, info, barriers)
     k = out.k
     out.factor(0)

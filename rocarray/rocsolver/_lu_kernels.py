@@ -53,8 +53,23 @@ GRID_MIN_SHARE = 32
 #: (about 2 s at 2 GHz: far past any real wait, short of a hang).
 GRID_SPIN_LIMIT = 1 << 32
 
+#: Factor device-wide panels with ``ra_rocsolver_getf2_rows`` (a thread per panel row, the
+#: blocks' candidates read after per-block flags instead of a counting barrier) where it fits.
+#: False: ``ra_rocsolver_getf2_grid`` from GRID_PANEL_ROWS and the one-block getf2 below (the
+#: way back).
+ROWS_KERNEL = True
+#: Most threads (panel rows) of a ``getf2_rows`` block (``RA_ROCSOLVER_LU_ROWS_BLOCK``); halved
+#: while the block's shared memory does not fit.
+ROWS_BLOCK = 256
+#: Fewest rows of a panel ``getf2_rows`` takes (shorter: the one-block getf2). 1: every panel
+#: (one block of up to ROWS_BLOCK rows exchanges nothing through global memory).
+ROWS_PANEL_ROWS = 1
+#: Launches of ``getf2_rows`` per stream before its flags are zeroed and the count restarts (a
+#: flag is the launch's number times 64 plus its column + 1, in 64 bits).
+ROWS_EPOCH_LIMIT = 1 << 40
+
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "diag_zero", "getf2_grid", "lu_inv")
+_PLAIN = ("laswp", "laswp_plan", "laswp_gather", "diag_zero", "getf2_grid", "getf2_rows", "lu_inv")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -144,11 +159,18 @@ def getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=None):
     one grid barrier per column. The same pivots, ``ipiv`` and ``info`` as :func:`getf2` (one
     matrix, ``strideA = strideP = 0``).
 
+    With :data:`ROWS_KERNEL` (and ``blocks`` not given) the panel goes to :func:`getf2_rows`
+    first, where that takes it.
+
     Returns the barrier's state (pass it to :func:`check_grid_barrier` once the factorization's
     launches are queued), or None, launching nothing, where the panel is short
     (< :data:`GRID_PANEL_ROWS` rows, unless ``blocks`` is given), too wide, the device has no
     cooperative launch, or the blocks would not fit in shared memory or be resident together.
     """
+    if ROWS_KERNEL and blocks is None:
+        sync = getf2_rows(m, n, A, lda, ipiv, info, offset)
+        if sync is not None:
+            return sync
     if n > GRID_PANEL_COLUMNS or m < 1 or (blocks is None and m < GRID_PANEL_ROWS):
         return None
     dev = _device(A)
@@ -173,6 +195,82 @@ def getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=None):
     return sync
 
 
+def _rows_layout(capacity, n, dtype):
+    """Byte offsets ``(values, index, rows, total)`` of getf2_rows's publication buffer for
+    ``capacity`` slots of rows of ``n`` elements: 2 x capacity flags (uint64), values (the real
+    type), row indices (int32), then 2 x (capacity + 1) rows, each part 16-byte aligned."""
+    itemsize = numpy.dtype(dtype).itemsize
+    real = itemsize // 2 if numpy.dtype(dtype).kind == "c" else itemsize
+
+    def up(x):
+        return -(-x // 16) * 16
+    values = up(2 * capacity * 8)
+    index = up(values + 2 * capacity * real)
+    rows = up(index + 2 * capacity * 4)
+    return values, index, rows, rows + 2 * (capacity + 1) * n * itemsize
+
+
+def rows_panel_shape(m, n, dtype, block=None):
+    """``(blocks, block, shared)`` of a getf2_rows launch on an m x n panel: blocks of ``block``
+    threads (default :data:`ROWS_BLOCK`), one panel row each, and the dynamic shared bytes of one
+    (its rows, the G + 1 published rows, the G values and row indices)."""
+    block = ROWS_BLOCK if block is None else block
+    blocks = -(-m // block)
+    itemsize = numpy.dtype(dtype).itemsize
+    real = itemsize // 2 if numpy.dtype(dtype).kind == "c" else itemsize
+    shared = (block * n + (blocks + 1) * n) * itemsize + blocks * (real + 4) + 16
+    return int(blocks), int(block), int(shared)
+
+
+def getf2_rows(m, n, A, lda, ipiv, info, offset, block=None):
+    """getf2 of one m x n panel (``n <=`` :data:`GRID_PANEL_COLUMNS`) across the device, a thread
+    per panel row: a cooperative launch of ``ceil(m / block)`` blocks, each holding its rows in
+    shared memory (a thread's row its own, so the swap, scaling and update need no block
+    barrier). Per column each block publishes its candidate (value, row index, the row's n values)
+    and, from the owner of the diagonal row, that row, then raises its flag (the launch's epoch
+    and the column: no reset between launches); every block waits for all flags, reads every
+    slot into shared memory in one round trip and reduces the candidates in each warp. The same
+    pivots, ``ipiv``, ``info`` and arithmetic as :func:`getf2`.
+
+    Returns the barrier's state (for :func:`check_grid_barrier`; its error word is the one the
+    waits set when they give up), or None, launching nothing, where the panel is short (<
+    :data:`ROWS_PANEL_ROWS` rows, unless ``block`` is given), too wide, the device has no
+    cooperative launch, or the blocks would not fit in shared memory or be resident together.
+    """
+    if n > GRID_PANEL_COLUMNS or m < 1 or (block is None and m < ROWS_PANEL_ROWS):
+        return None
+    dev = _device(A)
+    kernel = KERNELS[kernel_name("getf2_rows", A.dtype)]
+    if not kernel.cooperative_available(dev):
+        return None
+    size = ROWS_BLOCK if block is None else block
+    while True:
+        grid, size, shared = rows_panel_shape(m, n, A.dtype, size)
+        fits = shared + 16 + STATIC_SHARED <= backend.shared_memory_limit(dev)
+        if fits and kernel.resident_blocks(dev, size, shared) >= grid:
+            break
+        if block is not None or size <= BLOCK_STEP:
+            return None
+        size //= 2
+    real = numpy.dtype(A.dtype.char.lower()) if A.dtype.kind == "c" else A.dtype
+    with launch.on_device(dev):
+        # sized for the widest type: every dtype's launches on this stream share the buffer
+        buf, capacity, epoch = workspaces.epochs("rocsolver.lu.rows_publication", dev, grid,
+                                                 lambda cap: _rows_layout(cap, GRID_PANEL_COLUMNS, numpy.complex128)[3],
+                                                 ROWS_EPOCH_LIMIT)
+        values, index, rows, _ = _rows_layout(capacity, n, A.dtype)
+        sync = workspaces.counters("rocsolver.lu.grid_barrier", 16, dev)
+        flags = buf[:values].view(numpy.uint64)
+        pub_values = buf[values:index].view(real)
+        pub_index = buf[index:rows].view(numpy.int32)
+        pub_rows = buf[rows:].view(A.dtype)
+        kernel(dev, (grid,), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset), flags, pub_values, pub_index,
+                              pub_rows, _i64(capacity), _i64(epoch * 64), sync[:16].view(numpy.uint32),
+                              _i64(GRID_SPIN_LIMIT)),
+               block=size, shared=shared, cooperative=True)
+    return sync
+
+
 def check_grid_barrier(sync):
     """Raise :class:`GridBarrierError` (after zeroing the barrier's state) if a device-wide panel
     that used ``sync`` gave up at its barrier; waits for the device."""
@@ -184,10 +282,12 @@ def check_grid_barrier(sync):
                                "they all resident?); the factorization is incomplete")
 
 
-def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
+def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch, gap=(0, 0)):
     """Swap rows k and ``ipiv[k] - 1`` of the n columns at ``A`` for k in ``k1 .. k2-1`` (0-based;
     ``reverse``: from ``k2-1`` down), in each of ``batch`` matrices; every 32 interchanges are
-    applied as one permutation of the rows they touch."""
+    applied as one permutation of the rows they touch. ``gap = (begin, count)``: the n columns
+    are A's columns ``0 .. begin-1`` and ``begin + count ..`` (both sides of a panel in one
+    launch)."""
     if n == 0 or k2 <= k1 or batch == 0:
         return
     dev = _device(A)
@@ -199,7 +299,33 @@ def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch):
             p = ipiv[first * strideP:] if first else ipiv
             kernel(dev, (-(-n // LASWP_COLUMNS), count),
                    (_i64(n), a, _i64(lda), _i64(strideA), _i64(k1), _i64(k2), p, _i64(strideP),
-                    numpy.int32(1 if reverse else 0)), block=LASWP_BLOCK)
+                    numpy.int32(1 if reverse else 0), _i64(gap[0]), _i64(gap[1])), block=LASWP_BLOCK)
+
+
+#: Most interchanges :func:`laswp_composed` applies (``RA_ROCSOLVER_LASWP_PLAN_MAX``).
+LASWP_PLAN_MAX = 512
+#: Columns of one ``laswp_gather`` block (``RA_ROCSOLVER_LASWP_GATHER_COLUMNS``).
+LASWP_GATHER_COLUMNS = 8
+
+
+def laswp_composed(n, A, lda, k1, k2, ipiv, gap=(0, 0)):
+    """:func:`laswp` of one matrix, forward, for up to :data:`LASWP_PLAN_MAX` interchanges
+    ``k1 .. k2-1`` composed into ONE permutation: ``ra_rocsolver_laswp_plan`` (one block) lists
+    each row that changes with its source row, then ``ra_rocsolver_laswp_gather`` moves those
+    rows of every column, so a row that several interchanges touch is read and written once (the
+    32-interchange chunks of :func:`laswp` touch it once per chunk). ``gap`` as for laswp."""
+    count = k2 - k1
+    if n == 0 or count <= 0:
+        return
+    dev = _device(A)
+    with launch.on_device(dev):
+        raw = workspaces.scratch("rocsolver.lu.laswp_pairs", 4 * count * 8, dev)
+        pairs = raw[:4 * count * 8].view(numpy.int64)
+        KERNELS[kernel_name("laswp_plan", A.dtype)](dev, (1,), (_i64(k1), _i64(count), ipiv, pairs),
+                                                    block=LASWP_PLAN_MAX)
+        KERNELS[kernel_name("laswp_gather", A.dtype)](
+            dev, (-(-n // LASWP_GATHER_COLUMNS),),
+            (_i64(n), A, _i64(lda), _i64(2 * count), pairs, _i64(gap[0]), _i64(gap[1])), block=LASWP_BLOCK)
 
 
 def getrs_small(trans, n, nrhs, A, lda, strideA, ipiv, strideP, B, ldb, strideB, batch):

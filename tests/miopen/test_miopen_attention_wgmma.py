@@ -75,9 +75,10 @@ def test_the_way_back_keeps_mma(monkeypatch):
 # --------------------------------------------------------------------------------------------
 
 def test_shared_memory_and_ring_depth():
-    # D 128: Q 32 KiB, slots of K and V 64 KiB: 3 slots in H100's 227 KB, 2 in 170 KB
-    assert A.wgmma_shared_bytes(128, 3) == 8 * 7 + 1024 + 32768 + 3 * 65536
-    assert A.wgmma_shared_bytes(64, 2) == 8 * 5 + 1024 + 16384 + 2 * 32768
+    # D 128: Q 32 KiB, slots of K and V 64 KiB: 3 slots in H100's 227 KB, 2 in 170 KB; mbarriers:
+    # Q full and empty, full and empty per slot
+    assert A.wgmma_shared_bytes(128, 3) == 8 * 8 + 1024 + 32768 + 3 * 65536
+    assert A.wgmma_shared_bytes(64, 2) == 8 * 6 + 1024 + 16384 + 2 * 32768
     assert A.wgmma_stages(128, H100_SHARED) == 3 and A.wgmma_stages(64, H100_SHARED) == 4
     assert A.wgmma_stages(128, 170000) == 2
     assert A.wgmma_stages(128, 150000) is None
@@ -139,11 +140,25 @@ def test_a_half_precision_call_launches_the_wgmma_kernel(sm90, monkeypatch, d, c
     geom = fwd.args[5]
     assert int(geom["causal"][0]) == causal and int(geom["L"][0]) == 300 and int(geom["S"][0]) == 500
     assert int(geom["kind"][0]) == A.NO_MASK
-    assert [int(a) for a in fwd.args[6:9]] == [4, 2, d] and fwd.args[-1] == stages
+    assert [int(a) for a in fwd.args[6:9]] == [4, 2, d] and fwd.args[-2] == stages
+    assert fwd.args[-1] == 2 * 4 * math.ceil(300 / A.WGMMA_ROWS)  # units: fewer than the multiprocessors
     assert math.isclose(float(fwd.args[9]), 1 / math.sqrt(d))
     assert [(kind, address) for kind, address, _ in sm90.maps] == [("q", q.data.ptr), ("k", k.data.ptr),
                                                                     ("v", k.data.ptr)]
     assert sm90.maps[0][2] == A.wgmma_map_geometry(2, 4, 2, 300, 500, d, d)["q"]
+
+
+@pytest.mark.parametrize("persistent", [True, False])
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_persistent_grid(sm90, monkeypatch, persistent, causal):
+    """160 units of 128 queries: one block per multiprocessor (132) taking them in turn, or one
+    block per unit (the way back, and every causal call)."""
+    monkeypatch.setattr(A, "WGMMA_PERSISTENT", persistent)
+    q = sm90.array((2, 4, 20 * A.WGMMA_ROWS, 64), "float16")
+    SDPA(q, q, q, is_causal=causal)
+    (fwd,) = sm90.launches
+    assert fwd.name.startswith("ra_miopen_attention_fwd_wgmma<")
+    assert fwd.grid == ((132 if persistent and not causal else 160), 1, 1) and fwd.args[-1] == 160
 
 
 def test_a_mask_keeps_the_mma_kernel(sm90):

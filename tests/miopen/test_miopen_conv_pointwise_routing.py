@@ -4,7 +4,8 @@ GPU of 132 multiprocessors with its 227 KiB of opt-in shared memory; tensor maps
 The two bench problems (``rocarray/_checks/miopen_conv.py``: N 64, C 256 -> K 256, 56 x 56) through
 ``ra.nn.conv2d`` in the default find mode: which kernels, how many launches, their sizes and
 operands; and that the fast-mode heuristic sends only forward 1x1 convolutions of one group,
-stride 1 and no padding to "gemm". On a GPU: those routes (sizes past the three-TF32 and the
+stride 1 and no padding to "gemm", and of those not the 16-bit channels-last ones the warpgroup
+convolution takes on sm_90. On a GPU: those routes (sizes past the three-TF32 and the
 16-bit copy thresholds) against a NumPy float64 reference.
 """
 
@@ -68,7 +69,7 @@ def test_f16_nhwc_is_one_warpgroup_gemm_with_the_epilogue_fused(sm90, bias):
     for _ in range(2):  # the first call and a warm one launch the same
         dev.launches.clear()
         dev.maps.clear()
-        y = ra.nn.conv2d(x, w, b, layout="NHWC", activation="relu" if bias else None)
+        y = ra.nn.conv2d(x, w, b, layout="NHWC", activation="relu" if bias else None, algo="gemm")
         assert dev.names() == ["ra_rocblas_gemm_wgmma<ra_half, true, true, 256>"]
         launch = dev.launches[0]
         assert launch.grid == (132, 1, 1) and launch.block == (wgmma.block_threads(), 1, 1)
@@ -109,16 +110,21 @@ def test_f32_nchw_is_a_weight_copy_and_one_three_tf32_gemm(sm90, bias):
                             ("map", copies, True, K, C, C, C * K, N, 128, 4)]
 
 
-@pytest.mark.parametrize("dtype, layout", [("float16", "NHWC"), ("float32", "NCHW")])
-def test_fast_mode_takes_gemm_for_the_bench_problems(sm90, dtype, layout):
+@pytest.mark.parametrize("dtype, layout, want", [("float16", "NHWC", "implicit_gemm"), ("float32", "NCHW", "gemm"),
+                                                 ("float16", "NCHW", "gemm")])
+def test_fast_mode_choice_for_the_bench_problems(sm90, dtype, layout, want):
+    """gemm for a pointwise problem, except where the warpgroup convolution takes it (16-bit
+    channels last on sm_90)."""
     p = host.problem("forward", N, C, K, (HW, HW), (1, 1), dtype=dtype, layout=layout)
     candidates = _conv_registry.applicable(p)
-    assert "implicit_gemm" in [a.name for a in candidates]   # what the heuristic took before
+    assert "implicit_gemm" in [a.name for a in candidates]
     assert _conv_find.pointwise_product(p)
-    assert _conv_find.heuristic(p, candidates).name == "gemm"
+    assert _conv_find.heuristic(p, candidates).name == want
     x, w, y = (sm90.array(s, p.dtype) for s in (p.x_shape(), p.w_shape(), p.y_shape()))
     miopen.convolution_forward(p, x, w, out=y)
-    assert not any("igemm" in name for name in sm90.names())
+    implicit = [name for name in sm90.names() if "igemm" in name or "conv_wgmma" in name]
+    assert bool(implicit) == (want == "implicit_gemm")
+    assert not any("rocblas_gemm" in name for name in sm90.names()) or want == "gemm"
 
 
 @pytest.mark.parametrize("case", ["3x3", "stride2", "padded", "grouped", "depthwise", "backward_data",

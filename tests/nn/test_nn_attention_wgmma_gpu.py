@@ -2,8 +2,9 @@
 instructions fed by TMA) on the GPU against torch's SDPA in float64 on the same inputs rounded to
 each 16-bit type: L and S of 1, odd and not multiples of the 128-row tiles, grouped heads, E != Ev,
 causal and not, the output poisoned with NaN first, each schedule (``WGMMA_OVERLAP``,
-``WGMMA_PINGPONG``) and ring depth; that the heuristic chooses it on compute capability 9.0 and
-the way back (``_attention.WGMMA = False``) and masks keep ``mma``; the backward fed by it."""
+``WGMMA_PINGPONG``), ring depth and grid (persistent blocks of several units, one unit a block);
+that the heuristic chooses it on compute capability 9.0 and the way back
+(``_attention.WGMMA = False``) and masks keep ``mma``; the backward fed by it."""
 
 import numpy as np
 import pytest
@@ -92,6 +93,18 @@ def test_the_other_schedules(overlap, pingpong, causal, rng, monkeypatch):
     monkeypatch.setattr(_attention, "WGMMA_PINGPONG", pingpong)
     for shape in (SHAPES[0], SHAPES[2], SHAPES[4], SHAPES[7]):
         _run(HALF[-1], shape, causal, rng, monkeypatch)
+
+
+@pytest.mark.parametrize("persistent", [True, False])
+@pytest.mark.parametrize("causal", [False, True])
+def test_blocks_that_take_several_units(persistent, causal, rng, monkeypatch):
+    """288 units of 128 queries (more than twice the multiprocessors): without a causal mask each
+    persistent block computes two or three in turn, the ring and the Q buffer carried from one to
+    the next; the way back and causal calls take one block per unit."""
+    _sm90()
+    monkeypatch.setattr(_attention, "WGMMA_PERSISTENT", persistent)
+    _run(HALF[0], ((3,), 8, 4, 1500, 700, 64, 64), causal, rng, monkeypatch)
+    _run(HALF[-1], ((1,), 16, 16, 2200, 333, 128, 128), causal, rng, monkeypatch)
 
 
 @pytest.mark.parametrize("limit", [170000, 232448])  # rings of 2 and 3 slots for D 128

@@ -45,6 +45,7 @@ def factor(a, grid_rows, monkeypatch):
 
     with monkeypatch.context() as mp:
         mp.setattr(_lu_kernels, "GRID_PANEL_ROWS", grid_rows)
+        mp.setattr(_lu_kernels, "ROWS_PANEL_ROWS", grid_rows)
         mp.setattr(_lu_kernels, "getf2_grid", counting)
         rs.getrf(n, n, A, n, ipiv, info)
     return A, cupy.asnumpy(ipiv), int(info[0]), sum(ran)
@@ -77,8 +78,11 @@ def check_against_one_block_panels(monkeypatch, rng, dtype, n):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("rows_kernel", [True, False])
 @pytest.mark.parametrize("n", [8192, 4097, 1000])
-def test_grid_panels_match_one_block_panels_float64(monkeypatch, rng, n):
+def test_grid_panels_match_one_block_panels_float64(monkeypatch, rng, n, rows_kernel):
+    """getf2_rows (default) and, with ROWS_KERNEL off, getf2_grid against the one-block panels."""
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", rows_kernel)
     check_against_one_block_panels(monkeypatch, rng, "float64", n)
 
 
@@ -196,13 +200,14 @@ def test_grid_panels_match_one_block_panels_other_dtypes(monkeypatch, rng, dtype
 
 @pytest.mark.gpu
 def test_panel_times_for_the_threshold(rng, capsys):
-    """Times one 32-column float64 panel of 8192 down to 256 rows on both kernels and prints them
-    (the crossover sets ``GRID_PANEL_ROWS``); checks only that the pivots agree."""
+    """Times one 32-column float64 panel of 8192 down to 256 rows on the three kernels
+    (``getf2_rows``, ``getf2_grid``, one block) and prints them (the crossovers set
+    ``ROWS_PANEL_ROWS`` and ``GRID_PANEL_ROWS``); checks that the pivots and factors agree."""
     lines = []
     for m in (8192, 4096, 2048, 1024, 512, 256):
         a = device_random(rng, (m, 32), "float64")
-        times, pivots = [], []
-        for grid in (True, False):
+        times, pivots, factors = [], [], []
+        for grid in ("rows", True, False):
             A = cupy.asfortranarray(a).copy(order="F").reshape(-1, order="F")
             ipiv, info = cupy.zeros(32, cupy.int32), cupy.zeros(1, cupy.int32)
             start, stop = cupy.cuda.Event(), cupy.cuda.Event()
@@ -210,7 +215,10 @@ def test_panel_times_for_the_threshold(rng, capsys):
                 B = A.copy()
                 if rep == 1:
                     start.record()
-                if grid:   # the blocks named: shorter panels than GRID_PANEL_ROWS run too
+                if grid == "rows":
+                    sync = _lu_kernels.getf2_rows(m, 32, B, m, ipiv, info, 0, block=_lu_kernels.ROWS_BLOCK)
+                    assert sync is not None
+                elif grid:   # the blocks named: shorter panels than GRID_PANEL_ROWS run too
                     blocks = _lu_kernels.grid_panel_shape(m, 32, B.dtype, B.data.device_id)[0]
                     sync = _lu_kernels.getf2_grid(m, 32, B, m, ipiv, info, 0, blocks=blocks)
                     assert sync is not None
@@ -220,9 +228,12 @@ def test_panel_times_for_the_threshold(rng, capsys):
             stop.synchronize()
             times.append(cupy.cuda.get_elapsed_time(start, stop) / 3 * 1000)
             pivots.append(cupy.asnumpy(ipiv))
+            factors.append(cupy.asnumpy(B))
         _lu_kernels.check_grid_barrier(sync)
-        np.testing.assert_array_equal(pivots[0], pivots[1])
-        lines.append(f"panel {m} x 32 float64: device-wide {times[0]:.1f} us, one block {times[1]:.1f} us "
-                     f"(each with a {m} x 32 copy)")
+        np.testing.assert_array_equal(pivots[0], pivots[2])
+        np.testing.assert_array_equal(pivots[1], pivots[2])
+        np.testing.assert_array_equal(factors[0], factors[2])   # the same operations in the same order
+        lines.append(f"panel {m} x 32 float64: getf2_rows {times[0]:.1f} us, device-wide {times[1]:.1f} us, "
+                     f"one block {times[2]:.1f} us (each with a {m} x 32 copy)")
     with capsys.disabled():
         print("\n" + "\n".join(lines))

@@ -62,6 +62,46 @@ def test_laswp_matches_sequential_interchanges(emulated_target_device, rng, dtyp
     assert device.names()[-1].startswith("ra_rocsolver_laswp")
 
 
+def test_laswp_with_a_gap(device, rng):
+    """Both sides of a panel in one launch: the columns before and after the gap get the
+    interchanges, the gap's columns are left alone."""
+    m, lda, left, gap, right = 70, 72, 21, 8, 30
+    a = rand(rng, (lda, left + gap + right), "float64")
+    piv = rng.integers(1, m + 1, size=40).astype(np.int32)
+    A = device.array(np.asfortranarray(a).T.reshape(-1).copy())
+    _lu_kernels.laswp(left + right, A, lda, 0, 3, 40, device.array(piv), 0, False, 1, gap=(left, gap))
+    got = np.asarray(A).reshape(-1, lda).T
+    want = swapped(a, 4, 40, piv, 1)
+    np.testing.assert_array_equal(got[:, :left], want[:, :left])
+    np.testing.assert_array_equal(got[:, left:left + gap], a[:, left:left + gap])
+    np.testing.assert_array_equal(got[:, left + gap:], want[:, left + gap:])
+
+
+@pytest.mark.parametrize("emulated_target_device, dtype", [("cuda32", "float64"), ("hip64", "complex64")],
+                         indirect=["emulated_target_device"])
+def test_laswp_composed_matches_sequential_interchanges(emulated_target_device, rng, dtype):
+    """The interchanges composed into one permutation (plan, then gather), with a gap: pivots
+    below, inside and above the range, repeated, naming each other's rows; rows nothing names
+    stay bit-for-bit."""
+    device = emulated_target_device
+    m, lda, left, gap, right, k1, k2 = 90, 93, 13, 6, 12, 3, 50
+    a = rand(rng, (lda, left + gap + right), dtype)
+    piv = rng.integers(k1 + 1, m + 1, size=k2).astype(np.int32)
+    piv[k1] = k1 + 1                     # a step that keeps its row
+    piv[k1 + 1] = piv[k1 + 2]            # two steps naming the same row
+    piv[k1 + 5] = k1 + 9                 # a row of the range, named before its own step
+    piv[k2 - 1] = k1 + 2                 # the last step names an earlier row of the range
+    A = device.array(np.asfortranarray(a).T.reshape(-1).copy())
+    _lu_kernels.laswp_composed(left + right, A, lda, k1, k2, device.array(piv), gap=(left, gap))
+    assert [x.name.split("<")[0] for x in device.launches[-2:]] == ["ra_rocsolver_laswp_plan",
+                                                                   "ra_rocsolver_laswp_gather"]
+    got = np.asarray(A).reshape(-1, lda).T
+    want = swapped(a, k1 + 1, k2, piv, 1)
+    np.testing.assert_array_equal(got[:, :left], want[:, :left])
+    np.testing.assert_array_equal(got[:, left:left + gap], a[:, left:left + gap])
+    np.testing.assert_array_equal(got[:, left + gap:], want[:, left + gap:])
+
+
 def test_laswp_strided_batched(device, rng):
     batch, m, n, k2 = 3, 40, 21, 33
     lda, strideA, strideP = m + 1, (m + 1) * n + 5, k2 + 2
@@ -116,9 +156,10 @@ def panel_buffer(a, lda):
     return buf
 
 
-def factor_both(device, a, offset, blocks):
-    """The panel factored by the device-wide kernel (``blocks`` blocks) and by the one-block getf2:
-    (buffer, ipiv, info) of each, and whether the device-wide kernel ran."""
+def factor_both(device, a, offset, blocks, rows_block=None):
+    """The panel factored by the device-wide kernel (``blocks`` blocks of ``getf2_grid``, or
+    ``getf2_rows`` with blocks of ``rows_block`` threads) and by the one-block getf2:
+    (buffer, ipiv, info) of each."""
     m, n = a.shape
     lda = m + 3
     out = []
@@ -126,7 +167,15 @@ def factor_both(device, a, offset, blocks):
         A = device.array(panel_buffer(a, lda))
         ipiv = device.array(np.full(min(m, n), -7, np.int32))
         info = device.array(np.zeros(1, np.int32))
-        if grid:
+        if grid and rows_block:
+            sync = _lu_kernels.getf2_rows(m, n, A, lda, ipiv, info, offset, block=rows_block)
+            assert sync is not None
+            _lu_kernels.check_grid_barrier(sync)
+            assert not np.asarray(sync)[:16].any()
+            launch = device.launches[-1]
+            assert launch.name.startswith("ra_rocsolver_getf2_rows") and launch.cooperative
+            assert launch.grid[0] == -(-m // rows_block) and launch.block[0] == rows_block
+        elif grid:
             sync = _lu_kernels.getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=blocks)
             assert sync is not None
             _lu_kernels.check_grid_barrier(sync)
@@ -140,10 +189,10 @@ def factor_both(device, a, offset, blocks):
     return out
 
 
-def check_panel(device, a, offset, blocks):
+def check_panel(device, a, offset, blocks, rows_block=None):
     m, n = a.shape
     lda = m + 3
-    (g_buf, g_piv, g_info), (o_buf, o_piv, o_info) = factor_both(device, a, offset, blocks)
+    (g_buf, g_piv, g_info), (o_buf, o_piv, o_info) = factor_both(device, a, offset, blocks, rows_block)
     # the one-block kernel's pivots, info and (the same operations in the same order) bits
     np.testing.assert_array_equal(g_piv, o_piv)
     assert g_info == o_info
@@ -181,7 +230,66 @@ def test_grid_panel_zero_columns_nan_and_ties(device, rng, dtype):
     assert piv[0] == 4 and info == 3
 
 
-def test_grid_panel_takes_tall_panels_only(fake_device):
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n, block",
+                         spread([(200, 32, 64), (90, 17, 64), (33, 8, 64), (5, 12, 64), (130, 31, 128)], ALL),
+                         indirect=["emulated_target_device"])
+def test_rows_panel_matches_one_block_getf2(emulated_target_device, rng, dtype, m, n, block):
+    """``getf2_rows`` (a thread per row, flags per block) against the one-block getf2, bit for
+    bit, and LAPACK's rule: panels over 1 to 4 blocks, the last part empty, wider than tall."""
+    check_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, None, block)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
+    """Ties across blocks (the lowest row), a zero column (info, left unscaled), NaN never
+    chosen, an all-NaN column (the row stays); then more launches on the same publication
+    buffer (the next epochs' flags: no stale flag is taken for a new one), one of the widest type."""
+    m, n, block = 150, 8, 64    # 3 blocks
+    a = rand(rng, (m, n), dtype)
+    a[:, 0] = 0
+    a[3, 0], a[70, 0], a[140, 0] = -3, 3, 3
+    a[:, 2] = 0
+    a[50, 4] = np.nan
+    a[:, 6] = np.nan
+    check_panel(device, a, 0, None, block)
+    (_, piv, info), _ = factor_both(device, a, 0, None, block)
+    assert piv[0] == 4 and info == 3
+    check_panel(device, rand(rng, (m, n), dtype), 0, None, block)
+    check_panel(device, rand(rng, (m, 32), "complex128"), 0, None, block)
+
+
+def test_rows_panel_routing(fake_device, monkeypatch):
+    """getf2_grid sends panels of ROWS_PANEL_ROWS rows and more (default: all) to getf2_rows
+    (256-thread blocks, one row each, cooperative, with sm_90's shared memory; halved blocks where it is short, none
+    where even 64 do not fit); ROWS_KERNEL off is the way back to getf2_grid's shares."""
+    from launchfake import SM90_SHARED
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    A = fake_device.array((8192 * 32,), "float64")
+    ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
+    assert _lu_kernels.getf2_grid(_lu_kernels.ROWS_PANEL_ROWS - 1, 32, A, 8192, ipiv, info, 0) is None
+    assert _lu_kernels.getf2_grid(8192, 33, A, 8192, ipiv, info, 0) is None
+    assert not fake_device.launches
+    assert _lu_kernels.getf2_grid(_lu_kernels.ROWS_PANEL_ROWS, 32, A, 8192, ipiv, info, 0) is not None
+    assert _lu_kernels.getf2_grid(8192, 32, A, 8192, ipiv, info, 0) is not None
+    small, tall = fake_device.launches[-2:]
+    assert small.name == tall.name == "ra_rocsolver_getf2_rows<double>" and small.cooperative and tall.cooperative
+    assert (small.grid[0], tall.grid[0]) == (1, 32) and tall.block[0] == 256
+    assert tall.shared == _lu_kernels.rows_panel_shape(8192, 32, np.float64)[2]
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 64 * 1024)
+    assert _lu_kernels.getf2_rows(8192, 32, A, 8192, ipiv, info, 0) is not None
+    assert fake_device.launches[-1].block[0] == 128 and fake_device.launches[-1].grid[0] == 64
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: 16 * 1024)
+    assert _lu_kernels.getf2_rows(8192, 32, A, 8192, ipiv, info, 0) is None
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
+    assert _lu_kernels.getf2_grid(8192, 32, A, 8192, ipiv, info, 0) is not None
+    assert fake_device.launches[-1].name == "ra_rocsolver_getf2_grid<double>"
+
+
+def test_grid_panel_takes_tall_panels_only(fake_device, monkeypatch):
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
     A = fake_device.array((4096 * 32,), "float64")
     ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
     assert _lu_kernels.getf2_grid(_lu_kernels.GRID_PANEL_ROWS - 1, 32, A, 4096, ipiv, info, 0) is None
@@ -214,10 +322,32 @@ def test_grid_barrier_gives_up_and_raises(emulated_device, rng, monkeypatch):
     assert not np.asarray(sync).any()
 
 
-@pytest.mark.parametrize("outer,lookahead", [(0, False), (16, False), (16, True)])
-def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead):
+def test_rows_panel_gives_up_and_raises(emulated_device, rng, monkeypatch):
+    """getf2_rows's blocks run one after another (not co-resident): the first gives up waiting
+    for the others' flags, the rest see the error word and return; the host raises."""
+    import kernel_emu
+
+    monkeypatch.setattr(_lu_kernels, "GRID_SPIN_LIMIT", 2_000_000)
+    call = kernel_emu.EmulatedKernel.__call__
+    monkeypatch.setattr(kernel_emu.EmulatedKernel, "__call__",
+                        lambda self, grid, block, args, shared_mem=0, cooperative=False:
+                        call(self, grid, block, args, shared_mem, False))
+    m, n = 150, 4
+    A = emulated_device.array(panel_buffer(rand(rng, (m, n), "float64"), m))
+    ipiv, info = emulated_device.array(np.zeros(n, np.int32)), emulated_device.array(np.zeros(1, np.int32))
+    sync = _lu_kernels.getf2_rows(m, n, A, m, ipiv, info, 0, block=64)
+    assert np.asarray(sync).view(np.uint32)[2] == 1
+    with pytest.raises(_lu_kernels.GridBarrierError, match="grid barrier"):
+        _lu_kernels.check_grid_barrier(sync)
+    assert not np.asarray(sync).any()
+
+
+@pytest.mark.parametrize("outer,lookahead,rows", [(0, False, False), (16, False, False), (16, True, False),
+                                                  (16, True, True)])
+def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead, rows):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
-    blocks) and the emulated laswp, plain (``outer`` 0) and in outer blocks of 16 columns with
+    blocks of getf2_grid, or with ``rows`` getf2_rows's 64-thread blocks) and the emulated laswp,
+    plain (``outer`` 0) and in outer blocks of 16 columns with
     inverses of 16-column diagonal blocks (and with the look-ahead: the next block factored
     before the update beyond it, as a second stream may run it); trsm, gemm and the copies are
     lu_host's NumPy stand-ins (the rocblas kernels have tests of their own): LAPACK's pivots and
@@ -234,6 +364,9 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", rows)
+    monkeypatch.setattr(_lu_kernels, "ROWS_PANEL_ROWS", 1)
+    monkeypatch.setattr(_lu_kernels, "ROWS_BLOCK", 64)
     monkeypatch.setattr(_lu_blocked, "PANEL", 8)
     monkeypatch.setattr(_lu, "SMALL_SINGLE", 0)
     monkeypatch.setattr(_lu, "WARP_MAX", 0)
@@ -244,11 +377,14 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     ipiv, info = device.array(np.full(n, -7, np.int32)), device.array(np.full(1, 99, np.int32))
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
-    assert names.count("ra_rocsolver_getf2_grid<double>") == 6 and not any("getf2<" in x for x in names)
-    # none for the empty sides; a look-ahead block's panels keep their swaps to the block's own
-    # columns (its first and last panel have no left or right side there) and two launches
-    # apply them to the other columns: the same count
-    assert names.count("ra_rocsolver_laswp<double>") == 10
+    kernel = "ra_rocsolver_getf2_rows<double>" if rows else "ra_rocsolver_getf2_grid<double>"
+    assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
+    # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
+    # the block's own columns and one composed permutation (plan, gather) applies them to the
+    # other columns
+    assert names.count("ra_rocsolver_laswp<double>") == 6
+    assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == (
+        2 if lookahead else 0)
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
     piv = np.asarray(ipiv)
     assert int(np.asarray(info)[0]) == 0
@@ -262,23 +398,30 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
 
 
 def _outer_blocks(monkeypatch):
-    """The outer-block design with the panel threshold it was planned with (both off by default
-    until measured on a GPU)."""
+    """The outer-block design with the panel threshold it was planned with, and sm_90's shared
+    memory (the H100's routing of the panels: every panel of ROWS_PANEL_ROWS rows or more to
+    getf2_rows)."""
+    from launchfake import SM90_SHARED
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_blocked, "OUTER", 256)
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1024)
 
 
 def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     """Which kernels one getrf of 8192 x 8192 float64 launches (recorded, not run): 256 panels of
-    32 columns, those of at least GRID_PANEL_ROWS rows across the device (cooperatively), the
-    rest by one block; two laswp per panel but the empty sides; the barrier checked once. The
-    solves for U12 go through inverses of the 64-column diagonal blocks: the only trsm leaves are
-    the 32 x 32 solves inside each 64-column block (128, one block of 32 vectors each), and one
-    ``lu_inv`` launch inverts each 64-column block (all but the last: 127); each of the 31 outer
+    32 columns, those of at least ROWS_PANEL_ROWS rows across the device (getf2_rows,
+    cooperatively; by default every panel, the short ones in one block); one laswp per panel
+    (both sides, the panel's columns skipped); the barrier checked once. The solves for U12 go
+    through inverses of the 64-column diagonal blocks: the only trsm leaves are the 32 x 32
+    solves inside each 64-column block (128, one block of 32 vectors each), and one ``lu_inv``
+    launch inverts each 64-column block (all but the last: 127); each of the 31 outer
     blocks with columns on its right stages them once (lacpy) and updates the trailing matrix
     with ONE gemm of depth 256 (was 576 leaves, on up to 8160 right-hand sides)."""
     checks = []
     _outer_blocks(monkeypatch)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", False)   # one stream (the next test has the look-ahead)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
     identities = []
@@ -288,13 +431,15 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
-    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_grid")]
-    tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.GRID_PANEL_ROWS)
-    assert len(grid) == tall == 225 and all(x.cooperative for x in grid)
-    assert names.count("ra_rocsolver_getf2<double, false>") + names.count("ra_rocsolver_getf2<double, true>") == 31
-    assert names.count("ra_rocsolver_laswp<double>") == 2 * 256 - 2
-    assert sum(x.cooperative for x in fake_device.launches) == 225
-    assert grid[0].grid[0] == 131 and grid[-1].grid[0] == 32    # 8192 rows: 131 blocks of 63; 1024: 32 of 32
+    grid = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_getf2_rows")]
+    tall = sum(1 for j0 in range(0, n, 32) if n - j0 >= _lu_kernels.ROWS_PANEL_ROWS)
+    assert len(grid) == tall == 256 and all(x.cooperative for x in grid)
+    assert "ra_rocsolver_getf2_grid<double>" not in names
+    assert not any(x.startswith("ra_rocsolver_getf2<") for x in names)
+    assert names.count("ra_rocsolver_laswp<double>") == 256         # both sides of a panel in one launch
+    assert sum(x.cooperative for x in fake_device.launches) == 256
+    assert grid[0].grid[0] == 32 and grid[-1].grid[0] == 1      # 8192 rows: 32 blocks of 256; 32: one
+    assert all(x.block[0] == 256 for x in grid)
     assert len(checks) == 1
     assert identities == [(256, 32)]
     leaves = [x for x in fake_device.launches if x.name == "ra_rocblas_trsm_leaf<double>"]
@@ -304,7 +449,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     assert names.count("ra_rocsolver_lacpy<double>") == 127                     # 96 inner, 31 outer
     gemms = [x for x in names if x.startswith("ra_rocblas_gemm_f64mma")]
     assert len(gemms) == 570 and not any("splitk" in x for x in names)
-    assert len(fake_device.launches) == 1718
+    assert len(fake_device.launches) == 1718 - 254
     counts = {}
     for name in names:
         counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
@@ -314,10 +459,10 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
 def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     """The look-ahead's launches at 8192 float64 (recorded, not run; the two streams' launches in
     issue order): the same kernels as without it, 31 blocks factored beside the update of the
-    columns beyond them, each with its interchanges on the other columns in two laswp after the
-    join (in place of its first panel's left and its last panel's right launch: the same count)
-    and one more copy and two more gemms (the next block's columns solved and updated apart from
-    the rest)."""
+    columns beyond them, each with its interchanges on the other columns as one composed
+    permutation after the join (laswp_plan and laswp_gather; the panels' laswp launches cover the
+    block's own columns) and one more copy and
+    two more gemms (the next block's columns solved and updated apart from the rest)."""
     overlaps = []
     _outer_blocks(monkeypatch)
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", True)
@@ -332,8 +477,9 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
     assert len(overlaps) == 31
-    assert names.count("ra_rocsolver_getf2_grid<double>") == 225
-    assert names.count("ra_rocsolver_laswp<double>") == 510
+    assert names.count("ra_rocsolver_getf2_rows<double>") == 256
+    assert names.count("ra_rocsolver_laswp<double>") == 256
+    assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == 31
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30

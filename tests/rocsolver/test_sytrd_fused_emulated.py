@@ -11,7 +11,9 @@ run on the CPU through the kernel emulator (tests/kernel_emu.py), on the 32-lane
   after another, so the product took minutes of the CPU suite for no path it does not reach.
 * Against the per-column path on the same input (the same algorithm, sums in another order): the
   first reflector to rounding, T's eigenvalues.
-* The launch count: two a column and one a panel, nothing else from the kernels' source.
+* The launch count: two a column and one a panel, nothing else from the kernels' source, for
+  both kernel pairs (:data:`rocarray.rocsolver._sytrd_kernels.WARP_TILES`); the other tests run
+  the warp-tile pair (the default) and one runs the block-tile pair too.
 
 CPU tests: skipped where g++ is missing.
 """
@@ -114,16 +116,23 @@ def test_fused_reduction_matches_lapack_conventions(device_of, monkeypatch, dtyp
     _check_reduction(a, lda, out, D, E, tau, dtype, uplo)
 
 
-@pytest.mark.parametrize("device_of, dtype", [("cuda32", "float64"), ("hip64", "complex64")], indirect=["device_of"])
-def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, rng):
+@pytest.mark.parametrize("device_of, dtype, warp_tiles", [("cuda32", "float64", True), ("hip64", "complex64", True),
+                                                         ("hip64", "float64", False)], indirect=["device_of"])
+def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, warp_tiles, rng):
+    # warp tiles: two blocks' warps loop over the tiles (panel products of up to 62 columns in
+    # the diagonal tiles); block tiles: two blocks loop over the tiles, one block takes all rows
     device = device_of
+    monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
     monkeypatch.setattr(_sytrd_kernels, "symv_blocks", lambda n, wave: 2)
+    monkeypatch.setattr(_sytrd_kernels, "warp_symv_blocks", lambda m, warps, wave: 2)
     monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 1 << 20)
     n, lda = 75, 77
     a = hermitian(rng, n, dtype)
     out, D, E, tau = _reduce(device, dtype, "L", a, lda, 32)
     _check_reduction(a, lda, out, D, E, tau, dtype, "L")
-    assert all(g.grid[0] == 2 for g in device.launches if "sytrd_symv" in g.name)
+    symv = [g for g in device.launches if "sytrd_symv" in g.name]
+    assert symv and all(g.grid[0] == 2 for g in symv)
+    assert all(g.name.endswith("_warp<" + g.name.split("<")[1]) == warp_tiles for g in symv)
 
 
 @pytest.mark.parametrize("device_of, dtype", PAIRS, indirect=["device_of"])
@@ -151,7 +160,10 @@ def test_fused_agrees_with_the_per_column_path(device_of, monkeypatch, dtype, rn
     assert np.max(np.abs(t1 - t2)) <= tol
 
 
-def test_launches_two_a_column_and_one_a_panel(device, rng):
+@pytest.mark.parametrize("warp_tiles, symv, total", [(True, "sytrd_symv_warp", "sytrd_sum_rows"),
+                                                     (False, "sytrd_symv", "sytrd_sum")])
+def test_launches_two_a_column_and_one_a_panel(device, monkeypatch, warp_tiles, symv, total, rng):
+    monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
     n, nb, lda = 21, 8, 21
     a = hermitian(rng, n, "float64")
     _reduce(device, "float64", "L", a, lda, nb)
@@ -159,7 +171,7 @@ def test_launches_two_a_column_and_one_a_panel(device, rng):
     panels = -(-(n - 1) // nb)
     assert len(names) == 2 * (n - 1) + panels
     assert names[:5] == [_sytrd_kernels.kernel_name(k, np.float64) for k in
-                         ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv", "sytrd_sum")]
+                         ("sytrd_norms", symv, total, symv, total)]
     assert not any("larfg" in g.name or "latrd_w" in g.name for g in device.launches)
 
 
@@ -184,4 +196,10 @@ def test_default_grids_past_several_tile_rows(device_of, dtype, rng):
     a = hermitian(rng, n, dtype)
     out, D, E, tau = _reduce(device, dtype, "U", a, lda, _sytrd.NB)
     _check_reduction(a, lda, out, D, E, tau, dtype, "U")
-    assert {g.grid[0] for g in device.launches if "sytrd_sum" in g.name} == {_sytrd_kernels.row_blocks(n)}
+    # the sum kernel's grid covers the first column's rows (blocks past a column's rows return);
+    # the symv grid follows the column's tiles, and the norms grid the panel's first column
+    assert {g.grid[0] for g in device.launches if "sytrd_sum_rows" in g.name} == {-(-n // _sytrd_kernels.TILE)}
+    grids = [g.grid[0] for g in device.launches if "sytrd_symv_warp" in g.name]
+    assert len(grids) == n - 1 and grids == sorted(grids, reverse=True) and grids[-1] == 1
+    assert [g.grid[0] for g in device.launches if "sytrd_norms" in g.name] == [
+        _sytrd_kernels.norm_blocks(n - j0) for j0 in range(0, n - 1, _sytrd.NB)]

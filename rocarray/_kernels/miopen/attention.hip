@@ -693,7 +693,12 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
         const float f = whole ? sc2 : 1.0f;
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
-            float top[2] = {neg_inf, neg_inf};
+            // (four independent fmaxf chains a row: see the wgmma kernel's softmax)
+            float top[2][4];
+#pragma unroll
+            for (int rr = 0; rr < 2; ++rr)
+#pragma unroll
+                for (int q = 0; q < 4; ++q) top[rr][q] = neg_inf;
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
@@ -704,16 +709,18 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
                         const ra_i64 j = j0 + nt * 8 + 2 * t + (e & 1);
                         s[mi][nt][e] = ra_attn_score<T>(s[mi][nt][e] * sc, mask, mk, z, h, i, j) * LOG2E;
                     }
-                    top[rr] = ra_max(top[rr], s[mi][nt][e]);
+                    float& chain = top[rr][2 * (nt & 1) + (e & 1)];
+                    chain = fmaxf(chain, s[mi][nt][e]);
                 }
             float base[2];
 #pragma unroll
             for (int rr = 0; rr < 2; ++rr) {
-                top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
-                top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
-                const float m_new = ra_max(m[mi][rr], top[rr] * f);
-                const float alpha = m_new == neg_inf ? 1.0f : exp2f(m[mi][rr] - m_new);
+                float row = fmaxf(fmaxf(top[rr][0], top[rr][1]), fmaxf(top[rr][2], top[rr][3]));
+                row = fmaxf(row, ra_shfl_xor(row, 1));
+                row = fmaxf(row, ra_shfl_xor(row, 2));
+                const float m_new = fmaxf(m[mi][rr], row * f);
                 base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+                const float alpha = exp2f(m[mi][rr] - base[rr]);  // (0 while the row has no finite score)
                 m[mi][rr] = m_new;
                 l[mi][rr] *= alpha;
 #pragma unroll
@@ -789,7 +796,9 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 // RA_ATTN_WG_BN = 128 keys (only those at or before the block's last query when causal) into a
 // ring of `stages` shared-memory slots guarded by `full` mbarriers (the copies' transaction
 // bytes) and `empty` mbarriers (one arrival per consumer warp once its products with the slot are
-// complete), as ra_miopen_conv_wgmma_fwd does. Per key tile, each consumer warpgroup:
+// complete), as ra_miopen_conv_wgmma_fwd does; the ring runs on from one unit to the next, and
+// the next unit's Q is copied once a `Q empty` mbarrier has every consumer warp's arrival after
+// its last S of the unit. Per key tile, each consumer warpgroup:
 //  * S = Q K^T: D / 16 wgmma m64n128k16 with both operands from shared memory (K is the B operand
 //    k-major: its rows are keys, its reduction dimension D contiguous);
 //  * the online softmax on S's accumulators in float32 and base-2 units (exp2; the scale times
@@ -806,7 +815,8 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 // for at once). 1 is FlashAttention-3's intra-warpgroup pipelining: the products
 // S = Q K_j^T and O += P_{j-1} V_{j-1} are issued together, the softmax of tile j runs once the
 // first is done while the second is still in flight (P alternates between two register sets),
-// and the output is rescaled after it; the slot of tile j - 1 is released then. 2 adds
+// and the slot of tile j - 1 is released once the second is done; the output is rescaled by
+// tile j - 1's factors between the two issues, while the first runs. 2 adds
 // FlashAttention-3's ping-pong: the two warpgroups take turns issuing their products (named
 // barriers 1 and 2: a warpgroup waits for its turn, issues, then gives the other its turn;
 // warpgroup 1 gives warpgroup 0 the first turn and takes none back after its last issue), so
@@ -817,7 +827,8 @@ ra_miopen_attention_fwd_mma(const T* __restrict__ q, const T* __restrict__ k, co
 //    zeros, so tails need no predicated loads: zero columns add nothing to a dot product, zero
 //    query rows are not stored, and keys past S are masked.
 // Shared memory (dynamic; rocarray/miopen/_attention.py's wgmma_shared_bytes mirrors it):
-// 1 + 2 stages mbarriers (Q's, then full, then empty), then from the next 1024 bytes:
+// 2 + 2 stages mbarriers (Q's, then full, then empty, then Q empty), then from the next 1024
+// bytes:
 //  * Q: D / 64 column blocks of 128 rows x 128 bytes (16 KiB each), the k-major A operand of
 //    rocarray/_kernels/rocblas/gemm_wgmma.hip; warpgroup g's rows start 8 KiB into a block.
 //  * per slot, K: D / 64 column blocks of 128 rows x 128 bytes (k-major B operand); then V:
@@ -847,13 +858,21 @@ template <int ID> RA_DEVICE void ra_attn_wg_bar_sync() {
 template <int ID> RA_DEVICE void ra_attn_wg_bar_arrive() {
     asm volatile("bar.arrive %0, %1;\n" ::"n"(ID), "n"(RA_ATTN_WG_CONSUMERS) : "memory");
 }
+// One arrival on the mbarrier at shared address `bar` from each lane where `one` is set, as a
+// predicated instruction rather than a branch: a branch between warpgroup matrix instructions
+// makes the compiler serialize them.
+RA_DEVICE void ra_attn_wg_arrive_if(unsigned bar, bool one) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %1, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n"
+                 ::"r"(bar), "r"((unsigned)one) : "memory");
+}
 #endif
 
 template <typename T, int D, int SCHED>
 __global__ void RA_LAUNCH_BOUNDS(RA_ATTN_WG_THREADS(SCHED > 0))
 ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const RA_GRID_CONSTANT ra_tensor_map tma_k,
                               const RA_GRID_CONSTANT ra_tensor_map tma_v, T* __restrict__ o, float* __restrict__ lse,
-                              ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int EV, double scale, int stages) {
+                              ra_attn_geom mk, ra_i64 H, ra_i64 HKV, int EV, double scale, int stages,
+                              ra_i64 units) {
     static_assert(D == 64 || D == 128, "head-dimension class");
     static_assert(SCHED >= 0 && SCHED <= 2, "schedule");
 #if defined(RA_WGMMA)
@@ -868,17 +887,30 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
     const int NS = stages;
     const ra_i64 L = mk.L, S = mk.S;
     const ra_i64 tiles = (L + BM - 1) / BM;
-    const ra_i64 zh = (ra_i64)blockIdx.x / tiles;
-    const ra_i64 i0 = (tiles - 1 - (ra_i64)blockIdx.x % tiles) * BM;  // (causal: the longest rows first)
-    const ra_i64 h = zh % H, z = zh / H;
-    const ra_i64 kv = z * HKV + h / (H / HKV);
-    const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, i0 + BM) : S;
-    const int ntiles = (int)((end + BN - 1) / BN);
+    // A unit is 128 queries of one (z, h), numbered (z, h) by (z, h) with the longest rows first
+    // (causal); a block takes units blockIdx.x, blockIdx.x + gridDim.x, ... (one unit a block
+    // when the grid has `units` blocks, a persistent block of several otherwise).
+    struct Unit {
+        ra_i64 zh, i0, kv;
+        int ntiles;  // key tiles (those at or before the unit's last query when causal)
+    };
+    auto unit = [&](ra_i64 u) {
+        Unit r;
+        r.zh = u / tiles;
+        r.i0 = (tiles - 1 - u % tiles) * BM;
+        const ra_i64 h = r.zh % H, z = r.zh / H;
+        r.kv = z * HKV + h / (H / HKV);
+        const ra_i64 end = mk.causal ? ra_min<ra_i64>(S, r.i0 + BM) : S;
+        r.ntiles = (int)((end + BN - 1) / BN);
+        return r;
+    };
 
     extern __shared__ ra_u64 ra_attn_wg_smem[];
     const unsigned qbar = ra_shared_address(ra_attn_wg_smem);
-    const unsigned bars = qbar + 8u;  // full: bars + 8 s; empty: bars + 8 (NS + s)
-    const unsigned qs = (qbar + 8u * (1u + 2u * (unsigned)NS) + 1023u) & ~1023u;
+    // full: bars + 8 s; empty: bars + 8 (NS + s); Q empty (the consumers' products with the
+    // unit's Q are done): bars + 8 (2 NS)
+    const unsigned bars = qbar + 8u, qempty = bars + 8u * (2u * (unsigned)NS);
+    const unsigned qs = (qbar + 8u * (2u + 2u * (unsigned)NS) + 1023u) & ~1023u;
     const unsigned ring = qs + Q_BYTES;
     if (threadIdx.x == 0) {
         ra_mbar_init(qbar, 1u);
@@ -886,6 +918,7 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
             ra_mbar_init(bars + 8u * (unsigned)s, 1u);
             ra_mbar_init(bars + 8u * (unsigned)(NS + s), RA_ATTN_WG_CONSUMERS / RA_WARP_SIZE);
         }
+        ra_mbar_init(qempty, RA_ATTN_WG_CONSUMERS / RA_WARP_SIZE);
         ra_mbar_init_fence();
     }
     __syncthreads();
@@ -894,26 +927,35 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         // producer: one lane issues every copy
         if (OVERLAP) ra_wg_setmaxnreg_dec<RA_ATTN_WG_PRODUCER_REGS>();
         if (threadIdx.x != RA_ATTN_WG_CONSUMERS) return;
-        ra_mbar_expect_tx(qbar, Q_BYTES);
-#pragma unroll
-        for (int cb = 0; cb < CB; ++cb) ra_tma_load_3d(qs + cb * BM * 128u, &tma_q, 64 * cb, (int)i0, (int)zh, qbar);
-        int slot = 0;
-        unsigned round = 0;
-        for (int jt = 0; jt < ntiles; ++jt) {
-            const unsigned full = bars + 8u * (unsigned)slot;
+        // Tile jt of a unit into the ring; `pos` counts the tiles of the block's units so far
+        // (the ring's position).
+        auto load = [&](int pos, const Unit& un, int jt) {
+            const int slot = pos % NS;
+            const unsigned round = (unsigned)(pos / NS), full = bars + 8u * (unsigned)slot;
             if (round > 0) ra_mbar_wait(bars + 8u * (unsigned)(NS + slot), (round - 1u) & 1u);
             ra_mbar_expect_tx(full, SLOT);
             const unsigned ks = ring + (unsigned)slot * SLOT, vs = ks + K_BYTES;
-            const int j0 = jt * BN;
 #pragma unroll
-            for (int cb = 0; cb < CB; ++cb) ra_tma_load_3d(ks + cb * BN * 128u, &tma_k, 64 * cb, j0, (int)kv, full);
+            for (int cb = 0; cb < CB; ++cb)
+                ra_tma_load_3d(ks + cb * BN * 128u, &tma_k, 64 * cb, jt * BN, (int)un.kv, full);
 #pragma unroll
             for (int half = 0; half < BN / 64; ++half)
 #pragma unroll
                 for (int cb = 0; cb < CB; ++cb)
-                    ra_tma_load_3d(vs + (unsigned)(half * CB + cb) * 8192u, &tma_v, 64 * cb, j0 + 64 * half, (int)kv,
-                                   full);
-            if (++slot == NS) { slot = 0; ++round; }
+                    ra_tma_load_3d(vs + (unsigned)(half * CB + cb) * 8192u, &tma_v, 64 * cb, jt * BN + 64 * half,
+                                   (int)un.kv, full);
+        };
+        int pos = 0, k = 0;
+        for (ra_i64 u = blockIdx.x; u < units; u += gridDim.x, ++k) {
+            const Unit un = unit(u);
+            // Q of the next unit once the consumers' products with the last one's are done
+            if (k > 0) ra_mbar_wait(qempty, (unsigned)(k - 1) & 1u);
+            ra_mbar_expect_tx(qbar, Q_BYTES);
+#pragma unroll
+            for (int cb = 0; cb < CB; ++cb)
+                ra_tma_load_3d(qs + cb * BM * 128u, &tma_q, 64 * cb, (int)un.i0, (int)un.zh, qbar);
+            for (int jt = 0; jt < un.ntiles; ++jt) load(pos + jt, un, jt);
+            pos += un.ntiles;
         }
         return;
     }
@@ -926,14 +968,13 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
     const float LOG2E = 1.4426950408889634f, LN2 = 0.6931471805599453f;
     const float neg_inf = ra_attn_neg_inf<float>();
     const float sc2 = (float)scale * LOG2E;
-    const ra_i64 r_first = i0 + 64 * wg;           // the warpgroup's first query
-    const ra_i64 r_mine = r_first + 16 * w + g;    // the thread's first row (the second: + 8)
+    ra_i64 r_first = 0;  // the warpgroup's first query (of the unit being computed)
+    ra_i64 r_mine = 0;   // the thread's first row (the second: + 8)
+    int pos = 0;         // tiles of the block's earlier units (the ring's position)
     const unsigned qa = qs + 64u * 128u * (unsigned)wg;
 
     float sacc[BN / 2], oacc[D / 2];
-#pragma unroll
-    for (int e = 0; e < D / 2; ++e) oacc[e] = 0.0f;
-    float m[2] = {neg_inf, neg_inf}, l[2] = {0.0f, 0.0f};  // l: this lane's part of the row sums
+    float m[2], l[2];  // l: this lane's part of the row sums
     ra_u32 pa[BN / 16][4], pb[BN / 16][4];                  // P as A fragments (pb: OVERLAP's next tile)
     float alpha[2];
 
@@ -966,7 +1007,14 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         // they stay unscaled until the exponent.
         const bool whole = sc2 > 0.0f && j0 + BN <= S && (!mk.causal || j0 + BN - 1 <= r_first);
         const float f = whole ? sc2 : 1.0f;
-        float top[2] = {neg_inf, neg_inf};
+        // Row maxima as four independent chains a row (fmaxf: one instruction, no compare and
+        // select; a NaN score is dropped here but still reaches P, the sums and the output through
+        // its exponential), so the reduction's latency is short beside the exponentials.
+        float top[2][4];
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) top[rr][q] = neg_inf;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
@@ -977,28 +1025,36 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
                     const bool ok = key < S && !(mk.causal && key > i);
                     sacc[4 * j + c] = ok ? sacc[4 * j + c] * sc2 : neg_inf;
                 }
-                top[rr] = ra_max(top[rr], sacc[4 * j + c]);
+                float& chain = top[rr][2 * (j & 1) + (c & 1)];
+                chain = fmaxf(chain, sacc[4 * j + c]);
             }
         float base[2];
 #pragma unroll
         for (int rr = 0; rr < 2; ++rr) {
-            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 1));
-            top[rr] = ra_max(top[rr], ra_shfl_xor(top[rr], 2));
-            const float m_new = ra_max(m[rr], top[rr] * f);
-            alpha[rr] = m_new == neg_inf ? 1.0f : exp2f(m[rr] - m_new);
-            base[rr] = m_new == neg_inf ? 0.0f : m_new;  // (every score of the row is -inf then)
+            float row = fmaxf(fmaxf(top[rr][0], top[rr][1]), fmaxf(top[rr][2], top[rr][3]));
+            row = fmaxf(row, ra_shfl_xor(row, 1));
+            row = fmaxf(row, ra_shfl_xor(row, 2));
+            const float m_new = fmaxf(m[rr], row * f);
+            // (every score of the row so far is -inf when m_new is: base 0 keeps the exponents
+            // finite, and alpha = 2^(-inf) = 0 rescales the zero output and sums)
+            base[rr] = m_new == neg_inf ? 0.0f : m_new;
+            alpha[rr] = exp2f(m[rr] - base[rr]);
             m[rr] = m_new;
             l[rr] *= alpha[rr];
         }
+        // Two partial sums a row, added to the running sums at the end.
+        float part[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk)
 #pragma unroll
             for (int r = 0; r < 4; ++r) {
                 const float p0 = exp2f(ra_fma(sacc[8 * kk + 2 * r], f, -base[r & 1]));
                 const float p1 = exp2f(ra_fma(sacc[8 * kk + 2 * r + 1], f, -base[r & 1]));
-                l[r & 1] += p0 + p1;
+                part[r & 1][kk & 1] += p0 + p1;
                 p[kk][r] = ra_attn_pack<T>(p0, p1);
             }
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) l[rr] += part[rr][0] + part[rr][1];
     };
     auto rescale = [&]() {
 #pragma unroll
@@ -1006,9 +1062,11 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
 #pragma unroll
             for (int c = 0; c < 4; ++c) oacc[4 * j + c] *= alpha[c >> 1];
     };
-    auto release = [&](int s_slot) {
-        if (lane == 0) ra_mbar_arrive(bars + 8u * (unsigned)(NS + s_slot));
+    // Tile jt of the unit being computed: wait until its K and V have arrived; give its slot back.
+    auto wait_tile = [&](int jt) {
+        ra_mbar_wait(bars + 8u * (unsigned)((pos + jt) % NS), (unsigned)((pos + jt) / NS) & 1u);
     };
+    auto release = [&](int jt) { ra_attn_wg_arrive_if(bars + 8u * (unsigned)(NS + (pos + jt) % NS), lane == 0); };
     // PINGPONG: wait for this warpgroup's turn to issue; give the other warpgroup its turn.
     auto my_turn = [&]() {
         if (PINGPONG) {
@@ -1023,114 +1081,130 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         }
     };
 
-    ra_mbar_wait(qbar, 0u);
-    int slot = 0;
-    unsigned round = 0;
-    if (!OVERLAP) {
-        for (int jt = 0; jt < ntiles; ++jt) {
-            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
-            ra_gemm_wg_fence();
-            issue_s(slot);
-            ra_gemm_wg_wait<0>();
-            ra_gemm_wg_fence_operands(sacc);
-            softmax(jt, pa);
-            rescale();
-            ra_gemm_wg_fence_fragment(pa);
-            ra_gemm_wg_fence_operands(oacc);
-            ra_gemm_wg_fence();
-            issue_pv(slot, pa);
-            ra_gemm_wg_wait<0>();
-            ra_gemm_wg_fence_operands(oacc);
-            ra_gemm_wg_fence_fragment(pa);  // (the registers stay P's until the group is done)
-            release(slot);
-            if (++slot == NS) { slot = 0; ++round; }
-        }
-    } else if (ntiles > 0) {
-        // FlashAttention-3's intra-warpgroup overlap: S of tile jt is issued before O += P V of
-        // tile jt - 1, and the softmax of tile jt runs while the second product is in flight; the
-        // output is rescaled once that product is done. P alternates between pa and pb.
-        if (PINGPONG && wg == 1) ra_attn_wg_bar_arrive<1>();  // warpgroup 0 issues first
-        ra_mbar_wait(bars, 0u);
-        ra_gemm_wg_fence();
-        my_turn();
-        issue_s(0);
-        their_turn(false);
-        ra_gemm_wg_wait<0>();
-        ra_gemm_wg_fence_operands(sacc);
-        softmax(0, pa);  // (the output is zero: no rescaling)
-        int prev = 0;
-        if (++slot == NS) { slot = 0; ++round; }
-        // (p_prev and p_next are named arrays at every call: registers, never indexed at run time)
-        auto step = [&](int jt, ra_u32 (&p_prev)[BN / 16][4], ra_u32 (&p_next)[BN / 16][4]) {
-            ra_mbar_wait(bars + 8u * (unsigned)slot, round & 1u);
-            ra_gemm_wg_fence_fragment(p_prev);
-            ra_gemm_wg_fence_operands(oacc);
-            ra_gemm_wg_fence();
-            my_turn();
-            issue_s(slot);
-            issue_pv(prev, p_prev);
-            their_turn(false);
-            ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be
-            ra_gemm_wg_fence_operands(sacc);
-            softmax(jt, p_next);
-            ra_gemm_wg_wait<0>();
-            ra_gemm_wg_fence_operands(oacc);
-            ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)
-            release(prev);
-            rescale();
-            prev = slot;
-            if (++slot == NS) { slot = 0; ++round; }
-        };
-        auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {
-            ra_gemm_wg_fence_fragment(p_last);
-            ra_gemm_wg_fence_operands(oacc);
-            ra_gemm_wg_fence();
-            my_turn();
-            issue_pv(prev, p_last);
-            their_turn(true);
-            ra_gemm_wg_wait<0>();
-            ra_gemm_wg_fence_operands(oacc);
-            ra_gemm_wg_fence_fragment(p_last);
-            release(prev);
-        };
-        int jt = 1;
-        for (; jt + 1 < ntiles; jt += 2) {
-            step(jt, pa, pb);
-            step(jt + 1, pb, pa);
-        }
-        if (jt < ntiles) {
-            step(jt, pa, pb);
-            finish(pb);
-        } else {
-            finish(pa);
-        }
-    }
+    // The products with the unit's Q are done: the producer may copy the next unit's.
+    auto release_q = [&]() { ra_attn_wg_arrive_if(qempty, lane == 0); };
 
-    const bool pairs = (EV & 1) == 0;  // then a pair's first column is even: 4-byte aligned
+    int k = 0;
+    for (ra_i64 u = blockIdx.x; u < units; u += gridDim.x, ++k) {
+        const Unit un = unit(u);
+        const int ntiles = un.ntiles;  // (>= 1: the Python layer launches no call without keys)
+        r_first = un.i0 + 64 * wg;
+        r_mine = r_first + 16 * w + g;
 #pragma unroll
-    for (int rr = 0; rr < 2; ++rr) {
-        const ra_i64 i = r_mine + 8 * rr;
-        float total = l[rr];
-        total += ra_shfl_xor(total, 1);
-        total += ra_shfl_xor(total, 2);
-        if (i < L) {
-            const float inv = total > 0.0f ? 1.0f / total : 0.0f;
-            T* orow = o + (zh * L + i) * EV;
-#pragma unroll
-            for (int j = 0; j < D / 8; ++j) {
-                const int col = 8 * j + 2 * t;
-                if (col >= EV) continue;
-                const T lo = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr] * inv);
-                const T hi = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr + 1] * inv);
-                if (pairs) {
-                    *reinterpret_cast<ra_u32*>(orow + col) = (ra_u32)lo.bits | ((ra_u32)hi.bits << 16);
-                } else {
-                    orow[col] = lo;
-                    if (col + 1 < EV) orow[col + 1] = hi;
-                }
+        for (int e = 0; e < D / 2; ++e) oacc[e] = 0.0f;
+        m[0] = m[1] = neg_inf;
+        l[0] = l[1] = 0.0f;
+        ra_mbar_wait(qbar, (unsigned)k & 1u);
+        if (!OVERLAP) {
+            for (int jt = 0; jt < ntiles; ++jt) {
+                wait_tile(jt);
+                ra_gemm_wg_fence();
+                issue_s((pos + jt) % NS);
+                ra_gemm_wg_wait<0>();
+                ra_gemm_wg_fence_operands(sacc);
+                softmax(jt, pa);
+                rescale();
+                ra_gemm_wg_fence_fragment(pa);
+                ra_gemm_wg_fence_operands(oacc);
+                ra_gemm_wg_fence();
+                issue_pv((pos + jt) % NS, pa);
+                ra_gemm_wg_wait<0>();
+                ra_gemm_wg_fence_operands(oacc);
+                ra_gemm_wg_fence_fragment(pa);  // (the registers stay P's until the group is done)
+                release(jt);
             }
-            if (t == 0) lse[zh * L + i] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+            release_q();
+        } else {
+            // FlashAttention-3's intra-warpgroup overlap: S of tile jt is issued before O += P V
+            // of tile jt - 1, and the softmax of tile jt runs while the second product is in
+            // flight; the output is rescaled by tile jt - 1's factors between the two issues
+            // (while S runs, not on the path from one tile's last product to the next one's
+            // first). P alternates between pa and pb.
+            if (PINGPONG && wg == 1) ra_attn_wg_bar_arrive<1>();  // warpgroup 0 issues first
+            wait_tile(0);
+            ra_gemm_wg_fence();
+            my_turn();
+            issue_s(pos % NS);
+            their_turn(false);
+            ra_gemm_wg_wait<0>();
+            ra_gemm_wg_fence_operands(sacc);
+            softmax(0, pa);  // (the output is zero: no rescaling)
+            // (p_prev and p_next are named arrays at every call: registers, never indexed at run
+            // time)
+            auto step = [&](int jt, ra_u32 (&p_prev)[BN / 16][4], ra_u32 (&p_next)[BN / 16][4]) {
+                wait_tile(jt);
+                ra_gemm_wg_fence_operands(sacc);
+                ra_gemm_wg_fence();
+                my_turn();
+                issue_s((pos + jt) % NS);
+                rescale();  // by tile jt - 1's factors, while S of tile jt runs
+                ra_gemm_wg_fence_fragment(p_prev);
+                ra_gemm_wg_fence_operands(oacc);
+                ra_gemm_wg_fence();
+                issue_pv((pos + jt - 1) % NS, p_prev);
+                their_turn(false);
+                ra_gemm_wg_wait<1>();  // S of tile jt is done; O += P V of tile jt - 1 may not be
+                ra_gemm_wg_fence_operands(sacc);
+                softmax(jt, p_next);
+                ra_gemm_wg_wait<0>();
+                ra_gemm_wg_fence_operands(oacc);
+                ra_gemm_wg_fence_fragment(p_prev);  // (the registers stay P's until the group is done)
+                release(jt - 1);
+            };
+            auto finish = [&](ra_u32 (&p_last)[BN / 16][4]) {
+                release_q();  // (every S of the unit is done)
+                rescale();
+                ra_gemm_wg_fence_fragment(p_last);
+                ra_gemm_wg_fence_operands(oacc);
+                ra_gemm_wg_fence();
+                my_turn();
+                issue_pv((pos + ntiles - 1) % NS, p_last);
+                their_turn(true);
+                ra_gemm_wg_wait<0>();
+                ra_gemm_wg_fence_operands(oacc);
+                ra_gemm_wg_fence_fragment(p_last);
+                release(ntiles - 1);
+            };
+            int jt = 1;
+            for (; jt + 1 < ntiles; jt += 2) {
+                step(jt, pa, pb);
+                step(jt + 1, pb, pa);
+            }
+            if (jt < ntiles) {
+                step(jt, pa, pb);
+                finish(pb);
+            } else {
+                finish(pa);
+            }
         }
+
+        const bool pairs = (EV & 1) == 0;  // then a pair's first column is even: 4-byte aligned
+#pragma unroll
+        for (int rr = 0; rr < 2; ++rr) {
+            const ra_i64 i = r_mine + 8 * rr;
+            float total = l[rr];
+            total += ra_shfl_xor(total, 1);
+            total += ra_shfl_xor(total, 2);
+            if (i < L) {
+                const float inv = total > 0.0f ? 1.0f / total : 0.0f;
+                T* orow = o + (un.zh * L + i) * EV;
+#pragma unroll
+                for (int j = 0; j < D / 8; ++j) {
+                    const int col = 8 * j + 2 * t;
+                    if (col >= EV) continue;
+                    const T lo = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr] * inv);
+                    const T hi = ra_traits<T>::from_acc(oacc[4 * j + 2 * rr + 1] * inv);
+                    if (pairs) {
+                        *reinterpret_cast<ra_u32*>(orow + col) = (ra_u32)lo.bits | ((ra_u32)hi.bits << 16);
+                    } else {
+                        orow[col] = lo;
+                        if (col + 1 < EV) orow[col + 1] = hi;
+                    }
+                }
+                if (t == 0) lse[un.zh * L + i] = total > 0.0f ? m[rr] * LN2 + logf(total) : neg_inf;
+            }
+        }
+        pos += ntiles;
     }
 #endif
 }

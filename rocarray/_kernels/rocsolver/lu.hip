@@ -29,13 +29,31 @@
 //    publication area for its part of the interchange, scales and updates its own rows. The
 //    same pivots, info and arithmetic as getf2. The barrier is bounded (ra_grid_sync, include/ra_grid.cuh); a
 //    failed barrier leaves the flag set and every later launch returns at once.
+//  * ra_rocsolver_getf2_rows: getf2 of one m x n panel (n <= 32) by a cooperative launch of
+//    ceil(m / blockDim) blocks, a thread per panel row (the row in shared memory, ld blockDim,
+//    touched by that thread only: the interchange, scaling and update need no block barrier).
+//    Per column: the block's candidate (warp shuffles, the warps' results in shared memory);
+//    its value, row index and row, and (from its owner) the diagonal row, written to the
+//    block's slot in global memory, a fence, then the block's flag = tag_base + j + 1 (a number
+//    no earlier launch on this buffer wrote: no reset); thread t waits for block t's flag and
+//    reads that whole slot into shared memory, so every block has all candidates' rows after
+//    one round trip; every warp reduces the candidates (the same pivot everywhere). Slots and
+//    flags are double-buffered by the column's parity. One block (m <= blockDim) passes the two
+//    rows through shared memory without flags. The same pivots, info and arithmetic as getf2;
+//    a wait that gives up sets sync[2], as ra_grid_sync does.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
 //    <= 64 rows they touch: each of 64 row slots finds its destination row (a row k, or a pivot
 //    row named first by it) and traces it back through the interchanges to its source row; the
 //    slot's threads load their columns' source elements, the block meets at a barrier, and they
 //    store them, so no load waits on a store. A block covers RA_ROCSOLVER_LASWP_COLUMNS columns
-//    with four column lanes per slot, four columns per thread.
+//    with four column lanes per slot, four columns per thread. Column c of the n is the matrix's
+//    column c, or c + gap_count from gap_begin on: the columns on both sides of a panel in one
+//    launch.
+//  * ra_rocsolver_laswp_plan / ra_rocsolver_laswp_gather: up to RA_ROCSOLVER_LASWP_PLAN_MAX
+//    interchanges (forward) as ONE permutation: the plan (one block) lists each row that changes
+//    and its source row, the gather moves those rows in a tile of columns per block (every load
+//    before the barrier, every store after), so a row several interchanges touch moves once.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
 //    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
@@ -53,6 +71,8 @@
 #define RA_ROCSOLVER_LU_ROWS 4   // rows per thread whose loads getf2's update issues together (16-byte types: 2)
 #define RA_ROCSOLVER_LU_NO_ROW 0x7fffffff
 #define RA_ROCSOLVER_LU_GRID_BLOCK 128  // threads of a device-wide panel's block
+#define RA_ROCSOLVER_LU_ROWS_BLOCK 256   // most threads (one panel row each) of a getf2_rows block
+#define RA_ROCSOLVER_LU_ROWS_COLUMNS 32  // most columns of a getf2_rows panel (its loops unrolled to this)
 // laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
 // columns per thread (their loads in flight together), the block and the columns it covers
 #define RA_ROCSOLVER_LASWP_CHUNK 32
@@ -61,6 +81,11 @@
 #define RA_ROCSOLVER_LASWP_PER_THREAD 4
 #define RA_ROCSOLVER_LASWP_BLOCK (RA_ROCSOLVER_LASWP_SLOTS * RA_ROCSOLVER_LASWP_LANES)
 #define RA_ROCSOLVER_LASWP_COLUMNS (RA_ROCSOLVER_LASWP_LANES * RA_ROCSOLVER_LASWP_PER_THREAD)
+// laswp_plan / laswp_gather: most interchanges composed at once (the plan's block), slots per
+// gather thread (2 x the most interchanges / the block), columns per gather block
+#define RA_ROCSOLVER_LASWP_PLAN_MAX 512
+#define RA_ROCSOLVER_LASWP_GATHER_SLOTS (2 * RA_ROCSOLVER_LASWP_PLAN_MAX / RA_ROCSOLVER_LASWP_BLOCK)
+#define RA_ROCSOLVER_LASWP_GATHER_COLUMNS 8
 
 template <typename T> struct ra_lu_real { typedef T type; };
 template <typename R> struct ra_lu_real<ra_complex<R> > { typedef R type; };
@@ -331,10 +356,186 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_GRID_BLOCK) void ra_rocsolver_getf2_
     }
 }
 
+// ---- the device-wide panel with its rows in registers (ra_rocsolver_getf2_rows) ----
+
+// v := the better of v and the candidates sv[0 .. count-1] / si[...], reduced over the warp
+// (every lane returns the same pair)
+template <typename R> RA_DEVICE void ra_lu_warp_best(R& v, int& i, const R* sv, const int* si, ra_i64 count) {
+    for (ra_i64 s = ra_lane_id(); s < count; s += RA_WARP_SIZE) ra_lu_better(v, i, sv[s], si[s]);
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) ra_lu_better(v, i, ra_shfl_xor(v, m), ra_shfl_xor(i, m));
+}
+
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_rows(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
+    ra_i64 offset, ra_u64* flags, typename ra_lu_real<T>::type* pub_values, int* pub_index, T* pub_rows,
+    ra_i64 capacity, ra_i64 tag_base, unsigned* sync, ra_i64 limit) {
+    typedef typename ra_lu_real<T>::type R;
+    constexpr int NB = RA_ROCSOLVER_LU_ROWS_COLUMNS;
+    __shared__ R swv[RA_ROCSOLVER_LU_ROWS_BLOCK / RA_WARP_SIZE];
+    __shared__ int swi[RA_ROCSOLVER_LU_ROWS_BLOCK / RA_WARP_SIZE];
+    __shared__ int sfail;
+    const ra_i64 G = gridDim.x, g = blockIdx.x;
+    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
+    // an earlier panel's barrier failed: the whole block returns (one read, shared)
+    if (tid == 0) sfail = *(volatile unsigned*)&sync[2] != 0u;
+    __syncthreads();
+    if (sfail) return;
+    T* W = ra_lu_shared<T>();                              // nt x n, ld nt: row tid is this thread's
+    T* srow = W + nt * n;                                  // G candidate rows, then the diagonal row
+    R* sval = reinterpret_cast<R*>(srow + (G + 1) * n);    // the G candidates' values
+    int* sidx = reinterpret_cast<int*>(sval + G);          // and rows
+    const ra_i64 r = g * nt + tid;                         // this thread's row of the panel
+    const bool valid = r < m;
+    T* w = W + tid;                                        // element c of the row at w[c * nt]
+    // the row loops are unrolled to NB with a guard, so that their loads are in flight together
+#pragma unroll
+    for (int c = 0; c < NB; ++c)
+        if (c < n) w[c * nt] = valid ? A[r + c * lda] : T();
+    const ra_i64 k = m < n ? m : n;
+    for (ra_i64 J = 0; J < k; ++J) {
+        const int q = (int)(J & 1);
+        const ra_u64 tag = (ra_u64)tag_base + (ra_u64)(J + 1);
+        // the block's candidate for column J: warp argmax, then the warps' results in shared memory
+        R bv = R(-1);
+        int bi = RA_ROCSOLVER_LU_NO_ROW;
+        if (valid && r >= J) ra_lu_better(bv, bi, ra_lu_abs1(w[J * nt]), (int)r);   // NaN never wins
+#pragma unroll
+        for (int s = RA_WARP_SIZE / 2; s > 0; s >>= 1) ra_lu_better(bv, bi, ra_shfl_xor(bv, s), ra_shfl_xor(bi, s));
+        if (ra_lane_id() == 0) {
+            swv[ra_warp_id()] = bv;
+            swi[ra_warp_id()] = bi;
+        }
+        __syncthreads();
+        bv = R(-1);
+        bi = RA_ROCSOLVER_LU_NO_ROW;
+        for (int v = 0; v < warps; ++v) ra_lu_better(bv, bi, swv[v], swi[v]);
+        if (G == 1) {
+            // one block: the pivot row and the diagonal row pass through shared memory, no flags
+            if (valid && r == bi) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) srow[c] = w[c * nt];
+            }
+            if (valid && r == J) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) srow[n + c] = w[c * nt];
+            }
+            __syncthreads();
+        } else {
+            // publish: the candidate's value, row index and whole row, and (its owner) the diagonal row
+            T* slots = pub_rows + (ra_i64)q * (capacity + 1) * n;   // capacity candidate rows, then the diagonal row
+            if (tid == 0) {
+                pub_values[q * capacity + g] = bv;
+                pub_index[q * capacity + g] = bi;
+            }
+            if (valid && r == bi) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) slots[g * n + c] = w[c * nt];
+            }
+            if (valid && r == J) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) slots[capacity * n + c] = w[c * nt];
+            }
+            __syncthreads();
+            if (tid == 0) {
+                __threadfence();   // the block's slot data (ordered by the barrier) device-wide before its flag
+                *(volatile ra_u64*)&flags[q * capacity + g] = tag;
+            }
+            // every block's slot: wait for its flag, then read it (value, row index, row; with the
+            // diagonal row's owner, the diagonal row) into shared memory
+            const ra_i64 owner = J / nt;
+            const volatile R* vv = pub_values + q * capacity;
+            const volatile int* vi = pub_index + q * capacity;
+            bool ok = true;
+            for (ra_i64 s = tid; s < G && ok; s += nt) {
+                const volatile ra_u64* f = flags + q * capacity + s;
+                if (*f != tag) {
+                    const long long start = clock64();
+                    while (*f != tag) {
+                        if (*(volatile unsigned*)&sync[2] != 0u || clock64() - start > limit) {
+                            atomicExch(&sync[2], 1u);
+                            ok = false;
+                            sfail = 1;
+                            break;
+                        }
+                        ra_grid_pause();
+                    }
+                }
+            }
+            // the slots' data after their flags: one fence per polling warp, its lanes together
+            ra_warp_sync();
+            if (ra_warp_id() * RA_WARP_SIZE < G) __threadfence();
+            for (ra_i64 s = tid; s < G && ok; s += nt) {
+                // every load of the slot issued before the first store to shared memory
+                const R value = vv[s];
+                const int index = vi[s];
+                const volatile T* row = slots + s * n;
+                T v[NB];
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) v[c] = ra_load_volatile(row + c);
+                sval[s] = value;
+                sidx[s] = index;
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < n) srow[s * n + c] = v[c];
+                if (s == owner) {
+                    const volatile T* diag = slots + capacity * n;
+#pragma unroll
+                    for (int c = 0; c < NB; ++c)
+                        if (c < n) v[c] = ra_load_volatile(diag + c);
+#pragma unroll
+                    for (int c = 0; c < NB; ++c)
+                        if (c < n) srow[G * n + c] = v[c];
+                }
+            }
+            __syncthreads();
+            if (sfail) return;
+            // every warp reduces the candidates: the same pivot everywhere, no block barrier
+            bv = R(-1);
+            bi = RA_ROCSOLVER_LU_NO_ROW;
+            ra_lu_warp_best(bv, bi, sval, sidx, G);
+        }
+        ra_i64 p = bi;
+        if (p == RA_ROCSOLVER_LU_NO_ROW) p = J;   // only NaN in the column: keep the row
+        if (g == 0 && tid == 0) ipiv[J] = (int)(offset + p + 1);
+        const T* su = srow + (p == J ? G : p / nt) * n;   // the pivot row
+        const T* sd = srow + G * n;                        // the old row J
+        // the interchange: row J takes the pivot row, row p the old row J
+        if (p != J && (r == J || r == p)) {
+            const T* from = r == J ? su : sd;
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c < n) w[c * nt] = from[c];
+        }
+        const T piv = su[J];
+        const bool zero = ra_lu_is_zero(piv);
+        if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + J + 1);
+        if (!zero && valid && r > J) {
+            const T l = ra_lu_div(w[J * nt], piv);
+            w[J * nt] = l;
+#pragma unroll
+            for (int c = 0; c < NB; ++c)
+                if (c > J && c < n) w[c * nt] = ra_lu_fms(l, su[c], w[c * nt]);
+        }
+    }
+    if (valid) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c)
+            if (c < n) A[r + c * lda] = w[c * nt];
+    }
+}
+
 template <typename T>
 __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
     ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ra_i64 k1, ra_i64 k2, const int* __restrict__ ipiv,
-    ra_i64 strideP, int reverse) {
+    ra_i64 strideP, int reverse, ra_i64 gap_begin, ra_i64 gap_count) {
     __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_CHUNK];
     const ra_i64 b = blockIdx.y;
     A += b * strideA;
@@ -378,15 +579,98 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
 #pragma unroll
         for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
             const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
-            if (moves && c < n) v[q] = A[src + c * lda];
+            if (moves && c < n) v[q] = A[src + (c < gap_begin ? c : c + gap_count) * lda];
         }
         __syncthreads();  // every element of the block's columns is read before any is written
 #pragma unroll
         for (int q = 0; q < RA_ROCSOLVER_LASWP_PER_THREAD; ++q) {
             const ra_i64 c = c0 + (ra_i64)q * RA_ROCSOLVER_LASWP_LANES;
-            if (moves && c < n) A[dst + c * lda] = v[q];
+            if (moves && c < n) A[dst + (c < gap_begin ? c : c + gap_count) * lda] = v[q];
         }
     }
+}
+
+// ---- a long run of interchanges as one permutation (ra_rocsolver_laswp_plan, _gather) ----
+
+// pairs[0 .. 2 count) := destination rows (-1: nothing moves there), pairs[2 count .. 4 count) :=
+// their source rows, for the interchanges k = k1 .. k1+count-1 (forward) composed into one
+// permutation. Slot i < count is row k1 + i; slot count + s is pivot row s when no earlier pivot
+// names it and it is outside k1 .. k1+count-1. One block; one thread replays the interchanges on
+// the slots' contents (the original row each slot's position holds), the others find the slots.
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_PLAN_MAX) void ra_rocsolver_laswp_plan(
+    ra_i64 k1, ra_i64 count, const int* __restrict__ ipiv, ra_i64* __restrict__ pairs) {
+    __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_PLAN_MAX];
+    __shared__ int sslot[RA_ROCSOLVER_LASWP_PLAN_MAX];
+    __shared__ ra_i64 content[2 * RA_ROCSOLVER_LASWP_PLAN_MAX];
+    const ra_i64 t = threadIdx.x, nt = blockDim.x;
+    for (ra_i64 i = t; i < count; i += nt) spiv[i] = (ra_i64)ipiv[k1 + i] - 1;
+    __syncthreads();
+    for (ra_i64 i = t; i < count; i += nt) {
+        const ra_i64 p = spiv[i];
+        int slot = (int)(count + i);
+        if (p >= k1 && p < k1 + count) {
+            slot = (int)(p - k1);
+        } else {
+            for (ra_i64 u = 0; u < i; ++u)
+                if (spiv[u] == p) {
+                    slot = (int)(count + u);
+                    break;
+                }
+        }
+        sslot[i] = slot;
+    }
+    for (ra_i64 i = t; i < 2 * count; i += nt) content[i] = i < count ? k1 + i : spiv[i - count];
+    __syncthreads();
+    if (t == 0) {
+        for (ra_i64 k = 0; k < count; ++k) {
+            const int b = sslot[k];
+            const ra_i64 x = content[k];
+            content[k] = content[b];
+            content[b] = x;
+        }
+    }
+    __syncthreads();
+    for (ra_i64 i = t; i < 2 * count; i += nt) {
+        const bool first = i < count || sslot[i - count] == (int)i;
+        const ra_i64 position = i < count ? k1 + i : spiv[i - count];
+        pairs[i] = first && content[i] != position ? position : -1;
+        pairs[2 * count + i] = content[i];
+    }
+}
+
+// A[dst, c] := A[src, c] for the (dst, src) pairs of ra_rocsolver_laswp_plan (dst >= 0) and the
+// block's RA_ROCSOLVER_LASWP_GATHER_COLUMNS columns (column c, or c + gap_count from gap_begin
+// on): every load before the barrier, every store after it.
+template <typename T>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp_gather(
+    ra_i64 n, T* __restrict__ A, ra_i64 lda, ra_i64 slots, const ra_i64* __restrict__ pairs, ra_i64 gap_begin,
+    ra_i64 gap_count) {
+    constexpr int S = RA_ROCSOLVER_LASWP_GATHER_SLOTS, C = RA_ROCSOLVER_LASWP_GATHER_COLUMNS;
+    const ra_i64 c0 = (ra_i64)blockIdx.x * C;
+    ra_i64 dst[S], src[S];
+#pragma unroll
+    for (int i = 0; i < S; ++i) {
+        const ra_i64 s = threadIdx.x + (ra_i64)i * blockDim.x;
+        dst[i] = s < slots ? pairs[s] : -1;
+        src[i] = s < slots ? pairs[slots + s] : 0;
+    }
+    T v[S][C];
+#pragma unroll
+    for (int i = 0; i < S; ++i)
+#pragma unroll
+        for (int q = 0; q < C; ++q) {
+            const ra_i64 c = c0 + q;
+            if (dst[i] >= 0 && c < n) v[i][q] = A[src[i] + (c < gap_begin ? c : c + gap_count) * lda];
+        }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < S; ++i)
+#pragma unroll
+        for (int q = 0; q < C; ++q) {
+            const ra_i64 c = c0 + q;
+            if (dst[i] >= 0 && c < n) A[dst[i] + (c < gap_begin ? c : c + gap_count) * lda] = v[i][q];
+        }
 }
 
 // element (i, k) of op(A) for the substitutions: A(i, k), A(k, i) or conj(A(k, i))

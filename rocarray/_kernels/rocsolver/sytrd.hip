@@ -398,3 +398,354 @@ ra_rocsolver_sytrd_sum(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ 
     }
     if (next) ra_trd_norm_partials<T>(big, an, r0, r1, redR, norms);
 }
+
+// ---- warp-tile kernels (_sytrd_kernels.WARP_TILES) -------------------------------------------
+//
+// The same two steps a column with the same partial layouts (partial[q * m + r], ypart[I * 2c + q],
+// one dotp value per block), launched so that no block waits on a barrier in its main loop:
+//
+// ra_rocsolver_sytrd_symv_warp<T>: each warp forms the reflector's scalars itself (warp
+//   reductions of the nnorms = ceil((n - k) / RA_TRD_TILE) norm partials) and then takes whole
+//   32 x 32 lower tiles of A22 in turn: a lane holds one row of the tile and RA_TRD_CHUNK of its
+//   columns at a time in registers (16 independent loads in flight per lane), adds their row
+//   contributions in place (the tile column's v read as broadcasts from the warp's row of shared
+//   memory) and hands their transposed products to a butterfly that leaves lane r with the sum of
+//   column r (RA_TRD_CHUNK shuffles a chunk). A wavefront of 64 takes a tile's two column chunks
+//   in its two lane halves. Diagonal tiles also give the panel products W^H v, V^H v of their
+//   rows through the same butterfly.
+// ra_rocsolver_sytrd_sum_rows<T>: block b takes the rows [32 b, 32 b + 32) of the column's m rows
+//   (blocks past m return at once: the grid is sized by n, the work by n - k), warp reductions,
+//   three block barriers, and its norm partials of column k + 1 from the values in registers
+//   (no second pass). It writes ceil(m / 32) norm partials, as the next symv_warp reads.
+//
+// Both start with ra_dependent_grid_enter: launched as programmatic dependents (NVIDIA sm_90) the
+// next column's kernel is placed while this one drains; elsewhere plain launches.
+
+#define RA_TRD_CHUNK 16
+#define RA_TRD_WARPS (RA_TRD_THREADS / RA_WARP_SIZE)
+// symv_warp's blocks are smaller: its warps share nothing but the block's dot, and its register
+// count leaves room for more resident warps in blocks of 128 than of 256
+#define RA_TRD_SYMV_THREADS 128
+#define RA_TRD_SYMV_WARPS (RA_TRD_SYMV_THREADS / RA_WARP_SIZE)
+
+struct ra_trd_nanmax_op {
+    template <typename R> RA_DEVICE R operator()(R a, R b) const { return ra_trd_nanmax<R>(a, b); }
+};
+
+// p[j] (j < RA_TRD_CHUNK) of every lane summed over the 32 lanes of its lane group (lanes
+// 32 g .. 32 g + 31): lane r of the group gets the total of p[r % RA_TRD_CHUNK]. A butterfly that
+// halves the values a lane holds at each step (each lane sends the half its partner keeps).
+template <int H, typename T>
+RA_DEVICE void ra_trd_transpose_step(T (&p)[RA_TRD_CHUNK], int lane) {
+    const bool up = (lane & H) != 0;
+#pragma unroll
+    for (int i = 0; i < H; ++i) {
+        const T send = up ? p[i] : p[i + H];
+        const T keep = up ? p[i + H] : p[i];
+        p[i] = keep + ra_shfl_xor(send, H);
+    }
+    if (H > 1) ra_trd_transpose_step<(H > 1 ? H / 2 : 1)>(p, lane);
+}
+
+template <typename T>
+RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
+    ra_trd_transpose_step<RA_TRD_CHUNK / 2>(p, lane);
+    T s = p[0];
+#pragma unroll
+    for (int o = RA_TRD_CHUNK; o < RA_TRD_TILE; o <<= 1) s = s + ra_shfl_xor(s, o);
+    return s;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
+ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0,
+                             ra_i64 k, ra_i64 c, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                             typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
+                             T* __restrict__ partial, T* __restrict__ ypart, T* __restrict__ dotp) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    static_assert(RA_WARP_SIZE == 32 || RA_WARP_SIZE == 64, "a tile row per lane of a 32-lane group");
+    constexpr int NG = RA_WARP_SIZE / RA_TRD_TILE;              // lane groups a warp
+    constexpr int CPL = RA_TRD_TILE / RA_TRD_CHUNK / NG;         // column chunks a lane, each tile
+    __shared__ T wdot[RA_TRD_SYMV_WARPS];
+    __shared__ T vcols[RA_TRD_SYMV_WARPS][RA_TRD_TILE];  // each warp's tile column v (broadcast reads)
+    ra_dependent_grid_enter();
+    const int lane = ra_lane_id(), warp = ra_warp_id();
+    const int r = lane % RA_TRD_TILE, grp = lane / RA_TRD_TILE;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 tiles = nt * (nt + 1) / 2;
+    const ra_i64 nnorms = (n - k + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const T* x = a + (k + 1) + k * lda;
+
+    // larfg's scalars, every warp on its own (the same loads and order: the same bits)
+    R big = R(0);
+#pragma unroll 4
+    for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) big = ra_trd_nanmax<R>(big, norms[2 * b]);
+    big = ra_warp_reduce(big, ra_trd_nanmax_op());
+    R sum = R(0);
+    if (big > R(0)) {
+        for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) {
+            const R bb = norms[2 * b];
+            if (bb > R(0)) {
+                const R q = bb / big;
+                sum += norms[2 * b + 1] * (q * q);
+            }
+        }
+    }
+    sum = ra_warp_reduce(sum, ra_op_sum());
+    const T alpha = x[0];
+    const R ar = O::re(alpha), ai = O::im(alpha);
+    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
+    R beta = ar;
+    T tk = zero, sc = one;
+    if (!(xnorm == R(0) && ai == R(0))) {
+        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
+        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
+        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
+        beta = ar >= R(0) ? -norm : norm;
+        const R zr = ar - beta, zi = ai;
+        const R zs = fmax(fabs(zr), fabs(zi));
+        const R zrs = zr / zs, zis = zi / zs;
+        const R den = zs * (zrs * zrs + zis * zis);
+        sc = O::make(zrs / den, -zis / den);
+        tk = O::make((beta - ar) / beta, -ai / beta);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        E[k] = beta;
+        tau[k] = tk;
+        scale[0] = sc;
+    }
+
+    const T* A22 = a + (k + 1) + (k + 1) * lda;
+    const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
+    T vdot = zero;  // this lane's share of (A22 v)^H v
+    for (ra_i64 tile = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp; tile < tiles; tile += warps) {
+        ra_i64 I = (ra_i64)((sqrt(8.0 * (double)tile + 1.0) - 1.0) / 2.0);
+        while (I * (I + 1) / 2 > tile) --I;
+        while ((I + 1) * (I + 2) / 2 <= tile) ++I;
+        const ra_i64 J = tile - I * (I + 1) / 2;
+        const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
+        const bool diag = I == J;
+        const ra_i64 gi = i0 + r, gj = c0 + r;
+        const bool row_in = gi < m;
+        const T xr = row_in ? (gi == 0 ? one : sc * x[gi]) : zero;
+        const T xc = diag ? xr : (gj < m ? (gj == 0 ? one : sc * x[gj]) : zero);
+        ra_warp_sync();  // the previous tile's reads of vcols are done
+        if (grp == 0) vcols[warp][r] = xc;
+        ra_warp_sync();
+        T rowacc = zero;
+        T tacc[CPL];
+#pragma unroll
+        for (int it = 0; it < CPL; ++it) {
+            const int ch = grp + NG * it;
+            T p[RA_TRD_CHUNK];
+#pragma unroll
+            for (int j = 0; j < RA_TRD_CHUNK; ++j) {
+                const int cj = ch * RA_TRD_CHUNK + j;
+                const ra_i64 col = c0 + cj;
+                p[j] = (row_in && col < m && (!diag || cj <= r)) ? A22[gi + col * lda] : zero;
+            }
+#pragma unroll
+            for (int j = 0; j < RA_TRD_CHUNK; ++j) {
+                const int cj = ch * RA_TRD_CHUNK + j;
+                const T vj = vcols[warp][cj];
+                const bool on_diag = diag && cj == r;
+                rowacc = rowacc + (on_diag ? O::make(O::re(p[j]), R(0)) : p[j]) * vj;
+                p[j] = on_diag ? zero : O::conj(p[j]) * xr;
+            }
+            tacc[it] = ra_trd_transpose_sum<T>(p, lane);
+        }
+#pragma unroll
+        for (int o = RA_TRD_TILE; o < RA_WARP_SIZE; o <<= 1) rowacc = rowacc + ra_shfl_xor(rowacc, o);
+        // lane r of the group holding column chunk r / CHUNK writes column r's transposed sum
+        const int chw = r / RA_TRD_CHUNK;
+        const bool writer = chw % NG == grp;
+        T tv = tacc[0];
+        if (CPL > 1 && chw / NG == 1) tv = tacc[CPL - 1];
+        if (diag) {
+            if (writer && row_in) {
+                const T total = rowacc + tv;
+                partial[I * m + gi] = total;
+                vdot = vdot + O::conj(total) * xr;
+            }
+            // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows, CHUNK q's at a time
+            const int outs = (int)(2 * c);
+            const int nq = (outs + RA_TRD_CHUNK - 1) / RA_TRD_CHUNK;
+            for (int qb = 0; qb < nq; qb += NG) {
+                const int qc = qb + grp;
+                T p[RA_TRD_CHUNK];
+#pragma unroll
+                for (int j = 0; j < RA_TRD_CHUNK; ++j) {
+                    const int q = qc * RA_TRD_CHUNK + j;
+                    T val = zero;
+                    if (q < outs && row_in) {
+                        const T* col = q < c ? W + (ra_i64)q * n : a + (j0 + q - c) * lda;
+                        val = col[k + 1 + gi];
+                    }
+                    p[j] = O::conj(val) * xr;
+                }
+                const T s = ra_trd_transpose_sum<T>(p, lane);
+                const int q = qc * RA_TRD_CHUNK + r;
+                if (r < RA_TRD_CHUNK && q < outs) ypart[I * outs + q] = s;
+            }
+        } else {
+            if (grp == 0 && row_in) {
+                partial[J * m + gi] = rowacc;
+                vdot = vdot + O::conj(rowacc) * xr;
+            }
+            if (writer && gj < m) {
+                partial[I * m + gj] = tv;
+                vdot = vdot + O::conj(tv) * xc;
+            }
+        }
+    }
+    vdot = ra_warp_reduce(vdot, ra_op_sum());
+    if (lane == 0) wdot[warp] = vdot;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T total = zero;
+        for (int w = 0; w < RA_TRD_SYMV_WARPS; ++w) total = total + wdot[w];
+        dotp[blockIdx.x] = total;
+    }
+}
+
+// Column c of W and v over x for the rows [32 b, 32 b + 32) of block b (nsymv blocks' dotp), and
+// with `next` column k + 1 of those rows up to date and its norm partials in norms[2 b], [2 b + 1].
+// A row's sums are split among RA_TRD_GROUPS threads; the block's row values end in warp 0.
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_THREADS)
+ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restrict__ W, ra_i64 j0, ra_i64 k,
+                            ra_i64 c, int next, ra_i64 nsymv, const T* __restrict__ dotp,
+                            const T* __restrict__ scale, const T* __restrict__ tau, const T* __restrict__ partial,
+                            const T* __restrict__ ypart, typename ra_trd_ops<T>::R* __restrict__ norms) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    __shared__ T ys[2 * RA_TRD_NB_MAX];
+    __shared__ T red[RA_TRD_THREADS];
+    __shared__ T redu[RA_TRD_THREADS];
+    __shared__ T wsum[3 * RA_TRD_WARPS];
+    ra_dependent_grid_enter();
+    const ra_i64 m = n - k - 1;
+    const ra_i64 base = (ra_i64)blockIdx.x * RA_TRD_TILE;
+    if (base >= m) return;
+    const int t = (int)threadIdx.x;
+    const int lane = t % RA_TRD_TILE, g = t / RA_TRD_TILE;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 kn = k + 1;
+    T* x = a + (k + 1) + k * lda;
+    T* an = a + kn + kn * lda;
+    const ra_i64 r = base + lane;
+    const ra_i64 i = kn + r;
+    const bool mine = r < m;
+    const int outs = (int)(2 * c);
+    const T tk = tau[k];
+    const T sc = scale[0];
+
+    // the independent loads first (a loop's loads wait for the previous loop's sums): the panel
+    // products' partials, the dots with row 0's slots, this row's slots, the next column's update
+    // (needs no W^H v)
+    T ysp = zero;
+    if (outs > 0) {
+        const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
+        const int q = t % outs, part = t / outs;
+        if (part < parts) {
+#pragma unroll 16
+            for (ra_i64 I = part; I < nt; I += parts) ysp = ysp + ypart[I * outs + q];
+        }
+    }
+    T dp = zero, w0p = zero;
+    const ra_i64 ends = next && nt > nsymv ? nt : nsymv;
+#pragma unroll 4
+    for (ra_i64 b = t; b < ends; b += RA_TRD_THREADS) {
+        if (b < nsymv) dp = dp + dotp[b];
+        if (next && b < nt) w0p = w0p + partial[b * m];
+    }
+    T s = zero, u = zero;
+    if (mine) {
+#pragma unroll 16
+        for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
+        if (next) {
+            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
+                u = u + a[i + (j0 + j) * lda] * O::conj(W[kn + j * n]) + W[i + j * n] * O::conj(a[kn + (j0 + j) * lda]);
+        }
+    }
+    red[t] = ysp;
+    redu[t] = u;
+    dp = ra_warp_reduce(dp, ra_op_sum());
+    w0p = ra_warp_reduce(w0p, ra_op_sum());
+    if (ra_lane_id() == 0) {
+        wsum[ra_warp_id()] = dp;
+        wsum[RA_TRD_WARPS + ra_warp_id()] = w0p;
+    }
+    __syncthreads();
+    if (t < outs) {
+        const int parts = RA_TRD_THREADS / outs;
+        T total = zero;
+        for (int p = 0; p < parts; ++p) total = total + red[t + p * outs];
+        ys[t] = total;
+    }
+    T d = zero, w0raw = zero;
+    for (int w = 0; w < RA_TRD_WARPS; ++w) {
+        d = d + wsum[w];
+        w0raw = w0raw + wsum[RA_TRD_WARPS + w];
+    }
+    __syncthreads();  // ys complete; red free
+    // this row's x and next-column elements, loaded with the corrections' operands
+    T xv = zero, anv = zero;
+    if (g == 0 && mine) {
+        xv = x[r];
+        if (next) anv = an[r];
+    }
+    // the corrections V (W^H v) + W (V^H v): this row's by its group, row 0's spread over the block
+    T corr = zero;
+    if (mine) {
+        for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS) corr = corr + a[i + (j0 + j) * lda] * ys[j] + W[i + j * n] * ys[c + j];
+    }
+    red[t] = s - corr;
+    T c0p = zero;
+    if (next) {
+        for (ra_i64 j = t; j < c; j += RA_TRD_THREADS) c0p = c0p + a[kn + (j0 + j) * lda] * ys[j] + W[kn + j * n] * ys[c + j];
+    }
+    c0p = ra_warp_reduce(c0p, ra_op_sum());
+    if (ra_lane_id() == 0) wsum[2 * RA_TRD_WARPS + ra_warp_id()] = c0p;
+    for (ra_i64 j = 0; j < c; ++j) d = d - O::conj(ys[j]) * ys[c + j] - O::conj(ys[c + j]) * ys[j];
+    __syncthreads();
+    const T alpha = R(-0.5) * (tk * (O::conj(tk) * d));
+    T c0 = zero;
+    for (int w = 0; w < RA_TRD_WARPS; ++w) c0 = c0 + wsum[2 * RA_TRD_WARPS + w];
+    const T w0 = tk * (w0raw - c0) + alpha;
+    R big = R(0);
+    T nv = zero;
+    if (g == 0 && mine) {
+        T total = zero, un = zero;
+        for (int q = 0; q < RA_TRD_GROUPS; ++q) {
+            total = total + red[lane + q * RA_TRD_TILE];
+            un = un + redu[lane + q * RA_TRD_TILE];
+        }
+        const T v = r == 0 ? one : sc * xv;
+        const T wf = tk * total + alpha * v;
+        W[i + c * n] = wf;
+        x[r] = v;
+        if (next) {
+            nv = anv - v * O::conj(w0) - wf - un;
+            an[r] = nv;
+            if (r >= 2) big = ra_trd_nanmax<R>(fabs(O::re(nv)), fabs(O::im(nv)));
+        }
+    }
+    // the norm partials of column k + 1 over this block's rows, from warp 0's registers
+    if (next && t < RA_WARP_SIZE) {
+        big = ra_warp_reduce(big, ra_trd_nanmax_op());
+        R ssq = R(0);
+        if (big > R(0) && g == 0 && mine && r >= 2) ssq = O::abs2((R(1) / big) * nv);
+        ssq = ra_warp_reduce(ssq, ra_op_sum());
+        if (t == 0) {
+            norms[2 * blockIdx.x] = big;
+            norms[2 * blockIdx.x + 1] = ssq;
+        }
+    }
+}
