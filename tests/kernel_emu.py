@@ -3,7 +3,9 @@
 A kernel (one name expression of one source, as the compile layer builds it) is the source's
 pasted text (:func:`rocarray._core.compile.full_source`) after the host shim
 ``kernel_emu_shim.hpp``, compiled by g++ into a shared library (cached per text under
-``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with a generated C entry point.
+``$ROCARRAY_EMU_CACHE``, default ``<tmp>/rocarray-kernel-emu``) with generated C entry points:
+one library per source and target for all the kernels the suite runs from it (:data:`MANIFEST`,
+:func:`group`), so a cold run compiles each source's text about once per target.
 What every library of a target shares is built once (:func:`_target_parts`): the shim's runtime
 (scheduler, barriers, collectives, the launch loop) as an object linked into each library, which
 keeps its own copy of the runtime's state, and the shim with the pasted headers as a precompiled
@@ -35,9 +37,12 @@ Usage::
         assert (np.asarray(out) == np.cumsum(h)).all()
 """
 
+import contextlib
 import ctypes
 import dataclasses
+import fcntl
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -107,12 +112,14 @@ def _shared_names(declaration):
     return [re.findall(r"\w+", part)[-1] for part in flat.split(",")]
 
 
-def translation_unit(source, name):
-    """The host C++ text of kernel ``name`` (an ``extern "C"`` name or a name expression) of
-    ``source``: the shim, the pasted source with ``extern __shared__`` arrays made plain
-    ``extern`` ones and each ``__shared__`` statement followed by the registration of its
-    variables (:func:`emu::shared_region`), the dynamic arrays' definitions, and the entry points
-    ``emu_launch``/``emu_params``."""
+def translation_unit(source, names):
+    """The host C++ text of the kernels ``names`` (``extern "C"`` names or name expressions; one
+    name or a sequence) of ``source``: the shim, the pasted source with ``extern __shared__``
+    arrays made plain ``extern`` ones and each ``__shared__`` statement followed by the
+    registration of its variables (:func:`emu::shared_region`), the dynamic arrays' definitions,
+    and per kernel ``i`` (its place in ``names``) the entry points ``emu_launch_<i>`` and
+    ``emu_params_<i>``, with one ``emu_error``."""
+    names = [names] if isinstance(names, str) else list(names)
     text = _compile.full_source(source)
     buffers = {}
 
@@ -132,14 +139,19 @@ def translation_unit(source, name):
     text = _SHARED.sub(registered_shared, text)
     defs = "".join(f"alignas(256) {t} {v}[({DYNAMIC_SHARED_BYTES} + sizeof({t}) - 1) / sizeof({t})];\n"
                    for v, t in buffers.items())
+    # the dynamic arrays are registered once per library, by whichever kernel launches first
     register = "".join(f"    static const bool emu_dynamic_{v} = emu::shared_region({v}, sizeof {v});\n"
                        for v in buffers)
+    entries = "".join(
+        f'extern "C" int emu_launch_{i}(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
+        f'                          void** args, double timeout, int reverse, int cooperative) {{\n'
+        f'    emu_register_dynamic();\n'
+        f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse,\n'
+        f'                       cooperative, "{name}");\n}}\n'
+        f'extern "C" int emu_params_{i}(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
+        for i, name in enumerate(names))
     return (f'#include "{SHIM}"\n{text}\n// ---- emulator entry points ----\n{defs}'
-            f'extern "C" int emu_launch(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,\n'
-            f'                          void** args, double timeout, int reverse, int cooperative) {{\n{register}'
-            f'    return emu::launch(&{name}, dim3(gx, gy, gz), dim3(bx, by, bz), args, timeout, reverse,\n'
-            f'                       cooperative, "{name}");\n}}\n'
-            f'extern "C" int emu_params(unsigned long long* sizes) {{ return emu::param_sizes(&{name}, sizes); }}\n'
+            f'static void emu_register_dynamic() {{\n{register}}}\n{entries}'
             f'extern "C" const char* emu_error() {{ return emu::error.c_str(); }}\n')
 
 
@@ -200,31 +212,119 @@ def prefix_text():
     return f'#include "{SHIM}"\n{_compile.header_text()}'
 
 
+def _compiler_identity(cxx):
+    stamp = os.stat(cxx)
+    return f"{cxx} {stamp.st_size} {int(stamp.st_mtime)}"
+
+
 def _library(text, defines):
-    key = hashlib.sha256((text + SHIM.read_text() + " ".join(defines + FLAGS)).encode()).hexdigest()[:24]
+    """The shared library of one translation unit, built once per text, target, flags and g++
+    (an on-disk cache every test file and process shares; a process building it holds a lock
+    file, so another waits for it instead of building it too)."""
+    cxx = compiler()
+    if cxx is None:
+        raise Unsupported("g++ is not installed")
+    key = hashlib.sha256((text + SHIM.read_text() + " ".join(defines + FLAGS) + _compiler_identity(cxx))
+                         .encode()).hexdigest()[:24]
     out = cache_dir() / f"{key}.so"
     if not out.exists():
-        cxx = compiler()
-        if cxx is None:
-            raise Unsupported("g++ is not installed")
-        header, runtime = _target_parts(defines)
-        prefix = prefix_text()
-        if text.startswith(prefix):  # the shared prefix comes from its precompiled header
-            text = f'#include "{header}"\n{text[len(prefix):]}'
-        src = cache_dir() / f"{key}.{os.getpid()}.cpp"
-        src.write_text(text)
-        tmp = out.with_suffix(f".{os.getpid()}.tmp")
-        run = subprocess.run([cxx, *FLAGS, *defines, str(src), str(runtime), "-o", str(tmp)], capture_output=True,
-                             text=True)
-        if run.returncode:
-            log = run.stderr
-            if re.search(r"\basm\b|impossible constraint|no such instruction|invalid .*constraint", log):
-                raise Unsupported(f"the kernel uses inline PTX (asm), which the host cannot run ({src}):\n"
-                                  f"{log[-3000:]}")
-            raise Unsupported(f"g++ could not compile {src}:\n{log[-6000:]}")
-        os.replace(tmp, out)
-        src.unlink()  # kept when the compile fails, for reading
+        with _build_lock(cache_dir() / f"{key}.lock"):
+            if not out.exists():
+                _build(cxx, out, key, text, defines)
     return ctypes.CDLL(str(out))
+
+
+@contextlib.contextmanager
+def _build_lock(path):
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _build(cxx, out, key, text, defines):
+    """Compile ``text`` into the library ``out`` (see :func:`_library`)."""
+    header, runtime = _target_parts(defines)
+    prefix = prefix_text()
+    if text.startswith(prefix):  # the shared prefix comes from its precompiled header
+        text = f'#include "{header}"\n{text[len(prefix):]}'
+    src = cache_dir() / f"{key}.{os.getpid()}.cpp"
+    src.write_text(text)
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    run = subprocess.run([cxx, *FLAGS, *defines, str(src), str(runtime), "-o", str(tmp)], capture_output=True,
+                         text=True)
+    if run.returncode:
+        log = run.stderr
+        if re.search(r"\basm\b|impossible constraint|no such instruction|invalid .*constraint", log):
+            raise Unsupported(f"the kernel uses inline PTX (asm), which the host cannot run ({src}):\n"
+                              f"{log[-3000:]}")
+        raise Unsupported(f"g++ could not compile {src}:\n{log[-6000:]}")
+    os.replace(tmp, out)
+    src.unlink()  # kept when the compile fails, for reading
+
+
+#: The kernels the test suite runs, per target and source of the package (kept current by
+#: :func:`write_manifest` from a recorded run; tests/core/test_kernel_emu.py checks that every
+#: name is still the source's).
+MANIFEST = Path(__file__).with_name("kernel_emu_kernels.json")
+#: Build one library per source and target holding every kernel :data:`MANIFEST` lists for it
+#: (the first kernel asked for builds it; every later one, in any test file or process, finds
+#: it in the cache): a cold run compiles each source's text once instead of once per kernel.
+#: False builds one library per kernel.
+GROUPED = True
+_manifest_memo = []
+_broken_groups = set()  # groups whose build failed in this process: their kernels build alone
+
+
+def manifest():
+    """:data:`MANIFEST` as ``{target: {source: [name, ...]}}`` (empty when absent)."""
+    if not _manifest_memo:
+        try:
+            _manifest_memo.append(json.loads(MANIFEST.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            _manifest_memo.append({})
+    return _manifest_memo[0]
+
+
+def group(source, name, target):
+    """The names built into one library with kernel ``name`` of ``source`` for ``target``: the
+    manifest's list for the source when it holds ``name`` (and :data:`GROUPED`), else ``name``
+    alone (a test-only source, or a kernel the manifest does not list yet)."""
+    names = tuple(manifest().get(target, {}).get(source, ())) if GROUPED else ()
+    if name in names and (source, target, names) not in _broken_groups:
+        return names
+    return (name,)
+
+
+def _entry(source, name, target):
+    """``(library, index of name's entry points)``, from the kernel's group's library; a group that
+    does not build (a source edited since the manifest was written) falls back to the kernel alone."""
+    names = group(source, name, target)
+    try:
+        return _library(translation_unit(source, names), TARGETS[target]), names.index(name)
+    except Unsupported:
+        if len(names) == 1:
+            raise
+        _broken_groups.add((source, target, names))
+        return _library(translation_unit(source, name), TARGETS[target]), 0
+
+
+def write_manifest(records, path=MANIFEST):
+    """Write :data:`MANIFEST` from recorded runs: ``records`` are files of
+    ``target<TAB>source<TAB>name`` lines (``ROCARRAY_EMU_RECORD``); test-only sources (absolute
+    paths) are left out. Run every test that uses the emulator with ``ROCARRAY_EMU_RECORD`` set,
+    then this."""
+    out = {}
+    for record in records:
+        for line in Path(record).read_text(encoding="utf-8").splitlines():
+            target, source, name = line.split("\t")
+            if not os.path.isabs(source):
+                out.setdefault(target, {}).setdefault(source, set()).add(name)
+    data = {t: {s: sorted(n) for s, n in sorted(by.items())} for t, by in sorted(out.items())}
+    Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _manifest_memo.clear()
 
 
 class EmulatedKernel:
@@ -232,14 +332,15 @@ class EmulatedKernel:
 
     def __init__(self, source, name, target):
         self.source, self.name, self.target = source, name, target
-        self.library = lib = _library(translation_unit(source, name), TARGETS[target])
-        self._launch = lib.emu_launch
+        self.library, index = _entry(source, name, target)
+        lib = self.library
+        self._launch = getattr(lib, f"emu_launch_{index}")
         self._launch.restype = ctypes.c_int
         self._launch.argtypes = [ctypes.c_uint] * 6 + [ctypes.c_void_p, ctypes.c_double, ctypes.c_int, ctypes.c_int]
         self._error = lib.emu_error
         self._error.restype = ctypes.c_char_p
         sizes = (ctypes.c_ulonglong * 64)()
-        count = lib.emu_params(sizes)
+        count = getattr(lib, f"emu_params_{index}")(sizes)
         self.param_sizes = tuple(sizes[:count])
 
     def _argument(self, i, value, keep):
@@ -280,7 +381,17 @@ def kernel(source, name, target="cuda32"):
     key = (source, name, target)
     if key not in _kernels:
         _kernels[key] = EmulatedKernel(source, name, target)
+        _record(target, source, name)
     return _kernels[key]
+
+
+def _record(target, source, name):
+    """Append a built kernel to ``$ROCARRAY_EMU_RECORD`` (one ``target<TAB>source<TAB>name`` line),
+    the raw material of :data:`MANIFEST` (:func:`write_manifest`)."""
+    path = os.environ.get("ROCARRAY_EMU_RECORD")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"{target}\t{source}\t{name}\n")
 
 
 def _dims(v):

@@ -18,6 +18,8 @@ prebuild        ``prebuild --arch sm_90 [--families sum matmul_f16 ...] [--check
                 kernels the first calls of common families load into the package's shipped
                 binaries (``rocarray/_data/kernels/<arch>/``) with the installed NVRTC (no GPU
                 needed); ``--check`` only lists the shipped entries that no longer match the sources.
+                ``prebuild --arch gfx90a`` (or ``gfx940``): the offline compile check's objects of
+                every source, built with hipcc (``rocarray/_data/offline/<arch>/``).
 tune            Time the candidates of every bench case's problem into the tuning DB (``--filter``);
                 ``tune --export FILE [--arch ARCH]`` / ``tune --import FILE`` move a DB.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
@@ -235,6 +237,8 @@ def cmd_prebuild(args, parser):
 
     offline.import_all_libraries()
     families = args.families or None
+    if args.arch.startswith("gfx"):
+        return _prebuild_offline(args, parser)
     try:
         if args.check:
             lines = prebuild.problems(args.arch, families)
@@ -252,6 +256,30 @@ def cmd_prebuild(args, parser):
         return EXIT_FAIL
     _out(f"prebuild {args.arch}: {done['modules']} module(s) built in {done['seconds']:.1f} compile s; shipped total "
          f"{done['bytes'] / 2**20:.2f} MiB")
+    return EXIT_OK
+
+
+def _prebuild_offline(args, parser):
+    """prebuild for an AMD architecture: the offline compile check's shipped objects."""
+    from rocarray._core import offline_shipped, prebuild
+
+    try:
+        if args.check:
+            lines = prebuild.offline_problems(args.arch)
+            for line in lines:
+                _out(f"  {line}")
+            _out(f"offline objects {args.arch}: " + (f"{len(lines)} not current; rebuild with python -m rocarray "
+                                                     f"prebuild --arch {args.arch}" if lines else "current"))
+            return EXIT_FAIL if lines else EXIT_OK
+        _out(f"prebuild {args.arch}: the offline check's objects into {offline_shipped.folder(args.arch)}")
+        done = prebuild.build_offline(args.arch, getattr(args, "jobs", None), _out)
+    except ValueError as exc:
+        parser.error(str(exc))
+    except (RuntimeError, KernelCompileError) as exc:
+        _err(f"prebuild: {exc}")
+        return EXIT_FAIL
+    _out(f"prebuild {args.arch}: {done['modules']} object(s) in {done['seconds']:.1f} compile s; shipped "
+         f"{done['bytes'] / 2**20:.2f} MiB (xz)")
     return EXIT_OK
 
 
@@ -346,7 +374,8 @@ def build_parser():
     cache.set_defaults(func=cmd_cache)
     pre = sub.add_parser("prebuild", help="compile the kernels of common first calls into the package's shipped "
                                           "binaries (no GPU needed)")
-    pre.add_argument("--arch", default="sm_90", help="the architecture (default sm_90)")
+    pre.add_argument("--arch", default="sm_90", help="the architecture (default sm_90; gfx90a or gfx940: the "
+                                                     "offline compile check's objects, built with hipcc)")
     pre.add_argument("--families", nargs="*", metavar="FAMILY", help="only these families (default: all)")
     pre.add_argument("--check", action="store_true", help="list shipped entries that no longer match the sources")
     pre.add_argument("--jobs", type=_positive_int, default=S, metavar="N",

@@ -13,7 +13,8 @@ all its registered instantiations; targets compile in parallel processes.
 :func:`compile_text` compiles any pasted text (what :func:`rocarray.compile_check` does with a
 user's source); :func:`compile_source` is it applied to one of rocarray's own sources. Successful
 compiles are remembered between runs (:mod:`rocarray._core.offline_cache`), keyed by the exact text,
-options, target and compiler, so an unchanged translation unit is not compiled again.
+options, target and compiler, so an unchanged translation unit is not compiled again; the AMD
+targets' compiles of the package's sources also ship with it (:mod:`rocarray._core.offline_shipped`).
 """
 
 import os
@@ -48,6 +49,7 @@ class CompileResult:
     binary: bytes = b""
     seconds: float = 0.0
     cached: bool = False  # answered from the offline cache (seconds is then the lookup's)
+    key: str = ""  # the offline cache's key of this compile ('' when the cache is off)
 
 
 #: NVRTC's fast-compile mode (NVRTC 12.8 and later) for a check that a source compiles: the same front
@@ -209,7 +211,7 @@ def compile_text(label, text, target, names=(), extra_options=(), use_cache=None
         result.lowered, result.binary = _run_compiler(label, target, text, names, opts)
     else:
         compiler = offline_cache.hipcc_identity(path) if target.is_hip else offline_cache.nvrtc_identity(nvrtc)
-        entry_key = offline_cache.key(compiler, target, text, names, opts)
+        entry_key = result.key = offline_cache.key(compiler, target, text, names, opts)
         with offline_cache.once(entry_key):
             found = offline_cache.lookup(target, entry_key)
             if found is not None:

@@ -9,8 +9,8 @@ The key is a digest of everything the verdict depends on:
   options;
 * the target's architecture and warp size;
 * the compiler's identity: for NVRTC its version and the file of the loaded ``libnvrtc`` (path,
-  size, modification time); for hipcc the resolved path of the executable and its ``--version``
-  output.
+  size, modification time); for hipcc the resolved path of the executable, its ``--version``
+  output and the Debian package versions of its toolchain (:data:`HIPCC_PACKAGES`).
 
 So a changed source, header, option, instantiation or compiler compiles again; an unchanged one is
 answered from the cache in milliseconds, which is what makes a second run of the compile matrix (or
@@ -23,6 +23,7 @@ compiling the same text) wait for the first instead of running the compiler twic
 """
 
 import os
+import re
 import subprocess
 import threading
 
@@ -67,9 +68,25 @@ def nvrtc_identity(bindings):
     return f"nvrtc {version} {_file_stamp(library) if library else '(library path unknown)'}"
 
 
+#: The Debian packages of the AMD toolchain whose versions are part of hipcc's identity (the clang
+#: that hipcc drives and the device libraries can change without hipcc's own file changing).
+HIPCC_PACKAGES = ("hipcc", "libamdhip64-dev", "rocm-device-libs", "clang-15", "libclang-common-15-dev")
+
+
+def _package_versions(packages):
+    """``'name version'`` lines of the installed Debian packages among ``packages`` ('' without dpkg)."""
+    try:
+        proc = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Version}\n", *packages],
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return proc.stdout.strip()
+
+
 def hipcc_identity(path):
-    """hipcc's identity: the resolved executable (path, size, modification time) and its
-    ``--version`` output, run once per executable file and process."""
+    """hipcc's identity: the resolved executable (path, size, modification time), the compiler
+    lines of its ``--version`` output and the installed versions of :data:`HIPCC_PACKAGES`, read
+    once per executable file and process."""
     stamp = _file_stamp(path)
     with _identity_lock:
         if stamp in _identity_memo:
@@ -77,10 +94,13 @@ def hipcc_identity(path):
     env = dict(os.environ, HIP_PLATFORM="amd")
     try:
         proc = subprocess.run([path, "--version"], env=env, capture_output=True, text=True, timeout=60)
-        version = (proc.stdout + proc.stderr).strip()
+        # the lines that name the compiler; hipcc also prints what rocm_agent_enumerator says
+        # about the machine's GPUs (a traceback without one), which is not the compiler's
+        version = "\n".join(line for line in (proc.stdout + proc.stderr).splitlines()
+                            if re.match(r"(.*\bversion\b|Target:|InstalledDir:)", line, re.I))
     except (OSError, subprocess.SubprocessError) as exc:
         version = f"(--version failed: {exc})"
-    identity = f"hipcc {stamp}\n{version}"
+    identity = f"hipcc {stamp}\n{version}\n{_package_versions(HIPCC_PACKAGES)}"
     with _identity_lock:
         _identity_memo[stamp] = identity
     return identity
@@ -98,8 +118,12 @@ def enabled(use_cache=None):
 
 
 def lookup(target, entry_key):
-    """``(binary, lowered names)`` of a stored compile, or None."""
-    return kernel_cache.read(folder_name(target), entry_key)
+    """``(binary, lowered names)`` of a stored compile, or None: the user's cache first, then the
+    compiles shipped with the package (:mod:`rocarray._core.offline_shipped`, AMD targets)."""
+    from rocarray._core import offline_shipped
+
+    found = kernel_cache.read(folder_name(target), entry_key)
+    return found if found is not None else offline_shipped.lookup(target, entry_key)
 
 
 def store(target, entry_key, binary, lowered):

@@ -1,6 +1,8 @@
 """Building the kernel binaries shipped with the package (:mod:`rocarray._core.prebuilt`), and
 checking that they still match the sources: ``python -m rocarray prebuild --arch sm_90
-[--families ...] [--check]``. Needs NVRTC, no GPU.
+[--families ...] [--check]``. Needs NVRTC, no GPU. For an AMD architecture (``--arch gfx90a``),
+the offline compile check's objects instead (:mod:`rocarray._core.offline_shipped`, built by
+:func:`build_offline`; needs hipcc).
 """
 
 import hashlib
@@ -112,3 +114,65 @@ def build(arch, families=None, workers=None, out=print):
             path.unlink()
     _prebuilt.forget(arch)
     return {"modules": len(wanted), "bytes": sum(e["size"] for e in entries.values()), "seconds": seconds}
+
+
+def offline_problems(arch):
+    """The sources whose offline compile for ``arch`` (an AMD architecture) is not shipped as they
+    are now: a list of lines, empty when every one is (then the compile matrix's column of
+    ``arch`` compiles nothing)."""
+    from rocarray._core import config, offline_cache, offline_shipped
+
+    meta = offline_shipped.read_manifest(arch)
+    if meta is None:
+        return [f"no shipped offline manifest for {arch}"]
+    target = backend.Target("hip", arch, 64)
+    path = config.hipcc_path()
+    if not path:
+        return [f"hipcc is not installed: {offline.HIPCC_HINT}"]
+    compiler = offline_cache.hipcc_identity(path)
+    opts = offline._hipcc_options(target, (), fast_compile=True)
+    lines = []
+    for source in _compile.source_files():
+        key = offline_cache.key(compiler, target, _compile.full_source(source), _compile.registered(source), opts)
+        if key not in meta["entries"]:
+            lines.append(f"not shipped as it is now (source, header, instantiations or compiler changed): {source}")
+    return lines
+
+
+def build_offline(arch, workers=None, out=print):
+    """Compile every source of the package for the AMD architecture ``arch`` as the compile matrix
+    does (hipcc, fast check) and write the objects with their manifest to
+    :func:`rocarray._core.offline_shipped.folder`, replacing what was there. Compiles come from
+    hipcc or the user's offline cache, never from the shipped objects being replaced.
+    Returns ``{"modules": n, "bytes": compressed total, "seconds": compile seconds}``.
+
+    Raises
+    ------
+    RuntimeError
+        When hipcc is missing.
+    KernelCompileError
+        With hipcc's log for the first source that does not compile.
+    """
+    from rocarray._core import config, offline_cache, offline_shipped
+
+    if arch not in offline_shipped.ARCHS:
+        raise ValueError(f"offline objects ship for {', '.join(offline_shipped.ARCHS)}, not {arch}")
+    target = next(t for t in offline.OFFLINE_TARGETS if t.arch == arch)
+    if offline.missing_compiler(target):
+        raise RuntimeError(offline.missing_compiler(target))
+    sources = _compile.source_files()
+
+    def progress(source, _target, seconds, ok):
+        out(f"  {seconds:6.1f} s {'ok  ' if ok else 'FAIL'} {source}")
+
+    enabled, offline_shipped.ENABLED = offline_shipped.ENABLED, False
+    try:
+        results, failures, _skipped = offline.compile_all([target], sources, workers, progress, use_cache=True,
+                                                          fast_compile=True)
+    finally:
+        offline_shipped.ENABLED = enabled
+    if failures:
+        raise failures[0][2]
+    labelled = [(r.key, r.source, r.names, r.binary) for r in results]
+    total = offline_shipped.write(arch, offline_cache.hipcc_identity(config.hipcc_path()), labelled)
+    return {"modules": len(results), "bytes": total, "seconds": sum(r.seconds for r in results)}

@@ -141,3 +141,51 @@ def test_libraries_share_the_precompiled_prefix_and_keep_their_own_runtime_state
     assert b"deadlock" in failed._error() and fine._error() == b""
     for runtime_symbol in ("_ZN3emu11syncthreadsEv", "_ZN3emu5errorB5cxx11E"):
         assert not hasattr(fine.library, runtime_symbol), f"{runtime_symbol} is exported"
+
+
+def test_a_source_s_listed_kernels_share_one_library_and_a_broken_list_falls_back(emulated_device, monkeypatch):
+    """The kernels the manifest lists for a source are built into one library, each with its own
+    entry points; a list that does not build (a name the source lost) builds the kernel alone."""
+    import kernel_emu
+
+    listed = ["emu_check_block_sum", "emu_check_shuffles"]
+    monkeypatch.setattr(kernel_emu, "_manifest_memo", [{"cuda32": {SOURCE: listed}}])
+    monkeypatch.setattr(kernel_emu, "_broken_groups", set())
+    total, shuffles = (kernel_emu.EmulatedKernel(SOURCE, name, "cuda32") for name in listed)
+    assert total.library._name == shuffles.library._name
+    assert total.param_sizes == (8, 8, 8) and shuffles.param_sizes == (8,)
+    h = np.random.default_rng(2).standard_normal(300)
+    out = emulated_device.array(np.zeros(1))
+    total(2, 256, (emulated_device.array(h), np.int64(h.size), out))
+    np.testing.assert_allclose(np.asarray(out)[0], h.sum(), rtol=1e-12)
+
+    monkeypatch.setattr(kernel_emu, "_manifest_memo", [{"cuda32": {SOURCE: [*listed, "emu_check_no_such_kernel"]}}])
+    alone = kernel_emu.EmulatedKernel(SOURCE, listed[0], "cuda32")
+    assert alone.library._name != total.library._name and len(kernel_emu._broken_groups) == 1
+
+
+def test_the_manifest_lists_only_kernels_of_their_sources():
+    """Every name :data:`kernel_emu.MANIFEST` lists is still its source's: a registered
+    instantiation, or an ``extern "C"`` kernel (RA_KERNEL) of the source's text (a stale name
+    makes its whole list build again, kernel by kernel)."""
+    import re
+
+    import kernel_emu
+    from rocarray._core import compile as ra_compile
+    from rocarray._core import offline
+
+    offline.import_all_libraries()
+    stale = []
+    for target, by_source in kernel_emu.manifest().items():
+        assert target in kernel_emu.TARGETS
+        for source, names in by_source.items():
+            text = ra_compile.read_text(source)
+            for name in names:
+                if "<" in name:
+                    ok = name in ra_compile.registered(source)
+                else:
+                    ok = re.search(rf"\b{re.escape(name)}\s*\(", text) is not None
+                if not ok:
+                    stale.append(f"{target} {source} {name}")
+    assert not stale, ("kernel_emu_kernels.json lists kernels its sources no longer have (rewrite it with "
+                       "kernel_emu.write_manifest from a ROCARRAY_EMU_RECORD run):\n" + "\n".join(stale))
