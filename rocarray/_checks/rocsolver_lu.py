@@ -37,23 +37,30 @@ def _random(shape, dtype, rng=None):
     return x.astype(dtype)
 
 
+def _solve_300(dtype, rng, what):
+    """Solve a fresh order-300 system of ``dtype`` through ``ra.linalg.solve`` under whatever
+    settings the caller made; raise unless its backward error is below 8 n eps."""
+    import rocarray.linalg as la
+
+    eps = numpy.finfo(numpy.dtype(dtype)).eps
+    a, b = _random((300, 300), dtype, rng), _random((300,), dtype, rng)
+    x = la.solve(a, b)
+    ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
+    err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
+    if not err < 8:
+        raise AssertionError(f"solve 300 {dtype}, {what}: backward error {err:.2f} n eps")
+
+
 def _check_outer_blocks(rng):
     """The outer-block LU (small blocks, so that an order of 300 has several) with its inverted
     diagonal blocks, and getrs of one right-hand side through trsv, whichever the defaults are."""
-    import rocarray.linalg as la
     from rocarray.rocsolver import _lu_blocked
 
     saved = _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS
     try:
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
         for dtype in ("float64", "complex64"):
-            eps = numpy.finfo(numpy.dtype(dtype)).eps
-            a, b = _random((300, 300), dtype, rng), _random((300,), dtype, rng)
-            x = la.solve(a, b)
-            ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
-            err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
-            if not err < 8:
-                raise AssertionError(f"solve 300 {dtype}, outer blocks: backward error {err:.2f} n eps")
+            _solve_300(dtype, rng, "outer blocks")
     finally:
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = saved
 
@@ -63,20 +70,13 @@ def _check_other_panels(rng):
     default, ``ROWS_KERNEL``; it takes every real panel when on) and, with the device-wide
     threshold lowered, ``getf2_grid`` for the first panels of an order of 300 and the one-block
     ``getf2`` for the shorter ones."""
-    import rocarray.linalg as la
     from rocarray.rocsolver import _lu_kernels
 
     saved = _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS
     try:
         for rows_kernel, what in ((True, "getf2_rows panels"), (False, "getf2_grid and getf2 panels")):
             _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = rows_kernel, 256
-            eps = numpy.finfo(numpy.float64).eps
-            a, b = _random((300, 300), "float64", rng), _random((300,), "float64", rng)
-            x = la.solve(a, b)
-            ah, bh, xh = (backend.cupy().asnumpy(v) for v in (a, b, x))
-            err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
-            if not err < 8:
-                raise AssertionError(f"solve 300 float64, {what}: backward error {err:.2f} n eps")
+            _solve_300("float64", rng, what)
     finally:
         _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = saved
 
