@@ -59,6 +59,12 @@ def cached(key):
     return _cache.get(key)
 
 
+def tiled(key, address, itemsize, dims, strides, box):
+    """The map remembered under ``key``, else :func:`encode_tiled`'s (remembered from then on)."""
+    hit = _cache.get(key)
+    return hit if hit is not None else encode_tiled(key, address, itemsize, dims, strides, box)
+
+
 def encode_tiled(key, address, itemsize, dims, strides, box):
     """Encodes the tiled-mode map of an array at ``address`` and remembers it under ``key``.
 

@@ -327,9 +327,7 @@ def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, de
 
 def _wgmma_map(kind, address, geometry):
     dims, strides, box = geometry
-    key = ("miopen.attention_wgmma", kind, int(address), dims, strides, box)
-    hit = tensor_maps.cached(key)
-    return hit if hit is not None else tensor_maps.encode_tiled(key, address, 2, dims, strides, box)
+    return tensor_maps.tiled(("miopen.attention_wgmma", kind, int(address), dims, strides, box), address, 2, dims, strides, box)
 
 
 class _WgmmaPlan:

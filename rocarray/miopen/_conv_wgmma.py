@@ -155,9 +155,7 @@ def weight_map_geometry(problem, tile_n):
 
 def _map(kind, address, geometry):
     dims, strides, box = geometry
-    key = ("miopen.conv_wgmma", kind, int(address), dims, strides, box)
-    hit = tensor_maps.cached(key)
-    return hit if hit is not None else tensor_maps.encode_tiled(key, address, 2, dims, strides, box)
+    return tensor_maps.tiled(("miopen.conv_wgmma", kind, int(address), dims, strides, box), address, 2, dims, strides, box)
 
 
 class _Plan:
