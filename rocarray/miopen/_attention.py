@@ -29,9 +29,9 @@ by TMA (tensor maps of the tensors themselves, :mod:`rocarray._core.tensor_maps`
 :func:`wgmma_stages` slots of 128 keys; with :data:`WGMMA_OVERLAP` a tile's softmax overlaps the
 previous tile's P V product, and with :data:`WGMMA_PINGPONG` the two warpgroups also take turns
 issuing their products (:func:`wgmma_schedule`); with :data:`WGMMA_PERSISTENT` one block per
-multiprocessor takes the units of 128 queries in turn (without a causal mask). A call it cannot take (a tensor map the driver
-refuses, an unaligned tensor, no keys) runs ``"mma"`` instead. :data:`WGMMA` = False takes it
-out of the heuristic's choices.
+multiprocessor takes the units of 128 queries in turn (without a causal mask). A call it cannot
+take (a tensor map the driver refuses, an unaligned tensor, no keys) runs ``"mma"`` instead.
+:data:`WGMMA` = False takes it out of the heuristic's choices.
 """
 
 import math
@@ -327,7 +327,8 @@ def _forward_plan(name, z, h, hkv, L, S, e, ev, kind, strides, causal, scale, de
 
 def _wgmma_map(kind, address, geometry):
     dims, strides, box = geometry
-    return tensor_maps.tiled(("miopen.attention_wgmma", kind, int(address), dims, strides, box), address, 2, dims, strides, box)
+    key = ("miopen.attention_wgmma", kind, int(address), dims, strides, box)
+    return tensor_maps.tiled(key, address, 2, dims, strides, box)
 
 
 class _WgmmaPlan:

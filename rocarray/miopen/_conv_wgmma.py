@@ -155,7 +155,8 @@ def weight_map_geometry(problem, tile_n):
 
 def _map(kind, address, geometry):
     dims, strides, box = geometry
-    return tensor_maps.tiled(("miopen.conv_wgmma", kind, int(address), dims, strides, box), address, 2, dims, strides, box)
+    key = ("miopen.conv_wgmma", kind, int(address), dims, strides, box)
+    return tensor_maps.tiled(key, address, 2, dims, strides, box)
 
 
 class _Plan:

@@ -1,51 +1,49 @@
 """The blocked LU of one large matrix and its solves (the drivers behind
 :func:`rocarray.rocsolver.getrf` / ``getrs`` past the one-block and register-tile sizes).
 
-With :data:`OUTER` set (0 by default: the plain recursion below over all columns), the LU is
-right-looking over outer blocks of OUTER columns (:func:`_getrf_outer`). Each block's columns are factored by the recursion below, then
-``U12 := L11^{-1} A12`` for every column on the block's right (one lacpy and one gemm with the
-block's inverse) and the whole trailing matrix is updated by ONE gemm ``A22 -= L21 U12`` of
-depth OUTER. Inside a block the column range is halved (the left part a multiple of
-:data:`INVERSE_LEAF`, then of :data:`PANEL` columns) until a panel of at most :data:`PANEL`
-columns is left. A panel of at least ``_lu_kernels.GRID_PANEL_ROWS`` rows is factored across
-the device by ``ra_rocsolver_getf2_grid`` (about one block per multiprocessor holding a share of
-the rows, a counting grid barrier per column). With ``_lu_kernels.ROWS_KERNEL`` on (off by
-default), a real panel goes to ``ra_rocsolver_getf2_rows`` first: a cooperative launch of
-blocks of 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in
-shared memory), one device-wide exchange per column (each block's candidate with its row, and
-the diagonal row, published in global memory behind a per-block flag; every block reads all of
-them at once and reduces them to the same pivot). Where the
-device has no cooperative launch or the blocks would not all be resident, and for shorter
-panels, ``ra_rocsolver_getf2`` factors it in one block. All give the same pivots and factors.
-The panel's row swaps then go to every other column of the matrix at once, both sides of the
-panel in one launch (``ra_rocsolver_laswp``: the <= 32 interchanges as one permutation of the
-rows they touch; :data:`LASWP_ONE_LAUNCH`).
-Between the halves: ``U12 := L11^{-1} A12`` and ``A22 -= L21 U12`` (rocblas gemm), then the
-right half recursively (Toledo's recursive LU; the same pivots and, up to rounding, the same
-factors as LAPACK's getrf). The solves use explicit inverses of the unit lower diagonal blocks
-(:func:`_rgetrf_inv`): a block of at most INVERSE_LEAF columns is inverted by one launch of
-``ra_rocsolver_lu_inv`` (a warp per column of the inverse, forward substitution with
-shuffles; with :data:`INVERSE_KERNEL` off, rocblas trsm on an identity square), a larger node
-joins its halves' inverses (``X21 := -X22 (L21 X11)``, two gemms), and a solve is a copy of
-the right-hand sides and one gemm; only the solves inside an INVERSE_LEAF block (between its
-PANEL-column panels) stay trsm. So each diagonal block is solved with once, where the plain
-recursion ran a trsm leaf for it at every level on up to n right-hand sides. Accuracy:
-``|l_ij| <= 1`` under partial pivoting, so a unit lower block of order b is well conditioned
-in practice (its condition can approach ``2^b`` only in contrived cases, as LAPACK's growth
-factor can); multiplying by its computed inverse (small right residual, Du Croz and Higham,
-IMA J. Numer. Anal. 12, 1992) gives a solve whose residual exceeds substitution's at most by that condition, the argument of
-the Cholesky panels (:mod:`rocarray.rocsolver._cholesky`) and of rocBLAS's own trsm; the GPU
-tests bound the backward error of getrf and solve at 8192. With :data:`INVERSE` off the solves
-are rocblas trsm, and with :data:`OUTER` 0 the recursion covers all columns (the earlier
-design). Wide matrices take their columns past ``m`` in the outer blocks' solves (plain
-recursion: one trsm at the end). With :data:`LOOKAHEAD` the next outer
-block's columns are updated first and the block is factored on a second, high-priority stream
-while the update of the columns beyond it runs on the current one (CuPy events order the two;
-the block's interchanges stay within its columns until both are done, then they reach the rest
-as one composed permutation, :data:`LASWP_COMPOSED`). The device-wide panel's cooperative launch keeps its residency rule (all
-blocks resident on an idle device): beside a running gemm its blocks start as the gemm's
-retire, so the overlap is what the hardware gives, never a hang (the barrier's spin is
-bounded). getrs is laswp and two trsm calls (trsv per column for a single right-hand side).
+With :data:`OUTER` set (512 by default; 0 is the plain recursion below over all columns), the LU is
+right-looking over outer blocks of OUTER columns (:func:`_getrf_outer`). Each block's columns are
+factored by the recursion below, then ``U12 := L11^{-1} A12`` for every column on the block's right
+(one lacpy and one gemm with the block's inverse) and the whole trailing matrix is updated by ONE
+gemm ``A22 -= L21 U12`` of depth OUTER. Inside a block the column range is halved (the left part a
+multiple of :data:`INVERSE_LEAF`, then of :data:`PANEL` columns) until a panel of at most
+:data:`PANEL` columns is left. A panel of at least ``_lu_kernels.GRID_PANEL_ROWS`` rows is factored
+across the device by ``ra_rocsolver_getf2_grid`` (about one block per multiprocessor holding a share
+of the rows, a counting grid barrier per column). With ``_lu_kernels.ROWS_KERNEL`` on (off by
+default), a real panel goes to ``ra_rocsolver_getf2_rows`` first: a cooperative launch of blocks of
+256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in shared
+memory), one device-wide exchange per column (each block's candidate with its row, and the diagonal
+row, published in global memory behind a per-block flag; every block reads all of them at once and
+reduces them to the same pivot). Where the device has no cooperative launch or the blocks would not
+all be resident, and for shorter panels, ``ra_rocsolver_getf2`` factors it in one block. All give
+the same pivots and factors. The panel's row swaps then go to every other column of the matrix at
+once, both sides of the panel in one launch (``ra_rocsolver_laswp``: the <= 32 interchanges as one
+permutation of the rows they touch; :data:`LASWP_ONE_LAUNCH`). Between the halves: ``U12 := L11^{-1}
+A12`` and ``A22 -= L21 U12`` (rocblas gemm), then the right half recursively (Toledo's recursive LU;
+the same pivots and, up to rounding, the same factors as LAPACK's getrf). The solves use explicit
+inverses of the unit lower diagonal blocks (:func:`_rgetrf_inv`): a block of at most INVERSE_LEAF
+columns is inverted by one launch of ``ra_rocsolver_lu_inv`` (a warp per column of the inverse,
+forward substitution with shuffles; with :data:`INVERSE_KERNEL` off, rocblas trsm on an identity
+square), a larger node joins its halves' inverses (``X21 := -X22 (L21 X11)``, two gemms), and a
+solve is a copy of the right-hand sides and one gemm; only the solves inside an INVERSE_LEAF block
+(between its PANEL-column panels) stay trsm. So each diagonal block is solved with once, where the
+plain recursion ran a trsm leaf for it at every level on up to n right-hand sides. Accuracy:
+``|l_ij| <= 1`` under partial pivoting, so a unit lower block of order b is well conditioned in
+practice (its condition can approach ``2^b`` only in contrived cases, as LAPACK's growth factor
+can); multiplying by its computed inverse (small right residual, Du Croz and Higham, IMA J. Numer.
+Anal. 12, 1992) gives a solve whose residual exceeds substitution's at most by that condition, the
+argument of the Cholesky panels (:mod:`rocarray.rocsolver._cholesky`) and of rocBLAS's own trsm; the
+GPU tests bound the backward error of getrf and solve at 8192. With :data:`INVERSE` off the solves
+are rocblas trsm, and with :data:`OUTER` 0 the recursion covers all columns (the earlier design).
+Wide matrices take their columns past ``m`` in the outer blocks' solves (plain recursion: one trsm
+at the end). With :data:`LOOKAHEAD` the next outer block's columns are updated first and the block
+is factored on a second, high-priority stream while the update of the columns beyond it runs on the
+current one (CuPy events order the two; the block's interchanges stay within its columns until both
+are done, then they reach the rest as one composed permutation, :data:`LASWP_COMPOSED`). The
+device-wide panel's cooperative launch keeps its residency rule (all blocks resident on an idle
+device): beside a running gemm its blocks start as the gemm's retire, so the overlap is what the
+hardware gives, never a hang (the barrier's spin is bounded). getrs is laswp and two trsm calls
+(trsv per column for a single right-hand side).
 """
 
 from rocarray import rocblas
