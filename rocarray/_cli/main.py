@@ -237,7 +237,7 @@ def cmd_prebuild(args, parser):
 
     offline.import_all_libraries()
     families = args.families or None
-    if args.arch.startswith("gfx"):
+    if args.arch.startswith("gfx") or args.offline:
         return _prebuild_offline(args, parser)
     try:
         if args.check:
@@ -268,8 +268,9 @@ def _prebuild_offline(args, parser):
             lines = prebuild.offline_problems(args.arch)
             for line in lines:
                 _out(f"  {line}")
+            flag = "--offline " if args.arch.startswith("sm_") else ""
             _out(f"offline objects {args.arch}: " + (f"{len(lines)} not current; rebuild with python -m rocarray "
-                                                     f"prebuild --arch {args.arch}" if lines else "current"))
+                                                     f"prebuild {flag}--arch {args.arch}" if lines else "current"))
             return EXIT_FAIL if lines else EXIT_OK
         _out(f"prebuild {args.arch}: the offline check's objects into {offline_shipped.folder(args.arch)}")
         done = prebuild.build_offline(args.arch, getattr(args, "jobs", None), _out)
@@ -376,6 +377,8 @@ def build_parser():
                                           "binaries (no GPU needed)")
     pre.add_argument("--arch", default="sm_90", help="the architecture (default sm_90; gfx90a or gfx940: the "
                                                      "offline compile check's objects, built with hipcc)")
+    pre.add_argument("--offline", action="store_true", help="with --arch sm_90: the offline compile check's "
+                                                            "CUBINs (NVRTC's fast mode) instead of the runtime binaries")
     pre.add_argument("--families", nargs="*", metavar="FAMILY", help="only these families (default: all)")
     pre.add_argument("--check", action="store_true", help="list shipped entries that no longer match the sources")
     pre.add_argument("--jobs", type=_positive_int, default=S, metavar="N",

@@ -22,6 +22,7 @@ Within one process, identical compiles asked for at once (the compile matrix and
 compiling the same text) wait for the first instead of running the compiler twice.
 """
 
+import hashlib
 import os
 import re
 import subprocess
@@ -61,11 +62,40 @@ def _loaded_nvrtc_library():
     return ""
 
 
+def _digest(path):
+    """SHA-256 of a file's bytes (memoized by its path, size and modification time), or a note
+    where it cannot be read."""
+    stamp = _file_stamp(path)
+    with _identity_lock:
+        if ("digest", stamp) in _identity_memo:
+            return _identity_memo[("digest", stamp)]
+    try:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        digest = h.hexdigest()
+    except OSError:
+        digest = f"{path} (unreadable)"
+    with _identity_lock:
+        _identity_memo[("digest", stamp)] = digest
+    return digest
+
+
 def nvrtc_identity(bindings):
-    """NVRTC's identity: its version and the loaded library file (path, size, modification time)."""
+    """NVRTC's identity: its version and the SHA-256 of the loaded library and of the builtins
+    library beside it, so that the same NVRTC installed anywhere has the same identity (the
+    compile matrix's shipped sm_90 answers, :mod:`rocarray._core.offline_shipped`, match on it)."""
     version = ".".join(str(v) for v in bindings.getVersion())
     library = _loaded_nvrtc_library()
-    return f"nvrtc {version} {_file_stamp(library) if library else '(library path unknown)'}"
+    if not library:
+        return f"nvrtc {version} (library path unknown)"
+    folder = os.path.dirname(os.path.realpath(library))
+    builtins = sorted(n for n in os.listdir(folder) if n.startswith("libnvrtc-builtins")) \
+        if os.path.isdir(folder) else []
+    parts = [f"{os.path.basename(os.path.realpath(library))} {_digest(library)}"]
+    parts += [f"{name} {_digest(os.path.join(folder, name))}" for name in builtins]
+    return f"nvrtc {version} " + " ".join(parts)
 
 
 #: The Debian packages of the AMD toolchain whose versions are part of hipcc's identity (the clang

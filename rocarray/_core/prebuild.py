@@ -1,8 +1,8 @@
 """Building the kernel binaries shipped with the package (:mod:`rocarray._core.prebuilt`), and
 checking that they still match the sources: ``python -m rocarray prebuild --arch sm_90
 [--families ...] [--check]``. Needs NVRTC, no GPU. For an AMD architecture (``--arch gfx90a``),
-the offline compile check's objects instead (:mod:`rocarray._core.offline_shipped`, built by
-:func:`build_offline`; needs hipcc).
+and for ``--offline --arch sm_90``, the offline compile check's binaries instead
+(:mod:`rocarray._core.offline_shipped`, built by :func:`build_offline`; needs hipcc or NVRTC).
 """
 
 import hashlib
@@ -116,21 +116,36 @@ def build(arch, families=None, workers=None, out=print):
     return {"modules": len(wanted), "bytes": sum(e["size"] for e in entries.values()), "seconds": seconds}
 
 
+def _offline_compiler(target):
+    """``(identity, fast-check options)`` of ``target``'s offline compiler, or ``(None, why)``
+    where it is not installed."""
+    from rocarray._core import config, offline_cache
+
+    if target.is_hip:
+        path = config.hipcc_path()
+        if not path:
+            return None, f"hipcc is not installed: {offline.HIPCC_HINT}"
+        return offline_cache.hipcc_identity(path), offline._hipcc_options(target, (), fast_compile=True)
+    nvrtc, why = offline._nvrtc()
+    if nvrtc is None:
+        return None, why
+    return (offline_cache.nvrtc_identity(nvrtc),
+            offline._nvrtc_options(target, (), fast_compile=True, version=nvrtc.getVersion()))
+
+
 def offline_problems(arch):
-    """The sources whose offline compile for ``arch`` (an AMD architecture) is not shipped as they
-    are now: a list of lines, empty when every one is (then the compile matrix's column of
-    ``arch`` compiles nothing)."""
-    from rocarray._core import config, offline_cache, offline_shipped
+    """The sources whose offline compile for ``arch`` (``sm_90`` or an AMD architecture) is not
+    shipped as they are now: a list of lines, empty when every one is (then the compile matrix's
+    column of ``arch`` compiles nothing)."""
+    from rocarray._core import offline_cache, offline_shipped
 
     meta = offline_shipped.read_manifest(arch)
     if meta is None:
         return [f"no shipped offline manifest for {arch}"]
-    target = backend.Target("hip", arch, 64)
-    path = config.hipcc_path()
-    if not path:
-        return [f"hipcc is not installed: {offline.HIPCC_HINT}"]
-    compiler = offline_cache.hipcc_identity(path)
-    opts = offline._hipcc_options(target, (), fast_compile=True)
+    target = next(t for t in offline.OFFLINE_TARGETS if t.arch == arch)
+    compiler, opts = _offline_compiler(target)
+    if compiler is None:
+        return [opts]
     lines = []
     for source in _compile.source_files():
         key = offline_cache.key(compiler, target, _compile.full_source(source), _compile.registered(source), opts)
@@ -140,8 +155,8 @@ def offline_problems(arch):
 
 
 def build_offline(arch, workers=None, out=print):
-    """Compile every source of the package for the AMD architecture ``arch`` as the compile matrix
-    does (hipcc, fast check) and write the objects with their manifest to
+    """Compile every source of the package for ``arch`` (``sm_90`` or an AMD architecture) as the
+    compile matrix does (NVRTC or hipcc, fast check) and write the binaries with their manifest to
     :func:`rocarray._core.offline_shipped.folder`, replacing what was there. Compiles come from
     hipcc or the user's offline cache, never from the shipped objects being replaced.
     Returns ``{"modules": n, "bytes": compressed total, "seconds": compile seconds}``.
@@ -149,11 +164,11 @@ def build_offline(arch, workers=None, out=print):
     Raises
     ------
     RuntimeError
-        When hipcc is missing.
+        When the compiler is missing.
     KernelCompileError
-        With hipcc's log for the first source that does not compile.
+        With the compiler's log for the first source that does not compile.
     """
-    from rocarray._core import config, offline_cache, offline_shipped
+    from rocarray._core import offline_shipped
 
     if arch not in offline_shipped.ARCHS:
         raise ValueError(f"offline objects ship for {', '.join(offline_shipped.ARCHS)}, not {arch}")
@@ -173,6 +188,6 @@ def build_offline(arch, workers=None, out=print):
         offline_shipped.ENABLED = enabled
     if failures:
         raise failures[0][2]
-    labelled = [(r.key, r.source, r.names, r.binary) for r in results]
-    total = offline_shipped.write(arch, offline_cache.hipcc_identity(config.hipcc_path()), labelled)
+    labelled = [(r.key, r.source, r.names, r.binary, r.lowered) for r in results]
+    total = offline_shipped.write(arch, _offline_compiler(target)[0], labelled)
     return {"modules": len(results), "bytes": total, "seconds": sum(r.seconds for r in results)}

@@ -1,5 +1,6 @@
-"""The AMD offline compile check's shipped objects (rocarray/_core/offline_shipped.py): well
-formed, used only where the key matches, and a changed text compiles."""
+"""The offline compile check's shipped binaries (rocarray/_core/offline_shipped.py; NVRTC's for
+sm_90, hipcc's for the AMD targets): well formed, used only where the key matches, and a changed
+text compiles."""
 
 import hashlib
 import lzma
@@ -9,20 +10,22 @@ import pytest
 from rocarray._core import compile as ra_compile
 from rocarray._core import offline, offline_shipped, prebuild
 
-AMD = [t for t in offline.OFFLINE_TARGETS if t.is_hip]
+SHIPPED = [t for t in offline.OFFLINE_TARGETS if t.arch in offline_shipped.ARCHS]
 
 
 @pytest.mark.parametrize("arch", offline_shipped.ARCHS)
 def test_the_shipped_objects_are_well_formed(arch):
     meta = offline_shipped.read_manifest(arch)
     assert meta is not None, f"no offline objects ship for {arch}: python -m rocarray prebuild --arch {arch}"
-    assert "hipcc" in meta["compiler"] and meta["entries"]
+    assert ("nvrtc" if arch.startswith("sm_") else "hipcc") in meta["compiler"] and meta["entries"]
     files = {p.name for p in offline_shipped.folder(arch).iterdir() if p.name.endswith(".o.xz")}
     assert files == {e["file"] for e in meta["entries"].values()}, "objects and manifest disagree"
     for key, entry in meta["entries"].items():
         assert entry["file"] == f"{key}.o.xz"
         binary = lzma.decompress((offline_shipped.folder(arch) / entry["file"]).read_bytes())
         assert len(binary) == entry["size"] and hashlib.sha256(binary).hexdigest() == entry["sha256"], entry["source"]
+        if arch.startswith("sm_"):  # NVRTC's lowered name of every name expression, as the matrix checks them
+            assert set(entry.get("lowered", {})) == set(entry["names"]), entry["source"]
 
 
 @pytest.fixture
@@ -39,7 +42,7 @@ def compiles(monkeypatch, tmp_path):
     return calls
 
 
-@pytest.mark.parametrize("target", AMD, ids=lambda t: t.arch)
+@pytest.mark.parametrize("target", SHIPPED, ids=lambda t: t.arch)
 def test_a_current_shipped_compile_answers_the_check_and_an_edited_text_compiles(target, compiles):
     why = offline.missing_compiler(target)
     if why:
@@ -48,8 +51,9 @@ def test_a_current_shipped_compile_answers_the_check_and_an_edited_text_compiles
     current = {line.rsplit(": ", 1)[-1] for line in prebuild.offline_problems(target.arch)}
     sources = [s for s in ra_compile.source_files() if s not in current]
     if not sources:
-        pytest.skip(f"no shipped {target.arch} object is current with this hipcc (rebuild: python -m rocarray "
-                    f"prebuild --arch {target.arch})")
+        flag = "--offline " if target.arch.startswith("sm_") else ""
+        pytest.skip(f"no shipped {target.arch} object is current with this compiler (rebuild: python -m rocarray "
+                    f"prebuild {flag}--arch {target.arch})")
     source = min(sources, key=lambda s: len(ra_compile.read_text(s)) * (1 + len(ra_compile.registered(s))))
     shipped = offline.compile_source(source, target, fast_compile=True)
     assert shipped.cached and not compiles and shipped.binary != b"stand-in object"
