@@ -15,7 +15,9 @@ the outer-block LU with its inverted diagonal blocks;
 on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
 so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
 order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
-``sytrd_sum_rows``) and then through the block-tile ones.
+``sytrd_sum_rows``) and then through the block-tile ones. ``conv_wgmma`` runs the sm_90 warpgroup
+convolution on a 1 x 1 and a padded 3 x 3 problem (float16, channels last), the epilogue staged
+through shared memory and, with ``STAGED_EPILOGUE`` off, stored from the fragment.
 """
 
 import sys
@@ -24,7 +26,7 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z")
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "conv_wgmma")
 
 
 def _lu_case(case, rng):
@@ -120,6 +122,28 @@ def _sytrd_case(case, rng):
             raise SystemExit(f"{case} warp_tiles={warp_tiles}: eigenvalue error {err}")
 
 
+def _conv_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray.miopen import _conv_wgmma
+
+    for staged in (True, False):
+        _conv_wgmma.STAGED_EPILOGUE = staged
+        ra.config.refresh()
+        for k, size, pad in ((256, 1, 0), (40, 3, 1)):
+            x = rng.standard_normal((2, 9, 7, 64)).astype(numpy.float16)
+            w = (rng.standard_normal((k, size, size, 64)) / 8).astype(numpy.float16)
+            y = cupy.asnumpy(ra.nn.conv2d(cupy.asarray(x), cupy.asarray(w), padding=pad, layout="NHWC",
+                                          algo="implicit_gemm")).astype(float)
+            xp = numpy.pad(x.astype(float), ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+            want = sum(numpy.einsum("nhwc,kc->nhwk", xp[:, r:r + 9, s:s + 7], w[:, r, s].astype(float))
+                       for r in range(size) for s in range(size))
+            err = float(numpy.abs(y - want).max())
+            if not err < 0.05:
+                raise SystemExit(f"{case} k={k} staged={staged}: max error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -137,7 +161,7 @@ def main(argv):
     rng = numpy.random.default_rng(5)
     case = argv[0]
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
-           else _sytrd_case if case.startswith("sytrd") else _spgemm_case)
+           else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv") else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None
