@@ -231,3 +231,28 @@ def test_geqrf_4096_launch_counts(fake_device, monkeypatch):
     for name in names:
         counts[name.split("<")[0]] = counts.get(name.split("<")[0], 0) + 1
     print("geqrf 4096 float64 launches:", dict(sorted(counts.items())))
+
+
+@pytest.mark.parametrize("dtype, k", [("float64", 37), ("complex128", 19)])
+def test_larft_against_the_host_recurrence(device, rng, dtype, k):
+    """larft's partial sums (eight products a round, then the remainder) against the host's
+    column recurrence, for two matrices of a batch with padded leading dimensions; T's lower
+    triangle comes back zero over the NaN it was poisoned with."""
+    batch, lds, ldt = 2, k + 2, k + 1
+    v = np.tril(rand(rng, (batch, 3 * k, k), dtype), -1) + np.eye(3 * k, k, dtype=dtype)
+    s_full = np.einsum("bri,brj->bij", v.conj(), v)
+    S = np.full(batch * lds * k, np.nan, dtype)
+    for b in range(batch):
+        for j in range(k):
+            S[b * lds * k + j * lds:b * lds * k + j * lds + k] = s_full[b][:, j]
+    tau = (1 + rng.random(batch * k)).astype(dtype)
+    want = np.full(batch * ldt * k, np.nan, dtype)
+    qr_host.larft(k, S, lds, lds * k, tau, k, want, ldt, ldt * k, batch)
+    T = device.array(np.full(batch * ldt * k, np.nan, dtype))
+    _qr_kernels.larft(k, device.array(S), lds, lds * k, device.array(tau), k, T, ldt, ldt * k, batch)
+    got = T.get()
+    for b in range(batch):
+        g = qr_host.mat(got[b * ldt * k:], k, k, ldt)
+        w = qr_host.mat(want[b * ldt * k:], k, k, ldt)
+        assert np.all(np.tril(g, -1) == 0)
+        np.testing.assert_allclose(g, w, rtol=1e-12 * k, atol=1e-12 * k * np.abs(w).max())

@@ -31,13 +31,17 @@
 //  * ra_rocsolver_larft: the upper triangular T of the compact WY form H_0 ... H_{k-1} =
 //    I - V T V^H from S = V^H V and tau (xLARFT, forward, columnwise):
 //    T(i, i) = tau(i), T(0:i, i) = -tau(i) T(0:i, 0:i) S(0:i, i). Thread r owns row r of T: row r
-//    of column i needs only entries of row r in earlier columns, so no barrier is needed. Zeros
-//    below the diagonal (T is used as a full square by gemm).
+//    of column i needs only entries of row r in earlier columns, so no barrier is needed. The
+//    columns go in blocks of RA_ROCSOLVER_QR_LARFT_COLUMNS: a row's terms from the columns
+//    before a block are summed for all of the block's columns at once (each T(r, c) loaded once,
+//    independent sums), then the block's own columns in order from registers. Zeros below the
+//    diagonal (T is used as a full square by gemm).
 //  * ra_rocsolver_qr_conj_transpose: Y(c, r) := conj(X(r, c)) (gels on A^H).
 //  * ra_rocsolver_qr_diag_info: info(b) := the first 1-based i with R(i, i) == 0, else 0.
 
 #define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
 #define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
+#define RA_ROCSOLVER_QR_LARFT_COLUMNS 8  // columns of T summed together in larft
 #define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
 #define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
 
@@ -407,17 +411,38 @@ ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_
     tau += b * stride_p;
     Tm += b * stride_t;
     const T zero = ra_qr_make<T>::of(R(0), R(0));
+    constexpr int CB = RA_ROCSOLVER_QR_LARFT_COLUMNS;
     for (ra_i64 r = threadIdx.x; r < k; r += blockDim.x) {
-        for (ra_i64 i = 0; i < k; ++i) {
-            T val = zero;
-            if (r == i) {
-                val = tau[i];
-            } else if (r < i) {
-                T acc = zero;
-                for (ra_i64 c = r; c < i; ++c) acc = ra_qr_madd(Tm[r + c * ldt], S[c + i * lds], acc);
-                val = zero - tau[i] * acc;
+        for (ra_i64 i0 = 0; i0 < k; i0 += CB) {
+            // the block's columns i0 .. i0 + CB - 1: first the terms of the columns before it,
+            // each T(r, c) loaded once for all CB sums
+            T acc[CB];
+#pragma unroll
+            for (int u = 0; u < CB; ++u) acc[u] = zero;
+            for (ra_i64 c = r; c < i0; ++c) {
+                const T t = Tm[r + c * ldt];
+#pragma unroll
+                for (int u = 0; u < CB; ++u)
+                    if (i0 + u < k) acc[u] = ra_qr_madd(t, S[c + (i0 + u) * lds], acc[u]);
             }
-            Tm[r + i * ldt] = val;
+            // then the block's own columns in order, their T(r, .) kept in registers
+            T own[CB];
+#pragma unroll
+            for (int u = 0; u < CB; ++u) {
+                const ra_i64 i = i0 + u;
+                own[u] = zero;
+                if (i >= k) continue;
+                if (r == i) {
+                    own[u] = tau[i];
+                } else if (r < i) {
+                    T a = acc[u];
+#pragma unroll
+                    for (int v = 0; v < u; ++v)
+                        if (i0 + v >= r) a = ra_qr_madd(own[v], S[i0 + v + i * lds], a);
+                    own[u] = zero - tau[i] * a;
+                }
+                Tm[r + i * ldt] = own[u];
+            }
         }
     }
 }
