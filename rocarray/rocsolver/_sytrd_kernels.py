@@ -11,9 +11,9 @@ norm partials). A panel's first column takes one more launch for its norm partia
 column's indices, so a column costs two driver calls and no argument checks.
 
 Two kernel pairs take the same steps with the same partial layouts (:data:`WARP_TILES`): the
-warp-tile pair (``sytrd_symv_warp``: whole tiles per warp in registers, no barrier in its tile
-loop, a grid sized by the column's tiles; ``sytrd_sum_rows``: 32 rows a block, blocks past the
-column's rows return at once) launched as programmatic dependents where the device allows
+warp-tile pair (``sytrd_symv_stage`` or, with :data:`STAGED` off, ``sytrd_symv_warp``: whole
+tiles per warp, no barrier in its tile loop, a grid sized by the column's tiles; ``sytrd_sum_rows``:
+32 rows a block, blocks past the column's rows return at once) launched as programmatic dependents where the device allows
 (:data:`DEPENDENT`), or the block-tile pair (``sytrd_symv``, ``sytrd_sum``: one wave of blocks and
 ``ceil(n / 32)`` blocks sharing the rows whatever the column).
 """
@@ -40,12 +40,16 @@ NB_MAX = 64
 
 #: Run the columns through the warp-tile kernels (False: the block-tile ``sytrd_symv``/``sytrd_sum``).
 WARP_TILES = True
+#: Run the warp-tile pair's symv through ``sytrd_symv_stage`` (transposed sums staged in shared
+#: memory, the next unit's loads in flight while a warp adds); False: ``sytrd_symv_warp``
+#: (shuffle butterflies). Same arguments, grid and partial layouts.
+STAGED = True
 #: Queue the warp-tile kernels as programmatic dependents of the previous kernel where the device
 #: supports it (NVIDIA sm_90+), so that a column's launch overlaps the previous one's drain. Off:
 #: it measured slower than plain launches (docs/performance/rocsolver.md).
 DEPENDENT = False
 
-KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv_warp", "sytrd_sum_rows")
+KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv_warp", "sytrd_symv_stage", "sytrd_sum_rows")
 
 
 def kernel_name(kernel, dtype):
@@ -124,7 +128,7 @@ class PanelLaunches:
         i64, ptr = numpy.int64, (lambda x: numpy.uint64(x.data.ptr))
         slot = launch.scalar(numpy.int64)
         if self.warp_tiles:
-            symv = SYMV_KERNELS[kernel_name("sytrd_symv_warp", dtype)]
+            symv = SYMV_KERNELS[kernel_name("sytrd_symv_stage" if STAGED else "sytrd_symv_warp", dtype)]
             self._warps = max(1, SYMV_THREADS // backend.device_info(device_id).warp_size)
             self._wave = symv.wave(device_id)
             grid = warp_symv_blocks(n - 1, self._warps, self._wave)

@@ -12,8 +12,9 @@ run on the CPU through the kernel emulator (tests/kernel_emu.py), on the 32-lane
 * Against the per-column path on the same input (the same algorithm, sums in another order): the
   first reflector to rounding, T's eigenvalues.
 * The launch count: two a column and one a panel, nothing else from the kernels' source, for
-  both kernel pairs (:data:`rocarray.rocsolver._sytrd_kernels.WARP_TILES`); the other tests run
-  the warp-tile pair (the default) and one runs the block-tile pair too.
+  both kernel pairs (:data:`rocarray.rocsolver._sytrd_kernels.WARP_TILES`) and both warp-tile
+  symv kernels (:data:`rocarray.rocsolver._sytrd_kernels.STAGED`); the other tests run the
+  default (warp tiles, the staged symv), and one runs the butterfly symv and the block-tile pair too.
 
 CPU tests: skipped where g++ is missing.
 """
@@ -116,13 +117,22 @@ def test_fused_reduction_matches_lapack_conventions(device_of, monkeypatch, dtyp
     _check_reduction(a, lda, out, D, E, tau, dtype, uplo)
 
 
-@pytest.mark.parametrize("device_of, dtype, warp_tiles", [("cuda32", "float64", True), ("hip64", "complex64", True),
-                                                         ("hip64", "float64", False)], indirect=["device_of"])
-def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, warp_tiles, rng):
+#: The symv kernel each (WARP_TILES, STAGED) pair launches.
+SYMV = {(True, True): "sytrd_symv_stage", (True, False): "sytrd_symv_warp", (False, True): "sytrd_symv",
+        (False, False): "sytrd_symv"}
+
+
+@pytest.mark.parametrize("device_of, dtype, warp_tiles, staged",
+                         [("cuda32", "float64", True, True), ("hip64", "complex128", True, True),
+                          ("hip64", "complex64", True, False), ("hip64", "float64", False, True)],
+                         indirect=["device_of"])
+def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, warp_tiles, staged,
+                                                                  rng):
     # warp tiles: two blocks' warps loop over the tiles (panel products of up to 62 columns in
     # the diagonal tiles); block tiles: two blocks loop over the tiles, one block takes all rows
     device = device_of
     monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
+    monkeypatch.setattr(_sytrd_kernels, "STAGED", staged)
     monkeypatch.setattr(_sytrd_kernels, "symv_blocks", lambda n, wave: 2)
     monkeypatch.setattr(_sytrd_kernels, "warp_symv_blocks", lambda m, warps, wave: 2)
     monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 1 << 20)
@@ -132,7 +142,7 @@ def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, mon
     _check_reduction(a, lda, out, D, E, tau, dtype, "L")
     symv = [g for g in device.launches if "sytrd_symv" in g.name]
     assert symv and all(g.grid[0] == 2 for g in symv)
-    assert all(g.name.endswith("_warp<" + g.name.split("<")[1]) == warp_tiles for g in symv)
+    assert {g.name for g in symv} == {_sytrd_kernels.kernel_name(SYMV[warp_tiles, staged], dtype)}
 
 
 @pytest.mark.parametrize("device_of, dtype", PAIRS, indirect=["device_of"])
@@ -160,10 +170,12 @@ def test_fused_agrees_with_the_per_column_path(device_of, monkeypatch, dtype, rn
     assert np.max(np.abs(t1 - t2)) <= tol
 
 
-@pytest.mark.parametrize("warp_tiles, symv, total", [(True, "sytrd_symv_warp", "sytrd_sum_rows"),
-                                                     (False, "sytrd_symv", "sytrd_sum")])
-def test_launches_two_a_column_and_one_a_panel(device, monkeypatch, warp_tiles, symv, total, rng):
+@pytest.mark.parametrize("warp_tiles, staged, symv, total", [(True, True, "sytrd_symv_stage", "sytrd_sum_rows"),
+                                                             (True, False, "sytrd_symv_warp", "sytrd_sum_rows"),
+                                                             (False, True, "sytrd_symv", "sytrd_sum")])
+def test_launches_two_a_column_and_one_a_panel(device, monkeypatch, warp_tiles, staged, symv, total, rng):
     monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
+    monkeypatch.setattr(_sytrd_kernels, "STAGED", staged)
     n, nb, lda = 21, 8, 21
     a = hermitian(rng, n, "float64")
     _reduce(device, "float64", "L", a, lda, nb)
@@ -199,7 +211,7 @@ def test_default_grids_past_several_tile_rows(device_of, dtype, rng):
     # the sum kernel's grid covers the first column's rows (blocks past a column's rows return);
     # the symv grid follows the column's tiles, and the norms grid the panel's first column
     assert {g.grid[0] for g in device.launches if "sytrd_sum_rows" in g.name} == {-(-n // _sytrd_kernels.TILE)}
-    grids = [g.grid[0] for g in device.launches if "sytrd_symv_warp" in g.name]
+    grids = [g.grid[0] for g in device.launches if "sytrd_symv_stage" in g.name]
     assert len(grids) == n - 1 and grids == sorted(grids, reverse=True) and grids[-1] == 1
     assert [g.grid[0] for g in device.launches if "sytrd_norms" in g.name] == [
         _sytrd_kernels.norm_blocks(n - j0) for j0 in range(0, n - 1, _sytrd.NB)]

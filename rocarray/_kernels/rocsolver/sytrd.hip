@@ -456,6 +456,59 @@ RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
     return s;
 }
 
+// larfg's scalars (beta, tau and the factor of x) of column k from its nnorms norm partials,
+// formed by one warp with warp reductions: every warp that calls it makes the same loads in the
+// same order and gets the same bits. Block 0's thread 0 stores beta to E[k], tau to tau[k] and
+// the factor to scale[0].
+template <typename T>
+RA_DEVICE void ra_trd_warp_larfg(ra_i64 nnorms, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                                 const T* __restrict__ x, int lane, T& tk, T& sc,
+                                 typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau,
+                                 T* __restrict__ scale, ra_i64 k) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    R big = R(0);
+#pragma unroll 4
+    for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) big = ra_trd_nanmax<R>(big, norms[2 * b]);
+    big = ra_warp_reduce(big, ra_trd_nanmax_op());
+    R sum = R(0);
+    if (big > R(0)) {
+        for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) {
+            const R bb = norms[2 * b];
+            if (bb > R(0)) {
+                const R q = bb / big;
+                sum += norms[2 * b + 1] * (q * q);
+            }
+        }
+    }
+    sum = ra_warp_reduce(sum, ra_op_sum());
+    const T alpha = x[0];
+    const R ar = O::re(alpha), ai = O::im(alpha);
+    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
+    R beta = ar;
+    tk = zero;
+    sc = one;
+    if (!(xnorm == R(0) && ai == R(0))) {
+        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
+        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
+        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
+        beta = ar >= R(0) ? -norm : norm;
+        const R zr = ar - beta, zi = ai;
+        const R zs = fmax(fabs(zr), fabs(zi));
+        const R zrs = zr / zs, zis = zi / zs;
+        const R den = zs * (zrs * zrs + zis * zis);
+        sc = O::make(zrs / den, -zis / den);
+        tk = O::make((beta - ar) / beta, -ai / beta);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        E[k] = beta;
+        tau[k] = tk;
+        scale[0] = sc;
+    }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
 ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0,
@@ -481,43 +534,8 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
     const T* x = a + (k + 1) + k * lda;
 
     // larfg's scalars, every warp on its own (the same loads and order: the same bits)
-    R big = R(0);
-#pragma unroll 4
-    for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) big = ra_trd_nanmax<R>(big, norms[2 * b]);
-    big = ra_warp_reduce(big, ra_trd_nanmax_op());
-    R sum = R(0);
-    if (big > R(0)) {
-        for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) {
-            const R bb = norms[2 * b];
-            if (bb > R(0)) {
-                const R q = bb / big;
-                sum += norms[2 * b + 1] * (q * q);
-            }
-        }
-    }
-    sum = ra_warp_reduce(sum, ra_op_sum());
-    const T alpha = x[0];
-    const R ar = O::re(alpha), ai = O::im(alpha);
-    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
-    R beta = ar;
-    T tk = zero, sc = one;
-    if (!(xnorm == R(0) && ai == R(0))) {
-        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
-        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
-        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
-        beta = ar >= R(0) ? -norm : norm;
-        const R zr = ar - beta, zi = ai;
-        const R zs = fmax(fabs(zr), fabs(zi));
-        const R zrs = zr / zs, zis = zi / zs;
-        const R den = zs * (zrs * zrs + zis * zis);
-        sc = O::make(zrs / den, -zis / den);
-        tk = O::make((beta - ar) / beta, -ai / beta);
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        E[k] = beta;
-        tau[k] = tk;
-        scale[0] = sc;
-    }
+    T tk, sc;
+    ra_trd_warp_larfg<T>(nnorms, norms, x, lane, tk, sc, E, tau, scale, k);
 
     const T* A22 = a + (k + 1) + (k + 1) * lda;
     const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
@@ -601,6 +619,202 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
                 vdot = vdot + O::conj(tv) * xc;
             }
         }
+    }
+    vdot = ra_warp_reduce(vdot, ra_op_sum());
+    if (lane == 0) wdot[warp] = vdot;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T total = zero;
+        for (int w = 0; w < RA_TRD_SYMV_WARPS; ++w) total = total + wdot[w];
+        dotp[blockIdx.x] = total;
+    }
+}
+
+// ---- staged symv (_sytrd_kernels.STAGED) -----------------------------------------------------
+//
+// ra_rocsolver_sytrd_symv_stage<T>: symv_warp's work, arguments, grid and partial layouts, with the
+//   transposed sums through shared memory instead of shuffle butterflies and the loads kept in
+//   flight. Each warp takes whole 32 x 32 lower tiles of A22 in column-major order (the warps of a
+//   block read vertically adjacent tiles: contiguous stretches of the same columns), a unit of
+//   RA_TRD_STAGE_COLS columns at a time: lane r of a 32-lane group loads row r of its share of the
+//   unit's columns into registers (one independent load each), adds their row contributions in
+//   place and stores conj(a) v[r] into the warp's padded stage, whose columns the warp then sums
+//   (a column's rows split among the lanes that share it, no bank conflicts). The next unit's
+//   loads (and the next tile's x) are issued before the column sums, so a warp's loads stay in
+//   flight while it adds; the first tile's are issued before the reflector's scalars. Diagonal
+//   tiles give the panel products W^H v, V^H v of their rows a column a lane.
+
+// Columns a warp stages at a time: a whole tile for elements of up to 8 bytes, half a tile for
+// 16-byte ones (a lane's share of a unit stays in registers).
+template <typename T> struct ra_trd_stage_cols {
+    static constexpr int value = sizeof(T) > 8 ? RA_TRD_TILE / 2 : RA_TRD_TILE;
+};
+
+// Tile (I, J), I >= J, of the `tiles` lower tiles of an nt x nt tile grid numbered column by
+// column (tile 0 = (0, 0), 1 = (1, 0), ...): the row-by-row numbering of the mirrored triangle.
+RA_DEVICE void ra_trd_tile_by_columns(ra_i64 tile, ra_i64 nt, ra_i64 tiles, ra_i64& I, ra_i64& J) {
+    const ra_i64 s = tiles - 1 - tile;
+    ra_i64 P = (ra_i64)((sqrt(8.0 * (double)s + 1.0) - 1.0) / 2.0);
+    while (P * (P + 1) / 2 > s) --P;
+    while ((P + 1) * (P + 2) / 2 <= s) ++P;
+    I = nt - 1 - (s - P * (P + 1) / 2);
+    J = nt - 1 - P;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
+ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0,
+                              ra_i64 k, ra_i64 c, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                              typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
+                              T* __restrict__ partial, T* __restrict__ ypart, T* __restrict__ dotp) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    static_assert(RA_WARP_SIZE == 32 || RA_WARP_SIZE == 64, "a tile row per lane of a 32-lane group");
+    constexpr int CH = ra_trd_stage_cols<T>::value;     // columns a unit
+    constexpr int NG = RA_WARP_SIZE / RA_TRD_TILE;      // lane groups a warp
+    constexpr int GC = CH / NG;                         // columns a lane loads a unit
+    constexpr int UNITS = RA_TRD_TILE / CH;             // units a tile
+    constexpr int LD = CH + 1;                          // padded stage rows: column reads hit distinct banks
+    constexpr int RPL = RA_TRD_TILE / (RA_WARP_SIZE / CH);  // rows of a column a lane sums
+    __shared__ T stage[RA_TRD_SYMV_WARPS][RA_TRD_TILE * LD];
+    __shared__ T vcols[RA_TRD_SYMV_WARPS][RA_TRD_TILE];  // each warp's tile column v (broadcast reads)
+    __shared__ T wdot[RA_TRD_SYMV_WARPS];
+    ra_dependent_grid_enter();
+    const int lane = ra_lane_id(), warp = ra_warp_id();
+    const int r = lane % RA_TRD_TILE, grp = lane / RA_TRD_TILE;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 tiles = nt * (nt + 1) / 2;
+    const ra_i64 nnorms = (n - k + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const T* x = a + (k + 1) + k * lda;
+    const T* A22 = a + (k + 1) + (k + 1) * lda;
+    const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
+    T* st = stage[warp];
+
+    // lane (grp, r)'s share of unit u of tile (I, J): row r, columns u CH + grp GC + j (the
+    // diagonal tile's lower half), and the raw x of its row and of the tile column's row r
+    T p[GC];
+    T xrow = zero, xcol = zero;
+    auto load = [&](ra_i64 I, ra_i64 J, int u) {
+        const ra_i64 gi = I * RA_TRD_TILE + r;
+        const bool diag = I == J;
+#pragma unroll
+        for (int j = 0; j < GC; ++j) {
+            const int cj = u * CH + grp * GC + j;
+            const ra_i64 col = J * RA_TRD_TILE + cj;
+            p[j] = (gi < m && col < m && (!diag || cj <= r)) ? A22[gi + col * lda] : zero;
+        }
+        if (u == 0) {
+            const ra_i64 gj = J * RA_TRD_TILE + r;
+            xrow = gi < m ? x[gi] : zero;
+            xcol = !diag && gj < m ? x[gj] : zero;
+        }
+    };
+    ra_i64 tile = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp;
+    ra_i64 I = 0, J = 0;
+    if (tile < tiles) {
+        ra_trd_tile_by_columns(tile, nt, tiles, I, J);
+        load(I, J, 0);
+    }
+
+    T tk, sc;
+    ra_trd_warp_larfg<T>(nnorms, norms, x, lane, tk, sc, E, tau, scale, k);
+
+    T vdot = zero;  // this lane's share of (A22 v)^H v
+    T vr = zero, vc = zero, rowacc = zero;
+    T tacc[UNITS];
+    int u = 0;
+    while (tile < tiles) {
+        const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
+        const bool diag = I == J;
+        const ra_i64 gi = i0 + r, gj = c0 + r;
+        const bool row_in = gi < m;
+        if (u == 0) {
+            vr = row_in ? (gi == 0 ? one : sc * xrow) : zero;
+            vc = diag ? vr : (gj < m ? (gj == 0 ? one : sc * xcol) : zero);
+            if (grp == 0) vcols[warp][r] = vc;
+            rowacc = zero;
+            ra_warp_sync();
+        }
+        // row contributions from the registers (the diagonal real), transposed products staged
+#pragma unroll
+        for (int j = 0; j < GC; ++j) {
+            const int cj = u * CH + grp * GC + j;
+            const bool on_diag = diag && cj == r;
+            rowacc = rowacc + (on_diag ? O::make(O::re(p[j]), R(0)) : p[j]) * vcols[warp][cj];
+            st[r * LD + grp * GC + j] = on_diag ? zero : O::conj(p[j]) * vr;
+        }
+        ra_warp_sync();
+        // the next unit's loads go out before the stage is summed
+        int un = u + 1;
+        ra_i64 tn = tile, In = I, Jn = J;
+        if (un == UNITS) {
+            un = 0;
+            tn = tile + warps;
+            if (tn < tiles) ra_trd_tile_by_columns(tn, nt, tiles, In, Jn);
+        }
+        if (tn < tiles) load(In, Jn, un);
+        {
+            // column u CH + lane % CH of the unit, rows split among the lanes that share it
+            const int cc = lane % CH, h = lane / CH;
+            T s0 = zero, s1 = zero;
+#pragma unroll
+            for (int i = 0; i < RPL; i += 2) {
+                s0 = s0 + st[(h * RPL + i) * LD + cc];
+                s1 = s1 + st[(h * RPL + i + 1) * LD + cc];
+            }
+            T s = s0 + s1;
+#pragma unroll
+            for (int o = CH; o < RA_WARP_SIZE; o <<= 1) s = s + ra_shfl_xor(s, o);
+#pragma unroll
+            for (int q = 0; q < UNITS; ++q)
+                if (q == u) tacc[q] = s;
+        }
+        if (u == UNITS - 1) {
+#pragma unroll
+            for (int o = RA_TRD_TILE; o < RA_WARP_SIZE; o <<= 1) rowacc = rowacc + ra_shfl_xor(rowacc, o);
+            // column r's transposed sum: held by every lane with lane % CH == r % CH after unit r / CH
+            T tv = tacc[0];
+#pragma unroll
+            for (int q = 1; q < UNITS; ++q)
+                if (r / CH == q) tv = tacc[q];
+            if (diag) {
+                if (grp == 0 && row_in) {
+                    const T total = rowacc + tv;
+                    partial[I * m + gi] = total;
+                    vdot = vdot + O::conj(total) * vr;
+                }
+                // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows, a column a lane
+                const int outs = (int)(2 * c);
+                for (int q0 = 0; q0 < outs; q0 += RA_WARP_SIZE) {
+                    const int q = q0 + lane;
+                    if (q < outs) {
+                        const T* col = (q < c ? W + (ra_i64)q * n : a + (j0 + q - c) * lda) + (k + 1 + i0);
+                        T s = zero;
+#pragma unroll 8
+                        for (int ii = 0; ii < RA_TRD_TILE; ++ii)
+                            if (i0 + ii < m) s = s + O::conj(col[ii]) * vcols[warp][ii];
+                        ypart[I * outs + q] = s;
+                    }
+                }
+            } else if (grp == 0) {
+                if (row_in) {
+                    partial[J * m + gi] = rowacc;
+                    vdot = vdot + O::conj(rowacc) * vr;
+                }
+                if (gj < m) {
+                    partial[I * m + gj] = tv;
+                    vdot = vdot + O::conj(tv) * vc;
+                }
+            }
+        }
+        ra_warp_sync();  // the stage and vcols are read before the next unit writes them
+        tile = tn;
+        I = In;
+        J = Jn;
+        u = un;
     }
     vdot = ra_warp_reduce(vdot, ra_op_sum());
     if (lane == 0) wdot[warp] = vdot;
