@@ -92,12 +92,14 @@ def scratch_elements(n, nb, symv_grid):
     return (n * nb, nt * n, nt * 2 * nb, symv_grid, 1), 2 * row_blocks(n)
 
 
-def warp_symv_blocks(m, warps_per_block, wave):
-    """Blocks of the warp-tile symv kernel for a trailing matrix of order ``m``: one warp a tile
-    up to ``wave`` blocks (warps loop over the tiles beyond), rounded up to a power of two so that
-    a reduction prepares few launches."""
+def warp_symv_blocks(m, warps_per_block, wave, panel_cols=0):
+    """Blocks of the warp-tile symv kernel for a trailing matrix of order ``m``: one warp a work
+    item (a tile, and for ``sytrd_symv_stage`` a 32-row block of the ``panel_cols`` panel columns
+    of each tile row) up to ``wave`` blocks (warps loop over the items beyond), rounded up to a
+    power of two so that a reduction prepares few launches."""
     nt = max(1, -(-m // TILE))
-    need = -(-(nt * (nt + 1) // 2) // warps_per_block)
+    items = nt * (nt + 1) // 2 + nt * -(-panel_cols // TILE)
+    need = -(-items // warps_per_block)
     return max(1, min(1 << (need - 1).bit_length(), int(wave)))
 
 
@@ -131,7 +133,10 @@ class PanelLaunches:
             symv = SYMV_KERNELS[kernel_name("sytrd_symv_stage" if STAGED else "sytrd_symv_warp", dtype)]
             self._warps = max(1, SYMV_THREADS // backend.device_info(device_id).warp_size)
             self._wave = symv.wave(device_id)
-            grid = warp_symv_blocks(n - 1, self._warps, self._wave)
+            # the staged kernel's panel blocks: column k's 2 (k % nb) panel columns (at most
+            # 2 (nb - 1): the first grid bounds every column's for the scratch)
+            self._nb = nb if STAGED else 0
+            grid = warp_symv_blocks(n - 1, self._warps, self._wave, 2 * max(nb - 1, 0) if STAGED else 0)
             norm_size = 2 * norm_blocks(n)
         else:
             symv = KERNELS[kernel_name("sytrd_symv", dtype)]
@@ -189,7 +194,8 @@ class PanelLaunches:
         got = self._symv_at.get(k)
         if got is None:  # the grids of the whole reduction, once (the column loop stays a lookup)
             for col in range(self._n - 1):
-                grid = warp_symv_blocks(self._n - col - 1, self._warps, self._wave)
+                cols = 2 * (col % self._nb) if self._nb else 0
+                grid = warp_symv_blocks(self._n - col - 1, self._warps, self._wave, cols)
                 self._symv_at[col] = (grid, self._launch("symv", grid))
             got = self._symv_at[k]
         self._grid, go = got

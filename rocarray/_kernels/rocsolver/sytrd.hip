@@ -641,8 +641,9 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
 //   place and stores conj(a) v[r] into the warp's padded stage, whose columns the warp then sums
 //   (a column's rows split among the lanes that share it, no bank conflicts). The next unit's
 //   loads (and the next tile's x) are issued before the column sums, so a warp's loads stay in
-//   flight while it adds; the first tile's are issued before the reflector's scalars. Diagonal
-//   tiles give the panel products W^H v, V^H v of their rows a column a lane.
+//   flight while it adds; the first item's are issued before the reflector's scalars. The panel
+//   products W^H v, V^H v of each tile row are work items of their own, ceil(2c / 32) blocks of
+//   32 rows x 32 columns of W and V taken like tiles (transposed sums only) ahead of the tiles.
 
 // Columns a warp stages at a time: a whole tile for elements of up to 8 bytes, half a tile for
 // 16-byte ones (a lane's share of a unit stays in registers).
@@ -691,20 +692,44 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
     const T* x = a + (k + 1) + k * lda;
     const T* A22 = a + (k + 1) + (k + 1) * lda;
     const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
+    const int outs = (int)(2 * c);
+    // work items: first the panel blocks (tile row I, panel columns 32 P ..: W(rows)^H v for
+    // q < c, V(rows)^H v for q >= c), then the tiles column by column
+    const ra_i64 pq = (outs + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 npanel = nt * pq;
+    const ra_i64 items = npanel + tiles;
     T* st = stage[warp];
+    // item -> (I, J, P): a tile (P < 0) or the panel block P of tile row I (J = I)
+    auto item_of = [&](ra_i64 it, ra_i64& I, ra_i64& J, ra_i64& P) {
+        if (it < npanel) {
+            I = it / pq;
+            J = I;
+            P = it - I * pq;
+        } else {
+            ra_trd_tile_by_columns(it - npanel, nt, tiles, I, J);
+            P = -1;
+        }
+    };
 
-    // lane (grp, r)'s share of unit u of tile (I, J): row r, columns u CH + grp GC + j (the
-    // diagonal tile's lower half), and the raw x of its row and of the tile column's row r
+    // lane (grp, r)'s share of unit u of an item: row r, columns u CH + grp GC + j (the diagonal
+    // tile's lower half; a panel block's columns of W or V), and the raw x of its row and of the
+    // tile column's row r
     T p[GC];
     T xrow = zero, xcol = zero;
-    auto load = [&](ra_i64 I, ra_i64 J, int u) {
+    auto load = [&](ra_i64 I, ra_i64 J, ra_i64 P, int u) {
         const ra_i64 gi = I * RA_TRD_TILE + r;
         const bool diag = I == J;
 #pragma unroll
         for (int j = 0; j < GC; ++j) {
             const int cj = u * CH + grp * GC + j;
-            const ra_i64 col = J * RA_TRD_TILE + cj;
-            p[j] = (gi < m && col < m && (!diag || cj <= r)) ? A22[gi + col * lda] : zero;
+            if (P >= 0) {
+                const ra_i64 q = P * RA_TRD_TILE + cj;
+                const T* col = q < c ? W + q * n : a + (j0 + q - c) * lda;
+                p[j] = gi < m && q < outs ? col[k + 1 + gi] : zero;
+            } else {
+                const ra_i64 col = J * RA_TRD_TILE + cj;
+                p[j] = (gi < m && col < m && (!diag || cj <= r)) ? A22[gi + col * lda] : zero;
+            }
         }
         if (u == 0) {
             const ra_i64 gj = J * RA_TRD_TILE + r;
@@ -712,11 +737,11 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
             xcol = !diag && gj < m ? x[gj] : zero;
         }
     };
-    ra_i64 tile = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp;
-    ra_i64 I = 0, J = 0;
-    if (tile < tiles) {
-        ra_trd_tile_by_columns(tile, nt, tiles, I, J);
-        load(I, J, 0);
+    ra_i64 item = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp;
+    ra_i64 I = 0, J = 0, P = -1;
+    if (item < items) {
+        item_of(item, I, J, P);
+        load(I, J, P, 0);
     }
 
     T tk, sc;
@@ -725,15 +750,18 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
     T vdot = zero;  // this lane's share of (A22 v)^H v
     T vr = zero, vc = zero, rowacc = zero;
     T tacc[UNITS];
+#pragma unroll
+    for (int q = 0; q < UNITS; ++q) tacc[q] = zero;
     int u = 0;
-    while (tile < tiles) {
+    while (item < items) {
         const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
-        const bool diag = I == J;
+        const bool panel = P >= 0;
+        const bool diag = !panel && I == J;
         const ra_i64 gi = i0 + r, gj = c0 + r;
         const bool row_in = gi < m;
         if (u == 0) {
             vr = row_in ? (gi == 0 ? one : sc * xrow) : zero;
-            vc = diag ? vr : (gj < m ? (gj == 0 ? one : sc * xcol) : zero);
+            vc = I == J ? vr : (gj < m ? (gj == 0 ? one : sc * xcol) : zero);
             if (grp == 0) vcols[warp][r] = vc;
             rowacc = zero;
             ra_warp_sync();
@@ -749,13 +777,13 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
         ra_warp_sync();
         // the next unit's loads go out before the stage is summed
         int un = u + 1;
-        ra_i64 tn = tile, In = I, Jn = J;
+        ra_i64 itn = item, In = I, Jn = J, Pn = P;
         if (un == UNITS) {
             un = 0;
-            tn = tile + warps;
-            if (tn < tiles) ra_trd_tile_by_columns(tn, nt, tiles, In, Jn);
+            itn = item + warps;
+            if (itn < items) item_of(itn, In, Jn, Pn);
         }
-        if (tn < tiles) load(In, Jn, un);
+        if (itn < items) load(In, Jn, Pn, un);
         {
             // column u CH + lane % CH of the unit, rows split among the lanes that share it
             const int cc = lane % CH, h = lane / CH;
@@ -769,8 +797,7 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
 #pragma unroll
             for (int o = CH; o < RA_WARP_SIZE; o <<= 1) s = s + ra_shfl_xor(s, o);
 #pragma unroll
-            for (int q = 0; q < UNITS; ++q)
-                if (q == u) tacc[q] = s;
+            for (int q = 0; q < UNITS; ++q) tacc[q] = q == u ? s : tacc[q];
         }
         if (u == UNITS - 1) {
 #pragma unroll
@@ -778,42 +805,34 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
             // column r's transposed sum: held by every lane with lane % CH == r % CH after unit r / CH
             T tv = tacc[0];
 #pragma unroll
-            for (int q = 1; q < UNITS; ++q)
-                if (r / CH == q) tv = tacc[q];
-            if (diag) {
-                if (grp == 0 && row_in) {
-                    const T total = rowacc + tv;
-                    partial[I * m + gi] = total;
-                    vdot = vdot + O::conj(total) * vr;
-                }
-                // W(rows)^H v (q < c) and V(rows)^H v (q >= c) of this tile's rows, a column a lane
-                const int outs = (int)(2 * c);
-                for (int q0 = 0; q0 < outs; q0 += RA_WARP_SIZE) {
-                    const int q = q0 + lane;
-                    if (q < outs) {
-                        const T* col = (q < c ? W + (ra_i64)q * n : a + (j0 + q - c) * lda) + (k + 1 + i0);
-                        T s = zero;
-#pragma unroll 8
-                        for (int ii = 0; ii < RA_TRD_TILE; ++ii)
-                            if (i0 + ii < m) s = s + O::conj(col[ii]) * vcols[warp][ii];
-                        ypart[I * outs + q] = s;
+            for (int q = 1; q < UNITS; ++q) tv = r / CH == q ? tacc[q] : tv;
+            if (grp == 0) {
+                if (panel) {
+                    const ra_i64 q = P * RA_TRD_TILE + r;
+                    if (q < outs) ypart[I * outs + q] = tv;
+                } else if (diag) {
+                    if (row_in) {
+                        const T total = rowacc + tv;
+                        partial[I * m + gi] = total;
+                        vdot = vdot + O::conj(total) * vr;
                     }
-                }
-            } else if (grp == 0) {
-                if (row_in) {
-                    partial[J * m + gi] = rowacc;
-                    vdot = vdot + O::conj(rowacc) * vr;
-                }
-                if (gj < m) {
-                    partial[I * m + gj] = tv;
-                    vdot = vdot + O::conj(tv) * vc;
+                } else {
+                    if (row_in) {
+                        partial[J * m + gi] = rowacc;
+                        vdot = vdot + O::conj(rowacc) * vr;
+                    }
+                    if (gj < m) {
+                        partial[I * m + gj] = tv;
+                        vdot = vdot + O::conj(tv) * vc;
+                    }
                 }
             }
         }
         ra_warp_sync();  // the stage and vcols are read before the next unit writes them
-        tile = tn;
+        item = itn;
         I = In;
         J = Jn;
+        P = Pn;
         u = un;
     }
     vdot = ra_warp_reduce(vdot, ra_op_sum());
