@@ -898,13 +898,35 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         if (b < nsymv) dp = dp + dotp[b];
         if (next && b < nt) w0p = w0p + partial[b * m];
     }
+    // this row's V and W elements of the group's panel columns g, g + GROUPS, ... and row kn's of
+    // column t, kept for the corrections after the barrier (no second load round)
+    constexpr int JS = RA_TRD_NB_MAX / RA_TRD_GROUPS;
+    T va[JS], vw[JS];
+#pragma unroll
+    for (int it = 0; it < JS; ++it) {
+        const ra_i64 j = g + it * RA_TRD_GROUPS;
+        const bool use = mine && j < c;
+        va[it] = use ? a[i + (j0 + j) * lda] : zero;
+        vw[it] = use ? W[i + j * n] : zero;
+    }
+    const bool row0 = next && t < c;
+    const T va0 = row0 ? a[kn + (j0 + t) * lda] : zero;
+    const T vw0 = row0 ? W[kn + t * n] : zero;
+    T xv = zero, anv = zero;
+    if (g == 0 && mine) {
+        xv = x[r];
+        if (next) anv = an[r];
+    }
     T s = zero, u = zero;
     if (mine) {
 #pragma unroll 16
         for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
         if (next) {
-            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
-                u = u + a[i + (j0 + j) * lda] * O::conj(W[kn + j * n]) + W[i + j * n] * O::conj(a[kn + (j0 + j) * lda]);
+#pragma unroll
+            for (int it = 0; it < JS; ++it) {
+                const ra_i64 j = g + it * RA_TRD_GROUPS;
+                if (j < c) u = u + va[it] * O::conj(W[kn + j * n]) + vw[it] * O::conj(a[kn + (j0 + j) * lda]);
+            }
         }
     }
     red[t] = ysp;
@@ -928,22 +950,18 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         w0raw = w0raw + wsum[RA_TRD_WARPS + w];
     }
     __syncthreads();  // ys complete; red free
-    // this row's x and next-column elements, loaded with the corrections' operands
-    T xv = zero, anv = zero;
-    if (g == 0 && mine) {
-        xv = x[r];
-        if (next) anv = an[r];
-    }
     // the corrections V (W^H v) + W (V^H v): this row's by its group, row 0's spread over the block
     T corr = zero;
     if (mine) {
-        for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS) corr = corr + a[i + (j0 + j) * lda] * ys[j] + W[i + j * n] * ys[c + j];
+#pragma unroll
+        for (int it = 0; it < JS; ++it) {
+            const ra_i64 j = g + it * RA_TRD_GROUPS;
+            if (j < c) corr = corr + va[it] * ys[j] + vw[it] * ys[c + j];
+        }
     }
     red[t] = s - corr;
     T c0p = zero;
-    if (next) {
-        for (ra_i64 j = t; j < c; j += RA_TRD_THREADS) c0p = c0p + a[kn + (j0 + j) * lda] * ys[j] + W[kn + j * n] * ys[c + j];
-    }
+    if (row0) c0p = c0p + va0 * ys[t] + vw0 * ys[c + t];
     c0p = ra_warp_reduce(c0p, ra_op_sum());
     if (ra_lane_id() == 0) wsum[2 * RA_TRD_WARPS + ra_warp_id()] = c0p;
     for (ra_i64 j = 0; j < c; ++j) d = d - O::conj(ys[j]) * ys[c + j] - O::conj(ys[c + j]) * ys[j];
