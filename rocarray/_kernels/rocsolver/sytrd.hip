@@ -718,23 +718,36 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
     T xrow = zero, xcol = zero;
     auto load = [&](ra_i64 I, ra_i64 J, ra_i64 P, int u) {
         const ra_i64 gi = I * RA_TRD_TILE + r;
-        const bool diag = I == J;
+        const int cb = u * CH + grp * GC;  // the lane's first column of the item
+        // columns j < lim exist (and, in a diagonal tile, lie in its lower half): one compare a
+        // load, addresses a multiple of the stride from one base (the loads stay one batch)
+        if (P < 0) {
+            const ra_i64 col0 = J * RA_TRD_TILE + cb;
+            const ra_i64 avail = gi < m ? m - col0 : 0;
+            int lim = avail < GC ? (int)avail : GC;
+            if (I == J && lim > r - cb + 1) lim = r - cb + 1;
+            const T* src = A22 + gi + col0 * lda;
 #pragma unroll
-        for (int j = 0; j < GC; ++j) {
-            const int cj = u * CH + grp * GC + j;
-            if (P >= 0) {
-                const ra_i64 q = P * RA_TRD_TILE + cj;
-                const T* col = q < c ? W + q * n : a + (j0 + q - c) * lda;
-                p[j] = gi < m && q < outs ? col[k + 1 + gi] : zero;
-            } else {
-                const ra_i64 col = J * RA_TRD_TILE + cj;
-                p[j] = (gi < m && col < m && (!diag || cj <= r)) ? A22[gi + col * lda] : zero;
+            for (int j = 0; j < GC; ++j) {
+                p[j] = j < lim ? *src : zero;
+                src += lda;
+            }
+        } else {
+            const int q0 = (int)P * RA_TRD_TILE + cb;
+            const int lim = gi < m ? outs - q0 : 0;
+            const T* wsrc = W + (k + 1 + gi) + (ra_i64)q0 * n;
+            const T* vsrc = a + (k + 1 + gi) + (j0 + q0 - c) * lda;
+#pragma unroll
+            for (int j = 0; j < GC; ++j) {
+                p[j] = j < lim ? (q0 + j < c ? *wsrc : *vsrc) : zero;
+                wsrc += n;
+                vsrc += lda;
             }
         }
         if (u == 0) {
             const ra_i64 gj = J * RA_TRD_TILE + r;
             xrow = gi < m ? x[gi] : zero;
-            xcol = !diag && gj < m ? x[gj] : zero;
+            xcol = I != J && gj < m ? x[gj] : zero;
         }
     };
     ra_i64 item = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp;
