@@ -456,6 +456,26 @@ RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
     return s;
 }
 
+// acc op v(0) op v(1) ... op v(count - 1), in that order, with v(e) formed B at a time under a
+// predicate: a batch's loads are in flight together (a loop with a remainder waits on each of the
+// remainder's loads in turn). Values past count are `none` (the operation's identity).
+template <int B, typename S, typename F, typename Op>
+RA_DEVICE S ra_trd_fold_batched(S acc, ra_i64 count, S none, F v, Op op) {
+    for (ra_i64 e0 = 0; e0 < count; e0 += B) {
+        S x[B];
+#pragma unroll
+        for (int e = 0; e < B; ++e) x[e] = e0 + e < count ? v(e0 + e) : none;
+#pragma unroll
+        for (int e = 0; e < B; ++e) acc = op(acc, x[e]);
+    }
+    return acc;
+}
+
+// Elements e = 0, 1, ... of first, first + step, ... below end.
+RA_DEVICE ra_i64 ra_trd_strided_count(ra_i64 first, ra_i64 end, ra_i64 step) {
+    return first < end ? (end - first + step - 1) / step : 0;
+}
+
 // larfg's scalars (beta, tau and the factor of x) of column k from its nnorms norm partials,
 // formed by one warp with warp reductions: every warp that calls it makes the same loads in the
 // same order and gets the same bits. Block 0's thread 0 stores beta to E[k], tau to tau[k] and
@@ -469,19 +489,19 @@ RA_DEVICE void ra_trd_warp_larfg(ra_i64 nnorms, const typename ra_trd_ops<T>::R*
     typedef typename O::R R;
     const T zero = O::make(R(0), R(0));
     const T one = O::make(R(1), R(0));
-    R big = R(0);
-#pragma unroll 4
-    for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) big = ra_trd_nanmax<R>(big, norms[2 * b]);
+    const ra_i64 mine = ra_trd_strided_count(lane, nnorms, RA_WARP_SIZE);
+    R big = ra_trd_fold_batched<4>(R(0), mine, R(0), [&](ra_i64 e) { return norms[2 * (lane + e * RA_WARP_SIZE)]; },
+                                   ra_trd_nanmax_op());
     big = ra_warp_reduce(big, ra_trd_nanmax_op());
     R sum = R(0);
     if (big > R(0)) {
-        for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) {
+        // a block whose largest magnitude is 0 adds nothing (+0: the same sum as skipping it)
+        sum = ra_trd_fold_batched<4>(R(0), mine, R(0), [&](ra_i64 e) {
+            const ra_i64 b = lane + e * RA_WARP_SIZE;
             const R bb = norms[2 * b];
-            if (bb > R(0)) {
-                const R q = bb / big;
-                sum += norms[2 * b + 1] * (q * q);
-            }
-        }
+            const R q = bb / big;
+            return bb > R(0) ? norms[2 * b + 1] * (q * q) : R(0);
+        }, ra_op_sum());
     }
     sum = ra_warp_reduce(sum, ra_op_sum());
     const T alpha = x[0];
@@ -899,18 +919,14 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
     if (outs > 0) {
         const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
         const int q = t % outs, part = t / outs;
-        if (part < parts) {
-#pragma unroll 16
-            for (ra_i64 I = part; I < nt; I += parts) ysp = ysp + ypart[I * outs + q];
-        }
+        if (part < parts)
+            ysp = ra_trd_fold_batched<16>(zero, ra_trd_strided_count(part, nt, parts), zero,
+                                          [&](ra_i64 e) { return ypart[(part + e * parts) * outs + q]; }, ra_op_sum());
     }
-    T dp = zero, w0p = zero;
-    const ra_i64 ends = next && nt > nsymv ? nt : nsymv;
-#pragma unroll 4
-    for (ra_i64 b = t; b < ends; b += RA_TRD_THREADS) {
-        if (b < nsymv) dp = dp + dotp[b];
-        if (next && b < nt) w0p = w0p + partial[b * m];
-    }
+    T dp = ra_trd_fold_batched<4>(zero, ra_trd_strided_count(t, nsymv, RA_TRD_THREADS), zero,
+                                        [&](ra_i64 e) { return dotp[t + e * RA_TRD_THREADS]; }, ra_op_sum());
+    T w0p = ra_trd_fold_batched<4>(zero, next ? ra_trd_strided_count(t, nt, RA_TRD_THREADS) : 0, zero,
+                                         [&](ra_i64 e) { return partial[(t + e * RA_TRD_THREADS) * m]; }, ra_op_sum());
     // this row's V and W elements of the group's panel columns g, g + GROUPS, ... and row kn's of
     // column t, kept for the corrections after the barrier (no second load round)
     constexpr int JS = RA_TRD_NB_MAX / RA_TRD_GROUPS;
@@ -930,10 +946,11 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         xv = x[r];
         if (next) anv = an[r];
     }
-    T s = zero, u = zero;
+    const T s = ra_trd_fold_batched<16>(zero, mine ? ra_trd_strided_count(g, nt, RA_TRD_GROUPS) : 0, zero,
+                                        [&](ra_i64 e) { return partial[(g + e * RA_TRD_GROUPS) * m + r]; },
+                                        ra_op_sum());
+    T u = zero;
     if (mine) {
-#pragma unroll 16
-        for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
         if (next) {
 #pragma unroll
             for (int it = 0; it < JS; ++it) {
