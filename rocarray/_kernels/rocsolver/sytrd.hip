@@ -456,17 +456,29 @@ RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
     return s;
 }
 
-// acc op v(0) op v(1) ... op v(count - 1), in that order, with v(e) formed B at a time under a
-// predicate: a batch's loads are in flight together (a loop with a remainder waits on each of the
-// remainder's loads in turn). Values past count are `none` (the operation's identity).
+// x[e] = v(e0 + e) for e0 + e < count, else `none`: B predicated loads in flight together.
+template <int B, typename S, typename F>
+RA_DEVICE void ra_trd_load_batch(S (&x)[B], ra_i64 e0, ra_i64 count, S none, F v) {
+#pragma unroll
+    for (int e = 0; e < B; ++e) x[e] = e0 + e < count ? v(e0 + e) : none;
+}
+
+template <int B, typename S, typename Op>
+RA_DEVICE S ra_trd_add_batch(S acc, const S (&x)[B], Op op) {
+#pragma unroll
+    for (int e = 0; e < B; ++e) acc = op(acc, x[e]);
+    return acc;
+}
+
+// acc op v(from) op v(from + 1) ... op v(count - 1), in that order, with v(e) formed B at a time
+// under a predicate: a batch's loads are in flight together (a loop with a remainder waits on
+// each of the remainder's loads in turn). Values past count are `none` (the operation's identity).
 template <int B, typename S, typename F, typename Op>
-RA_DEVICE S ra_trd_fold_batched(S acc, ra_i64 count, S none, F v, Op op) {
-    for (ra_i64 e0 = 0; e0 < count; e0 += B) {
+RA_DEVICE S ra_trd_fold_batched(S acc, ra_i64 count, S none, F v, Op op, ra_i64 from = 0) {
+    for (ra_i64 e0 = from; e0 < count; e0 += B) {
         S x[B];
-#pragma unroll
-        for (int e = 0; e < B; ++e) x[e] = e0 + e < count ? v(e0 + e) : none;
-#pragma unroll
-        for (int e = 0; e < B; ++e) acc = op(acc, x[e]);
+        ra_trd_load_batch(x, e0, count, none, v);
+        acc = ra_trd_add_batch(acc, x, op);
     }
     return acc;
 }
@@ -912,21 +924,26 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
     const T tk = tau[k];
     const T sc = scale[0];
 
-    // the independent loads first (a loop's loads wait for the previous loop's sums): the panel
-    // products' partials, the dots with row 0's slots, this row's slots, the next column's update
-    // (needs no W^H v)
-    T ysp = zero;
-    if (outs > 0) {
-        const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
-        const int q = t % outs, part = t / outs;
-        if (part < parts)
-            ysp = ra_trd_fold_batched<16>(zero, ra_trd_strided_count(part, nt, parts), zero,
-                                          [&](ra_i64 e) { return ypart[(part + e * parts) * outs + q]; }, ra_op_sum());
-    }
-    T dp = ra_trd_fold_batched<4>(zero, ra_trd_strided_count(t, nsymv, RA_TRD_THREADS), zero,
-                                        [&](ra_i64 e) { return dotp[t + e * RA_TRD_THREADS]; }, ra_op_sum());
-    T w0p = ra_trd_fold_batched<4>(zero, next ? ra_trd_strided_count(t, nt, RA_TRD_THREADS) : 0, zero,
-                                         [&](ra_i64 e) { return partial[(t + e * RA_TRD_THREADS) * m]; }, ra_op_sum());
+    // the independent loads first, all in flight together (a load whose value is added before the
+    // next is issued waits): the first batch of each sum (the panel products' partials, output q
+    // from partials I = part, part + parts, ...; the block dots; row 0's slots; this row's slots),
+    // the panel columns' elements, x and the next column's element
+    constexpr int SB = sizeof(T) > 8 ? 8 : 16;
+    const int parts = outs > 0 ? RA_TRD_THREADS / outs : 1;  // >= 2: outs <= 2 RA_TRD_NB_MAX
+    const int q = outs > 0 ? t % outs : 0, part = outs > 0 ? t / outs : 0;
+    const ra_i64 ny = outs > 0 && part < parts ? ra_trd_strided_count(part, nt, parts) : 0;
+    const ra_i64 nd = ra_trd_strided_count(t, nsymv, RA_TRD_THREADS);
+    const ra_i64 nw = next ? ra_trd_strided_count(t, nt, RA_TRD_THREADS) : 0;
+    const ra_i64 ns = mine ? ra_trd_strided_count(g, nt, RA_TRD_GROUPS) : 0;
+    auto fy = [&](ra_i64 e) { return ypart[(part + e * parts) * outs + q]; };
+    auto fd = [&](ra_i64 e) { return dotp[t + e * RA_TRD_THREADS]; };
+    auto fw = [&](ra_i64 e) { return partial[(t + e * RA_TRD_THREADS) * m]; };
+    auto fs = [&](ra_i64 e) { return partial[(g + e * RA_TRD_GROUPS) * m + r]; };
+    T by[SB], bd[4], bw[4], bs[SB];
+    ra_trd_load_batch(by, 0, ny, zero, fy);
+    ra_trd_load_batch(bd, 0, nd, zero, fd);
+    ra_trd_load_batch(bw, 0, nw, zero, fw);
+    ra_trd_load_batch(bs, 0, ns, zero, fs);
     // this row's V and W elements of the group's panel columns g, g + GROUPS, ... and row kn's of
     // column t, kept for the corrections after the barrier (no second load round)
     constexpr int JS = RA_TRD_NB_MAX / RA_TRD_GROUPS;
@@ -946,9 +963,10 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         xv = x[r];
         if (next) anv = an[r];
     }
-    const T s = ra_trd_fold_batched<16>(zero, mine ? ra_trd_strided_count(g, nt, RA_TRD_GROUPS) : 0, zero,
-                                        [&](ra_i64 e) { return partial[(g + e * RA_TRD_GROUPS) * m + r]; },
-                                        ra_op_sum());
+    const T ysp = ra_trd_fold_batched<SB>(ra_trd_add_batch(zero, by, ra_op_sum()), ny, zero, fy, ra_op_sum(), SB);
+    T dp = ra_trd_fold_batched<4>(ra_trd_add_batch(zero, bd, ra_op_sum()), nd, zero, fd, ra_op_sum(), 4);
+    T w0p = ra_trd_fold_batched<4>(ra_trd_add_batch(zero, bw, ra_op_sum()), nw, zero, fw, ra_op_sum(), 4);
+    const T s = ra_trd_fold_batched<SB>(ra_trd_add_batch(zero, bs, ra_op_sum()), ns, zero, fs, ra_op_sum(), SB);
     T u = zero;
     if (mine) {
         if (next) {
