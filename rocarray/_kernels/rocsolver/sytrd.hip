@@ -707,6 +707,7 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
     constexpr int NG = RA_WARP_SIZE / RA_TRD_TILE;      // lane groups a warp
     constexpr int GC = CH / NG;                         // columns a lane loads a unit
     constexpr int UNITS = RA_TRD_TILE / CH;             // units a tile
+    static_assert(UNITS <= 2, "a tile's column sums in two registers");
     constexpr int LD = CH + 1;                          // padded stage rows: column reads hit distinct banks
     constexpr int RPL = RA_TRD_TILE / (RA_WARP_SIZE / CH);  // rows of a column a lane sums
     __shared__ T stage[RA_TRD_SYMV_WARPS][RA_TRD_TILE * LD];
@@ -794,9 +795,7 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
 
     T vdot = zero;  // this lane's share of (A22 v)^H v
     T vr = zero, vc = zero, rowacc = zero;
-    T tacc[UNITS];
-#pragma unroll
-    for (int q = 0; q < UNITS; ++q) tacc[q] = zero;
+    T tacc0 = zero, tacc1 = zero;  // the column sums of units 0 and 1
     int u = 0;
     while (item < items) {
         const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
@@ -841,16 +840,16 @@ ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, con
             T s = s0 + s1;
 #pragma unroll
             for (int o = CH; o < RA_WARP_SIZE; o <<= 1) s = s + ra_shfl_xor(s, o);
-#pragma unroll
-            for (int q = 0; q < UNITS; ++q) tacc[q] = q == u ? s : tacc[q];
+            if (u == 0)
+                tacc0 = s;
+            else
+                tacc1 = s;
         }
         if (u == UNITS - 1) {
 #pragma unroll
             for (int o = RA_TRD_TILE; o < RA_WARP_SIZE; o <<= 1) rowacc = rowacc + ra_shfl_xor(rowacc, o);
             // column r's transposed sum: held by every lane with lane % CH == r % CH after unit r / CH
-            T tv = tacc[0];
-#pragma unroll
-            for (int q = 1; q < UNITS; ++q) tv = r / CH == q ? tacc[q] : tv;
+            const T tv = r < CH ? tacc0 : tacc1;
             if (grp == 0) {
                 if (panel) {
                     const ra_i64 q = P * RA_TRD_TILE + r;
