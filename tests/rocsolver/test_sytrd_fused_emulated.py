@@ -15,6 +15,8 @@ run on the CPU through the kernel emulator (tests/kernel_emu.py), on the 32-lane
   both kernel pairs (:data:`rocarray.rocsolver._sytrd_kernels.WARP_TILES`) and both warp-tile
   symv kernels (:data:`rocarray.rocsolver._sytrd_kernels.STAGED`); the other tests run the
   default (warp tiles, the staged symv), and one runs the butterfly symv and the block-tile pair too.
+* The row-block sum kernel alone on sums longer than the batch of loads it keeps in flight (a
+  trailing matrix of order 4100), against NumPy on the same partials.
 
 CPU tests: skipped where g++ is missing.
 """
@@ -219,3 +221,39 @@ def test_default_grids_past_several_tile_rows(device_of, dtype, rng):
         assert same == sorted(same, reverse=True)
     assert [g.grid[0] for g in device.launches if "sytrd_norms" in g.name] == [
         _sytrd_kernels.norm_blocks(n - j0) for j0 in range(0, n - 1, _sytrd.NB)]
+
+
+@pytest.mark.parametrize("device_of", ["cuda32"], indirect=True)
+def test_sum_rows_adds_the_batches_past_the_first(device_of, rng):
+    # sums longer than the first batch the kernel keeps in flight: 129 tile rows of slots, 33
+    # panel partials a thread, 1100 block dots; W's column and v against NumPy on the same partials
+    device = device_of
+    j0, c = 0, 31
+    k = j0 + c
+    m = 4100
+    n = lda = k + 1 + m
+    nt, outs, nsymv = -(-m // _sytrd_kernels.TILE), 2 * c, 1100
+    a = rng.standard_normal(lda * (k + 2))
+    W = rng.standard_normal(n * (c + 1))
+    partial, ypart, dotp = rng.standard_normal(nt * m), rng.standard_normal(nt * outs), rng.standard_normal(nsymv)
+    tk, sc = 1.3, 0.7
+    tau = np.zeros(n - 1)
+    tau[k] = tk
+    bufs = {name: device.array(v) for name, v in (("a", a), ("W", W), ("partial", partial), ("ypart", ypart),
+                                                  ("dotp", dotp), ("tau", tau), ("scale", np.array([sc])),
+                                                  ("norms", np.zeros(2 * nt + 2)))}
+    kernel_emu.kernel(_sytrd_kernels.SOURCE, _sytrd_kernels.kernel_name("sytrd_sum_rows", np.float64), "cuda32")(
+        (nt,), (_sytrd_kernels.THREADS,),
+        (np.int64(n), bufs["a"], np.int64(lda), bufs["W"], np.int64(j0), np.int64(k), np.int64(c), np.int32(0),
+         np.int64(nsymv), bufs["dotp"], bufs["scale"], bufs["tau"], bufs["partial"], bufs["ypart"], bufs["norms"]))
+    A, Wm = a.reshape(k + 2, lda).T, W.reshape(c + 1, n).T
+    ys = ypart.reshape(nt, outs).sum(axis=0)
+    d = dotp.sum() - 2 * ys[:c] @ ys[c:]
+    rows = slice(k + 1, k + 1 + m)
+    v = sc * A[rows, k]
+    v[0] = 1
+    want = tk * (partial.reshape(nt, m).sum(axis=0) - A[rows, j0:j0 + c] @ ys[:c] - Wm[rows, :c] @ ys[c:])
+    want += -0.5 * tk * tk * d * v
+    got_a, got_w = np.asarray(bufs["a"]).reshape(k + 2, lda).T, np.asarray(bufs["W"]).reshape(c + 1, n).T
+    np.testing.assert_allclose(got_w[rows, c], want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+    np.testing.assert_array_equal(got_a[rows, k], v)
