@@ -12,9 +12,9 @@ column's indices, so a column costs two driver calls and no argument checks.
 
 Two kernel pairs take the same steps with the same partial layouts (:data:`WARP_TILES`): the
 warp-tile pair (``sytrd_symv_stage`` or, with :data:`STAGED` off, ``sytrd_symv_warp``: whole
-tiles per warp, no barrier in its tile loop, a grid sized by the column's tiles; ``sytrd_sum_rows``:
-32 rows a block, blocks past the column's rows return at once) launched as programmatic dependents where the device allows
-(:data:`DEPENDENT`), or the block-tile pair (``sytrd_symv``, ``sytrd_sum``: one wave of blocks and
+tiles per warp, no barrier in its tile loop, a grid sized by the column's tiles;
+``sytrd_sum_rows``: 32 rows a block, blocks past the column's rows return at once) launched as
+programmatic dependents where the device allows (:data:`DEPENDENT`), or the block-tile pair (``sytrd_symv``, ``sytrd_sum``: one wave of blocks and
 ``ceil(n / 32)`` blocks sharing the rows whatever the column).
 """
 
