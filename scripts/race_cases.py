@@ -14,8 +14,10 @@ the outer-block LU with its inverted diagonal blocks;
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
 on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
 so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
-order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
-``sytrd_sum_rows``) and then through the block-tile ones. ``conv_wgmma`` runs the sm_90 warpgroup
+order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_stage``
+or ``sytrd_symv_warp``, ``sytrd_sum_rows``) and then through the block-tile ones;
+``sytrd150s``/``sytrd150sz`` the same through the staged symv alone, its blocks looping over
+several tiles a warp (two blocks a column). ``conv_wgmma`` runs the sm_90 warpgroup
 convolution on a 1 x 1 and a padded 3 x 3 problem (float16, channels last), the epilogue staged
 through shared memory and, with ``STAGED_EPILOGUE`` off, stored from the fragment.
 """
@@ -26,7 +28,7 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "conv_wgmma")
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "conv_wgmma")
 
 
 def _lu_case(case, rng):
@@ -109,8 +111,14 @@ def _sytrd_case(case, rng):
     x = rng.standard_normal((n, n)) + (1j * rng.standard_normal((n, n)) if dtype == "complex128" else 0)
     a = ((x + x.conj().T) / 2).astype(dtype)
     want = numpy.linalg.eigvalsh(a)
-    for warp_tiles in (True, False):
-        _sytrd_kernels.WARP_TILES = warp_tiles
+    if case.startswith("sytrd150s"):
+        # the staged symv on two blocks a column: each warp pipelines several tiles
+        _sytrd_kernels.warp_symv_blocks = lambda m, warps, wave, panel_cols=0: 2
+        paths = ((True, True),)
+    else:
+        paths = ((True, True), (True, False), (False, True))
+    for warp_tiles, staged in paths:
+        _sytrd_kernels.WARP_TILES, _sytrd_kernels.STAGED = warp_tiles, staged
         A = cupy.asarray(a.T.ravel())  # column-major, the lower triangle used
         D, E = cupy.empty(n, numpy.float64), cupy.empty(n - 1, numpy.float64)
         tau = cupy.empty(n - 1, dtype)
@@ -119,7 +127,7 @@ def _sytrd_case(case, rng):
         got = numpy.linalg.eigvalsh(numpy.diag(d) + numpy.diag(e, 1) + numpy.diag(e, -1))
         err = float(numpy.abs(got - want).max())
         if not err < 1e-9 * n:
-            raise SystemExit(f"{case} warp_tiles={warp_tiles}: eigenvalue error {err}")
+            raise SystemExit(f"{case} warp_tiles={warp_tiles} staged={staged}: eigenvalue error {err}")
 
 
 def _conv_case(case, rng):

@@ -89,18 +89,20 @@ def _check_syevd_once(rng, n, label, uplo="U"):
 
 @harness.self_check(_LIB, "syevd_heevd")
 def check_syevd(rng):
-    """The fused panel columns (warp-tile kernels, then block-tile ones), then the per-column
-    path they can be switched back to."""
+    """The fused panel columns (warp-tile kernels with the staged symv, with the butterfly symv,
+    then block-tile kernels), then the per-column path they can be switched back to."""
     from rocarray.rocsolver import _sytrd, _sytrd_kernels
 
-    fused, warp_tiles = _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES
+    saved = _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES, _sytrd_kernels.STAGED
     try:
-        for path, warp, label in ((True, True, "fused panel, warp tiles"), (True, False, "fused panel, block tiles"),
-                                  (False, warp_tiles, "per-column panel")):
-            _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES = path, warp
+        for path, warp, staged, label in ((True, True, True, "fused panel, warp tiles, staged symv"),
+                                          (True, True, False, "fused panel, warp tiles, butterfly symv"),
+                                          (True, False, True, "fused panel, block tiles"),
+                                          (False, saved[1], saved[2], "per-column panel")):
+            _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES, _sytrd_kernels.STAGED = path, warp, staged
             _check_syevd_once(rng, 150, label)
     finally:
-        _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES = fused, warp_tiles
+        _sytrd.FUSED_PANEL, _sytrd_kernels.WARP_TILES, _sytrd_kernels.STAGED = saved
 
 
 @harness.self_check(_LIB, "stedc")

@@ -11,10 +11,10 @@ norm partials). A panel's first column takes one more launch for its norm partia
 column's indices, so a column costs two driver calls and no argument checks.
 
 Two kernel pairs take the same steps with the same partial layouts (:data:`WARP_TILES`): the
-warp-tile pair (``sytrd_symv_warp``: whole tiles per warp in registers, no barrier in its tile
-loop, a grid sized by the column's tiles; ``sytrd_sum_rows``: 32 rows a block, blocks past the
-column's rows return at once) launched as programmatic dependents where the device allows
-(:data:`DEPENDENT`), or the block-tile pair (``sytrd_symv``, ``sytrd_sum``: one wave of blocks and
+warp-tile pair (``sytrd_symv_stage`` or, with :data:`STAGED` off, ``sytrd_symv_warp``: whole
+tiles per warp, no barrier in its tile loop, a grid sized by the column's tiles;
+``sytrd_sum_rows``: 32 rows a block, blocks past the column's rows return at once) launched as
+programmatic dependents where the device allows (:data:`DEPENDENT`), or the block-tile pair (``sytrd_symv``, ``sytrd_sum``: one wave of blocks and
 ``ceil(n / 32)`` blocks sharing the rows whatever the column).
 """
 
@@ -40,12 +40,16 @@ NB_MAX = 64
 
 #: Run the columns through the warp-tile kernels (False: the block-tile ``sytrd_symv``/``sytrd_sum``).
 WARP_TILES = True
+#: Run the warp-tile pair's symv through ``sytrd_symv_stage`` (transposed sums staged in shared
+#: memory, the next unit's loads in flight while a warp adds); False: ``sytrd_symv_warp``
+#: (shuffle butterflies). Same arguments, grid and partial layouts.
+STAGED = True
 #: Queue the warp-tile kernels as programmatic dependents of the previous kernel where the device
 #: supports it (NVIDIA sm_90+), so that a column's launch overlaps the previous one's drain. Off:
 #: it measured slower than plain launches (docs/performance/rocsolver.md).
 DEPENDENT = False
 
-KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv_warp", "sytrd_sum_rows")
+KERNELS_USED = ("sytrd_norms", "sytrd_symv", "sytrd_sum", "sytrd_symv_warp", "sytrd_symv_stage", "sytrd_sum_rows")
 
 
 def kernel_name(kernel, dtype):
@@ -88,12 +92,14 @@ def scratch_elements(n, nb, symv_grid):
     return (n * nb, nt * n, nt * 2 * nb, symv_grid, 1), 2 * row_blocks(n)
 
 
-def warp_symv_blocks(m, warps_per_block, wave):
-    """Blocks of the warp-tile symv kernel for a trailing matrix of order ``m``: one warp a tile
-    up to ``wave`` blocks (warps loop over the tiles beyond), rounded up to a power of two so that
-    a reduction prepares few launches."""
+def warp_symv_blocks(m, warps_per_block, wave, panel_cols=0):
+    """Blocks of the warp-tile symv kernel for a trailing matrix of order ``m``: one warp a work
+    item (a tile, and for ``sytrd_symv_stage`` a 32-row block of the ``panel_cols`` panel columns
+    of each tile row) up to ``wave`` blocks (warps loop over the items beyond), rounded up to a
+    power of two so that a reduction prepares few launches."""
     nt = max(1, -(-m // TILE))
-    need = -(-(nt * (nt + 1) // 2) // warps_per_block)
+    items = nt * (nt + 1) // 2 + nt * -(-panel_cols // TILE)
+    need = -(-items // warps_per_block)
     return max(1, min(1 << (need - 1).bit_length(), int(wave)))
 
 
@@ -124,10 +130,13 @@ class PanelLaunches:
         i64, ptr = numpy.int64, (lambda x: numpy.uint64(x.data.ptr))
         slot = launch.scalar(numpy.int64)
         if self.warp_tiles:
-            symv = SYMV_KERNELS[kernel_name("sytrd_symv_warp", dtype)]
+            symv = SYMV_KERNELS[kernel_name("sytrd_symv_stage" if STAGED else "sytrd_symv_warp", dtype)]
             self._warps = max(1, SYMV_THREADS // backend.device_info(device_id).warp_size)
             self._wave = symv.wave(device_id)
-            grid = warp_symv_blocks(n - 1, self._warps, self._wave)
+            # the staged kernel's panel blocks: column k's 2 (k % nb) panel columns (at most
+            # 2 (nb - 1): the first grid bounds every column's for the scratch)
+            self._nb = nb if STAGED else 0
+            grid = warp_symv_blocks(n - 1, self._warps, self._wave, 2 * max(nb - 1, 0) if STAGED else 0)
             norm_size = 2 * norm_blocks(n)
         else:
             symv = KERNELS[kernel_name("sytrd_symv", dtype)]
@@ -185,7 +194,8 @@ class PanelLaunches:
         got = self._symv_at.get(k)
         if got is None:  # the grids of the whole reduction, once (the column loop stays a lookup)
             for col in range(self._n - 1):
-                grid = warp_symv_blocks(self._n - col - 1, self._warps, self._wave)
+                cols = 2 * (col % self._nb) if self._nb else 0
+                grid = warp_symv_blocks(self._n - col - 1, self._warps, self._wave, cols)
                 self._symv_at[col] = (grid, self._launch("symv", grid))
             got = self._symv_at[k]
         self._grid, go = got

@@ -473,19 +473,21 @@ def test_sytrd_hetrd_reduce_with_a_small_backward_error(dtype, n, uplo, rng):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("fused, warp_tiles, dependent", [(True, True, True), (True, True, False),
-                                                         (True, False, False), (False, False, False)])
+@pytest.mark.parametrize("fused, warp_tiles, staged, dependent", [(True, True, True, False), (True, True, True, True),
+                                                                 (True, True, False, False), (True, False, True, False),
+                                                                 (False, False, True, False)])
 @pytest.mark.parametrize("n, dtype, uplo", [(1000, "complex128", "L"), (1001, "float64", "U"),
                                             (2049, "float32", "L"), (4096, "float64", "L")])
-def test_syevd_large_orders_through_either_panel_path(monkeypatch, fused, warp_tiles, dependent, n, dtype, uplo,
-                                                      rng):
-    # the fused panel columns (warp-tile kernels as dependent or plain launches, block-tile
-    # kernels) and the per-column path, their way back, at the bench's orders: eigenpairs with
-    # backward-error bounds, T's eigenvalues from sytrd/hetrd alone
+def test_syevd_large_orders_through_either_panel_path(monkeypatch, fused, warp_tiles, staged, dependent, n, dtype,
+                                                      uplo, rng):
+    # the fused panel columns (warp-tile kernels with the staged or the butterfly symv, as plain
+    # or dependent launches; block-tile kernels) and the per-column path, their way back, at the
+    # bench's orders: eigenpairs with backward-error bounds, T's eigenvalues from sytrd/hetrd alone
     from rocarray.rocsolver import _sytrd_kernels
 
     monkeypatch.setattr(_sytrd, "FUSED_PANEL", fused)
     monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
+    monkeypatch.setattr(_sytrd_kernels, "STAGED", staged)
     monkeypatch.setattr(_sytrd_kernels, "DEPENDENT", dependent)
     a = hermitian(rng, n, dtype)
     stored = np.tril(a) if uplo == "L" else np.triu(a)

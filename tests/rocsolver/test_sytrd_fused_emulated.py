@@ -12,8 +12,11 @@ run on the CPU through the kernel emulator (tests/kernel_emu.py), on the 32-lane
 * Against the per-column path on the same input (the same algorithm, sums in another order): the
   first reflector to rounding, T's eigenvalues.
 * The launch count: two a column and one a panel, nothing else from the kernels' source, for
-  both kernel pairs (:data:`rocarray.rocsolver._sytrd_kernels.WARP_TILES`); the other tests run
-  the warp-tile pair (the default) and one runs the block-tile pair too.
+  both kernel pairs (:data:`rocarray.rocsolver._sytrd_kernels.WARP_TILES`) and both warp-tile
+  symv kernels (:data:`rocarray.rocsolver._sytrd_kernels.STAGED`); the other tests run the
+  default (warp tiles, the staged symv), and one runs the butterfly symv and the block-tile pair too.
+* The row-block sum kernel alone on sums longer than the batch of loads it keeps in flight (a
+  trailing matrix of order 4100), against NumPy on the same partials.
 
 CPU tests: skipped where g++ is missing.
 """
@@ -116,15 +119,24 @@ def test_fused_reduction_matches_lapack_conventions(device_of, monkeypatch, dtyp
     _check_reduction(a, lda, out, D, E, tau, dtype, uplo)
 
 
-@pytest.mark.parametrize("device_of, dtype, warp_tiles", [("cuda32", "float64", True), ("hip64", "complex64", True),
-                                                         ("hip64", "float64", False)], indirect=["device_of"])
-def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, warp_tiles, rng):
+#: The symv kernel each (WARP_TILES, STAGED) pair launches.
+SYMV = {(True, True): "sytrd_symv_stage", (True, False): "sytrd_symv_warp", (False, True): "sytrd_symv",
+        (False, False): "sytrd_symv"}
+
+
+@pytest.mark.parametrize("device_of, dtype, warp_tiles, staged",
+                         [("cuda32", "float64", True, True), ("hip64", "complex128", True, True),
+                          ("hip64", "complex64", True, False), ("hip64", "float64", False, True)],
+                         indirect=["device_of"])
+def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, monkeypatch, dtype, warp_tiles, staged,
+                                                                  rng):
     # warp tiles: two blocks' warps loop over the tiles (panel products of up to 62 columns in
     # the diagonal tiles); block tiles: two blocks loop over the tiles, one block takes all rows
     device = device_of
     monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
+    monkeypatch.setattr(_sytrd_kernels, "STAGED", staged)
     monkeypatch.setattr(_sytrd_kernels, "symv_blocks", lambda n, wave: 2)
-    monkeypatch.setattr(_sytrd_kernels, "warp_symv_blocks", lambda m, warps, wave: 2)
+    monkeypatch.setattr(_sytrd_kernels, "warp_symv_blocks", lambda m, warps, wave, panel_cols=0: 2)
     monkeypatch.setattr(_sytrd_kernels, "ROWS_PER_BLOCK", 1 << 20)
     n, lda = 75, 77
     a = hermitian(rng, n, dtype)
@@ -132,7 +144,7 @@ def test_symv_blocks_loop_over_tiles_and_one_block_takes_all_rows(device_of, mon
     _check_reduction(a, lda, out, D, E, tau, dtype, "L")
     symv = [g for g in device.launches if "sytrd_symv" in g.name]
     assert symv and all(g.grid[0] == 2 for g in symv)
-    assert all(g.name.endswith("_warp<" + g.name.split("<")[1]) == warp_tiles for g in symv)
+    assert {g.name for g in symv} == {_sytrd_kernels.kernel_name(SYMV[warp_tiles, staged], dtype)}
 
 
 @pytest.mark.parametrize("device_of, dtype", PAIRS, indirect=["device_of"])
@@ -160,10 +172,12 @@ def test_fused_agrees_with_the_per_column_path(device_of, monkeypatch, dtype, rn
     assert np.max(np.abs(t1 - t2)) <= tol
 
 
-@pytest.mark.parametrize("warp_tiles, symv, total", [(True, "sytrd_symv_warp", "sytrd_sum_rows"),
-                                                     (False, "sytrd_symv", "sytrd_sum")])
-def test_launches_two_a_column_and_one_a_panel(device, monkeypatch, warp_tiles, symv, total, rng):
+@pytest.mark.parametrize("warp_tiles, staged, symv, total", [(True, True, "sytrd_symv_stage", "sytrd_sum_rows"),
+                                                             (True, False, "sytrd_symv_warp", "sytrd_sum_rows"),
+                                                             (False, True, "sytrd_symv", "sytrd_sum")])
+def test_launches_two_a_column_and_one_a_panel(device, monkeypatch, warp_tiles, staged, symv, total, rng):
     monkeypatch.setattr(_sytrd_kernels, "WARP_TILES", warp_tiles)
+    monkeypatch.setattr(_sytrd_kernels, "STAGED", staged)
     n, nb, lda = 21, 8, 21
     a = hermitian(rng, n, "float64")
     _reduce(device, "float64", "L", a, lda, nb)
@@ -197,9 +211,49 @@ def test_default_grids_past_several_tile_rows(device_of, dtype, rng):
     out, D, E, tau = _reduce(device, dtype, "U", a, lda, _sytrd.NB)
     _check_reduction(a, lda, out, D, E, tau, dtype, "U")
     # the sum kernel's grid covers the first column's rows (blocks past a column's rows return);
-    # the symv grid follows the column's tiles, and the norms grid the panel's first column
+    # the symv grid follows the column's tiles and panel blocks, and the norms grid the panel's
+    # first column
     assert {g.grid[0] for g in device.launches if "sytrd_sum_rows" in g.name} == {-(-n // _sytrd_kernels.TILE)}
-    grids = [g.grid[0] for g in device.launches if "sytrd_symv_warp" in g.name]
-    assert len(grids) == n - 1 and grids == sorted(grids, reverse=True) and grids[-1] == 1
+    grids = [g.grid[0] for g in device.launches if "sytrd_symv_stage" in g.name]
+    assert len(grids) == n - 1 and grids[-1] == 1
+    for c in range(_sytrd.NB):  # among the columns with the same panel products: shrinking
+        same = grids[c::_sytrd.NB]
+        assert same == sorted(same, reverse=True)
     assert [g.grid[0] for g in device.launches if "sytrd_norms" in g.name] == [
         _sytrd_kernels.norm_blocks(n - j0) for j0 in range(0, n - 1, _sytrd.NB)]
+
+
+@pytest.mark.parametrize("device_of", ["cuda32"], indirect=True)
+def test_sum_rows_adds_the_batches_past_the_first(device_of, rng):
+    # sums longer than the first batch the kernel keeps in flight: 129 tile rows of slots, 33
+    # panel partials a thread, 1100 block dots; W's column and v against NumPy on the same partials
+    device = device_of
+    j0, c = 0, 31
+    k = j0 + c
+    m = 4100
+    n = lda = k + 1 + m
+    nt, outs, nsymv = -(-m // _sytrd_kernels.TILE), 2 * c, 1100
+    a = rng.standard_normal(lda * (k + 2))
+    W = rng.standard_normal(n * (c + 1))
+    partial, ypart, dotp = rng.standard_normal(nt * m), rng.standard_normal(nt * outs), rng.standard_normal(nsymv)
+    tk, sc = 1.3, 0.7
+    tau = np.zeros(n - 1)
+    tau[k] = tk
+    bufs = {name: device.array(v) for name, v in (("a", a), ("W", W), ("partial", partial), ("ypart", ypart),
+                                                  ("dotp", dotp), ("tau", tau), ("scale", np.array([sc])),
+                                                  ("norms", np.zeros(2 * nt + 2)))}
+    kernel_emu.kernel(_sytrd_kernels.SOURCE, _sytrd_kernels.kernel_name("sytrd_sum_rows", np.float64), "cuda32")(
+        (nt,), (_sytrd_kernels.THREADS,),
+        (np.int64(n), bufs["a"], np.int64(lda), bufs["W"], np.int64(j0), np.int64(k), np.int64(c), np.int32(0),
+         np.int64(nsymv), bufs["dotp"], bufs["scale"], bufs["tau"], bufs["partial"], bufs["ypart"], bufs["norms"]))
+    A, Wm = a.reshape(k + 2, lda).T, W.reshape(c + 1, n).T
+    ys = ypart.reshape(nt, outs).sum(axis=0)
+    d = dotp.sum() - 2 * ys[:c] @ ys[c:]
+    rows = slice(k + 1, k + 1 + m)
+    v = sc * A[rows, k]
+    v[0] = 1
+    want = tk * (partial.reshape(nt, m).sum(axis=0) - A[rows, j0:j0 + c] @ ys[:c] - Wm[rows, :c] @ ys[c:])
+    want += -0.5 * tk * tk * d * v
+    got_a, got_w = np.asarray(bufs["a"]).reshape(k + 2, lda).T, np.asarray(bufs["W"]).reshape(c + 1, n).T
+    np.testing.assert_allclose(got_w[rows, c], want, rtol=1e-10, atol=1e-10 * np.abs(want).max())
+    np.testing.assert_array_equal(got_a[rows, k], v)

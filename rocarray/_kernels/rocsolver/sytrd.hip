@@ -456,6 +456,91 @@ RA_DEVICE T ra_trd_transpose_sum(T (&p)[RA_TRD_CHUNK], int lane) {
     return s;
 }
 
+// x[e] = v(e0 + e) for e0 + e < count, else `none`: B predicated loads in flight together.
+template <int B, typename S, typename F>
+RA_DEVICE void ra_trd_load_batch(S (&x)[B], ra_i64 e0, ra_i64 count, S none, F v) {
+#pragma unroll
+    for (int e = 0; e < B; ++e) x[e] = e0 + e < count ? v(e0 + e) : none;
+}
+
+template <int B, typename S, typename Op>
+RA_DEVICE S ra_trd_add_batch(S acc, const S (&x)[B], Op op) {
+#pragma unroll
+    for (int e = 0; e < B; ++e) acc = op(acc, x[e]);
+    return acc;
+}
+
+// acc op v(from) op v(from + 1) ... op v(count - 1), in that order, with v(e) formed B at a time
+// under a predicate: a batch's loads are in flight together (a loop with a remainder waits on
+// each of the remainder's loads in turn). Values past count are `none` (the operation's identity).
+template <int B, typename S, typename F, typename Op>
+RA_DEVICE S ra_trd_fold_batched(S acc, ra_i64 count, S none, F v, Op op, ra_i64 from = 0) {
+    for (ra_i64 e0 = from; e0 < count; e0 += B) {
+        S x[B];
+        ra_trd_load_batch(x, e0, count, none, v);
+        acc = ra_trd_add_batch(acc, x, op);
+    }
+    return acc;
+}
+
+// Elements e = 0, 1, ... of first, first + step, ... below end.
+RA_DEVICE ra_i64 ra_trd_strided_count(ra_i64 first, ra_i64 end, ra_i64 step) {
+    return first < end ? (end - first + step - 1) / step : 0;
+}
+
+// larfg's scalars (beta, tau and the factor of x) of column k from its nnorms norm partials,
+// formed by one warp with warp reductions: every warp that calls it makes the same loads in the
+// same order and gets the same bits. Block 0's thread 0 stores beta to E[k], tau to tau[k] and
+// the factor to scale[0].
+template <typename T>
+RA_DEVICE void ra_trd_warp_larfg(ra_i64 nnorms, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                                 const T* __restrict__ x, int lane, T& tk, T& sc,
+                                 typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau,
+                                 T* __restrict__ scale, ra_i64 k) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 mine = ra_trd_strided_count(lane, nnorms, RA_WARP_SIZE);
+    R big = ra_trd_fold_batched<4>(R(0), mine, R(0), [&](ra_i64 e) { return norms[2 * (lane + e * RA_WARP_SIZE)]; },
+                                   ra_trd_nanmax_op());
+    big = ra_warp_reduce(big, ra_trd_nanmax_op());
+    R sum = R(0);
+    if (big > R(0)) {
+        // a block whose largest magnitude is 0 adds nothing (+0: the same sum as skipping it)
+        sum = ra_trd_fold_batched<4>(R(0), mine, R(0), [&](ra_i64 e) {
+            const ra_i64 b = lane + e * RA_WARP_SIZE;
+            const R bb = norms[2 * b];
+            const R q = bb / big;
+            return bb > R(0) ? norms[2 * b + 1] * (q * q) : R(0);
+        }, ra_op_sum());
+    }
+    sum = ra_warp_reduce(sum, ra_op_sum());
+    const T alpha = x[0];
+    const R ar = O::re(alpha), ai = O::im(alpha);
+    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
+    R beta = ar;
+    tk = zero;
+    sc = one;
+    if (!(xnorm == R(0) && ai == R(0))) {
+        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
+        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
+        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
+        beta = ar >= R(0) ? -norm : norm;
+        const R zr = ar - beta, zi = ai;
+        const R zs = fmax(fabs(zr), fabs(zi));
+        const R zrs = zr / zs, zis = zi / zs;
+        const R den = zs * (zrs * zrs + zis * zis);
+        sc = O::make(zrs / den, -zis / den);
+        tk = O::make((beta - ar) / beta, -ai / beta);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        E[k] = beta;
+        tau[k] = tk;
+        scale[0] = sc;
+    }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
 ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0,
@@ -481,43 +566,8 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
     const T* x = a + (k + 1) + k * lda;
 
     // larfg's scalars, every warp on its own (the same loads and order: the same bits)
-    R big = R(0);
-#pragma unroll 4
-    for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) big = ra_trd_nanmax<R>(big, norms[2 * b]);
-    big = ra_warp_reduce(big, ra_trd_nanmax_op());
-    R sum = R(0);
-    if (big > R(0)) {
-        for (ra_i64 b = lane; b < nnorms; b += RA_WARP_SIZE) {
-            const R bb = norms[2 * b];
-            if (bb > R(0)) {
-                const R q = bb / big;
-                sum += norms[2 * b + 1] * (q * q);
-            }
-        }
-    }
-    sum = ra_warp_reduce(sum, ra_op_sum());
-    const T alpha = x[0];
-    const R ar = O::re(alpha), ai = O::im(alpha);
-    const R xnorm = big > R(0) ? big * sqrt(sum) : (big == big ? R(0) : big);
-    R beta = ar;
-    T tk = zero, sc = one;
-    if (!(xnorm == R(0) && ai == R(0))) {
-        const R s = fmax(fmax(fabs(ar), fabs(ai)), xnorm);
-        const R ars = ar / s, ais = ai / s, xs = xnorm / s;
-        const R norm = s * sqrt(ars * ars + ais * ais + xs * xs);
-        beta = ar >= R(0) ? -norm : norm;
-        const R zr = ar - beta, zi = ai;
-        const R zs = fmax(fabs(zr), fabs(zi));
-        const R zrs = zr / zs, zis = zi / zs;
-        const R den = zs * (zrs * zrs + zis * zis);
-        sc = O::make(zrs / den, -zis / den);
-        tk = O::make((beta - ar) / beta, -ai / beta);
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        E[k] = beta;
-        tau[k] = tk;
-        scale[0] = sc;
-    }
+    T tk, sc;
+    ra_trd_warp_larfg<T>(nnorms, norms, x, lane, tk, sc, E, tau, scale, k);
 
     const T* A22 = a + (k + 1) + (k + 1) * lda;
     const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
@@ -612,6 +662,233 @@ ra_rocsolver_sytrd_symv_warp(ra_i64 n, const T* __restrict__ a, ra_i64 lda, cons
     }
 }
 
+// ---- staged symv (_sytrd_kernels.STAGED) -----------------------------------------------------
+//
+// ra_rocsolver_sytrd_symv_stage<T>: symv_warp's work, arguments, grid and partial layouts, with the
+//   transposed sums through shared memory instead of shuffle butterflies and the loads kept in
+//   flight. Each warp takes whole 32 x 32 lower tiles of A22 in column-major order (the warps of a
+//   block read vertically adjacent tiles: contiguous stretches of the same columns), a unit of
+//   RA_TRD_STAGE_COLS columns at a time: lane r of a 32-lane group loads row r of its share of the
+//   unit's columns into registers (one independent load each), adds their row contributions in
+//   place and stores conj(a) v[r] into the warp's padded stage, whose columns the warp then sums
+//   (a column's rows split among the lanes that share it, no bank conflicts). The next unit's
+//   loads (and the next tile's x) are issued before the column sums, so a warp's loads stay in
+//   flight while it adds; the first item's are issued before the reflector's scalars. The panel
+//   products W^H v, V^H v of each tile row are work items of their own, ceil(2c / 32) blocks of
+//   32 rows x 32 columns of W and V taken like tiles (transposed sums only) ahead of the tiles.
+
+// Columns a warp stages at a time: a whole tile for elements of up to 8 bytes, half a tile for
+// 16-byte ones (a lane's share of a unit stays in registers).
+template <typename T> struct ra_trd_stage_cols {
+    static constexpr int value = sizeof(T) > 8 ? RA_TRD_TILE / 2 : RA_TRD_TILE;
+};
+
+// Tile (I, J), I >= J, of the `tiles` lower tiles of an nt x nt tile grid numbered column by
+// column (tile 0 = (0, 0), 1 = (1, 0), ...): the row-by-row numbering of the mirrored triangle.
+RA_DEVICE void ra_trd_tile_by_columns(ra_i64 tile, ra_i64 nt, ra_i64 tiles, ra_i64& I, ra_i64& J) {
+    const ra_i64 s = tiles - 1 - tile;
+    ra_i64 P = (ra_i64)((sqrt(8.0 * (double)s + 1.0) - 1.0) / 2.0);
+    while (P * (P + 1) / 2 > s) --P;
+    while ((P + 1) * (P + 2) / 2 <= s) ++P;
+    I = nt - 1 - (s - P * (P + 1) / 2);
+    J = nt - 1 - P;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_TRD_SYMV_THREADS)
+ra_rocsolver_sytrd_symv_stage(ra_i64 n, const T* __restrict__ a, ra_i64 lda, const T* __restrict__ W, ra_i64 j0,
+                              ra_i64 k, ra_i64 c, const typename ra_trd_ops<T>::R* __restrict__ norms,
+                              typename ra_trd_ops<T>::R* __restrict__ E, T* __restrict__ tau, T* __restrict__ scale,
+                              T* __restrict__ partial, T* __restrict__ ypart, T* __restrict__ dotp) {
+    typedef ra_trd_ops<T> O;
+    typedef typename O::R R;
+    static_assert(RA_WARP_SIZE == 32 || RA_WARP_SIZE == 64, "a tile row per lane of a 32-lane group");
+    constexpr int CH = ra_trd_stage_cols<T>::value;     // columns a unit
+    constexpr int NG = RA_WARP_SIZE / RA_TRD_TILE;      // lane groups a warp
+    constexpr int GC = CH / NG;                         // columns a lane loads a unit
+    constexpr int UNITS = RA_TRD_TILE / CH;             // units a tile
+    static_assert(UNITS <= 2, "a tile's column sums in two registers");
+    constexpr int LD = CH + 1;                          // padded stage rows: column reads hit distinct banks
+    constexpr int RPL = RA_TRD_TILE / (RA_WARP_SIZE / CH);  // rows of a column a lane sums
+    __shared__ T stage[RA_TRD_SYMV_WARPS][RA_TRD_TILE * LD];
+    __shared__ T vcols[RA_TRD_SYMV_WARPS][RA_TRD_TILE];  // each warp's tile column v (broadcast reads)
+    __shared__ T wdot[RA_TRD_SYMV_WARPS];
+    ra_dependent_grid_enter();
+    const int lane = ra_lane_id(), warp = ra_warp_id();
+    const int r = lane % RA_TRD_TILE, grp = lane / RA_TRD_TILE;
+    const T zero = O::make(R(0), R(0));
+    const T one = O::make(R(1), R(0));
+    const ra_i64 m = n - k - 1;
+    const ra_i64 nt = (m + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 tiles = nt * (nt + 1) / 2;
+    const ra_i64 nnorms = (n - k + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const T* x = a + (k + 1) + k * lda;
+    const T* A22 = a + (k + 1) + (k + 1) * lda;
+    const ra_i64 warps = (ra_i64)gridDim.x * RA_TRD_SYMV_WARPS;
+    const int outs = (int)(2 * c);
+    // work items: first the panel blocks (tile row I, panel columns 32 P ..: W(rows)^H v for
+    // q < c, V(rows)^H v for q >= c), then the tiles column by column
+    const ra_i64 pq = (outs + RA_TRD_TILE - 1) / RA_TRD_TILE;
+    const ra_i64 npanel = nt * pq;
+    const ra_i64 items = npanel + tiles;
+    T* st = stage[warp];
+    // item -> (I, J, P): a tile (P < 0) or the panel block P of tile row I (J = I)
+    auto item_of = [&](ra_i64 it, ra_i64& I, ra_i64& J, ra_i64& P) {
+        if (it < npanel) {
+            I = it / pq;
+            J = I;
+            P = it - I * pq;
+        } else {
+            ra_trd_tile_by_columns(it - npanel, nt, tiles, I, J);
+            P = -1;
+        }
+    };
+
+    // lane (grp, r)'s share of unit u of an item: row r, columns u CH + grp GC + j (the diagonal
+    // tile's lower half; a panel block's columns of W or V), and the raw x of its row and of the
+    // tile column's row r
+    T p[GC];
+    T xrow = zero, xcol = zero;
+    auto load = [&](ra_i64 I, ra_i64 J, ra_i64 P, int u) {
+        const ra_i64 gi = I * RA_TRD_TILE + r;
+        const int cb = u * CH + grp * GC;  // the lane's first column of the item
+        // columns j < lim exist (and, in a diagonal tile, lie in its lower half): one compare a
+        // load, addresses a multiple of the stride from one base (the loads stay one batch)
+        if (P < 0) {
+            const ra_i64 col0 = J * RA_TRD_TILE + cb;
+            const ra_i64 avail = gi < m ? m - col0 : 0;
+            int lim = avail < GC ? (int)avail : GC;
+            if (I == J && lim > r - cb + 1) lim = r - cb + 1;
+            const T* src = A22 + gi + col0 * lda;
+#pragma unroll
+            for (int j = 0; j < GC; ++j) {
+                p[j] = j < lim ? *src : zero;
+                src += lda;
+            }
+        } else {
+            const int q0 = (int)P * RA_TRD_TILE + cb;
+            const int lim = gi < m ? outs - q0 : 0;
+            const T* wsrc = W + (k + 1 + gi) + (ra_i64)q0 * n;
+            const T* vsrc = a + (k + 1 + gi) + (j0 + q0 - c) * lda;
+#pragma unroll
+            for (int j = 0; j < GC; ++j) {
+                p[j] = j < lim ? (q0 + j < c ? *wsrc : *vsrc) : zero;
+                wsrc += n;
+                vsrc += lda;
+            }
+        }
+        if (u == 0) {
+            const ra_i64 gj = J * RA_TRD_TILE + r;
+            xrow = gi < m ? x[gi] : zero;
+            xcol = I != J && gj < m ? x[gj] : zero;
+        }
+    };
+    ra_i64 item = (ra_i64)blockIdx.x * RA_TRD_SYMV_WARPS + warp;
+    ra_i64 I = 0, J = 0, P = -1;
+    if (item < items) {
+        item_of(item, I, J, P);
+        load(I, J, P, 0);
+    }
+
+    T tk, sc;
+    ra_trd_warp_larfg<T>(nnorms, norms, x, lane, tk, sc, E, tau, scale, k);
+
+    T vdot = zero;  // this lane's share of (A22 v)^H v
+    T vr = zero, vc = zero, rowacc = zero;
+    T tacc0 = zero, tacc1 = zero;  // the column sums of units 0 and 1
+    int u = 0;
+    while (item < items) {
+        const ra_i64 i0 = I * RA_TRD_TILE, c0 = J * RA_TRD_TILE;
+        const bool panel = P >= 0;
+        const bool diag = !panel && I == J;
+        const ra_i64 gi = i0 + r, gj = c0 + r;
+        const bool row_in = gi < m;
+        if (u == 0) {
+            vr = row_in ? (gi == 0 ? one : sc * xrow) : zero;
+            vc = I == J ? vr : (gj < m ? (gj == 0 ? one : sc * xcol) : zero);
+            if (grp == 0) vcols[warp][r] = vc;
+            rowacc = zero;
+            ra_warp_sync();
+        }
+        // row contributions from the registers (the diagonal real), transposed products staged
+#pragma unroll
+        for (int j = 0; j < GC; ++j) {
+            const int cj = u * CH + grp * GC + j;
+            const bool on_diag = diag && cj == r;
+            rowacc = rowacc + (on_diag ? O::make(O::re(p[j]), R(0)) : p[j]) * vcols[warp][cj];
+            st[r * LD + grp * GC + j] = on_diag ? zero : O::conj(p[j]) * vr;
+        }
+        ra_warp_sync();
+        // the next unit's loads go out before the stage is summed
+        int un = u + 1;
+        ra_i64 itn = item, In = I, Jn = J, Pn = P;
+        if (un == UNITS) {
+            un = 0;
+            itn = item + warps;
+            if (itn < items) item_of(itn, In, Jn, Pn);
+        }
+        if (itn < items) load(In, Jn, Pn, un);
+        {
+            // column u CH + lane % CH of the unit, rows split among the lanes that share it
+            const int cc = lane % CH, h = lane / CH;
+            T s0 = zero, s1 = zero;
+#pragma unroll
+            for (int i = 0; i < RPL; i += 2) {
+                s0 = s0 + st[(h * RPL + i) * LD + cc];
+                s1 = s1 + st[(h * RPL + i + 1) * LD + cc];
+            }
+            T s = s0 + s1;
+#pragma unroll
+            for (int o = CH; o < RA_WARP_SIZE; o <<= 1) s = s + ra_shfl_xor(s, o);
+            if (u == 0)
+                tacc0 = s;
+            else
+                tacc1 = s;
+        }
+        if (u == UNITS - 1) {
+#pragma unroll
+            for (int o = RA_TRD_TILE; o < RA_WARP_SIZE; o <<= 1) rowacc = rowacc + ra_shfl_xor(rowacc, o);
+            // column r's transposed sum: held by every lane with lane % CH == r % CH after unit r / CH
+            const T tv = r < CH ? tacc0 : tacc1;
+            if (grp == 0) {
+                if (panel) {
+                    const ra_i64 q = P * RA_TRD_TILE + r;
+                    if (q < outs) ypart[I * outs + q] = tv;
+                } else if (diag) {
+                    if (row_in) {
+                        const T total = rowacc + tv;
+                        partial[I * m + gi] = total;
+                        vdot = vdot + O::conj(total) * vr;
+                    }
+                } else {
+                    if (row_in) {
+                        partial[J * m + gi] = rowacc;
+                        vdot = vdot + O::conj(rowacc) * vr;
+                    }
+                    if (gj < m) {
+                        partial[I * m + gj] = tv;
+                        vdot = vdot + O::conj(tv) * vc;
+                    }
+                }
+            }
+        }
+        ra_warp_sync();  // the stage and vcols are read before the next unit writes them
+        item = itn;
+        I = In;
+        J = Jn;
+        P = Pn;
+        u = un;
+    }
+    vdot = ra_warp_reduce(vdot, ra_op_sum());
+    if (lane == 0) wdot[warp] = vdot;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        T total = zero;
+        for (int w = 0; w < RA_TRD_SYMV_WARPS; ++w) total = total + wdot[w];
+        dotp[blockIdx.x] = total;
+    }
+}
+
 // Column c of W and v over x for the rows [32 b, 32 b + 32) of block b (nsymv blocks' dotp), and
 // with `next` column k + 1 of those rows up to date and its norm partials in norms[2 b], [2 b + 1].
 // A row's sums are split among RA_TRD_GROUPS threads; the block's row values end in warp 0.
@@ -646,32 +923,57 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
     const T tk = tau[k];
     const T sc = scale[0];
 
-    // the independent loads first (a loop's loads wait for the previous loop's sums): the panel
-    // products' partials, the dots with row 0's slots, this row's slots, the next column's update
-    // (needs no W^H v)
-    T ysp = zero;
-    if (outs > 0) {
-        const int parts = RA_TRD_THREADS / outs;  // >= 2: outs <= 2 RA_TRD_NB_MAX
-        const int q = t % outs, part = t / outs;
-        if (part < parts) {
-#pragma unroll 16
-            for (ra_i64 I = part; I < nt; I += parts) ysp = ysp + ypart[I * outs + q];
-        }
+    // the independent loads first, all in flight together (a load whose value is added before the
+    // next is issued waits): the first batch of each sum (the panel products' partials, output q
+    // from partials I = part, part + parts, ...; the block dots; row 0's slots; this row's slots),
+    // the panel columns' elements, x and the next column's element
+    constexpr int SB = sizeof(T) > 8 ? 8 : 16;
+    const int parts = outs > 0 ? RA_TRD_THREADS / outs : 1;  // >= 2: outs <= 2 RA_TRD_NB_MAX
+    const int q = outs > 0 ? t % outs : 0, part = outs > 0 ? t / outs : 0;
+    const ra_i64 ny = outs > 0 && part < parts ? ra_trd_strided_count(part, nt, parts) : 0;
+    const ra_i64 nd = ra_trd_strided_count(t, nsymv, RA_TRD_THREADS);
+    const ra_i64 nw = next ? ra_trd_strided_count(t, nt, RA_TRD_THREADS) : 0;
+    const ra_i64 ns = mine ? ra_trd_strided_count(g, nt, RA_TRD_GROUPS) : 0;
+    auto fy = [&](ra_i64 e) { return ypart[(part + e * parts) * outs + q]; };
+    auto fd = [&](ra_i64 e) { return dotp[t + e * RA_TRD_THREADS]; };
+    auto fw = [&](ra_i64 e) { return partial[(t + e * RA_TRD_THREADS) * m]; };
+    auto fs = [&](ra_i64 e) { return partial[(g + e * RA_TRD_GROUPS) * m + r]; };
+    T by[SB], bd[4], bw[4], bs[SB];
+    ra_trd_load_batch(by, 0, ny, zero, fy);
+    ra_trd_load_batch(bd, 0, nd, zero, fd);
+    ra_trd_load_batch(bw, 0, nw, zero, fw);
+    ra_trd_load_batch(bs, 0, ns, zero, fs);
+    // this row's V and W elements of the group's panel columns g, g + GROUPS, ... and row kn's of
+    // column t, kept for the corrections after the barrier (no second load round)
+    constexpr int JS = RA_TRD_NB_MAX / RA_TRD_GROUPS;
+    T va[JS], vw[JS];
+#pragma unroll
+    for (int it = 0; it < JS; ++it) {
+        const ra_i64 j = g + it * RA_TRD_GROUPS;
+        const bool use = mine && j < c;
+        va[it] = use ? a[i + (j0 + j) * lda] : zero;
+        vw[it] = use ? W[i + j * n] : zero;
     }
-    T dp = zero, w0p = zero;
-    const ra_i64 ends = next && nt > nsymv ? nt : nsymv;
-#pragma unroll 4
-    for (ra_i64 b = t; b < ends; b += RA_TRD_THREADS) {
-        if (b < nsymv) dp = dp + dotp[b];
-        if (next && b < nt) w0p = w0p + partial[b * m];
+    const bool row0 = next && t < c;
+    const T va0 = row0 ? a[kn + (j0 + t) * lda] : zero;
+    const T vw0 = row0 ? W[kn + t * n] : zero;
+    T xv = zero, anv = zero;
+    if (g == 0 && mine) {
+        xv = x[r];
+        if (next) anv = an[r];
     }
-    T s = zero, u = zero;
+    const T ysp = ra_trd_fold_batched<SB>(ra_trd_add_batch(zero, by, ra_op_sum()), ny, zero, fy, ra_op_sum(), SB);
+    T dp = ra_trd_fold_batched<4>(ra_trd_add_batch(zero, bd, ra_op_sum()), nd, zero, fd, ra_op_sum(), 4);
+    T w0p = ra_trd_fold_batched<4>(ra_trd_add_batch(zero, bw, ra_op_sum()), nw, zero, fw, ra_op_sum(), 4);
+    const T s = ra_trd_fold_batched<SB>(ra_trd_add_batch(zero, bs, ra_op_sum()), ns, zero, fs, ra_op_sum(), SB);
+    T u = zero;
     if (mine) {
-#pragma unroll 16
-        for (ra_i64 q = g; q < nt; q += RA_TRD_GROUPS) s = s + partial[q * m + r];
         if (next) {
-            for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS)
-                u = u + a[i + (j0 + j) * lda] * O::conj(W[kn + j * n]) + W[i + j * n] * O::conj(a[kn + (j0 + j) * lda]);
+#pragma unroll
+            for (int it = 0; it < JS; ++it) {
+                const ra_i64 j = g + it * RA_TRD_GROUPS;
+                if (j < c) u = u + va[it] * O::conj(W[kn + j * n]) + vw[it] * O::conj(a[kn + (j0 + j) * lda]);
+            }
         }
     }
     red[t] = ysp;
@@ -695,22 +997,18 @@ ra_rocsolver_sytrd_sum_rows(ra_i64 n, T* __restrict__ a, ra_i64 lda, T* __restri
         w0raw = w0raw + wsum[RA_TRD_WARPS + w];
     }
     __syncthreads();  // ys complete; red free
-    // this row's x and next-column elements, loaded with the corrections' operands
-    T xv = zero, anv = zero;
-    if (g == 0 && mine) {
-        xv = x[r];
-        if (next) anv = an[r];
-    }
     // the corrections V (W^H v) + W (V^H v): this row's by its group, row 0's spread over the block
     T corr = zero;
     if (mine) {
-        for (ra_i64 j = g; j < c; j += RA_TRD_GROUPS) corr = corr + a[i + (j0 + j) * lda] * ys[j] + W[i + j * n] * ys[c + j];
+#pragma unroll
+        for (int it = 0; it < JS; ++it) {
+            const ra_i64 j = g + it * RA_TRD_GROUPS;
+            if (j < c) corr = corr + va[it] * ys[j] + vw[it] * ys[c + j];
+        }
     }
     red[t] = s - corr;
     T c0p = zero;
-    if (next) {
-        for (ra_i64 j = t; j < c; j += RA_TRD_THREADS) c0p = c0p + a[kn + (j0 + j) * lda] * ys[j] + W[kn + j * n] * ys[c + j];
-    }
+    if (row0) c0p = c0p + va0 * ys[t] + vw0 * ys[c + t];
     c0p = ra_warp_reduce(c0p, ra_op_sum());
     if (ra_lane_id() == 0) wsum[2 * RA_TRD_WARPS + ra_warp_id()] = c0p;
     for (ra_i64 j = 0; j < c; ++j) d = d - O::conj(ys[j]) * ys[c + j] - O::conj(ys[c + j]) * ys[j];
