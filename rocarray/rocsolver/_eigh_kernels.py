@@ -49,6 +49,13 @@ WARP_THREADS = 128
 #: ``N >= n`` that is at most the device's warp size (complex128: 32, its eigenvector row of 64
 #: complex numbers would not fit a lane's registers).
 WARP_ORDERS = (16, 32, 64)
+#: Rotate only half of A's 2 x 2 blocks each round and store their (conjugate) transposes
+#: (``RA_EIGHW_HALF``: A stays exactly Hermitian, about half the multiply-adds, loads and
+#: shuffles of a round); False: every block rotated, as the way back
+#: (docs/performance/rocsolver.md).
+SYEVJ_WARP_HALF = True
+#: The flag bit of :data:`SYEVJ_WARP_HALF` (``RA_EIGHW_HALF``).
+HALF = 4
 
 
 def warp_kernel_name(dtype, order):
@@ -132,7 +139,7 @@ def syevj_warp(dtype, order, n, A, lda, strideA, abstol, residual, max_sweeps, n
     warp = backend.device_info(device_id).warp_size
     per_warp = warp_shared_bytes(order, dtype)
     warps = max(1, min(WARP_THREADS // warp, backend.shared_memory_limit(device_id) // per_warp))
-    flags = (UPPER if upper else 0) | (VECTORS if vectors else 0)
+    flags = (UPPER if upper else 0) | (VECTORS if vectors else 0) | (HALF if SYEVJ_WARP_HALF else 0)
     with launch.on_device(device_id):
         WARP_KERNELS[warp_kernel_name(dtype, order)](
             device_id, (-(-batch // warps),),

@@ -29,6 +29,7 @@
 #define RA_EIGHW_THREADS 128
 #define RA_EIGHW_UPPER 1
 #define RA_EIGHW_VECTORS 2
+#define RA_EIGHW_HALF 4
 
 // Real and complex elements through one set of names; phase(x, beta, |beta|) = x beta / |beta|
 // (for real beta, x times its sign: no division); inv_sqrt(x) = 1 / sqrt(x), in double precision
@@ -164,6 +165,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 
         const bool upper = (flags & RA_EIGHW_UPPER) != 0;
         const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
+        const bool halfsym = (flags & RA_EIGHW_HALF) != 0;
         T* Ab = A + b * strideA;
         const T zero = O::real(R(0));
 
@@ -251,6 +253,73 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                 ra_warp_sync();
 
                 if constexpr (ROW_SPLIT) {
+                  if (halfsym) {
+                    // (2) on half of the blocks (RA_EIGHW_HALF): J^H A J is symmetric, so pair k
+                    // rotates only the blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2
+                    // for k < HALF / 2 alone), a lane per row as below, and stores each block
+                    // and its transpose; every other block is the transpose of one of these, and
+                    // the diagonal block is set exactly. A stays exactly symmetric. Then (3) as
+                    // the block split does it.
+                    const ra_eighw_pair<T> pk = spair[kr];
+                    const bool upper_row = lane >= HALF;
+                    const int row = upper_row ? pk.q : pk.p;
+                    const R other = upper_row ? pk.s : -pk.s;
+                    constexpr int DH = HALF / 2;
+                    constexpr int HB = DH < 4 ? DH : 4;   // blocks whose loads go together
+                    T* const arow = sA + row;           // this lane's row: arow[j * LDS]
+                    T* const acol = sA + row * LDS;     // its column: acol[j]
+#pragma unroll
+                    for (int d0 = 1; d0 <= DH; d0 += HB) {
+                        R cl[HB];
+                        T sl[HB], yp[HB], yq[HB];
+                        int cp[HB], cq[HB];
+#pragma unroll
+                        for (int i = 0; i < HB; ++i) {
+                            const ra_eighw_pair<T> pl = spair[(kr + d0 + i) % HALF];
+                            cl[i] = pl.c;
+                            sl[i] = pl.s;
+                            cp[i] = pl.p;
+                            cq[i] = pl.q;
+                            // the block of an idle lane (d = HALF / 2, k >= HALF / 2) is
+                            // another pair's: not read
+                            const bool act = d0 + i < DH || kr < DH;
+                            yp[i] = act ? arow[pl.p * LDS] : zero;
+                            yq[i] = act ? arow[pl.q * LDS] : zero;
+                        }
+#pragma unroll
+                        for (int i = 0; i < HB; ++i) {
+                            const T ap = yp[i], aq = yq[i];
+                            yp[i] = cl[i] * ap - sl[i] * aq;
+                            yq[i] = sl[i] * ap + cl[i] * aq;
+                        }
+#pragma unroll
+                        for (int i = 0; i < HB; ++i) {
+                            const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
+                            if (d0 + i < DH || kr < DH) {
+                                const T vp = pk.c * yp[i] + other * op, vq = pk.c * yq[i] + other * oq;
+                                arow[cp[i] * LDS] = vp;
+                                arow[cq[i] * LDS] = vq;
+                                acol[cp[i]] = vp;
+                                acol[cq[i]] = vq;
+                            }
+                        }
+                    }
+                    sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
+                    sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
+#pragma unroll
+                    for (int k = 0; k < HALF; ++k) {
+                        const int sp = k == 0 ? 0 : k + 1;
+                        const int sq = k == 0 ? 1 : N - k;
+                        const ra_eighw_pair<T> pr = spair[k];
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = pr.c * vp - pr.s * vq;
+                        vr[sq] = pr.s * vp + pr.c * vq;
+                    }
+                    const T first = vr[1];
+#pragma unroll
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
+                  } else {
                     // (2) and (3) together, a lane per row of each 2 x 2 block: lane l % HALF of
                     // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
                     // every column pair j: X := B J_j on its row, the partner row's X by shuffle,
@@ -310,6 +379,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 #pragma unroll
                     for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
                     vr[C] = first;
+                  }
                 } else {
                     // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
                     // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel.
@@ -318,7 +388,66 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     // blocks of a round are disjoint). No masks: J = I is exact on finite values,
                     // so the dummy rows and columns stay zero (a non-finite matrix reports
                     // info = 1 whatever they hold).
-                    {
+                    if (halfsym) {
+                        // (2) on half of the blocks (RA_EIGHW_HALF): pair k's lanes rotate the
+                        // blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2 for
+                        // k < HALF / 2 alone), the lane of column group h taking d = 1 + h,
+                        // 1 + h + COL_STEP, ...; each block and its conjugate transpose are
+                        // stored, the diagonal block set exactly (A stays exactly Hermitian)
+                        const ra_eighw_pair<T> pk = spair[kr];
+                        const T skb = O::conj(pk.s);
+                        const int rp = pk.p, rq = pk.q;
+                        constexpr int DH = HALF / 2;
+                        constexpr int HBLOCKS = (DH + COL_STEP - 1) / COL_STEP;
+                        constexpr int HB = HBLOCKS < BLOCK_BATCH ? HBLOCKS : BLOCK_BATCH;
+                        const int h = lane / HALF;
+#pragma unroll
+                        for (int j0 = 0; j0 < HBLOCKS; j0 += HB) {
+                            R cl[HB];
+                            T sl[HB], x00[HB], x01[HB], x10[HB], x11[HB];
+                            int cp[HB], cq[HB];
+                            bool act[HB];
+#pragma unroll
+                            for (int i = 0; i < HB; ++i) {
+                                const int d = 1 + h + (j0 + i) * COL_STEP;
+                                act[i] = j0 + i < HBLOCKS && (d < DH || (d == DH && kr < DH));
+                                const ra_eighw_pair<T> pl = spair[(kr + (d <= DH ? d : 0)) % HALF];
+                                cl[i] = pl.c;
+                                sl[i] = pl.s;
+                                cp[i] = pl.p;
+                                cq[i] = pl.q;
+                                x00[i] = act[i] ? sA[pl.p * LDS + rp] : zero;
+                                x01[i] = act[i] ? sA[pl.q * LDS + rp] : zero;
+                                x10[i] = act[i] ? sA[pl.p * LDS + rq] : zero;
+                                x11[i] = act[i] ? sA[pl.q * LDS + rq] : zero;
+                            }
+#pragma unroll
+                            for (int i = 0; i < HB; ++i) {
+                                if (act[i]) {
+                                    const R c = cl[i];
+                                    const T s = sl[i], slb = O::conj(s);
+                                    const T y00 = c * x00[i] - slb * x01[i], y01 = s * x00[i] + c * x01[i];
+                                    const T y10 = c * x10[i] - slb * x11[i], y11 = s * x10[i] + c * x11[i];
+                                    const T z00 = pk.c * y00 - pk.s * y10, z10 = skb * y00 + pk.c * y10;
+                                    const T z01 = pk.c * y01 - pk.s * y11, z11 = skb * y01 + pk.c * y11;
+                                    sA[cp[i] * LDS + rp] = z00;
+                                    sA[cp[i] * LDS + rq] = z10;
+                                    sA[cq[i] * LDS + rp] = z01;
+                                    sA[cq[i] * LDS + rq] = z11;
+                                    sA[rp * LDS + cp[i]] = O::conj(z00);
+                                    sA[rq * LDS + cp[i]] = O::conj(z10);
+                                    sA[rp * LDS + cq[i]] = O::conj(z01);
+                                    sA[rq * LDS + cq[i]] = O::conj(z11);
+                                }
+                            }
+                        }
+                        if (h == 0) {
+                            sA[rp + rp * LDS] = O::real(snp[kr]);
+                            sA[rq + rq * LDS] = O::real(snq[kr]);
+                            sA[rq + rp * LDS] = zero;
+                            sA[rp + rq * LDS] = zero;
+                        }
+                    } else {
                         const ra_eighw_pair<T> pk = spair[kr];
                         const T skb = O::conj(pk.s);
                         const int rp = pk.p, rq = pk.q;
