@@ -15,7 +15,11 @@ the outer-block LU with its inverted diagonal blocks;
 on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
 so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
 order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
-``sytrd_sum_rows``) and then through the block-tile ones.
+``sytrd_sum_rows``) and then through the block-tile ones. ``gesvw`` solves small stacks through
+``gesv_warp_flat`` (order 32 in float32, one matrix a warp; order 8 in float64, the 16-byte loads
+and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through ``syevj_warp``
+with half of the blocks rotated (order 32 in float32: the row split; orders 31 and 16 in
+complex128: the block split).
 """
 
 import sys
@@ -24,7 +28,7 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z")
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "gesvw", "eighw", "eighwz")
 
 
 def _lu_case(case, rng):
@@ -120,6 +124,30 @@ def _sytrd_case(case, rng):
             raise SystemExit(f"{case} warp_tiles={warp_tiles}: eigenvalue error {err}")
 
 
+def _batched_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+
+    if case == "gesvw":
+        for shape, dtype in (((300, 32, 32), "float32"), ((45, 8, 8), "float64")):
+            a = cupy.asarray(rng.standard_normal(shape)).astype(dtype)
+            b = cupy.asarray(rng.standard_normal(shape[:-1] + (1,))).astype(dtype)
+            x = ra.linalg.solve(a, b)
+            residual = float(cupy.abs(a @ x - b).max())
+            if not residual < (1e-2 if dtype == "float32" else 1e-8):
+                raise SystemExit(f"{case} {shape} {dtype}: residual {residual}")
+        return
+    dtype = "complex128" if case.endswith("z") else "float32"
+    for n in ((31, 16) if dtype == "complex128" else (32,)):
+        x = rng.standard_normal((40, n, n)) + (1j * rng.standard_normal((40, n, n)) if dtype == "complex128" else 0)
+        a = cupy.asarray((x + x.conj().transpose(0, 2, 1)) / 2).astype(dtype)
+        w, v = ra.linalg.eigh(a)
+        err = float(cupy.abs(a @ v - v * w[:, None, :]).max())
+        if not err < (1e-3 if dtype == "float32" else 1e-10) * n:
+            raise SystemExit(f"{case} order {n}: eigenpair error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -137,7 +165,8 @@ def main(argv):
     rng = numpy.random.default_rng(5)
     case = argv[0]
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
-           else _sytrd_case if case.startswith("sytrd") else _spgemm_case)
+           else _sytrd_case if case.startswith("sytrd") else _batched_case if case in ("gesvw", "eighw", "eighwz")
+           else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None
