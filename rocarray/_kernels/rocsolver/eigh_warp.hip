@@ -19,6 +19,10 @@
 //   (0, 1) or (k + 1, N - k), so V := V J indexes its registers at compile time, and the slots
 //   shift by one between rounds (after the N - 1 rounds of a sweep, slot order is index order
 //   again).
+//   ra_rocsolver_syevj_warp_half<T, N> is the same solver with step (2) on half of the blocks:
+//   J^H A J is Hermitian, so pair k rotates only the blocks (k, k + d mod N/2), d = 1 .. N/4,
+//   and stores each with its conjugate transpose (A stays exactly Hermitian): half the
+//   multiply-adds, loads and shuffles of step (2), more stores.
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks over A (column-major, lda).
@@ -29,7 +33,6 @@
 #define RA_EIGHW_THREADS 128
 #define RA_EIGHW_UPPER 1
 #define RA_EIGHW_VECTORS 2
-#define RA_EIGHW_HALF 4
 
 // Real and complex elements through one set of names; phase(x, beta, |beta|) = x beta / |beta|
 // (for real beta, x times its sign: no division); inv_sqrt(x) = 1 / sqrt(x), in double precision
@@ -120,12 +123,12 @@ RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
 // reached (A finite), else 1; residual[b] = off(A) at the end, n_sweeps[b] = sweeps done (either
 // may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
 // ra_eighw_layout<T, N>::BYTES per warp of the block.
-template <typename T, int N>
-__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS)
-ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
-                        typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
-                        int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
-                        int* __restrict__ info, int flags, ra_i64 batch) {
+// HALFSYM: rotate half of the blocks each round (ra_rocsolver_syevj_warp_half), else all of them.
+template <typename T, int N, bool HALFSYM>
+RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
+                            typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
+                            int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
+                            int* __restrict__ info, int flags, ra_i64 batch) {
     if constexpr (N <= RA_WARP_SIZE) {
         typedef ra_eighw_ops<T> O;
         typedef typename O::R R;
@@ -165,7 +168,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 
         const bool upper = (flags & RA_EIGHW_UPPER) != 0;
         const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
-        const bool halfsym = (flags & RA_EIGHW_HALF) != 0;
+        constexpr bool halfsym = HALFSYM;
         T* Ab = A + b * strideA;
         const T zero = O::real(R(0));
 
@@ -254,7 +257,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 
                 if constexpr (ROW_SPLIT) {
                   if (halfsym) {
-                    // (2) on half of the blocks (RA_EIGHW_HALF): J^H A J is symmetric, so pair k
+                    // (2) on half of the blocks (ra_rocsolver_syevj_warp_half): J^H A J is symmetric, so pair k
                     // rotates only the blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2
                     // for k < HALF / 2 alone), a lane per row as below, and stores each block
                     // and its transpose; every other block is the transpose of one of these, and
@@ -389,7 +392,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     // so the dummy rows and columns stay zero (a non-finite matrix reports
                     // info = 1 whatever they hold).
                     if (halfsym) {
-                        // (2) on half of the blocks (RA_EIGHW_HALF): pair k's lanes rotate the
+                        // (2) on half of the blocks (ra_rocsolver_syevj_warp_half): pair k's lanes rotate the
                         // blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2 for
                         // k < HALF / 2 alone), the lane of column group h taking d = 1 + h,
                         // 1 + h + COL_STEP, ...; each block and its conjugate transpose are
@@ -544,4 +547,21 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
             if (n_sweeps != nullptr) n_sweeps[b] = sweeps;
         }
     }
+}
+
+#define RA_EIGHW_PARAMS                                                                                        \
+    int n, T *__restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,                 \
+        typename ra_eighw_ops<T>::R *__restrict__ residual, int max_sweeps, int *__restrict__ n_sweeps,       \
+        typename ra_eighw_ops<T>::R *__restrict__ W, ra_i64 strideW, int *__restrict__ info, int flags, ra_i64 batch
+
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, false>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
+                              batch);
+}
+
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_half(RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, true>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
+                             batch);
 }
