@@ -278,11 +278,13 @@ def test_warp_kernels_registered():
 
 @pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16)])
 def test_warp_kernel_half_blocks_and_the_way_back_agree(emulated_device, monkeypatch, dtype, n):
-    """Rotating half of the blocks (``SYEVJ_WARP_HALF``, A kept exactly Hermitian) and every
-    block (the way back) both give the eigenpairs, in sweep counts at most one apart: the row
-    split (float32 at 32), the block split with a dummy index, and groups of 16."""
+    """Rotating half of the blocks (``SYEVJ_WARP_HALF``, A kept exactly Hermitian, the angle from
+    a scaled hypotenuse) and every block (the way back) both give the eigenpairs, in sweep counts
+    at most one apart: the row split (float32 at 32), the block split with a dummy index, and
+    groups of 16; one matrix scaled far up, one far down."""
     rng = np.random.default_rng(SEED + 21)
-    mats = [hermitian(rng, n, dtype) for _ in range(2)]
+    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
+    mats = [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
     sweeps = {}
     for half in (True, False):
         monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_HALF", half)

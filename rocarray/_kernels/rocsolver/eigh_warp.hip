@@ -22,7 +22,8 @@
 //   ra_rocsolver_syevj_warp_half<T, N> is the same solver with step (2) on half of the blocks:
 //   J^H A J is Hermitian, so pair k rotates only the blocks (k, k + d mod N/2), d = 1 .. N/4,
 //   and stores each with its conjugate transpose (A stays exactly Hermitian): half the
-//   multiply-adds, loads and shuffles of step (2), more stores.
+//   multiply-adds, loads and shuffles of step (2), more stores. Its step (1) takes the tangent
+//   from the scaled hypotenuse of (d - a, 2 |beta|): one division and one square root, no branch.
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks over A (column-major, lda).
@@ -49,6 +50,16 @@ template <> struct ra_eighw_ops<float> {
     static RA_DEVICE float phase(float x, float beta, float) { return beta < 0.0f ? -x : x; }
     static RA_DEVICE float inv_sqrt(float x) { return 1.0f / sqrtf(x); }
 };
+// 2^-e for m = 2^e * 1.f (m >= 0; e clamped so the result is a normal number): an exact scaling
+// that brings m to [1, 2)
+RA_DEVICE float ra_eighw_pow2_inv(float m) {
+    const ra_u32 e = (__float_as_uint(m) >> 23) & 0xffu;
+    return __uint_as_float((254u - (e < 253u ? e : 253u)) << 23);
+}
+RA_DEVICE double ra_eighw_pow2_inv(double m) {
+    const ra_u64 e = ((ra_u64)__double_as_longlong(m) >> 52) & 0x7ffull;
+    return __longlong_as_double((long long)((2046ull - (e < 2045ull ? e : 2045ull)) << 52));
+}
 template <> struct ra_eighw_ops<double> {
     typedef double R;
     static RA_DEVICE double eps() { return 2.220446049250313e-16; }
@@ -232,15 +243,27 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                     T s = zero;
                     if (p < n && q < n && bm != R(0)) {
                         // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
-                        const R tau = (d - a) / (R(2) * bm);
-                        const R sgn = tau >= R(0) ? R(1) : R(-1);
-                        const R at = fabs(tau);
                         R tt;
-                        if (at > R(1)) {
-                            const R inv = R(1) / at;
-                            tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                        if constexpr (HALFSYM) {
+                            // t = sign(tau) / (|tau| + sqrt(1 + tau^2)) with tau = theta / phi,
+                            // theta = d - a, phi = 2 |beta|, as phi / (|theta| + sqrt(theta^2 +
+                            // phi^2)) on both scaled by a power of two: one division and one
+                            // square root, no branch
+                            const R th = d - a, ph = R(2) * bm;
+                            const R sc = ra_eighw_pow2_inv(fabs(th) > ph ? fabs(th) : ph);
+                            const R ts = th * sc, ps = ph * sc;
+                            const R t0 = ps / (fabs(ts) + sqrt(ts * ts + ps * ps));
+                            tt = th >= R(0) ? t0 : -t0;
                         } else {
-                            tt = sgn / (at + sqrt(R(1) + at * at));
+                            const R tau = (d - a) / (R(2) * bm);
+                            const R sgn = tau >= R(0) ? R(1) : R(-1);
+                            const R at = fabs(tau);
+                            if (at > R(1)) {
+                                const R inv = R(1) / at;
+                                tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                            } else {
+                                tt = sgn / (at + sqrt(R(1) + at * at));
+                            }
                         }
                         c = O::inv_sqrt(R(1) + tt * tt);
                         s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
