@@ -458,15 +458,17 @@ def gesv_warp(A, B, X, info):
     a_bs, a_rs, a_cs = _element_strides(A)
     b_bs, b_rs, b_cs = _element_strides(B)
     x_bs, x_rs, x_cs = _element_strides(X)
-    cols_fast = numpy.int32(abs(a_cs) < abs(a_rs))
+    # A's layout: 1 rows along the smaller stride, 0 columns; 2 (the flat kernel only) dense
+    # C-ordered matrices of order N, loaded in 16-byte chunks
+    layout = numpy.int32(abs(a_cs) < abs(a_rs))
     if GESV_WARP_FLAT:
         kernel = WARP_KERNELS[warp_kernel_name("gesv_warp_flat", A.dtype, order)]
         if dense_rows(A, order):
-            cols_fast = numpy.int32(2)
+            layout = numpy.int32(2)
     else:
         kernel = WARP_KERNELS[warp_kernel_name("gesv_warp", A.dtype, order)]
     with launch.on_device(dev):
-        kernel(dev, (grid,), (_i64(n), _i64(k), A, _i64(a_rs), _i64(a_cs), _i64(a_bs), cols_fast,
+        kernel(dev, (grid,), (_i64(n), _i64(k), A, _i64(a_rs), _i64(a_cs), _i64(a_bs), layout,
                               B, _i64(b_rs), _i64(b_cs), _i64(b_bs), X, _i64(x_rs), _i64(x_cs), _i64(x_bs),
                               info, _i64(batch)), block=block, shared=shared)
 
