@@ -17,9 +17,11 @@ so that each block of the persistent grid computes several. ``sytrd150``/``sytrd
 order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_warp``,
 ``sytrd_sum_rows``) and then through the block-tile ones. ``gesvw`` solves small stacks through
 ``gesv_warp_flat`` (order 32 in float32, one matrix a warp; order 8 in float64, the 16-byte loads
-and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through ``syevj_warp``
-with half of the blocks rotated (order 32 in float32: the row split; orders 31 and 16 in
-complex128: the block split).
+and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through
+``syevj_warp_half`` (order 32 in float32: the row split; orders 31 and 16 in complex128: the
+block split). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
+problem (float16, channels last), the epilogue staged through shared memory and, with
+``STAGED_EPILOGUE`` off, stored from the fragment.
 """
 
 import sys
@@ -28,7 +30,8 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "gesvw", "eighw", "eighwz")
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "gesvw", "eighw", "eighwz",
+         "conv_wgmma")
 
 
 def _lu_case(case, rng):
@@ -148,6 +151,28 @@ def _batched_case(case, rng):
             raise SystemExit(f"{case} order {n}: eigenpair error {err}")
 
 
+def _conv_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray.miopen import _conv_wgmma
+
+    for staged in (True, False):
+        _conv_wgmma.STAGED_EPILOGUE = staged
+        ra.config.refresh()
+        for k, size, pad in ((256, 1, 0), (40, 3, 1)):
+            x = rng.standard_normal((2, 9, 7, 64)).astype(numpy.float16)
+            w = (rng.standard_normal((k, size, size, 64)) / 8).astype(numpy.float16)
+            y = cupy.asnumpy(ra.nn.conv2d(cupy.asarray(x), cupy.asarray(w), padding=pad, layout="NHWC",
+                                          algo="implicit_gemm")).astype(float)
+            xp = numpy.pad(x.astype(float), ((0, 0), (pad, pad), (pad, pad), (0, 0)))
+            want = sum(numpy.einsum("nhwc,kc->nhwk", xp[:, r:r + 9, s:s + 7], w[:, r, s].astype(float))
+                       for r in range(size) for s in range(size))
+            err = float(numpy.abs(y - want).max())
+            if not err < 0.05:
+                raise SystemExit(f"{case} k={k} staged={staged}: max error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -165,8 +190,8 @@ def main(argv):
     rng = numpy.random.default_rng(5)
     case = argv[0]
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
-           else _sytrd_case if case.startswith("sytrd") else _batched_case if case in ("gesvw", "eighw", "eighwz")
-           else _spgemm_case)
+           else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
+           else _batched_case if case in ("gesvw", "eighw", "eighwz") else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None

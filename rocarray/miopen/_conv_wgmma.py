@@ -36,6 +36,10 @@ ROW_BYTES = 128
 TILE_WIDTHS = (128, 256)
 #: Deepest ring by tile width (slots of 32 KiB and 48 KiB: about 192 KiB either way).
 STAGES = {128: 6, 256: 4}
+#: The epilogue goes through shared memory and out as 16-byte stores where the output channels
+#: are a multiple of 8 (the kernel's ``g.staged``; 64 x ``tile_n`` bytes a consumer warpgroup).
+#: False: every problem stores straight from the accumulators (the way back).
+STAGED_EPILOGUE = True
 #: Fewest ring slots worth launching.
 MIN_STAGES = 3
 #: Threads of a block: two consumer warpgroups and one producer warp.
@@ -48,7 +52,7 @@ CTYPES = {"float16": "ra_half", "bfloat16": dtypes.BFLOAT16}
 MAX_INT32 = 2**31 - 1
 #: Fields of the kernel's ``ra_conv_wg_shape`` (32-bit each), in order.
 SHAPE_FIELDS = ("n", "p", "q", "k", "s", "taps", "ctiles", "pad_h", "pad_w", "dil_h", "dil_w", "bh", "bw_log2",
-                "rects_p", "rects_q", "tiles_m", "tiles_k")
+                "rects_p", "rects_q", "tiles_m", "tiles_k", "staged")
 _SHAPE = numpy.dtype((numpy.void, 4 * len(SHAPE_FIELDS)))
 
 
@@ -111,17 +115,23 @@ def tile_width(k):
     return TILE_WIDTHS[0] if k <= TILE_WIDTHS[0] else TILE_WIDTHS[1]
 
 
-def shared_bytes(tile_n, stages):
+def staged(k):
+    """Whether problems of ``k`` output channels take the epilogue through shared memory."""
+    return STAGED_EPILOGUE and int(k) % 8 == 0
+
+
+def shared_bytes(tile_n, stages, staging=False):
     """Dynamic shared memory of one block: two 8-byte mbarriers per slot, then (from the next
-    1024-byte boundary) ``stages`` slots of (128 + ``tile_n``) rows of 128 bytes."""
-    return int(stages) * ((TILE_M + int(tile_n)) * ROW_BYTES + 16) + ALIGN
+    1024-byte boundary) ``stages`` slots of (128 + ``tile_n``) rows of 128 bytes, then with
+    ``staging`` the two consumer warpgroups' staging areas of 64 x ``tile_n`` bytes."""
+    return int(stages) * ((TILE_M + int(tile_n)) * ROW_BYTES + 16) + ALIGN + (2 * RECT * int(tile_n) if staging else 0)
 
 
-def stages_for(tile_n, shared_limit):
+def stages_for(tile_n, shared_limit, staging=False):
     """The deepest ring (at most :data:`STAGES`) that ``shared_limit`` bytes hold, or None below
     :data:`MIN_STAGES`."""
     for stages in range(STAGES[tile_n], MIN_STAGES - 1, -1):
-        if shared_bytes(tile_n, stages) <= shared_limit:
+        if shared_bytes(tile_n, stages, staging) <= shared_limit:
             return stages
     return None
 
@@ -134,7 +144,7 @@ def shape(problem, rect=None):
     rects_p, rects_q = -(-p // bh), -(-q // bw)
     values = (problem.n, p, q, problem.k, s, r * s, -(-problem.c // BK), *problem.pad, *problem.dilation, bh,
               bw.bit_length() - 1, rects_p, rects_q, -(-(problem.n * rects_p * rects_q) // 2),
-              -(-problem.k // tile_width(problem.k)))
+              -(-problem.k // tile_width(problem.k)), int(staged(problem.k)))
     return numpy.array(values, numpy.int32).view(_SHAPE)
 
 
@@ -176,7 +186,7 @@ class _Plan:
         self.launch = KERNELS[kernel_name(problem.dtype.name, tile_n)].prepare(
             device_id, grid, (ARRAY, ARRAY, POINTER, POINTER, geometry, numpy.int32(stages),
                               numpy.int32(activation_code), numpy.float32(slope)),
-            shared=shared_bytes(tile_n, stages),
+            shared=shared_bytes(tile_n, stages, staged(problem.k)),
             dependent=backend.grid_dependency(bool(info.is_hip), backend.compute_capability_version(info)[0]))
         self.x_geometry = input_map_geometry(problem, rect)
         self.w_geometry = weight_map_geometry(problem, tile_n)
@@ -194,7 +204,7 @@ class _Plan:
 def _plan(problem, activation_code, slope, device_id):
     if not applies(problem, device_id):
         return None
-    stages = stages_for(tile_width(problem.k), backend.shared_memory_limit(device_id))
+    stages = stages_for(tile_width(problem.k), backend.shared_memory_limit(device_id), staged(problem.k))
     return None if stages is None else _Plan(problem, activation_code, slope, stages, device_id)
 
 

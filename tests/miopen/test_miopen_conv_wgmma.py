@@ -112,10 +112,51 @@ def test_shape_fields_are_the_kernels_struct_in_order():
 def test_tile_width_and_ring_depth_fit_the_shared_memory():
     assert [wg.tile_width(k) for k in (8, 128, 129, 256, 1000)] == [128, 128, 256, 256, 256]
     limit = launchfake.SM90_SHARED
-    assert wg.stages_for(256, limit) == 4 and wg.stages_for(128, limit) == 6
-    for tile_n in wg.TILE_WIDTHS:
-        assert wg.shared_bytes(tile_n, wg.stages_for(tile_n, limit)) <= limit
-    assert wg.stages_for(256, 100_000) is None
+    for staging in (False, True):
+        assert wg.stages_for(256, limit, staging) == 4 and wg.stages_for(128, limit, staging) == 6
+        for tile_n in wg.TILE_WIDTHS:
+            assert wg.shared_bytes(tile_n, wg.stages_for(tile_n, limit, staging), staging) <= limit
+        assert wg.stages_for(256, 100_000, staging) is None
+    assert wg.shared_bytes(256, 4, True) - wg.shared_bytes(256, 4) == 2 * 64 * 256
+
+
+def test_the_epilogue_is_staged_where_output_channels_are_multiples_of_8(monkeypatch):
+    assert [_fields(_problem(k=k))["staged"] for k in (256, 40, 8, 42, 7)] == [1, 1, 1, 0, 0]
+    monkeypatch.setattr(wg, "STAGED_EPILOGUE", False)
+    assert _fields(_problem())["staged"] == 0
+
+
+@pytest.mark.parametrize("tile_n", wg.TILE_WIDTHS)
+def test_staging_layout_round_trips_without_bank_conflicts(tile_n):
+    # The kernel's staged epilogue (ra_conv_wg_store_staged), one half tile of one warpgroup:
+    # register pair (j, h) of warp w, lane l holds row 16 w + l / 4 + 8 h, columns 8 j + 2 (l % 4)
+    # and + 1, stored as a 4-byte word at row * ROW + ((j ^ (row % 8)) * 16) + 4 (l % 4); thread
+    # t of the warpgroup then reads chunk id = it * 128 + t (row id / CHUNKS, chunk c) from
+    # row * ROW + (c ^ (row % 8)) * 16 and stores it as columns 8 c .. 8 c + 7 of the row.
+    chunks = tile_n // 16
+    row_bytes = 16 * chunks
+    words = {}
+    for w, j, h in itertools.product(range(4), range(chunks), range(2)):
+        banks = []
+        for lane in range(32):
+            row = 16 * w + lane // 4 + 8 * h
+            address = row * row_bytes + ((j ^ (row % 8)) * 16) + 4 * (lane % 4)
+            assert address not in words
+            words[address] = (row, 8 * j + 2 * (lane % 4))  # first column of the pair
+            banks.append(address // 4 % 32)
+        assert len(set(banks)) == 32  # one warp store: 32 distinct banks
+    assert len(words) == 64 * row_bytes // 4 and max(words) < 64 * row_bytes
+    for it in range(64 * chunks // 128):
+        for warp in range(4):
+            ids = [it * 128 + 32 * warp + lane for lane in range(32)]
+            for quarter in range(4):  # 16-byte reads: eight lanes a shared-memory wavefront
+                banks = set()
+                for i in ids[8 * quarter: 8 * quarter + 8]:
+                    row, c = divmod(i, chunks)
+                    base = row * row_bytes + (c ^ (row % 8)) * 16
+                    assert [words[base + 4 * q] for q in range(4)] == [(row, 8 * c + 2 * q) for q in range(4)]
+                    banks.update((base // 4 + q) % 32 for q in range(4))
+                assert len(banks) == 32
 
 
 def test_instantiations_are_two_dtypes_by_two_widths():
@@ -285,7 +326,7 @@ def test_bench_conv_is_one_warpgroup_launch_with_the_epilogue_fused(sm90, dtype,
         assert dev.names() == [f"ra_miopen_conv_wgmma_fwd<{ctype}, 256>"]
         launch = dev.launches[0]
         assert launch.grid == (132, 1, 1) and launch.block == (wg.BLOCK, 1, 1)
-        assert launch.shared == wg.shared_bytes(256, 4)
+        assert launch.shared == wg.shared_bytes(256, 4, True) <= launchfake.SM90_SHARED
         args = launch.args
         assert args[2] == y.data.ptr and args[3] == (b.data.ptr if bias else 0)
         assert bytes(args[4]) == wg.shape(problem).tobytes()
@@ -304,7 +345,7 @@ def test_forced_implicit_gemm_takes_it_and_k40_gets_the_128_wide_tile(sm90):
     assert dev.names() == ["ra_miopen_conv_wgmma_fwd<ra_half, 128>"]
     launch = dev.launches[0]
     f = _fields(problem)
-    assert launch.grid == (min(132, f["tiles_m"]), 1, 1) and launch.shared == wg.shared_bytes(128, 6)
+    assert launch.grid == (min(132, f["tiles_m"]), 1, 1) and launch.shared == wg.shared_bytes(128, 6, True)
     assert int(launch.args[6]) == ACTIVATIONS["leaky_relu"]
 
 

@@ -96,6 +96,9 @@ def test_small_3x3_runs_on_the_warpgroup_kernel(rng, launched):
     ("n1_c200", 1, 200, 256, (10, 9), (3, 3), 1, 1),
     ("c8_k72", 4, 8, 72, (7, 31), (3, 3), 1, 1),
     ("asymmetric_pad", 2, 16, 40, (9, 10), (3, 2), ((1, 0), (1, 1)), 1),  # torch's 'same' for 3 x 2
+    ("k42_unstaged", 2, 16, 42, (9, 7), (3, 3), 1, 1),  # K not a multiple of 8: stores from the fragment
+    ("k41_odd", 1, 8, 41, (5, 6), (1, 1), 0, 1),
+    ("1x1_k264", 3, 64, 264, (7, 9), (1, 1), 0, 1),  # two 256-wide tiles, the second mostly past K
 ], ids=lambda c: c[0])
 def test_matches_torch(rng, launched, dtype, case):
     name, n, c, k, size, flt, pad, dil = case
@@ -138,3 +141,17 @@ def test_non_contiguous_input_and_misaligned_output(rng, launched):
     miopen.convolution_forward(p, to_device(x), to_device(w), algo="implicit_gemm", out=out)
     assert_close(out, want, np.float16)
     assert launched == [True, False]
+
+
+def test_output_4_byte_aligned_only_takes_the_unstaged_stores(rng, launched):
+    # K % 8 == 0 asks for the staged epilogue's 16-byte stores; y 4 bytes past a 16-byte boundary
+    # makes the kernel store from the fragment instead (paired 4-byte stores)
+    p = host.problem("forward", 2, 16, 32, (9, 11), (3, 3), pad=1, dtype=np.dtype(np.float16), layout="NHWC")
+    x, w, _ = host.inputs(rng, p)
+    want = _reference(x, w, None, p, None)
+    flat = to_device(np.full(want.size + 8, np.nan, np.float16))
+    for offset in (2, 0):  # 4 bytes, then 16 bytes
+        out = flat[offset:offset + want.size].reshape(want.shape)
+        miopen.convolution_forward(p, to_device(x), to_device(w), algo="implicit_gemm", out=out)
+        assert_close(out, want, np.float16)
+    assert launched == [True, True]

@@ -36,10 +36,17 @@
 // issued and that of i - 1 has completed). Tiles go output channels fastest, then rectangles,
 // so blocks working at one time share their input rectangles' halos in L2.
 // Epilogue: accumulator register 4 j + c of warp w (in its warpgroup), lane l is tile row
-// 64 g + 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2; the two columns of a pair
-// go out as one 32-bit store when K is even. Bias and activation (ra_activation's codes, 6:
-// leaky_relu with `slope`) act on groups of 16 sums with the switch taken once per group, as in
-// ra_rocblas_gemm_wgmma (an activation switch in each element's code bloats the kernel).
+// 64 g + 16 w + l / 4 + 8 (c / 2), column 8 j + 2 (l % 4) + c % 2. Bias and activation
+// (ra_activation's codes, 6: leaky_relu with `slope`) act on groups of 16 sums with the switch
+// taken once per group, as in ra_rocblas_gemm_wgmma (an activation switch in each element's code
+// bloats the kernel). With g.staged (K a multiple of 8) and y 16-byte aligned, each warpgroup
+// writes its rounded sums to its staging area of shared memory half a tile at a time (64 rows of
+// BN / 2 columns; 16-byte chunk c of row r at chunk c ^ (r % 8), so the fragment's 4-byte stores
+// and the rows' 16-byte reads are free of bank conflicts) and copies them out as 16-byte stores,
+// a warp covering whole runs of pixels' channels. Straight from the fragment, a warp's store
+// touches 8 pixels 16 bytes each; with a short reduction (a 1 x 1 filter: 4 k tiles a tile) those
+// stores take as long as the products. Otherwise the two columns of a pair go out as one 32-bit
+// store when K is even.
 // Targets without sm_90a's wgmma and TMA compile an empty body: the Python layer never launches
 // the kernel there.
 
@@ -60,6 +67,7 @@ struct ra_conv_wg_shape {
     int bh, bw_log2;            // a rectangle of output pixels: bh x (1 << bw_log2) = 64
     int rects_p, rects_q;       // rectangles per image along p and q
     int tiles_m, tiles_k;       // tiles of two rectangles, tiles of BN output channels
+    int staged;                 // 1: the epilogue through shared memory (K % 8 == 0; see above)
 };
 
 #if defined(RA_WGMMA)
@@ -73,56 +81,123 @@ RA_DEVICE void ra_conv_wg_rect(const ra_conv_wg_shape& g, int rect, int& n, int&
     q0 = (in_image - pt * g.rects_q) << g.bw_log2;
 }
 
-// The tile's sums (warpgroup g, its warp w, lane) through the epilogue into y.
+// Bias and activation on the thread's sums 4 j0 .. 4 (j0 + GROUP) - 1 (columns col0 + 8 j, + 1).
+template <int GROUP, typename T>
+RA_DEVICE void ra_conv_wg_finish(float* d, int j0, int col0, int k, const T* __restrict__ bias, int act,
+                                 float slope) {
+    if (bias != nullptr) {
+#pragma unroll
+        for (int j = j0; j < j0 + GROUP; ++j)
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                const int col = col0 + 8 * j + (c & 1);
+                if (col < k) d[4 * j + c] += ra_traits<T>::to_acc(bias[col]);
+            }
+    }
+    if (act == 6) {
+#pragma unroll
+        for (int e = 4 * j0; e < 4 * (j0 + GROUP); ++e) d[e] = d[e] < 0.0f ? d[e] * slope : d[e];
+    } else if (act != 0) {
+        ra_activation_all<4 * GROUP>(d + 4 * j0, act);
+    }
+}
+
+// Two sums rounded to T as one 32-bit word, the first in the low half.
+template <typename T>
+RA_DEVICE ra_u32 ra_conv_wg_pair(float lo, float hi) {
+    return (ra_u32)ra_gemm_round<T>(lo).bits | ((ra_u32)ra_gemm_round<T>(hi).bits << 16);
+}
+
+// Row `row` (0 .. 63) of a rectangle as the output pixel's first channel in y; null outside the output.
+template <typename T>
+RA_DEVICE T* ra_conv_wg_pixel(const ra_conv_wg_shape& g, int n, int p0, int q0, int row, T* __restrict__ y) {
+    const int p = p0 + (row >> g.bw_log2), q = q0 + (row & ((1 << g.bw_log2) - 1));
+    if (n >= g.n || p >= g.p || q >= g.q) return nullptr;
+    return y + (((ra_i64)n * g.p + p) * g.q + q) * g.k;
+}
+
+// The tile's sums (warpgroup g, its warp w, lane) through the epilogue into y, from the fragment.
 template <typename T, int BN>
 RA_DEVICE void ra_conv_wg_store(float (&d)[BN / 2], const ra_conv_wg_shape& g, int n, int p0, int q0, int k0,
                                 int w, int lane, T* __restrict__ y, const T* __restrict__ bias, int act,
                                 float slope) {
     // the thread's two rows of its warpgroup's rectangle (c / 2 = 0, 1) as output pixels
     T* out[2];
-    bool row_ok[2];
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int row = 16 * w + lane / 4 + 8 * h;
-        const int p = p0 + (row >> g.bw_log2), q = q0 + (row & ((1 << g.bw_log2) - 1));
-        row_ok[h] = n < g.n && p < g.p && q < g.q;
-        out[h] = y + (((ra_i64)n * g.p + p) * g.q + q) * g.k;
-    }
+    for (int h = 0; h < 2; ++h) out[h] = ra_conv_wg_pixel<T>(g, n, p0, q0, 16 * w + lane / 4 + 8 * h, y);
     const int col0 = k0 + 2 * (lane % 4);
     const bool pairs = (g.k & 1) == 0;  // then a pair's first column is even: 4-byte aligned
     constexpr int GROUP = 4;            // j per group: 16 sums
 #pragma unroll
     for (int j0 = 0; j0 < BN / 8; j0 += GROUP) {
-        if (bias != nullptr) {
-#pragma unroll
-            for (int j = j0; j < j0 + GROUP; ++j)
-#pragma unroll
-                for (int c = 0; c < 4; ++c) {
-                    const int col = col0 + 8 * j + (c & 1);
-                    if (col < g.k) d[4 * j + c] += ra_traits<T>::to_acc(bias[col]);
-                }
-        }
-        if (act == 6) {
-#pragma unroll
-            for (int e = 4 * j0; e < 4 * (j0 + GROUP); ++e) d[e] = d[e] < 0.0f ? d[e] * slope : d[e];
-        } else if (act != 0) {
-            ra_activation_all<4 * GROUP>(d + 4 * j0, act);
-        }
+        ra_conv_wg_finish<GROUP, T>(d, j0, col0, g.k, bias, act, slope);
 #pragma unroll
         for (int j = j0; j < j0 + GROUP; ++j)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int col = col0 + 8 * j;
-                if (!row_ok[h] || col >= g.k) continue;
-                const T lo = ra_gemm_round<T>(d[4 * j + 2 * h]);
+                if (out[h] == nullptr || col >= g.k) continue;
                 if (pairs) {
-                    const T hi = ra_gemm_round<T>(d[4 * j + 2 * h + 1]);
-                    *reinterpret_cast<ra_u32*>(out[h] + col) = (ra_u32)lo.bits | ((ra_u32)hi.bits << 16);
+                    *reinterpret_cast<ra_u32*>(out[h] + col) =
+                        ra_conv_wg_pair<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
                 } else {
-                    out[h][col] = lo;
+                    out[h][col] = ra_gemm_round<T>(d[4 * j + 2 * h]);
                     if (col + 1 < g.k) out[h][col + 1] = ra_gemm_round<T>(d[4 * j + 2 * h + 1]);
                 }
             }
+    }
+}
+
+// 16 bytes of output as one store.
+struct alignas(16) ra_conv_wg_chunk { ra_u32 w[4]; };
+
+// The barrier of consumer warpgroup wg alone (named barriers 1 and 2: immediate ids, so the
+// kernel reserves three barriers, not all sixteen).
+RA_DEVICE void ra_conv_wg_bar(int wg) {
+    if (wg == 0) asm volatile("bar.sync 1, %0;\n" ::"n"(4 * RA_WARP_SIZE) : "memory");
+    else asm volatile("bar.sync 2, %0;\n" ::"n"(4 * RA_WARP_SIZE) : "memory");
+}
+
+// The tile's sums through the warpgroup's staging area `stage` in shared memory (64 rows of BN
+// bytes) into y as 16-byte stores (the header's g.staged; t_in: the thread in its warpgroup).
+template <typename T, int BN>
+RA_DEVICE void ra_conv_wg_store_staged(float (&d)[BN / 2], const ra_conv_wg_shape& g, int n, int p0, int q0,
+                                       int k0, int wg, int t_in, char* stage, T* __restrict__ y,
+                                       const T* __restrict__ bias, int act, float slope) {
+    constexpr int WG = 4 * RA_WARP_SIZE;
+    constexpr int HALF = BN / 2;      // columns of a half tile
+    constexpr int CHUNKS = HALF / 8;  // 16-byte chunks of a staged row (8 or 16)
+    constexpr int ROW = 16 * CHUNKS;  // bytes of a staged row
+    constexpr int GROUP = 4;
+    const int w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
+    const int col0 = k0 + 2 * (lane % 4);
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        // fragment -> staging area: chunk j of the half's row (the fragment's column pair 8 j + 2 (l % 4))
+#pragma unroll
+        for (int j0 = half * CHUNKS; j0 < (half + 1) * CHUNKS; j0 += GROUP) {
+            ra_conv_wg_finish<GROUP, T>(d, j0, col0, g.k, bias, act, slope);
+#pragma unroll
+            for (int j = j0; j < j0 + GROUP; ++j)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = 16 * w + lane / 4 + 8 * h, chunk = (j - half * CHUNKS) ^ (row & 7);
+                    *reinterpret_cast<ra_u32*>(stage + row * ROW + chunk * 16 + 4 * (lane % 4)) =
+                        ra_conv_wg_pair<T>(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+                }
+        }
+        ra_conv_wg_bar(wg);
+        // staging area -> y: consecutive threads take consecutive chunks of a row
+#pragma unroll
+        for (int it = 0; it < 64 * CHUNKS / WG; ++it) {
+            const int id = it * WG + t_in, row = id / CHUNKS, c = id % CHUNKS;
+            const int col = k0 + half * HALF + 8 * c;
+            T* out = ra_conv_wg_pixel<T>(g, n, p0, q0, row, y);
+            const ra_conv_wg_chunk v =
+                *reinterpret_cast<const ra_conv_wg_chunk*>(stage + row * ROW + (c ^ (row & 7)) * 16);
+            if (out != nullptr && col < g.k) *reinterpret_cast<ra_conv_wg_chunk*>(out + col) = v;
+        }
+        ra_conv_wg_bar(wg);  // the area is read before the next half (or tile) overwrites it
     }
 }
 #endif  // RA_WGMMA
@@ -190,6 +265,7 @@ ra_miopen_conv_wgmma_fwd(const RA_GRID_CONSTANT ra_tensor_map tma_x, const RA_GR
     const int wg = (int)threadIdx.x / WG;  // warpgroup: rows 64 wg .. 64 wg + 63 of the tile
     const int t_in = (int)threadIdx.x % WG, w = t_in / RA_WARP_SIZE, lane = t_in % RA_WARP_SIZE;
     const bool releaser = lane == 0;       // one arrive per consumer warp on `empty`
+    const bool staged = g.staged != 0 && ((ra_u64)y & 15u) == 0;
     float d[R];
     int slot = 0, prev = 0;
     unsigned round = 0;
@@ -223,7 +299,12 @@ ra_miopen_conv_wgmma_fwd(const RA_GRID_CONSTANT ra_tensor_map tma_x, const RA_GR
         ra_gemm_wg_wait<0>();
         ra_gemm_wg_fence_operands(d);
         if (held && releaser) ra_mbar_arrive(bars + 8u * (unsigned)(S + prev));
-        ra_conv_wg_store<T, BN>(d, g, n, p0, q0, k0, w, lane, y, bias, act, slope);
+        if (staged) {
+            char* stage = reinterpret_cast<char*>(ra_conv_wg_smem) + (ring - bars) + S * SLOT + wg * 64 * BN;
+            ra_conv_wg_store_staged<T, BN>(d, g, n, p0, q0, k0, wg, t_in, stage, y, bias, act, slope);
+        } else {
+            ra_conv_wg_store<T, BN>(d, g, n, p0, q0, k0, w, lane, y, bias, act, slope);
+        }
     }
 #endif
 }
