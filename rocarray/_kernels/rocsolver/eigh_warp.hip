@@ -583,8 +583,19 @@ __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EI
                               batch);
 }
 
+// float32 at the warp size on NVIDIA: six resident blocks of four warps (at most 80 registers a
+// thread, 24 warps a multiprocessor; ptxas spills a few words outside the round loop), more
+// warps to hide the rotation's chain. (Parenthesized: HIP's __launch_bounds__ is a macro, and
+// there its second argument is another bound, left at 1.)
+#if defined(RA_CUDA)
+template <typename T, int N> constexpr int ra_eighw_min_blocks = sizeof(T) == 4 && N == RA_WARP_SIZE ? 6 : 1;
+#else
+template <typename T, int N> constexpr int ra_eighw_min_blocks = 1;
+#endif
+
 template <typename T, int N>
-__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_half(RA_EIGHW_PARAMS) {
+__global__ void __launch_bounds__(RA_EIGHW_THREADS, (ra_eighw_min_blocks<T, N>)) ra_rocsolver_syevj_warp_half(
+    RA_EIGHW_PARAMS) {
     ra_eighw_run<T, N, true>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
                              batch);
 }
