@@ -17,9 +17,13 @@ so that each block of the persistent grid computes several. ``sytrd150``/``sytrd
 order-150 matrix (float64 / complex128) through the warp-tile panel kernels (``sytrd_symv_stage``
 or ``sytrd_symv_warp``, ``sytrd_sum_rows``) and then through the block-tile ones;
 ``sytrd150s``/``sytrd150sz`` the same through the staged symv alone, its blocks looping over
-several tiles a warp (two blocks a column). ``conv_wgmma`` runs the sm_90 warpgroup
-convolution on a 1 x 1 and a padded 3 x 3 problem (float16, channels last), the epilogue staged
-through shared memory and, with ``STAGED_EPILOGUE`` off, stored from the fragment.
+several tiles a warp (two blocks a column). ``gesvw`` solves small stacks through
+``gesv_warp_flat`` (order 32 in float32, one matrix a warp; order 8 in float64, the 16-byte loads
+and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through
+``syevj_warp_half`` (order 32 in float32: the row split; orders 31 and 16 in complex128: the
+block split). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
+problem (float16, channels last), the epilogue staged through shared memory and, with
+``STAGED_EPILOGUE`` off, stored from the fragment.
 """
 
 import sys
@@ -28,7 +32,8 @@ import numpy
 
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "conv_wgmma")
+         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
+         "eighwz", "conv_wgmma")
 
 
 def _lu_case(case, rng):
@@ -130,6 +135,30 @@ def _sytrd_case(case, rng):
             raise SystemExit(f"{case} warp_tiles={warp_tiles} staged={staged}: eigenvalue error {err}")
 
 
+def _batched_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+
+    if case == "gesvw":
+        for shape, dtype in (((300, 32, 32), "float32"), ((45, 8, 8), "float64")):
+            a = cupy.asarray(rng.standard_normal(shape)).astype(dtype)
+            b = cupy.asarray(rng.standard_normal(shape[:-1] + (1,))).astype(dtype)
+            x = ra.linalg.solve(a, b)
+            residual = float(cupy.abs(a @ x - b).max())
+            if not residual < (1e-2 if dtype == "float32" else 1e-8):
+                raise SystemExit(f"{case} {shape} {dtype}: residual {residual}")
+        return
+    dtype = "complex128" if case.endswith("z") else "float32"
+    for n in ((31, 16) if dtype == "complex128" else (32,)):
+        x = rng.standard_normal((40, n, n)) + (1j * rng.standard_normal((40, n, n)) if dtype == "complex128" else 0)
+        a = cupy.asarray((x + x.conj().transpose(0, 2, 1)) / 2).astype(dtype)
+        w, v = ra.linalg.eigh(a)
+        err = float(cupy.abs(a @ v - v * w[:, None, :]).max())
+        if not err < (1e-3 if dtype == "float32" else 1e-10) * n:
+            raise SystemExit(f"{case} order {n}: eigenpair error {err}")
+
+
 def _conv_case(case, rng):
     import cupy
 
@@ -169,7 +198,8 @@ def main(argv):
     rng = numpy.random.default_rng(5)
     case = argv[0]
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
-           else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv") else _spgemm_case)
+           else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
+           else _batched_case if case in ("gesvw", "eighw", "eighwz") else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None

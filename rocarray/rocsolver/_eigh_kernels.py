@@ -49,18 +49,26 @@ WARP_THREADS = 128
 #: ``N >= n`` that is at most the device's warp size (complex128: 32, its eigenvector row of 64
 #: complex numbers would not fit a lane's registers).
 WARP_ORDERS = (16, 32, 64)
+#: Launch ``ra_rocsolver_syevj_warp_half``, which rotates half of A's 2 x 2 blocks each round
+#: and stores their (conjugate) transposes (A stays exactly Hermitian; about half the
+#: multiply-adds, loads and shuffles of a round); False: ``ra_rocsolver_syevj_warp``, every
+#: block rotated, as the way back (docs/performance/rocsolver.md).
+SYEVJ_WARP_HALF = True
 
 
-def warp_kernel_name(dtype, order):
+def warp_kernel_name(dtype, order, half=None):
     """Name expression of the one-warp-per-matrix Jacobi kernel, e.g.
-    ``'ra_rocsolver_syevj_warp<float, 32>'``."""
-    return f"ra_rocsolver_syevj_warp<{dtypes.ctype(dtype)}, {int(order)}>"
+    ``'ra_rocsolver_syevj_warp_half<float, 32>'``; ``half`` (default :data:`SYEVJ_WARP_HALF`)
+    picks the half-block kernel."""
+    half = SYEVJ_WARP_HALF if half is None else half
+    kernel = "syevj_warp_half" if half else "syevj_warp"
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}, {int(order)}>"
 
 
 def warp_instantiations():
-    """Every name expression of ``eigh_warp.hip`` (every order for every dtype but complex128 at
-    64; the order-64 kernels have a body only on wave64 targets)."""
-    return sorted(warp_kernel_name(d, N) for d in STANDARD for N in WARP_ORDERS
+    """Every name expression of ``eigh_warp.hip`` (both kernels, every order for every dtype but
+    complex128 at 64; the order-64 kernels have a body only on wave64 targets)."""
+    return sorted(warp_kernel_name(d, N, h) for d in STANDARD for N in WARP_ORDERS for h in (False, True)
                   if not (N == 64 and numpy.dtype(d) == numpy.complex128))
 
 

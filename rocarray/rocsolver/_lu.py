@@ -15,9 +15,12 @@ Four algorithms, chosen per call by size:
   row's position in LAPACK's order), and nothing waits on a block barrier.
   ``ra_rocsolver_getrf_warp`` is getrf of the column-major batch, ``ra_rocsolver_getrs_warp``
   getrs with the factors in registers (a lane holds row i of ``op(L \\ U)``);
-  ``ra_rocsolver_gesv_warp`` (:func:`gesv_small_batched`) factors and solves in one launch,
-  reading A and B through any element strides (the façade's C-ordered stacks, broadcast ones
-  with zero batch strides) without a copy. The same pivots, info and arithmetic as getf2.
+  ``ra_rocsolver_gesv_warp_flat`` (:func:`gesv_small_batched`; ``ra_rocsolver_gesv_warp`` with
+  ``_lu_kernels.GESV_WARP_FLAT`` off) factors and solves in one launch, reading A and B through
+  any element strides (the façade's C-ordered stacks, broadcast ones with zero batch strides)
+  without a copy; the flat kernel updates without a branch per element, finds a one-matrix
+  warp's pivot by warp-wide rank reductions and loads dense C-ordered stacks in 16-byte chunks.
+  The same pivots, info and arithmetic as getf2.
 * **Register tile** (square matrices of mid-size order, :func:`register_block`): one block of
   256 threads per matrix holds the matrix in registers (:mod:`rocarray.rocsolver._lu_block`), two
   barriers per column; a batch is one launch.

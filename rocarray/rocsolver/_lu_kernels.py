@@ -367,7 +367,12 @@ WARP_ORDERS = (8, 16, 32)
 WARPS_PER_BLOCK = 4
 #: Shared memory a warp-kernel block takes at most (the default limit on every device: no opt-in).
 WARP_SHARED_BUDGET = 48 * 1024
-_WARP_KERNELS = ("getrf_warp", "getrs_warp", "gesv_warp")
+#: Solve small systems with ``ra_rocsolver_gesv_warp_flat`` (branch-free rank-1 updates whose
+#: shuffles issue back to back, warp-wide rank reductions for the pivot of one matrix per warp,
+#: 16-byte loads of dense C-ordered stacks); False: ``ra_rocsolver_gesv_warp``, the same results
+#: with a shuffle latency per updated element (docs/performance/rocsolver.md).
+GESV_WARP_FLAT = True
+_WARP_KERNELS = ("getrf_warp", "getrs_warp", "gesv_warp", "gesv_warp_flat")
 
 
 def warp_order(n):
@@ -433,6 +438,14 @@ def _element_strides(x):
     return tuple(s // x.dtype.itemsize for s in x.strides)
 
 
+def dense_rows(A, order):
+    """Whether the ``(batch, n, n)`` stack A is dense, C-ordered, of order ``order`` itself and
+    16-byte aligned: the layout ``gesv_warp_flat`` loads in 16-byte chunks."""
+    n = A.shape[1]
+    return (n == order and _element_strides(A) == (n * n, n, 1) and A.data.ptr % 16 == 0
+            and 16 % A.dtype.itemsize == 0)
+
+
 def gesv_warp(A, B, X, info):
     """``A[b] X[b] = B[b]`` for the ``(batch, n, n)`` array A (n <= 32), ``(batch, n, k)`` B and X
     of A's dtype, any element strides (zero batch strides broadcast; X may be B itself);
@@ -442,13 +455,20 @@ def gesv_warp(A, B, X, info):
     dev = _device(A)
     order = warp_order(n)
     grid, block, shared = warp_geometry(order, A.dtype, batch, dev)
-    kernel = WARP_KERNELS[warp_kernel_name("gesv_warp", A.dtype, order)]
     a_bs, a_rs, a_cs = _element_strides(A)
     b_bs, b_rs, b_cs = _element_strides(B)
     x_bs, x_rs, x_cs = _element_strides(X)
-    cols_fast = numpy.int32(abs(a_cs) < abs(a_rs))
+    # A's layout: 1 rows along the smaller stride, 0 columns; 2 (the flat kernel only) dense
+    # C-ordered matrices of order N, loaded in 16-byte chunks
+    layout = numpy.int32(abs(a_cs) < abs(a_rs))
+    if GESV_WARP_FLAT:
+        kernel = WARP_KERNELS[warp_kernel_name("gesv_warp_flat", A.dtype, order)]
+        if dense_rows(A, order):
+            layout = numpy.int32(2)
+    else:
+        kernel = WARP_KERNELS[warp_kernel_name("gesv_warp", A.dtype, order)]
     with launch.on_device(dev):
-        kernel(dev, (grid,), (_i64(n), _i64(k), A, _i64(a_rs), _i64(a_cs), _i64(a_bs), cols_fast,
+        kernel(dev, (grid,), (_i64(n), _i64(k), A, _i64(a_rs), _i64(a_cs), _i64(a_bs), layout,
                               B, _i64(b_rs), _i64(b_cs), _i64(b_bs), X, _i64(x_rs), _i64(x_cs), _i64(x_bs),
                               info, _i64(batch)), block=block, shared=shared)
 

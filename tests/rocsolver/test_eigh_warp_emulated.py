@@ -66,6 +66,11 @@ def _stored(a, uplo, dtype, garbage=np.nan):
     return out
 
 
+def _prefix():
+    """The name of the Jacobi kernel launched now, up to its template arguments."""
+    return _eigh_kernels.warp_kernel_name("float64", 16).split("<")[0] + "<"
+
+
 def _run(dev, mats, dtype, uplo="L", evect="V", lda=None, extra=0, max_sweeps=100):
     """syevj/heevj_strided_batched on the emulator with poisoned outputs and padding; returns
     (A after, W, info, residual, n_sweeps) on the host, with A's padding checked untouched."""
@@ -83,7 +88,7 @@ def _run(dev, mats, dtype, uplo="L", evect="V", lda=None, extra=0, max_sweeps=10
     sweeps = dev.array(np.full(batch, -1, np.int32))
     fn = rocsolver.heevj_strided_batched if np.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
     fn(evect, uplo, n, A, lda, stride, 0.0, residual, max_sweeps, sweeps, W, n + 1, info, batch)
-    assert dev.names()[-1].startswith("ra_rocsolver_syevj_warp<")
+    assert dev.names()[-1].startswith(_prefix())
     out = np.asarray(A)
     for b in range(batch):  # rows past n of each column, and the gap between matrices, untouched
         block = out[b * stride:(b + 1) * stride]
@@ -190,7 +195,7 @@ def test_warp_kernel_values_only_leaves_a(emulated_device, dtype):
     info = emulated_device.array(np.full(3, -7, np.int32))
     fn = rocsolver.heevj_strided_batched if np.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
     fn("N", "L", n, A, n, stride, 0.0, None, 100, None, W, n, info, 3)
-    assert emulated_device.names()[-1].startswith("ra_rocsolver_syevj_warp<")
+    assert emulated_device.names()[-1].startswith(_prefix())
     np.testing.assert_array_equal(np.asarray(A), host)
     assert list(np.asarray(info)) == [0, 0, 0]
     for b, a in enumerate(mats):
@@ -206,7 +211,7 @@ def test_facade_eigh_on_the_warp_kernel(emulated_device, dtype):
     a = a.astype(dtype)  # not Hermitian: only the UPLO triangle counts
     for uplo in ("L", "U"):
         w, v = ra.linalg.eigh(emulated_device.array(a), UPLO=uplo)
-        assert emulated_device.names()[-1] == f"ra_rocsolver_syevj_warp<{'ra_c128' if dtype == 'complex128' else 'float'}, 32>"
+        assert emulated_device.names()[-1] == _eigh_kernels.warp_kernel_name(dtype, 32)
         w, v = np.asarray(w), np.asarray(v)
         assert w.dtype == _real(dtype) and v.dtype == np.dtype(dtype) and v.shape == a.shape
         for k in range(2):
@@ -239,7 +244,7 @@ def test_orders_up_to_the_warp_take_the_warp_kernel(fake_device, dtype):
         order = 16 if n <= 16 else 32
         per_warp = _eigh_kernels.warp_shared_bytes(order, dtype)
         warps = min(4, 49152 // per_warp)
-        assert launch.name == f"ra_rocsolver_syevj_warp<{ctype}, {order}>"
+        assert launch.name == _eigh_kernels.warp_kernel_name(dtype, order)
         assert launch.block == (32 * warps, 1, 1) and launch.grid == (-(-9 // warps), 1, 1)
         assert launch.shared == warps * per_warp
         assert int(launch.args[-1]) == 9 and int(launch.args[0]) == n
@@ -252,7 +257,7 @@ def test_wave64_routes_up_to_64_but_complex128_to_32(fake_device, monkeypatch, d
 
     monkeypatch.setattr(_eigh_kernels.backend, "device_info", lambda device_id=None: WAVE64_PROFILE)
     limit = 64 if dtype != "complex128" else 32
-    assert _route(fake_device, limit, dtype).name.startswith("ra_rocsolver_syevj_warp<")
+    assert _route(fake_device, limit, dtype).name.startswith(_prefix())
     assert _route(fake_device, limit, dtype).name.endswith(f", {limit}>")
     assert _route(fake_device, 20, dtype).name.endswith(", 32>")
     assert _route(fake_device, 16, dtype).name.endswith(", 16>")
@@ -262,9 +267,29 @@ def test_wave64_routes_up_to_64_but_complex128_to_32(fake_device, monkeypatch, d
 
 def test_warp_kernels_registered():
     names = _eigh_kernels.warp_instantiations()
-    assert len(names) == 11 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
-    assert "ra_rocsolver_syevj_warp<float, 16>" in names
+    assert len(names) == 22 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
+    assert "ra_rocsolver_syevj_warp<float, 16>" in names and "ra_rocsolver_syevj_warp_half<float, 32>" in names
     assert "ra_rocsolver_syevj_warp<ra_c128, 64>" not in names
+    assert "ra_rocsolver_syevj_warp_half<ra_c128, 64>" not in names
     # f64 at order 32: A (32 x 33), 16 pairs of 32 bytes, 64 reals, 32 ranks
     assert _eigh_kernels.warp_shared_bytes(32, "float64") == 8448 + 16 * 32 + 64 * 8 + 32 * 4
     assert _eigh_kernels.warp_shared_bytes(32, "float32") == 4224 + 16 * 16 + 64 * 4 + 32 * 4
+
+
+@pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16)])
+def test_warp_kernel_half_blocks_and_the_way_back_agree(emulated_device, monkeypatch, dtype, n):
+    """Rotating half of the blocks (``SYEVJ_WARP_HALF``, A kept exactly Hermitian, the angle from
+    a scaled hypotenuse) and every block (the way back) both give the eigenpairs, in sweep counts
+    at most one apart: the row split (float32 at 32), the block split with a dummy index, and
+    groups of 16; one matrix scaled far up, one far down."""
+    rng = np.random.default_rng(SEED + 21)
+    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
+    mats = [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
+    sweeps = {}
+    for half in (True, False):
+        monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_HALF", half)
+        out, w, info, _, sweeps[half] = _run(emulated_device, mats, dtype, uplo="L")
+        assert list(info) == [0, 0]
+        for b, a in enumerate(mats):
+            check_eigenpairs(a, w[b], _vectors(out, b, n, n, 0), dtype)
+    assert np.all(np.abs(sweeps[True] - sweeps[False]) <= 1), sweeps

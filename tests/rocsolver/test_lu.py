@@ -529,6 +529,32 @@ def test_small_batched_getrf_warp_pivots_and_backward_error(rng, dtype, n):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [8, 17, 32])
+def test_gesv_warp_flat_matches_gesv_warp_gpu(rng, monkeypatch, dtype, n):
+    """The flat kernel's warp-wide rank reductions (REDUX on sm_80+, a path the CPU emulator never
+    takes) and 16-byte loads pick gesv_warp's pivots: X and info bit for bit on matrices full of
+    ties, with a NaN and a zero column."""
+    batch = 999
+    a = rng.integers(-3, 4, size=(batch, n, n)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = (a + 1j * rng.integers(-2, 3, size=(batch, n, n))).astype(dtype)
+    a[1][n // 2, 0] = np.nan
+    a[2][:, n - 2] = 0
+    b = rand(rng, (batch, n, 2), dtype)
+    got = {}
+    for flat in (True, False):
+        monkeypatch.setattr(_lu_kernels, "GESV_WARP_FLAT", flat)
+        X = cupy.full((batch, n, 2), np.nan, dtype)
+        info = cupy.full(batch, 99, cupy.int32)
+        rs.gesv_small_batched(cupy.asarray(a), cupy.asarray(b), X, info)
+        got[flat] = cupy.asnumpy(X), cupy.asnumpy(info)
+    np.testing.assert_array_equal(got[True][1], got[False][1])
+    assert got[True][1][2] > 0
+    np.testing.assert_array_equal(got[True][0], got[False][0])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("n,k", [(1, 1), (8, 3), (17, 1), (32, 2)])
 def test_gesv_small_batched_gpu(rng, dtype, n, k):
     batch = 999

@@ -129,7 +129,7 @@ def test_gesv_small_batched_matches_numpy(device, dtype, n, k):
     X = device.array(np.full((batch, n, k), np.nan, dtype))
     info = device.array(np.full(batch, 99, np.int32))
     rs.gesv_small_batched(A, B, X, info)
-    assert device.names()[-1] == _lu_kernels.warp_kernel_name("gesv_warp", dtype, _lu_kernels.warp_order(n))
+    assert device.names()[-1] == _lu_kernels.warp_kernel_name("gesv_warp_flat", dtype, _lu_kernels.warp_order(n))
     np.testing.assert_array_equal(np.asarray(info), [0, 0, 0, n, 0])
     np.testing.assert_array_equal(np.asarray(A), a)      # A is only read
     x = np.asarray(X)
@@ -137,6 +137,39 @@ def test_gesv_small_batched_matches_numpy(device, dtype, n, k):
         want = np.linalg.solve(a[i].astype(wide(dtype)), b[i].astype(wide(dtype)))
         t = tol(dtype, n) * np.linalg.cond(a[i].astype(wide(dtype)))
         np.testing.assert_allclose(x[i], want, rtol=t, atol=t * np.abs(want).max())
+
+
+# (dtype, n): one matrix per warp (rank reductions on 32 lanes) with n = N and n < N, and groups
+# of 8 lanes whose last warp is part empty (16-byte loads, then the element-wise tail)
+FLAT_CASES = [("float32", 32), ("float64", 31), ("complex64", 32), ("float32", 8)]
+
+
+@pytest.mark.parametrize("dtype,n", FLAT_CASES)
+def test_gesv_warp_flat_matches_gesv_warp_bit_for_bit(device, monkeypatch, dtype, n):
+    """The flat kernel takes the same pivots and arithmetic as the way back: on matrices full of
+    ties (small integers), a NaN, a zero column and an exactly singular one, X and info agree
+    bit for bit."""
+    rng = np.random.default_rng(SEED + 11 * n)
+    batch = 5
+    a = rng.integers(-3, 4, size=(batch, n, n)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = (a + 1j * rng.integers(-2, 3, size=(batch, n, n))).astype(dtype)
+    a[1][n // 2, 0] = np.nan
+    a[2][:, n - 2] = 0
+    a[3][1] = a[3][0]
+    b = rand(rng, (batch, n, 2), dtype)
+    got = {}
+    for flat in (True, False):
+        monkeypatch.setattr(_lu_kernels, "GESV_WARP_FLAT", flat)
+        X = device.array(np.full((batch, n, 2), 7, dtype))
+        info = device.array(np.full(batch, 99, np.int32))
+        rs.gesv_small_batched(device.array(a), device.array(b), X, info)
+        assert device.names()[-1].startswith("ra_rocsolver_gesv_warp" + ("_flat<" if flat else "<"))
+        got[flat] = np.asarray(X).copy(), np.asarray(info).copy()
+    np.testing.assert_array_equal(got[True][1], got[False][1])
+    assert got[True][1][2] == n - 1 and got[True][1][3] > 0
+    np.testing.assert_array_equal(got[True][0], got[False][0])
+    assert np.isnan(got[True][0][1]).any()
 
 
 def test_gesv_small_batched_strides_broadcast_and_in_place(device):
@@ -223,7 +256,7 @@ def test_gesv_small_batched_argument_errors(emulated_device):
 
 def test_warp_kernels_are_registered():
     names = _compile.registered(_lu_kernels.WARP_SOURCE)
-    assert set(names) == set(_lu_kernels.warp_instantiations()) and len(names) == 36
+    assert set(names) == set(_lu_kernels.warp_instantiations()) and len(names) == 48
     assert "ra_rocsolver_gesv_warp<float, 32>" in names and "ra_rocsolver_getrf_warp<ra_c128, 8>" in names
     assert [_lu_kernels.warp_order(n) for n in (1, 8, 9, 16, 17, 32, 33)] == [8, 8, 16, 16, 32, 32, None]
     assert _lu.WARP_MAX == rs.GESV_SMALL_MAX == 32

@@ -19,6 +19,11 @@
 //   (0, 1) or (k + 1, N - k), so V := V J indexes its registers at compile time, and the slots
 //   shift by one between rounds (after the N - 1 rounds of a sweep, slot order is index order
 //   again).
+//   ra_rocsolver_syevj_warp_half<T, N> is the same solver with step (2) on half of the blocks:
+//   J^H A J is Hermitian, so pair k rotates only the blocks (k, k + d mod N/2), d = 1 .. N/4,
+//   and stores each with its conjugate transpose (A stays exactly Hermitian): half the
+//   multiply-adds, loads and shuffles of step (2), more stores. Its step (1) takes the tangent
+//   from the scaled hypotenuse of (d - a, 2 |beta|): one division and one square root, no branch.
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks over A (column-major, lda).
@@ -45,6 +50,16 @@ template <> struct ra_eighw_ops<float> {
     static RA_DEVICE float phase(float x, float beta, float) { return beta < 0.0f ? -x : x; }
     static RA_DEVICE float inv_sqrt(float x) { return 1.0f / sqrtf(x); }
 };
+// 2^-e for m = 2^e * 1.f (m >= 0; e clamped so the result is a normal number): an exact scaling
+// that brings m to [1, 2)
+RA_DEVICE float ra_eighw_pow2_inv(float m) {
+    const ra_u32 e = (__float_as_uint(m) >> 23) & 0xffu;
+    return __uint_as_float((254u - (e < 253u ? e : 253u)) << 23);
+}
+RA_DEVICE double ra_eighw_pow2_inv(double m) {
+    const ra_u64 e = ((ra_u64)__double_as_longlong(m) >> 52) & 0x7ffull;
+    return __longlong_as_double((long long)((2046ull - (e < 2045ull ? e : 2045ull)) << 52));
+}
 template <> struct ra_eighw_ops<double> {
     typedef double R;
     static RA_DEVICE double eps() { return 2.220446049250313e-16; }
@@ -119,12 +134,12 @@ RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
 // reached (A finite), else 1; residual[b] = off(A) at the end, n_sweeps[b] = sweeps done (either
 // may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
 // ra_eighw_layout<T, N>::BYTES per warp of the block.
-template <typename T, int N>
-__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS)
-ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
-                        typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
-                        int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
-                        int* __restrict__ info, int flags, ra_i64 batch) {
+// HALFSYM: rotate half of the blocks each round (ra_rocsolver_syevj_warp_half), else all of them.
+template <typename T, int N, bool HALFSYM>
+RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
+                            typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
+                            int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
+                            int* __restrict__ info, int flags, ra_i64 batch) {
     if constexpr (N <= RA_WARP_SIZE) {
         typedef ra_eighw_ops<T> O;
         typedef typename O::R R;
@@ -164,6 +179,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 
         const bool upper = (flags & RA_EIGHW_UPPER) != 0;
         const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
+        constexpr bool halfsym = HALFSYM;
         T* Ab = A + b * strideA;
         const T zero = O::real(R(0));
 
@@ -227,15 +243,27 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     T s = zero;
                     if (p < n && q < n && bm != R(0)) {
                         // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
-                        const R tau = (d - a) / (R(2) * bm);
-                        const R sgn = tau >= R(0) ? R(1) : R(-1);
-                        const R at = fabs(tau);
                         R tt;
-                        if (at > R(1)) {
-                            const R inv = R(1) / at;
-                            tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                        if constexpr (HALFSYM) {
+                            // t = sign(tau) / (|tau| + sqrt(1 + tau^2)) with tau = theta / phi,
+                            // theta = d - a, phi = 2 |beta|, as phi / (|theta| + sqrt(theta^2 +
+                            // phi^2)) on both scaled by a power of two: one division and one
+                            // square root, no branch
+                            const R th = d - a, ph = R(2) * bm;
+                            const R sc = ra_eighw_pow2_inv(fabs(th) > ph ? fabs(th) : ph);
+                            const R ts = th * sc, ps = ph * sc;
+                            const R t0 = ps / (fabs(ts) + sqrt(ts * ts + ps * ps));
+                            tt = th >= R(0) ? t0 : -t0;
                         } else {
-                            tt = sgn / (at + sqrt(R(1) + at * at));
+                            const R tau = (d - a) / (R(2) * bm);
+                            const R sgn = tau >= R(0) ? R(1) : R(-1);
+                            const R at = fabs(tau);
+                            if (at > R(1)) {
+                                const R inv = R(1) / at;
+                                tt = sgn / (at * (R(1) + sqrt(R(1) + inv * inv)));
+                            } else {
+                                tt = sgn / (at + sqrt(R(1) + at * at));
+                            }
                         }
                         c = O::inv_sqrt(R(1) + tt * tt);
                         s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
@@ -251,6 +279,73 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                 ra_warp_sync();
 
                 if constexpr (ROW_SPLIT) {
+                  if (halfsym) {
+                    // (2) on half of the blocks (ra_rocsolver_syevj_warp_half): J^H A J is symmetric, so pair k
+                    // rotates only the blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2
+                    // for k < HALF / 2 alone), a lane per row as below, and stores each block
+                    // and its transpose; every other block is the transpose of one of these, and
+                    // the diagonal block is set exactly. A stays exactly symmetric. Then (3) as
+                    // the block split does it.
+                    const ra_eighw_pair<T> pk = spair[kr];
+                    const bool upper_row = lane >= HALF;
+                    const int row = upper_row ? pk.q : pk.p;
+                    const R other = upper_row ? pk.s : -pk.s;
+                    constexpr int DH = HALF / 2;
+                    constexpr int HB = DH < 4 ? DH : 4;   // blocks whose loads go together
+                    T* const arow = sA + row;           // this lane's row: arow[j * LDS]
+                    T* const acol = sA + row * LDS;     // its column: acol[j]
+#pragma unroll
+                    for (int d0 = 1; d0 <= DH; d0 += HB) {
+                        R cl[HB];
+                        T sl[HB], yp[HB], yq[HB];
+                        int cp[HB], cq[HB];
+#pragma unroll
+                        for (int i = 0; i < HB; ++i) {
+                            const ra_eighw_pair<T> pl = spair[(kr + d0 + i) % HALF];
+                            cl[i] = pl.c;
+                            sl[i] = pl.s;
+                            cp[i] = pl.p;
+                            cq[i] = pl.q;
+                            // the block of an idle lane (d = HALF / 2, k >= HALF / 2) is
+                            // another pair's: not read
+                            const bool act = d0 + i < DH || kr < DH;
+                            yp[i] = act ? arow[pl.p * LDS] : zero;
+                            yq[i] = act ? arow[pl.q * LDS] : zero;
+                        }
+#pragma unroll
+                        for (int i = 0; i < HB; ++i) {
+                            const T ap = yp[i], aq = yq[i];
+                            yp[i] = cl[i] * ap - sl[i] * aq;
+                            yq[i] = sl[i] * ap + cl[i] * aq;
+                        }
+#pragma unroll
+                        for (int i = 0; i < HB; ++i) {
+                            const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
+                            if (d0 + i < DH || kr < DH) {
+                                const T vp = pk.c * yp[i] + other * op, vq = pk.c * yq[i] + other * oq;
+                                arow[cp[i] * LDS] = vp;
+                                arow[cq[i] * LDS] = vq;
+                                acol[cp[i]] = vp;
+                                acol[cq[i]] = vq;
+                            }
+                        }
+                    }
+                    sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
+                    sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
+#pragma unroll
+                    for (int k = 0; k < HALF; ++k) {
+                        const int sp = k == 0 ? 0 : k + 1;
+                        const int sq = k == 0 ? 1 : N - k;
+                        const ra_eighw_pair<T> pr = spair[k];
+                        const T vp = vr[sp], vq = vr[sq];
+                        vr[sp] = pr.c * vp - pr.s * vq;
+                        vr[sq] = pr.s * vp + pr.c * vq;
+                    }
+                    const T first = vr[1];
+#pragma unroll
+                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
+                    vr[C] = first;
+                  } else {
                     // (2) and (3) together, a lane per row of each 2 x 2 block: lane l % HALF of
                     // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
                     // every column pair j: X := B J_j on its row, the partner row's X by shuffle,
@@ -310,6 +405,7 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
 #pragma unroll
                     for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
                     vr[C] = first;
+                  }
                 } else {
                     // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
                     // Columns first (X := B J_l), then rows (J_k^H X), as the one-block kernel.
@@ -318,7 +414,66 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
                     // blocks of a round are disjoint). No masks: J = I is exact on finite values,
                     // so the dummy rows and columns stay zero (a non-finite matrix reports
                     // info = 1 whatever they hold).
-                    {
+                    if (halfsym) {
+                        // (2) on half of the blocks (ra_rocsolver_syevj_warp_half): pair k's lanes rotate the
+                        // blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2 for
+                        // k < HALF / 2 alone), the lane of column group h taking d = 1 + h,
+                        // 1 + h + COL_STEP, ...; each block and its conjugate transpose are
+                        // stored, the diagonal block set exactly (A stays exactly Hermitian)
+                        const ra_eighw_pair<T> pk = spair[kr];
+                        const T skb = O::conj(pk.s);
+                        const int rp = pk.p, rq = pk.q;
+                        constexpr int DH = HALF / 2;
+                        constexpr int HBLOCKS = (DH + COL_STEP - 1) / COL_STEP;
+                        constexpr int HB = HBLOCKS < BLOCK_BATCH ? HBLOCKS : BLOCK_BATCH;
+                        const int h = lane / HALF;
+#pragma unroll
+                        for (int j0 = 0; j0 < HBLOCKS; j0 += HB) {
+                            R cl[HB];
+                            T sl[HB], x00[HB], x01[HB], x10[HB], x11[HB];
+                            int cp[HB], cq[HB];
+                            bool act[HB];
+#pragma unroll
+                            for (int i = 0; i < HB; ++i) {
+                                const int d = 1 + h + (j0 + i) * COL_STEP;
+                                act[i] = j0 + i < HBLOCKS && (d < DH || (d == DH && kr < DH));
+                                const ra_eighw_pair<T> pl = spair[(kr + (d <= DH ? d : 0)) % HALF];
+                                cl[i] = pl.c;
+                                sl[i] = pl.s;
+                                cp[i] = pl.p;
+                                cq[i] = pl.q;
+                                x00[i] = act[i] ? sA[pl.p * LDS + rp] : zero;
+                                x01[i] = act[i] ? sA[pl.q * LDS + rp] : zero;
+                                x10[i] = act[i] ? sA[pl.p * LDS + rq] : zero;
+                                x11[i] = act[i] ? sA[pl.q * LDS + rq] : zero;
+                            }
+#pragma unroll
+                            for (int i = 0; i < HB; ++i) {
+                                if (act[i]) {
+                                    const R c = cl[i];
+                                    const T s = sl[i], slb = O::conj(s);
+                                    const T y00 = c * x00[i] - slb * x01[i], y01 = s * x00[i] + c * x01[i];
+                                    const T y10 = c * x10[i] - slb * x11[i], y11 = s * x10[i] + c * x11[i];
+                                    const T z00 = pk.c * y00 - pk.s * y10, z10 = skb * y00 + pk.c * y10;
+                                    const T z01 = pk.c * y01 - pk.s * y11, z11 = skb * y01 + pk.c * y11;
+                                    sA[cp[i] * LDS + rp] = z00;
+                                    sA[cp[i] * LDS + rq] = z10;
+                                    sA[cq[i] * LDS + rp] = z01;
+                                    sA[cq[i] * LDS + rq] = z11;
+                                    sA[rp * LDS + cp[i]] = O::conj(z00);
+                                    sA[rq * LDS + cp[i]] = O::conj(z10);
+                                    sA[rp * LDS + cq[i]] = O::conj(z01);
+                                    sA[rq * LDS + cq[i]] = O::conj(z11);
+                                }
+                            }
+                        }
+                        if (h == 0) {
+                            sA[rp + rp * LDS] = O::real(snp[kr]);
+                            sA[rq + rq * LDS] = O::real(snq[kr]);
+                            sA[rq + rp * LDS] = zero;
+                            sA[rp + rq * LDS] = zero;
+                        }
+                    } else {
                         const ra_eighw_pair<T> pk = spair[kr];
                         const T skb = O::conj(pk.s);
                         const int rp = pk.p, rq = pk.q;
@@ -415,4 +570,32 @@ ra_rocsolver_syevj_warp(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, ty
             if (n_sweeps != nullptr) n_sweeps[b] = sweeps;
         }
     }
+}
+
+#define RA_EIGHW_PARAMS                                                                                        \
+    int n, T *__restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,                 \
+        typename ra_eighw_ops<T>::R *__restrict__ residual, int max_sweeps, int *__restrict__ n_sweeps,       \
+        typename ra_eighw_ops<T>::R *__restrict__ W, ra_i64 strideW, int *__restrict__ info, int flags, ra_i64 batch
+
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, false>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
+                              batch);
+}
+
+// float32 at the warp size on NVIDIA: six resident blocks of four warps (at most 80 registers a
+// thread, 24 warps a multiprocessor; ptxas spills a few words outside the round loop), more
+// warps to hide the rotation's chain. (Parenthesized: HIP's __launch_bounds__ is a macro, and
+// there its second argument is another bound, left at 1.)
+#if defined(RA_CUDA)
+template <typename T, int N> constexpr int ra_eighw_min_blocks = sizeof(T) == 4 && N == RA_WARP_SIZE ? 6 : 1;
+#else
+template <typename T, int N> constexpr int ra_eighw_min_blocks = 1;
+#endif
+
+template <typename T, int N>
+__global__ void __launch_bounds__(RA_EIGHW_THREADS, (ra_eighw_min_blocks<T, N>)) ra_rocsolver_syevj_warp_half(
+    RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, true>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
+                             batch);
 }

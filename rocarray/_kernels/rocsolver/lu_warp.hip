@@ -347,3 +347,197 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_WARP_BLOCK) void ra_rocsolver_getrs_
         if (live) Bb[rout + k * ldb] = x;
     }
 }
+
+// ---- ra_rocsolver_gesv_warp_flat: gesv_warp's contract and results, shorter chains ----------
+//
+// The same factorization, pivots, info and substitutions as ra_rocsolver_gesv_warp, with the
+// code laid out for the hardware's pipelines:
+//  * the rank-1 update shuffles every column of the pivot row (the pivot row of a matrix of
+//    order n < N is zero past column n, so the padding stays zero for finite multipliers and is
+//    never read back), with no branch per element: the shuffles of a column step then issue back
+//    to back instead of one shuffle's latency per element;
+//  * with one matrix per warp (N = RA_WARP_SIZE), the pivot search reduces a rank, an unsigned
+//    integer ordered like the candidates (ineligible < NaN < |a| by its bits), with warp-wide
+//    max and min reductions (one instruction each on NVIDIA sm_80+, else a butterfly): the
+//    largest rank, then the smallest position among the lanes that hold it (LAPACK's first row),
+//    then its lane by a ballot;
+//  * a warp whose G matrices are whole, dense and C-ordered (the façade's usual stack) loads them
+//    with 16-byte loads, all in flight at once.
+template <typename T, int K> struct alignas(16) ra_luw_chunk { T x[K]; };
+
+RA_DEVICE void ra_luw_rank(float a, bool eligible, ra_u32& hi, ra_u32& lo) {
+    hi = !eligible ? 0u : (a == a ? __float_as_uint(a) + 2u : 1u);   // a = |x|: bits ordered as values
+    lo = 0u;
+}
+RA_DEVICE void ra_luw_rank(double a, bool eligible, ra_u32& hi, ra_u32& lo) {
+    const ra_u64 bits = (ra_u64)__double_as_longlong(a);
+    const bool number = eligible && a == a;
+    hi = !eligible ? 0u : (number ? (ra_u32)(bits >> 32) + 2u : 1u);
+    lo = number ? (ra_u32)bits : 0u;
+}
+
+RA_DEVICE ra_u32 ra_luw_warp_max(ra_u32 v) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    return __reduce_max_sync(0xffffffffu, v);
+#else
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
+        const ra_u32 o = ra_shfl_xor(v, m);
+        v = o > v ? o : v;
+    }
+    return v;
+#endif
+}
+
+RA_DEVICE ra_u32 ra_luw_warp_min(ra_u32 v) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    return __reduce_min_sync(0xffffffffu, v);
+#else
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
+        const ra_u32 o = ra_shfl_xor(v, m);
+        v = o < v ? o : v;
+    }
+    return v;
+#endif
+}
+
+// ra_luw_factor's contract (cur, piv, info), the layout above.
+template <typename T, int N>
+RA_DEVICE void ra_luw_factor_flat(T (&r)[N], int n, int li, int base, int& cur, int& piv, int& info) {
+    typedef typename ra_luw_real<T>::type R;
+    cur = li;
+    piv = 0;
+    info = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        if (j < n) {
+            const bool eligible = cur >= j && cur < n;
+            int pc, p;
+            if constexpr (N == RA_WARP_SIZE) {
+                ra_u32 hi, lo;
+                ra_luw_rank(ra_luw_abs1(r[j]), eligible, hi, lo);
+                bool top = hi == ra_luw_warp_max(hi);
+                if constexpr (sizeof(R) == 8) {
+                    const ra_u32 low = ra_luw_warp_max(top ? lo : 0u);   // every lane takes part
+                    top = top && lo == low;
+                }
+                pc = (int)ra_luw_warp_min(top ? (ra_u32)cur : 0xffffffffu);
+                p = __ffsll((long long)ra_ballot(cur == pc)) - 1;
+            } else {
+                R v = R(-1);
+                int key = RA_LUW_NO_KEY;
+                if (eligible) {
+                    const R a = ra_luw_abs1(r[j]);
+                    v = a == a ? a : R(-0.5);
+                    key = cur * N + li;
+                }
+#pragma unroll
+                for (int m = N / 2; m > 0; m >>= 1) ra_luw_better(v, key, ra_shfl_xor(v, m), ra_shfl_xor(key, m));
+                pc = key / N;
+                p = base + key % N;
+            }
+            const T d = ra_shfl(r[j], p);
+            const bool zero = ra_luw_is_zero(d);
+            if (zero && info == 0) info = j + 1;
+            if (li == j) piv = pc + 1;
+            cur = cur == pc ? j : (cur == j ? pc : cur);
+            const bool update = !zero && cur > j && cur < n;
+            if (update) r[j] = ra_luw_div(r[j], d);
+#pragma unroll
+            for (int c = j + 1; c < N; ++c) {
+                const T u = ra_shfl(r[c], p);
+                if (update) r[c] = ra_luw_fms(r[j], u, r[c]);
+            }
+        }
+    }
+}
+
+// ra_luw_load for G whole, dense, C-ordered N x N matrices at M (M 16-byte aligned): lane l
+// loads chunks l, l + RA_WARP_SIZE, ... of K elements, every load issued before any store.
+template <typename T, int N>
+RA_DEVICE void ra_luw_load_dense(T* tile, const T* M) {
+    constexpr int K = 16 / (int)sizeof(T) > 0 ? 16 / (int)sizeof(T) : 1;
+    constexpr int CHUNKS = N * N * (RA_WARP_SIZE / N) / K / RA_WARP_SIZE;   // per lane
+    typedef ra_luw_chunk<T, K> chunk;
+    const int lane = ra_lane_id();
+    const chunk* src = reinterpret_cast<const chunk*>(M);
+    chunk v[CHUNKS];
+#pragma unroll
+    for (int t = 0; t < CHUNKS; ++t) v[t] = src[t * RA_WARP_SIZE + lane];
+#pragma unroll
+    for (int t = 0; t < CHUNKS; ++t) {
+        const int e = (t * RA_WARP_SIZE + lane) * K;
+        const int g = e / (N * N), f = e % (N * N), i = f / N, c = f % N;
+#pragma unroll
+        for (int k = 0; k < K; ++k) tile[(g * N + i) * (N + 1) + c + k] = v[t].x[k];
+    }
+}
+
+template <typename T, int N>
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_WARP_BLOCK) void ra_rocsolver_gesv_warp_flat(
+    ra_i64 n, ra_i64 nrhs, const T* __restrict__ A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, int a_layout,
+    const T* B, ra_i64 b_rs, ra_i64 b_cs, ra_i64 b_bs, T* X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs,
+    int* __restrict__ info, ra_i64 batch) {
+    static_assert(N <= RA_WARP_SIZE && RA_WARP_SIZE % N == 0, "a group of N lanes within one warp");
+    static_assert(16 % sizeof(T) == 0 && (N * N) % (16 / sizeof(T)) == 0, "whole 16-byte chunks");
+    constexpr int G = RA_WARP_SIZE / N;
+    const int lane = ra_lane_id(), li = lane % N, g = lane / N, base = g * N, nn = (int)n;
+    const int warps = (int)(blockDim.x / RA_WARP_SIZE);
+    const ra_i64 b0 = ((ra_i64)blockIdx.x * warps + ra_warp_id()) * G;
+    const ra_i64 b = b0 + g;
+    const bool live = b < batch && li < nn;
+    T* tile = ra_luw_shared<T>() + (ra_i64)ra_warp_id() * RA_WARP_SIZE * (N + 1);
+    int* origin = reinterpret_cast<int*>(ra_luw_shared<T>() + (ra_i64)warps * RA_WARP_SIZE * (N + 1)) +
+                  ra_warp_id() * RA_WARP_SIZE;
+    // a_layout: 2 = dense C-ordered N x N stack (16-byte aligned), 1 = rows along the smaller
+    // stride, 0 = columns along it
+    if (a_layout == 2 && b0 + G <= batch) {
+        ra_luw_load_dense<T, N>(tile, A + b0 * a_bs);
+    } else {
+        ra_luw_load<T, N>(tile, A, a_rs, a_cs, a_bs, b0, batch, nn, a_layout != 0);
+    }
+    ra_warp_sync();
+    T r[N];
+    ra_luw_get_row<T, N>(r, tile + (base + li) * (N + 1));
+    int cur, piv, bad;
+    ra_luw_factor_flat<T, N>(r, nn, li, base, cur, piv, bad);
+    ra_warp_sync();
+    ra_luw_put_row<T, N>(r, tile + (base + cur) * (N + 1));
+    origin[base + cur] = li;
+    ra_warp_sync();
+    ra_luw_get_row<T, N>(r, tile + (base + li) * (N + 1));   // now row li of L \ U
+    const int src = origin[base + li];                        // its original row
+    if (b < batch && li == 0) info[b] = bad;
+    T dg = ra_luw_one<T>();
+#pragma unroll
+    for (int c = 0; c < N; ++c) {
+        if (c == li) dg = r[c];
+    }
+    const T dinv = ra_luw_div(ra_luw_one<T>(), dg);
+#pragma unroll
+    for (int c = 1; c < N; ++c) {
+        if (c > li) r[c] = r[c] * dinv;
+    }
+    const T* Bb = B + b * b_bs + (ra_i64)src * b_rs;
+    T* Xb = X + b * x_bs + (ra_i64)li * x_rs;
+    for (ra_i64 k = 0; k < nrhs; ++k) {
+        T x = live ? Bb[k * b_cs] : T();
+#pragma unroll
+        for (int j = 0; j < N; ++j) {
+            if (j + 1 < nn) {
+                const T y = ra_shfl(x, base + j);
+                if (li > j) x = ra_luw_fms(r[j], y, x);
+            }
+        }
+        x = x * dinv;
+#pragma unroll
+        for (int j = N - 1; j > 0; --j) {
+            if (j < nn) {
+                const T y = ra_shfl(x, base + j);
+                if (li < j) x = ra_luw_fms(r[j], y, x);
+            }
+        }
+        if (live) Xb[k * x_cs] = x;
+    }
+}
