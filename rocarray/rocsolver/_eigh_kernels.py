@@ -51,9 +51,10 @@ WARP_THREADS = 128
 WARP_ORDERS = (16, 32, 64)
 #: Launch ``ra_rocsolver_syevj_warp_half``, which rotates half of A's 2 x 2 blocks each round
 #: and stores their (conjugate) transposes (A stays exactly Hermitian; about half the
-#: multiply-adds, loads and shuffles of a round); False: ``ra_rocsolver_syevj_warp``, every
-#: block rotated, as the way back (docs/performance/rocsolver.md).
-SYEVJ_WARP_HALF = True
+#: multiply-adds, loads and shuffles of a round). Off by default: it measured 2.2-2.6x slower
+#: than ``ra_rocsolver_syevj_warp`` (every block rotated) on the bench stacks
+#: (docs/performance/rocsolver.md).
+SYEVJ_WARP_HALF = False
 
 
 def warp_kernel_name(dtype, order, half=None):
