@@ -419,7 +419,23 @@ ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_
             T acc[CB];
 #pragma unroll
             for (int u = 0; u < CB; ++u) acc[u] = zero;
-            for (ra_i64 c = r; c < i0; ++c) {
+            // (E rows of terms a round, all their loads issued before the first multiply-add)
+            constexpr int E = sizeof(T) > 8 ? 2 : 4;
+            ra_i64 c = r;
+            for (; c + E <= i0; c += E) {
+                T t[E], sv[E][CB];
+#pragma unroll
+                for (int e = 0; e < E; ++e) {
+                    t[e] = Tm[r + (c + e) * ldt];
+#pragma unroll
+                    for (int u = 0; u < CB; ++u) sv[e][u] = i0 + u < k ? S[c + e + (i0 + u) * lds] : zero;
+                }
+#pragma unroll
+                for (int e = 0; e < E; ++e)
+#pragma unroll
+                    for (int u = 0; u < CB; ++u) acc[u] = ra_qr_madd(t[e], sv[e][u], acc[u]);
+            }
+            for (; c < i0; ++c) {
                 const T t = Tm[r + c * ldt];
 #pragma unroll
                 for (int u = 0; u < CB; ++u)
