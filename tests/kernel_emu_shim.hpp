@@ -29,6 +29,11 @@
 // and the fp16 conversions built on it (RA_CUDA).
 #pragma once
 
+#ifndef EMU_SWAPCONTEXT
+// The fibers' _longjmp goes between stacks, which a fortified longjmp (__longjmp_chk, where a
+// toolchain defines _FORTIFY_SOURCE by default) takes for a jump into a dead frame and aborts.
+#undef _FORTIFY_SOURCE
+#endif
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
