@@ -2,10 +2,17 @@
 
 import os
 
-import numpy as np
-import pytest
+# One BLAS thread per pytest-xdist worker (`-n auto` starts one worker per core): OpenBLAS's own
+# threads would oversubscribe the cores, and its idle threads spin, so a worker's LAPACK calls
+# (the checks' references) took several times their CPU time. Set before NumPy loads OpenBLAS.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _knob in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(_knob, "1")
 
-from rocarray._core import backend, config, harness
+import numpy as np  # noqa: E402 (after the thread setting)
+import pytest  # noqa: E402
+
+from rocarray._core import backend, config, harness  # noqa: E402
 
 HAVE_GPU = backend.is_available()
 

@@ -64,8 +64,12 @@ SHIM = Path(__file__).with_name("kernel_emu_shim.hpp")
 #: wavefront of 64 (HIP's collectives, no matrix cores).
 TARGETS = {"cuda32": ("-DRA_CUDA=1", "-DRA_CUDA_ARCH=0", "-DRA_WARP_SIZE=32"),
            "hip64": ("-DRA_HIP=1", "-DRA_WARP_SIZE=64")}
+#: The way back to swapcontext for every switch between fibers (the shim's ``EMU_SWAPCONTEXT``);
+#: by default a fiber's first run is setcontext and later switches _setjmp/_longjmp.
+SWAPCONTEXT = False
 # -fno-gnu-unique: each kernel library keeps its own shim state (launch, shared regions)
-FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-fno-gnu-unique", "-w")
+FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-fno-gnu-unique", "-w") + \
+    (("-DEMU_SWAPCONTEXT=1",) if SWAPCONTEXT else ())
 #: The most dynamic shared memory a launch may ask for (sm_90's per-block limit).
 DYNAMIC_SHARED_BYTES = 232448
 #: Seconds a launch may run before the process is aborted (a spin-wait the emulator cannot serve).

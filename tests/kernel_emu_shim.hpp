@@ -29,7 +29,13 @@
 // and the fp16 conversions built on it (RA_CUDA).
 #pragma once
 
+#ifndef EMU_SWAPCONTEXT
+// The fibers' _longjmp goes between stacks, which a fortified longjmp (__longjmp_chk, where a
+// toolchain defines _FORTIFY_SOURCE by default) takes for a jump into a dead frame and aborts.
+#undef _FORTIFY_SOURCE
+#endif
 #include <math.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,7 +221,11 @@ Block* block = nullptr;
 // resumes it once that barrier's round has moved on (or the block failed).
 enum Wait { RUNNABLE, AT_BLOCK, AT_WARP, DONE };
 struct Fiber {
-    ucontext_t ctx;
+    ucontext_t ctx;  // the fiber's start (its own stack, entering fiber_entry)
+#ifndef EMU_SWAPCONTEXT
+    jmp_buf jb;           // where it resumes, once started
+    bool started = false;
+#endif
     uint3 idx;
     int lane = 0, warp = 0;
     Wait wait = RUNNABLE;
@@ -223,11 +233,34 @@ struct Fiber {
 };
 static ucontext_t scheduler_ctx;
 static Fiber* current_fiber = nullptr;
+#ifndef EMU_SWAPCONTEXT
+// Switches after a fiber's start are _setjmp/_longjmp, which keep the signal mask as it is:
+// swapcontext saves and restores it with a system call at every switch, which was most of an
+// emulated run's time. (EMU_SWAPCONTEXT, kernel_emu.SWAPCONTEXT, switches with swapcontext.)
+static jmp_buf scheduler_jb;
+#endif
 
 // Hands the processor back to the scheduler until this fiber's wait is over.
 void yield_to_scheduler() {
     Fiber* self = current_fiber;
+#ifdef EMU_SWAPCONTEXT
     swapcontext(&self->ctx, &scheduler_ctx);
+#else
+    if (!_setjmp(self->jb)) _longjmp(scheduler_jb, 1);
+#endif
+}
+
+// Runs fiber f until it waits or leaves the kernel.
+static void resume(Fiber& f) {
+#ifdef EMU_SWAPCONTEXT
+    swapcontext(&scheduler_ctx, &f.ctx);
+#else
+    if (!_setjmp(scheduler_jb)) {
+        if (f.started) _longjmp(f.jb, 1);
+        f.started = true;
+        setcontext(&f.ctx);  // its first run starts fiber_entry on its own stack
+    }
+#endif
 }
 
 // A thread that sleeps lets the others of its block run (a spin-wait on them can finish).
@@ -354,6 +387,9 @@ void fiber_entry() {
     }
     thread_exit(*block);
     current_fiber->wait = DONE;
+#ifndef EMU_SWAPCONTEXT
+    _longjmp(scheduler_jb, 1);  // never returns: the fiber is done
+#endif
     // returning resumes the scheduler (uc_link)
 }
 
@@ -473,6 +509,9 @@ int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperati
                     f.lane = t % WARP;
                     f.warp = t / WARP;
                     f.wait = RUNNABLE;
+#ifndef EMU_SWAPCONTEXT
+                    f.started = false;
+#endif
                     getcontext(&f.ctx);
                     f.ctx.uc_stack.ss_sp = stacks + (g * n + t) * span + page;
                     f.ctx.uc_stack.ss_size = FIBER_STACK;
@@ -505,7 +544,7 @@ int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperati
                     thread_idx = f.idx;
                     lane_id = f.lane;
                     warp_id = f.warp;
-                    swapcontext(&scheduler_ctx, &f.ctx);
+                    resume(f);
                     ran = true;
                     if (f.wait == DONE) ++done;
                     if (b.failed && !failed) {  // one block's failure ends the launch
