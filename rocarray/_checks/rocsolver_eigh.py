@@ -49,25 +49,38 @@ def _columns(buf, n, ld):
 
 @harness.self_check(_LIB, "syevj_strided_batched")
 def check_syevj(rng):
+    from rocarray.rocsolver import _eigh_kernels
+
+    # a warp per matrix (both warp kernels: the default and SYEVJ_WARP_HALF's), then a block
+    cases = [(n, d, half) for n, halves in ((21, (False, True)), (40, (False,))) for half in halves for d in _DTYPES]
+    saved = _eigh_kernels.SYEVJ_WARP_HALF
+    try:
+        for n, dtype, half in cases:
+            _eigh_kernels.SYEVJ_WARP_HALF = half
+            _check_syevj_case(rng, n, dtype, batch=5)
+    finally:
+        _eigh_kernels.SYEVJ_WARP_HALF = saved
+
+
+def _check_syevj_case(rng, n, dtype, batch):
+    """syevj/heevj of ``batch`` random Hermitian matrices of order n, the lower triangle stored."""
     from rocarray import rocsolver
 
     cupy = backend.cupy()
-    batch = 5
-    for n, dtype in [(n, d) for n in (21, 40) for d in _DTYPES]:  # a warp, then a block per matrix
-        mats = [_hermitian(rng, n, dtype) for _ in range(batch)]
-        host = numpy.concatenate([numpy.tril(a).T.ravel() for a in mats])  # column-major, lower
-        A = cupy.asarray(host)
-        real = numpy.dtype(dtype).char.lower()
-        W = cupy.full(batch * n, numpy.nan, real)
-        info = cupy.full(batch, -1, numpy.int32)
-        fn = rocsolver.heevj_strided_batched if numpy.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
-        fn("V", "L", n, A, n, n * n, 0.0, None, 100, None, W, n, info, batch)
-        if numpy.any(cupy.asnumpy(info) != 0):
-            raise AssertionError(f"syevj {dtype} n={n}: info {cupy.asnumpy(info)}")
-        out, w = cupy.asnumpy(A), cupy.asnumpy(W)
-        for b, a in enumerate(mats):
-            _verify(f"syevj {dtype} n={n} matrix {b}", a, w[b * n:(b + 1) * n].astype(numpy.float64),
-                    _columns(out[b * n * n:], n, n).astype(numpy.complex128), dtype)
+    mats = [_hermitian(rng, n, dtype) for _ in range(batch)]
+    host = numpy.concatenate([numpy.tril(a).T.ravel() for a in mats])  # column-major, lower
+    A = cupy.asarray(host)
+    real = numpy.dtype(dtype).char.lower()
+    W = cupy.full(batch * n, numpy.nan, real)
+    info = cupy.full(batch, -1, numpy.int32)
+    fn = rocsolver.heevj_strided_batched if numpy.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
+    fn("V", "L", n, A, n, n * n, 0.0, None, 100, None, W, n, info, batch)
+    if numpy.any(cupy.asnumpy(info) != 0):
+        raise AssertionError(f"syevj {dtype} n={n}: info {cupy.asnumpy(info)}")
+    out, w = cupy.asnumpy(A), cupy.asnumpy(W)
+    for b, a in enumerate(mats):
+        _verify(f"syevj {dtype} n={n} matrix {b}", a, w[b * n:(b + 1) * n].astype(numpy.float64),
+                _columns(out[b * n * n:], n, n).astype(numpy.complex128), dtype)
 
 
 def _check_syevd_once(rng, n, label, uplo="U"):

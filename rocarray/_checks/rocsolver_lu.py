@@ -81,6 +81,28 @@ def _check_other_panels(rng):
         _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = saved
 
 
+def _check_gesv_warp_way_back(rng):
+    """Small batched solves through ``gesv_warp``, the way back of the default ``gesv_warp_flat``
+    (``GESV_WARP_FLAT``): the same backward-error bound, every dtype."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu_kernels
+
+    saved = _lu_kernels.GESV_WARP_FLAT
+    try:
+        _lu_kernels.GESV_WARP_FLAT = False
+        for dtype in _DTYPES:
+            eps = numpy.finfo(numpy.dtype(dtype)).eps
+            a, b = _random((50, 24, 24), dtype, rng), _random((50, 24, 2), dtype, rng)
+            x = la.solve(a, b)
+            ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
+            err = (numpy.linalg.norm(ah @ xh - bh, axis=(-2, -1))
+                   / (numpy.linalg.norm(ah, axis=(-2, -1)) * numpy.linalg.norm(xh, axis=(-2, -1)) * 24 * eps)).max()
+            if not err < 8:
+                raise AssertionError(f"solve (gesv_warp) (50, 24, 24) {dtype}: backward error {err:.2f} n eps")
+    finally:
+        _lu_kernels.GESV_WARP_FLAT = saved
+
+
 def _check_composed_laswp(rng):
     """300 interchanges (past one 32-interchange chunk) with a gap of columns, by the chunked
     laswp and as one composed permutation (laswp_plan, laswp_gather): the same rows, bit for bit."""
@@ -103,6 +125,7 @@ def check_solve(rng):
 
     _check_other_panels(rng)
     _check_composed_laswp(rng)
+    _check_gesv_warp_way_back(rng)
 
     for dtype in _DTYPES:
         eps = numpy.finfo(numpy.dtype(dtype)).eps
