@@ -23,7 +23,8 @@ and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through
 ``syevj_warp_half`` (order 32 in float32: the row split; orders 31 and 16 in complex128: the
 block split). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
 problem (float16, channels last), the epilogue staged through shared memory and, with
-``STAGED_EPILOGUE`` off, stored from the fragment.
+``STAGED_EPILOGUE`` off, stored from the fragment. ``qr300`` factors a 300 x 300 matrix
+(float64, complex128) through the blocked QR: ``geqr2``, ``larft``, ``copy_v`` and the gemms.
 """
 
 import sys
@@ -33,7 +34,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma")
+         "eighwz", "conv_wgmma", "qr300")
 
 
 def _lu_case(case, rng):
@@ -181,6 +182,19 @@ def _conv_case(case, rng):
                 raise SystemExit(f"{case} k={k} staged={staged}: max error {err}")
 
 
+def _qr_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+
+    for dtype in ("float64", "complex128"):
+        a = rng.standard_normal((300, 300)) + (1j * rng.standard_normal((300, 300)) if dtype == "complex128" else 0)
+        q, r = ra.linalg.qr(cupy.asarray(a.astype(dtype)))
+        err = float(numpy.abs(cupy.asnumpy(q) @ cupy.asnumpy(r) - a).max())
+        if not err < 1e-10:
+            raise SystemExit(f"{case} {dtype}: max error of Q R {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -199,7 +213,8 @@ def main(argv):
     case = argv[0]
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
-           else _batched_case if case in ("gesvw", "eighw", "eighwz") else _spgemm_case)
+           else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
+           else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()
     launch.observer = None
