@@ -65,6 +65,23 @@ template <typename T, typename Op> RA_DEVICE T ra_warp_reduce(T v, Op op) {
     return v;
 }
 
+// The largest and the smallest 32-bit unsigned value over the whole warp, in every lane: one
+// redux.sync on NVIDIA from sm_80, ra_warp_reduce's butterfly elsewhere (the same result).
+RA_DEVICE ra_u32 ra_warp_max_u32(ra_u32 v) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    return __reduce_max_sync(RA_FULL_WARP_MASK, v);
+#else
+    return ra_warp_reduce(v, ra_op_max());
+#endif
+}
+RA_DEVICE ra_u32 ra_warp_min_u32(ra_u32 v) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    return __reduce_min_sync(RA_FULL_WARP_MASK, v);
+#else
+    return ra_warp_reduce(v, ra_op_min());
+#endif
+}
+
 // Block-wide reduction; BLOCK (a power of two, a whole number of warps) threads, scratch holds
 // BLOCK / RA_WARP_SIZE values. The result is valid in thread 0. Callers that reuse scratch
 // afterwards must __syncthreads() first.

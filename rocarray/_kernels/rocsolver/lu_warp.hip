@@ -376,31 +376,6 @@ RA_DEVICE void ra_luw_rank(double a, bool eligible, ra_u32& hi, ra_u32& lo) {
     lo = number ? (ra_u32)bits : 0u;
 }
 
-RA_DEVICE ra_u32 ra_luw_warp_max(ra_u32 v) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    return __reduce_max_sync(0xffffffffu, v);
-#else
-#pragma unroll
-    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
-        const ra_u32 o = ra_shfl_xor(v, m);
-        v = o > v ? o : v;
-    }
-    return v;
-#endif
-}
-
-RA_DEVICE ra_u32 ra_luw_warp_min(ra_u32 v) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
-    return __reduce_min_sync(0xffffffffu, v);
-#else
-#pragma unroll
-    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
-        const ra_u32 o = ra_shfl_xor(v, m);
-        v = o < v ? o : v;
-    }
-    return v;
-#endif
-}
 
 // ra_luw_factor's contract (cur, piv, info), the layout above.
 template <typename T, int N>
@@ -417,12 +392,12 @@ RA_DEVICE void ra_luw_factor_flat(T (&r)[N], int n, int li, int base, int& cur, 
             if constexpr (N == RA_WARP_SIZE) {
                 ra_u32 hi, lo;
                 ra_luw_rank(ra_luw_abs1(r[j]), eligible, hi, lo);
-                bool top = hi == ra_luw_warp_max(hi);
+                bool top = hi == ra_warp_max_u32(hi);
                 if constexpr (sizeof(R) == 8) {
-                    const ra_u32 low = ra_luw_warp_max(top ? lo : 0u);   // every lane takes part
+                    const ra_u32 low = ra_warp_max_u32(top ? lo : 0u);   // every lane takes part
                     top = top && lo == low;
                 }
-                pc = (int)ra_luw_warp_min(top ? (ra_u32)cur : 0xffffffffu);
+                pc = (int)ra_warp_min_u32(top ? (ra_u32)cur : ~0u);
                 p = __ffsll((long long)ra_ballot(cur == pc)) - 1;
             } else {
                 R v = R(-1);
