@@ -37,16 +37,26 @@ def _random(shape, dtype, rng=None):
     return x.astype(dtype)
 
 
+def _backward_error(a, b, x):
+    """The largest ``||A x - b|| / (||A|| ||x|| n eps)`` over a (stack of) solve(s), in float64 /
+    complex128 on the host (Frobenius norms of each system's matrices)."""
+    n = a.shape[-1]
+    eps = numpy.finfo(a.dtype).eps
+    ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
+    if bh.ndim == ah.ndim - 1:
+        bh, xh = bh[..., None], xh[..., None]
+    axes = (-2, -1)
+    return float((numpy.linalg.norm(ah @ xh - bh, axis=axes)
+                  / (numpy.linalg.norm(ah, axis=axes) * numpy.linalg.norm(xh, axis=axes) * n * eps)).max())
+
+
 def _solve_300(dtype, rng, what):
     """Solve a fresh order-300 system of ``dtype`` through ``ra.linalg.solve`` under whatever
     settings the caller made; raise unless its backward error is below 8 n eps."""
     import rocarray.linalg as la
 
-    eps = numpy.finfo(numpy.dtype(dtype)).eps
     a, b = _random((300, 300), dtype, rng), _random((300,), dtype, rng)
-    x = la.solve(a, b)
-    ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
-    err = numpy.linalg.norm(ah @ xh - bh) / (numpy.linalg.norm(ah) * numpy.linalg.norm(xh) * 300 * eps)
+    err = _backward_error(a, b, la.solve(a, b))
     if not err < 8:
         raise AssertionError(f"solve 300 {dtype}, {what}: backward error {err:.2f} n eps")
 
@@ -91,12 +101,8 @@ def _check_gesv_warp_way_back(rng):
     try:
         _lu_kernels.GESV_WARP_FLAT = False
         for dtype in _DTYPES:
-            eps = numpy.finfo(numpy.dtype(dtype)).eps
             a, b = _random((50, 24, 24), dtype, rng), _random((50, 24, 2), dtype, rng)
-            x = la.solve(a, b)
-            ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
-            err = (numpy.linalg.norm(ah @ xh - bh, axis=(-2, -1))
-                   / (numpy.linalg.norm(ah, axis=(-2, -1)) * numpy.linalg.norm(xh, axis=(-2, -1)) * 24 * eps)).max()
+            err = _backward_error(a, b, la.solve(a, b))
             if not err < 8:
                 raise AssertionError(f"solve (gesv_warp) (50, 24, 24) {dtype}: backward error {err:.2f} n eps")
     finally:
@@ -128,17 +134,11 @@ def check_solve(rng):
     _check_gesv_warp_way_back(rng)
 
     for dtype in _DTYPES:
-        eps = numpy.finfo(numpy.dtype(dtype)).eps
         tall = ((2100, 2100),) if dtype in ("float64", "complex64") else ()
         for shape in ((37, 37), (300, 300), (50, 24, 24)) + tall:
-            n = shape[-1]
             a = _random(shape, dtype, rng)
             b = _random(shape[:-1] + (2,), dtype, rng)
-            x = la.solve(a, b)
-            ah, bh, xh = (backend.cupy().asnumpy(v).astype(numpy.complex128) for v in (a, b, x))
-            r = ah @ xh - bh
-            err = (numpy.linalg.norm(r, axis=(-2, -1))
-                   / (numpy.linalg.norm(ah, axis=(-2, -1)) * numpy.linalg.norm(xh, axis=(-2, -1)) * n * eps)).max()
+            err = _backward_error(a, b, la.solve(a, b))
             if not err < 8:
                 raise AssertionError(f"solve {shape} {dtype}: backward error {err:.2f} n eps")
     _check_outer_blocks(rng)
