@@ -1010,6 +1010,21 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         // Row maxima as four independent chains a row (fmaxf: one instruction, no compare and
         // select; a NaN score is dropped here but still reaches P, the sums and the output through
         // its exponential), so the reduction's latency is short beside the exponentials.
+        // The masking is one branch around the whole tile's scores: inside the maxima's loop the
+        // compiler predicates it per score, and whole tiles then issue its compares and selects.
+        if (!whole) {
+            // keys past S, and after the row's query when causal: the row's key limit
+            const ra_i64 lim0 = mk.causal ? ra_min<ra_i64>(S, r_mine + 1) : S;
+            const ra_i64 lim1 = mk.causal ? ra_min<ra_i64>(S, r_mine + 9) : S;
+            const ra_i64 k0 = j0 + 2 * t;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+                for (int c = 0; c < 4; ++c) {
+                    const ra_i64 key = k0 + 8 * j + (c & 1);
+                    sacc[4 * j + c] = key < ((c >> 1) ? lim1 : lim0) ? sacc[4 * j + c] * sc2 : neg_inf;
+                }
+        }
         float top[2][4];
 #pragma unroll
         for (int rr = 0; rr < 2; ++rr)
@@ -1019,13 +1034,7 @@ ra_miopen_attention_fwd_wgmma(const RA_GRID_CONSTANT ra_tensor_map tma_q, const 
         for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
             for (int c = 0; c < 4; ++c) {
-                const int rr = c >> 1;
-                if (!whole) {
-                    const ra_i64 i = r_mine + 8 * rr, key = j0 + 8 * j + 2 * t + (c & 1);
-                    const bool ok = key < S && !(mk.causal && key > i);
-                    sacc[4 * j + c] = ok ? sacc[4 * j + c] * sc2 : neg_inf;
-                }
-                float& chain = top[rr][2 * (j & 1) + (c & 1)];
+                float& chain = top[c >> 1][2 * (j & 1) + (c & 1)];
                 chain = fmaxf(chain, sacc[4 * j + c]);
             }
         float base[2];
