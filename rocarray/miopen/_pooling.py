@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy
 
-from rocarray._core import compile as _compile, kernels, launch
+from rocarray._core import backend, compile as _compile, kernels, launch
 from rocarray.miopen import _pointwise_common as _c
 
 SOURCE = "miopen/pooling.hip"
@@ -189,6 +189,72 @@ def _launch(direction, geometry, args, work, like, vec=1):
         KERNELS[name](dev, (_c.blocks(work, BLOCK, _c.MAX_GRID),), (*args, geometry.packed()))
 
 
+def forward_plan(device_id, dtype, geometry, *, return_indices=False, aligned=True, out_shape=None):
+    """The prepared forward of ``geometry`` for C-contiguous ``dtype`` inputs on ``device_id``.
+
+    Parameters
+    ----------
+    device_id : int
+        The device the inputs live on.
+    dtype : numpy.dtype
+        Float16, bfloat16, float32 or float64.
+    geometry : PoolingGeometry
+    return_indices : bool, optional
+        As :func:`pooling_forward`.
+    aligned : bool, optional
+        Whether the inputs' addresses are multiples of 16 bytes (channels-last 16-byte packs).
+    out_shape : tuple of int, optional
+        The outputs' shape (default ``geometry.output_shape``; same size, e.g. without a batch
+        axis).
+
+    Returns
+    -------
+    run : callable
+        ``run(x)``: ``y`` (and ``indices`` with ``return_indices``) of ``x``, a C-contiguous
+        array of ``geometry.input_shape``'s size and ``dtype`` on ``device_id`` (not checked).
+    """
+    dtype = numpy.dtype(dtype)
+    shape = tuple(geometry.output_shape if out_shape is None else out_shape)
+    size = math.prod(shape)
+    pack = _PACK[_c.ctype(dtype)]
+    vec = pack if geometry.nhwc and geometry.channels % pack == 0 and aligned else 1
+    run_shape = max_run_shape(geometry, vec)
+    outputs = (launch.POINTER, launch.POINTER if return_indices else _NULL)
+    if run_shape is None:
+        name, work, args = kernel_name("forward", _c.ctype(dtype), geometry.mode, geometry.nhwc, vec), size // vec, \
+            (launch.POINTER,) + outputs
+    else:
+        runs = -(-geometry.output_size[-1] // RUN)
+        work = size // vec // geometry.output_size[-1] * runs
+        if HALF2 and dtype == numpy.float16 and not return_indices:
+            name, args = max_h2_name(*run_shape), (launch.POINTER, launch.POINTER)
+        else:
+            name, args = max_run_name(_c.ctype(dtype), *run_shape, return_indices), (launch.POINTER,) + outputs
+    prepared = None
+    if work:
+        with launch.on_device(device_id):
+            prepared = KERNELS[name].prepare(device_id, (_c.blocks(work, BLOCK, _c.MAX_GRID),),
+                                             (*args, geometry.packed()))
+    empty = backend.cupy().empty
+    index_dtype = numpy.dtype(numpy.int64)
+
+    def run(x):
+        with launch.on_device(device_id):
+            y = empty(shape, dtype)
+            if vec > 1 and y.data.ptr % 16:  # an allocator that does not align: one channel a thread
+                return forward_plan(device_id, dtype, geometry, return_indices=return_indices, aligned=False,
+                                    out_shape=shape)(x)
+            if not return_indices:
+                if prepared is not None:
+                    prepared(x.data.ptr, y.data.ptr)
+                return y
+            indices = empty(shape, index_dtype)
+            if prepared is not None:
+                prepared(x.data.ptr, y.data.ptr, indices.data.ptr)
+            return y, indices
+    return run
+
+
 def pooling_forward(x, geometry, *, return_indices=False):
     """Pool ``x`` as ``geometry`` says.
 
@@ -209,25 +275,8 @@ def pooling_forward(x, geometry, *, return_indices=False):
     indices : cupy.ndarray
         int64, ``y``'s shape; only with ``return_indices``.
     """
-    _c.device_of(x)
-    y = _c.empty(geometry.output_shape, x.dtype, x)
-    indices = _c.empty(geometry.output_shape, numpy.int64, x) if return_indices else None
-    vec = channel_pack(geometry, x.dtype, x, y)
-    args = (x, y, _NULL if indices is None else indices)
-    shape = max_run_shape(geometry, vec)
-    if shape is None:
-        _launch("forward", geometry, args, y.size // vec, x, vec)
-    elif y.size:
-        runs = -(-geometry.output_size[-1] // RUN)
-        work = y.size // vec // geometry.output_size[-1] * runs
-        dev = _c.device_of(x)
-        if HALF2 and x.dtype == numpy.float16 and not return_indices:
-            name, args = max_h2_name(*shape), args[:2]
-        else:
-            name = max_run_name(_c.ctype(x.dtype), *shape, return_indices)
-        with launch.on_device(dev):
-            KERNELS[name](dev, (_c.blocks(work, BLOCK, _c.MAX_GRID),), (*args, geometry.packed()))
-    return (y, indices) if return_indices else y
+    device_id = _c.device_of(x)
+    return forward_plan(device_id, x.dtype, geometry, return_indices=return_indices, aligned=_c.aligned(x))(x)
 
 
 def pooling_backward(dy, geometry, *, indices=None):

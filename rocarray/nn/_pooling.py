@@ -4,7 +4,7 @@ the backward functions (arguments after aten's ``*_backward``), channels first o
 
 import operator
 
-from rocarray._core import backend
+from rocarray._core import backend, plans
 from rocarray.miopen import _pooling
 from rocarray.nn import _args
 
@@ -135,11 +135,45 @@ def _size(shape):
 # the generic implementations; the public functions below fix the number of spatial axes
 
 
+def _plan_key(op, input, *settings):
+    """The plan-cache key of a forward pooling call on a C-contiguous device array: everything its
+    checks and its plan depend on (None: no plan, the call takes the checked path)."""
+    cupy = backend.cupy()
+    if type(input) is not cupy.ndarray or not input.flags.c_contiguous:
+        return None
+    # the settings by their repr: 3 and 3.0 hash alike, but only one of them is a valid size
+    return (op, input.shape, input.dtype, input.data.device_id, input.data.ptr % 16 == 0, _pooling.HALF2,
+            _pooling.RUN, repr(settings))
+
+
+def _forward(key, build, input):
+    """``build()``'s plan run on ``input``, the plan kept under ``key`` (None: not kept)."""
+    run = None if key is None else plans.cache.get(key)
+    if run is None:
+        run = build()
+        if key is not None:
+            plans.cache.put(key, run)
+    return run(input)
+
+
+def _forward_plan(x, geometry, batched, return_indices=False):
+    """The prepared forward of ``geometry`` on arrays like ``x`` (the batch axis dropped from the
+    outputs when the call had none)."""
+    shape = geometry.output_shape if batched else geometry.output_shape[1:]
+    return _pooling.forward_plan(x.data.device_id, x.dtype, geometry, return_indices=return_indices,
+                                 aligned=x.data.ptr % 16 == 0, out_shape=shape)
+
+
 def _max_pool(nd, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, layout):
-    fn = f"max_pool{_NAMES[nd]}"
-    x, layout, batched = _input(input, nd, fn, layout)
-    geometry = _max_geometry(fn, nd, x, layout, kernel_size, stride, padding, dilation, ceil_mode)
-    return _finish(_pooling.pooling_forward(x, geometry, return_indices=return_indices), batched)
+    key = _plan_key("nn.max_pool", input, nd, kernel_size, stride, padding, dilation, ceil_mode, return_indices,
+                    layout)
+
+    def build():
+        fn = f"max_pool{_NAMES[nd]}"
+        x, layout_name, batched = _input(input, nd, fn, layout)
+        geometry = _max_geometry(fn, nd, x, layout_name, kernel_size, stride, padding, dilation, ceil_mode)
+        return _forward_plan(x, geometry, batched, bool(return_indices))
+    return _forward(key, build, input)
 
 
 def _max_geometry(fn, nd, x, layout, kernel_size, stride, padding, dilation, ceil_mode):
@@ -168,11 +202,16 @@ def _adaptive_geometry(fn, nd, x, layout, mode, output_size_arg):
 
 
 def _avg_pool(nd, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, layout):
-    fn = f"avg_pool{_NAMES[nd]}"
-    x, layout, batched = _input(input, nd, fn, layout)
-    geometry = _avg_geometry(fn, nd, x, layout, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                             divisor_override)
-    return _finish(_pooling.pooling_forward(x, geometry), batched)
+    key = _plan_key("nn.avg_pool", input, nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override, layout)
+
+    def build():
+        fn = f"avg_pool{_NAMES[nd]}"
+        x, layout_name, batched = _input(input, nd, fn, layout)
+        geometry = _avg_geometry(fn, nd, x, layout_name, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                 divisor_override)
+        return _forward_plan(x, geometry, batched)
+    return _forward(key, build, input)
 
 
 def _adaptive(nd, mode, input, output_size_arg, return_indices, layout):
