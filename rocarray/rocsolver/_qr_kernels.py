@@ -38,8 +38,16 @@ GRID_SPIN_LIMIT = 1 << 32
 #: Static shared bytes of the device-wide geqr2 beside its rows (s_w, the scalars, slack).
 GRID_STATIC_SHARED = 1024
 
+#: T of a block reflector through its inverse, ``T = (I + diag(tau) striu(S))^{-1} diag(tau)``
+#: (``ra_rocsolver_larft_inv``: diagonal blocks by substitution, then doubling products in
+#: parallel) where k <= :data:`LARFT_INVERSE_MAX`; False: the column recurrence (``ra_rocsolver_larft``).
+LARFT_INVERSE = True
+#: Largest k of ``larft_inv`` (``RA_ROCSOLVER_QR_LARFT_INV_MAX``).
+LARFT_INVERSE_MAX = 128
+
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
-_ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
+_ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "larft_inv",
+                "qr_diag_info")
 
 
 def _name(kernel, dtype, *extra):
@@ -154,10 +162,13 @@ def conj_transpose(rows, cols, X, ldx, Y, ldy):
 
 
 def larft(k, S, lds, stride_s, tau, stride_p, T, ldt, stride_t, batch):
-    """T (k x k, upper triangular, zeros below) of H_0 ... H_{k-1} = I - V T V^H from S = V^H V."""
+    """T (k x k, upper triangular, zeros below) of H_0 ... H_{k-1} = I - V T V^H from S = V^H V
+    (only S's strict upper triangle is read): by ``larft_inv`` where :data:`LARFT_INVERSE` is on
+    and k <= :data:`LARFT_INVERSE_MAX`, else by the column recurrence."""
+    inverse = LARFT_INVERSE and k <= LARFT_INVERSE_MAX
     device = _device(S)
     with launch.on_device(device):
-        KERNELS[_name("larft", S.dtype)](
+        KERNELS[_name("larft_inv" if inverse else "larft", S.dtype)](
             device, (batch,), (_i64(k), S, _i64(lds), _i64(stride_s), tau, _i64(stride_p), T, _i64(ldt),
                                _i64(stride_t)))
 

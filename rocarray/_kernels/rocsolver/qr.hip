@@ -42,6 +42,9 @@
 #define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
 #define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
 #define RA_ROCSOLVER_QR_LARFT_COLUMNS 8  // columns of T summed together in larft
+#define RA_ROCSOLVER_QR_LARFT_LEAF 16  // order of larft_inv's diagonal blocks (substitution in registers)
+#define RA_ROCSOLVER_QR_LARFT_INV_COLS 8  // columns of a larft_inv product's work item
+#define RA_ROCSOLVER_QR_LARFT_INV_MAX 128  // largest k of larft_inv
 #define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
 #define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
 
@@ -461,6 +464,130 @@ ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_
             }
         }
     }
+}
+
+// ra_rocsolver_larft_inv<T>: the same T through its inverse, T = (I + diag(tau) striu(S))^{-1} diag(tau)
+// (T^{-1} = diag(1/tau) + striu(S) where no tau is zero; this form needs no division and gives
+// LAPACK's zero row and column for tau(i) = 0). k <= RA_ROCSOLVER_QR_LARFT_INV_MAX, one block per matrix.
+//  1. Diagonal blocks of RA_ROCSOLVER_QR_LARFT_LEAF: thread j forms column j of its block by
+//     substitution in registers (x(j) = tau(j), x(i) = -tau(i) sum_{l>i} S(i, l) x(l)).
+//  2. Blocks doubled, s = LEAF, 2 LEAF, ... < k: for each pair of finished neighbours T11 (rows
+//     i0 .. i1-1) and T22 (i1 .. e-1), T12 = -T11 (S12 T22) in two products, Y = S12 T22 kept
+//     transposed in T's lower block (zero in the result, unused by the level), then T12 = -T11 Y.
+//     A product's work item is one pair's rows (a lane each, RA_WARP_SIZE apart) times
+//     RA_ROCSOLVER_QR_LARFT_INV_COLS of its columns (broadcast loads); a warp takes items in turn.
+//     Triangles are masked by selects, never by multiplying (T holds stale values below them).
+//  3. The lower triangle zeroed.
+// T lives in the output (global memory through L1: small, and k^2 values fit where shared memory
+// would not for double complex); one barrier after the leaves and after each product.
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_s, const T* __restrict__ tau,
+                       ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t) {
+    typedef typename ra_real_of<T>::type R;
+    constexpr int L = RA_ROCSOLVER_QR_LARFT_LEAF;
+    constexpr int CW = RA_ROCSOLVER_QR_LARFT_INV_COLS;
+    // rows of a product's pair: at most half of the largest k
+    constexpr int RQ = (RA_ROCSOLVER_QR_LARFT_INV_MAX / 2 + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
+    const ra_i64 b = blockIdx.x;
+    S += b * stride_s;
+    tau += b * stride_p;
+    Tm += b * stride_t;
+    const T zero = ra_qr_make<T>::of(R(0), R(0));
+
+    // 1. the diagonal blocks
+    for (ra_i64 j = threadIdx.x; j < k; j += blockDim.x) {
+        const ra_i64 l0 = j - j % L;
+        const int jj = (int)(j - l0);
+        T x[L], acc[L];
+#pragma unroll
+        for (int i = 0; i < L; ++i) acc[i] = zero;
+#pragma unroll
+        for (int l = L - 1; l >= 0; --l) {
+            x[l] = l == jj ? tau[j] : (l < jj ? zero - tau[l0 + l] * acc[l] : zero);
+            if (l <= jj && l > 0) {
+#pragma unroll
+                for (int i = 0; i < l; ++i) acc[i] = ra_qr_madd(S[l0 + i + (l0 + l) * lds], x[l], acc[i]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < L; ++i)
+            if (l0 + i < k) Tm[l0 + i + j * ldt] = x[i];
+    }
+    __syncthreads();
+
+    // 2. the off-diagonal blocks, doubling
+    const int lane = (int)(threadIdx.x % RA_WARP_SIZE);
+    const int warps = (int)(blockDim.x / RA_WARP_SIZE);
+    for (ra_i64 s = L; s < k; s *= 2) {
+        const ra_i64 pairs = (k + 2 * s - 1) / (2 * s);
+        const ra_i64 per_pair = (s + CW - 1) / CW;  // column groups of a full pair
+        for (int phase = 0; phase < 2; ++phase) {
+            for (ra_i64 item = threadIdx.x / RA_WARP_SIZE; item < pairs * per_pair; item += warps) {
+                const ra_i64 i0 = (item / per_pair) * 2 * s, i1 = i0 + s;
+                const ra_i64 e = i1 + s < k ? i1 + s : k;
+                const ra_i64 c0 = i1 + (item % per_pair) * CW;
+                if (c0 >= e) continue;  // the last pair's columns end early (or it has none)
+                const ra_i64 c1 = c0 + CW < e ? c0 + CW : e;
+                T acc[RQ][CW];
+#pragma unroll
+                for (int q = 0; q < RQ; ++q)
+#pragma unroll
+                    for (int u = 0; u < CW; ++u) acc[q][u] = zero;
+                if (phase == 0) {
+                    // Y(r, c) = sum_{l = i1}^{c} S(r, l) T22(l, c)
+                    for (ra_i64 l = i1; l < c1; ++l) {
+                        T a[RQ], t[CW];
+#pragma unroll
+                        for (int q = 0; q < RQ; ++q) {
+                            const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
+                            a[q] = r < s ? S[i0 + r + l * lds] : zero;
+                        }
+#pragma unroll
+                        for (int u = 0; u < CW; ++u) t[u] = c0 + u < c1 && l <= c0 + u ? Tm[l + (c0 + u) * ldt] : zero;
+#pragma unroll
+                        for (int q = 0; q < RQ; ++q)
+#pragma unroll
+                            for (int u = 0; u < CW; ++u) acc[q][u] = ra_qr_madd(a[q], t[u], acc[q][u]);
+                    }
+#pragma unroll
+                    for (int q = 0; q < RQ; ++q) {
+                        const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
+#pragma unroll
+                        for (int u = 0; u < CW; ++u)
+                            if (r < s && c0 + u < c1) Tm[c0 + u + (i0 + r) * ldt] = acc[q][u];
+                    }
+                } else {
+                    // T12(r, c) = -sum_{l = r}^{i1 - 1} T11(r, l) Y(l, c), Y(l, c) at T(c, l)
+                    for (ra_i64 l = i0; l < i1; ++l) {
+                        T a[RQ], y[CW];
+#pragma unroll
+                        for (int u = 0; u < CW; ++u) y[u] = c0 + u < c1 ? Tm[c0 + u + l * ldt] : zero;
+#pragma unroll
+                        for (int q = 0; q < RQ; ++q) {
+                            if (l < i0 + (ra_i64)q * RA_WARP_SIZE) continue;  // the warp's rows q all below l
+                            const ra_i64 r = i0 + lane + (ra_i64)q * RA_WARP_SIZE;
+                            a[q] = r < i1 && r <= l ? Tm[r + l * ldt] : zero;
+#pragma unroll
+                            for (int u = 0; u < CW; ++u) acc[q][u] = ra_qr_madd(a[q], y[u], acc[q][u]);
+                        }
+                    }
+#pragma unroll
+                    for (int q = 0; q < RQ; ++q) {
+                        const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
+#pragma unroll
+                        for (int u = 0; u < CW; ++u)
+                            if (r < s && c0 + u < c1) Tm[i0 + r + (c0 + u) * ldt] = zero - acc[q][u];
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+
+    // 3. zeros below the diagonal (the leaves' and the products' scratch)
+    for (ra_i64 r = threadIdx.x; r < k; r += blockDim.x)
+        for (ra_i64 c = 0; c < r; ++c) Tm[r + c * ldt] = zero;
 }
 
 template <typename T>
