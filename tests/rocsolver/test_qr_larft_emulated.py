@@ -7,7 +7,8 @@ Against LAPACK's column recurrence (xLARFT, forward, columnwise; ``qr_host.larft
 against the recurrence kernel ``ra_rocsolver_larft`` run on the same target: reflectors and tau
 from LAPACK's geqrf (``numpy.linalg.qr(mode='raw')``) of random and of cond-1e10 matrices, tau = 0
 columns (T's row and column zero), orders 1, 2 and across the diagonal blocks (16) and the
-products' column groups (31, 32, 33, 64, 128), stacks of 3, every dtype. S is passed with NaN on
+products' column groups (31, 32, 33, 64, 128), stacks of 3, every dtype, the work matrix in
+shared memory and in T (bit-identical). S is passed with NaN on
 and below its diagonal and T poisoned with NaN, so both show the kernel reads only S's strict
 upper triangle and writes all of T (zeros below the diagonal).
 
@@ -42,14 +43,14 @@ def reflectors(rng, k, dtype, kind):
     return v.astype(dtype), tau.astype(dtype)
 
 
-def run(k, S, lds, tau, ldt, batch, device, dtype, inverse):
+def run(k, S, lds, tau, ldt, batch, device, dtype, inverse, shared=True):
     T = device.array(np.full(batch * ldt * k, np.nan, dtype))
-    old = _qr_kernels.LARFT_INVERSE
-    _qr_kernels.LARFT_INVERSE = inverse
+    old = _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED
+    _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED = inverse, shared
     try:
         _qr_kernels.larft(k, device.array(S), lds, lds * k, device.array(tau), k, T, ldt, ldt * k, batch)
     finally:
-        _qr_kernels.LARFT_INVERSE = old
+        _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED = old
     return T.get()
 
 
@@ -59,8 +60,10 @@ CASES = [(1, 1, "random"), (2, 3, "tau0"), (31, 1, "illcond"), (32, 3, "random")
 
 @pytest.mark.parametrize("emulated_target_device, dtype, k, batch, kind", spread(CASES, ALL),
                          indirect=["emulated_target_device"])
-def test_larft_inverse_matches_the_recurrence(emulated_target_device, rng, dtype, k, batch, kind):
+def test_larft_inverse_matches_the_recurrence(emulated_target_device, rng, monkeypatch, dtype, k, batch, kind):
     device = emulated_target_device
+    # an H100's opt-in block limit: k = 128 in shared memory but for double complex
+    monkeypatch.setattr(_qr_kernels.backend, "shared_memory_limit", lambda device_id: 232448)
     lds, ldt = k + 2, k + 1
     S = np.full(batch * lds * k, np.nan, dtype)
     tau = np.zeros(batch * k, dtype)
@@ -72,7 +75,9 @@ def test_larft_inverse_matches_the_recurrence(emulated_target_device, rng, dtype
     want = np.zeros(batch * ldt * k, dtype)
     qr_host.larft(k, np.nan_to_num(S), lds, lds * k, tau, k, want, ldt, ldt * k, batch)
     got = run(k, S, lds, tau, ldt, batch, device, dtype, True)
+    in_t = run(k, S, lds, tau, ldt, batch, device, dtype, True, shared=False)
     recurrence = run(k, S, lds, tau, ldt, batch, device, dtype, False)
+    assert np.array_equal(got, in_t, equal_nan=True)  # the same arithmetic wherever the work matrix lives
     eps = np.finfo(np.dtype(dtype)).eps
     for b in range(batch):
         g = qr_host.mat(got[b * ldt * k:], k, k, ldt)

@@ -468,25 +468,29 @@ ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_
 
 // ra_rocsolver_larft_inv<T>: the same T through its inverse, T = (I + diag(tau) striu(S))^{-1} diag(tau)
 // (T^{-1} = diag(1/tau) + striu(S) where no tau is zero; this form needs no division and gives
-// LAPACK's zero row and column for tau(i) = 0). k <= RA_ROCSOLVER_QR_LARFT_INV_MAX, one block per matrix.
+// LAPACK's zero row and column for tau(i) = 0). k <= RA_ROCSOLVER_QR_LARFT_INV_MAX, one block per
+// matrix, on a k x k work matrix W: shared memory (leading dimension k + 1) where the launch gave
+// it (`in_shared`), else the output itself.
+//  0. S's strict upper triangle copied into W's (all of a thread's loads of a round in flight).
 //  1. Diagonal blocks of RA_ROCSOLVER_QR_LARFT_LEAF: thread j forms column j of its block by
-//     substitution in registers (x(j) = tau(j), x(i) = -tau(i) sum_{l>i} S(i, l) x(l)).
+//     substitution in registers (x(j) = tau(j), x(i) = -tau(i) sum_{l>i} S(i, l) x(l)), written
+//     over the block's S after a barrier.
 //  2. Blocks doubled, s = LEAF, 2 LEAF, ... < k: for each pair of finished neighbours T11 (rows
-//     i0 .. i1-1) and T22 (i1 .. e-1), T12 = -T11 (S12 T22) in two products, Y = S12 T22 kept
-//     transposed in T's lower block (zero in the result, unused by the level), then T12 = -T11 Y.
-//     A product's work item is one pair's rows (a lane each, RA_WARP_SIZE apart) times
-//     RA_ROCSOLVER_QR_LARFT_INV_COLS of its columns (broadcast loads); a warp takes items in turn.
-//     Triangles are masked by selects, never by multiplying (T holds stale values below them).
-//  3. The lower triangle zeroed.
-// T lives in the output (global memory through L1: small, and k^2 values fit where shared memory
-// would not for double complex); one barrier after the leaves and after each product.
+//     i0 .. i1-1) and T22 (i1 .. e-1), T12 = -T11 (S12 T22) in two products: Y = S12 T22 stored
+//     transposed in W's lower block (T's zero block, unused by the level), then T12 = -T11 Y
+//     over S12. A product's work item is one pair's rows (a lane each, RA_WARP_SIZE apart) times
+//     RA_ROCSOLVER_QR_LARFT_INV_COLS of its columns (broadcast loads); a warp takes items in
+//     turn. Triangles are masked by selects, never by multiplying (W holds stale values).
+//  3. T (W's upper triangle) written out, zeros below the diagonal.
+// Barriers: one after the copy, two for the leaves, two a level, none in the products' loops.
 template <typename T>
 __global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
 ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_s, const T* __restrict__ tau,
-                       ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t) {
+                       ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t, ra_i64 in_shared) {
     typedef typename ra_real_of<T>::type R;
     constexpr int L = RA_ROCSOLVER_QR_LARFT_LEAF;
     constexpr int CW = RA_ROCSOLVER_QR_LARFT_INV_COLS;
+    constexpr int ROUND = 16;  // elements a thread copies per round of loads
     // rows of a product's pair: at most half of the largest k
     constexpr int RQ = (RA_ROCSOLVER_QR_LARFT_INV_MAX / 2 + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
     const ra_i64 b = blockIdx.x;
@@ -494,36 +498,61 @@ ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 str
     tau += b * stride_p;
     Tm += b * stride_t;
     const T zero = ra_qr_make<T>::of(R(0), R(0));
+    T* W = in_shared ? ra_qr_shared<T>() : Tm;
+    const ra_i64 ldw = in_shared ? k + 1 : ldt;
+    const int kk = (int)k, tid = (int)threadIdx.x, threads = (int)blockDim.x;
 
-    // 1. the diagonal blocks
-    for (ra_i64 j = threadIdx.x; j < k; j += blockDim.x) {
-        const ra_i64 l0 = j - j % L;
-        const int jj = (int)(j - l0);
-        T x[L], acc[L];
+    // 0. S's strict upper triangle into W
+    for (int e0 = 0; e0 < kk * kk; e0 += ROUND * threads) {
+        T v[ROUND];
 #pragma unroll
-        for (int i = 0; i < L; ++i) acc[i] = zero;
-#pragma unroll
-        for (int l = L - 1; l >= 0; --l) {
-            x[l] = l == jj ? tau[j] : (l < jj ? zero - tau[l0 + l] * acc[l] : zero);
-            if (l <= jj && l > 0) {
-#pragma unroll
-                for (int i = 0; i < l; ++i) acc[i] = ra_qr_madd(S[l0 + i + (l0 + l) * lds], x[l], acc[i]);
-            }
+        for (int t = 0; t < ROUND; ++t) {
+            const int e = e0 + t * threads + tid, r = e % kk, c = e / kk;
+            v[t] = e < kk * kk && r < c ? S[r + c * lds] : zero;
         }
 #pragma unroll
-        for (int i = 0; i < L; ++i)
-            if (l0 + i < k) Tm[l0 + i + j * ldt] = x[i];
+        for (int t = 0; t < ROUND; ++t) {
+            const int e = e0 + t * threads + tid, r = e % kk, c = e / kk;
+            if (e < kk * kk && r < c) W[r + c * ldw] = v[t];
+        }
     }
     __syncthreads();
 
+    // 1. the diagonal blocks
+    {
+        T x[L];
+        const ra_i64 j = tid, l0 = j - j % L;
+        const int jj = (int)(j - l0);
+        if (j < k) {
+            T acc[L];
+#pragma unroll
+            for (int i = 0; i < L; ++i) acc[i] = zero;
+#pragma unroll
+            for (int l = L - 1; l >= 0; --l) {
+                x[l] = l == jj ? tau[j] : (l < jj ? zero - tau[l0 + l] * acc[l] : zero);
+                if (l <= jj && l > 0) {
+#pragma unroll
+                    for (int i = 0; i < l; ++i) acc[i] = ra_qr_madd(W[l0 + i + (l0 + l) * ldw], x[l], acc[i]);
+                }
+            }
+        }
+        __syncthreads();  // every thread has read its S before any is overwritten
+        if (j < k) {
+#pragma unroll
+            for (int i = 0; i < L; ++i)
+                if (i <= jj) W[l0 + i + j * ldw] = x[i];
+        }
+        __syncthreads();
+    }
+
     // 2. the off-diagonal blocks, doubling
-    const int lane = (int)(threadIdx.x % RA_WARP_SIZE);
-    const int warps = (int)(blockDim.x / RA_WARP_SIZE);
+    const int lane = tid % RA_WARP_SIZE;
+    const int warps = threads / RA_WARP_SIZE;
     for (ra_i64 s = L; s < k; s *= 2) {
         const ra_i64 pairs = (k + 2 * s - 1) / (2 * s);
         const ra_i64 per_pair = (s + CW - 1) / CW;  // column groups of a full pair
         for (int phase = 0; phase < 2; ++phase) {
-            for (ra_i64 item = threadIdx.x / RA_WARP_SIZE; item < pairs * per_pair; item += warps) {
+            for (ra_i64 item = tid / RA_WARP_SIZE; item < pairs * per_pair; item += warps) {
                 const ra_i64 i0 = (item / per_pair) * 2 * s, i1 = i0 + s;
                 const ra_i64 e = i1 + s < k ? i1 + s : k;
                 const ra_i64 c0 = i1 + (item % per_pair) * CW;
@@ -535,16 +564,17 @@ ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 str
 #pragma unroll
                     for (int u = 0; u < CW; ++u) acc[q][u] = zero;
                 if (phase == 0) {
-                    // Y(r, c) = sum_{l = i1}^{c} S(r, l) T22(l, c)
+                    // Y(r, c) = sum_{l = i1}^{c} S(r, l) T22(l, c), stored at W(c, r)
+#pragma unroll 2
                     for (ra_i64 l = i1; l < c1; ++l) {
                         T a[RQ], t[CW];
 #pragma unroll
                         for (int q = 0; q < RQ; ++q) {
                             const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
-                            a[q] = r < s ? S[i0 + r + l * lds] : zero;
+                            a[q] = r < s ? W[i0 + r + l * ldw] : zero;
                         }
 #pragma unroll
-                        for (int u = 0; u < CW; ++u) t[u] = c0 + u < c1 && l <= c0 + u ? Tm[l + (c0 + u) * ldt] : zero;
+                        for (int u = 0; u < CW; ++u) t[u] = c0 + u < c1 && l <= c0 + u ? W[l + (c0 + u) * ldw] : zero;
 #pragma unroll
                         for (int q = 0; q < RQ; ++q)
 #pragma unroll
@@ -555,19 +585,20 @@ ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 str
                         const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
 #pragma unroll
                         for (int u = 0; u < CW; ++u)
-                            if (r < s && c0 + u < c1) Tm[c0 + u + (i0 + r) * ldt] = acc[q][u];
+                            if (r < s && c0 + u < c1) W[c0 + u + (i0 + r) * ldw] = acc[q][u];
                     }
                 } else {
-                    // T12(r, c) = -sum_{l = r}^{i1 - 1} T11(r, l) Y(l, c), Y(l, c) at T(c, l)
+                    // T12(r, c) = -sum_{l = r}^{i1 - 1} T11(r, l) Y(l, c), over S12
+#pragma unroll 2
                     for (ra_i64 l = i0; l < i1; ++l) {
                         T a[RQ], y[CW];
 #pragma unroll
-                        for (int u = 0; u < CW; ++u) y[u] = c0 + u < c1 ? Tm[c0 + u + l * ldt] : zero;
+                        for (int u = 0; u < CW; ++u) y[u] = c0 + u < c1 ? W[c0 + u + l * ldw] : zero;
 #pragma unroll
                         for (int q = 0; q < RQ; ++q) {
                             if (l < i0 + (ra_i64)q * RA_WARP_SIZE) continue;  // the warp's rows q all below l
                             const ra_i64 r = i0 + lane + (ra_i64)q * RA_WARP_SIZE;
-                            a[q] = r < i1 && r <= l ? Tm[r + l * ldt] : zero;
+                            a[q] = r < i1 && r <= l ? W[r + l * ldw] : zero;
 #pragma unroll
                             for (int u = 0; u < CW; ++u) acc[q][u] = ra_qr_madd(a[q], y[u], acc[q][u]);
                         }
@@ -577,7 +608,7 @@ ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 str
                         const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
 #pragma unroll
                         for (int u = 0; u < CW; ++u)
-                            if (r < s && c0 + u < c1) Tm[i0 + r + (c0 + u) * ldt] = zero - acc[q][u];
+                            if (r < s && c0 + u < c1) W[i0 + r + (c0 + u) * ldw] = zero - acc[q][u];
                     }
                 }
             }
@@ -585,9 +616,11 @@ ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 str
         }
     }
 
-    // 3. zeros below the diagonal (the leaves' and the products' scratch)
-    for (ra_i64 r = threadIdx.x; r < k; r += blockDim.x)
-        for (ra_i64 c = 0; c < r; ++c) Tm[r + c * ldt] = zero;
+    // 3. T out, zeros below the diagonal (over the products' scratch)
+    for (int e = tid; e < kk * kk; e += threads) {
+        const int r = e % kk, c = e / kk;
+        if (in_shared || r > c) Tm[r + (ra_i64)c * ldt] = r <= c ? W[r + c * ldw] : zero;
+    }
 }
 
 template <typename T>
