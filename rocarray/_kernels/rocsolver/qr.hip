@@ -36,6 +36,9 @@
 //    before a block are summed for all of the block's columns at once (each T(r, c) loaded once,
 //    independent sums), then the block's own columns in order from registers. Zeros below the
 //    diagonal (T is used as a full square by gemm).
+//  * ra_rocsolver_larft_inv: the same T for k <= RA_ROCSOLVER_QR_LARFT_INV_MAX as the inverse of
+//    a unit triangle times diag(tau), by blocks in parallel (its comment below); the driver's
+//    default, ra_rocsolver_larft its way back.
 //  * ra_rocsolver_qr_conj_transpose: Y(c, r) := conj(X(r, c)) (gels on A^H).
 //  * ra_rocsolver_qr_diag_info: info(b) := the first 1-based i with R(i, i) == 0, else 0.
 
