@@ -486,23 +486,18 @@ ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_
 //     turn. Triangles are masked by selects, never by multiplying (W holds stale values).
 //  3. T (W's upper triangle) written out, zeros below the diagonal.
 // Barriers: one after the copy, two for the leaves, two a level, none in the products' loops.
+// The body is inlined once per place of W, so that the shared one compiles to shared-memory
+// accesses rather than generic ones (Tm is not restrict there: W may be Tm).
 template <typename T>
-__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
-ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_s, const T* __restrict__ tau,
-                       ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t, ra_i64 in_shared) {
+RA_DEVICE void ra_qr_larft_inv_body(ra_i64 k, const T* __restrict__ S, ra_i64 lds, const T* __restrict__ tau,
+                                    T* Tm, ra_i64 ldt, T* W, ra_i64 ldw, bool in_shared) {
     typedef typename ra_real_of<T>::type R;
     constexpr int L = RA_ROCSOLVER_QR_LARFT_LEAF;
     constexpr int CW = RA_ROCSOLVER_QR_LARFT_INV_COLS;
     constexpr int ROUND = 16;  // elements a thread copies per round of loads
     // rows of a product's pair: at most half of the largest k
     constexpr int RQ = (RA_ROCSOLVER_QR_LARFT_INV_MAX / 2 + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
-    const ra_i64 b = blockIdx.x;
-    S += b * stride_s;
-    tau += b * stride_p;
-    Tm += b * stride_t;
     const T zero = ra_qr_make<T>::of(R(0), R(0));
-    T* W = in_shared ? ra_qr_shared<T>() : Tm;
-    const ra_i64 ldw = in_shared ? k + 1 : ldt;
     const int kk = (int)k, tid = (int)threadIdx.x, threads = (int)blockDim.x;
 
     // 0. S's strict upper triangle into W
@@ -624,6 +619,20 @@ ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 str
         const int r = e % kk, c = e / kk;
         if (in_shared || r > c) Tm[r + (ra_i64)c * ldt] = r <= c ? W[r + c * ldw] : zero;
     }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_s, const T* __restrict__ tau,
+                       ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t, ra_i64 in_shared) {
+    const ra_i64 b = blockIdx.x;
+    S += b * stride_s;
+    tau += b * stride_p;
+    Tm += b * stride_t;
+    if (in_shared)
+        ra_qr_larft_inv_body<T>(k, S, lds, tau, Tm, ldt, ra_qr_shared<T>(), k + 1, true);
+    else
+        ra_qr_larft_inv_body<T>(k, S, lds, tau, Tm, ldt, Tm, ldt, false);
 }
 
 template <typename T>
