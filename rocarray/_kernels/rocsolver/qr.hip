@@ -517,6 +517,7 @@ RA_DEVICE void ra_qr_larft_inv_body(ra_i64 k, const T* __restrict__ S, ra_i64 ld
     __syncthreads();
 
     // 1. the diagonal blocks
+    static_assert(RA_ROCSOLVER_QR_LARFT_INV_MAX <= RA_ROCSOLVER_QR_BLOCK, "a thread per column of T");
     {
         T x[L];
         const ra_i64 j = tid, l0 = j - j % L;
