@@ -24,7 +24,10 @@ and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through
 block split). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
 problem (float16, channels last), the epilogue staged through shared memory and, with
 ``STAGED_EPILOGUE`` off, stored from the fragment. ``qr300`` factors a 300 x 300 matrix
-(float64, complex128) through the blocked QR: ``geqr2``, ``larft``, ``copy_v`` and the gemms.
+(float64, complex128) through the blocked QR: ``geqr2``, ``larft_inv``, ``copy_v`` and the gemms.
+``larft_inv`` builds block reflectors' T (k = 128, 64, 33, 16, 1; stacks of 2; float64 and
+complex128) through ``larft_inv`` with its work matrix in shared memory and in T, and through the
+recurrence ``larft``, and compares them.
 """
 
 import sys
@@ -34,7 +37,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300")
+         "eighwz", "conv_wgmma", "qr300", "larft_inv")
 
 
 def _lu_case(case, rng):
@@ -195,6 +198,33 @@ def _qr_case(case, rng):
             raise SystemExit(f"{case} {dtype}: max error of Q R {err}")
 
 
+def _larft_case(case, rng):
+    import cupy
+
+    from rocarray.rocsolver import _qr_kernels
+
+    for dtype in ("float64", "complex128"):
+        for k in (128, 64, 33, 16, 1):
+            s, tau = numpy.zeros((2, k, k), dtype), numpy.zeros((2, k), dtype)
+            for b in range(2):  # LAPACK's reflectors (a bounded T)
+                a = rng.standard_normal((k + 9, k)) + (1j * rng.standard_normal((k + 9, k)) if dtype == "complex128"
+                                                       else 0)
+                h, tau[b] = numpy.linalg.qr(a, mode="raw")
+                v = numpy.tril(h.T, -1) + numpy.eye(k + 9, k)
+                s[b] = (v.conj().T @ v).T  # column-major
+            S, t = cupy.asarray(s.reshape(-1)), cupy.asarray(tau.reshape(-1))
+            out = []
+            for inverse, shared in ((True, True), (True, False), (False, True)):
+                _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED = inverse, shared
+                T = cupy.zeros(2 * k * k, dtype)
+                _qr_kernels.larft(k, S, k, k * k, t, k, T, k, k * k, 2)
+                out.append(cupy.asnumpy(T))
+            _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED = True, True
+            err = max(float(numpy.abs(o - out[2]).max()) for o in out[:2])
+            if not err <= 1e-9 * k * float(numpy.abs(out[2]).max()):
+                raise SystemExit(f"{case} k={k} {dtype}: T differs from the recurrence's by {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -214,6 +244,7 @@ def main(argv):
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
+           else _larft_case if case == "larft_inv"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

@@ -50,6 +50,59 @@ def check_qr(rng):
             _check_qr(f"qr {shape} {dtype}", a, cupy.asnumpy(q), cupy.asnumpy(r), dtype)
 
 
+def _larft_inputs(rng, k, batch, dtype):
+    """(S, tau) of ``batch`` k x k block reflectors from LAPACK's geqrf (``numpy.linalg.qr(mode='raw')``)
+    of (k + 7) x k random matrices, every third tau zero (H_i = I)."""
+    S = numpy.zeros((batch, k, k), dtype)
+    tau = numpy.zeros((batch, k), dtype)
+    for b in range(batch):
+        a = harness.standard_normal(rng, (k + 7, k), dtype).astype(numpy.result_type(dtype, numpy.float64))
+        h, t = numpy.linalg.qr(a, mode="raw")
+        v = numpy.tril(h.T, -1) + numpy.eye(k + 7, k)
+        S[b] = (v.conj().T @ v).T  # column-major k x k in C order
+        tau[b] = t
+        tau[b, ::3] = 0
+    return S, tau
+
+
+@harness.self_check(_LIB, "qr_larft_paths")
+def check_qr_larft_paths(rng):
+    """The block reflector's T by ``larft_inv`` (the default: its work matrix in shared memory,
+    and in T with ``LARFT_INVERSE_SHARED`` off) against the column recurrence ``larft`` (the way
+    back, ``LARFT_INVERSE`` off) on stacks of 3 for k = 1, 31, 64, 128, every dtype; then
+    ``ra.linalg.qr`` through the recurrence."""
+    import rocarray as ra
+    from rocarray.rocsolver import _qr_kernels
+
+    cupy = backend.cupy()
+    saved = _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED
+    try:
+        for dtype in _DTYPES:
+            for k in (1, 31, 64, 128):
+                S, tau = _larft_inputs(rng, k, 3, dtype)
+                dS, dtau = cupy.asarray(S.reshape(-1)), cupy.asarray(tau.reshape(-1))
+                out = {}
+                for inverse, shared in ((False, True), (True, True), (True, False)):
+                    _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED = inverse, shared
+                    T = cupy.full(3 * k * k, numpy.nan, dtype)
+                    _qr_kernels.larft(k, dS, k, k * k, dtau, k, T, k, k * k, 3)
+                    out[inverse, shared] = cupy.asnumpy(T).reshape(3, k, k)
+                want = out[False, True]
+                tol = 30 * harness.machine_epsilon(dtype) * k * float(numpy.abs(want).max())
+                for key in ((True, True), (True, False)):
+                    err = float(numpy.abs(out[key] - want).max())
+                    if not err <= tol:
+                        raise AssertionError(f"larft_inv k={k} {dtype} (shared={key[1]}): "
+                                             f"max |T - T_recurrence| {err:.2e} > {tol:.2e}")
+        _qr_kernels.LARFT_INVERSE = False
+        for dtype in _DTYPES:
+            a = harness.standard_normal(rng, (300, 161), dtype)
+            q, r = ra.linalg.qr(cupy.asarray(a))
+            _check_qr(f"qr (300, 161) {dtype} (larft recurrence)", a, cupy.asnumpy(q), cupy.asnumpy(r), dtype)
+    finally:
+        _qr_kernels.LARFT_INVERSE, _qr_kernels.LARFT_INVERSE_SHARED = saved
+
+
 @harness.self_check(_LIB, "gels")
 def check_gels(rng):
     from rocarray import rocsolver

@@ -38,8 +38,19 @@ GRID_SPIN_LIMIT = 1 << 32
 #: Static shared bytes of the device-wide geqr2 beside its rows (s_w, the scalars, slack).
 GRID_STATIC_SHARED = 1024
 
+#: T of a block reflector through its inverse, ``T = (I + diag(tau) striu(S))^{-1} diag(tau)``
+#: (``ra_rocsolver_larft_inv``: diagonal blocks by substitution, then doubling products in
+#: parallel) where k <= :data:`LARFT_INVERSE_MAX`; False: the column recurrence (``ra_rocsolver_larft``).
+LARFT_INVERSE = True
+#: Largest k of ``larft_inv`` (``RA_ROCSOLVER_QR_LARFT_INV_MAX``).
+LARFT_INVERSE_MAX = 128
+#: ``larft_inv`` works on a k x (k + 1) matrix in shared memory where the device's block limit
+#: holds it; False (or too large: double complex k = 128, or past 64 KB of LDS): in T itself.
+LARFT_INVERSE_SHARED = True
+
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
-_ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
+_ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "larft_inv",
+                "qr_diag_info")
 
 
 def _name(kernel, dtype, *extra):
@@ -154,12 +165,20 @@ def conj_transpose(rows, cols, X, ldx, Y, ldy):
 
 
 def larft(k, S, lds, stride_s, tau, stride_p, T, ldt, stride_t, batch):
-    """T (k x k, upper triangular, zeros below) of H_0 ... H_{k-1} = I - V T V^H from S = V^H V."""
+    """T (k x k, upper triangular, zeros below) of H_0 ... H_{k-1} = I - V T V^H from S = V^H V
+    (only S's strict upper triangle is read): by ``larft_inv`` where :data:`LARFT_INVERSE` is on
+    and k <= :data:`LARFT_INVERSE_MAX` (its work matrix in shared memory where
+    :data:`LARFT_INVERSE_SHARED` allows and it fits), else by the column recurrence."""
+    args = (_i64(k), S, _i64(lds), _i64(stride_s), tau, _i64(stride_p), T, _i64(ldt), _i64(stride_t))
     device = _device(S)
     with launch.on_device(device):
-        KERNELS[_name("larft", S.dtype)](
-            device, (batch,), (_i64(k), S, _i64(lds), _i64(stride_s), tau, _i64(stride_p), T, _i64(ldt),
-                               _i64(stride_t)))
+        if not (LARFT_INVERSE and k <= LARFT_INVERSE_MAX):
+            KERNELS[_name("larft", S.dtype)](device, (batch,), args)
+            return
+        shared = k * (k + 1) * S.dtype.itemsize + 16  # + the 16-byte alignment of ra_qr_shared
+        in_shared = LARFT_INVERSE_SHARED and shared <= backend.shared_memory_limit(device)
+        KERNELS[_name("larft_inv", S.dtype)](device, (batch,), args + (_i64(in_shared),),
+                                             shared=shared if in_shared else 0)
 
 
 def diag_info(n, A, lda, stride_a, info, batch):

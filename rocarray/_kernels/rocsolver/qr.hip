@@ -36,12 +36,18 @@
 //    before a block are summed for all of the block's columns at once (each T(r, c) loaded once,
 //    independent sums), then the block's own columns in order from registers. Zeros below the
 //    diagonal (T is used as a full square by gemm).
+//  * ra_rocsolver_larft_inv: the same T for k <= RA_ROCSOLVER_QR_LARFT_INV_MAX as the inverse of
+//    a unit triangle times diag(tau), by blocks in parallel (its comment below); the driver's
+//    default, ra_rocsolver_larft its way back.
 //  * ra_rocsolver_qr_conj_transpose: Y(c, r) := conj(X(r, c)) (gels on A^H).
 //  * ra_rocsolver_qr_diag_info: info(b) := the first 1-based i with R(i, i) == 0, else 0.
 
 #define RA_ROCSOLVER_QR_CHUNK 16  // columns updated per barrier round in geqr2 (complex128: half)
 #define RA_ROCSOLVER_QR_BLOCK 256  // threads of the elementwise kernels and larft
 #define RA_ROCSOLVER_QR_LARFT_COLUMNS 8  // columns of T summed together in larft
+#define RA_ROCSOLVER_QR_LARFT_LEAF 16  // order of larft_inv's diagonal blocks (substitution in registers)
+#define RA_ROCSOLVER_QR_LARFT_INV_COLS 8  // columns of a larft_inv product's work item
+#define RA_ROCSOLVER_QR_LARFT_INV_MAX 128  // largest k of larft_inv
 #define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
 #define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
 
@@ -461,6 +467,173 @@ ra_rocsolver_larft(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_
             }
         }
     }
+}
+
+// ra_rocsolver_larft_inv<T>: the same T through its inverse, T = (I + diag(tau) striu(S))^{-1} diag(tau)
+// (T^{-1} = diag(1/tau) + striu(S) where no tau is zero; this form needs no division and gives
+// LAPACK's zero row and column for tau(i) = 0). k <= RA_ROCSOLVER_QR_LARFT_INV_MAX, one block per
+// matrix, on a k x k work matrix W: shared memory (leading dimension k + 1) where the launch gave
+// it (`in_shared`), else the output itself.
+//  0. S's strict upper triangle copied into W's (all of a thread's loads of a round in flight).
+//  1. Diagonal blocks of RA_ROCSOLVER_QR_LARFT_LEAF: thread j forms column j of its block by
+//     substitution in registers (x(j) = tau(j), x(i) = -tau(i) sum_{l>i} S(i, l) x(l)), written
+//     over the block's S after a barrier.
+//  2. Blocks doubled, s = LEAF, 2 LEAF, ... < k: for each pair of finished neighbours T11 (rows
+//     i0 .. i1-1) and T22 (i1 .. e-1), T12 = -T11 (S12 T22) in two products: Y = S12 T22 stored
+//     transposed in W's lower block (T's zero block, unused by the level), then T12 = -T11 Y
+//     over S12. A product's work item is one pair's rows (a lane each, RA_WARP_SIZE apart) times
+//     RA_ROCSOLVER_QR_LARFT_INV_COLS of its columns (broadcast loads); a warp takes items in
+//     turn. Triangles are masked by selects, never by multiplying (W holds stale values).
+//  3. T (W's upper triangle) written out, zeros below the diagonal.
+// Barriers: one after the copy, two for the leaves, two a level, none in the products' loops.
+// The body is inlined once per place of W, so that the shared one compiles to shared-memory
+// accesses rather than generic ones (Tm is not restrict there: W may be Tm).
+template <typename T>
+RA_DEVICE void ra_qr_larft_inv_body(ra_i64 k, const T* __restrict__ S, ra_i64 lds, const T* __restrict__ tau,
+                                    T* Tm, ra_i64 ldt, T* W, ra_i64 ldw, bool in_shared) {
+    typedef typename ra_real_of<T>::type R;
+    constexpr int L = RA_ROCSOLVER_QR_LARFT_LEAF;
+    constexpr int CW = RA_ROCSOLVER_QR_LARFT_INV_COLS;
+    constexpr int ROUND = 16;  // elements a thread copies per round of loads
+    // rows of a product's pair: at most half of the largest k
+    constexpr int RQ = (RA_ROCSOLVER_QR_LARFT_INV_MAX / 2 + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
+    const T zero = ra_qr_make<T>::of(R(0), R(0));
+    const int kk = (int)k, tid = (int)threadIdx.x, threads = (int)blockDim.x;
+
+    // 0. S's strict upper triangle into W
+    for (int e0 = 0; e0 < kk * kk; e0 += ROUND * threads) {
+        T v[ROUND];
+#pragma unroll
+        for (int t = 0; t < ROUND; ++t) {
+            const int e = e0 + t * threads + tid, r = e % kk, c = e / kk;
+            v[t] = e < kk * kk && r < c ? S[r + c * lds] : zero;
+        }
+#pragma unroll
+        for (int t = 0; t < ROUND; ++t) {
+            const int e = e0 + t * threads + tid, r = e % kk, c = e / kk;
+            if (e < kk * kk && r < c) W[r + c * ldw] = v[t];
+        }
+    }
+    __syncthreads();
+
+    // 1. the diagonal blocks
+    static_assert(RA_ROCSOLVER_QR_LARFT_INV_MAX <= RA_ROCSOLVER_QR_BLOCK, "a thread per column of T");
+    {
+        T x[L];
+        const ra_i64 j = tid, l0 = j - j % L;
+        const int jj = (int)(j - l0);
+        if (j < k) {
+            T acc[L];
+#pragma unroll
+            for (int i = 0; i < L; ++i) acc[i] = zero;
+#pragma unroll
+            for (int l = L - 1; l >= 0; --l) {
+                x[l] = l == jj ? tau[j] : (l < jj ? zero - tau[l0 + l] * acc[l] : zero);
+                if (l <= jj && l > 0) {
+#pragma unroll
+                    for (int i = 0; i < l; ++i) acc[i] = ra_qr_madd(W[l0 + i + (l0 + l) * ldw], x[l], acc[i]);
+                }
+            }
+        }
+        __syncthreads();  // every thread has read its S before any is overwritten
+        if (j < k) {
+#pragma unroll
+            for (int i = 0; i < L; ++i)
+                if (i <= jj) W[l0 + i + j * ldw] = x[i];
+        }
+        __syncthreads();
+    }
+
+    // 2. the off-diagonal blocks, doubling
+    const int lane = tid % RA_WARP_SIZE;
+    const int warps = threads / RA_WARP_SIZE;
+    for (ra_i64 s = L; s < k; s *= 2) {
+        const ra_i64 pairs = (k + 2 * s - 1) / (2 * s);
+        const ra_i64 per_pair = (s + CW - 1) / CW;  // column groups of a full pair
+        for (int phase = 0; phase < 2; ++phase) {
+            for (ra_i64 item = tid / RA_WARP_SIZE; item < pairs * per_pair; item += warps) {
+                const ra_i64 i0 = (item / per_pair) * 2 * s, i1 = i0 + s;
+                const ra_i64 e = i1 + s < k ? i1 + s : k;
+                const ra_i64 c0 = i1 + (item % per_pair) * CW;
+                if (c0 >= e) continue;  // the last pair's columns end early (or it has none)
+                const ra_i64 c1 = c0 + CW < e ? c0 + CW : e;
+                T acc[RQ][CW];
+#pragma unroll
+                for (int q = 0; q < RQ; ++q)
+#pragma unroll
+                    for (int u = 0; u < CW; ++u) acc[q][u] = zero;
+                if (phase == 0) {
+                    // Y(r, c) = sum_{l = i1}^{c} S(r, l) T22(l, c), stored at W(c, r)
+#pragma unroll 2
+                    for (ra_i64 l = i1; l < c1; ++l) {
+                        T a[RQ], t[CW];
+#pragma unroll
+                        for (int q = 0; q < RQ; ++q) {
+                            const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
+                            a[q] = r < s ? W[i0 + r + l * ldw] : zero;
+                        }
+#pragma unroll
+                        for (int u = 0; u < CW; ++u) t[u] = c0 + u < c1 && l <= c0 + u ? W[l + (c0 + u) * ldw] : zero;
+#pragma unroll
+                        for (int q = 0; q < RQ; ++q)
+#pragma unroll
+                            for (int u = 0; u < CW; ++u) acc[q][u] = ra_qr_madd(a[q], t[u], acc[q][u]);
+                    }
+#pragma unroll
+                    for (int q = 0; q < RQ; ++q) {
+                        const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
+#pragma unroll
+                        for (int u = 0; u < CW; ++u)
+                            if (r < s && c0 + u < c1) W[c0 + u + (i0 + r) * ldw] = acc[q][u];
+                    }
+                } else {
+                    // T12(r, c) = -sum_{l = r}^{i1 - 1} T11(r, l) Y(l, c), over S12
+#pragma unroll 2
+                    for (ra_i64 l = i0; l < i1; ++l) {
+                        T a[RQ], y[CW];
+#pragma unroll
+                        for (int u = 0; u < CW; ++u) y[u] = c0 + u < c1 ? W[c0 + u + l * ldw] : zero;
+#pragma unroll
+                        for (int q = 0; q < RQ; ++q) {
+                            if (l < i0 + (ra_i64)q * RA_WARP_SIZE) continue;  // the warp's rows q all below l
+                            const ra_i64 r = i0 + lane + (ra_i64)q * RA_WARP_SIZE;
+                            a[q] = r < i1 && r <= l ? W[r + l * ldw] : zero;
+#pragma unroll
+                            for (int u = 0; u < CW; ++u) acc[q][u] = ra_qr_madd(a[q], y[u], acc[q][u]);
+                        }
+                    }
+#pragma unroll
+                    for (int q = 0; q < RQ; ++q) {
+                        const ra_i64 r = lane + (ra_i64)q * RA_WARP_SIZE;
+#pragma unroll
+                        for (int u = 0; u < CW; ++u)
+                            if (r < s && c0 + u < c1) W[i0 + r + (c0 + u) * ldw] = zero - acc[q][u];
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+
+    // 3. T out, zeros below the diagonal (over the products' scratch)
+    for (int e = tid; e < kk * kk; e += threads) {
+        const int r = e % kk, c = e / kk;
+        if (in_shared || r > c) Tm[r + (ra_i64)c * ldt] = r <= c ? W[r + c * ldw] : zero;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(RA_ROCSOLVER_QR_BLOCK)
+ra_rocsolver_larft_inv(ra_i64 k, const T* __restrict__ S, ra_i64 lds, ra_i64 stride_s, const T* __restrict__ tau,
+                       ra_i64 stride_p, T* __restrict__ Tm, ra_i64 ldt, ra_i64 stride_t, ra_i64 in_shared) {
+    const ra_i64 b = blockIdx.x;
+    S += b * stride_s;
+    tau += b * stride_p;
+    Tm += b * stride_t;
+    if (in_shared)
+        ra_qr_larft_inv_body<T>(k, S, lds, tau, Tm, ldt, ra_qr_shared<T>(), k + 1, true);
+    else
+        ra_qr_larft_inv_body<T>(k, S, lds, tau, Tm, ldt, Tm, ldt, false);
 }
 
 template <typename T>
