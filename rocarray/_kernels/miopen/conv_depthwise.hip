@@ -460,15 +460,32 @@ ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, 
     const int tiles_w = (OW + TW - 1) / TW, tiles_h = (OH + TH - 1) / TH;
     const int tiles = (int)g.n * tiles_h * tiles_w;
     const int step = (int)gridDim.x;
-    // Halo element e = threadIdx.x + k * RA_DW_BLOCK of tile t is pack e % TP of halo pixel e / TP:
-    // `src` its address, or null where it lies outside the input or the chunk (never added).
-    auto halo = [&](int t, int k) -> const P* {
+    // Halo element e = threadIdx.x + k * RA_DW_BLOCK of a tile is pack e % TP of halo pixel e / TP.
+    // RA_DW_BLOCK is a multiple of TP, so the thread's pack is the same for every k, and the
+    // pixels' rows and columns within the halo are per-thread constants: only the tile's corner
+    // changes from tile to tile (one decode of t a tile, not one a load).
+    static_assert(RA_DW_BLOCK % TP == 0, "a thread's halo pack is the same for every load");
+    const int hpp = (int)threadIdx.x % TP;
+    const bool hpack = hpp < np;
+    int hrow[LOADS], hcol[LOADS];
+#pragma unroll
+    for (int k = 0; k < LOADS; ++k) {
+        const int pix = ((int)threadIdx.x + k * RA_DW_BLOCK) / TP;
+        hrow[k] = pix < IH * IW ? pix / IW : -(1 << 20);  // past the halo: never in the input
+        hcol[k] = pix % IW;
+    }
+    // Tile t's corner: its image, and the input row and column of its halo's first pixel.
+    struct Corner { int n, ih, iw; };
+    auto corner = [&](int t) -> Corner {
         const int tw = t % tiles_w, rest = t / tiles_w;
-        const int th = rest % tiles_h, n = rest / tiles_h;
-        const int e = (int)threadIdx.x + k * RA_DW_BLOCK, pp = e % TP, pix = e / TP;
-        const int ih = th * TH - ph + pix / IW, iw = tw * TW - pw + pix % IW;
-        return e < HALO && pp < np && ih >= 0 && ih < H && iw >= 0 && iw < W
-                   ? reinterpret_cast<const P*>(x + ((n * H + ih) * W + iw) * C + (p0 + pp) * VEC)
+        return Corner{rest / tiles_h, rest % tiles_h * TH - ph, tw * TW - pw};
+    };
+    // Load k of the tile at `cr`: its address, or null where it lies outside the halo, the input
+    // or the chunk (never added).
+    auto halo = [&](const Corner& cr, int k) -> const P* {
+        const int ih = cr.ih + hrow[k], iw = cr.iw + hcol[k];
+        return hpack && ih >= 0 && ih < H && iw >= 0 && iw < W
+                   ? reinterpret_cast<const P*>(x + ((cr.n * H + ih) * W + iw) * C + (p0 + hpp) * VEC)
                    : nullptr;
     };
     // y of tile t from its halo in `buf`
@@ -533,11 +550,12 @@ ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, 
     // per tile (empty past the end), so "all but the newest STAGES - 2 groups" is tile i's
     auto issue = [&](int t, int b) {
         if (t < tiles) {
+            const Corner cr = corner(t);
 #pragma unroll
             for (int k = 0; k < LOADS; ++k) {
                 const int e = (int)threadIdx.x + k * RA_DW_BLOCK;
                 if (e < HALO) {
-                    const P* src = halo(t, k);
+                    const P* src = halo(cr, k);
                     ra_dw_copy_16(xs + b * HALO + e, src != nullptr ? (const void*)src : (const void*)x,
                                       src != nullptr ? 16 : 0);
                 }
@@ -557,9 +575,10 @@ ra_miopen_conv_depthwise_fwd2d_tile(ra_conv_geometry g, const T* RA_RESTRICT x, 
 #else
     P pre[LOADS];
     auto load = [&](int t) {
+        const Corner cr = corner(t);
 #pragma unroll
         for (int k = 0; k < LOADS; ++k) {
-            const P* src = halo(t, k);
+            const P* src = halo(cr, k);
             pre[k] = src != nullptr ? *src : P();
         }
     };
