@@ -8,8 +8,10 @@ Algorithms (LAPACK's, with the block reflectors on gemm; Schreiber and Van Loan'
 
 * geqrf: panels of :data:`NB` columns; a panel is factored recursively (halves of multiples of
   :data:`LEAF` columns, Elmroth and Gustavson's splitting), each leaf by one ``geqr2`` launch (a
-  tall leaf of a single matrix by ``geqr2_grid``, a cooperative launch across the device, where
-  it can run; its grid barrier is checked once, at the end of the factorization) and
+  tall leaf of a single matrix by ``geqr2_cluster``, one thread-block cluster on NVIDIA sm_90+
+  where its rows fit in the blocks' shared memory, else by ``geqr2_grid``, a cooperative launch
+  across the device, where it can run; its grid barrier is checked once, at the end of the
+  factorization) and
   each left half applied to its right half as a block reflector; then the panel's reflector
   updates the trailing columns, ``C := (I - V T V^H)^H C``. Stacks of matrices with at most
   :data:`BATCHED_MAX` columns are one ``geqr2`` launch (one block per matrix).
@@ -82,9 +84,12 @@ def _larfb(side, trans, V, T, rows, jb, C, ldc, sC, other, batch, ws):
 
 
 def _leaf(m, n, A, lda, sA, tau, sP, batch, ws):
-    """geqr2 of an m x n leaf: across the device when it is one tall matrix and the device can
+    """geqr2 of an m x n leaf: one tall matrix on one thread-block cluster where the device has
+    them and the rows fit (``geqr2_cluster``), else across the device where it can
     (``geqr2_grid``), else one block per matrix."""
     if batch == 1:
+        if _k.geqr2_cluster(m, n, A, lda, tau):
+            return
         sync = _k.geqr2_grid(m, n, A, lda, tau)
         if sync is not None:
             ws.barrier = sync

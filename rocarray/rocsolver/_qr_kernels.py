@@ -38,6 +38,21 @@ GRID_SPIN_LIMIT = 1 << 32
 #: Static shared bytes of the device-wide geqr2 beside its rows (s_w, the scalars, slack).
 GRID_STATIC_SHARED = 1024
 
+#: Whether a leaf goes to one thread-block cluster (:func:`geqr2_cluster`) where it can run; the
+#: way back to :func:`geqr2_grid` and the one-block geqr2 is ``False``.
+CLUSTER_LEAF = True
+#: Blocks of the cluster leaf (``RA_ROCSOLVER_QR_CLUSTER_BLOCKS``: the portable cluster size).
+CLUSTER_BLOCKS = 8
+#: Threads of a block of the cluster leaf (``RA_ROCSOLVER_QR_CLUSTER_BLOCK``).
+CLUSTER_BLOCK = 512
+#: Fewest rows of a leaf factored by one cluster (a column costs a cluster barrier and a
+#: distributed-shared-memory round trip whatever the height, the one-block geqr2's time falls
+#: with the rows).
+CLUSTER_LEAF_ROWS = 256
+#: Static shared bytes of the cluster leaf beside its rows (two publication slots of 64
+#: elements, s_w, the scalars, slack; complex128 the largest).
+CLUSTER_STATIC_SHARED = 4096
+
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
 _ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
 
@@ -52,6 +67,7 @@ def instantiations():
     names = [_name(k, d) for k in _ELEMENTWISE for d in _STANDARD]
     names += [_name("geqr2", d, b) for d in _STANDARD for _, b in GEQR2_BLOCKS]
     names += [_name("geqr2_grid", d) for d in _STANDARD]
+    names += [_name("geqr2_cluster", d) for d in _STANDARD]
     return sorted(names)
 
 
@@ -124,6 +140,52 @@ def geqr2_grid(m, n, A, lda, tau, blocks=None):
                                  sync[:16].view(numpy.uint32), _i64(GRID_SPIN_LIMIT)),
                block=GRID_BLOCK, shared=shared, cooperative=True)
     return sync
+
+
+def cluster_available(device_id):
+    """Whether ``device_id`` runs thread-block clusters with distributed shared memory: NVIDIA
+    from compute capability 9.0 (the cluster kernel's body exists only there)."""
+    info = backend.device_info(device_id)
+    return not info.is_hip and backend.compute_capability_version(info) >= (9, 0)
+
+
+def cluster_leaf_shape(m, n, dtype):
+    """``(share, lds, shared)`` of a cluster leaf of ``m x n``: each of the :data:`CLUSTER_BLOCKS`
+    blocks holds ``share`` rows (the last ones may hold fewer or none) in shared memory with
+    leading dimension ``lds``, and ``shared`` dynamic shared bytes. ``lds`` is ``share`` padded so
+    that the lane groups of neighbouring columns start in other shared-memory banks."""
+    itemsize = numpy.dtype(dtype).itemsize
+    share = max(1, -(-int(m) // CLUSTER_BLOCKS))
+    unit = 128 // itemsize  # elements of one pass over the 32 four-byte banks
+    lds = -(-share // unit) * unit + 8 % unit
+    return share, lds, lds * int(n) * itemsize + 16
+
+
+def geqr2_cluster(m, n, A, lda, tau, force=False):
+    """geqr2 of one m x n leaf (``n <=`` :data:`GRID_LEAF_COLUMNS`) on one thread-block cluster of
+    :data:`CLUSTER_BLOCKS` blocks (NVIDIA sm_90+): each block holds a share of the rows in shared
+    memory, and a column costs one cluster barrier, every block reading the others' partial sums
+    from their shared memory. The same arithmetic as :func:`geqr2_grid` (the partials summed in
+    the same order in every block, so every block forms the same beta and tau); the same
+    reflectors, R and tau as :func:`geqr2` up to rounding.
+
+    Returns whether it launched: not where :data:`CLUSTER_LEAF` is off, the device has no
+    clusters (:func:`cluster_available`), the leaf is short (< :data:`CLUSTER_LEAF_ROWS` rows,
+    unless ``force``), too wide or empty, or a block's rows would not fit in shared memory.
+    """
+    if not CLUSTER_LEAF or n > GRID_LEAF_COLUMNS or n < 1 or m < 1 or (not force and m < CLUSTER_LEAF_ROWS):
+        return False
+    device = _device(A)
+    if not cluster_available(device):
+        return False
+    share, lds, shared = cluster_leaf_shape(m, n, A.dtype)
+    if shared + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device):
+        return False
+    with launch.on_device(device):
+        KERNELS[_name("geqr2_cluster", A.dtype)](
+            device, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), _i64(lds)),
+            block=CLUSTER_BLOCK, shared=shared)
+    return True
 
 
 #: Raised by :func:`check_grid_barrier` (the LU panel's class: one barrier protocol).

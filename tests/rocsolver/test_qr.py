@@ -206,14 +206,16 @@ def test_geqr2_block_follows_the_rows(monkeypatch):
 def test_kernels_are_registered_and_follow_the_rules():
     registered = set(_compile.registered(_qr_kernels.SOURCE))
     assert registered == set(_qr_kernels.instantiations())
-    assert len(registered) == 4 * 5 + 4 * 3 + 4
+    assert len(registered) == 4 * 5 + 4 * 3 + 4 + 4
     source = _compile.read_text(_qr_kernels.SOURCE)
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
     assert re.search(rf"#define RA_ROCSOLVER_QR_BLOCK {_qr_kernels.BLOCK}\b", source)
     assert re.search(rf"#define RA_ROCSOLVER_QR_GRID_BLOCK {_qr_kernels.GRID_BLOCK}\b", source)
     assert re.search(r"#define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20\b", source) and _qr_kernels.GRID_LEAF_COLUMNS == 0x20
-    for name in ("geqr2", "geqr2_grid", "qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info"):
+    assert re.search(rf"#define RA_ROCSOLVER_QR_CLUSTER_BLOCKS {_qr_kernels.CLUSTER_BLOCKS}\b", source)
+    assert re.search(rf"#define RA_ROCSOLVER_QR_CLUSTER_BLOCK {_qr_kernels.CLUSTER_BLOCK}\b", source)
+    for name in ("geqr2", "geqr2_grid", "geqr2_cluster", "qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info"):
         assert f"ra_rocsolver_{name}(" in source
 
 

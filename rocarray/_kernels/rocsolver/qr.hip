@@ -44,6 +44,8 @@
 #define RA_ROCSOLVER_QR_LARFT_COLUMNS 8  // columns of T summed together in larft
 #define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
 #define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
+#define RA_ROCSOLVER_QR_CLUSTER_BLOCKS 8  // blocks of the cluster leaf (the portable cluster size)
+#define RA_ROCSOLVER_QR_CLUSTER_BLOCK 512  // threads of a block of the cluster leaf
 
 // ---------------------------------------------------------------------------------------------
 // scalar helpers for float, double, ra_c64, ra_c128
@@ -345,6 +347,195 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
         atomicExch(&sync[0], 0u);
         atomicExch(&sync[1], 0u);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// geqr2_cluster: one tall leaf on one thread-block cluster (NVIDIA sm_90: distributed shared memory)
+// ---------------------------------------------------------------------------------------------
+
+// The cluster's primitives, in small wrappers: the block's rank in its cluster, the cluster barrier
+// (arrive with release, wait with acquire: every thread of every block of the cluster, so it is a
+// block barrier too) and a load of element `p` of this block's shared memory as it lies in block
+// `rank`'s shared memory (mapa + ld.shared::cluster). NVIDIA sm_90+ only; the kernel emulator
+// (tests/kernel_emu_shim.hpp, RA_EMU_CLUSTER) models them for a launch of one cluster. Elsewhere
+// the kernel compiles to an empty body and the host never launches it.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+#define RA_QR_CLUSTER 1
+#define RA_QR_CLUSTER_DIMS __cluster_dims__(RA_ROCSOLVER_QR_CLUSTER_BLOCKS, 1, 1)
+RA_DEVICE void ra_qr_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// the 4-, 8- and 16-byte elements (float; double and ra_c64; ra_c128) as whole words
+template <int BYTES> struct ra_qr_dsmem;
+template <> struct ra_qr_dsmem<4> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        unsigned v;
+        asm volatile("ld.shared::cluster.b32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+        *reinterpret_cast<unsigned*>(out) = v;
+    }
+};
+template <> struct ra_qr_dsmem<8> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        ra_u64 v;
+        asm volatile("ld.shared::cluster.b64 %0, [%1];\n" : "=l"(v) : "r"(a) : "memory");
+        *reinterpret_cast<ra_u64*>(out) = v;
+    }
+};
+template <> struct ra_qr_dsmem<16> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        ra_u64 v0, v1;
+        asm volatile("ld.shared::cluster.v2.b64 {%0, %1}, [%2];\n" : "=l"(v0), "=l"(v1) : "r"(a) : "memory");
+        reinterpret_cast<ra_u64*>(out)[0] = v0;
+        reinterpret_cast<ra_u64*>(out)[1] = v1;
+    }
+};
+template <typename T> RA_DEVICE T ra_qr_cluster_load(const T* p, unsigned rank) {
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(remote)
+                 : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+    T v;
+    ra_qr_dsmem<(int)sizeof(T)>::load(remote, &v);
+    return v;
+}
+#elif defined(RA_EMU_CLUSTER)
+#define RA_QR_CLUSTER 1
+#define RA_QR_CLUSTER_DIMS
+RA_DEVICE void ra_qr_cluster_sync() { emu::cluster_sync(); }
+template <typename T> RA_DEVICE T ra_qr_cluster_load(const T* p, unsigned rank) {
+    return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
+}
+#else
+#define RA_QR_CLUSTER_DIMS
+#endif
+
+// Publishes column k's sums over this block's rows below k (W, leading dimension ld, first row
+// r0) into its own slot: slot[0] the partial ||x||^2 (x = A(k+1:m, k)), slot[c] the partial
+// x^H A(k+1:m, k + c) for c = 1 .. n-k-1 (a group of S lanes a column), and, from the block that
+// holds row k, A(k, j) at slot[COLUMNS + j]. Every thread takes part (shuffles); W is complete.
+template <typename T, int NT>
+RA_DEVICE void ra_qr_cluster_publish(int k, int n, const T* W, int ld, ra_i64 r0, int rows, T* slot) {
+    typedef typename ra_real_of<T>::type R;
+    const int tid = (int)threadIdx.x;
+    const int w = n - k;
+    int S = RA_WARP_SIZE;
+    while (S > 1 && S * w > NT) S >>= 1;
+    const int c = tid / S, s = tid % S;
+    const ra_i64 below = k + 1 - r0;  // this block's first local row of x
+    const int first = below <= 0 ? 0 : (below >= rows ? rows : (int)below);
+    const T* x = W + (ra_i64)k * ld;
+    T acc = ra_qr_make<T>::of(R(0), R(0));
+    if (c < w) {
+        if (c == 0) {
+            for (int i = first + s; i < rows; i += S) acc = acc + ra_qr_make<T>::of(ra_qr_abs2(x[i]), R(0));
+        } else {
+            const T* y = W + (ra_i64)(k + c) * ld;
+            for (int i = first + s; i < rows; i += S) acc = ra_qr_madd(ra_qr_conj(x[i]), y[i], acc);
+        }
+    }
+    for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
+    if (c < w && s == 0) slot[c] = acc;
+    if (k >= r0 && k < r0 + rows)
+        for (int j = k + tid; j < n; j += NT) slot[RA_ROCSOLVER_QR_GRID_COLUMNS + j] = W[(k - r0) + (ra_i64)j * ld];
+}
+
+template <typename T>
+__global__ RA_QR_CLUSTER_DIMS RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) void ra_rocsolver_geqr2_cluster(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau, ra_i64 share, ra_i64 lds) {
+#if defined(RA_QR_CLUSTER)
+    typedef typename ra_real_of<T>::type R;
+    typedef ra_qr_make<T> make;
+    constexpr int NT = RA_ROCSOLVER_QR_CLUSTER_BLOCK;
+    constexpr int CB = RA_ROCSOLVER_QR_CLUSTER_BLOCKS;
+    constexpr int NC = RA_ROCSOLVER_QR_GRID_COLUMNS;
+    static_assert(NC <= RA_WARP_SIZE + 1, "one warp's lanes hold the update's columns k+1 .. n-1");
+    // each block's publication, double-buffered by column parity; the same offset in every block,
+    // so that another block's copy is found by its rank (the sums: [0, NC), row k: [NC, 2 NC))
+    __shared__ T s_slot[2][2 * NC];
+    __shared__ T s_w[NC];  // conj(tau) (v^H A(k:m, k + c)) of the update
+    __shared__ T s_scale, s_ctau, s_beta;
+    const int tid = (int)threadIdx.x;
+    const ra_i64 g = blockIdx.x;  // the grid is one cluster: the block's index is its rank
+    const T zero = make::of(R(0), R(0)), one = make::of(R(1), R(0));
+    const ra_i64 r0 = g * share;
+    const int rows = (int)(m - r0 < share ? (m - r0 > 0 ? m - r0 : 0) : share);  // this block's rows
+    const int nn = (int)n, ld = (int)lds;
+    T* W = ra_qr_shared<T>();  // rows x n, leading dimension ld
+    for (int e = tid; e < rows * nn; e += NT) {
+        const int c = e / rows, r = e - c * rows;
+        W[r + (ra_i64)c * ld] = A[r0 + r + c * lda];
+    }
+    __syncthreads();
+    const int kmax = (int)(m < n ? m : n);
+    ra_qr_cluster_publish<T, NT>(0, nn, W, ld, r0, rows, s_slot[0]);
+    for (int k = 0; k < kmax; ++k) {
+        const T* slot = s_slot[k & 1];
+        ra_qr_cluster_sync();  // every block's slot of column k is complete and visible
+        const unsigned owner = (unsigned)(k / share);  // the block that holds row k
+        if (tid < RA_WARP_SIZE) {
+            // the blocks' partials summed in rank order by every lane (the same beta and tau in
+            // every block: geqr2's xLARFG arithmetic); lane c - 1 also sums column k + c's dots
+            const int c = 1 + tid;
+            T ssq = zero, dot = zero, row_k = zero;
+            const T alpha = ra_qr_cluster_load(slot + NC + k, owner);
+            if (c < nn - k) row_k = ra_qr_cluster_load(slot + NC + k + c, owner);
+#pragma unroll
+            for (int b = 0; b < CB; ++b) {
+                ssq = ssq + ra_qr_cluster_load(slot, (unsigned)b);
+                if (c < nn - k) dot = dot + ra_qr_cluster_load(slot + c, (unsigned)b);
+            }
+            const R sq = ra_qr_re(ssq), ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
+            T t = zero, scale = zero, beta = alpha;
+            if (sq != R(0) || ai != R(0)) {
+                const R norm = ra_sqrt(ar * ar + ai * ai + sq);
+                const R bv = ar >= R(0) ? -norm : norm;
+                t = make::of((bv - ar) / bv, -ai / bv);
+                scale = ra_qr_recip(alpha - make::of(bv, R(0)));
+                beta = make::of(bv, R(0));
+            }
+            const T ctau = ra_qr_conj(t);
+            // v^H A(k:m, j) = A(k, j) + conj(scale) (x^H A(k+1:m, j)), v = (1, scale x)
+            if (c < nn - k) s_w[c] = ctau * ra_qr_madd(ra_qr_conj(scale), dot, row_k);
+            if (tid == 0) {
+                if (g == 0) tau[k] = t;
+                s_scale = scale;
+                s_ctau = ctau;
+                s_beta = beta;
+            }
+        }
+        __syncthreads();
+        const T scale = s_scale, ctau = s_ctau;
+        if (ra_qr_re(ctau) != R(0) || ra_qr_im(ctau) != R(0)) {  // uniform: H != I
+            // this block's rows of v (rows k .. m-1): v = 1 at row k (A(k, k) := beta), scale x below;
+            // each thread updates A(i, k+1:n) -= v(i) s_w of the rows it scales
+            const ra_i64 from = k - r0;
+            const int top = from <= 0 ? 0 : (from >= rows ? rows : (int)from);
+            const int w = nn - k;
+            T* x = W + (ra_i64)k * ld;
+            for (int i = top + tid; i < rows; i += NT) {
+                T v = one;
+                if (r0 + i == k) {
+                    x[i] = s_beta;
+                } else {
+                    v = scale * x[i];
+                    x[i] = v;
+                }
+                T* y = x;
+                for (int c = 1; c < w; ++c) {
+                    y += ld;
+                    y[i] = y[i] - v * s_w[c];
+                }
+            }
+        }
+        __syncthreads();
+        if (k + 1 < kmax) ra_qr_cluster_publish<T, NT>(k + 1, nn, W, ld, r0, rows, s_slot[(k + 1) & 1]);
+    }
+    for (int e = tid; e < rows * nn; e += NT) {
+        const int c = e / rows, r = e - c * rows;
+        A[r0 + r + c * lda] = W[r + (ra_i64)c * ld];
+    }
+    ra_qr_cluster_sync();  // no block leaves while another may still read its slots
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
