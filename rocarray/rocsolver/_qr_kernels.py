@@ -48,7 +48,7 @@ CLUSTER_BLOCK = 512
 #: Fewest rows of a leaf factored by one cluster (a column costs a cluster barrier and a
 #: distributed-shared-memory round trip whatever the height, the one-block geqr2's time falls
 #: with the rows).
-CLUSTER_LEAF_ROWS = 256
+CLUSTER_LEAF_ROWS = 128
 #: Static shared bytes of the cluster leaf beside its rows (two publication slots of 64
 #: elements, s_w, the scalars, slack; complex128 the largest).
 CLUSTER_STATIC_SHARED = 4096

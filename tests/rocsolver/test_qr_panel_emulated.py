@@ -259,8 +259,8 @@ def test_cluster_leaf_routing(fake_device, monkeypatch):
 
 def test_geqrf_4096_cluster_launch_counts(fake_device, monkeypatch):
     """One geqrf of 4096 x 4096 float64 on sm_90 with its opt-in shared memory (recorded, not
-    run): the 121 leaves of 256 rows or more on one cluster each, the 7 shorter ones by one
-    block, no device-wide leaf and no barrier to check."""
+    run): the leaves of CLUSTER_LEAF_ROWS rows or more on one cluster each (125 of the 128 at
+    128 rows), the shorter ones by one block, no device-wide leaf and no barrier to check."""
     from launchfake import SM90_SHARED
 
     from rocarray._core import backend
@@ -271,8 +271,9 @@ def test_geqrf_4096_cluster_launch_counts(fake_device, monkeypatch):
     n = 4096
     rs.geqrf(n, n, fake_device.array((n * n,), "float64"), n, fake_device.array((n,), "float64"))
     names = [x.split("<")[0] for x in fake_device.names()]
-    assert names.count("ra_rocsolver_geqr2_cluster") == 121 == (n - _qr_kernels.CLUSTER_LEAF_ROWS) // 32 + 1
-    assert names.count("ra_rocsolver_geqr2") == 7 and "ra_rocsolver_geqr2_grid" not in names
+    clusters = (n - _qr_kernels.CLUSTER_LEAF_ROWS) // 32 + 1
+    assert names.count("ra_rocsolver_geqr2_cluster") == clusters
+    assert names.count("ra_rocsolver_geqr2") == 128 - clusters and "ra_rocsolver_geqr2_grid" not in names
     assert not checks
 
 

@@ -424,15 +424,26 @@ RA_DEVICE void ra_qr_cluster_publish(int k, int n, const T* W, int ld, ra_i64 r0
     const ra_i64 below = k + 1 - r0;  // this block's first local row of x
     const int first = below <= 0 ? 0 : (below >= rows ? rows : (int)below);
     const T* x = W + (ra_i64)k * ld;
-    T acc = ra_qr_make<T>::of(R(0), R(0));
+    // two sums a lane (alternate rows): half the chain of dependent multiply-adds
+    T acc = ra_qr_make<T>::of(R(0), R(0)), acc2 = acc;
     if (c < w) {
+        int i = first + s;
         if (c == 0) {
-            for (int i = first + s; i < rows; i += S) acc = acc + ra_qr_make<T>::of(ra_qr_abs2(x[i]), R(0));
+            for (; i + S < rows; i += 2 * S) {
+                acc = acc + ra_qr_make<T>::of(ra_qr_abs2(x[i]), R(0));
+                acc2 = acc2 + ra_qr_make<T>::of(ra_qr_abs2(x[i + S]), R(0));
+            }
+            if (i < rows) acc = acc + ra_qr_make<T>::of(ra_qr_abs2(x[i]), R(0));
         } else {
             const T* y = W + (ra_i64)(k + c) * ld;
-            for (int i = first + s; i < rows; i += S) acc = ra_qr_madd(ra_qr_conj(x[i]), y[i], acc);
+            for (; i + S < rows; i += 2 * S) {
+                acc = ra_qr_madd(ra_qr_conj(x[i]), y[i], acc);
+                acc2 = ra_qr_madd(ra_qr_conj(x[i + S]), y[i + S], acc2);
+            }
+            if (i < rows) acc = ra_qr_madd(ra_qr_conj(x[i]), y[i], acc);
         }
     }
+    acc = acc + acc2;
     for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
     if (c < w && s == 0) slot[c] = acc;
     if (k >= r0 && k < r0 + rows)
@@ -474,15 +485,22 @@ __global__ RA_QR_CLUSTER_DIMS RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) vo
         const unsigned owner = (unsigned)(k / share);  // the block that holds row k
         if (tid < RA_WARP_SIZE) {
             // the blocks' partials summed in rank order by every lane (the same beta and tau in
-            // every block: geqr2's xLARFG arithmetic); lane c - 1 also sums column k + c's dots
+            // every block: geqr2's xLARFG arithmetic); lane c - 1 also sums column k + c's dots.
+            // All the loads are issued before the first sum: one round trip, not one a block.
             const int c = 1 + tid;
-            T ssq = zero, dot = zero, row_k = zero;
+            const bool has = c < nn - k;
+            T pn[CB], pd[CB];
+#pragma unroll
+            for (int b = 0; b < CB; ++b) pn[b] = ra_qr_cluster_load(slot, (unsigned)b);
+#pragma unroll
+            for (int b = 0; b < CB; ++b) pd[b] = has ? ra_qr_cluster_load(slot + c, (unsigned)b) : zero;
             const T alpha = ra_qr_cluster_load(slot + NC + k, owner);
-            if (c < nn - k) row_k = ra_qr_cluster_load(slot + NC + k + c, owner);
+            const T row_k = has ? ra_qr_cluster_load(slot + NC + k + c, owner) : zero;
+            T ssq = zero, dot = zero;
 #pragma unroll
             for (int b = 0; b < CB; ++b) {
-                ssq = ssq + ra_qr_cluster_load(slot, (unsigned)b);
-                if (c < nn - k) dot = dot + ra_qr_cluster_load(slot + c, (unsigned)b);
+                ssq = ssq + pn[b];
+                dot = dot + pd[b];
             }
             const R sq = ra_qr_re(ssq), ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
             T t = zero, scale = zero, beta = alpha;
@@ -495,7 +513,7 @@ __global__ RA_QR_CLUSTER_DIMS RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) vo
             }
             const T ctau = ra_qr_conj(t);
             // v^H A(k:m, j) = A(k, j) + conj(scale) (x^H A(k+1:m, j)), v = (1, scale x)
-            if (c < nn - k) s_w[c] = ctau * ra_qr_madd(ra_qr_conj(scale), dot, row_k);
+            if (has) s_w[c] = ctau * ra_qr_madd(ra_qr_conj(scale), dot, row_k);
             if (tid == 0) {
                 if (g == 0) tau[k] = t;
                 s_scale = scale;
@@ -507,7 +525,9 @@ __global__ RA_QR_CLUSTER_DIMS RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) vo
         const T scale = s_scale, ctau = s_ctau;
         if (ra_qr_re(ctau) != R(0) || ra_qr_im(ctau) != R(0)) {  // uniform: H != I
             // this block's rows of v (rows k .. m-1): v = 1 at row k (A(k, k) := beta), scale x below;
-            // each thread updates A(i, k+1:n) -= v(i) s_w of the rows it scales
+            // each thread updates A(i, k+1:n) -= v(i) s_w of the rows it scales, U columns a
+            // round with their loads issued before their multiply-adds
+            constexpr int U = 8;
             const ra_i64 from = k - r0;
             const int top = from <= 0 ? 0 : (from >= rows ? rows : (int)from);
             const int w = nn - k;
@@ -520,10 +540,16 @@ __global__ RA_QR_CLUSTER_DIMS RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) vo
                     v = scale * x[i];
                     x[i] = v;
                 }
-                T* y = x;
-                for (int c = 1; c < w; ++c) {
-                    y += ld;
-                    y[i] = y[i] - v * s_w[c];
+                for (int c0 = 1; c0 < w; c0 += U) {
+                    T y[U], sw[U];
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        y[u] = c0 + u < w ? x[i + (c0 + u) * ld] : zero;
+                        sw[u] = c0 + u < w ? s_w[c0 + u] : zero;
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; ++u)
+                        if (c0 + u < w) x[i + (c0 + u) * ld] = y[u] - v * sw[u];
                 }
             }
         }
