@@ -361,7 +361,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
 // the kernel compiles to an empty body and the host never launches it.
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
 #define RA_QR_CLUSTER 1
-#define RA_QR_CLUSTER_DIMS __cluster_dims__(RA_ROCSOLVER_QR_CLUSTER_BLOCKS, 1, 1)
+#define RA_QR_CLUSTER_LAUNCH_BOUNDS(threads) \
+    __cluster_dims__(RA_ROCSOLVER_QR_CLUSTER_BLOCKS, 1, 1) __launch_bounds__(threads)
 RA_DEVICE void ra_qr_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
@@ -400,13 +401,13 @@ template <typename T> RA_DEVICE T ra_qr_cluster_load(const T* p, unsigned rank) 
 }
 #elif defined(RA_EMU_CLUSTER)
 #define RA_QR_CLUSTER 1
-#define RA_QR_CLUSTER_DIMS
+#define RA_QR_CLUSTER_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 RA_DEVICE void ra_qr_cluster_sync() { emu::cluster_sync(); }
 template <typename T> RA_DEVICE T ra_qr_cluster_load(const T* p, unsigned rank) {
     return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
 }
 #else
-#define RA_QR_CLUSTER_DIMS
+#define RA_QR_CLUSTER_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
 // Publishes column k's sums over this block's rows below k (W, leading dimension ld, first row
@@ -451,7 +452,7 @@ RA_DEVICE void ra_qr_cluster_publish(int k, int n, const T* W, int ld, ra_i64 r0
 }
 
 template <typename T>
-__global__ RA_QR_CLUSTER_DIMS RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) void ra_rocsolver_geqr2_cluster(
+__global__ RA_QR_CLUSTER_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) void ra_rocsolver_geqr2_cluster(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau, ra_i64 share, ra_i64 lds) {
 #if defined(RA_QR_CLUSTER)
     typedef typename ra_real_of<T>::type R;
