@@ -54,14 +54,16 @@ class _Scratch:
         return buf
 
 
-def _reflector(A, lda, sA, r0, c0, rows, jb, tau, sP, batch, ws):
-    """(V, T) of the block reflector of the jb reflectors stored at A(r0:, c0:c0+jb) with tau(c0:)."""
+def _reflector(A, lda, sA, r0, c0, rows, jb, tau, sP, batch, ws, T=None):
+    """(V, T) of the block reflector of the jb reflectors stored at A(r0:, c0:c0+jb) with tau(c0:);
+    ``T`` given: the leaf kernel formed it already (then only V is copied out)."""
     V = ws.get("v", batch * rows * jb)
-    S = ws.get("s", batch * jb * jb)
-    T = ws.get("t", batch * jb * jb)
     _k.copy_v(rows, jb, _at(A, r0, c0, lda), lda, sA, V, rows, rows * jb, batch)
-    _k.gemm("C", "N", jb, jb, rows, 1, V, rows, rows * jb, V, rows, rows * jb, 0, S, jb, jb * jb, batch)
-    _k.larft(jb, S, jb, jb * jb, tau[c0:], sP, T, jb, jb * jb, batch)
+    if T is None:
+        S = ws.get("s", batch * jb * jb)
+        T = ws.get("t", batch * jb * jb)
+        _k.gemm("C", "N", jb, jb, rows, 1, V, rows, rows * jb, V, rows, rows * jb, 0, S, jb, jb * jb, batch)
+        _k.larft(jb, S, jb, jb * jb, tau[c0:], sP, T, jb, jb * jb, batch)
     return V, T
 
 
@@ -83,30 +85,34 @@ def _larfb(side, trans, V, T, rows, jb, C, ldc, sC, other, batch, ws):
         _k.gemm("N", "C", other, rows, jb, -1, W2, other, sw, V, rows, sv, 1, C, ldc, sC, batch)
 
 
-def _leaf(m, n, A, lda, sA, tau, sP, batch, ws):
+def _leaf(m, n, A, lda, sA, tau, sP, batch, ws, want_t=False):
     """geqr2 of an m x n leaf: one tall matrix on one thread-block cluster where the device has
     them and the rows fit (``geqr2_cluster``), else across the device where it can
-    (``geqr2_grid``), else one block per matrix."""
+    (``geqr2_grid``), else one block per matrix. Returns the leaf's T (n x n) where ``want_t`` and
+    the cluster kernel formed it (:data:`._qr_kernels.CLUSTER_LEAF_T`), else None."""
     if batch == 1:
-        if _k.geqr2_cluster(m, n, A, lda, tau):
-            return
+        T = ws.get("leaf_t", n * n) if want_t and _k.CLUSTER_LEAF_T and m >= n else None
+        if _k.geqr2_cluster(m, n, A, lda, tau, T=T):
+            return T
         sync = _k.geqr2_grid(m, n, A, lda, tau)
         if sync is not None:
             ws.barrier = sync
-            return
+            return None
     _k.geqr2(m, n, A, lda, sA, tau, sP, batch)
+    return None
 
 
-def _panel(m, j, w, A, lda, sA, tau, sP, batch, ws):
-    """Factor columns j .. j+w-1 (rows j .. m-1) in place; tau(j .. j+w-1)."""
+def _panel(m, j, w, A, lda, sA, tau, sP, batch, ws, want_t=False):
+    """Factor columns j .. j+w-1 (rows j .. m-1) in place; tau(j .. j+w-1). Returns the T of
+    these w reflectors where ``want_t`` and they were one leaf whose kernel formed it, else None."""
     if w <= LEAF:
-        _leaf(m - j, w, _at(A, j, j, lda), lda, sA, tau[j:], sP, batch, ws)
-        return
+        return _leaf(m - j, w, _at(A, j, j, lda), lda, sA, tau[j:], sP, batch, ws, want_t)
     w1 = -(-(w // 2) // LEAF) * LEAF  # a multiple of LEAF, < w
-    _panel(m, j, w1, A, lda, sA, tau, sP, batch, ws)
-    V, T = _reflector(A, lda, sA, j, j, m - j, w1, tau, sP, batch, ws)
+    T1 = _panel(m, j, w1, A, lda, sA, tau, sP, batch, ws, want_t=True)
+    V, T = _reflector(A, lda, sA, j, j, m - j, w1, tau, sP, batch, ws, T=T1)
     _larfb("L", "C", V, T, m - j, w1, _at(A, j, j + w1, lda), lda, sA, w - w1, batch, ws)
     _panel(m, j + w1, w - w1, A, lda, sA, tau, sP, batch, ws)
+    return None
 
 
 def geqrf(m, n, A, lda, sA, tau, sP, batch):

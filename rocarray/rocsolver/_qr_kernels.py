@@ -49,9 +49,13 @@ CLUSTER_BLOCK = 512
 #: distributed-shared-memory round trip whatever the height, the one-block geqr2's time falls
 #: with the rows).
 CLUSTER_LEAF_ROWS = 128
+#: Whether the drivers ask the cluster leaf for its block reflector's T (xLARFT, from S = V^H V
+#: summed with each column's dots) and then skip that reflector's S gemm and larft; the way back
+#: is ``False``.
+CLUSTER_LEAF_T = True
 #: Static shared bytes of the cluster leaf beside its rows (two publication slots of 64
-#: elements, s_w, the scalars, slack; complex128 the largest).
-CLUSTER_STATIC_SHARED = 4096
+#: elements, s_w, the scalars, S and T of 32 x 33, tau, slack; complex128 the largest).
+CLUSTER_STATIC_SHARED = 22528
 
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
 _ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "qr_diag_info")
@@ -161,19 +165,28 @@ def cluster_leaf_shape(m, n, dtype):
     return share, lds, lds * int(n) * itemsize + 16
 
 
-def geqr2_cluster(m, n, A, lda, tau, force=False):
+_NULL = numpy.uint64(0)
+
+
+def geqr2_cluster(m, n, A, lda, tau, force=False, T=None):
     """geqr2 of one m x n leaf (``n <=`` :data:`GRID_LEAF_COLUMNS`) on one thread-block cluster of
     :data:`CLUSTER_BLOCKS` blocks (NVIDIA sm_90+): each block holds a share of the rows in shared
     memory, and a column costs one cluster barrier, every block reading the others' partial sums
     from their shared memory. The same arithmetic as :func:`geqr2_grid` (the partials summed in
     the same order in every block, so every block forms the same beta and tau); the same
-    reflectors, R and tau as :func:`geqr2` up to rounding.
+    reflectors, R and tau as :func:`geqr2` up to rounding. With ``T`` (n x n, leading dimension n;
+    ``m >= n``), also the upper triangular T of the leaf's block reflector
+    ``H_0 ... H_{n-1} = I - V T V^H`` (xLARFT, as :func:`larft` forms it from ``S = V^H V``;
+    zeros below the diagonal), S summed from dots published with each column.
 
-    Returns whether it launched: not where :data:`CLUSTER_LEAF` is off, the device has no
-    clusters (:func:`cluster_available`), the leaf is short (< :data:`CLUSTER_LEAF_ROWS` rows,
-    unless ``force``), too wide or empty, or a block's rows would not fit in shared memory.
+    Returns whether it launched (then T is formed too): not where :data:`CLUSTER_LEAF` is off,
+    the device has no clusters (:func:`cluster_available`), the leaf is short
+    (< :data:`CLUSTER_LEAF_ROWS` rows, unless ``force``), too wide or empty, ``T`` is given and
+    ``m < n``, or a block's rows would not fit in shared memory.
     """
     if not CLUSTER_LEAF or n > GRID_LEAF_COLUMNS or n < 1 or m < 1 or (not force and m < CLUSTER_LEAF_ROWS):
+        return False
+    if T is not None and m < n:
         return False
     device = _device(A)
     if not cluster_available(device):
@@ -183,7 +196,8 @@ def geqr2_cluster(m, n, A, lda, tau, force=False):
         return False
     with launch.on_device(device):
         KERNELS[_name("geqr2_cluster", A.dtype)](
-            device, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), _i64(lds)),
+            device, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), _i64(lds),
+                                        _NULL if T is None else T, _i64(n)),
             block=CLUSTER_BLOCK, shared=shared)
     return True
 

@@ -179,6 +179,36 @@ def test_gels_driver_quick_returns(host, m, n, nrhs):
         assert (bbuf[:max(m, n) * nrhs] == 0).all()
 
 
+@pytest.mark.parametrize("m,n", [(40, 25), (24, 24), (9, 31)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("leaf_t", [True, False])
+def test_geqrf_driver_with_cluster_leaves(host, rng, monkeypatch, m, n, dtype, leaf_t):
+    """Every leaf on the cluster stand-in; a panel's left half that is one leaf takes its T from
+    the leaf (no S gemm, no larft for it) unless CLUSTER_LEAF_T is off: LAPACK's factors either
+    way."""
+    monkeypatch.setattr(qr_host, "CLUSTER", True)
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF_T", leaf_t)
+    lda = m + 2
+    buf, a = host_matrix(rng, m, n, lda, dtype)
+    tau = np.full(min(m, n), np.nan, dtype)
+    _qr_blocked.geqrf(m, n, buf, lda, 0, tau, 0, 1)
+    h, t = np.linalg.qr(a, mode="raw")
+    scale = 64 * eps(dtype) * max(1.0, np.abs(a).max() * max(m, n))
+    np.testing.assert_allclose(qr_host.mat(buf, m, n, lda), h.T, atol=scale)
+    np.testing.assert_allclose(tau, t, atol=64 * eps(dtype))
+    leaves = [args for name, args in host if name == "geqr2_cluster"]
+    with_t = [args for args in leaves if args[-1] is not None]
+    assert leaves and not any(name == "geqr2" for name, _ in host)
+    # NB 8, LEAF 2: each 8-column panel splits 4 + 4 and each 4 into 2 + 2, so two of a full
+    # panel's four leaves are left halves (their T from the leaf) and 3 reflectors a panel
+    # (2 leaf-level, the 4-wide) go through larft without it
+    larfts = [args[0] for name, args in host if name == "larft"]
+    if leaf_t:
+        assert with_t and 2 not in larfts
+    else:
+        assert not with_t and 2 in larfts
+
+
 def test_panel_splits_into_leaf_multiples(host, rng):
     m, n = 40, 8
     buf, _ = host_matrix(rng, m, n, m, "float64")

@@ -142,6 +142,60 @@ def test_cluster_leaf_matches_one_block_geqr2_and_lapack(emulated_target_device,
     check_leaf(emulated_target_device, rand(rng, (m, n), dtype), None)
 
 
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n",
+                         [("cuda32", "float64", 130, 32), ("hip64", "complex64", 61, 13)],
+                         indirect=["emulated_target_device"])
+def test_cluster_leaf_forms_t(emulated_target_device, rng, monkeypatch, dtype, m, n):
+    """With T asked for: the same factors, and T equal to xLARFT of S = V^H V of the leaf's own
+    reflectors (qr_host's larft), zeros below the diagonal."""
+    monkeypatch.setattr(_qr_kernels, "cluster_available", lambda device_id: True)
+    device = emulated_target_device
+    a = rand(rng, (m, n), dtype)
+    lda = m + 3
+    A = device.array(leaf_buffer(a, lda))
+    tau = device.array(np.full(n, np.nan, a.dtype))
+    T = device.array(np.full(n * n, np.nan, a.dtype))
+    assert _qr_kernels.geqr2_cluster(m, n, A, lda, tau, force=True, T=T)
+    h = np.asarray(A)[:lda * n].reshape(n, lda).T[:m]
+    want_h, want_t = np.linalg.qr(a.astype(np.complex128), mode="raw")
+    e = eps(dtype)
+    np.testing.assert_allclose(h, want_h.T, rtol=0, atol=30 * m * e * float(np.abs(a).max()))
+    np.testing.assert_allclose(np.asarray(tau), want_t, rtol=0, atol=30 * m * e)
+    v = np.tril(h, -1) + np.eye(m, n)
+    s = np.ascontiguousarray((v.conj().T @ v).T).reshape(-1)
+    want = np.full(n * n, np.nan, a.dtype)
+    qr_host.larft(n, s, n, 0, np.asarray(tau), 0, want, n, 0, 1)
+    got = np.asarray(T).reshape(n, n).T
+    want = want.reshape(n, n).T
+    assert not np.tril(got, -1).any()
+    np.testing.assert_allclose(got, want, rtol=0, atol=100 * m * e * float(np.abs(want).max()))
+
+
+def test_blocked_geqrf_with_cluster_leaves(emulated_device, rng, monkeypatch):
+    """The blocked geqrf (8-column panels, 4-column leaves) with every leaf on the emulated
+    cluster kernel, the left halves' T from the leaf; the rest on qr_host's NumPy stand-ins:
+    LAPACK's R, reflectors and tau."""
+    qr_host.install(monkeypatch)
+    monkeypatch.setattr(_qr_kernels, "geqr2_cluster", TRUE_GEQR2_CLUSTER)
+    monkeypatch.setattr(_qr_kernels, "empty", lambda elements, dtype, like: emulated_device.array(
+        np.full(max(int(elements), 1), np.nan, dtype)))   # scratch the kernel can write (the leaf's T)
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF_ROWS", 1)
+    monkeypatch.setattr(_qr_blocked, "NB", 8)
+    monkeypatch.setattr(_qr_blocked, "LEAF", 4)
+    m, n, lda = 45, 19, 47
+    a = rand(rng, (m, n), "float64")
+    A = emulated_device.array(leaf_buffer(a, lda))
+    tau = emulated_device.array(np.full(n, np.nan, np.float64))
+    _qr_blocked.geqrf(m, n, A, lda, 0, tau, 0, 1)
+    leaves = [x for x in emulated_device.launches if x.name.startswith("ra_rocsolver_geqr2_cluster")]
+    with_t = [x for x in leaves if np.ndim(x.args[-2]) and np.size(x.args[-2]) > 1]   # a buffer, not null
+    assert len(leaves) == 5 and len(with_t) == 2                                      # T of columns 0 and 8
+    h, t = np.linalg.qr(a, mode="raw")
+    got = np.asarray(A)[:lda * n].reshape(n, lda).T[:m]
+    np.testing.assert_allclose(got, h.T, atol=1e-12 * m)
+    np.testing.assert_allclose(np.asarray(tau), t, atol=1e-13 * m)
+
+
 def test_cluster_leaf_zero_column(emulated_device, rng):
     """A zero column: tau = 0 in every block, the column left as it is, no update."""
     a = rand(rng, (40, 6), "complex128")
@@ -223,6 +277,7 @@ def test_blocked_geqrf_with_grid_leaves(device, rng, monkeypatch):
 
 
 TRUE_GEQR2_GRID = _qr_kernels.geqr2_grid
+TRUE_GEQR2_CLUSTER = _qr_kernels.geqr2_cluster
 TRUE_CHECK = _qr_kernels.check_grid_barrier
 
 
