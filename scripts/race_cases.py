@@ -27,7 +27,8 @@ problem (float16, channels last), the epilogue staged through shared memory and,
 (float64, complex128) through the blocked QR: ``geqr2``, ``larft``, ``copy_v`` and the gemms.
 ``qrclus`` (sm_90) factors 1031 x 40 and 300 x 300 matrices (float64, complex128) with the
 cluster-leaf row threshold lowered to 64, so that every leaf runs on one thread-block cluster
-(``geqr2_cluster``: 1031 rows, the last block short; 300 - 32 j rows, down to 12 rows a block).
+(``geqr2_cluster``: 1031 rows, the last block short; 300 - 32 j rows, down to 12 rows a block;
+the panels' left-half leaves also forming their T).
 """
 
 import sys

@@ -16,7 +16,9 @@ Algorithms (LAPACK's, with the block reflectors on gemm; Schreiber and Van Loan'
   updates the trailing columns, ``C := (I - V T V^H)^H C``. Stacks of matrices with at most
   :data:`BATCHED_MAX` columns are one ``geqr2`` launch (one block per matrix).
 * A block reflector: V is copied out of the factored panel as an explicit unit lower trapezoid
-  (``copy_v``), ``S = V^H V`` by gemm, and T from S and tau (``larft``); applying it from the left
+  (``copy_v``), ``S = V^H V`` by gemm, and T from S and tau (``larft``), except for a panel's
+  left half that is one leaf factored by ``geqr2_cluster``, which forms its T itself
+  (``_qr_kernels.CLUSTER_LEAF_T``); applying it from the left
   is ``W = V^H C``, ``W := op(T) W``, ``C -= V W`` (three gemms), from the right likewise.
 * orgqr: the columns past k start as identity columns; the blocks are applied backwards, each to
   its own columns (reset to identity columns first) and every column right of them.

@@ -231,6 +231,30 @@ def test_cluster_leaf_matches_grid_leaf_and_lapack(rng, dtype, m, n):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype, m, n", [("float64", 4096, 32), ("complex128", 1031, 32), ("float32", 512, 17),
+                                         ("complex64", 4103, 32)])
+def test_cluster_leaf_t_matches_larft(rng, dtype, m, n):
+    """The T the cluster leaf forms against larft's from S = V^H V (a cuBLAS product) of the
+    same reflectors; the factors against LAPACK."""
+    needs_clusters()
+    a = device_random(rng, (m, n), dtype)
+    A = cupy.asfortranarray(a).reshape(-1, order="F").copy()
+    tau = cupy.full(n, np.nan, a.dtype)
+    T = cupy.full(n * n, np.nan, a.dtype)
+    assert _qr_kernels.geqr2_cluster(m, n, A, m, tau, T=T)
+    h = A.reshape(n, m).T
+    check_reference(h, tau, a)
+    V = cupy.tril(h, -1) + cupy.eye(m, n, dtype=a.dtype)
+    S = cupy.asfortranarray(V.conj().T @ V).reshape(-1, order="F")
+    want = cupy.full(n * n, np.nan, a.dtype)
+    _qr_kernels.larft(n, S, n, n * n, tau, n, want, n, n * n, 1)
+    got, want = T.reshape(n, n).T, want.reshape(n, n).T
+    eps = np.finfo(a.dtype).eps
+    assert not bool(cupy.tril(got, -1).any())
+    assert float(cupy.abs(got - want).max()) <= 100 * m * eps * float(cupy.abs(want).max())
+
+
+@pytest.mark.gpu
 def test_qr_4096_on_cluster_leaves(rng, monkeypatch):
     """``linalg.qr`` of 4096^2 float64 with its leaves of CLUSTER_LEAF_ROWS rows or more on one
     cluster each: backward error and orthogonality as above."""

@@ -315,7 +315,8 @@ def test_cluster_leaf_routing(fake_device, monkeypatch):
 def test_geqrf_4096_cluster_launch_counts(fake_device, monkeypatch):
     """One geqrf of 4096 x 4096 float64 on sm_90 with its opt-in shared memory (recorded, not
     run): the leaves of CLUSTER_LEAF_ROWS rows or more on one cluster each (125 of the 128 at
-    128 rows), the shorter ones by one block, no device-wide leaf and no barrier to check."""
+    128 rows), the shorter ones by one block, no device-wide leaf and no barrier to check; the
+    left halves' T from the leaf."""
     from launchfake import SM90_SHARED
 
     from rocarray._core import backend
@@ -330,6 +331,11 @@ def test_geqrf_4096_cluster_launch_counts(fake_device, monkeypatch):
     assert names.count("ra_rocsolver_geqr2_cluster") == clusters
     assert names.count("ra_rocsolver_geqr2") == 128 - clusters and "ra_rocsolver_geqr2_grid" not in names
     assert not checks
+    # 127 block reflectors (32 panels of 3, 31 trailing updates): the 63 left halves that are one
+    # cluster leaf bring their T (the 64-row one of the last panel is not), the rest go to larft
+    with_t = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_geqr2_cluster")
+              and np.ndim(x.args[-2]) and np.size(x.args[-2]) > 1]
+    assert len(with_t) == 63 and names.count("ra_rocsolver_larft") == 127 - 63
 
 
 def test_grid_leaf_takes_tall_leaves_only(fake_device):
