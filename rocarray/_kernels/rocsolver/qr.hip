@@ -488,9 +488,24 @@ __global__ RA_QR_CLUSTER_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) void ra_ro
     const int nn = (int)n, ld = (int)lds;
     const bool with_t = Tm != nullptr;  // uniform
     T* W = ra_qr_shared<T>();  // rows x n, leading dimension ld
-    for (int e = tid; e < rows * nn; e += NT) {
-        const int c = e / rows, r = e - c * rows;
-        W[r + (ra_i64)c * ld] = A[r0 + r + c * lda];
+    {
+        // L elements a thread a round, their loads issued before their stores (a thread's
+        // elements of the leaf are far more than one round trip's worth)
+        constexpr int L = 8;
+        const int total = rows * nn;
+        for (int e0 = tid; e0 < total; e0 += L * NT) {
+            T buf[L];
+#pragma unroll
+            for (int u = 0; u < L; ++u) {
+                const int e = e0 + u * NT, c = e / rows, r = e - c * rows;
+                buf[u] = e < total ? A[r0 + r + c * lda] : zero;
+            }
+#pragma unroll
+            for (int u = 0; u < L; ++u) {
+                const int e = e0 + u * NT, c = e / rows, r = e - c * rows;
+                if (e < total) W[r + (ra_i64)c * ld] = buf[u];
+            }
+        }
     }
     __syncthreads();
     const int kmax = (int)(m < n ? m : n);
