@@ -161,7 +161,7 @@ def cluster_leaf_shape(m, n, dtype):
     itemsize = numpy.dtype(dtype).itemsize
     share = max(1, -(-int(m) // CLUSTER_BLOCKS))
     unit = 128 // itemsize  # elements of one pass over the 32 four-byte banks
-    lds = -(-share // unit) * unit + 8 % unit
+    lds = -(-share // unit) * unit + unit // 2  # neighbouring columns half the banks apart
     return share, lds, lds * int(n) * itemsize + 16
 
 
