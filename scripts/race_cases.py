@@ -28,6 +28,10 @@ problem (float16, channels last), the epilogue staged through shared memory and,
 ``larft_inv`` builds block reflectors' T (k = 128, 64, 33, 16, 1; stacks of 2; float64 and
 complex128) through ``larft_inv`` with its work matrix in shared memory and in T, and through the
 recurrence ``larft``, and compares them.
+``qrclus`` (sm_90) factors 1031 x 40 and 300 x 300 matrices (float64, complex128) with the
+cluster-leaf row threshold lowered to 64, so that every leaf runs on one thread-block cluster
+(``geqr2_cluster``: 1031 rows, the last block short; 300 - 32 j rows, down to 12 rows a block;
+the panels' left-half leaves also forming their T).
 """
 
 import sys
@@ -37,7 +41,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300", "larft_inv")
+         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus")
 
 
 def _lu_case(case, rng):
@@ -190,12 +194,21 @@ def _qr_case(case, rng):
 
     import rocarray as ra
 
+    from rocarray.rocsolver import _qr_kernels
+
+    shapes = ((300, 300),)
+    if case == "qrclus":
+        if not _qr_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
+            raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
+        _qr_kernels.CLUSTER_LEAF_ROWS = 64
+        shapes = ((1031, 40), (300, 300))
     for dtype in ("float64", "complex128"):
-        a = rng.standard_normal((300, 300)) + (1j * rng.standard_normal((300, 300)) if dtype == "complex128" else 0)
-        q, r = ra.linalg.qr(cupy.asarray(a.astype(dtype)))
-        err = float(numpy.abs(cupy.asnumpy(q) @ cupy.asnumpy(r) - a).max())
-        if not err < 1e-10:
-            raise SystemExit(f"{case} {dtype}: max error of Q R {err}")
+        for shape in shapes:
+            a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype == "complex128" else 0)
+            q, r = ra.linalg.qr(cupy.asarray(a.astype(dtype)))
+            err = float(numpy.abs(cupy.asnumpy(q) @ cupy.asnumpy(r) - a).max())
+            if not err < 1e-10:
+                raise SystemExit(f"{case} {dtype} {shape}: max error of Q R {err}")
 
 
 def _larft_case(case, rng):

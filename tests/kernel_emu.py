@@ -74,6 +74,10 @@ FLAGS = ("-std=c++17", "-O1", "-shared", "-fPIC", "-pthread", "-fno-gnu-unique",
 DYNAMIC_SHARED_BYTES = 232448
 #: Seconds a launch may run before the process is aborted (a spin-wait the emulator cannot serve).
 TIMEOUT_S = float(os.environ.get("ROCARRAY_EMU_TIMEOUT", "120"))
+#: Kernels whose grid is one thread-block cluster (``__cluster_dims__``): their launches run as
+#: cooperative launches (all blocks together), with the shim's cluster model (``RA_EMU_CLUSTER``:
+#: the cluster barrier and reads of another block's shared memory).
+CLUSTER_KERNELS = frozenset({"ra_rocsolver_geqr2_cluster"})
 #: Run each grid's blocks last to first: a kernel that assumes an order among independent blocks
 #: gives other answers (one that spin-waits on an earlier block stops at the timeout).
 REVERSE_BLOCKS = os.environ.get("ROCARRAY_EMU_REVERSE_BLOCKS", "0") == "1"
@@ -371,6 +375,7 @@ class EmulatedKernel:
         keep = []
         ptrs = (ctypes.c_void_p * max(1, len(args)))(*[self._argument(i, a, keep) for i, a in enumerate(args)])
         g, b = _dims(grid), _dims(block)
+        cooperative = cooperative or self.name.split("<")[0].strip() in CLUSTER_KERNELS
         with _one_launch:
             if self._launch(*g, *b, ptrs, TIMEOUT_S, REVERSE_BLOCKS, int(bool(cooperative))):
                 raise KernelFault(f"{self.name}: {self._error().decode()}")

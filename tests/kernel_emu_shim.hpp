@@ -20,6 +20,14 @@
 // Targets: RA_CUDA with 32-lane warps, or RA_HIP with 64-lane wavefronts (HIP's mask-free
 // collectives and _Float16 conversions).
 //
+// Thread-block clusters (RA_EMU_CLUSTER, for kernels that wrap their cluster primitives): a launch
+// of one cluster runs as a cooperative launch (tests/kernel_emu.py: CLUSTER_KERNELS);
+// emu::cluster_sync is a barrier of every thread of every block of the launch (threads that nap
+// until the last arrives: every thread must reach it, an exited one never does), and
+// emu::cluster_map(p, rank) is where shared address p of the running block lies in block `rank`'s
+// shared memory: p itself for the running block, else that block's saved copy (current, since
+// it is not running; reads only).
+//
 // Does not model: partial shuffle masks (every collective is over the warp's live lanes),
 // warp-synchronous code without __syncwarp (it is a data race here, as under independent thread
 // scheduling), concurrently resident blocks outside a cooperative launch (a block that spin-waits
@@ -119,6 +127,8 @@ extern int lane_id, warp_id;
 extern dim3 block_dim, grid_dim;
 extern Block* block;  // the running block
 void nap();  // a thread that sleeps lets the others of its block run
+void cluster_sync();                                   // RA_EMU_CLUSTER: see the header comment
+const void* cluster_map(const void* p, unsigned rank);  // RA_EMU_CLUSTER: see the header comment
 [[noreturn]] void fail(const std::string& what);
 std::string where();  // " (block (..), thread (..))" of the running thread
 void syncthreads();
@@ -445,6 +455,45 @@ void switch_shared(SharedSave& out, SharedSave& in) {
     }
 }
 
+// The cooperative group of the running launch, for the cluster model: the blocks' saved shared
+// memory, their indices, the one whose shared memory is in the regions, and the cluster barrier.
+static std::vector<SharedSave>* group_saves = nullptr;
+static const std::vector<uint3>* group_ids = nullptr;
+static long long loaded = 0;
+static long long cluster_threads = 0, cluster_arrived = 0;
+static unsigned long long cluster_round = 0;
+
+void cluster_sync() {
+    if (group_saves == nullptr) fail("a cluster barrier outside a cooperative launch" + where());
+    const unsigned long long round = cluster_round;
+    if (++cluster_arrived == cluster_threads) {
+        cluster_arrived = 0;
+        ++cluster_round;
+        return;
+    }
+    while (cluster_round == round) nap();
+}
+
+const void* cluster_map(const void* p, unsigned rank) {
+    if (group_saves == nullptr) fail("a cluster shared-memory read outside a cooperative launch" + where());
+    const unsigned char* q = (const unsigned char*)p;
+    for (size_t r = 0; r < shared_regions.size(); ++r) {
+        const unsigned char* base = (const unsigned char*)shared_regions[r].first;
+        if (q < base || q >= base + shared_regions[r].second) continue;
+        for (size_t g = 0; g < group_ids->size(); ++g) {
+            const uint3 id = (*group_ids)[g];
+            if (id.x != rank || id.y != block_idx.y || id.z != block_idx.z) continue;
+            if ((long long)g == loaded) return p;
+            const auto& save = (*group_saves)[g].regions;
+            if (r >= save.size() || save[r].size() != shared_regions[r].second)
+                fail("a cluster read of a block that has not reached its shared memory yet" + where());
+            return save[r].data() + (q - base);
+        }
+        fail("a cluster read of a block outside the launch" + where());
+    }
+    fail("a cluster read of an address outside shared memory" + where());
+}
+
 // Runs the launch whose kernel call fiber_body makes (emu::launch set it up).
 int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperative, const char* name) {
     error.clear();
@@ -520,7 +569,11 @@ int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperati
                 }
             }
             if (k0) poison_shared();
-            long long loaded = 0;  // the block whose shared memory is in the regions
+            loaded = 0;  // the block whose shared memory is in the regions
+            group_saves = cooperative ? &saves : nullptr;
+            group_ids = &block_ids;
+            cluster_threads = (long long)n * group;
+            cluster_arrived = 0;
             // round-robin over the fibers that can run, until every one has left the kernel
             long long done = 0;
             while (done < nfibers) {
@@ -563,6 +616,8 @@ int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperati
         }
     }
     current_fiber = nullptr;
+    group_saves = nullptr;
+    group_ids = nullptr;
     munmap(stacks, span * nfibers);
     block = nullptr;
     return error.empty() ? 0 : 1;
@@ -572,6 +627,7 @@ int run_launch(dim3 grid, dim3 blk, double timeout_s, int reverse, int cooperati
 #endif  // EMU_RUNTIME
 
 // ---- the dialect ----
+#define RA_EMU_CLUSTER 1  // kernels may use emu::cluster_sync and emu::cluster_map
 #define threadIdx (emu::thread_idx)
 #define blockIdx (emu::block_idx)
 #define blockDim (emu::block_dim)

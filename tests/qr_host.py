@@ -117,12 +117,30 @@ def geqr2_grid(m, n, A, lda, tau, blocks=None):
     return None
 
 
+#: Whether the cluster-leaf stand-in takes leaves (a test sets it); by default it declines, as on a
+#: device without thread-block clusters.
+CLUSTER = False
+
+
+def geqr2_cluster(m, n, A, lda, tau, force=False, T=None):
+    """The cluster leaf (with :data:`CLUSTER`): geqr2's algorithm, and with ``T`` the leaf's T
+    (xLARFT from S = V^H V, leading dimension n); declines without it, or for T with m < n."""
+    if not CLUSTER or (T is not None and m < n):
+        return False
+    geqr2(m, n, A, lda, 0, tau, 0, 1)
+    if T is not None:
+        v = np.tril(mat(A, m, n, lda), -1) + np.eye(m, n)
+        s = np.ascontiguousarray((v.conj().T @ v).T).reshape(-1)  # column-major n x n
+        larft(n, s, n, 0, tau, 0, T, n, 0, 1)
+    return True
+
+
 def check_grid_barrier(sync):
     """Never called: no device-wide leaf runs on the stand-ins."""
     raise AssertionError("no device-wide leaf ran, so there is no barrier to check")
 
 
-NAMES = ("geqr2", "geqr2_grid", "check_grid_barrier", "copy_v", "set_identity", "conj_transpose", "larft", "diag_info", "gemm", "trsm", "empty")
+NAMES = ("geqr2", "geqr2_grid", "geqr2_cluster", "check_grid_barrier", "copy_v", "set_identity", "conj_transpose", "larft", "diag_info", "gemm", "trsm", "empty")
 
 
 def install(monkeypatch):
@@ -131,9 +149,9 @@ def install(monkeypatch):
     for name in NAMES:
         fn = globals()[name]
 
-        def recorded(*args, _fn=fn, _name=name):
-            calls.append((_name, args))
-            return _fn(*args)
+        def recorded(*args, _fn=fn, _name=name, **kwargs):
+            calls.append((_name, args + tuple(kwargs.values())))
+            return _fn(*args, **kwargs)
 
         monkeypatch.setattr(_qr_kernels, name, recorded)
     return calls

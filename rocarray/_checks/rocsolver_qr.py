@@ -2,9 +2,10 @@
 
 The self-check factors small fresh random matrices (sizes crossing the 32-column leaves and the
 128-column panels, a stack for the one-launch batched kernel, and a 1100 x 40 matrix whose leaves
-are tall enough for the device-wide leaf factorization) with ``ra.linalg.qr`` in every dtype and
-checks ``||Q R - A|| / ||A||``, ``||Q^H Q - I||`` and R against NumPy (LAPACK), and
-``gels`` against ``numpy.linalg.lstsq``. Benchmark cases time ``ra.linalg.qr`` against
+are tall enough for the thread-block cluster leaf on NVIDIA sm_90+ and, factored again with that
+leaf off, for the device-wide leaf) with ``ra.linalg.qr`` in every dtype and checks
+``||Q R - A|| / ||A||``, ``||Q^H Q - I||`` and R against NumPy (LAPACK), and ``gels`` against
+``numpy.linalg.lstsq``. Benchmark cases time ``ra.linalg.qr`` against
 ``cupy.linalg.qr`` (cuSOLVER geqrf/orgqr) on the same float64 4096^2 array, modes ``'reduced'``
 and ``'r'``, and ``geqrf_strided_batched`` on 10^4 32 x 32 float64 matrices against
 ``cupy.linalg.qr(mode='r')`` on the same stack.
@@ -41,6 +42,7 @@ def _check_qr(name, a, q, r, dtype):
 @harness.self_check(_LIB, "qr")
 def check_qr(rng):
     import rocarray as ra
+    from rocarray.rocsolver import _qr_kernels
 
     cupy = backend.cupy()
     for dtype in _DTYPES:
@@ -48,6 +50,17 @@ def check_qr(rng):
             a = harness.standard_normal(rng, shape, dtype)
             q, r = ra.linalg.qr(cupy.asarray(a))
             _check_qr(f"qr {shape} {dtype}", a, cupy.asnumpy(q), cupy.asnumpy(r), dtype)
+    # the tall leaves again with the cluster leaf off, so that the device-wide leaf runs on
+    # NVIDIA sm_90+ too (where the cluster leaf takes them first)
+    saved = _qr_kernels.CLUSTER_LEAF
+    _qr_kernels.CLUSTER_LEAF = False
+    try:
+        for dtype in _DTYPES:
+            a = harness.standard_normal(rng, (1100, 40), dtype)
+            q, r = ra.linalg.qr(cupy.asarray(a))
+            _check_qr(f"qr (1100, 40) {dtype}, no cluster leaf", a, cupy.asnumpy(q), cupy.asnumpy(r), dtype)
+    finally:
+        _qr_kernels.CLUSTER_LEAF = saved
 
 
 def _larft_inputs(rng, k, batch, dtype):

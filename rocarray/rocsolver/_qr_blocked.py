@@ -8,13 +8,17 @@ Algorithms (LAPACK's, with the block reflectors on gemm; Schreiber and Van Loan'
 
 * geqrf: panels of :data:`NB` columns; a panel is factored recursively (halves of multiples of
   :data:`LEAF` columns, Elmroth and Gustavson's splitting), each leaf by one ``geqr2`` launch (a
-  tall leaf of a single matrix by ``geqr2_grid``, a cooperative launch across the device, where
-  it can run; its grid barrier is checked once, at the end of the factorization) and
+  tall leaf of a single matrix by ``geqr2_cluster``, one thread-block cluster on NVIDIA sm_90+
+  where its rows fit in the blocks' shared memory, else by ``geqr2_grid``, a cooperative launch
+  across the device, where it can run; its grid barrier is checked once, at the end of the
+  factorization) and
   each left half applied to its right half as a block reflector; then the panel's reflector
   updates the trailing columns, ``C := (I - V T V^H)^H C``. Stacks of matrices with at most
   :data:`BATCHED_MAX` columns are one ``geqr2`` launch (one block per matrix).
 * A block reflector: V is copied out of the factored panel as an explicit unit lower trapezoid
-  (``copy_v``), ``S = V^H V`` by gemm, and T from S and tau (``larft``); applying it from the left
+  (``copy_v``), ``S = V^H V`` by gemm, and T from S and tau (``larft``), except for a panel's
+  left half that is one leaf factored by ``geqr2_cluster``, which forms its T itself
+  (``_qr_kernels.CLUSTER_LEAF_T``); applying it from the left
   is ``W = V^H C``, ``W := op(T) W``, ``C -= V W`` (three gemms), from the right likewise.
 * orgqr: the columns past k start as identity columns; the blocks are applied backwards, each to
   its own columns (reset to identity columns first) and every column right of them.
@@ -52,14 +56,16 @@ class _Scratch:
         return buf
 
 
-def _reflector(A, lda, sA, r0, c0, rows, jb, tau, sP, batch, ws):
-    """(V, T) of the block reflector of the jb reflectors stored at A(r0:, c0:c0+jb) with tau(c0:)."""
+def _reflector(A, lda, sA, r0, c0, rows, jb, tau, sP, batch, ws, T=None):
+    """(V, T) of the block reflector of the jb reflectors stored at A(r0:, c0:c0+jb) with tau(c0:);
+    ``T`` given: the leaf kernel formed it already (then only V is copied out)."""
     V = ws.get("v", batch * rows * jb)
-    S = ws.get("s", batch * jb * jb)
-    T = ws.get("t", batch * jb * jb)
     _k.copy_v(rows, jb, _at(A, r0, c0, lda), lda, sA, V, rows, rows * jb, batch)
-    _k.gemm("C", "N", jb, jb, rows, 1, V, rows, rows * jb, V, rows, rows * jb, 0, S, jb, jb * jb, batch)
-    _k.larft(jb, S, jb, jb * jb, tau[c0:], sP, T, jb, jb * jb, batch)
+    if T is None:
+        S = ws.get("s", batch * jb * jb)
+        T = ws.get("t", batch * jb * jb)
+        _k.gemm("C", "N", jb, jb, rows, 1, V, rows, rows * jb, V, rows, rows * jb, 0, S, jb, jb * jb, batch)
+        _k.larft(jb, S, jb, jb * jb, tau[c0:], sP, T, jb, jb * jb, batch)
     return V, T
 
 
@@ -81,27 +87,34 @@ def _larfb(side, trans, V, T, rows, jb, C, ldc, sC, other, batch, ws):
         _k.gemm("N", "C", other, rows, jb, -1, W2, other, sw, V, rows, sv, 1, C, ldc, sC, batch)
 
 
-def _leaf(m, n, A, lda, sA, tau, sP, batch, ws):
-    """geqr2 of an m x n leaf: across the device when it is one tall matrix and the device can
-    (``geqr2_grid``), else one block per matrix."""
+def _leaf(m, n, A, lda, sA, tau, sP, batch, ws, want_t=False):
+    """geqr2 of an m x n leaf: one tall matrix on one thread-block cluster where the device has
+    them and the rows fit (``geqr2_cluster``), else across the device where it can
+    (``geqr2_grid``), else one block per matrix. Returns the leaf's T (n x n) where ``want_t`` and
+    the cluster kernel formed it (:data:`._qr_kernels.CLUSTER_LEAF_T`), else None."""
     if batch == 1:
+        T = ws.get("leaf_t", n * n) if want_t and _k.CLUSTER_LEAF_T and m >= n else None
+        if _k.geqr2_cluster(m, n, A, lda, tau, T=T):
+            return T
         sync = _k.geqr2_grid(m, n, A, lda, tau)
         if sync is not None:
             ws.barrier = sync
-            return
+            return None
     _k.geqr2(m, n, A, lda, sA, tau, sP, batch)
+    return None
 
 
-def _panel(m, j, w, A, lda, sA, tau, sP, batch, ws):
-    """Factor columns j .. j+w-1 (rows j .. m-1) in place; tau(j .. j+w-1)."""
+def _panel(m, j, w, A, lda, sA, tau, sP, batch, ws, want_t=False):
+    """Factor columns j .. j+w-1 (rows j .. m-1) in place; tau(j .. j+w-1). Returns the T of
+    these w reflectors where ``want_t`` and they were one leaf whose kernel formed it, else None."""
     if w <= LEAF:
-        _leaf(m - j, w, _at(A, j, j, lda), lda, sA, tau[j:], sP, batch, ws)
-        return
+        return _leaf(m - j, w, _at(A, j, j, lda), lda, sA, tau[j:], sP, batch, ws, want_t)
     w1 = -(-(w // 2) // LEAF) * LEAF  # a multiple of LEAF, < w
-    _panel(m, j, w1, A, lda, sA, tau, sP, batch, ws)
-    V, T = _reflector(A, lda, sA, j, j, m - j, w1, tau, sP, batch, ws)
+    T1 = _panel(m, j, w1, A, lda, sA, tau, sP, batch, ws, want_t=True)
+    V, T = _reflector(A, lda, sA, j, j, m - j, w1, tau, sP, batch, ws, T=T1)
     _larfb("L", "C", V, T, m - j, w1, _at(A, j, j + w1, lda), lda, sA, w - w1, batch, ws)
     _panel(m, j + w1, w - w1, A, lda, sA, tau, sP, batch, ws)
+    return None
 
 
 def geqrf(m, n, A, lda, sA, tau, sP, batch):

@@ -47,6 +47,24 @@ LARFT_INVERSE_MAX = 128
 #: ``larft_inv`` works on a k x (k + 1) matrix in shared memory where the device's block limit
 #: holds it; False (or too large: double complex k = 128, or past 64 KB of LDS): in T itself.
 LARFT_INVERSE_SHARED = True
+#: Whether a leaf goes to one thread-block cluster (:func:`geqr2_cluster`) where it can run; the
+#: way back to :func:`geqr2_grid` and the one-block geqr2 is ``False``.
+CLUSTER_LEAF = True
+#: Blocks of the cluster leaf (``RA_ROCSOLVER_QR_CLUSTER_BLOCKS``: the portable cluster size).
+CLUSTER_BLOCKS = 8
+#: Threads of a block of the cluster leaf (``RA_ROCSOLVER_QR_CLUSTER_BLOCK``).
+CLUSTER_BLOCK = 512
+#: Fewest rows of a leaf factored by one cluster (a column costs a cluster barrier and a
+#: distributed-shared-memory round trip whatever the height, the one-block geqr2's time falls
+#: with the rows).
+CLUSTER_LEAF_ROWS = 128
+#: Whether the drivers ask the cluster leaf for its block reflector's T (xLARFT, from S = V^H V
+#: summed with each column's dots) and then skip that reflector's S gemm and larft; the way back
+#: is ``False``.
+CLUSTER_LEAF_T = True
+#: Static shared bytes of the cluster leaf beside its rows (two publication slots of 64
+#: elements, s_w, the scalars, S and T of 32 x 33, tau, slack; complex128 the largest).
+CLUSTER_STATIC_SHARED = 22528
 
 _STANDARD = tuple(numpy.dtype(t) for t in ("float32", "float64", "complex64", "complex128"))
 _ELEMENTWISE = ("qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "larft_inv",
@@ -63,6 +81,7 @@ def instantiations():
     names = [_name(k, d) for k in _ELEMENTWISE for d in _STANDARD]
     names += [_name("geqr2", d, b) for d in _STANDARD for _, b in GEQR2_BLOCKS]
     names += [_name("geqr2_grid", d) for d in _STANDARD]
+    names += [_name("geqr2_cluster", d) for d in _STANDARD]
     return sorted(names)
 
 
@@ -135,6 +154,62 @@ def geqr2_grid(m, n, A, lda, tau, blocks=None):
                                  sync[:16].view(numpy.uint32), _i64(GRID_SPIN_LIMIT)),
                block=GRID_BLOCK, shared=shared, cooperative=True)
     return sync
+
+
+def cluster_available(device_id):
+    """Whether ``device_id`` runs thread-block clusters with distributed shared memory: NVIDIA
+    from compute capability 9.0 (the cluster kernel's body exists only there)."""
+    info = backend.device_info(device_id)
+    return not info.is_hip and backend.compute_capability_version(info) >= (9, 0)
+
+
+def cluster_leaf_shape(m, n, dtype):
+    """``(share, lds, shared)`` of a cluster leaf of ``m x n``: each of the :data:`CLUSTER_BLOCKS`
+    blocks holds ``share`` rows (the last ones may hold fewer or none) in shared memory with
+    leading dimension ``lds``, and ``shared`` dynamic shared bytes. ``lds`` is ``share`` padded so
+    that the lane groups of neighbouring columns start in other shared-memory banks."""
+    itemsize = numpy.dtype(dtype).itemsize
+    share = max(1, -(-int(m) // CLUSTER_BLOCKS))
+    unit = 128 // itemsize  # elements of one pass over the 32 four-byte banks
+    lds = -(-share // unit) * unit + unit // 2  # neighbouring columns half the banks apart
+    return share, lds, lds * int(n) * itemsize + 16
+
+
+_NULL = numpy.uint64(0)
+
+
+def geqr2_cluster(m, n, A, lda, tau, force=False, T=None):
+    """geqr2 of one m x n leaf (``n <=`` :data:`GRID_LEAF_COLUMNS`) on one thread-block cluster of
+    :data:`CLUSTER_BLOCKS` blocks (NVIDIA sm_90+): each block holds a share of the rows in shared
+    memory, and a column costs one cluster barrier, every block reading the others' partial sums
+    from their shared memory. The same arithmetic as :func:`geqr2_grid` (the partials summed in
+    the same order in every block, so every block forms the same beta and tau); the same
+    reflectors, R and tau as :func:`geqr2` up to rounding. With ``T`` (n x n, leading dimension n;
+    ``m >= n``), also the upper triangular T of the leaf's block reflector
+    ``H_0 ... H_{n-1} = I - V T V^H`` (xLARFT, as :func:`larft` forms it from ``S = V^H V``;
+    zeros below the diagonal), S summed from dots published with each column.
+
+    Returns whether it launched (then T is formed too): not where :data:`CLUSTER_LEAF` is off,
+    the device has no clusters (:func:`cluster_available`), the leaf is short
+    (< :data:`CLUSTER_LEAF_ROWS` rows, unless ``force``), too wide or empty, ``T`` is given and
+    ``m < n``, or a block's rows would not fit in shared memory.
+    """
+    if not CLUSTER_LEAF or n > GRID_LEAF_COLUMNS or n < 1 or m < 1 or (not force and m < CLUSTER_LEAF_ROWS):
+        return False
+    if T is not None and m < n:
+        return False
+    device = _device(A)
+    if not cluster_available(device):
+        return False
+    share, lds, shared = cluster_leaf_shape(m, n, A.dtype)
+    if shared + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device):
+        return False
+    with launch.on_device(device):
+        KERNELS[_name("geqr2_cluster", A.dtype)](
+            device, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), _i64(lds),
+                                        _NULL if T is None else T, _i64(n)),
+            block=CLUSTER_BLOCK, shared=shared)
+    return True
 
 
 #: Raised by :func:`check_grid_barrier` (the LU panel's class: one barrier protocol).

@@ -179,6 +179,36 @@ def test_gels_driver_quick_returns(host, m, n, nrhs):
         assert (bbuf[:max(m, n) * nrhs] == 0).all()
 
 
+@pytest.mark.parametrize("m,n", [(40, 25), (24, 24), (9, 31)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("leaf_t", [True, False])
+def test_geqrf_driver_with_cluster_leaves(host, rng, monkeypatch, m, n, dtype, leaf_t):
+    """Every leaf on the cluster stand-in; a panel's left half that is one leaf takes its T from
+    the leaf (no S gemm, no larft for it) unless CLUSTER_LEAF_T is off: LAPACK's factors either
+    way."""
+    monkeypatch.setattr(qr_host, "CLUSTER", True)
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF_T", leaf_t)
+    lda = m + 2
+    buf, a = host_matrix(rng, m, n, lda, dtype)
+    tau = np.full(min(m, n), np.nan, dtype)
+    _qr_blocked.geqrf(m, n, buf, lda, 0, tau, 0, 1)
+    h, t = np.linalg.qr(a, mode="raw")
+    scale = 64 * eps(dtype) * max(1.0, np.abs(a).max() * max(m, n))
+    np.testing.assert_allclose(qr_host.mat(buf, m, n, lda), h.T, atol=scale)
+    np.testing.assert_allclose(tau, t, atol=64 * eps(dtype))
+    leaves = [args for name, args in host if name == "geqr2_cluster"]
+    with_t = [args for args in leaves if args[-1] is not None]
+    assert leaves and not any(name == "geqr2" for name, _ in host)
+    # NB 8, LEAF 2: each 8-column panel splits 4 + 4 and each 4 into 2 + 2, so two of a full
+    # panel's four leaves are left halves (their T from the leaf) and 3 reflectors a panel
+    # (2 leaf-level, the 4-wide) go through larft without it
+    larfts = [args[0] for name, args in host if name == "larft"]
+    if leaf_t:
+        assert with_t and 2 not in larfts
+    else:
+        assert not with_t and 2 in larfts
+
+
 def test_panel_splits_into_leaf_multiples(host, rng):
     m, n = 40, 8
     buf, _ = host_matrix(rng, m, n, m, "float64")
@@ -206,14 +236,16 @@ def test_geqr2_block_follows_the_rows(monkeypatch):
 def test_kernels_are_registered_and_follow_the_rules():
     registered = set(_compile.registered(_qr_kernels.SOURCE))
     assert registered == set(_qr_kernels.instantiations())
-    assert len(registered) == 4 * 6 + 4 * 3 + 4
+    assert len(registered) == 4 * 6 + 4 * 3 + 4 + 4
     source = _compile.read_text(_qr_kernels.SOURCE)
     assert "#include" not in source
     assert re.search(r"(?<![\w.])32(?![\w.])", source) is None, "literal 32 (use RA_WARP_SIZE)"
     assert re.search(rf"#define RA_ROCSOLVER_QR_BLOCK {_qr_kernels.BLOCK}\b", source)
     assert re.search(rf"#define RA_ROCSOLVER_QR_GRID_BLOCK {_qr_kernels.GRID_BLOCK}\b", source)
     assert re.search(r"#define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20\b", source) and _qr_kernels.GRID_LEAF_COLUMNS == 0x20
-    for name in ("geqr2", "geqr2_grid", "qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "larft_inv",
+    assert re.search(rf"#define RA_ROCSOLVER_QR_CLUSTER_BLOCKS {_qr_kernels.CLUSTER_BLOCKS}\b", source)
+    assert re.search(rf"#define RA_ROCSOLVER_QR_CLUSTER_BLOCK {_qr_kernels.CLUSTER_BLOCK}\b", source)
+    for name in ("geqr2", "geqr2_grid", "geqr2_cluster", "qr_copy_v", "qr_set_identity", "qr_conj_transpose", "larft", "larft_inv",
                  "qr_diag_info"):
         assert f"ra_rocsolver_{name}(" in source
 

@@ -14,6 +14,8 @@ running together), on the 32-lane (NVIDIA-like) and 64-lane (AMD wavefront) targ
 CPU tests: skipped where g++ is missing.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,7 @@ from conftest import random_array as rand
 import qr_host
 from kernel_emu import (emulated_device, emulated_either_device, emulated_target_device,  # noqa: F401 (fixtures)
                         emulated_wave64_device, spread)
-from launchfake import fake_device  # noqa: F401 (the fixture the emulated devices build on)
+from launchfake import PROFILE, fake_device  # noqa: F401 (the fixture the emulated devices build on)
 
 import rocarray.rocsolver as rs
 from rocarray.rocsolver import _qr_blocked, _qr_kernels
@@ -48,7 +50,8 @@ def leaf_buffer(a, lda):
 
 
 def factor_both(device, a, blocks):
-    """(buffer, tau) of the device-wide kernel (``blocks`` blocks) and of the one-block geqr2."""
+    """(buffer, tau) of the device-wide kernel (``blocks`` blocks; None: the cluster kernel) and of
+    the one-block geqr2."""
     m, n = a.shape
     lda = m + 3
     k = min(m, n)
@@ -56,7 +59,12 @@ def factor_both(device, a, blocks):
     for grid in (True, False):
         A = device.array(leaf_buffer(a, lda))
         tau = device.array(np.full(k + 2, np.nan, a.dtype))
-        if grid:
+        if grid and blocks is None:
+            assert _qr_kernels.geqr2_cluster(m, n, A, lda, tau, force=True)
+            launch = device.launches[-1]
+            assert launch.name.startswith("ra_rocsolver_geqr2_cluster") and not launch.cooperative
+            assert launch.grid[0] == _qr_kernels.CLUSTER_BLOCKS and launch.block[0] == _qr_kernels.CLUSTER_BLOCK
+        elif grid:
             sync = _qr_kernels.geqr2_grid(m, n, A, lda, tau, blocks=blocks)
             assert sync is not None
             _qr_kernels.check_grid_barrier(sync)
@@ -117,6 +125,83 @@ def check_leaf(device, a, blocks):
                          indirect=["emulated_target_device"])
 def test_grid_leaf_matches_one_block_geqr2_and_lapack(emulated_target_device, rng, dtype, m, n, blocks):
     check_leaf(emulated_target_device, rand(rng, (m, n), dtype), blocks)
+
+
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n",
+                         [("cuda32", "float32", 61, 13), ("hip64", "complex64", 61, 13),
+                          ("cuda32", "float64", 7, 5), ("hip64", "complex128", 20, 32),
+                          ("cuda32", "float64", 130, 32)],
+                         indirect=["emulated_target_device"])
+def test_cluster_leaf_matches_one_block_geqr2_and_lapack(emulated_target_device, rng, monkeypatch, dtype, m, n):
+    """The cluster kernel (8 blocks reading each other's slots through the emulator's cluster
+    model): rows not a multiple of 8 (the last block short), blocks without rows (7 rows: one row
+    a block, the eighth block empty), m < n, 32 columns. The 64-lane target runs the same body
+    (only NVIDIA has clusters: the host is told the emulated AMD device has them, to prove the
+    kernel free of a warp size)."""
+    monkeypatch.setattr(_qr_kernels, "cluster_available", lambda device_id: True)
+    check_leaf(emulated_target_device, rand(rng, (m, n), dtype), None)
+
+
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n",
+                         [("cuda32", "float64", 130, 32), ("hip64", "complex64", 61, 13)],
+                         indirect=["emulated_target_device"])
+def test_cluster_leaf_forms_t(emulated_target_device, rng, monkeypatch, dtype, m, n):
+    """With T asked for: the same factors, and T equal to xLARFT of S = V^H V of the leaf's own
+    reflectors (qr_host's larft), zeros below the diagonal."""
+    monkeypatch.setattr(_qr_kernels, "cluster_available", lambda device_id: True)
+    device = emulated_target_device
+    a = rand(rng, (m, n), dtype)
+    lda = m + 3
+    A = device.array(leaf_buffer(a, lda))
+    tau = device.array(np.full(n, np.nan, a.dtype))
+    T = device.array(np.full(n * n, np.nan, a.dtype))
+    assert _qr_kernels.geqr2_cluster(m, n, A, lda, tau, force=True, T=T)
+    h = np.asarray(A)[:lda * n].reshape(n, lda).T[:m]
+    want_h, want_t = np.linalg.qr(a.astype(np.complex128), mode="raw")
+    e = eps(dtype)
+    np.testing.assert_allclose(h, want_h.T, rtol=0, atol=30 * m * e * float(np.abs(a).max()))
+    np.testing.assert_allclose(np.asarray(tau), want_t, rtol=0, atol=30 * m * e)
+    v = np.tril(h, -1) + np.eye(m, n)
+    s = np.ascontiguousarray((v.conj().T @ v).T).reshape(-1)
+    want = np.full(n * n, np.nan, a.dtype)
+    qr_host.larft(n, s, n, 0, np.asarray(tau), 0, want, n, 0, 1)
+    got = np.asarray(T).reshape(n, n).T
+    want = want.reshape(n, n).T
+    assert not np.tril(got, -1).any()
+    np.testing.assert_allclose(got, want, rtol=0, atol=100 * m * e * float(np.abs(want).max()))
+
+
+def test_blocked_geqrf_with_cluster_leaves(emulated_device, rng, monkeypatch):
+    """The blocked geqrf (8-column panels, 4-column leaves) with every leaf on the emulated
+    cluster kernel, the left halves' T from the leaf; the rest on qr_host's NumPy stand-ins:
+    LAPACK's R, reflectors and tau."""
+    qr_host.install(monkeypatch)
+    monkeypatch.setattr(_qr_kernels, "geqr2_cluster", TRUE_GEQR2_CLUSTER)
+    monkeypatch.setattr(_qr_kernels, "empty", lambda elements, dtype, like: emulated_device.array(
+        np.full(max(int(elements), 1), np.nan, dtype)))   # scratch the kernel can write (the leaf's T)
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF_ROWS", 1)
+    monkeypatch.setattr(_qr_blocked, "NB", 8)
+    monkeypatch.setattr(_qr_blocked, "LEAF", 4)
+    m, n, lda = 45, 19, 47
+    a = rand(rng, (m, n), "float64")
+    A = emulated_device.array(leaf_buffer(a, lda))
+    tau = emulated_device.array(np.full(n, np.nan, np.float64))
+    _qr_blocked.geqrf(m, n, A, lda, 0, tau, 0, 1)
+    leaves = [x for x in emulated_device.launches if x.name.startswith("ra_rocsolver_geqr2_cluster")]
+    with_t = [x for x in leaves if np.ndim(x.args[-2]) and np.size(x.args[-2]) > 1]   # a buffer, not null
+    assert len(leaves) == 5 and len(with_t) == 2                                      # T of columns 0 and 8
+    h, t = np.linalg.qr(a, mode="raw")
+    got = np.asarray(A)[:lda * n].reshape(n, lda).T[:m]
+    np.testing.assert_allclose(got, h.T, atol=1e-12 * m)
+    np.testing.assert_allclose(np.asarray(tau), t, atol=1e-13 * m)
+
+
+def test_cluster_leaf_zero_column(emulated_device, rng):
+    """A zero column: tau = 0 in every block, the column left as it is, no update."""
+    a = rand(rng, (40, 6), "complex128")
+    a[:, 2] = 0
+    h, t = check_leaf(emulated_device, a, None)
+    assert t[2] == 0 and (h[2:, 2] == 0).all()
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex64"])
@@ -192,7 +277,65 @@ def test_blocked_geqrf_with_grid_leaves(device, rng, monkeypatch):
 
 
 TRUE_GEQR2_GRID = _qr_kernels.geqr2_grid
+TRUE_GEQR2_CLUSTER = _qr_kernels.geqr2_cluster
 TRUE_CHECK = _qr_kernels.check_grid_barrier
+
+
+def test_cluster_leaf_routing(fake_device, monkeypatch):
+    """The cluster leaf takes single leaves of CLUSTER_LEAF_ROWS rows or more whose rows fit in the
+    blocks' shared memory, on NVIDIA sm_90+ only, and not when CLUSTER_LEAF is off."""
+    from launchfake import SM90_SHARED
+
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    A = fake_device.array((8192 * 32,), "complex128")
+    tau = fake_device.array((32,), "complex128")
+    Af, tauf = A.view(np.float64), tau.view(np.float64)
+    assert not _qr_kernels.geqr2_cluster(_qr_kernels.CLUSTER_LEAF_ROWS - 1, 32, Af, 8192, tauf)
+    assert not _qr_kernels.geqr2_cluster(4096, 33, Af, 8192, tauf)
+    assert not _qr_kernels.geqr2_cluster(8192, 32, Af, 8192, tauf)         # 1024 rows a block: too many
+    assert not _qr_kernels.geqr2_cluster(4096, 32, A, 8192, tau)           # complex128: 256 KB a block
+    assert not fake_device.launches
+    assert _qr_kernels.geqr2_cluster(4096, 32, Af, 8192, tauf)
+    launch = fake_device.launches[-1]
+    share, lds, shared = _qr_kernels.cluster_leaf_shape(4096, 32, np.float64)
+    assert (share, lds) == (512, 520) and launch.shared == shared and not launch.cooperative
+    assert launch.grid[0] == _qr_kernels.CLUSTER_BLOCKS and launch.block[0] == _qr_kernels.CLUSTER_BLOCK
+    assert _qr_kernels.geqr2_cluster(2048, 32, A, 8192, tau)               # complex128 2048 x 32 fits
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF", False)
+    assert not _qr_kernels.geqr2_cluster(4096, 32, Af, 8192, tauf)
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF", True)
+    amd = dataclasses.replace(PROFILE, is_hip=True, arch="gfx942", warp_size=64, compute_capability="")
+    monkeypatch.setattr(backend, "device_info", lambda device_id=None: amd)
+    assert not _qr_kernels.geqr2_cluster(4096, 32, Af, 8192, tauf)
+    assert len(fake_device.launches) == 2
+
+
+def test_geqrf_4096_cluster_launch_counts(fake_device, monkeypatch):
+    """One geqrf of 4096 x 4096 float64 on sm_90 with its opt-in shared memory (recorded, not
+    run): the leaves of CLUSTER_LEAF_ROWS rows or more on one cluster each (125 of the 128 at
+    128 rows), the shorter ones by one block, no device-wide leaf and no barrier to check; the
+    left halves' T from the leaf."""
+    from launchfake import SM90_SHARED
+
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    checks = []
+    monkeypatch.setattr(_qr_kernels, "check_grid_barrier", checks.append)
+    n = 4096
+    rs.geqrf(n, n, fake_device.array((n * n,), "float64"), n, fake_device.array((n,), "float64"))
+    names = [x.split("<")[0] for x in fake_device.names()]
+    clusters = (n - _qr_kernels.CLUSTER_LEAF_ROWS) // 32 + 1
+    assert names.count("ra_rocsolver_geqr2_cluster") == clusters
+    assert names.count("ra_rocsolver_geqr2") == 128 - clusters and "ra_rocsolver_geqr2_grid" not in names
+    assert not checks
+    # 127 block reflectors (32 panels of 3, 31 trailing updates): the 63 left halves that are one
+    # cluster leaf bring their T (the 64-row one of the last panel is not), the rest go to larft
+    with_t = [x for x in fake_device.launches if x.name.startswith("ra_rocsolver_geqr2_cluster")
+              and np.ndim(x.args[-2]) and np.size(x.args[-2]) > 1]
+    assert len(with_t) == 63 and names.count("ra_rocsolver_larft") == 127 - 63
 
 
 def test_grid_leaf_takes_tall_leaves_only(fake_device):
@@ -209,9 +352,10 @@ def test_grid_leaf_takes_tall_leaves_only(fake_device):
 
 
 def test_geqrf_4096_launch_counts(fake_device, monkeypatch):
-    """Which kernels one geqrf of 4096 x 4096 float64 launches (recorded, not run): 128 leaves of
-    32 columns, those of at least GRID_LEAF_ROWS rows across the device (cooperatively), the rest
-    by one block; the barrier checked once."""
+    """Which kernels one geqrf of 4096 x 4096 float64 launches (recorded, not run) without the
+    cluster leaf: 128 leaves of 32 columns, those of at least GRID_LEAF_ROWS rows across the
+    device (cooperatively), the rest by one block; the barrier checked once."""
+    monkeypatch.setattr(_qr_kernels, "CLUSTER_LEAF", False)
     checks = []
     monkeypatch.setattr(_qr_kernels, "check_grid_barrier", checks.append)
     n = 4096

@@ -50,6 +50,8 @@
 #define RA_ROCSOLVER_QR_LARFT_INV_MAX 128  // largest k of larft_inv
 #define RA_ROCSOLVER_QR_GRID_BLOCK 128  // threads of a block of the device-wide geqr2
 #define RA_ROCSOLVER_QR_GRID_COLUMNS 0x20  // most columns (thirty-two) of a device-wide geqr2 leaf
+#define RA_ROCSOLVER_QR_CLUSTER_BLOCKS 8  // blocks of the cluster leaf (the portable cluster size)
+#define RA_ROCSOLVER_QR_CLUSTER_BLOCK 512  // threads of a block of the cluster leaf
 
 // ---------------------------------------------------------------------------------------------
 // scalar helpers for float, double, ra_c64, ra_c128
@@ -351,6 +353,274 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_GRID_BLOCK) void ra_rocsolver_geqr2_
         atomicExch(&sync[0], 0u);
         atomicExch(&sync[1], 0u);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// geqr2_cluster: one tall leaf on one thread-block cluster (NVIDIA sm_90: distributed shared memory)
+// ---------------------------------------------------------------------------------------------
+
+// The cluster's primitives, in small wrappers: the block's rank in its cluster, the cluster barrier
+// (arrive with release, wait with acquire: every thread of every block of the cluster, so it is a
+// block barrier too) and a load of element `p` of this block's shared memory as it lies in block
+// `rank`'s shared memory (mapa + ld.shared::cluster). NVIDIA sm_90+ only; the kernel emulator
+// (tests/kernel_emu_shim.hpp, RA_EMU_CLUSTER) models them for a launch of one cluster. Elsewhere
+// the kernel compiles to an empty body and the host never launches it.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+#define RA_QR_CLUSTER 1
+#define RA_QR_CLUSTER_LAUNCH_BOUNDS(threads) \
+    __cluster_dims__(RA_ROCSOLVER_QR_CLUSTER_BLOCKS, 1, 1) __launch_bounds__(threads)
+RA_DEVICE void ra_qr_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// the 4-, 8- and 16-byte elements (float; double and ra_c64; ra_c128) as whole words
+template <int BYTES> struct ra_qr_dsmem;
+template <> struct ra_qr_dsmem<4> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        unsigned v;
+        asm volatile("ld.shared::cluster.b32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+        *reinterpret_cast<unsigned*>(out) = v;
+    }
+};
+template <> struct ra_qr_dsmem<8> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        ra_u64 v;
+        asm volatile("ld.shared::cluster.b64 %0, [%1];\n" : "=l"(v) : "r"(a) : "memory");
+        *reinterpret_cast<ra_u64*>(out) = v;
+    }
+};
+template <> struct ra_qr_dsmem<16> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        ra_u64 v0, v1;
+        asm volatile("ld.shared::cluster.v2.b64 {%0, %1}, [%2];\n" : "=l"(v0), "=l"(v1) : "r"(a) : "memory");
+        reinterpret_cast<ra_u64*>(out)[0] = v0;
+        reinterpret_cast<ra_u64*>(out)[1] = v1;
+    }
+};
+template <typename T> RA_DEVICE T ra_qr_cluster_load(const T* p, unsigned rank) {
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(remote)
+                 : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+    T v;
+    ra_qr_dsmem<(int)sizeof(T)>::load(remote, &v);
+    return v;
+}
+#elif defined(RA_EMU_CLUSTER)
+#define RA_QR_CLUSTER 1
+#define RA_QR_CLUSTER_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+RA_DEVICE void ra_qr_cluster_sync() { emu::cluster_sync(); }
+template <typename T> RA_DEVICE T ra_qr_cluster_load(const T* p, unsigned rank) {
+    return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
+}
+#else
+#define RA_QR_CLUSTER_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+
+// Publishes column k's sums over this block's rows below k (W, leading dimension ld, first row
+// r0) into its own slot, by absolute column: slot[k] the partial ||x||^2 (x = A(k+1:m, k)),
+// slot[j] the partial x^H A(k+1:m, j) for j = k+1 .. n-1 and, for j = lo .. k-1 (the finished
+// reflectors, when T is formed), the partial v_j(k+1:m)^H x; a group of S lanes a column. The
+// block that holds row k also publishes A(k, lo:n) at slot[COLUMNS + j]. Every thread takes
+// part (shuffles); W is complete.
+template <typename T, int NT>
+RA_DEVICE void ra_qr_cluster_publish(int k, int lo, int n, const T* W, int ld, ra_i64 r0, int rows, T* slot) {
+    typedef typename ra_real_of<T>::type R;
+    const int tid = (int)threadIdx.x;
+    const int w = n - lo;
+    int S = RA_WARP_SIZE;
+    while (S > 1 && S * w > NT) S >>= 1;
+    const int c = tid / S, s = tid % S;
+    const int j = lo + c;
+    const ra_i64 below = k + 1 - r0;  // this block's first local row of x
+    const int first = below <= 0 ? 0 : (below >= rows ? rows : (int)below);
+    const T* x = W + (ra_i64)k * ld;
+    // two sums a lane (alternate rows): half the chain of dependent multiply-adds
+    T acc = ra_qr_make<T>::of(R(0), R(0)), acc2 = acc;
+    if (c < w) {
+        int i = first + s;
+        const T* y = W + (ra_i64)j * ld;
+        if (j == k) {
+            for (; i + S < rows; i += 2 * S) {
+                acc = acc + ra_qr_make<T>::of(ra_qr_abs2(x[i]), R(0));
+                acc2 = acc2 + ra_qr_make<T>::of(ra_qr_abs2(x[i + S]), R(0));
+            }
+            if (i < rows) acc = acc + ra_qr_make<T>::of(ra_qr_abs2(x[i]), R(0));
+        } else if (j > k) {
+            for (; i + S < rows; i += 2 * S) {
+                acc = ra_qr_madd(ra_qr_conj(x[i]), y[i], acc);
+                acc2 = ra_qr_madd(ra_qr_conj(x[i + S]), y[i + S], acc2);
+            }
+            if (i < rows) acc = ra_qr_madd(ra_qr_conj(x[i]), y[i], acc);
+        } else {
+            for (; i + S < rows; i += 2 * S) {
+                acc = ra_qr_madd(ra_qr_conj(y[i]), x[i], acc);
+                acc2 = ra_qr_madd(ra_qr_conj(y[i + S]), x[i + S], acc2);
+            }
+            if (i < rows) acc = ra_qr_madd(ra_qr_conj(y[i]), x[i], acc);
+        }
+    }
+    acc = acc + acc2;
+    for (int o = S / 2; o > 0; o >>= 1) acc = acc + ra_shfl_xor(acc, o);
+    if (c < w && s == 0) slot[j] = acc;
+    if (k >= r0 && k < r0 + rows)
+        for (int jj = lo + tid; jj < n; jj += NT) slot[RA_ROCSOLVER_QR_GRID_COLUMNS + jj] = W[(k - r0) + (ra_i64)jj * ld];
+}
+
+template <typename T>
+__global__ RA_QR_CLUSTER_LAUNCH_BOUNDS(RA_ROCSOLVER_QR_CLUSTER_BLOCK) void ra_rocsolver_geqr2_cluster(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, T* __restrict__ tau, ra_i64 share, ra_i64 lds,
+    T* __restrict__ Tm, ra_i64 ldt) {
+#if defined(RA_QR_CLUSTER)
+    typedef typename ra_real_of<T>::type R;
+    typedef ra_qr_make<T> make;
+    constexpr int NT = RA_ROCSOLVER_QR_CLUSTER_BLOCK;
+    constexpr int CB = RA_ROCSOLVER_QR_CLUSTER_BLOCKS;
+    constexpr int NC = RA_ROCSOLVER_QR_GRID_COLUMNS;
+    static_assert(NC <= RA_WARP_SIZE, "one warp's lanes hold the leaf's columns");
+    static_assert(NC <= NT, "a thread per row of T");
+    // each block's publication, double-buffered by column parity; the same offset in every block,
+    // so that another block's copy is found by its rank (the sums: [0, NC), row k: [NC, 2 NC))
+    __shared__ T s_slot[2][2 * NC];
+    __shared__ T s_w[NC];  // conj(tau) (v^H A(k:m, j)) of the update, by column j
+    __shared__ T s_scale, s_ctau, s_beta;
+    // with T: S(j, k) = v_j^H v_k above the diagonal, then T(r, i) at [i][r] below it; tau
+    __shared__ T s_st[NC][NC + 1];
+    __shared__ T s_tau[NC];
+    const int tid = (int)threadIdx.x;
+    const ra_i64 g = blockIdx.x;  // the grid is one cluster: the block's index is its rank
+    const T zero = make::of(R(0), R(0)), one = make::of(R(1), R(0));
+    const ra_i64 r0 = g * share;
+    const int rows = (int)(m - r0 < share ? (m - r0 > 0 ? m - r0 : 0) : share);  // this block's rows
+    const int nn = (int)n, ld = (int)lds;
+    const bool with_t = Tm != nullptr;  // uniform
+    T* W = ra_qr_shared<T>();  // rows x n, leading dimension ld
+    {
+        // L elements a thread a round, their loads issued before their stores (a thread's
+        // elements of the leaf are far more than one round trip's worth)
+        constexpr int L = 8;
+        const int total = rows * nn;
+        for (int e0 = tid; e0 < total; e0 += L * NT) {
+            T buf[L];
+#pragma unroll
+            for (int u = 0; u < L; ++u) {
+                const int e = e0 + u * NT, c = e / rows, r = e - c * rows;
+                buf[u] = e < total ? A[r0 + r + c * lda] : zero;
+            }
+#pragma unroll
+            for (int u = 0; u < L; ++u) {
+                const int e = e0 + u * NT, c = e / rows, r = e - c * rows;
+                if (e < total) W[r + (ra_i64)c * ld] = buf[u];
+            }
+        }
+    }
+    __syncthreads();
+    const int kmax = (int)(m < n ? m : n);
+    ra_qr_cluster_publish<T, NT>(0, 0, nn, W, ld, r0, rows, s_slot[0]);
+    for (int k = 0; k < kmax; ++k) {
+        const T* slot = s_slot[k & 1];
+        ra_qr_cluster_sync();  // every block's slot of column k is complete and visible
+        const unsigned owner = (unsigned)(k / share);  // the block that holds row k
+        if (tid < RA_WARP_SIZE) {
+            // the blocks' partials summed in rank order by every lane (the same beta and tau in
+            // every block: geqr2's xLARFG arithmetic); lane j also sums column j's dots (j > k:
+            // the update's; j < k: S(j, k) when T is formed). All the loads are issued before
+            // the first sum: one round trip, not one a block.
+            const int j = tid;
+            const bool has = j < nn && j != k && (j > k || with_t);
+            T pn[CB], pd[CB];
+#pragma unroll
+            for (int b = 0; b < CB; ++b) pn[b] = ra_qr_cluster_load(slot + k, (unsigned)b);
+#pragma unroll
+            for (int b = 0; b < CB; ++b) pd[b] = has ? ra_qr_cluster_load(slot + j, (unsigned)b) : zero;
+            const T alpha = ra_qr_cluster_load(slot + NC + k, owner);
+            const T row_k = has ? ra_qr_cluster_load(slot + NC + j, owner) : zero;
+            T ssq = zero, dot = zero;
+#pragma unroll
+            for (int b = 0; b < CB; ++b) {
+                ssq = ssq + pn[b];
+                dot = dot + pd[b];
+            }
+            const R sq = ra_qr_re(ssq), ar = ra_qr_re(alpha), ai = ra_qr_im(alpha);
+            T t = zero, scale = zero, beta = alpha;
+            if (sq != R(0) || ai != R(0)) {
+                const R norm = ra_sqrt(ar * ar + ai * ai + sq);
+                const R bv = ar >= R(0) ? -norm : norm;
+                t = make::of((bv - ar) / bv, -ai / bv);
+                scale = ra_qr_recip(alpha - make::of(bv, R(0)));
+                beta = make::of(bv, R(0));
+            }
+            const T ctau = ra_qr_conj(t);
+            // v^H A(k:m, j) = A(k, j) + conj(scale) (x^H A(k+1:m, j)), v = (1, scale x)
+            if (has && j > k) s_w[j] = ctau * ra_qr_madd(ra_qr_conj(scale), dot, row_k);
+            // v_j^H v_k = conj(v_j(k)) + scale (v_j(k+1:m)^H x)
+            if (has && j < k) s_st[j][k] = ra_qr_madd(scale, dot, ra_qr_conj(row_k));
+            if (tid == 0) {
+                if (g == 0) tau[k] = t;
+                s_scale = scale;
+                s_ctau = ctau;
+                s_beta = beta;
+                s_tau[k] = t;
+            }
+        }
+        __syncthreads();
+        const T scale = s_scale, ctau = s_ctau;
+        if (ra_qr_re(ctau) != R(0) || ra_qr_im(ctau) != R(0)) {  // uniform: H != I
+            // this block's rows of v (rows k .. m-1): v = 1 at row k (A(k, k) := beta), scale x below;
+            // each thread updates A(i, k+1:n) -= v(i) s_w of the rows it scales, U columns a
+            // round with their loads issued before their multiply-adds
+            constexpr int U = 8;
+            const ra_i64 from = k - r0;
+            const int top = from <= 0 ? 0 : (from >= rows ? rows : (int)from);
+            T* x = W + (ra_i64)k * ld;
+            for (int i = top + tid; i < rows; i += NT) {
+                T v = one;
+                if (r0 + i == k) {
+                    x[i] = s_beta;
+                } else {
+                    v = scale * x[i];
+                    x[i] = v;
+                }
+                for (int j0 = k + 1; j0 < nn; j0 += U) {
+                    T y[U], sw[U];
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        y[u] = j0 + u < nn ? W[i + (j0 + u) * ld] : zero;
+                        sw[u] = j0 + u < nn ? s_w[j0 + u] : zero;
+                    }
+#pragma unroll
+                    for (int u = 0; u < U; ++u)
+                        if (j0 + u < nn) W[i + (j0 + u) * ld] = y[u] - v * sw[u];
+                }
+            }
+        }
+        __syncthreads();
+        if (k + 1 < kmax)
+            ra_qr_cluster_publish<T, NT>(k + 1, with_t ? 0 : k + 1, nn, W, ld, r0, rows, s_slot[(k + 1) & 1]);
+    }
+    for (int e = tid; e < rows * nn; e += NT) {
+        const int c = e / rows, r = e - c * rows;
+        A[r0 + r + c * lda] = W[r + (ra_i64)c * ld];
+    }
+    if (with_t && g == 0) {
+        // xLARFT (forward, columnwise) from S, as ra_rocsolver_larft: thread r owns row r of T,
+        // T(r, r) = tau(r), T(r, i) = -tau(i) sum_{c = r}^{i-1} T(r, c) S(c, i); row r of T
+        // needs only its own earlier entries, so no barrier between columns
+        const int r = tid;
+        if (r < kmax) {
+            for (int i = r + 1; i < kmax; ++i) {
+                T a = s_tau[r] * s_st[r][i];
+                for (int c = r + 1; c < i; ++c) a = ra_qr_madd(s_st[c][r], s_st[c][i], a);
+                s_st[i][r] = zero - s_tau[i] * a;
+            }
+        }
+        __syncthreads();
+        for (int e = tid; e < kmax * kmax; e += NT) {
+            const int i = e / kmax, rr = e - i * kmax;
+            Tm[rr + i * ldt] = rr < i ? s_st[i][rr] : (rr == i ? s_tau[i] : zero);
+        }
+    }
+    ra_qr_cluster_sync();  // no block leaves while another may still read its slots
+#endif
 }
 
 // ---------------------------------------------------------------------------------------------
