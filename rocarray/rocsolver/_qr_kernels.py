@@ -204,8 +204,13 @@ def geqr2_cluster(m, n, A, lda, tau, force=False, T=None):
     share, lds, shared = cluster_leaf_shape(m, n, A.dtype)
     if shared + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device):
         return False
+    kernel = KERNELS[_name("geqr2_cluster", A.dtype)]
+    # the default dynamic grant is 48 KB less the static part (over 20 KB in complex128): opt in
+    # past 48 KB whenever the two together exceed it
+    kernel.allow_shared(device, shared if shared > backend.DEFAULT_SHARED or
+                        shared + CLUSTER_STATIC_SHARED <= backend.DEFAULT_SHARED else backend.DEFAULT_SHARED + 1)
     with launch.on_device(device):
-        KERNELS[_name("geqr2_cluster", A.dtype)](
+        kernel(
             device, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), _i64(lds),
                                         _NULL if T is None else T, _i64(n)),
             block=CLUSTER_BLOCK, shared=shared)
