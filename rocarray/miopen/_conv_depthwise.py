@@ -78,7 +78,7 @@ TILED = True
 #: Packs of channels per block of the tiled kernel (``RA_DW_TP``).
 TILE_PACKS = 8
 #: Output rows x columns of one tile of the tiled kernel (``RA_DW_TH``, ``RA_DW_TW2``).
-TILE = (8, 8)
+TILE = (16, 8)
 
 
 def tile_name(dtype):

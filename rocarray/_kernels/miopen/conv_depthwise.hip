@@ -382,10 +382,10 @@ ra_miopen_conv_depthwise_fwd2d_run(ra_conv_geometry g, const T* RA_RESTRICT x, c
 // it to every output whose window holds it. Its weights (9 taps of its channels, converted) and
 // bias stay in registers for the whole walk. Input rows ascend, so each output adds its taps in
 // (fh, fw) order and skips those outside the input: the same bits as the one-channel kernel.
-#define RA_DW_TH 8
+#define RA_DW_TH 16
 #define RA_DW_TW2 8
 #define RA_DW_TP 8
-#define RA_DW_TR 4
+#define RA_DW_TR 8
 // NVIDIA walks with the ring (asynchronous copies on sm_80+, plain copies below: the same walk);
 // other targets with the register prefetch.
 #if defined(RA_CUDA)
