@@ -148,12 +148,7 @@ def _plan_key(op, input, *settings):
 
 def _forward(key, build, input):
     """``build()``'s plan run on ``input``, the plan kept under ``key`` (None: not kept)."""
-    run = None if key is None else plans.cache.get(key)
-    if run is None:
-        run = build()
-        if key is not None:
-            plans.cache.put(key, run)
-    return run(input)
+    return (build() if key is None else plans.cache.lookup(key, build))(input)
 
 
 def _forward_plan(x, geometry, batched, return_indices=False):
