@@ -32,6 +32,9 @@ recurrence ``larft``, and compares them.
 cluster-leaf row threshold lowered to 64, so that every leaf runs on one thread-block cluster
 (``geqr2_cluster``: 1031 rows, the last block short; 300 - 32 j rows, down to 12 rows a block;
 the panels' left-half leaves also forming their T).
+``bnclus`` (sm_90) runs the channels-first batch-norm training forward on thread-block clusters
+(``bn_train_cluster_nchw``: 3 x 2 x 120 x 96 float32 and float16, shares straddling image runs,
+and 2 x 3 x 50 x 82 float64, the last share short).
 """
 
 import sys
@@ -41,7 +44,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus")
+         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus")
 
 
 def _lu_case(case, rng):
@@ -238,6 +241,24 @@ def _larft_case(case, rng):
                 raise SystemExit(f"{case} k={k} {dtype}: T differs from the recurrence's by {err}")
 
 
+def _bn_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray._core import backend
+
+    if not backend.has_thread_block_clusters(cupy.cuda.runtime.getDevice()):
+        raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
+    for shape, dtype in (((3, 2, 120, 96), "float32"), ((3, 2, 120, 96), "float16"), ((2, 3, 50, 82), "float64")):
+        x = rng.standard_normal(shape).astype(dtype)
+        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
+        xd = x.astype(float)
+        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+        err = float(numpy.abs(y - want).max())
+        if not err < (1e-2 if dtype == "float16" else 1e-4):
+            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -257,7 +278,7 @@ def main(argv):
     run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
-           else _larft_case if case == "larft_inv"
+           else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

@@ -77,6 +77,13 @@ def compute_capability_version(info):
     return major, minor
 
 
+def has_thread_block_clusters(device_id):
+    """Whether ``device_id`` runs thread-block clusters with distributed shared memory and the
+    cluster barrier: NVIDIA from compute capability 9.0 (where kernels built on them have a body)."""
+    info = device_info(device_id)
+    return not info.is_hip and compute_capability_version(info) >= (9, 0)
+
+
 def cupy_module():
     """The ``cupy`` module, or ``None`` when it cannot be imported."""
     try:

@@ -42,13 +42,14 @@ class Kernel:
         Upper bound on the occupancy used for :meth:`wave`.
     """
 
-    __slots__ = ("source", "name", "block", "limit", "_functions", "_waves", "_shared", "_lock")
+    __slots__ = ("source", "name", "block", "limit", "_functions", "_waves", "_shared", "_static", "_lock")
 
     def __init__(self, source, name, block, blocks_per_multiprocessor):
         self.source, self.name, self.block, self.limit = source, name, int(block), int(blocks_per_multiprocessor)
         self._functions = {}  # device id -> compiled kernel
         self._waves = {}      # device id -> blocks of one full wave
         self._shared = {}     # device id -> dynamic shared memory granted
+        self._static = {}     # device id -> static shared memory of the compiled kernel
         self._lock = threading.Lock()
 
     def __repr__(self):
@@ -82,17 +83,33 @@ class Kernel:
 
     def allow_shared(self, device_id, nbytes):
         """Let the kernel take ``nbytes`` of dynamic shared memory on ``device_id`` (CUDA: opt in
-        past the 48 KB default; ROCm has no opt-in, the limit is the hardware's). Never lowers a
-        grant; a driver that refuses leaves the default (the launch then reports the error)."""
-        if nbytes <= backend.DEFAULT_SHARED or self._shared.get(device_id, 0) >= nbytes:
+        once the dynamic bytes and the kernel's static shared memory together pass the 48 KB
+        default; ROCm has no opt-in, the limit is the hardware's). Never lowers a grant; a driver
+        that refuses leaves the default (the launch then reports the error)."""
+        if self._shared.get(device_id, 0) >= nbytes:
             return
         fn = self.function(device_id)
+        static = self._static_shared(device_id, fn)
+        if nbytes + static <= backend.DEFAULT_SHARED:
+            return
         try:
-            if fn.max_dynamic_shared_size_bytes < nbytes:
+            # with static shared memory the default grant is 48 KB less it: always set it then
+            if static or fn.max_dynamic_shared_size_bytes < nbytes:
                 fn.max_dynamic_shared_size_bytes = nbytes
             self._shared[device_id] = max(nbytes, fn.max_dynamic_shared_size_bytes)
         except Exception:
             pass
+
+    def _static_shared(self, device_id, fn):
+        """The kernel's static shared bytes on ``device_id`` (0 where the attribute is missing)."""
+        static = self._static.get(device_id)
+        if static is None:
+            try:
+                static = int(fn.shared_size_bytes)
+            except Exception:
+                static = 0
+            self._static[device_id] = static
+        return static
 
     def prefer_carveout(self, device_id, percent):
         """Ask the driver to give the kernel's multiprocessors ``percent`` of their most shared

@@ -9,7 +9,10 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward: two launches. The statistics kernel reads the input once (each thread keeps a
+Training forward, channels first, where the device has thread-block clusters (NVIDIA sm_90): one
+launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each block copying its share of the
+channel into shared memory (the input is read once), the statistics and the normalization from
+there (:func:`cluster_share` says where it applies). Otherwise two launches. The statistics kernel reads the input once (each thread keeps a
 ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
 the channels-first layout without index divisions; then a tree across the block; the last block of
 each channel merges the splits' partials in split order) and writes the saved mean and inverse
@@ -43,8 +46,19 @@ COLUMN_TILE = 32
 #: Threads across a channels-last tile of 16-byte vectors (128 bytes of each row).
 VECTOR_LANES = 8
 
+#: Whether the channels-first training forward runs on thread-block clusters where it can
+#: (:func:`cluster_share`); off: the two-launch path everywhere.
+CLUSTER_TRAINING = True
+#: Blocks of a channel's cluster (``RA_BN_CLUSTER_BLOCKS``) and threads of each (``RA_BN_CLUSTER_BLOCK``).
+CLUSTER_BLOCKS = 8
+CLUSTER_BLOCK = 512
+#: Static shared bytes of the cluster kernel beside a block's share: the block reduction's
+#: partials (one per warp of 32 lanes, at most 8 bytes each) and the copy barrier.
+CLUSTER_STATIC_SHARED = 8 * CLUSTER_BLOCK // 32 + 16
+
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
-_KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc")
+_KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
+            "train_cluster_nchw")
 
 
 def instantiations():
@@ -132,6 +146,31 @@ def resident_blocks(name, dev):
     return per_mp * backend.device_info(dev).multiprocessors
 
 
+def cluster_share(shape, layout, dtype, device_id):
+    """Elements of a channel each block of the cluster training forward holds (``chunk``), or 0
+    where that path does not apply: :data:`CLUSTER_TRAINING` off, no thread-block clusters on the
+    device, a channels-last view, spatial runs that are not whole 16-byte vectors, channels too
+    small for every thread of the cluster to hold a vector, or a share past the shared memory a
+    block may take. (The arrays' 16-byte alignment is the caller's to check.)"""
+    view, outer, C, inner = view_of(shape, layout)
+    vec, itemsize = _vector(dtype), numpy.dtype(dtype).itemsize
+    per_channel = outer * inner
+    if (not CLUSTER_TRAINING or view != "nchw" or inner % vec or per_channel < CLUSTER_BLOCKS * CLUSTER_BLOCK * vec
+            or not backend.has_thread_block_clusters(device_id)):
+        return 0
+    chunk = -(-per_channel // CLUSTER_BLOCKS)
+    chunk = -(-chunk // vec) * vec
+    if chunk * itemsize + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device_id):
+        return 0
+    return chunk
+
+
+def _cluster_plan(x, layout):
+    dev = x.data.device_id
+    key = ("miopen.batchnorm.cluster", tuple(x.shape), layout, x.dtype, dev)
+    return plans.cache.lookup(key, lambda: cluster_share(x.shape, layout, x.dtype, dev))
+
+
 def _plan(x, layout, vec=False):
     dev = x.data.device_id
     key = ("miopen.batchnorm", tuple(x.shape), layout, x.dtype, bool(vec), dev)
@@ -208,6 +247,9 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
         y = cupy.empty(x.shape, x.dtype) if out is None else out
+        chunk = _cluster_plan(x, layout)
+        if chunk and _aligned(x, y):
+            return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)
         geo = _plan(x, layout, _aligned(x, y))
         mean = cupy.empty(geo.C, acc)
         invstd = cupy.empty(geo.C, acc)
@@ -226,6 +268,25 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
             kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols), i64(geo.chunk),
                                    numpy.int32(geo.vec)) + tail)
         _apply(geo, x, None, y, coef, dev)
+    return y, mean, invstd
+
+
+def _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev):
+    """The channels-first training forward in one launch of ``ra_miopen_bn_train_cluster_nchw``
+    (``chunk``: :func:`cluster_share`)."""
+    cupy = backend.cupy()
+    acc = acc_dtype(x.dtype)
+    N, C = int(x.shape[0]), int(x.shape[1])
+    S = x.size // max(N * C, 1)
+    mean = cupy.empty(C, acc)
+    invstd = cupy.empty(C, acc)
+    nbytes = 2 * C * CLUSTER_BLOCKS * acc.itemsize
+    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
+    i64, a = numpy.int64, acc.type
+    _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(x.dtype)}>"](
+        dev, (C * CLUSTER_BLOCKS,), (x, y, i64(N), i64(C), i64(S), i64(chunk), part, _null(weight), _null(bias),
+                                     _null(running_mean), _null(running_var), a(momentum), a(eps), mean, invstd),
+        block=CLUSTER_BLOCK, shared=chunk * x.dtype.itemsize)
     return y, mean, invstd
 
 

@@ -156,11 +156,8 @@ def geqr2_grid(m, n, A, lda, tau, blocks=None):
     return sync
 
 
-def cluster_available(device_id):
-    """Whether ``device_id`` runs thread-block clusters with distributed shared memory: NVIDIA
-    from compute capability 9.0 (the cluster kernel's body exists only there)."""
-    info = backend.device_info(device_id)
-    return not info.is_hip and backend.compute_capability_version(info) >= (9, 0)
+#: Whether a device runs the cluster leaf (:func:`rocarray._core.backend.has_thread_block_clusters`).
+cluster_available = backend.has_thread_block_clusters
 
 
 def cluster_leaf_shape(m, n, dtype):
@@ -205,10 +202,7 @@ def geqr2_cluster(m, n, A, lda, tau, force=False, T=None):
     if shared + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device):
         return False
     kernel = KERNELS[_name("geqr2_cluster", A.dtype)]
-    # the default dynamic grant is 48 KB less the static part (over 20 KB in complex128): opt in
-    # past 48 KB whenever the two together exceed it
-    kernel.allow_shared(device, shared if shared > backend.DEFAULT_SHARED or
-                        shared + CLUSTER_STATIC_SHARED <= backend.DEFAULT_SHARED else backend.DEFAULT_SHARED + 1)
+    kernel.allow_shared(device, shared)
     with launch.on_device(device):
         kernel(
             device, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), tau, _i64(share), _i64(lds),

@@ -92,6 +92,21 @@ def test_allow_shared_asks_the_driver_once_per_grant(compiled):
     assert k.function(1)._granted == 60 * 1024
 
 
+def test_allow_shared_counts_the_static_shared_memory(compiled, monkeypatch):
+    # 40 KB dynamic beside 20 KB static passes the 48 KB default: opted in; 20 KB beside it does not
+    static = {"bytes": 20 * 1024}
+    monkeypatch.setattr(_Function, "shared_size_bytes", property(lambda self: static["bytes"]), raising=False)
+    k = kernels.Kernel("lib/a.hip", "ra_lib_s", 256, 8)
+    fn = k.function(0)
+    k.allow_shared(0, 20 * 1024)
+    assert fn.queries == 0 and fn._granted == 48 * 1024
+    k.allow_shared(0, 40 * 1024)
+    assert fn._granted == 40 * 1024
+    static["bytes"] = 0   # read once per device: a changed attribute is not asked again
+    k.allow_shared(0, 44 * 1024)
+    assert fn._granted == 44 * 1024
+
+
 def test_prefer_carveout_sets_the_attribute_or_keeps_the_default(compiled, monkeypatch):
     k = kernels.Kernel("lib/a.hip", "ra_lib_a", 256, 8)
     k.prefer_carveout(0, 65.0)

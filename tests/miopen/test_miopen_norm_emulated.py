@@ -106,6 +106,7 @@ def test_batchnorm_statistics_stream_boundaries(request, monkeypatch, target, sh
     C = _channels(layout, shape)
     tiles = -(-C // 32) if layout == "NHWC" else C  # the grid's tiles at most 32 channels wide
     monkeypatch.setattr(_batchnorm, "resident_blocks", lambda name, dev: splits * tiles)
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", False)  # the statistics kernel's stream
     x = (1.5 + rng.standard_normal(shape)).astype(dtype)
     acc = _batchnorm.acc_dtype(dtype)
     w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
@@ -144,16 +145,72 @@ def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch
     _close(invstd, want[2], "float32")
 
 
-@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
-def test_batchnorm_statistics_of_a_large_mean(emulated_device, layout):
+# The channels-first training forward on thread-block clusters: (shape, dtype, affine and running
+# statistics). Shares that straddle image runs (float32: 5 images of 3300 a channel, shares of
+# 2064; float64: 3 images of 5468, shares of 2052) and a last share shorter than the others.
+CLUSTER_CASES = [((5, 2, 3300), np.float32, True), ((3, 1, 2, 2734), np.float64, False)]
+
+
+@pytest.mark.parametrize("shape,dtype,affine", CLUSTER_CASES)
+def test_batchnorm_training_on_clusters(emulated_device, shape, dtype, affine):
+    rng = np.random.default_rng(SEED)
+    dev = emulated_device
+    C = shape[1]
+    acc = _batchnorm.acc_dtype(dtype)
+    x = (3.0 + 2.0 * rng.standard_normal(shape)).astype(dtype)
+    w, b = (rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)) if affine else (None, None)
+    rm, rv = (rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)) if affine else (None, None)
+    chunk = _batchnorm.cluster_share(shape, "NCHW", np.dtype(dtype), 0)
+    per_channel = x.size // C
+    assert chunk and _batchnorm.CLUSTER_BLOCKS * chunk - per_channel >= 4 and chunk % (shape[-1]) != 0
+    d_rm, d_rv = (dev.array(rm), dev.array(rv)) if affine else (None, None)
+    out = dev.array(np.full(shape, np.nan, dtype))  # poisoned: every element must be written
+    y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w) if affine else None,
+                                                        dev.array(b) if affine else None, d_rm, d_rv, 0.1, 1e-5,
+                                                        out=out)
+    names = [launch.name.split("<")[0] for launch in dev.launches]
+    assert names == ["ra_miopen_bn_train_cluster_nchw"]
+    assert dev.launches[0].grid == (C * _batchnorm.CLUSTER_BLOCKS, 1, 1)
+    want = ref.batch_norm_training(x, w, b, rm, rv, 0.1, 1e-5, "NCHW")
+    _close(y, want[0], dtype)
+    _close(mean, want[1], dtype)
+    _close(invstd, want[2], dtype)
+    if affine:
+        _close(d_rm, want[3], dtype)
+        _close(d_rv, want[4], dtype)
+
+
+def test_cluster_training_applies_where_the_share_fits(monkeypatch):
+    f32, f64, f16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+    monkeypatch.setattr(_batchnorm.backend, "has_thread_block_clusters", lambda device_id: True)
+    monkeypatch.setattr(_batchnorm.backend, "shared_memory_limit", lambda device_id: 227 * 1024)
+    share = _batchnorm.cluster_share
+    assert share((64, 256, 56, 56), "NCHW", f32, 0) == 25088           # 98 KB a block
+    assert share((64, 256, 56, 56), "NCHW", f64, 0) == 25088           # 196 KB a block
+    assert share((64, 64, 112, 112), "NCHW", f16, 0) == 100352         # 196 KB a block
+    assert share((64, 64, 112, 112), "NCHW", f32, 0) == 0              # 392 KB: past the limit
+    assert share((64, 256, 56, 56), "NHWC", f32, 0) == 0               # channels last
+    assert share((64, 256, 7, 7), "NCHW", f32, 0) == 0                 # runs of 49: not whole vectors
+    assert share((64, 256, 14, 14), "NCHW", f32, 0) == 0               # 12544 a channel: too few
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", False)
+    assert share((64, 256, 56, 56), "NCHW", f32, 0) == 0
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
+    monkeypatch.setattr(_batchnorm.backend, "has_thread_block_clusters", lambda device_id: False)
+    assert share((64, 256, 56, 56), "NCHW", f32, 0) == 0
+
+
+@pytest.mark.parametrize("layout,clusters", [("NCHW", False), ("NCHW", True), ("NHWC", False)])
+def test_batchnorm_statistics_of_a_large_mean(emulated_device, monkeypatch, layout, clusters):
     # float32 data 1000 standard deviations from zero: the per-group means and the pairwise
     # update keep the variance to a few float32 roundings of the mean's size over sigma (2^-24 *
     # 1000 * a small factor), where sums of squares would lose it entirely
     rng = np.random.default_rng(SEED)
     shape = (40, 3, 30, 30) if layout == "NCHW" else (40, 30, 30, 8)
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", clusters)
     x = (1000.0 + rng.standard_normal(shape)).astype(np.float32)
     y, mean, invstd = miopen.batchnorm_forward_training(emulated_device.array(x), None, None, None, None, 0.1, 1e-5,
                                                         layout=layout)
+    assert any("train_cluster" in launch.name for launch in emulated_device.launches) == clusters
     want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5, layout)
     np.testing.assert_allclose(np.asarray(mean, np.float64), want[1], rtol=1e-6)
     np.testing.assert_allclose(np.asarray(invstd, np.float64), want[2], rtol=2e-5)

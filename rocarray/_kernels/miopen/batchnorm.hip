@@ -342,31 +342,43 @@ RA_DEVICE void ra_bn_backward_coefs(ra_i64 c, ra_i64 C, A s1, A s2, A count, con
 // channels first
 // ------------------------------------------------------------------------------------------------
 
+// The packs of channel c at flat pack positions first, first + step, ... of its N * sv packs
+// (sv = S / V packs an image's run), as pack offsets from the tensor's start. No division per
+// pack: `step` packs are dn whole images and ds positions more, so a step adds a fixed offset
+// and, when the position passes the run's end, the distance to the next image's run.
+struct ra_bn_nchw_walk {
+    ra_i64 at, s, sv, ds, jump, wrap;
+    RA_DEVICE ra_bn_nchw_walk(ra_i64 c, ra_i64 C, ra_i64 sv_, ra_i64 first, ra_i64 step) : sv(sv_) {
+        ra_i64 img, dn;
+        ra_divmod_i64(first, sv, img, s);
+        ra_divmod_i64(step, sv, dn, ds);
+        at = (img * C + c) * sv + s;
+        jump = dn * C * sv + ds;
+        wrap = (C - 1) * sv;
+    }
+    RA_DEVICE ra_i64 next() {
+        const ra_i64 here = at;
+        at += jump;
+        s += ds;
+        if (s >= sv) {
+            s -= sv;
+            at += wrap;
+        }
+        return here;
+    }
+};
+
 // The moments of channel c over the vectors first, first + BLOCK, ... of the flat range [j0, j1)
-// (thread `first - j0 / V`), each V elements of one image's run (S % V == 0). The walk needs no
-// division per load: BLOCK vectors are dn whole images and ds positions more, so a step adds a
-// fixed offset and, when the position passes the run's end, the distance to the next image's run.
+// (thread `first - j0 / V`), each V elements of one image's run (S % V == 0).
 template <int V, typename T, typename A>
 RA_DEVICE void ra_bn_nchw_moments(const T* x, ra_i64 c, ra_i64 C, ra_i64 S, ra_i64 j0, ra_i64 j1, A& n, A& mean,
                                   A& m2) {
     typedef ra_bn_pack<T, V> P;
-    const ra_i64 sv = S / V, first = j0 / V + threadIdx.x, end = j1 / V;
+    const ra_i64 first = j0 / V + threadIdx.x, end = j1 / V;
     if (first >= end) return;
-    ra_i64 img, s, dn, ds;
-    ra_divmod_i64(first, sv, img, s);
-    ra_divmod_i64((ra_i64)RA_BN_BLOCK, sv, dn, ds);
-    const ra_i64 step = dn * C * sv + ds, wrap = (C - 1) * sv;
-    const P* p = reinterpret_cast<const P*>(x) + (img * C + c) * sv + s;
-    auto next = [&]() {
-        const P* at = p;
-        p += step;
-        s += ds;
-        if (s >= sv) {
-            s -= sv;
-            p += wrap;
-        }
-        return at;
-    };
+    ra_bn_nchw_walk walk(c, C, S / V, first, (ra_i64)RA_BN_BLOCK);
+    const P* packs = reinterpret_cast<const P*>(x);
+    auto next = [&]() { return packs + walk.next(); };
     ra_bn_stream_moments<true, V, T>((end - first + RA_BN_BLOCK - 1) / RA_BN_BLOCK, next, n, &mean, &m2);
 }
 
@@ -522,6 +534,153 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
     } else {
         ra_bn_nchw_apply<1>(in0, in1, out, c, C, S, j0, j1, a, m0, b, m1, d);
     }
+}
+
+// ------------------------------------------------------------------------------------------------
+// training forward, channels first, one thread-block cluster a channel (NVIDIA sm_90)
+// ------------------------------------------------------------------------------------------------
+
+// The input is read once: the RA_BN_CLUSTER_BLOCKS blocks of channel c's cluster each copy a
+// share of the channel's N * S elements into their shared memory, and the statistics and the
+// normalization then run from there. Block `rank` holds the flat range [rank * chunk, (rank + 1)
+// * chunk) (chunk a multiple of V; the last shares may be short or empty). Two exact passes over
+// shared memory: the sum (then the mean), then the sum of squared deviations from that mean. Each
+// block publishes its two partials in global memory, and after a cluster barrier every block adds
+// the cluster's partials in rank order: each block forms the same mean and variance, and the
+// result does not depend on timing. The host launches it only where clusters exist, S is a
+// multiple of V, x and y are 16-byte aligned and a share fits in shared memory.
+#define RA_BN_CLUSTER_BLOCKS 8   // blocks of a channel's cluster (the portable cluster size)
+#define RA_BN_CLUSTER_BLOCK 512  // threads of a block
+
+// The cluster barrier (arrive with release, wait with acquire; every thread of every block of the
+// cluster, so a block barrier too). The kernel emulator (tests/kernel_emu_shim.hpp,
+// RA_EMU_CLUSTER) models it for a cooperative launch. Elsewhere the kernel compiles to an empty
+// body and the host never launches it.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+#define RA_BN_CLUSTER 1
+#define RA_BN_CLUSTER_LAUNCH_BOUNDS \
+    __cluster_dims__(RA_BN_CLUSTER_BLOCKS, 1, 1) __launch_bounds__(RA_BN_CLUSTER_BLOCK)
+RA_DEVICE void ra_bn_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+#elif defined(RA_EMU_CLUSTER)
+#define RA_BN_CLUSTER 1
+#define RA_BN_CLUSTER_LAUNCH_BOUNDS __launch_bounds__(RA_BN_CLUSTER_BLOCK)
+RA_DEVICE void ra_bn_cluster_sync() { emu::cluster_sync(); }
+#else
+#define RA_BN_CLUSTER_LAUNCH_BOUNDS __launch_bounds__(RA_BN_CLUSTER_BLOCK)
+#endif
+
+#if defined(RA_BN_CLUSTER)
+// The sum of the cluster's partials part[2 (base + r) + k], r = 0 .. RA_BN_CLUSTER_BLOCKS - 1, in
+// rank order (read past the L1: the other blocks wrote them).
+template <typename A> RA_DEVICE A ra_bn_cluster_total(const A* part, ra_i64 base, int k) {
+    A total = A(0);
+#pragma unroll
+    for (int r = 0; r < RA_BN_CLUSTER_BLOCKS; ++r) total += *(const volatile A*)(part + 2 * (base + r) + k);
+    return total;
+}
+#endif
+
+template <typename T>
+__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS
+ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk,
+                                typename ra_traits<T>::acc* RA_RESTRICT part,
+                                const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                                const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                                typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                                typename ra_traits<T>::acc* RA_RESTRICT running_var,
+                                typename ra_traits<T>::acc momentum, typename ra_traits<T>::acc eps,
+                                typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                                typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
+#if defined(RA_BN_CLUSTER)
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N, B = RA_BN_CLUSTER_BLOCK, CB = RA_BN_CLUSTER_BLOCKS;
+    typedef ra_bn_pack<T, V> P;
+    extern __shared__ __align__(16) unsigned char ra_bn_cluster_smem[];
+    P* keep = reinterpret_cast<P*>(ra_bn_cluster_smem);
+    __shared__ A scratch[B / RA_WARP_SIZE];
+    const ra_i64 c = blockIdx.x / CB, per_channel = N * S, sv = S / V;
+    const int rank = (int)(blockIdx.x % CB), t = (int)threadIdx.x;
+    const ra_i64 j0 = ra_min((ra_i64)rank * chunk, per_channel), j1 = ra_min(j0 + chunk, per_channel);
+    const ra_i64 nv = (j1 - j0) / V;
+#if defined(RA_BULK_COPY)
+    // the share's pieces (one image's run each) through the bulk copy engine, all in flight at once
+    __shared__ __align__(8) ra_u64 arrived;
+    const unsigned bar = ra_shared_address(&arrived);
+    if (t == 0) {
+        ra_mbar_init(bar, 1u);
+        ra_mbar_init_fence();
+    }
+    __syncthreads();
+    if (t == 0) ra_mbar_expect_tx(bar, (unsigned)((j1 - j0) * (ra_i64)sizeof(T)));
+    if (nv > 0) {
+        const ra_i64 n0 = j0 / S, pieces = (j1 - 1) / S - n0 + 1;
+        for (ra_i64 q = t; q < pieces; q += B) {
+            const ra_i64 n = n0 + q, a = ra_max(n * S, j0), e = ra_min(n * S + S, j1);
+            ra_bulk_load(ra_shared_address(reinterpret_cast<T*>(keep) + (a - j0)), x + (n * C + c) * S + (a - n * S),
+                         (unsigned)((e - a) * (ra_i64)sizeof(T)), bar);
+        }
+    }
+    ra_mbar_wait(bar, 0u);
+#else
+    {
+        const P* xp = reinterpret_cast<const P*>(x);
+        ra_bn_nchw_walk walk(c, C, sv, j0 / V + t, (ra_i64)B);
+        for (ra_i64 i = t; i < nv; i += B) keep[i] = xp[walk.next()];
+    }
+    __syncthreads();
+#endif
+    A sum = A(0);
+    for (ra_i64 i = t; i < nv; i += B) {
+        const P pk = keep[i];
+#pragma unroll
+        for (int k = 0; k < V; ++k) sum += ra_traits<T>::to_acc(pk.v[k]);
+    }
+    sum = ra_block_reduce<B>(sum, ra_op_sum(), scratch);
+    if (t == 0) {
+        part[2 * (c * CB + rank)] = sum;
+        ra_threadfence();
+    }
+    ra_bn_cluster_sync();
+    const A count = A(per_channel), mean = ra_bn_cluster_total(part, c * CB, 0) / count;
+    A m2 = A(0);
+    for (ra_i64 i = t; i < nv; i += B) {
+        const P pk = keep[i];
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+            const A d = ra_traits<T>::to_acc(pk.v[k]) - mean;
+            m2 += d * d;
+        }
+    }
+    m2 = ra_block_reduce<B>(m2, ra_op_sum(), scratch);
+    if (t == 0) {
+        part[2 * (c * CB + rank) + 1] = m2;
+        ra_threadfence();
+    }
+    ra_bn_cluster_sync();
+    m2 = ra_bn_cluster_total(part, c * CB, 1);
+    const A invstd = ra_bn_rsqrt(m2 / count + eps);
+    const A scale = weight != nullptr ? weight[c] * invstd : invstd, shift = bias != nullptr ? bias[c] : A(0);
+    if (rank == 0 && t == 0) {
+        save_mean[c] = mean;
+        save_invstd[c] = invstd;
+        if (running_mean != nullptr) {
+            running_mean[c] = (A(1) - momentum) * running_mean[c] + momentum * mean;
+            running_var[c] = (A(1) - momentum) * running_var[c] + momentum * (m2 / (count - A(1)));
+        }
+    }
+    P* yp = reinterpret_cast<P*>(y);
+    ra_bn_nchw_walk walk(c, C, sv, j0 / V + t, (ra_i64)B);
+#pragma unroll 4
+    for (ra_i64 i = t; i < nv; i += B) {
+        const P pk = keep[i];
+        A v[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) v[k] = scale * (ra_traits<T>::to_acc(pk.v[k]) - mean) + shift;
+        ra_bn_store<T, V>(reinterpret_cast<T*>(yp + walk.next()), v);
+    }
+#endif
 }
 
 // ------------------------------------------------------------------------------------------------
