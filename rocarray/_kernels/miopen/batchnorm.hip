@@ -558,17 +558,16 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
 // body and the host never launches it.
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
 #define RA_BN_CLUSTER 1
-#define RA_BN_CLUSTER_LAUNCH_BOUNDS \
-    __cluster_dims__(RA_BN_CLUSTER_BLOCKS, 1, 1) __launch_bounds__(RA_BN_CLUSTER_BLOCK)
+#define RA_BN_CLUSTER_LAUNCH_BOUNDS(threads) __cluster_dims__(RA_BN_CLUSTER_BLOCKS, 1, 1) __launch_bounds__(threads)
 RA_DEVICE void ra_bn_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 #elif defined(RA_EMU_CLUSTER)
 #define RA_BN_CLUSTER 1
-#define RA_BN_CLUSTER_LAUNCH_BOUNDS __launch_bounds__(RA_BN_CLUSTER_BLOCK)
+#define RA_BN_CLUSTER_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 RA_DEVICE void ra_bn_cluster_sync() { emu::cluster_sync(); }
 #else
-#define RA_BN_CLUSTER_LAUNCH_BOUNDS __launch_bounds__(RA_BN_CLUSTER_BLOCK)
+#define RA_BN_CLUSTER_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
 #if defined(RA_BN_CLUSTER)
@@ -583,7 +582,7 @@ template <typename A> RA_DEVICE A ra_bn_cluster_total(const A* part, ra_i64 base
 #endif
 
 template <typename T>
-__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS
+__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS(RA_BN_CLUSTER_BLOCK)
 ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk,
                                 typename ra_traits<T>::acc* RA_RESTRICT part,
                                 const typename ra_traits<T>::acc* RA_RESTRICT weight,
