@@ -140,6 +140,47 @@ def _run(fn, evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sw
     return None
 
 
+def warp_stack_supported(n, dtype, device_id):
+    """Whether :func:`warp_stack` takes matrices of order ``n`` (>= 1) of ``dtype`` on the device
+    ``device_id``: orders up to the warp size (32; 64 on wave64 AMD GPUs but for complex128)."""
+    return n >= 1 and _k.warp_order(n, dtype, device_id) is not None
+
+
+def warp_stack(uplo, A, W, V, info, max_sweeps):
+    """Eigenvalues (and eigenvectors) of a stack of small matrices in NumPy's layout, in one launch
+    of the one-warp-per-matrix kernel (the façade's path: no copy into rocSOLVER's column-major
+    layout and back). Unchecked arguments: the caller's (:func:`warp_stack_supported` orders).
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        Which triangle of each matrix (row index <= column index for 'U') is read.
+    A : cupy.ndarray
+        ``(batch, n, n)`` C-contiguous, float32, float64, complex64 or complex128; only read.
+    W : cupy.ndarray
+        ``(batch, n)`` C-contiguous real array of A's precision: the eigenvalues, ascending.
+    V : cupy.ndarray or None
+        ``(batch, n, n)`` C-contiguous of A's dtype, not overlapping A: column k of ``V[b]`` the
+        eigenvector of ``W[b, k]``; None: eigenvalues only.
+    info : cupy.ndarray
+        int32, ``batch`` elements (contiguous): 0 on convergence, else 1 (written for every
+        matrix).
+    max_sweeps : int
+        Most sweeps (>= 1).
+
+    Returns
+    -------
+    None
+    """
+    batch, n = A.shape[0], A.shape[-1]
+    if batch == 0:
+        return
+    order = _k.warp_order(n, A.dtype, A.data.device_id)
+    vectors = V is not None
+    _k.syevj_warp(A.dtype, order, n, A, n, n * n, 0.0, None, max_sweeps, None, W, n, info, batch, uplo == "U",
+                  vectors, V=V if vectors else A, strideV=n * n, rows=True)
+
+
 def syevj_strided_batched(evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW,
                           info, batch_count):
     return _run("syevj_strided_batched", evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps,
