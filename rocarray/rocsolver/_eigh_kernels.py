@@ -55,32 +55,34 @@ WARP_ORDERS = (16, 32, 64)
 #: than ``ra_rocsolver_syevj_warp`` (every block rotated) on the bench stacks
 #: (docs/performance/rocsolver.md).
 SYEVJ_WARP_HALF = False
-#: Launch ``ra_rocsolver_syevj_warp_swizzled`` (A unpadded, its rows XOR-permuted within each
-#: column, so the rotations' 2 x 2 blocks spread over the shared-memory banks) in place of
-#: ``ra_rocsolver_syevj_warp`` (A padded to leading dimension ``N + 1``); the same arithmetic in
-#: the same order, so the same results bit for bit. False is the way back. The half-block kernel
-#: keeps the padded layout.
-SYEVJ_WARP_SWIZZLE = True
+#: Launch ``ra_rocsolver_syevj_warp_xor`` in place of ``ra_rocsolver_syevj_warp``: A unpadded
+#: with its rows XOR-permuted within each column, and the XOR tournament (round t pairs x with
+#: x ^ r_t), so that the rotations' 2 x 2 blocks and the block split's rows spread over the
+#: shared-memory banks (``eigh_warp.hip``). Another order of the same rotations: the results
+#: differ from the circle tournament's by rounding, the sweep counts by at most one. False is the
+#: way back (A padded to leading dimension ``N + 1``, the circle tournament). The half-block
+#: kernel keeps the padded circle form.
+SYEVJ_WARP_XOR = True
 
-#: The kernels of ``eigh_warp.hip``: every block rotated (padded A), the same on the swizzled
-#: layout, half of the blocks rotated.
-WARP_VARIANTS = ("syevj_warp", "syevj_warp_swizzled", "syevj_warp_half")
+#: The kernels of ``eigh_warp.hip``: every block rotated (padded A, circle tournament), the same
+#: in the XOR layout and tournament, half of the blocks rotated.
+WARP_VARIANTS = ("syevj_warp", "syevj_warp_xor", "syevj_warp_half")
 
 
-def warp_kernel(half=None, swizzle=None):
+def warp_kernel(half=None, xor=None):
     """The one-warp-per-matrix kernel launched: ``'syevj_warp_half'`` if ``half`` (default
-    :data:`SYEVJ_WARP_HALF`), else ``'syevj_warp_swizzled'`` if ``swizzle`` (default
-    :data:`SYEVJ_WARP_SWIZZLE`), else ``'syevj_warp'``."""
+    :data:`SYEVJ_WARP_HALF`), else ``'syevj_warp_xor'`` if ``xor`` (default
+    :data:`SYEVJ_WARP_XOR`), else ``'syevj_warp'``."""
     half = SYEVJ_WARP_HALF if half is None else half
-    swizzle = SYEVJ_WARP_SWIZZLE if swizzle is None else swizzle
-    return "syevj_warp_half" if half else ("syevj_warp_swizzled" if swizzle else "syevj_warp")
+    xor = SYEVJ_WARP_XOR if xor is None else xor
+    return "syevj_warp_half" if half else ("syevj_warp_xor" if xor else "syevj_warp")
 
 
-def warp_kernel_name(dtype, order, half=None, swizzle=None):
+def warp_kernel_name(dtype, order, half=None, xor=None):
     """Name expression of the one-warp-per-matrix Jacobi kernel, e.g.
-    ``'ra_rocsolver_syevj_warp_swizzled<float, 32>'``; ``half`` and ``swizzle`` as
-    :func:`warp_kernel` takes them."""
-    return f"ra_rocsolver_{warp_kernel(half, swizzle)}<{dtypes.ctype(dtype)}, {int(order)}>"
+    ``'ra_rocsolver_syevj_warp_xor<float, 32>'``; ``half`` and ``xor`` as :func:`warp_kernel`
+    takes them."""
+    return f"ra_rocsolver_{warp_kernel(half, xor)}<{dtypes.ctype(dtype)}, {int(order)}>"
 
 
 def warp_instantiations():
@@ -126,12 +128,12 @@ def small_variant(n, dtype, vectors, device_id):
 def warp_shared_bytes(order, dtype, kernel=None):
     """Dynamic shared memory of one warp of the one-warp-per-matrix kernel ``kernel`` (default
     :func:`warp_kernel`) of order ``order`` (``ra_eighw_layout``: A, padded to ``order x (order +
-    1)`` but in the swizzled kernel, the round's pairs and rotations (16 bytes each for float32,
+    1)`` but in the XOR kernel, the round's pairs and rotations (16 bytes each for float32,
     else 32), the new diagonals, the eigenvalues and their ranks)."""
     dtype = numpy.dtype(dtype)
     real = dtypes.real_dtype(dtype).itemsize
     half = order // 2
-    lds = order if (kernel or warp_kernel()) == "syevj_warp_swizzled" else order + 1
+    lds = order if (kernel or warp_kernel()) == "syevj_warp_xor" else order + 1
     a_bytes = (order * lds * dtype.itemsize + 15) // 16 * 16
     pair = 16 if dtype == numpy.float32 else 32
     nbytes = a_bytes + half * pair + (2 * half + order) * real + order * 4

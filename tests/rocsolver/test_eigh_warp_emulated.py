@@ -300,39 +300,39 @@ def test_warp_kernels_registered():
     names = _eigh_kernels.warp_instantiations()
     assert len(names) == 33 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
     assert "ra_rocsolver_syevj_warp<float, 16>" in names and "ra_rocsolver_syevj_warp_half<float, 32>" in names
-    assert "ra_rocsolver_syevj_warp_swizzled<double, 64>" in names
+    assert "ra_rocsolver_syevj_warp_xor<double, 64>" in names
     assert "ra_rocsolver_syevj_warp<ra_c128, 64>" not in names
     assert "ra_rocsolver_syevj_warp_half<ra_c128, 64>" not in names
-    assert "ra_rocsolver_syevj_warp_swizzled<ra_c128, 64>" not in names
-    # f64 at order 32: A (32 x 33; 32 x 32 swizzled), 16 pairs of 32 bytes, 64 reals, 32 ranks
-    padded, swizzled = "syevj_warp", "syevj_warp_swizzled"
+    assert "ra_rocsolver_syevj_warp_xor<ra_c128, 64>" not in names
+    # f64 at order 32: A (32 x 33; 32 x 32 in the XOR layout), 16 pairs of 32 bytes, 64 reals, 32 ranks
+    padded, xor = "syevj_warp", "syevj_warp_xor"
     assert _eigh_kernels.warp_shared_bytes(32, "float64", padded) == 8448 + 16 * 32 + 64 * 8 + 32 * 4
     assert _eigh_kernels.warp_shared_bytes(32, "float32", padded) == 4224 + 16 * 16 + 64 * 4 + 32 * 4
-    assert _eigh_kernels.warp_shared_bytes(32, "float64", swizzled) == 8192 + 16 * 32 + 64 * 8 + 32 * 4
-    assert _eigh_kernels.warp_shared_bytes(32, "float32", swizzled) == 4096 + 16 * 16 + 64 * 4 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float64", xor) == 8192 + 16 * 32 + 64 * 8 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float32", xor) == 4096 + 16 * 16 + 64 * 4 + 32 * 4
     assert _eigh_kernels.warp_shared_bytes(32, "float32", "syevj_warp_half") == \
         _eigh_kernels.warp_shared_bytes(32, "float32", padded)
 
 
-@pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16)])
-def test_warp_kernel_swizzled_layout_and_the_way_back_agree_bit_for_bit(emulated_device, monkeypatch, dtype, n):
-    """The swizzled layout of A (``SYEVJ_WARP_SWIZZLE``) moves only addresses: eigenvalues,
-    eigenvectors, residuals and sweep counts equal the padded layout's (the way back) bit for bit,
-    for the row split (float32 at 32), the block split with a dummy index (float64 at 31) and
-    groups of 16 (complex64)."""
+@pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16), ("complex128", 32)])
+def test_warp_kernel_xor_and_the_way_back_agree(emulated_device, monkeypatch, dtype, n):
+    """The XOR layout and tournament (``SYEVJ_WARP_XOR``) and the padded circle kernel (the way
+    back) both give the eigenpairs, in sweep counts at most one apart: the row split (float32 at
+    32), the block split with its rows reordered (float64 with a dummy index, complex128 at 32),
+    groups of 16 (complex64); one matrix scaled far up, one far down."""
     rng = np.random.default_rng(SEED + 23)
-    mats = [hermitian(rng, n, dtype) for _ in range(2)]
-    runs = {}
-    for swizzle in (True, False):
-        monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_SWIZZLE", swizzle)
-        runs[swizzle] = _run(emulated_device, mats, dtype, uplo="U", lda=n + 1)
+    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
+    mats = [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
+    sweeps = {}
+    for xor in (True, False):
+        monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", xor)
+        out, w, info, _, sweeps[xor] = _run(emulated_device, mats, dtype, uplo="U", lda=n + 1)
         assert emulated_device.names()[-1].startswith(
-            "ra_rocsolver_syevj_warp_swizzled<" if swizzle else "ra_rocsolver_syevj_warp<")
-    for new, old in zip(runs[True], runs[False]):
-        np.testing.assert_array_equal(new, old)
-    assert list(runs[True][2]) == [0, 0]
-    for b, a in enumerate(mats):
-        check_eigenpairs(a, runs[True][1][b], _vectors(runs[True][0], b, n, n + 1, 0), dtype)
+            "ra_rocsolver_syevj_warp_xor<" if xor else "ra_rocsolver_syevj_warp<")
+        assert list(info) == [0, 0]
+        for b, a in enumerate(mats):
+            check_eigenpairs(a, w[b], _vectors(out, b, n, n + 1, 0), dtype)
+    assert np.all(np.abs(sweeps[True] - sweeps[False]) <= 1), sweeps
 
 
 @pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16)])

@@ -24,11 +24,18 @@
 //   and stores each with its conjugate transpose (A stays exactly Hermitian): half the
 //   multiply-adds, loads and shuffles of step (2), more stores. Its step (1) takes the tangent
 //   from the scaled hypotenuse of (d - a, 2 |beta|): one division and one square root, no branch.
-//   ra_rocsolver_syevj_warp_swizzled<T, N> is ra_rocsolver_syevj_warp with A unpadded and its
-//   rows permuted within each column by an XOR (ra_eighw_layout): every column and row access
-//   still spreads over the banks, and so do step (1)'s loads of the pairs' diagonal and
-//   off-diagonal elements and the stores of the pairs' own blocks, which the padding puts in a
-//   few banks.
+//   ra_rocsolver_syevj_warp_xor<T, N> is ra_rocsolver_syevj_warp with two XORs, for shared
+//   memory without bank conflicts. (a) The layout of A: unpadded, the rows of column j permuted by
+//   i -> i ^ h(j) (ra_eighw_layout): a column and a row still cover every bank, and so do step
+//   (1)'s loads of the pairs' diagonal and off-diagonal elements and the stores of the pairs'
+//   own blocks, which the padding puts in a few banks. (b) The tournament: round t pairs x with
+//   x ^ r_t, r_t = alpha^t in GF(N) (h is the multiplication by alpha): pair k is (h^t(2 k),
+//   h^t(2 k + 1)), every pair of indices meets once in the N - 1 rounds, V's pair k is always
+//   slots (2 k, 2 k + 1) and between rounds slot s takes slot h(s)'s index (a fixed permutation,
+//   compile-time register indices as in the circle tournament). With q = p ^ r_t for all pairs,
+//   the block split (8- and 16-byte elements at N = 32) can take each pair's rows in an order
+//   that spreads a half-warp's rows over all the banks, and the row sets of a round are
+//   subspaces, which spread the pairs' own elements in (a) perfectly.
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks. A is read column-major, or row-major (NumPy's C order: flag ROWS),
@@ -120,7 +127,7 @@ RA_DEVICE constexpr int ra_eighw_mul_alpha(int x) {
 }
 
 // Where A's element (i, j) lives in the warp's slice of shared memory: at col(j) + i, columns
-// LDS = N + 1 apart (odd, so the rows of one column fall in different banks), or, SWIZZLED, at
+// LDS = N + 1 apart (odd, so the rows of one column fall in different banks), or, XOR, at
 // col(j) ^ i with col(j) = N j + h(j) (unpadded; row i of column j in bank slot i ^ h(j)): a
 // column (i varying) and a row (j varying) still cover every bank slot once, and so do the
 // diagonal (i ^ h(i)) and the 2 x 2 blocks' off-diagonal elements of a round of the circle
@@ -129,15 +136,15 @@ RA_DEVICE constexpr int ra_eighw_mul_alpha(int x) {
 //
 // Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * LDS] (rounded up to 16
 // bytes); ra_eighw_pair<T> spair[N/2]; R snp[N/2], snq[N/2], sw[N]; int srank[N].
-template <typename T, int N, bool SWIZZLED> struct ra_eighw_layout {
+template <typename T, int N, bool XOR> struct ra_eighw_layout {
     typedef typename ra_eighw_ops<T>::R R;
     static constexpr int HALF = N / 2;
-    static constexpr int LDS = SWIZZLED ? N : N + 1;
+    static constexpr int LDS = XOR ? N : N + 1;
     static constexpr int A_BYTES = (N * LDS * (int)sizeof(T) + 15) / 16 * 16;
-    static RA_DEVICE int col(int j) { return SWIZZLED ? j * N + ra_eighw_mul_alpha<N>(j) : j * LDS; }
-    static RA_DEVICE int at(int cj, int i) { return SWIZZLED ? (cj ^ i) : (cj + i); }
+    static RA_DEVICE int col(int j) { return XOR ? j * N + ra_eighw_mul_alpha<N>(j) : j * LDS; }
+    static RA_DEVICE int at(int cj, int i) { return XOR ? (cj ^ i) : (cj + i); }
     // the index j of a column offset col(j)
-    static RA_DEVICE int index(int cj) { return SWIZZLED ? cj / N : cj / LDS; }
+    static RA_DEVICE int index(int cj) { return XOR ? cj / N : cj / LDS; }
     static constexpr int PAIR_BYTES = HALF * (int)sizeof(ra_eighw_pair<T>);
     static constexpr int R_BYTES = (2 * HALF + N) * (int)sizeof(R);
     static constexpr int BYTES = (A_BYTES + PAIR_BYTES + R_BYTES + N * 4 + 15) / 16 * 16;
@@ -145,6 +152,30 @@ template <typename T, int N, bool SWIZZLED> struct ra_eighw_layout {
 
 // Player `slot` of round r of the circle tournament on C + 1 players, as a matrix index.
 RA_DEVICE int ra_eighw_index(int slot, int r, int C) { return slot == 0 ? 0 : 1 + (slot - 1 + r) % C; }
+
+// The slots of pair k in V's registers: (0, 1) or (k + 1, N - k) in the circle tournament,
+// (2 k, 2 k + 1) in the XOR one.
+template <int N, bool XOR> RA_DEVICE constexpr int ra_eighw_slot_p(int k) { return XOR ? 2 * k : (k == 0 ? 0 : k + 1); }
+template <int N, bool XOR> RA_DEVICE constexpr int ra_eighw_slot_q(int k) {
+    return XOR ? 2 * k + 1 : (k == 0 ? 1 : N - k);
+}
+
+// V's slots from one round to the next: slot t + 1 takes slot t + 2's index (slot N - 1 slot 1's)
+// in the circle tournament; slot s takes slot h(s)'s in the XOR one. Compile-time indices only.
+template <typename T, int N, bool XOR> RA_DEVICE void ra_eighw_next_slots(T (&vr)[N]) {
+    if constexpr (XOR) {
+        T old[N];
+#pragma unroll
+        for (int s = 0; s < N; ++s) old[s] = vr[s];
+#pragma unroll
+        for (int s = 0; s < N; ++s) vr[s] = old[ra_eighw_mul_alpha<N>(s)];
+    } else {
+        const T first = vr[1];
+#pragma unroll
+        for (int t = 1; t < N - 1; ++t) vr[t] = vr[t + 1];
+        vr[N - 1] = first;
+    }
+}
 
 // j sorts before i: ascending, NaN last, ties by index (a strict total order, so the ranks are a
 // permutation even for NaN).
@@ -164,9 +195,9 @@ RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
 // V may be A itself (A is read whole before V is written). info[b] = 0 if off(A) <= tol was
 // reached (A finite), else 1; residual[b] = off(A) at the end, n_sweeps[b] = sweeps done (either
 // may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
-// ra_eighw_layout<T, N, SWIZZLED>::BYTES per warp of the block.
+// ra_eighw_layout<T, N, XOR>::BYTES per warp of the block.
 // HALFSYM: rotate half of the blocks each round (ra_rocsolver_syevj_warp_half), else all of them.
-template <typename T, int N, bool HALFSYM, bool SWIZZLED>
+template <typename T, int N, bool HALFSYM, bool XOR>
 RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V, ra_i64 strideV,
                             typename ra_eighw_ops<T>::R abstol, typename ra_eighw_ops<T>::R* __restrict__ residual,
                             int max_sweeps, int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W,
@@ -174,7 +205,7 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
     if constexpr (N <= RA_WARP_SIZE) {
         typedef ra_eighw_ops<T> O;
         typedef typename O::R R;
-        typedef ra_eighw_layout<T, N, SWIZZLED> L;
+        typedef ra_eighw_layout<T, N, XOR> L;
         constexpr int HALF = L::HALF;
         constexpr int LDS = L::LDS;
         constexpr int C = N - 1;
@@ -260,6 +291,9 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         const bool finite = (frob2 - frob2) == R(0);
 
         const int kr = lane % HALF;  // this lane's row pair in step (2)
+        // the XOR tournament's pair `lane` (lane < HALF) in round r: (h^r(2 lane), h^r(2 lane + 1)),
+        // one multiplication by alpha a round; alpha^C = 1, so every sweep starts from round 0
+        int xp = 2 * lane, xq = 2 * lane + 1;
         int sweeps = 0;
         while (!(finite && off <= tol) && sweeps < max_sweeps) {
 #pragma unroll 1
@@ -269,8 +303,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 // J = I with its diagonal as it is
                 if (lane < HALF) {
                     ra_eighw_pair<T> pr;
-                    const int p = ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
-                    const int q = ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
+                    const int p = XOR ? xp : ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
+                    const int q = XOR ? xq : ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
                     pr.p = L::col(p);
                     pr.q = L::col(q);
                     const R a = O::re(sA[L::at(pr.p, p)]), d = O::re(sA[L::at(pr.q, q)]);
@@ -370,17 +404,14 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     sA[L::at(pk.q, row)] = upper_row ? snq[kr] : zero;
 #pragma unroll
                     for (int k = 0; k < HALF; ++k) {
-                        const int sp = k == 0 ? 0 : k + 1;
-                        const int sq = k == 0 ? 1 : N - k;
+                        const int sp = ra_eighw_slot_p<N, XOR>(k);
+                        const int sq = ra_eighw_slot_q<N, XOR>(k);
                         const ra_eighw_pair<T> pr = spair[k];
                         const T vp = vr[sp], vq = vr[sq];
                         vr[sp] = pr.c * vp - pr.s * vq;
                         vr[sq] = pr.s * vp + pr.c * vq;
                     }
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
                   } else {
                     // (2) and (3) together, a lane per row of each 2 x 2 block: lane l % HALF of
                     // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
@@ -427,8 +458,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const int j = j0 + i;
-                            const int sp = j == 0 ? 0 : j + 1;
-                            const int sq = j == 0 ? 1 : N - j;
+                            const int sp = ra_eighw_slot_p<N, XOR>(j);
+                            const int sq = ra_eighw_slot_q<N, XOR>(j);
                             const T vp = vr[sp], vq = vr[sq];
                             vr[sp] = cl[i] * vp - sl[i] * vq;
                             vr[sq] = sl[i] * vp + cl[i] * vq;
@@ -437,10 +468,7 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
                     sA[L::at(pk.p, row)] = upper_row ? zero : snp[kr];
                     sA[L::at(pk.q, row)] = upper_row ? snq[kr] : zero;
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
                   }
                 } else {
                     // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
@@ -513,9 +541,27 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                         }
                     } else {
                         const ra_eighw_pair<T> pk = spair[kr];
-                        const T skb = O::conj(pk.s);
                         const int cpk = pk.p, cqk = pk.q;
                         const int rp = L::index(cpk), rq = L::index(cqk);
+                        // rows (ra, rb) = (p, q), or (q, p) with the sine -conj(s) (the same J^H
+                        // on the rows in the other order): in the XOR tournament q = p ^ r for
+                        // every pair of the round, and taking first the one of p, q with
+                        // parity(x & m) = 0, m = 16 | (the lowest bit of r) or 16 if r has it,
+                        // picks one row of each pair such that the 16 rows a half-warp reads
+                        // first differ modulo 16: each 8-byte bank once (16-byte elements: each
+                        // 16-byte bank twice), no conflict
+                        int ra = rp, rb = rq;
+                        T sk = pk.s;
+                        if constexpr (XOR && N == 32) {
+                            const int rr = rp ^ rq;
+                            const int m = (rr & 16) ? 16 : (16 | (rr & -rr));
+                            if (__popc((unsigned)(rp & m)) & 1) {
+                                ra = rq;
+                                rb = rp;
+                                sk = zero - O::conj(pk.s);
+                            }
+                        }
+                        const T skb = O::conj(sk);
 #pragma unroll
                         for (int j0 = 0; j0 < BLOCKS; j0 += BLOCK_BATCH) {
                             R cl[BLOCK_BATCH];
@@ -529,10 +575,10 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                                 sl[i] = pl.s;
                                 cp[i] = pl.p;
                                 cq[i] = pl.q;
-                                x00[i] = sA[L::at(cp[i], rp)];
-                                x01[i] = sA[L::at(cq[i], rp)];
-                                x10[i] = sA[L::at(cp[i], rq)];
-                                x11[i] = sA[L::at(cq[i], rq)];
+                                x00[i] = sA[L::at(cp[i], ra)];
+                                x01[i] = sA[L::at(cq[i], ra)];
+                                x10[i] = sA[L::at(cp[i], rb)];
+                                x11[i] = sA[L::at(cq[i], rb)];
                             }
 #pragma unroll
                             for (int i = 0; i < BLOCK_BATCH; ++i) {
@@ -540,10 +586,10 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                                 const T s = sl[i], slb = O::conj(s);
                                 const T y00 = c * x00[i] - slb * x01[i], y01 = s * x00[i] + c * x01[i];
                                 const T y10 = c * x10[i] - slb * x11[i], y11 = s * x10[i] + c * x11[i];
-                                sA[L::at(cp[i], rp)] = pk.c * y00 - pk.s * y10;
-                                sA[L::at(cp[i], rq)] = skb * y00 + pk.c * y10;
-                                sA[L::at(cq[i], rp)] = pk.c * y01 - pk.s * y11;
-                                sA[L::at(cq[i], rq)] = skb * y01 + pk.c * y11;
+                                sA[L::at(cp[i], ra)] = pk.c * y00 - sk * y10;
+                                sA[L::at(cp[i], rb)] = skb * y00 + pk.c * y10;
+                                sA[L::at(cq[i], ra)] = pk.c * y01 - sk * y11;
+                                sA[L::at(cq[i], rb)] = skb * y01 + pk.c * y11;
                             }
                         }
                         // the pair's own block (this lane's block j = kr / COL_STEP when its column
@@ -560,8 +606,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
 #pragma unroll
                     for (int k = 0; k < HALF; ++k) {
-                        const int sp = k == 0 ? 0 : k + 1;
-                        const int sq = k == 0 ? 1 : N - k;
+                        const int sp = ra_eighw_slot_p<N, XOR>(k);
+                        const int sq = ra_eighw_slot_q<N, XOR>(k);
                         const ra_eighw_pair<T> pr = spair[k];
                         const R c = pr.c;
                         const T s = pr.s, sb = O::conj(s);
@@ -569,10 +615,11 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                         vr[sp] = c * vp - sb * vq;
                         vr[sq] = s * vp + c * vq;
                     }
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
+                }
+                if constexpr (XOR) {
+                    xp = ra_eighw_mul_alpha<N>(xp);
+                    xq = ra_eighw_mul_alpha<N>(xq);
                 }
                 ra_warp_sync();
             }
@@ -635,10 +682,9 @@ __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EI
     ra_eighw_run<T, N, false, false>(RA_EIGHW_ARGS);
 }
 
-// The same solver on the swizzled layout of A (ra_eighw_layout: no bank conflicts on the
-// rotations' 2 x 2 blocks).
+// The same solver in the XOR layout of A and the XOR tournament (no bank conflicts).
 template <typename T, int N>
-__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_swizzled(RA_EIGHW_PARAMS) {
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_xor(RA_EIGHW_PARAMS) {
     ra_eighw_run<T, N, false, true>(RA_EIGHW_ARGS);
 }
 
