@@ -58,8 +58,9 @@ SYEVJ_WARP_HALF = False
 #: Launch ``ra_rocsolver_syevj_warp_xor`` in place of ``ra_rocsolver_syevj_warp``: A unpadded
 #: with its rows XOR-permuted within each column, and the XOR tournament (round t pairs x with
 #: x ^ r_t), so that the rotations' 2 x 2 blocks and the block split's rows spread over the
-#: shared-memory banks (``eigh_warp.hip``). Another order of the same rotations: the results
-#: differ from the circle tournament's by rounding, the sweep counts by at most one. False is the
+#: shared-memory banks (``eigh_warp.hip``), and the rotation's tangent without a branch (as the
+#: half-block kernel). Another order of the rotations: the results differ from the circle
+#: tournament's by rounding, the sweep counts by at most one. False is the
 #: way back (A padded to leading dimension ``N + 1``, the circle tournament). The half-block
 #: kernel keeps the padded circle form.
 SYEVJ_WARP_XOR = True

@@ -35,7 +35,8 @@
 //   compile-time register indices as in the circle tournament). With q = p ^ r_t for all pairs,
 //   the block split (8- and 16-byte elements at N = 32) can take each pair's rows in an order
 //   that spreads a half-warp's rows over all the banks, and the row sets of a round are
-//   subspaces, which spread the pairs' own elements in (a) perfectly.
+//   subspaces, which spread the pairs' own elements in (a) perfectly. Its step (1) takes the
+//   tangent as the half-block kernel does (one division, one square root, no branch).
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks. A is read column-major, or row-major (NumPy's C order: flag ROWS),
@@ -315,7 +316,7 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     if (p < n && q < n && bm != R(0)) {
                         // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
                         R tt;
-                        if constexpr (HALFSYM) {
+                        if constexpr (HALFSYM || XOR) {
                             // t = sign(tau) / (|tau| + sqrt(1 + tau^2)) with tau = theta / phi,
                             // theta = d - a, phi = 2 |beta|, as phi / (|theta| + sqrt(theta^2 +
                             // phi^2)) on both scaled by a power of two: one division and one
