@@ -125,8 +125,9 @@ def eigh(a, UPLO="L", *, subset_by_index=None):
     -----
     Matrices up to order 128 (fewer for complex128 and where shared memory is short) run
     :func:`rocarray.rocsolver.syevj_strided_batched`: one launch for the whole stack, one warp per
-    matrix up to the warp size (32; 64 on wave64 AMD GPUs but for complex128), else one thread
-    block per matrix. Larger ones
+    matrix up to the warp size (32; 64 on wave64 AMD GPUs but for complex128; the stack read and
+    the eigenvectors written in NumPy's layout, no copy of a C-ordered input of the computation
+    dtype), else one thread block per matrix. Larger ones
     run :func:`rocarray.rocsolver.syevd`'s path per matrix (device tridiagonal reduction and
     back-transformation; the tridiagonal eigenproblem by divide and conquer on the device,
     :func:`rocarray.rocsolver.stedc`, for eigenvectors of order 256 or more, else on the host).

@@ -5,13 +5,19 @@ Design
 ------
 Matrices of order up to the warp size (32 on NVIDIA; 64 on AMD's wave64 GPUs, 32 there for
 complex128: :func:`rocarray.rocsolver._eigh_kernels.warp_order`) take one launch for the whole
-batch with one warp per matrix (``ra_rocsolver_syevj_warp``, or ``ra_rocsolver_syevj_warp_half``
-with ``_eigh_kernels.SYEVJ_WARP_HALF`` on; several matrices per block, no block barrier): A in
-the warp's slice of shared memory, each lane one row of the eigenvectors in registers. A sweep
-is the round-robin tournament on ``N`` (16, 32 or 64: the smallest that
-holds ``n``) players, indices past ``n`` being dummies: ``N - 1`` rounds, each rotating ``N / 2`` disjoint pairs at once in two
+batch with one warp per matrix (``ra_rocsolver_syevj_warp_xor``; ``ra_rocsolver_syevj_warp``
+with ``_eigh_kernels.SYEVJ_WARP_XOR`` off, ``ra_rocsolver_syevj_warp_half`` with
+``_eigh_kernels.SYEVJ_WARP_HALF`` on; several matrices per block, no block barrier): A in the
+warp's slice of shared memory, each lane one row of the eigenvectors in registers. A sweep is a
+round-robin tournament on ``N`` (16, 32 or 64: the smallest that holds ``n``) players, indices
+past ``n`` being dummies: ``N - 1`` rounds, each rotating ``N / 2`` disjoint pairs at once in two
 warp-synchronous steps (the pairs' rotations; then ``A := J^H A J`` on 2 x 2 blocks, ``V := V J``
 in registers; the half-block kernel rotates one block of each transposed pair and stores both).
+The XOR kernel pairs x with x ^ r in each round and XOR-permutes the rows of A's columns in
+shared memory, so its accesses are free of bank conflicts; the other two use the circle
+tournament and A padded to an odd leading dimension. :func:`warp_stack` is the same launch on
+stacks in NumPy's layout (``ra.linalg.eigh``'s path): A read row-major where it is, the
+eigenvectors written row-major into another array.
 
 Larger matrices up to order 128 whose matrix fits the device's shared memory
 (:func:`rocarray.rocsolver._eigh_kernels.small_variant`) take one launch with one block per matrix
