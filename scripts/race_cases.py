@@ -19,9 +19,9 @@ or ``sytrd_symv_warp``, ``sytrd_sum_rows``) and then through the block-tile ones
 ``sytrd150s``/``sytrd150sz`` the same through the staged symv alone, its blocks looping over
 several tiles a warp (two blocks a column). ``gesvw`` solves small stacks through
 ``gesv_warp_flat`` (order 32 in float32, one matrix a warp; order 8 in float64, the 16-byte loads
-and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through
-``syevj_warp_half`` (order 32 in float32: the row split; orders 31 and 16 in complex128: the
-block split). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
+and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through the façade's
+stack path on ``syevj_warp_xor`` (order 32 in float32: the row split; orders 31 and 16 in
+complex128: the block split; A read and the eigenvectors written in NumPy's layout). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
 problem (float16, channels last), the epilogue staged through shared memory and, with
 ``STAGED_EPILOGUE`` off, stored from the fragment. ``qr300`` factors a 300 x 300 matrix
 (float64, complex128) through the blocked QR: ``geqr2``, ``larft_inv``, ``copy_v`` and the gemms.

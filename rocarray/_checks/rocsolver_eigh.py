@@ -51,15 +51,33 @@ def _columns(buf, n, ld):
 def check_syevj(rng):
     from rocarray.rocsolver import _eigh_kernels
 
-    # a warp per matrix (both warp kernels: the default and SYEVJ_WARP_HALF's), then a block
-    cases = [(n, d, half) for n, halves in ((21, (False, True)), (40, (False,))) for half in halves for d in _DTYPES]
-    saved = _eigh_kernels.SYEVJ_WARP_HALF
+    # a warp per matrix (every warp kernel: the XOR one, the padded circle one, the half-block
+    # one; then the façade's stack path on the default kernel), then a block per matrix
+    kernels = ((True, False), (False, False), (False, True))  # (SYEVJ_WARP_XOR, SYEVJ_WARP_HALF)
+    cases = [(21, d, k) for k in kernels for d in _DTYPES] + [(40, d, kernels[0]) for d in _DTYPES]
+    saved = _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF
     try:
-        for n, dtype, half in cases:
-            _eigh_kernels.SYEVJ_WARP_HALF = half
+        for n, dtype, (xor, half) in cases:
+            _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF = xor, half
             _check_syevj_case(rng, n, dtype, batch=5)
     finally:
-        _eigh_kernels.SYEVJ_WARP_HALF = saved
+        _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF = saved
+    for dtype in _DTYPES:
+        _check_eigh_stack(rng, 21, dtype, batch=5)
+
+
+def _check_eigh_stack(rng, n, dtype, batch):
+    """``linalg.eigh`` of a C-ordered stack of ``batch`` Hermitian matrices of order n (the kernel
+    reads the stack and writes the eigenvectors in NumPy's layout)."""
+    from rocarray import linalg
+
+    cupy = backend.cupy()
+    mats = numpy.stack([_hermitian(rng, n, dtype) for _ in range(batch)])
+    w, v = linalg.eigh(cupy.asarray(mats))
+    w, v = cupy.asnumpy(w), cupy.asnumpy(v)
+    for b in range(batch):
+        _verify(f"eigh stack {dtype} n={n} matrix {b}", mats[b], w[b].astype(numpy.float64),
+                v[b].astype(numpy.complex128), dtype)
 
 
 def _check_syevj_case(rng, n, dtype, batch):

@@ -9,6 +9,7 @@ import numpy
 from rocarray import rocsolver
 from rocarray._core import backend, dtypes
 from rocarray.linalg import _stacked
+from rocarray.rocsolver import _info, _syevj
 
 try:
     from numpy.linalg._linalg import EighResult
@@ -17,6 +18,11 @@ except ImportError:  # NumPy 1.x returns a plain tuple; keep NumPy 2's names
 
 #: Most sweeps the façade lets Jacobi run (it converges quadratically, in about 6 to 12).
 MAX_SWEEPS = 100
+#: Stacks of orders the one-warp Jacobi kernel takes go to it as they are laid out
+#: (:func:`rocarray.rocsolver._syevj.warp_stack`: the matrices read in NumPy's C order, the
+#: eigenvectors written in it, into a new array); False is the way back to a transposing copy into
+#: rocSOLVER's column-major layout, which the eigenvectors overwrite.
+WARP_STACK = True
 
 
 def _uplo(UPLO):
@@ -39,6 +45,11 @@ def _subset(subset_by_index, n):
     return lo, hi
 
 
+def _raise_unconverged(info, batch):
+    if numpy.any(_info.failures(info, batch) > 0):  # one synchronization per call
+        raise _stacked.LinAlgError("Eigenvalues did not converge")
+
+
 def _solve(a, UPLO, vectors, subset_by_index):
     a = _stacked.stacked_square(a)
     uplo = _uplo(UPLO)
@@ -53,6 +64,15 @@ def _solve(a, UPLO, vectors, subset_by_index):
     if n == 0 or batch == 0:
         w = cupy.empty(stack + (count,), real)
         return w, (cupy.empty(stack + (n, count), dtype) if vectors else None)
+    if WARP_STACK and _syevj.warp_stack_supported(n, dtype, a.data.device_id):
+        A = a.reshape((batch, n, n)).astype(dtype, order="C", copy=False)  # a view where it can be
+        W = cupy.empty((batch, n), real)
+        V = cupy.empty((batch, n, n), dtype) if vectors else None
+        info = cupy.empty(batch, numpy.int32)  # the kernel writes every matrix's
+        _syevj.warp_stack(uplo, A, W, V, info, MAX_SWEEPS)
+        _raise_unconverged(info, batch)
+        w = W.reshape(stack + (n,))[..., lo:hi + 1]
+        return w, (V.reshape(stack + (n, n))[..., lo:hi + 1] if vectors else None)
     buf = _stacked.column_major_batch(a, dtype)  # (..., n, n): matrix b column-major at b * n * n
     flat = buf.reshape(-1)
     W = cupy.empty(batch * n, real)
@@ -60,8 +80,7 @@ def _solve(a, UPLO, vectors, subset_by_index):
     evect = "V" if vectors else "N"
     jacobi = rocsolver.heevj_strided_batched if dtype.kind == "c" else rocsolver.syevj_strided_batched
     jacobi(evect, uplo, n, flat, n, n * n, 0.0, None, MAX_SWEEPS, None, W, n, info, batch)
-    if numpy.any(cupy.asnumpy(info) > 0):  # one synchronization per call
-        raise _stacked.LinAlgError("Eigenvalues did not converge")
+    _raise_unconverged(info, batch)
     w = W.reshape(stack + (n,))[..., lo:hi + 1]
     if not vectors:
         return w, None
@@ -106,8 +125,9 @@ def eigh(a, UPLO="L", *, subset_by_index=None):
     -----
     Matrices up to order 128 (fewer for complex128 and where shared memory is short) run
     :func:`rocarray.rocsolver.syevj_strided_batched`: one launch for the whole stack, one warp per
-    matrix up to the warp size (32; 64 on wave64 AMD GPUs but for complex128), else one thread
-    block per matrix. Larger ones
+    matrix up to the warp size (32; 64 on wave64 AMD GPUs but for complex128; the stack read and
+    the eigenvectors written in NumPy's layout, no copy of a C-ordered input of the computation
+    dtype), else one thread block per matrix. Larger ones
     run :func:`rocarray.rocsolver.syevd`'s path per matrix (device tridiagonal reduction and
     back-transformation; the tridiagonal eigenproblem by divide and conquer on the device,
     :func:`rocarray.rocsolver.stedc`, for eigenvectors of order 256 or more, else on the host).

@@ -18,8 +18,8 @@ SOURCE = "rocsolver/eigh.hip"
 BLOCK = 256
 #: Largest order the one-block Jacobi kernel takes (if the matrix fits the device's shared memory).
 SMALL_MAX = 128
-# flag bits (``RA_EIGH_*``)
-UPPER, VECTORS = 1, 2
+# flag bits (``RA_EIGH_*``; ``RA_EIGHW_ROWS``: the one-warp kernels' row-major A and V)
+UPPER, VECTORS, ROWS = 1, 2, 4
 
 TEMPLATES = ("larfg", "latrd_w")
 
@@ -55,22 +55,42 @@ WARP_ORDERS = (16, 32, 64)
 #: than ``ra_rocsolver_syevj_warp`` (every block rotated) on the bench stacks
 #: (docs/performance/rocsolver.md).
 SYEVJ_WARP_HALF = False
+#: Launch ``ra_rocsolver_syevj_warp_xor`` in place of ``ra_rocsolver_syevj_warp``: A unpadded
+#: with its rows XOR-permuted within each column, and the XOR tournament (round t pairs x with
+#: x ^ r_t), so that the rotations' 2 x 2 blocks and the block split's rows spread over the
+#: shared-memory banks (``eigh_warp.hip``), and the rotation's tangent without a branch (as the
+#: half-block kernel). Another order of the rotations: the results differ from the circle
+#: tournament's by rounding, the sweep counts by at most one. False is the
+#: way back (A padded to leading dimension ``N + 1``, the circle tournament). The half-block
+#: kernel keeps the padded circle form.
+SYEVJ_WARP_XOR = True
+
+#: The kernels of ``eigh_warp.hip``: every block rotated (padded A, circle tournament), the same
+#: in the XOR layout and tournament, half of the blocks rotated.
+WARP_VARIANTS = ("syevj_warp", "syevj_warp_xor", "syevj_warp_half")
 
 
-def warp_kernel_name(dtype, order, half=None):
-    """Name expression of the one-warp-per-matrix Jacobi kernel, e.g.
-    ``'ra_rocsolver_syevj_warp_half<float, 32>'``; ``half`` (default :data:`SYEVJ_WARP_HALF`)
-    picks the half-block kernel."""
+def warp_kernel(half=None, xor=None):
+    """The one-warp-per-matrix kernel launched: ``'syevj_warp_half'`` if ``half`` (default
+    :data:`SYEVJ_WARP_HALF`), else ``'syevj_warp_xor'`` if ``xor`` (default
+    :data:`SYEVJ_WARP_XOR`), else ``'syevj_warp'``."""
     half = SYEVJ_WARP_HALF if half is None else half
-    kernel = "syevj_warp_half" if half else "syevj_warp"
-    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}, {int(order)}>"
+    xor = SYEVJ_WARP_XOR if xor is None else xor
+    return "syevj_warp_half" if half else ("syevj_warp_xor" if xor else "syevj_warp")
+
+
+def warp_kernel_name(dtype, order, half=None, xor=None):
+    """Name expression of the one-warp-per-matrix Jacobi kernel, e.g.
+    ``'ra_rocsolver_syevj_warp_xor<float, 32>'``; ``half`` and ``xor`` as :func:`warp_kernel`
+    takes them."""
+    return f"ra_rocsolver_{warp_kernel(half, xor)}<{dtypes.ctype(dtype)}, {int(order)}>"
 
 
 def warp_instantiations():
-    """Every name expression of ``eigh_warp.hip`` (both kernels, every order for every dtype but
-    complex128 at 64; the order-64 kernels have a body only on wave64 targets)."""
-    return sorted(warp_kernel_name(d, N, h) for d in STANDARD for N in WARP_ORDERS for h in (False, True)
-                  if not (N == 64 and numpy.dtype(d) == numpy.complex128))
+    """Every name expression of ``eigh_warp.hip`` (the three kernels, every order for every
+    dtype but complex128 at 64; the order-64 kernels have a body only on wave64 targets)."""
+    return sorted(f"ra_rocsolver_{k}<{dtypes.ctype(d)}, {N}>" for d in STANDARD for N in WARP_ORDERS
+                  for k in WARP_VARIANTS if not (N == 64 and numpy.dtype(d) == numpy.complex128))
 
 
 _compile.register(WARP_SOURCE, warp_instantiations())
@@ -106,14 +126,16 @@ def small_variant(n, dtype, vectors, device_id):
     return None
 
 
-def warp_shared_bytes(order, dtype):
-    """Dynamic shared memory of one warp of ``ra_rocsolver_syevj_warp<T, order>``
-    (``ra_eighw_layout``: A padded to ``order x (order + 1)``, the round's pairs and rotations
-    (16 bytes each for float32, else 32), the new diagonals, the eigenvalues and their ranks)."""
+def warp_shared_bytes(order, dtype, kernel=None):
+    """Dynamic shared memory of one warp of the one-warp-per-matrix kernel ``kernel`` (default
+    :func:`warp_kernel`) of order ``order`` (``ra_eighw_layout``: A, padded to ``order x (order +
+    1)`` but in the XOR kernel, the round's pairs and rotations (16 bytes each for float32,
+    else 32), the new diagonals, the eigenvalues and their ranks)."""
     dtype = numpy.dtype(dtype)
     real = dtypes.real_dtype(dtype).itemsize
     half = order // 2
-    a_bytes = (order * (order + 1) * dtype.itemsize + 15) // 16 * 16
+    lds = order if (kernel or warp_kernel()) == "syevj_warp_xor" else order + 1
+    a_bytes = (order * lds * dtype.itemsize + 15) // 16 * 16
     pair = 16 if dtype == numpy.float32 else 32
     nbytes = a_bytes + half * pair + (2 * half + order) * real + order * 4
     return (nbytes + 15) // 16 * 16
@@ -132,22 +154,27 @@ def warp_order(n, dtype, device_id):
 
 
 def syevj_warp(dtype, order, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, batch,
-               upper, vectors):
+               upper, vectors, V=None, strideV=None, rows=False):
     """One launch of the one-warp-per-matrix Jacobi kernel for ``batch`` matrices (checked
     arguments, ``1 <= n <= order``, ``order`` from :func:`warp_order`): as many warps per block
-    as ``WARP_THREADS`` and the shared memory allow."""
+    as ``WARP_THREADS`` and the shared memory allow. The eigenvectors go to ``V`` (``strideV``
+    apart, leading dimension ``lda``; default: over A); ``rows``: A and V row-major (element
+    (i, j) at ``i * lda + j``), else column-major."""
     device_id = A.data.device_id
     real = dtypes.real_dtype(dtype)
     warp = backend.device_info(device_id).warp_size
-    per_warp = warp_shared_bytes(order, dtype)
+    kernel = warp_kernel()
+    per_warp = warp_shared_bytes(order, dtype, kernel)
     warps = max(1, min(WARP_THREADS // warp, backend.shared_memory_limit(device_id) // per_warp))
-    flags = (UPPER if upper else 0) | (VECTORS if vectors else 0)
+    flags = (UPPER if upper else 0) | (VECTORS if vectors else 0) | (ROWS if rows else 0)
+    if V is None:
+        V, strideV = A, strideA
     with launch.on_device(device_id):
         WARP_KERNELS[warp_kernel_name(dtype, order)](
             device_id, (-(-batch // warps),),
-            (numpy.int32(n), A, numpy.int64(lda), numpy.int64(strideA), real.type(abstol), _pointer(residual),
-             numpy.int32(max_sweeps), _pointer(n_sweeps), W, numpy.int64(strideW), info, numpy.int32(flags),
-             numpy.int64(batch)),
+            (numpy.int32(n), A, numpy.int64(lda), numpy.int64(strideA), V, numpy.int64(strideV), real.type(abstol),
+             _pointer(residual), numpy.int32(max_sweeps), _pointer(n_sweeps), W, numpy.int64(strideW), info,
+             numpy.int32(flags), numpy.int64(batch)),
             block=warps * warp, shared=warps * per_warp)
 
 

@@ -5,13 +5,19 @@ Design
 ------
 Matrices of order up to the warp size (32 on NVIDIA; 64 on AMD's wave64 GPUs, 32 there for
 complex128: :func:`rocarray.rocsolver._eigh_kernels.warp_order`) take one launch for the whole
-batch with one warp per matrix (``ra_rocsolver_syevj_warp``, or ``ra_rocsolver_syevj_warp_half``
-with ``_eigh_kernels.SYEVJ_WARP_HALF`` on; several matrices per block, no block barrier): A in
-the warp's slice of shared memory, each lane one row of the eigenvectors in registers. A sweep
-is the round-robin tournament on ``N`` (16, 32 or 64: the smallest that
-holds ``n``) players, indices past ``n`` being dummies: ``N - 1`` rounds, each rotating ``N / 2`` disjoint pairs at once in two
+batch with one warp per matrix (``ra_rocsolver_syevj_warp_xor``; ``ra_rocsolver_syevj_warp``
+with ``_eigh_kernels.SYEVJ_WARP_XOR`` off, ``ra_rocsolver_syevj_warp_half`` with
+``_eigh_kernels.SYEVJ_WARP_HALF`` on; several matrices per block, no block barrier): A in the
+warp's slice of shared memory, each lane one row of the eigenvectors in registers. A sweep is a
+round-robin tournament on ``N`` (16, 32 or 64: the smallest that holds ``n``) players, indices
+past ``n`` being dummies: ``N - 1`` rounds, each rotating ``N / 2`` disjoint pairs at once in two
 warp-synchronous steps (the pairs' rotations; then ``A := J^H A J`` on 2 x 2 blocks, ``V := V J``
 in registers; the half-block kernel rotates one block of each transposed pair and stores both).
+The XOR kernel pairs x with x ^ r in each round and XOR-permutes the rows of A's columns in
+shared memory, so its accesses are free of bank conflicts; the other two use the circle
+tournament and A padded to an odd leading dimension. :func:`warp_stack` is the same launch on
+stacks in NumPy's layout (``ra.linalg.eigh``'s path): A read row-major where it is, the
+eigenvectors written row-major into another array.
 
 Larger matrices up to order 128 whose matrix fits the device's shared memory
 (:func:`rocarray.rocsolver._eigh_kernels.small_variant`) take one launch with one block per matrix
@@ -138,6 +144,47 @@ def _run(fn, evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sw
         if out is not None:
             out[:batch] = 0
     return None
+
+
+def warp_stack_supported(n, dtype, device_id):
+    """Whether :func:`warp_stack` takes matrices of order ``n`` (>= 1) of ``dtype`` on the device
+    ``device_id``: orders up to the warp size (32; 64 on wave64 AMD GPUs but for complex128)."""
+    return n >= 1 and _k.warp_order(n, dtype, device_id) is not None
+
+
+def warp_stack(uplo, A, W, V, info, max_sweeps):
+    """Eigenvalues (and eigenvectors) of a stack of small matrices in NumPy's layout, in one launch
+    of the one-warp-per-matrix kernel (the façade's path: no copy into rocSOLVER's column-major
+    layout and back). Unchecked arguments: the caller's (:func:`warp_stack_supported` orders).
+
+    Parameters
+    ----------
+    uplo : {'U', 'L'}
+        Which triangle of each matrix (row index <= column index for 'U') is read.
+    A : cupy.ndarray
+        ``(batch, n, n)`` C-contiguous, float32, float64, complex64 or complex128; only read.
+    W : cupy.ndarray
+        ``(batch, n)`` C-contiguous real array of A's precision: the eigenvalues, ascending.
+    V : cupy.ndarray or None
+        ``(batch, n, n)`` C-contiguous of A's dtype, not overlapping A: column k of ``V[b]`` the
+        eigenvector of ``W[b, k]``; None: eigenvalues only.
+    info : cupy.ndarray
+        int32, ``batch`` elements (contiguous): 0 on convergence, else 1 (written for every
+        matrix).
+    max_sweeps : int
+        Most sweeps (>= 1).
+
+    Returns
+    -------
+    None
+    """
+    batch, n = A.shape[0], A.shape[-1]
+    if batch == 0:
+        return
+    order = _k.warp_order(n, A.dtype, A.data.device_id)
+    vectors = V is not None
+    _k.syevj_warp(A.dtype, order, n, A, n, n * n, 0.0, None, max_sweeps, None, W, n, info, batch, uplo == "U",
+                  vectors, V=V if vectors else A, strideV=n * n, rows=True)
 
 
 def syevj_strided_batched(evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW,

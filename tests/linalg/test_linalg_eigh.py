@@ -92,6 +92,9 @@ def _host_jacobi(evect, uplo, n, A, lda, strideA, abstol, residual, max_sweeps, 
 
 @pytest.fixture
 def on_host(monkeypatch):
+    # the façade's column-major path (its stack path launches the kernel on the arrays as they
+    # are: tests/rocsolver/test_eigh_warp_emulated.py runs it against this path on the emulator)
+    monkeypatch.setattr(facade, "WARP_STACK", False)
     shim = types.SimpleNamespace(ndarray=np.ndarray, empty=np.empty, zeros=np.zeros, asnumpy=np.asarray)
     monkeypatch.setattr(facade.backend, "cupy", lambda: shim)
     monkeypatch.setattr(facade._stacked._args.backend, "cupy", lambda: shim)
@@ -181,6 +184,24 @@ def test_eigh_nan_raises(n, rng):
         ra.linalg.eigh(to_device(a))
     with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
         ra.linalg.eigvalsh(to_device(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1000, 32, 32), (2, 9, 17, 17)])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_eigh_small_stack_path_matches_the_way_back(dtype, shape, rng, monkeypatch):
+    # the stack read and the eigenvectors written in NumPy's layout (WARP_STACK) against the
+    # transposing copy (the way back): the same kernel on the same elements, the same bits;
+    # a non-contiguous input (a transposed view) on the way
+    a = to_device(random_array(rng, shape, dtype))
+    a = a.swapaxes(-1, -2) if shape[-1] == 17 else a
+    out = {}
+    for stack in (True, False):
+        monkeypatch.setattr(facade, "WARP_STACK", stack)
+        out[stack] = [to_host(x) for x in ra.linalg.eigh(a, UPLO="U")]
+    np.testing.assert_array_equal(out[True][0], out[False][0])
+    np.testing.assert_array_equal(out[True][1], out[False][1])
+    check(to_host(a), out[True][0], out[True][1], dtype, "U")
 
 
 @pytest.mark.gpu

@@ -530,14 +530,16 @@ def _batched_residuals(mats, w, v):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("half", [True, False])
+@pytest.mark.parametrize("kernel", ["syevj_warp_half", "syevj_warp_xor", "syevj_warp"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_syevj_warp_kernel_bench_stack_converges_in_few_sweeps(dtype, half, rng, monkeypatch):
+def test_syevj_warp_kernel_bench_stack_converges_in_few_sweeps(dtype, kernel, rng, monkeypatch):
     # the bench case's stack (10^4 random symmetric 32 x 32, one launch, batched loads of each
     # round): every matrix converges in a handful of sweeps and meets the residual bounds; a
     # matrix needing many more sweeps than the CPU emulator's 6-8 would cost time in proportion.
-    # Both kernels: the half-block one (the default) and the way back.
-    monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_HALF", half)
+    # Every kernel: the half-block one, the XOR one (the default) and the padded circle one.
+    monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_HALF", kernel == "syevj_warp_half")
+    monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", kernel == "syevj_warp_xor")
+    assert _eigh_kernels.warp_kernel() == kernel
     batch, n = 10_000, 32
     a = rng.standard_normal((batch, n, n))
     mats = ((a + np.swapaxes(a, 1, 2)) / 2).astype(dtype).astype(np.float64)

@@ -222,6 +222,37 @@ def test_facade_eigh_on_the_warp_kernel(emulated_device, dtype):
     np.testing.assert_allclose(w_only, w, rtol=0, atol=30 * 32 * _eps(dtype) * np.abs(w).max())
 
 
+@pytest.mark.parametrize("dtype,shape", [("float64", (2, 3, 17, 17)), ("complex64", (3, 5, 5))])
+def test_facade_stack_path_and_the_way_back_agree_bit_for_bit(emulated_device, monkeypatch, dtype, shape):
+    """``eigh`` hands the C-ordered stack to the kernel as it is (``_eigh.WARP_STACK``) and gets
+    the eigenvectors in NumPy's layout; the way back (a transposing copy, the vectors written over
+    it) gives the same bits: both fill A's slice of shared memory with the same elements. A
+    non-contiguous input and dummy indices (order 17) on the way."""
+    from rocarray.linalg import _eigh
+
+    rng = np.random.default_rng(SEED + 29)
+    n = shape[-1]
+    mats = np.stack([hermitian(rng, n, dtype) for _ in range(int(np.prod(shape[:-2])))]).astype(dtype)
+    a = np.swapaxes(mats.reshape(shape), -1, -2)  # the transposes, a non-contiguous view
+    out = {}
+    for stack in (True, False):
+        monkeypatch.setattr(_eigh, "WARP_STACK", stack)
+        w, v = ra.linalg.eigh(emulated_device.array(a), UPLO="U")
+        out[stack] = (np.asarray(w), np.asarray(v))
+        assert emulated_device.names()[-1] == _eigh_kernels.warp_kernel_name(dtype, 32 if n > 16 else 16)
+    np.testing.assert_array_equal(out[True][0], out[False][0])
+    np.testing.assert_array_equal(out[True][1], out[False][1])
+    w, v = out[True]
+    assert w.shape == shape[:-1] and v.shape == shape
+    ws, vs = ra.linalg.eigh(emulated_device.array(a), UPLO="U", subset_by_index=(1, 3))
+    np.testing.assert_array_equal(np.asarray(ws), w[..., 1:4])
+    np.testing.assert_array_equal(np.asarray(vs), v[..., 1:4])
+    flat_a, flat_w, flat_v = a.reshape(-1, n, n), w.reshape(-1, n), v.reshape(-1, n, n)
+    for k in range(flat_a.shape[0]):
+        full = np.triu(flat_a[k]) + np.triu(flat_a[k], 1).conj().T
+        check_eigenpairs(full, flat_w[k], flat_v[k], dtype)
+
+
 # --------------------------------------------------------------------------------------------
 # routing (recorded launches, nothing runs)
 # --------------------------------------------------------------------------------------------
@@ -267,13 +298,41 @@ def test_wave64_routes_up_to_64_but_complex128_to_32(fake_device, monkeypatch, d
 
 def test_warp_kernels_registered():
     names = _eigh_kernels.warp_instantiations()
-    assert len(names) == 22 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
+    assert len(names) == 33 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
     assert "ra_rocsolver_syevj_warp<float, 16>" in names and "ra_rocsolver_syevj_warp_half<float, 32>" in names
+    assert "ra_rocsolver_syevj_warp_xor<double, 64>" in names
     assert "ra_rocsolver_syevj_warp<ra_c128, 64>" not in names
     assert "ra_rocsolver_syevj_warp_half<ra_c128, 64>" not in names
-    # f64 at order 32: A (32 x 33), 16 pairs of 32 bytes, 64 reals, 32 ranks
-    assert _eigh_kernels.warp_shared_bytes(32, "float64") == 8448 + 16 * 32 + 64 * 8 + 32 * 4
-    assert _eigh_kernels.warp_shared_bytes(32, "float32") == 4224 + 16 * 16 + 64 * 4 + 32 * 4
+    assert "ra_rocsolver_syevj_warp_xor<ra_c128, 64>" not in names
+    # f64 at order 32: A (32 x 33; 32 x 32 in the XOR layout), 16 pairs of 32 bytes, 64 reals, 32 ranks
+    padded, xor = "syevj_warp", "syevj_warp_xor"
+    assert _eigh_kernels.warp_shared_bytes(32, "float64", padded) == 8448 + 16 * 32 + 64 * 8 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float32", padded) == 4224 + 16 * 16 + 64 * 4 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float64", xor) == 8192 + 16 * 32 + 64 * 8 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float32", xor) == 4096 + 16 * 16 + 64 * 4 + 32 * 4
+    assert _eigh_kernels.warp_shared_bytes(32, "float32", "syevj_warp_half") == \
+        _eigh_kernels.warp_shared_bytes(32, "float32", padded)
+
+
+@pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16), ("complex128", 32)])
+def test_warp_kernel_xor_and_the_way_back_agree(emulated_device, monkeypatch, dtype, n):
+    """The XOR layout and tournament (``SYEVJ_WARP_XOR``) and the padded circle kernel (the way
+    back) both give the eigenpairs, in sweep counts at most one apart: the row split (float32 at
+    32), the block split with its rows reordered (float64 with a dummy index, complex128 at 32),
+    groups of 16 (complex64); one matrix scaled far up, one far down."""
+    rng = np.random.default_rng(SEED + 23)
+    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
+    mats = [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
+    sweeps = {}
+    for xor in (True, False):
+        monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", xor)
+        out, w, info, _, sweeps[xor] = _run(emulated_device, mats, dtype, uplo="U", lda=n + 1)
+        assert emulated_device.names()[-1].startswith(
+            "ra_rocsolver_syevj_warp_xor<" if xor else "ra_rocsolver_syevj_warp<")
+        assert list(info) == [0, 0]
+        for b, a in enumerate(mats):
+            check_eigenpairs(a, w[b], _vectors(out, b, n, n + 1, 0), dtype)
+    assert np.all(np.abs(sweeps[True] - sweeps[False]) <= 1), sweeps
 
 
 @pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16)])
@@ -293,3 +352,22 @@ def test_warp_kernel_half_blocks_and_the_way_back_agree(emulated_device, monkeyp
         for b, a in enumerate(mats):
             check_eigenpairs(a, w[b], _vectors(out, b, n, n, 0), dtype)
     assert np.all(np.abs(sweeps[True] - sweeps[False]) <= 1), sweeps
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+def test_facade_stack_is_one_launch_on_the_input(fake_device, dtype):
+    """``ra.linalg.eigh`` of a C-ordered ``(batch, 32, 32)`` stack of the computation dtype: one
+    launch, reading the input where it is (no copy: the way back made a transposing copy and a
+    zero fill of ``info`` first), row-major flag set, the eigenvectors into a new array."""
+    from rocarray.rocsolver._eigh_kernels import ROWS, UPPER, VECTORS
+
+    a = fake_device.array((5, 32, 32), dtype)
+    w, v = ra.linalg.eigh(a)
+    assert fake_device.names() == [_eigh_kernels.warp_kernel_name(dtype, 32)]
+    args = fake_device.launches[0].args
+    assert args[1].data.ptr == a.data.ptr and args[4].data.ptr == v.data.ptr != a.data.ptr
+    assert int(args[2]) == 32 and int(args[3]) == int(args[5]) == 32 * 32
+    assert int(args[-2]) == ROWS | VECTORS and int(args[-2]) & UPPER == 0
+    assert v.shape == (5, 32, 32) and v.flags.c_contiguous and w.shape == (5, 32)
+    ra.linalg.eigvalsh(a, UPLO="U")
+    assert len(fake_device.launches) == 2 and int(fake_device.launches[1].args[-2]) == ROWS | UPPER

@@ -24,9 +24,23 @@
 //   and stores each with its conjugate transpose (A stays exactly Hermitian): half the
 //   multiply-adds, loads and shuffles of step (2), more stores. Its step (1) takes the tangent
 //   from the scaled hypotenuse of (d - a, 2 |beta|): one division and one square root, no branch.
+//   ra_rocsolver_syevj_warp_xor<T, N> is ra_rocsolver_syevj_warp with two XORs, for shared
+//   memory without bank conflicts. (a) The layout of A: unpadded, the rows of column j permuted by
+//   i -> i ^ h(j) (ra_eighw_layout): a column and a row still cover every bank, and so do step
+//   (1)'s loads of the pairs' diagonal and off-diagonal elements and the stores of the pairs'
+//   own blocks, which the padding puts in a few banks. (b) The tournament: round t pairs x with
+//   x ^ r_t, r_t = alpha^t in GF(N) (h is the multiplication by alpha): pair k is (h^t(2 k),
+//   h^t(2 k + 1)), every pair of indices meets once in the N - 1 rounds, V's pair k is always
+//   slots (2 k, 2 k + 1) and between rounds slot s takes slot h(s)'s index (a fixed permutation,
+//   compile-time register indices as in the circle tournament). With q = p ^ r_t for all pairs,
+//   the block split (8- and 16-byte elements at N = 32) can take each pair's rows in an order
+//   that spreads a half-warp's rows over all the banks, and the row sets of a round are
+//   subspaces, which spread the pairs' own elements in (a) perfectly. Its step (1) takes the
+//   tangent as the half-block kernel does (one division, one square root, no branch).
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
-//   scattered to their ranks over A (column-major, lda).
+//   scattered to their ranks. A is read column-major, or row-major (NumPy's C order: flag ROWS),
+//   and the eigenvectors are written to V in the same layout; V may be A.
 //
 // Instantiated for every target; the body exists only where N <= RA_WARP_SIZE (the host launches
 // an order-N kernel only there). Launched with RA_EIGHW_THREADS threads at most (whole warps).
@@ -34,6 +48,7 @@
 #define RA_EIGHW_THREADS 128
 #define RA_EIGHW_UPPER 1
 #define RA_EIGHW_VECTORS 2
+#define RA_EIGHW_ROWS 4
 
 // Real and complex elements through one set of names; phase(x, beta, |beta|) = x beta / |beta|
 // (for real beta, x times its sign: no division); inv_sqrt(x) = 1 / sqrt(x), in double precision
@@ -94,21 +109,43 @@ template <> struct ra_eighw_ops<ra_c128> {
     static RA_DEVICE double inv_sqrt(double x) { return rsqrt(x); }
 };
 
-// One pair of a round: indices p and q, and the rotation J = [[c, s], [-conj(s), c]] on them
-// (16 bytes for float, so a lane reads a pair with one 16-byte load; 32 for the others).
+// One pair of a round: the rotation J = [[c, s], [-conj(s), c]] on indices p and q, which the
+// record holds as the offsets of their columns in A's layout (ra_eighw_layout::col) (16 bytes
+// for float, so a lane reads a pair with one 16-byte load; 32 for the others).
 template <typename T> struct alignas(16) ra_eighw_pair {
     T s;
     typename ra_eighw_ops<T>::R c;
     int p, q;
 };
 
-// Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * (N + 1)] (rounded up
-// to 16 bytes); ra_eighw_pair<T> spair[N/2]; R snp[N/2], snq[N/2], sw[N]; int srank[N].
-template <typename T, int N> struct ra_eighw_layout {
+// x times the generator of GF(2^k), N = 2^k, as the bits of a polynomial of degree < k (the
+// field's polynomials x^2+x+1, x^3+x+1, x^4+x+1, x^5+x^2+1, x^6+x+1): a permutation h of
+// 0..N-1 with x ^ h(x) a permutation too ((1 + alpha) x is a product of nonzero elements).
+template <int N>
+RA_DEVICE constexpr int ra_eighw_mul_alpha(int x) {
+    return ((x << 1) & (N - 1)) ^
+           ((x & (N >> 1)) ? (N == 32 ? 0x5 : 0x3) : 0);
+}
+
+// Where A's element (i, j) lives in the warp's slice of shared memory: at col(j) + i, columns
+// LDS = N + 1 apart (odd, so the rows of one column fall in different banks), or, XOR, at
+// col(j) ^ i with col(j) = N j + h(j) (unpadded; row i of column j in bank slot i ^ h(j)): a
+// column (i varying) and a row (j varying) still cover every bank slot once, and so do the
+// diagonal (i ^ h(i)) and the 2 x 2 blocks' off-diagonal elements of a round of the circle
+// tournament far more than with the padding, where (p, q) sits in bank (p + q) mod 32 and p + q
+// is the same modulo N - 1 for every pair of a round.
+//
+// Bytes of one warp's slice of shared memory (a multiple of 16): T sA[N * LDS] (rounded up to 16
+// bytes); ra_eighw_pair<T> spair[N/2]; R snp[N/2], snq[N/2], sw[N]; int srank[N].
+template <typename T, int N, bool XOR> struct ra_eighw_layout {
     typedef typename ra_eighw_ops<T>::R R;
     static constexpr int HALF = N / 2;
-    static constexpr int LDS = N + 1;  // odd: the rows of one column fall in different banks
+    static constexpr int LDS = XOR ? N : N + 1;
     static constexpr int A_BYTES = (N * LDS * (int)sizeof(T) + 15) / 16 * 16;
+    static RA_DEVICE int col(int j) { return XOR ? j * N + ra_eighw_mul_alpha<N>(j) : j * LDS; }
+    static RA_DEVICE int at(int cj, int i) { return XOR ? (cj ^ i) : (cj + i); }
+    // the index j of a column offset col(j)
+    static RA_DEVICE int index(int cj) { return XOR ? cj / N : cj / LDS; }
     static constexpr int PAIR_BYTES = HALF * (int)sizeof(ra_eighw_pair<T>);
     static constexpr int R_BYTES = (2 * HALF + N) * (int)sizeof(R);
     static constexpr int BYTES = (A_BYTES + PAIR_BYTES + R_BYTES + N * 4 + 15) / 16 * 16;
@@ -116,6 +153,30 @@ template <typename T, int N> struct ra_eighw_layout {
 
 // Player `slot` of round r of the circle tournament on C + 1 players, as a matrix index.
 RA_DEVICE int ra_eighw_index(int slot, int r, int C) { return slot == 0 ? 0 : 1 + (slot - 1 + r) % C; }
+
+// The slots of pair k in V's registers: (0, 1) or (k + 1, N - k) in the circle tournament,
+// (2 k, 2 k + 1) in the XOR one.
+template <int N, bool XOR> RA_DEVICE constexpr int ra_eighw_slot_p(int k) { return XOR ? 2 * k : (k == 0 ? 0 : k + 1); }
+template <int N, bool XOR> RA_DEVICE constexpr int ra_eighw_slot_q(int k) {
+    return XOR ? 2 * k + 1 : (k == 0 ? 1 : N - k);
+}
+
+// V's slots from one round to the next: slot t + 1 takes slot t + 2's index (slot N - 1 slot 1's)
+// in the circle tournament; slot s takes slot h(s)'s in the XOR one. Compile-time indices only.
+template <typename T, int N, bool XOR> RA_DEVICE void ra_eighw_next_slots(T (&vr)[N]) {
+    if constexpr (XOR) {
+        T old[N];
+#pragma unroll
+        for (int s = 0; s < N; ++s) old[s] = vr[s];
+#pragma unroll
+        for (int s = 0; s < N; ++s) vr[s] = old[ra_eighw_mul_alpha<N>(s)];
+    } else {
+        const T first = vr[1];
+#pragma unroll
+        for (int t = 1; t < N - 1; ++t) vr[t] = vr[t + 1];
+        vr[N - 1] = first;
+    }
+}
 
 // j sorts before i: ascending, NaN last, ties by index (a strict total order, so the ranks are a
 // permutation even for NaN).
@@ -128,22 +189,24 @@ RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
     return j < i;
 }
 
-// Matrix b = blockIdx.x * warps + warp of the batch (A_b at A + b * strideA, n x n column-major,
-// lda; only the `uplo` triangle read): eigenvalues ascending into W + b * strideW, eigenvectors
-// (flags & VECTORS) over A_b's columns in the same order. info[b] = 0 if off(A) <= tol was
+// Matrix b = blockIdx.x * warps + warp of the batch (A_b at A + b * strideA, n x n, element
+// (i, j) at A_b[i + j * lda], or at A_b[i * lda + j] with flags & ROWS (NumPy's C order); only
+// the `uplo` triangle read): eigenvalues ascending into W + b * strideW, eigenvectors (flags &
+// VECTORS) into V_b = V + b * strideV, laid out as A (leading dimension lda), in the same order;
+// V may be A itself (A is read whole before V is written). info[b] = 0 if off(A) <= tol was
 // reached (A finite), else 1; residual[b] = off(A) at the end, n_sweeps[b] = sweeps done (either
 // may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
-// ra_eighw_layout<T, N>::BYTES per warp of the block.
+// ra_eighw_layout<T, N, XOR>::BYTES per warp of the block.
 // HALFSYM: rotate half of the blocks each round (ra_rocsolver_syevj_warp_half), else all of them.
-template <typename T, int N, bool HALFSYM>
-RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,
-                            typename ra_eighw_ops<T>::R* __restrict__ residual, int max_sweeps,
-                            int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W, ra_i64 strideW,
-                            int* __restrict__ info, int flags, ra_i64 batch) {
+template <typename T, int N, bool HALFSYM, bool XOR>
+RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V, ra_i64 strideV,
+                            typename ra_eighw_ops<T>::R abstol, typename ra_eighw_ops<T>::R* __restrict__ residual,
+                            int max_sweeps, int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W,
+                            ra_i64 strideW, int* __restrict__ info, int flags, ra_i64 batch) {
     if constexpr (N <= RA_WARP_SIZE) {
         typedef ra_eighw_ops<T> O;
         typedef typename O::R R;
-        typedef ra_eighw_layout<T, N> L;
+        typedef ra_eighw_layout<T, N, XOR> L;
         constexpr int HALF = L::HALF;
         constexpr int LDS = L::LDS;
         constexpr int C = N - 1;
@@ -179,23 +242,27 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
 
         const bool upper = (flags & RA_EIGHW_UPPER) != 0;
         const bool vectors = (flags & RA_EIGHW_VECTORS) != 0;
+        const bool rows = (flags & RA_EIGHW_ROWS) != 0;
         constexpr bool halfsym = HALFSYM;
-        T* Ab = A + b * strideA;
+        const T* Ab = A + b * strideA;
+        T* Vb = V + b * strideV;
         const T zero = O::real(R(0));
 
-        // A padded with zeros, then the Hermitian matrix from its stored triangle (lane i reads
-        // row i of each column: coalesced; the diagonal's imaginary part dropped)
-        for (int e = lane; e < N * N; e += RA_WARP_SIZE) sA[e % N + (e / N) * LDS] = zero;
+        // A padded with zeros, then the Hermitian matrix from its stored triangle (the diagonal's
+        // imaginary part dropped): lane x reads element x of each column (column-major) or of
+        // each row (ROWS), so a warp's loads are coalesced either way
+        for (int e = lane; e < N * LDS; e += RA_WARP_SIZE) sA[e] = zero;
         ra_warp_sync();
-        for (int j = 0; j < n; ++j) {
-            const int i = lane;
-            if (i < n && (upper ? i <= j : i >= j)) {
-                const T v = Ab[i + (ra_i64)j * lda];
+        for (int y = 0; y < n; ++y) {
+            const int x = lane;
+            const int i = rows ? y : x, j = rows ? x : y;
+            if (x < n && (upper ? i <= j : i >= j)) {
+                const T v = Ab[rows ? (ra_i64)i * lda + j : i + (ra_i64)j * lda];
                 if (i == j) {
-                    sA[i + j * LDS] = O::real(O::re(v));
+                    sA[L::at(L::col(j), i)] = O::real(O::re(v));
                 } else {
-                    sA[i + j * LDS] = v;
-                    sA[j + i * LDS] = O::conj(v);
+                    sA[L::at(L::col(j), i)] = v;
+                    sA[L::at(L::col(i), j)] = O::conj(v);
                 }
             }
         }
@@ -210,9 +277,10 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
 
         // ||A||_F^2 and off(A)^2: lane j sums column j
         R frob2 = R(0), off2 = R(0);
+        const int col_lane = L::col(lane);
         if (lane < n) {
             for (int i = 0; i < n; ++i) {
-                const R a2 = O::abs2(sA[i + lane * LDS]);
+                const R a2 = O::abs2(sA[L::at(col_lane, i)]);
                 frob2 += a2;
                 if (i != lane) off2 += a2;
             }
@@ -224,6 +292,9 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
         const bool finite = (frob2 - frob2) == R(0);
 
         const int kr = lane % HALF;  // this lane's row pair in step (2)
+        // the XOR tournament's pair `lane` (lane < HALF) in round r: (h^r(2 lane), h^r(2 lane + 1)),
+        // one multiplication by alpha a round; alpha^C = 1, so every sweep starts from round 0
+        int xp = 2 * lane, xq = 2 * lane + 1;
         int sweeps = 0;
         while (!(finite && off <= tol) && sweeps < max_sweeps) {
 #pragma unroll 1
@@ -233,18 +304,19 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                 // J = I with its diagonal as it is
                 if (lane < HALF) {
                     ra_eighw_pair<T> pr;
-                    pr.p = ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
-                    pr.q = ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
-                    const int p = pr.p, q = pr.q;
-                    const R a = O::re(sA[p + p * LDS]), d = O::re(sA[q + q * LDS]);
-                    const T beta = sA[p + q * LDS];
+                    const int p = XOR ? xp : ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
+                    const int q = XOR ? xq : ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
+                    pr.p = L::col(p);
+                    pr.q = L::col(q);
+                    const R a = O::re(sA[L::at(pr.p, p)]), d = O::re(sA[L::at(pr.q, q)]);
+                    const T beta = sA[L::at(pr.q, p)];
                     const R bm = O::mag(beta);
                     R c = R(1), np = a, nq = d;
                     T s = zero;
                     if (p < n && q < n && bm != R(0)) {
                         // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
                         R tt;
-                        if constexpr (HALFSYM) {
+                        if constexpr (HALFSYM || XOR) {
                             // t = sign(tau) / (|tau| + sqrt(1 + tau^2)) with tau = theta / phi,
                             // theta = d - a, phi = 2 |beta|, as phi / (|theta| + sqrt(theta^2 +
                             // phi^2)) on both scaled by a power of two: one division and one
@@ -288,12 +360,11 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                     // the block split does it.
                     const ra_eighw_pair<T> pk = spair[kr];
                     const bool upper_row = lane >= HALF;
-                    const int row = upper_row ? pk.q : pk.p;
+                    const int row_col = upper_row ? pk.q : pk.p;  // col(row)
+                    const int row = L::index(row_col);
                     const R other = upper_row ? pk.s : -pk.s;
                     constexpr int DH = HALF / 2;
                     constexpr int HB = DH < 4 ? DH : 4;   // blocks whose loads go together
-                    T* const arow = sA + row;           // this lane's row: arow[j * LDS]
-                    T* const acol = sA + row * LDS;     // its column: acol[j]
 #pragma unroll
                     for (int d0 = 1; d0 <= DH; d0 += HB) {
                         R cl[HB];
@@ -309,8 +380,8 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                             // the block of an idle lane (d = HALF / 2, k >= HALF / 2) is
                             // another pair's: not read
                             const bool act = d0 + i < DH || kr < DH;
-                            yp[i] = act ? arow[pl.p * LDS] : zero;
-                            yq[i] = act ? arow[pl.q * LDS] : zero;
+                            yp[i] = act ? sA[L::at(pl.p, row)] : zero;
+                            yq[i] = act ? sA[L::at(pl.q, row)] : zero;
                         }
 #pragma unroll
                         for (int i = 0; i < HB; ++i) {
@@ -323,28 +394,25 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                             const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
                             if (d0 + i < DH || kr < DH) {
                                 const T vp = pk.c * yp[i] + other * op, vq = pk.c * yq[i] + other * oq;
-                                arow[cp[i] * LDS] = vp;
-                                arow[cq[i] * LDS] = vq;
-                                acol[cp[i]] = vp;
-                                acol[cq[i]] = vq;
+                                sA[L::at(cp[i], row)] = vp;
+                                sA[L::at(cq[i], row)] = vq;
+                                sA[L::at(row_col, L::index(cp[i]))] = vp;
+                                sA[L::at(row_col, L::index(cq[i]))] = vq;
                             }
                         }
                     }
-                    sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
-                    sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
+                    sA[L::at(pk.p, row)] = upper_row ? zero : snp[kr];
+                    sA[L::at(pk.q, row)] = upper_row ? snq[kr] : zero;
 #pragma unroll
                     for (int k = 0; k < HALF; ++k) {
-                        const int sp = k == 0 ? 0 : k + 1;
-                        const int sq = k == 0 ? 1 : N - k;
+                        const int sp = ra_eighw_slot_p<N, XOR>(k);
+                        const int sq = ra_eighw_slot_q<N, XOR>(k);
                         const ra_eighw_pair<T> pr = spair[k];
                         const T vp = vr[sp], vq = vr[sq];
                         vr[sp] = pr.c * vp - pr.s * vq;
                         vr[sq] = pr.s * vp + pr.c * vq;
                     }
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
                   } else {
                     // (2) and (3) together, a lane per row of each 2 x 2 block: lane l % HALF of
                     // the lower half-warp takes row p_k, of the upper row q_k (k = l % HALF), for
@@ -358,7 +426,7 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                     // stay zero (a non-finite matrix reports info = 1 whatever they hold).
                     const ra_eighw_pair<T> pk = spair[kr];
                     const bool upper_row = lane >= HALF;
-                    const int row = upper_row ? pk.q : pk.p;
+                    const int row = L::index(upper_row ? pk.q : pk.p);
                     // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s)
                     const R other = upper_row ? pk.s : -pk.s;
 #pragma unroll
@@ -371,8 +439,8 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                             const ra_eighw_pair<T> pl = spair[j0 + i];
                             cl[i] = pl.c;
                             sl[i] = pl.s;
-                            offp[i] = row + pl.p * LDS;
-                            offq[i] = row + pl.q * LDS;
+                            offp[i] = L::at(pl.p, row);
+                            offq[i] = L::at(pl.q, row);
                             yp[i] = sA[offp[i]];
                             yq[i] = sA[offq[i]];
                         }
@@ -391,20 +459,17 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const int j = j0 + i;
-                            const int sp = j == 0 ? 0 : j + 1;
-                            const int sq = j == 0 ? 1 : N - j;
+                            const int sp = ra_eighw_slot_p<N, XOR>(j);
+                            const int sq = ra_eighw_slot_q<N, XOR>(j);
                             const T vp = vr[sp], vq = vr[sq];
                             vr[sp] = cl[i] * vp - sl[i] * vq;
                             vr[sq] = sl[i] * vp + cl[i] * vq;
                         }
                     }
                     // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
-                    sA[row + pk.p * LDS] = upper_row ? zero : snp[kr];
-                    sA[row + pk.q * LDS] = upper_row ? snq[kr] : zero;
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
+                    sA[L::at(pk.p, row)] = upper_row ? zero : snp[kr];
+                    sA[L::at(pk.q, row)] = upper_row ? snq[kr] : zero;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
                   }
                 } else {
                     // (2) A := J^H A J on this lane's blocks: rows (p_k, q_k), columns (p_l, q_l).
@@ -422,7 +487,8 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                         // stored, the diagonal block set exactly (A stays exactly Hermitian)
                         const ra_eighw_pair<T> pk = spair[kr];
                         const T skb = O::conj(pk.s);
-                        const int rp = pk.p, rq = pk.q;
+                        const int cpk = pk.p, cqk = pk.q;
+                        const int rp = L::index(cpk), rq = L::index(cqk);
                         constexpr int DH = HALF / 2;
                         constexpr int HBLOCKS = (DH + COL_STEP - 1) / COL_STEP;
                         constexpr int HB = HBLOCKS < BLOCK_BATCH ? HBLOCKS : BLOCK_BATCH;
@@ -442,10 +508,10 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                                 sl[i] = pl.s;
                                 cp[i] = pl.p;
                                 cq[i] = pl.q;
-                                x00[i] = act[i] ? sA[pl.p * LDS + rp] : zero;
-                                x01[i] = act[i] ? sA[pl.q * LDS + rp] : zero;
-                                x10[i] = act[i] ? sA[pl.p * LDS + rq] : zero;
-                                x11[i] = act[i] ? sA[pl.q * LDS + rq] : zero;
+                                x00[i] = act[i] ? sA[L::at(pl.p, rp)] : zero;
+                                x01[i] = act[i] ? sA[L::at(pl.q, rp)] : zero;
+                                x10[i] = act[i] ? sA[L::at(pl.p, rq)] : zero;
+                                x11[i] = act[i] ? sA[L::at(pl.q, rq)] : zero;
                             }
 #pragma unroll
                             for (int i = 0; i < HB; ++i) {
@@ -456,27 +522,47 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                                     const T y10 = c * x10[i] - slb * x11[i], y11 = s * x10[i] + c * x11[i];
                                     const T z00 = pk.c * y00 - pk.s * y10, z10 = skb * y00 + pk.c * y10;
                                     const T z01 = pk.c * y01 - pk.s * y11, z11 = skb * y01 + pk.c * y11;
-                                    sA[cp[i] * LDS + rp] = z00;
-                                    sA[cp[i] * LDS + rq] = z10;
-                                    sA[cq[i] * LDS + rp] = z01;
-                                    sA[cq[i] * LDS + rq] = z11;
-                                    sA[rp * LDS + cp[i]] = O::conj(z00);
-                                    sA[rq * LDS + cp[i]] = O::conj(z10);
-                                    sA[rp * LDS + cq[i]] = O::conj(z01);
-                                    sA[rq * LDS + cq[i]] = O::conj(z11);
+                                    const int ip = L::index(cp[i]), iq = L::index(cq[i]);
+                                    sA[L::at(cp[i], rp)] = z00;
+                                    sA[L::at(cp[i], rq)] = z10;
+                                    sA[L::at(cq[i], rp)] = z01;
+                                    sA[L::at(cq[i], rq)] = z11;
+                                    sA[L::at(cpk, ip)] = O::conj(z00);
+                                    sA[L::at(cqk, ip)] = O::conj(z10);
+                                    sA[L::at(cpk, iq)] = O::conj(z01);
+                                    sA[L::at(cqk, iq)] = O::conj(z11);
                                 }
                             }
                         }
                         if (h == 0) {
-                            sA[rp + rp * LDS] = O::real(snp[kr]);
-                            sA[rq + rq * LDS] = O::real(snq[kr]);
-                            sA[rq + rp * LDS] = zero;
-                            sA[rp + rq * LDS] = zero;
+                            sA[L::at(cpk, rp)] = O::real(snp[kr]);
+                            sA[L::at(cqk, rq)] = O::real(snq[kr]);
+                            sA[L::at(cpk, rq)] = zero;
+                            sA[L::at(cqk, rp)] = zero;
                         }
                     } else {
                         const ra_eighw_pair<T> pk = spair[kr];
-                        const T skb = O::conj(pk.s);
-                        const int rp = pk.p, rq = pk.q;
+                        const int cpk = pk.p, cqk = pk.q;
+                        const int rp = L::index(cpk), rq = L::index(cqk);
+                        // rows (ra, rb) = (p, q), or (q, p) with the sine -conj(s) (the same J^H
+                        // on the rows in the other order): in the XOR tournament q = p ^ r for
+                        // every pair of the round, and taking first the one of p, q with
+                        // parity(x & m) = 0, m = 16 | (the lowest bit of r) or 16 if r has it,
+                        // picks one row of each pair such that the 16 rows a half-warp reads
+                        // first differ modulo 16: each 8-byte bank once (16-byte elements: each
+                        // 16-byte bank twice), no conflict
+                        int ra = rp, rb = rq;
+                        T sk = pk.s;
+                        if constexpr (XOR && N == 32) {
+                            const int rr = rp ^ rq;
+                            const int m = (rr & 16) ? 16 : (16 | (rr & -rr));
+                            if (__popc((unsigned)(rp & m)) & 1) {
+                                ra = rq;
+                                rb = rp;
+                                sk = zero - O::conj(pk.s);
+                            }
+                        }
+                        const T skb = O::conj(sk);
 #pragma unroll
                         for (int j0 = 0; j0 < BLOCKS; j0 += BLOCK_BATCH) {
                             R cl[BLOCK_BATCH];
@@ -488,12 +574,12 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                                 const ra_eighw_pair<T> pl = spair[lane / HALF + (j0 + i) * COL_STEP];
                                 cl[i] = pl.c;
                                 sl[i] = pl.s;
-                                cp[i] = pl.p * LDS;
-                                cq[i] = pl.q * LDS;
-                                x00[i] = sA[cp[i] + rp];
-                                x01[i] = sA[cq[i] + rp];
-                                x10[i] = sA[cp[i] + rq];
-                                x11[i] = sA[cq[i] + rq];
+                                cp[i] = pl.p;
+                                cq[i] = pl.q;
+                                x00[i] = sA[L::at(cp[i], ra)];
+                                x01[i] = sA[L::at(cq[i], ra)];
+                                x10[i] = sA[L::at(cp[i], rb)];
+                                x11[i] = sA[L::at(cq[i], rb)];
                             }
 #pragma unroll
                             for (int i = 0; i < BLOCK_BATCH; ++i) {
@@ -501,19 +587,19 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                                 const T s = sl[i], slb = O::conj(s);
                                 const T y00 = c * x00[i] - slb * x01[i], y01 = s * x00[i] + c * x01[i];
                                 const T y10 = c * x10[i] - slb * x11[i], y11 = s * x10[i] + c * x11[i];
-                                sA[cp[i] + rp] = pk.c * y00 - pk.s * y10;
-                                sA[cp[i] + rq] = skb * y00 + pk.c * y10;
-                                sA[cq[i] + rp] = pk.c * y01 - pk.s * y11;
-                                sA[cq[i] + rq] = skb * y01 + pk.c * y11;
+                                sA[L::at(cp[i], ra)] = pk.c * y00 - sk * y10;
+                                sA[L::at(cp[i], rb)] = skb * y00 + pk.c * y10;
+                                sA[L::at(cq[i], ra)] = pk.c * y01 - sk * y11;
+                                sA[L::at(cq[i], rb)] = skb * y01 + pk.c * y11;
                             }
                         }
                         // the pair's own block (this lane's block j = kr / COL_STEP when its column
                         // pair is kr), set exactly: diagonal real, (p, q) and (q, p) zero
                         if (lane / HALF == kr % COL_STEP) {
-                            sA[rp + rp * LDS] = O::real(snp[kr]);
-                            sA[rq + rq * LDS] = O::real(snq[kr]);
-                            sA[rq + rp * LDS] = zero;
-                            sA[rp + rq * LDS] = zero;
+                            sA[L::at(cpk, rp)] = O::real(snp[kr]);
+                            sA[L::at(cqk, rq)] = O::real(snq[kr]);
+                            sA[L::at(cpk, rq)] = zero;
+                            sA[L::at(cqk, rp)] = zero;
                         }
                     }
 
@@ -521,8 +607,8 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                     // the slots shift by one (slot t + 1 takes slot t + 2's index, slot N - 1 slot 1's)
 #pragma unroll
                     for (int k = 0; k < HALF; ++k) {
-                        const int sp = k == 0 ? 0 : k + 1;
-                        const int sq = k == 0 ? 1 : N - k;
+                        const int sp = ra_eighw_slot_p<N, XOR>(k);
+                        const int sq = ra_eighw_slot_q<N, XOR>(k);
                         const ra_eighw_pair<T> pr = spair[k];
                         const R c = pr.c;
                         const T s = pr.s, sb = O::conj(s);
@@ -530,10 +616,11 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
                         vr[sp] = c * vp - sb * vq;
                         vr[sq] = s * vp + c * vq;
                     }
-                    const T first = vr[1];
-#pragma unroll
-                    for (int t = 1; t < C; ++t) vr[t] = vr[t + 1];
-                    vr[C] = first;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
+                }
+                if constexpr (XOR) {
+                    xp = ra_eighw_mul_alpha<N>(xp);
+                    xq = ra_eighw_mul_alpha<N>(xq);
                 }
                 ra_warp_sync();
             }
@@ -541,14 +628,14 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
             off2 = R(0);
             if (lane < n) {
                 for (int i = 0; i < n; ++i) {
-                    if (i != lane) off2 += O::abs2(sA[i + lane * LDS]);
+                    if (i != lane) off2 += O::abs2(sA[L::at(col_lane, i)]);
                 }
             }
             off = sqrt(ra_warp_reduce(off2, ra_op_sum()));
         }
 
         // ascending order: rank of each eigenvalue, then scatter values and vectors
-        const R w = lane < n ? O::re(sA[lane + lane * LDS]) : R(0);
+        const R w = lane < n ? O::re(sA[L::at(col_lane, lane)]) : R(0);
         if (lane < N) sw[lane] = w;
         ra_warp_sync();
         if (lane < n) {
@@ -558,10 +645,23 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
             W[b * strideW + rank] = w;
         }
         ra_warp_sync();
-        if (vectors && lane < n) {
+        if (vectors && rows) {
+            // row-major V: lane i's row of V through A's slice (column rank(j) of row i, then row
+            // by row), so both the slice's accesses and the warp's stores are whole rows
+            if (lane < n) {
+#pragma unroll
+                for (int j = 0; j < N; ++j) {
+                    if (j < n) sA[L::at(L::col(srank[j]), lane)] = vr[j];
+                }
+            }
+            ra_warp_sync();
+            if (lane < n) {
+                for (int i = 0; i < n; ++i) Vb[(ra_i64)i * lda + lane] = sA[L::at(col_lane, i)];
+            }
+        } else if (vectors && lane < n) {
 #pragma unroll
             for (int j = 0; j < N; ++j) {
-                if (j < n) Ab[lane + (ra_i64)srank[j] * lda] = vr[j];
+                if (j < n) Vb[lane + (ra_i64)srank[j] * lda] = vr[j];
             }
         }
         if (lane == 0) {
@@ -573,14 +673,20 @@ RA_DEVICE void ra_eighw_run(int n, T* __restrict__ A, ra_i64 lda, ra_i64 strideA
 }
 
 #define RA_EIGHW_PARAMS                                                                                        \
-    int n, T *__restrict__ A, ra_i64 lda, ra_i64 strideA, typename ra_eighw_ops<T>::R abstol,                 \
+    int n, const T *A, ra_i64 lda, ra_i64 strideA, T *V, ra_i64 strideV, typename ra_eighw_ops<T>::R abstol,  \
         typename ra_eighw_ops<T>::R *__restrict__ residual, int max_sweeps, int *__restrict__ n_sweeps,       \
         typename ra_eighw_ops<T>::R *__restrict__ W, ra_i64 strideW, int *__restrict__ info, int flags, ra_i64 batch
+#define RA_EIGHW_ARGS n, A, lda, strideA, V, strideV, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags, batch
 
 template <typename T, int N>
 __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EIGHW_PARAMS) {
-    ra_eighw_run<T, N, false>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
-                              batch);
+    ra_eighw_run<T, N, false, false>(RA_EIGHW_ARGS);
+}
+
+// The same solver in the XOR layout of A and the XOR tournament (no bank conflicts).
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_xor(RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, false, true>(RA_EIGHW_ARGS);
 }
 
 // float32 at the warp size on NVIDIA: six resident blocks of four warps (at most 80 registers a
@@ -596,6 +702,5 @@ template <typename T, int N> constexpr int ra_eighw_min_blocks = 1;
 template <typename T, int N>
 __global__ void __launch_bounds__(RA_EIGHW_THREADS, (ra_eighw_min_blocks<T, N>)) ra_rocsolver_syevj_warp_half(
     RA_EIGHW_PARAMS) {
-    ra_eighw_run<T, N, true>(n, A, lda, strideA, abstol, residual, max_sweeps, n_sweeps, W, strideW, info, flags,
-                             batch);
+    ra_eighw_run<T, N, true, false>(RA_EIGHW_ARGS);
 }

@@ -1,0 +1,72 @@
+"""The batched eigh bench stack (10^4 symmetric 32 x 32) through each combination of its way-back
+switches, in one process, against CuPy (cuSOLVER's syevjBatched).
+
+    python scripts/eigh_batched_ab.py            # float32 and float64
+    python scripts/eigh_batched_ab.py float64    # one dtype
+
+For each dtype: the median time of ``ra.linalg.eigh`` (device events around the call, which
+reads ``info`` back) with ``_eigh.WARP_STACK`` (the stack read in place, the eigenvectors written
+in NumPy's layout) and ``_eigh_kernels.SYEVJ_WARP_XOR`` (the XOR layout and tournament) on and
+off, ``cupy.linalg.eigh`` on the same array, and the kernel's sweep counts (``n_sweeps`` of
+``rocsolver.syevj_strided_batched``) for both kernels.
+"""
+
+import sys
+
+import numpy
+
+import rocarray as ra
+from rocarray._core import backend
+from rocarray.linalg import _eigh
+from rocarray.rocsolver import _eigh_kernels
+
+
+def median_ms(cupy, call, repeat=7):
+    call()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        call()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return sorted(times)[len(times) // 2]
+
+
+def sweeps(cupy, a):
+    batch, n = a.shape[0], a.shape[-1]
+    A = a.swapaxes(-1, -2).copy().ravel()  # column-major (symmetric: the same matrix)
+    W = cupy.empty(batch * n, a.dtype)
+    info = cupy.zeros(batch, numpy.int32)
+    n_sweeps = cupy.zeros(batch, numpy.int32)
+    ra.rocsolver.syevj_strided_batched("V", "L", n, A, n, n * n, 0.0, None, 100, n_sweeps, W, n, info, batch)
+    s = cupy.asnumpy(n_sweeps)
+    counts = {int(k): int(c) for k, c in zip(*numpy.unique(s, return_counts=True))}
+    return f"sweeps mean {s.mean():.3f}, counts {counts}"
+
+
+def main(argv):
+    cupy = backend.cupy()
+    dtypes = argv or ["float32", "float64"]
+    for dtype in dtypes:
+        x = cupy.random.RandomState(1).standard_normal((10_000, 32, 32))
+        a = ((x + x.swapaxes(-1, -2)) / 2).astype(dtype)
+        vendor = median_ms(cupy, lambda: cupy.linalg.eigh(a))
+        print(f"{dtype}: cupy.linalg.eigh {vendor:.3f} ms")
+        saved = _eigh.WARP_STACK, _eigh_kernels.SYEVJ_WARP_XOR
+        try:
+            for xor in (True, False):
+                _eigh_kernels.SYEVJ_WARP_XOR = xor
+                print(f"  {_eigh_kernels.warp_kernel()}: {sweeps(cupy, a)}")
+                for stack in (True, False):
+                    _eigh.WARP_STACK = stack
+                    t = median_ms(cupy, lambda: ra.linalg.eigh(a))
+                    print(f"    WARP_STACK={stack}: ra.linalg.eigh {t:.3f} ms ({vendor / t:.2f}x cupy)")
+        finally:
+            _eigh.WARP_STACK, _eigh_kernels.SYEVJ_WARP_XOR = saved
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
