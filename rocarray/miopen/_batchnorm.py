@@ -52,6 +52,10 @@ CLUSTER_TRAINING = True
 #: Blocks of a channel's cluster (``RA_BN_CLUSTER_BLOCKS``) and threads of each (``RA_BN_CLUSTER_BLOCK``).
 CLUSTER_BLOCKS = 8
 CLUSTER_BLOCK = 512
+#: Shared-memory carveout (percent) asked for the cluster kernel: a block's share takes most of a
+#: multiprocessor's shared memory, and without the whole carveout only one block fits, so a
+#: cluster's barriers and writes leave the multiprocessor without a copy in flight.
+CLUSTER_CARVEOUT = 100
 #: Static shared bytes of the cluster kernel beside a block's share: the block reduction's
 #: partials (one per warp of 32 lanes, at most 8 bytes each) and the copy barrier.
 CLUSTER_STATIC_SHARED = 8 * CLUSTER_BLOCK // 32 + 16
@@ -168,7 +172,13 @@ def cluster_share(shape, layout, dtype, device_id):
 def _cluster_plan(x, layout):
     dev = x.data.device_id
     key = ("miopen.batchnorm.cluster", tuple(x.shape), layout, x.dtype, dev)
-    return plans.cache.lookup(key, lambda: cluster_share(x.shape, layout, x.dtype, dev))
+
+    def build():
+        chunk = cluster_share(x.shape, layout, x.dtype, dev)
+        if chunk:
+            _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(x.dtype)}>"].prefer_carveout(dev, CLUSTER_CARVEOUT)
+        return chunk
+    return plans.cache.lookup(key, build)
 
 
 def _plan(x, layout, vec=False):
