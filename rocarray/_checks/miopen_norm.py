@@ -83,6 +83,38 @@ def check_batch_norm(rng):
             harness.assert_close(db, want[5], acc, n, factor=32, name=f"{tag} db")
 
 
+@harness.self_check(_LIB, "batch_norm_cluster_paths")
+def check_batch_norm_cluster_paths(rng):
+    """The channels-first training forward of a 9 x 4 x 60 x 64 problem (channels of 34,560
+    elements) through the cluster kernel, the persistent cluster kernel (taking channels in turn
+    where the device has fewer resident clusters than channels) and the two-launch path
+    (``_batchnorm.CLUSTER_PIPELINE`` / ``CLUSTER_TRAINING``), every dtype, against the float64
+    statistics; on devices without clusters all three are the two-launch path."""
+    from rocarray import miopen
+    from rocarray.miopen import _batchnorm
+
+    cupy = backend.cupy()
+    saved = _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE
+    shape = (9, 4, 60, 64)
+    try:
+        for dtype in _DTYPES:
+            x = harness.standard_normal(rng, shape, dtype)
+            xc = x.astype(numpy.float64)
+            mean = xc.mean(axis=(0, 2, 3), keepdims=True)
+            want = (xc - mean) / numpy.sqrt(xc.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+            for training, pipeline in ((True, False), (True, True), (False, False)):
+                _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE = training, pipeline
+                out = cupy.full(shape, numpy.nan, x.dtype)
+                y, m, _ = miopen.batchnorm_forward_training(cupy.asarray(x), None, None, None, None, 0.1, 1e-5,
+                                                            out=out)
+                tag = f"batch_norm clusters={training} pipeline={pipeline} {dtype}"
+                harness.assert_close(_wide(y), want, dtype, x.size // shape[1], name=f"{tag} y")
+                harness.assert_close(m, mean.reshape(-1), "float64" if dtype == "float64" else "float32",
+                                     x.size // shape[1], atol_scale=1.0, name=f"{tag} mean")
+    finally:
+        _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE = saved
+
+
 @harness.self_check(_LIB, "layer_norm")
 def check_layer_norm(rng):
     import rocarray as ra

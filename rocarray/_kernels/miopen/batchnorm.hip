@@ -579,57 +579,19 @@ template <typename A> RA_DEVICE A ra_bn_cluster_total(const A* part, ra_i64 base
     for (int r = 0; r < RA_BN_CLUSTER_BLOCKS; ++r) total += *(const volatile A*)(part + 2 * (base + r) + k);
     return total;
 }
-#endif
 
-template <typename T>
-__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS(RA_BN_CLUSTER_BLOCK)
-ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk,
-                                typename ra_traits<T>::acc* RA_RESTRICT part,
-                                const typename ra_traits<T>::acc* RA_RESTRICT weight,
-                                const typename ra_traits<T>::acc* RA_RESTRICT bias,
-                                typename ra_traits<T>::acc* RA_RESTRICT running_mean,
-                                typename ra_traits<T>::acc* RA_RESTRICT running_var,
-                                typename ra_traits<T>::acc momentum, typename ra_traits<T>::acc eps,
-                                typename ra_traits<T>::acc* RA_RESTRICT save_mean,
-                                typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
-#if defined(RA_BN_CLUSTER)
-    typedef typename ra_traits<T>::acc A;
+// Channel c's share of block `rank` (flat range [j0, j0 + nv V)) held in `keep`: the channel's
+// statistics with the other blocks of the cluster (two passes, two cluster barriers), the saved
+// statistics and running averages (rank 0), and the share normalized into y. Every thread of
+// every block of the cluster calls it; the block's last reads of `keep` are in its normalize loop.
+template <typename T, typename A>
+RA_DEVICE void ra_bn_cluster_channel(const ra_bn_pack<T, ra_bn_vec<T>::N>* keep, ra_i64 nv, T* y, ra_i64 c,
+                                     ra_i64 C, ra_i64 S, ra_i64 j0, ra_i64 per_channel, int rank, A* part,
+                                     const A* weight, const A* bias, A* running_mean, A* running_var, A momentum,
+                                     A eps, A* save_mean, A* save_invstd, A* scratch) {
     constexpr int V = ra_bn_vec<T>::N, B = RA_BN_CLUSTER_BLOCK, CB = RA_BN_CLUSTER_BLOCKS;
     typedef ra_bn_pack<T, V> P;
-    extern __shared__ __align__(16) unsigned char ra_bn_cluster_smem[];
-    P* keep = reinterpret_cast<P*>(ra_bn_cluster_smem);
-    __shared__ A scratch[B / RA_WARP_SIZE];
-    const ra_i64 c = blockIdx.x / CB, per_channel = N * S, sv = S / V;
-    const int rank = (int)(blockIdx.x % CB), t = (int)threadIdx.x;
-    const ra_i64 j0 = ra_min((ra_i64)rank * chunk, per_channel), j1 = ra_min(j0 + chunk, per_channel);
-    const ra_i64 nv = (j1 - j0) / V;
-#if defined(RA_BULK_COPY)
-    // the share's pieces (one image's run each) through the bulk copy engine, all in flight at once
-    __shared__ __align__(8) ra_u64 arrived;
-    const unsigned bar = ra_shared_address(&arrived);
-    if (t == 0) {
-        ra_mbar_init(bar, 1u);
-        ra_mbar_init_fence();
-    }
-    __syncthreads();
-    if (t == 0) ra_mbar_expect_tx(bar, (unsigned)((j1 - j0) * (ra_i64)sizeof(T)));
-    if (nv > 0) {
-        const ra_i64 n0 = j0 / S, pieces = (j1 - 1) / S - n0 + 1;
-        for (ra_i64 q = t; q < pieces; q += B) {
-            const ra_i64 n = n0 + q, a = ra_max(n * S, j0), e = ra_min(n * S + S, j1);
-            ra_bulk_load(ra_shared_address(reinterpret_cast<T*>(keep) + (a - j0)), x + (n * C + c) * S + (a - n * S),
-                         (unsigned)((e - a) * (ra_i64)sizeof(T)), bar);
-        }
-    }
-    ra_mbar_wait(bar, 0u);
-#else
-    {
-        const P* xp = reinterpret_cast<const P*>(x);
-        ra_bn_nchw_walk walk(c, C, sv, j0 / V + t, (ra_i64)B);
-        for (ra_i64 i = t; i < nv; i += B) keep[i] = xp[walk.next()];
-    }
-    __syncthreads();
-#endif
+    const int t = (int)threadIdx.x;
     A sum = A(0);
     for (ra_i64 i = t; i < nv; i += B) {
         const P pk = keep[i];
@@ -670,7 +632,7 @@ ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64
         }
     }
     P* yp = reinterpret_cast<P*>(y);
-    ra_bn_nchw_walk walk(c, C, sv, j0 / V + t, (ra_i64)B);
+    ra_bn_nchw_walk walk(c, C, S / V, j0 / V + t, (ra_i64)B);
 #pragma unroll 4
     for (ra_i64 i = t; i < nv; i += B) {
         const P pk = keep[i];
@@ -678,6 +640,148 @@ ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64
 #pragma unroll
         for (int k = 0; k < V; ++k) v[k] = scale * (ra_traits<T>::to_acc(pk.v[k]) - mean) + shift;
         ra_bn_store<T, V>(reinterpret_cast<T*>(yp + walk.next()), v);
+    }
+}
+
+// Block `rank`'s share [j0, j1) of channel c into `keep`. Bulk copy (sm_90): the share's pieces
+// (one image's run each) issued by the block's threads, completing on the mbarrier at shared
+// address `bar` (thread 0 arrives with the byte count); the caller waits on it. Elsewhere plain
+// loads through the channel's walk, then a block barrier.
+template <typename T>
+RA_DEVICE void ra_bn_cluster_fetch(const T* x, ra_bn_pack<T, ra_bn_vec<T>::N>* keep, ra_i64 c, ra_i64 C, ra_i64 S,
+                                   ra_i64 j0, ra_i64 j1, unsigned bar) {
+    constexpr int V = ra_bn_vec<T>::N, B = RA_BN_CLUSTER_BLOCK;
+    const int t = (int)threadIdx.x;
+#if defined(RA_BULK_COPY)
+    if (t == 0) ra_mbar_expect_tx(bar, (unsigned)((j1 - j0) * (ra_i64)sizeof(T)));
+    if (j1 > j0) {
+        const ra_i64 n0 = j0 / S, pieces = (j1 - 1) / S - n0 + 1;
+        for (ra_i64 q = t; q < pieces; q += B) {
+            const ra_i64 n = n0 + q, a = ra_max(n * S, j0), e = ra_min(n * S + S, j1);
+            ra_bulk_load(ra_shared_address(reinterpret_cast<T*>(keep) + (a - j0)), x + (n * C + c) * S + (a - n * S),
+                         (unsigned)((e - a) * (ra_i64)sizeof(T)), bar);
+        }
+    }
+#else
+    (void)bar;
+    typedef ra_bn_pack<T, V> P;
+    const P* xp = reinterpret_cast<const P*>(x);
+    ra_bn_nchw_walk walk(c, C, S / V, j0 / V + t, (ra_i64)B);
+    for (ra_i64 i = t, nv = (j1 - j0) / V; i < nv; i += B) keep[i] = xp[walk.next()];
+    __syncthreads();
+#endif
+}
+
+// Waits for the fetch into `keep` whose completion is phase `parity` of the mbarrier `bar` (bulk
+// copy only; the plain fetch ended on a block barrier).
+RA_DEVICE void ra_bn_cluster_fetched(unsigned bar, unsigned parity) {
+#if defined(RA_BULK_COPY)
+    ra_mbar_wait(bar, parity);
+#else
+    (void)bar;
+    (void)parity;
+#endif
+}
+
+// The shared address of an mbarrier (bulk copy only; 0 elsewhere, where none is used).
+RA_DEVICE unsigned ra_bn_cluster_bar_address(const ra_u64* p) {
+#if defined(RA_BULK_COPY)
+    return ra_shared_address(p);
+#else
+    (void)p;
+    return 0u;
+#endif
+}
+
+// Initializes `count` mbarriers of one arrival at shared addresses bar, bar + 8, ... (bulk copy
+// only), visible to the block and the copy engine after the block barrier that ends it.
+RA_DEVICE void ra_bn_cluster_bars(unsigned bar, int count) {
+#if defined(RA_BULK_COPY)
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < count; ++i) ra_mbar_init(bar + 8u * (unsigned)i, 1u);
+        ra_mbar_init_fence();
+    }
+#else
+    (void)bar;
+    (void)count;
+#endif
+    __syncthreads();
+}
+#endif
+
+// One cluster a channel: grid C clusters; block `rank` of cluster c fetches its share and
+// finishes the channel with the cluster.
+template <typename T>
+__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS(RA_BN_CLUSTER_BLOCK)
+ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk,
+                                typename ra_traits<T>::acc* RA_RESTRICT part,
+                                const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                                const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                                typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                                typename ra_traits<T>::acc* RA_RESTRICT running_var,
+                                typename ra_traits<T>::acc momentum, typename ra_traits<T>::acc eps,
+                                typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                                typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
+#if defined(RA_BN_CLUSTER)
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N, CB = RA_BN_CLUSTER_BLOCKS;
+    typedef ra_bn_pack<T, V> P;
+    extern __shared__ __align__(16) unsigned char ra_bn_cluster_smem[];
+    P* keep = reinterpret_cast<P*>(ra_bn_cluster_smem);
+    __shared__ A scratch[RA_BN_CLUSTER_BLOCK / RA_WARP_SIZE];
+    __shared__ __align__(8) ra_u64 arrived;
+    const unsigned bar = ra_bn_cluster_bar_address(&arrived);
+    const ra_i64 c = blockIdx.x / CB, per_channel = N * S;
+    const int rank = (int)(blockIdx.x % CB);
+    const ra_i64 j0 = ra_min((ra_i64)rank * chunk, per_channel), j1 = ra_min(j0 + chunk, per_channel);
+    ra_bn_cluster_bars(bar, 1);
+    ra_bn_cluster_fetch(x, keep, c, C, S, j0, j1, bar);
+    ra_bn_cluster_fetched(bar, 0u);
+    ra_bn_cluster_channel<T, A>(keep, (j1 - j0) / V, y, c, C, S, j0, per_channel, rank, part, weight, bias,
+                                running_mean, running_var, momentum, eps, save_mean, save_invstd, scratch);
+#endif
+}
+
+// Persistent clusters with two shares in flight: grid G clusters (G <= C); cluster g takes
+// channels g, g + G, ... in turn, and while it finishes one channel from one buffer of shared
+// memory, the next channel's share is being copied into the other (bulk copy; the plain fetch
+// elsewhere loads it before the channel's work). A block barrier after each channel frees its
+// buffer for the copy issued at the top of the next turn.
+template <typename T>
+__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS(RA_BN_CLUSTER_BLOCK)
+ra_miopen_bn_train_cluster_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S,
+                                     ra_i64 chunk, typename ra_traits<T>::acc* RA_RESTRICT part,
+                                     const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                                     const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                                     typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                                     typename ra_traits<T>::acc* RA_RESTRICT running_var,
+                                     typename ra_traits<T>::acc momentum, typename ra_traits<T>::acc eps,
+                                     typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                                     typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
+#if defined(RA_BN_CLUSTER)
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N, CB = RA_BN_CLUSTER_BLOCKS;
+    typedef ra_bn_pack<T, V> P;
+    extern __shared__ __align__(16) unsigned char ra_bn_cluster_smem[];
+    P* keep = reinterpret_cast<P*>(ra_bn_cluster_smem);  // two buffers of chunk / V packs
+    __shared__ A scratch[RA_BN_CLUSTER_BLOCK / RA_WARP_SIZE];
+    __shared__ __align__(8) ra_u64 arrived[2];
+    const unsigned bar = ra_bn_cluster_bar_address(arrived);
+    const ra_i64 clusters = gridDim.x / CB, per_channel = N * S, half = chunk / V;
+    const int rank = (int)(blockIdx.x % CB);
+    const ra_i64 j0 = ra_min((ra_i64)rank * chunk, per_channel), j1 = ra_min(j0 + chunk, per_channel);
+    ra_i64 c = blockIdx.x / CB;
+    ra_bn_cluster_bars(bar, 2);
+    if (c < C) ra_bn_cluster_fetch(x, keep, c, C, S, j0, j1, bar);
+    for (unsigned turn = 0; c < C; ++turn, c += clusters) {
+        const unsigned b = turn & 1u;
+        if (c + clusters < C) {
+            ra_bn_cluster_fetch(x, keep + (1 - b) * half, c + clusters, C, S, j0, j1, bar + 8u * (1u - b));
+        }
+        ra_bn_cluster_fetched(bar + 8u * b, (turn >> 1) & 1u);
+        ra_bn_cluster_channel<T, A>(keep + b * half, (j1 - j0) / V, y, c, C, S, j0, per_channel, rank, part, weight,
+                                    bias, running_mean, running_var, momentum, eps, save_mean, save_invstd, scratch);
+        __syncthreads();
     }
 #endif
 }
