@@ -86,16 +86,18 @@ def check_batch_norm(rng):
 @harness.self_check(_LIB, "batch_norm_cluster_paths")
 def check_batch_norm_cluster_paths(rng):
     """The channels-first training forward of a 9 x 4 x 60 x 64 problem (channels of 34,560
-    elements) through the cluster kernel, the persistent cluster kernel (taking channels in turn
-    where the device has fewer resident clusters than channels) and the two-launch path
+    elements) through the cluster kernel, the persistent cluster kernel (on two clusters taking
+    two channels each in turn) and the two-launch path
     (``_batchnorm.CLUSTER_PIPELINE`` / ``CLUSTER_TRAINING``), every dtype, against the float64
     statistics; on devices without clusters all three are the two-launch path."""
     from rocarray import miopen
     from rocarray.miopen import _batchnorm
 
     cupy = backend.cupy()
-    saved = _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE
+    saved = _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE, _batchnorm.pipeline_clusters
     shape = (9, 4, 60, 64)
+    # the persistent kernel on two clusters: two channels a cluster, both buffers in use
+    _batchnorm.pipeline_clusters = lambda C, device_id: min(2, saved[2](C, device_id))
     try:
         for dtype in _DTYPES:
             x = harness.standard_normal(rng, shape, dtype)
@@ -112,7 +114,7 @@ def check_batch_norm_cluster_paths(rng):
                 harness.assert_close(m, mean.reshape(-1), "float64" if dtype == "float64" else "float32",
                                      x.size // shape[1], atol_scale=1.0, name=f"{tag} mean")
     finally:
-        _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE = saved
+        _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE, _batchnorm.pipeline_clusters = saved
 
 
 @harness.self_check(_LIB, "layer_norm")
