@@ -86,35 +86,32 @@ def check_batch_norm(rng):
 @harness.self_check(_LIB, "batch_norm_cluster_paths")
 def check_batch_norm_cluster_paths(rng):
     """The channels-first training forward of a 9 x 4 x 60 x 64 problem (channels of 34,560
-    elements) through the cluster kernel, the persistent cluster kernel (on two clusters taking
-    two channels each in turn) and the two-launch path
-    (``_batchnorm.CLUSTER_PIPELINE`` / ``CLUSTER_TRAINING``), every dtype, against the float64
-    statistics; on devices without clusters all three are the two-launch path."""
+    elements) through the cluster kernel and the two-launch path (``_batchnorm.CLUSTER_TRAINING``
+    on and off), every dtype, against the float64 statistics; on devices without clusters both
+    are the two-launch path."""
     from rocarray import miopen
     from rocarray.miopen import _batchnorm
 
     cupy = backend.cupy()
-    saved = _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE, _batchnorm.pipeline_clusters
+    saved = _batchnorm.CLUSTER_TRAINING
     shape = (9, 4, 60, 64)
-    # the persistent kernel on two clusters: two channels a cluster, both buffers in use
-    _batchnorm.pipeline_clusters = lambda C, device_id: min(2, saved[2](C, device_id))
     try:
         for dtype in _DTYPES:
             x = harness.standard_normal(rng, shape, dtype)
             xc = x.astype(numpy.float64)
             mean = xc.mean(axis=(0, 2, 3), keepdims=True)
             want = (xc - mean) / numpy.sqrt(xc.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
-            for training, pipeline in ((True, False), (True, True), (False, False)):
-                _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE = training, pipeline
+            for clusters in (True, False):
+                _batchnorm.CLUSTER_TRAINING = clusters
                 out = cupy.full(shape, numpy.nan, x.dtype)
                 y, m, _ = miopen.batchnorm_forward_training(cupy.asarray(x), None, None, None, None, 0.1, 1e-5,
                                                             out=out)
-                tag = f"batch_norm clusters={training} pipeline={pipeline} {dtype}"
+                tag = f"batch_norm clusters={clusters} {dtype}"
                 harness.assert_close(_wide(y), want, dtype, x.size // shape[1], name=f"{tag} y")
                 harness.assert_close(m, mean.reshape(-1), "float64" if dtype == "float64" else "float32",
                                      x.size // shape[1], atol_scale=1.0, name=f"{tag} mean")
     finally:
-        _batchnorm.CLUSTER_TRAINING, _batchnorm.CLUSTER_PIPELINE, _batchnorm.pipeline_clusters = saved
+        _batchnorm.CLUSTER_TRAINING = saved
 
 
 @harness.self_check(_LIB, "layer_norm")

@@ -48,14 +48,10 @@ VECTOR_LANES = 8
 
 #: Whether the channels-first training forward runs on thread-block clusters where it can
 #: (:func:`cluster_share`); off: the two-launch path everywhere.
-CLUSTER_TRAINING = True
+CLUSTER_TRAINING = False
 #: Blocks of a channel's cluster (``RA_BN_CLUSTER_BLOCKS``) and threads of each (``RA_BN_CLUSTER_BLOCK``).
 CLUSTER_BLOCKS = 8
 CLUSTER_BLOCK = 512
-#: Whether the cluster path takes the persistent kernel (``..._pipe_nchw``: clusters resident once,
-#: each taking channels in turn with the next channel's copy in flight, two shares of shared
-#: memory a block) instead of a cluster a channel.
-CLUSTER_PIPELINE = False
 #: Shared-memory carveout (percent) asked for the cluster kernel: a block's share takes most of a
 #: multiprocessor's shared memory, and without the whole carveout only one block fits, so a
 #: cluster's barriers and writes leave the multiprocessor without a copy in flight.
@@ -66,7 +62,7 @@ CLUSTER_STATIC_SHARED = 8 * CLUSTER_BLOCK // 32 + 16
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
-            "train_cluster_nchw", "train_cluster_pipe_nchw")
+            "train_cluster_nchw")
 
 
 def instantiations():
@@ -168,29 +164,18 @@ def cluster_share(shape, layout, dtype, device_id):
         return 0
     chunk = -(-per_channel // CLUSTER_BLOCKS)
     chunk = -(-chunk // vec) * vec
-    if _buffers() * chunk * itemsize + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device_id):
+    if chunk * itemsize + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device_id):
         return 0
     return chunk
 
 
-def _buffers():
-    return 2 if CLUSTER_PIPELINE else 1
-
-
 def _cluster_kernel(dtype):
-    name = "train_cluster_pipe_nchw" if CLUSTER_PIPELINE else "train_cluster_nchw"
-    return _FAMILY[f"ra_miopen_bn_{name}<{dtypes.ctype(dtype)}>"]
-
-
-def pipeline_clusters(C, device_id):
-    """Clusters of the persistent kernel's grid: one per :data:`CLUSTER_BLOCKS` multiprocessors
-    (each block takes a multiprocessor's shared memory), at most one a channel."""
-    return max(1, min(int(C), backend.device_info(device_id).multiprocessors // CLUSTER_BLOCKS))
+    return _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(dtype)}>"]
 
 
 def _cluster_plan(x, layout):
     dev = x.data.device_id
-    key = ("miopen.batchnorm.cluster", tuple(x.shape), layout, x.dtype, CLUSTER_PIPELINE, dev)
+    key = ("miopen.batchnorm.cluster", tuple(x.shape), layout, x.dtype, dev)
 
     def build():
         chunk = cluster_share(x.shape, layout, x.dtype, dev)
@@ -276,7 +261,7 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
         y = cupy.empty(x.shape, x.dtype) if out is None else out
-        chunk = _cluster_plan(x, layout)
+        chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call
         if chunk and _aligned(x, y):
             return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)
         geo = _plan(x, layout, _aligned(x, y))
@@ -302,7 +287,7 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
 
 def _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev):
     """The channels-first training forward in one launch of ``ra_miopen_bn_train_cluster_nchw``
-    (``..._pipe_nchw`` with :data:`CLUSTER_PIPELINE`); ``chunk``: :func:`cluster_share`."""
+    (``chunk``: :func:`cluster_share`)."""
     cupy = backend.cupy()
     acc = acc_dtype(x.dtype)
     N, C = int(x.shape[0]), int(x.shape[1])
@@ -312,12 +297,10 @@ def _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, 
     nbytes = 2 * C * CLUSTER_BLOCKS * acc.itemsize
     part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
     i64, a = numpy.int64, acc.type
-    clusters = pipeline_clusters(C, dev) if CLUSTER_PIPELINE else C
     _cluster_kernel(x.dtype)(
-        dev, (clusters * CLUSTER_BLOCKS,), (x, y, i64(N), i64(C), i64(S), i64(chunk), part, _null(weight),
-                                            _null(bias), _null(running_mean), _null(running_var), a(momentum),
-                                            a(eps), mean, invstd),
-        block=CLUSTER_BLOCK, shared=_buffers() * chunk * x.dtype.itemsize)
+        dev, (C * CLUSTER_BLOCKS,), (x, y, i64(N), i64(C), i64(S), i64(chunk), part, _null(weight), _null(bias),
+                                     _null(running_mean), _null(running_var), a(momentum), a(eps), mean, invstd),
+        block=CLUSTER_BLOCK, shared=chunk * x.dtype.itemsize)
     return y, mean, invstd
 
 

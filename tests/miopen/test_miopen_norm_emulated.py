@@ -151,13 +151,9 @@ def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch
 CLUSTER_CASES = [((5, 3, 3300), np.float32, True), ((3, 1, 2, 2734), np.float64, False)]
 
 
-@pytest.mark.parametrize("pipeline", [False, True])
 @pytest.mark.parametrize("shape,dtype,affine", CLUSTER_CASES)
-def test_batchnorm_training_on_clusters(emulated_device, monkeypatch, shape, dtype, affine, pipeline):
-    # pipeline: the persistent kernel on one cluster taking every channel in turn (the emulator's
-    # cluster barrier spans the launch, so every cluster must take as many channels)
-    monkeypatch.setattr(_batchnorm, "CLUSTER_PIPELINE", pipeline)
-    monkeypatch.setattr(_batchnorm, "pipeline_clusters", lambda C, device_id: 1)
+def test_batchnorm_training_on_clusters(emulated_device, monkeypatch, shape, dtype, affine):
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
     rng = np.random.default_rng(SEED)
     dev = emulated_device
     C = shape[1]
@@ -174,8 +170,8 @@ def test_batchnorm_training_on_clusters(emulated_device, monkeypatch, shape, dty
                                                         dev.array(b) if affine else None, d_rm, d_rv, 0.1, 1e-5,
                                                         out=out)
     names = [launch.name.split("<")[0] for launch in dev.launches]
-    assert names == ["ra_miopen_bn_train_cluster_pipe_nchw" if pipeline else "ra_miopen_bn_train_cluster_nchw"]
-    assert dev.launches[0].grid == ((1 if pipeline else C) * _batchnorm.CLUSTER_BLOCKS, 1, 1)
+    assert names == ["ra_miopen_bn_train_cluster_nchw"]
+    assert dev.launches[0].grid == (C * _batchnorm.CLUSTER_BLOCKS, 1, 1)
     want = ref.batch_norm_training(x, w, b, rm, rv, 0.1, 1e-5, "NCHW")
     _close(y, want[0], dtype)
     _close(mean, want[1], dtype)
@@ -187,6 +183,7 @@ def test_batchnorm_training_on_clusters(emulated_device, monkeypatch, shape, dty
 
 def test_cluster_training_applies_where_the_share_fits(monkeypatch):
     f32, f64, f16 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16)
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
     monkeypatch.setattr(_batchnorm.backend, "has_thread_block_clusters", lambda device_id: True)
     monkeypatch.setattr(_batchnorm.backend, "shared_memory_limit", lambda device_id: 227 * 1024)
     share = _batchnorm.cluster_share

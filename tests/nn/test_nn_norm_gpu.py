@@ -309,6 +309,7 @@ def test_batch_norm_training_on_clusters_matches_the_two_launch_path(rng, monkey
     dt = _dtype(dtype)
     if shape == (64, 256, 56, 56) and dt.itemsize != 4:
         pytest.skip("the bench's problem in float32 only")
+    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
     assert _batchnorm.cluster_share(shape, "NCHW", dt, device) > 0
     C = shape[1]
     acc = _acc(dt)
@@ -337,7 +338,7 @@ def test_batch_norm_training_on_clusters_matches_the_two_launch_path(rng, monkey
         _close(invstd, cupy.asnumpy(invstd64), stat)
         _close(rm, 0.9 * rm0 + 0.1 * cupy.asnumpy(mu), stat)
         _close(rv, 0.9 * rv0 + 0.1 * cupy.asnumpy(var) * n / (n - 1), stat)
-    again = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)  # clusters off still
+    again = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)  # clusters off
     monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
     first = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)
     second = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)

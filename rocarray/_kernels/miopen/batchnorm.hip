@@ -667,6 +667,7 @@ RA_DEVICE void ra_bn_cluster_fetch(const T* x, ra_bn_pack<T, ra_bn_vec<T>::N>* k
     typedef ra_bn_pack<T, V> P;
     const P* xp = reinterpret_cast<const P*>(x);
     ra_bn_nchw_walk walk(c, C, S / V, j0 / V + t, (ra_i64)B);
+#pragma unroll 4
     for (ra_i64 i = t, nv = (j1 - j0) / V; i < nv; i += B) keep[i] = xp[walk.next()];
     __syncthreads();
 #endif
@@ -739,50 +740,6 @@ ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64
     ra_bn_cluster_fetched(bar, 0u);
     ra_bn_cluster_channel<T, A>(keep, (j1 - j0) / V, y, c, C, S, j0, per_channel, rank, part, weight, bias,
                                 running_mean, running_var, momentum, eps, save_mean, save_invstd, scratch);
-#endif
-}
-
-// Persistent clusters with two shares in flight: grid G clusters (G <= C); cluster g takes
-// channels g, g + G, ... in turn, and while it finishes one channel from one buffer of shared
-// memory, the next channel's share is being copied into the other (bulk copy; the plain fetch
-// elsewhere loads it before the channel's work). A block barrier after each channel frees its
-// buffer for the copy issued at the top of the next turn.
-template <typename T>
-__global__ void RA_BN_CLUSTER_LAUNCH_BOUNDS(RA_BN_CLUSTER_BLOCK)
-ra_miopen_bn_train_cluster_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S,
-                                     ra_i64 chunk, typename ra_traits<T>::acc* RA_RESTRICT part,
-                                     const typename ra_traits<T>::acc* RA_RESTRICT weight,
-                                     const typename ra_traits<T>::acc* RA_RESTRICT bias,
-                                     typename ra_traits<T>::acc* RA_RESTRICT running_mean,
-                                     typename ra_traits<T>::acc* RA_RESTRICT running_var,
-                                     typename ra_traits<T>::acc momentum, typename ra_traits<T>::acc eps,
-                                     typename ra_traits<T>::acc* RA_RESTRICT save_mean,
-                                     typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
-#if defined(RA_BN_CLUSTER)
-    typedef typename ra_traits<T>::acc A;
-    constexpr int V = ra_bn_vec<T>::N, CB = RA_BN_CLUSTER_BLOCKS;
-    typedef ra_bn_pack<T, V> P;
-    extern __shared__ __align__(16) unsigned char ra_bn_cluster_smem[];
-    P* keep = reinterpret_cast<P*>(ra_bn_cluster_smem);  // two buffers of chunk / V packs
-    __shared__ A scratch[RA_BN_CLUSTER_BLOCK / RA_WARP_SIZE];
-    __shared__ __align__(8) ra_u64 arrived[2];
-    const unsigned bar = ra_bn_cluster_bar_address(arrived);
-    const ra_i64 clusters = gridDim.x / CB, per_channel = N * S, half = chunk / V;
-    const int rank = (int)(blockIdx.x % CB);
-    const ra_i64 j0 = ra_min((ra_i64)rank * chunk, per_channel), j1 = ra_min(j0 + chunk, per_channel);
-    ra_i64 c = blockIdx.x / CB;
-    ra_bn_cluster_bars(bar, 2);
-    if (c < C) ra_bn_cluster_fetch(x, keep, c, C, S, j0, j1, bar);
-    for (unsigned turn = 0; c < C; ++turn, c += clusters) {
-        const unsigned b = turn & 1u;
-        if (c + clusters < C) {
-            ra_bn_cluster_fetch(x, keep + (1 - b) * half, c + clusters, C, S, j0, j1, bar + 8u * (1u - b));
-        }
-        ra_bn_cluster_fetched(bar + 8u * b, (turn >> 1) & 1u);
-        ra_bn_cluster_channel<T, A>(keep + b * half, (j1 - j0) / V, y, c, C, S, j0, per_channel, rank, part, weight,
-                                    bias, running_mean, running_var, momentum, eps, save_mean, save_invstd, scratch);
-        __syncthreads();
-    }
 #endif
 }
 
