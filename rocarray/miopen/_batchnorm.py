@@ -9,10 +9,11 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, where the device has thread-block clusters (NVIDIA sm_90): one
-launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each block copying its share of the
-channel into shared memory (the input is read once), the statistics and the normalization from
-there (:func:`cluster_share` says where it applies). Otherwise two launches. The statistics kernel reads the input once (each thread keeps a
+Training forward, channels first, with :data:`CLUSTER_TRAINING` on and thread-block clusters on
+the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each
+block copying its share of the channel into shared memory (the input is read once), the
+statistics and the normalization from there (:func:`cluster_share` says where it applies).
+Otherwise, the default, two launches. The statistics kernel reads the input once (each thread keeps a
 ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
 the channels-first layout without index divisions; then a tree across the block; the last block of
 each channel merges the splits' partials in split order) and writes the saved mean and inverse
@@ -47,7 +48,8 @@ COLUMN_TILE = 32
 VECTOR_LANES = 8
 
 #: Whether the channels-first training forward runs on thread-block clusters where it can
-#: (:func:`cluster_share`); off: the two-launch path everywhere.
+#: (:func:`cluster_share`); off (the default: on the GPU it has not yet beaten the two-launch
+#: path, see docs/performance/miopen.md): the two-launch path everywhere.
 CLUSTER_TRAINING = False
 #: Blocks of a channel's cluster (``RA_BN_CLUSTER_BLOCKS``) and threads of each (``RA_BN_CLUSTER_BLOCK``).
 CLUSTER_BLOCKS = 8
