@@ -48,8 +48,8 @@ COLUMN_TILE = 32
 VECTOR_LANES = 8
 
 #: Whether the channels-first training forward runs on thread-block clusters where it can
-#: (:func:`cluster_share`); off (the default: on the GPU it has not yet beaten the two-launch
-#: path, see docs/performance/miopen.md): the two-launch path everywhere.
+#: (:func:`cluster_share`); off, the default (docs/performance/miopen.md gives the measurements
+#: behind it): the two-launch path everywhere.
 CLUSTER_TRAINING = False
 #: Blocks of a channel's cluster (``RA_BN_CLUSTER_BLOCKS``) and threads of each (``RA_BN_CLUSTER_BLOCK``).
 CLUSTER_BLOCKS = 8
