@@ -694,17 +694,16 @@ RA_DEVICE unsigned ra_bn_cluster_bar_address(const ra_u64* p) {
 #endif
 }
 
-// Initializes `count` mbarriers of one arrival at shared addresses bar, bar + 8, ... (bulk copy
-// only), visible to the block and the copy engine after the block barrier that ends it.
-RA_DEVICE void ra_bn_cluster_bars(unsigned bar, int count) {
+// Initializes the mbarrier of one arrival at shared address `bar` (bulk copy only), visible to the
+// block and the copy engine after the block barrier that ends it.
+RA_DEVICE void ra_bn_cluster_bar_init(unsigned bar) {
 #if defined(RA_BULK_COPY)
     if (threadIdx.x == 0) {
-        for (int i = 0; i < count; ++i) ra_mbar_init(bar + 8u * (unsigned)i, 1u);
+        ra_mbar_init(bar, 1u);
         ra_mbar_init_fence();
     }
 #else
     (void)bar;
-    (void)count;
 #endif
     __syncthreads();
 }
@@ -735,7 +734,7 @@ ra_miopen_bn_train_cluster_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64
     const ra_i64 c = blockIdx.x / CB, per_channel = N * S;
     const int rank = (int)(blockIdx.x % CB);
     const ra_i64 j0 = ra_min((ra_i64)rank * chunk, per_channel), j1 = ra_min(j0 + chunk, per_channel);
-    ra_bn_cluster_bars(bar, 1);
+    ra_bn_cluster_bar_init(bar);
     ra_bn_cluster_fetch(x, keep, c, C, S, j0, j1, bar);
     ra_bn_cluster_fetched(bar, 0u);
     ra_bn_cluster_channel<T, A>(keep, (j1 - j0) / V, y, c, C, S, j0, per_channel, rank, part, weight, bias,
