@@ -314,6 +314,12 @@ def test_warp_kernels_registered():
         _eigh_kernels.warp_shared_bytes(32, "float32", padded)
 
 
+def _scaled_pair(rng, n, dtype):
+    """Two random Hermitian matrices of order n, one scaled far up and one far down."""
+    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
+    return [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
+
+
 @pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16), ("complex128", 32)])
 def test_warp_kernel_xor_and_the_way_back_agree(emulated_device, monkeypatch, dtype, n):
     """The XOR layout and tournament (``SYEVJ_WARP_XOR``) and the padded circle kernel (the way
@@ -321,8 +327,7 @@ def test_warp_kernel_xor_and_the_way_back_agree(emulated_device, monkeypatch, dt
     32), the block split with its rows reordered (float64 with a dummy index, complex128 at 32),
     groups of 16 (complex64); one matrix scaled far up, one far down."""
     rng = np.random.default_rng(SEED + 23)
-    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
-    mats = [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
+    mats = _scaled_pair(rng, n, dtype)
     sweeps = {}
     for xor in (True, False):
         monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", xor)
@@ -342,8 +347,7 @@ def test_warp_kernel_half_blocks_and_the_way_back_agree(emulated_device, monkeyp
     at most one apart: the row split (float32 at 32), the block split with a dummy index, and
     groups of 16; one matrix scaled far up, one far down."""
     rng = np.random.default_rng(SEED + 21)
-    big = 1e15 if np.finfo(np.dtype(dtype)).bits <= 32 else 1e150
-    mats = [(hermitian(rng, n, dtype) * big).astype(dtype), (hermitian(rng, n, dtype) / big).astype(dtype)]
+    mats = _scaled_pair(rng, n, dtype)
     sweeps = {}
     for half in (True, False):
         monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_HALF", half)
