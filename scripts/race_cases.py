@@ -32,6 +32,8 @@ recurrence ``larft``, and compares them.
 cluster-leaf row threshold lowered to 64, so that every leaf runs on one thread-block cluster
 (``geqr2_cluster``: 1031 rows, the last block short; 300 - 32 j rows, down to 12 rows a block;
 the panels' left-half leaves also forming their T).
+``lupanel`` solves and factors stacks of order 100 and 65 (float64, complex128) through
+``getrf_panel`` (several panels, a short last one; with and without the fused solve).
 ``bnclus`` (sm_90) runs the channels-first batch-norm training forward on thread-block clusters
 (``bn_train_cluster_nchw``: 3 x 2 x 120 x 96 float32 and float16, shares straddling image runs,
 and 2 x 3 x 50 x 82 float64, the last share short).
@@ -44,7 +46,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus")
+         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus", "lupanel")
 
 
 def _lu_case(case, rng):
@@ -151,6 +153,18 @@ def _batched_case(case, rng):
 
     import rocarray as ra
 
+    if case == "lupanel":
+        for n, dtype in ((100, "float64"), (65, "complex128")):
+            scale = 1 + 1j if dtype == "complex128" else 1
+            a = cupy.asarray(rng.standard_normal((5, n, n)) * scale).astype(dtype)
+            b = cupy.asarray(rng.standard_normal((5, n, 2))).astype(dtype)
+            x = ra.linalg.solve(a, b)
+            residual = float(cupy.abs(a @ x - b).max())
+            d = cupy.asnumpy(ra.linalg.slogdet(a)[1])
+            want = numpy.linalg.slogdet(cupy.asnumpy(a))[1]
+            if not (residual < 1e-8 and numpy.allclose(d, want, rtol=1e-10)):
+                raise SystemExit(f"{case} {n} {dtype}: residual {residual}, det {d} against {want}")
+        return
     if case == "gesvw":
         for shape, dtype in (((300, 32, 32), "float32"), ((45, 8, 8), "float64")):
             a = cupy.asarray(rng.standard_normal(shape)).astype(dtype)
@@ -278,7 +292,7 @@ def main(argv):
     launch.observer = names
     rng = numpy.random.default_rng(5)
     case = argv[0]
-    run = (_lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
+    run = (_batched_case if case == "lupanel" else _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
            else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"

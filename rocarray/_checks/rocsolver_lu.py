@@ -1,7 +1,7 @@
 """Self-checks and vendor-ratio benchmark cases of rocsolver's LU (``python -m rocarray``).
 
 The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix on the one-block
-path, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
+path, stacks of order 100 on the panel kernel and on the register-tile kernel behind its way back, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
 four dtypes, and one of order 2100 in float64 and complex64 whose first panels are tall enough for
 the device-wide panel factorization, and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
 singular matrix raises ``LinAlgError``; one of order 300 runs the panel kernels behind
@@ -125,11 +125,42 @@ def _check_composed_laswp(rng):
         raise AssertionError("laswp_composed differs from laswp (300 interchanges, a gap of columns)")
 
 
+def _check_mid_size_kernels(rng):
+    """Stacks of order 100 through the panel kernel (``getrf_panel``: solve, and slogdet's
+    factorization) and through the register-tile kernel behind its way back (``PANEL``): the same
+    backward-error bound, every dtype; the two solutions agree to rounding."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu_block
+
+    cupy = backend.cupy()
+    saved = _lu_block.PANEL
+    try:
+        for dtype in _DTYPES:
+            a, b = _random((6, 100, 100), dtype, rng), _random((6, 100, 2), dtype, rng)
+            got = {}
+            for panel in (True, False):
+                _lu_block.PANEL = panel
+                got[panel] = x = la.solve(a, b)
+                err = _backward_error(a, b, x)
+                if not err < 8:
+                    raise AssertionError(f"solve (6, 100, 100) {dtype} panel={panel}: backward error {err:.2f} n eps")
+                logdet = cupy.asnumpy(la.slogdet(a)[1])
+                want = numpy.linalg.slogdet(cupy.asnumpy(a).astype(numpy.complex128))[1]
+                if not numpy.allclose(logdet, want, rtol=1e-4 if dtype in ("float32", "complex64") else 1e-10):
+                    raise AssertionError(f"slogdet (6, 100, 100) {dtype} panel={panel}: {logdet} against {want}")
+            diff = float(cupy.abs(got[True] - got[False]).max() / cupy.abs(got[False]).max())
+            if not diff < 1e3 * numpy.finfo(numpy.dtype(dtype)).eps:
+                raise AssertionError(f"solve (6, 100, 100) {dtype}: the two kernels differ by {diff}")
+    finally:
+        _lu_block.PANEL = saved
+
+
 @harness.self_check(_LIB, "lu_solve")
 def check_solve(rng):
     import rocarray.linalg as la
 
     _check_other_panels(rng)
+    _check_mid_size_kernels(rng)
     _check_composed_laswp(rng)
     _check_gesv_warp_way_back(rng)
 

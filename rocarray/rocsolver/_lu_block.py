@@ -14,6 +14,13 @@ right-hand sides ride along as one more register column (the interchanges and th
 elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
 with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.
 
+``ra_rocsolver_getrf_panel<T, N, SOLVE>`` computes the same factors and solutions, bit for bit, for
+orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 0 factors panels
+of :data:`PANEL_WIDTH` columns in its registers (a column's pivot chain without block barriers)
+and brings the next panel up to date itself, while the other warps update the rest; the block
+meets once a panel. It takes the orders from :data:`PANEL_LOWEST` where its shared memory fits
+and :data:`PANEL` is on; the register-tile kernel takes the others.
+
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
 otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
 (:data:`TILES`) keep the tile within the registers of 256 threads; :func:`takes` says which
@@ -40,6 +47,15 @@ LOWEST = 33
 MAX_RHS = SIDE
 #: The kernels' shared memory besides the staged matrix (their static arrays), an upper bound.
 STATIC_SHARED = 16384
+#: Whether orders from PANEL_LOWEST take the panel kernel (False: the register-tile kernel).
+PANEL = True
+#: The panel kernel's largest order (its template parameter N).
+PANEL_ORDER = 128
+#: Smallest order routed to the panel kernel.
+PANEL_LOWEST = 65
+#: Columns per panel (``ra_lup_width`` in the kernel source).
+PANEL_WIDTH = {numpy.dtype(numpy.float32): 8, numpy.dtype(numpy.float64): 8, numpy.dtype(numpy.complex64): 8,
+               numpy.dtype(numpy.complex128): 4}
 
 
 def kernel_name(dtype, tile, solve):
@@ -47,9 +63,16 @@ def kernel_name(dtype, tile, solve):
     return f"ra_rocsolver_getrf_block<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
+def panel_kernel_name(dtype, solve):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_panel<double, 128, true>'``."""
+    return f"ra_rocsolver_getrf_panel<{dtypes.ctype(dtype)}, {PANEL_ORDER}, {'true' if solve else 'false'}>"
+
+
 def instantiations():
     """Every name expression the routes launch."""
-    return sorted(kernel_name(d, m, s) for d, tiles in TILES.items() for m in tiles for s in (False, True))
+    names = [kernel_name(d, m, s) for d, tiles in TILES.items() for m in tiles for s in (False, True)]
+    names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
+    return sorted(names)
 
 
 _compile.register(SOURCE, instantiations())
@@ -71,27 +94,50 @@ def _shared(n, nrhs, dtype):
     return (n * (n + 1) + n * nrhs) * numpy.dtype(dtype).itemsize + 16
 
 
+def _panel_shared(n, nrhs, dtype):
+    """Dynamic shared memory of a panel launch: ``[A | B]`` staged with leading dimension n + 1."""
+    return (n + 1) * (n + nrhs) * numpy.dtype(dtype).itemsize + 16
+
+
+def _panel_static(dtype):
+    """The panel kernel's static shared memory: two panels by rows, the pivots, the zero bits."""
+    width = PANEL_WIDTH[numpy.dtype(dtype)]
+    return 2 * (PANEL_ORDER + 8) * width * numpy.dtype(dtype).itemsize + 4 * PANEL_ORDER + 4 * PANEL_ORDER + 64
+
+
 _limits = {}   # (device id, the asking function) -> bytes: a device's limit is read once
 
 
-def _fits(n, nrhs, dtype, device_id):
+def _limit(device_id):
     ask = backend.shared_memory_limit
     limit = _limits.get((device_id, ask))
     if limit is None:
         limit = _limits[(device_id, ask)] = ask(device_id)
-    return _shared(n, nrhs, dtype) + STATIC_SHARED <= limit
+    return limit
+
+
+def _fits(n, nrhs, dtype, device_id):
+    return _shared(n, nrhs, dtype) + STATIC_SHARED <= _limit(device_id)
+
+
+def _panel(n, nrhs, dtype, device_id):
+    """Whether order n with nrhs right-hand sides (0: getrf) takes the panel kernel."""
+    return (PANEL and PANEL_LOWEST <= n <= PANEL_ORDER and numpy.dtype(dtype) in PANEL_WIDTH
+            and _panel_shared(n, nrhs, dtype) + _panel_static(dtype) <= _limit(device_id))
 
 
 def takes(n, dtype, device_id):
     """Whether square matrices of order ``n`` and ``dtype`` are factored here on ``device_id``
     (the staged matrix must fit one block's shared memory)."""
-    return n >= LOWEST and tile(n, dtype) is not None and _fits(n, 0, dtype, device_id)
+    return n >= LOWEST and ((tile(n, dtype) is not None and _fits(n, 0, dtype, device_id))
+                            or _panel(n, 0, dtype, device_id))
 
 
 def solves(n, nrhs, dtype, device_id):
     """Whether systems of order ``n`` with ``nrhs`` right-hand sides are solved here in one launch."""
-    return (n >= LOWEST and tile(n, dtype) is not None and 1 <= nrhs <= MAX_RHS
-            and _fits(n, nrhs, dtype, device_id))
+    return (n >= LOWEST and 1 <= nrhs <= MAX_RHS
+            and ((tile(n, dtype) is not None and _fits(n, nrhs, dtype, device_id))
+                 or _panel(n, nrhs, dtype, device_id)))
 
 
 def _i64(v):
@@ -102,8 +148,10 @@ _NULL = numpy.uint64(0)
 
 
 def _launch(dtype, n, nrhs, solve, batch, args, device_id):
-    kernel = KERNELS[kernel_name(dtype, tile(n, dtype), solve)]
-    shared = _shared(n, nrhs, dtype)
+    if _panel(n, nrhs, dtype, device_id):
+        kernel, shared = KERNELS[panel_kernel_name(dtype, solve)], _panel_shared(n, nrhs, dtype)
+    else:
+        kernel, shared = KERNELS[kernel_name(dtype, tile(n, dtype), solve)], _shared(n, nrhs, dtype)
     with launch.on_device(device_id):
         kernel(device_id, (int(batch),), (numpy.int32(n), numpy.int32(nrhs)) + args, block=THREADS, shared=shared)
 

@@ -72,7 +72,14 @@ def unpack(buf, n, lda, b, stride):
 
 
 def route(dev):
-    return [name for name in dev.names() if "getrf_block" in name]
+    return [name for name in dev.names() if "getrf_block" in name or "getrf_panel" in name]
+
+
+def kernel(dtype, n, solve):
+    """The kernel the routes should take for order n (the panel kernel from PANEL_LOWEST)."""
+    if _lu_block.PANEL_LOWEST <= n <= _lu_block.PANEL_ORDER:
+        return _lu_block.panel_kernel_name(dtype, solve)
+    return _lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), solve)
 
 
 # --------------------------------------------------------------------------------------------
@@ -94,7 +101,7 @@ def test_getrf_matches_scipy(emu, rng, case):
     dtype, n, batch = cases[case]
     a = rand(rng, (batch, n, n), dtype)
     A, ipiv, info, lda, stride = factor(emu, a)
-    assert route(emu) == [_lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), False)]
+    assert route(emu) == [kernel(dtype, n, False)]
     assert (info == 0).all()
     for b in range(batch):
         lu, piv = sl.lu_factor(a[b].astype(np.complex128 if a.dtype.kind == "c" else np.float64))
@@ -171,6 +178,71 @@ def test_tiny_pivots_divide(emulated_device, monkeypatch, rng):
     np.testing.assert_allclose(got, lu, rtol=1e-12, atol=1e-12 * np.abs(lu).max())
 
 
+def tricky_stack(rng, n, dtype):
+    """Matrices that exercise every pivot rule: small integers (ties everywhere), zero columns
+    (zero pivots inside a panel and at the last step), a NaN, a zero row (singular), and a
+    column far below the safe minimum's reciprocal range (pivots that divide)."""
+    def ints(shape):
+        x = rng.integers(-3, 4, shape).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rng.integers(-3, 4, shape)
+        return x.astype(dtype)
+    a = ints((5, n, n))
+    a[1, :, min(3, n - 1)] = 0
+    a[1, :, n - 1] = 0
+    a[2, n // 2, min(1, n - 1)] = np.nan
+    a[3, n // 3, :] = 0
+    tiny = 1e-310 if np.dtype(dtype) in (np.float64, np.complex128) else 1e-38
+    a[4, :, 0] *= tiny
+    return a
+
+
+def bits(x):
+    return np.frombuffer(np.ascontiguousarray(x).tobytes(), np.uint8)
+
+
+PANEL_BITS = {
+    "cuda32": [("float64", 17), ("float32", 24), ("complex64", 13), ("complex128", 11), ("float64", 70)],
+    "hip64": [("float64", 9), ("complex128", 21)],
+}
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_panel_kernel_matches_the_register_tile_bit_for_bit(emu, monkeypatch, rng, case):
+    # the panel kernel (every order here, several panels, a short last one) against the
+    # register-tile kernel: the same factors, pivots, info and solutions, bit for bit
+    cases = PANEL_BITS[emu.target]
+    if case >= len(cases):
+        pytest.skip("no further case for this target")
+    dtype, n = cases[case]
+    monkeypatch.setattr(_lu_block, "PANEL_LOWEST", 1)
+    a = tricky_stack(rng, n, dtype)
+    b = tricky_stack(rng, n, dtype)[:, :, :3]
+    got = {}
+    for panel in (True, False):
+        monkeypatch.setattr(_lu_block, "PANEL", panel)
+        lda, stride = n + 2, (n + 2) * n + 5
+        A = col_major(emu, a, lda, stride)
+        ipiv = emu.array(np.full(len(a) * (n + 1), -7, np.int32))
+        info = emu.array(np.full(len(a), 99, np.int32))
+        _lu_block.getrf(n, A, lda, stride, ipiv, n + 1, info, len(a))
+        A, ipiv, info = np.asarray(A), np.asarray(ipiv), np.asarray(info)
+        cp = emu.cupy
+        X, xinfo = cp.asarray(np.full(b.shape, np.nan, dtype)), cp.asarray(np.full(len(a), 99, np.int32))
+        _lu_block.gesv(cp.asarray(a), cp.asarray(b), X, xinfo)
+        got[panel] = (A, ipiv, info, np.asarray(X), np.asarray(xinfo))
+    names = route(emu)
+    assert names.count(_lu_block.panel_kernel_name(dtype, False)) == 1
+    assert names.count(_lu_block.panel_kernel_name(dtype, True)) == 1 and len(names) == 4
+    (A1, p1, i1, X1, xi1), (A0, p0, i0, X0, xi0) = got[True], got[False]
+    np.testing.assert_array_equal(p1, p0)
+    np.testing.assert_array_equal(i1, i0)
+    np.testing.assert_array_equal(xi1, xi0)
+    assert i1[0] == 0 and i1[1] == min(4, n) and i1[3] > 0
+    assert (bits(A1) == bits(A0)).all()
+    assert (bits(X1) == bits(X0)).all()
+
+
 SOLVE_CASES = [
     # (dtype, a shape, b shape, layout of a)
     ("float64", (1, 128, 128), (1, 128, 1), "C"),   # the benchmark's shapes
@@ -200,7 +272,7 @@ def test_solve_in_one_launch_matches_numpy(emu, rng, case):
     x = la.solve(d, emu.cupy.asarray(b))
     want = np.linalg.solve(a, b if len(bshape) > 1 else b[:, None])
     want = want if len(bshape) > 1 else want[..., 0]
-    assert route(emu) == [_lu_block.kernel_name(dtype, _lu_block.tile(ashape[-1], dtype), True)]
+    assert route(emu) == [kernel(dtype, ashape[-1], True)]
     assert x.shape == want.shape and x.dtype == want.dtype
     np.testing.assert_allclose(np.asarray(x), want, rtol=50 * tol(dtype, ashape[-1]),
                                atol=50 * tol(dtype, ashape[-1]) * np.abs(want).max())
@@ -274,17 +346,19 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 16
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 24
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
+    assert "ra_rocsolver_getrf_panel<ra_c128, 128, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
     ("float64", 32, "ra_rocsolver_getrf_warp"), ("float64", 33, "getrf_block<double, 4, false>"),
-    ("float64", 64, "getrf_block<double, 4, false>"), ("float64", 65, "getrf_block<double, 8, false>"),
-    ("float64", 128, "getrf_block<double, 8, false>"), ("float64", 129, "ra_rocsolver_getf2"),
-    ("float32", 128, "getrf_block<float, 8, false>"), ("complex64", 100, "getrf_block<ra_c64, 8, false>"),
-    ("complex128", 96, "getrf_block<ra_c128, 6, false>"), ("complex128", 97, "ra_rocsolver_getf2"),
+    ("float64", 64, "getrf_block<double, 4, false>"), ("float64", 65, "getrf_panel<double, 128, false>"),
+    ("float64", 128, "getrf_panel<double, 128, false>"), ("float64", 129, "ra_rocsolver_getf2"),
+    ("float32", 128, "getrf_panel<float, 128, false>"), ("complex64", 100, "getrf_panel<ra_c64, 128, false>"),
+    ("complex128", 96, "getrf_panel<ra_c128, 128, false>"), ("complex128", 114, "getrf_panel<ra_c128, 128, false>"),
+    ("complex128", 118, "ra_rocsolver_getf2"),
 ])
 def test_getrf_routes_by_order(recorded, dtype, n, kernel):
     batch = 64   # the one-block paths' batch size up to 512 x 512
@@ -292,7 +366,7 @@ def test_getrf_routes_by_order(recorded, dtype, n, kernel):
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((batch * n,), "int32"), n,
                              recorded.array((batch,), "int32"), batch)
     assert len(recorded.launches) == 1 and kernel in recorded.launches[0].name
-    if "block" in kernel:
+    if "block" in kernel or "panel" in kernel:
         launch = recorded.launches[0]
         assert launch.grid == (batch, 1, 1) and launch.block == (_lu_block.THREADS, 1, 1)
 
@@ -305,7 +379,7 @@ def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, mon
     for n in (76, 100):
         rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((n,), "int32"), n, recorded.array((1,), "int32"), 1)
     names = recorded.names()
-    assert "getf2" in names[0] and "getrf_block" in names[1] and "getf2" in names[2]
+    assert "getf2" in names[0] and "getrf_panel" in names[1] and "getf2" in names[2]
 
 
 @pytest.mark.parametrize("n,k,fused", [(32, 1, False), (33, 1, True), (128, 1, True), (128, 16, True),
@@ -318,7 +392,7 @@ def test_solve_routes_to_one_launch(recorded, n, k, fused):
     b = recorded.array((4, n, k), "float64")
     x = la.solve(a, b)
     assert x.shape == (4, n, k)
-    assert recorded.names() == ["ra_rocsolver_getrf_block<double, 8, true>" if n > 64 else
+    assert recorded.names() == ["ra_rocsolver_getrf_panel<double, 128, true>" if n > 64 else
                                 "ra_rocsolver_getrf_block<double, 4, true>"]
     args = recorded.launches[0].args
     # a and b read in place, C-ordered: (row, column, matrix) element strides
@@ -415,3 +489,36 @@ def test_gpu_solve_singular_and_nan():
     a[13, :, 70] = np.nan
     x = la.solve(cupy.asarray(a), cupy.asarray(rng.standard_normal((20, 128, 1)))).get()
     assert np.isnan(x[13]).all() and np.isfinite(np.delete(x, 13, axis=0)).all()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [65, 100, 128])
+def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
+    # on the device, tricky stacks (ties, zero pivots, NaN, singular, dividing pivots) and random
+    # ones: the panel kernel's pivots and info equal the register tile's, its factors and solutions
+    # too (bit for bit in real arithmetic; complex products may be contracted differently)
+    rng = np.random.default_rng()
+    if dtype == "complex128" and n > 96:
+        pytest.skip("the register-tile kernel takes complex128 up to order 96")
+    a = np.concatenate([tricky_stack(rng, n, dtype), rand(rng, (20, n, n), dtype)])
+    b = rand(rng, (len(a), n, 2), dtype)
+    got = {}
+    for panel in (True, False):
+        monkeypatch.setattr(_lu_block, "PANEL", panel)
+        A = cupy.asarray(col_major(_Host(), a, n, n * n))
+        ipiv, info = cupy.full(len(a) * n, -7, cupy.int32), cupy.full(len(a), 99, cupy.int32)
+        _lu_block.getrf(n, A, n, n * n, ipiv, n, info, len(a))
+        X, xinfo = cupy.full(b.shape, cupy.nan, dtype), cupy.full(len(a), 99, cupy.int32)
+        _lu_block.gesv(cupy.asarray(a), cupy.asarray(b), X, xinfo)
+        got[panel] = [cupy.asnumpy(v) for v in (A, ipiv, info, X, xinfo)]
+    (A1, p1, i1, X1, xi1), (A0, p0, i0, X0, xi0) = got[True], got[False]
+    np.testing.assert_array_equal(p1, p0)
+    np.testing.assert_array_equal(i1, i0)
+    np.testing.assert_array_equal(xi1, xi0)
+    assert (i1[5:] == 0).all() and np.isfinite(X1[5:]).all()
+    if np.dtype(dtype).kind == "f":
+        assert (bits(A1) == bits(A0)).all() and (bits(X1) == bits(X0)).all()
+    else:
+        eps = np.finfo(np.dtype(dtype)).eps
+        np.testing.assert_allclose(X1[5:], X0[5:], rtol=1e4 * eps, atol=1e4 * eps * np.abs(X0[5:]).max())

@@ -161,6 +161,48 @@ RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 
     }
 }
 
+// X := U^-1 Y for the n x n upper triangle U (shared, leading dimension ld) and the n x nrhs
+// matrix Y (shared, leading dimension ldy): warp w solves right-hand sides w, w + warps, ... with
+// lane l holding rows q * RA_WARP_SIZE + l (one shuffle per row: x_k = y_k * (1 / U(k, k)), the
+// reciprocals computed up front); X is written through element strides. N bounds n.
+template <typename T, int N>
+RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, const T* sY, int ldy, T* X,
+                                      ra_i64 x_rs, ra_i64 x_cs) {
+    constexpr int W = RA_WARP_SIZE;
+    constexpr int Q = (N + W - 1) / W;   // rows per lane
+    const T zero = ra_lub_zero<T>();
+    const int lane = ra_lane_id();
+    for (int r = ra_warp_id(); r < nrhs; r += RA_LU_BLOCK_THREADS / W) {
+        T y[Q], d[Q];
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+            const int row = q * W + lane;
+            y[q] = row < n ? sY[row + r * ldy] : zero;
+            d[q] = row < n ? ra_lub_div(ra_lub_one<T>(), sA[row + row * ld]) : zero;
+        }
+#pragma unroll
+        for (int q = Q - 1; q >= 0; --q) {
+            for (int s = W - 1; s >= 0; --s) {
+                const int k = q * W + s;
+                if (k >= n) continue;
+                const T xk = ra_shfl(ra_lub_mul(y[q], d[q]), s);
+                if (lane == s) y[q] = xk;
+#pragma unroll
+                for (int qq = 0; qq <= q; ++qq) {
+                    const int row = qq * W + lane;
+                    if (row < k) y[qq] = ra_lub_fms(sA[row + k * ld], xk, y[qq]);
+                }
+            }
+        }
+        T* x = X + r * x_cs;
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+            const int row = q * W + lane;
+            if (row < n) x[row * x_rs] = y[q];
+        }
+    }
+}
+
 template <typename T, int M, bool SOLVE>
 __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
@@ -367,36 +409,345 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
         }
     }
     __syncthreads();
-    constexpr int W = RA_WARP_SIZE;
-    constexpr int Q = (N + W - 1) / W;   // rows per lane
-    const int lane = ra_lane_id();
-    for (int r = ra_warp_id(); r < nrhs; r += RA_LU_BLOCK_THREADS / W) {
-        T y[Q], d[Q];
+    ra_lub_back_substitute<T, N>(n, nrhs, sA, ld, sY, n, X + mat * x_bs, x_rs, x_cs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ra_rocsolver_getrf_panel<T, N, SOLVE>: getrf_block's factorization and solve (the same pivots,
+// the same operations on every element in the same order, so the same bits) for n <= N, by
+// panels of NB columns with the matrix in shared memory and one warp factoring the panels.
+//
+// Why: getrf_block's elimination step is two block barriers behind the pivot warp's chain, 128
+// times a matrix. Here the chain of a column (pivot search, row exchange, multipliers, the
+// panel's rank-1 update) stays within warp 0's registers, and the block meets at a barrier once
+// a panel. Warp 0 holds a panel as rows lane + r * RA_WARP_SIZE (r < N / RA_WARP_SIZE) of its NB
+// columns; the pivot's row and the old row j travel by one shuffle a column element.
+//
+// Phase k (one barrier at its end), with panel k factored and published:
+//  - warp 0 brings block k + 1 (the next NB columns) up to date with panel k: its lanes apply
+//    the panel's interchanges and the unit lower triangular solve to one column each (U12), then
+//    all lanes apply the rank-NB update to the rows below in registers, using panel k's
+//    multipliers it still holds; then it factors block k + 1 and publishes it (look-ahead);
+//  - the other warps apply panel k's interchanges, triangular solve and rank-NB update to the
+//    columns right of block k + 1 and to B (a thread a column), and without SOLVE the
+//    interchanges to the finished columns left of panel k.
+// A published panel: its columns in the matrix, its rows in lrow (row-major: the multipliers a
+// thread reads for its rows as one run), the pivot rows in spiv and the steps whose pivot was
+// zero (which update nothing, as in getrf_block) as the bits of szero.
+// With SOLVE, B rides as columns n .. n + nrhs - 1 of the staged matrix and the back substitution
+// is getrf_block's. Without SOLVE the factors are copied out of shared memory at the end.
+// ---------------------------------------------------------------------------------------------
+
+// columns per panel: 8, 4 for complex128 (two panels of registers in warp 0)
+template <typename T> struct ra_lup_width { static constexpr int value = 8; };
+template <> struct ra_lup_width<ra_c128> { static constexpr int value = 4; };
+
+// register row r (run time) of column c (compile time) of a warp-0 panel
+template <typename T, int RW, int NB>
+RA_DEVICE T ra_lup_pick(const T (&P)[RW][NB], int r, int c) {
+    T v = P[0][c];
 #pragma unroll
-        for (int q = 0; q < Q; ++q) {
-            const int row = q * W + lane;
-            y[q] = row < n ? sY[row + r * n] : zero;
-            d[q] = row < n ? ra_lub_div(ra_lub_one<T>(), sA[row + row * ld]) : zero;
+    for (int rr = 1; rr < RW; ++rr)
+        if (r == rr) v = P[rr][c];
+    return v;
+}
+
+// Factors the panel of columns j0 .. j0 + nb - 1 held by warp 0 in P: register row r of a lane
+// holds the matrix row label[r]. The interchange of rows j and p exchanges the two slots' labels
+// (no data moves): the slot that held row p now holds row j, its content the new row j, and the
+// other way round, which is LAPACK's interchange. For each column: the pivot (getrf_block's rule
+// over the slots labelled j .. n - 1), the pivot row's values from the lane that holds it, the
+// multipliers, the rank-1 update of the panel's columns to the right. Publishes the panel (matrix
+// columns, lrow rows j0 .. n - 1, by label), spiv, szero and, without SOLVE, ipiv. bad := info.
+template <typename T, int RW, int NB, bool SOLVE>
+RA_DEVICE void ra_lup_factor(T (&P)[RW][NB], int (&label)[RW], int j0, int nb, int n, T* sA, int ld, T* lrow,
+                             int* spiv, int* szero_k, int* ipiv, int& bad) {
+    typedef typename ra_lub_real<T>::type R;
+    constexpr int W = RA_WARP_SIZE;
+    const int lane = ra_lane_id();
+    const T zero = ra_lub_zero<T>();
+    int zbits = 0;
+#pragma unroll
+    for (int jj = 0; jj < NB; ++jj) {
+        if (jj >= nb) break;
+        const int j = j0 + jj;
+        // this lane's candidate: the largest |.| of column jj over its slots labelled j .. n - 1,
+        // then the lowest label (NaN never wins)
+        R lbest = R(-1);
+        int llab = RA_LU_BLOCK_NO_ROW, lslot = 0;
+#pragma unroll
+        for (int r = 0; r < RW; ++r) {
+            const R v = ra_lub_abs1(P[r][jj]);
+            if (label[r] >= j && label[r] < n && (v > lbest || (v == lbest && label[r] < llab))) {
+                lbest = v;
+                llab = label[r];
+                lslot = r;
+            }
+        }
+        // the candidate's row and reciprocal, off the reduction's chain
+        T cand[NB];
+#pragma unroll
+        for (int c = 0; c < NB; ++c) cand[c] = ra_lup_pick(P, lslot, c);
+        const T rloc = ra_lub_div(ra_lub_one<T>(), cand[jj]);
+        R best = lbest;
+        int brow = llab;
+#pragma unroll
+        for (int m = W / 2; m > 0; m >>= 1) {
+            const R v2 = ra_shfl_xor(best, m);
+            const int i2 = ra_shfl_xor(brow, m);
+            ra_lub_better_row(best, brow, v2, i2);
+        }
+        int p = brow;
+        bool mine = llab == p;
+        if (brow == RA_LU_BLOCK_NO_ROW) {
+            // only NaN at and below row j: row j stays the pivot row (its value divides)
+            p = j;
+            mine = false;
+#pragma unroll
+            for (int r = 0; r < RW; ++r) {
+                if (label[r] == j) {
+                    mine = true;
+                    lslot = r;
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < NB; ++c) cand[c] = ra_lup_pick(P, lslot, c);
+        }
+        const ra_lane_mask owner = ra_ballot(mine);
+        const int lp = (int)__ffsll((long long)owner) - 1;
+        T u[NB];
+#pragma unroll
+        for (int c = 0; c < NB; ++c) u[c] = ra_shfl(cand[c], lp);
+        const T rpiv = ra_shfl(rloc, lp);
+#pragma unroll
+        for (int r = 0; r < RW; ++r) {
+            if (label[r] == j) label[r] = p;
+            else if (label[r] == p) label[r] = j;
+        }
+        const T piv = u[jj];
+        const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
+                         : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
+                                                                   : RA_LU_BLOCK_PIVOT_DIVIDE;
+        if (kind == RA_LU_BLOCK_PIVOT_ZERO) {
+            zbits |= 1 << jj;
+            if (bad == 0) bad = j + 1;
+        }
+        if (lane == 0) {
+            spiv[j] = p;
+            if (!SOLVE) ipiv[j] = p + 1;
         }
 #pragma unroll
-        for (int q = Q - 1; q >= 0; --q) {
-            for (int s = W - 1; s >= 0; --s) {
-                const int k = q * W + s;
-                if (k >= n) continue;
-                const T xk = ra_shfl(ra_lub_mul(y[q], d[q]), s);
-                if (lane == s) y[q] = xk;
+        for (int r = 0; r < RW; ++r) {
+            if (label[r] > j && label[r] < n) {
+                T l = P[r][jj];
+                if (kind == RA_LU_BLOCK_PIVOT_RECIP) l = ra_lub_mul(l, rpiv);
+                else if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) l = ra_lub_div(l, piv);
+                P[r][jj] = l;
+                if (kind != RA_LU_BLOCK_PIVOT_ZERO) {
 #pragma unroll
-                for (int qq = 0; qq <= q; ++qq) {
-                    const int row = qq * W + lane;
-                    if (row < k) y[qq] = ra_lub_fms(sA[row + k * ld], xk, y[qq]);
+                    for (int c = jj + 1; c < NB; ++c) P[r][c] = ra_lub_fms(l, u[c], P[r][c]);
                 }
             }
         }
-        T* x = X + mat * x_bs + r * x_cs;
+    }
 #pragma unroll
-        for (int q = 0; q < Q; ++q) {
-            const int row = q * W + lane;
-            if (row < n) x[row * x_rs] = y[q];
+    for (int r = 0; r < RW; ++r) {
+        const int row = label[r];
+        if (row >= j0 && row < n) {
+#pragma unroll
+            for (int c = 0; c < NB; ++c) {
+                if (c < nb) sA[row + (j0 + c) * ld] = P[r][c];
+                lrow[row * NB + c] = P[r][c];
+            }
         }
     }
+    if (lane == 0) *szero_k = zbits;
+}
+
+// Column col (shared) of the trailing matrix brought up to date with the panel at rows j0 ..
+// j0 + nbk - 1: its interchanges in order, then the unit lower triangular solve (the rows of U12,
+// stored), returned in x; live[i]: step i updates (its pivot is not zero).
+template <typename T, int NB>
+RA_DEVICE void ra_lup_solve_column(T* col, int j0, int nbk, const T* lrow, const int* spiv, const bool (&live)[NB],
+                                   T (&x)[NB]) {
+    const T zero = ra_lub_zero<T>();
+#pragma unroll
+    for (int i = 0; i < NB; ++i) x[i] = i < nbk ? col[j0 + i] : zero;
+#pragma unroll
+    for (int i = 0; i < NB; ++i) {
+        if (i < nbk) {
+            const int p = spiv[j0 + i];
+            const int q = p - j0;
+            if (q >= nbk) {          // a row below the panel
+                const T t = col[p];
+                col[p] = x[i];
+                x[i] = t;
+            } else {                 // a row of the panel, q >= i
+                const T xi = x[i];
+#pragma unroll
+                for (int qq = i + 1; qq < NB; ++qq) {
+                    if (qq == q) {
+                        x[i] = x[qq];
+                        x[qq] = xi;
+                    }
+                }
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 1; i < NB; ++i) {
+        if (i < nbk) {
+#pragma unroll
+            for (int ii = 0; ii < i; ++ii)
+                if (live[ii]) x[i] = ra_lub_fms(lrow[(j0 + i) * NB + ii], x[ii], x[i]);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < NB; ++i)
+        if (i < nbk) col[j0 + i] = x[i];
+}
+
+template <typename T, int N, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    constexpr int W = RA_WARP_SIZE;
+    constexpr int RW = N / W;                  // panel rows per lane of warp 0
+    constexpr int NB = ra_lup_width<T>::value;
+    constexpr int NP = (N + NB - 1) / NB;
+    constexpr int UNROLL = 8;                  // rows a thread updates together (independent chains)
+    __shared__ __align__(16) T lrow[2][(N + UNROLL) * NB];   // rows past n: read, never used
+    __shared__ int spiv[N];
+    __shared__ int szero[NP];
+    const ra_i64 mat = blockIdx.x;
+    const int lane = ra_lane_id(), warp = ra_warp_id();
+    const int ld = n + 1;
+    const int nc = n + (SOLVE ? nrhs : 0);
+    T* sA = ra_lub_shared<T>();
+    const T zero = ra_lub_zero<T>();
+    int* piv_out = SOLVE ? ipiv : ipiv + mat * strideP;
+
+    ra_lub_stage(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
+    if (SOLVE) ra_lub_stage(n, nrhs, B + mat * b_bs, b_rs, b_cs, sA + (ra_i64)ld * n, ld);
+    __syncthreads();
+
+    const int np = (n + NB - 1) / NB;
+    int bad = 0;
+    T cur[RW][NB];   // warp 0: the last factored panel
+    int label[RW];   // warp 0: the matrix row in register row r (the same for cur and the next panel)
+    if (warp == 0) {
+#pragma unroll
+        for (int r = 0; r < RW; ++r) {
+            label[r] = r * W + lane;
+            const int row = label[r];
+#pragma unroll
+            for (int c = 0; c < NB; ++c) cur[r][c] = row < n && c < n ? sA[row + c * ld] : zero;
+        }
+        ra_lup_factor<T, RW, NB, SOLVE>(cur, label, 0, n < NB ? n : NB, n, sA, ld, lrow[0], spiv, &szero[0],
+                                        piv_out, bad);
+    }
+    __syncthreads();
+
+    for (int k = 0; k < np; ++k) {
+        const int j0 = k * NB;
+        const int nbk = n - j0 < NB ? n - j0 : NB;
+        const T* lr = lrow[k & 1];
+        const int zk = szero[k];
+        bool live[NB];
+#pragma unroll
+        for (int i = 0; i < NB; ++i) live[i] = i < nbk && !((zk >> i) & 1);
+        if (warp == 0) {
+            if (k + 1 < np) {
+                const int c1 = j0 + NB;
+                const int nb1 = n - c1 < NB ? n - c1 : NB;
+                T x[NB];
+                if (lane < nb1) ra_lup_solve_column<T, NB>(sA + (ra_i64)(c1 + lane) * ld, j0, nbk, lr, spiv, live, x);
+                ra_warp_sync();
+                T nxt[RW][NB];
+#pragma unroll
+                for (int r = 0; r < RW; ++r) {
+                    const int row = label[r];
+#pragma unroll
+                    for (int c = 0; c < NB; ++c) nxt[r][c] = row < n && c < nb1 ? sA[row + (c1 + c) * ld] : zero;
+                }
+                // rank-nbk update of the rows below panel k, step by step (getrf_block's order)
+#pragma unroll
+                for (int i = 0; i < NB; ++i) {
+                    if (live[i]) {
+                        T u[NB];
+#pragma unroll
+                        for (int c = 0; c < NB; ++c) u[c] = c < nb1 ? sA[j0 + i + (c1 + c) * ld] : zero;
+#pragma unroll
+                        for (int r = 0; r < RW; ++r) {
+                            const int row = label[r];
+                            if (row >= j0 + nbk && row < n) {
+#pragma unroll
+                                for (int c = 0; c < NB; ++c) nxt[r][c] = ra_lub_fms(cur[r][i], u[c], nxt[r][c]);
+                            }
+                        }
+                    }
+                }
+                ra_lup_factor<T, RW, NB, SOLVE>(nxt, label, c1, nb1, n, sA, ld, lrow[(k + 1) & 1], spiv,
+                                                &szero[k + 1], piv_out, bad);
+#pragma unroll
+                for (int r = 0; r < RW; ++r) {
+#pragma unroll
+                    for (int c = 0; c < NB; ++c) cur[r][c] = nxt[r][c];
+                }
+            }
+        } else {
+            // a thread a column: without SOLVE the finished columns left of the panel (the
+            // interchanges only), then the columns right of block k + 1 and B
+            const int t = threadIdx.x - W, nt = RA_LU_BLOCK_THREADS - W;
+            const int nleft = SOLVE ? 0 : j0;
+            const int cfirst = j0 + 2 * NB < n ? j0 + 2 * NB : n;
+            const int total = nleft + (nc - cfirst);
+            for (int e = t; e < total; e += nt) {
+                if (e < nleft) {
+                    T* col = sA + (ra_i64)e * ld;
+                    for (int i = 0; i < nbk; ++i) {
+                        const int p = spiv[j0 + i];
+                        if (p != j0 + i) {
+                            const T a = col[j0 + i];
+                            col[j0 + i] = col[p];
+                            col[p] = a;
+                        }
+                    }
+                    continue;
+                }
+                T* col = sA + (ra_i64)(cfirst + e - nleft) * ld;
+                T x[NB];
+                ra_lup_solve_column<T, NB>(col, j0, nbk, lr, spiv, live, x);
+                for (int row = j0 + nbk; row < n; row += UNROLL) {
+                    T a[UNROLL];
+#pragma unroll
+                    for (int q = 0; q < UNROLL; ++q) a[q] = row + q < n ? col[row + q] : zero;
+                    const T* lq = lr + row * NB;
+#pragma unroll
+                    for (int i = 0; i < NB; ++i) {
+                        if (live[i]) {
+#pragma unroll
+                            for (int q = 0; q < UNROLL; ++q) a[q] = ra_lub_fms(lq[q * NB + i], x[i], a[q]);
+                        }
+                    }
+#pragma unroll
+                    for (int q = 0; q < UNROLL; ++q)
+                        if (row + q < n) col[row + q] = a[q];
+                }
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) info[mat] = bad;
+
+    if (!SOLVE) {
+        T* f = F + mat * strideF;
+        for (int e = threadIdx.x; e < n * n; e += RA_LU_BLOCK_THREADS) {
+            const int row = e % n, col = e / n;
+            f[row + (ra_i64)col * ldf] = sA[row + col * ld];
+        }
+        return;
+    }
+    ra_lub_back_substitute<T, N>(n, nrhs, sA, ld, sA + (ra_i64)ld * n, ld, X + mat * x_bs, x_rs, x_cs);
 }
