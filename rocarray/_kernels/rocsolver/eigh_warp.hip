@@ -198,7 +198,8 @@ RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
 // may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
 // ra_eighw_layout<T, N, XOR>::BYTES per warp of the block.
 // HALFSYM: rotate half of the blocks each round (ra_rocsolver_syevj_warp_half), else all of them.
-template <typename T, int N, bool HALFSYM, bool XOR>
+// FAST: scaled rotations (ra_rocsolver_syevj_warp_fast) where the row split runs on real T.
+template <typename T, int N, bool HALFSYM, bool XOR, bool FAST = false>
 RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V, ra_i64 strideV,
                             typename ra_eighw_ops<T>::R abstol, typename ra_eighw_ops<T>::R* __restrict__ residual,
                             int max_sweeps, int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W,
@@ -227,6 +228,17 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         constexpr int BLOCK_WANT = sizeof(T) >= 16 ? 1 : (sizeof(T) == 8 ? 2 : 4);
         constexpr int BLOCK_BATCH = BLOCKS < BLOCK_WANT ? BLOCKS : BLOCK_WANT;
         static_assert(HALF % ROW_BATCH == 0 && BLOCKS % BLOCK_BATCH == 0, "the batches split evenly");
+        // scaled ("fast") rotations: A = D Ah D and V = Vh D off the diagonal, D = diag(d) (the
+        // diagonal of A is kept as it is); the rotation J of pair (p, q) is D J = M D' with
+        // M = [[1, alpha], [beta, 1]] (alpha = t d_p / d_q, beta = -t d_q / d_p) and
+        // d'_p = c d_p, d'_q = c d_q, so Ah := M^T Ah M and Vh := Vh M take one multiply-add an
+        // element per side where J takes a multiplication and a multiply-add. Every index is in
+        // one pair a round and c >= 1/sqrt(2) (|t| <= 1), so d >= 2^-15.5 after a sweep; the sweep
+        // then multiplies D back into A and V (d := 1). A finite ||A||_F^2 (||A||_F < 2^64, else
+        // info = 1 anyway) keeps |Ah| < 2^95 and the ratios d_p / d_q within 2^+-15.5: no overflow,
+        // no underflow past that of A itself. d lives in sw (the eigenvalues' slot, used after the
+        // sweeps only), indexed by matrix index.
+        constexpr bool FASTROT = FAST && ROW_SPLIT && !HALFSYM && sizeof(T) == 4 && sizeof(R) == 4;
         extern __shared__ ra_c128 ra_rocsolver_eighw_smem[];
 
         const int lane = ra_lane_id();
@@ -292,6 +304,10 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         const bool finite = (frob2 - frob2) == R(0);
 
         const int kr = lane % HALF;  // this lane's row pair in step (2)
+        if constexpr (FASTROT) {
+            if (lane < N) sw[lane] = R(1);
+            ra_warp_sync();
+        }
         // the XOR tournament's pair `lane` (lane < HALF) in round r: (h^r(2 lane), h^r(2 lane + 1)),
         // one multiplication by alpha a round; alpha^C = 1, so every sweep starts from round 0
         int xp = 2 * lane, xq = 2 * lane + 1;
@@ -309,9 +325,16 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     pr.p = L::col(p);
                     pr.q = L::col(q);
                     const R a = O::re(sA[L::at(pr.p, p)]), d = O::re(sA[L::at(pr.q, q)]);
-                    const T beta = sA[L::at(pr.q, p)];
+                    R dp = R(1), dq = R(1);
+                    if constexpr (FASTROT) {
+                        dp = sw[p];
+                        dq = sw[q];
+                    }
+                    // (scaled rotations: A(p, q) = d_p d_q Ah(p, q))
+                    T beta = sA[L::at(pr.q, p)];
+                    if constexpr (FASTROT) beta = beta * (dp * dq);
                     const R bm = O::mag(beta);
-                    R c = R(1), np = a, nq = d;
+                    R c = R(1), np = a, nq = d, beta_m = R(0);
                     T s = zero;
                     if (p < n && q < n && bm != R(0)) {
                         // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
@@ -337,12 +360,30 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                                 tt = sgn / (at + sqrt(R(1) + at * at));
                             }
                         }
-                        c = O::inv_sqrt(R(1) + tt * tt);
-                        s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
+                        if constexpr (FASTROT) {
+                            // beta's sign on the tangent: J = [[c, s], [-s, c]] with s = t c sign(beta);
+                            // then the record holds (alpha, beta) of M and c scales d (a
+                            // relative error of c scales the rotation as c and s rounded
+                            // apart do: one rounding's worth, not accumulated)
+                            c = ra_fast_rsqrt(R(1) + tt * tt);
+                            const R ts = O::phase(tt, beta, bm);
+                            s = T(ra_fast_div(ts * dp, dq));
+                            beta_m = -ra_fast_div(ts * dq, dp);
+                        } else {
+                            c = O::inv_sqrt(R(1) + tt * tt);
+                            s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
+                        }
                         np = a - tt * bm;
                         nq = d + tt * bm;
                     }
-                    pr.c = c;
+                    if constexpr (FASTROT) {
+                        // the record: s = alpha, c = beta of M
+                        sw[p] = dp * c;
+                        sw[q] = dq * c;
+                        pr.c = beta_m;
+                    } else {
+                        pr.c = c;
+                    }
                     pr.s = s;
                     spair[lane] = pr;
                     snp[lane] = np;
@@ -427,8 +468,9 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     const ra_eighw_pair<T> pk = spair[kr];
                     const bool upper_row = lane >= HALF;
                     const int row = L::index(upper_row ? pk.q : pk.p);
-                    // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s)
-                    const R other = upper_row ? pk.s : -pk.s;
+                    // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s);
+                    // scaled: row p' = X_p + beta X_q, row q' = alpha X_p + X_q (c = beta, s = alpha)
+                    const R other = upper_row ? pk.s : (FASTROT ? pk.c : -pk.s);
 #pragma unroll
                     for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
                         R cl[ROW_BATCH];
@@ -447,14 +489,24 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const T ap = yp[i], aq = yq[i];
-                            yp[i] = cl[i] * ap - sl[i] * aq;
-                            yq[i] = sl[i] * ap + cl[i] * aq;
+                            if constexpr (FASTROT) {
+                                yp[i] = ap + cl[i] * aq;
+                                yq[i] = aq + sl[i] * ap;
+                            } else {
+                                yp[i] = cl[i] * ap - sl[i] * aq;
+                                yq[i] = sl[i] * ap + cl[i] * aq;
+                            }
                         }
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
-                            sA[offp[i]] = pk.c * yp[i] + other * op;
-                            sA[offq[i]] = pk.c * yq[i] + other * oq;
+                            if constexpr (FASTROT) {
+                                sA[offp[i]] = yp[i] + other * op;
+                                sA[offq[i]] = yq[i] + other * oq;
+                            } else {
+                                sA[offp[i]] = pk.c * yp[i] + other * op;
+                                sA[offq[i]] = pk.c * yq[i] + other * oq;
+                            }
                         }
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
@@ -462,8 +514,13 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                             const int sp = ra_eighw_slot_p<N, XOR>(j);
                             const int sq = ra_eighw_slot_q<N, XOR>(j);
                             const T vp = vr[sp], vq = vr[sq];
-                            vr[sp] = cl[i] * vp - sl[i] * vq;
-                            vr[sq] = sl[i] * vp + cl[i] * vq;
+                            if constexpr (FASTROT) {
+                                vr[sp] = vp + cl[i] * vq;
+                                vr[sq] = vq + sl[i] * vp;
+                            } else {
+                                vr[sp] = cl[i] * vp - sl[i] * vq;
+                                vr[sq] = sl[i] * vp + cl[i] * vq;
+                            }
                         }
                     }
                     // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
@@ -626,7 +683,24 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
             }
             ++sweeps;
             off2 = R(0);
-            if (lane < n) {
+            if constexpr (FASTROT) {
+                // D back into A (off the diagonal) and V (slot order is index order again), d := 1
+                const R dl = sw[lane];
+#pragma unroll
+                for (int s = 0; s < N; ++s) vr[s] = vr[s] * sw[s];
+                if (lane < n) {
+                    for (int i = 0; i < n; ++i) {
+                        if (i != lane) {
+                            const T x = sA[L::at(col_lane, i)] * (sw[i] * dl);
+                            sA[L::at(col_lane, i)] = x;
+                            off2 += O::abs2(x);
+                        }
+                    }
+                }
+                ra_warp_sync();
+                if (lane < N) sw[lane] = R(1);
+                ra_warp_sync();
+            } else if (lane < n) {
                 for (int i = 0; i < n; ++i) {
                     if (i != lane) off2 += O::abs2(sA[L::at(col_lane, i)]);
                 }
@@ -687,6 +761,12 @@ __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EI
 template <typename T, int N>
 __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_xor(RA_EIGHW_PARAMS) {
     ra_eighw_run<T, N, false, true>(RA_EIGHW_ARGS);
+}
+
+// ra_rocsolver_syevj_warp_xor with scaled rotations where it splits rows (float at the warp size).
+template <typename T, int N>
+__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_fast(RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, false, true, true>(RA_EIGHW_ARGS);
 }
 
 // float32 at the warp size on NVIDIA: six resident blocks of four warps (at most 80 registers a
