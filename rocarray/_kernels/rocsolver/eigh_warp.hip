@@ -304,13 +304,21 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         const bool finite = (frob2 - frob2) == R(0);
 
         const int kr = lane % HALF;  // this lane's row pair in step (2)
+        // scaled rotations: element (i, j) at byte col_b(j) ^ 4 i of the block's shared memory,
+        // col_b(j) = slice + 4 col(j); the slice a multiple of 128 bytes, so the XOR of 4 i (bits 2
+        // to 6) stays in column j: one instruction an address
+        [[maybe_unused]] unsigned char* const sbytes = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem);
+        [[maybe_unused]] const unsigned slice = (unsigned)(ra_warp_id() * L::BYTES);
+        [[maybe_unused]] auto elem = [sbytes](unsigned at) -> T& { return *reinterpret_cast<T*>(sbytes + at); };
+        static_assert(!FASTROT || (XOR && L::BYTES % 128 == 0), "scaled rotations: XOR slices of 128-byte multiples");
         if constexpr (FASTROT) {
             if (lane < N) sw[lane] = R(1);
             ra_warp_sync();
         }
         // the XOR tournament's pair `lane` (lane < HALF) in round r: (h^r(2 lane), h^r(2 lane + 1)),
         // one multiplication by alpha a round; alpha^C = 1, so every sweep starts from round 0
-        int xp = 2 * lane, xq = 2 * lane + 1;
+        // (every lane: pair kr's, its rows in the scaled row split)
+        int xp = 2 * kr, xq = 2 * kr + 1;
         int sweeps = 0;
         while (!(finite && off <= tol) && sweeps < max_sweeps) {
 #pragma unroll 1
@@ -318,23 +326,54 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 // (1) the rotation of pair k = lane: J = [[c, s], [-conj(s), c]] on indices (p, q)
                 // makes (J^H A J)(p, q) = 0, and the pair's new diagonal; a pair with a dummy is
                 // J = I with its diagonal as it is
-                if (lane < HALF) {
+                if constexpr (FASTROT) {
+                    // scaled: the same tangent on A(p, q) = d_p d_q Ah(p, q) (the diagonal is A's),
+                    // the square roots and divisions to a few ulps (MUFU, no branch); the record
+                    // holds M's alpha (s), beta (c) and the columns' byte offsets; d_p, d_q *= c
+                    if (lane < HALF) {
+                        const int p = xp, q = xq;
+                        ra_eighw_pair<T> pr;
+                        pr.p = (int)(slice + 4u * (unsigned)L::col(p));
+                        pr.q = (int)(slice + 4u * (unsigned)L::col(q));
+                        const unsigned p4 = 4u * (unsigned)p, q4 = 4u * (unsigned)q;
+                        const R a = elem((unsigned)pr.p ^ p4), d = elem((unsigned)pr.q ^ q4);
+                        const R dp = sw[p], dq = sw[q];
+                        const R beta = elem((unsigned)pr.q ^ p4) * (dp * dq);
+                        const R bm = fabs(beta);
+                        R c = R(1), np = a, nq = d, alpha_m = R(0), beta_m = R(0);
+                        if (p < n && q < n && bm != R(0)) {
+                            const R th = d - a, ph = R(2) * bm;
+                            const R sc = ra_eighw_pow2_inv(fabs(th) > ph ? fabs(th) : ph);
+                            const R ts = th * sc, ps = ph * sc;
+                            const R hh = ts * ts + ps * ps;  // in [1, 8]
+                            const R t0 = ra_fast_div(ps, fabs(ts) + hh * ra_fast_rsqrt(hh));
+                            const R tt = th >= R(0) ? t0 : -t0;
+                            // J = [[c, s], [-s, c]], s = c t sign(beta)
+                            c = ra_fast_rsqrt(R(1) + tt * tt);
+                            const R tb = beta < R(0) ? -tt : tt;
+                            alpha_m = ra_fast_div(tb * dp, dq);
+                            beta_m = -ra_fast_div(tb * dq, dp);
+                            np = a - tt * bm;
+                            nq = d + tt * bm;
+                        }
+                        sw[p] = dp * c;
+                        sw[q] = dq * c;
+                        pr.s = alpha_m;
+                        pr.c = beta_m;
+                        spair[lane] = pr;
+                        snp[lane] = np;
+                        snq[lane] = nq;
+                    }
+                } else if (lane < HALF) {
                     ra_eighw_pair<T> pr;
                     const int p = XOR ? xp : ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
                     const int q = XOR ? xq : ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
                     pr.p = L::col(p);
                     pr.q = L::col(q);
                     const R a = O::re(sA[L::at(pr.p, p)]), d = O::re(sA[L::at(pr.q, q)]);
-                    R dp = R(1), dq = R(1);
-                    if constexpr (FASTROT) {
-                        dp = sw[p];
-                        dq = sw[q];
-                    }
-                    // (scaled rotations: A(p, q) = d_p d_q Ah(p, q))
-                    T beta = sA[L::at(pr.q, p)];
-                    if constexpr (FASTROT) beta = beta * (dp * dq);
+                    const T beta = sA[L::at(pr.q, p)];
                     const R bm = O::mag(beta);
-                    R c = R(1), np = a, nq = d, beta_m = R(0);
+                    R c = R(1), np = a, nq = d;
                     T s = zero;
                     if (p < n && q < n && bm != R(0)) {
                         // Rutishauser's smaller angle on the real pair [[a, |beta|], [|beta|, d]]
@@ -360,30 +399,12 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                                 tt = sgn / (at + sqrt(R(1) + at * at));
                             }
                         }
-                        if constexpr (FASTROT) {
-                            // beta's sign on the tangent: J = [[c, s], [-s, c]] with s = t c sign(beta);
-                            // then the record holds (alpha, beta) of M and c scales d (a
-                            // relative error of c scales the rotation as c and s rounded
-                            // apart do: one rounding's worth, not accumulated)
-                            c = ra_fast_rsqrt(R(1) + tt * tt);
-                            const R ts = O::phase(tt, beta, bm);
-                            s = T(ra_fast_div(ts * dp, dq));
-                            beta_m = -ra_fast_div(ts * dq, dp);
-                        } else {
-                            c = O::inv_sqrt(R(1) + tt * tt);
-                            s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
-                        }
+                        c = O::inv_sqrt(R(1) + tt * tt);
+                        s = O::phase(tt * c, beta, bm);  // the real sine times beta's phase
                         np = a - tt * bm;
                         nq = d + tt * bm;
                     }
-                    if constexpr (FASTROT) {
-                        // the record: s = alpha, c = beta of M
-                        sw[p] = dp * c;
-                        sw[q] = dq * c;
-                        pr.c = beta_m;
-                    } else {
-                        pr.c = c;
-                    }
+                    pr.c = c;
                     pr.s = s;
                     spair[lane] = pr;
                     snp[lane] = np;
@@ -391,7 +412,56 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 }
                 ra_warp_sync();
 
-                if constexpr (ROW_SPLIT) {
+                if constexpr (FASTROT) {
+                    // (2) and (3) with scaled rotations, a lane per row as the row split below:
+                    // X := Ah M_j on the lane's row (Xp = Ah_p + beta_j Ah_q, Xq = alpha_j Ah_p +
+                    // Ah_q), then M_k^T across the pair's two rows (row p: Xp + beta_k Xq', row q:
+                    // alpha_k Xp' + Xq, the partner's X by shuffle), then Vh := Vh M_j; the pair's
+                    // own block set exactly (A's diagonal, zeros)
+                    const ra_eighw_pair<T> pk = spair[kr];
+                    const bool upper_row = lane >= HALF;
+                    const unsigned row4 = 4u * (unsigned)(upper_row ? xq : xp);
+                    const R other = upper_row ? pk.s : pk.c;
+#pragma unroll
+                    for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
+                        R al[ROW_BATCH], be[ROW_BATCH];
+                        T yp[ROW_BATCH], yq[ROW_BATCH];
+                        unsigned offp[ROW_BATCH], offq[ROW_BATCH];
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const ra_eighw_pair<T> pl = spair[j0 + i];
+                            al[i] = pl.s;
+                            be[i] = pl.c;
+                            offp[i] = (unsigned)pl.p ^ row4;
+                            offq[i] = (unsigned)pl.q ^ row4;
+                            yp[i] = elem(offp[i]);
+                            yq[i] = elem(offq[i]);
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const T ap = yp[i], aq = yq[i];
+                            yp[i] = ap + be[i] * aq;
+                            yq[i] = aq + al[i] * ap;
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
+                            elem(offp[i]) = yp[i] + other * op;
+                            elem(offq[i]) = yq[i] + other * oq;
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const int sp = ra_eighw_slot_p<N, XOR>(j0 + i);
+                            const int sq = ra_eighw_slot_q<N, XOR>(j0 + i);
+                            const T vp = vr[sp], vq = vr[sq];
+                            vr[sp] = vp + be[i] * vq;
+                            vr[sq] = vq + al[i] * vp;
+                        }
+                    }
+                    elem((unsigned)pk.p ^ row4) = upper_row ? zero : snp[kr];
+                    elem((unsigned)pk.q ^ row4) = upper_row ? snq[kr] : zero;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
+                } else if constexpr (ROW_SPLIT) {
                   if (halfsym) {
                     // (2) on half of the blocks (ra_rocsolver_syevj_warp_half): J^H A J is symmetric, so pair k
                     // rotates only the blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2
@@ -468,9 +538,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     const ra_eighw_pair<T> pk = spair[kr];
                     const bool upper_row = lane >= HALF;
                     const int row = L::index(upper_row ? pk.q : pk.p);
-                    // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s);
-                    // scaled: row p' = X_p + beta X_q, row q' = alpha X_p + X_q (c = beta, s = alpha)
-                    const R other = upper_row ? pk.s : (FASTROT ? pk.c : -pk.s);
+                    // row p' = c X_p - s X_q, row q' = conj(s) X_p + c X_q (real T: conj(s) = s)
+                    const R other = upper_row ? pk.s : -pk.s;
 #pragma unroll
                     for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
                         R cl[ROW_BATCH];
@@ -489,24 +558,14 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const T ap = yp[i], aq = yq[i];
-                            if constexpr (FASTROT) {
-                                yp[i] = ap + cl[i] * aq;
-                                yq[i] = aq + sl[i] * ap;
-                            } else {
-                                yp[i] = cl[i] * ap - sl[i] * aq;
-                                yq[i] = sl[i] * ap + cl[i] * aq;
-                            }
+                            yp[i] = cl[i] * ap - sl[i] * aq;
+                            yq[i] = sl[i] * ap + cl[i] * aq;
                         }
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
-                            if constexpr (FASTROT) {
-                                sA[offp[i]] = yp[i] + other * op;
-                                sA[offq[i]] = yq[i] + other * oq;
-                            } else {
-                                sA[offp[i]] = pk.c * yp[i] + other * op;
-                                sA[offq[i]] = pk.c * yq[i] + other * oq;
-                            }
+                            sA[offp[i]] = pk.c * yp[i] + other * op;
+                            sA[offq[i]] = pk.c * yq[i] + other * oq;
                         }
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
@@ -514,13 +573,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                             const int sp = ra_eighw_slot_p<N, XOR>(j);
                             const int sq = ra_eighw_slot_q<N, XOR>(j);
                             const T vp = vr[sp], vq = vr[sq];
-                            if constexpr (FASTROT) {
-                                vr[sp] = vp + cl[i] * vq;
-                                vr[sq] = vq + sl[i] * vp;
-                            } else {
-                                vr[sp] = cl[i] * vp - sl[i] * vq;
-                                vr[sq] = sl[i] * vp + cl[i] * vq;
-                            }
+                            vr[sp] = cl[i] * vp - sl[i] * vq;
+                            vr[sq] = sl[i] * vp + cl[i] * vq;
                         }
                     }
                     // the pair's own block, set exactly: diagonal, (p, q) and (q, p) zero
