@@ -317,8 +317,9 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         }
         // the XOR tournament's pair `lane` (lane < HALF) in round r: (h^r(2 lane), h^r(2 lane + 1)),
         // one multiplication by alpha a round; alpha^C = 1, so every sweep starts from round 0
-        // (every lane: pair kr's, its rows in the scaled row split)
-        int xp = 2 * kr, xq = 2 * kr + 1;
+        // (scaled rotations: every lane tracks pair kr's, its rows in step (2))
+        const int xk = FASTROT ? kr : lane;
+        int xp = 2 * xk, xq = 2 * xk + 1;
         int sweeps = 0;
         while (!(finite && off <= tol) && sweeps < max_sweeps) {
 #pragma unroll 1
