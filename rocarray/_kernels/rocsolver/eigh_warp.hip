@@ -127,6 +127,14 @@ RA_DEVICE constexpr int ra_eighw_mul_alpha(int x) {
            ((x & (N >> 1)) ? (N == 32 ? 0x5 : 0x3) : 0);
 }
 
+// The number of trailing zero bits of x > 0.
+RA_DEVICE constexpr int ra_eighw_ctz(int x) { return (x & 1) ? 0 : 1 + ra_eighw_ctz(x >> 1); }
+
+// Four of the scaled rotations' records (one 16-byte load).
+struct alignas(16) ra_eighw_quad {
+    float v[4];
+};
+
 // Where A's element (i, j) lives in the warp's slice of shared memory: at col(j) + i, columns
 // LDS = N + 1 apart (odd, so the rows of one column fall in different banks), or, XOR, at
 // col(j) ^ i with col(j) = N j + h(j) (unpadded; row i of column j in bank slot i ^ h(j)): a
@@ -247,6 +255,20 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         unsigned char* base = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem) + ra_warp_id() * L::BYTES;
         T* sA = reinterpret_cast<T*>(base);
         ra_eighw_pair<T>* spair = reinterpret_cast<ra_eighw_pair<T>*>(base + L::A_BYTES);
+        // scaled rotations: the block's A slices first, each of A_BYTES (a power of two), then the
+        // warps' other arrays (the same bytes a warp): element (i, j) of the warp's A is at byte
+        // slice ^ 4 col(j) ^ 4 i of the block's shared memory
+        [[maybe_unused]] unsigned slice = 0;
+        if constexpr (FASTROT) {
+            static_assert(XOR && (L::A_BYTES & (L::A_BYTES - 1)) == 0 && L::A_BYTES == 4 * N * N,
+                          "scaled rotations: unpadded A slices of a power of two bytes");
+            unsigned char* const smem = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem);
+            const int warps = blockDim.x / RA_WARP_SIZE;
+            slice = (unsigned)(ra_warp_id() * L::A_BYTES);
+            sA = reinterpret_cast<T*>(smem + slice);
+            spair = reinterpret_cast<ra_eighw_pair<T>*>(smem + warps * L::A_BYTES +
+                                                        ra_warp_id() * (L::BYTES - L::A_BYTES));
+        }
         R* snp = reinterpret_cast<R*>(spair + HALF);
         R* snq = snp + HALF;
         R* sw = snq + HALF;
@@ -304,13 +326,22 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         const bool finite = (frob2 - frob2) == R(0);
 
         const int kr = lane % HALF;  // this lane's row pair in step (2)
-        // scaled rotations: element (i, j) at byte col_b(j) ^ 4 i of the block's shared memory,
-        // col_b(j) = slice + 4 col(j); the slice a multiple of 128 bytes, so the XOR of 4 i (bits 2
-        // to 6) stays in column j: one instruction an address
+        // scaled rotations: A's elements by byte offset (one XOR an address, see slice)
         [[maybe_unused]] unsigned char* const sbytes = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem);
-        [[maybe_unused]] const unsigned slice = (unsigned)(ra_warp_id() * L::BYTES);
         [[maybe_unused]] auto elem = [sbytes](unsigned at) -> T& { return *reinterpret_cast<T*>(sbytes + at); };
-        static_assert(!FASTROT || (XOR && L::BYTES % 128 == 0), "scaled rotations: XOR slices of 128-byte multiples");
+        // and, in round t, cb[e] = 4 col(r_{t+e}), r_s = alpha^s = h^s(1) (e = 0 .. log2(N / 2)):
+        // pair j's columns are p_j = h^t(2 j), the XOR of r_{t+1+b} over j's bits b (2^b is
+        // alpha^b), and q_j = p_j ^ r_t, and col is linear over GF(2), so 4 col(p_j) is the XOR of
+        // cb[1 + b] and 4 col(q_j) = 4 col(p_j) ^ cb[0]: the round's records hold M alone. The
+        // next round's cb is this one's shifted by one, one new r (rn = r_{t+LOGH+1}); r_31 = 1.
+        constexpr int LOGH = ra_eighw_ctz(HALF);
+        [[maybe_unused]] unsigned cb[LOGH + 1];
+        [[maybe_unused]] int rn = 1;
+#pragma unroll
+        for (int e = 0; e <= LOGH; ++e) {
+            cb[e] = 4u * (unsigned)L::col(rn);
+            rn = ra_eighw_mul_alpha<N>(rn);
+        }
         if constexpr (FASTROT) {
             if (lane < N) sw[lane] = R(1);
             ra_warp_sync();
@@ -329,17 +360,15 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 // J = I with its diagonal as it is
                 if constexpr (FASTROT) {
                     // scaled: the same tangent on A(p, q) = d_p d_q Ah(p, q) (the diagonal is A's),
-                    // the square roots and divisions to a few ulps (MUFU, no branch); the record
-                    // holds M's alpha (s), beta (c) and the columns' byte offsets; d_p, d_q *= c
+                    // the square roots and divisions to a few ulps (MUFU, no branch); the records
+                    // are M's alpha (spair as R[HALF]) and beta (the next R[HALF]); d_p, d_q *= c
                     if (lane < HALF) {
                         const int p = xp, q = xq;
-                        ra_eighw_pair<T> pr;
-                        pr.p = (int)(slice + 4u * (unsigned)L::col(p));
-                        pr.q = (int)(slice + 4u * (unsigned)L::col(q));
+                        const unsigned cp = slice ^ (4u * (unsigned)L::col(p)), cq = slice ^ (4u * (unsigned)L::col(q));
                         const unsigned p4 = 4u * (unsigned)p, q4 = 4u * (unsigned)q;
-                        const R a = elem((unsigned)pr.p ^ p4), d = elem((unsigned)pr.q ^ q4);
+                        const R a = elem(cp ^ p4), d = elem(cq ^ q4);
                         const R dp = sw[p], dq = sw[q];
-                        const R beta = elem((unsigned)pr.q ^ p4) * (dp * dq);
+                        const R beta = elem(cq ^ p4) * (dp * dq);
                         const R bm = fabs(beta);
                         R c = R(1), np = a, nq = d, alpha_m = R(0), beta_m = R(0);
                         if (p < n && q < n && bm != R(0)) {
@@ -359,9 +388,9 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                         }
                         sw[p] = dp * c;
                         sw[q] = dq * c;
-                        pr.s = alpha_m;
-                        pr.c = beta_m;
-                        spair[lane] = pr;
+                        R* const sm = reinterpret_cast<R*>(spair);
+                        sm[lane] = alpha_m;
+                        sm[HALF + lane] = beta_m;
                         snp[lane] = np;
                         snq[lane] = nq;
                     }
@@ -418,24 +447,34 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     // X := Ah M_j on the lane's row (Xp = Ah_p + beta_j Ah_q, Xq = alpha_j Ah_p +
                     // Ah_q), then M_k^T across the pair's two rows (row p: Xp + beta_k Xq', row q:
                     // alpha_k Xp' + Xq, the partner's X by shuffle), then Vh := Vh M_j; the pair's
-                    // own block set exactly (A's diagonal, zeros)
-                    const ra_eighw_pair<T> pk = spair[kr];
+                    // own block set exactly (A's diagonal, zeros). Addresses: row ^ 4 col(p_j) by
+                    // XORs of the round's bases (one a column), the records M's 2 HALF numbers
+                    const ra_eighw_quad* const sm4 = reinterpret_cast<const ra_eighw_quad*>(spair);
+                    const R* const sm = reinterpret_cast<const R*>(spair);
                     const bool upper_row = lane >= HALF;
-                    const unsigned row4 = 4u * (unsigned)(upper_row ? xq : xp);
-                    const R other = upper_row ? pk.s : pk.c;
+                    const unsigned rowb = slice ^ (4u * (unsigned)(upper_row ? xq : xp));
+                    const R other = sm[(upper_row ? 0 : HALF) + kr];
+                    unsigned offp[HALF];
 #pragma unroll
                     for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
                         R al[ROW_BATCH], be[ROW_BATCH];
                         T yp[ROW_BATCH], yq[ROW_BATCH];
-                        unsigned offp[ROW_BATCH], offq[ROW_BATCH];
+                        unsigned offq[ROW_BATCH];
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; i += 4) {
+                            const ra_eighw_quad qa = sm4[(j0 + i) / 4], qb = sm4[(HALF + j0 + i) / 4];
+#pragma unroll
+                            for (int u = 0; u < 4; ++u) {
+                                al[i + u] = qa.v[u];
+                                be[i + u] = qb.v[u];
+                            }
+                        }
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
-                            const ra_eighw_pair<T> pl = spair[j0 + i];
-                            al[i] = pl.s;
-                            be[i] = pl.c;
-                            offp[i] = (unsigned)pl.p ^ row4;
-                            offq[i] = (unsigned)pl.q ^ row4;
-                            yp[i] = elem(offp[i]);
+                            const int j = j0 + i;
+                            offp[j] = j == 0 ? rowb : offp[j & (j - 1)] ^ cb[1 + ra_eighw_ctz(j)];
+                            offq[i] = offp[j] ^ cb[0];
+                            yp[i] = elem(offp[j]);
                             yq[i] = elem(offq[i]);
                         }
 #pragma unroll
@@ -447,7 +486,7 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
                             const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
-                            elem(offp[i]) = yp[i] + other * op;
+                            elem(offp[j0 + i]) = yp[i] + other * op;
                             elem(offq[i]) = yq[i] + other * oq;
                         }
 #pragma unroll
@@ -459,8 +498,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                             vr[sq] = vq + al[i] * vp;
                         }
                     }
-                    elem((unsigned)pk.p ^ row4) = upper_row ? zero : snp[kr];
-                    elem((unsigned)pk.q ^ row4) = upper_row ? snq[kr] : zero;
+                    elem(rowb ^ (4u * (unsigned)L::col(xp))) = upper_row ? zero : snp[kr];
+                    elem(rowb ^ (4u * (unsigned)L::col(xq))) = upper_row ? snq[kr] : zero;
                     ra_eighw_next_slots<T, N, XOR>(vr);
                 } else if constexpr (ROW_SPLIT) {
                   if (halfsym) {
@@ -734,6 +773,13 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     xp = ra_eighw_mul_alpha<N>(xp);
                     xq = ra_eighw_mul_alpha<N>(xq);
                 }
+                if constexpr (FASTROT) {
+#pragma unroll
+                    for (int e = 0; e < LOGH; ++e) cb[e] = cb[e + 1];
+                    const int hn = ra_eighw_mul_alpha<N>(rn);
+                    cb[LOGH] = 4u * (unsigned)(N * rn + hn);  // 4 col(rn)
+                    rn = hn;
+                }
                 ra_warp_sync();
             }
             ++sweeps;
@@ -818,9 +864,17 @@ __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_xor(R
     ra_eighw_run<T, N, false, true>(RA_EIGHW_ARGS);
 }
 
-// ra_rocsolver_syevj_warp_xor with scaled rotations where it splits rows (float at the warp size).
+// ra_rocsolver_syevj_warp_xor with scaled rotations where it splits rows (float at the warp
+// size). On NVIDIA four resident blocks of four warps (128 registers a thread, as the XOR
+// kernel, which ptxas would pass here otherwise).
+#if defined(RA_CUDA)
+#define RA_EIGHW_FAST_MIN_BLOCKS 4
+#else
+#define RA_EIGHW_FAST_MIN_BLOCKS 1
+#endif
 template <typename T, int N>
-__global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_fast(RA_EIGHW_PARAMS) {
+__global__ void __launch_bounds__(RA_EIGHW_THREADS, RA_EIGHW_FAST_MIN_BLOCKS) ra_rocsolver_syevj_warp_fast(
+    RA_EIGHW_PARAMS) {
     ra_eighw_run<T, N, false, true, true>(RA_EIGHW_ARGS);
 }
 
