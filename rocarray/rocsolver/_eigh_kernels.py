@@ -151,8 +151,9 @@ def small_variant(n, dtype, vectors, device_id):
 def warp_shared_bytes(order, dtype, kernel=None):
     """Dynamic shared memory of one warp of the one-warp-per-matrix kernel ``kernel`` (default
     :func:`warp_kernel`) of order ``order`` (``ra_eighw_layout``: A, padded to ``order x (order +
-    1)`` but in the XOR kernel, the round's pairs and rotations (16 bytes each for float32,
-    else 32), the new diagonals, the eigenvalues and their ranks)."""
+    1)`` but in the XOR kernels, the round's pairs and rotations (16 bytes each for float32,
+    else 32), the new diagonals, the eigenvalues and their ranks; ``syevj_warp_fast`` puts the
+    block's A slices first, in the same bytes)."""
     dtype = numpy.dtype(dtype)
     real = dtypes.real_dtype(dtype).itemsize
     half = order // 2

@@ -37,6 +37,14 @@
 //   that spreads a half-warp's rows over all the banks, and the row sets of a round are
 //   subspaces, which spread the pairs' own elements in (a) perfectly. Its step (1) takes the
 //   tangent as the half-block kernel does (one division, one square root, no branch).
+//   ra_rocsolver_syevj_warp_fast<T, N> is the XOR kernel with scaled ("fast") rotations where it
+//   splits rows (real float at the warp size; elsewhere it is the XOR kernel): off the diagonal
+//   A = D Ah D and V = Vh D, D diagonal, so a rotation is Ah := M^T Ah M, Vh := Vh M with
+//   M = [[1, alpha], [beta, 1]], one multiply-add an element and side (J takes a multiplication
+//   and a multiply-add), and D := c D on the pair; once a sweep D goes back into A and V. Its
+//   records are M's alpha and beta alone: pair j's columns come from XORs of the round's GF(2)
+//   bases, A's element addresses from one XOR each (the block's A slices first, each a power of
+//   two bytes).
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks. A is read column-major, or row-major (NumPy's C order: flag ROWS),
