@@ -138,7 +138,11 @@ RA_DEVICE constexpr int ra_eighw_mul_alpha(int x) {
 // The number of trailing zero bits of x > 0.
 RA_DEVICE constexpr int ra_eighw_ctz(int x) { return (x & 1) ? 0 : 1 + ra_eighw_ctz(x >> 1); }
 
-// Four of the scaled rotations' records (one 16-byte load).
+// The scaled rotations' records: one pair's (alpha, beta) (one 8-byte store), two pairs' (one
+// 16-byte load).
+struct alignas(8) ra_eighw_duo {
+    float v[2];
+};
 struct alignas(16) ra_eighw_quad {
     float v[4];
 };
@@ -369,7 +373,8 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 if constexpr (FASTROT) {
                     // scaled: the same tangent on A(p, q) = d_p d_q Ah(p, q) (the diagonal is A's),
                     // the square roots and divisions to a few ulps (MUFU, no branch); the records
-                    // are M's alpha (spair as R[HALF]) and beta (the next R[HALF]); d_p, d_q *= c
+                    // are M's (alpha, beta) (spair as R[2 HALF]), the new diagonal (np, nq) (snp
+                    // as R[2 HALF]); d_p, d_q *= c
                     if (lane < HALF) {
                         const int p = xp, q = xq;
                         const unsigned cp = slice ^ (4u * (unsigned)L::col(p)), cq = slice ^ (4u * (unsigned)L::col(q));
@@ -396,11 +401,13 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                         }
                         sw[p] = dp * c;
                         sw[q] = dq * c;
-                        R* const sm = reinterpret_cast<R*>(spair);
-                        sm[lane] = alpha_m;
-                        sm[HALF + lane] = beta_m;
-                        snp[lane] = np;
-                        snq[lane] = nq;
+                        ra_eighw_duo rec, diag;
+                        rec.v[0] = alpha_m;
+                        rec.v[1] = beta_m;
+                        diag.v[0] = np;
+                        diag.v[1] = nq;
+                        reinterpret_cast<ra_eighw_duo*>(spair)[lane] = rec;
+                        reinterpret_cast<ra_eighw_duo*>(snp)[lane] = diag;
                     }
                 } else if (lane < HALF) {
                     ra_eighw_pair<T> pr;
@@ -456,12 +463,12 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     // Ah_q), then M_k^T across the pair's two rows (row p: Xp + beta_k Xq', row q:
                     // alpha_k Xp' + Xq, the partner's X by shuffle), then Vh := Vh M_j; the pair's
                     // own block set exactly (A's diagonal, zeros). Addresses: row ^ 4 col(p_j) by
-                    // XORs of the round's bases (one a column), the records M's 2 HALF numbers
+                    // XORs of the round's bases (one a column), the records M's (alpha, beta) alone
                     const ra_eighw_quad* const sm4 = reinterpret_cast<const ra_eighw_quad*>(spair);
                     const R* const sm = reinterpret_cast<const R*>(spair);
                     const bool upper_row = lane >= HALF;
                     const unsigned rowb = slice ^ (4u * (unsigned)(upper_row ? xq : xp));
-                    const R other = sm[(upper_row ? 0 : HALF) + kr];
+                    const R other = sm[2 * kr + (upper_row ? 0 : 1)];
                     unsigned offp[HALF];
 #pragma unroll
                     for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
@@ -469,13 +476,12 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                         T yp[ROW_BATCH], yq[ROW_BATCH];
                         unsigned offq[ROW_BATCH];
 #pragma unroll
-                        for (int i = 0; i < ROW_BATCH; i += 4) {
-                            const ra_eighw_quad qa = sm4[(j0 + i) / 4], qb = sm4[(HALF + j0 + i) / 4];
-#pragma unroll
-                            for (int u = 0; u < 4; ++u) {
-                                al[i + u] = qa.v[u];
-                                be[i + u] = qb.v[u];
-                            }
+                        for (int i = 0; i < ROW_BATCH; i += 2) {
+                            const ra_eighw_quad qa = sm4[(j0 + i) / 2];
+                            al[i] = qa.v[0];
+                            be[i] = qa.v[1];
+                            al[i + 1] = qa.v[2];
+                            be[i + 1] = qa.v[3];
                         }
 #pragma unroll
                         for (int i = 0; i < ROW_BATCH; ++i) {
@@ -506,8 +512,9 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                             vr[sq] = vq + al[i] * vp;
                         }
                     }
-                    elem(rowb ^ (4u * (unsigned)L::col(xp))) = upper_row ? zero : snp[kr];
-                    elem(rowb ^ (4u * (unsigned)L::col(xq))) = upper_row ? snq[kr] : zero;
+                    const R own = snp[2 * kr + (upper_row ? 1 : 0)];
+                    elem(rowb ^ (4u * (unsigned)L::col(xp))) = upper_row ? zero : own;
+                    elem(rowb ^ (4u * (unsigned)L::col(xq))) = upper_row ? own : zero;
                     ra_eighw_next_slots<T, N, XOR>(vr);
                 } else if constexpr (ROW_SPLIT) {
                   if (halfsym) {
