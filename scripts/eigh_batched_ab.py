@@ -6,9 +6,11 @@ switches, in one process, against CuPy (cuSOLVER's syevjBatched).
 
 For each dtype: the median time of ``ra.linalg.eigh`` (device events around the call, which
 reads ``info`` back) with ``_eigh.WARP_STACK`` (the stack read in place, the eigenvectors written
-in NumPy's layout) and ``_eigh_kernels.SYEVJ_WARP_XOR`` (the XOR layout and tournament) on and
-off, ``cupy.linalg.eigh`` on the same array, and the kernel's sweep counts (``n_sweeps`` of
-``rocsolver.syevj_strided_batched``) for both kernels.
+in NumPy's layout) on and off, for each kernel: ``_eigh_kernels.FAST_ROTATIONS`` (float32: the
+XOR kernel with scaled rotations, ``syevj_warp_fast``), the XOR layout and tournament alone
+(``FAST_ROTATIONS`` off) and the padded circle kernel (``SYEVJ_WARP_XOR`` off too);
+``cupy.linalg.eigh`` on the same array, and each kernel's sweep counts (``n_sweeps`` of
+``rocsolver.syevj_strided_batched``).
 """
 
 import sys
@@ -49,17 +51,22 @@ def main(argv):
         a = ((x + x.swapaxes(-1, -2)) / 2).astype(dtype)
         vendor = median_ms(cupy, lambda: cupy.linalg.eigh(a))
         print(f"{dtype}: cupy.linalg.eigh {vendor:.3f} ms")
-        saved = _eigh.WARP_STACK, _eigh_kernels.SYEVJ_WARP_XOR
+        saved = _eigh.WARP_STACK, _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.FAST_ROTATIONS
         try:
-            for xor in (True, False):
-                _eigh_kernels.SYEVJ_WARP_XOR = xor
-                print(f"  {_eigh_kernels.warp_kernel()}: {sweeps(cupy, a)}")
+            seen = set()
+            for xor, fast in ((True, True), (True, False), (False, False)):
+                _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.FAST_ROTATIONS = xor, fast
+                kernel = _eigh_kernels.warp_kernel(dtype=dtype, order=32)
+                if kernel in seen:
+                    continue
+                seen.add(kernel)
+                print(f"  {kernel}: {sweeps(cupy, a)}")
                 for stack in (True, False):
                     _eigh.WARP_STACK = stack
                     t = median_ms(cupy, lambda: ra.linalg.eigh(a))
                     print(f"    WARP_STACK={stack}: ra.linalg.eigh {t:.3f} ms ({vendor / t:.2f}x cupy)")
         finally:
-            _eigh.WARP_STACK, _eigh_kernels.SYEVJ_WARP_XOR = saved
+            _eigh.WARP_STACK, _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.FAST_ROTATIONS = saved
     return 0
 
 

@@ -20,8 +20,9 @@ or ``sytrd_symv_warp``, ``sytrd_sum_rows``) and then through the block-tile ones
 several tiles a warp (two blocks a column). ``gesvw`` solves small stacks through
 ``gesv_warp_flat`` (order 32 in float32, one matrix a warp; order 8 in float64, the 16-byte loads
 and the part-empty last warp); ``eighw``/``eighwz`` diagonalize stacks through the façade's
-stack path on ``syevj_warp_xor`` (order 32 in float32: the row split; orders 31 and 16 in
-complex128: the block split; A read and the eigenvectors written in NumPy's layout). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
+stack path on ``syevj_warp_fast`` and ``syevj_warp_xor`` (order 32 in float32: the row split, with
+scaled rotations and without; orders 31 and 16 in complex128: the block split; A read and the
+eigenvectors written in NumPy's layout). ``conv_wgmma`` runs the sm_90 warpgroup convolution on a 1 x 1 and a padded 3 x 3
 problem (float16, channels last), the epilogue staged through shared memory and, with
 ``STAGED_EPILOGUE`` off, stored from the fragment. ``qr300`` factors a 300 x 300 matrix
 (float64, complex128) through the blocked QR: ``geqr2``, ``larft_inv``, ``copy_v`` and the gemms.
@@ -174,14 +175,19 @@ def _batched_case(case, rng):
             if not residual < (1e-2 if dtype == "float32" else 1e-8):
                 raise SystemExit(f"{case} {shape} {dtype}: residual {residual}")
         return
+    from rocarray.rocsolver import _eigh_kernels
+
     dtype = "complex128" if case.endswith("z") else "float32"
-    for n in ((31, 16) if dtype == "complex128" else (32,)):
+    # float32: syevj_warp_fast, then syevj_warp_xor (FAST_ROTATIONS off)
+    for n, fast in (((31, True), (16, True)) if dtype == "complex128" else ((32, True), (32, False))):
+        _eigh_kernels.FAST_ROTATIONS = fast
         x = rng.standard_normal((40, n, n)) + (1j * rng.standard_normal((40, n, n)) if dtype == "complex128" else 0)
         a = cupy.asarray((x + x.conj().transpose(0, 2, 1)) / 2).astype(dtype)
         w, v = ra.linalg.eigh(a)
         err = float(cupy.abs(a @ v - v * w[:, None, :]).max())
         if not err < (1e-3 if dtype == "float32" else 1e-10) * n:
             raise SystemExit(f"{case} order {n}: eigenpair error {err}")
+    _eigh_kernels.FAST_ROTATIONS = True
 
 
 def _conv_case(case, rng):

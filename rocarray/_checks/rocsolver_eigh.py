@@ -51,17 +51,20 @@ def _columns(buf, n, ld):
 def check_syevj(rng):
     from rocarray.rocsolver import _eigh_kernels
 
-    # a warp per matrix (every warp kernel: the XOR one, the padded circle one, the half-block
-    # one; then the façade's stack path on the default kernel), then a block per matrix
-    kernels = ((True, False), (False, False), (False, True))  # (SYEVJ_WARP_XOR, SYEVJ_WARP_HALF)
-    cases = [(21, d, k) for k in kernels for d in _DTYPES] + [(40, d, kernels[0]) for d in _DTYPES]
-    saved = _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF
+    # a warp per matrix (every warp kernel: the XOR one with scaled rotations (float32) and
+    # without, the padded circle one, the half-block one; then the façade's stack path on the
+    # default kernel), then a block per matrix
+    # (SYEVJ_WARP_XOR, SYEVJ_WARP_HALF, FAST_ROTATIONS)
+    kernels = ((True, False, True), (True, False, False), (False, False, True), (False, True, True))
+    cases = [(21, d, k) for k in kernels for d in _DTYPES if k[2] or d == "float32"]
+    cases += [(40, d, kernels[0]) for d in _DTYPES]
+    saved = _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF, _eigh_kernels.FAST_ROTATIONS
     try:
-        for n, dtype, (xor, half) in cases:
-            _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF = xor, half
+        for n, dtype, (xor, half, fast) in cases:
+            _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF, _eigh_kernels.FAST_ROTATIONS = xor, half, fast
             _check_syevj_case(rng, n, dtype, batch=5)
     finally:
-        _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF = saved
+        _eigh_kernels.SYEVJ_WARP_XOR, _eigh_kernels.SYEVJ_WARP_HALF, _eigh_kernels.FAST_ROTATIONS = saved
     for dtype in _DTYPES:
         _check_eigh_stack(rng, 21, dtype, batch=5)
 

@@ -64,33 +64,55 @@ SYEVJ_WARP_HALF = False
 #: way back (A padded to leading dimension ``N + 1``, the circle tournament). The half-block
 #: kernel keeps the padded circle form.
 SYEVJ_WARP_XOR = True
+#: Launch ``ra_rocsolver_syevj_warp_fast`` for float32 matrices of order 17 to 32 (the XOR kernel
+#: of order 32) when the XOR kernel is chosen: the same kernel with scaled ("fast") rotations
+#: where it splits rows (float32 on 32-lane warps; elsewhere it is the XOR kernel): A and V kept
+#: as D Ah D and Vh D with a diagonal D multiplied back once a sweep, so a rotation is one
+#: multiply-add per element and side instead of a multiplication and a multiply-add. Results
+#: differ from the XOR kernel's by rounding. False is the way back (``syevj_warp_xor``).
+FAST_ROTATIONS = True
+#: The order and dtype of the one instantiation of ``ra_rocsolver_syevj_warp_fast``.
+FAST_ORDER, FAST_DTYPE = 32, numpy.dtype(numpy.float32)
 
 #: The kernels of ``eigh_warp.hip``: every block rotated (padded A, circle tournament), the same
-#: in the XOR layout and tournament, half of the blocks rotated.
+#: in the XOR layout and tournament, half of the blocks rotated (and ``syevj_warp_fast``, built
+#: for float32 at order 32 alone).
 WARP_VARIANTS = ("syevj_warp", "syevj_warp_xor", "syevj_warp_half")
 
 
-def warp_kernel(half=None, xor=None):
+def warp_kernel(half=None, xor=None, dtype=None, order=None, fast=None):
     """The one-warp-per-matrix kernel launched: ``'syevj_warp_half'`` if ``half`` (default
-    :data:`SYEVJ_WARP_HALF`), else ``'syevj_warp_xor'`` if ``xor`` (default
-    :data:`SYEVJ_WARP_XOR`), else ``'syevj_warp'``."""
+    :data:`SYEVJ_WARP_HALF`), else, if ``xor`` (default :data:`SYEVJ_WARP_XOR`),
+    ``'syevj_warp_fast'`` for ``fast`` (default :data:`FAST_ROTATIONS`) float32 at order 32
+    (``dtype`` and ``order`` given), else ``'syevj_warp_xor'``; else ``'syevj_warp'``."""
     half = SYEVJ_WARP_HALF if half is None else half
     xor = SYEVJ_WARP_XOR if xor is None else xor
-    return "syevj_warp_half" if half else ("syevj_warp_xor" if xor else "syevj_warp")
+    fast = FAST_ROTATIONS if fast is None else fast
+    if half:
+        return "syevj_warp_half"
+    if not xor:
+        return "syevj_warp"
+    if fast and dtype is not None and numpy.dtype(dtype) == FAST_DTYPE and order == FAST_ORDER:
+        return "syevj_warp_fast"
+    return "syevj_warp_xor"
 
 
-def warp_kernel_name(dtype, order, half=None, xor=None):
+def warp_kernel_name(dtype, order, half=None, xor=None, fast=None):
     """Name expression of the one-warp-per-matrix Jacobi kernel, e.g.
-    ``'ra_rocsolver_syevj_warp_xor<float, 32>'``; ``half`` and ``xor`` as :func:`warp_kernel`
-    takes them."""
-    return f"ra_rocsolver_{warp_kernel(half, xor)}<{dtypes.ctype(dtype)}, {int(order)}>"
+    ``'ra_rocsolver_syevj_warp_xor<double, 32>'``; ``half``, ``xor`` and ``fast`` as
+    :func:`warp_kernel` takes them."""
+    kernel = warp_kernel(half, xor, dtype, int(order), fast)
+    return f"ra_rocsolver_{kernel}<{dtypes.ctype(dtype)}, {int(order)}>"
 
 
 def warp_instantiations():
     """Every name expression of ``eigh_warp.hip`` (the three kernels, every order for every
-    dtype but complex128 at 64; the order-64 kernels have a body only on wave64 targets)."""
-    return sorted(f"ra_rocsolver_{k}<{dtypes.ctype(d)}, {N}>" for d in STANDARD for N in WARP_ORDERS
-                  for k in WARP_VARIANTS if not (N == 64 and numpy.dtype(d) == numpy.complex128))
+    dtype but complex128 at 64; the order-64 kernels have a body only on wave64 targets; and
+    ``syevj_warp_fast`` for float32 at order 32)."""
+    names = [f"ra_rocsolver_{k}<{dtypes.ctype(d)}, {N}>" for d in STANDARD for N in WARP_ORDERS
+             for k in WARP_VARIANTS if not (N == 64 and numpy.dtype(d) == numpy.complex128)]
+    names.append(f"ra_rocsolver_syevj_warp_fast<{dtypes.ctype(FAST_DTYPE)}, {FAST_ORDER}>")
+    return sorted(names)
 
 
 _compile.register(WARP_SOURCE, warp_instantiations())
@@ -129,12 +151,14 @@ def small_variant(n, dtype, vectors, device_id):
 def warp_shared_bytes(order, dtype, kernel=None):
     """Dynamic shared memory of one warp of the one-warp-per-matrix kernel ``kernel`` (default
     :func:`warp_kernel`) of order ``order`` (``ra_eighw_layout``: A, padded to ``order x (order +
-    1)`` but in the XOR kernel, the round's pairs and rotations (16 bytes each for float32,
-    else 32), the new diagonals, the eigenvalues and their ranks)."""
+    1)`` but in the XOR kernels, the round's pairs and rotations (16 bytes each for float32,
+    else 32), the new diagonals, the eigenvalues and their ranks; ``syevj_warp_fast`` puts the
+    block's A slices first, in the same bytes)."""
     dtype = numpy.dtype(dtype)
     real = dtypes.real_dtype(dtype).itemsize
     half = order // 2
-    lds = order if (kernel or warp_kernel()) == "syevj_warp_xor" else order + 1
+    lds = order if (kernel or warp_kernel(dtype=dtype, order=order)) in ("syevj_warp_xor", "syevj_warp_fast") \
+        else order + 1
     a_bytes = (order * lds * dtype.itemsize + 15) // 16 * 16
     pair = 16 if dtype == numpy.float32 else 32
     nbytes = a_bytes + half * pair + (2 * half + order) * real + order * 4
@@ -163,7 +187,7 @@ def syevj_warp(dtype, order, n, A, lda, strideA, abstol, residual, max_sweeps, n
     device_id = A.data.device_id
     real = dtypes.real_dtype(dtype)
     warp = backend.device_info(device_id).warp_size
-    kernel = warp_kernel()
+    kernel = warp_kernel(dtype=dtype, order=order)
     per_warp = warp_shared_bytes(order, dtype, kernel)
     warps = max(1, min(WARP_THREADS // warp, backend.shared_memory_limit(device_id) // per_warp))
     flags = (UPPER if upper else 0) | (VECTORS if vectors else 0) | (ROWS if rows else 0)

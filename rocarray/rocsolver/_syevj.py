@@ -5,8 +5,10 @@ Design
 ------
 Matrices of order up to the warp size (32 on NVIDIA; 64 on AMD's wave64 GPUs, 32 there for
 complex128: :func:`rocarray.rocsolver._eigh_kernels.warp_order`) take one launch for the whole
-batch with one warp per matrix (``ra_rocsolver_syevj_warp_xor``; ``ra_rocsolver_syevj_warp``
-with ``_eigh_kernels.SYEVJ_WARP_XOR`` off, ``ra_rocsolver_syevj_warp_half`` with
+batch with one warp per matrix (``ra_rocsolver_syevj_warp_xor``; for float32 of orders 17 to 32
+``ra_rocsolver_syevj_warp_fast``, the same with scaled rotations, unless
+``_eigh_kernels.FAST_ROTATIONS`` is off; ``ra_rocsolver_syevj_warp`` with
+``_eigh_kernels.SYEVJ_WARP_XOR`` off, ``ra_rocsolver_syevj_warp_half`` with
 ``_eigh_kernels.SYEVJ_WARP_HALF`` on; several matrices per block, no block barrier): A in the
 warp's slice of shared memory, each lane one row of the eigenvectors in registers. A sweep is a
 round-robin tournament on ``N`` (16, 32 or 64: the smallest that holds ``n``) players, indices
@@ -15,7 +17,9 @@ warp-synchronous steps (the pairs' rotations; then ``A := J^H A J`` on 2 x 2 blo
 in registers; the half-block kernel rotates one block of each transposed pair and stores both).
 The XOR kernel pairs x with x ^ r in each round and XOR-permutes the rows of A's columns in
 shared memory, so its accesses are free of bank conflicts; the other two use the circle
-tournament and A padded to an odd leading dimension. :func:`warp_stack` is the same launch on
+tournament and A padded to an odd leading dimension. Scaled rotations keep A and V as
+``D Ah D`` and ``Vh D`` with a diagonal D multiplied back once a sweep: one multiply-add an
+element and side a rotation instead of a multiplication and a multiply-add. :func:`warp_stack` is the same launch on
 stacks in NumPy's layout (``ra.linalg.eigh``'s path): A read row-major where it is, the
 eigenvectors written row-major into another array.
 

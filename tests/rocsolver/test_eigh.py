@@ -530,16 +530,20 @@ def _batched_residuals(mats, w, v):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("kernel", ["syevj_warp_half", "syevj_warp_xor", "syevj_warp"])
+@pytest.mark.parametrize("kernel", ["syevj_warp_half", "syevj_warp_fast", "syevj_warp_xor", "syevj_warp"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_syevj_warp_kernel_bench_stack_converges_in_few_sweeps(dtype, kernel, rng, monkeypatch):
     # the bench case's stack (10^4 random symmetric 32 x 32, one launch, batched loads of each
     # round): every matrix converges in a handful of sweeps and meets the residual bounds; a
     # matrix needing many more sweeps than the CPU emulator's 6-8 would cost time in proportion.
-    # Every kernel: the half-block one, the XOR one (the default) and the padded circle one.
+    # Every kernel: the half-block one, the XOR one with scaled rotations (the float32 default)
+    # and without (the float64 default), and the padded circle one.
+    if kernel == "syevj_warp_fast" and dtype != "float32":
+        pytest.skip("scaled rotations: float32 alone")
     monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_HALF", kernel == "syevj_warp_half")
-    monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", kernel == "syevj_warp_xor")
-    assert _eigh_kernels.warp_kernel() == kernel
+    monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", kernel in ("syevj_warp_xor", "syevj_warp_fast"))
+    monkeypatch.setattr(_eigh_kernels, "FAST_ROTATIONS", kernel == "syevj_warp_fast")
+    assert _eigh_kernels.warp_kernel(dtype=dtype, order=32) == kernel
     batch, n = 10_000, 32
     a = rng.standard_normal((batch, n, n))
     mats = ((a + np.swapaxes(a, 1, 2)) / 2).astype(dtype).astype(np.float64)
@@ -560,6 +564,34 @@ def test_syevj_warp_kernel_bench_stack_converges_in_few_sweeps(dtype, kernel, rn
     assert np.all(err_w <= 30 * n * eps(dtype) * scale)
     assert np.all(res <= 30 * n * eps(dtype) * scale)
     assert np.all(orth <= 30 * n * eps(dtype))
+
+
+@pytest.mark.gpu
+def test_syevj_warp_fast_rotations_sweeps_and_accuracy_match_the_way_back(rng, monkeypatch):
+    # scaled rotations (syevj_warp_fast) against the XOR kernel on the bench stack (10^4 random
+    # symmetric float32 32 x 32, row-major through the façade): the mean sweep count within 0.02,
+    # the worst eigenvalue error, residual and orthogonality within 1.5x of the way back's
+    batch, n = 10_000, 32
+    a = rng.standard_normal((batch, n, n))
+    mats = ((a + np.swapaxes(a, 1, 2)) / 2).astype(np.float32)
+    stats = {}
+    for fast in (True, False):
+        monkeypatch.setattr(_eigh_kernels, "FAST_ROTATIONS", fast)
+        A = to_device(np.ascontiguousarray(np.swapaxes(mats, 1, 2)).ravel())
+        W = to_device(np.full(batch * n, np.nan, np.float32))
+        info = to_device(np.full(batch, -7, np.int32))
+        sweeps = to_device(np.full(batch, -1, np.int32))
+        rocsolver.syevj_strided_batched("V", "L", n, A, n, n * n, 0, None, 100, sweeps, W, n, info, batch)
+        assert np.all(to_host(info) == 0)
+        w = to_host(W).reshape(batch, n).astype(np.float64)
+        v = np.swapaxes(to_host(A).reshape(batch, n, n), 1, 2).astype(np.float64)
+        err_w, res, orth = _batched_residuals(mats.astype(np.float64), w, v)
+        scale = np.linalg.norm(mats.astype(np.float64), axis=(-2, -1))
+        stats[fast] = (to_host(sweeps).mean(), np.max(err_w / scale), np.max(res / scale), np.max(orth))
+    print("fast / xor: sweeps mean, max |dw|/||A||, max residual/||A||, max orthogonality", stats)
+    assert stats[True][0] <= stats[False][0] + 0.02, stats
+    for k in (1, 2, 3):
+        assert stats[True][k] <= 1.5 * stats[False][k], stats
 
 
 @pytest.mark.gpu

@@ -66,9 +66,10 @@ def _stored(a, uplo, dtype, garbage=np.nan):
     return out
 
 
-def _prefix():
-    """The name of the Jacobi kernel launched now, up to its template arguments."""
-    return _eigh_kernels.warp_kernel_name("float64", 16).split("<")[0] + "<"
+def _prefix(dtype="float64", n=16):
+    """The name of the Jacobi kernel launched now for order ``n`` of ``dtype`` (on 32 lanes), up to
+    its template arguments."""
+    return _eigh_kernels.warp_kernel_name(dtype, 16 if n <= 16 else 32 if n <= 32 else 64).split("<")[0] + "<"
 
 
 def _run(dev, mats, dtype, uplo="L", evect="V", lda=None, extra=0, max_sweeps=100):
@@ -88,7 +89,7 @@ def _run(dev, mats, dtype, uplo="L", evect="V", lda=None, extra=0, max_sweeps=10
     sweeps = dev.array(np.full(batch, -1, np.int32))
     fn = rocsolver.heevj_strided_batched if np.dtype(dtype).kind == "c" else rocsolver.syevj_strided_batched
     fn(evect, uplo, n, A, lda, stride, 0.0, residual, max_sweeps, sweeps, W, n + 1, info, batch)
-    assert dev.names()[-1].startswith(_prefix())
+    assert dev.names()[-1].startswith(_prefix(dtype, n))
     out = np.asarray(A)
     for b in range(batch):  # rows past n of each column, and the gap between matrices, untouched
         block = out[b * stride:(b + 1) * stride]
@@ -298,7 +299,8 @@ def test_wave64_routes_up_to_64_but_complex128_to_32(fake_device, monkeypatch, d
 
 def test_warp_kernels_registered():
     names = _eigh_kernels.warp_instantiations()
-    assert len(names) == 33 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
+    assert len(names) == 34 and "ra_rocsolver_syevj_warp<ra_c128, 32>" in names
+    assert "ra_rocsolver_syevj_warp_fast<float, 32>" in names
     assert "ra_rocsolver_syevj_warp<float, 16>" in names and "ra_rocsolver_syevj_warp_half<float, 32>" in names
     assert "ra_rocsolver_syevj_warp_xor<double, 64>" in names
     assert "ra_rocsolver_syevj_warp<ra_c128, 64>" not in names
@@ -333,11 +335,36 @@ def test_warp_kernel_xor_and_the_way_back_agree(emulated_device, monkeypatch, dt
         monkeypatch.setattr(_eigh_kernels, "SYEVJ_WARP_XOR", xor)
         out, w, info, _, sweeps[xor] = _run(emulated_device, mats, dtype, uplo="U", lda=n + 1)
         assert emulated_device.names()[-1].startswith(
-            "ra_rocsolver_syevj_warp_xor<" if xor else "ra_rocsolver_syevj_warp<")
+            _prefix(dtype, n) if xor else "ra_rocsolver_syevj_warp<")
         assert list(info) == [0, 0]
         for b, a in enumerate(mats):
             check_eigenpairs(a, w[b], _vectors(out, b, n, n + 1, 0), dtype)
     assert np.all(np.abs(sweeps[True] - sweeps[False]) <= 1), sweeps
+
+
+@pytest.mark.parametrize("n", [32, 17])
+def test_warp_kernel_fast_rotations_and_the_way_back_agree(emulated_device, monkeypatch, n):
+    """Scaled rotations (``FAST_ROTATIONS``: ``syevj_warp_fast``, float32 in the XOR kernel of
+    order 32) and the XOR kernel (the way back) both give the eigenpairs, in sweep counts at most
+    one apart: random matrices, one scaled far up and one far down, a graded spectrum; and a
+    repeated eigenvalue, whose last sweeps work at the rounding floor (either may take a few
+    more); n = 17 with dummy indices."""
+    rng = np.random.default_rng(SEED + 29)
+    mats = [hermitian(rng, n, "float32") for _ in range(2)] + _scaled_pair(rng, n, "float32")
+    mats.append(hermitian(rng, n, "float32", spread=np.repeat([1.0, 2.0], [n // 2, n - n // 2])))
+    mats.append(hermitian(rng, n, "float32", spread=np.logspace(-6, 0, n)))
+    sweeps = {}
+    for fast in (True, False):
+        monkeypatch.setattr(_eigh_kernels, "FAST_ROTATIONS", fast)
+        out, w, info, residual, sweeps[fast] = _run(emulated_device, mats, "float32", uplo="U", lda=n + 1)
+        assert emulated_device.names()[-1] == (
+            "ra_rocsolver_syevj_warp_fast<float, 32>" if fast else "ra_rocsolver_syevj_warp_xor<float, 32>")
+        assert list(info) == [0] * len(mats) and np.all(np.isfinite(residual))
+        for b, a in enumerate(mats):
+            check_eigenpairs(a, w[b], _vectors(out, b, n, n + 1, 0), "float32")
+    distinct = [0, 1, 2, 3, 5]
+    assert np.all(np.abs(sweeps[True] - sweeps[False])[distinct] <= 1), sweeps
+    assert max(sweeps[True][4], sweeps[False][4]) <= 20, sweeps
 
 
 @pytest.mark.parametrize("dtype,n", [("float32", 32), ("float64", 31), ("complex64", 16)])

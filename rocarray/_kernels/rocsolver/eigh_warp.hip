@@ -37,6 +37,14 @@
 //   that spreads a half-warp's rows over all the banks, and the row sets of a round are
 //   subspaces, which spread the pairs' own elements in (a) perfectly. Its step (1) takes the
 //   tangent as the half-block kernel does (one division, one square root, no branch).
+//   ra_rocsolver_syevj_warp_fast<T, N> is the XOR kernel with scaled ("fast") rotations where it
+//   splits rows (real float at the warp size; elsewhere it is the XOR kernel): off the diagonal
+//   A = D Ah D and V = Vh D, D diagonal, so a rotation is Ah := M^T Ah M, Vh := Vh M with
+//   M = [[1, alpha], [beta, 1]], one multiply-add an element and side (J takes a multiplication
+//   and a multiply-add), and D := c D on the pair; once a sweep D goes back into A and V. Its
+//   records are M's alpha and beta alone: pair j's columns come from XORs of the round's GF(2)
+//   bases, A's element addresses from one XOR each (the block's A slices first, each a power of
+//   two bytes).
 //   Convergence is tested once per sweep on off(A) = ||A - diag(A)||_F <= tol, as the one-block
 //   kernel of eigh.hip; the eigenvalues are ranked ascending (NaN last) and the eigenvectors
 //   scattered to their ranks. A is read column-major, or row-major (NumPy's C order: flag ROWS),
@@ -127,6 +135,18 @@ RA_DEVICE constexpr int ra_eighw_mul_alpha(int x) {
            ((x & (N >> 1)) ? (N == 32 ? 0x5 : 0x3) : 0);
 }
 
+// The number of trailing zero bits of x > 0.
+RA_DEVICE constexpr int ra_eighw_ctz(int x) { return (x & 1) ? 0 : 1 + ra_eighw_ctz(x >> 1); }
+
+// The scaled rotations' records: one pair's (alpha, beta) (one 8-byte store), two pairs' (one
+// 16-byte load).
+struct alignas(8) ra_eighw_duo {
+    float v[2];
+};
+struct alignas(16) ra_eighw_quad {
+    float v[4];
+};
+
 // Where A's element (i, j) lives in the warp's slice of shared memory: at col(j) + i, columns
 // LDS = N + 1 apart (odd, so the rows of one column fall in different banks), or, XOR, at
 // col(j) ^ i with col(j) = N j + h(j) (unpadded; row i of column j in bank slot i ^ h(j)): a
@@ -198,7 +218,8 @@ RA_DEVICE bool ra_eighw_before(R wj, int j, R wi, int i) {
 // may be null). tol = abstol if abstol > 0, else eps * ||A||_F. Dynamic shared memory:
 // ra_eighw_layout<T, N, XOR>::BYTES per warp of the block.
 // HALFSYM: rotate half of the blocks each round (ra_rocsolver_syevj_warp_half), else all of them.
-template <typename T, int N, bool HALFSYM, bool XOR>
+// FAST: scaled rotations (ra_rocsolver_syevj_warp_fast) where the row split runs on real T.
+template <typename T, int N, bool HALFSYM, bool XOR, bool FAST = false>
 RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V, ra_i64 strideV,
                             typename ra_eighw_ops<T>::R abstol, typename ra_eighw_ops<T>::R* __restrict__ residual,
                             int max_sweeps, int* __restrict__ n_sweeps, typename ra_eighw_ops<T>::R* __restrict__ W,
@@ -227,6 +248,17 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         constexpr int BLOCK_WANT = sizeof(T) >= 16 ? 1 : (sizeof(T) == 8 ? 2 : 4);
         constexpr int BLOCK_BATCH = BLOCKS < BLOCK_WANT ? BLOCKS : BLOCK_WANT;
         static_assert(HALF % ROW_BATCH == 0 && BLOCKS % BLOCK_BATCH == 0, "the batches split evenly");
+        // scaled ("fast") rotations: A = D Ah D and V = Vh D off the diagonal, D = diag(d) (the
+        // diagonal of A is kept as it is); the rotation J of pair (p, q) is D J = M D' with
+        // M = [[1, alpha], [beta, 1]] (alpha = t d_p / d_q, beta = -t d_q / d_p) and
+        // d'_p = c d_p, d'_q = c d_q, so Ah := M^T Ah M and Vh := Vh M take one multiply-add an
+        // element per side where J takes a multiplication and a multiply-add. Every index is in
+        // one pair a round and c >= 1/sqrt(2) (|t| <= 1), so d >= 2^-15.5 after a sweep; the sweep
+        // then multiplies D back into A and V (d := 1). A finite ||A||_F^2 (||A||_F < 2^64, else
+        // info = 1 anyway) keeps |Ah| < 2^95 and the ratios d_p / d_q within 2^+-15.5: no overflow,
+        // no underflow past that of A itself. d lives in sw (the eigenvalues' slot, used after the
+        // sweeps only), indexed by matrix index.
+        constexpr bool FASTROT = FAST && ROW_SPLIT && !HALFSYM && sizeof(T) == 4 && sizeof(R) == 4;
         extern __shared__ ra_c128 ra_rocsolver_eighw_smem[];
 
         const int lane = ra_lane_id();
@@ -235,6 +267,20 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         unsigned char* base = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem) + ra_warp_id() * L::BYTES;
         T* sA = reinterpret_cast<T*>(base);
         ra_eighw_pair<T>* spair = reinterpret_cast<ra_eighw_pair<T>*>(base + L::A_BYTES);
+        // scaled rotations: the block's A slices first, each of A_BYTES (a power of two), then the
+        // warps' other arrays (the same bytes a warp): element (i, j) of the warp's A is at byte
+        // slice ^ 4 col(j) ^ 4 i of the block's shared memory
+        [[maybe_unused]] unsigned slice = 0;
+        if constexpr (FASTROT) {
+            static_assert(XOR && (L::A_BYTES & (L::A_BYTES - 1)) == 0 && L::A_BYTES == 4 * N * N,
+                          "scaled rotations: unpadded A slices of a power of two bytes");
+            unsigned char* const smem = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem);
+            const int warps = blockDim.x / RA_WARP_SIZE;
+            slice = (unsigned)(ra_warp_id() * L::A_BYTES);
+            sA = reinterpret_cast<T*>(smem + slice);
+            spair = reinterpret_cast<ra_eighw_pair<T>*>(smem + warps * L::A_BYTES +
+                                                        ra_warp_id() * (L::BYTES - L::A_BYTES));
+        }
         R* snp = reinterpret_cast<R*>(spair + HALF);
         R* snq = snp + HALF;
         R* sw = snq + HALF;
@@ -292,9 +338,31 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
         const bool finite = (frob2 - frob2) == R(0);
 
         const int kr = lane % HALF;  // this lane's row pair in step (2)
+        // scaled rotations: A's elements by byte offset (one XOR an address, see slice)
+        [[maybe_unused]] unsigned char* const sbytes = reinterpret_cast<unsigned char*>(ra_rocsolver_eighw_smem);
+        [[maybe_unused]] auto elem = [sbytes](unsigned at) -> T& { return *reinterpret_cast<T*>(sbytes + at); };
+        // and, in round t, cb[e] = 4 col(r_{t+e}), r_s = alpha^s = h^s(1) (e = 0 .. log2(N / 2)):
+        // pair j's columns are p_j = h^t(2 j), the XOR of r_{t+1+b} over j's bits b (2^b is
+        // alpha^b), and q_j = p_j ^ r_t, and col is linear over GF(2), so 4 col(p_j) is the XOR of
+        // cb[1 + b] and 4 col(q_j) = 4 col(p_j) ^ cb[0]: the round's records hold M alone. The
+        // next round's cb is this one's shifted by one, one new r (rn = r_{t+LOGH+1}); r_31 = 1.
+        constexpr int LOGH = ra_eighw_ctz(HALF);
+        [[maybe_unused]] unsigned cb[LOGH + 1];
+        [[maybe_unused]] int rn = 1;
+#pragma unroll
+        for (int e = 0; e <= LOGH; ++e) {
+            cb[e] = 4u * (unsigned)L::col(rn);
+            rn = ra_eighw_mul_alpha<N>(rn);
+        }
+        if constexpr (FASTROT) {
+            if (lane < N) sw[lane] = R(1);
+            ra_warp_sync();
+        }
         // the XOR tournament's pair `lane` (lane < HALF) in round r: (h^r(2 lane), h^r(2 lane + 1)),
         // one multiplication by alpha a round; alpha^C = 1, so every sweep starts from round 0
-        int xp = 2 * lane, xq = 2 * lane + 1;
+        // (scaled rotations: every lane tracks pair kr's, its rows in step (2))
+        const int xk = FASTROT ? kr : lane;
+        int xp = 2 * xk, xq = 2 * xk + 1;
         int sweeps = 0;
         while (!(finite && off <= tol) && sweeps < max_sweeps) {
 #pragma unroll 1
@@ -302,7 +370,46 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 // (1) the rotation of pair k = lane: J = [[c, s], [-conj(s), c]] on indices (p, q)
                 // makes (J^H A J)(p, q) = 0, and the pair's new diagonal; a pair with a dummy is
                 // J = I with its diagonal as it is
-                if (lane < HALF) {
+                if constexpr (FASTROT) {
+                    // scaled: the same tangent on A(p, q) = d_p d_q Ah(p, q) (the diagonal is A's),
+                    // the square roots and divisions to a few ulps (MUFU, no branch); the records
+                    // are M's (alpha, beta) (spair as R[2 HALF]), the new diagonal (np, nq) (snp
+                    // as R[2 HALF]); d_p, d_q *= c
+                    if (lane < HALF) {
+                        const int p = xp, q = xq;
+                        const unsigned cp = slice ^ (4u * (unsigned)L::col(p)), cq = slice ^ (4u * (unsigned)L::col(q));
+                        const unsigned p4 = 4u * (unsigned)p, q4 = 4u * (unsigned)q;
+                        const R a = elem(cp ^ p4), d = elem(cq ^ q4);
+                        const R dp = sw[p], dq = sw[q];
+                        const R beta = elem(cq ^ p4) * (dp * dq);
+                        const R bm = fabs(beta);
+                        R c = R(1), np = a, nq = d, alpha_m = R(0), beta_m = R(0);
+                        if (p < n && q < n && bm != R(0)) {
+                            const R th = d - a, ph = R(2) * bm;
+                            const R sc = ra_eighw_pow2_inv(fabs(th) > ph ? fabs(th) : ph);
+                            const R ts = th * sc, ps = ph * sc;
+                            const R hh = ts * ts + ps * ps;  // in [1, 8]
+                            const R t0 = ra_fast_div(ps, fabs(ts) + hh * ra_fast_rsqrt(hh));
+                            const R tt = th >= R(0) ? t0 : -t0;
+                            // J = [[c, s], [-s, c]], s = c t sign(beta)
+                            c = ra_fast_rsqrt(R(1) + tt * tt);
+                            const R tb = beta < R(0) ? -tt : tt;
+                            alpha_m = ra_fast_div(tb * dp, dq);
+                            beta_m = -ra_fast_div(tb * dq, dp);
+                            np = a - tt * bm;
+                            nq = d + tt * bm;
+                        }
+                        sw[p] = dp * c;
+                        sw[q] = dq * c;
+                        ra_eighw_duo rec, diag;
+                        rec.v[0] = alpha_m;
+                        rec.v[1] = beta_m;
+                        diag.v[0] = np;
+                        diag.v[1] = nq;
+                        reinterpret_cast<ra_eighw_duo*>(spair)[lane] = rec;
+                        reinterpret_cast<ra_eighw_duo*>(snp)[lane] = diag;
+                    }
+                } else if (lane < HALF) {
                     ra_eighw_pair<T> pr;
                     const int p = XOR ? xp : ra_eighw_index(lane == 0 ? 0 : lane + 1, r, C);
                     const int q = XOR ? xq : ra_eighw_index(lane == 0 ? 1 : N - lane, r, C);
@@ -350,7 +457,66 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 }
                 ra_warp_sync();
 
-                if constexpr (ROW_SPLIT) {
+                if constexpr (FASTROT) {
+                    // (2) and (3) with scaled rotations, a lane per row as the row split below:
+                    // X := Ah M_j on the lane's row (Xp = Ah_p + beta_j Ah_q, Xq = alpha_j Ah_p +
+                    // Ah_q), then M_k^T across the pair's two rows (row p: Xp + beta_k Xq', row q:
+                    // alpha_k Xp' + Xq, the partner's X by shuffle), then Vh := Vh M_j; the pair's
+                    // own block set exactly (A's diagonal, zeros). Addresses: row ^ 4 col(p_j) by
+                    // XORs of the round's bases (one a column), the records M's (alpha, beta) alone
+                    const ra_eighw_quad* const sm4 = reinterpret_cast<const ra_eighw_quad*>(spair);
+                    const R* const sm = reinterpret_cast<const R*>(spair);
+                    const bool upper_row = lane >= HALF;
+                    const unsigned rowb = slice ^ (4u * (unsigned)(upper_row ? xq : xp));
+                    const R other = sm[2 * kr + (upper_row ? 0 : 1)];
+                    unsigned offp[HALF];
+#pragma unroll
+                    for (int j0 = 0; j0 < HALF; j0 += ROW_BATCH) {
+                        R al[ROW_BATCH], be[ROW_BATCH];
+                        T yp[ROW_BATCH], yq[ROW_BATCH];
+                        unsigned offq[ROW_BATCH];
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; i += 2) {
+                            const ra_eighw_quad qa = sm4[(j0 + i) / 2];
+                            al[i] = qa.v[0];
+                            be[i] = qa.v[1];
+                            al[i + 1] = qa.v[2];
+                            be[i + 1] = qa.v[3];
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const int j = j0 + i;
+                            offp[j] = j == 0 ? rowb : offp[j & (j - 1)] ^ cb[1 + ra_eighw_ctz(j)];
+                            offq[i] = offp[j] ^ cb[0];
+                            yp[i] = elem(offp[j]);
+                            yq[i] = elem(offq[i]);
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const T ap = yp[i], aq = yq[i];
+                            yp[i] = ap + be[i] * aq;
+                            yq[i] = aq + al[i] * ap;
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const T op = ra_shfl_xor(yp[i], HALF), oq = ra_shfl_xor(yq[i], HALF);
+                            elem(offp[j0 + i]) = yp[i] + other * op;
+                            elem(offq[i]) = yq[i] + other * oq;
+                        }
+#pragma unroll
+                        for (int i = 0; i < ROW_BATCH; ++i) {
+                            const int sp = ra_eighw_slot_p<N, XOR>(j0 + i);
+                            const int sq = ra_eighw_slot_q<N, XOR>(j0 + i);
+                            const T vp = vr[sp], vq = vr[sq];
+                            vr[sp] = vp + be[i] * vq;
+                            vr[sq] = vq + al[i] * vp;
+                        }
+                    }
+                    const R own = snp[2 * kr + (upper_row ? 1 : 0)];
+                    elem(rowb ^ (4u * (unsigned)L::col(xp))) = upper_row ? zero : own;
+                    elem(rowb ^ (4u * (unsigned)L::col(xq))) = upper_row ? own : zero;
+                    ra_eighw_next_slots<T, N, XOR>(vr);
+                } else if constexpr (ROW_SPLIT) {
                   if (halfsym) {
                     // (2) on half of the blocks (ra_rocsolver_syevj_warp_half): J^H A J is symmetric, so pair k
                     // rotates only the blocks (k, k + d mod HALF), d = 1 .. HALF / 2 (d = HALF / 2
@@ -622,11 +788,35 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                     xp = ra_eighw_mul_alpha<N>(xp);
                     xq = ra_eighw_mul_alpha<N>(xq);
                 }
+                if constexpr (FASTROT) {
+#pragma unroll
+                    for (int e = 0; e < LOGH; ++e) cb[e] = cb[e + 1];
+                    const int hn = ra_eighw_mul_alpha<N>(rn);
+                    cb[LOGH] = 4u * (unsigned)(N * rn + hn);  // 4 col(rn)
+                    rn = hn;
+                }
                 ra_warp_sync();
             }
             ++sweeps;
             off2 = R(0);
-            if (lane < n) {
+            if constexpr (FASTROT) {
+                // D back into A (off the diagonal) and V (slot order is index order again), d := 1
+                const R dl = sw[lane];
+#pragma unroll
+                for (int s = 0; s < N; ++s) vr[s] = vr[s] * sw[s];
+                if (lane < n) {
+                    for (int i = 0; i < n; ++i) {
+                        if (i != lane) {
+                            const T x = sA[L::at(col_lane, i)] * (sw[i] * dl);
+                            sA[L::at(col_lane, i)] = x;
+                            off2 += O::abs2(x);
+                        }
+                    }
+                }
+                ra_warp_sync();
+                if (lane < N) sw[lane] = R(1);
+                ra_warp_sync();
+            } else if (lane < n) {
                 for (int i = 0; i < n; ++i) {
                     if (i != lane) off2 += O::abs2(sA[L::at(col_lane, i)]);
                 }
@@ -687,6 +877,20 @@ __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp(RA_EI
 template <typename T, int N>
 __global__ void RA_LAUNCH_BOUNDS(RA_EIGHW_THREADS) ra_rocsolver_syevj_warp_xor(RA_EIGHW_PARAMS) {
     ra_eighw_run<T, N, false, true>(RA_EIGHW_ARGS);
+}
+
+// ra_rocsolver_syevj_warp_xor with scaled rotations where it splits rows (float at the warp
+// size). On NVIDIA four resident blocks of four warps (128 registers a thread, as the XOR
+// kernel, which ptxas would pass here otherwise).
+#if defined(RA_CUDA)
+#define RA_EIGHW_FAST_MIN_BLOCKS 4
+#else
+#define RA_EIGHW_FAST_MIN_BLOCKS 1
+#endif
+template <typename T, int N>
+__global__ void __launch_bounds__(RA_EIGHW_THREADS, RA_EIGHW_FAST_MIN_BLOCKS) ra_rocsolver_syevj_warp_fast(
+    RA_EIGHW_PARAMS) {
+    ra_eighw_run<T, N, false, true, true>(RA_EIGHW_ARGS);
 }
 
 // float32 at the warp size on NVIDIA: six resident blocks of four warps (at most 80 registers a
