@@ -197,8 +197,17 @@ def tricky_stack(rng, n, dtype):
     return a
 
 
-def bits(x):
-    return np.frombuffer(np.ascontiguousarray(x).tobytes(), np.uint8)
+def same_bits(x, y):
+    """x and y hold the same bits, except that a NaN may be any NaN (its sign and payload depend
+    on how a compiler ordered the operations that made it)."""
+    x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+    real = x.view(x.real.dtype) if x.dtype.kind == "c" else x
+    other = y.view(y.real.dtype) if y.dtype.kind == "c" else y
+    nan = np.isnan(real)
+    if not (nan == np.isnan(other)).all():
+        return False
+    ints = {4: np.uint32, 8: np.uint64}[real.itemsize]
+    return bool((real.view(ints)[~nan] == other.view(ints)[~nan]).all())
 
 
 PANEL_BITS = {
@@ -239,8 +248,8 @@ def test_panel_kernel_matches_the_register_tile_bit_for_bit(emu, monkeypatch, rn
     np.testing.assert_array_equal(i1, i0)
     np.testing.assert_array_equal(xi1, xi0)
     assert i1[0] == 0 and i1[1] == min(4, n) and i1[3] > 0
-    assert (bits(A1) == bits(A0)).all()
-    assert (bits(X1) == bits(X0)).all()
+    assert same_bits(A1, A0)
+    assert same_bits(X1, X0)
 
 
 SOLVE_CASES = [
@@ -518,7 +527,7 @@ def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
     np.testing.assert_array_equal(xi1, xi0)
     assert (i1[5:] == 0).all() and np.isfinite(X1[5:]).all()
     if np.dtype(dtype).kind == "f":
-        assert (bits(A1) == bits(A0)).all() and (bits(X1) == bits(X0)).all()
+        assert same_bits(A1, A0) and same_bits(X1, X0)
     else:
         eps = np.finfo(np.dtype(dtype)).eps
         np.testing.assert_allclose(X1[5:], X0[5:], rtol=1e4 * eps, atol=1e4 * eps * np.abs(X0[5:]).max())
