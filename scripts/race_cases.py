@@ -34,7 +34,7 @@ cluster-leaf row threshold lowered to 64, so that every leaf runs on one thread-
 (``geqr2_cluster``: 1031 rows, the last block short; 300 - 32 j rows, down to 12 rows a block;
 the panels' left-half leaves also forming their T).
 ``lupanel`` solves and factors stacks of order 100 and 65 (float64, complex128) through
-``getrf_panel`` (several panels, a short last one; with and without the fused solve).
+``getrf_panel`` (its way back ``PANEL`` switched on) (several panels, a short last one; with and without the fused solve).
 ``bnclus`` (sm_90) runs the channels-first batch-norm training forward on thread-block clusters
 (``bn_train_cluster_nchw``: 3 x 2 x 120 x 96 float32 and float16, shares straddling image runs,
 and 2 x 3 x 50 x 82 float64, the last share short).
@@ -155,6 +155,9 @@ def _batched_case(case, rng):
     import rocarray as ra
 
     if case == "lupanel":
+        from rocarray.rocsolver import _lu_block
+
+        _lu_block.PANEL = True
         for n, dtype in ((100, "float64"), (65, "complex128")):
             scale = 1 + 1j if dtype == "complex128" else 1
             a = cupy.asarray(rng.standard_normal((5, n, n)) * scale).astype(dtype)

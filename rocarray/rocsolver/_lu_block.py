@@ -19,7 +19,8 @@ orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 
 of :data:`PANEL_WIDTH` columns in its registers (a column's pivot chain without block barriers)
 and brings the next panel up to date itself, while the other warps update the rest; the block
 meets once a panel. It takes the orders from :data:`PANEL_LOWEST` where its shared memory fits
-and :data:`PANEL` is on; the register-tile kernel takes the others.
+and :data:`PANEL` is on (it is off by default: see the constant); the register-tile kernel
+takes the others.
 
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
 otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
@@ -47,8 +48,9 @@ LOWEST = 33
 MAX_RHS = SIDE
 #: The kernels' shared memory besides the staged matrix (their static arrays), an upper bound.
 STATIC_SHARED = 16384
-#: Whether orders from PANEL_LOWEST take the panel kernel (False: the register-tile kernel).
-PANEL = True
+#: Whether orders from PANEL_LOWEST take the panel kernel (False: the register-tile kernel). Off:
+#: on the GPU it is slower than the register tile at the orders where that one applies.
+PANEL = False
 #: The panel kernel's largest order (its template parameter N).
 PANEL_ORDER = 128
 #: Smallest order routed to the panel kernel.

@@ -38,11 +38,14 @@ def tol(dtype, n):
     return 20 * n * np.finfo(np.dtype(dtype)).eps
 
 
-@pytest.fixture(params=["cuda32", "hip64"])
+@pytest.fixture(params=[("cuda32", False), ("cuda32", True), ("hip64", False), ("hip64", True)],
+                ids=["cuda32", "cuda32-panel", "hip64", "hip64-panel"])
 def emu(request, monkeypatch):
-    dev = request.getfixturevalue("emulated_device" if request.param == "cuda32" else "emulated_wave64_device")
+    target, panel = request.param
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
-    dev.target = request.param
+    monkeypatch.setattr(_lu_block, "PANEL", panel)
+    dev.target = target
     return dev
 
 
@@ -76,8 +79,9 @@ def route(dev):
 
 
 def kernel(dtype, n, solve):
-    """The kernel the routes should take for order n (the panel kernel from PANEL_LOWEST)."""
-    if _lu_block.PANEL_LOWEST <= n <= _lu_block.PANEL_ORDER:
+    """The kernel the routes should take for order n (with PANEL on, the panel kernel from
+    PANEL_LOWEST)."""
+    if _lu_block.PANEL and _lu_block.PANEL_LOWEST <= n <= _lu_block.PANEL_ORDER:
         return _lu_block.panel_kernel_name(dtype, solve)
     return _lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), solve)
 
@@ -369,7 +373,8 @@ def test_instantiations_are_registered():
     ("complex128", 96, "getrf_panel<ra_c128, 128, false>"), ("complex128", 114, "getrf_panel<ra_c128, 128, false>"),
     ("complex128", 118, "ra_rocsolver_getf2"),
 ])
-def test_getrf_routes_by_order(recorded, dtype, n, kernel):
+def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
+    monkeypatch.setattr(_lu_block, "PANEL", True)
     batch = 64   # the one-block paths' batch size up to 512 x 512
     A = recorded.array((batch * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((batch * n,), "int32"), n,
@@ -380,7 +385,21 @@ def test_getrf_routes_by_order(recorded, dtype, n, kernel):
         assert launch.grid == (batch, 1, 1) and launch.block == (_lu_block.THREADS, 1, 1)
 
 
+@pytest.mark.parametrize("dtype,n,kernel", [
+    ("float64", 65, "getrf_block<double, 8, false>"), ("float64", 128, "getrf_block<double, 8, false>"),
+    ("complex64", 100, "getrf_block<ra_c64, 8, false>"), ("complex128", 96, "getrf_block<ra_c128, 6, false>"),
+    ("complex128", 97, "ra_rocsolver_getf2"),
+])
+def test_getrf_default_routes_take_the_register_tile(recorded, dtype, n, kernel):
+    assert not _lu_block.PANEL
+    A = recorded.array((4 * n * n,), dtype)
+    rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
+                             recorded.array((4,), "int32"), 4)
+    assert len(recorded.launches) == 1 and kernel in recorded.launches[0].name
+
+
 def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, monkeypatch):
+    monkeypatch.setattr(_lu_block, "PANEL", True)
     A = recorded.array((100 * 100,), "float64")
     rs.getrf_strided_batched(80, 70, A, 80, 80 * 70, recorded.array((70,), "int32"), 70,
                              recorded.array((1,), "int32"), 1)
@@ -401,8 +420,7 @@ def test_solve_routes_to_one_launch(recorded, n, k, fused):
     b = recorded.array((4, n, k), "float64")
     x = la.solve(a, b)
     assert x.shape == (4, n, k)
-    assert recorded.names() == ["ra_rocsolver_getrf_panel<double, 128, true>" if n > 64 else
-                                "ra_rocsolver_getrf_block<double, 4, true>"]
+    assert recorded.names() == [kernel("float64", n, True)]
     args = recorded.launches[0].args
     # a and b read in place, C-ordered: (row, column, matrix) element strides
     assert [int(v) for v in args[3:6]] == [n, 1, n * n] and args[2].data.ptr == a.data.ptr

@@ -75,6 +75,17 @@ template <> struct ra_eighw_ops<float> {
 };
 // 2^-e for m = 2^e * 1.f (m >= 0; e clamped so the result is a normal number): an exact scaling
 // that brings m to [1, 2)
+// 1 / sqrt(x) and a / b to about an ulp without the IEEE routines' branches: the fast estimate
+// and one Newton step (x and b positive normal numbers)
+RA_DEVICE float ra_eighw_rsqrt_refined(float x) {
+    const float y = ra_fast_rsqrt(x);
+    return y * ra_fma(-0.5f * x * y, y, 1.5f);
+}
+RA_DEVICE float ra_eighw_div_refined(float a, float b) {
+    const float r = ra_fast_div(1.0f, b);
+    const float q = a * r;
+    return ra_fma(ra_fma(-b, q, a), r, q);
+}
 RA_DEVICE float ra_eighw_pow2_inv(float m) {
     const ra_u32 e = (__float_as_uint(m) >> 23) & 0xffu;
     return __uint_as_float((254u - (e < 253u ? e : 253u)) << 23);
@@ -372,7 +383,7 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                 // J = I with its diagonal as it is
                 if constexpr (FASTROT) {
                     // scaled: the same tangent on A(p, q) = d_p d_q Ah(p, q) (the diagonal is A's),
-                    // the square roots and divisions to a few ulps (MUFU, no branch); the records
+                    // the square roots and divisions from the fast estimates (MUFU, no branch); the records
                     // are M's (alpha, beta) (spair as R[2 HALF]), the new diagonal (np, nq) (snp
                     // as R[2 HALF]); d_p, d_q *= c
                     if (lane < HALF) {
@@ -392,10 +403,12 @@ RA_DEVICE void ra_eighw_run(int n, const T* A, ra_i64 lda, ra_i64 strideA, T* V,
                             const R t0 = ra_fast_div(ps, fabs(ts) + hh * ra_fast_rsqrt(hh));
                             const R tt = th >= R(0) ? t0 : -t0;
                             // J = [[c, s], [-s, c]], s = c t sign(beta)
-                            c = ra_fast_rsqrt(R(1) + tt * tt);
+                            // c and the scaled tangents to about an ulp: their errors would
+                            // make J non-orthogonal, and they add up over the sweeps
+                            c = ra_eighw_rsqrt_refined(R(1) + tt * tt);
                             const R tb = beta < R(0) ? -tt : tt;
-                            alpha_m = ra_fast_div(tb * dp, dq);
-                            beta_m = -ra_fast_div(tb * dq, dp);
+                            alpha_m = ra_eighw_div_refined(tb * dp, dq);
+                            beta_m = -ra_eighw_div_refined(tb * dq, dp);
                             np = a - tt * bm;
                             nq = d + tt * bm;
                         }

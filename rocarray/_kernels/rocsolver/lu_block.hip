@@ -550,6 +550,8 @@ RA_DEVICE void ra_lup_factor(T (&P)[RW][NB], int (&label)[RW], int j0, int nb, i
             }
         }
     }
+    // the stores may hit rows other lanes read when they loaded this panel
+    ra_warp_sync();
 #pragma unroll
     for (int r = 0; r < RW; ++r) {
         const int row = label[r];
