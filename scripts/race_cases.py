@@ -190,7 +190,6 @@ def _batched_case(case, rng):
         err = float(cupy.abs(a @ v - v * w[:, None, :]).max())
         if not err < (1e-3 if dtype == "float32" else 1e-10) * n:
             raise SystemExit(f"{case} order {n}: eigenpair error {err}")
-    _eigh_kernels.FAST_ROTATIONS = True
 
 
 def _conv_case(case, rng):
