@@ -101,10 +101,16 @@ def _panel_shared(n, nrhs, dtype):
     return (n + 1) * (n + nrhs) * numpy.dtype(dtype).itemsize + 16
 
 
+#: Rows past the order in the panel kernel's copies of a panel (its update reads 8 rows at a time).
+PANEL_PAD_ROWS = 8
+
+
 def _panel_static(dtype):
-    """The panel kernel's static shared memory: two panels by rows, the pivots, the zero bits."""
+    """The panel kernel's static shared memory, an upper bound: two panels by rows (padded), the
+    pivots, the zero-pivot bits (one int a panel, at most one a row), alignment slack."""
     width = PANEL_WIDTH[numpy.dtype(dtype)]
-    return 2 * (PANEL_ORDER + 8) * width * numpy.dtype(dtype).itemsize + 4 * PANEL_ORDER + 4 * PANEL_ORDER + 64
+    panels = 2 * (PANEL_ORDER + PANEL_PAD_ROWS) * width * numpy.dtype(dtype).itemsize
+    return panels + 4 * PANEL_ORDER + 4 * PANEL_ORDER + 64
 
 
 _limits = {}   # (device id, the asking function) -> bytes: a device's limit is read once
