@@ -49,12 +49,23 @@ other routines, one row (or element) per thread, never reading the unreferenced 
   ignored) accumulating into y. Each pass reads half the matrix: one matrix of traffic in all.
 * ``trmv``: x is copied to a workspace (level 1 ``copy``) and ``x := op(A) tmp`` is one masked
   gemv with ``beta = 0`` (unit diagonal: 1, never read).
-* ``trsv``: blocked substitution. Diagonal blocks of :data:`TRSV_NB` rows are solved by one
-  thread block (``ra_rocblas_trsv_block``: one unknown per step, one barrier per step, the
-  triangle's columns staged in shared memory 16 steps at a time), and each solved block updates
-  the rest of x with one gemv (``alpha = -1, beta = 1``) on the off-diagonal panel. The triangle
-  is read once, but ``n / TRSV_NB`` diagonal solves run one after another (``2 n / TRSV_NB``
-  launches), so trsv is bound by latency, not by bandwidth.
+* ``trsv`` (:data:`TRSV_ONE_LAUNCH`): one launch, ``ra_rocblas_trsv_one``. Each thread block
+  draws a ticket and solves block-row ``ticket`` of the unknowns in solve order (block-rows of
+  :data:`TRSV_ONE_NB` rows), so a block only waits for blocks that started before it: no
+  co-residency is needed. It stages its diagonal block in shared memory, accumulates the products
+  with the earlier block-rows as each one's flag (in the epoch workspace
+  ``'rocblas.level2.trsv_ready'``: a per-launch number, no reset) shows its solution stored,
+  reading A with coalesced loads (the next tile's loads issued before the wait for the current
+  one), then one warp substitutes through the diagonal block (a multiply by the diagonal's
+  reciprocal, a shuffle and a fused multiply-add per unknown, no barrier) and raises the block's
+  flag. The triangle is read once; the critical path is ``n / TRSV_ONE_NB`` hand-offs and ``n``
+  substitution steps. A wait is bounded (:data:`TRSV_SPIN_LIMIT`): a block that gives up writes
+  NaN for its unknowns and sets an error word that :func:`check_trsv` reads.
+  The way back (``TRSV_ONE_LAUNCH = False``): blocked substitution from the host. Diagonal blocks
+  of :data:`TRSV_NB` rows are solved by one thread block (``ra_rocblas_trsv_block``: one unknown
+  per step, one barrier per step, the triangle's columns staged in shared memory 16 steps at a
+  time), and each solved block updates the rest of x with one gemv (``alpha = -1, beta = 1``) on
+  the off-diagonal panel: ``2 n / TRSV_NB`` dependent launches.
 * ``ger``/``geru``/``gerc``: one pass over A (read and write), 16-byte packs along columns when
   aligned, 8 columns per block.
 """
@@ -76,6 +87,16 @@ TCOLS = 16
 GER_COLS = 8
 #: Rows of a trsv diagonal block, solved by one thread block (``RA_ROCBLAS2_TRSV_NB``, <= BLOCK).
 TRSV_NB = 128
+#: trsv in one launch (``ra_rocblas_trsv_one``); False: blocked substitution driven from the host,
+#: ``2 n / TRSV_NB`` launches (the way back).
+TRSV_ONE_LAUNCH = True
+#: Rows of a one-launch trsv block-row, by itemsize: its diagonal block (``NB^2`` elements) sits in
+#: static shared memory, at most 32 KiB.
+TRSV_ONE_NB = {4: 64, 8: 64, 16: 32}
+#: Clock cycles a one-launch trsv block waits for one earlier block-row before it gives up.
+TRSV_SPIN_LIMIT = 1 << 32
+#: Launch epochs of the one-launch trsv's flags run 1 .. TRSV_EPOCH_LIMIT - 1 (32-bit words).
+TRSV_EPOCH_LIMIT = 1 << 31
 #: Fewest columns (gemv 'N') a split is given; fewer splits than that would only add traffic.
 MIN_SPLIT_COLS = 64
 #: Resident blocks per multiprocessor aimed for (2048 threads per SM/CU).
@@ -108,7 +129,7 @@ def kernel_name(kernel, dtype, masked=False):
 
     Parameters
     ----------
-    kernel : {'gemv_n', 'gemv_t', 'ger', 'trsv_block'}
+    kernel : {'gemv_n', 'gemv_t', 'ger', 'trsv_block', 'trsv_one'}
         Kernel template.
     dtype : numpy.dtype
         Element dtype (float32, float64, complex64, complex128).
@@ -118,11 +139,13 @@ def kernel_name(kernel, dtype, masked=False):
     Returns
     -------
     str
-        E.g. ``'ra_rocblas_gemv_n<float, false>'``.
+        E.g. ``'ra_rocblas_gemv_n<float, false>'``, ``'ra_rocblas_trsv_one<double, 64>'``.
     """
     t = dtypes.ctype(dtype)
     if kernel in ("gemv_n", "gemv_t"):
         return f"ra_rocblas_{kernel}<{t}, {'true' if masked else 'false'}>"
+    if kernel == "trsv_one":
+        return f"ra_rocblas_trsv_one<{t}, {TRSV_ONE_NB[numpy.dtype(dtype).itemsize]}>"
     return f"ra_rocblas_{kernel}<{t}>"
 
 
@@ -135,6 +158,7 @@ def instantiations():
             names.add(kernel_name("gemv_t", dtype, masked))
         names.add(kernel_name("ger", dtype))
         names.add(kernel_name("trsv_block", dtype))
+        names.add(kernel_name("trsv_one", dtype))
     return sorted(names)
 
 
@@ -628,8 +652,11 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
     """Solve ``op(A) z = x`` in place (``x := z``) with A triangular (``rocblas_?trsv``).
 
     No test for singularity is made (as in the reference BLAS): a zero on a non-unit diagonal
-    gives inf/NaN. Blocked substitution (see the module docstring): diagonal blocks of
-    :data:`TRSV_NB` are solved by one thread block each, the rest of x is updated by gemv.
+    gives inf/NaN. One launch (see the module docstring): block-rows of :data:`TRSV_ONE_NB`
+    unknowns, each solved by one thread block after the products with the block-rows before it;
+    the diagonal is applied as its reciprocal (within an ulp or two of dividing). With
+    ``TRSV_ONE_LAUNCH = False``: diagonal blocks of :data:`TRSV_NB` solved by one launch each, the
+    rest of x updated by gemv.
 
     Parameters
     ----------
@@ -681,6 +708,9 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
     flags = (UPPER if upper else 0) | (UNIT if diag == "U" else 0) | (TRANS if trans else 0)
     flags |= CONJ if conj else 0
     device_id = A.data.device_id
+    if TRSV_ONE_LAUNCH:
+        _trsv_one(device_id, n, dtype, a, vx, flags)
+        return None
     minus_one, one = scalar_arg(-1, dtype), scalar_arg(1, dtype)
     nblocks = -(-n // TRSV_NB)
     order = range(nblocks) if forward else range(nblocks - 1, -1, -1)
@@ -709,3 +739,53 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
                     _launch_gemv(device_id, "T", nb, k0, minus_one, a.at(k0, 0), xk, one, rest,
                                  conj=conj)
     return None
+
+
+def _trsv_state(device_id):
+    """The one-launch trsv's two words on the current stream: the ticket counter (left 0 by
+    every launch) and the error word (the epoch of a launch whose wait gave up, else 0)."""
+    return workspace.workspaces.counters("rocblas.level2.trsv_state", 8, device_id)[:8].view(numpy.uint32)
+
+
+def _trsv_one(device_id, n, dtype, a, vx, flags):
+    """``ra_rocblas_trsv_one`` on checked operands: one block per block-row of
+    :data:`TRSV_ONE_NB` unknowns."""
+    grid = -(-n // TRSV_ONE_NB[dtype.itemsize])
+    with launch.on_device(device_id):
+        ready, _, epoch = workspace.workspaces.epochs("rocblas.level2.trsv_ready", device_id, grid,
+                                                      lambda capacity: 4 * capacity, TRSV_EPOCH_LIMIT)
+        KERNELS[kernel_name("trsv_one", dtype)](
+            device_id, (grid,),
+            (numpy.int64(n), a.ptr, numpy.int64(a.lda), vx.ptr, numpy.int64(vx.step), numpy.int32(flags),
+             _trsv_state(device_id), ready, numpy.uint32(epoch), numpy.int64(TRSV_SPIN_LIMIT)))
+
+
+def check_trsv(device_id=None):
+    """Raise ``RuntimeError`` if a one-launch trsv on the current stream gave up waiting.
+
+    A block of ``ra_rocblas_trsv_one`` that waits longer than :data:`TRSV_SPIN_LIMIT` clock cycles
+    for an earlier block-row writes NaN for its unknowns and records the launch in an error word;
+    this reads the word (waiting for the stream) and clears it.
+
+    Parameters
+    ----------
+    device_id : int, optional
+        The device (default: the current one).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    RuntimeError
+        A launch since the last check gave up (its solution holds NaN).
+    """
+    cupy = backend.cupy()
+    device_id = cupy.cuda.runtime.getDevice() if device_id is None else int(device_id)
+    with launch.on_device(device_id):
+        words = _trsv_state(device_id)
+        if int(words[1]):
+            words[1:2].fill(0)
+            raise RuntimeError("rocblas.trsv: a block waited too long for an earlier block-row; the solution "
+                               "holds NaN")

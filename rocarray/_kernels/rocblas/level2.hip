@@ -22,6 +22,9 @@
 //    rows into ranges finished by the last block as above. 'C' conjugates x while staging it and
 //    the finished sum: sum conj(a) x = conj(sum a conj(x)), so the inner loop is the same.
 // beta == 0 never reads y (NaN in y does not propagate), as in the reference BLAS.
+// trsv has two forms: ra_rocblas_trsv_block (one diagonal block per launch, the updates between
+// blocks by gemv launches from the host) and ra_rocblas_trsv_one (the whole solve in one launch,
+// block-rows handed on by flags in global memory); their comments say how each works.
 
 #define RA_ROCBLAS2_BLOCK 256
 #define RA_ROCBLAS2_UNROLL 8
@@ -473,4 +476,205 @@ ra_rocblas_trsv_block(ra_i64 nb, const T* A, ra_i64 lda, T* x, ra_i64 incx, int 
         }
     }
     if (mine) x[(ra_i64)t * incx] = xi;
+}
+
+// ---------------------------------------------------------------------------------------------
+// trsv in one launch: op(A) x = b, every block-row of the solution by one thread block
+// ---------------------------------------------------------------------------------------------
+// Solve order: unknown s is row f(s) of A, f(s) = s for a forward substitution (lower 'N', upper
+// 'T'/'C'), n - 1 - s for a backward one; in solve order op(A) is lower triangular, and the
+// referenced triangle of A is exactly its lower part. Block-row t holds the unknowns
+// s in [t * NB, t * NB + NB); the last one may be short.
+//  * Tickets, not blockIdx: a block's first act is an atomic ticket (state[0]), and it solves
+//    block-row t = ticket. A block only ever waits for block-rows of lower tickets, drawn by blocks
+//    that started before it, so the solve completes whatever the scheduler does (no co-residency)
+//    and in an emulator that runs blocks one after another. The block drawing the last ticket
+//    puts the counter back to 0 for the next launch (every ticket is drawn by then).
+//  * Hand-off: the block of block-row k stores x_k, fences, then sets ready[k] = epoch (a number
+//    the host gives each launch on this buffer: a flag of an earlier launch never matches, so
+//    nothing is reset). Flags are raised in solve order, so ready[t - 1] set means all of
+//    ready[0 .. t-1] are: a block that starts late checks that one first and polls no more.
+//  * Products: block t accumulates sum_k op(A)(t, k) x_k over k < t as each x_k becomes ready.
+//    Each thread owns one row p of the block-row and NB / G columns q = c + G u of each tile
+//    (G = BLOCK / NB groups), loaded so that a warp's loads are contiguous in A: for 'N' lanes
+//    run down the rows p (a column of A), for 'T'/'C' the G lanes of one p run down the rows q
+//    (a column of A, the block-row of op(A) being a column strip of A). The next tile's loads are
+//    issued before the wait for the current one's flag. x_k is read past the non-coherent caches.
+//  * Diagonal block: staged in shared memory before any wait (sl[q][p] = op(A)(p, q), q < p, and
+//    the diagonal's reciprocals), then, after the last tile, the G partial sums of each row are
+//    added and warp 0 substitutes: lane l holds rows l, l + W, ...; step j multiplies row j by its
+//    diagonal's reciprocal, broadcasts x_j with a shuffle and the later rows subtract
+//    op(A)(p, j) x_j, so a step is a multiply, a shuffle and a fused multiply-add, no barrier.
+//  * Bounded waits: a wait longer than `limit` clock cycles, or one that sees state[1] == epoch,
+//    sets state[1] = epoch (the host's error word), and the block writes NaN for its unknowns
+//    and raises its flag, so later blocks never wait on it. No singularity test: a zero diagonal
+//    gives inf/NaN, and values never decide a wait, so NaN or inf input cannot hang the launch.
+RA_DEVICE ra_i64 ra_rocblas2_solve_row(ra_i64 s, ra_i64 n, bool forward) { return forward ? s : n - 1 - s; }
+
+// op(A)(i, j): A(i, j), or A(j, i) with TRANS (conjugated with CONJ)
+template <typename T>
+RA_DEVICE T ra_rocblas2_op_at(const T* A, ra_i64 lda, ra_i64 i, ra_i64 j, bool trans, bool conj) {
+    const T a = trans ? A[j + i * lda] : A[i + j * lda];
+    return conj ? ra_rocblas2_conj(a) : a;
+}
+
+// This thread's E elements of tile (t, k) (row i of A's op, columns c + G u of block-row k), zeros
+// where `load` is false.
+template <typename T, int NB, int G, int E>
+RA_DEVICE void ra_rocblas2_trsv_tile(const T* A, ra_i64 lda, ra_i64 n, bool forward, bool trans, bool conj, bool load,
+                                     ra_i64 i, int c, ra_i64 k, T* dst) {
+#pragma unroll
+    for (int u = 0; u < E; ++u) {
+        const ra_i64 j = ra_rocblas2_solve_row(k * NB + c + G * u, n, forward);
+        dst[u] = load ? ra_rocblas2_op_at(A, lda, i, j, trans, conj) : ra_rocblas2_zero<T>();
+    }
+}
+
+template <typename T, int NB>
+__global__ void RA_LAUNCH_BOUNDS(RA_ROCBLAS2_BLOCK)
+ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int flags, unsigned* state,
+                    unsigned* ready, unsigned epoch, ra_i64 limit) {
+    constexpr int B = RA_ROCBLAS2_BLOCK;
+    constexpr int G = B / NB;                              // thread groups over a tile's columns
+    constexpr int E = NB / G;                              // elements of a tile per thread
+    constexpr int W = RA_WARP_SIZE;
+    constexpr int S = (NB + W - 1) / W;                    // rows per lane in the substitution
+    static_assert(B % NB == 0 && NB % G == 0, "a block-row's tile splits evenly over the block");
+    static_assert(NB <= B, "one thread per row of the diagonal block");
+    __shared__ T sl[NB][NB];   // sl[q][p] = op(A)(p, q) of the diagonal block, solve order, q < p
+    __shared__ T sd[NB];       // 1 / op(A)(p, p)
+    __shared__ T red[G][NB];   // the groups' partial sums per row
+    __shared__ int s_ticket;
+    __shared__ ra_i64 s_known[2];  // by wait round parity: block-rows known ready, -1: gave up
+
+    const int tid = threadIdx.x;
+    const bool upper = (flags & RA_ROCBLAS2_UPPER) != 0;
+    const bool trans = (flags & RA_ROCBLAS2_TRANS) != 0;
+    const bool conj = (flags & RA_ROCBLAS2_CONJ) != 0;
+    const bool unit = (flags & RA_ROCBLAS2_UNIT) != 0;
+    const bool forward = upper == trans;
+    if (tid == 0) {
+        const unsigned ticket = ra_atomic_inc_u32(&state[0]);
+        if (ticket == gridDim.x - 1u) atomicExch(&state[0], 0u);  // every ticket is drawn
+        s_ticket = (int)ticket;
+    }
+    __syncthreads();
+    const ra_i64 t = s_ticket;
+    const ra_i64 s0 = t * NB;
+    const int nb = (int)ra_min((ra_i64)NB, n - s0);
+    // this thread's row p of the block-row and first tile column c (see the comment above)
+    const int p = trans ? tid / G : tid % NB;
+    const int c = trans ? tid % G : tid / NB;
+    const bool has_row = p < nb;
+    const ra_i64 i = has_row ? ra_rocblas2_solve_row(s0 + p, n, forward) : 0;
+    const int lane = ra_lane_id();
+
+    // warp 0: the right-hand side of its rows, read before anything else (only this block
+    // writes them, at its end)
+    T r[S];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        const int q = lane + s * W;
+        r[s] = (tid < W && q < nb) ? x[ra_rocblas2_solve_row(s0 + q, n, forward) * incx] : ra_rocblas2_zero<T>();
+    }
+    // the diagonal block: its strict lower part in solve order, and the diagonal's reciprocals
+#pragma unroll
+    for (int u = 0; u < E; ++u) {
+        const int q = c + G * u;
+        if (has_row && q < p) sl[q][p] = ra_rocblas2_op_at(A, lda, i, ra_rocblas2_solve_row(s0 + q, n, forward), trans, conj);
+    }
+    if (!unit && tid < nb) {
+        const ra_i64 d = ra_rocblas2_solve_row(s0 + tid, n, forward);
+        sd[tid] = ra_rocblas2_div(ra_rocblas2_one(T()), ra_rocblas2_op_at(A, lda, d, d, trans, conj));
+    }
+
+    // sum_k op(A)(t, k) x_k over the block-rows k < t, as they become ready
+    T acc = ra_rocblas2_zero<T>();
+    T a[E];
+    if (t > 0) ra_rocblas2_trsv_tile<T, NB, G, E>(A, lda, n, forward, trans, conj, has_row, i, c, 0, a);
+    bool failed = false;
+    ra_i64 known = 0;
+    int round = 0;
+    for (ra_i64 k = 0; k < t; ++k) {
+        if (k >= known) {
+            if (tid == 0) {
+                const volatile unsigned* vr = ready;
+                const volatile unsigned* err = state + 1;
+                ra_i64 now = t;
+                if (vr[t - 1] != epoch) {  // not all ready: wait for block-row k
+                    now = k + 1;
+                    const long long start = clock64();
+                    while (vr[k] != epoch) {
+                        if (*err == epoch || clock64() - start > limit) {
+                            atomicExch(&state[1], epoch);
+                            now = -1;
+                            break;
+                        }
+                        ra_grid_pause();
+                    }
+                }
+                ra_threadfence();  // the flag before the data it guards
+                s_known[round & 1] = now;
+            }
+            __syncthreads();
+            known = s_known[round & 1];
+            ++round;
+            if (known < 0) {
+                failed = true;
+                break;
+            }
+        }
+        T next[E];
+        ra_rocblas2_trsv_tile<T, NB, G, E>(A, lda, n, forward, trans, conj, has_row && k + 1 < t, i, c, k + 1, next);
+        T xv[E];
+#pragma unroll
+        for (int u = 0; u < E; ++u) {
+            const ra_i64 j = ra_rocblas2_solve_row(k * NB + c + G * u, n, forward);
+            xv[u] = ra_load_volatile(x + j * incx);
+        }
+#pragma unroll
+        for (int u = 0; u < E; ++u) acc = ra_rocblas2_madd(a[u], xv[u], acc);
+#pragma unroll
+        for (int u = 0; u < E; ++u) a[u] = next[u];
+    }
+    red[c][p] = acc;
+    __syncthreads();
+    if (tid >= W) return;
+
+    // warp 0: the rows' right-hand sides less the products, then the substitution
+    T dinv[S];
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        const int q = lane + s * W;
+        dinv[s] = ra_rocblas2_one(T());
+        if (q < nb) {
+#pragma unroll
+            for (int g = 0; g < G; ++g) r[s] = r[s] - red[g][q];
+            if (!unit) dinv[s] = sd[q];
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        const int j_end = ra_min(W, nb - s * W);
+        for (int jj = 0; jj < j_end; ++jj) {
+            const int j = s * W + jj;
+            const T xj = ra_shfl(unit ? r[s] : r[s] * dinv[s], jj);
+            if (lane == jj) r[s] = xj;
+#pragma unroll
+            for (int s2 = s; s2 < S; ++s2) {
+                const int q = lane + s2 * W;
+                if (q > j && q < nb) r[s2] = r[s2] - sl[j][q] * xj;
+            }
+        }
+    }
+    const T z = ra_rocblas2_zero<T>();
+    const T nan = ra_rocblas2_div(z, z);
+#pragma unroll
+    for (int s = 0; s < S; ++s) {
+        const int q = lane + s * W;
+        if (q < nb) x[ra_rocblas2_solve_row(s0 + q, n, forward) * incx] = failed ? nan : r[s];
+    }
+    ra_threadfence();  // this lane's x before the flag
+    ra_warp_sync();
+    if (lane == 0) *(volatile unsigned*)&ready[t] = epoch;
 }
