@@ -38,6 +38,10 @@ the panels' left-half leaves also forming their T).
 ``bnclus`` (sm_90) runs the channels-first batch-norm training forward on thread-block clusters
 (``bn_train_cluster_nchw``: 3 x 2 x 120 x 96 float32 and float16, shares straddling image runs,
 and 2 x 3 x 50 x 82 float64, the last share short).
+``trsv1`` solves triangular systems of order 300 through the one-launch trsv (``trsv_one``: block-rows
+handed on by flags in global memory, the wait rounds' shared words double-buffered): every uplo and
+trans in float64 (five block-rows, the last short), 'C' in complex128 (ten block-rows of 32) and a
+negative increment in float32.
 """
 
 import sys
@@ -47,7 +51,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus", "lupanel")
+         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus", "lupanel", "trsv1")
 
 
 def _lu_case(case, rng):
@@ -284,6 +288,32 @@ def _bn_case(case, rng):
             raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
 
 
+def _trsv_case(case, rng):
+    import cupy
+
+    from rocarray.rocblas import _level2
+
+    _level2.TRSV_ONE_LAUNCH = True
+    n = 300
+    cases = [("float64", uplo, trans, 1) for uplo in "UL" for trans in "NT"]
+    cases += [("complex128", "U", "C", 1), ("float32", "L", "N", -1)]
+    for dtype, uplo, trans, incx in cases:
+        a = rng.standard_normal((n, n)) / n + 2 * numpy.eye(n)
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.standard_normal((n, n)) / n
+        t = numpy.triu(a) if uplo == "U" else numpy.tril(a)
+        op = t if trans == "N" else (t.T if trans == "T" else t.conj().T)
+        b = rng.standard_normal(n).astype(dtype)
+        x = cupy.asarray(b if incx > 0 else b[::-1].copy())
+        _level2.trsv(uplo, trans, "N", n, cupy.asarray(numpy.asfortranarray(a.astype(dtype)).ravel(order="F")), n,
+                     x, incx)
+        got = cupy.asnumpy(x) if incx > 0 else cupy.asnumpy(x)[::-1]
+        err = float(numpy.abs(got - numpy.linalg.solve(op, b.astype(numpy.complex128))).max())
+        if not err < (1e-3 if dtype == "float32" else 1e-10):
+            raise SystemExit(f"{case} {uplo}{trans} {dtype}: max error {err}")
+    _level2.check_trsv()
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -300,7 +330,7 @@ def main(argv):
     launch.observer = names
     rng = numpy.random.default_rng(5)
     case = argv[0]
-    run = (_batched_case if case == "lupanel" else _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
+    run = (_trsv_case if case == "trsv1" else _batched_case if case == "lupanel" else _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
            else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"

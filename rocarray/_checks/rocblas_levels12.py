@@ -358,7 +358,7 @@ def check_symv(rng):
 @harness.self_check(_LIB, "trmv_trsv")
 def check_trmv_trsv(rng):
     cupy = backend.cupy()
-    n = 2 * _level2.TRSV_NB + 5  # three diagonal blocks
+    n = 2 * _level2.TRSV_NB + 5  # three diagonal blocks; block-rows of the one launch: five, or nine (complex128)
     for dtype in _DTYPES:
         for uplo, trans, diag in (("U", "N", "N"), ("L", "T", "U"), ("U", "C", "N"), ("L", "N", "N")):
             buf, a = _matrix_host(rng, n, n, n, dtype)
@@ -375,11 +375,19 @@ def check_trmv_trsv(rng):
             _level2.trmv(uplo, trans, diag, n, cupy.asarray(buf), n, dx, 1)
             _check(f"trmv {uplo}{trans}{diag} {dtype}", cupy.asnumpy(dx), op @ x.astype(numpy.complex128),
                    dtype, n)
-            dx = cupy.asarray(x)
-            _level2.trsv(uplo, trans, diag, n, cupy.asarray(buf), n, dx, -1)
             xs = x[::-1].astype(numpy.complex128)
-            _check(f"trsv {uplo}{trans}{diag} {dtype}", cupy.asnumpy(dx)[::-1], numpy.linalg.solve(op, xs),
-                   dtype, n)
+            # both forms: the one launch and the way back (diagonal blocks and gemv from the host)
+            saved = _level2.TRSV_ONE_LAUNCH
+            try:
+                for one in (True, False):
+                    _level2.TRSV_ONE_LAUNCH = one
+                    dx = cupy.asarray(x)
+                    _level2.trsv(uplo, trans, diag, n, cupy.asarray(buf), n, dx, -1)
+                    _check(f"trsv {uplo}{trans}{diag} {dtype} {'one launch' if one else 'blocked'}",
+                           cupy.asnumpy(dx)[::-1], numpy.linalg.solve(op, xs), dtype, n)
+            finally:
+                _level2.TRSV_ONE_LAUNCH = saved
+            _level2.check_trsv()
 
 
 _GEMV_N = 16384

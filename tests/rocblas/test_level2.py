@@ -394,13 +394,15 @@ def test_kernel_names():
     assert _level2.kernel_name("gemv_t", np.complex128, masked=True) == "ra_rocblas_gemv_t<ra_c128, true>"
     assert _level2.kernel_name("ger", np.complex64) == "ra_rocblas_ger<ra_c64>"
     assert _level2.kernel_name("trsv_block", np.float64) == "ra_rocblas_trsv_block<double>"
+    assert _level2.kernel_name("trsv_one", np.float32) == "ra_rocblas_trsv_one<float, 64>"
+    assert _level2.kernel_name("trsv_one", np.complex128) == "ra_rocblas_trsv_one<ra_c128, 32>"
 
 
 def test_every_launched_kernel_is_registered_and_exists():
     registered = set(_compile.registered(_level2.SOURCE))
     assert registered == set(_level2.instantiations())
-    # 4 dtypes x (gemv_n, gemv_t) x (plain, masked) + 4 ger + 4 trsv_block
-    assert len(registered) == 24
+    # 4 dtypes x (gemv_n, gemv_t) x (plain, masked) + 4 ger + 4 trsv_block + 4 trsv_one
+    assert len(registered) == 28
     source = _compile.read_text(_level2.SOURCE)
     for name in registered:
         assert name.startswith("ra_rocblas_")
@@ -420,6 +422,8 @@ def test_flag_bits_match_the_source():
     assert re.search(rf"#define RA_ROCBLAS2_TCOLS {_level2.TCOLS}\b", source)
     assert re.search(rf"#define RA_ROCBLAS2_TRSV_NB {_level2.TRSV_NB}\b", source)
     assert _level2.TRSV_NB <= _level2.BLOCK
+    for itemsize, nb in _level2.TRSV_ONE_NB.items():   # the kernel's static_asserts and its static shared memory
+        assert _level2.BLOCK % nb == 0 and nb * nb * itemsize <= 32 * 1024
 
 
 def test_launch_geometry_for_the_benchmark_shape():

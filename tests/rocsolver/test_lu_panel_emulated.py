@@ -492,11 +492,15 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
 
 
-def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch):
+@pytest.mark.parametrize("one_launch", [True, False])
+def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch, one_launch):
     """getrs of 8192 float64 with one right-hand side (recorded, not run): laswp and two trsv
-    (64 diagonal-block solves and 63 gemv each) instead of two trsm (541 launches: 256 leaves,
-    254 gemms and 30 split-k finishes)."""
+    instead of two trsm (541 launches: 256 leaves, 254 gemms and 30 split-k finishes); a trsv is
+    one launch, or (``TRSV_ONE_LAUNCH = False``) 64 diagonal-block solves and 63 gemv."""
+    from rocarray.rocblas import _level2
+
     monkeypatch.setattr(_lu_blocked, "GETRS_TRSV_RHS", 1)
+    monkeypatch.setattr(_level2, "TRSV_ONE_LAUNCH", one_launch)
     n = 8192
     A = fake_device.array((n * n,), "float64")
     B = fake_device.array((n,), "float64")
@@ -504,5 +508,8 @@ def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch):
     rs.getrs("N", n, 1, A, n, ipiv, B, n)
     names = [x.split("<")[0] for x in fake_device.names()]
     assert names.count("ra_rocsolver_laswp") == 1
+    if one_launch:
+        assert names == ["ra_rocsolver_laswp", "ra_rocblas_trsv_one", "ra_rocblas_trsv_one"]
+        return
     assert names.count("ra_rocblas_trsv_block") == 128 and names.count("ra_rocblas_gemv_n") == 126
     assert len(names) == 255
