@@ -88,3 +88,25 @@ def test_trsv_one_launch_float64(emulated_target_device, rng, uplo, trans, diag)
 def test_trsv_one_launch_dtypes_and_increments(emulated_target_device, rng, dtype, uplo, trans, diag, n, incx,
                                                extra):
     _solve(emulated_target_device, rng, dtype, uplo, trans, diag, n, incx, extra)
+
+
+@pytest.mark.parametrize("emulated_target_device", ["cuda32"], indirect=True)
+def test_trsv_one_launch_gives_up_a_wait_that_cannot_end(emulated_target_device, rng, monkeypatch):
+    """The bounded wait: with the ticket counter put one ahead, the first block draws ticket 1 and
+    waits for block-row 0, which no block has solved yet (the emulator runs blocks one by one):
+    it gives up after TRSV_SPIN_LIMIT (the emulator's clock counts nanoseconds), writes NaN for
+    its unknowns and records the launch; the launch finishes and check_trsv raises, once."""
+    device = emulated_target_device
+    monkeypatch.setattr(_level2, "TRSV_SPIN_LIMIT", 10 ** 6)
+    n = 200
+    a = np.tril(random_array(rng, (n, n), "float64") / n) + 2 * np.eye(n)
+    x = device.array(random_array(rng, n, "float64"))
+    state = _level2._trsv_state(0)
+    state[0] = 1
+    rocblas.trsv("L", "N", "N", n, device.array(np.asfortranarray(a).ravel(order="F")), n, x, 1)
+    got = device.cupy.asnumpy(x)
+    assert np.isnan(got[64:128]).all() and not np.isnan(got[:64]).any()
+    state[0] = 0   # four blocks drew tickets 1, 2, 3 (the reset) and 0: the counter is left at 1
+    with pytest.raises(RuntimeError, match="waited too long"):
+        _level2.check_trsv(0)
+    _level2.check_trsv(0)
