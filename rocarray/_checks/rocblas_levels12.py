@@ -417,6 +417,34 @@ def _register_level2_benchmarks():
 _register_level2_benchmarks()
 
 
+def _register_trsv_benchmarks():
+    # x := A^-1 x with A an n x n column-major triangle of unit diagonal (off-diagonal part / n,
+    # so that repeated solves in place neither grow nor shrink x): float64 8192 is getrs's shape,
+    # float32 16384 the level-2 table's. CuPy has no trsv: the vendor is cuBLAS trsm with one
+    # right-hand side (cupyx.scipy.linalg.solve_triangular on the Fortran-ordered view, no copy).
+    # Bytes: the referenced triangle once, x read and written.
+    for n, dtype, uplo in ((8192, "float64", "L"), (16384, "float32", "U")):
+        size = numpy.dtype(dtype).itemsize
+
+        def setup(n=n, dtype=dtype):
+            a = _random(n * n, dtype)
+            a /= n
+            return a, _random(n, dtype)
+
+        def vendor(a, x, n=n, uplo=uplo):
+            import cupyx.scipy.linalg
+
+            cupyx.scipy.linalg.solve_triangular(a.reshape(n, n).T, x, lower=uplo == "L", unit_diagonal=True,
+                                                overwrite_b=True)
+
+        _bench(f"trsv_{uplo.lower()}_{dtype}_{n}", setup,
+               lambda a, x, n=n, uplo=uplo: _level2.trsv(uplo, "N", "U", n, a, n, x, 1), vendor,
+               (n * (n - 1) // 2 + 2 * n) * size)
+
+
+_register_trsv_benchmarks()
+
+
 _BAND_N, _BAND_K = 16384, 64
 
 

@@ -566,6 +566,8 @@ def test_level2_self_checks_and_bench_cases_are_registered():
     for name in ("gemv_n_float32", "gemv_t_float32"):
         case = cases[f"rocblas.{name}"]
         assert case.bytes_moved == 16384 * 16384 * 4 and case.memory_bound
+    assert cases["rocblas.trsv_l_float64_8192"].bytes_moved == (8192 * 8191 // 2 + 2 * 8192) * 8
+    assert "rocblas.trsv_u_float32_16384" in cases
 
 
 def test_split_workspace_keeps_one_ticket_area_per_size(monkeypatch):
