@@ -500,15 +500,19 @@ ra_rocblas_trsv_block(ra_i64 nb, const T* A, ra_i64 lda, T* x, ra_i64 incx, int 
 //    run down the rows p (a column of A), for 'T'/'C' the G lanes of one p run down the rows q
 //    (a column of A, the block-row of op(A) being a column strip of A). The next tile's loads are
 //    issued before the wait for the current one's flag. x_k is read past the non-coherent caches.
-//  * Diagonal block: staged in shared memory before any wait (sl[q][p] = op(A)(p, q), q < p, and
-//    the diagonal's reciprocals), then, after the last tile, the G partial sums of each row are
-//    added and warp 0 substitutes: lane l holds rows l, l + W, ...; step j multiplies row j by its
-//    diagonal's reciprocal, broadcasts x_j with a shuffle and the later rows subtract
-//    op(A)(p, j) x_j, so a step is a multiply, a shuffle and a fused multiply-add, no barrier.
+//  * Diagonal block: staged in shared memory before any wait with its rows scaled by the
+//    diagonal's reciprocals, sl[q][p] = op(A)(p, q) / op(A)(p, p) for q < p (so the unknowns need
+//    no multiply of their own). After the last tile the G partial sums of each row are added and
+//    warp 0 substitutes: lane l holds the scaled residuals of rows l, l + W, ...; a round takes
+//    RA_ROCBLAS2_TRSV_STEP unknowns: their residuals are broadcast by shuffles, every lane solves
+//    the round's small triangle itself, and the rows past the round subtract the round's terms.
+//    The dependent chain of a round: one shuffle and about STEP fused multiply-adds.
 //  * Bounded waits: a wait longer than `limit` clock cycles, or one that sees state[1] == epoch,
 //    sets state[1] = epoch (the host's error word), and the block writes NaN for its unknowns
 //    and raises its flag, so later blocks never wait on it. No singularity test: a zero diagonal
 //    gives inf/NaN, and values never decide a wait, so NaN or inf input cannot hang the launch.
+#define RA_ROCBLAS2_TRSV_STEP 4
+
 RA_DEVICE ra_i64 ra_rocblas2_solve_row(ra_i64 s, ra_i64 n, bool forward) { return forward ? s : n - 1 - s; }
 
 // op(A)(i, j): A(i, j), or A(j, i) with TRANS (conjugated with CONJ)
@@ -516,6 +520,15 @@ template <typename T>
 RA_DEVICE T ra_rocblas2_op_at(const T* A, ra_i64 lda, ra_i64 i, ra_i64 j, bool trans, bool conj) {
     const T a = trans ? A[j + i * lda] : A[i + j * lda];
     return conj ? ra_rocblas2_conj(a) : a;
+}
+
+// 1 / op(A)(i, i), or 1 with a unit diagonal (not read)
+template <typename T>
+RA_DEVICE T ra_rocblas2_inv_diag(const T* A, ra_i64 lda, ra_i64 i, bool conj, bool unit) {
+    const T one = ra_rocblas2_one(T());
+    if (unit) return one;
+    const T a = A[i + i * lda];
+    return ra_rocblas2_div(one, conj ? ra_rocblas2_conj(a) : a);
 }
 
 // This thread's E elements of tile (t, k) (row i of A's op, columns c + G u of block-row k), zeros
@@ -539,10 +552,11 @@ ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int fla
     constexpr int E = NB / G;                              // elements of a tile per thread
     constexpr int W = RA_WARP_SIZE;
     constexpr int S = (NB + W - 1) / W;                    // rows per lane in the substitution
+    constexpr int K = RA_ROCBLAS2_TRSV_STEP;               // unknowns per substitution round
     static_assert(B % NB == 0 && NB % G == 0, "a block-row's tile splits evenly over the block");
     static_assert(NB <= B, "one thread per row of the diagonal block");
-    __shared__ T sl[NB][NB];   // sl[q][p] = op(A)(p, q) of the diagonal block, solve order, q < p
-    __shared__ T sd[NB];       // 1 / op(A)(p, p)
+    static_assert(W % K == 0 && NB % K == 0, "a round's unknowns lie in one lane slot");
+    __shared__ T sl[NB][NB];   // sl[q][p] = op(A)(p, q) / op(A)(p, p) of the diagonal block, solve order, q < p
     __shared__ T red[G][NB];   // the groups' partial sums per row
     __shared__ int s_ticket;
     __shared__ ra_i64 s_known[2];  // by wait round parity: block-rows known ready, -1: gave up
@@ -569,29 +583,34 @@ ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int fla
     const ra_i64 i = has_row ? ra_rocblas2_solve_row(s0 + p, n, forward) : 0;
     const int lane = ra_lane_id();
 
-    // warp 0: the right-hand side of its rows, read before anything else (only this block
-    // writes them, at its end)
-    T r[S];
+    // warp 0: the right-hand side of its rows and their diagonals' reciprocals, read before
+    // anything else (only this block writes these elements of x, at its end)
+    T r[S], dinv[S];
 #pragma unroll
     for (int s = 0; s < S; ++s) {
         const int q = lane + s * W;
-        r[s] = (tid < W && q < nb) ? x[ra_rocblas2_solve_row(s0 + q, n, forward) * incx] : ra_rocblas2_zero<T>();
+        const bool mine = tid < W && q < nb;
+        const ra_i64 iq = mine ? ra_rocblas2_solve_row(s0 + q, n, forward) : 0;
+        r[s] = mine ? x[iq * incx] : ra_rocblas2_zero<T>();
+        dinv[s] = mine ? ra_rocblas2_inv_diag(A, lda, iq, conj, unit) : ra_rocblas2_one(T());
     }
-    // the diagonal block: its strict lower part in solve order, and the diagonal's reciprocals
+    // the diagonal block's strict lower part in solve order, rows scaled by their diagonals
+    {
+        const T dp = has_row ? ra_rocblas2_inv_diag(A, lda, i, conj, unit) : ra_rocblas2_one(T());
 #pragma unroll
-    for (int u = 0; u < E; ++u) {
-        const int q = c + G * u;
-        if (has_row && q < p) sl[q][p] = ra_rocblas2_op_at(A, lda, i, ra_rocblas2_solve_row(s0 + q, n, forward), trans, conj);
-    }
-    if (!unit && tid < nb) {
-        const ra_i64 d = ra_rocblas2_solve_row(s0 + tid, n, forward);
-        sd[tid] = ra_rocblas2_div(ra_rocblas2_one(T()), ra_rocblas2_op_at(A, lda, d, d, trans, conj));
+        for (int u = 0; u < E; ++u) {
+            const int q = c + G * u;
+            if (has_row && q < p) {
+                const T a = ra_rocblas2_op_at(A, lda, i, ra_rocblas2_solve_row(s0 + q, n, forward), trans, conj);
+                sl[q][p] = unit ? a : a * dp;
+            }
+        }
     }
 
     // sum_k op(A)(t, k) x_k over the block-rows k < t, as they become ready
     T acc = ra_rocblas2_zero<T>();
     T a[E];
-    if (t > 0) ra_rocblas2_trsv_tile<T, NB, G, E>(A, lda, n, forward, trans, conj, has_row, i, c, 0, a);
+    ra_rocblas2_trsv_tile<T, NB, G, E>(A, lda, n, forward, trans, conj, has_row && t > 0, i, c, 0, a);
     bool failed = false;
     ra_i64 known = 0;
     int round = 0;
@@ -641,29 +660,38 @@ ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int fla
     __syncthreads();
     if (tid >= W) return;
 
-    // warp 0: the rows' right-hand sides less the products, then the substitution
-    T dinv[S];
+    // warp 0: the scaled residuals (b - products) / diagonal, then the substitution by rounds
 #pragma unroll
     for (int s = 0; s < S; ++s) {
         const int q = lane + s * W;
-        dinv[s] = ra_rocblas2_one(T());
         if (q < nb) {
 #pragma unroll
             for (int g = 0; g < G; ++g) r[s] = r[s] - red[g][q];
-            if (!unit) dinv[s] = sd[q];
+            if (!unit) r[s] = r[s] * dinv[s];
         }
     }
 #pragma unroll
     for (int s = 0; s < S; ++s) {
-        const int j_end = ra_min(W, nb - s * W);
-        for (int jj = 0; jj < j_end; ++jj) {
-            const int j = s * W + jj;
-            const T xj = ra_shfl(unit ? r[s] : r[s] * dinv[s], jj);
-            if (lane == jj) r[s] = xj;
+        const int j_end = ra_min((s + 1) * W, nb);
+        for (int j0 = s * W; j0 < j_end; j0 += K) {
+            // the round's unknowns j0 .. j0+K-1 (those past nb are never used for a row below nb)
+            T xk[K];
+#pragma unroll
+            for (int e = 0; e < K; ++e) xk[e] = ra_shfl(r[s], j0 - s * W + e);
+#pragma unroll
+            for (int e = 1; e < K; ++e)
+#pragma unroll
+                for (int f = 0; f < e; ++f) xk[e] = xk[e] - sl[j0 + f][j0 + e] * xk[f];
+#pragma unroll
+            for (int e = 0; e < K; ++e)
+                if (lane + s * W == j0 + e) r[s] = xk[e];
 #pragma unroll
             for (int s2 = s; s2 < S; ++s2) {
                 const int q = lane + s2 * W;
-                if (q > j && q < nb) r[s2] = r[s2] - sl[j][q] * xj;
+                if (q >= j0 + K && q < nb) {
+#pragma unroll
+                    for (int e = 0; e < K; ++e) r[s2] = r[s2] - sl[j0 + e][q] * xk[e];
+                }
             }
         }
     }
