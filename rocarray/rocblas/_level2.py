@@ -56,10 +56,11 @@ other routines, one row (or element) per thread, never reading the unreferenced 
   with the earlier block-rows as each one's flag (in the epoch workspace
   ``'rocblas.level2.trsv_ready'``: a per-launch number, no reset) shows its solution stored,
   reading A with coalesced loads (the next tile's loads issued before the wait for the current
-  one), then one warp substitutes through the diagonal block (a multiply by the diagonal's
-  reciprocal, a shuffle and a fused multiply-add per unknown, no barrier) and raises the block's
-  flag. The triangle is read once; the critical path is ``n / TRSV_ONE_NB`` hand-offs and ``n``
-  substitution steps. A wait is bounded (:data:`TRSV_SPIN_LIMIT`): a block that gives up writes
+  one), then one warp substitutes through the diagonal block, its rows scaled by the diagonal's
+  reciprocals when staged: four unknowns a round (their residuals broadcast by shuffles, the
+  round's small triangle solved by every lane, the later rows updated), no barrier. The block
+  then raises its flag. The triangle is read once; the critical path is ``n / TRSV_ONE_NB``
+  hand-offs and ``n / 4`` substitution rounds. A wait is bounded (:data:`TRSV_SPIN_LIMIT`): a block that gives up writes
   NaN for its unknowns and sets an error word that :func:`check_trsv` reads.
   The way back (``TRSV_ONE_LAUNCH = False``): blocked substitution from the host. Diagonal blocks
   of :data:`TRSV_NB` rows are solved by one thread block (``ra_rocblas_trsv_block``: one unknown
@@ -654,7 +655,8 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
     No test for singularity is made (as in the reference BLAS): a zero on a non-unit diagonal
     gives inf/NaN. One launch (see the module docstring): block-rows of :data:`TRSV_ONE_NB`
     unknowns, each solved by one thread block after the products with the block-rows before it;
-    the diagonal is applied as its reciprocal (within an ulp or two of dividing). With
+    each diagonal block's rows are scaled by the reciprocal of their diagonal element (within an
+    ulp or two of dividing). With
     ``TRSV_ONE_LAUNCH = False``: diagonal blocks of :data:`TRSV_NB` solved by one launch each, the
     rest of x updated by gemv.
 
