@@ -53,8 +53,8 @@ other routines, one row (or element) per thread, never reading the unreferenced 
   draws a ticket and solves block-row ``ticket`` of the unknowns in solve order (block-rows of
   :data:`TRSV_ONE_NB` rows), so a block only waits for blocks that started before it: no
   co-residency is needed. It stages its diagonal block in shared memory, accumulates the products
-  with the earlier block-rows as each one's flag (in the epoch workspace
-  ``'rocblas.level2.trsv_ready'``: a per-launch number, no reset) shows its solution stored,
+  with the earlier block-rows as each one's flag (``'rocblas.level2.trsv_ready'``, cleared by
+  the last block to finish: no reset launch, and a replayed graph works) shows its solution stored,
   reading A with coalesced loads (the next tile's loads issued before the wait for the current
   one), then one warp substitutes through the diagonal block, its rows scaled by the diagonal's
   reciprocals when staged: four unknowns a round (their residuals broadcast by shuffles, the
@@ -96,8 +96,6 @@ TRSV_ONE_LAUNCH = True
 TRSV_ONE_NB = {4: 64, 8: 64, 16: 32}
 #: Clock cycles a one-launch trsv block waits for one earlier block-row before it gives up.
 TRSV_SPIN_LIMIT = 1 << 32
-#: Launch epochs of the one-launch trsv's flags run 1 .. TRSV_EPOCH_LIMIT - 1 (32-bit words).
-TRSV_EPOCH_LIMIT = 1 << 31
 #: Fewest columns (gemv 'N') a split is given; fewer splits than that would only add traffic.
 MIN_SPLIT_COLS = 64
 #: Resident blocks per multiprocessor aimed for (2048 threads per SM/CU).
@@ -744,9 +742,10 @@ def trsv(uplo, transA, diag, n, A, lda, x, incx):
 
 
 def _trsv_state(device_id):
-    """The one-launch trsv's two words on the current stream: the ticket counter (left 0 by
-    every launch) and the error word (the epoch of a launch whose wait gave up, else 0)."""
-    return workspace.workspaces.counters("rocblas.level2.trsv_state", 8, device_id)[:8].view(numpy.uint32)
+    """The one-launch trsv's four words on the current stream: the ticket counter, the finished
+    blocks and the launch's gave-up flag (all left 0 by every launch), and the error word (1 once
+    a wait gave up, until :func:`check_trsv`)."""
+    return workspace.workspaces.counters("rocblas.level2.trsv_state", 16, device_id)[:16].view(numpy.uint32)
 
 
 def _trsv_one(device_id, n, dtype, a, vx, flags):
@@ -754,12 +753,11 @@ def _trsv_one(device_id, n, dtype, a, vx, flags):
     :data:`TRSV_ONE_NB` unknowns."""
     grid = -(-n // TRSV_ONE_NB[dtype.itemsize])
     with launch.on_device(device_id):
-        ready, _, epoch = workspace.workspaces.epochs("rocblas.level2.trsv_ready", device_id, grid,
-                                                      lambda capacity: 4 * capacity, TRSV_EPOCH_LIMIT)
+        ready = workspace.workspaces.counters("rocblas.level2.trsv_ready", 4 * grid, device_id)
         KERNELS[kernel_name("trsv_one", dtype)](
             device_id, (grid,),
             (numpy.int64(n), a.ptr, numpy.int64(a.lda), vx.ptr, numpy.int64(vx.step), numpy.int32(flags),
-             _trsv_state(device_id), ready, numpy.uint32(epoch), numpy.int64(TRSV_SPIN_LIMIT)))
+             _trsv_state(device_id), ready, numpy.int64(TRSV_SPIN_LIMIT)))
 
 
 def check_trsv(device_id=None):
@@ -787,7 +785,7 @@ def check_trsv(device_id=None):
     device_id = cupy.cuda.runtime.getDevice() if device_id is None else int(device_id)
     with launch.on_device(device_id):
         words = _trsv_state(device_id)
-        if int(words[1]):
-            words[1:2].fill(0)
+        if int(words[3]):
+            words[3:4].fill(0)
             raise RuntimeError("rocblas.trsv: a block waited too long for an earlier block-row; the solution "
                                "holds NaN")

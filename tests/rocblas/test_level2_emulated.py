@@ -5,8 +5,8 @@ last one), one complex128 'C' case, one float32 case, and negative and non-unit 
 ``lda > n``: against NumPy's solve in float64/complex128. The unreferenced triangle (and a unit
 diagonal) holds NaN, so reading it shows up; x's elements outside the vector are NaN and must stay
 so. The emulator runs blocks one after another, so the tickets come in launch order; the several
-launches of a test on one stream check that the ticket counter and the flags' epochs need no
-reset. CPU tests: skipped where g++ is missing.
+launches of a test on one stream check that the ticket counter, the finish counter and the flags
+are left 0 for the next launch. CPU tests: skipped where g++ is missing.
 """
 
 import itertools
@@ -21,6 +21,7 @@ from level2_host import blas_index
 from rocblas_fixtures import fresh_prepared_launches  # noqa: F401 (autouse)
 
 import rocarray.rocblas as rocblas
+from rocarray._core import workspace
 from rocarray.rocblas import _level2
 
 TRI = list(itertools.product("UL", "NTC", "NU"))
@@ -60,8 +61,10 @@ def _solve(device, rng, dtype, uplo, trans, diag, n, incx, extra=0):
     want = np.linalg.solve(op, wide(xh[at]))
     assert not np.isnan(got[at]).any(), "NaN in x: a poisoned element of A was read"
     assert_close(got[at], want, dtype, n, atol_scale=float(np.max(np.abs(want))))
-    assert np.asarray(device.cupy.asnumpy(_level2._trsv_state(0))).tolist() == [0, 0], \
-        "the ticket counter is left 0 and no wait gave up"
+    assert np.asarray(device.cupy.asnumpy(_level2._trsv_state(0))).tolist() == [0, 0, 0, 0], \
+        "the counters are left 0 and no wait gave up"
+    ready = device.cupy.asnumpy(workspace.workspaces.counters("rocblas.level2.trsv_ready", 4, 0))
+    assert not ready.any(), "the last block to finish clears the flags"
 
 
 def _targets(cases):
@@ -106,6 +109,7 @@ def test_trsv_one_launch_gives_up_a_wait_that_cannot_end(emulated_target_device,
     rocblas.trsv("L", "N", "N", n, device.array(np.asfortranarray(a).ravel(order="F")), n, x, 1)
     got = device.cupy.asnumpy(x)
     assert np.isnan(got[64:128]).all() and not np.isnan(got[:64]).any()
+    assert np.asarray(device.cupy.asnumpy(state)).tolist() == [1, 0, 0, 1]
     state[0] = 0   # four blocks drew tickets 1, 2, 3 (the reset) and 0: the counter is left at 1
     with pytest.raises(RuntimeError, match="waited too long"):
         _level2.check_trsv(0)

@@ -490,10 +490,12 @@ ra_rocblas_trsv_block(ra_i64 nb, const T* A, ra_i64 lda, T* x, ra_i64 incx, int 
 //    that started before it, so the solve completes whatever the scheduler does (no co-residency)
 //    and in an emulator that runs blocks one after another. The block drawing the last ticket
 //    puts the counter back to 0 for the next launch (every ticket is drawn by then).
-//  * Hand-off: the block of block-row k stores x_k, fences, then sets ready[k] = epoch (a number
-//    the host gives each launch on this buffer: a flag of an earlier launch never matches, so
-//    nothing is reset). Flags are raised in solve order, so ready[t - 1] set means all of
-//    ready[0 .. t-1] are: a block that starts late checks that one first and polls no more.
+//  * Hand-off: the block of block-row k stores x_k, fences, then sets ready[k] = 1. Flags are
+//    raised in solve order, so ready[t - 1] set means all of ready[0 .. t-1] are: a block that
+//    starts late checks that one first and polls no more. The last block to finish (state[1]
+//    counts them; every block is past its waits by then) clears the flags and state[1], state[2]
+//    for the next launch: the words need no reset launch and no per-launch number, so a replayed
+//    graph of the launch works too.
 //  * Products: block t accumulates sum_k op(A)(t, k) x_k over k < t as each x_k becomes ready.
 //    Each thread owns one row p of the block-row and NB / G columns q = c + G u of each tile
 //    (G = BLOCK / NB groups), loaded so that a warp's loads are contiguous in A: for 'N' lanes
@@ -507,10 +509,11 @@ ra_rocblas_trsv_block(ra_i64 nb, const T* A, ra_i64 lda, T* x, ra_i64 incx, int 
 //    RA_ROCBLAS2_TRSV_STEP unknowns: their residuals are broadcast by shuffles, every lane solves
 //    the round's small triangle itself, and the rows past the round subtract the round's terms.
 //    The dependent chain of a round: one shuffle and about STEP fused multiply-adds.
-//  * Bounded waits: a wait longer than `limit` clock cycles, or one that sees state[1] == epoch,
-//    sets state[1] = epoch (the host's error word), and the block writes NaN for its unknowns
-//    and raises its flag, so later blocks never wait on it. No singularity test: a zero diagonal
-//    gives inf/NaN, and values never decide a wait, so NaN or inf input cannot hang the launch.
+//  * Bounded waits: a wait longer than `limit` clock cycles, or one that sees state[2] set (this
+//    launch gave up elsewhere), sets state[2] and state[3] (the host's error word, left set), and
+//    the block writes NaN for its unknowns and raises its flag, so later blocks never wait on it.
+//    No singularity test: a zero diagonal gives inf/NaN, and values never decide a wait, so NaN
+//    or inf input cannot hang the launch.
 #define RA_ROCBLAS2_TRSV_STEP 4
 
 RA_DEVICE ra_i64 ra_rocblas2_solve_row(ra_i64 s, ra_i64 n, bool forward) { return forward ? s : n - 1 - s; }
@@ -546,7 +549,7 @@ RA_DEVICE void ra_rocblas2_trsv_tile(const T* A, ra_i64 lda, ra_i64 n, bool forw
 template <typename T, int NB>
 __global__ void RA_LAUNCH_BOUNDS(RA_ROCBLAS2_BLOCK)
 ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int flags, unsigned* state,
-                    unsigned* ready, unsigned epoch, ra_i64 limit) {
+                    unsigned* ready, ra_i64 limit) {
     constexpr int B = RA_ROCBLAS2_BLOCK;
     constexpr int G = B / NB;                              // thread groups over a tile's columns
     constexpr int E = NB / G;                              // elements of a tile per thread
@@ -618,14 +621,15 @@ ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int fla
         if (k >= known) {
             if (tid == 0) {
                 const volatile unsigned* vr = ready;
-                const volatile unsigned* err = state + 1;
+                const volatile unsigned* gave_up = state + 2;
                 ra_i64 now = t;
-                if (vr[t - 1] != epoch) {  // not all ready: wait for block-row k
+                if (vr[t - 1] == 0u) {  // not all ready: wait for block-row k
                     now = k + 1;
                     const long long start = clock64();
-                    while (vr[k] != epoch) {
-                        if (*err == epoch || clock64() - start > limit) {
-                            atomicExch(&state[1], epoch);
+                    while (vr[k] == 0u) {
+                        if (*gave_up != 0u || clock64() - start > limit) {
+                            atomicExch(&state[2], 1u);
+                            atomicExch(&state[3], 1u);
                             now = -1;
                             break;
                         }
@@ -704,5 +708,18 @@ ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int fla
     }
     ra_threadfence();  // this lane's x before the flag
     ra_warp_sync();
-    if (lane == 0) *(volatile unsigned*)&ready[t] = epoch;
+    unsigned done = 0u;
+    if (lane == 0) {
+        *(volatile unsigned*)&ready[t] = 1u;
+        ra_threadfence();  // the flag before this block counts as finished
+        done = ra_atomic_inc_u32(&state[1]);
+    }
+    // the last block to finish: every other block is past its waits, so the flags go back to 0
+    if (ra_shfl(done, 0) == gridDim.x - 1u) {
+        for (ra_i64 k = lane; k < (ra_i64)gridDim.x; k += W) ready[k] = 0u;
+        if (lane == 0) {
+            state[2] = 0u;
+            state[1] = 0u;
+        }
+    }
 }
