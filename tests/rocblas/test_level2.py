@@ -369,9 +369,43 @@ def test_trmv_trsv_match_numpy(rng, fn, dtype, uplo, trans, diag):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("one_launch", [True, False], ids=["one_launch", "blocked"])
 @pytest.mark.parametrize("uplo,trans", list(itertools.product("UL", "NT")), ids=_ids)
-def test_trsv_1000_float64(rng, uplo, trans):
+def test_trsv_1000_float64(rng, monkeypatch, uplo, trans, one_launch):
+    monkeypatch.setattr(_level2, "TRSV_ONE_LAUNCH", one_launch)
     _run_tr(rng, "trsv", "float64", uplo, trans, "N", 1000, 5, -1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype,uplo,trans,diag", [("float64", "L", "N", "U"), ("float64", "U", "T", "N"),
+                                                   ("complex128", "U", "C", "N"), ("float32", "L", "T", "N")],
+                         ids=_ids)
+def test_trsv_one_launch_4099(rng, monkeypatch, dtype, uplo, trans, diag):
+    """Tens of block-rows handed on between blocks that run at the same time (65 of 64 rows, 129
+    of 32 for complex128), the last one short."""
+    monkeypatch.setattr(_level2, "TRSV_ONE_LAUNCH", True)
+    _run_tr(rng, "trsv", dtype, uplo, trans, diag, 4099, 3, 1)
+    _level2.check_trsv()
+
+
+@pytest.mark.gpu
+def test_trsv_one_launch_more_blocks_than_resident(rng, monkeypatch):
+    """n = 20000 float32: 313 block-rows, more blocks than a 132-SM device holds at once (two an
+    SM), so later blocks start only as earlier ones finish; checked by the residual on the device,
+    twice in a row (the flags and counters each launch leaves for the next)."""
+    monkeypatch.setattr(_level2, "TRSV_ONE_LAUNCH", True)
+    n = 20000
+    a = cupy.random.default_rng(int(rng.integers(2 ** 31))).standard_normal((n, n), dtype=np.float32) / n
+    lower = cupy.tril(a, -1) + cupy.eye(n, dtype=np.float32)    # the unit lower triangle, row-major
+    buf = cupy.asfortranarray(lower)                            # column-major: A(i, j) = lower[i, j]
+    del a
+    for _ in range(2):
+        b = cupy.random.default_rng(int(rng.integers(2 ** 31))).standard_normal(n, dtype=np.float32)
+        x = b.copy()
+        rocblas.trsv("L", "N", "U", n, buf, n, x, 1)
+        residual = float(cupy.abs(lower @ x - b).max())
+        assert residual <= 1e-3 * float(cupy.abs(b).max()), residual
+    _level2.check_trsv()
 
 
 # --------------------------------------------------------------------------------------------
