@@ -678,14 +678,16 @@ ra_rocblas_trsv_one(ra_i64 n, const T* A, ra_i64 lda, T* x, ra_i64 incx, int fla
     for (int s = 0; s < S; ++s) {
         const int j_end = ra_min((s + 1) * W, nb);
         for (int j0 = s * W; j0 < j_end; j0 += K) {
-            // the round's unknowns j0 .. j0+K-1 (those past nb are never used for a row below nb)
+            // the round's unknowns j0 .. j0+K-1 (those past nb stay unsolved: no row below nb uses them)
             T xk[K];
 #pragma unroll
             for (int e = 0; e < K; ++e) xk[e] = ra_shfl(r[s], j0 - s * W + e);
 #pragma unroll
             for (int e = 1; e < K; ++e)
+                if (j0 + e < nb) {
 #pragma unroll
-                for (int f = 0; f < e; ++f) xk[e] = xk[e] - sl[j0 + f][j0 + e] * xk[f];
+                    for (int f = 0; f < e; ++f) xk[e] = xk[e] - sl[j0 + f][j0 + e] * xk[f];
+                }
 #pragma unroll
             for (int e = 0; e < K; ++e)
                 if (lane + s * W == j0 + e) r[s] = xk[e];
