@@ -261,6 +261,62 @@ def test_gesv_writes_only_x_and_info(emulated_device, monkeypatch, rng):
     np.testing.assert_array_equal(np.asarray(info), [0, 0])
 
 
+# (target, dtype, n, solve): every instantiated tile height (M = 4, 8; 6 for complex128), one
+# launch each, the factorization or the fused solve; the bench's order first
+ONE_BARRIER_CASES = [
+    ("cuda32", "float64", 128, True), ("cuda32", "float64", 50, False), ("cuda32", "float32", 33, True),
+    ("cuda32", "float32", 120, False), ("cuda32", "complex64", 64, False), ("cuda32", "complex64", 100, True),
+    ("cuda32", "complex128", 40, True), ("cuda32", "complex128", 96, False), ("hip64", "float64", 70, True),
+]
+
+
+def _tied_stack(rng, dtype, n):
+    """Four matrices of small integers (ties in every pivot search): plain, a NaN, a zero column
+    (info, and a step without an update), a zero row (singular: the last pivot exactly zero)."""
+    a = rng.integers(-3, 4, size=(4, n, n)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = (a + 1j * rng.integers(-2, 3, size=(4, n, n))).astype(dtype)
+    a[1][n // 2, 1] = np.nan
+    a[2][:, n // 3] = 0
+    a[3][5] = 0
+    return a
+
+
+def _bits(x):
+    return np.ascontiguousarray(x).view(np.uint8)
+
+
+@pytest.mark.parametrize("case", ONE_BARRIER_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_one_barrier_step_matches_the_way_back_bit_for_bit(request, monkeypatch, case):
+    """The one-barrier step (rows j and p exchanged by shuffles) against the two-barrier way back
+    (ONE_BARRIER False): factors, pivots and info, or X and info, bit for bit."""
+    target, dtype, n, solve = case
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    rng = np.random.default_rng(n)
+    a = _tied_stack(rng, dtype, n)
+    b = rng.integers(-5, 6, size=(4, n, 3)).astype(dtype)
+    got = {}
+    for one in (True, False):
+        monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
+        info = dev.array(np.full(4, 99, np.int32))
+        if solve:
+            X = dev.array(np.full((4, n, 3), 7, dtype))
+            _lu_block.gesv(dev.array(a), dev.array(b), X, info)
+            got[one] = np.asarray(X).copy(), np.asarray(info).copy()
+        else:
+            A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))   # column-major, lda n
+            ipiv = dev.array(np.full(4 * n, -7, np.int32))
+            _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 4)
+            got[one] = np.asarray(A).copy(), np.asarray(ipiv).copy(), np.asarray(info).copy()
+        assert dev.names()[-1] == _lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), solve, one)
+    new, old = got[True], got[False]
+    for x, y in zip(new, old):
+        np.testing.assert_array_equal(_bits(x), _bits(y))
+    info = new[-1]
+    assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: routing (launches recorded, nothing runs)
 # --------------------------------------------------------------------------------------------
@@ -274,9 +330,10 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 16
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 32
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
+    assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
