@@ -2,9 +2,11 @@
 
 The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix on the one-block
 path, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
-four dtypes, and one of order 2100 in float64 and complex64 whose first panels are tall enough for
-the device-wide panel factorization, and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
-singular matrix raises ``LinAlgError``; one of order 300 runs the panel kernels behind
+four dtypes, stacks of order up to 128 on the one-block path with its one-barrier step and the
+two-barrier way back (the same X bit for bit), and one of order 2100 in float64 and complex64
+whose first panels are tall enough for the device-wide panel factorization, and checks the
+backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a singular matrix raises
+``LinAlgError``; one of order 300 runs the panel kernels behind
 ``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``), and 300 row interchanges
 applied by ``laswp`` and as one composed permutation must agree bit for bit.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
@@ -109,6 +111,32 @@ def _check_gesv_warp_way_back(rng):
         _lu_kernels.GESV_WARP_FLAT = saved
 
 
+def _check_getrf_block_one_barrier(rng):
+    """Stacks on the one-matrix-per-block path (``getrf_block``, every dtype at its largest tile,
+    the bench's float64 order 128) solved with the one-barrier step and with its way back
+    (``ONE_BARRIER`` False, ``getrf_block_2sync``): X bit for bit, and the backward-error bound."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu_block
+
+    cupy = backend.cupy()
+    saved = _lu_block.ONE_BARRIER
+    try:
+        for dtype, n in (("float64", 128), ("float32", 128), ("complex64", 120), ("complex128", 96)):
+            a, b = _random((6, n, n), dtype, rng), _random((6, n, 1), dtype, rng)
+            x = {}
+            for one in (True, False):
+                _lu_block.ONE_BARRIER = one
+                x[one] = la.solve(a, b)
+            err = _backward_error(a, b, x[True])
+            if not err < 8:
+                raise AssertionError(f"solve (getrf_block) (6, {n}, {n}) {dtype}: backward error {err:.2f} n eps")
+            if not numpy.array_equal(cupy.asnumpy(x[True]), cupy.asnumpy(x[False])):
+                raise AssertionError(f"solve (getrf_block) (6, {n}, {n}) {dtype}: the one-barrier step differs "
+                                     "from getrf_block_2sync")
+    finally:
+        _lu_block.ONE_BARRIER = saved
+
+
 def _check_composed_laswp(rng):
     """300 interchanges (past one 32-interchange chunk) with a gap of columns, by the chunked
     laswp and as one composed permutation (laswp_plan, laswp_gather): the same rows, bit for bit."""
@@ -132,6 +160,7 @@ def check_solve(rng):
     _check_other_panels(rng)
     _check_composed_laswp(rng)
     _check_gesv_warp_way_back(rng)
+    _check_getrf_block_one_barrier(rng)
 
     for dtype in _DTYPES:
         tall = ((2100, 2100),) if dtype in ("float64", "complex64") else ()

@@ -284,39 +284,37 @@ RA_DEVICE void ra_lub_getrf(
             if (XCHG) {
                 // B': rows j and p of thread column tc are in its own S lanes (thread rows t and
                 // tp, one warp), so the interchange and u move by shuffles, with no publication
-                // and no second barrier. w := this thread row's register row ap (ap is the
-                // block's: a uniform branch, not a per-lane select chain)
+                // and no second barrier (for p == j every move below leaves row j as it is).
+                // With SOLVE the columns left of register column b (L, which only getrf returns)
+                // are not interchanged.
+                const int c0 = SOLVE ? b : 0;
+                // w := this thread row's register row ap (the block's: a uniform branch)
                 T w[MC];
 #pragma unroll
-                for (int c = 0; c < MC; ++c) w[c] = v[b][c];
+                for (int c = c0; c < MC; ++c) w[c] = v[b][c];
 #pragma unroll
                 for (int a = b + 1; a < M; ++a) {
                     if (a == ap) {
 #pragma unroll
-                        for (int c = 0; c < MC; ++c) w[c] = v[a][c];
+                        for (int c = c0; c < MC; ++c) w[c] = v[a][c];
                     }
                 }
-                if (p != j) {
 #pragma unroll
-                    for (int c = 0; c < MC; ++c) {
-                        const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
-                        const T uj = ra_shfl(v[b][c], seg + t);   // old row j
-                        u[c] = up;
-                        if (tr == t) v[b][c] = up;
-                        w[c] = uj;
+                for (int c = c0; c < MC; ++c) {
+                    const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
+                    const T uj = ra_shfl(v[b][c], seg + t);   // old row j
+                    u[c] = up;
+                    if (tr == t) v[b][c] = up;
+                    w[c] = uj;
+                }
+                // old row j into register row ap of thread row tp (tp == t: ap != b, and the
+                // row-j registers were read before they were overwritten)
+#pragma unroll
+                for (int a = b; a < M; ++a) {
+                    if (a == ap) {
+#pragma unroll
+                        for (int c = c0; c < MC; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
                     }
-                    // old row j into register row ap of thread row tp (tp == t: ap != b, the
-                    // row-j registers were read before they were overwritten)
-#pragma unroll
-                    for (int a = b; a < M; ++a) {
-                        if (a == ap) {
-#pragma unroll
-                            for (int c = 0; c < MC; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
-                        }
-                    }
-                } else {
-#pragma unroll
-                    for (int c = b; c < MC; ++c) u[c] = ra_shfl(w[c], seg + t);
                 }
                 // column j of thread column t (rows j and p included) is rewritten below
             } else {
