@@ -33,10 +33,11 @@
 //     branch) and broadcasts the new row j (the update's u) to its lanes. Two barriers: the
 //     thread row holding row p publishes it (the new row j), and, when p != j, the one holding
 //     row j publishes row j, through shared memory; the exchange and u follow a second barrier.
-//  C. Rows j and p are exchanged in every register column (column j is then rewritten), every
-//     thread scales the multipliers of its rows (thread column t keeps them, with the pivot, as
-//     column j), and unless the pivot is zero applies the rank-1 update v -= l u to its
-//     elements right of and below (j, j). The published column, p and the published rows are
+//  C. Rows j and p are exchanged in every register column (the one-barrier step with SOLVE: from
+//     register column b on, L being dead; column j is then rewritten), every thread scales the
+//     multipliers of its rows (thread column t keeps them, with the pivot, as column j), and
+//     unless the pivot is zero applies the rank-1 update v -= l u to its elements right of and
+//     below (j, j). The published column, p and the published rows are
 //     double-buffered by the parity of j: step j + 2 rewrites them only after the barrier(s) of
 //     step j + 1, which no thread passes before finishing step j. No barrier separates C from
 //     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
@@ -288,32 +289,37 @@ RA_DEVICE void ra_lub_getrf(
                 // With SOLVE the columns left of register column b (L, which only getrf returns)
                 // are not interchanged.
                 const int c0 = SOLVE ? b : 0;
-                // w := this thread row's register row ap (the block's: a uniform branch)
-                T w[MC];
+                // in two halves of the register columns, so that only half a row of w is live
 #pragma unroll
-                for (int c = c0; c < MC; ++c) w[c] = v[b][c];
+                for (int h = 0; h < 2; ++h) {
+                    const int lo = h == 0 ? c0 : (c0 + MC) / 2, hi = h == 0 ? (c0 + MC) / 2 : MC;
+                    // w := this thread row's register row ap (the block's: a uniform branch)
+                    T w[MC];
 #pragma unroll
-                for (int a = b + 1; a < M; ++a) {
-                    if (a == ap) {
+                    for (int c = lo; c < hi; ++c) w[c] = v[b][c];
 #pragma unroll
-                        for (int c = c0; c < MC; ++c) w[c] = v[a][c];
+                    for (int a = b + 1; a < M; ++a) {
+                        if (a == ap) {
+#pragma unroll
+                            for (int c = lo; c < hi; ++c) w[c] = v[a][c];
+                        }
                     }
-                }
 #pragma unroll
-                for (int c = c0; c < MC; ++c) {
-                    const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
-                    const T uj = ra_shfl(v[b][c], seg + t);   // old row j
-                    u[c] = up;
-                    if (tr == t) v[b][c] = up;
-                    w[c] = uj;
-                }
-                // old row j into register row ap of thread row tp (tp == t: ap != b, and the
-                // row-j registers were read before they were overwritten)
+                    for (int c = lo; c < hi; ++c) {
+                        const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
+                        const T uj = ra_shfl(v[b][c], seg + t);   // old row j
+                        u[c] = up;
+                        if (tr == t) v[b][c] = up;
+                        w[c] = uj;
+                    }
+                    // old row j into register row ap of thread row tp (tp == t: ap != b, and the
+                    // row-j registers were read before they were overwritten)
 #pragma unroll
-                for (int a = b; a < M; ++a) {
-                    if (a == ap) {
+                    for (int a = b; a < M; ++a) {
+                        if (a == ap) {
 #pragma unroll
-                        for (int c = c0; c < MC; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
+                            for (int c = lo; c < hi; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
+                        }
                     }
                 }
                 // column j of thread column t (rows j and p included) is rewritten below
