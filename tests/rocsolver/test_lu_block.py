@@ -267,6 +267,7 @@ ONE_BARRIER_CASES = [
     ("cuda32", "float64", 128, True), ("cuda32", "float64", 50, False), ("cuda32", "float32", 33, True),
     ("cuda32", "float32", 120, False), ("cuda32", "complex64", 64, False), ("cuda32", "complex64", 100, True),
     ("cuda32", "complex128", 40, True), ("cuda32", "complex128", 96, False), ("hip64", "float64", 70, True),
+    ("hip64", "complex128", 65, False),
 ]
 
 
