@@ -6,10 +6,10 @@ against ``scipy.linalg.lu_factor`` (pivots exactly, factors to dtype-fit toleran
 and their ``info``, NaN columns, outputs poisoned before the launch; and ``ra.linalg.solve`` (the
 fused factor + solve launch reading C-, F-ordered, strided and broadcast stacks in place) against
 NumPy; the panel kernel against the register tile, and the register tile's one-barrier step
-against its two-barrier step, bit for bit. The emulator is given sm_90's opt-in shared memory (the launch layer's profile reports the
-48 KB default), and runs one OS thread per GPU thread, so sizes and batches are small and the
-instantiations few. Routing tests record launches with ``launchfake`` (nothing runs). GPU tests
-(marked gpu) check backward errors on fresh random data.
+against its two-barrier step, bit for bit. The emulator is given sm_90's opt-in shared memory (the
+launch layer's profile reports the 48 KB default), and runs one OS thread per GPU thread, so sizes
+and batches are small and the instantiations few. Routing tests record launches with
+``launchfake`` (nothing runs). GPU tests (marked gpu) check backward errors on fresh random data.
 """
 
 import numpy as np
