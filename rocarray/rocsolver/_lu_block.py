@@ -69,7 +69,7 @@ ONE_BARRIER = False
 
 def kernel_name(dtype, tile, solve, one_barrier=None):
     """Name expression, e.g. ``'ra_rocsolver_getrf_block<double, 8, true>'``; ``one_barrier``
-    (default :data:`ONE_BARRIER`) False names the two-barrier way back
+    (default :data:`ONE_BARRIER`) False names the two-barrier step
     (``ra_rocsolver_getrf_block_2sync<...>``)."""
     one_barrier = ONE_BARRIER if one_barrier is None else one_barrier
     base = "ra_rocsolver_getrf_block" if one_barrier else "ra_rocsolver_getrf_block_2sync"

@@ -378,8 +378,8 @@ def _tied_stack(rng, dtype, n):
 
 
 @pytest.mark.parametrize("case", ONE_BARRIER_CASES, ids=lambda c: "-".join(map(str, c)))
-def test_one_barrier_step_matches_the_way_back_bit_for_bit(request, monkeypatch, case):
-    """The one-barrier step (rows j and p exchanged by shuffles) against the two-barrier way back
+def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monkeypatch, case):
+    """The one-barrier step (rows j and p exchanged by shuffles) against the two-barrier step
     (ONE_BARRIER False): factors, pivots and info, or X and info, bit for bit."""
     target, dtype, n, solve = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")

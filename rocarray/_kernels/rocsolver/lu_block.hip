@@ -19,8 +19,8 @@
 // compare chain. Elements past n (the tile's padding) start at zero, never take part in a pivot
 // search and are never written.
 //
-// Step j (ra_rocsolver_getrf_block: one barrier; ra_rocsolver_getrf_block_2sync, the way back:
-// two):
+// Step j (ra_rocsolver_getrf_block: one barrier; ra_rocsolver_getrf_block_2sync: two; the
+// launches pick one by _lu_block.ONE_BARRIER):
 //  A. The warp holding thread column t reduces (|re| + |im|, row) over register column b
 //     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): column j's pivot,
 //     the first row p of largest |re| + |im| (NaN never wins; only NaN in the column keeps
@@ -472,7 +472,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
                                     b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
-// the two-barrier step (rows j and p published through shared memory): the way back
+// the two-barrier step (rows j and p published through shared memory)
 template <typename T, int M, bool SOLVE>
 __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block_2sync(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
