@@ -10,7 +10,11 @@ launches one kernel family's shapes once on a small problem, checks the answer, 
 kernels it launched (the launch layer's observer), so a clean sanitizer log can be tied to the
 kernels it covered. ``lugrid*`` lower the device-wide LU panel's row threshold so that an order of
 300 reaches ``getf2_grid`` (``lurows*``: ``getf2_rows``, a thread per panel row); ``luouter*`` take
-the outer-block LU with its inverted diagonal blocks;
+the outer-block LU with its inverted diagonal blocks; ``lub128`` (float64) and ``lub100c``
+(complex64) solve and factor (slogdet) stacks of three through the register-tile
+``getrf_block`` with its one-barrier step (``ONE_BARRIER`` switched on; its double-buffered column,
+pivot and reciprocal), and ``lub128w`` the same float64 stack through the two-barrier step
+(``getrf_block_2sync``);
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
 on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
 so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
@@ -48,10 +52,11 @@ import sys
 
 import numpy
 
-CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
-         "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
-         "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus", "lupanel", "trsv1")
+CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300",
+         "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64",
+         "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
+         "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
+         "bnclus", "lupanel", "trsv1")
 
 
 def _lu_case(case, rng):
@@ -66,8 +71,14 @@ def _lu_case(case, rng):
         _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
+    blocked = case in ("lub128", "lub100c", "lub128w")
+    if blocked:
+        from rocarray.rocsolver import _lu_block
+
+        _lu_block.ONE_BARRIER = case != "lub128w"
     dtype = "complex64" if case.endswith("c") else "float64"
-    shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lu300": (300, 300), "lu700": (700, 700),
+    shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lub128": (3, 128, 128), "lub100c": (3, 100, 100),
+             "lub128w": (3, 128, 128), "lu300": (300, 300), "lu700": (700, 700),
              "lugrid300": (300, 300), "lugrid300c": (300, 300), "lurows300": (300, 300), "lurows300c": (300, 300),
              "luouter300": (300, 300)}[case]
     scale = 1 + 1j if dtype == "complex64" else 1
@@ -77,6 +88,11 @@ def _lu_case(case, rng):
     residual = float(cupy.abs(a @ x - b).max())
     if not residual < 1e-3:
         raise SystemExit(f"{case}: residual {residual}")
+    if blocked:   # the factorization alone (getrf_block without SOLVE)
+        d = cupy.asnumpy(ra.linalg.slogdet(a)[1])
+        want = numpy.linalg.slogdet(cupy.asnumpy(a).astype(numpy.complex128))[1]
+        if not numpy.allclose(d, want, rtol=1e-4):
+            raise SystemExit(f"{case}: log|det| {d} against {want}")
 
 
 def _spgemm_case(case, rng):

@@ -1,10 +1,13 @@
 """Self-checks and vendor-ratio benchmark cases of rocsolver's LU (``python -m rocarray``).
 
 The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix on the one-block
-path, stacks of order 100 on the panel kernel and on the register-tile kernel behind its way back, one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all
-four dtypes, and one of order 2100 in float64 and complex64 whose first panels are tall enough for
-the device-wide panel factorization, and checks the backward error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a
-singular matrix raises ``LinAlgError``; one of order 300 runs the panel kernels behind
+path, stacks of order 100 on the panel kernel and on the register-tile kernel behind its way back,
+one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all four
+dtypes, stacks of order up to 128 on the register-tile kernel with its one-barrier step and the
+two-barrier step (the same X and slogdet), and one of order 2100 in float64 and complex64 whose
+first panels are tall enough for the device-wide panel factorization, and checks the backward
+error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a singular matrix raises ``LinAlgError``;
+one of order 300 runs the panel kernels behind
 ``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``), and 300 row interchanges
 applied by ``laswp`` and as one composed permutation must agree bit for bit.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
@@ -109,6 +112,42 @@ def _check_gesv_warp_way_back(rng):
         _lu_kernels.GESV_WARP_FLAT = saved
 
 
+def _check_getrf_block_one_barrier(rng):
+    """Stacks on the register-tile kernel (every dtype at its largest tile, the bench's float64
+    order 128; the panel kernel off) solved, and factored for slogdet, with the one-barrier step
+    (``ONE_BARRIER``, ``getrf_block``) and the two-barrier step (``getrf_block_2sync``): X and
+    slogdet bit for bit (real dtypes; complex to rounding), and the backward-error bound."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu_block
+
+    cupy = backend.cupy()
+    saved = _lu_block.ONE_BARRIER, _lu_block.PANEL
+    try:
+        _lu_block.PANEL = False
+        for dtype, n in (("float64", 128), ("float32", 128), ("complex64", 120), ("complex128", 96)):
+            a, b = _random((6, n, n), dtype, rng), _random((6, n, 1), dtype, rng)
+            x, logdet = {}, {}
+            for one in (True, False):
+                _lu_block.ONE_BARRIER = one
+                x[one] = la.solve(a, b)
+                logdet[one] = [cupy.asnumpy(v) for v in la.slogdet(a)]
+            err = _backward_error(a, b, x[True])
+            if not err < 8:
+                raise AssertionError(f"solve (getrf_block) (6, {n}, {n}) {dtype}: backward error {err:.2f} n eps")
+            # bit for bit in real arithmetic; complex products may be contracted differently
+            eps = numpy.finfo(numpy.dtype(dtype)).eps
+            same = ((lambda u, v: numpy.array_equal(u, v)) if numpy.dtype(dtype).kind == "f"
+                    else (lambda u, v: numpy.allclose(u, v, rtol=1e3 * eps, atol=1e3 * eps * numpy.abs(v).max())))
+            if not same(cupy.asnumpy(x[True]), cupy.asnumpy(x[False])):
+                raise AssertionError(f"solve (getrf_block) (6, {n}, {n}) {dtype}: the one-barrier step differs "
+                                     "from getrf_block_2sync")
+            if not all(same(u, v) for u, v in zip(logdet[True], logdet[False])):
+                raise AssertionError(f"slogdet (getrf_block) (6, {n}, {n}) {dtype}: the one-barrier step "
+                                     "differs from getrf_block_2sync")
+    finally:
+        _lu_block.ONE_BARRIER, _lu_block.PANEL = saved
+
+
 def _check_composed_laswp(rng):
     """300 interchanges (past one 32-interchange chunk) with a gap of columns, by the chunked
     laswp and as one composed permutation (laswp_plan, laswp_gather): the same rows, bit for bit."""
@@ -163,6 +202,7 @@ def check_solve(rng):
     _check_mid_size_kernels(rng)
     _check_composed_laswp(rng)
     _check_gesv_warp_way_back(rng)
+    _check_getrf_block_one_barrier(rng)
 
     for dtype in _DTYPES:
         tall = ((2100, 2100),) if dtype in ("float64", "complex64") else ()

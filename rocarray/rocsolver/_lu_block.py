@@ -6,10 +6,13 @@ Design
 ``ra_rocsolver_getrf_block<T, M, SOLVE>`` runs 256 threads as a 16 x 16 grid, each thread holding
 an ``M x M`` tile of the matrix in registers in a cyclic distribution (element ``(a * 16 + tr,
 c * 16 + tc)`` on thread ``(tr, tc)``), so one block factors an ``n x n`` matrix for
-``n <= 16 M``. Each elimination step costs two block barriers: the pivot search of column j runs
-in registers and warp shuffles within the thread column that holds it, and only the pivot row,
-the old row j and column j (every thread scales the multipliers of its own rows) pass through
-shared memory. With ``SOLVE`` up to 16
+``n <= 16 M``. The pivot search of column j runs in registers and warp shuffles within the thread
+column that holds it, and column j (every thread scales the multipliers of its own rows) passes
+through shared memory. Rows j and p of a thread column live in its own 16 lanes: with
+:data:`ONE_BARRIER` on, their interchange and the broadcast of the new row j are shuffles, and an
+elimination step costs one block barrier; off (the default until measured on a GPU), the launch
+takes ``ra_rocsolver_getrf_block_2sync``: the same arithmetic, bit for bit, with the two rows
+published through shared memory behind a second barrier. With ``SOLVE`` up to 16
 right-hand sides ride along as one more register column (the interchanges and the forward
 elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
 with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.
@@ -58,11 +61,19 @@ PANEL_LOWEST = 65
 #: Columns per panel (``ra_lup_width`` in the kernel source).
 PANEL_WIDTH = {numpy.dtype(numpy.float32): 8, numpy.dtype(numpy.float64): 8, numpy.dtype(numpy.complex64): 8,
                numpy.dtype(numpy.complex128): 4}
+#: The one-barrier elimination step (rows j and p interchanged by shuffles:
+#: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
+#: step, the rows through shared memory). Off until the GPU measures it faster.
+ONE_BARRIER = False
 
 
-def kernel_name(dtype, tile, solve):
-    """Name expression, e.g. ``'ra_rocsolver_getrf_block<double, 8, true>'``."""
-    return f"ra_rocsolver_getrf_block<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
+def kernel_name(dtype, tile, solve, one_barrier=None):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block<double, 8, true>'``; ``one_barrier``
+    (default :data:`ONE_BARRIER`) False names the two-barrier step
+    (``ra_rocsolver_getrf_block_2sync<...>``)."""
+    one_barrier = ONE_BARRIER if one_barrier is None else one_barrier
+    base = "ra_rocsolver_getrf_block" if one_barrier else "ra_rocsolver_getrf_block_2sync"
+    return f"{base}<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
 def panel_kernel_name(dtype, solve):
@@ -71,8 +82,9 @@ def panel_kernel_name(dtype, solve):
 
 
 def instantiations():
-    """Every name expression the routes launch."""
-    names = [kernel_name(d, m, s) for d, tiles in TILES.items() for m in tiles for s in (False, True)]
+    """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`."""
+    names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
+             for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
     return sorted(names)
 

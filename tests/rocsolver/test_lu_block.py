@@ -5,10 +5,11 @@ and 64-lane (AMD wavefront) targets, through the library's routes: ``getrf_strid
 against ``scipy.linalg.lu_factor`` (pivots exactly, factors to dtype-fit tolerances), zero pivots
 and their ``info``, NaN columns, outputs poisoned before the launch; and ``ra.linalg.solve`` (the
 fused factor + solve launch reading C-, F-ordered, strided and broadcast stacks in place) against
-NumPy. The emulator is given sm_90's opt-in shared memory (the launch layer's profile reports the
-48 KB default), and runs one OS thread per GPU thread, so sizes and batches are small and the
-instantiations few. Routing tests record launches with ``launchfake`` (nothing runs). GPU tests
-(marked gpu) check backward errors on fresh random data.
+NumPy; the panel kernel against the register tile, and the register tile's one-barrier step
+against its two-barrier step, bit for bit. The emulator is given sm_90's opt-in shared memory (the
+launch layer's profile reports the 48 KB default), and runs one OS thread per GPU thread, so sizes
+and batches are small and the instantiations few. Routing tests record launches with
+``launchfake`` (nothing runs). GPU tests (marked gpu) check backward errors on fresh random data.
 """
 
 import numpy as np
@@ -76,6 +77,12 @@ def unpack(buf, n, lda, b, stride):
 
 def route(dev):
     return [name for name in dev.names() if "getrf_block" in name or "getrf_panel" in name]
+
+
+def named(kernel):
+    """A routing test's expected (part of a) kernel name, its ``getrf_block<`` read as the
+    register-tile kernel that :data:`_lu_block.ONE_BARRIER` selects."""
+    return kernel if _lu_block.ONE_BARRIER else kernel.replace("getrf_block<", "getrf_block_2sync<")
 
 
 def kernel(dtype, n, solve):
@@ -223,12 +230,14 @@ PANEL_BITS = {
 @pytest.mark.parametrize("case", range(5))
 def test_panel_kernel_matches_the_register_tile_bit_for_bit(emu, monkeypatch, rng, case):
     # the panel kernel (every order here, several panels, a short last one) against the
-    # register-tile kernel: the same factors, pivots, info and solutions, bit for bit
+    # register-tile kernel: the same factors, pivots, info and solutions, bit for bit; the odd
+    # cases take the register tile's one-barrier step, the even ones its two-barrier step
     cases = PANEL_BITS[emu.target]
     if case >= len(cases):
         pytest.skip("no further case for this target")
     dtype, n = cases[case]
     monkeypatch.setattr(_lu_block, "PANEL_LOWEST", 1)
+    monkeypatch.setattr(_lu_block, "ONE_BARRIER", case % 2 == 1)
     a = tricky_stack(rng, n, dtype)
     b = tricky_stack(rng, n, dtype)[:, :, :3]
     got = {}
@@ -329,7 +338,7 @@ def test_facade_det_and_lu_factor_take_the_kernel(emulated_device, monkeypatch, 
     wlu, wpiv = sl.lu_factor(a[0].astype(np.complex128))
     np.testing.assert_array_equal(np.asarray(piv), wpiv)
     np.testing.assert_allclose(np.asarray(lu), wlu, rtol=1e-4, atol=1e-4 * np.abs(wlu).max())
-    assert route(emulated_device) == ["ra_rocsolver_getrf_block<ra_c64, 4, false>"] * 2
+    assert route(emulated_device) == [_lu_block.kernel_name("complex64", 4, False)] * 2
 
 
 def test_gesv_writes_only_x_and_info(emulated_device, monkeypatch, rng):
@@ -346,6 +355,62 @@ def test_gesv_writes_only_x_and_info(emulated_device, monkeypatch, rng):
     np.testing.assert_array_equal(np.asarray(info), [0, 0])
 
 
+# (target, dtype, n, solve): every instantiated tile height (M = 4, 8; 6 for complex128), one
+# launch each, the factorization or the fused solve; the bench's order first
+ONE_BARRIER_CASES = [
+    ("cuda32", "float64", 128, True), ("cuda32", "float64", 50, False), ("cuda32", "float32", 33, True),
+    ("cuda32", "float32", 120, False), ("cuda32", "complex64", 64, False), ("cuda32", "complex64", 100, True),
+    ("cuda32", "complex128", 40, True), ("cuda32", "complex128", 96, False), ("hip64", "float64", 70, True),
+    ("hip64", "complex128", 65, False),
+]
+
+
+def _tied_stack(rng, dtype, n):
+    """Four matrices of small integers (ties in every pivot search): plain, a NaN, a zero column
+    (info, and a step without an update), a zero row (singular: the last pivot exactly zero)."""
+    a = rng.integers(-3, 4, size=(4, n, n)).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a = (a + 1j * rng.integers(-2, 3, size=(4, n, n))).astype(dtype)
+    a[1][n // 2, 1] = np.nan
+    a[2][:, n // 3] = 0
+    a[3][5] = 0
+    return a
+
+
+@pytest.mark.parametrize("case", ONE_BARRIER_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monkeypatch, case):
+    """The one-barrier step (rows j and p exchanged by shuffles) against the two-barrier step
+    (ONE_BARRIER False): factors, pivots and info, or X and info, bit for bit."""
+    target, dtype, n, solve = case
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    rng = np.random.default_rng(n)
+    a = _tied_stack(rng, dtype, n)
+    b = rng.integers(-5, 6, size=(4, n, 3)).astype(dtype)
+    got = {}
+    for one in (True, False):
+        monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
+        info = dev.array(np.full(4, 99, np.int32))
+        if solve:
+            X = dev.array(np.full((4, n, 3), 7, dtype))
+            _lu_block.gesv(dev.array(a), dev.array(b), X, info)
+            got[one] = np.asarray(X).copy(), np.asarray(info).copy()
+        else:
+            A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))   # column-major, lda n
+            ipiv = dev.array(np.full(4 * n, -7, np.int32))
+            _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 4)
+            got[one] = np.asarray(A).copy(), np.asarray(ipiv).copy(), np.asarray(info).copy()
+        assert dev.names()[-1] == _lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), solve, one)
+    new, old = got[True], got[False]
+    for x, y in zip(new, old):
+        if x.dtype.kind in "fc":
+            assert same_bits(x, y)
+        else:
+            np.testing.assert_array_equal(x, y)
+    info = new[-1]
+    assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: routing (launches recorded, nothing runs)
 # --------------------------------------------------------------------------------------------
@@ -359,9 +424,10 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 24
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 40
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
+    assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
     assert "ra_rocsolver_getrf_panel<ra_c128, 128, true>" in names
 
 
@@ -379,7 +445,7 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
     A = recorded.array((batch * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((batch * n,), "int32"), n,
                              recorded.array((batch,), "int32"), batch)
-    assert len(recorded.launches) == 1 and kernel in recorded.launches[0].name
+    assert len(recorded.launches) == 1 and named(kernel) in recorded.launches[0].name
     if "block" in kernel or "panel" in kernel:
         launch = recorded.launches[0]
         assert launch.grid == (batch, 1, 1) and launch.block == (_lu_block.THREADS, 1, 1)
@@ -391,11 +457,23 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
     ("complex128", 97, "ra_rocsolver_getf2"),
 ])
 def test_getrf_default_routes_take_the_register_tile(recorded, dtype, n, kernel):
-    assert not _lu_block.PANEL
+    assert not _lu_block.PANEL and not _lu_block.ONE_BARRIER
     A = recorded.array((4 * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
                              recorded.array((4,), "int32"), 4)
-    assert len(recorded.launches) == 1 and kernel in recorded.launches[0].name
+    assert len(recorded.launches) == 1 and named(kernel) in recorded.launches[0].name
+
+
+@pytest.mark.parametrize("one", [True, False])
+def test_one_barrier_switch_picks_the_kernel(recorded, monkeypatch, one):
+    monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
+    a, b = recorded.array((4, 128, 128), "float64"), recorded.array((4, 128, 1), "float64")
+    la.solve(a, b)
+    A = recorded.array((4 * 100 * 100,), "complex64")
+    rs.getrf_strided_batched(100, 100, A, 100, 100 * 100, recorded.array((400,), "int32"), 100,
+                             recorded.array((4,), "int32"), 4)
+    base = "ra_rocsolver_getrf_block" if one else "ra_rocsolver_getrf_block_2sync"
+    assert recorded.names() == [f"{base}<double, 8, true>", f"{base}<ra_c64, 8, false>"]
 
 
 def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, monkeypatch):
@@ -539,6 +617,39 @@ def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
         X, xinfo = cupy.full(b.shape, cupy.nan, dtype), cupy.full(len(a), 99, cupy.int32)
         _lu_block.gesv(cupy.asarray(a), cupy.asarray(b), X, xinfo)
         got[panel] = [cupy.asnumpy(v) for v in (A, ipiv, info, X, xinfo)]
+    (A1, p1, i1, X1, xi1), (A0, p0, i0, X0, xi0) = got[True], got[False]
+    np.testing.assert_array_equal(p1, p0)
+    np.testing.assert_array_equal(i1, i0)
+    np.testing.assert_array_equal(xi1, xi0)
+    assert (i1[5:] == 0).all() and np.isfinite(X1[5:]).all()
+    if np.dtype(dtype).kind == "f":
+        assert same_bits(A1, A0) and same_bits(X1, X0)
+    else:
+        eps = np.finfo(np.dtype(dtype)).eps
+        np.testing.assert_allclose(X1[5:], X0[5:], rtol=1e4 * eps, atol=1e4 * eps * np.abs(X0[5:]).max())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [40, 128])
+def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n):
+    # on the device, tricky stacks and random ones through both register-tile kernels (the panel
+    # kernel off): the same pivots and info, and factors and solutions bit for bit in real
+    # arithmetic (complex products may be contracted differently in the two kernels)
+    rng = np.random.default_rng()
+    n = min(n, 96) if dtype == "complex128" else n
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    a = np.concatenate([tricky_stack(rng, n, dtype), rand(rng, (20, n, n), dtype)])
+    b = rand(rng, (len(a), n, 2), dtype)
+    got = {}
+    for one in (True, False):
+        monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
+        A = cupy.asarray(col_major(_Host(), a, n, n * n))
+        ipiv, info = cupy.full(len(a) * n, -7, cupy.int32), cupy.full(len(a), 99, cupy.int32)
+        _lu_block.getrf(n, A, n, n * n, ipiv, n, info, len(a))
+        X, xinfo = cupy.full(b.shape, cupy.nan, dtype), cupy.full(len(a), 99, cupy.int32)
+        _lu_block.gesv(cupy.asarray(a), cupy.asarray(b), X, xinfo)
+        got[one] = [cupy.asnumpy(v) for v in (A, ipiv, info, X, xinfo)]
     (A1, p1, i1, X1, xi1), (A0, p0, i0, X0, xi0) = got[True], got[False]
     np.testing.assert_array_equal(p1, p0)
     np.testing.assert_array_equal(i1, i0)

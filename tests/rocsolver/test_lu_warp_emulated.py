@@ -20,7 +20,7 @@ from lu_host import getf2_rule, wide
 
 import rocarray.rocsolver as rs
 from rocarray._core import compile as _compile
-from rocarray.rocsolver import _lu, _lu_kernels
+from rocarray.rocsolver import _lu, _lu_block, _lu_kernels
 
 SEED = 20261205
 ALL = ["float32", "float64", "complex64", "complex128"]
@@ -274,13 +274,15 @@ def test_warp_geometry_fits_the_shared_budget(fake_device):
 
 @pytest.mark.parametrize("n,getrf,getrs", [(1, "getrf_warp<double, 8>", "getrs_warp<double, 8>"),
                                            (32, "getrf_warp<double, 32>", "getrs_warp<double, 32>"),
-                                           (33, "getrf_block<double, 4, false>", "getrs_small<double, false>")])
+                                           (33, "block", "getrs_small<double, false>")])
 def test_getrf_and_getrs_route_by_order(fake_device, monkeypatch, n, getrf, getrs):
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # a CuPy fill: no kernel here
     A, B = fake_device.array((n * n * 3,), "float64"), fake_device.array((n * 3,), "float64")
     ipiv, info = fake_device.array((n * 3,), "int32"), fake_device.array((3,), "int32")
     rs.getrf_strided_batched(n, n, A, n, n * n, ipiv, n, info, 3)
-    assert fake_device.names()[-1] == "ra_rocsolver_" + getrf
+    # "block": the register-tile kernel that _lu_block.ONE_BARRIER selects
+    want = _lu_block.kernel_name("float64", 4, False) if getrf == "block" else "ra_rocsolver_" + getrf
+    assert fake_device.names()[-1] == want
     rs.getrs_strided_batched("T", n, 1, A, n, n * n, ipiv, n, B, n, n, 3)
     assert fake_device.names()[-1] == "ra_rocsolver_" + getrs
 

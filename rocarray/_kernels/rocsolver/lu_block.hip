@@ -3,7 +3,8 @@
 //
 // ra_rocsolver_getrf_block<T, M, SOLVE>: LAPACK's getf2 (right-looking LU with partial pivoting)
 // of one n x n matrix per block, n <= M * SIDE, and with SOLVE the solution of A X = B for up to
-// SIDE right-hand sides in the same launch (LAPACK's gesv).
+// SIDE right-hand sides in the same launch (LAPACK's gesv). ra_rocsolver_getrf_block_2sync<T, M,
+// SOLVE> computes the same, bit for bit, with the two-barrier step below.
 //
 // Layout. The block is a SIDE x SIDE grid of threads: thread (tr, tc) = threadIdx.x % SIDE,
 // threadIdx.x / SIDE, so that a thread column is SIDE consecutive lanes of one warp. Thread
@@ -18,7 +19,8 @@
 // compare chain. Elements past n (the tile's padding) start at zero, never take part in a pivot
 // search and are never written.
 //
-// Step j, two barriers:
+// Step j (ra_rocsolver_getrf_block: one barrier; ra_rocsolver_getrf_block_2sync: two; the
+// launches pick one by _lu_block.ONE_BARRIER):
 //  A. The warp holding thread column t reduces (|re| + |im|, row) over register column b
 //     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): column j's pivot,
 //     the first row p of largest |re| + |im| (NaN never wins; only NaN in the column keeps
@@ -26,15 +28,19 @@
 //     then publishes column j with rows j and p interchanged, p, and how the column is scaled
 //     (LAPACK's rule: by the pivot's reciprocal where that is finite, else by division, which
 //     this warp does itself; not at all when the pivot is zero).
-//  B. After the barrier every thread reads p. The thread row holding row p (for p == j row j)
-//     publishes it (the new row j: the update's u), and, when p != j, the one holding row j
-//     publishes row j.
-//  C. After the second barrier rows j and p are exchanged in every register column but column j,
-//     every thread scales the multipliers of its rows (thread column t keeps them, with the
-//     pivot, as column j), and unless the pivot is zero applies the rank-1 update v -= l u to
-//     its elements right of and below (j, j). The published rows and multipliers
-//     are double-buffered by the parity of j: step j + 2 rewrites them only after both barriers
-//     of step j + 1, which no thread passes before finishing step j. No barrier separates C from
+//  B. After the barrier every thread reads p. Rows j and p of thread column tc are held by
+//     its thread rows t and p % SIDE: SIDE consecutive lanes of one warp. One barrier: each
+//     thread column exchanges them with shuffles (register row p / SIDE picked by a uniform
+//     branch) and broadcasts the new row j (the update's u) to its lanes. Two barriers: the
+//     thread row holding row p publishes it (the new row j), and, when p != j, the one holding
+//     row j publishes row j, through shared memory; the exchange and u follow a second barrier.
+//  C. Rows j and p are exchanged in every register column (the one-barrier step with SOLVE: from
+//     register column b on, L being dead; column j is then rewritten), every thread scales the
+//     multipliers of its rows (thread column t keeps them, with the pivot, as column j), and
+//     unless the pivot is zero applies the rank-1 update v -= l u to its elements right of and
+//     below (j, j). The published column, p and the published rows are
+//     double-buffered by the parity of j: step j + 2 rewrites them only after the barrier(s) of
+//     step j + 1, which no thread passes before finishing step j. No barrier separates C from
 //     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
 //     update is done, while the other warps still update.
 // info = the first j + 1 whose pivot is exactly zero, else 0 (the factorization completes).
@@ -203,8 +209,9 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
     }
 }
 
-template <typename T, int M, bool SOLVE>
-__global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
+// the body of both kernels: XCHG selects the one-barrier step (interchange by shuffles)
+template <typename T, int M, bool SOLVE, bool XCHG>
+RA_DEVICE void ra_lub_getrf(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
@@ -312,52 +319,95 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
                 }
             }
             __syncthreads();
-            // B: publish the new row j (old row p) and, for an interchange, the old row j
             const int p = pbuf[par][0];
             const int kind = pbuf[par][1];
             const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
             if (is_zero && bad == 0) bad = j + 1;
             const int tp = p % S, ap = p / S;
-            if (tr == tp) {
+            T u[MC];  // the new row j (old row p), columns c >= b: the update's u
+            if (XCHG) {
+                // B': rows j and p of thread column tc are in its own S lanes (thread rows t and
+                // tp, one warp), so the interchange and u move by shuffles, with no publication
+                // and no second barrier (for p == j every move below leaves row j as it is).
+                // With SOLVE the columns left of register column b (L, which only getrf returns)
+                // are not interchanged.
+                const int c0 = SOLVE ? b : 0;
+                // in two halves of the register columns, so that only half a row of w is live
 #pragma unroll
-                for (int a = b; a < M; ++a) {
-                    if (a == ap) {
+                for (int h = 0; h < 2; ++h) {
+                    const int lo = h == 0 ? c0 : (c0 + MC) / 2, hi = h == 0 ? (c0 + MC) / 2 : MC;
+                    // w := this thread row's register row ap (the block's: a uniform branch)
+                    T w[MC];
 #pragma unroll
-                        for (int c = 0; c < MC; ++c) urow[par][c * S + tc] = v[a][c];
+                    for (int c = lo; c < hi; ++c) w[c] = v[b][c];
+#pragma unroll
+                    for (int a = b + 1; a < M; ++a) {
+                        if (a == ap) {
+#pragma unroll
+                            for (int c = lo; c < hi; ++c) w[c] = v[a][c];
+                        }
+                    }
+#pragma unroll
+                    for (int c = lo; c < hi; ++c) {
+                        const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
+                        const T uj = ra_shfl(v[b][c], seg + t);   // old row j
+                        u[c] = up;
+                        if (tr == t) v[b][c] = up;
+                        w[c] = uj;
+                    }
+                    // old row j into register row ap of thread row tp (tp == t: ap != b, and the
+                    // row-j registers were read before they were overwritten)
+#pragma unroll
+                    for (int a = b; a < M; ++a) {
+                        if (a == ap) {
+#pragma unroll
+                            for (int c = lo; c < hi; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
+                        }
                     }
                 }
-            }
-            if (p != j && tr == t) {
-#pragma unroll
-                for (int c = 0; c < MC; ++c) jrow[par][c * S + tc] = v[b][c];
-            }
-            __syncthreads();
-            // C: the interchange (column j is done), then the rank-1 update
-            if (p != j) {
-                if (tr == t) {
-#pragma unroll
-                    for (int c = 0; c < MC; ++c)
-                        if (c != b || tc != t) v[b][c] = urow[par][c * S + tc];
-                }
+                // column j of thread column t (rows j and p included) is rewritten below
+            } else {
+                // B: publish the new row j (old row p) and, for an interchange, the old row j
                 if (tr == tp) {
 #pragma unroll
                     for (int a = b; a < M; ++a) {
                         if (a == ap) {
 #pragma unroll
-                            for (int c = 0; c < MC; ++c)
-                                if (c != b || tc != t) v[a][c] = jrow[par][c * S + tc];
+                            for (int c = 0; c < MC; ++c) urow[par][c * S + tc] = v[a][c];
                         }
                     }
                 }
+                if (p != j && tr == t) {
+#pragma unroll
+                    for (int c = 0; c < MC; ++c) jrow[par][c * S + tc] = v[b][c];
+                }
+                __syncthreads();
+                // C: the interchange (column j is done), then the rank-1 update
+                if (p != j) {
+                    if (tr == t) {
+#pragma unroll
+                        for (int c = 0; c < MC; ++c)
+                            if (c != b || tc != t) v[b][c] = urow[par][c * S + tc];
+                    }
+                    if (tr == tp) {
+#pragma unroll
+                        for (int a = b; a < M; ++a) {
+                            if (a == ap) {
+#pragma unroll
+                                for (int c = 0; c < MC; ++c)
+                                    if (c != b || tc != t) v[a][c] = jrow[par][c * S + tc];
+                            }
+                        }
+                    }
+                }
+#pragma unroll
+                for (int c = b; c < MC; ++c) u[c] = urow[par][c * S + tc];
             }
             // the multipliers (rows below j): column j scaled by the pivot's reciprocal, unless
             // A divided it already or the pivot is zero; thread column t's register column b
             // takes column j
             const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
             const T rpiv = spiv[par];
-            T u[MC];
-#pragma unroll
-            for (int c = b; c < MC; ++c) u[c] = urow[par][c * S + tc];
 #pragma unroll
             for (int a = b; a < M; ++a) {
                 const int row = a * S + tr;
@@ -412,13 +462,33 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
     ra_lub_back_substitute<T, N>(n, nrhs, sA, ld, sY, n, X + mat * x_bs, x_rs, x_cs);
 }
 
+// the one-barrier step (rows j and p exchanged by shuffles inside each thread column)
+template <typename T, int M, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    ra_lub_getrf<T, M, SOLVE, true>(n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs,
+                                    b_cs, b_bs, X, x_rs, x_cs, x_bs);
+}
+
+// the two-barrier step (rows j and p published through shared memory)
+template <typename T, int M, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block_2sync(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    ra_lub_getrf<T, M, SOLVE, false>(n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs,
+                                     b_cs, b_bs, X, x_rs, x_cs, x_bs);
+}
+
 // ---------------------------------------------------------------------------------------------
 // ra_rocsolver_getrf_panel<T, N, SOLVE>: getrf_block's factorization and solve (the same pivots,
 // the same operations on every element in the same order, so the same bits) for n <= N, by
 // panels of NB columns with the matrix in shared memory and one warp factoring the panels.
 //
-// Why: getrf_block's elimination step is two block barriers behind the pivot warp's chain, 128
-// times a matrix. Here the chain of a column (pivot search, row exchange, multipliers, the
+// Why: getrf_block's elimination step is one block barrier (two in getrf_block_2sync) behind the
+// pivot warp's chain, 128 times a matrix. Here the chain of a column (pivot search, row exchange, multipliers, the
 // panel's rank-1 update) stays within warp 0's registers, and the block meets at a barrier once
 // a panel. Warp 0 holds a panel as rows lane + r * RA_WARP_SIZE (r < N / RA_WARP_SIZE) of its NB
 // columns; the pivot's row and the old row j travel by one shuffle a column element.
@@ -753,3 +823,4 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
     }
     ra_lub_back_substitute<T, N>(n, nrhs, sA, ld, sA + (ra_i64)ld * n, ld, X + mat * x_bs, x_rs, x_cs);
 }
+

@@ -1,0 +1,63 @@
+"""The batched solve bench stack (10^4 float64 systems of order 128, one right-hand side) through
+each mid-size LU kernel, in one process, against CuPy (cuSOLVER's batched getrf/getrs).
+
+    python scripts/lu_block_ab.py                    # order 128, float64
+    python scripts/lu_block_ab.py 100 float32        # another order and dtype (65 .. 128)
+
+For each setting of ``_lu_block.ONE_BARRIER`` (the register tile's one-barrier step,
+``getrf_block``, or its two-barrier step, ``getrf_block_2sync``) and ``_lu_block.PANEL`` (the
+panel kernel, ``getrf_panel``): the best of 5 timed calls of ``ra.linalg.solve`` (device events
+around the call, which reads ``info`` back) after one untimed call, the settings taken twice in
+alternating order so that a clock drift shows; then ``cupy.linalg.solve`` on the same arrays, and
+whether the two register-tile steps gave the same X bit for bit.
+"""
+
+import sys
+
+import numpy
+
+import rocarray as ra
+from rocarray._core import backend
+from rocarray.rocsolver import _lu_block
+
+
+def best_ms(cupy, call, repeat=5):
+    """The fastest of ``repeat`` timed calls after one untimed call (device events)."""
+    call()
+    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+    times = []
+    for _ in range(repeat):
+        start.record()
+        call()
+        stop.record()
+        stop.synchronize()
+        times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return min(times)
+
+
+def main(argv):
+    cupy = backend.cupy()
+    n = int(argv[0]) if argv else 128
+    dtype = argv[1] if len(argv) > 1 else "float64"
+    rs = cupy.random.RandomState(1)
+    a = rs.standard_normal((10_000, n, n)).astype(dtype)
+    b = rs.standard_normal((10_000, n, 1)).astype(dtype)
+    settings = ((False, False), (True, False), (False, True), (True, False), (False, False))
+    saved = _lu_block.ONE_BARRIER, _lu_block.PANEL
+    x = {}
+    try:
+        for one, panel in settings:
+            _lu_block.ONE_BARRIER, _lu_block.PANEL = one, panel
+            ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
+            print(f"{dtype} (10000, {n}, {n}): ONE_BARRIER={one} PANEL={panel}: {ms:.3f} ms")
+            if not panel:
+                x[one] = cupy.asnumpy(ra.linalg.solve(a, b))
+    finally:
+        _lu_block.ONE_BARRIER, _lu_block.PANEL = saved
+    print(f"cupy.linalg.solve: {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms")
+    print("one-barrier X equals two-barrier X bit for bit:", numpy.array_equal(x[True], x[False]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
