@@ -145,6 +145,62 @@ def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch
     _close(invstd, want[2], "float32")
 
 
+# The one-launch training forward (FUSED_TRAINING) against the two-launch path on the same
+# splits, bit for bit: (target, shape, dtype, channels a chunk K, splits, blocks in reverse launch
+# order). 7 float32 channels in chunks of 3 (the last chunk one channel; three steps interleave),
+# 3 splits, vectors; float64 odd planes (the scalar path) in chunks of 2, the last short, blocks
+# run last to first (tickets, not block indices, order the work); float16 vectors on the 64-lane
+# target in chunks of 2.
+FUSED_CASES = [("cuda32", (3, 7, 3000), "float32", 3, 3, False),
+               ("cuda32", (4, 5, 9, 77), "float64", 2, 2, True),
+               ("hip64", (4, 3, 2600), "float16", 2, 2, False)]
+
+
+@pytest.mark.parametrize("target,shape,dtype,K,splits,reverse", FUSED_CASES)
+def test_batchnorm_fused_training_matches_two_launches(request, monkeypatch, target, shape, dtype, K, splits,
+                                                       reverse):
+    import kernel_emu
+    from rocarray._core.workspace import workspaces
+
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(kernel_emu, "REVERSE_BLOCKS", reverse)
+    rng = np.random.default_rng(SEED + shape[1])
+    C, dt = shape[1], np.dtype(dtype)
+    acc = _batchnorm.acc_dtype(dt)
+    channel_bytes = int(np.prod(shape)) // C * dt.itemsize
+    monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", (50 << 20) // (K * channel_bytes))
+    # the fused grid's steps (2 K splits items) and the two-launch grid (C splits) on `splits`
+    monkeypatch.setattr(_batchnorm, "resident_blocks",
+                        lambda name, device: (2 * K if "fused" in name else C) * splits)
+    x = (1.5 + 2.0 * rng.standard_normal(shape)).astype(dt)
+    w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
+    rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
+    results = []
+    for fused in (True, False):  # fused first: no coefficients of an earlier call in the scratch
+        monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", fused)
+        d_rm, d_rv = dev.array(rm), dev.array(rv)
+        out = dev.array(np.full(shape, np.nan, dt))  # poisoned: every element must be written
+        y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), d_rm, d_rv,
+                                                            0.1, 1e-5, out=out)
+        results.append([np.asarray(a).copy() for a in (y, mean, invstd, d_rm, d_rv)])
+        if fused:
+            launched = dev.launches[-1]
+            assert launched.name.startswith("ra_miopen_bn_train_fused_nchw")
+            assert launched.grid == (2 * C * splits, 1, 1) and int(launched.args[7]) == K
+            assert int(launched.args[6]) == splits and C > K and C % K
+            tickets = workspaces.counters("miopen.batchnorm.tickets", 4 * (C + 1), 0)
+            assert not np.asarray(tickets[: 4 * (C + 1)]).any()  # every ticket left zero
+            _batchnorm.check_fused(0)
+        else:
+            assert [launch.name.split("<")[0] for launch in dev.launches[-2:]] == [
+                "ra_miopen_bn_stats_nchw", "ra_miopen_bn_apply_nchw"]
+            assert dev.launches[-2].grid[1] == splits
+    for got, want in zip(*results):
+        assert got.tobytes() == want.tobytes()
+    ref_y = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, "NCHW")[0]
+    _close(results[0][0], ref_y, dt)
+
+
 # The channels-first training forward on thread-block clusters: (shape, dtype, affine and running
 # statistics). Shares that straddle image runs (float32: 3 channels of 5 images of 3300, shares of
 # 2064; float64: 3 images of 5468, shares of 2052) and a last share shorter than the others.
