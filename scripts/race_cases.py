@@ -38,6 +38,10 @@ the panels' left-half leaves also forming their T).
 ``bnclus`` (sm_90) runs the channels-first batch-norm training forward on thread-block clusters
 (``bn_train_cluster_nchw``: 3 x 2 x 120 x 96 float32 and float16, shares straddling image runs,
 and 2 x 3 x 50 x 82 float64, the last share short).
+``bnfused`` runs the channels-first batch-norm training forward in one launch
+(``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
+``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
+path; the last chunk short) and checks its wait error word.
 """
 
 import sys
@@ -47,7 +51,7 @@ import numpy
 CASES = ("lu37", "lub24", "lu300", "lu700", "lugrid300", "lugrid300c", "lurows300", "lurows300c", "luouter300",
          "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64",
          "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z", "sytrd150s", "sytrd150sz", "gesvw", "eighw",
-         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus", "lupanel")
+         "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus", "bnclus", "lupanel", "bnfused")
 
 
 def _lu_case(case, rng):
@@ -284,6 +288,28 @@ def _bn_case(case, rng):
             raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
 
 
+def _bn_fused_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray._core import backend
+    from rocarray.miopen import _batchnorm
+
+    dev = cupy.cuda.runtime.getDevice()
+    _batchnorm.FUSED_TRAINING = True
+    for shape, dtype in (((3, 5, 120, 96), "float32"), ((3, 5, 120, 96), "float16"), ((2, 3, 51, 83), "float64")):
+        channel_bytes = shape[0] * shape[2] * shape[3] * numpy.dtype(dtype).itemsize
+        _batchnorm.FUSED_L2_DIVISOR = max(1, backend.device_info(dev).l2_bytes // (2 * channel_bytes))
+        x = rng.standard_normal(shape).astype(dtype)
+        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
+        _batchnorm.check_fused(dev)
+        xd = x.astype(float)
+        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+        err = float(numpy.abs(y - want).max())
+        if not err < (1e-2 if dtype == "float16" else 1e-4):
+            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -304,6 +330,7 @@ def main(argv):
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
            else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"
+           else _bn_fused_case if case == "bnfused"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

@@ -13,6 +13,14 @@ Training forward, channels first, with :data:`CLUSTER_TRAINING` on and thread-bl
 the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each
 block copying its share of the channel into shared memory (the input is read once), the
 statistics and the normalization from there (:func:`cluster_share` says where it applies).
+With :data:`FUSED_TRAINING` on (off by default) and the L2 holding a few channels
+(:func:`fused_geometry`), one launch of the same work items, the statistics and the
+normalization of each (channel, split) with the two-launch grid's splits, in chunks of ``K``
+channels: each block draws a ticket, and in ticket order the statistics of chunk ``s`` are
+interleaved with the normalization of chunk ``s - 1``, so every chunk's input is read from DRAM
+once and re-read from L2; a normalize item waits for its channel's published coefficients (a
+per-channel flag holding the launch's epoch), which only blocks that already started can owe
+(the same partials and merge order: the same results as two launches on the same splits).
 Otherwise, the default, two launches. The statistics kernel reads the input once (each thread keeps a
 ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
 the channels-first layout without index divisions; then a tree across the block; the last block of
@@ -29,7 +37,7 @@ data; results do not depend on timing (no floating-point atomics).
 import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans
-from rocarray._core.workspace import workspaces
+from rocarray._core.workspace import capturing, workspaces
 
 SOURCE = "miopen/batchnorm.hip"
 #: Threads per block (``RA_BN_BLOCK``).
@@ -247,12 +255,12 @@ def _training_fused(x, y, geo, K, weight, bias, running_mean, running_var, momen
                                              FUSED_EPOCH_LIMIT)
     error = workspaces.counters("miopen.batchnorm.fused_error", 4, dev)
     vector = geo.inner % _vector(x.dtype) == 0
-    i64, i32, a = numpy.int64, numpy.int32, acc.type
+    i64, i32, u32, a = numpy.int64, numpy.int32, numpy.uint32, acc.type
     _FAMILY[f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(x.dtype)}>"](
         dev, (2 * geo.C * geo.splits,),
         (x, y, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk), i64(geo.splits), i64(K),
-         i32(vector and _aligned(x)), i32(vector and _aligned(x, y)), part, tickets[: 4 * (geo.C + 1)].view(numpy.uint32),
-         buf[: 4 * capacity].view(numpy.uint32), numpy.uint32(epoch), error[:4].view(numpy.uint32),
+         i32(vector and _aligned(x)), i32(vector and _aligned(x, y)), part, tickets[: 4 * (geo.C + 1)].view(u32),
+         buf[: 4 * capacity].view(u32), u32(epoch), error[:4].view(u32),
          i64(FUSED_SPIN_LIMIT), _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum),
          a(eps), mean, invstd, coef))
     return y, mean, invstd
@@ -353,7 +361,8 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
         chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call
         if chunk and _aligned(x, y):
             return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)
-        fused = _fused_plan(x, layout) if FUSED_TRAINING and x.size else None  # the switch read on every call
+        # the switch read on every call; a captured graph would replay the flags' epoch
+        fused = _fused_plan(x, layout) if FUSED_TRAINING and x.size and not capturing() else None
         if fused is not None:
             return _training_fused(x, y, *fused, weight, bias, running_mean, running_var, momentum, eps, dev)
         geo = _plan(x, layout, _aligned(x, y))

@@ -450,14 +450,14 @@ def _norm_checks():
     from rocarray._core import harness
 
     harness.load_all()  # the command line loads them; a test run on its own must too
-    return [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.layer_norm",
-                                                           "miopen.group_norm")]
+    return [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.batch_norm_fused",
+                                                           "miopen.layer_norm", "miopen.group_norm")]
 
 
 def test_norm_checks_and_cases_are_registered():
     from rocarray._core import harness
 
-    assert len(_norm_checks()) == 3
+    assert len(_norm_checks()) == 4
     cases = {c.name: c for c in harness.bench_cases()}
     case = cases["miopen.bn_train_f32_64x256x56x56_nchw"]
     assert case.bytes_moved == 2 * 4 * 64 * 256 * 56 * 56 and case.memory_bound
