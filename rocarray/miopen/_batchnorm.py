@@ -196,22 +196,24 @@ def cluster_share(shape, layout, dtype, device_id):
 
 def fused_geometry(shape, layout, dtype, resident, l2_bytes):
     """``(geometry, K)`` of the one-launch training forward, or None where it does not apply
-    (:data:`FUSED_TRAINING` off, a channels-last view, no elements, an L2 size unknown or smaller
-    than :data:`FUSED_L2_DIVISOR` channels' input, a grid past the launch limits).
+    (:data:`FUSED_TRAINING` off, a channels-last view, no elements, fewer than two channels' input
+    in ``l2_bytes / FUSED_L2_DIVISOR`` (an L2 size of 0: unknown), a grid past the launch limits).
 
-    ``K`` channels a chunk: the most whose input fits ``l2_bytes / FUSED_L2_DIVISOR``. The splits
-    of a channel are the two-launch path's rule with a chunk-step in place of the whole grid: a
-    step's ``2 K splits`` items (a chunk's statistics, the chunk before's normalize pass) fill the
-    ``resident`` blocks once, so a normalize item's statistics were finished a full wave earlier.
+    ``K`` channels a chunk: the most whose input fits ``l2_bytes / FUSED_L2_DIVISOR``. A normalize
+    item's ticket is ``2 K splits + 1`` after its own statistics item's and at least
+    ``2 (K - 1) splits + 3`` after the last statistics item of its channel, so the splits of a
+    channel (the two-launch path's rule with this target in place of the whole grid) make that
+    distance at least the ``resident`` blocks: a normalize item starts about when the blocks of a
+    full wave before it have finished, its channel's statistics among them.
     """
     view, outer, C, inner = view_of(shape, layout)
     per_channel = outer * inner
     if not FUSED_TRAINING or view != "nchw" or per_channel == 0 or C == 0:
         return None
     K = min(C, int(l2_bytes) // FUSED_L2_DIVISOR // (per_channel * numpy.dtype(dtype).itemsize))
-    if K < 1:
+    if K < 2:
         return None
-    geo = geometry(shape, layout, dtype, C * -(-max(1, int(resident)) // (2 * K)))
+    geo = geometry(shape, layout, dtype, C * -(-max(1, int(resident)) // (2 * (K - 1))))
     if 2 * C * geo.splits * BLOCK >= 1 << 32:
         return None
     return geo, K

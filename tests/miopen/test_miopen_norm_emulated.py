@@ -169,9 +169,9 @@ def test_batchnorm_fused_training_matches_two_launches(request, monkeypatch, tar
     acc = _batchnorm.acc_dtype(dt)
     channel_bytes = int(np.prod(shape)) // C * dt.itemsize
     monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", (50 << 20) // (K * channel_bytes))
-    # the fused grid's steps (2 K splits items) and the two-launch grid (C splits) on `splits`
+    # the fused grid (the wait distance 2 (K - 1) splits) and the two-launch grid (C splits) on `splits`
     monkeypatch.setattr(_batchnorm, "resident_blocks",
-                        lambda name, device: (2 * K if "fused" in name else C) * splits)
+                        lambda name, device: (2 * (K - 1) if "fused" in name else C) * splits)
     x = (1.5 + 2.0 * rng.standard_normal(shape)).astype(dt)
     w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
     rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
@@ -199,6 +199,20 @@ def test_batchnorm_fused_training_matches_two_launches(request, monkeypatch, tar
         assert got.tobytes() == want.tobytes()
     ref_y = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, "NCHW")[0]
     _close(results[0][0], ref_y, dt)
+
+
+def test_fused_geometry_applies_where_two_channels_fit_the_l2_share(monkeypatch):
+    f32, shape, l2 = np.dtype(np.float32), (64, 256, 56, 56), 50 << 20
+    assert _batchnorm.fused_geometry(shape, "NCHW", f32, 528, l2) is None  # FUSED_TRAINING off
+    monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", 6)
+    geo, K = _batchnorm.fused_geometry(shape, "NCHW", f32, 528, l2)  # the bench's problem on an H100
+    assert (K, geo.splits, geo.grid) == (10, 30, (256, 30))
+    assert 2 * (K - 1) * geo.splits >= 528 and K * 64 * 3136 * 4 <= l2 // 6
+    assert _batchnorm.fused_geometry(shape, "NHWC", f32, 528, l2) is None
+    assert _batchnorm.fused_geometry(shape, "NCHW", f32, 528, 0) is None  # L2 size unknown
+    assert _batchnorm.fused_geometry((64, 256, 160, 160), "NCHW", f32, 528, l2) is None  # 6.6 MB a channel
+    assert _batchnorm.fused_geometry((0, 3, 4, 4), "NCHW", f32, 528, l2) is None
 
 
 # The channels-first training forward on thread-block clusters: (shape, dtype, affine and running
