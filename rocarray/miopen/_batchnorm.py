@@ -14,11 +14,11 @@ the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` block
 block copying its share of the channel into shared memory (the input is read once), the
 statistics and the normalization from there (:func:`cluster_share` says where it applies).
 With :data:`FUSED_TRAINING` on (off by default) and the L2 holding a few channels
-(:func:`fused_geometry`), one launch of the same work items, the statistics and the
-normalization of each (channel, split) with the two-launch grid's splits, in chunks of ``K``
-channels: each block draws a ticket, and in ticket order the statistics of chunk ``s`` are
-interleaved with the normalization of chunk ``s - 1``, so every chunk's input is read from DRAM
-once and re-read from L2; a normalize item waits for its channel's published coefficients (a
+(:func:`fused_geometry`), one launch of the two-launch path's work items, the statistics and
+the normalization of each (channel, split) (splits of its own), in chunks of ``K`` channels:
+each block draws a ticket, and in ticket order the statistics of chunk ``s`` are interleaved
+with the normalization of chunk ``s - 1``, so every chunk's input is read from DRAM once and
+re-read from L2; a normalize item waits for its channel's published coefficients (a
 per-channel flag holding the launch's epoch), which only blocks that already started can owe
 (the same partials and merge order: the same results as two launches on the same splits).
 Otherwise, the default, two launches. The statistics kernel reads the input once (each thread keeps a
@@ -76,7 +76,7 @@ CLUSTER_STATIC_SHARED = 8 * CLUSTER_BLOCK // 32 + 16
 #: applies; off, the default: the two-launch path.
 FUSED_TRAINING = False
 #: A chunk's input takes at most ``1 / FUSED_L2_DIVISOR`` of the L2: between a chunk's statistics
-#: read and its re-read, the next chunk's input streams in and the chunk before it's output is
+#: read and its re-read, the next chunk's input streams in and the previous chunk's output is
 #: written back, so about three chunks share the L2.
 FUSED_L2_DIVISOR = 6
 #: Clock cycles a normalize item of the fused kernel waits for its channel's statistics before it
