@@ -146,24 +146,28 @@ def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch
 
 
 # The one-launch training forward (FUSED_TRAINING) against the two-launch path on the same
-# splits, bit for bit: (target, shape, dtype, channels a chunk K, splits, blocks in reverse launch
-# order). 7 float32 channels in chunks of 3 (the last chunk one channel; three steps interleave),
-# 3 splits, vectors; float64 odd planes (the scalar path) in chunks of 2, the last short, blocks
-# run last to first (tickets, not block indices, order the work); float16 vectors on the 64-lane
-# target in chunks of 2.
-FUSED_CASES = [("cuda32", (3, 7, 3000), "float32", 3, 3, False),
-               ("cuda32", (4, 5, 9, 77), "float64", 2, 2, True),
-               ("hip64", (4, 3, 2600), "float16", 2, 2, False)]
+# splits, bit for bit: (target, shape, dtype, channels a chunk K, splits, the order the emulator
+# runs the fused launch's blocks in). 7 float32 channels in chunks of 3 (the last chunk one
+# channel; three steps interleave), 3 splits, vectors, blocks one at a time in launch order, then
+# all together (fibers interleaved: normalize items really wait on their channel's flag); float64
+# odd planes (the scalar path) in chunks of 2, the last short, blocks run last to first (tickets,
+# not block indices, order the work); float16 vectors on the 64-lane target in chunks of 2.
+FUSED_CASES = [("cuda32", (3, 7, 3000), "float32", 3, 3, "launch"),
+               ("cuda32", (3, 7, 3000), "float32", 3, 3, "together"),
+               ("cuda32", (4, 5, 9, 77), "float64", 2, 2, "reverse"),
+               ("hip64", (4, 3, 2600), "float16", 2, 2, "launch")]
 
 
-@pytest.mark.parametrize("target,shape,dtype,K,splits,reverse", FUSED_CASES)
-def test_batchnorm_fused_training_matches_two_launches(request, monkeypatch, target, shape, dtype, K, splits,
-                                                       reverse):
+@pytest.mark.parametrize("target,shape,dtype,K,splits,order", FUSED_CASES)
+def test_batchnorm_fused_training_matches_two_launches(request, monkeypatch, target, shape, dtype, K, splits, order):
     import kernel_emu
     from rocarray._core.workspace import workspaces
 
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
-    monkeypatch.setattr(kernel_emu, "REVERSE_BLOCKS", reverse)
+    monkeypatch.setattr(kernel_emu, "REVERSE_BLOCKS", order == "reverse")
+    if order == "together":  # the emulator's cooperative launch: every block at once
+        monkeypatch.setattr(kernel_emu, "CLUSTER_KERNELS",
+                            kernel_emu.CLUSTER_KERNELS | {"ra_miopen_bn_train_fused_nchw"})
     rng = np.random.default_rng(SEED + shape[1])
     C, dt = shape[1], np.dtype(dtype)
     acc = _batchnorm.acc_dtype(dt)
