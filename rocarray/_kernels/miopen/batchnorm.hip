@@ -555,11 +555,12 @@ struct ra_bn_fused_item {
     bool apply;
 };
 
-RA_DEVICE ra_bn_fused_item ra_bn_fused_map(ra_i64 t, ra_i64 C, ra_i64 K, ra_i64 splits) {
-    const ra_i64 Q = (C + K - 1) / K, full = K * splits, last = (C - (Q - 1) * K) * splits;
-    const ra_i64 first = Q == 1 ? last : full;       // items of chunk 0
-    const ra_i64 tail = 2 * (Q - 1) * full + last;   // the first ticket of the last step
-    ra_i64 q, k;
+// 32-bit arithmetic: the host launches fewer than 2^24 blocks (2 C splits * RA_BN_BLOCK < 2^32).
+RA_DEVICE ra_bn_fused_item ra_bn_fused_map(unsigned t, unsigned C, unsigned K, unsigned splits) {
+    const unsigned Q = (C + K - 1) / K, full = K * splits, last = (C - (Q - 1) * K) * splits;
+    const unsigned first = Q == 1 ? last : full;      // items of chunk 0
+    const unsigned tail = 2 * (Q - 1) * full + last;  // the first ticket of the last step
+    unsigned q, k;
     bool apply;
     if (t < first) {
         q = 0, k = t, apply = false;
@@ -568,18 +569,18 @@ RA_DEVICE ra_bn_fused_item ra_bn_fused_map(ra_i64 t, ra_i64 C, ra_i64 K, ra_i64 
     } else {
         // step s (1 .. Q - 1) starts at ticket (2 s - 1) full: statistics of chunk s (ns items),
         // normalize items of chunk s - 1 (na = full), alternating while both last
-        const ra_i64 s = 1 + (t - full) / (2 * full), i = t - (2 * s - 1) * full;
-        const ra_i64 ns = s == Q - 1 ? last : full, na = full, m = ns < na ? ns : na;
+        const unsigned s = 1 + (t - full) / (2 * full), i = t - (2 * s - 1) * full;
+        const unsigned ns = s == Q - 1 ? last : full, na = full, m = ns < na ? ns : na;
         if (i < 2 * m) {
-            apply = (i & 1) != 0, k = i >> 1;
+            apply = (i & 1u) != 0, k = i >> 1;
         } else {
             apply = na > ns, k = i - m;
         }
         q = apply ? s - 1 : s;
     }
     ra_bn_fused_item it;
-    it.c = q * K + k / splits;
-    it.y = k % splits;
+    it.c = (ra_i64)(q * K + k / splits);
+    it.y = (ra_i64)(k % splits);
     it.apply = apply;
     return it;
 }
@@ -616,7 +617,7 @@ ra_miopen_bn_train_fused_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N
         ticket = t;
     }
     __syncthreads();
-    const ra_bn_fused_item it = ra_bn_fused_map((ra_i64)ticket, C, K, splits);
+    const ra_bn_fused_item it = ra_bn_fused_map(ticket, (unsigned)C, (unsigned)K, (unsigned)splits);
     const ra_i64 c = it.c, per_channel = N * S;
     const ra_i64 j0 = it.y * chunk, j1 = ra_min(j0 + chunk, per_channel);
     if (!it.apply) {
