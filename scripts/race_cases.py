@@ -46,6 +46,10 @@ and 2 x 3 x 50 x 82 float64, the last share short).
 handed on by flags in global memory, the wait rounds' shared words double-buffered): every uplo and
 trans in float64 (five block-rows, the last short), 'C' in complex128 (ten block-rows of 32) and a
 negative increment in float32.
+``bnfused`` runs the channels-first batch-norm training forward in one launch
+(``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
+``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
+path; the last chunk short) and checks its wait error word.
 """
 
 import sys
@@ -56,7 +60,7 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lu300", "lu700", "lug
          "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64",
          "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "bnclus", "lupanel", "trsv1")
+         "bnclus", "lupanel", "trsv1", "bnfused")
 
 
 def _lu_case(case, rng):
@@ -304,6 +308,7 @@ def _bn_case(case, rng):
             raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
 
 
+<<<<<<< HEAD
 def _trsv_case(case, rng):
     import cupy
 
@@ -328,6 +333,28 @@ def _trsv_case(case, rng):
         if not err < (1e-3 if dtype == "float32" else 1e-10):
             raise SystemExit(f"{case} {uplo}{trans} {dtype}: max error {err}")
     _level2.check_trsv()
+=======
+def _bn_fused_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray._core import backend
+    from rocarray.miopen import _batchnorm
+
+    dev = cupy.cuda.runtime.getDevice()
+    _batchnorm.FUSED_TRAINING = True
+    for shape, dtype in (((3, 5, 120, 96), "float32"), ((3, 5, 120, 96), "float16"), ((2, 3, 51, 83), "float64")):
+        channel_bytes = shape[0] * shape[2] * shape[3] * numpy.dtype(dtype).itemsize
+        _batchnorm.FUSED_L2_DIVISOR = max(1, backend.device_info(dev).l2_bytes // (2 * channel_bytes))
+        x = rng.standard_normal(shape).astype(dtype)
+        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
+        _batchnorm.check_fused(dev)
+        xd = x.astype(float)
+        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+        err = float(numpy.abs(y - want).max())
+        if not err < (1e-2 if dtype == "float16" else 1e-4):
+            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+>>>>>>> bn16
 
 
 def main(argv):
@@ -350,6 +377,7 @@ def main(argv):
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
            else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"
+           else _bn_fused_case if case == "bnfused"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

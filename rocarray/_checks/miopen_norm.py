@@ -114,6 +114,47 @@ def check_batch_norm_cluster_paths(rng):
         _batchnorm.CLUSTER_TRAINING = saved
 
 
+@harness.self_check(_LIB, "batch_norm_fused")
+def check_batch_norm_fused(rng):
+    """The channels-first training forward through the one-launch kernel
+    (``_batchnorm.FUSED_TRAINING`` on; chunks of 2 channels, forced through ``FUSED_L2_DIVISOR``):
+    9 x 5 x 60 x 64 (channels of 34,560 elements; three chunks, the last one channel), every
+    dtype, with weight, bias and running statistics, the output poisoned, against the float64
+    reference; then the kernel's wait error word. On a device whose L2 size is unknown it is the
+    two-launch path."""
+    from rocarray import miopen
+    from rocarray.miopen import _batchnorm
+
+    cupy = backend.cupy()
+    dev = cupy.cuda.runtime.getDevice()
+    saved = _batchnorm.FUSED_TRAINING, _batchnorm.FUSED_L2_DIVISOR
+    shape, C = (9, 5, 60, 64), 5
+    try:
+        _batchnorm.FUSED_TRAINING = True
+        for dtype in _DTYPES:
+            channel_bytes = shape[0] * shape[2] * shape[3] * numpy.dtype(dtype).itemsize
+            _batchnorm.FUSED_L2_DIVISOR = max(1, backend.device_info(dev).l2_bytes // (2 * channel_bytes))
+            x = harness.standard_normal(rng, shape, dtype)
+            acc = numpy.float64 if dtype == "float64" else numpy.float32
+            w, b = harness.standard_normal(rng, C, acc), harness.standard_normal(rng, C, acc)
+            rm, rv = cupy.zeros(C, acc), cupy.ones(C, acc)
+            out = cupy.full(shape, numpy.nan, x.dtype)
+            y, mean, invstd = miopen.batchnorm_forward_training(cupy.asarray(x), cupy.asarray(w), cupy.asarray(b),
+                                                                rm, rv, 0.1, 1e-5, out=out)
+            _batchnorm.check_fused(dev)
+            xc = x.astype(numpy.float64)
+            want = _bn_reference(xc, w.astype(numpy.float64), b.astype(numpy.float64), xc)
+            n = x.size // C
+            tag = f"batch_norm fused {dtype}"
+            harness.assert_close(_wide(y), want[0], dtype, n, name=f"{tag} y")
+            harness.assert_close(mean, want[1], acc, n, atol_scale=1.0, name=f"{tag} mean")
+            harness.assert_close(invstd, want[2], acc, n, name=f"{tag} invstd")
+            harness.assert_close(rm, 0.1 * want[1], acc, n, atol_scale=1.0, name=f"{tag} running_mean")
+            harness.assert_close(rv, 0.9 + 0.1 * xc.var(axis=(0, 2, 3), ddof=1), acc, n, name=f"{tag} running_var")
+    finally:
+        _batchnorm.FUSED_TRAINING, _batchnorm.FUSED_L2_DIVISOR = saved
+
+
 @harness.self_check(_LIB, "layer_norm")
 def check_layer_norm(rng):
     import rocarray as ra

@@ -44,7 +44,10 @@ def stream_key():
     return (backend.cupy().cuda.get_current_stream().ptr, threading.get_ident())
 
 
-def _capturing():
+def capturing():
+    """Whether the current stream is capturing a graph (False where the runtime cannot say). A
+    replay repeats a launch's arguments, an epoch among them: epoch-tagged kernels whose waits
+    need a new epoch each launch take another path while this is true."""
     try:
         return bool(backend.cupy().cuda.get_current_stream().is_capturing())
     except Exception:  # a runtime without stream capture queries
@@ -75,7 +78,7 @@ class Workspaces:
     def _get(self, name, nbytes, zeroed, device_id):
         if nbytes > KEEP_BYTES:
             buf = self._allocate(nbytes, zeroed)
-            if _capturing():
+            if capturing():
                 with self._lock:
                     self._retired.append(buf)
             return buf
@@ -89,7 +92,7 @@ class Workspaces:
                 old = buf
                 size = max(int(nbytes), MIN_BYTES, 2 * old.size if old is not None else 0)
                 buf = self._buffers[key] = self._allocate(min(size, max(int(nbytes), KEEP_BYTES)), zeroed)
-                if old is not None and _capturing():
+                if old is not None and capturing():
                     self._retired.append(old)
         return buf
 
@@ -125,7 +128,7 @@ class Workspaces:
             entry = self._epochs.get(key)
             if entry is None or entry.capacity < tiles:
                 capacity = max(tiles, 1024, 2 * entry.capacity if entry is not None else 0)
-                if entry is not None and _capturing():
+                if entry is not None and capturing():
                     self._retired.append(entry.buf)
                 entry = self._epochs[key] = _Epochs(self._allocate(nbytes(capacity), True), capacity)
             entry.epoch += 1

@@ -13,6 +13,14 @@ Training forward, channels first, with :data:`CLUSTER_TRAINING` on and thread-bl
 the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each
 block copying its share of the channel into shared memory (the input is read once), the
 statistics and the normalization from there (:func:`cluster_share` says where it applies).
+With :data:`FUSED_TRAINING` on (off by default) and the L2 holding a few channels
+(:func:`fused_geometry`), one launch of the two-launch path's work items, the statistics and
+the normalization of each (channel, split) (splits of its own), in chunks of ``K`` channels:
+each block draws a ticket, and in ticket order the statistics of chunk ``s`` are interleaved
+with the normalization of chunk ``s - 1``, so every chunk's input is read from DRAM once and
+re-read from L2; a normalize item waits for its channel's published coefficients (a
+per-channel flag holding the launch's epoch), which only blocks that already started can owe
+(the same partials and merge order: the same results as two launches on the same splits).
 Otherwise, the default, two launches. The statistics kernel reads the input once (each thread keeps a
 ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
 the channels-first layout without index divisions; then a tree across the block; the last block of
@@ -29,7 +37,7 @@ data; results do not depend on timing (no floating-point atomics).
 import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans
-from rocarray._core.workspace import workspaces
+from rocarray._core.workspace import capturing, workspaces
 
 SOURCE = "miopen/batchnorm.hip"
 #: Threads per block (``RA_BN_BLOCK``).
@@ -62,9 +70,24 @@ CLUSTER_CARVEOUT = 100
 #: partials (one per warp of 32 lanes, at most 8 bytes each) and the copy barrier.
 CLUSTER_STATIC_SHARED = 8 * CLUSTER_BLOCK // 32 + 16
 
+#: Whether the channels-first training forward runs as one launch of
+#: ``ra_miopen_bn_train_fused_nchw`` that reads each chunk of channels from DRAM once (its
+#: statistics) and again from L2 (its normalize pass) where :func:`fused_geometry` says it
+#: applies; off, the default: the two-launch path.
+FUSED_TRAINING = False
+#: A chunk's input takes at most ``1 / FUSED_L2_DIVISOR`` of the L2: between a chunk's statistics
+#: read and its re-read, the next chunk's input streams in and the previous chunk's output is
+#: written back, so about three chunks share the L2.
+FUSED_L2_DIVISOR = 6
+#: Clock cycles a normalize item of the fused kernel waits for its channel's statistics before it
+#: gives up (sets the error word :func:`check_fused` reads, and writes nothing).
+FUSED_SPIN_LIMIT = 1 << 32
+#: Launch epochs of the fused kernel's ready flags before the flags are zeroed again.
+FUSED_EPOCH_LIMIT = 1 << 31
+
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
-            "train_cluster_nchw")
+            "train_cluster_nchw", "train_fused_nchw")
 
 
 def instantiations():
@@ -171,6 +194,80 @@ def cluster_share(shape, layout, dtype, device_id):
     return chunk
 
 
+def fused_geometry(shape, layout, dtype, resident, l2_bytes):
+    """``(geometry, K)`` of the one-launch training forward, or None where it does not apply
+    (:data:`FUSED_TRAINING` off, a channels-last view, no elements, fewer than two channels' input
+    in ``l2_bytes / FUSED_L2_DIVISOR`` (an L2 size of 0: unknown), a grid past the launch limits).
+
+    ``K`` channels a chunk: the most whose input fits ``l2_bytes / FUSED_L2_DIVISOR``. A normalize
+    item's ticket is ``2 K splits + 1`` after its own statistics item's and at least
+    ``2 (K - 1) splits + 3`` after the last statistics item of its channel, so the splits of a
+    channel (the two-launch path's rule with this target in place of the whole grid) make that
+    distance at least the ``resident`` blocks: a normalize item starts about when the blocks of a
+    full wave before it have finished, its channel's statistics among them.
+    """
+    view, outer, C, inner = view_of(shape, layout)
+    per_channel = outer * inner
+    if not FUSED_TRAINING or view != "nchw" or per_channel == 0 or C == 0:
+        return None
+    K = min(C, int(l2_bytes) // FUSED_L2_DIVISOR // (per_channel * numpy.dtype(dtype).itemsize))
+    if K < 2:
+        return None
+    geo = geometry(shape, layout, dtype, C * -(-max(1, int(resident)) // (2 * (K - 1))))
+    if 2 * C * geo.splits * BLOCK >= 1 << 32:
+        return None
+    return geo, K
+
+
+def check_fused(device_id):
+    """Raise RuntimeError (after clearing it) if a normalize item of the one-launch training
+    forward on ``device_id``'s current stream gave up waiting for its channel's statistics (its
+    output is then incomplete); waits for the device."""
+    with launch.on_device(device_id):
+        word = workspaces.counters("miopen.batchnorm.fused_error", 4, device_id)[:4].view(numpy.uint32)
+        if int(word[0]):
+            word.fill(0)
+            raise RuntimeError("batch norm: a normalize block of the one-launch training forward waited too long "
+                               "for its channel's statistics; the output is incomplete")
+
+
+def _fused_plan(x, layout):
+    dev = x.data.device_id
+    key = ("miopen.batchnorm.fused", tuple(x.shape), layout, x.dtype, FUSED_L2_DIVISOR, dev)
+
+    def build():
+        resident = resident_blocks(f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(x.dtype)}>", dev)
+        return fused_geometry(x.shape, layout, x.dtype, resident, backend.device_info(dev).l2_bytes)
+    return plans.cache.lookup(key, build)
+
+
+def _training_fused(x, y, geo, K, weight, bias, running_mean, running_var, momentum, eps, dev):
+    """The channels-first training forward in one launch of ``ra_miopen_bn_train_fused_nchw``
+    (``geo, K``: :func:`fused_geometry`)."""
+    cupy = backend.cupy()
+    acc = acc_dtype(x.dtype)
+    mean = cupy.empty(geo.C, acc)
+    invstd = cupy.empty(geo.C, acc)
+    nbytes = 2 * geo.C * geo.splits * acc.itemsize
+    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
+    coef = workspaces.scratch("miopen.batchnorm.coefficients", 5 * geo.C * acc.itemsize, dev)
+    coef = coef[: 5 * geo.C * acc.itemsize].view(acc)
+    tickets = workspaces.counters("miopen.batchnorm.tickets", 4 * (geo.C + 1), dev)
+    buf, capacity, epoch = workspaces.epochs("miopen.batchnorm.ready", dev, geo.C, lambda cap: 4 * cap,
+                                             FUSED_EPOCH_LIMIT)
+    error = workspaces.counters("miopen.batchnorm.fused_error", 4, dev)
+    vector = geo.inner % _vector(x.dtype) == 0
+    i64, i32, u32, a = numpy.int64, numpy.int32, numpy.uint32, acc.type
+    _FAMILY[f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(x.dtype)}>"](
+        dev, (2 * geo.C * geo.splits,),
+        (x, y, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk), i64(geo.splits), i64(K),
+         i32(vector and _aligned(x)), i32(vector and _aligned(x, y)), part, tickets[: 4 * (geo.C + 1)].view(u32),
+         buf[: 4 * capacity].view(u32), u32(epoch), error[:4].view(u32),
+         i64(FUSED_SPIN_LIMIT), _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum),
+         a(eps), mean, invstd, coef))
+    return y, mean, invstd
+
+
 def _cluster_kernel(dtype):
     return _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(dtype)}>"]
 
@@ -266,6 +363,10 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
         chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call
         if chunk and _aligned(x, y):
             return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)
+        # the switch read on every call; a captured graph would replay the flags' epoch
+        fused = _fused_plan(x, layout) if FUSED_TRAINING and x.size and not capturing() else None
+        if fused is not None:
+            return _training_fused(x, y, *fused, weight, bias, running_mean, running_var, momentum, eps, dev)
         geo = _plan(x, layout, _aligned(x, y))
         mean = cupy.empty(geo.C, acc)
         invstd = cupy.empty(geo.C, acc)

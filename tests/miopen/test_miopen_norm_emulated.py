@@ -145,6 +145,80 @@ def test_batchnorm_statistics_of_a_misaligned_input(emulated_device, monkeypatch
     _close(invstd, want[2], "float32")
 
 
+# The one-launch training forward (FUSED_TRAINING) against the two-launch path on the same
+# splits, bit for bit: (target, shape, dtype, channels a chunk K, splits, the order the emulator
+# runs the fused launch's blocks in). 7 float32 channels in chunks of 3 (the last chunk one
+# channel; three steps interleave), 3 splits, vectors, blocks one at a time in launch order, then
+# all together (fibers interleaved: normalize items really wait on their channel's flag); float64
+# odd planes (the scalar path) in chunks of 2, the last short, blocks run last to first (tickets,
+# not block indices, order the work); float16 vectors on the 64-lane target in chunks of 2.
+FUSED_CASES = [("cuda32", (3, 7, 3000), "float32", 3, 3, "launch"),
+               ("cuda32", (3, 7, 3000), "float32", 3, 3, "together"),
+               ("cuda32", (4, 5, 9, 77), "float64", 2, 2, "reverse"),
+               ("hip64", (4, 3, 2600), "float16", 2, 2, "launch")]
+
+
+@pytest.mark.parametrize("target,shape,dtype,K,splits,order", FUSED_CASES)
+def test_batchnorm_fused_training_matches_two_launches(request, monkeypatch, target, shape, dtype, K, splits, order):
+    import kernel_emu
+    from rocarray._core.workspace import workspaces
+
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(kernel_emu, "REVERSE_BLOCKS", order == "reverse")
+    if order == "together":  # the emulator's cooperative launch: every block at once
+        monkeypatch.setattr(kernel_emu, "CLUSTER_KERNELS",
+                            kernel_emu.CLUSTER_KERNELS | {"ra_miopen_bn_train_fused_nchw"})
+    rng = np.random.default_rng(SEED + shape[1])
+    C, dt = shape[1], np.dtype(dtype)
+    acc = _batchnorm.acc_dtype(dt)
+    channel_bytes = int(np.prod(shape)) // C * dt.itemsize
+    monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", (50 << 20) // (K * channel_bytes))
+    # the fused grid (the wait distance 2 (K - 1) splits) and the two-launch grid (C splits) on `splits`
+    monkeypatch.setattr(_batchnorm, "resident_blocks",
+                        lambda name, device: (2 * (K - 1) if "fused" in name else C) * splits)
+    x = (1.5 + 2.0 * rng.standard_normal(shape)).astype(dt)
+    w, b = rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)
+    rm, rv = rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)
+    results = []
+    for fused in (True, False):  # fused first: no coefficients of an earlier call in the scratch
+        monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", fused)
+        d_rm, d_rv = dev.array(rm), dev.array(rv)
+        out = dev.array(np.full(shape, np.nan, dt))  # poisoned: every element must be written
+        y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w), dev.array(b), d_rm, d_rv,
+                                                            0.1, 1e-5, out=out)
+        results.append([np.asarray(a).copy() for a in (y, mean, invstd, d_rm, d_rv)])
+        if fused:
+            launched = dev.launches[-1]
+            assert launched.name.startswith("ra_miopen_bn_train_fused_nchw")
+            assert launched.grid == (2 * C * splits, 1, 1) and int(launched.args[7]) == K
+            assert int(launched.args[6]) == splits and C > K and C % K
+            tickets = workspaces.counters("miopen.batchnorm.tickets", 4 * (C + 1), 0)
+            assert not np.asarray(tickets[: 4 * (C + 1)]).any()  # every ticket left zero
+            _batchnorm.check_fused(0)
+        else:
+            assert [launch.name.split("<")[0] for launch in dev.launches[-2:]] == [
+                "ra_miopen_bn_stats_nchw", "ra_miopen_bn_apply_nchw"]
+            assert dev.launches[-2].grid[1] == splits
+    for got, want in zip(*results):
+        assert got.tobytes() == want.tobytes()
+    ref_y = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, "NCHW")[0]
+    _close(results[0][0], ref_y, dt)
+
+
+def test_fused_geometry_applies_where_two_channels_fit_the_l2_share(monkeypatch):
+    f32, shape, l2 = np.dtype(np.float32), (64, 256, 56, 56), 50 << 20
+    assert _batchnorm.fused_geometry(shape, "NCHW", f32, 528, l2) is None  # FUSED_TRAINING off
+    monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", 6)
+    geo, K = _batchnorm.fused_geometry(shape, "NCHW", f32, 528, l2)  # the bench's problem on an H100
+    assert (K, geo.splits, geo.grid) == (10, 30, (256, 30))
+    assert 2 * (K - 1) * geo.splits >= 528 and K * 64 * 3136 * 4 <= l2 // 6
+    assert _batchnorm.fused_geometry(shape, "NHWC", f32, 528, l2) is None
+    assert _batchnorm.fused_geometry(shape, "NCHW", f32, 528, 0) is None  # L2 size unknown
+    assert _batchnorm.fused_geometry((64, 256, 160, 160), "NCHW", f32, 528, l2) is None  # 6.6 MB a channel
+    assert _batchnorm.fused_geometry((0, 3, 4, 4), "NCHW", f32, 528, l2) is None
+
+
 # The channels-first training forward on thread-block clusters: (shape, dtype, affine and running
 # statistics). Shares that straddle image runs (float32: 3 channels of 5 images of 3300, shares of
 # 2064; float64: 3 images of 5468, shares of 2052) and a last share shorter than the others.
@@ -394,14 +468,14 @@ def _norm_checks():
     from rocarray._core import harness
 
     harness.load_all()  # the command line loads them; a test run on its own must too
-    return [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.layer_norm",
-                                                           "miopen.group_norm")]
+    return [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.batch_norm_fused",
+                                                           "miopen.layer_norm", "miopen.group_norm")]
 
 
 def test_norm_checks_and_cases_are_registered():
     from rocarray._core import harness
 
-    assert len(_norm_checks()) == 3
+    assert len(_norm_checks()) == 4
     cases = {c.name: c for c in harness.bench_cases()}
     case = cases["miopen.bn_train_f32_64x256x56x56_nchw"]
     assert case.bytes_moved == 2 * 4 * 64 * 256 * 56 * 56 and case.memory_bound

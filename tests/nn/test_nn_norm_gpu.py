@@ -209,9 +209,9 @@ def test_norm_self_checks_pass(rng):
     from rocarray._core import harness
 
     harness.load_all()
-    checks = [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.layer_norm",
-                                                             "miopen.group_norm")]
-    assert len(checks) == 3
+    checks = [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.batch_norm_fused",
+                                                             "miopen.layer_norm", "miopen.group_norm")]
+    assert len(checks) == 4
     for check in checks:
         check.run(rng)
 
@@ -378,3 +378,59 @@ def test_batch_norm_training_of_a_misaligned_input_takes_the_two_launch_path(rng
     want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5)
     _close(y, want[0], "float32")
     _close(mean, want[1], "float32")
+
+
+# The channels-first training forward in one launch (FUSED_TRAINING) against the two-launch path
+# on the same splits, bit for bit: (shape, dtype, channels a chunk or None for the L2's own). The
+# bench's problem with the default chunks; odd channel counts and planes (the scalar path:
+# 47 x 56 float32 is a multiple of the vector; 33 x 35 is not) in forced small chunks, the last
+# one short; 16-bit vectors; N = 1.
+BN_FUSED_CASES = [((64, 256, 56, 56), "float32", None), ((13, 37, 47, 56), "float32", 3),
+                  ((5, 11, 33, 35), "float64", 4), ((16, 24, 55, 56), "float16", 5), ((16, 24, 55, 56), "bfloat16", 5),
+                  ((1, 3, 300, 512), "float32", 2)]
+
+
+@pytest.mark.parametrize("shape,dtype,K", BN_FUSED_CASES)
+def test_batch_norm_fused_training_matches_the_two_launch_path(rng, monkeypatch, shape, dtype, K):
+    import cupy
+
+    from rocarray import miopen
+    from rocarray._core import backend, dtypes, plans
+    from rocarray.miopen import _batchnorm
+
+    device = cupy.cuda.runtime.getDevice()
+    dt = _dtype(dtype)
+    C = shape[1]
+    acc = _acc(dt)
+    monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", True)
+    l2 = backend.device_info(device).l2_bytes
+    if K is not None:
+        channel_bytes = dt.itemsize * int(np.prod(shape)) // C
+        monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", l2 // (K * channel_bytes))
+    fused = _batchnorm.fused_geometry(shape, "NCHW", dt, _batchnorm.resident_blocks(
+        f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(dt)}>", device), l2)
+    assert fused is not None
+    geo, chunk_channels = fused
+    assert K is None or chunk_channels == K
+    real = _batchnorm.resident_blocks
+    # the two-launch path on the fused grid's splits
+    monkeypatch.setattr(_batchnorm, "resident_blocks",
+                        lambda name, dev: C * geo.splits if "bn_stats" in name else real(name, dev))
+    plans.cache.clear()
+    x = cupy.asarray((0.5 + 2 * rng.standard_normal(shape)).astype(dt))
+    w, b = cupy.asarray(rng.standard_normal(C).astype(acc)), cupy.asarray(rng.standard_normal(C).astype(acc))
+    rm0, rv0 = rng.standard_normal(C).astype(acc), (0.5 + rng.random(C)).astype(acc)
+    runs = []
+    for fused_on in (True, True, False):  # twice fused: a new epoch, the same bits
+        monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", fused_on)
+        rm, rv = cupy.asarray(rm0), cupy.asarray(rv0)
+        out = cupy.asarray(np.full(shape, np.nan, dt))  # poisoned
+        y, mean, invstd = miopen.batchnorm_forward_training(x, w, b, rm, rv, 0.1, 1e-5, out=out)
+        _batchnorm.check_fused(device)
+        runs.append([cupy.asnumpy(a).tobytes() for a in (y, mean, invstd, rm, rv)])
+    assert runs[0] == runs[1] == runs[2]
+    x64 = x.astype(cupy.float64)
+    mu, var = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
+    y64 = (x64 - mu[None, :, None, None]) * (w.astype(cupy.float64) / cupy.sqrt(var + 1e-5))[None, :, None, None] \
+        + b.astype(cupy.float64)[None, :, None, None]
+    _close(y, cupy.asnumpy(y64), dtype)

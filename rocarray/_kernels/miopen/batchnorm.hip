@@ -537,6 +537,141 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
 }
 
 // ------------------------------------------------------------------------------------------------
+// training forward, channels first, in one launch: the statistics and the normalize pass of
+// chunks of channels, each chunk's input re-read from L2
+// ------------------------------------------------------------------------------------------------
+
+// The work of the two-launch path, (channel, split) statistics items and (channel, split)
+// normalize items, cut into chunks of K channels (the last may be short) and taken by blocks in
+// the order of a ticket each block draws at its start (blocks are not dispatched in blockIdx
+// order). Ticket order: the statistics of chunk 0; then for s = 1 .. Q - 1 the statistics of
+// chunk s interleaved item by item with the normalize items of chunk s - 1 (the DRAM reads of one
+// chunk overlap the L2 re-reads of the one before); then the normalize items of chunk Q - 1.
+// Within a chunk, items go channel by channel, splits fastest. Every statistics item of a chunk
+// holds a smaller ticket than every normalize item of it, so a normalize item waits only for
+// blocks that have started: no deadlock, whatever the residency or dispatch order.
+struct ra_bn_fused_item {
+    ra_i64 c, y;
+    bool apply;
+};
+
+// 32-bit arithmetic: the host launches fewer than 2^24 blocks (2 C splits * RA_BN_BLOCK < 2^32).
+RA_DEVICE ra_bn_fused_item ra_bn_fused_map(unsigned t, unsigned C, unsigned K, unsigned splits) {
+    const unsigned Q = (C + K - 1) / K, full = K * splits, last = (C - (Q - 1) * K) * splits;
+    const unsigned first = Q == 1 ? last : full;      // items of chunk 0
+    const unsigned tail = 2 * (Q - 1) * full + last;  // the first ticket of the last step
+    unsigned q, k;
+    bool apply;
+    if (t < first) {
+        q = 0, k = t, apply = false;
+    } else if (t >= tail) {
+        q = Q - 1, k = t - tail, apply = true;
+    } else {
+        // step s (1 .. Q - 1) starts at ticket (2 s - 1) full: statistics of chunk s (ns items),
+        // normalize items of chunk s - 1 (na = full), alternating while both last
+        const unsigned s = 1 + (t - full) / (2 * full), i = t - (2 * s - 1) * full;
+        const unsigned ns = s == Q - 1 ? last : full, na = full, m = ns < na ? ns : na;
+        if (i < 2 * m) {
+            apply = (i & 1u) != 0, k = i >> 1;
+        } else {
+            apply = na > ns, k = i - m;
+        }
+        q = apply ? s - 1 : s;
+    }
+    ra_bn_fused_item it;
+    it.c = (ra_i64)(q * K + k / splits);
+    it.y = (ra_i64)(k % splits);
+    it.apply = apply;
+    return it;
+}
+
+// The grid is 2 C splits blocks of the statistics kernel's size. Statistics items are the
+// statistics kernel's blocks (the same partials, the same last-block merge in split order, so
+// the same results); the finishing block of channel c then publishes its coefficients by storing
+// `epoch` to flags[c] after a fence. A normalize item waits for that flag (thread 0, bounded:
+// past `limit` clock cycles it sets *error and the block writes nothing), reads the coefficients
+// past the L1 (another block wrote them during this launch) and runs the normalize kernel's
+// block. `vec` and `vec_out`: the statistics' and the normalize pass's vector paths, as the two
+// kernels take them. tickets[0 .. C) are the per-channel last-block tickets, tickets[C] the work ticket: each
+// is left zero at the end, flags need no reset (a new launch, a new epoch).
+template <typename T>
+__global__ void RA_BN_STATS_LAUNCH_BOUNDS(RA_BN_BLOCK, 0)
+ra_miopen_bn_train_fused_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 chunk,
+                              ra_i64 splits, ra_i64 K, int vec, int vec_out, typename ra_traits<T>::acc* part,
+                              unsigned int* tickets, unsigned int* flags, unsigned int epoch, unsigned int* error,
+                              ra_i64 limit, const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                              const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                              typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                              typename ra_traits<T>::acc* RA_RESTRICT running_var, typename ra_traits<T>::acc momentum,
+                              typename ra_traits<T>::acc eps, typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                              typename ra_traits<T>::acc* RA_RESTRICT save_invstd, typename ra_traits<T>::acc* coef) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N;
+    __shared__ A sn[RA_BN_BLOCK], smean[RA_BN_BLOCK], sm2[RA_BN_BLOCK];
+    __shared__ int flag;
+    __shared__ unsigned int ticket;
+    const ra_i64 total = 2 * C * splits;
+    if (threadIdx.x == 0) {
+        const unsigned int t = ra_atomic_inc_u32(tickets + C);
+        if ((ra_i64)t == total - 1) tickets[C] = 0u;  // the last ticket: every block holds its own
+        ticket = t;
+    }
+    __syncthreads();
+    const ra_bn_fused_item it = ra_bn_fused_map(ticket, (unsigned)C, (unsigned)K, (unsigned)splits);
+    const ra_i64 c = it.c, per_channel = N * S;
+    const ra_i64 j0 = it.y * chunk, j1 = ra_min(j0 + chunk, per_channel);
+    if (!it.apply) {
+        A n = A(0), mean = A(0), m2 = A(0);
+        if (vec) {
+            ra_bn_nchw_moments<V>(x, c, C, S, j0, j1, n, mean, m2);
+        } else {
+            ra_bn_nchw_moments<1>(x, c, C, S, j0, j1, n, mean, m2);
+        }
+        ra_bn_tree_merge(n, mean, m2, (int)threadIdx.x, RA_BN_BLOCK, 0, 1, sn, smean, sm2);
+        if (threadIdx.x == 0) {
+            part[2 * (c * splits + it.y)] = mean;
+            part[2 * (c * splits + it.y) + 1] = m2;
+        }
+        if (!ra_bn_last_block(tickets + c, (unsigned int)splits, &flag)) return;
+        ra_bn_finish_stats(c, C, part, splits, per_channel, chunk, (int)threadIdx.x, RA_BN_BLOCK, sn, smean, sm2,
+                           weight, bias, running_mean, running_var, momentum, eps, save_mean, save_invstd, coef);
+        if (threadIdx.x == 0) {  // the thread that wrote the coefficients
+            ra_threadfence();
+            *(volatile unsigned int*)(flags + c) = epoch;
+        }
+        return;
+    }
+    if (threadIdx.x == 0) {
+        const volatile unsigned int* f = flags + c;
+        int failed = 0;
+        if (*f != epoch) {
+            const long long start = clock64();
+            while (*f != epoch) {
+                if (clock64() - start > limit) {
+                    atomicExch(error, 1u);
+                    failed = 1;
+                    break;
+                }
+                ra_grid_pause();
+            }
+        }
+        ra_threadfence();
+        flag = failed;
+        // the coefficients past the L1: an earlier block on this multiprocessor may have cached
+        // their line before they were written
+        for (int j = 0; j < 5; ++j) sm2[j] = ra_load_volatile(coef + j * C + c);
+    }
+    __syncthreads();
+    if (flag) return;
+    const A a = sm2[0], m0 = sm2[1], b = sm2[2], m1 = sm2[3], d = sm2[4];
+    if (vec_out) {
+        ra_bn_nchw_apply<V>(x, (const T*)nullptr, y, c, C, S, j0, j1, a, m0, b, m1, d);
+    } else {
+        ra_bn_nchw_apply<1>(x, (const T*)nullptr, y, c, C, S, j0, j1, a, m0, b, m1, d);
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
 // training forward, channels first, one thread-block cluster a channel (NVIDIA sm_90)
 // ------------------------------------------------------------------------------------------------
 
