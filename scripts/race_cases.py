@@ -308,7 +308,6 @@ def _bn_case(case, rng):
             raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
 
 
-<<<<<<< HEAD
 def _trsv_case(case, rng):
     import cupy
 
@@ -333,7 +332,8 @@ def _trsv_case(case, rng):
         if not err < (1e-3 if dtype == "float32" else 1e-10):
             raise SystemExit(f"{case} {uplo}{trans} {dtype}: max error {err}")
     _level2.check_trsv()
-=======
+
+
 def _bn_fused_case(case, rng):
     import cupy
 
@@ -354,7 +354,6 @@ def _bn_fused_case(case, rng):
         err = float(numpy.abs(y - want).max())
         if not err < (1e-2 if dtype == "float16" else 1e-4):
             raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
->>>>>>> bn16
 
 
 def main(argv):
