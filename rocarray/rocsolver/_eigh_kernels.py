@@ -69,9 +69,10 @@ SYEVJ_WARP_XOR = True
 #: where it splits rows (float32 on 32-lane warps; elsewhere it is the XOR kernel): A and V kept
 #: as D Ah D and Vh D with a diagonal D multiplied back once a sweep, so a rotation is one
 #: multiply-add per element and side instead of a multiplication and a multiply-add. Results
-#: differ from the XOR kernel's by rounding. Off until its rotations' accuracy is confirmed on
-#: a GPU (docs/performance/rocsolver.md); off launches ``syevj_warp_xor``.
-FAST_ROTATIONS = False
+#: differ from the XOR kernel's by rounding (c and the scaled tangents are refined by a Newton
+#: step, so the rotations stay orthogonal to working precision); False launches
+#: ``syevj_warp_xor``, the way back.
+FAST_ROTATIONS = True
 #: The order and dtype of the one instantiation of ``ra_rocsolver_syevj_warp_fast``.
 FAST_ORDER, FAST_DTYPE = 32, numpy.dtype(numpy.float32)
 

@@ -63,8 +63,8 @@ PANEL_WIDTH = {numpy.dtype(numpy.float32): 8, numpy.dtype(numpy.float64): 8, num
                numpy.dtype(numpy.complex128): 4}
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
-#: step, the rows through shared memory). Off until the GPU measures it faster.
-ONE_BARRIER = False
+#: step, the rows through shared memory), the way back.
+ONE_BARRIER = True
 
 
 def kernel_name(dtype, tile, solve, one_barrier=None):

@@ -7,7 +7,7 @@ Matrices of order up to the warp size (32 on NVIDIA; 64 on AMD's wave64 GPUs, 32
 complex128: :func:`rocarray.rocsolver._eigh_kernels.warp_order`) take one launch for the whole
 batch with one warp per matrix (``ra_rocsolver_syevj_warp_xor``; for float32 of orders 17 to 32
 ``ra_rocsolver_syevj_warp_fast``, the same with scaled rotations, when
-``_eigh_kernels.FAST_ROTATIONS`` is on; ``ra_rocsolver_syevj_warp`` with
+``_eigh_kernels.FAST_ROTATIONS`` is on (the default); ``ra_rocsolver_syevj_warp`` with
 ``_eigh_kernels.SYEVJ_WARP_XOR`` off, ``ra_rocsolver_syevj_warp_half`` with
 ``_eigh_kernels.SYEVJ_WARP_HALF`` on; several matrices per block, no block barrier): A in the
 warp's slice of shared memory, each lane one row of the eigenvectors in registers. A sweep is a
