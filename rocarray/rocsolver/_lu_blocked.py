@@ -108,11 +108,12 @@ def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None, cols=None):
     c0, c1 = cols if cols is not None else (0, n)
     if width <= PANEL:
         panel = A[j0 + j0 * lda:]
-        sync = _k.getf2_grid(m - j0, width, panel, lda, ipiv[j0:], info, j0)
-        if sync is None:
-            _k.getf2(m - j0, width, panel, lda, 0, ipiv[j0:], 0, info, j0, 1)
-        elif barriers is not None:
-            barriers[sync.data.ptr] = sync
+        if not _k.getf2_cluster(m - j0, width, panel, lda, ipiv[j0:], info, j0):
+            sync = _k.getf2_grid(m - j0, width, panel, lda, ipiv[j0:], info, j0)
+            if sync is None:
+                _k.getf2(m - j0, width, panel, lda, 0, ipiv[j0:], 0, info, j0, 1)
+            elif barriers is not None:
+                barriers[sync.data.ptr] = sync
         end = j0 + width
         _swap_sides(A, lda, c0, j0, end, c1, ipiv, j0, end)
         return

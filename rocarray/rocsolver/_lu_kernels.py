@@ -71,7 +71,7 @@ ROWS_PANEL_ROWS = 1
 ROWS_EPOCH_LIMIT = 1 << 40
 
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "laswp_plan", "laswp_gather", "diag_zero", "getf2_grid", "getf2_rows", "lu_inv")
+_PLAIN = ("laswp", "laswp_plan", "laswp_gather", "diag_zero", "getf2_grid", "getf2_rows", "getf2_cluster", "lu_inv")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -271,6 +271,70 @@ def getf2_rows(m, n, A, lda, ipiv, info, offset, block=None):
                               _i64(GRID_SPIN_LIMIT)),
                block=size, shared=shared, cooperative=True)
     return sync
+
+
+#: Factor a panel of :data:`CLUSTER_PANEL_ROWS` to :data:`CLUSTER_BLOCKS` x the most rows of a
+#: block (:func:`cluster_block_limit`) on one thread-block cluster (:func:`getf2_cluster`) first,
+#: where the device has clusters. False (the way back): ``getf2_grid`` from GRID_PANEL_ROWS and the
+#: one-block getf2 below.
+CLUSTER_PANEL = False
+#: Blocks of a cluster panel (``RA_ROCSOLVER_LU_CLUSTER_BLOCKS``: the portable cluster size).
+CLUSTER_BLOCKS = 8
+#: Most threads (rows, one each) of a cluster panel's block (``RA_ROCSOLVER_LU_CLUSTER_BLOCK``);
+#: half that for 16-byte types, whose row of 32 elements takes 128 registers.
+CLUSTER_BLOCK = 512
+#: Fewest rows of a panel :func:`getf2_cluster` takes by default (shorter: ``getf2``, one block;
+#: a column costs a cluster barrier and a distributed-shared-memory round trip whatever the height).
+CLUSTER_PANEL_ROWS = 256
+
+#: Whether a device runs the cluster panel (:func:`rocarray._core.backend.has_thread_block_clusters`).
+cluster_available = backend.has_thread_block_clusters
+
+
+def cluster_block_limit(dtype):
+    """Most threads (panel rows) of one :func:`getf2_cluster` block for ``dtype``."""
+    return CLUSTER_BLOCK // 2 if numpy.dtype(dtype).itemsize > 8 else CLUSTER_BLOCK
+
+
+def cluster_panel_block(m, dtype, warp_size):
+    """Threads of each block of a cluster panel of ``m`` rows: ``ceil(m / CLUSTER_BLOCKS)`` rounded
+    up to whole warps, or None where that passes :func:`cluster_block_limit`."""
+    block = -(-(-(-int(m) // CLUSTER_BLOCKS)) // warp_size) * warp_size
+    return block if block <= cluster_block_limit(dtype) else None
+
+
+def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None):
+    """getf2 of one m x n panel (``n <=`` :data:`GRID_PANEL_COLUMNS`) on ONE thread-block cluster
+    of :data:`CLUSTER_BLOCKS` blocks (NVIDIA sm_90+), a thread per panel row holding the row in
+    registers: block g holds rows ``g * block .. (g + 1) * block - 1``. Per column each block
+    finds its candidate (warp shuffles, the warps' results through shared memory), publishes it
+    with its row (and, from the holder of the diagonal row, that row) in its own shared memory,
+    double-buffered by the column's parity; one cluster barrier; every block reads all the
+    publications through distributed shared memory in one round trip, reduces the candidates
+    (the same pivot everywhere) and does its rows' part of the interchange, scaling and update.
+    The same pivots, ``ipiv``, ``info`` and arithmetic as :func:`getf2` (one matrix).
+
+    Returns whether it launched: not where :data:`CLUSTER_PANEL` is off, the panel is shorter than
+    :data:`CLUSTER_PANEL_ROWS` (both unless ``block`` is given), empty or too wide, the device has
+    no clusters (:func:`cluster_available`), or the rows need blocks past
+    :func:`cluster_block_limit` (``block`` given: fewer than ``m / CLUSTER_BLOCKS`` threads).
+    """
+    if block is None and (not CLUSTER_PANEL or m < CLUSTER_PANEL_ROWS):
+        return False
+    if n > GRID_PANEL_COLUMNS or n < 1 or m < 1:
+        return False
+    dev = _device(A)
+    if not cluster_available(dev):
+        return False
+    if block is None:
+        block = cluster_panel_block(m, A.dtype, backend.device_info(dev).warp_size)
+    if block is None or block > cluster_block_limit(A.dtype) or m > CLUSTER_BLOCKS * block:
+        return False
+    kernel = KERNELS[kernel_name("getf2_cluster", A.dtype)]
+    with launch.on_device(dev):
+        kernel(dev, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset)),
+               block=int(block))
+    return True
 
 
 def check_grid_barrier(sync):

@@ -348,7 +348,7 @@ def test_rows_panel_gives_up_and_raises(emulated_device, rng, monkeypatch):
 
 
 @pytest.mark.parametrize("outer,lookahead,rows", [(0, False, False), (16, False, False), (16, True, False),
-                                                  (16, True, True)])
+                                                  (16, True, True), (16, True, "cluster")])
 def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead, rows):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
     blocks of getf2_grid, or with ``rows`` getf2_rows's 64-thread blocks) and the emulated laswp,
@@ -369,7 +369,10 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
     monkeypatch.setattr(_lu_kernels, "GRID_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "GRID_MIN_SHARE", 16)
-    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", rows)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", rows is True)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", rows == "cluster")
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL_ROWS", 1)
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
     monkeypatch.setattr(_lu_kernels, "ROWS_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "ROWS_BLOCK", 64)
     monkeypatch.setattr(_lu_blocked, "PANEL", 8)
@@ -382,7 +385,8 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     ipiv, info = device.array(np.full(n, -7, np.int32)), device.array(np.full(1, 99, np.int32))
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
-    kernel = "ra_rocsolver_getf2_rows<double>" if rows else "ra_rocsolver_getf2_grid<double>"
+    kernel = {True: "ra_rocsolver_getf2_rows<double>", False: "ra_rocsolver_getf2_grid<double>",
+              "cluster": "ra_rocsolver_getf2_cluster<double>"}[rows]
     assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
     # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
     # the block's own columns and one composed permutation (plan, gather) applies them to the
@@ -513,3 +517,126 @@ def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch, one_launch):
         return
     assert names.count("ra_rocblas_trsv_block") == 128 and names.count("ra_rocblas_gemv_n") == 126
     assert len(names) == 255
+
+
+# --------------------------------------------------------------------------------------------
+# the panel on one thread-block cluster (rows in registers)
+# --------------------------------------------------------------------------------------------
+
+def factor_cluster_and_one_block(device, a, offset, block):
+    """The panel factored by ``getf2_cluster`` (8 blocks of ``block`` threads, one row each) and
+    by the one-block getf2: (buffer, ipiv, info) of each."""
+    m, n = a.shape
+    lda = m + 3
+    out = []
+    for cluster in (True, False):
+        A = device.array(panel_buffer(a, lda))
+        ipiv = device.array(np.full(min(m, n), -7, np.int32))
+        info = device.array(np.zeros(1, np.int32))
+        if cluster:
+            assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block)
+            launch = device.launches[-1]
+            assert launch.name.startswith("ra_rocsolver_getf2_cluster") and not launch.cooperative
+            assert launch.grid[0] == _lu_kernels.CLUSTER_BLOCKS and launch.block[0] == block
+        else:
+            _lu_kernels.getf2(m, n, A, lda, 0, ipiv, 0, info, offset, 1)
+        out.append((np.asarray(A).copy(), np.asarray(ipiv).copy(), int(np.asarray(info)[0])))
+    return out
+
+
+def check_cluster_panel(device, a, offset, block):
+    m, n = a.shape
+    lda = m + 3
+    (c_buf, c_piv, c_info), (o_buf, o_piv, o_info) = factor_cluster_and_one_block(device, a, offset, block)
+    # the one-block kernel's pivots, info and (the same operations in the same order) bits
+    np.testing.assert_array_equal(c_piv, o_piv)
+    assert c_info == o_info
+    np.testing.assert_array_equal(c_buf, o_buf)
+    lu, piv, info = getf2_rule(a)
+    np.testing.assert_array_equal(c_piv, piv + offset)
+    assert c_info == (info + offset if info else 0)
+    got = c_buf[:lda * n].reshape(n, lda).T
+    assert np.isnan(got[m:]).all() and np.isnan(c_buf[lda * n:]).all()
+    return c_piv, c_info
+
+
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n, block",
+                         spread([(1000, 32, 128), (250, 17, 64), (5, 12, 64), (130, 31, 64)], ALL),
+                         indirect=["emulated_target_device"])
+def test_cluster_panel_matches_one_block_getf2(emulated_target_device, rng, monkeypatch, dtype, m, n, block):
+    """``getf2_cluster`` (8 blocks reading each other's publications through the emulator's
+    cluster model) against the one-block getf2, bit for bit, and LAPACK's rule: 1000 rows in 8
+    blocks of 128, a short last block and empty blocks (250 and 130 rows in blocks of 64), wider
+    than tall. The 64-lane target runs the same body (only NVIDIA has clusters: the host is told
+    the emulated AMD device has them, to prove the kernel free of a warp size)."""
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    check_cluster_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, block)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype):
+    """Ties across blocks (the lowest row wins), a zero column (info, the column left unscaled),
+    a NaN never chosen, an all-NaN column (the row stays); 300 rows in blocks of 64 (5 blocks
+    with rows, the fifth short)."""
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    m, n = 300, 8
+    a = rand(rng, (m, n), dtype)
+    a[:, 0] = 0
+    a[3, 0], a[70, 0], a[140, 0] = -3, 3, 3
+    a[:, 2] = 0
+    a[50, 4] = np.nan
+    a[:, 6] = np.nan
+    piv, info = check_cluster_panel(device, a, 0, 64)
+    assert piv[0] == 4 and info == 3
+
+
+def test_cluster_panel_routing(fake_device, monkeypatch):
+    """``getf2_cluster`` launches one cluster of 8 blocks, each of ``ceil(m / 8)`` threads in whole
+    warps: only with CLUSTER_PANEL on (unless a block is given), from CLUSTER_PANEL_ROWS rows up to
+    8 x 512 (16-byte types: 8 x 256), n <= 32, on a device with clusters."""
+    A = fake_device.array((4096 * 32,), "float64")
+    Z = fake_device.array((4096 * 32,), "complex128")
+    ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", False)
+    assert not _lu_kernels.getf2_cluster(4096, 32, A, 4096, ipiv, info, 0)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", True)
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: False)
+    assert not _lu_kernels.getf2_cluster(4096, 32, A, 4096, ipiv, info, 0)
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    assert not _lu_kernels.getf2_cluster(_lu_kernels.CLUSTER_PANEL_ROWS - 1, 32, A, 4096, ipiv, info, 0)
+    assert not _lu_kernels.getf2_cluster(4097, 32, A, 4097, ipiv, info, 0)
+    assert not _lu_kernels.getf2_cluster(4096, 33, A, 4096, ipiv, info, 0)
+    assert not _lu_kernels.getf2_cluster(2049, 32, Z, 2049, ipiv, info, 0)
+    assert not fake_device.launches
+    assert _lu_kernels.getf2_cluster(4096, 32, A, 4096, ipiv, info, 0)
+    assert _lu_kernels.getf2_cluster(1000, 32, A, 4096, ipiv, info, 0)
+    assert _lu_kernels.getf2_cluster(2048, 32, Z, 2048, ipiv, info, 0)
+    tall, short, wide = fake_device.launches
+    assert tall.name == "ra_rocsolver_getf2_cluster<double>" and not tall.cooperative
+    assert (tall.grid[0], tall.block[0]) == (8, 512) and (short.grid[0], short.block[0]) == (8, 128)
+    assert wide.name == "ra_rocsolver_getf2_cluster<ra_c128>" and wide.block[0] == 256
+
+
+def test_getrf_8192_cluster_panel_counts(fake_device, monkeypatch):
+    """With CLUSTER_PANEL on, a getrf of 8192 float64 (recorded, not run) factors the panels of
+    256 to 4096 rows on the cluster (121), the taller ones across the device (128) and the
+    shorter ones in one block (7)."""
+    from launchfake import SM90_SHARED
+    from rocarray._core import backend
+
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", True)
+    monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
+    monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
+    monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: None)
+    monkeypatch.setattr(_lu_kernels, "overlap", lambda first, second, device_id: (first(), second()))
+    n = 8192
+    A = fake_device.array((n * n,), "float64")
+    ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
+    rs.getrf(n, n, A, n, ipiv, info)
+    names = fake_device.names()
+    assert names.count("ra_rocsolver_getf2_cluster<double>") == 121
+    assert names.count("ra_rocsolver_getf2_grid<double>") == 128
+    assert sum(x.startswith("ra_rocsolver_getf2<") for x in names) == 7

@@ -73,6 +73,9 @@
 #define RA_ROCSOLVER_LU_GRID_BLOCK 128  // threads of a device-wide panel's block
 #define RA_ROCSOLVER_LU_ROWS_BLOCK 256   // most threads (one panel row each) of a getf2_rows block
 #define RA_ROCSOLVER_LU_ROWS_COLUMNS 32  // most columns of a getf2_rows panel (its loops unrolled to this)
+#define RA_ROCSOLVER_LU_CLUSTER_BLOCKS 8  // blocks of a getf2_cluster launch: one cluster (the portable size)
+#define RA_ROCSOLVER_LU_CLUSTER_BLOCK 512  // most threads (rows) of a getf2_cluster block (16-byte types: half)
+#define RA_ROCSOLVER_LU_CLUSTER_COLUMNS 32  // most columns of a getf2_cluster panel (a row in registers)
 // laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
 // columns per thread (their loads in flight together), the block and the columns it covers
 #define RA_ROCSOLVER_LASWP_CHUNK 32
@@ -530,6 +533,190 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
         for (int c = 0; c < NB; ++c)
             if (c < n) A[r + c * lda] = w[c * nt];
     }
+}
+
+// ---- the panel on one thread-block cluster, rows in registers (ra_rocsolver_getf2_cluster) ----
+
+// The cluster's primitives (as qr.hip's, under ra_lu_ names): the cluster barrier (arrive with
+// release, wait with acquire: every thread of every block, so it is a block barrier too) and a
+// load of element `p` of this block's shared memory as it lies in block `rank`'s shared memory
+// (mapa + ld.shared::cluster). NVIDIA sm_90+ only; the kernel emulator (tests/kernel_emu_shim.hpp,
+// RA_EMU_CLUSTER) models them for a launch of one cluster. Elsewhere the kernel compiles to an
+// empty body and the host never launches it.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
+#define RA_LU_CLUSTER 1
+#define RA_LU_CLUSTER_DIMS __cluster_dims__(RA_ROCSOLVER_LU_CLUSTER_BLOCKS, 1, 1)
+RA_DEVICE void ra_lu_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+// the 4-, 8- and 16-byte elements (float and int; double and ra_c64; ra_c128) as whole words
+template <int BYTES> struct ra_lu_dsmem;
+template <> struct ra_lu_dsmem<4> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        unsigned v;
+        asm volatile("ld.shared::cluster.b32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+        *reinterpret_cast<unsigned*>(out) = v;
+    }
+};
+template <> struct ra_lu_dsmem<8> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        ra_u64 v;
+        asm volatile("ld.shared::cluster.b64 %0, [%1];\n" : "=l"(v) : "r"(a) : "memory");
+        *reinterpret_cast<ra_u64*>(out) = v;
+    }
+};
+template <> struct ra_lu_dsmem<16> {
+    static RA_DEVICE void load(unsigned a, void* out) {
+        ra_u64 v0, v1;
+        asm volatile("ld.shared::cluster.v2.b64 {%0, %1}, [%2];\n" : "=l"(v0), "=l"(v1) : "r"(a) : "memory");
+        reinterpret_cast<ra_u64*>(out)[0] = v0;
+        reinterpret_cast<ra_u64*>(out)[1] = v1;
+    }
+};
+template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) {
+    unsigned remote;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+                 : "=r"(remote)
+                 : "r"((unsigned)__cvta_generic_to_shared(p)), "r"(rank));
+    T v;
+    ra_lu_dsmem<(int)sizeof(T)>::load(remote, &v);
+    return v;
+}
+#elif defined(RA_EMU_CLUSTER)
+#define RA_LU_CLUSTER 1
+#define RA_LU_CLUSTER_DIMS
+RA_DEVICE void ra_lu_cluster_sync() { emu::cluster_sync(); }
+template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) {
+    return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
+}
+#else
+#define RA_LU_CLUSTER_DIMS
+#endif
+
+// Most threads (panel rows) of a getf2_cluster block: a row of 32 elements lives in registers,
+// 32 (float) to 128 (ra_c128) of them, within the registers a thread of such a block may have.
+template <typename T> struct ra_lu_cluster_block {
+    static constexpr int value = sizeof(T) > 8 ? RA_ROCSOLVER_LU_CLUSTER_BLOCK / 2 : RA_ROCSOLVER_LU_CLUSTER_BLOCK;
+};
+
+template <typename T>
+__global__ RA_LU_CLUSTER_DIMS RA_LAUNCH_BOUNDS(ra_lu_cluster_block<T>::value) void ra_rocsolver_getf2_cluster(
+    ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
+    ra_i64 offset) {
+#if defined(RA_LU_CLUSTER)
+    typedef typename ra_lu_real<T>::type R;
+    constexpr int NB = RA_ROCSOLVER_LU_CLUSTER_COLUMNS;
+    constexpr int CB = RA_ROCSOLVER_LU_CLUSTER_BLOCKS;
+    constexpr int WARPS = (ra_lu_cluster_block<T>::value + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
+    // the publication other blocks read, double-buffered by the column's parity and at the same
+    // offset in every block (another block's copy is found by its rank): the block's candidate
+    // (value, row) and its row, and (from the block holding row j) row j
+    __shared__ R s_pub_v[2];
+    __shared__ int s_pub_i[2];
+    __shared__ T s_pub_row[2][NB];
+    __shared__ T s_pub_diag[2][NB];
+    // the warps' candidates; the CB blocks' candidates and their rows and row j, read back
+    __shared__ R s_wv[WARPS];
+    __shared__ int s_wi[WARPS];
+    __shared__ R s_cv[CB];
+    __shared__ int s_ci[CB];
+    __shared__ T s_rows[CB + 1][NB];
+    const ra_i64 g = blockIdx.x;  // the grid is one cluster: the block's index is its rank
+    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
+    const ra_i64 r = g * nt + tid;  // this thread's row of the panel (the block's share is nt rows)
+    const bool valid = r < m;
+    const int ni = (int)n;
+    const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
+    // the row, in registers: every index below is a constant once the loops are unrolled
+    T a[NB];
+#pragma unroll
+    for (int c = 0; c < NB; ++c) a[c] = (valid && c < ni) ? A[r + c * lda] : T();
+    const int k = (int)(m < n ? m : n);
+#pragma unroll
+    for (int j = 0; j < NB; ++j) {
+        if (j < k) {
+            const int q = j & 1;
+            // 1. the block's candidate: warp argmax by shuffles, the warps' results through
+            // shared memory, then every warp reduces those (the same pair in every thread)
+            R bv = R(-1);
+            int bi = RA_ROCSOLVER_LU_NO_ROW;
+            if (valid && r >= j) ra_lu_better(bv, bi, ra_lu_abs1(a[j]), (int)r);  // NaN never wins
+#pragma unroll
+            for (int s = RA_WARP_SIZE / 2; s > 0; s >>= 1) ra_lu_better(bv, bi, ra_shfl_xor(bv, s), ra_shfl_xor(bi, s));
+            if (ra_lane_id() == 0) {
+                s_wv[ra_warp_id()] = bv;
+                s_wi[ra_warp_id()] = bi;
+            }
+            __syncthreads();
+            bv = R(-1);
+            bi = RA_ROCSOLVER_LU_NO_ROW;
+            ra_lu_warp_best(bv, bi, s_wv, s_wi, warps);
+            // publish: the pair, the candidate's row (its holder), row j (its holder)
+            if (tid == 0) {
+                s_pub_v[q] = bv;
+                s_pub_i[q] = bi;
+            }
+            if (valid && r == bi) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < ni) s_pub_row[q][c] = a[c];
+            }
+            if (valid && r == j) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < ni) s_pub_diag[q][c] = a[c];
+            }
+            // 2. every block's publication of column j complete and visible
+            ra_lu_cluster_sync();
+            // 3. every block reads all CB candidates and their rows, and row j, in one round trip
+            const unsigned diag_owner = (unsigned)(j / nt);
+            if (tid < CB) {
+                const R v = ra_lu_cluster_load(&s_pub_v[q], (unsigned)tid);
+                const int i = ra_lu_cluster_load(&s_pub_i[q], (unsigned)tid);
+                s_cv[tid] = v;
+                s_ci[tid] = i;
+            }
+            for (ra_i64 e = tid; e < (CB + 1) * n; e += nt) {
+                const int b = (int)(e / n), c = (int)(e - b * n);
+                s_rows[b][c] = b < CB ? ra_lu_cluster_load(&s_pub_row[q][c], (unsigned)b)
+                                      : ra_lu_cluster_load(&s_pub_diag[q][c], diag_owner);
+            }
+            __syncthreads();
+            bv = R(-1);
+            bi = RA_ROCSOLVER_LU_NO_ROW;
+            ra_lu_warp_best(bv, bi, s_cv, s_ci, CB);  // the same pivot in every block
+            ra_i64 p = bi;
+            if (p == RA_ROCSOLVER_LU_NO_ROW) p = j;   // only NaN in the column: keep the row
+            if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
+            const T* su = s_rows[p == j ? CB : p / nt];   // the pivot row
+            const T* sd = s_rows[CB];                     // the old row j
+            // 4. the interchange: row j takes the pivot row, row p the old row j
+            if (p != j && valid && (r == j || r == p)) {
+                const T* from = r == j ? su : sd;
+#pragma unroll
+                for (int c = 0; c < NB; ++c)
+                    if (c < ni) a[c] = from[c];
+            }
+            const T piv = su[j];
+            const bool zero = ra_lu_is_zero(piv);
+            if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
+            if (!zero && valid && r > j) {
+                const T l = ra_lu_div(a[j], piv);
+                a[j] = l;
+                // column j + 1 first: the next pivot search waits on it alone
+#pragma unroll
+                for (int c = j + 1; c < NB; ++c)
+                    if (c < ni) a[c] = ra_lu_fms(l, su[c], a[c]);
+            }
+        }
+    }
+    if (valid) {
+#pragma unroll
+        for (int c = 0; c < NB; ++c)
+            if (c < ni) A[r + c * lda] = a[c];
+    }
+    ra_lu_cluster_sync();  // no block leaves while another may still read its publication
+#endif
 }
 
 template <typename T>
