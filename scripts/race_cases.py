@@ -46,6 +46,10 @@ and 2 x 3 x 50 x 82 float64, the last share short).
 handed on by flags in global memory, the wait rounds' shared words double-buffered): every uplo and
 trans in float64 (five block-rows, the last short), 'C' in complex128 (ten block-rows of 32) and a
 negative increment in float32.
+``lucl300`` (sm_90) solves order-300 systems (float64, complex128) with the cluster panel on
+(``CLUSTER_PANEL``) and its row threshold lowered to 64, so that the panels of 300 down to 76 rows
+run on one thread-block cluster (``getf2_cluster``: 8 blocks of 64 threads, a row a thread, the
+last blocks short or empty).
 ``bnfused`` runs the channels-first batch-norm training forward in one launch
 (``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
 ``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
@@ -60,7 +64,24 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lu300", "lu700", "lug
          "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64",
          "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "bnclus", "lupanel", "trsv1", "bnfused")
+         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300")
+
+
+def _lu_solve(case, rng, shape, dtype):
+    """Solve a fresh system (stack) of ``shape`` and ``dtype`` with two right-hand sides; exit unless
+    the residual is small. Returns the matrix."""
+    import cupy
+
+    import rocarray as ra
+
+    scale = 1 + 1j if numpy.dtype(dtype).kind == "c" else 1
+    a = cupy.asarray(rng.standard_normal(shape) * scale).astype(dtype)
+    b = cupy.asarray(rng.standard_normal(shape[:-1] + (2,))).astype(dtype)
+    x = ra.linalg.solve(a, b)
+    residual = float(cupy.abs(a @ x - b).max())
+    if not residual < 1e-3:
+        raise SystemExit(f"{case} {dtype}: residual {residual}")
+    return a
 
 
 def _lu_case(case, rng):
@@ -75,23 +96,25 @@ def _lu_case(case, rng):
         _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
+    if case == "lucl300":
+        if not _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
+            raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
+        _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_PANEL_ROWS = True, 64
     blocked = case in ("lub128", "lub100c", "lub128w")
     if blocked:
         from rocarray.rocsolver import _lu_block
 
         _lu_block.ONE_BARRIER = case != "lub128w"
     dtype = "complex64" if case.endswith("c") else "float64"
+    if case == "lucl300":   # both 8- and 16-byte rows (the complex128 blocks are half as large)
+        for dtype in ("float64", "complex128"):
+            _lu_solve(case, rng, (300, 300), dtype)
+        return
     shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lub128": (3, 128, 128), "lub100c": (3, 100, 100),
              "lub128w": (3, 128, 128), "lu300": (300, 300), "lu700": (700, 700),
              "lugrid300": (300, 300), "lugrid300c": (300, 300), "lurows300": (300, 300), "lurows300c": (300, 300),
              "luouter300": (300, 300)}[case]
-    scale = 1 + 1j if dtype == "complex64" else 1
-    a = cupy.asarray(rng.standard_normal(shape) * scale).astype(dtype)
-    b = cupy.asarray(rng.standard_normal(shape[:-1] + (2,))).astype(dtype)
-    x = ra.linalg.solve(a, b)
-    residual = float(cupy.abs(a @ x - b).max())
-    if not residual < 1e-3:
-        raise SystemExit(f"{case}: residual {residual}")
+    a = _lu_solve(case, rng, shape, dtype)
     if blocked:   # the factorization alone (getrf_block without SOLVE)
         d = cupy.asnumpy(ra.linalg.slogdet(a)[1])
         want = numpy.linalg.slogdet(cupy.asnumpy(a).astype(numpy.complex128))[1]

@@ -8,7 +8,8 @@ two-barrier step (the same X and slogdet), and one of order 2100 in float64 and 
 first panels are tall enough for the device-wide panel factorization, and checks the backward
 error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a singular matrix raises ``LinAlgError``;
 one of order 300 runs the panel kernels behind
-``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``), and 300 row interchanges
+``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``) and the cluster panel
+(``getf2_cluster``, off by default), and 300 row interchanges
 applied by ``laswp`` and as one composed permutation must agree bit for bit.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
 the same arrays: one 8192^2 system in float64 and float32, and the batched cases of the issue,
@@ -80,18 +81,23 @@ def _check_outer_blocks(rng):
 
 def _check_other_panels(rng):
     """The panel kernels the defaults may not reach at this check's orders: ``getf2_rows`` (off by
-    default, ``ROWS_KERNEL``; it takes every real panel when on) and, with the device-wide
+    default, ``ROWS_KERNEL``; it takes every real panel when on), with the device-wide
     threshold lowered, ``getf2_grid`` for the first panels of an order of 300 and the one-block
-    ``getf2`` for the shorter ones."""
+    ``getf2`` for the shorter ones, and ``getf2_cluster`` (off by default, ``CLUSTER_PANEL``) for
+    the first panels (of at least CLUSTER_PANEL_ROWS rows) where the device has clusters, real
+    and complex."""
     from rocarray.rocsolver import _lu_kernels
 
-    saved = _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS
+    saved = _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL
     try:
         for rows_kernel, what in ((True, "getf2_rows panels"), (False, "getf2_grid and getf2 panels")):
             _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = rows_kernel, 256
             _solve_300("float64", rng, what)
+        _lu_kernels.ROWS_KERNEL, _lu_kernels.CLUSTER_PANEL = False, True
+        for dtype in ("float64", "complex128"):
+            _solve_300(dtype, rng, "getf2_cluster panels")
     finally:
-        _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = saved
+        _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL = saved
 
 
 def _check_gesv_warp_way_back(rng):

@@ -8,7 +8,8 @@ same operations in the same order), factors that agree with those, and a LAPACK-
 ``||P L U - A|| / (||A|| n eps)`` (computed on the device). Then: a singular matrix (``info`` where
 a zero column meets the diagonal), NaN input (the same pivots and NaN pattern as the one-block
 panels, no hang), the grid barrier's words left zeroed, ``linalg.solve``'s backward error at
-n = 8192, the outer-blocked LU's variants (inverse-based solves, trsm solves, the look-ahead on
+n = 8192, the cluster panel (``getf2_cluster``) against the one-block getf2 bit for bit and
+inside getrf and solve, the outer-blocked LU's variants (inverse-based solves, trsm solves, the look-ahead on
 a second stream, the plain recursion) by their backward error and singular info, and laswp with
 more than one 32-interchange chunk against NumPy. Every input is fresh
 random data; outputs are poisoned (ipiv -7, info 99) before the calls.
@@ -29,24 +30,32 @@ except Exception:  # pragma: no cover - CuPy is a test dependency
     cupy = None
 
 
-def factor(a, grid_rows, monkeypatch):
+def factor(a, grid_rows, monkeypatch, cluster=False):
     """getrf of the square device matrix ``a`` (column-major copy) with panels of at least
-    ``grid_rows`` rows across the device: (factors, ipiv, info, device-wide panels run)."""
+    ``grid_rows`` rows across the device (and, with ``cluster``, the panels getf2_cluster takes
+    on one cluster first): (factors, ipiv, info, device-wide or cluster panels run)."""
     n = a.shape[0]
     A = cupy.asfortranarray(a).copy(order="F")
     ipiv, info = cupy.full(n, -7, cupy.int32), cupy.full(1, 99, cupy.int32)
     ran = []
-    real = _lu_kernels.getf2_grid
+    real, real_cluster = _lu_kernels.getf2_grid, _lu_kernels.getf2_cluster
 
     def counting(*args, **kwargs):
         sync = real(*args, **kwargs)
         ran.append(sync is not None)
         return sync
 
+    def counting_cluster(*args, **kwargs):
+        launched = real_cluster(*args, **kwargs)
+        ran.append(launched)
+        return launched
+
     with monkeypatch.context() as mp:
         mp.setattr(_lu_kernels, "GRID_PANEL_ROWS", grid_rows)
         mp.setattr(_lu_kernels, "ROWS_PANEL_ROWS", grid_rows)
+        mp.setattr(_lu_kernels, "CLUSTER_PANEL", cluster)
         mp.setattr(_lu_kernels, "getf2_grid", counting)
+        mp.setattr(_lu_kernels, "getf2_cluster", counting_cluster)
         rs.getrf(n, n, A, n, ipiv, info)
     return A, cupy.asnumpy(ipiv), int(info[0]), sum(ran)
 
@@ -63,10 +72,10 @@ def backward_error(a, lu, ipiv):
     return float(cupy.linalg.norm(r) / (cupy.linalg.norm(a) * n * eps))
 
 
-def check_against_one_block_panels(monkeypatch, rng, dtype, n):
+def check_against_one_block_panels(monkeypatch, rng, dtype, n, cluster=False):
     a = device_random(rng, (n, n), dtype)
     grid_rows = 256 if n < 2048 else _lu_kernels.GRID_PANEL_ROWS
-    lu, piv, info, ran = factor(a, grid_rows, monkeypatch)
+    lu, piv, info, ran = factor(a, grid_rows, monkeypatch, cluster)
     lu1, piv1, info1, ran1 = factor(a, 10 ** 9, monkeypatch)
     assert ran > 0 and ran1 == 0, "the device-wide panel did not run (no cooperative launch?)"
     assert info == info1 == 0
@@ -84,6 +93,74 @@ def test_grid_panels_match_one_block_panels_float64(monkeypatch, rng, n, rows_ke
     """getf2_rows (default) and, with ROWS_KERNEL off, getf2_grid against the one-block panels."""
     monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", rows_kernel)
     check_against_one_block_panels(monkeypatch, rng, "float64", n)
+
+
+def needs_clusters():
+    if not _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
+        pytest.skip("the device has no thread-block clusters (NVIDIA sm_90+)")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype,m,n", [("float64", 4096, 32), ("float64", 4001, 32), ("float64", 300, 17),
+                                       ("float32", 4096, 32), ("complex64", 3000, 32), ("complex128", 2048, 32),
+                                       ("complex128", 1031, 29)])
+def test_cluster_panel_matches_one_block_getf2(rng, dtype, m, n):
+    """``getf2_cluster`` (8 blocks, a row a thread in registers) against the one-block getf2 on
+    the same panel: pivots, info and factors bit for bit (the same operations in the same
+    order), at the kernel's most rows (4096; complex128 2048) and short last blocks."""
+    needs_clusters()
+    a = device_random(rng, (m, n), dtype)
+    out = []
+    for cluster in (True, False):
+        A = cupy.asfortranarray(a).copy(order="F").reshape(-1, order="F")
+        ipiv, info = cupy.full(n, -7, cupy.int32), cupy.zeros(1, cupy.int32)
+        if cluster:
+            assert _lu_kernels.getf2_cluster(m, n, A, m, ipiv, info, 3, block=_lu_kernels.cluster_panel_block(
+                m, A.dtype, 32))
+        else:
+            _lu_kernels.getf2(m, n, A, m, 0, ipiv, 0, info, 3, 1)
+        out.append((cupy.asnumpy(A), cupy.asnumpy(ipiv), int(info[0])))
+    (c_a, c_piv, c_info), (o_a, o_piv, o_info) = out
+    np.testing.assert_array_equal(c_piv, o_piv)
+    assert c_info == o_info == 0
+    np.testing.assert_array_equal(c_a, o_a)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype,n", [("float64", 8192), ("float64", 4097), ("complex128", 3000)])
+def test_cluster_panels_in_getrf(monkeypatch, rng, dtype, n):
+    """getrf with CLUSTER_PANEL on (the panels of 256 to 4096 rows on one cluster, complex128 to
+    2048; the taller ones across the device) against every panel on the one-block getf2: the
+    same pivots, factors within rounding, LAPACK-size backward error."""
+    needs_clusters()
+    check_against_one_block_panels(monkeypatch, rng, dtype, n, cluster=True)
+
+
+@pytest.mark.gpu
+def test_cluster_panels_singular_info(monkeypatch, rng):
+    needs_clusters()
+    n = 3000
+    a = device_random(rng, (n, n), "float64")
+    a[:, 100] = 0     # stays zero through the updates: U(101, 101) == 0 in a cluster panel
+    lu, piv, info, ran = factor(a, 10 ** 9, monkeypatch, cluster=True)
+    _, piv1, info1, _ = factor(a, 10 ** 9, monkeypatch)
+    assert ran > 0 and info == info1 == 101
+    np.testing.assert_array_equal(piv, piv1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_cluster_solve_8192_backward_error(monkeypatch, rng, dtype):
+    """``ra.linalg.solve`` of the bench's order with CLUSTER_PANEL on (complex128 at 4096)."""
+    needs_clusters()
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", True)
+    n = 8192 if dtype == "float64" else 4096
+    a = device_random(rng, (n, n), dtype)
+    b = device_random(rng, (n, 1), dtype)
+    x = ra.linalg.solve(a, b)
+    eps = np.finfo(a.dtype).eps
+    r = cupy.linalg.norm(a @ x - b) / (cupy.linalg.norm(a) * cupy.linalg.norm(x) * n * eps)
+    assert float(r) < 1.0
 
 
 @pytest.mark.gpu
@@ -200,14 +277,17 @@ def test_grid_panels_match_one_block_panels_other_dtypes(monkeypatch, rng, dtype
 
 @pytest.mark.gpu
 def test_panel_times_for_the_threshold(rng, capsys):
-    """Times one 32-column float64 panel of 8192 down to 256 rows on the three kernels
-    (``getf2_rows``, ``getf2_grid``, one block) and prints them (the crossovers set
-    ``ROWS_PANEL_ROWS`` and ``GRID_PANEL_ROWS``); checks that the pivots and factors agree."""
+    """Times one 32-column float64 panel of 8192 down to 256 rows on the kernels (``getf2_rows``,
+    ``getf2_grid``, one block, and ``getf2_cluster`` up to 4096 rows where the device has
+    clusters) and prints them (the crossovers set ``ROWS_PANEL_ROWS``, ``GRID_PANEL_ROWS`` and
+    ``CLUSTER_PANEL_ROWS``); checks that the pivots and factors agree."""
     lines = []
+    clusters = _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice())
     for m in (8192, 4096, 2048, 1024, 512, 256):
         a = device_random(rng, (m, 32), "float64")
         times, pivots, factors = [], [], []
-        for grid in ("rows", True, False):
+        block = _lu_kernels.cluster_panel_block(m, a.dtype, 32) if clusters else None
+        for grid in ("rows", True, False) + (("cluster",) if block else ()):
             A = cupy.asfortranarray(a).copy(order="F").reshape(-1, order="F")
             ipiv, info = cupy.zeros(32, cupy.int32), cupy.zeros(1, cupy.int32)
             start, stop = cupy.cuda.Event(), cupy.cuda.Event()
@@ -218,6 +298,8 @@ def test_panel_times_for_the_threshold(rng, capsys):
                 if grid == "rows":
                     sync = _lu_kernels.getf2_rows(m, 32, B, m, ipiv, info, 0, block=_lu_kernels.ROWS_BLOCK)
                     assert sync is not None
+                elif grid == "cluster":
+                    assert _lu_kernels.getf2_cluster(m, 32, B, m, ipiv, info, 0, block=block)
                 elif grid:   # the blocks named: shorter panels than GRID_PANEL_ROWS run too
                     blocks = _lu_kernels.grid_panel_shape(m, 32, B.dtype, B.data.device_id)[0]
                     sync = _lu_kernels.getf2_grid(m, 32, B, m, ipiv, info, 0, blocks=blocks)
@@ -233,7 +315,12 @@ def test_panel_times_for_the_threshold(rng, capsys):
         np.testing.assert_array_equal(pivots[0], pivots[2])
         np.testing.assert_array_equal(pivots[1], pivots[2])
         np.testing.assert_array_equal(factors[0], factors[2])   # the same operations in the same order
+        cluster = ""
+        if block:
+            np.testing.assert_array_equal(pivots[3], pivots[2])
+            np.testing.assert_array_equal(factors[3], factors[2])
+            cluster = f", cluster {times[3]:.1f} us"
         lines.append(f"panel {m} x 32 float64: getf2_rows {times[0]:.1f} us, device-wide {times[1]:.1f} us, "
-                     f"one block {times[2]:.1f} us (each with a {m} x 32 copy)")
+                     f"one block {times[2]:.1f} us{cluster} (each with a {m} x 32 copy)")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
