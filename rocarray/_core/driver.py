@@ -11,6 +11,10 @@
   one) has no current context until a runtime call binds one, and the driver's launch entry points
   refuse it (``CUDA_ERROR_INVALID_CONTEXT``); the launch layer then binds the current device's
   primary context and queues the launch again.
+* :func:`wide_clusters_fit`: a kernel built for one thread-block cluster past the portable 8
+  blocks (``__cluster_dims__(16, 1, 1)``, NVIDIA compute capability 9.0+) opts in to the
+  non-portable size (``cuFuncSetAttribute``) and the occupancy API (``cuOccupancyMaxActiveClusters``)
+  says whether such a cluster fits the device at all.
 * :class:`DependentLaunch`: programmatic dependent launches (NVIDIA, compute capability 9.0+). A
   kernel queued with the driver's programmatic stream serialization attribute (``cuLaunchKernelEx``,
   CUDA driver API 12.0+) is placed as soon as every block of the previous kernel in the stream has
@@ -220,3 +224,47 @@ class DependentLaunch:
                 return
             self._entry = None
         self._plain(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra)
+
+
+# --------------------------------------------------------------------------------------------
+# thread-block clusters past the portable size
+# --------------------------------------------------------------------------------------------
+
+#: ``CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`` (cuda.h, ``CUfunction_attribute``).
+NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
+
+
+def _checked(call):
+    """``call()`` (a driver status code); where the calling thread lacks a context, bind the
+    current device's and call again."""
+    status = call()
+    if status and lacks_context(status):
+        bind_current_device()
+        status = call()
+    return status
+
+
+def wide_clusters_fit(handle, blocks, block, shared=0):
+    """Whether the kernel ``handle`` (a ``CUfunction`` whose cluster size, ``blocks`` > 8, is
+    compiled in) can run one cluster of ``blocks`` blocks of ``block`` threads and ``shared``
+    dynamic bytes on the current device: it is allowed the non-portable size, and the occupancy
+    API finds room for at least one such cluster. False on HIP, with an old driver, or where
+    either call fails."""
+    try:
+        if backend.cupy().cuda.runtime.is_hip:
+            return False
+        set_attribute = cuda_entry("cuFuncSetAttribute", (ctypes.c_void_p, ctypes.c_int, ctypes.c_int))
+        if _checked(lambda: set_attribute(handle, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)):
+            return False
+        active = cuda_entry("cuOccupancyMaxActiveClusters", (ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
+                                                              ctypes.POINTER(_Config)))
+        config = _Config()
+        config.grid_x, config.grid_y, config.grid_z = int(blocks), 1, 1
+        config.block_x, config.block_y, config.block_z = int(block), 1, 1
+        config.shared_bytes, config.stream, config.num_attrs = int(shared), None, 0
+        count = ctypes.c_int(0)
+        if _checked(lambda: active(ctypes.byref(count), handle, ctypes.byref(config))):
+            return False
+        return count.value >= 1
+    except Exception:
+        return False

@@ -70,8 +70,28 @@ ROWS_PANEL_ROWS = 1
 #: flag is the launch's number times 64 plus its column + 1, in 64 bits).
 ROWS_EPOCH_LIMIT = 1 << 40
 
+#: Factor a panel of :data:`CLUSTER_PANEL_ROWS` to :data:`CLUSTER_BLOCKS` x the most rows of a
+#: block (:func:`cluster_block_limit`; with :data:`CLUSTER_WIDE`, :data:`CLUSTER_BLOCKS_WIDE` x
+#: that) on one thread-block cluster (:func:`getf2_cluster`) first, where the device has clusters.
+#: False (the way back): ``getf2_grid`` from GRID_PANEL_ROWS and the one-block getf2 below.
+CLUSTER_PANEL = False
+#: Blocks of a cluster panel (the portable cluster size).
+CLUSTER_BLOCKS = 8
+#: Blocks of a cluster panel too tall for :data:`CLUSTER_BLOCKS` blocks (a non-portable cluster
+#: size: the kernel opts in, and runs only where the driver finds room for such a cluster).
+CLUSTER_BLOCKS_WIDE = 16
+#: Let panels taller than CLUSTER_BLOCKS blocks hold take one cluster of CLUSTER_BLOCKS_WIDE
+#: blocks (under :data:`CLUSTER_PANEL`). False (the way back): those go to ``getf2_grid``.
+CLUSTER_WIDE = True
+#: Most threads (rows, one each) of a cluster panel's block (``RA_ROCSOLVER_LU_CLUSTER_BLOCK``);
+#: half that for 16-byte types, whose row of 32 elements takes 128 registers.
+CLUSTER_BLOCK = 512
+#: Fewest rows of a panel :func:`getf2_cluster` takes by default (shorter: ``getf2``, one block;
+#: a column costs a cluster barrier and a distributed-shared-memory round trip whatever the height).
+CLUSTER_PANEL_ROWS = 256
+
 _STAGED = ("getf2", "getrs_small")
-_PLAIN = ("laswp", "laswp_plan", "laswp_gather", "diag_zero", "getf2_grid", "getf2_rows", "getf2_cluster", "lu_inv")
+_PLAIN = ("laswp", "laswp_plan", "laswp_gather", "diag_zero", "getf2_grid", "getf2_rows", "lu_inv")
 
 
 def kernel_name(kernel, dtype, stage=None):
@@ -82,10 +102,17 @@ def kernel_name(kernel, dtype, stage=None):
     return f"ra_rocsolver_{kernel}<{ct}, {'true' if stage else 'false'}>"
 
 
+def cluster_kernel_name(dtype, blocks):
+    """Name expression of the cluster panel of ``blocks`` blocks, e.g.
+    ``'ra_rocsolver_getf2_cluster<double, 8>'``."""
+    return f"ra_rocsolver_getf2_cluster<{dtypes.ctype(dtype)}, {int(blocks)}>"
+
+
 def instantiations():
     """Every name expression the LU routines launch."""
     names = [kernel_name(k, d, s) for k in _STAGED for d in STANDARD for s in (False, True)]
     names += [kernel_name(k, d) for k in _PLAIN for d in STANDARD]
+    names += [cluster_kernel_name(d, b) for d in STANDARD for b in (CLUSTER_BLOCKS, CLUSTER_BLOCKS_WIDE)]
     return sorted(names)
 
 
@@ -273,20 +300,6 @@ def getf2_rows(m, n, A, lda, ipiv, info, offset, block=None):
     return sync
 
 
-#: Factor a panel of :data:`CLUSTER_PANEL_ROWS` to :data:`CLUSTER_BLOCKS` x the most rows of a
-#: block (:func:`cluster_block_limit`) on one thread-block cluster (:func:`getf2_cluster`) first,
-#: where the device has clusters. False (the way back): ``getf2_grid`` from GRID_PANEL_ROWS and the
-#: one-block getf2 below.
-CLUSTER_PANEL = False
-#: Blocks of a cluster panel (``RA_ROCSOLVER_LU_CLUSTER_BLOCKS``: the portable cluster size).
-CLUSTER_BLOCKS = 8
-#: Most threads (rows, one each) of a cluster panel's block (``RA_ROCSOLVER_LU_CLUSTER_BLOCK``);
-#: half that for 16-byte types, whose row of 32 elements takes 128 registers.
-CLUSTER_BLOCK = 512
-#: Fewest rows of a panel :func:`getf2_cluster` takes by default (shorter: ``getf2``, one block;
-#: a column costs a cluster barrier and a distributed-shared-memory round trip whatever the height).
-CLUSTER_PANEL_ROWS = 256
-
 #: Whether a device runs the cluster panel (:func:`rocarray._core.backend.has_thread_block_clusters`).
 cluster_available = backend.has_thread_block_clusters
 
@@ -296,28 +309,56 @@ def cluster_block_limit(dtype):
     return CLUSTER_BLOCK // 2 if numpy.dtype(dtype).itemsize > 8 else CLUSTER_BLOCK
 
 
-def cluster_panel_block(m, dtype, warp_size):
-    """Threads of each block of a cluster panel of ``m`` rows: ``ceil(m / CLUSTER_BLOCKS)`` rounded
-    up to whole warps, or None where that passes :func:`cluster_block_limit`."""
-    block = -(-(-(-int(m) // CLUSTER_BLOCKS)) // warp_size) * warp_size
+def cluster_panel_block(m, dtype, warp_size, blocks=None):
+    """Threads of each block of a cluster panel of ``m`` rows on ``blocks`` blocks (default
+    :data:`CLUSTER_BLOCKS`): ``ceil(m / blocks)`` rounded up to whole warps, or None where that
+    passes :func:`cluster_block_limit`."""
+    blocks = CLUSTER_BLOCKS if blocks is None else blocks
+    block = -(-(-(-int(m) // blocks)) // warp_size) * warp_size
     return block if block <= cluster_block_limit(dtype) else None
 
 
-def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None):
-    """getf2 of one m x n panel (``n <=`` :data:`GRID_PANEL_COLUMNS`) on ONE thread-block cluster
-    of :data:`CLUSTER_BLOCKS` blocks (NVIDIA sm_90+), a thread per panel row holding the row in
-    registers: block g holds rows ``g * block .. (g + 1) * block - 1``. Per column each block
-    finds its candidate (warp shuffles, the warps' results through shared memory), publishes it
-    with its row (and, from the holder of the diagonal row, that row) in its own shared memory,
-    double-buffered by the column's parity; one cluster barrier; every block reads all the
-    publications through distributed shared memory in one round trip, reduces the candidates
-    (the same pivot everywhere) and does its rows' part of the interchange, scaling and update.
-    The same pivots, ``ipiv``, ``info`` and arithmetic as :func:`getf2` (one matrix).
+_wide_fit = {}  # (device id, kernel name, block) -> whether one wide cluster fits
 
-    Returns whether it launched: not where :data:`CLUSTER_PANEL` is off, the panel is shorter than
-    :data:`CLUSTER_PANEL_ROWS` (both unless ``block`` is given), empty or too wide, the device has
-    no clusters (:func:`cluster_available`), or the rows need blocks past
-    :func:`cluster_block_limit` (``block`` given: fewer than ``m / CLUSTER_BLOCKS`` threads).
+
+def _wide_cluster_fits(kernel, device_id, block):
+    """Whether one cluster of :data:`CLUSTER_BLOCKS_WIDE` blocks of ``block`` threads of
+    ``kernel`` can run on ``device_id`` (:func:`rocarray._core.driver.wide_clusters_fit`, asked
+    once; a stand-in kernel without a driver handle: True)."""
+    key = (device_id, kernel.name, block)
+    fits = _wide_fit.get(key)
+    if fits is None:
+        from rocarray._core import driver
+
+        function = kernel.function(device_id)
+        try:
+            handle = int(function.kernel.ptr)
+        except Exception:
+            handle = None
+        fits = _wide_fit[key] = True if handle is None else driver.wide_clusters_fit(handle, CLUSTER_BLOCKS_WIDE,
+                                                                                     block)
+    return fits
+
+
+def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None, blocks=None):
+    """getf2 of one m x n panel (``n <=`` :data:`GRID_PANEL_COLUMNS`) on ONE thread-block cluster
+    (NVIDIA sm_90+), a thread per panel row holding the row in registers: block g of the cluster
+    holds rows ``g * block .. (g + 1) * block - 1``. Per column each block finds its candidate
+    (warp shuffles, the warps' results through shared memory), publishes it with its row (and,
+    from the holder of the diagonal row, that row) in its own shared memory, double-buffered by
+    the column's parity; one cluster barrier; every block reads all the publications through
+    distributed shared memory in one round trip, reduces the candidates (the same pivot
+    everywhere) and does its rows' part of the interchange, scaling and update. The same pivots,
+    ``ipiv``, ``info`` and arithmetic as :func:`getf2` (one matrix).
+
+    The cluster has :data:`CLUSTER_BLOCKS` blocks, or :data:`CLUSTER_BLOCKS_WIDE` where the rows
+    need more (with :data:`CLUSTER_WIDE`, and where the driver finds room for such a cluster);
+    ``blocks`` and ``block`` name them instead (tests: any panel those hold).
+
+    Returns whether it launched: not where :data:`CLUSTER_PANEL` is off or the panel is shorter
+    than :data:`CLUSTER_PANEL_ROWS` (both unless ``block`` is given), the panel is empty or too
+    wide, the device has no clusters (:func:`cluster_available`), or the rows need blocks past
+    :func:`cluster_block_limit`.
     """
     if block is None and (not CLUSTER_PANEL or m < CLUSTER_PANEL_ROWS):
         return False
@@ -326,14 +367,19 @@ def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None):
     dev = _device(A)
     if not cluster_available(dev):
         return False
+    if blocks is None:
+        blocks = CLUSTER_BLOCKS
+        if block is None and cluster_panel_block(m, A.dtype, 1) is None and CLUSTER_WIDE:
+            blocks = CLUSTER_BLOCKS_WIDE
     if block is None:
-        block = cluster_panel_block(m, A.dtype, backend.device_info(dev).warp_size)
-    if block is None or block > cluster_block_limit(A.dtype) or m > CLUSTER_BLOCKS * block:
+        block = cluster_panel_block(m, A.dtype, backend.device_info(dev).warp_size, blocks)
+    if block is None or block > cluster_block_limit(A.dtype) or m > blocks * block:
         return False
-    kernel = KERNELS[kernel_name("getf2_cluster", A.dtype)]
+    kernel = KERNELS[cluster_kernel_name(A.dtype, blocks)]
+    if blocks > CLUSTER_BLOCKS and not _wide_cluster_fits(kernel, dev, int(block)):
+        return False
     with launch.on_device(dev):
-        kernel(dev, (CLUSTER_BLOCKS,), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset)),
-               block=int(block))
+        kernel(dev, (int(blocks),), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset)), block=int(block))
     return True
 
 

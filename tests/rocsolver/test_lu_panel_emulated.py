@@ -386,7 +386,7 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
     kernel = {True: "ra_rocsolver_getf2_rows<double>", False: "ra_rocsolver_getf2_grid<double>",
-              "cluster": "ra_rocsolver_getf2_cluster<double>"}[rows]
+              "cluster": "ra_rocsolver_getf2_cluster<double, 8>"}[rows]
     assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
     # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
     # the block's own columns and one composed permutation (plan, gather) applies them to the
@@ -523,9 +523,9 @@ def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch, one_launch):
 # the panel on one thread-block cluster (rows in registers)
 # --------------------------------------------------------------------------------------------
 
-def factor_cluster_and_one_block(device, a, offset, block):
-    """The panel factored by ``getf2_cluster`` (8 blocks of ``block`` threads, one row each) and
-    by the one-block getf2: (buffer, ipiv, info) of each."""
+def factor_cluster_and_one_block(device, a, offset, block, blocks=8):
+    """The panel factored by ``getf2_cluster`` (``blocks`` blocks of ``block`` threads, one row
+    each) and by the one-block getf2: (buffer, ipiv, info) of each."""
     m, n = a.shape
     lda = m + 3
     out = []
@@ -534,20 +534,21 @@ def factor_cluster_and_one_block(device, a, offset, block):
         ipiv = device.array(np.full(min(m, n), -7, np.int32))
         info = device.array(np.zeros(1, np.int32))
         if cluster:
-            assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block)
+            assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block, blocks=blocks)
             launch = device.launches[-1]
             assert launch.name.startswith("ra_rocsolver_getf2_cluster") and not launch.cooperative
-            assert launch.grid[0] == _lu_kernels.CLUSTER_BLOCKS and launch.block[0] == block
+            assert launch.name.endswith(f", {blocks}>")
+            assert launch.grid[0] == blocks and launch.block[0] == block
         else:
             _lu_kernels.getf2(m, n, A, lda, 0, ipiv, 0, info, offset, 1)
         out.append((np.asarray(A).copy(), np.asarray(ipiv).copy(), int(np.asarray(info)[0])))
     return out
 
 
-def check_cluster_panel(device, a, offset, block):
+def check_cluster_panel(device, a, offset, block, blocks=8):
     m, n = a.shape
     lda = m + 3
-    (c_buf, c_piv, c_info), (o_buf, o_piv, o_info) = factor_cluster_and_one_block(device, a, offset, block)
+    (c_buf, c_piv, c_info), (o_buf, o_piv, o_info) = factor_cluster_and_one_block(device, a, offset, block, blocks)
     # the one-block kernel's pivots, info and (the same operations in the same order) bits
     np.testing.assert_array_equal(c_piv, o_piv)
     assert c_info == o_info
@@ -590,12 +591,20 @@ def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype
     assert piv[0] == 4 and info == 3
 
 
+def test_wide_cluster_panel_matches_one_block_getf2(emulated_device, rng, monkeypatch):
+    """The 16-block cluster (a non-portable size): 500 rows in 16 blocks of 32, the last short."""
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    check_cluster_panel(emulated_device, rand(rng, (500, 32), "float64"), 2, 32, blocks=16)
+
+
 def test_cluster_panel_routing(fake_device, monkeypatch):
     """``getf2_cluster`` launches one cluster of 8 blocks, each of ``ceil(m / 8)`` threads in whole
     warps: only with CLUSTER_PANEL on (unless a block is given), from CLUSTER_PANEL_ROWS rows up to
-    8 x 512 (16-byte types: 8 x 256), n <= 32, on a device with clusters."""
-    A = fake_device.array((4096 * 32,), "float64")
+    8 x 512 (16-byte types: 8 x 256), n <= 32, on a device with clusters; taller panels (with
+    CLUSTER_WIDE) one cluster of 16 blocks, up to 16 x 512."""
+    A = fake_device.array((8192 * 32,), "float64")
     Z = fake_device.array((4096 * 32,), "complex128")
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_WIDE", False)
     ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
     monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", False)
     assert not _lu_kernels.getf2_cluster(4096, 32, A, 4096, ipiv, info, 0)
@@ -612,15 +621,25 @@ def test_cluster_panel_routing(fake_device, monkeypatch):
     assert _lu_kernels.getf2_cluster(1000, 32, A, 4096, ipiv, info, 0)
     assert _lu_kernels.getf2_cluster(2048, 32, Z, 2048, ipiv, info, 0)
     tall, short, wide = fake_device.launches
-    assert tall.name == "ra_rocsolver_getf2_cluster<double>" and not tall.cooperative
+    assert tall.name == "ra_rocsolver_getf2_cluster<double, 8>" and not tall.cooperative
     assert (tall.grid[0], tall.block[0]) == (8, 512) and (short.grid[0], short.block[0]) == (8, 128)
-    assert wide.name == "ra_rocsolver_getf2_cluster<ra_c128>" and wide.block[0] == 256
+    assert wide.name == "ra_rocsolver_getf2_cluster<ra_c128, 8>" and wide.block[0] == 256
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_WIDE", True)
+    assert not _lu_kernels.getf2_cluster(8193, 32, A, 8193, ipiv, info, 0)
+    assert _lu_kernels.getf2_cluster(4097, 32, A, 4097, ipiv, info, 0)
+    assert _lu_kernels.getf2_cluster(8192, 32, A, 8192, ipiv, info, 0)
+    assert _lu_kernels.getf2_cluster(4096, 32, Z, 4096, ipiv, info, 0)
+    low, high, z = fake_device.launches[-3:]
+    assert low.name == high.name == "ra_rocsolver_getf2_cluster<double, 16>"
+    assert (low.grid[0], low.block[0]) == (16, 288) and (high.grid[0], high.block[0]) == (16, 512)
+    assert z.name == "ra_rocsolver_getf2_cluster<ra_c128, 16>" and (z.grid[0], z.block[0]) == (16, 256)
 
 
-def test_getrf_8192_cluster_panel_counts(fake_device, monkeypatch):
+@pytest.mark.parametrize("wide", [True, False])
+def test_getrf_8192_cluster_panel_counts(fake_device, monkeypatch, wide):
     """With CLUSTER_PANEL on, a getrf of 8192 float64 (recorded, not run) factors the panels of
-    256 to 4096 rows on the cluster (121), the taller ones across the device (128) and the
-    shorter ones in one block (7)."""
+    256 to 4096 rows on a cluster of 8 (121), the taller ones on a cluster of 16 (128; with
+    CLUSTER_WIDE off across the device) and the shorter ones in one block (7)."""
     from launchfake import SM90_SHARED
     from rocarray._core import backend
 
@@ -628,6 +647,7 @@ def test_getrf_8192_cluster_panel_counts(fake_device, monkeypatch):
     monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", True)
     monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", False)
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_WIDE", wide)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
     monkeypatch.setattr(_lu_kernels, "set_identities", lambda X, nb, count: None)
@@ -637,6 +657,7 @@ def test_getrf_8192_cluster_panel_counts(fake_device, monkeypatch):
     ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
-    assert names.count("ra_rocsolver_getf2_cluster<double>") == 121
-    assert names.count("ra_rocsolver_getf2_grid<double>") == 128
+    assert names.count("ra_rocsolver_getf2_cluster<double, 8>") == 121
+    assert names.count("ra_rocsolver_getf2_cluster<double, 16>") == (128 if wide else 0)
+    assert names.count("ra_rocsolver_getf2_grid<double>") == (0 if wide else 128)
     assert sum(x.startswith("ra_rocsolver_getf2<") for x in names) == 7

@@ -41,8 +41,9 @@
 //    flags are double-buffered by the column's parity. One block (m <= blockDim) passes the two
 //    rows through shared memory without flags. The same pivots, info and arithmetic as getf2;
 //    a wait that gives up sets sync[2], as ra_grid_sync does.
-//  * ra_rocsolver_getf2_cluster: getf2 of one m x n panel (n <= 32) on ONE thread-block cluster
-//    of RA_ROCSOLVER_LU_CLUSTER_BLOCKS blocks (NVIDIA sm_90+; an empty body elsewhere), a thread
+//  * ra_rocsolver_getf2_cluster<T, CB>: getf2 of one m x n panel (n <= 32) on ONE thread-block
+//    cluster of CB blocks (8, the portable size, or 16 where the host opted in; NVIDIA sm_90+,
+//    an empty body elsewhere), a thread
 //    per panel row holding the row in registers (block g: rows g*blockDim .. (g+1)*blockDim-1).
 //    Per column j: the block's candidate (warp shuffles, the warps' results through shared
 //    memory, one block barrier, every warp reducing them); its holder writes the candidate's row
@@ -86,7 +87,6 @@
 #define RA_ROCSOLVER_LU_GRID_BLOCK 128  // threads of a device-wide panel's block
 #define RA_ROCSOLVER_LU_ROWS_BLOCK 256   // most threads (one panel row each) of a getf2_rows block
 #define RA_ROCSOLVER_LU_ROWS_COLUMNS 32  // most columns of a getf2_rows panel (its loops unrolled to this)
-#define RA_ROCSOLVER_LU_CLUSTER_BLOCKS 8  // blocks of a getf2_cluster launch: one cluster (the portable size)
 #define RA_ROCSOLVER_LU_CLUSTER_BLOCK 512  // most threads (rows) of a getf2_cluster block (16-byte types: half)
 #define RA_ROCSOLVER_LU_CLUSTER_COLUMNS 32  // most columns of a getf2_cluster panel (a row in registers)
 // laswp: interchanges composed into one permutation, the rows it moves at most, column lanes,
@@ -558,7 +558,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
 // empty body and the host never launches it.
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
 #define RA_LU_CLUSTER 1
-#define RA_LU_CLUSTER_DIMS __cluster_dims__(RA_ROCSOLVER_LU_CLUSTER_BLOCKS, 1, 1)
+#define RA_LU_CLUSTER_DIMS(blocks) __cluster_dims__(blocks, 1, 1)
 RA_DEVICE void ra_lu_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
@@ -597,13 +597,13 @@ template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) 
 }
 #elif defined(RA_EMU_CLUSTER)
 #define RA_LU_CLUSTER 1
-#define RA_LU_CLUSTER_DIMS
+#define RA_LU_CLUSTER_DIMS(blocks)
 RA_DEVICE void ra_lu_cluster_sync() { emu::cluster_sync(); }
 template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) {
     return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
 }
 #else
-#define RA_LU_CLUSTER_DIMS
+#define RA_LU_CLUSTER_DIMS(blocks)
 #endif
 
 // Most threads (panel rows) of a getf2_cluster block: a row of 32 elements lives in registers,
@@ -612,14 +612,13 @@ template <typename T> struct ra_lu_cluster_block {
     static constexpr int value = sizeof(T) > 8 ? RA_ROCSOLVER_LU_CLUSTER_BLOCK / 2 : RA_ROCSOLVER_LU_CLUSTER_BLOCK;
 };
 
-template <typename T>
-__global__ RA_LU_CLUSTER_DIMS RA_LAUNCH_BOUNDS(ra_lu_cluster_block<T>::value) void ra_rocsolver_getf2_cluster(
+template <typename T, int CB>
+__global__ RA_LU_CLUSTER_DIMS(CB) RA_LAUNCH_BOUNDS(ra_lu_cluster_block<T>::value) void ra_rocsolver_getf2_cluster(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
     ra_i64 offset) {
 #if defined(RA_LU_CLUSTER)
     typedef typename ra_lu_real<T>::type R;
     constexpr int NB = RA_ROCSOLVER_LU_CLUSTER_COLUMNS;
-    constexpr int CB = RA_ROCSOLVER_LU_CLUSTER_BLOCKS;
     constexpr int WARPS = (ra_lu_cluster_block<T>::value + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
     // the publication other blocks read, double-buffered by the column's parity and at the same
     // offset in every block (another block's copy is found by its rank): the block's candidate
