@@ -47,9 +47,10 @@ handed on by flags in global memory, the wait rounds' shared words double-buffer
 trans in float64 (five block-rows, the last short), 'C' in complex128 (ten block-rows of 32) and a
 negative increment in float32.
 ``lucl300`` (sm_90) solves order-300 systems (float64, complex128) with the cluster panel on
-(``CLUSTER_PANEL``) and its row threshold lowered to 64, so that the panels of 300 down to 76 rows
-run on one thread-block cluster (``getf2_cluster``: 8 blocks of 64 threads, a row a thread, the
-last blocks short or empty).
+(``CLUSTER_PANEL``), its row threshold lowered to 64 and its blocks to 32 rows, so that the panels
+of 300 down to 76 rows run on one thread-block cluster (``getf2_cluster``, a row a thread: those
+over 256 rows on 16 blocks, where the driver finds room, the others on 8; the last blocks short
+or empty).
 ``bnfused`` runs the channels-first batch-norm training forward in one launch
 (``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
 ``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
@@ -106,8 +107,10 @@ def _lu_case(case, rng):
 
         _lu_block.ONE_BARRIER = case != "lub128w"
     dtype = "complex64" if case.endswith("c") else "float64"
-    if case == "lucl300":   # both 8- and 16-byte rows (the complex128 blocks are half as large)
-        for dtype in ("float64", "complex128"):
+    if case == "lucl300":
+        # blocks of at most 32 rows (complex128: CLUSTER_BLOCK // 2): panels over 256 rows on 16 blocks
+        for dtype, most in (("float64", 32), ("complex128", 64)):
+            _lu_kernels.CLUSTER_BLOCK = most
             _lu_solve(case, rng, (300, 300), dtype)
         return
     shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lub128": (3, 128, 128), "lub100c": (3, 100, 100),

@@ -85,10 +85,11 @@ def _check_other_panels(rng):
     threshold lowered, ``getf2_grid`` for the first panels of an order of 300 and the one-block
     ``getf2`` for the shorter ones, and ``getf2_cluster`` (off by default, ``CLUSTER_PANEL``) for
     the first panels (of at least CLUSTER_PANEL_ROWS rows) where the device has clusters, real
-    and complex."""
+    and complex, on 8 blocks and (blocks of at most 32 rows) on 16 where the driver finds room."""
     from rocarray.rocsolver import _lu_kernels
 
-    saved = _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL
+    saved = (_lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL,
+             _lu_kernels.CLUSTER_BLOCK)
     try:
         for rows_kernel, what in ((True, "getf2_rows panels"), (False, "getf2_grid and getf2 panels")):
             _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = rows_kernel, 256
@@ -96,8 +97,12 @@ def _check_other_panels(rng):
         _lu_kernels.ROWS_KERNEL, _lu_kernels.CLUSTER_PANEL = False, True
         for dtype in ("float64", "complex128"):
             _solve_300(dtype, rng, "getf2_cluster panels")
+        # blocks of at most 32 rows: the first panels (over 256 rows) take the 16-block cluster
+        _lu_kernels.CLUSTER_BLOCK = 32
+        _solve_300("float64", rng, "getf2_cluster panels of 16 blocks")
     finally:
-        _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL = saved
+        (_lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL,
+         _lu_kernels.CLUSTER_BLOCK) = saved
 
 
 def _check_gesv_warp_way_back(rng):

@@ -688,10 +688,24 @@ __global__ RA_LU_CLUSTER_DIMS(CB) RA_LAUNCH_BOUNDS(ra_lu_cluster_block<T>::value
                 s_cv[tid] = v;
                 s_ci[tid] = i;
             }
-            for (ra_i64 e = tid; e < (CB + 1) * n; e += nt) {
-                const int b = (int)(e / n), c = (int)(e - b * n);
-                s_rows[b][c] = b < CB ? ra_lu_cluster_load(&s_pub_row[q][c], (unsigned)b)
+            // two elements a thread a round, both loads issued before either store (16 blocks of
+            // 512 threads: 544 elements in one round)
+            for (ra_i64 e0 = tid; e0 < (CB + 1) * n; e0 += 2 * nt) {
+                T v[2];
+#pragma unroll
+                for (int u = 0; u < 2; ++u) {
+                    const ra_i64 e = e0 + u * nt;
+                    const int b = (int)(e / n), c = (int)(e - b * n);
+                    if (e < (CB + 1) * n)
+                        v[u] = b < CB ? ra_lu_cluster_load(&s_pub_row[q][c], (unsigned)b)
                                       : ra_lu_cluster_load(&s_pub_diag[q][c], diag_owner);
+                }
+#pragma unroll
+                for (int u = 0; u < 2; ++u) {
+                    const ra_i64 e = e0 + u * nt;
+                    const int b = (int)(e / n), c = (int)(e - b * n);
+                    if (e < (CB + 1) * n) s_rows[b][c] = v[u];
+                }
             }
             __syncthreads();
             bv = R(-1);
