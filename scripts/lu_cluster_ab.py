@@ -1,0 +1,63 @@
+"""The LU panel on one thread-block cluster (``_lu_kernels.CLUSTER_PANEL``, ``CLUSTER_WIDE``)
+against the way back, in one process.
+
+    python scripts/lu_cluster_ab.py            # solve 8192 float64 and float32
+    python scripts/lu_cluster_ab.py float64    # one dtype
+
+``ra.linalg.solve`` of 8192^2 with one right-hand side: the median of 5 device-event timings
+(after a warm-up call) with the panels as today (``getf2_grid`` from GRID_PANEL_ROWS, the
+one-block ``getf2`` below), with the cluster panel for 256 to 4096 rows (8 blocks), and with the
+16-block cluster past 4096 rows as well; the configurations alternate twice (the better of the
+two medians is printed), then ``cupy.linalg.solve`` on the same arrays, and each configuration's
+residual ``max |A x - b|``.
+"""
+
+import sys
+
+import numpy
+
+import rocarray as ra
+from rocarray._core import backend
+from rocarray.rocsolver import _lu_kernels
+
+from linalg_profile import median_ms  # this script's folder is on the path
+
+N = 8192
+#: (label, CLUSTER_PANEL, CLUSTER_WIDE)
+CONFIGS = (("way back (grid + one block)", False, False), ("cluster of 8", True, False),
+           ("clusters of 8 and 16", True, True))
+
+
+def solve_rows(cupy, dtype):
+    rng = numpy.random.default_rng(5)
+    a = cupy.asarray(rng.standard_normal((N, N)).astype(dtype))
+    b = cupy.asarray(rng.standard_normal((N, 1)).astype(dtype))
+    saved = _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_WIDE
+    best, residual = {}, {}
+    try:
+        for _ in range(2):
+            for label, panel, wide in CONFIGS:
+                _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_WIDE = panel, wide
+                x = ra.linalg.solve(a, b)
+                residual[label] = float(cupy.abs(a @ x - b).max())
+                ms = median_ms(cupy, lambda: ra.linalg.solve(a, b), 5)
+                best[label] = min(ms, best.get(label, ms))
+    finally:
+        _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_WIDE = saved
+    cupy.linalg.solve(a, b)
+    vendor = median_ms(cupy, lambda: cupy.linalg.solve(a, b), 5)
+    for label, _, _ in CONFIGS:
+        print(f"solve {N} {dtype}, {label}: {best[label]:.2f} ms ({vendor / best[label]:.2f}x cupy), "
+              f"residual {residual[label]:.1e}")
+    print(f"solve {N} {dtype}, cupy.linalg.solve: {vendor:.2f} ms")
+
+
+def main(argv):
+    cupy = backend.cupy()
+    for dtype in (argv or ("float64", "float32")):
+        solve_rows(cupy, dtype)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
