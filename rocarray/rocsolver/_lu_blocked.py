@@ -14,7 +14,11 @@ default), a real panel goes to ``ra_rocsolver_getf2_rows`` first: a cooperative 
 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in shared
 memory), one device-wide exchange per column (each block's candidate with its row, and the diagonal
 row, published in global memory behind a per-block flag; every block reads all of them at once and
-reduces them to the same pivot). Where the device has no cooperative launch or the blocks would not
+reduces them to the same pivot). With ``_lu_kernels.CLUSTER_PANEL`` on (off by default), a panel of
+``CLUSTER_PANEL_ROWS`` to 8192 rows goes to ``ra_rocsolver_getf2_cluster`` before both: one
+thread-block cluster of 8 blocks (16, a non-portable size, past 4096 rows; NVIDIA sm_90+), a thread
+per panel row holding it in registers, one cluster barrier and one distributed-shared-memory round
+trip per column. Where the device has no cooperative launch or the blocks would not
 all be resident, and for shorter panels, ``ra_rocsolver_getf2`` factors it in one block. All give
 the same pivots and factors. The panel's row swaps then go to every other column of the matrix at
 once, both sides of the panel in one launch (``ra_rocsolver_laswp``: the <= 32 interchanges as one

@@ -558,7 +558,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
 // empty body and the host never launches it.
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 900
 #define RA_LU_CLUSTER 1
-#define RA_LU_CLUSTER_DIMS(blocks) __cluster_dims__(blocks, 1, 1)
+#define RA_LU_CLUSTER_LAUNCH_BOUNDS(blocks, threads) __cluster_dims__(blocks, 1, 1) __launch_bounds__(threads)
 RA_DEVICE void ra_lu_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
@@ -597,13 +597,13 @@ template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) 
 }
 #elif defined(RA_EMU_CLUSTER)
 #define RA_LU_CLUSTER 1
-#define RA_LU_CLUSTER_DIMS(blocks)
+#define RA_LU_CLUSTER_LAUNCH_BOUNDS(blocks, threads) __launch_bounds__(threads)
 RA_DEVICE void ra_lu_cluster_sync() { emu::cluster_sync(); }
 template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) {
     return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
 }
 #else
-#define RA_LU_CLUSTER_DIMS(blocks)
+#define RA_LU_CLUSTER_LAUNCH_BOUNDS(blocks, threads) __launch_bounds__(threads)
 #endif
 
 // Most threads (panel rows) of a getf2_cluster block: a row of 32 elements lives in registers,
@@ -613,7 +613,7 @@ template <typename T> struct ra_lu_cluster_block {
 };
 
 template <typename T, int CB>
-__global__ RA_LU_CLUSTER_DIMS(CB) RA_LAUNCH_BOUNDS(ra_lu_cluster_block<T>::value) void ra_rocsolver_getf2_cluster(
+__global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void ra_rocsolver_getf2_cluster(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
     ra_i64 offset) {
 #if defined(RA_LU_CLUSTER)
