@@ -1,5 +1,6 @@
 """Driver entry points (:mod:`rocarray._core.driver`), on the CPU: the structures handed to
-``cuLaunchKernelEx`` and the fall-back from a dependent launch to the plain one."""
+``cuLaunchKernelEx``, the fall-back from a dependent launch to the plain one, and the opt-in and
+occupancy question of a cluster past the portable size."""
 
 import ctypes
 import types
@@ -136,3 +137,37 @@ def test_without_a_driver_library_there_is_no_cooperative_launch(monkeypatch):
 
     monkeypatch.setattr(D.ctypes, "CDLL", no_library)
     assert D.cooperative_launch() is None
+
+
+def test_wide_clusters_fit_opts_in_then_asks_the_occupancy(monkeypatch):
+    """The kernel is allowed the non-portable cluster size first (attribute 14, value 1), then
+    ``cuOccupancyMaxActiveClusters`` is asked for one cluster of the launch's shape: a count of at
+    least one fits; none, a refused attribute or a failed call does not; HIP never does."""
+    calls = []
+    state = {"attr": 0, "count": 1, "status": 0}
+
+    def set_attribute(handle, attribute, value):
+        calls.append(("attr", handle, attribute, value))
+        return state["attr"]
+
+    def active(count, handle, config):
+        c = config._obj
+        calls.append(("active", handle, (c.grid_x, c.grid_y, c.grid_z), (c.block_x, c.block_y, c.block_z),
+                      c.shared_bytes, c.num_attrs))
+        count._obj.value = state["count"]
+        return state["status"]
+
+    entries = {"cuFuncSetAttribute": set_attribute, "cuOccupancyMaxActiveClusters": active}
+    monkeypatch.setattr(D, "cuda_entry", lambda name, argtypes: entries[name])
+    cuda = types.SimpleNamespace(cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(is_hip=False)))
+    monkeypatch.setattr(backend, "cupy", lambda: cuda)
+    assert D.wide_clusters_fit(0xF00, 16, 512)
+    assert calls == [("attr", 0xF00, 14, 1), ("active", 0xF00, (16, 1, 1), (512, 1, 1), 0, 0)]
+    state["count"] = 0
+    assert not D.wide_clusters_fit(0xF00, 16, 512)
+    state["count"], state["status"] = 1, 1
+    assert not D.wide_clusters_fit(0xF00, 16, 512)
+    state["attr"], state["status"] = 1, 0
+    assert not D.wide_clusters_fit(0xF00, 16, 512)
+    cuda.cuda.runtime.is_hip = True
+    assert not D.wide_clusters_fit(0xF00, 16, 512)
