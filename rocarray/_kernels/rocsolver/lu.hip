@@ -606,6 +606,19 @@ template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) 
 #define RA_LU_CLUSTER_LAUNCH_BOUNDS(blocks, threads) __launch_bounds__(threads)
 #endif
 
+// (v, i) := the best of the CB candidates sv / si (CB a power of two, at most a warp), in every
+// lane: lane l starts from candidate l % CB, so each aligned group of CB lanes holds all of them
+// and log2(CB) xor rounds finish (the order is total, larger value then lower row: any order of
+// the comparisons gives the same pair)
+template <int CB, typename R> RA_DEVICE void ra_lu_group_best(R& v, int& i, const R* sv, const int* si) {
+    static_assert((CB & (CB - 1)) == 0 && CB <= RA_WARP_SIZE, "a power-of-two cluster within a warp");
+    const int s = ra_lane_id() % CB;
+    v = sv[s];
+    i = si[s];
+#pragma unroll
+    for (int m = CB / 2; m > 0; m >>= 1) ra_lu_better(v, i, ra_shfl_xor(v, m), ra_shfl_xor(i, m));
+}
+
 // Most threads (panel rows) of a getf2_cluster block: a row of 32 elements lives in registers,
 // 32 (float) to 128 (ra_c128) of them, within the registers a thread of such a block may have.
 template <typename T> struct ra_lu_cluster_block {
@@ -690,27 +703,25 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             }
             // two elements a thread a round, both loads issued before either store (16 blocks of
             // 512 threads: 544 elements in one round)
-            for (ra_i64 e0 = tid; e0 < (CB + 1) * n; e0 += 2 * nt) {
+            const int total = (CB + 1) * ni, nti = (int)nt;
+            for (int e0 = (int)tid; e0 < total; e0 += 2 * nti) {
                 T v[2];
+                int b[2], c[2];
 #pragma unroll
                 for (int u = 0; u < 2; ++u) {
-                    const ra_i64 e = e0 + u * nt;
-                    const int b = (int)(e / n), c = (int)(e - b * n);
-                    if (e < (CB + 1) * n)
-                        v[u] = b < CB ? ra_lu_cluster_load(&s_pub_row[q][c], (unsigned)b)
-                                      : ra_lu_cluster_load(&s_pub_diag[q][c], diag_owner);
+                    const int e = e0 + u * nti;
+                    b[u] = e / ni;
+                    c[u] = e - b[u] * ni;
+                    if (e < total)
+                        v[u] = b[u] < CB ? ra_lu_cluster_load(&s_pub_row[q][c[u]], (unsigned)b[u])
+                                         : ra_lu_cluster_load(&s_pub_diag[q][c[u]], diag_owner);
                 }
 #pragma unroll
-                for (int u = 0; u < 2; ++u) {
-                    const ra_i64 e = e0 + u * nt;
-                    const int b = (int)(e / n), c = (int)(e - b * n);
-                    if (e < (CB + 1) * n) s_rows[b][c] = v[u];
-                }
+                for (int u = 0; u < 2; ++u)
+                    if (e0 + u * nti < total) s_rows[b[u]][c[u]] = v[u];
             }
             __syncthreads();
-            bv = R(-1);
-            bi = RA_ROCSOLVER_LU_NO_ROW;
-            ra_lu_warp_best(bv, bi, s_cv, s_ci, CB);  // the same pivot in every block
+            ra_lu_group_best<CB>(bv, bi, s_cv, s_ci);  // the same pivot in every block
             ra_i64 p = bi;
             if (p == RA_ROCSOLVER_LU_NO_ROW) p = j;   // only NaN in the column: keep the row
             if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
