@@ -596,27 +596,23 @@ def test_gpu_solve_singular_and_nan():
     assert np.isnan(x[13]).all() and np.isfinite(np.delete(x, 13, axis=0)).all()
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ALL)
-@pytest.mark.parametrize("n", [65, 100, 128])
-def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
-    # on the device, tricky stacks (ties, zero pivots, NaN, singular, dividing pivots) and random
-    # ones: the panel kernel's pivots and info equal the register tile's, its factors and solutions
-    # too (bit for bit in real arithmetic; complex products may be contracted differently)
+def assert_same_results_both_ways(monkeypatch, switch, dtype, n):
+    """Tricky stacks (ties, zero pivots, NaN, singular, dividing pivots) and random ones factored
+    and solved on the device with ``_lu_block.<switch>`` on and off: the same pivots and info,
+    and factors and solutions bit for bit in real arithmetic (complex products may be contracted
+    differently in the two kernels)."""
     rng = np.random.default_rng()
-    if dtype == "complex128" and n > 96:
-        pytest.skip("the register-tile kernel takes complex128 up to order 96")
     a = np.concatenate([tricky_stack(rng, n, dtype), rand(rng, (20, n, n), dtype)])
     b = rand(rng, (len(a), n, 2), dtype)
     got = {}
-    for panel in (True, False):
-        monkeypatch.setattr(_lu_block, "PANEL", panel)
+    for on in (True, False):
+        monkeypatch.setattr(_lu_block, switch, on)
         A = cupy.asarray(col_major(_Host(), a, n, n * n))
         ipiv, info = cupy.full(len(a) * n, -7, cupy.int32), cupy.full(len(a), 99, cupy.int32)
         _lu_block.getrf(n, A, n, n * n, ipiv, n, info, len(a))
         X, xinfo = cupy.full(b.shape, cupy.nan, dtype), cupy.full(len(a), 99, cupy.int32)
         _lu_block.gesv(cupy.asarray(a), cupy.asarray(b), X, xinfo)
-        got[panel] = [cupy.asnumpy(v) for v in (A, ipiv, info, X, xinfo)]
+        got[on] = [cupy.asnumpy(v) for v in (A, ipiv, info, X, xinfo)]
     (A1, p1, i1, X1, xi1), (A0, p0, i0, X0, xi0) = got[True], got[False]
     np.testing.assert_array_equal(p1, p0)
     np.testing.assert_array_equal(i1, i0)
@@ -627,36 +623,22 @@ def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
     else:
         eps = np.finfo(np.dtype(dtype)).eps
         np.testing.assert_allclose(X1[5:], X0[5:], rtol=1e4 * eps, atol=1e4 * eps * np.abs(X0[5:]).max())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ALL)
+@pytest.mark.parametrize("n", [65, 100, 128])
+def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
+    # on the device: the panel kernel against the register tile
+    if dtype == "complex128" and n > 96:
+        pytest.skip("the register-tile kernel takes complex128 up to order 96")
+    assert_same_results_both_ways(monkeypatch, "PANEL", dtype, n)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("n", [40, 128])
 def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n):
-    # on the device, tricky stacks and random ones through both register-tile kernels (the panel
-    # kernel off): the same pivots and info, and factors and solutions bit for bit in real
-    # arithmetic (complex products may be contracted differently in the two kernels)
-    rng = np.random.default_rng()
-    n = min(n, 96) if dtype == "complex128" else n
+    # on the device, with the panel kernel off: the one-barrier step against the two-barrier step
     monkeypatch.setattr(_lu_block, "PANEL", False)
-    a = np.concatenate([tricky_stack(rng, n, dtype), rand(rng, (20, n, n), dtype)])
-    b = rand(rng, (len(a), n, 2), dtype)
-    got = {}
-    for one in (True, False):
-        monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
-        A = cupy.asarray(col_major(_Host(), a, n, n * n))
-        ipiv, info = cupy.full(len(a) * n, -7, cupy.int32), cupy.full(len(a), 99, cupy.int32)
-        _lu_block.getrf(n, A, n, n * n, ipiv, n, info, len(a))
-        X, xinfo = cupy.full(b.shape, cupy.nan, dtype), cupy.full(len(a), 99, cupy.int32)
-        _lu_block.gesv(cupy.asarray(a), cupy.asarray(b), X, xinfo)
-        got[one] = [cupy.asnumpy(v) for v in (A, ipiv, info, X, xinfo)]
-    (A1, p1, i1, X1, xi1), (A0, p0, i0, X0, xi0) = got[True], got[False]
-    np.testing.assert_array_equal(p1, p0)
-    np.testing.assert_array_equal(i1, i0)
-    np.testing.assert_array_equal(xi1, xi0)
-    assert (i1[5:] == 0).all() and np.isfinite(X1[5:]).all()
-    if np.dtype(dtype).kind == "f":
-        assert same_bits(A1, A0) and same_bits(X1, X0)
-    else:
-        eps = np.finfo(np.dtype(dtype)).eps
-        np.testing.assert_allclose(X1[5:], X0[5:], rtol=1e4 * eps, atol=1e4 * eps * np.abs(X0[5:]).max())
+    assert_same_results_both_ways(monkeypatch, "ONE_BARRIER", dtype, min(n, 96) if dtype == "complex128" else n)

@@ -189,20 +189,27 @@ def factor_both(device, a, offset, blocks, rows_block=None):
     return out
 
 
-def check_panel(device, a, offset, blocks, rows_block=None):
+def assert_like_one_block(a, offset, mine, one_block):
+    """A device-wide panel's factors (``mine``: buffer, pivots, info) against the one-block
+    kernel's (the same operations in the same order: the same bits) and LAPACK's rule; returns
+    the factors as an ``m + 3`` by ``n`` array and the rule's factors."""
     m, n = a.shape
     lda = m + 3
-    (g_buf, g_piv, g_info), (o_buf, o_piv, o_info) = factor_both(device, a, offset, blocks, rows_block)
-    # the one-block kernel's pivots, info and (the same operations in the same order) bits
-    np.testing.assert_array_equal(g_piv, o_piv)
-    assert g_info == o_info
-    np.testing.assert_array_equal(g_buf, o_buf)
-    # and LAPACK's rule in float64
+    (buf, got_piv, got_info), (o_buf, o_piv, o_info) = mine, one_block
+    np.testing.assert_array_equal(got_piv, o_piv)
+    assert got_info == o_info
+    np.testing.assert_array_equal(buf, o_buf)
     lu, piv, info = getf2_rule(a)
-    np.testing.assert_array_equal(g_piv, piv + offset)
-    assert g_info == (info + offset if info else 0)
-    got = g_buf[:lda * n].reshape(n, lda).T
-    assert np.isnan(got[m:]).all() and np.isnan(g_buf[lda * n:]).all()
+    np.testing.assert_array_equal(got_piv, piv + offset)
+    assert got_info == (info + offset if info else 0)
+    got = buf[:lda * n].reshape(n, lda).T
+    assert np.isnan(got[m:]).all() and np.isnan(buf[lda * n:]).all()
+    return got, lu
+
+
+def check_panel(device, a, offset, blocks, rows_block=None):
+    m = a.shape[0]
+    got, lu = assert_like_one_block(a, offset, *factor_both(device, a, offset, blocks, rows_block))
     finite = np.isfinite(lu)
     eps = np.finfo(np.dtype(a.dtype)).eps
     atol = 60 * max(m, 1) * eps * max(1, abs(lu[finite]).max())
@@ -546,19 +553,9 @@ def factor_cluster_and_one_block(device, a, offset, block, blocks=8):
 
 
 def check_cluster_panel(device, a, offset, block, blocks=8):
-    m, n = a.shape
-    lda = m + 3
-    (c_buf, c_piv, c_info), (o_buf, o_piv, o_info) = factor_cluster_and_one_block(device, a, offset, block, blocks)
-    # the one-block kernel's pivots, info and (the same operations in the same order) bits
-    np.testing.assert_array_equal(c_piv, o_piv)
-    assert c_info == o_info
-    np.testing.assert_array_equal(c_buf, o_buf)
-    lu, piv, info = getf2_rule(a)
-    np.testing.assert_array_equal(c_piv, piv + offset)
-    assert c_info == (info + offset if info else 0)
-    got = c_buf[:lda * n].reshape(n, lda).T
-    assert np.isnan(got[m:]).all() and np.isnan(c_buf[lda * n:]).all()
-    return c_piv, c_info
+    mine, one_block = factor_cluster_and_one_block(device, a, offset, block, blocks)
+    assert_like_one_block(a, offset, mine, one_block)
+    return mine[1], mine[2]
 
 
 @pytest.mark.parametrize("emulated_target_device, dtype, m, n, block",
