@@ -10,8 +10,9 @@ c * 16 + tc)`` on thread ``(tr, tc)``), so one block factors an ``n x n`` matrix
 column that holds it, and column j (every thread scales the multipliers of its own rows) passes
 through shared memory. Rows j and p of a thread column live in its own 16 lanes: with
 :data:`ONE_BARRIER` on (the default), their interchange and the broadcast of the new row j are
-shuffles, and an elimination step costs one block barrier; off (the way back), the launch takes ``ra_rocsolver_getrf_block_2sync``: the same arithmetic, bit for bit, with the two rows
-published through shared memory behind a second barrier. With ``SOLVE`` up to 16
+shuffles, and an elimination step costs one block barrier; off (the way back), the launch takes
+``ra_rocsolver_getrf_block_2sync``: the same arithmetic, bit for bit, with the two rows published
+through shared memory behind a second barrier. With ``SOLVE`` up to 16
 right-hand sides ride along as one more register column (the interchanges and the forward
 elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
 with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.
