@@ -121,7 +121,8 @@ class Workspaces:
             ``nbytes(capacity)``: buffer bytes for ``capacity`` tiles.
         epoch_limit : int
             Epochs run ``1 .. epoch_limit - 1`` (the bits the kernel's status words hold); on wrap
-            the buffer is zeroed and the count restarts at 1.
+            the buffer is zeroed and the count restarts at 1. While the stream captures a graph
+            the buffer is zeroed on the stream before every launch, so each replay starts clean.
         """
         key = (name, device_id, stream_key())
         with self._lock:
@@ -135,6 +136,10 @@ class Workspaces:
             if entry.epoch >= epoch_limit:
                 entry.buf.fill(0)
                 entry.epoch = 1
+            elif capturing():
+                # a replay repeats this launch's epoch, so the words an earlier replay left would
+                # match it: the graph clears the buffer before the launch
+                entry.buf.fill(0)
             return entry.buf, entry.capacity, entry.epoch
 
     def free(self):

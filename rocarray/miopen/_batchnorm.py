@@ -37,7 +37,7 @@ data; results do not depend on timing (no floating-point atomics).
 import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch, plans
-from rocarray._core.workspace import capturing, workspaces
+from rocarray._core.workspace import workspaces
 
 SOURCE = "miopen/batchnorm.hip"
 #: Threads per block (``RA_BN_BLOCK``).
@@ -363,8 +363,8 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
         chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call
         if chunk and _aligned(x, y):
             return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)
-        # the switch read on every call; a captured graph would replay the flags' epoch
-        fused = _fused_plan(x, layout) if FUSED_TRAINING and x.size and not capturing() else None
+        # the switch read on every call
+        fused = _fused_plan(x, layout) if FUSED_TRAINING and x.size else None
         if fused is not None:
             return _training_fused(x, y, *fused, weight, bias, running_mean, running_var, momentum, eps, dev)
         geo = _plan(x, layout, _aligned(x, y))

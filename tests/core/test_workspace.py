@@ -149,3 +149,16 @@ def test_free_workspaces_drops_the_process_owner(fake, monkeypatch):
     fake.owner.scratch("x", 10, 0)
     W.free_workspaces()
     assert fake.owner.nbytes() == 0
+
+
+def test_epochs_under_capture_clear_the_buffer_before_every_launch(fake):
+    # a replayed graph repeats its launches' epochs: the buffer is cleared in the graph each time
+    owner = fake.owner
+    nbytes = lambda capacity: 16 * capacity  # noqa: E731
+    buf, _, epoch = owner.epochs("scan", 0, 10, nbytes, 100)
+    assert epoch == 1 and buf.fills == 0                  # not capturing: the epoch alone
+    fake.stream.capturing = True
+    assert owner.epochs("scan", 0, 10, nbytes, 100)[2] == 2 and buf.fills == 1
+    assert owner.epochs("scan", 0, 10, nbytes, 100)[2] == 3 and buf.fills == 2
+    fake.stream.capturing = False
+    assert owner.epochs("scan", 0, 10, nbytes, 100)[2] == 4 and buf.fills == 2
