@@ -287,3 +287,27 @@ def test_a_float_axis_is_refused_after_a_warm_integer_axis(fake_device):
     _scan.inclusive_scan(x, axis=1)
     with pytest.raises(TypeError):
         _scan.inclusive_scan(x, axis=1.0)  # 1.0 == 1: the plan's key tells them apart
+
+
+@pytest.mark.gpu
+def test_a_captured_scan_replays_on_new_data():
+    # a graph replay repeats the launch's epoch: the look-back words of the previous replay must
+    # not be taken for this one's (the workspace is cleared in the graph before the launch)
+    import cupy
+
+    n = 1_000_003  # hundreds of tiles: the look-back crosses tiles
+    x = cupy.ones(n, cupy.float64)
+    out = cupy.empty(n, cupy.float64)
+    _scan.inclusive_scan(x, out=out)  # plans and kernels made outside the capture
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        _scan.inclusive_scan(x, out=out)
+        graph = stream.end_capture()
+    for value in (2.0, 3.0, -1.0):
+        with stream:
+            x.fill(value)
+            out.fill(cupy.nan)
+        graph.launch(stream)
+        stream.synchronize()
+        np.testing.assert_array_equal(cupy.asnumpy(out), value * np.arange(1, n + 1))
