@@ -31,7 +31,8 @@ def kernel_class(name):
     return name
 
 
-def median_ms(cupy, call, repeat=5):
+def event_times_ms(cupy, call, repeat=5):
+    """Device-event times of ``repeat`` calls of ``call``, one at a time (ms)."""
     start, stop = cupy.cuda.Event(), cupy.cuda.Event()
     times = []
     for _ in range(repeat):
@@ -40,6 +41,11 @@ def median_ms(cupy, call, repeat=5):
         stop.record()
         stop.synchronize()
         times.append(cupy.cuda.get_elapsed_time(start, stop))
+    return times
+
+
+def median_ms(cupy, call, repeat=5):
+    times = event_times_ms(cupy, call, repeat)
     return sorted(times)[len(times) // 2]
 
 

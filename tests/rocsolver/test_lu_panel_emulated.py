@@ -156,37 +156,44 @@ def panel_buffer(a, lda):
     return buf
 
 
-def factor_both(device, a, offset, blocks, rows_block=None):
-    """The panel factored by the device-wide kernel (``blocks`` blocks of ``getf2_grid``, or
-    ``getf2_rows`` with blocks of ``rows_block`` threads) and by the one-block getf2:
-    (buffer, ipiv, info) of each."""
+def factor_against_one_block(device, a, offset, factor):
+    """The panel factored by ``factor(m, n, A, lda, ipiv, info)`` (a device-wide kernel, which
+    also checks its launch) and by the one-block getf2: (buffer, ipiv, info) of each."""
     m, n = a.shape
     lda = m + 3
     out = []
-    for grid in (True, False):
+    for wide in (True, False):
         A = device.array(panel_buffer(a, lda))
         ipiv = device.array(np.full(min(m, n), -7, np.int32))
         info = device.array(np.zeros(1, np.int32))
-        if grid and rows_block:
-            sync = _lu_kernels.getf2_rows(m, n, A, lda, ipiv, info, offset, block=rows_block)
-            assert sync is not None
-            _lu_kernels.check_grid_barrier(sync)
-            assert not np.asarray(sync)[:16].any()
-            launch = device.launches[-1]
-            assert launch.name.startswith("ra_rocsolver_getf2_rows") and launch.cooperative
-            assert launch.grid[0] == -(-m // rows_block) and launch.block[0] == rows_block
-        elif grid:
-            sync = _lu_kernels.getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=blocks)
-            assert sync is not None
-            _lu_kernels.check_grid_barrier(sync)
-            assert not np.asarray(sync)[:16].any()     # the last block out zeroed the barrier's words
-            launch = device.launches[-1]
-            assert launch.name.startswith("ra_rocsolver_getf2_grid") and launch.cooperative
-            assert launch.grid[0] == blocks
+        if wide:
+            factor(m, n, A, lda, ipiv, info)
         else:
             _lu_kernels.getf2(m, n, A, lda, 0, ipiv, 0, info, offset, 1)
         out.append((np.asarray(A).copy(), np.asarray(ipiv).copy(), int(np.asarray(info)[0])))
     return out
+
+
+def factor_both(device, a, offset, blocks, rows_block=None):
+    """The panel factored by the device-wide kernel (``blocks`` blocks of ``getf2_grid``, or
+    ``getf2_rows`` with blocks of ``rows_block`` threads) and by the one-block getf2:
+    (buffer, ipiv, info) of each."""
+    def factor(m, n, A, lda, ipiv, info):
+        if rows_block:
+            sync = _lu_kernels.getf2_rows(m, n, A, lda, ipiv, info, offset, block=rows_block)
+        else:
+            sync = _lu_kernels.getf2_grid(m, n, A, lda, ipiv, info, offset, blocks=blocks)
+        assert sync is not None
+        _lu_kernels.check_grid_barrier(sync)
+        assert not np.asarray(sync)[:16].any()     # the last block out zeroed the barrier's words
+        launch = device.launches[-1]
+        assert launch.cooperative
+        if rows_block:
+            assert launch.name.startswith("ra_rocsolver_getf2_rows")
+            assert launch.grid[0] == -(-m // rows_block) and launch.block[0] == rows_block
+        else:
+            assert launch.name.startswith("ra_rocsolver_getf2_grid") and launch.grid[0] == blocks
+    return factor_against_one_block(device, a, offset, factor)
 
 
 def assert_like_one_block(a, offset, mine, one_block):
@@ -533,23 +540,13 @@ def test_getrs_8192_one_rhs_launch_counts(fake_device, monkeypatch, one_launch):
 def factor_cluster_and_one_block(device, a, offset, block, blocks=8):
     """The panel factored by ``getf2_cluster`` (``blocks`` blocks of ``block`` threads, one row
     each) and by the one-block getf2: (buffer, ipiv, info) of each."""
-    m, n = a.shape
-    lda = m + 3
-    out = []
-    for cluster in (True, False):
-        A = device.array(panel_buffer(a, lda))
-        ipiv = device.array(np.full(min(m, n), -7, np.int32))
-        info = device.array(np.zeros(1, np.int32))
-        if cluster:
-            assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block, blocks=blocks)
-            launch = device.launches[-1]
-            assert launch.name.startswith("ra_rocsolver_getf2_cluster") and not launch.cooperative
-            assert launch.name.endswith(f", {blocks}>")
-            assert launch.grid[0] == blocks and launch.block[0] == block
-        else:
-            _lu_kernels.getf2(m, n, A, lda, 0, ipiv, 0, info, offset, 1)
-        out.append((np.asarray(A).copy(), np.asarray(ipiv).copy(), int(np.asarray(info)[0])))
-    return out
+    def factor(m, n, A, lda, ipiv, info):
+        assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block, blocks=blocks)
+        launch = device.launches[-1]
+        assert launch.name.startswith("ra_rocsolver_getf2_cluster") and not launch.cooperative
+        assert launch.name.endswith(f", {blocks}>")
+        assert launch.grid[0] == blocks and launch.block[0] == block
+    return factor_against_one_block(device, a, offset, factor)
 
 
 def check_cluster_panel(device, a, offset, block, blocks=8):
