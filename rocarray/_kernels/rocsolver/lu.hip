@@ -51,8 +51,8 @@
 //    parity; ONE cluster barrier; every block reads all blocks' candidates, their rows and row j
 //    through distributed shared memory in one round trip into its shared memory; one block
 //    barrier; every warp reduces the candidates (the same pivot everywhere), and each thread
-//    does its row's part of the interchange, scaling and update in registers (column j + 1
-//    first). The double buffer is enough: a block writes column j + 2's publication only after
+//    does its row's part of the interchange, scaling and update in registers (the column loop
+//    is not unrolled: registers by compile-time indices under tests of j). The double buffer is enough: a block writes column j + 2's publication only after
 //    the cluster barrier of column j + 1, which every block reaches after its reads of column
 //    j's. The same pivots, info and arithmetic as getf2.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
@@ -130,12 +130,14 @@ template <typename R> RA_DEVICE ra_complex<R> ra_lu_fms(ra_complex<R> a, ra_comp
 RA_DEVICE float ra_lu_div(float a, float b) { return a / b; }
 RA_DEVICE double ra_lu_div(double a, double b) { return a / b; }
 template <typename R> RA_DEVICE ra_complex<R> ra_lu_div(ra_complex<R> a, ra_complex<R> b) {
+    // explicit fused multiply-adds: every kernel rounds the quotient the same way, whatever
+    // the compiler would contract in its context
     if (ra_abs(b.re) >= ra_abs(b.im)) {
-        const R r = b.im / b.re, d = b.re + b.im * r;
-        return ra_make_complex<R>((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+        const R r = b.im / b.re, d = ra_fma(b.im, r, b.re);
+        return ra_make_complex<R>(ra_fma(a.im, r, a.re) / d, ra_fma(-a.re, r, a.im) / d);
     }
-    const R r = b.re / b.im, d = b.im + b.re * r;
-    return ra_make_complex<R>((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+    const R r = b.re / b.im, d = ra_fma(b.re, r, b.im);
+    return ra_make_complex<R>(ra_fma(a.re, r, a.im) / d, ra_fma(a.im, r, -a.re) / d);
 }
 
 // (v, i) := the better of (v, i) and (v2, i2): larger value, then lower row; NaN never wins
@@ -646,9 +648,10 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     __shared__ R s_cv[CB];
     __shared__ int s_ci[CB];
     __shared__ T s_rows[CB + 1][NB];
-    const ra_i64 g = blockIdx.x;  // the grid is one cluster: the block's index is its rank
-    const ra_i64 tid = threadIdx.x, nt = blockDim.x;
-    const ra_i64 r = g * nt + tid;  // this thread's row of the panel (the block's share is nt rows)
+    // 32-bit row indices: a cluster holds at most 16 x 512 rows (registers are short here)
+    const int g = (int)blockIdx.x;  // the grid is one cluster: the block's index is its rank
+    const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
+    const int r = g * nt + tid;  // this thread's row of the panel (the block's share is nt rows)
     const bool valid = r < m;
     const int ni = (int)n;
     const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
@@ -657,15 +660,22 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
 #pragma unroll
     for (int c = 0; c < NB; ++c) a[c] = (valid && c < ni) ? A[r + c * lda] : T();
     const int k = (int)(m < n ? m : n);
-#pragma unroll
-    for (int j = 0; j < NB; ++j) {
-        if (j < k) {
+    // The column loop is not unrolled (one copy of its body: the unrolled 32 columns overflow
+    // the instruction cache); the row's registers are reached by compile-time indices under a
+    // test of j, and element j by a select chain.
+#pragma unroll 1
+    for (int j = 0; j < k; ++j) {
+        {
             const int q = j & 1;
+            T aj = a[0];
+#pragma unroll
+            for (int c = 1; c < NB; ++c)
+                if (c == j) aj = a[c];
             // 1. the block's candidate: warp argmax by shuffles, the warps' results through
             // shared memory, then every warp reduces those (the same pair in every thread)
             R bv = R(-1);
             int bi = RA_ROCSOLVER_LU_NO_ROW;
-            if (valid && r >= j) ra_lu_better(bv, bi, ra_lu_abs1(a[j]), (int)r);  // NaN never wins
+            if (valid && r >= j) ra_lu_better(bv, bi, ra_lu_abs1(aj), (int)r);  // NaN never wins
 #pragma unroll
             for (int s = RA_WARP_SIZE / 2; s > 0; s >>= 1) ra_lu_better(bv, bi, ra_shfl_xor(bv, s), ra_shfl_xor(bi, s));
             if (ra_lane_id() == 0) {
@@ -722,7 +732,7 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             }
             __syncthreads();
             ra_lu_group_best<CB>(bv, bi, s_cv, s_ci);  // the same pivot in every block
-            ra_i64 p = bi;
+            int p = bi;
             if (p == RA_ROCSOLVER_LU_NO_ROW) p = j;   // only NaN in the column: keep the row
             if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
             const T* su = s_rows[p == j ? CB : p / nt];   // the pivot row
@@ -738,12 +748,16 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             const bool zero = ra_lu_is_zero(piv);
             if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
             if (!zero && valid && r > j) {
-                const T l = ra_lu_div(a[j], piv);
-                a[j] = l;
-                // column j + 1 first: the next pivot search waits on it alone
+                T x = a[0];  // element j again: the interchange may have replaced the row
 #pragma unroll
-                for (int c = j + 1; c < NB; ++c)
-                    if (c < ni) a[c] = ra_lu_fms(l, su[c], a[c]);
+                for (int c = 1; c < NB; ++c)
+                    if (c == j) x = a[c];
+                const T l = ra_lu_div(x, piv);
+#pragma unroll
+                for (int c = 0; c < NB; ++c) {
+                    if (c == j) a[c] = l;
+                    else if (c > j && c < ni) a[c] = ra_lu_fms(l, su[c], a[c]);
+                }
             }
         }
     }
