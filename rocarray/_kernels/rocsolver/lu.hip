@@ -655,22 +655,19 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     const bool valid = r < m;
     const int ni = (int)n;
     const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
-    // the row, in registers: every index below is a constant once the loops are unrolled
+    // The row, in registers, rotated: at column j, register c holds column (c + j) mod NB, so
+    // column j is always a[0] and every register index is a constant, while the column loop
+    // is not unrolled (one copy of its body: 32 unrolled columns overflow the instruction
+    // cache). Shared-memory rows are read and written at the rotated (run-time) offsets.
     T a[NB];
 #pragma unroll
     for (int c = 0; c < NB; ++c) a[c] = (valid && c < ni) ? A[r + c * lda] : T();
     const int k = (int)(m < n ? m : n);
-    // The column loop is not unrolled (one copy of its body: the unrolled 32 columns overflow
-    // the instruction cache); the row's registers are reached by compile-time indices under a
-    // test of j, and element j by a select chain.
 #pragma unroll 1
     for (int j = 0; j < k; ++j) {
         {
             const int q = j & 1;
-            T aj = a[0];
-#pragma unroll
-            for (int c = 1; c < NB; ++c)
-                if (c == j) aj = a[c];
+            const T aj = a[0];
             // 1. the block's candidate: warp argmax by shuffles, the warps' results through
             // shared memory, then every warp reduces those (the same pair in every thread)
             R bv = R(-1);
@@ -693,13 +690,17 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             }
             if (valid && r == bi) {
 #pragma unroll
-                for (int c = 0; c < NB; ++c)
-                    if (c < ni) s_pub_row[q][c] = a[c];
+                for (int c = 0; c < NB; ++c) {
+                    const int col = (c + j) & (NB - 1);
+                    if (col < ni) s_pub_row[q][col] = a[c];
+                }
             }
             if (valid && r == j) {
 #pragma unroll
-                for (int c = 0; c < NB; ++c)
-                    if (c < ni) s_pub_diag[q][c] = a[c];
+                for (int c = 0; c < NB; ++c) {
+                    const int col = (c + j) & (NB - 1);
+                    if (col < ni) s_pub_diag[q][col] = a[c];
+                }
             }
             // 2. every block's publication of column j complete and visible
             ra_lu_cluster_sync();
@@ -741,30 +742,35 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             if (p != j && valid && (r == j || r == p)) {
                 const T* from = r == j ? su : sd;
 #pragma unroll
-                for (int c = 0; c < NB; ++c)
-                    if (c < ni) a[c] = from[c];
+                for (int c = 0; c < NB; ++c) {
+                    const int col = (c + j) & (NB - 1);
+                    if (col < ni) a[c] = from[col];
+                }
             }
             const T piv = su[j];
             const bool zero = ra_lu_is_zero(piv);
             if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
             if (!zero && valid && r > j) {
-                T x = a[0];  // element j again: the interchange may have replaced the row
+                const T l = ra_lu_div(a[0], piv);
+                a[0] = l;
+                const T* uj = su + j;  // column j + c of the pivot row at uj[c]
 #pragma unroll
                 for (int c = 1; c < NB; ++c)
-                    if (c == j) x = a[c];
-                const T l = ra_lu_div(x, piv);
-#pragma unroll
-                for (int c = 0; c < NB; ++c) {
-                    if (c == j) a[c] = l;
-                    else if (c > j && c < ni) a[c] = ra_lu_fms(l, su[c], a[c]);
-                }
+                    if (c + j < ni) a[c] = ra_lu_fms(l, uj[c], a[c]);
             }
+            // the next column to register 0
+            const T first = a[0];
+#pragma unroll
+            for (int c = 0; c < NB - 1; ++c) a[c] = a[c + 1];
+            a[NB - 1] = first;
         }
     }
     if (valid) {
 #pragma unroll
-        for (int c = 0; c < NB; ++c)
-            if (c < ni) A[r + c * lda] = a[c];
+        for (int c = 0; c < NB; ++c) {
+            const int col = (c + k) & (NB - 1);
+            if (col < ni) A[r + (ra_i64)col * lda] = a[c];
+        }
     }
     ra_lu_cluster_sync();  // no block leaves while another may still read its publication
 #endif
