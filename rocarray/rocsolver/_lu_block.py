@@ -17,6 +17,17 @@ right-hand sides ride along as one more register column (the interchanges and th
 elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
 with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.
 
+``ra_rocsolver_getrf_block_wide<T, N, SOLVE>`` is the same algorithm and arithmetic, bit for bit,
+on :data:`WIDE_THREADS` threads laid out as ``warp size x (WIDE_THREADS / warp size)``: a thread
+column is one whole warp (lane = thread row) with an ``N / warp size x N * warp size /
+WIDE_THREADS`` tile (4 x 8 on NVIDIA, 2 x 16 on wave64 AMD at ``N`` = :data:`WIDE_ORDER`).
+Consecutive columns are then searched by different warps, a pivot search is one warp's shuffles
+over fewer values a lane, and the pivot warp's update a step is a quarter of the 16 x 16
+layout's; twice the warps share the same registers. With :data:`WIDE` on it takes orders
+:data:`WIDE_LOWEST` .. :data:`WIDE_ORDER` of :data:`WIDE_DTYPES` with up to ``WIDE_THREADS /
+warp size`` right-hand sides (one register column, a right-hand side per warp); other systems
+stay where they go without it.
+
 ``ra_rocsolver_getrf_panel<T, N, SOLVE>`` computes the same factors and solutions, bit for bit, for
 orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 0 factors panels
 of :data:`PANEL_WIDTH` columns in its registers (a column's pivot chain without block barriers)
@@ -61,6 +72,18 @@ PANEL_LOWEST = 65
 #: Columns per panel (``ra_lup_width`` in the kernel source).
 PANEL_WIDTH = {numpy.dtype(numpy.float32): 8, numpy.dtype(numpy.float64): 8, numpy.dtype(numpy.complex64): 8,
                numpy.dtype(numpy.complex128): 4}
+#: Threads of the wide register-tile kernel (``RA_LU_WIDE_THREADS``): warp-size rows of threads
+#: by ``WIDE_THREADS / warp size`` columns.
+WIDE_THREADS = 512
+#: The wide kernel's order (its template parameter N: the register tile's rows and columns).
+WIDE_ORDER = 128
+#: Smallest order routed to the wide kernel (where ``getrf_block`` takes its 8 x 8 tile).
+WIDE_LOWEST = 65
+#: The dtypes the wide kernel is instantiated for.
+WIDE_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64), numpy.dtype(numpy.complex64))
+#: Whether orders WIDE_LOWEST .. WIDE_ORDER of WIDE_DTYPES take ``ra_rocsolver_getrf_block_wide``
+#: (False: ``getrf_block``, the way back). The panel kernel, when :data:`PANEL` is on, comes first.
+WIDE = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -76,22 +99,30 @@ def kernel_name(dtype, tile, solve, one_barrier=None):
     return f"{base}<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
+def wide_kernel_name(dtype, solve):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true>'``."""
+    return f"ra_rocsolver_getrf_block_wide<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {'true' if solve else 'false'}>"
+
+
 def panel_kernel_name(dtype, solve):
     """Name expression, e.g. ``'ra_rocsolver_getrf_panel<double, 128, true>'``."""
     return f"ra_rocsolver_getrf_panel<{dtypes.ctype(dtype)}, {PANEL_ORDER}, {'true' if solve else 'false'}>"
 
 
 def instantiations():
-    """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`."""
+    """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
+    :data:`PANEL` and :data:`WIDE`."""
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
+    names += [wide_kernel_name(d, s) for d in WIDE_DTYPES for s in (False, True)]
     return sorted(names)
 
 
 _compile.register(SOURCE, instantiations())
 
 KERNELS = kernels.Family(SOURCE, THREADS, 1)
+WIDE_KERNELS = kernels.Family(SOURCE, WIDE_THREADS, 1)
 
 
 def tile(n, dtype):
@@ -146,6 +177,14 @@ def _panel(n, nrhs, dtype, device_id):
             and _panel_shared(n, nrhs, dtype) + _panel_static(dtype) <= _limit(device_id))
 
 
+def _wide(n, nrhs, dtype, device_id):
+    """Whether order n with nrhs right-hand sides (0: getrf) takes the wide kernel: a right-hand
+    side per thread column (warp), and the register tile's shared-memory fit."""
+    return (WIDE and WIDE_LOWEST <= n <= WIDE_ORDER and numpy.dtype(dtype) in WIDE_DTYPES
+            and nrhs <= WIDE_THREADS // backend.device_info(device_id).warp_size
+            and _fits(n, nrhs, dtype, device_id))
+
+
 def takes(n, dtype, device_id):
     """Whether square matrices of order ``n`` and ``dtype`` are factored here on ``device_id``
     (the staged matrix must fit one block's shared memory)."""
@@ -169,11 +208,14 @@ _NULL = numpy.uint64(0)
 
 def _launch(dtype, n, nrhs, solve, batch, args, device_id):
     if _panel(n, nrhs, dtype, device_id):
-        kernel, shared = KERNELS[panel_kernel_name(dtype, solve)], _panel_shared(n, nrhs, dtype)
+        kernel, shared, threads = KERNELS[panel_kernel_name(dtype, solve)], _panel_shared(n, nrhs, dtype), THREADS
+    elif _wide(n, nrhs, dtype, device_id):
+        kernel, shared, threads = WIDE_KERNELS[wide_kernel_name(dtype, solve)], _shared(n, nrhs, dtype), WIDE_THREADS
     else:
         kernel, shared = KERNELS[kernel_name(dtype, tile(n, dtype), solve)], _shared(n, nrhs, dtype)
+        threads = THREADS
     with launch.on_device(device_id):
-        kernel(device_id, (int(batch),), (numpy.int32(n), numpy.int32(nrhs)) + args, block=THREADS, shared=shared)
+        kernel(device_id, (int(batch),), (numpy.int32(n), numpy.int32(nrhs)) + args, block=threads, shared=shared)
 
 
 def getrf(n, A, lda, strideA, ipiv, strideP, info, batch):

@@ -411,6 +411,44 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
     assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n
 
 
+# (target, dtype, n): the wide layout's instantiations (N = 128) at the bench's order, a prime
+# order (padding rows and columns in every register row and column), on both lane widths
+WIDE_CASES = [("cuda32", "float64", 128), ("cuda32", "float64", 97), ("cuda32", "float32", 100),
+              ("cuda32", "complex64", 71), ("hip64", "float64", 128), ("hip64", "complex64", 97)]
+
+
+@pytest.mark.parametrize("case", WIDE_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
+    """getrf_block_wide (WIDE on) against getrf_block on tied stacks (ties, a NaN, a zero column,
+    a zero row) and a random matrix: factors, pivots and info, and X and info, bit for bit."""
+    target, dtype, n = case
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    rng = np.random.default_rng(n)
+    a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
+    b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
+    got = {}
+    for wide in (True, False):
+        monkeypatch.setattr(_lu_block, "WIDE", wide)
+        info = dev.array(np.full(5, 99, np.int32))
+        A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))   # column-major, lda n
+        ipiv = dev.array(np.full(5 * n, -7, np.int32))
+        _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 5)
+        X, xinfo = dev.array(np.full((5, n, 3), 7, dtype)), dev.array(np.full(5, 99, np.int32))
+        _lu_block.gesv(dev.array(a), dev.array(b), X, xinfo)
+        got[wide] = [np.asarray(v).copy() for v in (A, ipiv, info, X, xinfo)]
+        want = ([_lu_block.wide_kernel_name(dtype, s) for s in (False, True)] if wide
+                else [_lu_block.kernel_name(dtype, 8, s) for s in (False, True)])
+        assert dev.names()[-2:] == want
+    for x, y in zip(got[True], got[False]):
+        if x.dtype.kind in "fc":
+            assert same_bits(x, y)
+        else:
+            np.testing.assert_array_equal(x, y)
+    for info in (got[True][2], got[True][4]):
+        assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n and info[4] == 0
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: routing (launches recorded, nothing runs)
 # --------------------------------------------------------------------------------------------

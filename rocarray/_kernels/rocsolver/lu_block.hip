@@ -59,6 +59,7 @@
 
 #define RA_LU_BLOCK_SIDE 16
 #define RA_LU_BLOCK_THREADS (RA_LU_BLOCK_SIDE * RA_LU_BLOCK_SIDE)
+#define RA_LU_WIDE_THREADS 512
 #define RA_LU_BLOCK_NO_ROW 0x7fffffff
 // how a step scales column j: not at all (zero pivot), by the reciprocal, or by division
 #define RA_LU_BLOCK_PIVOT_ZERO 0
@@ -136,10 +137,11 @@ template <typename T> RA_DEVICE T* ra_lub_shared() {
 
 // dst (rows x cols, column-major, leading dimension ldd) := src through element strides; the
 // lanes walk the index whose stride is smaller, so the global reads coalesce, and each thread
-// issues CHUNK loads before their stores so that they are in flight together
-template <typename T>
+// issues CHUNK loads before their stores so that they are in flight together (4096 a block:
+// fewer a thread for wider blocks, whose threads have fewer registers)
+template <typename T, int THREADS = RA_LU_BLOCK_THREADS>
 RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
-    constexpr int CHUNK = 16;
+    constexpr int CHUNK = 4096 / THREADS;
     const int total = rows * cols;
     const bool rows_fast = (rs < 0 ? -rs : rs) <= (cs < 0 ? -cs : cs);
     const int fast = rows_fast ? rows : cols;
@@ -171,7 +173,7 @@ RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 
 // matrix Y (shared, leading dimension ldy): warp w solves right-hand sides w, w + warps, ... with
 // lane l holding rows q * RA_WARP_SIZE + l (one shuffle per row: x_k = y_k * (1 / U(k, k)), the
 // reciprocals computed up front); X is written through element strides. N bounds n.
-template <typename T, int N>
+template <typename T, int N, int THREADS = RA_LU_BLOCK_THREADS>
 RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, const T* sY, int ldy, T* X,
                                       ra_i64 x_rs, ra_i64 x_cs) {
     constexpr int W = RA_WARP_SIZE;
@@ -209,39 +211,45 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
     }
 }
 
-// the body of both kernels: XCHG selects the one-barrier step (interchange by shuffles)
-template <typename T, int M, bool SOLVE, bool XCHG>
+// the body of every register-tile kernel: an SR x SC grid of threads, each with an MR x MA tile
+// (see the head of the file); XCHG selects the one-barrier step (interchange by shuffles)
+template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG>
 RA_DEVICE void ra_lub_getrf(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
     typedef typename ra_lub_real<T>::type R;
-    constexpr int S = RA_LU_BLOCK_SIDE;
-    constexpr int N = M * S;                  // rows and columns of the register tile
-    constexpr int MC = SOLVE ? M + 1 : M;     // register columns: the matrix's, then B's
+    constexpr int THREADS = SR * SC;
+    constexpr int N = MR * SR;                // rows and columns of the register tile
+    constexpr int MC = SOLVE ? MA + 1 : MA;   // register columns: the matrix's, then B's
+    static_assert(MA * SC == N, "the register tile covers a square");
+    static_assert(RA_WARP_SIZE % SR == 0, "a thread column lies within one warp");
+    // then the rows b * SC .. b * SC + SC - 1 (the diagonal of register column b's steps) lie in
+    // one register row, (b * SC) / SR, and t has the parity of j
+    static_assert(SR % SC == 0 && SC % 2 == 0, "SC divides SR and is even");
     __shared__ T lbuf[2][N];                  // column j after the interchange, by row
     __shared__ T spiv[2];                     // the pivot's reciprocal
-    __shared__ T urow[2][MC * S];             // the new row j (old row p), by column
-    __shared__ T jrow[2][MC * S];             // the old row j, by column
+    __shared__ T urow[2][MC * SC];            // the new row j (old row p), by column
+    __shared__ T jrow[2][MC * SC];            // the old row j, by column
     __shared__ int pbuf[2][2];                // p, and the pivot's kind (RA_LU_BLOCK_PIVOT_*)
     const ra_i64 mat = blockIdx.x;
     const int tid = threadIdx.x;
-    const int tr = tid % S, tc = tid / S;
+    const int tr = tid % SR, tc = tid / SR;
     const int seg = ra_lane_id() - tr;        // first lane of this thread column
     const int ld = n + 1;
     T* sA = ra_lub_shared<T>();
     const T zero = ra_lub_zero<T>();
 
-    ra_lub_stage(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
+    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
     __syncthreads();
     // the register tile: compile-time indices only (fully unrolled loops)
-    T v[M][MC];
+    T v[MR][MC];
 #pragma unroll
-    for (int a = 0; a < M; ++a) {
-        const int row = a * S + tr;
+    for (int a = 0; a < MR; ++a) {
+        const int row = a * SR + tr;
 #pragma unroll
-        for (int c = 0; c < M; ++c) {
-            const int col = c * S + tc;
+        for (int c = 0; c < MA; ++c) {
+            const int col = c * SC + tc;
             v[a][c] = row < n && col < n ? sA[row + col * ld] : zero;
         }
         if (SOLVE) v[a][MC - 1] = row < n && tc < nrhs ? B[mat * b_bs + row * b_rs + tc * b_cs] : zero;
@@ -249,23 +257,26 @@ RA_DEVICE void ra_lub_getrf(
 
     int bad = 0;  // info
 #pragma unroll
-    for (int b = 0; b < M; ++b) {
-        for (int t = 0; t < S; ++t) {
-            const int j = b * S + t;
+    for (int b = 0; b < MA; ++b) {
+        // row j = b * SC + t is register row a0 of thread row t0 + t
+        const int a0 = b * SC / SR, t0 = b * SC % SR;
+        for (int t = 0; t < SC; ++t) {
+            const int j = b * SC + t;
             if (j >= n) break;
             const int par = t & 1;
+            const int tj = t0 + t;
             // A: column j's pivot and multipliers, by the warp that holds thread column t
-            if (ra_warp_id() == t * S / RA_WARP_SIZE) {
+            if (ra_warp_id() == t * SR / RA_WARP_SIZE) {
                 // two independent chains over the register rows (half the dependent compares),
                 // then merged: "larger, then lower row" is a total order once NaN is kept out
                 R best = R(-1), best2 = R(-1);
                 int brow = RA_LU_BLOCK_NO_ROW, brow2 = RA_LU_BLOCK_NO_ROW;
                 T bval = zero, bval2 = zero;
 #pragma unroll
-                for (int a = b; a < M; ++a) {
-                    const int row = a * S + tr;
-                    if ((a > b || row >= j) && row < n) {
-                        if ((a - b) % 2 == 0) ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
+                for (int a = a0; a < MR; ++a) {
+                    const int row = a * SR + tr;
+                    if ((a > a0 || row >= j) && row < n) {
+                        if ((a - a0) % 2 == 0) ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][b]), row, v[a][b]);
                         else ra_lub_better(best2, brow2, bval2, ra_lub_abs1(v[a][b]), row, v[a][b]);
                     }
                 }
@@ -276,13 +287,13 @@ RA_DEVICE void ra_lub_getrf(
                 // the reduction moves (magnitude, row) only: the winning row's lane has it as its
                 // own candidate, so its value and reciprocal come from that lane afterwards
 #pragma unroll
-                for (int m = S / 2; m > 0; m >>= 1) {
+                for (int m = SR / 2; m > 0; m >>= 1) {
                     const R v2 = ra_shfl_xor(best, m);
                     const int i2 = ra_shfl_xor(brow, m);
                     ra_lub_better_row(best, brow, v2, i2);
                 }
-                const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? t : brow % S);
-                const T ajj = ra_shfl(v[b][b], seg + t);  // row j's element of this thread column
+                const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? tj : brow % SR);
+                const T ajj = ra_shfl(v[a0][b], seg + tj);  // row j's element of this thread column
                 const T wval = ra_shfl(bval, from);
                 const T rwin = ra_shfl(rloc, from);
                 if (tc == t) {
@@ -295,21 +306,21 @@ RA_DEVICE void ra_lub_getrf(
                     const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
                                      : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
                                                                                : RA_LU_BLOCK_PIVOT_DIVIDE;
-                    T x[M];
+                    T x[MR];
 #pragma unroll
-                    for (int a = b; a < M; ++a) {
-                        const int row = a * S + tr;
+                    for (int a = a0; a < MR; ++a) {
+                        const int row = a * SR + tr;
                         x[a] = v[a][b];
                         if (row == p) x[a] = ajj;
                         if (row == j) x[a] = piv;
                     }
                     if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) {
 #pragma unroll
-                        for (int a = b; a < M; ++a)
-                            if (a > b || a * S + tr > j) x[a] = ra_lub_div(x[a], piv);
+                        for (int a = a0; a < MR; ++a)
+                            if (a > a0 || a * SR + tr > j) x[a] = ra_lub_div(x[a], piv);
                     }
 #pragma unroll
-                    for (int a = b; a < M; ++a) lbuf[par][a * S + tr] = x[a];
+                    for (int a = a0; a < MR; ++a) lbuf[par][a * SR + tr] = x[a];
                     if (tr == 0) {
                         pbuf[par][0] = p;
                         pbuf[par][1] = kind;
@@ -323,11 +334,11 @@ RA_DEVICE void ra_lub_getrf(
             const int kind = pbuf[par][1];
             const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
             if (is_zero && bad == 0) bad = j + 1;
-            const int tp = p % S, ap = p / S;
+            const int tp = p % SR, ap = p / SR;
             T u[MC];  // the new row j (old row p), columns c >= b: the update's u
             if (XCHG) {
-                // B': rows j and p of thread column tc are in its own S lanes (thread rows t and
-                // tp, one warp), so the interchange and u move by shuffles, with no publication
+                // B': rows j and p of thread column tc are in its own SR lanes (thread rows tj
+                // and tp, one warp), so the interchange and u move by shuffles, with no publication
                 // and no second barrier (for p == j every move below leaves row j as it is).
                 // With SOLVE the columns left of register column b (L, which only getrf returns)
                 // are not interchanged.
@@ -339,9 +350,9 @@ RA_DEVICE void ra_lub_getrf(
                     // w := this thread row's register row ap (the block's: a uniform branch)
                     T w[MC];
 #pragma unroll
-                    for (int c = lo; c < hi; ++c) w[c] = v[b][c];
+                    for (int c = lo; c < hi; ++c) w[c] = v[a0][c];
 #pragma unroll
-                    for (int a = b + 1; a < M; ++a) {
+                    for (int a = a0 + 1; a < MR; ++a) {
                         if (a == ap) {
 #pragma unroll
                             for (int c = lo; c < hi; ++c) w[c] = v[a][c];
@@ -350,15 +361,15 @@ RA_DEVICE void ra_lub_getrf(
 #pragma unroll
                     for (int c = lo; c < hi; ++c) {
                         const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
-                        const T uj = ra_shfl(v[b][c], seg + t);   // old row j
+                        const T uj = ra_shfl(v[a0][c], seg + tj);   // old row j
                         u[c] = up;
-                        if (tr == t) v[b][c] = up;
+                        if (tr == tj) v[a0][c] = up;
                         w[c] = uj;
                     }
-                    // old row j into register row ap of thread row tp (tp == t: ap != b, and the
-                    // row-j registers were read before they were overwritten)
+                    // old row j into register row ap of thread row tp (tp == tj: ap != a0, and
+                    // the row-j registers were read before they were overwritten)
 #pragma unroll
-                    for (int a = b; a < M; ++a) {
+                    for (int a = a0; a < MR; ++a) {
                         if (a == ap) {
 #pragma unroll
                             for (int c = lo; c < hi; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
@@ -370,38 +381,38 @@ RA_DEVICE void ra_lub_getrf(
                 // B: publish the new row j (old row p) and, for an interchange, the old row j
                 if (tr == tp) {
 #pragma unroll
-                    for (int a = b; a < M; ++a) {
+                    for (int a = a0; a < MR; ++a) {
                         if (a == ap) {
 #pragma unroll
-                            for (int c = 0; c < MC; ++c) urow[par][c * S + tc] = v[a][c];
+                            for (int c = 0; c < MC; ++c) urow[par][c * SC + tc] = v[a][c];
                         }
                     }
                 }
-                if (p != j && tr == t) {
+                if (p != j && tr == tj) {
 #pragma unroll
-                    for (int c = 0; c < MC; ++c) jrow[par][c * S + tc] = v[b][c];
+                    for (int c = 0; c < MC; ++c) jrow[par][c * SC + tc] = v[a0][c];
                 }
                 __syncthreads();
                 // C: the interchange (column j is done), then the rank-1 update
                 if (p != j) {
-                    if (tr == t) {
+                    if (tr == tj) {
 #pragma unroll
                         for (int c = 0; c < MC; ++c)
-                            if (c != b || tc != t) v[b][c] = urow[par][c * S + tc];
+                            if (c != b || tc != t) v[a0][c] = urow[par][c * SC + tc];
                     }
                     if (tr == tp) {
 #pragma unroll
-                        for (int a = b; a < M; ++a) {
+                        for (int a = a0; a < MR; ++a) {
                             if (a == ap) {
 #pragma unroll
                                 for (int c = 0; c < MC; ++c)
-                                    if (c != b || tc != t) v[a][c] = jrow[par][c * S + tc];
+                                    if (c != b || tc != t) v[a][c] = jrow[par][c * SC + tc];
                             }
                         }
                     }
                 }
 #pragma unroll
-                for (int c = b; c < MC; ++c) u[c] = urow[par][c * S + tc];
+                for (int c = b; c < MC; ++c) u[c] = urow[par][c * SC + tc];
             }
             // the multipliers (rows below j): column j scaled by the pivot's reciprocal, unless
             // A divided it already or the pivot is zero; thread column t's register column b
@@ -409,19 +420,19 @@ RA_DEVICE void ra_lub_getrf(
             const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
             const T rpiv = spiv[par];
 #pragma unroll
-            for (int a = b; a < M; ++a) {
-                const int row = a * S + tr;
+            for (int a = a0; a < MR; ++a) {
+                const int row = a * SR + tr;
                 const T x = lbuf[par][row];
                 const T l = by_recip ? ra_lub_mul(x, rpiv) : x;
                 if (tc == t) {
                     if (row == j) v[a][b] = x;
-                    else if (a > b || row > j) v[a][b] = l;
+                    else if (a > a0 || row > j) v[a][b] = l;
                 }
-                // (a > b, c > b: compile-time true; B's column c == M is right of column j)
-                if (!is_zero && (a > b || row > j)) {
+                // (a > a0, c > b: compile-time true; B's column c == MA is right of column j)
+                if (!is_zero && (a > a0 || row > j)) {
 #pragma unroll
                     for (int c = b; c < MC; ++c) {
-                        if (c > b || c * S + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
+                        if (c > b || c * SC + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
                     }
                 }
             }
@@ -432,11 +443,11 @@ RA_DEVICE void ra_lub_getrf(
     if (!SOLVE) {
         T* f = F + mat * strideF;
 #pragma unroll
-        for (int a = 0; a < M; ++a) {
-            const int row = a * S + tr;
+        for (int a = 0; a < MR; ++a) {
+            const int row = a * SR + tr;
 #pragma unroll
-            for (int c = 0; c < M; ++c) {
-                const int col = c * S + tc;
+            for (int c = 0; c < MA; ++c) {
+                const int col = c * SC + tc;
                 if (row < n && col < n) f[row + col * ldf] = v[a][c];
             }
         }
@@ -446,20 +457,23 @@ RA_DEVICE void ra_lub_getrf(
     // U and y = L^-1 P B to shared memory (U over the staged copy of A, whose reads ended with
     // the loads before the first step's barriers), then back substitution one warp per column
     T* sY = sA + (ra_i64)ld * n;
+    // past 256 threads (at most 128 registers a thread) ld passes through a shuffle, so that the
+    // compiler recomputes the column addresses here rather than keeping the loads' (spilled)
+    const int ldu = THREADS > RA_LU_BLOCK_THREADS ? ra_shfl(ld, 0) : ld;
 #pragma unroll
-    for (int a = 0; a < M; ++a) {
-        const int row = a * S + tr;
+    for (int a = 0; a < MR; ++a) {
+        const int row = a * SR + tr;
         if (row < n) {
 #pragma unroll
-            for (int c = 0; c < M; ++c) {
-                const int col = c * S + tc;
-                if (col < n && col >= row) sA[row + col * ld] = v[a][c];
+            for (int c = 0; c < MA; ++c) {
+                const int col = c * SC + tc;
+                if (col < n && col >= row) sA[row + col * ldu] = v[a][c];
             }
             if (tc < nrhs) sY[row + tc * n] = v[a][MC - 1];
         }
     }
     __syncthreads();
-    ra_lub_back_substitute<T, N>(n, nrhs, sA, ld, sY, n, X + mat * x_bs, x_rs, x_cs);
+    ra_lub_back_substitute<T, N, THREADS>(n, nrhs, sA, ld, sY, n, X + mat * x_bs, x_rs, x_cs);
 }
 
 // the one-barrier step (rows j and p exchanged by shuffles inside each thread column)
@@ -468,8 +482,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
-    ra_lub_getrf<T, M, SOLVE, true>(n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs,
-                                    b_cs, b_bs, X, x_rs, x_cs, x_bs);
+    ra_lub_getrf<T, RA_LU_BLOCK_SIDE, RA_LU_BLOCK_SIDE, M, M, SOLVE, true>(
+        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
 // the two-barrier step (rows j and p published through shared memory)
@@ -478,8 +492,20 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block_2
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
-    ra_lub_getrf<T, M, SOLVE, false>(n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs,
-                                     b_cs, b_bs, X, x_rs, x_cs, x_bs);
+    ra_lub_getrf<T, RA_LU_BLOCK_SIDE, RA_LU_BLOCK_SIDE, M, M, SOLVE, false>(
+        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
+}
+
+// the one-barrier step on RA_LU_WIDE_THREADS threads, a thread column a whole warp (see the head
+// of the file)
+template <typename T, int N, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
+    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true>(
+        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
 // ---------------------------------------------------------------------------------------------
