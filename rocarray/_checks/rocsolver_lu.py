@@ -3,9 +3,10 @@
 The self-check solves fresh random systems with ``ra.linalg.solve`` (one matrix on the one-block
 path, stacks of order 100 on the panel kernel and on the register-tile kernel behind its way back,
 one on the recursive blocked path, a batch of 24 x 24 on the warp-per-matrix path) in all four
-dtypes, stacks of order up to 128 on the register-tile kernel with its one-barrier step and the
-two-barrier step (the same X and slogdet), and one of order 2100 in float64 and complex64 whose
-first panels are tall enough for the device-wide panel factorization, and checks the backward
+dtypes, stacks of order up to 128 on the register-tile kernel with its one-barrier step, its
+two-barrier step and its 512-thread layout (``WIDE``) (the same X and slogdet), and one of order
+2100 in float64 and complex64 whose first panels are tall enough for the device-wide panel
+factorization, and checks the backward
 error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a singular matrix raises ``LinAlgError``;
 one of order 300 runs the panel kernels behind
 ``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``) and the cluster panel
@@ -175,13 +176,47 @@ def _check_composed_laswp(rng):
         raise AssertionError("laswp_composed differs from laswp (300 interchanges, a gap of columns)")
 
 
-def _check_mid_size_kernels(rng):
-    """Stacks of order 100 through the panel kernel (``getrf_panel``: solve, and slogdet's
-    factorization) and through the register-tile kernel behind its way back (``PANEL``): the same
-    backward-error bound, every dtype; the two solutions agree to rounding."""
+def _check_wide_kernel(rng):
+    """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
+    switch ``WIDE`` on) and through ``getrf_block``: the backward-error bound, and the same X and
+    slogdet, bit for bit in real dtypes (complex to rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
+    cupy = backend.cupy()
+    saved = _lu_block.WIDE, _lu_block.PANEL
+    try:
+        _lu_block.PANEL = False
+        for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
+            a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
+            x, logdet = {}, {}
+            for wide in (True, False):
+                _lu_block.WIDE = wide
+                x[wide] = la.solve(a, b)
+                logdet[wide] = [cupy.asnumpy(v) for v in la.slogdet(a)]
+            err = _backward_error(a, b, x[True])
+            if not err < 8:
+                raise AssertionError(f"solve (getrf_block_wide) (6, {n}, {n}) {dtype}: backward error {err:.2f} n eps")
+            eps = numpy.finfo(numpy.dtype(dtype)).eps
+            same = ((lambda u, v: numpy.array_equal(u, v)) if numpy.dtype(dtype).kind == "f"
+                    else (lambda u, v: numpy.allclose(u, v, rtol=1e3 * eps, atol=1e3 * eps * numpy.abs(v).max())))
+            if not same(cupy.asnumpy(x[True]), cupy.asnumpy(x[False])):
+                raise AssertionError(f"solve (6, {n}, {n}) {dtype}: getrf_block_wide differs from getrf_block")
+            if not all(same(u, v) for u, v in zip(logdet[True], logdet[False])):
+                raise AssertionError(f"slogdet (6, {n}, {n}) {dtype}: getrf_block_wide differs from getrf_block")
+    finally:
+        _lu_block.WIDE, _lu_block.PANEL = saved
+
+
+def _check_mid_size_kernels(rng):
+    """Stacks of order 100 through the panel kernel (``getrf_panel``: solve, and slogdet's
+    factorization) and through the register-tile kernel behind its way back (``PANEL``): the same
+    backward-error bound, every dtype; the two solutions agree to rounding. Then the wide register
+    tile (:func:`_check_wide_kernel`)."""
+    import rocarray.linalg as la
+    from rocarray.rocsolver import _lu_block
+
+    _check_wide_kernel(rng)
     cupy = backend.cupy()
     saved = _lu_block.PANEL
     try:

@@ -414,7 +414,7 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
 # (target, dtype, n): the wide layout's instantiations (N = 128) at the bench's order, a prime
 # order (padding rows and columns in every register row and column), on both lane widths
 WIDE_CASES = [("cuda32", "float64", 128), ("cuda32", "float64", 97), ("cuda32", "float32", 100),
-              ("cuda32", "complex64", 71), ("hip64", "float64", 128), ("hip64", "complex64", 97)]
+              ("cuda32", "complex64", 71), ("hip64", "float64", 97)]
 
 
 @pytest.mark.parametrize("case", WIDE_CASES, ids=lambda c: "-".join(map(str, c)))
@@ -462,11 +462,13 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 40
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 46
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
     assert "ra_rocsolver_getrf_panel<ra_c128, 128, true>" in names
+    assert "ra_rocsolver_getrf_block_wide<double, 128, true>" in names
+    assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -512,6 +514,37 @@ def test_one_barrier_switch_picks_the_kernel(recorded, monkeypatch, one):
                              recorded.array((4,), "int32"), 4)
     base = "ra_rocsolver_getrf_block" if one else "ra_rocsolver_getrf_block_2sync"
     assert recorded.names() == [f"{base}<double, 8, true>", f"{base}<ra_c64, 8, false>"]
+
+
+@pytest.mark.parametrize("wave64", [False, True], ids=["warp32", "wave64"])
+def test_wide_switch_routes_orders_65_to_128(recorded, monkeypatch, wave64):
+    # WIDE on: orders 65 .. 128 of float32, float64 and complex64 with up to 512 / warp size
+    # right-hand sides take the wide kernel on 512 threads; the rest go where they go without it
+    # (more right-hand sides: getrf_block; complex128, order 64: getrf_block; PANEL on: the panel)
+    monkeypatch.setattr(_lu_block, "WIDE", True)
+    if wave64:
+        from kernel_emu import WAVE64_PROFILE
+
+        monkeypatch.setattr(backend, "device_info", lambda device_id=None: WAVE64_PROFILE)
+    most = 512 // (64 if wave64 else 32)
+    # (with 32 lanes, most + 1 = 17 right-hand sides leave the one-launch solve: not recorded here)
+    ks = (1, most, most + 1) if most < _lu_block.MAX_RHS else (1, most)
+    for k in ks:
+        la.solve(recorded.array((4, 128, 128), "float64"), recorded.array((4, 128, k), "float64"))
+    for dtype, n in (("complex64", 65), ("float32", 100), ("complex128", 96), ("float64", 64)):
+        A = recorded.array((4 * n * n,), dtype)
+        rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
+                                 recorded.array((4,), "int32"), 4)
+    monkeypatch.setattr(_lu_block, "PANEL", True)
+    la.solve(recorded.array((4, 100, 100), "float64"), recorded.array((4, 100, 1), "float64"))
+    more = ["ra_rocsolver_getrf_block<double, 8, true>"] if len(ks) == 3 else []
+    assert recorded.names() == (
+        ["ra_rocsolver_getrf_block_wide<double, 128, true>"] * 2 + more
+        + ["ra_rocsolver_getrf_block_wide<ra_c64, 128, false>", "ra_rocsolver_getrf_block_wide<float, 128, false>",
+           "ra_rocsolver_getrf_block<ra_c128, 6, false>", "ra_rocsolver_getrf_block<double, 4, false>",
+           "ra_rocsolver_getrf_panel<double, 128, true>"])
+    blocks = [launch.block[0] for launch in recorded.launches]
+    assert blocks == [512, 512] + [256] * len(more) + [512, 512, 256, 256, 256]
 
 
 def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, monkeypatch):
@@ -680,3 +713,28 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
     # on the device, with the panel kernel off: the one-barrier step against the two-barrier step
     monkeypatch.setattr(_lu_block, "PANEL", False)
     assert_same_results_both_ways(monkeypatch, "ONE_BARRIER", dtype, min(n, 96) if dtype == "complex128" else n)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("n", [65, 97, 128])
+def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n):
+    # on the device, with the panel kernel off: getrf_block_wide (WIDE on) against getrf_block
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
+
+
+@pytest.mark.gpu
+def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
+    # the bench's stack (order 128, float64, one right-hand side) and 16 right-hand sides (a
+    # register column in every warp): X from the wide kernel equals getrf_block's bit for bit
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    rng = np.random.default_rng()
+    a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
+    for k in (1, 16):
+        b = cupy.asarray(rng.standard_normal((1000, 128, k)))
+        x = {}
+        for wide in (True, False):
+            monkeypatch.setattr(_lu_block, "WIDE", wide)
+            x[wide] = la.solve(a, b).get()
+        assert same_bits(x[True], x[False])

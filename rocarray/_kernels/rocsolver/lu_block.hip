@@ -5,35 +5,42 @@
 // of one n x n matrix per block, n <= M * SIDE, and with SOLVE the solution of A X = B for up to
 // SIDE right-hand sides in the same launch (LAPACK's gesv). ra_rocsolver_getrf_block_2sync<T, M,
 // SOLVE> computes the same, bit for bit, with the two-barrier step below.
+// ra_rocsolver_getrf_block_wide<T, N, SOLVE> computes the same, bit for bit, for n <= N on
+// RA_LU_WIDE_THREADS threads, a thread column being one whole warp (the layout below with SR =
+// RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE; up to SC right-hand sides): twice the
+// warps of getrf_block in the same registers, each with a quarter of the pivot warp's update a
+// step and a pivot search over fewer rows a lane, and consecutive columns on different warps.
 //
-// Layout. The block is a SIDE x SIDE grid of threads: thread (tr, tc) = threadIdx.x % SIDE,
-// threadIdx.x / SIDE, so that a thread column is SIDE consecutive lanes of one warp. Thread
-// (tr, tc) keeps the elements (a * SIDE + tr, c * SIDE + tc), a, c < M, of the matrix in its
-// registers v[a][c] (a cyclic distribution: every thread has work until the trailing matrix is
-// smaller than SIDE). With SOLVE a further register column v[a][M] holds rows a * SIDE + tr of
-// right-hand side tc, so the row interchanges and the elimination below the diagonal reach B as
-// columns of the augmented matrix [A | B]. Step j = b * SIDE + t of the elimination is the
-// compile-time register column b of thread column t: the loop over b is unrolled, the loop over
-// t is not, so every register array is indexed only by compile-time indices and stays in
-// registers; the row interchange's data-dependent register row goes through a compile-time
+// Layout. The block is an SR x SC grid of threads (getrf_block: SIDE x SIDE): thread (tr, tc) =
+// threadIdx.x % SR, threadIdx.x / SR, so that a thread column is SR consecutive lanes of one
+// warp. Thread (tr, tc) keeps the elements (a * SR + tr, c * SC + tc), a < MR, c < MA, of the
+// matrix in its registers v[a][c] (a cyclic distribution: every thread has work until the
+// trailing matrix is smaller than SR x SC; N = MR * SR = MA * SC). With SOLVE a further register
+// column v[a][MA] holds rows a * SR + tr of right-hand side tc, so the row interchanges and the
+// elimination below the diagonal reach B as columns of the augmented matrix [A | B]. Step
+// j = b * SC + t of the elimination is the compile-time register column b of thread column t,
+// and its row j the register row a0 = b * SC / SR (SC divides SR) of thread row b * SC % SR + t:
+// the loop over b is unrolled, the loop over t is not, so every register array is indexed only
+// by compile-time indices and stays in registers (rows above register row a0 are skipped at
+// compile time); the row interchange's data-dependent register row goes through a compile-time
 // compare chain. Elements past n (the tile's padding) start at zero, never take part in a pivot
 // search and are never written.
 //
-// Step j (ra_rocsolver_getrf_block: one barrier; ra_rocsolver_getrf_block_2sync: two; the
-// launches pick one by _lu_block.ONE_BARRIER):
+// Step j (ra_rocsolver_getrf_block and _wide: one barrier; ra_rocsolver_getrf_block_2sync: two;
+// the launches pick one by _lu_block.ONE_BARRIER and _lu_block.WIDE):
 //  A. The warp holding thread column t reduces (|re| + |im|, row) over register column b
-//     (rows j .. n-1; xor shuffles within the SIDE lanes of a thread column): column j's pivot,
+//     (rows j .. n-1; xor shuffles within the SR lanes of a thread column): column j's pivot,
 //     the first row p of largest |re| + |im| (NaN never wins; only NaN in the column keeps
 //     row j); the pivot and its reciprocal come from the lane that holds row p. Thread column t
 //     then publishes column j with rows j and p interchanged, p, and how the column is scaled
 //     (LAPACK's rule: by the pivot's reciprocal where that is finite, else by division, which
 //     this warp does itself; not at all when the pivot is zero).
-//  B. After the barrier every thread reads p. Rows j and p of thread column tc are held by
-//     its thread rows t and p % SIDE: SIDE consecutive lanes of one warp. One barrier: each
-//     thread column exchanges them with shuffles (register row p / SIDE picked by a uniform
-//     branch) and broadcasts the new row j (the update's u) to its lanes. Two barriers: the
-//     thread row holding row p publishes it (the new row j), and, when p != j, the one holding
-//     row j publishes row j, through shared memory; the exchange and u follow a second barrier.
+//  B. After the barrier every thread reads p. Rows j and p of thread column tc are held by two
+//     of its thread rows: SR consecutive lanes of one warp. One barrier: each thread column
+//     exchanges them with shuffles (register row p / SR picked by a uniform branch) and
+//     broadcasts the new row j (the update's u) to its lanes. Two barriers: the thread row
+//     holding row p publishes it (the new row j), and, when p != j, the one holding row j
+//     publishes row j, through shared memory; the exchange and u follow a second barrier.
 //  C. Rows j and p are exchanged in every register column (the one-barrier step with SOLVE: from
 //     register column b on, L being dead; column j is then rewritten), every thread scales the
 //     multipliers of its rows (thread column t keeps them, with the pivot, as column j), and
