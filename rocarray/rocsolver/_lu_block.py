@@ -25,8 +25,9 @@ Consecutive columns are then searched by different warps, a pivot search is one 
 over fewer values a lane, and the pivot warp's update a step is a quarter of the 16 x 16
 layout's; twice the warps share the same registers. With :data:`WIDE` on it takes orders
 :data:`WIDE_LOWEST` .. :data:`WIDE_ORDER` of :data:`WIDE_DTYPES` with up to ``WIDE_THREADS /
-warp size`` right-hand sides (one register column, a right-hand side per warp); other systems
-stay where they go without it.
+warp size`` right-hand sides (one register column, a right-hand side per warp) on 32-lane
+devices (64-lane ones too with :data:`WIDE_WAVE64`); other systems stay where they go without it.
+The wide kernel has the one-barrier step only (:data:`ONE_BARRIER` does not apply to it).
 
 ``ra_rocsolver_getrf_panel<T, N, SOLVE>`` computes the same factors and solutions, bit for bit, for
 orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 0 factors panels
@@ -84,6 +85,11 @@ WIDE_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64), numpy.dty
 #: Whether orders WIDE_LOWEST .. WIDE_ORDER of WIDE_DTYPES take ``ra_rocsolver_getrf_block_wide``
 #: (False: ``getrf_block``, the way back). The panel kernel, when :data:`PANEL` is on, comes first.
 WIDE = False
+#: Whether 64-lane devices (AMD CDNA: a 64 x 8 grid of threads, 2 x 16 tiles) take the wide kernel
+#: when :data:`WIDE` is on. False: hipcc leaves the step loop of the factorization-only
+#: instantiations rolled (past its full-unroll threshold), so their register tile lives in
+#: scratch memory; the fused solve's instantiations are unrolled.
+WIDE_WAVE64 = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -180,9 +186,10 @@ def _panel(n, nrhs, dtype, device_id):
 def _wide(n, nrhs, dtype, device_id):
     """Whether order n with nrhs right-hand sides (0: getrf) takes the wide kernel: a right-hand
     side per thread column (warp), and the register tile's shared-memory fit."""
-    return (WIDE and WIDE_LOWEST <= n <= WIDE_ORDER and numpy.dtype(dtype) in WIDE_DTYPES
-            and nrhs <= WIDE_THREADS // backend.device_info(device_id).warp_size
-            and _fits(n, nrhs, dtype, device_id))
+    if not (WIDE and WIDE_LOWEST <= n <= WIDE_ORDER and numpy.dtype(dtype) in WIDE_DTYPES):
+        return False
+    warp = backend.device_info(device_id).warp_size
+    return (warp == 32 or WIDE_WAVE64) and nrhs <= WIDE_THREADS // warp and _fits(n, nrhs, dtype, device_id)
 
 
 def takes(n, dtype, device_id):

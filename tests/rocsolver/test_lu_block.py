@@ -424,6 +424,7 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     target, dtype, n = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
@@ -520,12 +521,17 @@ def test_one_barrier_switch_picks_the_kernel(recorded, monkeypatch, one):
 def test_wide_switch_routes_orders_65_to_128(recorded, monkeypatch, wave64):
     # WIDE on: orders 65 .. 128 of float32, float64 and complex64 with up to 512 / warp size
     # right-hand sides take the wide kernel on 512 threads; the rest go where they go without it
-    # (more right-hand sides: getrf_block; complex128, order 64: getrf_block; PANEL on: the panel)
+    # (more right-hand sides: getrf_block; complex128, order 64: getrf_block; PANEL on: the panel);
+    # on 64-lane devices only with WIDE_WAVE64
     monkeypatch.setattr(_lu_block, "WIDE", True)
     if wave64:
         from kernel_emu import WAVE64_PROFILE
 
         monkeypatch.setattr(backend, "device_info", lambda device_id=None: WAVE64_PROFILE)
+        la.solve(recorded.array((4, 128, 128), "float64"), recorded.array((4, 128, 1), "float64"))
+        assert recorded.names() == ["ra_rocsolver_getrf_block<double, 8, true>"]
+        recorded.launches.clear()
+        monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
     most = 512 // (64 if wave64 else 32)
     # (with 32 lanes, most + 1 = 17 right-hand sides leave the one-launch solve: not recorded here)
     ks = (1, most, most + 1) if most < _lu_block.MAX_RHS else (1, most)
