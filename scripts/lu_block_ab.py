@@ -6,11 +6,12 @@ each mid-size LU kernel, in one process, against CuPy (cuSOLVER's batched getrf/
 
 For each setting of ``_lu_block.ONE_BARRIER`` (the register tile's one-barrier step,
 ``getrf_block``, or its two-barrier step, ``getrf_block_2sync``), ``_lu_block.WIDE`` (the
-512-thread register tile, ``getrf_block_wide``) and ``_lu_block.PANEL`` (the panel kernel,
-``getrf_panel``): the best of 5 timed calls of ``ra.linalg.solve`` (device events around the
-call, which reads ``info`` back) after one untimed call, the settings taken twice in alternating
-order so that a clock drift shows; then ``cupy.linalg.solve`` on the same arrays, and whether the
-two-barrier step and the wide kernel gave getrf_block's X bit for bit.
+512-thread register tile, ``getrf_block_wide``), ``_lu_block.WIDE_LOOKAHEAD`` (its look-ahead
+step) and ``_lu_block.PANEL`` (the panel kernel, ``getrf_panel``): the best of 5 timed calls of
+``ra.linalg.solve`` (device events around the call, which reads ``info`` back) after one untimed
+call, the settings taken twice in mirrored order so that a clock drift shows; then
+``cupy.linalg.solve`` on the same arrays, and whether the two-barrier step and both wide steps
+gave getrf_block's X bit for bit.
 """
 
 import sys
@@ -37,27 +38,30 @@ def main(argv):
     rs = cupy.random.RandomState(1)
     a = rs.standard_normal((10_000, n, n)).astype(dtype)
     b = rs.standard_normal((10_000, n, 1)).astype(dtype)
-    # (ONE_BARRIER, WIDE, PANEL), named by the kernel they launch
-    kernels = {(True, False, False): "getrf_block", (False, False, False): "getrf_block_2sync",
-               (True, True, False): "getrf_block_wide", (True, False, True): "getrf_panel"}
+    # (ONE_BARRIER, WIDE, WIDE_LOOKAHEAD, PANEL), named by the kernel they launch
+    kernels = {(True, False, False, False): "getrf_block", (False, False, False, False): "getrf_block_2sync",
+               (True, True, False, False): "getrf_block_wide", (True, True, True, False): "getrf_block_wide lookahead",
+               (True, False, False, True): "getrf_panel"}
     order = list(kernels)
     settings = order + order[::-1]
-    saved = _lu_block.ONE_BARRIER, _lu_block.WIDE, _lu_block.PANEL
+    names = ("ONE_BARRIER", "WIDE", "WIDE_LOOKAHEAD", "PANEL")
+    saved = tuple(getattr(_lu_block, name) for name in names)
     x = {}
     try:
         for setting in settings:
-            _lu_block.ONE_BARRIER, _lu_block.WIDE, _lu_block.PANEL = setting
+            for name, value in zip(names, setting):
+                setattr(_lu_block, name, value)
             ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
-            one, wide, panel = setting
-            print(f"{dtype} (10000, {n}, {n}): ONE_BARRIER={one} WIDE={wide} PANEL={panel} "
-                  f"({kernels[setting]}): {ms:.3f} ms")
+            flags = " ".join(f"{name}={value}" for name, value in zip(names, setting))
+            print(f"{dtype} (10000, {n}, {n}): {flags} ({kernels[setting]}): {ms:.3f} ms")
             if setting not in x:
                 x[setting] = cupy.asnumpy(ra.linalg.solve(a, b))
     finally:
-        _lu_block.ONE_BARRIER, _lu_block.WIDE, _lu_block.PANEL = saved
+        for name, value in zip(names, saved):
+            setattr(_lu_block, name, value)
     print(f"cupy.linalg.solve: {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms")
-    base = x[(True, False, False)]
-    for setting in ((False, False, False), (True, True, False)):
+    base = x[(True, False, False, False)]
+    for setting in order[1:-1]:
         print(f"{kernels[setting]} X equals getrf_block X bit for bit:", numpy.array_equal(x[setting], base))
     return 0
 

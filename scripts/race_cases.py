@@ -14,8 +14,10 @@ the outer-block LU with its inverted diagonal blocks; ``lub128`` (float64) and `
 (complex64) solve and factor (slogdet) stacks of three through the register-tile
 ``getrf_block`` with its one-barrier step (``ONE_BARRIER`` switched on; its double-buffered column,
 pivot and reciprocal), ``lub128w`` the same float64 stack through the two-barrier step
-(``getrf_block_2sync``), and ``lub128x`` through the 512-thread layout (``getrf_block_wide``,
-``WIDE`` switched on: a warp per thread column, the same double-buffered column and pivot);
+(``getrf_block_2sync``), ``lub128x`` through the 512-thread layout (``getrf_block_wide``,
+``WIDE`` switched on: a warp per thread column, the same double-buffered column and pivot) and
+``lub128xl`` through its look-ahead step (``WIDE_LOOKAHEAD`` too: the next column's pivot
+published into the other buffer before the barrier that ends the step);
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,
 on lengths that are not multiples of its tiles; ``attn_wgmma_units`` with 600 units of 128 queries,
 so that each block of the persistent grid computes several. ``sytrd150``/``sytrd150z`` reduce an
@@ -62,9 +64,9 @@ import sys
 
 import numpy
 
-CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lu300", "lu700", "lugrid300", "lugrid300c",
-         "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long", "spgemm_long_z64",
-         "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
+CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lub128xl", "lu300", "lu700", "lugrid300",
+         "lugrid300c", "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long",
+         "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
          "bnclus", "lupanel", "trsv1", "bnfused", "lucl300")
 
@@ -102,12 +104,13 @@ def _lu_case(case, rng):
         if not _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
             raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
         _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_PANEL_ROWS = True, 64
-    blocked = case in ("lub128", "lub100c", "lub128w", "lub128x")
+    blocked = case in ("lub128", "lub100c", "lub128w", "lub128x", "lub128xl")
     if blocked:
         from rocarray.rocsolver import _lu_block
 
         _lu_block.ONE_BARRIER = case != "lub128w"
-        _lu_block.WIDE = case == "lub128x"
+        _lu_block.WIDE = case in ("lub128x", "lub128xl")
+        _lu_block.WIDE_LOOKAHEAD = case == "lub128xl"
     dtype = "complex64" if case.endswith("c") else "float64"
     if case == "lucl300":
         # blocks of at most 32 rows (complex128: CLUSTER_BLOCK // 2): panels over 256 rows on 16 blocks
@@ -116,7 +119,8 @@ def _lu_case(case, rng):
             _lu_solve(case, rng, (300, 300), dtype)
         return
     shape = {"lu37": (37, 37), "lub24": (50, 24, 24), "lub128": (3, 128, 128), "lub100c": (3, 100, 100),
-             "lub128w": (3, 128, 128), "lub128x": (3, 128, 128), "lu300": (300, 300), "lu700": (700, 700),
+             "lub128w": (3, 128, 128), "lub128x": (3, 128, 128), "lub128xl": (3, 128, 128),
+             "lu300": (300, 300), "lu700": (700, 700),
              "lugrid300": (300, 300), "lugrid300c": (300, 300), "lurows300": (300, 300), "lurows300c": (300, 300),
              "luouter300": (300, 300)}[case]
     a = _lu_solve(case, rng, shape, dtype)

@@ -178,34 +178,37 @@ def _check_composed_laswp(rng):
 
 def _check_wide_kernel(rng):
     """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
-    switch ``WIDE`` on) and through ``getrf_block``: the backward-error bound, and the same X and
-    slogdet, bit for bit in real dtypes (complex to rounding)."""
+    switch ``WIDE`` on, with its plain and its look-ahead step) and through ``getrf_block``: the
+    backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
+    rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    saved = _lu_block.WIDE, _lu_block.PANEL
+    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL
     try:
         _lu_block.PANEL = False
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
-            for wide in (True, False):
-                _lu_block.WIDE = wide
-                x[wide] = la.solve(a, b)
-                logdet[wide] = [cupy.asnumpy(v) for v in la.slogdet(a)]
-            err = _backward_error(a, b, x[True])
-            if not err < 8:
-                raise AssertionError(f"solve (getrf_block_wide) (6, {n}, {n}) {dtype}: backward error {err:.2f} n eps")
+            for wide, look in ((False, False), (True, False), (True, True)):
+                _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD = wide, look
+                x[wide, look] = la.solve(a, b)
+                logdet[wide, look] = [cupy.asnumpy(v) for v in la.slogdet(a)]
             eps = numpy.finfo(numpy.dtype(dtype)).eps
             same = ((lambda u, v: numpy.array_equal(u, v)) if numpy.dtype(dtype).kind == "f"
                     else (lambda u, v: numpy.allclose(u, v, rtol=1e3 * eps, atol=1e3 * eps * numpy.abs(v).max())))
-            if not same(cupy.asnumpy(x[True]), cupy.asnumpy(x[False])):
-                raise AssertionError(f"solve (6, {n}, {n}) {dtype}: getrf_block_wide differs from getrf_block")
-            if not all(same(u, v) for u, v in zip(logdet[True], logdet[False])):
-                raise AssertionError(f"slogdet (6, {n}, {n}) {dtype}: getrf_block_wide differs from getrf_block")
+            for look in (False, True):
+                step = "getrf_block_wide" + (" (look-ahead)" if look else "")
+                err = _backward_error(a, b, x[True, look])
+                if not err < 8:
+                    raise AssertionError(f"solve {step} (6, {n}, {n}) {dtype}: backward error {err:.2f} n eps")
+                if not same(cupy.asnumpy(x[True, look]), cupy.asnumpy(x[False, False])):
+                    raise AssertionError(f"solve (6, {n}, {n}) {dtype}: {step} differs from getrf_block")
+                if not all(same(u, v) for u, v in zip(logdet[True, look], logdet[False, False])):
+                    raise AssertionError(f"slogdet (6, {n}, {n}) {dtype}: {step} differs from getrf_block")
     finally:
-        _lu_block.WIDE, _lu_block.PANEL = saved
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL = saved
 
 
 def _check_mid_size_kernels(rng):

@@ -27,7 +27,9 @@ layout's; twice the warps share the same registers. With :data:`WIDE` on it take
 :data:`WIDE_LOWEST` .. :data:`WIDE_ORDER` of :data:`WIDE_DTYPES` with up to ``WIDE_THREADS /
 warp size`` right-hand sides (one register column, a right-hand side per warp) on 32-lane
 devices (64-lane ones too with :data:`WIDE_WAVE64`); other systems stay where they go without it.
-The wide kernel has the one-barrier step only (:data:`ONE_BARRIER` does not apply to it).
+The wide kernel has the one-barrier step only (:data:`ONE_BARRIER` does not apply to it); with
+:data:`WIDE_LOOKAHEAD` the warp that holds the next column brings that column up to date and
+searches its pivot before the rest of its update, which then runs behind the search.
 
 ``ra_rocsolver_getrf_panel<T, N, SOLVE>`` computes the same factors and solutions, bit for bit, for
 orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 0 factors panels
@@ -90,6 +92,10 @@ WIDE = False
 #: instantiations rolled (past its full-unroll threshold), so their register tile lives in
 #: scratch memory; the fused solve's instantiations are unrolled.
 WIDE_WAVE64 = False
+#: Whether the wide kernel takes its look-ahead step (``ra_rocsolver_getrf_block_wide<T, N, SOLVE,
+#: true>``): the warp holding column j + 1 interchanges and updates that column first and searches
+#: its pivot before the rest of its update (the same bits). False: the plain step, the way back.
+WIDE_LOOKAHEAD = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -105,9 +111,12 @@ def kernel_name(dtype, tile, solve, one_barrier=None):
     return f"{base}<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
-def wide_kernel_name(dtype, solve):
-    """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true>'``."""
-    return f"ra_rocsolver_getrf_block_wide<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {'true' if solve else 'false'}>"
+def wide_kernel_name(dtype, solve, lookahead=None):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true, false>'``;
+    ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True names the look-ahead step."""
+    lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
+    flags = ", ".join("true" if f else "false" for f in (solve, lookahead))
+    return f"ra_rocsolver_getrf_block_wide<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
 
 
 def panel_kernel_name(dtype, solve):
@@ -117,11 +126,11 @@ def panel_kernel_name(dtype, solve):
 
 def instantiations():
     """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
-    :data:`PANEL` and :data:`WIDE`."""
+    :data:`PANEL`, :data:`WIDE` and :data:`WIDE_LOOKAHEAD`."""
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
-    names += [wide_kernel_name(d, s) for d in WIDE_DTYPES for s in (False, True)]
+    names += [wide_kernel_name(d, s, look) for d in WIDE_DTYPES for s in (False, True) for look in (False, True)]
     return sorted(names)
 
 

@@ -411,20 +411,23 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
     assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n
 
 
-# (target, dtype, n): the wide layout's instantiations (N = 128) at the bench's order, a prime
-# order (padding rows and columns in every register row and column), on both lane widths
-WIDE_CASES = [("cuda32", "float64", 128), ("cuda32", "float64", 97), ("cuda32", "float32", 100),
-              ("cuda32", "complex64", 71), ("hip64", "float64", 97)]
+# (target, dtype, n, look-ahead): the wide layout's instantiations (N = 128) at the bench's order,
+# a prime order (padding rows and columns in every register row and column), on both lane widths,
+# with the plain step and the look-ahead step
+WIDE_CASES = [("cuda32", "float64", 128, False), ("cuda32", "float64", 128, True), ("cuda32", "float32", 100, False),
+              ("cuda32", "complex64", 71, True), ("hip64", "float64", 97, True)]
 
 
 @pytest.mark.parametrize("case", WIDE_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
-    """getrf_block_wide (WIDE on) against getrf_block on tied stacks (ties, a NaN, a zero column,
-    a zero row) and a random matrix: factors, pivots and info, and X and info, bit for bit."""
-    target, dtype, n = case
+    """getrf_block_wide (WIDE on; its look-ahead step with WIDE_LOOKAHEAD) against getrf_block on
+    tied stacks (ties, a NaN, a zero column, a zero row) and a random matrix: factors, pivots and
+    info, and X and info, bit for bit."""
+    target, dtype, n, look = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
+    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
@@ -463,13 +466,14 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 46
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 52
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
     assert "ra_rocsolver_getrf_panel<ra_c128, 128, true>" in names
-    assert "ra_rocsolver_getrf_block_wide<double, 128, true>" in names
-    assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false>" in names
+    assert "ra_rocsolver_getrf_block_wide<double, 128, true, false>" in names
+    assert "ra_rocsolver_getrf_block_wide<double, 128, true, true>" in names
+    assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -543,14 +547,20 @@ def test_wide_switch_routes_orders_65_to_128(recorded, monkeypatch, wave64):
                                  recorded.array((4,), "int32"), 4)
     monkeypatch.setattr(_lu_block, "PANEL", True)
     la.solve(recorded.array((4, 100, 100), "float64"), recorded.array((4, 100, 1), "float64"))
+    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", True)
+    la.solve(recorded.array((4, 100, 100), "float32"), recorded.array((4, 100, 1), "float32"))
     more = ["ra_rocsolver_getrf_block<double, 8, true>"] if len(ks) == 3 else []
     assert recorded.names() == (
-        ["ra_rocsolver_getrf_block_wide<double, 128, true>"] * 2 + more
-        + ["ra_rocsolver_getrf_block_wide<ra_c64, 128, false>", "ra_rocsolver_getrf_block_wide<float, 128, false>",
+        ["ra_rocsolver_getrf_block_wide<double, 128, true, false>"] * 2 + more
+        + ["ra_rocsolver_getrf_block_wide<ra_c64, 128, false, false>",
+           "ra_rocsolver_getrf_block_wide<float, 128, false, false>",
            "ra_rocsolver_getrf_block<ra_c128, 6, false>", "ra_rocsolver_getrf_block<double, 4, false>",
-           "ra_rocsolver_getrf_panel<double, 128, true>"])
+           "ra_rocsolver_getrf_panel<double, 128, true>", "ra_rocsolver_getrf_panel<float, 128, true>"])
     blocks = [launch.block[0] for launch in recorded.launches]
-    assert blocks == [512, 512] + [256] * len(more) + [512, 512, 256, 256, 256]
+    assert blocks == [512, 512] + [256] * len(more) + [512, 512, 256, 256, 256, 256]
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    la.solve(recorded.array((4, 100, 100), "float32"), recorded.array((4, 100, 1), "float32"))
+    assert recorded.names()[-1] == "ra_rocsolver_getrf_block_wide<float, 128, true, true>"
 
 
 def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, monkeypatch):
@@ -722,25 +732,30 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
-def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n):
-    # on the device, with the panel kernel off: getrf_block_wide (WIDE on) against getrf_block
+def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, look):
+    # on the device, with the panel kernel off: getrf_block_wide (WIDE on; its look-ahead step
+    # with WIDE_LOOKAHEAD) against getrf_block
     monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
     assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
 
 
 @pytest.mark.gpu
 def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
     # the bench's stack (order 128, float64, one right-hand side) and 16 right-hand sides (a
-    # register column in every warp): X from the wide kernel equals getrf_block's bit for bit
+    # register column in every warp): X from the wide kernel (both steps) equals getrf_block's bit
+    # for bit
     monkeypatch.setattr(_lu_block, "PANEL", False)
     rng = np.random.default_rng()
     a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
     for k in (1, 16):
         b = cupy.asarray(rng.standard_normal((1000, 128, k)))
         x = {}
-        for wide in (True, False):
+        for wide, look in ((True, False), (True, True), (False, False)):
             monkeypatch.setattr(_lu_block, "WIDE", wide)
-            x[wide] = la.solve(a, b).get()
-        assert same_bits(x[True], x[False])
+            monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
+            x[wide, look] = la.solve(a, b).get()
+        assert same_bits(x[True, False], x[False, False]) and same_bits(x[True, True], x[False, False])

@@ -220,7 +220,7 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
 
 // the body of every register-tile kernel: an SR x SC grid of threads, each with an MR x MA tile
 // (see the head of the file); XCHG selects the one-barrier step (interchange by shuffles)
-template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG>
+template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG, bool LOOK>
 RA_DEVICE void ra_lub_getrf(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
@@ -234,6 +234,7 @@ RA_DEVICE void ra_lub_getrf(
     // then the rows b * SC .. b * SC + SC - 1 (the diagonal of register column b's steps) lie in
     // one register row, (b * SC) / SR, and t has the parity of j
     static_assert(SR % SC == 0 && SC % 2 == 0, "SC divides SR and is even");
+    static_assert(!LOOK || (XCHG && SR == RA_WARP_SIZE), "the look-ahead takes a warp a thread column");
     __shared__ T lbuf[2][N];                  // column j after the interchange, by row
     __shared__ T spiv[2];                     // the pivot's reciprocal
     __shared__ T urow[2][MC * SC];            // the new row j (old row p), by column
@@ -262,6 +263,73 @@ RA_DEVICE void ra_lub_getrf(
         if (SOLVE) v[a][MC - 1] = row < n && tc < nrhs ? B[mat * b_bs + row * b_rs + tc * b_cs] : zero;
     }
 
+    // LOOK: A for column jj = bb * SC + tt (register column bb of thread column tt, a compile-time
+    // index once inlined), published into buffer pp, by the warp that holds thread column tt
+    auto pivot = [&](const int bb, const int tt, const int jj, const int pp) {
+        const int a0 = bb * SC / SR, tj = bb * SC % SR + tt;
+        // two independent chains over the register rows (half the dependent compares),
+        // then merged: "larger, then lower row" is a total order once NaN is kept out
+        R best = R(-1), best2 = R(-1);
+        int brow = RA_LU_BLOCK_NO_ROW, brow2 = RA_LU_BLOCK_NO_ROW;
+        T bval = zero, bval2 = zero;
+#pragma unroll
+        for (int a = a0; a < MR; ++a) {
+            const int row = a * SR + tr;
+            if ((a > a0 || row >= jj) && row < n) {
+                if ((a - a0) % 2 == 0) ra_lub_better(best, brow, bval, ra_lub_abs1(v[a][bb]), row, v[a][bb]);
+                else ra_lub_better(best2, brow2, bval2, ra_lub_abs1(v[a][bb]), row, v[a][bb]);
+            }
+        }
+        ra_lub_better(best, brow, bval, best2, brow2, bval2);
+        // every lane's candidate reciprocal, independent of the reduction's shuffles
+        // (the winner's is taken after it: the division's latency hides behind them)
+        const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
+        // the reduction moves (magnitude, row) only: the winning row's lane has it as its
+        // own candidate, so its value and reciprocal come from that lane afterwards
+#pragma unroll
+        for (int m = SR / 2; m > 0; m >>= 1) {
+            const R v2 = ra_shfl_xor(best, m);
+            const int i2 = ra_shfl_xor(brow, m);
+            ra_lub_better_row(best, brow, v2, i2);
+        }
+        const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? tj : brow % SR);
+        const T ajj = ra_shfl(v[a0][bb], seg + tj);  // row jj's element of this thread column
+        const T wval = ra_shfl(bval, from);
+        const T rwin = ra_shfl(rloc, from);
+        if (tc == tt) {
+            // column jj after the interchange of rows jj and p. LAPACK's rule: scale by
+            // the reciprocal where it is finite (every thread does that for the rows it
+            // needs after the barrier, so this warp's chain ends with the stores), else
+            // divide (here: rare); a zero pivot leaves the column as it is
+            const int p = brow == RA_LU_BLOCK_NO_ROW ? jj : brow;
+            const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : wval;
+            const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
+                             : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
+                                                                       : RA_LU_BLOCK_PIVOT_DIVIDE;
+            T x[MR];
+#pragma unroll
+            for (int a = a0; a < MR; ++a) {
+                const int row = a * SR + tr;
+                x[a] = v[a][bb];
+                if (row == p) x[a] = ajj;
+                if (row == jj) x[a] = piv;
+            }
+            if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) {
+#pragma unroll
+                for (int a = a0; a < MR; ++a)
+                    if (a > a0 || a * SR + tr > jj) x[a] = ra_lub_div(x[a], piv);
+            }
+#pragma unroll
+            for (int a = a0; a < MR; ++a) lbuf[pp][a * SR + tr] = x[a];
+            if (tr == 0) {
+                pbuf[pp][0] = p;
+                pbuf[pp][1] = kind;
+                spiv[pp] = rwin;  // 1 / piv (used only with RA_LU_BLOCK_PIVOT_RECIP)
+                if (!SOLVE) ipiv[mat * strideP + jj] = p + 1;
+            }
+        }
+    };
+
     int bad = 0;  // info
 #pragma unroll
     for (int b = 0; b < MA; ++b) {
@@ -272,8 +340,9 @@ RA_DEVICE void ra_lub_getrf(
             if (j >= n) break;
             const int par = t & 1;
             const int tj = t0 + t;
-            // A: column j's pivot and multipliers, by the warp that holds thread column t
-            if (ra_warp_id() == t * SR / RA_WARP_SIZE) {
+            // A: column j's pivot and multipliers, by the warp that holds thread column t (with
+            // LOOK, past the first step, the previous step's look-ahead did it)
+            if ((!LOOK || j == 0) && ra_warp_id() == t * SR / RA_WARP_SIZE) {
                 // two independent chains over the register rows (half the dependent compares),
                 // then merged: "larger, then lower row" is a total order once NaN is kept out
                 R best = R(-1), best2 = R(-1);
@@ -342,6 +411,41 @@ RA_DEVICE void ra_lub_getrf(
             const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
             if (is_zero && bad == 0) bad = j + 1;
             const int tp = p % SR, ap = p / SR;
+            int skip = -1;  // with LOOK: the register column the look-ahead brought up to date
+            if (LOOK && j + 1 < n && ra_warp_id() == (t + 1 < SC ? t + 1 : 0)) {
+                // the warp holding column j + 1 (register column c1) interchanges and updates that
+                // register column first and then searches its pivot, so that the rest of its
+                // update runs behind the search (every element: the same operations, in order)
+                const int c1 = t + 1 < SC ? b : b + 1;
+                const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
+                const T rpiv = spiv[par];
+#pragma unroll
+                for (int c = b; c < MA && c <= b + 1; ++c) {
+                    if (c == c1) {
+                        T w = v[a0][c];
+#pragma unroll
+                        for (int a = a0 + 1; a < MR; ++a)
+                            if (a == ap) w = v[a][c];
+                        const T up = ra_shfl(w, seg + tp);
+                        const T uj = ra_shfl(v[a0][c], seg + tj);
+                        if (tr == tj) v[a0][c] = up;
+#pragma unroll
+                        for (int a = a0; a < MR; ++a)
+                            if (a == ap) v[a][c] = tr == tp ? uj : v[a][c];
+#pragma unroll
+                        for (int a = a0; a < MR; ++a) {
+                            const int row = a * SR + tr;
+                            if (!is_zero && (a > a0 || row > j) && (c > b || c * SC + tc > j)) {
+                                const T x = lbuf[par][row];
+                                v[a][c] = ra_lub_fms(by_recip ? ra_lub_mul(x, rpiv) : x, up, v[a][c]);
+                            }
+                        }
+                    }
+                }
+                if (t + 1 < SC) pivot(b, t + 1, j + 1, par ^ 1);
+                else if (b + 1 < MA) pivot(b + 1 < MA ? b + 1 : b, 0, j + 1, par ^ 1);
+                skip = c1;
+            }
             T u[MC];  // the new row j (old row p), columns c >= b: the update's u
             if (XCHG) {
                 // B': rows j and p of thread column tc are in its own SR lanes (thread rows tj
@@ -367,6 +471,7 @@ RA_DEVICE void ra_lub_getrf(
                     }
 #pragma unroll
                     for (int c = lo; c < hi; ++c) {
+                        if (LOOK && c == skip) continue;
                         const T up = ra_shfl(w[c], seg + tp);     // row p, to every lane
                         const T uj = ra_shfl(v[a0][c], seg + tj);   // old row j
                         u[c] = up;
@@ -379,7 +484,8 @@ RA_DEVICE void ra_lub_getrf(
                     for (int a = a0; a < MR; ++a) {
                         if (a == ap) {
 #pragma unroll
-                            for (int c = lo; c < hi; ++c) v[a][c] = tr == tp ? w[c] : v[a][c];
+                            for (int c = lo; c < hi; ++c)
+                                if (!LOOK || c != skip) v[a][c] = tr == tp ? w[c] : v[a][c];
                         }
                     }
                 }
@@ -439,7 +545,8 @@ RA_DEVICE void ra_lub_getrf(
                 if (!is_zero && (a > a0 || row > j)) {
 #pragma unroll
                     for (int c = b; c < MC; ++c) {
-                        if (c > b || c * SC + tc > j) v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
+                        if ((c > b || c * SC + tc > j) && (!LOOK || c != skip))
+                            v[a][c] = ra_lub_fms(l, u[c], v[a][c]);
                     }
                 }
             }
@@ -489,7 +596,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
-    ra_lub_getrf<T, RA_LU_BLOCK_SIDE, RA_LU_BLOCK_SIDE, M, M, SOLVE, true>(
+    ra_lub_getrf<T, RA_LU_BLOCK_SIDE, RA_LU_BLOCK_SIDE, M, M, SOLVE, true, false>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
@@ -499,19 +606,19 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_block_2
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
-    ra_lub_getrf<T, RA_LU_BLOCK_SIDE, RA_LU_BLOCK_SIDE, M, M, SOLVE, false>(
+    ra_lub_getrf<T, RA_LU_BLOCK_SIDE, RA_LU_BLOCK_SIDE, M, M, SOLVE, false, false>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
 // the one-barrier step on RA_LU_WIDE_THREADS threads, a thread column a whole warp (see the head
 // of the file)
-template <typename T, int N, bool SOLVE>
+template <typename T, int N, bool SOLVE, bool LOOK>
 __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
     constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
-    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true>(
+    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, LOOK>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
