@@ -17,9 +17,9 @@ right-hand sides ride along as one more register column (the interchanges and th
 elimination reach them as columns of ``[A | B]``), and one warp per right-hand side finishes
 with the back substitution: ``A X = B`` in one launch that writes only X and ``info``.
 
-``ra_rocsolver_getrf_block_wide<T, N, SOLVE>`` is the same algorithm and arithmetic, bit for bit,
-on :data:`WIDE_THREADS` threads laid out as ``warp size x (WIDE_THREADS / warp size)``: a thread
-column is one whole warp (lane = thread row) with an ``N / warp size x N * warp size /
+``ra_rocsolver_getrf_block_wide<T, N, SOLVE, LOOK>`` is the same algorithm and arithmetic, bit
+for bit, on :data:`WIDE_THREADS` threads laid out as ``warp size x (WIDE_THREADS / warp size)``: a
+thread column is one whole warp (lane = thread row) with an ``N / warp size x N * warp size /
 WIDE_THREADS`` tile (4 x 8 on NVIDIA, 2 x 16 on wave64 AMD at ``N`` = :data:`WIDE_ORDER`).
 Consecutive columns are then searched by different warps, a pivot search is one warp's shuffles
 over fewer values a lane, and the pivot warp's update a step is a quarter of the 16 x 16
@@ -88,9 +88,9 @@ WIDE_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64), numpy.dty
 #: (False: ``getrf_block``, the way back). The panel kernel, when :data:`PANEL` is on, comes first.
 WIDE = False
 #: Whether 64-lane devices (AMD CDNA: a 64 x 8 grid of threads, 2 x 16 tiles) take the wide kernel
-#: when :data:`WIDE` is on. False: hipcc leaves the step loop of the factorization-only
-#: instantiations rolled (past its full-unroll threshold), so their register tile lives in
-#: scratch memory; the fused solve's instantiations are unrolled.
+#: when :data:`WIDE` is on. False: hipcc leaves the step loop of the factorization-only and of
+#: the look-ahead instantiations rolled (past its full-unroll threshold), so their register tile
+#: lives in scratch memory; the plain fused solve's instantiations are unrolled.
 WIDE_WAVE64 = False
 #: Whether the wide kernel takes its look-ahead step (``ra_rocsolver_getrf_block_wide<T, N, SOLVE,
 #: true>``): the warp holding column j + 1 interchanges and updates that column first and searches

@@ -5,11 +5,16 @@
 // of one n x n matrix per block, n <= M * SIDE, and with SOLVE the solution of A X = B for up to
 // SIDE right-hand sides in the same launch (LAPACK's gesv). ra_rocsolver_getrf_block_2sync<T, M,
 // SOLVE> computes the same, bit for bit, with the two-barrier step below.
-// ra_rocsolver_getrf_block_wide<T, N, SOLVE> computes the same, bit for bit, for n <= N on
+// ra_rocsolver_getrf_block_wide<T, N, SOLVE, LOOK> computes the same, bit for bit, for n <= N on
 // RA_LU_WIDE_THREADS threads, a thread column being one whole warp (the layout below with SR =
 // RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE; up to SC right-hand sides): twice the
 // warps of getrf_block in the same registers, each with a quarter of the pivot warp's update a
 // step and a pivot search over fewer rows a lane, and consecutive columns on different warps.
+// With LOOK, after the barrier of step j the warp holding column j + 1 interchanges and updates
+// that register column first, searches and publishes the pivot of column j + 1 (into the buffers
+// of parity j + 1, which every thread finished reading before that barrier), and only then
+// updates the rest of its tile, which so runs behind the search; step j + 1 skips its search.
+// Every element still sees the same operations in the same order.
 //
 // Layout. The block is an SR x SC grid of threads (getrf_block: SIDE x SIDE): thread (tr, tc) =
 // threadIdx.x % SR, threadIdx.x / SR, so that a thread column is SR consecutive lanes of one
