@@ -269,7 +269,9 @@ RA_DEVICE void ra_lub_getrf(
     }
 
     // LOOK: A for column jj = bb * SC + tt (register column bb of thread column tt, a compile-time
-    // index once inlined), published into buffer pp, by the warp that holds thread column tt
+    // index once inlined), published into buffer pp, by the warp that holds thread column tt. The
+    // step loop keeps its own inline A (the same operations): sending both through this lambda
+    // changed the code NVRTC emits for the kernels without LOOK (register order, spills)
     auto pivot = [&](const int bb, const int tt, const int jj, const int pp) {
         const int a0 = bb * SC / SR, tj = bb * SC % SR + tt;
         // two independent chains over the register rows (half the dependent compares),
