@@ -84,7 +84,7 @@ def _check_other_panels(rng):
     """The panel kernels the defaults may not reach at this check's orders: ``getf2_rows`` (off by
     default, ``ROWS_KERNEL``; it takes every real panel when on), with the device-wide
     threshold lowered, ``getf2_grid`` for the first panels of an order of 300 and the one-block
-    ``getf2`` for the shorter ones, and ``getf2_cluster`` (off by default, ``CLUSTER_PANEL``) for
+    ``getf2`` for the shorter ones (the way back of ``CLUSTER_PANEL``), and ``getf2_cluster`` for
     the first panels (of at least CLUSTER_PANEL_ROWS rows) where the device has clusters, real
     and complex, on 8 blocks and (blocks of at most 32 rows) on 16 where the driver finds room."""
     from rocarray.rocsolver import _lu_kernels
@@ -94,6 +94,7 @@ def _check_other_panels(rng):
     try:
         for rows_kernel, what in ((True, "getf2_rows panels"), (False, "getf2_grid and getf2 panels")):
             _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = rows_kernel, 256
+            _lu_kernels.CLUSTER_PANEL = False
             _solve_300("float64", rng, what)
         _lu_kernels.ROWS_KERNEL, _lu_kernels.CLUSTER_PANEL = False, True
         for dtype in ("float64", "complex128"):

@@ -445,6 +445,7 @@ def test_getrf_8192_launch_counts(fake_device, monkeypatch):
     checks = []
     _outer_blocks(monkeypatch)
     monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", True)   # (off by default)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", False)   # the cluster would take the panels first
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", False)   # one stream (the next test has the look-ahead)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)   # CuPy's fill: no kernel here
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", checks.append)
@@ -490,6 +491,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     overlaps = []
     _outer_blocks(monkeypatch)
     monkeypatch.setattr(_lu_kernels, "ROWS_KERNEL", True)   # (off by default)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", False)
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", True)
     monkeypatch.setattr(_lu_kernels, "clear_info", lambda info, batch: None)
     monkeypatch.setattr(_lu_kernels, "check_grid_barrier", lambda sync: None)
