@@ -253,18 +253,26 @@ def test_rows_panel_matches_one_block_getf2(emulated_target_device, rng, dtype, 
     check_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, None, block)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "complex64"])
-def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
-    """Ties across blocks (the lowest row), a zero column (info, left unscaled), NaN never
-    chosen, an all-NaN column (the row stays); then more launches on the same publication
-    buffer (the next epochs' flags: no stale flag is taken for a new one), one of the widest type."""
-    m, n, block = 150, 8, 64    # 3 blocks
+def tied_panel(rng, m, n, dtype):
+    """A random m x n panel (n >= 7, m > 140): column 0 zero but for -3, 3, 3 at rows 3, 70 and
+    140 (a tie of magnitudes: row 3, the lowest, is the pivot), column 2 zero (info 3), a NaN in
+    column 4, column 6 all NaN."""
     a = rand(rng, (m, n), dtype)
     a[:, 0] = 0
     a[3, 0], a[70, 0], a[140, 0] = -3, 3, 3
     a[:, 2] = 0
     a[50, 4] = np.nan
     a[:, 6] = np.nan
+    return a
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_rows_panel_zero_columns_nan_ties_and_epochs(device, rng, dtype):
+    """Ties across blocks (the lowest row), a zero column (info, left unscaled), NaN never
+    chosen, an all-NaN column (the row stays); then more launches on the same publication
+    buffer (the next epochs' flags: no stale flag is taken for a new one), one of the widest type."""
+    m, n, block = 150, 8, 64    # 3 blocks
+    a = tied_panel(rng, m, n, dtype)
     check_panel(device, a, 0, None, block)
     (_, piv, info), _ = factor_both(device, a, 0, None, block)
     assert piv[0] == 4 and info == 3
@@ -577,12 +585,7 @@ def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype
     with rows, the fifth short)."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
     m, n = 300, 8
-    a = rand(rng, (m, n), dtype)
-    a[:, 0] = 0
-    a[3, 0], a[70, 0], a[140, 0] = -3, 3, 3
-    a[:, 2] = 0
-    a[50, 4] = np.nan
-    a[:, 6] = np.nan
+    a = tied_panel(rng, m, n, dtype)
     piv, info = check_cluster_panel(device, a, 0, 64)
     assert piv[0] == 4 and info == 3
 
