@@ -14,7 +14,7 @@ default), a real panel goes to ``ra_rocsolver_getf2_rows`` first: a cooperative 
 256 threads (one for a panel of at most 256 rows), a thread per panel row (its row in shared
 memory), one device-wide exchange per column (each block's candidate with its row, and the diagonal
 row, published in global memory behind a per-block flag; every block reads all of them at once and
-reduces them to the same pivot). With ``_lu_kernels.CLUSTER_PANEL`` on (off by default), a panel of
+reduces them to the same pivot). With ``_lu_kernels.CLUSTER_PANEL`` on (the default), a panel of
 ``CLUSTER_PANEL_ROWS`` to 8192 rows goes to ``ra_rocsolver_getf2_cluster`` before both: one
 thread-block cluster of 8 blocks (16, a non-portable size, past 4096 rows; NVIDIA sm_90+), a thread
 per panel row holding it in registers, one cluster barrier and one distributed-shared-memory round

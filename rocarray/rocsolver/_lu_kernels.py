@@ -74,7 +74,8 @@ ROWS_EPOCH_LIMIT = 1 << 40
 #: block (:func:`cluster_block_limit`; with :data:`CLUSTER_WIDE`, :data:`CLUSTER_BLOCKS_WIDE` x
 #: that) on one thread-block cluster (:func:`getf2_cluster`) first, where the device has clusters.
 #: False (the way back): ``getf2_grid`` from GRID_PANEL_ROWS and the one-block getf2 below.
-CLUSTER_PANEL = False
+#: On by default.
+CLUSTER_PANEL = True
 #: Blocks of a cluster panel (the portable cluster size).
 CLUSTER_BLOCKS = 8
 #: Blocks of a cluster panel too tall for :data:`CLUSTER_BLOCKS` blocks (a non-portable cluster
