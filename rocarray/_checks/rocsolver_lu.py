@@ -127,16 +127,16 @@ def _check_gesv_warp_way_back(rng):
 
 def _check_getrf_block_one_barrier(rng):
     """Stacks on the register-tile kernel (every dtype at its largest tile, the bench's float64
-    order 128; the panel kernel off) solved, and factored for slogdet, with the one-barrier step
+    order 128; the panel and wide kernels off) solved, and factored for slogdet, with the one-barrier step
     (``ONE_BARRIER``, ``getrf_block``) and the two-barrier step (``getrf_block_2sync``): X and
     slogdet bit for bit (real dtypes; complex to rounding), and the backward-error bound."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    saved = _lu_block.ONE_BARRIER, _lu_block.PANEL
+    saved = _lu_block.ONE_BARRIER, _lu_block.PANEL, _lu_block.WIDE
     try:
-        _lu_block.PANEL = False
+        _lu_block.PANEL = _lu_block.WIDE = False
         for dtype, n in (("float64", 128), ("float32", 128), ("complex64", 120), ("complex128", 96)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 1), dtype, rng)
             x, logdet = {}, {}
@@ -158,7 +158,7 @@ def _check_getrf_block_one_barrier(rng):
                 raise AssertionError(f"slogdet (getrf_block) (6, {n}, {n}) {dtype}: the one-barrier step "
                                      "differs from getrf_block_2sync")
     finally:
-        _lu_block.ONE_BARRIER, _lu_block.PANEL = saved
+        _lu_block.ONE_BARRIER, _lu_block.PANEL, _lu_block.WIDE = saved
 
 
 def _check_composed_laswp(rng):

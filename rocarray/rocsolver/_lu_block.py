@@ -23,7 +23,7 @@ thread column is one whole warp (lane = thread row) with an ``N / warp size x N 
 WIDE_THREADS`` tile (4 x 8 on NVIDIA, 2 x 16 on wave64 AMD at ``N`` = :data:`WIDE_ORDER`).
 Consecutive columns are then searched by different warps, a pivot search is one warp's shuffles
 over fewer values a lane, and the pivot warp's update a step is a quarter of the 16 x 16
-layout's; twice the warps share the same registers. With :data:`WIDE` on it takes orders
+layout's; twice the warps share the same registers. With :data:`WIDE` on (the default) it takes orders
 :data:`WIDE_LOWEST` .. :data:`WIDE_ORDER` of :data:`WIDE_DTYPES` with up to ``WIDE_THREADS /
 warp size`` right-hand sides (one register column, a right-hand side per warp) on 32-lane
 devices (64-lane ones too with :data:`WIDE_WAVE64`); other systems stay where they go without it.
@@ -86,7 +86,8 @@ WIDE_LOWEST = 65
 WIDE_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64), numpy.dtype(numpy.complex64))
 #: Whether orders WIDE_LOWEST .. WIDE_ORDER of WIDE_DTYPES take ``ra_rocsolver_getrf_block_wide``
 #: (False: ``getrf_block``, the way back). The panel kernel, when :data:`PANEL` is on, comes first.
-WIDE = False
+#: On by default.
+WIDE = True
 #: Whether 64-lane devices (AMD CDNA: a 64 x 8 grid of threads, 2 x 16 tiles) take the wide kernel
 #: when :data:`WIDE` is on. False: hipcc leaves the step loop of the factorization-only and of
 #: the look-ahead instantiations rolled (past its full-unroll threshold), so their register tile

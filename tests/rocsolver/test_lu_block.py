@@ -85,11 +85,15 @@ def named(kernel):
     return kernel if _lu_block.ONE_BARRIER else kernel.replace("getrf_block<", "getrf_block_2sync<")
 
 
-def kernel(dtype, n, solve):
-    """The kernel the routes should take for order n (with PANEL on, the panel kernel from
-    PANEL_LOWEST)."""
+def kernel(dtype, n, solve, nrhs=None):
+    """The kernel the routes should take for order n with nrhs right-hand sides (with PANEL on,
+    the panel kernel from PANEL_LOWEST; with WIDE on, the wide kernel for its orders and dtypes on
+    32-lane devices)."""
     if _lu_block.PANEL and _lu_block.PANEL_LOWEST <= n <= _lu_block.PANEL_ORDER:
         return _lu_block.panel_kernel_name(dtype, solve)
+    nrhs = (1 if solve else 0) if nrhs is None else nrhs
+    if _lu_block._wide(n, nrhs, dtype, 0):
+        return _lu_block.wide_kernel_name(dtype, solve)
     return _lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), solve)
 
 
@@ -294,7 +298,7 @@ def test_solve_in_one_launch_matches_numpy(emu, rng, case):
     x = la.solve(d, emu.cupy.asarray(b))
     want = np.linalg.solve(a, b if len(bshape) > 1 else b[:, None])
     want = want if len(bshape) > 1 else want[..., 0]
-    assert route(emu) == [kernel(dtype, ashape[-1], True)]
+    assert route(emu) == [kernel(dtype, ashape[-1], True, bshape[-1] if len(bshape) > 1 else 1)]
     assert x.shape == want.shape and x.dtype == want.dtype
     np.testing.assert_allclose(np.asarray(x), want, rtol=50 * tol(dtype, ashape[-1]),
                                atol=50 * tol(dtype, ashape[-1]) * np.abs(want).max())
@@ -384,6 +388,7 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
     target, dtype, n, solve = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
     rng = np.random.default_rng(n)
     a = _tied_stack(rng, dtype, n)
     b = rng.integers(-5, 6, size=(4, n, 3)).astype(dtype)
@@ -497,12 +502,15 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
-    ("float64", 65, "getrf_block<double, 8, false>"), ("float64", 128, "getrf_block<double, 8, false>"),
-    ("complex64", 100, "getrf_block<ra_c64, 8, false>"), ("complex128", 96, "getrf_block<ra_c128, 6, false>"),
-    ("complex128", 97, "ra_rocsolver_getf2"),
+    ("float64", 64, "getrf_block<double, 4, false>"),
+    ("float64", 65, "getrf_block_wide<double, 128, false, false>"),
+    ("float64", 128, "getrf_block_wide<double, 128, false, false>"),
+    ("complex64", 100, "getrf_block_wide<ra_c64, 128, false, false>"),
+    ("complex128", 96, "getrf_block<ra_c128, 6, false>"), ("complex128", 97, "ra_rocsolver_getf2"),
 ])
 def test_getrf_default_routes_take_the_register_tile(recorded, dtype, n, kernel):
-    assert not _lu_block.PANEL and _lu_block.ONE_BARRIER
+    # the defaults: the wide layout for orders 65 .. 128 of its dtypes (32 lanes), else getrf_block
+    assert not _lu_block.PANEL and _lu_block.ONE_BARRIER and _lu_block.WIDE and not _lu_block.WIDE_LOOKAHEAD
     A = recorded.array((4 * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
                              recorded.array((4,), "int32"), 4)
@@ -511,6 +519,7 @@ def test_getrf_default_routes_take_the_register_tile(recorded, dtype, n, kernel)
 
 @pytest.mark.parametrize("one", [True, False])
 def test_one_barrier_switch_picks_the_kernel(recorded, monkeypatch, one):
+    monkeypatch.setattr(_lu_block, "WIDE", False)
     monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
     a, b = recorded.array((4, 128, 128), "float64"), recorded.array((4, 128, 1), "float64")
     la.solve(a, b)
@@ -585,7 +594,7 @@ def test_solve_routes_to_one_launch(recorded, n, k, fused):
     b = recorded.array((4, n, k), "float64")
     x = la.solve(a, b)
     assert x.shape == (4, n, k)
-    assert recorded.names() == [kernel("float64", n, True)]
+    assert recorded.names() == [kernel("float64", n, True, k)]
     args = recorded.launches[0].args
     # a and b read in place, C-ordered: (row, column, matrix) element strides
     assert [int(v) for v in args[3:6]] == [n, 1, n * n] and args[2].data.ptr == a.data.ptr
@@ -726,8 +735,10 @@ def test_gpu_panel_kernel_matches_the_register_tile(monkeypatch, dtype, n):
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("n", [40, 128])
 def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n):
-    # on the device, with the panel kernel off: the one-barrier step against the two-barrier step
+    # on the device, with the panel and wide kernels off: the one-barrier step against the
+    # two-barrier step
     monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
     assert_same_results_both_ways(monkeypatch, "ONE_BARRIER", dtype, min(n, 96) if dtype == "complex128" else n)
 
 
