@@ -53,7 +53,8 @@ negative increment in float32.
 (``CLUSTER_PANEL``), its row threshold lowered to 64 and its blocks to 32 rows, so that the panels
 of 300 down to 76 rows run on one thread-block cluster (``getf2_cluster``, a row a thread: those
 over 256 rows on 16 blocks, where the driver finds room, the others on 8; the last blocks short
-or empty).
+or empty); ``lucl300l`` the same with the cluster panel's look-ahead step
+(``CLUSTER_LOOKAHEAD``).
 ``bnfused`` runs the channels-first batch-norm training forward in one launch
 (``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
 ``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
@@ -68,7 +69,7 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lub128xl",
          "lugrid300c", "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long",
          "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300")
+         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300", "lucl300l")
 
 
 def _lu_solve(case, rng, shape, dtype):
@@ -100,7 +101,8 @@ def _lu_case(case, rng):
         _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
-    if case == "lucl300":
+    if case in ("lucl300", "lucl300l"):
+        _lu_kernels.CLUSTER_LOOKAHEAD = case == "lucl300l"
         if not _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
             raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
         _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_PANEL_ROWS = True, 64
@@ -112,7 +114,7 @@ def _lu_case(case, rng):
         _lu_block.WIDE = case in ("lub128x", "lub128xl")
         _lu_block.WIDE_LOOKAHEAD = case == "lub128xl"
     dtype = "complex64" if case.endswith("c") else "float64"
-    if case == "lucl300":
+    if case in ("lucl300", "lucl300l"):
         # blocks of at most 32 rows (complex128: CLUSTER_BLOCK // 2): panels over 256 rows on 16 blocks
         for dtype, most in (("float64", 32), ("complex128", 64)):
             _lu_kernels.CLUSTER_BLOCK = most

@@ -23,7 +23,8 @@
 // Thread-block clusters (RA_EMU_CLUSTER, for kernels that wrap their cluster primitives): a launch
 // of one cluster runs as a cooperative launch (tests/kernel_emu.py: CLUSTER_KERNELS);
 // emu::cluster_sync is a barrier of every thread of every block of the launch (threads that nap
-// until the last arrives: every thread must reach it, an exited one never does), and
+// until the last arrives: every thread must reach it, an exited one never does; its halves
+// emu::cluster_arrive and emu::cluster_wait split it as barrier.cluster.arrive / .wait do), and
 // emu::cluster_map(p, rank) is where shared address p of the running block lies in block `rank`'s
 // shared memory: p itself for the running block, else that block's saved copy (current, since
 // it is not running; reads only).
@@ -128,6 +129,8 @@ extern dim3 block_dim, grid_dim;
 extern Block* block;  // the running block
 void nap();  // a thread that sleeps lets the others of its block run
 void cluster_sync();                                   // RA_EMU_CLUSTER: see the header comment
+unsigned long long cluster_arrive();                   // RA_EMU_CLUSTER: cluster_sync's two halves
+void cluster_wait(unsigned long long token);
 const void* cluster_map(const void* p, unsigned rank);  // RA_EMU_CLUSTER: see the header comment
 [[noreturn]] void fail(const std::string& what);
 std::string where();  // " (block (..), thread (..))" of the running thread
@@ -472,6 +475,22 @@ void cluster_sync() {
         return;
     }
     while (cluster_round == round) nap();
+}
+
+// The split barrier: the arrival returns the round it joined; the wait naps until that round
+// is over (every thread of the launch arrived). A thread waits before it arrives again.
+unsigned long long cluster_arrive() {
+    if (group_saves == nullptr) fail("a cluster barrier outside a cooperative launch" + where());
+    const unsigned long long round = cluster_round;
+    if (++cluster_arrived == cluster_threads) {
+        cluster_arrived = 0;
+        ++cluster_round;
+    }
+    return round;
+}
+
+void cluster_wait(unsigned long long token) {
+    while (cluster_round == token) nap();
 }
 
 const void* cluster_map(const void* p, unsigned rank) {

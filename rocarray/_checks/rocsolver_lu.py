@@ -10,7 +10,7 @@ factorization, and checks the backward
 error ``||A x - b|| / (||A|| ||x|| n eps)``, and that a singular matrix raises ``LinAlgError``;
 one of order 300 runs the panel kernels behind
 ``getf2_rows``'s way back (``getf2_grid`` and the one-block ``getf2``) and the cluster panel
-(``getf2_cluster``, off by default), and 300 row interchanges
+(``getf2_cluster``, on by default, with its look-ahead step too), and 300 row interchanges
 applied by ``laswp`` and as one composed permutation must agree bit for bit.
 Benchmark cases time ``ra.linalg.solve`` against ``cupy.linalg.solve`` (cuSOLVER getrf/getrs) on
 the same arrays: one 8192^2 system in float64 and float32, and the batched cases of the issue,
@@ -86,25 +86,29 @@ def _check_other_panels(rng):
     threshold lowered, ``getf2_grid`` for the first panels of an order of 300 and the one-block
     ``getf2`` for the shorter ones (the way back of ``CLUSTER_PANEL``), and ``getf2_cluster`` for
     the first panels (of at least CLUSTER_PANEL_ROWS rows) where the device has clusters, real
-    and complex, on 8 blocks and (blocks of at most 32 rows) on 16 where the driver finds room."""
+    and complex, on 8 blocks and (blocks of at most 32 rows) on 16 where the driver finds room,
+    with its plain and its look-ahead step."""
     from rocarray.rocsolver import _lu_kernels
 
     saved = (_lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL,
-             _lu_kernels.CLUSTER_BLOCK)
+             _lu_kernels.CLUSTER_BLOCK, _lu_kernels.CLUSTER_LOOKAHEAD)
     try:
         for rows_kernel, what in ((True, "getf2_rows panels"), (False, "getf2_grid and getf2 panels")):
             _lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS = rows_kernel, 256
             _lu_kernels.CLUSTER_PANEL = False
             _solve_300("float64", rng, what)
         _lu_kernels.ROWS_KERNEL, _lu_kernels.CLUSTER_PANEL = False, True
-        for dtype in ("float64", "complex128"):
-            _solve_300(dtype, rng, "getf2_cluster panels")
-        # blocks of at most 32 rows: the first panels (over 256 rows) take the 16-block cluster
-        _lu_kernels.CLUSTER_BLOCK = 32
-        _solve_300("float64", rng, "getf2_cluster panels of 16 blocks")
+        for look in (False, True):
+            _lu_kernels.CLUSTER_LOOKAHEAD, _lu_kernels.CLUSTER_BLOCK = look, saved[3]
+            step = " (look-ahead step)" if look else ""
+            for dtype in ("float64", "complex128"):
+                _solve_300(dtype, rng, "getf2_cluster panels" + step)
+            # blocks of at most 32 rows: the first panels (over 256 rows) take the 16-block cluster
+            _lu_kernels.CLUSTER_BLOCK = 32
+            _solve_300("float64", rng, "getf2_cluster panels of 16 blocks" + step)
     finally:
         (_lu_kernels.ROWS_KERNEL, _lu_kernels.GRID_PANEL_ROWS, _lu_kernels.CLUSTER_PANEL,
-         _lu_kernels.CLUSTER_BLOCK) = saved
+         _lu_kernels.CLUSTER_BLOCK, _lu_kernels.CLUSTER_LOOKAHEAD) = saved
 
 
 def _check_gesv_warp_way_back(rng):

@@ -76,6 +76,13 @@ ROWS_EPOCH_LIMIT = 1 << 40
 #: False (the way back): ``getf2_grid`` from GRID_PANEL_ROWS and the one-block getf2 below.
 #: On by default.
 CLUSTER_PANEL = True
+#: Whether the cluster panel takes its look-ahead step (``ra_rocsolver_getf2_cluster<T, CB,
+#: true>``): after the pivot of column j, every row updates column j + 1 first, the blocks search
+#: and publish column j + 1's candidates (the candidate's and row j + 1's holders finish their
+#: rows first) and arrive at the cluster barrier, and the rest of each row's update runs while
+#: the other blocks arrive (the same bits). False: search, barrier, then the whole update, the
+#: way back.
+CLUSTER_LOOKAHEAD = False
 #: Blocks of a cluster panel (the portable cluster size).
 CLUSTER_BLOCKS = 8
 #: Blocks of a cluster panel too tall for :data:`CLUSTER_BLOCKS` blocks (a non-portable cluster
@@ -103,17 +110,19 @@ def kernel_name(kernel, dtype, stage=None):
     return f"ra_rocsolver_{kernel}<{ct}, {'true' if stage else 'false'}>"
 
 
-def cluster_kernel_name(dtype, blocks):
-    """Name expression of the cluster panel of ``blocks`` blocks, e.g.
-    ``'ra_rocsolver_getf2_cluster<double, 8>'``."""
-    return f"ra_rocsolver_getf2_cluster<{dtypes.ctype(dtype)}, {int(blocks)}>"
+def cluster_kernel_name(dtype, blocks, lookahead=None):
+    """Name expression of the cluster panel of ``blocks`` blocks, with its look-ahead step or
+    not (default :data:`CLUSTER_LOOKAHEAD`), e.g. ``'ra_rocsolver_getf2_cluster<double, 8, false>'``."""
+    look = CLUSTER_LOOKAHEAD if lookahead is None else lookahead
+    return f"ra_rocsolver_getf2_cluster<{dtypes.ctype(dtype)}, {int(blocks)}, {'true' if look else 'false'}>"
 
 
 def instantiations():
     """Every name expression the LU routines launch."""
     names = [kernel_name(k, d, s) for k in _STAGED for d in STANDARD for s in (False, True)]
     names += [kernel_name(k, d) for k in _PLAIN for d in STANDARD]
-    names += [cluster_kernel_name(d, b) for d in STANDARD for b in (CLUSTER_BLOCKS, CLUSTER_BLOCKS_WIDE)]
+    names += [cluster_kernel_name(d, b, look) for d in STANDARD for b in (CLUSTER_BLOCKS, CLUSTER_BLOCKS_WIDE)
+              for look in (False, True)]
     return sorted(names)
 
 

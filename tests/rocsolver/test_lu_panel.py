@@ -120,12 +120,14 @@ def cluster_panel(monkeypatch, m, n, A, ipiv, info, offset, skip=True):
                                        ("float64", 4001, 32), ("float64", 300, 17), ("float32", 4096, 32),
                                        ("complex64", 3000, 32), ("complex128", 4096, 32), ("complex128", 2048, 32),
                                        ("complex128", 1031, 29)])
-def test_cluster_panel_matches_one_block_getf2(monkeypatch, rng, dtype, m, n):
+@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
+def test_cluster_panel_matches_one_block_getf2(monkeypatch, rng, dtype, m, n, look):
     """``getf2_cluster`` (a row a thread in registers; 8 blocks, or 16 past 8 x 512 rows,
-    complex128 8 x 256) against the one-block getf2 on the same panel: pivots, info and factors
-    bit for bit (the same operations in the same order), at each cluster's most rows and with
-    short last blocks."""
+    complex128 8 x 256; its plain and its look-ahead step) against the one-block getf2 on the
+    same panel: pivots, info and factors bit for bit (the same operations in the same order), at
+    each cluster's most rows and with short last blocks."""
     needs_clusters()
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
     a = device_random(rng, (m, n), dtype)
     out = []
     for cluster in (True, False):

@@ -408,7 +408,7 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     rs.getrf(m, n, A, m + 1, ipiv, info)
     names = device.names()
     kernel = {True: "ra_rocsolver_getf2_rows<double>", False: "ra_rocsolver_getf2_grid<double>",
-              "cluster": "ra_rocsolver_getf2_cluster<double, 8>"}[rows]
+              "cluster": "ra_rocsolver_getf2_cluster<double, 8, false>"}[rows]
     assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
     # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
     # the block's own columns and one composed permutation (plan, gather) applies them to the
@@ -554,7 +554,8 @@ def factor_cluster_and_one_block(device, a, offset, block, blocks=8):
         assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block, blocks=blocks)
         launch = device.launches[-1]
         assert launch.name.startswith("ra_rocsolver_getf2_cluster") and not launch.cooperative
-        assert launch.name.endswith(f", {blocks}>")
+        look = "true" if _lu_kernels.CLUSTER_LOOKAHEAD else "false"
+        assert launch.name.endswith(f", {blocks}, {look}>")
         assert launch.grid[0] == blocks and launch.block[0] == block
     return factor_against_one_block(device, a, offset, factor)
 
@@ -565,34 +566,42 @@ def check_cluster_panel(device, a, offset, block, blocks=8):
     return mine[1], mine[2]
 
 
+@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
 @pytest.mark.parametrize("emulated_target_device, dtype, m, n, block",
                          spread([(1000, 32, 128), (250, 17, 64), (5, 12, 64), (130, 31, 64)], ALL),
                          indirect=["emulated_target_device"])
-def test_cluster_panel_matches_one_block_getf2(emulated_target_device, rng, monkeypatch, dtype, m, n, block):
+def test_cluster_panel_matches_one_block_getf2(emulated_target_device, rng, monkeypatch, dtype, m, n, block, look):
     """``getf2_cluster`` (8 blocks reading each other's publications through the emulator's
     cluster model) against the one-block getf2, bit for bit, and LAPACK's rule: 1000 rows in 8
     blocks of 128, a short last block and empty blocks (250 and 130 rows in blocks of 64), wider
     than tall. The 64-lane target runs the same body (only NVIDIA has clusters: the host is told
-    the emulated AMD device has them, to prove the kernel free of a warp size)."""
+    the emulated AMD device has them, to prove the kernel free of a warp size). Both steps:
+    the plain one and the look-ahead (column j + 1 searched and published before the rest of the
+    update)."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
     check_cluster_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, block)
 
 
+@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype):
+def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype, look):
     """Ties across blocks (the lowest row wins), a zero column (info, the column left unscaled),
     a NaN never chosen, an all-NaN column (the row stays); 300 rows in blocks of 64 (5 blocks
-    with rows, the fifth short)."""
+    with rows, the fifth short); both steps."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
     m, n = 300, 8
     a = tied_panel(rng, m, n, dtype)
     piv, info = check_cluster_panel(device, a, 0, 64)
     assert piv[0] == 4 and info == 3
 
 
-def test_wide_cluster_panel_matches_one_block_getf2(emulated_device, rng, monkeypatch):
+@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
+def test_wide_cluster_panel_matches_one_block_getf2(emulated_device, rng, monkeypatch, look):
     """The 16-block cluster (a non-portable size): 500 rows in 16 blocks of 32, the last short."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
     check_cluster_panel(emulated_device, rand(rng, (500, 32), "float64"), 2, 32, blocks=16)
 
 
@@ -620,18 +629,18 @@ def test_cluster_panel_routing(fake_device, monkeypatch):
     assert _lu_kernels.getf2_cluster(1000, 32, A, 4096, ipiv, info, 0)
     assert _lu_kernels.getf2_cluster(2048, 32, Z, 2048, ipiv, info, 0)
     tall, short, wide = fake_device.launches
-    assert tall.name == "ra_rocsolver_getf2_cluster<double, 8>" and not tall.cooperative
+    assert tall.name == "ra_rocsolver_getf2_cluster<double, 8, false>" and not tall.cooperative
     assert (tall.grid[0], tall.block[0]) == (8, 512) and (short.grid[0], short.block[0]) == (8, 128)
-    assert wide.name == "ra_rocsolver_getf2_cluster<ra_c128, 8>" and wide.block[0] == 256
+    assert wide.name == "ra_rocsolver_getf2_cluster<ra_c128, 8, false>" and wide.block[0] == 256
     monkeypatch.setattr(_lu_kernels, "CLUSTER_WIDE", True)
     assert not _lu_kernels.getf2_cluster(8193, 32, A, 8193, ipiv, info, 0)
     assert _lu_kernels.getf2_cluster(4097, 32, A, 4097, ipiv, info, 0)
     assert _lu_kernels.getf2_cluster(8192, 32, A, 8192, ipiv, info, 0)
     assert _lu_kernels.getf2_cluster(4096, 32, Z, 4096, ipiv, info, 0)
     low, high, z = fake_device.launches[-3:]
-    assert low.name == high.name == "ra_rocsolver_getf2_cluster<double, 16>"
+    assert low.name == high.name == "ra_rocsolver_getf2_cluster<double, 16, false>"
     assert (low.grid[0], low.block[0]) == (16, 288) and (high.grid[0], high.block[0]) == (16, 512)
-    assert z.name == "ra_rocsolver_getf2_cluster<ra_c128, 16>" and (z.grid[0], z.block[0]) == (16, 256)
+    assert z.name == "ra_rocsolver_getf2_cluster<ra_c128, 16, false>" and (z.grid[0], z.block[0]) == (16, 256)
 
 
 @pytest.mark.parametrize("wide", [True, False])
@@ -656,7 +665,7 @@ def test_getrf_8192_cluster_panel_counts(fake_device, monkeypatch, wide):
     ipiv, info = fake_device.array((n,), "int32"), fake_device.array((1,), "int32")
     rs.getrf(n, n, A, n, ipiv, info)
     names = fake_device.names()
-    assert names.count("ra_rocsolver_getf2_cluster<double, 8>") == 121
-    assert names.count("ra_rocsolver_getf2_cluster<double, 16>") == (128 if wide else 0)
+    assert names.count("ra_rocsolver_getf2_cluster<double, 8, false>") == 121
+    assert names.count("ra_rocsolver_getf2_cluster<double, 16, false>") == (128 if wide else 0)
     assert names.count("ra_rocsolver_getf2_grid<double>") == (0 if wide else 128)
     assert sum(x.startswith("ra_rocsolver_getf2<") for x in names) == 7

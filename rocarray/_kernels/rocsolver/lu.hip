@@ -397,6 +397,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
     const ra_i64 G = gridDim.x, g = blockIdx.x;
     const ra_i64 tid = threadIdx.x, nt = blockDim.x;
     const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
+    const float inv_nt = 1.0f / (float)nt;
     // an earlier panel's barrier failed: the whole block returns (one read, shared)
     if (tid == 0) sfail = *(volatile unsigned*)&sync[2] != 0u;
     __syncthreads();
@@ -564,6 +565,15 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
 RA_DEVICE void ra_lu_cluster_sync() {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+// its two halves (a thread waits before it arrives again); the token is the emulator's
+typedef unsigned long long ra_lu_cluster_token;
+RA_DEVICE ra_lu_cluster_token ra_lu_cluster_arrive() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+    return 0;
+}
+RA_DEVICE void ra_lu_cluster_wait(ra_lu_cluster_token) {
+    asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
 // the 4-, 8- and 16-byte elements (float and int; double and ra_c64; ra_c128) as whole words
 template <int BYTES> struct ra_lu_dsmem;
 template <> struct ra_lu_dsmem<4> {
@@ -601,6 +611,9 @@ template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) 
 #define RA_LU_CLUSTER 1
 #define RA_LU_CLUSTER_LAUNCH_BOUNDS(blocks, threads) __launch_bounds__(threads)
 RA_DEVICE void ra_lu_cluster_sync() { emu::cluster_sync(); }
+typedef unsigned long long ra_lu_cluster_token;
+RA_DEVICE ra_lu_cluster_token ra_lu_cluster_arrive() { return emu::cluster_arrive(); }
+RA_DEVICE void ra_lu_cluster_wait(ra_lu_cluster_token t) { emu::cluster_wait(t); }
 template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) {
     return *reinterpret_cast<const T*>(emu::cluster_map(p, rank));
 }
@@ -627,7 +640,16 @@ template <typename T> struct ra_lu_cluster_block {
     static constexpr int value = sizeof(T) > 8 ? RA_ROCSOLVER_LU_CLUSTER_BLOCK / 2 : RA_ROCSOLVER_LU_CLUSTER_BLOCK;
 };
 
-template <typename T, int CB>
+// p / nt for a row p < 2^24 of a cluster of blocks of nt rows: a float product, then at most
+// one step of correction (the integer division's ~25 instructions sit on every column's chain)
+RA_DEVICE int ra_lu_cluster_rank(int p, int nt, float inv_nt) {
+    int b = (int)((float)p * inv_nt);
+    if (b * nt > p) --b;
+    else if ((b + 1) * nt <= p) ++b;
+    return b;
+}
+
+template <typename T, int CB, bool LOOK>
 __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void ra_rocsolver_getf2_cluster(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
     ra_i64 offset) {
@@ -637,17 +659,20 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     constexpr int WARPS = (ra_lu_cluster_block<T>::value + RA_WARP_SIZE - 1) / RA_WARP_SIZE;
     // the publication other blocks read, double-buffered by the column's parity and at the same
     // offset in every block (another block's copy is found by its rank): the block's candidate
-    // (value, row) and its row, and (from the block holding row j) row j
+    // (value, row) and its row, and (from the block holding row j) row j; rows in register order
+    // (column j + c at [c], the same rotation in every block)
     __shared__ R s_pub_v[2];
     __shared__ int s_pub_i[2];
     __shared__ T s_pub_row[2][NB];
     __shared__ T s_pub_diag[2][NB];
-    // the warps' candidates; the CB blocks' candidates and their rows and row j, read back
+    // the warps' candidates; the CB blocks' candidates and their rows and row j, read back (by
+    // the column's parity too: with LOOK a thread still reads column j's rows while another
+    // thread of its block, past the next cluster barrier, gathers column j + 1's)
     __shared__ R s_wv[WARPS];
     __shared__ int s_wi[WARPS];
-    __shared__ R s_cv[CB];
-    __shared__ int s_ci[CB];
-    __shared__ T s_rows[CB + 1][NB];
+    __shared__ R s_cv[2][CB];
+    __shared__ int s_ci[2][CB];
+    __shared__ T s_rows[2][CB + 1][NB];
     // 32-bit row indices: a cluster holds at most 16 x 512 rows (registers are short here)
     const int g = (int)blockIdx.x;  // the grid is one cluster: the block's index is its rank
     const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
@@ -655,115 +680,147 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     const bool valid = r < m;
     const int ni = (int)n;
     const int warps = (int)((nt + RA_WARP_SIZE - 1) / RA_WARP_SIZE);
+    const float inv_nt = 1.0f / (float)nt;
     // The row, in registers, rotated: at column j, register c holds column (c + j) mod NB, so
     // column j is always a[0] and every register index is a constant, while the column loop
     // is not unrolled (one copy of its body: 32 unrolled columns overflow the instruction
-    // cache). Shared-memory rows are read and written at the rotated (run-time) offsets.
+    // cache).
     T a[NB];
 #pragma unroll
     for (int c = 0; c < NB; ++c) a[c] = (valid && c < ni) ? A[r + c * lda] : T();
     const int k = (int)(m < n ? m : n);
+    // Column j's search and publication, on register `at` (0: column j; 1 with LOOK, before the
+    // rotation): the block's candidate (warp argmax by shuffles, the warps' results through
+    // shared memory, every warp reducing those: the same pair in every thread); `finish` runs
+    // in the candidate's and row j's holders before they publish their rows (LOOK: the rest of
+    // their update). Returns whether this thread's row is complete.
+    auto publish = [&](int j, int at, auto finish) -> bool {
+        const int q = j & 1;
+        R bv = R(-1);
+        int bi = RA_ROCSOLVER_LU_NO_ROW;
+        if (valid && r >= j) ra_lu_better(bv, bi, ra_lu_abs1(a[at]), (int)r);  // NaN never wins
+#pragma unroll
+        for (int s = RA_WARP_SIZE / 2; s > 0; s >>= 1) ra_lu_better(bv, bi, ra_shfl_xor(bv, s), ra_shfl_xor(bi, s));
+        if (ra_lane_id() == 0) {
+            s_wv[ra_warp_id()] = bv;
+            s_wi[ra_warp_id()] = bi;
+        }
+        __syncthreads();
+        bv = R(-1);
+        bi = RA_ROCSOLVER_LU_NO_ROW;
+        ra_lu_warp_best(bv, bi, s_wv, s_wi, warps);
+        if (tid == 0) {
+            s_pub_v[q] = bv;
+            s_pub_i[q] = bi;
+        }
+        const bool holder = valid && (r == bi || r == j);
+        if (holder) {
+            finish();
+            // constant offsets: no per-element index arithmetic on this one thread's chain
+            if (r == bi) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c) s_pub_row[q][c] = a[(c + at) % NB];
+            }
+            if (r == j) {
+#pragma unroll
+                for (int c = 0; c < NB; ++c) s_pub_diag[q][c] = a[(c + at) % NB];
+            }
+        }
+        return holder;
+    };
+    // Column j's gather (after the cluster barrier): every block reads all CB candidates and
+    // their rows, and row j, in one round trip, then the pivot (the same in every block)
+    auto gather = [&](int j) -> int {
+        const int q = j & 1;
+        const unsigned diag_owner = (unsigned)(j / nt);
+        if (tid < CB) {
+            s_cv[q][tid] = ra_lu_cluster_load(&s_pub_v[q], (unsigned)tid);
+            s_ci[q][tid] = ra_lu_cluster_load(&s_pub_i[q], (unsigned)tid);
+        }
+        // two elements a thread a round, both loads issued before either store (16 blocks of
+        // 512 threads: 544 elements in one round)
+        const int total = (CB + 1) * NB, nti = (int)nt;
+        for (int e0 = (int)tid; e0 < total; e0 += 2 * nti) {
+            T v[2];
+            int b[2], c[2];
+#pragma unroll
+            for (int u = 0; u < 2; ++u) {
+                const int e = e0 + u * nti;
+                b[u] = e / NB;
+                c[u] = e % NB;
+                if (e < total)
+                    v[u] = b[u] < CB ? ra_lu_cluster_load(&s_pub_row[q][c[u]], (unsigned)b[u])
+                                     : ra_lu_cluster_load(&s_pub_diag[q][c[u]], diag_owner);
+            }
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+                if (e0 + u * nti < total) s_rows[q][b[u]][c[u]] = v[u];
+        }
+        __syncthreads();
+        R bv;
+        int bi;
+        ra_lu_group_best<CB>(bv, bi, s_cv[q], s_ci[q]);
+        return bi == RA_ROCSOLVER_LU_NO_ROW ? j : bi;  // only NaN in the column: keep the row
+    };
+    ra_lu_cluster_token token = 0;
+    if (LOOK && k > 0) {
+        publish(0, 0, [] {});
+        token = ra_lu_cluster_arrive();
+    }
 #pragma unroll 1
     for (int j = 0; j < k; ++j) {
-        {
-            const int q = j & 1;
-            const T aj = a[0];
-            // 1. the block's candidate: warp argmax by shuffles, the warps' results through
-            // shared memory, then every warp reduces those (the same pair in every thread)
-            R bv = R(-1);
-            int bi = RA_ROCSOLVER_LU_NO_ROW;
-            if (valid && r >= j) ra_lu_better(bv, bi, ra_lu_abs1(aj), (int)r);  // NaN never wins
-#pragma unroll
-            for (int s = RA_WARP_SIZE / 2; s > 0; s >>= 1) ra_lu_better(bv, bi, ra_shfl_xor(bv, s), ra_shfl_xor(bi, s));
-            if (ra_lane_id() == 0) {
-                s_wv[ra_warp_id()] = bv;
-                s_wi[ra_warp_id()] = bi;
-            }
-            __syncthreads();
-            bv = R(-1);
-            bi = RA_ROCSOLVER_LU_NO_ROW;
-            ra_lu_warp_best(bv, bi, s_wv, s_wi, warps);
-            // publish: the pair, the candidate's row (its holder), row j (its holder)
-            if (tid == 0) {
-                s_pub_v[q] = bv;
-                s_pub_i[q] = bi;
-            }
-            if (valid && r == bi) {
-#pragma unroll
-                for (int c = 0; c < NB; ++c) {
-                    const int col = (c + j) & (NB - 1);
-                    if (col < ni) s_pub_row[q][col] = a[c];
-                }
-            }
-            if (valid && r == j) {
-#pragma unroll
-                for (int c = 0; c < NB; ++c) {
-                    const int col = (c + j) & (NB - 1);
-                    if (col < ni) s_pub_diag[q][col] = a[c];
-                }
-            }
-            // 2. every block's publication of column j complete and visible
+        const int q = j & 1;
+        if (LOOK) {
+            ra_lu_cluster_wait(token);
+        } else {
+            publish(j, 0, [] {});
             ra_lu_cluster_sync();
-            // 3. every block reads all CB candidates and their rows, and row j, in one round trip
-            const unsigned diag_owner = (unsigned)(j / nt);
-            if (tid < CB) {
-                const R v = ra_lu_cluster_load(&s_pub_v[q], (unsigned)tid);
-                const int i = ra_lu_cluster_load(&s_pub_i[q], (unsigned)tid);
-                s_cv[tid] = v;
-                s_ci[tid] = i;
-            }
-            // two elements a thread a round, both loads issued before either store (16 blocks of
-            // 512 threads: 544 elements in one round)
-            const int total = (CB + 1) * ni, nti = (int)nt;
-            for (int e0 = (int)tid; e0 < total; e0 += 2 * nti) {
-                T v[2];
-                int b[2], c[2];
+        }
+        const int p = gather(j);
+        if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
+        // the pivot row and the old row j, in register order
+        const T* su = s_rows[q][p == j ? CB : ra_lu_cluster_rank(p, nt, inv_nt)];
+        const T* sd = s_rows[q][CB];
+        // the interchange: row j takes the pivot row, row p the old row j (every register:
+        // columns past n hold zeros in every row)
+        if (p != j && valid && (r == j || r == p)) {
+            const T* from = r == j ? su : sd;
 #pragma unroll
-                for (int u = 0; u < 2; ++u) {
-                    const int e = e0 + u * nti;
-                    b[u] = e / ni;
-                    c[u] = e - b[u] * ni;
-                    if (e < total)
-                        v[u] = b[u] < CB ? ra_lu_cluster_load(&s_pub_row[q][c[u]], (unsigned)b[u])
-                                         : ra_lu_cluster_load(&s_pub_diag[q][c[u]], diag_owner);
-                }
-#pragma unroll
-                for (int u = 0; u < 2; ++u)
-                    if (e0 + u * nti < total) s_rows[b[u]][c[u]] = v[u];
-            }
-            __syncthreads();
-            ra_lu_group_best<CB>(bv, bi, s_cv, s_ci);  // the same pivot in every block
-            int p = bi;
-            if (p == RA_ROCSOLVER_LU_NO_ROW) p = j;   // only NaN in the column: keep the row
-            if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
-            const T* su = s_rows[p == j ? CB : p / nt];   // the pivot row
-            const T* sd = s_rows[CB];                     // the old row j
-            // 4. the interchange: row j takes the pivot row, row p the old row j
-            if (p != j && valid && (r == j || r == p)) {
-                const T* from = r == j ? su : sd;
-#pragma unroll
-                for (int c = 0; c < NB; ++c) {
-                    const int col = (c + j) & (NB - 1);
-                    if (col < ni) a[c] = from[col];
-                }
-            }
-            const T piv = su[j];
-            const bool zero = ra_lu_is_zero(piv);
-            if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
-            if (!zero && valid && r > j) {
-                const T l = ra_lu_div(a[0], piv);
-                a[0] = l;
-                const T* uj = su + j;  // column j + c of the pivot row at uj[c]
+            for (int c = 0; c < NB; ++c) a[c] = from[c];
+        }
+        const T piv = su[0];
+        const bool zero = ra_lu_is_zero(piv);
+        if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
+        const bool update = !zero && valid && r > j;
+        T l = T();
+        if (update) {
+            l = ra_lu_div(a[0], piv);
+            a[0] = l;
+        }
+        // the update of registers from..NB-1 (columns j + c < n)
+        auto rest = [&](int from) {
+            if (update) {
 #pragma unroll
                 for (int c = 1; c < NB; ++c)
-                    if (c + j < ni) a[c] = ra_lu_fms(l, uj[c], a[c]);
+                    if (c >= from && c + j < ni) a[c] = ra_lu_fms(l, su[c], a[c]);
             }
-            // the next column to register 0
-            const T first = a[0];
-#pragma unroll
-            for (int c = 0; c < NB - 1; ++c) a[c] = a[c + 1];
-            a[NB - 1] = first;
+        };
+        if (LOOK && j + 1 < k) {
+            // column j + 1 first, its search and publication (the candidate's and row j + 1's
+            // holders finish their rows first), the arrival; the rest of the update runs while
+            // the other blocks arrive
+            if (update && 1 + j < ni) a[1] = ra_lu_fms(l, su[1], a[1]);
+            const bool done = publish(j + 1, 1, [&] { rest(2); });
+            token = ra_lu_cluster_arrive();
+            if (!done) rest(2);
+        } else {
+            rest(1);
         }
+        // the next column to register 0
+        const T first = a[0];
+#pragma unroll
+        for (int c = 0; c < NB - 1; ++c) a[c] = a[c + 1];
+        a[NB - 1] = first;
     }
     if (valid) {
 #pragma unroll
