@@ -842,27 +842,26 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
             off[u] = n * C * sv + s;
         }
     }
-    unsigned bar[3];
-#pragma unroll
-    for (int r = 0; r < 3; ++r) bar[r] = ra_bn_grid_bar_address(&arrived[r]);
+    // buffer r's mbarrier at shared address bar0 + 8 r
+    const unsigned bar0 = ra_bn_grid_bar_address(&arrived[0]);
     if (t == 0) {
         failed = 0;
 #if defined(RA_BULK_COPY)
-        for (int r = 0; r < 3; ++r) ra_mbar_init(bar[r], 1u);
+        for (int r = 0; r < 3; ++r) ra_mbar_init(bar0 + 8u * r, 1u);
         ra_mbar_init_fence();
 #endif
     }
     __syncthreads();
     bool alive = true;
     auto group_size = [&](ra_i64 q) { return (int)ra_min(G, C - q * G); };
-    ra_bn_grid_fetch(x, ring, 0, group_size(0), C, S, j0v, nv, sl, off, bar[0]);
-    if (Q > 1) ra_bn_grid_fetch(x, ring + G * sl, G, group_size(1), C, S, j0v, nv, sl, off, bar[1]);
+    ra_bn_grid_fetch(x, ring, 0, group_size(0), C, S, j0v, nv, sl, off, bar0);
+    if (Q > 1) ra_bn_grid_fetch(x, ring + G * sl, G, group_size(1), C, S, j0v, nv, sl, off, bar0 + 8u);
     for (ra_i64 q = 0; q <= Q; ++q) {
         if (q < Q) {
             // 1-2: group q's slice statistics, published
             const int r = (int)(q % 3), gk = group_size(q);
             const P* buf = ring + r * G * sl;
-            ra_bn_grid_landed(bar[r], (unsigned)((q / 3) & 1));
+            ra_bn_grid_landed(bar0 + 8u * r, (unsigned)((q / 3) & 1));
             for (int k = warp; k < gk; k += WARPS) {
                 const P* s = buf + k * sl;
                 A sum = A(0);
@@ -951,7 +950,7 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
         // 4: group q + 2 into the buffer group q - 1 left
         if (q + 2 < Q) {
             const int r = (int)((q + 2) % 3);
-            ra_bn_grid_fetch(x, ring + r * G * sl, (q + 2) * G, group_size(q + 2), C, S, j0v, nv, sl, off, bar[r]);
+            ra_bn_grid_fetch(x, ring + r * G * sl, (q + 2) * G, group_size(q + 2), C, S, j0v, nv, sl, off, bar0 + 8u * r);
         }
     }
 }
