@@ -9,7 +9,20 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, with :data:`CLUSTER_TRAINING` on and thread-block clusters on
+Training forward, channels first, with :data:`GRID_TRAINING` on (off by default) and a cooperative
+launch on the device (:func:`grid_geometry` says where it applies): one launch of a block a
+multiprocessor, all resident. Every block owns the same slice (a range of 16-byte vectors) of
+every channel, and the channels go in groups whose slices fit three times in a block's shared
+memory, a ring: at step ``g`` a block reduces its slices of group ``g`` (two exact passes over
+shared memory, a warp a channel) and publishes the partials with a flag holding the launch's
+epoch, then merges every block's partials of group ``g - 1`` (published a step earlier, so
+normally without waiting; a fixed order, so every block forms the same statistics, bit for bit),
+normalizes its slices of that group from shared memory into the output, and issues the loads of
+group ``g + 2`` into the buffer just freed (the bulk copy engine on sm_90): the input is read
+once, and the loads of two groups are in flight while a block reduces and writes. The waits are
+bounded (:func:`check_grid` reads the error word).
+
+Otherwise, with :data:`CLUSTER_TRAINING` on and thread-block clusters on
 the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each
 block copying its share of the channel into shared memory (the input is read once), the
 statistics and the normalization from there (:func:`cluster_share` says where it applies).
