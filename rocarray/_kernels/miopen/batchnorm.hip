@@ -685,11 +685,11 @@ ra_miopen_bn_train_fused_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N
 //   2. per channel of group q, the slice's (mean, M2) exactly from shared memory (a warp a
 //      channel: the sum, then the sum of squared deviations), published in part[c][b]; then the
 //      block raises its flag of group q (flags[q P + b] = epoch, after a fence);
-//   3. waits for the P flags of group q - 1 (raised a whole step earlier, so normally at once),
-//      merges each channel's P partials in a fixed order (every block the same arithmetic on the
-//      same values: the same mean and inverse deviation, bit for bit), and normalizes its slices of
-//      group q - 1 from shared memory into y; block c % P writes channel c's saved statistics and
-//      running averages;
+//   3. a warp a channel of group q - 1: waits for the group's P flags (raised a whole step
+//      earlier, so normally at once), merges the channel's P partials in a fixed order (every block
+//      the same arithmetic on the same values: the same mean and inverse deviation, bit for bit);
+//      then the block normalizes its slices of group q - 1 from shared memory into y; block c % P
+//      writes channel c's saved statistics and running averages;
 //   4. issues the loads of group q + 2 into the buffer group q - 1 just left.
 // So a group's wait is hidden by a whole step while the writes of q - 1 and the reads of q + 1
 // and q + 2 are in flight. Loads: the bulk copy engine on sm_90 (a piece per image run of the
@@ -702,9 +702,9 @@ ra_miopen_bn_train_fused_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N
 #define RA_BN_GRID_MAX_GROUP 32  // most channels of a group
 
 #if defined(RA_CUDA)
-#define RA_BN_GRID_LAUNCH_BOUNDS __launch_bounds__(RA_BN_GRID_BLOCK, 1)
+#define RA_BN_GRID_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 1)
 #else
-#define RA_BN_GRID_LAUNCH_BOUNDS __launch_bounds__(RA_BN_GRID_BLOCK)
+#define RA_BN_GRID_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
 // v summed over the warp by a butterfly: every lane ends with the same bits (a + b == b + a).
@@ -769,33 +769,43 @@ RA_DEVICE void ra_bn_grid_landed(unsigned bar, unsigned parity) {
 #endif
 }
 
-// Every block's flag of a group (flags[0 .. P)) holding `epoch`, polled by threads t, t + BLOCK,
-// ... of a block still `alive`; bounded by `limit` clock cycles (or another block's error) per
-// flag: then *error is set and so is the block's shared *failed. Ends with a block barrier; true
-// in every thread when the block has seen every flag of this and each earlier wait.
-RA_DEVICE bool ra_bn_grid_wait(const unsigned* flags, ra_i64 P, unsigned epoch, unsigned* error, ra_i64 limit,
-                               bool alive, int* failed) {
-    if (alive) {
-        for (ra_i64 i = threadIdx.x; i < P; i += RA_BN_GRID_BLOCK) {
-            const volatile unsigned* f = flags + i;
-            if (*f == epoch) continue;
-            const long long start = clock64();
-            bool gave_up = false;
-            while (*f != epoch) {
-                if (*(const volatile unsigned*)error != 0u || clock64() - start > limit) {
-                    atomicExch(error, 1u);
-                    atomicOr(failed, 1);
-                    gave_up = true;
-                    break;
-                }
-                ra_grid_pause();
+// Every block's flag of a group (flags[0 .. P)) holding `epoch`, polled by the lanes of one warp
+// (lane l the flags l, l + RA_WARP_SIZE, ...) where `ok` (uniform over the warp: the block has not
+// given up); bounded by `limit` clock cycles (or another block's error) per flag: then *error is
+// set and so is the block's shared *failed. True in every lane when the warp has seen every flag
+// (acquire: a fence after the reads, then the warp's collective, before the partials are read).
+RA_DEVICE bool ra_bn_grid_warp_wait(const unsigned* flags, ra_i64 P, unsigned epoch, unsigned* error, ra_i64 limit,
+                                    bool ok, int* failed) {
+    if (ok) {
+        // RA_BN_BATCH flags a lane read at once (their latencies overlap); a spin only where one
+        // of them was not raised yet
+        for (ra_i64 i0 = ra_lane_id(); i0 < P; i0 += (ra_i64)RA_BN_BATCH * RA_WARP_SIZE) {
+            bool raised = true;
+#pragma unroll
+            for (int u = 0; u < RA_BN_BATCH; ++u) {
+                const ra_i64 i = i0 + (ra_i64)u * RA_WARP_SIZE;
+                const unsigned v = i < P ? *(const volatile unsigned*)(flags + i) : epoch;  // no short cut:
+                raised = raised & (v == epoch);                                             // loads together
             }
-            if (gave_up) break;
+            if (raised) continue;
+            for (ra_i64 i = i0; ok && i < P && i < i0 + (ra_i64)RA_BN_BATCH * RA_WARP_SIZE; i += RA_WARP_SIZE) {
+                const volatile unsigned* f = flags + i;
+                const long long start = clock64();
+                while (*f != epoch) {
+                    if (*(const volatile unsigned*)error != 0u || clock64() - start > limit) {
+                        atomicExch(error, 1u);
+                        atomicOr(failed, 1);
+                        ok = false;
+                        break;
+                    }
+                    ra_grid_pause();
+                }
+            }
+            if (!ok) break;
         }
-        ra_threadfence();  // the partials behind the flags are read after this
+        ra_threadfence();
     }
-    __syncthreads();
-    return *(volatile int*)failed == 0;
+    return ra_ballot(!ok) == 0;
 }
 
 // The shared address of an mbarrier (bulk copy only; 0 elsewhere, where none is used).
@@ -809,7 +819,7 @@ RA_DEVICE unsigned ra_bn_grid_bar_address(const ra_u64* p) {
 }
 
 template <typename T>
-__global__ void RA_BN_GRID_LAUNCH_BOUNDS
+__global__ void RA_BN_GRID_LAUNCH_BOUNDS(RA_BN_GRID_BLOCK)
 ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 sl,
                              ra_i64 G, typename ra_traits<T>::acc* part, unsigned int* flags, unsigned int epoch,
                              unsigned int* error, ra_i64 limit, const typename ra_traits<T>::acc* RA_RESTRICT weight,
@@ -885,49 +895,61 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
                     const ra_i64 c = q * G + k;
                     part[2 * (c * blocks + b)] = mean;
                     part[2 * (c * blocks + b) + 1] = m2;
-                    ra_threadfence();  // the partials before the flag
                 }
             }
+            // the block's partials (ordered by the barrier) device-wide, then its flag. The last
+            // thread publishes: its warp has no channel to merge while G < WARPS, so the other
+            // warps' polls and merges of group q - 1 proceed under its fence
             __syncthreads();
-            if (t == 0) *(volatile unsigned int*)(flags + q * blocks + b) = epoch;
+            if (t == B - 1) {
+                ra_threadfence();
+                *(volatile unsigned int*)(flags + q * blocks + b) = epoch;
+            }
         }
         if (q > 0) {
             // 3: group q - 1's statistics from every block's partials, its slices normalized
             const ra_i64 g = q - 1;
             const int r = (int)(g % 3), gk = group_size(g);
             const P* buf = ring + r * G * sl;
-            alive = ra_bn_grid_wait(flags + g * blocks, blocks, epoch, error, limit, alive, &failed);
-            if (alive) {
-                for (int k = warp; k < gk; k += WARPS) {
-                    const ra_i64 c = g * G + k;
-                    A n = A(0), mean = A(0), m2 = A(0);
-                    ra_bn_partials(part, c * blocks, (ra_i64)lane, blocks, (ra_i64)WS, [&](ra_i64 o, A pm, A pq) {
-                        ra_bn_merge(n, mean, m2, A(V * ra_max(ra_min(total - o * sl, sl), (ra_i64)0)), pm, pq);
-                    });
-                    // lanes merged in a fixed tree: lane 0 ends with the channel's statistics
+            // a warp a channel: wait for the group's flags, merge the P partials
+            for (int k = warp; k < gk; k += WARPS) {
+                const ra_i64 c = g * G + k;
+                const bool owner = c % blocks == b;
+                // the channel's parameters (and its running averages, for the block that updates
+                // them) on their way before the wait
+                const A wc = weight != nullptr ? weight[c] : A(1), bc = bias != nullptr ? bias[c] : A(0);
+                const A rm = owner && running_mean != nullptr ? running_mean[c] : A(0);
+                const A rv = owner && running_mean != nullptr ? running_var[c] : A(0);
+                if (!ra_bn_grid_warp_wait(flags + g * blocks, blocks, epoch, error, limit, alive, &failed)) continue;
+                A n = A(0), mean = A(0), m2 = A(0);
+                ra_bn_partials(part, c * blocks, (ra_i64)lane, blocks, (ra_i64)WS, [&](ra_i64 o, A pm, A pq) {
+                    ra_bn_merge(n, mean, m2, A(V * ra_max(ra_min(total - o * sl, sl), (ra_i64)0)), pm, pq);
+                });
+                // lanes merged in a fixed tree: lane 0 ends with the channel's statistics
 #pragma unroll
-                    for (int d = WS / 2; d > 0; d >>= 1) {
-                        const A on = ra_shfl_down(n, d), om = ra_shfl_down(mean, d), oq = ra_shfl_down(m2, d);
-                        if (lane < d) ra_bn_merge(n, mean, m2, on, om, oq);
-                    }
-                    if (lane == 0) {
-                        const A count = A(per_channel);
-                        const A invstd = ra_bn_rsqrt(m2 / count + eps);
-                        sscale[k] = weight != nullptr ? weight[c] * invstd : invstd;
-                        smean[k] = mean;
-                        sshift[k] = bias != nullptr ? bias[c] : A(0);
-                        if (c % blocks == b) {
-                            save_mean[c] = mean;
-                            save_invstd[c] = invstd;
-                            if (running_mean != nullptr) {
-                                running_mean[c] = (A(1) - momentum) * running_mean[c] + momentum * mean;
-                                running_var[c] = (A(1) - momentum) * running_var[c] +
-                                                 momentum * (m2 / (count - A(1)));
-                            }
+                for (int d = WS / 2; d > 0; d >>= 1) {
+                    const A on = ra_shfl_down(n, d), om = ra_shfl_down(mean, d), oq = ra_shfl_down(m2, d);
+                    if (lane < d) ra_bn_merge(n, mean, m2, on, om, oq);
+                }
+                if (lane == 0) {
+                    const A count = A(per_channel);
+                    const A invstd = ra_bn_rsqrt(m2 / count + eps);
+                    sscale[k] = wc * invstd;
+                    smean[k] = mean;
+                    sshift[k] = bc;
+                    if (owner) {
+                        save_mean[c] = mean;
+                        save_invstd[c] = invstd;
+                        if (running_mean != nullptr) {
+                            running_mean[c] = (A(1) - momentum) * rm + momentum * mean;
+                            running_var[c] = (A(1) - momentum) * rv + momentum * (m2 / (count - A(1)));
                         }
                     }
                 }
-                __syncthreads();
+            }
+            __syncthreads();
+            alive = *(volatile int*)&failed == 0;  // a block that gave up writes nothing more
+            if (alive) {
                 P* yp = reinterpret_cast<P*>(y);
                 for (int k = 0; k < gk; ++k) {
                     const A scale = sscale[k], mean = smean[k], shift = sshift[k];
