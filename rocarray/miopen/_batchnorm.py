@@ -113,6 +113,9 @@ GRID_MAX_GROUP = 32
 #: Fewest 16-byte vectors of a slice: below, a step's fixed costs (the partials' merge, the flag
 #: wait, the block barriers) outweigh its data, and the two-launch path is taken.
 GRID_MIN_SLICE = 64
+#: Fewest bytes of an image's spatial run: the grid kernel's loads (a bulk copy per run of a slice
+#: on sm_90) would be too small below.
+GRID_MIN_RUN = 512
 #: Static shared bytes of the grid kernel beside its three buffers, rounded up (three groups'
 #: per-channel coefficients in double, three mbarriers, a word).
 GRID_STATIC_SHARED = 1024
@@ -308,8 +311,9 @@ def _training_fused(x, y, geo, K, weight, bias, running_mean, running_var, momen
 def grid_geometry(shape, layout, dtype, blocks, shared_limit):
     """``(blocks, slice, G)`` of the grid-resident training forward, or None where it does not
     apply (:data:`GRID_TRAINING` off, a channels-last view, no elements, spatial runs that are not
-    whole 16-byte vectors, slices outside ``GRID_MIN_SLICE .. GRID_ITEMS * GRID_BLOCK`` vectors,
-    or three slices of one channel past ``shared_limit``).
+    whole 16-byte vectors or shorter than ``GRID_MIN_RUN`` bytes, slices outside
+    ``GRID_MIN_SLICE .. GRID_ITEMS * GRID_BLOCK`` vectors, or three slices of one channel past
+    ``shared_limit``).
 
     Each of the ``blocks`` blocks holds ``slice`` 16-byte vectors of every channel (the channel's
     vectors cut in ``blocks`` ranges, the last ones short or empty); ``G``: the channels of a
@@ -319,7 +323,8 @@ def grid_geometry(shape, layout, dtype, blocks, shared_limit):
     view, outer, C, inner = view_of(shape, layout)
     vec = _vector(dtype)
     blocks = int(blocks)
-    if not GRID_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1:
+    if (not GRID_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1
+            or inner * numpy.dtype(dtype).itemsize < GRID_MIN_RUN):
         return None
     sl = -(-(outer * inner // vec) // blocks)
     if sl < GRID_MIN_SLICE or sl > GRID_ITEMS * GRID_BLOCK:
@@ -341,7 +346,7 @@ def _grid_kernel(dtype):
 
 def _grid_plan(x, layout):
     dev = x.data.device_id
-    key = ("miopen.batchnorm.grid", tuple(x.shape), layout, x.dtype, GRID_MAX_GROUP, GRID_MIN_SLICE, dev)
+    key = ("miopen.batchnorm.grid", tuple(x.shape), layout, x.dtype, GRID_MAX_GROUP, GRID_MIN_SLICE, GRID_MIN_RUN, dev)
 
     def build():
         kernel = _grid_kernel(x.dtype)

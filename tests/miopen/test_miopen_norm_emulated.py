@@ -283,7 +283,8 @@ def test_grid_geometry_applies_where_three_slices_fit(monkeypatch):
     assert geometry(shape, "NCHW", f16, 132, smem) == (132, 191, 25)
     assert geometry(shape, "NHWC", f32, 132, smem) is None
     assert geometry((64, 256, 7, 7), "NCHW", f32, 132, smem) is None   # runs of 49: not whole vectors
-    assert geometry((64, 256, 8, 8), "NCHW", f32, 132, smem) is None   # 8 vectors a slice: too few
+    assert geometry((64, 256, 8, 8), "NCHW", f32, 132, smem) is None   # 256-byte runs: too short
+    assert geometry((4, 256, 16, 16), "NCHW", f32, 132, smem) is None  # 2 vectors a slice: too few
     assert geometry((64, 8, 224, 224), "NCHW", f32, 132, smem) is None  # 6080 vectors a slice: too many
     assert geometry((64, 2, 56, 56), "NCHW", f32, 132, smem)[2] == 2    # G at most C
     assert geometry((0, 2, 56, 56), "NCHW", f32, 132, smem) is None

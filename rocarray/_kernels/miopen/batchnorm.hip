@@ -972,7 +972,8 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
         // 4: group q + 2 into the buffer group q - 1 left
         if (q + 2 < Q) {
             const int r = (int)((q + 2) % 3);
-            ra_bn_grid_fetch(x, ring + r * G * sl, (q + 2) * G, group_size(q + 2), C, S, j0v, nv, sl, off, bar0 + 8u * r);
+            ra_bn_grid_fetch(x, ring + r * G * sl, (q + 2) * G, group_size(q + 2), C, S, j0v, nv, sl, off,
+                             bar0 + 8u * r);
         }
     }
 }
