@@ -210,8 +210,9 @@ def test_norm_self_checks_pass(rng):
 
     harness.load_all()
     checks = [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.batch_norm_fused",
-                                                             "miopen.layer_norm", "miopen.group_norm")]
-    assert len(checks) == 4
+                                                             "miopen.batch_norm_grid", "miopen.layer_norm",
+                                                             "miopen.group_norm")]
+    assert len(checks) == 5
     for check in checks:
         check.run(rng)
 
