@@ -59,6 +59,11 @@ or empty); ``lucl300l`` the same with the cluster panel's look-ahead step
 (``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
 ``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
 path; the last chunk short) and checks its wait error word.
+``bngrid`` runs the channels-first batch-norm training forward on the grid-resident pipeline
+(``bn_train_grid_nchw``, ``GRID_TRAINING`` on, groups of 3 channels and short slices forced through
+``GRID_MAX_GROUP`` and ``GRID_MIN_SLICE``: 3 x 7 x 120 x 96 float32 and float16 (three groups, the
+last one channel; the ring of buffers wraps with 10 channels of float32), 2 x 10 x 51 x 84 float64)
+and checks its wait error word.
 """
 
 import sys
@@ -69,7 +74,7 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lub128xl",
          "lugrid300c", "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long",
          "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300", "lucl300l")
+         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300", "lucl300l", "bngrid")
 
 
 def _lu_solve(case, rng, shape, dtype):
@@ -390,6 +395,26 @@ def _bn_fused_case(case, rng):
             raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
 
 
+def _bn_grid_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray.miopen import _batchnorm
+
+    dev = cupy.cuda.runtime.getDevice()
+    _batchnorm.GRID_TRAINING, _batchnorm.GRID_MAX_GROUP, _batchnorm.GRID_MIN_SLICE = True, 3, 1
+    for shape, dtype in (((3, 7, 120, 96), "float32"), ((3, 10, 120, 96), "float32"), ((3, 7, 120, 96), "float16"),
+                         ((2, 10, 51, 84), "float64")):
+        x = rng.standard_normal(shape).astype(dtype)
+        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
+        _batchnorm.check_grid(dev)
+        xd = x.astype(float)
+        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+        err = float(numpy.abs(y - want).max())
+        if not err < (1e-2 if dtype == "float16" else 1e-4):
+            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -410,7 +435,7 @@ def main(argv):
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
            else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"
-           else _bn_fused_case if case == "bnfused"
+           else _bn_fused_case if case == "bnfused" else _bn_grid_case if case == "bngrid"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

@@ -9,7 +9,20 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, with :data:`CLUSTER_TRAINING` on and thread-block clusters on
+Training forward, channels first, with :data:`GRID_TRAINING` on (off by default) and a cooperative
+launch on the device (:func:`grid_geometry` says where it applies): one launch of a block a
+multiprocessor, all resident. Every block owns the same slice (a range of 16-byte vectors) of
+every channel, and the channels go in groups whose slices fit three times in a block's shared
+memory, a ring: at step ``g`` a block reduces its slices of group ``g`` (two exact passes over
+shared memory, a warp a channel) and publishes the partials with a flag holding the launch's
+epoch, then merges every block's partials of group ``g - 1`` (published a step earlier, so
+normally without waiting; a fixed order, so every block forms the same statistics, bit for bit),
+normalizes its slices of that group from shared memory into the output, and issues the loads of
+group ``g + 2`` into the buffer just freed (the bulk copy engine on sm_90): the input is read
+once, and the loads of two groups are in flight while a block reduces and writes. The waits are
+bounded (:func:`check_grid` reads the error word).
+
+Otherwise, with :data:`CLUSTER_TRAINING` on and thread-block clusters on
 the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each
 block copying its share of the channel into shared memory (the input is read once), the
 statistics and the normalization from there (:func:`cluster_share` says where it applies).
@@ -85,9 +98,36 @@ FUSED_SPIN_LIMIT = 1 << 32
 #: Launch epochs of the fused kernel's ready flags before the flags are zeroed again.
 FUSED_EPOCH_LIMIT = 1 << 31
 
+#: Whether the channels-first training forward runs as one cooperative launch of
+#: ``ra_miopen_bn_train_grid_nchw`` (a block a multiprocessor, every block holding the same slice
+#: of every channel of a group of channels, three groups in shared memory: the input read once)
+#: where :func:`grid_geometry` says it applies; off, the default: the paths below.
+GRID_TRAINING = False
+#: Threads of a block of the grid kernel (``RA_BN_GRID_BLOCK``).
+GRID_BLOCK = 512
+#: Most 16-byte vectors of a slice one thread holds (``RA_BN_GRID_ITEMS``): longer slices take
+#: another path.
+GRID_ITEMS = 4
+#: Most channels of a group (at most ``RA_BN_GRID_MAX_GROUP``, 32).
+GRID_MAX_GROUP = 32
+#: Fewest 16-byte vectors of a slice: below, a step's fixed costs (the partials' merge, the flag
+#: wait, the block barriers) outweigh its data, and the two-launch path is taken.
+GRID_MIN_SLICE = 64
+#: Fewest bytes of an image's spatial run: the grid kernel's loads (a bulk copy per run of a slice
+#: on sm_90) would be too small below.
+GRID_MIN_RUN = 512
+#: Static shared bytes of the grid kernel beside its three buffers, rounded up (three groups'
+#: per-channel coefficients in double, three mbarriers, a word).
+GRID_STATIC_SHARED = 1024
+#: Clock cycles a block of the grid kernel waits for one flag before it gives up (sets the error
+#: word :func:`check_grid` reads; the block writes nothing more).
+GRID_SPIN_LIMIT = 1 << 32
+#: Launch epochs of the grid kernel's flags before the flags are zeroed again.
+GRID_EPOCH_LIMIT = 1 << 31
+
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
-            "train_cluster_nchw", "train_fused_nchw")
+            "train_cluster_nchw", "train_fused_nchw", "train_grid_nchw")
 
 
 def instantiations():
@@ -268,6 +308,99 @@ def _training_fused(x, y, geo, K, weight, bias, running_mean, running_var, momen
     return y, mean, invstd
 
 
+def grid_geometry(shape, layout, dtype, blocks, shared_limit):
+    """``(blocks, slice, G)`` of the grid-resident training forward, or None where it does not
+    apply (:data:`GRID_TRAINING` off, a channels-last view, no elements, spatial runs that are not
+    whole 16-byte vectors or shorter than ``GRID_MIN_RUN`` bytes, slices outside
+    ``GRID_MIN_SLICE .. GRID_ITEMS * GRID_BLOCK`` vectors, or three slices of one channel past
+    ``shared_limit``).
+
+    Each of the ``blocks`` blocks holds ``slice`` 16-byte vectors of every channel (the channel's
+    vectors cut in ``blocks`` ranges, the last ones short or empty); ``G``: the channels of a
+    group, the most whose three buffers (``3 G slice`` vectors) fit ``shared_limit`` less the
+    static shared memory, at most ``GRID_MAX_GROUP`` and ``C``.
+    """
+    view, outer, C, inner = view_of(shape, layout)
+    vec = _vector(dtype)
+    blocks = int(blocks)
+    if (not GRID_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1
+            or inner * numpy.dtype(dtype).itemsize < GRID_MIN_RUN):
+        return None
+    sl = -(-(outer * inner // vec) // blocks)
+    if sl < GRID_MIN_SLICE or sl > GRID_ITEMS * GRID_BLOCK:
+        return None
+    G = min(C, GRID_MAX_GROUP, (int(shared_limit) - GRID_STATIC_SHARED) // (3 * sl * 16))
+    if G < 1:
+        return None
+    return blocks, sl, G
+
+
+def grid_blocks(device_id):
+    """Blocks of the grid kernel: one a multiprocessor."""
+    return backend.device_info(device_id).multiprocessors
+
+
+def _grid_kernel(dtype):
+    return _FAMILY[f"ra_miopen_bn_train_grid_nchw<{dtypes.ctype(dtype)}>"]
+
+
+def _grid_plan(x, layout):
+    dev = x.data.device_id
+    key = ("miopen.batchnorm.grid", tuple(x.shape), layout, x.dtype, GRID_MAX_GROUP, GRID_MIN_SLICE, GRID_MIN_RUN, dev)
+
+    def build():
+        kernel = _grid_kernel(x.dtype)
+        if not kernel.cooperative_available(dev):
+            return None
+        geo = grid_geometry(x.shape, layout, x.dtype, grid_blocks(dev), backend.shared_memory_limit(dev))
+        if geo is None:
+            return None
+        blocks, sl, G = geo
+        kernel.prefer_carveout(dev, 100)
+        kernel.allow_shared(dev, 3 * G * sl * 16)
+        if kernel.resident_blocks(dev, GRID_BLOCK, 3 * G * sl * 16) < blocks:
+            return None
+        return geo
+    return plans.cache.lookup(key, build)
+
+
+def check_grid(device_id):
+    """Raise RuntimeError (after clearing it) if a block of the grid-resident training forward on
+    ``device_id``'s current stream gave up waiting for the other blocks' statistics (its output is
+    then incomplete); waits for the device."""
+    with launch.on_device(device_id):
+        word = workspaces.counters("miopen.batchnorm.grid_error", 4, device_id)[:4].view(numpy.uint32)
+        if int(word[0]):
+            word.fill(0)
+            raise RuntimeError("batch norm: a block of the grid-resident training forward waited too long for "
+                               "the other blocks' statistics (were they all resident?); the output is incomplete")
+
+
+def _training_on_grid(x, y, geo, weight, bias, running_mean, running_var, momentum, eps, dev):
+    """The channels-first training forward in one cooperative launch of
+    ``ra_miopen_bn_train_grid_nchw`` (``geo``: :func:`grid_geometry`)."""
+    cupy = backend.cupy()
+    acc = acc_dtype(x.dtype)
+    blocks, sl, G = geo
+    N, C = int(x.shape[0]), int(x.shape[1])
+    S = x.size // (N * C)
+    mean = cupy.empty(C, acc)
+    invstd = cupy.empty(C, acc)
+    nbytes = 2 * C * blocks * acc.itemsize
+    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
+    groups = -(-C // G)
+    buf, capacity, epoch = workspaces.epochs("miopen.batchnorm.grid_flags", dev, groups * blocks,
+                                             lambda cap: 4 * cap, GRID_EPOCH_LIMIT)
+    error = workspaces.counters("miopen.batchnorm.grid_error", 4, dev)
+    i64, u32, a = numpy.int64, numpy.uint32, acc.type
+    _grid_kernel(x.dtype)(
+        dev, (blocks,), (x, y, i64(N), i64(C), i64(S), i64(sl), i64(G), part, buf[: 4 * capacity].view(u32),
+                         u32(epoch), error[:4].view(u32), i64(GRID_SPIN_LIMIT), _null(weight), _null(bias),
+                         _null(running_mean), _null(running_var), a(momentum), a(eps), mean, invstd),
+        block=GRID_BLOCK, shared=3 * G * sl * 16, cooperative=True)
+    return y, mean, invstd
+
+
 def _cluster_kernel(dtype):
     return _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(dtype)}>"]
 
@@ -360,6 +493,9 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
         y = cupy.empty(x.shape, x.dtype) if out is None else out
+        grid = _grid_plan(x, layout) if GRID_TRAINING and x.size else None  # the switch read on every call
+        if grid is not None and _aligned(x, y):
+            return _training_on_grid(x, y, grid, weight, bias, running_mean, running_var, momentum, eps, dev)
         chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call
         if chunk and _aligned(x, y):
             return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)

@@ -219,6 +219,77 @@ def test_fused_geometry_applies_where_two_channels_fit_the_l2_share(monkeypatch)
     assert _batchnorm.fused_geometry((0, 3, 4, 4), "NCHW", f32, 528, l2) is None
 
 
+# The channels-first training forward on the grid-resident pipeline (GRID_TRAINING): (target,
+# shape, dtype, blocks, channels a group, affine and running statistics). float32: 10 channels in
+# groups of 3 (four groups, the last one channel: the ring of three buffers wraps), 7 blocks of 78
+# vectors (540 a channel: the last slice 72) straddling runs of 180; float64: 2 blocks of 529
+# vectors (the last 528; some threads hold two) straddling runs of 151, groups of 2 (the last one
+# channel), no affine or running statistics; float16 on the 64-lane target: 3 blocks of 27 vectors
+# (the last 26), groups of 4 (the last 2).
+GRID_CASES = [("cuda32", (3, 10, 20, 36), "float32", 7, 3, True),
+              ("cuda32", (7, 5, 2, 151), "float64", 2, 2, False),
+              ("hip64", (2, 6, 8, 40), "float16", 3, 4, True)]
+
+
+@pytest.mark.parametrize("target,shape,dtype,blocks,G,affine", GRID_CASES)
+def test_batchnorm_training_on_the_grid(request, monkeypatch, target, shape, dtype, blocks, G, affine):
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(_batchnorm, "GRID_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "GRID_MIN_SLICE", 1)
+    monkeypatch.setattr(_batchnorm, "GRID_MAX_GROUP", G)
+    monkeypatch.setattr(_batchnorm, "grid_blocks", lambda device_id: blocks)
+    monkeypatch.setattr(_batchnorm.backend, "shared_memory_limit", lambda device_id: 232448)
+    rng = np.random.default_rng(SEED + shape[1])
+    C, dt = shape[1], np.dtype(dtype)
+    acc = _batchnorm.acc_dtype(dt)
+    vectors = int(np.prod(shape)) // C // (16 // dt.itemsize)
+    sl = -(-vectors // blocks)
+    assert vectors % blocks and sl % (shape[-1] * (shape[2] if len(shape) == 4 else 1) // (16 // dt.itemsize))
+    x = (1.5 + 2.0 * rng.standard_normal(shape)).astype(dt)
+    w, b = (rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)) if affine else (None, None)
+    rm, rv = (rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)) if affine else (None, None)
+    results = []
+    for _ in range(2):  # twice: the same bits (and a new epoch for the flags)
+        d_rm, d_rv = (dev.array(rm), dev.array(rv)) if affine else (None, None)
+        out = dev.array(np.full(shape, np.nan, dt))  # poisoned: every element must be written
+        y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w) if affine else None,
+                                                            dev.array(b) if affine else None, d_rm, d_rv, 0.1, 1e-5,
+                                                            out=out)
+        launched = dev.launches[-1]
+        assert launched.name.startswith("ra_miopen_bn_train_grid_nchw") and launched.cooperative
+        assert launched.grid == (blocks, 1, 1) and (int(launched.args[5]), int(launched.args[6])) == (sl, G)
+        assert launched.shared == 3 * G * sl * 16
+        _batchnorm.check_grid(0)
+        results.append([np.asarray(a).copy() for a in (y, mean, invstd) + ((d_rm, d_rv) if affine else ())])
+    for got, again in zip(*results):
+        assert got.tobytes() == again.tobytes()
+    want = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, "NCHW")
+    y, mean, invstd = results[0][:3]
+    _close(y, want[0], dt)
+    _close(mean, want[1], acc)
+    _close(invstd, want[2], acc)
+    if affine:
+        _close(results[0][3], want[3], acc)
+        _close(results[0][4], want[4], acc)
+
+
+def test_grid_geometry_applies_where_three_slices_fit(monkeypatch):
+    f32, f16, shape, smem = np.dtype(np.float32), np.dtype(np.float16), (64, 256, 56, 56), 232448
+    geometry = _batchnorm.grid_geometry
+    assert geometry(shape, "NCHW", f32, 132, smem) is None  # GRID_TRAINING off
+    monkeypatch.setattr(_batchnorm, "GRID_TRAINING", True)
+    assert geometry(shape, "NCHW", f32, 132, smem) == (132, 381, 12)  # the bench's problem: 22 groups
+    assert 3 * 12 * 381 * 16 + _batchnorm.GRID_STATIC_SHARED <= smem
+    assert geometry(shape, "NCHW", f16, 132, smem) == (132, 191, 25)
+    assert geometry(shape, "NHWC", f32, 132, smem) is None
+    assert geometry((64, 256, 7, 7), "NCHW", f32, 132, smem) is None   # runs of 49: not whole vectors
+    assert geometry((64, 256, 8, 8), "NCHW", f32, 132, smem) is None   # 256-byte runs: too short
+    assert geometry((4, 256, 16, 16), "NCHW", f32, 132, smem) is None  # 2 vectors a slice: too few
+    assert geometry((64, 8, 224, 224), "NCHW", f32, 132, smem) is None  # 6080 vectors a slice: too many
+    assert geometry((64, 2, 56, 56), "NCHW", f32, 132, smem)[2] == 2    # G at most C
+    assert geometry((0, 2, 56, 56), "NCHW", f32, 132, smem) is None
+
+
 # The channels-first training forward on thread-block clusters: (shape, dtype, affine and running
 # statistics). Shares that straddle image runs (float32: 3 channels of 5 images of 3300, shares of
 # 2064; float64: 3 images of 5468, shares of 2052) and a last share shorter than the others.

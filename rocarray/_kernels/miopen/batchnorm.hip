@@ -672,6 +672,313 @@ ra_miopen_bn_train_fused_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N
 }
 
 // ------------------------------------------------------------------------------------------------
+// training forward, channels first, one grid-resident cooperative launch: the input read once,
+// groups of channels through a ring of three shared-memory buffers
+// ------------------------------------------------------------------------------------------------
+
+// P blocks (gridDim.x, one a multiprocessor, all resident: a cooperative launch). Block b owns the
+// same slice of every channel: the packs [b sl, min((b + 1) sl, N S / V)) of the channel's flat
+// N * S elements (S % V == 0; a slice may straddle image runs, the last ones may be short or
+// empty). Channels go in groups of G (the last may be short); shared memory holds three groups'
+// slices, a ring. Step q of a block:
+//   1. wait until group q's slices have landed (their loads were issued two steps earlier);
+//   2. per channel of group q, the slice's (mean, M2) exactly from shared memory (a warp a
+//      channel: the sum, then the sum of squared deviations), published in part[c][b]; then the
+//      block raises its flag of group q (flags[q P + b] = epoch, after a fence);
+//   3. a warp a channel of group q - 1: waits for the group's P flags (raised a whole step
+//      earlier, so normally at once), merges the channel's P partials in a fixed order (every block
+//      the same arithmetic on the same values: the same mean and inverse deviation, bit for bit);
+//      then the block normalizes its slices of group q - 1 from shared memory into y; block c % P
+//      writes channel c's saved statistics and running averages;
+//   4. issues the loads of group q + 2 into the buffer group q - 1 just left.
+// So a group's wait is hidden by a whole step while the writes of q - 1 and the reads of q + 1
+// and q + 2 are in flight. Loads: the bulk copy engine on sm_90 (a piece per image run of the
+// slice, completing on the buffer's mbarrier), plain loads through registers elsewhere. The waits
+// are bounded (`limit` clock cycles, then *error is set, and a block that gave up, or sees the
+// error, writes nothing more; its loads still drain). Flags hold the launch's epoch: no reset
+// between launches.
+#define RA_BN_GRID_BLOCK 512     // threads of a block
+#define RA_BN_GRID_ITEMS 4       // most packs of a slice a thread holds (the host: slice <= ITEMS x BLOCK)
+#define RA_BN_GRID_MAX_GROUP 32  // most channels of a group
+
+#if defined(RA_CUDA)
+#define RA_BN_GRID_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 1)
+#else
+#define RA_BN_GRID_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+
+// v summed over the warp by a butterfly: every lane ends with the same bits (a + b == b + a).
+template <typename A> RA_DEVICE A ra_bn_warp_allsum(A v) {
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) v += ra_shfl_xor(v, m);
+    return v;
+}
+
+// The loads of group q's slices (channels c0 .. c0 + gk - 1, buffer `buf` of gk x sl packs).
+// Bulk copy: the slice's pieces (one per image run it touches, the same for every channel) issued
+// by the block's threads, completing on the mbarrier at shared address `bar` (thread 0 arrives
+// with the byte count). Elsewhere: plain loads of each thread's packs (offsets `off`, the
+// channel's run added), stored to shared memory; a block barrier before they are read.
+template <typename T>
+RA_DEVICE void ra_bn_grid_fetch(const T* x, ra_bn_pack<T, ra_bn_vec<T>::N>* buf, ra_i64 c0, int gk, ra_i64 C,
+                                ra_i64 S, ra_i64 j0v, ra_i64 nv, ra_i64 sl, const ra_i64* off, unsigned bar) {
+    constexpr int V = ra_bn_vec<T>::N, B = RA_BN_GRID_BLOCK;
+    const int t = (int)threadIdx.x;
+#if defined(RA_BULK_COPY)
+    (void)off;
+    if (t == 0) ra_mbar_expect_tx(bar, (unsigned)((ra_i64)gk * nv * V * (ra_i64)sizeof(T)));
+    if (nv > 0) {
+        const ra_i64 j0 = j0v * V, j1 = (j0v + nv) * V, n0 = j0 / S;
+        const int pieces = (int)((j1 - 1) / S - n0 + 1);
+        for (int i = t; i < gk * pieces; i += B) {
+            const int k = i / pieces, p = i - k * pieces;
+            const ra_i64 n = n0 + p, a = ra_max(n * S, j0), e = ra_min(n * S + S, j1);
+            ra_bulk_load(ra_shared_address(reinterpret_cast<T*>(buf + k * sl) + (a - j0)),
+                         x + (n * C + c0 + k) * S + (a - n * S), (unsigned)((e - a) * (ra_i64)sizeof(T)), bar);
+        }
+    }
+#else
+    (void)bar;
+    (void)j0v;
+    typedef ra_bn_pack<T, V> P;
+    const P* xp = reinterpret_cast<const P*>(x);
+    const ra_i64 sv = S / V;
+    for (int k = 0; k < gk; ++k) {
+        P pk[RA_BN_GRID_ITEMS];
+#pragma unroll
+        for (int u = 0; u < RA_BN_GRID_ITEMS; ++u) {
+            if (t + (ra_i64)u * B < nv) pk[u] = xp[off[u] + (c0 + k) * sv];
+        }
+#pragma unroll
+        for (int u = 0; u < RA_BN_GRID_ITEMS; ++u) {
+            if (t + (ra_i64)u * B < nv) buf[k * sl + t + (ra_i64)u * B] = pk[u];
+        }
+    }
+#endif
+}
+
+// Waits until the loads issued into a buffer have landed: phase `parity` of its mbarrier (bulk
+// copy), a block barrier after the plain loads' stores elsewhere.
+RA_DEVICE void ra_bn_grid_landed(unsigned bar, unsigned parity) {
+#if defined(RA_BULK_COPY)
+    ra_mbar_wait(bar, parity);
+#else
+    (void)bar;
+    (void)parity;
+    __syncthreads();
+#endif
+}
+
+// Every block's flag of a group (flags[0 .. P)) holding `epoch`, polled by the lanes of one warp
+// (lane l the flags l, l + RA_WARP_SIZE, ...) where `ok` (uniform over the warp: the block has not
+// given up); bounded by `limit` clock cycles (or another block's error) per flag: then *error is
+// set and so is the block's shared *failed. True in every lane when the warp has seen every flag
+// (acquire: a fence after the reads, then the warp's collective, before the partials are read).
+RA_DEVICE bool ra_bn_grid_warp_wait(const unsigned* flags, ra_i64 P, unsigned epoch, unsigned* error, ra_i64 limit,
+                                    bool ok, int* failed) {
+    if (ok) {
+        // RA_BN_BATCH flags a lane read at once (their latencies overlap); a spin only where one
+        // of them was not raised yet
+        for (ra_i64 i0 = ra_lane_id(); i0 < P; i0 += (ra_i64)RA_BN_BATCH * RA_WARP_SIZE) {
+            bool raised = true;
+#pragma unroll
+            for (int u = 0; u < RA_BN_BATCH; ++u) {
+                const ra_i64 i = i0 + (ra_i64)u * RA_WARP_SIZE;
+                const unsigned v = i < P ? *(const volatile unsigned*)(flags + i) : epoch;  // no short cut:
+                raised = raised & (v == epoch);                                             // loads together
+            }
+            if (raised) continue;
+            for (ra_i64 i = i0; ok && i < P && i < i0 + (ra_i64)RA_BN_BATCH * RA_WARP_SIZE; i += RA_WARP_SIZE) {
+                const volatile unsigned* f = flags + i;
+                const long long start = clock64();
+                while (*f != epoch) {
+                    if (*(const volatile unsigned*)error != 0u || clock64() - start > limit) {
+                        atomicExch(error, 1u);
+                        atomicOr(failed, 1);
+                        ok = false;
+                        break;
+                    }
+                    ra_grid_pause();
+                }
+            }
+            if (!ok) break;
+        }
+        ra_threadfence();
+    }
+    return ra_ballot(!ok) == 0;
+}
+
+// The shared address of an mbarrier (bulk copy only; 0 elsewhere, where none is used).
+RA_DEVICE unsigned ra_bn_grid_bar_address(const ra_u64* p) {
+#if defined(RA_BULK_COPY)
+    return ra_shared_address(p);
+#else
+    (void)p;
+    return 0u;
+#endif
+}
+
+template <typename T>
+__global__ void RA_BN_GRID_LAUNCH_BOUNDS(RA_BN_GRID_BLOCK)
+ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 sl,
+                             ra_i64 G, typename ra_traits<T>::acc* part, unsigned int* flags, unsigned int epoch,
+                             unsigned int* error, ra_i64 limit, const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                             const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                             typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                             typename ra_traits<T>::acc* RA_RESTRICT running_var, typename ra_traits<T>::acc momentum,
+                             typename ra_traits<T>::acc eps, typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                             typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N, B = RA_BN_GRID_BLOCK, WS = RA_WARP_SIZE, WARPS = B / WS;
+    typedef ra_bn_pack<T, V> P;
+    extern __shared__ __align__(16) unsigned char ra_bn_grid_smem[];
+    P* ring = reinterpret_cast<P*>(ra_bn_grid_smem);  // three buffers of G x sl packs
+    __shared__ A sscale[RA_BN_GRID_MAX_GROUP], smean[RA_BN_GRID_MAX_GROUP], sshift[RA_BN_GRID_MAX_GROUP];
+    __shared__ __align__(8) ra_u64 arrived[3];
+    __shared__ int failed;
+    const int t = (int)threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
+    const ra_i64 blocks = gridDim.x, b = blockIdx.x, sv = S / V, total = N * sv, per_channel = N * S;
+    const ra_i64 j0v = ra_min(b * sl, total), nv = ra_min(j0v + sl, total) - j0v;
+    const ra_i64 Q = (C + G - 1) / G;
+    // this thread's packs of the slice as offsets (in packs) from its channel's first run: the
+    // same for every channel, found once
+    ra_i64 off[RA_BN_GRID_ITEMS];
+#pragma unroll
+    for (int u = 0; u < RA_BN_GRID_ITEMS; ++u) {
+        off[u] = 0;
+        if (t + (ra_i64)u * B < nv) {
+            ra_i64 n, s;
+            ra_divmod_i64(j0v + t + (ra_i64)u * B, sv, n, s);
+            off[u] = n * C * sv + s;
+        }
+    }
+    // buffer r's mbarrier at shared address bar0 + 8 r
+    const unsigned bar0 = ra_bn_grid_bar_address(&arrived[0]);
+    if (t == 0) {
+        failed = 0;
+#if defined(RA_BULK_COPY)
+        for (int r = 0; r < 3; ++r) ra_mbar_init(bar0 + 8u * r, 1u);
+        ra_mbar_init_fence();
+#endif
+    }
+    __syncthreads();
+    bool alive = true;
+    auto group_size = [&](ra_i64 q) { return (int)ra_min(G, C - q * G); };
+    ra_bn_grid_fetch(x, ring, 0, group_size(0), C, S, j0v, nv, sl, off, bar0);
+    if (Q > 1) ra_bn_grid_fetch(x, ring + G * sl, G, group_size(1), C, S, j0v, nv, sl, off, bar0 + 8u);
+    for (ra_i64 q = 0; q <= Q; ++q) {
+        if (q < Q) {
+            // 1-2: group q's slice statistics, published
+            const int r = (int)(q % 3), gk = group_size(q);
+            const P* buf = ring + r * G * sl;
+            ra_bn_grid_landed(bar0 + 8u * r, (unsigned)((q / 3) & 1));
+            for (int k = warp; k < gk; k += WARPS) {
+                const P* s = buf + k * sl;
+                A sum = A(0);
+                for (ra_i64 i = lane; i < nv; i += WS) {
+                    const P pk = s[i];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) sum += ra_traits<T>::to_acc(pk.v[e]);
+                }
+                const A mean = nv > 0 ? ra_bn_warp_allsum(sum) / A(nv * V) : A(0);
+                A m2 = A(0);
+                for (ra_i64 i = lane; i < nv; i += WS) {
+                    const P pk = s[i];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        const A d = ra_traits<T>::to_acc(pk.v[e]) - mean;
+                        m2 += d * d;
+                    }
+                }
+                m2 = ra_bn_warp_allsum(m2);
+                if (lane == 0) {
+                    const ra_i64 c = q * G + k;
+                    part[2 * (c * blocks + b)] = mean;
+                    part[2 * (c * blocks + b) + 1] = m2;
+                }
+            }
+            // the block's partials (ordered by the barrier) device-wide, then its flag. The last
+            // thread publishes: its warp has no channel to merge while G < WARPS, so the other
+            // warps' polls and merges of group q - 1 proceed under its fence
+            __syncthreads();
+            if (t == B - 1) {
+                ra_threadfence();
+                *(volatile unsigned int*)(flags + q * blocks + b) = epoch;
+            }
+        }
+        if (q > 0) {
+            // 3: group q - 1's statistics from every block's partials, its slices normalized
+            const ra_i64 g = q - 1;
+            const int r = (int)(g % 3), gk = group_size(g);
+            const P* buf = ring + r * G * sl;
+            // a warp a channel: wait for the group's flags, merge the P partials
+            for (int k = warp; k < gk; k += WARPS) {
+                const ra_i64 c = g * G + k;
+                const bool owner = c % blocks == b;
+                // the channel's parameters (and its running averages, for the block that updates
+                // them) on their way before the wait
+                const A wc = weight != nullptr ? weight[c] : A(1), bc = bias != nullptr ? bias[c] : A(0);
+                const A rm = owner && running_mean != nullptr ? running_mean[c] : A(0);
+                const A rv = owner && running_mean != nullptr ? running_var[c] : A(0);
+                if (!ra_bn_grid_warp_wait(flags + g * blocks, blocks, epoch, error, limit, alive, &failed)) continue;
+                A n = A(0), mean = A(0), m2 = A(0);
+                ra_bn_partials(part, c * blocks, (ra_i64)lane, blocks, (ra_i64)WS, [&](ra_i64 o, A pm, A pq) {
+                    ra_bn_merge(n, mean, m2, A(V * ra_max(ra_min(total - o * sl, sl), (ra_i64)0)), pm, pq);
+                });
+                // lanes merged in a fixed tree: lane 0 ends with the channel's statistics
+#pragma unroll
+                for (int d = WS / 2; d > 0; d >>= 1) {
+                    const A on = ra_shfl_down(n, d), om = ra_shfl_down(mean, d), oq = ra_shfl_down(m2, d);
+                    if (lane < d) ra_bn_merge(n, mean, m2, on, om, oq);
+                }
+                if (lane == 0) {
+                    const A count = A(per_channel);
+                    const A invstd = ra_bn_rsqrt(m2 / count + eps);
+                    sscale[k] = wc * invstd;
+                    smean[k] = mean;
+                    sshift[k] = bc;
+                    if (owner) {
+                        save_mean[c] = mean;
+                        save_invstd[c] = invstd;
+                        if (running_mean != nullptr) {
+                            running_mean[c] = (A(1) - momentum) * rm + momentum * mean;
+                            running_var[c] = (A(1) - momentum) * rv + momentum * (m2 / (count - A(1)));
+                        }
+                    }
+                }
+            }
+            __syncthreads();
+            alive = *(volatile int*)&failed == 0;  // a block that gave up writes nothing more
+            if (alive) {
+                P* yp = reinterpret_cast<P*>(y);
+                for (int k = 0; k < gk; ++k) {
+                    const A scale = sscale[k], mean = smean[k], shift = sshift[k];
+                    const ra_i64 run = (g * G + k) * sv;
+#pragma unroll
+                    for (int u = 0; u < RA_BN_GRID_ITEMS; ++u) {
+                        const ra_i64 i = t + (ra_i64)u * B;
+                        if (i < nv) {
+                            const P pk = buf[k * sl + i];
+                            A v[V];
+#pragma unroll
+                            for (int e = 0; e < V; ++e) v[e] = scale * (ra_traits<T>::to_acc(pk.v[e]) - mean) + shift;
+                            ra_bn_store<T, V>(reinterpret_cast<T*>(yp + off[u] + run), v);
+                        }
+                    }
+                }
+            }
+            __syncthreads();  // buffer r free (and sscale.. reusable)
+        }
+        // 4: group q + 2 into the buffer group q - 1 left
+        if (q + 2 < Q) {
+            const int r = (int)((q + 2) % 3);
+            ra_bn_grid_fetch(x, ring + r * G * sl, (q + 2) * G, group_size(q + 2), C, S, j0v, nv, sl, off,
+                             bar0 + 8u * r);
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
 // training forward, channels first, one thread-block cluster a channel (NVIDIA sm_90)
 // ------------------------------------------------------------------------------------------------
 
