@@ -116,7 +116,7 @@ def _lu_case(case, rng):
         from rocarray.rocsolver import _lu_block
 
         _lu_block.ONE_BARRIER = case != "lub128w"
-        _lu_block.WIDE = case in ("lub128x", "lub128xl")
+        _lu_block.WIDE = _lu_block.WIDE_FACTOR = case in ("lub128x", "lub128xl")
         _lu_block.WIDE_LOOKAHEAD = case == "lub128xl"
     dtype = "complex64" if case.endswith("c") else "float64"
     if case in ("lucl300", "lucl300l"):

@@ -183,16 +183,17 @@ def _check_composed_laswp(rng):
 
 def _check_wide_kernel(rng):
     """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
-    switch ``WIDE`` on, with its plain and its look-ahead step) and through ``getrf_block``: the
+    switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain and its look-ahead
+    step) and through ``getrf_block``: the
     backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
     rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL
+    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _lu_block.WIDE_FACTOR
     try:
-        _lu_block.PANEL = False
+        _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
@@ -213,7 +214,7 @@ def _check_wide_kernel(rng):
                 if not all(same(u, v) for u, v in zip(logdet[True, look], logdet[False, False])):
                     raise AssertionError(f"slogdet (6, {n}, {n}) {dtype}: {step} differs from getrf_block")
     finally:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL = saved
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _lu_block.WIDE_FACTOR = saved
 
 
 def _check_mid_size_kernels(rng):

@@ -432,6 +432,7 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
+    monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
@@ -503,14 +504,15 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
 
 @pytest.mark.parametrize("dtype,n,kernel", [
     ("float64", 64, "getrf_block<double, 4, false>"),
-    ("float64", 65, "getrf_block_wide<double, 128, false, false>"),
-    ("float64", 128, "getrf_block_wide<double, 128, false, false>"),
-    ("complex64", 100, "getrf_block_wide<ra_c64, 128, false, false>"),
+    ("float64", 65, "getrf_block<double, 8, false>"), ("float64", 128, "getrf_block<double, 8, false>"),
+    ("complex64", 100, "getrf_block<ra_c64, 8, false>"),
     ("complex128", 96, "getrf_block<ra_c128, 6, false>"), ("complex128", 97, "ra_rocsolver_getf2"),
 ])
 def test_getrf_default_routes_take_the_register_tile(recorded, dtype, n, kernel):
-    # the defaults: the wide layout for orders 65 .. 128 of its dtypes (32 lanes), else getrf_block
+    # the defaults: the factorization alone stays on getrf_block (WIDE_FACTOR off; the solve takes
+    # the wide layout, test_solve_routes_to_one_launch)
     assert not _lu_block.PANEL and _lu_block.ONE_BARRIER and _lu_block.WIDE and not _lu_block.WIDE_LOOKAHEAD
+    assert not _lu_block.WIDE_FACTOR
     A = recorded.array((4 * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
                              recorded.array((4,), "int32"), 4)
@@ -537,6 +539,7 @@ def test_wide_switch_routes_orders_65_to_128(recorded, monkeypatch, wave64):
     # (more right-hand sides: getrf_block; complex128, order 64: getrf_block; PANEL on: the panel);
     # on 64-lane devices only with WIDE_WAVE64
     monkeypatch.setattr(_lu_block, "WIDE", True)
+    monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     if wave64:
         from kernel_emu import WAVE64_PROFILE
 
@@ -747,9 +750,10 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
 def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, look):
-    # on the device, with the panel kernel off: getrf_block_wide (WIDE on; its look-ahead step
-    # with WIDE_LOOKAHEAD) against getrf_block
+    # on the device, with the panel kernel off: getrf_block_wide (WIDE on, the factorization too:
+    # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD) against getrf_block
     monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
     assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
 
