@@ -259,16 +259,23 @@ def fused_geometry(shape, layout, dtype, resident, l2_bytes):
     return geo, K
 
 
+def _raise_on_error_word(device_id, name, message):
+    """Raise RuntimeError(message) (after clearing the word) if the error word of workspace
+    ``name`` on ``device_id`` is set; waits for the device."""
+    with launch.on_device(device_id):
+        word = workspaces.counters(name, 4, device_id)[:4].view(numpy.uint32)
+        if int(word[0]):
+            word.fill(0)
+            raise RuntimeError(message)
+
+
 def check_fused(device_id):
     """Raise RuntimeError (after clearing it) if a normalize item of the one-launch training
     forward on ``device_id``'s current stream gave up waiting for its channel's statistics (its
     output is then incomplete); waits for the device."""
-    with launch.on_device(device_id):
-        word = workspaces.counters("miopen.batchnorm.fused_error", 4, device_id)[:4].view(numpy.uint32)
-        if int(word[0]):
-            word.fill(0)
-            raise RuntimeError("batch norm: a normalize block of the one-launch training forward waited too long "
-                               "for its channel's statistics; the output is incomplete")
+    _raise_on_error_word(device_id, "miopen.batchnorm.fused_error",
+                         "batch norm: a normalize block of the one-launch training forward waited too long for "
+                         "its channel's statistics; the output is incomplete")
 
 
 def _fused_plan(x, layout):
@@ -368,12 +375,9 @@ def check_grid(device_id):
     """Raise RuntimeError (after clearing it) if a block of the grid-resident training forward on
     ``device_id``'s current stream gave up waiting for the other blocks' statistics (its output is
     then incomplete); waits for the device."""
-    with launch.on_device(device_id):
-        word = workspaces.counters("miopen.batchnorm.grid_error", 4, device_id)[:4].view(numpy.uint32)
-        if int(word[0]):
-            word.fill(0)
-            raise RuntimeError("batch norm: a block of the grid-resident training forward waited too long for "
-                               "the other blocks' statistics (were they all resident?); the output is incomplete")
+    _raise_on_error_word(device_id, "miopen.batchnorm.grid_error",
+                         "batch norm: a block of the grid-resident training forward waited too long for the "
+                         "other blocks' statistics (were they all resident?); the output is incomplete")
 
 
 def _training_on_grid(x, y, geo, weight, bias, running_mean, running_var, momentum, eps, dev):

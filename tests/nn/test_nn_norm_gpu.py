@@ -3,6 +3,8 @@ against torch's float64 result on the same rounded inputs) and the NumPy float64
 odd sizes, batch 1, 1-D to 3-D, both layouts, every dtype, outputs poisoned before the call where
 the API takes them, running statistics, saved statistics and every gradient."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -35,6 +37,30 @@ def _close(got, want, name, scale=None):
     tol = TOL[name]
     scale = max(1.0, float(np.abs(want).max()) if scale is None else scale)
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
+
+
+@contextlib.contextmanager
+def launched_names():
+    """The names of the kernels launched inside the block (a launch-layer observer)."""
+    from rocarray._core import launch
+
+    names = []
+
+    class _Names:
+        def begin(self, name, grid, block, shared):
+            names.append(str(name))
+
+        def end(self, token):
+            pass
+
+        def note(self, nbytes, flops):
+            pass
+
+    before, launch.observer = launch.observer, _Names()
+    try:
+        yield names
+    finally:
+        launch.observer = before
 
 
 def _torch():
@@ -352,29 +378,13 @@ def test_batch_norm_training_of_a_misaligned_input_takes_the_two_launch_path(rng
     import cupy
 
     from rocarray import miopen
-    from rocarray._core import launch
 
     shape = (9, 3, 60, 64)
     x = rng.standard_normal(shape).astype(np.float32)
     base = cupy.asarray(np.concatenate([np.zeros(1, np.float32), x.ravel()]))
     xd = base[1:].reshape(shape)
-    names = []
-
-    class _Names:  # a launch-layer observer keeping the names
-        def begin(self, name, grid, block, shared):
-            names.append(str(name))
-
-        def end(self, token):
-            pass
-
-        def note(self, nbytes, flops):
-            pass
-
-    before, launch.observer = launch.observer, _Names()
-    try:
+    with launched_names() as names:
         y, mean, invstd = miopen.batchnorm_forward_training(xd, None, None, None, None, 0.1, 1e-5)
-    finally:
-        launch.observer = before
     assert names and not any("train_cluster" in n for n in names)
     want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5)
     _close(y, want[0], "float32")
@@ -453,7 +463,7 @@ def test_batch_norm_training_on_the_grid(rng, monkeypatch, shape, G, dtype):
     import cupy
 
     from rocarray import miopen
-    from rocarray._core import backend, launch
+    from rocarray._core import backend
     from rocarray.miopen import _batchnorm
 
     device = cupy.cuda.runtime.getDevice()
@@ -472,21 +482,8 @@ def test_batch_norm_training_on_the_grid(rng, monkeypatch, shape, G, dtype):
     x = cupy.asarray((0.5 + 2 * rng.standard_normal(shape)).astype(dt))
     w, b = cupy.asarray(rng.standard_normal(C).astype(acc)), cupy.asarray(rng.standard_normal(C).astype(acc))
     rm0, rv0 = rng.standard_normal(C).astype(acc), (0.5 + rng.random(C)).astype(acc)
-    names = []
-
-    class _Names:  # a launch-layer observer keeping the names
-        def begin(self, name, grid, block, shared):
-            names.append(str(name))
-
-        def end(self, token):
-            pass
-
-        def note(self, nbytes, flops):
-            pass
-
     runs = []
-    before, launch.observer = launch.observer, _Names()
-    try:
+    with launched_names() as names:
         for _ in range(2):  # twice: a new epoch for the flags, the same bits
             rm, rv = cupy.asarray(rm0), cupy.asarray(rv0)
             out = cupy.asarray(np.full(shape, np.nan, dt))  # poisoned
@@ -494,8 +491,6 @@ def test_batch_norm_training_on_the_grid(rng, monkeypatch, shape, G, dtype):
             _batchnorm.check_grid(device)
             assert y is out
             runs.append((y, mean, invstd, rm, rv))
-    finally:
-        launch.observer = before
     assert names and all("train_grid" in n for n in names), names
     for first, again in zip(*runs):
         assert cupy.asnumpy(first).tobytes() == cupy.asnumpy(again).tobytes()
