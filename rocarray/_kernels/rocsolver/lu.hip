@@ -41,7 +41,7 @@
 //    flags are double-buffered by the column's parity. One block (m <= blockDim) passes the two
 //    rows through shared memory without flags. The same pivots, info and arithmetic as getf2;
 //    a wait that gives up sets sync[2], as ra_grid_sync does.
-//  * ra_rocsolver_getf2_cluster<T, CB>: getf2 of one m x n panel (n <= 32) on ONE thread-block
+//  * ra_rocsolver_getf2_cluster<T, CB, LOOK>: getf2 of one m x n panel (n <= 32) on ONE thread-block
 //    cluster of CB blocks (8, the portable size, or 16 where the host opted in; NVIDIA sm_90+,
 //    an empty body elsewhere), a thread
 //    per panel row holding the row in registers (block g: rows g*blockDim .. (g+1)*blockDim-1).
@@ -52,9 +52,12 @@
 //    through distributed shared memory in one round trip into its shared memory; one block
 //    barrier; every warp reduces the candidates (the same pivot everywhere), and each thread
 //    does its row's part of the interchange, scaling and update in registers (the column loop
-//    is not unrolled: registers by compile-time indices under tests of j). The double buffer is enough: a block writes column j + 2's publication only after
-//    the cluster barrier of column j + 1, which every block reaches after its reads of column
-//    j's. The same pivots, info and arithmetic as getf2.
+//    is not unrolled: registers by compile-time indices under tests of j; rows are published and
+//    read back in register order). The double buffer is enough: a block writes column j + 2's
+//    publication only after the cluster barrier of column j + 1, which every block reaches after
+//    its reads of column j's. With LOOK, column j + 1 is updated, searched and published (its
+//    holders finish their rows first) and the barrier's arrival comes before the rest of the
+//    update, its wait at the next column's gather. The same pivots, info and arithmetic as getf2.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
 //    <= 64 rows they touch: each of 64 row slots finds its destination row (a row k, or a pivot
