@@ -39,6 +39,17 @@ def _close(got, want, name, scale=None):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale)
 
 
+def _training_inputs(rng, shape, dt):
+    """x (on the device, ``dt``, off-centre), weight and bias (device) and the running statistics
+    (host) of a channels-first batch-norm training problem."""
+    import cupy
+
+    C, acc = shape[1], _acc(dt)
+    x = cupy.asarray((0.5 + 2 * rng.standard_normal(shape)).astype(dt))
+    w, b = cupy.asarray(rng.standard_normal(C).astype(acc)), cupy.asarray(rng.standard_normal(C).astype(acc))
+    return x, w, b, rng.standard_normal(C).astype(acc), (0.5 + rng.random(C)).astype(acc)
+
+
 @contextlib.contextmanager
 def launched_names():
     """The names of the kernels launched inside the block (a launch-layer observer)."""
@@ -339,10 +350,7 @@ def test_batch_norm_training_on_clusters_matches_the_two_launch_path(rng, monkey
     monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
     assert _batchnorm.cluster_share(shape, "NCHW", dt, device) > 0
     C = shape[1]
-    acc = _acc(dt)
-    x = cupy.asarray((0.5 + 2 * rng.standard_normal(shape)).astype(dt))
-    w, b = cupy.asarray(rng.standard_normal(C).astype(acc)), cupy.asarray(rng.standard_normal(C).astype(acc))
-    rm0, rv0 = rng.standard_normal(C).astype(acc), (0.5 + rng.random(C)).astype(acc)
+    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
     runs = []
     for clusters in (True, False):
         monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", clusters)
@@ -412,7 +420,6 @@ def test_batch_norm_fused_training_matches_the_two_launch_path(rng, monkeypatch,
     device = cupy.cuda.runtime.getDevice()
     dt = _dtype(dtype)
     C = shape[1]
-    acc = _acc(dt)
     monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", True)
     l2 = backend.device_info(device).l2_bytes
     if K is not None:
@@ -428,9 +435,7 @@ def test_batch_norm_fused_training_matches_the_two_launch_path(rng, monkeypatch,
     monkeypatch.setattr(_batchnorm, "resident_blocks",
                         lambda name, dev: C * geo.splits if "bn_stats" in name else real(name, dev))
     plans.cache.clear()
-    x = cupy.asarray((0.5 + 2 * rng.standard_normal(shape)).astype(dt))
-    w, b = cupy.asarray(rng.standard_normal(C).astype(acc)), cupy.asarray(rng.standard_normal(C).astype(acc))
-    rm0, rv0 = rng.standard_normal(C).astype(acc), (0.5 + rng.random(C)).astype(acc)
+    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
     runs = []
     for fused_on in (True, True, False):  # twice fused: a new epoch, the same bits
         monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", fused_on)
@@ -478,10 +483,7 @@ def test_batch_norm_training_on_the_grid(rng, monkeypatch, shape, G, dtype):
                                    backend.shared_memory_limit(device))
     assert geo is not None and (G is None or geo[2] == G)
     C = shape[1]
-    acc = _acc(dt)
-    x = cupy.asarray((0.5 + 2 * rng.standard_normal(shape)).astype(dt))
-    w, b = cupy.asarray(rng.standard_normal(C).astype(acc)), cupy.asarray(rng.standard_normal(C).astype(acc))
-    rm0, rv0 = rng.standard_normal(C).astype(acc), (0.5 + rng.random(C)).astype(acc)
+    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
     runs = []
     with launched_names() as names:
         for _ in range(2):  # twice: a new epoch for the flags, the same bits
