@@ -26,8 +26,8 @@ over fewer values a lane, and the pivot warp's update a step is a quarter of the
 layout's; twice the warps share the same registers. With :data:`WIDE` on (the default) it takes orders
 :data:`WIDE_LOWEST` .. :data:`WIDE_ORDER` of :data:`WIDE_DTYPES` with up to ``WIDE_THREADS /
 warp size`` right-hand sides (one register column, a right-hand side per warp) on 32-lane
-devices (64-lane ones too with :data:`WIDE_WAVE64`), the factorization alone (no right-hand side)
-only with :data:`WIDE_FACTOR`; other systems stay where they go without it.
+devices (64-lane ones too with :data:`WIDE_WAVE64`), and the factorization alone (no right-hand
+side) too while :data:`WIDE_FACTOR` is on (the default); other systems stay where they go without it.
 The wide kernel has the one-barrier step only (:data:`ONE_BARRIER` does not apply to it); with
 :data:`WIDE_LOOKAHEAD` the warp that holds the next column brings that column up to date and
 searches its pivot before the rest of its update, which then runs behind the search.
@@ -95,11 +95,10 @@ WIDE = True
 #: lives in scratch memory; the plain fused solve's instantiations are unrolled.
 WIDE_WAVE64 = False
 #: Whether the factorization alone (``getrf``: det, slogdet, lu_factor; no right-hand side) takes
-#: the wide kernel too when :data:`WIDE` is on. False: ``getrf_block`` factors, and only the
-#: one-launch solve takes the wide kernel (the layout measured faster for the solve; its
-#: factorization-only instantiation for float64 keeps a few spilled registers and is not measured
-#: yet).
-WIDE_FACTOR = False
+#: the wide kernel too when :data:`WIDE` is on (the default; its float64 instantiation keeps a few
+#: spilled registers and still measured faster than ``getrf_block``). False: ``getrf_block``
+#: factors, and only the one-launch solve takes the wide kernel (the way back).
+WIDE_FACTOR = True
 #: Whether the wide kernel takes its look-ahead step (``ra_rocsolver_getrf_block_wide<T, N, SOLVE,
 #: true>``): the warp holding column j + 1 interchanges and updates that column first and searches
 #: its pivot before the rest of its update (the same bits). False: the plain step, the way back.

@@ -508,11 +508,27 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
     ("complex64", 100, "getrf_block<ra_c64, 8, false>"),
     ("complex128", 96, "getrf_block<ra_c128, 6, false>"), ("complex128", 97, "ra_rocsolver_getf2"),
 ])
-def test_getrf_default_routes_take_the_register_tile(recorded, dtype, n, kernel):
-    # the defaults: the factorization alone stays on getrf_block (WIDE_FACTOR off; the solve takes
-    # the wide layout, test_solve_routes_to_one_launch)
+def test_getrf_routes_without_wide_factor_take_the_register_tile(recorded, monkeypatch, dtype, n, kernel):
+    # with the factorization alone off the wide layout (WIDE_FACTOR, on by default:
+    # test_getrf_defaults_take_the_wide_kernel), getrf takes getrf_block
     assert not _lu_block.PANEL and _lu_block.ONE_BARRIER and _lu_block.WIDE and not _lu_block.WIDE_LOOKAHEAD
-    assert not _lu_block.WIDE_FACTOR
+    monkeypatch.setattr(_lu_block, "WIDE_FACTOR", False)
+    A = recorded.array((4 * n * n,), dtype)
+    rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
+                             recorded.array((4,), "int32"), 4)
+    assert len(recorded.launches) == 1 and named(kernel) in recorded.launches[0].name
+
+
+@pytest.mark.parametrize("dtype,n,kernel", [
+    ("float64", 128, "getrf_block_wide<double, 128, false, false>"),
+    ("float64", 65, "getrf_block_wide<double, 128, false, false>"),
+    ("complex64", 100, "getrf_block_wide<ra_c64, 128, false, false>"),
+    ("float64", 64, "getrf_block<double, 4, false>"), ("complex128", 96, "getrf_block<ra_c128, 6, false>"),
+])
+def test_getrf_defaults_take_the_wide_kernel(recorded, dtype, n, kernel):
+    # the defaults (WIDE and WIDE_FACTOR on): the factorization alone of orders 65 .. 128 takes the
+    # 512-thread layout as the solve does; other orders and complex128 stay on getrf_block
+    assert _lu_block.WIDE and _lu_block.WIDE_FACTOR and not _lu_block.PANEL and not _lu_block.WIDE_LOOKAHEAD
     A = recorded.array((4 * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
                              recorded.array((4,), "int32"), 4)
