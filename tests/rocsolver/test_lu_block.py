@@ -502,33 +502,23 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
         assert launch.grid == (batch, 1, 1) and launch.block == (_lu_block.THREADS, 1, 1)
 
 
-@pytest.mark.parametrize("dtype,n,kernel", [
-    ("float64", 64, "getrf_block<double, 4, false>"),
-    ("float64", 65, "getrf_block<double, 8, false>"), ("float64", 128, "getrf_block<double, 8, false>"),
-    ("complex64", 100, "getrf_block<ra_c64, 8, false>"),
-    ("complex128", 96, "getrf_block<ra_c128, 6, false>"), ("complex128", 97, "ra_rocsolver_getf2"),
+@pytest.mark.parametrize("wide_factor,dtype,n,kernel", [
+    # the defaults (WIDE and WIDE_FACTOR on): orders 65 .. 128 take the 512-thread layout as the
+    # solve does; other orders and complex128 stay on getrf_block
+    (True, "float64", 128, "getrf_block_wide<double, 128, false, false>"),
+    (True, "float64", 65, "getrf_block_wide<double, 128, false, false>"),
+    (True, "complex64", 100, "getrf_block_wide<ra_c64, 128, false, false>"),
+    (True, "float64", 64, "getrf_block<double, 4, false>"), (True, "complex128", 96, "getrf_block<ra_c128, 6, false>"),
+    # WIDE_FACTOR off: getrf_block (one block's getf2 past its tiles)
+    (False, "float64", 64, "getrf_block<double, 4, false>"),
+    (False, "float64", 65, "getrf_block<double, 8, false>"), (False, "float64", 128, "getrf_block<double, 8, false>"),
+    (False, "complex64", 100, "getrf_block<ra_c64, 8, false>"),
+    (False, "complex128", 96, "getrf_block<ra_c128, 6, false>"), (False, "complex128", 97, "ra_rocsolver_getf2"),
 ])
-def test_getrf_routes_without_wide_factor_take_the_register_tile(recorded, monkeypatch, dtype, n, kernel):
-    # with the factorization alone off the wide layout (WIDE_FACTOR, on by default:
-    # test_getrf_defaults_take_the_wide_kernel), getrf takes getrf_block
-    assert not _lu_block.PANEL and _lu_block.ONE_BARRIER and _lu_block.WIDE and not _lu_block.WIDE_LOOKAHEAD
-    monkeypatch.setattr(_lu_block, "WIDE_FACTOR", False)
-    A = recorded.array((4 * n * n,), dtype)
-    rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
-                             recorded.array((4,), "int32"), 4)
-    assert len(recorded.launches) == 1 and named(kernel) in recorded.launches[0].name
-
-
-@pytest.mark.parametrize("dtype,n,kernel", [
-    ("float64", 128, "getrf_block_wide<double, 128, false, false>"),
-    ("float64", 65, "getrf_block_wide<double, 128, false, false>"),
-    ("complex64", 100, "getrf_block_wide<ra_c64, 128, false, false>"),
-    ("float64", 64, "getrf_block<double, 4, false>"), ("complex128", 96, "getrf_block<ra_c128, 6, false>"),
-])
-def test_getrf_defaults_take_the_wide_kernel(recorded, dtype, n, kernel):
-    # the defaults (WIDE and WIDE_FACTOR on): the factorization alone of orders 65 .. 128 takes the
-    # 512-thread layout as the solve does; other orders and complex128 stay on getrf_block
+def test_getrf_routes(recorded, monkeypatch, wide_factor, dtype, n, kernel):
     assert _lu_block.WIDE and _lu_block.WIDE_FACTOR and not _lu_block.PANEL and not _lu_block.WIDE_LOOKAHEAD
+    assert _lu_block.ONE_BARRIER
+    monkeypatch.setattr(_lu_block, "WIDE_FACTOR", wide_factor)
     A = recorded.array((4 * n * n,), dtype)
     rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((4 * n,), "int32"), n,
                              recorded.array((4,), "int32"), 4)
