@@ -326,6 +326,16 @@ def _larft_case(case, rng):
                 raise SystemExit(f"{case} k={k} {dtype}: T differs from the recurrence's by {err}")
 
 
+def _check_batch_norm(case, x, y):
+    """Exit unless y (float64) is x normalized per channel (axis 1; eps 1e-5, no affine) within
+    the tolerance of x's dtype."""
+    xd = x.astype(float)
+    want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
+    err = float(numpy.abs(y - want).max())
+    if not err < (1e-2 if x.dtype == numpy.float16 else 1e-4):
+        raise SystemExit(f"{case} {x.shape} {x.dtype}: max error {err}")
+
+
 def _bn_case(case, rng):
     import cupy
 
@@ -340,11 +350,7 @@ def _bn_case(case, rng):
     for shape, dtype in (((3, 2, 120, 96), "float32"), ((3, 2, 120, 96), "float16"), ((2, 3, 50, 82), "float64")):
         x = rng.standard_normal(shape).astype(dtype)
         y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
-        xd = x.astype(float)
-        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
-        err = float(numpy.abs(y - want).max())
-        if not err < (1e-2 if dtype == "float16" else 1e-4):
-            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+        _check_batch_norm(case, x, y)
 
 
 def _trsv_case(case, rng):
@@ -388,11 +394,7 @@ def _bn_fused_case(case, rng):
         x = rng.standard_normal(shape).astype(dtype)
         y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
         _batchnorm.check_fused(dev)
-        xd = x.astype(float)
-        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
-        err = float(numpy.abs(y - want).max())
-        if not err < (1e-2 if dtype == "float16" else 1e-4):
-            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+        _check_batch_norm(case, x, y)
 
 
 def _bn_grid_case(case, rng):
@@ -408,11 +410,7 @@ def _bn_grid_case(case, rng):
         x = rng.standard_normal(shape).astype(dtype)
         y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
         _batchnorm.check_grid(dev)
-        xd = x.astype(float)
-        want = (xd - xd.mean(axis=(0, 2, 3), keepdims=True)) / numpy.sqrt(xd.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
-        err = float(numpy.abs(y - want).max())
-        if not err < (1e-2 if dtype == "float16" else 1e-4):
-            raise SystemExit(f"{case} {shape} {dtype}: max error {err}")
+        _check_batch_norm(case, x, y)
 
 
 def main(argv):
