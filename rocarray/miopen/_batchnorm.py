@@ -125,9 +125,28 @@ GRID_SPIN_LIMIT = 1 << 32
 #: Launch epochs of the grid kernel's flags before the flags are zeroed again.
 GRID_EPOCH_LIMIT = 1 << 31
 
+#: Whether the channels-first training forward runs as one cooperative launch of
+#: ``ra_miopen_bn_train_pipe_nchw`` (resident blocks passing items of one channel's slice along a
+#: pipeline: each read once, held in shared memory for one step while its channel's statistics
+#: form) where :func:`pipe_geometry` says it applies; off: the paths below.
+PIPE_TRAINING = False
+#: Threads of a block of the pipeline kernel (``RA_BN_PIPE_BLOCK``).
+PIPE_BLOCK = 256
+#: Most 16-byte vectors of an item one thread holds (``RA_BN_PIPE_ITEMS``); a block's shared
+#: memory holds two items of ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
+PIPE_ITEMS = 8
+#: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a
+#: smaller input is re-read from L2 by the two-launch path's normalize pass anyway).
+PIPE_MIN_BYTES = None
+#: Clock cycles a warp of the pipeline kernel waits for one flag before it gives up (sets the
+#: error word :func:`check_pipe` reads; its block writes nothing more).
+PIPE_SPIN_LIMIT = 1 << 32
+#: Launch epochs of the pipeline kernel's flags before the flags are zeroed again.
+PIPE_EPOCH_LIMIT = 1 << 31
+
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
-            "train_cluster_nchw", "train_fused_nchw", "train_grid_nchw")
+            "train_cluster_nchw", "train_fused_nchw", "train_grid_nchw", "train_pipe_nchw")
 
 
 def instantiations():
@@ -405,6 +424,104 @@ def _training_on_grid(x, y, geo, weight, bias, running_mean, running_var, moment
     return y, mean, invstd
 
 
+def pipe_geometry(shape, layout, dtype, blocks):
+    """``(sl, splits, Q)`` of the pipeline training forward on ``blocks`` resident blocks, or None
+    where it does not apply (:data:`PIPE_TRAINING` off, a channels-last view, no elements, spatial
+    runs that are not whole 16-byte vectors, a channel whose items would need more blocks than
+    there are).
+
+    A channel's ``nv`` 16-byte vectors are cut into ``splits`` items of ``sl`` vectors (the last
+    may be short), at most ``PIPE_ITEMS * PIPE_BLOCK`` each; ``Q`` channels go through each step
+    (``Q * splits <= blocks``). The fewest steps, ``ceil(C / Q)``, are taken, and for them the
+    most splits (the shortest items).
+    """
+    view, outer, C, inner = view_of(shape, layout)
+    vec, blocks = _vector(dtype), int(blocks)
+    if not PIPE_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1:
+        return None
+    nv = outer * inner // vec
+    fewest = -(-nv // (PIPE_ITEMS * PIPE_BLOCK))
+    if fewest > blocks:
+        return None
+    for steps in range(-(-C * fewest // blocks), C + 1):
+        Q = -(-C // steps)
+        if blocks // Q >= fewest:
+            break
+    splits = min(blocks // Q, nv)
+    sl = -(-nv // splits)
+    return sl, -(-nv // sl), Q
+
+
+def _pipe_kernel(dtype):
+    return _FAMILY[f"ra_miopen_bn_train_pipe_nchw<{dtypes.ctype(dtype)}>"]
+
+
+def _pipe_shared():
+    return 2 * PIPE_ITEMS * PIPE_BLOCK * 16
+
+
+def pipe_blocks(device_id, dtype):
+    """Blocks of the pipeline kernel resident at once on ``device_id`` with its shared memory
+    (the whole carveout asked for)."""
+    kernel = _pipe_kernel(dtype)
+    kernel.prefer_carveout(device_id, 100)
+    kernel.allow_shared(device_id, _pipe_shared())
+    return kernel.resident_blocks(device_id, PIPE_BLOCK, _pipe_shared())
+
+
+def _pipe_plan(x, layout):
+    dev = x.data.device_id
+    key = ("miopen.batchnorm.pipe", tuple(x.shape), layout, x.dtype, dev)
+
+    def build():
+        if not _pipe_kernel(x.dtype).cooperative_available(dev):
+            return None
+        blocks = pipe_blocks(dev, x.dtype)
+        geo = pipe_geometry(x.shape, layout, x.dtype, blocks)
+        return None if geo is None else (blocks,) + geo
+    return plans.cache.lookup(key, build)
+
+
+def _pipe_applies(x, dev):
+    """Whether ``x`` is large enough for the pipeline (:data:`PIPE_MIN_BYTES`)."""
+    least = PIPE_MIN_BYTES if PIPE_MIN_BYTES is not None else backend.device_info(dev).l2_bytes
+    return x.nbytes >= least
+
+
+def check_pipe(device_id):
+    """Raise RuntimeError (after clearing it) if a block of the pipeline training forward on
+    ``device_id``'s current stream gave up waiting for a channel's partials (its output is then
+    incomplete); waits for the device."""
+    _raise_on_error_word(device_id, "miopen.batchnorm.pipe_error",
+                         "batch norm: a block of the pipeline training forward waited too long for a channel's "
+                         "statistics (were all blocks resident?); the output is incomplete")
+
+
+def _training_on_pipe(x, y, geo, weight, bias, running_mean, running_var, momentum, eps, dev):
+    """The channels-first training forward in one cooperative launch of
+    ``ra_miopen_bn_train_pipe_nchw`` (``geo``: the blocks and :func:`pipe_geometry`)."""
+    cupy = backend.cupy()
+    acc = acc_dtype(x.dtype)
+    blocks, sl, splits, Q = geo
+    N, C = int(x.shape[0]), int(x.shape[1])
+    S = x.size // (N * C)
+    mean = cupy.empty(C, acc)
+    invstd = cupy.empty(C, acc)
+    nbytes = 2 * C * splits * acc.itemsize
+    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
+    buf, capacity, epoch = workspaces.epochs("miopen.batchnorm.pipe_flags", dev, C * splits, lambda cap: 4 * cap,
+                                             PIPE_EPOCH_LIMIT)
+    error = workspaces.counters("miopen.batchnorm.pipe_error", 4, dev)
+    i64, u32, a = numpy.int64, numpy.uint32, acc.type
+    _pipe_kernel(x.dtype)(
+        dev, (blocks,), (x, y, i64(N), i64(C), i64(S), i64(sl), i64(splits), i64(Q), part,
+                         buf[: 4 * capacity].view(u32), u32(epoch), error[:4].view(u32), i64(PIPE_SPIN_LIMIT),
+                         _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum), a(eps),
+                         mean, invstd),
+        block=PIPE_BLOCK, shared=_pipe_shared(), cooperative=True)
+    return y, mean, invstd
+
+
 def _cluster_kernel(dtype):
     return _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(dtype)}>"]
 
@@ -497,7 +614,11 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
         y = cupy.empty(x.shape, x.dtype) if out is None else out
-        grid = _grid_plan(x, layout) if GRID_TRAINING and x.size else None  # the switch read on every call
+        # the switches are read on every call
+        pipe = _pipe_plan(x, layout) if PIPE_TRAINING and x.size and _pipe_applies(x, dev) else None
+        if pipe is not None and _aligned(x, y):
+            return _training_on_pipe(x, y, pipe, weight, bias, running_mean, running_var, momentum, eps, dev)
+        grid = _grid_plan(x, layout) if GRID_TRAINING and x.size else None
         if grid is not None and _aligned(x, y):
             return _training_on_grid(x, y, grid, weight, bias, running_mean, running_var, momentum, eps, dev)
         chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call

@@ -290,6 +290,81 @@ def test_grid_geometry_applies_where_three_slices_fit(monkeypatch):
     assert geometry((0, 2, 56, 56), "NCHW", f32, 132, smem) is None
 
 
+# The channels-first training forward on the pipeline of resident blocks (PIPE_TRAINING): (target,
+# shape, dtype, blocks, affine and running statistics) and the geometry they give (splits a
+# channel, slice, channels a step). float32: channels of 2103 vectors (runs of 701), two items
+# of 1052 and 1051 (straddling runs; 28 threads hold five vectors) on 7 blocks, 3 channels a step,
+# four steps (the last one channel: one block without an item); float64: channels of 2100
+# vectors, two items, two steps of two channels on 5 blocks (one idle), no affine or running
+# statistics; float16 on the 64-lane target: channels of 2050 vectors, two items, three steps
+# (2, 2, 1) on 5 blocks.
+PIPE_CASES = [("cuda32", (3, 10, 2804), "float32", 7, True, (2, 1052, 3)),
+              ("cuda32", (3, 4, 1400), "float64", 5, False, (2, 1050, 2)),
+              ("hip64", (2, 5, 8200), "float16", 5, True, (2, 1025, 2))]
+
+
+@pytest.mark.parametrize("target,shape,dtype,blocks,affine,geo", PIPE_CASES)
+def test_batchnorm_training_on_the_pipeline(request, monkeypatch, target, shape, dtype, blocks, affine, geo):
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
+    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype: blocks)
+    rng = np.random.default_rng(SEED + shape[1])
+    C, dt = shape[1], np.dtype(dtype)
+    acc = _batchnorm.acc_dtype(dt)
+    # a mean that grows with the image: the items of a channel differ, so a wrong count or order shows
+    ramp = 3.0 * np.arange(shape[0]).reshape((-1,) + (1,) * (len(shape) - 1))
+    x = (1.5 + 2.0 * rng.standard_normal(shape) + ramp).astype(dt)
+    w, b = (rng.standard_normal(C).astype(acc), rng.standard_normal(C).astype(acc)) if affine else (None, None)
+    rm, rv = (rng.standard_normal(C).astype(acc), (1 + rng.random(C)).astype(acc)) if affine else (None, None)
+    results = []
+    for _ in range(2):  # twice: the same bits (and a new epoch for the flags)
+        d_rm, d_rv = (dev.array(rm), dev.array(rv)) if affine else (None, None)
+        out = dev.array(np.full(shape, np.nan, dt))  # poisoned: every element must be written
+        y, mean, invstd = miopen.batchnorm_forward_training(dev.array(x), dev.array(w) if affine else None,
+                                                            dev.array(b) if affine else None, d_rm, d_rv, 0.1, 1e-5,
+                                                            out=out)
+        launched = dev.launches[-1]
+        assert launched.name.startswith("ra_miopen_bn_train_pipe_nchw") and launched.cooperative
+        assert launched.grid == (blocks, 1, 1)
+        assert (int(launched.args[6]), int(launched.args[5]), int(launched.args[7])) == geo
+        _batchnorm.check_pipe(0)
+        results.append([np.asarray(a).copy() for a in (y, mean, invstd) + ((d_rm, d_rv) if affine else ())])
+    for got, again in zip(*results):
+        assert got.tobytes() == again.tobytes()
+    want = ref.batch_norm_training(x.astype(np.float64), w, b, rm, rv, 0.1, 1e-5, "NCHW")
+    y, mean, invstd = results[0][:3]
+    _close(y, want[0], dt)
+    _close(mean, want[1], acc)
+    _close(invstd, want[2], acc)
+    if affine:
+        _close(results[0][3], want[3], acc)
+        _close(results[0][4], want[4], acc)
+
+
+def test_pipe_geometry_takes_the_fewest_steps(monkeypatch):
+    f32, f16, f64, shape = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64), (64, 256, 56, 56)
+    geometry = _batchnorm.pipe_geometry
+    assert geometry(shape, "NCHW", f32, 396) is None  # PIPE_TRAINING off
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    # the bench's problem: 50,176 vectors a channel, at least 25 items of at most 2048
+    assert geometry(shape, "NCHW", f32, 396) == (1930, 26, 15)  # 18 steps (3 blocks a multiprocessor)
+    assert geometry(shape, "NCHW", f32, 528) == (1930, 26, 20)  # 13 steps
+    assert geometry(shape, "NCHW", f16, 396) == (1930, 13, 29)  # half the vectors: 9 steps
+    assert geometry(shape, "NCHW", f64, 396) == (2048, 49, 8)   # twice the vectors: 32 steps
+    assert geometry(shape, "NHWC", f32, 396) is None
+    assert geometry((64, 256, 7, 7), "NCHW", f32, 396) is None    # runs of 49: not whole vectors
+    assert geometry((2, 3, 4, 4), "NCHW", f32, 396) == (1, 8, 3)  # one step, every vector an item of its own
+    assert geometry((64, 2, 1024, 1024), "NCHW", f32, 396) is None  # 8192 items a channel: too many
+    assert geometry((0, 2, 56, 56), "NCHW", f32, 396) is None
+    for blocks in (1, 2, 7, 100, 396):  # every geometry: items fit a block, a step's items fit the blocks
+        for shp in ((3, 10, 2804), (5, 7, 9, 12), (64, 256, 56, 56)):
+            sl, splits, Q = geometry(shp, "NCHW", f32, blocks) or (1, 1, 1)
+            nv = shp[0] * int(np.prod(shp[2:])) // 4
+            assert sl <= _batchnorm.PIPE_ITEMS * _batchnorm.PIPE_BLOCK and Q * splits <= blocks
+            assert splits == -(-nv // sl) or geometry(shp, "NCHW", f32, blocks) is None
+
+
 # The channels-first training forward on thread-block clusters: (shape, dtype, affine and running
 # statistics). Shares that straddle image runs (float32: 3 channels of 5 images of 3300, shares of
 # 2064; float64: 3 images of 5468, shares of 2052) and a last share shorter than the others.

@@ -452,6 +452,59 @@ def test_batch_norm_fused_training_matches_the_two_launch_path(rng, monkeypatch,
     _close(y, cupy.asnumpy(y64), dtype)
 
 
+# The channels-first training forward on the pipeline of resident blocks (PIPE_TRAINING), any
+# input size (PIPE_MIN_BYTES 0): the bench's problem (26 items a channel); channels of 34,560 in one
+# step; 37 odd channels with runs of 2632; N = 1; channels of 401,408 float32 (49 items, 8 channels
+# a step on three blocks a multiprocessor); an odd plane (runs of 330 vectors, items straddling
+# them).
+BN_PIPE_CASES = [(64, 256, 56, 56), (9, 3, 60, 64), (13, 37, 47, 56), (1, 3, 300, 512), (32, 20, 112, 112),
+                 (5, 11, 33, 40)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", BN_PIPE_CASES)
+def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype):
+    import cupy
+
+    from rocarray import miopen
+    from rocarray.miopen import _batchnorm
+
+    device = cupy.cuda.runtime.getDevice()
+    dt = _dtype(dtype)
+    if not _batchnorm._pipe_kernel(dt).cooperative_available(device):
+        pytest.skip("no cooperative launch on this device")
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
+    assert _batchnorm.pipe_geometry(shape, "NCHW", dt, _batchnorm.pipe_blocks(device, dt)) is not None
+    C = shape[1]
+    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
+    runs = []
+    with launched_names() as names:
+        for _ in range(2):  # twice: a new epoch for the flags, the same bits
+            rm, rv = cupy.asarray(rm0), cupy.asarray(rv0)
+            out = cupy.asarray(np.full(shape, np.nan, dt))  # poisoned
+            y, mean, invstd = miopen.batchnorm_forward_training(x, w, b, rm, rv, 0.1, 1e-5, out=out)
+            _batchnorm.check_pipe(device)
+            assert y is out
+            runs.append((y, mean, invstd, rm, rv))
+    assert names and all("train_pipe" in n for n in names), names
+    for first, again in zip(*runs):
+        assert cupy.asnumpy(first).tobytes() == cupy.asnumpy(again).tobytes()
+    x64 = x.astype(cupy.float64)
+    mu, var = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
+    n = x.size // C
+    invstd64 = 1 / cupy.sqrt(var + 1e-5)
+    y64 = (x64 - mu[None, :, None, None]) * (invstd64 * w.astype(cupy.float64))[None, :, None, None] \
+        + b.astype(cupy.float64)[None, :, None, None]
+    stat = "float32" if dt.itemsize == 2 else dtype
+    y, mean, invstd, rm, rv = runs[0]
+    _close(y, cupy.asnumpy(y64), dtype)
+    _close(mean, cupy.asnumpy(mu), stat)
+    _close(invstd, cupy.asnumpy(invstd64), stat)
+    _close(rm, 0.9 * rm0 + 0.1 * cupy.asnumpy(mu), stat)
+    _close(rv, 0.9 * rv0 + 0.1 * cupy.asnumpy(var) * n / (n - 1), stat)
+
+
 # The channels-first training forward on the grid-resident pipeline (GRID_TRAINING), any slice
 # length (GRID_MIN_SLICE 1): (shape, most channels a group or None for the shared memory's own).
 # The bench's problem (slices of 381 vectors, groups of 12 in float32); channels of 34,560 in

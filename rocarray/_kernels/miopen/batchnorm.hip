@@ -979,6 +979,224 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
 }
 
 // ------------------------------------------------------------------------------------------------
+// training forward, channels first, one cooperative launch of resident blocks that pass items
+// along a pipeline: each item (a slice of one channel) is read once, held in shared memory for one
+// step while its channel's statistics form, then normalized
+// ------------------------------------------------------------------------------------------------
+
+// P blocks (gridDim.x), all resident (a cooperative launch). The channels go Q at a time, one
+// step each (the last step may hold fewer); at step s, block b < Q splits holds item (channel
+// s Q + b / splits, split b % splits): the split's vectors [k sl, min((k + 1) sl, nv)) of the
+// channel's nv = N S / V flat 16-byte vectors (S % V == 0; a slice may straddle image runs),
+// thread t the vectors t, t + B, ... (at most RA_BN_PIPE_ITEMS). Step s of a block:
+//   1. the item's vectors (their loads issued during step s - 1) go to shared-memory buffer s % 2,
+//      and the thread's exact mean and M2 of them (the sum, then the squared deviations) are
+//      merged over the warp, then over the block (a fixed tree); one thread publishes the item's
+//      (mean, M2) in part[c][k] and stores the launch's epoch in flags[c][k] (release);
+//   2. the loads of the block's item of step s + 1 are issued into registers;
+//   3. every warp reads the flags of step s - 1's channel (acquire; raised a whole step earlier,
+//      so normally at once), merges its `splits` partials in a fixed order (every warp of every
+//      block of the channel the same arithmetic on the same values: the same coefficients, bit
+//      for bit) and normalizes its threads' vectors of step s - 1's item from buffer (s - 1) % 2;
+//      the block of split 0 writes the channel's saved statistics and running averages.
+// So the loads of the next item are in flight while a block waits for a channel's partials and
+// writes its output, and a block's shared-memory positions are only ever read and written by the
+// same thread (no barrier for the buffers). Waits are bounded (`limit` clock cycles, or another
+// block's error: then *error is set and the block writes nothing more). Flags hold the launch's
+// epoch: no reset between launches.
+#define RA_BN_PIPE_BLOCK 256  // threads of a block
+#define RA_BN_PIPE_ITEMS 8    // most vectors of an item a thread holds (the host: sl <= ITEMS x BLOCK)
+
+// Three blocks a multiprocessor on NVIDIA (their two buffers take 192 KB of shared memory): at
+// most 80 registers a thread.
+#if defined(RA_CUDA)
+#define RA_BN_PIPE_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 3)
+#else
+#define RA_BN_PIPE_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+
+// The loads of a thread's `items` vectors of an item into r[]: vector u at pack offset off[u] from
+// the channel's first run `base` (off: the same for every channel).
+template <typename P> RA_DEVICE void ra_bn_pipe_load(const P* base, const unsigned* off, int items, P* r) {
+#pragma unroll
+    for (int u = 0; u < RA_BN_PIPE_ITEMS; ++u) {
+        if (u < items) r[u] = ra_load_stream16(base + off[u]);
+    }
+}
+
+// (n, mean, m2) of the lanes merged down a fixed tree: lane 0 ends with the warp's.
+template <typename A> RA_DEVICE void ra_bn_warp_merge(A& n, A& mean, A& m2) {
+#pragma unroll
+    for (int d = RA_WARP_SIZE / 2; d > 0; d >>= 1) {
+        const A on = ra_shfl_down(n, d), om = ra_shfl_down(mean, d), oq = ra_shfl_down(m2, d);
+        if (ra_lane_id() < d) ra_bn_merge(n, mean, m2, on, om, oq);
+    }
+}
+
+// flags[0 .. count) all holding `epoch`, read by the lanes of one warp with acquire (lane l the
+// flags l, l + RA_WARP_SIZE, ...: one round trip while count <= RA_WARP_SIZE) where `ok` (uniform
+// over the warp); bounded by `limit` clock cycles a flag (or another block's error): then *error
+// and the block's *failed are set. True in every lane when the warp has seen every flag.
+RA_DEVICE bool ra_bn_pipe_wait(const unsigned* flags, ra_i64 count, unsigned epoch, unsigned* error, ra_i64 limit,
+                               bool ok, int* failed) {
+    for (ra_i64 i = ra_lane_id(); ok && i < count; i += RA_WARP_SIZE) {
+        if (ra_load_acquire_u32(flags + i) == epoch) continue;
+        const long long start = clock64();
+        while (ra_load_acquire_u32(flags + i) != epoch) {
+            if (*(const volatile unsigned*)error != 0u || clock64() - start > limit) {
+                atomicExch(error, 1u);
+                atomicOr(failed, 1);
+                ok = false;
+                break;
+            }
+            ra_grid_pause();
+        }
+    }
+    return ra_ballot(!ok) == 0;
+}
+
+template <typename T>
+__global__ void RA_BN_PIPE_LAUNCH_BOUNDS(RA_BN_PIPE_BLOCK)
+ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 sl,
+                             ra_i64 splits, ra_i64 Q, typename ra_traits<T>::acc* part, unsigned int* flags,
+                             unsigned int epoch, unsigned int* error, ra_i64 limit,
+                             const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                             const typename ra_traits<T>::acc* RA_RESTRICT bias,
+                             typename ra_traits<T>::acc* RA_RESTRICT running_mean,
+                             typename ra_traits<T>::acc* RA_RESTRICT running_var, typename ra_traits<T>::acc momentum,
+                             typename ra_traits<T>::acc eps, typename ra_traits<T>::acc* RA_RESTRICT save_mean,
+                             typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
+    typedef typename ra_traits<T>::acc A;
+    constexpr int V = ra_bn_vec<T>::N, B = RA_BN_PIPE_BLOCK, WS = RA_WARP_SIZE, WARPS = B / WS;
+    constexpr int ITEMS = RA_BN_PIPE_ITEMS;
+    typedef ra_bn_pack<T, V> P;
+    extern __shared__ __align__(16) unsigned char ra_bn_pipe_smem[];
+    P* hold = reinterpret_cast<P*>(ra_bn_pipe_smem);  // two buffers of ITEMS x B vectors
+    __shared__ A swarp[2][3][WARPS];
+    __shared__ int failed;
+    // 32-bit indices: the host launches only where x holds fewer than 2^32 vectors
+    const int t = (int)threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
+    const unsigned b = blockIdx.x, sv = (unsigned)(S / V), nv = (unsigned)N * sv, nsp = (unsigned)splits;
+    const unsigned q = (unsigned)Q, cs = (unsigned)C, steps = (cs + q - 1) / q, slv = (unsigned)sl;
+    const P* xp = reinterpret_cast<const P*>(x);
+    if (b >= q * nsp) return;  // no item at any step (the whole block)
+    // the block's item of step s: channel s Q + b / splits (-1: none), split k, cnt vectors from k sl
+    const unsigned k = b % nsp, first = k * slv, cnt = ra_min(slv, nv - first);
+    auto channel_of = [&](int s) {
+        const unsigned c = (unsigned)s * q + b / nsp;
+        return s >= 0 && (unsigned)s < steps && c < cs ? (int)c : -1;
+    };
+    // the thread's vectors of its item (`items` of them) as pack offsets from the channel's first
+    // run: the same for every channel, found once
+    const int items = t < (int)cnt ? (int)ra_min((unsigned)ITEMS, (cnt - t + B - 1) / B) : 0;
+    unsigned off[ITEMS];
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+        const unsigned j = first + t + u * B;
+        off[u] = u < items ? (j / sv) * cs * sv + j % sv : 0u;
+    }
+    if (t == 0) failed = 0;
+    __syncthreads();
+    bool alive = true;
+    P r[ITEMS];
+    if (channel_of(0) >= 0) ra_bn_pipe_load(xp + (unsigned)channel_of(0) * sv, off, items, r);
+    for (int s = 0; s <= (int)steps; ++s) {
+        const int par = s & 1;
+        const int c = channel_of(s);
+        if (c >= 0) {
+            // 1: the item into buffer s % 2, its moments over the thread, the warp, the block
+            P* buf = hold + par * ITEMS * B;
+            A sum = A(0);
+#pragma unroll
+            for (int u = 0; u < ITEMS; ++u) {
+                if (u < items) {
+                    buf[u * B + t] = r[u];
+#pragma unroll
+                    for (int e = 0; e < V; ++e) sum += ra_traits<T>::to_acc(r[u].v[e]);
+                }
+            }
+            A n = A(items * V), mean = items > 0 ? sum / n : A(0), m2 = A(0);
+#pragma unroll
+            for (int u = 0; u < ITEMS; ++u) {
+                if (u < items) {
+#pragma unroll
+                    for (int e = 0; e < V; ++e) {
+                        const A d = ra_traits<T>::to_acc(r[u].v[e]) - mean;
+                        m2 += d * d;
+                    }
+                }
+            }
+            ra_bn_warp_merge(n, mean, m2);
+            if (lane == 0) {
+                swarp[par][0][warp] = n;
+                swarp[par][1][warp] = mean;
+                swarp[par][2][warp] = m2;
+            }
+        }
+        __syncthreads();  // the warps' moments (swarp[par] is rewritten two steps later, after the
+                          // next barrier, which warp 0 reaches only after reading it)
+        alive = *(volatile int*)&failed == 0;
+        if (c >= 0 && warp == 0) {
+            A n = A(0), mean = A(0), m2 = A(0);
+            if (lane < WARPS) n = swarp[par][0][lane], mean = swarp[par][1][lane], m2 = swarp[par][2][lane];
+            ra_bn_warp_merge(n, mean, m2);
+            if (lane == 0) {
+                const unsigned slot = (unsigned)c * nsp + k;
+                part[2 * (ra_u64)slot] = mean;
+                part[2 * (ra_u64)slot + 1] = m2;
+                ra_store_release_u32(flags + slot, epoch);
+            }
+        }
+        // 2: the next item's loads, in flight while step s - 1's item is finished
+        const int cn = channel_of(s + 1);
+        if (cn >= 0) ra_bn_pipe_load(xp + (unsigned)cn * sv, off, items, r);
+        // 3: step s - 1's item: its channel's statistics, the item normalized into y
+        const int cp = channel_of(s - 1);
+        if (cp >= 0 && alive) {
+            const bool owner = k == 0 && warp == 0;
+            const A wc = weight != nullptr ? weight[cp] : A(1), bc = bias != nullptr ? bias[cp] : A(0);
+            const A rm = owner && running_mean != nullptr ? running_mean[cp] : A(0);
+            const A rv = owner && running_mean != nullptr ? running_var[cp] : A(0);
+            const A* cpart = part + 2 * (ra_u64)((unsigned)cp * nsp);
+            if (ra_bn_pipe_wait(flags + (unsigned)cp * nsp, nsp, epoch, error, limit, true, &failed)) {
+                A n = A(0), mean = A(0), m2 = A(0);
+                // lane l the partials l, l + WS, ... in order (past the L1: other blocks wrote them)
+                for (unsigned o = lane; o < nsp; o += WS) {
+                    const A pm = *(const volatile A*)(cpart + 2 * o), pq = *(const volatile A*)(cpart + 2 * o + 1);
+                    ra_bn_merge(n, mean, m2, A(V * ra_min(slv, nv - o * slv)), pm, pq);
+                }
+                ra_bn_warp_merge(n, mean, m2);
+                mean = ra_shfl(mean, 0);
+                m2 = ra_shfl(m2, 0);
+                const A count = A((ra_i64)nv * V);
+                const A invstd = ra_bn_rsqrt(m2 / count + eps);
+                const A scale = wc * invstd;
+                if (owner && lane == 0) {
+                    save_mean[cp] = mean;
+                    save_invstd[cp] = invstd;
+                    if (running_mean != nullptr) {
+                        running_mean[cp] = (A(1) - momentum) * rm + momentum * mean;
+                        running_var[cp] = (A(1) - momentum) * rv + momentum * (m2 / (count - A(1)));
+                    }
+                }
+                const P* buf = hold + (par ^ 1) * ITEMS * B;
+                P* yp = reinterpret_cast<P*>(y) + (unsigned)cp * sv;
+#pragma unroll
+                for (int u = 0; u < ITEMS; ++u) {
+                    if (u < items) {
+                        const P pk = buf[u * B + t];
+                        A v[V];
+#pragma unroll
+                        for (int e = 0; e < V; ++e) v[e] = scale * (ra_traits<T>::to_acc(pk.v[e]) - mean) + bc;
+                        ra_bn_store<T, V>(reinterpret_cast<T*>(yp + off[u]), v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
 // training forward, channels first, one thread-block cluster a channel (NVIDIA sm_90)
 // ------------------------------------------------------------------------------------------------
 
