@@ -507,15 +507,16 @@ def _training_on_pipe(x, y, geo, weight, bias, running_mean, running_var, moment
     S = x.size // (N * C)
     mean = cupy.empty(C, acc)
     invstd = cupy.empty(C, acc)
-    nbytes = 2 * C * splits * acc.itemsize
-    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
-    buf, capacity, epoch = workspaces.epochs("miopen.batchnorm.pipe_flags", dev, C * splits, lambda cap: 4 * cap,
-                                             PIPE_EPOCH_LIMIT)
+    # an item's partial mean and M2 as tagged words: each 32-bit piece beside the launch's epoch
+    words = 2 * acc.itemsize // 4
+    buf, capacity, epoch = workspaces.epochs(f"miopen.batchnorm.pipe_words{words}", dev, C * splits,
+                                             lambda cap: 8 * words * cap, PIPE_EPOCH_LIMIT)
     error = workspaces.counters("miopen.batchnorm.pipe_error", 4, dev)
     i64, u32, a = numpy.int64, numpy.uint32, acc.type
     _pipe_kernel(x.dtype)(
-        dev, (blocks,), (x, y, i64(N), i64(C), i64(S), i64(sl), i64(splits), i64(Q), part,
-                         buf[: 4 * capacity].view(u32), u32(epoch), error[:4].view(u32), i64(PIPE_SPIN_LIMIT),
+        dev, (blocks,), (x, y, i64(N), i64(C), i64(S), i64(sl), i64(splits), i64(Q),
+                         buf[: 8 * words * capacity].view(numpy.uint64), u32(epoch), error[:4].view(u32),
+                         i64(PIPE_SPIN_LIMIT),
                          _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum), a(eps),
                          mean, invstd),
         block=PIPE_BLOCK, shared=_pipe_shared(), cooperative=True)

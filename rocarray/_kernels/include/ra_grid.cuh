@@ -23,35 +23,6 @@ template <typename T> RA_DEVICE T ra_load_volatile(const volatile T* p) {
     return r;
 }
 
-// A flag another block waits on: stored with release semantics at device scope (the storing
-// thread's earlier writes become visible to a thread that reads the value with acquire), and
-// read with acquire semantics (later reads see what the storing thread wrote before it). No
-// device-wide fence: on NVIDIA a fence would also wait for the thread's loads still in flight.
-// Where neither vendor form exists (the kernel emulator), a volatile access and a fence.
-RA_DEVICE void ra_store_release_u32(unsigned* p, unsigned v) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-#elif defined(RA_HIP) && defined(__HIP_MEMORY_SCOPE_AGENT)
-    __hip_atomic_store(p, v, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
-#else
-    __threadfence();
-    *(volatile unsigned*)p = v;
-#endif
-}
-RA_DEVICE unsigned ra_load_acquire_u32(const unsigned* p) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-#elif defined(RA_HIP) && defined(__HIP_MEMORY_SCOPE_AGENT)
-    return __hip_atomic_load(p, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
-#else
-    const unsigned v = *(const volatile unsigned*)p;
-    __threadfence();
-    return v;
-#endif
-}
-
 // Grid-wide barrier of the co-resident blocks of a cooperative launch. sync[0] counts the
 // arrivals since the launch began, so barrier k is passed once it reaches target = G * (k + 1)
 // (the last arriver's increment is the release: no reset, no second word to write); sync[2] is

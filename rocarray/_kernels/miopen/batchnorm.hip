@@ -991,19 +991,20 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
 // thread t the vectors t, t + B, ... (at most RA_BN_PIPE_ITEMS). Step s of a block:
 //   1. the item's vectors (their loads issued during step s - 1) go to shared-memory buffer s % 2,
 //      and the thread's exact mean and M2 of them (the sum, then the squared deviations) are
-//      merged over the warp, then over the block (a fixed tree); one thread publishes the item's
-//      (mean, M2) in part[c][k] and stores the launch's epoch in flags[c][k] (release);
+//      merged over the warp; the last warp of the block to get there merges the warps' (a fixed
+//      tree) and publishes the item's (mean, M2) as tagged words (ra_bn_tagged: the launch's
+//      epoch in every word);
 //   2. the loads of the block's item of step s + 1 are issued into registers;
-//   3. every warp reads the flags of step s - 1's channel (acquire; raised a whole step earlier,
-//      so normally at once), merges its `splits` partials in a fixed order (every warp of every
-//      block of the channel the same arithmetic on the same values: the same coefficients, bit
-//      for bit) and normalizes its threads' vectors of step s - 1's item from buffer (s - 1) % 2;
-//      the block of split 0 writes the channel's saved statistics and running averages.
+//   3. every warp reads the words of step s - 1's channel (published a whole step earlier, so
+//      normally at once, one round trip), merges them in a fixed order (every warp of every block
+//      of the channel the same arithmetic on the same values: the same coefficients, bit for bit)
+//      and normalizes its threads' vectors of step s - 1's item from buffer (s - 1) % 2; the block
+//      of split 0 writes the channel's saved statistics and running averages.
 // So the loads of the next item are in flight while a block waits for a channel's partials and
-// writes its output, and a block's shared-memory positions are only ever read and written by the
-// same thread (no barrier for the buffers). Waits are bounded (`limit` clock cycles, or another
-// block's error: then *error is set and the block writes nothing more). Flags hold the launch's
-// epoch: no reset between launches.
+// writes its output, no block barrier is on the way, and a block's shared-memory positions are
+// only ever read and written by the same thread. Waits are bounded (`limit` clock cycles, or
+// another block's error: then *error is set and the block writes nothing more). Words hold the
+// launch's epoch: no reset between launches.
 #define RA_BN_PIPE_BLOCK 256  // threads of a block
 #define RA_BN_PIPE_ITEMS 8    // most vectors of an item a thread holds (the host: sl <= ITEMS x BLOCK)
 
@@ -1033,33 +1034,73 @@ template <typename A> RA_DEVICE void ra_bn_warp_merge(A& n, A& mean, A& m2) {
     }
 }
 
-// flags[0 .. count) all holding `epoch`, read by the lanes of one warp with acquire (lane l the
-// flags l, l + RA_WARP_SIZE, ...: one round trip while count <= RA_WARP_SIZE) where `ok` (uniform
-// over the warp); bounded by `limit` clock cycles a flag (or another block's error): then *error
-// and the block's *failed are set. True in every lane when the warp has seen every flag.
-RA_DEVICE bool ra_bn_pipe_wait(const unsigned* flags, ra_i64 count, unsigned epoch, unsigned* error, ra_i64 limit,
-                               bool ok, int* failed) {
-    for (ra_i64 i = ra_lane_id(); ok && i < count; i += RA_WARP_SIZE) {
-        if (ra_load_acquire_u32(flags + i) == epoch) continue;
-        const long long start = clock64();
-        while (ra_load_acquire_u32(flags + i) != epoch) {
-            if (*(const volatile unsigned*)error != 0u || clock64() - start > limit) {
-                atomicExch(error, 1u);
-                atomicOr(failed, 1);
-                ok = false;
-                break;
-            }
-            ra_grid_pause();
+// An item's partial (mean, M2) as tagged words: each 32-bit piece of the two values in a 64-bit word
+// whose high half holds the launch's epoch. A 64-bit store is single-copy atomic, so a reader that
+// sees the epoch in every word has the values: no flag, no fence, one round trip.
+template <typename A> struct ra_bn_tagged {
+    static constexpr int PIECES = (int)(sizeof(A) / 4), WORDS = 2 * PIECES;
+    union Bits {
+        A v;
+        unsigned u[PIECES];
+    };
+    RA_DEVICE static void store(ra_u64* w, A mean, A m2, unsigned epoch) {
+        Bits a, b;
+        a.v = mean;
+        b.v = m2;
+        const ra_u64 tag = (ra_u64)epoch << 32;
+#pragma unroll
+        for (int i = 0; i < PIECES; ++i) {
+            *(volatile ra_u64*)(w + i) = tag | a.u[i];
+            *(volatile ra_u64*)(w + PIECES + i) = tag | b.u[i];
         }
     }
-    return ra_ballot(!ok) == 0;
-}
+    // The words of one item (read past the L1: another block wrote them), waited for while `ok`:
+    // bounded by `limit` clock cycles (or another block's error), then *error and *failed are set
+    // and `ok` turns false.
+    RA_DEVICE static void load(const ra_u64* w, unsigned epoch, unsigned* error, ra_i64 limit, bool& ok, int* failed,
+                               A& mean, A& m2) {
+        ra_u64 got[WORDS];
+        bool ready = true;
+#pragma unroll
+        for (int i = 0; i < WORDS; ++i) {
+            got[i] = *(const volatile ra_u64*)(w + i);
+            ready = ready & ((unsigned)(got[i] >> 32) == epoch);
+        }
+        if (!ready && ok) {
+            const long long start = clock64();
+            for (;;) {
+                ra_grid_pause();
+                ready = true;
+#pragma unroll
+                for (int i = 0; i < WORDS; ++i) {
+                    got[i] = *(const volatile ra_u64*)(w + i);
+                    ready = ready & ((unsigned)(got[i] >> 32) == epoch);
+                }
+                if (ready) break;
+                if (*(const volatile unsigned*)error != 0u || clock64() - start > limit) {
+                    atomicExch(error, 1u);
+                    atomicOr(failed, 1);
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        Bits a, b;
+#pragma unroll
+        for (int i = 0; i < PIECES; ++i) {
+            a.u[i] = (unsigned)got[i];
+            b.u[i] = (unsigned)got[PIECES + i];
+        }
+        mean = a.v;
+        m2 = b.v;
+    }
+};
 
 template <typename T>
 __global__ void RA_BN_PIPE_LAUNCH_BOUNDS(RA_BN_PIPE_BLOCK)
 ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 sl,
-                             ra_i64 splits, ra_i64 Q, typename ra_traits<T>::acc* part, unsigned int* flags,
-                             unsigned int epoch, unsigned int* error, ra_i64 limit,
+                             ra_i64 splits, ra_i64 Q, ra_u64* words, unsigned int epoch, unsigned int* error,
+                             ra_i64 limit,
                              const typename ra_traits<T>::acc* RA_RESTRICT weight,
                              const typename ra_traits<T>::acc* RA_RESTRICT bias,
                              typename ra_traits<T>::acc* RA_RESTRICT running_mean,
@@ -1072,7 +1113,9 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
     typedef ra_bn_pack<T, V> P;
     extern __shared__ __align__(16) unsigned char ra_bn_pipe_smem[];
     P* hold = reinterpret_cast<P*>(ra_bn_pipe_smem);  // two buffers of ITEMS x B vectors
+    constexpr int W = ra_bn_tagged<A>::WORDS;
     __shared__ A swarp[2][3][WARPS];
+    __shared__ unsigned arrived[2];
     __shared__ int failed;
     // 32-bit indices: the host launches only where x holds fewer than 2^32 vectors
     const int t = (int)threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
@@ -1095,14 +1138,17 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
         const unsigned j = first + t + u * B;
         off[u] = u < items ? (j / sv) * cs * sv + j % sv : 0u;
     }
-    if (t == 0) failed = 0;
+    if (t == 0) {
+        failed = 0;
+        arrived[0] = arrived[1] = 0u;
+    }
     __syncthreads();
-    bool alive = true;
     P r[ITEMS];
     if (channel_of(0) >= 0) ra_bn_pipe_load(xp + (unsigned)channel_of(0) * sv, off, items, r);
     for (int s = 0; s <= (int)steps; ++s) {
         const int par = s & 1;
         const int c = channel_of(s);
+        const bool alive = *(volatile int*)&failed == 0;  // a block that gave up writes nothing more
         if (c >= 0) {
             // 1: the item into buffer s % 2, its moments over the thread, the warp, the block
             P* buf = hold + par * ITEMS * B;
@@ -1127,24 +1173,28 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
                 }
             }
             ra_bn_warp_merge(n, mean, m2);
+            // no block barrier: the warp that arrives last merges the warps' moments (arrived[par]
+            // counts WARPS a step of its parity) and publishes the item. swarp[par] is written again
+            // two steps later, by a warp that has since waited for this item's words (step s + 1
+            // normalizes this channel), so after they were read
+            int last = 0;
             if (lane == 0) {
                 swarp[par][0][warp] = n;
                 swarp[par][1][warp] = mean;
                 swarp[par][2][warp] = m2;
+                __threadfence_block();
+                last = atomicAdd(&arrived[par], 1u) == (unsigned)(s >> 1) * WARPS + WARPS - 1;
             }
-        }
-        __syncthreads();  // the warps' moments (swarp[par] is rewritten two steps later, after the
-                          // next barrier, which warp 0 reaches only after reading it)
-        alive = *(volatile int*)&failed == 0;
-        if (c >= 0 && warp == 0) {
-            A n = A(0), mean = A(0), m2 = A(0);
-            if (lane < WARPS) n = swarp[par][0][lane], mean = swarp[par][1][lane], m2 = swarp[par][2][lane];
-            ra_bn_warp_merge(n, mean, m2);
-            if (lane == 0) {
-                const unsigned slot = (unsigned)c * nsp + k;
-                part[2 * (ra_u64)slot] = mean;
-                part[2 * (ra_u64)slot + 1] = m2;
-                ra_store_release_u32(flags + slot, epoch);
+            if (ra_shfl(last, 0)) {
+                __threadfence_block();
+                n = mean = m2 = A(0);
+                if (lane < WARPS) {
+                    n = *(volatile A*)&swarp[par][0][lane];
+                    mean = *(volatile A*)&swarp[par][1][lane];
+                    m2 = *(volatile A*)&swarp[par][2][lane];
+                }
+                ra_bn_warp_merge(n, mean, m2);
+                if (lane == 0) ra_bn_tagged<A>::store(words + ((ra_u64)c * nsp + k) * W, mean, m2, epoch);
             }
         }
         // 2: the next item's loads, in flight while step s - 1's item is finished
@@ -1157,14 +1207,16 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
             const A wc = weight != nullptr ? weight[cp] : A(1), bc = bias != nullptr ? bias[cp] : A(0);
             const A rm = owner && running_mean != nullptr ? running_mean[cp] : A(0);
             const A rv = owner && running_mean != nullptr ? running_var[cp] : A(0);
-            const A* cpart = part + 2 * (ra_u64)((unsigned)cp * nsp);
-            if (ra_bn_pipe_wait(flags + (unsigned)cp * nsp, nsp, epoch, error, limit, true, &failed)) {
-                A n = A(0), mean = A(0), m2 = A(0);
-                // lane l the partials l, l + WS, ... in order (past the L1: other blocks wrote them)
-                for (unsigned o = lane; o < nsp; o += WS) {
-                    const A pm = *(const volatile A*)(cpart + 2 * o), pq = *(const volatile A*)(cpart + 2 * o + 1);
-                    ra_bn_merge(n, mean, m2, A(V * ra_min(slv, nv - o * slv)), pm, pq);
-                }
+            // lane l the channel's items l, l + WS, ... in order: one round trip while splits <= WS
+            const ra_u64* cw = words + (ra_u64)cp * nsp * W;
+            bool ok = true;
+            A n = A(0), mean = A(0), m2 = A(0);
+            for (unsigned o = lane; o < nsp; o += WS) {
+                A pm, pq;
+                ra_bn_tagged<A>::load(cw + (ra_u64)o * W, epoch, error, limit, ok, &failed, pm, pq);
+                if (ok) ra_bn_merge(n, mean, m2, A(V * ra_min(slv, nv - o * slv)), pm, pq);
+            }
+            if (ra_ballot(!ok) == 0) {
                 ra_bn_warp_merge(n, mean, m2);
                 mean = ra_shfl(mean, 0);
                 m2 = ra_shfl(m2, 0);
