@@ -19,7 +19,8 @@ prebuild        ``prebuild --arch sm_90 [--families sum matmul_f16 ...] [--check
                 binaries (``rocarray/_data/kernels/<arch>/``) with the installed NVRTC (no GPU
                 needed); ``--check`` only lists the shipped entries that no longer match the sources.
                 ``prebuild --arch gfx90a`` (or ``gfx940``): the offline compile check's objects of
-                every source, built with hipcc (``rocarray/_data/offline/<arch>/``).
+                every source, built with hipcc (``rocarray/_data/offline/<arch>/``); ``--changed``:
+                compile only the sources whose shipped object is not current (also with ``--offline``).
 tune            Time the candidates of every bench case's problem into the tuning DB (``--filter``);
                 ``tune --export FILE [--arch ARCH]`` / ``tune --import FILE`` move a DB.
 compile-check   Offline compile of every source (``--filter``: those whose name contains it):
@@ -273,7 +274,8 @@ def _prebuild_offline(args, parser):
                                                      f"prebuild {flag}--arch {args.arch}" if lines else "current"))
             return EXIT_FAIL if lines else EXIT_OK
         _out(f"prebuild {args.arch}: the offline check's objects into {offline_shipped.folder(args.arch)}")
-        done = prebuild.build_offline(args.arch, getattr(args, "jobs", None), _out)
+        done = prebuild.build_offline(args.arch, getattr(args, "jobs", None), _out,
+                                      changed_only=getattr(args, "changed", False))
     except ValueError as exc:
         parser.error(str(exc))
     except (RuntimeError, KernelCompileError) as exc:
@@ -380,6 +382,9 @@ def build_parser():
     pre.add_argument("--offline", action="store_true", help="with --arch sm_90: the offline compile check's "
                                                             "CUBINs (NVRTC's fast mode) instead of the runtime binaries")
     pre.add_argument("--families", nargs="*", metavar="FAMILY", help="only these families (default: all)")
+    pre.add_argument("--changed", action="store_true",
+                     help="offline objects (--offline, or an AMD --arch): compile only the sources whose shipped "
+                          "object is not current, keep the others")
     pre.add_argument("--check", action="store_true", help="list shipped entries that no longer match the sources")
     pre.add_argument("--jobs", type=_positive_int, default=S, metavar="N",
                      help="parallel compiler processes (default: the CPU count)")

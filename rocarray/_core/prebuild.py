@@ -154,11 +154,13 @@ def offline_problems(arch):
     return lines
 
 
-def build_offline(arch, workers=None, out=print):
+def build_offline(arch, workers=None, out=print, changed_only=False):
     """Compile every source of the package for ``arch`` (``sm_90`` or an AMD architecture) as the
     compile matrix does (NVRTC or hipcc, fast check) and write the binaries with their manifest to
     :func:`rocarray._core.offline_shipped.folder`, replacing what was there. Compiles come from
-    hipcc or the user's offline cache, never from the shipped objects being replaced.
+    hipcc or the user's offline cache, never from the shipped objects being replaced; with
+    ``changed_only``, a source whose shipped object is current (the same compile key: source text,
+    instantiations, compiler and options) keeps that object and only the others are compiled.
     Returns ``{"modules": n, "bytes": compressed total, "seconds": compile seconds}``.
 
     Raises
@@ -176,6 +178,19 @@ def build_offline(arch, workers=None, out=print):
     if offline.missing_compiler(target):
         raise RuntimeError(offline.missing_compiler(target))
     sources = _compile.source_files()
+    kept = []
+    if changed_only:
+        from rocarray._core import offline_cache
+
+        compiler, opts = _offline_compiler(target)
+        for source in list(sources):
+            names = _compile.registered(source)
+            key = offline_cache.key(compiler, target, _compile.full_source(source), names, opts)
+            hit = offline_shipped.lookup(target, key)
+            if hit is not None:
+                kept.append((key, source, names, hit[0], hit[1]))
+                sources.remove(source)
+        out(f"  {len(kept)} source(s) current, {len(sources)} to compile")
 
     def progress(source, _target, seconds, ok):
         out(f"  {seconds:6.1f} s {'ok  ' if ok else 'FAIL'} {source}")
@@ -188,6 +203,6 @@ def build_offline(arch, workers=None, out=print):
         offline_shipped.ENABLED = enabled
     if failures:
         raise failures[0][2]
-    labelled = [(r.key, r.source, r.names, r.binary, r.lowered) for r in results]
+    labelled = [(r.key, r.source, r.names, r.binary, r.lowered) for r in results] + kept
     total = offline_shipped.write(arch, _offline_compiler(target)[0], labelled)
-    return {"modules": len(results), "bytes": total, "seconds": sum(r.seconds for r in results)}
+    return {"modules": len(labelled), "bytes": total, "seconds": sum(r.seconds for r in results)}

@@ -65,3 +65,28 @@ def test_a_current_shipped_compile_answers_the_check_and_an_edited_text_compiles
         assert not offline.compile_source(source, target, fast_compile=True).cached and len(compiles) == 2
     finally:
         offline_shipped.ENABLED = enabled
+
+
+@pytest.mark.parametrize("target", SHIPPED, ids=lambda t: t.arch)
+def test_a_rebuild_of_the_changed_sources_keeps_the_current_objects(target, compiles, monkeypatch):
+    why = offline.missing_compiler(target)
+    if why:
+        pytest.skip(why)
+    offline.import_all_libraries()
+    stale = {line.rsplit(": ", 1)[-1] for line in prebuild.offline_problems(target.arch)}
+    current = sorted((s for s in ra_compile.source_files() if s not in stale),
+                     key=lambda s: len(ra_compile.read_text(s)) * (1 + len(ra_compile.registered(s))))
+    if len(current) < 2:
+        pytest.skip(f"fewer than two shipped {target.arch} objects are current with this compiler")
+    kept, edited = current[:2]
+    full_source = ra_compile.full_source
+    monkeypatch.setattr(ra_compile, "source_files", lambda: [kept, edited])
+    monkeypatch.setattr(ra_compile, "full_source",
+                        lambda s: full_source(s) + ("\n// edited\n" if s == edited else ""))
+    written = {}
+    monkeypatch.setattr(offline_shipped, "write",
+                        lambda arch, compiler, results: written.update({r[1]: r[3] for r in results}) or 1)
+    done = prebuild.build_offline(target.arch, 1, lambda line: None, changed_only=True)
+    assert compiles == [edited] and done["modules"] == 2
+    assert written[edited] == b"stand-in object"
+    assert written[kept] == offline.compile_source(kept, target, fast_compile=True).binary != b"stand-in object"
