@@ -64,6 +64,10 @@ path; the last chunk short) and checks its wait error word.
 ``GRID_MAX_GROUP`` and ``GRID_MIN_SLICE``: 3 x 7 x 120 x 96 float32 and float16 (three groups, the
 last one channel; the ring of buffers wraps with 10 channels of float32), 2 x 10 x 51 x 84 float64)
 and checks its wait error word.
+``bnpipe`` runs the channels-first batch-norm training forward on the pipeline of resident blocks
+(``bn_train_pipe_nchw``, ``PIPE_TRAINING`` on for any size, 7 blocks forced through ``pipe_blocks``:
+3 x 10 x 4 x 701 float32 (two items a channel, four steps, the last one channel), 2 x 5 x 8 x 1025
+float16 (three steps), 3 x 4 x 4 x 350 float64 (two steps)) and checks its wait error word.
 """
 
 import sys
@@ -74,7 +78,8 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lub128xl",
          "lugrid300c", "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long",
          "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300", "lucl300l", "bngrid")
+         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300", "lucl300l", "bngrid",
+         "bnpipe")
 
 
 def _lu_solve(case, rng, shape, dtype):
@@ -413,6 +418,22 @@ def _bn_grid_case(case, rng):
         _check_batch_norm(case, x, y)
 
 
+def _bn_pipe_case(case, rng):
+    import cupy
+
+    import rocarray as ra
+    from rocarray.miopen import _batchnorm
+
+    dev = cupy.cuda.runtime.getDevice()
+    _batchnorm.PIPE_TRAINING, _batchnorm.PIPE_MIN_BYTES = True, 0
+    _batchnorm.pipe_blocks = lambda device_id, dtype: 7
+    for shape, dtype in (((3, 10, 4, 701), "float32"), ((2, 5, 8, 1025), "float16"), ((3, 4, 4, 350), "float64")):
+        x = rng.standard_normal(shape).astype(dtype)
+        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
+        _batchnorm.check_pipe(dev)
+        _check_batch_norm(case, x, y)
+
+
 def main(argv):
     if len(argv) != 1 or argv[0] not in CASES + ("--list",):
         print(__doc__.strip().splitlines()[0] + "\ncases: " + " ".join(CASES), file=sys.stderr)
@@ -434,6 +455,7 @@ def main(argv):
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
            else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"
            else _bn_fused_case if case == "bnfused" else _bn_grid_case if case == "bngrid"
+           else _bn_pipe_case if case == "bnpipe"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

@@ -201,6 +201,52 @@ def check_batch_norm_grid(rng):
         _batchnorm.GRID_TRAINING, _batchnorm.GRID_MAX_GROUP, _batchnorm.GRID_MIN_SLICE = saved
 
 
+@harness.self_check(_LIB, "batch_norm_pipe")
+def check_batch_norm_pipe(rng):
+    """The channels-first training forward through the pipeline of resident blocks
+    (``_batchnorm.PIPE_TRAINING`` on, any input size through ``PIPE_MIN_BYTES``): 9 x 5 x 60 x 64
+    (channels of 34,560 elements, several items each), every dtype, with weight, bias and running
+    statistics, the output poisoned, against the float64 reference; the kernel's wait error word;
+    a second call gives the same bits. Where the device has no cooperative launch it is the
+    two-launch path."""
+    from rocarray import miopen
+    from rocarray.miopen import _batchnorm
+
+    cupy = backend.cupy()
+    dev = cupy.cuda.runtime.getDevice()
+    saved = _batchnorm.PIPE_TRAINING, _batchnorm.PIPE_MIN_BYTES
+    shape, C = (9, 5, 60, 64), 5
+    try:
+        _batchnorm.PIPE_TRAINING, _batchnorm.PIPE_MIN_BYTES = True, 0
+        for dtype in _DTYPES:
+            x = harness.standard_normal(rng, shape, dtype)
+            acc = numpy.float64 if dtype == "float64" else numpy.float32
+            w, b = harness.standard_normal(rng, C, acc), harness.standard_normal(rng, C, acc)
+            runs = []
+            for _ in range(2):
+                rm, rv = cupy.zeros(C, acc), cupy.ones(C, acc)
+                out = cupy.full(shape, numpy.nan, x.dtype)
+                y, mean, invstd = miopen.batchnorm_forward_training(cupy.asarray(x), cupy.asarray(w),
+                                                                    cupy.asarray(b), rm, rv, 0.1, 1e-5, out=out)
+                _batchnorm.check_pipe(dev)
+                runs.append((y, mean, invstd, rm, rv))
+            xc = x.astype(numpy.float64)
+            want = _bn_reference(xc, w.astype(numpy.float64), b.astype(numpy.float64), xc)
+            n = x.size // C
+            tag = f"batch_norm pipe {dtype}"
+            y, mean, invstd, rm, rv = runs[0]
+            harness.assert_close(_wide(y), want[0], dtype, n, name=f"{tag} y")
+            harness.assert_close(mean, want[1], acc, n, atol_scale=1.0, name=f"{tag} mean")
+            harness.assert_close(invstd, want[2], acc, n, name=f"{tag} invstd")
+            harness.assert_close(rm, 0.1 * want[1], acc, n, atol_scale=1.0, name=f"{tag} running_mean")
+            harness.assert_close(rv, 0.9 + 0.1 * xc.var(axis=(0, 2, 3), ddof=1), acc, n, name=f"{tag} running_var")
+            for first, again in zip(runs[0], runs[1]):
+                if bytes(cupy.asnumpy(first).tobytes()) != bytes(cupy.asnumpy(again).tobytes()):
+                    raise AssertionError(f"{tag}: a second call gave other bits")
+    finally:
+        _batchnorm.PIPE_TRAINING, _batchnorm.PIPE_MIN_BYTES = saved
+
+
 @harness.self_check(_LIB, "layer_norm")
 def check_layer_norm(rng):
     import rocarray as ra
