@@ -67,7 +67,8 @@ and checks its wait error word.
 ``bnpipe`` runs the channels-first batch-norm training forward on the pipeline of resident blocks
 (``bn_train_pipe_nchw``, ``PIPE_TRAINING`` on for any size, 7 blocks forced through ``pipe_blocks``:
 3 x 10 x 4 x 701 float32 (two items a channel, four steps, the last one channel), 2 x 5 x 8 x 1025
-float16 (three steps), 3 x 4 x 4 x 350 float64 (two steps)) and checks its wait error word.
+float16 (three steps), 3 x 4 x 4 x 350 float64 (two steps)), every compiled (ITEMS, DEPTH), and checks
+its wait error word.
 """
 
 import sys
@@ -427,11 +428,12 @@ def _bn_pipe_case(case, rng):
     dev = cupy.cuda.runtime.getDevice()
     _batchnorm.PIPE_TRAINING, _batchnorm.PIPE_MIN_BYTES = True, 0
     _batchnorm.pipe_blocks = lambda device_id, dtype: 7
-    for shape, dtype in (((3, 10, 4, 701), "float32"), ((2, 5, 8, 1025), "float16"), ((3, 4, 4, 350), "float64")):
-        x = rng.standard_normal(shape).astype(dtype)
-        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
-        _batchnorm.check_pipe(dev)
-        _check_batch_norm(case, x, y)
+    for _batchnorm.PIPE_ITEMS, _batchnorm.PIPE_DEPTH in _batchnorm.PIPE_SHAPES:
+        for shape, dtype in (((3, 10, 4, 701), "float32"), ((2, 5, 8, 1025), "float16"), ((3, 4, 4, 350), "float64")):
+            x = rng.standard_normal(shape).astype(dtype)
+            y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
+            _batchnorm.check_pipe(dev)
+            _check_batch_norm(case, x, y)
 
 
 def main(argv):

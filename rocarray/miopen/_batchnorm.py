@@ -9,7 +9,22 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, with :data:`GRID_TRAINING` on (off by default) and a cooperative
+Training forward, channels first, with :data:`PIPE_TRAINING` on, a cooperative launch on the device
+and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says where it applies): one
+launch of the resident blocks (three a multiprocessor on NVIDIA: two items of shared memory a
+block). A channel's vectors are cut into items of at most ``PIPE_ITEMS * PIPE_BLOCK`` vectors, and
+the channels go through the blocks ``Q`` at a time, an item a block a step. At step ``s`` a block
+stores its item (loaded during step ``s - 1``) in shared memory, takes its exact mean and M2 (a
+thread's vectors, then the warp's, then the block's, merged by the warp that finishes last: no
+block barrier) and publishes them as words tagged with the launch's epoch (a 64-bit store is
+atomic: a reader that sees the epoch has the value, so no flag and no fence); it issues the loads
+of its next item, then reads the partials of step ``s - 1``'s channel (published a whole step
+earlier: one round trip), merges them in a fixed order (every block the same bits) and normalizes
+its step ``s - 1`` item from shared memory into the output. So the input is read once, and each
+block's next loads are in flight while it waits and writes. The waits are bounded (:func:`check_pipe`
+reads the error word).
+
+Otherwise, with :data:`GRID_TRAINING` on (off by default) and a cooperative
 launch on the device (:func:`grid_geometry` says where it applies): one launch of a block a
 multiprocessor, all resident. Every block owns the same slice (a range of 16-byte vectors) of
 every channel, and the channels go in groups whose slices fit three times in a block's shared
@@ -132,9 +147,13 @@ GRID_EPOCH_LIMIT = 1 << 31
 PIPE_TRAINING = False
 #: Threads of a block of the pipeline kernel (``RA_BN_PIPE_BLOCK``).
 PIPE_BLOCK = 256
-#: Most 16-byte vectors of an item one thread holds (``RA_BN_PIPE_ITEMS``); a block's shared
-#: memory holds two items of ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
-PIPE_ITEMS = 8
+#: Most 16-byte vectors of an item one thread holds, and the steps between an item's statistics
+#: and its normalization (the kernel's template arguments ITEMS and DEPTH; one of
+#: :data:`PIPE_SHAPES`): a block's shared memory holds ``PIPE_DEPTH + 1`` items of
+#: ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
+PIPE_ITEMS, PIPE_DEPTH = 8, 1
+#: The (ITEMS, DEPTH) pairs compiled.
+PIPE_SHAPES = ((8, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a
 #: smaller input is re-read from L2 by the two-launch path's normalize pass anyway).
 PIPE_MIN_BYTES = None
@@ -146,12 +165,13 @@ PIPE_EPOCH_LIMIT = 1 << 31
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
 _KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
-            "train_cluster_nchw", "train_fused_nchw", "train_grid_nchw", "train_pipe_nchw")
+            "train_cluster_nchw", "train_fused_nchw", "train_grid_nchw")
 
 
 def instantiations():
     """Every name expression launched."""
     names = [f"ra_miopen_bn_{k}<{t}>" for k in _KERNELS for t in _STORAGE]
+    names += [f"ra_miopen_bn_train_pipe_nchw<{t}, {i}, {d}>" for t in _STORAGE for i, d in PIPE_SHAPES]
     return sorted(names + ["ra_miopen_bn_inference_coefs<float>", "ra_miopen_bn_inference_coefs<double>"])
 
 
@@ -427,8 +447,8 @@ def _training_on_grid(x, y, geo, weight, bias, running_mean, running_var, moment
 def pipe_geometry(shape, layout, dtype, blocks):
     """``(sl, splits, Q)`` of the pipeline training forward on ``blocks`` resident blocks, or None
     where it does not apply (:data:`PIPE_TRAINING` off, a channels-last view, no elements, spatial
-    runs that are not whole 16-byte vectors, a channel whose items would need more blocks than
-    there are).
+    runs that are not whole 16-byte vectors, 2^32 vectors or more, a channel whose items would
+    need more blocks than there are).
 
     A channel's ``nv`` 16-byte vectors are cut into ``splits`` items of ``sl`` vectors (the last
     may be short), at most ``PIPE_ITEMS * PIPE_BLOCK`` each; ``Q`` channels go through each step
@@ -437,7 +457,8 @@ def pipe_geometry(shape, layout, dtype, blocks):
     """
     view, outer, C, inner = view_of(shape, layout)
     vec, blocks = _vector(dtype), int(blocks)
-    if not PIPE_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1:
+    if (not PIPE_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1
+            or outer * C * inner // vec >= 1 << 32):  # the kernel's 32-bit vector offsets
         return None
     nv = outer * inner // vec
     fewest = -(-nv // (PIPE_ITEMS * PIPE_BLOCK))
@@ -453,11 +474,11 @@ def pipe_geometry(shape, layout, dtype, blocks):
 
 
 def _pipe_kernel(dtype):
-    return _FAMILY[f"ra_miopen_bn_train_pipe_nchw<{dtypes.ctype(dtype)}>"]
+    return _FAMILY[f"ra_miopen_bn_train_pipe_nchw<{dtypes.ctype(dtype)}, {PIPE_ITEMS}, {PIPE_DEPTH}>"]
 
 
 def _pipe_shared():
-    return 2 * PIPE_ITEMS * PIPE_BLOCK * 16
+    return (PIPE_DEPTH + 1) * PIPE_ITEMS * PIPE_BLOCK * 16
 
 
 def pipe_blocks(device_id, dtype):
@@ -471,7 +492,7 @@ def pipe_blocks(device_id, dtype):
 
 def _pipe_plan(x, layout):
     dev = x.data.device_id
-    key = ("miopen.batchnorm.pipe", tuple(x.shape), layout, x.dtype, dev)
+    key = ("miopen.batchnorm.pipe", tuple(x.shape), layout, x.dtype, PIPE_ITEMS, PIPE_DEPTH, dev)
 
     def build():
         if not _pipe_kernel(x.dtype).cooperative_available(dev):

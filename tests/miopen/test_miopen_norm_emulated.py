@@ -303,10 +303,14 @@ PIPE_CASES = [("cuda32", (3, 10, 2804), "float32", 7, True, (2, 1052, 3)),
               ("hip64", (2, 5, 8200), "float16", 5, True, (2, 1025, 2))]
 
 
+@pytest.mark.parametrize("items,depth", _batchnorm.PIPE_SHAPES)
 @pytest.mark.parametrize("target,shape,dtype,blocks,affine,geo", PIPE_CASES)
-def test_batchnorm_training_on_the_pipeline(request, monkeypatch, target, shape, dtype, blocks, affine, geo):
+def test_batchnorm_training_on_the_pipeline(request, monkeypatch, target, shape, dtype, blocks, affine, geo, items,
+                                            depth):
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", items)
+    monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", depth)
     monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
     monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype: blocks)
     rng = np.random.default_rng(SEED + shape[1])
@@ -326,6 +330,7 @@ def test_batchnorm_training_on_the_pipeline(request, monkeypatch, target, shape,
                                                             out=out)
         launched = dev.launches[-1]
         assert launched.name.startswith("ra_miopen_bn_train_pipe_nchw") and launched.cooperative
+        assert launched.name.endswith(f", {items}, {depth}>") and launched.shared == (depth + 1) * items * 256 * 16
         assert launched.grid == (blocks, 1, 1)
         assert (int(launched.args[6]), int(launched.args[5]), int(launched.args[7])) == geo
         _batchnorm.check_pipe(0)
@@ -357,6 +362,10 @@ def test_pipe_geometry_takes_the_fewest_steps(monkeypatch):
     assert geometry((2, 3, 4, 4), "NCHW", f32, 396) == (1, 8, 3)  # one step, every vector an item of its own
     assert geometry((64, 2, 1024, 1024), "NCHW", f32, 396) is None  # 8192 items a channel: too many
     assert geometry((0, 2, 56, 56), "NCHW", f32, 396) is None
+    assert geometry((1 << 16, 4, 128, 128), "NCHW", f32, 396) is None  # 2^32 vectors
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", 6)
+    assert geometry(shape, "NCHW", f32, 396) == (1521, 33, 12)  # items of at most 1536 vectors: 22 steps
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", 8)
     for blocks in (1, 2, 7, 100, 396):  # every geometry: items fit a block, a step's items fit the blocks
         for shp in ((3, 10, 2804), (5, 7, 9, 12), (64, 256, 56, 56)):
             sl, splits, Q = geometry(shp, "NCHW", f32, blocks) or (1, 1, 1)

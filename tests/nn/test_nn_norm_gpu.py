@@ -461,9 +461,10 @@ BN_PIPE_CASES = [(64, 256, 56, 56), (9, 3, 60, 64), (13, 37, 47, 56), (1, 3, 300
                  (5, 11, 33, 40)]
 
 
+@pytest.mark.parametrize("items,depth", [(8, 1), (6, 2)])
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", BN_PIPE_CASES)
-def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype):
+def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype, items, depth):
     import cupy
 
     from rocarray import miopen
@@ -475,6 +476,8 @@ def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype):
         pytest.skip("no cooperative launch on this device")
     monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
     monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", items)
+    monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", depth)
     assert _batchnorm.pipe_geometry(shape, "NCHW", dt, _batchnorm.pipe_blocks(device, dt)) is not None
     C = shape[1]
     x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)

@@ -1006,9 +1006,8 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
 // another block's error: then *error is set and the block writes nothing more). Words hold the
 // launch's epoch: no reset between launches.
 #define RA_BN_PIPE_BLOCK 256  // threads of a block
-#define RA_BN_PIPE_ITEMS 8    // most vectors of an item a thread holds (the host: sl <= ITEMS x BLOCK)
 
-// Three blocks a multiprocessor on NVIDIA (their two buffers take 192 KB of shared memory): at
+// Three blocks a multiprocessor on NVIDIA (their buffers take at most 216 KB of shared memory): at
 // most 80 registers a thread.
 #if defined(RA_CUDA)
 #define RA_BN_PIPE_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 3)
@@ -1016,11 +1015,11 @@ ra_miopen_bn_train_grid_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
 #define RA_BN_PIPE_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
-// The loads of a thread's `items` vectors of an item into r[]: vector u at pack offset off[u] from
-// the channel's first run `base` (off: the same for every channel).
-template <typename P> RA_DEVICE void ra_bn_pipe_load(const P* base, const unsigned* off, int items, P* r) {
+// The loads of a thread's `items` (at most ITEMS) vectors of an item into r[]: vector u at pack
+// offset off[u] from the channel's first run `base` (off: the same for every channel).
+template <int ITEMS, typename P> RA_DEVICE void ra_bn_pipe_load(const P* base, const unsigned* off, int items, P* r) {
 #pragma unroll
-    for (int u = 0; u < RA_BN_PIPE_ITEMS; ++u) {
+    for (int u = 0; u < ITEMS; ++u) {
         if (u < items) r[u] = ra_load_stream16(base + off[u]);
     }
 }
@@ -1096,12 +1095,11 @@ template <typename A> struct ra_bn_tagged {
     }
 };
 
-template <typename T>
+template <typename T, int ITEMS, int DEPTH>
 __global__ void RA_BN_PIPE_LAUNCH_BOUNDS(RA_BN_PIPE_BLOCK)
 ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N, ra_i64 C, ra_i64 S, ra_i64 sl,
                              ra_i64 splits, ra_i64 Q, ra_u64* words, unsigned int epoch, unsigned int* error,
-                             ra_i64 limit,
-                             const typename ra_traits<T>::acc* RA_RESTRICT weight,
+                             ra_i64 limit, const typename ra_traits<T>::acc* RA_RESTRICT weight,
                              const typename ra_traits<T>::acc* RA_RESTRICT bias,
                              typename ra_traits<T>::acc* RA_RESTRICT running_mean,
                              typename ra_traits<T>::acc* RA_RESTRICT running_var, typename ra_traits<T>::acc momentum,
@@ -1109,13 +1107,11 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
                              typename ra_traits<T>::acc* RA_RESTRICT save_invstd) {
     typedef typename ra_traits<T>::acc A;
     constexpr int V = ra_bn_vec<T>::N, B = RA_BN_PIPE_BLOCK, WS = RA_WARP_SIZE, WARPS = B / WS;
-    constexpr int ITEMS = RA_BN_PIPE_ITEMS;
+    constexpr int W = ra_bn_tagged<A>::WORDS, BUFFERS = DEPTH + 1;
     typedef ra_bn_pack<T, V> P;
     extern __shared__ __align__(16) unsigned char ra_bn_pipe_smem[];
-    P* hold = reinterpret_cast<P*>(ra_bn_pipe_smem);  // two buffers of ITEMS x B vectors
-    constexpr int W = ra_bn_tagged<A>::WORDS;
+    P* hold = reinterpret_cast<P*>(ra_bn_pipe_smem);  // DEPTH + 1 buffers of ITEMS x B vectors
     __shared__ A swarp[2][3][WARPS];
-    __shared__ unsigned arrived[2];
     __shared__ int failed;
     // 32-bit indices: the host launches only where x holds fewer than 2^32 vectors
     const int t = (int)threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
@@ -1138,20 +1134,16 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
         const unsigned j = first + t + u * B;
         off[u] = u < items ? (j / sv) * cs * sv + j % sv : 0u;
     }
-    if (t == 0) {
-        failed = 0;
-        arrived[0] = arrived[1] = 0u;
-    }
+    if (t == 0) failed = 0;
     __syncthreads();
     P r[ITEMS];
-    if (channel_of(0) >= 0) ra_bn_pipe_load(xp + (unsigned)channel_of(0) * sv, off, items, r);
-    for (int s = 0; s <= (int)steps; ++s) {
+    if (channel_of(0) >= 0) ra_bn_pipe_load<ITEMS>(xp + (unsigned)channel_of(0) * sv, off, items, r);
+    for (int s = 0; s < (int)steps + DEPTH; ++s) {
         const int par = s & 1;
         const int c = channel_of(s);
-        const bool alive = *(volatile int*)&failed == 0;  // a block that gave up writes nothing more
         if (c >= 0) {
-            // 1: the item into buffer s % 2, its moments over the thread, the warp, the block
-            P* buf = hold + par * ITEMS * B;
+            // 1: the item into buffer s % BUFFERS, its moments over the thread and the warp
+            P* buf = hold + (s % BUFFERS) * ITEMS * B;
             A sum = A(0);
 #pragma unroll
             for (int u = 0; u < ITEMS; ++u) {
@@ -1173,35 +1165,27 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
                 }
             }
             ra_bn_warp_merge(n, mean, m2);
-            // no block barrier: the warp that arrives last merges the warps' moments (arrived[par]
-            // counts WARPS a step of its parity) and publishes the item. swarp[par] is written again
-            // two steps later, by a warp that has since waited for this item's words (step s + 1
-            // normalizes this channel), so after they were read
-            int last = 0;
             if (lane == 0) {
                 swarp[par][0][warp] = n;
                 swarp[par][1][warp] = mean;
                 swarp[par][2][warp] = m2;
-                __threadfence_block();
-                last = atomicAdd(&arrived[par], 1u) == (unsigned)(s >> 1) * WARPS + WARPS - 1;
-            }
-            if (ra_shfl(last, 0)) {
-                __threadfence_block();
-                n = mean = m2 = A(0);
-                if (lane < WARPS) {
-                    n = *(volatile A*)&swarp[par][0][lane];
-                    mean = *(volatile A*)&swarp[par][1][lane];
-                    m2 = *(volatile A*)&swarp[par][2][lane];
-                }
-                ra_bn_warp_merge(n, mean, m2);
-                if (lane == 0) ra_bn_tagged<A>::store(words + ((ra_u64)c * nsp + k) * W, mean, m2, epoch);
             }
         }
-        // 2: the next item's loads, in flight while step s - 1's item is finished
+        __syncthreads();  // the warps' moments (swarp[par] is written again two steps later, after
+                          // the next barrier, which warp 0 reaches only after reading it)
+        const bool alive = *(volatile int*)&failed == 0;  // a block that gave up writes nothing more
+        if (c >= 0 && warp == 0) {
+            // the block's moments (a fixed tree), published as tagged words
+            A n = A(0), mean = A(0), m2 = A(0);
+            if (lane < WARPS) n = swarp[par][0][lane], mean = swarp[par][1][lane], m2 = swarp[par][2][lane];
+            ra_bn_warp_merge(n, mean, m2);
+            if (lane == 0) ra_bn_tagged<A>::store(words + ((ra_u64)c * nsp + k) * W, mean, m2, epoch);
+        }
+        // 2: the next item's loads, in flight while step s - DEPTH's item is finished
         const int cn = channel_of(s + 1);
-        if (cn >= 0) ra_bn_pipe_load(xp + (unsigned)cn * sv, off, items, r);
-        // 3: step s - 1's item: its channel's statistics, the item normalized into y
-        const int cp = channel_of(s - 1);
+        if (cn >= 0) ra_bn_pipe_load<ITEMS>(xp + (unsigned)cn * sv, off, items, r);
+        // 3: step s - DEPTH's item: its channel's statistics, the item normalized into y
+        const int cp = channel_of(s - DEPTH);
         if (cp >= 0 && alive) {
             const bool owner = k == 0 && warp == 0;
             const A wc = weight != nullptr ? weight[cp] : A(1), bc = bias != nullptr ? bias[cp] : A(0);
@@ -1231,7 +1215,7 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
                         running_var[cp] = (A(1) - momentum) * rv + momentum * (m2 / (count - A(1)));
                     }
                 }
-                const P* buf = hold + (par ^ 1) * ITEMS * B;
+                const P* buf = hold + ((s - DEPTH) % BUFFERS) * ITEMS * B;
                 P* yp = reinterpret_cast<P*>(y) + (unsigned)cp * sv;
 #pragma unroll
                 for (int u = 0; u < ITEMS; ++u) {
