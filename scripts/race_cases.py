@@ -42,9 +42,6 @@ cluster-leaf row threshold lowered to 64, so that every leaf runs on one thread-
 the panels' left-half leaves also forming their T).
 ``lupanel`` solves and factors stacks of order 100 and 65 (float64, complex128) through
 ``getrf_panel`` (its way back ``PANEL`` switched on) (several panels, a short last one; with and without the fused solve).
-``bnclus`` (sm_90) runs the channels-first batch-norm training forward on thread-block clusters
-(``bn_train_cluster_nchw``: 3 x 2 x 120 x 96 float32 and float16, shares straddling image runs,
-and 2 x 3 x 50 x 82 float64, the last share short).
 ``trsv1`` solves triangular systems of order 300 through the one-launch trsv (``trsv_one``: block-rows
 handed on by flags in global memory, the wait rounds' shared words double-buffered): every uplo and
 trans in float64 (five block-rows, the last short), 'C' in complex128 (ten block-rows of 32) and a
@@ -55,15 +52,6 @@ of 300 down to 76 rows run on one thread-block cluster (``getf2_cluster``, a row
 over 256 rows on 16 blocks, where the driver finds room, the others on 8; the last blocks short
 or empty); ``lucl300l`` the same with the cluster panel's look-ahead step
 (``CLUSTER_LOOKAHEAD``).
-``bnfused`` runs the channels-first batch-norm training forward in one launch
-(``bn_train_fused_nchw``, ``FUSED_TRAINING`` on, chunks of 2 channels forced through
-``FUSED_L2_DIVISOR``: 3 x 5 x 120 x 96 float32 and float16, 2 x 3 x 51 x 83 float64 on the scalar
-path; the last chunk short) and checks its wait error word.
-``bngrid`` runs the channels-first batch-norm training forward on the grid-resident pipeline
-(``bn_train_grid_nchw``, ``GRID_TRAINING`` on, groups of 3 channels and short slices forced through
-``GRID_MAX_GROUP`` and ``GRID_MIN_SLICE``: 3 x 7 x 120 x 96 float32 and float16 (three groups, the
-last one channel; the ring of buffers wraps with 10 channels of float32), 2 x 10 x 51 x 84 float64)
-and checks its wait error word.
 ``bnpipe`` runs the channels-first batch-norm training forward on the pipeline of resident blocks
 (``bn_train_pipe_nchw``, ``PIPE_TRAINING`` on for any size, 7 blocks forced through ``pipe_blocks``:
 3 x 10 x 4 x 701 float32 (two items a channel, four steps, the last one channel), 2 x 5 x 8 x 1025
@@ -79,8 +67,7 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lub128xl",
          "lugrid300c", "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long",
          "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "bnclus", "lupanel", "trsv1", "bnfused", "lucl300", "lucl300l", "bngrid",
-         "bnpipe")
+         "lupanel", "trsv1", "lucl300", "lucl300l", "bnpipe")
 
 
 def _lu_solve(case, rng, shape, dtype):
@@ -342,23 +329,6 @@ def _check_batch_norm(case, x, y):
         raise SystemExit(f"{case} {x.shape} {x.dtype}: max error {err}")
 
 
-def _bn_case(case, rng):
-    import cupy
-
-    import rocarray as ra
-    from rocarray._core import backend
-
-    from rocarray.miopen import _batchnorm
-
-    if not backend.has_thread_block_clusters(cupy.cuda.runtime.getDevice()):
-        raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
-    _batchnorm.CLUSTER_TRAINING = True
-    for shape, dtype in (((3, 2, 120, 96), "float32"), ((3, 2, 120, 96), "float16"), ((2, 3, 50, 82), "float64")):
-        x = rng.standard_normal(shape).astype(dtype)
-        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
-        _check_batch_norm(case, x, y)
-
-
 def _trsv_case(case, rng):
     import cupy
 
@@ -383,40 +353,6 @@ def _trsv_case(case, rng):
         if not err < (1e-3 if dtype == "float32" else 1e-10):
             raise SystemExit(f"{case} {uplo}{trans} {dtype}: max error {err}")
     _level2.check_trsv()
-
-
-def _bn_fused_case(case, rng):
-    import cupy
-
-    import rocarray as ra
-    from rocarray._core import backend
-    from rocarray.miopen import _batchnorm
-
-    dev = cupy.cuda.runtime.getDevice()
-    _batchnorm.FUSED_TRAINING = True
-    for shape, dtype in (((3, 5, 120, 96), "float32"), ((3, 5, 120, 96), "float16"), ((2, 3, 51, 83), "float64")):
-        channel_bytes = shape[0] * shape[2] * shape[3] * numpy.dtype(dtype).itemsize
-        _batchnorm.FUSED_L2_DIVISOR = max(1, backend.device_info(dev).l2_bytes // (2 * channel_bytes))
-        x = rng.standard_normal(shape).astype(dtype)
-        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
-        _batchnorm.check_fused(dev)
-        _check_batch_norm(case, x, y)
-
-
-def _bn_grid_case(case, rng):
-    import cupy
-
-    import rocarray as ra
-    from rocarray.miopen import _batchnorm
-
-    dev = cupy.cuda.runtime.getDevice()
-    _batchnorm.GRID_TRAINING, _batchnorm.GRID_MAX_GROUP, _batchnorm.GRID_MIN_SLICE = True, 3, 1
-    for shape, dtype in (((3, 7, 120, 96), "float32"), ((3, 10, 120, 96), "float32"), ((3, 7, 120, 96), "float16"),
-                         ((2, 10, 51, 84), "float64")):
-        x = rng.standard_normal(shape).astype(dtype)
-        y = cupy.asnumpy(ra.nn.batch_norm(cupy.asarray(x), None, None, training=True)).astype(float)
-        _batchnorm.check_grid(dev)
-        _check_batch_norm(case, x, y)
 
 
 def _bn_pipe_case(case, rng):
@@ -455,9 +391,7 @@ def main(argv):
     run = (_trsv_case if case == "trsv1" else _batched_case if case == "lupanel" else _lu_case if case.startswith("lu") else _attention_case if case.startswith("attn")
            else _sytrd_case if case.startswith("sytrd") else _conv_case if case.startswith("conv")
            else _batched_case if case in ("gesvw", "eighw", "eighwz") else _qr_case if case.startswith("qr")
-           else _larft_case if case == "larft_inv" else _bn_case if case == "bnclus"
-           else _bn_fused_case if case == "bnfused" else _bn_grid_case if case == "bngrid"
-           else _bn_pipe_case if case == "bnpipe"
+           else _larft_case if case == "larft_inv" else _bn_pipe_case if case == "bnpipe"
            else _spgemm_case)
     run(case, rng)
     cupy.cuda.runtime.deviceSynchronize()

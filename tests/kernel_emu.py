@@ -77,8 +77,7 @@ TIMEOUT_S = float(os.environ.get("ROCARRAY_EMU_TIMEOUT", "120"))
 #: Kernels whose grid is one thread-block cluster (``__cluster_dims__``): their launches run as
 #: cooperative launches (all blocks together), with the shim's cluster model (``RA_EMU_CLUSTER``:
 #: the cluster barrier and reads of another block's shared memory).
-CLUSTER_KERNELS = frozenset({"ra_rocsolver_geqr2_cluster", "ra_rocsolver_getf2_cluster",
-                             "ra_miopen_bn_train_cluster_nchw"})
+CLUSTER_KERNELS = frozenset({"ra_rocsolver_geqr2_cluster", "ra_rocsolver_getf2_cluster"})
 #: Run each grid's blocks last to first: a kernel that assumes an order among independent blocks
 #: gives other answers (one that spin-waits on an earlier block stops at the timeout).
 REVERSE_BLOCKS = os.environ.get("ROCARRAY_EMU_REVERSE_BLOCKS", "0") == "1"

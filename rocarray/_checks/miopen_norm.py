@@ -54,8 +54,7 @@ def check_batch_norm(rng):
 
     cupy = backend.cupy()
     for dtype in _DTYPES:
-        # the last: channels of 34560 elements, the cluster training forward where the device has
-        # clusters
+        # the last: channels of 34560 elements
         for layout, shape in (("NCHW", (4, 6, 9, 7)), ("NHWC", (3, 5, 7, 10)), ("NCHW", (33, 5)),
                               ("NCHW", (9, 3, 60, 64))):
             x = harness.standard_normal(rng, shape, dtype)
@@ -81,124 +80,6 @@ def check_batch_norm(rng):
             harness.assert_close(_channels_first(_wide(dx), layout), want[3], dtype, n, factor=32, name=f"{tag} dx")
             harness.assert_close(dw, want[4], acc, n, factor=32, name=f"{tag} dw")
             harness.assert_close(db, want[5], acc, n, factor=32, name=f"{tag} db")
-
-
-@harness.self_check(_LIB, "batch_norm_cluster_paths")
-def check_batch_norm_cluster_paths(rng):
-    """The channels-first training forward of a 9 x 4 x 60 x 64 problem (channels of 34,560
-    elements) through the cluster kernel and the two-launch path (``_batchnorm.CLUSTER_TRAINING``
-    on and off), every dtype, against the float64 statistics; on devices without clusters both
-    are the two-launch path."""
-    from rocarray import miopen
-    from rocarray.miopen import _batchnorm
-
-    cupy = backend.cupy()
-    saved = _batchnorm.CLUSTER_TRAINING
-    shape = (9, 4, 60, 64)
-    try:
-        for dtype in _DTYPES:
-            x = harness.standard_normal(rng, shape, dtype)
-            xc = x.astype(numpy.float64)
-            mean = xc.mean(axis=(0, 2, 3), keepdims=True)
-            want = (xc - mean) / numpy.sqrt(xc.var(axis=(0, 2, 3), keepdims=True) + 1e-5)
-            for clusters in (True, False):
-                _batchnorm.CLUSTER_TRAINING = clusters
-                out = cupy.full(shape, numpy.nan, x.dtype)
-                y, m, _ = miopen.batchnorm_forward_training(cupy.asarray(x), None, None, None, None, 0.1, 1e-5,
-                                                            out=out)
-                tag = f"batch_norm clusters={clusters} {dtype}"
-                harness.assert_close(_wide(y), want, dtype, x.size // shape[1], name=f"{tag} y")
-                harness.assert_close(m, mean.reshape(-1), "float64" if dtype == "float64" else "float32",
-                                     x.size // shape[1], atol_scale=1.0, name=f"{tag} mean")
-    finally:
-        _batchnorm.CLUSTER_TRAINING = saved
-
-
-@harness.self_check(_LIB, "batch_norm_fused")
-def check_batch_norm_fused(rng):
-    """The channels-first training forward through the one-launch kernel
-    (``_batchnorm.FUSED_TRAINING`` on; chunks of 2 channels, forced through ``FUSED_L2_DIVISOR``):
-    9 x 5 x 60 x 64 (channels of 34,560 elements; three chunks, the last one channel), every
-    dtype, with weight, bias and running statistics, the output poisoned, against the float64
-    reference; then the kernel's wait error word. On a device whose L2 size is unknown it is the
-    two-launch path."""
-    from rocarray import miopen
-    from rocarray.miopen import _batchnorm
-
-    cupy = backend.cupy()
-    dev = cupy.cuda.runtime.getDevice()
-    saved = _batchnorm.FUSED_TRAINING, _batchnorm.FUSED_L2_DIVISOR
-    shape, C = (9, 5, 60, 64), 5
-    try:
-        _batchnorm.FUSED_TRAINING = True
-        for dtype in _DTYPES:
-            channel_bytes = shape[0] * shape[2] * shape[3] * numpy.dtype(dtype).itemsize
-            _batchnorm.FUSED_L2_DIVISOR = max(1, backend.device_info(dev).l2_bytes // (2 * channel_bytes))
-            x = harness.standard_normal(rng, shape, dtype)
-            acc = numpy.float64 if dtype == "float64" else numpy.float32
-            w, b = harness.standard_normal(rng, C, acc), harness.standard_normal(rng, C, acc)
-            rm, rv = cupy.zeros(C, acc), cupy.ones(C, acc)
-            out = cupy.full(shape, numpy.nan, x.dtype)
-            y, mean, invstd = miopen.batchnorm_forward_training(cupy.asarray(x), cupy.asarray(w), cupy.asarray(b),
-                                                                rm, rv, 0.1, 1e-5, out=out)
-            _batchnorm.check_fused(dev)
-            xc = x.astype(numpy.float64)
-            want = _bn_reference(xc, w.astype(numpy.float64), b.astype(numpy.float64), xc)
-            n = x.size // C
-            tag = f"batch_norm fused {dtype}"
-            harness.assert_close(_wide(y), want[0], dtype, n, name=f"{tag} y")
-            harness.assert_close(mean, want[1], acc, n, atol_scale=1.0, name=f"{tag} mean")
-            harness.assert_close(invstd, want[2], acc, n, name=f"{tag} invstd")
-            harness.assert_close(rm, 0.1 * want[1], acc, n, atol_scale=1.0, name=f"{tag} running_mean")
-            harness.assert_close(rv, 0.9 + 0.1 * xc.var(axis=(0, 2, 3), ddof=1), acc, n, name=f"{tag} running_var")
-    finally:
-        _batchnorm.FUSED_TRAINING, _batchnorm.FUSED_L2_DIVISOR = saved
-
-
-@harness.self_check(_LIB, "batch_norm_grid")
-def check_batch_norm_grid(rng):
-    """The channels-first training forward through the grid-resident kernel
-    (``_batchnorm.GRID_TRAINING`` on; groups of 2 channels and slices of any length, forced through
-    ``GRID_MAX_GROUP`` and ``GRID_MIN_SLICE``): 9 x 5 x 60 x 64 (channels of 34,560 elements; three
-    groups, the last one channel), every dtype, with weight, bias and running statistics, the
-    output poisoned, against the float64 reference; the kernel's wait error word; a second call
-    gives the same bits. Where the device has no cooperative launch it is the two-launch path."""
-    from rocarray import miopen
-    from rocarray.miopen import _batchnorm
-
-    cupy = backend.cupy()
-    dev = cupy.cuda.runtime.getDevice()
-    saved = _batchnorm.GRID_TRAINING, _batchnorm.GRID_MAX_GROUP, _batchnorm.GRID_MIN_SLICE
-    shape, C = (9, 5, 60, 64), 5
-    try:
-        _batchnorm.GRID_TRAINING, _batchnorm.GRID_MAX_GROUP, _batchnorm.GRID_MIN_SLICE = True, 2, 1
-        for dtype in _DTYPES:
-            x = harness.standard_normal(rng, shape, dtype)
-            acc = numpy.float64 if dtype == "float64" else numpy.float32
-            w, b = harness.standard_normal(rng, C, acc), harness.standard_normal(rng, C, acc)
-            runs = []
-            for _ in range(2):
-                rm, rv = cupy.zeros(C, acc), cupy.ones(C, acc)
-                out = cupy.full(shape, numpy.nan, x.dtype)
-                y, mean, invstd = miopen.batchnorm_forward_training(cupy.asarray(x), cupy.asarray(w),
-                                                                    cupy.asarray(b), rm, rv, 0.1, 1e-5, out=out)
-                _batchnorm.check_grid(dev)
-                runs.append((y, mean, invstd, rm, rv))
-            xc = x.astype(numpy.float64)
-            want = _bn_reference(xc, w.astype(numpy.float64), b.astype(numpy.float64), xc)
-            n = x.size // C
-            tag = f"batch_norm grid {dtype}"
-            y, mean, invstd, rm, rv = runs[0]
-            harness.assert_close(_wide(y), want[0], dtype, n, name=f"{tag} y")
-            harness.assert_close(mean, want[1], acc, n, atol_scale=1.0, name=f"{tag} mean")
-            harness.assert_close(invstd, want[2], acc, n, name=f"{tag} invstd")
-            harness.assert_close(rm, 0.1 * want[1], acc, n, atol_scale=1.0, name=f"{tag} running_mean")
-            harness.assert_close(rv, 0.9 + 0.1 * xc.var(axis=(0, 2, 3), ddof=1), acc, n, name=f"{tag} running_var")
-            for first, again in zip(runs[0], runs[1]):
-                if bytes(cupy.asnumpy(first).tobytes()) != bytes(cupy.asnumpy(again).tobytes()):
-                    raise AssertionError(f"{tag}: a second call gave other bits")
-    finally:
-        _batchnorm.GRID_TRAINING, _batchnorm.GRID_MAX_GROUP, _batchnorm.GRID_MIN_SLICE = saved
 
 
 @harness.self_check(_LIB, "batch_norm_pipe")

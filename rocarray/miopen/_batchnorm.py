@@ -9,46 +9,20 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, with :data:`PIPE_TRAINING` on, a cooperative launch on the device
-and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says where it applies): one
-launch of the resident blocks (three a multiprocessor on NVIDIA: two items of shared memory a
-block). A channel's vectors are cut into items of at most ``PIPE_ITEMS * PIPE_BLOCK`` vectors, and
-the channels go through the blocks ``Q`` at a time, an item a block a step. At step ``s`` a block
-stores its item (loaded during step ``s - 1``) in shared memory, takes its exact mean and M2 (a
-thread's vectors, then the warp's, then the block's, merged by the warp that finishes last: no
-block barrier) and publishes them as words tagged with the launch's epoch (a 64-bit store is
-atomic: a reader that sees the epoch has the value, so no flag and no fence); it issues the loads
-of its next item, then reads the partials of step ``s - 1``'s channel (published a whole step
-earlier: one round trip), merges them in a fixed order (every block the same bits) and normalizes
-its step ``s - 1`` item from shared memory into the output. So the input is read once, and each
-block's next loads are in flight while it waits and writes. The waits are bounded (:func:`check_pipe`
-reads the error word).
+Training forward, channels first, with :data:`PIPE_TRAINING` on (off by default), a cooperative
+launch on the device and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says
+where it applies): one launch of the resident blocks (three a multiprocessor on NVIDIA). A
+channel's vectors are cut into items of at most ``PIPE_ITEMS * PIPE_BLOCK`` vectors, and the
+channels go through the blocks ``Q`` at a time, an item a block a step. At step ``s`` a block stores
+its item (loaded during step ``s - 1``) in shared memory, takes its exact mean and M2 (a thread's
+vectors, the warp's, then the block's after one barrier) and publishes them as words tagged with
+the launch's epoch (a 64-bit store is atomic: a reader that sees the epoch has the value, so no
+flag and no fence); it issues the loads of its next item, then reads the partials of step
+``s - PIPE_DEPTH``'s channel (published that many steps earlier: one round trip), merges them in a
+fixed order (every block the same bits) and normalizes that item from shared memory into the
+output. So the input is read once, and each block's next loads are in flight while it waits and
+writes. The waits are bounded (:func:`check_pipe` reads the error word).
 
-Otherwise, with :data:`GRID_TRAINING` on (off by default) and a cooperative
-launch on the device (:func:`grid_geometry` says where it applies): one launch of a block a
-multiprocessor, all resident. Every block owns the same slice (a range of 16-byte vectors) of
-every channel, and the channels go in groups whose slices fit three times in a block's shared
-memory, a ring: at step ``g`` a block reduces its slices of group ``g`` (two exact passes over
-shared memory, a warp a channel) and publishes the partials with a flag holding the launch's
-epoch, then merges every block's partials of group ``g - 1`` (published a step earlier, so
-normally without waiting; a fixed order, so every block forms the same statistics, bit for bit),
-normalizes its slices of that group from shared memory into the output, and issues the loads of
-group ``g + 2`` into the buffer just freed (the bulk copy engine on sm_90): the input is read
-once, and the loads of two groups are in flight while a block reduces and writes. The waits are
-bounded (:func:`check_grid` reads the error word).
-
-Otherwise, with :data:`CLUSTER_TRAINING` on and thread-block clusters on
-the device (NVIDIA sm_90): one launch, a cluster of :data:`CLUSTER_BLOCKS` blocks a channel, each
-block copying its share of the channel into shared memory (the input is read once), the
-statistics and the normalization from there (:func:`cluster_share` says where it applies).
-With :data:`FUSED_TRAINING` on (off by default) and the L2 holding a few channels
-(:func:`fused_geometry`), one launch of the two-launch path's work items, the statistics and
-the normalization of each (channel, split) (splits of its own), in chunks of ``K`` channels:
-each block draws a ticket, and in ticket order the statistics of chunk ``s`` are interleaved
-with the normalization of chunk ``s - 1``, so every chunk's input is read from DRAM once and
-re-read from L2; a normalize item waits for its channel's published coefficients (a
-per-channel flag holding the launch's epoch), which only blocks that already started can owe
-(the same partials and merge order: the same results as two launches on the same splits).
 Otherwise, the default, two launches. The statistics kernel reads the input once (each thread keeps a
 ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
 the channels-first layout without index divisions; then a tree across the block; the last block of
@@ -83,67 +57,10 @@ COLUMN_TILE = 32
 #: Threads across a channels-last tile of 16-byte vectors (128 bytes of each row).
 VECTOR_LANES = 8
 
-#: Whether the channels-first training forward runs on thread-block clusters where it can
-#: (:func:`cluster_share`); off, the default (docs/performance/miopen.md gives the measurements
-#: behind it): the two-launch path everywhere.
-CLUSTER_TRAINING = False
-#: Blocks of a channel's cluster (``RA_BN_CLUSTER_BLOCKS``) and threads of each (``RA_BN_CLUSTER_BLOCK``).
-CLUSTER_BLOCKS = 8
-CLUSTER_BLOCK = 512
-#: Shared-memory carveout (percent) asked for the cluster kernel: a block's share takes most of a
-#: multiprocessor's shared memory, and without the whole carveout only one block fits, so a
-#: cluster's barriers and writes leave the multiprocessor without a copy in flight.
-CLUSTER_CARVEOUT = 100
-#: Static shared bytes of the cluster kernel beside a block's share: the block reduction's
-#: partials (one per warp of 32 lanes, at most 8 bytes each) and the copy barrier.
-CLUSTER_STATIC_SHARED = 8 * CLUSTER_BLOCK // 32 + 16
-
-#: Whether the channels-first training forward runs as one launch of
-#: ``ra_miopen_bn_train_fused_nchw`` that reads each chunk of channels from DRAM once (its
-#: statistics) and again from L2 (its normalize pass) where :func:`fused_geometry` says it
-#: applies; off, the default: the two-launch path.
-FUSED_TRAINING = False
-#: A chunk's input takes at most ``1 / FUSED_L2_DIVISOR`` of the L2: between a chunk's statistics
-#: read and its re-read, the next chunk's input streams in and the previous chunk's output is
-#: written back, so about three chunks share the L2.
-FUSED_L2_DIVISOR = 6
-#: Clock cycles a normalize item of the fused kernel waits for its channel's statistics before it
-#: gives up (sets the error word :func:`check_fused` reads, and writes nothing).
-FUSED_SPIN_LIMIT = 1 << 32
-#: Launch epochs of the fused kernel's ready flags before the flags are zeroed again.
-FUSED_EPOCH_LIMIT = 1 << 31
-
-#: Whether the channels-first training forward runs as one cooperative launch of
-#: ``ra_miopen_bn_train_grid_nchw`` (a block a multiprocessor, every block holding the same slice
-#: of every channel of a group of channels, three groups in shared memory: the input read once)
-#: where :func:`grid_geometry` says it applies; off, the default: the paths below.
-GRID_TRAINING = False
-#: Threads of a block of the grid kernel (``RA_BN_GRID_BLOCK``).
-GRID_BLOCK = 512
-#: Most 16-byte vectors of a slice one thread holds (``RA_BN_GRID_ITEMS``): longer slices take
-#: another path.
-GRID_ITEMS = 4
-#: Most channels of a group (at most ``RA_BN_GRID_MAX_GROUP``, 32).
-GRID_MAX_GROUP = 32
-#: Fewest 16-byte vectors of a slice: below, a step's fixed costs (the partials' merge, the flag
-#: wait, the block barriers) outweigh its data, and the two-launch path is taken.
-GRID_MIN_SLICE = 64
-#: Fewest bytes of an image's spatial run: the grid kernel's loads (a bulk copy per run of a slice
-#: on sm_90) would be too small below.
-GRID_MIN_RUN = 512
-#: Static shared bytes of the grid kernel beside its three buffers, rounded up (three groups'
-#: per-channel coefficients in double, three mbarriers, a word).
-GRID_STATIC_SHARED = 1024
-#: Clock cycles a block of the grid kernel waits for one flag before it gives up (sets the error
-#: word :func:`check_grid` reads; the block writes nothing more).
-GRID_SPIN_LIMIT = 1 << 32
-#: Launch epochs of the grid kernel's flags before the flags are zeroed again.
-GRID_EPOCH_LIMIT = 1 << 31
-
 #: Whether the channels-first training forward runs as one cooperative launch of
 #: ``ra_miopen_bn_train_pipe_nchw`` (resident blocks passing items of one channel's slice along a
 #: pipeline: each read once, held in shared memory for one step while its channel's statistics
-#: form) where :func:`pipe_geometry` says it applies; off: the paths below.
+#: form) where :func:`pipe_geometry` says it applies; off: two launches.
 PIPE_TRAINING = False
 #: Threads of a block of the pipeline kernel (``RA_BN_PIPE_BLOCK``).
 PIPE_BLOCK = 256
@@ -164,8 +81,7 @@ PIPE_SPIN_LIMIT = 1 << 32
 PIPE_EPOCH_LIMIT = 1 << 31
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")
-_KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc",
-            "train_cluster_nchw", "train_fused_nchw", "train_grid_nchw")
+_KERNELS = ("stats_nchw", "stats_nhwc", "backward_reduce_nchw", "backward_reduce_nhwc", "apply_nchw", "apply_nhwc")
 
 
 def instantiations():
@@ -254,50 +170,6 @@ def resident_blocks(name, dev):
     return per_mp * backend.device_info(dev).multiprocessors
 
 
-def cluster_share(shape, layout, dtype, device_id):
-    """Elements of a channel each block of the cluster training forward holds (``chunk``), or 0
-    where that path does not apply: :data:`CLUSTER_TRAINING` off, no thread-block clusters on the
-    device, a channels-last view, spatial runs that are not whole 16-byte vectors, channels too
-    small for every thread of the cluster to hold a vector, or a share past the shared memory a
-    block may take. (The arrays' 16-byte alignment is the caller's to check.)"""
-    view, outer, C, inner = view_of(shape, layout)
-    vec, itemsize = _vector(dtype), numpy.dtype(dtype).itemsize
-    per_channel = outer * inner
-    if (not CLUSTER_TRAINING or view != "nchw" or inner % vec or per_channel < CLUSTER_BLOCKS * CLUSTER_BLOCK * vec
-            or not backend.has_thread_block_clusters(device_id)):
-        return 0
-    chunk = -(-per_channel // CLUSTER_BLOCKS)
-    chunk = -(-chunk // vec) * vec
-    if chunk * itemsize + CLUSTER_STATIC_SHARED > backend.shared_memory_limit(device_id):
-        return 0
-    return chunk
-
-
-def fused_geometry(shape, layout, dtype, resident, l2_bytes):
-    """``(geometry, K)`` of the one-launch training forward, or None where it does not apply
-    (:data:`FUSED_TRAINING` off, a channels-last view, no elements, fewer than two channels' input
-    in ``l2_bytes / FUSED_L2_DIVISOR`` (an L2 size of 0: unknown), a grid past the launch limits).
-
-    ``K`` channels a chunk: the most whose input fits ``l2_bytes / FUSED_L2_DIVISOR``. A normalize
-    item's ticket is ``2 K splits + 1`` after its own statistics item's and at least
-    ``2 (K - 1) splits + 3`` after the last statistics item of its channel, so the splits of a
-    channel (the two-launch path's rule with this target in place of the whole grid) make that
-    distance at least the ``resident`` blocks: a normalize item starts about when the blocks of a
-    full wave before it have finished, its channel's statistics among them.
-    """
-    view, outer, C, inner = view_of(shape, layout)
-    per_channel = outer * inner
-    if not FUSED_TRAINING or view != "nchw" or per_channel == 0 or C == 0:
-        return None
-    K = min(C, int(l2_bytes) // FUSED_L2_DIVISOR // (per_channel * numpy.dtype(dtype).itemsize))
-    if K < 2:
-        return None
-    geo = geometry(shape, layout, dtype, C * -(-max(1, int(resident)) // (2 * (K - 1))))
-    if 2 * C * geo.splits * BLOCK >= 1 << 32:
-        return None
-    return geo, K
-
-
 def _raise_on_error_word(device_id, name, message):
     """Raise RuntimeError(message) (after clearing the word) if the error word of workspace
     ``name`` on ``device_id`` is set; waits for the device."""
@@ -306,142 +178,6 @@ def _raise_on_error_word(device_id, name, message):
         if int(word[0]):
             word.fill(0)
             raise RuntimeError(message)
-
-
-def check_fused(device_id):
-    """Raise RuntimeError (after clearing it) if a normalize item of the one-launch training
-    forward on ``device_id``'s current stream gave up waiting for its channel's statistics (its
-    output is then incomplete); waits for the device."""
-    _raise_on_error_word(device_id, "miopen.batchnorm.fused_error",
-                         "batch norm: a normalize block of the one-launch training forward waited too long for "
-                         "its channel's statistics; the output is incomplete")
-
-
-def _fused_plan(x, layout):
-    dev = x.data.device_id
-    key = ("miopen.batchnorm.fused", tuple(x.shape), layout, x.dtype, FUSED_L2_DIVISOR, dev)
-
-    def build():
-        resident = resident_blocks(f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(x.dtype)}>", dev)
-        return fused_geometry(x.shape, layout, x.dtype, resident, backend.device_info(dev).l2_bytes)
-    return plans.cache.lookup(key, build)
-
-
-def _training_fused(x, y, geo, K, weight, bias, running_mean, running_var, momentum, eps, dev):
-    """The channels-first training forward in one launch of ``ra_miopen_bn_train_fused_nchw``
-    (``geo, K``: :func:`fused_geometry`)."""
-    cupy = backend.cupy()
-    acc = acc_dtype(x.dtype)
-    mean = cupy.empty(geo.C, acc)
-    invstd = cupy.empty(geo.C, acc)
-    nbytes = 2 * geo.C * geo.splits * acc.itemsize
-    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
-    coef = workspaces.scratch("miopen.batchnorm.coefficients", 5 * geo.C * acc.itemsize, dev)
-    coef = coef[: 5 * geo.C * acc.itemsize].view(acc)
-    tickets = workspaces.counters("miopen.batchnorm.tickets", 4 * (geo.C + 1), dev)
-    buf, capacity, epoch = workspaces.epochs("miopen.batchnorm.ready", dev, geo.C, lambda cap: 4 * cap,
-                                             FUSED_EPOCH_LIMIT)
-    error = workspaces.counters("miopen.batchnorm.fused_error", 4, dev)
-    vector = geo.inner % _vector(x.dtype) == 0
-    i64, i32, u32, a = numpy.int64, numpy.int32, numpy.uint32, acc.type
-    _FAMILY[f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(x.dtype)}>"](
-        dev, (2 * geo.C * geo.splits,),
-        (x, y, i64(geo.outer), i64(geo.C), i64(geo.inner), i64(geo.chunk), i64(geo.splits), i64(K),
-         i32(vector and _aligned(x)), i32(vector and _aligned(x, y)), part, tickets[: 4 * (geo.C + 1)].view(u32),
-         buf[: 4 * capacity].view(u32), u32(epoch), error[:4].view(u32),
-         i64(FUSED_SPIN_LIMIT), _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum),
-         a(eps), mean, invstd, coef))
-    return y, mean, invstd
-
-
-def grid_geometry(shape, layout, dtype, blocks, shared_limit):
-    """``(blocks, slice, G)`` of the grid-resident training forward, or None where it does not
-    apply (:data:`GRID_TRAINING` off, a channels-last view, no elements, spatial runs that are not
-    whole 16-byte vectors or shorter than ``GRID_MIN_RUN`` bytes, slices outside
-    ``GRID_MIN_SLICE .. GRID_ITEMS * GRID_BLOCK`` vectors, or three slices of one channel past
-    ``shared_limit``).
-
-    Each of the ``blocks`` blocks holds ``slice`` 16-byte vectors of every channel (the channel's
-    vectors cut in ``blocks`` ranges, the last ones short or empty); ``G``: the channels of a
-    group, the most whose three buffers (``3 G slice`` vectors) fit ``shared_limit`` less the
-    static shared memory, at most ``GRID_MAX_GROUP`` and ``C``.
-    """
-    view, outer, C, inner = view_of(shape, layout)
-    vec = _vector(dtype)
-    blocks = int(blocks)
-    if (not GRID_TRAINING or view != "nchw" or outer * inner == 0 or C == 0 or inner % vec or blocks < 1
-            or inner * numpy.dtype(dtype).itemsize < GRID_MIN_RUN):
-        return None
-    sl = -(-(outer * inner // vec) // blocks)
-    if sl < GRID_MIN_SLICE or sl > GRID_ITEMS * GRID_BLOCK:
-        return None
-    G = min(C, GRID_MAX_GROUP, (int(shared_limit) - GRID_STATIC_SHARED) // (3 * sl * 16))
-    if G < 1:
-        return None
-    return blocks, sl, G
-
-
-def grid_blocks(device_id):
-    """Blocks of the grid kernel: one a multiprocessor."""
-    return backend.device_info(device_id).multiprocessors
-
-
-def _grid_kernel(dtype):
-    return _FAMILY[f"ra_miopen_bn_train_grid_nchw<{dtypes.ctype(dtype)}>"]
-
-
-def _grid_plan(x, layout):
-    dev = x.data.device_id
-    key = ("miopen.batchnorm.grid", tuple(x.shape), layout, x.dtype, GRID_MAX_GROUP, GRID_MIN_SLICE, GRID_MIN_RUN, dev)
-
-    def build():
-        kernel = _grid_kernel(x.dtype)
-        if not kernel.cooperative_available(dev):
-            return None
-        geo = grid_geometry(x.shape, layout, x.dtype, grid_blocks(dev), backend.shared_memory_limit(dev))
-        if geo is None:
-            return None
-        blocks, sl, G = geo
-        kernel.prefer_carveout(dev, 100)
-        kernel.allow_shared(dev, 3 * G * sl * 16)
-        if kernel.resident_blocks(dev, GRID_BLOCK, 3 * G * sl * 16) < blocks:
-            return None
-        return geo
-    return plans.cache.lookup(key, build)
-
-
-def check_grid(device_id):
-    """Raise RuntimeError (after clearing it) if a block of the grid-resident training forward on
-    ``device_id``'s current stream gave up waiting for the other blocks' statistics (its output is
-    then incomplete); waits for the device."""
-    _raise_on_error_word(device_id, "miopen.batchnorm.grid_error",
-                         "batch norm: a block of the grid-resident training forward waited too long for the "
-                         "other blocks' statistics (were they all resident?); the output is incomplete")
-
-
-def _training_on_grid(x, y, geo, weight, bias, running_mean, running_var, momentum, eps, dev):
-    """The channels-first training forward in one cooperative launch of
-    ``ra_miopen_bn_train_grid_nchw`` (``geo``: :func:`grid_geometry`)."""
-    cupy = backend.cupy()
-    acc = acc_dtype(x.dtype)
-    blocks, sl, G = geo
-    N, C = int(x.shape[0]), int(x.shape[1])
-    S = x.size // (N * C)
-    mean = cupy.empty(C, acc)
-    invstd = cupy.empty(C, acc)
-    nbytes = 2 * C * blocks * acc.itemsize
-    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
-    groups = -(-C // G)
-    buf, capacity, epoch = workspaces.epochs("miopen.batchnorm.grid_flags", dev, groups * blocks,
-                                             lambda cap: 4 * cap, GRID_EPOCH_LIMIT)
-    error = workspaces.counters("miopen.batchnorm.grid_error", 4, dev)
-    i64, u32, a = numpy.int64, numpy.uint32, acc.type
-    _grid_kernel(x.dtype)(
-        dev, (blocks,), (x, y, i64(N), i64(C), i64(S), i64(sl), i64(G), part, buf[: 4 * capacity].view(u32),
-                         u32(epoch), error[:4].view(u32), i64(GRID_SPIN_LIMIT), _null(weight), _null(bias),
-                         _null(running_mean), _null(running_var), a(momentum), a(eps), mean, invstd),
-        block=GRID_BLOCK, shared=3 * G * sl * 16, cooperative=True)
-    return y, mean, invstd
 
 
 def pipe_geometry(shape, layout, dtype, blocks):
@@ -544,22 +280,6 @@ def _training_on_pipe(x, y, geo, weight, bias, running_mean, running_var, moment
     return y, mean, invstd
 
 
-def _cluster_kernel(dtype):
-    return _FAMILY[f"ra_miopen_bn_train_cluster_nchw<{dtypes.ctype(dtype)}>"]
-
-
-def _cluster_plan(x, layout):
-    dev = x.data.device_id
-    key = ("miopen.batchnorm.cluster", tuple(x.shape), layout, x.dtype, dev)
-
-    def build():
-        chunk = cluster_share(x.shape, layout, x.dtype, dev)
-        if chunk:
-            _cluster_kernel(x.dtype).prefer_carveout(dev, CLUSTER_CARVEOUT)
-        return chunk
-    return plans.cache.lookup(key, build)
-
-
 def _plan(x, layout, vec=False):
     dev = x.data.device_id
     key = ("miopen.batchnorm", tuple(x.shape), layout, x.dtype, bool(vec), dev)
@@ -636,20 +356,10 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
     acc = acc_dtype(x.dtype)
     with launch.on_device(dev):
         y = cupy.empty(x.shape, x.dtype) if out is None else out
-        # the switches are read on every call
+        # the switch is read on every call
         pipe = _pipe_plan(x, layout) if PIPE_TRAINING and x.size and _pipe_applies(x, dev) else None
         if pipe is not None and _aligned(x, y):
             return _training_on_pipe(x, y, pipe, weight, bias, running_mean, running_var, momentum, eps, dev)
-        grid = _grid_plan(x, layout) if GRID_TRAINING and x.size else None
-        if grid is not None and _aligned(x, y):
-            return _training_on_grid(x, y, grid, weight, bias, running_mean, running_var, momentum, eps, dev)
-        chunk = _cluster_plan(x, layout) if CLUSTER_TRAINING else 0  # the switch read on every call
-        if chunk and _aligned(x, y):
-            return _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev)
-        # the switch read on every call
-        fused = _fused_plan(x, layout) if FUSED_TRAINING and x.size else None
-        if fused is not None:
-            return _training_fused(x, y, *fused, weight, bias, running_mean, running_var, momentum, eps, dev)
         geo = _plan(x, layout, _aligned(x, y))
         mean = cupy.empty(geo.C, acc)
         invstd = cupy.empty(geo.C, acc)
@@ -668,25 +378,6 @@ def batchnorm_forward_training(x, weight, bias, running_mean, running_var, momen
             kernel(dev, geo.grid, (x, i64(geo.outer), i64(geo.C), numpy.int32(geo.cols), i64(geo.chunk),
                                    numpy.int32(geo.vec)) + tail)
         _apply(geo, x, None, y, coef, dev)
-    return y, mean, invstd
-
-
-def _training_on_clusters(x, y, chunk, weight, bias, running_mean, running_var, momentum, eps, dev):
-    """The channels-first training forward in one launch of ``ra_miopen_bn_train_cluster_nchw``
-    (``chunk``: :func:`cluster_share`)."""
-    cupy = backend.cupy()
-    acc = acc_dtype(x.dtype)
-    N, C = int(x.shape[0]), int(x.shape[1])
-    S = x.size // max(N * C, 1)
-    mean = cupy.empty(C, acc)
-    invstd = cupy.empty(C, acc)
-    nbytes = 2 * C * CLUSTER_BLOCKS * acc.itemsize
-    part = workspaces.scratch("miopen.batchnorm.partials", nbytes, dev)[:nbytes].view(acc)
-    i64, a = numpy.int64, acc.type
-    _cluster_kernel(x.dtype)(
-        dev, (C * CLUSTER_BLOCKS,), (x, y, i64(N), i64(C), i64(S), i64(chunk), part, _null(weight), _null(bias),
-                                     _null(running_mean), _null(running_var), a(momentum), a(eps), mean, invstd),
-        block=CLUSTER_BLOCK, shared=chunk * x.dtype.itemsize)
     return y, mean, invstd
 
 

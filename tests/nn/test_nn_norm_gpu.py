@@ -246,10 +246,9 @@ def test_norm_self_checks_pass(rng):
     from rocarray._core import harness
 
     harness.load_all()
-    checks = [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.batch_norm_fused",
-                                                             "miopen.batch_norm_grid", "miopen.layer_norm",
-                                                             "miopen.group_norm")]
-    assert len(checks) == 5
+    checks = [c for c in harness.self_checks() if c.name in ("miopen.batch_norm", "miopen.batch_norm_pipe",
+                                                             "miopen.layer_norm", "miopen.group_norm")]
+    assert len(checks) == 4
     for check in checks:
         check.run(rng)
 
@@ -326,66 +325,14 @@ def test_batch_norm_writes_every_output_element_and_is_deterministic(rng, layout
     assert not bool(cupy.isnan(out).any())
 
 
-# The channels-first training forward on thread-block clusters (NVIDIA sm_90): shares straddling
-# image runs, N = 1, an odd channel count with runs of 2632, and the bench's problem; each against
-# the float64 statistics of the same inputs and against the two-launch path.
-BN_CLUSTER_SHAPES = [(9, 3, 60, 64), (1, 2, 300, 512), (13, 5, 47, 56), (64, 256, 56, 56)]
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", BN_CLUSTER_SHAPES)
-def test_batch_norm_training_on_clusters_matches_the_two_launch_path(rng, monkeypatch, shape, dtype):
+def test_batch_norm_training_of_a_misaligned_input_takes_the_two_launch_path(rng, monkeypatch):
     import cupy
 
     from rocarray import miopen
-    from rocarray._core import backend
     from rocarray.miopen import _batchnorm
 
-    device = cupy.cuda.runtime.getDevice()
-    if not backend.has_thread_block_clusters(device):
-        pytest.skip("no thread-block clusters on this device")
-    dt = _dtype(dtype)
-    if shape == (64, 256, 56, 56) and dt.itemsize != 4:
-        pytest.skip("the bench's problem in float32 only")
-    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
-    assert _batchnorm.cluster_share(shape, "NCHW", dt, device) > 0
-    C = shape[1]
-    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
-    runs = []
-    for clusters in (True, False):
-        monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", clusters)
-        rm, rv = cupy.asarray(rm0), cupy.asarray(rv0)
-        out = cupy.asarray(np.full(shape, np.nan, dt))  # poisoned
-        y, mean, invstd = miopen.batchnorm_forward_training(x, w, b, rm, rv, 0.1, 1e-5, out=out)
-        assert y is out
-        runs.append((y, mean, invstd, rm, rv))
-    x64 = x.astype(cupy.float64)
-    axes = (0, 2, 3)
-    mu, var = x64.mean(axis=axes), x64.var(axis=axes)
-    n = x.size // C
-    invstd64 = 1 / cupy.sqrt(var + 1e-5)
-    y64 = (x64 - mu[None, :, None, None]) * (invstd64 * w.astype(cupy.float64))[None, :, None, None] \
-        + b.astype(cupy.float64)[None, :, None, None]
-    stat = "float32" if dt.itemsize == 2 else dtype
-    for y, mean, invstd, rm, rv in runs:
-        _close(y, cupy.asnumpy(y64), dtype)
-        _close(mean, cupy.asnumpy(mu), stat)
-        _close(invstd, cupy.asnumpy(invstd64), stat)
-        _close(rm, 0.9 * rm0 + 0.1 * cupy.asnumpy(mu), stat)
-        _close(rv, 0.9 * rv0 + 0.1 * cupy.asnumpy(var) * n / (n - 1), stat)
-    again = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)  # clusters off
-    monkeypatch.setattr(_batchnorm, "CLUSTER_TRAINING", True)
-    first = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)
-    second = miopen.batchnorm_forward_training(x, w, b, None, None, 0.1, 1e-5)
-    for a, c in zip(first, second):
-        assert bool((a == c).all())  # partials added in rank order: the same bits on every run
-    assert again[0].shape == first[0].shape
-
-
-def test_batch_norm_training_of_a_misaligned_input_takes_the_two_launch_path(rng):
-    import cupy
-
-    from rocarray import miopen
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
 
     shape = (9, 3, 60, 64)
     x = rng.standard_normal(shape).astype(np.float32)
@@ -393,63 +340,10 @@ def test_batch_norm_training_of_a_misaligned_input_takes_the_two_launch_path(rng
     xd = base[1:].reshape(shape)
     with launched_names() as names:
         y, mean, invstd = miopen.batchnorm_forward_training(xd, None, None, None, None, 0.1, 1e-5)
-    assert names and not any("train_cluster" in n for n in names)
+    assert names and not any("train_pipe" in n for n in names)
     want = ref.batch_norm_training(x.astype(np.float64), None, None, None, None, 0.1, 1e-5)
     _close(y, want[0], "float32")
     _close(mean, want[1], "float32")
-
-
-# The channels-first training forward in one launch (FUSED_TRAINING) against the two-launch path
-# on the same splits, bit for bit: (shape, dtype, channels a chunk or None for the L2's own). The
-# bench's problem with the default chunks; odd channel counts and planes (the scalar path:
-# 47 x 56 float32 is a multiple of the vector; 33 x 35 is not) in forced small chunks, the last
-# one short; 16-bit vectors; N = 1.
-BN_FUSED_CASES = [((64, 256, 56, 56), "float32", None), ((13, 37, 47, 56), "float32", 3),
-                  ((5, 11, 33, 35), "float64", 4), ((16, 24, 55, 56), "float16", 5), ((16, 24, 55, 56), "bfloat16", 5),
-                  ((1, 3, 300, 512), "float32", 2)]
-
-
-@pytest.mark.parametrize("shape,dtype,K", BN_FUSED_CASES)
-def test_batch_norm_fused_training_matches_the_two_launch_path(rng, monkeypatch, shape, dtype, K):
-    import cupy
-
-    from rocarray import miopen
-    from rocarray._core import backend, dtypes, plans
-    from rocarray.miopen import _batchnorm
-
-    device = cupy.cuda.runtime.getDevice()
-    dt = _dtype(dtype)
-    C = shape[1]
-    monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", True)
-    l2 = backend.device_info(device).l2_bytes
-    if K is not None:
-        channel_bytes = dt.itemsize * int(np.prod(shape)) // C
-        monkeypatch.setattr(_batchnorm, "FUSED_L2_DIVISOR", l2 // (K * channel_bytes))
-    fused = _batchnorm.fused_geometry(shape, "NCHW", dt, _batchnorm.resident_blocks(
-        f"ra_miopen_bn_train_fused_nchw<{dtypes.ctype(dt)}>", device), l2)
-    assert fused is not None
-    geo, chunk_channels = fused
-    assert K is None or chunk_channels == K
-    real = _batchnorm.resident_blocks
-    # the two-launch path on the fused grid's splits
-    monkeypatch.setattr(_batchnorm, "resident_blocks",
-                        lambda name, dev: C * geo.splits if "bn_stats" in name else real(name, dev))
-    plans.cache.clear()
-    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
-    runs = []
-    for fused_on in (True, True, False):  # twice fused: a new epoch, the same bits
-        monkeypatch.setattr(_batchnorm, "FUSED_TRAINING", fused_on)
-        rm, rv = cupy.asarray(rm0), cupy.asarray(rv0)
-        out = cupy.asarray(np.full(shape, np.nan, dt))  # poisoned
-        y, mean, invstd = miopen.batchnorm_forward_training(x, w, b, rm, rv, 0.1, 1e-5, out=out)
-        _batchnorm.check_fused(device)
-        runs.append([cupy.asnumpy(a).tobytes() for a in (y, mean, invstd, rm, rv)])
-    assert runs[0] == runs[1] == runs[2]
-    x64 = x.astype(cupy.float64)
-    mu, var = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
-    y64 = (x64 - mu[None, :, None, None]) * (w.astype(cupy.float64) / cupy.sqrt(var + 1e-5))[None, :, None, None] \
-        + b.astype(cupy.float64)[None, :, None, None]
-    _close(y, cupy.asnumpy(y64), dtype)
 
 
 # The channels-first training forward on the pipeline of resident blocks (PIPE_TRAINING), any
@@ -491,65 +385,6 @@ def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype, ite
             assert y is out
             runs.append((y, mean, invstd, rm, rv))
     assert names and all("train_pipe" in n for n in names), names
-    for first, again in zip(*runs):
-        assert cupy.asnumpy(first).tobytes() == cupy.asnumpy(again).tobytes()
-    x64 = x.astype(cupy.float64)
-    mu, var = x64.mean(axis=(0, 2, 3)), x64.var(axis=(0, 2, 3))
-    n = x.size // C
-    invstd64 = 1 / cupy.sqrt(var + 1e-5)
-    y64 = (x64 - mu[None, :, None, None]) * (invstd64 * w.astype(cupy.float64))[None, :, None, None] \
-        + b.astype(cupy.float64)[None, :, None, None]
-    stat = "float32" if dt.itemsize == 2 else dtype
-    y, mean, invstd, rm, rv = runs[0]
-    _close(y, cupy.asnumpy(y64), dtype)
-    _close(mean, cupy.asnumpy(mu), stat)
-    _close(invstd, cupy.asnumpy(invstd64), stat)
-    _close(rm, 0.9 * rm0 + 0.1 * cupy.asnumpy(mu), stat)
-    _close(rv, 0.9 * rv0 + 0.1 * cupy.asnumpy(var) * n / (n - 1), stat)
-
-
-# The channels-first training forward on the grid-resident pipeline (GRID_TRAINING), any slice
-# length (GRID_MIN_SLICE 1): (shape, most channels a group or None for the shared memory's own).
-# The bench's problem (slices of 381 vectors, groups of 12 in float32); channels of 34,560 in
-# groups of 2; 37 odd channels with runs of 2632 (groups of 32 and 5); N = 1 in groups of 2;
-# slices of 761 float32 vectors (two a thread, groups of 6); short slices of an odd plane in
-# groups of 4, the last short.
-BN_GRID_CASES = [((64, 256, 56, 56), None), ((9, 3, 60, 64), 2), ((13, 37, 47, 56), None), ((1, 3, 300, 512), 2),
-                 ((32, 20, 112, 112), None), ((5, 11, 33, 40), 4)]
-
-
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape,G", BN_GRID_CASES)
-def test_batch_norm_training_on_the_grid(rng, monkeypatch, shape, G, dtype):
-    import cupy
-
-    from rocarray import miopen
-    from rocarray._core import backend
-    from rocarray.miopen import _batchnorm
-
-    device = cupy.cuda.runtime.getDevice()
-    dt = _dtype(dtype)
-    if not _batchnorm._grid_kernel(dt).cooperative_available(device):
-        pytest.skip("no cooperative launch on this device")
-    monkeypatch.setattr(_batchnorm, "GRID_TRAINING", True)
-    monkeypatch.setattr(_batchnorm, "GRID_MIN_SLICE", 1)
-    if G is not None:
-        monkeypatch.setattr(_batchnorm, "GRID_MAX_GROUP", G)
-    geo = _batchnorm.grid_geometry(shape, "NCHW", dt, _batchnorm.grid_blocks(device),
-                                   backend.shared_memory_limit(device))
-    assert geo is not None and (G is None or geo[2] == G)
-    C = shape[1]
-    x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
-    runs = []
-    with launched_names() as names:
-        for _ in range(2):  # twice: a new epoch for the flags, the same bits
-            rm, rv = cupy.asarray(rm0), cupy.asarray(rv0)
-            out = cupy.asarray(np.full(shape, np.nan, dt))  # poisoned
-            y, mean, invstd = miopen.batchnorm_forward_training(x, w, b, rm, rv, 0.1, 1e-5, out=out)
-            _batchnorm.check_grid(device)
-            assert y is out
-            runs.append((y, mean, invstd, rm, rv))
-    assert names and all("train_grid" in n for n in names), names
     for first, again in zip(*runs):
         assert cupy.asnumpy(first).tobytes() == cupy.asnumpy(again).tobytes()
     x64 = x.astype(cupy.float64)
