@@ -59,8 +59,8 @@ VECTOR_LANES = 8
 
 #: Whether the channels-first training forward runs as one cooperative launch of
 #: ``ra_miopen_bn_train_pipe_nchw`` (resident blocks passing items of one channel's slice along a
-#: pipeline: each read once, held in shared memory for one step while its channel's statistics
-#: form) where :func:`pipe_geometry` says it applies; off: two launches.
+#: pipeline: each read once, held in shared memory for :data:`PIPE_DEPTH` steps while its
+#: channel's statistics form) where :func:`pipe_geometry` says it applies; off: two launches.
 PIPE_TRAINING = False
 #: Threads of a block of the pipeline kernel (``RA_BN_PIPE_BLOCK``).
 PIPE_BLOCK = 256
@@ -74,10 +74,10 @@ PIPE_SHAPES = ((8, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a
 #: smaller input is re-read from L2 by the two-launch path's normalize pass anyway).
 PIPE_MIN_BYTES = None
-#: Clock cycles a warp of the pipeline kernel waits for one flag before it gives up (sets the
-#: error word :func:`check_pipe` reads; its block writes nothing more).
+#: Clock cycles a warp of the pipeline kernel waits for one item's words before it gives up (sets
+#: the error word :func:`check_pipe` reads; its block writes nothing more).
 PIPE_SPIN_LIMIT = 1 << 32
-#: Launch epochs of the pipeline kernel's flags before the flags are zeroed again.
+#: Launch epochs of the pipeline kernel's tagged words before the words are zeroed again.
 PIPE_EPOCH_LIMIT = 1 << 31
 
 _STORAGE = ("ra_half", "ra_bfloat16", "float", "double")

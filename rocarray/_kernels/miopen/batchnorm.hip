@@ -540,29 +540,29 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
 
 // ------------------------------------------------------------------------------------------------
 // training forward, channels first, one cooperative launch of resident blocks that pass items
-// along a pipeline: each item (a slice of one channel) is read once, held in shared memory for one
-// step while its channel's statistics form, then normalized
+// along a pipeline: each item (a slice of one channel) is read once, held in shared memory for
+// DEPTH steps while its channel's statistics form, then normalized
 // ------------------------------------------------------------------------------------------------
 
 // P blocks (gridDim.x), all resident (a cooperative launch). The channels go Q at a time, one
 // step each (the last step may hold fewer); at step s, block b < Q splits holds item (channel
 // s Q + b / splits, split b % splits): the split's vectors [k sl, min((k + 1) sl, nv)) of the
 // channel's nv = N S / V flat 16-byte vectors (S % V == 0; a slice may straddle image runs),
-// thread t the vectors t, t + B, ... (at most RA_BN_PIPE_ITEMS). Step s of a block:
-//   1. the item's vectors (their loads issued during step s - 1) go to shared-memory buffer s % 2,
-//      and the thread's exact mean and M2 of them (the sum, then the squared deviations) are
-//      merged over the warp; the last warp of the block to get there merges the warps' (a fixed
-//      tree) and publishes the item's (mean, M2) as tagged words (ra_bn_tagged: the launch's
-//      epoch in every word);
+// thread t the vectors t, t + B, ... (at most ITEMS). Step s of a block:
+//   1. the item's vectors (their loads issued during step s - 1) go to shared-memory buffer
+//      s mod (DEPTH + 1), and the thread's exact mean and M2 of them (the sum, then the squared
+//      deviations) are merged over the warp, then, after one block barrier, by warp 0 over the
+//      warps (a fixed tree); its lane 0 publishes the item's (mean, M2) as tagged words
+//      (ra_bn_tagged: the launch's epoch in every word);
 //   2. the loads of the block's item of step s + 1 are issued into registers;
-//   3. every warp reads the words of step s - 1's channel (published a whole step earlier, so
+//   3. every warp reads the words of step s - DEPTH's channel (published DEPTH steps earlier, so
 //      normally at once, one round trip), merges them in a fixed order (every warp of every block
 //      of the channel the same arithmetic on the same values: the same coefficients, bit for bit)
-//      and normalizes its threads' vectors of step s - 1's item from buffer (s - 1) % 2; the block
-//      of split 0 writes the channel's saved statistics and running averages.
+//      and normalizes its threads' vectors of that item from its buffer; the block of split 0
+//      writes the channel's saved statistics and running averages.
 // So the loads of the next item are in flight while a block waits for a channel's partials and
-// writes its output, no block barrier is on the way, and a block's shared-memory positions are
-// only ever read and written by the same thread. Waits are bounded (`limit` clock cycles, or
+// writes its output, and a block's item buffers are only ever read and written by the thread
+// that owns the position (no barrier for them). Waits are bounded (`limit` clock cycles, or
 // another block's error: then *error is set and the block writes nothing more). Words hold the
 // launch's epoch: no reset between launches.
 #define RA_BN_PIPE_BLOCK 256  // threads of a block
