@@ -51,7 +51,7 @@ negative increment in float32.
 of 300 down to 76 rows run on one thread-block cluster (``getf2_cluster``, a row a thread: those
 over 256 rows on 16 blocks, where the driver finds room, the others on 8; the last blocks short
 or empty); ``lucl300l`` the same with the cluster panel's look-ahead step
-(``CLUSTER_LOOKAHEAD``).
+(``CLUSTER_LOOKAHEAD``), ``lucl300f`` with its plain step's one fence a block (``CLUSTER_ONE_FENCE``).
 ``bnpipe`` runs the channels-first batch-norm training forward on the pipeline of resident blocks
 (``bn_train_pipe_nchw``, ``PIPE_TRAINING`` on for any size, 7 blocks forced through ``pipe_blocks``:
 3 x 10 x 4 x 701 float32 (two items a channel, four steps, the last one channel), 2 x 5 x 8 x 1025
@@ -67,7 +67,7 @@ CASES = ("lu37", "lub24", "lub128", "lub100c", "lub128w", "lub128x", "lub128xl",
          "lugrid300c", "lurows300", "lurows300c", "luouter300", "spgemm_tiny", "spgemm_small", "spgemm_long",
          "spgemm_long_z64", "spgemm_laplacian", "attn_wgmma64", "attn_wgmma128", "attn_wgmma_units", "sytrd150", "sytrd150z",
          "sytrd150s", "sytrd150sz", "gesvw", "eighw", "eighwz", "conv_wgmma", "qr300", "larft_inv", "qrclus",
-         "lupanel", "trsv1", "lucl300", "lucl300l", "bnpipe")
+         "lupanel", "trsv1", "lucl300", "lucl300l", "lucl300f", "bnpipe")
 
 
 def _lu_solve(case, rng, shape, dtype):
@@ -99,8 +99,9 @@ def _lu_case(case, rng):
         _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
-    if case in ("lucl300", "lucl300l"):
+    if case in ("lucl300", "lucl300l", "lucl300f"):
         _lu_kernels.CLUSTER_LOOKAHEAD = case == "lucl300l"
+        _lu_kernels.CLUSTER_ONE_FENCE = case == "lucl300f"
         if not _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
             raise SystemExit(f"{case}: the device has no thread-block clusters (NVIDIA sm_90+)")
         _lu_kernels.CLUSTER_PANEL, _lu_kernels.CLUSTER_PANEL_ROWS = True, 64
@@ -112,7 +113,7 @@ def _lu_case(case, rng):
         _lu_block.WIDE = _lu_block.WIDE_FACTOR = case in ("lub128x", "lub128xl")
         _lu_block.WIDE_LOOKAHEAD = case == "lub128xl"
     dtype = "complex64" if case.endswith("c") else "float64"
-    if case in ("lucl300", "lucl300l"):
+    if case in ("lucl300", "lucl300l", "lucl300f"):
         # blocks of at most 32 rows (complex128: CLUSTER_BLOCK // 2): panels over 256 rows on 16 blocks
         for dtype, most in (("float64", 32), ("complex128", 64)):
             _lu_kernels.CLUSTER_BLOCK = most

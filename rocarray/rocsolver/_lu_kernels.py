@@ -83,6 +83,11 @@ CLUSTER_PANEL = True
 #: the other blocks arrive (the same bits). False: search, barrier, then the whole update, the
 #: way back.
 CLUSTER_LOOKAHEAD = False
+#: Whether the cluster panel's plain step (without :data:`CLUSTER_LOOKAHEAD`) crosses its
+#: cluster barrier with one fence a block (``ra_rocsolver_getf2_cluster<T, CB, false, true>``: a
+#: block barrier, warp 0's ``fence.acq_rel.cluster``, every thread's relaxed arrive) instead of
+#: every warp's release arrive (a GPU-scope membar in each). The same bits either way.
+CLUSTER_ONE_FENCE = False
 #: Blocks of a cluster panel (the portable cluster size).
 CLUSTER_BLOCKS = 8
 #: Blocks of a cluster panel too tall for :data:`CLUSTER_BLOCKS` blocks (a non-portable cluster
@@ -110,19 +115,22 @@ def kernel_name(kernel, dtype, stage=None):
     return f"ra_rocsolver_{kernel}<{ct}, {'true' if stage else 'false'}>"
 
 
-def cluster_kernel_name(dtype, blocks, lookahead=None):
+def cluster_kernel_name(dtype, blocks, lookahead=None, one_fence=None):
     """Name expression of the cluster panel of ``blocks`` blocks, with its look-ahead step or
-    not (default :data:`CLUSTER_LOOKAHEAD`), e.g. ``'ra_rocsolver_getf2_cluster<double, 8, false>'``."""
+    not (default :data:`CLUSTER_LOOKAHEAD`) and, without it, with one fence a block or not
+    (default :data:`CLUSTER_ONE_FENCE`), e.g. ``'ra_rocsolver_getf2_cluster<double, 8, false>'``."""
     look = CLUSTER_LOOKAHEAD if lookahead is None else lookahead
-    return f"ra_rocsolver_getf2_cluster<{dtypes.ctype(dtype)}, {int(blocks)}, {'true' if look else 'false'}>"
+    fence = (CLUSTER_ONE_FENCE if one_fence is None else one_fence) and not look
+    tail = ", true" if fence else ""
+    return f"ra_rocsolver_getf2_cluster<{dtypes.ctype(dtype)}, {int(blocks)}, {'true' if look else 'false'}{tail}>"
 
 
 def instantiations():
     """Every name expression the LU routines launch."""
     names = [kernel_name(k, d, s) for k in _STAGED for d in STANDARD for s in (False, True)]
     names += [kernel_name(k, d) for k in _PLAIN for d in STANDARD]
-    names += [cluster_kernel_name(d, b, look) for d in STANDARD for b in (CLUSTER_BLOCKS, CLUSTER_BLOCKS_WIDE)
-              for look in (False, True)]
+    names += [cluster_kernel_name(d, b, look, fence) for d in STANDARD for b in (CLUSTER_BLOCKS, CLUSTER_BLOCKS_WIDE)
+              for look, fence in ((False, False), (True, False), (False, True))]
     return sorted(names)
 
 

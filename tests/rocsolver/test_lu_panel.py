@@ -120,14 +120,15 @@ def cluster_panel(monkeypatch, m, n, A, ipiv, info, offset, skip=True):
                                        ("float64", 4001, 32), ("float64", 300, 17), ("float32", 4096, 32),
                                        ("complex64", 3000, 32), ("complex128", 4096, 32), ("complex128", 2048, 32),
                                        ("complex128", 1031, 29)])
-@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
-def test_cluster_panel_matches_one_block_getf2(monkeypatch, rng, dtype, m, n, look):
+@pytest.mark.parametrize("step", ["plain", "lookahead", "onefence"])
+def test_cluster_panel_matches_one_block_getf2(monkeypatch, rng, dtype, m, n, step):
     """``getf2_cluster`` (a row a thread in registers; 8 blocks, or 16 past 8 x 512 rows,
-    complex128 8 x 256; its plain and its look-ahead step) against the one-block getf2 on the
+    complex128 8 x 256; its plain step, its look-ahead step and the plain step with one fence a block) against the one-block getf2 on the
     same panel: pivots, info and factors bit for bit (the same operations in the same order), at
     each cluster's most rows and with short last blocks."""
     needs_clusters()
-    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", step == "lookahead")
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_ONE_FENCE", step == "onefence")
     a = device_random(rng, (m, n), dtype)
     out = []
     for cluster in (True, False):

@@ -554,10 +554,21 @@ def factor_cluster_and_one_block(device, a, offset, block, blocks=8):
         assert _lu_kernels.getf2_cluster(m, n, A, lda, ipiv, info, offset, block=block, blocks=blocks)
         launch = device.launches[-1]
         assert launch.name.startswith("ra_rocsolver_getf2_cluster") and not launch.cooperative
-        look = "true" if _lu_kernels.CLUSTER_LOOKAHEAD else "false"
-        assert launch.name.endswith(f", {blocks}, {look}>")
+        look = _lu_kernels.CLUSTER_LOOKAHEAD
+        fence = ", true" if _lu_kernels.CLUSTER_ONE_FENCE and not look else ""
+        assert launch.name.endswith(f", {blocks}, {'true' if look else 'false'}{fence}>")
         assert launch.grid[0] == blocks and launch.block[0] == block
     return factor_against_one_block(device, a, offset, factor)
+
+
+#: The cluster panel's steps: plain (every warp's release arrive), the look-ahead, and the plain
+#: step with one fence a block.
+STEPS = ["plain", "lookahead", "onefence"]
+
+
+def set_step(monkeypatch, step):
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", step == "lookahead")
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_ONE_FENCE", step == "onefence")
 
 
 def check_cluster_panel(device, a, offset, block, blocks=8):
@@ -566,42 +577,42 @@ def check_cluster_panel(device, a, offset, block, blocks=8):
     return mine[1], mine[2]
 
 
-@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
+@pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize("emulated_target_device, dtype, m, n, block",
                          spread([(1000, 32, 128), (250, 17, 64), (5, 12, 64), (130, 31, 64)], ALL),
                          indirect=["emulated_target_device"])
-def test_cluster_panel_matches_one_block_getf2(emulated_target_device, rng, monkeypatch, dtype, m, n, block, look):
+def test_cluster_panel_matches_one_block_getf2(emulated_target_device, rng, monkeypatch, dtype, m, n, block, step):
     """``getf2_cluster`` (8 blocks reading each other's publications through the emulator's
     cluster model) against the one-block getf2, bit for bit, and LAPACK's rule: 1000 rows in 8
     blocks of 128, a short last block and empty blocks (250 and 130 rows in blocks of 64), wider
     than tall. The 64-lane target runs the same body (only NVIDIA has clusters: the host is told
     the emulated AMD device has them, to prove the kernel free of a warp size). Both steps:
     the plain one and the look-ahead (column j + 1 searched and published before the rest of the
-    update)."""
+    update), and the plain step with one fence a block."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
-    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
+    set_step(monkeypatch, step)
     check_cluster_panel(emulated_target_device, rand(rng, (m, n), dtype), 5, block)
 
 
-@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
+@pytest.mark.parametrize("step", STEPS)
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
-def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype, look):
+def test_cluster_panel_zero_columns_nan_and_ties(device, rng, monkeypatch, dtype, step):
     """Ties across blocks (the lowest row wins), a zero column (info, the column left unscaled),
     a NaN never chosen, an all-NaN column (the row stays); 300 rows in blocks of 64 (5 blocks
     with rows, the fifth short); both steps."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
-    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
+    set_step(monkeypatch, step)
     m, n = 300, 8
     a = tied_panel(rng, m, n, dtype)
     piv, info = check_cluster_panel(device, a, 0, 64)
     assert piv[0] == 4 and info == 3
 
 
-@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
-def test_wide_cluster_panel_matches_one_block_getf2(emulated_device, rng, monkeypatch, look):
+@pytest.mark.parametrize("step", STEPS)
+def test_wide_cluster_panel_matches_one_block_getf2(emulated_device, rng, monkeypatch, step):
     """The 16-block cluster (a non-portable size): 500 rows in 16 blocks of 32, the last short."""
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
-    monkeypatch.setattr(_lu_kernels, "CLUSTER_LOOKAHEAD", look)
+    set_step(monkeypatch, step)
     check_cluster_panel(emulated_device, rand(rng, (500, 32), "float64"), 2, 32, blocks=16)
 
 

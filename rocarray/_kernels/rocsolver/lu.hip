@@ -577,6 +577,16 @@ RA_DEVICE ra_lu_cluster_token ra_lu_cluster_arrive() {
 RA_DEVICE void ra_lu_cluster_wait(ra_lu_cluster_token) {
     asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
+// The cluster barrier with one fence a block: a block barrier (its threads' shared-memory writes
+// and reads happen before warp 0's fence), warp 0's fence.acq_rel.cluster (cumulative: it orders
+// what the block barrier made warp 0 observe), then every thread arrives relaxed and waits with
+// acquire. The arrive's release costs a GPU-scope membar and an error barrier in every warp
+// (MEMBAR.ALL.GPU; ERRBAR; CGAERRBAR on sm_90); here only warp 0 pays them.
+RA_DEVICE void ra_lu_cluster_sync_one_fence() {
+    __syncthreads();
+    if (ra_warp_id() == 0) asm volatile("fence.acq_rel.cluster;\n" ::: "memory");
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;\n\tbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
 // the 4-, 8- and 16-byte elements (float and int; double and ra_c64; ra_c128) as whole words
 template <int BYTES> struct ra_lu_dsmem;
 template <> struct ra_lu_dsmem<4> {
@@ -614,6 +624,10 @@ template <typename T> RA_DEVICE T ra_lu_cluster_load(const T* p, unsigned rank) 
 #define RA_LU_CLUSTER 1
 #define RA_LU_CLUSTER_LAUNCH_BOUNDS(blocks, threads) __launch_bounds__(threads)
 RA_DEVICE void ra_lu_cluster_sync() { emu::cluster_sync(); }
+RA_DEVICE void ra_lu_cluster_sync_one_fence() {
+    __syncthreads();
+    emu::cluster_sync();
+}
 typedef unsigned long long ra_lu_cluster_token;
 RA_DEVICE ra_lu_cluster_token ra_lu_cluster_arrive() { return emu::cluster_arrive(); }
 RA_DEVICE void ra_lu_cluster_wait(ra_lu_cluster_token t) { emu::cluster_wait(t); }
@@ -652,7 +666,7 @@ RA_DEVICE int ra_lu_cluster_rank(int p, int nt, float inv_nt) {
     return b;
 }
 
-template <typename T, int CB, bool LOOK>
+template <typename T, int CB, bool LOOK, bool ONE_FENCE = false>
 __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void ra_rocsolver_getf2_cluster(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
     ra_i64 offset) {
@@ -676,6 +690,9 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     __shared__ R s_cv[2][CB];
     __shared__ int s_ci[2][CB];
     __shared__ T s_rows[2][CB + 1][NB];
+    // the pivots (kept by block 0's thread 0, stored to ipiv after the last column: no global
+    // store sits before a column's cluster barrier)
+    __shared__ int s_ipiv[NB];
     // 32-bit row indices: a cluster holds at most 16 x 512 rows (registers are short here)
     const int g = (int)blockIdx.x;  // the grid is one cluster: the block's index is its rank
     const int tid = (int)threadIdx.x, nt = (int)blockDim.x;
@@ -765,6 +782,7 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
         ra_lu_group_best<CB>(bv, bi, s_cv[q], s_ci[q]);
         return bi == RA_ROCSOLVER_LU_NO_ROW ? j : bi;  // only NaN in the column: keep the row
     };
+    int first_zero = 0;  // block 0's thread 0: the first zero pivot's column + 1
     ra_lu_cluster_token token = 0;
     if (LOOK && k > 0) {
         publish(0, 0, [] {});
@@ -777,10 +795,11 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             ra_lu_cluster_wait(token);
         } else {
             publish(j, 0, [] {});
-            ra_lu_cluster_sync();
+            if (ONE_FENCE) ra_lu_cluster_sync_one_fence();
+            else ra_lu_cluster_sync();
         }
         const int p = gather(j);
-        if (g == 0 && tid == 0) ipiv[j] = (int)(offset + p + 1);
+        if (g == 0 && tid == 0) s_ipiv[j] = (int)(offset + p + 1);
         // the pivot row and the old row j, in register order
         const T* su = s_rows[q][p == j ? CB : ra_lu_cluster_rank(p, nt, inv_nt)];
         const T* sd = s_rows[q][CB];
@@ -793,7 +812,7 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
         }
         const T piv = su[0];
         const bool zero = ra_lu_is_zero(piv);
-        if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
+        if (g == 0 && tid == 0 && zero && first_zero == 0) first_zero = j + 1;
         const bool update = !zero && valid && r > j;
         T l = T();
         if (update) {
@@ -833,6 +852,10 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
         }
     }
     ra_lu_cluster_sync();  // no block leaves while another may still read its publication
+    if (g == 0) {
+        for (int c = tid; c < k; c += nt) ipiv[c] = s_ipiv[c];
+        if (tid == 0 && first_zero && *info == 0) *info = (int)(offset + first_zero);
+    }
 #endif
 }
 
