@@ -84,7 +84,8 @@ def test_kernels_are_registered():
     assert "ra_rocsolver_getf2_grid<ra_c128>" in names and "ra_rocsolver_lu_inv<float>" in names
     assert "ra_rocsolver_getf2_rows<double>" in names
     assert "ra_rocsolver_getf2_cluster<double, 8, false>" in names and "ra_rocsolver_getf2_cluster<ra_c128, 16, true>" in names
-    assert len(names) == 60
+    assert "ra_rocsolver_getf2_cluster<float, 16, false, true>" in names
+    assert len(names) == 68
 
 
 def test_block_size_is_whole_warps_within_limits():
