@@ -9,7 +9,7 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, with :data:`PIPE_TRAINING` on (off by default), a cooperative
+Training forward, channels first, with :data:`PIPE_TRAINING` on (the default), a cooperative
 launch on the device and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says
 where it applies): one launch of the resident blocks (three a multiprocessor on NVIDIA). A
 channel's vectors are cut into items of at most ``PIPE_ITEMS * PIPE_BLOCK`` vectors, and the
@@ -23,7 +23,7 @@ fixed order (every block the same bits) and normalizes that item from shared mem
 output. So the input is read once, and each block's next loads are in flight while it waits and
 writes. The waits are bounded (:func:`check_pipe` reads the error word).
 
-Otherwise, the default, two launches. The statistics kernel reads the input once (each thread keeps a
+Otherwise (channels last, a smaller input, a view the pipeline does not take), two launches. The statistics kernel reads the input once (each thread keeps a
 ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
 the channels-first layout without index divisions; then a tree across the block; the last block of
 each channel merges the splits' partials in split order) and writes the saved mean and inverse
@@ -61,14 +61,14 @@ VECTOR_LANES = 8
 #: ``ra_miopen_bn_train_pipe_nchw`` (resident blocks passing items of one channel's slice along a
 #: pipeline: each read once, held in shared memory for :data:`PIPE_DEPTH` steps while its
 #: channel's statistics form) where :func:`pipe_geometry` says it applies; off: two launches.
-PIPE_TRAINING = False
+PIPE_TRAINING = True
 #: Threads of a block of the pipeline kernel (``RA_BN_PIPE_BLOCK``).
 PIPE_BLOCK = 256
 #: Most 16-byte vectors of an item one thread holds, and the steps between an item's statistics
 #: and its normalization (the kernel's template arguments ITEMS and DEPTH; one of
 #: :data:`PIPE_SHAPES`): a block's shared memory holds ``PIPE_DEPTH + 1`` items of
 #: ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
-PIPE_ITEMS, PIPE_DEPTH = 8, 1
+PIPE_ITEMS, PIPE_DEPTH = 6, 2
 #: The (ITEMS, DEPTH) pairs compiled.
 PIPE_SHAPES = ((8, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a

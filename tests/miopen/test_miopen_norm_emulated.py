@@ -204,8 +204,10 @@ def test_batchnorm_training_on_the_pipeline(request, monkeypatch, target, shape,
 def test_pipe_geometry_takes_the_fewest_steps(monkeypatch):
     f32, f16, f64, shape = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64), (64, 256, 56, 56)
     geometry = _batchnorm.pipe_geometry
-    assert geometry(shape, "NCHW", f32, 396) is None  # PIPE_TRAINING off
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", False)
+    assert geometry(shape, "NCHW", f32, 396) is None
     monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", 8)
     # the bench's problem: 50,176 vectors a channel, at least 25 items of at most 2048
     assert geometry(shape, "NCHW", f32, 396) == (1930, 26, 15)  # 18 steps (3 blocks a multiprocessor)
     assert geometry(shape, "NCHW", f32, 528) == (1930, 26, 20)  # 13 steps
@@ -235,9 +237,11 @@ def test_batchnorm_statistics_of_a_large_mean(emulated_device, monkeypatch, layo
     # 1000 * a small factor), where sums of squares would lose it entirely
     rng = np.random.default_rng(SEED)
     shape = (40, 3, 30, 30) if layout == "NCHW" else (40, 30, 30, 8)
-    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", pipe)  # five items a channel, three steps
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", pipe)  # six items a channel (of 1536 vectors), three steps
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", 6)
+    monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", 2)
     monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
-    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype: 5)
+    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype: 6)
     x = (1000.0 + rng.standard_normal(shape)).astype(np.float32)
     y, mean, invstd = miopen.batchnorm_forward_training(emulated_device.array(x), None, None, None, None, 0.1, 1e-5,
                                                         layout=layout)

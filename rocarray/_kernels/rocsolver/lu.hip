@@ -691,7 +691,8 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     __shared__ int s_ci[2][CB];
     __shared__ T s_rows[2][CB + 1][NB];
     // the pivots (kept by block 0's thread 0, stored to ipiv after the last column: no global
-    // store sits before a column's cluster barrier)
+    // store sits before a column's cluster barrier but a zero pivot's info; keeping info in a
+    // register instead spills the double rows' registers)
     __shared__ int s_ipiv[NB];
     // 32-bit row indices: a cluster holds at most 16 x 512 rows (registers are short here)
     const int g = (int)blockIdx.x;  // the grid is one cluster: the block's index is its rank
@@ -782,7 +783,6 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
         ra_lu_group_best<CB>(bv, bi, s_cv[q], s_ci[q]);
         return bi == RA_ROCSOLVER_LU_NO_ROW ? j : bi;  // only NaN in the column: keep the row
     };
-    int first_zero = 0;  // block 0's thread 0: the first zero pivot's column + 1
     ra_lu_cluster_token token = 0;
     if (LOOK && k > 0) {
         publish(0, 0, [] {});
@@ -812,7 +812,7 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
         }
         const T piv = su[0];
         const bool zero = ra_lu_is_zero(piv);
-        if (g == 0 && tid == 0 && zero && first_zero == 0) first_zero = j + 1;
+        if (g == 0 && tid == 0 && zero && *info == 0) *info = (int)(offset + j + 1);
         const bool update = !zero && valid && r > j;
         T l = T();
         if (update) {
@@ -852,10 +852,8 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
         }
     }
     ra_lu_cluster_sync();  // no block leaves while another may still read its publication
-    if (g == 0) {
+    if (g == 0)
         for (int c = tid; c < k; c += nt) ipiv[c] = s_ipiv[c];
-        if (tid == 0 && first_zero && *info == 0) *info = (int)(offset + first_zero);
-    }
 #endif
 }
 
