@@ -23,17 +23,18 @@ fixed order (every block the same bits) and normalizes that item from shared mem
 output. So the input is read once, and each block's next loads are in flight while it waits and
 writes. The waits are bounded (:func:`check_pipe` reads the error word).
 
-Otherwise (channels last, a smaller input, a view the pipeline does not take), two launches. The statistics kernel reads the input once (each thread keeps a
-ring of loads in flight and folds them in small groups with Chan et al.'s pairwise update, walking
-the channels-first layout without index divisions; then a tree across the block; the last block of
-each channel merges the splits' partials in split order) and writes the saved mean and inverse
-standard deviation, the running averages and the per-channel affine coefficients; the normalize
-kernel then walks each block's range backwards, so it starts on data the statistics pass left in
-L2. Backward: a reduction kernel (sums of ``dy`` and ``dy (x - mean)``: per-thread sums, then the
-same tree and last-block merge) that also writes the weight and bias gradients and the ``dx``
-coefficients, then the elementwise kernel. Inference: a per-channel coefficient kernel, then the
-elementwise kernel. Statistics and sums run in float32 for 16-bit data and in float64 for float64
-data; results do not depend on timing (no floating-point atomics).
+Otherwise (channels last, a smaller input, a view the pipeline does not take), two launches. The
+statistics kernel reads the input once (each thread keeps a ring of loads in flight and folds them
+in small groups with Chan et al.'s pairwise update, walking the channels-first layout without index
+divisions; then a tree across the block; the last block of each channel merges the splits' partials
+in split order) and writes the saved mean and inverse standard deviation, the running averages and
+the per-channel affine coefficients; the normalize kernel then walks each block's range backwards,
+so it starts on data the statistics pass left in L2. Backward: a reduction kernel (sums of ``dy``
+and ``dy (x - mean)``: per-thread sums, then the same tree and last-block merge) that also writes
+the weight and bias gradients and the ``dx`` coefficients, then the elementwise kernel. Inference:
+a per-channel coefficient kernel, then the elementwise kernel. Statistics and sums run in float32
+for 16-bit data and in float64 for float64 data; results do not depend on timing (no floating-point
+atomics).
 """
 
 import numpy
