@@ -99,7 +99,7 @@ def _lu_case(case, rng):
         _lu_kernels.ROWS_PANEL_ROWS = 64
     if case.startswith("luouter"):
         _lu_blocked.OUTER, _lu_blocked.GETRS_TRSV_RHS = 128, 1
-    if case in ("lucl300", "lucl300l", "lucl300f"):
+    if case.startswith("lucl300"):
         _lu_kernels.CLUSTER_LOOKAHEAD = case == "lucl300l"
         _lu_kernels.CLUSTER_ONE_FENCE = case == "lucl300f"
         if not _lu_kernels.cluster_available(cupy.cuda.runtime.getDevice()):
@@ -113,7 +113,7 @@ def _lu_case(case, rng):
         _lu_block.WIDE = _lu_block.WIDE_FACTOR = case in ("lub128x", "lub128xl")
         _lu_block.WIDE_LOOKAHEAD = case == "lub128xl"
     dtype = "complex64" if case.endswith("c") else "float64"
-    if case in ("lucl300", "lucl300l", "lucl300f"):
+    if case.startswith("lucl300"):
         # blocks of at most 32 rows (complex128: CLUSTER_BLOCK // 2): panels over 256 rows on 16 blocks
         for dtype, most in (("float64", 32), ("complex128", 64)):
             _lu_kernels.CLUSTER_BLOCK = most
