@@ -1,5 +1,6 @@
 """The LU panel on one thread-block cluster (``_lu_kernels.CLUSTER_PANEL``, ``CLUSTER_WIDE``,
-``CLUSTER_LOOKAHEAD``, ``CLUSTER_ONE_FENCE``) against the way back, in one process.
+``CLUSTER_LOOKAHEAD``, ``CLUSTER_ONE_FENCE``) and the look-ahead's deferred interchanges
+(``_lu_blocked.LASWP_DEFERRED``) against the way back, in one process.
 
     python scripts/lu_cluster_ab.py            # solve 8192 float64 and float32
     python scripts/lu_cluster_ab.py float64    # one dtype
@@ -7,9 +8,10 @@
 ``ra.linalg.solve`` of 8192^2 with one right-hand side: the median of 5 device-event timings
 (after a warm-up call) with the panels as today (``getf2_grid`` from GRID_PANEL_ROWS, the
 one-block ``getf2`` below), with the cluster panel for 256 to 4096 rows (8 blocks), and with the
-16-block cluster past 4096 rows as well, with the look-ahead step, and with the plain step's one
-fence a block; the configurations alternate twice (the better of the
-two medians is printed), then ``cupy.linalg.solve`` on the same arrays, and each configuration's
+16-block cluster past 4096 rows as well, each block's interchanges reaching every other column
+at once or (deferred) the next block's columns first, then with the look-ahead step and with the
+plain step's one fence a block; the configurations alternate twice (the better of the two
+medians is printed), then ``cupy.linalg.solve`` on the same arrays, and each configuration's
 residual ``max |A x - b|`` and whether its X equals the 8-block cluster's bit for bit (the
 grid panels' arithmetic differs: False there is expected).
 """
@@ -20,38 +22,42 @@ import numpy
 
 import rocarray as ra
 from rocarray._core import backend
-from rocarray.rocsolver import _lu_kernels
+from rocarray.rocsolver import _lu_blocked, _lu_kernels
 
 from linalg_profile import median_ms  # this script's folder is on the path
 
 N = 8192
-#: (label, CLUSTER_PANEL, CLUSTER_WIDE, CLUSTER_LOOKAHEAD, CLUSTER_ONE_FENCE)
-CONFIGS = (("way back (grid + one block)", False, False, False, False), ("cluster of 8", True, False, False, False),
-           ("clusters of 8 and 16", True, True, False, False),
-           ("clusters of 8 and 16, look-ahead step", True, True, True, False),
-           ("clusters of 8 and 16, one fence a block", True, True, False, True))
-SWITCHES = ("CLUSTER_PANEL", "CLUSTER_WIDE", "CLUSTER_LOOKAHEAD", "CLUSTER_ONE_FENCE")
+#: The switches set per configuration: (module, name).
+SWITCHES = ((_lu_kernels, "CLUSTER_PANEL"), (_lu_kernels, "CLUSTER_WIDE"), (_lu_kernels, "CLUSTER_LOOKAHEAD"),
+            (_lu_kernels, "CLUSTER_ONE_FENCE"), (_lu_blocked, "LASWP_DEFERRED"))
+#: (label, one value per switch)
+CONFIGS = (("way back (grid + one block)", False, False, False, False, False),
+           ("cluster of 8", True, False, False, False, True),
+           ("clusters of 8 and 16, interchanges at once", True, True, False, False, False),
+           ("clusters of 8 and 16, deferred interchanges", True, True, False, False, True),
+           ("clusters of 8 and 16, deferred, look-ahead step", True, True, True, False, True),
+           ("clusters of 8 and 16, deferred, one fence a block", True, True, False, True, True))
 
 
 def solve_rows(cupy, dtype):
     rng = numpy.random.default_rng(5)
     a = cupy.asarray(rng.standard_normal((N, N)).astype(dtype))
     b = cupy.asarray(rng.standard_normal((N, 1)).astype(dtype))
-    saved = [getattr(_lu_kernels, name) for name in SWITCHES]
+    saved = [getattr(module, name) for module, name in SWITCHES]
     best, residual, xs = {}, {}, {}
     try:
         for _ in range(2):
             for label, *values in CONFIGS:
-                for name, value in zip(SWITCHES, values):
-                    setattr(_lu_kernels, name, value)
+                for (module, name), value in zip(SWITCHES, values):
+                    setattr(module, name, value)
                 x = ra.linalg.solve(a, b)
                 xs[label] = cupy.asnumpy(x)
                 residual[label] = float(cupy.abs(a @ x - b).max())
                 ms = median_ms(cupy, lambda: ra.linalg.solve(a, b), 5)
                 best[label] = min(ms, best.get(label, ms))
     finally:
-        for name, value in zip(SWITCHES, saved):
-            setattr(_lu_kernels, name, value)
+        for (module, name), value in zip(SWITCHES, saved):
+            setattr(module, name, value)
     cupy.linalg.solve(a, b)
     vendor = median_ms(cupy, lambda: cupy.linalg.solve(a, b), 5)
     first = xs[CONFIGS[1][0]]

@@ -83,6 +83,11 @@ LASWP_ONE_LAUNCH = True
 #: (``_lu_kernels.laswp_composed``: each row moved once) instead of 32-interchange chunks.
 #: False: laswp (the way back).
 LASWP_COMPOSED = True
+#: With the look-ahead, a block's interchanges reach the next block's columns at once (the
+#: factorization's chain waits for those alone) and the columns on both sides of the two blocks on
+#: the update's stream, before that stream's trailing update, while the next block is factored.
+#: False: every other column at once (the way back).
+LASWP_DEFERRED = True
 
 
 def _swap_sides(A, lda, c0, j0, j1, c1, ipiv, k1, k2):
@@ -217,13 +222,20 @@ class _Outer:
             rocblas.gemm("N", "N", self.m - j1, c1 - c0, w, -1, A[j1 + j0 * lda:], lda, U12, lda, 1,
                          A[j1 + c0 * lda:], lda)
 
+    def swap(self, j0, c0, g0, g1, c1):
+        """Block ``j0``'s interchanges on columns ``c0 .. g0-1`` and ``g1 .. c1-1``."""
+        j1 = j0 + self.width(j0)
+        count = (g0 - c0) + (c1 - g1)
+        if count <= 0:
+            return
+        if LASWP_COMPOSED and j1 - j0 <= _k.LASWP_PLAN_MAX:
+            _k.laswp_composed(count, self.A[c0 * self.lda:], self.lda, j0, j1, self.ipiv, gap=(g0 - c0, g1 - g0))
+        else:
+            _swap_sides(self.A, self.lda, c0, g0, g1, c1, self.ipiv, j0, j1)
+
     def swap_outside(self, j0):
         """Block ``j0``'s interchanges on the columns outside it (deferred by the look-ahead)."""
-        j1 = j0 + self.width(j0)
-        if LASWP_COMPOSED and j1 - j0 <= _k.LASWP_PLAN_MAX:
-            _k.laswp_composed(self.n - (j1 - j0), self.A, self.lda, j0, j1, self.ipiv, gap=(j0, j1 - j0))
-        else:
-            _swap_sides(self.A, self.lda, 0, j0, j1, self.n, self.ipiv, j0, j1)
+        self.swap(j0, 0, j0, j0 + self.width(j0), self.n)
 
 
 def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
@@ -235,10 +247,14 @@ def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
     With :data:`LOOKAHEAD`, the next block's columns are updated first and the block is factored
     on a second stream (:func:`rocarray.rocsolver._lu_kernels.overlap`; its interchanges kept to
     its own columns) while the update of the columns beyond it runs; the block's interchanges
-    then reach the other columns (one composed permutation) once both are done."""
+    then reach the other columns (one composed permutation) once both are done. With
+    :data:`LASWP_DEFERRED`, only the columns of the block after it at once: the rest (the columns
+    on both sides of those two blocks) on the update's stream during the next overlap, before its
+    trailing update, so that the factorization's chain does not wait for them."""
     out = _Outer(m, n, A, lda, ipiv, info, barriers)
     k = out.k
     out.factor(0)
+    pending = None   # (block, c0, g0, g1, c1): interchanges still to reach columns c0..g0-1, g1..c1-1
     for j0 in range(0, k, OUTER):
         j1 = j0 + out.width(j0)
         if j1 >= n:
@@ -250,9 +266,21 @@ def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
             continue
         j2 = j1 + out.width(j1)
         out.update(j0, j1, j2)
-        _k.overlap(lambda: out.factor(j1, (j1, j2), out.T_ahead if INVERSE else None),
-                   lambda: out.update(j0, j2, n), A.data.device_id)
-        out.swap_outside(j1)
+
+        def beyond(j0=j0, j2=j2, pending=pending):
+            if pending is not None:   # block j0's interchanges beyond the block now factored aside
+                out.swap(*pending)
+            out.update(j0, j2, n)
+
+        _k.overlap(lambda: out.factor(j1, (j1, j2), out.T_ahead if INVERSE else None), beyond, A.data.device_id)
+        if LASWP_DEFERRED and j2 < k:
+            # the next iteration takes the look-ahead branch: its first update reads columns j2..j3-1
+            j3 = j2 + out.width(j2)
+            out.swap(j1, j2, j3, j3, j3)
+            pending = (j1, 0, j1, j3, n)
+        else:
+            out.swap_outside(j1)
+            pending = None
 
 
 def getrf(m, n, A, lda, ipiv, info):

@@ -198,6 +198,36 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
     assert len(trailing) >= blocks - 1 - (m < n and k % outer == 0)   # one gemm per block of depth outer
 
 
+@pytest.mark.parametrize("deferred", [True, False])
+@pytest.mark.parametrize("order", ["in_order", "reversed"])
+def test_lookahead_defers_interchanges_off_the_chain(host_lu, rng, monkeypatch, deferred, order):
+    """With LASWP_DEFERRED a look-ahead block's interchanges reach the next block's columns
+    alone right after the join (one composed laswp of OUTER columns) and the other columns inside
+    the next overlap's update; the last block's reach every other column at once. Either order
+    of the two streams gives LAPACK's factors and pivots."""
+    monkeypatch.setattr(_lu_blocked, "OUTER", 16)
+    monkeypatch.setattr(_lu_blocked, "INVERSE_LEAF", 8)
+    monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", True)
+    monkeypatch.setattr(_lu_blocked, "LASWP_DEFERRED", deferred)
+    monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
+    if order == "reversed":
+        monkeypatch.setattr(_lu_kernels, "overlap", reversed_overlap)
+    m, n = 70, 64   # blocks at 0, 16, 32, 48
+    a = rand(rng, (m, n), "float64")
+    A = dev(buffer(a, m))
+    ipiv, info = dev(np.zeros(n, np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, m, ipiv, info)
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv) - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, m), lu, rtol=1e-9, atol=1e-9)
+    swaps = [(c[1], c[2]) for c in host_lu if c[0] == "laswp_composed"]
+    if deferred:   # blocks 16 and 32: 16 columns ahead, then the rest in the next overlap; block 48 at once
+        expected = [(16, 16), (32, 16), (16, 32), (32, 32), (48, 48)]
+    else:
+        expected = [(48, 16), (48, 32), (48, 48)]
+    assert sorted(swaps) == sorted(expected)
+
+
 @pytest.mark.parametrize("lookahead", [False, True])
 def test_outer_blocked_getrf_stages_wide_matrices_in_chunks(host_lu, rng, monkeypatch, lookahead):
     """A wide matrix's solves staged ``STAGE_BYTES`` at a time: no copy wider than the chunk,
