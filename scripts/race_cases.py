@@ -50,7 +50,8 @@ negative increment in float32.
 (``CLUSTER_PANEL``), its row threshold lowered to 64 and its blocks to 32 rows, so that the panels
 of 300 down to 76 rows run on one thread-block cluster (``getf2_cluster``, a row a thread: those
 over 256 rows on 16 blocks, where the driver finds room, the others on 8; the last blocks short
-or empty); ``lucl300l`` the same with the cluster panel's look-ahead step
+or empty; every panel applies its interchanges to the other columns itself, ``CLUSTER_SWAP``);
+``lucl300l`` the same with the cluster panel's look-ahead step
 (``CLUSTER_LOOKAHEAD``), ``lucl300f`` with its plain step's one fence a block (``CLUSTER_ONE_FENCE``).
 ``bnpipe`` runs the channels-first batch-norm training forward on the pipeline of resident blocks
 (``bn_train_pipe_nchw``, ``PIPE_TRAINING`` on for any size, 7 blocks forced through ``pipe_blocks``:

@@ -22,7 +22,9 @@ trip per column. Where the device has no cooperative launch or the blocks would 
 all be resident, and for shorter panels, ``ra_rocsolver_getf2`` factors it in one block. All give
 the same pivots and factors. The panel's row swaps then go to every other column of the matrix at
 once, both sides of the panel in one launch (``ra_rocsolver_laswp``: the <= 32 interchanges as one
-permutation of the rows they touch; :data:`LASWP_ONE_LAUNCH`). Between the halves: ``U12 := L11^{-1}
+permutation of the rows they touch; :data:`LASWP_ONE_LAUNCH`), or, where at most
+``_lu_kernels.CLUSTER_SWAP_COLUMNS`` columns remain (a look-ahead block's), the cluster panel
+applies them itself after its last column (``_lu_kernels.CLUSTER_SWAP``). Between the halves: ``U12 := L11^{-1}
 A12`` and ``A22 -= L21 U12`` (rocblas gemm), then the right half recursively (Toledo's recursive LU;
 the same pivots and, up to rounding, the same factors as LAPACK's getrf). The solves use explicit
 inverses of the unit lower diagonal blocks (:func:`_rgetrf_inv`): a block of at most INVERSE_LEAF
@@ -117,13 +119,19 @@ def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None, cols=None):
     c0, c1 = cols if cols is not None else (0, n)
     if width <= PANEL:
         panel = A[j0 + j0 * lda:]
-        if not _k.getf2_cluster(m - j0, width, panel, lda, ipiv[j0:], info, j0):
+        end = j0 + width
+        others = (j0 - c0, c1 - end)
+        own_swaps = _k.CLUSTER_SWAP and 0 < others[0] + others[1] <= _k.CLUSTER_SWAP_COLUMNS
+        if _k.getf2_cluster(m - j0, width, panel, lda, ipiv[j0:], info, j0, other=A[j0 + c0 * lda:],
+                            others=others if own_swaps else (0, 0)):
+            if own_swaps:   # the panel applied its interchanges to the other columns itself
+                return
+        else:
             sync = _k.getf2_grid(m - j0, width, panel, lda, ipiv[j0:], info, j0)
             if sync is None:
                 _k.getf2(m - j0, width, panel, lda, 0, ipiv[j0:], 0, info, j0, 1)
             elif barriers is not None:
                 barriers[sync.data.ptr] = sync
-        end = j0 + width
         _swap_sides(A, lda, c0, j0, end, c1, ipiv, j0, end)
         return
     w1 = split(width)

@@ -88,6 +88,14 @@ CLUSTER_LOOKAHEAD = False
 #: block barrier, warp 0's ``fence.acq_rel.cluster``, every thread's relaxed arrive) instead of
 #: every warp's release arrive (a GPU-scope membar in each). The same bits either way.
 CLUSTER_ONE_FENCE = False
+#: The cluster panel applies its interchanges to the other columns of the factorization's range
+#: itself (after its last column, its blocks sharing those columns) where they number at most
+#: :data:`CLUSTER_SWAP_COLUMNS`, instead of a laswp launch after it. False: laswp (the way back).
+CLUSTER_SWAP = True
+#: Most other columns the cluster panel swaps itself (:data:`CLUSTER_SWAP`): the look-ahead
+#: blocks' panels have at most ``OUTER`` - 32 (480); the plain recursion's (every column of the
+#: matrix) keep the laswp launch, which spreads them over the device.
+CLUSTER_SWAP_COLUMNS = 1024
 #: Blocks of a cluster panel (the portable cluster size).
 CLUSTER_BLOCKS = 8
 #: Blocks of a cluster panel too tall for :data:`CLUSTER_BLOCKS` blocks (a non-portable cluster
@@ -358,7 +366,7 @@ def _wide_cluster_fits(kernel, device_id, block):
     return fits
 
 
-def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None, blocks=None):
+def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None, blocks=None, other=None, others=(0, 0)):
     """getf2 of one m x n panel (``n <=`` :data:`GRID_PANEL_COLUMNS`) on ONE thread-block cluster
     (NVIDIA sm_90+), a thread per panel row holding the row in registers: block g of the cluster
     holds rows ``g * block .. (g + 1) * block - 1``. Per column each block finds its candidate
@@ -371,7 +379,10 @@ def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None, blocks=None):
 
     The cluster has :data:`CLUSTER_BLOCKS` blocks, or :data:`CLUSTER_BLOCKS_WIDE` where the rows
     need more (with :data:`CLUSTER_WIDE`, and where the driver finds room for such a cluster);
-    ``blocks`` and ``block`` name them instead (tests: any panel those hold).
+    ``blocks`` and ``block`` name them instead (tests: any panel those hold). ``others = (left,
+    right)``: after the panel, its interchanges are applied to the ``left`` columns at ``other``
+    and the ``right`` columns after n more (the panel's n when ``other`` is its left neighbour;
+    the panel's rows, leading dimension lda), as :func:`laswp` would.
 
     Returns whether it launched: not where :data:`CLUSTER_PANEL` is off or the panel is shorter
     than :data:`CLUSTER_PANEL_ROWS` (both unless ``block`` is given), the panel is empty or too
@@ -393,11 +404,15 @@ def getf2_cluster(m, n, A, lda, ipiv, info, offset, block=None, blocks=None):
         block = cluster_panel_block(m, A.dtype, backend.device_info(dev).warp_size, blocks)
     if block is None or block > cluster_block_limit(A.dtype) or m > blocks * block:
         return False
+    if (others[0] or others[1]) and block < GRID_PANEL_COLUMNS:
+        raise ValueError(f"the cluster panel's interchanges need blocks of at least {GRID_PANEL_COLUMNS} threads")
     kernel = KERNELS[cluster_kernel_name(A.dtype, blocks)]
     if blocks > CLUSTER_BLOCKS and not _wide_cluster_fits(kernel, dev, int(block)):
         return False
     with launch.on_device(dev):
-        kernel(dev, (int(blocks),), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset)), block=int(block))
+        kernel(dev, (int(blocks),), (_i64(m), _i64(n), A, _i64(lda), ipiv, info, _i64(offset),
+                                     A if other is None else other, _i64(others[0]), _i64(others[1])),
+               block=int(block))
     return True
 
 

@@ -146,6 +146,38 @@ def test_cluster_panel_matches_one_block_getf2(monkeypatch, rng, dtype, m, n, st
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("dtype,m,n,left,right", [("float64", 8192, 32, 96, 384), ("float64", 4001, 32, 0, 480),
+                                                  ("complex128", 2048, 32, 480, 0), ("float32", 300, 17, 5, 3)])
+@pytest.mark.parametrize("step", ["plain", "onefence"])
+def test_cluster_panel_swaps_the_other_columns(monkeypatch, rng, dtype, m, n, left, right, step):
+    """``getf2_cluster`` applying its interchanges to ``left`` columns before the panel and
+    ``right`` after it (``others``, as a look-ahead block's panels do): the panel as the one-block
+    getf2 gives it, bit for bit, and the other columns exactly as the pivots move them."""
+    needs_clusters()
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_ONE_FENCE", step == "onefence")
+    width = left + n + right
+    full = device_random(rng, (m, width), dtype)
+    A = cupy.asfortranarray(full).reshape(-1, order="F").copy()
+    ipiv, info = cupy.full(n, -7, cupy.int32), cupy.zeros(1, cupy.int32)
+    with monkeypatch.context() as mp:
+        mp.setattr(_lu_kernels, "CLUSTER_PANEL_ROWS", 1)
+        launched = _lu_kernels.getf2_cluster(m, n, A[left * m:], m, ipiv, info, 3, other=A, others=(left, right))
+    if not launched:
+        pytest.skip("the driver finds no room for a cluster of 16 blocks (a non-portable size)")
+    B = cupy.asfortranarray(full[:, left:left + n]).reshape(-1, order="F").copy()
+    ipiv1, info1 = cupy.full(n, -7, cupy.int32), cupy.zeros(1, cupy.int32)
+    _lu_kernels.getf2(m, n, B, m, 0, ipiv1, 0, info1, 3, 1)
+    np.testing.assert_array_equal(cupy.asnumpy(ipiv), cupy.asnumpy(ipiv1))
+    got = cupy.asnumpy(A).reshape(width, m).T
+    np.testing.assert_array_equal(got[:, left:left + n], cupy.asnumpy(B).reshape(n, m).T)
+    expected = cupy.asnumpy(full)
+    for j, p in enumerate(cupy.asnumpy(ipiv) - 3 - 1):
+        expected[[j, p], :] = expected[[p, j], :]
+    np.testing.assert_array_equal(got[:, :left], expected[:, :left])
+    np.testing.assert_array_equal(got[:, left + n:], expected[:, left + n:])
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("dtype,n", [("float64", 8192), ("float64", 4097), ("complex128", 3000)])
 def test_cluster_panels_in_getrf(monkeypatch, rng, dtype, n):
     """getrf with CLUSTER_PANEL on (the panels of 256 to 4096 rows on a cluster of 8, complex128

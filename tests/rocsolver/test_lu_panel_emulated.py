@@ -370,7 +370,7 @@ def test_rows_panel_gives_up_and_raises(emulated_device, rng, monkeypatch):
 
 
 @pytest.mark.parametrize("outer,lookahead,rows", [(0, False, False), (16, False, False), (16, True, False),
-                                                  (16, True, True), (16, True, "cluster")])
+                                                  (16, True, True), (16, True, "cluster"), (16, False, "cluster")])
 def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahead, rows):
     """The recursive LU with every panel factored across the device (8-column panels of 16-row
     blocks of getf2_grid, or with ``rows`` getf2_rows's 64-thread blocks) and the emulated laswp,
@@ -395,6 +395,9 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", rows == "cluster")
     monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    # the first block's panels (37 other columns) keep the laswp launch, a look-ahead block's
+    # (at most 8 other columns) apply their interchanges themselves
+    monkeypatch.setattr(_lu_kernels, "CLUSTER_SWAP_COLUMNS", 20)
     monkeypatch.setattr(_lu_kernels, "ROWS_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "ROWS_BLOCK", 64)
     monkeypatch.setattr(_lu_blocked, "PANEL", 8)
@@ -414,7 +417,7 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     # the block's own columns and one composed permutation (plan, gather) applies them to the
     # other columns (block 16's in two parts, the next block's columns and then the rest:
     # LASWP_DEFERRED; the last block's at once)
-    assert names.count("ra_rocsolver_laswp<double>") == 6
+    assert names.count("ra_rocsolver_laswp<double>") == (2 if rows == "cluster" and lookahead else 6)
     assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == (
         3 if lookahead else 0)
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
@@ -616,6 +619,57 @@ def test_wide_cluster_panel_matches_one_block_getf2(emulated_device, rng, monkey
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
     set_step(monkeypatch, step)
     check_cluster_panel(emulated_device, rand(rng, (500, 32), "float64"), 2, 32, blocks=16)
+
+
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("emulated_target_device, dtype, m, n, block, blocks, left, right",
+                         [("cuda32", "float64", 300, 32, 64, 8, 7, 150), ("cuda32", "complex128", 250, 17, 32, 8, 0, 41),
+                          ("cuda32", "float32", 5, 12, 32, 8, 3, 0), ("cuda32", "float64", 500, 32, 32, 16, 40, 9),
+                          ("hip64", "complex64", 130, 31, 128, 8, 19, 70), ("hip64", "float64", 300, 32, 64, 8, 1, 1)],
+                         indirect=["emulated_target_device"])
+def test_cluster_panel_swaps_the_other_columns(emulated_target_device, rng, monkeypatch, dtype, m, n, block, blocks,
+                                               left, right, step):
+    """``getf2_cluster`` with ``others = (left, right)``: the panel as the one-block getf2 gives
+    it, bit for bit, and the columns on both sides with the panel's interchanges applied, as
+    LAPACK's laswp does (pure moves: equal exactly), the NaN rows below them untouched. Blocks
+    of 32 threads (two row slots a thread), of 64 (one) and of 128 (two column lanes); more
+    columns than one round takes (150 right of 8 blocks of one lane: five rounds), one column
+    on each side, none on one side, fewer rows than columns, 16 blocks."""
+    device = emulated_target_device
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    set_step(monkeypatch, step)
+    width = left + n + right
+    full = rand(rng, (m, width), dtype)
+    lda = m + 3
+    A = device.array(panel_buffer(full, lda))
+    ipiv, info = device.array(np.full(min(m, n), -7, np.int32)), device.array(np.zeros(1, np.int32))
+    assert _lu_kernels.getf2_cluster(m, n, A[left * lda:], lda, ipiv, info, 4, block=block, blocks=blocks,
+                                     other=A, others=(left, right))
+    got = np.asarray(A).copy()
+    piv = np.asarray(ipiv).copy()
+    # the panel alone on the one-block getf2
+    B = device.array(panel_buffer(full[:, left:left + n], lda))
+    ipiv1, info1 = device.array(np.full(min(m, n), -7, np.int32)), device.array(np.zeros(1, np.int32))
+    _lu_kernels.getf2(m, n, B, lda, 0, ipiv1, 0, info1, 4, 1)
+    np.testing.assert_array_equal(piv, np.asarray(ipiv1))
+    assert int(np.asarray(info)[0]) == int(np.asarray(info1)[0])
+    np.testing.assert_array_equal(got[left * lda:(left + n) * lda], np.asarray(B)[:n * lda])
+    expected = full.copy()
+    for j, p in enumerate(piv - 4 - 1):
+        expected[[j, p], :] = expected[[p, j], :]
+    for c in list(range(left)) + list(range(left + n, width)):
+        np.testing.assert_array_equal(got[c * lda:c * lda + m], expected[:, c], err_msg=f"column {c}")
+        assert np.isnan(got[c * lda + m:(c + 1) * lda]).all()
+
+
+def test_cluster_panel_swaps_need_a_warp_of_rows(fake_device, monkeypatch):
+    """Blocks narrower than 32 threads cannot hold the 64 row slots: a clear error, no launch."""
+    monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
+    A = fake_device.array((300 * 40,), "float64")
+    ipiv, info = fake_device.array((32,), "int32"), fake_device.array((1,), "int32")
+    with pytest.raises(ValueError, match="at least 32 threads"):
+        _lu_kernels.getf2_cluster(100, 32, A, 300, ipiv, info, 0, block=16, blocks=8, others=(0, 8))
+    assert not fake_device.launches
 
 
 def test_cluster_panel_routing(fake_device, monkeypatch):

@@ -58,6 +58,10 @@
 //    its reads of column j's. With LOOK, column j + 1 is updated, searched and published (its
 //    holders finish their rows first) and the barrier's arrival comes before the rest of the
 //    update, its wait at the next column's gather. The same pivots, info and arithmetic as getf2.
+//    With `left` / `right` > 0, the blocks then apply the panel's interchanges to the columns
+//    `other` .. (left of them, then `n` skipped, then right of them; the panel's rows, leading
+//    dimension lda), as laswp would: the columns dealt round the blocks, one permutation of the
+//    rows the interchanges touch.
 //  * ra_rocsolver_laswp: row interchanges k = k1 .. k2-1 (or k2-1 down to k1 with reverse):
 //    rows k and ipiv[k] - 1 swapped. Up to 32 interchanges at a time are one permutation of the
 //    <= 64 rows they touch: each of 64 row slots finds its destination row (a row k, or a pivot
@@ -554,6 +558,36 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LU_ROWS_BLOCK) void ra_rocsolver_getf2_
     }
 }
 
+// Slot `slot` of `count` interchanges k = lo .. lo + count - 1 (rows k and piv[k - lo]), applied
+// upwards or (reverse) downwards, as one permutation of the rows they touch: slots 0 .. count-1
+// are rows lo .. lo + count - 1, slot half + s (s < count) is pivot row s when it lies outside
+// them and no earlier pivot names it (each destination once). `dst` := the slot's row (-1: none),
+// `src` := the row whose content ends there (dst traced back through the interchanges, the last
+// applied first).
+template <typename I>
+RA_DEVICE void ra_lu_swap_slot(int slot, int half, int count, ra_i64 lo, const I* piv, bool reverse, ra_i64& dst,
+                               ra_i64& src) {
+    dst = -1;
+    if (slot < count) {
+        dst = lo + slot;
+    } else if (slot >= half && slot - half < count) {
+        const int s = slot - half;
+        dst = (ra_i64)piv[s];
+        if (dst >= lo && dst < lo + count) dst = -1;
+        for (int t = 0; t < s && dst >= 0; ++t)
+            if ((ra_i64)piv[t] == dst) dst = -1;
+    }
+    src = dst;
+    if (dst >= 0) {
+        for (int t = 0; t < count; ++t) {
+            const int s = reverse ? t : count - 1 - t;
+            const ra_i64 k = lo + s, p = (ra_i64)piv[s];
+            if (src == k) src = p;
+            else if (src == p) src = k;
+        }
+    }
+}
+
 // ---- the panel on one thread-block cluster, rows in registers (ra_rocsolver_getf2_cluster) ----
 
 // The cluster's primitives (as qr.hip's, under ra_lu_ names): the cluster barrier (arrive with
@@ -669,7 +703,7 @@ RA_DEVICE int ra_lu_cluster_rank(int p, int nt, float inv_nt) {
 template <typename T, int CB, bool LOOK, bool ONE_FENCE = false>
 __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void ra_rocsolver_getf2_cluster(
     ra_i64 m, ra_i64 n, T* __restrict__ A, ra_i64 lda, int* __restrict__ ipiv, int* __restrict__ info,
-    ra_i64 offset) {
+    ra_i64 offset, T* other, ra_i64 left, ra_i64 right) {
 #if defined(RA_LU_CLUSTER)
     typedef typename ra_lu_real<T>::type R;
     constexpr int NB = RA_ROCSOLVER_LU_CLUSTER_COLUMNS;
@@ -690,9 +724,9 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     __shared__ R s_cv[2][CB];
     __shared__ int s_ci[2][CB];
     __shared__ T s_rows[2][CB + 1][NB];
-    // the pivots (kept by block 0's thread 0, stored to ipiv after the last column: no global
-    // store sits before a column's cluster barrier but a zero pivot's info; keeping info in a
-    // register instead spills the double rows' registers)
+    // the pivots (kept by every block's thread 0; block 0 stores them to ipiv after the last
+    // column: no global store sits before a column's cluster barrier but a zero pivot's info;
+    // keeping info in a register instead spills the double rows' registers)
     __shared__ int s_ipiv[NB];
     // 32-bit row indices: a cluster holds at most 16 x 512 rows (registers are short here)
     const int g = (int)blockIdx.x;  // the grid is one cluster: the block's index is its rank
@@ -799,7 +833,7 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
             else ra_lu_cluster_sync();
         }
         const int p = gather(j);
-        if (g == 0 && tid == 0) s_ipiv[j] = (int)(offset + p + 1);
+        if (tid == 0) s_ipiv[j] = p;
         // the pivot row and the old row j, in register order
         const T* su = s_rows[q][p == j ? CB : ra_lu_cluster_rank(p, nt, inv_nt)];
         const T* sd = s_rows[q][CB];
@@ -853,7 +887,58 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     }
     ra_lu_cluster_sync();  // no block leaves while another may still read its publication
     if (g == 0)
-        for (int c = tid; c < k; c += nt) ipiv[c] = s_ipiv[c];
+        for (int c = tid; c < k; c += nt) ipiv[c] = (int)(offset + s_ipiv[c] + 1);
+    // The k interchanges on the `left` columns from `other` and the `right` ones after the n
+    // columns that follow them (the same rows), as one permutation of the <= 2k rows they touch (ra_lu_swap_slot): column
+    // e of those is dealt to block e % CB; a block's threads are 2 NB row slots by column lanes
+    // (a thread of a block narrower than 2 NB takes two slots), each with up to SWAP_COLUMNS
+    // columns a round, every load of a round before the block barrier, every store after it.
+    // The panel's own columns are not touched, so no block waits for another.
+    const ra_i64 others = left + right;
+    if (others > 0) {
+        constexpr int SLOTS = 2 * NB, SWAP_COLUMNS = 4;
+        const int per = nt >= SLOTS ? 1 : 2;                   // slots a thread (blocks have >= NB threads)
+        const int lanes = nt >= SLOTS ? nt / SLOTS : 1;        // column lanes a block
+        const int lane = nt >= SLOTS ? tid / SLOTS : 0;
+        const bool active = lane < lanes && (nt >= SLOTS || tid < NB);
+        ra_i64 dst[2], src[2];
+#pragma unroll
+        for (int u = 0; u < 2; ++u) {
+            dst[u] = -1;
+            src[u] = -1;
+            const int slot = (nt >= SLOTS ? tid % SLOTS : tid) + u * NB;
+            if (active && u < per) ra_lu_swap_slot(slot, NB, k, (ra_i64)0, s_ipiv, false, dst[u], src[u]);
+        }
+        // the block's columns: e = g + CB (lane + lanes i), i = 0, 1, ...
+        const ra_i64 mine = others > g ? (others - g + CB - 1) / CB : 0;
+        const ra_i64 step = (ra_i64)lanes * SWAP_COLUMNS;
+        for (ra_i64 i0 = 0; i0 < mine; i0 += step) {   // the same count of rounds in every thread
+            T v[2][SWAP_COLUMNS];
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int q = 0; q < SWAP_COLUMNS; ++q) {
+                    const ra_i64 i = i0 + lane + (ra_i64)lanes * q;
+                    if (dst[u] >= 0 && dst[u] != src[u] && i < mine) {
+                        const ra_i64 e = g + CB * i;
+                        const T* col = other + (e < left ? e : e + n) * lda;
+                        v[u][q] = col[src[u]];
+                    }
+                }
+            __syncthreads();   // every element of the round's columns is read before any is written
+#pragma unroll
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int q = 0; q < SWAP_COLUMNS; ++q) {
+                    const ra_i64 i = i0 + lane + (ra_i64)lanes * q;
+                    if (dst[u] >= 0 && dst[u] != src[u] && i < mine) {
+                        const ra_i64 e = g + CB * i;
+                        T* col = other + (e < left ? e : e + n) * lda;
+                        col[dst[u]] = v[u][q];
+                    }
+                }
+        }
+    }
 #endif
 }
 
@@ -876,29 +961,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
         __syncthreads();  // the previous chunk's stores and reads of spiv are done
         if (threadIdx.x < (unsigned)count) spiv[threadIdx.x] = (ra_i64)ipiv[lo + threadIdx.x] - 1;
         __syncthreads();
-        // this slot's destination row: one of the chunk's rows, or a pivot row outside them that
-        // no earlier pivot of the chunk names (each destination once)
-        ra_i64 dst = -1;
-        if (slot < count) {
-            dst = lo + slot;
-        } else if (slot >= RA_ROCSOLVER_LASWP_CHUNK && slot - RA_ROCSOLVER_LASWP_CHUNK < count) {
-            const int s = slot - RA_ROCSOLVER_LASWP_CHUNK;
-            dst = spiv[s];
-            if (dst >= lo && dst < lo + count) dst = -1;
-            for (int t = 0; t < s && dst >= 0; ++t)
-                if (spiv[t] == dst) dst = -1;
-        }
-        // the row whose content ends at dst: dst traced back through the interchanges, the last
-        // applied first
-        ra_i64 src = dst;
-        if (dst >= 0) {
-            for (int t = 0; t < count; ++t) {
-                const int s = reverse ? t : count - 1 - t;
-                const ra_i64 k = lo + s, p = spiv[s];
-                if (src == k) src = p;
-                else if (src == p) src = k;
-            }
-        }
+        ra_i64 dst, src;
+        ra_lu_swap_slot(slot, RA_ROCSOLVER_LASWP_CHUNK, count, lo, spiv, reverse != 0, dst, src);
         const bool moves = dst >= 0 && src != dst;
         T v[RA_ROCSOLVER_LASWP_PER_THREAD];
 #pragma unroll
