@@ -72,8 +72,8 @@
 //    column c, or c + gap_count from gap_begin on: the columns on both sides of a panel in one
 //    launch.
 //  * ra_rocsolver_laswp_plan / ra_rocsolver_laswp_gather: up to RA_ROCSOLVER_LASWP_PLAN_MAX
-//    interchanges (forward) as ONE permutation: the plan (one block) lists each row that changes
-//    and its source row, the gather moves those rows in a tile of columns per block (every load
+//    interchanges (forward) as ONE permutation: the plan (one block, each slot traced back on
+//    its own) lists each row that changes and its source row, the gather moves those rows in a tile of columns per block (every load
 //    before the barrier, every store after), so a row several interchanges touch moves once.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
@@ -984,47 +984,21 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
 // pairs[0 .. 2 count) := destination rows (-1: nothing moves there), pairs[2 count .. 4 count) :=
 // their source rows, for the interchanges k = k1 .. k1+count-1 (forward) composed into one
 // permutation. Slot i < count is row k1 + i; slot count + s is pivot row s when no earlier pivot
-// names it and it is outside k1 .. k1+count-1. One block; one thread replays the interchanges on
-// the slots' contents (the original row each slot's position holds), the others find the slots.
+// names it and it is outside k1 .. k1+count-1. One block; each thread traces its slots back
+// through the interchanges on its own (ra_lu_swap_slot: count steps a slot, every thread reading
+// the same pivot at once), so no thread replays them one after another.
 template <typename T>
 __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_PLAN_MAX) void ra_rocsolver_laswp_plan(
     ra_i64 k1, ra_i64 count, const int* __restrict__ ipiv, ra_i64* __restrict__ pairs) {
     __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_PLAN_MAX];
-    __shared__ int sslot[RA_ROCSOLVER_LASWP_PLAN_MAX];
-    __shared__ ra_i64 content[2 * RA_ROCSOLVER_LASWP_PLAN_MAX];
     const ra_i64 t = threadIdx.x, nt = blockDim.x;
     for (ra_i64 i = t; i < count; i += nt) spiv[i] = (ra_i64)ipiv[k1 + i] - 1;
     __syncthreads();
-    for (ra_i64 i = t; i < count; i += nt) {
-        const ra_i64 p = spiv[i];
-        int slot = (int)(count + i);
-        if (p >= k1 && p < k1 + count) {
-            slot = (int)(p - k1);
-        } else {
-            for (ra_i64 u = 0; u < i; ++u)
-                if (spiv[u] == p) {
-                    slot = (int)(count + u);
-                    break;
-                }
-        }
-        sslot[i] = slot;
-    }
-    for (ra_i64 i = t; i < 2 * count; i += nt) content[i] = i < count ? k1 + i : spiv[i - count];
-    __syncthreads();
-    if (t == 0) {
-        for (ra_i64 k = 0; k < count; ++k) {
-            const int b = sslot[k];
-            const ra_i64 x = content[k];
-            content[k] = content[b];
-            content[b] = x;
-        }
-    }
-    __syncthreads();
     for (ra_i64 i = t; i < 2 * count; i += nt) {
-        const bool first = i < count || sslot[i - count] == (int)i;
-        const ra_i64 position = i < count ? k1 + i : spiv[i - count];
-        pairs[i] = first && content[i] != position ? position : -1;
-        pairs[2 * count + i] = content[i];
+        ra_i64 dst, src;
+        ra_lu_swap_slot((int)i, (int)count, (int)count, k1, spiv, false, dst, src);
+        pairs[i] = dst >= 0 && src != dst ? dst : -1;
+        pairs[2 * count + i] = src;
     }
 }
 
