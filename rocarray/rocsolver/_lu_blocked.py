@@ -258,11 +258,21 @@ def _getrf_outer(m, n, A, lda, ipiv, info, barriers):
     then reach the other columns (one composed permutation) once both are done. With
     :data:`LASWP_DEFERRED`, only the columns of the block after it at once: the rest (the columns
     on both sides of those two blocks) on the update's stream during the next overlap, before its
-    trailing update, so that the factorization's chain does not wait for them."""
+    trailing update, so that the factorization's chain does not wait for them; the first block is
+    then factored within its own columns too and its interchanges go the same way."""
     out = _Outer(m, n, A, lda, ipiv, info, barriers)
     k = out.k
-    out.factor(0)
     pending = None   # (block, c0, g0, g1, c1): interchanges still to reach columns c0..g0-1, g1..c1-1
+    w0 = out.width(0)
+    if LOOKAHEAD and LASWP_DEFERRED and w0 < k:
+        # the first block as the look-ahead's: its interchanges within it, then the next block's
+        # columns, the rest in the first overlap
+        w1 = out.width(w0)
+        out.factor(0, (0, w0))
+        out.swap(0, w0, w0 + w1, w0 + w1, w0 + w1)
+        pending = (0, 0, 0, w0 + w1, n)
+    else:
+        out.factor(0)
     for j0 in range(0, k, OUTER):
         j1 = j0 + out.width(j0)
         if j1 >= n:

@@ -395,8 +395,8 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL", rows == "cluster")
     monkeypatch.setattr(_lu_kernels, "CLUSTER_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "cluster_available", lambda device_id: True)
-    # the first block's panels (37 other columns) keep the laswp launch, a look-ahead block's
-    # (at most 8 other columns) apply their interchanges themselves
+    # without the look-ahead the panels (37 other columns) keep the laswp launch; with it every
+    # block's (at most 8 other columns) apply their interchanges themselves
     monkeypatch.setattr(_lu_kernels, "CLUSTER_SWAP_COLUMNS", 20)
     monkeypatch.setattr(_lu_kernels, "ROWS_PANEL_ROWS", 1)
     monkeypatch.setattr(_lu_kernels, "ROWS_BLOCK", 64)
@@ -415,11 +415,11 @@ def test_blocked_getrf_with_grid_panels(device, rng, monkeypatch, outer, lookahe
     assert names.count(kernel) == 6 and not any("getf2<" in x for x in names)
     # one launch per panel for both its sides; a look-ahead block's panels keep their swaps to
     # the block's own columns and one composed permutation (plan, gather) applies them to the
-    # other columns (block 16's in two parts, the next block's columns and then the rest:
-    # LASWP_DEFERRED; the last block's at once)
-    assert names.count("ra_rocsolver_laswp<double>") == (2 if rows == "cluster" and lookahead else 6)
+    # other columns (blocks 0's and 16's in two parts, the next block's columns and then the
+    # rest: LASWP_DEFERRED; the last block's at once)
+    assert names.count("ra_rocsolver_laswp<double>") == (0 if rows == "cluster" and lookahead else 6)
     assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == (
-        3 if lookahead else 0)
+        5 if lookahead else 0)
     lu = np.asarray(A)[:(m + 1) * n].reshape(n, m + 1).T[:m]
     piv = np.asarray(ipiv)
     assert int(np.asarray(info)[0]) == 0
@@ -498,8 +498,8 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     issue order): the same kernels as without it, 31 blocks factored beside the update of the
     columns beyond them, each with its interchanges on the other columns as composed permutations
     (laswp_plan and laswp_gather: the next block's columns after the join, the rest in the next
-    overlap's update, the last block's at once; the panels' laswp launches cover the block's own
-    columns) and one more copy and
+    overlap's update, the last block's at once; the first block's as a look-ahead block's; the
+    panels' laswp launches cover the block's own columns) and one more copy and
     two more gemms (the next block's columns solved and updated apart from the rest)."""
     overlaps = []
     _outer_blocks(monkeypatch)
@@ -519,7 +519,7 @@ def test_getrf_8192_lookahead_launch_counts(fake_device, monkeypatch):
     assert len(overlaps) == 31
     assert names.count("ra_rocsolver_getf2_rows<double>") == 256
     assert names.count("ra_rocsolver_laswp<double>") == 256
-    assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == 61
+    assert names.count("ra_rocsolver_laswp_plan<double>") == names.count("ra_rocsolver_laswp_gather<double>") == 63
     assert names.count("ra_rocblas_trsm_leaf<double>") == 128 and names.count("ra_rocsolver_lu_inv<double>") == 127
     assert names.count("ra_rocsolver_lacpy<double>") == 127 + 30
     assert sum(x.startswith("ra_rocblas_gemm_f64mma") for x in names) == 570 + 2 * 30
