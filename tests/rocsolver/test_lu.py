@@ -198,6 +198,18 @@ def test_outer_blocked_getrf_matches_scipy(host_lu, rng, monkeypatch, m, n, oute
     assert len(trailing) >= blocks - 1 - (m < n and k % outer == 0)   # one gemm per block of depth outer
 
 
+def factor_matches_lapack(rng, m, n):
+    """getrf of a fresh float64 m x n matrix (leading dimension m) against SciPy's: the pivots
+    equal, the factors within rounding."""
+    a = rand(rng, (m, n), "float64")
+    A = dev(buffer(a, m))
+    ipiv, info = dev(np.zeros(min(m, n), np.int32)), dev(np.array([99], np.int32))
+    rs.getrf(m, n, A, m, ipiv, info)
+    lu, piv = sl.lu_factor(a)
+    np.testing.assert_array_equal(view(ipiv) - 1, piv)
+    np.testing.assert_allclose(unpack(view(A), m, n, m), lu, rtol=1e-9, atol=1e-9)
+
+
 @pytest.mark.parametrize("deferred", [True, False])
 @pytest.mark.parametrize("order", ["in_order", "reversed"])
 def test_lookahead_defers_interchanges_off_the_chain(host_lu, rng, monkeypatch, deferred, order):
@@ -212,14 +224,7 @@ def test_lookahead_defers_interchanges_off_the_chain(host_lu, rng, monkeypatch, 
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
     if order == "reversed":
         monkeypatch.setattr(_lu_kernels, "overlap", reversed_overlap)
-    m, n = 70, 64   # blocks at 0, 16, 32, 48
-    a = rand(rng, (m, n), "float64")
-    A = dev(buffer(a, m))
-    ipiv, info = dev(np.zeros(n, np.int32)), dev(np.array([99], np.int32))
-    rs.getrf(m, n, A, m, ipiv, info)
-    lu, piv = sl.lu_factor(a)
-    np.testing.assert_array_equal(view(ipiv) - 1, piv)
-    np.testing.assert_allclose(unpack(view(A), m, n, m), lu, rtol=1e-9, atol=1e-9)
+    factor_matches_lapack(rng, 70, 64)   # blocks at 0, 16, 32, 48
     swaps = [(c[1], c[2]) for c in host_lu if c[0] == "laswp_composed"]
     if deferred:   # blocks 0, 16 and 32: 16 columns ahead, then the rest in the next overlap; block 48 at once
         expected = [(16, 0), (32, 0), (16, 16), (32, 16), (16, 32), (32, 32), (48, 48)]
@@ -237,14 +242,7 @@ def test_outer_blocked_getrf_stages_wide_matrices_in_chunks(host_lu, rng, monkey
     monkeypatch.setattr(_lu_blocked, "LOOKAHEAD", lookahead)
     monkeypatch.setattr(_lu_blocked, "STAGE_BYTES", 16 * 8 * 40)   # 40 float64 columns
     monkeypatch.setattr(_lu, "register_block", lambda m, n, A: False)
-    m, n = 35, 150
-    a = rand(rng, (m, n), "float64")
-    A = dev(buffer(a, m))
-    ipiv, info = dev(np.zeros(m, np.int32)), dev(np.array([99], np.int32))
-    rs.getrf(m, n, A, m, ipiv, info)
-    lu, piv = sl.lu_factor(a)
-    np.testing.assert_array_equal(view(ipiv) - 1, piv)
-    np.testing.assert_allclose(unpack(view(A), m, n, m), lu, rtol=1e-9, atol=1e-9)
+    factor_matches_lapack(rng, 35, 150)
     widths = [c[2] for c in host_lu if c[0] == "lacpy"]
     assert max(widths) == 40 and widths.count(40) >= 3
 
