@@ -69,7 +69,7 @@ PIPE_BLOCK = 256
 #: and its normalization (the kernel's template arguments ITEMS and DEPTH; one of
 #: :data:`PIPE_SHAPES`): a block's shared memory holds ``PIPE_DEPTH + 1`` items of
 #: ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
-PIPE_ITEMS, PIPE_DEPTH = 6, 2
+PIPE_ITEMS, PIPE_DEPTH = 8, 1
 #: The (ITEMS, DEPTH) pairs compiled.
 PIPE_SHAPES = ((8, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a

@@ -985,20 +985,36 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
 // their source rows, for the interchanges k = k1 .. k1+count-1 (forward) composed into one
 // permutation. Slot i < count is row k1 + i; slot count + s is pivot row s when no earlier pivot
 // names it and it is outside k1 .. k1+count-1. One block; each thread traces its slots back
-// through the interchanges on its own (ra_lu_swap_slot: count steps a slot, every thread reading
-// the same pivot at once), so no thread replays them one after another.
+// through the interchanges on its own (count steps a slot, the pivots as 32-bit offsets from k1
+// in shared memory, every thread reading the same one at once), so no thread replays them one
+// after another. Offsets fit 32 bits: the rows of one factorization are fewer than 2^31.
 template <typename T>
 __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_PLAN_MAX) void ra_rocsolver_laswp_plan(
     ra_i64 k1, ra_i64 count, const int* __restrict__ ipiv, ra_i64* __restrict__ pairs) {
-    __shared__ ra_i64 spiv[RA_ROCSOLVER_LASWP_PLAN_MAX];
-    const ra_i64 t = threadIdx.x, nt = blockDim.x;
-    for (ra_i64 i = t; i < count; i += nt) spiv[i] = (ra_i64)ipiv[k1 + i] - 1;
+    __shared__ int spiv[RA_ROCSOLVER_LASWP_PLAN_MAX];
+    const int t = (int)threadIdx.x, nt = (int)blockDim.x, c = (int)count;
+    for (int i = t; i < c; i += nt) spiv[i] = (int)((ra_i64)ipiv[k1 + i] - 1 - k1);
     __syncthreads();
-    for (ra_i64 i = t; i < 2 * count; i += nt) {
-        ra_i64 dst, src;
-        ra_lu_swap_slot((int)i, (int)count, (int)count, k1, spiv, false, dst, src);
-        pairs[i] = dst >= 0 && src != dst ? dst : -1;
-        pairs[2 * count + i] = src;
+    for (int i = t; i < 2 * c; i += nt) {
+        // the slot's row (an offset from k1) and whether it has one
+        bool has = true;
+        int dst = i;
+        if (i >= c) {
+            const int s = i - c;
+            dst = spiv[s];
+            has = dst < 0 || dst >= c;
+            for (int u = 0; u < s && has; ++u) has = spiv[u] != dst;
+        }
+        int src = dst;
+        if (has) {
+#pragma unroll 8
+            for (int u = c - 1; u >= 0; --u) {
+                const int p = spiv[u];
+                src = src == u ? p : (src == p ? u : src);
+            }
+        }
+        pairs[i] = has && src != dst ? k1 + dst : -1;
+        pairs[2 * count + i] = k1 + src;
     }
 }
 
