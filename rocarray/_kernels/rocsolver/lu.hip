@@ -73,8 +73,9 @@
 //    launch.
 //  * ra_rocsolver_laswp_plan / ra_rocsolver_laswp_gather: up to RA_ROCSOLVER_LASWP_PLAN_MAX
 //    interchanges (forward) as ONE permutation: the plan (one block, each slot traced back on
-//    its own) lists each row that changes and its source row, the gather moves those rows in a tile of columns per block (every load
-//    before the barrier, every store after), so a row several interchanges touch moves once.
+//    its own) lists each row that changes and its source row, the gather moves those rows in a
+//    tile of columns per block (every load before the barrier, every store after), so a row
+//    several interchanges touch moves once.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
 //    getf2): the pivots applied to B, then a forward and a backward substitution, one barrier
 //    per step; threads take (row, right-hand side) pairs. trans = 0 solves L U, 1 U^T L^T,
@@ -889,11 +890,12 @@ __global__ RA_LU_CLUSTER_LAUNCH_BOUNDS(CB, (ra_lu_cluster_block<T>::value)) void
     if (g == 0)
         for (int c = tid; c < k; c += nt) ipiv[c] = (int)(offset + s_ipiv[c] + 1);
     // The k interchanges on the `left` columns from `other` and the `right` ones after the n
-    // columns that follow them (the same rows), as one permutation of the <= 2k rows they touch (ra_lu_swap_slot): column
-    // e of those is dealt to block e % CB; a block's threads are 2 NB row slots by column lanes
-    // (a thread of a block narrower than 2 NB takes two slots), each with up to SWAP_COLUMNS
-    // columns a round, every load of a round before the block barrier, every store after it.
-    // The panel's own columns are not touched, so no block waits for another.
+    // columns that follow them (the same rows), as one permutation of the <= 2k rows they touch
+    // (ra_lu_swap_slot): column e of those is dealt to block e % CB; a block's threads are 2 NB
+    // row slots by column lanes (a thread of a block narrower than 2 NB takes two slots), each
+    // with up to SWAP_COLUMNS columns a round, every load of a round before the block barrier,
+    // every store after it. The panel's own columns are not touched, so no block waits for
+    // another.
     const ra_i64 others = left + right;
     if (others > 0) {
         constexpr int SLOTS = 2 * NB, SWAP_COLUMNS = 4;
