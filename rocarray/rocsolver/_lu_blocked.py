@@ -122,8 +122,8 @@ def _rgetrf(m, n, A, lda, j0, width, ipiv, info, barriers=None, cols=None):
         end = j0 + width
         others = (j0 - c0, c1 - end)
         own_swaps = _k.CLUSTER_SWAP and 0 < others[0] + others[1] <= _k.CLUSTER_SWAP_COLUMNS
-        if _k.getf2_cluster(m - j0, width, panel, lda, ipiv[j0:], info, j0, other=A[j0 + c0 * lda:],
-                            others=others if own_swaps else (0, 0)):
+        if _k.getf2_cluster(m - j0, width, panel, lda, ipiv[j0:], info, j0,
+                            other=A[j0 + c0 * lda:] if own_swaps else None, others=others if own_swaps else (0, 0)):
             if own_swaps:   # the panel applied its interchanges to the other columns itself
                 return
         else:
