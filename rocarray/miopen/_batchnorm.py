@@ -14,13 +14,13 @@ launch on the device and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pip
 where it applies): one launch of the resident blocks (three a multiprocessor on NVIDIA). A
 channel's vectors are cut into items of at most ``PIPE_ITEMS * PIPE_BLOCK`` vectors, and the
 channels go through the blocks ``Q`` at a time, an item a block a step. At step ``s`` a block stores
-its item (loaded during step ``s - 1``) in shared memory, takes its exact mean and M2 (a thread's
-vectors, the warp's, then the block's after one barrier) and publishes them as words tagged with
-the launch's epoch (a 64-bit store is atomic: a reader that sees the epoch has the value, so no
-flag and no fence); it issues the loads of its next item, then reads the partials of step
-``s - PIPE_DEPTH``'s channel (published that many steps earlier: one round trip), merges them in a
-fixed order (every block the same bits) and normalizes that item from shared memory into the
-output. So the input is read once, and each block's next loads are in flight while it waits and
+its item (loaded during step ``s - 1``) in shared memory and issues the loads of its next item at
+once; it takes the item's exact mean and M2 (a thread's vectors, the warp's, then the block's
+after one barrier) and publishes them as words tagged with the launch's epoch (a 64-bit store is
+atomic: a reader that sees the epoch has the value, so no flag and no fence); then it reads the
+partials of step ``s - PIPE_DEPTH``'s channel (published that many steps earlier: one round trip),
+merges them in a fixed order (every block the same bits) and normalizes that item from shared
+memory into the output. So the input is read once, and each block's next loads are in flight while it waits and
 writes. The waits are bounded (:func:`check_pipe` reads the error word).
 
 Otherwise (channels last, a smaller input, a view the pipeline does not take), two launches. The

@@ -449,13 +449,15 @@ def laswp(n, A, lda, strideA, k1, k2, ipiv, strideP, reverse, batch, gap=(0, 0))
 
 #: Most interchanges :func:`laswp_composed` applies (``RA_ROCSOLVER_LASWP_PLAN_MAX``).
 LASWP_PLAN_MAX = 512
+#: Slots (threads) of one ``laswp_plan`` block (``RA_ROCSOLVER_LASWP_PLAN_BLOCK``).
+LASWP_PLAN_BLOCK = 64
 #: Columns of one ``laswp_gather`` block (``RA_ROCSOLVER_LASWP_GATHER_COLUMNS``).
 LASWP_GATHER_COLUMNS = 8
 
 
 def laswp_composed(n, A, lda, k1, k2, ipiv, gap=(0, 0)):
     """:func:`laswp` of one matrix, forward, for up to :data:`LASWP_PLAN_MAX` interchanges
-    ``k1 .. k2-1`` composed into ONE permutation: ``ra_rocsolver_laswp_plan`` (one block) lists
+    ``k1 .. k2-1`` composed into ONE permutation: ``ra_rocsolver_laswp_plan`` (a thread a slot) lists
     each row that changes with its source row, then ``ra_rocsolver_laswp_gather`` moves those
     rows of every column, so a row that several interchanges touch is read and written once (the
     32-interchange chunks of :func:`laswp` touch it once per chunk). ``gap`` as for laswp."""
@@ -466,8 +468,8 @@ def laswp_composed(n, A, lda, k1, k2, ipiv, gap=(0, 0)):
     with launch.on_device(dev):
         raw = workspaces.scratch("rocsolver.lu.laswp_pairs", 4 * count * 8, dev)
         pairs = raw[:4 * count * 8].view(numpy.int64)
-        KERNELS[kernel_name("laswp_plan", A.dtype)](dev, (1,), (_i64(k1), _i64(count), ipiv, pairs),
-                                                    block=LASWP_PLAN_MAX)
+        KERNELS[kernel_name("laswp_plan", A.dtype)](dev, (-(-2 * count // LASWP_PLAN_BLOCK),),
+                                                    (_i64(k1), _i64(count), ipiv, pairs), block=LASWP_PLAN_BLOCK)
         KERNELS[kernel_name("laswp_gather", A.dtype)](
             dev, (-(-n // LASWP_GATHER_COLUMNS),),
             (_i64(n), A, _i64(lda), _i64(2 * count), pairs, _i64(gap[0]), _i64(gap[1])), block=LASWP_BLOCK)

@@ -550,11 +550,12 @@ ra_miopen_bn_apply_nchw(const T* RA_RESTRICT in0, const T* RA_RESTRICT in1, T* R
 // channel's nv = N S / V flat 16-byte vectors (S % V == 0; a slice may straddle image runs),
 // thread t the vectors t, t + B, ... (at most ITEMS). Step s of a block:
 //   1. the item's vectors (their loads issued during step s - 1) go to shared-memory buffer
-//      s mod (DEPTH + 1), and the thread's exact mean and M2 of them (the sum, then the squared
-//      deviations) are merged over the warp, then, after one block barrier, by warp 0 over the
+//      s mod (DEPTH + 1) while the thread sums them;
+//   2. the loads of the block's item of step s + 1 are issued into the freed registers; then the
+//      thread's exact mean and M2 (the squared deviations read back from its own buffer
+//      positions) are merged over the warp, then, after one block barrier, by warp 0 over the
 //      warps (a fixed tree); its lane 0 publishes the item's (mean, M2) as tagged words
 //      (ra_bn_tagged: the launch's epoch in every word);
-//   2. the loads of the block's item of step s + 1 are issued into registers;
 //   3. every warp reads the words of step s - DEPTH's channel (published DEPTH steps earlier, so
 //      normally at once, one round trip), merges them in a fixed order (every warp of every block
 //      of the channel the same arithmetic on the same values: the same coefficients, bit for bit)
@@ -701,10 +702,12 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
     for (int s = 0; s < (int)steps + DEPTH; ++s) {
         const int par = s & 1;
         const int c = channel_of(s);
+        // 1: the item into buffer s % BUFFERS and the thread's sum of it; then at once the loads of
+        // the block's item of step s + 1 into the freed registers, so they are in flight for the
+        // whole step
+        P* buf = hold + (s % BUFFERS) * ITEMS * B;
+        A sum = A(0);
         if (c >= 0) {
-            // 1: the item into buffer s % BUFFERS, its moments over the thread and the warp
-            P* buf = hold + (s % BUFFERS) * ITEMS * B;
-            A sum = A(0);
 #pragma unroll
             for (int u = 0; u < ITEMS; ++u) {
                 if (u < items) {
@@ -713,13 +716,20 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
                     for (int e = 0; e < V; ++e) sum += ra_traits<T>::to_acc(r[u].v[e]);
                 }
             }
+        }
+        const int cn = channel_of(s + 1);
+        if (cn >= 0) ra_bn_pipe_load<ITEMS>(xp + (unsigned)cn * sv, off, items, r);
+        if (c >= 0) {
+            // the item's moments over the thread (the squared deviations read back from the buffer
+            // positions the thread wrote) and the warp
             A n = A(items * V), mean = items > 0 ? sum / n : A(0), m2 = A(0);
 #pragma unroll
             for (int u = 0; u < ITEMS; ++u) {
                 if (u < items) {
+                    const P pk = buf[u * B + t];
 #pragma unroll
                     for (int e = 0; e < V; ++e) {
-                        const A d = ra_traits<T>::to_acc(r[u].v[e]) - mean;
+                        const A d = ra_traits<T>::to_acc(pk.v[e]) - mean;
                         m2 += d * d;
                     }
                 }
@@ -741,9 +751,6 @@ ra_miopen_bn_train_pipe_nchw(const T* RA_RESTRICT x, T* RA_RESTRICT y, ra_i64 N,
             ra_bn_warp_merge(n, mean, m2);
             if (lane == 0) ra_bn_tagged<A>::store(words + ((ra_u64)c * nsp + k) * W, mean, m2, epoch);
         }
-        // 2: the next item's loads, in flight while step s - DEPTH's item is finished
-        const int cn = channel_of(s + 1);
-        if (cn >= 0) ra_bn_pipe_load<ITEMS>(xp + (unsigned)cn * sv, off, items, r);
         // 3: step s - DEPTH's item: its channel's statistics, the item normalized into y
         const int cp = channel_of(s - DEPTH);
         if (cp >= 0 && alive) {

@@ -72,8 +72,8 @@
 //    column c, or c + gap_count from gap_begin on: the columns on both sides of a panel in one
 //    launch.
 //  * ra_rocsolver_laswp_plan / ra_rocsolver_laswp_gather: up to RA_ROCSOLVER_LASWP_PLAN_MAX
-//    interchanges (forward) as ONE permutation: the plan (one block, each slot traced back on
-//    its own) lists each row that changes and its source row, the gather moves those rows in a
+//    interchanges (forward) as ONE permutation: the plan (a thread a slot, each slot traced back
+//    on its own) lists each row that changes and its source row, the gather moves those rows in a
 //    tile of columns per block (every load before the barrier, every store after), so a row
 //    several interchanges touch moves once.
 //  * ra_rocsolver_getrs_small: op(A) X = B for one factored matrix per block (A = P L U from
@@ -108,6 +108,7 @@
 // laswp_plan / laswp_gather: most interchanges composed at once (the plan's block), slots per
 // gather thread (2 x the most interchanges / the block), columns per gather block
 #define RA_ROCSOLVER_LASWP_PLAN_MAX 512
+#define RA_ROCSOLVER_LASWP_PLAN_BLOCK 64  // slots (threads) of a ra_rocsolver_laswp_plan block
 #define RA_ROCSOLVER_LASWP_GATHER_SLOTS (2 * RA_ROCSOLVER_LASWP_PLAN_MAX / RA_ROCSOLVER_LASWP_BLOCK)
 #define RA_ROCSOLVER_LASWP_GATHER_COLUMNS 8
 
@@ -986,38 +987,39 @@ __global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_BLOCK) void ra_rocsolver_laswp(
 // pairs[0 .. 2 count) := destination rows (-1: nothing moves there), pairs[2 count .. 4 count) :=
 // their source rows, for the interchanges k = k1 .. k1+count-1 (forward) composed into one
 // permutation. Slot i < count is row k1 + i; slot count + s is pivot row s when no earlier pivot
-// names it and it is outside k1 .. k1+count-1. One block; each thread traces its slots back
-// through the interchanges on its own (count steps a slot, the pivots as 32-bit offsets from k1
-// in shared memory, every thread reading the same one at once), so no thread replays them one
-// after another. Offsets fit 32 bits: the rows of one factorization are fewer than 2^31.
+// names it and it is outside k1 .. k1+count-1. A thread a slot, RA_ROCSOLVER_LASWP_PLAN_BLOCK
+// slots a block (so the 2 count chains run on several multiprocessors side by side): each block
+// holds the pivots as 32-bit offsets from k1 in shared memory, and each thread traces its slot
+// back through the interchanges on its own (count steps, every thread of a warp reading the same
+// pivot at once). Offsets fit 32 bits: the rows of one factorization are fewer than 2^31.
 template <typename T>
-__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_PLAN_MAX) void ra_rocsolver_laswp_plan(
+__global__ RA_LAUNCH_BOUNDS(RA_ROCSOLVER_LASWP_PLAN_BLOCK) void ra_rocsolver_laswp_plan(
     ra_i64 k1, ra_i64 count, const int* __restrict__ ipiv, ra_i64* __restrict__ pairs) {
     __shared__ int spiv[RA_ROCSOLVER_LASWP_PLAN_MAX];
     const int t = (int)threadIdx.x, nt = (int)blockDim.x, c = (int)count;
     for (int i = t; i < c; i += nt) spiv[i] = (int)((ra_i64)ipiv[k1 + i] - 1 - k1);
     __syncthreads();
-    for (int i = t; i < 2 * c; i += nt) {
-        // the slot's row (an offset from k1) and whether it has one
-        bool has = true;
-        int dst = i;
-        if (i >= c) {
-            const int s = i - c;
-            dst = spiv[s];
-            has = dst < 0 || dst >= c;
-            for (int u = 0; u < s && has; ++u) has = spiv[u] != dst;
-        }
-        int src = dst;
-        if (has) {
-#pragma unroll 8
-            for (int u = c - 1; u >= 0; --u) {
-                const int p = spiv[u];
-                src = src == u ? p : (src == p ? u : src);
-            }
-        }
-        pairs[i] = has && src != dst ? k1 + dst : -1;
-        pairs[2 * count + i] = k1 + src;
+    const int i = (int)blockIdx.x * nt + t;
+    if (i >= 2 * c) return;
+    // the slot's row (an offset from k1) and whether it has one
+    bool has = true;
+    int dst = i;
+    if (i >= c) {
+        const int s = i - c;
+        dst = spiv[s];
+        has = dst < 0 || dst >= c;
+        for (int u = 0; u < s && has; ++u) has = spiv[u] != dst;
     }
+    int src = dst;
+    if (has) {
+#pragma unroll 8
+        for (int u = c - 1; u >= 0; --u) {
+            const int p = spiv[u];
+            src = src == u ? p : (src == p ? u : src);
+        }
+    }
+    pairs[i] = has && src != dst ? k1 + dst : -1;
+    pairs[2 * count + i] = k1 + src;
 }
 
 // A[dst, c] := A[src, c] for the (dst, src) pairs of ra_rocsolver_laswp_plan (dst >= 0) and the
