@@ -71,7 +71,7 @@ PIPE_BLOCK = 256
 #: ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
 PIPE_ITEMS, PIPE_DEPTH = 8, 1
 #: The (ITEMS, DEPTH) pairs compiled.
-PIPE_SHAPES = ((8, 1), (6, 2), (9, 1))
+PIPE_SHAPES = ((8, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a
 #: smaller input is re-read from L2 by the two-launch path's normalize pass anyway).
 PIPE_MIN_BYTES = None
