@@ -60,6 +60,10 @@ def scalar(dtype):
 
 _C_REAL = {("f", 4): ctypes.c_float, ("f", 8): ctypes.c_double, ("i", 4): ctypes.c_int32,
            ("i", 8): ctypes.c_int64, ("u", 4): ctypes.c_uint32, ("u", 8): ctypes.c_uint64}
+#: The ctypes type holding the bytes of a NumPy scalar of each common type (a ctypes value built
+#: from the scalar takes a fraction of the host time of a NumPy array and its ``ctypes`` view).
+_C_OF_SCALAR = {numpy.float32: ctypes.c_float, numpy.float64: ctypes.c_double, numpy.int32: ctypes.c_int32,
+                numpy.int64: ctypes.c_int64, numpy.uint32: ctypes.c_uint32, numpy.uint64: ctypes.c_uint64}
 
 #: Host addresses of the by-value arrays seen lately, by ``id`` (the entry keeps its array alive,
 #: so the id stays its own); bounded, cleared when full.
@@ -81,6 +85,8 @@ def _host_address(array):
 
 
 def _dims(value):
+    if type(value) is int and value >= 1:
+        return (value, 1, 1)
     dims = tuple(int(v) for v in (value if isinstance(value, tuple) else (value,)))
     if not 1 <= len(dims) <= 3:
         raise ValueError(f"grid and block take 1 to 3 dimensions, got {value!r}")
@@ -231,6 +237,11 @@ class Launch:
 
 def _argument(value, keep):
     """The host address of one :func:`launch` argument's bytes (kept alive in ``keep``)."""
+    ctype = _C_OF_SCALAR.get(type(value))
+    if ctype is not None:
+        host = ctype(value)
+        keep.append(host)
+        return ctypes.addressof(host)
     if isinstance(value, numpy.generic):
         if value.dtype.kind not in "biufc":
             raise TypeError(f"a kernel argument of dtype {value.dtype} is not numeric")

@@ -176,14 +176,16 @@ class _DeviceArray:
 def test_immediate_launch_passes_scalars_structures_and_device_addresses(driver):
     calls, state = driver
     tmap = np.arange(16, dtype="<u8").view(MAP)
-    state["sizes"] = [8, 4, 8, 128, 8, 16, 1, 2]
+    state["sizes"] = [8, 4, 8, 128, 8, 16, 1, 2, 8, 4, 8, 4]
+    extremes = (np.float64(-2.5e300), np.int32(-7), np.uint64(2 ** 64 - 1), np.uint32(4_000_000_000))
     L.launch(_kernel(), (7,), (64,), (np.int64(-2), np.float32(1.5), _DeviceArray(0xBEEF00), tmap,
-                                      _Memory(0xCAFE10), np.complex128(1 - 2j), np.bool_(True), np.float16(0.5)), 512)
+                                      _Memory(0xCAFE10), np.complex128(1 - 2j), np.bool_(True), np.float16(0.5))
+             + extremes, 512)
     head, values = calls[0]
     assert head == (0xF00, 7, 1, 1, 64, 1, 1, 512, 0x5150, 0)
     assert values == [np.int64(-2).tobytes(), np.float32(1.5).tobytes(), (0xBEEF00).to_bytes(8, "little"),
                       tmap.tobytes(), (0xCAFE10).to_bytes(8, "little"), np.complex128(1 - 2j).tobytes(), b"\x01",
-                      np.float16(0.5).tobytes()]
+                      np.float16(0.5).tobytes()] + [x.tobytes() for x in extremes]
 
 
 @pytest.mark.parametrize("bad", [1, 2.5, "x", None, np.zeros(3)])
