@@ -62,8 +62,7 @@ _C_REAL = {("f", 4): ctypes.c_float, ("f", 8): ctypes.c_double, ("i", 4): ctypes
            ("i", 8): ctypes.c_int64, ("u", 4): ctypes.c_uint32, ("u", 8): ctypes.c_uint64}
 #: The ctypes type holding the bytes of a NumPy scalar of each common type (a ctypes value built
 #: from the scalar takes a fraction of the host time of a NumPy array and its ``ctypes`` view).
-_C_OF_SCALAR = {numpy.float32: ctypes.c_float, numpy.float64: ctypes.c_double, numpy.int32: ctypes.c_int32,
-                numpy.int64: ctypes.c_int64, numpy.uint32: ctypes.c_uint32, numpy.uint64: ctypes.c_uint64}
+_C_OF_SCALAR = {numpy.dtype(f"{kind}{size}").type: ctype for (kind, size), ctype in _C_REAL.items()}
 
 #: Host addresses of the by-value arrays seen lately, by ``id`` (the entry keeps its array alive,
 #: so the id stays its own); bounded, cleared when full.
