@@ -365,7 +365,7 @@ def _bn_pipe_case(case, rng):
 
     dev = cupy.cuda.runtime.getDevice()
     _batchnorm.PIPE_TRAINING, _batchnorm.PIPE_MIN_BYTES = True, 0
-    _batchnorm.pipe_blocks = lambda device_id, dtype: 7
+    _batchnorm.pipe_blocks = lambda device_id, dtype, items, depth: 7
     for _batchnorm.PIPE_ITEMS, _batchnorm.PIPE_DEPTH in _batchnorm.PIPE_SHAPES:
         for shape, dtype in (((3, 10, 4, 701), "float32"), ((2, 5, 8, 1025), "float16"), ((3, 4, 4, 350), "float64")):
             x = rng.standard_normal(shape).astype(dtype)

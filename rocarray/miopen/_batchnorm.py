@@ -12,8 +12,9 @@ of channels). The splits are sized so the grid fills the device about once.
 Training forward, channels first, with :data:`PIPE_TRAINING` on (the default), a cooperative
 launch on the device and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says
 where it applies): one launch of the resident blocks (three a multiprocessor on NVIDIA). A
-channel's vectors are cut into items of at most ``PIPE_ITEMS * PIPE_BLOCK`` vectors, and the
-channels go through the blocks ``Q`` at a time, an item a block a step. At step ``s`` a block stores
+channel's vectors are cut into items of at most ``ITEMS * PIPE_BLOCK`` vectors (ITEMS from
+:func:`pipe_shape`), and the channels go through the blocks ``Q`` at a time, an item a block a
+step. At step ``s`` a block stores
 its item (loaded during step ``s - 1``) in shared memory and issues the loads of its next item at
 once; it takes the item's exact mean and M2 (a thread's vectors, the warp's, then the block's
 after one barrier) and publishes them as words tagged with the launch's epoch (a 64-bit store is
@@ -68,10 +69,13 @@ PIPE_BLOCK = 256
 #: Most 16-byte vectors of an item one thread holds, and the steps between an item's statistics
 #: and its normalization (the kernel's template arguments ITEMS and DEPTH; one of
 #: :data:`PIPE_SHAPES`): a block's shared memory holds ``PIPE_DEPTH + 1`` items of
-#: ``PIPE_ITEMS * PIPE_BLOCK`` vectors.
-PIPE_ITEMS, PIPE_DEPTH = 8, 1
+#: ``PIPE_ITEMS * PIPE_BLOCK`` vectors. ``PIPE_ITEMS`` None: each problem takes the ITEMS of
+#: :data:`PIPE_AUTO_ITEMS` (at ``PIPE_DEPTH``) that :func:`pipe_shape` picks.
+PIPE_ITEMS, PIPE_DEPTH = None, 1
+#: The ITEMS :func:`pipe_shape` chooses from (each compiled with ``PIPE_DEPTH``), the preferred first.
+PIPE_AUTO_ITEMS = (8, 7)
 #: The (ITEMS, DEPTH) pairs compiled.
-PIPE_SHAPES = ((8, 1), (6, 2))
+PIPE_SHAPES = ((8, 1), (7, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a
 #: smaller input is re-read from L2 by the two-launch path's normalize pass anyway).
 PIPE_MIN_BYTES = None
@@ -181,14 +185,14 @@ def _raise_on_error_word(device_id, name, message):
             raise RuntimeError(message)
 
 
-def pipe_geometry(shape, layout, dtype, blocks):
+def pipe_geometry(shape, layout, dtype, blocks, items=None):
     """``(sl, splits, Q)`` of the pipeline training forward on ``blocks`` resident blocks, or None
     where it does not apply (:data:`PIPE_TRAINING` off, a channels-last view, no elements, spatial
     runs that are not whole 16-byte vectors, 2^32 vectors or more, a channel whose items would
     need more blocks than there are).
 
     A channel's ``nv`` 16-byte vectors are cut into ``splits`` items of ``sl`` vectors (the last
-    may be short), at most ``PIPE_ITEMS * PIPE_BLOCK`` each; ``Q`` channels go through each step
+    may be short), at most ``items * PIPE_BLOCK`` each (``items``: :data:`PIPE_ITEMS` when None); ``Q`` channels go through each step
     (``Q * splits <= blocks``). The fewest steps, ``ceil(C / Q)``, are taken, and for them the
     most splits (the shortest items).
     """
@@ -198,7 +202,7 @@ def pipe_geometry(shape, layout, dtype, blocks):
             or outer * C * inner // vec >= 1 << 32):  # the kernel's 32-bit vector offsets
         return None
     nv = outer * inner // vec
-    fewest = -(-nv // (PIPE_ITEMS * PIPE_BLOCK))
+    fewest = -(-nv // ((items or PIPE_ITEMS) * PIPE_BLOCK))
     if fewest > blocks:
         return None
     for steps in range(-(-C * fewest // blocks), C + 1):
@@ -210,21 +214,44 @@ def pipe_geometry(shape, layout, dtype, blocks):
     return sl, -(-nv // sl), Q
 
 
-def _pipe_kernel(dtype):
-    return _FAMILY[f"ra_miopen_bn_train_pipe_nchw<{dtypes.ctype(dtype)}, {PIPE_ITEMS}, {PIPE_DEPTH}>"]
+def _pipe_kernel(dtype, items, depth):
+    return _FAMILY[f"ra_miopen_bn_train_pipe_nchw<{dtypes.ctype(dtype)}, {items}, {depth}>"]
 
 
-def _pipe_shared():
-    return (PIPE_DEPTH + 1) * PIPE_ITEMS * PIPE_BLOCK * 16
+def _pipe_shared(items, depth):
+    return (depth + 1) * items * PIPE_BLOCK * 16
 
 
-def pipe_blocks(device_id, dtype):
-    """Blocks of the pipeline kernel resident at once on ``device_id`` with its shared memory
-    (the whole carveout asked for)."""
-    kernel = _pipe_kernel(dtype)
+def pipe_blocks(device_id, dtype, items, depth):
+    """Blocks of the pipeline kernel of shape ``(items, depth)`` resident at once on
+    ``device_id`` with its shared memory (the whole carveout asked for)."""
+    kernel = _pipe_kernel(dtype, items, depth)
     kernel.prefer_carveout(device_id, 100)
-    kernel.allow_shared(device_id, _pipe_shared())
-    return kernel.resident_blocks(device_id, PIPE_BLOCK, _pipe_shared())
+    kernel.allow_shared(device_id, _pipe_shared(items, depth))
+    return kernel.resident_blocks(device_id, PIPE_BLOCK, _pipe_shared(items, depth))
+
+
+def pipe_shape(shape, layout, dtype, blocks_of):
+    """``(items, depth, blocks, sl, splits, Q)`` of the pipeline for one problem, or None where
+    it does not apply. ``blocks_of(items, depth)``: the resident blocks of that kernel shape.
+
+    :data:`PIPE_ITEMS` set: that shape. None: of :data:`PIPE_AUTO_ITEMS`, the one with the least
+    ``steps * ceil(sl / PIPE_BLOCK)``: the vectors the busiest thread loads over the launch, a
+    step taking about as long as its busiest thread (ties: the earlier listed). A heuristic
+    fitted to measurements (docs/performance/miopen.md), not a search: no timing at run time.
+    """
+    best = None
+    for items in ((PIPE_ITEMS,) if PIPE_ITEMS else PIPE_AUTO_ITEMS):
+        blocks = blocks_of(items, PIPE_DEPTH)
+        geo = pipe_geometry(shape, layout, dtype, blocks, items)
+        if geo is None:
+            continue
+        sl, splits, Q = geo
+        C = view_of(shape, layout)[2]
+        cost = -(-C // Q) * -(-sl // PIPE_BLOCK)
+        if best is None or cost < best[0]:
+            best = (cost, (items, PIPE_DEPTH, blocks) + geo)
+    return None if best is None else best[1]
 
 
 def _pipe_plan(x, layout):
@@ -232,11 +259,9 @@ def _pipe_plan(x, layout):
     key = ("miopen.batchnorm.pipe", tuple(x.shape), layout, x.dtype, PIPE_ITEMS, PIPE_DEPTH, dev)
 
     def build():
-        if not _pipe_kernel(x.dtype).cooperative_available(dev):
+        if not _pipe_kernel(x.dtype, PIPE_ITEMS or PIPE_AUTO_ITEMS[0], PIPE_DEPTH).cooperative_available(dev):
             return None
-        blocks = pipe_blocks(dev, x.dtype)
-        geo = pipe_geometry(x.shape, layout, x.dtype, blocks)
-        return None if geo is None else (blocks,) + geo
+        return pipe_shape(x.shape, layout, x.dtype, lambda items, depth: pipe_blocks(dev, x.dtype, items, depth))
     return plans.cache.lookup(key, build)
 
 
@@ -257,10 +282,10 @@ def check_pipe(device_id):
 
 def _training_on_pipe(x, y, geo, weight, bias, running_mean, running_var, momentum, eps, dev):
     """The channels-first training forward in one cooperative launch of
-    ``ra_miopen_bn_train_pipe_nchw`` (``geo``: the blocks and :func:`pipe_geometry`)."""
+    ``ra_miopen_bn_train_pipe_nchw`` (``geo``: :func:`pipe_shape`'s tuple)."""
     cupy = backend.cupy()
     acc = acc_dtype(x.dtype)
-    blocks, sl, splits, Q = geo
+    items, depth, blocks, sl, splits, Q = geo
     N, C = int(x.shape[0]), int(x.shape[1])
     S = x.size // (N * C)
     mean = cupy.empty(C, acc)
@@ -271,13 +296,13 @@ def _training_on_pipe(x, y, geo, weight, bias, running_mean, running_var, moment
                                              lambda cap: 8 * words * cap, PIPE_EPOCH_LIMIT)
     error = workspaces.counters("miopen.batchnorm.pipe_error", 4, dev)
     i64, u32, a = numpy.int64, numpy.uint32, acc.type
-    _pipe_kernel(x.dtype)(
+    _pipe_kernel(x.dtype, items, depth)(
         dev, (blocks,), (x, y, i64(N), i64(C), i64(S), i64(sl), i64(splits), i64(Q),
                          buf[: 8 * words * capacity].view(numpy.uint64), u32(epoch), error[:4].view(u32),
                          i64(PIPE_SPIN_LIMIT),
                          _null(weight), _null(bias), _null(running_mean), _null(running_var), a(momentum), a(eps),
                          mean, invstd),
-        block=PIPE_BLOCK, shared=_pipe_shared(), cooperative=True)
+        block=PIPE_BLOCK, shared=_pipe_shared(items, depth), cooperative=True)
     return y, mean, invstd
 
 

@@ -166,7 +166,7 @@ def test_batchnorm_training_on_the_pipeline(request, monkeypatch, target, shape,
     monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", items)
     monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", depth)
     monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
-    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype: blocks)
+    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype, items, depth: blocks)
     rng = np.random.default_rng(SEED + shape[1])
     C, dt = shape[1], np.dtype(dtype)
     acc = _batchnorm.acc_dtype(dt)
@@ -230,6 +230,36 @@ def test_pipe_geometry_takes_the_fewest_steps(monkeypatch):
             assert splits == -(-nv // sl) or geometry(shp, "NCHW", f32, blocks) is None
 
 
+def test_pipe_shape_picks_the_least_vectors_a_thread(monkeypatch):
+    f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
+    monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", None)
+    monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", 1)
+    monkeypatch.setattr(_batchnorm, "PIPE_AUTO_ITEMS", (8, 7))
+    asked = []
+
+    def blocks_of(items, depth):
+        asked.append((items, depth))
+        return 396
+
+    shape = _batchnorm.pipe_shape
+    # 50,176 vectors a channel: 28 items of exactly 7 x 256 in 19 steps (133) against 26 of
+    # 1,930 (8 a thread for some) in 18 steps (144)
+    assert shape((64, 256, 56, 56), "NCHW", f32, blocks_of) == (7, 1, 396, 1792, 28, 14)
+    assert asked == [(8, 1), (7, 1)]
+    # 64 channels of 200,704 vectors: 16 steps of 8 (128) against 22 steps of 6 (132)
+    assert shape((64, 64, 112, 112), "NCHW", f32, blocks_of) == (8, 1, 396, 2028, 99, 4)
+    # the same geometry either way (5 steps of 1,673-vector items): a tie, the first listed
+    assert shape((64, 128, 56, 56), "NCHW", f16, blocks_of)[0] == 8
+    assert shape((64, 256, 7, 7), "NCHW", f32, blocks_of) is None  # not whole vectors: no shape
+    # one resident block of the 7-shape: only the 8-shape applies
+    assert shape((64, 256, 56, 56), "NCHW", f32, lambda items, depth: 396 if items == 8 else 1)[0] == 8
+    monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", 8)  # forced
+    asked.clear()
+    assert shape((64, 256, 56, 56), "NCHW", f32, blocks_of) == (8, 1, 396, 1930, 26, 15)
+    assert asked == [(8, 1)]
+
+
 @pytest.mark.parametrize("layout,pipe", [("NCHW", False), ("NCHW", True), ("NHWC", False)])
 def test_batchnorm_statistics_of_a_large_mean(emulated_device, monkeypatch, layout, pipe):
     # float32 data 1000 standard deviations from zero: the per-group means and the pairwise
@@ -241,7 +271,7 @@ def test_batchnorm_statistics_of_a_large_mean(emulated_device, monkeypatch, layo
     monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", 6)
     monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", 2)
     monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
-    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype: 6)
+    monkeypatch.setattr(_batchnorm, "pipe_blocks", lambda device_id, dtype, items, depth: 6)
     x = (1000.0 + rng.standard_normal(shape)).astype(np.float32)
     y, mean, invstd = miopen.batchnorm_forward_training(emulated_device.array(x), None, None, None, None, 0.1, 1e-5,
                                                         layout=layout)

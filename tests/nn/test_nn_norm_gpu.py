@@ -347,15 +347,15 @@ def test_batch_norm_training_of_a_misaligned_input_takes_the_two_launch_path(rng
 
 
 # The channels-first training forward on the pipeline of resident blocks (PIPE_TRAINING), any
-# input size (PIPE_MIN_BYTES 0): the bench's problem (26 items a channel); channels of 34,560 in one
-# step; 37 odd channels with runs of 2632; N = 1; channels of 401,408 float32 (49 items, 8 channels
-# a step on three blocks a multiprocessor); an odd plane (runs of 330 vectors, items straddling
-# them).
+# input size (PIPE_MIN_BYTES 0): the bench's problem (26 items a channel at 8 vectors a thread,
+# 28 at 7); channels of 34,560 in one step; 37 odd channels with runs of 2632; N = 1; channels of
+# 401,408 float32 (49 items, 8 channels a step on three blocks a multiprocessor); an odd plane
+# (runs of 330 vectors, items straddling them).
 BN_PIPE_CASES = [(64, 256, 56, 56), (9, 3, 60, 64), (13, 37, 47, 56), (1, 3, 300, 512), (32, 20, 112, 112),
                  (5, 11, 33, 40)]
 
 
-@pytest.mark.parametrize("items,depth", [(8, 1), (6, 2)])
+@pytest.mark.parametrize("items,depth", [(8, 1), (7, 1), (6, 2), (None, 1)])  # None: the shape pipe_shape picks
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", BN_PIPE_CASES)
 def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype, items, depth):
@@ -366,13 +366,14 @@ def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype, ite
 
     device = cupy.cuda.runtime.getDevice()
     dt = _dtype(dtype)
-    if not _batchnorm._pipe_kernel(dt).cooperative_available(device):
+    if not _batchnorm._pipe_kernel(dt, items or 8, depth).cooperative_available(device):
         pytest.skip("no cooperative launch on this device")
     monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
     monkeypatch.setattr(_batchnorm, "PIPE_MIN_BYTES", 0)
     monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", items)
     monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", depth)
-    assert _batchnorm.pipe_geometry(shape, "NCHW", dt, _batchnorm.pipe_blocks(device, dt)) is not None
+    picked = _batchnorm.pipe_shape(shape, "NCHW", dt, lambda i, d: _batchnorm.pipe_blocks(device, dt, i, d))
+    assert picked is not None and (items is None or picked[:2] == (items, depth))
     C = shape[1]
     x, w, b, rm0, rv0 = _training_inputs(rng, shape, dt)
     runs = []
@@ -384,7 +385,8 @@ def test_batch_norm_training_on_the_pipeline(rng, monkeypatch, shape, dtype, ite
             _batchnorm.check_pipe(device)
             assert y is out
             runs.append((y, mean, invstd, rm, rv))
-    assert names and all("train_pipe" in n for n in names), names
+    assert names and all(n.endswith(f", {picked[0]}, {picked[1]}>") for n in names if "train_pipe" in n), names
+    assert all("train_pipe" in n for n in names), names
     for first, again in zip(*runs):
         assert cupy.asnumpy(first).tobytes() == cupy.asnumpy(again).tobytes()
     x64 = x.astype(cupy.float64)
