@@ -38,7 +38,7 @@ def _median_ms(fn, repeat=7, calls=10):
 
 
 def main(argv):
-    dtype = numpy.dtype(next((a for a in argv if a.startswith(("float", "bfloat"))), "float32"))
+    dtype = numpy.dtype(next((a for a in argv if a.startswith("float")), "float32"))
     problems = [a for a in argv if "x" in a and a[0].isdigit()] or list(PROBLEMS)
     try:
         import torch
@@ -50,8 +50,8 @@ def main(argv):
         shape = tuple(int(v) for v in text.split("x"))
         C = shape[1]
         x = cupy.random.RandomState(1).standard_normal(shape, dtype=numpy.float32).astype(dtype)
-        rm, rv = cupy.zeros(C, numpy.float32), cupy.ones(C, numpy.float32)
-        w, b = cupy.ones(C, numpy.float32), cupy.zeros(C, numpy.float32)
+        acc = _batchnorm.acc_dtype(dtype)
+        rm, rv, w, b = cupy.zeros(C, acc), cupy.ones(C, acc), cupy.ones(C, acc), cupy.zeros(C, acc)
         gbytes = 2 * x.nbytes / 1e9
         results = {}
         for _ in range(2):
@@ -70,10 +70,9 @@ def main(argv):
                 name = f"auto=({geo[0]},{geo[1]})"
             best = min(ms)
             line += f" | {name} {steps:>9s} {best * 1e3:5.0f} us {gbytes / best:5.2f} TB/s"
-        if torch is not None and dtype != numpy.dtype("bfloat16"):
+        if torch is not None:
             xt = torch.as_tensor(x, device="cuda")
-            trm, trv = torch.zeros(C, device="cuda"), torch.ones(C, device="cuda")
-            tw, tb = torch.ones(C, device="cuda"), torch.zeros(C, device="cuda")
+            trm, trv, tw, tb = (torch.as_tensor(v, device="cuda") for v in (rm.copy(), rv.copy(), w, b))
             ms = _median_ms(lambda: torch.nn.functional.batch_norm(xt, trm, trv, tw, tb, True))
             line += f" | cuDNN {ms * 1e3:6.0f} us"
         print(line)

@@ -73,7 +73,10 @@ PIPE_BLOCK = 256
 #: :data:`PIPE_AUTO_ITEMS` (at ``PIPE_DEPTH``) that :func:`pipe_shape` picks.
 PIPE_ITEMS, PIPE_DEPTH = None, 1
 #: The ITEMS :func:`pipe_shape` chooses from (each compiled with ``PIPE_DEPTH``), the preferred first.
-PIPE_AUTO_ITEMS = (8, 7)
+PIPE_AUTO_ITEMS = (7, 8)
+#: :func:`pipe_shape` passes over a preferred ITEMS whose geometry takes more than this many times
+#: the fewest steps of :data:`PIPE_AUTO_ITEMS`.
+PIPE_AUTO_STEPS = 1.25
 #: The (ITEMS, DEPTH) pairs compiled.
 PIPE_SHAPES = ((8, 1), (7, 1), (6, 2))
 #: The pipeline applies to inputs of at least this many bytes; None: the device's L2 size (a
@@ -235,23 +238,22 @@ def pipe_shape(shape, layout, dtype, blocks_of):
     """``(items, depth, blocks, sl, splits, Q)`` of the pipeline for one problem, or None where
     it does not apply. ``blocks_of(items, depth)``: the resident blocks of that kernel shape.
 
-    :data:`PIPE_ITEMS` set: that shape. None: of :data:`PIPE_AUTO_ITEMS`, the one with the least
-    ``steps * ceil(sl / PIPE_BLOCK)``: the vectors the busiest thread loads over the launch, a
-    step taking about as long as its busiest thread (ties: the earlier listed). A heuristic
-    fitted to measurements (docs/performance/miopen.md), not a search: no timing at run time.
+    :data:`PIPE_ITEMS` set: that shape. None: the first of :data:`PIPE_AUTO_ITEMS` that applies and
+    takes at most :data:`PIPE_AUTO_STEPS` times the fewest steps any of them takes (a step of
+    smaller items is shorter, but every step pays the round trip of the channel's partials). A
+    rule fitted to measurements (docs/performance/miopen.md), not a search: no timing at run time.
     """
-    best = None
+    C = view_of(shape, layout)[2]
+    found = []
     for items in ((PIPE_ITEMS,) if PIPE_ITEMS else PIPE_AUTO_ITEMS):
         blocks = blocks_of(items, PIPE_DEPTH)
         geo = pipe_geometry(shape, layout, dtype, blocks, items)
-        if geo is None:
-            continue
-        sl, splits, Q = geo
-        C = view_of(shape, layout)[2]
-        cost = -(-C // Q) * -(-sl // PIPE_BLOCK)
-        if best is None or cost < best[0]:
-            best = (cost, (items, PIPE_DEPTH, blocks) + geo)
-    return None if best is None else best[1]
+        if geo is not None:
+            found.append((-(-C // geo[2]), (items, PIPE_DEPTH, blocks) + geo))
+    if not found:
+        return None
+    fewest = min(steps for steps, _ in found)
+    return next(picked for steps, picked in found if steps <= PIPE_AUTO_STEPS * fewest)
 
 
 def _pipe_plan(x, layout):

@@ -230,12 +230,13 @@ def test_pipe_geometry_takes_the_fewest_steps(monkeypatch):
             assert splits == -(-nv // sl) or geometry(shp, "NCHW", f32, blocks) is None
 
 
-def test_pipe_shape_picks_the_least_vectors_a_thread(monkeypatch):
-    f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
+def test_pipe_shape_prefers_items_of_seven_unless_they_take_many_more_steps(monkeypatch):
+    f32, f16, f64 = np.dtype(np.float32), np.dtype(np.float16), np.dtype(np.float64)
     monkeypatch.setattr(_batchnorm, "PIPE_TRAINING", True)
     monkeypatch.setattr(_batchnorm, "PIPE_ITEMS", None)
     monkeypatch.setattr(_batchnorm, "PIPE_DEPTH", 1)
-    monkeypatch.setattr(_batchnorm, "PIPE_AUTO_ITEMS", (8, 7))
+    monkeypatch.setattr(_batchnorm, "PIPE_AUTO_ITEMS", (7, 8))
+    monkeypatch.setattr(_batchnorm, "PIPE_AUTO_STEPS", 1.25)
     asked = []
 
     def blocks_of(items, depth):
@@ -243,14 +244,17 @@ def test_pipe_shape_picks_the_least_vectors_a_thread(monkeypatch):
         return 396
 
     shape = _batchnorm.pipe_shape
-    # 50,176 vectors a channel: 28 items of exactly 7 x 256 in 19 steps (133) against 26 of
-    # 1,930 (8 a thread for some) in 18 steps (144)
+    # 50,176 vectors a channel: 28 items of exactly 7 x 256 in 19 steps, against 18 steps of 8
     assert shape((64, 256, 56, 56), "NCHW", f32, blocks_of) == (7, 1, 396, 1792, 28, 14)
-    assert asked == [(8, 1), (7, 1)]
-    # 64 channels of 200,704 vectors: 16 steps of 8 (128) against 22 steps of 6 (132)
+    assert asked == [(7, 1), (8, 1)]
+    # 64 channels of 200,704 vectors: 22 steps of 7 against 16 of 8 (more than 1.25 times)
     assert shape((64, 64, 112, 112), "NCHW", f32, blocks_of) == (8, 1, 396, 2028, 99, 4)
-    # the same geometry either way (5 steps of 1,673-vector items): a tie, the first listed
-    assert shape((64, 128, 56, 56), "NCHW", f16, blocks_of)[0] == 8
+    # half the vectors: 10 steps against 8, exactly 1.25 times: still 7
+    assert shape((64, 64, 112, 112), "NCHW", f16, blocks_of)[:2] == (7, 1)
+    # twice the vectors: 64 steps of one channel against 32 of two
+    assert shape((64, 64, 112, 112), "NCHW", f64, blocks_of)[:2] == (8, 1)
+    monkeypatch.setattr(_batchnorm, "PIPE_AUTO_STEPS", 1.2)
+    assert shape((64, 64, 112, 112), "NCHW", f16, blocks_of)[:2] == (8, 1)
     assert shape((64, 256, 7, 7), "NCHW", f32, blocks_of) is None  # not whole vectors: no shape
     # one resident block of the 7-shape: only the 8-shape applies
     assert shape((64, 256, 56, 56), "NCHW", f32, lambda items, depth: 396 if items == 8 else 1)[0] == 8
