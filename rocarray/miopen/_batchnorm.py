@@ -9,20 +9,19 @@ view in either layout. One grid serves every kernel of a call: channels first, a
 (channel, split of its ``N * S`` elements); channels last, a block per (split of the rows, tile
 of channels). The splits are sized so the grid fills the device about once.
 
-Training forward, channels first, with :data:`PIPE_TRAINING` on (the default), a cooperative
-launch on the device and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says
-where it applies): one launch of the resident blocks (three a multiprocessor on NVIDIA). A
-channel's vectors are cut into items of at most ``ITEMS * PIPE_BLOCK`` vectors (ITEMS from
-:func:`pipe_shape`), and the channels go through the blocks ``Q`` at a time, an item a block a
-step. At step ``s`` a block stores
-its item (loaded during step ``s - 1``) in shared memory and issues the loads of its next item at
-once; it takes the item's exact mean and M2 (a thread's vectors, the warp's, then the block's
-after one barrier) and publishes them as words tagged with the launch's epoch (a 64-bit store is
-atomic: a reader that sees the epoch has the value, so no flag and no fence); then it reads the
-partials of step ``s - PIPE_DEPTH``'s channel (published that many steps earlier: one round trip),
-merges them in a fixed order (every block the same bits) and normalizes that item from shared
-memory into the output. So the input is read once, and each block's next loads are in flight while it waits and
-writes. The waits are bounded (:func:`check_pipe` reads the error word).
+Training forward, channels first, with :data:`PIPE_TRAINING` on (the default), a cooperative launch
+on the device and an input of at least :data:`PIPE_MIN_BYTES` (:func:`pipe_geometry` says where it
+applies): one launch of the resident blocks (three a multiprocessor on NVIDIA). A channel's vectors
+are cut into items of at most ``ITEMS * PIPE_BLOCK`` vectors (ITEMS from :func:`pipe_shape`), and
+the channels go through the blocks ``Q`` at a time, an item a block a step. At step ``s`` a block
+stores its item (loaded during step ``s - 1``) in shared memory and issues the loads of its next
+item at once; it takes the item's exact mean and M2 (a thread's vectors, the warp's, then the
+block's after one barrier) and publishes them as words tagged with the launch's epoch (a 64-bit
+store is atomic: a reader that sees the epoch has the value, so no flag and no fence); then it
+reads the partials of step ``s - PIPE_DEPTH``'s channel (published that many steps earlier: one
+round trip), merges them in a fixed order (every block the same bits) and normalizes that item from
+shared memory into the output. So the input is read once, and each block's next loads are in flight
+while it waits and writes. The waits are bounded (:func:`check_pipe` reads the error word).
 
 Otherwise (channels last, a smaller input, a view the pipeline does not take), two launches. The
 statistics kernel reads the input once (each thread keeps a ring of loads in flight and folds them
@@ -195,7 +194,8 @@ def pipe_geometry(shape, layout, dtype, blocks, items=None):
     need more blocks than there are).
 
     A channel's ``nv`` 16-byte vectors are cut into ``splits`` items of ``sl`` vectors (the last
-    may be short), at most ``items * PIPE_BLOCK`` each (``items``: :data:`PIPE_ITEMS` when None); ``Q`` channels go through each step
+    may be short), at most ``items * PIPE_BLOCK`` each (``items`` None: :data:`PIPE_ITEMS`, or the
+    first of :data:`PIPE_AUTO_ITEMS`); ``Q`` channels go through each step
     (``Q * splits <= blocks``). The fewest steps, ``ceil(C / Q)``, are taken, and for them the
     most splits (the shortest items).
     """
@@ -205,7 +205,7 @@ def pipe_geometry(shape, layout, dtype, blocks, items=None):
             or outer * C * inner // vec >= 1 << 32):  # the kernel's 32-bit vector offsets
         return None
     nv = outer * inner // vec
-    fewest = -(-nv // ((items or PIPE_ITEMS) * PIPE_BLOCK))
+    fewest = -(-nv // ((items or PIPE_ITEMS or PIPE_AUTO_ITEMS[0]) * PIPE_BLOCK))
     if fewest > blocks:
         return None
     for steps in range(-(-C * fewest // blocks), C + 1):
