@@ -20,21 +20,19 @@ import numpy
 import rocarray as ra
 from rocarray.miopen import _batchnorm
 
+from linalg_profile import median_ms  # this script's folder is on the path
+
 PROBLEMS = ("64x256x56x56", "64x64x112x112", "64x128x56x56", "64x512x28x28", "128x1024x14x14", "128x256x28x28")
 
 
 def _median_ms(fn, repeat=7, calls=10):
+    """One call's time: the median of ``repeat`` timings of ``calls`` calls queued back to back."""
     fn()
-    times = []
-    for _ in range(repeat):
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record()
+
+    def batch():
         for _ in range(calls):
             fn()
-        end.record()
-        end.synchronize()
-        times.append(cupy.cuda.get_elapsed_time(start, end) / calls)
-    return float(numpy.median(times))
+    return median_ms(cupy, batch, repeat) / calls
 
 
 def main(argv):
