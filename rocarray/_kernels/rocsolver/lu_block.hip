@@ -630,6 +630,329 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wi
 }
 
 // ---------------------------------------------------------------------------------------------
+// ra_rocsolver_getrf_block_label<T, N, SOLVE>: getrf_block_wide's factorization and solve (the
+// same layout, pivots and operations on every element, so the same bits) with rows that never
+// move between threads. Each register row of a thread carries a label: the position of the row it
+// holds in the row order of the elimination (LAPACK's rows after the interchanges so far). The
+// interchange of rows j and p exchanges two labels (every thread compares its MR labels with j and
+// p) instead of moving 2 (MC - b) elements a thread column through shuffles and selects, so a step
+// is: the pivot warp's search over the slots labelled j .. n - 1 (magnitude, then lowest label;
+// the slot travels with the label in one key), one barrier, the pivot row's elements of each
+// warp's columns broadcast from the slot that holds it (a uniform branch on its register row), the
+// multipliers from shared memory and the rank-1 update of the slots labelled past j. The rows'
+// compile-time pruning (register rows above row j) is gone: a slot's label says whether it is
+// live. Padding slots (rows n .. N - 1) carry label -1 and never take part. At the end the rows
+// go to shared memory by label: the factors (then copied out coalesced) or, with SOLVE, U and
+// y = L^-1 P B for getrf_block's back substitution.
+// ---------------------------------------------------------------------------------------------
+// The order key of a magnitude (|x|, or |re| + |im|: non-negative or NaN): its bits plus one, so
+// that keys compare as the magnitudes do, 0 for NaN (never a pivot) and for "no candidate".
+RA_DEVICE ra_u32 ra_lub_mkey(float m) {
+    const ra_u32 u = __float_as_uint(m);
+    return u > 0x7f800000u ? 0u : u + 1u;
+}
+RA_DEVICE unsigned long long ra_lub_mkey(double m) {
+    const unsigned long long u = (unsigned long long)__double_as_longlong(m);
+    return u > 0x7ff0000000000000ull ? 0ull : u + 1ull;
+}
+// The key of the least normal magnitude (LAPACK's sfmin): pivots from there on scale by their
+// reciprocal.
+RA_DEVICE ra_u32 ra_lub_mkey_sfmin(float) { return 0x00800000u + 1u; }
+RA_DEVICE unsigned long long ra_lub_mkey_sfmin(double) { return 0x0010000000000000ull + 1ull; }
+
+// (mk, key) := the warp's best candidate (largest magnitude key, then lowest row key; rows are
+// unique, "none" is (0, RA_LU_BLOCK_NO_ROW)), in every lane. On NVIDIA from sm_80 by redux.sync,
+// off the shuffle unit; elsewhere by xor rounds. Integer compares only.
+template <typename K> RA_DEVICE void ra_lub_warp_argmax(K& mk, int& key);
+template <> RA_DEVICE void ra_lub_warp_argmax<ra_u32>(ra_u32& mk, int& key) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const ra_u32 top = ra_warp_max_u32(mk);
+    key = (int)ra_warp_min_u32(mk == top ? (ra_u32)key : (ra_u32)RA_LU_BLOCK_NO_ROW);
+    mk = top;
+#else
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
+        const ra_u32 m2 = ra_shfl_xor(mk, m);
+        const int k2 = ra_shfl_xor(key, m);
+        if (m2 > mk || (m2 == mk && k2 < key)) {
+            mk = m2;
+            key = k2;
+        }
+    }
+#endif
+}
+template <> RA_DEVICE void ra_lub_warp_argmax<unsigned long long>(unsigned long long& mk, int& key) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const ra_u32 mh = (ra_u32)(mk >> 32), ml = (ra_u32)mk;
+    const ra_u32 hi = ra_warp_max_u32(mh);
+    const ra_u32 lo = ra_warp_max_u32(mh == hi ? ml : 0u);
+    key = (int)ra_warp_min_u32(mh == hi && ml == lo ? (ra_u32)key : (ra_u32)RA_LU_BLOCK_NO_ROW);
+    mk = ((unsigned long long)hi << 32) | lo;
+#else
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
+        const unsigned long long m2 = ra_shfl_xor(mk, m);
+        const int k2 = ra_shfl_xor(key, m);
+        if (m2 > mk || (m2 == mk && k2 < key)) {
+            mk = m2;
+            key = k2;
+        }
+    }
+#endif
+}
+
+template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool LOOK>
+RA_DEVICE void ra_lub_getrf_label(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    typedef typename ra_lub_real<T>::type R;
+    constexpr int THREADS = SR * SC;
+    constexpr int N = MR * SR;                // rows and columns of the register tile
+    constexpr int MC = SOLVE ? MA + 1 : MA;   // register columns: the matrix's, then B's
+    static_assert(MA * SC == N, "the register tile covers a square");
+    static_assert(SR == RA_WARP_SIZE, "a thread column is one warp");
+    static_assert(SC % 2 == 0, "t has the parity of j");
+    __shared__ T lbuf[2][N];                  // column j as the pivot warp leaves it, by slot
+    __shared__ T spiv[2];                     // the pivot's reciprocal
+    __shared__ int pbuf[2][3];                // p, the pivot's kind (RA_LU_BLOCK_PIVOT_*), its slot
+    __shared__ __align__(16) T urow[SC][MC + 1];   // each warp's columns of the pivot row
+    const ra_i64 mat = blockIdx.x;
+    const int tid = threadIdx.x;
+    const int tr = tid % SR, tc = tid / SR;   // lane, warp
+    const int ld = n + 1;
+    T* sA = ra_lub_shared<T>();
+    const T zero = ra_lub_zero<T>();
+
+    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
+    __syncthreads();
+    T v[MR][MC];
+    int lab[MR];   // the position of the row in register row a; -1: padding
+#pragma unroll
+    for (int a = 0; a < MR; ++a) {
+        const int row = a * SR + tr;
+        lab[a] = row < n ? row : -1;
+#pragma unroll
+        for (int c = 0; c < MA; ++c) {
+            const int col = c * SC + tc;
+            v[a][c] = row < n && col < n ? sA[row + col * ld] : zero;
+        }
+        if (SOLVE) v[a][MC - 1] = row < n && tc < nrhs ? B[mat * b_bs + row * b_rs + tc * b_cs] : zero;
+    }
+
+    // A: the pivot of column jj (register column cb of warp tc: a compile-time index once
+    // inlined), published into buffer pp by the warp that holds it. Two independent chains over
+    // the register rows, then merged; the key is label * N + slot, so "larger, then lower key"
+    // is LAPACK's first largest row (NaN never wins; slots labelled below jj and padding take
+    // part as (-1, no row), which never wins either)
+    auto search = [&](const int cb, const int jj, const int pp) {
+        typedef decltype(ra_lub_mkey(R(0))) K;
+        K best = 0, best2 = 0;
+        int key = RA_LU_BLOCK_NO_ROW, key2 = RA_LU_BLOCK_NO_ROW;
+        T bval = zero, bval2 = zero;
+#pragma unroll
+        for (int a = 0; a < MR; ++a) {
+            const K m = lab[a] >= jj ? ra_lub_mkey(ra_lub_abs1(v[a][cb])) : K(0);
+            const int k = m != 0 ? lab[a] * N + a * SR + tr : RA_LU_BLOCK_NO_ROW;
+            K& bm = a % 2 == 0 ? best : best2;
+            int& bk = a % 2 == 0 ? key : key2;
+            T& bv = a % 2 == 0 ? bval : bval2;
+            if (m > bm || (m == bm && k < bk)) {
+                bm = m;
+                bk = k;
+                bv = v[a][cb];
+            }
+        }
+        if (best2 > best || (best2 == best && key2 < key)) {
+            best = best2;
+            key = key2;
+            bval = bval2;
+        }
+        const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
+        ra_lub_warp_argmax(best, key);
+        int p, ps, kind, writer;
+        T piv = zero;   // (needed only to divide)
+        if (key != RA_LU_BLOCK_NO_ROW) {
+            p = key / N;
+            ps = key % N;
+            writer = ps % SR;
+            kind = best == 1 ? RA_LU_BLOCK_PIVOT_ZERO
+                   : best >= ra_lub_mkey_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP : RA_LU_BLOCK_PIVOT_DIVIDE;
+            if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) piv = ra_shfl(bval, writer);
+        } else {
+            // only NaN at and below row jj: row jj stays the pivot row (its value divides)
+            int aj = -1;
+#pragma unroll
+            for (int a = 0; a < MR; ++a)
+                if (lab[a] == jj) aj = a;
+            T x = v[0][cb];
+#pragma unroll
+            for (int a = 1; a < MR; ++a)
+                if (aj == a) x = v[a][cb];
+            writer = (int)__ffsll((long long)ra_ballot(aj >= 0)) - 1;
+            p = jj;
+            ps = ra_shfl(aj, writer) * SR + writer;
+            piv = ra_shfl(x, writer);
+            kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
+                   : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP : RA_LU_BLOCK_PIVOT_DIVIDE;
+        }
+#pragma unroll
+        for (int a = 0; a < MR; ++a) {
+            T x = v[a][cb];
+            if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) {
+                // the rows below jj after the interchange: labels past jj but p, and jj's (-> p)
+                const bool below = (lab[a] > jj && lab[a] != p) || (lab[a] == jj && p != jj);
+                if (below) x = ra_lub_div(x, piv);
+            }
+            lbuf[pp][a * SR + tr] = x;
+        }
+        // the lane that holds the pivot publishes it: its reciprocal is its own candidate's
+        if (tr == writer) {
+            pbuf[pp][0] = p;
+            pbuf[pp][1] = kind;
+            pbuf[pp][2] = ps;
+            spiv[pp] = rloc;   // (read only with RA_LU_BLOCK_PIVOT_RECIP)
+            if (!SOLVE) ipiv[mat * strideP + jj] = p + 1;
+        }
+    };
+
+    int bad = 0;  // info
+#pragma unroll
+    for (int b = 0; b < MA; ++b) {
+        for (int t = 0; t < SC; ++t) {
+            const int j = b * SC + t;
+            if (j >= n) break;
+            const int par = t & 1;
+            // (with LOOK, past the first step the previous step's look-ahead searched column j)
+            if ((!LOOK || j == 0) && tc == t) search(b, j, par);
+            __syncthreads();
+            const int p = pbuf[par][0];
+            const int kind = pbuf[par][1];
+            const int ps = pbuf[par][2];
+            const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
+            if (is_zero && bad == 0) bad = j + 1;
+            // B: the interchange (labels only), then the pivot row of this warp's columns c >= b
+            // from the lane and register row that hold it (ap is the block's: a uniform branch)
+            bool live[MR];
+#pragma unroll
+            for (int a = 0; a < MR; ++a) {
+                const int l0 = lab[a];
+                lab[a] = l0 == j ? p : (l0 == p ? j : l0);
+                live[a] = lab[a] > j;
+            }
+            const int ap = ps / SR, tp = ps % SR;
+            // the pivot row's elements of this warp's register columns c >= b to shared memory,
+            // by the lane that holds it (ap is the block's: a uniform branch); only this warp
+            // reads them, and it rewrites them only after the next barrier
+            if (tr == tp) {
+#pragma unroll
+                for (int a = 0; a < MR; ++a) {
+                    if (a == ap) {
+#pragma unroll
+                        for (int c = b; c < MC; ++c) urow[tc][c] = v[a][c];
+                    }
+                }
+            }
+            ra_warp_sync();
+            // C: the multipliers (thread column t keeps them as column j; the pivot's slot keeps
+            // the pivot) and, unless the pivot is zero, the rank-1 update right of column j
+            const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
+            const T rpiv = spiv[par];
+            T l[MR];
+#pragma unroll
+            for (int a = 0; a < MR; ++a) {
+                const T x = lbuf[par][a * SR + tr];
+                l[a] = by_recip ? ra_lub_mul(x, rpiv) : x;
+                if (tc == t && live[a]) v[a][b] = l[a];
+            }
+            // register columns lo .. hi - 1 but skip
+            auto update = [&](const int lo, const int hi, const int skip) {
+                if (is_zero) return;
+#pragma unroll
+                for (int c = lo; c < hi; ++c) {
+                    if (c != skip && (c > b || c * SC + tc > j)) {
+                        const T uc = urow[tc][c];
+#pragma unroll
+                        for (int a = 0; a < MR; ++a)
+                            if (live[a]) v[a][c] = ra_lub_fms(l[a], uc, v[a][c]);
+                    }
+                }
+            };
+            // with LOOK the warp holding column j + 1 (register column b of warp t + 1, or b + 1
+            // of warp 0) brings that register column up to date first, searches and publishes
+            // column j + 1's pivot into the other buffers (every thread read them before this
+            // step's barrier), then updates the rest: the same operations on every element, in
+            // order
+            if (LOOK && j + 1 < n && t + 1 < SC && tc == t + 1) {
+                update(b, b + 1, -1);
+                search(b, j + 1, par ^ 1);
+                update(b + 1, MC, -1);
+            } else if (LOOK && b + 1 < MA && j + 1 < n && t + 1 == SC && tc == 0) {
+                const int c1 = b + 1 < MA ? b + 1 : b;
+                update(c1, c1 + 1, -1);
+                search(c1, j + 1, par ^ 1);
+                update(b, MC, c1);
+            } else {
+                update(b, MC, -1);
+            }
+        }
+    }
+    if (tid == 0) info[mat] = bad;
+
+    if (!SOLVE) {
+        // the rows by label into the staged copy (whose reads ended before the first barrier),
+        // then out column by column
+#pragma unroll
+        for (int a = 0; a < MR; ++a) {
+            const int row = lab[a];
+            if (row >= 0) {
+#pragma unroll
+                for (int c = 0; c < MA; ++c) {
+                    const int col = c * SC + tc;
+                    if (col < n) sA[row + col * ld] = v[a][c];
+                }
+            }
+        }
+        __syncthreads();
+        T* f = F + mat * strideF;
+        for (int e = tid; e < n * n; e += THREADS) {
+            const int row = e % n, col = e / n;
+            f[row + (ra_i64)col * ldf] = sA[row + col * ld];
+        }
+        return;
+    }
+
+    // U and y = L^-1 P B to shared memory by label, then getrf_block's back substitution
+    T* sY = sA + (ra_i64)ld * n;
+    const int ldu = ra_shfl(ld, 0);
+#pragma unroll
+    for (int a = 0; a < MR; ++a) {
+        const int row = lab[a];
+        if (row >= 0) {
+#pragma unroll
+            for (int c = 0; c < MA; ++c) {
+                const int col = c * SC + tc;
+                if (col < n && col >= row) sA[row + col * ldu] = v[a][c];
+            }
+            if (tc < nrhs) sY[row + tc * n] = v[a][MC - 1];
+        }
+    }
+    __syncthreads();
+    ra_lub_back_substitute<T, N, THREADS>(n, nrhs, sA, ld, sY, n, X + mat * x_bs, x_rs, x_cs);
+}
+
+// getrf_block_wide's layout with labelled rows (see above)
+template <typename T, int N, bool SOLVE, bool LOOK>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_label(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
+    ra_lub_getrf_label<T, SR, SC, N / SR, N / SC, SOLVE, LOOK>(
+        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
+}
+
+// ---------------------------------------------------------------------------------------------
 // ra_rocsolver_getrf_panel<T, N, SOLVE>: getrf_block's factorization and solve (the same pivots,
 // the same operations on every element in the same order, so the same bits) for n <= N, by
 // panels of NB columns with the matrix in shared memory and one warp factoring the panels.
