@@ -103,10 +103,6 @@ WIDE_FACTOR = True
 #: true>``): the warp holding column j + 1 interchanges and updates that column first and searches
 #: its pivot before the rest of its update (the same bits). False: the plain step, the way back.
 WIDE_LOOKAHEAD = False
-#: Whether the wide kernel's layout takes labelled rows (``ra_rocsolver_getrf_block_label<T, N,
-#: SOLVE, LOOK>``: an interchange exchanges two labels instead of moving rows; the same bits).
-#: False: ``getrf_block_wide`` (the way back). :data:`WIDE_LOOKAHEAD` applies to both.
-WIDE_LABELS = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -122,15 +118,12 @@ def kernel_name(dtype, tile, solve, one_barrier=None):
     return f"{base}<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
-def wide_kernel_name(dtype, solve, lookahead=None, labels=None):
+def wide_kernel_name(dtype, solve, lookahead=None):
     """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true, false>'``;
-    ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True names the look-ahead step, ``labels``
-    (default :data:`WIDE_LABELS`) True the labelled-row kernel."""
-    labels = WIDE_LABELS if labels is None else labels
+    ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True names the look-ahead step."""
     lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
     flags = ", ".join("true" if f else "false" for f in (solve, lookahead))
-    base = "ra_rocsolver_getrf_block_label" if labels else "ra_rocsolver_getrf_block_wide"
-    return f"{base}<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
+    return f"ra_rocsolver_getrf_block_wide<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
 
 
 def panel_kernel_name(dtype, solve):
@@ -144,8 +137,7 @@ def instantiations():
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
-    names += [wide_kernel_name(d, s, look, labels) for d in WIDE_DTYPES for s in (False, True)
-              for look in (False, True) for labels in (False, True)]
+    names += [wide_kernel_name(d, s, look) for d in WIDE_DTYPES for s in (False, True) for look in (False, True)]
     return sorted(names)
 
 
