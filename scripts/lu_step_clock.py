@@ -1,0 +1,121 @@
+"""Where one elimination step of the batched register-tile LU goes, in SM clock cycles.
+
+For docs/performance/rocsolver.md. The bench stack (10^4 float64 systems of order 128, one
+right-hand side) is solved once by ``getrf_block_wide`` compiled from an instrumented copy of
+``lu_block.hip`` (the package's file is not touched: the copy reaches the compiler through a
+patched ``rocarray._core.compile.read_text``, and the binary cache keys it apart). In one block
+(matrix 2000, mid-launch), lane 0 of the warps on the step's chain stores ``clock64()``:
+
+* the pivot warp of step j when its search starts, after its xor rounds, after the winner's
+  shuffles, and when it arrives at the barrier;
+* the pivot warp of step j + 1 once it has left that barrier and read p, once it knows which
+  register row holds row p, and once its interchange is done.
+
+    python scripts/lu_step_clock.py
+
+Prints the medians of each phase over four ranges of steps and the instrumented call's time
+(the clock stores cost a few percent). The X of the instrumented kernel is compared with the
+plain kernel's bit for bit.
+"""
+
+import sys
+
+import numpy
+
+from rocarray._core import backend, compile as _compile
+from rocarray.rocsolver import _lu_block
+
+SOURCE = "rocsolver/lu_block.hip"
+BLOCK = 2000
+MARKS = 8
+
+_HEADER = f"""
+#define RA_STEP_CLOCK_ON (blockIdx.x == {BLOCK} && (threadIdx.x % RA_WARP_SIZE) == 0)
+#define RA_STEP_CLOCK(k, w, dep) do {{ if (RA_STEP_CLOCK_ON && (int)(threadIdx.x / RA_WARP_SIZE) == (w) && (dep)) \\
+    ((long long*)F)[{MARKS} * j + (k)] = clock64(); }} while (0)
+"""
+
+
+def _instrumented(text):
+    """lu_block.hip with the clock marks in ra_lub_getrf's step (the wide kernel's body)."""
+    def last(anchor, replacement):
+        nonlocal text
+        at = text.rindex(anchor, 0, text.index("ra_rocsolver_getrf_block("))
+        text = text[:at] + replacement + text[at + len(anchor):]
+
+    search = "if ((!LOOK || j == 0) && ra_warp_id() == t * SR / RA_WARP_SIZE) {"
+    last(search, search + "\n                RA_STEP_CLOCK(0, t, true);")
+    winner = "                const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? tj : brow % SR);"
+    last(winner, "                RA_STEP_CLOCK(1, t, brow != -5);\n" + winner)
+    rwin = "                const T rwin = ra_shfl(rloc, from);"
+    last(rwin, rwin + "\n                RA_STEP_CLOCK(2, t, ra_lub_abs1(rwin) != -7);")
+    # (the mark after the barrier waits for p, read there: a clock read alone may be scheduled
+    # above the barrier)
+    barrier = "            __syncthreads();\n            const int p = pbuf[par][0];"
+    last(barrier, "            RA_STEP_CLOCK(3, t, true);\n            __syncthreads();\n"
+                  "            const int p = pbuf[par][0];\n            RA_STEP_CLOCK(4, (t + 1) % SC, p != -9);")
+    p_read = "            const int tp = p % SR, ap = p / SR;"
+    last(p_read, p_read + "\n            RA_STEP_CLOCK(5, (t + 1) % SC, ap != -3);")
+    multipliers = "            // the multipliers (rows below j): column j scaled by the pivot's reciprocal, unless"
+    last(multipliers, "            RA_STEP_CLOCK(6, (t + 1) % SC, ra_lub_abs1(v[MR - 1][MC - 1]) != -7);\n" + multipliers)
+    return _HEADER + text
+
+
+def main(argv):
+    cupy = backend.cupy()
+    n, batch = 128, 10_000
+    rs = cupy.random.RandomState(3)
+    a = rs.standard_normal((batch, n, n))
+    b = rs.standard_normal((batch, n, 1))
+    clocks = cupy.zeros(MARKS * n, numpy.int64)
+    info = cupy.zeros(batch, numpy.int32)
+    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _compile.read_text
+    plain = _compile.read_text
+    try:
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD = True, False
+        want = cupy.empty_like(b)
+        _lu_block.gesv(a, b, want, info)
+        _compile.read_text = lambda rel: _instrumented(plain(rel)) if rel == SOURCE else plain(rel)
+        _lu_block.WIDE_KERNELS._kernels.clear()
+        _compile._modules.clear()
+        x = cupy.empty_like(b)
+        i64 = numpy.int64
+        sa, sb, sx = ([s // 8 for s in v.strides] for v in (a, b, x))
+        # gesv's arguments with the clock buffer in the factors' place (unused by the solve)
+        args = (a, i64(sa[1]), i64(sa[2]), i64(sa[0]), clocks, i64(0), i64(0), numpy.uint64(0), i64(0), info,
+                b, i64(sb[1]), i64(sb[2]), i64(sb[0]), x, i64(sx[1]), i64(sx[2]), i64(sx[0]))
+        _lu_block._launch(a.dtype, n, 1, True, batch, args, a.data.device_id)
+        start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        _lu_block._launch(a.dtype, n, 1, True, batch, args, a.data.device_id)
+        stop.record()
+        stop.synchronize()
+        ms = cupy.cuda.get_elapsed_time(start, stop)
+    finally:
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _compile.read_text = saved
+        _lu_block.WIDE_KERNELS._kernels.clear()
+        _compile._modules.clear()
+    c = cupy.asnumpy(clocks).reshape(n, MARKS).astype(numpy.float64)
+    start_search, rounds, winner, arrive, leave, p_read, exchanged = (c[:, k] for k in range(7))
+    phases = {
+        "p read -> its register row": p_read[:-1] - leave[:-1],
+        "p -> interchange": exchanged[:-1] - p_read[:-1],
+        "interchange -> update done": start_search[1:] - exchanged[:-1],
+        "search: local + rounds": rounds[1:] - start_search[1:],
+        "rounds -> winner": winner[1:] - rounds[1:],
+        "winner -> arrive": arrive[1:] - winner[1:],
+        "arrive -> leave, p read": leave[1:] - arrive[1:],
+        "step": leave[1:] - leave[:-1],
+    }
+    print(f"getrf_block_wide<double, 128, true, false>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
+          f"kernel: {bool((x == want).all())}")
+    print("cycles, median over the steps of each range (the pivot warp of step j + 1 from the barrier of step j):")
+    ranges = ((1, 32), (32, 64), (64, 96), (96, n - 2))
+    print(f"{'phase':28s}" + "".join(f"{f'{lo}-{hi}':>9s}" for lo, hi in ranges))
+    for name, values in phases.items():
+        print(f"{name:28s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
