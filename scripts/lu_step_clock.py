@@ -11,9 +11,15 @@ patched ``rocarray._core.compile.read_text``, and the binary cache keys it apart
 * the pivot warp of step j + 1 once it has left that barrier and read p, once it knows which
   register row holds row p, and once its interchange is done.
 
-    python scripts/lu_step_clock.py
+    python scripts/lu_step_clock.py            # getrf_block_wide, by elimination step
+    python scripts/lu_step_clock.py --panel    # getrf_panel (the panel kernel), by panel phase
 
-Prints the medians of each phase over four ranges of steps and the instrumented call's time
+With ``--panel`` the marks time each phase k of ``getrf_panel`` (one barrier a phase): warp 0
+bringing the next panel's columns up to date (interchanges, triangular solve), its rank update of
+that panel, its factorization of it, and warp 1 (one of the warps that update the columns right
+of it) finishing its share.
+
+Prints the medians of each phase over ranges of steps (or panels) and the instrumented call's time
 (the clock stores cost a few percent). The X of the instrumented kernel is compared with the
 plain kernel's bit for bit.
 """
@@ -61,6 +67,33 @@ def _instrumented(text):
     return _HEADER + text
 
 
+_PANEL_HEADER = f"""
+#define RA_PANEL_CLOCK(i, w) do {{ if (blockIdx.x == {BLOCK} && (threadIdx.x % RA_WARP_SIZE) == 0 \\
+    && (int)(threadIdx.x / RA_WARP_SIZE) == (w)) ((long long*)F)[{MARKS} * k + (i)] = clock64(); }} while (0)
+"""
+
+
+def _instrumented_panel(text):
+    """lu_block.hip with the clock marks in getrf_panel's phase loop."""
+    def once(anchor, replacement):
+        nonlocal text
+        start = text.index("void ra_rocsolver_getrf_panel(")
+        at = text.index(anchor, start)
+        text = text[:at] + replacement + text[at + len(anchor):]
+
+    loop = "    for (int k = 0; k < np; ++k) {\n"
+    once(loop, loop + "        RA_PANEL_CLOCK(0, 0);\n")
+    once("                ra_warp_sync();\n", "                ra_warp_sync();\n                RA_PANEL_CLOCK(1, 0);\n")
+    factor = "                ra_lup_factor<T, RW, NB, SOLVE>(nxt, label, c1,"
+    once(factor, "                RA_PANEL_CLOCK(2, 0);\n" + factor)
+    copy = "                for (int r = 0; r < RW; ++r) {\n#pragma unroll\n                    for (int c = 0; c < NB; ++c) cur[r][c] = nxt[r][c];"
+    once(copy, "                RA_PANEL_CLOCK(3, 0);\n" + copy)
+    end = "        __syncthreads();\n    }\n    if (threadIdx.x == 0) info[mat] = bad;"
+    once(end, "        RA_PANEL_CLOCK(4, 1);\n        __syncthreads();\n        RA_PANEL_CLOCK(5, 1);\n    }\n"
+              "    if (threadIdx.x == 0) info[mat] = bad;")
+    return _PANEL_HEADER + text
+
+
 def main(argv):
     cupy = backend.cupy()
     n, batch = 128, 10_000
@@ -69,14 +102,17 @@ def main(argv):
     b = rs.standard_normal((batch, n, 1))
     clocks = cupy.zeros(MARKS * n, numpy.int64)
     info = cupy.zeros(batch, numpy.int32)
-    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _compile.read_text
+    panel = "--panel" in argv
+    instrument = _instrumented_panel if panel else _instrumented
+    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _compile.read_text
     plain = _compile.read_text
     try:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD = True, False
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL = True, False, panel
         want = cupy.empty_like(b)
         _lu_block.gesv(a, b, want, info)
-        _compile.read_text = lambda rel: _instrumented(plain(rel)) if rel == SOURCE else plain(rel)
+        _compile.read_text = lambda rel: instrument(plain(rel)) if rel == SOURCE else plain(rel)
         _lu_block.WIDE_KERNELS._kernels.clear()
+        _lu_block.KERNELS._kernels.clear()
         _compile._modules.clear()
         x = cupy.empty_like(b)
         i64 = numpy.int64
@@ -92,10 +128,14 @@ def main(argv):
         stop.synchronize()
         ms = cupy.cuda.get_elapsed_time(start, stop)
     finally:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _compile.read_text = saved
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _compile.read_text = saved
         _lu_block.WIDE_KERNELS._kernels.clear()
+        _lu_block.KERNELS._kernels.clear()
         _compile._modules.clear()
     c = cupy.asnumpy(clocks).reshape(n, MARKS).astype(numpy.float64)
+    same = bool((x == want).all())
+    if panel:
+        return _report_panel(c, ms, same)
     start_search, rounds, winner, arrive, leave, p_read, exchanged = (c[:, k] for k in range(7))
     phases = {
         "p read -> its register row": p_read[:-1] - leave[:-1],
@@ -108,12 +148,34 @@ def main(argv):
         "step": leave[1:] - leave[:-1],
     }
     print(f"getrf_block_wide<double, 128, true, false>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
-          f"kernel: {bool((x == want).all())}")
+          f"kernel: {same}")
     print("cycles, median over the steps of each range (the pivot warp of step j + 1 from the barrier of step j):")
     ranges = ((1, 32), (32, 64), (64, 96), (96, n - 2))
     print(f"{'phase':28s}" + "".join(f"{f'{lo}-{hi}':>9s}" for lo, hi in ranges))
     for name, values in phases.items():
         print(f"{name:28s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    return 0
+
+
+def _report_panel(c, ms, same):
+    """The phases of getrf_panel<double, 128, true>, in cycles (its 16 panels of 8 columns)."""
+    phases = c[:16]
+    start, solved, updated, factored, others, leave = (phases[:, i] for i in range(6))
+    rows = {
+        "warp 0: interchanges, solve": solved - start,
+        "warp 0: rank update": updated - solved,
+        "warp 0: factor the panel": factored - updated,
+        "warp 1: its columns (done)": others - start,
+        "barrier (warp 1 arrives -> leaves)": leave - others,
+        "phase": leave - start,
+    }
+    print(f"getrf_panel<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain kernel: {same}")
+    print("cycles, median over the phases of each range:")
+    ranges = ((0, 4), (4, 8), (8, 12), (12, 15))
+    print(f"{'phase':36s}" + "".join(f"{f'{lo}-{hi}':>9s}" for lo, hi in ranges))
+    for name, values in rows.items():
+        print(f"{name:36s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    print(f"{'total over the phases':36s}{(leave[:15] - start[:15]).sum():9.0f}")
     return 0
 
 
