@@ -1,0 +1,69 @@
+"""``scripts/lu_step_clock.py`` and ``scripts/lu_column_chain.py`` without a GPU: the step clock's
+marks still land in the kernels they time (the anchors track ``lu_block.hip``), and the marked
+sources and the chain microbenchmark compile for sm_90 with NVRTC."""
+
+import importlib.util
+import os
+
+import pytest
+
+from rocarray._core import compile as _compile, offline
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts")
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"rocarray_script_{name}", os.path.join(SCRIPTS, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def step_clock():
+    return _load("lu_step_clock")
+
+
+def _marks(text, macro, start, stop):
+    """The uses of ``macro`` (not its definition), and how many lie between the first ``start``
+    and the next ``stop`` after it."""
+    uses = [i for i in range(len(text)) if text.startswith(macro + "(", i)][1:]
+    begin = text.index(start)
+    end = text.index(stop, begin)
+    return len(uses), sum(begin < i < end for i in uses)
+
+
+def test_step_marks_are_in_the_wide_kernels_body(step_clock):
+    text = step_clock._instrumented(_compile.read_text(step_clock.SOURCE))
+    total, inside = _marks(text, "RA_STEP_CLOCK", "RA_DEVICE void ra_lub_getrf(", "void ra_rocsolver_getrf_block(")
+    assert total == inside == 7
+
+
+def test_panel_marks_are_in_the_panel_kernel(step_clock):
+    text = step_clock._instrumented_panel(_compile.read_text(step_clock.SOURCE))
+    total, inside = _marks(text, "RA_PANEL_CLOCK", "void ra_rocsolver_getrf_panel(", "ra_lub_back_substitute<T, N>(")
+    assert total == inside == 6
+
+
+def _compile_sm90(text, names):
+    if _compile.nvrtc() is None:
+        pytest.skip("NVRTC is not available here")
+    target = offline.OFFLINE_TARGETS[0]
+    opts = offline._nvrtc_options(target, [])
+    lowered, binary = _compile.nvrtc_compile("rocsolver/lu_clock_check.hip", target, text, opts, names)
+    assert set(lowered) == set(names) and binary
+
+
+@pytest.mark.parametrize("panel", [False, True], ids=["wide", "panel"])
+def test_marked_kernels_compile_for_sm90(step_clock, panel):
+    mark = step_clock._instrumented_panel if panel else step_clock._instrumented
+    name = ("ra_rocsolver_getrf_panel<double, 128, true>" if panel
+            else "ra_rocsolver_getrf_block_wide<double, 128, true, false>")
+    _compile_sm90(_compile.header_text() + mark(_compile.read_text(step_clock.SOURCE)), [name])
+
+
+def test_column_chain_compiles_for_sm90():
+    chain = _load("lu_column_chain")
+    names = [f"ra_lu_column_chain<{s}, {b}>" for s in range(len(chain.SEARCHES)) for b in ("false", "true")]
+    _compile_sm90(_compile.user_source("lu_column_chain", chain.SOURCE), names)
