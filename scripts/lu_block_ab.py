@@ -3,15 +3,16 @@ each mid-size LU kernel, in one process, against CuPy (cuSOLVER's batched getrf/
 
     python scripts/lu_block_ab.py                    # order 128, float64
     python scripts/lu_block_ab.py 100 float32        # another order and dtype (65 .. 128)
+    python scripts/lu_block_ab.py --quick            # getrf_block and the wide kernel's two searches only
 
 For each setting of ``_lu_block.ONE_BARRIER`` (the register tile's one-barrier step,
 ``getrf_block``, or its two-barrier step, ``getrf_block_2sync``), ``_lu_block.WIDE`` (the
 512-thread register tile, ``getrf_block_wide``), ``_lu_block.WIDE_LOOKAHEAD`` (its look-ahead
-step) and ``_lu_block.PANEL`` (the panel kernel, ``getrf_panel``): the best of 5 timed calls of
-``ra.linalg.solve`` (device events around the call, which reads ``info`` back) after one untimed
-call, the settings taken twice in mirrored order so that a clock drift shows; then
-``cupy.linalg.solve`` on the same arrays, and whether the two-barrier step and both wide steps
-gave getrf_block's X bit for bit.
+step), ``_lu_block.WIDE_REDUX`` (its plain step's redux.sync search) and ``_lu_block.PANEL``
+(the panel kernel, ``getrf_panel``): the best of 5 timed calls of ``ra.linalg.solve`` (device
+events around the call, which reads ``info`` back) after one untimed call, the settings taken
+twice in mirrored order so that a clock drift shows; then ``cupy.linalg.solve`` on the same
+arrays, and whether each other register-tile kernel gave getrf_block's X bit for bit.
 """
 
 import sys
@@ -33,18 +34,25 @@ def best_ms(cupy, call, repeat=5):
 
 def main(argv):
     cupy = backend.cupy()
+    quick = "--quick" in argv
+    argv = [a for a in argv if a != "--quick"]
     n = int(argv[0]) if argv else 128
     dtype = argv[1] if len(argv) > 1 else "float64"
     rs = cupy.random.RandomState(1)
     a = rs.standard_normal((10_000, n, n)).astype(dtype)
     b = rs.standard_normal((10_000, n, 1)).astype(dtype)
-    # (ONE_BARRIER, WIDE, WIDE_LOOKAHEAD, PANEL), named by the kernel they launch
-    kernels = {(True, False, False, False): "getrf_block", (False, False, False, False): "getrf_block_2sync",
-               (True, True, False, False): "getrf_block_wide", (True, True, True, False): "getrf_block_wide lookahead",
-               (True, False, False, True): "getrf_panel"}
+    # (ONE_BARRIER, WIDE, WIDE_LOOKAHEAD, WIDE_REDUX, PANEL), named by the kernel they launch
+    kernels = {(True, False, False, False, False): "getrf_block",
+               (False, False, False, False, False): "getrf_block_2sync",
+               (True, True, False, False, False): "getrf_block_wide",
+               (True, True, True, False, False): "getrf_block_wide lookahead",
+               (True, True, False, True, False): "getrf_block_wide redux",
+               (True, False, False, False, True): "getrf_panel"}
+    if quick:
+        kernels = {k: v for k, v in kernels.items() if v in ("getrf_block", "getrf_block_wide", "getrf_block_wide redux")}
     order = list(kernels)
     settings = order + order[::-1]
-    names = ("ONE_BARRIER", "WIDE", "WIDE_LOOKAHEAD", "PANEL")
+    names = ("ONE_BARRIER", "WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "PANEL")
     saved = tuple(getattr(_lu_block, name) for name in names)
     x = {}
     try:
@@ -60,8 +68,10 @@ def main(argv):
         for name, value in zip(names, saved):
             setattr(_lu_block, name, value)
     print(f"cupy.linalg.solve: {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms")
-    base = x[(True, False, False, False)]
-    for setting in order[1:-1]:
+    base = x[(True, False, False, False, False)]
+    for setting in order[1:]:
+        if kernels[setting] == "getrf_panel":
+            continue
         print(f"{kernels[setting]} X equals getrf_block X bit for bit:", numpy.array_equal(x[setting], base))
     return 0
 

@@ -30,7 +30,9 @@ devices (64-lane ones too with :data:`WIDE_WAVE64`), and the factorization alone
 side) too while :data:`WIDE_FACTOR` is on (the default); other systems stay where they go without it.
 The wide kernel has the one-barrier step only (:data:`ONE_BARRIER` does not apply to it); with
 :data:`WIDE_LOOKAHEAD` the warp that holds the next column brings that column up to date and
-searches its pivot before the rest of its update, which then runs behind the search.
+searches its pivot before the rest of its update, which then runs behind the search. With
+:data:`WIDE_REDUX` (off) the plain step's pivot search reduces over the warp by ``redux.sync`` on
+the magnitudes' bits (``ra_rocsolver_getrf_block_wide_redux<T, N, SOLVE>``): the same pivots.
 
 ``ra_rocsolver_getrf_panel<T, N, SOLVE>`` computes the same factors and solutions, bit for bit, for
 orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 0 factors panels
@@ -103,6 +105,11 @@ WIDE_FACTOR = True
 #: true>``): the warp holding column j + 1 interchanges and updates that column first and searches
 #: its pivot before the rest of its update (the same bits). False: the plain step, the way back.
 WIDE_LOOKAHEAD = False
+#: Whether the wide kernel's plain step reduces its pivot search over the warp by
+#: ``redux.sync`` on integer magnitude keys (``ra_rocsolver_getrf_block_wide_redux``; NVIDIA from
+#: sm_80, xor rounds elsewhere; the same bits). Off until measured on the GPU: False takes
+#: ``getrf_block_wide``'s xor rounds. :data:`WIDE_LOOKAHEAD` takes precedence.
+WIDE_REDUX = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -118,10 +125,14 @@ def kernel_name(dtype, tile, solve, one_barrier=None):
     return f"{base}<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
-def wide_kernel_name(dtype, solve, lookahead=None):
+def wide_kernel_name(dtype, solve, lookahead=None, redux=None):
     """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true, false>'``;
-    ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True names the look-ahead step."""
+    ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True names the look-ahead step, else ``redux``
+    (default :data:`WIDE_REDUX`) True the plain step with the redux.sync search."""
     lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
+    redux = WIDE_REDUX if redux is None else redux
+    if redux and not lookahead:
+        return f"ra_rocsolver_getrf_block_wide_redux<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {'true' if solve else 'false'}>"
     flags = ", ".join("true" if f else "false" for f in (solve, lookahead))
     return f"ra_rocsolver_getrf_block_wide<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
 
@@ -133,11 +144,12 @@ def panel_kernel_name(dtype, solve):
 
 def instantiations():
     """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
-    :data:`PANEL`, :data:`WIDE` and :data:`WIDE_LOOKAHEAD`."""
+    :data:`PANEL`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD` and :data:`WIDE_REDUX`."""
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
-    names += [wide_kernel_name(d, s, look) for d in WIDE_DTYPES for s in (False, True) for look in (False, True)]
+    names += [wide_kernel_name(d, s, look, False) for d in WIDE_DTYPES for s in (False, True) for look in (False, True)]
+    names += [wide_kernel_name(d, s, False, True) for d in WIDE_DTYPES for s in (False, True)]
     return sorted(names)
 
 

@@ -419,21 +419,26 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
 # (target, dtype, n, look-ahead): the wide layout's instantiations (N = 128) at the bench's order,
 # a prime order (padding rows and columns in every register row and column), on both lane widths,
 # with the plain step and the look-ahead step
-WIDE_CASES = [("cuda32", "float64", 128, False), ("cuda32", "float64", 128, True), ("cuda32", "float32", 100, False),
-              ("cuda32", "complex64", 71, True), ("hip64", "float64", 97, True)]
+# (the step: "plain", "look" for WIDE_LOOKAHEAD, "redux" for WIDE_REDUX; the emulator's NVIDIA
+# target has no sm_80 path, so "redux" checks the kernel's plumbing there and the GPU its search)
+WIDE_CASES = [("cuda32", "float64", 128, "plain"), ("cuda32", "float64", 128, "look"),
+              ("cuda32", "float64", 128, "redux"), ("cuda32", "float32", 100, "plain"),
+              ("cuda32", "complex64", 71, "look"), ("cuda32", "complex64", 71, "redux"),
+              ("hip64", "float64", 97, "look"), ("hip64", "float64", 97, "redux")]
 
 
 @pytest.mark.parametrize("case", WIDE_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
-    """getrf_block_wide (WIDE on; its look-ahead step with WIDE_LOOKAHEAD) against getrf_block on
-    tied stacks (ties, a NaN, a zero column, a zero row) and a random matrix: factors, pivots and
-    info, and X and info, bit for bit."""
-    target, dtype, n, look = case
+    """getrf_block_wide (WIDE on; its look-ahead step with WIDE_LOOKAHEAD, its redux search with
+    WIDE_REDUX) against getrf_block on tied stacks (ties, a NaN, a zero column, a zero row) and a
+    random matrix: factors, pivots and info, and X and info, bit for bit."""
+    target, dtype, n, step = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
-    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
+    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "look")
+    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step == "redux")
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
@@ -472,7 +477,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 52
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 58
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -517,6 +522,7 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
 ])
 def test_getrf_routes(recorded, monkeypatch, wide_factor, dtype, n, kernel):
     assert _lu_block.WIDE and _lu_block.WIDE_FACTOR and not _lu_block.PANEL and not _lu_block.WIDE_LOOKAHEAD
+    assert not _lu_block.WIDE_REDUX
     assert _lu_block.ONE_BARRIER
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", wide_factor)
     A = recorded.array((4 * n * n,), dtype)
@@ -752,31 +758,36 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("look", [False, True], ids=["plain", "lookahead"])
+@pytest.mark.parametrize("step", ["plain", "lookahead", "redux"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
-def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, look):
+def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
     # on the device, with the panel kernel off: getrf_block_wide (WIDE on, the factorization too:
-    # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD) against getrf_block
+    # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD, its redux search with WIDE_REDUX)
+    # against getrf_block
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
-    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
+    monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "lookahead")
+    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step == "redux")
     assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
 
 
 @pytest.mark.gpu
 def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
     # the bench's stack (order 128, float64, one right-hand side) and 16 right-hand sides (a
-    # register column in every warp): X from the wide kernel (both steps) equals getrf_block's bit
-    # for bit
+    # register column in every warp): X from the wide kernel (each step and search) equals
+    # getrf_block's bit for bit
     monkeypatch.setattr(_lu_block, "PANEL", False)
     rng = np.random.default_rng()
     a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
     for k in (1, 16):
         b = cupy.asarray(rng.standard_normal((1000, 128, k)))
         x = {}
-        for wide, look in ((True, False), (True, True), (False, False)):
+        for wide, look, redux in ((True, False, False), (True, True, False), (True, False, True),
+                                  (False, False, False)):
             monkeypatch.setattr(_lu_block, "WIDE", wide)
             monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
-            x[wide, look] = la.solve(a, b).get()
-        assert same_bits(x[True, False], x[False, False]) and same_bits(x[True, True], x[False, False])
+            monkeypatch.setattr(_lu_block, "WIDE_REDUX", redux)
+            x[wide, look, redux] = la.solve(a, b).get()
+        want = x[False, False, False]
+        assert all(same_bits(got, want) for got in x.values())

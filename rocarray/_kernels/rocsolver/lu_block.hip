@@ -15,6 +15,8 @@
 // of parity j + 1, which every thread finished reading before that barrier), and only then
 // updates the rest of its tile, which so runs behind the search; step j + 1 skips its search.
 // Every element still sees the same operations in the same order.
+// ra_rocsolver_getrf_block_wide_redux<T, N, SOLVE> is the plain step with the pivot search's warp
+// reduction on integer keys (redux.sync on NVIDIA from sm_80, ra_lub_warp_argmax): the same bits.
 //
 // Layout. The block is an SR x SC grid of threads (getrf_block: SIDE x SIDE): thread (tr, tc) =
 // threadIdx.x % SR, threadIdx.x / SR, so that a thread column is SR consecutive lanes of one
@@ -142,6 +144,41 @@ template <typename R> RA_DEVICE void ra_lub_better_row(R& v, int& i, R v2, int i
     }
 }
 
+// row := the warp's best candidate row (largest magnitude best, then lowest row; best is a
+// magnitude, never NaN, or -1 with row RA_LU_BLOCK_NO_ROW for none), in every lane: the result of
+// ra_lub_better_row's xor rounds. On NVIDIA from sm_80 by redux.sync, off the shuffle unit and
+// without FP64 compares: a magnitude's bits plus one (0 for none) order as its value does.
+RA_DEVICE void ra_lub_warp_argmax(float best, int& row) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const ra_u32 m = best >= 0.0f ? __float_as_uint(best) + 1u : 0u;
+    const ra_u32 top = ra_warp_max_u32(m);
+    row = (int)ra_warp_min_u32(m == top ? (ra_u32)row : (ra_u32)RA_LU_BLOCK_NO_ROW);
+#else
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
+        const float v2 = ra_shfl_xor(best, m);
+        const int i2 = ra_shfl_xor(row, m);
+        ra_lub_better_row(best, row, v2, i2);
+    }
+#endif
+}
+RA_DEVICE void ra_lub_warp_argmax(double best, int& row) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const unsigned long long m = best >= 0.0 ? (unsigned long long)__double_as_longlong(best) + 1ull : 0ull;
+    const ra_u32 mh = (ra_u32)(m >> 32), ml = (ra_u32)m;
+    const ra_u32 hi = ra_warp_max_u32(mh);
+    const ra_u32 lo = ra_warp_max_u32(mh == hi ? ml : 0u);
+    row = (int)ra_warp_min_u32(mh == hi && ml == lo ? (ra_u32)row : (ra_u32)RA_LU_BLOCK_NO_ROW);
+#else
+#pragma unroll
+    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
+        const double v2 = ra_shfl_xor(best, m);
+        const int i2 = ra_shfl_xor(row, m);
+        ra_lub_better_row(best, row, v2, i2);
+    }
+#endif
+}
+
 template <typename T> RA_DEVICE T* ra_lub_shared() {
     extern __shared__ ra_u64 ra_lub_smem[];
     return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_lub_smem)));
@@ -225,7 +262,7 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
 
 // the body of every register-tile kernel: an SR x SC grid of threads, each with an MR x MA tile
 // (see the head of the file); XCHG selects the one-barrier step (interchange by shuffles)
-template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG, bool LOOK>
+template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG, bool LOOK, bool REDUX = false>
 RA_DEVICE void ra_lub_getrf(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
@@ -240,6 +277,7 @@ RA_DEVICE void ra_lub_getrf(
     // one register row, (b * SC) / SR, and t has the parity of j
     static_assert(SR % SC == 0 && SC % 2 == 0, "SC divides SR and is even");
     static_assert(!LOOK || (XCHG && SR == RA_WARP_SIZE), "the look-ahead takes a warp a thread column");
+    static_assert(!REDUX || (!LOOK && SR == RA_WARP_SIZE), "the warp argmax takes a warp a thread column");
     __shared__ T lbuf[2][N];                  // column j after the interchange, by row
     __shared__ T spiv[2];                     // the pivot's reciprocal
     __shared__ T urow[2][MC * SC];            // the new row j (old row p), by column
@@ -369,11 +407,15 @@ RA_DEVICE void ra_lub_getrf(
                 const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
                 // the reduction moves (magnitude, row) only: the winning row's lane has it as its
                 // own candidate, so its value and reciprocal come from that lane afterwards
+                if (REDUX) {
+                    ra_lub_warp_argmax(best, brow);
+                } else {
 #pragma unroll
-                for (int m = SR / 2; m > 0; m >>= 1) {
-                    const R v2 = ra_shfl_xor(best, m);
-                    const int i2 = ra_shfl_xor(brow, m);
-                    ra_lub_better_row(best, brow, v2, i2);
+                    for (int m = SR / 2; m > 0; m >>= 1) {
+                        const R v2 = ra_shfl_xor(best, m);
+                        const int i2 = ra_shfl_xor(brow, m);
+                        ra_lub_better_row(best, brow, v2, i2);
+                    }
                 }
                 const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? tj : brow % SR);
                 const T ajj = ra_shfl(v[a0][b], seg + tj);  // row j's element of this thread column
@@ -626,6 +668,18 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wi
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
     constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
     ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, LOOK>(
+        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
+}
+
+// getrf_block_wide's plain step with its pivot search's warp reduction by ra_lub_warp_argmax
+// (redux.sync on NVIDIA from sm_80): the same pivots, the same bits
+template <typename T, int N, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide_redux(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
+    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, false, true>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
