@@ -183,38 +183,40 @@ def _check_composed_laswp(rng):
 
 def _check_wide_kernel(rng):
     """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
-    switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain and its look-ahead
-    step) and through ``getrf_block``: the
+    switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain step, its look-ahead
+    step and its redux.sync search (``WIDE_REDUX``)) and through ``getrf_block``: the
     backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
     rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _lu_block.WIDE_FACTOR
+    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.PANEL, _lu_block.WIDE_FACTOR
+    steps = {(True, False, False): "getrf_block_wide", (True, True, False): "getrf_block_wide (look-ahead)",
+             (True, False, True): "getrf_block_wide (redux search)"}
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
-            for wide, look in ((False, False), (True, False), (True, True)):
-                _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD = wide, look
-                x[wide, look] = la.solve(a, b)
-                logdet[wide, look] = [cupy.asnumpy(v) for v in la.slogdet(a)]
+            for setting in ((False, False, False),) + tuple(steps):
+                _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX = setting
+                x[setting] = la.solve(a, b)
+                logdet[setting] = [cupy.asnumpy(v) for v in la.slogdet(a)]
             eps = numpy.finfo(numpy.dtype(dtype)).eps
             same = ((lambda u, v: numpy.array_equal(u, v)) if numpy.dtype(dtype).kind == "f"
                     else (lambda u, v: numpy.allclose(u, v, rtol=1e3 * eps, atol=1e3 * eps * numpy.abs(v).max())))
-            for look in (False, True):
-                step = "getrf_block_wide" + (" (look-ahead)" if look else "")
-                err = _backward_error(a, b, x[True, look])
+            base = (False, False, False)
+            for setting, step in steps.items():
+                err = _backward_error(a, b, x[setting])
                 if not err < 8:
                     raise AssertionError(f"solve {step} (6, {n}, {n}) {dtype}: backward error {err:.2f} n eps")
-                if not same(cupy.asnumpy(x[True, look]), cupy.asnumpy(x[False, False])):
+                if not same(cupy.asnumpy(x[setting]), cupy.asnumpy(x[base])):
                     raise AssertionError(f"solve (6, {n}, {n}) {dtype}: {step} differs from getrf_block")
-                if not all(same(u, v) for u, v in zip(logdet[True, look], logdet[False, False])):
+                if not all(same(u, v) for u, v in zip(logdet[setting], logdet[base])):
                     raise AssertionError(f"slogdet (6, {n}, {n}) {dtype}: {step} differs from getrf_block")
     finally:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _lu_block.WIDE_FACTOR = saved
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.PANEL, _lu_block.WIDE_FACTOR = saved
 
 
 def _check_mid_size_kernels(rng):
