@@ -16,7 +16,8 @@
 // updates the rest of its tile, which so runs behind the search; step j + 1 skips its search.
 // Every element still sees the same operations in the same order.
 // ra_rocsolver_getrf_block_wide_redux<T, N, SOLVE> is the plain step with the pivot search's warp
-// reduction on integer keys (redux.sync on NVIDIA from sm_80, ra_lub_warp_argmax): the same bits.
+// reduction on integer keys by redux.sync (NVIDIA from sm_80; elsewhere the plain step): the same
+// bits.
 //
 // Layout. The block is an SR x SC grid of threads (getrf_block: SIDE x SIDE): thread (tr, tc) =
 // threadIdx.x % SR, threadIdx.x / SR, so that a thread column is SR consecutive lanes of one
@@ -144,39 +145,29 @@ template <typename R> RA_DEVICE void ra_lub_better_row(R& v, int& i, R v2, int i
     }
 }
 
+// Whether the pivot search's warp reduction can take redux.sync (NVIDIA from sm_80); elsewhere
+// ra_lub_redux_argmax's reductions would be butterflies, slower than ra_lub_better_row's rounds.
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+#define RA_LUB_REDUX 1
+#else
+#define RA_LUB_REDUX 0
+#endif
+
 // row := the warp's best candidate row (largest magnitude best, then lowest row; best is a
 // magnitude, never NaN, or -1 with row RA_LU_BLOCK_NO_ROW for none), in every lane: the result of
-// ra_lub_better_row's xor rounds. On NVIDIA from sm_80 by redux.sync, off the shuffle unit and
-// without FP64 compares: a magnitude's bits plus one (0 for none) order as its value does.
-RA_DEVICE void ra_lub_warp_argmax(float best, int& row) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+// ra_lub_better_row's xor rounds, by 32-bit max/min reductions (redux.sync where RA_LUB_REDUX) on
+// integer keys: a magnitude's bits plus one (0 for none) order as its value does
+RA_DEVICE void ra_lub_redux_argmax(float best, int& row) {
     const ra_u32 m = best >= 0.0f ? __float_as_uint(best) + 1u : 0u;
     const ra_u32 top = ra_warp_max_u32(m);
     row = (int)ra_warp_min_u32(m == top ? (ra_u32)row : (ra_u32)RA_LU_BLOCK_NO_ROW);
-#else
-#pragma unroll
-    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
-        const float v2 = ra_shfl_xor(best, m);
-        const int i2 = ra_shfl_xor(row, m);
-        ra_lub_better_row(best, row, v2, i2);
-    }
-#endif
 }
-RA_DEVICE void ra_lub_warp_argmax(double best, int& row) {
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+RA_DEVICE void ra_lub_redux_argmax(double best, int& row) {
     const unsigned long long m = best >= 0.0 ? (unsigned long long)__double_as_longlong(best) + 1ull : 0ull;
     const ra_u32 mh = (ra_u32)(m >> 32), ml = (ra_u32)m;
     const ra_u32 hi = ra_warp_max_u32(mh);
     const ra_u32 lo = ra_warp_max_u32(mh == hi ? ml : 0u);
     row = (int)ra_warp_min_u32(mh == hi && ml == lo ? (ra_u32)row : (ra_u32)RA_LU_BLOCK_NO_ROW);
-#else
-#pragma unroll
-    for (int m = RA_WARP_SIZE / 2; m > 0; m >>= 1) {
-        const double v2 = ra_shfl_xor(best, m);
-        const int i2 = ra_shfl_xor(row, m);
-        ra_lub_better_row(best, row, v2, i2);
-    }
-#endif
 }
 
 template <typename T> RA_DEVICE T* ra_lub_shared() {
@@ -407,8 +398,8 @@ RA_DEVICE void ra_lub_getrf(
                 const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
                 // the reduction moves (magnitude, row) only: the winning row's lane has it as its
                 // own candidate, so its value and reciprocal come from that lane afterwards
-                if (REDUX) {
-                    ra_lub_warp_argmax(best, brow);
+                if (REDUX && RA_LUB_REDUX) {
+                    ra_lub_redux_argmax(best, brow);
                 } else {
 #pragma unroll
                     for (int m = SR / 2; m > 0; m >>= 1) {
@@ -671,8 +662,9 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wi
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
-// getrf_block_wide's plain step with its pivot search's warp reduction by ra_lub_warp_argmax
-// (redux.sync on NVIDIA from sm_80): the same pivots, the same bits
+// getrf_block_wide's plain step with its pivot search's warp reduction by ra_lub_redux_argmax
+// where RA_LUB_REDUX (redux.sync, NVIDIA from sm_80; elsewhere the plain step's rounds): the same
+// pivots, the same bits
 template <typename T, int N, bool SOLVE>
 __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide_redux(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
