@@ -156,7 +156,10 @@ def test_lossy_bins_hold_every_lossy_key(dtype, descending, rng):
         img = ~img
     bins = set(_sort.lossy_bins(u.itemsize, descending, 0, bits))
     assert set((img >> u.type(bits - 8)).astype(int)) <= bins
-    ordinary = (rng.standard_normal(5000) * 10).astype(dtype)
+    # ordinary keys away from zero: float16's -0.0 bin (top byte 0x80) also holds its smallest
+    # negative subnormals, which are not lossy and only send the upsweep to its lossy check
+    z = rng.standard_normal(5000)
+    ordinary = (np.where(np.abs(z) < 1e-3, 1.0, z) * 10).astype(dtype)
     top_of = plain(ordinary)
     if descending:
         top_of = ~top_of
