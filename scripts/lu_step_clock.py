@@ -115,11 +115,9 @@ def main(argv):
         _lu_block.KERNELS._kernels.clear()
         _compile._modules.clear()
         x = cupy.empty_like(b)
-        i64 = numpy.int64
-        sa, sb, sx = ([s // 8 for s in v.strides] for v in (a, b, x))
         # gesv's arguments with the clock buffer in the factors' place (unused by the solve)
-        args = (a, i64(sa[1]), i64(sa[2]), i64(sa[0]), clocks, i64(0), i64(0), numpy.uint64(0), i64(0), info,
-                b, i64(sb[1]), i64(sb[2]), i64(sb[0]), x, i64(sx[1]), i64(sx[2]), i64(sx[0]))
+        args = _lu_block.gesv_args(a, b, x, info)
+        args = args[:4] + (clocks,) + args[5:]
         _lu_block._launch(a.dtype, n, 1, True, batch, args, a.data.device_id)
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()

@@ -281,7 +281,12 @@ def gesv(A, B, X, info):
     batch, n, nrhs = B.shape
     if batch == 0:
         return
+    _launch(A.dtype, n, nrhs, True, batch, gesv_args(A, B, X, info), A.data.device_id)
+
+
+def gesv_args(A, B, X, info):
+    """The kernel arguments of :func:`gesv` after ``n`` and ``nrhs`` (the factors' pointer, unused
+    by a solve, is null)."""
     sa, sb, sx = (_element_strides(v) for v in (A, B, X))
-    args = (A, _i64(sa[1]), _i64(sa[2]), _i64(sa[0]), _NULL, _i64(0), _i64(0), _NULL, _i64(0), info,
+    return (A, _i64(sa[1]), _i64(sa[2]), _i64(sa[0]), _NULL, _i64(0), _i64(0), _NULL, _i64(0), info,
             B, _i64(sb[1]), _i64(sb[2]), _i64(sb[0]), X, _i64(sx[1]), _i64(sx[2]), _i64(sx[0]))
-    _launch(A.dtype, n, nrhs, True, batch, args, A.data.device_id)
