@@ -419,18 +419,21 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
 # (target, dtype, n, look-ahead): the wide layout's instantiations (N = 128) at the bench's order,
 # a prime order (padding rows and columns in every register row and column), on both lane widths,
 # with the plain step and the look-ahead step
-# (the step: "plain", "look" for WIDE_LOOKAHEAD, "redux" for WIDE_REDUX; the emulator's NVIDIA
-# target has no sm_80 path, so "redux" checks the kernel's plumbing there and the GPU its search)
+# (the step: "plain", "look" for WIDE_LOOKAHEAD, "redux" for WIDE_REDUX, "flow" for WIDE_FLOW; the
+# emulator's NVIDIA target has no sm_80 path, so "redux" checks the kernel's plumbing there and
+# the GPU its search)
 WIDE_CASES = [("cuda32", "float64", 128, "plain"), ("cuda32", "float64", 128, "look"),
-              ("cuda32", "float64", 128, "redux"), ("cuda32", "float32", 100, "plain"),
-              ("cuda32", "complex64", 71, "look"), ("cuda32", "complex64", 71, "redux"),
-              ("hip64", "float64", 97, "look"), ("hip64", "float64", 97, "redux")]
+              ("cuda32", "float64", 128, "redux"), ("cuda32", "float64", 128, "flow"),
+              ("cuda32", "float32", 100, "plain"), ("cuda32", "complex64", 71, "look"),
+              ("cuda32", "complex64", 71, "redux"), ("cuda32", "complex64", 71, "flow"),
+              ("hip64", "float64", 97, "look"), ("hip64", "float64", 97, "redux"),
+              ("hip64", "float64", 97, "flow")]
 
 
 @pytest.mark.parametrize("case", WIDE_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
     """getrf_block_wide (WIDE on; its look-ahead step with WIDE_LOOKAHEAD, its redux search with
-    WIDE_REDUX) against getrf_block on tied stacks (ties, a NaN, a zero column, a zero row) and a
+    WIDE_REDUX, its flow step with WIDE_FLOW) against getrf_block on tied stacks (ties, a NaN, a zero column, a zero row) and a
     random matrix: factors, pivots and info, and X and info, bit for bit."""
     target, dtype, n, step = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
@@ -439,6 +442,7 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "look")
     monkeypatch.setattr(_lu_block, "WIDE_REDUX", step == "redux")
+    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step == "flow")
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
@@ -477,7 +481,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 58
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 64
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -485,6 +489,7 @@ def test_instantiations_are_registered():
     assert "ra_rocsolver_getrf_block_wide<double, 128, true, false>" in names
     assert "ra_rocsolver_getrf_block_wide<double, 128, true, true>" in names
     assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false, true>" in names
+    assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -758,17 +763,18 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("step", ["plain", "lookahead", "redux"])
+@pytest.mark.parametrize("step", ["plain", "lookahead", "redux", "flow"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
 def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
     # on the device, with the panel kernel off: getrf_block_wide (WIDE on, the factorization too:
-    # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD, its redux search with WIDE_REDUX)
-    # against getrf_block
+    # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD, its redux search with WIDE_REDUX, its
+    # flow step with WIDE_FLOW) against getrf_block
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "lookahead")
     monkeypatch.setattr(_lu_block, "WIDE_REDUX", step == "redux")
+    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step == "flow")
     assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
 
 
@@ -783,11 +789,13 @@ def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
     for k in (1, 16):
         b = cupy.asarray(rng.standard_normal((1000, 128, k)))
         x = {}
-        for wide, look, redux in ((True, False, False), (True, True, False), (True, False, True),
-                                  (False, False, False)):
+        for wide, look, redux, flow in ((True, False, False, False), (True, True, False, False),
+                                        (True, False, True, False), (True, False, False, True),
+                                        (False, False, False, False)):
             monkeypatch.setattr(_lu_block, "WIDE", wide)
             monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
             monkeypatch.setattr(_lu_block, "WIDE_REDUX", redux)
-            x[wide, look, redux] = la.solve(a, b).get()
-        want = x[False, False, False]
+            monkeypatch.setattr(_lu_block, "WIDE_FLOW", flow)
+            x[wide, look, redux, flow] = la.solve(a, b).get()
+        want = x[False, False, False, False]
         assert all(same_bits(got, want) for got in x.values())

@@ -170,6 +170,34 @@ RA_DEVICE void ra_lub_redux_argmax(double best, int& row) {
     row = (int)ra_warp_min_u32(mh == hi && ml == lo ? (ra_u32)row : (ra_u32)RA_LU_BLOCK_NO_ROW);
 }
 
+// The flow step's waits (ra_rocsolver_getrf_block_wide_flow): a warp that waits for another's
+// publication lets the others issue (and the emulator's fibers switch) between two reads.
+#ifndef RA_LUB_FLOW_NAP
+#define RA_LUB_FLOW_NAP 0
+#endif
+RA_DEVICE void ra_lub_pause() {
+#if defined(RA_HIP)
+    __builtin_amdgcn_s_sleep(1);
+#else
+    __nanosleep(RA_LUB_FLOW_NAP);
+#endif
+}
+
+// Waits until *count >= target (a count another warp of the block raises), then orders this
+// thread's later shared-memory reads after what was published before the raise.
+RA_DEVICE void ra_lub_wait_count(const volatile int* count, int target) {
+    while (*count < target) ra_lub_pause();
+    __threadfence_block();
+}
+
+// *count := value once the whole warp's earlier shared-memory accesses are ordered before it
+// (each lane's fence, then the warp's barrier, then lane 0's write).
+RA_DEVICE void ra_lub_raise_count(volatile int* count, int value) {
+    __threadfence_block();
+    ra_warp_sync();
+    if (ra_lane_id() == 0) *count = value;
+}
+
 template <typename T> RA_DEVICE T* ra_lub_shared() {
     extern __shared__ ra_u64 ra_lub_smem[];
     return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_lub_smem)));
@@ -253,7 +281,8 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
 
 // the body of every register-tile kernel: an SR x SC grid of threads, each with an MR x MA tile
 // (see the head of the file); XCHG selects the one-barrier step (interchange by shuffles)
-template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG, bool LOOK, bool REDUX = false>
+template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG, bool LOOK, bool REDUX = false,
+          bool FLOW = false>
 RA_DEVICE void ra_lub_getrf(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
@@ -269,11 +298,17 @@ RA_DEVICE void ra_lub_getrf(
     static_assert(SR % SC == 0 && SC % 2 == 0, "SC divides SR and is even");
     static_assert(!LOOK || (XCHG && SR == RA_WARP_SIZE), "the look-ahead takes a warp a thread column");
     static_assert(!REDUX || (!LOOK && SR == RA_WARP_SIZE), "the warp argmax takes a warp a thread column");
-    __shared__ T lbuf[2][N];                  // column j after the interchange, by row
-    __shared__ T spiv[2];                     // the pivot's reciprocal
+    static_assert(!FLOW || LOOK, "the flow step is the look-ahead step without its barrier");
+    // a step's publication: two buffers by the parity of j behind a barrier a step; with FLOW
+    // four by j % 4, rewritten only once every thread column counts the step four back done
+    constexpr int NBUF = FLOW ? 4 : 2;
+    __shared__ T lbuf[NBUF][N];               // column j after the interchange, by row
+    __shared__ T spiv[NBUF];                  // the pivot's reciprocal
     __shared__ T urow[2][MC * SC];            // the new row j (old row p), by column
     __shared__ T jrow[2][MC * SC];            // the old row j, by column
-    __shared__ int pbuf[2][2];                // p, and the pivot's kind (RA_LU_BLOCK_PIVOT_*)
+    __shared__ int pbuf[NBUF][2];             // p, and the pivot's kind (RA_LU_BLOCK_PIVOT_*)
+    __shared__ int sready;                    // FLOW: pivots published (column j's: sready > j)
+    __shared__ int sdone[SC];                 // FLOW: steps a thread column has finished
     const ra_i64 mat = blockIdx.x;
     const int tid = threadIdx.x;
     const int tr = tid % SR, tc = tid / SR;
@@ -283,6 +318,10 @@ RA_DEVICE void ra_lub_getrf(
     const T zero = ra_lub_zero<T>();
 
     ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
+    if (FLOW) {
+        if (tid == 0) sready = 0;
+        if (tid < SC) sdone[tid] = 0;
+    }
     __syncthreads();
     // the register tile: compile-time indices only (fully unrolled loops)
     T v[MR][MC];
@@ -374,7 +413,7 @@ RA_DEVICE void ra_lub_getrf(
         for (int t = 0; t < SC; ++t) {
             const int j = b * SC + t;
             if (j >= n) break;
-            const int par = t & 1;
+            const int par = FLOW ? j % NBUF : t & 1;
             const int tj = t0 + t;
             // A: column j's pivot and multipliers, by the warp that holds thread column t (with
             // LOOK, past the first step, the previous step's look-ahead did it)
@@ -444,8 +483,10 @@ RA_DEVICE void ra_lub_getrf(
                         if (!SOLVE) ipiv[mat * strideP + j] = p + 1;
                     }
                 }
+                if (FLOW) ra_lub_raise_count(&sready, j + 1);
             }
-            __syncthreads();
+            if (FLOW) ra_lub_wait_count(&sready, j + 1);
+            else __syncthreads();
             const int p = pbuf[par][0];
             const int kind = pbuf[par][1];
             const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
@@ -459,6 +500,15 @@ RA_DEVICE void ra_lub_getrf(
                 const int c1 = t + 1 < SC ? b : b + 1;
                 const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
                 const T rpiv = spiv[par];
+                if (FLOW && j + 2 > NBUF) {
+                    // buffer (j + 1) % NBUF is free once every thread column has finished step
+                    // j + 1 - NBUF (a lane a thread column reads its count)
+                    const volatile int* done = sdone;
+                    const int lane = ra_lane_id();
+                    while (ra_popc64(ra_ballot(lane >= SC || done[lane] > j + 1 - NBUF)) < RA_WARP_SIZE)
+                        ra_lub_pause();
+                    __threadfence_block();
+                }
 #pragma unroll
                 for (int c = b; c < MA && c <= b + 1; ++c) {
                     if (c == c1) {
@@ -482,8 +532,10 @@ RA_DEVICE void ra_lub_getrf(
                         }
                     }
                 }
-                if (t + 1 < SC) pivot(b, t + 1, j + 1, par ^ 1);
-                else if (b + 1 < MA) pivot(b + 1 < MA ? b + 1 : b, 0, j + 1, par ^ 1);
+                const int next = FLOW ? (j + 1) % NBUF : par ^ 1;
+                if (t + 1 < SC) pivot(b, t + 1, j + 1, next);
+                else if (b + 1 < MA) pivot(b + 1 < MA ? b + 1 : b, 0, j + 1, next);
+                if (FLOW) ra_lub_raise_count(&sready, j + 2);
                 skip = c1;
             }
             T u[MC];  // the new row j (old row p), columns c >= b: the update's u
@@ -537,13 +589,13 @@ RA_DEVICE void ra_lub_getrf(
                     for (int a = a0; a < MR; ++a) {
                         if (a == ap) {
 #pragma unroll
-                            for (int c = 0; c < MC; ++c) urow[par][c * SC + tc] = v[a][c];
+                            for (int c = 0; c < MC; ++c) urow[par & 1][c * SC + tc] = v[a][c];
                         }
                     }
                 }
                 if (p != j && tr == tj) {
 #pragma unroll
-                    for (int c = 0; c < MC; ++c) jrow[par][c * SC + tc] = v[a0][c];
+                    for (int c = 0; c < MC; ++c) jrow[par & 1][c * SC + tc] = v[a0][c];
                 }
                 __syncthreads();
                 // C: the interchange (column j is done), then the rank-1 update
@@ -551,7 +603,7 @@ RA_DEVICE void ra_lub_getrf(
                     if (tr == tj) {
 #pragma unroll
                         for (int c = 0; c < MC; ++c)
-                            if (c != b || tc != t) v[a0][c] = urow[par][c * SC + tc];
+                            if (c != b || tc != t) v[a0][c] = urow[par & 1][c * SC + tc];
                     }
                     if (tr == tp) {
 #pragma unroll
@@ -559,13 +611,13 @@ RA_DEVICE void ra_lub_getrf(
                             if (a == ap) {
 #pragma unroll
                                 for (int c = 0; c < MC; ++c)
-                                    if (c != b || tc != t) v[a][c] = jrow[par][c * SC + tc];
+                                    if (c != b || tc != t) v[a][c] = jrow[par & 1][c * SC + tc];
                             }
                         }
                     }
                 }
 #pragma unroll
-                for (int c = b; c < MC; ++c) u[c] = urow[par][c * SC + tc];
+                for (int c = b; c < MC; ++c) u[c] = urow[par & 1][c * SC + tc];
             }
             // the multipliers (rows below j): column j scaled by the pivot's reciprocal, unless
             // A divided it already or the pivot is zero; thread column t's register column b
@@ -590,8 +642,12 @@ RA_DEVICE void ra_lub_getrf(
                     }
                 }
             }
+            if (FLOW) ra_lub_raise_count(&sdone[tc], j + 1);
         }
     }
+    // FLOW: the steps end at different times in different warps (the shared matrix is rewritten
+    // below and the next launch's counts start at zero)
+    if (FLOW) __syncthreads();
     if (tid == 0) info[mat] = bad;
 
     if (!SOLVE) {
@@ -672,6 +728,19 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wi
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
     constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
     ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, false, true>(
+        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
+}
+
+// getrf_block_wide's look-ahead step without its barrier: a warp goes on to step j once column j's
+// pivot is published (a count in shared memory), so the warp that searched runs the rest of its
+// update of step j - 1 behind the others; the same bits
+template <typename T, int N, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide_flow(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
+    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, true, false, true>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
