@@ -297,7 +297,7 @@ RA_DEVICE void ra_lub_getrf(
     // one register row, (b * SC) / SR, and t has the parity of j
     static_assert(SR % SC == 0 && SC % 2 == 0, "SC divides SR and is even");
     static_assert(!LOOK || (XCHG && SR == RA_WARP_SIZE), "the look-ahead takes a warp a thread column");
-    static_assert(!REDUX || (!LOOK && SR == RA_WARP_SIZE), "the warp argmax takes a warp a thread column");
+    static_assert(!REDUX || SR == RA_WARP_SIZE, "the warp argmax takes a warp a thread column");
     static_assert(!FLOW || LOOK, "the flow step is the look-ahead step without its barrier");
     // a step's publication: two buffers by the parity of j behind a barrier a step; with FLOW
     // four by j % 4, rewritten only once every thread column counts the step four back done
@@ -361,11 +361,15 @@ RA_DEVICE void ra_lub_getrf(
         const T rloc = ra_lub_div(ra_lub_one<T>(), bval);
         // the reduction moves (magnitude, row) only: the winning row's lane has it as its
         // own candidate, so its value and reciprocal come from that lane afterwards
+        if (REDUX && RA_LUB_REDUX) {
+            ra_lub_redux_argmax(best, brow);
+        } else {
 #pragma unroll
-        for (int m = SR / 2; m > 0; m >>= 1) {
-            const R v2 = ra_shfl_xor(best, m);
-            const int i2 = ra_shfl_xor(brow, m);
-            ra_lub_better_row(best, brow, v2, i2);
+            for (int m = SR / 2; m > 0; m >>= 1) {
+                const R v2 = ra_shfl_xor(best, m);
+                const int i2 = ra_shfl_xor(brow, m);
+                ra_lub_better_row(best, brow, v2, i2);
+            }
         }
         const int from = seg + (brow == RA_LU_BLOCK_NO_ROW ? tj : brow % SR);
         const T ajj = ra_shfl(v[a0][bb], seg + tj);  // row jj's element of this thread column
