@@ -57,9 +57,9 @@ def _instrumented(text):
     last(rwin, rwin + "\n                RA_STEP_CLOCK(2, t, ra_lub_abs1(rwin) != -7);")
     # (the mark after the barrier waits for p, read there: a clock read alone may be scheduled
     # above the barrier)
-    barrier = "            __syncthreads();\n            const int p = pbuf[par][0];"
-    last(barrier, "            RA_STEP_CLOCK(3, t, true);\n            __syncthreads();\n"
-                  "            const int p = pbuf[par][0];\n            RA_STEP_CLOCK(4, (t + 1) % SC, p != -9);")
+    barrier = "            else __syncthreads();\n            const int p = pbuf[par][0];"
+    last(barrier, "            else {\n                RA_STEP_CLOCK(3, t, true);\n                __syncthreads();\n"
+                  "            }\n            const int p = pbuf[par][0];\n            RA_STEP_CLOCK(4, (t + 1) % SC, p != -9);")
     p_read = "            const int tp = p % SR, ap = p / SR;"
     last(p_read, p_read + "\n            RA_STEP_CLOCK(5, (t + 1) % SC, ap != -3);")
     multipliers = "            // the multipliers (rows below j): column j scaled by the pivot's reciprocal, unless"
