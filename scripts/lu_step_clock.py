@@ -13,11 +13,16 @@ patched ``rocarray._core.compile.read_text``, and the binary cache keys it apart
 
     python scripts/lu_step_clock.py            # getrf_block_wide, by elimination step
     python scripts/lu_step_clock.py --panel    # getrf_panel (the panel kernel), by panel phase
+    python scripts/lu_step_clock.py --flow     # getrf_block_wide_flow (no step barrier), by step
 
 With ``--panel`` the marks time each phase k of ``getrf_panel`` (one barrier a phase): warp 0
 bringing the next panel's columns up to date (interchanges, triangular solve), its rank update of
 that panel, its factorization of it, and warp 1 (one of the warps that update the columns right
 of it) finishing its share.
+
+With ``--flow`` the marks time the flow step (``_lu_block.WIDE_FLOW``): the warp that searches
+column j + 1 from the publication of column j's pivot (its wait, its update of column j + 1, its
+search and publication, the rest of its update), and another warp's whole step.
 
 Prints the medians of each phase over ranges of steps (or panels) and the instrumented call's time
 (the clock stores cost a few percent). The X of the instrumented kernel is compared with the
@@ -67,6 +72,25 @@ def _instrumented(text):
     return _HEADER + text
 
 
+def _instrumented_flow(text):
+    """lu_block.hip with the clock marks in ra_lub_getrf's flow step."""
+    def last(anchor, replacement):
+        nonlocal text
+        at = text.rindex(anchor, 0, text.index("ra_rocsolver_getrf_block("))
+        text = text[:at] + replacement + text[at + len(anchor):]
+
+    owner, other = "(t + 1) % SC", "(t + SC / 2 + 1) % SC"
+    p_read = "            const int tp = p % SR, ap = p / SR;"
+    last(p_read, p_read + f"\n            RA_STEP_CLOCK(0, {owner}, ap != -3);")
+    search = "                const int next = FLOW ? (j + 1) % NBUF : par ^ 1;"
+    last(search, search + f"\n                RA_STEP_CLOCK(1, {owner}, ra_lub_abs1(rpiv) != -7);")
+    published = "                if (FLOW) ra_lub_raise_count(&sready, j + 2);"
+    last(published, published + f"\n                RA_STEP_CLOCK(2, {owner}, true);")
+    done = "            if (FLOW) ra_lub_raise_count(&sdone[tc], j + 1);"
+    last(done, done + f"\n            RA_STEP_CLOCK(3, {owner}, true);\n            RA_STEP_CLOCK(4, {other}, true);")
+    return _HEADER + text
+
+
 _PANEL_HEADER = f"""
 #define RA_PANEL_CLOCK(i, w) do {{ if (blockIdx.x == {BLOCK} && (threadIdx.x % RA_WARP_SIZE) == 0 \\
     && (int)(threadIdx.x / RA_WARP_SIZE) == (w)) ((long long*)F)[{MARKS} * k + (i)] = clock64(); }} while (0)
@@ -102,12 +126,12 @@ def main(argv):
     b = rs.standard_normal((batch, n, 1))
     clocks = cupy.zeros(MARKS * n, numpy.int64)
     info = cupy.zeros(batch, numpy.int32)
-    panel = "--panel" in argv
-    instrument = _instrumented_panel if panel else _instrumented
-    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _compile.read_text
+    panel, flow = "--panel" in argv, "--flow" in argv
+    instrument = _instrumented_panel if panel else _instrumented_flow if flow else _instrumented
+    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _compile.read_text
     plain = _compile.read_text
     try:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL = True, False, panel
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL = True, False, flow, panel
         want = cupy.empty_like(b)
         _lu_block.gesv(a, b, want, info)
         _compile.read_text = lambda rel: instrument(plain(rel)) if rel == SOURCE else plain(rel)
@@ -126,7 +150,7 @@ def main(argv):
         stop.synchronize()
         ms = cupy.cuda.get_elapsed_time(start, stop)
     finally:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.PANEL, _compile.read_text = saved
+        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _compile.read_text = saved
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
         _compile._modules.clear()
@@ -134,6 +158,8 @@ def main(argv):
     same = bool((x == want).all())
     if panel:
         return _report_panel(c, ms, same)
+    if flow:
+        return _report_flow(c, ms, same, n)
     start_search, rounds, winner, arrive, leave, p_read, exchanged = (c[:, k] for k in range(7))
     phases = {
         "p read -> its register row": p_read[:-1] - leave[:-1],
@@ -152,6 +178,27 @@ def main(argv):
     print(f"{'phase':28s}" + "".join(f"{f'{lo}-{hi}':>9s}" for lo, hi in ranges))
     for name, values in phases.items():
         print(f"{name:28s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    return 0
+
+
+def _report_flow(c, ms, same, n):
+    """The flow step's phases in cycles, step j's row timed from the publication of column j's pivot."""
+    p_read, searching, published, owner_done, other_done = (c[:, k] for k in range(5))
+    rows = {
+        "searching warp: wait -> p read": p_read[1:-2] - published[:-3],
+        "its column j + 1": searching[1:-2] - p_read[1:-2],
+        "its search, published": published[1:-2] - searching[1:-2],
+        "its rest of step j": owner_done[1:-2] - published[1:-2],
+        "another warp: step j done": other_done[1:-2] - published[:-3],
+        "step (publication to publication)": published[1:-2] - published[:-3],
+    }
+    print(f"getrf_block_wide_flow<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
+          f"kernel: {same}")
+    print("cycles, median over the steps of each range (from the publication of column j's pivot):")
+    ranges = ((0, 31), (31, 63), (63, 95), (95, n - 3))
+    print(f"{'phase':36s}" + "".join(f"{f'{lo + 1}-{hi + 1}':>9s}" for lo, hi in ranges))
+    for name, values in rows.items():
+        print(f"{name:36s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
     return 0
 
 

@@ -40,6 +40,12 @@ def test_step_marks_are_in_the_wide_kernels_body(step_clock):
     assert total == inside == 7
 
 
+def test_flow_marks_are_in_the_wide_kernels_body(step_clock):
+    text = step_clock._instrumented_flow(_compile.read_text(step_clock.SOURCE))
+    total, inside = _marks(text, "RA_STEP_CLOCK", "RA_DEVICE void ra_lub_getrf(", "void ra_rocsolver_getrf_block(")
+    assert total == inside == 5
+
+
 def test_panel_marks_are_in_the_panel_kernel(step_clock):
     text = step_clock._instrumented_panel(_compile.read_text(step_clock.SOURCE))
     total, inside = _marks(text, "RA_PANEL_CLOCK", "void ra_rocsolver_getrf_panel(", "ra_lub_back_substitute<T, N>(")
@@ -55,11 +61,13 @@ def _compile_sm90(text, names):
     assert set(lowered) == set(names) and binary
 
 
-@pytest.mark.parametrize("panel", [False, True], ids=["wide", "panel"])
-def test_marked_kernels_compile_for_sm90(step_clock, panel):
-    mark = step_clock._instrumented_panel if panel else step_clock._instrumented
-    name = ("ra_rocsolver_getrf_panel<double, 128, true>" if panel
-            else "ra_rocsolver_getrf_block_wide<double, 128, true, false>")
+@pytest.mark.parametrize("kind", ["wide", "flow", "panel"])
+def test_marked_kernels_compile_for_sm90(step_clock, kind):
+    mark = {"wide": step_clock._instrumented, "flow": step_clock._instrumented_flow,
+            "panel": step_clock._instrumented_panel}[kind]
+    name = {"wide": "ra_rocsolver_getrf_block_wide<double, 128, true, false>",
+            "flow": "ra_rocsolver_getrf_block_wide_flow<double, 128, true>",
+            "panel": "ra_rocsolver_getrf_panel<double, 128, true>"}[kind]
     _compile_sm90(_compile.header_text() + mark(_compile.read_text(step_clock.SOURCE)), [name])
 
 
