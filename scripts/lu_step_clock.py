@@ -173,12 +173,18 @@ def main(argv):
     }
     print(f"getrf_block_wide<double, 128, true, false>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
           f"kernel: {same}")
-    print("cycles, median over the steps of each range (the pivot warp of step j + 1 from the barrier of step j):")
-    ranges = ((1, 32), (32, 64), (64, 96), (96, n - 2))
-    print(f"{'phase':28s}" + "".join(f"{f'{lo}-{hi}':>9s}" for lo, hi in ranges))
-    for name, values in phases.items():
-        print(f"{name:28s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    _table("cycles, median over the steps of each range (the pivot warp of step j + 1 from the barrier of step j):",
+           phases, ((1, 32), (32, 64), (64, 96), (96, n - 2)))
     return 0
+
+
+def _table(title, rows, ranges, first=0):
+    """Prints the median of each row's values over each (lo, hi) range, labelled lo + first .. hi + first."""
+    width = max(map(len, rows)) + 2
+    print(title)
+    print(f"{'phase':{width}s}" + "".join(f"{f'{lo + first}-{hi + first}':>9s}" for lo, hi in ranges))
+    for name, values in rows.items():
+        print(f"{name:{width}s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
 
 
 def _report_flow(c, ms, same, n):
@@ -194,11 +200,8 @@ def _report_flow(c, ms, same, n):
     }
     print(f"getrf_block_wide_flow<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
           f"kernel: {same}")
-    print("cycles, median over the steps of each range (from the publication of column j's pivot):")
-    ranges = ((0, 31), (31, 63), (63, 95), (95, n - 3))
-    print(f"{'phase':36s}" + "".join(f"{f'{lo + 1}-{hi + 1}':>9s}" for lo, hi in ranges))
-    for name, values in rows.items():
-        print(f"{name:36s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    _table("cycles, median over the steps of each range (from the publication of column j's pivot):",
+           rows, ((0, 31), (31, 63), (63, 95), (95, n - 3)), first=1)
     return 0
 
 
@@ -215,11 +218,7 @@ def _report_panel(c, ms, same):
         "phase": leave - start,
     }
     print(f"getrf_panel<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain kernel: {same}")
-    print("cycles, median over the phases of each range:")
-    ranges = ((0, 4), (4, 8), (8, 12), (12, 15))
-    print(f"{'phase':36s}" + "".join(f"{f'{lo}-{hi}':>9s}" for lo, hi in ranges))
-    for name, values in rows.items():
-        print(f"{name:36s}" + "".join(f"{numpy.median(values[lo:hi]):9.0f}" for lo, hi in ranges))
+    _table("cycles, median over the phases of each range:", rows, ((0, 4), (4, 8), (8, 12), (12, 15)))
     print(f"{'total over the phases':36s}{(leave[:15] - start[:15]).sum():9.0f}")
     return 0
 
