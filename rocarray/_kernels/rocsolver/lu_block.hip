@@ -58,6 +58,11 @@
 //     step j + 1, which no thread passes before finishing step j. No barrier separates C from
 //     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
 //     update is done, while the other warps still update.
+// The flow step (ra_rocsolver_getrf_block_wide_flow: the look-ahead step, FLOW) has no barrier:
+// the warp that publishes column j's pivot then raises a count in shared memory (sready > j), and
+// a warp starts step j once it reads it. Its publications take four buffers by j % 4; each warp
+// counts the steps it has finished (sdone), and the warp that publishes into buffer (j + 1) % 4
+// first waits until every warp has finished step j - 3, that buffer's last reader.
 // info = the first j + 1 whose pivot is exactly zero, else 0 (the factorization completes).
 //
 // Without SOLVE the factors and pivots (ipiv 1-based) are written to F (column-major, leading
@@ -191,10 +196,10 @@ RA_DEVICE void ra_lub_wait_count(const volatile int* count, int target) {
 }
 
 // *count := value once the whole warp's earlier shared-memory accesses are ordered before it
-// (each lane's fence, then the warp's barrier, then lane 0's write).
+// (the warp's barrier, then the fence that lane 0's write releases them with).
 RA_DEVICE void ra_lub_raise_count(volatile int* count, int value) {
-    __threadfence_block();
     ra_warp_sync();
+    __threadfence_block();
     if (ra_lane_id() == 0) *count = value;
 }
 
@@ -213,16 +218,16 @@ RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 
     const int total = rows * cols;
     const bool rows_fast = (rs < 0 ? -rs : rs) <= (cs < 0 ? -cs : cs);
     const int fast = rows_fast ? rows : cols;
-    // element e = f + s * fast; (f, s) stepped by RA_LU_BLOCK_THREADS without a division per element
-    const int df = RA_LU_BLOCK_THREADS % fast, ds = RA_LU_BLOCK_THREADS / fast;
+    // element e = f + s * fast; (f, s) stepped by THREADS without a division per element
+    const int df = THREADS % fast, ds = THREADS / fast;
     int f = (int)threadIdx.x % fast, sl = (int)threadIdx.x / fast;
-    for (int e0 = threadIdx.x; e0 < total; e0 += CHUNK * RA_LU_BLOCK_THREADS) {
+    for (int e0 = threadIdx.x; e0 < total; e0 += CHUNK * THREADS) {
         T x[CHUNK];
         int at[CHUNK];
 #pragma unroll
         for (int k = 0; k < CHUNK; ++k) {
             const int i = rows_fast ? f : sl, j = rows_fast ? sl : f;
-            at[k] = e0 + k * RA_LU_BLOCK_THREADS < total ? i + j * ldd : -1;
+            at[k] = e0 + k * THREADS < total ? i + j * ldd : -1;
             if (at[k] >= 0) x[k] = src[(ra_i64)i * rs + (ra_i64)j * cs];
             f += df;
             sl += ds;
@@ -512,6 +517,7 @@ RA_DEVICE void ra_lub_getrf(
                     while (ra_popc64(ra_ballot(lane >= SC || done[lane] > j + 1 - NBUF)) < RA_WARP_SIZE)
                         ra_lub_pause();
                     __threadfence_block();
+                    ra_warp_sync();  // every lane's writes below after the reads of the counts
                 }
 #pragma unroll
                 for (int c = b; c < MA && c <= b + 1; ++c) {
