@@ -3,7 +3,7 @@ each mid-size LU kernel, in one process, against CuPy (cuSOLVER's batched getrf/
 
     python scripts/lu_block_ab.py                    # order 128, float64
     python scripts/lu_block_ab.py 100 float32        # another order and dtype (65 .. 128)
-    python scripts/lu_block_ab.py --quick            # getrf_block and the wide kernel's plain, redux and flow steps
+    python scripts/lu_block_ab.py --quick            # getrf_block and the wide kernel's plain, redux, flow (and flow redux) steps
 
 For each setting of ``_lu_block.ONE_BARRIER`` (the register tile's one-barrier step,
 ``getrf_block``, or its two-barrier step, ``getrf_block_2sync``), ``_lu_block.WIDE`` (the
@@ -49,10 +49,12 @@ def main(argv):
                (True, True, True, False, False, False): "getrf_block_wide lookahead",
                (True, True, False, True, False, False): "getrf_block_wide redux",
                (True, True, False, False, True, False): "getrf_block_wide flow",
+               (True, True, False, True, True, False): "getrf_block_wide flow redux",
                (True, False, False, False, False, True): "getrf_panel"}
     if quick:
         kernels = {k: v for k, v in kernels.items()
-                   if v in ("getrf_block", "getrf_block_wide", "getrf_block_wide redux", "getrf_block_wide flow")}
+                   if v in ("getrf_block", "getrf_block_wide", "getrf_block_wide redux", "getrf_block_wide flow",
+                            "getrf_block_wide flow redux")}
     order = list(kernels)
     settings = order + order[::-1]
     names = ("ONE_BARRIER", "WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL")

@@ -198,7 +198,7 @@ def _report_flow(c, ms, same, n):
         "another warp: step j done": other_done[1:-2] - published[:-3],
         "step (publication to publication)": published[1:-2] - published[:-3],
     }
-    print(f"getrf_block_wide_flow<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
+    print(f"getrf_block_wide_flow<double, 128, true, false>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
           f"kernel: {same}")
     _table("cycles, median over the steps of each range (from the publication of column j's pivot):",
            rows, ((0, 31), (31, 63), (63, 95), (95, n - 3)), first=1)

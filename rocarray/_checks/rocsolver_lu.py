@@ -197,7 +197,8 @@ def _check_wide_kernel(rng):
     steps = {(True, False, False, False): "getrf_block_wide",
              (True, True, False, False): "getrf_block_wide (look-ahead)",
              (True, False, True, False): "getrf_block_wide (redux search)",
-             (True, False, False, True): "getrf_block_wide (flow step)"}
+             (True, False, False, True): "getrf_block_wide (flow step)",
+             (True, False, True, True): "getrf_block_wide (flow step, redux search)"}
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):

@@ -34,10 +34,11 @@ searches its pivot before the rest of its update, which then runs behind the sea
 :data:`WIDE_REDUX` (off) the plain step's pivot search reduces over the warp by ``redux.sync`` on
 the magnitudes' bits (``ra_rocsolver_getrf_block_wide_redux<T, N, SOLVE>``): the same pivots.
 With :data:`WIDE_FLOW` (off) the look-ahead step has no block barrier
-(``ra_rocsolver_getrf_block_wide_flow<T, N, SOLVE>``): a warp starts step j once column j's pivot
-is published, counted in shared memory, so the search of column j + 1 no longer waits for the
-rest of the searching warp's update of step j; four publication buffers, each rewritten only once
-every warp has finished the step that read it.
+(``ra_rocsolver_getrf_block_wide_flow<T, N, SOLVE, REDUX>``, the search by redux.sync with
+:data:`WIDE_REDUX`): a warp starts step j once column j's pivot is published, counted in shared
+memory, so the search of column j + 1 no longer waits for the rest of the searching warp's update
+of step j; four publication buffers, each rewritten only once every warp has finished the step
+that read it.
 
 ``ra_rocsolver_getrf_panel<T, N, SOLVE>`` computes the same factors and solutions, bit for bit, for
 orders up to ``N`` (:data:`PANEL_ORDER`) with the matrix in shared memory: warp 0 factors panels
@@ -116,10 +117,11 @@ WIDE_LOOKAHEAD = False
 #: ``getrf_block_wide``'s xor rounds. :data:`WIDE_LOOKAHEAD` takes precedence.
 WIDE_REDUX = False
 #: Whether the wide kernel takes its flow step (``ra_rocsolver_getrf_block_wide_flow<T, N,
-#: SOLVE>``): the look-ahead step with the step's block barrier replaced by a count of published
+#: SOLVE, REDUX>``): the look-ahead step with the step's block barrier replaced by a count of published
 #: pivots in shared memory, so that the warp that searched column j + 1 finishes the rest of its
 #: update of step j while the others go on (the same bits). Off until measured on the GPU; it
-#: takes precedence over :data:`WIDE_LOOKAHEAD` and :data:`WIDE_REDUX`.
+#: takes precedence over :data:`WIDE_LOOKAHEAD`, and with :data:`WIDE_REDUX` its search reduces by
+#: redux.sync.
 WIDE_FLOW = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
@@ -138,14 +140,15 @@ def kernel_name(dtype, tile, solve, one_barrier=None):
 
 def wide_kernel_name(dtype, solve, lookahead=None, redux=None, flow=None):
     """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true, false>'``;
-    ``flow`` (default :data:`WIDE_FLOW`) True names the flow step, else ``lookahead`` (default
-    :data:`WIDE_LOOKAHEAD`) True the look-ahead step, else ``redux`` (default :data:`WIDE_REDUX`)
-    True the plain step with the redux.sync search."""
+    ``flow`` (default :data:`WIDE_FLOW`) True names the flow step (its search by redux.sync with
+    ``redux``, default :data:`WIDE_REDUX`), else ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True
+    the look-ahead step, else ``redux`` True the plain step with the redux.sync search."""
     flow = WIDE_FLOW if flow is None else flow
-    if flow:
-        return f"ra_rocsolver_getrf_block_wide_flow<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {'true' if solve else 'false'}>"
-    lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
     redux = WIDE_REDUX if redux is None else redux
+    if flow:
+        flags = ", ".join("true" if f else "false" for f in (solve, redux))
+        return f"ra_rocsolver_getrf_block_wide_flow<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
+    lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
     if redux and not lookahead:
         return f"ra_rocsolver_getrf_block_wide_redux<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {'true' if solve else 'false'}>"
     flags = ", ".join("true" if f else "false" for f in (solve, lookahead))
@@ -165,7 +168,8 @@ def instantiations():
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
     names += [wide_kernel_name(d, s, look, False) for d in WIDE_DTYPES for s in (False, True) for look in (False, True)]
     names += [wide_kernel_name(d, s, False, True) for d in WIDE_DTYPES for s in (False, True)]
-    names += [wide_kernel_name(d, s, flow=True) for d in WIDE_DTYPES for s in (False, True)]
+    names += [wide_kernel_name(d, s, redux=r, flow=True) for d in WIDE_DTYPES for s in (False, True)
+              for r in (False, True)]
     return sorted(names)
 
 

@@ -419,13 +419,14 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
 # (target, dtype, n, look-ahead): the wide layout's instantiations (N = 128) at the bench's order,
 # a prime order (padding rows and columns in every register row and column), on both lane widths,
 # with the plain step and the look-ahead step
-# (the step: "plain", "look" for WIDE_LOOKAHEAD, "redux" for WIDE_REDUX, "flow" for WIDE_FLOW; the
-# emulator's NVIDIA target has no sm_80 path, so "redux" checks the kernel's plumbing there and
-# the GPU its search)
+# (the step: "plain", "look" for WIDE_LOOKAHEAD, "redux" for WIDE_REDUX, "flow" for WIDE_FLOW,
+# "flowredux" for both; the emulator's NVIDIA target has no sm_80 path, so "redux" checks the
+# kernel's plumbing there and the GPU its search)
 WIDE_CASES = [("cuda32", "float64", 128, "plain"), ("cuda32", "float64", 128, "look"),
               ("cuda32", "float64", 128, "redux"), ("cuda32", "float64", 128, "flow"),
               ("cuda32", "float32", 100, "plain"), ("cuda32", "complex64", 71, "look"),
               ("cuda32", "complex64", 71, "redux"), ("cuda32", "complex64", 71, "flow"),
+              ("cuda32", "float64", 97, "flowredux"),
               ("hip64", "float64", 97, "look"), ("hip64", "float64", 97, "redux"),
               ("hip64", "float64", 97, "flow")]
 
@@ -441,8 +442,8 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "look")
-    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step == "redux")
-    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step == "flow")
+    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
+    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux"))
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
@@ -481,7 +482,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 64
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 70
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -489,7 +490,8 @@ def test_instantiations_are_registered():
     assert "ra_rocsolver_getrf_block_wide<double, 128, true, false>" in names
     assert "ra_rocsolver_getrf_block_wide<double, 128, true, true>" in names
     assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false, true>" in names
-    assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true>" in names
+    assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, false>" in names
+    assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -763,7 +765,7 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("step", ["plain", "lookahead", "redux", "flow"])
+@pytest.mark.parametrize("step", ["plain", "lookahead", "redux", "flow", "flowredux"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
 def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
@@ -773,8 +775,8 @@ def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "lookahead")
-    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step == "redux")
-    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step == "flow")
+    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
+    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux"))
     assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
 
 
@@ -791,7 +793,7 @@ def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
         x = {}
         for wide, look, redux, flow in ((True, False, False, False), (True, True, False, False),
                                         (True, False, True, False), (True, False, False, True),
-                                        (False, False, False, False)):
+                                        (True, False, True, True), (False, False, False, False)):
             monkeypatch.setattr(_lu_block, "WIDE", wide)
             monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
             monkeypatch.setattr(_lu_block, "WIDE_REDUX", redux)

@@ -743,14 +743,15 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wi
 
 // getrf_block_wide's look-ahead step without its barrier: a warp goes on to step j once column j's
 // pivot is published (a count in shared memory), so the warp that searched runs the rest of its
-// update of step j - 1 behind the others; the same bits
-template <typename T, int N, bool SOLVE>
+// update of step j - 1 behind the others; with REDUX the search's warp reduction is
+// ra_lub_redux_argmax where RA_LUB_REDUX. The same bits
+template <typename T, int N, bool SOLVE, bool REDUX>
 __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide_flow(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
     constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
-    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, true, false, true>(
+    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, true, REDUX, true>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
