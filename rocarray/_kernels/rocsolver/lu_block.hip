@@ -655,8 +655,8 @@ RA_DEVICE void ra_lub_getrf(
             if (FLOW) ra_lub_raise_count(&sdone[tc], j + 1);
         }
     }
-    // FLOW: the steps end at different times in different warps (the shared matrix is rewritten
-    // below and the next launch's counts start at zero)
+    // FLOW: the steps end at different times in different warps, and the shared matrix is
+    // rewritten below
     if (FLOW) __syncthreads();
     if (tid == 0) info[mat] = bad;
 
