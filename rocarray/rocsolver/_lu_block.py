@@ -145,14 +145,15 @@ def wide_kernel_name(dtype, solve, lookahead=None, redux=None, flow=None):
     the look-ahead step, else ``redux`` True the plain step with the redux.sync search."""
     flow = WIDE_FLOW if flow is None else flow
     redux = WIDE_REDUX if redux is None else redux
-    if flow:
-        flags = ", ".join("true" if f else "false" for f in (solve, redux))
-        return f"ra_rocsolver_getrf_block_wide_flow<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
     lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
-    if redux and not lookahead:
-        return f"ra_rocsolver_getrf_block_wide_redux<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {'true' if solve else 'false'}>"
-    flags = ", ".join("true" if f else "false" for f in (solve, lookahead))
-    return f"ra_rocsolver_getrf_block_wide<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {flags}>"
+    if flow:
+        base, flags = "ra_rocsolver_getrf_block_wide_flow", (solve, redux)
+    elif redux and not lookahead:
+        base, flags = "ra_rocsolver_getrf_block_wide_redux", (solve,)
+    else:
+        base, flags = "ra_rocsolver_getrf_block_wide", (solve, lookahead)
+    bools = ", ".join("true" if f else "false" for f in flags)
+    return f"{base}<{dtypes.ctype(dtype)}, {WIDE_ORDER}, {bools}>"
 
 
 def panel_kernel_name(dtype, solve):
@@ -166,8 +167,9 @@ def instantiations():
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
-    names += [wide_kernel_name(d, s, look, False) for d in WIDE_DTYPES for s in (False, True) for look in (False, True)]
-    names += [wide_kernel_name(d, s, False, True) for d in WIDE_DTYPES for s in (False, True)]
+    names += [wide_kernel_name(d, s, look, False, False) for d in WIDE_DTYPES for s in (False, True)
+              for look in (False, True)]
+    names += [wide_kernel_name(d, s, False, True, False) for d in WIDE_DTYPES for s in (False, True)]
     names += [wide_kernel_name(d, s, redux=r, flow=True) for d in WIDE_DTYPES for s in (False, True)
               for r in (False, True)]
     return sorted(names)
