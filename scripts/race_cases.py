@@ -14,8 +14,9 @@ the outer-block LU with its inverted diagonal blocks; ``lub128`` (float64) and `
 (complex64) solve and factor (slogdet) stacks of three through the register-tile
 ``getrf_block`` with its one-barrier step (``ONE_BARRIER`` switched on; its double-buffered column,
 pivot and reciprocal), ``lub128w`` the same float64 stack through the two-barrier step
-(``getrf_block_2sync``), ``lub128x`` through the 512-thread layout (``getrf_block_wide``,
-``WIDE`` switched on: a warp per thread column, the same double-buffered column and pivot) and
+(``getrf_block_2sync``), ``lub128x`` through the 512-thread layout (``getrf_block_wide_redux``,
+``WIDE`` switched on with its default step: a warp per thread column, the same double-buffered
+column and pivot) and
 ``lub128xl`` through its look-ahead step (``WIDE_LOOKAHEAD`` too: the next column's pivot
 published into the other buffer before the barrier that ends the step);
 ``attn_wgmma*`` run the sm_90 ``wgmma`` attention forward (head dimension 64 or 128), causal and not,

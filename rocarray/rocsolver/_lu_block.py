@@ -31,7 +31,7 @@ side) too while :data:`WIDE_FACTOR` is on (the default); other systems stay wher
 The wide kernel has the one-barrier step only (:data:`ONE_BARRIER` does not apply to it); with
 :data:`WIDE_LOOKAHEAD` the warp that holds the next column brings that column up to date and
 searches its pivot before the rest of its update, which then runs behind the search. With
-:data:`WIDE_REDUX` (off) the plain step's pivot search reduces over the warp by ``redux.sync`` on
+:data:`WIDE_REDUX` (on) the plain step's pivot search reduces over the warp by ``redux.sync`` on
 the magnitudes' bits (``ra_rocsolver_getrf_block_wide_redux<T, N, SOLVE>``): the same pivots.
 With :data:`WIDE_FLOW` (off) the look-ahead step has no block barrier
 (``ra_rocsolver_getrf_block_wide_flow<T, N, SOLVE, REDUX>``, the search by redux.sync with
@@ -113,9 +113,9 @@ WIDE_FACTOR = True
 WIDE_LOOKAHEAD = False
 #: Whether the wide kernel's plain step reduces its pivot search over the warp by
 #: ``redux.sync`` on integer magnitude keys (``ra_rocsolver_getrf_block_wide_redux``; NVIDIA from
-#: sm_80, xor rounds elsewhere; the same bits). Off until measured on the GPU: False takes
-#: ``getrf_block_wide``'s xor rounds. :data:`WIDE_LOOKAHEAD` takes precedence.
-WIDE_REDUX = False
+#: sm_80, xor rounds elsewhere; the same bits). On by default; False takes
+#: ``getrf_block_wide``'s xor rounds (the way back). :data:`WIDE_LOOKAHEAD` takes precedence.
+WIDE_REDUX = True
 #: Whether the wide kernel takes its flow step (``ra_rocsolver_getrf_block_wide_flow<T, N,
 #: SOLVE, REDUX>``): the look-ahead step with the step's block barrier replaced by a count of published
 #: pivots in shared memory, so that the warp that searched column j + 1 finishes the rest of its

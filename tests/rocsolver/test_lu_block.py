@@ -517,9 +517,9 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
 @pytest.mark.parametrize("wide_factor,dtype,n,kernel", [
     # the defaults (WIDE and WIDE_FACTOR on): orders 65 .. 128 take the 512-thread layout as the
     # solve does; other orders and complex128 stay on getrf_block
-    (True, "float64", 128, "getrf_block_wide<double, 128, false, false>"),
-    (True, "float64", 65, "getrf_block_wide<double, 128, false, false>"),
-    (True, "complex64", 100, "getrf_block_wide<ra_c64, 128, false, false>"),
+    (True, "float64", 128, "getrf_block_wide_redux<double, 128, false>"),
+    (True, "float64", 65, "getrf_block_wide_redux<double, 128, false>"),
+    (True, "complex64", 100, "getrf_block_wide_redux<ra_c64, 128, false>"),
     (True, "float64", 64, "getrf_block<double, 4, false>"), (True, "complex128", 96, "getrf_block<ra_c128, 6, false>"),
     # WIDE_FACTOR off: getrf_block (one block's getf2 past its tiles)
     (False, "float64", 64, "getrf_block<double, 4, false>"),
@@ -529,7 +529,7 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
 ])
 def test_getrf_routes(recorded, monkeypatch, wide_factor, dtype, n, kernel):
     assert _lu_block.WIDE and _lu_block.WIDE_FACTOR and not _lu_block.PANEL and not _lu_block.WIDE_LOOKAHEAD
-    assert not _lu_block.WIDE_REDUX
+    assert _lu_block.WIDE_REDUX and not _lu_block.WIDE_FLOW
     assert _lu_block.ONE_BARRIER
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", wide_factor)
     A = recorded.array((4 * n * n,), dtype)
@@ -582,9 +582,9 @@ def test_wide_switch_routes_orders_65_to_128(recorded, monkeypatch, wave64):
     la.solve(recorded.array((4, 100, 100), "float32"), recorded.array((4, 100, 1), "float32"))
     more = ["ra_rocsolver_getrf_block<double, 8, true>"] if len(ks) == 3 else []
     assert recorded.names() == (
-        ["ra_rocsolver_getrf_block_wide<double, 128, true, false>"] * 2 + more
-        + ["ra_rocsolver_getrf_block_wide<ra_c64, 128, false, false>",
-           "ra_rocsolver_getrf_block_wide<float, 128, false, false>",
+        ["ra_rocsolver_getrf_block_wide_redux<double, 128, true>"] * 2 + more
+        + ["ra_rocsolver_getrf_block_wide_redux<ra_c64, 128, false>",
+           "ra_rocsolver_getrf_block_wide_redux<float, 128, false>",
            "ra_rocsolver_getrf_block<ra_c128, 6, false>", "ra_rocsolver_getrf_block<double, 4, false>",
            "ra_rocsolver_getrf_panel<double, 128, true>", "ra_rocsolver_getrf_panel<float, 128, true>"])
     blocks = [launch.block[0] for launch in recorded.launches]
