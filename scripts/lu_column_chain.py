@@ -30,7 +30,7 @@ SOURCE = r"""
 template <int SEARCH, bool BARRIER>
 __global__ void ra_lu_column_chain(const double* in, double* out, long long* cycles, int columns) {
     const int lane = ra_lane_id();
-    const double* x = in + (ra_i64)blockIdx.x * 512 + ra_warp_id() * 128;
+    const double* x = in + (ra_i64)blockIdx.x * 2048 + ra_warp_id() * 128;
     double v[4];
     int lab[4];
 #pragma unroll
@@ -107,7 +107,7 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
     }
     const long long t1 = clock64();
     if (lane == 0 && ra_warp_id() == 0) cycles[blockIdx.x] = t1 - t0;
-    double* y = out + (ra_i64)blockIdx.x * 512 + ra_warp_id() * 128;
+    double* y = out + (ra_i64)blockIdx.x * 2048 + ra_warp_id() * 128;
 #pragma unroll
     for (int a = 0; a < 4; ++a) y[a * RA_WARP_SIZE + lane] = v[a];
 }
@@ -125,7 +125,7 @@ def main(argv):
     module = ra.RawModule(code=SOURCE, name_expressions=names)
     blocks, columns = 132, 128
     rs = cupy.random.RandomState(5)
-    x = rs.uniform(1.0, 2.0, blocks * 512)
+    x = rs.uniform(1.0, 2.0, blocks * 2048)   # 16 warps of 128 rows a block
     y = cupy.empty_like(x)
     cycles = cupy.zeros(blocks, numpy.int64)
     print(f"{'search':12s} {'one warp':>10s} {'16 warps + barrier':>20s}   (cycles a column, median of {blocks} blocks)")
