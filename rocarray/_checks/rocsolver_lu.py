@@ -184,37 +184,34 @@ def _check_composed_laswp(rng):
 def _check_wide_kernel(rng):
     """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
     switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain step, its look-ahead
-    step, its redux.sync search (``WIDE_REDUX``), its flow step (``WIDE_FLOW``) and the redux steps'
-    interchange through shared memory (``WIDE_XS``)) and through ``getrf_block``: the
+    step, its redux.sync search (``WIDE_REDUX``) and its flow step (``WIDE_FLOW``)) and through
+    ``getrf_block``: the
     backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
     rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "WIDE_XS", "PANEL", "WIDE_FACTOR")
+    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR")
     saved = tuple(getattr(_lu_block, name) for name in switches)
-    steps = {(True, False, False, False, False): "getrf_block_wide",
-             (True, True, False, False, False): "getrf_block_wide (look-ahead)",
-             (True, False, True, False, False): "getrf_block_wide (redux search)",
-             (True, False, False, True, False): "getrf_block_wide (flow step)",
-             (True, False, True, True, False): "getrf_block_wide (flow step, redux search)",
-             (True, False, True, False, True): "getrf_block_wide (redux search, shared interchange)",
-             (True, False, True, True, True): "getrf_block_wide (flow step, redux search, shared interchange)"}
+    steps = {(True, False, False, False): "getrf_block_wide",
+             (True, True, False, False): "getrf_block_wide (look-ahead)",
+             (True, False, True, False): "getrf_block_wide (redux search)",
+             (True, False, False, True): "getrf_block_wide (flow step)",
+             (True, False, True, True): "getrf_block_wide (flow step, redux search)"}
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
-            for setting in ((False, False, False, False, False),) + tuple(steps):
-                (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.WIDE_FLOW,
-                 _lu_block.WIDE_XS) = setting
+            for setting in ((False, False, False, False),) + tuple(steps):
+                _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.WIDE_FLOW = setting
                 x[setting] = la.solve(a, b)
                 logdet[setting] = [cupy.asnumpy(v) for v in la.slogdet(a)]
             eps = numpy.finfo(numpy.dtype(dtype)).eps
             same = ((lambda u, v: numpy.array_equal(u, v)) if numpy.dtype(dtype).kind == "f"
                     else (lambda u, v: numpy.allclose(u, v, rtol=1e3 * eps, atol=1e3 * eps * numpy.abs(v).max())))
-            base = (False, False, False, False, False)
+            base = (False, False, False, False)
             for setting, step in steps.items():
                 err = _backward_error(a, b, x[setting])
                 if not err < 8:
