@@ -62,8 +62,8 @@ def _instrumented(text):
     last(rwin, rwin + "\n                RA_STEP_CLOCK(2, t, ra_lub_abs1(rwin) != -7);")
     # (the mark after the barrier waits for p, read there: a clock read alone may be scheduled
     # above the barrier)
-    barrier = "            } else {\n                __syncthreads();\n            }\n            const int p = pbuf[par][0];"
-    last(barrier, "            } else {\n                RA_STEP_CLOCK(3, t, true);\n                __syncthreads();\n"
+    barrier = "            else __syncthreads();\n            const int p = pbuf[par][0];"
+    last(barrier, "            else {\n                RA_STEP_CLOCK(3, t, true);\n                __syncthreads();\n"
                   "            }\n            const int p = pbuf[par][0];\n            RA_STEP_CLOCK(4, (t + 1) % SC, p != -9);")
     p_read = "            const int tp = p % SR, ap = p / SR;"
     last(p_read, p_read + "\n            RA_STEP_CLOCK(5, (t + 1) % SC, ap != -3);")
@@ -84,9 +84,9 @@ def _instrumented_flow(text):
     last(p_read, p_read + f"\n            RA_STEP_CLOCK(0, {owner}, ap != -3);")
     search = "                const int next = FLOW ? (j + 1) % NBUF : par ^ 1;"
     last(search, search + f"\n                RA_STEP_CLOCK(1, {owner}, ra_lub_abs1(rpiv) != -7);")
-    published = "                else if (FLOW) ra_lub_raise_count(&sready, j + 2);"
+    published = "                if (FLOW) ra_lub_raise_count(&sready, j + 2);"
     last(published, published + f"\n                RA_STEP_CLOCK(2, {owner}, true);")
-    done = "            if (FLOW && !RA_LUB_FLOW_BAR) ra_lub_raise_count(&sdone[tc], j + 1);"
+    done = "            if (FLOW) ra_lub_raise_count(&sdone[tc], j + 1);"
     last(done, done + f"\n            RA_STEP_CLOCK(3, {owner}, true);\n            RA_STEP_CLOCK(4, {other}, true);")
     return _HEADER + text
 

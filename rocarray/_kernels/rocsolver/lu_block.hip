@@ -58,18 +58,11 @@
 //     step j + 1, which no thread passes before finishing step j. No barrier separates C from
 //     the next step's A: the warp holding column j + 1 searches its pivot as soon as its own
 //     update is done, while the other warps still update.
-// The flow step (ra_rocsolver_getrf_block_wide_flow: the look-ahead step, FLOW) has no block
-// barrier: the warp that publishes column j's pivot hands step j over without waiting for it, and
-// the warp that searched column j + 1 finishes its step j behind the others. Its publications take
-// four buffers by j % 4. On NVIDIA (RA_LUB_FLOW_BAR) the handover is named barrier 1 + j % 2: the
-// publishing warp's bar.arrive and the other warps' bar.sync over the block. Every warp arrives at
-// step j + 2's barrier only after passing step j's or j + 1's (which completes only after step
-// j's), so two barriers do not mix steps; and every warp has finished step j once step j + 2's
-// barrier completes (the warp that published j + 1 arrives there after the rest of its step j),
-// so step j + 4's publisher, past step j + 3's barrier, rewrites no buffer still read.
-// Elsewhere the publishing warp raises a count in shared memory (sready > j) that the others read
-// in a loop; each warp counts the steps it has finished (sdone), and the warp that publishes into
-// buffer (j + 1) % 4 first waits until every warp has finished step j - 3, its last reader.
+// The flow step (ra_rocsolver_getrf_block_wide_flow: the look-ahead step, FLOW) has no barrier:
+// the warp that publishes column j's pivot then raises a count in shared memory (sready > j), and
+// a warp starts step j once it reads it. Its publications take four buffers by j % 4; each warp
+// counts the steps it has finished (sdone), and the warp that publishes into buffer (j + 1) % 4
+// first waits until every warp has finished step j - 3, that buffer's last reader.
 // info = the first j + 1 whose pivot is exactly zero, else 0 (the factorization completes).
 //
 // Without SOLVE the factors and pivots (ipiv 1-based) are written to F (column-major, leading
@@ -200,23 +193,6 @@ RA_DEVICE void ra_lub_pause() {
 #endif
 }
 
-// Whether the flow step hands its steps over by named barriers (NVIDIA: the publishing warp's
-// bar.arrive, the other warps' bar.sync, which wait in hardware) or by counts in shared memory
-// read in a loop (elsewhere)
-#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700 && !defined(RA_LUB_FLOW_COUNTS)
-#define RA_LUB_FLOW_BAR 1
-RA_DEVICE void ra_lub_bar_arrive(int id, int threads) {
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-RA_DEVICE void ra_lub_bar_sync(int id, int threads) {
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-#else
-#define RA_LUB_FLOW_BAR 0
-RA_DEVICE void ra_lub_bar_arrive(int, int) {}
-RA_DEVICE void ra_lub_bar_sync(int, int) {}
-#endif
-
 // Waits until *count >= target (a count another warp of the block raises), then orders this
 // thread's later shared-memory reads after what was published before the raise.
 RA_DEVICE void ra_lub_wait_count(const volatile int* count, int target) {
@@ -335,7 +311,7 @@ RA_DEVICE void ra_lub_getrf(
     static_assert(!FLOW || LOOK, "the flow step is the look-ahead step without its barrier");
     static_assert(!XS || (XCHG && SR == RA_WARP_SIZE), "the shared exchange takes a warp a thread column");
     // a step's publication: two buffers by the parity of j behind a barrier a step; with FLOW
-    // four by j % 4, rewritten only once every thread column has finished the step four back
+    // four by j % 4, rewritten only once every thread column counts the step four back done
     constexpr int NBUF = FLOW ? 4 : 2;
     __shared__ T lbuf[NBUF][N];               // column j after the interchange, by row
     __shared__ T spiv[NBUF];                  // the pivot's reciprocal
@@ -525,16 +501,10 @@ RA_DEVICE void ra_lub_getrf(
                         if (!SOLVE) ipiv[mat * strideP + j] = p + 1;
                     }
                 }
-                if (FLOW && RA_LUB_FLOW_BAR) ra_lub_bar_arrive(1 + (j & 1), THREADS);
-                else if (FLOW) ra_lub_raise_count(&sready, j + 1);
+                if (FLOW) ra_lub_raise_count(&sready, j + 1);
             }
-            if (FLOW && RA_LUB_FLOW_BAR) {
-                if (ra_warp_id() != t) ra_lub_bar_sync(1 + (j & 1), THREADS);  // warp t published
-            } else if (FLOW) {
-                ra_lub_wait_count(&sready, j + 1);
-            } else {
-                __syncthreads();
-            }
+            if (FLOW) ra_lub_wait_count(&sready, j + 1);
+            else __syncthreads();
             const int p = pbuf[par][0];
             const int kind = pbuf[par][1];
             const bool is_zero = kind == RA_LU_BLOCK_PIVOT_ZERO;
@@ -548,7 +518,7 @@ RA_DEVICE void ra_lub_getrf(
                 const int c1 = t + 1 < SC ? b : b + 1;
                 const bool by_recip = kind == RA_LU_BLOCK_PIVOT_RECIP;
                 const T rpiv = spiv[par];
-                if (FLOW && !RA_LUB_FLOW_BAR && j + 2 > NBUF) {
+                if (FLOW && j + 2 > NBUF) {
                     // buffer (j + 1) % NBUF is free once every thread column has finished step
                     // j + 1 - NBUF (a lane a thread column reads its count)
                     const volatile int* done = sdone;
@@ -584,8 +554,7 @@ RA_DEVICE void ra_lub_getrf(
                 const int next = FLOW ? (j + 1) % NBUF : par ^ 1;
                 if (t + 1 < SC) pivot(b, t + 1, j + 1, next);
                 else if (b + 1 < MA) pivot(b + 1 < MA ? b + 1 : b, 0, j + 1, next);
-                if (FLOW && RA_LUB_FLOW_BAR) ra_lub_bar_arrive(1 + ((j + 1) & 1), THREADS);
-                else if (FLOW) ra_lub_raise_count(&sready, j + 2);
+                if (FLOW) ra_lub_raise_count(&sready, j + 2);
                 skip = c1;
             }
             T u[MC];  // the new row j (old row p), columns c >= b: the update's u
@@ -750,7 +719,7 @@ RA_DEVICE void ra_lub_getrf(
                     }
                 }
             }
-            if (FLOW && !RA_LUB_FLOW_BAR) ra_lub_raise_count(&sdone[tc], j + 1);
+            if (FLOW) ra_lub_raise_count(&sdone[tc], j + 1);
         }
     }
     // FLOW: the steps end at different times in different warps, and the shared matrix is
