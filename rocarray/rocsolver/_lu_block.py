@@ -123,12 +123,6 @@ WIDE_REDUX = True
 #: takes precedence over :data:`WIDE_LOOKAHEAD`, and with :data:`WIDE_REDUX` its search reduces by
 #: redux.sync.
 WIDE_FLOW = False
-#: Whether the wide kernel's redux.sync steps (:data:`WIDE_REDUX` on: the plain step, or the flow
-#: step with :data:`WIDE_FLOW`) interchange rows j and p through shared memory
-#: (``ra_rocsolver_getrf_block_wide_xs<T, N, SOLVE, FLOW>``: lane p's row and lane j's row stored
-#: into the warp's two rows, 16 bytes an access, and read back by every lane) instead of by
-#: shuffles (the same bits). Off until measured on the GPU.
-WIDE_XS = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -144,20 +138,15 @@ def kernel_name(dtype, tile, solve, one_barrier=None):
     return f"{base}<{dtypes.ctype(dtype)}, {int(tile)}, {'true' if solve else 'false'}>"
 
 
-def wide_kernel_name(dtype, solve, lookahead=None, redux=None, flow=None, xs=None):
+def wide_kernel_name(dtype, solve, lookahead=None, redux=None, flow=None):
     """Name expression, e.g. ``'ra_rocsolver_getrf_block_wide<double, 128, true, false>'``;
     ``flow`` (default :data:`WIDE_FLOW`) True names the flow step (its search by redux.sync with
     ``redux``, default :data:`WIDE_REDUX`), else ``lookahead`` (default :data:`WIDE_LOOKAHEAD`) True
-    the look-ahead step, else ``redux`` True the plain step with the redux.sync search; ``xs``
-    (default :data:`WIDE_XS`) True with ``redux`` names those redux.sync steps' shared-memory
-    interchange (``ra_rocsolver_getrf_block_wide_xs``)."""
+    the look-ahead step, else ``redux`` True the plain step with the redux.sync search."""
     flow = WIDE_FLOW if flow is None else flow
     redux = WIDE_REDUX if redux is None else redux
     lookahead = WIDE_LOOKAHEAD if lookahead is None else lookahead
-    xs = WIDE_XS if xs is None else xs
-    if xs and redux and (flow or not lookahead):
-        base, flags = "ra_rocsolver_getrf_block_wide_xs", (solve, flow)
-    elif flow:
+    if flow:
         base, flags = "ra_rocsolver_getrf_block_wide_flow", (solve, redux)
     elif redux and not lookahead:
         base, flags = "ra_rocsolver_getrf_block_wide_redux", (solve,)
@@ -174,18 +163,15 @@ def panel_kernel_name(dtype, solve):
 
 def instantiations():
     """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
-    :data:`PANEL`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`, :data:`WIDE_REDUX`, :data:`WIDE_FLOW` and
-    :data:`WIDE_XS`."""
+    :data:`PANEL`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`, :data:`WIDE_REDUX` and :data:`WIDE_FLOW`."""
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
-    names += [wide_kernel_name(d, s, look, False, False, False) for d in WIDE_DTYPES for s in (False, True)
+    names += [wide_kernel_name(d, s, look, False, False) for d in WIDE_DTYPES for s in (False, True)
               for look in (False, True)]
-    names += [wide_kernel_name(d, s, False, True, False, False) for d in WIDE_DTYPES for s in (False, True)]
-    names += [wide_kernel_name(d, s, redux=r, flow=True, xs=False) for d in WIDE_DTYPES for s in (False, True)
+    names += [wide_kernel_name(d, s, False, True, False) for d in WIDE_DTYPES for s in (False, True)]
+    names += [wide_kernel_name(d, s, redux=r, flow=True) for d in WIDE_DTYPES for s in (False, True)
               for r in (False, True)]
-    names += [wide_kernel_name(d, s, False, True, f, True) for d in WIDE_DTYPES for s in (False, True)
-              for f in (False, True)]
     return sorted(names)
 
 

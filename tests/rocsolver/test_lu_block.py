@@ -420,36 +420,30 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
 # a prime order (padding rows and columns in every register row and column), on both lane widths,
 # with the plain step and the look-ahead step
 # (the step: "plain", "look" for WIDE_LOOKAHEAD, "redux" for WIDE_REDUX, "flow" for WIDE_FLOW,
-# "flowredux" for both, "xs" and "xsflow" for WIDE_XS with the redux step and the flow step; the
-# emulator's NVIDIA target has no sm_80 path, so "redux" checks the kernel's plumbing there and
-# the GPU its search)
+# "flowredux" for both; the emulator's NVIDIA target has no sm_80 path, so "redux" checks the
+# kernel's plumbing there and the GPU its search)
 WIDE_CASES = [("cuda32", "float64", 128, "plain"), ("cuda32", "float64", 128, "look"),
               ("cuda32", "float64", 128, "redux"), ("cuda32", "float64", 128, "flow"),
               ("cuda32", "float32", 100, "plain"), ("cuda32", "complex64", 71, "look"),
               ("cuda32", "complex64", 71, "redux"), ("cuda32", "complex64", 71, "flow"),
               ("cuda32", "float64", 97, "flowredux"),
               ("hip64", "float64", 97, "look"), ("hip64", "float64", 97, "redux"),
-              ("hip64", "float64", 97, "flow"),
-              ("cuda32", "float64", 128, "xs"), ("cuda32", "float32", 100, "xs"),
-              ("cuda32", "complex64", 71, "xsflow"), ("cuda32", "float64", 97, "xsflow"),
-              ("hip64", "float64", 97, "xs")]
+              ("hip64", "float64", 97, "flow")]
 
 
 @pytest.mark.parametrize("case", WIDE_CASES, ids=lambda c: "-".join(map(str, c)))
 def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
     """getrf_block_wide (WIDE on; its look-ahead step with WIDE_LOOKAHEAD, its redux search with
-    WIDE_REDUX, its flow step with WIDE_FLOW, the interchange through shared memory with WIDE_XS)
-    against getrf_block on tied stacks (ties, a NaN, a zero column, a zero row) and a random
-    matrix: factors, pivots and info, and X and info, bit for bit."""
+    WIDE_REDUX, its flow step with WIDE_FLOW) against getrf_block on tied stacks (ties, a NaN, a zero column, a zero row) and a
+    random matrix: factors, pivots and info, and X and info, bit for bit."""
     target, dtype, n, step = case
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "look")
-    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux", "xs", "xsflow"))
-    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux", "xsflow"))
-    monkeypatch.setattr(_lu_block, "WIDE_XS", step in ("xs", "xsflow"))
+    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
+    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux"))
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
@@ -488,7 +482,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 82
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 70
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -498,8 +492,6 @@ def test_instantiations_are_registered():
     assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false, true>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, false>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>" in names
-    assert "ra_rocsolver_getrf_block_wide_xs<double, 128, true, false>" in names
-    assert "ra_rocsolver_getrf_block_wide_xs<ra_c64, 128, false, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -773,20 +765,18 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("step", ["plain", "lookahead", "redux", "flow", "flowredux", "xs", "xsflow"])
+@pytest.mark.parametrize("step", ["plain", "lookahead", "redux", "flow", "flowredux"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
 def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
     # on the device, with the panel kernel off: getrf_block_wide (WIDE on, the factorization too:
     # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD, its redux search with WIDE_REDUX, its
-    # flow step with WIDE_FLOW, the shared-memory interchange of the redux steps with WIDE_XS)
-    # against getrf_block
+    # flow step with WIDE_FLOW) against getrf_block
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "lookahead")
-    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux", "xs", "xsflow"))
-    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux", "xsflow"))
-    monkeypatch.setattr(_lu_block, "WIDE_XS", step in ("xs", "xsflow"))
+    monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
+    monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux"))
     assert_same_results_both_ways(monkeypatch, "WIDE", dtype, n)
 
 
@@ -801,15 +791,13 @@ def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
     for k in (1, 16):
         b = cupy.asarray(rng.standard_normal((1000, 128, k)))
         x = {}
-        for wide, look, redux, flow, xs in ((True, False, False, False, False), (True, True, False, False, False),
-                                            (True, False, True, False, False), (True, False, False, True, False),
-                                            (True, False, True, True, False), (True, False, True, False, True),
-                                            (True, False, True, True, True), (False, False, False, False, False)):
+        for wide, look, redux, flow in ((True, False, False, False), (True, True, False, False),
+                                        (True, False, True, False), (True, False, False, True),
+                                        (True, False, True, True), (False, False, False, False)):
             monkeypatch.setattr(_lu_block, "WIDE", wide)
             monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
             monkeypatch.setattr(_lu_block, "WIDE_REDUX", redux)
             monkeypatch.setattr(_lu_block, "WIDE_FLOW", flow)
-            monkeypatch.setattr(_lu_block, "WIDE_XS", xs)
-            x[wide, look, redux, flow, xs] = la.solve(a, b).get()
-        want = x[False, False, False, False, False]
+            x[wide, look, redux, flow] = la.solve(a, b).get()
+        want = x[False, False, False, False]
         assert all(same_bits(got, want) for got in x.values())

@@ -150,11 +150,6 @@ template <typename R> RA_DEVICE void ra_lub_better_row(R& v, int& i, R v2, int i
     }
 }
 
-// K elements of T in one 16-byte shared-memory access (the XS exchange's unit; one element when T
-// is wider)
-template <typename T> struct ra_lub_pack_width { static constexpr int value = sizeof(T) >= 16 ? 1 : 16 / sizeof(T); };
-template <typename T, int K> struct alignas(16) ra_lub_pack { T e[K]; };
-
 // Whether the pivot search's warp reduction can take redux.sync (NVIDIA from sm_80); elsewhere
 // ra_lub_redux_argmax's reductions would be butterflies, slower than ra_lub_better_row's rounds.
 #if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
@@ -292,7 +287,7 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
 // the body of every register-tile kernel: an SR x SC grid of threads, each with an MR x MA tile
 // (see the head of the file); XCHG selects the one-barrier step (interchange by shuffles)
 template <typename T, int SR, int SC, int MR, int MA, bool SOLVE, bool XCHG, bool LOOK, bool REDUX = false,
-          bool FLOW = false, bool XS = false>
+          bool FLOW = false>
 RA_DEVICE void ra_lub_getrf(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
@@ -309,7 +304,6 @@ RA_DEVICE void ra_lub_getrf(
     static_assert(!LOOK || (XCHG && SR == RA_WARP_SIZE), "the look-ahead takes a warp a thread column");
     static_assert(!REDUX || SR == RA_WARP_SIZE, "the warp argmax takes a warp a thread column");
     static_assert(!FLOW || LOOK, "the flow step is the look-ahead step without its barrier");
-    static_assert(!XS || (XCHG && SR == RA_WARP_SIZE), "the shared exchange takes a warp a thread column");
     // a step's publication: two buffers by the parity of j behind a barrier a step; with FLOW
     // four by j % 4, rewritten only once every thread column counts the step four back done
     constexpr int NBUF = FLOW ? 4 : 2;
@@ -320,9 +314,6 @@ RA_DEVICE void ra_lub_getrf(
     __shared__ int pbuf[NBUF][2];             // p, and the pivot's kind (RA_LU_BLOCK_PIVOT_*)
     __shared__ int sready;                    // FLOW: pivots published (column j's: sready > j)
     __shared__ int sdone[SC];                 // FLOW: steps a thread column has finished
-    constexpr int XK = ra_lub_pack_width<T>::value;
-    constexpr int XW = (MC + XK - 1) / XK * XK;
-    __shared__ ra_lub_pack<T, XK> xrow[XS ? SC : 1][2][XW / XK];  // XS: a warp's rows p and j
     const ra_i64 mat = blockIdx.x;
     const int tid = threadIdx.x;
     const int tr = tid % SR, tc = tid / SR;
@@ -558,65 +549,7 @@ RA_DEVICE void ra_lub_getrf(
                 skip = c1;
             }
             T u[MC];  // the new row j (old row p), columns c >= b: the update's u
-            if (XCHG && XS) {
-                // B'' (XS): as B' below, with rows p and j passing through this warp's two rows of
-                // xrow, 16 bytes an access: lane tp stores row p, lane tj the old row j, and every
-                // lane reads both back (the same address: one broadcast each), u from the first;
-                // row j takes u in lane tj, register row ap the old row j in lane tp. Half the
-                // accesses of B''s shuffles for 8-byte T, and no select chain into a row copy.
-                const int c0 = SOLVE ? b : 0;
-                const int k0 = c0 / XK;
-                constexpr int k1 = XW / XK;
-                ra_lub_pack<T, XK>* xp = xrow[tc][0];
-                ra_lub_pack<T, XK>* xj = xrow[tc][1];
-                ra_warp_sync();  // the lanes' reads of the previous step's rows come first
-#pragma unroll
-                for (int a = a0; a < MR; ++a) {
-                    if (a == ap) {
-#pragma unroll
-                        for (int k = k0; k < k1; ++k) {
-                            ra_lub_pack<T, XK> q;
-#pragma unroll
-                            for (int e = 0; e < XK; ++e) q.e[e] = k * XK + e < MC ? v[a][k * XK + e] : zero;
-                            if (tr == tp) xp[k] = q;
-                        }
-                    }
-                }
-#pragma unroll
-                for (int k = k0; k < k1; ++k) {
-                    ra_lub_pack<T, XK> q;
-#pragma unroll
-                    for (int e = 0; e < XK; ++e) q.e[e] = k * XK + e < MC ? v[a0][k * XK + e] : zero;
-                    if (tr == tj) xj[k] = q;
-                }
-                ra_warp_sync();
-#pragma unroll
-                for (int k = k0; k < k1; ++k) {
-                    const ra_lub_pack<T, XK> q = xp[k];
-#pragma unroll
-                    for (int e = 0; e < XK; ++e)
-                        if (k * XK + e >= c0 && k * XK + e < MC) u[k * XK + e] = q.e[e];
-                }
-#pragma unroll
-                for (int a = a0; a < MR; ++a) {
-                    if (a == ap) {
-#pragma unroll
-                        for (int k = k0; k < k1; ++k) {
-                            const ra_lub_pack<T, XK> q = xj[k];
-#pragma unroll
-                            for (int e = 0; e < XK; ++e) {
-                                const int c = k * XK + e;
-                                if (c >= c0 && c < MC && (!LOOK || c != skip)) v[a][c] = tr == tp ? q.e[e] : v[a][c];
-                            }
-                        }
-                    }
-                }
-                // row j after register row ap: for p == j (tp == tj, ap == a0) both leave it as
-                // it was; column j is rewritten below
-#pragma unroll
-                for (int c = c0; c < MC; ++c)
-                    if ((!LOOK || c != skip) && tr == tj) v[a0][c] = u[c];
-            } else if (XCHG) {
+            if (XCHG) {
                 // B': rows j and p of thread column tc are in its own SR lanes (thread rows tj
                 // and tp, one warp), so the interchange and u move by shuffles, with no publication
                 // and no second barrier (for p == j every move below leaves row j as it is).
@@ -805,18 +738,6 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wi
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
     constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
     ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, false, true>(
-        n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
-}
-
-// getrf_block_wide's redux step (FLOW false) or its flow step with the redux search (FLOW true),
-// with the row interchange through shared memory (XS: B'' above): the same bits
-template <typename T, int N, bool SOLVE, bool FLOW>
-__global__ RA_LAUNCH_BOUNDS(RA_LU_WIDE_THREADS) void ra_rocsolver_getrf_block_wide_xs(
-    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
-    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
-    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
-    constexpr int SR = RA_WARP_SIZE, SC = RA_LU_WIDE_THREADS / RA_WARP_SIZE;
-    ra_lub_getrf<T, SR, SC, N / SR, N / SC, SOLVE, true, FLOW, true, FLOW, true>(
         n, nrhs, A, a_rs, a_cs, a_bs, F, ldf, strideF, ipiv, strideP, info, B, b_rs, b_cs, b_bs, X, x_rs, x_cs, x_bs);
 }
 
