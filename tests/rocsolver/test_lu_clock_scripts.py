@@ -65,8 +65,8 @@ def _compile_sm90(text, names):
 def test_marked_kernels_compile_for_sm90(step_clock, kind):
     mark = {"wide": step_clock._instrumented, "flow": step_clock._instrumented_flow,
             "panel": step_clock._instrumented_panel}[kind]
-    name = {"wide": "ra_rocsolver_getrf_block_wide<double, 128, true, false>",
-            "flow": "ra_rocsolver_getrf_block_wide_flow<double, 128, true, false>",
+    name = {"wide": "ra_rocsolver_getrf_block_wide_redux<double, 128, true>",
+            "flow": "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>",
             "panel": "ra_rocsolver_getrf_panel<double, 128, true>"}[kind]
     _compile_sm90(_compile.header_text() + mark(_compile.read_text(step_clock.SOURCE)), [name])
 
