@@ -110,7 +110,9 @@ def _instrumented_panel(text):
     once("                ra_warp_sync();\n", "                ra_warp_sync();\n                RA_PANEL_CLOCK(1, 0);\n")
     factor = "                ra_lup_factor<T, RW, NB, SOLVE>(nxt, label, c1,"
     once(factor, "                RA_PANEL_CLOCK(2, 0);\n" + factor)
-    copy = "                for (int r = 0; r < RW; ++r) {\n#pragma unroll\n                    for (int c = 0; c < NB; ++c) cur[r][c] = nxt[r][c];"
+    # (the mark goes above the copy's #pragma unroll: between the two, the pragma would unroll the
+    # mark's do-while and leave the copy rolled, its register arrays in local memory)
+    copy = "#pragma unroll\n                for (int r = 0; r < RW; ++r) {\n#pragma unroll\n                    for (int c = 0; c < NB; ++c) cur[r][c] = nxt[r][c];"
     once(copy, "                RA_PANEL_CLOCK(3, 0);\n" + copy)
     end = "        __syncthreads();\n    }\n    if (threadIdx.x == 0) info[mat] = bad;"
     once(end, "        RA_PANEL_CLOCK(4, 1);\n        __syncthreads();\n        RA_PANEL_CLOCK(5, 1);\n    }\n"

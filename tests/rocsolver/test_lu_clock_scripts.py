@@ -4,6 +4,7 @@ sources and the chain microbenchmark compile for sm_90 with NVRTC."""
 
 import importlib.util
 import os
+import re
 
 import pytest
 
@@ -59,6 +60,17 @@ def _compile_sm90(text, names):
     opts = offline._nvrtc_options(target, [])
     lowered, binary = _compile.nvrtc_compile("rocsolver/lu_clock_check.hip", target, text, opts, names)
     assert set(lowered) == set(names) and binary
+
+
+@pytest.mark.parametrize("kind", ["wide", "flow", "panel"])
+def test_no_mark_takes_a_loops_unroll_pragma(step_clock, kind):
+    # a mark right after "#pragma unroll" takes the pragma (its do-while is a loop) and leaves the
+    # loop below rolled: register arrays indexed at run time, in local memory, a slower kernel
+    mark = {"wide": step_clock._instrumented, "flow": step_clock._instrumented_flow,
+            "panel": step_clock._instrumented_panel}[kind]
+    text = mark(_compile.read_text(step_clock.SOURCE))
+    assert not re.search(r"#pragma unroll\s*\n\s*RA_(STEP|PANEL)_CLOCK\(", text)
+    assert text.count("#pragma unroll") == _compile.read_text(step_clock.SOURCE).count("#pragma unroll")
 
 
 @pytest.mark.parametrize("kind", ["wide", "flow", "panel"])
