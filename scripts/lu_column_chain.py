@@ -9,8 +9,14 @@ times that chain alone, in SM clock cycles a column, for several ways to search:
 * ``int rounds``: the magnitudes' bits (plus one) compared as integers, five xor rounds;
 * ``int redux``: the same keys reduced by ``redux.sync`` (two maxima and a minimum), NVIDIA sm_80+.
 
-Each runs on 132 blocks of one warp (the chain alone) and of 16 warps meeting at a block barrier
-every column (the chain with the step's barrier), 128 columns a block, the median over blocks.
+Each runs on 132 blocks, 128 columns a block, the median over blocks, in three shapes:
+
+* ``one warp``: a block of one warp, the chain alone;
+* ``16 search``: 16 warps, each running the whole chain on its own column, meeting at a block
+  barrier every column;
+* ``1 of 16``: 16 warps, as in the LU's step: warp j % 16 searches column j and publishes the
+  winner's row and reciprocal through shared memory; after the barrier every warp reads them,
+  takes u from the winner's lane (one shuffle pair) and updates its own 4 rows a lane.
 
     python scripts/lu_column_chain.py
 
@@ -26,9 +32,13 @@ import rocarray as ra
 from rocarray._core import backend
 
 SOURCE = r"""
-// one column step of a warp holding rows lane + 32 a (a < 4) of a 128-row column, repeated
-template <int SEARCH, bool BARRIER>
+// one column step of a warp holding rows lane + 32 a (a < 4) of a 128-row column, repeated;
+// SHAPE 0: one warp; 1: 16 warps, each its whole chain, a barrier a column; 2: 16 warps, warp
+// j % 16 searches and publishes the winner, the others update after the barrier
+template <int SEARCH, int SHAPE>
 __global__ void ra_lu_column_chain(const double* in, double* out, long long* cycles, int columns) {
+    __shared__ int sfrom[2];
+    __shared__ double srpiv[2];
     const int lane = ra_lane_id();
     const double* x = in + (ra_i64)blockIdx.x * 2048 + ra_warp_id() * 128;
     double v[4];
@@ -43,7 +53,9 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
         const int jj = j & 127;
         double bval = 0.0;
         int key = 0x7fffffff;
-        if (SEARCH == 0) {
+        const bool searches = SHAPE != 2 || ra_warp_id() == (j & 15);
+        if (!searches) {
+        } else if (SEARCH == 0) {
             double best = -1.0;
 #pragma unroll
             for (int a = 0; a < 4; ++a) {
@@ -95,15 +107,24 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
             }
         }
         const double rloc = 1.0 / bval;
-        const int from = (key == 0x7fffffff ? jj : key) % RA_WARP_SIZE;
-        const double rpiv = ra_shfl(rloc, from);
+        int from = (key == 0x7fffffff ? jj : key) % RA_WARP_SIZE;
+        double rpiv = ra_shfl(rloc, from);
+        if (SHAPE == 2) {
+            if (searches && lane == 0) {
+                sfrom[j & 1] = from;
+                srpiv[j & 1] = rpiv;
+            }
+            __syncthreads();
+            from = sfrom[j & 1];
+            rpiv = srpiv[j & 1];
+        }
         const double u = ra_shfl(v[(jj / RA_WARP_SIZE + 1) & 3], from) * 0x1p-20;
 #pragma unroll
         for (int a = 0; a < 4; ++a) {
             const double l = v[a] * rpiv;
             v[a] = lab[a] > jj ? ra_fma(-l, u, v[a]) : v[a];
         }
-        if (BARRIER) __syncthreads();
+        if (SHAPE == 1) __syncthreads();
     }
     const long long t1 = clock64();
     if (lane == 0 && ra_warp_id() == 0) cycles[blockIdx.x] = t1 - t0;
@@ -114,6 +135,8 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
 """
 
 SEARCHES = ("fp rounds", "int rounds", "int redux")
+#: (label, threads) of each SHAPE of the kernel
+SHAPES = (("one warp", 32), ("16 search", 512), ("1 of 16", 512))
 
 
 def main(argv):
@@ -121,24 +144,24 @@ def main(argv):
     if backend.device_info().warp_size != 32:
         print("this microbenchmark is written for 32-lane warps")
         return 1
-    names = [f"ra_lu_column_chain<{s}, {'true' if bar else 'false'}>" for s in range(3) for bar in (False, True)]
+    names = [f"ra_lu_column_chain<{s}, {shape}>" for s in range(len(SEARCHES)) for shape in range(len(SHAPES))]
     module = ra.RawModule(code=SOURCE, name_expressions=names)
     blocks, columns = 132, 128
     rs = cupy.random.RandomState(5)
     x = rs.uniform(1.0, 2.0, blocks * 2048)   # 16 warps of 128 rows a block
     y = cupy.empty_like(x)
     cycles = cupy.zeros(blocks, numpy.int64)
-    print(f"{'search':12s} {'one warp':>10s} {'16 warps + barrier':>20s}   (cycles a column, median of {blocks} blocks)")
+    print(f"{'search':12s}" + "".join(f"{label:>12s}" for label, _ in SHAPES)
+          + f"   (cycles a column, median of {blocks} blocks)")
     for s, label in enumerate(SEARCHES):
         row = []
-        for bar in (False, True):
-            kernel = module.get_function(f"ra_lu_column_chain<{s}, {'true' if bar else 'false'}>")
-            threads = 512 if bar else 32
+        for shape, (_, threads) in enumerate(SHAPES):
+            kernel = module.get_function(f"ra_lu_column_chain<{s}, {shape}>")
             for _ in range(2):
                 kernel((blocks,), (threads,), (x, y, cycles, numpy.int32(columns)))
             cupy.cuda.Device().synchronize()
             row.append(float(numpy.median(cupy.asnumpy(cycles))) / columns)
-        print(f"{label:12s} {row[0]:10.0f} {row[1]:20.0f}")
+        print(f"{label:12s}" + "".join(f"{value:12.0f}" for value in row))
     return 0
 
 

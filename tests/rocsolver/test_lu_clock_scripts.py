@@ -85,5 +85,5 @@ def test_marked_kernels_compile_for_sm90(step_clock, kind):
 
 def test_column_chain_compiles_for_sm90():
     chain = _load("lu_column_chain")
-    names = [f"ra_lu_column_chain<{s}, {b}>" for s in range(len(chain.SEARCHES)) for b in ("false", "true")]
+    names = [f"ra_lu_column_chain<{s}, {shape}>" for s in range(len(chain.SEARCHES)) for shape in range(len(chain.SHAPES))]
     _compile_sm90(_compile.user_source("lu_column_chain", chain.SOURCE), names)
