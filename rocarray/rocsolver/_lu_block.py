@@ -119,9 +119,9 @@ WIDE_REDUX = True
 #: Whether the wide kernel takes its flow step (``ra_rocsolver_getrf_block_wide_flow<T, N,
 #: SOLVE, REDUX>``): the look-ahead step with the step's block barrier replaced by a count of published
 #: pivots in shared memory, so that the warp that searched column j + 1 finishes the rest of its
-#: update of step j while the others go on (the same bits). Off until measured on the GPU; it
-#: takes precedence over :data:`WIDE_LOOKAHEAD`, and with :data:`WIDE_REDUX` its search reduces by
-#: redux.sync.
+#: update of step j while the others go on (the same bits). Off: the other warps' own step work,
+#: not the search, sets its pace, and it runs slower than the plain step. It takes precedence over
+#: :data:`WIDE_LOOKAHEAD`, and with :data:`WIDE_REDUX` its search reduces by redux.sync.
 WIDE_FLOW = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
