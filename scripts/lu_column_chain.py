@@ -16,7 +16,9 @@ Each runs on 132 blocks, 128 columns a block, the median over blocks, in three s
   barrier every column;
 * ``1 of 16``: 16 warps, as in the LU's step: warp j % 16 searches column j and publishes the
   winner's row and reciprocal through shared memory; after the barrier every warp reads them,
-  takes u from the winner's lane (one shuffle pair) and updates its own 4 rows a lane.
+  takes u from the winner's lane (one shuffle pair) and updates its own 4 rows a lane;
+* ``1 of 4``: the same among warps 0-3 only, meeting at a named barrier of 128 threads, while
+  the block's other 12 warps wait at the final block barrier (a panel factored by 4 warps).
 
     python scripts/lu_column_chain.py
 
@@ -34,7 +36,8 @@ from rocarray._core import backend
 SOURCE = r"""
 // one column step of a warp holding rows lane + 32 a (a < 4) of a 128-row column, repeated;
 // SHAPE 0: one warp; 1: 16 warps, each its whole chain, a barrier a column; 2: 16 warps, warp
-// j % 16 searches and publishes the winner, the others update after the barrier
+// j % 16 searches and publishes the winner, the others update after the barrier; 3: the same
+// among warps 0-3 (named barrier 1 of 128 threads), the other warps idle
 template <int SEARCH, int SHAPE>
 __global__ void ra_lu_column_chain(const double* in, double* out, long long* cycles, int columns) {
     __shared__ int sfrom[2];
@@ -49,11 +52,12 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
         lab[a] = a * RA_WARP_SIZE + lane;
     }
     const long long t0 = clock64();
-    for (int j = 0; j < columns; ++j) {
+    const int steps = SHAPE == 3 && ra_warp_id() >= 4 ? 0 : columns;
+    for (int j = 0; j < steps; ++j) {
         const int jj = j & 127;
         double bval = 0.0;
         int key = 0x7fffffff;
-        const bool searches = SHAPE != 2 || ra_warp_id() == (j & 15);
+        const bool searches = SHAPE < 2 || ra_warp_id() == (j & (SHAPE == 2 ? 15 : 3));
         if (!searches) {
         } else if (SEARCH == 0) {
             double best = -1.0;
@@ -106,15 +110,16 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
                 key = (int)ra_warp_min_u32(mh == hi && ml == lo ? (ra_u32)key : 0x7fffffffu);
             }
         }
-        const double rloc = 1.0 / bval;
+        const double rloc = searches ? 1.0 / bval : 0.0;
         int from = (key == 0x7fffffff ? jj : key) % RA_WARP_SIZE;
         double rpiv = ra_shfl(rloc, from);
-        if (SHAPE == 2) {
+        if (SHAPE >= 2) {
             if (searches && lane == 0) {
                 sfrom[j & 1] = from;
                 srpiv[j & 1] = rpiv;
             }
-            __syncthreads();
+            if (SHAPE == 2) __syncthreads();
+            else asm volatile("bar.sync 1, 128;" ::: "memory");
             from = sfrom[j & 1];
             rpiv = srpiv[j & 1];
         }
@@ -127,6 +132,7 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
         if (SHAPE == 1) __syncthreads();
     }
     const long long t1 = clock64();
+    if (SHAPE == 3) __syncthreads();
     if (lane == 0 && ra_warp_id() == 0) cycles[blockIdx.x] = t1 - t0;
     double* y = out + (ra_i64)blockIdx.x * 2048 + ra_warp_id() * 128;
 #pragma unroll
@@ -136,7 +142,7 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
 
 SEARCHES = ("fp rounds", "int rounds", "int redux")
 #: (label, threads) of each SHAPE of the kernel
-SHAPES = (("one warp", 32), ("16 search", 512), ("1 of 16", 512))
+SHAPES = (("one warp", 32), ("16 search", 512), ("1 of 16", 512), ("1 of 4", 512))
 
 
 def main(argv):
