@@ -9,7 +9,7 @@ times that chain alone, in SM clock cycles a column, for several ways to search:
 * ``int rounds``: the magnitudes' bits (plus one) compared as integers, five xor rounds;
 * ``int redux``: the same keys reduced by ``redux.sync`` (two maxima and a minimum), NVIDIA sm_80+.
 
-Each runs on 132 blocks, 128 columns a block, the median over blocks, in three shapes:
+Each runs on 132 blocks, 128 columns a block, the median over blocks, in four shapes:
 
 * ``one warp``: a block of one warp, the chain alone;
 * ``16 search``: 16 warps, each running the whole chain on its own column, meeting at a block
@@ -58,8 +58,7 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
         double bval = 0.0;
         int key = 0x7fffffff;
         const bool searches = SHAPE < 2 || ra_warp_id() == (j & (SHAPE == 2 ? 15 : 3));
-        if (!searches) {
-        } else if (SEARCH == 0) {
+        if (searches && SEARCH == 0) {
             double best = -1.0;
 #pragma unroll
             for (int a = 0; a < 4; ++a) {
@@ -80,7 +79,7 @@ __global__ void ra_lu_column_chain(const double* in, double* out, long long* cyc
                     key = k2;
                 }
             }
-        } else {
+        } else if (searches) {
             unsigned long long best = 0;
 #pragma unroll
             for (int a = 0; a < 4; ++a) {
