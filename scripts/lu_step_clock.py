@@ -14,6 +14,7 @@ patched ``rocarray._core.compile.read_text``, and the binary cache keys it apart
     python scripts/lu_step_clock.py            # getrf_block_wide, by elimination step
     python scripts/lu_step_clock.py --panel    # getrf_panel (the panel kernel), by panel phase
     python scripts/lu_step_clock.py --flow     # getrf_block_wide_flow (no step barrier), by step
+    python scripts/lu_step_clock.py --split    # getrf_block_split (two crews), by panel step and phase
 
 With ``--panel`` the marks time each phase k of ``getrf_panel`` (one barrier a phase): warp 0
 bringing the next panel's columns up to date (interchanges, triangular solve), its rank update of
@@ -120,6 +121,47 @@ def _instrumented_panel(text):
     return _PANEL_HEADER + text
 
 
+_SPLIT_HEADER = f"""
+__device__ long long ra_split_clock[{MARKS} * 128];
+#define RA_SPLIT_CLOCK_ON (blockIdx.x == {BLOCK} && (threadIdx.x % RA_WARP_SIZE) == 0)
+#define RA_SPLIT_CLOCK(row, i, w) do {{ if (RA_SPLIT_CLOCK_ON && (int)(threadIdx.x / RA_WARP_SIZE) == (w)) \\
+    ra_split_clock[{MARKS} * (row) + (i)] = clock64(); }} while (0)
+"""
+
+
+def _instrumented_split(text):
+    """lu_block.hip with the clock marks in getrf_block_split: by panel step j (row j) warp 0 at the
+    step's start, at its barrier and past it, and the crew's last warp at its barrier; by phase k
+    (row k) warp 0 at the phase's start, past the look-ahead update, past its factorization, the
+    update crew's first warp past its update, and warp 0 past the phase's barrier. The marks go to
+    the factors' pointer (unused by a solve) at the end."""
+    def once(anchor, replacement, after="void ra_lus_factor("):
+        nonlocal text
+        start = text.index(after)
+        at = text.index(anchor, start)
+        text = text[:at] + replacement + text[at + len(anchor):]
+
+    key = "            const T x = v[i];\n"
+    once(key, "            RA_SPLIT_CLOCK(j, 0, 0);\n" + key)
+    sync = "            ra_lus_group_sync<1>(threads, count, target);\n"
+    once(sync, "            RA_SPLIT_CLOCK(j, 1, 0);\n            RA_SPLIT_CLOCK(j, 3, nwp - 1);\n" + sync
+         + "            RA_SPLIT_CLOCK(j, 2, 0);\n")
+    kernel = "void ra_rocsolver_getrf_block_split("
+    loop = "        const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
+    once(loop, loop + "        RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
+    factor = "        if (tid < PT) {\n            ra_lus_factor<T, NB, PW, SOLVE>("
+    once(factor, "        RA_SPLIT_CLOCK(k, 5, 0);\n" + factor, kernel)
+    crew = "                                tid - PT, UT, true, &scount[1], utarget);\n"
+    once(crew, crew + "            RA_SPLIT_CLOCK(k, 7, PW);\n", kernel)
+    factored = "ptarget);\n        } else if (k > 0) {"
+    once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
+    end = "    if (tid == 0) info[mat] = bad;\n"
+    once(end, f"    if (RA_SPLIT_CLOCK_ON || blockIdx.x == {BLOCK})\n"
+         f"        for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)F)[e] = ra_split_clock[e];\n" + end,
+         kernel)
+    return _SPLIT_HEADER + text
+
+
 def main(argv):
     cupy = backend.cupy()
     n, batch = 128, 10_000
@@ -128,17 +170,21 @@ def main(argv):
     b = rs.standard_normal((batch, n, 1))
     clocks = cupy.zeros(MARKS * n, numpy.int64)
     info = cupy.zeros(batch, numpy.int32)
-    panel, flow = "--panel" in argv, "--flow" in argv
-    instrument = _instrumented_panel if panel else _instrumented_flow if flow else _instrumented
-    saved = _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _compile.read_text
+    panel, flow, split = "--panel" in argv, "--flow" in argv, "--split" in argv
+    instrument = (_instrumented_panel if panel else _instrumented_flow if flow else _instrumented_split if split
+                  else _instrumented)
+    saved = (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _lu_block.SPLIT,
+             _compile.read_text)
     plain = _compile.read_text
     try:
         _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL = True, False, flow, panel
+        _lu_block.SPLIT = split
         want = cupy.empty_like(b)
         _lu_block.gesv(a, b, want, info)
         _compile.read_text = lambda rel: instrument(plain(rel)) if rel == SOURCE else plain(rel)
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
+        _lu_block.SPLIT_KERNELS._kernels.clear()
         _compile._modules.clear()
         x = cupy.empty_like(b)
         # gesv's arguments with the clock buffer in the factors' place (unused by the solve)
@@ -152,14 +198,18 @@ def main(argv):
         stop.synchronize()
         ms = cupy.cuda.get_elapsed_time(start, stop)
     finally:
-        _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _compile.read_text = saved
+        (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _lu_block.SPLIT,
+         _compile.read_text) = saved
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
+        _lu_block.SPLIT_KERNELS._kernels.clear()
         _compile._modules.clear()
     c = cupy.asnumpy(clocks).reshape(n, MARKS).astype(numpy.float64)
     same = bool((x == want).all())
     if panel:
         return _report_panel(c, ms, same)
+    if split:
+        return _report_split(c, ms, same)
     if flow:
         return _report_flow(c, ms, same, n)
     start_search, rounds, winner, arrive, leave, p_read, exchanged = (c[:, k] for k in range(7))
@@ -222,6 +272,28 @@ def _report_panel(c, ms, same):
     print(f"getrf_panel<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain kernel: {same}")
     _table("cycles, median over the phases of each range:", rows, ((0, 4), (4, 8), (8, 12), (12, 15)))
     print(f"{'total over the phases':36s}{(leave[:15] - start[:15]).sum():9.0f}")
+    return 0
+
+
+def _report_split(c, ms, same):
+    """The panel steps and phases of getrf_block_split<double, 128, true>, in cycles."""
+    start, arrive, leave, last = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
+    steps = {
+        "warp 0: step start -> barrier": arrive - start,
+        "warp 0: barrier (arrive -> leave)": leave - arrive,
+        "last crew warp arrives after warp 0": last - arrive,
+        "warp 0: barrier -> next step": numpy.append(start[1:] - leave[:-1], numpy.nan),
+        "step (start -> next start)": numpy.append(start[1:] - start[:-1], numpy.nan),
+    }
+    print(f"getrf_block_split<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
+          f"kernel: {same}")
+    _table("cycles, median over the panel steps of each range:", steps, ((0, 31), (32, 63), (64, 95), (96, 127)))
+    phase, looked, factored, crew = c[:4, 4], c[:4, 5], c[:4, 6], c[:4, 7]
+    print("by phase (cycles):  look-ahead update, factorization, update crew done (from the phase start), phase")
+    for k in range(4):
+        nxt = phase[k + 1] if k < 3 else numpy.nan
+        print(f"  panel {k}: {looked[k] - phase[k]:9.0f} {factored[k] - looked[k]:9.0f} "
+              f"{crew[k] - phase[k] if k else numpy.nan:9.0f} {nxt - phase[k]:9.0f}")
     return 0
 
 

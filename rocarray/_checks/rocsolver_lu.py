@@ -184,28 +184,31 @@ def _check_composed_laswp(rng):
 def _check_wide_kernel(rng):
     """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
     switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain step, its look-ahead
-    step, its redux.sync search (``WIDE_REDUX``) and its flow step (``WIDE_FLOW``)) and through
-    ``getrf_block``: the
+    step, its redux.sync search (``WIDE_REDUX``) and its flow step (``WIDE_FLOW``)), through the two
+    crews of ``getrf_block_split`` (``SPLIT``) and through ``getrf_block``: the
     backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
     rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR")
+    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR", "SPLIT")
     saved = tuple(getattr(_lu_block, name) for name in switches)
     steps = {(True, False, False, False): "getrf_block_wide",
              (True, True, False, False): "getrf_block_wide (look-ahead)",
              (True, False, True, False): "getrf_block_wide (redux search)",
              (True, False, False, True): "getrf_block_wide (flow step)",
-             (True, False, True, True): "getrf_block_wide (flow step, redux search)"}
+             (True, False, True, True): "getrf_block_wide (flow step, redux search)",
+             "split": "getrf_block_split"}
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
             for setting in ((False, False, False, False),) + tuple(steps):
-                _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.WIDE_FLOW = setting
+                _lu_block.SPLIT = setting == "split"
+                _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.WIDE_FLOW = (
+                    (False,) * 4 if setting == "split" else setting)
                 x[setting] = la.solve(a, b)
                 logdet[setting] = [cupy.asnumpy(v) for v in la.slogdet(a)]
             eps = numpy.finfo(numpy.dtype(dtype)).eps

@@ -48,6 +48,16 @@ meets once a panel. It takes the orders from :data:`PANEL_LOWEST` where its shar
 and :data:`PANEL` is on (it is off by default: see the constant); the register-tile kernel
 takes the others.
 
+``ra_rocsolver_getrf_block_split<T, N, SOLVE>`` computes the same factors and solutions, bit for
+bit, for orders up to ``N`` (:data:`SPLIT_ORDER`) with the matrix in shared memory, on
+:data:`SPLIT_THREADS` threads in two crews: the first ``N`` threads (a matrix row each) factor
+panels of :data:`SPLIT_NB` columns in registers, a column's pivot search meeting only their own
+warps, while the other warps bring the columns right of the panel up to date with the previous
+panel (its interchanges as one permutation, the triangular solve, the rank-``SPLIT_NB`` update of
+the rows below); between two panels the whole block brings the next panel's columns up to date.
+With :data:`SPLIT` on it takes orders :data:`SPLIT_LOWEST` .. :data:`SPLIT_ORDER` of
+:data:`SPLIT_DTYPES` (32-lane devices) before the wide kernel.
+
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
 otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
 (:data:`TILES`) keep the tile within the registers of 256 threads; :func:`takes` says which
@@ -123,6 +133,25 @@ WIDE_REDUX = True
 #: not the search, sets its pace, and it runs slower than the plain step. It takes precedence over
 #: :data:`WIDE_LOOKAHEAD`, and with :data:`WIDE_REDUX` its search reduces by redux.sync.
 WIDE_FLOW = False
+#: Whether orders SPLIT_LOWEST .. SPLIT_ORDER of SPLIT_DTYPES on 32-lane devices take
+#: ``ra_rocsolver_getrf_block_split`` (the panel crew and the update crew; False: the wide kernel,
+#: the way back). It comes before :data:`WIDE`; :data:`PANEL`, when on, comes first.
+SPLIT = False
+#: Threads of the split kernel (``RA_LU_SPLIT_THREADS``): the panel crew (``SPLIT_ORDER``) and
+#: the update crew.
+SPLIT_THREADS = 384
+#: The split kernel's largest order (its template parameter N: a panel row a crew thread).
+SPLIT_ORDER = 128
+#: Smallest order routed to the split kernel.
+SPLIT_LOWEST = 65
+#: Columns per panel of the split kernel (``RA_LU_SPLIT_NB``).
+SPLIT_NB = 32
+#: The dtypes the split kernel is instantiated for.
+SPLIT_DTYPES = WIDE_DTYPES
+#: Whether 64-lane devices take the split kernel when :data:`SPLIT` is on (a crew of two
+#: wavefronts; its barriers count arrivals in shared memory there). Off: not measured on such a
+#: device.
+SPLIT_WAVE64 = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -161,9 +190,15 @@ def panel_kernel_name(dtype, solve):
     return f"ra_rocsolver_getrf_panel<{dtypes.ctype(dtype)}, {PANEL_ORDER}, {'true' if solve else 'false'}>"
 
 
+def split_kernel_name(dtype, solve):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block_split<double, 128, true>'``."""
+    return f"ra_rocsolver_getrf_block_split<{dtypes.ctype(dtype)}, {SPLIT_ORDER}, {'true' if solve else 'false'}>"
+
+
 def instantiations():
     """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
-    :data:`PANEL`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`, :data:`WIDE_REDUX` and :data:`WIDE_FLOW`."""
+    :data:`PANEL`, :data:`SPLIT`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`, :data:`WIDE_REDUX` and
+    :data:`WIDE_FLOW`."""
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
@@ -172,6 +207,7 @@ def instantiations():
     names += [wide_kernel_name(d, s, False, True, False) for d in WIDE_DTYPES for s in (False, True)]
     names += [wide_kernel_name(d, s, redux=r, flow=True) for d in WIDE_DTYPES for s in (False, True)
               for r in (False, True)]
+    names += [split_kernel_name(d, s) for d in SPLIT_DTYPES for s in (False, True)]
     return sorted(names)
 
 
@@ -179,6 +215,7 @@ _compile.register(SOURCE, instantiations())
 
 KERNELS = kernels.Family(SOURCE, THREADS, 1)
 WIDE_KERNELS = kernels.Family(SOURCE, WIDE_THREADS, 1)
+SPLIT_KERNELS = kernels.Family(SOURCE, SPLIT_THREADS, 1)
 
 
 def tile(n, dtype):
@@ -212,6 +249,21 @@ def _panel_static(dtype):
     return panels + 4 * PANEL_ORDER + 4 * PANEL_ORDER + 64
 
 
+def _split_shared(n, nrhs, dtype):
+    """Dynamic shared memory of a split launch: ``[A | B]`` staged with leading dimension n + 1,
+    SPLIT_NB elements of slack (an update chunk's rows past n read it), alignment slack."""
+    return ((n + 1) * (n + nrhs) + SPLIT_NB) * numpy.dtype(dtype).itemsize + 16
+
+
+def _split_static(dtype):
+    """The split kernel's static shared memory, an upper bound: the crew's rows of the panel, its
+    two buffers of candidate rows, reciprocals, keys and labels, the panels' labels and zero
+    pivots, the barrier counts, alignment slack."""
+    warps = SPLIT_ORDER // 32
+    values = SPLIT_ORDER * (SPLIT_NB + 1) + 2 * warps * SPLIT_NB + 2 * warps
+    return values * numpy.dtype(dtype).itemsize + 4 * (6 * warps + 2 * SPLIT_ORDER + 4) + 64
+
+
 _limits = {}   # (device id, the asking function) -> bytes: a device's limit is read once
 
 
@@ -231,6 +283,15 @@ def _panel(n, nrhs, dtype, device_id):
     """Whether order n with nrhs right-hand sides (0: getrf) takes the panel kernel."""
     return (PANEL and PANEL_LOWEST <= n <= PANEL_ORDER and numpy.dtype(dtype) in PANEL_WIDTH
             and _panel_shared(n, nrhs, dtype) + _panel_static(dtype) <= _limit(device_id))
+
+
+def _split(n, nrhs, dtype, device_id):
+    """Whether order n with nrhs right-hand sides (0: getrf) takes the split kernel."""
+    if not (SPLIT and SPLIT_LOWEST <= n <= SPLIT_ORDER and numpy.dtype(dtype) in SPLIT_DTYPES
+            and nrhs <= MAX_RHS):
+        return False
+    return ((backend.device_info(device_id).warp_size == 32 or SPLIT_WAVE64)
+            and _split_shared(n, nrhs, dtype) + _split_static(dtype) <= _limit(device_id))
 
 
 def _wide(n, nrhs, dtype, device_id):
@@ -268,6 +329,9 @@ _NULL = numpy.uint64(0)
 def _launch(dtype, n, nrhs, solve, batch, args, device_id):
     if _panel(n, nrhs, dtype, device_id):
         kernel, shared, threads = KERNELS[panel_kernel_name(dtype, solve)], _panel_shared(n, nrhs, dtype), THREADS
+    elif _split(n, nrhs, dtype, device_id):
+        kernel, shared = SPLIT_KERNELS[split_kernel_name(dtype, solve)], _split_shared(n, nrhs, dtype)
+        threads = SPLIT_THREADS
     elif _wide(n, nrhs, dtype, device_id):
         kernel, shared, threads = WIDE_KERNELS[wide_kernel_name(dtype, solve)], _shared(n, nrhs, dtype), WIDE_THREADS
     else:

@@ -469,6 +469,47 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
         assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n and info[4] == 0
 
 
+# (target, dtype, n): the split kernel's instantiations (N = 128) at the bench's order, orders
+# whose last panel is partial (a prime among them), on both lane widths
+SPLIT_CASES = [("cuda32", "float64", 128), ("cuda32", "float64", 97), ("cuda32", "float32", 100),
+               ("cuda32", "complex64", 71), ("hip64", "float64", 128), ("hip64", "complex64", 83)]
+
+
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=lambda c: "-".join(map(str, c)))
+def test_split_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
+    """getrf_block_split (SPLIT on) against getrf_block on tied stacks (ties, a NaN, a zero
+    column, a zero row) and a random matrix: factors, pivots and info, and X and info, bit for
+    bit."""
+    target, dtype, n = case
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_block, "SPLIT_WAVE64", True)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
+    rng = np.random.default_rng(n)
+    a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
+    b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
+    got = {}
+    for split in (True, False):
+        monkeypatch.setattr(_lu_block, "SPLIT", split)
+        info = dev.array(np.full(5, 99, np.int32))
+        A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))   # column-major, lda n
+        ipiv = dev.array(np.full(5 * n, -7, np.int32))
+        _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 5)
+        X, xinfo = dev.array(np.full((5, n, 3), 7, dtype)), dev.array(np.full(5, 99, np.int32))
+        _lu_block.gesv(dev.array(a), dev.array(b), X, xinfo)
+        got[split] = [np.asarray(v).copy() for v in (A, ipiv, info, X, xinfo)]
+        want = ([_lu_block.split_kernel_name(dtype, s) for s in (False, True)] if split
+                else [_lu_block.kernel_name(dtype, 8, s) for s in (False, True)])
+        assert dev.names()[-2:] == want
+    for x, y in zip(got[True], got[False]):
+        if x.dtype.kind in "fc":
+            assert same_bits(x, y)
+        else:
+            np.testing.assert_array_equal(x, y)
+    for info in (got[True][2], got[True][4]):
+        assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n and info[4] == 0
+
+
 # --------------------------------------------------------------------------------------------
 # CPU: routing (launches recorded, nothing runs)
 # --------------------------------------------------------------------------------------------
@@ -482,7 +523,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 70
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 76
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -492,6 +533,8 @@ def test_instantiations_are_registered():
     assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false, true>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, false>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>" in names
+    assert "ra_rocsolver_getrf_block_split<double, 128, true>" in names
+    assert "ra_rocsolver_getrf_block_split<ra_c64, 128, false>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -801,3 +844,32 @@ def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
             x[wide, look, redux, flow] = la.solve(a, b).get()
         want = x[False, False, False, False]
         assert all(same_bits(got, want) for got in x.values())
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("n", [65, 97, 128])
+def test_gpu_split_kernel_matches_the_register_tile(monkeypatch, dtype, n):
+    # on the device, with the panel and wide kernels off: getrf_block_split (SPLIT on) against
+    # getrf_block
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
+    assert_same_results_both_ways(monkeypatch, "SPLIT", dtype, n)
+
+
+@pytest.mark.gpu
+def test_gpu_split_kernel_bench_shape_bit_for_bit(monkeypatch):
+    # the bench's stack (order 128, float64, one right-hand side) and 16 right-hand sides: X from
+    # the split kernel equals getrf_block's bit for bit
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
+    rng = np.random.default_rng()
+    a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
+    for k in (1, 16):
+        b = cupy.asarray(rng.standard_normal((1000, 128, k)))
+        x = {}
+        for split in (True, False):
+            monkeypatch.setattr(_lu_block, "SPLIT", split)
+            x[split] = la.solve(a, b).get()
+        assert same_bits(x[True], x[False])
+

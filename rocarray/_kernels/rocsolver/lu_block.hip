@@ -253,7 +253,7 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
     constexpr int Q = (N + W - 1) / W;   // rows per lane
     const T zero = ra_lub_zero<T>();
     const int lane = ra_lane_id();
-    for (int r = ra_warp_id(); r < nrhs; r += RA_LU_BLOCK_THREADS / W) {
+    for (int r = ra_warp_id(); r < nrhs; r += THREADS / W) {
         T y[Q], d[Q];
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
@@ -1097,3 +1097,373 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
     ra_lub_back_substitute<T, N>(n, nrhs, sA, ld, sA + (ra_i64)ld * n, ld, X + mat * x_bs, x_rs, x_cs);
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// ra_rocsolver_getrf_block_split<T, N, SOLVE>: getrf_block's factorization and solve (the same
+// pivots, the same operations on every element in the same order, so the same bits) for n <= N,
+// on RA_LU_SPLIT_THREADS threads with the matrix (and B) in shared memory (leading dimension
+// n + 1), by panels of RA_LU_SPLIT_NB columns. The block's warps split into two crews:
+//  - the panel crew, the first N threads, a matrix row a thread, factors panel k in registers.
+//    A column's pivot search meets only the crew's warps, at a barrier of their own (bar.sync on
+//    NVIDIA, an arrival count in shared memory elsewhere), and the column's rank-1 update stays
+//    within the panel's columns. Its row interchanges exchange labels instead of data (thread t
+//    starts with row j0 + t and ends with the row its label names), so a column's chain is the
+//    search, one barrier and the update of the next column;
+//  - the update crew, the other warps, meanwhile brings the columns right of panel k (and B) up
+//    to date with panel k - 1, and without SOLVE applies its interchanges to the columns left of
+//    it.
+// Between two panels the whole block brings panel k's columns up to date with panel k - 1 (the
+// look-ahead), so that the crew can factor them.
+// Bringing a column up to date with panel q (ra_lus_apply): the panel's interchanges as one
+// permutation of rows q * NB .. n - 1 (where the crew's labels sent each row), the unit lower
+// triangular solve of the panel's rows (U12: a thread a column, step by step) and the update of
+// the rows below (A22 -= L21 U12: each element's multiply-adds in step order); steps whose pivot
+// was zero update nothing, as in getrf_block. The interchanges commute with the updates of other
+// rows, so every element sees getrf_block's operations in getrf_block's order.
+// A panel step in the crew (ra_lus_factor): every candidate row (label >= j) turns |column j| into
+// an integer key (the magnitude's bits plus one, 0 for NaN), the warp reduces (key, label) to its
+// best row (largest key, then lowest label; redux.sync on NVIDIA from sm_80), whose lane publishes
+// its key, label, reciprocal and its row of the panel; after the crew's barrier every thread picks
+// the best of the warps' candidates (with only NaN left, row j), exchanges labels, scales its
+// multiplier and updates its row. The panel's columns live in a frame of NB registers that
+// shifts by RA_LU_SPLIT_FRAME columns every RA_LU_SPLIT_FRAME steps (so the step loop is unrolled
+// only that far); a step's finished column goes to the thread's row of lrow, and the panel is
+// stored by label at its end. The crew's publications are double-buffered by the parity of the
+// step (one barrier a step), the panel's labels and zero-pivot bits by the parity of the panel.
+// ---------------------------------------------------------------------------------------------
+
+#define RA_LU_SPLIT_THREADS 384
+#define RA_LU_SPLIT_NB 32
+#define RA_LU_SPLIT_FRAME 8
+
+// The barrier ID over `threads` threads (whole warps) of the block: bar.sync on NVIDIA;
+// elsewhere an arrival count in shared memory that every participating warp raises and waits on
+// (target: the count this warp's barriers so far expect, kept by the caller).
+template <int ID>
+RA_DEVICE void ra_lus_group_sync(int threads, int* count, int& target) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 700
+    (void)count;
+    (void)target;
+    asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(threads) : "memory");
+#else
+    target += threads / RA_WARP_SIZE;
+    ra_warp_sync();
+    __threadfence_block();
+    if (ra_lane_id() == 0) atomicAdd(count, 1);
+    const volatile int* c = count;
+    while (*c < target) ra_lub_pause();
+    __threadfence_block();
+    ra_warp_sync();
+#endif
+}
+
+// A candidate's 64-bit key as two halves: a magnitude's bits plus one orders as its value does;
+// 0 for no candidate or NaN (which never wins but keeps row j when nothing else is left)
+RA_DEVICE void ra_lus_key(float mag, bool candidate, ra_u32& hi, ra_u32& lo) {
+    hi = candidate && mag >= 0.0f ? __float_as_uint(mag) + 1u : 0u;
+    lo = 0u;
+}
+RA_DEVICE void ra_lus_key(double mag, bool candidate, ra_u32& hi, ra_u32& lo) {
+    const unsigned long long k =
+        candidate && mag >= 0.0 ? (unsigned long long)__double_as_longlong(mag) + 1ull : 0ull;
+    hi = (ra_u32)(k >> 32);
+    lo = (ra_u32)k;
+}
+
+// Whether key (h, l) with label b beats (bh, bl) with label bb: larger key, then lower label
+RA_DEVICE bool ra_lus_beats(ra_u32 h, ra_u32 l, int b, ra_u32 bh, ra_u32 bl, int bb) {
+    return h > bh || (h == bh && (l > bl || (l == bl && b < bb)));
+}
+
+// The panel crew's factorization of the panel of columns j0 .. j0 + nb - 1 (rows j0 .. n - 1 on
+// threads 0 .. n - j0 - 1; warps with no row return at once). Publishes the panel's rows by label
+// into sA, each thread's final label (slabel), the steps whose pivot was zero (*szero) and,
+// without SOLVE, ipiv (1-based, this matrix's); bad := the first zero pivot's j + 1 if not set.
+template <typename T, int NB, int PW, bool SOLVE>
+RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB + 1], T (*srow)[PW][NB],
+                             T (*srec)[PW], ra_u32 (*skey)[PW][2], int (*slab)[PW], int* slabel, int* szero,
+                             int* ipiv, int& bad, int* count, int& target) {
+    typedef typename ra_lub_real<T>::type R;
+    constexpr int W = RA_WARP_SIZE, F = RA_LU_SPLIT_FRAME;
+    static_assert(NB % F == 0, "the frame shifts by whole blocks of steps");
+    const int t = threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
+    const int m = n - j0;
+    const int nwp = (m + W - 1) / W;
+    if (warp >= nwp) return;
+    const int threads = nwp * W;
+    const bool has = t < m;
+    const T zero = ra_lub_zero<T>();
+    int label = has ? j0 + t : RA_LU_BLOCK_NO_ROW;
+    T v[NB];   // frame column i: panel column b * F + i in block b
+#pragma unroll
+    for (int c = 0; c < NB; ++c) v[c] = has && c < nb ? sA[j0 + t + (j0 + c) * ld] : zero;
+    int zbits = 0;
+    for (int b = 0; b * F < nb; ++b) {
+        const int live = nb - b * F;   // frame columns inside the panel
+#pragma unroll
+        for (int i = 0; i < F; ++i) {
+            const int c = b * F + i;
+            if (c >= nb) break;
+            const int j = j0 + c, buf = c & 1;
+            const T x = v[i];
+            const bool cand = has && label >= j;
+            ra_u32 kh, kl;
+            ra_lus_key(ra_lub_abs1(x), cand, kh, kl);
+            // every lane's reciprocal, off the reduction's chain; the winner's is published
+            const T rloc = ra_lub_div(ra_lub_one<T>(), x);
+            const ra_u32 wh = ra_warp_max_u32(kh);
+            const ra_u32 wl = sizeof(R) == 8 ? ra_warp_max_u32(kh == wh ? kl : 0u) : 0u;
+            const int wlab = (int)ra_warp_min_u32(kh == wh && kl == wl && cand ? (ra_u32)label
+                                                                               : (ra_u32)RA_LU_BLOCK_NO_ROW);
+            if (wlab == RA_LU_BLOCK_NO_ROW ? lane == 0 : label == wlab) {
+                skey[buf][warp][0] = wh;
+                skey[buf][warp][1] = wl;
+                slab[buf][warp] = wlab;
+                srec[buf][warp] = rloc;
+#pragma unroll
+                for (int g = 0; g < NB / F; ++g) {
+                    if (g * F + F > i && g * F < live) {
+#pragma unroll
+                        for (int k = g * F > i ? g * F : i; k < g * F + F; ++k) srow[buf][warp][k] = v[k];
+                    }
+                }
+            }
+            ra_lus_group_sync<1>(threads, count, target);
+            int wb = 0;
+            ra_u32 bh = skey[buf][0][0], bl = skey[buf][0][1];
+            int p = slab[buf][0];
+#pragma unroll
+            for (int w = 1; w < PW; ++w) {
+                if (w < nwp) {
+                    const ra_u32 h = skey[buf][w][0], l = skey[buf][w][1];
+                    const int pb = slab[buf][w];
+                    if (ra_lus_beats(h, l, pb, bh, bl, p)) {
+                        wb = w;
+                        bh = h;
+                        bl = l;
+                        p = pb;
+                    }
+                }
+            }
+            const T piv = srow[buf][wb][i];
+            const T rpiv = srec[buf][wb];
+            const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
+                             : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
+                                                                       : RA_LU_BLOCK_PIVOT_DIVIDE;
+            if (kind == RA_LU_BLOCK_PIVOT_ZERO) {
+                zbits |= 1 << c;
+                if (bad == 0) bad = j + 1;
+            }
+            if (!SOLVE && t == 0) ipiv[j] = p + 1;
+            // rows j and p exchange labels; the rows left below j scale and update
+            const bool below = cand && label != p;
+            if (label == p) label = j;
+            else if (label == j) label = p;
+            if (below) {
+                T l = x;
+                if (kind == RA_LU_BLOCK_PIVOT_RECIP) l = ra_lub_mul(x, rpiv);
+                else if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) l = ra_lub_div(x, piv);
+                v[i] = l;
+                if (kind != RA_LU_BLOCK_PIVOT_ZERO) {
+#pragma unroll
+                    for (int g = 0; g < NB / F; ++g) {
+                        if (g * F + F > i + 1 && g * F < live) {
+#pragma unroll
+                            for (int k = g * F > i + 1 ? g * F : i + 1; k < g * F + F; ++k)
+                                v[k] = ra_lub_fms(l, srow[buf][wb][k], v[k]);
+                        }
+                    }
+                }
+            }
+            if (has) lrow[t][c] = v[i];
+        }
+        if ((b + 1) * F < nb) {
+#pragma unroll
+            for (int k = 0; k + F < NB; ++k) v[k] = v[k + F];
+        }
+    }
+    // lrow's row t is this thread's own: no barrier before it is read back
+    if (has) {
+        for (int c = 0; c < nb; ++c) sA[label + (j0 + c) * ld] = lrow[t][c];
+        slabel[t] = label;
+    }
+    if (t == 0) *szero = zbits;
+}
+
+// The barrier of the threads that run ra_lus_apply: the block's, or the update crew's (crew, of
+// `threads` threads)
+RA_DEVICE void ra_lus_sync(bool crew, int threads, int* count, int& target) {
+    if (crew) ra_lus_group_sync<2>(threads, count, target);
+    else __syncthreads();
+}
+
+// Columns c0 .. c1 - 1 of sA brought up to date with panel q (its rows by label already in its
+// columns, slabel its labels, zbits its zero pivots: see the head of this part), and the columns
+// 0 .. left - 1 interchanged only; by the threads gt = 0 .. GT - 1 of the block or (crew) of the
+// update crew. Ends with a barrier. Not inlined: its three calls would triple the kernel's code.
+template <typename T, int NB>
+__device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int* slabel, int zbits, int c0,
+                                          int c1, int left, int gt, int GT, bool crew, int* count, int& target) {
+    constexpr int K = 8;   // elements a thread moves a round; rows a thread updates together
+    const T zero = ra_lub_zero<T>();
+    const int r0 = q * NB, mq = n - r0, nbq = mq < NB ? mq : NB;
+    const int nc = c1 - c0, ncols = nc + left;
+    // the interchanges: row r0 + t of each column goes to row slabel[t]; a round takes whole
+    // columns (all of a column's reads before any of its writes)
+    const int per_round = K * GT / mq;   // columns a round (mq <= K * GT / 16)
+    for (int cbase = 0; cbase < ncols; cbase += per_round) {
+        const int items = (ncols - cbase < per_round ? ncols - cbase : per_round) * mq;
+        T x[K];
+        int to[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const int e = k * GT + gt;
+            to[k] = -1;
+            if (e < items) {
+                const int col = e / mq, row = e - col * mq;
+                const int cc = cbase + col < left ? cbase + col : c0 + cbase + col - left;
+                const int d = slabel[row];
+                if (d != r0 + row) {
+                    x[k] = sA[r0 + row + cc * ld];
+                    to[k] = d + cc * ld;
+                }
+            }
+        }
+        ra_lus_sync(crew, GT, count, target);
+#pragma unroll
+        for (int k = 0; k < K; ++k)
+            if (to[k] >= 0) sA[to[k]] = x[k];
+        ra_lus_sync(crew, GT, count, target);
+    }
+    // U12: the unit lower triangular solve of the panel's rows, a thread a column: for a whole
+    // panel without zero pivots in registers, else in place, skipping the zero pivots' steps
+    for (int e = gt; e < nc; e += GT) {
+        T* col = sA + (ra_i64)(c0 + e) * ld + r0;
+        if (zbits == 0 && nbq == NB) {
+            // in two halves of rows, so that half a column is live: the lower half takes the
+            // upper half's finished rows back from shared memory, in the same step order
+            constexpr int H = NB / 2;
+            T x[H];
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int i0 = half * H;
+#pragma unroll
+                for (int i = 0; i < H; ++i) x[i] = col[i0 + i];
+                if (half == 1) {
+#pragma unroll 4
+                    for (int s = 0; s < H; ++s) {
+                        const T xs = col[s];
+                        const T* l = sA + (ra_i64)(r0 + s) * ld + r0 + H;
+#pragma unroll
+                        for (int i = 0; i < H; ++i) x[i] = ra_lub_fms(l[i], xs, x[i]);
+                    }
+                }
+#pragma unroll
+                for (int s = 0; s < H; ++s) {
+                    const T* l = sA + (ra_i64)(r0 + i0 + s) * ld + r0 + i0;
+#pragma unroll
+                    for (int i = s + 1; i < H; ++i) x[i] = ra_lub_fms(l[i], x[s], x[i]);
+                }
+#pragma unroll
+                for (int i = 0; i < H; ++i) col[i0 + i] = x[i];
+            }
+        } else {
+            for (int s = 0; s < nbq; ++s) {
+                if ((zbits >> s) & 1) continue;
+                const T xs = col[s];
+                const T* l = sA + (ra_i64)(r0 + s) * ld + r0;
+                for (int i = s + 1; i < nbq; ++i) col[i] = ra_lub_fms(l[i], xs, col[i]);
+            }
+        }
+    }
+    ra_lus_sync(crew, GT, count, target);
+    // A22 -= L21 U12: a thread a (column, K-row chunk), consecutive threads on consecutive
+    // columns of the same rows (the multipliers' reads are broadcasts; a chunk's rows past n
+    // read the allocation's slack and are not stored)
+    const int below = mq - nbq, chunks = (below + K - 1) / K;
+    for (int e = gt; e < nc * chunks; e += GT) {
+        const int ch = e / nc, cc = c0 + (e - ch * nc);
+        T* col = sA + (ra_i64)cc * ld;
+        const int rb = r0 + nbq + ch * K;
+        T a[K];
+#pragma unroll
+        for (int r = 0; r < K; ++r) a[r] = rb + r < n ? col[rb + r] : zero;
+#pragma unroll 2
+        for (int s = 0; s < nbq; ++s) {
+            if (!((zbits >> s) & 1)) {
+                const T u = col[r0 + s];
+                const T* l = sA + (ra_i64)(r0 + s) * ld + rb;
+#pragma unroll
+                for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u, a[r]);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < K; ++r)
+            if (rb + r < n) col[rb + r] = a[r];
+    }
+    ra_lus_sync(crew, GT, count, target);
+}
+
+template <typename T, int N, bool SOLVE>
+__global__ RA_LAUNCH_BOUNDS(RA_LU_SPLIT_THREADS) void ra_rocsolver_getrf_block_split(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
+    constexpr int W = RA_WARP_SIZE, NB = RA_LU_SPLIT_NB, THREADS = RA_LU_SPLIT_THREADS;
+    constexpr int PT = N, PW = PT / W, UT = THREADS - PT;
+    static_assert(PT % W == 0 && UT % W == 0 && UT > 0, "both crews are whole warps");
+    __shared__ T lrow[PT][NB + 1];       // the crew's rows of the panel, a thread's own row
+    __shared__ T srow[2][PW][NB];         // a warp's candidate row of the panel (frame columns)
+    __shared__ T srec[2][PW];             // its reciprocal
+    __shared__ ra_u32 skey[2][PW][2];     // its key
+    __shared__ int slab[2][PW];           // its label
+    __shared__ int slabel[2][PT];         // where the crew sent row j0 + t, by panel parity
+    __shared__ int szero[2];              // the panel's zero pivots, by panel parity
+    __shared__ int scount[2];             // the crews' barriers where they count arrivals
+    const ra_i64 mat = blockIdx.x;
+    const int tid = threadIdx.x;
+    const int ld = n + 1;
+    const int nce = SOLVE ? n + nrhs : n;   // columns of [A | B]
+    T* sA = ra_lub_shared<T>();
+
+    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
+    if (SOLVE) ra_lub_stage<T, THREADS>(n, nrhs, B + mat * b_bs, b_rs, b_cs, sA + (ra_i64)ld * n, ld);
+    if (tid < 2) scount[tid] = 0;
+    __syncthreads();
+
+    int ptarget = 0, utarget = 0;
+    const int np = (n + NB - 1) / NB;
+    int bad = 0;
+    for (int k = 0; k < np; ++k) {
+        const int j0 = k * NB, nb = n - j0 < NB ? n - j0 : NB;
+        const int prev = (k + 1) & 1;   // panel k - 1's buffers
+        if (k > 0)
+            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0, j0 + nb, 0, tid, THREADS, false,
+                                &scount[1], utarget);
+        if (tid < PT) {
+            ra_lus_factor<T, NB, PW, SOLVE>(j0, nb, n, sA, ld, lrow, srow, srec, skey, slab, slabel[k & 1],
+                                            &szero[k & 1], ipiv + mat * strideP, bad, &scount[0], ptarget);
+        } else if (k > 0) {
+            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0 + nb, nce, SOLVE ? 0 : j0 - NB,
+                                tid - PT, UT, true, &scount[1], utarget);
+        }
+        __syncthreads();
+    }
+    // the last panel's interchanges (and solve) for the columns the loop left: B, or the columns
+    // left of it
+    {
+        const int q = np - 1;
+        ra_lus_apply<T, NB>(q, n, sA, ld, slabel[q & 1], szero[q & 1], n, nce, SOLVE ? 0 : q * NB, tid, THREADS,
+                            false, &scount[1], utarget);
+    }
+    if (tid == 0) info[mat] = bad;
+    if (!SOLVE) {
+        T* f = F + mat * strideF;
+        for (int e = tid; e < n * n; e += THREADS) {
+            const int row = e % n, col = e / n;
+            f[row + (ra_i64)col * ldf] = sA[row + col * ld];
+        }
+        return;
+    }
+    ra_lub_back_substitute<T, N, THREADS>(n, nrhs, sA, ld, sA + (ra_i64)ld * n, ld, X + mat * x_bs, x_rs, x_cs);
+}
