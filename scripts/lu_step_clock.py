@@ -184,7 +184,8 @@ def main(argv):
         _compile.read_text = lambda rel: instrument(plain(rel)) if rel == SOURCE else plain(rel)
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
-        _lu_block.SPLIT_KERNELS._kernels.clear()
+        for family in _lu_block.SPLIT_KERNELS.values():
+            family._kernels.clear()
         _compile._modules.clear()
         x = cupy.empty_like(b)
         # gesv's arguments with the clock buffer in the factors' place (unused by the solve)
@@ -202,7 +203,8 @@ def main(argv):
          _compile.read_text) = saved
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
-        _lu_block.SPLIT_KERNELS._kernels.clear()
+        for family in _lu_block.SPLIT_KERNELS.values():
+            family._kernels.clear()
         _compile._modules.clear()
     c = cupy.asnumpy(clocks).reshape(n, MARKS).astype(numpy.float64)
     same = bool((x == want).all())

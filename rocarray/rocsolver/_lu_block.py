@@ -55,8 +55,9 @@ panels of :data:`SPLIT_NB` columns in registers, a column's pivot search meeting
 warps, while the other warps bring the columns right of the panel up to date with the previous
 panel (its interchanges as one permutation, the triangular solve, the rank-``SPLIT_NB`` update of
 the rows below); between two panels the whole block brings the next panel's columns up to date.
-With :data:`SPLIT` on it takes orders :data:`SPLIT_LOWEST` .. :data:`SPLIT_ORDER` of
-:data:`SPLIT_DTYPES` (32-lane devices) before the wide kernel.
+With :data:`SPLIT` on (the default) it takes orders :data:`SPLIT_LOWEST` .. :data:`SPLIT_ORDER` of
+:data:`SPLIT_DTYPES` (32-lane devices; the factorization alone only for
+:data:`SPLIT_FACTOR_DTYPES`) before the wide kernel.
 
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
 otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
@@ -135,19 +136,23 @@ WIDE_REDUX = True
 WIDE_FLOW = False
 #: Whether orders SPLIT_LOWEST .. SPLIT_ORDER of SPLIT_DTYPES on 32-lane devices take
 #: ``ra_rocsolver_getrf_block_split`` (the panel crew and the update crew; False: the wide kernel,
-#: the way back). It comes before :data:`WIDE`; :data:`PANEL`, when on, comes first.
-SPLIT = False
-#: Threads of the split kernel (``RA_LU_SPLIT_THREADS``): the panel crew (``SPLIT_ORDER``) and
-#: the update crew.
-SPLIT_THREADS = 384
+#: the way back). On by default; it comes before :data:`WIDE`; :data:`PANEL`, when on, comes first.
+SPLIT = True
+#: Threads of the split kernel per dtype (``ra_lus_threads<T>``): the panel crew (``SPLIT_ORDER``)
+#: and the update crew.
+SPLIT_THREADS = {numpy.dtype(numpy.float32): 384, numpy.dtype(numpy.float64): 512}
 #: The split kernel's largest order (its template parameter N: a panel row a crew thread).
 SPLIT_ORDER = 128
 #: Smallest order routed to the split kernel.
 SPLIT_LOWEST = 65
 #: Columns per panel of the split kernel (``RA_LU_SPLIT_NB``).
 SPLIT_NB = 32
-#: The dtypes the split kernel is instantiated for.
-SPLIT_DTYPES = WIDE_DTYPES
+#: The dtypes the split kernel is instantiated for (complex64 measured slower than the wide kernel).
+SPLIT_DTYPES = tuple(SPLIT_THREADS)
+#: The dtypes whose factorization alone (``getrf``: det, slogdet, lu_factor; no right-hand side)
+#: takes the split kernel too when :data:`SPLIT` is on; float32's measured slower there than the
+#: wide kernel and stays on it.
+SPLIT_FACTOR_DTYPES = (numpy.dtype(numpy.float64),)
 #: Whether 64-lane devices take the split kernel when :data:`SPLIT` is on (a crew of two
 #: wavefronts; its barriers count arrivals in shared memory there). Off: not measured on such a
 #: device.
@@ -215,7 +220,7 @@ _compile.register(SOURCE, instantiations())
 
 KERNELS = kernels.Family(SOURCE, THREADS, 1)
 WIDE_KERNELS = kernels.Family(SOURCE, WIDE_THREADS, 1)
-SPLIT_KERNELS = kernels.Family(SOURCE, SPLIT_THREADS, 1)
+SPLIT_KERNELS = {dtype: kernels.Family(SOURCE, threads, 1) for dtype, threads in SPLIT_THREADS.items()}
 
 
 def tile(n, dtype):
@@ -290,6 +295,8 @@ def _split(n, nrhs, dtype, device_id):
     if not (SPLIT and SPLIT_LOWEST <= n <= SPLIT_ORDER and numpy.dtype(dtype) in SPLIT_DTYPES
             and nrhs <= MAX_RHS):
         return False
+    if nrhs == 0 and numpy.dtype(dtype) not in SPLIT_FACTOR_DTYPES:
+        return False
     return ((backend.device_info(device_id).warp_size == 32 or SPLIT_WAVE64)
             and _split_shared(n, nrhs, dtype) + _split_static(dtype) <= _limit(device_id))
 
@@ -330,8 +337,9 @@ def _launch(dtype, n, nrhs, solve, batch, args, device_id):
     if _panel(n, nrhs, dtype, device_id):
         kernel, shared, threads = KERNELS[panel_kernel_name(dtype, solve)], _panel_shared(n, nrhs, dtype), THREADS
     elif _split(n, nrhs, dtype, device_id):
-        kernel, shared = SPLIT_KERNELS[split_kernel_name(dtype, solve)], _split_shared(n, nrhs, dtype)
-        threads = SPLIT_THREADS
+        dtype = numpy.dtype(dtype)
+        kernel, shared = SPLIT_KERNELS[dtype][split_kernel_name(dtype, solve)], _split_shared(n, nrhs, dtype)
+        threads = SPLIT_THREADS[dtype]
     elif _wide(n, nrhs, dtype, device_id):
         kernel, shared, threads = WIDE_KERNELS[wide_kernel_name(dtype, solve)], _shared(n, nrhs, dtype), WIDE_THREADS
     else:

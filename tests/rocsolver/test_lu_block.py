@@ -87,11 +87,13 @@ def named(kernel):
 
 def kernel(dtype, n, solve, nrhs=None):
     """The kernel the routes should take for order n with nrhs right-hand sides (with PANEL on,
-    the panel kernel from PANEL_LOWEST; with WIDE on, the wide kernel for its orders and dtypes on
-    32-lane devices)."""
+    the panel kernel from PANEL_LOWEST; with SPLIT on, the split kernel for its orders and dtypes;
+    with WIDE on, the wide kernel for its orders and dtypes on 32-lane devices)."""
     if _lu_block.PANEL and _lu_block.PANEL_LOWEST <= n <= _lu_block.PANEL_ORDER:
         return _lu_block.panel_kernel_name(dtype, solve)
     nrhs = (1 if solve else 0) if nrhs is None else nrhs
+    if _lu_block._split(n, nrhs, dtype, 0):
+        return _lu_block.split_kernel_name(dtype, solve)
     if _lu_block._wide(n, nrhs, dtype, 0):
         return _lu_block.wide_kernel_name(dtype, solve)
     return _lu_block.kernel_name(dtype, _lu_block.tile(n, dtype), solve)
@@ -389,6 +391,7 @@ def test_one_barrier_step_matches_the_two_barrier_step_bit_for_bit(request, monk
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "WIDE", False)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     rng = np.random.default_rng(n)
     a = _tied_stack(rng, dtype, n)
     b = rng.integers(-5, 6, size=(4, n, 3)).astype(dtype)
@@ -441,6 +444,7 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "WIDE_WAVE64", True)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "look")
     monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
     monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux"))
@@ -472,7 +476,7 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
 # (target, dtype, n): the split kernel's instantiations (N = 128) at the bench's order, orders
 # whose last panel is partial (a prime among them), on both lane widths
 SPLIT_CASES = [("cuda32", "float64", 128), ("cuda32", "float64", 97), ("cuda32", "float32", 100),
-               ("cuda32", "complex64", 71), ("hip64", "float64", 128), ("hip64", "complex64", 83)]
+               ("cuda32", "float32", 71), ("hip64", "float64", 128), ("hip64", "float32", 83)]
 
 
 @pytest.mark.parametrize("case", SPLIT_CASES, ids=lambda c: "-".join(map(str, c)))
@@ -484,6 +488,7 @@ def test_split_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "SPLIT_WAVE64", True)
+    monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
     monkeypatch.setattr(_lu_block, "WIDE", False)
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
@@ -523,7 +528,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 76
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 74
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -534,7 +539,7 @@ def test_instantiations_are_registered():
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, false>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>" in names
     assert "ra_rocsolver_getrf_block_split<double, 128, true>" in names
-    assert "ra_rocsolver_getrf_block_split<ra_c64, 128, false>" in names
+    assert "ra_rocsolver_getrf_block_split<float, 128, false>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -558,21 +563,23 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
 
 
 @pytest.mark.parametrize("wide_factor,dtype,n,kernel", [
-    # the defaults (WIDE and WIDE_FACTOR on): orders 65 .. 128 take the 512-thread layout as the
-    # solve does; other orders and complex128 stay on getrf_block
-    (True, "float64", 128, "getrf_block_wide_redux<double, 128, false>"),
-    (True, "float64", 65, "getrf_block_wide_redux<double, 128, false>"),
+    # the defaults (SPLIT, WIDE and WIDE_FACTOR on): orders 65 .. 128 of float64 take the split
+    # kernel as the solve does, of float32 and complex64 the 512-thread layout; other orders and
+    # complex128 stay on getrf_block
+    (True, "float64", 128, "getrf_block_split<double, 128, false>"),
+    (True, "float64", 65, "getrf_block_split<double, 128, false>"),
+    (True, "float32", 100, "getrf_block_wide_redux<float, 128, false>"),
     (True, "complex64", 100, "getrf_block_wide_redux<ra_c64, 128, false>"),
     (True, "float64", 64, "getrf_block<double, 4, false>"), (True, "complex128", 96, "getrf_block<ra_c128, 6, false>"),
-    # WIDE_FACTOR off: getrf_block (one block's getf2 past its tiles)
+    # WIDE_FACTOR off: getrf_block (one block's getf2 past its tiles) where the split kernel does not apply
     (False, "float64", 64, "getrf_block<double, 4, false>"),
-    (False, "float64", 65, "getrf_block<double, 8, false>"), (False, "float64", 128, "getrf_block<double, 8, false>"),
+    (False, "float64", 65, "getrf_block_split<double, 128, false>"),
     (False, "complex64", 100, "getrf_block<ra_c64, 8, false>"),
     (False, "complex128", 96, "getrf_block<ra_c128, 6, false>"), (False, "complex128", 97, "ra_rocsolver_getf2"),
 ])
 def test_getrf_routes(recorded, monkeypatch, wide_factor, dtype, n, kernel):
     assert _lu_block.WIDE and _lu_block.WIDE_FACTOR and not _lu_block.PANEL and not _lu_block.WIDE_LOOKAHEAD
-    assert _lu_block.WIDE_REDUX and not _lu_block.WIDE_FLOW
+    assert _lu_block.WIDE_REDUX and not _lu_block.WIDE_FLOW and _lu_block.SPLIT
     assert _lu_block.ONE_BARRIER
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", wide_factor)
     A = recorded.array((4 * n * n,), dtype)
@@ -584,6 +591,7 @@ def test_getrf_routes(recorded, monkeypatch, wide_factor, dtype, n, kernel):
 @pytest.mark.parametrize("one", [True, False])
 def test_one_barrier_switch_picks_the_kernel(recorded, monkeypatch, one):
     monkeypatch.setattr(_lu_block, "WIDE", False)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     monkeypatch.setattr(_lu_block, "ONE_BARRIER", one)
     a, b = recorded.array((4, 128, 128), "float64"), recorded.array((4, 128, 1), "float64")
     la.solve(a, b)
@@ -599,7 +607,8 @@ def test_wide_switch_routes_orders_65_to_128(recorded, monkeypatch, wave64):
     # WIDE on: orders 65 .. 128 of float32, float64 and complex64 with up to 512 / warp size
     # right-hand sides take the wide kernel on 512 threads; the rest go where they go without it
     # (more right-hand sides: getrf_block; complex128, order 64: getrf_block; PANEL on: the panel);
-    # on 64-lane devices only with WIDE_WAVE64
+    # on 64-lane devices only with WIDE_WAVE64 (the split kernel off)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     monkeypatch.setattr(_lu_block, "WIDE", True)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     if wave64:
@@ -804,6 +813,7 @@ def test_gpu_one_barrier_step_matches_the_two_barrier_step(monkeypatch, dtype, n
     # two-barrier step
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE", False)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     assert_same_results_both_ways(monkeypatch, "ONE_BARRIER", dtype, min(n, 96) if dtype == "complex128" else n)
 
 
@@ -816,6 +826,7 @@ def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
     # WIDE_FACTOR; its look-ahead step with WIDE_LOOKAHEAD, its redux search with WIDE_REDUX, its
     # flow step with WIDE_FLOW) against getrf_block
     monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     monkeypatch.setattr(_lu_block, "WIDE_FACTOR", True)
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "lookahead")
     monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
@@ -829,6 +840,7 @@ def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
     # register column in every warp): X from the wide kernel (each step and search) equals
     # getrf_block's bit for bit
     monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "SPLIT", False)
     rng = np.random.default_rng()
     a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
     for k in (1, 16):
@@ -847,13 +859,14 @@ def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
 def test_gpu_split_kernel_matches_the_register_tile(monkeypatch, dtype, n):
     # on the device, with the panel and wide kernels off: getrf_block_split (SPLIT on) against
-    # getrf_block
+    # getrf_block (the factorization alone through it for every dtype it has)
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE", False)
+    monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
     assert_same_results_both_ways(monkeypatch, "SPLIT", dtype, n)
 
 

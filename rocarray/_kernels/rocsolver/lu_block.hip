@@ -1101,7 +1101,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 // ---------------------------------------------------------------------------------------------
 // ra_rocsolver_getrf_block_split<T, N, SOLVE>: getrf_block's factorization and solve (the same
 // pivots, the same operations on every element in the same order, so the same bits) for n <= N,
-// on RA_LU_SPLIT_THREADS threads with the matrix (and B) in shared memory (leading dimension
+// on ra_lus_threads<T> threads with the matrix (and B) in shared memory (leading dimension
 // n + 1), by panels of RA_LU_SPLIT_NB columns. The block's warps split into two crews:
 //  - the panel crew, the first N threads, a matrix row a thread, factors panel k in registers.
 //    A column's pivot search meets only the crew's warps, at a barrier of their own (bar.sync on
@@ -1132,7 +1132,10 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 // step (one barrier a step), the panel's labels and zero-pivot bits by the parity of the panel.
 // ---------------------------------------------------------------------------------------------
 
-#define RA_LU_SPLIT_THREADS 384
+// threads a block: the panel crew (N) and the update crew; float64's update crew is larger (twice
+// the warps of float32's), float32 keeps more registers a thread
+template <typename T> struct ra_lus_threads { static constexpr int value = 384; };
+template <> struct ra_lus_threads<double> { static constexpr int value = 512; };
 #define RA_LU_SPLIT_NB 32
 #define RA_LU_SPLIT_FRAME 8
 
@@ -1168,6 +1171,26 @@ RA_DEVICE void ra_lus_key(double mag, bool candidate, ra_u32& hi, ra_u32& lo) {
         candidate && mag >= 0.0 ? (unsigned long long)__double_as_longlong(mag) + 1ull : 0ull;
     hi = (ra_u32)(k >> 32);
     lo = (ra_u32)k;
+}
+
+// Keeps v computed where this is called (an empty asm that reads it; elsewhere nothing)
+RA_DEVICE void ra_lus_pin(float v) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH > 0
+    asm volatile("" ::"f"(v));
+#else
+    (void)v;
+#endif
+}
+RA_DEVICE void ra_lus_pin(double v) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH > 0
+    asm volatile("" ::"d"(v));
+#else
+    (void)v;
+#endif
+}
+template <typename R> RA_DEVICE void ra_lus_pin(ra_complex<R> v) {
+    ra_lus_pin(v.re);
+    ra_lus_pin(v.im);
 }
 
 // Whether key (h, l) with label b beats (bh, bl) with label bb: larger key, then lower label
@@ -1209,16 +1232,27 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
             const bool cand = has && label >= j;
             ra_u32 kh, kl;
             ra_lus_key(ra_lub_abs1(x), cand, kh, kl);
-            // every lane's reciprocal, off the reduction's chain; the winner's is published
+            // every lane's reciprocal, off the reduction's chain (pinned here: the compiler would
+            // sink it into the winner's branch); the winner's is published
             const T rloc = ra_lub_div(ra_lub_one<T>(), x);
+            ra_lus_pin(rloc);
+            // the warp's best row: the largest high half, which one lane holds alone unless there
+            // are ties; then the low half and the lowest label among the tied lanes
             const ra_u32 wh = ra_warp_max_u32(kh);
-            const ra_u32 wl = sizeof(R) == 8 ? ra_warp_max_u32(kh == wh ? kl : 0u) : 0u;
-            const int wlab = (int)ra_warp_min_u32(kh == wh && kl == wl && cand ? (ra_u32)label
-                                                                               : (ra_u32)RA_LU_BLOCK_NO_ROW);
-            if (wlab == RA_LU_BLOCK_NO_ROW ? lane == 0 : label == wlab) {
-                skey[buf][warp][0] = wh;
-                skey[buf][warp][1] = wl;
-                slab[buf][warp] = wlab;
+            const ra_lane_mask top = ra_ballot(kh == wh);
+            bool writer;
+            if (ra_popc64(top) == 1) {
+                writer = kh == wh;
+            } else {
+                const ra_u32 wl = sizeof(R) == 8 ? ra_warp_max_u32(kh == wh ? kl : 0u) : 0u;
+                const int wlab = (int)ra_warp_min_u32(kh == wh && kl == wl && cand ? (ra_u32)label
+                                                                                   : (ra_u32)RA_LU_BLOCK_NO_ROW);
+                writer = wlab == RA_LU_BLOCK_NO_ROW ? lane == 0 : label == wlab;
+            }
+            if (writer) {
+                skey[buf][warp][0] = kh;
+                skey[buf][warp][1] = kl;
+                slab[buf][warp] = cand ? label : RA_LU_BLOCK_NO_ROW;
                 srec[buf][warp] = rloc;
 #pragma unroll
                 for (int g = 0; g < NB / F; ++g) {
@@ -1405,11 +1439,11 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int
 }
 
 template <typename T, int N, bool SOLVE>
-__global__ RA_LAUNCH_BOUNDS(RA_LU_SPLIT_THREADS) void ra_rocsolver_getrf_block_split(
+__global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_block_split(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs) {
-    constexpr int W = RA_WARP_SIZE, NB = RA_LU_SPLIT_NB, THREADS = RA_LU_SPLIT_THREADS;
+    constexpr int W = RA_WARP_SIZE, NB = RA_LU_SPLIT_NB, THREADS = ra_lus_threads<T>::value;
     constexpr int PT = N, PW = PT / W, UT = THREADS - PT;
     static_assert(PT % W == 0 && UT % W == 0 && UT > 0, "both crews are whole warps");
     __shared__ T lrow[PT][NB + 1];       // the crew's rows of the panel, a thread's own row
