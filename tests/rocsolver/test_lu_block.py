@@ -448,29 +448,7 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", step == "look")
     monkeypatch.setattr(_lu_block, "WIDE_REDUX", step in ("redux", "flowredux"))
     monkeypatch.setattr(_lu_block, "WIDE_FLOW", step in ("flow", "flowredux"))
-    rng = np.random.default_rng(n)
-    a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
-    b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
-    got = {}
-    for wide in (True, False):
-        monkeypatch.setattr(_lu_block, "WIDE", wide)
-        info = dev.array(np.full(5, 99, np.int32))
-        A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))   # column-major, lda n
-        ipiv = dev.array(np.full(5 * n, -7, np.int32))
-        _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 5)
-        X, xinfo = dev.array(np.full((5, n, 3), 7, dtype)), dev.array(np.full(5, 99, np.int32))
-        _lu_block.gesv(dev.array(a), dev.array(b), X, xinfo)
-        got[wide] = [np.asarray(v).copy() for v in (A, ipiv, info, X, xinfo)]
-        want = ([_lu_block.wide_kernel_name(dtype, s) for s in (False, True)] if wide
-                else [_lu_block.kernel_name(dtype, 8, s) for s in (False, True)])
-        assert dev.names()[-2:] == want
-    for x, y in zip(got[True], got[False]):
-        if x.dtype.kind in "fc":
-            assert same_bits(x, y)
-        else:
-            np.testing.assert_array_equal(x, y)
-    for info in (got[True][2], got[True][4]):
-        assert info[0] == 0 and info[2] == n // 3 + 1 and info[3] == n and info[4] == 0
+    assert_switch_matches_the_register_tile(dev, monkeypatch, "WIDE", dtype, n, _lu_block.wide_kernel_name)
 
 
 # (target, dtype, n): the split kernel's instantiations (N = 128) at the bench's order, orders
@@ -490,20 +468,27 @@ def test_split_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch
     monkeypatch.setattr(_lu_block, "SPLIT_WAVE64", True)
     monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
     monkeypatch.setattr(_lu_block, "WIDE", False)
+    assert_switch_matches_the_register_tile(dev, monkeypatch, "SPLIT", dtype, n, _lu_block.split_kernel_name)
+
+
+def assert_switch_matches_the_register_tile(dev, monkeypatch, switch, dtype, n, name):
+    """Tied stacks (ties, a NaN, a zero column, a zero row) and a random matrix factored and solved
+    on the emulator with ``_lu_block.<switch>`` on (kernels ``name(dtype, solve)``) and off
+    (getrf_block): factors, pivots and info, and X and info, bit for bit."""
     rng = np.random.default_rng(n)
     a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
     b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
     got = {}
-    for split in (True, False):
-        monkeypatch.setattr(_lu_block, "SPLIT", split)
+    for on in (True, False):
+        monkeypatch.setattr(_lu_block, switch, on)
         info = dev.array(np.full(5, 99, np.int32))
         A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))   # column-major, lda n
         ipiv = dev.array(np.full(5 * n, -7, np.int32))
         _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 5)
         X, xinfo = dev.array(np.full((5, n, 3), 7, dtype)), dev.array(np.full(5, 99, np.int32))
         _lu_block.gesv(dev.array(a), dev.array(b), X, xinfo)
-        got[split] = [np.asarray(v).copy() for v in (A, ipiv, info, X, xinfo)]
-        want = ([_lu_block.split_kernel_name(dtype, s) for s in (False, True)] if split
+        got[on] = [np.asarray(v).copy() for v in (A, ipiv, info, X, xinfo)]
+        want = ([name(dtype, s) for s in (False, True)] if on
                 else [_lu_block.kernel_name(dtype, 8, s) for s in (False, True)])
         assert dev.names()[-2:] == want
     for x, y in zip(got[True], got[False]):
@@ -835,26 +820,24 @@ def test_gpu_wide_kernel_matches_the_register_tile(monkeypatch, dtype, n, step):
 
 
 @pytest.mark.gpu
-def test_gpu_wide_kernel_bench_shape_bit_for_bit(monkeypatch):
+def test_gpu_wide_and_split_kernels_bench_shape_bit_for_bit(monkeypatch):
     # the bench's stack (order 128, float64, one right-hand side) and 16 right-hand sides (a
-    # register column in every warp): X from the wide kernel (each step and search) equals
-    # getrf_block's bit for bit
+    # register column in every warp): X from the wide kernel (each step and search) and from the
+    # split kernel equals getrf_block's bit for bit
     monkeypatch.setattr(_lu_block, "PANEL", False)
-    monkeypatch.setattr(_lu_block, "SPLIT", False)
     rng = np.random.default_rng()
     a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
     for k in (1, 16):
         b = cupy.asarray(rng.standard_normal((1000, 128, k)))
         x = {}
-        for wide, look, redux, flow in ((True, False, False, False), (True, True, False, False),
-                                        (True, False, True, False), (True, False, False, True),
-                                        (True, False, True, True), (False, False, False, False)):
-            monkeypatch.setattr(_lu_block, "WIDE", wide)
-            monkeypatch.setattr(_lu_block, "WIDE_LOOKAHEAD", look)
-            monkeypatch.setattr(_lu_block, "WIDE_REDUX", redux)
-            monkeypatch.setattr(_lu_block, "WIDE_FLOW", flow)
-            x[wide, look, redux, flow] = la.solve(a, b).get()
-        want = x[False, False, False, False]
+        for setting in ((True, False, False, False, False), (True, True, False, False, False),
+                        (True, False, True, False, False), (True, False, False, True, False),
+                        (True, False, True, True, False), (False, False, False, False, True),
+                        (False, False, False, False, False)):
+            for switch, value in zip(("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "SPLIT"), setting):
+                monkeypatch.setattr(_lu_block, switch, value)
+            x[setting] = la.solve(a, b).get()
+        want = x[False, False, False, False, False]
         assert all(same_bits(got, want) for got in x.values())
 
 
@@ -868,21 +851,3 @@ def test_gpu_split_kernel_matches_the_register_tile(monkeypatch, dtype, n):
     monkeypatch.setattr(_lu_block, "WIDE", False)
     monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
     assert_same_results_both_ways(monkeypatch, "SPLIT", dtype, n)
-
-
-@pytest.mark.gpu
-def test_gpu_split_kernel_bench_shape_bit_for_bit(monkeypatch):
-    # the bench's stack (order 128, float64, one right-hand side) and 16 right-hand sides: X from
-    # the split kernel equals getrf_block's bit for bit
-    monkeypatch.setattr(_lu_block, "PANEL", False)
-    monkeypatch.setattr(_lu_block, "WIDE", False)
-    rng = np.random.default_rng()
-    a = cupy.asarray(rng.standard_normal((1000, 128, 128)))
-    for k in (1, 16):
-        b = cupy.asarray(rng.standard_normal((1000, 128, k)))
-        x = {}
-        for split in (True, False):
-            monkeypatch.setattr(_lu_block, "SPLIT", split)
-            x[split] = la.solve(a, b).get()
-        assert same_bits(x[True], x[False])
-
