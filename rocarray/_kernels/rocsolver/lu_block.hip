@@ -1132,8 +1132,8 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 // step (one barrier a step), the panel's labels and zero-pivot bits by the parity of the panel.
 // ---------------------------------------------------------------------------------------------
 
-// threads a block: the panel crew (N) and the update crew; float64's update crew is larger (twice
-// the warps of float32's), float32 keeps more registers a thread
+// threads a block: the panel crew (N) and the update crew; float64's update crew is larger (12
+// warps against float32's 8), float32 keeps more registers a thread
 template <typename T> struct ra_lus_threads { static constexpr int value = 384; };
 template <> struct ra_lus_threads<double> { static constexpr int value = 512; };
 #define RA_LU_SPLIT_NB 32
