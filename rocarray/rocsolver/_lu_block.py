@@ -255,9 +255,9 @@ def _panel_static(dtype):
 
 
 def _split_shared(n, nrhs, dtype):
-    """Dynamic shared memory of a split launch: ``[A | B]`` staged with leading dimension n + 1,
-    SPLIT_NB elements of slack (an update chunk's rows past n read it), alignment slack."""
-    return ((n + 1) * (n + nrhs) + SPLIT_NB) * numpy.dtype(dtype).itemsize + 16
+    """Dynamic shared memory of a split launch: the panel kernel's (``[A | B]`` staged with leading
+    dimension n + 1) and SPLIT_NB elements of slack (an update chunk's rows past n read it)."""
+    return _panel_shared(n, nrhs, dtype) + SPLIT_NB * numpy.dtype(dtype).itemsize
 
 
 def _split_static(dtype):

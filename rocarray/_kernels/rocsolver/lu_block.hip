@@ -1153,9 +1153,7 @@ RA_DEVICE void ra_lus_group_sync(int threads, int* count, int& target) {
     ra_warp_sync();
     __threadfence_block();
     if (ra_lane_id() == 0) atomicAdd(count, 1);
-    const volatile int* c = count;
-    while (*c < target) ra_lub_pause();
-    __threadfence_block();
+    ra_lub_wait_count(count, target);
     ra_warp_sync();
 #endif
 }
