@@ -1123,11 +1123,12 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 // A panel step in the crew (ra_lus_factor): every candidate row (label >= j) turns |column j| into
 // an integer key (the magnitude's bits plus one, 0 for NaN), the warp reduces (key, label) to its
 // best row (largest key, then lowest label; redux.sync on NVIDIA from sm_80), whose lane publishes
-// its key, label, reciprocal and its row of the panel; after the crew's barrier every thread picks
-// the best of the warps' candidates (with only NaN left, row j), exchanges labels, scales its
-// multiplier and updates its row. The panel's columns live in a frame of NB registers that
-// shifts by RA_LU_SPLIT_FRAME columns every RA_LU_SPLIT_FRAME steps (so the step loop is unrolled
-// only that far); a step's finished column goes to the thread's row of lrow, and the panel is
+// its key, label, pivot kind, reciprocal and its row of the panel; after the crew's barrier every
+// thread loads every warp's candidate in one round of independent loads (with the next column's
+// element of its row) and picks the best by a tournament of selects (with only NaN left, row j),
+// exchanges labels, scales its multiplier, updates the next column's element and then the rest
+// of its row. The panel's columns live in a frame of NB registers that shifts by ra_lus_frame<T>
+// columns every ra_lus_frame<T> steps (so the step loop is unrolled only that far); a step's finished column goes to the thread's row of lrow, and the panel is
 // stored by label at its end. The crew's publications are double-buffered by the parity of the
 // step (one barrier a step), the panel's labels and zero-pivot bits by the parity of the panel.
 // ---------------------------------------------------------------------------------------------
@@ -1137,7 +1138,10 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 template <typename T> struct ra_lus_threads { static constexpr int value = 384; };
 template <> struct ra_lus_threads<double> { static constexpr int value = 512; };
 #define RA_LU_SPLIT_NB 32
-#define RA_LU_SPLIT_FRAME 8
+// steps between two shifts of the crew's register frame (the step loop's unrolling): 8 for
+// float64, 2 for float32 (chosen by measurement: docs/performance/rocsolver.md)
+template <typename T> struct ra_lus_frame { static constexpr int value = 2; };
+template <> struct ra_lus_frame<double> { static constexpr int value = 8; };
 
 // The barrier ID over `threads` threads (whole warps) of the block: bar.sync on NVIDIA;
 // elsewhere an arrival count in shared memory that every participating warp raises and waits on
@@ -1202,10 +1206,10 @@ RA_DEVICE bool ra_lus_beats(ra_u32 h, ra_u32 l, int b, ra_u32 bh, ra_u32 bl, int
 // without SOLVE, ipiv (1-based, this matrix's); bad := the first zero pivot's j + 1 if not set.
 template <typename T, int NB, int PW, bool SOLVE>
 RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB + 1], T (*srow)[PW][NB],
-                             T (*srec)[PW], ra_u32 (*skey)[PW][2], int (*slab)[PW], int* slabel, int* szero,
+                             T (*srec)[PW], ra_u32 (*skey)[PW][4], int* slabel, int* szero,
                              int* ipiv, int& bad, int* count, int& target) {
     typedef typename ra_lub_real<T>::type R;
-    constexpr int W = RA_WARP_SIZE, F = RA_LU_SPLIT_FRAME;
+    constexpr int W = RA_WARP_SIZE, F = ra_lus_frame<T>::value;
     static_assert(NB % F == 0, "the frame shifts by whole blocks of steps");
     const int t = threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
     const int m = n - j0;
@@ -1250,7 +1254,10 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
             if (writer) {
                 skey[buf][warp][0] = kh;
                 skey[buf][warp][1] = kl;
-                slab[buf][warp] = cand ? label : RA_LU_BLOCK_NO_ROW;
+                skey[buf][warp][2] = (ra_u32)(cand ? label : RA_LU_BLOCK_NO_ROW);
+                skey[buf][warp][3] = (ra_u32)(ra_lub_is_zero(x)                       ? RA_LU_BLOCK_PIVOT_ZERO
+                                              : ra_lub_abs1(x) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
+                                                                                      : RA_LU_BLOCK_PIVOT_DIVIDE);
                 srec[buf][warp] = rloc;
 #pragma unroll
                 for (int g = 0; g < NB / F; ++g) {
@@ -1261,27 +1268,39 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                 }
             }
             ra_lus_group_sync<1>(threads, count, target);
-            int wb = 0;
-            ra_u32 bh = skey[buf][0][0], bl = skey[buf][0][1];
-            int p = slab[buf][0];
+            // every warp's candidate in one round of independent loads (its key, label and pivot
+            // kind, its reciprocal and the next column's element of its row), then the best by a
+            // tournament of selects (slots past nwp were not written this step: skipped)
+            ra_u32 ch[PW], cl[PW];
+            int cp[PW], cw[PW], ck[PW];
+            T crec[PW], cnxt[PW];
 #pragma unroll
-            for (int w = 1; w < PW; ++w) {
-                if (w < nwp) {
-                    const ra_u32 h = skey[buf][w][0], l = skey[buf][w][1];
-                    const int pb = slab[buf][w];
-                    if (ra_lus_beats(h, l, pb, bh, bl, p)) {
-                        wb = w;
-                        bh = h;
-                        bl = l;
-                        p = pb;
-                    }
+            for (int w = 0; w < PW; ++w) {
+                ch[w] = skey[buf][w][0];
+                cl[w] = sizeof(R) == 8 ? skey[buf][w][1] : 0u;
+                cp[w] = (int)skey[buf][w][2];
+                ck[w] = (int)skey[buf][w][3];
+                cw[w] = w;
+                crec[w] = srec[buf][w];
+                cnxt[w] = i + 1 < NB ? srow[buf][w][i + 1] : zero;
+            }
+#pragma unroll
+            for (int s = 1; s < PW; s *= 2) {
+#pragma unroll
+                for (int w = 0; w + s < PW; w += 2 * s) {
+                    const bool take =
+                        w + s < nwp && ra_lus_beats(ch[w + s], cl[w + s], cp[w + s], ch[w], cl[w], cp[w]);
+                    ch[w] = take ? ch[w + s] : ch[w];
+                    cl[w] = take ? cl[w + s] : cl[w];
+                    cp[w] = take ? cp[w + s] : cp[w];
+                    cw[w] = take ? cw[w + s] : cw[w];
+                    ck[w] = take ? ck[w + s] : ck[w];
+                    crec[w] = take ? crec[w + s] : crec[w];
+                    cnxt[w] = take ? cnxt[w + s] : cnxt[w];
                 }
             }
-            const T piv = srow[buf][wb][i];
-            const T rpiv = srec[buf][wb];
-            const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
-                             : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
-                                                                       : RA_LU_BLOCK_PIVOT_DIVIDE;
+            const int wb = cw[0], p = cp[0], kind = ck[0];
+            const T rpiv = crec[0];
             if (kind == RA_LU_BLOCK_PIVOT_ZERO) {
                 zbits |= 1 << c;
                 if (bad == 0) bad = j + 1;
@@ -1294,14 +1313,17 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
             if (below) {
                 T l = x;
                 if (kind == RA_LU_BLOCK_PIVOT_RECIP) l = ra_lub_mul(x, rpiv);
-                else if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) l = ra_lub_div(x, piv);
+                else if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) l = ra_lub_div(x, srow[buf][wb][i]);
                 v[i] = l;
                 if (kind != RA_LU_BLOCK_PIVOT_ZERO) {
+                    // the next column first (its element came with the candidates): the next
+                    // step's search waits on it alone
+                    if (i + 1 < NB && (i + 1 < F || F < live)) v[i + 1] = ra_lub_fms(l, cnxt[0], v[i + 1]);
 #pragma unroll
                     for (int g = 0; g < NB / F; ++g) {
-                        if (g * F + F > i + 1 && g * F < live) {
+                        if (g * F + F > i + 2 && g * F < live) {
 #pragma unroll
-                            for (int k = g * F > i + 1 ? g * F : i + 1; k < g * F + F; ++k)
+                            for (int k = g * F > i + 2 ? g * F : i + 2; k < g * F + F; ++k)
                                 v[k] = ra_lub_fms(l, srow[buf][wb][k], v[k]);
                         }
                     }
@@ -1445,10 +1467,9 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     constexpr int PT = N, PW = PT / W, UT = THREADS - PT;
     static_assert(PT % W == 0 && UT % W == 0 && UT > 0, "both crews are whole warps");
     __shared__ T lrow[PT][NB + 1];       // the crew's rows of the panel, a thread's own row
-    __shared__ T srow[2][PW][NB];         // a warp's candidate row of the panel (frame columns)
-    __shared__ T srec[2][PW];             // its reciprocal
-    __shared__ ra_u32 skey[2][PW][2];     // its key
-    __shared__ int slab[2][PW];           // its label
+    __shared__ __align__(16) T srow[2][PW][NB];       // a warp's candidate row of the panel (frame columns)
+    __shared__ __align__(16) T srec[2][PW];           // its reciprocal
+    __shared__ __align__(16) ra_u32 skey[2][PW][4];   // its key (two halves) and label
     __shared__ int slabel[2][PT];         // where the crew sent row j0 + t, by panel parity
     __shared__ int szero[2];              // the panel's zero pivots, by panel parity
     __shared__ int scount[2];             // the crews' barriers where they count arrivals
@@ -1473,7 +1494,7 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
             ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0, j0 + nb, 0, tid, THREADS, false,
                                 &scount[1], utarget);
         if (tid < PT) {
-            ra_lus_factor<T, NB, PW, SOLVE>(j0, nb, n, sA, ld, lrow, srow, srec, skey, slab, slabel[k & 1],
+            ra_lus_factor<T, NB, PW, SOLVE>(j0, nb, n, sA, ld, lrow, srow, srec, skey, slabel[k & 1],
                                             &szero[k & 1], ipiv + mat * strideP, bad, &scount[0], ptarget);
         } else if (k > 0) {
             ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0 + nb, nce, SOLVE ? 0 : j0 - NB,
