@@ -108,6 +108,14 @@ template <> RA_DEVICE ra_c128 ra_lub_one<ra_c128>() { return ra_make_complex<dou
 RA_DEVICE float ra_lub_sfmin(float) { return 1.17549435e-38f; }
 RA_DEVICE double ra_lub_sfmin(double) { return 2.2250738585072014e-308; }
 
+// how a step with pivot piv scales its column (RA_LU_BLOCK_PIVOT_*)
+template <typename T> RA_DEVICE int ra_lub_pivot_kind(T piv) {
+    typedef typename ra_lub_real<T>::type R;
+    return ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
+           : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
+                                                     : RA_LU_BLOCK_PIVOT_DIVIDE;
+}
+
 // c - a * b
 RA_DEVICE float ra_lub_fms(float a, float b, float c) { return ra_fma(-a, b, c); }
 RA_DEVICE double ra_lub_fms(double a, double b, double c) { return ra_fma(-a, b, c); }
@@ -387,9 +395,7 @@ RA_DEVICE void ra_lub_getrf(
             // divide (here: rare); a zero pivot leaves the column as it is
             const int p = brow == RA_LU_BLOCK_NO_ROW ? jj : brow;
             const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : wval;
-            const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
-                             : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
-                                                                       : RA_LU_BLOCK_PIVOT_DIVIDE;
+            const int kind = ra_lub_pivot_kind(piv);
             T x[MR];
 #pragma unroll
             for (int a = a0; a < MR; ++a) {
@@ -467,9 +473,7 @@ RA_DEVICE void ra_lub_getrf(
                     // divide (here: rare); a zero pivot leaves the column as it is
                     const int p = brow == RA_LU_BLOCK_NO_ROW ? j : brow;
                     const T piv = brow == RA_LU_BLOCK_NO_ROW ? ajj : wval;
-                    const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
-                                     : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
-                                                                               : RA_LU_BLOCK_PIVOT_DIVIDE;
+                    const int kind = ra_lub_pivot_kind(piv);
                     T x[MR];
 #pragma unroll
                     for (int a = a0; a < MR; ++a) {
@@ -868,9 +872,7 @@ RA_DEVICE void ra_lup_factor(T (&P)[RW][NB], int (&label)[RW], int j0, int nb, i
             else if (label[r] == p) label[r] = j;
         }
         const T piv = u[jj];
-        const int kind = ra_lub_is_zero(piv) ? RA_LU_BLOCK_PIVOT_ZERO
-                         : ra_lub_abs1(piv) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
-                                                                   : RA_LU_BLOCK_PIVOT_DIVIDE;
+        const int kind = ra_lub_pivot_kind(piv);
         if (kind == RA_LU_BLOCK_PIVOT_ZERO) {
             zbits |= 1 << jj;
             if (bad == 0) bad = j + 1;
@@ -1128,9 +1130,10 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 // element of its row) and picks the best by a tournament of selects (with only NaN left, row j),
 // exchanges labels, scales its multiplier, updates the next column's element and then the rest
 // of its row. The panel's columns live in a frame of NB registers that shifts by ra_lus_frame<T>
-// columns every ra_lus_frame<T> steps (so the step loop is unrolled only that far); a step's finished column goes to the thread's row of lrow, and the panel is
-// stored by label at its end. The crew's publications are double-buffered by the parity of the
-// step (one barrier a step), the panel's labels and zero-pivot bits by the parity of the panel.
+// columns every ra_lus_frame<T> steps (so the step loop is unrolled only that far); a step's
+// finished column goes to the thread's row of lrow, and the panel is stored by label at its end.
+// The crew's publications are double-buffered by the parity of the step (one barrier a step),
+// the panel's labels and zero-pivot bits by the parity of the panel.
 // ---------------------------------------------------------------------------------------------
 
 // threads a block: the panel crew (N) and the update crew; float64's update crew is larger (12
@@ -1255,9 +1258,7 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                 skey[buf][warp][0] = kh;
                 skey[buf][warp][1] = kl;
                 skey[buf][warp][2] = (ra_u32)(cand ? label : RA_LU_BLOCK_NO_ROW);
-                skey[buf][warp][3] = (ra_u32)(ra_lub_is_zero(x)                       ? RA_LU_BLOCK_PIVOT_ZERO
-                                              : ra_lub_abs1(x) >= ra_lub_sfmin(R(0)) ? RA_LU_BLOCK_PIVOT_RECIP
-                                                                                      : RA_LU_BLOCK_PIVOT_DIVIDE);
+                skey[buf][warp][3] = (ra_u32)ra_lub_pivot_kind(x);
                 srec[buf][warp] = rloc;
 #pragma unroll
                 for (int g = 0; g < NB / F; ++g) {
@@ -1469,7 +1470,7 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     __shared__ T lrow[PT][NB + 1];       // the crew's rows of the panel, a thread's own row
     __shared__ __align__(16) T srow[2][PW][NB];       // a warp's candidate row of the panel (frame columns)
     __shared__ __align__(16) T srec[2][PW];           // its reciprocal
-    __shared__ __align__(16) ra_u32 skey[2][PW][4];   // its key (two halves) and label
+    __shared__ __align__(16) ra_u32 skey[2][PW][4];   // its key (two halves), label and pivot kind
     __shared__ int slabel[2][PT];         // where the crew sent row j0 + t, by panel parity
     __shared__ int szero[2];              // the panel's zero pivots, by panel parity
     __shared__ int scount[2];             // the crews' barriers where they count arrivals
