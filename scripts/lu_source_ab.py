@@ -1,0 +1,97 @@
+"""Source variants of ``rocsolver/lu_block.hip`` timed against each other on the batched solve bench
+stack, in one process: for the A/B of a kernel change before it lands (docs/performance/rocsolver.md).
+
+    python scripts/lu_source_ab.py base=HEAD new=-                 # the committed file against the tree's
+    python scripts/lu_source_ab.py old=b425120 new=- wide384=-:384   # a revision; float64 on 384 threads
+    python scripts/lu_source_ab.py a=/tmp/variant.hip b=- --cases float64:128,float32:100
+
+Each variant is ``NAME=SOURCE[:THREADS]``: SOURCE is ``-`` (the working tree's file), a file, or a
+git revision (its ``rocarray/_kernels/rocsolver/lu_block.hip``); THREADS sets float64's split-kernel
+block (``_lu_block.SPLIT_THREADS``). The variant reaches the compiler through a patched
+``rocarray._core.compile.read_text`` (the package's file is not touched; the binary cache keys each
+text apart). For each case (dtype:order, 10^4 systems, one right-hand side): the wide kernel (the
+reference for the bits), then every variant's split kernel in mirrored order (the best of 5 timed
+calls after one untimed call, device events), each line printed as it is measured, whether its X
+is the wide kernel's bit for bit, and cuSOLVER through ``cupy.linalg.solve``.
+"""
+
+import subprocess
+import sys
+
+import numpy
+
+import rocarray as ra
+from rocarray._core import backend, compile as _compile, kernels
+from rocarray.rocsolver import _lu_block
+
+from linalg_profile import event_times_ms  # this script's folder is on the path
+
+PATH = "rocarray/_kernels/rocsolver/lu_block.hip"
+
+
+def _text(source):
+    """The source text a variant names: the tree's, a file's or a revision's."""
+    if source == "-":
+        return _compile.read_text(_lu_block.SOURCE)
+    try:
+        return open(source).read()
+    except FileNotFoundError:
+        return subprocess.run(["git", "show", f"{source}:{PATH}"], check=True, capture_output=True,
+                              text=True).stdout
+
+
+def _use(text, threads, read_text, default_threads):
+    """Route the split and wide kernels through ``text``, float64's split block on ``threads``."""
+    _compile.read_text = lambda path: text if path == _lu_block.SOURCE else read_text(path)
+    _lu_block.SPLIT_THREADS = dict(default_threads, **{numpy.dtype(numpy.float64): threads})
+    _lu_block.SPLIT_KERNELS = {d: kernels.Family(_lu_block.SOURCE, t, 1) for d, t in _lu_block.SPLIT_THREADS.items()}
+    for family in (_lu_block.WIDE_KERNELS, _lu_block.KERNELS):
+        family._kernels.clear()
+    _compile._modules.clear()
+
+
+def best_ms(cupy, call, repeat=5):
+    """The fastest of ``repeat`` timed calls after one untimed call (device events)."""
+    call()
+    return min(event_times_ms(cupy, call, repeat))
+
+
+def main(argv):
+    cupy = backend.cupy()
+    cases = [("float64", 128), ("float32", 128)]
+    if "--cases" in argv:
+        at = argv.index("--cases")
+        cases = [(c.split(":")[0], int(c.split(":")[1])) for c in argv[at + 1].split(",")]
+        argv = argv[:at] + argv[at + 2:]
+    read_text = _compile.read_text
+    default_threads = dict(_lu_block.SPLIT_THREADS)
+    variants = {}
+    for arg in argv:
+        name, spec = arg.split("=", 1)
+        source, _, threads = spec.partition(":")
+        variants[name] = (_text(source), int(threads) if threads else default_threads[numpy.dtype(numpy.float64)])
+    if not variants:
+        print(__doc__)
+        return 1
+    first = next(iter(variants.values()))
+    for dtype, n in cases:
+        rs = cupy.random.RandomState(1)
+        a = rs.standard_normal((10_000, n, n)).astype(dtype)
+        b = rs.standard_normal((10_000, n, 1)).astype(dtype)
+        _lu_block.SPLIT = False
+        _use(*first, read_text, default_threads)
+        ref = cupy.asnumpy(ra.linalg.solve(a, b))
+        print(f"{dtype} {n}: wide {best_ms(cupy, lambda: ra.linalg.solve(a, b)):.3f} ms", flush=True)
+        _lu_block.SPLIT = True
+        for name in list(variants) + list(variants)[::-1]:
+            _use(*variants[name], read_text, default_threads)
+            ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
+            same = numpy.array_equal(cupy.asnumpy(ra.linalg.solve(a, b)), ref)
+            print(f"{dtype} {n}: {name} {ms:.3f} ms, X bit for bit with the wide kernel's: {same}", flush=True)
+        print(f"{dtype} {n}: cuSOLVER {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms", flush=True)
+    _compile.read_text = read_text
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
