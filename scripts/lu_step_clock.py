@@ -149,7 +149,7 @@ def _instrumented_split(text):
     kernel = "void ra_rocsolver_getrf_block_split("
     loop = "        const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
     once(loop, loop + "        RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
-    factor = "        if (tid < PT) {\n            ra_lus_factor<T, NB, PW, SOLVE>("
+    factor = "        if (tid < PT) {\n            ra_lus_factor<T, NB, PW, SOLVE, WIN>("
     once(factor, "        RA_SPLIT_CLOCK(k, 5, 0);\n" + factor, kernel)
     crew = "                                tid - PT, UT, true, &scount[1], utarget);\n"
     once(crew, crew + "            RA_SPLIT_CLOCK(k, 7, PW);\n", kernel)
@@ -278,7 +278,7 @@ def _report_panel(c, ms, same):
 
 
 def _report_split(c, ms, same):
-    """The panel steps and phases of getrf_block_split<double, 128, true>, in cycles."""
+    """The panel steps and phases of getrf_block_split<double, 128, true, false>, in cycles."""
     start, arrive, leave, last = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
     steps = {
         "warp 0: step start -> barrier": arrive - start,
@@ -287,7 +287,7 @@ def _report_split(c, ms, same):
         "warp 0: barrier -> next step": numpy.append(start[1:] - leave[:-1], numpy.nan),
         "step (start -> next start)": numpy.append(start[1:] - start[:-1], numpy.nan),
     }
-    print(f"getrf_block_split<double, 128, true>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
+    print(f"getrf_block_split<double, 128, true, false>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
           f"kernel: {same}")
     _table("cycles, median over the panel steps of each range:", steps, ((0, 31), (32, 63), (64, 95), (96, 127)))
     phase, looked, factored, crew = c[:4, 4], c[:4, 5], c[:4, 6], c[:4, 7]

@@ -185,30 +185,33 @@ def _check_wide_kernel(rng):
     """Stacks of orders 128 and 97 through the 512-thread register tile (``getrf_block_wide``, its
     switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain step, its look-ahead
     step, its redux.sync search (``WIDE_REDUX``) and its flow step (``WIDE_FLOW``)), through the two
-    crews of ``getrf_block_split`` (``SPLIT``) and through ``getrf_block``: the
+    crews of ``getrf_block_split`` (``SPLIT``, with and without its windowed step,
+    ``SPLIT_WINDOW``) and through ``getrf_block``: the
     backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
     rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR", "SPLIT")
+    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR", "SPLIT", "SPLIT_WINDOW")
     saved = tuple(getattr(_lu_block, name) for name in switches)
     steps = {(True, False, False, False): "getrf_block_wide",
              (True, True, False, False): "getrf_block_wide (look-ahead)",
              (True, False, True, False): "getrf_block_wide (redux search)",
              (True, False, False, True): "getrf_block_wide (flow step)",
              (True, False, True, True): "getrf_block_wide (flow step, redux search)",
-             "split": "getrf_block_split"}
+             "split": "getrf_block_split",
+             "split window": "getrf_block_split (windowed step)"}
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
             for setting in ((False, False, False, False),) + tuple(steps):
-                _lu_block.SPLIT = setting == "split"
+                split = isinstance(setting, str)
+                _lu_block.SPLIT, _lu_block.SPLIT_WINDOW = split, setting == "split window"
                 _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.WIDE_FLOW = (
-                    (False,) * 4 if setting == "split" else setting)
+                    (False,) * 4 if split else setting)
                 x[setting] = la.solve(a, b)
                 logdet[setting] = [cupy.asnumpy(v) for v in la.slogdet(a)]
             eps = numpy.finfo(numpy.dtype(dtype)).eps

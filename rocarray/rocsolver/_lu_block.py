@@ -48,7 +48,7 @@ meets once a panel. It takes the orders from :data:`PANEL_LOWEST` where its shar
 and :data:`PANEL` is on (it is off by default: see the constant); the register-tile kernel
 takes the others.
 
-``ra_rocsolver_getrf_block_split<T, N, SOLVE>`` computes the same factors and solutions, bit for
+``ra_rocsolver_getrf_block_split<T, N, SOLVE, WIN>`` computes the same factors and solutions, bit for
 bit, for orders up to ``N`` (:data:`SPLIT_ORDER`) with the matrix in shared memory, on
 :data:`SPLIT_THREADS` threads in two crews: the first ``N`` threads (a matrix row each) factor
 panels of :data:`SPLIT_NB` columns in registers, a column's pivot search meeting only their own
@@ -157,6 +157,11 @@ SPLIT_FACTOR_DTYPES = (numpy.dtype(numpy.float64),)
 #: wavefronts; its barriers count arrivals in shared memory there). Off: not measured on such a
 #: device.
 SPLIT_WAVE64 = False
+#: Whether the split kernel's crew publishes and updates only the columns of its register frame's
+#: block at each step, the columns past it once a block (``WIN``: the block's pivot rows solved
+#: against each other, then every row's updates in step order, so the same bits). Off until
+#: measured faster.
+SPLIT_WINDOW = False
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -195,15 +200,18 @@ def panel_kernel_name(dtype, solve):
     return f"ra_rocsolver_getrf_panel<{dtypes.ctype(dtype)}, {PANEL_ORDER}, {'true' if solve else 'false'}>"
 
 
-def split_kernel_name(dtype, solve):
-    """Name expression, e.g. ``'ra_rocsolver_getrf_block_split<double, 128, true>'``."""
-    return f"ra_rocsolver_getrf_block_split<{dtypes.ctype(dtype)}, {SPLIT_ORDER}, {'true' if solve else 'false'}>"
+def split_kernel_name(dtype, solve, window=None):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block_split<double, 128, true, false>'``;
+    ``window`` (default :data:`SPLIT_WINDOW`) True names the windowed step."""
+    window = SPLIT_WINDOW if window is None else window
+    flags = ", ".join("true" if f else "false" for f in (solve, window))
+    return f"ra_rocsolver_getrf_block_split<{dtypes.ctype(dtype)}, {SPLIT_ORDER}, {flags}>"
 
 
 def instantiations():
     """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
-    :data:`PANEL`, :data:`SPLIT`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`, :data:`WIDE_REDUX` and
-    :data:`WIDE_FLOW`."""
+    :data:`PANEL`, :data:`SPLIT`, :data:`SPLIT_WINDOW`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`,
+    :data:`WIDE_REDUX` and :data:`WIDE_FLOW`."""
     names = [kernel_name(d, m, s, one) for d, tiles in TILES.items() for m in tiles for s in (False, True)
              for one in (True, False)]
     names += [panel_kernel_name(d, s) for d in TILES for s in (False, True)]
@@ -212,7 +220,7 @@ def instantiations():
     names += [wide_kernel_name(d, s, False, True, False) for d in WIDE_DTYPES for s in (False, True)]
     names += [wide_kernel_name(d, s, redux=r, flow=True) for d in WIDE_DTYPES for s in (False, True)
               for r in (False, True)]
-    names += [split_kernel_name(d, s) for d in SPLIT_DTYPES for s in (False, True)]
+    names += [split_kernel_name(d, s, w) for d in SPLIT_DTYPES for s in (False, True) for w in (False, True)]
     return sorted(names)
 
 

@@ -451,18 +451,23 @@ def test_wide_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch,
     assert_switch_matches_the_register_tile(dev, monkeypatch, "WIDE", dtype, n, _lu_block.wide_kernel_name)
 
 
-# (target, dtype, n): the split kernel's instantiations (N = 128) at the bench's order, orders
-# whose last panel is partial (a prime among them), on both lane widths
-SPLIT_CASES = [("cuda32", "float64", 128), ("cuda32", "float64", 97), ("cuda32", "float32", 100),
-               ("cuda32", "float32", 71), ("hip64", "float64", 128), ("hip64", "float32", 83)]
+# (target, dtype, n, window): the split kernel's instantiations (N = 128) at the bench's order,
+# orders whose last panel is partial (a prime among them), on both lane widths, with and without
+# the windowed step
+SPLIT_CASES = [("cuda32", "float64", 128, False), ("cuda32", "float64", 97, False),
+               ("cuda32", "float32", 100, False), ("cuda32", "float32", 71, False),
+               ("hip64", "float64", 128, False), ("hip64", "float32", 83, False),
+               ("cuda32", "float64", 128, True), ("cuda32", "float64", 101, True),
+               ("cuda32", "float32", 79, True), ("hip64", "float64", 113, True)]
 
 
-@pytest.mark.parametrize("case", SPLIT_CASES, ids=lambda c: "-".join(map(str, c)))
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=lambda c: "-".join(map(str, c[:3])) + ("-window" if c[3] else ""))
 def test_split_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
-    """getrf_block_split (SPLIT on) against getrf_block on tied stacks (ties, a NaN, a zero
-    column, a zero row) and a random matrix: factors, pivots and info, and X and info, bit for
-    bit."""
-    target, dtype, n = case
+    """getrf_block_split (SPLIT on, SPLIT_WINDOW as the case says) against getrf_block on tied
+    stacks (ties, a NaN, a zero column, a zero row) and a random matrix: factors, pivots and info,
+    and X and info, bit for bit."""
+    target, dtype, n, window = case
+    monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "SPLIT_WAVE64", True)
@@ -513,7 +518,7 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 74
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 78
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -523,8 +528,8 @@ def test_instantiations_are_registered():
     assert "ra_rocsolver_getrf_block_wide<ra_c64, 128, false, true>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, false>" in names
     assert "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>" in names
-    assert "ra_rocsolver_getrf_block_split<double, 128, true>" in names
-    assert "ra_rocsolver_getrf_block_split<float, 128, false>" in names
+    assert "ra_rocsolver_getrf_block_split<double, 128, true, false>" in names
+    assert "ra_rocsolver_getrf_block_split<float, 128, false, true>" in names
 
 
 @pytest.mark.parametrize("dtype,n,kernel", [
@@ -551,14 +556,14 @@ def test_getrf_routes_by_order(recorded, monkeypatch, dtype, n, kernel):
     # the defaults (SPLIT, WIDE and WIDE_FACTOR on): orders 65 .. 128 of float64 take the split
     # kernel as the solve does, of float32 and complex64 the 512-thread layout; other orders and
     # complex128 stay on getrf_block
-    (True, "float64", 128, "getrf_block_split<double, 128, false>"),
-    (True, "float64", 65, "getrf_block_split<double, 128, false>"),
+    (True, "float64", 128, "getrf_block_split<double, 128, false, false>"),
+    (True, "float64", 65, "getrf_block_split<double, 128, false, false>"),
     (True, "float32", 100, "getrf_block_wide_redux<float, 128, false>"),
     (True, "complex64", 100, "getrf_block_wide_redux<ra_c64, 128, false>"),
     (True, "float64", 64, "getrf_block<double, 4, false>"), (True, "complex128", 96, "getrf_block<ra_c128, 6, false>"),
     # WIDE_FACTOR off: getrf_block (one block's getf2 past its tiles) where the split kernel does not apply
     (False, "float64", 64, "getrf_block<double, 4, false>"),
-    (False, "float64", 65, "getrf_block_split<double, 128, false>"),
+    (False, "float64", 65, "getrf_block_split<double, 128, false, false>"),
     (False, "complex64", 100, "getrf_block<ra_c64, 8, false>"),
     (False, "complex128", 96, "getrf_block<ra_c128, 6, false>"), (False, "complex128", 97, "ra_rocsolver_getf2"),
 ])
@@ -842,11 +847,14 @@ def test_gpu_wide_and_split_kernels_bench_shape_bit_for_bit(monkeypatch):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("window", [False, True])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [65, 97, 128])
-def test_gpu_split_kernel_matches_the_register_tile(monkeypatch, dtype, n):
-    # on the device, with the panel and wide kernels off: getrf_block_split (SPLIT on) against
-    # getrf_block (the factorization alone through it for every dtype it has)
+def test_gpu_split_kernel_matches_the_register_tile(monkeypatch, dtype, n, window):
+    # on the device, with the panel and wide kernels off: getrf_block_split (SPLIT on, with and
+    # without the windowed step) against getrf_block (the factorization alone through it for every
+    # dtype it has)
+    monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE", False)
     monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)

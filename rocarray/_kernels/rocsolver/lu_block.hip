@@ -1101,7 +1101,7 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 
 
 // ---------------------------------------------------------------------------------------------
-// ra_rocsolver_getrf_block_split<T, N, SOLVE>: getrf_block's factorization and solve (the same
+// ra_rocsolver_getrf_block_split<T, N, SOLVE, WIN>: getrf_block's factorization and solve (the same
 // pivots, the same operations on every element in the same order, so the same bits) for n <= N,
 // on ra_lus_threads<T> threads with the matrix (and B) in shared memory (leading dimension
 // n + 1), by panels of RA_LU_SPLIT_NB columns. The block's warps split into two crews:
@@ -1134,6 +1134,10 @@ __global__ RA_LAUNCH_BOUNDS(RA_LU_BLOCK_THREADS) void ra_rocsolver_getrf_panel(
 // finished column goes to the thread's row of lrow, and the panel is stored by label at its end.
 // The crew's publications are double-buffered by the parity of the step (one barrier a step),
 // the panel's labels and zero-pivot bits by the parity of the panel.
+// With WIN a step publishes and updates only its frame block's columns: at the block's end the
+// block's pivot rows publish their elements past it with their multipliers, a thread a column
+// solves for the pivot rows' final elements (two crew barriers), and every row applies the
+// block's steps to its own elements past the block in step order (so the same bits).
 // ---------------------------------------------------------------------------------------------
 
 // threads a block: the panel crew (N) and the update crew; float64's update crew is larger (12
@@ -1207,12 +1211,13 @@ RA_DEVICE bool ra_lus_beats(ra_u32 h, ra_u32 l, int b, ra_u32 bh, ra_u32 bl, int
 // threads 0 .. n - j0 - 1; warps with no row return at once). Publishes the panel's rows by label
 // into sA, each thread's final label (slabel), the steps whose pivot was zero (*szero) and,
 // without SOLVE, ipiv (1-based, this matrix's); bad := the first zero pivot's j + 1 if not set.
-template <typename T, int NB, int PW, bool SOLVE>
+template <typename T, int NB, int PW, bool SOLVE, bool WIN>
 RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB + 1], T (*srow)[PW][NB],
-                             T (*srec)[PW], ra_u32 (*skey)[PW][4], int* slabel, int* szero,
-                             int* ipiv, int& bad, int* count, int& target) {
+                             T (*srec)[PW], ra_u32 (*skey)[PW][4], T (*sfar)[NB], T (*sfl)[NB], int* sub,
+                             int* slabel, int* szero, int* ipiv, int& bad, int* count, int& target) {
     typedef typename ra_lub_real<T>::type R;
     constexpr int W = RA_WARP_SIZE, F = ra_lus_frame<T>::value;
+    constexpr int GR = WIN ? 1 : NB / F;   // frame blocks a step publishes and updates
     static_assert(NB % F == 0, "the frame shifts by whole blocks of steps");
     const int t = threadIdx.x, lane = ra_lane_id(), warp = ra_warp_id();
     const int m = n - j0;
@@ -1228,6 +1233,7 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
     int zbits = 0;
     for (int b = 0; b * F < nb; ++b) {
         const int live = nb - b * F;   // frame columns inside the panel
+        int ub = 0;                    // WIN: the block's steps that updated this row
 #pragma unroll
         for (int i = 0; i < F; ++i) {
             const int c = b * F + i;
@@ -1261,7 +1267,7 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                 skey[buf][warp][3] = (ra_u32)ra_lub_pivot_kind(x);
                 srec[buf][warp] = rloc;
 #pragma unroll
-                for (int g = 0; g < NB / F; ++g) {
+                for (int g = 0; g < GR; ++g) {
                     if (g * F + F > i && g * F < live) {
 #pragma unroll
                         for (int k = g * F > i ? g * F : i; k < g * F + F; ++k) srow[buf][warp][k] = v[k];
@@ -1283,7 +1289,7 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                 ck[w] = (int)skey[buf][w][3];
                 cw[w] = w;
                 crec[w] = srec[buf][w];
-                cnxt[w] = i + 1 < NB ? srow[buf][w][i + 1] : zero;
+                cnxt[w] = i + 1 < GR * F ? srow[buf][w][i + 1] : zero;
             }
 #pragma unroll
             for (int s = 1; s < PW; s *= 2) {
@@ -1317,11 +1323,12 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                 else if (kind == RA_LU_BLOCK_PIVOT_DIVIDE) l = ra_lub_div(x, srow[buf][wb][i]);
                 v[i] = l;
                 if (kind != RA_LU_BLOCK_PIVOT_ZERO) {
+                    ub |= 1 << i;
                     // the next column first (its element came with the candidates): the next
                     // step's search waits on it alone
-                    if (i + 1 < NB && (i + 1 < F || F < live)) v[i + 1] = ra_lub_fms(l, cnxt[0], v[i + 1]);
+                    if (i + 1 < GR * F && (i + 1 < F || F < live)) v[i + 1] = ra_lub_fms(l, cnxt[0], v[i + 1]);
 #pragma unroll
-                    for (int g = 0; g < NB / F; ++g) {
+                    for (int g = 0; g < GR; ++g) {
                         if (g * F + F > i + 2 && g * F < live) {
 #pragma unroll
                             for (int k = g * F > i + 2 ? g * F : i + 2; k < g * F + F; ++k)
@@ -1331,6 +1338,46 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                 }
             }
             if (has) lrow[t][c] = v[i];
+        }
+        if (WIN && live > F) {
+            // the block's update of the frame columns past it (F .. live - 1), deferred: the
+            // block's pivot rows publish those elements and their multipliers; a thread a column
+            // solves for the pivot rows' final elements; every row then applies its steps to its
+            // own in step order (the operations and order of a step-by-step update)
+            const int d = label - (j0 + b * F);   // this row's step in the block if it was its pivot
+            if (has && d >= 0 && d < F) {
+#pragma unroll
+                for (int k = F; k < NB; ++k)
+                    if (k < live) sfar[d][k] = v[k];
+#pragma unroll
+                for (int s = 0; s < F; ++s) sfl[d][s] = v[s];
+                sub[d] = ub;
+            }
+            ra_lus_group_sync<1>(threads, count, target);
+            if (t < live - F) {
+                T u[F];
+#pragma unroll
+                for (int s = 0; s < F; ++s) u[s] = sfar[s][F + t];
+#pragma unroll
+                for (int s = 1; s < F; ++s) {
+                    const int steps = sub[s];
+#pragma unroll
+                    for (int r = 0; r < s; ++r)
+                        if ((steps >> r) & 1) u[s] = ra_lub_fms(sfl[s][r], u[r], u[s]);
+                }
+#pragma unroll
+                for (int s = 1; s < F; ++s) sfar[s][F + t] = u[s];
+            }
+            ra_lus_group_sync<1>(threads, count, target);
+#pragma unroll
+            for (int s = 0; s < F; ++s) {
+                if ((ub >> s) & 1) {
+                    const T l = v[s];
+#pragma unroll
+                    for (int k = F; k < NB; ++k)
+                        if (k < live) v[k] = ra_lub_fms(l, sfar[s][k], v[k]);
+                }
+            }
         }
         if ((b + 1) * F < nb) {
 #pragma unroll
@@ -1459,7 +1506,7 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int
     ra_lus_sync(crew, GT, count, target);
 }
 
-template <typename T, int N, bool SOLVE>
+template <typename T, int N, bool SOLVE, bool WIN>
 __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_block_split(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* F, ra_i64 ldf, ra_i64 strideF,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
@@ -1471,6 +1518,9 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     __shared__ __align__(16) T srow[2][PW][NB];       // a warp's candidate row of the panel (frame columns)
     __shared__ __align__(16) T srec[2][PW];           // its reciprocal
     __shared__ __align__(16) ra_u32 skey[2][PW][4];   // its key (two halves), label and pivot kind
+    __shared__ T sfar[WIN ? ra_lus_frame<T>::value : 1][NB];   // WIN: the block's pivot rows past it
+    __shared__ T sfl[WIN ? ra_lus_frame<T>::value : 1][NB];    // their multipliers
+    __shared__ int sub[ra_lus_frame<T>::value];                 // their steps
     __shared__ int slabel[2][PT];         // where the crew sent row j0 + t, by panel parity
     __shared__ int szero[2];              // the panel's zero pivots, by panel parity
     __shared__ int scount[2];             // the crews' barriers where they count arrivals
@@ -1495,7 +1545,8 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
             ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0, j0 + nb, 0, tid, THREADS, false,
                                 &scount[1], utarget);
         if (tid < PT) {
-            ra_lus_factor<T, NB, PW, SOLVE>(j0, nb, n, sA, ld, lrow, srow, srec, skey, slabel[k & 1],
+            ra_lus_factor<T, NB, PW, SOLVE, WIN>(j0, nb, n, sA, ld, lrow, srow, srec, skey, sfar,
+                                            sfl, sub, slabel[k & 1],
                                             &szero[k & 1], ipiv + mat * strideP, bad, &scount[0], ptarget);
         } else if (k > 0) {
             ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0 + nb, nce, SOLVE ? 0 : j0 - NB,
