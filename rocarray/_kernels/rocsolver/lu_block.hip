@@ -1213,7 +1213,8 @@ RA_DEVICE bool ra_lus_beats(ra_u32 h, ra_u32 l, int b, ra_u32 bh, ra_u32 bl, int
 // without SOLVE, ipiv (1-based, this matrix's); bad := the first zero pivot's j + 1 if not set.
 template <typename T, int NB, int PW, bool SOLVE, bool WIN>
 RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB + 1], T (*srow)[PW][NB],
-                             T (*srec)[PW], ra_u32 (*skey)[PW][4], T (*sfar)[NB], T (*sfl)[NB], int* sub,
+                             T (*srec)[PW], ra_u32 (*skey)[PW][4], T (*sfar)[NB],
+                             T (*sfl)[ra_lus_frame<T>::value], int* sub,
                              int* slabel, int* szero, int* ipiv, int& bad, int* count, int& target) {
     typedef typename ra_lub_real<T>::type R;
     constexpr int W = RA_WARP_SIZE, F = ra_lus_frame<T>::value;
@@ -1519,7 +1520,7 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     __shared__ __align__(16) T srec[2][PW];           // its reciprocal
     __shared__ __align__(16) ra_u32 skey[2][PW][4];   // its key (two halves), label and pivot kind
     __shared__ T sfar[WIN ? ra_lus_frame<T>::value : 1][NB];   // WIN: the block's pivot rows past it
-    __shared__ T sfl[WIN ? ra_lus_frame<T>::value : 1][NB];    // their multipliers
+    __shared__ T sfl[WIN ? ra_lus_frame<T>::value : 1][ra_lus_frame<T>::value];   // their multipliers
     __shared__ int sub[ra_lus_frame<T>::value];                 // their steps
     __shared__ int slabel[2][PT];         // where the crew sent row j0 + t, by panel parity
     __shared__ int szero[2];              // the panel's zero pivots, by panel parity
