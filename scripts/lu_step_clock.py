@@ -15,6 +15,7 @@ patched ``rocarray._core.compile.read_text``, and the binary cache keys it apart
     python scripts/lu_step_clock.py --panel    # getrf_panel (the panel kernel), by panel phase
     python scripts/lu_step_clock.py --flow     # getrf_block_wide_flow (no step barrier), by step
     python scripts/lu_step_clock.py --split    # getrf_block_split (two crews), by panel step and phase
+    python scripts/lu_step_clock.py --split --window   # the same with its windowed step (SPLIT_WINDOW)
 
 With ``--panel`` the marks time each phase k of ``getrf_panel`` (one barrier a phase): warp 0
 bringing the next panel's columns up to date (interchanges, triangular solve), its rank update of
@@ -155,6 +156,14 @@ def _instrumented_split(text):
     once(crew, crew + "            RA_SPLIT_CLOCK(k, 7, PW);\n", kernel)
     factored = "ptarget);\n        } else if (k > 0) {"
     once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
+    # the look-ahead's parts (the whole block's ra_lus_apply of panel q), by warp 0 in row 8 + q
+    apply = "void ra_lus_apply("
+    once("    // U12: the unit lower", "    if (!crew) RA_SPLIT_CLOCK(8 + q, 4, 0);\n    // U12: the unit lower", apply)
+    solved = "    ra_lus_sync(crew, GT, count, target);\n    // A22 -= L21 U12"
+    once(solved, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 5, 0);\n    ra_lus_sync(crew, GT, count, target);\n"
+         "    if (!crew) RA_SPLIT_CLOCK(8 + q, 6, 0);\n    // A22 -= L21 U12", apply)
+    last = "    ra_lus_sync(crew, GT, count, target);\n}\n"
+    once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + last, apply)
     end = "    if (tid == 0) info[mat] = bad;\n"
     once(end, f"    if (RA_SPLIT_CLOCK_ON || blockIdx.x == {BLOCK})\n"
          f"        for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)F)[e] = ra_split_clock[e];\n" + end,
@@ -173,12 +182,13 @@ def main(argv):
     panel, flow, split = "--panel" in argv, "--flow" in argv, "--split" in argv
     instrument = (_instrumented_panel if panel else _instrumented_flow if flow else _instrumented_split if split
                   else _instrumented)
+    window = "--window" in argv
     saved = (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _lu_block.SPLIT,
-             _compile.read_text)
+             _lu_block.SPLIT_WINDOW, _compile.read_text)
     plain = _compile.read_text
     try:
         _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL = True, False, flow, panel
-        _lu_block.SPLIT = split
+        _lu_block.SPLIT, _lu_block.SPLIT_WINDOW = split, window
         want = cupy.empty_like(b)
         _lu_block.gesv(a, b, want, info)
         _compile.read_text = lambda rel: instrument(plain(rel)) if rel == SOURCE else plain(rel)
@@ -200,7 +210,7 @@ def main(argv):
         ms = cupy.cuda.get_elapsed_time(start, stop)
     finally:
         (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _lu_block.SPLIT,
-         _compile.read_text) = saved
+         _lu_block.SPLIT_WINDOW, _compile.read_text) = saved
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
         for family in _lu_block.SPLIT_KERNELS.values():
@@ -211,7 +221,7 @@ def main(argv):
     if panel:
         return _report_panel(c, ms, same)
     if split:
-        return _report_split(c, ms, same)
+        return _report_split(c, ms, same, window)
     if flow:
         return _report_flow(c, ms, same, n)
     start_search, rounds, winner, arrive, leave, p_read, exchanged = (c[:, k] for k in range(7))
@@ -277,8 +287,8 @@ def _report_panel(c, ms, same):
     return 0
 
 
-def _report_split(c, ms, same):
-    """The panel steps and phases of getrf_block_split<double, 128, true, false>, in cycles."""
+def _report_split(c, ms, same, window):
+    """The panel steps and phases of getrf_block_split<double, 128, true, window>, in cycles."""
     start, arrive, leave, last = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
     steps = {
         "warp 0: step start -> barrier": arrive - start,
@@ -287,7 +297,8 @@ def _report_split(c, ms, same):
         "warp 0: barrier -> next step": numpy.append(start[1:] - leave[:-1], numpy.nan),
         "step (start -> next start)": numpy.append(start[1:] - start[:-1], numpy.nan),
     }
-    print(f"getrf_block_split<double, 128, true, false>, instrumented: {ms:.3f} ms; X bit for bit with the plain "
+    print(f"getrf_block_split<double, 128, true, {str(window).lower()}>, instrumented: {ms:.3f} ms; X bit for bit "
+          f"with the plain "
           f"kernel: {same}")
     _table("cycles, median over the panel steps of each range:", steps, ((0, 31), (32, 63), (64, 95), (96, 127)))
     phase, looked, factored, crew = c[:4, 4], c[:4, 5], c[:4, 6], c[:4, 7]
@@ -296,6 +307,11 @@ def _report_split(c, ms, same):
         nxt = phase[k + 1] if k < 3 else numpy.nan
         print(f"  panel {k}: {looked[k] - phase[k]:9.0f} {factored[k] - looked[k]:9.0f} "
               f"{crew[k] - phase[k] if k else numpy.nan:9.0f} {nxt - phase[k]:9.0f}")
+    print("the look-ahead by part (cycles): interchanges, U12 solve, its barrier, A22 update, the last barrier")
+    for k in range(1, 4):
+        swapped, solved, synced, updated = (c[8 + k - 1, i] for i in range(4, 8))
+        print(f"  panel {k}: {swapped - phase[k]:9.0f} {solved - swapped:9.0f} {synced - solved:9.0f} "
+              f"{updated - synced:9.0f} {looked[k] - updated:9.0f}")
     return 0
 
 
