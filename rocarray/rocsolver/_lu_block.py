@@ -59,6 +59,16 @@ With :data:`SPLIT` on (the default) it takes orders :data:`SPLIT_LOWEST` .. :dat
 :data:`SPLIT_DTYPES` (32-lane devices; the factorization alone only for
 :data:`SPLIT_FACTOR_DTYPES`) before the wide kernel.
 
+``ra_rocsolver_getrf_block_compact<T, N, WIN>`` is the split kernel's solve, bit for bit, in at
+most :func:`compact_budget` bytes of shared memory, so that two blocks (two matrices' chains)
+share a multiprocessor: :data:`COMPACT_THREADS` threads (the panel crew and an update crew of
+the rest), the crew's finished columns in the panel's own storage (no rows of the panel apart),
+and for orders whose matrix does not fit, the last panel's columns (from
+:data:`COMPACT_COLUMNS` on) in a global scratch of each block until its turn, when they move into
+the rows of the L factors no longer read. Each block solves matrices ``b, b + grid, ...``
+(a grid of two blocks a multiprocessor). With :data:`COMPACT` on it takes the solves the split
+kernel would of :data:`COMPACT_DTYPES`, where it fits.
+
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
 otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
 (:data:`TILES`) keep the tile within the registers of 256 threads; :func:`takes` says which
@@ -68,6 +78,7 @@ orders take this path (:data:`LOWEST` up to ``16 * max(M)``), :func:`solves` whi
 import numpy
 
 from rocarray._core import backend, compile as _compile, dtypes, kernels, launch
+from rocarray._core.workspace import workspaces
 
 SOURCE = "rocsolver/lu_block.hip"
 
@@ -162,6 +173,20 @@ SPLIT_WAVE64 = False
 #: against each other, then every row's updates in step order, so the same bits). Off until
 #: measured faster.
 SPLIT_WINDOW = False
+#: Whether the solves (not the factorization alone) the split kernel takes of
+#: :data:`COMPACT_DTYPES` go to ``ra_rocsolver_getrf_block_compact`` where it fits
+#: (:func:`compact_columns`): two blocks a multiprocessor. Off until measured faster.
+COMPACT = False
+#: The dtypes the compact kernel takes when :data:`COMPACT` is on.
+COMPACT_DTYPES = (numpy.dtype(numpy.float64),)
+#: Threads of the compact kernel (``ra_luc_threads<T>``): the panel crew (``SPLIT_ORDER``) and
+#: the update crew.
+COMPACT_THREADS = 256
+#: Columns the compact kernel keeps in shared memory when the whole matrix does not fit
+#: (``RA_LU_COMPACT_COLUMNS``); the rest, at most one panel, wait in a global scratch.
+COMPACT_COLUMNS = 96
+#: Blocks of the compact kernel a multiprocessor holds (its launch bounds).
+COMPACT_BLOCKS = 2
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -208,6 +233,13 @@ def split_kernel_name(dtype, solve, window=None):
     return f"ra_rocsolver_getrf_block_split<{dtypes.ctype(dtype)}, {SPLIT_ORDER}, {flags}>"
 
 
+def compact_kernel_name(dtype, window=None):
+    """Name expression, e.g. ``'ra_rocsolver_getrf_block_compact<double, 128, false>'``;
+    ``window`` (default :data:`SPLIT_WINDOW`) True names the windowed step."""
+    window = SPLIT_WINDOW if window is None else window
+    return f"ra_rocsolver_getrf_block_compact<{dtypes.ctype(dtype)}, {SPLIT_ORDER}, {'true' if window else 'false'}>"
+
+
 def instantiations():
     """Every name expression the routes launch, under either setting of :data:`ONE_BARRIER`,
     :data:`PANEL`, :data:`SPLIT`, :data:`SPLIT_WINDOW`, :data:`WIDE`, :data:`WIDE_LOOKAHEAD`,
@@ -221,6 +253,7 @@ def instantiations():
     names += [wide_kernel_name(d, s, redux=r, flow=True) for d in WIDE_DTYPES for s in (False, True)
               for r in (False, True)]
     names += [split_kernel_name(d, s, w) for d in SPLIT_DTYPES for s in (False, True) for w in (False, True)]
+    names += [compact_kernel_name(d, w) for d in SPLIT_DTYPES for w in (False, True)]
     return sorted(names)
 
 
@@ -229,6 +262,7 @@ _compile.register(SOURCE, instantiations())
 KERNELS = kernels.Family(SOURCE, THREADS, 1)
 WIDE_KERNELS = kernels.Family(SOURCE, WIDE_THREADS, 1)
 SPLIT_KERNELS = {dtype: kernels.Family(SOURCE, threads, 1) for dtype, threads in SPLIT_THREADS.items()}
+COMPACT_KERNELS = kernels.Family(SOURCE, COMPACT_THREADS, COMPACT_BLOCKS)
 
 
 def tile(n, dtype):
@@ -277,6 +311,39 @@ def _split_static(dtype):
     return values * numpy.dtype(dtype).itemsize + 4 * (6 * warps + 2 * SPLIT_ORDER + 4) + 64
 
 
+def _compact_static(dtype):
+    """The compact kernel's static shared memory, an upper bound: the crew's two buffers of
+    candidate rows, reciprocals and keys, the windowed step's rows and multipliers, the panels'
+    labels and zero pivots, the barrier counts, alignment slack."""
+    warps, frame = SPLIT_ORDER // 32, 8
+    values = 2 * warps * SPLIT_NB + 2 * warps + frame * SPLIT_NB + frame * frame
+    return (values * numpy.dtype(dtype).itemsize + 16 * 2 * warps + 4 * frame + 4 * (2 * SPLIT_ORDER + 4)
+            + 64)
+
+
+def _compact_shared(n, nrhs, cs, dtype):
+    """Dynamic shared memory of a compact launch: cs columns and the right-hand sides (leading
+    dimension n + 1), SPLIT_NB elements of slack, alignment slack."""
+    return ((n + 1) * (cs + nrhs) + SPLIT_NB) * numpy.dtype(dtype).itemsize + 16
+
+
+def compact_budget(device_id):
+    """Shared memory a block may take so that :data:`COMPACT_BLOCKS` share a multiprocessor: the
+    opt-in limit is a multiprocessor's less the 1 KiB the runtime keeps a block."""
+    return (_limit(device_id) + 1024) // COMPACT_BLOCKS - 1024
+
+
+def compact_columns(n, nrhs, dtype, device_id):
+    """The columns the compact kernel keeps in shared memory for order n with nrhs right-hand
+    sides (n: all of them), or None where it does not fit :func:`compact_budget`."""
+    budget = compact_budget(device_id) - _compact_static(dtype)
+    if _compact_shared(n, nrhs, n, dtype) <= budget:
+        return n
+    if n - COMPACT_COLUMNS <= SPLIT_NB and _compact_shared(n, nrhs, COMPACT_COLUMNS, dtype) <= budget:
+        return COMPACT_COLUMNS
+    return None
+
+
 _limits = {}   # (device id, the asking function) -> bytes: a device's limit is read once
 
 
@@ -307,6 +374,12 @@ def _split(n, nrhs, dtype, device_id):
         return False
     return ((backend.device_info(device_id).warp_size == 32 or SPLIT_WAVE64)
             and _split_shared(n, nrhs, dtype) + _split_static(dtype) <= _limit(device_id))
+
+
+def _compact(n, nrhs, dtype, device_id):
+    """Whether the solve of order n with nrhs right-hand sides takes the compact kernel."""
+    return (COMPACT and nrhs > 0 and numpy.dtype(dtype) in COMPACT_DTYPES and _split(n, nrhs, dtype, device_id)
+            and compact_columns(n, nrhs, dtype, device_id) is not None)
 
 
 def _wide(n, nrhs, dtype, device_id):
@@ -341,7 +414,32 @@ def _i64(v):
 _NULL = numpy.uint64(0)
 
 
+def compact_grid(batch, device_id):
+    """Blocks of a compact launch: COMPACT_BLOCKS a multiprocessor, at most one a matrix."""
+    return min(int(batch), COMPACT_BLOCKS * backend.device_info(device_id).multiprocessors)
+
+
+def _launch_compact(dtype, n, nrhs, batch, args, device_id):
+    """The compact kernel's launch: a grid of COMPACT_BLOCKS blocks a multiprocessor (at most one
+    a matrix), the factors' arguments (unused by a solve) replaced by the spilled columns'
+    scratch, each block's ``n x (n - cs)``."""
+    dtype = numpy.dtype(dtype)
+    cs = compact_columns(n, nrhs, dtype, device_id)
+    grid = compact_grid(batch, device_id)
+    with launch.on_device(device_id):
+        scratch = _NULL
+        if cs < n:
+            raw = workspaces.scratch("rocsolver.lu_block.spill", grid * n * (n - cs) * dtype.itemsize, device_id)
+            scratch = raw[:grid * n * (n - cs) * dtype.itemsize].view(dtype)
+        args = args[:4] + (scratch, _i64(n), _i64(n * (n - cs))) + args[7:] + (numpy.int32(cs), numpy.int32(batch))
+        COMPACT_KERNELS[compact_kernel_name(dtype)](device_id, (grid,), (numpy.int32(n), numpy.int32(nrhs)) + args,
+                                                     shared=_compact_shared(n, nrhs, cs, dtype))
+
+
 def _launch(dtype, n, nrhs, solve, batch, args, device_id):
+    if solve and _compact(n, nrhs, dtype, device_id):
+        _launch_compact(dtype, n, nrhs, batch, args, device_id)
+        return
     if _panel(n, nrhs, dtype, device_id):
         kernel, shared, threads = KERNELS[panel_kernel_name(dtype, solve)], _panel_shared(n, nrhs, dtype), THREADS
     elif _split(n, nrhs, dtype, device_id):

@@ -476,6 +476,38 @@ def test_split_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch
     assert_switch_matches_the_register_tile(dev, monkeypatch, "SPLIT", dtype, n, _lu_block.split_kernel_name)
 
 
+# (target, dtype, n, window, grid): the compact kernel at the bench's order (its last panel
+# spilled to the global scratch), an order whose last panel is partial and spilled (121), orders
+# that fit whole (101, float32's 128), both lane widths, with and without the windowed step; grid
+# blocks for the 5 systems (fewer: a block solves several in turn)
+COMPACT_CASES = [("cuda32", "float64", 128, False, 2), ("cuda32", "float64", 121, False, 3),
+                 ("cuda32", "float64", 101, False, 5), ("cuda32", "float32", 128, False, 2),
+                 ("cuda32", "float64", 128, True, 3), ("cuda32", "float64", 113, True, 2),
+                 ("hip64", "float64", 125, False, 2), ("hip64", "float32", 90, True, 4),
+                 ("cuda32", "float32", 128, False, 5), ("cuda32", "float32", 70, False, 5)]
+
+
+@pytest.mark.parametrize("case", COMPACT_CASES,
+                         ids=lambda c: "-".join(map(str, c[:3])) + ("-window" if c[3] else "") + f"-grid{c[4]}")
+def test_compact_kernel_matches_the_register_tile_bit_for_bit(request, monkeypatch, case):
+    """getrf_block_compact (COMPACT on; the factorization alone stays on the split kernel) against
+    getrf_block on tied stacks and a random matrix, bit for bit, with fewer blocks than systems."""
+    target, dtype, n, window, grid = case
+    monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
+    monkeypatch.setattr(_lu_block, "COMPACT", True)
+    monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
+    monkeypatch.setattr(_lu_block, "compact_grid", lambda batch, device_id: min(batch, grid))
+    dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    monkeypatch.setattr(_lu_block, "SPLIT_WAVE64", True)
+    monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
+    spilled = n > 116 and dtype == "float64"
+    assert (_lu_block.compact_columns(n, 3, dtype, 0) == (96 if spilled else n))
+    name = lambda d, solve: _lu_block.compact_kernel_name(d) if solve else _lu_block.split_kernel_name(d, False)
+    assert_switch_matches_the_register_tile(dev, monkeypatch, "SPLIT", dtype, n, name)
+
+
 def assert_switch_matches_the_register_tile(dev, monkeypatch, switch, dtype, n, name):
     """Tied stacks (ties, a NaN, a zero column, a zero row) and a random matrix factored and solved
     on the emulator with ``_lu_block.<switch>`` on (kernels ``name(dtype, solve)``) and off
@@ -518,7 +550,9 @@ def recorded(fake_device, monkeypatch):
 
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
-    assert set(names) == set(_lu_block.instantiations()) and len(names) == 78
+    assert set(names) == set(_lu_block.instantiations()) and len(names) == 82
+    assert "ra_rocsolver_getrf_block_compact<double, 128, false>" in names
+    assert "ra_rocsolver_getrf_block_compact<float, 128, true>" in names
     assert "ra_rocsolver_getrf_block<double, 8, false>" in names
     assert "ra_rocsolver_getrf_block<ra_c128, 6, true>" in names
     assert "ra_rocsolver_getrf_block_2sync<double, 8, true>" in names
@@ -855,6 +889,26 @@ def test_gpu_split_kernel_matches_the_register_tile(monkeypatch, dtype, n, windo
     # without the windowed step) against getrf_block (the factorization alone through it for every
     # dtype it has)
     monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
+    monkeypatch.setattr(_lu_block, "PANEL", False)
+    monkeypatch.setattr(_lu_block, "WIDE", False)
+    monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
+    assert_same_results_both_ways(monkeypatch, "SPLIT", dtype, n)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("grid", [7, None])
+@pytest.mark.parametrize("window", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [97, 121, 128])
+def test_gpu_compact_kernel_matches_the_register_tile(monkeypatch, dtype, n, window, grid):
+    # on the device: the solves through getrf_block_compact (COMPACT on for both dtypes; float64's
+    # orders 121 and 128 spill their last panel) against getrf_block, with its own grid or 7 blocks
+    # (each solving several systems in turn); the factorization alone takes the split kernel
+    monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
+    monkeypatch.setattr(_lu_block, "COMPACT", True)
+    monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
+    if grid:
+        monkeypatch.setattr(_lu_block, "compact_grid", lambda batch, device_id: min(batch, grid))
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE", False)
     monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)

@@ -218,11 +218,10 @@ template <typename T> RA_DEVICE T* ra_lub_shared() {
 
 // dst (rows x cols, column-major, leading dimension ldd) := src through element strides; the
 // lanes walk the index whose stride is smaller, so the global reads coalesce, and each thread
-// issues CHUNK loads before their stores so that they are in flight together (4096 a block:
-// fewer a thread for wider blocks, whose threads have fewer registers)
-template <typename T, int THREADS = RA_LU_BLOCK_THREADS>
+// issues CHUNK loads before their stores so that they are in flight together (by default 4096 a
+// block: fewer a thread for wider blocks, whose threads have fewer registers)
+template <typename T, int THREADS = RA_LU_BLOCK_THREADS, int CHUNK = 4096 / THREADS>
 RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
-    constexpr int CHUNK = 4096 / THREADS;
     const int total = rows * cols;
     const bool rows_fast = (rs < 0 ? -rs : rs) <= (cs < 0 ? -cs : cs);
     const int fast = rows_fast ? rows : cols;
@@ -250,13 +249,22 @@ RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 
     }
 }
 
-// X := U^-1 Y for the n x n upper triangle U (shared, leading dimension ld) and the n x nrhs
-// matrix Y (shared, leading dimension ldy): warp w solves right-hand sides w, w + warps, ... with
-// lane l holding rows q * RA_WARP_SIZE + l (one shuffle per row: x_k = y_k * (1 / U(k, k)), the
-// reciprocals computed up front); X is written through element strides. N bounds n.
-template <typename T, int N, int THREADS = RA_LU_BLOCK_THREADS>
-RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, const T* sY, int ldy, T* X,
-                                      ra_i64 x_rs, ra_i64 x_cs) {
+// U(row, col) of an upper triangle held column-major in one array
+template <typename T> struct ra_lub_upper {
+    const T* a;
+    int ld;
+    RA_DEVICE T operator()(int row, int col) const { return a[row + col * ld]; }
+};
+
+// X := U^-1 Y for the n x n upper triangle U (U(row, col) its elements, read from shared memory)
+// and the n x nrhs matrix Y (shared, leading dimension ldy): warp w solves right-hand sides w,
+// w + warps, ... with lane l holding rows q * RA_WARP_SIZE + l (one shuffle per row: x_k = y_k *
+// (1 / U(k, k)), the reciprocals computed up front); X is written through element strides. N
+// bounds n.
+
+template <typename T, int N, int THREADS, typename Upper>
+RA_DEVICE void ra_lub_back_substitute_by(int n, int nrhs, Upper U, const T* sY, int ldy, T* X, ra_i64 x_rs,
+                                         ra_i64 x_cs) {
     constexpr int W = RA_WARP_SIZE;
     constexpr int Q = (N + W - 1) / W;   // rows per lane
     const T zero = ra_lub_zero<T>();
@@ -267,7 +275,7 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
         for (int q = 0; q < Q; ++q) {
             const int row = q * W + lane;
             y[q] = row < n ? sY[row + r * ldy] : zero;
-            d[q] = row < n ? ra_lub_div(ra_lub_one<T>(), sA[row + row * ld]) : zero;
+            d[q] = row < n ? ra_lub_div(ra_lub_one<T>(), U(row, row)) : zero;
         }
 #pragma unroll
         for (int q = Q - 1; q >= 0; --q) {
@@ -279,7 +287,7 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
 #pragma unroll
                 for (int qq = 0; qq <= q; ++qq) {
                     const int row = qq * W + lane;
-                    if (row < k) y[qq] = ra_lub_fms(sA[row + k * ld], xk, y[qq]);
+                    if (row < k) y[qq] = ra_lub_fms(U(row, k), xk, y[qq]);
                 }
             }
         }
@@ -290,6 +298,13 @@ RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, cons
             if (row < n) x[row * x_rs] = y[q];
         }
     }
+}
+
+// the same with U in one array (leading dimension ld)
+template <typename T, int N, int THREADS = RA_LU_BLOCK_THREADS>
+RA_DEVICE void ra_lub_back_substitute(int n, int nrhs, const T* sA, int ld, const T* sY, int ldy, T* X,
+                                      ra_i64 x_rs, ra_i64 x_cs) {
+    ra_lub_back_substitute_by<T, N, THREADS>(n, nrhs, ra_lub_upper<T>{sA, ld}, sY, ldy, X, x_rs, x_cs);
 }
 
 // the body of every register-tile kernel: an SR x SC grid of threads, each with an MR x MA tile
@@ -1211,8 +1226,8 @@ RA_DEVICE bool ra_lus_beats(ra_u32 h, ra_u32 l, int b, ra_u32 bh, ra_u32 bl, int
 // threads 0 .. n - j0 - 1; warps with no row return at once). Publishes the panel's rows by label
 // into sA, each thread's final label (slabel), the steps whose pivot was zero (*szero) and,
 // without SOLVE, ipiv (1-based, this matrix's); bad := the first zero pivot's j + 1 if not set.
-template <typename T, int NB, int PW, bool SOLVE, bool WIN>
-RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB + 1], T (*srow)[PW][NB],
+template <typename T, int NB, int PW, bool SOLVE, bool WIN, bool LROW>
+RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* P, int ldp, T (*lrow)[NB + 1], T (*srow)[PW][NB],
                              T (*srec)[PW], ra_u32 (*skey)[PW][4], T (*sfar)[NB],
                              T (*sfl)[ra_lus_frame<T>::value], int* sub,
                              int* slabel, int* szero, int* ipiv, int& bad, int* count, int& target) {
@@ -1230,7 +1245,7 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
     int label = has ? j0 + t : RA_LU_BLOCK_NO_ROW;
     T v[NB];   // frame column i: panel column b * F + i in block b
 #pragma unroll
-    for (int c = 0; c < NB; ++c) v[c] = has && c < nb ? sA[j0 + t + (j0 + c) * ld] : zero;
+    for (int c = 0; c < NB; ++c) v[c] = has && c < nb ? P[j0 + t + c * ldp] : zero;
     int zbits = 0;
     for (int b = 0; b * F < nb; ++b) {
         const int live = nb - b * F;   // frame columns inside the panel
@@ -1338,7 +1353,10 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
                     }
                 }
             }
-            if (has) lrow[t][c] = v[i];
+            if (has) {
+                if (LROW) lrow[t][c] = v[i];
+                else P[j0 + t + c * ldp] = v[i];
+            }
         }
         if (WIN && live > F) {
             // the block's update of the frame columns past it (F .. live - 1), deferred: the
@@ -1385,11 +1403,30 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* sA, int ld, T (*lrow)[NB 
             for (int k = 0; k + F < NB; ++k) v[k] = v[k + F];
         }
     }
-    // lrow's row t is this thread's own: no barrier before it is read back
-    if (has) {
-        for (int c = 0; c < nb; ++c) sA[label + (j0 + c) * ld] = lrow[t][c];
-        slabel[t] = label;
+    if (LROW) {
+        // lrow's row t is this thread's own: no barrier before it is read back
+        if (has)
+            for (int c = 0; c < nb; ++c) P[label + c * ldp] = lrow[t][c];
+    } else {
+        // the row's finished columns back from its own row of the panel, then, once every row of
+        // the crew has read its own, to the row its label names; half the columns at a time. The
+        // fence makes the reads real loads: forwarded from the steps' stores, every finished
+        // column would stay in registers through the whole panel
+        __threadfence_block();
+        constexpr int H = NB / 2;
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            T row[H];
+#pragma unroll
+            for (int c = 0; c < H; ++c)
+                if (has && half * H + c < nb) row[c] = P[j0 + t + (half * H + c) * ldp];
+            ra_lus_group_sync<1>(threads, count, target);
+#pragma unroll
+            for (int c = 0; c < H; ++c)
+                if (has && half * H + c < nb) P[label + (half * H + c) * ldp] = row[c];
+        }
     }
+    if (has) slabel[t] = label;
     if (t == 0) *szero = zbits;
 }
 
@@ -1400,48 +1437,54 @@ RA_DEVICE void ra_lus_sync(bool crew, int threads, int* count, int& target) {
     else __syncthreads();
 }
 
-// Columns c0 .. c1 - 1 of sA brought up to date with panel q (its rows by label already in its
-// columns, slabel its labels, zbits its zero pivots: see the head of this part), and the columns
-// 0 .. left - 1 interchanged only; by the threads gt = 0 .. GT - 1 of the block or (crew) of the
-// update crew. Ends with a barrier. Not inlined: its three calls would triple the kernel's code.
+// Target columns brought up to date with panel q (its rows by label already in its columns, L:
+// element (r, s) of its column s at L[r + s * ldl]; slabel its labels, zbits its zero pivots: see
+// the head of this part), and the columns 0 .. left - 1 at tl (leading dimension ld1)
+// interchanged only. The targets: nc1 columns at t1 (leading dimension ld1), then nc2 at t2
+// (ld2), rows indexed from the matrix's row 0 (shared or global memory). By the threads gt = 0 ..
+// GT - 1 of the block or (crew) of the update crew. Ends with a barrier. Not inlined: its calls
+// would multiply the kernel's code.
 template <typename T, int NB>
-__device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int* slabel, int zbits, int c0,
-                                          int c1, int left, int gt, int GT, bool crew, int* count, int& target) {
+__device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* t1, int ld1, int nc1, T* t2,
+                                          int ld2, int nc2, T* tl, int left, const int* slabel, int zbits,
+                                          int gt, int GT, bool crew, int* count, int& target) {
     constexpr int K = 8;   // elements a thread moves a round; rows a thread updates together
     const T zero = ra_lub_zero<T>();
     const int r0 = q * NB, mq = n - r0, nbq = mq < NB ? mq : NB;
-    const int nc = c1 - c0, ncols = nc + left;
+    const int nc = nc1 + nc2, ncols = nc + left;
+    // target column e (0 .. nc - 1)
+    auto column = [=](int e) -> T* { return e < nc1 ? t1 + (ra_i64)e * ld1 : t2 + (ra_i64)(e - nc1) * ld2; };
     // the interchanges: row r0 + t of each column goes to row slabel[t]; a round takes whole
     // columns (all of a column's reads before any of its writes)
     const int per_round = K * GT / mq;   // columns a round (mq <= K * GT / 16)
     for (int cbase = 0; cbase < ncols; cbase += per_round) {
         const int items = (ncols - cbase < per_round ? ncols - cbase : per_round) * mq;
         T x[K];
-        int to[K];
+        T* to[K];
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             const int e = k * GT + gt;
-            to[k] = -1;
+            to[k] = nullptr;
             if (e < items) {
                 const int col = e / mq, row = e - col * mq;
-                const int cc = cbase + col < left ? cbase + col : c0 + cbase + col - left;
+                T* cp = cbase + col < left ? tl + (ra_i64)(cbase + col) * ld1 : column(cbase + col - left);
                 const int d = slabel[row];
                 if (d != r0 + row) {
-                    x[k] = sA[r0 + row + cc * ld];
-                    to[k] = d + cc * ld;
+                    x[k] = cp[r0 + row];
+                    to[k] = cp + d;
                 }
             }
         }
         ra_lus_sync(crew, GT, count, target);
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            if (to[k] >= 0) sA[to[k]] = x[k];
+            if (to[k]) *to[k] = x[k];
         ra_lus_sync(crew, GT, count, target);
     }
     // U12: the unit lower triangular solve of the panel's rows, a thread a column: for a whole
     // panel without zero pivots in registers, else in place, skipping the zero pivots' steps
     for (int e = gt; e < nc; e += GT) {
-        T* col = sA + (ra_i64)(c0 + e) * ld + r0;
+        T* col = column(e) + r0;
         if (zbits == 0 && nbq == NB) {
             // in two halves of rows, so that half a column is live: the lower half takes the
             // upper half's finished rows back from shared memory, in the same step order
@@ -1456,14 +1499,14 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int
 #pragma unroll 4
                     for (int s = 0; s < H; ++s) {
                         const T xs = col[s];
-                        const T* l = sA + (ra_i64)(r0 + s) * ld + r0 + H;
+                        const T* l = L + (ra_i64)s * ldl + r0 + H;
 #pragma unroll
                         for (int i = 0; i < H; ++i) x[i] = ra_lub_fms(l[i], xs, x[i]);
                     }
                 }
 #pragma unroll
                 for (int s = 0; s < H; ++s) {
-                    const T* l = sA + (ra_i64)(r0 + i0 + s) * ld + r0 + i0;
+                    const T* l = L + (ra_i64)(i0 + s) * ldl + r0 + i0;
 #pragma unroll
                     for (int i = s + 1; i < H; ++i) x[i] = ra_lub_fms(l[i], x[s], x[i]);
                 }
@@ -1474,7 +1517,7 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int
             for (int s = 0; s < nbq; ++s) {
                 if ((zbits >> s) & 1) continue;
                 const T xs = col[s];
-                const T* l = sA + (ra_i64)(r0 + s) * ld + r0;
+                const T* l = L + (ra_i64)s * ldl + r0;
                 for (int i = s + 1; i < nbq; ++i) col[i] = ra_lub_fms(l[i], xs, col[i]);
             }
         }
@@ -1485,8 +1528,8 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int
     // read the allocation's slack and are not stored)
     const int below = mq - nbq, chunks = (below + K - 1) / K;
     for (int e = gt; e < nc * chunks; e += GT) {
-        const int ch = e / nc, cc = c0 + (e - ch * nc);
-        T* col = sA + (ra_i64)cc * ld;
+        const int ch = e / nc;
+        T* col = column(e - ch * nc);
         const int rb = r0 + nbq + ch * K;
         T a[K];
 #pragma unroll
@@ -1495,7 +1538,7 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int
         for (int s = 0; s < nbq; ++s) {
             if (!((zbits >> s) & 1)) {
                 const T u = col[r0 + s];
-                const T* l = sA + (ra_i64)(r0 + s) * ld + rb;
+                const T* l = L + (ra_i64)s * ldl + rb;
 #pragma unroll
                 for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u, a[r]);
             }
@@ -1542,16 +1585,18 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     for (int k = 0; k < np; ++k) {
         const int j0 = k * NB, nb = n - j0 < NB ? n - j0 : NB;
         const int prev = (k + 1) & 1;   // panel k - 1's buffers
+        const T* lp = sA + (ra_i64)(j0 - NB) * ld;   // panel k - 1's columns
         if (k > 0)
-            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0, j0 + nb, 0, tid, THREADS, false,
-                                &scount[1], utarget);
+            ra_lus_apply<T, NB>(k - 1, n, lp, ld, sA + (ra_i64)j0 * ld, ld, nb, nullptr, 0, 0, sA, 0, slabel[prev],
+                                szero[prev], tid, THREADS, false, &scount[1], utarget);
         if (tid < PT) {
-            ra_lus_factor<T, NB, PW, SOLVE, WIN>(j0, nb, n, sA, ld, lrow, srow, srec, skey, sfar,
-                                            sfl, sub, slabel[k & 1],
-                                            &szero[k & 1], ipiv + mat * strideP, bad, &scount[0], ptarget);
+            ra_lus_factor<T, NB, PW, SOLVE, WIN, true>(j0, nb, n, sA + (ra_i64)j0 * ld, ld, lrow, srow, srec, skey,
+                                                       sfar, sfl, sub, slabel[k & 1], &szero[k & 1],
+                                                       ipiv + mat * strideP, bad, &scount[0], ptarget);
         } else if (k > 0) {
-            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0 + nb, nce, SOLVE ? 0 : j0 - NB,
-                                tid - PT, UT, true, &scount[1], utarget);
+            ra_lus_apply<T, NB>(k - 1, n, lp, ld, sA + (ra_i64)(j0 + nb) * ld, ld, nce - j0 - nb, nullptr, 0, 0, sA,
+                                SOLVE ? 0 : j0 - NB, slabel[prev], szero[prev], tid - PT, UT, true, &scount[1],
+                                utarget);
         }
         __syncthreads();
     }
@@ -1559,8 +1604,9 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     // left of it
     {
         const int q = np - 1;
-        ra_lus_apply<T, NB>(q, n, sA, ld, slabel[q & 1], szero[q & 1], n, nce, SOLVE ? 0 : q * NB, tid, THREADS,
-                            false, &scount[1], utarget);
+        ra_lus_apply<T, NB>(q, n, sA + (ra_i64)q * NB * ld, ld, sA + (ra_i64)n * ld, ld, nce - n, nullptr, 0, 0, sA,
+                            SOLVE ? 0 : q * NB, slabel[q & 1], szero[q & 1], tid, THREADS, false, &scount[1],
+                            utarget);
     }
     if (tid == 0) info[mat] = bad;
     if (!SOLVE) {
@@ -1572,4 +1618,118 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
         return;
     }
     ra_lub_back_substitute<T, N, THREADS>(n, nrhs, sA, ld, sA + (ra_i64)ld * n, ld, X + mat * x_bs, x_rs, x_cs);
+}
+
+// ---------------------------------------------------------------------------------------------
+// ra_rocsolver_getrf_block_compact<T, N, WIN>: the split kernel's solve (its crews, steps and
+// order of operations, so the same bits) in about half a multiprocessor's shared memory, so that
+// two blocks, two matrices' chains, share one; ra_luc_threads<T> threads (a panel crew of N, an
+// update crew of the rest), each block solving matrices blockIdx.x, blockIdx.x + gridDim.x, ...
+// (batch in all) in turn.
+//  - The crew's finished columns go straight to the panel's own storage (no rows of the panel
+//    apart): a thread's row in place as each step finishes, the whole row to the row its label
+//    names at the panel's end.
+//  - When cs < n (cs = RA_LU_COMPACT_COLUMNS, n - cs <= RA_LU_SPLIT_NB: the last panel's
+//    columns), columns cs .. n - 1 start in the block's own global scratch G (leading dimension
+//    ldg, rows from the matrix's row 0): the update crew brings them up to date there. When the
+//    last panel begins, the L factors of panels 0 and 1 are no longer read, and the spilled
+//    columns move into their rows (ra_luc_upper says where each element goes): rows 64 .. n - 1
+//    of spilled column c, the ones still updated, into column c's rows 32 .. n - 33 (so the last
+//    panel is one array, sA - 32, leading dimension ld), its finished rows 0 .. 63 around them.
+// ---------------------------------------------------------------------------------------------
+
+template <typename T> struct ra_luc_threads { static constexpr int value = 256; };
+#define RA_LU_COMPACT_COLUMNS 96
+
+// Where the compact kernel keeps element (row, col) once the spilled columns moved (col >= cs:
+// see the head of this part); the factors' upper triangle U(row, col) for the back substitution
+template <typename T> struct ra_luc_upper {
+    T* a;
+    int ld, cs, n;
+    RA_DEVICE T* at(int row, int col) const {
+        if (col < cs) return a + row + col * ld;
+        const int c = col - cs;
+        if (row >= 64) return a + row - 32 + c * ld;
+        return row < n - 64 ? a + 64 + row + (32 + c) * ld : a + row + 32 + c * ld;
+    }
+    RA_DEVICE T operator()(int row, int col) const { return *at(row, col); }
+};
+
+template <typename T, int N, bool WIN>
+__global__ __launch_bounds__(ra_luc_threads<T>::value, 2) void ra_rocsolver_getrf_block_compact(
+    int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* G, ra_i64 ldg, ra_i64 strideG,
+    int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
+    ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs, int cs, int batch) {
+    constexpr int W = RA_WARP_SIZE, NB = RA_LU_SPLIT_NB, THREADS = ra_luc_threads<T>::value;
+    constexpr int PT = N, PW = PT / W, UT = THREADS - PT;
+    static_assert(PT % W == 0 && UT % W == 0 && UT > 0, "both crews are whole warps");
+    static_assert(NB == 32 && RA_LU_COMPACT_COLUMNS == 3 * NB, "the spilled columns' moves assume these");
+    (void)ipiv;
+    (void)strideP;
+    __shared__ __align__(16) T srow[2][PW][NB];       // a warp's candidate row of the panel (frame columns)
+    __shared__ __align__(16) T srec[2][PW];           // its reciprocal
+    __shared__ __align__(16) ra_u32 skey[2][PW][4];   // its key (two halves), label and pivot kind
+    __shared__ T sfar[WIN ? ra_lus_frame<T>::value : 1][NB];   // WIN: the block's pivot rows past it
+    __shared__ T sfl[WIN ? ra_lus_frame<T>::value : 1][ra_lus_frame<T>::value];   // their multipliers
+    __shared__ int sub[ra_lus_frame<T>::value];                 // their steps
+    __shared__ int slabel[2][PT];         // where the crew sent row j0 + t, by panel parity
+    __shared__ int szero[2];              // the panel's zero pivots, by panel parity
+    __shared__ int scount[2];             // the crews' barriers where they count arrivals
+    const int tid = threadIdx.x;
+    const int ld = n + 1;
+    T* sA = ra_lub_shared<T>();
+    T* sB = sA + (ra_i64)cs * ld;             // B, right after the shared columns
+    T* g = G + (ra_i64)blockIdx.x * strideG;   // the spilled columns cs .. n - 1 until they move
+    const int lg = (int)ldg;
+    const ra_luc_upper<T> U = {sA, ld, cs, n};
+    const int np = (n + NB - 1) / NB;
+    for (ra_i64 mat = blockIdx.x; mat < batch; mat += gridDim.x) {
+        // the counted barriers start afresh (a crew warp with no row in a panel skips its
+        // barriers, so its count would fall behind the others')
+        if (tid < 2) scount[tid] = 0;
+        int ptarget = 0, utarget = 0;
+        // (8 loads in flight a thread: the registers two blocks a multiprocessor leave)
+        ra_lub_stage<T, THREADS, 8>(n, cs, A + mat * a_bs, a_rs, a_cs, sA, ld);
+        if (cs < n) ra_lub_stage<T, THREADS, 8>(n, n - cs, A + mat * a_bs + cs * a_cs, a_rs, a_cs, g, lg);
+        ra_lub_stage<T, THREADS, 8>(n, nrhs, B + mat * b_bs, b_rs, b_cs, sB, ld);
+        __syncthreads();
+        int bad = 0;
+        for (int k = 0; k < np; ++k) {
+            const int j0 = k * NB, nb = n - j0 < NB ? n - j0 : NB;
+            const int prev = (k + 1) & 1;   // panel k - 1's buffers
+            if (j0 == cs) {
+                // the last panel begins: the spilled columns into L's rows
+                for (int e = tid; e < nb * n; e += THREADS) {
+                    const int c = e / n, row = e - c * n;
+                    *U.at(row, cs + c) = g[row + (ra_i64)c * lg];
+                }
+                __syncthreads();
+            }
+            // panel k's columns (the moved ones: rows >= 64 at sA - 32 + c * ld)
+            T* panel = j0 < cs ? sA + (ra_i64)j0 * ld : sA - 32;
+            const T* lp = sA + (ra_i64)(j0 - NB) * ld;   // panel k - 1's columns (never spilled)
+            if (k > 0)
+                ra_lus_apply<T, NB>(k - 1, n, lp, ld, panel, ld, nb, nullptr, 0, 0, sA, 0, slabel[prev], szero[prev],
+                                    tid, THREADS, false, &scount[1], utarget);
+            if (tid < PT) {
+                ra_lus_factor<T, NB, PW, true, WIN, false>(j0, nb, n, panel, ld, nullptr, srow, srec, skey, sfar, sfl,
+                                                           sub, slabel[k & 1], &szero[k & 1], nullptr, bad,
+                                                           &scount[0], ptarget);
+            } else if (k > 0) {
+                // the shared columns right of the panel with B after them, then the spilled ones
+                const int c1 = j0 + nb, cg = c1 > cs ? c1 : cs;
+                ra_lus_apply<T, NB>(k - 1, n, lp, ld, c1 < cs ? sA + (ra_i64)c1 * ld : sB, ld,
+                                    (c1 < cs ? cs - c1 : 0) + nrhs, g + (ra_i64)(cg - cs) * lg, lg, n - cg, sA, 0,
+                                    slabel[prev], szero[prev], tid - PT, UT, true, &scount[1], utarget);
+            }
+            __syncthreads();
+        }
+        // the last panel's interchanges and solve for B, then the back substitution
+        const int q = np - 1;
+        ra_lus_apply<T, NB>(q, n, q * NB < cs ? sA + (ra_i64)q * NB * ld : sA - 32, ld, sB, ld, nrhs, nullptr, 0, 0,
+                            sA, 0, slabel[q & 1], szero[q & 1], tid, THREADS, false, &scount[1], utarget);
+        if (tid == 0) info[mat] = bad;
+        ra_lub_back_substitute_by<T, N, THREADS>(n, nrhs, U, sB, ld, X + mat * x_bs, x_rs, x_cs);
+        __syncthreads();   // the next matrix's staging overwrites what this one read
+    }
 }
