@@ -4,6 +4,7 @@ the compact kernel (``_lu_block.COMPACT``), each with and without the windowed s
 
     python scripts/lu_compact_ab.py                              # float64 and float32, order 128
     python scripts/lu_compact_ab.py float64:121,float64:100      # other dtypes and orders
+    python scripts/lu_compact_ab.py float64:128 --no-window      # the split and compact kernels only
 
 For each case: the four settings in mirrored order (the best of 5 timed calls after one untimed
 call, device events around ``ra.linalg.solve``), each line printed as it is measured with whether
@@ -30,12 +31,14 @@ def best_ms(cupy, call, repeat=5):
 
 def main(argv):
     cupy = backend.cupy()
+    no_window = "--no-window" in argv
+    argv = [a for a in argv if a != "--no-window"]
     cases = [("float64", 128), ("float32", 128)]
     if argv:
         cases = [(c.split(":")[0], int(c.split(":")[1])) for c in argv[0].split(",")]
     saved = (_lu_block.COMPACT, _lu_block.SPLIT_WINDOW, _lu_block.COMPACT_DTYPES)
     settings = [("split", False, False), ("compact", True, False), ("split window", False, True),
-                ("compact window", True, True)]
+                ("compact window", True, True)][:2 if no_window else 4]
     try:
         _lu_block.COMPACT_DTYPES = _lu_block.SPLIT_DTYPES
         for dtype, n in cases:
