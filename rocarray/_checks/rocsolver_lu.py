@@ -186,14 +186,16 @@ def _check_wide_kernel(rng):
     switch ``WIDE`` on, the factorization too (``WIDE_FACTOR``), with its plain step, its look-ahead
     step, its redux.sync search (``WIDE_REDUX``) and its flow step (``WIDE_FLOW``)), through the two
     crews of ``getrf_block_split`` (``SPLIT``, with and without its windowed step,
-    ``SPLIT_WINDOW``) and through ``getrf_block``: the
+    ``SPLIT_WINDOW``), the solves through ``getrf_block_compact`` (``COMPACT``, float32 and
+    float64, 4 blocks for the 6 systems, with and without the window) and through ``getrf_block``: the
     backward-error bound, and the same X and slogdet, bit for bit in real dtypes (complex to
     rounding)."""
     import rocarray.linalg as la
     from rocarray.rocsolver import _lu_block
 
     cupy = backend.cupy()
-    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR", "SPLIT", "SPLIT_WINDOW")
+    switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR", "SPLIT", "SPLIT_WINDOW",
+                "COMPACT", "COMPACT_DTYPES", "COMPACT_MAX_GRID")
     saved = tuple(getattr(_lu_block, name) for name in switches)
     steps = {(True, False, False, False): "getrf_block_wide",
              (True, True, False, False): "getrf_block_wide (look-ahead)",
@@ -201,15 +203,19 @@ def _check_wide_kernel(rng):
              (True, False, False, True): "getrf_block_wide (flow step)",
              (True, False, True, True): "getrf_block_wide (flow step, redux search)",
              "split": "getrf_block_split",
-             "split window": "getrf_block_split (windowed step)"}
+             "split window": "getrf_block_split (windowed step)",
+             "compact": "getrf_block_compact",
+             "compact window": "getrf_block_compact (windowed step)"}
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
+        _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_MAX_GRID = _lu_block.SPLIT_DTYPES, 4
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}
             for setting in ((False, False, False, False),) + tuple(steps):
                 split = isinstance(setting, str)
-                _lu_block.SPLIT, _lu_block.SPLIT_WINDOW = split, setting == "split window"
+                _lu_block.SPLIT, _lu_block.SPLIT_WINDOW = split, split and setting.endswith("window")
+                _lu_block.COMPACT = split and setting.startswith("compact")
                 _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_REDUX, _lu_block.WIDE_FLOW = (
                     (False,) * 4 if split else setting)
                 x[setting] = la.solve(a, b)

@@ -187,6 +187,9 @@ COMPACT_THREADS = 256
 COMPACT_COLUMNS = 96
 #: Blocks of the compact kernel a multiprocessor holds (its launch bounds).
 COMPACT_BLOCKS = 2
+#: A cap on the compact kernel's grid (None: none), so that checks can make each block solve
+#: several systems in turn.
+COMPACT_MAX_GRID = None
 #: The one-barrier elimination step (rows j and p interchanged by shuffles:
 #: ``ra_rocsolver_getrf_block``); False launches ``ra_rocsolver_getrf_block_2sync`` (two barriers a
 #: step, the rows through shared memory), the way back.
@@ -415,8 +418,10 @@ _NULL = numpy.uint64(0)
 
 
 def compact_grid(batch, device_id):
-    """Blocks of a compact launch: COMPACT_BLOCKS a multiprocessor, at most one a matrix."""
-    return min(int(batch), COMPACT_BLOCKS * backend.device_info(device_id).multiprocessors)
+    """Blocks of a compact launch: COMPACT_BLOCKS a multiprocessor (at most
+    :data:`COMPACT_MAX_GRID` when set), at most one a matrix."""
+    grid = COMPACT_BLOCKS * backend.device_info(device_id).multiprocessors
+    return min(int(batch), grid if COMPACT_MAX_GRID is None else min(grid, COMPACT_MAX_GRID))
 
 
 def _launch_compact(dtype, n, nrhs, batch, args, device_id):

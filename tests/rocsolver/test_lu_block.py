@@ -496,7 +496,7 @@ def test_compact_kernel_matches_the_register_tile_bit_for_bit(request, monkeypat
     monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
     monkeypatch.setattr(_lu_block, "COMPACT", True)
     monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
-    monkeypatch.setattr(_lu_block, "compact_grid", lambda batch, device_id: min(batch, grid))
+    monkeypatch.setattr(_lu_block, "COMPACT_MAX_GRID", grid)
     dev = request.getfixturevalue("emulated_device" if target == "cuda32" else "emulated_wave64_device")
     monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
     monkeypatch.setattr(_lu_block, "SPLIT_WAVE64", True)
@@ -907,8 +907,7 @@ def test_gpu_compact_kernel_matches_the_register_tile(monkeypatch, dtype, n, win
     monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
     monkeypatch.setattr(_lu_block, "COMPACT", True)
     monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
-    if grid:
-        monkeypatch.setattr(_lu_block, "compact_grid", lambda batch, device_id: min(batch, grid))
+    monkeypatch.setattr(_lu_block, "COMPACT_MAX_GRID", grid)
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE", False)
     monkeypatch.setattr(_lu_block, "SPLIT_FACTOR_DTYPES", _lu_block.SPLIT_DTYPES)
