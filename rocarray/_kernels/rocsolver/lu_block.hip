@@ -1534,13 +1534,20 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* 
         T a[K];
 #pragma unroll
         for (int r = 0; r < K; ++r) a[r] = rb + r < n ? col[rb + r] : zero;
-#pragma unroll 2
-        for (int s = 0; s < nbq; ++s) {
-            if (!((zbits >> s) & 1)) {
-                const T u = col[r0 + s];
-                const T* l = L + (ra_i64)s * ldl + rb;
+        // the column's U12 elements K at a time, their loads in flight together (a spilled
+        // column's come from global memory)
+        for (int s0 = 0; s0 < nbq; s0 += K) {
+            T u[K];
 #pragma unroll
-                for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u, a[r]);
+            for (int i = 0; i < K; ++i) u[i] = s0 + i < nbq ? col[r0 + s0 + i] : zero;
+#pragma unroll
+            for (int i = 0; i < K; ++i) {
+                const int s = s0 + i;
+                if (s < nbq && !((zbits >> s) & 1)) {
+                    const T* l = L + (ra_i64)s * ldl + rb;
+#pragma unroll
+                    for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u[i], a[r]);
+                }
             }
         }
 #pragma unroll
