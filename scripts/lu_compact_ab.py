@@ -29,6 +29,20 @@ def best_ms(cupy, call, repeat=5):
     return min(event_times_ms(cupy, call, repeat))
 
 
+def _resident_blocks(cupy, dtype, n):
+    """The driver's occupancy answer for the compact kernel at order n, one right-hand side (or
+    why there is none)."""
+    try:
+        cs = _lu_block.compact_columns(n, 1, dtype, 0)
+        kernel = _lu_block.COMPACT_KERNELS[_lu_block.compact_kernel_name(dtype, False)]
+        shared = _lu_block._compact_shared(n, 1, cs, dtype)
+        kernel.allow_shared(0, shared)
+        return (kernel.resident_blocks(0, _lu_block.COMPACT_THREADS, shared)
+                // backend.device_info(0).multiprocessors)
+    except Exception as error:   # the answer is a diagnostic only
+        return f"unknown ({type(error).__name__}: {error})"
+
+
 def main(argv):
     cupy = backend.cupy()
     no_window = "--no-window" in argv
@@ -54,6 +68,8 @@ def main(argv):
                 print(f"{dtype} (10000, {n}, {n}): {name:15s} {ms:8.3f} ms, X bit for bit with the split kernel's: "
                       f"{numpy.array_equal(x, ref)}", flush=True)
             _lu_block.COMPACT, _lu_block.SPLIT_WINDOW = False, False
+            print(f"{dtype} (10000, {n}, {n}): compact kernel's blocks a multiprocessor: "
+                  f"{_resident_blocks(cupy, dtype, n)}", flush=True)
             print(f"{dtype} (10000, {n}, {n}): cuSOLVER {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms",
                   flush=True)
     finally:
