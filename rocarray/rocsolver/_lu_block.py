@@ -342,7 +342,8 @@ def compact_columns(n, nrhs, dtype, device_id):
     budget = compact_budget(device_id) - _compact_static(dtype)
     if _compact_shared(n, nrhs, n, dtype) <= budget:
         return n
-    if n - COMPACT_COLUMNS <= SPLIT_NB and _compact_shared(n, nrhs, COMPACT_COLUMNS, dtype) <= budget:
+    if (COMPACT_COLUMNS < n <= COMPACT_COLUMNS + SPLIT_NB
+            and _compact_shared(n, nrhs, COMPACT_COLUMNS, dtype) <= budget):
         return COMPACT_COLUMNS
     return None
 

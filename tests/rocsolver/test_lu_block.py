@@ -552,6 +552,19 @@ def recorded(fake_device, monkeypatch):
     return fake_device
 
 
+def test_compact_columns_fit_two_blocks_or_none(monkeypatch):
+    # the compact kernel keeps every column in shared memory where that fits half of sm_90's,
+    # else columns 0 .. 95 with at most one panel spilled; past that (many right-hand sides), none
+    monkeypatch.setattr(backend, "shared_memory_limit", lambda device_id=None: SM90_SHARED)
+    assert _lu_block.compact_budget(0) == 115712
+    assert _lu_block.compact_columns(128, 1, "float32", 0) == 128
+    assert _lu_block.compact_columns(110, 1, "float64", 0) == 110
+    assert _lu_block.compact_columns(128, 1, "float64", 0) == 96
+    assert _lu_block.compact_columns(110, 16, "float64", 0) == 96
+    assert _lu_block.compact_columns(90, 80, "float64", 0) is None   # never more columns than n
+    assert _lu_block.compact_columns(128, 40, "float64", 0) is None
+
+
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
     assert set(names) == set(_lu_block.instantiations()) and len(names) == 82
