@@ -261,7 +261,6 @@ template <typename T> struct ra_lub_upper {
 // w + warps, ... with lane l holding rows q * RA_WARP_SIZE + l (one shuffle per row: x_k = y_k *
 // (1 / U(k, k)), the reciprocals computed up front); X is written through element strides. N
 // bounds n.
-
 template <typename T, int N, int THREADS, typename Upper>
 RA_DEVICE void ra_lub_back_substitute_by(int n, int nrhs, Upper U, const T* sY, int ldy, T* X, ra_i64 x_rs,
                                          ra_i64 x_cs) {
@@ -1223,9 +1222,11 @@ RA_DEVICE bool ra_lus_beats(ra_u32 h, ra_u32 l, int b, ra_u32 bh, ra_u32 bl, int
 }
 
 // The panel crew's factorization of the panel of columns j0 .. j0 + nb - 1 (rows j0 .. n - 1 on
-// threads 0 .. n - j0 - 1; warps with no row return at once). Publishes the panel's rows by label
-// into sA, each thread's final label (slabel), the steps whose pivot was zero (*szero) and,
-// without SOLVE, ipiv (1-based, this matrix's); bad := the first zero pivot's j + 1 if not set.
+// threads 0 .. n - j0 - 1; warps with no row return at once), held at P (element (r, j0 + c) at
+// P[r + c * ldp], r the matrix's row). Publishes the panel's rows by label into P (with LROW
+// through the crew's rows lrow, else in place: a thread's row, then its move), each thread's final
+// label (slabel), the steps whose pivot was zero (*szero) and, without SOLVE, ipiv (1-based, this
+// matrix's); bad := the first zero pivot's j + 1 if not set.
 template <typename T, int NB, int PW, bool SOLVE, bool WIN, bool LROW>
 RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* P, int ldp, T (*lrow)[NB + 1], T (*srow)[PW][NB],
                              T (*srec)[PW], ra_u32 (*skey)[PW][4], T (*sfar)[NB],
@@ -1456,7 +1457,7 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* 
     auto column = [=](int e) -> T* { return e < nc1 ? t1 + (ra_i64)e * ld1 : t2 + (ra_i64)(e - nc1) * ld2; };
     // the interchanges: row r0 + t of each column goes to row slabel[t]; a round takes whole
     // columns (all of a column's reads before any of its writes)
-    const int per_round = K * GT / mq;   // columns a round (mq <= K * GT / 16)
+    const int per_round = K * GT / mq;   // columns a round (at least one: mq <= K * GT)
     for (int cbase = 0; cbase < ncols; cbase += per_round) {
         const int items = (ncols - cbase < per_round ? ncols - cbase : per_round) * mq;
         T x[K];
