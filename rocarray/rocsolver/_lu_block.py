@@ -66,7 +66,7 @@ the rest), the crew's finished columns in the panel's own storage (no rows of th
 and for orders whose matrix does not fit, the last panel's columns (from
 :data:`COMPACT_COLUMNS` on) in a global scratch of each block until its turn, when they move into
 the rows of the L factors no longer read. Each block solves matrices ``b, b + grid, ...``
-(a grid of two blocks a multiprocessor). With :data:`COMPACT` on it takes the solves the split
+(a grid of the blocks resident at once: :func:`compact_grid`). With :data:`COMPACT` on it takes the solves the split
 kernel would of :data:`COMPACT_DTYPES`, where it fits.
 
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
@@ -418,28 +418,34 @@ def _i64(v):
 _NULL = numpy.uint64(0)
 
 
-def compact_grid(batch, device_id):
-    """Blocks of a compact launch: COMPACT_BLOCKS a multiprocessor (at most
-    :data:`COMPACT_MAX_GRID` when set), at most one a matrix."""
-    grid = COMPACT_BLOCKS * backend.device_info(device_id).multiprocessors
-    return min(int(batch), grid if COMPACT_MAX_GRID is None else min(grid, COMPACT_MAX_GRID))
+def compact_grid(batch, resident):
+    """Blocks of a compact launch: the blocks resident at once (``resident``: at most
+    COMPACT_BLOCKS a multiprocessor, fewer where the driver gives fewer, so that no block of the
+    persistent grid waits for another to finish), at most :data:`COMPACT_MAX_GRID` when set, at
+    most one a matrix."""
+    grid = resident if COMPACT_MAX_GRID is None else min(resident, COMPACT_MAX_GRID)
+    return max(1, min(int(batch), grid))
 
 
 def _launch_compact(dtype, n, nrhs, batch, args, device_id):
-    """The compact kernel's launch: a grid of COMPACT_BLOCKS blocks a multiprocessor (at most one
-    a matrix), the factors' arguments (unused by a solve) replaced by the spilled columns'
-    scratch, each block's ``n x (n - cs)``."""
+    """The compact kernel's launch: a persistent grid (:func:`compact_grid`), the factors'
+    arguments (unused by a solve) replaced by the spilled columns' scratch, each block's
+    ``n x (n - cs)``."""
     dtype = numpy.dtype(dtype)
     cs = compact_columns(n, nrhs, dtype, device_id)
-    grid = compact_grid(batch, device_id)
+    shared = _compact_shared(n, nrhs, cs, dtype)
+    kernel = COMPACT_KERNELS[compact_kernel_name(dtype)]
     with launch.on_device(device_id):
+        kernel.allow_shared(device_id, shared)
+        resident = min(kernel.resident_blocks(device_id, COMPACT_THREADS, shared),
+                       COMPACT_BLOCKS * backend.device_info(device_id).multiprocessors)
+        grid = compact_grid(batch, resident)
         scratch = _NULL
         if cs < n:
             raw = workspaces.scratch("rocsolver.lu_block.spill", grid * n * (n - cs) * dtype.itemsize, device_id)
             scratch = raw[:grid * n * (n - cs) * dtype.itemsize].view(dtype)
         args = args[:4] + (scratch, _i64(n), _i64(n * (n - cs))) + args[7:] + (numpy.int32(cs), numpy.int32(batch))
-        COMPACT_KERNELS[compact_kernel_name(dtype)](device_id, (grid,), (numpy.int32(n), numpy.int32(nrhs)) + args,
-                                                     shared=_compact_shared(n, nrhs, cs, dtype))
+        kernel(device_id, (grid,), (numpy.int32(n), numpy.int32(nrhs)) + args, shared=shared)
 
 
 def _launch(dtype, n, nrhs, solve, batch, args, device_id):

@@ -565,6 +565,14 @@ def test_compact_columns_fit_two_blocks_or_none(monkeypatch):
     assert _lu_block.compact_columns(128, 40, "float64", 0) is None
 
 
+def test_compact_grid_is_the_resident_blocks_at_most_one_a_system(monkeypatch):
+    assert _lu_block.compact_grid(10_000, 264) == 264
+    assert _lu_block.compact_grid(5, 264) == 5
+    assert _lu_block.compact_grid(10_000, 132) == 132   # one block a multiprocessor: no second wave
+    monkeypatch.setattr(_lu_block, "COMPACT_MAX_GRID", 7)
+    assert _lu_block.compact_grid(10_000, 264) == 7 and _lu_block.compact_grid(3, 264) == 3
+
+
 def test_instantiations_are_registered():
     names = _compile.registered(_lu_block.SOURCE)
     assert set(names) == set(_lu_block.instantiations()) and len(names) == 82
