@@ -1651,9 +1651,9 @@ template <typename T> struct ra_luc_threads { static constexpr int value = 256; 
 // the register budget of two resident blocks a multiprocessor (CUDA's second bound; HIP reads a
 // second bound as waves per execution unit, so it keeps the thread bound alone)
 #if defined(RA_CUDA)
-#define RA_LU_COMPACT_BOUNDS(threads) __launch_bounds__(threads, 2)
+#define RA_LU_COMPACT_LAUNCH_BOUNDS(threads) __launch_bounds__(threads, 2)
 #else
-#define RA_LU_COMPACT_BOUNDS(threads) __launch_bounds__(threads)
+#define RA_LU_COMPACT_LAUNCH_BOUNDS(threads) __launch_bounds__(threads)
 #endif
 
 // Where the compact kernel keeps element (row, col) once the spilled columns moved (col >= cs:
@@ -1671,7 +1671,7 @@ template <typename T> struct ra_luc_upper {
 };
 
 template <typename T, int N, bool WIN>
-__global__ RA_LU_COMPACT_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolver_getrf_block_compact(
+__global__ RA_LU_COMPACT_LAUNCH_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolver_getrf_block_compact(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* G, ra_i64 ldg, ra_i64 strideG,
     int* __restrict__ ipiv, ra_i64 strideP, int* __restrict__ info, const T* __restrict__ B, ra_i64 b_rs,
     ra_i64 b_cs, ra_i64 b_bs, T* __restrict__ X, ra_i64 x_rs, ra_i64 x_cs, ra_i64 x_bs, int cs, int batch) {
