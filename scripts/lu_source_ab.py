@@ -4,6 +4,7 @@ stack, in one process: for the A/B of a kernel change before it lands (docs/perf
     python scripts/lu_source_ab.py base=HEAD new=-                 # the committed file against the tree's
     python scripts/lu_source_ab.py old=b425120 new=- wide384=-:384   # a revision; float64 on 384 threads
     python scripts/lu_source_ab.py a=/tmp/variant.hip b=- --cases float64:128,float32:100
+    python scripts/lu_source_ab.py base=HEAD new=- --compact         # the compact kernel's too
 
 Each variant is ``NAME=SOURCE[:THREADS]``: SOURCE is ``-`` (the working tree's file), a file, or a
 git revision (its ``rocarray/_kernels/rocsolver/lu_block.hip``); THREADS sets float64's split-kernel
@@ -12,7 +13,9 @@ block (``_lu_block.SPLIT_THREADS``). The variant reaches the compiler through a 
 text apart). For each case (dtype:order, 10^4 systems, one right-hand side): the wide kernel (the
 reference for the bits), then every variant's split kernel in mirrored order (the best of 5 timed
 calls after one untimed call, device events), each line printed as it is measured, whether its X
-is the wide kernel's bit for bit, and cuSOLVER through ``cupy.linalg.solve``.
+is the wide kernel's bit for bit, and cuSOLVER through ``cupy.linalg.solve``. With ``--compact``,
+each variant's compact kernel (``_lu_block.COMPACT``, routed for both dtypes) is timed next to its
+split kernel.
 """
 
 import subprocess
@@ -43,9 +46,9 @@ def _text(source):
 def _use(text, threads, read_text, default_threads):
     """Route the split and wide kernels through ``text``, float64's split block on ``threads``."""
     _compile.read_text = lambda path: text if path == _lu_block.SOURCE else read_text(path)
-    _lu_block.SPLIT_THREADS = dict(default_threads, **{numpy.dtype(numpy.float64): threads})
+    _lu_block.SPLIT_THREADS = {**default_threads, numpy.dtype(numpy.float64): threads}
     _lu_block.SPLIT_KERNELS = {d: kernels.Family(_lu_block.SOURCE, t, 1) for d, t in _lu_block.SPLIT_THREADS.items()}
-    for family in (_lu_block.WIDE_KERNELS, _lu_block.KERNELS):
+    for family in (_lu_block.WIDE_KERNELS, _lu_block.KERNELS, _lu_block.COMPACT_KERNELS):
         family._kernels.clear()
     _compile._modules.clear()
 
@@ -59,6 +62,8 @@ def best_ms(cupy, call, repeat=5):
 def main(argv):
     cupy = backend.cupy()
     cases = [("float64", 128), ("float32", 128)]
+    compact = "--compact" in argv
+    argv = [a for a in argv if a != "--compact"]
     if "--cases" in argv:
         at = argv.index("--cases")
         cases = [(c.split(":")[0], int(c.split(":")[1])) for c in argv[at + 1].split(",")]
@@ -83,11 +88,20 @@ def main(argv):
         ref = cupy.asnumpy(ra.linalg.solve(a, b))
         print(f"{dtype} {n}: wide {best_ms(cupy, lambda: ra.linalg.solve(a, b)):.3f} ms", flush=True)
         _lu_block.SPLIT = True
-        for name in list(variants) + list(variants)[::-1]:
-            _use(*variants[name], read_text, default_threads)
-            ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
-            same = numpy.array_equal(cupy.asnumpy(ra.linalg.solve(a, b)), ref)
-            print(f"{dtype} {n}: {name} {ms:.3f} ms, X bit for bit with the wide kernel's: {same}", flush=True)
+        saved = _lu_block.COMPACT, _lu_block.COMPACT_DTYPES
+        _lu_block.COMPACT_DTYPES = _lu_block.SPLIT_DTYPES
+        try:
+            for name in list(variants) + list(variants)[::-1]:
+                _use(*variants[name], read_text, default_threads)
+                has_compact = "ra_rocsolver_getrf_block_compact" in variants[name][0]
+                for kind in ("split", "compact")[:2 if compact and has_compact else 1]:
+                    _lu_block.COMPACT = kind == "compact"
+                    ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
+                    same = numpy.array_equal(cupy.asnumpy(ra.linalg.solve(a, b)), ref)
+                    print(f"{dtype} {n}: {name} {kind} {ms:.3f} ms, X bit for bit with the wide kernel's: {same}",
+                          flush=True)
+        finally:
+            _lu_block.COMPACT, _lu_block.COMPACT_DTYPES = saved
         print(f"{dtype} {n}: cuSOLVER {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms", flush=True)
     _compile.read_text = read_text
     return 0

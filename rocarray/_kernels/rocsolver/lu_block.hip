@@ -1438,54 +1438,48 @@ RA_DEVICE void ra_lus_sync(bool crew, int threads, int* count, int& target) {
     else __syncthreads();
 }
 
-// Target columns brought up to date with panel q (its rows by label already in its columns, L:
-// element (r, s) of its column s at L[r + s * ldl]; slabel its labels, zbits its zero pivots: see
-// the head of this part), and the columns 0 .. left - 1 at tl (leading dimension ld1)
-// interchanged only. The targets: nc1 columns at t1 (leading dimension ld1), then nc2 at t2
-// (ld2), rows indexed from the matrix's row 0 (shared or global memory). By the threads gt = 0 ..
-// GT - 1 of the block or (crew) of the update crew. Ends with a barrier. Not inlined: its calls
-// would multiply the kernel's code.
+// Columns c0 .. c1 - 1 of sA brought up to date with panel q (its rows by label already in its
+// columns, slabel its labels, zbits its zero pivots: see the head of this part), and the columns
+// 0 .. left - 1 interchanged only; by the threads gt = 0 .. GT - 1 of the block or (crew) of the
+// update crew. Ends with a barrier. Not inlined: its three calls would triple the kernel's code.
 template <typename T, int NB>
-__device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* t1, int ld1, int nc1, T* t2,
-                                          int ld2, int nc2, T* tl, int left, const int* slabel, int zbits,
-                                          int gt, int GT, bool crew, int* count, int& target) {
+__device__ __noinline__ void ra_lus_apply(int q, int n, T* sA, int ld, const int* slabel, int zbits, int c0,
+                                          int c1, int left, int gt, int GT, bool crew, int* count, int& target) {
     constexpr int K = 8;   // elements a thread moves a round; rows a thread updates together
     const T zero = ra_lub_zero<T>();
     const int r0 = q * NB, mq = n - r0, nbq = mq < NB ? mq : NB;
-    const int nc = nc1 + nc2, ncols = nc + left;
-    // target column e (0 .. nc - 1)
-    auto column = [=](int e) -> T* { return e < nc1 ? t1 + (ra_i64)e * ld1 : t2 + (ra_i64)(e - nc1) * ld2; };
+    const int nc = c1 - c0, ncols = nc + left;
     // the interchanges: row r0 + t of each column goes to row slabel[t]; a round takes whole
     // columns (all of a column's reads before any of its writes)
-    const int per_round = K * GT / mq;   // columns a round (at least one: mq <= K * GT)
+    const int per_round = K * GT / mq;   // columns a round (mq <= K * GT / 16)
     for (int cbase = 0; cbase < ncols; cbase += per_round) {
         const int items = (ncols - cbase < per_round ? ncols - cbase : per_round) * mq;
         T x[K];
-        T* to[K];
+        int to[K];
 #pragma unroll
         for (int k = 0; k < K; ++k) {
             const int e = k * GT + gt;
-            to[k] = nullptr;
+            to[k] = -1;
             if (e < items) {
                 const int col = e / mq, row = e - col * mq;
-                T* cp = cbase + col < left ? tl + (ra_i64)(cbase + col) * ld1 : column(cbase + col - left);
+                const int cc = cbase + col < left ? cbase + col : c0 + cbase + col - left;
                 const int d = slabel[row];
                 if (d != r0 + row) {
-                    x[k] = cp[r0 + row];
-                    to[k] = cp + d;
+                    x[k] = sA[r0 + row + cc * ld];
+                    to[k] = d + cc * ld;
                 }
             }
         }
         ra_lus_sync(crew, GT, count, target);
 #pragma unroll
         for (int k = 0; k < K; ++k)
-            if (to[k]) *to[k] = x[k];
+            if (to[k] >= 0) sA[to[k]] = x[k];
         ra_lus_sync(crew, GT, count, target);
     }
     // U12: the unit lower triangular solve of the panel's rows, a thread a column: for a whole
     // panel without zero pivots in registers, else in place, skipping the zero pivots' steps
     for (int e = gt; e < nc; e += GT) {
-        T* col = column(e) + r0;
+        T* col = sA + (ra_i64)(c0 + e) * ld + r0;
         if (zbits == 0 && nbq == NB) {
             // in two halves of rows, so that half a column is live: the lower half takes the
             // upper half's finished rows back from shared memory, in the same step order
@@ -1500,14 +1494,14 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* 
 #pragma unroll 4
                     for (int s = 0; s < H; ++s) {
                         const T xs = col[s];
-                        const T* l = L + (ra_i64)s * ldl + r0 + H;
+                        const T* l = sA + (ra_i64)(r0 + s) * ld + r0 + H;
 #pragma unroll
                         for (int i = 0; i < H; ++i) x[i] = ra_lub_fms(l[i], xs, x[i]);
                     }
                 }
 #pragma unroll
                 for (int s = 0; s < H; ++s) {
-                    const T* l = L + (ra_i64)(i0 + s) * ldl + r0 + i0;
+                    const T* l = sA + (ra_i64)(r0 + i0 + s) * ld + r0 + i0;
 #pragma unroll
                     for (int i = s + 1; i < H; ++i) x[i] = ra_lub_fms(l[i], x[s], x[i]);
                 }
@@ -1518,7 +1512,7 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* 
             for (int s = 0; s < nbq; ++s) {
                 if ((zbits >> s) & 1) continue;
                 const T xs = col[s];
-                const T* l = L + (ra_i64)s * ldl + r0;
+                const T* l = sA + (ra_i64)(r0 + s) * ld + r0;
                 for (int i = s + 1; i < nbq; ++i) col[i] = ra_lub_fms(l[i], xs, col[i]);
             }
         }
@@ -1529,26 +1523,19 @@ __device__ __noinline__ void ra_lus_apply(int q, int n, const T* L, int ldl, T* 
     // read the allocation's slack and are not stored)
     const int below = mq - nbq, chunks = (below + K - 1) / K;
     for (int e = gt; e < nc * chunks; e += GT) {
-        const int ch = e / nc;
-        T* col = column(e - ch * nc);
+        const int ch = e / nc, cc = c0 + (e - ch * nc);
+        T* col = sA + (ra_i64)cc * ld;
         const int rb = r0 + nbq + ch * K;
         T a[K];
 #pragma unroll
         for (int r = 0; r < K; ++r) a[r] = rb + r < n ? col[rb + r] : zero;
-        // the column's U12 elements K at a time, their loads in flight together (a spilled
-        // column's come from global memory)
-        for (int s0 = 0; s0 < nbq; s0 += K) {
-            T u[K];
+#pragma unroll 2
+        for (int s = 0; s < nbq; ++s) {
+            if (!((zbits >> s) & 1)) {
+                const T u = col[r0 + s];
+                const T* l = sA + (ra_i64)(r0 + s) * ld + rb;
 #pragma unroll
-            for (int i = 0; i < K; ++i) u[i] = s0 + i < nbq ? col[r0 + s0 + i] : zero;
-#pragma unroll
-            for (int i = 0; i < K; ++i) {
-                const int s = s0 + i;
-                if (s < nbq && !((zbits >> s) & 1)) {
-                    const T* l = L + (ra_i64)s * ldl + rb;
-#pragma unroll
-                    for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u[i], a[r]);
-                }
+                for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u, a[r]);
             }
         }
 #pragma unroll
@@ -1595,16 +1582,15 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
         const int prev = (k + 1) & 1;   // panel k - 1's buffers
         const T* lp = sA + (ra_i64)(j0 - NB) * ld;   // panel k - 1's columns
         if (k > 0)
-            ra_lus_apply<T, NB>(k - 1, n, lp, ld, sA + (ra_i64)j0 * ld, ld, nb, nullptr, 0, 0, sA, 0, slabel[prev],
-                                szero[prev], tid, THREADS, false, &scount[1], utarget);
+            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0, j0 + nb, 0, tid, THREADS, false,
+                                &scount[1], utarget);
         if (tid < PT) {
             ra_lus_factor<T, NB, PW, SOLVE, WIN, true>(j0, nb, n, sA + (ra_i64)j0 * ld, ld, lrow, srow, srec, skey,
                                                        sfar, sfl, sub, slabel[k & 1], &szero[k & 1],
                                                        ipiv + mat * strideP, bad, &scount[0], ptarget);
         } else if (k > 0) {
-            ra_lus_apply<T, NB>(k - 1, n, lp, ld, sA + (ra_i64)(j0 + nb) * ld, ld, nce - j0 - nb, nullptr, 0, 0, sA,
-                                SOLVE ? 0 : j0 - NB, slabel[prev], szero[prev], tid - PT, UT, true, &scount[1],
-                                utarget);
+            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0 + nb, nce, SOLVE ? 0 : j0 - NB,
+                                tid - PT, UT, true, &scount[1], utarget);
         }
         __syncthreads();
     }
@@ -1612,9 +1598,8 @@ __global__ RA_LAUNCH_BOUNDS(ra_lus_threads<T>::value) void ra_rocsolver_getrf_bl
     // left of it
     {
         const int q = np - 1;
-        ra_lus_apply<T, NB>(q, n, sA + (ra_i64)q * NB * ld, ld, sA + (ra_i64)n * ld, ld, nce - n, nullptr, 0, 0, sA,
-                            SOLVE ? 0 : q * NB, slabel[q & 1], szero[q & 1], tid, THREADS, false, &scount[1],
-                            utarget);
+        ra_lus_apply<T, NB>(q, n, sA, ld, slabel[q & 1], szero[q & 1], n, nce, SOLVE ? 0 : q * NB, tid, THREADS,
+                            false, &scount[1], utarget);
     }
     if (tid == 0) info[mat] = bad;
     if (!SOLVE) {
@@ -1670,6 +1655,167 @@ template <typename T> struct ra_luc_upper {
     RA_DEVICE T operator()(int row, int col) const { return *at(row, col); }
 };
 
+// The compact kernel's ra_lus_apply, for targets in two arrays (the split kernel keeps its own
+// column-index form: its code generation is tuned to it, docs/performance/rocsolver.md).
+// Target columns brought up to date with panel q (its rows by label already in its columns, L:
+// element (r, s) of its column s at L[r + s * ldl]; slabel its labels, zbits its zero pivots: see
+// the split kernel's part), and the columns 0 .. left - 1 at tl (leading dimension ld1)
+// interchanged only. The targets: nc1 columns at t1 (leading dimension ld1), then, with SPILL,
+// nc2 at t2 (ld2; without SPILL nc2 is 0), rows indexed from the matrix's row 0. Without SPILL
+// every target is in one array with tl (the interchanges address it by 32-bit offsets from tl);
+// with SPILL t2 may be global memory. By the threads gt = 0 .. GT - 1 of the block or (crew) of
+// the update crew. Ends with a barrier. Not inlined: its calls would multiply the kernel's code.
+template <typename T, int NB, bool SPILL>
+__device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* t1, int ld1, int nc1, T* t2,
+                                          int ld2, int nc2, T* tl, int left, const int* slabel, int zbits,
+                                          int gt, int GT, bool crew, int* count, int& target) {
+    constexpr int K = 8;   // elements a thread moves a round; rows a thread updates together
+    const T zero = ra_lub_zero<T>();
+    const int r0 = q * NB, mq = n - r0, nbq = mq < NB ? mq : NB;
+    const int nc = SPILL ? nc1 + nc2 : nc1, ncols = nc + left;
+    // target column e (0 .. nc - 1)
+    auto column = [=](int e) -> T* {
+        return !SPILL || e < nc1 ? t1 + (ra_i64)e * ld1 : t2 + (ra_i64)(e - nc1) * ld2;
+    };
+    // the interchanges: row r0 + t of each column goes to row slabel[t]; a round takes whole
+    // columns (all of a column's reads before any of its writes)
+    const int per_round = K * GT / mq;   // columns a round (at least one: mq <= K * GT)
+    for (int cbase = 0; cbase < ncols; cbase += per_round) {
+        const int items = (ncols - cbase < per_round ? ncols - cbase : per_round) * mq;
+        T x[K];
+        if constexpr (SPILL) {
+            T* to[K];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                const int e = k * GT + gt;
+                to[k] = nullptr;
+                if (e < items) {
+                    const int col = e / mq, row = e - col * mq;
+                    T* cp = cbase + col < left ? tl + (ra_i64)(cbase + col) * ld1 : column(cbase + col - left);
+                    const int d = slabel[row];
+                    if (d != r0 + row) {
+                        x[k] = cp[r0 + row];
+                        to[k] = cp + d;
+                    }
+                }
+            }
+            ra_lus_sync(crew, GT, count, target);
+#pragma unroll
+            for (int k = 0; k < K; ++k)
+                if (to[k]) *to[k] = x[k];
+        } else {
+            // 32-bit offsets from tl: half the registers of pointers, one address add a store
+            const int o1 = (int)(t1 - tl);
+            int to[K];
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                const int e = k * GT + gt;
+                to[k] = -1;
+                if (e < items) {
+                    const int col = e / mq, row = e - col * mq;
+                    const int co = cbase + col < left ? (cbase + col) * ld1 : o1 + (cbase + col - left) * ld1;
+                    const int d = slabel[row];
+                    if (d != r0 + row) {
+                        x[k] = tl[co + r0 + row];
+                        to[k] = co + d;
+                    }
+                }
+            }
+            ra_lus_sync(crew, GT, count, target);
+#pragma unroll
+            for (int k = 0; k < K; ++k)
+                if (to[k] >= 0) tl[to[k]] = x[k];
+        }
+        ra_lus_sync(crew, GT, count, target);
+    }
+    // U12: the unit lower triangular solve of the panel's rows, a thread a column: for a whole
+    // panel without zero pivots in registers, else in place, skipping the zero pivots' steps
+    for (int e = gt; e < nc; e += GT) {
+        T* col = column(e) + r0;
+        if (zbits == 0 && nbq == NB) {
+            // in two halves of rows, so that half a column is live: the lower half takes the
+            // upper half's finished rows back from shared memory, in the same step order
+            constexpr int H = NB / 2;
+            T x[H];
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int i0 = half * H;
+#pragma unroll
+                for (int i = 0; i < H; ++i) x[i] = col[i0 + i];
+                if (half == 1) {
+#pragma unroll 4
+                    for (int s = 0; s < H; ++s) {
+                        const T xs = col[s];
+                        const T* l = L + (ra_i64)s * ldl + r0 + H;
+#pragma unroll
+                        for (int i = 0; i < H; ++i) x[i] = ra_lub_fms(l[i], xs, x[i]);
+                    }
+                }
+#pragma unroll
+                for (int s = 0; s < H; ++s) {
+                    const T* l = L + (ra_i64)(i0 + s) * ldl + r0 + i0;
+#pragma unroll
+                    for (int i = s + 1; i < H; ++i) x[i] = ra_lub_fms(l[i], x[s], x[i]);
+                }
+#pragma unroll
+                for (int i = 0; i < H; ++i) col[i0 + i] = x[i];
+            }
+        } else {
+            for (int s = 0; s < nbq; ++s) {
+                if ((zbits >> s) & 1) continue;
+                const T xs = col[s];
+                const T* l = L + (ra_i64)s * ldl + r0;
+                for (int i = s + 1; i < nbq; ++i) col[i] = ra_lub_fms(l[i], xs, col[i]);
+            }
+        }
+    }
+    ra_lus_sync(crew, GT, count, target);
+    // A22 -= L21 U12: a thread a (column, K-row chunk), consecutive threads on consecutive
+    // columns of the same rows (the multipliers' reads are broadcasts; a chunk's rows past n
+    // read the allocation's slack and are not stored)
+    const int below = mq - nbq, chunks = (below + K - 1) / K;
+    for (int e = gt; e < nc * chunks; e += GT) {
+        const int ch = e / nc;
+        T* col = column(e - ch * nc);
+        const int rb = r0 + nbq + ch * K;
+        T a[K];
+#pragma unroll
+        for (int r = 0; r < K; ++r) a[r] = rb + r < n ? col[rb + r] : zero;
+        if constexpr (SPILL) {
+            // the column's U12 elements K at a time, their loads in flight together (a spilled
+            // column's come from global memory)
+            for (int s0 = 0; s0 < nbq; s0 += K) {
+                T u[K];
+#pragma unroll
+                for (int i = 0; i < K; ++i) u[i] = s0 + i < nbq ? col[r0 + s0 + i] : zero;
+#pragma unroll
+                for (int i = 0; i < K; ++i) {
+                    const int s = s0 + i;
+                    if (s < nbq && !((zbits >> s) & 1)) {
+                        const T* l = L + (ra_i64)s * ldl + rb;
+#pragma unroll
+                        for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u[i], a[r]);
+                    }
+                }
+            }
+        } else {
+#pragma unroll 2
+            for (int s = 0; s < nbq; ++s) {
+                if (!((zbits >> s) & 1)) {
+                    const T u = col[r0 + s];
+                    const T* l = L + (ra_i64)s * ldl + rb;
+#pragma unroll
+                    for (int r = 0; r < K; ++r) a[r] = ra_lub_fms(l[r], u, a[r]);
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < K; ++r)
+            if (rb + r < n) col[rb + r] = a[r];
+    }
+    ra_lus_sync(crew, GT, count, target);
+}
+
 template <typename T, int N, bool WIN>
 __global__ RA_LU_COMPACT_LAUNCH_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolver_getrf_block_compact(
     int n, int nrhs, const T* A, ra_i64 a_rs, ra_i64 a_cs, ra_i64 a_bs, T* G, ra_i64 ldg, ra_i64 strideG,
@@ -1724,8 +1870,8 @@ __global__ RA_LU_COMPACT_LAUNCH_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolv
             T* panel = j0 < cs ? sA + (ra_i64)j0 * ld : sA - 32;
             const T* lp = sA + (ra_i64)(j0 - NB) * ld;   // panel k - 1's columns (never spilled)
             if (k > 0)
-                ra_lus_apply<T, NB>(k - 1, n, lp, ld, panel, ld, nb, nullptr, 0, 0, sA, 0, slabel[prev], szero[prev],
-                                    tid, THREADS, false, &scount[1], utarget);
+                ra_luc_apply<T, NB, false>(k - 1, n, lp, ld, panel, ld, nb, nullptr, 0, 0, sA, 0, slabel[prev],
+                                           szero[prev], tid, THREADS, false, &scount[1], utarget);
             if (tid < PT) {
                 ra_lus_factor<T, NB, PW, true, WIN, false>(j0, nb, n, panel, ld, nullptr, srow, srec, skey, sfar, sfl,
                                                            sub, slabel[k & 1], &szero[k & 1], nullptr, bad,
@@ -1733,16 +1879,23 @@ __global__ RA_LU_COMPACT_LAUNCH_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolv
             } else if (k > 0) {
                 // the shared columns right of the panel with B after them, then the spilled ones
                 const int c1 = j0 + nb, cg = c1 > cs ? c1 : cs;
-                ra_lus_apply<T, NB>(k - 1, n, lp, ld, c1 < cs ? sA + (ra_i64)c1 * ld : sB, ld,
-                                    (c1 < cs ? cs - c1 : 0) + nrhs, g + (ra_i64)(cg - cs) * lg, lg, n - cg, sA, 0,
-                                    slabel[prev], szero[prev], tid - PT, UT, true, &scount[1], utarget);
+                T* t1 = c1 < cs ? sA + (ra_i64)c1 * ld : sB;
+                const int nc1 = (c1 < cs ? cs - c1 : 0) + nrhs;
+                if (cs < n)
+                    ra_luc_apply<T, NB, true>(k - 1, n, lp, ld, t1, ld, nc1, g + (ra_i64)(cg - cs) * lg, lg, n - cg,
+                                              sA, 0, slabel[prev], szero[prev], tid - PT, UT, true, &scount[1],
+                                              utarget);
+                else
+                    ra_luc_apply<T, NB, false>(k - 1, n, lp, ld, t1, ld, nc1, nullptr, 0, 0, sA, 0, slabel[prev],
+                                               szero[prev], tid - PT, UT, true, &scount[1], utarget);
             }
             __syncthreads();
         }
         // the last panel's interchanges and solve for B, then the back substitution
         const int q = np - 1;
-        ra_lus_apply<T, NB>(q, n, q * NB < cs ? sA + (ra_i64)q * NB * ld : sA - 32, ld, sB, ld, nrhs, nullptr, 0, 0,
-                            sA, 0, slabel[q & 1], szero[q & 1], tid, THREADS, false, &scount[1], utarget);
+        ra_luc_apply<T, NB, false>(q, n, q * NB < cs ? sA + (ra_i64)q * NB * ld : sA - 32, ld, sB, ld, nrhs,
+                                   nullptr, 0, 0, sA, 0, slabel[q & 1], szero[q & 1], tid, THREADS, false,
+                                   &scount[1], utarget);
         if (tid == 0) info[mat] = bad;
         ra_lub_back_substitute_by<T, N, THREADS>(n, nrhs, U, sB, ld, X + mat * x_bs, x_rs, x_cs);
         __syncthreads();   // the next matrix's staging overwrites what this one read
