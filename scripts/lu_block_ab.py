@@ -64,7 +64,8 @@ def main(argv):
     order = list(kernels)
     settings = order + order[::-1]
     names = ("ONE_BARRIER", "WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "SPLIT", "SPLIT_WINDOW")
-    saved = tuple(getattr(_lu_block, name) for name in names)
+    saved = tuple(getattr(_lu_block, name) for name in names) + (_lu_block.COMPACT,)
+    _lu_block.COMPACT = False   # the split kernel itself (scripts/lu_compact_ab.py times the compact one)
     x = {}
     try:
         for setting in settings:
@@ -76,7 +77,7 @@ def main(argv):
             if setting not in x:
                 x[setting] = cupy.asnumpy(ra.linalg.solve(a, b))
     finally:
-        for name, value in zip(names, saved):
+        for name, value in zip(names + ("COMPACT",), saved):
             setattr(_lu_block, name, value)
     print(f"cupy.linalg.solve: {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms")
     base = x[(True, False, False, False, False, False, False, False)]

@@ -9,7 +9,7 @@ the compact kernel (``_lu_block.COMPACT``), each with and without the windowed s
 For each case: the four settings in mirrored order (the best of 5 timed calls after one untimed
 call, device events around ``ra.linalg.solve``), each line printed as it is measured with whether
 its X equals the split kernel's bit for bit, then cuSOLVER on the same arrays. The compact kernel
-is routed for both dtypes here (``COMPACT_DTYPES``).
+is routed for both dtypes and every order here (``COMPACT_DTYPES``, ``COMPACT_ORDER``).
 """
 
 import sys
@@ -50,11 +50,11 @@ def main(argv):
     cases = [("float64", 128), ("float32", 128)]
     if argv:
         cases = [(c.split(":")[0], int(c.split(":")[1])) for c in argv[0].split(",")]
-    saved = (_lu_block.COMPACT, _lu_block.SPLIT_WINDOW, _lu_block.COMPACT_DTYPES)
+    saved = (_lu_block.COMPACT, _lu_block.SPLIT_WINDOW, _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_ORDER)
     settings = [("split", False, False), ("compact", True, False), ("split window", False, True),
                 ("compact window", True, True)][:2 if no_window else 4]
     try:
-        _lu_block.COMPACT_DTYPES = _lu_block.SPLIT_DTYPES
+        _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_ORDER = _lu_block.SPLIT_DTYPES, _lu_block.SPLIT_ORDER
         for dtype, n in cases:
             rs = cupy.random.RandomState(1)
             a = rs.standard_normal((10_000, n, n)).astype(dtype)
@@ -73,7 +73,7 @@ def main(argv):
             print(f"{dtype} (10000, {n}, {n}): cuSOLVER {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms",
                   flush=True)
     finally:
-        _lu_block.COMPACT, _lu_block.SPLIT_WINDOW, _lu_block.COMPACT_DTYPES = saved
+        _lu_block.COMPACT, _lu_block.SPLIT_WINDOW, _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_ORDER = saved
     return 0
 
 

@@ -88,8 +88,8 @@ def main(argv):
         ref = cupy.asnumpy(ra.linalg.solve(a, b))
         print(f"{dtype} {n}: wide {best_ms(cupy, lambda: ra.linalg.solve(a, b)):.3f} ms", flush=True)
         _lu_block.SPLIT = True
-        saved = _lu_block.COMPACT, _lu_block.COMPACT_DTYPES
-        _lu_block.COMPACT_DTYPES = _lu_block.SPLIT_DTYPES
+        saved = _lu_block.COMPACT, _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_ORDER
+        _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_ORDER = _lu_block.SPLIT_DTYPES, _lu_block.SPLIT_ORDER
         try:
             for name in list(variants) + list(variants)[::-1]:
                 _use(*variants[name], read_text, default_threads)
@@ -101,7 +101,7 @@ def main(argv):
                     print(f"{dtype} {n}: {name} {kind} {ms:.3f} ms, X bit for bit with the wide kernel's: {same}",
                           flush=True)
         finally:
-            _lu_block.COMPACT, _lu_block.COMPACT_DTYPES = saved
+            _lu_block.COMPACT, _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_ORDER = saved
         print(f"{dtype} {n}: cuSOLVER {best_ms(cupy, lambda: cupy.linalg.solve(a, b)):.3f} ms", flush=True)
     _compile.read_text = read_text
     return 0

@@ -152,7 +152,7 @@ def _instrumented_split(text):
     once(loop, loop + "        RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
     factor = "        if (tid < PT) {\n            ra_lus_factor<T, NB, PW, SOLVE, WIN, true>("
     once(factor, "        RA_SPLIT_CLOCK(k, 5, 0);\n" + factor, kernel)
-    crew = "tid - PT, UT, true, &scount[1],\n                                utarget);\n"
+    crew = "tid - PT, UT, true, &scount[1], utarget);\n"
     once(crew, crew + "            RA_SPLIT_CLOCK(k, 7, PW);\n", kernel)
     factored = "ptarget);\n        } else if (k > 0) {"
     once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)

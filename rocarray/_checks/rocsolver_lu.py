@@ -195,7 +195,7 @@ def _check_wide_kernel(rng):
 
     cupy = backend.cupy()
     switches = ("WIDE", "WIDE_LOOKAHEAD", "WIDE_REDUX", "WIDE_FLOW", "PANEL", "WIDE_FACTOR", "SPLIT", "SPLIT_WINDOW",
-                "COMPACT", "COMPACT_DTYPES", "COMPACT_MAX_GRID")
+                "COMPACT", "COMPACT_DTYPES", "COMPACT_MAX_GRID", "COMPACT_ORDER", "COMPACT_BATCH_PER_SM")
     saved = tuple(getattr(_lu_block, name) for name in switches)
     steps = {(True, False, False, False): "getrf_block_wide",
              (True, True, False, False): "getrf_block_wide (look-ahead)",
@@ -209,6 +209,7 @@ def _check_wide_kernel(rng):
     try:
         _lu_block.PANEL, _lu_block.WIDE_FACTOR = False, True
         _lu_block.COMPACT_DTYPES, _lu_block.COMPACT_MAX_GRID = _lu_block.SPLIT_DTYPES, 4
+        _lu_block.COMPACT_ORDER, _lu_block.COMPACT_BATCH_PER_SM = _lu_block.SPLIT_ORDER, 0
         for dtype, n in (("float64", 128), ("float32", 97), ("complex64", 128)):
             a, b = _random((6, n, n), dtype, rng), _random((6, n, 2), dtype, rng)
             x, logdet = {}, {}

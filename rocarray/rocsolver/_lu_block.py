@@ -67,7 +67,8 @@ and for orders whose matrix does not fit, the last panel's columns (from
 :data:`COMPACT_COLUMNS` on) in a global scratch of each block until its turn, when they move into
 the rows of the L factors no longer read. Each block solves matrices ``b, b + grid, ...``
 (a grid of the blocks resident at once: :func:`compact_grid`). With :data:`COMPACT` on it takes the solves the split
-kernel would of :data:`COMPACT_DTYPES`, where it fits.
+kernel would of :data:`COMPACT_DTYPES` up to :data:`COMPACT_ORDER`, where it fits, for stacks of
+more than :data:`COMPACT_BATCH_PER_SM` systems a multiprocessor.
 
 The input is read through element strides (row, column, matrix), so the façade's C-ordered or
 otherwise strided stacks need no column-major copy. The register tile heights ``M`` per dtype
@@ -174,11 +175,20 @@ SPLIT_WAVE64 = False
 #: measured faster.
 SPLIT_WINDOW = False
 #: Whether the solves (not the factorization alone) the split kernel takes of
-#: :data:`COMPACT_DTYPES` go to ``ra_rocsolver_getrf_block_compact`` where it fits
-#: (:func:`compact_columns`): two blocks a multiprocessor. Off until measured faster.
-COMPACT = False
-#: The dtypes the compact kernel takes when :data:`COMPACT` is on.
+#: :data:`COMPACT_DTYPES`, orders up to :data:`COMPACT_ORDER`, go to
+#: ``ra_rocsolver_getrf_block_compact`` where it fits (:func:`compact_columns`) and the stack
+#: fills more than :data:`COMPACT_BATCH_PER_SM` blocks a multiprocessor: two blocks a
+#: multiprocessor, each slower than the split kernel's one (docs/performance/rocsolver.md).
+COMPACT = True
+#: The dtypes the compact kernel takes when :data:`COMPACT` is on (float32's split kernel is
+#: faster at every order measured).
 COMPACT_DTYPES = (numpy.dtype(numpy.float64),)
+#: The largest order the compact kernel takes (past it, the spilled last panel costs more than the
+#: second block gains).
+COMPACT_ORDER = 121
+#: The compact kernel takes stacks of more than this many systems a multiprocessor (with one
+#: system a multiprocessor, its 256-thread block is slower than the split kernel's 512).
+COMPACT_BATCH_PER_SM = 1
 #: Threads of the compact kernel (``ra_luc_threads<T>``): the panel crew (``SPLIT_ORDER``) and
 #: the update crew.
 COMPACT_THREADS = 256
@@ -380,10 +390,12 @@ def _split(n, nrhs, dtype, device_id):
             and _split_shared(n, nrhs, dtype) + _split_static(dtype) <= _limit(device_id))
 
 
-def _compact(n, nrhs, dtype, device_id):
-    """Whether the solve of order n with nrhs right-hand sides takes the compact kernel."""
-    return (COMPACT and nrhs > 0 and numpy.dtype(dtype) in COMPACT_DTYPES and _split(n, nrhs, dtype, device_id)
-            and compact_columns(n, nrhs, dtype, device_id) is not None)
+def _compact(n, nrhs, dtype, batch, device_id):
+    """Whether the solve of a stack of batch systems of order n with nrhs right-hand sides takes
+    the compact kernel."""
+    return (COMPACT and nrhs > 0 and numpy.dtype(dtype) in COMPACT_DTYPES and n <= COMPACT_ORDER
+            and batch > COMPACT_BATCH_PER_SM * backend.device_info(device_id).multiprocessors
+            and _split(n, nrhs, dtype, device_id) and compact_columns(n, nrhs, dtype, device_id) is not None)
 
 
 def _wide(n, nrhs, dtype, device_id):
@@ -449,7 +461,7 @@ def _launch_compact(dtype, n, nrhs, batch, args, device_id):
 
 
 def _launch(dtype, n, nrhs, solve, batch, args, device_id):
-    if solve and _compact(n, nrhs, dtype, device_id):
+    if solve and _compact(n, nrhs, dtype, batch, device_id):
         _launch_compact(dtype, n, nrhs, batch, args, device_id)
         return
     if _panel(n, nrhs, dtype, device_id):

@@ -505,6 +505,8 @@ def test_compact_kernel_matches_the_register_tile_bit_for_bit(request, monkeypat
     dev = _split_emulator(request, monkeypatch, target, window)
     monkeypatch.setattr(_lu_block, "COMPACT", True)
     monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
+    monkeypatch.setattr(_lu_block, "COMPACT_ORDER", _lu_block.SPLIT_ORDER)
+    monkeypatch.setattr(_lu_block, "COMPACT_BATCH_PER_SM", 0)
     monkeypatch.setattr(_lu_block, "COMPACT_MAX_GRID", grid)
     spilled = n > 116 and dtype == "float64"
     assert (_lu_block.compact_columns(n, 3, dtype, 0) == (96 if spilled else n))
@@ -705,6 +707,22 @@ def test_getrf_routes_rectangular_and_small_shared_memory_to_getf2(recorded, mon
         rs.getrf_strided_batched(n, n, A, n, n * n, recorded.array((n,), "int32"), n, recorded.array((1,), "int32"), 1)
     names = recorded.names()
     assert "getf2" in names[0] and "getrf_panel" in names[1] and "getf2" in names[2]
+
+
+@pytest.mark.parametrize("dtype,n,batch,compact", [
+    # the defaults: float64 solves of orders up to COMPACT_ORDER take the compact kernel for stacks
+    # of more than one system a multiprocessor (132 here), the split kernel otherwise
+    ("float64", 121, 133, True), ("float64", 65, 300, True), ("float64", 100, 132, False),
+    ("float64", 122, 300, False), ("float64", 128, 300, False), ("float32", 100, 300, False),
+])
+def test_solve_routes_to_the_compact_kernel(recorded, dtype, n, batch, compact):
+    assert _lu_block.COMPACT and _lu_block.COMPACT_ORDER == 121 and _lu_block.COMPACT_BATCH_PER_SM == 1
+    la.solve(recorded.array((batch, n, n), dtype), recorded.array((batch, n, 1), dtype))
+    want = _lu_block.compact_kernel_name(dtype) if compact else _lu_block.split_kernel_name(dtype, True)
+    assert recorded.names() == [want]
+    if compact:
+        launch = recorded.launches[0]
+        assert launch.block == (_lu_block.COMPACT_THREADS, 1, 1) and launch.grid[0] <= 2 * 132
 
 
 @pytest.mark.parametrize("n,k,fused", [(32, 1, False), (33, 1, True), (128, 1, True), (128, 16, True),
@@ -932,6 +950,8 @@ def test_gpu_compact_kernel_matches_the_register_tile(monkeypatch, dtype, n, win
     monkeypatch.setattr(_lu_block, "SPLIT_WINDOW", window)
     monkeypatch.setattr(_lu_block, "COMPACT", True)
     monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
+    monkeypatch.setattr(_lu_block, "COMPACT_ORDER", _lu_block.SPLIT_ORDER)
+    monkeypatch.setattr(_lu_block, "COMPACT_BATCH_PER_SM", 0)
     monkeypatch.setattr(_lu_block, "COMPACT_MAX_GRID", grid)
     monkeypatch.setattr(_lu_block, "PANEL", False)
     monkeypatch.setattr(_lu_block, "WIDE", False)
