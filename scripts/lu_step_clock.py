@@ -16,6 +16,7 @@ patched ``rocarray._core.compile.read_text``, and the binary cache keys it apart
     python scripts/lu_step_clock.py --flow     # getrf_block_wide_flow (no step barrier), by step
     python scripts/lu_step_clock.py --split    # getrf_block_split (two crews), by panel step and phase
     python scripts/lu_step_clock.py --split --window   # the same with its windowed step (SPLIT_WINDOW)
+    python scripts/lu_step_clock.py --compact  # getrf_block_compact (two blocks a multiprocessor)
 
 With ``--panel`` the marks time each phase k of ``getrf_panel`` (one barrier a phase): warp 0
 bringing the next panel's columns up to date (interchanges, triangular solve), its rank update of
@@ -122,12 +123,38 @@ def _instrumented_panel(text):
     return _PANEL_HEADER + text
 
 
-_SPLIT_HEADER = f"""
+def _split_header(block):
+    """The split and compact kernels' clock: marks of block ``block`` in a device array."""
+    return f"""
 __device__ long long ra_split_clock[{MARKS} * 128];
-#define RA_SPLIT_CLOCK_ON (blockIdx.x == {BLOCK} && (threadIdx.x % RA_WARP_SIZE) == 0)
+#define RA_SPLIT_CLOCK_ON (blockIdx.x == {block} && (threadIdx.x % RA_WARP_SIZE) == 0)
 #define RA_SPLIT_CLOCK(row, i, w) do {{ if (RA_SPLIT_CLOCK_ON && (int)(threadIdx.x / RA_WARP_SIZE) == (w)) \\
     ra_split_clock[{MARKS} * (row) + (i)] = clock64(); }} while (0)
 """
+
+
+#: The compact kernel's block whose marks are kept (its grid is the resident blocks, ~264).
+COMPACT_BLOCK = 100
+
+
+def _step_marks(once):
+    """The crew's step marks in ra_lus_factor (shared by the split and compact kernels)."""
+    key = "            const T x = v[i];\n"
+    once(key, "            RA_SPLIT_CLOCK(j, 0, 0);\n" + key)
+    sync = "            ra_lus_group_sync<1>(threads, count, target);\n"
+    once(sync, "            RA_SPLIT_CLOCK(j, 1, 0);\n            RA_SPLIT_CLOCK(j, 3, nwp - 1);\n" + sync
+         + "            RA_SPLIT_CLOCK(j, 2, 0);\n")
+
+
+def _apply_marks(once, apply):
+    """The whole block's look-ahead of panel q by part, warp 0 in row 8 + q, in the function
+    ``apply`` (ra_lus_apply or ra_luc_apply)."""
+    once("    // U12: the unit lower", "    if (!crew) RA_SPLIT_CLOCK(8 + q, 4, 0);\n    // U12: the unit lower", apply)
+    solved = "    ra_lus_sync(crew, GT, count, target);\n    // A22 -= L21 U12"
+    once(solved, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 5, 0);\n    ra_lus_sync(crew, GT, count, target);\n"
+         "    if (!crew) RA_SPLIT_CLOCK(8 + q, 6, 0);\n    // A22 -= L21 U12", apply)
+    last = "    ra_lus_sync(crew, GT, count, target);\n}\n"
+    once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + last, apply)
 
 
 def _instrumented_split(text):
@@ -142,11 +169,7 @@ def _instrumented_split(text):
         at = text.index(anchor, start)
         text = text[:at] + replacement + text[at + len(anchor):]
 
-    key = "            const T x = v[i];\n"
-    once(key, "            RA_SPLIT_CLOCK(j, 0, 0);\n" + key)
-    sync = "            ra_lus_group_sync<1>(threads, count, target);\n"
-    once(sync, "            RA_SPLIT_CLOCK(j, 1, 0);\n            RA_SPLIT_CLOCK(j, 3, nwp - 1);\n" + sync
-         + "            RA_SPLIT_CLOCK(j, 2, 0);\n")
+    _step_marks(once)
     kernel = "void ra_rocsolver_getrf_block_split("
     loop = "        const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
     once(loop, loop + "        RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
@@ -157,18 +180,51 @@ def _instrumented_split(text):
     factored = "ptarget);\n        } else if (k > 0) {"
     once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
     # the look-ahead's parts (the whole block's ra_lus_apply of panel q), by warp 0 in row 8 + q
-    apply = "void ra_lus_apply("
-    once("    // U12: the unit lower", "    if (!crew) RA_SPLIT_CLOCK(8 + q, 4, 0);\n    // U12: the unit lower", apply)
-    solved = "    ra_lus_sync(crew, GT, count, target);\n    // A22 -= L21 U12"
-    once(solved, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 5, 0);\n    ra_lus_sync(crew, GT, count, target);\n"
-         "    if (!crew) RA_SPLIT_CLOCK(8 + q, 6, 0);\n    // A22 -= L21 U12", apply)
-    last = "    ra_lus_sync(crew, GT, count, target);\n}\n"
-    once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + last, apply)
+    _apply_marks(once, "void ra_lus_apply(")
     end = "    if (tid == 0) info[mat] = bad;\n"
     once(end, f"    if (RA_SPLIT_CLOCK_ON || blockIdx.x == {BLOCK})\n"
          f"        for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)F)[e] = ra_split_clock[e];\n" + end,
          kernel)
-    return _SPLIT_HEADER + text
+    return _split_header(BLOCK) + text
+
+
+def _instrumented_compact(text):
+    """lu_block.hip with the split kernel's marks (:func:`_instrumented_split`) in getrf_block_compact
+    and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12) warp 0
+    before the staging, past it, past the panels, past the last panel's solve for B and past the
+    back substitution. The marks go to the pivots' pointer (unused by a solve) after each system."""
+    def once(anchor, replacement, after="void ra_lus_factor("):
+        nonlocal text
+        start = text.index(after)
+        at = text.index(anchor, start)
+        text = text[:at] + replacement + text[at + len(anchor):]
+
+    _step_marks(once)
+    kernel = "void ra_rocsolver_getrf_block_compact("
+    loop = "            const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
+    once(loop, loop + "            RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
+    factor = "            if (tid < PT) {\n                ra_lus_factor<"
+    once(factor, "            RA_SPLIT_CLOCK(k, 5, 0);\n" + factor, kernel)
+    factored = "ptarget);\n            } else if (k > 0) {"
+    once(factored, "ptarget);\n                RA_SPLIT_CLOCK(k, 6, 0);\n            } else if (k > 0) {", kernel)
+    crew = "utarget);\n            }\n            __syncthreads();\n        }\n"
+    once(crew, "utarget);\n                RA_SPLIT_CLOCK(k, 7, PW);\n            }\n            __syncthreads();\n        }\n",
+         kernel)
+    _apply_marks(once, "void ra_luc_apply(")
+    stage = "        if (tid < 2) scount[tid] = 0;\n"
+    once(stage, "        RA_SPLIT_CLOCK(12, 0, 0);\n" + stage, kernel)
+    staged = "        __syncthreads();\n        int bad = 0;\n"
+    once(staged, staged + "        RA_SPLIT_CLOCK(12, 1, 0);\n", kernel)
+    panels = "        // the last panel's interchanges and solve for B"
+    once(panels, "        RA_SPLIT_CLOCK(12, 2, 0);\n" + panels, kernel)
+    solved = "        if (tid == 0) info[mat] = bad;\n"
+    once(solved, "        RA_SPLIT_CLOCK(12, 3, 0);\n" + solved, kernel)
+    done = "        __syncthreads();   // the next matrix's staging overwrites what this one read\n"
+    once(done, done + "        RA_SPLIT_CLOCK(12, 4, 0);\n"
+         f"        if (blockIdx.x == {COMPACT_BLOCK})\n"
+         f"            for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)ipiv)[e] = ra_split_clock[e];\n",
+         kernel)
+    return _split_header(COMPACT_BLOCK) + text
 
 
 def main(argv):
@@ -179,28 +235,31 @@ def main(argv):
     b = rs.standard_normal((batch, n, 1))
     clocks = cupy.zeros(MARKS * n, numpy.int64)
     info = cupy.zeros(batch, numpy.int32)
-    panel, flow, split = "--panel" in argv, "--flow" in argv, "--split" in argv
-    instrument = (_instrumented_panel if panel else _instrumented_flow if flow else _instrumented_split if split
-                  else _instrumented)
+    panel, flow, split, compact = "--panel" in argv, "--flow" in argv, "--split" in argv, "--compact" in argv
+    split = split or compact
+    instrument = (_instrumented_panel if panel else _instrumented_flow if flow else _instrumented_compact if compact
+                  else _instrumented_split if split else _instrumented)
     window = "--window" in argv
     saved = (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _lu_block.SPLIT,
-             _lu_block.SPLIT_WINDOW, _compile.read_text)
+             _lu_block.SPLIT_WINDOW, _compile.read_text, _lu_block.COMPACT, _lu_block.COMPACT_ORDER)
     plain = _compile.read_text
     try:
         _lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL = True, False, flow, panel
         _lu_block.SPLIT, _lu_block.SPLIT_WINDOW = split, window
+        _lu_block.COMPACT, _lu_block.COMPACT_ORDER = compact, _lu_block.SPLIT_ORDER
         want = cupy.empty_like(b)
         _lu_block.gesv(a, b, want, info)
         _compile.read_text = lambda rel: instrument(plain(rel)) if rel == SOURCE else plain(rel)
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
-        for family in _lu_block.SPLIT_KERNELS.values():
+        for family in list(_lu_block.SPLIT_KERNELS.values()) + [_lu_block.COMPACT_KERNELS]:
             family._kernels.clear()
         _compile._modules.clear()
         x = cupy.empty_like(b)
-        # gesv's arguments with the clock buffer in the factors' place (unused by the solve)
+        # gesv's arguments with the clock buffer in the factors' place (the compact kernel: the
+        # pivots'), unused by the solve
         args = _lu_block.gesv_args(a, b, x, info)
-        args = args[:4] + (clocks,) + args[5:]
+        args = args[:7] + (clocks,) + args[8:] if compact else args[:4] + (clocks,) + args[5:]
         _lu_block._launch(a.dtype, n, 1, True, batch, args, a.data.device_id)
         start, stop = cupy.cuda.Event(), cupy.cuda.Event()
         start.record()
@@ -210,10 +269,10 @@ def main(argv):
         ms = cupy.cuda.get_elapsed_time(start, stop)
     finally:
         (_lu_block.WIDE, _lu_block.WIDE_LOOKAHEAD, _lu_block.WIDE_FLOW, _lu_block.PANEL, _lu_block.SPLIT,
-         _lu_block.SPLIT_WINDOW, _compile.read_text) = saved
+         _lu_block.SPLIT_WINDOW, _compile.read_text, _lu_block.COMPACT, _lu_block.COMPACT_ORDER) = saved
         _lu_block.WIDE_KERNELS._kernels.clear()
         _lu_block.KERNELS._kernels.clear()
-        for family in _lu_block.SPLIT_KERNELS.values():
+        for family in list(_lu_block.SPLIT_KERNELS.values()) + [_lu_block.COMPACT_KERNELS]:
             family._kernels.clear()
         _compile._modules.clear()
     c = cupy.asnumpy(clocks).reshape(n, MARKS).astype(numpy.float64)
@@ -221,7 +280,7 @@ def main(argv):
     if panel:
         return _report_panel(c, ms, same)
     if split:
-        return _report_split(c, ms, same, window)
+        return _report_split(c, ms, same, window, compact)
     if flow:
         return _report_flow(c, ms, same, n)
     start_search, rounds, winner, arrive, leave, p_read, exchanged = (c[:, k] for k in range(7))
@@ -287,8 +346,9 @@ def _report_panel(c, ms, same):
     return 0
 
 
-def _report_split(c, ms, same, window):
-    """The panel steps and phases of getrf_block_split<double, 128, true, window>, in cycles."""
+def _report_split(c, ms, same, window, compact=False):
+    """The panel steps and phases of getrf_block_split<double, 128, true, window> (or of
+    getrf_block_compact<double, 128, window> with its marks by system), in cycles."""
     start, arrive, leave, last = c[:, 0], c[:, 1], c[:, 2], c[:, 3]
     steps = {
         "warp 0: step start -> barrier": arrive - start,
@@ -297,9 +357,8 @@ def _report_split(c, ms, same, window):
         "warp 0: barrier -> next step": numpy.append(start[1:] - leave[:-1], numpy.nan),
         "step (start -> next start)": numpy.append(start[1:] - start[:-1], numpy.nan),
     }
-    print(f"getrf_block_split<double, 128, true, {str(window).lower()}>, instrumented: {ms:.3f} ms; X bit for bit "
-          f"with the plain "
-          f"kernel: {same}")
+    name = "getrf_block_compact<double, 128, " if compact else "getrf_block_split<double, 128, true, "
+    print(f"{name}{str(window).lower()}>, instrumented: {ms:.3f} ms; X bit for bit with the plain kernel: {same}")
     _table("cycles, median over the panel steps of each range:", steps, ((0, 31), (32, 63), (64, 95), (96, 127)))
     phase, looked, factored, crew = c[:4, 4], c[:4, 5], c[:4, 6], c[:4, 7]
     print("by phase (cycles):  look-ahead update, factorization, update crew done (from the phase start), phase")
@@ -312,6 +371,10 @@ def _report_split(c, ms, same, window):
         swapped, solved, synced, updated = (c[8 + k - 1, i] for i in range(4, 8))
         print(f"  panel {k}: {swapped - phase[k]:9.0f} {solved - swapped:9.0f} {synced - solved:9.0f} "
               f"{updated - synced:9.0f} {looked[k] - updated:9.0f}")
+    if compact:
+        start, staged, panels, solved, done = c[12, :5]
+        print(f"by system (cycles): staging {staged - start:.0f}, panels {panels - staged:.0f}, last solve for B "
+              f"{solved - panels:.0f}, back substitution {done - solved:.0f}, system {done - start:.0f}")
     return 0
 
 

@@ -61,6 +61,17 @@ def test_split_marks_are_in_the_split_kernel_and_its_functions(step_clock):
     assert in_apply == 4
 
 
+def test_compact_marks_are_in_the_compact_kernel_and_its_functions(step_clock):
+    text = step_clock._instrumented_compact(_compile.read_text(step_clock.SOURCE))
+    total, inside = _marks(text, "RA_SPLIT_CLOCK", "RA_DEVICE void ra_lus_factor(", "RA_DEVICE void ra_lus_sync(")
+    assert (total, inside) == (17, 4)
+    _, in_apply = _marks(text, "RA_SPLIT_CLOCK", "void ra_luc_apply(", "void ra_rocsolver_getrf_block_compact(")
+    assert in_apply == 4
+    _, in_kernel = _marks(text, "RA_SPLIT_CLOCK", "void ra_rocsolver_getrf_block_compact(", "ra_lub_back_substitute_by<T, N")
+    assert in_kernel == 8
+    assert f"blockIdx.x == {step_clock.COMPACT_BLOCK}" in text
+
+
 def _compile_sm90(text, names):
     if _compile.nvrtc() is None:
         pytest.skip("NVRTC is not available here")
@@ -70,27 +81,29 @@ def _compile_sm90(text, names):
     assert set(lowered) == set(names) and binary
 
 
-@pytest.mark.parametrize("kind", ["wide", "flow", "panel", "split"])
+@pytest.mark.parametrize("kind", ["wide", "flow", "panel", "split", "compact"])
 def test_no_mark_takes_a_loops_unroll_pragma(step_clock, kind):
     # a mark right after "#pragma unroll" takes the pragma (its do-while is a loop) and leaves the
     # loop below rolled: register arrays indexed at run time, in local memory, a slower kernel
     mark = {"wide": step_clock._instrumented, "flow": step_clock._instrumented_flow,
-            "panel": step_clock._instrumented_panel, "split": step_clock._instrumented_split}[kind]
+            "panel": step_clock._instrumented_panel, "split": step_clock._instrumented_split,
+            "compact": step_clock._instrumented_compact}[kind]
     text = mark(_compile.read_text(step_clock.SOURCE))
     assert not re.search(r"#pragma unroll\s*\n\s*RA_(STEP|PANEL|SPLIT)_CLOCK\(", text)
     assert text.count("#pragma unroll") == _compile.read_text(step_clock.SOURCE).count("#pragma unroll")
 
 
-@pytest.mark.parametrize("kind", ["wide", "flow", "panel", "split", "split window"])
+@pytest.mark.parametrize("kind", ["wide", "flow", "panel", "split", "split window", "compact"])
 def test_marked_kernels_compile_for_sm90(step_clock, kind):
     mark = {"wide": step_clock._instrumented, "flow": step_clock._instrumented_flow,
             "panel": step_clock._instrumented_panel, "split": step_clock._instrumented_split,
-            "split window": step_clock._instrumented_split}[kind]
+            "split window": step_clock._instrumented_split, "compact": step_clock._instrumented_compact}[kind]
     name = {"wide": "ra_rocsolver_getrf_block_wide_redux<double, 128, true>",
             "flow": "ra_rocsolver_getrf_block_wide_flow<double, 128, true, true>",
             "panel": "ra_rocsolver_getrf_panel<double, 128, true>",
             "split": "ra_rocsolver_getrf_block_split<double, 128, true, false>",
-            "split window": "ra_rocsolver_getrf_block_split<double, 128, true, true>"}[kind]
+            "split window": "ra_rocsolver_getrf_block_split<double, 128, true, true>",
+            "compact": "ra_rocsolver_getrf_block_compact<double, 128, false>"}[kind]
     _compile_sm90(_compile.header_text() + mark(_compile.read_text(step_clock.SOURCE)), [name])
 
 
