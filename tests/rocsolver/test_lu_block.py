@@ -801,7 +801,8 @@ class _Host:
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("n,k,batch,layout", [(33, 1, 7, "C"), (64, 16, 5, "F"), (100, 3, 50, "T"),
-                                              (128, 1, 1000, "C"), (96, 1, 3, "strided")])
+                                              (128, 1, 1000, "C"), (96, 1, 3, "strided"),
+                                              (113, 2, 300, "strided")])   # float64: the compact kernel
 def test_gpu_solve_backward_error(rng, dtype, n, k, batch, layout):
     a, b = rand(rng, (batch, n, n), dtype), rand(rng, (batch, n, k), dtype)
     if layout == "F":
