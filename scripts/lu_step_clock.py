@@ -137,6 +137,17 @@ __device__ long long ra_split_clock[{MARKS} * 128];
 COMPACT_BLOCK = 100
 
 
+class _Patched:
+    """A kernel source taking marks: :meth:`once` inserts at the first ``anchor`` past ``after``."""
+
+    def __init__(self, text):
+        self.text = text
+
+    def once(self, anchor, replacement, after="void ra_lus_factor("):
+        at = self.text.index(anchor, self.text.index(after))
+        self.text = self.text[:at] + replacement + self.text[at + len(anchor):]
+
+
 def _step_marks(once):
     """The crew's step marks in ra_lus_factor (shared by the split and compact kernels)."""
     key = "            const T x = v[i];\n"
@@ -163,12 +174,8 @@ def _instrumented_split(text):
     (row k) warp 0 at the phase's start, past the look-ahead update, past its factorization, the
     update crew's first warp past its update, and warp 0 past the phase's barrier. The marks go to
     the factors' pointer (unused by a solve) at the end."""
-    def once(anchor, replacement, after="void ra_lus_factor("):
-        nonlocal text
-        start = text.index(after)
-        at = text.index(anchor, start)
-        text = text[:at] + replacement + text[at + len(anchor):]
-
+    text = _Patched(text)
+    once = text.once
     _step_marks(once)
     kernel = "void ra_rocsolver_getrf_block_split("
     loop = "        const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
@@ -185,7 +192,7 @@ def _instrumented_split(text):
     once(end, f"    if (RA_SPLIT_CLOCK_ON || blockIdx.x == {BLOCK})\n"
          f"        for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)F)[e] = ra_split_clock[e];\n" + end,
          kernel)
-    return _split_header(BLOCK) + text
+    return _split_header(BLOCK) + text.text
 
 
 def _instrumented_compact(text):
@@ -193,12 +200,8 @@ def _instrumented_compact(text):
     and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12) warp 0
     before the staging, past it, past the panels, past the last panel's solve for B and past the
     back substitution. The marks go to the pivots' pointer (unused by a solve) after each system."""
-    def once(anchor, replacement, after="void ra_lus_factor("):
-        nonlocal text
-        start = text.index(after)
-        at = text.index(anchor, start)
-        text = text[:at] + replacement + text[at + len(anchor):]
-
+    text = _Patched(text)
+    once = text.once
     _step_marks(once)
     kernel = "void ra_rocsolver_getrf_block_compact("
     loop = "            const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
@@ -224,7 +227,7 @@ def _instrumented_compact(text):
          f"        if (blockIdx.x == {COMPACT_BLOCK})\n"
          f"            for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)ipiv)[e] = ra_split_clock[e];\n",
          kernel)
-    return _split_header(COMPACT_BLOCK) + text
+    return _split_header(COMPACT_BLOCK) + text.text
 
 
 def main(argv):

@@ -53,23 +53,19 @@ def test_panel_marks_are_in_the_panel_kernel(step_clock):
     assert total == inside == 6
 
 
-def test_split_marks_are_in_the_split_kernel_and_its_functions(step_clock):
-    text = step_clock._instrumented_split(_compile.read_text(step_clock.SOURCE))
-    total, inside = _marks(text, "RA_SPLIT_CLOCK", "RA_DEVICE void ra_lus_factor(", "RA_DEVICE void ra_lus_sync(")
-    assert (total, inside) == (12, 4)
-    _, in_apply = _marks(text, "RA_SPLIT_CLOCK", "void ra_lus_apply(", "void ra_rocsolver_getrf_block_split(")
-    assert in_apply == 4
-
-
-def test_compact_marks_are_in_the_compact_kernel_and_its_functions(step_clock):
-    text = step_clock._instrumented_compact(_compile.read_text(step_clock.SOURCE))
-    total, inside = _marks(text, "RA_SPLIT_CLOCK", "RA_DEVICE void ra_lus_factor(", "RA_DEVICE void ra_lus_sync(")
-    assert (total, inside) == (17, 4)
-    _, in_apply = _marks(text, "RA_SPLIT_CLOCK", "void ra_luc_apply(", "void ra_rocsolver_getrf_block_compact(")
-    assert in_apply == 4
-    _, in_kernel = _marks(text, "RA_SPLIT_CLOCK", "void ra_rocsolver_getrf_block_compact(", "ra_lub_back_substitute_by<T, N")
-    assert in_kernel == 8
-    assert f"blockIdx.x == {step_clock.COMPACT_BLOCK}" in text
+@pytest.mark.parametrize("kind,total,apply,kernel", [
+    ("split", 12, "void ra_lus_apply(", "void ra_rocsolver_getrf_block_split("),
+    ("compact", 17, "void ra_luc_apply(", "void ra_rocsolver_getrf_block_compact("),
+])
+def test_split_and_compact_marks_are_in_their_kernels_and_functions(step_clock, kind, total, apply, kernel):
+    mark = step_clock._instrumented_split if kind == "split" else step_clock._instrumented_compact
+    text = mark(_compile.read_text(step_clock.SOURCE))
+    assert _marks(text, "RA_SPLIT_CLOCK", "RA_DEVICE void ra_lus_factor(", "RA_DEVICE void ra_lus_sync(") == (total, 4)
+    assert _marks(text, "RA_SPLIT_CLOCK", apply, kernel)[1] == 4
+    if kind == "compact":
+        _, in_kernel = _marks(text, "RA_SPLIT_CLOCK", kernel, "ra_lub_back_substitute_by<T, N")
+        assert in_kernel == 8
+        assert f"blockIdx.x == {step_clock.COMPACT_BLOCK}" in text
 
 
 def _compile_sm90(text, names):
