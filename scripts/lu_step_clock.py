@@ -188,16 +188,26 @@ def _instrumented_split(text):
     once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
     # the look-ahead's parts (the whole block's ra_lus_apply of panel q), by warp 0 in row 8 + q
     _apply_marks(once, "void ra_lus_apply(")
+    # by system (:func:`_system_marks`' places)
+    staging = "    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs"
+    once(staging, "    RA_SPLIT_CLOCK(12, 4, 0);\n" + staging, kernel)
+    staged = "    if (tid < 2) scount[tid] = 0;\n    __syncthreads();\n"
+    once(staged, staged + "    RA_SPLIT_CLOCK(12, 5, 0);\n", kernel)
+    panels = "    // the last panel's interchanges (and solve) for the columns the loop left"
+    once(panels, "    RA_SPLIT_CLOCK(12, 6, 0);\n" + panels, kernel)
     end = "    if (tid == 0) info[mat] = bad;\n"
-    once(end, f"    if (RA_SPLIT_CLOCK_ON || blockIdx.x == {BLOCK})\n"
-         f"        for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)F)[e] = ra_split_clock[e];\n" + end,
+    once(end, "    RA_SPLIT_CLOCK(12, 7, 0);\n" + end, kernel)
+    done = "ld, X + mat * x_bs, x_rs, x_cs);\n}\n"
+    once(done, "ld, X + mat * x_bs, x_rs, x_cs);\n    RA_SPLIT_CLOCK(13, 4, 0);\n    __syncthreads();\n"
+         f"    if (blockIdx.x == {BLOCK})\n"
+         f"        for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)F)[e] = ra_split_clock[e];\n}}\n",
          kernel)
     return _split_header(BLOCK) + text.text
 
 
 def _instrumented_compact(text):
     """lu_block.hip with the split kernel's marks (:func:`_instrumented_split`) in getrf_block_compact
-    and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12) warp 0
+    and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12, columns 4-7, then row 13's column 4) warp 0
     before the staging, past it, past the panels, past the last panel's solve for B and past the
     back substitution. The marks go to the pivots' pointer (unused by a solve) after each system."""
     text = _Patched(text)
@@ -215,15 +225,15 @@ def _instrumented_compact(text):
          kernel)
     _apply_marks(once, "void ra_luc_apply(")
     stage = "        if (tid < 2) scount[tid] = 0;\n"
-    once(stage, "        RA_SPLIT_CLOCK(12, 0, 0);\n" + stage, kernel)
+    once(stage, "        RA_SPLIT_CLOCK(12, 4, 0);\n" + stage, kernel)
     staged = "        __syncthreads();\n        int bad = 0;\n"
-    once(staged, staged + "        RA_SPLIT_CLOCK(12, 1, 0);\n", kernel)
+    once(staged, staged + "        RA_SPLIT_CLOCK(12, 5, 0);\n", kernel)
     panels = "        // the last panel's interchanges and solve for B"
-    once(panels, "        RA_SPLIT_CLOCK(12, 2, 0);\n" + panels, kernel)
+    once(panels, "        RA_SPLIT_CLOCK(12, 6, 0);\n" + panels, kernel)
     solved = "        if (tid == 0) info[mat] = bad;\n"
-    once(solved, "        RA_SPLIT_CLOCK(12, 3, 0);\n" + solved, kernel)
+    once(solved, "        RA_SPLIT_CLOCK(12, 7, 0);\n" + solved, kernel)
     done = "        __syncthreads();   // the next matrix's staging overwrites what this one read\n"
-    once(done, done + "        RA_SPLIT_CLOCK(12, 4, 0);\n"
+    once(done, done + "        RA_SPLIT_CLOCK(13, 4, 0);\n"
          f"        if (blockIdx.x == {COMPACT_BLOCK})\n"
          f"            for (int e = tid; e < {MARKS} * 128; e += THREADS) ((long long*)ipiv)[e] = ra_split_clock[e];\n",
          kernel)
@@ -374,10 +384,9 @@ def _report_split(c, ms, same, window, compact=False):
         swapped, solved, synced, updated = (c[8 + k - 1, i] for i in range(4, 8))
         print(f"  panel {k}: {swapped - phase[k]:9.0f} {solved - swapped:9.0f} {synced - solved:9.0f} "
               f"{updated - synced:9.0f} {looked[k] - updated:9.0f}")
-    if compact:
-        start, staged, panels, solved, done = c[12, :5]
-        print(f"by system (cycles): staging {staged - start:.0f}, panels {panels - staged:.0f}, last solve for B "
-              f"{solved - panels:.0f}, back substitution {done - solved:.0f}, system {done - start:.0f}")
+    start, staged, panels, solved, done = (*c[12, 4:8], c[13, 4])
+    print(f"by system (cycles): staging {staged - start:.0f}, panels {panels - staged:.0f}, last solve for B "
+          f"{solved - panels:.0f}, back substitution {done - solved:.0f}, system {done - start:.0f}")
     return 0
 
 
