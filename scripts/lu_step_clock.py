@@ -158,14 +158,20 @@ def _step_marks(once):
 
 
 def _apply_marks(once, apply):
-    """The whole block's look-ahead of panel q by part, warp 0 in row 8 + q, in the function
-    ``apply`` (ra_lus_apply or ra_luc_apply)."""
-    once("    // U12: the unit lower", "    if (!crew) RA_SPLIT_CLOCK(8 + q, 4, 0);\n    // U12: the unit lower", apply)
+    """The whole block's look-ahead of panel q by part, warp 0 in row 8 + q, and the update crew's
+    update with panel q by part, its first warp in row 14 + q (at its start, past the interchanges,
+    past the triangular solve's barrier, at its last barrier), in the function ``apply``
+    (ra_lus_apply or ra_luc_apply)."""
+    crew = "    if (crew) RA_SPLIT_CLOCK(14 + q, {}, 128 / RA_WARP_SIZE);\n"
+    entry = "    constexpr int K = 8;   // elements a thread moves a round; rows a thread updates together\n"
+    once(entry, entry + crew.format(4), apply)
+    once("    // U12: the unit lower", "    if (!crew) RA_SPLIT_CLOCK(8 + q, 4, 0);\n" + crew.format(5)
+         + "    // U12: the unit lower", apply)
     solved = "    ra_lus_sync(crew, GT, count, target);\n    // A22 -= L21 U12"
     once(solved, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 5, 0);\n    ra_lus_sync(crew, GT, count, target);\n"
-         "    if (!crew) RA_SPLIT_CLOCK(8 + q, 6, 0);\n    // A22 -= L21 U12", apply)
+         "    if (!crew) RA_SPLIT_CLOCK(8 + q, 6, 0);\n" + crew.format(6) + "    // A22 -= L21 U12", apply)
     last = "    ra_lus_sync(crew, GT, count, target);\n}\n"
-    once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + last, apply)
+    once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + crew.format(7) + last, apply)
 
 
 def _instrumented_split(text):
@@ -188,7 +194,7 @@ def _instrumented_split(text):
     once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
     # the look-ahead's parts (the whole block's ra_lus_apply of panel q), by warp 0 in row 8 + q
     _apply_marks(once, "void ra_lus_apply(")
-    # by system (:func:`_system_marks`' places)
+    # by system (see the docstring)
     staging = "    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs"
     once(staging, "    RA_SPLIT_CLOCK(12, 4, 0);\n" + staging, kernel)
     staged = "    if (tid < 2) scount[tid] = 0;\n    __syncthreads();\n"
@@ -384,6 +390,12 @@ def _report_split(c, ms, same, window, compact=False):
         swapped, solved, synced, updated = (c[8 + k - 1, i] for i in range(4, 8))
         print(f"  panel {k}: {swapped - phase[k]:9.0f} {solved - swapped:9.0f} {synced - solved:9.0f} "
               f"{updated - synced:9.0f} {looked[k] - updated:9.0f}")
+    print("the update crew's update by part (cycles): from the phase start, interchanges, U12 solve with its "
+          "barrier, A22 update")
+    for k in range(1, 4):
+        begun, swapped, solved, updated = (c[14 + k - 1, i] for i in range(4, 8))
+        print(f"  panel {k}: {begun - phase[k]:9.0f} {swapped - begun:9.0f} {solved - swapped:9.0f} "
+              f"{updated - solved:9.0f}")
     start, staged, panels, solved, done = (*c[12, 4:8], c[13, 4])
     print(f"by system (cycles): staging {staged - start:.0f}, panels {panels - staged:.0f}, last solve for B "
           f"{solved - panels:.0f}, back substitution {done - solved:.0f}, system {done - start:.0f}")
