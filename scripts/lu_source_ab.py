@@ -5,9 +5,11 @@ stack, in one process: for the A/B of a kernel change before it lands (docs/perf
     python scripts/lu_source_ab.py old=b425120 new=- wide384=-:384   # a revision; float64 on 384 threads
     python scripts/lu_source_ab.py a=/tmp/variant.hip b=- --cases float64:128,float32:100
     python scripts/lu_source_ab.py base=HEAD new=- --compact         # the compact kernel's too
+    python scripts/lu_source_ab.py base=- warp=+warp_u12 --compact   # a candidate patch (lu_variants.py)
 
-Each variant is ``NAME=SOURCE[:THREADS]``: SOURCE is ``-`` (the working tree's file), a file, or a
-git revision (its ``rocarray/_kernels/rocsolver/lu_block.hip``); THREADS sets float64's split-kernel
+Each variant is ``NAME=SOURCE[:THREADS]``: SOURCE is ``-`` (the working tree's file), a file, a
+git revision (its ``rocarray/_kernels/rocsolver/lu_block.hip``), or ``+NAME[+NAME...]``: the tree's
+file with candidate patches of ``scripts/lu_variants.py`` applied; THREADS sets float64's split-kernel
 block (``_lu_block.SPLIT_THREADS``). The variant reaches the compiler through a patched
 ``rocarray._core.compile.read_text`` (the package's file is not touched; the binary cache keys each
 text apart). For each case (dtype:order, 10^4 systems, one right-hand side): the wide kernel (the
@@ -27,15 +29,19 @@ import rocarray as ra
 from rocarray._core import backend, compile as _compile, kernels
 from rocarray.rocsolver import _lu_block
 
-from linalg_profile import event_times_ms  # this script's folder is on the path
+import lu_variants  # this script's folder is on the path
+from linalg_profile import event_times_ms
 
 PATH = "rocarray/_kernels/rocsolver/lu_block.hip"
 
 
 def _text(source):
-    """The source text a variant names: the tree's, a file's or a revision's."""
+    """The source text a variant names: the tree's, a file's or a revision's, or the tree's with
+    candidate patches (``+NAME+NAME``, :mod:`lu_variants`)."""
     if source == "-":
         return _compile.read_text(_lu_block.SOURCE)
+    if source.startswith("+"):
+        return lu_variants.apply(_compile.read_text(_lu_block.SOURCE), source[1:].split("+"))
     try:
         return open(source).read()
     except FileNotFoundError:

@@ -1,0 +1,124 @@
+"""Candidate changes to ``rocsolver/lu_block.hip``, kept as anchored patches of the tree's source
+until the device has timed them (docs/performance/rocsolver.md), so that one call can A/B them all:
+
+    python scripts/lu_source_ab.py base=- warp=+warp_u12 pre=+prefetch both=+warp_u12+prefetch --compact
+
+A variant is a function from the source text to the patched text; :func:`apply` applies several in
+turn. Each changes only how the work is scheduled, never the operations on an element or their
+order, so each variant's factors and solutions are the tree's bit for bit (the emulator tests in
+``tests/rocsolver/test_lu_variants.py`` check that, and that each compiles for sm_90).
+
+* ``warp_u12``: the whole block's unit lower triangular solve in ``ra_lus_apply`` and
+  ``ra_luc_apply`` (the look-ahead, the last panel's solve for B: nothing runs beside them) by a
+  warp a column, a lane a row, row s's finished element by a shuffle at step s, two columns a warp;
+  float64 only (float32's split kernel fell off its register cliff with it). The update crew's
+  solve, beside the panel crew's chain, stays a thread a column.
+* ``prefetch``: the compact kernel (a persistent grid) asks L2 for the next system's matrix when
+  a system's panels begin (NVIDIA sm_80+; a no-op elsewhere), so that its staging reads L2, not
+  HBM.
+"""
+
+_HELPERS_AT = "// The barrier of the threads that run ra_lus_apply: the block's, or the update crew's (crew, of\n"
+
+_WARP_U12_HELPERS = """// (variant warp_u12) whether the whole block's triangular solve takes a warp a column
+template <typename T> struct ra_lus_warp_u12 { static constexpr bool value = false; };
+template <> struct ra_lus_warp_u12<double> { static constexpr bool value = true; };
+
+// X := L^-1 X for the unit lower triangle L (nb x nb, column-major at l, leading dimension ldl) and
+// the nb x nc matrix X (column c's first row at column(c)), by the threads gt = 0 .. GT - 1 (whole
+// warps): a warp a column, lane i its row i; at step s the rows below s subtract L(i, s) times row
+// s's finished element (shuffled from lane s), the steps whose bit is set in zbits skipped: each
+// element's operations in forward substitution's order. A warp takes two columns at once.
+template <typename T, typename Column>
+RA_DEVICE void ra_lus_solve_u12(Column column, const T* l, int ldl, int nb, int nc, int zbits, int gt, int GT) {
+    constexpr int W = RA_WARP_SIZE;
+    const int lane = gt % W, warp = gt / W, warps = GT / W;
+    const bool row = lane < nb;
+    for (int c = warp; c < nc; c += 2 * warps) {
+        const bool two = c + warps < nc;   // (warp-uniform)
+        T* x1 = column(c);
+        T* x2 = two ? column(c + warps) : x1;
+        T v1 = row ? x1[lane] : ra_lub_zero<T>();
+        T v2 = row && two ? x2[lane] : ra_lub_zero<T>();
+        for (int s = 0; s + 1 < nb; ++s) {
+            if ((zbits >> s) & 1) continue;
+            const T m = row ? l[lane + (ra_i64)s * ldl] : ra_lub_zero<T>();
+            const T s1 = ra_shfl(v1, s);
+            const T s2 = ra_shfl(v2, s);
+            if (lane > s && row) {
+                v1 = ra_lub_fms(m, s1, v1);
+                v2 = ra_lub_fms(m, s2, v2);
+            }
+        }
+        if (row) {
+            x1[lane] = v1;
+            if (two) x2[lane] = v2;
+        }
+    }
+}
+
+"""
+
+_PREFETCH_HELPERS = """// (variant prefetch) ask L2 for the rows x cols matrix at src (element strides rs, cs) when one
+// stride is 1: a 64-byte step along it, every row or column, by the block's threads
+template <typename T, int THREADS>
+RA_DEVICE void ra_lub_prefetch_l2(int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs) {
+#if defined(RA_CUDA) && RA_CUDA_ARCH >= 800
+    const bool rows_fast = rs == 1 || rs == -1;
+    if (!rows_fast && cs != 1 && cs != -1) return;
+    constexpr int STEP = 64 / (int)sizeof(T);
+    const int fast = rows_fast ? rows : cols, slow = rows_fast ? cols : rows;
+    const int per = (fast + STEP - 1) / STEP;
+    for (int e = threadIdx.x; e < per * slow; e += THREADS) {
+        const int s = e / per, f = (e - s * per) * STEP;
+        const T* p = rows_fast ? src + f * rs + s * cs : src + s * rs + f * cs;
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    }
+#else
+    (void)rows, (void)cols, (void)src, (void)rs, (void)cs;
+#endif
+}
+
+"""
+
+
+def _replace_once(text, anchor, replacement, after=None):
+    start = text.index(after) if after else 0
+    at = text.index(anchor, start)
+    return text[:at] + replacement + text[at + len(anchor):]
+
+
+def warp_u12(text):
+    """The whole block's triangular solve a warp a column (float64; see the module's head)."""
+    text = _replace_once(text, _HELPERS_AT, _WARP_U12_HELPERS + _HELPERS_AT)
+    split = "    for (int e = gt; e < nc; e += GT) {\n        T* col = sA + (ra_i64)(c0 + e) * ld + r0;\n"
+    text = _replace_once(text, split, "    if (ra_lus_warp_u12<T>::value && !crew)\n"
+                         "        ra_lus_solve_u12<T>([=](int c) { return sA + (ra_i64)(c0 + c) * ld + r0; },\n"
+                         "                            sA + (ra_i64)r0 * ld + r0, ld, nbq, nc, zbits, gt, GT);\n"
+                         "    else\n" + split, after="void ra_lus_apply(")
+    compact = "    for (int e = gt; e < nc; e += GT) {\n        T* col = column(e) + r0;\n"
+    return _replace_once(text, compact, "    if (ra_lus_warp_u12<T>::value && !crew)\n"
+                         "        ra_lus_solve_u12<T>([=](int e) { return column(e) + r0; }, L + r0, ldl, nbq, nc,\n"
+                         "                            zbits, gt, GT);\n"
+                         "    else\n" + compact, after="void ra_luc_apply(")
+
+
+def prefetch(text):
+    """The compact kernel's next system asked of L2 as a system's panels begin."""
+    stage_at = "// U(row, col) of an upper triangle held column-major in one array\n"
+    text = _replace_once(text, stage_at, _PREFETCH_HELPERS + stage_at)
+    begun = "        __syncthreads();\n        int bad = 0;\n"
+    return _replace_once(text, begun, begun + "        if (mat + gridDim.x < batch)\n"
+                         "            ra_lub_prefetch_l2<T, THREADS>(n, n, A + (mat + gridDim.x) * a_bs, a_rs, a_cs);\n",
+                         after="void ra_rocsolver_getrf_block_compact(")
+
+
+#: The variants by name.
+VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch}
+
+
+def apply(text, names):
+    """``text`` with the variants ``names`` (an iterable of VARIANTS' keys) applied in turn."""
+    for name in names:
+        text = VARIANTS[name](text)
+    return text

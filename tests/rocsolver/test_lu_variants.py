@@ -1,0 +1,89 @@
+"""``scripts/lu_variants.py``'s candidate patches of ``rocsolver/lu_block.hip`` without a GPU: each
+applies to the tree's source, compiles for sm_90 with NVRTC, and on the kernel emulator gives the
+split and compact kernels' factors and solutions bit for bit with the register tile's (the
+patches change scheduling only), so that the device's A/B (``scripts/lu_source_ab.py``) times
+correct kernels."""
+
+import importlib.util
+import os
+
+import pytest
+
+from rocarray._core import compile as _compile, offline
+from rocarray.rocsolver import _lu_block
+
+from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
+from launchfake import fake_device  # noqa: F401 (the fixture the emulator builds on)
+from test_lu_block import _split_emulator, assert_switch_matches_the_register_tile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts")
+
+
+@pytest.fixture(scope="module")
+def variants():
+    spec = importlib.util.spec_from_file_location("rocarray_script_lu_variants", os.path.join(SCRIPTS, "lu_variants.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ALL = [["warp_u12"], ["prefetch"], ["warp_u12", "prefetch"]]
+
+
+@pytest.mark.parametrize("names", ALL, ids="+".join)
+def test_variants_apply_and_compile_for_sm90(variants, names):
+    tree = _compile.read_text(_lu_block.SOURCE)
+    text = variants.apply(tree, names)
+    assert text != tree
+    if "warp_u12" in names:
+        assert text.count("ra_lus_solve_u12<T>(") == 2   # ra_lus_apply's and ra_luc_apply's whole-block solve
+    if "prefetch" in names:
+        assert text.count("ra_lub_prefetch_l2<T, THREADS>(") == 1
+    if _compile.nvrtc() is None:
+        pytest.skip("NVRTC is not available here")
+    kernels = ["ra_rocsolver_getrf_block_split<double, 128, true, false>",
+               "ra_rocsolver_getrf_block_split<float, 128, true, false>",
+               "ra_rocsolver_getrf_block_compact<double, 128, false>"]
+    target = offline.OFFLINE_TARGETS[0]
+    lowered, binary = _compile.nvrtc_compile("rocsolver/lu_variant_check.hip", target,
+                                             _compile.header_text() + text, offline._nvrtc_options(target, []),
+                                             kernels)
+    assert set(lowered) == set(kernels) and binary
+
+
+def _use_variant(monkeypatch, variants, names):
+    """The emulator's kernels of lu_block.hip compiled from the tree's text with ``names`` applied."""
+    plain = _compile.read_text
+    text = variants.apply(plain(_lu_block.SOURCE), names)
+    monkeypatch.setattr(_compile, "read_text", lambda rel: text if rel == _lu_block.SOURCE else plain(rel))
+    for family in (_lu_block.WIDE_KERNELS, _lu_block.KERNELS, _lu_block.COMPACT_KERNELS,
+                   *_lu_block.SPLIT_KERNELS.values()):
+        family._kernels.clear()
+    _compile._modules.clear()
+
+
+# (target, dtype, n, kernel): the split kernel (whole-block solves in its look-ahead and last
+# panel) and the compact kernel (spilled at 128, whole at 101) on both lane widths
+CASES = [("cuda32", "float64", 128, "split"), ("cuda32", "float64", 97, "split"), ("hip64", "float64", 113, "split"),
+         ("cuda32", "float32", 100, "split"), ("cuda32", "float64", 128, "compact"),
+         ("cuda32", "float64", 101, "compact"), ("hip64", "float64", 125, "compact")]
+
+
+@pytest.mark.parametrize("names", ALL, ids="+".join)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
+def test_variants_match_the_register_tile_bit_for_bit(request, monkeypatch, variants, names, case):
+    target, dtype, n, kernel = case
+    dev = _split_emulator(request, monkeypatch, target, False)
+    _use_variant(monkeypatch, variants, names)
+    name = _lu_block.split_kernel_name
+    if kernel == "compact":
+        monkeypatch.setattr(_lu_block, "COMPACT", True)
+        monkeypatch.setattr(_lu_block, "COMPACT_DTYPES", _lu_block.SPLIT_DTYPES)
+        monkeypatch.setattr(_lu_block, "COMPACT_ORDER", _lu_block.SPLIT_ORDER)
+        monkeypatch.setattr(_lu_block, "COMPACT_BATCH_PER_SM", 0)
+        monkeypatch.setattr(_lu_block, "COMPACT_MAX_GRID", 2)
+        name = lambda d, solve: _lu_block.compact_kernel_name(d) if solve else _lu_block.split_kernel_name(d, False)
+    else:
+        monkeypatch.setattr(_lu_block, "COMPACT", False)
+    assert_switch_matches_the_register_tile(dev, monkeypatch, "SPLIT", dtype, n, name)
