@@ -16,6 +16,10 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
 * ``prefetch``: the compact kernel (a persistent grid) asks L2 for the next system's matrix when
   a system's panels begin (NVIDIA sm_80+; a no-op elsewhere), so that its staging reads L2, not
   HBM.
+* ``spill_rows``: the compact kernel's rank update (A22 -= L21 U12) of its spilled columns (in its
+  global scratch) a warp a column, a lane a row of every warp-width rows: the column's reads and
+  writes coalesced (a thread a column-chunk reads 32 columns a warp instruction), L's reads
+  conflict-free, U12's elements broadcast, K at a time in flight.
 """
 
 _HELPERS_AT = "// The barrier of the threads that run ra_lus_apply: the block's, or the update crew's (crew, of\n"
@@ -113,8 +117,55 @@ def prefetch(text):
                          after="void ra_rocsolver_getrf_block_compact(")
 
 
+_SPILL_ROWS = """    if constexpr (SPILL) {
+        // (variant spill_rows) the spilled columns a warp a column, a lane a row of every W
+        constexpr int W = RA_WARP_SIZE, R = (RA_LU_COMPACT_COLUMNS + W - 1) / W;
+        const int lane = gt % W;
+        for (int c = gt / W; c < nc2; c += GT / W) {
+            T* col = t2 + (ra_i64)c * ld2;
+            T a[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int row = r0 + nbq + lane + r * W;
+                a[r] = row < n ? col[row] : zero;
+            }
+            for (int s0 = 0; s0 < nbq; s0 += K) {
+                T u[K];
+#pragma unroll
+                for (int i = 0; i < K; ++i) u[i] = s0 + i < nbq ? col[r0 + s0 + i] : zero;
+#pragma unroll
+                for (int i = 0; i < K; ++i) {
+                    const int s = s0 + i;
+                    if (s < nbq && !((zbits >> s) & 1)) {
+#pragma unroll
+                        for (int r = 0; r < R; ++r) {
+                            const int row = r0 + nbq + lane + r * W;
+                            if (row < n) a[r] = ra_lub_fms(L[(ra_i64)s * ldl + row], u[i], a[r]);
+                        }
+                    }
+                }
+            }
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                const int row = r0 + nbq + lane + r * W;
+                if (row < n) col[row] = a[r];
+            }
+        }
+    }
+"""
+
+
+def spill_rows(text):
+    """The compact kernel's spilled columns' rank update a warp a column (see the module's head)."""
+    loop = ("    for (int e = gt; e < nc * chunks; e += GT) {\n        const int ch = e / nc;\n"
+            "        T* col = column(e - ch * nc);\n")
+    text = _replace_once(text, loop, loop.replace("nc", "nc1"), after="void ra_luc_apply(")
+    end = "    ra_lus_sync(crew, GT, count, target);\n}\n"
+    return _replace_once(text, end, _SPILL_ROWS + end, after="        const int ch = e / nc1;\n")
+
+
 #: The variants by name.
-VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch}
+VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch, "spill_rows": spill_rows}
 
 
 def apply(text, names):

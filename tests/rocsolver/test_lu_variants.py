@@ -28,7 +28,7 @@ def variants():
     return module
 
 
-ALL = [["warp_u12"], ["prefetch"], ["warp_u12", "prefetch"]]
+ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["warp_u12", "prefetch", "spill_rows"]]
 
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
@@ -40,6 +40,8 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
         assert text.count("ra_lus_solve_u12<T>(") == 2   # ra_lus_apply's and ra_luc_apply's whole-block solve
     if "prefetch" in names:
         assert text.count("ra_lub_prefetch_l2<T, THREADS>(") == 1
+    if "spill_rows" in names:
+        assert text.count("(variant spill_rows)") == 1
     if _compile.nvrtc() is None:
         pytest.skip("NVRTC is not available here")
     kernels = ["ra_rocsolver_getrf_block_split<double, 128, true, false>",
