@@ -174,12 +174,23 @@ def _apply_marks(once, apply):
     once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + crew.format(7) + last, apply)
 
 
+def _stage_marks(once, kernel, indent, *places):
+    """A system's first four stage marks (row 12, columns 4-7) by warp 0 in ``kernel``: each place
+    an (anchor, before) pair, the mark before or after its anchor; the kernel's own code adds the
+    fifth (row 13, column 4) past the back substitution."""
+    for col, (anchor, before) in enumerate(places, start=4):
+        mark = f"{indent}RA_SPLIT_CLOCK(12, {col}, 0);\n"
+        once(anchor, mark + anchor if before else anchor + mark, kernel)
+
+
 def _instrumented_split(text):
     """lu_block.hip with the clock marks in getrf_block_split: by panel step j (row j) warp 0 at the
     step's start, at its barrier and past it, and the crew's last warp at its barrier; by phase k
     (row k) warp 0 at the phase's start, past the look-ahead update, past its factorization, the
-    update crew's first warp past its update, and warp 0 past the phase's barrier. The marks go to
-    the factors' pointer (unused by a solve) at the end."""
+    update crew's first warp past its update, and warp 0 past the phase's barrier; by system (row
+    12, columns 4-7, then row 13's column 4) warp 0 before the staging, past it, past the panels,
+    past the last panel's solve for B and past the back substitution. The marks go to the factors'
+    pointer (unused by a solve) at the end."""
     text = _Patched(text)
     once = text.once
     _step_marks(once)
@@ -194,15 +205,10 @@ def _instrumented_split(text):
     once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
     # the look-ahead's parts (the whole block's ra_lus_apply of panel q), by warp 0 in row 8 + q
     _apply_marks(once, "void ra_lus_apply(")
-    # by system (see the docstring)
-    staging = "    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs"
-    once(staging, "    RA_SPLIT_CLOCK(12, 4, 0);\n" + staging, kernel)
-    staged = "    if (tid < 2) scount[tid] = 0;\n    __syncthreads();\n"
-    once(staged, staged + "    RA_SPLIT_CLOCK(12, 5, 0);\n", kernel)
-    panels = "    // the last panel's interchanges (and solve) for the columns the loop left"
-    once(panels, "    RA_SPLIT_CLOCK(12, 6, 0);\n" + panels, kernel)
-    end = "    if (tid == 0) info[mat] = bad;\n"
-    once(end, "    RA_SPLIT_CLOCK(12, 7, 0);\n" + end, kernel)
+    _stage_marks(once, kernel, "    ", ("    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs", True),
+                 ("    if (tid < 2) scount[tid] = 0;\n    __syncthreads();\n", False),
+                 ("    // the last panel's interchanges (and solve) for the columns the loop left", True),
+                 ("    if (tid == 0) info[mat] = bad;\n", True))
     done = "ld, X + mat * x_bs, x_rs, x_cs);\n}\n"
     once(done, "ld, X + mat * x_bs, x_rs, x_cs);\n    RA_SPLIT_CLOCK(13, 4, 0);\n    __syncthreads();\n"
          f"    if (blockIdx.x == {BLOCK})\n"
@@ -213,9 +219,9 @@ def _instrumented_split(text):
 
 def _instrumented_compact(text):
     """lu_block.hip with the split kernel's marks (:func:`_instrumented_split`) in getrf_block_compact
-    and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12, columns 4-7, then row 13's column 4) warp 0
-    before the staging, past it, past the panels, past the last panel's solve for B and past the
-    back substitution. The marks go to the pivots' pointer (unused by a solve) after each system."""
+    and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12, columns
+    4-7, then row 13's column 4) warp 0 before the staging, past it, past the panels, past the last
+    panel's solve for B and past the back substitution. The marks go to the pivots' pointer (unused by a solve) after each system."""
     text = _Patched(text)
     once = text.once
     _step_marks(once)
@@ -230,14 +236,10 @@ def _instrumented_compact(text):
     once(crew, "utarget);\n                RA_SPLIT_CLOCK(k, 7, PW);\n            }\n            __syncthreads();\n        }\n",
          kernel)
     _apply_marks(once, "void ra_luc_apply(")
-    stage = "        if (tid < 2) scount[tid] = 0;\n"
-    once(stage, "        RA_SPLIT_CLOCK(12, 4, 0);\n" + stage, kernel)
-    staged = "        __syncthreads();\n        int bad = 0;\n"
-    once(staged, staged + "        RA_SPLIT_CLOCK(12, 5, 0);\n", kernel)
-    panels = "        // the last panel's interchanges and solve for B"
-    once(panels, "        RA_SPLIT_CLOCK(12, 6, 0);\n" + panels, kernel)
-    solved = "        if (tid == 0) info[mat] = bad;\n"
-    once(solved, "        RA_SPLIT_CLOCK(12, 7, 0);\n" + solved, kernel)
+    _stage_marks(once, kernel, "        ", ("        if (tid < 2) scount[tid] = 0;\n", True),
+                 ("        __syncthreads();\n        int bad = 0;\n", False),
+                 ("        // the last panel's interchanges and solve for B", True),
+                 ("        if (tid == 0) info[mat] = bad;\n", True))
     done = "        __syncthreads();   // the next matrix's staging overwrites what this one read\n"
     once(done, done + "        RA_SPLIT_CLOCK(13, 4, 0);\n"
          f"        if (blockIdx.x == {COMPACT_BLOCK})\n"
