@@ -218,10 +218,9 @@ def _instrumented_split(text):
 
 
 def _instrumented_compact(text):
-    """lu_block.hip with the split kernel's marks (:func:`_instrumented_split`) in getrf_block_compact
-    and ra_luc_apply, block COMPACT_BLOCK (the last of its systems), and by system (row 12, columns
-    4-7, then row 13's column 4) warp 0 before the staging, past it, past the panels, past the last
-    panel's solve for B and past the back substitution. The marks go to the pivots' pointer (unused by a solve) after each system."""
+    """lu_block.hip with the split kernel's marks (:func:`_instrumented_split`, by system too) in
+    getrf_block_compact and ra_luc_apply, block COMPACT_BLOCK (the last of its systems). The marks
+    go to the pivots' pointer (unused by a solve) after each system."""
     text = _Patched(text)
     once = text.once
     _step_marks(once)
