@@ -113,7 +113,8 @@ def prefetch(text):
     text = _replace_once(text, stage_at, _PREFETCH_HELPERS + stage_at)
     begun = "        __syncthreads();\n        int bad = 0;\n"
     return _replace_once(text, begun, begun + "        if (mat + gridDim.x < batch)\n"
-                         "            ra_lub_prefetch_l2<T, THREADS>(n, n, A + (mat + gridDim.x) * a_bs, a_rs, a_cs);\n",
+                         "            ra_lub_prefetch_l2<T, THREADS>(n, n, A + (mat + gridDim.x) * a_bs, a_rs,\n"
+                         "                                           a_cs);\n",
                          after="void ra_rocsolver_getrf_block_compact(")
 
 

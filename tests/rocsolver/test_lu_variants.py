@@ -22,7 +22,8 @@ SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts")
 
 @pytest.fixture(scope="module")
 def variants():
-    spec = importlib.util.spec_from_file_location("rocarray_script_lu_variants", os.path.join(SCRIPTS, "lu_variants.py"))
+    path = os.path.join(SCRIPTS, "lu_variants.py")
+    spec = importlib.util.spec_from_file_location("rocarray_script_lu_variants", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
