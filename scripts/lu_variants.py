@@ -16,6 +16,11 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
 * ``prefetch``: the compact kernel (a persistent grid) asks L2 for the next system's matrix when
   a system's panels begin (NVIDIA sm_80+; a no-op elsewhere), so that its staging reads L2, not
   HBM.
+* ``backsub_unroll``: the back substitution's steps unrolled by 4, so that the next steps' loads
+  of U can be issued ahead of the step's chain (multiply, shuffle, multiply-add).
+* ``backsub_pipeline``: the back substitution's step with U's column loaded a step ahead (its
+  shared loads off the chain, which in the tree's code waits for them after the shuffle) and
+  without the per-step test of k < n (the loop's bound instead).
 * ``spill_rows``: the compact kernel's rank update (A22 -= L21 U12) of its spilled columns (in its
   global scratch) a warp a column, a lane a row of every warp-width rows: the column's reads and
   writes coalesced (a thread a column-chunk reads 32 columns a warp instruction), L's reads
@@ -165,8 +170,66 @@ def spill_rows(text):
     return _replace_once(text, end, _SPILL_ROWS + end, after="        const int ch = e / nc1;\n")
 
 
+def backsub_unroll(text):
+    """The back substitution's steps unrolled by 4 (see the module's head)."""
+    steps = "            for (int s = W - 1; s >= 0; --s) {\n                const int k = q * W + s;\n"
+    return _replace_once(text, steps, "#pragma unroll 4\n" + steps, after="void ra_lub_back_substitute_by(")
+
+
+_BACKSUB = """        for (int q = Q - 1; q >= 0; --q) {
+            for (int s = W - 1; s >= 0; --s) {
+                const int k = q * W + s;
+                if (k >= n) continue;
+                const T xk = ra_shfl(ra_lub_mul(y[q], d[q]), s);
+                if (lane == s) y[q] = xk;
+#pragma unroll
+                for (int qq = 0; qq <= q; ++qq) {
+                    const int row = qq * W + lane;
+                    if (row < k) y[qq] = ra_lub_fms(U(row, k), xk, y[qq]);
+                }
+            }
+        }
+"""
+
+_BACKSUB_PIPELINE = """        for (int q = Q - 1; q >= 0; --q) {
+            // (variant backsub_pipeline) U's column k loaded during step k + 1
+            const int top = n - 1 - q * W < W - 1 ? n - 1 - q * W : W - 1;   // the last s with k < n
+            T u[Q];
+#pragma unroll
+            for (int qq = 0; qq <= q; ++qq) {
+                const int row = qq * W + lane;
+                u[qq] = top >= 0 && row < q * W + top ? U(row, q * W + top) : zero;
+            }
+            for (int s = top; s >= 0; --s) {
+                const int k = q * W + s;
+                T un[Q];
+#pragma unroll
+                for (int qq = 0; qq <= q; ++qq) {
+                    const int row = qq * W + lane;
+                    un[qq] = s > 0 && row < k - 1 ? U(row, k - 1) : zero;
+                }
+                const T xk = ra_shfl(ra_lub_mul(y[q], d[q]), s);
+                if (lane == s) y[q] = xk;
+#pragma unroll
+                for (int qq = 0; qq <= q; ++qq) {
+                    const int row = qq * W + lane;
+                    if (row < k) y[qq] = ra_lub_fms(u[qq], xk, y[qq]);
+                    u[qq] = un[qq];
+                }
+            }
+        }
+"""
+
+
+def backsub_pipeline(text):
+    """The back substitution's U loads a step ahead (see the module's head)."""
+    return _replace_once(text, "#pragma unroll\n" + _BACKSUB, "#pragma unroll\n" + _BACKSUB_PIPELINE,
+                         after="void ra_lub_back_substitute_by(")
+
+
 #: The variants by name.
-VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch, "spill_rows": spill_rows}
+VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch, "spill_rows": spill_rows, "backsub_unroll": backsub_unroll,
+            "backsub_pipeline": backsub_pipeline}
 
 
 def apply(text, names):

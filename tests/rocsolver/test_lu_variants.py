@@ -1,8 +1,8 @@
 """``scripts/lu_variants.py``'s candidate patches of ``rocsolver/lu_block.hip`` without a GPU: each
 applies to the tree's source, compiles for sm_90 with NVRTC, and on the kernel emulator gives the
-split and compact kernels' factors and solutions bit for bit with the register tile's (the
-patches change scheduling only), so that the device's A/B (``scripts/lu_source_ab.py``) times
-correct kernels."""
+split and compact kernels' factors and solutions bit for bit with the tree's kernels and with
+the register tile's (the patches change scheduling only), so that the device's A/B
+(``scripts/lu_source_ab.py``) times correct kernels."""
 
 import importlib.util
 import os
@@ -14,7 +14,9 @@ from rocarray.rocsolver import _lu_block
 
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulator builds on)
-from test_lu_block import _split_emulator, assert_switch_matches_the_register_tile
+import numpy as np
+from conftest import random_array as rand
+from test_lu_block import _split_emulator, _tied_stack, assert_switch_matches_the_register_tile, same_bits
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "scripts")
@@ -29,7 +31,8 @@ def variants():
     return module
 
 
-ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["warp_u12", "prefetch", "spill_rows"]]
+ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["backsub_unroll"], ["backsub_pipeline"],
+       ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline"]]
 
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
@@ -55,15 +58,42 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
     assert set(lowered) == set(kernels) and binary
 
 
-def _use_variant(monkeypatch, variants, names):
-    """The emulator's kernels of lu_block.hip compiled from the tree's text with ``names`` applied."""
-    plain = _compile.read_text
-    text = variants.apply(plain(_lu_block.SOURCE), names)
-    monkeypatch.setattr(_compile, "read_text", lambda rel: text if rel == _lu_block.SOURCE else plain(rel))
+def _forget_kernels():
     for family in (_lu_block.WIDE_KERNELS, _lu_block.KERNELS, _lu_block.COMPACT_KERNELS,
                    *_lu_block.SPLIT_KERNELS.values()):
         family._kernels.clear()
     _compile._modules.clear()
+
+
+def _use_variant(request, monkeypatch, variants, names):
+    """The emulator's kernels of lu_block.hip compiled from the tree's text with ``names`` applied
+    (until the test ends: then the loaded kernels are forgotten, so later tests compile the tree's)."""
+    text = variants.apply(_TREE_TEXT(), names)
+    monkeypatch.setattr(_compile, "read_text", lambda rel: text if rel == _lu_block.SOURCE else _PLAIN_READ(rel))
+    _forget_kernels()
+    request.addfinalizer(_forget_kernels)
+
+
+_PLAIN_READ = _compile.read_text
+
+
+def _TREE_TEXT():
+    return _PLAIN_READ(_lu_block.SOURCE)
+
+
+def _results(dev, dtype, n):
+    """Factors, pivots, info, X and info of a tied stack and a random matrix through the routed
+    kernels (the factorization alone and the solve of 3 right-hand sides)."""
+    rng = np.random.default_rng(n)
+    a = np.concatenate([_tied_stack(rng, dtype, n), rand(rng, (1, n, n), dtype)])
+    b = np.concatenate([rng.integers(-5, 6, size=(4, n, 3)).astype(dtype), rand(rng, (1, n, 3), dtype)])
+    info = dev.array(np.full(5, 99, np.int32))
+    A = dev.array(np.ascontiguousarray(a.swapaxes(1, 2)).reshape(-1))
+    ipiv = dev.array(np.full(5 * n, -7, np.int32))
+    _lu_block.getrf(n, A, n, n * n, ipiv, n, info, 5)
+    X, xinfo = dev.array(np.full((5, n, 3), 7, dtype)), dev.array(np.full(5, 99, np.int32))
+    _lu_block.gesv(dev.array(a), dev.array(b), X, xinfo)
+    return [np.asarray(v).copy() for v in (A, ipiv, info, X, xinfo)]
 
 
 # (target, dtype, n, kernel): the split kernel (whole-block solves in its look-ahead and last
@@ -75,10 +105,9 @@ CASES = [("cuda32", "float64", 128, "split"), ("cuda32", "float64", 97, "split")
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
 @pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(map(str, c)))
-def test_variants_match_the_register_tile_bit_for_bit(request, monkeypatch, variants, names, case):
+def test_variants_match_the_tree_and_the_register_tile_bit_for_bit(request, monkeypatch, variants, names, case):
     target, dtype, n, kernel = case
     dev = _split_emulator(request, monkeypatch, target, False)
-    _use_variant(monkeypatch, variants, names)
     name = _lu_block.split_kernel_name
     if kernel == "compact":
         monkeypatch.setattr(_lu_block, "COMPACT", True)
@@ -89,4 +118,14 @@ def test_variants_match_the_register_tile_bit_for_bit(request, monkeypatch, vari
         name = lambda d, solve: _lu_block.compact_kernel_name(d) if solve else _lu_block.split_kernel_name(d, False)
     else:
         monkeypatch.setattr(_lu_block, "COMPACT", False)
+    monkeypatch.setattr(_lu_block, "SPLIT", True)
+    tree = _results(dev, dtype, n)
+    _use_variant(request, monkeypatch, variants, names)
+    for x, y in zip(_results(dev, dtype, n), tree):
+        if x.dtype.kind in "fc":
+            assert same_bits(x, y)
+        else:
+            np.testing.assert_array_equal(x, y)
+    # (a patch of code the register tile shares, the back substitution, is checked by the tree's
+    # results above; this compares the patched kernels with the patched register tile)
     assert_switch_matches_the_register_tile(dev, monkeypatch, "SPLIT", dtype, n, name)
