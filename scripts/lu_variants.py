@@ -11,7 +11,7 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
 * ``warp_u12``: the whole block's unit lower triangular solve in ``ra_lus_apply`` and
   ``ra_luc_apply`` (the look-ahead, the last panel's solve for B: nothing runs beside them) by a
   warp a column, a lane a row, row s's finished element by a shuffle at step s, two columns a warp;
-  float64 only (float32's split kernel fell off its register cliff with it). The update crew's
+  float64 only (see docs/performance/rocsolver.md, thirty-second session). The update crew's
   solve, beside the panel crew's chain, stays a thread a column.
 * ``prefetch``: the compact kernel (a persistent grid) asks L2 for the next system's matrix when
   a system's panels begin (NVIDIA sm_80+; a no-op elsewhere), so that its staging reads L2, not
@@ -23,8 +23,8 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
   without the per-step test of k < n (the loop's bound instead).
 * ``spill_rows``: the compact kernel's rank update (A22 -= L21 U12) of its spilled columns (in its
   global scratch) a warp a column, a lane a row of every warp-width rows: the column's reads and
-  writes coalesced (a thread a column-chunk reads 32 columns a warp instruction), L's reads
-  conflict-free, U12's elements broadcast, K at a time in flight.
+  writes coalesced (the tree's threads, a column each, read 32 columns in one warp instruction),
+  L's reads conflict-free, U12's elements broadcast, K at a time in flight.
 """
 
 _HELPERS_AT = "// The barrier of the threads that run ra_lus_apply: the block's, or the update crew's (crew, of\n"
