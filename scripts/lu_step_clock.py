@@ -174,6 +174,18 @@ def _apply_marks(once, apply):
     once(last, "    if (!crew) RA_SPLIT_CLOCK(8 + q, 7, 0);\n" + crew.format(7) + last, apply)
 
 
+def _phase_marks(once, kernel, indent, factor):
+    """Phase k's marks (row k) by warp 0 in ``kernel``, whose panel loop's body is indented by
+    ``indent``: at the phase's start (column 4), before the crew's call ``factor`` (5) and past
+    it (6)."""
+    loop = f"{indent}const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
+    once(loop, loop + f"{indent}RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
+    call = f"{indent}if (tid < PT) {{\n{indent}    {factor}"
+    once(call, f"{indent}RA_SPLIT_CLOCK(k, 5, 0);\n" + call, kernel)
+    factored = f"ptarget);\n{indent}}} else if (k > 0) {{"
+    once(factored, f"ptarget);\n{indent}    RA_SPLIT_CLOCK(k, 6, 0);\n{indent}}} else if (k > 0) {{", kernel)
+
+
 def _stage_marks(once, kernel, indent, *places):
     """A system's first four stage marks (row 12, columns 4-7) by warp 0 in ``kernel``: each place
     an (anchor, before) pair, the mark before or after its anchor; the kernel's own code adds the
@@ -195,14 +207,9 @@ def _instrumented_split(text):
     once = text.once
     _step_marks(once)
     kernel = "void ra_rocsolver_getrf_block_split("
-    loop = "        const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
-    once(loop, loop + "        RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
-    factor = "        if (tid < PT) {\n            ra_lus_factor<T, NB, PW, SOLVE, WIN, true>("
-    once(factor, "        RA_SPLIT_CLOCK(k, 5, 0);\n" + factor, kernel)
+    _phase_marks(once, kernel, "        ", "ra_lus_factor<T, NB, PW, SOLVE, WIN, true>(")
     crew = "tid - PT, UT, true, &scount[1], utarget);\n"
     once(crew, crew + "            RA_SPLIT_CLOCK(k, 7, PW);\n", kernel)
-    factored = "ptarget);\n        } else if (k > 0) {"
-    once(factored, "ptarget);\n            RA_SPLIT_CLOCK(k, 6, 0);\n        } else if (k > 0) {", kernel)
     # the look-ahead's parts (the whole block's ra_lus_apply of panel q), by warp 0 in row 8 + q
     _apply_marks(once, "void ra_lus_apply(")
     _stage_marks(once, kernel, "    ", ("    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs", True),
@@ -225,12 +232,7 @@ def _instrumented_compact(text):
     once = text.once
     _step_marks(once)
     kernel = "void ra_rocsolver_getrf_block_compact("
-    loop = "            const int prev = (k + 1) & 1;   // panel k - 1's buffers\n"
-    once(loop, loop + "            RA_SPLIT_CLOCK(k, 4, 0);\n", kernel)
-    factor = "            if (tid < PT) {\n                ra_lus_factor<"
-    once(factor, "            RA_SPLIT_CLOCK(k, 5, 0);\n" + factor, kernel)
-    factored = "ptarget);\n            } else if (k > 0) {"
-    once(factored, "ptarget);\n                RA_SPLIT_CLOCK(k, 6, 0);\n            } else if (k > 0) {", kernel)
+    _phase_marks(once, kernel, "            ", "ra_lus_factor<")
     crew = "utarget);\n            }\n            __syncthreads();\n        }\n"
     once(crew, "utarget);\n                RA_SPLIT_CLOCK(k, 7, PW);\n            }\n            __syncthreads();\n        }\n",
          kernel)
