@@ -21,6 +21,10 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
 * ``backsub_pipeline``: the back substitution's step with U's column loaded a step ahead (its
   shared loads off the chain, which in the tree's code waits for them after the shuffle) and
   without the per-step test of k < n (the loop's bound instead).
+* ``stage_overlap``: the compact kernel stages only panel 0's columns with the whole block; its
+  update crew, idle while the panel crew factors panel 0, stages the other columns (the spilled
+  ones into the scratch) and the right-hand sides then, so that most of the staging runs beside
+  panel 0's factorization instead of before it.
 * ``spill_rows``: the compact kernel's rank update (A22 -= L21 U12) of its spilled columns (in its
   global scratch) a warp a column, a lane a row of every warp-width rows: the column's reads and
   writes coalesced (the tree's threads, a column each, read 32 columns in one warp instruction),
@@ -170,6 +174,72 @@ def spill_rows(text):
     return _replace_once(text, end, _SPILL_ROWS + end, after="        const int ch = e / nc1;\n")
 
 
+_STAGE_CREW_HELPERS = """// (variant stage_overlap) ra_lub_stage by the threads gt = 0 .. GT - 1 of a crew
+template <typename T, int GT, int CHUNK>
+RA_DEVICE void ra_lub_stage_by(int gt, int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
+    const int total = rows * cols;
+    const bool rows_fast = (rs < 0 ? -rs : rs) <= (cs < 0 ? -cs : cs);
+    const int fast = rows_fast ? rows : cols;
+    const int df = GT % fast, ds = GT / fast;
+    int f = gt % fast, sl = gt / fast;
+    for (int e0 = gt; e0 < total; e0 += CHUNK * GT) {
+        T x[CHUNK];
+        int at[CHUNK];
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) {
+            const int i = rows_fast ? f : sl, j = rows_fast ? sl : f;
+            at[k] = e0 + k * GT < total ? i + j * ldd : -1;
+            if (at[k] >= 0) x[k] = src[(ra_i64)i * rs + (ra_i64)j * cs];
+            f += df;
+            sl += ds;
+            if (f >= fast) {
+                f -= fast;
+                ++sl;
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k)
+            if (at[k] >= 0) dst[at[k]] = x[k];
+    }
+}
+
+"""
+
+_STAGE_ALL = """        ra_lub_stage<T, THREADS, 8>(n, cs, A + mat * a_bs, a_rs, a_cs, sA, ld);
+        if (cs < n) ra_lub_stage<T, THREADS, 8>(n, n - cs, A + mat * a_bs + cs * a_cs, a_rs, a_cs, g, lg);
+        ra_lub_stage<T, THREADS, 8>(n, nrhs, B + mat * b_bs, b_rs, b_cs, sB, ld);
+        __syncthreads();
+"""
+
+_STAGE_PANEL0 = """        // (variant stage_overlap) panel 0's columns now; the rest by the update crew in phase 0
+        const int c0 = n < NB ? n : NB;
+        ra_lub_stage<T, THREADS, 8>(n, c0, A + mat * a_bs, a_rs, a_cs, sA, ld);
+        __syncthreads();
+"""
+
+_STAGE_PHASE0 = """            } else if (k == 0) {
+                // (variant stage_overlap) the other columns and B while the crew factors panel 0
+                ra_lub_stage_by<T, UT, 8>(tid - PT, n, cs - c0, A + mat * a_bs + c0 * a_cs, a_rs, a_cs,
+                                          sA + (ra_i64)c0 * ld, ld);
+                if (cs < n)
+                    ra_lub_stage_by<T, UT, 8>(tid - PT, n, n - cs, A + mat * a_bs + cs * a_cs, a_rs, a_cs, g, lg);
+                ra_lub_stage_by<T, UT, 8>(tid - PT, n, nrhs, B + mat * b_bs, b_rs, b_cs, sB, ld);
+            }
+            __syncthreads();
+        }
+"""
+
+
+def stage_overlap(text):
+    """The compact kernel's staging past panel 0 by its update crew during phase 0 (see the
+    module's head)."""
+    kernel = "void ra_rocsolver_getrf_block_compact("
+    text = _replace_once(text, _HELPERS_AT, _STAGE_CREW_HELPERS + _HELPERS_AT)
+    text = _replace_once(text, _STAGE_ALL, _STAGE_PANEL0, after=kernel)
+    end = "            }\n            __syncthreads();\n        }\n"
+    return _replace_once(text, end, _STAGE_PHASE0, after=kernel)
+
+
 def backsub_unroll(text):
     """The back substitution's steps unrolled by 4 (see the module's head)."""
     steps = "            for (int s = W - 1; s >= 0; --s) {\n                const int k = q * W + s;\n"
@@ -229,7 +299,7 @@ def backsub_pipeline(text):
 
 #: The variants by name.
 VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch, "spill_rows": spill_rows, "backsub_unroll": backsub_unroll,
-            "backsub_pipeline": backsub_pipeline}
+            "backsub_pipeline": backsub_pipeline, "stage_overlap": stage_overlap}
 
 
 def apply(text, names):

@@ -110,7 +110,7 @@ PROFILE = backend.DeviceInfo(id=0, name="fake sm_90", is_hip=False, arch="sm_90"
 def fake_device(monkeypatch):
     cupy = pytest.importorskip("cupy")
     device = FakeDevice()
-    handles = {}
+    handles = device.kernel_handles = {}   # (source, name) -> the Kernel every family hands out
 
     def family_kernel(self, name):
         key = (self.source, name)

@@ -12,6 +12,7 @@ import pytest
 from rocarray._core import compile as _compile, offline
 from rocarray.rocsolver import _lu_block
 
+import kernel_emu
 from kernel_emu import emulated_device, emulated_wave64_device  # noqa: F401 (the fixtures)
 from launchfake import fake_device  # noqa: F401 (the fixture the emulator builds on)
 import numpy as np
@@ -31,8 +32,8 @@ def variants():
     return module
 
 
-ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["backsub_unroll"], ["backsub_pipeline"],
-       ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline"]]
+ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["backsub_unroll"], ["backsub_pipeline"], ["stage_overlap"],
+       ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline", "stage_overlap"]]
 
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
@@ -46,6 +47,8 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
         assert text.count("ra_lub_prefetch_l2<T, THREADS>(") == 1
     if "spill_rows" in names:
         assert text.count("(variant spill_rows)") == 1
+    if "stage_overlap" in names:
+        assert text.count("ra_lub_stage_by<T, UT, 8>(") == 3
     if _compile.nvrtc() is None:
         pytest.skip("NVRTC is not available here")
     kernels = ["ra_rocsolver_getrf_block_split<double, 128, true, false>",
@@ -58,11 +61,19 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
     assert set(lowered) == set(kernels) and binary
 
 
-def _forget_kernels():
+def _forget_kernels(request):
+    """Every memo of lu_block.hip's compiled kernels: the package's families, the compile layer's
+    modules, the fake device's kernel handles and the emulator's kernels (keyed by source name,
+    not text)."""
     for family in (_lu_block.WIDE_KERNELS, _lu_block.KERNELS, _lu_block.COMPACT_KERNELS,
                    *_lu_block.SPLIT_KERNELS.values()):
         family._kernels.clear()
     _compile._modules.clear()
+    handles = request.getfixturevalue("fake_device").kernel_handles
+    for key in [k for k in handles if k[0] == _lu_block.SOURCE]:
+        del handles[key]
+    for key in [k for k in kernel_emu._kernels if k[0] == _lu_block.SOURCE]:
+        del kernel_emu._kernels[key]
 
 
 def _use_variant(request, monkeypatch, variants, names):
@@ -70,8 +81,8 @@ def _use_variant(request, monkeypatch, variants, names):
     (until the test ends: then the loaded kernels are forgotten, so later tests compile the tree's)."""
     text = variants.apply(_TREE_TEXT(), names)
     monkeypatch.setattr(_compile, "read_text", lambda rel: text if rel == _lu_block.SOURCE else _PLAIN_READ(rel))
-    _forget_kernels()
-    request.addfinalizer(_forget_kernels)
+    _forget_kernels(request)
+    request.addfinalizer(lambda: _forget_kernels(request))
 
 
 _PLAIN_READ = _compile.read_text
