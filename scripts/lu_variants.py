@@ -25,6 +25,12 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
   update crew, idle while the panel crew factors panel 0, stages the other columns (the spilled
   ones into the scratch) and the right-hand sides then, so that most of the staging runs beside
   panel 0's factorization instead of before it.
+* ``warp_columns``: the compact kernel's ``ra_luc_apply`` (its look-ahead, its update crew's
+  update and the last panel's solve for B) a warp a target column, two columns a warp at once:
+  the column's interchanges (its rows read, then written), its unit lower triangular solve (a lane
+  a row, row s's element by a shuffle at step s) and its rank update (a lane a row of every
+  warp-width rows, U12's elements by shuffles), with no barrier between them and one at the end:
+  the same operations on each element in the same order, so the same bits.
 * ``spill_rows``: the compact kernel's rank update (A22 -= L21 U12) of its spilled columns (in its
   global scratch) a warp a column, a lane a row of every warp-width rows: the column's reads and
   writes coalesced (the tree's threads, a column each, read 32 columns in one warp instruction),
@@ -240,6 +246,118 @@ def stage_overlap(text):
     return _replace_once(text, end, _STAGE_PHASE0, after=kernel)
 
 
+_WARP_COLUMNS = """template <typename T, int NB, bool SPILL>
+__device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* t1, int ld1, int nc1, T* t2,
+                                          int ld2, int nc2, T* tl, int left, const int* slabel, int zbits,
+                                          int gt, int GT, bool crew, int* count, int& target) {
+    // (variant warp_columns) a warp a target column, two at once
+    constexpr int W = RA_WARP_SIZE, RM = (128 + W - 1) / W;   // rows a lane holds (orders <= 128)
+    const T zero = ra_lub_zero<T>();
+    const int r0 = q * NB, mq = n - r0, nbq = mq < NB ? mq : NB;
+    const int nc = SPILL ? nc1 + nc2 : nc1, ncols = left + nc;
+    const int lane = gt % W, warp = gt / W, warps = GT / W;
+    // column e of the ncols: the interchanged-only ones at tl first, then the targets
+    auto column = [=](int e) -> T* {
+        if (e < left) return tl + (ra_i64)e * ld1;
+        e -= left;
+        return !SPILL || e < nc1 ? t1 + (ra_i64)e * ld1 : t2 + (ra_i64)(e - nc1) * ld2;
+    };
+    // the interchanged-only columns (part 0), then the targets (part 1), in pairs within a part
+    for (int part = 0; part < 2; ++part) {
+    const int lo = part ? left : 0, hi = part ? ncols : left;
+    for (int e0 = lo + warp; e0 < hi; e0 += 2 * warps) {
+        const int e1 = e0 + warps;
+        const bool two = e1 < hi;   // (warp-uniform)
+        T* col[2] = {column(e0), column(two ? e1 : e0)};
+        // the interchanges: row r0 + t goes to row slabel[t]; the column's reads before its writes
+        T x[2][RM];
+        int to[RM];
+#pragma unroll
+        for (int k = 0; k < RM; ++k) {
+            const int t = lane + k * W;
+            to[k] = -1;
+            if (t < mq) {
+                const int d = slabel[t];
+                if (d != r0 + t) {
+                    to[k] = d;
+                    x[0][k] = col[0][r0 + t];
+                    if (two) x[1][k] = col[1][r0 + t];
+                }
+            }
+        }
+        __threadfence_block();
+        ra_warp_sync();
+#pragma unroll
+        for (int k = 0; k < RM; ++k)
+            if (to[k] >= 0) {
+                col[0][to[k]] = x[0][k];
+                if (two) col[1][to[k]] = x[1][k];
+            }
+        __threadfence_block();
+        ra_warp_sync();
+        if (part == 0) continue;
+        // U12 := L11^-1 A12: lane i holds row r0 + i; at step s the rows below s subtract
+        // L(r0 + i, s) times row s's finished element
+        T v[2];
+        v[0] = lane < nbq ? col[0][r0 + lane] : zero;
+        v[1] = lane < nbq && two ? col[1][r0 + lane] : zero;
+        for (int s = 0; s + 1 < nbq; ++s) {
+            if ((zbits >> s) & 1) continue;
+            const T m = lane < nbq ? L[r0 + lane + (ra_i64)s * ldl] : zero;
+            const T s0 = ra_shfl(v[0], s), s1 = ra_shfl(v[1], s);
+            if (lane > s && lane < nbq) {
+                v[0] = ra_lub_fms(m, s0, v[0]);
+                v[1] = ra_lub_fms(m, s1, v[1]);
+            }
+        }
+        if (lane < nbq) {
+            col[0][r0 + lane] = v[0];
+            if (two) col[1][r0 + lane] = v[1];
+        }
+        // A22 -= L21 U12: lane i holds rows r0 + nbq + i + k W; U12's element s by a shuffle
+        T a[2][RM];
+#pragma unroll
+        for (int k = 0; k < RM; ++k) {
+            const int row = r0 + nbq + lane + k * W;
+            a[0][k] = row < n ? col[0][row] : zero;
+            a[1][k] = row < n && two ? col[1][row] : zero;
+        }
+        for (int s = 0; s < nbq; ++s) {
+            if ((zbits >> s) & 1) continue;
+            const T u0 = ra_shfl(v[0], s), u1 = ra_shfl(v[1], s);
+            const T* l = L + (ra_i64)s * ldl + r0 + nbq + lane;
+#pragma unroll
+            for (int k = 0; k < RM; ++k)
+                if (r0 + nbq + lane + k * W < n) {
+                    const T lk = l[k * W];
+                    a[0][k] = ra_lub_fms(lk, u0, a[0][k]);
+                    a[1][k] = ra_lub_fms(lk, u1, a[1][k]);
+                }
+        }
+#pragma unroll
+        for (int k = 0; k < RM; ++k) {
+            const int row = r0 + nbq + lane + k * W;
+            if (row < n) {
+                col[0][row] = a[0][k];
+                if (two) col[1][row] = a[1][k];
+            }
+        }
+    }
+    }
+    ra_lus_sync(crew, GT, count, target);
+}
+
+"""
+
+
+def warp_columns(text):
+    """The compact kernel's ra_luc_apply a warp a target column (see the module's head)."""
+    head = "template <typename T, int NB, bool SPILL>\n__device__ __noinline__ void ra_luc_apply("
+    start = text.index(head)
+    end = text.index("template <typename T, int N, bool WIN>\n__global__ RA_LU_COMPACT_LAUNCH_BOUNDS", start)
+    return text[:start] + _WARP_COLUMNS + text[end:]
+
+
 def backsub_unroll(text):
     """The back substitution's steps unrolled by 4 (see the module's head)."""
     steps = "            for (int s = W - 1; s >= 0; --s) {\n                const int k = q * W + s;\n"
@@ -299,7 +417,8 @@ def backsub_pipeline(text):
 
 #: The variants by name.
 VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch, "spill_rows": spill_rows, "backsub_unroll": backsub_unroll,
-            "backsub_pipeline": backsub_pipeline, "stage_overlap": stage_overlap}
+            "backsub_pipeline": backsub_pipeline, "stage_overlap": stage_overlap,
+            "warp_columns": warp_columns}
 
 
 def apply(text, names):

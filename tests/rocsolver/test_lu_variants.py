@@ -33,7 +33,8 @@ def variants():
 
 
 ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["backsub_unroll"], ["backsub_pipeline"], ["stage_overlap"],
-       ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline", "stage_overlap"]]
+       ["warp_columns"], ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline", "stage_overlap"],
+       ["warp_columns", "stage_overlap", "backsub_pipeline"]]
 
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
@@ -47,6 +48,8 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
         assert text.count("ra_lub_prefetch_l2<T, THREADS>(") == 1
     if "spill_rows" in names:
         assert text.count("(variant spill_rows)") == 1
+    if "warp_columns" in names:
+        assert text.count("(variant warp_columns)") == 1
     if "stage_overlap" in names:
         assert text.count("ra_lub_stage_by<T, UT, 8>(") == 3
     if _compile.nvrtc() is None:
