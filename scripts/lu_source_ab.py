@@ -6,6 +6,7 @@ stack, in one process: for the A/B of a kernel change before it lands (docs/perf
     python scripts/lu_source_ab.py a=/tmp/variant.hip b=- --cases float64:128,float32:100
     python scripts/lu_source_ab.py base=HEAD new=- --compact         # the compact kernel's too
     python scripts/lu_source_ab.py base=- warp=+warp_u12 --compact   # a candidate patch (lu_variants.py)
+    python scripts/lu_source_ab.py base=- cols=+warp_columns --compact-only   # the compact kernel alone
 
 Each variant is ``NAME=SOURCE[:THREADS]``: SOURCE is ``-`` (the working tree's file), a file, a
 git revision (its ``rocarray/_kernels/rocsolver/lu_block.hip``), or ``+NAME[+NAME...]``: the tree's
@@ -17,7 +18,7 @@ reference for the bits), then every variant's split kernel in mirrored order (th
 calls after one untimed call, device events), each line printed as it is measured, whether its X
 is the wide kernel's bit for bit, and cuSOLVER through ``cupy.linalg.solve``. With ``--compact``,
 each variant's compact kernel (``_lu_block.COMPACT``, routed for both dtypes) is timed next to its
-split kernel.
+split kernel; with ``--compact-only``, the compact kernel alone.
 """
 
 import subprocess
@@ -68,8 +69,9 @@ def best_ms(cupy, call, repeat=5):
 def main(argv):
     cupy = backend.cupy()
     cases = [("float64", 128), ("float32", 128)]
-    compact = "--compact" in argv
-    argv = [a for a in argv if a != "--compact"]
+    compact_only = "--compact-only" in argv
+    compact = compact_only or "--compact" in argv
+    argv = [a for a in argv if a not in ("--compact", "--compact-only")]
     if "--cases" in argv:
         at = argv.index("--cases")
         cases = [(c.split(":")[0], int(c.split(":")[1])) for c in argv[at + 1].split(",")]
@@ -100,7 +102,8 @@ def main(argv):
             for name in list(variants) + list(variants)[::-1]:
                 _use(*variants[name], read_text, default_threads)
                 has_compact = "ra_rocsolver_getrf_block_compact" in variants[name][0]
-                for kind in ("split", "compact")[:2 if compact and has_compact else 1]:
+                kinds = ("split", "compact")[:2 if compact and has_compact else 1]
+                for kind in kinds[1:] if compact_only and has_compact else kinds:
                     _lu_block.COMPACT = kind == "compact"
                     ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
                     same = numpy.array_equal(cupy.asnumpy(ra.linalg.solve(a, b)), ref)
