@@ -209,6 +209,18 @@ RA_DEVICE void ra_lub_stage_by(int gt, int rows, int cols, const T* src, ra_i64 
     }
 }
 
+// (variant stage_overlap) the compact kernel's staging of columns c0 .. n - 1 (from cs on into the
+// scratch g) and of B by the update crew's threads gt = 0 .. GT - 1: not inlined, so that the
+// panel crew's step keeps its registers
+template <typename T, int GT>
+__device__ __noinline__ void ra_luc_stage_rest(int gt, int n, int nrhs, int c0, int cs, const T* A, ra_i64 a_rs,
+                                               ra_i64 a_cs, const T* B, ra_i64 b_rs, ra_i64 b_cs, T* sA, int ld,
+                                               T* g, int lg, T* sB) {
+    ra_lub_stage_by<T, GT, 8>(gt, n, cs - c0, A + c0 * a_cs, a_rs, a_cs, sA + (ra_i64)c0 * ld, ld);
+    if (cs < n) ra_lub_stage_by<T, GT, 8>(gt, n, n - cs, A + cs * a_cs, a_rs, a_cs, g, lg);
+    ra_lub_stage_by<T, GT, 8>(gt, n, nrhs, B, b_rs, b_cs, sB, ld);
+}
+
 """
 
 _STAGE_ALL = """        ra_lub_stage<T, THREADS, 8>(n, cs, A + mat * a_bs, a_rs, a_cs, sA, ld);
@@ -225,11 +237,8 @@ _STAGE_PANEL0 = """        // (variant stage_overlap) panel 0's columns now; the
 
 _STAGE_PHASE0 = """            } else if (k == 0) {
                 // (variant stage_overlap) the other columns and B while the crew factors panel 0
-                ra_lub_stage_by<T, UT, 8>(tid - PT, n, cs - c0, A + mat * a_bs + c0 * a_cs, a_rs, a_cs,
-                                          sA + (ra_i64)c0 * ld, ld);
-                if (cs < n)
-                    ra_lub_stage_by<T, UT, 8>(tid - PT, n, n - cs, A + mat * a_bs + cs * a_cs, a_rs, a_cs, g, lg);
-                ra_lub_stage_by<T, UT, 8>(tid - PT, n, nrhs, B + mat * b_bs, b_rs, b_cs, sB, ld);
+                ra_luc_stage_rest<T, UT>(tid - PT, n, nrhs, c0, cs, A + mat * a_bs, a_rs, a_cs, B + mat * b_bs, b_rs,
+                                         b_cs, sA, ld, g, lg, sB);
             }
             __syncthreads();
         }
@@ -250,8 +259,9 @@ _WARP_COLUMNS = """template <typename T, int NB, bool SPILL>
 __device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* t1, int ld1, int nc1, T* t2,
                                           int ld2, int nc2, T* tl, int left, const int* slabel, int zbits,
                                           int gt, int GT, bool crew, int* count, int& target) {
-    // (variant warp_columns) a warp a target column, two at once
+    // (variant warp_columns) a warp a target column, COLUMNS at once
     constexpr int W = RA_WARP_SIZE, RM = (128 + W - 1) / W;   // rows a lane holds (orders <= 128)
+    constexpr int P = COLUMNS;
     const T zero = ra_lub_zero<T>();
     const int r0 = q * NB, mq = n - r0, nbq = mq < NB ? mq : NB;
     const int nc = SPILL ? nc1 + nc2 : nc1, ncols = left + nc;
@@ -262,15 +272,19 @@ __device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* 
         e -= left;
         return !SPILL || e < nc1 ? t1 + (ra_i64)e * ld1 : t2 + (ra_i64)(e - nc1) * ld2;
     };
-    // the interchanged-only columns (part 0), then the targets (part 1), in pairs within a part
+    // the interchanged-only columns (part 0), then the targets (part 1), P at a time within a part
     for (int part = 0; part < 2; ++part) {
     const int lo = part ? left : 0, hi = part ? ncols : left;
-    for (int e0 = lo + warp; e0 < hi; e0 += 2 * warps) {
-        const int e1 = e0 + warps;
-        const bool two = e1 < hi;   // (warp-uniform)
-        T* col[2] = {column(e0), column(two ? e1 : e0)};
+    for (int e0 = lo + warp; e0 < hi; e0 += P * warps) {
+        bool has[P];   // (warp-uniform)
+        T* col[P];
+#pragma unroll
+        for (int p = 0; p < P; ++p) {
+            has[p] = e0 + p * warps < hi;
+            col[p] = column(has[p] ? e0 + p * warps : e0);
+        }
         // the interchanges: row r0 + t goes to row slabel[t]; the column's reads before its writes
-        T x[2][RM];
+        T x[P][RM];
         int to[RM];
 #pragma unroll
         for (int k = 0; k < RM; ++k) {
@@ -280,8 +294,9 @@ __device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* 
                 const int d = slabel[t];
                 if (d != r0 + t) {
                     to[k] = d;
-                    x[0][k] = col[0][r0 + t];
-                    if (two) x[1][k] = col[1][r0 + t];
+#pragma unroll
+                    for (int p = 0; p < P; ++p)
+                        if (has[p]) x[p][k] = col[p][r0 + t];
                 }
             }
         }
@@ -290,57 +305,58 @@ __device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* 
 #pragma unroll
         for (int k = 0; k < RM; ++k)
             if (to[k] >= 0) {
-                col[0][to[k]] = x[0][k];
-                if (two) col[1][to[k]] = x[1][k];
+#pragma unroll
+                for (int p = 0; p < P; ++p)
+                    if (has[p]) col[p][to[k]] = x[p][k];
             }
         __threadfence_block();
         ra_warp_sync();
         if (part == 0) continue;
         // U12 := L11^-1 A12: lane i holds row r0 + i; at step s the rows below s subtract
         // L(r0 + i, s) times row s's finished element
-        T v[2];
-        v[0] = lane < nbq ? col[0][r0 + lane] : zero;
-        v[1] = lane < nbq && two ? col[1][r0 + lane] : zero;
+        T v[P];
+#pragma unroll
+        for (int p = 0; p < P; ++p) v[p] = lane < nbq && has[p] ? col[p][r0 + lane] : zero;
         for (int s = 0; s + 1 < nbq; ++s) {
             if ((zbits >> s) & 1) continue;
             const T m = lane < nbq ? L[r0 + lane + (ra_i64)s * ldl] : zero;
-            const T s0 = ra_shfl(v[0], s), s1 = ra_shfl(v[1], s);
-            if (lane > s && lane < nbq) {
-                v[0] = ra_lub_fms(m, s0, v[0]);
-                v[1] = ra_lub_fms(m, s1, v[1]);
+#pragma unroll
+            for (int p = 0; p < P; ++p) {
+                const T xs = ra_shfl(v[p], s);
+                if (lane > s && lane < nbq) v[p] = ra_lub_fms(m, xs, v[p]);
             }
         }
-        if (lane < nbq) {
-            col[0][r0 + lane] = v[0];
-            if (two) col[1][r0 + lane] = v[1];
-        }
+#pragma unroll
+        for (int p = 0; p < P; ++p)
+            if (lane < nbq && has[p]) col[p][r0 + lane] = v[p];
         // A22 -= L21 U12: lane i holds rows r0 + nbq + i + k W; U12's element s by a shuffle
-        T a[2][RM];
+        T a[P][RM];
 #pragma unroll
         for (int k = 0; k < RM; ++k) {
             const int row = r0 + nbq + lane + k * W;
-            a[0][k] = row < n ? col[0][row] : zero;
-            a[1][k] = row < n && two ? col[1][row] : zero;
+#pragma unroll
+            for (int p = 0; p < P; ++p) a[p][k] = row < n && has[p] ? col[p][row] : zero;
         }
         for (int s = 0; s < nbq; ++s) {
             if ((zbits >> s) & 1) continue;
-            const T u0 = ra_shfl(v[0], s), u1 = ra_shfl(v[1], s);
+            T u[P];
+#pragma unroll
+            for (int p = 0; p < P; ++p) u[p] = ra_shfl(v[p], s);
             const T* l = L + (ra_i64)s * ldl + r0 + nbq + lane;
 #pragma unroll
             for (int k = 0; k < RM; ++k)
                 if (r0 + nbq + lane + k * W < n) {
                     const T lk = l[k * W];
-                    a[0][k] = ra_lub_fms(lk, u0, a[0][k]);
-                    a[1][k] = ra_lub_fms(lk, u1, a[1][k]);
+#pragma unroll
+                    for (int p = 0; p < P; ++p) a[p][k] = ra_lub_fms(lk, u[p], a[p][k]);
                 }
         }
 #pragma unroll
         for (int k = 0; k < RM; ++k) {
             const int row = r0 + nbq + lane + k * W;
-            if (row < n) {
-                col[0][row] = a[0][k];
-                if (two) col[1][row] = a[1][k];
-            }
+#pragma unroll
+            for (int p = 0; p < P; ++p)
+                if (row < n && has[p]) col[p][row] = a[p][k];
         }
     }
     }
@@ -350,12 +366,13 @@ __device__ __noinline__ void ra_luc_apply(int q, int n, const T* L, int ldl, T* 
 """
 
 
-def warp_columns(text):
-    """The compact kernel's ra_luc_apply a warp a target column (see the module's head)."""
+def warp_columns(text, columns=2):
+    """The compact kernel's ra_luc_apply a warp a target column, ``columns`` at once (see the
+    module's head)."""
     head = "template <typename T, int NB, bool SPILL>\n__device__ __noinline__ void ra_luc_apply("
     start = text.index(head)
     end = text.index("template <typename T, int N, bool WIN>\n__global__ RA_LU_COMPACT_LAUNCH_BOUNDS", start)
-    return text[:start] + _WARP_COLUMNS + text[end:]
+    return text[:start] + _WARP_COLUMNS.replace("COLUMNS", str(columns)) + text[end:]
 
 
 def backsub_unroll(text):
@@ -418,7 +435,7 @@ def backsub_pipeline(text):
 #: The variants by name.
 VARIANTS = {"warp_u12": warp_u12, "prefetch": prefetch, "spill_rows": spill_rows, "backsub_unroll": backsub_unroll,
             "backsub_pipeline": backsub_pipeline, "stage_overlap": stage_overlap,
-            "warp_columns": warp_columns}
+            "warp_columns": warp_columns, "warp_column": lambda text: warp_columns(text, 1)}
 
 
 def apply(text, names):

@@ -33,8 +33,8 @@ def variants():
 
 
 ALL = [["warp_u12"], ["prefetch"], ["spill_rows"], ["backsub_unroll"], ["backsub_pipeline"], ["stage_overlap"],
-       ["warp_columns"], ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline", "stage_overlap"],
-       ["warp_columns", "stage_overlap", "backsub_pipeline"]]
+       ["warp_columns"], ["warp_column"], ["warp_u12", "prefetch", "spill_rows", "backsub_pipeline", "stage_overlap"],
+       ["warp_columns", "stage_overlap", "backsub_pipeline"], ["warp_column", "stage_overlap"]]
 
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
@@ -51,7 +51,7 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
     if "warp_columns" in names:
         assert text.count("(variant warp_columns)") == 1
     if "stage_overlap" in names:
-        assert text.count("ra_lub_stage_by<T, UT, 8>(") == 3
+        assert text.count("ra_luc_stage_rest<T, UT>(") == 1
     if _compile.nvrtc() is None:
         pytest.skip("NVRTC is not available here")
     kernels = ["ra_rocsolver_getrf_block_split<double, 128, true, false>",
