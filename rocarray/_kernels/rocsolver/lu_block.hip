@@ -216,25 +216,25 @@ template <typename T> RA_DEVICE T* ra_lub_shared() {
     return reinterpret_cast<T*>(ra_align_shared<16>(reinterpret_cast<unsigned char*>(ra_lub_smem)));
 }
 
-// dst (rows x cols, column-major, leading dimension ldd) := src through element strides; the
-// lanes walk the index whose stride is smaller, so the global reads coalesce, and each thread
-// issues CHUNK loads before their stores so that they are in flight together (by default 4096 a
-// block: fewer a thread for wider blocks, whose threads have fewer registers)
-template <typename T, int THREADS = RA_LU_BLOCK_THREADS, int CHUNK = 4096 / THREADS>
-RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
+// dst (rows x cols, column-major, leading dimension ldd) := src through element strides, by the
+// threads gt = 0 .. GT - 1 (a block's or a crew's); the lanes walk the index whose stride is
+// smaller, so the global reads coalesce, and each thread issues CHUNK loads before their stores so
+// that they are in flight together
+template <typename T, int GT, int CHUNK>
+RA_DEVICE void ra_lub_stage_by(int gt, int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
     const int total = rows * cols;
     const bool rows_fast = (rs < 0 ? -rs : rs) <= (cs < 0 ? -cs : cs);
     const int fast = rows_fast ? rows : cols;
-    // element e = f + s * fast; (f, s) stepped by THREADS without a division per element
-    const int df = THREADS % fast, ds = THREADS / fast;
-    int f = (int)threadIdx.x % fast, sl = (int)threadIdx.x / fast;
-    for (int e0 = threadIdx.x; e0 < total; e0 += CHUNK * THREADS) {
+    // element e = f + s * fast; (f, s) stepped by GT without a division per element
+    const int df = GT % fast, ds = GT / fast;
+    int f = gt % fast, sl = gt / fast;
+    for (int e0 = gt; e0 < total; e0 += CHUNK * GT) {
         T x[CHUNK];
         int at[CHUNK];
 #pragma unroll
         for (int k = 0; k < CHUNK; ++k) {
             const int i = rows_fast ? f : sl, j = rows_fast ? sl : f;
-            at[k] = e0 + k * THREADS < total ? i + j * ldd : -1;
+            at[k] = e0 + k * GT < total ? i + j * ldd : -1;
             if (at[k] >= 0) x[k] = src[(ra_i64)i * rs + (ra_i64)j * cs];
             f += df;
             sl += ds;
@@ -247,6 +247,13 @@ RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 
         for (int k = 0; k < CHUNK; ++k)
             if (at[k] >= 0) dst[at[k]] = x[k];
     }
+}
+
+// ra_lub_stage_by over the whole block (by default 4096 loads in flight a block: fewer a thread
+// for wider blocks, whose threads have fewer registers)
+template <typename T, int THREADS = RA_LU_BLOCK_THREADS, int CHUNK = 4096 / THREADS>
+RA_DEVICE void ra_lub_stage(int rows, int cols, const T* src, ra_i64 rs, ra_i64 cs, T* dst, int ldd) {
+    ra_lub_stage_by<T, THREADS, CHUNK>((int)threadIdx.x, rows, cols, src, rs, cs, dst, ldd);
 }
 
 // U(row, col) of an upper triangle held column-major in one array
@@ -1431,6 +1438,18 @@ RA_DEVICE void ra_lus_factor(int j0, int nb, int n, T* P, int ldp, T (*lrow)[NB 
     if (t == 0) *szero = zbits;
 }
 
+// The compact kernel's staging of columns c0 .. n - 1 (from cs on into the scratch g) and of B by
+// the update crew's threads gt = 0 .. GT - 1, while the panel crew factors panel 0. Not inlined,
+// so that the panel crew's step keeps its registers.
+template <typename T, int GT>
+__device__ __noinline__ void ra_luc_stage_rest(int gt, int n, int nrhs, int c0, int cs, const T* A, ra_i64 a_rs,
+                                               ra_i64 a_cs, const T* B, ra_i64 b_rs, ra_i64 b_cs, T* sA, int ld,
+                                               T* g, int lg, T* sB) {
+    ra_lub_stage_by<T, GT, 8>(gt, n, cs - c0, A + c0 * a_cs, a_rs, a_cs, sA + (ra_i64)c0 * ld, ld);
+    if (cs < n) ra_lub_stage_by<T, GT, 8>(gt, n, n - cs, A + cs * a_cs, a_rs, a_cs, g, lg);
+    ra_lub_stage_by<T, GT, 8>(gt, n, nrhs, B, b_rs, b_cs, sB, ld);
+}
+
 // The barrier of the threads that run ra_lus_apply: the block's, or the update crew's (crew, of
 // `threads` threads)
 RA_DEVICE void ra_lus_sync(bool crew, int threads, int* count, int& target) {
@@ -1849,10 +1868,10 @@ __global__ RA_LU_COMPACT_LAUNCH_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolv
         // barriers, so its count would fall behind the others')
         if (tid < 2) scount[tid] = 0;
         int ptarget = 0, utarget = 0;
-        // (8 loads in flight a thread: the registers two blocks a multiprocessor leave)
-        ra_lub_stage<T, THREADS, 8>(n, cs, A + mat * a_bs, a_rs, a_cs, sA, ld);
-        if (cs < n) ra_lub_stage<T, THREADS, 8>(n, n - cs, A + mat * a_bs + cs * a_cs, a_rs, a_cs, g, lg);
-        ra_lub_stage<T, THREADS, 8>(n, nrhs, B + mat * b_bs, b_rs, b_cs, sB, ld);
+        // panel 0's columns now, the rest by the update crew in phase 0 (8 loads in flight a
+        // thread: the registers two blocks a multiprocessor leave)
+        const int c0 = n < NB ? n : NB;
+        ra_lub_stage<T, THREADS, 8>(n, c0, A + mat * a_bs, a_rs, a_cs, sA, ld);
         __syncthreads();
         int bad = 0;
         for (int k = 0; k < np; ++k) {
@@ -1888,6 +1907,10 @@ __global__ RA_LU_COMPACT_LAUNCH_BOUNDS(ra_luc_threads<T>::value) void ra_rocsolv
                 else
                     ra_luc_apply<T, NB, false>(k - 1, n, lp, ld, t1, ld, nc1, nullptr, 0, 0, sA, 0, slabel[prev],
                                                szero[prev], tid - PT, UT, true, &scount[1], utarget);
+            } else if (k == 0) {
+                // the columns right of panel 0 and B, while the panel crew factors it
+                ra_luc_stage_rest<T, UT>(tid - PT, n, nrhs, c0, cs, A + mat * a_bs, a_rs, a_cs, B + mat * b_bs, b_rs,
+                                         b_cs, sA, ld, g, lg, sB);
             }
             __syncthreads();
         }
