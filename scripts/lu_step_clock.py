@@ -233,9 +233,8 @@ def _instrumented_compact(text):
     _step_marks(once)
     kernel = "void ra_rocsolver_getrf_block_compact("
     _phase_marks(once, kernel, "            ", "ra_lus_factor<")
-    crew = "utarget);\n            }\n            __syncthreads();\n        }\n"
-    once(crew, "utarget);\n                RA_SPLIT_CLOCK(k, 7, PW);\n            }\n            __syncthreads();\n        }\n",
-         kernel)
+    crew = "utarget);\n            } else if (k == 0) {\n"
+    once(crew, "utarget);\n                RA_SPLIT_CLOCK(k, 7, PW);\n            } else if (k == 0) {\n", kernel)
     _apply_marks(once, "void ra_luc_apply(")
     _stage_marks(once, kernel, "        ", ("        if (tid < 2) scount[tid] = 0;\n", True),
                  ("        __syncthreads();\n        int bad = 0;\n", False),
