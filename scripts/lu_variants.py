@@ -18,6 +18,9 @@ order, so each variant's factors and solutions are the tree's bit for bit (the e
 * ``backsub_pipeline``: the back substitution's step with U's column loaded a step ahead (its
   shared loads off the chain, which in the tree's code waits for them after the shuffle) and
   without the per-step test of k < n (the loop's bound instead).
+* ``split_stage``: the split kernel stages panel 0's columns with the whole block; its update
+  crew, idle while the panel crew factors panel 0, stages the other columns and B then (through
+  the compact kernel's ``ra_luc_stage_rest``, not inlined), as the compact kernel does.
 """
 
 _HELPERS_AT = "// The barrier of the threads that run ra_lus_apply: the block's, or the update crew's (crew, of\n"
@@ -139,8 +142,38 @@ def backsub_pipeline(text):
                          after="void ra_lub_back_substitute_by(")
 
 
+_SPLIT_STAGE_ALL = """    ra_lub_stage<T, THREADS>(n, n, A + mat * a_bs, a_rs, a_cs, sA, ld);
+    if (SOLVE) ra_lub_stage<T, THREADS>(n, nrhs, B + mat * b_bs, b_rs, b_cs, sA + (ra_i64)ld * n, ld);
+"""
+
+_SPLIT_STAGE_PANEL0 = """    // (variant split_stage) panel 0's columns now; the rest by the update crew in phase 0
+    const int c0 = n < NB ? n : NB;
+    ra_lub_stage<T, THREADS>(n, c0, A + mat * a_bs, a_rs, a_cs, sA, ld);
+"""
+
+_SPLIT_STAGE_PHASE0 = """        } else if (k > 0) {
+            ra_lus_apply<T, NB>(k - 1, n, sA, ld, slabel[prev], szero[prev], j0 + nb, nce, SOLVE ? 0 : j0 - NB,
+                                tid - PT, UT, true, &scount[1], utarget);
+        } else {
+            // (variant split_stage) the columns right of panel 0 and B, while the panel crew factors it
+            ra_luc_stage_rest<T, UT>(tid - PT, n, SOLVE ? nrhs : 0, c0, n, A + mat * a_bs, a_rs, a_cs,
+                                     B + mat * b_bs, b_rs, b_cs, sA, ld, sA, ld, sA + (ra_i64)ld * n);
+        }
+"""
+
+
+def split_stage(text):
+    """The split kernel's staging past panel 0 by its update crew during phase 0 (see the module's
+    head)."""
+    kernel = "void ra_rocsolver_getrf_block_split("
+    text = _replace_once(text, _SPLIT_STAGE_ALL, _SPLIT_STAGE_PANEL0, after=kernel)
+    old = _SPLIT_STAGE_PHASE0.split("        } else {\n")[0] + "        }\n"
+    return _replace_once(text, old, _SPLIT_STAGE_PHASE0, after=kernel)
+
+
 #: The variants by name.
-VARIANTS = {"warp_u12": warp_u12, "backsub_unroll": backsub_unroll, "backsub_pipeline": backsub_pipeline}
+VARIANTS = {"warp_u12": warp_u12, "backsub_unroll": backsub_unroll, "backsub_pipeline": backsub_pipeline,
+            "split_stage": split_stage}
 
 
 def apply(text, names):

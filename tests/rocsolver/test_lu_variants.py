@@ -32,7 +32,8 @@ def variants():
     return module
 
 
-ALL = [["warp_u12"], ["backsub_unroll"], ["backsub_pipeline"], ["warp_u12", "backsub_pipeline"]]
+ALL = [["warp_u12"], ["backsub_unroll"], ["backsub_pipeline"], ["split_stage"],
+       ["warp_u12", "backsub_pipeline", "split_stage"]]
 
 
 @pytest.mark.parametrize("names", ALL, ids="+".join)
@@ -40,6 +41,8 @@ def test_variants_apply_and_compile_for_sm90(variants, names):
     tree = _compile.read_text(_lu_block.SOURCE)
     text = variants.apply(tree, names)
     assert text != tree
+    if "split_stage" in names:
+        assert text.count("(variant split_stage)") == 2
     if "warp_u12" in names:
         assert text.count("ra_lus_solve_u12<T>(") == 2   # ra_lus_apply's and ra_luc_apply's whole-block solve
     if _compile.nvrtc() is None:
