@@ -6,7 +6,7 @@ stack, in one process: for the A/B of a kernel change before it lands (docs/perf
     python scripts/lu_source_ab.py a=/tmp/variant.hip b=- --cases float64:128,float32:100
     python scripts/lu_source_ab.py base=HEAD new=- --compact         # the compact kernel's too
     python scripts/lu_source_ab.py base=- warp=+warp_u12 --compact   # a candidate patch (lu_variants.py)
-    python scripts/lu_source_ab.py base=- cols=+warp_columns --compact-only   # the compact kernel alone
+    python scripts/lu_source_ab.py base=- back=+backsub_pipeline --compact-only   # the compact kernel alone
 
 Each variant is ``NAME=SOURCE[:THREADS]``: SOURCE is ``-`` (the working tree's file), a file, a
 git revision (its ``rocarray/_kernels/rocsolver/lu_block.hip``), or ``+NAME[+NAME...]``: the tree's
@@ -102,8 +102,11 @@ def main(argv):
             for name in list(variants) + list(variants)[::-1]:
                 _use(*variants[name], read_text, default_threads)
                 has_compact = "ra_rocsolver_getrf_block_compact" in variants[name][0]
-                kinds = ("split", "compact")[:2 if compact and has_compact else 1]
-                for kind in kinds[1:] if compact_only and has_compact else kinds:
+                if compact_only and has_compact:
+                    kinds = ("compact",)
+                else:
+                    kinds = ("split", "compact") if compact and has_compact else ("split",)
+                for kind in kinds:
                     _lu_block.COMPACT = kind == "compact"
                     ms = best_ms(cupy, lambda: ra.linalg.solve(a, b))
                     same = numpy.array_equal(cupy.asnumpy(ra.linalg.solve(a, b)), ref)
